@@ -1,0 +1,11 @@
+// Lets `npm start` and `npm test` work on a fresh clone: installs dependencies when they are
+// missing or older than package-lock.json. Plain JavaScript on purpose: it runs before tsx exists.
+import { existsSync, statSync } from "node:fs";
+import { execSync } from "node:child_process";
+
+const marker = "node_modules/.package-lock.json";
+const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync("package-lock.json").mtimeMs;
+if (stale) {
+  console.error("[wf] installing dependencies (npm ci)…");
+  execSync("npm ci --no-audit --no-fund", { stdio: "inherit" });
+}

@@ -1,0 +1,54 @@
+import { ERROR_CATALOGUE, type ErrorCode } from "./catalogue";
+
+/** Base class of every error the service raises on purpose: carries a catalogue code. */
+export class WfError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = "WfError";
+    this.code = code;
+    this.details = details;
+  }
+  get status(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+}
+
+/** A step failure that retrying cannot fix (bad expression, unsupported feature, bad input). */
+export class TerminalError extends WfError {
+  constructor(message: string, code: ErrorCode = "STEP_FAILED", details?: unknown) {
+    super(code, message, details);
+    this.name = "TerminalError";
+  }
+}
+
+/** A step failure that may succeed on another attempt (non-zero exit, timeout, network). */
+export class RetryableError extends WfError {
+  constructor(message: string, code: ErrorCode = "STEP_FAILED", details?: unknown) {
+    super(code, message, details);
+    this.name = "RetryableError";
+  }
+}
+
+/** A compare-and-set write lost: another writer moved first. */
+export class CasConflictError extends WfError {
+  constructor(key: string) {
+    super("CAS_CONFLICT", `concurrent update of ${key}`);
+    this.name = "CasConflictError";
+  }
+}
+
+export class AlreadyExistsError extends WfError {
+  constructor(key: string) {
+    super("ALREADY_EXISTS", `${key} already exists`);
+    this.name = "AlreadyExistsError";
+  }
+}
+
+export class ConfigError extends WfError {
+  constructor(message: string) {
+    super("CONFIG_INVALID", message);
+    this.name = "ConfigError";
+  }
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+
+export const EXECUTION_STATUSES = [
+  "PENDING",
+  "RUNNING",
+  "AWAITING_APPROVAL",
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "INTERRUPTED",
+] as const;
+export const ExecutionStatus = z.enum(EXECUTION_STATUSES);
+export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
+export const TERMINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set([
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "INTERRUPTED",
+]);
+
+export const StepStatus = z.enum([
+  "PENDING",
+  "RUNNING",
+  "COMPLETED",
+  "FAILED",
+  "SKIPPED",
+  "AWAITING_APPROVAL",
+  "REJECTED",
+  "EXPIRED",
+  "CANCELLED",
+]);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+export const TriggerSource = z.enum(["open_api", "webhook", "console", "schedule", "chained"]);
+export type TriggerSource = z.infer<typeof TriggerSource>;
+
+export const Usage = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative(),
+});
+export type Usage = z.infer<typeof Usage>;
+export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
+
+/** One step's state, keyed in the snapshot by its path (`name`, or `loop[2].name` inside foreach). */
+export const StepState = z.object({
+  name: z.string(),
+  type: z.string(),
+  status: StepStatus,
+  output: z.unknown().optional(),
+  error: z.string().nullable().default(null),
+  attempts: z.number().int().nonnegative().default(0),
+  startedAt: z.number().nullable().default(null),
+  completedAt: z.number().nullable().default(null),
+  duration: z.number().nullable().default(null),
+  /** Due time of a durable timer this step waits on: a `wait` step or a retry backoff. */
+  waitUntil: z.number().nullable().default(null),
+  /** Absolute deadline from the `timeout` modifier, for steps that may park. */
+  deadline: z.number().nullable().default(null),
+  childExecutionId: z.string().nullable().default(null),
+  /** Kept only when the execution has `enableMonitoring`. */
+  input: z.unknown().optional(),
+  logs: z.array(z.string()).optional(),
+  usage: Usage.optional(),
+});
+export type StepState = z.infer<typeof StepState>;
+
+export const ExecutionEvent = z.object({
+  /** Subject token: exec_started, step_completed, … */
+  type: z.string().regex(/^[a-z_]+$/),
+  executionId: z.string(),
+  workflowId: z.string(),
+  ownerId: z.string(),
+  at: z.number(),
+  /** Unique per event; used as Nats-Msg-Id so a re-published outbox is not doubled. */
+  id: z.string(),
+  step: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).default({}),
+});
+export type ExecutionEvent = z.infer<typeof ExecutionEvent>;
+
+/** Who is running the execution right now: the actor holding the command message at `seq`. */
+export const Holder = z.object({ actor: z.string(), seq: z.number().int(), since: z.number() });
+export type Holder = z.infer<typeof Holder>;
+
+export const ExecutionSnapshot = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  workflowName: z.string(),
+  workflowVersion: z.number().int().nullable().default(null),
+  ownerId: z.string(),
+  triggerSource: TriggerSource,
+  enableMonitoring: z.boolean().default(false),
+  status: ExecutionStatus,
+  error: z.string().nullable().default(null),
+  currentStep: z.string().nullable().default(null),
+  completedSteps: z.number().int().nonnegative().default(0),
+  totalSteps: z.number().int().nonnegative(),
+  createdAt: z.number(),
+  startedAt: z.number().nullable().default(null),
+  completedAt: z.number().nullable().default(null),
+  /** Resolved workflow variables (defaults applied, inputs validated). */
+  vars: z.record(z.string(), z.unknown()),
+  /** The parsed workflow as it was when the execution started: a later edit does not change a run. */
+  definition: z.unknown(),
+  steps: z.record(z.string(), StepState).default({}),
+  output: z.unknown().optional(),
+  usage: Usage.default(ZERO_USAGE),
+  parent: z.object({ executionId: z.string(), stepPath: z.string() }).nullable().default(null),
+  holder: Holder.nullable().default(null),
+  cancelRequested: z.boolean().default(false),
+  /** Events of the last change, re-published after a crash (deduplicated by their ids). */
+  outbox: z.array(ExecutionEvent).default([]),
+});
+export type ExecutionSnapshot = z.infer<typeof ExecutionSnapshot>;

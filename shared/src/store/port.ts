@@ -1,0 +1,71 @@
+import type { ExecutionSnapshot, ExecutionStatus } from "../execution/snapshot";
+import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, WebhookRecord, WorkflowRecord } from "./records";
+
+/** A record with the revision it was read at; writes at a stale revision lose (CasConflictError). */
+export interface Versioned<T> {
+  value: T;
+  version: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** 1-based page, as the API speaks it. */
+export interface PageQuery {
+  page: number;
+  size: number;
+}
+
+/**
+ * A repository of one record type. `create` fails with AlreadyExistsError when the id exists;
+ * `update` writes only at `expectedVersion` and otherwise fails with CasConflictError.
+ */
+export interface Repo<T extends { id: string }> {
+  create(value: T): Promise<number>;
+  get(id: string): Promise<Versioned<T> | null>;
+  update(value: T, expectedVersion: number): Promise<number>;
+  delete(id: string): Promise<void>;
+}
+
+export interface WorkflowRepo extends Repo<WorkflowRecord> {
+  /** Workflows owned by or shared with `userId`, ordered by name then id. */
+  listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>>;
+}
+
+export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
+  /** Newest first (by createdAt, then id). Filters are optional. */
+  list(
+    query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery,
+  ): Promise<Page<ExecutionSnapshot>>;
+}
+
+export interface ApprovalRepo extends Repo<ApprovalRecord> {
+  /** Newest first. */
+  list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>>;
+  /** All approvals of one execution, oldest first. */
+  listByExecution(executionId: string): Promise<ApprovalRecord[]>;
+}
+
+export interface ArtifactRepo extends Repo<ArtifactRecord> {
+  /** All artifacts of one execution, oldest first. */
+  listByExecution(executionId: string): Promise<ArtifactRecord[]>;
+}
+
+export interface WebhookRepo extends Repo<WebhookRecord> {
+  /** Newest first. */
+  listByOwner(ownerId: string): Promise<WebhookRecord[]>;
+  countByOwner(ownerId: string): Promise<number>;
+}
+
+/** The storage port. Both adapters (JetStream KV, MongoDB) pass test/store-contract. */
+export interface Store {
+  readonly kind: "kv" | "mongodb";
+  readonly workflows: WorkflowRepo;
+  readonly executions: ExecutionRepo;
+  readonly approvals: ApprovalRepo;
+  readonly artifacts: ArtifactRepo;
+  readonly webhooks: WebhookRepo;
+  close(): Promise<void>;
+}

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { ExecutionStatus } from "../execution/snapshot";
+
+/** A stored workflow definition. `yaml` is the source of truth; `definition` is its parse. */
+export const WorkflowRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  ownerId: z.string(),
+  yaml: z.string(),
+  definition: z.unknown(),
+  version: z.number().int().positive(),
+  /** user id -> role, for shared workflows */
+  sharedWith: z.record(z.string(), z.enum(["viewer", "editor"])).default({}),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type WorkflowRecord = z.infer<typeof WorkflowRecord>;
+
+export const ApprovalStatus = z.enum(["PENDING", "APPROVED", "REJECTED", "EXPIRED", "CANCELLED"]);
+export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
+
+export const ApprovalColumn = z.object({
+  key: z.string(),
+  title: z.string(),
+  type: z.enum(["string", "number", "boolean"]),
+  editable: z.boolean().default(false),
+});
+
+export const ApprovalRecord = z.object({
+  id: z.string(),
+  executionId: z.string(),
+  workflowId: z.string(),
+  ownerId: z.string(),
+  stepName: z.string(),
+  status: ApprovalStatus,
+  approvalMessage: z.string(),
+  timeout: z.number().int(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+  reviewableGroups: z.array(
+    z.object({
+      name: z.string(),
+      title: z.string(),
+      columns: z.array(ApprovalColumn),
+      items: z.array(z.record(z.string(), z.unknown())),
+      itemsCount: z.number().int(),
+    }),
+  ),
+  decidedAt: z.number().nullable().default(null),
+  decidedBy: z.string().nullable().default(null),
+  comment: z.string().nullable().default(null),
+  editedItems: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))).nullable().default(null),
+});
+export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
+
+export const ArtifactRecord = z.object({
+  id: z.string(),
+  executionId: z.string(),
+  ownerId: z.string(),
+  stepName: z.string(),
+  name: z.string(),
+  path: z.string(),
+  storageKey: z.string(),
+  size: z.number().int().nonnegative(),
+  contentType: z.string(),
+  previewable: z.boolean(),
+  createdAt: z.number(),
+});
+export type ArtifactRecord = z.infer<typeof ArtifactRecord>;
+
+export const WebhookRecord = z.object({
+  id: z.string(),
+  ownerId: z.string(),
+  workflowId: z.string(),
+  name: z.string(),
+  mode: z.enum(["api_key", "hmac", "open"]),
+  apiKeyId: z.string().nullable(),
+  /** The HMAC secret. HMAC needs the secret itself, so it is stored encrypted, never returned. */
+  secretKey: z.string().nullable(),
+  variableMapping: z.record(z.string(), z.string()).nullable(),
+  allowedSourceIps: z.array(z.string()),
+  enabled: z.boolean(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type WebhookRecord = z.infer<typeof WebhookRecord>;
+
+export { ExecutionStatus };

@@ -1,0 +1,2 @@
+export { startNatsServer, serverAtLeast, type NatsServerHandle } from "./nats-server";
+export { waitFor } from "./wait-for";

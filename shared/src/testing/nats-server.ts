@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface NatsServerHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly storeDir: string;
+  readonly version: string;
+  /** SIGKILL, as a crash would. The store dir is kept so `start()` can bring the same data back. */
+  kill(): Promise<void>;
+  /** Start again on the same port and store dir (after kill). */
+  start(): Promise<void>;
+  /** Kill and remove the store dir. */
+  stop(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+// A crashing test runner must not leave servers behind.
+process.once("exit", () => {
+  for (const p of live) p.kill("SIGKILL");
+});
+
+function launch(args: string[]): Promise<{ proc: ChildProcess; port: number; version: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn("nats-server", args, { stdio: ["ignore", "ignore", "pipe"] });
+    live.add(proc);
+    let log = "";
+    let version = "";
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`nats-server did not report readiness within 10 s:\n${log}`));
+    }, 10_000);
+    proc.once("error", (err) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `cannot start nats-server (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`,
+        ),
+      );
+    });
+    proc.once("exit", (code) => {
+      live.delete(proc);
+      clearTimeout(timer);
+      reject(new Error(`nats-server exited with ${code}:\n${log}`));
+    });
+    proc.stderr!.setEncoding("utf8");
+    proc.stderr!.on("data", (chunk: string) => {
+      log += chunk;
+      const v = /Version:\s+(\S+)/.exec(log);
+      if (v) version = v[1]!;
+      const m = /Listening for client connections on [^\s]+:(\d+)/.exec(log);
+      if (m && /Server is ready/.test(log)) {
+        clearTimeout(timer);
+        proc.removeAllListeners("exit");
+        proc.once("exit", () => live.delete(proc));
+        proc.stderr!.removeAllListeners("data");
+        proc.stderr!.resume();
+        resolve({ proc, port: Number(m[1]), version });
+      }
+    });
+  });
+}
+
+/** Starts a private nats-server with JetStream on a random port and a temp store dir. */
+export async function startNatsServer(): Promise<NatsServerHandle> {
+  const storeDir = await mkdtemp(join(tmpdir(), "wf-nats-"));
+  let { proc, port, version } = await launch(["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", storeDir]);
+  let running = true;
+  const handle: NatsServerHandle = {
+    get url() {
+      return `nats://127.0.0.1:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    storeDir,
+    get version() {
+      return version;
+    },
+    async kill() {
+      if (!running) return;
+      running = false;
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill("SIGKILL");
+      await exited;
+    },
+    async start() {
+      if (running) return;
+      ({ proc, port, version } = await launch(["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir]));
+      running = true;
+    },
+    async stop() {
+      await handle.kill();
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
+
+/** Compares dotted versions: is `version` at least `min`? For skipping tests of newer server features. */
+export function serverAtLeast(version: string, min: string): boolean {
+  const a = version.replace(/^v/, "").split(".").map(Number);
+  const b = min.split(".").map(Number);
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  }
+  return true;
+}

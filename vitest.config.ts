@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["shared/**/*.test.ts", "services/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", ".data/**"],
+    pool: "forks",
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    reporters: ["default"],
+  },
+});
