@@ -59,7 +59,7 @@ export interface WebhookRepo extends Repo<WebhookRecord> {
   countByOwner(ownerId: string): Promise<number>;
 }
 
-/** The storage port. Both adapters (JetStream KV, MongoDB) pass test/store-contract. */
+/** The storage port. Both adapters (JetStream KV, MongoDB) pass the one contract suite in contract.ts. */
 export interface Store {
   readonly kind: "kv" | "mongodb";
   readonly workflows: WorkflowRepo;

@@ -1,0 +1,538 @@
+import { describe, expect, it, onTestFinished } from "vitest";
+import { AlreadyExistsError, CasConflictError, WfError } from "../errors";
+import { newId } from "../execution/ids";
+import { ExecutionSnapshot, type ExecutionStatus } from "../execution/snapshot";
+import type { Repo, Store } from "./port";
+import { ApprovalRecord, ArtifactRecord, WebhookRecord, WorkflowRecord } from "./records";
+
+/** Opens a fresh, empty store for one test; `cleanup` closes it and drops what it created. */
+export type OpenTestStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
+
+const T0 = Date.UTC(2025, 0, 1);
+
+/** Owners are unique per test, and some carry characters that are not subject tokens. */
+const owner = (): string => `user-${newId()}`;
+const emailOwner = (): string => `${newId()}.ops@example.com`;
+
+function executionOf(ownerId: string, over: Partial<ExecutionSnapshot> = {}): ExecutionSnapshot {
+  return ExecutionSnapshot.parse({
+    id: newId(),
+    workflowId: "wf-a",
+    workflowName: "demo",
+    ownerId,
+    triggerSource: "open_api",
+    status: "PENDING",
+    totalSteps: 2,
+    createdAt: T0,
+    vars: {},
+    definition: { steps: [] },
+    ...over,
+  });
+}
+
+function approvalOf(ownerId: string, over: Partial<ApprovalRecord> = {}): ApprovalRecord {
+  return ApprovalRecord.parse({
+    id: newId(),
+    executionId: "exec-1",
+    workflowId: "wf-a",
+    ownerId,
+    stepName: "review",
+    status: "PENDING",
+    approvalMessage: "please check",
+    timeout: 3600,
+    createdAt: T0,
+    expiresAt: T0 + 3_600_000,
+    reviewableGroups: [],
+    ...over,
+  });
+}
+
+function artifactOf(ownerId: string, over: Partial<ArtifactRecord> = {}): ArtifactRecord {
+  return ArtifactRecord.parse({
+    id: newId(),
+    executionId: "exec-1",
+    ownerId,
+    stepName: "build",
+    name: "report.csv",
+    path: "out/report.csv",
+    storageKey: `artifacts/${newId()}`,
+    size: 42,
+    contentType: "text/csv",
+    previewable: true,
+    createdAt: T0,
+    ...over,
+  });
+}
+
+function webhookOf(ownerId: string, over: Partial<WebhookRecord> = {}): WebhookRecord {
+  return WebhookRecord.parse({
+    id: newId(),
+    ownerId,
+    workflowId: "wf-a",
+    name: "hook",
+    mode: "open",
+    apiKeyId: null,
+    secretKey: null,
+    variableMapping: null,
+    allowedSourceIps: [],
+    enabled: true,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  });
+}
+
+function workflowOf(ownerId: string, over: Partial<WorkflowRecord> = {}): WorkflowRecord {
+  return WorkflowRecord.parse({
+    id: newId(),
+    name: "demo",
+    ownerId,
+    yaml: "name: demo\nsteps: []\n",
+    definition: { steps: [] },
+    version: 1,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  });
+}
+
+const ids = (records: readonly { id: string }[]): string[] => records.map((r) => r.id);
+
+interface CrudCase<T extends { id: string }> {
+  repo(store: Store): Repo<T>;
+  make(): T;
+  change(value: T): T;
+}
+
+/**
+ * The storage port's contract: what any adapter must do, observed only through the port. Each
+ * test opens its own store and uses its own owners and ids, so tests may run in parallel.
+ */
+export function runStoreContract(label: string, open: OpenTestStore): void {
+  const fresh = async (): Promise<Store> => {
+    const { store, cleanup } = await open();
+    onTestFinished(cleanup);
+    return store;
+  };
+
+  function crudSuite<T extends { id: string }>(name: string, c: CrudCase<T>): void {
+    describe(`${name}: create, get, update, delete`, () => {
+      it("get returns what create stored, at the version create returned", async () => {
+        const repo = c.repo(await fresh());
+        const value = c.make();
+        const version = await repo.create(value);
+        expect(await repo.get(value.id)).toEqual({ value, version });
+      });
+
+      it("get of an unknown id is null", async () => {
+        const repo = c.repo(await fresh());
+        expect(await repo.get(newId())).toBeNull();
+      });
+
+      it("create of an existing id fails with AlreadyExistsError and keeps the first value", async () => {
+        const repo = c.repo(await fresh());
+        const value = c.make();
+        const version = await repo.create(value);
+        await expect(repo.create(c.change(value))).rejects.toBeInstanceOf(AlreadyExistsError);
+        expect(await repo.get(value.id)).toEqual({ value, version });
+      });
+
+      it("update at the current version returns a new version that the next update can use", async () => {
+        const repo = c.repo(await fresh());
+        const first = c.make();
+        const v1 = await repo.create(first);
+        const second = c.change(first);
+        const v2 = await repo.update(second, v1);
+        expect(v2).not.toBe(v1);
+        expect(await repo.get(first.id)).toEqual({ value: second, version: v2 });
+        const third = c.change(second);
+        const v3 = await repo.update(third, v2);
+        expect(await repo.get(first.id)).toEqual({ value: third, version: v3 });
+      });
+
+      it("update at a stale version fails with CasConflictError and changes nothing", async () => {
+        const repo = c.repo(await fresh());
+        const first = c.make();
+        const v1 = await repo.create(first);
+        const second = c.change(first);
+        const v2 = await repo.update(second, v1);
+        await expect(repo.update(c.change(second), v1)).rejects.toBeInstanceOf(CasConflictError);
+        expect(await repo.get(first.id)).toEqual({ value: second, version: v2 });
+      });
+
+      it("of two concurrent updates at the same version exactly one wins", async () => {
+        const repo = c.repo(await fresh());
+        const first = c.make();
+        const v1 = await repo.create(first);
+        const a = c.change(first);
+        const b = c.change(a);
+        const results = await Promise.allSettled([repo.update(a, v1), repo.update(b, v1)]);
+        const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [{ value: [a, b][i], version: r.value }] : []));
+        const lost = results.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(1);
+        expect(lost[0]).toBeInstanceOf(CasConflictError);
+        expect(await repo.get(first.id)).toEqual(won[0]);
+      });
+
+      it("update of a record that does not exist fails with NOT_FOUND", async () => {
+        const repo = c.repo(await fresh());
+        const value = c.make();
+        const error = await repo.update(value, 1).catch((err: unknown) => err);
+        expect(error).toBeInstanceOf(WfError);
+        expect(error).not.toBeInstanceOf(CasConflictError);
+        expect((error as WfError).code).toBe("NOT_FOUND");
+      });
+
+      it("delete removes the record, is idempotent, and frees the id", async () => {
+        const repo = c.repo(await fresh());
+        const value = c.make();
+        const v1 = await repo.create(value);
+        await repo.delete(value.id);
+        expect(await repo.get(value.id)).toBeNull();
+        await repo.delete(value.id);
+        await expect(repo.update(c.change(value), v1)).rejects.toMatchObject({ code: "NOT_FOUND" });
+        const again = c.change(value);
+        const v2 = await repo.create(again);
+        expect(await repo.get(value.id)).toEqual({ value: again, version: v2 });
+      });
+    });
+  }
+
+  describe(`store contract: ${label}`, () => {
+    crudSuite("workflows", {
+      repo: (s) => s.workflows,
+      make: () => workflowOf(owner()),
+      change: (w) => ({ ...w, name: `${w.name}+`, version: w.version + 1 }),
+    });
+    crudSuite("executions", {
+      repo: (s) => s.executions,
+      make: () => executionOf(owner()),
+      change: (e) => ({ ...e, completedSteps: e.completedSteps + 1 }),
+    });
+    crudSuite("approvals", {
+      repo: (s) => s.approvals,
+      make: () => approvalOf(owner()),
+      change: (a) => ({ ...a, approvalMessage: `${a.approvalMessage}+` }),
+    });
+    crudSuite("artifacts", {
+      repo: (s) => s.artifacts,
+      make: () => artifactOf(owner()),
+      change: (a) => ({ ...a, size: a.size + 1 }),
+    });
+    crudSuite("webhooks", {
+      repo: (s) => s.webhooks,
+      make: () => webhookOf(owner()),
+      change: (w) => ({ ...w, enabled: !w.enabled }),
+    });
+
+    it("records keep map keys with dots, '$' and '@', and values of every JSON type", async () => {
+      const store = await fresh();
+      const sharee = emailOwner();
+      const execution = executionOf(emailOwner(), {
+        vars: { "a.b": { "$where": [1, "two", null, true, { "x.y": 1.5 }] }, "": "empty key" },
+        steps: {
+          "loop[2].name": {
+            name: "loop[2].name",
+            type: "code",
+            status: "COMPLETED",
+            output: { "$set": "x" },
+            error: null,
+            attempts: 1,
+            startedAt: T0,
+            completedAt: T0 + 5,
+            duration: 5,
+            waitUntil: null,
+            deadline: null,
+            childExecutionId: null,
+          },
+        },
+      });
+      const workflow = workflowOf(emailOwner(), { sharedWith: { [sharee]: "editor" }, name: "Ünïcode name ✓" });
+      const approval = approvalOf(owner(), { editedItems: { "group.one": [{ "$col": 1, "a.b": "c" }] } });
+      await store.executions.create(execution);
+      await store.workflows.create(workflow);
+      await store.approvals.create(approval);
+      expect((await store.executions.get(execution.id))?.value).toEqual(execution);
+      expect((await store.workflows.get(workflow.id))?.value).toEqual(workflow);
+      expect((await store.approvals.get(approval.id))?.value).toEqual(approval);
+    });
+
+    it("rejects a page or a size below 1", async () => {
+      const store = await fresh();
+      await expect(store.executions.list({ ownerId: owner(), page: 0, size: 10 })).rejects.toMatchObject({
+        code: "VALIDATION_FAILED",
+      });
+      await expect(store.approvals.list({ ownerId: owner(), page: 1, size: 0 })).rejects.toMatchObject({
+        code: "VALIDATION_FAILED",
+      });
+    });
+
+    describe("executions.list", () => {
+      /** Five executions of one owner over two workflows, one a millisecond after the other. */
+      async function seed(store: Store, ownerId: string): Promise<ExecutionSnapshot[]> {
+        const plan: [string, ExecutionStatus][] = [
+          ["wf-a", "COMPLETED"],
+          ["wf-b", "RUNNING"],
+          ["wf-a", "RUNNING"],
+          ["wf-b", "FAILED"],
+          ["wf-a", "RUNNING"],
+        ];
+        const all = plan.map(([workflowId, status], i) => executionOf(ownerId, { workflowId, status, createdAt: T0 + i }));
+        await Promise.all(all.map((e) => store.executions.create(e)));
+        // Someone else's executions, on the same workflow ids, never show up.
+        await store.executions.create(executionOf(owner(), { workflowId: "wf-a", status: "RUNNING" }));
+        return all;
+      }
+
+      it("pages an owner's executions newest first, each page with the total", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const [e0, e1, e2, e3, e4] = await seed(store, ownerId);
+        const page = (n: number) => store.executions.list({ ownerId, page: n, size: 2 });
+        expect(await page(1)).toEqual({ items: [e4, e3], total: 5 });
+        expect(await page(2)).toEqual({ items: [e2, e1], total: 5 });
+        expect(await page(3)).toEqual({ items: [e0], total: 5 });
+        expect(await page(4)).toEqual({ items: [], total: 5 });
+      });
+
+      it("filters by workflowId, by status, and by both", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const [e0, e1, e2, e3, e4] = await seed(store, ownerId);
+        const list = (q: { workflowId?: string; status?: ExecutionStatus }) =>
+          store.executions.list({ ownerId, ...q, page: 1, size: 10 });
+        expect(await list({ workflowId: "wf-a" })).toEqual({ items: [e4, e2, e0], total: 3 });
+        expect(await list({ status: "RUNNING" })).toEqual({ items: [e4, e2, e1], total: 3 });
+        expect(await list({ workflowId: "wf-b", status: "RUNNING" })).toEqual({ items: [e1], total: 1 });
+        expect(await list({ workflowId: "wf-b", status: "FAILED" })).toEqual({ items: [e3], total: 1 });
+        expect(await list({ status: "CANCELLED" })).toEqual({ items: [], total: 0 });
+        expect(await list({ workflowId: "wf-none" })).toEqual({ items: [], total: 0 });
+        const paged = await store.executions.list({ ownerId, workflowId: "wf-a", page: 2, size: 2 });
+        expect(paged).toEqual({ items: [e0], total: 3 });
+      });
+
+      it("orders by createdAt before id, and by id (greatest first) when createdAt ties", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const older = executionOf(ownerId, { id: `z-${newId()}`, createdAt: T0 });
+        const newer = executionOf(ownerId, { id: `a-${newId()}`, createdAt: T0 + 1 });
+        const tieLow = executionOf(ownerId, { id: `m1-${newId()}`, createdAt: T0 + 2 });
+        const tieHigh = executionOf(ownerId, { id: `m2-${newId()}`, createdAt: T0 + 2 });
+        for (const e of [older, tieHigh, newer, tieLow]) await store.executions.create(e);
+        const { items } = await store.executions.list({ ownerId, page: 1, size: 10 });
+        expect(ids(items)).toEqual(ids([tieHigh, tieLow, newer, older]));
+      });
+
+      it("status filters follow status changes, totals included", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        let e = executionOf(ownerId);
+        let version = await store.executions.create(e);
+        const count = async (status: ExecutionStatus) =>
+          (await store.executions.list({ ownerId, status, page: 1, size: 10 })).total;
+        const walk: ExecutionStatus[] = ["RUNNING", "AWAITING_APPROVAL", "RUNNING", "COMPLETED"];
+        for (const status of walk) {
+          e = { ...e, status, completedSteps: e.completedSteps + 1 };
+          version = await store.executions.update(e, version);
+          for (const other of ["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED"] as const) {
+            expect(await count(other), `${other} while ${status}`).toBe(other === status ? 1 : 0);
+          }
+          const listed = await store.executions.list({ ownerId, status, workflowId: e.workflowId, page: 1, size: 10 });
+          expect(listed).toEqual({ items: [e], total: 1 });
+        }
+        expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [e], total: 1 });
+      });
+
+      it("a status change that loses its race leaves no trace in the lists", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const e = executionOf(ownerId);
+        const v1 = await store.executions.create(e);
+        // Newer executions in both contested statuses fill page 1, so page 1's total has to be
+        // right about entries it does not show.
+        const newer = (["PENDING", "RUNNING", "CANCELLED"] as const).map((status) =>
+          executionOf(ownerId, { status, createdAt: T0 + 1 }),
+        );
+        for (const n of newer) await store.executions.create(n);
+        const results = await Promise.allSettled([
+          store.executions.update({ ...e, status: "RUNNING" }, v1),
+          store.executions.update({ ...e, status: "CANCELLED" }, v1),
+        ]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+        const stored = (await store.executions.get(e.id))!.value.status;
+        for (const [i, status] of (["PENDING", "RUNNING", "CANCELLED"] as const).entries()) {
+          const { total, items } = await store.executions.list({ ownerId, status, page: 1, size: 1 });
+          expect({ status, total, items }).toEqual({ status, total: status === stored ? 2 : 1, items: [newer[i]] });
+        }
+      });
+
+      it("many concurrent status changes leave every list exact", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const all = Array.from({ length: 30 }, (_, i) => executionOf(ownerId, { createdAt: T0 + i }));
+        const versions = await Promise.all(all.map((e) => store.executions.create(e)));
+        const final = await Promise.all(
+          all.map(async (e, i) => {
+            let version = versions[i]!;
+            let current = e;
+            for (const status of ["RUNNING", "RUNNING", i % 2 ? "COMPLETED" : "FAILED"] as const) {
+              current = { ...current, status, completedSteps: current.completedSteps + 1 };
+              version = await store.executions.update(current, version);
+            }
+            return current;
+          }),
+        );
+        const completed = await store.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 100 });
+        const failed = await store.executions.list({ ownerId, status: "FAILED", page: 1, size: 100 });
+        const running = await store.executions.list({ ownerId, status: "RUNNING", page: 1, size: 100 });
+        const newestFirst = (status: ExecutionStatus) => final.filter((e) => e.status === status).reverse();
+        expect(completed).toEqual({ items: newestFirst("COMPLETED"), total: 15 });
+        expect(failed).toEqual({ items: newestFirst("FAILED"), total: 15 });
+        expect(running).toEqual({ items: [], total: 0 });
+      });
+
+      it("a deleted execution leaves every list and total", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const [e0, e1, e2, e3, e4] = await seed(store, ownerId);
+        await store.executions.delete(e2!.id);
+        expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual({
+          items: [e4, e3, e1, e0],
+          total: 4,
+        });
+        expect(await store.executions.list({ ownerId, status: "RUNNING", page: 1, size: 10 })).toEqual({
+          items: [e4, e1],
+          total: 2,
+        });
+      });
+
+      it("keeps owners and workflow ids apart whatever characters they hold", async () => {
+        const store = await fresh();
+        const base = newId();
+        const owners = [`${base}`, `${base}.x`, `${base}@x`, `${base} x`, `${base}*`, `${base}>`, `${base}=2E`];
+        const byOwner = new Map<string, ExecutionSnapshot>();
+        for (const ownerId of owners) {
+          const e = executionOf(ownerId, { workflowId: `${ownerId}/wf.1` });
+          await store.executions.create(e);
+          byOwner.set(ownerId, e);
+        }
+        for (const ownerId of owners) {
+          const expected = { items: [byOwner.get(ownerId)], total: 1 };
+          expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual(expected);
+          const workflowId = `${ownerId}/wf.1`;
+          expect(await store.executions.list({ ownerId, workflowId, status: "PENDING", page: 1, size: 10 })).toEqual(
+            expected,
+          );
+        }
+      });
+    });
+
+    describe("approvals", () => {
+      it("list pages an owner's approvals newest first and filters by status as it changes", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const all = Array.from({ length: 5 }, (_, i) => approvalOf(ownerId, { createdAt: T0 + i }));
+        const versions = await Promise.all(all.map((a) => store.approvals.create(a)));
+        await store.approvals.create(approvalOf(owner()));
+        const [a0, a1, a2, a3, a4] = all;
+        expect(await store.approvals.list({ ownerId, page: 1, size: 2 })).toEqual({ items: [a4, a3], total: 5 });
+        expect(await store.approvals.list({ ownerId, page: 3, size: 2 })).toEqual({ items: [a0], total: 5 });
+
+        const approved = { ...a3!, status: "APPROVED" as const, decidedAt: T0 + 10, decidedBy: "u1", comment: "ok" };
+        await store.approvals.update(approved, versions[3]!);
+        const pending = await store.approvals.list({ ownerId, status: "PENDING", page: 1, size: 10 });
+        expect(pending).toEqual({ items: [a4, a2, a1, a0], total: 4 });
+        const decided = await store.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 });
+        expect(decided).toEqual({ items: [approved], total: 1 });
+        expect(await store.approvals.list({ ownerId, status: "PENDING", page: 2, size: 3 })).toEqual({
+          items: [a0],
+          total: 4,
+        });
+      });
+
+      it("listByExecution returns one execution's approvals oldest first", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const executionId = newId();
+        const mine = [2, 0, 1].map((i) => approvalOf(ownerId, { executionId, createdAt: T0 + i }));
+        for (const a of mine) await store.approvals.create(a);
+        await store.approvals.create(approvalOf(ownerId, { executionId: newId() }));
+        const listed = await store.approvals.listByExecution(executionId);
+        expect(listed).toEqual([mine[1], mine[2], mine[0]]);
+        expect(await store.approvals.listByExecution(newId())).toEqual([]);
+      });
+    });
+
+    it("artifacts.listByExecution returns one execution's artifacts oldest first, without deleted ones", async () => {
+      const store = await fresh();
+      const ownerId = owner();
+      const executionId = newId();
+      const mine = [1, 0, 2].map((i) => artifactOf(ownerId, { executionId, createdAt: T0 + i }));
+      for (const a of mine) await store.artifacts.create(a);
+      await store.artifacts.create(artifactOf(ownerId, { executionId: newId() }));
+      expect(await store.artifacts.listByExecution(executionId)).toEqual([mine[1], mine[0], mine[2]]);
+      await store.artifacts.delete(mine[0]!.id);
+      expect(await store.artifacts.listByExecution(executionId)).toEqual([mine[1], mine[2]]);
+    });
+
+    it("webhooks are listed newest first and counted per owner", async () => {
+      const store = await fresh();
+      const ownerId = emailOwner();
+      const mine = [0, 2, 1].map((i) => webhookOf(ownerId, { createdAt: T0 + i }));
+      for (const w of mine) await store.webhooks.create(w);
+      await store.webhooks.create(webhookOf(emailOwner()));
+      expect(await store.webhooks.listByOwner(ownerId)).toEqual([mine[1], mine[2], mine[0]]);
+      expect(await store.webhooks.countByOwner(ownerId)).toBe(3);
+      await store.webhooks.delete(mine[2]!.id);
+      expect(await store.webhooks.listByOwner(ownerId)).toEqual([mine[1], mine[0]]);
+      expect(await store.webhooks.countByOwner(ownerId)).toBe(2);
+      expect(await store.webhooks.countByOwner(owner())).toBe(0);
+    });
+
+    describe("workflows.listVisible", () => {
+      it("lists owned and shared workflows by name then id, paged, with the total", async () => {
+        const store = await fresh();
+        const me = emailOwner();
+        const other = owner();
+        const owned = [workflowOf(me, { name: "beta" }), workflowOf(me, { name: "delta", sharedWith: { [me]: "editor" } })];
+        const shared = [
+          workflowOf(other, { name: "alpha", sharedWith: { [me]: "viewer" } }),
+          workflowOf(other, { name: "gamma", sharedWith: { [me]: "editor", [owner()]: "viewer" } }),
+        ];
+        const twin = workflowOf(other, { id: `${owned[0]!.id}-b`, name: "beta", sharedWith: { [me]: "viewer" } });
+        const hidden = workflowOf(other, { name: "aaa" });
+        for (const w of [...owned, ...shared, twin, hidden]) await store.workflows.create(w);
+
+        const all = [shared[0], owned[0], twin, owned[1], shared[1]];
+        expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: all, total: 5 });
+        expect(await store.workflows.listVisible(me, { page: 2, size: 2 })).toEqual({ items: all.slice(2, 4), total: 5 });
+        expect(await store.workflows.listVisible(me, { page: 3, size: 2 })).toEqual({ items: all.slice(4), total: 5 });
+        expect(await store.workflows.listVisible(other, { page: 1, size: 10 })).toEqual({
+          items: [hidden, shared[0], twin, shared[1]],
+          total: 4,
+        });
+        expect(await store.workflows.listVisible(owner(), { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+      });
+
+      it("follows renames, unsharing and deletion", async () => {
+        const store = await fresh();
+        const me = owner();
+        const other = owner();
+        const a = workflowOf(other, { name: "a", sharedWith: { [me]: "viewer" } });
+        const b = workflowOf(me, { name: "b" });
+        const versionA = await store.workflows.create(a);
+        const versionB = await store.workflows.create(b);
+        const renamed = { ...b, name: "0-first" };
+        await store.workflows.update(renamed, versionB);
+        expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [renamed, a], total: 2 });
+        const unshared = { ...a, sharedWith: {} };
+        await store.workflows.update(unshared, versionA);
+        expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [renamed], total: 1 });
+        expect(await store.workflows.listVisible(other, { page: 1, size: 10 })).toEqual({ items: [unshared], total: 1 });
+        await store.workflows.delete(renamed.id);
+        expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+      });
+    });
+  });
+}

@@ -1,0 +1,138 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { CasConflictError } from "../errors";
+import { newId } from "../execution/ids";
+import { ExecutionSnapshot } from "../execution/snapshot";
+import { startNatsServer, type NatsServerHandle } from "../testing/nats-server";
+import { waitFor } from "../testing/wait-for";
+import { runStoreContract } from "./contract";
+import { executionKeys } from "./kv/layouts";
+import { openStore } from "./open-store";
+import type { Store } from "./port";
+
+let server: NatsServerHandle;
+let nc: NatsConnection;
+let namespaces = 0;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url, reconnectTimeWait: 100 });
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await server?.stop();
+});
+
+/** A namespace of its own for each test, and its buckets removed afterwards. */
+async function freshStore(): Promise<{ store: Store; namespace: string; cleanup(): Promise<void> }> {
+  const namespace = `t${++namespaces}`;
+  const store = await openStore({ kind: "kv", nc, namespace });
+  const cleanup = async () => {
+    await store.close();
+    const jsm = await jetstreamManager(nc);
+    for await (const info of jsm.streams.list()) {
+      if (info.config.name.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(info.config.name);
+    }
+  };
+  return { store, namespace, cleanup };
+}
+
+runStoreContract("JetStream KV", freshStore);
+
+function execution(ownerId: string, over: Partial<ExecutionSnapshot> = {}): ExecutionSnapshot {
+  return ExecutionSnapshot.parse({
+    id: newId(),
+    workflowId: "wf-a",
+    workflowName: "demo",
+    ownerId,
+    triggerSource: "webhook",
+    status: "PENDING",
+    totalSteps: 1,
+    createdAt: Date.now(),
+    vars: {},
+    definition: {},
+    ...over,
+  });
+}
+
+describe("JetStream KV adapter", () => {
+  it("keeps records, versions and lists across a SIGKILL of nats-server", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const done = execution(ownerId, { createdAt: 1 });
+    const running = execution(ownerId, { createdAt: 2 });
+    await store.executions.create(done);
+    const v1 = await store.executions.create(running);
+    const finished = { ...done, status: "COMPLETED" as const };
+    await store.executions.update(finished, (await store.executions.get(done.id))!.version);
+    const v2 = await store.executions.update({ ...running, status: "RUNNING" }, v1);
+
+    await server.kill();
+    await server.start();
+    const nc2 = await connect({ servers: server.url });
+    onTestFinished(() => nc2.close());
+    const reopened = await openStore({ kind: "kv", nc: nc2, namespace });
+
+    const back = await reopened.executions.get(running.id);
+    expect(back).toEqual({ value: { ...running, status: "RUNNING" }, version: v2 });
+    expect(await reopened.executions.list({ ownerId, page: 1, size: 10 })).toEqual({
+      items: [{ ...running, status: "RUNNING" }, finished],
+      total: 2,
+    });
+    expect(await reopened.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 })).toEqual({
+      items: [finished],
+      total: 1,
+    });
+    await expect(reopened.executions.update(running, v1)).rejects.toBeInstanceOf(CasConflictError);
+    await reopened.executions.update({ ...running, status: "COMPLETED" }, v2);
+    expect((await reopened.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 })).total).toBe(2);
+    // The shared connection reconnects by itself; the tests after this one need it back.
+    await waitFor(() => nc.flush().then(() => true), { what: "the shared connection to reconnect" });
+  });
+
+  it("skips index keys whose record is gone or no longer matches, and does not count them", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const live = execution(ownerId, { createdAt: 10 });
+    await store.executions.create(live);
+    // What a crash mid-write leaves behind: keys of a record never stored, and of a status it left.
+    const index = await new Kvm(nc).open(`${namespace}_executions_idx`);
+    const ghost = execution(ownerId, { createdAt: 20 });
+    const leftStatus = { ...live, status: "RUNNING" as const };
+    for (const key of [...executionKeys(ghost), ...executionKeys(leftStatus)]) await index.put(key, "");
+
+    expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [live], total: 1 });
+    expect(await store.executions.list({ ownerId, status: "RUNNING", page: 1, size: 10 })).toEqual({
+      items: [],
+      total: 0,
+    });
+    expect(await store.executions.list({ ownerId, status: "PENDING", page: 1, size: 10 })).toEqual({
+      items: [live],
+      total: 1,
+    });
+  });
+
+  it("an update at a version this process did not write reads the record's index keys, not its memory", async () => {
+    const a = await freshStore();
+    onTestFinished(a.cleanup);
+    // A second process on the same buckets.
+    const b = await openStore({ kind: "kv", nc, namespace: a.namespace });
+    const ownerId = `user-${newId()}`;
+    const e = execution(ownerId);
+    const v1 = await a.store.executions.create(e);
+    const v2 = await b.executions.update({ ...e, status: "RUNNING" }, v1);
+    const v3 = await b.executions.update({ ...e, status: "AWAITING_APPROVAL" }, v2);
+    // `a` last wrote PENDING at v1; the record is AWAITING_APPROVAL at v3.
+    await a.store.executions.update({ ...e, status: "COMPLETED" }, v3);
+    for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"] as const) {
+      expect((await b.executions.list({ ownerId, status, page: 1, size: 10 })).total, status).toBe(0);
+    }
+    expect((await b.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 })).total).toBe(1);
+  });
+});

@@ -1,0 +1,271 @@
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import type { z } from "zod";
+import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
+import { pageWindow } from "../paging";
+import type { Page, PageQuery, Versioned } from "../port";
+import { fromKeyToken, keyToken } from "./key-codec";
+import { Lru } from "./lru";
+
+/** The two buckets of one record type: the records by id, and the index keys that list them. */
+export interface KvBuckets {
+  jsm: JetStreamManager;
+  records: KV;
+  index: KV;
+  /** The index bucket's name, for purging its keys through the stream API. */
+  indexBucket: string;
+}
+
+/** Ascending or descending on the last two tokens of the index keys (sort field, then id). */
+export type KeyOrder = "asc" | "desc";
+
+/**
+ * What this process last wrote or read of a record: its version, and its index keys, each with
+ * the revision of the put that wrote it when this process made that put (else 0).
+ */
+interface Known {
+  version: number;
+  index: ReadonlyMap<string, number>;
+}
+
+type Loaded<T> = Versioned<T> & Known;
+
+const KNOWN_CAPACITY = 10_000;
+
+/**
+ * One record type on JetStream KV: records keyed by id in one bucket, secondary index keys
+ * (values empty; the key is the information) in another, each key ending in a sort token and the
+ * id, so a list is one key scan with a subject filter, a sort, and reads of one page of records.
+ *
+ * Consistency model. The record is the truth; the index is a hint that reads verify. A listed key
+ * counts only if its record exists and, recomputed from the record, still claims that key; keys
+ * that fail are dropped from the page and from `total` (so a page can come back short, never
+ * with a duplicate). Writers keep the index a superset of the truth where it matters:
+ * - Keys a write adds are put concurrently with the record write, so a record is not left without
+ *   its keys by a crash between two round trips. If the record write loses (AlreadyExists, CAS),
+ *   those keys are purged again unless the stored record claims them.
+ * - Keys a write removes are purged only after the record write succeeded, and only up to the
+ *   key's revision as known before that write (this process's own put, or a read), so a put of
+ *   the same key by a later writer (a status going back, say) survives.
+ * - Removals are best effort: a crash or error there leaves a stale key that reads skip; it
+ *   makes `total` overcount by one on pages that do not show it. Removals purge the key's
+ *   messages instead of writing a KV delete marker, because markers stay in the stream and every
+ *   later scan of that prefix would have to walk past them.
+ * - To write one message per update when the keys do not change, the old keys come from a bounded
+ *   in-process memory of each record's last version seen, trusted only when that version is the
+ *   expected one (another process's write changes the version); otherwise the record is read.
+ * What can still go wrong: the record write and its key puts are sent at once, but if the
+ * server stores the record and dies before storing a key put, that record is missing from
+ * that key's list until a write changes its keys again. Writing the keys first would close this
+ * window at the price of a serial round trip on every create and status change.
+ */
+export class KvCollection<T extends { id: string }> {
+  readonly #known = new Lru<string, Known>(KNOWN_CAPACITY);
+
+  constructor(
+    private readonly buckets: KvBuckets,
+    private readonly type: string,
+    private readonly schema: z.ZodType<T>,
+    private readonly indexKeys: (value: T) => string[],
+  ) {}
+
+  async create(value: T): Promise<number> {
+    const token = keyToken(value.id);
+    const keys = this.indexKeys(value);
+    const [record, ...puts] = await Promise.allSettled([
+      this.buckets.records.create(token, JSON.stringify(value)),
+      ...keys.map((key) => this.buckets.index.put(key, "")),
+    ]);
+    if (record.status === "rejected") {
+      if (!isWrongLastSequence(record.reason)) throw record.reason;
+      await this.#dropUnclaimed(token, keys, puts);
+      throw new AlreadyExistsError(`${this.type}/${value.id}`);
+    }
+    throwFirstRejection(puts);
+    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts) });
+    return record.value;
+  }
+
+  async get(id: string): Promise<Versioned<T> | null> {
+    const loaded = await this.#load(keyToken(id));
+    return loaded && { value: loaded.value, version: loaded.version };
+  }
+
+  async update(value: T, expectedVersion: number): Promise<number> {
+    const token = keyToken(value.id);
+    const before = await this.#knownAt(token, value.id, expectedVersion);
+    const keys = this.indexKeys(value);
+    const added = keys.filter((key) => !before.index.has(key));
+    const removed = [...before.index.keys()].filter((key) => !keys.includes(key));
+    const data = JSON.stringify(value);
+
+    if (added.length === 0 && removed.length === 0) {
+      // The hot path (a step's snapshot): the index is untouched, one write.
+      try {
+        const version = await this.buckets.records.update(token, data, expectedVersion);
+        this.#known.set(token, { version, index: before.index });
+        return version;
+      } catch (err) {
+        throw await this.#lostWrite(err, token, value.id, [], []);
+      }
+    }
+
+    // Each purge stops at the revision of the key as we know it (our own put, or else read now,
+    // before the record write), so a put of the same key by whoever writes after us survives.
+    const bounds = removed.map((key) => {
+      const revision = before.index.get(key) ?? 0;
+      if (revision > 0) return revision;
+      return this.buckets.index.get(key).then(
+        (entry) => entry?.revision ?? 0,
+        () => 0,
+      );
+    });
+    const [record, ...puts] = await Promise.allSettled([
+      this.buckets.records.update(token, data, expectedVersion),
+      ...added.map((key) => this.buckets.index.put(key, "")),
+    ]);
+    if (record.status === "rejected") throw await this.#lostWrite(record.reason, token, value.id, added, puts);
+    const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
+    this.#known.set(token, { version: record.value, index: withRevisions(index, added, puts) });
+    throwFirstRejection(puts);
+    await Promise.allSettled(
+      removed.map(async (key, i) => {
+        const revision = await bounds[i]!;
+        if (revision > 0) await this.#purge(key, revision + 1);
+      }),
+    );
+    return record.value;
+  }
+
+  async delete(id: string): Promise<void> {
+    const token = keyToken(id);
+    const current = await this.#load(token);
+    this.#known.delete(token);
+    if (!current) return;
+    const keys = [...current.index.keys()];
+    await Promise.all([this.buckets.records.delete(token), ...keys.map((key) => this.#purge(key))]);
+  }
+
+  /** One page of the records listed under `filter`, with the number listed in all. */
+  protected async page(filter: string, order: KeyOrder, query: PageQuery): Promise<Page<T>> {
+    const { skip, limit } = pageWindow(query);
+    const keys = await this.#sortedKeys(filter, order);
+    const window = keys.slice(skip, skip + limit);
+    const items = await this.#resolve(window);
+    return { items, total: keys.length - (window.length - items.length) };
+  }
+
+  /** Every record listed under `filter`. */
+  protected async all(filter: string, order: KeyOrder): Promise<T[]> {
+    return this.#resolve(await this.#sortedKeys(filter, order));
+  }
+
+  async #sortedKeys(filter: string, order: KeyOrder): Promise<string[]> {
+    const rows: { key: string; sort: string; id: string }[] = [];
+    for await (const key of await this.buckets.index.keys(filter)) {
+      const tokens = key.split(".");
+      rows.push({ key, sort: fromKeyToken(tokens.at(-2)!), id: fromKeyToken(tokens.at(-1)!) });
+    }
+    const sign = order === "asc" ? 1 : -1;
+    rows.sort((a, b) => sign * (compare(a.sort, b.sort) || compare(a.id, b.id)));
+    return rows.map((row) => row.key);
+  }
+
+  async #resolve(keys: string[]): Promise<T[]> {
+    const loaded = await Promise.all(keys.map((key) => this.#load(key.slice(key.lastIndexOf(".") + 1))));
+    return loaded.flatMap((record, i) => (record?.index.has(keys[i]!) ? [record.value] : []));
+  }
+
+  async #load(token: string): Promise<Loaded<T> | null> {
+    const entry = await this.buckets.records.get(token);
+    if (entry === null || entry.operation !== "PUT") return null;
+    const value = this.schema.parse(entry.json());
+    // Same version, same keys: keep the put revisions this process may already know of them.
+    const known = this.#known.get(token);
+    const index =
+      known?.version === entry.revision ? known.index : new Map(this.indexKeys(value).map((key) => [key, 0]));
+    this.#known.set(token, { version: entry.revision, index });
+    return { value, version: entry.revision, index };
+  }
+
+  /** The index keys of the record at `expectedVersion`: from memory when we wrote or read it last. */
+  async #knownAt(token: string, id: string, expectedVersion: number): Promise<Known> {
+    const known = this.#known.get(token);
+    if (known?.version === expectedVersion) return known;
+    const current = await this.#load(token);
+    if (!current) throw this.#notFound(id);
+    if (current.version !== expectedVersion) throw new CasConflictError(`${this.type}/${id}`);
+    return current;
+  }
+
+  /** Turns a failed record write into the error to report, undoing its speculative index puts. */
+  async #lostWrite(
+    err: unknown,
+    token: string,
+    id: string,
+    added: readonly string[],
+    puts: readonly PromiseSettledResult<number>[],
+  ): Promise<unknown> {
+    if (!isWrongLastSequence(err)) return err;
+    const current = await this.#dropUnclaimed(token, added, puts);
+    return current ? new CasConflictError(`${this.type}/${id}`) : this.#notFound(id);
+  }
+
+  /** Purges the keys we put for a write that lost, unless the stored record claims them. */
+  async #dropUnclaimed(
+    token: string,
+    keys: readonly string[],
+    puts: readonly PromiseSettledResult<number>[],
+  ): Promise<Loaded<T> | null> {
+    const current = await this.#load(token);
+    await Promise.allSettled(
+      keys.map((key, i) => {
+        const put = puts[i];
+        if (put?.status !== "fulfilled" || current?.index.has(key)) return;
+        return this.#purge(key, put.value + 1);
+      }),
+    );
+    return current;
+  }
+
+  /** Removes a key's messages (before revision `before`, when given) without a delete marker. */
+  async #purge(key: string, before?: number): Promise<void> {
+    const { jsm, indexBucket } = this.buckets;
+    // KV bucket B is stream KV_B with subjects $KV.B.<key> (the KV layout spec, ADR-8).
+    const filter = `$KV.${indexBucket}.${key}`;
+    await jsm.streams.purge(`KV_${indexBucket}`, before === undefined ? { filter } : { filter, seq: before });
+  }
+
+  #notFound(id: string): WfError {
+    return new WfError("NOT_FOUND", `${this.type}/${id} does not exist`);
+  }
+}
+
+function isWrongLastSequence(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+/** Records the revisions of the puts that succeeded (`puts[i]` wrote `keys[i]`); 0 for the rest. */
+function withRevisions(
+  index: Map<string, number>,
+  keys: readonly string[],
+  puts: readonly PromiseSettledResult<number>[],
+): Map<string, number> {
+  keys.forEach((key, i) => {
+    const put = puts[i];
+    index.set(key, put?.status === "fulfilled" ? put.value : 0);
+  });
+  return index;
+}
+
+function throwFirstRejection(results: readonly PromiseSettledResult<unknown>[]): void {
+  for (const result of results) if (result.status === "rejected") throw result.reason;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

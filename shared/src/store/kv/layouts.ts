@@ -1,0 +1,60 @@
+import type { ExecutionSnapshot, ExecutionStatus } from "../../execution/snapshot";
+import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, WebhookRecord, WorkflowRecord } from "../records";
+import { keyToken as t, sortableNumber } from "./key-codec";
+
+/*
+ * Index key layouts of the KV adapter, one index bucket per record type. Every key ends in
+ * <sort>.<id>, so each list query is a subject-filter scan of one key family, sorted on those
+ * two tokens. <createdAt> is `sortableNumber`; every other part goes through `keyToken`.
+ *
+ *   executions  o.<owner>.<workflow>.<createdAt>.<id>           by owner [and workflow]
+ *               s.<owner>.<status>.<workflow>.<createdAt>.<id>  by owner and status [and workflow]
+ *   approvals   o.<owner>.<createdAt>.<id>
+ *               s.<owner>.<status>.<createdAt>.<id>
+ *               e.<execution>.<createdAt>.<id>
+ *   artifacts   e.<execution>.<createdAt>.<id>
+ *   webhooks    o.<owner>.<createdAt>.<id>
+ *   workflows   v.<user>.<name>.<id>, one per user who sees it: the owner and each sharedWith user
+ *
+ * The workflow id sits before the sort tokens, not in a family of its own, so a status change
+ * moves exactly one key (put one, purge one) whatever the filters, and `o.` keys never change.
+ */
+
+/** Names past this many characters are left out of the key (they tie, and the id breaks the tie). */
+const NAME_KEY_CHARS = 64;
+
+export const executionKeys = (e: ExecutionSnapshot): string[] => {
+  const tail = `${t(e.workflowId)}.${sortableNumber(e.createdAt)}.${t(e.id)}`;
+  return [`o.${t(e.ownerId)}.${tail}`, `s.${t(e.ownerId)}.${e.status}.${tail}`];
+};
+
+export const executionFilter = (q: { ownerId: string; workflowId?: string; status?: ExecutionStatus }): string => {
+  const head = q.status === undefined ? `o.${t(q.ownerId)}` : `s.${t(q.ownerId)}.${q.status}`;
+  return q.workflowId === undefined ? `${head}.>` : `${head}.${t(q.workflowId)}.>`;
+};
+
+export const approvalKeys = (a: ApprovalRecord): string[] => {
+  const tail = `${sortableNumber(a.createdAt)}.${t(a.id)}`;
+  return [`o.${t(a.ownerId)}.${tail}`, `s.${t(a.ownerId)}.${a.status}.${tail}`, `e.${t(a.executionId)}.${tail}`];
+};
+
+export const approvalFilter = (q: { ownerId: string; status?: ApprovalStatus }): string =>
+  q.status === undefined ? `o.${t(q.ownerId)}.>` : `s.${t(q.ownerId)}.${q.status}.>`;
+
+export const artifactKeys = (a: ArtifactRecord): string[] => [
+  `e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`,
+];
+
+export const webhookKeys = (w: WebhookRecord): string[] => [
+  `o.${t(w.ownerId)}.${sortableNumber(w.createdAt)}.${t(w.id)}`,
+];
+
+export const workflowKeys = (w: WorkflowRecord): string[] => {
+  const tail = `${t(Array.from(w.name).slice(0, NAME_KEY_CHARS).join(""))}.${t(w.id)}`;
+  const users = new Set([w.ownerId, ...Object.keys(w.sharedWith)]);
+  return [...users].map((user) => `v.${t(user)}.${tail}`);
+};
+
+export const byExecution = (executionId: string): string => `e.${t(executionId)}.>`;
+export const byOwner = (ownerId: string): string => `o.${t(ownerId)}.>`;
+export const visibleTo = (userId: string): string => `v.${t(userId)}.>`;

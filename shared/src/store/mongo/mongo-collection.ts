@@ -1,0 +1,88 @@
+import { MongoServerError, type Collection, type Filter, type Sort } from "mongodb";
+import type { z } from "zod";
+import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
+import { pageWindow } from "../paging";
+import type { Page, PageQuery, Versioned } from "../port";
+
+/**
+ * A stored document: `_id` is the record's id, `version` its CAS counter, `record` the record as
+ * JSON, and beside them copies of the fields the list queries filter and sort on (the indexed
+ * ones). The record is kept as a JSON string, not as a BSON subdocument, because its maps have
+ * keys MongoDB handles badly or not at all in updates: step paths with dots (`loop[2].name`),
+ * variable names and edited rows with any characters, '$' prefixes included. It also keeps the
+ * record's own `version` field (a workflow's) apart from the CAS counter.
+ */
+export interface StoredDoc {
+  _id: string;
+  version: number;
+  record: string;
+  [indexed: string]: unknown;
+}
+
+const DUPLICATE_KEY = 11000;
+
+export class MongoCollection<T extends { id: string }> {
+  constructor(
+    private readonly docs: Collection<StoredDoc>,
+    private readonly type: string,
+    private readonly schema: z.ZodType<T>,
+    /** The indexed fields stored beside the record. */
+    private readonly fields: (value: T) => Record<string, unknown>,
+  ) {}
+
+  async create(value: T): Promise<number> {
+    try {
+      await this.docs.insertOne({ ...this.fields(value), _id: value.id, version: 1, record: JSON.stringify(value) });
+      return 1;
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) {
+        throw new AlreadyExistsError(`${this.type}/${value.id}`);
+      }
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<Versioned<T> | null> {
+    const doc = await this.docs.findOne({ _id: id });
+    return doc && { value: this.#parse(doc), version: doc.version };
+  }
+
+  async update(value: T, expectedVersion: number): Promise<number> {
+    const version = expectedVersion + 1;
+    const { matchedCount } = await this.docs.updateOne(
+      { _id: value.id, version: expectedVersion },
+      { $set: { ...this.fields(value), version, record: JSON.stringify(value) } },
+    );
+    if (matchedCount === 1) return version;
+    // Nothing matched: tell a lost race from a record that is not there (only on this path).
+    const exists = (await this.docs.countDocuments({ _id: value.id }, { limit: 1 })) > 0;
+    if (exists) throw new CasConflictError(`${this.type}/${value.id}`);
+    throw new WfError("NOT_FOUND", `${this.type}/${value.id} does not exist`);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.docs.deleteOne({ _id: id });
+  }
+
+  protected async page(filter: Filter<StoredDoc>, sort: Sort, query: PageQuery): Promise<Page<T>> {
+    const { skip, limit } = pageWindow(query);
+    const [docs, total] = await Promise.all([
+      this.docs.find(filter).sort(sort).skip(skip).limit(limit).toArray(),
+      this.docs.countDocuments(filter),
+    ]);
+    return { items: docs.map((doc) => this.#parse(doc)), total };
+  }
+
+  protected async all(filter: Filter<StoredDoc>, sort: Sort): Promise<T[]> {
+    const docs = await this.docs.find(filter).sort(sort).toArray();
+    return docs.map((doc) => this.#parse(doc));
+  }
+
+  protected count(filter: Filter<StoredDoc>): Promise<number> {
+    return this.docs.countDocuments(filter);
+  }
+
+  #parse(doc: StoredDoc): T {
+    return this.schema.parse(JSON.parse(doc.record));
+  }
+}

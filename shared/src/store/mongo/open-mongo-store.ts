@@ -1,0 +1,44 @@
+import { MongoClient, type IndexDescription } from "mongodb";
+import { ConfigError } from "../../errors";
+import type { Store } from "../port";
+import type { StoredDoc } from "./mongo-collection";
+import { MongoApprovalRepo, MongoArtifactRepo, MongoExecutionRepo, MongoWebhookRepo, MongoWorkflowRepo } from "./repos";
+
+/**
+ * The MongoDB store: collections `<namespace>_<type>` in `database`, with every index the list
+ * queries use created at open (a no-op when they exist). The store owns its client.
+ */
+export async function openMongoStore(uri: string, database: string, namespace: string): Promise<Store> {
+  if (!/^[A-Za-z0-9_-]+$/.test(namespace)) {
+    throw new ConfigError(`store namespace "${namespace}" must match [A-Za-z0-9_-]+ (it names collections)`);
+  }
+  const client = new MongoClient(uri);
+  await client.connect();
+  try {
+    const db = client.db(database);
+    const collection = async (type: string, indexes: IndexDescription[]) => {
+      const docs = db.collection<StoredDoc>(`${namespace}_${type}`);
+      await docs.createIndexes(indexes);
+      return docs;
+    };
+    const [workflows, executions, approvals, artifacts, webhooks] = await Promise.all([
+      collection("workflows", MongoWorkflowRepo.indexes),
+      collection("executions", MongoExecutionRepo.indexes),
+      collection("approvals", MongoApprovalRepo.indexes),
+      collection("artifacts", MongoArtifactRepo.indexes),
+      collection("webhooks", MongoWebhookRepo.indexes),
+    ]);
+    return {
+      kind: "mongodb",
+      workflows: new MongoWorkflowRepo(workflows),
+      executions: new MongoExecutionRepo(executions),
+      approvals: new MongoApprovalRepo(approvals),
+      artifacts: new MongoArtifactRepo(artifacts),
+      webhooks: new MongoWebhookRepo(webhooks),
+      close: () => client.close(),
+    };
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+}
