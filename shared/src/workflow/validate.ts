@@ -1,0 +1,100 @@
+import { LineCounter, isScalar, parseDocument, type Document } from "yaml";
+import type { Finding, WorkflowIssue } from "./issues";
+import { formatPath, locate, offsetInScalar, pathAtOffset, pointedNode, type PathSegment } from "./locate";
+import { WorkflowSchema, type Workflow } from "./schema";
+import { semanticFindings } from "./semantic";
+import { findingsFromZod } from "./zod-issues";
+
+export type ValidationResult =
+  | { ok: true; workflow: Workflow; yaml: Document.Parsed }
+  | { ok: false; errors: WorkflowIssue[] };
+
+/** Options shared by every parse of workflow text, so edits re-parse the way the first parse did. */
+export const YAML_OPTIONS = { prettyErrors: false, merge: true } as const;
+
+const YAML_MESSAGES: Record<string, string> = {
+  DUPLICATE_KEY: "duplicate key: a key may appear only once in a mapping; remove or rename one",
+  TAB_AS_INDENT: "tabs are not allowed as indentation in YAML: indent with spaces",
+};
+
+function position(lineCounter: LineCounter, offset: number): { line: number; column: number } {
+  const { line, col } = lineCounter.linePos(offset);
+  return { line: Math.max(line, 1), column: Math.max(col, 1) };
+}
+
+function sortIssues(issues: WorkflowIssue[]): WorkflowIssue[] {
+  const seen = new Set<string>();
+  return issues
+    .filter((issue) => {
+      const key = `${issue.line}:${issue.column}:${issue.path}:${issue.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function syntaxIssues(doc: Document.Parsed, lineCounter: LineCounter): WorkflowIssue[] {
+  return doc.errors.map((error) => ({
+    path: formatPath(pathAtOffset(doc, error.pos[0])),
+    ...position(lineCounter, error.pos[0]),
+    message: `YAML syntax error: ${YAML_MESSAGES[error.code] ?? error.message}`,
+  }));
+}
+
+/** Where a finding points, and where the node it is about ends. */
+function place(doc: Document.Parsed, text: string, finding: Finding): { offset: number; end: number } {
+  const located = locate(doc, finding.path);
+  const node = pointedNode(located, finding.at);
+  const [start, end] = node?.range ?? [0, text.length];
+  if (finding.index !== undefined && located.found && isScalar(located.value)) {
+    return { offset: offsetInScalar(located.value, text, finding.index), end };
+  }
+  return { offset: start, end };
+}
+
+/**
+ * Parses and validates workflow text. On failure every problem is reported at once, each with
+ * the line and column of the node to fix.
+ */
+export function validateWorkflowText(text: string): ValidationResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter });
+  const syntax = syntaxIssues(doc, lineCounter);
+  if (doc.contents === null) {
+    const empty = { path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" };
+    return { ok: false, errors: syntax.length > 0 ? sortIssues(syntax) : [empty] };
+  }
+
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, errors: sortIssues([...syntax, { path: "", line: 1, column: 1, message: `YAML could not be read: ${message}` }]) };
+  }
+
+  const parsed = WorkflowSchema.safeParse(data);
+  const lineOf = (path: PathSegment[]): number => {
+    const node = pointedNode(locate(doc, path), "value");
+    return position(lineCounter, node?.range?.[0] ?? 0).line;
+  };
+  const findings = [
+    ...(parsed.success ? [] : findingsFromZod(parsed.error, data, WorkflowSchema)),
+    ...semanticFindings(data, lineOf),
+  ];
+  if (parsed.success && findings.length === 0 && syntax.length === 0) {
+    return { ok: true, workflow: parsed.data, yaml: doc };
+  }
+  // After a syntax error the structure is the parser's guess, and a mapping that ends right
+  // where the broken line starts may have lost keys to it: only findings about nodes that end
+  // before the line of the first syntax error are sure to be real.
+  const firstError = Math.min(...doc.errors.map((e) => e.pos[0]), text.length + 1);
+  const trustedEnd = text.lastIndexOf("\n", firstError - 1) + 1;
+  const errors = findings.flatMap((finding) => {
+    const { offset, end } = place(doc, text, finding);
+    if (syntax.length > 0 && end >= trustedEnd) return [];
+    return [{ path: formatPath(finding.path), ...position(lineCounter, offset), message: finding.message }];
+  });
+  return { ok: false, errors: sortIssues([...syntax, ...errors]) };
+}
