@@ -1,0 +1,61 @@
+import type { CodeRequest } from "./types";
+
+/** What a code step's process may inherit from the service: nothing but these. */
+export interface BaseEnv {
+  PATH: string;
+  LANG: string;
+}
+
+/** Paths of one run's private directory, as the step sees them. */
+export interface StepDirs {
+  home: string;
+  artifacts: string;
+}
+
+/**
+ * The complete environment of a code step's process, built from scratch so that nothing of the
+ * service's own environment (credentials above all) leaks into user code.
+ */
+export function codeStepEnv(req: CodeRequest, dirs: StepDirs, base: BaseEnv): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: base.PATH,
+    LANG: base.LANG,
+    HOME: dirs.home,
+    WF_ARTIFACTS_DIR: dirs.artifacts,
+    WF_INPUT: JSON.stringify(req.input ?? null),
+  };
+  for (const [name, value] of Object.entries(req.vars)) {
+    if (value !== undefined) setVar(env, `WF_VAR_${name}`, envText(value));
+  }
+  if (req.item !== undefined) {
+    env.WF_ITEM = JSON.stringify(req.item);
+    if (isPlainObject(req.item)) {
+      for (const [field, value] of Object.entries(req.item)) {
+        if (isScalar(value)) setVar(env, `WF_ITEM_${field}`, envText(value));
+      }
+    }
+  }
+  return env;
+}
+
+/** Strings as-is, numbers and booleans as text, null as empty, arrays and objects as JSON. */
+export function envText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null) return "";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value) ?? "";
+}
+
+/** A name with `=` or NUL cannot be an environment variable at all: such a variable is left out. */
+function setVar(env: Record<string, string>, name: string, value: string): void {
+  if (/[=\0]/.test(name) || value.includes("\0")) return;
+  env[name] = value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || ["string", "number", "boolean"].includes(typeof value);
+}

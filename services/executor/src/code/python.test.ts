@@ -1,0 +1,154 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { waitFor } from "@wf/shared/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CodeRequest, CodeRunner } from "./index";
+import { createCodeRunner } from "./index";
+import { childProcesses, isAlive } from "./test-support";
+
+function py(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
+  return { language: "python", code, vars: {}, input: null, timeoutMs: 10_000, ...extra };
+}
+
+/** Pids a step wrote to `file`, one a line, once it has written `count` of them. */
+async function pidsIn(file: string, count: number): Promise<number[]> {
+  return waitFor(
+    async () => {
+      const pids = (await readFile(file, "utf8")).split("\n").filter(Boolean).map(Number);
+      return pids.length >= count && pids;
+    },
+    { what: `${count} pids in ${file}` },
+  );
+}
+
+describe("Python code steps", () => {
+  let runner: CodeRunner;
+  let scratch: string;
+  beforeAll(async () => {
+    process.env.WF_TEST_SECRET = "do-not-leak";
+    runner = await createCodeRunner();
+    scratch = await mkdtemp(join(tmpdir(), "wf-python-test-"));
+  });
+  afterAll(async () => {
+    await runner.close();
+    await rm(scratch, { recursive: true, force: true });
+    delete process.env.WF_TEST_SECRET;
+  });
+
+  it("sees vars, input and item as WF_ variables", async () => {
+    const code = `
+import json, os
+e = os.environ
+print(json.dumps({
+  "s": e["WF_VAR_s"], "n": e["WF_VAR_n"], "b": e["WF_VAR_b"], "list": json.loads(e["WF_VAR_list"]),
+  "input": json.loads(e["WF_INPUT"]), "item": json.loads(e["WF_ITEM"]),
+  "name": e["WF_ITEM_name"], "count": e["WF_ITEM_count"], "nested": "WF_ITEM_nested" in e,
+}))`;
+    const req = py(code, {
+      vars: { s: "text", n: 42, b: true, list: [1, "a"] },
+      input: { q: [1, 2] },
+      item: { name: "it", count: 3, nested: { x: 1 } },
+    });
+    expect(await runner.run(req)).toMatchObject({
+      ok: true,
+      output: { s: "text", n: "42", b: "true", list: [1, "a"], input: { q: [1, 2] }, item: { name: "it", count: 3, nested: { x: 1 } }, name: "it", count: "3", nested: false },
+    });
+  });
+
+  it("takes the last stdout line as JSON output, the rest as logs", async () => {
+    const code = "import sys\nprint('working')\nprint('warn', file=sys.stderr)\nprint('[1, 2]')\nprint()";
+    expect(await runner.run(py(code))).toMatchObject({ ok: true, output: [1, 2], logs: ["warn", "working", ""] });
+  });
+
+  it("takes the whole trimmed stdout as text output when the last line is not JSON", async () => {
+    expect(await runner.run(py("print('hello')\nprint('world')\n"))).toMatchObject({ ok: true, output: "hello\nworld" });
+  });
+
+  it("fails on a non-zero exit with the tail of stderr, or of stdout", async () => {
+    const withStderr = await runner.run(py("import sys\nprint('out')\nsys.stderr.write('x' * 5000 + 'bad thing')\nsys.exit(3)"));
+    expect(withStderr).toMatchObject({ ok: false, timedOut: false });
+    const error = withStderr.ok ? "" : withStderr.error;
+    expect(error).toMatch(/^exited with code 3: x+bad thing$/);
+    expect(error.length).toBeLessThan(2100);
+    expect(await runner.run(py("print('only stdout'); raise SystemExit(2)"))).toMatchObject({
+      ok: false,
+      error: "exited with code 2: only stdout",
+    });
+  });
+
+  it("fails an uncaught exception with its traceback", async () => {
+    const result = await runner.run(py("def f():\n    raise ValueError('boom')\nf()"));
+    expect(result).toMatchObject({ ok: false });
+    expect(!result.ok && result.error).toMatch(/^exited with code 1: Traceback[\s\S]*line 2, in f[\s\S]*ValueError: boom$/);
+    expect(!result.ok && result.error).not.toContain("python-zygote");
+  });
+
+  it("runs in a clean environment, in a private directory removed afterwards", async () => {
+    const code = `
+import json, os
+open("scratch.txt", "w").write("x")
+print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.environ["HOME"],
+  "artifacts": os.path.isdir(os.environ["WF_ARTIFACTS_DIR"]) and os.environ["WF_ARTIFACTS_DIR"]}))`;
+    const result = await runner.run(py(code, { vars: { a: 1 } }));
+    if (!result.ok) throw new Error(result.error);
+    const output = result.output as { env: string[]; cwd: string; home: string; artifacts: string };
+    expect(output.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"]);
+    expect(output.home).toBe(output.cwd);
+    expect(output.artifacts).toBe(join(output.cwd, "artifacts"));
+    expect(existsSync(output.cwd)).toBe(false);
+  });
+
+  it("kills the whole process group at the timeout", async () => {
+    const pidFile = join(scratch, "timeout.pids");
+    const code = `
+import os, subprocess
+children = [subprocess.Popen(["sleep", "100"]) for _ in range(2)]
+with open(os.environ["WF_VAR_pids"], "w") as f:
+    f.write("".join(f"{c.pid}\\n" for c in children))
+subprocess.run(["sleep", "100"])`;
+    const result = await runner.run(py(code, { vars: { pids: pidFile }, timeoutMs: 1000 }));
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 1 s" });
+    for (const pid of await pidsIn(pidFile, 2)) {
+      await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
+    }
+  });
+
+  it("kills the process group on abort", async () => {
+    const pidFile = join(scratch, "abort.pids");
+    const code = `
+import os, subprocess
+child = subprocess.Popen(["sleep", "100"])
+with open(os.environ["WF_VAR_pids"], "w") as f:
+    f.write(f"{os.getpid()}\\n{child.pid}\\n")
+child.wait()`;
+    const controller = new AbortController();
+    const running = runner.run(py(code, { vars: { pids: pidFile }, timeoutMs: 60_000 }), controller.signal);
+    const pids = await pidsIn(pidFile, 2);
+    controller.abort();
+    expect(await running).toMatchObject({ ok: false, timedOut: false, error: "aborted" });
+    for (const pid of pids) await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
+  });
+
+  it("routes the output of concurrent runs to their own results", async () => {
+    const code = "import os, sys\nprint('log', os.environ['WF_INPUT'], file=sys.stderr)\nprint(os.environ['WF_INPUT'])";
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => runner.run(py(code, { input: { i } }))));
+    results.forEach((result, i) => expect(result).toMatchObject({ ok: true, output: { i }, logs: [`log {"i":${i}}`] }));
+  });
+
+  it("fails the runs in flight when the zygote dies, and starts a new one", async () => {
+    const [zygote] = childProcesses(process.pid, "python-zygote.py");
+    if (zygote === undefined) throw new Error("no zygote process");
+    const pidFile = join(scratch, "zygote.pids");
+    const running = runner.run(py(`import os\nopen(os.environ["WF_VAR_pids"], "w").write(f"{os.getpid()}\\n")\nimport time\ntime.sleep(100)`, {
+      vars: { pids: pidFile },
+    }));
+    const [step] = await pidsIn(pidFile, 1);
+    process.kill(zygote, "SIGKILL");
+    const result = await running;
+    expect(!result.ok && result.error).toMatch(/Python zygote exited \(SIGKILL\)/);
+    await waitFor(() => step !== undefined && !isAlive(step), { what: "the orphaned step process to be killed" });
+    expect(await runner.run(py("print(7)"))).toMatchObject({ ok: true, output: 7 });
+  });
+});

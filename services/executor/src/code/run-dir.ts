@@ -1,0 +1,23 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+
+/** One run's private directory (mode 0700, from mkdtemp): the step's cwd and HOME, with WF_ARTIFACTS_DIR inside. */
+export interface RunDir {
+  path: string;
+  artifacts: string;
+}
+
+export async function createRunDir(parent: string): Promise<RunDir> {
+  const path = await mkdtemp(join(parent, "run-"));
+  const artifacts = join(path, "artifacts");
+  await mkdir(artifacts);
+  return { path, artifacts };
+}
+
+/**
+ * Best effort: the process group is dead by now, but user code may have left a directory it made
+ * unreadable, which only the sandbox (a tmpfs per run) will reliably clean up.
+ */
+export async function removeRunDir(dir: RunDir): Promise<void> {
+  await rm(dir.path, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
+}
