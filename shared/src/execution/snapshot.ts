@@ -54,8 +54,10 @@ export const StepState = z.object({
   startedAt: z.number().nullable().default(null),
   completedAt: z.number().nullable().default(null),
   duration: z.number().nullable().default(null),
-  /** Due time of a durable timer this step waits on: a `wait` step or a retry backoff. */
+  /** Due time of a `wait` step's durable timer. */
   waitUntil: z.number().nullable().default(null),
+  /** Due time of the next attempt while a retry backs off (a durable timer too). */
+  retryAt: z.number().nullable().default(null),
   /** Absolute deadline from the `timeout` modifier, for steps that may park. */
   deadline: z.number().nullable().default(null),
   childExecutionId: z.string().nullable().default(null),
@@ -110,6 +112,8 @@ export const ExecutionSnapshot = z.object({
   parent: z.object({ executionId: z.string(), stepPath: z.string() }).nullable().default(null),
   holder: Holder.nullable().default(null),
   cancelRequested: z.boolean().default(false),
+  /** Number of events published so far: event ids are `<execId>.<n>`, stable across re-publishing. */
+  eventSeq: z.number().int().nonnegative().default(0),
   /** Events of the last change, re-published after a crash (deduplicated by their ids). */
   outbox: z.array(ExecutionEvent).default([]),
 });

@@ -243,6 +243,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
             completedAt: T0 + 5,
             duration: 5,
             waitUntil: null,
+            retryAt: null,
             deadline: null,
             childExecutionId: null,
           },

@@ -1,0 +1,71 @@
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import type { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import { subjects, toToken, type Timers } from "@wf/shared/nats";
+import type { Store } from "@wf/shared/store";
+import type { CodeRunner } from "../code/index";
+import type { RunEffects } from "../run/effects";
+
+export interface EffectDeps {
+  js: JetStreamClient;
+  store: Store;
+  timers: Timers;
+  codeRunner: CodeRunner;
+  ns: string;
+  holdMs: number;
+}
+
+/** The side effects of one execution's run. */
+export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot): RunEffects {
+  const subj = subjects(deps.ns);
+  return {
+    holdMs: deps.holdMs,
+    runCode: (req, signal) => deps.codeRunner.run(req, signal),
+    async scheduleWake(stepPath, dueAt) {
+      const timerId = `${snap.id}-${toToken(stepPath)}-${newId()}`;
+      const payload: ResumeCommand = { executionId: snap.id, reason: "timer", stepPath };
+      await deps.timers.schedule({
+        kind: "exec",
+        id: timerId,
+        dueAt,
+        fire: { subject: subj.execResume(snap.id), payload, msgId: `wake:${timerId}` },
+      });
+    },
+    async startChild(workflowId, childId, stepPath, inputs) {
+      const wf = await deps.store.workflows.get(workflowId);
+      const visible = wf && (wf.value.ownerId === snap.ownerId || wf.value.sharedWith[snap.ownerId] !== undefined);
+      if (!wf || !visible) return `workflow ${workflowId} not found`;
+      const cmd: StartCommand = {
+        executionId: childId,
+        workflow: {
+          id: wf.value.id,
+          name: wf.value.name,
+          ownerId: snap.ownerId,
+          version: wf.value.version,
+          definition: wf.value.definition,
+        },
+        inputs,
+        triggerSource: snap.triggerSource,
+        enableMonitoring: snap.enableMonitoring,
+        parent: { executionId: snap.id, stepPath },
+        requestedAt: Date.now(),
+      };
+      await deps.js.publish(subj.execStart(childId), JSON.stringify(cmd), { msgID: childId });
+      return null;
+    },
+    async loadExecution(id) {
+      return (await deps.store.executions.get(id))?.value ?? null;
+    },
+    async cancelChild(id) {
+      const cmd: CancelCommand = { executionId: id, reason: `parent ${snap.id} cancelled` };
+      await deps.js.publish(subj.execCancel(id), JSON.stringify(cmd));
+    },
+  };
+}
+
+/** Tells a parent execution that its child finished. */
+export async function notifyParent(js: JetStreamClient, ns: string, snap: ExecutionSnapshot): Promise<void> {
+  if (!snap.parent) return;
+  const cmd: ResumeCommand = { executionId: snap.parent.executionId, reason: "child", stepPath: snap.parent.stepPath };
+  await js.publish(subjects(ns).execResume(snap.parent.executionId), JSON.stringify(cmd), { msgID: `child:${snap.id}` });
+}

@@ -1,0 +1,310 @@
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
+import { TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import type { Logger } from "@wf/shared/log";
+import { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import type { Timers } from "@wf/shared/nats";
+import type { Store, Versioned } from "@wf/shared/store";
+import { WorkflowSchema, resolveVariables, type Workflow } from "@wf/shared/workflow";
+import type { CodeRunner } from "../code/index";
+import { Committer } from "../run/committer";
+import { ExecutionRun, inFlightType } from "../run/execution-run";
+import { LostOwnershipError } from "../run/signals";
+import { notifyParent, runEffects } from "./effects";
+
+export interface ExecutorActorDeps {
+  js: JetStreamClient;
+  store: Store;
+  timers: Timers;
+  codeRunner: CodeRunner;
+  ns: string;
+  /** Unique per process: who holds an execution. */
+  actorId: string;
+  holdMs: number;
+  leaseMs: number;
+  maxDeliver: number;
+  log: Logger;
+}
+
+/** Sources whose in-flight executions are not replayed after a crash (decisions.md, Restart). */
+const NOT_REPLAYED = new Set(["open_api", "webhook"]);
+const BUSY_RETRY_MS = 100;
+const BUSY_MAX_MS = 1_000;
+
+/**
+ * Handles execution commands. One execution is run by at most one actor at a time: the holder
+ * recorded in its snapshot by compare-and-set, tied to the command message whose lease
+ * (AckWait, kept alive by `working()`) it holds. A command for an execution held under another
+ * message waits (`nak` with a delay); the same message delivered again means its holder died,
+ * and the new delivery takes over.
+ */
+export class ExecutorActor {
+  private readonly running = new Map<string, ExecutionRun>();
+
+  constructor(private readonly d: ExecutorActorDeps) {}
+
+  get activeCount(): number {
+    return this.running.size;
+  }
+
+  /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */
+  cancelLocal(executionId: string): void {
+    this.running.get(executionId)?.cancel();
+  }
+
+  async handle(m: JsMsg): Promise<void> {
+    const verb = m.subject.split(".")[3];
+    try {
+      const body: unknown = JSON.parse(m.string());
+      if (verb === "start") await this.onStart(m, StartCommand.parse(body));
+      else if (verb === "resume") await this.onResume(m, ResumeCommand.parse(body).executionId);
+      else if (verb === "cancel") await this.onCancel(m, CancelCommand.parse(body).executionId);
+      else m.term(`unknown command ${verb}`);
+    } catch (err) {
+      if (err instanceof SyntaxError || (err as Error)?.name === "ZodError") {
+        this.d.log.error("poison command: malformed", { subject: m.subject, err });
+        m.term("malformed command");
+        return;
+      }
+      if (err instanceof LostOwnershipError) {
+        this.d.log.warn("lost an execution to another actor", { subject: m.subject });
+        return;
+      }
+      this.d.log.error("command failed; will be redelivered", { subject: m.subject, err });
+      if (m.info.deliveryCount >= this.d.maxDeliver) {
+        await this.giveUp(m, err).catch((e: unknown) => this.d.log.error("could not record a poison command", { err: e }));
+        m.term("gave up");
+      } else m.nak(Math.min(30_000, 1_000 * m.info.deliveryCount));
+    }
+  }
+
+  /** A command that kept failing is given up: its execution ends FAILED, saying why. */
+  private async giveUp(m: JsMsg, err: unknown): Promise<void> {
+    const executionId = m.subject.split(".")[4];
+    if (!executionId) return;
+    for (;;) {
+      const v = await this.d.store.executions.get(executionId);
+      if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
+      const c = new Committer(v.value, v.version, this.d.store, this.d.js, this.d.ns, "guest");
+      const s = c.snap;
+      s.status = "FAILED";
+      s.error = `gave up after ${m.info.deliveryCount} failed deliveries: ${err instanceof Error ? err.message : String(err)}`;
+      s.completedAt = Date.now();
+      s.holder = null;
+      c.emit("exec_failed", undefined, { status: s.status, error: s.error });
+      try {
+        await c.settle();
+        await notifyParent(this.d.js, this.d.ns, s);
+        return;
+      } catch (e) {
+        if (!(e instanceof CasConflictError)) throw e;
+      }
+    }
+  }
+
+  private async onStart(m: JsMsg, raw: StartCommand): Promise<void> {
+    const cmd = StartCommand.parse(raw);
+    const existing = await this.d.store.executions.get(cmd.executionId);
+    if (existing) return this.acquireAndRun(m, existing);
+    const now = Date.now();
+    const wf = WorkflowSchema.safeParse(cmd.workflow.definition);
+    const vars = wf.success ? resolveVariables(wf.data, cmd.inputs) : null;
+    const problem = !wf.success
+      ? `workflow definition is invalid: ${wf.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
+      : vars && !vars.ok
+        ? `invalid inputs: ${vars.errors.map((e) => `${e.name}: ${e.message}`).join("; ")}`
+        : null;
+    const snap: ExecutionSnapshot = {
+      id: cmd.executionId,
+      workflowId: cmd.workflow.id,
+      workflowName: cmd.workflow.name,
+      workflowVersion: cmd.workflow.version,
+      ownerId: cmd.workflow.ownerId,
+      triggerSource: cmd.triggerSource,
+      enableMonitoring: cmd.enableMonitoring,
+      status: problem ? "FAILED" : "RUNNING",
+      error: problem,
+      currentStep: null,
+      completedSteps: 0,
+      totalSteps: wf.success ? wf.data.steps.length : 0,
+      createdAt: cmd.requestedAt,
+      startedAt: now,
+      completedAt: problem ? now : null,
+      vars: vars && vars.ok ? vars.vars : {},
+      definition: cmd.workflow.definition,
+      steps: {},
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
+      parent: cmd.parent,
+      holder: problem ? null : { actor: this.d.actorId, seq: m.seq, since: now },
+      cancelRequested: false,
+      eventSeq: 0,
+      outbox: [],
+    };
+    const c = new Committer(snap, 0, this.d.store, this.d.js, this.d.ns);
+    c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
+    if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
+    try {
+      await c.create();
+    } catch (err) {
+      if (!(err instanceof AlreadyExistsError)) throw err;
+      const now2 = await this.d.store.executions.get(cmd.executionId);
+      if (now2) return this.acquireAndRun(m, now2);
+      throw err;
+    }
+    if (problem || !wf.success) {
+      await c.settle();
+      await notifyParent(this.d.js, this.d.ns, snap);
+      m.ack();
+      return;
+    }
+    await this.drive(m, c, wf.data);
+  }
+
+  private async onResume(m: JsMsg, executionId: string): Promise<void> {
+    const v = await this.d.store.executions.get(executionId);
+    if (!v) {
+      m.term("unknown execution");
+      return;
+    }
+    await this.acquireAndRun(m, v);
+  }
+
+  private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<void> {
+    let v: Versioned<ExecutionSnapshot> | null = first;
+    for (;;) {
+      if (!v || TERMINAL_STATUSES.has(v.value.status)) {
+        m.ack();
+        return;
+      }
+      const snap = v.value;
+      if (this.running.has(snap.id) || (snap.holder && snap.holder.seq !== m.seq)) {
+        // Held under another message: come back soon (jittered), then less often.
+        const backoff = Math.min(BUSY_MAX_MS, BUSY_RETRY_MS * 2 ** Math.min(m.info.deliveryCount - 1, 4));
+        m.nak(backoff + Math.floor(Math.random() * BUSY_RETRY_MS));
+        return;
+      }
+      const takeover = snap.holder !== null;
+      const wf = WorkflowSchema.parse(snap.definition);
+      snap.holder = { actor: this.d.actorId, seq: m.seq, since: Date.now() };
+      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns);
+      c.touch();
+      if (takeover) {
+        // The events of the last change may never have reached the stream.
+        c.republishOutbox();
+        const inFlight = Object.entries(snap.steps).filter(([, st]) => isInFlight(st));
+        if (inFlight.length && NOT_REPLAYED.has(snap.triggerSource)) {
+          this.interrupt(c, inFlight);
+          try {
+            await c.settle();
+          } catch (err) {
+            if (err instanceof LostOwnershipError) {
+              v = await this.d.store.executions.get(snap.id);
+              continue;
+            }
+            throw err;
+          }
+          await notifyParent(this.d.js, this.d.ns, c.snap);
+          m.ack();
+          return;
+        }
+        if (inFlight.length) c.emit("exec_resumed", undefined, { rerunning: inFlight.map(([p]) => p) });
+      }
+      if (snap.status === "PENDING") {
+        snap.status = "RUNNING";
+        snap.startedAt = Date.now();
+        c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
+      }
+      try {
+        await c.flush();
+      } catch (err) {
+        if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
+        v = await this.d.store.executions.get(snap.id);
+        continue;
+      }
+      await this.drive(m, c, wf);
+      return;
+    }
+  }
+
+  private interrupt(c: Committer, inFlight: [string, StepState][]): void {
+    const s = c.snap;
+    const now = Date.now();
+    const names = inFlight.map(([p]) => `\`${p}\``).join(", ");
+    for (const [path, st] of inFlight) {
+      st.status = "FAILED";
+      st.error = "interrupted: the executor stopped while this step was running";
+      st.completedAt = now;
+      st.duration = st.startedAt === null ? null : now - st.startedAt;
+      c.emit("step_failed", path, { status: st.status, error: st.error });
+    }
+    s.status = "INTERRUPTED";
+    s.error = `interrupted: the executor stopped while step ${names} was running; executions started by ${s.triggerSource} are not replayed`;
+    s.completedAt = now;
+    s.currentStep = null;
+    s.holder = null;
+    c.emit("exec_interrupted", undefined, { status: s.status, error: s.error });
+  }
+
+  /** Runs the execution while holding `m`, then parks or finishes it and acknowledges `m`. */
+  private async drive(m: JsMsg, c: Committer, wf: Workflow): Promise<void> {
+    const id = c.snap.id;
+    const run = new ExecutionRun(c, wf, runEffects(this.d, c.snap));
+    this.running.set(id, run);
+    const heartbeat = setInterval(() => m.working(), Math.max(250, Math.floor(this.d.leaseMs / 3)));
+    try {
+      const result = await run.run();
+      c.snap.holder = null;
+      c.touch();
+      await c.settle();
+      if (result === "terminal") await notifyParent(this.d.js, this.d.ns, c.snap);
+      m.ack();
+    } catch (err) {
+      // Branches still running must stop: the redelivered message starts them over.
+      run.cancel();
+      throw err;
+    } finally {
+      clearInterval(heartbeat);
+      this.running.delete(id);
+    }
+  }
+
+  private async onCancel(m: JsMsg, executionId: string): Promise<void> {
+    this.cancelLocal(executionId);
+    for (;;) {
+      const v = await this.d.store.executions.get(executionId);
+      if (!v || TERMINAL_STATUSES.has(v.value.status)) {
+        m.ack();
+        return;
+      }
+      const snap = v.value;
+      snap.cancelRequested = true;
+      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, "guest");
+      if (snap.holder === null) {
+        // Parked or pending: nobody runs it, so the cancel finishes it here.
+        const wf = WorkflowSchema.safeParse(snap.definition);
+        if (wf.success) new ExecutionRun(c, wf.data, runEffects(this.d, snap)).finishCancelled();
+        else {
+          snap.status = "CANCELLED";
+          snap.completedAt = Date.now();
+          c.emit("exec_cancelled", undefined, { status: "CANCELLED" });
+        }
+      } else {
+        // The holder sees the flag on its next write (or at once, through cancelLocal).
+        c.touch();
+      }
+      try {
+        await c.settle();
+      } catch (err) {
+        if (err instanceof LostOwnershipError || err instanceof CasConflictError) continue;
+        throw err;
+      }
+      if (snap.status === "CANCELLED") await notifyParent(this.d.js, this.d.ns, snap);
+      m.ack();
+      return;
+    }
+  }
+}
+
+function isInFlight(st: StepState): boolean {
+  return st.status === "RUNNING" && st.attempts > 0 && st.retryAt === null && inFlightType(st);
+}

@@ -1,0 +1,1 @@
+export { startExecutor, type RunningService } from "./service";

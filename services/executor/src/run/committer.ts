@@ -1,0 +1,155 @@
+import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
+import { CasConflictError } from "@wf/shared/errors";
+import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
+import { subjects, toToken } from "@wf/shared/nats";
+import type { Store } from "@wf/shared/store";
+import { LostOwnershipError } from "./signals";
+
+const MAX_EVENT_VALUE_BYTES = 64 * 1024;
+
+/**
+ * The single writer of one execution's snapshot. Changes are made to `snap` in memory and
+ * described by events; `flush()` writes the snapshot by compare-and-set (the events travel in it
+ * as the outbox), then publishes the events, each with its own Nats-Msg-Id. Changes that pile
+ * up while a write is in flight go out together in the next write: a run of quick steps costs
+ * one write per step, not two.
+ */
+export class Committer {
+  snap: ExecutionSnapshot;
+  version: number;
+  private pending: ExecutionEvent[] = [];
+  private dirty = false;
+  private inflight: Promise<void> | null = null;
+  private acks: Promise<PubAck>[] = [];
+  private readonly subj;
+
+  /**
+   * `holder`: a lost compare-and-set means the cancel handler set its flag: adopt it and write
+   * again. `guest` (the cancel handler itself): a lost compare-and-set is thrown, to re-read.
+   */
+  constructor(
+    snap: ExecutionSnapshot,
+    version: number,
+    private readonly store: Store,
+    private readonly js: JetStreamClient,
+    ns: string,
+    private readonly role: "holder" | "guest" = "holder",
+  ) {
+    this.snap = snap;
+    this.version = version;
+    this.subj = subjects(ns);
+  }
+
+  /** Records that `snap` changed, with the events that describe the change. */
+  emit(type: string, step?: string, data: Record<string, unknown> = {}): void {
+    const s = this.snap;
+    s.eventSeq += 1;
+    this.pending.push({
+      type,
+      executionId: s.id,
+      workflowId: s.workflowId,
+      ownerId: s.ownerId,
+      at: Date.now(),
+      id: `${s.id}.${s.eventSeq}`,
+      ...(step === undefined ? {} : { step }),
+      data: capValues(data),
+    });
+    this.dirty = true;
+  }
+
+  touch(): void {
+    this.dirty = true;
+  }
+
+  /** Makes every change so far durable (snapshot written, events handed to JetStream). */
+  async flush(): Promise<void> {
+    while (this.inflight) await this.inflight;
+    if (!this.dirty) return;
+    this.inflight = this.write();
+    try {
+      await this.inflight;
+    } finally {
+      this.inflight = null;
+    }
+  }
+
+  /** Waits until JetStream has acknowledged every event published so far. */
+  async settle(): Promise<void> {
+    await this.flush();
+    const acks = this.acks;
+    this.acks = [];
+    await Promise.all(acks);
+  }
+
+  /** The first write of an execution: creates the snapshot, with its first events as outbox. */
+  async create(): Promise<void> {
+    const events = this.pending;
+    this.pending = [];
+    this.dirty = false;
+    this.snap.outbox = events;
+    this.version = await this.store.executions.create(this.snap);
+    this.publish(events);
+  }
+
+  /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
+  republishOutbox(): void {
+    this.publish(this.snap.outbox);
+  }
+
+  private async write(): Promise<void> {
+    // The outbox being replaced must be safely in the stream first.
+    const acks = this.acks;
+    this.acks = [];
+    await Promise.all(acks);
+    const events = this.pending;
+    this.pending = [];
+    this.dirty = false;
+    this.snap.outbox = events;
+    for (;;) {
+      try {
+        this.version = await this.store.executions.update(this.snap, this.version);
+        break;
+      } catch (err) {
+        if (!(err instanceof CasConflictError) || this.role === "guest") throw err;
+        await this.adoptConcurrentChange();
+      }
+    }
+    this.publish(events);
+  }
+
+  /**
+   * Only two writers touch a held execution: its holder and the cancel handler, which sets
+   * `cancelRequested`. Anything else means we lost the lease.
+   */
+  private async adoptConcurrentChange(): Promise<void> {
+    const current = await this.store.executions.get(this.snap.id);
+    const holder = current?.value.holder;
+    const mine = this.snap.holder;
+    if (!current || !holder || !mine || holder.actor !== mine.actor || holder.seq !== mine.seq) {
+      throw new LostOwnershipError(this.snap.id);
+    }
+    this.snap.cancelRequested = this.snap.cancelRequested || current.value.cancelRequested;
+    this.version = current.version;
+  }
+
+  private publish(events: ExecutionEvent[]): void {
+    for (const e of events) {
+      const subject = this.subj.event(toToken(e.ownerId), toToken(e.workflowId), e.executionId, e.type);
+      const ack = this.js.publish(subject, JSON.stringify(e), { msgID: e.id });
+      // Awaited in the next write or settle(); until then a failure must not count as unhandled.
+      ack.catch(() => undefined);
+      this.acks.push(ack);
+    }
+  }
+}
+
+/** Outputs can be large; events carry a marker instead of values over 64 KB (the snapshot has them). */
+function capValues(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (v === undefined) continue;
+    const text = typeof v === "object" && v !== null ? JSON.stringify(v) : null;
+    out[k] = text && text.length > MAX_EVENT_VALUE_BYTES ? { truncated: true, bytes: text.length } : v;
+  }
+  return out;
+}

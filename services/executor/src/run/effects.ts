@@ -1,0 +1,18 @@
+import type { ExecutionSnapshot } from "@wf/shared/execution";
+import type { CodeRequest, CodeResult } from "../code/index";
+
+/**
+ * Everything the orchestration does to the world, behind one interface: the orchestration in
+ * this folder stays deterministic over the snapshot, and the side effects live in ../actor.
+ */
+export interface RunEffects {
+  /** Waits shorter than this stay in memory; longer ones park the execution. */
+  readonly holdMs: number;
+  runCode(req: CodeRequest, signal: AbortSignal): Promise<CodeResult>;
+  /** Arms a durable timer that resumes this execution at `dueAt`. */
+  scheduleWake(stepPath: string, dueAt: number): Promise<void>;
+  /** Publishes the start command of a child execution; an error message when it cannot start. */
+  startChild(workflowId: string, childId: string, stepPath: string, inputs: Record<string, unknown>): Promise<string | null>;
+  loadExecution(id: string): Promise<ExecutionSnapshot | null>;
+  cancelChild(id: string): Promise<void>;
+}

@@ -1,0 +1,489 @@
+import { ExpressionError, evaluateCondition, renderTemplate } from "@wf/shared/expressions";
+import { newId, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState, type StepStatus } from "@wf/shared/execution";
+import type { Step, Workflow } from "@wf/shared/workflow";
+import { walkSteps } from "@wf/shared/workflow";
+import { backoffMs } from "./backoff";
+import type { Committer } from "./committer";
+import type { RunEffects } from "./effects";
+import { expressionContext, iterationScope, rootScope, type Scope } from "./scope";
+import { CancelledError, LostOwnershipError, sleep } from "./signals";
+
+type Outcome =
+  | { kind: "completed"; output: unknown }
+  | { kind: "skipped" }
+  | { kind: "failed"; error: string }
+  | { kind: "parked" };
+
+type Attempt =
+  | { kind: "completed"; output: unknown }
+  | { kind: "failed"; error: string; retryable: boolean }
+  | { kind: "parked" };
+
+/** A container step ran out of its `timeout`: its children are stopped with this reason. */
+class StepTimeoutError extends Error {
+  constructor(readonly path: string, seconds: number) {
+    super(`step \`${path}\` timed out after ${seconds} s`);
+  }
+}
+
+const DONE: ReadonlySet<StepStatus> = new Set(["COMPLETED", "SKIPPED"]);
+const CODE_DEFAULT_TIMEOUT_S = 30;
+
+/**
+ * The orchestration of one execution: walks the workflow, replaying what the snapshot already
+ * records (finished steps are not run again), and runs the rest through `RunEffects`. Every
+ * decision is taken from the snapshot, so a run resumed on another replica after a park or a
+ * crash takes the same path. It returns "parked" when all that is left waits on a durable
+ * timer or a child execution: the caller then drops it from memory.
+ */
+export class ExecutionRun {
+  private readonly names: string[] = [];
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly c: Committer,
+    private readonly wf: Workflow,
+    private readonly fx: RunEffects,
+  ) {
+    walkSteps(wf.steps, (step) => {
+      this.names.push(step.name);
+    });
+  }
+
+  private get snap(): ExecutionSnapshot {
+    return this.c.snap;
+  }
+
+  cancel(): void {
+    this.abort.abort(new CancelledError());
+  }
+
+  async run(): Promise<"terminal" | "parked"> {
+    let outcome: Outcome;
+    try {
+      if (this.snap.cancelRequested) throw new CancelledError();
+      outcome = await this.runSequence(this.wf.steps, rootScope(this.abort.signal));
+      if (this.snap.cancelRequested) throw new CancelledError();
+    } catch (err) {
+      if (err instanceof LostOwnershipError) throw err;
+      if (err instanceof CancelledError) {
+        this.finishCancelled();
+        return "terminal";
+      }
+      throw err;
+    }
+    const s = this.snap;
+    const now = Date.now();
+    if (outcome.kind === "parked") {
+      s.currentStep = null;
+      this.c.emit("exec_parked", undefined, { waitingOn: this.parkedOn() });
+      return "parked";
+    }
+    s.completedAt = now;
+    s.currentStep = null;
+    const duration = now - (s.startedAt ?? now);
+    if (outcome.kind === "failed") {
+      s.status = "FAILED";
+      s.error = outcome.error;
+      this.c.emit("exec_failed", undefined, { status: s.status, error: s.error, duration });
+    } else {
+      s.status = "COMPLETED";
+      s.output = outcome.kind === "completed" ? outcome.output : null;
+      this.c.emit("exec_completed", undefined, { status: s.status, output: s.output, duration });
+    }
+    return "terminal";
+  }
+
+  /** Marks what was running as CANCELLED; steps not reached stay absent. */
+  finishCancelled(): void {
+    const s = this.snap;
+    const now = Date.now();
+    for (const [path, st] of Object.entries(s.steps)) {
+      if (st.status !== "RUNNING" && st.status !== "PENDING") continue;
+      this.setStatus(st, "CANCELLED", now);
+      if (st.childExecutionId) void this.fx.cancelChild(st.childExecutionId);
+      this.c.emit("step_cancelled", path, { status: st.status });
+    }
+    s.status = "CANCELLED";
+    s.error = "execution cancelled";
+    s.completedAt = now;
+    s.currentStep = null;
+    this.c.emit("exec_cancelled", undefined, { status: s.status });
+  }
+
+  private parkedOn(): string[] {
+    return Object.entries(this.snap.steps)
+      .filter(([, st]) => st.status === "RUNNING" && (st.waitUntil || st.retryAt || st.childExecutionId))
+      .map(([path]) => path);
+  }
+
+  private async runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome> {
+    let last: Outcome = { kind: "skipped" };
+    for (const step of steps) {
+      const r = await this.runStep(step, scope);
+      if (r.kind === "failed" || r.kind === "parked") return r;
+      if (r.kind === "completed") last = r;
+    }
+    return last;
+  }
+
+  private async runStep(step: Step, scope: Scope): Promise<Outcome> {
+    const path = scope.prefix + step.name;
+    let st = this.snap.steps[path];
+    if (st && DONE.has(st.status)) {
+      return st.status === "SKIPPED" ? { kind: "skipped" } : { kind: "completed", output: st.output };
+    }
+    if (st && st.status === "FAILED") return { kind: "failed", error: st.error ?? "failed" };
+    throwIfAborted(scope.signal);
+
+    if (!st) {
+      if (step.condition !== undefined) {
+        let go: boolean;
+        try {
+          go = await evaluateCondition(step.condition, expressionContext(this.snap, this.names, scope));
+        } catch (err) {
+          return this.failNew(step, path, expressionFailure(step.name, err));
+        }
+        if (!go) {
+          const now = Date.now();
+          this.snap.steps[path] = newState(step, "SKIPPED", now);
+          this.c.emit("step_skipped", path, { status: "SKIPPED", reason: "condition" });
+          return { kind: "skipped" };
+        }
+      }
+      const unsupported = unsupportedReason(step);
+      if (unsupported) return this.failNew(step, path, unsupported);
+      const now = Date.now();
+      st = newState(step, "RUNNING", now);
+      if (step.timeout !== undefined && parks(step)) st.deadline = now + step.timeout * 1000;
+      this.snap.steps[path] = st;
+    }
+    return this.attempts(step, path, st, scope);
+  }
+
+  /** The attempt loop: runs, and on a retryable failure backs off on a durable timer. */
+  private async attempts(step: Step, path: string, st: StepState, scope: Scope): Promise<Outcome> {
+    for (;;) {
+      if (st.retryAt !== null) {
+        const due = await this.untilDue(path, st.retryAt, scope.signal);
+        if (due === "parked") return { kind: "parked" };
+        st.retryAt = null;
+      }
+      if (st.deadline !== null && Date.now() >= st.deadline) {
+        return this.finishFailed(step, path, st, `step \`${step.name}\` timed out after ${step.timeout} s`);
+      }
+      // An attempt that was in flight when its actor died is run again under the same number.
+      const resumed = st.status === "RUNNING" && st.attempts > 0 && st.retryAt === null && inFlightType(step);
+      if (!resumed && !(st.attempts > 0 && !inFlightType(step))) {
+        st.attempts += 1;
+        this.snap.currentStep = path;
+        this.c.emit("step_started", path, { attempt: st.attempts });
+      }
+      let r: Attempt;
+      try {
+        r = await this.withTimeout(step, path, scope, (s) => this.execute(step, path, st, s));
+      } catch (err) {
+        if (err instanceof StepTimeoutError && err.path === path) r = { kind: "failed", error: err.message, retryable: true };
+        else throw err;
+      }
+      throwIfAborted(scope.signal);
+      if (r.kind === "parked") return r;
+      if (r.kind === "completed") {
+        const now = Date.now();
+        st.output = r.output;
+        this.setStatus(st, "COMPLETED", now);
+        if (scope.prefix === "") this.snap.completedSteps += 1;
+        this.c.emit("step_completed", path, {
+          status: st.status,
+          output: r.output,
+          duration: st.duration,
+          attempts: st.attempts,
+        });
+        return { kind: "completed", output: r.output };
+      }
+      const retry = step.retry;
+      if (r.retryable && retry && st.attempts < retry.max_attempts) {
+        st.retryAt = Date.now() + backoffMs(retry, st.attempts);
+        st.error = r.error;
+        this.c.emit("step_retrying", path, { attempt: st.attempts, error: r.error, retryAt: st.retryAt });
+        await this.c.flush();
+        await this.fx.scheduleWake(path, st.retryAt);
+        continue;
+      }
+      return this.finishFailed(step, path, st, r.error);
+    }
+  }
+
+  /** Runs a step body, stopping it at its `timeout` (code steps enforce theirs in the runner). */
+  private async withTimeout(
+    step: Step,
+    path: string,
+    scope: Scope,
+    body: (scope: Scope) => Promise<Attempt>,
+  ): Promise<Attempt> {
+    if (step.timeout === undefined || step.type === "code") return body(scope);
+    const inner = new AbortController();
+    const signal = AbortSignal.any([scope.signal, inner.signal]);
+    const ms = step.timeout * 1000;
+    const timer = setTimeout(() => inner.abort(new StepTimeoutError(path, step.timeout!)), ms);
+    try {
+      return await body({ ...scope, signal });
+    } catch (err) {
+      if (err instanceof StepTimeoutError) this.cancelRunningUnder(path, err.message);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private cancelRunningUnder(containerPath: string, reason: string): void {
+    const nested = nestedNames(this.wf.steps, containerPath.split(".").pop()!.replace(/\[\d+\]$/, ""));
+    const now = Date.now();
+    for (const [path, st] of Object.entries(this.snap.steps)) {
+      if (path === containerPath || st.status !== "RUNNING") continue;
+      if (!nested.has(st.name)) continue;
+      st.error = reason;
+      this.setStatus(st, "CANCELLED", now);
+      this.c.emit("step_cancelled", path, { status: st.status, error: reason });
+    }
+  }
+
+  private async execute(step: Step, path: string, st: StepState, scope: Scope): Promise<Attempt> {
+    try {
+      switch (step.type) {
+        case "transform":
+          return { kind: "completed", output: await this.render(step.output, scope) };
+        case "code":
+          return await this.runCode(step, path, st, scope);
+        case "wait":
+          return await this.runWait(step, path, st, scope);
+        case "foreach":
+          return await this.runForeach(step, path, scope);
+        case "parallel":
+          return await this.runParallel(step, scope);
+        case "workflow":
+          return await this.runChild(step, path, st, scope);
+        default:
+          return { kind: "failed", error: unsupportedReason(step) ?? `unknown step type`, retryable: false };
+      }
+    } catch (err) {
+      if (err instanceof ExpressionError) return { kind: "failed", error: expressionFailure(step.name, err), retryable: false };
+      throw err;
+    }
+  }
+
+  private render(value: unknown, scope: Scope): Promise<unknown> {
+    return renderTemplate(value, expressionContext(this.snap, this.names, scope));
+  }
+
+  private async runCode(step: Extract<Step, { type: "code" }>, path: string, st: StepState, scope: Scope): Promise<Attempt> {
+    const input = step.input === undefined ? {} : await this.render(step.input, scope);
+    if (this.snap.enableMonitoring) st.input = input;
+    // The attempt's start must be durable before its side effects begin.
+    await this.c.flush();
+    const res = await this.fx.runCode(
+      {
+        language: step.language,
+        ...(step.code === undefined ? {} : { code: step.code }),
+        ...(step.command === undefined ? {} : { command: step.command }),
+        vars: this.snap.vars,
+        input,
+        ...(scope.item === undefined ? {} : { item: scope.item }),
+        timeoutMs: (step.timeout ?? CODE_DEFAULT_TIMEOUT_S) * 1000,
+        network: step.network ?? false,
+      },
+      scope.signal,
+    );
+    throwIfAborted(scope.signal);
+    if (this.snap.enableMonitoring && res.logs.length) {
+      st.logs = [...(st.logs ?? []), ...res.logs].slice(-1000);
+      this.c.emit("step_log", path, { lines: res.logs });
+    }
+    if (res.ok) return { kind: "completed", output: res.output };
+    return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
+  }
+
+  private async runWait(step: Extract<Step, { type: "wait" }>, path: string, st: StepState, scope: Scope): Promise<Attempt> {
+    if (st.waitUntil === null) {
+      const until =
+        step.seconds !== undefined ? Date.now() + step.seconds * 1000 : Date.parse(String(await this.render(step.until, scope)));
+      if (Number.isNaN(until)) {
+        return { kind: "failed", error: `step \`${step.name}\`: \`until\` is not an ISO-8601 time`, retryable: false };
+      }
+      st.waitUntil = until;
+      this.c.emit("step_waiting", path, { until });
+      await this.c.flush();
+      await this.fx.scheduleWake(path, until);
+    }
+    const due = await this.untilDue(path, st.waitUntil, scope.signal);
+    if (due === "parked") return { kind: "parked" };
+    return { kind: "completed", output: { waitedUntil: st.waitUntil } };
+  }
+
+  /**
+   * Short waits stay in memory (the durable timer is there too, should this process die);
+   * longer ones park the branch. A parked branch re-arms its timer, so a wake that came early
+   * (clock skew between hosts) is not the last one.
+   */
+  private async untilDue(path: string, dueAt: number, signal: AbortSignal): Promise<"due" | "parked"> {
+    const remaining = dueAt - Date.now();
+    if (remaining <= 0) return "due";
+    if (remaining > this.fx.holdMs) {
+      await this.fx.scheduleWake(path, dueAt);
+      return "parked";
+    }
+    await sleep(remaining, signal);
+    return "due";
+  }
+
+  private async runForeach(step: Extract<Step, { type: "foreach" }>, path: string, scope: Scope): Promise<Attempt> {
+    const items = typeof step.items === "string" ? await this.render(step.items, scope) : step.items;
+    if (!Array.isArray(items)) {
+      return {
+        kind: "failed",
+        error: `step \`${step.name}\`: \`items\` must evaluate to an array, got ${items === null ? "null" : typeof items}`,
+        retryable: false,
+      };
+    }
+    const results: Outcome[] = new Array(items.length);
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < items.length) {
+        const i = next++;
+        const r = await this.runSequence(step.steps, iterationScope(scope, path, i, items[i], scope.signal));
+        results[i] = r;
+        if (r.kind === "failed") failed = true;
+      }
+    };
+    const concurrency = Math.min(step.concurrency ?? 1, Math.max(items.length, 1));
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const firstFailure = results.findIndex((r) => r?.kind === "failed");
+    if (firstFailure >= 0) {
+      const r = results[firstFailure] as { error: string };
+      return { kind: "failed", error: `step \`${step.name}\` item ${firstFailure}: ${r.error}`, retryable: true };
+    }
+    if (results.some((r) => r.kind === "parked")) return { kind: "parked" };
+    return { kind: "completed", output: results.map((r) => (r.kind === "completed" ? r.output : null)) };
+  }
+
+  private async runParallel(step: Extract<Step, { type: "parallel" }>, scope: Scope): Promise<Attempt> {
+    const branches = Object.entries(step.branches);
+    const results = await Promise.all(branches.map(([, steps]) => this.runSequence(steps, scope)));
+    const failedAt = results.findIndex((r) => r.kind === "failed");
+    if (failedAt >= 0) {
+      const r = results[failedAt] as { error: string };
+      return { kind: "failed", error: `step \`${step.name}\` branch ${branches[failedAt]![0]}: ${r.error}`, retryable: true };
+    }
+    if (results.some((r) => r.kind === "parked")) return { kind: "parked" };
+    const output: Record<string, unknown> = {};
+    branches.forEach(([name], i) => {
+      const r = results[i]!;
+      output[name] = r.kind === "completed" ? r.output : null;
+    });
+    return { kind: "completed", output };
+  }
+
+  private async runChild(step: Extract<Step, { type: "workflow" }>, path: string, st: StepState, scope: Scope): Promise<Attempt> {
+    if (st.childExecutionId === null) {
+      st.childExecutionId = newId();
+      this.c.emit("step_child", path, { childExecutionId: st.childExecutionId, workflowId: step.workflow });
+      // Recorded before the start is published: a crash in between re-publishes the same child.
+      await this.c.flush();
+    }
+    const child = await this.fx.loadExecution(st.childExecutionId);
+    if (!child) {
+      const inputs = step.inputs === undefined ? {} : await this.render(step.inputs, scope);
+      const error = await this.fx.startChild(step.workflow, st.childExecutionId, path, inputs as Record<string, unknown>);
+      if (error) {
+        st.childExecutionId = null;
+        return { kind: "failed", error: `step \`${step.name}\`: ${error}`, retryable: false };
+      }
+      if (st.deadline !== null) await this.fx.scheduleWake(path, st.deadline);
+      return { kind: "parked" };
+    }
+    if (!TERMINAL_STATUSES.has(child.status)) return { kind: "parked" };
+    if (child.status === "COMPLETED") return { kind: "completed", output: child.output ?? null };
+    // A new attempt starts a new child execution.
+    st.childExecutionId = null;
+    return {
+      kind: "failed",
+      error: `step \`${step.name}\`: sub-workflow ${step.workflow} execution ${child.id} ended ${child.status}${child.error ? `: ${child.error}` : ""}`,
+      retryable: true,
+    };
+  }
+
+  private failNew(step: Step, path: string, error: string): Outcome {
+    const st = newState(step, "RUNNING", Date.now());
+    this.snap.steps[path] = st;
+    return this.finishFailed(step, path, st, error);
+  }
+
+  private finishFailed(_step: Step, path: string, st: StepState, error: string): Outcome {
+    st.error = error;
+    st.retryAt = null;
+    this.setStatus(st, "FAILED", Date.now());
+    this.c.emit("step_failed", path, { status: st.status, error, attempts: st.attempts, duration: st.duration });
+    return { kind: "failed", error };
+  }
+
+  private setStatus(st: StepState, status: StepStatus, now: number): void {
+    st.status = status;
+    st.completedAt = now;
+    st.duration = st.startedAt === null ? null : now - st.startedAt;
+  }
+}
+
+function newState(step: Step, status: StepStatus, now: number): StepState {
+  return {
+    name: step.name,
+    type: step.type,
+    status,
+    error: null,
+    attempts: 0,
+    startedAt: status === "SKIPPED" ? null : now,
+    completedAt: status === "SKIPPED" ? now : null,
+    duration: null,
+    waitUntil: null,
+    retryAt: null,
+    deadline: null,
+    childExecutionId: null,
+  };
+}
+
+/** Step types whose attempt has side effects outside the snapshot: the ones a crash interrupts. */
+export function inFlightType(step: { type: string }): boolean {
+  return step.type === "code" || step.type === "llm" || step.type === "agent";
+}
+
+/** Steps that may park: their `timeout` is a durable deadline rather than an in-memory timer. */
+function parks(step: Step): boolean {
+  return step.type !== "code" && step.type !== "transform";
+}
+
+function unsupportedReason(step: Step): string | null {
+  if (step.type === "llm" || step.type === "agent") {
+    return `step \`${step.name}\`: \`${step.type}\` steps validate but this version of the service does not run them yet`;
+  }
+  if (step.manual_approval !== undefined) {
+    return `step \`${step.name}\`: \`manual_approval\` validates but this version of the service does not run approvals yet`;
+  }
+  return null;
+}
+
+function expressionFailure(stepName: string, err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return `step \`${stepName}\`: ${msg}`;
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason;
+}
+
+function nestedNames(steps: readonly Step[], containerName: string): Set<string> {
+  const names = new Set<string>();
+  walkSteps(steps, (step, parents) => {
+    if (parents.some((p) => p.name === containerName)) names.add(step.name);
+  });
+  return names;
+}

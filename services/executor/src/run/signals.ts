@@ -1,0 +1,31 @@
+/** The run was cancelled (cancel command): unwind, mark running steps CANCELLED. */
+export class CancelledError extends Error {
+  constructor() {
+    super("execution cancelled");
+    this.name = "CancelledError";
+  }
+}
+
+/** Another actor took the execution over (our lease lapsed): stop without writing anything. */
+export class LostOwnershipError extends Error {
+  constructor(execId: string) {
+    super(`execution ${execId} was taken over by another actor`);
+    this.name = "LostOwnershipError";
+  }
+}
+
+/** Sleeps, waking early (rejecting with the signal's reason) when the signal aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,98 @@
+import type { ConsumerMessages } from "@nats-io/jetstream";
+import { newId } from "@wf/shared/execution";
+import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import type { Platform } from "@wf/shared/runtime";
+import { ExecutorActor } from "./actor/executor-actor";
+import { createCodeRunner } from "./code/index";
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+/**
+ * Execution actors: pulls commands from the shared durable consumer, at most
+ * WF_EXEC_CONCURRENCY at a time, sized so a fetched message never waits in a local buffer
+ * (where its lease would run out).
+ */
+export async function startExecutor(p: Platform): Promise<RunningService & { actor: ExecutorActor }> {
+  const { config, js, jsm, nc } = p;
+  const ns = config.WF_NAMESPACE;
+  const subj = subjects(ns);
+  const stream = streamNames(ns).cmd;
+  const durable = consumerNames().executor;
+  await ensureConsumer(jsm, stream, {
+    durable,
+    filter: subj.execAll,
+    ackWaitMs: config.WF_EXEC_LEASE_MS,
+    // Bounded by the actor itself (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
+    maxDeliver: -1,
+    maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
+  });
+  const codeRunner = await createCodeRunner(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {});
+  const log = p.log.child({ component: "executor" });
+  const actor = new ExecutorActor({
+    js,
+    store: p.store,
+    timers: p.timers,
+    codeRunner,
+    ns,
+    actorId: `executor-${newId()}`,
+    holdMs: config.WF_HOLD_WAIT_MS,
+    leaseMs: config.WF_EXEC_LEASE_MS,
+    maxDeliver: config.WF_EXEC_MAX_DELIVER,
+    log,
+  });
+  const cancelSub = nc.subscribe(subj.execCancelAll, {
+    callback: (_err, msg) => {
+      const id = msg.subject.split(".").pop();
+      if (id) actor.cancelLocal(id);
+    },
+  });
+
+  const consumer = await js.consumers.get(stream, durable);
+  let stopped = false;
+  let free = config.WF_EXEC_CONCURRENCY;
+  let wakeLoop: (() => void) | null = null;
+  let batch: ConsumerMessages | null = null;
+  const inflight = new Set<Promise<void>>();
+
+  const loop = (async () => {
+    while (!stopped) {
+      if (free === 0) {
+        await new Promise<void>((r) => (wakeLoop = r));
+        continue;
+      }
+      try {
+        batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
+        for await (const m of batch) {
+          free--;
+          const job = actor.handle(m).finally(() => {
+            free++;
+            inflight.delete(job);
+            wakeLoop?.();
+            wakeLoop = null;
+          });
+          inflight.add(job);
+        }
+      } catch (err) {
+        if (stopped) break;
+        log.warn("fetch failed; retrying", { err });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  })();
+
+  return {
+    actor,
+    async stop() {
+      stopped = true;
+      batch?.stop();
+      wakeLoop?.();
+      await loop;
+      cancelSub.unsubscribe();
+      // Runs still going keep their messages unacknowledged: another replica takes them over.
+      await Promise.race([Promise.allSettled(inflight), new Promise((r) => setTimeout(r, 10_000))]);
+      await codeRunner.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { ConfigError } from "../errors/wf-error";
+
+const token = z.string().regex(/^[A-Za-z0-9_-]+$/, "must be letters, digits, '_' or '-' (it is a NATS subject token)");
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/**
+ * Every knob the service reads, with its default. The README's configuration table lists the
+ * same names (a test keeps them in step).
+ */
+export const ENV_SCHEMA = {
+  PORT: { schema: int(0, 65535), default: "3000", doc: "HTTP port of the edge." },
+  HOST: { schema: z.string().min(1), default: "127.0.0.1", doc: "Address the edge listens on (use 0.0.0.0 to accept remote clients)." },
+  NATS_URL: { schema: z.string().url().optional(), default: undefined, doc: "NATS server URL. Unset: use one answering on 127.0.0.1:4222, else start `nats-server` as a child." },
+  MONGODB_URI: { schema: z.string().url().optional(), default: undefined, doc: "When set, records are kept in MongoDB instead of JetStream KV." },
+  MONGODB_DATABASE: { schema: z.string().min(1), default: "wf", doc: "MongoDB database name." },
+  WF_NAMESPACE: { schema: token, default: "wf", doc: "Prefix of every subject, stream, bucket: several installations can share one NATS." },
+  WF_DATA_DIR: { schema: z.string().min(1), default: ".data", doc: "Local data: the child nats-server's JetStream store (`<dir>/nats`) and code-step temp dirs." },
+  WF_EXEC_CONCURRENCY: { schema: int(1, 10_000), default: "64", doc: "Executions one executor process runs at once (parked ones do not count)." },
+  WF_EXEC_LEASE_MS: { schema: int(1_000, 600_000), default: "30000", doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it." },
+  WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },
+  WF_HOLD_WAIT_MS: { schema: int(0, 600_000), default: "5000", doc: "Waits and retry backoffs shorter than this stay in memory (still backed by a durable timer); longer ones park the execution." },
+  WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
+  WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir)." },
+  LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]), default: "info", doc: "Log level." },
+} as const;
+
+type Spec = typeof ENV_SCHEMA;
+export type Config = { [K in keyof Spec]: z.infer<Spec[K]["schema"]> };
+
+/** Reads and checks the environment; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, spec] of Object.entries(ENV_SCHEMA)) {
+    const raw = env[name] === "" ? undefined : (env[name] ?? spec.default);
+    const parsed = (spec.schema as z.ZodType).safeParse(raw);
+    if (parsed.success) out[name] = parsed.data;
+    else problems.push(`${name}=${JSON.stringify(env[name])}: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+  }
+  if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  return out as Config;
+}

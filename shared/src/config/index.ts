@@ -1,0 +1,1 @@
+export { loadConfig, ENV_SCHEMA, type Config } from "./env";

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { TriggerSource } from "../execution/snapshot";
+
+/** `<ns>.cmd.exec.start.<execId>`: everything an executor needs, so it reads no other record. */
+export const StartCommand = z.object({
+  executionId: z.string(),
+  workflow: z.object({
+    id: z.string(),
+    name: z.string(),
+    ownerId: z.string(),
+    version: z.number().int().nullable(),
+    definition: z.unknown(),
+  }),
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  triggerSource: TriggerSource,
+  enableMonitoring: z.boolean().default(false),
+  parent: z.object({ executionId: z.string(), stepPath: z.string() }).nullable().default(null),
+  requestedAt: z.number(),
+});
+export type StartCommand = z.input<typeof StartCommand>;
+
+/** `<ns>.cmd.exec.resume.<execId>`: wake a parked execution; the snapshot says what is due. */
+export const ResumeCommand = z.object({
+  executionId: z.string(),
+  reason: z.enum(["timer", "child", "approval"]),
+  stepPath: z.string().optional(),
+});
+export type ResumeCommand = z.input<typeof ResumeCommand>;
+
+/** `<ns>.cmd.exec.cancel.<execId>` */
+export const CancelCommand = z.object({
+  executionId: z.string(),
+  reason: z.string().optional(),
+});
+export type CancelCommand = z.input<typeof CancelCommand>;

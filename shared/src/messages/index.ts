@@ -1,0 +1,1 @@
+export { StartCommand, ResumeCommand, CancelCommand } from "./commands";

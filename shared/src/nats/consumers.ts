@@ -1,0 +1,31 @@
+import { AckPolicy, DeliverPolicy, type JetStreamManager, type ConsumerConfig } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/nats-core";
+import { isNotFound } from "./streams";
+
+/** Creates or updates a durable pull consumer shared by every replica of a service. */
+export async function ensureConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  cfg: { durable: string; filter: string; ackWaitMs: number; maxDeliver: number; maxAckPending: number },
+): Promise<void> {
+  const config: Partial<ConsumerConfig> = {
+    durable_name: cfg.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: cfg.filter,
+    ack_wait: nanos(cfg.ackWaitMs),
+    max_deliver: cfg.maxDeliver,
+    max_ack_pending: cfg.maxAckPending,
+  };
+  try {
+    await jsm.consumers.info(stream, cfg.durable);
+    await jsm.consumers.update(stream, cfg.durable, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    try {
+      await jsm.consumers.add(stream, config);
+    } catch (addErr) {
+      if (!/already in use|exists/i.test(String(addErr))) throw addErr;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+/** Every subject and stream name the service uses, in one place (DESIGN.md, Messages). */
+export function subjects(ns: string) {
+  return {
+    execStart: (execId: string) => `${ns}.cmd.exec.start.${execId}`,
+    execResume: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
+    execCancel: (execId: string) => `${ns}.cmd.exec.cancel.${execId}`,
+    execCancelAll: `${ns}.cmd.exec.cancel.*`,
+    execAll: `${ns}.cmd.exec.>`,
+    approval: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
+    approvalAll: `${ns}.cmd.approval.>`,
+    event: (ownerId: string, workflowId: string, execId: string, type: string) =>
+      `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
+    /** Filter for tailing: any part left undefined matches everything. */
+    eventFilter: (f: { ownerId?: string; workflowId?: string; executionId?: string; type?: string } = {}) =>
+      `${ns}.evt.${f.ownerId ?? "*"}.${f.workflowId ?? "*"}.${f.executionId ?? "*"}.${f.type ?? "*"}`,
+    timer: (kind: string, id: string) => `${ns}.timer.${kind}.${id}`,
+    audit: (reason: string) => `${ns}.audit.${reason}`,
+  };
+}
+export type Subjects = ReturnType<typeof subjects>;
+
+export function streamNames(ns: string) {
+  return {
+    cmd: `${ns}_CMD`,
+    evt: `${ns}_EVT`,
+    timer: `${ns}_TIMER`,
+    audit: `${ns}_AUDIT`,
+  };
+}
+
+export function consumerNames() {
+  return { executor: "executor", approvals: "approvals", timers: "timers" };
+}
+
+/** Subject tokens cannot hold '.', '*', '>' or whitespace; map anything else to '_'. */
+export function toToken(s: string): string {
+  const t = s.replace(/[^A-Za-z0-9_-]/g, "_");
+  return t.length ? t : "_";
+}

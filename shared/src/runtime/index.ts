@@ -1,0 +1,3 @@
+export { openPlatform, type Platform } from "./platform";
+export { resolveNats, type ResolvedNats } from "./resolve-nats";
+export { runUntilSignal } from "./run-until-signal";

@@ -1,0 +1,53 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { Config } from "../config/index";
+import { createLogger, type Logger } from "../log/index";
+import { connectNats } from "../nats/connect";
+import { ensureStreams } from "../nats/streams";
+import { jetStreamTimers, type Timers } from "../nats/timers";
+import { openStore } from "../store/index";
+import type { Store } from "../store/port";
+import { resolveNats } from "./resolve-nats";
+
+/** What every service needs: one NATS connection, the streams, the store, timers, a logger. */
+export interface Platform {
+  config: Config;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  store: Store;
+  timers: Timers;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export async function openPlatform(config: Config, name: string): Promise<Platform> {
+  const log = createLogger(config.LOG_LEVEL, { service: name });
+  const nats = await resolveNats(config.NATS_URL, config.WF_DATA_DIR, log);
+  const nc = await connectNats(nats.url, `wf-${name}`);
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await ensureStreams(jsm, config.WF_NAMESPACE, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000 });
+  const store = config.MONGODB_URI
+    ? await openStore({ kind: "mongodb", uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, namespace: config.WF_NAMESPACE })
+    : await openStore({ kind: "kv", nc, namespace: config.WF_NAMESPACE });
+  log.info("platform ready", { nats: nats.url, store: store.kind, namespace: config.WF_NAMESPACE });
+  return {
+    config,
+    nc,
+    js,
+    jsm,
+    store,
+    timers: jetStreamTimers(js, config.WF_NAMESPACE),
+    log,
+    async close() {
+      await store.close();
+      await nc.drain().catch(() => nc.close());
+      if (nats.child) {
+        const exited = new Promise((r) => nats.child!.once("exit", r));
+        nats.child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}

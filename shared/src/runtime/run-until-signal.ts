@@ -1,0 +1,31 @@
+import { WfError } from "../errors/index";
+
+/**
+ * Runs a service until SIGINT/SIGTERM, then stops it. A start-up failure prints its message
+ * (a bad variable is named) and exits non-zero.
+ */
+export async function runUntilSignal(name: string, start: () => Promise<() => Promise<void>>): Promise<void> {
+  let stop: () => Promise<void>;
+  try {
+    stop = await start();
+  } catch (err) {
+    const msg = err instanceof WfError || err instanceof Error ? err.message : String(err);
+    process.stderr.write(`[wf ${name}] cannot start: ${msg}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const onSignal = (sig: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stderr.write(`[wf ${name}] ${sig}: stopping\n`);
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`[wf ${name}] error while stopping: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+}

@@ -1,0 +1,85 @@
+import { loadConfig, type Config } from "@wf/shared/config";
+import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { startExecution } from "@wf/shared/client";
+import { openPlatform, type Platform } from "@wf/shared/runtime";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
+import { parseWorkflow } from "@wf/shared/workflow";
+import type { TriggerSource } from "@wf/shared/execution";
+import { startExecutor } from "@wf/executor";
+import { startScheduler } from "@wf/scheduler";
+
+/** A namespace per test: tests share one nats-server without seeing each other. */
+export function uniqueNamespace(): string {
+  return `t${newId().slice(-12)}`;
+}
+
+export function testConfig(server: NatsServerHandle, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    NATS_URL: server.url,
+    WF_NAMESPACE: uniqueNamespace(),
+    LOG_LEVEL: "error",
+    ...env,
+  });
+}
+
+export interface InProcessRuntime {
+  platform: Platform;
+  ns: string;
+  stop(): Promise<void>;
+}
+
+/** Executor + scheduler in this process, on their own platform connection. */
+export async function startRuntime(config: Config, parts: { executor?: boolean; scheduler?: boolean } = {}): Promise<InProcessRuntime> {
+  const platform = await openPlatform(config, "test");
+  const executor = parts.executor === false ? null : await startExecutor(platform);
+  const scheduler = parts.scheduler === false ? null : await startScheduler(platform);
+  return {
+    platform,
+    ns: config.WF_NAMESPACE,
+    async stop() {
+      await executor?.stop();
+      await scheduler?.stop();
+      await platform.close();
+    },
+  };
+}
+
+export function definitionOf(yaml: string) {
+  const parsed = parseWorkflow(yaml);
+  if (!parsed.ok) throw new Error(`bad test workflow: ${JSON.stringify(parsed.errors)}`);
+  return parsed.workflow;
+}
+
+/** Starts an execution of an inline workflow, as `wf run` does. */
+export async function run(
+  p: Platform,
+  yaml: string,
+  opts: { inputs?: Record<string, unknown>; triggerSource?: TriggerSource; ownerId?: string; monitoring?: boolean } = {},
+): Promise<string> {
+  const definition = definitionOf(yaml);
+  return startExecution(p.js, p.config.WF_NAMESPACE, {
+    workflow: { id: `wf-${definition.name}`, name: definition.name, ownerId: opts.ownerId ?? "owner1", version: null, definition },
+    inputs: opts.inputs ?? {},
+    triggerSource: opts.triggerSource ?? "console",
+    enableMonitoring: opts.monitoring ?? false,
+  });
+}
+
+const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+
+export async function waitForStatus(
+  p: Platform,
+  id: string,
+  statuses: string[] = [...TERMINAL],
+  timeoutMs = 20_000,
+): Promise<ExecutionSnapshot> {
+  return waitFor(
+    async () => {
+      const v = await p.store.executions.get(id);
+      return v && statuses.includes(v.value.status) ? v.value : undefined;
+    },
+    { timeoutMs, what: `execution ${id} to reach ${statuses.join("/")}` },
+  );
+}
+
+export { startNatsServer, waitFor };
