@@ -163,6 +163,9 @@ export class ExecutionRun {
 
   /** The attempt loop: runs, and on a retryable failure backs off on a durable timer. */
   private async attempts(step: Step, path: string, st: StepState, scope: Scope): Promise<Outcome> {
+    // Replaying a step whose attempt had begun (a parked wait, a child, or an attempt in flight
+    // when its actor died) continues that attempt under the same number.
+    let continuing = st.attempts > 0 && st.retryAt === null;
     for (;;) {
       if (st.retryAt !== null) {
         const due = await this.untilDue(path, st.retryAt, scope.signal);
@@ -172,13 +175,12 @@ export class ExecutionRun {
       if (st.deadline !== null && Date.now() >= st.deadline) {
         return this.finishFailed(step, path, st, `step \`${step.name}\` timed out after ${step.timeout} s`);
       }
-      // An attempt that was in flight when its actor died is run again under the same number.
-      const resumed = st.status === "RUNNING" && st.attempts > 0 && st.retryAt === null && inFlightType(step);
-      if (!resumed && !(st.attempts > 0 && !inFlightType(step))) {
+      if (!continuing) {
         st.attempts += 1;
         this.snap.currentStep = path;
         this.c.emit("step_started", path, { attempt: st.attempts });
       }
+      continuing = false;
       let r: Attempt;
       try {
         r = await this.withTimeout(step, path, scope, (s) => this.execute(step, path, st, s));

@@ -1,0 +1,23 @@
+import { loadConfig } from "@wf/shared/config";
+import { openPlatform, runUntilSignal } from "@wf/shared/runtime";
+import { startApprovals } from "@wf/approvals";
+import { startEdge } from "@wf/edge";
+import { startExecutor } from "@wf/executor";
+import { startScheduler } from "@wf/scheduler";
+
+/** `npm start`: edge, executor, approvals and scheduler in one process, on the embedded defaults. */
+await runUntilSignal("all-in-one", async () => {
+  const platform = await openPlatform(loadConfig(), "all-in-one");
+  const executor = await startExecutor(platform);
+  const scheduler = await startScheduler(platform);
+  const approvals = await startApprovals(platform);
+  const edge = await startEdge(platform);
+  process.stderr.write(`[wf] ready: edge on ${edge.url}, namespace ${platform.config.WF_NAMESPACE}, store ${platform.store.kind}\n`);
+  return async () => {
+    await edge.stop();
+    await approvals.stop();
+    await executor.stop();
+    await scheduler.stop();
+    await platform.close();
+  };
+});

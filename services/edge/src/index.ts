@@ -1,0 +1,1 @@
+export { buildEdge, startEdge, BODY_LIMIT_BYTES } from "./server";
