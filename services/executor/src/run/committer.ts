@@ -22,6 +22,8 @@ export class Committer {
   private inflight: Promise<void> | null = null;
   private acks: Promise<PubAck>[] = [];
   private readonly subj;
+  /** Who we are: kept apart from `snap.holder`, which the final write of a run clears. */
+  private readonly holder: ExecutionSnapshot["holder"];
 
   /**
    * `holder`: a lost compare-and-set means the cancel handler set its flag: adopt it and write
@@ -37,6 +39,7 @@ export class Committer {
   ) {
     this.snap = snap;
     this.version = version;
+    this.holder = snap.holder;
     this.subj = subjects(ns);
   }
 
@@ -124,7 +127,7 @@ export class Committer {
   private async adoptConcurrentChange(): Promise<void> {
     const current = await this.store.executions.get(this.snap.id);
     const holder = current?.value.holder;
-    const mine = this.snap.holder;
+    const mine = this.holder;
     if (!current || !holder || !mine || holder.actor !== mine.actor || holder.seq !== mine.seq) {
       throw new LostOwnershipError(this.snap.id);
     }
