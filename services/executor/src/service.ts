@@ -50,6 +50,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   });
 
   const consumer = await js.consumers.get(stream, durable);
+  log.info("executor ready", { concurrency: config.WF_EXEC_CONCURRENCY });
   let stopped = false;
   let free = config.WF_EXEC_CONCURRENCY;
   let wakeLoop: (() => void) | null = null;

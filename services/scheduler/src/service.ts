@@ -21,6 +21,7 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
   const log = p.log.child({ component: "scheduler" });
   const consumer = await p.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: 1_000 });
+  log.info("scheduler ready");
   const loop = (async () => {
     for await (const m of messages) {
       handleTimerMessage(p.js, m).catch((err: unknown) => {

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
+import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+
+/**
+ * Crashes: service processes (and the NATS server) die by SIGKILL mid-work; what was durable
+ * must carry on, as decisions.md's Restart rules say.
+ */
+let server: NatsServerHandle;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** A client connection: starts executions and reads snapshots, runs no actor. */
+async function client(ns: string): Promise<InProcessRuntime> {
+  return startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, scheduler: false });
+}
+
+function serviceEnv(ns: string, extra: Record<string, string> = {}) {
+  return { NATS_URL: server.url, WF_NAMESPACE: ns, WF_EXEC_LEASE_MS: "1000", PORT: "0", ...extra };
+}
+
+const startExecutorProcess = (ns: string, extra: Record<string, string> = {}) =>
+  startServiceProcess(ENTRIES.executor, serviceEnv(ns, extra), ["executor ready"]);
+
+/** A step that records each run of itself, then takes long enough to be killed mid-way. */
+const SLOW_STEP = (dir: string) => `
+name: crash-mid-step
+steps:
+  - { name: first, type: transform, output: 1 }
+  - name: slow
+    type: code
+    language: python
+    code: |
+      import os, time
+      with open("${dir}/runs", "a") as f:
+          f.write("run\\n")
+      time.sleep(1.5)
+      print('{"done": true}')
+  - { name: last, type: transform, output: "{{ steps.slow.output.done }}" }
+`;
+
+async function runs(dir: string): Promise<number> {
+  return (await readFile(join(dir, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+}
+
+describe("executor killed mid-step", () => {
+  it.each([
+    ["open_api", "INTERRUPTED", 1],
+    ["console", "COMPLETED", 2],
+  ] as const)("triggerSource %s ends %s", async (source, expected, expectedRuns) => {
+    const ns = `crash${source.replace("_", "")}${Date.now() % 100000}`;
+    const c = await client(ns);
+    const dir = await mkdtemp(join(tmpdir(), "wf-crash-"));
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const id = await run(c.platform, SLOW_STEP(dir), { triggerSource: source });
+      await waitFor(async () => (await runs(dir)) === 1 || undefined, { what: "the slow step to start" });
+      await first.kill();
+      first = null;
+      const second = await startExecutorProcess(ns);
+      try {
+        const s = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(s.status).toBe(expected);
+        expect(await runs(dir)).toBe(expectedRuns);
+        if (expected === "INTERRUPTED") {
+          expect(s.steps.slow!.status).toBe("FAILED");
+          expect(s.steps.slow!.error).toMatch(/interrupted/);
+          expect(s.error).toMatch(/not replayed/);
+          expect(s.steps.last).toBeUndefined();
+        } else {
+          expect(s.steps.slow!.attempts).toBe(1);
+          expect(s.output).toBe(true);
+        }
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await first?.kill();
+      await c.stop();
+    }
+  });
+});
+
+describe("durable timers outlive every process", () => {
+  it("a wait and a retry backoff complete after SIGKILL of the service and of nats-server", async () => {
+    const ns = `crashtimers${Date.now() % 100000}`;
+    const dir = await mkdtemp(join(tmpdir(), "wf-timers-"));
+    const env = serviceEnv(ns, { WF_HOLD_WAIT_MS: "100" });
+    let svc = await startServiceProcess(ENTRIES.allInOne, env, ["executor ready", "scheduler ready", "[wf] ready"]);
+    let c = await client(ns);
+    const waitId = await run(c.platform, `
+name: long-wait
+steps:
+  - { name: pause, type: wait, seconds: 4 }
+  - { name: after, type: code, language: bash, code: "echo waited >> ${dir}/wait-done; echo ok" }
+`);
+    const retryId = await run(c.platform, `
+name: long-backoff
+steps:
+  - name: flaky
+    type: code
+    language: bash
+    retry: { max_attempts: 3, backoff: fixed, initial_delay: 4 }
+    code: |
+      echo attempt >> ${dir}/attempts
+      [ "$(wc -l < ${dir}/attempts)" -ge 2 ] || exit 1
+      echo ok
+`);
+    const parked = async (id: string) => {
+      const v = await c.platform.store.executions.get(id);
+      const st = v && Object.values(v.value.steps).find((s) => s.waitUntil || s.retryAt);
+      return st && v.value.holder === null ? (st.waitUntil ?? st.retryAt)! : undefined;
+    };
+    const waitDue = await waitFor(() => parked(waitId), { what: "the wait to park" });
+    const retryDue = await waitFor(() => parked(retryId), { what: "the backoff to park" });
+
+    await c.stop();
+    await svc.kill();
+    await server.kill();
+    await server.start();
+    svc = await startServiceProcess(ENTRIES.allInOne, env, ["executor ready", "scheduler ready", "[wf] ready"]);
+    c = await client(ns);
+    try {
+      const w = await waitForStatus(c.platform, waitId, undefined, 30_000);
+      const r = await waitForStatus(c.platform, retryId, undefined, 30_000);
+      expect(w.status).toBe("COMPLETED");
+      expect(w.steps.after!.startedAt!).toBeGreaterThanOrEqual(waitDue);
+      expect((await readFile(join(dir, "wait-done"), "utf8")).trim()).toBe("waited");
+      expect(r.status).toBe("COMPLETED");
+      expect(r.steps.flaky!.attempts).toBe(2);
+      expect(r.completedAt!).toBeGreaterThanOrEqual(retryDue);
+    } finally {
+      await c.stop();
+      await svc.kill();
+    }
+  });
+});
+
+describe("two executor replicas", () => {
+  it("never run one execution twice at the same time", async () => {
+    const ns = `replicas${Date.now() % 100000}`;
+    const dir = await mkdtemp(join(tmpdir(), "wf-replicas-"));
+    const a = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "50" });
+    const b = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "50" });
+    const sched = await startServiceProcess(ENTRIES.scheduler, serviceEnv(ns), ["scheduler ready"]);
+    const c = await client(ns);
+    try {
+      const yaml = `
+name: replicas
+steps:
+  - name: work
+    type: foreach
+    items: [1, 2, 3]
+    steps:
+      - name: record
+        type: code
+        language: python
+        input: { id: "{{ execution.id }}" }
+        code: |
+          import json, os, time
+          path = "${dir}/" + json.loads(os.environ["WF_INPUT"])["id"]
+          with open(path, "a") as f: f.write("start %f %d\\n" % (time.time(), os.getppid()))
+          time.sleep(0.05)
+          with open(path, "a") as f: f.write("end %f %d\\n" % (time.time(), os.getppid()))
+          print(1)
+      - { name: pause, type: wait, seconds: 0.2 }
+`;
+      const ids = await Promise.all(Array.from({ length: 12 }, () => run(c.platform, yaml)));
+      const done = await Promise.all(ids.map((id) => waitForStatus(c.platform, id, undefined, 60_000)));
+      expect(done.map((s) => s.status)).toEqual(ids.map(() => "COMPLETED"));
+      const runners = new Set<string>();
+      for (const id of ids) {
+        const lines = (await readFile(join(dir, id), "utf8")).trim().split("\n").map((l) => l.split(" "));
+        // Strictly alternating start/end: no two runs of this execution's steps overlapped.
+        expect(lines.map((l) => l[0])).toEqual(lines.map((_, i) => (i % 2 === 0 ? "start" : "end")));
+        expect(lines).toHaveLength(6);
+        for (const l of lines) runners.add(l[2]!);
+      }
+      expect(runners.size).toBeGreaterThanOrEqual(2);
+    } finally {
+      await c.stop();
+      await Promise.all([a.kill(), b.kill(), sched.kill()]);
+    }
+  });
+});

@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface ServiceProcess {
+  readonly pid: number;
+  readonly output: () => string;
+  /** SIGKILL: a crash, nothing cleaned up. */
+  kill(): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const p of live) p.kill("SIGKILL");
+});
+
+/**
+ * Starts one of the service entry points as its own process (as in production) and resolves
+ * once it logged `readyMessage`.
+ */
+export async function startServiceProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyMessages: string[],
+  timeoutMs = 20_000,
+): Promise<ServiceProcess> {
+  const proc = spawn(process.execPath, ["--import", "tsx", entry], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  live.add(proc);
+  let out = "";
+  proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+  proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} not ready in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const check = () => {
+      if (readyMessages.every((m) => out.includes(m))) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    proc.stdout!.on("data", check);
+    proc.stderr!.on("data", check);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+  proc.removeAllListeners("exit");
+  proc.once("exit", () => live.delete(proc));
+  return {
+    pid: proc.pid!,
+    output: () => out,
+    async kill() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+export const ENTRIES = {
+  allInOne: "services/all-in-one/src/main.ts",
+  executor: "services/executor/src/main.ts",
+  scheduler: "services/scheduler/src/main.ts",
+};
