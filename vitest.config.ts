@@ -7,6 +7,6 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ["default"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
   },
 });

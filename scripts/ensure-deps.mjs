@@ -6,6 +6,6 @@ import { execSync } from "node:child_process";
 const marker = "node_modules/.package-lock.json";
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync("package-lock.json").mtimeMs;
 if (stale) {
-  console.error("[wf] installing dependencies (npm ci)…");
+  process.stderr.write("[wf] installing dependencies (npm ci)…\n");
   execSync("npm ci --no-audit --no-fund", { stdio: "inherit" });
 }

@@ -15,7 +15,7 @@ export const ENV_SCHEMA = {
   MONGODB_URI: { schema: z.string().url().optional(), default: undefined, doc: "When set, records are kept in MongoDB instead of JetStream KV." },
   MONGODB_DATABASE: { schema: z.string().min(1), default: "wf", doc: "MongoDB database name." },
   WF_NAMESPACE: { schema: token, default: "wf", doc: "Prefix of every subject, stream, bucket: several installations can share one NATS." },
-  WF_DATA_DIR: { schema: z.string().min(1), default: ".data", doc: "Local data: the child nats-server's JetStream store (`<dir>/nats`) and code-step temp dirs." },
+  WF_DATA_DIR: { schema: z.string().min(1), default: ".data", doc: "Local data: the JetStream store of the nats-server child that `npm start` may start (`<dir>/nats`)." },
   WF_EXEC_CONCURRENCY: { schema: int(1, 10_000), default: "64", doc: "Executions one executor process runs at once (parked ones do not count)." },
   WF_EXEC_LEASE_MS: { schema: int(1_000, 600_000), default: "30000", doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it." },
   WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },

@@ -1,8 +1,6 @@
 export { ERROR_CATALOGUE, type ErrorCode } from "./catalogue";
 export {
   WfError,
-  TerminalError,
-  RetryableError,
   CasConflictError,
   AlreadyExistsError,
   ConfigError,

@@ -15,22 +15,6 @@ export class WfError extends Error {
   }
 }
 
-/** A step failure that retrying cannot fix (bad expression, unsupported feature, bad input). */
-export class TerminalError extends WfError {
-  constructor(message: string, code: ErrorCode = "STEP_FAILED", details?: unknown) {
-    super(code, message, details);
-    this.name = "TerminalError";
-  }
-}
-
-/** A step failure that may succeed on another attempt (non-zero exit, timeout, network). */
-export class RetryableError extends WfError {
-  constructor(message: string, code: ErrorCode = "STEP_FAILED", details?: unknown) {
-    super(code, message, details);
-    this.name = "RetryableError";
-  }
-}
-
 /** A compare-and-set write lost: another writer moved first. */
 export class CasConflictError extends WfError {
   constructor(key: string) {

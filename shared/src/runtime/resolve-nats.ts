@@ -15,16 +15,22 @@ const LOCAL = { host: "127.0.0.1", port: 4222 };
 /**
  * The embedded default: NATS_URL if set; else a nats-server already answering on
  * 127.0.0.1:4222; else a `nats-server` child with JetStream in `<dataDir>/nats`.
+ * (`local` and `binary` exist for tests.)
  */
-export async function resolveNats(natsUrl: string | undefined, dataDir: string, log: Logger): Promise<ResolvedNats> {
+export async function resolveNats(
+  natsUrl: string | undefined,
+  dataDir: string,
+  log: Logger,
+  { local = LOCAL, binary = "nats-server" }: { local?: { host: string; port: number }; binary?: string } = {},
+): Promise<ResolvedNats> {
   if (natsUrl) return { url: natsUrl, child: null };
-  if (await answers(LOCAL.host, LOCAL.port)) {
-    log.info("using the nats-server answering on 127.0.0.1:4222");
-    return { url: `nats://${LOCAL.host}:${LOCAL.port}`, child: null };
+  if (await answers(local.host, local.port)) {
+    log.info(`using the nats-server answering on ${local.host}:${local.port}`);
+    return { url: `nats://${local.host}:${local.port}`, child: null };
   }
   const storeDir = resolve(dataDir, "nats");
   mkdirSync(storeDir, { recursive: true });
-  const child = spawn("nats-server", ["-a", LOCAL.host, "-p", String(LOCAL.port), "-js", "-sd", storeDir], {
+  const child = spawn(binary, ["-a", local.host, "-p", String(local.port), "-js", "-sd", storeDir], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   const started = await new Promise<true | string>((done) => {
@@ -44,7 +50,7 @@ export async function resolveNats(natsUrl: string | undefined, dataDir: string, 
   });
   if (started !== true) {
     throw new Error(
-      `no NATS server: NATS_URL is not set, nothing answers on 127.0.0.1:4222, and starting \`nats-server\` failed (${started}).\n` +
+      `no NATS server: NATS_URL is not set, nothing answers on ${local.host}:${local.port}, and starting \`${binary}\` failed (${started}).\n` +
         "Get one of these:\n" +
         "  - Debian/Ubuntu: sudo apt-get install nats-server   (then run `npm start` again)\n" +
         "  - any OS: download nats-server from https://github.com/nats-io/nats-server/releases and put it on PATH\n" +
@@ -54,8 +60,8 @@ export async function resolveNats(natsUrl: string | undefined, dataDir: string, 
   const stop = () => child.kill("SIGTERM");
   process.once("exit", stop);
   child.once("exit", () => process.off("exit", stop));
-  log.info("started nats-server as a child process", { storeDir, port: LOCAL.port });
-  return { url: `nats://${LOCAL.host}:${LOCAL.port}`, child };
+  log.info("started nats-server as a child process", { storeDir, port: local.port });
+  return { url: `nats://${local.host}:${local.port}`, child };
 }
 
 function answers(host: string, port: number): Promise<boolean> {

@@ -1,0 +1,23 @@
+import type { Reporter, TestModule } from "vitest/node";
+
+/**
+ * Ends the run with one plain line, `tests: N passed, N failed, N skipped`, that any CI can
+ * read whatever the runner; vitest's own summary stays above it.
+ */
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const m of modules) {
+      for (const t of m.children.allTests()) {
+        const state = t.result().state;
+        if (state === "passed") passed++;
+        else if (state === "failed") failed++;
+        else skipped++;
+      }
+      if (m.state() === "failed" && ![...m.children.allTests()].length) failed++;
+    }
+    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+  }
+}
