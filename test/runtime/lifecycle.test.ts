@@ -129,6 +129,55 @@ steps:
   });
 });
 
+describe("timeouts of parked steps", () => {
+  it("a wait longer than its timeout fails at the deadline, parked or not", async () => {
+    const id = await run(rt.platform, `
+name: wait-timeout
+steps:
+  - name: group
+    type: parallel
+    timeout: 0.5
+    branches:
+      a: [ { name: pause, type: wait, seconds: 60 } ]
+  - { name: never, type: transform, output: 1 }
+`);
+    const s = await waitForStatus(rt.platform, id);
+    expect(s.status).toBe("FAILED");
+    expect(s.steps.group!.error).toMatch(/timed out after 0.5 s/);
+    expect(s.steps.pause!.status).toBe("CANCELLED");
+    expect(s.steps.never).toBeUndefined();
+  });
+});
+
+describe("retry of containers", () => {
+  it("a foreach retried after a failed item runs its items afresh", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wf-foreach-retry-"));
+    const id = await run(rt.platform, `
+name: foreach-retry
+variables:
+  dir: { type: string, required: true }
+steps:
+  - name: each
+    type: foreach
+    items: [1, 2, 3]
+    retry: { max_attempts: 2, backoff: fixed, initial_delay: 0.05 }
+    steps:
+      - name: work
+        type: code
+        language: bash
+        code: |
+          echo "$WF_ITEM" >> "$WF_VAR_dir/log"
+          if [ "$WF_ITEM" = 2 ] && [ ! -f "$WF_VAR_dir/failed" ]; then touch "$WF_VAR_dir/failed"; exit 1; fi
+          echo "$WF_ITEM"
+`, { inputs: { dir } });
+    const s = await waitForStatus(rt.platform, id);
+    expect(s.status, s.error ?? "").toBe("COMPLETED");
+    expect(s.steps.each!.attempts).toBe(2);
+    expect(s.steps.each!.output).toEqual([1, 2, 3]);
+    expect((await readFile(join(dir, "log"), "utf8")).trim().split("\n")).toEqual(["1", "2", "1", "2", "3"]);
+  });
+});
+
 describe("cancel", () => {
   it("cancels a running execution: the step's process is killed and the execution ends CANCELLED", async () => {
     const dir = await mkdtemp(join(tmpdir(), "wf-cancel-"));

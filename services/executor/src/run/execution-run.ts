@@ -153,9 +153,7 @@ export class ExecutionRun {
       }
       const unsupported = unsupportedReason(step);
       if (unsupported) return this.failNew(step, path, unsupported);
-      const now = Date.now();
-      st = newState(step, "RUNNING", now);
-      if (step.timeout !== undefined && parks(step)) st.deadline = now + step.timeout * 1000;
+      st = newState(step, "RUNNING", Date.now());
       this.snap.steps[path] = st;
     }
     return this.attempts(step, path, st, scope);
@@ -173,10 +171,15 @@ export class ExecutionRun {
         st.retryAt = null;
       }
       if (st.deadline !== null && Date.now() >= st.deadline) {
-        return this.finishFailed(step, path, st, `step \`${step.name}\` timed out after ${step.timeout} s`);
+        const reason = `step \`${step.name}\` timed out after ${step.timeout} s`;
+        this.cancelRunningUnder(step, path, scope, reason);
+        return this.finishFailed(step, path, st, reason);
       }
       if (!continuing) {
         st.attempts += 1;
+        if (step.timeout !== undefined && parks(step)) st.deadline = Date.now() + step.timeout * 1000;
+        // A container's new attempt runs its steps afresh.
+        if (st.attempts > 1) this.clearNested(step, path, scope);
         this.snap.currentStep = path;
         this.c.emit("step_started", path, { attempt: st.attempts });
       }
@@ -189,7 +192,11 @@ export class ExecutionRun {
         else throw err;
       }
       throwIfAborted(scope.signal);
-      if (r.kind === "parked") return r;
+      if (r.kind === "parked") {
+        // A parked step with a timeout must wake at its deadline to fail, even if nothing else wakes it.
+        if (st.deadline !== null) await this.fx.scheduleWake(path, st.deadline);
+        return r;
+      }
       if (r.kind === "completed") {
         const now = Date.now();
         st.output = r.output;
@@ -223,31 +230,54 @@ export class ExecutionRun {
     scope: Scope,
     body: (scope: Scope) => Promise<Attempt>,
   ): Promise<Attempt> {
-    if (step.timeout === undefined || step.type === "code") return body(scope);
+    const deadline = this.snap.steps[path]?.deadline ?? null;
+    if (step.timeout === undefined || deadline === null) return body(scope);
     const inner = new AbortController();
     const signal = AbortSignal.any([scope.signal, inner.signal]);
-    const ms = step.timeout * 1000;
-    const timer = setTimeout(() => inner.abort(new StepTimeoutError(path, step.timeout!)), ms);
+    const timer = setTimeout(() => inner.abort(new StepTimeoutError(path, step.timeout!)), Math.max(0, deadline - Date.now()));
     try {
       return await body({ ...scope, signal });
     } catch (err) {
-      if (err instanceof StepTimeoutError) this.cancelRunningUnder(path, err.message);
+      if (err instanceof StepTimeoutError && err.path === path) this.cancelRunningUnder(step, path, scope, err.message);
       throw err;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private cancelRunningUnder(containerPath: string, reason: string): void {
-    const nested = nestedNames(this.wf.steps, containerPath.split(".").pop()!.replace(/\[\d+\]$/, ""));
+  private cancelRunningUnder(step: Step, path: string, scope: Scope, reason: string): void {
     const now = Date.now();
-    for (const [path, st] of Object.entries(this.snap.steps)) {
-      if (path === containerPath || st.status !== "RUNNING") continue;
-      if (!nested.has(st.name)) continue;
+    for (const nestedPath of this.nestedPaths(step, path, scope)) {
+      const st = this.snap.steps[nestedPath]!;
+      if (st.status !== "RUNNING") continue;
       st.error = reason;
       this.setStatus(st, "CANCELLED", now);
-      this.c.emit("step_cancelled", path, { status: st.status, error: reason });
+      if (st.childExecutionId) void this.fx.cancelChild(st.childExecutionId);
+      this.c.emit("step_cancelled", nestedPath, { status: st.status, error: reason });
     }
+  }
+
+  private clearNested(step: Step, path: string, scope: Scope): void {
+    for (const nestedPath of this.nestedPaths(step, path, scope)) delete this.snap.steps[nestedPath];
+  }
+
+  /**
+   * Recorded paths of the steps inside a container: foreach iterations live under `path[i].`;
+   * parallel branches' steps sit beside the container, under the same prefix, with their names.
+   */
+  private nestedPaths(step: Step, path: string, scope: Scope): string[] {
+    if (step.type !== "foreach" && step.type !== "parallel") return [];
+    const names = new Set<string>();
+    walkSteps([step], (s) => {
+      if (s !== step) names.add(s.name);
+    });
+    return Object.keys(this.snap.steps).filter((p) => {
+      if (p.startsWith(`${path}[`)) return true;
+      if (!p.startsWith(scope.prefix)) return false;
+      const rest = p.slice(scope.prefix.length);
+      const head = rest.split(/[.[]/)[0]!;
+      return names.has(head) && (rest === head || rest.startsWith(`${head}[`));
+    });
   }
 
   private async execute(step: Step, path: string, st: StepState, scope: Scope): Promise<Attempt> {
@@ -401,7 +431,6 @@ export class ExecutionRun {
         st.childExecutionId = null;
         return { kind: "failed", error: `step \`${step.name}\`: ${error}`, retryable: false };
       }
-      if (st.deadline !== null) await this.fx.scheduleWake(path, st.deadline);
       return { kind: "parked" };
     }
     if (!TERMINAL_STATUSES.has(child.status)) return { kind: "parked" };
@@ -480,12 +509,4 @@ function expressionFailure(stepName: string, err: unknown): string {
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason;
-}
-
-function nestedNames(steps: readonly Step[], containerName: string): Set<string> {
-  const names = new Set<string>();
-  walkSteps(steps, (step, parents) => {
-    if (parents.some((p) => p.name === containerName)) names.add(step.name);
-  });
-  return names;
 }
