@@ -40,6 +40,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     holdMs: config.WF_HOLD_WAIT_MS,
     leaseMs: config.WF_EXEC_LEASE_MS,
     maxDeliver: config.WF_EXEC_MAX_DELIVER,
+    redeliverOnce: config.WF_REDELIVER_ONCE,
     log,
   });
   const cancelSub = nc.subscribe(subj.execCancelAll, {

@@ -22,6 +22,11 @@ export const ENV_SCHEMA = {
   WF_HOLD_WAIT_MS: { schema: int(0, 600_000), default: "5000", doc: "Waits and retry backoffs shorter than this stay in memory (still backed by a durable timer); longer ones park the execution." },
   WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
   WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir)." },
+  WF_REDELIVER_ONCE: {
+    schema: z.enum(["0", "1"]).transform((v) => v === "1"),
+    default: "0",
+    doc: "Test mode: every execution command is handled twice (acknowledged on its second delivery), to prove the handlers idempotent. Never in production.",
+  },
   LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]), default: "info", doc: "Log level." },
 } as const;
 

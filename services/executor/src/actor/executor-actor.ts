@@ -23,6 +23,7 @@ export interface ExecutorActorDeps {
   holdMs: number;
   leaseMs: number;
   maxDeliver: number;
+  redeliverOnce: boolean;
   log: Logger;
 }
 
@@ -45,6 +46,15 @@ export class ExecutorActor {
 
   get activeCount(): number {
     return this.running.size;
+  }
+
+  /**
+   * Acknowledges a handled command. In the test mode WF_REDELIVER_ONCE every command is handled
+   * twice, acknowledged only on its second delivery: the tests then prove the handlers idempotent.
+   */
+  private done(m: JsMsg): void {
+    if (this.d.redeliverOnce && m.info.deliveryCount === 1) m.nak();
+    else m.ack();
   }
 
   /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */
@@ -154,7 +164,7 @@ export class ExecutorActor {
     if (problem || !wf.success) {
       await c.settle();
       await notifyParent(this.d.js, this.d.ns, snap);
-      m.ack();
+      this.done(m);
       return;
     }
     await this.drive(m, c, wf.data);
@@ -173,7 +183,7 @@ export class ExecutorActor {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) {
-        m.ack();
+        this.done(m);
         return;
       }
       const snap = v.value;
@@ -204,7 +214,7 @@ export class ExecutorActor {
             throw err;
           }
           await notifyParent(this.d.js, this.d.ns, c.snap);
-          m.ack();
+          this.done(m);
           return;
         }
         if (inFlight.length) c.emit("exec_resumed", undefined, { rerunning: inFlight.map(([p]) => p) });
@@ -257,7 +267,7 @@ export class ExecutorActor {
       c.touch();
       await c.settle();
       if (result === "terminal") await notifyParent(this.d.js, this.d.ns, c.snap);
-      m.ack();
+      this.done(m);
     } catch (err) {
       // Branches still running must stop: the redelivered message starts them over.
       run.cancel();
@@ -273,7 +283,7 @@ export class ExecutorActor {
     for (;;) {
       const v = await this.d.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) {
-        m.ack();
+        this.done(m);
         return;
       }
       const snap = v.value;
@@ -299,7 +309,7 @@ export class ExecutorActor {
         throw err;
       }
       if (snap.status === "CANCELLED") await notifyParent(this.d.js, this.d.ns, snap);
-      m.ack();
+      this.done(m);
       return;
     }
   }

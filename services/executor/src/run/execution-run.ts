@@ -358,13 +358,16 @@ export class ExecutionRun {
    * (clock skew between hosts) is not the last one.
    */
   private async untilDue(path: string, dueAt: number, signal: AbortSignal): Promise<"due" | "parked"> {
-    const remaining = dueAt - Date.now();
-    if (remaining <= 0) return "due";
+    let remaining = dueAt - Date.now();
     if (remaining > this.fx.holdMs) {
       await this.fx.scheduleWake(path, dueAt);
       return "parked";
     }
-    await sleep(remaining, signal);
+    // Timers may fire a millisecond early: a wait never ends before its due time.
+    while (remaining > 0) {
+      await sleep(remaining, signal);
+      remaining = dueAt - Date.now();
+    }
     return "due";
   }
 

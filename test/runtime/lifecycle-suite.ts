@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cancelExecution, tailEvents } from "@wf/shared/client";
+import type { ExecutionEvent } from "@wf/shared/execution";
+import { subjects } from "@wf/shared/nats";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+
+/** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
+export function lifecycleSuite(env: Record<string, string> = {}): void {
+  let server: NatsServerHandle;
+  let rt: InProcessRuntime;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    // Waits over 100 ms park the execution: the durable timer path is the one under test.
+    rt = await startRuntime(testConfig(server, { WF_HOLD_WAIT_MS: "100", ...env }));
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await server?.stop();
+  });
+
+  describe("events", () => {
+    it("publishes execution and step events on <ns>.evt.<owner>.<workflow>.<exec>.<type>, in order", async () => {
+      const id = await run(rt.platform, `
+  name: ev
+  steps:
+    - { name: a, type: transform, output: 1 }
+    - { name: b, type: transform, condition: "false", output: 2 }
+    - { name: c, type: code, language: javascript, code: "return 3" }
+  `, { ownerId: "ops" });
+      await waitForStatus(rt.platform, id);
+      const seen: ExecutionEvent[] = [];
+      const subjectsSeen: string[] = [];
+      const ac = new AbortController();
+      const consumer = await rt.platform.js.consumers.get(`${rt.ns}_EVT`, {
+        filter_subjects: subjects(rt.ns).eventFilter({ executionId: id }),
+      });
+      const msgs = await consumer.consume();
+      for await (const m of msgs) {
+        subjectsSeen.push(m.subject);
+        seen.push(JSON.parse(m.string()));
+        if (seen.at(-1)!.type === "exec_completed") break;
+      }
+      ac.abort();
+      expect(seen.map((e) => `${e.type}${e.step ? `:${e.step}` : ""}`)).toEqual([
+        "exec_started",
+        "step_started:a",
+        "step_completed:a",
+        "step_skipped:b",
+        "step_started:c",
+        "step_completed:c",
+        "exec_completed",
+      ]);
+      expect(subjectsSeen[0]).toBe(`${rt.ns}.evt.ops.wf-ev.${id}.exec_started`);
+      expect(seen.at(-1)!.data.output).toBe(3);
+      expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+    });
+
+    it("tailEvents follows new events of one execution", async () => {
+      const ac = new AbortController();
+      const got: string[] = [];
+      const idPromise = run(rt.platform, `
+  name: tail
+  steps:
+    - { name: pause, type: wait, seconds: 0.3 }
+    - { name: done, type: transform, output: ok }
+  `);
+      const id = await idPromise;
+      const tail = (async () => {
+        for await (const e of tailEvents(rt.platform.js, rt.ns, { executionId: id, since: Date.now() - 60_000 }, ac.signal)) {
+          got.push(e.type);
+          if (e.type === "exec_completed") break;
+        }
+      })();
+      await tail;
+      ac.abort();
+      expect(got[0]).toBe("exec_started");
+      expect(got).toContain("step_waiting");
+      expect(got).toContain("exec_parked");
+      expect(got.at(-1)).toBe("exec_completed");
+    });
+  });
+
+  describe("durable waits (parked)", () => {
+    it("a wait longer than the hold threshold parks the execution and the timer resumes it", async () => {
+      const id = await run(rt.platform, `
+  name: parked
+  steps:
+    - { name: before, type: transform, output: 1 }
+    - { name: pause, type: wait, seconds: 0.6 }
+    - { name: after, type: transform, output: "{{ steps.before.output + 1 }}" }
+  `);
+      const parked = await waitFor(async () => {
+        const v = await rt.platform.store.executions.get(id);
+        return v?.value.steps.pause?.waitUntil && v.value.holder === null ? v.value : undefined;
+      }, { what: "the execution to park" });
+      expect(parked.status).toBe("RUNNING");
+      expect(parked.steps.after).toBeUndefined();
+      const done = await waitForStatus(rt.platform, id);
+      expect(done.status).toBe("COMPLETED");
+      expect(done.output).toBe(2);
+      expect(Date.now()).toBeGreaterThanOrEqual(parked.steps.pause!.waitUntil!);
+    });
+
+    it("a retry backoff longer than the hold threshold parks too", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "wf-backoff-"));
+      const id = await run(rt.platform, `
+  name: backoff
+  variables:
+    dir: { type: string, required: true }
+  steps:
+    - name: flaky
+      type: code
+      language: bash
+      retry: { max_attempts: 2, backoff: fixed, initial_delay: 0.5 }
+      code: |
+        if [ -f "$WF_VAR_dir/once" ]; then echo ok; else touch "$WF_VAR_dir/once"; exit 1; fi
+  `, { inputs: { dir } });
+      await waitFor(async () => {
+        const v = await rt.platform.store.executions.get(id);
+        return v?.value.steps.flaky?.retryAt && v.value.holder === null ? true : undefined;
+      }, { what: "the backoff to park" });
+      const done = await waitForStatus(rt.platform, id);
+      expect(done.status).toBe("COMPLETED");
+      expect(done.steps.flaky!.attempts).toBe(2);
+      expect(done.steps.flaky!.output).toBe("ok");
+    });
+  });
+
+  describe("timeouts of parked steps", () => {
+    it("a wait longer than its timeout fails at the deadline, parked or not", async () => {
+      const id = await run(rt.platform, `
+  name: wait-timeout
+  steps:
+    - name: group
+      type: parallel
+      timeout: 0.5
+      branches:
+        a: [ { name: pause, type: wait, seconds: 60 } ]
+    - { name: never, type: transform, output: 1 }
+  `);
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status).toBe("FAILED");
+      expect(s.steps.group!.error).toMatch(/timed out after 0.5 s/);
+      expect(s.steps.pause!.status).toBe("CANCELLED");
+      expect(s.steps.never).toBeUndefined();
+    });
+  });
+
+  describe("retry of containers", () => {
+    it("a foreach retried after a failed item runs its items afresh", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "wf-foreach-retry-"));
+      const id = await run(rt.platform, `
+  name: foreach-retry
+  variables:
+    dir: { type: string, required: true }
+  steps:
+    - name: each
+      type: foreach
+      items: [1, 2, 3]
+      retry: { max_attempts: 2, backoff: fixed, initial_delay: 0.05 }
+      steps:
+        - name: work
+          type: code
+          language: bash
+          code: |
+            echo "$WF_ITEM" >> "$WF_VAR_dir/log"
+            if [ "$WF_ITEM" = 2 ] && [ ! -f "$WF_VAR_dir/failed" ]; then touch "$WF_VAR_dir/failed"; exit 1; fi
+            echo "$WF_ITEM"
+  `, { inputs: { dir } });
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status, s.error ?? "").toBe("COMPLETED");
+      expect(s.steps.each!.attempts).toBe(2);
+      expect(s.steps.each!.output).toEqual([1, 2, 3]);
+      expect((await readFile(join(dir, "log"), "utf8")).trim().split("\n")).toEqual(["1", "2", "1", "2", "3"]);
+    });
+  });
+
+  describe("cancel", () => {
+    it("cancels a running execution: the step's process is killed and the execution ends CANCELLED", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "wf-cancel-"));
+      const id = await run(rt.platform, `
+  name: cancel-running
+  variables:
+    dir: { type: string, required: true }
+  steps:
+    - name: long
+      type: code
+      language: bash
+      code: |
+        echo $$ > "$WF_VAR_dir/pid"
+        sleep 30
+    - { name: never, type: transform, output: 1 }
+  `, { inputs: { dir } });
+      const pid = Number(await waitFor(() => readFile(join(dir, "pid"), "utf8").catch(() => undefined), { what: "the step to start" }));
+      await cancelExecution(rt.platform.js, rt.ns, id);
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status).toBe("CANCELLED");
+      expect(s.steps.long!.status).toBe("CANCELLED");
+      expect(s.steps.never).toBeUndefined();
+      await waitFor(() => {
+        try {
+          process.kill(pid, 0);
+          return isZombie(pid);
+        } catch {
+          return true;
+        }
+      }, { what: "the step's process to be gone" });
+    });
+
+    it("cancels a parked execution", async () => {
+      const id = await run(rt.platform, `
+  name: cancel-parked
+  steps:
+    - { name: pause, type: wait, seconds: 600 }
+    - { name: never, type: transform, output: 1 }
+  `);
+      await waitFor(async () => {
+        const v = await rt.platform.store.executions.get(id);
+        return v?.value.steps.pause?.waitUntil && v.value.holder === null ? true : undefined;
+      }, { what: "the execution to park" });
+      await cancelExecution(rt.platform.js, rt.ns, id);
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status).toBe("CANCELLED");
+      expect(s.steps.pause!.status).toBe("CANCELLED");
+    });
+  });
+
+  async function isZombie(pid: number): Promise<boolean> {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    return stat === "" || / Z /.test(stat);
+  }
+}
