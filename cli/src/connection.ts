@@ -1,0 +1,79 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { loadConfig, type Config } from "@wf/shared/config";
+import { ConfigError } from "@wf/shared/errors";
+import { connectNats, ensureStreams, isNotFound, streamNames } from "@wf/shared/nats";
+import { UsageError } from "./usage";
+
+/** Where the service's own default looks first (it would start a nats-server there; we never do). */
+const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
+
+export interface ServiceConnection {
+  config: Config;
+  url: string;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to the service's NATS as a client only. Unlike the service, the CLI starts no
+ * nats-server: nothing answering means the service is not running, and the user is told so.
+ */
+export async function connectToService(env: NodeJS.ProcessEnv = process.env): Promise<ServiceConnection> {
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const url = config.NATS_URL ?? DEFAULT_NATS_URL;
+  let nc: NatsConnection;
+  try {
+    nc = await connectNats(url, "wf-cli");
+  } catch (err) {
+    throw new UsageError(
+      `cannot reach NATS at ${url} (${(err as Error).message}).\n` +
+        "Start the service (`npm start` in the repository) or set NATS_URL to the NATS server it uses.",
+    );
+  }
+  try {
+    await ensureServiceStreams(nc, config);
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+  return {
+    config,
+    url,
+    nc,
+    js: jetstream(nc),
+    async close() {
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+/**
+ * Creates the streams when this namespace has none yet, as the service would at start: a start
+ * command then waits durably for an executor, and a tail can begin before the service does.
+ * Existing streams are left as they are, so the CLI's environment never reconfigures them.
+ */
+async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise<void> {
+  const ns = config.WF_NAMESPACE;
+  let jsm: JetStreamManager;
+  try {
+    jsm = await jetstreamManager(nc);
+  } catch (err) {
+    throw new UsageError(`the NATS server does not offer JetStream (${(err as Error).message}); the service needs \`nats-server -js\``);
+  }
+  try {
+    await jsm.streams.info(streamNames(ns).evt);
+    return;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  await ensureStreams(jsm, ns, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000 });
+  console.error(`wf: created the streams of namespace \`${ns}\`: the service has not run with WF_NAMESPACE=${ns} on this NATS yet`);
+}

@@ -1,0 +1,106 @@
+import type { ExecutionEvent } from "@wf/shared/execution";
+
+/** Event types that end an execution, with the status each one means. */
+export const TERMINAL_EVENTS: ReadonlyMap<string, string> = new Map([
+  ["exec_completed", "COMPLETED"],
+  ["exec_failed", "FAILED"],
+  ["exec_cancelled", "CANCELLED"],
+  ["exec_interrupted", "INTERRUPTED"],
+]);
+
+const OUTPUT_PREVIEW_CHARS = 120;
+
+export interface FormatOptions {
+  /**
+   * When the caller started the execution (epoch ms): the end line then shows the total time
+   * since, queueing included. Without it, the executor's own run time is shown.
+   */
+  origin?: number;
+}
+
+/**
+ * One event as human-readable lines (several only for a step's log lines, which are indented
+ * under the step's own lines).
+ */
+export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string[] {
+  const d = e.data;
+  const step = `step ${e.step ?? "?"}`;
+  const error = text(d.error);
+  switch (e.type) {
+    case "exec_started":
+      return [`▶ execution ${e.executionId} started${text(d.triggerSource) ? ` (${text(d.triggerSource)})` : ""}`];
+    case "exec_parked": {
+      const on = Array.isArray(d.waitingOn) ? d.waitingOn.map(String) : [];
+      return [`⏸ execution parked${on.length ? `, waiting on ${on.join(", ")}` : ""}`];
+    }
+    case "exec_resumed": {
+      const again = Array.isArray(d.rerunning) ? d.rerunning.map(String) : [];
+      return [`▶ execution resumed${again.length ? `, running again: ${again.join(", ")}` : ""}`];
+    }
+    case "exec_completed":
+    case "exec_failed":
+    case "exec_cancelled":
+    case "exec_interrupted": {
+      const ms = opts.origin !== undefined ? e.at - opts.origin : num(d.duration);
+      const mark = e.type === "exec_completed" ? "■" : "✗";
+      return [`${mark} execution ${TERMINAL_EVENTS.get(e.type)}${ms !== undefined ? ` in ${formatDuration(ms)}` : ""}${error ? `: ${error}` : ""}`];
+    }
+    case "step_started":
+      return [`▶ ${step} started${num(d.attempt) !== undefined ? ` (attempt ${num(d.attempt)})` : ""}`];
+    case "step_completed": {
+      const ms = num(d.duration);
+      return [`✓ ${step} completed${ms !== undefined ? ` in ${formatDuration(ms)}` : ""} → ${preview(d.output)}`];
+    }
+    case "step_failed":
+      return [`✗ ${step} failed${error ? `: ${error}` : ""}`];
+    case "step_skipped":
+      return [`↷ ${step} skipped${d.reason === "condition" ? " (condition false)" : ""}`];
+    case "step_retrying": {
+      const at = num(d.retryAt);
+      return [`⟳ ${step} retrying${at !== undefined ? ` at ${isoTime(at)}` : ""}${error ? `: ${error}` : ""}`];
+    }
+    case "step_waiting": {
+      const until = num(d.until);
+      return [`⏸ ${step} waiting${until !== undefined ? ` until ${new Date(until).toISOString()}` : ""}`];
+    }
+    case "step_child":
+      return [`↳ ${step} started child execution ${text(d.childExecutionId) ?? "?"} of workflow ${text(d.workflowId) ?? "?"}`];
+    case "step_cancelled":
+      return [`✗ ${step} cancelled${error ? `: ${error}` : ""}`];
+    case "step_log": {
+      const lines = Array.isArray(d.lines) ? d.lines.map(String) : [];
+      return lines.map((line) => `    ${e.step ?? "?"} │ ${line}`);
+    }
+    default:
+      return [`· ${e.type}${e.step ? ` ${step}` : ""} ${preview(d)}`];
+  }
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(3)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** Compact JSON of a value, cut to one readable line. */
+function preview(value: unknown): string {
+  return truncate(JSON.stringify(value) ?? "null", OUTPUT_PREVIEW_CHARS);
+}
+
+/** Time of day in UTC, as the ISO form operators pass to `--since`. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 23) + "Z";
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}

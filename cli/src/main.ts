@@ -1,0 +1,61 @@
+import { runCommand } from "./run";
+import { tailCommand } from "./tail";
+import { EXIT, UsageError } from "./usage";
+import { validateCommand } from "./validate";
+
+const HELP = `wf: run and follow workflows of the workflow service from a terminal
+
+Usage:
+  wf validate <file>         check a workflow file, print its mistakes with line:col
+  wf run <file> [options]    run a workflow file in the service, print its events live
+  wf tail [options]          follow execution events as they are published
+  wf <command> --help        the options of one command
+
+Environment (as the service reads it):
+  NATS_URL       the service's NATS (default nats://127.0.0.1:4222); the CLI never starts one
+  WF_NAMESPACE   prefix of the service's subjects, streams and buckets (default wf)
+  MONGODB_URI    read execution results from MongoDB instead of JetStream KV
+
+Exit codes:
+  0    success: the file is valid, the execution ended COMPLETED, tail stopped with Ctrl-C
+  1    the workflow file has mistakes, the execution ended FAILED, CANCELLED or
+       INTERRUPTED, or an unexpected error
+  2    usage error: unknown command or flag, missing file, bad --var or id, NATS unreachable
+  3    wf run: --timeout elapsed before the end (the execution goes on in the service)
+  130  wf run: Ctrl-C before the end (the execution goes on in the service)`;
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  validate: validateCommand,
+  run: runCommand,
+  tail: tailCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === "--help" || name === "-h" || name === "help") {
+    console.log(HELP);
+    return EXIT.ok;
+  }
+  if (name === undefined) {
+    console.error(HELP);
+    return EXIT.usage;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command === undefined) throw new UsageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(", ")} (see wf --help)`);
+  return command(rest);
+}
+
+let code: number;
+try {
+  code = await main(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof UsageError) {
+    console.error(`wf: ${err.message}`);
+    code = EXIT.usage;
+  } else {
+    console.error("wf: unexpected error:", err);
+    code = EXIT.failed;
+  }
+}
+// Explicit: a lingering handle (a NATS reconnect timer, a store driver) must not keep the CLI alive.
+process.exit(code);

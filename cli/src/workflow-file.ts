@@ -1,0 +1,22 @@
+import { readFile } from "node:fs/promises";
+import { formatIssues, parseWorkflow, type Workflow } from "@wf/shared/workflow";
+import { UsageError } from "./usage";
+
+export type LoadedWorkflow = { ok: true; workflow: Workflow } | { ok: false; report: string };
+
+/**
+ * Reads and checks a workflow file. An unreadable file is a usage error (exit 2); a file with
+ * mistakes is a result, reported as compiler-style `file:line:col` lines.
+ */
+export async function loadWorkflowFile(file: string): Promise<LoadedWorkflow> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
+    throw new UsageError(`cannot read workflow file ${file}: ${why}`);
+  }
+  const parsed = parseWorkflow(text);
+  return parsed.ok ? { ok: true, workflow: parsed.workflow } : { ok: false, report: formatIssues(parsed.errors, file) };
+}

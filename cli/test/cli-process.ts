@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
+import { waitFor } from "@wf/shared/testing";
+
+const WF = fileURLToPath(new URL("../bin/wf.mjs", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliProcess {
+  stdout(): string;
+  stderr(): string;
+  /** Polls (bounded) until the output so far contains `text`. */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>;
+  signal(sig: NodeJS.Signals): void;
+  readonly exited: Promise<CliResult>;
+}
+
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const p of live) p.kill("SIGKILL");
+});
+
+/** Starts `wf` as users do: its own process, configured only by the environment given. */
+export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const proc = spawn(process.execPath, [WF, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  live.add(proc);
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+  proc.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+  const exited = new Promise<CliResult>((resolve) => {
+    proc.once("close", (code) => {
+      live.delete(proc);
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async waitForOutput(text, timeoutMs = 20_000) {
+      await waitFor(() => (stdout + stderr).includes(text), {
+        timeoutMs,
+        what: `\`${text}\` in the output of wf ${args.join(" ")}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`,
+      });
+    },
+    signal: (sig) => void proc.kill(sig),
+    exited,
+  };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return startCli(args, env).exited;
+}
+
+/** Writes workflow files into a temp dir removed after the calling test file; returns their paths by name. */
+export async function workflowFiles<K extends string>(files: Record<K, string>): Promise<Record<K, string>> {
+  const dir = await mkdtemp(join(tmpdir(), "wf-cli-"));
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  const paths = {} as Record<K, string>;
+  for (const [name, text] of Object.entries(files) as [K, string][]) {
+    paths[name] = join(dir, `${name}.yaml`);
+    await writeFile(paths[name], text);
+  }
+  return paths;
+}
