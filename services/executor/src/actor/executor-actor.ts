@@ -1,4 +1,5 @@
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import { TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
@@ -112,8 +113,7 @@ export class ExecutorActor {
     }
   }
 
-  private async onStart(m: JsMsg, raw: StartCommand): Promise<void> {
-    const cmd = StartCommand.parse(raw);
+  private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<void> {
     const existing = await this.d.store.executions.get(cmd.executionId);
     if (existing) return this.acquireAndRun(m, existing);
     const now = Date.now();
