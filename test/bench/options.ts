@@ -29,9 +29,9 @@ export interface BenchSizes {
 export const DEFAULT_SIZES: BenchSizes = {
   chainSteps: 40,
   chainWarmup: 3,
-  chainRuns: 12,
-  pythonRuns: 10,
-  spawnSamples: 3,
+  chainRuns: 20,
+  pythonRuns: 12,
+  spawnSamples: 5,
   chainTimeoutMs: 30_000,
   throughputN: 3_000,
   throughputWarmupN: 200,

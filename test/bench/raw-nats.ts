@@ -11,6 +11,9 @@ import { round } from "./stats";
  * like the executions bucket (history 1).
  */
 export class RawNats {
+  /** Each measurement uses fresh msg ids and keys: a repeated id would be dropped as a duplicate. */
+  private measurement = 0;
+
   private constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
@@ -38,8 +41,9 @@ export class RawNats {
   /** (a) Asynchronous publishes of small messages, `window` awaiting their ack at once. */
   async publishRate(n: number, window: number): Promise<{ messages: number; seconds: number; perSec: number }> {
     const body = JSON.stringify({ type: "step_completed", pad: "x".repeat(160) });
+    const r = ++this.measurement;
     const t0 = performance.now();
-    await runBounded(n, window, (i) => this.js.publish(`${this.prefix}.pub.${i % 64}`, body, { msgID: `p${i}` }));
+    await runBounded(n, window, (i) => this.js.publish(`${this.prefix}.pub.${i % 64}`, body, { msgID: `p${r}.${i}` }));
     const seconds = (performance.now() - t0) / 1000;
     return { messages: n, seconds: round(seconds, 3), perSec: Math.round(n / seconds) };
   }
@@ -47,12 +51,14 @@ export class RawNats {
   /** (b) KV compare-and-set updates: each key updated in sequence, `keys` keys at once. */
   async casRate(keys: number, perKey: number): Promise<{ updates: number; keys: number; seconds: number; perSec: number }> {
     const value = "x".repeat(256);
-    const revisions = await Promise.all(Array.from({ length: keys }, (_, k) => this.kv.create(`cas${k}`, value)));
+    const r = ++this.measurement;
+    const key = (k: number) => `cas${r}_${k}`;
+    const revisions = await Promise.all(Array.from({ length: keys }, (_, k) => this.kv.create(key(k), value)));
     const t0 = performance.now();
     await Promise.all(
       revisions.map(async (first, k) => {
         let rev = first;
-        for (let i = 0; i < perKey; i++) rev = await this.kv.update(`cas${k}`, value, rev);
+        for (let i = 0; i < perKey; i++) rev = await this.kv.update(key(k), value, rev);
       }),
     );
     const seconds = (performance.now() - t0) / 1000;

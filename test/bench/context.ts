@@ -1,0 +1,45 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { startExecution } from "@wf/shared/client";
+import { connectNats } from "@wf/shared/nats";
+import type { InProcessRuntime } from "../support/runtime";
+import { definitionOf } from "../support/runtime";
+import { CompletionWatcher } from "./completions";
+
+/** The benchmark's client side: its own connection, as an API edge or a `wf run` would have. */
+export interface Client {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+export async function openClient(url: string): Promise<Client> {
+  const nc = await connectNats(url, "wf-bench-client");
+  return { nc, js: jetstream(nc), jsm: await jetstreamManager(nc) };
+}
+
+/** A runtime under test and the client's view of its namespace. */
+export interface Target {
+  client: Client;
+  rt: InProcessRuntime;
+  ns: string;
+  watcher: CompletionWatcher;
+}
+
+export async function openTarget(client: Client, rt: InProcessRuntime): Promise<Target> {
+  const watcher = await CompletionWatcher.open(client.js, client.jsm, rt.ns);
+  return { client, rt, ns: rt.ns, watcher };
+}
+
+/** Publishes a start command for an inline workflow (as the API does); resolves once JetStream acked it. */
+export function starter(t: Target, yaml: string): (executionId: string) => Promise<string> {
+  const definition = definitionOf(yaml);
+  const workflow = { id: `wf-${definition.name}`, name: definition.name, ownerId: "bench", version: null, definition };
+  return (executionId) =>
+    startExecution(t.client.js, t.ns, { workflow, inputs: {}, triggerSource: "open_api", executionId });
+}
+
+/** Messages ever written to a stream: with history 1, a KV stream's last sequence counts its writes. */
+export async function lastSeq(jsm: JetStreamManager, stream: string): Promise<number> {
+  return (await jsm.streams.info(stream)).state.last_seq;
+}

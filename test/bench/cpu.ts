@@ -1,0 +1,52 @@
+import { readFileSync, readdirSync } from "node:fs";
+
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat times: 100 on every mainstream kernel build. */
+const TICKS_PER_SEC = 100;
+
+/** CPU ms used so far per process role; empty where /proc is not available. */
+export type CpuSample = Map<string, number>;
+
+/**
+ * Which process does what: this one (bench client + executor + scheduler), its nats-server, the
+ * JavaScript runner and the Python zygote, whose reaped step children count in its own totals.
+ */
+function roleOf(pid: number, cmdline: string): string | null {
+  if (pid === process.pid) return "service (executor + bench client)";
+  if (cmdline.includes("js-runner-process")) return "JavaScript runner";
+  if (cmdline.includes("python-zygote")) return "Python zygote + steps";
+  if (cmdline.includes("nats-server")) return "nats-server";
+  return null;
+}
+
+export function sampleCpu(): CpuSample {
+  const out: CpuSample = new Map();
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return out;
+  }
+  for (const d of pids) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      // Fields after "(comm)": state ppid ... utime(14) stime(15) cutime(16) cstime(17), 1-based.
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const pid = Number(d);
+      if (pid !== process.pid && Number(f[1]) !== process.pid) continue;
+      const role = roleOf(pid, readFileSync(`/proc/${d}/cmdline`, "utf8"));
+      if (!role) continue;
+      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      out.set(role, (out.get(role) ?? 0) + (ticks * 1000) / TICKS_PER_SEC);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+/** CPU ms per role between two samples, divided by `per` (e.g. per workflow). */
+export function cpuBetween(before: CpuSample, after: CpuSample, per: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [role, ms] of after) out[role] = Math.round(((ms - (before.get(role) ?? 0)) / per) * 100) / 100;
+  return out;
+}

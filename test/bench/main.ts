@@ -1,0 +1,76 @@
+/**
+ * `npm run bench`: starts a private nats-server, runs every benchmark against it with baselines
+ * measured in the same run, prints the table and writes .data/bench/latest.json.
+ * BENCH_QUICK=1 runs a ~20 s smoke version. Everything it starts is stopped on exit, on error and
+ * on Ctrl-C; a watchdog ends a run that overstays its budget.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startNatsServer } from "@wf/shared/testing";
+import { sizesFromEnv } from "./options";
+import { analyse } from "./report";
+import { render } from "./render";
+import { runSuite } from "./suite";
+
+const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
+const BUDGET_MS = { quick: 90_000, full: 360_000 };
+const CLOSE_TIMEOUT_MS = 15_000;
+
+/** What to close, newest first; each entry removes itself once closed normally. */
+const closers = new Set<() => Promise<void>>();
+function track(close: () => Promise<void>): () => void {
+  closers.add(close);
+  return () => closers.delete(close);
+}
+
+async function closeAll(): Promise<void> {
+  for (const close of [...closers].reverse()) {
+    closers.delete(close);
+    await Promise.race([close().catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_TIMEOUT_MS))]);
+  }
+}
+
+let exiting = false;
+function abort(reason: string, code: number): void {
+  if (exiting) return;
+  exiting = true;
+  console.error(`\nbench: ${reason}; stopping`);
+  void closeAll().finally(() => process.exit(code));
+}
+
+async function main(): Promise<void> {
+  const { quick, sizes } = sizesFromEnv();
+  process.once("SIGINT", () => abort("interrupted", 130));
+  process.once("SIGTERM", () => abort("terminated", 143));
+  // Connections closed under a running part reject in places nobody awaits any more.
+  process.on("unhandledRejection", (err) => {
+    if (exiting) return;
+    console.error(err);
+    abort("unhandled rejection", 1);
+  });
+  const watchdog = setTimeout(() => abort(`over its ${(quick ? BUDGET_MS.quick : BUDGET_MS.full) / 1000} s budget`, 1), quick ? BUDGET_MS.quick : BUDGET_MS.full);
+  watchdog.unref();
+
+  const server = await startNatsServer();
+  track(() => server.stop());
+  console.error(`bench: nats-server ${server.version} at ${server.url}${quick ? " (quick)" : ""}`);
+  const measured = await runSuite(server, sizes, { quick, track, progress: (line) => console.error(`bench: ${line}`) });
+  const result = analyse(measured);
+  await mkdir(dirname(OUTPUT), { recursive: true });
+  await writeFile(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(render(result));
+  console.log(`\nresults: ${OUTPUT}`);
+  clearTimeout(watchdog);
+  await closeAll();
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    // After Ctrl-C, parts fail on connections closed under them: that is not news.
+    if (exiting) return;
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    abort("failed", 1);
+  },
+);

@@ -1,0 +1,20 @@
+/** Figures quoted in DESIGN.md ("Performance figures to beat"), for the comparison columns. */
+export const PUBLISHED = {
+  chain40: {
+    source: "Windmill's published study, 40 sequential light steps, 2 vCPU",
+    seconds: { Hatchet: 1.22, "Windmill dedicated worker": 2.09, Temporal: 2.97 },
+  },
+  /** A different benchmark (webhook ingest, not 3-step completions): listed for context only. */
+  ingestContext: {
+    source: "DESIGN.md, webhook request to durable 202 PENDING",
+    perSec: { "n8n single instance": 220, "Kestra OSS": 25 },
+  },
+  /** This machine's raw limits as DESIGN.md states them, to see how loaded the machine is now. */
+  designRaw: { publishPerSec: 16_000, casPerSec: 5_800 },
+} as const;
+
+export const AIMS = {
+  chainJavascriptS: 0.4,
+  chainPythonS: 1.2,
+  workflowsPerSec: 1_000,
+} as const;

@@ -1,0 +1,86 @@
+import type { BenchResult } from "./report";
+import type { Summary } from "./stats";
+
+const int = (x: number): string => Math.round(x).toLocaleString("en-US");
+const secs = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;
+const ms = (x: number): string => `${x.toFixed(1)} ms`;
+const dist = (s: Summary, f: (x: number) => string = secs): string => `median ${f(s.median)}  p90 ${f(s.p90)}  (n=${s.n}, min ${f(s.min)})`;
+
+function cpuText(cpu: Record<string, number>): string {
+  // Roles that did nothing in this part (the Python zygote during JavaScript runs) are left out.
+  const entries = Object.entries(cpu).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  return entries.length ? entries.map(([role, v]) => `${role} ${v.toFixed(2)}`).join(", ") : "n/a (no /proc)";
+}
+
+/** `align`: one letter per column, "l" or "r" (numbers right, text left). */
+function table(rows: string[][], align: string): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const pad = (cell: string, i: number): string => (align[i] === "r" ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!));
+  return rows.map((r) => r.map(pad).join("  ").trimEnd()).join("\n");
+}
+
+/** The human report: measurements, then every comparison with its ratio, then the verdicts. */
+export function render(r: BenchResult): string {
+  const m = r.machine;
+  const out: string[] = [];
+  out.push(
+    `wf bench${r.quick ? " (BENCH_QUICK: indicative only)" : ""}: ${m.cpus} x ${m.cpuModel}, node ${m.node}, nats-server ${m.natsServer}`,
+    `load average at start ${m.loadavgStart.join(" ")}, at end ${m.loadavgEnd.join(" ")}; run took ${r.seconds} s`,
+    "",
+    "Baselines (same server, same run)",
+  );
+  const b = r.raw.before;
+  const a = r.raw.after;
+  out.push(
+    table([
+      ["measure", "before", "after", "used", "DESIGN.md"],
+      [`(a) JetStream async publish, ${b.publishMessages} x ~190 B`, `${int(b.publishPerSec)}/s`, `${int(a.publishPerSec)}/s`, `${int(r.raw.publishPerSec)}/s`, `${int(r.published.designRaw.publishPerSec)}/s`],
+      [`(b) KV CAS update, ${b.casKeys} keys x ${b.casUpdates / b.casKeys} in sequence`, `${int(b.casPerSec)}/s`, `${int(a.casPerSec)}/s`, `${int(r.raw.casPerSec)}/s`, `${int(r.published.designRaw.casPerSec)}/s`],
+    ], "lrrrr"),
+    "",
+  );
+  for (const c of Object.values(r.chains)) {
+    out.push(
+      `${c.steps} sequential ${c.language} steps (${c.warmup} warm-up, ${c.runs} runs, ${c.completed} completed)`,
+      `  ours, publish -> exec_completed   ${dist(c.endToEndMs)}`,
+      `  ours, executor start -> end       ${dist(c.executorMs)}`,
+      `  (c) floor: ${c.steps} CAS + publishes  ${dist(c.floorMs)}  (snapshot ${c.snapshotBytes.first}..${c.snapshotBytes.last} B)`,
+      `  (d) naive spawn chain             ${dist(r.naiveSpawnMs[c.language])}`,
+      `  per run: ${c.writesPerRun} snapshot writes, ${c.eventsPerRun} events; samples (ms): ${c.samplesMs.join(" ")}`,
+      `  CPU ms per run: ${cpuText(c.cpuMsPerRun)}`,
+      ...c.failures.map((f) => `  FAILED ${f}`),
+      "",
+    );
+  }
+  for (const t of [r.throughput.javascript, r.throughput.transform]) {
+    if (!t) continue;
+    out.push(
+      `Sustained 3-step ${t.kind} workflows: ${t.n} fired, ${t.completed} completed, ${t.failed} failed, ${t.missing} missing`,
+      `  steady (10th-90th percentile completion) ${int(t.steadyPerSec)}/s, overall ${int(t.overallPerSec)}/s, commands acked at ${int(t.firePerSec)}/s`,
+      `  per workflow: ${t.snapshotWritesPerWorkflow} snapshot writes, ${t.indexWritesPerWorkflow} index puts, ${t.eventsPerWorkflow} events; latency under load ${dist(t.latencyMs, ms)}`,
+      `  CPU ms per workflow (wall ${t.wallMsPerWorkflow} ms, so ${m.cpus} cores give ${(m.cpus * t.wallMsPerWorkflow).toFixed(2)}): ${cpuText(t.cpuMsPerWorkflow)}`,
+      "",
+    );
+  }
+  out.push(
+    "Comparisons (ratio = ours / reference)",
+    table([
+      ["benchmark", "ours", "reference", "value", "ratio", "reading"],
+      ...r.comparisons.map((c) => [
+        c.benchmark,
+        c.unit === "s" ? `${c.ours.toFixed(3)} s` : `${int(c.ours)}/s`,
+        c.reference,
+        c.unit === "s" ? `${c.refValue.toFixed(3)} s` : `${int(c.refValue)}/s`,
+        c.ratio.toFixed(2),
+        c.reading,
+      ]),
+    ], "lrlrrl"),
+    "",
+    `Published context only, a different benchmark (${r.published.ingestContext.source}): ` +
+      Object.entries(r.published.ingestContext.perSec).map(([k, v]) => `${k} ${v}/s`).join(", "),
+    "",
+    "Verdicts",
+    table(r.verdicts.map((v) => [v.aim, v.target, v.met ? "MET" : "NOT MET", v.measured]), "llll"),
+  );
+  return out.join("\n");
+}

@@ -1,0 +1,106 @@
+import { AIMS, PUBLISHED } from "./published";
+import { round } from "./stats";
+import type { Measurements } from "./suite";
+import type { ThroughputResult } from "./throughput";
+
+/** One figure of ours next to one reference. `ratio` is always ours / reference. */
+export interface Comparison {
+  benchmark: string;
+  ours: number;
+  unit: "s" | "/s";
+  reference: string;
+  refValue: number;
+  ratio: number;
+  reading: string;
+}
+
+export interface Verdict {
+  aim: string;
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface BenchResult extends Measurements {
+  /** Workflows/s if the executor cost nothing but its own KV writes and publishes at the raw rates. */
+  rawBoundPerSec: { javascript: number; transform: number | null };
+  comparisons: Comparison[];
+  verdicts: Verdict[];
+  published: typeof PUBLISHED;
+  aims: typeof AIMS;
+}
+
+const THROUGHPUT_STEPS = 3;
+
+/** For times (lower is better): "3.1x faster" / "2.0x slower". */
+function timeReading(ratio: number): string {
+  if (!Number.isFinite(ratio) || ratio <= 0) return "n/a";
+  return ratio <= 1 ? `${round(1 / ratio, 1)}x faster` : `${round(ratio, 1)}x slower`;
+}
+
+/**
+ * The throughput a single client could reach if each workflow cost only its measured writes
+ * (record + index keys) at the raw CAS rate plus its publishes (events + the start command) at
+ * the raw publish rate, one after the other: an upper bound, not a target the design promises.
+ */
+export function rawBound(t: ThroughputResult, publishPerSec: number, casPerSec: number): number {
+  const writes = t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow;
+  const publishes = t.eventsPerWorkflow + 1;
+  return Math.round(1 / (writes / casPerSec + publishes / publishPerSec));
+}
+
+export function analyse(m: Measurements): BenchResult {
+  const comparisons: Comparison[] = [];
+  const verdicts: Verdict[] = [];
+
+  for (const language of ["javascript", "python"] as const) {
+    const c = m.chains[language];
+    const name = `${c.steps} ${language === "javascript" ? "JS" : "Python"} steps, median`;
+    const ours = c.endToEndMs.median / 1000;
+    const aim = language === "javascript" ? AIMS.chainJavascriptS : AIMS.chainPythonS;
+    const time = (reference: string, refS: number, reading?: (r: number) => string): void => {
+      const ratio = ours / refS;
+      comparisons.push({ benchmark: name, ours: round(ours, 3), unit: "s", reference, refValue: round(refS, 3), ratio: round(ratio, 2), reading: (reading ?? timeReading)(ratio) });
+    };
+    time("aim", aim, (r) => (r < 1 ? "met" : "not met"));
+    time(`floor: ${c.steps} CAS + ${c.steps} publishes (median)`, c.floorMs.median / 1000, (r) => `${round(r, 1)}x the floor`);
+    time(`naive: ${c.steps} x ${language === "javascript" ? "node -e" : "python3 -c"} (median)`, m.naiveSpawnMs[language].median / 1000);
+    for (const [who, s] of Object.entries(PUBLISHED.chain40.seconds)) time(`published: ${who}`, s);
+    verdicts.push({
+      aim: `${c.steps} sequential ${language} steps`,
+      target: `< ${aim} s`,
+      measured: `median ${round(ours, 3)} s, p90 ${round(c.endToEndMs.p90 / 1000, 3)} s${c.allCompleted ? "" : `, only ${c.completed}/${c.runs} completed`}`,
+      met: c.allCompleted && ours < aim,
+    });
+  }
+
+  const bound = {
+    javascript: rawBound(m.throughput.javascript, m.raw.publishPerSec, m.raw.casPerSec),
+    transform: m.throughput.transform ? rawBound(m.throughput.transform, m.raw.publishPerSec, m.raw.casPerSec) : null,
+  };
+  for (const t of [m.throughput.javascript, m.throughput.transform]) {
+    if (!t) continue;
+    const name = `3-step ${t.kind} workflows, steady`;
+    const rate = (reference: string, refValue: number, reading: (r: number) => string): void => {
+      const ratio = t.steadyPerSec / refValue;
+      comparisons.push({ benchmark: name, ours: t.steadyPerSec, unit: "/s", reference, refValue, ratio: round(ratio, 2), reading: reading(ratio) });
+    };
+    rate("aim", AIMS.workflowsPerSec, (r) => (r >= 1 ? "met" : "not met"));
+    rate(`raw bound: ${round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 1)} writes + ${round(t.eventsPerWorkflow + 1, 1)} publishes per workflow`, bound[t.kind] ?? 0, (r) => `${Math.round(r * 100)}% of the bound`);
+    rate("raw KV CAS updates/s", m.raw.casPerSec, (r) => (r > 0 ? `a workflow costs ${round(1 / r, 1)} raw CAS updates` : "n/a"));
+    rate("raw JetStream publishes/s", m.raw.publishPerSec, (r) => (r > 0 ? `a workflow costs ${round(1 / r, 1)} raw publishes` : "n/a"));
+    // The aim is for durable steps: a variant writing fewer snapshots than it has steps (transform
+    // steps are batched into the next write) cannot meet it, whatever its rate.
+    const perStep = t.snapshotWritesPerWorkflow >= THROUGHPUT_STEPS;
+    verdicts.push({
+      aim: `sustained 3-step ${t.kind} workflows, a snapshot per step`,
+      target: `>= ${AIMS.workflowsPerSec}/s`,
+      measured:
+        `${t.steadyPerSec}/s steady (${t.overallPerSec}/s overall), ${t.completed}/${t.n} completed, ` +
+        `${t.snapshotWritesPerWorkflow} snapshot writes per workflow${perStep ? "" : " (not one per step)"}`,
+      met: t.allCompleted && perStep && t.steadyPerSec >= AIMS.workflowsPerSec,
+    });
+  }
+
+  return { ...m, rawBoundPerSec: bound, comparisons, verdicts, published: PUBLISHED, aims: AIMS };
+}

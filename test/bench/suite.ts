@@ -1,0 +1,156 @@
+import { cpus, loadavg } from "node:os";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
+import { runChain, type ChainResult } from "./chain";
+import { openClient, openTarget, type Client, type Target } from "./context";
+import type { BenchSizes } from "./options";
+import { RawNats } from "./raw-nats";
+import { naiveChainMs, resolvePythonExecutable } from "./spawn-baseline";
+import { round, summarize, type Summary } from "./stats";
+import { runThroughput, type ThroughputResult } from "./throughput";
+import type { ChainLanguage } from "./workflows";
+
+export interface RawRates {
+  publishPerSec: number;
+  casPerSec: number;
+  publishMessages: number;
+  casUpdates: number;
+  casKeys: number;
+}
+
+export interface Measurements {
+  startedAt: string;
+  finishedAt: string;
+  seconds: number;
+  quick: boolean;
+  sizes: BenchSizes;
+  machine: { cpus: number; cpuModel: string; node: string; natsServer: string; loadavgStart: number[]; loadavgEnd: number[] };
+  /** Raw rates measured just before and just after the throughput runs; ratios use their mean. */
+  raw: { before: RawRates; after: RawRates; publishPerSec: number; casPerSec: number };
+  naiveSpawnMs: Record<ChainLanguage, Summary>;
+  chains: Record<ChainLanguage, ChainResult>;
+  throughput: { javascript: ThroughputResult; transform: ThroughputResult | null };
+}
+
+export type Progress = (line: string) => void;
+
+/**
+ * Runs every benchmark against `server`, each part on a runtime of its own (fresh namespace),
+ * stopping what it started even when a part throws. `track` receives everything to close, so
+ * that an interrupted run (Ctrl-C) can still close it.
+ */
+export async function runSuite(
+  server: NatsServerHandle,
+  sizes: BenchSizes,
+  opts: { quick: boolean; progress?: Progress; track?: (close: () => Promise<void>) => () => void },
+): Promise<Measurements> {
+  const progress = opts.progress ?? (() => undefined);
+  const track = opts.track ?? (() => () => undefined);
+  const started = Date.now();
+  const loadavgStart = loadavg().map((x) => round(x, 2));
+
+  const client = await openClient(server.url);
+  const untrackClient = track(() => client.nc.close());
+  const raw = await RawNats.open(client.nc, client.js, client.jsm, `bench${Date.now().toString(36)}`);
+  const untrackRaw = track(() => raw.close());
+  try {
+    const python = await resolvePythonExecutable();
+
+    // Chains: one execution at a time, default executor settings.
+    const chains = {} as Record<ChainLanguage, ChainResult>;
+    const naiveSpawnMs = {} as Record<ChainLanguage, Summary>;
+    await withRuntime(server, client, {}, track, async (t) => {
+      for (const language of ["javascript", "python"] as const) {
+        progress(`${language}: ${sizes.chainSteps}-step chain, ${sizes.chainWarmup} warm-up + ${language === "python" ? sizes.pythonRuns : sizes.chainRuns} runs`);
+        chains[language] = await runChain(t, raw, {
+          language,
+          steps: sizes.chainSteps,
+          warmup: sizes.chainWarmup,
+          runs: language === "python" ? sizes.pythonRuns : sizes.chainRuns,
+          timeoutMs: sizes.chainTimeoutMs,
+        });
+        progress(`${language}: naive spawn baseline, ${sizes.spawnSamples} x ${sizes.chainSteps} spawns`);
+        await naiveChainMs(language, 2, python); // the first spawn pays page-cache misses
+        const samples: number[] = [];
+        for (let i = 0; i < sizes.spawnSamples; i++) samples.push(await naiveChainMs(language, sizes.chainSteps, python));
+        naiveSpawnMs[language] = summarize(samples);
+      }
+    });
+
+    progress("raw JetStream publish and KV CAS rates (before)");
+    const before = await rawRates(raw, sizes);
+
+    // Throughput: many executions at once.
+    let javascript: ThroughputResult | undefined;
+    let transform: ThroughputResult | null = null;
+    const env = { WF_EXEC_CONCURRENCY: String(sizes.throughputConcurrency) };
+    await withRuntime(server, client, env, track, async (t) => {
+      const common = { n: sizes.throughputN, warmupN: sizes.throughputWarmupN, window: sizes.publishWindow, timeoutMs: sizes.throughputTimeoutMs };
+      progress(`throughput: ${sizes.throughputN} x 3-step JavaScript workflows`);
+      javascript = await runThroughput(t, { kind: "javascript", ...common });
+      if (sizes.throughputTransform) {
+        progress(`throughput: ${sizes.throughputN} x 3-step transform workflows`);
+        transform = await runThroughput(t, { kind: "transform", ...common });
+      }
+    });
+
+    progress("raw JetStream publish and KV CAS rates (after)");
+    const after = await rawRates(raw, sizes);
+
+    return {
+      startedAt: new Date(started).toISOString(),
+      finishedAt: new Date().toISOString(),
+      seconds: round((Date.now() - started) / 1000, 1),
+      quick: opts.quick,
+      sizes,
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? "unknown",
+        node: process.version,
+        natsServer: server.version,
+        loadavgStart,
+        loadavgEnd: loadavg().map((x) => round(x, 2)),
+      },
+      raw: {
+        before,
+        after,
+        publishPerSec: Math.round((before.publishPerSec + after.publishPerSec) / 2),
+        casPerSec: Math.round((before.casPerSec + after.casPerSec) / 2),
+      },
+      naiveSpawnMs,
+      chains,
+      throughput: { javascript: javascript!, transform },
+    };
+  } finally {
+    untrackRaw();
+    await raw.close();
+    untrackClient();
+    await client.nc.close();
+  }
+}
+
+async function rawRates(raw: RawNats, sizes: BenchSizes): Promise<RawRates> {
+  const pub = await raw.publishRate(sizes.rawPublishN, sizes.publishWindow);
+  const cas = await raw.casRate(sizes.casKeys, sizes.casUpdatesPerKey);
+  return { publishPerSec: pub.perSec, casPerSec: cas.perSec, publishMessages: pub.messages, casUpdates: cas.updates, casKeys: cas.keys };
+}
+
+async function withRuntime(
+  server: NatsServerHandle,
+  client: Client,
+  env: Record<string, string>,
+  track: (close: () => Promise<void>) => () => void,
+  body: (t: Target) => Promise<void>,
+): Promise<void> {
+  const rt: InProcessRuntime = await startRuntime(testConfig(server, env));
+  const untrack = track(() => rt.stop());
+  let target: Target | undefined;
+  try {
+    target = await openTarget(client, rt);
+    await body(target);
+  } finally {
+    await target?.watcher.close();
+    untrack();
+    await rt.stop();
+  }
+}

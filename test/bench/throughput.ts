@@ -1,0 +1,133 @@
+import { newId } from "@wf/shared/execution";
+import { streamNames } from "@wf/shared/nats";
+import { runBounded, withTimeout } from "./bounded";
+import type { Completion } from "./completions";
+import { cpuBetween, sampleCpu } from "./cpu";
+import { lastSeq, starter, type Target } from "./context";
+import { round, summarize, type Summary } from "./stats";
+import { threeStepWorkflow, type ThroughputKind } from "./workflows";
+
+export interface ThroughputResult {
+  kind: ThroughputKind;
+  n: number;
+  completed: number;
+  /** Terminal events other than exec_completed, or a wrong output. */
+  failed: number;
+  /** Executions with no terminal event within the timeout. */
+  missing: number;
+  allCompleted: boolean;
+  /** How fast the start commands were accepted (JetStream acked). */
+  firePerSec: number;
+  /** Completions per second between the 10th and the 90th percentile completion: the steady state. */
+  steadyPerSec: number;
+  /** All completions over first publish to last completion: ramp-up and tail included. */
+  overallPerSec: number;
+  /** Publish to exec_completed per execution, under this load (mostly queueing). */
+  latencyMs: Summary;
+  /** Counted on the streams: KV record writes, index-key puts and events per workflow. */
+  snapshotWritesPerWorkflow: number;
+  indexWritesPerWorkflow: number;
+  eventsPerWorkflow: number;
+  /** CPU ms per workflow of each process involved (Linux /proc; empty elsewhere): what saturates. */
+  cpuMsPerWorkflow: Record<string, number>;
+  /** Wall ms per workflow over the same span: a role using more CPU than this keeps over one core busy. */
+  wallMsPerWorkflow: number;
+}
+
+const STEADY_FROM = 0.1;
+const STEADY_TO = 0.9;
+
+/**
+ * Benchmark 3: fires `n` start commands as fast as the client can get them acked (at most
+ * `window` unacknowledged), then counts exec_completed events. Every execution is checked for
+ * its terminal event and its output (3); none is waited on past `timeoutMs`.
+ */
+export async function runThroughput(
+  t: Target,
+  opts: { kind: ThroughputKind; n: number; warmupN: number; window: number; timeoutMs: number },
+): Promise<ThroughputResult> {
+  const start = starter(t, threeStepWorkflow(opts.kind));
+  await burst(t, start, opts.warmupN, opts.window, opts.timeoutMs);
+
+  const kvStream = `KV_${t.ns}_executions`;
+  const idxStream = `KV_${t.ns}_executions_idx`;
+  const evtStream = streamNames(t.ns).evt;
+  const seqs = () => Promise.all([kvStream, idxStream, evtStream].map((s) => lastSeq(t.client.jsm, s)));
+  const before = await seqs();
+  const cpu0 = sampleCpu();
+  const b = await burst(t, start, opts.n, opts.window, opts.timeoutMs);
+  const cpu1 = sampleCpu();
+  const wallMs = performance.now() - b.t0;
+  const after = await seqs();
+  const per = (i: number) => round((after[i]! - before[i]!) / opts.n, 2);
+
+  const ok = b.completions.filter((c) => c.type === "exec_completed" && c.output === 3);
+  const times = ok.map((c) => c.seenAt).sort((x, y) => x - y);
+  const lo = Math.floor(STEADY_FROM * (times.length - 1));
+  const hi = Math.floor(STEADY_TO * (times.length - 1));
+  const steadyMs = (times[hi] ?? 0) - (times[lo] ?? 0);
+  const overallMs = (times.at(-1) ?? b.t0) - b.t0;
+  return {
+    kind: opts.kind,
+    n: opts.n,
+    completed: ok.length,
+    failed: b.completions.length - ok.length,
+    missing: opts.n - b.completions.length,
+    allCompleted: ok.length === opts.n,
+    firePerSec: Math.round(opts.n / ((b.firedAt - b.t0) / 1000)),
+    steadyPerSec: steadyMs > 0 ? Math.round(((hi - lo) * 1000) / steadyMs) : 0,
+    overallPerSec: overallMs > 0 ? Math.round((ok.length * 1000) / overallMs) : 0,
+    latencyMs: summarize(b.latencies),
+    snapshotWritesPerWorkflow: per(0),
+    indexWritesPerWorkflow: per(1),
+    eventsPerWorkflow: per(2),
+    cpuMsPerWorkflow: cpuBetween(cpu0, cpu1, opts.n),
+    wallMsPerWorkflow: round(wallMs / opts.n, 2),
+  };
+}
+
+interface Burst {
+  t0: number;
+  firedAt: number;
+  completions: Completion[];
+  latencies: number[];
+}
+
+async function burst(
+  t: Target,
+  start: (id: string) => Promise<string>,
+  n: number,
+  window: number,
+  timeoutMs: number,
+): Promise<Burst> {
+  const ids = Array.from({ length: n }, () => newId());
+  const completions: Completion[] = [];
+  const latencies: number[] = [];
+  const sentAt = new Array<number>(n).fill(0);
+  // Registered before anything is published: no event can come before its waiter.
+  const all = Promise.all(
+    ids.map((id, i) =>
+      t.watcher.expect(id).then((c) => {
+        completions.push(c);
+        latencies.push(c.seenAt - sentAt[i]!);
+      }),
+    ),
+  );
+  const t0 = performance.now();
+  await withTimeout(
+    runBounded(n, window, async (i) => {
+      sentAt[i] = performance.now();
+      await start(ids[i]!);
+    }),
+    timeoutMs,
+    `${n} start commands to be acked`,
+  );
+  const firedAt = performance.now();
+  try {
+    await withTimeout(all, Math.max(1_000, timeoutMs - (firedAt - t0)), `${n} executions to end`);
+  } catch {
+    // Counted as missing by the caller; the waiters are dropped so late events go nowhere.
+    for (const id of ids) t.watcher.forget(id);
+  }
+  return { t0, firedAt, completions, latencies };
+}
