@@ -114,8 +114,7 @@ export class ExecutorActor {
   }
 
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<void> {
-    const existing = await this.d.store.executions.get(cmd.executionId);
-    if (existing) return this.acquireAndRun(m, existing);
+    // Create first, read only if that fails: a first delivery (the common case) costs one write.
     const now = Date.now();
     const wf = WorkflowSchema.safeParse(cmd.workflow.definition);
     const vars = wf.success ? resolveVariables(wf.data, cmd.inputs) : null;
@@ -157,8 +156,8 @@ export class ExecutorActor {
       await c.create();
     } catch (err) {
       if (!(err instanceof AlreadyExistsError)) throw err;
-      const now2 = await this.d.store.executions.get(cmd.executionId);
-      if (now2) return this.acquireAndRun(m, now2);
+      const existing = await this.d.store.executions.get(cmd.executionId);
+      if (existing) return this.acquireAndRun(m, existing);
       throw err;
     }
     if (problem || !wf.success) {
