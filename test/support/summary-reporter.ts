@@ -2,7 +2,7 @@ import type { Reporter, TestModule } from "vitest/node";
 
 /**
  * Ends the run with one plain line, `tests: N passed, N failed, N skipped`, that any CI can
- * read whatever the runner; vitest's own summary stays above it.
+ * read whatever the runner; vitest's own summary comes just before it.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
@@ -18,6 +18,7 @@ export default class SummaryReporter implements Reporter {
       }
       if (m.state() === "failed" && ![...m.children.allTests()].length) failed++;
     }
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    // At exit, so it is the very last line, after vitest's own summary.
+    process.once("exit", () => process.stdout.write(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`));
   }
 }
