@@ -3,8 +3,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll } from "vitest";
-import { waitFor } from "@wf/shared/testing";
+import { afterAll, beforeAll } from "vitest";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
+import { startRuntime, testConfig, type InProcessRuntime } from "../../test/support/runtime";
 
 const WF = fileURLToPath(new URL("../bin/wf.mjs", import.meta.url));
 
@@ -73,4 +74,30 @@ export async function workflowFiles<K extends string>(files: Record<K, string>):
     await writeFile(paths[name], text);
   }
   return paths;
+}
+
+/** The service the CLI talks to in a test file: a real nats-server, executor and scheduler. */
+export interface TestService {
+  server: NatsServerHandle;
+  rt: InProcessRuntime;
+  /** Points the CLI at this service. */
+  env: Record<string, string>;
+}
+
+/** Starts one service for the file (beforeAll) and stops it after (afterAll); read it in tests. */
+export function useTestService(): () => TestService {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    const server = await startNatsServer();
+    const rt = await startRuntime(testConfig(server));
+    svc = { server, rt, env: { NATS_URL: server.url, WF_NAMESPACE: rt.ns } };
+  });
+  afterAll(async () => {
+    await svc?.rt.stop();
+    await svc?.server.stop();
+  });
+  return () => {
+    if (!svc) throw new Error("the test service is not started yet");
+    return svc;
+  };
 }

@@ -1,8 +1,7 @@
 import { createServer } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/shared/testing";
-import { startNatsServer, startRuntime, testConfig, uniqueNamespace, waitForStatus, type InProcessRuntime } from "../../test/support/runtime";
-import { runCli, startCli, workflowFiles } from "./cli-process";
+import { describe, expect, it } from "vitest";
+import { uniqueNamespace, waitForStatus } from "../../test/support/runtime";
+import { runCli, startCli, useTestService, workflowFiles } from "./cli-process";
 
 const files = await workflowFiles({
   ok: `
@@ -39,23 +38,11 @@ steps:
 `,
 });
 
-let server: NatsServerHandle;
-let rt: InProcessRuntime;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-  rt = await startRuntime(testConfig(server));
-  env = { NATS_URL: server.url, WF_NAMESPACE: rt.ns };
-});
-afterAll(async () => {
-  await rt?.stop();
-  await server?.stop();
-});
+const service = useTestService();
 
 describe("wf run", () => {
   it("runs a workflow with a --var, prints each step live and the output, exit 0", async () => {
-    const r = await runCli(["run", files.ok, "--var", "n=21", "--monitor"], env);
+    const r = await runCli(["run", files.ok, "--var", "n=21", "--monitor"], service().env);
     expect(r.code).toBe(0);
     const out = r.stdout;
     expect(out).toMatch(/^execution \w+ of workflow cli-cli_demo \(owner local/);
@@ -67,12 +54,12 @@ describe("wf run", () => {
     expect(out).toMatch(/■ execution COMPLETED in /);
     expect(out).toContain('output: {\n  "total": 43\n}');
     const id = /^execution (\w+)/.exec(out)![1]!;
-    const snap = await waitForStatus(rt.platform, id);
+    const snap = await waitForStatus(service().rt.platform, id);
     expect(snap).toMatchObject({ status: "COMPLETED", workflowId: "cli-cli_demo", ownerId: "local", triggerSource: "console" });
   });
 
   it("prints raw events and the result as JSON lines with --json", async () => {
-    const r = await runCli(["run", files.ok, "--var", "n=1", "--var", "label=sum", "--owner", "ops", "--json"], env);
+    const r = await runCli(["run", files.ok, "--var", "n=1", "--var", "label=sum", "--owner", "ops", "--json"], service().env);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; ownerId?: string; output?: unknown });
     expect(lines[0]).toMatchObject({ type: "exec_started", ownerId: "ops" });
@@ -81,7 +68,7 @@ describe("wf run", () => {
   });
 
   it("exits 1 and prints the error when the execution fails", async () => {
-    const r = await runCli(["run", files.failing], env);
+    const r = await runCli(["run", files.failing], service().env);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✓ step first completed/);
     expect(r.stdout).toMatch(/✗ step explode failed: .*boom at the second step/);
@@ -90,31 +77,31 @@ describe("wf run", () => {
   });
 
   it("exits 2 naming the variable for an unknown --var, a bad value or a missing required one", async () => {
-    const unknown = await runCli(["run", files.ok, "--var", "n=1", "--var", "lable=x"], env);
+    const unknown = await runCli(["run", files.ok, "--var", "n=1", "--var", "lable=x"], service().env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--var lable: no variable named `lable`.*did you mean `label`/);
-    const bad = await runCli(["run", files.ok, "--var", "n=many"], env);
+    const bad = await runCli(["run", files.ok, "--var", "n=many"], service().env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--var n: `many` is not a number");
-    const missing = await runCli(["run", files.ok], env);
+    const missing = await runCli(["run", files.ok], service().env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required variable `n` (number) is missing");
   });
 
   it("on Ctrl-C stops following, prints the id and leaves the execution running", async () => {
-    const cli = startCli(["run", files.slow], env);
+    const cli = startCli(["run", files.slow], service().env);
     await cli.waitForOutput("⏸ step pause waiting until");
     cli.signal("SIGINT");
     const r = await cli.exited;
     expect(r.code).toBe(130);
     const id = /^execution (\w+)/.exec(r.stdout)![1]!;
     expect(r.stderr).toContain(`execution ${id} continues in the service`);
-    const snap = await rt.platform.store.executions.get(id);
+    const snap = await service().rt.platform.store.executions.get(id);
     expect(snap?.value.status).toBe("RUNNING");
   });
 
   it("without an executor, hints at starting the service, then exits 3 at --timeout", async () => {
-    const idle = { NATS_URL: server.url, WF_NAMESPACE: uniqueNamespace() };
+    const idle = { NATS_URL: service().server.url, WF_NAMESPACE: uniqueNamespace() };
     const r = await runCli(["run", files.failing, "--timeout", "11"], idle);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("no executor has picked up execution");

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startExecution } from "@wf/shared/client";
-import type { NatsServerHandle } from "@wf/shared/testing";
-import { definitionOf, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../../test/support/runtime";
-import { startCli } from "./cli-process";
+import { definitionOf, waitForStatus } from "../../test/support/runtime";
+import { startCli, useTestService } from "./cli-process";
 
 const XYZ = definitionOf(`
 name: xyz
@@ -11,22 +10,10 @@ steps:
   - { name: two, type: transform, output: "{{ steps.one.output.n + 1 }}" }
 `);
 
-let server: NatsServerHandle;
-let rt: InProcessRuntime;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-  rt = await startRuntime(testConfig(server));
-  env = { NATS_URL: server.url, WF_NAMESPACE: rt.ns };
-});
-afterAll(async () => {
-  await rt?.stop();
-  await server?.stop();
-});
+const service = useTestService();
 
 function start(workflowId: string): Promise<string> {
-  return startExecution(rt.platform.js, rt.ns, {
+  return startExecution(service().rt.platform.js, service().rt.ns, {
     workflow: { id: workflowId, name: "xyz", ownerId: "ops", version: null, definition: XYZ },
     triggerSource: "open_api",
   });
@@ -34,12 +21,12 @@ function start(workflowId: string): Promise<string> {
 
 describe("wf tail", () => {
   it("follows new events of one workflow, printing the subject filter, until stopped", async () => {
-    const tail = startCli(["tail", "--workflow", "cli-xyz"], env);
+    const tail = startCli(["tail", "--workflow", "cli-xyz"], service().env);
     await tail.waitForOutput("following");
-    expect(tail.stderr()).toContain(`nats sub '${rt.ns}.evt.*.cli-xyz.*.*'`);
+    expect(tail.stderr()).toContain(`nats sub '${service().rt.ns}.evt.*.cli-xyz.*.*'`);
     const other = await start("cli-other");
     const id = await start("cli-xyz");
-    await waitForStatus(rt.platform, other);
+    await waitForStatus(service().rt.platform, other);
     await tail.waitForOutput("■ execution COMPLETED");
     const lines = tail.stdout().trim().split("\n");
     const prefix = new RegExp(`^\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z  ${id.slice(-8)}  cli-xyz  `);
@@ -58,8 +45,8 @@ describe("wf tail", () => {
 
   it("replays past events of an execution with --since, as JSON with --json", async () => {
     const id = await start("cli-xyz");
-    await waitForStatus(rt.platform, id);
-    const tail = startCli(["tail", "--execution", id, "--since", "10m", "--json"], env);
+    await waitForStatus(service().rt.platform, id);
+    const tail = startCli(["tail", "--execution", id, "--since", "10m", "--json"], service().env);
     await tail.waitForOutput('"type":"exec_completed"');
     tail.signal("SIGTERM");
     const r = await tail.exited;
@@ -70,10 +57,10 @@ describe("wf tail", () => {
   });
 
   it("exits 2 for a filter that is not a subject token or a bad --since", async () => {
-    const badId = await startCli(["tail", "--workflow", "a.b"], env).exited;
+    const badId = await startCli(["tail", "--workflow", "a.b"], service().env).exited;
     expect(badId.code).toBe(2);
     expect(badId.stderr).toContain("--workflow a.b");
-    const badSince = await startCli(["tail", "--since", "yesterday"], env).exited;
+    const badSince = await startCli(["tail", "--since", "yesterday"], service().env).exited;
     expect(badSince.code).toBe(2);
     expect(badSince.stderr).toContain("--since yesterday");
   });

@@ -1,26 +1,17 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "@wf/shared/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { isAlive } from "./test-support";
+import { isAlive, pidsIn } from "./test-support";
 
 function sh(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return { language: "bash", code, vars: {}, input: null, timeoutMs: 10_000, ...extra };
 }
 
-async function pidsIn(file: string, count: number): Promise<number[]> {
-  return waitFor(
-    async () => {
-      const pids = (await readFile(file, "utf8")).split("\n").filter(Boolean).map(Number);
-      return pids.length >= count && pids;
-    },
-    { what: `${count} pids in ${file}` },
-  );
-}
 
 describe("Bash code steps", () => {
   let runner: CodeRunner;

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { waitFor } from "@wf/shared/testing";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** Whether a process still runs; a zombie (dead, not yet reaped by an init that may never reap it) does not. */
@@ -34,4 +36,15 @@ export function childProcesses(parent: number, needle: string): number[] {
 function processState(pid: number): string | undefined {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+}
+
+/** Pids a step wrote to `file`, one a line, once it has written `count` of them. */
+export async function pidsIn(file: string, count: number): Promise<number[]> {
+  return waitFor(
+    async () => {
+      const pids = (await readFile(file, "utf8")).split("\n").filter(Boolean).map(Number);
+      return pids.length >= count && pids;
+    },
+    { what: `${count} pids in ${file}` },
+  );
 }
