@@ -1,0 +1,71 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { Objm, type ObjectStore } from "@nats-io/obj";
+import { StorageType } from "@nats-io/jetstream";
+import { basename } from "node:path";
+import { newId } from "../execution/ids";
+import type { ArtifactRecord } from "../store/records";
+import type { Store } from "../store/port";
+import { contentTypeOf, isPreviewable } from "./content-type";
+
+export interface ArtifactFile {
+  /** Path relative to the step's artifacts directory. */
+  path: string;
+  content: Uint8Array;
+}
+
+export interface ArtifactOwner {
+  executionId: string;
+  ownerId: string;
+  stepName: string;
+}
+
+/**
+ * Artifact files live in a JetStream Object Store bucket (`<ns>_artifacts`), their metadata in
+ * the store's artifact repository: the embedded default needs no other server, and the bucket
+ * replicates with the NATS cluster.
+ */
+export class ArtifactFiles {
+  private constructor(private readonly bucket: ObjectStore, private readonly store: Store) {}
+
+  static async open(nc: NatsConnection, namespace: string, store: Store): Promise<ArtifactFiles> {
+    const bucket = await new Objm(nc).create(`${namespace}_artifacts`, { storage: StorageType.File });
+    return new ArtifactFiles(bucket, store);
+  }
+
+  /** Stores the files, then their records; returns the records in the order given. */
+  async save(owner: ArtifactOwner, files: ArtifactFile[]): Promise<ArtifactRecord[]> {
+    const records: ArtifactRecord[] = [];
+    for (const file of files) {
+      const id = newId();
+      const storageKey = `${owner.executionId}/${id}`;
+      await this.bucket.putBlob({ name: storageKey }, file.content);
+      const contentType = contentTypeOf(file.path);
+      const record: ArtifactRecord = {
+        id,
+        executionId: owner.executionId,
+        ownerId: owner.ownerId,
+        stepName: owner.stepName,
+        name: basename(file.path),
+        path: file.path,
+        storageKey,
+        size: file.content.byteLength,
+        contentType,
+        previewable: isPreviewable(contentType),
+        createdAt: Date.now(),
+      };
+      await this.store.artifacts.create(record);
+      records.push(record);
+    }
+    return records;
+  }
+
+  /** The file's bytes as a stream, or null when it is gone. */
+  async open(storageKey: string): Promise<ReadableStream<Uint8Array> | null> {
+    const result = await this.bucket.get(storageKey);
+    return result ? result.data : null;
+  }
+
+  async read(storageKey: string): Promise<Uint8Array | null> {
+    return this.bucket.getBlob(storageKey);
+  }
+}
