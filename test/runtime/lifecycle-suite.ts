@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cancelExecution, tailEvents } from "@wf/shared/client";
+import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/shared/testing";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
 export function lifecycleSuite(env: Record<string, string> = {}): void {
@@ -128,6 +128,28 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       expect(done.status).toBe("COMPLETED");
       expect(done.steps.flaky!.attempts).toBe(2);
       expect(done.steps.flaky!.output).toBe("ok");
+    });
+  });
+
+  describe("PENDING first (the API's path)", () => {
+    it("an execution written PENDING before its start command is picked up and run", async () => {
+      const definition = definitionOf(`
+  name: pending-first
+  variables:
+    n: { type: number, required: true }
+  steps:
+    - { name: a, type: transform, output: "{{ vars.n + 1 }}" }
+  `);
+      const workflow = { id: "wf-pending", name: definition.name, ownerId: "owner1", version: 1, definition };
+      const noExecutor = { js: rt.platform.js, store: rt.platform.store };
+      await expect(
+        startExecution(noExecutor.js, rt.ns, { workflow, inputs: { n: "x" }, triggerSource: "open_api" }, { store: noExecutor.store }),
+      ).rejects.toThrow(/invalid inputs: n/);
+      const id = await startExecution(noExecutor.js, rt.ns, { workflow, inputs: { n: 1 }, triggerSource: "open_api" }, { store: noExecutor.store });
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status).toBe("COMPLETED");
+      expect(s.output).toBe(2);
+      expect(s.triggerSource).toBe("open_api");
     });
   });
 

@@ -1,7 +1,9 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { newId, type TriggerSource } from "../execution/index";
-import type { CancelCommand, StartCommand } from "../messages/index";
+import { WfError } from "../errors/index";
+import { checkStart, firstSnapshot, newId, type TriggerSource } from "../execution/index";
+import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects } from "../nats/subjects";
+import type { Store } from "../store/port";
 
 export interface StartRequest {
   workflow: StartCommand["workflow"];
@@ -11,8 +13,18 @@ export interface StartRequest {
   executionId?: string;
 }
 
-/** Publishes a start command; durable once this resolves (JetStream acknowledged it). */
-export async function startExecution(js: JetStreamClient, ns: string, req: StartRequest): Promise<string> {
+/**
+ * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
+ * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and
+ * the execution is written PENDING before the command goes out, so a status read right after
+ * finds it (the API's 202 then poll).
+ */
+export async function startExecution(
+  js: JetStreamClient,
+  ns: string,
+  req: StartRequest,
+  opts: { store?: Store } = {},
+): Promise<string> {
   const executionId = req.executionId ?? newId();
   const cmd: StartCommand = {
     executionId,
@@ -23,6 +35,12 @@ export async function startExecution(js: JetStreamClient, ns: string, req: Start
     parent: null,
     requestedAt: Date.now(),
   };
+  if (opts.store) {
+    const parsed = StartCommand.parse(cmd);
+    const checked = checkStart(parsed.workflow.definition, parsed.inputs);
+    if (!checked.ok) throw new WfError("VALIDATION_FAILED", checked.error);
+    await opts.store.executions.create(firstSnapshot(parsed, checked, "PENDING", null));
+  }
   await js.publish(subjects(ns).execStart(executionId), JSON.stringify(cmd), { msgID: executionId });
   return executionId;
 }

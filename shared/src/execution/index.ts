@@ -12,3 +12,4 @@ export {
   ExecutionSnapshot,
 } from "./snapshot";
 export { newId, isSubjectToken } from "./ids";
+export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";

@@ -1,12 +1,12 @@
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import { TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import type { Timers } from "@wf/shared/nats";
 import type { Store, Versioned } from "@wf/shared/store";
-import { WorkflowSchema, resolveVariables, type Workflow } from "@wf/shared/workflow";
+import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import type { CodeRunner } from "../code/index";
 import { Committer } from "../run/committer";
 import { ExecutionRun, inFlightType } from "../run/execution-run";
@@ -116,39 +116,9 @@ export class ExecutorActor {
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<void> {
     // Create first, read only if that fails: a first delivery (the common case) costs one write.
     const now = Date.now();
-    const wf = WorkflowSchema.safeParse(cmd.workflow.definition);
-    const vars = wf.success ? resolveVariables(wf.data, cmd.inputs) : null;
-    const problem = !wf.success
-      ? `workflow definition is invalid: ${wf.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
-      : vars && !vars.ok
-        ? `invalid inputs: ${vars.errors.map((e) => `${e.name}: ${e.message}`).join("; ")}`
-        : null;
-    const snap: ExecutionSnapshot = {
-      id: cmd.executionId,
-      workflowId: cmd.workflow.id,
-      workflowName: cmd.workflow.name,
-      workflowVersion: cmd.workflow.version,
-      ownerId: cmd.workflow.ownerId,
-      triggerSource: cmd.triggerSource,
-      enableMonitoring: cmd.enableMonitoring,
-      status: problem ? "FAILED" : "RUNNING",
-      error: problem,
-      currentStep: null,
-      completedSteps: 0,
-      totalSteps: wf.success ? wf.data.steps.length : 0,
-      createdAt: cmd.requestedAt,
-      startedAt: now,
-      completedAt: problem ? now : null,
-      vars: vars && vars.ok ? vars.vars : {},
-      definition: cmd.workflow.definition,
-      steps: {},
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
-      parent: cmd.parent,
-      holder: problem ? null : { actor: this.d.actorId, seq: m.seq, since: now },
-      cancelRequested: false,
-      eventSeq: 0,
-      outbox: [],
-    };
+    const checked = checkStart(cmd.workflow.definition, cmd.inputs);
+    const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.d.actorId, seq: m.seq, since: now }, now);
+    const problem = checked.ok ? null : checked.error;
     const c = new Committer(snap, 0, this.d.store, this.d.js, this.d.ns);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
@@ -160,13 +130,13 @@ export class ExecutorActor {
       if (existing) return this.acquireAndRun(m, existing);
       throw err;
     }
-    if (problem || !wf.success) {
+    if (!checked.ok) {
       await c.settle();
       await notifyParent(this.d.js, this.d.ns, snap);
       this.done(m);
       return;
     }
-    await this.drive(m, c, wf.data);
+    await this.drive(m, c, checked.workflow);
   }
 
   private async onResume(m: JsMsg, executionId: string): Promise<void> {

@@ -1,0 +1,68 @@
+import type { z } from "zod";
+import type { StartCommand } from "../messages/commands";
+import { resolveVariables, WorkflowSchema, type Workflow } from "../workflow/index";
+import { ZERO_USAGE, type ExecutionSnapshot, type ExecutionStatus, type Holder } from "./snapshot";
+
+export type StartRequestParsed = z.output<typeof StartCommand>;
+
+export type CheckedStart =
+  | { ok: true; workflow: Workflow; vars: Record<string, unknown> }
+  | { ok: false; workflow: Workflow | null; error: string };
+
+/** Validates what a start carries: the definition, and the inputs against its variables. */
+export function checkStart(definition: unknown, inputs: Record<string, unknown>): CheckedStart {
+  const wf = WorkflowSchema.safeParse(definition);
+  if (!wf.success) {
+    return {
+      ok: false,
+      workflow: null,
+      error: `workflow definition is invalid: ${wf.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    };
+  }
+  const vars = resolveVariables(wf.data, inputs);
+  if (!vars.ok) {
+    return { ok: false, workflow: wf.data, error: `invalid inputs: ${vars.errors.map((e) => `${e.name}: ${e.message}`).join("; ")}` };
+  }
+  return { ok: true, workflow: wf.data, vars: vars.vars };
+}
+
+/**
+ * The first snapshot of an execution: PENDING when a client writes it before publishing the
+ * start (so a status poll right after a 202 finds it), RUNNING when the executor that takes the
+ * start writes it, FAILED when the start itself is invalid.
+ */
+export function firstSnapshot(
+  cmd: StartRequestParsed,
+  checked: CheckedStart,
+  status: Extract<ExecutionStatus, "PENDING" | "RUNNING">,
+  holder: Holder | null,
+  now: number = Date.now(),
+): ExecutionSnapshot {
+  const failed = !checked.ok;
+  return {
+    id: cmd.executionId,
+    workflowId: cmd.workflow.id,
+    workflowName: cmd.workflow.name,
+    workflowVersion: cmd.workflow.version,
+    ownerId: cmd.workflow.ownerId,
+    triggerSource: cmd.triggerSource,
+    enableMonitoring: cmd.enableMonitoring,
+    status: failed ? "FAILED" : status,
+    error: checked.ok ? null : checked.error,
+    currentStep: null,
+    completedSteps: 0,
+    totalSteps: checked.workflow ? checked.workflow.steps.length : 0,
+    createdAt: cmd.requestedAt,
+    startedAt: status === "PENDING" && !failed ? null : now,
+    completedAt: failed ? now : null,
+    vars: checked.ok ? checked.vars : {},
+    definition: cmd.workflow.definition,
+    steps: {},
+    usage: ZERO_USAGE,
+    parent: cmd.parent,
+    holder: failed ? null : holder,
+    cancelRequested: false,
+    eventSeq: 0,
+    outbox: [],
+  };
+}
