@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
+import { subjects } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
@@ -172,6 +174,77 @@ export function stepSuite(env: Record<string, string> = {}): void {
   `);
       expect(s.status).toBe("FAILED");
       expect(s.steps.slow!.error).toMatch(/timed out/);
+    });
+  });
+
+  describe("artifacts and logs", () => {
+    it("files a step writes into WF_ARTIFACTS_DIR become the execution's artifacts", async () => {
+      const s = await runToEnd(`
+  name: arts
+  steps:
+    - name: report
+      type: code
+      language: python
+      code: |
+        import os
+        d = os.environ["WF_ARTIFACTS_DIR"]
+        os.makedirs(os.path.join(d, "charts"), exist_ok=True)
+        open(os.path.join(d, "summary.txt"), "w").write("all good")
+        open(os.path.join(d, "charts", "c.svg"), "w").write("<svg/>")
+        print("done")
+    - name: js
+      type: code
+      language: javascript
+      code: |
+        artifacts.write("note.md", "# from js");
+        return 1;
+  `);
+      expect(s.status, s.error ?? "").toBe("COMPLETED");
+      expect(s.steps.report!.artifacts).toHaveLength(2);
+      const listed = await rt.platform.store.artifacts.listByExecution(s.id);
+      expect(listed.map((a) => [a.stepName, a.path, a.size, a.previewable]).sort()).toEqual(
+        [
+          ["js", "note.md", 9, true],
+          ["report", "charts/c.svg", 6, true],
+          ["report", "summary.txt", 8, true],
+        ].sort(),
+      );
+      const files = await ArtifactFiles.open(rt.platform.nc, rt.ns, rt.platform.store);
+      const summary = listed.find((a) => a.name === "summary.txt")!;
+      expect(new TextDecoder().decode((await files.read(summary.storageKey))!)).toBe("all good");
+    });
+
+    it("with monitoring, a running step's log lines are published live, before it completes", async () => {
+      const id = await run(
+        rt.platform,
+        `
+  name: live-logs
+  steps:
+    - name: chatty
+      type: code
+      language: bash
+      code: |
+        echo "first line" >&2
+        sleep 0.3
+        echo "second line" >&2
+        echo '{"ok": true}'
+  `,
+        { monitoring: true },
+      );
+      await waitForStatus(rt.platform, id);
+      const consumer = await rt.platform.js.consumers.get(`${rt.ns}_EVT`, { filter_subjects: subjects(rt.ns).eventFilter({ executionId: id }) });
+      const types: string[] = [];
+      const lines: string[] = [];
+      for await (const m of await consumer.consume()) {
+        const e = JSON.parse(m.string()) as { type: string; data: { lines?: string[] } };
+        types.push(e.type);
+        if (e.type === "step_log") lines.push(...e.data.lines!);
+        if (e.type === "exec_completed") break;
+      }
+      expect(lines).toEqual(expect.arrayContaining(["first line", "second line"]));
+      expect(types.indexOf("step_log")).toBeLessThan(types.indexOf("step_completed"));
+      const s = (await rt.platform.store.executions.get(id))!.value;
+      expect(s.steps.chatty!.logs).toEqual(expect.arrayContaining(["first line", "second line"]));
     });
   });
 

@@ -1,4 +1,5 @@
 import type { ConsumerMessages } from "@nats-io/jetstream";
+import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
@@ -28,10 +29,25 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     maxDeliver: -1,
     maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
   });
-  const codeRunner = await createCodeRunner(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {});
+  const codeRunner = await createCodeRunner({
+    pool: config.WF_SANDBOX_POOL,
+    ...(config.WF_SANDBOX_SOCKET ? { socket: config.WF_SANDBOX_SOCKET } : {}),
+    ...(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {}),
+  });
   const log = p.log.child({ component: "executor" });
+  const isolation = codeRunner.isolation();
+  log.info("code sandbox", { ...isolation });
+  if (isolation.network === "none" || isolation.filesystem === "none") {
+    log.warn(
+      "code steps run without full isolation: bubblewrap with user and network namespaces is not available " +
+        "(install bubblewrap; in a container allow unshare of user namespaces). See README, Code steps.",
+      { ...isolation },
+    );
+  }
+  const artifactFiles = await ArtifactFiles.open(nc, ns, p.store);
   const actor = new ExecutorActor({
     js,
+    artifactFiles,
     store: p.store,
     timers: p.timers,
     codeRunner,

@@ -21,6 +21,8 @@ export const ENV_SCHEMA = {
   WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },
   WF_HOLD_WAIT_MS: { schema: int(0, 600_000), default: "5000", doc: "Waits and retry backoffs shorter than this stay in memory (still backed by a durable timer); longer ones park the execution." },
   WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
+  WF_SANDBOX_SOCKET: { schema: z.string().min(1).optional(), default: undefined, doc: "Unix socket of a standalone sandbox runner (`services/executor/src/sandbox-main.ts`); unset: the executor forks its own runners." },
+  WF_SANDBOX_POOL: { schema: int(1, 64), default: "2", doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy." },
   WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir)." },
   WF_REDELIVER_ONCE: {
     schema: z.enum(["0", "1"]).transform((v) => v === "1"),

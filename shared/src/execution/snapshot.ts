@@ -65,6 +65,8 @@ export const StepState = z.object({
   input: z.unknown().optional(),
   logs: z.array(z.string()).optional(),
   usage: Usage.optional(),
+  /** Ids of the artifacts the step wrote. */
+  artifacts: z.array(z.string()).optional(),
 });
 export type StepState = z.infer<typeof StepState>;
 

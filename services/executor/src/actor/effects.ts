@@ -1,4 +1,5 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
+import type { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import { subjects, toToken, type Timers } from "@wf/shared/nats";
@@ -8,6 +9,7 @@ import type { RunEffects } from "../run/effects";
 
 export interface EffectDeps {
   js: JetStreamClient;
+  artifactFiles: ArtifactFiles;
   store: Store;
   timers: Timers;
   codeRunner: CodeRunner;
@@ -20,7 +22,9 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot): RunEffect
   const subj = subjects(deps.ns);
   return {
     holdMs: deps.holdMs,
-    runCode: (req, signal) => deps.codeRunner.run(req, signal),
+    runCode: (req, signal, onLog) => deps.codeRunner.run(req, signal, onLog),
+    saveArtifacts: (stepPath, files) =>
+      deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
     async scheduleWake(stepPath, dueAt) {
       const timerId = `${snap.id}-${toToken(stepPath)}-${newId()}`;
       const payload: ResumeCommand = { executionId: snap.id, reason: "timer", stepPath };

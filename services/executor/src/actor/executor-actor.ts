@@ -1,4 +1,5 @@
 import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { ArtifactFiles } from "@wf/shared/artifacts";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
@@ -15,6 +16,7 @@ import { notifyParent, runEffects } from "./effects";
 
 export interface ExecutorActorDeps {
   js: JetStreamClient;
+  artifactFiles: ArtifactFiles;
   store: Store;
   timers: Timers;
   codeRunner: CodeRunner;
@@ -42,6 +44,8 @@ const BUSY_MAX_MS = 1_000;
  */
 export class ExecutorActor {
   private readonly running = new Map<string, ExecutionRun>();
+  /** Executions a start or resume command is being handled for in this process. */
+  private readonly claimed = new Set<string>();
 
   constructor(private readonly d: ExecutorActorDeps) {}
 
@@ -64,7 +68,19 @@ export class ExecutorActor {
   }
 
   async handle(m: JsMsg): Promise<void> {
-    const verb = m.subject.split(".")[3];
+    const [, , , verb, executionId] = m.subject.split(".");
+    // One command per execution at a time in this process: a second delivery of the same
+    // message (its lease lapsed under load) must not run beside the first.
+    const exclusive = verb === "start" || verb === "resume";
+    if (exclusive && executionId !== undefined) {
+      if (this.claimed.has(executionId)) {
+        this.retryLater(m);
+        return;
+      }
+      this.claimed.add(executionId);
+    }
+    // The lease is kept from the first moment, not only once the run begins.
+    const heartbeat = setInterval(() => m.working(), Math.max(250, Math.floor(this.d.leaseMs / 3)));
     try {
       const body: unknown = JSON.parse(m.string());
       if (verb === "start") await this.onStart(m, StartCommand.parse(body));
@@ -86,7 +102,16 @@ export class ExecutorActor {
         await this.giveUp(m, err).catch((e: unknown) => this.d.log.error("could not record a poison command", { err: e }));
         m.term("gave up");
       } else m.nak(Math.min(30_000, 1_000 * m.info.deliveryCount));
+    } finally {
+      clearInterval(heartbeat);
+      if (exclusive && executionId !== undefined) this.claimed.delete(executionId);
     }
+  }
+
+  /** Held elsewhere (or here, under another message): come back soon (jittered), then less often. */
+  private retryLater(m: JsMsg): void {
+    const backoff = Math.min(BUSY_MAX_MS, BUSY_RETRY_MS * 2 ** Math.min(m.info.deliveryCount - 1, 4));
+    m.nak(backoff + Math.floor(Math.random() * BUSY_RETRY_MS));
   }
 
   /** A command that kept failing is given up: its execution ends FAILED, saying why. */
@@ -156,10 +181,8 @@ export class ExecutorActor {
         return;
       }
       const snap = v.value;
-      if (this.running.has(snap.id) || (snap.holder && snap.holder.seq !== m.seq)) {
-        // Held under another message: come back soon (jittered), then less often.
-        const backoff = Math.min(BUSY_MAX_MS, BUSY_RETRY_MS * 2 ** Math.min(m.info.deliveryCount - 1, 4));
-        m.nak(backoff + Math.floor(Math.random() * BUSY_RETRY_MS));
+      if (snap.holder && snap.holder.seq !== m.seq) {
+        this.retryLater(m);
         return;
       }
       const takeover = snap.holder !== null;
@@ -229,7 +252,6 @@ export class ExecutorActor {
     const id = c.snap.id;
     const run = new ExecutionRun(c, wf, runEffects(this.d, c.snap));
     this.running.set(id, run);
-    const heartbeat = setInterval(() => m.working(), Math.max(250, Math.floor(this.d.leaseMs / 3)));
     try {
       const result = await run.run();
       c.snap.holder = null;
@@ -242,7 +264,6 @@ export class ExecutorActor {
       run.cancel();
       throw err;
     } finally {
-      clearInterval(heartbeat);
       this.running.delete(id);
     }
   }

@@ -1,56 +1,94 @@
 import type { Outcome } from "./supervise";
-import { MAX_STREAM_BYTES } from "./supervise";
-import type { RunResult } from "./types";
+import type { LogListener, RunResult } from "./types";
 
 export const MAX_LOG_LINES = 1000;
 /** A log is for reading: longer lines are cut (the output itself is not). */
-export const MAX_LOG_LINE_CHARS = 8192;
+const MAX_LOG_LINE_CHARS = 8192;
 /** How much of stderr (or stdout) a failed step's error carries. */
 const ERROR_TAIL_CHARS = 2048;
+const NOT_KEPT = "[further lines not kept]";
+/** What the resource-limit signals mean, for the error of a step killed by one. */
+const SIGNAL_CAUSES: Record<string, string> = {
+  SIGXCPU: "its CPU time limit",
+  SIGXFSZ: "its file size limit",
+};
 
 export function timeoutMessage(timeoutMs: number): string {
   return `timed out after ${timeoutMs / 1000} s`;
+}
+
+function truncationNote(stream: "stdout" | "stderr", bytes: number): string {
+  return `[${stream} truncated at ${bytes} bytes]`;
+}
+
+/**
+ * A step's log as it is written: at most MAX_LOG_LINES lines, each cut to MAX_LOG_LINE_CHARS,
+ * passed on to `listener` as they come.
+ */
+export class LogLines {
+  private readonly lines: string[] = [];
+  private count = 0;
+
+  constructor(private readonly listener?: LogListener) {}
+
+  push(line: string): void {
+    this.count += 1;
+    if (this.count > MAX_LOG_LINES + 1) return;
+    const kept = this.count > MAX_LOG_LINES ? NOT_KEPT : capLine(line);
+    if (this.count <= MAX_LOG_LINES) this.lines.push(kept);
+    this.listener?.(kept);
+  }
+
+  kept(): string[] {
+    return this.count > MAX_LOG_LINES ? [...this.lines.slice(0, MAX_LOG_LINES - 1), NOT_KEPT] : this.lines;
+  }
 }
 
 /**
  * A finished process as a step result, by the spec's rule for non-JavaScript languages: the
  * output is the last non-empty stdout line parsed as JSON when it is JSON, else the whole trimmed
  * stdout as a string; a non-zero exit fails with the tail of stderr (of stdout when stderr is
- * empty). Logs are stderr's lines then stdout's, less the line that was taken as JSON output.
+ * empty). Logs are stderr's lines then stdout's, less the line that was taken as JSON output,
+ * then a note for each stream cut at the output limit.
  */
 export function processResult(outcome: Outcome, timeoutMs: number): RunResult {
-  const { end, stdout, stderr } = outcome;
+  const { end, stdout, stderr, truncatedAt } = outcome;
+  const notes = (["stdout", "stderr"] as const).flatMap((s) => (truncatedAt[s] === undefined ? [] : [truncationNote(s, truncatedAt[s])]));
   // Only as many lines as can be kept are split off: stdout may be megabytes of short lines.
   const logsWith = (out: string): string[] =>
-    capLogs([...firstLines(stderr, MAX_LOG_LINES + 1), ...firstLines(out, MAX_LOG_LINES + 1)]);
-  const fail = (error: string, timedOut = false): RunResult => ({ ok: false, error, logs: logsWith(stdout), timedOut });
+    capLogs([...firstLines(stderr, MAX_LOG_LINES + 1), ...firstLines(out, MAX_LOG_LINES + 1)], notes);
+  const fail = (error: string, timedOut = false): RunResult => ({ ok: false, error, logs: logsWith(stdout), artifacts: [], timedOut });
   switch (end.kind) {
     case "timeout":
       return fail(timeoutMessage(timeoutMs), true);
     case "aborted":
       return fail("aborted");
-    case "overflow":
-      return fail(`${end.stream} exceeded ${MAX_STREAM_BYTES / (1024 * 1024)} MB`);
+    case "limit":
     case "failed":
       return fail(end.message);
   }
   const { code, signal } = end.status;
   if (code !== 0) {
-    const how = code === null ? `killed by ${signal ?? "a signal"}` : `exited with code ${code}`;
+    const cause = signal && SIGNAL_CAUSES[signal] ? ` (${SIGNAL_CAUSES[signal]})` : "";
+    const how = code === null ? `killed by ${signal ?? "a signal"}${cause}` : `exited with code ${code}`;
     const tail = (stderr.trim() || stdout.trim()).slice(-ERROR_TAIL_CHARS);
     return fail(tail ? `${how}: ${tail}` : how);
   }
   const last = lastNonEmptyLine(stdout);
   const json = last && parseJson(last.text);
-  if (!last || !json) return { ok: true, output: stdout.trim(), logs: logsWith(stdout) };
-  return { ok: true, output: json.value, logs: logsWith(stdout.slice(0, last.start) + stdout.slice(last.end)) };
+  if (!last || !json) return { ok: true, output: stdout.trim(), logs: logsWith(stdout), artifacts: [] };
+  return { ok: true, output: json.value, logs: logsWith(stdout.slice(0, last.start) + stdout.slice(last.end)), artifacts: [] };
 }
 
-export function capLogs(logs: string[]): string[] {
-  const kept = logs.length <= MAX_LOG_LINES ? logs : [...logs.slice(0, MAX_LOG_LINES - 1), "[further lines not kept]"];
-  return kept.map((line) =>
-    line.length > MAX_LOG_LINE_CHARS ? `${line.slice(0, MAX_LOG_LINE_CHARS)}[${line.length - MAX_LOG_LINE_CHARS} more characters]` : line,
-  );
+/** At most MAX_LOG_LINES lines, each cut; `notes` are kept whatever the count. */
+function capLogs(logs: string[], notes: string[] = []): string[] {
+  const room = MAX_LOG_LINES - notes.length;
+  const kept = logs.length <= room ? logs : [...logs.slice(0, room - 1), NOT_KEPT];
+  return [...kept.map(capLine), ...notes];
+}
+
+function capLine(line: string): string {
+  return line.length > MAX_LOG_LINE_CHARS ? `${line.slice(0, MAX_LOG_LINE_CHARS)}[${line.length - MAX_LOG_LINE_CHARS} more characters]` : line;
 }
 
 function firstLines(text: string, max: number): string[] {

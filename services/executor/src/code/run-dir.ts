@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 /** One run's private directory (mode 0700, from mkdtemp): the step's cwd and HOME, with WF_ARTIFACTS_DIR inside. */
-export interface RunDir {
+interface RunDir {
   path: string;
   artifacts: string;
 }
@@ -14,10 +14,7 @@ export async function createRunDir(parent: string): Promise<RunDir> {
   return { path, artifacts };
 }
 
-/**
- * Best effort: the process group is dead by now, but user code may have left a directory it made
- * unreadable, which only the sandbox (a tmpfs per run) will reliably clean up.
- */
+/** Best effort, once the step's processes are dead; what is left goes with the runner's directory. */
 export async function removeRunDir(dir: RunDir): Promise<void> {
   await rm(dir.path, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
 }

@@ -1,63 +1,99 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join, resolve } from "node:path";
-import { createBashRunner } from "./bash";
-import type { BaseEnv } from "./env";
-import { JsRunnerClient } from "./js-runner-client";
-import { createPythonRunner, resolvePython } from "./python";
-import type { CodeLanguage, CodeRunner, LanguageRunner } from "./types";
-import { UnsupportedLanguageError } from "./types";
+import { join, resolve } from "node:path";
+import { LocalRunner } from "./local-runner";
+import { RunnerConnection } from "./runner-connection";
+import type { CodeRunner, Isolation, SandboxLimits } from "./types";
+import { CODE_LANGUAGES, DEFAULT_LIMITS, UnsupportedLanguageError } from "./types";
 
-const DEFAULT_JS_MEMORY_LIMIT_MB = 128;
+export interface CodeRunnerOptions {
+  /** Where local runners keep their run directories (in a private directory made here). */
+  tmpRoot?: string;
+  /** A standalone sandbox runner's Unix socket (see sandbox-main.ts): no local runners then. */
+  socket?: string;
+  /** Local runner processes, runs going to the least busy. */
+  pool?: number;
+  /** The isolate heap of JavaScript steps; `limits.jsMemoryMb` by another name. */
+  jsMemoryLimitMb?: number;
+  limits?: Partial<SandboxLimits>;
+}
+
+const DEFAULT_POOL = 2;
+const UNKNOWN_ISOLATION: Isolation = { network: "none", filesystem: "none", limits: [] };
+
+/** Where runs go: local runner processes or a remote runner, each with its connection(s). */
+interface Runners {
+  /** The connection for the next run. */
+  pick(): RunnerConnection;
+  close(): Promise<void>;
+}
 
 /**
- * Starts the code runners: the JavaScript runner process and the Python zygote are started now,
- * so that the first step does not wait for them. Everything a run writes lives under one private
- * directory inside `tmpRoot`, removed by close().
+ * Starts the sandbox runners that run code steps, or connects to a standalone one, and waits
+ * for them to be ready (a runner that cannot start fails each run with the reason).
  */
-export async function createCodeRunner(opts: { tmpRoot?: string; jsMemoryLimitMb?: number } = {}): Promise<CodeRunner> {
-  // Absolute: the Python zygote's socket path is used from another cwd.
-  const root = await mkdtemp(join(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-"));
-  const js = new JsRunnerClient({ cwd: root, memoryLimitMb: opts.jsMemoryLimitMb ?? DEFAULT_JS_MEMORY_LIMIT_MB });
-  const [python] = await Promise.all([
-    resolvePython().catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
-    js.start().catch(() => undefined), // a runner that cannot start fails each JavaScript run with the reason
-  ]);
-  const ctx = { tmpRoot: root, baseEnv: baseEnv(python) };
-  const runners: Partial<Record<CodeLanguage, LanguageRunner>> = {
-    javascript: js,
-    typescript: js,
-    python: createPythonRunner(ctx, python),
-    bash: createBashRunner(ctx),
+export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<CodeRunner> {
+  const limits: SandboxLimits = {
+    ...DEFAULT_LIMITS,
+    ...(opts.jsMemoryLimitMb === undefined ? {} : { jsMemoryMb: opts.jsMemoryLimitMb }),
+    ...opts.limits,
   };
+  const runners = opts.socket ? await remoteRunner(opts.socket) : await localRunners(opts);
+  const isolation = await runners
+    .pick()
+    .ready.catch(() => UNKNOWN_ISOLATION);
   let closed = false;
 
   return {
-    async run(req, signal) {
+    async run(req, signal, onLog) {
       if (closed) throw new Error("the code runner is closed");
-      const runner = runners[req.language];
-      if (!runner) throw new UnsupportedLanguageError(req.language);
+      if (!CODE_LANGUAGES.includes(req.language)) throw new UnsupportedLanguageError(req.language);
       const started = performance.now();
-      const result = await runner.run(req, signal);
+      const result = await runners.pick().run(req, limits, signal, onLog);
       return { ...result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
     },
+    isolation: () => isolation,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([...new Set(Object.values(runners))].map((runner) => runner.close()));
+      await runners.close();
+    },
+  };
+}
+
+async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
+  // Absolute: the zygotes' socket paths are used from other working directories.
+  const root = await mkdtemp(join(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-"));
+  const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, writable: [tmpdir()] }));
+  await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
+  return {
+    pick: () => pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least)).live(),
+    async close() {
+      await Promise.all(pool.map((runner) => runner.close()));
       await rm(root, { recursive: true, force: true, maxRetries: 2 });
     },
   };
 }
 
-/**
- * PATH as the service has it, with the real Python first: `python3` in a Bash step must not hit a
- * version-manager shim, which would look for its configuration under the step's private HOME.
- */
-function baseEnv(python: string | Error): BaseEnv {
-  const path = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+/** One connection to a standalone runner, made again by the next run after it was lost. */
+async function remoteRunner(socket: string): Promise<Runners> {
+  const connect = (): RunnerConnection => {
+    const stream = createConnection(socket);
+    const conn = new RunnerConnection(stream, () => undefined);
+    stream.on("error", (err) => conn.fail(new Error(`the sandbox runner at ${socket} is unreachable: ${err.message}`)));
+    stream.on("close", () => conn.fail(new Error(`the sandbox runner at ${socket} closed the connection`)));
+    return conn;
+  };
+  let conn = connect();
+  await conn.ready;
   return {
-    PATH: typeof python === "string" ? `${dirname(python)}${delimiter}${path}` : path,
-    LANG: process.env.LANG ?? "C.UTF-8",
+    pick: () => {
+      if (!conn.alive) conn = connect();
+      return conn;
+    },
+    async close() {
+      conn.fail(new Error("the code runner was closed"));
+    },
   };
 }

@@ -1,6 +1,11 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { waitFor } from "@wf/shared/testing";
-import { readdirSync, readFileSync } from "node:fs";
+import type { CodeLanguage, CodeRequest } from "./types";
+
+export function step(language: CodeLanguage, code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
+  return { language, code, vars: {}, input: null, timeoutMs: 10_000, ...extra };
+}
 
 /** Whether a process still runs; a zombie (dead, not yet reaped by an init that may never reap it) does not. */
 export function isAlive(pid: number): boolean {
@@ -10,32 +15,45 @@ export function isAlive(pid: number): boolean {
     return false;
   }
   try {
-    return processState(pid) !== "Z";
+    return stat(pid).state !== "Z";
   } catch {
     return false;
   }
 }
 
-/** Live child processes of `parent` whose command line contains `needle`. */
-export function childProcesses(parent: number, needle: string): number[] {
-  const pids: number[] = [];
+/** Live descendants of `ancestor` whose command line (its arguments joined by spaces) matches `pattern`. */
+export function descendants(ancestor: number, pattern: RegExp): number[] {
+  const parents = new Map<number, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (ppid === parent && cmdline.includes(needle) && isAlive(Number(entry))) pids.push(Number(entry));
+      parents.set(Number(entry), stat(Number(entry)).ppid);
     } catch {
       // The process ended while being read.
     }
   }
-  return pids;
+  const descends = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === ancestor) return true;
+    return false;
+  };
+  return [...parents.keys()].filter((pid) => {
+    try {
+      return descends(pid) && pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")) && isAlive(pid);
+    } catch {
+      return false;
+    }
+  });
 }
 
-function processState(pid: number): string | undefined {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+/** The sandbox runner processes started by this process. */
+export const RUNNER_PROCESS = /sandbox-process\.ts/;
+/** Zygotes (the Python processes, not the bubblewrap ones that start them). */
+export const ZYGOTE_PROCESS = /^\S*python\S* -I \S*zygote\.py/;
+
+function stat(pid: number): { state: string; ppid: number } {
+  const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return { state: state ?? "", ppid: Number(ppid) };
 }
 
 /** Pids a step wrote to `file`, one a line, once it has written `count` of them. */
@@ -47,4 +65,8 @@ export async function pidsIn(file: string, count: number): Promise<number[]> {
     },
     { what: `${count} pids in ${file}` },
   );
+}
+
+export async function allGone(pids: number[]): Promise<void> {
+  for (const pid of pids) await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
 }

@@ -94,6 +94,15 @@ export class Committer {
     this.publish(events);
   }
 
+  /**
+   * An event that records no change (a running step's log lines): published at once, outside
+   * the snapshot, with the caller's id. Lost if the process dies first, as a log tail may be.
+   */
+  publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void {
+    const s = this.snap;
+    this.publish([{ type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data }]);
+  }
+
   /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
   republishOutbox(): void {
     this.publish(this.snap.outbox);

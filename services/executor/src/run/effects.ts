@@ -1,5 +1,6 @@
 import type { ExecutionSnapshot } from "@wf/shared/execution";
-import type { CodeRequest, CodeResult } from "../code/index";
+import type { ArtifactRecord } from "@wf/shared/store";
+import type { Artifact, CodeRequest, CodeResult, LogListener } from "../code/index";
 
 /**
  * Everything the orchestration does to the world, behind one interface: the orchestration in
@@ -8,7 +9,9 @@ import type { CodeRequest, CodeResult } from "../code/index";
 export interface RunEffects {
   /** Waits shorter than this stay in memory; longer ones park the execution. */
   readonly holdMs: number;
-  runCode(req: CodeRequest, signal: AbortSignal): Promise<CodeResult>;
+  runCode(req: CodeRequest, signal: AbortSignal, onLog?: LogListener): Promise<CodeResult>;
+  /** Stores the files a step wrote as the execution's artifacts. */
+  saveArtifacts(stepPath: string, files: Artifact[]): Promise<ArtifactRecord[]>;
   /** Arms a durable timer that resumes this execution at `dueAt`. */
   scheduleWake(stepPath: string, dueAt: number): Promise<void>;
   /** Publishes the start command of a child execution; an error message when it cannot start. */

@@ -5,6 +5,7 @@ import { walkSteps } from "@wf/shared/workflow";
 import { backoffMs } from "./backoff";
 import type { Committer } from "./committer";
 import type { RunEffects } from "./effects";
+import { LogBatcher } from "./log-batcher";
 import { expressionContext, iterationScope, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, sleep } from "./signals";
 
@@ -313,6 +314,7 @@ export class ExecutionRun {
     if (this.snap.enableMonitoring) st.input = input;
     // The attempt's start must be durable before its side effects begin.
     await this.c.flush();
+    const live = this.snap.enableMonitoring ? this.liveLog(path, st.attempts) : undefined;
     const res = await this.fx.runCode(
       {
         language: step.language,
@@ -325,14 +327,28 @@ export class ExecutionRun {
         network: step.network ?? false,
       },
       scope.signal,
+      live?.add,
     );
+    live?.flush();
     throwIfAborted(scope.signal);
-    if (this.snap.enableMonitoring && res.logs.length) {
-      st.logs = [...(st.logs ?? []), ...res.logs].slice(-1000);
-      this.c.emit("step_log", path, { lines: res.logs });
+    if (this.snap.enableMonitoring && res.logs.length) st.logs = [...(st.logs ?? []), ...res.logs].slice(-1000);
+    if (res.artifacts.length) {
+      const saved = await this.fx.saveArtifacts(path, res.artifacts);
+      st.artifacts = [...(st.artifacts ?? []), ...saved.map((a) => a.id)];
+      this.c.emit("step_artifacts", path, {
+        artifacts: saved.map((a) => ({ id: a.id, name: a.name, path: a.path, size: a.size, contentType: a.contentType })),
+      });
     }
     if (res.ok) return { kind: "completed", output: res.output };
     return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
+  }
+
+  /** Streams a running step's log lines as `step_log` events (monitoring only). */
+  private liveLog(path: string, attempt: number): LogBatcher {
+    let batch = 0;
+    return new LogBatcher((lines) =>
+      this.c.publishLive("step_log", path, `${this.snap.id}.log.${path}.${attempt}.${++batch}`, { attempt, lines }),
+    );
   }
 
   private async runWait(step: Extract<Step, { type: "wait" }>, path: string, st: StepState, scope: Scope): Promise<Attempt> {

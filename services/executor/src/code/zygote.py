@@ -1,24 +1,32 @@
-"""Pre-forked Python for code steps (started by python-zygote.ts as `python -I python-zygote.py SOCKET`).
+"""Pre-forked Python that starts the process of every non-JavaScript step (started by zygote.ts
+as `python -I zygote.py SOCKET`, inside bubblewrap where the runner has it, so that every process
+forked from here inherits the sandbox).
 
 A fresh interpreter spends tens of milliseconds starting up and importing `site`; this process pays
-that once and forks a child per step. It imports nothing beyond what it needs, runs no threads
-(forking is only safe single-threaded), and never sees a step's code, variables or output, so none
-of it lingers in this process's memory for a later child to inherit: the child connects to the
-service's Unix socket with the single-use token it was forked with, receives its request (code,
-environment, cwd and a second token) as one JSON line there, and makes that connection its stdout
-and a second one, opened with the second token, its stderr.
+that once and forks a child per step: a Python step runs in that child, any other language is
+exec'd by it (Node's spawn would cost more, and could not set the limits in the child). It imports
+nothing beyond what it needs, runs no threads (forking is only safe single-threaded), and never
+sees a step's code, variables or output, so none of it lingers in this process's memory for a
+later child to inherit: the child connects to the runner's Unix socket with the single-use token
+it was forked with, receives its request (code or argv, environment, cwd, limits, a cgroup to join
+and a second token) as one JSON line there, and makes that connection its stdout and a second
+one, opened with the second token, its stderr.
 
 Control protocol, JSON lines. stdin: {"id": n, "token": t}. stdout: {"ready": true} once, then
 {"id": n, "pid": p} after each fork and {"id": n, "code": c, "signal": s, "connected": bool} once
 the child is reaped ("connected": whether its stdout and stderr were connected), or
-{"id": n, "error": message} when it could not be forked.
+{"id": n, "error": message} when it could not be forked. End of stdin: the runner is gone, and
+so is every step started here.
 """
 
 import atexit
 import builtins
+import ctypes
+import errno
 import gc
 import json
 import os
+import resource
 import select
 import signal
 import socket
@@ -27,6 +35,7 @@ import types
 
 # Exit status of a child that failed before running any user code (EX_SOFTWARE).
 SETUP_FAILED = 70
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def main():
@@ -34,6 +43,14 @@ def main():
     children = {}  # pidfd -> (id, pid, status read end)
     poller = select.poll()
     poller.register(0, select.POLLIN)
+    # Orphans of steps (what a step left running, killed when it ends) are reparented here rather
+    # than to PID 1, which may never reap them: SIGCHLD wakes the loop to reap them.
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)  # a full pipe has woken the loop already
+    poller.register(wake_r, select.POLLIN)
     pending = b""
     # Objects alive now are never collected in a child: its collections then leave them (and the
     # memory pages they share with this process) untouched, which keeps forks cheap.
@@ -45,7 +62,7 @@ def main():
                 if fd == 0:
                     data = os.read(0, 65536)
                     if not data:
-                        return  # the service is gone
+                        return  # the runner is gone
                     *lines, pending = (pending + data).split(b"\n")
                     for line in lines:
                         request = json.loads(line)
@@ -54,7 +71,10 @@ def main():
                             pidfd, child_info = started
                             children[pidfd] = child_info
                             poller.register(pidfd, select.POLLIN)
-                else:
+                elif fd == wake_r:
+                    os.read(wake_r, 4096)
+                    reap_orphans({pid for _, pid, _ in children.values()})
+                elif fd in children:
                     poller.unregister(fd)
                     reap(fd, *children.pop(fd))
     finally:
@@ -76,13 +96,13 @@ def start(run_id, token, socket_path):
         child(token, status_w, socket_path)
     os.close(status_w)
     # The child makes itself a group leader too; doing it on both sides means the group exists
-    # before the service learns the pid and may kill it.
+    # before the runner learns the pid and may kill it.
     try:
         os.setpgid(pid, pid)
     except OSError:
         pass  # the child got there first, or is already gone
     send({"id": run_id, "pid": pid})
-    # A pidfd turns readable when the child exits: no SIGCHLD handler to race with forks.
+    # A pidfd turns readable when the child exits: no waitpid(-1) racing with the status of a step.
     return os.pidfd_open(pid), (run_id, pid, status_r)
 
 
@@ -99,24 +119,40 @@ def reap(pidfd, run_id, pid, status_r):
         send({"id": run_id, "code": None, "signal": signal.Signals(-code).name, "connected": connected})
 
 
+def reap_orphans(steps):
+    """Reaps exited children that are not the main process of a step (those are reaped by reap())."""
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if info is None or info.si_pid in steps:
+            return
+        os.waitpid(info.si_pid, 0)
+
+
 def child(token, status_w, socket_path):
     """Becomes the step's process. Never returns, whatever happens: unwinding into main() would
     run the zygote's cleanup, which kills every other step's process group."""
     status = SETUP_FAILED
     try:
         request = setup(token, status_w, socket_path)
+        if "argv" in request:
+            execute(request["argv"], request["env"])
         status = 1
         status = run(request["code"])
     except BaseException as e:
         if status == SETUP_FAILED:
-            # To the step's stderr once connected, else to the zygote's, which the service keeps.
-            os.write(2, f"python step setup failed: {e!r}\n".encode())
+            # To the step's stderr once connected, else to the zygote's, which the runner keeps.
+            os.write(2, f"step setup failed: {e!r}\n".encode())
     finally:
         os._exit(status)
 
 
 def setup(token, status_w, socket_path):
     os.setpgid(0, 0)
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     stdout = connect(socket_path, token)
     request = json.loads(read_line(stdout))
     stderr = connect(socket_path, request["stderr"])
@@ -125,14 +161,53 @@ def setup(token, status_w, socket_path):
     os.dup2(stdout.fileno(), 1)
     os.dup2(stderr.fileno(), 2)
     os.write(status_w, b"1")
-    # Drops every other descriptor: the sockets' originals, the zygote's pidfds and status pipes.
+    # Drops every other descriptor: the sockets' originals, the zygote's pidfds, pipes and wake-up pipe.
     os.closerange(3, os.sysconf("SC_OPEN_MAX"))
     stdout.detach()
     stderr.detach()
+    if request.get("cgroup"):
+        # Before any user code: from here on, every process the step starts is counted and killable.
+        with open(os.path.join(request["cgroup"], "cgroup.procs"), "w") as f:
+            f.write("0")
+    set_limits(request["limits"])
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
     return request
+
+
+def set_limits(limits):
+    """Each limit as asked, but never above the hard limit this process has (it cannot raise one)."""
+    wanted = [
+        # SIGXCPU at the soft limit, SIGKILL a second later.
+        (resource.RLIMIT_CPU, limits["cpuSeconds"], limits["cpuSeconds"] + 1),
+        (resource.RLIMIT_DATA, limits["dataBytes"], limits["dataBytes"]),
+        (resource.RLIMIT_NOFILE, limits["openFiles"], limits["openFiles"]),
+        (resource.RLIMIT_NPROC, limits["processes"], limits["processes"]),
+        (resource.RLIMIT_FSIZE, limits["fileBytes"], limits["fileBytes"]),
+    ]
+    for which, soft, hard in wanted:
+        _, current_hard = resource.getrlimit(which)
+        if current_hard != resource.RLIM_INFINITY:
+            hard = min(hard, current_hard)
+            soft = min(soft, hard)
+        resource.setrlimit(which, (soft, hard))
+
+
+def execute(argv, env):
+    """Replaces this process with argv[0] (found on the step's PATH); returns only to fail."""
+    # Python ignores these, and ignored signals stay ignored across exec: a program expects the default.
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_DFL)
+    try:
+        os.execvpe(argv[0], argv, env)
+    except FileNotFoundError:
+        os.write(2, f"{argv[0]}: command not found\n".encode())
+        os._exit(127)
+    except OSError as e:
+        hint = " (the code, or a WF_ variable, exceeds the kernel's 128 KiB per argument)" if e.errno == errno.E2BIG else ""
+        os.write(2, f"{argv[0]}: {e.strerror}{hint}\n".encode())
+        os._exit(126)
 
 
 def connect(socket_path, token):
@@ -147,7 +222,7 @@ def read_line(sock):
     while not data.endswith(b"\n"):
         chunk = sock.recv(1 << 20)
         if not chunk:
-            raise EOFError("the service closed the connection before sending the request")
+            raise EOFError("the runner closed the connection before sending the request")
         data += chunk
     return data
 

@@ -9,11 +9,9 @@ import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { BaseEnv } from "./env";
-import type { RunDir } from "./run-dir";
-import { killProcessGroup } from "./spawn-process";
 import type { ExitStatus, StepProcess } from "./supervise";
 
-const ZYGOTE_SCRIPT = fileURLToPath(new URL("./python-zygote.py", import.meta.url));
+const ZYGOTE_SCRIPT = fileURLToPath(new URL("./zygote.py", import.meta.url));
 /** Longest first line a connection may send: a 32-character hex token and its newline. */
 const MAX_TOKEN_LINE = 64;
 const STDERR_TAIL_CHARS = 2048;
@@ -32,14 +30,35 @@ interface ZygoteRun {
   reject: (err: Error) => void;
 }
 
+/** What a step's process runs: Python code in the forked child, or a program it execs. */
+export type ZygoteCommand = { code: string } | { argv: string[] };
+
+/** Set in the child before user code runs; see set_limits() in zygote.py. */
+export interface ProcessLimits {
+  cpuSeconds: number;
+  dataBytes: number;
+  openFiles: number;
+  processes: number;
+  fileBytes: number;
+}
+
+export interface ZygoteRequest {
+  cwd: string;
+  env: Record<string, string>;
+  limits: ProcessLimits;
+  /** A pids cgroup for the child to join before running user code. */
+  cgroup?: string;
+}
+
 /**
- * The service side of python-zygote.py: starts it, asks it to fork a child per step and hands
- * each child's stdio to the caller as streams. A child connects to a Unix socket served here (in
- * a 0700 directory) with the random single-use token it was forked with, receives its request on
- * that connection, which becomes its stdout, and opens a second one for stderr with a second
- * token from the request; an unknown token is hung up on.
+ * The runner side of zygote.py: starts it (inside `sandbox`, the bubblewrap command line, when
+ * given), asks it to fork a child per step and hands each child's stdio to the caller as
+ * streams. A child connects to a Unix socket served here (in a 0700 directory) with the random
+ * single-use token it was forked with, receives its request on that connection, which becomes
+ * its stdout, and opens a second one for stderr with a second token from the request; an
+ * unknown token is hung up on.
  */
-export class PythonZygote {
+export class Zygote {
   private readonly runs = new Map<number, ZygoteRun>();
   /** Connections expected from children not connected yet, by token. */
   private readonly waiting = new Map<string, { stream: PassThrough; reply: string | undefined }>();
@@ -77,17 +96,15 @@ export class PythonZygote {
     proc.on("error", (err) => this.shutdown(this.failure(`failed: ${err.message}`)));
   }
 
-  static async start(opts: { python: string; tmpRoot: string; baseEnv: BaseEnv }): Promise<PythonZygote> {
-    const dir = await mkdtemp(join(opts.tmpRoot, "python-"));
+  static async start(opts: { python: string; tmpRoot: string; baseEnv: BaseEnv; sandbox?: string[] }): Promise<Zygote> {
+    const dir = await mkdtemp(join(opts.tmpRoot, "zygote-"));
     const socketPath = join(dir, "stdio.sock");
     const server = createServer();
     await new Promise<void>((resolve, reject) => server.once("error", reject).listen(socketPath, resolve));
-    const proc = spawn(opts.python, ["-I", ZYGOTE_SCRIPT, socketPath], {
-      cwd: dir,
-      env: { ...opts.baseEnv, HOME: dir },
-      stdio: "pipe",
-    });
-    const zygote = new PythonZygote(proc, server, dir);
+    const command = [opts.python, "-I", ZYGOTE_SCRIPT, socketPath];
+    const [file, ...args] = opts.sandbox ? [...opts.sandbox, ...command] : command;
+    const proc = spawn(file!, args, { cwd: dir, env: { ...opts.baseEnv, HOME: dir }, stdio: "pipe" });
+    const zygote = new Zygote(proc, server, dir);
     try {
       await zygote.ready;
     } catch (err) {
@@ -101,11 +118,11 @@ export class PythonZygote {
     return this.exitError === undefined;
   }
 
-  /** Forks the process of one step, which receives its request (code, environment, cwd) from here, not through the zygote. */
-  fork(dir: RunDir, request: { code: string; env: Record<string, string> }): StepProcess {
+  /** Forks the process of one step, which receives its request (command, environment, cwd, limits) from here, not through the zygote. */
+  fork(command: ZygoteCommand, request: ZygoteRequest): StepProcess {
     const stdoutToken = newToken();
     const stderrToken = newToken();
-    const requestLine = `${JSON.stringify({ ...request, cwd: dir.path, stderr: stderrToken })}\n`;
+    const requestLine = `${JSON.stringify({ ...command, ...request, stderr: stderrToken })}\n`;
     const run: ZygoteRun = {
       killRequested: false,
       streams: [this.expectConnection(stdoutToken, requestLine), this.expectConnection(stderrToken)],
@@ -129,17 +146,23 @@ export class PythonZygote {
       stdout,
       stderr,
       exited,
-      killGroup: () => {
+      kill: () => {
         // Until the zygote has reported the pid, remember the kill and do it when it does.
         if (run.pid === undefined) run.killRequested = true;
         else killProcessGroup(run.pid);
       },
+      limitReached: () => undefined,
     };
   }
 
+  /**
+   * Stops the zygote: the end of its input has it kill its steps' groups and exit, which a
+   * SIGKILL to the bubblewrap process in front of it would not reach.
+   */
   kill(): void {
+    this.proc.stdin.destroy();
     this.proc.kill("SIGKILL");
-    this.shutdown(new Error("the Python zygote was stopped"));
+    this.shutdown(new Error("the zygote was stopped"));
   }
 
   private onRunMessage(msg: Exclude<ZygoteMessage, { ready: true }>): void {
@@ -160,12 +183,12 @@ export class PythonZygote {
     else {
       // It died before running any user code, and will not connect now: no streams to wait for.
       endStreams(run);
-      run.reject(new Error(`the Python process failed before running the step (${msg.signal ?? `exit code ${msg.code}`})`));
+      run.reject(new Error(`the step's process failed before running it (${msg.signal ?? `exit code ${msg.code}`})`));
     }
   }
 
   private failure(what: string): Error {
-    return new Error(`the Python zygote ${what}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ""}`);
+    return new Error(`the zygote ${what}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ""}`);
   }
 
   /** Fails every run in flight; their children, orphaned from the zygote, are killed by group. */
@@ -220,6 +243,15 @@ export class PythonZygote {
     };
     socket.on("data", onData);
     socket.on("error", () => socket.destroy());
+  }
+}
+
+function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: the whole group is gone already.
   }
 }
 

@@ -1,0 +1,63 @@
+import type { Duplex } from "node:stream";
+import type { CodeRequest, Isolation, RunResult, SandboxLimits } from "./types";
+
+/**
+ * Between a client (the executor) and a sandbox runner, over a forked runner's socket pair or a
+ * standalone runner's Unix socket alike: one JSON message per line, artifact contents base64.
+ *
+ * Runner to client: `ready` once, then for each run any number of `log` (only when the run asked
+ * for live logs) and one `result`.
+ */
+export type ClientMessage =
+  | { t: "run"; id: number; req: CodeRequest; limits: SandboxLimits; live: boolean }
+  | { t: "cancel"; id: number };
+
+export type WireArtifact = { path: string; size: number; content: string };
+export type WireResult =
+  | { ok: true; output: unknown; logs: string[]; artifacts: WireArtifact[] }
+  | { ok: false; error: string; logs: string[]; artifacts: WireArtifact[]; timedOut: boolean };
+
+export type RunnerMessage =
+  | { t: "ready"; isolation: Isolation }
+  | { t: "log"; id: number; line: string }
+  | { t: "result"; id: number; result: WireResult };
+
+export function toWire(result: RunResult): WireResult {
+  return { ...result, artifacts: result.artifacts.map((a) => ({ ...a, content: a.content.toString("base64") })) };
+}
+
+export function fromWire(result: WireResult): RunResult {
+  return { ...result, artifacts: result.artifacts.map((a) => ({ ...a, content: Buffer.from(a.content, "base64") })) };
+}
+
+/**
+ * Reads newline-delimited JSON from `stream`, calling `onMessage` for each message. A message
+ * can be tens of megabytes (artifacts): chunks are kept as they come and joined once a newline
+ * arrives, rather than rescanning a growing string.
+ */
+export function readMessages<T>(stream: Duplex, onMessage: (msg: T) => void): void {
+  let pending: Buffer[] = [];
+  stream.on("data", (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, nl));
+      const line = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+      pending = [];
+      start = nl + 1;
+      let msg: T;
+      try {
+        msg = JSON.parse(line.toString("utf8")) as T;
+      } catch (err) {
+        stream.destroy(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+      onMessage(msg);
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  });
+}
+
+export function writeMessage(stream: Duplex, msg: ClientMessage | RunnerMessage): void {
+  if (!stream.writable) return;
+  stream.write(`${JSON.stringify(msg)}\n`);
+}

@@ -1,0 +1,124 @@
+import type { Duplex } from "node:stream";
+import { timeoutMessage } from "./output";
+import type { RunnerMessage, WireResult } from "./protocol";
+import { fromWire, readMessages, writeMessage } from "./protocol";
+import { Slots } from "./slots";
+import type { CodeRequest, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
+
+/** How long past its timeout a run may go unanswered before the runner is deemed stuck. */
+const STUCK_GRACE_MS = 5000;
+/**
+ * JavaScript runs sent to one runner at once; the rest queue here. Above the runner's pool of
+ * idle isolates (8), every extra concurrent run would build and throw away an isolate (~1.2 ms
+ * CPU), which measured slower than queueing. Queued time does not count against a run's timeout.
+ */
+const MAX_CONCURRENT_JS_RUNS = 8;
+
+interface InFlight {
+  onLog: LogListener | undefined;
+  settle: (reply: WireResult | Error) => void;
+}
+
+/**
+ * The client end of one connection to a sandbox runner (see protocol.ts), local or remote. Its
+ * owner reports the connection's end through fail(), with the best reason it knows.
+ */
+export class RunnerConnection {
+  readonly ready: Promise<Isolation>;
+  private readonly inFlight = new Map<number, InFlight>();
+  private readonly jsSlots = new Slots(MAX_CONCURRENT_JS_RUNS);
+  private nextId = 1;
+  private pending = 0;
+  private failure: Error | undefined;
+  private onReady: (isolation: Isolation) => void = () => undefined;
+  private onFailed: (err: Error) => void = () => undefined;
+
+  constructor(
+    private readonly stream: Duplex,
+    /** Called when a run went unanswered long past its timeout. */
+    private readonly onStuck: (why: string) => void,
+  ) {
+    this.ready = new Promise<Isolation>((resolve, reject) => {
+      this.onReady = resolve;
+      this.onFailed = reject;
+    });
+    // A failure before "ready" is reported by the runs awaiting it.
+    this.ready.catch(() => undefined);
+    stream.on("error", () => undefined);
+    readMessages<RunnerMessage>(stream, (msg) => {
+      if (msg.t === "ready") this.onReady(msg.isolation);
+      else if (msg.t === "log") this.inFlight.get(msg.id)?.onLog?.(msg.line);
+      else this.inFlight.get(msg.id)?.settle(msg.result);
+    });
+  }
+
+  /** Runs started and not finished, queued ones included: for choosing the least busy runner. */
+  get busy(): number {
+    return this.pending;
+  }
+
+  get alive(): boolean {
+    return this.failure === undefined;
+  }
+
+  async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+    this.pending += 1;
+    const js = req.language === "javascript" || req.language === "typescript";
+    try {
+      if (js && !(await this.jsSlots.acquire(signal))) return failed("aborted");
+      try {
+        await this.ready;
+        return await this.send(req, limits, signal, onLog);
+      } catch (err) {
+        return failed(err instanceof Error ? err.message : String(err));
+      } finally {
+        if (js) this.jsSlots.release();
+      }
+    } finally {
+      this.pending -= 1;
+    }
+  }
+
+  /** Fails the runs in flight with `err`, and every later one. */
+  fail(err: Error): void {
+    if (this.failure) return;
+    this.failure = err;
+    this.onFailed(err);
+    for (const run of this.inFlight.values()) run.settle(err);
+    this.stream.destroy();
+  }
+
+  private send(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal | undefined, onLog: LogListener | undefined): Promise<RunResult> {
+    if (this.failure) return Promise.resolve(failed(this.failure.message));
+    const id = this.nextId++;
+    return new Promise<RunResult>((resolve) => {
+      const finish = (result: RunResult): void => {
+        this.inFlight.delete(id);
+        clearTimeout(stuckTimer);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(result);
+      };
+      // Resolved at once: the runner kills the run's processes as it receives the cancel.
+      const onAbort = (): void => {
+        finish(failed("aborted"));
+        writeMessage(this.stream, { t: "cancel", id });
+      };
+      const stuckTimer = setTimeout(() => {
+        finish(failed(timeoutMessage(req.timeoutMs), true));
+        writeMessage(this.stream, { t: "cancel", id });
+        this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
+      }, req.timeoutMs + STUCK_GRACE_MS);
+      this.inFlight.set(id, {
+        onLog,
+        settle: (reply) => finish(reply instanceof Error ? failed(reply.message) : fromWire(reply)),
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) return onAbort();
+      writeMessage(this.stream, { t: "run", id, req, limits, live: onLog !== undefined });
+    });
+  }
+}
+
+function failed(error: string, timedOut = false): RunResult {
+  return { ok: false, error, logs: [], artifacts: [], timedOut };
+}

@@ -1,0 +1,34 @@
+import type { Duplex } from "node:stream";
+import type { ClientMessage } from "./protocol";
+import { readMessages, toWire, writeMessage } from "./protocol";
+import type { Sandbox } from "./sandbox";
+import type { RunResult } from "./types";
+
+/**
+ * Serves one client connection (see protocol.ts): runs what it asks, streams the logs of runs
+ * that asked for them, stops a run on `cancel`, and every run of a connection that closes.
+ */
+export function serveConnection(stream: Duplex, sandbox: Sandbox): void {
+  const runs = new Map<number, AbortController>();
+  stream.on("error", () => stream.destroy());
+  stream.on("close", () => {
+    for (const run of runs.values()) run.abort();
+  });
+  readMessages<ClientMessage>(stream, (msg) => {
+    if (msg.t === "cancel") {
+      runs.get(msg.id)?.abort();
+      return;
+    }
+    const controller = new AbortController();
+    runs.set(msg.id, controller);
+    const onLog = msg.live ? (line: string) => writeMessage(stream, { t: "log", id: msg.id, line }) : undefined;
+    void sandbox
+      .run(msg.req, msg.limits, controller.signal, onLog)
+      .catch((err: unknown): RunResult => ({ ok: false, error: `the sandbox runner failed: ${String(err)}`, logs: [], artifacts: [], timedOut: false }))
+      .then((result) => {
+        runs.delete(msg.id);
+        writeMessage(stream, { t: "result", id: msg.id, result: toWire(result) });
+      });
+  });
+  writeMessage(stream, { t: "ready", isolation: sandbox.isolation });
+}

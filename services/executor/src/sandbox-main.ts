@@ -1,0 +1,41 @@
+/**
+ * The sandbox runner as a service of its own (its own container, holding no credentials): runs
+ * the code steps of the executors that connect to its Unix socket, WF_SANDBOX_SOCKET, with
+ * `createCodeRunner({ socket })`. Run directories go under WF_CODE_TMP_DIR (default: the
+ * temporary directory).
+ */
+import { lstat, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Sandbox, serveConnection } from "./code/index";
+
+const socketPath = process.env.WF_SANDBOX_SOCKET;
+if (!socketPath) {
+  process.stderr.write("[wf sandbox] cannot start: WF_SANDBOX_SOCKET (the Unix socket to listen on) is not set\n");
+  process.exit(1);
+}
+const tmpRoot = await mkdtemp(join(resolve(process.env.WF_CODE_TMP_DIR ?? tmpdir()), "wf-sandbox-"));
+const sandbox = await Sandbox.start({ tmpRoot, writable: [tmpdir()] });
+// A socket left by a runner that died would make listen() fail with EADDRINUSE.
+if ((await lstat(socketPath).catch(() => undefined))?.isSocket()) await rm(socketPath);
+const server = createServer((socket) => serveConnection(socket, sandbox));
+await new Promise<void>((ready, fail) => server.once("error", fail).listen(socketPath, ready));
+const { network, filesystem, limits } = sandbox.isolation;
+process.stderr.write(
+  `[wf sandbox] ready on ${socketPath}; isolation: network ${network}, filesystem ${filesystem}, limits ${limits.join(", ")}\n`,
+);
+
+let stopping = false;
+const stop = (signal: string): void => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  process.stderr.write(`[wf sandbox] ${signal}: stopping\n`);
+  server.close();
+  void sandbox
+    .close()
+    .then(() => rm(tmpRoot, { recursive: true, force: true }))
+    .finally(() => process.exit(0));
+};
+process.on("SIGINT", () => stop("SIGINT"));
+process.on("SIGTERM", () => stop("SIGTERM"));
