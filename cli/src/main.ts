@@ -1,7 +1,10 @@
+import { WfError } from "@wf/shared/errors";
+import { adminCommand } from "./admin/index";
 import { runCommand } from "./run";
 import { tailCommand } from "./tail";
 import { EXIT, UsageError } from "./usage";
 import { validateCommand } from "./validate";
+import { workflowCommand } from "./workflows/index";
 
 const HELP = `wf: run and follow workflows of the workflow service from a terminal
 
@@ -9,6 +12,8 @@ Usage:
   wf validate <file>         check a workflow file, print its mistakes with line:col
   wf run <file> [options]    run a workflow file in the service, print its events live
   wf tail [options]          follow execution events as they are published
+  wf workflow import|share   store workflows for users, share them (the v1 API runs them)
+  wf admin user|key|audit    accounts, API keys and the audit log of refused requests
   wf <command> --help        the options of one command
 
 Environment (as the service reads it):
@@ -19,7 +24,8 @@ Environment (as the service reads it):
 Exit codes:
   0    success: the file is valid, the execution ended COMPLETED, tail stopped with Ctrl-C
   1    the workflow file has mistakes, the execution ended FAILED, CANCELLED or
-       INTERRUPTED, or an unexpected error
+       INTERRUPTED, the store refused an admin command (no such user, a taken email),
+       or an unexpected error
   2    usage error: unknown command or flag, missing file, bad --var or id, NATS unreachable
   3    wf run: --timeout elapsed before the end (the execution goes on in the service)
   130  wf run: Ctrl-C before the end (the execution goes on in the service)`;
@@ -28,6 +34,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   validate: validateCommand,
   run: runCommand,
   tail: tailCommand,
+  workflow: workflowCommand,
+  admin: adminCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -52,6 +60,10 @@ try {
   if (err instanceof UsageError) {
     console.error(`wf: ${err.message}`);
     code = EXIT.usage;
+  } else if (err instanceof WfError) {
+    // The store or an account rule refused: the message says what and why.
+    console.error(`wf: ${err.message}`);
+    code = EXIT.failed;
   } else {
     console.error("wf: unexpected error:", err);
     code = EXIT.failed;

@@ -8,13 +8,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startNatsServer } from "@wf/shared/testing";
+import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
 import { sizesFromEnv } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
-const BUDGET_MS = { quick: 90_000, full: 360_000 };
+const BUDGET_MS = { quick: 110_000, full: 400_000 };
 const CLOSE_TIMEOUT_MS = 15_000;
 
 /** What to close, newest first; each entry removes itself once closed normally. */
@@ -57,9 +58,11 @@ async function main(): Promise<void> {
   console.error(`bench: nats-server ${server.version} at ${server.url}${quick ? " (quick)" : ""}`);
   const measured = await runSuite(server, sizes, { quick, track, progress: (line) => console.error(`bench: ${line}`) });
   const result = analyse(measured);
+  const api = await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress: (line) => console.error(`bench: ${line}`) });
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
+  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api }, null, 2)}\n`);
   console.log(render(result));
+  console.log(`\n${renderApiBench(api)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

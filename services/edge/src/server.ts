@@ -1,28 +1,65 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import { SCOPES, type Scope } from "@wf/shared/auth";
+import { WfError } from "@wf/shared/errors";
 import type { Platform } from "@wf/shared/runtime";
+import { authenticate, pathOf } from "./auth/authenticate";
+import { openEdgeContext, type EdgeOptions } from "./context-open";
+import { errorAnswer } from "./errors";
+import { apiRoutes } from "./routes/index";
+import { registerRoutes } from "./routes/route";
 
 /** Default body limit for every route; routes that need more (or less) set their own. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+const scopes: ReadonlySet<string> = new Set(SCOPES);
+
 /**
- * The HTTP edge. This version serves health only; the v1 API and webhooks mount here. It never
- * runs user code: it only publishes commands and reads records.
+ * The HTTP edge: health, the v1 API and the signed artifact download. It never runs user code:
+ * it only reads records and publishes commands. Fastify's own request logging stays off, so no
+ * header or query string (which may carry an API key) is ever logged; errors are logged by
+ * method and path only.
  */
-export function buildEdge(p: Platform): FastifyInstance {
+export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<FastifyInstance> {
+  const ctx = await openEdgeContext(p, opts);
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
-  app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
-  app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send({ error: `no route ${req.method} ${req.url.split("?")[0]}` });
+  app.decorateRequest("caller", null);
+
+  // JSON only (anything else is a 415); an empty body is no body, and every body is optional.
+  app.removeAllContentTypeParsers();
+  const json = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    json(request, text, (err, parsed) => {
+      if (err) done(new WfError("VALIDATION_FAILED", `invalid JSON body: ${err.message}`, [{ in: "body", field: "", message: err.message }]), undefined);
+      else done(null, parsed);
+    });
   });
-  app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    void reply.code(status).send({ error: status === 500 ? "internal error" : err.message });
+
+  app.addHook("onRequest", async (request, reply) => {
+    const auth = request.routeOptions.config.auth;
+    if (auth !== undefined && scopes.has(auth)) request.caller = await authenticate(ctx, request, reply, auth as Scope);
+  });
+
+  app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
+  registerRoutes(app, apiRoutes, ctx);
+
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send({ error: `no route ${req.method} ${pathOf(req)}` });
+  });
+  app.setErrorHandler((err, request, reply) => {
+    const { status, body } = errorAnswer(err);
+    if (status >= 500) ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
+    void reply.code(status).type("application/json; charset=utf-8").send(body);
   });
   return app;
 }
 
-export async function startEdge(p: Platform): Promise<{ url: string; stop(): Promise<void> }> {
-  const app = buildEdge(p);
+export async function startEdge(p: Platform, opts: EdgeOptions = {}): Promise<{ url: string; stop(): Promise<void> }> {
+  const app = await buildEdge(p, opts);
   const address = await app.listen({ port: p.config.PORT, host: p.config.HOST });
   p.log.info("edge listening", { address });
   return { url: address, stop: () => app.close() };

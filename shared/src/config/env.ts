@@ -29,6 +29,12 @@ export const ENV_SCHEMA = {
     default: "0",
     doc: "Test mode: every execution command is handled twice (acknowledged on its second delivery), to prove the handlers idempotent. Never in production.",
   },
+  WF_URL_SIGNING_KEY: {
+    schema: z.string().min(32, "must have at least 32 characters").optional(),
+    default: undefined,
+    doc: "Secret that signs artifact download URLs. Unset: one is generated at first start and kept in the KV bucket `<ns>_edge`, shared by every edge replica.",
+  },
+  WF_DOWNLOAD_URL_TTL_S: { schema: int(10, 7 * 24 * 3600), default: "900", doc: "Lifetime of a signed artifact download URL, in seconds." },
   LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]), default: "info", doc: "Log level." },
 } as const;
 

@@ -6,10 +6,21 @@
 export const ERROR_CATALOGUE = {
   VALIDATION_FAILED: { status: 400, doc: "A request body, query or message failed validation; `details` lists each problem." },
   WORKFLOW_INVALID: { status: 400, doc: "The workflow YAML is invalid; `details` lists each error with its path, line and column." },
+  UNAUTHORIZED: {
+    status: 401,
+    doc: "No valid API key with the scope the endpoint needs (missing, malformed, unknown, revoked, expired, lacking the scope), or a bad or expired download signature. Always the same answer; the reason goes to the audit log.",
+  },
+  ACCOUNT_INACTIVE: { status: 403, doc: "The API key's owner account is deactivated or locked." },
+  FORBIDDEN: { status: 403, doc: "The workflow is visible to the caller, but only as a viewer: starting, cancelling and deciding approvals need owner or editor." },
   NOT_FOUND: { status: 404, doc: "The resource does not exist or is not visible to the caller." },
   CONFLICT: { status: 409, doc: "The resource is in a state that does not allow the request." },
   CAS_CONFLICT: { status: 409, doc: "A compare-and-set write lost against a concurrent writer; reload and retry." },
   ALREADY_EXISTS: { status: 409, doc: "A record with this id already exists." },
+  PAYLOAD_TOO_LARGE: { status: 413, doc: "The request body is over the limit (1 MB)." },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, doc: "The request body is not `application/json`." },
+  RANGE_NOT_SATISFIABLE: { status: 416, doc: "A download's `Range` lies outside the file." },
+  RATE_LIMITED: { status: 429, doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when." },
+  UNAVAILABLE: { status: 503, doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff." },
   CONFIG_INVALID: { status: 500, doc: "An environment variable has a value the service cannot use; the message names it." },
 } as const satisfies Record<string, { status: number; doc: string }>;
 

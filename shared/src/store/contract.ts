@@ -3,7 +3,7 @@ import { AlreadyExistsError, CasConflictError, WfError } from "../errors";
 import { newId } from "../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../execution/snapshot";
 import type { Repo, Store } from "./port";
-import { ApprovalRecord, ArtifactRecord, WebhookRecord, WorkflowRecord } from "./records";
+import { ApiKeyRecord, ApprovalRecord, ArtifactRecord, AuditRecord, UserRecord, WebhookRecord, WorkflowRecord } from "./records";
 
 /** Opens a fresh, empty store for one test; `cleanup` closes it and drops what it created. */
 export type OpenTestStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
@@ -92,6 +92,47 @@ function workflowOf(ownerId: string, over: Partial<WorkflowRecord> = {}): Workfl
     version: 1,
     createdAt: T0,
     updatedAt: T0,
+    ...over,
+  });
+}
+
+function userOf(over: Partial<UserRecord> = {}): UserRecord {
+  return UserRecord.parse({
+    id: newId(),
+    email: `${newId()}@example.com`,
+    passwordHash: "scrypt$1$1$1$00$00",
+    plan: "free",
+    status: "active",
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  });
+}
+
+function apiKeyOf(ownerId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return ApiKeyRecord.parse({
+    id: newId(),
+    name: "ci",
+    ownerId,
+    scopes: ["WORKFLOW_READ"],
+    secretHash: "0".repeat(64),
+    createdAt: T0,
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    ...over,
+  });
+}
+
+function auditOf(over: Partial<AuditRecord> = {}): AuditRecord {
+  return AuditRecord.parse({
+    id: newId(),
+    at: T0,
+    reason: "bad_secret",
+    keyId: null,
+    ip: "127.0.0.1",
+    method: "GET",
+    path: "/api/v1/workflows",
     ...over,
   });
 }
@@ -224,6 +265,72 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       repo: (s) => s.webhooks,
       make: () => webhookOf(owner()),
       change: (w) => ({ ...w, enabled: !w.enabled }),
+    });
+
+    crudSuite("users", {
+      repo: (s) => s.users,
+      make: () => userOf(),
+      change: (u): UserRecord => ({ ...u, plan: u.plan === "free" ? "pro" : "free", updatedAt: u.updatedAt + 1 }),
+    });
+    crudSuite("api keys", {
+      repo: (s) => s.apiKeys,
+      make: () => apiKeyOf(owner()),
+      change: (k) => ({ ...k, lastUsedAt: (k.lastUsedAt ?? T0) + 60_000 }),
+    });
+    crudSuite("audit", {
+      repo: (s) => s.audit,
+      make: () => auditOf(),
+      change: (a) => ({ ...a, ip: `${a.ip}1` }),
+    });
+
+    describe("users: one account per email", () => {
+      it("getByEmail finds a user whatever the letter case, and misses unknown emails", async () => {
+        const store = await fresh();
+        const user = userOf({ email: `${newId()}.Ops@Example.com` });
+        const version = await store.users.create(user);
+        expect(await store.users.getByEmail(user.email.toUpperCase())).toEqual({ value: user, version });
+        expect(await store.users.getByEmail(`nobody-${newId()}@example.com`)).toBeNull();
+      });
+
+      it("refuses a second user with the same email in another letter case, keeping the first", async () => {
+        const store = await fresh();
+        const first = userOf({ email: `${newId()}@example.com` });
+        await store.users.create(first);
+        const second = userOf({ email: first.email.toUpperCase() });
+        await expect(store.users.create(second)).rejects.toBeInstanceOf(AlreadyExistsError);
+        expect(await store.users.get(second.id)).toBeNull();
+        expect((await store.users.getByEmail(first.email))?.value).toEqual(first);
+      });
+
+      it("of two concurrent creates with one email exactly one succeeds", async () => {
+        const store = await fresh();
+        const email = `${newId()}@example.com`;
+        const results = await Promise.allSettled([store.users.create(userOf({ email })), store.users.create(userOf({ email }))]);
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      });
+
+      it("frees the email when the user is deleted", async () => {
+        const store = await fresh();
+        const user = userOf();
+        await store.users.create(user);
+        await store.users.delete(user.id);
+        expect(await store.users.getByEmail(user.email)).toBeNull();
+        const again = userOf({ email: user.email });
+        await store.users.create(again);
+        expect((await store.users.getByEmail(user.email))?.value).toEqual(again);
+      });
+    });
+
+    it("audit.listSince pages the records at or after a time, newest first", async () => {
+      const store = await fresh();
+      // Far in the future: no other test's records are as new.
+      const base = Date.UTC(2090, 0, 1);
+      const all = [0, 3, 1, 2].map((i) => auditOf({ at: base + i * 1000 }));
+      for (const a of all) await store.audit.create(a);
+      const [a0, a3, a1, a2] = all;
+      expect(await store.audit.listSince(base + 1000, { page: 1, size: 10 })).toEqual({ items: [a3, a2, a1], total: 3 });
+      expect(await store.audit.listSince(base, { page: 2, size: 3 })).toEqual({ items: [a0], total: 4 });
+      expect(await store.audit.listSince(base + 4000, { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
     });
 
     it("records keep map keys with dots, '$' and '@', and values of every JSON type", async () => {

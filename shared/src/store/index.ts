@@ -10,6 +10,9 @@ export type {
   ApprovalRepo,
   ArtifactRepo,
   WebhookRepo,
+  UserRepo,
+  ApiKeyRepo,
+  AuditRepo,
   Store,
 } from "./port";
 export {
@@ -19,6 +22,11 @@ export {
   ApprovalRecord,
   ArtifactRecord,
   WebhookRecord,
+  UserRecord,
+  ApiKeyRecord,
+  AuditRecord,
   ExecutionStatus,
 } from "./records";
 export { openStore, type StoreOptions } from "./open-store";
+/** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
+export { isWrongLastSequence } from "./kv/kv-collection";

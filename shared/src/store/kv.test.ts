@@ -9,9 +9,11 @@ import { ExecutionSnapshot } from "../execution/snapshot";
 import { startNatsServer, type NatsServerHandle } from "../testing/nats-server";
 import { waitFor } from "../testing/wait-for";
 import { runStoreContract } from "./contract";
+import { keyToken } from "./kv/key-codec";
 import { executionKeys } from "./kv/layouts";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
+import { UserRecord } from "./records";
 
 let server: NatsServerHandle;
 let nc: NatsConnection;
@@ -134,5 +136,18 @@ describe("JetStream KV adapter", () => {
       expect((await b.executions.list({ ownerId, status, page: 1, size: 10 })).total, status).toBe(0);
     }
     expect((await b.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 })).total).toBe(1);
+  });
+});
+
+describe("JetStream KV adapter: users", () => {
+  it("takes over an email claim whose user was never written (a crash between the two writes)", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const email = `${newId()}@example.com`;
+    const claims = await new Kvm(nc).open(`${namespace}_user_emails`);
+    await claims.put(keyToken(email), "ghost-user");
+    const user = UserRecord.parse({ id: newId(), email, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    const version = await store.users.create(user);
+    expect(await store.users.getByEmail(email)).toEqual({ value: user, version });
   });
 });

@@ -1,5 +1,14 @@
 import type { ExecutionSnapshot, ExecutionStatus } from "../execution/snapshot";
-import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, WebhookRecord, WorkflowRecord } from "./records";
+import type {
+  ApiKeyRecord,
+  ApprovalRecord,
+  ApprovalStatus,
+  ArtifactRecord,
+  AuditRecord,
+  UserRecord,
+  WebhookRecord,
+  WorkflowRecord,
+} from "./records";
 
 /** A record with the revision it was read at; writes at a stale revision lose (CasConflictError). */
 export interface Versioned<T> {
@@ -59,6 +68,21 @@ export interface WebhookRepo extends Repo<WebhookRecord> {
   countByOwner(ownerId: string): Promise<number>;
 }
 
+export interface UserRepo extends Repo<UserRecord> {
+  /**
+   * `create` also fails with AlreadyExistsError when another user has the same email (in any
+   * letter case). The email is the account's identity: updates keep it.
+   */
+  getByEmail(email: string): Promise<Versioned<UserRecord> | null>;
+}
+
+export type ApiKeyRepo = Repo<ApiKeyRecord>;
+
+export interface AuditRepo extends Repo<AuditRecord> {
+  /** Records at or after `since` (epoch ms), newest first. Records older than 90 days may be gone. */
+  listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>>;
+}
+
 /** The storage port. Both adapters (JetStream KV, MongoDB) pass the one contract suite in contract.ts. */
 export interface Store {
   readonly kind: "kv" | "mongodb";
@@ -67,5 +91,8 @@ export interface Store {
   readonly approvals: ApprovalRepo;
   readonly artifacts: ArtifactRepo;
   readonly webhooks: WebhookRepo;
+  readonly users: UserRepo;
+  readonly apiKeys: ApiKeyRepo;
+  readonly audit: AuditRepo;
   close(): Promise<void>;
 }

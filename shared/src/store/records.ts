@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { AuditReason } from "../auth/audit-reasons";
+import { Plan, UserStatus } from "../auth/plans";
+import { Scope } from "../auth/scopes";
 import { ExecutionStatus } from "../execution/snapshot";
 
 /** A stored workflow definition. `yaml` is the source of truth; `definition` is its parse. */
@@ -84,5 +87,47 @@ export const WebhookRecord = z.object({
   updatedAt: z.number(),
 });
 export type WebhookRecord = z.infer<typeof WebhookRecord>;
+
+/** An account. `email` is unique (compared in lower case); the password is kept as a scrypt hash only. */
+export const UserRecord = z.object({
+  id: z.string(),
+  email: z.string(),
+  passwordHash: z.string(),
+  plan: Plan,
+  status: UserStatus,
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type UserRecord = z.infer<typeof UserRecord>;
+
+/** An API key `wfk_<id>_<secret>`: only the SHA-256 of the secret is kept. */
+export const ApiKeyRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  ownerId: z.string(),
+  scopes: z.array(Scope).min(1),
+  secretHash: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+  revokedAt: z.number().nullable(),
+  lastUsedAt: z.number().nullable(),
+});
+export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
+
+/** How long audit records are kept (as long as the AUDIT stream keeps its events). */
+export const AUDIT_RETENTION_MS = 90 * 24 * 3_600_000;
+
+/** One refused request: why, with which key id (when one could be read), from where, to what. */
+export const AuditRecord = z.object({
+  id: z.string(),
+  at: z.number(),
+  reason: AuditReason,
+  keyId: z.string().nullable(),
+  ip: z.string(),
+  method: z.string(),
+  /** The path only: a query string may carry an API key. */
+  path: z.string(),
+});
+export type AuditRecord = z.infer<typeof AuditRecord>;
 
 export { ExecutionStatus };

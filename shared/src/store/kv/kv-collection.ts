@@ -146,10 +146,13 @@ export class KvCollection<T extends { id: string }> {
     await Promise.all([this.buckets.records.delete(token), ...keys.map((key) => this.#purge(key))]);
   }
 
-  /** One page of the records listed under `filter`, with the number listed in all. */
-  protected async page(filter: string, order: KeyOrder, query: PageQuery): Promise<Page<T>> {
+  /**
+   * One page of the records listed under `filter`, with the number listed in all; with `from`,
+   * only keys whose sort token is at least `from` count.
+   */
+  protected async page(filter: string, order: KeyOrder, query: PageQuery, from?: string): Promise<Page<T>> {
     const { skip, limit } = pageWindow(query);
-    const keys = await this.#sortedKeys(filter, order);
+    const keys = await this.#sortedKeys(filter, order, from);
     const window = keys.slice(skip, skip + limit);
     const items = await this.#resolve(window);
     return { items, total: keys.length - (window.length - items.length) };
@@ -160,11 +163,12 @@ export class KvCollection<T extends { id: string }> {
     return this.#resolve(await this.#sortedKeys(filter, order));
   }
 
-  async #sortedKeys(filter: string, order: KeyOrder): Promise<string[]> {
+  async #sortedKeys(filter: string, order: KeyOrder, from?: string): Promise<string[]> {
     const rows: { key: string; sort: string; id: string }[] = [];
     for await (const key of await this.buckets.index.keys(filter)) {
       const tokens = key.split(".");
-      rows.push({ key, sort: fromKeyToken(tokens.at(-2)!), id: fromKeyToken(tokens.at(-1)!) });
+      const sort = fromKeyToken(tokens.at(-2)!);
+      if (from === undefined || sort >= from) rows.push({ key, sort, id: fromKeyToken(tokens.at(-1)!) });
     }
     const sign = order === "asc" ? 1 : -1;
     rows.sort((a, b) => sign * (compare(a.sort, b.sort) || compare(a.id, b.id)));
@@ -241,7 +245,7 @@ export class KvCollection<T extends { id: string }> {
   }
 }
 
-function isWrongLastSequence(err: unknown): boolean {
+export function isWrongLastSequence(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
     (err.code === JetStreamApiCodes.StreamWrongLastSequence ||

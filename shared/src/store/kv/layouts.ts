@@ -1,5 +1,5 @@
 import type { ExecutionSnapshot, ExecutionStatus } from "../../execution/snapshot";
-import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, WebhookRecord, WorkflowRecord } from "../records";
+import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, WebhookRecord, WorkflowRecord } from "../records";
 import { keyToken as t, sortableNumber } from "./key-codec";
 
 /*
@@ -15,6 +15,8 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  *   artifacts   e.<execution>.<createdAt>.<id>
  *   webhooks    o.<owner>.<createdAt>.<id>
  *   workflows   v.<user>.<name>.<id>, one per user who sees it: the owner and each sharedWith user
+ *   audit       t.<at>.<id>
+ *   users, api keys: none (read by id; a user's email maps to its id in a bucket of its own)
  *
  * The workflow id sits before the sort tokens, not in a family of its own, so a status change
  * moves exactly one key (put one, purge one) whatever the filters, and `o.` keys never change.
@@ -58,3 +60,6 @@ export const workflowKeys = (w: WorkflowRecord): string[] => {
 export const byExecution = (executionId: string): string => `e.${t(executionId)}.>`;
 export const byOwner = (ownerId: string): string => `o.${t(ownerId)}.>`;
 export const visibleTo = (userId: string): string => `v.${t(userId)}.>`;
+
+export const auditKeys = (a: AuditRecord): string[] => [`t.${sortableNumber(a.at)}.${t(a.id)}`];
+export const ALL_AUDIT = "t.>";

@@ -3,8 +3,18 @@ import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../../errors";
 import type { Store } from "../port";
+import { AUDIT_RETENTION_MS } from "../records";
 import type { KvBuckets } from "./kv-collection";
-import { KvApprovalRepo, KvArtifactRepo, KvExecutionRepo, KvWebhookRepo, KvWorkflowRepo } from "./repos";
+import {
+  KvApiKeyRepo,
+  KvApprovalRepo,
+  KvArtifactRepo,
+  KvAuditRepo,
+  KvExecutionRepo,
+  KvUserRepo,
+  KvWebhookRepo,
+  KvWorkflowRepo,
+} from "./repos";
 
 /**
  * The JetStream KV store: buckets `<namespace>_<type>` (records) and `<namespace>_<type>_idx`
@@ -17,20 +27,26 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
   const kvm = new Kvm(nc);
   const jsm = await jetstreamManager(nc);
   // One value per key is all a record needs: CAS compares against the latest revision only.
-  const open = async (type: string): Promise<KvBuckets> => {
+  const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
     const indexBucket = `${namespace}_${type}_idx`;
+    const opts = { history: 1, ...(maxAgeMs > 0 ? { ttl: maxAgeMs } : {}) };
     const [records, index] = await Promise.all([
-      kvm.create(`${namespace}_${type}`, { history: 1 }),
-      kvm.create(indexBucket, { history: 1 }),
+      kvm.create(`${namespace}_${type}`, opts),
+      kvm.create(indexBucket, opts),
     ]);
     return { jsm, records, index, indexBucket };
   };
-  const [workflows, executions, approvals, artifacts, webhooks] = await Promise.all([
+  const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit] = await Promise.all([
     open("workflows"),
     open("executions"),
     open("approvals"),
     open("artifacts"),
     open("webhooks"),
+    open("users"),
+    kvm.create(`${namespace}_user_emails`, { history: 1 }),
+    open("api_keys"),
+    // Audit records expire with the AUDIT stream's events; the record and its key age together.
+    open("audit", AUDIT_RETENTION_MS),
   ]);
   return {
     kind: "kv",
@@ -39,6 +55,9 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
     approvals: new KvApprovalRepo(approvals),
     artifacts: new KvArtifactRepo(artifacts),
     webhooks: new KvWebhookRepo(webhooks),
+    users: new KvUserRepo(users, userEmails),
+    apiKeys: new KvApiKeyRepo(apiKeys),
+    audit: new KvAuditRepo(audit),
     close: async () => {},
   };
 }

@@ -1,8 +1,34 @@
+import type { KV } from "@nats-io/kv";
+import { AlreadyExistsError } from "../../errors";
 import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
-import type { ApprovalRepo, ArtifactRepo, ExecutionRepo, Page, PageQuery, WebhookRepo, WorkflowRepo } from "../port";
-import { ApprovalRecord, ArtifactRecord, type ApprovalStatus, WebhookRecord, WorkflowRecord } from "../records";
-import { KvCollection, type KvBuckets } from "./kv-collection";
+import type {
+  ApiKeyRepo,
+  ApprovalRepo,
+  ArtifactRepo,
+  AuditRepo,
+  ExecutionRepo,
+  Page,
+  PageQuery,
+  UserRepo,
+  Versioned,
+  WebhookRepo,
+  WorkflowRepo,
+} from "../port";
 import {
+  ApiKeyRecord,
+  ApprovalRecord,
+  ArtifactRecord,
+  AuditRecord,
+  type ApprovalStatus,
+  UserRecord,
+  WebhookRecord,
+  WorkflowRecord,
+} from "../records";
+import { keyToken, sortableNumber } from "./key-codec";
+import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collection";
+import {
+  ALL_AUDIT,
+  auditKeys,
   approvalFilter,
   approvalKeys,
   artifactKeys,
@@ -74,4 +100,92 @@ export class KvWebhookRepo extends KvCollection<WebhookRecord> implements Webhoo
   async countByOwner(ownerId: string): Promise<number> {
     return (await this.listByOwner(ownerId)).length;
   }
+}
+
+export class KvApiKeyRepo extends KvCollection<ApiKeyRecord> implements ApiKeyRepo {
+  constructor(buckets: KvBuckets) {
+    super(buckets, "api_keys", ApiKeyRecord, () => []);
+  }
+}
+
+export class KvAuditRepo extends KvCollection<AuditRecord> implements AuditRepo {
+  constructor(buckets: KvBuckets) {
+    super(buckets, "audit", AuditRecord, auditKeys);
+  }
+
+  listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>> {
+    return this.page(ALL_AUDIT, "desc", page, sortableNumber(since));
+  }
+}
+
+/**
+ * Users by id, and a bucket of email claims (lower-cased email -> user id) that makes emails
+ * unique: a user is created only after its claim is, and KV `create` lets one claim win. A
+ * claim left by a crash between the two writes names a user that does not exist; the next
+ * create of that email takes it over.
+ */
+export class KvUserRepo extends KvCollection<UserRecord> implements UserRepo {
+  constructor(
+    buckets: KvBuckets,
+    private readonly emails: KV,
+  ) {
+    super(buckets, "users", UserRecord, () => []);
+  }
+
+  override async create(value: UserRecord): Promise<number> {
+    const claim = emailClaim(value.email);
+    await this.#claim(claim, value);
+    try {
+      return await super.create(value);
+    } catch (err) {
+      await this.#release(claim, value.id);
+      throw err;
+    }
+  }
+
+  override async delete(id: string): Promise<void> {
+    const current = await this.get(id);
+    await super.delete(id);
+    if (current) await this.#release(emailClaim(current.value.email), id);
+  }
+
+  async getByEmail(email: string): Promise<Versioned<UserRecord> | null> {
+    const entry = await this.emails.get(emailClaim(email));
+    if (entry === null || entry.operation !== "PUT") return null;
+    const user = await this.get(entry.string());
+    return user && emailClaim(user.value.email) === emailClaim(email) ? user : null;
+  }
+
+  async #claim(claim: string, value: UserRecord): Promise<void> {
+    try {
+      await this.emails.create(claim, value.id);
+      return;
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw err;
+    }
+    const entry = await this.emails.get(claim);
+    const holder = entry?.operation === "PUT" ? entry.string() : null;
+    if (entry === null || (holder !== null && (await this.get(holder)) !== null)) {
+      throw new AlreadyExistsError(`a user with email ${value.email}`);
+    }
+    try {
+      await this.emails.update(claim, value.id, entry.revision);
+    } catch (err) {
+      if (isWrongLastSequence(err)) throw new AlreadyExistsError(`a user with email ${value.email}`);
+      throw err;
+    }
+  }
+
+  async #release(claim: string, userId: string): Promise<void> {
+    const entry = await this.emails.get(claim);
+    if (entry?.operation !== "PUT" || entry.string() !== userId) return;
+    // A claim changed since it was read belongs to someone else now.
+    await this.emails.delete(claim, { previousSeq: entry.revision }).catch((err: unknown) => {
+      if (!isWrongLastSequence(err)) throw err;
+    });
+  }
+}
+
+function emailClaim(email: string): string {
+  return keyToken(email.trim().toLowerCase());
 }

@@ -42,8 +42,12 @@ export class MongoCollection<T extends { id: string }> {
     }
   }
 
-  async get(id: string): Promise<Versioned<T> | null> {
-    const doc = await this.docs.findOne({ _id: id });
+  get(id: string): Promise<Versioned<T> | null> {
+    return this.findOne({ _id: id });
+  }
+
+  protected async findOne(filter: Filter<StoredDoc>): Promise<Versioned<T> | null> {
+    const doc = await this.docs.findOne(filter);
     return doc && { value: this.#parse(doc), version: doc.version };
   }
 

@@ -2,7 +2,16 @@ import { MongoClient, type IndexDescription } from "mongodb";
 import { ConfigError } from "../../errors";
 import type { Store } from "../port";
 import type { StoredDoc } from "./mongo-collection";
-import { MongoApprovalRepo, MongoArtifactRepo, MongoExecutionRepo, MongoWebhookRepo, MongoWorkflowRepo } from "./repos";
+import {
+  MongoApiKeyRepo,
+  MongoApprovalRepo,
+  MongoArtifactRepo,
+  MongoAuditRepo,
+  MongoExecutionRepo,
+  MongoUserRepo,
+  MongoWebhookRepo,
+  MongoWorkflowRepo,
+} from "./repos";
 
 /**
  * The MongoDB store: collections `<namespace>_<type>` in `database`, with every index the list
@@ -18,15 +27,18 @@ export async function openMongoStore(uri: string, database: string, namespace: s
     const db = client.db(database);
     const collection = async (type: string, indexes: IndexDescription[]) => {
       const docs = db.collection<StoredDoc>(`${namespace}_${type}`);
-      await docs.createIndexes(indexes);
+      if (indexes.length > 0) await docs.createIndexes(indexes);
       return docs;
     };
-    const [workflows, executions, approvals, artifacts, webhooks] = await Promise.all([
+    const [workflows, executions, approvals, artifacts, webhooks, users, apiKeys, audit] = await Promise.all([
       collection("workflows", MongoWorkflowRepo.indexes),
       collection("executions", MongoExecutionRepo.indexes),
       collection("approvals", MongoApprovalRepo.indexes),
       collection("artifacts", MongoArtifactRepo.indexes),
       collection("webhooks", MongoWebhookRepo.indexes),
+      collection("users", MongoUserRepo.indexes),
+      collection("api_keys", MongoApiKeyRepo.indexes),
+      collection("audit", MongoAuditRepo.indexes),
     ]);
     return {
       kind: "mongodb",
@@ -35,6 +47,9 @@ export async function openMongoStore(uri: string, database: string, namespace: s
       approvals: new MongoApprovalRepo(approvals),
       artifacts: new MongoArtifactRepo(artifacts),
       webhooks: new MongoWebhookRepo(webhooks),
+      users: new MongoUserRepo(users),
+      apiKeys: new MongoApiKeyRepo(apiKeys),
+      audit: new MongoAuditRepo(audit),
       close: () => client.close(),
     };
   } catch (err) {

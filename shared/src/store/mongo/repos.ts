@@ -1,7 +1,30 @@
 import type { Collection, IndexDescription } from "mongodb";
+import { AlreadyExistsError } from "../../errors";
 import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
-import type { ApprovalRepo, ArtifactRepo, ExecutionRepo, Page, PageQuery, WebhookRepo, WorkflowRepo } from "../port";
-import { ApprovalRecord, ArtifactRecord, type ApprovalStatus, WebhookRecord, WorkflowRecord } from "../records";
+import type {
+  ApiKeyRepo,
+  ApprovalRepo,
+  ArtifactRepo,
+  AuditRepo,
+  ExecutionRepo,
+  Page,
+  PageQuery,
+  UserRepo,
+  Versioned,
+  WebhookRepo,
+  WorkflowRepo,
+} from "../port";
+import {
+  ApiKeyRecord,
+  ApprovalRecord,
+  ArtifactRecord,
+  AuditRecord,
+  AUDIT_RETENTION_MS,
+  type ApprovalStatus,
+  UserRecord,
+  WebhookRecord,
+  WorkflowRecord,
+} from "../records";
 import { MongoCollection, type StoredDoc } from "./mongo-collection";
 
 // Each repo lists the indexes its queries need, next to the queries; the store creates them at
@@ -108,4 +131,57 @@ export class MongoWebhookRepo extends MongoCollection<WebhookRecord> implements 
   countByOwner(ownerId: string): Promise<number> {
     return this.count({ ownerId });
   }
+}
+
+export class MongoUserRepo extends MongoCollection<UserRecord> implements UserRepo {
+  /** `email` holds the lower-cased address: the unique index makes one account per email. */
+  static readonly indexes: IndexDescription[] = [{ key: { email: 1 }, unique: true }];
+
+  constructor(docs: Collection<StoredDoc>) {
+    super(docs, "users", UserRecord, (u) => ({ email: normalEmail(u.email) }));
+  }
+
+  override async create(value: UserRecord): Promise<number> {
+    try {
+      return await super.create(value);
+    } catch (err) {
+      // The id is fresh in practice; a duplicate is the email's unique index.
+      if (err instanceof AlreadyExistsError && (await this.get(value.id)) === null) {
+        throw new AlreadyExistsError(`a user with email ${value.email}`);
+      }
+      throw err;
+    }
+  }
+
+  getByEmail(email: string): Promise<Versioned<UserRecord> | null> {
+    return this.findOne({ email: normalEmail(email) });
+  }
+}
+
+export class MongoApiKeyRepo extends MongoCollection<ApiKeyRecord> implements ApiKeyRepo {
+  static readonly indexes: IndexDescription[] = [];
+
+  constructor(docs: Collection<StoredDoc>) {
+    super(docs, "api_keys", ApiKeyRecord, () => ({}));
+  }
+}
+
+export class MongoAuditRepo extends MongoCollection<AuditRecord> implements AuditRepo {
+  static readonly indexes: IndexDescription[] = [
+    { key: { at: -1, _id: -1 } },
+    // A TTL index: MongoDB removes each record once `expireAt` has passed.
+    { key: { expireAt: 1 }, expireAfterSeconds: 0 },
+  ];
+
+  constructor(docs: Collection<StoredDoc>) {
+    super(docs, "audit", AuditRecord, (a) => ({ at: a.at, expireAt: new Date(a.at + AUDIT_RETENTION_MS) }));
+  }
+
+  listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>> {
+    return this.page({ at: { $gte: since } }, { at: -1, _id: -1 }, page);
+  }
+}
+
+function normalEmail(email: string): string {
+  return email.trim().toLowerCase();
 }

@@ -1,0 +1,162 @@
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "@wf/shared/auth";
+import { openPlatform, type Platform } from "@wf/shared/runtime";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { buildEdge } from "@wf/edge";
+import { startNatsServer, testConfig } from "../../test/support/runtime";
+import { runCli, workflowFiles } from "./cli-process";
+
+const files = await workflowFiles({
+  hello: `
+name: hello api
+variables:
+  who: { type: string, default: you }
+steps:
+  - name: greet
+    type: transform
+    output: "hello {{ vars.who }}"
+`,
+  hello2: `
+name: hello api v2
+steps:
+  - { name: greet, type: transform, output: hi }
+`,
+  broken: `
+name: broken
+steps:
+  - name: greet
+    type: transfrom
+`,
+});
+
+let server: NatsServerHandle;
+let platform: Platform;
+let edge: FastifyInstance;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  const config = testConfig(server);
+  platform = await openPlatform(config, "cli-admin-test");
+  edge = await buildEdge(platform);
+  env = { NATS_URL: server.url, WF_NAMESPACE: config.WF_NAMESPACE };
+});
+afterAll(async () => {
+  await edge?.close();
+  await platform?.close();
+  await server?.stop();
+});
+
+async function wf(...args: string[]) {
+  return runCli(args, env);
+}
+
+async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
+  const r = await wf(...args, "--json");
+  expect(r.code, `wf ${args.join(" ")}\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+
+function api(key: string, url: string) {
+  return edge.inject({ method: "GET", url, headers: { authorization: `Bearer ${key}` } });
+}
+
+describe("wf admin and wf workflow, end to end with the API", () => {
+  it("creates a user and a key, imports and shares a workflow, and the API serves it until the key is revoked", async () => {
+    const user = await json<{ id: string; email: string; plan: string; status: string }>(
+      "admin", "user", "create", "--email", "Ops@Example.com", "--password", "correct horse", "--plan", "free",
+    );
+    expect(user).toEqual({ id: expect.any(String), email: "ops@example.com", plan: "free", status: "active", createdAt: expect.any(Number), updatedAt: expect.any(Number) });
+    const stored = (await platform.store.users.get(user.id))!.value;
+    expect(stored.passwordHash).toMatch(/^scrypt\$/);
+    expect(await verifyPassword("correct horse", stored.passwordHash)).toBe(true);
+
+    const before = Date.now();
+    const key = await json<{ id: string; key: string; scopes: string[]; expiresAt: number }>(
+      "admin", "key", "create", "--user", user.id, "--scopes", "WORKFLOW_READ,EXECUTION_READ", "--name", "ci", "--expires-in", "10m",
+    );
+    expect(key.key).toMatch(new RegExp(`^wfk_${key.id}_[0-9a-f]{64}$`));
+    expect(key.scopes).toEqual(["WORKFLOW_READ", "EXECUTION_READ"]);
+    expect(key.expiresAt).toBeGreaterThanOrEqual(before + 600_000);
+    expect(key.expiresAt).toBeLessThan(Date.now() + 600_000 + 5_000);
+
+    const imported = await json<{ id: string; version: number }>("workflow", "import", files.hello, "--user", user.id);
+    expect(imported.version).toBe(1);
+    const listed = await api(key.key, "/api/v1/workflows");
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toMatchObject({ items: [{ id: imported.id, name: "hello api", ownerId: user.id }], total: 1 });
+
+    const updated = await json<{ id: string; version: number; name: string }>("workflow", "import", files.hello2, "--user", user.id, "--id", imported.id);
+    expect(updated).toMatchObject({ id: imported.id, version: 2, name: "hello api v2" });
+    expect((await api(key.key, `/api/v1/workflows/${imported.id}`)).json()).toMatchObject({ version: 2, name: "hello api v2" });
+
+    const friend = await json<{ id: string }>("admin", "user", "create", "--email", "friend@example.com", "--password", "12345678", "--plan", "pro");
+    const friendKey = await json<{ key: string }>("admin", "key", "create", "--user", friend.id, "--scopes", "WORKFLOW_READ");
+    expect((await api(friendKey.key, `/api/v1/workflows/${imported.id}`)).statusCode).toBe(404);
+    const shared = await json("workflow", "share", "--id", imported.id, "--user", friend.id, "--role", "viewer");
+    expect(shared).toEqual({ id: imported.id, sharedWith: { [friend.id]: "viewer" } });
+    expect((await api(friendKey.key, `/api/v1/workflows/${imported.id}`)).statusCode).toBe(200);
+
+    const revoked = await json<{ id: string; revokedAt: number }>("admin", "key", "revoke", "--id", key.id);
+    expect(revoked).toEqual({ id: key.id, revokedAt: expect.any(Number) });
+    expect((await api(key.key, "/api/v1/workflows")).statusCode).toBe(401);
+
+    const audit = await json<{ reason: string; keyId: string | null; path: string }[]>("admin", "audit", "--since", "10m");
+    expect(audit[0]).toMatchObject({ reason: "revoked", keyId: key.id, path: "/api/v1/workflows" });
+  });
+
+  it("plan and status changes take effect on the next request", async () => {
+    const user = await json<{ id: string }>("admin", "user", "create", "--email", "plans@example.com", "--password", "12345678", "--plan", "free");
+    const { key } = await json<{ key: string }>("admin", "key", "create", "--user", user.id, "--scopes", "WORKFLOW_READ");
+    expect((await api(key, "/api/v1/workflows")).headers["x-ratelimit-limit"]).toBe("60");
+    expect(await json("admin", "user", "update", "--id", user.id, "--plan", "team")).toMatchObject({ id: user.id, plan: "team", status: "active" });
+    expect((await api(key, "/api/v1/workflows")).headers["x-ratelimit-limit"]).toBe("1200");
+    expect(await json("admin", "user", "update", "--id", user.id, "--status", "locked")).toMatchObject({ status: "locked" });
+    expect((await api(key, "/api/v1/workflows")).statusCode).toBe(403);
+  });
+});
+
+describe("bad input: a clear message and a non-zero exit", () => {
+  // Each case is its own CLI process and touches nothing the others read: they run side by side.
+  it.concurrent.for<[string[], number, RegExp]>([
+    [["admin", "user", "create", "--password", "12345678", "--plan", "free"], 2, /needs --email/],
+    [["admin", "user", "create", "--email", "a@b.c", "--password", "12345678", "--plan", "gold"], 2, /--plan gold: use one of free, pro, team, enterprise/],
+    [["admin", "user", "create", "--email", "not-an-email", "--password", "12345678", "--plan", "free"], 1, /email: must be an email address/],
+    [["admin", "user", "create", "--email", "short@example.com", "--password", "short", "--plan", "free"], 1, /password: must have at least 8 characters/],
+    [["admin", "user", "update", "--id", "nobody", "--plan", "pro"], 1, /no user with id nobody/],
+    [["admin", "user", "update", "--id", "nobody"], 2, /needs --plan or --status/],
+    [["admin", "user", "update", "--id", "nobody", "--status", "asleep"], 2, /--status asleep: use one of active, deactivated, locked/],
+    [["admin", "key", "create", "--user", "nobody", "--scopes", "WORKFLOW_READ"], 1, /no user with id nobody/],
+    [["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ,EVERYTHING"], 2, /--scopes EVERYTHING: use one of WORKFLOW_READ/],
+    [["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ", "--expires-in", "soon"], 2, /--expires-in soon/],
+    [["admin", "key", "revoke", "--id", "nokey"], 1, /no API key with id nokey/],
+    [["admin", "audit", "--since", "yesterday"], 2, /--since yesterday/],
+    [["admin", "keys"], 2, /unknown command `wf admin keys`/],
+    [["workflow", "import", "--user", "u"], 2, /needs a workflow file/],
+    [["workflow", "share", "--id", "w", "--user", "u", "--role", "owner"], 2, /--role owner: use one of viewer, editor/],
+    [["workflow", "share", "--id", "nope", "--user", "u", "--role", "viewer"], 1, /no workflow with id nope/],
+  ])("wf %j exits %i", async ([args, code, message], { expect }) => {
+    const r = await wf(...args);
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(code);
+  });
+
+  it("refuses a second account with the same email, in any letter case", async () => {
+    await json("admin", "user", "create", "--email", "twice@example.com", "--password", "12345678", "--plan", "free");
+    const r = await wf("admin", "user", "create", "--email", "TWICE@example.com", "--password", "12345678", "--plan", "pro");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/a user with email twice@example.com already exists/);
+  });
+
+  it("prints a workflow file's mistakes with line and column, and stores nothing", async () => {
+    const user = await json<{ id: string }>("admin", "user", "create", "--email", "files@example.com", "--password", "12345678", "--plan", "free");
+    const r = await wf("workflow", "import", files.broken, "--user", user.id);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/broken\.yaml:\d+:\d+/);
+    expect((await platform.store.workflows.listVisible(user.id, { page: 1, size: 5 })).total).toBe(0);
+    const other = await wf("workflow", "import", files.hello, "--user", "nobody");
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/no user with id nobody/);
+  });
+});

@@ -1,0 +1,139 @@
+import { z } from "zod";
+import { ErrorBody, RateLimitErrorBody, ValidationErrorBody } from "@wf/shared/api";
+import { SCOPES } from "@wf/shared/auth";
+import type { ResponseDoc, Route } from "../routes/route";
+
+type JsonObject = Record<string, unknown>;
+
+const RATE_HEADERS = {
+  "X-RateLimit-Limit": { description: "The limit of the window shown.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in that window.", schema: { type: "integer" } },
+  "X-RateLimit-Window": { description: "`minute` or `day`.", schema: { type: "string", enum: ["minute", "day"] } },
+};
+
+/**
+ * The OpenAPI 3.1 document of the routes, generated from the very zod schemas that validate the
+ * requests (inputs as accepted, answers as produced). The common answers follow from each
+ * route's authentication and parts: 400 for any validated part, 401/403/429 for API-key routes,
+ * 413/415 for a body, 401 for the signed download.
+ */
+export function openApiDocument(routes: readonly Route[]): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const route of routes) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Workflow service API",
+      version: "1.0.0",
+      description:
+        "The v1 API (under /api/v1, API-key authenticated) and the signed artifact download. " +
+        "Every error answer is a JSON object with an `error` string. Scopes: " + SCOPES.join(", ") + ".",
+    },
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
+        apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Tried last; for one-click links, with short-lived keys." },
+      },
+    },
+  };
+}
+
+function operation(route: Route): JsonObject {
+  const op: JsonObject = { operationId: route.operationId, summary: route.summary, tags: [route.tag] };
+  if (route.auth === "public" || route.auth === "signed-url") {
+    op.security = [];
+  } else {
+    op.security = [{ bearer: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }];
+    op["x-required-scope"] = route.auth;
+    op.description = `Requires an API key with scope ${route.auth}.`;
+  }
+  const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) {
+    op.requestBody = { required: false, content: { "application/json": { schema: jsonSchema(route.body, "input") } } };
+  }
+  op.responses = Object.fromEntries(
+    Object.entries(allResponses(route)).map(([status, doc]) => [status, response(doc, route, Number(status))]),
+  );
+  return op;
+}
+
+/** The route's own answers, and the common ones its authentication and parts imply. */
+export function allResponses(route: Route): Record<number, ResponseDoc> {
+  const common: Record<number, ResponseDoc> = {};
+  if (route.params || route.query || route.body) {
+    common[400] = { description: "A path, query or body field is invalid or unknown; `details` names each.", schema: ValidationErrorBody };
+  }
+  if (route.auth === "signed-url") {
+    common[401] = { description: "Bad or expired signature.", schema: ErrorBody };
+  } else if (route.auth !== "public") {
+    common[401] = { description: "Missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).", schema: ErrorBody };
+    common[403] = { description: "The key's owner account is deactivated or locked.", schema: ErrorBody };
+    common[429] = { description: "The key's per-minute or per-day quota is used up.", schema: RateLimitErrorBody };
+  }
+  if (route.body) {
+    common[413] = { description: "The body is over 1 MB.", schema: ErrorBody };
+    common[415] = { description: "The body is not application/json.", schema: ErrorBody };
+  }
+  common[500] = { description: "Internal error.", schema: ErrorBody };
+  return { ...common, ...route.responses };
+}
+
+function response(doc: ResponseDoc, route: Route, status: number): JsonObject {
+  const out: JsonObject = { description: doc.description };
+  if (doc.binary) out.content = { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } };
+  else if (doc.schema) out.content = { "application/json": { schema: jsonSchema(doc.schema, "output") } };
+  const apiKeyRoute = route.auth !== "public" && route.auth !== "signed-url";
+  if (status === 429) {
+    out.headers = { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } }, ...RATE_HEADERS };
+  } else if (apiKeyRoute && status !== 401) {
+    out.headers = RATE_HEADERS;
+  }
+  if (route.auth === "signed-url" && (status === 200 || status === 206)) {
+    out.headers = {
+      "Content-Length": { schema: { type: "integer" } },
+      "Content-Disposition": { schema: { type: "string" } },
+      ...(status === 206 ? { "Content-Range": { schema: { type: "string" } } } : {}),
+    };
+  }
+  return out;
+}
+
+function parametersOf(schema: z.ZodType | undefined, where: "path" | "query"): JsonObject[] {
+  if (!schema) return [];
+  if (!(schema instanceof z.ZodObject)) throw new Error(`${where} parameters need an object schema`);
+  return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => {
+    const param: JsonObject = {
+      name,
+      in: where,
+      required: where === "path" || !field.safeParse(undefined).success,
+      schema: jsonSchema(field, "input"),
+    };
+    if (field.description) param.description = field.description;
+    return param;
+  });
+}
+
+/**
+ * Requests are strict (unknown fields are refused); answers are not closed, because decisions.md
+ * lets answers gain fields: clients must ignore what they do not know.
+ */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObject;
+  return io === "output" ? (openObjects(rest) as JsonObject) : rest;
+}
+
+function openObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openObjects);
+  if (node === null || typeof node !== "object") return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "additionalProperties" && v === false) continue;
+    out[k] = openObjects(v);
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "@wf/shared/execution";
+import { connectNats } from "@wf/shared/nats";
+import { startNatsServer, type NatsServerHandle } from "@wf/shared/testing";
+import { WindowCounters } from "./window-counters";
+
+let server: NatsServerHandle;
+const connections: NatsConnection[] = [];
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  for (const nc of connections) await nc.close();
+  await server?.stop();
+});
+
+/** A replica: its own connection and its own memory of revisions. */
+async function replica(ns: string): Promise<WindowCounters> {
+  const nc = await connectNats(server.url, "counters-test");
+  connections.push(nc);
+  return WindowCounters.open(nc, ns);
+}
+
+const T = Date.UTC(2030, 0, 15, 10, 0, 5);
+
+describe("window counters", () => {
+  it("gives every request of concurrent replicas its own rank, and loses none", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    const counts = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).count("key1", T)));
+    const ranks = (w: "minute" | "day") => counts.map((c) => c[w]).sort((x, y) => x - y);
+    expect(ranks("minute")).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(ranks("day")).toEqual(ranks("minute"));
+    expect(await a.count("key1", T)).toEqual({ minute: 201, day: 201 });
+    expect(await b.count("key2", T)).toEqual({ minute: 1, day: 1 });
+  });
+
+  it("restarts the minute at each minute boundary and the day at 00:00 UTC", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    await a.count("k", T);
+    await b.count("k", T + 1_000);
+    expect(await a.count("k", T + 55_000)).toEqual({ minute: 1, day: 3 });
+    expect(await b.count("k", T + 56_000)).toEqual({ minute: 2, day: 4 });
+    // A replica whose clock lags counts in the minute the other already moved on to.
+    expect(await a.count("k", T + 50_000)).toEqual({ minute: 3, day: 5 });
+    expect(await a.count("k", Date.UTC(2030, 0, 16, 0, 0, 1))).toEqual({ minute: 1, day: 1 });
+  });
+});

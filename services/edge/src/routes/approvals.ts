@@ -1,0 +1,192 @@
+import {
+  ApprovalDecision,
+  ApprovalList,
+  ApprovalListQuery,
+  ApprovalsOfExecution,
+  ApprovalView,
+  ApproveBody,
+  ErrorBody,
+  ExecutionIdParams,
+  IdParams,
+  RejectBody,
+} from "@wf/shared/api";
+import { CasConflictError, WfError } from "@wf/shared/errors";
+import { subjects } from "@wf/shared/nats";
+import type { ApprovalRecord, Versioned } from "@wf/shared/store";
+import { requireWriter, roleOnOwned, visibleExecution, type Role } from "../access/roles";
+import type { EdgeContext } from "../context";
+import { approvalView } from "../views/approval";
+import { editedItemsProblems } from "./edited-items";
+import { defineRoute, type Route } from "./route";
+import { validationError } from "./validate";
+
+const notFound = { description: "No such approval, or not visible to the key's owner.", schema: ErrorBody };
+const forbidden = { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody };
+
+export const approvalRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/approvals",
+    operationId: "listApprovals",
+    summary: "List the key owner's approval records, newest first (rows left out)",
+    tag: "approvals",
+    auth: "APPROVAL_RESPOND",
+    query: ApprovalListQuery,
+    status: 200,
+    responses: { 200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList } },
+    async handler({ query }, { ctx, caller }) {
+      const { page, size, status } = query;
+      const { items, total } = await ctx.store.approvals.list({ ownerId: caller().userId, status, page, size });
+      return { approvals: items.map((a) => approvalView(a, "without-items")), total, page, size };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/approvals/{id}",
+    operationId: "getApproval",
+    summary: "Get one approval record with its groups' rows and columns",
+    tag: "approvals",
+    auth: "APPROVAL_RESPOND",
+    params: IdParams,
+    status: 200,
+    responses: { 200: { description: "The full approval record.", schema: ApprovalView }, 404: notFound },
+    async handler({ params }, { ctx, caller }) {
+      const { approval } = await visibleApproval(ctx, params.id, caller().userId);
+      return approvalView(approval.value, "with-items");
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/approvals/execution/{executionId}",
+    operationId: "listApprovalsOfExecution",
+    summary: "All approval records of one execution, oldest first (rows left out)",
+    tag: "approvals",
+    auth: "APPROVAL_RESPOND",
+    params: ExecutionIdParams,
+    status: 200,
+    responses: {
+      200: { description: "The execution's approvals.", schema: ApprovalsOfExecution },
+      404: { description: "No such execution, or not visible to the key's owner.", schema: ErrorBody },
+    },
+    async handler({ params }, { ctx, caller }) {
+      await visibleExecution(ctx.store, params.executionId, caller().userId);
+      const approvals = await ctx.store.approvals.listByExecution(params.executionId);
+      return { approvals: approvals.map((a) => approvalView(a, "without-items")), total: approvals.length };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/approvals/{id}/approve",
+    operationId: "approve",
+    summary: "Approve a PENDING approval, optionally with edited rows",
+    tag: "approvals",
+    auth: "APPROVAL_RESPOND",
+    params: IdParams,
+    body: ApproveBody,
+    status: 200,
+    responses: {
+      200: { description: "The updated approval record, status APPROVED.", schema: ApprovalView },
+      403: forbidden,
+      404: { description: "No such approval, not visible, or already handled.", schema: ErrorBody },
+    },
+    async handler({ params, body }, { ctx, caller }) {
+      const userId = caller().userId;
+      const { approval, role } = await visibleApproval(ctx, params.id, userId);
+      requireWriter(role, "deciding an approval");
+      return decide(ctx, approval, userId, "approve", {
+        comment: body.comment ?? null,
+        editedItems: body.editedItems ?? null,
+      });
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/approvals/{id}/reject",
+    operationId: "reject",
+    summary: "Reject a PENDING approval: the gated path does not run",
+    tag: "approvals",
+    auth: "APPROVAL_RESPOND",
+    params: IdParams,
+    body: RejectBody,
+    status: 200,
+    responses: {
+      200: { description: "The updated approval record, status REJECTED.", schema: ApprovalView },
+      403: forbidden,
+      404: notFound,
+      409: { description: "The approval was already decided.", schema: ErrorBody },
+    },
+    async handler({ params, body }, { ctx, caller }) {
+      const userId = caller().userId;
+      const { approval, role } = await visibleApproval(ctx, params.id, userId);
+      requireWriter(role, "deciding an approval");
+      return decide(ctx, approval, userId, "reject", { comment: body.comment ?? null, editedItems: null });
+    },
+  }),
+];
+
+async function visibleApproval(
+  ctx: EdgeContext,
+  id: string,
+  userId: string,
+): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
+  const approval = await ctx.store.approvals.get(id);
+  const role = approval && (await roleOnOwned(ctx.store, approval.value, userId));
+  if (!approval || !role) throw new WfError("NOT_FOUND", `approval ${id} not found`);
+  return { approval, role };
+}
+
+/**
+ * Records the decision on the approval record by compare-and-set (of two concurrent decisions
+ * one wins, the other finds it handled), then publishes `<ns>.cmd.approval.<verb>.<id>` for the
+ * approvals actor, which resumes the execution. If the publish fails, the record is put back to
+ * PENDING, so that a failed request leaves nothing half-done.
+ */
+async function decide(
+  ctx: EdgeContext,
+  approval: Versioned<ApprovalRecord>,
+  userId: string,
+  verb: ApprovalDecision["verb"],
+  decision: Pick<ApprovalDecision, "comment" | "editedItems">,
+): Promise<ReturnType<typeof approvalView>> {
+  const now = ctx.clock();
+  const current = approval.value;
+  const handled = current.status !== "PENDING" || current.expiresAt <= now;
+  if (handled) {
+    // api-spec.md: approve on a handled approval is a 404; decisions.md: reject on a decided one a 409.
+    const state = current.status === "PENDING" ? "expired" : current.status.toLowerCase();
+    if (verb === "approve") throw new WfError("NOT_FOUND", `approval ${current.id} was already handled (${state})`);
+    throw new WfError("CONFLICT", `approval ${current.id} was already decided (${state})`);
+  }
+  if (decision.editedItems) {
+    const problems = editedItemsProblems(current, decision.editedItems);
+    if (problems.length > 0) throw validationError(problems);
+  }
+  const decided: ApprovalRecord = {
+    ...current,
+    status: verb === "approve" ? "APPROVED" : "REJECTED",
+    decidedAt: now,
+    decidedBy: userId,
+    comment: decision.comment,
+    editedItems: decision.editedItems,
+  };
+  let version: number;
+  try {
+    version = await ctx.store.approvals.update(decided, approval.version);
+  } catch (err) {
+    if (!(err instanceof CasConflictError)) throw err;
+    // Someone decided first (or the record changed): answer from what is stored now.
+    const latest = await ctx.store.approvals.get(current.id);
+    if (!latest) throw new WfError("NOT_FOUND", `approval ${current.id} not found`);
+    return decide(ctx, latest, userId, verb, decision);
+  }
+  const command: ApprovalDecision = { approvalId: current.id, executionId: current.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
+  try {
+    await ctx.js.publish(subjects(ctx.ns).approval(verb, current.id), JSON.stringify(command), { msgID: `${current.id}.${verb}` });
+  } catch (err) {
+    await ctx.store.approvals.update(current, version).catch((undo: unknown) => {
+      ctx.log.error("an approval whose command was not published could not be put back to PENDING", { approvalId: current.id, err: undo });
+    });
+    throw err;
+  }
+  return approvalView(decided, "with-items");
+}

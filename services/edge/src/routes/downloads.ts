@@ -1,0 +1,54 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { DownloadQuery, ErrorBody, IdParams } from "@wf/shared/api";
+import { WfError } from "@wf/shared/errors";
+import { refuse } from "../auth/authenticate";
+import { byteSlice, contentDisposition, parseRange } from "../downloads/range";
+import { defineRoute, type Route } from "./route";
+
+export const downloadRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/artifacts/{id}/download",
+    operationId: "downloadArtifact",
+    summary: "Download an artifact's file through the signed URL of its downloadUrl (no API key); supports one Range",
+    tag: "artifacts",
+    auth: "signed-url",
+    params: IdParams,
+    query: DownloadQuery,
+    status: 200,
+    responses: {
+      200: { description: "The whole file.", binary: true },
+      206: { description: "The requested byte range (Content-Range).", binary: true },
+      404: { description: "The artifact or its file is gone.", schema: ErrorBody },
+      416: { description: "The range lies outside the file (Content-Range: bytes */<size>).", schema: ErrorBody },
+    },
+    async handler({ params, query }, { ctx, request, reply }) {
+      const now = ctx.clock();
+      const check = ctx.signer.check(params.id, Number(query.expires), query.sig, now);
+      if (check !== "ok") return refuse(ctx, request, check, null);
+      const artifact = await ctx.store.artifacts.get(params.id);
+      const file = artifact && (await ctx.files.open(artifact.value.storageKey));
+      if (!artifact || !file) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
+      const { size, contentType, name } = artifact.value;
+      const range = parseRange(single(request.headers.range), size);
+      if (range.kind === "unsatisfiable") {
+        await file.cancel();
+        void reply.header("content-range", `bytes */${size}`);
+        throw new WfError("RANGE_NOT_SATISFIABLE", `range not satisfiable: the file has ${size} bytes`);
+      }
+      void reply.headers({ "content-type": contentType, "content-disposition": contentDisposition(name), "accept-ranges": "bytes" });
+      const chunks = Readable.fromWeb(file as WebReadableStream<Uint8Array>);
+      if (range.kind === "full") {
+        void reply.header("content-length", size);
+        return chunks;
+      }
+      void reply.code(206).headers({ "content-length": range.end - range.start + 1, "content-range": `bytes ${range.start}-${range.end}/${size}` });
+      return Readable.from(byteSlice(chunks, range.start, range.end));
+    },
+  }),
+];
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
+}

@@ -1,0 +1,113 @@
+import {
+  CancelBody,
+  CancelResponse,
+  ErrorBody,
+  ExecutionList,
+  ExecutionListQuery,
+  ExecutionResult,
+  ExecutionStatusView,
+  IdParams,
+  RESULT_STATUSES,
+  ResultNotReadyBody,
+} from "@wf/shared/api";
+import { cancelExecution } from "@wf/shared/client";
+import { WfError } from "@wf/shared/errors";
+import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import { requireWriter, roleOn, visibleExecution } from "../access/roles";
+import { AnswerError } from "../errors";
+import { executionResult, executionStatusView, executionSummary } from "../views/execution";
+import { defineRoute, type Route } from "./route";
+
+const notFound = { description: "No such execution, or not visible to the key's owner.", schema: ErrorBody };
+
+export const executionRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/executions",
+    operationId: "listExecutions",
+    summary: "List executions, newest first: the key owner's, or with workflowId those of a workflow the owner sees",
+    tag: "executions",
+    auth: "EXECUTION_READ",
+    query: ExecutionListQuery,
+    status: 200,
+    responses: { 200: { description: "One page of executions (status views without stepResults).", schema: ExecutionList } },
+    async handler({ query }, { ctx, caller }) {
+      const { page, size, workflowId, status } = query;
+      const userId = caller().userId;
+      // Executions belong to their workflow's owner: a shared workflow's are listed under its owner.
+      let ownerId = userId;
+      if (workflowId !== undefined) {
+        const workflow = await ctx.store.workflows.get(workflowId);
+        if (workflow && roleOn(workflow.value, userId)) ownerId = workflow.value.ownerId;
+      }
+      const { items, total } = await ctx.store.executions.list({ ownerId, workflowId, status, page, size });
+      return { items: items.map(executionSummary), total, page, size };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/executions/{id}",
+    operationId: "getExecution",
+    summary: "Poll an execution's status",
+    tag: "executions",
+    auth: "EXECUTION_READ",
+    params: IdParams,
+    status: 200,
+    responses: { 200: { description: "The status view.", schema: ExecutionStatusView }, 404: notFound },
+    async handler({ params }, { ctx, caller }) {
+      const { execution } = await visibleExecution(ctx.store, params.id, caller().userId);
+      return executionStatusView(execution.value);
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/executions/{id}/result",
+    operationId: "getExecutionResult",
+    summary: "Read the result of a COMPLETED, FAILED or CANCELLED execution",
+    tag: "executions",
+    auth: "EXECUTION_READ",
+    params: IdParams,
+    status: 200,
+    responses: {
+      200: { description: "The result.", schema: ExecutionResult },
+      404: notFound,
+      409: { description: "Not COMPLETED, FAILED or CANCELLED (yet, or INTERRUPTED); `status` is the current one.", schema: ResultNotReadyBody },
+    },
+    async handler({ params }, { ctx, caller }) {
+      const { execution } = await visibleExecution(ctx.store, params.id, caller().userId);
+      const snapshot = execution.value;
+      if (!hasResult(snapshot)) {
+        throw new AnswerError("CONFLICT", `execution ${snapshot.id} has no result: it is ${snapshot.status}`, { status: snapshot.status });
+      }
+      return executionResult(snapshot);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/executions/{id}/cancel",
+    operationId: "cancelExecution",
+    summary: "Cancel a PENDING, RUNNING or AWAITING_APPROVAL execution",
+    tag: "executions",
+    auth: "EXECUTION_CANCEL",
+    params: IdParams,
+    body: CancelBody,
+    status: 200,
+    responses: {
+      200: { description: "The cancel command is durable; the execution ends CANCELLED.", schema: CancelResponse },
+      403: { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody },
+      404: { description: "No such execution, not visible, or already finished.", schema: ErrorBody },
+    },
+    async handler({ params }, { ctx, caller }) {
+      const { execution, role } = await visibleExecution(ctx.store, params.id, caller().userId);
+      const { status } = execution.value;
+      if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${params.id} has already finished (${status})`);
+      requireWriter(role, "cancelling an execution");
+      await cancelExecution(ctx.js, ctx.ns, params.id);
+      return { executionId: params.id, status: "CANCELLED" as const };
+    },
+  }),
+];
+
+function hasResult(s: ExecutionSnapshot): s is ExecutionSnapshot & { status: (typeof RESULT_STATUSES)[number] } {
+  return (RESULT_STATUSES as readonly string[]).includes(s.status);
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import type { Scope } from "@wf/shared/auth";
+import type { Caller } from "../auth/caller";
+import type { EdgeContext } from "../context";
+import { parseRequestParts } from "./validate";
+
+/**
+ * How a route is authenticated: an API key with this scope, a signed URL (the artifact
+ * download), or nothing (the OpenAPI document).
+ */
+export type RouteAuth = Scope | "signed-url" | "public";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    /** Set by the authentication hook on API-key routes. */
+    caller: Caller | null;
+  }
+}
+
+export interface ResponseDoc {
+  description: string;
+  /** JSON body schema; absent for a file body (`binary`). */
+  schema?: z.ZodType;
+  binary?: boolean;
+}
+
+export interface Call {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  ctx: EdgeContext;
+  /** The authenticated caller of an API-key route. */
+  caller(): Caller;
+}
+
+export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  method: "GET" | "POST";
+  /** OpenAPI form: `/api/v1/workflows/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  auth: RouteAuth;
+  params?: P;
+  query?: Q;
+  /** Every body is optional: a missing body is parsed as `{}`. */
+  body?: B;
+  /** The success status, set before the handler runs (which may change it, e.g. to 206). */
+  status: number;
+  /** The success answer and the route's own errors; the common ones (400, 401, 403, 413, 415, 429) are implied. */
+  responses: Record<number, ResponseDoc>;
+  handler(input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }, call: Call): Promise<unknown>;
+}
+
+/** A route with its types erased, as the registry and the OpenAPI generator hold it. */
+export type Route = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
+
+/** Keeps the route's part types tied to its handler, then erases them. */
+export function defineRoute<
+  P extends z.ZodType = z.ZodUndefined,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+>(def: RouteDef<P, Q, B>): Route {
+  return def as unknown as Route;
+}
+
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+export function registerRoutes(app: FastifyInstance, routes: readonly Route[], ctx: EdgeContext): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: fastifyPath(route.path),
+      config: { auth: route.auth },
+      handler: async (request, reply) => {
+        const input = parseRequestParts(route, request);
+        void reply.code(route.status);
+        const call: Call = {
+          request,
+          reply,
+          ctx,
+          caller: () => {
+            if (!request.caller) throw new Error(`route ${route.operationId} has no authenticated caller`);
+            return request.caller;
+          },
+        };
+        return route.handler(input, call);
+      },
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import type { FastifyRequest } from "fastify";
+import type { z } from "zod";
+import type { FieldProblem } from "@wf/shared/api";
+import { WfError } from "@wf/shared/errors";
+import type { Route } from "./route";
+
+type Part = FieldProblem["in"];
+
+/**
+ * Parses the path, query and body of a request with the route's zod schemas, reporting every
+ * problem of every part at once (400 VALIDATION_FAILED, `details` one entry per field). On
+ * API-key routes the `api_key` query parameter is a credential, not an input: it is left out.
+ */
+export function parseRequestParts(route: Route, request: FastifyRequest): { params: unknown; query: unknown; body: unknown } {
+  const problems: FieldProblem[] = [];
+  const parse = (schema: z.ZodType | undefined, value: unknown, part: Part): unknown => {
+    if (!schema) return undefined;
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    problems.push(...result.error.issues.flatMap((issue) => fieldProblems(issue, part)));
+    return undefined;
+  };
+  const rawQuery = { ...(request.query as Record<string, unknown>) };
+  if (route.auth !== "signed-url") delete rawQuery.api_key;
+  const parsed = {
+    params: parse(route.params, request.params, "path"),
+    query: parse(route.query, rawQuery, "query"),
+    body: parse(route.body, request.body ?? {}, "body"),
+  };
+  if (problems.length > 0) throw validationError(problems);
+  return parsed;
+}
+
+export function validationError(problems: FieldProblem[]): WfError {
+  const text = problems.map((p) => `${p.in}${p.field ? ` field ${p.field}` : ""}: ${p.message}`).join("; ");
+  return new WfError("VALIDATION_FAILED", `invalid request: ${text}`, problems);
+}
+
+function fieldProblems(issue: z.core.$ZodIssue, part: Part): FieldProblem[] {
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => ({ in: part, field: fieldPath([...issue.path, key]), message: "unknown field" }));
+  }
+  if (issue.code === "invalid_type" && issue.path.length === 0 && part === "body") {
+    return [{ in: part, field: "", message: "the body must be a JSON object" }];
+  }
+  return [{ in: part, field: fieldPath(issue.path), message: issue.message }];
+}
+
+/** `["editedItems", "rows", 0, "qty"]` -> `editedItems.rows[0].qty`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === "number") return `${out}[${key}]`;
+    return out === "" ? String(key) : `${out}.${String(key)}`;
+  }, "");
+}

@@ -1,0 +1,121 @@
+import {
+  ErrorBody,
+  IdParams,
+  StartExecutionBody,
+  StartExecutionResponse,
+  WorkflowDetail,
+  WorkflowList,
+  WorkflowListQuery,
+  type FieldProblem,
+} from "@wf/shared/api";
+import { startExecution } from "@wf/shared/client";
+import { WfError } from "@wf/shared/errors";
+import { newId } from "@wf/shared/execution";
+import { resolveVariables, WorkflowSchema } from "@wf/shared/workflow";
+import { requireWriter, visibleWorkflow } from "../access/roles";
+import type { EdgeContext } from "../context";
+import { workflowDetail, workflowSummary } from "../views/workflow";
+import { defineRoute, type Route } from "./route";
+import { validationError } from "./validate";
+
+export const workflowRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/workflows",
+    operationId: "listWorkflows",
+    summary: "List the workflows the key's owner owns or is shared",
+    tag: "workflows",
+    auth: "WORKFLOW_READ",
+    query: WorkflowListQuery,
+    status: 200,
+    responses: { 200: { description: "One page of workflows, by name.", schema: WorkflowList } },
+    async handler({ query }, { ctx, caller }) {
+      const { items, total } = await ctx.store.workflows.listVisible(caller().userId, query);
+      return { items: items.map(workflowSummary), total, page: query.page, size: query.size };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/v1/workflows/{id}",
+    operationId: "getWorkflow",
+    summary: "Get one workflow definition",
+    tag: "workflows",
+    auth: "WORKFLOW_READ",
+    params: IdParams,
+    status: 200,
+    responses: {
+      200: { description: "The workflow.", schema: WorkflowDetail },
+      404: { description: "No such workflow, or not visible to the key's owner.", schema: ErrorBody },
+    },
+    async handler({ params }, { ctx, caller }) {
+      const { workflow } = await visibleWorkflow(ctx.store, params.id, caller().userId);
+      return workflowDetail(workflow.value);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/v1/workflows/{id}/executions",
+    operationId: "startExecution",
+    summary: "Start an execution (triggerSource open_api); poll its status with the executionId",
+    tag: "workflows",
+    auth: "WORKFLOW_EXECUTE",
+    params: IdParams,
+    body: StartExecutionBody,
+    status: 202,
+    responses: {
+      202: { description: "Accepted: the execution is written PENDING and its start command is durable.", schema: StartExecutionResponse },
+      403: { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody },
+      404: { description: "No such workflow, or not visible to the key's owner.", schema: ErrorBody },
+      503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
+    },
+    async handler({ params, body }, { ctx, caller }) {
+      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, caller().userId);
+      requireWriter(role, "starting an execution");
+      const w = workflow.value;
+      const executionId = newId();
+      const startedAt = ctx.clock();
+      try {
+        await startExecution(
+          ctx.js,
+          ctx.ns,
+          {
+            executionId,
+            workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition },
+            inputs: body.inputs,
+            triggerSource: "open_api",
+            enableMonitoring: body.enableMonitoring,
+          },
+          { store: ctx.store },
+        );
+      } catch (err) {
+        if (err instanceof WfError && err.code === "VALIDATION_FAILED") throw inputsError(w.definition, body.inputs, err);
+        await forgetUnstarted(ctx, executionId);
+        throw err;
+      }
+      return { executionId, status: "PENDING" as const, workflowId: w.id, startedAt };
+    },
+  }),
+];
+
+/** The 400 of bad inputs, one problem per input, as `inputs.<name>` (checked only on this path). */
+function inputsError(definition: unknown, inputs: Record<string, unknown>, err: WfError): WfError {
+  const workflow = WorkflowSchema.safeParse(definition);
+  const resolved = workflow.success ? resolveVariables(workflow.data, inputs) : null;
+  if (!resolved || resolved.ok) return err;
+  const problems: FieldProblem[] = resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message }));
+  return validationError(problems);
+}
+
+/**
+ * The PENDING snapshot is written before the start command is published: when the publish
+ * fails, the snapshot would stay PENDING forever. It is removed, unless an executor already took
+ * the command (it would have moved it past PENDING), so that a failed start leaves nothing.
+ */
+async function forgetUnstarted({ store, log }: Pick<EdgeContext, "store" | "log">, executionId: string): Promise<void> {
+  try {
+    const current = await store.executions.get(executionId);
+    if (current?.value.status === "PENDING" && current.value.holder === null) await store.executions.delete(executionId);
+  } catch (err) {
+    log.error("a PENDING execution whose start failed could not be removed", { executionId, err });
+  }
+}

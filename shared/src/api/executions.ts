@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { ExecutionStatus, StepStatus, TriggerSource, Usage } from "../execution/snapshot";
+import { Id, Timestamp } from "./common";
+import { PageFields, pageQuery } from "./pagination";
+
+export const StartExecutionBody = z.strictObject({
+  inputs: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe("Workflow variables by name; each must be declared by the workflow, with its type."),
+  enableMonitoring: z.boolean().default(false).describe("Keep each step's resolved input and log lines."),
+});
+
+export const StartExecutionResponse = z.object({
+  executionId: z.string(),
+  status: z.literal("PENDING"),
+  workflowId: z.string(),
+  startedAt: Timestamp.describe("When the request was accepted."),
+});
+
+export const ExecutionListQuery = z.strictObject({
+  workflowId: Id.optional().describe("Only this workflow's executions (it may be one shared with the caller)."),
+  status: ExecutionStatus.optional(),
+  ...pageQuery(20),
+});
+
+export const StepResult = z.object({
+  status: StepStatus,
+  output: z.unknown(),
+  duration: z.number().nullable().describe("Milliseconds."),
+  startedAt: Timestamp.nullable(),
+  completedAt: Timestamp.nullable(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  usage: Usage.nullable(),
+  input: z.unknown().optional().describe("With enableMonitoring only."),
+  logs: z.array(z.string()).optional().describe("With enableMonitoring only."),
+});
+export type StepResult = z.infer<typeof StepResult>;
+
+export const ExecutionSummary = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  status: ExecutionStatus,
+  currentStep: z.string().nullable(),
+  completedSteps: z.number().int(),
+  totalSteps: z.number().int(),
+  startAt: Timestamp.nullable().describe("When an executor started it; null while PENDING."),
+  completeAt: Timestamp.nullable(),
+  error: z.string().nullable(),
+  triggerSource: TriggerSource,
+  usage: Usage,
+  createdAt: Timestamp.describe("When it was requested."),
+});
+export type ExecutionSummary = z.infer<typeof ExecutionSummary>;
+
+export const ExecutionStatusView = ExecutionSummary.extend({
+  stepResults: z.record(z.string(), StepResult).describe("Step path (`name`, or `loop[2].name` inside a foreach) to its result."),
+});
+export type ExecutionStatusView = z.infer<typeof ExecutionStatusView>;
+
+export const ExecutionList = z.object({ items: z.array(ExecutionSummary), ...PageFields });
+
+export const RESULT_STATUSES = ["COMPLETED", "FAILED", "CANCELLED"] as const;
+
+export const ExecutionResult = z.object({
+  executionId: z.string(),
+  status: z.enum(RESULT_STATUSES),
+  stepResults: z.record(z.string(), StepResult),
+  duration: z.number().nullable().describe("Milliseconds from start (or request, if it never started) to the end."),
+  output: z.unknown(),
+  error: z.string().nullable(),
+});
+export type ExecutionResult = z.infer<typeof ExecutionResult>;
+
+export const CancelBody = z.strictObject({}).describe("No fields: the body may be left out.");
+
+export const CancelResponse = z.object({ executionId: z.string(), status: z.literal("CANCELLED") });

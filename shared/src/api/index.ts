@@ -1,0 +1,36 @@
+export { Id, IdParams, Timestamp } from "./common";
+export { MAX_PAGE_SIZE, pageQuery, PageFields } from "./pagination";
+export {
+  ErrorBody,
+  FieldProblem,
+  ValidationErrorBody,
+  RateLimitWindow,
+  RateLimitErrorBody,
+  ResultNotReadyBody,
+} from "./errors";
+export { WorkflowListQuery, WorkflowSummary, WorkflowList, WorkflowDetail } from "./workflows";
+export {
+  StartExecutionBody,
+  StartExecutionResponse,
+  ExecutionListQuery,
+  StepResult,
+  ExecutionSummary,
+  ExecutionStatusView,
+  ExecutionList,
+  ExecutionResult,
+  RESULT_STATUSES,
+  CancelBody,
+  CancelResponse,
+} from "./executions";
+export {
+  ApprovalListQuery,
+  ExecutionIdParams,
+  ReviewableGroup,
+  ApprovalView,
+  ApprovalList,
+  ApprovalsOfExecution,
+  ApproveBody,
+  RejectBody,
+  ApprovalDecision,
+} from "./approvals";
+export { ArtifactParams, ArtifactView, ArtifactList, DownloadQuery } from "./artifacts";

@@ -1,0 +1,128 @@
+import { z } from "zod";
+import { CasConflictError, WfError } from "../errors";
+import { newId } from "../execution/ids";
+import type { Store } from "../store/port";
+import type { ApiKeyRecord, UserRecord } from "../store/records";
+import { generateApiKey } from "./api-key";
+import { hashPassword } from "./password";
+import { Plan, UserStatus } from "./plans";
+import { Scope } from "./scopes";
+
+/**
+ * Account operations shared by the operators' CLI and the tests (the console comes later).
+ * Each validates its input with zod and fails with a WfError naming the field.
+ */
+
+export const NewUser = z.strictObject({
+  email: z.email("must be an email address").transform((e) => e.trim().toLowerCase()),
+  password: z.string().min(8, "must have at least 8 characters").max(1024, "must have at most 1024 characters"),
+  plan: Plan,
+});
+export type NewUser = z.input<typeof NewUser>;
+
+/** What may be shown of a user: everything but the password hash. */
+export type UserView = Omit<UserRecord, "passwordHash">;
+
+export function userView({ passwordHash: _hidden, ...user }: UserRecord): UserView {
+  return user;
+}
+
+export async function createUser(store: Store, input: NewUser, now = Date.now()): Promise<UserRecord> {
+  const { email, password, plan } = parseInput(NewUser, input);
+  const user: UserRecord = {
+    id: newId(now),
+    email,
+    passwordHash: await hashPassword(password),
+    plan,
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  };
+  await store.users.create(user);
+  return user;
+}
+
+export const UserChange = z.strictObject({ plan: Plan.optional(), status: UserStatus.optional() });
+export type UserChange = z.input<typeof UserChange>;
+
+/** Changes a user's plan or status; takes effect on the next request of each of its keys. */
+export async function updateUser(store: Store, id: string, change: UserChange, now = Date.now()): Promise<UserRecord> {
+  const parsed = parseInput(UserChange, change);
+  return retryOnConflict(async () => {
+    const current = await store.users.get(id);
+    if (!current) throw new WfError("NOT_FOUND", `no user with id ${id}`);
+    const next: UserRecord = { ...current.value, ...definedOnly(parsed), updatedAt: now };
+    await store.users.update(next, current.version);
+    return next;
+  });
+}
+
+export const NewApiKey = z.strictObject({
+  ownerId: z.string().min(1),
+  name: z.string().max(200, "must have at most 200 characters").default(""),
+  scopes: z.array(Scope).min(1, "needs at least one scope").transform((s) => [...new Set(s)]),
+  /** Epoch ms; null: never expires. */
+  expiresAt: z.number().int().nullable().default(null),
+});
+export type NewApiKey = z.input<typeof NewApiKey>;
+
+/** Creates a key for an existing user; the returned `key` is the only time the secret exists in clear. */
+export async function createApiKey(
+  store: Store,
+  input: NewApiKey,
+  now = Date.now(),
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const parsed = parseInput(NewApiKey, input);
+  if (parsed.expiresAt !== null && parsed.expiresAt <= now) {
+    throw new WfError("VALIDATION_FAILED", "expiresAt: must be in the future", [{ field: "expiresAt", message: "must be in the future" }]);
+  }
+  if (!(await store.users.get(parsed.ownerId))) throw new WfError("NOT_FOUND", `no user with id ${parsed.ownerId}`);
+  const generated = generateApiKey();
+  const record: ApiKeyRecord = {
+    id: generated.keyId,
+    name: parsed.name,
+    ownerId: parsed.ownerId,
+    scopes: parsed.scopes,
+    secretHash: generated.secretHash,
+    createdAt: now,
+    expiresAt: parsed.expiresAt,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await store.apiKeys.create(record);
+  return { key: generated.key, record };
+}
+
+/** Revokes a key; revoking it again keeps the first revocation time. */
+export async function revokeApiKey(store: Store, id: string, now = Date.now()): Promise<ApiKeyRecord> {
+  return retryOnConflict(async () => {
+    const current = await store.apiKeys.get(id);
+    if (!current) throw new WfError("NOT_FOUND", `no API key with id ${id}`);
+    if (current.value.revokedAt !== null) return current.value;
+    const next = { ...current.value, revokedAt: now };
+    await store.apiKeys.update(next, current.version);
+    return next;
+  });
+}
+
+function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.map((i) => ({ field: i.path.join("."), message: i.message }));
+  throw new WfError("VALIDATION_FAILED", details.map((d) => `${d.field}: ${d.message}`).join("; "), details);
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Read-modify-write that re-reads when a concurrent writer (a key's lastUsedAt, say) moved first. */
+async function retryOnConflict<T>(body: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await body();
+    } catch (err) {
+      if (!(err instanceof CasConflictError) || i >= attempts) throw err;
+    }
+  }
+}

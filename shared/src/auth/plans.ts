@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+export const PLANS = ["free", "pro", "team", "enterprise"] as const;
+export const Plan = z.enum(PLANS);
+export type Plan = z.infer<typeof Plan>;
+
+export interface PlanLimits {
+  perMinute: number;
+  /** null: no day limit (Enterprise). */
+  perDay: number | null;
+}
+
+/** Per-key request limits by the key owner's plan (api-spec.md, Limits). */
+export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  free: { perMinute: 60, perDay: 2_000 },
+  pro: { perMinute: 300, perDay: 50_000 },
+  team: { perMinute: 1_200, perDay: 500_000 },
+  enterprise: { perMinute: 6_000, perDay: null },
+};
+
+export const USER_STATUSES = ["active", "deactivated", "locked"] as const;
+export const UserStatus = z.enum(USER_STATUSES);
+export type UserStatus = z.infer<typeof UserStatus>;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { allResponses, apiRoutes } from "@wf/edge";
+import { call, useApi } from "./support";
+
+const api = useApi();
+
+/** The 14 v1 endpoints of api-spec.md and the download route, with the statuses the spec and decisions.md give each. */
+const SPEC: [method: string, path: string, statuses: number[]][] = [
+  ["get", "/api/v1/workflows", [200, 400, 401, 403, 429]],
+  ["get", "/api/v1/workflows/{id}", [200, 401, 403, 404, 429]],
+  ["post", "/api/v1/workflows/{id}/executions", [202, 400, 401, 403, 404, 413, 415, 429]],
+  ["get", "/api/v1/executions", [200, 400, 401, 403, 429]],
+  ["get", "/api/v1/executions/{id}", [200, 401, 403, 404, 429]],
+  ["get", "/api/v1/executions/{id}/result", [200, 401, 403, 404, 409, 429]],
+  ["post", "/api/v1/executions/{id}/cancel", [200, 401, 403, 404, 429]],
+  ["get", "/api/v1/approvals", [200, 400, 401, 403, 429]],
+  ["get", "/api/v1/approvals/{id}", [200, 401, 403, 404, 429]],
+  ["get", "/api/v1/approvals/execution/{executionId}", [200, 401, 403, 404, 429]],
+  ["post", "/api/v1/approvals/{id}/approve", [200, 400, 401, 403, 404, 429]],
+  ["post", "/api/v1/approvals/{id}/reject", [200, 400, 401, 403, 404, 409, 429]],
+  ["get", "/api/v1/executions/{id}/artifacts", [200, 401, 403, 404, 429]],
+  ["get", "/api/v1/executions/{id}/artifacts/{aid}", [200, 401, 403, 404, 429]],
+  ["get", "/api/artifacts/{id}/download", [200, 206, 401, 404, 416]],
+];
+
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; parameters?: { name: string; in: string; required: boolean }[]; "x-required-scope"?: string }>>;
+};
+
+describe("GET /api/v1/openapi.json", () => {
+  it("serves an OpenAPI 3.1 document without a key", async () => {
+    const r = await call(api(), "GET", "/api/v1/openapi.json");
+    expect(r.statusCode).toBe(200);
+    const doc = r.json() as Doc;
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.paths["/api/v1/openapi.json"]?.get).toBeDefined();
+  });
+
+  it("has every endpoint of the spec with its statuses, and each answer with a schema", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    for (const [method, path, statuses] of SPEC) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
+      for (const status of statuses) expect(op!.responses, `${method.toUpperCase()} ${path} ${status}`).toHaveProperty(String(status));
+    }
+    const v1 = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).filter((k) => k.includes("/api/v1/") && !k.endsWith("openapi.json"));
+    expect(v1).toHaveLength(14);
+  });
+
+  it("documents exactly the routes the edge serves, each with the responses its definition declares", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(apiRoutes.map((r) => `${r.method} ${r.path}`).sort());
+    for (const route of apiRoutes) {
+      const op = doc.paths[route.path]![route.method.toLowerCase()]!;
+      expect(Object.keys(op.responses).sort()).toEqual(Object.keys(allResponses(route)).sort());
+      expect(api().app.hasRoute({ method: route.method, url: route.path.replace(/\{(\w+)\}/g, ":$1") }), route.path).toBe(true);
+      if (route.auth !== "public" && route.auth !== "signed-url") expect(op["x-required-scope"]).toBe(route.auth);
+      for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
+        expect(op.parameters).toContainEqual(expect.objectContaining({ name: name.slice(1, -1), in: "path", required: true }));
+      }
+    }
+  });
+
+  it("describes the query parameters with their limits and the error bodies with their fields", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    const list = doc.paths["/api/v1/workflows"]!.get!;
+    expect(list.parameters).toContainEqual({
+      name: "size",
+      in: "query",
+      required: false,
+      schema: expect.objectContaining({ type: "integer", minimum: 1, maximum: 200, default: 50 }),
+      description: expect.any(String),
+    });
+    const limited = list.responses["429"]!.content!["application/json"]!.schema as { required: string[] };
+    expect(limited.required.sort()).toEqual(["error", "limit", "retryAfterSeconds", "window"]);
+    const approvals = doc.paths["/api/v1/approvals"]!.get!;
+    expect(approvals.parameters).toContainEqual(expect.objectContaining({ name: "size", schema: expect.objectContaining({ default: 20, maximum: 200 }) }));
+  });
+});

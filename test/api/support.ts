@@ -1,0 +1,148 @@
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { afterAll, beforeAll } from "vitest";
+import { createApiKey, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
+import { newId } from "@wf/shared/execution";
+import { openPlatform, type Platform } from "@wf/shared/runtime";
+import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
+import { buildEdge } from "@wf/edge";
+import { definitionOf, startNatsServer, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
+import type { NatsServerHandle } from "@wf/shared/testing";
+
+export const ALL_SCOPES: Scope[] = [
+  "WORKFLOW_READ",
+  "WORKFLOW_EXECUTE",
+  "EXECUTION_READ",
+  "EXECUTION_CANCEL",
+  "APPROVAL_RESPOND",
+  "ARTIFACT_READ",
+  "WEBHOOK_TRIGGER",
+];
+
+/** The edge under test, in this process, on a real nats-server and store (one per test file). */
+export interface ApiEnv {
+  server: NatsServerHandle;
+  platform: Platform;
+  app: FastifyInstance;
+  ns: string;
+  /** The edge's clock: null follows Date.now, a number pins it. */
+  clock: { now: number | null };
+  /** Executor and scheduler, when the file asked for them. */
+  runtime: InProcessRuntime | null;
+}
+
+/** Starts the environment before the file's tests and stops it after; read it inside tests. */
+export function useApi(opts: { runtime?: boolean; env?: Record<string, string> } = {}): () => ApiEnv {
+  let env: ApiEnv | undefined;
+  beforeAll(async () => {
+    const server = await startNatsServer();
+    const config = testConfig(server, opts.env);
+    const runtime = opts.runtime ? await startRuntime(config) : null;
+    const platform = runtime?.platform ?? (await openPlatform(config, "edge-test"));
+    const clock: ApiEnv["clock"] = { now: null };
+    const app = await buildEdge(platform, { clock: () => clock.now ?? Date.now() });
+    env = { server, platform, app, ns: config.WF_NAMESPACE, clock, runtime };
+  });
+  afterAll(async () => {
+    await env?.app.close();
+    if (env?.runtime) await env.runtime.stop();
+    else await env?.platform.close();
+    await env?.server.stop();
+  });
+  return () => {
+    if (!env) throw new Error("the API environment is not started yet");
+    return env;
+  };
+}
+
+export interface Account {
+  user: UserRecord;
+  /** The full API key, `wfk_<id>_<secret>`. */
+  key: string;
+  keyId: string;
+}
+
+/**
+ * A user with one key. Users are written directly (a placeholder password hash): scrypt's cost
+ * belongs to the account tests, not to every test that needs a caller.
+ */
+export async function account(
+  env: ApiEnv,
+  opts: { plan?: Plan; scopes?: Scope[]; status?: UserStatus; expiresAt?: number | null } = {},
+): Promise<Account> {
+  const now = Date.now();
+  const user: UserRecord = {
+    id: newId(),
+    email: `${newId()}@example.com`,
+    passwordHash: "scrypt$placeholder",
+    plan: opts.plan ?? "pro",
+    status: opts.status ?? "active",
+    createdAt: now,
+    updatedAt: now,
+  };
+  await env.platform.store.users.create(user);
+  const { key, record } = await createApiKey(env.platform.store, {
+    ownerId: user.id,
+    scopes: opts.scopes ?? ALL_SCOPES,
+    expiresAt: opts.expiresAt ?? null,
+  });
+  return { user, key, keyId: record.id };
+}
+
+export async function anotherKey(env: ApiEnv, owner: Account, scopes: Scope[] = ALL_SCOPES): Promise<string> {
+  return (await createApiKey(env.platform.store, { ownerId: owner.user.id, scopes })).key;
+}
+
+/** Stores a workflow (as `wf workflow import` would) and returns its record. */
+export async function storeWorkflow(
+  env: ApiEnv,
+  ownerId: string,
+  yaml: string,
+  over: Partial<WorkflowRecord> = {},
+): Promise<WorkflowRecord> {
+  const definition = definitionOf(yaml);
+  const now = Date.now();
+  const record: WorkflowRecord = {
+    id: newId(),
+    name: definition.name,
+    ownerId,
+    yaml,
+    definition,
+    version: 1,
+    sharedWith: {},
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+  await env.platform.store.workflows.create(record);
+  return record;
+}
+
+export interface Call {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A request through the real routes (Fastify inject); the key goes in `Authorization: Bearer`. */
+export function call(env: ApiEnv, method: "GET" | "POST", url: string, opts: Call = {}): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined) headers["content-type"] ??= "application/json";
+  return env.app.inject({
+    method,
+    url,
+    headers,
+    ...(opts.body === undefined ? {} : { payload: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) }),
+  });
+}
+
+export const SIMPLE_YAML = `
+name: simple
+variables:
+  who: { type: string, default: world }
+  n: { type: number, default: 1 }
+steps:
+  - name: greet
+    type: transform
+    output: { text: "hello {{ vars.who }}", n: "{{ vars.n }}" }
+`;

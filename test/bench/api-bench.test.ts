@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer } from "../support/runtime";
+import { renderApiBench, runApiBench } from "./api-bench";
+
+let server: NatsServerHandle;
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("API bench harness (smoke)", () => {
+  it("drives both routes and reports every figure; every request of both is accepted", async () => {
+    const r = await runApiBench(server, { connections: 4, warmupMs: 100, durationMs: 500 });
+    for (const load of [r.bare, r.api]) {
+      expect(load.requests).toBeGreaterThan(0);
+      expect(Object.keys(load.statuses)).toEqual(["202"]);
+      for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
+    }
+    expect(renderApiBench(r)).toContain("authenticated start / bare");
+  }, 60_000);
+});

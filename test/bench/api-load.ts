@@ -1,0 +1,91 @@
+import { Agent, request } from "node:http";
+import { performance } from "node:perf_hooks";
+import { percentile, round } from "./stats";
+
+export interface LoadTarget {
+  url: string;
+  /** Headers of the n-th connection's requests (each connection can carry its own key). */
+  headers(connection: number): Record<string, string>;
+  body: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  perSec: number;
+  latencyMs: { p50: number; p99: number; mean: number };
+  /** Answers by status code; anything but the expected one is an error of the run. */
+  statuses: Record<string, number>;
+  failures: number;
+}
+
+/**
+ * Closed-loop load: `connections` keep-alive connections, each sending its next POST as soon as
+ * the previous answer is read in full, for `warmupMs` unmeasured then `durationMs` measured. The
+ * same tool and settings drive every target, so their figures compare.
+ */
+export async function runLoad(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+  const url = new URL(target.url);
+  const body = Buffer.from(target.body);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let failures = 0;
+  const started = performance.now();
+  const measureFrom = started + opts.warmupMs;
+  const end = measureFrom + opts.durationMs;
+
+  const once = (connection: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          method: "POST",
+          headers: { "content-type": "application/json", "content-length": body.length, ...target.headers(connection) },
+        },
+        (res) => {
+          res.resume();
+          res.once("end", () => resolve(res.statusCode ?? 0));
+          res.once("error", reject);
+        },
+      );
+      req.once("error", reject);
+      req.end(body);
+    });
+
+  const worker = async (connection: number): Promise<void> => {
+    for (;;) {
+      const t0 = performance.now();
+      if (t0 >= end) return;
+      let status: number;
+      try {
+        status = await once(connection);
+      } catch {
+        status = 0;
+      }
+      const t1 = performance.now();
+      if (t0 < measureFrom) continue;
+      latencies.push(t1 - t0);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status === 0) failures++;
+    }
+  };
+  await Promise.all(Array.from({ length: opts.connections }, (_, i) => worker(i)));
+  agent.destroy();
+
+  const sorted = latencies.sort((a, b) => a - b);
+  const measuredMs = Math.min(performance.now(), end) - measureFrom;
+  return {
+    requests: sorted.length,
+    perSec: Math.round(sorted.length / (measuredMs / 1000)),
+    latencyMs: {
+      p50: round(percentile(sorted, 50)),
+      p99: round(percentile(sorted, 99)),
+      mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
+    },
+    statuses,
+    failures,
+  };
+}
