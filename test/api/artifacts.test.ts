@@ -1,80 +1,145 @@
 import { describe, expect, it } from "vitest";
-import { ArtifactList, ArtifactView } from "@wf/shared/api";
-import { ArtifactFiles } from "@wf/shared/artifacts";
+import { ArtifactList, ArtifactView, ExecutionStatusView } from "@wf/shared/api";
+import { TERMINAL_STATUSES } from "@wf/shared/execution";
 import { waitFor } from "../support/runtime";
 import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 const api = useApi({ runtime: true });
 
-const YAML = `
+/**
+ * The steps write the artifacts themselves, as any workflow would: the executor stores every
+ * file a Python step writes into WF_ARTIFACTS_DIR, and every `artifacts.write` of a JavaScript
+ * step, as artifacts of the execution under the step's name.
+ */
+const REPORT_YAML = `
 name: report
 variables:
   title: { type: string, required: true }
 steps:
   - name: build
     type: code
-    language: bash
+    language: python
     code: |
-      echo "{\\"title\\": \\"$WF_VAR_title\\"}"
+      import json, os
+      d = os.environ["WF_ARTIFACTS_DIR"]
+      os.makedirs(os.path.join(d, "out"))
+      with open(os.path.join(d, "out", "report.csv"), "w") as f:
+          f.write("a,b\\n1,2\\n")
+      with open(os.path.join(d, "chart.bin"), "wb") as f:
+          f.write(bytes([1, 2, 3]))
+      print(json.dumps({"title": os.environ["WF_VAR_title"]}))
+  - name: summary
+    type: code
+    language: javascript
+    code: |
+      artifacts.write("data.json", JSON.stringify({ title: vars.title }));
+      return "written";
 `;
 
-/** Runs the workflow through the API to COMPLETED, then attaches files to its build step. */
-async function completedWithArtifacts(env: ApiEnv, me: Account, files: { path: string; content: Uint8Array }[]) {
-  const w = await storeWorkflow(env, me.user.id, YAML);
-  const { executionId } = (await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: { inputs: { title: "Q3" } } })).json();
-  await waitFor(
-    async () => (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: me.key })).json().status === "COMPLETED",
-    { timeoutMs: 20_000, what: "the execution to complete" },
+/** 300,000 bytes, byte i being i % 251, in a directory and under a name with a space. */
+const BLOB_YAML = `
+name: blob
+steps:
+  - name: build
+    type: code
+    language: python
+    code: |
+      import os
+      d = os.path.join(os.environ["WF_ARTIFACTS_DIR"], "data")
+      os.makedirs(d)
+      with open(os.path.join(d, "blob one.bin"), "wb") as f:
+          f.write(bytes(i % 251 for i in range(300000)))
+`;
+
+/** Starts the workflow through the API and waits for it to complete; its steps write the artifacts. */
+async function completedExecution(env: ApiEnv, me: Account, yaml: string, inputs: Record<string, unknown> = {}): Promise<ExecutionStatusView> {
+  const w = await storeWorkflow(env, me.user.id, yaml);
+  const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: { inputs } });
+  expect(started.statusCode).toBe(202);
+  const { executionId } = started.json();
+  const view = await waitFor(
+    async () => {
+      const v = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${executionId}`, { key: me.key })).json());
+      return TERMINAL_STATUSES.has(v.status) ? v : undefined;
+    },
+    { timeoutMs: 20_000, what: "the execution to end" },
   );
-  // What the executor does with a code step's WF_ARTIFACTS_DIR (collection comes with the code-steps issue).
-  const store = await ArtifactFiles.open(env.platform.nc, env.ns, env.platform.store);
-  const saved = await store.save({ executionId, ownerId: me.user.id, stepName: "build" }, files);
-  return { executionId, saved };
+  expect(view.status, view.error ?? "").toBe("COMPLETED");
+  return view;
 }
 
-const text = (s: string) => new TextEncoder().encode(s);
-
 describe("artifacts", () => {
-  it("lists an execution's artifacts and one artifact's metadata with a signed downloadUrl", async () => {
+  it("lists the artifacts an execution's steps wrote and one artifact's metadata with a signed downloadUrl", async () => {
     const me = await account(api());
-    const { executionId, saved } = await completedWithArtifacts(api(), me, [
-      { path: "out/report.csv", content: text("a,b\n1,2\n") },
-      { path: "chart.bin", content: new Uint8Array([1, 2, 3]) },
-    ]);
+    const execution = await completedExecution(api(), me, REPORT_YAML, { title: "Q3" });
+    const executionId = execution.id;
+    expect(execution.stepResults.build!.output).toEqual({ title: "Q3" });
+    expect(execution.stepResults.summary!.output).toBe("written");
+    // The records the executor stored, to compare ids and storage keys with.
+    const stored = new Map((await api().platform.store.artifacts.listByExecution(executionId)).map((a) => [a.path, a]));
+
     const r = await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key });
     expect(r.statusCode).toBe(200);
     const list = ArtifactList.parse(r.json());
-    expect(list.total).toBe(2);
-    expect(list.artifacts[0]).toEqual({
-      id: saved[0]!.id,
+    expect(list.total).toBe(3);
+    expect(list.artifacts.map((a) => a.path).sort()).toEqual(["chart.bin", "data.json", "out/report.csv"]);
+    expect([...stored.keys()].sort()).toEqual(["chart.bin", "data.json", "out/report.csv"]);
+    // Oldest first: the Python step's files before the JavaScript step's.
+    const times = list.artifacts.map((a) => a.createdAt);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const byPath = new Map(list.artifacts.map((a) => [a.path, a]));
+    expect(byPath.get("data.json")!.createdAt).toBeGreaterThanOrEqual(Math.max(byPath.get("out/report.csv")!.createdAt, byPath.get("chart.bin")!.createdAt));
+
+    const report = stored.get("out/report.csv")!;
+    expect(byPath.get("out/report.csv")).toEqual({
+      id: report.id,
       name: "report.csv",
       path: "out/report.csv",
-      storageKey: saved[0]!.storageKey,
-      downloadUrl: expect.stringMatching(new RegExp(`^/api/artifacts/${saved[0]!.id}/download\\?expires=\\d+&sig=[0-9a-f]{64}$`)),
+      storageKey: report.storageKey,
+      downloadUrl: expect.stringMatching(new RegExp(`^/api/artifacts/${report.id}/download\\?expires=\\d+&sig=[0-9a-f]{64}$`)),
       previewable: true,
       size: 8,
       contentType: "text/csv; charset=utf-8",
       stepName: "build",
-      createdAt: expect.any(Number),
+      createdAt: report.createdAt,
     });
-    expect(list.artifacts[1]).toMatchObject({ name: "chart.bin", previewable: false });
+    expect(byPath.get("chart.bin")).toMatchObject({ id: stored.get("chart.bin")!.id, name: "chart.bin", previewable: false, size: 3, stepName: "build" });
+    expect(byPath.get("data.json")).toMatchObject({
+      id: stored.get("data.json")!.id,
+      name: "data.json",
+      previewable: true,
+      size: JSON.stringify({ title: "Q3" }).length,
+      contentType: "application/json",
+      stepName: "summary",
+    });
 
-    const one = await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${saved[1]!.id}`, { key: me.key });
-    expect(ArtifactView.parse(one.json())).toMatchObject({ id: saved[1]!.id, name: "chart.bin", size: 3 });
+    const chart = byPath.get("chart.bin")!;
+    const one = await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${chart.id}`, { key: me.key });
+    expect(ArtifactView.parse(one.json())).toMatchObject({ id: chart.id, name: "chart.bin", size: 3 });
+    const data = byPath.get("data.json")!;
+    const written = await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${data.id}`, { key: me.key });
+    expect(ArtifactView.parse(written.json())).toMatchObject({ id: data.id, path: "data.json", stepName: "summary", contentType: "application/json" });
 
     const stranger = await account(api());
     expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: stranger.key })).statusCode).toBe(404);
     expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/no-such`, { key: me.key })).statusCode).toBe(404);
-    const elsewhere = await completedWithArtifacts(api(), me, [{ path: "x.txt", content: text("x") }]);
+    const elsewhere = await completedExecution(api(), me, REPORT_YAML, { title: "Q4" });
+    const [other] = await api().platform.store.artifacts.listByExecution(elsewhere.id);
+    expect(other).toBeDefined();
     // An artifact of another execution is not found under this one.
-    expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${elsewhere.saved[0]!.id}`, { key: me.key })).statusCode).toBe(404);
+    expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${other!.id}`, { key: me.key })).statusCode).toBe(404);
   });
 
   it("downloads through downloadUrl over HTTP, whole and by Range (206, 416); refuses a tampered or expired URL", async () => {
     const me = await account(api());
     const body = new Uint8Array(300_000).map((_, i) => i % 251);
-    const { executionId } = await completedWithArtifacts(api(), me, [{ path: "data/blob one.bin", content: body }]);
-    const [artifact] = ArtifactList.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json()).artifacts;
+    const { id: executionId } = await completedExecution(api(), me, BLOB_YAML);
+    const listed = ArtifactList.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json());
+    expect(listed.total).toBe(1);
+    const [artifact] = listed.artifacts;
+    expect(artifact).toMatchObject({ name: "blob one.bin", path: "data/blob one.bin", size: 300_000, previewable: false, stepName: "build" });
+    const meta = ArtifactView.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${artifact!.id}`, { key: me.key })).json());
+    expect(meta).toMatchObject({ id: artifact!.id, contentType: "application/octet-stream", size: 300_000 });
     const base = await api().app.listen({ port: 0, host: "127.0.0.1" });
     const url = `${base}${artifact!.downloadUrl}`;
 

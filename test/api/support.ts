@@ -124,7 +124,7 @@ export interface Call {
 }
 
 /** A request through the real routes (Fastify inject); the key goes in `Authorization: Bearer`. */
-export function call(env: ApiEnv, method: "GET" | "POST", url: string, opts: Call = {}): Promise<LightMyRequestResponse> {
+export function call(env: ApiEnv, method: "GET" | "POST" | "PUT" | "DELETE", url: string, opts: Call = {}): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers["content-type"] ??= "application/json";

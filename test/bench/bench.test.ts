@@ -1,12 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { startNatsServer } from "../support/runtime";
-import { QUICK_SIZES, type BenchSizes } from "./options";
+import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
+import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
 
 /** The quick mode's code paths at toy sizes: this checks the harness works, never how fast anything is. */
+const TINY_CODE: CodeOverheadSizes = {
+  warmup: 1,
+  runs: 3,
+  bareWarmup: 0,
+  bareRuns: 2,
+  minRuns: 1,
+  budgetMs: 200,
+  bareBudgetMs: 200,
+  shimRuns: 1,
+  timeoutMs: 10_000,
+  pool: 1,
+};
+
 const TINY: BenchSizes = {
   ...QUICK_SIZES,
   chainSteps: 3,
@@ -21,7 +35,36 @@ const TINY: BenchSizes = {
   rawPublishN: 200,
   casKeys: 4,
   casUpdatesPerKey: 10,
+  codeOverhead: TINY_CODE,
 };
+
+/** Every field of the code-overhead part, whatever this machine has installed. */
+function expectCodeOverheadFields(r: CodeOverheadResult, sizes: CodeOverheadSizes): void {
+  expect(r.sizes).toEqual(sizes);
+  expect(["namespace", "none"]).toContain(r.isolation.network);
+  expect(["bubblewrap", "none"]).toContain(r.isolation.filesystem);
+  expect(Array.isArray(r.isolation.limits)).toBe(true);
+  expect(Number.isFinite(r.seconds)).toBe(true);
+  expect(Object.keys(r.python).sort()).toEqual(["executable", "onPath", "shim", "shimMs"]);
+  for (const language of OVERHEAD_LANGUAGES) {
+    const l = r.languages[language]!;
+    expect(l.language).toBe(language);
+    expect(typeof l.step).toBe("string");
+    expect(typeof l.bareCommand).toBe("string");
+    if (l.skipped !== null) {
+      expect(l.skipped).toMatch(/\S/);
+      continue;
+    }
+    expect(l.failures).toEqual([]);
+    expect(typeof l.bareExecutable).toBe("string");
+    for (const s of [l.oursMs!, l.bareMs!]) {
+      expect(s.n).toBeGreaterThanOrEqual(1);
+      for (const figure of [s.median, s.p90, s.min]) expect(Number.isFinite(figure)).toBe(true);
+    }
+    expect(Number.isFinite(l.ratio)).toBe(true);
+  }
+  expect(renderCodeOverhead(r)).toContain("Code-step overhead per language");
+}
 
 let server: NatsServerHandle;
 beforeAll(async () => {
@@ -55,6 +98,7 @@ describe("bench harness (smoke)", () => {
       [
         "aims",
         "chains",
+        "codeOverhead",
         "comparisons",
         "finishedAt",
         "machine",
@@ -83,9 +127,25 @@ describe("bench harness (smoke)", () => {
     ]) {
       expect(Number.isFinite(figure)).toBe(true);
     }
-    expect(result.verdicts).toHaveLength(4);
+    expectCodeOverheadFields(result.codeOverhead, TINY_CODE);
+    // This machine runs JavaScript and Python steps (the chains above prove it): both are measured.
+    expect(result.codeOverhead.languages.javascript!.skipped).toBeNull();
+    expect(result.codeOverhead.languages.python!.skipped).toBeNull();
+    expect(result.verdicts).toHaveLength(6);
     for (const v of result.verdicts) expect(typeof v.met).toBe("boolean");
     for (const c of result.comparisons) expect(Number.isFinite(c.ratio)).toBe(true);
-    expect(render(result)).toContain("Verdicts");
+    const text = render(result);
+    expect(text).toContain("Verdicts");
+    expect(text).toContain("code steps (createCodeRunner().isolation()): network");
   }, 120_000);
+
+  it("code-step overhead: skips a language whose interpreter is missing, with the reason", async () => {
+    // Nothing on PATH and no Python: only JavaScript and TypeScript (node is this process) remain.
+    const r = await runCodeOverhead(TINY_CODE, { python: null, path: "/nonexistent-bench-path" });
+    expectCodeOverheadFields(r, TINY_CODE);
+    expect(r.languages.javascript!.skipped).toBeNull();
+    expect(r.languages.typescript!.skipped).toBeNull();
+    for (const language of ["python", "bash", "ruby", "lua", "cli"] as const) expect(r.languages[language]!.skipped).toMatch(/not installed|not found on PATH/);
+    expect(renderCodeOverhead(r)).toContain("lua: skipped, lua5.4 or lua not found on PATH");
+  }, 60_000);
 });

@@ -24,7 +24,61 @@ export interface BenchSizes {
   casUpdatesPerKey: number;
   /** Whether to also measure the transform-only variant of the throughput benchmark. */
   throughputTransform: boolean;
+  /** Code-step overhead per language (code-overhead.ts). */
+  codeOverhead: CodeOverheadSizes;
 }
+
+export interface CodeOverheadSizes {
+  /** Untimed steps per language first (isolate pool and JIT, zygote, page cache). */
+  warmup: number;
+  /** Timed steps per language, unless `budgetMs` runs out first. */
+  runs: number;
+  /** Untimed, then timed spawns of each bare command, unless `bareBudgetMs` runs out first. */
+  bareWarmup: number;
+  bareRuns: number;
+  /** Timed samples taken whatever the budget, so that a slow language still has a median. */
+  minRuns: number;
+  /** Wall-time cap of one language's timed steps (its warm-up gets a quarter of it). */
+  budgetMs: number;
+  /** Wall-time cap of one bare command's timed spawns. */
+  bareBudgetMs: number;
+  /** Spawns of `python3` through PATH (a pyenv shim here), to show what resolving it saves. */
+  shimRuns: number;
+  /** Timeout of each step. */
+  timeoutMs: number;
+  /** Local runner processes (runs go to the least busy; sequential runs all go to the first). */
+  pool: number;
+}
+
+/**
+ * Each language costs at most its warm-up (a quarter of `budgetMs`) + `budgetMs` + `bareBudgetMs`,
+ * past the minimum samples: ~20-30 s for the seven by default, ~4-5 s quick (measured ~20 s and ~4 s).
+ */
+export const CODE_OVERHEAD_SIZES: CodeOverheadSizes = {
+  warmup: 20,
+  runs: 300,
+  bareWarmup: 3,
+  bareRuns: 40,
+  minRuns: 10,
+  budgetMs: 2_500,
+  bareBudgetMs: 1_500,
+  shimRuns: 5,
+  timeoutMs: 10_000,
+  pool: 1,
+};
+
+export const CODE_OVERHEAD_QUICK_SIZES: CodeOverheadSizes = {
+  warmup: 5,
+  runs: 40,
+  bareWarmup: 1,
+  bareRuns: 10,
+  minRuns: 5,
+  budgetMs: 300,
+  bareBudgetMs: 200,
+  shimRuns: 2,
+  timeoutMs: 10_000,
+  pool: 1,
+};
 
 export const DEFAULT_SIZES: BenchSizes = {
   chainSteps: 40,
@@ -42,6 +96,7 @@ export const DEFAULT_SIZES: BenchSizes = {
   casKeys: 64,
   casUpdatesPerKey: 150,
   throughputTransform: true,
+  codeOverhead: CODE_OVERHEAD_SIZES,
 };
 
 /** BENCH_QUICK=1: a smoke run of ~20 s; its figures are indicative only. */
@@ -61,6 +116,7 @@ export const QUICK_SIZES: BenchSizes = {
   casKeys: 32,
   casUpdatesPerKey: 50,
   throughputTransform: true,
+  codeOverhead: CODE_OVERHEAD_QUICK_SIZES,
 };
 
 export function sizesFromEnv(env: NodeJS.ProcessEnv = process.env): { quick: boolean; sizes: BenchSizes } {

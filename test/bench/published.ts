@@ -17,4 +17,7 @@ export const AIMS = {
   chainJavascriptS: 0.4,
   chainPythonS: 1.2,
   workflowsPerSec: 1_000,
+  /** Median wall time of one light code step through the code runner, warm. */
+  codeStepJavascriptMs: 1,
+  codeStepPythonMs: 15,
 } as const;

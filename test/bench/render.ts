@@ -1,3 +1,4 @@
+import { isolationText, renderCodeOverhead } from "./code-overhead";
 import type { BenchResult } from "./report";
 import type { Summary } from "./stats";
 
@@ -26,6 +27,7 @@ export function render(r: BenchResult): string {
   out.push(
     `wf bench${r.quick ? " (BENCH_QUICK: indicative only)" : ""}: ${m.cpus} x ${m.cpuModel}, node ${m.node}, nats-server ${m.natsServer}`,
     `load average at start ${m.loadavgStart.join(" ")}, at end ${m.loadavgEnd.join(" ")}; run took ${r.seconds} s`,
+    `code steps (createCodeRunner().isolation()): ${isolationText(r.codeOverhead.isolation)}`,
     "",
     "Baselines (same server, same run)",
   );
@@ -39,6 +41,7 @@ export function render(r: BenchResult): string {
     ], "lrrrr"),
     "",
   );
+  out.push(renderCodeOverhead(r.codeOverhead), "");
   for (const c of Object.values(r.chains)) {
     out.push(
       `${c.steps} sequential ${c.language} steps (${c.warmup} warm-up, ${c.runs} runs, ${c.completed} completed)`,

@@ -102,5 +102,23 @@ export function analyse(m: Measurements): BenchResult {
     });
   }
 
+  // Code-step overhead: the median of a warm light step through the code runner.
+  for (const [language, aimMs] of [["javascript", AIMS.codeStepJavascriptMs], ["python", AIMS.codeStepPythonMs]] as const) {
+    const l = m.codeOverhead.languages[language];
+    const aim = `${language === "javascript" ? "JavaScript" : "Python"} code-step overhead (${l?.step ?? "?"}, createCodeRunner, warm)`;
+    const target = `< ${aimMs} ms median`;
+    if (!l || l.skipped || !l.oursMs) {
+      verdicts.push({ aim, target, measured: l?.skipped ? `skipped: ${l.skipped}` : `not measured${l?.failures.length ? `: ${l.failures[0]}` : ""}`, met: false });
+      continue;
+    }
+    const bare = l.bareMs ? `; ${l.bareCommand} ${round(l.bareMs.median, 2)} ms, ours/bare ${l.ratio?.toFixed(2) ?? "n/a"}` : "";
+    verdicts.push({
+      aim,
+      target,
+      measured: `median ${round(l.oursMs.median, 2)} ms, p90 ${round(l.oursMs.p90, 2)} ms (n=${l.oursMs.n})${bare}${l.failures.length ? `, ${l.failures.length} failed` : ""}`,
+      met: l.failures.length === 0 && l.oursMs.median < aimMs,
+    });
+  }
+
   return { ...m, rawBoundPerSec: bound, comparisons, verdicts, published: PUBLISHED, aims: AIMS };
 }

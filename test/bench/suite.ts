@@ -2,6 +2,7 @@ import { cpus, loadavg } from "node:os";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 import { runChain, type ChainResult } from "./chain";
+import { runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
 import { openClient, openTarget, type Client, type Target } from "./context";
 import type { BenchSizes } from "./options";
 import { RawNats } from "./raw-nats";
@@ -30,6 +31,8 @@ export interface Measurements {
   naiveSpawnMs: Record<ChainLanguage, Summary>;
   chains: Record<ChainLanguage, ChainResult>;
   throughput: { javascript: ThroughputResult; transform: ThroughputResult | null };
+  /** Wall time of one light code step per language through createCodeRunner, next to a bare interpreter start. */
+  codeOverhead: CodeOverheadResult;
 }
 
 export type Progress = (line: string) => void;
@@ -55,6 +58,9 @@ export async function runSuite(
   const untrackRaw = track(() => raw.close());
   try {
     const python = await resolvePythonExecutable();
+
+    // Code steps alone, first, on a quiet machine: a code runner of its own, no NATS.
+    const codeOverhead = await runCodeOverhead(sizes.codeOverhead, { python, progress, track });
 
     // Chains: one execution at a time, default executor settings.
     const chains = {} as Record<ChainLanguage, ChainResult>;
@@ -120,6 +126,7 @@ export async function runSuite(
       naiveSpawnMs,
       chains,
       throughput: { javascript: javascript!, transform },
+      codeOverhead,
     };
   } finally {
     untrackRaw();
