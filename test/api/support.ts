@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createApiKey, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
+import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
 import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 import type { NatsServerHandle } from "@wf/shared/testing";
@@ -100,19 +100,7 @@ export async function storeWorkflow(
   over: Partial<WorkflowRecord> = {},
 ): Promise<WorkflowRecord> {
   const definition = definitionOf(yaml);
-  const now = Date.now();
-  const record: WorkflowRecord = {
-    id: newId(),
-    name: definition.name,
-    ownerId,
-    yaml,
-    definition,
-    version: 1,
-    sharedWith: {},
-    createdAt: now,
-    updatedAt: now,
-    ...over,
-  };
+  const record: WorkflowRecord = { ...newWorkflowRecord({ ownerId, yaml, definition }), ...over };
   await env.platform.store.workflows.create(record);
   return record;
 }

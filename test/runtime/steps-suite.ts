@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
+import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
@@ -478,21 +479,9 @@ export function stepSuite(env: Record<string, string> = {}): void {
 
   describe("workflow (sub-workflow)", () => {
     async function saveWorkflow(yaml: string, ownerId = "owner1") {
-      const definition = definitionOf(yaml);
-      const id = `wf-${newId()}`;
-      const now = Date.now();
-      await rt.platform.store.workflows.create({
-        id,
-        name: definition.name,
-        ownerId,
-        yaml,
-        definition,
-        version: 1,
-        sharedWith: {},
-        createdAt: now,
-        updatedAt: now,
-      });
-      return id;
+      const record = newWorkflowRecord({ id: `wf-${newId()}`, ownerId, yaml, definition: definitionOf(yaml) });
+      await rt.platform.store.workflows.create(record);
+      return record.id;
     }
 
     it("runs the child with mapped inputs and returns its output", async () => {

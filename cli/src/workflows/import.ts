@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { WfError } from "@wf/shared/errors";
-import { newId } from "@wf/shared/execution";
-import type { Store, WorkflowRecord } from "@wf/shared/store";
+import { newWorkflowRecord, type Store, type WorkflowRecord } from "@wf/shared/store";
 import { formatIssues, parseWorkflow } from "@wf/shared/workflow";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
@@ -62,18 +61,7 @@ interface Source {
 }
 
 async function create(store: Store, { user, yaml, definition }: Source): Promise<WorkflowRecord> {
-  const now = Date.now();
-  const record: WorkflowRecord = {
-    id: newId(now),
-    name: definition.name,
-    ownerId: user,
-    yaml,
-    definition,
-    version: 1,
-    sharedWith: {},
-    createdAt: now,
-    updatedAt: now,
-  };
+  const record = newWorkflowRecord({ ownerId: user, yaml, definition });
   await store.workflows.create(record);
   return record;
 }

@@ -30,3 +30,4 @@ export {
 export { openStore, type StoreOptions } from "./open-store";
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
 export { isWrongLastSequence } from "./kv/kv-collection";
+export { newWorkflowRecord } from "./new-workflow-record";

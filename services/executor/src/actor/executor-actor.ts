@@ -1,29 +1,19 @@
-import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import type { ArtifactFiles } from "@wf/shared/artifacts";
+import type { JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
-import type { Timers } from "@wf/shared/nats";
-import type { Store, Versioned } from "@wf/shared/store";
+import type { Versioned } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
-import type { CodeRunner } from "../code/index";
 import { Committer } from "../run/committer";
 import { ExecutionRun, inFlightType } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
-import { notifyParent, runEffects } from "./effects";
+import { notifyParent, runEffects, type EffectDeps } from "./effects";
 
-export interface ExecutorActorDeps {
-  js: JetStreamClient;
-  artifactFiles: ArtifactFiles;
-  store: Store;
-  timers: Timers;
-  codeRunner: CodeRunner;
-  ns: string;
+export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */
   actorId: string;
-  holdMs: number;
   leaseMs: number;
   maxDeliver: number;
   redeliverOnce: boolean;
