@@ -2,24 +2,35 @@ import { ArtifactFiles } from "@wf/shared/artifacts";
 import type { Platform } from "@wf/shared/runtime";
 import { AuditLog } from "./auth/audit-log";
 import { LastUsed } from "./auth/last-used";
+import { SessionStore } from "./console/sessions";
 import type { EdgeContext } from "./context";
 import { resolveSigningKey } from "./downloads/signing-key";
 import { UrlSigner } from "./downloads/url-signer";
 import { WindowCounters } from "./rate-limit/window-counters";
+import { ReplayGuard } from "./webhooks/replay-guard";
+import { SecretBox } from "./webhooks/secret-box";
+import { WebhookStats } from "./webhooks/stats";
 
 export interface EdgeOptions {
   /** Epoch ms; defaults to Date.now. */
   clock?: () => number;
 }
 
-/** Opens what the edge needs beyond the platform: artifact files, the signing key, the rate-limit bucket. */
+/**
+ * Opens what the edge needs beyond the platform: artifact files, the signing key, the rate-limit
+ * bucket, the console sessions and the webhooks' secret key, stats and replay ids.
+ */
 export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Promise<EdgeContext> {
   const ns = p.config.WF_NAMESPACE;
   const log = p.log.child({ component: "edge" });
-  const [files, signingKey, counters] = await Promise.all([
+  const [files, signingKey, counters, sessions, secretBox, webhookStats, replayGuard] = await Promise.all([
     ArtifactFiles.open(p.nc, ns, p.store),
     resolveSigningKey(p.nc, ns, p.config.WF_URL_SIGNING_KEY),
     WindowCounters.open(p.nc, ns),
+    SessionStore.open(p.nc, ns, p.config.WF_SESSION_TTL_S),
+    SecretBox.open(p.nc, ns, p.config.WF_WEBHOOK_SECRET_KEY),
+    WebhookStats.open(p.nc, ns, log),
+    ReplayGuard.open(p.nc, ns),
   ]);
   return {
     config: p.config,
@@ -32,6 +43,10 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     counters,
     audit: new AuditLog(p.store, p.js, ns, log),
     lastUsed: new LastUsed(p.store, log),
+    sessions,
+    secretBox,
+    webhookStats,
+    replayGuard,
     clock: opts.clock ?? Date.now,
   };
 }

@@ -3,10 +3,12 @@ import { SCOPES, type Scope } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { Platform } from "@wf/shared/runtime";
 import { authenticate, pathOf } from "./auth/authenticate";
+import { authenticateSession } from "./console/authenticate-session";
 import { openEdgeContext, type EdgeOptions } from "./context-open";
 import { errorAnswer } from "./errors";
-import { apiRoutes } from "./routes/index";
+import { apiRoutes, sessionRoutes } from "./routes/index";
 import { registerRoutes } from "./routes/route";
+import { registerWebhookTrigger } from "./webhooks/trigger";
 
 /** Default body limit for every route; routes that need more (or less) set their own. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -14,15 +16,18 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const scopes: ReadonlySet<string> = new Set(SCOPES);
 
 /**
- * The HTTP edge: health, the v1 API and the signed artifact download. It never runs user code:
+ * The HTTP edge: health, the v1 API, the signed artifact download, the webhook triggers and the
+ * console (session login, webhook management). It never runs user code:
  * it only reads records and publishes commands. Fastify's own request logging stays off, so no
  * header or query string (which may carry an API key) is ever logged; errors are logged by
  * method and path only.
  */
 export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<FastifyInstance> {
   const ctx = await openEdgeContext(p, opts);
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
+  // X-Forwarded-For is believed only from the configured proxies (request.ip follows it).
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: p.config.WF_TRUSTED_PROXIES ?? false });
   app.decorateRequest("caller", null);
+  app.decorateRequest("consoleUser", null);
 
   // JSON only (anything else is a 415); an empty body is no body, and every body is optional.
   app.removeAllContentTypeParsers();
@@ -42,10 +47,13 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   app.addHook("onRequest", async (request, reply) => {
     const auth = request.routeOptions.config.auth;
     if (auth !== undefined && scopes.has(auth)) request.caller = await authenticate(ctx, request, reply, auth as Scope);
+    else if (auth === "console") request.consoleUser = await authenticateSession(ctx, request);
   });
 
   app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
   registerRoutes(app, apiRoutes, ctx);
+  registerRoutes(app, sessionRoutes, ctx);
+  registerWebhookTrigger(app, ctx);
 
   app.setNotFoundHandler((req, reply) => {
     void reply.code(404).send({ error: `no route ${req.method} ${pathOf(req)}` });

@@ -34,3 +34,19 @@ export {
   ApprovalDecision,
 } from "./approvals";
 export { ArtifactParams, ArtifactView, ArtifactList, DownloadQuery } from "./artifacts";
+export {
+  MAX_ALLOWED_SOURCE_IPS,
+  WebhookMode,
+  VariableMapping,
+  AllowedSourceIps,
+  CreateWebhookBody,
+  UpdateWebhookBody,
+  WebhookView,
+  WebhookListQuery,
+  WebhookList,
+  WebhookStatsView,
+  WebhookTriggerParams,
+  WebhookTriggerResponse,
+} from "./webhooks";
+export { parseIpRange } from "./webhooks-ip";
+export { LoginBody, LoginResponse } from "./console";

@@ -1,8 +1,17 @@
 import { z } from "zod";
+import { parseIpRange } from "../api/webhooks-ip";
 import { ConfigError } from "../errors/wf-error";
 
 const token = z.string().regex(/^[A-Za-z0-9_-]+$/, "must be letters, digits, '_' or '-' (it is a NATS subject token)");
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const flag = z.enum(["0", "1"]).transform((v) => v === "1");
+// proxy-addr's (Fastify's trustProxy) named ranges, beside addresses and CIDR ranges.
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const proxyList = z
+  .string()
+  .transform((v) => v.split(",").map((e) => e.trim()).filter(Boolean))
+  .refine((list) => list.every((e) => PROXY_NAMES.has(e) || parseIpRange(e) !== null), "must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal")
+  .optional();
 
 /**
  * Every knob the service reads, with its default. The README's configuration table lists the
@@ -25,7 +34,7 @@ export const ENV_SCHEMA = {
   WF_SANDBOX_POOL: { schema: int(1, 64), default: "2", doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy." },
   WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir)." },
   WF_REDELIVER_ONCE: {
-    schema: z.enum(["0", "1"]).transform((v) => v === "1"),
+    schema: flag,
     default: "0",
     doc: "Test mode: every execution command is handled twice (acknowledged on its second delivery), to prove the handlers idempotent. Never in production.",
   },
@@ -35,6 +44,22 @@ export const ENV_SCHEMA = {
     doc: "Secret that signs artifact download URLs. Unset: one is generated at first start and kept in the KV bucket `<ns>_edge`, shared by every edge replica.",
   },
   WF_DOWNLOAD_URL_TTL_S: { schema: int(10, 7 * 24 * 3600), default: "900", doc: "Lifetime of a signed artifact download URL, in seconds." },
+  WF_TRUSTED_PROXIES: {
+    schema: proxyList,
+    default: undefined,
+    doc: "Comma-separated addresses or CIDR ranges (or `loopback`, `linklocal`, `uniquelocal`) of reverse proxies whose `X-Forwarded-For` is believed: the client is the nearest address not in the list. Unset: `X-Forwarded-For` is ignored and the peer address counts (webhook allow-lists, audit records).",
+  },
+  WF_WEBHOOK_SECRET_KEY: {
+    schema: z.string().min(32, "must have at least 32 characters").optional(),
+    default: undefined,
+    doc: "Secret that encrypts webhook HMAC secrets at rest (AES-256-GCM). Unset: one is generated at first start and kept in the KV bucket `<ns>_edge`.",
+  },
+  WF_SESSION_TTL_S: { schema: int(60, 30 * 24 * 3600), default: "43200", doc: "Lifetime of a console session, in seconds, from login." },
+  WF_SESSION_COOKIE_SECURE: {
+    schema: flag,
+    default: "1",
+    doc: "`1`: the console session cookie is `Secure` (sent over HTTPS and to localhost only). `0` only for plain-HTTP set-ups.",
+  },
   LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]), default: "info", doc: "Log level." },
 } as const;
 

@@ -83,6 +83,8 @@ export const WebhookRecord = z.object({
   variableMapping: z.record(z.string(), z.string()).nullable(),
   allowedSourceIps: z.array(z.string()),
   enabled: z.boolean(),
+  /** HMAC mode: Standard Webhooks headers with a timestamp and a remembered id are required. */
+  replayProtection: z.boolean().default(false),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

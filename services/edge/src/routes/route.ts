@@ -2,14 +2,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Scope } from "@wf/shared/auth";
 import type { Caller } from "../auth/caller";
+import type { ConsoleUser } from "../console/authenticate-session";
 import type { EdgeContext } from "../context";
 import { parseRequestParts } from "./validate";
 
 /**
  * How a route is authenticated: an API key with this scope, a signed URL (the artifact
- * download), or nothing (the OpenAPI document).
+ * download), a console session cookie (console and webhook management), or nothing (the
+ * OpenAPI document, the console login).
  */
-export type RouteAuth = Scope | "signed-url" | "public";
+export type RouteAuth = Scope | "signed-url" | "console" | "public";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -18,6 +20,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set by the authentication hook on API-key routes. */
     caller: Caller | null;
+    /** Set by the authentication hook on console-session routes. */
+    consoleUser: ConsoleUser | null;
   }
 }
 
@@ -34,10 +38,12 @@ export interface Call {
   ctx: EdgeContext;
   /** The authenticated caller of an API-key route. */
   caller(): Caller;
+  /** The session user of a console route. */
+  consoleUser(): ConsoleUser;
 }
 
 export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   /** OpenAPI form: `/api/v1/workflows/{id}`. */
   path: string;
   operationId: string;
@@ -87,6 +93,10 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], c
           caller: () => {
             if (!request.caller) throw new Error(`route ${route.operationId} has no authenticated caller`);
             return request.caller;
+          },
+          consoleUser: () => {
+            if (!request.consoleUser) throw new Error(`route ${route.operationId} has no console session`);
+            return request.consoleUser;
           },
         };
         return route.handler(input, call);

@@ -111,7 +111,7 @@ function inputsError(definition: unknown, inputs: Record<string, unknown>, err: 
  * fails, the snapshot would stay PENDING forever. It is removed, unless an executor already took
  * the command (it would have moved it past PENDING), so that a failed start leaves nothing.
  */
-async function forgetUnstarted({ store, log }: Pick<EdgeContext, "store" | "log">, executionId: string): Promise<void> {
+export async function forgetUnstarted({ store, log }: Pick<EdgeContext, "store" | "log">, executionId: string): Promise<void> {
   try {
     const current = await store.executions.get(executionId);
     if (current?.value.status === "PENDING" && current.value.holder === null) await store.executions.delete(executionId);

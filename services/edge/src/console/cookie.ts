@@ -1,0 +1,18 @@
+export const SESSION_COOKIE = "wf_session";
+
+/** The value of one cookie of a `Cookie` header, or undefined. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * The session cookie: HttpOnly (no script reads it), SameSite=Lax (not sent on cross-site
+ * POSTs), scoped to the API paths. `maxAgeSeconds` 0 clears it.
+ */
+export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return [`${SESSION_COOKIE}=${value}`, "Path=/api", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+}

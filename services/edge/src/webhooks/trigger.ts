@@ -1,0 +1,187 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { WebhookTriggerParams } from "@wf/shared/api";
+import { PLAN_LIMITS, type AuditReason } from "@wf/shared/auth";
+import { startExecution } from "@wf/shared/client";
+import { WfError } from "@wf/shared/errors";
+import { newId } from "@wf/shared/execution";
+import type { WebhookRecord } from "@wf/shared/store";
+import { roleOn } from "../access/roles";
+import { pathOf } from "../auth/authenticate";
+import { extractCredential } from "../auth/credentials";
+import { verifyKey } from "../auth/verify-key";
+import type { EdgeContext } from "../context";
+import { AnswerError } from "../errors";
+import { judge } from "../rate-limit/limiter";
+import type { WindowCounts } from "../rate-limit/window-counters";
+import { forgetUnstarted } from "../routes/workflows";
+import { legacySignatureMatches, standardSignatureMatches } from "./signature";
+import { sourceAllowed } from "./source-address";
+import { webhookInputs } from "./variables";
+
+export const TRIGGER_BODY_LIMIT_BYTES = 1024 * 1024;
+export const TRIGGER_PATHS = ["/api/webhooks/:webhook_id/trigger", "/api/webhook-trigger/:webhook_id"] as const;
+
+const UNAUTHORIZED = "unauthorized: the webhook's credentials are missing or wrong";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The triggered webhook, once found and enabled. */
+    webhook: WebhookRecord | null;
+  }
+}
+
+/**
+ * The trigger (canonical and legacy path, one handler) in its own Fastify scope: any content
+ * type is read as raw bytes (the HMAC is over the exact bytes, so nothing may re-serialise the
+ * body first), up to 1 MB. The webhook is looked up before the body is read, which gives
+ * decisions.md's order: unknown 404 → disabled 409 → too large 413 → the rest in the handler.
+ */
+export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: TRIGGER_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+    scope.decorateRequest("webhook", null);
+    scope.addHook("preParsing", async (request) => {
+      request.webhook = await triggerable(ctx, request);
+    });
+    scope.addHook("onResponse", async (request, reply) => {
+      if (request.webhook) ctx.webhookStats.record(request.webhook.id, reply.statusCode, ctx.clock());
+    });
+    for (const path of TRIGGER_PATHS) scope.post(path, (request, reply) => trigger(ctx, request, reply));
+  });
+}
+
+async function triggerable(ctx: EdgeContext, request: FastifyRequest): Promise<WebhookRecord> {
+  const params = WebhookTriggerParams.safeParse(request.params);
+  const webhook = params.success ? await ctx.store.webhooks.get(params.data.webhook_id) : null;
+  if (!webhook) throw new WfError("NOT_FOUND", "webhook not found");
+  if (!webhook.value.enabled) throw new WfError("CONFLICT", `webhook ${webhook.value.id} is disabled`);
+  return webhook.value;
+}
+
+/**
+ * After the hook and the body limit: credentials 401 → source address 403 → JSON 400 → owner's
+ * account, plan and rate 403/429 → 202 once JetStream has the start. The owner and the workflow
+ * are read while the credentials are checked; the request is counted as soon as it is
+ * authenticated, whatever the answer (decisions.md).
+ */
+async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const webhook = request.webhook!;
+  const now = ctx.clock();
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const owner = ctx.store.users.get(webhook.ownerId);
+  const workflow = ctx.store.workflows.get(webhook.workflowId);
+  // Settled later; a refusal must not leave them rejected and unobserved.
+  owner.catch(() => undefined);
+  workflow.catch(() => undefined);
+
+  const counterId = await authenticateTrigger(ctx, request, webhook, body, now);
+  const counts = ctx.counters.count(counterId, now);
+  counts.catch(() => undefined);
+
+  if (!sourceAllowed(webhook.allowedSourceIps, request.ip)) {
+    throw new WfError("SOURCE_NOT_ALLOWED", "forbidden: this address may not trigger the webhook");
+  }
+  const payload = parsePayload(body);
+
+  const user = await owner;
+  if (!user) throw new WfError("CONFLICT", `webhook ${webhook.id} has no owner any more`);
+  if (user.value.status !== "active") throw new WfError("ACCOUNT_INACTIVE", `forbidden: the account that owns this webhook is ${user.value.status}`);
+  const plan = user.value.plan;
+  if (plan === "free") throw new WfError("PLAN_LIMIT", "forbidden: webhook triggers need the Pro plan or higher; the webhook owner's plan is free");
+  rateLimit(reply, await counts, plan, now);
+
+  const stored = await workflow;
+  const role = stored && roleOn(stored.value, webhook.ownerId);
+  if (!stored || (role !== "owner" && role !== "editor")) {
+    throw new WfError("CONFLICT", `webhook ${webhook.id}: its workflow is gone or its creator may no longer edit it`);
+  }
+  const w = stored.value;
+  const executionId = newId();
+  try {
+    await startExecution(
+      ctx.js,
+      ctx.ns,
+      {
+        executionId,
+        workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition },
+        inputs: webhookInputs(payload, webhook.variableMapping, w.definition),
+        triggerSource: "webhook",
+      },
+      { store: ctx.store },
+    );
+  } catch (err) {
+    if (!(err instanceof WfError && err.code === "VALIDATION_FAILED")) await forgetUnstarted(ctx, executionId);
+    throw err;
+  }
+  void reply.code(202);
+  return { executionId, webhookId: webhook.id, workflowId: w.id, status: "PENDING" as const, startedAt: now };
+}
+
+/**
+ * The webhook's mode decides the credential; returns what the request counts against: the
+ * bound key, or (HMAC and open) the webhook itself under the owner's plan.
+ */
+async function authenticateTrigger(ctx: EdgeContext, request: FastifyRequest, webhook: WebhookRecord, body: Buffer, now: number): Promise<string> {
+  if (webhook.apiKeyId !== null) {
+    // A bound key wins over a stored secret: HMAC headers are ignored (api-spec.md).
+    const credential = extractCredential(request);
+    if (credential === null) return refuse(ctx, request, "missing", null);
+    const check = await verifyKey(ctx.store, credential.value, now);
+    if (!check.ok) return refuse(ctx, request, check.reason, check.keyId);
+    const key = check.key.value;
+    if (key.id !== webhook.apiKeyId) return refuse(ctx, request, "webhook_key_mismatch", key.id);
+    if (!key.scopes.includes("WEBHOOK_TRIGGER")) return refuse(ctx, request, "insufficient_scope", key.id);
+    ctx.lastUsed.touch(check.key, now);
+    return key.id;
+  }
+  if (webhook.secretKey !== null) {
+    const secret = ctx.secretBox.open(webhook.secretKey, webhook.id);
+    if (webhook.replayProtection) {
+      const header = (name: string) => single(request.headers[name]);
+      const check = standardSignatureMatches(secret, body, { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") }, now);
+      if (!check.ok || !(await ctx.replayGuard.firstSight(webhook.id, check.id))) return refuse(ctx, request, "hmac_mismatch", null);
+    } else if (!legacySignatureMatches(secret, body, single(request.headers["x-webhook-signature"]))) {
+      return refuse(ctx, request, "hmac_mismatch", null);
+    }
+  }
+  return `webhook-${webhook.id}`;
+}
+
+async function refuse(ctx: EdgeContext, request: FastifyRequest, reason: AuditReason, keyId: string | null): Promise<never> {
+  await ctx.audit.record({ at: ctx.clock(), reason, keyId, ip: request.ip, method: request.method, path: pathOf(request) });
+  throw new WfError("UNAUTHORIZED", UNAUTHORIZED);
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(" ") : value;
+}
+
+/** An empty body is `{}`; anything else must be a JSON object. */
+function parsePayload(body: Buffer): Record<string, unknown> {
+  const text = body.toString("utf8");
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new WfError("VALIDATION_FAILED", `invalid JSON body: ${message}`, [{ in: "body", field: "", message }]);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new WfError("VALIDATION_FAILED", "the body must be a JSON object", [{ in: "body", field: "", message: "the body must be a JSON object" }]);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function rateLimit(reply: FastifyReply, counts: WindowCounts, plan: keyof typeof PLAN_LIMITS, now: number): void {
+  const verdict = judge(counts, PLAN_LIMITS[plan], now);
+  void reply.headers({ "x-ratelimit-limit": verdict.limit, "x-ratelimit-remaining": verdict.remaining, "x-ratelimit-window": verdict.window });
+  if (verdict.retryAfterSeconds === null) return;
+  void reply.header("retry-after", verdict.retryAfterSeconds);
+  throw new AnswerError("RATE_LIMITED", `rate limit exceeded: ${verdict.limit} triggers per ${verdict.window} (plan ${plan})`, {
+    window: verdict.window,
+    limit: verdict.limit,
+    retryAfterSeconds: verdict.retryAfterSeconds,
+  });
+}

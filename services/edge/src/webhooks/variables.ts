@@ -1,0 +1,25 @@
+import { WorkflowSchema } from "@wf/shared/workflow";
+
+/**
+ * The workflow variables a webhook payload sets (api-spec.md, Webhook trigger). Without a
+ * mapping: every top-level string, number or boolean field that names a declared variable
+ * (other fields are the sender's business, not an error; nested objects and arrays never map).
+ * With a mapping: variable <- top-level field, whatever its type (the start checks it); a field
+ * missing from the payload is left out, so the variable keeps its default.
+ */
+export function webhookInputs(payload: Record<string, unknown>, mapping: Record<string, string> | null, definition: unknown): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {};
+  if (mapping !== null) {
+    for (const [variable, field] of Object.entries(mapping)) {
+      if (Object.hasOwn(payload, field)) inputs[variable] = payload[field];
+    }
+    return inputs;
+  }
+  const workflow = WorkflowSchema.safeParse(definition);
+  const declared = workflow.success ? (workflow.data.variables ?? {}) : {};
+  for (const [field, value] of Object.entries(payload)) {
+    const scalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+    if (scalar && Object.hasOwn(declared, field)) inputs[field] = value;
+  }
+  return inputs;
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from "vitest";
+import { waitFor } from "@wf/shared/testing";
+import { createApiKey } from "@wf/shared/auth";
+import { consoleCall, consoleOwner, hmacHex, request, storeWorkflow, useWebhookEdge, type WebhookEnv } from "./support";
+
+const edge = useWebhookEdge();
+const SECRET = "a shared secret of some length";
+
+async function webhook(env: WebhookEnv, fields: Record<string, unknown> = {}) {
+  const o = await consoleOwner(env);
+  const wf = await storeWorkflow(env, o.user.id);
+  const r = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "hook", ...fields });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return { owner: o, workflow: wf, id: r.body.id as string, view: r.body };
+}
+
+const trigger = (env: WebhookEnv, id: string, body?: string, headers: Record<string, string> = {}, host?: "127.0.0.1" | "[::1]") =>
+  request(env, "POST", `/api/webhooks/${id}/trigger`, { ...(body === undefined ? {} : { body }), headers, ...(host ? { host } : {}) });
+
+async function inputsOf(env: WebhookEnv, executionId: string) {
+  const snapshot = await env.platform.store.executions.get(executionId);
+  expect(snapshot).not.toBeNull();
+  return snapshot!.value;
+}
+
+describe("webhook trigger: modes", () => {
+  it("open mode: 202 with the execution already stored PENDING, triggerSource webhook", async () => {
+    const env = edge();
+    const { id, workflow } = await webhook(env);
+    const r = await trigger(env, id, JSON.stringify({ who: "Ada" }));
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ webhookId: id, workflowId: workflow.id, status: "PENDING" });
+    const snapshot = await inputsOf(env, r.body.executionId as string);
+    expect(snapshot.triggerSource).toBe("webhook");
+    expect(snapshot.status).toBe("PENDING");
+  });
+
+  it("HMAC mode: the signature is over the exact bytes, with or without sha256=", async () => {
+    const env = edge();
+    const { id } = await webhook(env, { secretKey: SECRET });
+    const raw = '{ "who" :  "Ada",\n "n": 2 }';
+    expect((await trigger(env, id, raw, { "x-webhook-signature": hmacHex(SECRET, raw) })).status).toBe(202);
+    expect((await trigger(env, id, raw, { "x-webhook-signature": `sha256=${hmacHex(SECRET, raw)}` })).status).toBe(202);
+    const reserialised = JSON.stringify(JSON.parse(raw));
+    expect((await trigger(env, id, raw, { "x-webhook-signature": hmacHex(SECRET, reserialised) })).status).toBe(401);
+    expect((await trigger(env, id, raw)).status).toBe(401);
+    expect((await trigger(env, id, raw, { "x-webhook-signature": hmacHex("another secret entirely", raw) })).status).toBe(401);
+  });
+
+  it("API-key mode: only the bound key with WEBHOOK_TRIGGER; HMAC is ignored even with a secret", async () => {
+    const env = edge();
+    const o = await consoleOwner(env);
+    const wf = await storeWorkflow(env, o.user.id);
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k", apiKeyId: o.keyId, secretKey: SECRET });
+    expect(created.body).toMatchObject({ mode: "api_key", hasSecret: true });
+    expect(created.body).not.toHaveProperty("secretKey");
+    const id = created.body.id as string;
+    const body = "{}";
+    expect((await trigger(env, id, body, { authorization: `Bearer ${o.key}` })).status).toBe(202);
+    expect((await trigger(env, id, body, { "x-webhook-signature": hmacHex(SECRET, body) })).status).toBe(401);
+    const other = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WEBHOOK_TRIGGER"] });
+    expect((await trigger(env, id, body, { authorization: `Bearer ${other.key}` })).status).toBe(401);
+    // The bound key itself, without the scope: rebinding to a key lacking WEBHOOK_TRIGGER.
+    const unscoped = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WORKFLOW_READ"] });
+    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { apiKeyId: unscoped.record.id })).status).toBe(200);
+    expect((await trigger(env, id, body, { "x-api-key": unscoped.key })).status).toBe(401);
+  });
+});
+
+describe("webhook trigger: rules", () => {
+  it("order of checks: 404 → 409 → 413 → 401 → 403 → 400", async () => {
+    const env = edge();
+    const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) });
+    expect((await trigger(env, "no-such-webhook", big)).status).toBe(404);
+    const { id, owner: o } = await webhook(env, { secretKey: SECRET, allowedSourceIps: ["10.0.0.0/8"] });
+    expect((await trigger(env, id, big)).status).toBe(413);
+    expect((await trigger(env, id, "not json")).status).toBe(401);
+    expect((await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") })).status).toBe(403);
+    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { allowedSourceIps: [] })).status).toBe(200);
+    const bad = await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") });
+    expect(bad.status).toBe(400);
+    const array = await trigger(env, id, "[1]", { "x-webhook-signature": hmacHex(SECRET, "[1]") });
+    expect(array.status).toBe(400);
+    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: false })).status).toBe(200);
+    expect((await trigger(env, id, big)).status).toBe(409);
+  });
+
+  it("an empty body is {} and the legacy path behaves the same", async () => {
+    const env = edge();
+    const { id } = await webhook(env);
+    const r = await request(env, "POST", `/api/webhook-trigger/${id}`);
+    expect(r.status).toBe(202);
+    expect(r.body.webhookId).toBe(id);
+    expect((await request(env, "POST", `/api/webhook-trigger/${id}`, { body: "nope" })).status).toBe(400);
+    expect((await request(env, "POST", "/api/webhook-trigger/missing", { body: "{}" })).status).toBe(404);
+  });
+
+  it("two identical payloads create two executions", async () => {
+    const env = edge();
+    const { id } = await webhook(env);
+    const a = await trigger(env, id, '{"who":"x"}');
+    const b = await trigger(env, id, '{"who":"x"}');
+    expect([a.status, b.status]).toEqual([202, 202]);
+    expect(a.body.executionId).not.toBe(b.body.executionId);
+  });
+
+  it("default mapping: top-level scalars naming variables; nested and unknown fields are left out", async () => {
+    const env = edge();
+    const { id } = await webhook(env);
+    const r = await trigger(env, id, JSON.stringify({ who: "Ada", n: 5, flag: true, extra: "x", nested: { who: "no" } }));
+    expect(r.status).toBe(202);
+    const snapshot = await inputsOf(env, r.body.executionId as string);
+    expect(snapshot.vars).toEqual({ who: "Ada", n: 5, flag: true });
+  });
+
+  it("explicit mapping: variable <- field; a missing field keeps the default", async () => {
+    const env = edge();
+    const { id } = await webhook(env, { variableMapping: { who: "user", n: "count" } });
+    const r = await trigger(env, id, JSON.stringify({ user: "Grace", who: "ignored" }));
+    expect(r.status).toBe(202);
+    const snapshot = await inputsOf(env, r.body.executionId as string);
+    expect(snapshot.vars).toEqual({ who: "Grace", n: 1, flag: false });
+  });
+
+  it("source allow-list with IPv4 and IPv6 CIDR ranges", async () => {
+    const env = edge();
+    const { id: v4 } = await webhook(env, { allowedSourceIps: ["127.0.0.0/8"] });
+    expect((await trigger(env, v4, "{}", {}, "127.0.0.1")).status).toBe(202);
+    expect((await trigger(env, v4, "{}", {}, "[::1]")).status).toBe(403);
+    const { id: v6 } = await webhook(env, { allowedSourceIps: ["::1/128", "2001:db8::/32"] });
+    expect((await trigger(env, v6, "{}", {}, "[::1]")).status).toBe(202);
+    expect((await trigger(env, v6, "{}", {}, "127.0.0.1")).status).toBe(403);
+    // X-Forwarded-For is not believed without WF_TRUSTED_PROXIES.
+    expect((await trigger(env, v6, "{}", { "x-forwarded-for": "::1" }, "127.0.0.1")).status).toBe(403);
+  });
+
+  it("a Free owner gets 403 naming the plan", async () => {
+    const env = edge();
+    const { id, owner: o } = await webhook(env);
+    await env.platform.store.users.update({ ...o.user, plan: "free" }, (await env.platform.store.users.get(o.user.id))!.version);
+    const r = await trigger(env, id, "{}");
+    expect(r.status).toBe(403);
+    expect(r.body.error).toMatch(/free/);
+  });
+
+  it("Standard Webhooks replay protection: a signed id is accepted once, stale timestamps never", async () => {
+    const env = edge();
+    const { id } = await webhook(env, { secretKey: SECRET, replayProtection: true });
+    const { createHmac } = await import("node:crypto");
+    const sign = (msgId: string, ts: number, body: string) =>
+      `v1,${createHmac("sha256", SECRET).update(`${msgId}.${ts}.${body}`).digest("base64")}`;
+    const now = Math.floor(Date.now() / 1000);
+    const headers = (msgId: string, ts: number, body: string) => ({ "webhook-id": msgId, "webhook-timestamp": String(ts), "webhook-signature": sign(msgId, ts, body) });
+    expect((await trigger(env, id, "{}", headers("msg_1", now, "{}"))).status).toBe(202);
+    expect((await trigger(env, id, "{}", headers("msg_1", now, "{}"))).status).toBe(401);
+    expect((await trigger(env, id, "{}", headers("msg_2", now - 600, "{}"))).status).toBe(401);
+    expect((await trigger(env, id, "{}", { "x-webhook-signature": hmacHex(SECRET, "{}") })).status).toBe(401);
+  });
+
+  it("stats count accepted and rejected answers", async () => {
+    const env = edge();
+    const { id, owner: o } = await webhook(env, { secretKey: SECRET });
+    await trigger(env, id, "{}", { "x-webhook-signature": hmacHex(SECRET, "{}") });
+    await trigger(env, id, "{}");
+    const stats = await waitFor(async () => {
+      const r = await consoleCall(env, o.session, "GET", `/api/webhooks/${id}/stats`);
+      return r.body.total === 2 ? r.body : undefined;
+    });
+    expect(stats).toMatchObject({ webhookId: id, total: 2, accepted: 1, rejected: { "401": 1 } });
+    expect(typeof stats.lastTriggeredAt).toBe("number");
+  });
+});
+
+describe("trusted proxies", () => {
+  const proxied = useWebhookEdge({ WF_TRUSTED_PROXIES: "loopback" });
+
+  it("X-Forwarded-For from a trusted proxy decides the source address", async () => {
+    const env = proxied();
+    const { id } = await webhook(env, { allowedSourceIps: ["203.0.113.0/24"] });
+    expect((await trigger(env, id, "{}", { "x-forwarded-for": "203.0.113.7" })).status).toBe(202);
+    expect((await trigger(env, id, "{}", { "x-forwarded-for": "198.51.100.1" })).status).toBe(403);
+    expect((await trigger(env, id, "{}")).status).toBe(403);
+  });
+});
