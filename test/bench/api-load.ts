@@ -7,6 +7,8 @@ export interface LoadTarget {
   /** Headers of the n-th connection's requests (each connection can carry its own key). */
   headers(connection: number): Record<string, string>;
   body: string;
+  /** The n-th connection's path and query, when connections target different URLs of one host. */
+  path?(connection: number): string;
 }
 
 export interface LoadResult {
@@ -16,6 +18,8 @@ export interface LoadResult {
   /** Answers by status code; anything but the expected one is an error of the run. */
   statuses: Record<string, number>;
   failures: number;
+  /** Every answer by status code, warm-up included: what the server was asked to do in total. */
+  allStatuses: Record<string, number>;
 }
 
 /**
@@ -29,6 +33,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; w
   const body = Buffer.from(target.body);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const allStatuses: Record<string, number> = {};
   let failures = 0;
   const started = performance.now();
   const measureFrom = started + opts.warmupMs;
@@ -41,7 +46,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; w
           agent,
           host: url.hostname,
           port: url.port,
-          path: url.pathname + url.search,
+          path: target.path ? target.path(connection) : url.pathname + url.search,
           method: "POST",
           headers: { "content-type": "application/json", "content-length": body.length, ...target.headers(connection) },
         },
@@ -66,6 +71,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; w
         status = 0;
       }
       const t1 = performance.now();
+      allStatuses[status] = (allStatuses[status] ?? 0) + 1;
       if (t0 < measureFrom) continue;
       latencies.push(t1 - t0);
       statuses[status] = (statuses[status] ?? 0) + 1;
@@ -87,5 +93,6 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; w
     },
     statuses,
     failures,
+    allStatuses,
   };
 }

@@ -6,6 +6,7 @@ import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options"
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
+import { renderWebhookBench, runWebhookBench } from "./webhook-bench";
 
 /** The quick mode's code paths at toy sizes: this checks the harness works, never how fast anything is. */
 const TINY_CODE: CodeOverheadSizes = {
@@ -147,5 +148,23 @@ describe("bench harness (smoke)", () => {
     expect(r.languages.typescript!.skipped).toBeNull();
     for (const language of ["python", "bash", "ruby", "lua", "cli"] as const) expect(r.languages[language]!.skipped).toMatch(/not installed|not found on PATH/);
     expect(renderCodeOverhead(r)).toContain("lua: skipped, lua5.4 or lua not found on PATH");
+  }, 60_000);
+
+  it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {
+    const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 });
+    expect(r.webhooks).toBe(4);
+    for (const load of [r.bare, r.webhook]) {
+      expect(load.requests).toBeGreaterThan(0);
+      expect(Object.keys(load.statuses)).toEqual(["202"]);
+      for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
+    }
+    expect(r.accepted).toBeGreaterThanOrEqual(r.webhook.requests);
+    expect(r.rateLimited + r.otherAnswers).toBe(0);
+    expect(r.executionsStored).toBe(r.accepted);
+    expect(r.nothingLost).toBe(true);
+    expect(typeof r.aimMet).toBe("boolean");
+    const text = renderWebhookBench(r);
+    expect(text).toContain("NOTHING LOST");
+    expect(text).toContain("webhook trigger / bare");
   }, 60_000);
 });

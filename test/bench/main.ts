@@ -13,6 +13,7 @@ import { sizesFromEnv } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
+import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
 const BUDGET_MS = { quick: 110_000, full: 400_000 };
@@ -59,10 +60,12 @@ async function main(): Promise<void> {
   const measured = await runSuite(server, sizes, { quick, track, progress: (line) => console.error(`bench: ${line}`) });
   const result = analyse(measured);
   const api = await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress: (line) => console.error(`bench: ${line}`) });
+  const webhook = await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, { track, progress: (line) => console.error(`bench: ${line}`) });
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api }, null, 2)}\n`);
+  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook }, null, 2)}\n`);
   console.log(render(result));
   console.log(`\n${renderApiBench(api)}`);
+  console.log(`\n${renderWebhookBench(webhook)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

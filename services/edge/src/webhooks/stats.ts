@@ -6,6 +6,9 @@ import type { Logger } from "@wf/shared/log";
 import { isWrongLastSequence } from "@wf/shared/store";
 
 const MAX_ATTEMPTS = 50;
+/** How long a webhook's first uncounted outcome waits for others to share its write. */
+const LINGER_MS = 100;
+const REMEMBERED = 10_000;
 
 const Stored = z.object({
   total: z.number().int(),
@@ -20,13 +23,17 @@ const EMPTY: Stored = { total: 0, accepted: 0, rejected: {}, lastTriggeredAt: nu
 /**
  * Trigger counts per webhook in the KV bucket `<ns>_webhookstats` (one value per webhook,
  * updated by compare-and-set so replicas add up). Counting never delays an answer: outcomes
- * are queued in memory and each webhook's queue is written by one write at a time, so a busy
- * webhook costs about one write per round trip. A process that dies loses its unwritten counts:
- * these are statistics, not billing.
+ * are queued in memory, each webhook's queue waits LINGER_MS for company and is then written by
+ * one write at a time, so a busy webhook costs at most about one write per LINGER_MS. The write
+ * is a compare-and-set at the revision this process last wrote (no read first); a lost race
+ * re-reads and retries. A process that dies loses its unwritten counts: these are statistics,
+ * not billing.
  */
 export class WebhookStats {
   readonly #pending = new Map<string, Stored>();
   readonly #writing = new Set<string>();
+  /** The value and revision this process last wrote or read, per webhook. */
+  readonly #known = new Map<string, { value: Stored; revision: number }>();
 
   private constructor(
     private readonly kv: KV,
@@ -41,7 +48,9 @@ export class WebhookStats {
   record(webhookId: string, status: number, at: number): void {
     const pending = this.#pending.get(webhookId) ?? structuredClone(EMPTY);
     this.#pending.set(webhookId, merge(pending, outcome(status, at)));
-    if (!this.#writing.has(webhookId)) void this.#drain(webhookId);
+    if (this.#writing.has(webhookId)) return;
+    this.#writing.add(webhookId);
+    setTimeout(() => void this.#drain(webhookId), LINGER_MS).unref();
   }
 
   async get(webhookId: string): Promise<WebhookStatsView> {
@@ -51,34 +60,50 @@ export class WebhookStats {
   }
 
   async forget(webhookId: string): Promise<void> {
+    this.#known.delete(webhookId);
     await this.kv.purge(webhookId);
   }
 
+  /** Writes what is pending now; what comes meanwhile waits LINGER_MS again for its own write. */
   async #drain(webhookId: string): Promise<void> {
-    this.#writing.add(webhookId);
-    try {
-      for (let batch = this.#pending.get(webhookId); batch; batch = this.#pending.get(webhookId)) {
-        this.#pending.delete(webhookId);
-        await this.#add(webhookId, batch).catch((err: unknown) => this.log.warn("webhook stats not written", { webhookId, err }));
-      }
-    } finally {
-      this.#writing.delete(webhookId);
-    }
+    const batch = this.#pending.get(webhookId);
+    this.#pending.delete(webhookId);
+    if (batch) await this.#add(webhookId, batch).catch((err: unknown) => this.log.warn("webhook stats not written", { webhookId, err }));
+    if (this.#pending.has(webhookId)) setTimeout(() => void this.#drain(webhookId), LINGER_MS).unref();
+    else this.#writing.delete(webhookId);
   }
 
   async #add(webhookId: string, batch: Stored): Promise<void> {
+    let known = this.#known.get(webhookId) ?? (await this.#read(webhookId));
     for (let attempt = 1; ; attempt++) {
-      const entry = await this.kv.get(webhookId);
-      const current = entry?.operation === "PUT" ? Stored.parse(entry.json()) : null;
-      const next = JSON.stringify(merge(current ?? structuredClone(EMPTY), batch));
+      const next = merge(known ? known.value : structuredClone(EMPTY), batch);
+      const data = JSON.stringify(next);
       try {
-        if (current && entry) await this.kv.update(webhookId, next, entry.revision);
-        else await this.kv.create(webhookId, next);
+        const revision = known ? await this.kv.update(webhookId, data, known.revision) : await this.kv.create(webhookId, data);
+        this.#remember(webhookId, { value: next, revision });
         return;
       } catch (err) {
         if (!isWrongLastSequence(err) || attempt >= MAX_ATTEMPTS) throw err;
+        known = await this.#read(webhookId);
       }
     }
+  }
+
+  async #read(webhookId: string): Promise<{ value: Stored; revision: number } | undefined> {
+    const entry = await this.kv.get(webhookId);
+    if (entry?.operation !== "PUT") {
+      this.#known.delete(webhookId);
+      return undefined;
+    }
+    const known = { value: Stored.parse(entry.json()), revision: entry.revision };
+    this.#remember(webhookId, known);
+    return known;
+  }
+
+  #remember(webhookId: string, known: { value: Stored; revision: number }): void {
+    this.#known.delete(webhookId);
+    this.#known.set(webhookId, known);
+    if (this.#known.size > REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
   }
 }
 
