@@ -143,6 +143,25 @@ describe("webhook trigger: rules", () => {
     expect(r.body.error).toMatch(/free/);
   });
 
+  it("HMAC and open triggers count against the owner's plan keyed by the webhook: the 301st in a minute on Pro is 429", async () => {
+    const env = edge();
+    const { id, owner: o } = await webhook(env);
+    const second = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: (await storeWorkflow(env, o.user.id)).id, name: "other" });
+    // Fixed epoch-minute windows: start where 301 requests cannot straddle a boundary.
+    await waitFor(() => Date.now() % 60_000 < 40_000 || undefined, { timeoutMs: 25_000, what: "a fresh minute" });
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) statuses.push((await trigger(env, id, "{}")).status);
+    expect(statuses.every((s) => s === 202)).toBe(true);
+    const limited = await trigger(env, id, "{}");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(limited.headers.get("x-ratelimit-limit")).toBe("300");
+    expect(limited.headers.get("x-ratelimit-window")).toBe("minute");
+    expect(limited.body).toMatchObject({ window: "minute", limit: 300 });
+    expect(limited.body.retryAfterSeconds).toBeGreaterThan(0);
+    expect((await trigger(env, second.body.id as string, "{}")).status).toBe(202);
+  });
+
   it("Standard Webhooks replay protection: a signed id is accepted once, stale timestamps never", async () => {
     const env = edge();
     const { id } = await webhook(env, { secretKey: SECRET, replayProtection: true });
