@@ -162,6 +162,25 @@ describe("webhook trigger: rules", () => {
     expect((await trigger(env, second.body.id as string, "{}")).status).toBe(202);
   });
 
+  it("API-key triggers count against the bound key's own quota, shared with its v1 requests", async () => {
+    const env = edge();
+    const o = await consoleOwner(env);
+    const wf = await storeWorkflow(env, o.user.id);
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k", apiKeyId: o.keyId });
+    const id = created.body.id as string;
+    await waitFor(() => Date.now() % 60_000 < 40_000 || undefined, { timeoutMs: 25_000, what: "a fresh minute" });
+    const auth = { authorization: `Bearer ${o.key}` };
+    const first = await request(env, "GET", "/api/v1/workflows", { headers: auth });
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("299");
+    for (let i = 0; i < 299; i++) expect((await trigger(env, id, "{}", auth)).status).toBe(202);
+    const limited = await trigger(env, id, "{}", auth);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ window: "minute", limit: 300 });
+    // Another key of the same owner has its own quota.
+    const other = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WORKFLOW_READ"] });
+    expect((await request(env, "GET", "/api/v1/workflows", { headers: { authorization: `Bearer ${other.key}` } })).status).toBe(200);
+  });
+
   it("Standard Webhooks replay protection: a signed id is accepted once, stale timestamps never", async () => {
     const env = edge();
     const { id } = await webhook(env, { secretKey: SECRET, replayProtection: true });
