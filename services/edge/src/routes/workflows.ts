@@ -8,12 +8,11 @@ import {
   WorkflowListQuery,
   type FieldProblem,
 } from "@wf/shared/api";
-import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { newId } from "@wf/shared/execution";
 import { resolveVariables, WorkflowSchema } from "@wf/shared/workflow";
 import { requireWriter, visibleWorkflow } from "../access/roles";
-import type { EdgeContext } from "../context";
+import { startStoredWorkflow } from "../start-execution";
 import { workflowDetail, workflowSummary } from "../views/workflow";
 import { defineRoute, type Route } from "./route";
 import { validationError } from "./validate";
@@ -75,21 +74,14 @@ export const workflowRoutes: Route[] = [
       const executionId = newId();
       const startedAt = ctx.clock();
       try {
-        await startExecution(
-          ctx.js,
-          ctx.ns,
-          {
-            executionId,
-            workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition },
-            inputs: body.inputs,
-            triggerSource: "open_api",
-            enableMonitoring: body.enableMonitoring,
-          },
-          { store: ctx.store },
-        );
+        await startStoredWorkflow(ctx, w, {
+          executionId,
+          inputs: body.inputs,
+          triggerSource: "open_api",
+          enableMonitoring: body.enableMonitoring,
+        });
       } catch (err) {
         if (err instanceof WfError && err.code === "VALIDATION_FAILED") throw inputsError(w.definition, body.inputs, err);
-        await forgetUnstarted(ctx, executionId);
         throw err;
       }
       return { executionId, status: "PENDING" as const, workflowId: w.id, startedAt };
@@ -104,18 +96,4 @@ function inputsError(definition: unknown, inputs: Record<string, unknown>, err: 
   if (!resolved || resolved.ok) return err;
   const problems: FieldProblem[] = resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message }));
   return validationError(problems);
-}
-
-/**
- * The PENDING snapshot is written before the start command is published: when the publish
- * fails, the snapshot would stay PENDING forever. It is removed, unless an executor already took
- * the command (it would have moved it past PENDING), so that a failed start leaves nothing.
- */
-export async function forgetUnstarted({ store, log }: Pick<EdgeContext, "store" | "log">, executionId: string): Promise<void> {
-  try {
-    const current = await store.executions.get(executionId);
-    if (current?.value.status === "PENDING" && current.value.holder === null) await store.executions.delete(executionId);
-  } catch (err) {
-    log.error("a PENDING execution whose start failed could not be removed", { executionId, err });
-  }
 }

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebhookTriggerParams } from "@wf/shared/api";
 import { PLAN_LIMITS, type AuditReason } from "@wf/shared/auth";
-import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { newId } from "@wf/shared/execution";
 import type { WebhookRecord } from "@wf/shared/store";
@@ -13,7 +12,7 @@ import type { EdgeContext } from "../context";
 import { AnswerError } from "../errors";
 import { judge } from "../rate-limit/limiter";
 import type { WindowCounts } from "../rate-limit/window-counters";
-import { forgetUnstarted } from "../routes/workflows";
+import { startStoredWorkflow } from "../start-execution";
 import { legacySignatureMatches, standardSignatureMatches } from "./signature";
 import { sourceAllowed } from "./source-address";
 import { webhookInputs } from "./variables";
@@ -98,22 +97,11 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
   }
   const w = stored.value;
   const executionId = newId();
-  try {
-    await startExecution(
-      ctx.js,
-      ctx.ns,
-      {
-        executionId,
-        workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition },
-        inputs: webhookInputs(payload, webhook.variableMapping, w.definition),
-        triggerSource: "webhook",
-      },
-      { store: ctx.store },
-    );
-  } catch (err) {
-    if (!(err instanceof WfError && err.code === "VALIDATION_FAILED")) await forgetUnstarted(ctx, executionId);
-    throw err;
-  }
+  await startStoredWorkflow(ctx, w, {
+    executionId,
+    inputs: webhookInputs(payload, webhook.variableMapping, w.definition),
+    triggerSource: "webhook",
+  });
   void reply.code(202);
   return { executionId, webhookId: webhook.id, workflowId: w.id, status: "PENDING" as const, startedAt: now };
 }
