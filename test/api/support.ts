@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll } from "vitest";
-import { createApiKey, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
+import { createApiKey, SCOPES, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
@@ -8,15 +8,7 @@ import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 import type { NatsServerHandle } from "@wf/shared/testing";
 
-export const ALL_SCOPES: Scope[] = [
-  "WORKFLOW_READ",
-  "WORKFLOW_EXECUTE",
-  "EXECUTION_READ",
-  "EXECUTION_CANCEL",
-  "APPROVAL_RESPOND",
-  "ARTIFACT_READ",
-  "WEBHOOK_TRIGGER",
-];
+export const ALL_SCOPES: Scope[] = [...SCOPES];
 
 /** The edge under test, in this process, on a real nats-server and store (one per test file). */
 export interface ApiEnv {

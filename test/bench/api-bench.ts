@@ -1,13 +1,10 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { createApiKey } from "@wf/shared/auth";
-import { newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
 import { openStore } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
-import { startServiceProcess, type ServiceProcess } from "../support/processes";
-import { definitionOf } from "../support/runtime";
 import { runLoad, type LoadResult } from "./api-load";
-import { round } from "./stats";
+import { ratiosToBare, seedEnterpriseWorkflow, startEdgeTargets } from "./edge-targets";
 
 export interface ApiBenchSizes {
   connections: number;
@@ -53,53 +50,30 @@ export async function runApiBench(
   opts: { progress?: (line: string) => void; track?: (close: () => Promise<void>) => () => void } = {},
 ): Promise<ApiBenchResult> {
   const progress = opts.progress ?? (() => undefined);
-  const track = opts.track ?? (() => () => undefined);
-  const ns = `api${newId().slice(-10)}`;
-  const env = { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" };
-  const processes: ServiceProcess[] = [];
-  const untrack = track(async () => {
-    for (const p of processes) await p.kill();
-  });
+  const targets = await startEdgeTargets(server, "api", opts.track ?? (() => () => undefined));
   let nc: NatsConnection | undefined;
   try {
-    processes.push(await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"]));
-    processes.push(await startServiceProcess("services/edge/src/main.ts", env, ["edge listening"]));
-    const [bareUrl, edgeUrl] = processes.map((p) => /"address":"([^"]+)"/.exec(p.output())![1]!);
-
     nc = await connectNats(server.url, "wf-bench-api");
-    const { workflowId, keys } = await seed(nc, ns, sizes.connections);
+    const { workflowId, keys } = await seed(nc, targets.ns, sizes.connections);
 
     progress(`api: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
-    const bare = await runLoad({ url: `${bareUrl}/bare/executions`, headers: () => ({}), body: BODY }, sizes);
+    const bare = await runLoad({ url: `${targets.bareUrl}/bare/executions`, headers: () => ({}), body: BODY }, sizes);
     progress(`api: authenticated POST /api/v1/workflows/{id}/executions, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
     const api = await runLoad(
-      { url: `${edgeUrl}/api/v1/workflows/${workflowId}/executions`, headers: (i) => ({ authorization: `Bearer ${keys[i % keys.length]}` }), body: BODY },
+      { url: `${targets.edgeUrl}/api/v1/workflows/${workflowId}/executions`, headers: (i) => ({ authorization: `Bearer ${keys[i % keys.length]}` }), body: BODY },
       sizes,
     );
-    return {
-      sizes,
-      bare,
-      api,
-      throughputRatio: round(api.perSec / bare.perSec, 3),
-      p50Ratio: round(api.latencyMs.p50 / bare.latencyMs.p50, 2),
-      p99Ratio: round(api.latencyMs.p99 / bare.latencyMs.p99, 2),
-    };
+    return { sizes, bare, api, ...ratiosToBare(api, bare) };
   } finally {
     await nc?.close();
-    untrack();
-    for (const p of processes) await p.kill();
+    await targets.stop();
   }
 }
 
 /** An Enterprise user, one key per connection, and the workflow to start. */
 async function seed(nc: NatsConnection, ns: string, connections: number): Promise<{ workflowId: string; keys: string[] }> {
   const store = await openStore({ kind: "kv", nc, namespace: ns });
-  const now = Date.now();
-  const userId = newId();
-  await store.users.create({ id: userId, email: `${userId}@bench.example`, passwordHash: "scrypt$unused", plan: "enterprise", status: "active", createdAt: now, updatedAt: now });
-  const definition = definitionOf(YAML);
-  const workflowId = newId();
-  await store.workflows.create({ id: workflowId, name: definition.name, ownerId: userId, yaml: YAML, definition, version: 1, sharedWith: {}, createdAt: now, updatedAt: now });
+  const { userId, workflowId } = await seedEnterpriseWorkflow(store, YAML);
   const keys = await Promise.all(
     Array.from({ length: connections }, async () => (await createApiKey(store, { ownerId: userId, scopes: ["WORKFLOW_EXECUTE"] })).key),
   );

@@ -6,11 +6,10 @@ import { connectNats } from "@wf/shared/nats";
 import { openStore, type Store } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { SecretBox } from "../../services/edge/src/webhooks/secret-box";
-import { startServiceProcess, type ServiceProcess } from "../support/processes";
-import { definitionOf } from "../support/runtime";
 import type { ApiBenchSizes } from "./api-bench";
 import { runLoad, type LoadResult } from "./api-load";
 import { PUBLISHED } from "./published";
+import { ratiosToBare, seedEnterpriseWorkflow, startEdgeTargets } from "./edge-targets";
 import { round } from "./stats";
 
 /** Same load tool and concurrency as the API bench; BENCH_QUICK keeps the whole part near 5 s. */
@@ -68,19 +67,10 @@ export async function runWebhookBench(
   opts: { progress?: (line: string) => void; track?: (close: () => Promise<void>) => () => void; edgeEnv?: Record<string, string> } = {},
 ): Promise<WebhookBenchResult> {
   const progress = opts.progress ?? (() => undefined);
-  const track = opts.track ?? (() => () => undefined);
-  const ns = `wh${newId().slice(-10)}`;
-  const env = { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" };
-  const processes: ServiceProcess[] = [];
-  const untrack = track(async () => {
-    for (const p of processes) await p.kill();
-  });
+  const targets = await startEdgeTargets(server, "wh", opts.track ?? (() => () => undefined), opts.edgeEnv);
+  const { ns, bareUrl, edgeUrl } = targets;
   let nc: NatsConnection | undefined;
   try {
-    processes.push(await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"]));
-    processes.push(await startServiceProcess("services/edge/src/main.ts", { ...env, ...opts.edgeEnv }, ["edge listening"]));
-    const [bareUrl, edgeUrl] = processes.map((p) => /"address":"([^"]+)"/.exec(p.output())![1]!);
-
     nc = await connectNats(server.url, "wf-bench-webhook");
     const store = await openStore({ kind: "kv", nc, namespace: ns });
     // The edge started first, so this reads the key it created in `<ns>_edge`.
@@ -92,7 +82,7 @@ export async function runWebhookBench(
     progress(`webhook: POST /api/webhooks/{id}/trigger (HMAC), ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
     const webhook = await runLoad(
       {
-        url: edgeUrl!,
+        url: edgeUrl,
         path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger`,
         headers: () => ({ "x-webhook-signature": SIGNATURE }),
         body: BODY,
@@ -108,9 +98,7 @@ export async function runWebhookBench(
       bare,
       webhook,
       webhooks: webhookIds.length,
-      throughputRatio: round(webhook.perSec / bare.perSec, 3),
-      p50Ratio: round(webhook.latencyMs.p50 / bare.latencyMs.p50, 2),
-      p99Ratio: round(webhook.latencyMs.p99 / bare.latencyMs.p99, 2),
+      ...ratiosToBare(webhook, bare),
       accepted,
       rateLimited,
       otherAnswers,
@@ -120,24 +108,14 @@ export async function runWebhookBench(
     };
   } finally {
     await nc?.close();
-    untrack();
-    // With extra settings (NODE_OPTIONS=--cpu-prof, for one), the edge is stopped by SIGTERM so it can write what it keeps.
-    if (opts.edgeEnv && processes[1]) {
-      process.kill(processes[1].pid, "SIGTERM");
-      await new Promise((r) => setTimeout(r, 3_000));
-    }
-    for (const p of processes) await p.kill();
+    await targets.stop();
   }
 }
 
 /** An Enterprise owner, the workflow, and `n` HMAC webhooks of it (secret sealed by the edge's key). */
 async function seed(store: Store, box: SecretBox, n: number): Promise<string[]> {
   const now = Date.now();
-  const userId = newId();
-  await store.users.create({ id: userId, email: `${userId}@bench.example`, passwordHash: "scrypt$unused", plan: "enterprise", status: "active", createdAt: now, updatedAt: now });
-  const definition = definitionOf(YAML);
-  const workflowId = newId();
-  await store.workflows.create({ id: workflowId, name: definition.name, ownerId: userId, yaml: YAML, definition, version: 1, sharedWith: {}, createdAt: now, updatedAt: now });
+  const { userId, workflowId } = await seedEnterpriseWorkflow(store, YAML);
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const id = newId();
