@@ -71,6 +71,15 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
       const lines = Array.isArray(d.lines) ? d.lines.map(String) : [];
       return lines.map((line) => `    ${e.step ?? "?"} │ ${line}`);
     }
+    case "step_delta":
+      // A streamed answer as it is written: each batch's lines under the step, like its log.
+      return (text(d.text) ?? "").split("\n").map((line) => `    ${e.step ?? "?"} ┆ ${line}`);
+    case "step_usage": {
+      const cost = num(d.costUsd);
+      return [`Σ ${step} ${text(d.model) ?? "?"}: ${num(d.promptTokens) ?? 0} + ${num(d.completionTokens) ?? 0} tokens${cost ? ` ($${cost})` : ""}`];
+    }
+    case "step_tool_call":
+      return [`⚙ ${step} called ${text(d.server) ?? "?"}.${text(d.tool) ?? "?"}${d.isError === true ? " (error)" : ""} → ${preview(d.result)}`];
     default:
       return [`· ${e.type}${e.step ? ` ${step}` : ""} ${preview(d)}`];
   }

@@ -91,6 +91,7 @@ describe("POST /api/v1/workflows/{id}/executions", () => {
       duration: done.completeAt! - done.startAt!,
       output: { greeting: "hello Ada", times: 3 },
       error: null,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
     });
   });
 

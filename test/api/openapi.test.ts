@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allResponses, apiRoutes } from "@wf/edge";
+import { allResponses, apiRoutes, approvalLinkDocs, sessionRoutes, triggerRouteDocs } from "@wf/edge";
+import { SCOPES } from "@wf/shared/auth";
 import { call, useApi } from "./support";
 
 const api = useApi();
@@ -23,9 +24,21 @@ const SPEC: [method: string, path: string, statuses: number[]][] = [
   ["get", "/api/artifacts/{id}/download", [200, 206, 401, 404, 416]],
 ];
 
+/** Every route the edge serves: the v1 and download routes, the console and webhook management, the triggers. */
+const ALL_ROUTES = [...apiRoutes, ...sessionRoutes, ...triggerRouteDocs, ...approvalLinkDocs];
+
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }>;
+  parameters?: { name: string; in: string; required: boolean }[];
+  requestBody?: { content: Record<string, unknown> };
+  security: Record<string, string[]>[];
+  "x-required-scope"?: string;
+};
+
 type Doc = {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; parameters?: { name: string; in: string; required: boolean }[]; "x-required-scope"?: string }>>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> };
 };
 
 describe("GET /api/v1/openapi.json", () => {
@@ -51,15 +64,57 @@ describe("GET /api/v1/openapi.json", () => {
   it("documents exactly the routes the edge serves, each with the responses its definition declares", async () => {
     const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(documented.sort()).toEqual(apiRoutes.map((r) => `${r.method} ${r.path}`).sort());
-    for (const route of apiRoutes) {
+    expect(documented.sort()).toEqual(ALL_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    for (const route of ALL_ROUTES) {
       const op = doc.paths[route.path]![route.method.toLowerCase()]!;
       expect(Object.keys(op.responses).sort()).toEqual(Object.keys(allResponses(route)).sort());
       expect(api().app.hasRoute({ method: route.method, url: route.path.replace(/\{(\w+)\}/g, ":$1") }), route.path).toBe(true);
-      if (route.auth !== "public" && route.auth !== "signed-url") expect(op["x-required-scope"]).toBe(route.auth);
+      if ((SCOPES as readonly string[]).includes(route.auth)) expect(op["x-required-scope"]).toBe(route.auth);
       for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
         expect(op.parameters).toContainEqual(expect.objectContaining({ name: name.slice(1, -1), in: "path", required: true }));
       }
+    }
+  });
+
+  it("console routes take the session cookie, and the X-CSRF-Token header when they change state", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    const schemes = doc.components.securitySchemes;
+    expect(schemes.consoleSession).toEqual(expect.objectContaining({ type: "apiKey", in: "cookie", name: "wf_session" }));
+    expect(schemes.csrfToken).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-CSRF-Token" }));
+    for (const route of sessionRoutes.filter((r) => r.auth === "console")) {
+      const op = doc.paths[route.path]![route.method.toLowerCase()]!;
+      const expected = route.method === "GET" ? [{ consoleSession: [] }] : [{ consoleSession: [], csrfToken: [] }];
+      expect(op.security, `${route.method} ${route.path}`).toEqual(expected);
+      expect(op.responses).toHaveProperty("401");
+      expect(op.responses).toHaveProperty("403");
+    }
+    expect(doc.paths["/api/console/login"]!.post!.security).toEqual([]);
+  });
+
+  it("the trigger offers the three modes' credentials and answers in the order of decisions.md", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    expect(triggerRouteDocs.map((r) => r.path).sort()).toEqual(["/api/webhook-trigger/{webhook_id}", "/api/webhooks/{webhook_id}/trigger"]);
+    const schemes = doc.components.securitySchemes;
+    expect(schemes.webhookSignature).toEqual(expect.objectContaining({ in: "header", name: "X-Webhook-Signature" }));
+    for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
+      expect(Object.values(schemes)).toContainEqual(expect.objectContaining({ in: "header", name }));
+    }
+    for (const route of triggerRouteDocs) {
+      const op = doc.paths[route.path]!.post!;
+      // API key (any of its three places), legacy HMAC, Standard Webhooks (all three headers), or open.
+      expect(op.security).toEqual([
+        { bearer: [] },
+        { apiKeyHeader: [] },
+        { apiKeyQuery: [] },
+        { webhookSignature: [] },
+        { standardWebhookId: [], standardWebhookTimestamp: [], standardWebhookSignature: [] },
+        {},
+      ]);
+      for (const status of [202, 400, 401, 403, 404, 409, 413, 429]) expect(op.responses, `${route.path} ${status}`).toHaveProperty(String(status));
+      expect(op.responses).not.toHaveProperty("415");
+      expect(Object.keys(op.requestBody!.content)).toEqual(["*/*"]);
+      expect(op.responses["202"]!.headers).toHaveProperty("X-RateLimit-Remaining");
+      expect(op.parameters).toContainEqual(expect.objectContaining({ name: "webhook_id", in: "path", required: true }));
     }
   });
 
@@ -77,5 +132,15 @@ describe("GET /api/v1/openapi.json", () => {
     expect(limited.required.sort()).toEqual(["error", "limit", "retryAfterSeconds", "window"]);
     const approvals = doc.paths["/api/v1/approvals"]!.get!;
     expect(approvals.parameters).toContainEqual(expect.objectContaining({ name: "size", schema: expect.objectContaining({ default: 20, maximum: 200 }) }));
+  });
+
+  it("documents the one-click approval link: an HTML page (GET) and its form post (POST), key in the query allowed", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    const link = doc.paths["/api/webhook-trigger/approval/{id}/approve"]!;
+    expect(Object.keys(link).sort()).toEqual(["get", "post"]);
+    expect(link.get!.security).toContainEqual({ apiKeyQuery: [] });
+    expect(Object.keys(link.get!.responses["200"]!.content!)).toEqual(["text/html"]);
+    expect(Object.keys(link.post!.requestBody!.content)).toEqual(["application/x-www-form-urlencoded"]);
+    expect((link.post!.requestBody!.content["application/x-www-form-urlencoded"] as { schema: unknown }).schema).toMatchObject({ properties: { comment: { type: "string" } } });
   });
 });

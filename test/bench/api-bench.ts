@@ -47,10 +47,10 @@ const BODY = JSON.stringify({ inputs: { who: "bench" } });
 export async function runApiBench(
   server: NatsServerHandle,
   sizes: ApiBenchSizes,
-  opts: { progress?: (line: string) => void; track?: (close: () => Promise<void>) => () => void } = {},
+  opts: { progress?: (line: string) => void; track?: (close: () => Promise<void>) => () => void; edgeEnv?: Record<string, string> } = {},
 ): Promise<ApiBenchResult> {
   const progress = opts.progress ?? (() => undefined);
-  const targets = await startEdgeTargets(server, "api", opts.track ?? (() => () => undefined));
+  const targets = await startEdgeTargets(server, "api", opts.track ?? (() => () => undefined), opts.edgeEnv);
   let nc: NatsConnection | undefined;
   try {
     nc = await connectNats(server.url, "wf-bench-api");

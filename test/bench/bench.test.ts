@@ -6,6 +6,7 @@ import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options"
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
+import { renderTimerBench, runTimerBench } from "./timer-bench";
 import { renderWebhookBench, runWebhookBench } from "./webhook-bench";
 
 /** The quick mode's code paths at toy sizes: this checks the harness works, never how fast anything is. */
@@ -153,18 +154,30 @@ describe("bench harness (smoke)", () => {
   it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {
     const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 });
     expect(r.webhooks).toBe(4);
-    for (const load of [r.bare, r.webhook]) {
+    expect(r.runs.map((run) => run.processes)).toEqual([1, 2]);
+    for (const load of [r.bare, ...r.runs.map((run) => run.load)]) {
       expect(load.requests).toBeGreaterThan(0);
       expect(Object.keys(load.statuses)).toEqual(["202"]);
       for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
     }
-    expect(r.accepted).toBeGreaterThanOrEqual(r.webhook.requests);
+    expect(r.accepted).toBeGreaterThanOrEqual(r.runs.reduce((n, run) => n + run.load.requests, 0));
     expect(r.rateLimited + r.otherAnswers).toBe(0);
     expect(r.executionsStored).toBe(r.accepted);
     expect(r.nothingLost).toBe(true);
     expect(typeof r.aimMet).toBe("boolean");
     const text = renderWebhookBench(r);
     expect(text).toContain("NOTHING LOST");
-    expect(text).toContain("webhook trigger / bare");
+    expect(text).toContain("2 edge processes");
+  }, 60_000);
+
+  it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
+    const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });
+    expect(r.allFiredOnce).toBe(true);
+    for (const l of [r.durable, r.setTimeout]) {
+      expect(l.n).toBe(20);
+      expect(l.early).toBe(0);
+      for (const figure of [l.p50, l.p99, l.max]) expect(Number.isFinite(figure)).toBe(true);
+    }
+    expect(renderTimerBench(r)).toContain("20 timers due at one instant");
   }, 60_000);
 });

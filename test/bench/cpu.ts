@@ -50,3 +50,28 @@ export function cpuBetween(before: CpuSample, after: CpuSample, per: number): Re
   for (const [role, ms] of after) out[role] = Math.round(((ms - (before.get(role) ?? 0)) / per) * 100) / 100;
   return out;
 }
+
+/**
+ * CPU ms (user + system) one process and its live children (an edge's cluster workers) have
+ * used so far; null where /proc is not available.
+ */
+export function processCpuMs(pid: number): number | null {
+  const own = statOf(pid);
+  if (own === null) return null;
+  let ms = own.cpuMs;
+  for (const d of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    const child = statOf(Number(d));
+    if (child?.ppid === pid) ms += child.cpuMs;
+  }
+  return ms;
+}
+
+function statOf(pid: number): { ppid: number; cpuMs: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { ppid: Number(f[1]), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SEC };
+  } catch {
+    return null;
+  }
+}

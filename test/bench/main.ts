@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: starts a private nats-server, runs every benchmark against it with baselines
  * measured in the same run, prints the table and writes .data/bench/latest.json.
- * BENCH_QUICK=1 runs a ~20 s smoke version. Everything it starts is stopped on exit, on error and
+ * BENCH_QUICK=1 runs a ~20 s smoke version; BENCH_PARTS picks parts (options.ts). Everything it starts is stopped on exit, on error and
  * on Ctrl-C; a watchdog ends a run that overstays its budget.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -9,10 +9,12 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startNatsServer } from "@wf/shared/testing";
 import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
-import { sizesFromEnv } from "./options";
+import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
+import { partsFromEnv, sizesFromEnv } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
+import { renderTimerBench, runTimerBench, TIMER_BENCH_QUICK_SIZES, TIMER_BENCH_SIZES } from "./timer-bench";
 import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
@@ -57,15 +59,21 @@ async function main(): Promise<void> {
   const server = await startNatsServer();
   track(() => server.stop());
   console.error(`bench: nats-server ${server.version} at ${server.url}${quick ? " (quick)" : ""}`);
-  const measured = await runSuite(server, sizes, { quick, track, progress: (line) => console.error(`bench: ${line}`) });
-  const result = analyse(measured);
-  const api = await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress: (line) => console.error(`bench: ${line}`) });
-  const webhook = await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, { track, progress: (line) => console.error(`bench: ${line}`) });
+  const { parts, edgeEnv } = partsFromEnv();
+  const progress = (line: string) => console.error(`bench: ${line}`);
+  const result = parts.has("suite") ? analyse(await runSuite(server, sizes, { quick, track, progress })) : undefined;
+  const api = parts.has("api") ? await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress, edgeEnv }) : undefined;
+  const webhook = parts.has("webhook") ? await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, { track, progress, edgeEnv }) : undefined;
+  if (parts.has("timers")) progress("timer precision");
+  const timers = parts.has("timers") ? await runTimerBench(server, quick ? TIMER_BENCH_QUICK_SIZES : TIMER_BENCH_SIZES) : undefined;
+  const llm = parts.has("llm") ? await runLlmOverhead(server, quick ? LLM_OVERHEAD_QUICK_SIZES : LLM_OVERHEAD_SIZES, { track, progress }) : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook }, null, 2)}\n`);
-  console.log(render(result));
-  console.log(`\n${renderApiBench(api)}`);
-  console.log(`\n${renderWebhookBench(webhook)}`);
+  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm }, null, 2)}\n`);
+  if (result) console.log(render(result));
+  if (api) console.log(`\n${renderApiBench(api)}`);
+  if (webhook) console.log(`\n${renderWebhookBench(webhook)}`);
+  if (timers) console.log(`\n${renderTimerBench(timers)}`);
+  if (llm) console.log(`\n${renderLlmOverhead(llm)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
+import type { ApprovalDecision } from "@wf/shared/api";
 import { subjects } from "@wf/shared/nats";
+import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
@@ -249,6 +251,78 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("CANCELLED");
       expect(s.steps.pause!.status).toBe("CANCELLED");
+    });
+  });
+
+  describe("manual_approval", () => {
+    /** What the edge does on approve/reject: the decision by compare-and-set, then the command. */
+    async function decide(approvalId: string, verb: "approve" | "reject", comment: string | null = null): Promise<void> {
+      const decidedAt = Date.now();
+      const settled = await settleApproval(rt.platform.store, approvalId, (a) => ({
+        ...a,
+        status: verb === "approve" ? "APPROVED" : "REJECTED",
+        decidedAt,
+        decidedBy: "reviewer",
+        comment,
+      }));
+      expect(settled.won).toBe(true);
+      const cmd: ApprovalDecision = { approvalId, executionId: settled.record!.executionId, verb, decidedBy: "reviewer", decidedAt, comment, editedItems: null };
+      await rt.platform.js.publish(subjects(rt.ns).approval(verb, approvalId), JSON.stringify(cmd), { msgID: `${approvalId}.${verb}` });
+    }
+
+    async function pendingApproval(executionId: string): Promise<string> {
+      await waitForStatus(rt.platform, executionId, ["AWAITING_APPROVAL"]);
+      const [a] = await rt.platform.store.approvals.listByExecution(executionId);
+      expect(a).toMatchObject({ status: "PENDING" });
+      return a!.id;
+    }
+
+    const gated = (dir: string, timeout = 600) => `
+  name: gated-run
+  steps:
+    - name: apply
+      type: code
+      language: bash
+      manual_approval: { message: go?, timeout: ${timeout} }
+      code: "echo ran >> ${dir}/runs; echo ok"
+    - { name: after, type: transform, output: 1 }
+  `;
+
+    it("approved: the gated step runs exactly once after the decision", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "wf-gate-"));
+      const id = await run(rt.platform, gated(dir));
+      const approvalId = await pendingApproval(id);
+      expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
+      await decide(approvalId, "approve");
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status).toBe("COMPLETED");
+      expect(s.steps.apply).toMatchObject({ status: "COMPLETED", output: "ok", approvalId });
+      expect((await readFile(join(dir, "runs"), "utf8")).trim().split("\n")).toEqual(["ran"]);
+      expect(await rt.platform.store.approvals.listByExecution(id)).toHaveLength(1);
+    });
+
+    it("rejected: the gated step never runs and what follows is skipped", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "wf-gate-"));
+      const id = await run(rt.platform, gated(dir));
+      const approvalId = await pendingApproval(id);
+      await decide(approvalId, "reject", "no");
+      const s = await waitForStatus(rt.platform, id);
+      expect(s).toMatchObject({ status: "FAILED", error: `approval ${approvalId} rejected: no` });
+      expect(s.steps.apply!.status).toBe("REJECTED");
+      expect(s.steps.after!.status).toBe("SKIPPED");
+      expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
+    });
+
+    it("expired: the timeout timer rejects it", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "wf-gate-"));
+      const id = await run(rt.platform, gated(dir, 1));
+      const approvalId = await pendingApproval(id);
+      const s = await waitForStatus(rt.platform, id);
+      expect(s).toMatchObject({ status: "FAILED", error: `approval ${approvalId} expired` });
+      const record = await rt.platform.store.approvals.get(approvalId);
+      expect(record!.value).toMatchObject({ status: "EXPIRED", decidedBy: "timeout" });
+      expect(record!.value.decidedAt!).toBeGreaterThanOrEqual(record!.value.expiresAt);
+      expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
     });
   });
 

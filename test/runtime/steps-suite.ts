@@ -540,19 +540,4 @@ export function stepSuite(env: Record<string, string> = {}): void {
       expect(s.steps.call!.error).toContain(`workflow ${other} not found`);
     });
   });
-
-  describe("steps that do not run yet", () => {
-    it.each([
-      ["llm", "{ name: s, type: llm, model: m, prompt: hi }", /`llm` steps validate but/],
-      ["manual_approval", "{ name: s, type: transform, output: 1, manual_approval: { message: ok?, timeout: 60 } }", /`manual_approval` validates but/],
-    ])("%s fails the execution with an error that says so", async (_kind, step, message) => {
-      const s = await runToEnd(`
-  name: nr
-  steps:
-    - ${step}
-  `);
-      expect(s.status).toBe("FAILED");
-      expect(s.error).toMatch(message);
-    });
-  });
 }

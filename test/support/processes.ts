@@ -65,6 +65,8 @@ export async function startServiceProcess(
 
 export const ENTRIES = {
   allInOne: "services/all-in-one/src/main.ts",
+  edge: "services/edge/src/main.ts",
   executor: "services/executor/src/main.ts",
+  approvals: "services/approvals/src/main.ts",
   scheduler: "services/scheduler/src/main.ts",
 };

@@ -5,6 +5,7 @@ import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
 import { parseWorkflow } from "@wf/shared/workflow";
 import type { TriggerSource } from "@wf/shared/execution";
+import { startApprovals } from "@wf/approvals";
 import { startExecutor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
 
@@ -28,16 +29,21 @@ export interface InProcessRuntime {
   stop(): Promise<void>;
 }
 
-/** Executor + scheduler in this process, on their own platform connection. */
-export async function startRuntime(config: Config, parts: { executor?: boolean; scheduler?: boolean } = {}): Promise<InProcessRuntime> {
+/** Executor, approvals and scheduler in this process, on their own platform connection. */
+export async function startRuntime(
+  config: Config,
+  parts: { executor?: boolean; scheduler?: boolean; approvals?: boolean } = {},
+): Promise<InProcessRuntime> {
   const platform = await openPlatform(config, "test");
   const executor = parts.executor === false ? null : await startExecutor(platform);
   const scheduler = parts.scheduler === false ? null : await startScheduler(platform);
+  const approvals = parts.approvals === false ? null : await startApprovals(platform);
   return {
     platform,
     ns: config.WF_NAMESPACE,
     async stop() {
       await executor?.stop();
+      await approvals?.stop();
       await scheduler?.stop();
       await platform.close();
     },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "@wf/shared/auth";
 import { buildEdge } from "@wf/edge";
+import { openPlatform } from "@wf/shared/runtime";
+import { waitFor } from "@wf/shared/testing";
 import { consoleCall, consoleOwner, hmacHex, loginUser, request, storeWorkflow, useWebhookEdge } from "./support";
 
 const edge = useWebhookEdge();
@@ -48,6 +50,30 @@ describe("console sessions", () => {
 });
 
 describe("webhook management", () => {
+  it("a webhook disabled by PUT answers 409 at once on that edge, and on another replica within a bounded delay", async () => {
+    const env = edge();
+    const o = await consoleOwner(env);
+    const wf = await storeWorkflow(env, o.user.id);
+    const id = (await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "open" })).body.id as string;
+    // A replica: its own process state (connection, store, memory of records) on the same NATS.
+    const replicaPlatform = await openPlatform(env.platform.config, "webhook-replica");
+    const replica = await buildEdge(replicaPlatform);
+    try {
+      const trigger = async (app: typeof replica) => (await app.inject({ method: "POST", url: `/api/webhooks/${id}/trigger`, payload: {} })).statusCode;
+      // Several triggers each, so that both edges serve the webhook from memory by now.
+      for (let i = 0; i < 3; i++) expect([await trigger(env.app), await trigger(replica)]).toEqual([202, 202]);
+      expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: false })).status).toBe(200);
+      expect(await trigger(env.app)).toBe(409);
+      await waitFor(async () => (await trigger(replica)) === 409, { what: "the replica to see the webhook disabled" });
+      expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: true })).status).toBe(200);
+      expect(await trigger(env.app)).toBe(202);
+      await waitFor(async () => (await trigger(replica)) === 202, { what: "the replica to see the webhook enabled again" });
+    } finally {
+      await replica.close();
+      await replicaPlatform.close();
+    }
+  });
+
   it("CRUD: 201, list, merge on PUT, 204 on DELETE; the secret is never returned", async () => {
     const env = edge();
     const o = await consoleOwner(env);

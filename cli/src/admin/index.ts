@@ -2,6 +2,7 @@ import { EXIT, UsageError } from "../usage";
 import { auditCommand } from "./audit";
 import { keyCreateCommand } from "./key-create";
 import { keyRevokeCommand } from "./key-revoke";
+import { secretDeleteCommand, secretListCommand, secretSetCommand } from "./secret";
 import { userCreateCommand } from "./user-create";
 import { userUpdateCommand } from "./user-update";
 
@@ -12,6 +13,9 @@ Operators' commands on the service's store (the same NATS, or MongoDB, as the se
   wf admin user update --id U [--plan P] [--status active|deactivated|locked]
   wf admin key create --user U --scopes S1,S2 [--name N] [--expires-in 10m]
   wf admin key revoke --id K
+  wf admin secret set --user U --name N [--value V]   (else the value is read from stdin)
+  wf admin secret list --user U
+  wf admin secret delete --user U --name N
   wf admin audit [--since 10m]
 Each takes --json (print the record as JSON) and --help.`;
 
@@ -20,6 +24,9 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   "user update": userUpdateCommand,
   "key create": keyCreateCommand,
   "key revoke": keyRevokeCommand,
+  "secret set": secretSetCommand,
+  "secret list": secretListCommand,
+  "secret delete": secretDeleteCommand,
   audit: auditCommand,
 };
 

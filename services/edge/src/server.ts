@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { SCOPES, type Scope } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { Platform } from "@wf/shared/runtime";
+import { registerApprovalLink } from "./approval-link/routes";
 import { authenticate, pathOf } from "./auth/authenticate";
 import { authenticateSession } from "./console/authenticate-session";
 import { openEdgeContext, type EdgeOptions } from "./context-open";
@@ -50,10 +51,12 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     else if (auth === "console") request.consoleUser = await authenticateSession(ctx, request);
   });
 
+  app.addHook("onClose", async () => ctx.publisher.close());
   app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
   registerRoutes(app, apiRoutes, ctx);
   registerRoutes(app, sessionRoutes, ctx);
   registerWebhookTrigger(app, ctx);
+  registerApprovalLink(app, ctx);
 
   app.setNotFoundHandler((req, reply) => {
     void reply.code(404).send({ error: `no route ${req.method} ${pathOf(req)}` });

@@ -9,13 +9,13 @@ import type { EdgeContext } from "./context";
  * command acknowledged by JetStream. A failed start leaves nothing behind.
  */
 export async function startStoredWorkflow(
-  ctx: Pick<EdgeContext, "js" | "ns" | "store" | "log">,
+  ctx: Pick<EdgeContext, "publisher" | "ns" | "store" | "log">,
   w: WorkflowRecord,
   req: { executionId: string; inputs: Record<string, unknown>; triggerSource: TriggerSource; enableMonitoring?: boolean },
 ): Promise<void> {
   try {
     await startExecution(
-      ctx.js,
+      ctx.publisher,
       ctx.ns,
       {
         executionId: req.executionId,

@@ -3,7 +3,10 @@ import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
+import { OWNER_SECRETS_KEY, SecretBox } from "@wf/shared/secrets";
 import { ExecutorActor } from "./actor/executor-actor";
+import { LlmGateway } from "./ai/gateway";
+import { stdioLauncher } from "./ai/stdio-sandbox";
 import { createCodeRunner } from "./code/index";
 
 export interface RunningService {
@@ -17,6 +20,8 @@ export interface RunningService {
  */
 export async function startExecutor(p: Platform): Promise<RunningService & { actor: ExecutorActor }> {
   const { config, js, jsm, nc } = p;
+  // First: a provider whose key variable is missing stops start-up before anything is opened.
+  const llm = LlmGateway.fromConfig(config);
   const ns = config.WF_NAMESPACE;
   const subj = subjects(ns);
   const stream = streamNames(ns).cmd;
@@ -44,13 +49,24 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       { ...isolation },
     );
   }
+  const mcpStdio = config.WF_MCP_STDIO ? await stdioLauncher() : null;
+  if (mcpStdio && !mcpStdio.sandboxed) {
+    log.warn(
+      "stdio MCP servers run unsandboxed, as plain child processes of the executor: bubblewrap with user and pid " +
+        "namespaces is not available (install bubblewrap; in a container allow unshare of user namespaces). See README, LLM and agent steps.",
+    );
+  }
   const artifactFiles = await ArtifactFiles.open(nc, ns, p.store);
+  const secretBox = await SecretBox.open(nc, ns, config.WF_SECRETS_KEY, OWNER_SECRETS_KEY);
   const actor = new ExecutorActor({
     js,
     artifactFiles,
     store: p.store,
     timers: p.timers,
     codeRunner,
+    llm,
+    secretBox,
+    mcpStdio,
     ns,
     actorId: `executor-${newId()}`,
     holdMs: config.WF_HOLD_WAIT_MS,

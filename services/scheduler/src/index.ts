@@ -1,1 +1,2 @@
 export { startScheduler } from "./service";
+export { scheduleExecutionId } from "./execution-ids";

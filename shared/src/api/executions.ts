@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ExecutionStatus, StepStatus, TriggerSource, Usage } from "../execution/snapshot";
+import { ExecutionStatus, StepStatus, ToolCallRecord, TriggerSource, Usage } from "../execution/snapshot";
 import { Id, Timestamp } from "./common";
 import { PageFields, pageQuery } from "./pagination";
 
@@ -32,7 +32,8 @@ export const StepResult = z.object({
   completedAt: Timestamp.nullable(),
   error: z.string().nullable(),
   attempts: z.number().int(),
-  usage: Usage.nullable(),
+  usage: Usage.nullable().describe("Tokens and cost of an `llm` or `agent` step's calls, every attempt included."),
+  toolCalls: z.array(ToolCallRecord).optional().describe("An `agent` step's tool calls and their results."),
   input: z.unknown().optional().describe("With enableMonitoring only."),
   logs: z.array(z.string()).optional().describe("With enableMonitoring only."),
 });
@@ -70,6 +71,7 @@ export const ExecutionResult = z.object({
   duration: z.number().nullable().describe("Milliseconds from start (or request, if it never started) to the end."),
   output: z.unknown(),
   error: z.string().nullable(),
+  usage: Usage.describe("Tokens and cost of every LLM call of the execution."),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResult>;
 

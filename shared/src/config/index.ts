@@ -1,1 +1,2 @@
 export { loadConfig, ENV_SCHEMA, type Config } from "./env";
+export { LlmProviderConfig, ModelPrice, PriceTable, modelMatches } from "./llm";

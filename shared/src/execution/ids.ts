@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -21,6 +21,17 @@ export function newId(now: number = Date.now()): string {
   let r = "";
   for (const b of rand) r += ALPHABET[b % 32];
   return encodeTime(now) + r;
+}
+
+/**
+ * The id `newId` would give at time `at`, with the random part replaced by a hash of `seed`: the
+ * same seed always yields the same id, so that two processes starting "the same" execution (a
+ * schedule's tick, a chain's fire) collide on it instead of starting it twice.
+ */
+export function derivedId(at: number, seed: string): string {
+  let r = "";
+  for (const b of createHash("sha256").update(seed).digest().subarray(0, 10)) r += ALPHABET[b % 32];
+  return encodeTime(at) + r;
 }
 
 /** Ids and names that travel in subjects must be single tokens. */

@@ -6,10 +6,11 @@ export {
   TriggerSource,
   Usage,
   ZERO_USAGE,
+  ToolCallRecord,
   StepState,
   ExecutionEvent,
   Holder,
   ExecutionSnapshot,
 } from "./snapshot";
-export { newId, isSubjectToken } from "./ids";
+export { newId, derivedId, isSubjectToken } from "./ids";
 export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";

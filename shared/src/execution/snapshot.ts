@@ -43,6 +43,20 @@ export const Usage = z.object({
 export type Usage = z.infer<typeof Usage>;
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
 
+/** One tool call of an agent step, as recorded in its result and its `step_tool_call` event. */
+export const ToolCallRecord = z.object({
+  turn: z.number().int().positive(),
+  server: z.string(),
+  tool: z.string(),
+  /** As the model wrote them: an object, or the text when it was not a JSON object. */
+  arguments: z.unknown(),
+  /** The text the model was given (cut at 8 KB here; the model saw it whole). */
+  result: z.string(),
+  isError: z.boolean(),
+  durationMs: z.number().nonnegative(),
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
+
 /** One step's state, keyed in the snapshot by its path (`name`, or `loop[2].name` inside foreach). */
 export const StepState = z.object({
   name: z.string(),
@@ -61,10 +75,16 @@ export const StepState = z.object({
   /** Absolute deadline from the `timeout` modifier, for steps that may park. */
   deadline: z.number().nullable().default(null),
   childExecutionId: z.string().nullable().default(null),
+  /** The approval record a `manual_approval` step waits on (or was decided by). */
+  approvalId: z.string().nullable().default(null),
+  /** The approved rows per group, as the gated step sees them in `approval.<group>`. */
+  approved: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))).optional(),
   /** Kept only when the execution has `enableMonitoring`. */
   input: z.unknown().optional(),
   logs: z.array(z.string()).optional(),
   usage: Usage.optional(),
+  /** An agent step's tool calls in its latest attempt, in order. */
+  toolCalls: z.array(ToolCallRecord).optional(),
   /** Ids of the artifacts the step wrote. */
   artifacts: z.array(z.string()).optional(),
 });

@@ -33,3 +33,10 @@ export const CancelCommand = z.object({
   reason: z.string().optional(),
 });
 export type CancelCommand = z.input<typeof CancelCommand>;
+
+/** `<ns>.cmd.approval.expire.<approvalId>`: fired by the approval's timeout timer. */
+export const ApprovalExpireCommand = z.object({
+  approvalId: z.string(),
+  executionId: z.string(),
+});
+export type ApprovalExpireCommand = z.input<typeof ApprovalExpireCommand>;

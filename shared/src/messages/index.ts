@@ -1,1 +1,1 @@
-export { StartCommand, ResumeCommand, CancelCommand } from "./commands";
+export { StartCommand, ResumeCommand, CancelCommand, ApprovalExpireCommand } from "./commands";

@@ -2,16 +2,19 @@ import { AckPolicy, DeliverPolicy, type JetStreamManager, type ConsumerConfig } 
 import { nanos } from "@nats-io/nats-core";
 import { isNotFound } from "./streams";
 
-/** Creates or updates a durable pull consumer shared by every replica of a service. */
+/**
+ * Creates or updates a durable pull consumer shared by every replica of a service. `fromNew`: a
+ * consumer created now starts at the next message instead of the first one the stream holds.
+ */
 export async function ensureConsumer(
   jsm: JetStreamManager,
   stream: string,
-  cfg: { durable: string; filter: string; ackWaitMs: number; maxDeliver: number; maxAckPending: number },
+  cfg: { durable: string; filter: string; ackWaitMs: number; maxDeliver: number; maxAckPending: number; fromNew?: boolean },
 ): Promise<void> {
   const config: Partial<ConsumerConfig> = {
     durable_name: cfg.durable,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
+    deliver_policy: cfg.fromNew ? DeliverPolicy.New : DeliverPolicy.All,
     filter_subject: cfg.filter,
     ack_wait: nanos(cfg.ackWaitMs),
     max_deliver: cfg.maxDeliver,

@@ -8,6 +8,10 @@ export function subjects(ns: string) {
     execAll: `${ns}.cmd.exec.>`,
     approval: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
     approvalAll: `${ns}.cmd.approval.>`,
+    /** The scheduler's own commands, sent by its timers: a schedule's tick, a chain's fire. */
+    schedTick: (workflowToken: string) => `${ns}.cmd.sched.tick.${workflowToken}`,
+    schedChain: (fireToken: string) => `${ns}.cmd.sched.chain.${fireToken}`,
+    schedAll: `${ns}.cmd.sched.>`,
     event: (ownerId: string, workflowId: string, execId: string, type: string) =>
       `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
     /** Filter for tailing: any part left undefined matches everything. */
@@ -29,7 +33,14 @@ export function streamNames(ns: string) {
 }
 
 export function consumerNames() {
-  return { executor: "executor", approvals: "approvals", timers: "timers" };
+  return {
+    executor: "executor",
+    approvals: "approvals",
+    timers: "timers",
+    scheduler: "scheduler",
+    /** The scheduler's consumer of one kind of execution end (`exec_completed`, …) on EVT. */
+    chainEnds: (eventType: string) => `chains-${eventType}`,
+  };
 }
 
 /** Subject tokens cannot hold '.', '*', '>' or whitespace; map anything else to '_'. */

@@ -36,6 +36,14 @@ export function jetStreamTimers(js: JetStreamClient, ns: string): Timers {
   };
 }
 
+/**
+ * The last stretch before a timer is due is waited out in memory: the server's redelivery of a
+ * `nak`ed message comes a few hundred milliseconds late under load, so the timer asks to come
+ * back this much early and then sleeps to the exact due time. A crash while it sleeps only
+ * delays the timer to its ack-wait redelivery.
+ */
+const TIMER_HOLD_MS = 1_000;
+
 /** Handles one delivery of a timer message: fire when due, otherwise come back when it is. */
 export async function handleTimerMessage(js: JetStreamClient, m: JsMsg, now = Date.now()): Promise<void> {
   const parsed = TimerMessage.safeParse(safeJson(m.string()));
@@ -44,10 +52,13 @@ export async function handleTimerMessage(js: JetStreamClient, m: JsMsg, now = Da
     return;
   }
   const { dueAt, fire } = parsed.data;
-  if (dueAt > now) {
-    m.nak(dueAt - now);
+  const left = dueAt - now;
+  if (left > TIMER_HOLD_MS) {
+    m.nak(left - TIMER_HOLD_MS / 2);
     return;
   }
+  // A clock step backwards may leave a little more to wait: never fire before the due time.
+  for (let rest = left; rest > 0; rest = dueAt - Date.now()) await new Promise((r) => setTimeout(r, rest));
   const h = headers();
   h.set("Wf-Timer-Due", String(dueAt));
   await js.publish(fire.subject, JSON.stringify(fire.payload), { msgID: fire.msgId, headers: h });

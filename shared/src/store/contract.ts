@@ -3,7 +3,19 @@ import { AlreadyExistsError, CasConflictError, WfError } from "../errors";
 import { newId } from "../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../execution/snapshot";
 import type { Repo, Store } from "./port";
-import { ApiKeyRecord, ApprovalRecord, ArtifactRecord, AuditRecord, UserRecord, WebhookRecord, WorkflowRecord } from "./records";
+import {
+  ApiKeyRecord,
+  ApprovalRecord,
+  ArtifactRecord,
+  AuditRecord,
+  ChainRunsRecord,
+  ScheduleRecord,
+  SecretRecord,
+  secretId,
+  UserRecord,
+  WebhookRecord,
+  WorkflowRecord,
+} from "./records";
 
 /** Opens a fresh, empty store for one test; `cleanup` closes it and drops what it created. */
 export type OpenTestStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
@@ -137,6 +149,10 @@ function auditOf(over: Partial<AuditRecord> = {}): AuditRecord {
   });
 }
 
+function secretOf(ownerId: string, name = `s_${newId().replace(/-/g, "_")}`): SecretRecord {
+  return SecretRecord.parse({ id: secretId(ownerId, name), ownerId, name, sealed: "v1.iv.tag.data", createdAt: T0, updatedAt: T0 });
+}
+
 const ids = (records: readonly { id: string }[]): string[] => records.map((r) => r.id);
 
 interface CrudCase<T extends { id: string }> {
@@ -225,6 +241,20 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect((error as WfError).code).toBe("NOT_FOUND");
       });
 
+      it("getRecent sees this store's own creates, updates and deletes at once", async () => {
+        const repo = c.repo(await fresh());
+        const first = c.make();
+        expect(await repo.getRecent(first.id)).toBeNull();
+        const v1 = await repo.create(first);
+        expect(await repo.getRecent(first.id)).toEqual({ value: first, version: v1 });
+        const second = c.change(first);
+        const v2 = await repo.update(second, v1);
+        expect(await repo.getRecent(first.id)).toEqual({ value: second, version: v2 });
+        expect(await repo.getRecent(first.id)).toEqual({ value: second, version: v2 });
+        await repo.delete(first.id);
+        expect(await repo.getRecent(first.id)).toBeNull();
+      });
+
       it("delete removes the record, is idempotent, and frees the id", async () => {
         const repo = c.repo(await fresh());
         const value = c.make();
@@ -281,6 +311,37 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       repo: (s) => s.audit,
       make: () => auditOf(),
       change: (a) => ({ ...a, ip: `${a.ip}1` }),
+    });
+
+    crudSuite("chain runs", {
+      repo: (s) => s.chainRuns,
+      make: () => ChainRunsRecord.parse({ id: `${newId()}:${newId()}:0`, workflowId: newId(), runs: 1, recent: [newId()], updatedAt: T0 }),
+      change: (c) => ({ ...c, runs: c.runs + 1, recent: [...c.recent, newId()], updatedAt: c.updatedAt + 1 }),
+    });
+    crudSuite("schedules", {
+      repo: (s) => s.schedules,
+      make: () => ScheduleRecord.parse({ id: newId(), fingerprint: '[["* * * * *","UTC"]]', nextAt: T0 + 60_000, updatedAt: T0 }),
+      change: (x) => ({ ...x, nextAt: x.nextAt + 60_000, updatedAt: x.updatedAt + 1 }),
+    });
+
+    crudSuite("secrets", {
+      repo: (s) => s.secrets,
+      make: () => secretOf(emailOwner()),
+      change: (x) => ({ ...x, sealed: `${x.sealed}+`, updatedAt: x.updatedAt + 1 }),
+    });
+
+    describe("secrets.listByOwner", () => {
+      it("lists one owner's secrets by name, and follows deletion", async () => {
+        const store = await fresh();
+        const me = emailOwner();
+        const other = owner();
+        const mine = ["zeta", "alpha", "mid_1"].map((name) => secretOf(me, name));
+        for (const s of [...mine, secretOf(other, "alpha")]) await store.secrets.create(s);
+        expect(await store.secrets.listByOwner(me)).toEqual([mine[1], mine[2], mine[0]]);
+        await store.secrets.delete(mine[1]!.id);
+        expect(ids(await store.secrets.listByOwner(me))).toEqual([mine[2]!.id, mine[0]!.id]);
+        expect(await store.secrets.listByOwner(owner())).toEqual([]);
+      });
     });
 
     describe("users: one account per email", () => {
@@ -353,6 +414,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
             retryAt: null,
             deadline: null,
             childExecutionId: null,
+            approvalId: null,
           },
         },
       });
@@ -640,6 +702,51 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(await store.workflows.listVisible(other, { page: 1, size: 10 })).toEqual({ items: [unshared], total: 1 });
         await store.workflows.delete(renamed.id);
         expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+      });
+    });
+
+    describe("workflows by trigger", () => {
+      const schedule = { type: "schedule", cron: "*/5 * * * *", timezone: "UTC" };
+      const after = (id: string) => ({ type: "DELAYED_COMPLETION", after: id, on: ["COMPLETED"], delay: 5 });
+      const withTriggers = (triggers: unknown[], createdAt: number) =>
+        workflowOf(owner(), { createdAt, definition: { name: "demo", triggers, steps: [] } });
+
+      it("listChainedAfter finds the workflows whose chained triggers name a workflow, oldest first, each once", async () => {
+        const store = await fresh();
+        const source = newId();
+        const late = withTriggers([after(source)], T0 + 2);
+        const twice = withTriggers([after(source), { ...after(source), on: ["FAILED"] }], T0 + 1);
+        const elsewhere = withTriggers([after(newId()), schedule], T0);
+        for (const w of [late, twice, elsewhere, workflowOf(owner())]) await store.workflows.create(w);
+        expect(ids(await store.workflows.listChainedAfter(source))).toEqual([twice.id, late.id]);
+        expect(await store.workflows.listChainedAfter(newId())).toEqual([]);
+      });
+
+      it("listScheduled finds the workflows with a schedule trigger, oldest first", async () => {
+        const store = await fresh();
+        const b = withTriggers([after(newId()), schedule], T0 + 1);
+        const a = withTriggers([schedule, { ...schedule, cron: "0 * * * * *" }], T0);
+        for (const w of [b, a, withTriggers([after(newId())], T0), workflowOf(owner())]) await store.workflows.create(w);
+        expect(ids(await store.workflows.listScheduled())).toEqual([a.id, b.id]);
+      });
+
+      it("follows edits of the triggers, and deletion", async () => {
+        const store = await fresh();
+        const source = newId();
+        const w = withTriggers([schedule], T0);
+        const v1 = await store.workflows.create(w);
+        const chained = { ...w, version: 2, definition: { name: "demo", triggers: [after(source)], steps: [] } };
+        const v2 = await store.workflows.update(chained, v1);
+        expect(await store.workflows.listScheduled()).toEqual([]);
+        expect(await store.workflows.listChainedAfter(source)).toEqual([chained]);
+        const plain = { ...chained, version: 3, definition: { name: "demo", steps: [] } };
+        const v3 = await store.workflows.update(plain, v2);
+        expect(await store.workflows.listChainedAfter(source)).toEqual([]);
+        const scheduled = { ...plain, version: 4, definition: { name: "demo", triggers: [schedule], steps: [] } };
+        await store.workflows.update(scheduled, v3);
+        expect(await store.workflows.listScheduled()).toEqual([scheduled]);
+        await store.workflows.delete(w.id);
+        expect(await store.workflows.listScheduled()).toEqual([]);
       });
     });
   });

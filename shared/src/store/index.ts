@@ -13,6 +13,9 @@ export type {
   UserRepo,
   ApiKeyRepo,
   AuditRepo,
+  SecretRepo,
+  ChainRunsRepo,
+  ScheduleRepo,
   Store,
 } from "./port";
 export {
@@ -25,9 +28,16 @@ export {
   UserRecord,
   ApiKeyRecord,
   AuditRecord,
+  SecretRecord,
+  SECRET_NAME_PATTERN,
+  secretId,
+  ChainRunsRecord,
+  ScheduleRecord,
   ExecutionStatus,
 } from "./records";
 export { openStore, type StoreOptions } from "./open-store";
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
 export { isWrongLastSequence } from "./kv/kv-collection";
+export { JetStreamPublisher, type PublishOptions } from "./kv/jetstream-publisher";
 export { newWorkflowRecord } from "./new-workflow-record";
+export { settleApproval, type ApprovalSettlement } from "./settle-approval";

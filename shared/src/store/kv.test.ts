@@ -139,6 +139,39 @@ describe("JetStream KV adapter", () => {
   });
 });
 
+describe("JetStream KV adapter: recent reads", () => {
+  it("getRecent sees another process's update and delete within a bounded delay", async () => {
+    const a = await freshStore();
+    onTestFinished(a.cleanup);
+    const b = await openStore({ kind: "kv", nc, namespace: a.namespace });
+    onTestFinished(() => b.close());
+    const user = UserRecord.parse({ id: newId(), email: `${newId()}@example.com`, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    const v1 = await b.users.create(user);
+    // Read twice: the first read starts the watch, later ones may come from memory.
+    await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v1, { what: "the user to be read" });
+    expect(await a.store.users.getRecent(user.id)).toEqual({ value: user, version: v1 });
+
+    const locked = { ...user, status: "locked" as const, updatedAt: 2 };
+    const v2 = await b.users.update(locked, v1);
+    await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v2, { what: "the update to be seen" });
+    expect(await a.store.users.getRecent(user.id)).toEqual({ value: locked, version: v2 });
+
+    await b.users.delete(user.id);
+    await waitFor(async () => (await a.store.users.getRecent(user.id)) === null, { what: "the delete to be seen" });
+  });
+
+  it("answers with records that cannot be changed in place, since every caller shares them", async () => {
+    const { store, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const user = UserRecord.parse({ id: newId(), email: `${newId()}@example.com`, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    await store.users.create(user);
+    await waitFor(async () => Object.isFrozen(await store.users.getRecent(user.id)), { what: "a remembered read" });
+    const shared = (await store.users.getRecent(user.id))!;
+    expect(() => Object.assign(shared.value, { plan: "free" })).toThrow(TypeError);
+    expect((await store.users.get(user.id))!.value.plan).toBe("pro");
+  });
+});
+
 describe("JetStream KV adapter: users", () => {
   it("takes over an email claim whose user was never written (a crash between the two writes)", async () => {
     const { store, namespace, cleanup } = await freshStore();

@@ -5,6 +5,9 @@ import type {
   ApprovalStatus,
   ArtifactRecord,
   AuditRecord,
+  ChainRunsRecord,
+  ScheduleRecord,
+  SecretRecord,
   UserRecord,
   WebhookRecord,
   WorkflowRecord,
@@ -34,6 +37,12 @@ export interface PageQuery {
 export interface Repo<T extends { id: string }> {
   create(value: T): Promise<number>;
   get(id: string): Promise<Versioned<T> | null>;
+  /**
+   * `get` for hot read paths, which may answer from memory: writes through this store are seen
+   * at once, other writers' within a bounded delay (KV: a watch, normally a millisecond or so,
+   * never more than 2 s). Its version may be behind: a write at it can lose.
+   */
+  getRecent(id: string): Promise<Versioned<T> | null>;
   update(value: T, expectedVersion: number): Promise<number>;
   delete(id: string): Promise<void>;
 }
@@ -41,6 +50,10 @@ export interface Repo<T extends { id: string }> {
 export interface WorkflowRepo extends Repo<WorkflowRecord> {
   /** Workflows owned by or shared with `userId`, ordered by name then id. */
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>>;
+  /** Workflows with a DELAYED_COMPLETION trigger whose `after` is `workflowId`, oldest first. */
+  listChainedAfter(workflowId: string): Promise<WorkflowRecord[]>;
+  /** Workflows with at least one `schedule` trigger, oldest first. */
+  listScheduled(): Promise<WorkflowRecord[]>;
 }
 
 export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
@@ -77,10 +90,17 @@ export interface UserRepo extends Repo<UserRecord> {
 }
 
 export type ApiKeyRepo = Repo<ApiKeyRecord>;
+export type ChainRunsRepo = Repo<ChainRunsRecord>;
+export type ScheduleRepo = Repo<ScheduleRecord>;
 
 export interface AuditRepo extends Repo<AuditRecord> {
   /** Records at or after `since` (epoch ms), newest first. Records older than 90 days may be gone. */
   listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>>;
+}
+
+export interface SecretRepo extends Repo<SecretRecord> {
+  /** One owner's secrets, by name. */
+  listByOwner(ownerId: string): Promise<SecretRecord[]>;
 }
 
 /** The storage port. Both adapters (JetStream KV, MongoDB) pass the one contract suite in contract.ts. */
@@ -94,5 +114,8 @@ export interface Store {
   readonly users: UserRepo;
   readonly apiKeys: ApiKeyRepo;
   readonly audit: AuditRepo;
+  readonly secrets: SecretRepo;
+  readonly chainRuns: ChainRunsRepo;
+  readonly schedules: ScheduleRepo;
   close(): Promise<void>;
 }

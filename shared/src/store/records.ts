@@ -116,6 +116,26 @@ export const ApiKeyRecord = z.object({
 });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
+/** Secret names are JSONata paths (`secrets.<name>`) and CLI arguments. */
+export const SECRET_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** One owner's secret, read in its workflows as `{{ secrets.<name> }}`; the value is kept sealed only. */
+export const SecretRecord = z.object({
+  /** `secretId(ownerId, name)`: one record per owner and name. */
+  id: z.string(),
+  ownerId: z.string(),
+  name: z.string().regex(SECRET_NAME_PATTERN),
+  /** AES-256-GCM of the value, with `<ownerId>/<name>` as associated data. */
+  sealed: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type SecretRecord = z.infer<typeof SecretRecord>;
+
+export function secretId(ownerId: string, name: string): string {
+  return `${ownerId}/${name}`;
+}
+
 /** How long audit records are kept (as long as the AUDIT stream keeps its events). */
 export const AUDIT_RETENTION_MS = 90 * 24 * 3_600_000;
 
@@ -133,3 +153,30 @@ export const AuditRecord = z.object({
 export type AuditRecord = z.infer<typeof AuditRecord>;
 
 export { ExecutionStatus };
+
+/**
+ * The run counter of one chained (DELAYED_COMPLETION) trigger, for `max_runs`. `id` names the
+ * trigger: `<target workflow id>:<after>:<n>`, the n-th trigger of the target that names that
+ * `after`. `recent` holds the last source executions counted, so that an end event delivered
+ * twice is counted once.
+ */
+export const ChainRunsRecord = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  runs: z.number().int().nonnegative(),
+  recent: z.array(z.string()),
+  updatedAt: z.number(),
+});
+export type ChainRunsRecord = z.infer<typeof ChainRunsRecord>;
+
+/**
+ * The tick a scheduled workflow has armed (`id` is the workflow's id): which schedule it belongs
+ * to (a fingerprint of the workflow's schedule triggers) and when it is due.
+ */
+export const ScheduleRecord = z.object({
+  id: z.string(),
+  fingerprint: z.string(),
+  nextAt: z.number(),
+  updatedAt: z.number(),
+});
+export type ScheduleRecord = z.infer<typeof ScheduleRecord>;

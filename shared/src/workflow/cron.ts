@@ -1,3 +1,5 @@
+import { Cron } from "croner";
+
 interface CronField {
   label: string;
   min: number;
@@ -8,6 +10,7 @@ interface CronField {
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
 const WEEKDAYS = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
 
+const SECOND: CronField = { label: "second", min: 0, max: 59 };
 const FIELDS: readonly CronField[] = [
   { label: "minute", min: 0, max: 59 },
   { label: "hour", min: 0, max: 23 },
@@ -50,18 +53,41 @@ function checkItem(item: string, field: CronField): string | undefined {
   return undefined;
 }
 
-/** Why `expr` is not a 5-field cron expression (minute hour day-of-month month day-of-week), or undefined. */
+/**
+ * Why `expr` is not a cron expression, or undefined. Five fields (minute hour day-of-month month
+ * day-of-week), or six with a seconds field first.
+ */
 export function cronProblem(expr: string): string | undefined {
   const parts = expr.trim().split(/\s+/).filter((p) => p !== "");
-  if (parts.length !== FIELDS.length) {
-    return `cron \`${expr}\` has ${parts.length} field${parts.length === 1 ? "" : "s"}; it needs 5: minute hour day-of-month month day-of-week, e.g. "*/15 * * * *"`;
+  const fields = parts.length === FIELDS.length + 1 ? [SECOND, ...FIELDS] : FIELDS;
+  if (parts.length !== fields.length) {
+    return `cron \`${expr}\` has ${parts.length} field${parts.length === 1 ? "" : "s"}; it needs 5: minute hour day-of-month month day-of-week, e.g. "*/15 * * * *" (or 6, with seconds first)`;
   }
-  for (const [i, field] of FIELDS.entries()) {
+  for (const [i, field] of fields.entries()) {
     const part = parts[i] ?? "";
     for (const item of part.split(",")) {
       const problem = checkItem(item, field);
       if (problem !== undefined) return `cron ${field.label} field \`${part}\`: ${problem}`;
     }
   }
+  // The scheduler computes fire times with croner: what it cannot read must not pass as valid.
+  try {
+    schedule(expr, "UTC");
+  } catch (err) {
+    return `cron \`${expr}\`: ${err instanceof Error ? err.message : String(err)}`;
+  }
   return undefined;
+}
+
+function schedule(expr: string, timezone: string): Cron {
+  // Without a callback croner only computes times: no timer is started.
+  return new Cron(expr, { timezone, mode: "5-or-6-parts" });
+}
+
+/**
+ * The first fire time of a valid cron expression strictly after `after` (epoch ms), in the IANA
+ * `timezone` (UTC when unset), or null when it never fires again.
+ */
+export function nextCronTime(expr: string, timezone: string | undefined, after: number): number | null {
+  return schedule(expr, timezone ?? "UTC").nextRun(new Date(after))?.getTime() ?? null;
 }

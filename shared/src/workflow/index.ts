@@ -62,3 +62,4 @@ export {
 } from "./variables";
 export { walkSteps, countSteps } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
+export { nextCronTime } from "./cron";

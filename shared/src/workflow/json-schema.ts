@@ -45,7 +45,7 @@ function fixUp(schema: z.core.$ZodTypes, json: JsonSchema): void {
       then: { properties: { default: VARIABLE_DEFAULT_TYPES[type] } },
     }));
   } else if (schema === CronSchema) {
-    json.pattern = "^\\s*\\S+(\\s+\\S+){4}\\s*$";
+    json.pattern = "^\\s*\\S+(\\s+\\S+){4,5}\\s*$";
   } else if (schema === TemplateOrListSchema) {
     const [template] = json.anyOf as JsonSchema[];
     if (template) template.pattern = "^\\s*\\{\\{[\\s\\S]*\\}\\}\\s*$";

@@ -173,6 +173,12 @@ export const LlmStepSchema = z.strictObject({
   system: z.string().optional(),
   temperature: z.number().min(0).optional(),
   max_tokens: z.int().min(1).optional(),
+  output_schema: z
+    .record(z.string(), JsonValueSchema)
+    .optional()
+    .describe(
+      "A JSON Schema the answer must satisfy: the answer is parsed as JSON and validated (the provider's structured-output mode is used where it has one), with one repair attempt; the output is the parsed value.",
+    ),
 });
 export type LlmStep = z.output<typeof LlmStepSchema>;
 
@@ -387,7 +393,7 @@ export const CronSchema = z
     const problem = cronProblem(text);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   })
-  .describe("5 fields: minute hour day-of-month month day-of-week.");
+  .describe("5 fields: minute hour day-of-month month day-of-week; or 6, with a seconds field first.");
 
 export const ScheduleTriggerSchema = z.strictObject({
   type: z.literal("schedule"),
@@ -399,7 +405,8 @@ export const ScheduleTriggerSchema = z.strictObject({
       const hint = didYouMean(name, Intl.supportedValuesOf("timeZone"));
       ctx.addIssue({ code: "custom", message: `unknown time zone \`${name}\`${hint}: use an IANA name such as UTC or Europe/Berlin` });
     })
-    .optional(),
+    .optional()
+    .describe("The IANA time zone the cron fields are read in; UTC when unset."),
 });
 export type ScheduleTrigger = z.output<typeof ScheduleTriggerSchema>;
 
@@ -430,6 +437,11 @@ export const WorkflowSchema = z.strictObject({
     .optional()
     .describe("The workflow's inputs; code steps see them as WF_VAR_<name>."),
   agents: z.array(AgentDefSchema).optional(),
+  max_cost: z
+    .number()
+    .positive()
+    .optional()
+    .describe("Budget of one execution in USD: an LLM call is not made once the calls so far cost this much, and the execution fails."),
   triggers: z.array(TriggerSchema).optional(),
   steps: z.array(StepSchema).min(1),
 });

@@ -1,5 +1,5 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { sharedServerKey } from "../server-key";
+import { sharedServerKey } from "@wf/shared/secrets";
 
 const KEY = "url-signing-key";
 

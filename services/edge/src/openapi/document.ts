@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ErrorBody, RateLimitErrorBody, ValidationErrorBody } from "@wf/shared/api";
-import { SCOPES } from "@wf/shared/auth";
-import type { ResponseDoc, Route } from "../routes/route";
+import { SCOPES, type Scope } from "@wf/shared/auth";
+import { SESSION_COOKIE } from "../console/cookie";
+import type { ResponseDoc, RouteDoc } from "../routes/route";
 
 type JsonObject = Record<string, unknown>;
 
@@ -11,13 +12,24 @@ const RATE_HEADERS = {
   "X-RateLimit-Window": { description: "`minute` or `day`.", schema: { type: "string", enum: ["minute", "day"] } },
 };
 
+const API_KEY = [{ bearer: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }];
+
+/** A webhook trigger offers whichever of these its mode asks for; `{}` is the open mode. */
+const WEBHOOK_CREDENTIALS = [...API_KEY, { webhookSignature: [] }, { standardWebhookId: [], standardWebhookTimestamp: [], standardWebhookSignature: [] }, {}];
+
+const STATE_CHANGING = new Set(["POST", "PUT", "DELETE"]);
+
+const scopes: ReadonlySet<string> = new Set(SCOPES);
+const isScope = (auth: string): auth is Scope => scopes.has(auth);
+
 /**
  * The OpenAPI 3.1 document of the routes, generated from the very zod schemas that validate the
  * requests (inputs as accepted, answers as produced). The common answers follow from each
  * route's authentication and parts: 400 for any validated part, 401/403/429 for API-key routes,
- * 413/415 for a body, 401 for the signed download.
+ * 401/403 for console routes, 413/415 for a body, 401 for the signed download. The webhook
+ * trigger declares its own (its checks run in an order of their own).
  */
-export function openApiDocument(routes: readonly Route[]): JsonObject {
+export function openApiDocument(routes: readonly RouteDoc[]): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
@@ -28,7 +40,8 @@ export function openApiDocument(routes: readonly Route[]): JsonObject {
       title: "Workflow service API",
       version: "1.0.0",
       description:
-        "The v1 API (under /api/v1, API-key authenticated) and the signed artifact download. " +
+        "The v1 API (under /api/v1, API-key authenticated), the signed artifact download, the webhook triggers, and the console " +
+        "(login, webhook management: session cookie, and X-CSRF-Token on state-changing requests). " +
         "Every error answer is a JSON object with an `error` string. Scopes: " + SCOPES.join(", ") + ".",
     },
     paths,
@@ -37,24 +50,42 @@ export function openApiDocument(routes: readonly Route[]): JsonObject {
         bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
         apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Tried last; for one-click links, with short-lived keys." },
+        consoleSession: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "Set by POST /api/console/login (HttpOnly, SameSite=Lax); API keys are not accepted here." },
+        csrfToken: { type: "apiKey", in: "header", name: "X-CSRF-Token", description: "The csrfToken returned by login; needed by every state-changing console request." },
+        webhookSignature: { type: "apiKey", in: "header", name: "X-Webhook-Signature", description: "HMAC mode: hex HMAC-SHA256 of the raw body with the webhook's secret, `sha256=` optional." },
+        standardWebhookId: { type: "apiKey", in: "header", name: "webhook-id", description: "HMAC mode with replay protection (Standard Webhooks): the message id, accepted once." },
+        standardWebhookTimestamp: { type: "apiKey", in: "header", name: "webhook-timestamp", description: "Standard Webhooks: epoch seconds, within 5 minutes of now." },
+        standardWebhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-signature",
+          description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; one match is enough.',
+        },
       },
     },
   };
 }
 
-function operation(route: Route): JsonObject {
+function operation(route: RouteDoc): JsonObject {
   const op: JsonObject = { operationId: route.operationId, summary: route.summary, tags: [route.tag] };
-  if (route.auth === "public" || route.auth === "signed-url") {
-    op.security = [];
-  } else {
-    op.security = [{ bearer: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }];
+  if (route.description) op.description = route.description;
+  if (route.auth === "console") {
+    op.security = [STATE_CHANGING.has(route.method) ? { consoleSession: [], csrfToken: [] } : { consoleSession: [] }];
+  } else if (route.auth === "webhook") {
+    op.security = WEBHOOK_CREDENTIALS;
+  } else if (isScope(route.auth)) {
+    op.security = API_KEY;
     op["x-required-scope"] = route.auth;
     op.description = `Requires an API key with scope ${route.auth}.`;
+  } else {
+    op.security = [];
   }
   const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
-    op.requestBody = { required: false, content: { "application/json": { schema: jsonSchema(route.body, "input") } } };
+    // The trigger reads any content type (as raw bytes); everything else takes JSON only.
+    const type = route.auth === "webhook" ? "*/*" : route.formBody ? "application/x-www-form-urlencoded" : "application/json";
+    op.requestBody = { required: false, content: { [type]: { schema: jsonSchema(route.body, "input") } } };
   }
   op.responses = Object.fromEntries(
     Object.entries(allResponses(route)).map(([status, doc]) => [status, response(doc, route, Number(status))]),
@@ -63,19 +94,25 @@ function operation(route: Route): JsonObject {
 }
 
 /** The route's own answers, and the common ones its authentication and parts imply. */
-export function allResponses(route: Route): Record<number, ResponseDoc> {
+export function allResponses(route: RouteDoc): Record<number, ResponseDoc> {
   const common: Record<number, ResponseDoc> = {};
   if (route.params || route.query || route.body) {
     common[400] = { description: "A path, query or body field is invalid or unknown; `details` names each.", schema: ValidationErrorBody };
   }
   if (route.auth === "signed-url") {
     common[401] = { description: "Bad or expired signature.", schema: ErrorBody };
-  } else if (route.auth !== "public") {
+  } else if (route.auth === "console") {
+    common[401] = { description: "No valid console session (missing, unknown, expired or logged out).", schema: ErrorBody };
+    common[403] = {
+      description: STATE_CHANGING.has(route.method) ? "The account is deactivated or locked, or X-CSRF-Token is missing or wrong." : "The account is deactivated or locked.",
+      schema: ErrorBody,
+    };
+  } else if (isScope(route.auth)) {
     common[401] = { description: "Missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).", schema: ErrorBody };
     common[403] = { description: "The key's owner account is deactivated or locked.", schema: ErrorBody };
     common[429] = { description: "The key's per-minute or per-day quota is used up.", schema: RateLimitErrorBody };
   }
-  if (route.body) {
+  if (route.body && route.auth !== "webhook") {
     common[413] = { description: "The body is over 1 MB.", schema: ErrorBody };
     common[415] = { description: "The body is not application/json.", schema: ErrorBody };
   }
@@ -83,14 +120,14 @@ export function allResponses(route: Route): Record<number, ResponseDoc> {
   return { ...common, ...route.responses };
 }
 
-function response(doc: ResponseDoc, route: Route, status: number): JsonObject {
+function response(doc: ResponseDoc, route: RouteDoc, status: number): JsonObject {
   const out: JsonObject = { description: doc.description };
   if (doc.binary) out.content = { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } };
+  else if (doc.html) out.content = { "text/html": { schema: { type: "string", contentMediaType: "text/html" } } };
   else if (doc.schema) out.content = { "application/json": { schema: jsonSchema(doc.schema, "output") } };
-  const apiKeyRoute = route.auth !== "public" && route.auth !== "signed-url";
   if (status === 429) {
     out.headers = { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } }, ...RATE_HEADERS };
-  } else if (apiKeyRoute && status !== 401) {
+  } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && status === 202)) {
     out.headers = RATE_HEADERS;
   }
   if (route.auth === "signed-url" && (status === 200 || status === 206)) {

@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
+import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/shared/testing";
 import { WindowCounters } from "./window-counters";
 
@@ -20,7 +21,7 @@ afterAll(async () => {
 async function replica(ns: string): Promise<WindowCounters> {
   const nc = await connectNats(server.url, "counters-test");
   connections.push(nc);
-  return WindowCounters.open(nc, ns);
+  return WindowCounters.open(nc, ns, new JetStreamPublisher(nc));
 }
 
 const T = Date.UTC(2030, 0, 15, 10, 0, 5);
@@ -47,5 +48,32 @@ describe("window counters", () => {
     // A replica whose clock lags counts in the minute the other already moved on to.
     expect(await a.count("k", T + 50_000)).toEqual({ minute: 3, day: 5 });
     expect(await a.count("k", Date.UTC(2030, 0, 16, 0, 0, 1))).toEqual({ minute: 1, day: 1 });
+  });
+
+  it("answers at most 1% of the minute limit ahead of its writes, and loses no count", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    const limits = { perMinute: 1_000, perDay: null };
+    await Promise.all([a.count("k", T), b.count("k", T)]);
+    // Alternating replicas, no write awaited: each may run ten ahead, then waits for its writes.
+    const ranks: number[] = [];
+    for (let i = 0; i < 60; i++) ranks.push((await (i % 2 ? a : b).count("k", T, limits)).minute);
+    expect(Math.max(...ranks)).toBeGreaterThan(30);
+    // An exact count resolves once everything its replica counted before it is written.
+    await Promise.all([a.count("k", T), b.count("k", T)]);
+    expect(await a.count("k", T)).toEqual({ minute: 65, day: 65 });
+  });
+
+  it("counts exactly near a limit, whatever the other replicas did", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    const limits = { perMinute: 2_000, perDay: null };
+    await Promise.all([a.count("k", T), b.count("k", T)]);
+    const ranks = await Promise.all(Array.from({ length: 1_900 }, (_, i) => (i % 2 ? a : b).count("k", T, limits)));
+    const nearLimit = ranks.map((r) => r.minute).filter((r) => r > limits.perMinute * 0.9);
+    expect(nearLimit.length).toBeGreaterThan(0);
+    expect(new Set(nearLimit).size).toBe(nearLimit.length);
+    await Promise.all([a.count("k", T), b.count("k", T)]);
+    expect(await a.count("k", T)).toEqual({ minute: 1_905, day: 1_905 });
   });
 });

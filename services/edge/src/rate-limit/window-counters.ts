@@ -2,13 +2,20 @@ import type { KV } from "@nats-io/kv";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
-import { isWrongLastSequence } from "@wf/shared/store";
+import type { PlanLimits } from "@wf/shared/auth";
+import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
 import { counterKey, epochMinute } from "./windows";
 
 /** Long enough for a day's counter to outlive its UTC date whatever the clock skew. */
 const MAX_AGE_MS = 2 * 86_400_000;
 const MAX_ATTEMPTS = 100;
 const REMEMBERED_KEYS = 10_000;
+/** Below this share of a limit (as this process sees it), a request need not wait for its write... */
+const PROMPT_SHARE = 0.9;
+/** ...as long as this process has answered at most this share of the minute limit ahead of its writes. */
+const AHEAD_SHARE = 0.01;
+/** How long counts answered ahead wait for company before their write (an exact count never waits). */
+const LINGER_MS = 50;
 
 /** A key's requests on one UTC date (`d`), and in the epoch minute `e` of that date (`m`). */
 const Stored = z.object({ d: z.number().int().nonnegative(), m: z.number().int().nonnegative(), e: z.number().int() });
@@ -25,6 +32,16 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/** Requests of one key waiting for the next write, how many the write in flight carries, and the linger before the first write. */
+interface Queue {
+  waiters: Waiter[];
+  inFlight: number;
+  linger: NodeJS.Timeout | null;
+}
+
+/** Counted already: the write only has to carry it. A lost write loses its counts (see count()). */
+const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined, reject: () => undefined };
+
 /**
  * Per-key request counters shared by every edge replica, in the KV bucket `<ns>_ratelimits`:
  * one value per key and UTC date, `<keyId>.<yyyymmdd>` -> `{d, m, e}`, holding both windows so
@@ -37,35 +54,84 @@ interface Waiter {
  * write of it is in flight are counted together in the next write (each still gets its own
  * rank), so a busy key costs about one write per round trip, and concurrent requests of one
  * process do not race each other.
+ *
+ * Given the key's limits, a request is answered without waiting for its write while this
+ * process's own view of the key (its last write, plus what it counted since) stays below
+ * PROMPT_SHARE of each limit and at most AHEAD_SHARE of the minute limit is answered ahead of
+ * its writes. Such a rank leaves out what other replicas counted since this process last wrote,
+ * so replicas together can admit more than a limit only when more than ten of them burst at
+ * once, by about 1% of it each; a process that dies loses its unwritten counts (at most that
+ * 1%). Counts answered ahead wait LINGER_MS for others to share their write, so a busy key costs
+ * a write per LINGER_MS, not per request. Near a limit every request waits for its write again,
+ * and 429s are exact.
  */
 export class WindowCounters {
   readonly #known = new Map<string, { value: Stored; revision: number }>();
-  readonly #queues = new Map<string, { waiters: Waiter[] }>();
+  readonly #queues = new Map<string, Queue>();
 
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly bucket: string,
+    private readonly publisher: JetStreamPublisher,
+  ) {}
 
-  static async open(nc: NatsConnection, ns: string): Promise<WindowCounters> {
-    return new WindowCounters(await new Kvm(nc).create(`${ns}_ratelimits`, { history: 1, ttl: MAX_AGE_MS }));
+  static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher): Promise<WindowCounters> {
+    const bucket = `${ns}_ratelimits`;
+    return new WindowCounters(await new Kvm(nc).create(bucket, { history: 1, ttl: MAX_AGE_MS }), bucket, publisher);
   }
 
-  /** Counts one request of `keyId` at `now`; resolves to its rank in the minute and in the day. */
-  count(keyId: string, now: number): Promise<WindowCounts> {
+  /**
+   * Counts one request of `keyId` at `now`; resolves to its rank in the minute and in the day.
+   * With `limits`, resolves at once while well within them (see the class comment).
+   */
+  count(keyId: string, now: number, limits?: PlanLimits): Promise<WindowCounts> {
     const key = counterKey(keyId, now);
-    return new Promise((resolve, reject) => {
-      const queue = this.#queues.get(key);
-      if (queue) {
-        queue.waiters.push({ now, resolve, reject });
-        return;
-      }
-      const fresh = { waiters: [{ now, resolve, reject }] };
-      this.#queues.set(key, fresh);
-      void this.#drain(key, fresh);
-    });
+    const prompt = limits && this.#estimate(key, now, limits);
+    if (prompt) {
+      this.#enqueue(key, { now, ...ANSWERED }, true);
+      return Promise.resolve(prompt);
+    }
+    return new Promise((resolve, reject) => this.#enqueue(key, { now, resolve, reject }, false));
   }
 
-  async #drain(key: string, queue: { waiters: Waiter[] }): Promise<void> {
+  /** The rank of one more request as this process sees it, if that is well within `limits`. */
+  #estimate(key: string, now: number, limits: PlanLimits): WindowCounts | null {
+    const known = this.#known.get(key);
+    if (!known) return null;
+    const queue = this.#queues.get(key);
+    const uncounted = (queue?.waiters.length ?? 0) + (queue?.inFlight ?? 0) + 1;
+    if (uncounted > limits.perMinute * AHEAD_SHARE) return null;
+    const minute = (known.value.e >= epochMinute(now) ? known.value.m : 0) + uncounted;
+    const day = known.value.d + uncounted;
+    const within = minute <= limits.perMinute * PROMPT_SHARE && (limits.perDay === null || day <= limits.perDay * PROMPT_SHARE);
+    return within ? { minute, day } : null;
+  }
+
+  #enqueue(key: string, waiter: Waiter, answered: boolean): void {
+    const queue = this.#queues.get(key);
+    if (queue) {
+      queue.waiters.push(waiter);
+      // Someone waits for this write now: the linger ends.
+      if (!answered && queue.linger !== null) this.#startDrain(key, queue);
+      return;
+    }
+    const fresh: Queue = { waiters: [waiter], inFlight: 0, linger: null };
+    this.#queues.set(key, fresh);
+    if (answered) fresh.linger = setTimeout(() => this.#startDrain(key, fresh), LINGER_MS).unref();
+    else void this.#drain(key, fresh);
+  }
+
+  #startDrain(key: string, queue: Queue): void {
+    if (queue.linger === null) return;
+    clearTimeout(queue.linger);
+    queue.linger = null;
+    void this.#drain(key, queue);
+  }
+
+  async #drain(key: string, queue: Queue): Promise<void> {
     while (queue.waiters.length > 0) {
       const batch = queue.waiters.splice(0);
+      queue.inFlight = batch.length;
       const minute = epochMinute(Math.max(...batch.map((w) => w.now)));
       try {
         const before = await this.#add(key, batch.length, minute);
@@ -73,6 +139,7 @@ export class WindowCounters {
       } catch (err) {
         for (const w of batch) w.reject(err);
       }
+      queue.inFlight = 0;
     }
     this.#queues.delete(key);
   }
@@ -88,7 +155,10 @@ export class WindowCounters {
       const after: Stored = { d: before.d + n, m: before.m + n, e: before.e };
       try {
         const data = JSON.stringify(after);
-        const revision = known ? await this.kv.update(key, data, known.revision) : await this.kv.create(key, data);
+        // KV subjects are $KV.<bucket>.<key>; a create expects no message on the key (it never
+        // has a delete marker: counters only expire).
+        const ack = await this.publisher.publish(`$KV.${this.bucket}.${key}`, data, { expect: { lastSubjectSequence: known?.revision ?? 0 } });
+        const revision = ack.seq;
         this.#remember(key, after, revision);
         return before;
       } catch (err) {

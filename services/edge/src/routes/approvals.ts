@@ -124,7 +124,7 @@ export const approvalRoutes: Route[] = [
   }),
 ];
 
-async function visibleApproval(
+export async function visibleApproval(
   ctx: EdgeContext,
   id: string,
   userId: string,
@@ -141,7 +141,7 @@ async function visibleApproval(
  * approvals actor, which resumes the execution. If the publish fails, the record is put back to
  * PENDING, so that a failed request leaves nothing half-done.
  */
-async function decide(
+export async function decide(
   ctx: EdgeContext,
   approval: Versioned<ApprovalRecord>,
   userId: string,

@@ -1,8 +1,8 @@
 import { openApiDocument } from "../openapi/document";
-import { defineRoute, type Route } from "./route";
+import { defineRoute, type Route, type RouteDoc } from "./route";
 
 /** The document route: built once from every route (itself included), served without a key. */
-export function openApiRoute(routes: readonly Route[]): Route {
+export function openApiRoute(routes: readonly RouteDoc[]): Route {
   let document: unknown;
   const self = defineRoute({
     method: "GET",

@@ -8,10 +8,11 @@ import { parseRequestParts } from "./validate";
 
 /**
  * How a route is authenticated: an API key with this scope, a signed URL (the artifact
- * download), a console session cookie (console and webhook management), or nothing (the
- * OpenAPI document, the console login).
+ * download), a console session cookie (console and webhook management), the credential the
+ * webhook's mode asks for (the trigger: a bound API key, an HMAC signature, or none), or
+ * nothing (the OpenAPI document, the console login).
  */
-export type RouteAuth = Scope | "signed-url" | "console" | "public";
+export type RouteAuth = Scope | "signed-url" | "console" | "webhook" | "public";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -27,9 +28,10 @@ declare module "fastify" {
 
 export interface ResponseDoc {
   description: string;
-  /** JSON body schema; absent for a file body (`binary`). */
+  /** JSON body schema; absent for a file body (`binary`) or an HTML page (`html`). */
   schema?: z.ZodType;
   binary?: boolean;
+  html?: boolean;
 }
 
 export interface Call {
@@ -48,12 +50,16 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   path: string;
   operationId: string;
   summary: string;
+  /** Prose for the OpenAPI document beyond the summary. */
+  description?: string;
   tag: string;
   auth: RouteAuth;
   params?: P;
   query?: Q;
   /** Every body is optional: a missing body is parsed as `{}`. */
   body?: B;
+  /** The body comes from an HTML form (application/x-www-form-urlencoded), not as JSON. */
+  formBody?: boolean;
   /** The success status, set before the handler runs (which may change it, e.g. to 206). */
   status: number;
   /** The success answer and the route's own errors; the common ones (400, 401, 403, 413, 415, 429) are implied. */
@@ -63,6 +69,9 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
 
 /** A route with its types erased, as the registry and the OpenAPI generator hold it. */
 export type Route = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
+
+/** What the OpenAPI document says of a route; routes served outside the table (the trigger) have only this. */
+export type RouteDoc = Omit<Route, "handler">;
 
 /** Keeps the route's part types tied to its handler, then erases them. */
 export function defineRoute<

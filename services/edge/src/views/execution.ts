@@ -34,6 +34,7 @@ export function executionResult(s: ExecutionSnapshot & { status: ExecutionResult
     duration: s.completedAt === null ? null : s.completedAt - from,
     output: s.output ?? null,
     error: s.error,
+    usage: s.usage,
   };
 }
 
@@ -55,6 +56,7 @@ function stepResult(st: StepState, monitored: boolean): StepResult {
     attempts: st.attempts,
     usage: st.usage ?? null,
   };
+  if (st.toolCalls !== undefined) result.toolCalls = st.toolCalls;
   if (monitored) {
     if (st.input !== undefined) result.input = st.input;
     if (st.logs !== undefined) result.logs = st.logs;

@@ -3,7 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { WebhookStatsView } from "@wf/shared/api";
 import type { Logger } from "@wf/shared/log";
-import { isWrongLastSequence } from "@wf/shared/store";
+import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
 
 const MAX_ATTEMPTS = 50;
 /** How long a webhook's first uncounted outcome waits for others to share its write. */
@@ -18,7 +18,7 @@ const Stored = z.object({
 });
 type Stored = z.infer<typeof Stored>;
 
-const EMPTY: Stored = { total: 0, accepted: 0, rejected: {}, lastTriggeredAt: null };
+const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggeredAt: null });
 
 /**
  * Trigger counts per webhook in the KV bucket `<ns>_webhookstats` (one value per webhook,
@@ -37,16 +37,19 @@ export class WebhookStats {
 
   private constructor(
     private readonly kv: KV,
+    private readonly bucket: string,
+    private readonly publisher: JetStreamPublisher,
     private readonly log: Logger,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, log: Logger): Promise<WebhookStats> {
-    return new WebhookStats(await new Kvm(nc).create(`${ns}_webhookstats`, { history: 1 }), log);
+  static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
+    const bucket = `${ns}_webhookstats`;
+    return new WebhookStats(await new Kvm(nc).create(bucket, { history: 1 }), bucket, publisher, log);
   }
 
   /** Counts one answer to a trigger of `webhookId`; 202 is accepted, anything else rejected. */
   record(webhookId: string, status: number, at: number): void {
-    const pending = this.#pending.get(webhookId) ?? structuredClone(EMPTY);
+    const pending = this.#pending.get(webhookId) ?? empty();
     this.#pending.set(webhookId, merge(pending, outcome(status, at)));
     if (this.#writing.has(webhookId)) return;
     this.#writing.add(webhookId);
@@ -55,7 +58,7 @@ export class WebhookStats {
 
   async get(webhookId: string): Promise<WebhookStatsView> {
     const entry = await this.kv.get(webhookId);
-    const stored = entry?.operation === "PUT" ? Stored.parse(entry.json()) : EMPTY;
+    const stored = entry?.operation === "PUT" ? Stored.parse(entry.json()) : empty();
     return { webhookId, ...stored };
   }
 
@@ -76,10 +79,14 @@ export class WebhookStats {
   async #add(webhookId: string, batch: Stored): Promise<void> {
     let known = this.#known.get(webhookId) ?? (await this.#read(webhookId));
     for (let attempt = 1; ; attempt++) {
-      const next = merge(known ? known.value : structuredClone(EMPTY), batch);
+      const next = merge(known ? known.value : empty(), batch);
       const data = JSON.stringify(next);
       try {
-        const revision = known ? await this.kv.update(webhookId, data, known.revision) : await this.kv.create(webhookId, data);
+        // Updates go straight to the key's subject ($KV.<bucket>.<key>); a create stays with nats.js,
+        // which also creates over the purge marker a forgotten webhook's stats leave.
+        const revision = known
+          ? (await this.publisher.publish(`$KV.${this.bucket}.${webhookId}`, data, { expect: { lastSubjectSequence: known.revision } })).seq
+          : await this.kv.create(webhookId, data);
         this.#remember(webhookId, { value: next, revision });
         return;
       } catch (err) {

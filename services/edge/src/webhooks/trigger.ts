@@ -12,13 +12,12 @@ import type { EdgeContext } from "../context";
 import { AnswerError } from "../errors";
 import { judge } from "../rate-limit/limiter";
 import type { WindowCounts } from "../rate-limit/window-counters";
+import { fastifyPath } from "../routes/route";
 import { startStoredWorkflow } from "../start-execution";
 import { legacySignatureMatches, standardSignatureMatches } from "./signature";
 import { sourceAllowed } from "./source-address";
+import { TRIGGER_BODY_LIMIT_BYTES, triggerRouteDocs } from "./trigger-doc";
 import { webhookInputs } from "./variables";
-
-export const TRIGGER_BODY_LIMIT_BYTES = 1024 * 1024;
-export const TRIGGER_PATHS = ["/api/webhooks/:webhook_id/trigger", "/api/webhook-trigger/:webhook_id"] as const;
 
 const UNAUTHORIZED = "unauthorized: the webhook's credentials are missing or wrong";
 
@@ -46,13 +45,13 @@ export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): 
     scope.addHook("onResponse", async (request, reply) => {
       if (request.webhook) ctx.webhookStats.record(request.webhook.id, reply.statusCode, ctx.clock());
     });
-    for (const path of TRIGGER_PATHS) scope.post(path, (request, reply) => trigger(ctx, request, reply));
+    for (const doc of triggerRouteDocs) scope.post(fastifyPath(doc.path), (request, reply) => trigger(ctx, request, reply));
   });
 }
 
 async function triggerable(ctx: EdgeContext, request: FastifyRequest): Promise<WebhookRecord> {
   const params = WebhookTriggerParams.safeParse(request.params);
-  const webhook = params.success ? await ctx.store.webhooks.get(params.data.webhook_id) : null;
+  const webhook = params.success ? await ctx.store.webhooks.getRecent(params.data.webhook_id) : null;
   if (!webhook) throw new WfError("NOT_FOUND", "webhook not found");
   if (!webhook.value.enabled) throw new WfError("CONFLICT", `webhook ${webhook.value.id} is disabled`);
   return webhook.value;
@@ -60,22 +59,27 @@ async function triggerable(ctx: EdgeContext, request: FastifyRequest): Promise<W
 
 /**
  * After the hook and the body limit: credentials 401 → source address 403 → JSON 400 → owner's
- * account, plan and rate 403/429 → 202 once JetStream has the start. The owner and the workflow
- * are read while the credentials are checked; the request is counted as soon as it is
- * authenticated, whatever the answer (decisions.md).
+ * account, plan and rate 403/429 → 202 once JetStream has the start. The webhook, owner and
+ * workflow are recent reads (store getRecent: a change made through this edge holds at once, one
+ * made elsewhere within the watch's delay); the owner and the workflow are read while the
+ * credentials are checked. The request is counted as soon as it is authenticated, whatever the
+ * answer (decisions.md), against the owner's plan so that a count well within it need not wait.
  */
 async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const webhook = request.webhook!;
   const now = ctx.clock();
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  const owner = ctx.store.users.get(webhook.ownerId);
-  const workflow = ctx.store.workflows.get(webhook.workflowId);
+  const owner = ctx.store.users.getRecent(webhook.ownerId);
+  const workflow = ctx.store.workflows.getRecent(webhook.workflowId);
   // Settled later; a refusal must not leave them rejected and unobserved.
   owner.catch(() => undefined);
   workflow.catch(() => undefined);
 
   const counterId = await authenticateTrigger(ctx, request, webhook, body, now);
-  const counts = ctx.counters.count(counterId, now);
+  const counts = owner.then(
+    (user) => ctx.counters.count(counterId, now, user ? PLAN_LIMITS[user.value.plan] : undefined),
+    () => ctx.counters.count(counterId, now),
+  );
   counts.catch(() => undefined);
 
   if (!sourceAllowed(webhook.allowedSourceIps, request.ip)) {
@@ -148,7 +152,7 @@ function single(value: string | string[] | undefined): string | undefined {
 /** An empty body is `{}`; anything else must be a JSON object. */
 function parsePayload(body: Buffer): Record<string, unknown> {
   const text = body.toString("utf8");
-  if (text.trim() === "") return {};
+  if (/^\s*$/.test(text)) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -1,6 +1,22 @@
 import { WorkflowSchema } from "@wf/shared/workflow";
 
 /**
+ * Declared variables by workflow definition: a trigger's workflow comes from the store's recent
+ * reads, the same object while the workflow is unchanged, so its schema is parsed once.
+ */
+const declaredByDefinition = new WeakMap<object, Record<string, unknown>>();
+
+function declaredVariables(definition: unknown): Record<string, unknown> {
+  const key = typeof definition === "object" && definition !== null ? definition : null;
+  const known = key && declaredByDefinition.get(key);
+  if (known) return known;
+  const workflow = WorkflowSchema.safeParse(definition);
+  const declared = workflow.success ? (workflow.data.variables ?? {}) : {};
+  if (key) declaredByDefinition.set(key, declared);
+  return declared;
+}
+
+/**
  * The workflow variables a webhook payload sets (api-spec.md, Webhook trigger). Without a
  * mapping: every top-level string, number or boolean field that names a declared variable
  * (other fields are the sender's business, not an error; nested objects and arrays never map).
@@ -15,8 +31,7 @@ export function webhookInputs(payload: Record<string, unknown>, mapping: Record<
     }
     return inputs;
   }
-  const workflow = WorkflowSchema.safeParse(definition);
-  const declared = workflow.success ? (workflow.data.variables ?? {}) : {};
+  const declared = declaredVariables(definition);
   for (const [field, value] of Object.entries(payload)) {
     const scalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean";
     if (scalar && Object.hasOwn(declared, field)) inputs[field] = value;

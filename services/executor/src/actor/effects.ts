@@ -1,13 +1,15 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
-import type { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import { AlreadyExistsError } from "@wf/shared/errors";
+import type { ApprovalExpireCommand, CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import { subjects, toToken, type Timers } from "@wf/shared/nats";
-import type { Store } from "@wf/shared/store";
+import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
 import type { RunEffects } from "../run/effects";
+import { aiEffects, type AiDeps } from "./ai-effects";
 
-export interface EffectDeps {
+export interface EffectDeps extends AiDeps {
   js: JetStreamClient;
   artifactFiles: ArtifactFiles;
   store: Store;
@@ -18,9 +20,10 @@ export interface EffectDeps {
 }
 
 /** The side effects of one execution's run. */
-export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot): RunEffects {
+export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: Readonly<Record<string, string>>): RunEffects {
   const subj = subjects(deps.ns);
   return {
+    ...aiEffects(deps, snap, secrets),
     holdMs: deps.holdMs,
     runCode: (req, signal, onLog) => deps.codeRunner.run(req, signal, onLog),
     saveArtifacts: (stepPath, files) =>
@@ -63,6 +66,27 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot): RunEffect
     async cancelChild(id) {
       const cmd: CancelCommand = { executionId: id, reason: `parent ${snap.id} cancelled` };
       await deps.js.publish(subj.execCancel(id), JSON.stringify(cmd));
+    },
+    async openApproval(record) {
+      try {
+        await deps.store.approvals.create(record);
+      } catch (err) {
+        if (!(err instanceof AlreadyExistsError)) throw err;
+      }
+      const payload: ApprovalExpireCommand = { approvalId: record.id, executionId: record.executionId };
+      await deps.timers.schedule({
+        kind: "approval",
+        id: record.id,
+        dueAt: record.expiresAt,
+        fire: { subject: subj.approval("expire", record.id), payload, msgId: `expire:${record.id}` },
+      });
+    },
+    async loadApproval(id) {
+      return (await deps.store.approvals.get(id))?.value ?? null;
+    },
+    async cancelApproval(id, reason) {
+      const settled = await settleApproval(deps.store, id, (a) => ({ ...a, status: "CANCELLED", decidedAt: Date.now(), comment: reason }));
+      return settled.record;
     },
   };
 }

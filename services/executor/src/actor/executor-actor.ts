@@ -9,6 +9,7 @@ import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
 import { ExecutionRun, inFlightType } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
+import { loadRunSecrets } from "./ai-effects";
 import { notifyParent, runEffects, type EffectDeps } from "./effects";
 
 export interface ExecutorActorDeps extends EffectDeps {
@@ -240,7 +241,10 @@ export class ExecutorActor {
   /** Runs the execution while holding `m`, then parks or finishes it and acknowledges `m`. */
   private async drive(m: JsMsg, c: Committer, wf: Workflow): Promise<void> {
     const id = c.snap.id;
-    const run = new ExecutionRun(c, wf, runEffects(this.d, c.snap));
+    const secrets = await loadRunSecrets(this.d, c.snap);
+    c.masker.add(Object.values(secrets));
+    const fx = runEffects(this.d, c.snap, secrets);
+    const run = new ExecutionRun(c, wf, fx);
     this.running.set(id, run);
     try {
       const result = await run.run();
@@ -255,6 +259,7 @@ export class ExecutorActor {
       throw err;
     } finally {
       this.running.delete(id);
+      await fx.dispose();
     }
   }
 
@@ -272,7 +277,7 @@ export class ExecutorActor {
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = WorkflowSchema.safeParse(snap.definition);
-        if (wf.success) new ExecutionRun(c, wf.data, runEffects(this.d, snap)).finishCancelled();
+        if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.d, snap)).finishCancelled();
         else {
           snap.status = "CANCELLED";
           snap.completedAt = Date.now();

@@ -31,19 +31,38 @@ export interface IsolationPlan {
  */
 function bwrapArgs(writable: string[], network: boolean, cgroups: StepCgroups | undefined): string[] {
   const binds = [...writable, ...(cgroups ? [cgroups.path] : [])].flatMap((path) => ["--bind", path, path]);
+  return bwrapCommand(["--tmpfs", "/dev/shm", ...binds], network ? [] : ["--unshare-net"]);
+}
+
+/**
+ * The bubblewrap command line every sandbox of the executor starts from: the machine's root
+ * read-only, a fresh /dev and /proc, and a user and IPC namespace without capabilities. `mounts`
+ * lay what a sandbox may write over it; `options` add its other namespaces and behaviours.
+ */
+export function bwrapCommand(mounts: string[], options: string[]): string[] {
   return [
     "bwrap",
     "--ro-bind", "/", "/",
     "--dev", "/dev",
-    "--tmpfs", "/dev/shm",
     "--proc", "/proc",
-    ...binds,
+    ...mounts,
     "--unshare-user",
     "--unshare-ipc",
-    ...(network ? [] : ["--unshare-net"]),
+    ...options,
     "--cap-drop", "ALL",
     "--",
   ];
+}
+
+/** Whether a command runs and exits 0 here: what a machine allows is found out by trying it. */
+export async function commandWorks(command: string[]): Promise<boolean> {
+  const [file, ...args] = command;
+  try {
+    await promisify(execFile)(file!, args, { timeout: PROBE_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -52,24 +71,15 @@ function bwrapArgs(writable: string[], network: boolean, cgroups: StepCgroups | 
  */
 export async function planIsolation(writable: string[]): Promise<IsolationPlan> {
   let cgroups = StepCgroups.create();
-  const works = async (command: string[]): Promise<boolean> => {
-    const [file, ...args] = command;
-    try {
-      await promisify(execFile)(file!, args, { timeout: PROBE_TIMEOUT_MS });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const network = (await works([...bwrapArgs(writable, false, cgroups), "true"])) ? "namespace" : "none";
-  const filesystem = network === "namespace" || (await works([...bwrapArgs(writable, true, cgroups), "true"])) ? "bubblewrap" : "none";
+  const network = (await commandWorks([...bwrapArgs(writable, false, cgroups), "true"])) ? "namespace" : "none";
+  const filesystem = network === "namespace" || (await commandWorks([...bwrapArgs(writable, true, cgroups), "true"])) ? "bubblewrap" : "none";
   const launcher = (allowNetwork: boolean): string[] | undefined =>
     filesystem === "none" ? undefined : bwrapArgs(writable, allowNetwork || network === "none", cgroups);
 
   if (cgroups) {
     const probe = join(cgroups.path, "probe");
     mkdirSync(probe, { recursive: true });
-    const joined = await works([...(launcher(false) ?? []), "sh", "-c", 'echo 0 > "$0/cgroup.procs"', probe]);
+    const joined = await commandWorks([...(launcher(false) ?? []), "sh", "-c", 'echo 0 > "$0/cgroup.procs"', probe]);
     try {
       rmdirSync(probe);
     } catch {

@@ -2,6 +2,7 @@ import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { CasConflictError } from "@wf/shared/errors";
 import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
 import { subjects, toToken } from "@wf/shared/nats";
+import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import { LostOwnershipError } from "./signals";
 
@@ -17,6 +18,8 @@ const MAX_EVENT_VALUE_BYTES = 64 * 1024;
 export class Committer {
   snap: ExecutionSnapshot;
   version: number;
+  /** The values of the secrets this run reads: masked in everything written or published. */
+  readonly masker = new SecretMasker();
   private pending: ExecutionEvent[] = [];
   private dirty = false;
   private inflight: Promise<void> | null = null;
@@ -90,6 +93,7 @@ export class Committer {
     this.pending = [];
     this.dirty = false;
     this.snap.outbox = events;
+    this.masker.inPlace(this.snap);
     this.version = await this.store.executions.create(this.snap);
     this.publish(events);
   }
@@ -100,7 +104,7 @@ export class Committer {
    */
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void {
     const s = this.snap;
-    this.publish([{ type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data }]);
+    this.publish([{ type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data: this.masker.inPlace(data) }]);
   }
 
   /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
@@ -117,6 +121,8 @@ export class Committer {
     this.pending = [];
     this.dirty = false;
     this.snap.outbox = events;
+    // In place: what the run goes on with is what the store holds (the outbox travels in it).
+    this.masker.inPlace(this.snap);
     for (;;) {
       try {
         this.version = await this.store.executions.update(this.snap, this.version);

@@ -1,12 +1,13 @@
 import type { ExecutionSnapshot } from "@wf/shared/execution";
-import type { ArtifactRecord } from "@wf/shared/store";
+import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
 import type { Artifact, CodeRequest, CodeResult, LogListener } from "../code/index";
+import type { AiEffects } from "./ai-effects";
 
 /**
  * Everything the orchestration does to the world, behind one interface: the orchestration in
  * this folder stays deterministic over the snapshot, and the side effects live in ../actor.
  */
-export interface RunEffects {
+export interface RunEffects extends AiEffects {
   /** Waits shorter than this stay in memory; longer ones park the execution. */
   readonly holdMs: number;
   runCode(req: CodeRequest, signal: AbortSignal, onLog?: LogListener): Promise<CodeResult>;
@@ -18,4 +19,12 @@ export interface RunEffects {
   startChild(workflowId: string, childId: string, stepPath: string, inputs: Record<string, unknown>): Promise<string | null>;
   loadExecution(id: string): Promise<ExecutionSnapshot | null>;
   cancelChild(id: string): Promise<void>;
+  /** Stores a new approval record (a second call for the same id is a no-op) and arms its timeout. */
+  openApproval(record: ApprovalRecord): Promise<void>;
+  loadApproval(id: string): Promise<ApprovalRecord | null>;
+  /**
+   * Cancels a still-pending approval by compare-and-set (its execution no longer waits on it);
+   * returns the record as it stands after: CANCELLED, or the decision that came first.
+   */
+  cancelApproval(id: string, reason: string): Promise<ApprovalRecord | null>;
 }

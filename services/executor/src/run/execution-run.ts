@@ -2,6 +2,8 @@ import { ExpressionError, evaluateCondition, renderTemplate } from "@wf/shared/e
 import { newId, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState, type StepStatus } from "@wf/shared/execution";
 import type { Step, Workflow } from "@wf/shared/workflow";
 import { walkSteps } from "@wf/shared/workflow";
+import { runAiStep } from "./ai-steps";
+import { approvalRecord, approvedRows, closedGateError } from "./approval-gate";
 import { backoffMs } from "./backoff";
 import type { Committer } from "./committer";
 import type { RunEffects } from "./effects";
@@ -12,7 +14,8 @@ import { CancelledError, LostOwnershipError, sleep } from "./signals";
 type Outcome =
   | { kind: "completed"; output: unknown }
   | { kind: "skipped" }
-  | { kind: "failed"; error: string }
+  /** `gateClosed`: an approval was rejected or expired, so what follows it is skipped. */
+  | { kind: "failed"; error: string; gateClosed?: true }
   | { kind: "parked" };
 
 type Attempt =
@@ -28,6 +31,7 @@ class StepTimeoutError extends Error {
 }
 
 const DONE: ReadonlySet<StepStatus> = new Set(["COMPLETED", "SKIPPED"]);
+const CLOSED_GATE: ReadonlySet<StepStatus> = new Set(["REJECTED", "EXPIRED"]);
 const CODE_DEFAULT_TIMEOUT_S = 30;
 
 /**
@@ -63,12 +67,12 @@ export class ExecutionRun {
     let outcome: Outcome;
     try {
       if (this.snap.cancelRequested) throw new CancelledError();
-      outcome = await this.runSequence(this.wf.steps, rootScope(this.abort.signal));
+      outcome = await this.runSequence(this.wf.steps, rootScope(this.abort.signal, this.fx.secrets));
       if (this.snap.cancelRequested) throw new CancelledError();
     } catch (err) {
       if (err instanceof LostOwnershipError) throw err;
       if (err instanceof CancelledError) {
-        this.finishCancelled();
+        await this.finishCancelled();
         return "terminal";
       }
       throw err;
@@ -77,15 +81,21 @@ export class ExecutionRun {
     const now = Date.now();
     if (outcome.kind === "parked") {
       s.currentStep = null;
-      this.c.emit("exec_parked", undefined, { waitingOn: this.parkedOn() });
+      const awaiting = Object.values(s.steps).some((st) => st.status === "AWAITING_APPROVAL");
+      if (awaiting) s.status = "AWAITING_APPROVAL";
+      this.c.emit("exec_parked", undefined, { status: s.status, waitingOn: this.parkedOn() });
       return "parked";
     }
+    // A parallel branch may still wait on an approval when another branch ends the run.
+    await this.closeOpenGates(now, "execution ended");
     s.completedAt = now;
     s.currentStep = null;
     const duration = now - (s.startedAt ?? now);
     if (outcome.kind === "failed") {
+      const closedGate = Object.values(s.steps).find((st) => CLOSED_GATE.has(st.status));
+      if (closedGate) this.skipUnreached(this.wf.steps, "");
       s.status = "FAILED";
-      s.error = outcome.error;
+      s.error = closedGate?.error ?? outcome.error;
       this.c.emit("exec_failed", undefined, { status: s.status, error: s.error, duration });
     } else {
       s.status = "COMPLETED";
@@ -95,10 +105,11 @@ export class ExecutionRun {
     return "terminal";
   }
 
-  /** Marks what was running as CANCELLED; steps not reached stay absent. */
-  finishCancelled(): void {
+  /** Marks what was running or awaiting approval as CANCELLED; steps not reached stay absent. */
+  async finishCancelled(): Promise<void> {
     const s = this.snap;
     const now = Date.now();
+    await this.closeOpenGates(now, "execution cancelled");
     for (const [path, st] of Object.entries(s.steps)) {
       if (st.status !== "RUNNING" && st.status !== "PENDING") continue;
       this.setStatus(st, "CANCELLED", now);
@@ -112,16 +123,51 @@ export class ExecutionRun {
     this.c.emit("exec_cancelled", undefined, { status: s.status });
   }
 
+  /**
+   * Steps still awaiting an approval when the run ends: their approvals are cancelled by
+   * compare-and-set, racing any decision. A step whose approval was rejected or expired first
+   * (its resume had not run yet) shows that decision; the others become CANCELLED.
+   */
+  private async closeOpenGates(now: number, reason: string): Promise<void> {
+    for (const [path, st] of Object.entries(this.snap.steps)) {
+      if (st.status !== "AWAITING_APPROVAL") continue;
+      const record = st.approvalId === null ? null : await this.fx.cancelApproval(st.approvalId, reason);
+      if (record && (record.status === "REJECTED" || record.status === "EXPIRED")) {
+        st.error = closedGateError(record);
+        this.setStatus(st, record.status, now);
+        this.c.emit(record.status === "EXPIRED" ? "step_expired" : "step_rejected", path, { status: st.status, approvalId: record.id, error: st.error });
+        continue;
+      }
+      this.setStatus(st, "CANCELLED", now);
+      this.c.emit("step_cancelled", path, { status: st.status, approvalId: st.approvalId });
+    }
+  }
+
+  /** Steps of a sequence never reached because an approval closed the path: SKIPPED. */
+  private skipUnreached(steps: readonly Step[], prefix: string): void {
+    const now = Date.now();
+    for (const step of steps) {
+      const path = prefix + step.name;
+      if (this.snap.steps[path]) continue;
+      this.snap.steps[path] = newState(step, "SKIPPED", now);
+      this.c.emit("step_skipped", path, { status: "SKIPPED", reason: "approval" });
+    }
+  }
+
   private parkedOn(): string[] {
     return Object.entries(this.snap.steps)
-      .filter(([, st]) => st.status === "RUNNING" && (st.waitUntil || st.retryAt || st.childExecutionId))
+      .filter(
+        ([, st]) =>
+          st.status === "AWAITING_APPROVAL" || (st.status === "RUNNING" && (st.waitUntil || st.retryAt || st.childExecutionId)),
+      )
       .map(([path]) => path);
   }
 
   private async runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome> {
     let last: Outcome = { kind: "skipped" };
-    for (const step of steps) {
+    for (const [i, step] of steps.entries()) {
       const r = await this.runStep(step, scope);
+      if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
     }
@@ -135,6 +181,7 @@ export class ExecutionRun {
       return st.status === "SKIPPED" ? { kind: "skipped" } : { kind: "completed", output: st.output };
     }
     if (st && st.status === "FAILED") return { kind: "failed", error: st.error ?? "failed" };
+    if (st && CLOSED_GATE.has(st.status)) return { kind: "failed", error: st.error ?? "approval closed", gateClosed: true };
     throwIfAborted(scope.signal);
 
     if (!st) {
@@ -152,12 +199,77 @@ export class ExecutionRun {
           return { kind: "skipped" };
         }
       }
-      const unsupported = unsupportedReason(step);
-      if (unsupported) return this.failNew(step, path, unsupported);
-      st = newState(step, "RUNNING", Date.now());
+      st = newState(step, step.manual_approval ? "AWAITING_APPROVAL" : "RUNNING", Date.now());
       this.snap.steps[path] = st;
     }
-    return this.attempts(step, path, st, scope);
+    if (st.status === "AWAITING_APPROVAL") {
+      const gate = await this.awaitApproval(step, path, st, scope);
+      if (gate) return gate;
+    }
+    return this.attempts(step, path, st, st.approved ? { ...scope, approval: st.approved } : scope);
+  }
+
+  /**
+   * The `manual_approval` gate: the approval's id is recorded before its record is written, so
+   * a crash in between writes the same record again. Returns null once approved (the step then
+   * runs with the approved rows), else what the step comes to: parked while pending, failed
+   * (and what follows skipped) when rejected or expired.
+   */
+  private async awaitApproval(step: Step, path: string, st: StepState, scope: Scope): Promise<Outcome | null> {
+    const spec = step.manual_approval!;
+    if (st.approvalId === null) {
+      st.approvalId = newId();
+      await this.c.flush();
+    }
+    let record = await this.fx.loadApproval(st.approvalId);
+    if (!record) {
+      let built;
+      try {
+        const [message, ...items] = await Promise.all([
+          this.render(spec.message, scope),
+          ...(spec.groups ?? []).map((g) => (typeof g.items === "string" ? this.render(g.items, scope) : g.items)),
+        ]);
+        built = approvalRecord(this.snap, st.approvalId, path, spec, { message, items }, Date.now());
+      } catch (err) {
+        if (!(err instanceof ExpressionError)) throw err;
+        return this.finishFailed(step, path, st, expressionFailure(step.name, err));
+      }
+      if (typeof built === "string") return this.finishFailed(step, path, st, `step \`${step.name}\`: ${built}`);
+      record = built;
+      await this.fx.openApproval(record);
+      this.c.emit("step_awaiting_approval", path, {
+        status: st.status,
+        approvalId: record.id,
+        message: record.approvalMessage,
+        expiresAt: record.expiresAt,
+      });
+    }
+    const now = Date.now();
+    switch (record.status) {
+      case "PENDING":
+        return { kind: "parked" };
+      case "CANCELLED":
+        throw new CancelledError();
+      case "APPROVED":
+        st.approved = approvedRows(record);
+        st.status = "RUNNING";
+        st.startedAt = now;
+        if (this.snap.status === "AWAITING_APPROVAL") this.snap.status = "RUNNING";
+        this.c.emit("step_approved", path, { approvalId: record.id, decidedBy: record.decidedBy, comment: record.comment });
+        return null;
+      default: {
+        const error = closedGateError(record);
+        st.error = error;
+        this.setStatus(st, record.status, now);
+        if (this.snap.status === "AWAITING_APPROVAL") this.snap.status = "RUNNING";
+        this.c.emit(record.status === "EXPIRED" ? "step_expired" : "step_rejected", path, {
+          status: st.status,
+          approvalId: record.id,
+          error,
+        });
+        return { kind: "failed", error, gateClosed: true };
+      }
+    }
   }
 
   /** The attempt loop: runs, and on a retryable failure backs off on a durable timer. */
@@ -296,8 +408,9 @@ export class ExecutionRun {
           return await this.runParallel(step, scope);
         case "workflow":
           return await this.runChild(step, path, st, scope);
-        default:
-          return { kind: "failed", error: unsupportedReason(step) ?? `unknown step type`, retryable: false };
+        case "llm":
+        case "agent":
+          return await runAiStep({ c: this.c, fx: this.fx, wf: this.wf, render: (v, s) => this.render(v, s) }, step, path, st, scope);
       }
     } catch (err) {
       if (err instanceof ExpressionError) return { kind: "failed", error: expressionFailure(step.name, err), retryable: false };
@@ -498,6 +611,7 @@ function newState(step: Step, status: StepStatus, now: number): StepState {
     retryAt: null,
     deadline: null,
     childExecutionId: null,
+    approvalId: null,
   };
 }
 
@@ -509,16 +623,6 @@ export function inFlightType(step: { type: string }): boolean {
 /** Steps that may park: their `timeout` is a durable deadline rather than an in-memory timer. */
 function parks(step: Step): boolean {
   return step.type !== "code" && step.type !== "transform";
-}
-
-function unsupportedReason(step: Step): string | null {
-  if (step.type === "llm" || step.type === "agent") {
-    return `step \`${step.name}\`: \`${step.type}\` steps validate but this version of the service does not run them yet`;
-  }
-  if (step.manual_approval !== undefined) {
-    return `step \`${step.name}\`: \`manual_approval\` validates but this version of the service does not run approvals yet`;
-  }
-  return null;
 }
 
 function expressionFailure(stepName: string, err: unknown): string {

@@ -10,16 +10,20 @@ export interface Scope {
   prefix: string;
   prefixes: string[];
   item?: unknown;
+  /** The approved rows per group, inside a step gated by `manual_approval`. */
+  approval?: Record<string, unknown>;
+  /** The owner's secrets, `secrets.<name>` (empty unless the workflow reads them). */
+  secrets: Readonly<Record<string, string>>;
   signal: AbortSignal;
 }
 
-export function rootScope(signal: AbortSignal): Scope {
-  return { prefix: "", prefixes: [""], signal };
+export function rootScope(signal: AbortSignal, secrets: Readonly<Record<string, string>>): Scope {
+  return { prefix: "", prefixes: [""], secrets, signal };
 }
 
 export function iterationScope(parent: Scope, stepPath: string, index: number, item: unknown, signal: AbortSignal): Scope {
   const prefix = `${stepPath}[${index}].`;
-  return { prefix, prefixes: [prefix, ...parent.prefixes], item, signal };
+  return { ...parent, prefix, prefixes: [prefix, ...parent.prefixes], item, signal };
 }
 
 /** The expression context of a step: only what the format promises, nothing else. */
@@ -38,6 +42,7 @@ export function expressionContext(snap: ExecutionSnapshot, stepNames: readonly s
     vars: snap.vars,
     steps,
     item: scope.item,
+    ...(scope.approval === undefined ? {} : { approval: scope.approval }),
     execution: {
       id: snap.id,
       workflowId: snap.workflowId,
@@ -45,6 +50,6 @@ export function expressionContext(snap: ExecutionSnapshot, stepNames: readonly s
       triggerSource: snap.triggerSource,
       startedAt: snap.startedAt,
     },
-    secrets: {},
+    secrets: scope.secrets,
   };
 }

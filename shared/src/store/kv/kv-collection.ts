@@ -4,13 +4,21 @@ import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { pageWindow } from "../paging";
 import type { Page, PageQuery, Versioned } from "../port";
+import type { JetStreamPublisher } from "./jetstream-publisher";
 import { fromKeyToken, keyToken } from "./key-codec";
 import { Lru } from "./lru";
+import { RecentReads } from "./recent-reads";
 
-/** The two buckets of one record type: the records by id, and the index keys that list them. */
+/**
+ * The two buckets of one record type: the records by id, and the index keys that list them.
+ * Hot writes (create, update, index puts) go through `publisher` to the buckets' subjects;
+ * reads, deletes and the rare paths use the nats.js KV handles.
+ */
 export interface KvBuckets {
   jsm: JetStreamManager;
+  publisher: JetStreamPublisher;
   records: KV;
+  recordsBucket: string;
   index: KV;
   /** The index bucket's name, for purging its keys through the stream API. */
   indexBucket: string;
@@ -61,6 +69,8 @@ const KNOWN_CAPACITY = 10_000;
  */
 export class KvCollection<T extends { id: string }> {
   readonly #known = new Lru<string, Known>(KNOWN_CAPACITY);
+  /** Created by the first getRecent: collections nobody reads that way keep no watch. */
+  #recent: RecentReads<T> | null = null;
 
   constructor(
     private readonly buckets: KvBuckets,
@@ -72,10 +82,7 @@ export class KvCollection<T extends { id: string }> {
   async create(value: T): Promise<number> {
     const token = keyToken(value.id);
     const keys = this.indexKeys(value);
-    const [record, ...puts] = await Promise.allSettled([
-      this.buckets.records.create(token, JSON.stringify(value)),
-      ...keys.map((key) => this.buckets.index.put(key, "")),
-    ]);
+    const [record, ...puts] = await Promise.allSettled([this.#createRecord(token, JSON.stringify(value)), ...keys.map((key) => this.#putKey(key))]);
     if (record.status === "rejected") {
       if (!isWrongLastSequence(record.reason)) throw record.reason;
       await this.#dropUnclaimed(token, keys, puts);
@@ -83,12 +90,29 @@ export class KvCollection<T extends { id: string }> {
     }
     throwFirstRejection(puts);
     this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts) });
+    this.#recent?.wrote(token, { value, version: record.value });
     return record.value;
   }
 
   async get(id: string): Promise<Versioned<T> | null> {
     const loaded = await this.#load(keyToken(id));
     return loaded && { value: loaded.value, version: loaded.version };
+  }
+
+  async getRecent(id: string): Promise<Versioned<T> | null> {
+    const token = keyToken(id);
+    this.#recent ??= new RecentReads<T>(this.buckets.records);
+    const hit = this.#recent.get(token);
+    if (hit !== undefined) return hit;
+    const mark = this.#recent.mark();
+    const loaded = await this.get(id);
+    this.#recent.loaded(token, loaded, mark);
+    return loaded;
+  }
+
+  /** Stops the watch behind getRecent, if one was started. */
+  close(): void {
+    this.#recent?.close();
   }
 
   async update(value: T, expectedVersion: number): Promise<number> {
@@ -102,8 +126,9 @@ export class KvCollection<T extends { id: string }> {
     if (added.length === 0 && removed.length === 0) {
       // The hot path (a step's snapshot): the index is untouched, one write.
       try {
-        const version = await this.buckets.records.update(token, data, expectedVersion);
+        const version = await this.#updateRecord(token, data, expectedVersion);
         this.#known.set(token, { version, index: before.index });
+        this.#recent?.wrote(token, { value, version });
         return version;
       } catch (err) {
         throw await this.#lostWrite(err, token, value.id, [], []);
@@ -120,13 +145,11 @@ export class KvCollection<T extends { id: string }> {
         () => 0,
       );
     });
-    const [record, ...puts] = await Promise.allSettled([
-      this.buckets.records.update(token, data, expectedVersion),
-      ...added.map((key) => this.buckets.index.put(key, "")),
-    ]);
+    const [record, ...puts] = await Promise.allSettled([this.#updateRecord(token, data, expectedVersion), ...added.map((key) => this.#putKey(key))]);
     if (record.status === "rejected") throw await this.#lostWrite(record.reason, token, value.id, added, puts);
     const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
     this.#known.set(token, { version: record.value, index: withRevisions(index, added, puts) });
+    this.#recent?.wrote(token, { value, version: record.value });
     throwFirstRejection(puts);
     await Promise.allSettled(
       removed.map(async (key, i) => {
@@ -141,9 +164,17 @@ export class KvCollection<T extends { id: string }> {
     const token = keyToken(id);
     const current = await this.#load(token);
     this.#known.delete(token);
-    if (!current) return;
+    if (!current) {
+      this.#recent?.forget(token);
+      return;
+    }
     const keys = [...current.index.keys()];
-    await Promise.all([this.buckets.records.delete(token), ...keys.map((key) => this.#purge(key))]);
+    try {
+      await Promise.all([this.buckets.records.delete(token), ...keys.map((key) => this.#purge(key))]);
+    } finally {
+      // After the delete, so that a recent read made while it was in flight is not kept either.
+      this.#recent?.forget(token);
+    }
   }
 
   /**
@@ -161,6 +192,15 @@ export class KvCollection<T extends { id: string }> {
   /** Every record listed under `filter`. */
   protected async all(filter: string, order: KeyOrder): Promise<T[]> {
     return this.#resolve(await this.#sortedKeys(filter, order));
+  }
+
+  /**
+   * Whether any index key matches `filter`: one direct read, where a key scan costs a consumer.
+   * Removed keys are purged, never marked, so a match is a key that exists (its record may not).
+   */
+  protected async anyKey(filter: string): Promise<boolean> {
+    const { jsm, indexBucket } = this.buckets;
+    return (await jsm.direct.getMessage(`KV_${indexBucket}`, { next_by_subj: `$KV.${indexBucket}.${filter}` })) !== null;
   }
 
   async #sortedKeys(filter: string, order: KeyOrder, from?: string): Promise<string[]> {
@@ -232,10 +272,34 @@ export class KvCollection<T extends { id: string }> {
     return current;
   }
 
+  /*
+   * KV bucket B is stream KV_B with subjects $KV.B.<key> (the KV layout spec, ADR-8). Keys come
+   * from keyToken and the layouts, so they are valid subject tokens without nats.js's checks.
+   */
+
+  /** Creates the record at `token`; like KV create, also over a deleted record's marker. */
+  async #createRecord(token: string, data: string): Promise<number> {
+    try {
+      return (await this.buckets.publisher.publish(`$KV.${this.buckets.recordsBucket}.${token}`, data, { expect: { lastSubjectSequence: 0 } })).seq;
+    } catch (err) {
+      // The id exists, or was deleted (its delete marker is the last message): nats.js tells which.
+      if (isWrongLastSequence(err)) return this.buckets.records.create(token, data);
+      throw err;
+    }
+  }
+
+  async #updateRecord(token: string, data: string, expectedVersion: number): Promise<number> {
+    const subject = `$KV.${this.buckets.recordsBucket}.${token}`;
+    return (await this.buckets.publisher.publish(subject, data, { expect: { lastSubjectSequence: expectedVersion } })).seq;
+  }
+
+  async #putKey(key: string): Promise<number> {
+    return (await this.buckets.publisher.publish(`$KV.${this.buckets.indexBucket}.${key}`, "")).seq;
+  }
+
   /** Removes a key's messages (before revision `before`, when given) without a delete marker. */
   async #purge(key: string, before?: number): Promise<void> {
     const { jsm, indexBucket } = this.buckets;
-    // KV bucket B is stream KV_B with subjects $KV.B.<key> (the KV layout spec, ADR-8).
     const filter = `$KV.${indexBucket}.${key}`;
     await jsm.streams.purge(`KV_${indexBucket}`, before === undefined ? { filter } : { filter, seq: before });
   }

@@ -1,5 +1,6 @@
 import type { ExecutionSnapshot, ExecutionStatus } from "../../execution/snapshot";
-import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, WebhookRecord, WorkflowRecord } from "../records";
+import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, SecretRecord, WebhookRecord, WorkflowRecord } from "../records";
+import { triggerFacts } from "../workflow-triggers";
 import { keyToken as t, sortableNumber } from "./key-codec";
 
 /*
@@ -15,7 +16,10 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  *   artifacts   e.<execution>.<createdAt>.<id>
  *   webhooks    o.<owner>.<createdAt>.<id>
  *   workflows   v.<user>.<name>.<id>, one per user who sees it: the owner and each sharedWith user
+ *               c.<after>.<createdAt>.<id>, one per workflow its DELAYED_COMPLETION triggers name
+ *               s.<createdAt>.<id>, when it has a schedule trigger
  *   audit       t.<at>.<id>
+ *   secrets     o.<owner>.<name>.<id>
  *   users, api keys: none (read by id; a user's email maps to its id in a bucket of its own)
  *
  * The workflow id sits before the sort tokens, not in a family of its own, so a status change
@@ -54,12 +58,22 @@ export const webhookKeys = (w: WebhookRecord): string[] => [
 export const workflowKeys = (w: WorkflowRecord): string[] => {
   const tail = `${t(Array.from(w.name).slice(0, NAME_KEY_CHARS).join(""))}.${t(w.id)}`;
   const users = new Set([w.ownerId, ...Object.keys(w.sharedWith)]);
-  return [...users].map((user) => `v.${t(user)}.${tail}`);
+  const { scheduled, chainedAfter } = triggerFacts(w.definition);
+  const since = `${sortableNumber(w.createdAt)}.${t(w.id)}`;
+  return [
+    ...[...users].map((user) => `v.${t(user)}.${tail}`),
+    ...chainedAfter.map((after) => `c.${t(after)}.${since}`),
+    ...(scheduled ? [`s.${since}`] : []),
+  ];
 };
 
 export const byExecution = (executionId: string): string => `e.${t(executionId)}.>`;
 export const byOwner = (ownerId: string): string => `o.${t(ownerId)}.>`;
 export const visibleTo = (userId: string): string => `v.${t(userId)}.>`;
+export const chainedAfter = (workflowId: string): string => `c.${t(workflowId)}.>`;
+export const ALL_SCHEDULED = "s.>";
+
+export const secretKeys = (s: SecretRecord): string[] => [`o.${t(s.ownerId)}.${t(s.name)}.${t(s.id)}`];
 
 export const auditKeys = (a: AuditRecord): string[] => [`t.${sortableNumber(a.at)}.${t(a.id)}`];
 export const ALL_AUDIT = "t.>";

@@ -4,13 +4,17 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../../errors";
 import type { Store } from "../port";
 import { AUDIT_RETENTION_MS } from "../records";
+import { JetStreamPublisher } from "./jetstream-publisher";
 import type { KvBuckets } from "./kv-collection";
 import {
   KvApiKeyRepo,
   KvApprovalRepo,
   KvArtifactRepo,
   KvAuditRepo,
+  KvChainRunsRepo,
   KvExecutionRepo,
+  KvScheduleRepo,
+  KvSecretRepo,
   KvUserRepo,
   KvWebhookRepo,
   KvWorkflowRepo,
@@ -26,17 +30,19 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
   }
   const kvm = new Kvm(nc);
   const jsm = await jetstreamManager(nc);
+  const publisher = new JetStreamPublisher(nc);
   // One value per key is all a record needs: CAS compares against the latest revision only.
   const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
-    const indexBucket = `${namespace}_${type}_idx`;
+    const recordsBucket = `${namespace}_${type}`;
+    const indexBucket = `${recordsBucket}_idx`;
     const opts = { history: 1, ...(maxAgeMs > 0 ? { ttl: maxAgeMs } : {}) };
     const [records, index] = await Promise.all([
-      kvm.create(`${namespace}_${type}`, opts),
+      kvm.create(recordsBucket, opts),
       kvm.create(indexBucket, opts),
     ]);
-    return { jsm, records, index, indexBucket };
+    return { jsm, publisher, records, recordsBucket, index, indexBucket };
   };
-  const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit] = await Promise.all([
+  const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
     open("workflows"),
     open("executions"),
     open("approvals"),
@@ -47,9 +53,15 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
     open("api_keys"),
     // Audit records expire with the AUDIT stream's events; the record and its key age together.
     open("audit", AUDIT_RETENTION_MS),
-  ]);
-  return {
-    kind: "kv",
+    open("secrets"),
+    open("chain_runs"),
+    open("schedules"),
+  ]).catch((err: unknown) => {
+    publisher.close();
+    throw err;
+  });
+  const store = {
+    kind: "kv" as const,
     workflows: new KvWorkflowRepo(workflows),
     executions: new KvExecutionRepo(executions),
     approvals: new KvApprovalRepo(approvals),
@@ -58,6 +70,16 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
     users: new KvUserRepo(users, userEmails),
     apiKeys: new KvApiKeyRepo(apiKeys),
     audit: new KvAuditRepo(audit),
-    close: async () => {},
+    secrets: new KvSecretRepo(secrets),
+    chainRuns: new KvChainRunsRepo(chainRuns),
+    schedules: new KvScheduleRepo(schedules),
+  };
+  return {
+    ...store,
+    close: async () => {
+      // The watches behind getRecent and the ack subscription are this store's; the connection stays the caller's.
+      for (const repo of Object.values(store)) if (typeof repo === "object") repo.close();
+      publisher.close();
+    },
   };
 }

@@ -6,7 +6,10 @@ import type {
   ApprovalRepo,
   ArtifactRepo,
   AuditRepo,
+  ChainRunsRepo,
   ExecutionRepo,
+  ScheduleRepo,
+  SecretRepo,
   Page,
   PageQuery,
   UserRepo,
@@ -20,6 +23,9 @@ import {
   ArtifactRecord,
   AuditRecord,
   type ApprovalStatus,
+  ChainRunsRecord,
+  ScheduleRecord,
+  SecretRecord,
   UserRecord,
   WebhookRecord,
   WorkflowRecord,
@@ -28,14 +34,17 @@ import { keyToken, sortableNumber } from "./key-codec";
 import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collection";
 import {
   ALL_AUDIT,
+  ALL_SCHEDULED,
   auditKeys,
   approvalFilter,
   approvalKeys,
   artifactKeys,
   byExecution,
   byOwner,
+  chainedAfter,
   executionFilter,
   executionKeys,
+  secretKeys,
   visibleTo,
   webhookKeys,
   workflowKeys,
@@ -48,6 +57,17 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>> {
     return this.page(visibleTo(userId), "asc", page);
+  }
+
+  async listChainedAfter(workflowId: string): Promise<WorkflowRecord[]> {
+    const filter = chainedAfter(workflowId);
+    // Asked at the end of every execution, and nearly always answered "none".
+    if (!(await this.anyKey(filter))) return [];
+    return this.all(filter, "asc");
+  }
+
+  listScheduled(): Promise<WorkflowRecord[]> {
+    return this.all(ALL_SCHEDULED, "asc");
   }
 }
 
@@ -115,6 +135,28 @@ export class KvAuditRepo extends KvCollection<AuditRecord> implements AuditRepo 
 
   listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>> {
     return this.page(ALL_AUDIT, "desc", page, sortableNumber(since));
+  }
+}
+
+export class KvChainRunsRepo extends KvCollection<ChainRunsRecord> implements ChainRunsRepo {
+  constructor(buckets: KvBuckets) {
+    super(buckets, "chain_runs", ChainRunsRecord, () => []);
+  }
+}
+
+export class KvScheduleRepo extends KvCollection<ScheduleRecord> implements ScheduleRepo {
+  constructor(buckets: KvBuckets) {
+    super(buckets, "schedules", ScheduleRecord, () => []);
+  }
+}
+
+export class KvSecretRepo extends KvCollection<SecretRecord> implements SecretRepo {
+  constructor(buckets: KvBuckets) {
+    super(buckets, "secrets", SecretRecord, secretKeys);
+  }
+
+  listByOwner(ownerId: string): Promise<SecretRecord[]> {
+    return this.all(byOwner(ownerId), "asc");
   }
 }
 

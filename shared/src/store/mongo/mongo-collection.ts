@@ -46,6 +46,11 @@ export class MongoCollection<T extends { id: string }> {
     return this.findOne({ _id: id });
   }
 
+  /** No change stream is kept: every read goes to the database. */
+  getRecent(id: string): Promise<Versioned<T> | null> {
+    return this.get(id);
+  }
+
   protected async findOne(filter: Filter<StoredDoc>): Promise<Versioned<T> | null> {
     const doc = await this.docs.findOne(filter);
     return doc && { value: this.#parse(doc), version: doc.version };

@@ -7,7 +7,10 @@ import {
   MongoApprovalRepo,
   MongoArtifactRepo,
   MongoAuditRepo,
+  MongoChainRunsRepo,
   MongoExecutionRepo,
+  MongoScheduleRepo,
+  MongoSecretRepo,
   MongoUserRepo,
   MongoWebhookRepo,
   MongoWorkflowRepo,
@@ -30,7 +33,7 @@ export async function openMongoStore(uri: string, database: string, namespace: s
       if (indexes.length > 0) await docs.createIndexes(indexes);
       return docs;
     };
-    const [workflows, executions, approvals, artifacts, webhooks, users, apiKeys, audit] = await Promise.all([
+    const [workflows, executions, approvals, artifacts, webhooks, users, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
       collection("workflows", MongoWorkflowRepo.indexes),
       collection("executions", MongoExecutionRepo.indexes),
       collection("approvals", MongoApprovalRepo.indexes),
@@ -39,6 +42,9 @@ export async function openMongoStore(uri: string, database: string, namespace: s
       collection("users", MongoUserRepo.indexes),
       collection("api_keys", MongoApiKeyRepo.indexes),
       collection("audit", MongoAuditRepo.indexes),
+      collection("secrets", MongoSecretRepo.indexes),
+      collection("chain_runs", MongoChainRunsRepo.indexes),
+      collection("schedules", MongoScheduleRepo.indexes),
     ]);
     return {
       kind: "mongodb",
@@ -50,6 +56,9 @@ export async function openMongoStore(uri: string, database: string, namespace: s
       users: new MongoUserRepo(users),
       apiKeys: new MongoApiKeyRepo(apiKeys),
       audit: new MongoAuditRepo(audit),
+      secrets: new MongoSecretRepo(secrets),
+      chainRuns: new MongoChainRunsRepo(chainRuns),
+      schedules: new MongoScheduleRepo(schedules),
       close: () => client.close(),
     };
   } catch (err) {

@@ -6,9 +6,12 @@ import type {
   ApprovalRepo,
   ArtifactRepo,
   AuditRepo,
+  ChainRunsRepo,
   ExecutionRepo,
   Page,
+  SecretRepo,
   PageQuery,
+  ScheduleRepo,
   UserRepo,
   Versioned,
   WebhookRepo,
@@ -21,10 +24,14 @@ import {
   AuditRecord,
   AUDIT_RETENTION_MS,
   type ApprovalStatus,
+  ChainRunsRecord,
+  ScheduleRecord,
+  SecretRecord,
   UserRecord,
   WebhookRecord,
   WorkflowRecord,
 } from "../records";
+import { triggerFacts } from "../workflow-triggers";
 import { MongoCollection, type StoredDoc } from "./mongo-collection";
 
 // Each repo lists the indexes its queries need, next to the queries; the store creates them at
@@ -33,18 +40,35 @@ const NEWEST = { createdAt: -1, _id: -1 } as const;
 const OLDEST = { createdAt: 1, _id: 1 } as const;
 
 export class MongoWorkflowRepo extends MongoCollection<WorkflowRecord> implements WorkflowRepo {
-  /** `visibleTo` is the owner plus every sharedWith user: `sharedWith.<uid>` keys cannot be indexed. */
-  static readonly indexes: IndexDescription[] = [{ key: { visibleTo: 1, name: 1, _id: 1 } }];
+  /**
+   * `visibleTo` is the owner plus every sharedWith user: `sharedWith.<uid>` keys cannot be indexed.
+   * `chainedAfter` and `scheduled` are read from the definition's triggers.
+   */
+  static readonly indexes: IndexDescription[] = [
+    { key: { visibleTo: 1, name: 1, _id: 1 } },
+    { key: { chainedAfter: 1, ...OLDEST } },
+    { key: { scheduled: 1, ...OLDEST } },
+  ];
 
   constructor(docs: Collection<StoredDoc>) {
     super(docs, "workflows", WorkflowRecord, (w) => ({
       name: w.name,
       visibleTo: [...new Set([w.ownerId, ...Object.keys(w.sharedWith)])],
+      createdAt: w.createdAt,
+      ...triggerFacts(w.definition),
     }));
   }
 
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>> {
     return this.page({ visibleTo: userId }, { name: 1, _id: 1 }, page);
+  }
+
+  listChainedAfter(workflowId: string): Promise<WorkflowRecord[]> {
+    return this.all({ chainedAfter: workflowId }, OLDEST);
+  }
+
+  listScheduled(): Promise<WorkflowRecord[]> {
+    return this.all({ scheduled: true }, OLDEST);
   }
 }
 
@@ -179,6 +203,34 @@ export class MongoAuditRepo extends MongoCollection<AuditRecord> implements Audi
 
   listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>> {
     return this.page({ at: { $gte: since } }, { at: -1, _id: -1 }, page);
+  }
+}
+
+export class MongoChainRunsRepo extends MongoCollection<ChainRunsRecord> implements ChainRunsRepo {
+  static readonly indexes: IndexDescription[] = [];
+
+  constructor(docs: Collection<StoredDoc>) {
+    super(docs, "chain_runs", ChainRunsRecord, () => ({}));
+  }
+}
+
+export class MongoScheduleRepo extends MongoCollection<ScheduleRecord> implements ScheduleRepo {
+  static readonly indexes: IndexDescription[] = [];
+
+  constructor(docs: Collection<StoredDoc>) {
+    super(docs, "schedules", ScheduleRecord, () => ({}));
+  }
+}
+
+export class MongoSecretRepo extends MongoCollection<SecretRecord> implements SecretRepo {
+  static readonly indexes: IndexDescription[] = [{ key: { ownerId: 1, name: 1, _id: 1 } }];
+
+  constructor(docs: Collection<StoredDoc>) {
+    super(docs, "secrets", SecretRecord, (s) => ({ ownerId: s.ownerId, name: s.name }));
+  }
+
+  listByOwner(ownerId: string): Promise<SecretRecord[]> {
+    return this.all({ ownerId }, { name: 1, _id: 1 });
   }
 }
 

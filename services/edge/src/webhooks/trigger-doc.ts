@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { ErrorBody, RateLimitErrorBody, ValidationErrorBody, WebhookTriggerParams, WebhookTriggerResponse } from "@wf/shared/api";
+import type { RouteDoc } from "../routes/route";
+
+export const TRIGGER_BODY_LIMIT_BYTES = 1024 * 1024;
+
+const TriggerBody = z
+  .record(z.string(), z.unknown())
+  .describe(
+    "Any JSON object; an empty body is {}. Read as raw bytes whatever the Content-Type, because the HMAC is over the exact bytes. " +
+      "Top-level scalars naming workflow variables become its inputs, unless the webhook maps fields to variables (variableMapping).",
+  );
+
+const description =
+  "The webhook's mode decides the credential. api_key: the bound key, with scope WEBHOOK_TRIGGER, sent as any API key is " +
+  "(a stored secret is then ignored). hmac: X-Webhook-Signature (hex HMAC-SHA256 of the raw body, `sha256=` optional), or with " +
+  "replay protection the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature. open: none. " +
+  "Checks in this order: unknown 404, disabled 409, body over 1 MB 413, credentials 401, source address 403, invalid JSON 400, " +
+  "owner's account and plan 403, rate 429, then 202 once the execution is stored PENDING and its start command is durable. " +
+  "HMAC and open triggers count against the owner's plan keyed by the webhook; API-key triggers against the bound key.";
+
+const responses: RouteDoc["responses"] = {
+  202: { description: "Accepted: the execution is stored PENDING and will run.", schema: WebhookTriggerResponse },
+  400: { description: "The body is not a JSON object.", schema: ValidationErrorBody },
+  401: { description: "The credential the webhook's mode asks for is missing or wrong (never said which).", schema: ErrorBody },
+  403: { description: "The source address is not allowed, the owner's account is inactive, or the owner's plan has no webhook triggers.", schema: ErrorBody },
+  404: { description: "No such webhook.", schema: ErrorBody },
+  409: { description: "The webhook is disabled, or its workflow is gone or no longer editable by its creator.", schema: ErrorBody },
+  413: { description: "The body is over 1 MB.", schema: ErrorBody },
+  429: { description: "The webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up.", schema: RateLimitErrorBody },
+};
+
+/** The trigger, at its canonical and its legacy path: served by webhooks/trigger.ts, documented here. */
+export const triggerRouteDocs: readonly RouteDoc[] = [
+  { path: "/api/webhooks/{webhook_id}/trigger", operationId: "triggerWebhook", summary: "Trigger a webhook's workflow" },
+  { path: "/api/webhook-trigger/{webhook_id}", operationId: "triggerWebhookLegacy", summary: "Trigger a webhook's workflow (legacy path, same behaviour)" },
+].map((doc) => ({ ...doc, method: "POST", tag: "webhooks", auth: "webhook", params: WebhookTriggerParams, body: TriggerBody, status: 202, responses, description }));

@@ -1,0 +1,172 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { StdioLauncher } from "./stdio-sandbox";
+
+/** An agent's MCP server with its templates rendered (headers may carry the owner's secrets). */
+export interface McpServerTarget {
+  name: string;
+  url?: string;
+  headers?: Record<string, string>;
+  command?: string[];
+}
+
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpToolResult {
+  /** What the model is given: the result's text (other content summarised). */
+  text: string;
+  isError: boolean;
+}
+
+/** A server we could not reach or that broke the protocol: the step fails (a retry may help). */
+export class McpConnectError extends Error {
+  constructor(server: McpServerTarget, cause: unknown) {
+    super(`MCP server \`${server.name}\` (${server.url ?? server.command?.[0] ?? "?"}): cannot connect: ${causeText(cause)}`);
+    this.name = "McpConnectError";
+  }
+}
+
+const CLIENT_INFO = { name: "wf-executor", version: "0.1.0" };
+const CLOSE_TIMEOUT_MS = 5_000;
+
+interface Connection {
+  client: Client;
+  transport: Transport;
+  /** What the server's launch left behind (a stdio server's private directory). */
+  release(): Promise<void>;
+}
+
+/**
+ * The MCP connections of one execution run: one client per distinct server (its URL and rendered
+ * headers, or its command), opened on first use, shared by every agent step of the run, and
+ * closed with the run. Stdio servers are started by `stdio` (in a sandbox where the machine
+ * allows it) with a minimal environment (PATH, HOME, USER…): nothing of the service's own
+ * configuration reaches them.
+ */
+export class McpPool {
+  private readonly connections = new Map<string, Promise<Connection>>();
+  private closed = false;
+
+  /** `stdio` null: stdio servers are refused (WF_MCP_STDIO=0). */
+  constructor(private readonly opts: { stdio: StdioLauncher | null }) {}
+
+  async tools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]> {
+    const { client } = await this.connection(server, signal);
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal }).catch((err: unknown) => {
+        throw new McpConnectError(server, err);
+      });
+      for (const t of page.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> });
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  }
+
+  /** A failing tool is an error result for the model, never an exception. */
+  async call(server: McpServerTarget, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpToolResult> {
+    try {
+      const { client } = await this.connection(server, signal);
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal });
+      return { text: resultText(result), isError: result.isError === true };
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      return { text: `tool ${tool} failed: ${causeText(err)}`, isError: true };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connections = [...this.connections.values()];
+    this.connections.clear();
+    // Bounded: a server that does not answer must not hold the executor's slot.
+    await Promise.all(connections.map((c) => Promise.race([c.then(end).catch(() => undefined), delay(CLOSE_TIMEOUT_MS)])));
+  }
+
+  private connection(server: McpServerTarget, signal: AbortSignal): Promise<Connection> {
+    if (this.closed) throw new Error("the run's MCP connections are closed");
+    const key = JSON.stringify([server.url ?? null, server.headers ?? null, server.command ?? null]);
+    let connection = this.connections.get(key);
+    if (!connection) {
+      connection = this.connect(server, signal);
+      this.connections.set(key, connection);
+      // A failed connection is not kept: the next attempt of the step tries again.
+      connection.catch(() => this.connections.delete(key));
+    }
+    return connection;
+  }
+
+  private async connect(server: McpServerTarget, signal: AbortSignal): Promise<Connection> {
+    let transport: Transport;
+    let release = async (): Promise<void> => undefined;
+    if (server.url !== undefined) {
+      let url: URL;
+      try {
+        url = new URL(server.url);
+      } catch {
+        throw new McpConnectError(server, new Error("`url` is not a URL"));
+      }
+      transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers ?? {} } });
+    } else if (server.command?.length) {
+      if (!this.opts.stdio) throw new McpConnectError(server, new Error("stdio MCP servers are disabled on this service (WF_MCP_STDIO=0)"));
+      const launch = await this.opts.stdio.launch(server.command).catch((err: unknown) => {
+        throw new McpConnectError(server, err);
+      });
+      release = launch.release;
+      transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: getDefaultEnvironment(), stderr: "ignore" });
+    } else {
+      throw new McpConnectError(server, new Error("neither `url` nor `command`"));
+    }
+    const client = new Client(CLIENT_INFO);
+    try {
+      await client.connect(transport, { signal });
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      await release().catch(() => undefined);
+      if (signal.aborted) throw signal.reason;
+      throw new McpConnectError(server, err);
+    }
+    return { client, transport, release };
+  }
+}
+
+/**
+ * An HTTP session is ended on the server too (DELETE), not just dropped; a stdio server is
+ * stopped (the SDK's close waits for its process to end, killing it if need be), then its
+ * private directory removed.
+ */
+async function end({ client, transport, release }: Connection): Promise<void> {
+  if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+  try {
+    await client.close();
+  } finally {
+    await release();
+  }
+}
+
+/** Text blocks as they are; other content named, so the model knows it was there. */
+function resultText(result: Awaited<ReturnType<Client["callTool"]>>): string {
+  const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } }[]) : [];
+  const parts = content.map((c) => {
+    if (c.type === "text") return c.text ?? "";
+    if (c.type === "resource") return c.resource?.text ?? `[resource ${c.resource?.uri ?? ""}]`;
+    return `[${c.type}${c.mimeType ? ` ${c.mimeType}` : ""}]`;
+  });
+  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return parts.join("\n");
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function causeText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

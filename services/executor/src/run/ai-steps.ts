@@ -1,0 +1,264 @@
+import { ZERO_USAGE, type StepState, type ToolCallRecord } from "@wf/shared/execution";
+import type { AgentDef, AgentStep, LlmStep, Workflow } from "@wf/shared/workflow";
+import type { LlmAnswer } from "../ai/gateway";
+import { McpConnectError, type McpServerTarget, type McpToolResult } from "../ai/mcp-pool";
+import { checkAnswer, compileOutputSchema } from "../ai/output-schema";
+import { addUsage } from "../ai/pricing";
+import { ProviderError, type ChatMessage, type ChatRequest, type ToolSpec } from "../ai/providers/types";
+import type { Committer } from "./committer";
+import { DeltaStream } from "./delta-stream";
+import type { RunEffects } from "./effects";
+import type { Scope } from "./scope";
+
+/** What an `llm` or `agent` step needs of the run that executes it. */
+export interface AiStepHost {
+  c: Committer;
+  fx: RunEffects;
+  wf: Workflow;
+  render(value: unknown, scope: Scope): Promise<unknown>;
+}
+
+export type AiAttempt = { kind: "completed"; output: unknown } | { kind: "failed"; error: string; retryable: boolean };
+
+const DEFAULT_MAX_TURNS = 10;
+/** Tool arguments and results are cut to this in the step's record (the model sees them whole). */
+const RECORDED_CHARS = 8 * 1024;
+/** A budget check cannot know a prompt's tokens before the call: about four characters make one. */
+const CHARS_PER_TOKEN = 4;
+
+/** The execution's `max_cost` would be passed by the next call. */
+class BudgetError extends Error {}
+
+/** Runs one attempt of an `llm` or `agent` step. */
+export async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
+  try {
+    return step.type === "llm" ? await runLlm(host, step, path, st, scope) : await runAgent(host, step, path, st, scope);
+  } catch (err) {
+    if (err instanceof ProviderError || err instanceof McpConnectError) {
+      return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: err instanceof McpConnectError || err.retryable };
+    }
+    if (err instanceof BudgetError) return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: false };
+    throw err;
+  }
+}
+
+async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
+  const prompt = asText(await host.render(step.prompt, scope));
+  const system = step.system === undefined ? undefined : asText(await host.render(step.system, scope));
+  if (host.c.snap.enableMonitoring) st.input = { model: step.model, ...(system === undefined ? {} : { system }), prompt };
+  let validate: ReturnType<typeof compileOutputSchema> | null = null;
+  if (step.output_schema !== undefined) {
+    try {
+      validate = compileOutputSchema(step.output_schema);
+    } catch (err) {
+      return { kind: "failed", error: `step \`${step.name}\`: \`output_schema\` is not a valid JSON Schema: ${(err as Error).message}`, retryable: false };
+    }
+  }
+  // The attempt's start must be durable before the provider bills anything.
+  await host.c.flush();
+  const calls = new StepCalls(host, step.name, path, st, scope.signal);
+  const request: ChatRequest = {
+    model: step.model,
+    ...withSchemaInstruction(system, step.output_schema),
+    messages: [{ role: "user", text: prompt }],
+    ...(step.temperature === undefined ? {} : { temperature: step.temperature }),
+    ...(step.max_tokens === undefined ? {} : { maxTokens: step.max_tokens }),
+    ...(step.output_schema === undefined ? {} : { jsonSchema: step.output_schema }),
+  };
+  const first = await calls.call(request);
+  if (validate === null) return { kind: "completed", output: first.text };
+  const checked = checkAnswer(first.text, validate);
+  if (checked.ok) return { kind: "completed", output: checked.value };
+  const repair = await calls.call({
+    ...request,
+    messages: [
+      ...request.messages,
+      { role: "assistant", text: first.text, toolCalls: [] },
+      { role: "user", text: `That answer does not satisfy the JSON Schema: ${checked.problems}. Answer again with only the corrected JSON.` },
+    ],
+  });
+  const rechecked = checkAnswer(repair.text, validate);
+  if (rechecked.ok) return { kind: "completed", output: rechecked.value };
+  return {
+    kind: "failed",
+    error: `step \`${step.name}\`: the answer does not satisfy \`output_schema\` after one repair attempt: ${rechecked.problems}`,
+    retryable: true,
+  };
+}
+
+async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
+  const agent = host.wf.agents?.find((a) => a.name === step.agent);
+  if (!agent) return { kind: "failed", error: `step \`${step.name}\`: unknown agent \`${step.agent}\``, retryable: false };
+  const prompt = asText(await host.render(step.prompt, scope));
+  const instructions = agent.instructions === undefined ? undefined : asText(await host.render(agent.instructions, scope));
+  const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, scope)));
+  if (host.c.snap.enableMonitoring) st.input = { agent: agent.name, model: agent.model, prompt };
+  await host.c.flush();
+
+  const tools = new Map<string, { server: McpServerTarget; tool: string }>();
+  const specs: ToolSpec[] = [];
+  for (const server of servers) {
+    for (const t of await host.fx.mcpTools(server, scope.signal)) {
+      const exposed = toolName(server.name, t.name, tools);
+      tools.set(exposed, { server, tool: t.name });
+      specs.push({ name: exposed, description: t.description, parameters: t.inputSchema });
+    }
+  }
+
+  const calls = new StepCalls(host, step.name, path, st, scope.signal);
+  const records: ToolCallRecord[] = [];
+  st.toolCalls = records;
+  const messages: ChatMessage[] = [{ role: "user", text: prompt }];
+  const maxTurns = agent.max_turns ?? DEFAULT_MAX_TURNS;
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const answer = await calls.call({ model: agent.model, ...(instructions === undefined ? {} : { system: instructions }), messages, tools: specs });
+    if (answer.toolCalls.length === 0) return { kind: "completed", output: answer.text };
+    messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
+    const results: Extract<ChatMessage, { role: "tool" }>["results"] = [];
+    for (const call of answer.toolCalls) {
+      const target = tools.get(call.name);
+      const args = objectArguments(call.arguments);
+      const started = performance.now();
+      let result: McpToolResult;
+      if (!target) result = { text: `there is no tool named ${call.name}`, isError: true };
+      else if (args === null) result = { text: "the arguments must be a JSON object", isError: true };
+      else result = await host.fx.mcpCall(target.server, target.tool, args, scope.signal);
+      const record: ToolCallRecord = {
+        turn,
+        server: target?.server.name ?? "",
+        tool: target?.tool ?? call.name,
+        arguments: args ?? cut(call.arguments),
+        result: cut(result.text),
+        isError: result.isError,
+        durationMs: Math.round(performance.now() - started),
+      };
+      records.push(record);
+      host.c.emit("step_tool_call", path, { ...record, attempt: st.attempts });
+      results.push({ callId: call.id, content: result.text, isError: result.isError });
+    }
+    messages.push({ role: "tool", results });
+  }
+  return { kind: "failed", error: `step \`${step.name}\`: agent \`${agent.name}\` did not finish within max_turns (${maxTurns})`, retryable: false };
+}
+
+/**
+ * The LLM calls of one step attempt: each checked against the execution's budget, streamed to
+ * `step_delta` events when the execution is monitored, and accounted (tokens and cost on the
+ * step and the execution, and a `step_usage` event) as soon as it returns.
+ */
+class StepCalls {
+  private count = 0;
+
+  constructor(
+    private readonly host: AiStepHost,
+    private readonly stepName: string,
+    private readonly path: string,
+    private readonly st: StepState,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async call(req: ChatRequest): Promise<LlmAnswer> {
+    this.checkBudget(req);
+    const n = ++this.count;
+    const { c, fx } = this.host;
+    const snap = c.snap;
+    const attempt = this.st.attempts;
+    const stream = snap.enableMonitoring
+      ? new DeltaStream(c.masker, (text, batch) =>
+          c.publishLive("step_delta", this.path, `${snap.id}.delta.${this.path}.${attempt}.${n}.${batch}`, { attempt, call: n, text }),
+        )
+      : null;
+    let answer: LlmAnswer;
+    try {
+      answer = await fx.llm(req, this.signal, stream?.push);
+    } finally {
+      stream?.end();
+    }
+    const spent = { ...answer.usage, costUsd: answer.costUsd };
+    this.st.usage = addUsage(this.st.usage ?? ZERO_USAGE, spent);
+    snap.usage = addUsage(snap.usage, spent);
+    c.emit("step_usage", this.path, {
+      attempt,
+      call: n,
+      model: req.model,
+      provider: answer.provider,
+      ...spent,
+      stepUsage: this.st.usage,
+      executionUsage: snap.usage,
+    });
+    return answer;
+  }
+
+  /** Refuses a call that would pass `max_cost`: the cost so far plus the prompt's (estimated) cost. */
+  private checkBudget(req: ChatRequest): void {
+    const max = this.host.wf.max_cost;
+    if (max === undefined) return;
+    const price = this.host.fx.llmPrice(req.model);
+    if (price === null) {
+      throw new BudgetError(`model \`${req.model}\` has no price in WF_LLM_PRICES, so the workflow's max_cost ($${max}) cannot be kept`);
+    }
+    const spent = this.host.c.snap.usage.costUsd;
+    const promptEstimate = (Math.ceil(promptChars(req) / CHARS_PER_TOKEN) * price.input) / 1_000_000;
+    if (spent >= max || spent + promptEstimate > max) {
+      throw new BudgetError(
+        `the execution's budget max_cost $${max} would be passed: $${round6(spent)} spent so far, and the next call (model \`${req.model}\`) costs about $${round6(promptEstimate)} or more; stopped before calling`,
+      );
+    }
+  }
+}
+
+async function renderServer(host: AiStepHost, s: NonNullable<AgentDef["mcp"]>[number], scope: Scope): Promise<McpServerTarget> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(s.headers ?? {})) headers[k] = asText(await host.render(v, scope));
+  return {
+    name: s.name,
+    ...(s.url === undefined ? {} : { url: asText(await host.render(s.url, scope)) }),
+    ...(s.headers === undefined ? {} : { headers }),
+    ...(s.command === undefined ? {} : { command: (await host.render(s.command, scope) as unknown[]).map(asText) }),
+  };
+}
+
+/** Providers take tool names of [A-Za-z0-9_-]{1,64}: `<server>__<tool>`, made unique. */
+function toolName(server: string, tool: string, taken: ReadonlyMap<string, unknown>): string {
+  const base = `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60);
+  let name = base;
+  for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+  return name;
+}
+
+function withSchemaInstruction(system: string | undefined, schema: Record<string, unknown> | undefined): { system?: string } {
+  if (schema === undefined) return system === undefined ? {} : { system };
+  const instruction = `Answer with only a JSON value that satisfies this JSON Schema:\n${JSON.stringify(schema)}`;
+  return { system: system === undefined ? instruction : `${system}\n\n${instruction}` };
+}
+
+function objectArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text || "{}");
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function promptChars(req: ChatRequest): number {
+  let n = req.system?.length ?? 0;
+  for (const m of req.messages) {
+    if (m.role === "tool") for (const r of m.results) n += r.content.length;
+    else n += m.text.length + (m.role === "assistant" ? m.toolCalls.reduce((sum, c) => sum + c.arguments.length, 0) : 0);
+  }
+  return n + (req.tools ? JSON.stringify(req.tools).length : 0);
+}
+
+function asText(value: unknown): string {
+  if (typeof value === "string") return value;
+  return value === undefined || value === null ? "" : JSON.stringify(value);
+}
+
+function cut(text: string): string {
+  return text.length > RECORDED_CHARS ? `${text.slice(0, RECORDED_CHARS)}… (${text.length} characters)` : text;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

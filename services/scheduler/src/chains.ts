@@ -1,0 +1,116 @@
+import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
+import type { ExecutionEvent } from "@wf/shared/execution";
+import { subjects, toToken } from "@wf/shared/nats";
+import type { Platform } from "@wf/shared/runtime";
+import type { Store, WorkflowRecord } from "@wf/shared/store";
+import type { COMPLETION_STATES } from "@wf/shared/workflow";
+import type { ChainFireCommand } from "./commands";
+import { chainExecutionId } from "./execution-ids";
+import { startTriggered } from "./start-triggered";
+import { chainTriggers } from "./stored-triggers";
+
+/** The events that end an execution, with the end state a trigger's `on` names. */
+export const END_EVENTS = {
+  exec_completed: "COMPLETED",
+  exec_failed: "FAILED",
+  exec_cancelled: "CANCELLED",
+  exec_interrupted: "INTERRUPTED",
+} as const satisfies Record<string, (typeof COMPLETION_STATES)[number]>;
+export type EndEventType = keyof typeof END_EVENTS;
+
+/**
+ * How many source executions a run counter remembers: enough to recognise an end event that is
+ * delivered again (a crash before its acknowledgement), which happens within seconds.
+ */
+const REMEMBERED_SOURCES = 64;
+
+/**
+ * Chained triggers (DELAYED_COMPLETION). When an execution ends, each workflow whose chained
+ * trigger names the ended workflow and its end state has the run counted against `max_runs`
+ * (compare-and-set on the trigger's counter) and a durable timer armed for `delay` seconds after
+ * the end; the timer's command starts that workflow with triggerSource `chained`. A loop
+ * (A → B → A) stops when a counter reaches its cap.
+ */
+export class Chains {
+  private readonly subj;
+
+  constructor(private readonly p: Platform) {
+    this.subj = subjects(p.config.WF_NAMESPACE);
+  }
+
+  async ended(event: ExecutionEvent, type: EndEventType): Promise<void> {
+    const state = END_EVENTS[type];
+    const targets = await this.p.store.workflows.listChainedAfter(event.workflowId);
+    if (targets.length === 0) return;
+    const source = await this.p.store.workflows.get(event.workflowId);
+    for (const w of targets) {
+      // A chain follows only a workflow its owner can see: one tenant's runs must not drive another's.
+      if (!source || !visibleTo(source.value, w.ownerId)) continue;
+      for (const { key, trigger } of chainTriggers(w.id, w.definition)) {
+        if (trigger.after !== event.workflowId || !trigger.on.includes(state)) continue;
+        if (!(await countRun(this.p.store, key, w.id, event.executionId, trigger.max_runs))) continue;
+        const dueAt = event.at + trigger.delay * 1_000;
+        await this.arm({ kind: "chain", workflowId: w.id, chainKey: key, sourceExecutionId: event.executionId, dueAt });
+      }
+    }
+  }
+
+  async fire(cmd: ChainFireCommand): Promise<void> {
+    const w = await this.p.store.workflows.get(cmd.workflowId);
+    // The trigger was removed, or the workflow deleted, during the delay: the run is not started.
+    if (!w || !chainTriggers(w.value.id, w.value.definition).some((c) => c.key === cmd.chainKey)) return;
+    await startTriggered(this.p, w.value, chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt), "chained");
+  }
+
+  private async arm(cmd: ChainFireCommand): Promise<void> {
+    await this.p.timers.schedule({
+      kind: "chain",
+      id: `${cmd.chainKey}.${cmd.sourceExecutionId}`,
+      dueAt: cmd.dueAt,
+      fire: {
+        subject: this.subj.schedChain(toToken(cmd.workflowId)),
+        payload: cmd,
+        msgId: `chain:${cmd.chainKey}:${cmd.sourceExecutionId}`,
+      },
+    });
+  }
+}
+
+function visibleTo(w: WorkflowRecord, userId: string): boolean {
+  return w.ownerId === userId || w.sharedWith[userId] !== undefined;
+}
+
+/**
+ * Counts one run of the chained trigger `key`, caused by the end of `sourceExecutionId`; false
+ * when `maxRuns` runs were counted already. A source counted before counts as counted again.
+ */
+export async function countRun(
+  store: Store,
+  key: string,
+  workflowId: string,
+  sourceExecutionId: string,
+  maxRuns: number | undefined,
+): Promise<boolean> {
+  for (;;) {
+    const current = await store.chainRuns.get(key);
+    const recent = current?.value.recent ?? [];
+    if (recent.includes(sourceExecutionId)) return true;
+    const runs = current?.value.runs ?? 0;
+    if (maxRuns !== undefined && runs >= maxRuns) return false;
+    const value = {
+      id: key,
+      workflowId,
+      runs: runs + 1,
+      recent: [...recent, sourceExecutionId].slice(-REMEMBERED_SOURCES),
+      updatedAt: Date.now(),
+    };
+    try {
+      if (current) await store.chainRuns.update(value, current.version);
+      else await store.chainRuns.create(value);
+      return true;
+    } catch (err) {
+      // Another end of the same source workflow counted first: read again and decide again.
+      if (!(err instanceof CasConflictError || err instanceof AlreadyExistsError)) throw err;
+    }
+  }
+}

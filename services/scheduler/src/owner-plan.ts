@@ -1,0 +1,7 @@
+import type { Store } from "@wf/shared/store";
+
+/** Schedules run for active owners on Pro or higher (api-spec.md: scheduling requires Pro). */
+export async function ownerMaySchedule(store: Store, ownerId: string): Promise<boolean> {
+  const owner = await store.users.get(ownerId);
+  return owner !== null && owner.value.plan !== "free" && owner.value.status === "active";
+}

@@ -1,0 +1,105 @@
+import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
+import type { Logger } from "@wf/shared/log";
+import { subjects, toToken } from "@wf/shared/nats";
+import type { Platform } from "@wf/shared/runtime";
+import type { WorkflowRecord } from "@wf/shared/store";
+import type { TickCommand } from "./commands";
+import { scheduleExecutionId } from "./execution-ids";
+import { ownerMaySchedule } from "./owner-plan";
+import { startTriggered } from "./start-triggered";
+import { nextTick, scheduleFingerprint, scheduleTriggers } from "./stored-triggers";
+
+/**
+ * When a tick is handled late (no scheduler ran when it fell due, or its delivery was lost with
+ * a killed replica and came back after the AckWait), the ticks that fell due meanwhile fire
+ * too, at once, as far back as this; older ones are skipped rather than replayed in a burst.
+ */
+const CATCH_UP_MS = 60_000;
+/**
+ * An armed tick this far past due that armed no successor is taken as lost (its chain stopped:
+ * the owner was not on Pro then, or a crash fell between arming and recording): the scan arms
+ * the schedule again.
+ */
+const LOST_AFTER_MS = 30_000;
+
+/**
+ * Cron schedules. Each scheduled workflow has one armed tick: a durable timer whose command
+ * starts the workflow's execution for that tick and arms the next. A scan (at start-up and every
+ * WF_SCHEDULE_SCAN_MS) arms workflows that have none yet, or whose schedule changed. Every step
+ * may run twice or on two replicas at once: the timer, the tick command and the execution all
+ * have ids derived from the workflow and the tick, so the doubles collide and one survives.
+ */
+export class Schedules {
+  private readonly subj;
+
+  constructor(
+    private readonly p: Platform,
+    private readonly log: Logger,
+  ) {
+    this.subj = subjects(p.config.WF_NAMESPACE);
+  }
+
+  async scan(now = Date.now()): Promise<void> {
+    for (const w of await this.p.store.workflows.listScheduled()) {
+      await this.armIfNeeded(w, now).catch((err: unknown) => {
+        this.log.warn("schedule not armed; the next scan retries", { workflowId: w.id, err });
+      });
+    }
+  }
+
+  async tick(cmd: TickCommand, now = Date.now()): Promise<void> {
+    const w = await this.p.store.workflows.get(cmd.workflowId);
+    const triggers = w ? scheduleTriggers(w.value.definition) : [];
+    if (!w || triggers.length === 0) {
+      await this.p.store.schedules.delete(cmd.workflowId);
+      return;
+    }
+    // An edit replaced the schedule that armed this tick; the scan arms the new one.
+    if (scheduleFingerprint(triggers) !== cmd.fingerprint) return;
+    if (!(await ownerMaySchedule(this.p.store, w.value.ownerId))) return;
+    await startTriggered(this.p, w.value, scheduleExecutionId(w.value.id, cmd.tickAt), "schedule");
+    const next = nextTick(triggers, Math.max(cmd.tickAt, now - CATCH_UP_MS));
+    if (next !== null) await this.arm(w.value.id, cmd.fingerprint, next);
+  }
+
+  private async armIfNeeded(w: WorkflowRecord, now: number): Promise<void> {
+    const triggers = scheduleTriggers(w.definition);
+    if (triggers.length === 0) return;
+    const fingerprint = scheduleFingerprint(triggers);
+    const armed = await this.p.store.schedules.get(w.id);
+    if (armed?.value.fingerprint === fingerprint && armed.value.nextAt >= now - LOST_AFTER_MS) return;
+    if (!(await ownerMaySchedule(this.p.store, w.ownerId))) return;
+    const next = nextTick(triggers, now);
+    if (next !== null) await this.arm(w.id, fingerprint, next);
+  }
+
+  /** Arms the timer first, then records it: a crash between the two leaves a timer, never a record of none. */
+  private async arm(workflowId: string, fingerprint: string, tickAt: number): Promise<void> {
+    const cmd: TickCommand = { kind: "tick", workflowId, tickAt, fingerprint };
+    await this.p.timers.schedule({
+      kind: "tick",
+      id: `${workflowId}.${tickAt}`,
+      dueAt: tickAt,
+      fire: { subject: this.subj.schedTick(toToken(workflowId)), payload: cmd, msgId: `tick:${workflowId}:${tickAt}` },
+    });
+    await this.record(workflowId, fingerprint, tickAt);
+  }
+
+  /** Records the armed tick, unless a later one of the same schedule is recorded already. */
+  private async record(workflowId: string, fingerprint: string, nextAt: number): Promise<void> {
+    const { schedules } = this.p.store;
+    for (;;) {
+      const current = await schedules.get(workflowId);
+      if (current?.value.fingerprint === fingerprint && current.value.nextAt >= nextAt) return;
+      const value = { id: workflowId, fingerprint, nextAt, updatedAt: Date.now() };
+      try {
+        if (current) await schedules.update(value, current.version);
+        else await schedules.create(value);
+        return;
+      } catch (err) {
+        // Another replica recorded first: read again and decide again.
+        if (!(err instanceof CasConflictError || err instanceof AlreadyExistsError)) throw err;
+      }
+    }
+  }
+}

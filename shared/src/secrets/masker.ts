@@ -1,0 +1,94 @@
+/** What a secret's value is replaced with wherever it would be stored or published. */
+export const MASK = "***";
+/** Shorter values would mask ordinary text everywhere; `secret set` refuses them. */
+export const MIN_SECRET_CHARS = 4;
+
+/**
+ * Replaces the values of secrets with `***` in text and in JSON-like values. The longest value
+ * is masked first, so a secret that contains another one is masked whole.
+ */
+export class SecretMasker {
+  private values: string[] = [];
+
+  get active(): boolean {
+    return this.values.length > 0;
+  }
+
+  add(values: Iterable<string>): void {
+    const next = new Set(this.values);
+    for (const v of values) if (v.length >= MIN_SECRET_CHARS) next.add(v);
+    this.values = [...next].sort((a, b) => b.length - a.length);
+  }
+
+  text(s: string): string {
+    let out = s;
+    for (const v of this.values) if (out.includes(v)) out = out.replaceAll(v, MASK);
+    return out;
+  }
+
+  /**
+   * Masks every string in `value`, keys included. Objects and arrays are changed in place (a
+   * snapshot must hold what its stored copy holds); the result is the value to use.
+   */
+  inPlace<T>(value: T): T {
+    if (!this.active) return value;
+    return this.#walk(value) as T;
+  }
+
+  #walk(value: unknown): unknown {
+    if (typeof value === "string") return this.text(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = this.#walk(value[i]);
+      return value;
+    }
+    if (value !== null && typeof value === "object") {
+      const obj = value as Record<string, unknown>;
+      for (const key of Object.keys(obj)) {
+        const masked = this.#walk(obj[key]);
+        const maskedKey = this.text(key);
+        if (maskedKey !== key) delete obj[key];
+        obj[maskedKey] = masked;
+      }
+    }
+    return value;
+  }
+
+  /**
+   * For text that arrives in pieces (streamed tokens): how many trailing characters of `s` could
+   * be the start of a secret whose rest is still to come, and must be held back.
+   */
+  pendingTail(s: string): number {
+    let hold = 0;
+    for (const v of this.values) {
+      for (let k = Math.min(v.length - 1, s.length); k > hold; k--) {
+        if (s.endsWith(v.slice(0, k))) {
+          hold = k;
+          break;
+        }
+      }
+    }
+    return hold;
+  }
+}
+
+/** Masks a stream of text pieces: a secret split across pieces is still masked whole. */
+export class StreamMasker {
+  private buffer = "";
+
+  constructor(private readonly masker: SecretMasker) {}
+
+  /** The masked text that can be shown now. */
+  push(piece: string): string {
+    const masked = this.masker.text(this.buffer + piece);
+    const hold = this.masker.pendingTail(masked);
+    this.buffer = masked.slice(masked.length - hold);
+    return masked.slice(0, masked.length - hold);
+  }
+
+  /** The rest, at the end of the stream. */
+  end(): string {
+    const rest = this.masker.text(this.buffer);
+    this.buffer = "";
+    return rest;
+  }
+}

@@ -1,0 +1,63 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { sharedServerKey } from "./server-key";
+
+const VERSION = "v1";
+/** Opened secrets remembered (by context and sealed text), so a hot path costs no decryption. */
+const REMEMBERED = 10_000;
+
+/** Where a box's key comes from when the configuration has none: its name in `<ns>_edge`. */
+export interface ServerKeyName {
+  key: string;
+  what: string;
+}
+
+/**
+ * Secrets the service must be able to read back (an HMAC secret, an owner's API token) are
+ * stored encrypted with AES-256-GCM: `v1.<iv>.<tag>.<ciphertext>` (base64url). The caller's
+ * `context` (a webhook id, `<owner>/<name>`) is the associated data, so a ciphertext copied onto
+ * another record does not decrypt.
+ */
+export class SecretBox {
+  readonly #opened = new Map<string, Buffer>();
+
+  constructor(private readonly key: Buffer) {}
+
+  /** A configured passphrase (hashed to 32 bytes), else the shared server key named `fallback`. */
+  static async open(nc: NatsConnection, ns: string, configured: string | undefined, fallback: ServerKeyName): Promise<SecretBox> {
+    if (configured !== undefined) return new SecretBox(createHash("sha256").update(configured, "utf8").digest());
+    return new SecretBox(await sharedServerKey(nc, ns, fallback.key, fallback.what));
+  }
+
+  seal(secret: string, context: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv).setAAD(Buffer.from(context, "utf8"));
+    const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
+    return [VERSION, iv, cipher.getAuthTag(), sealed].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+  }
+
+  /** Throws when the text was not sealed by this key for this context. */
+  open(sealedText: string, context: string): Buffer {
+    const memo = `${context} ${sealedText}`;
+    const known = this.#opened.get(memo);
+    if (known) return known;
+    const secret = this.#decrypt(sealedText, context);
+    this.#opened.set(memo, secret);
+    if (this.#opened.size > REMEMBERED) this.#opened.delete(this.#opened.keys().next().value!);
+    return secret;
+  }
+
+  #decrypt(sealedText: string, context: string): Buffer {
+    const [version, iv, tag, sealed] = sealedText.split(".");
+    if (version !== VERSION || iv === undefined || tag === undefined || sealed === undefined) throw new Error("not a sealed secret");
+    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"))
+      .setAAD(Buffer.from(context, "utf8"))
+      .setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(sealed, "base64url")), decipher.final()]);
+  }
+}
+
+/** The webhook HMAC secrets' key (WF_WEBHOOK_SECRET_KEY's fallback). */
+export const WEBHOOK_SECRET_KEY: ServerKeyName = { key: "webhook-secret-key", what: "webhook secret key" };
+/** The owners' secrets' key (WF_SECRETS_KEY's fallback). */
+export const OWNER_SECRETS_KEY: ServerKeyName = { key: "owner-secrets-key", what: "secrets key" };

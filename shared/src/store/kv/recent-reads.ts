@@ -1,0 +1,115 @@
+import { KvWatchInclude, type KV, type KvWatchEntry } from "@nats-io/kv";
+import type { QueuedIterator } from "@nats-io/nats-core";
+import type { Versioned } from "../port";
+
+/** Past this age an entry is read again, even if the watch never reported a change. */
+export const RECENT_MAX_AGE_MS = 2_000;
+const CAPACITY = 10_000;
+/** After a watch fails to start or ends, reads go to the server for this long before it is tried again. */
+const RETRY_MS = 1_000;
+
+/**
+ * Records of one KV bucket kept in memory for hot read paths (a webhook trigger reads its
+ * webhook, owner and workflow on every request). Served only while a watch of the bucket is
+ * live: any change by any writer evicts the key when the watch delivers it (normally within a
+ * millisecond or so), and no entry is served past RECENT_MAX_AGE_MS, which bounds staleness if
+ * the watch falls behind. Writes through this process's collection replace the entry at once,
+ * so the process that made a change never sees the record before it.
+ *
+ * A server read that overlaps any write or watch event is returned but not kept: it may have
+ * read the value that write replaced. Entries are deep-frozen because every caller shares them.
+ * Past CAPACITY the oldest entry goes: hits do not reorder the map, since every entry is read
+ * again within RECENT_MAX_AGE_MS anyway.
+ */
+export class RecentReads<T> {
+  readonly #entries = new Map<string, { entry: Versioned<T>; at: number }>();
+  #watch: QueuedIterator<KvWatchEntry> | null = null;
+  #starting = false;
+  #retryAt = 0;
+  #closed = false;
+  /** Bumped by every write and watch event; a read that saw it move is not kept. */
+  #generation = 0;
+
+  constructor(private readonly records: KV) {}
+
+  /** The entry to serve for `token`, if a fresh one is held; starts the watch on first use. */
+  get(token: string): Versioned<T> | undefined {
+    if (this.#watch === null) {
+      this.#start();
+      return undefined;
+    }
+    const hit = this.#entries.get(token);
+    if (hit === undefined) return undefined;
+    if (Date.now() - hit.at > RECENT_MAX_AGE_MS) {
+      this.#entries.delete(token);
+      return undefined;
+    }
+    return hit.entry;
+  }
+
+  /** Taken before a server read; `loaded` keeps that read only if nothing moved meanwhile. */
+  mark(): number {
+    return this.#generation;
+  }
+
+  loaded(token: string, entry: Versioned<T> | null, mark: number): void {
+    if (this.#watch === null || mark !== this.#generation) return;
+    if (entry === null) this.#entries.delete(token);
+    else this.#keep(token, deepFreeze(entry));
+  }
+
+  /** This process wrote `entry` (acknowledged): later reads here must see it. */
+  wrote(token: string, entry: Versioned<T>): void {
+    this.#generation++;
+    if (this.#watch === null) return;
+    this.#keep(token, deepFreeze(structuredClone(entry)));
+  }
+
+  #keep(token: string, entry: Versioned<T>): void {
+    this.#entries.delete(token);
+    this.#entries.set(token, { entry, at: Date.now() });
+    if (this.#entries.size > CAPACITY) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
+  forget(token: string): void {
+    this.#generation++;
+    this.#entries.delete(token);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#watch?.stop();
+  }
+
+  #start(): void {
+    if (this.#starting || this.#closed || Date.now() < this.#retryAt) return;
+    this.#starting = true;
+    // Only changes after the watch exists are delivered: nothing is kept until it does.
+    this.records
+      .watch({ include: KvWatchInclude.UpdatesOnly, headers_only: true })
+      .then(async (watch) => {
+        this.#watch = watch;
+        if (this.#closed) watch.stop();
+        for await (const change of watch) {
+          this.#generation++;
+          const hit = this.#entries.get(change.key);
+          if (hit !== undefined && hit.entry.version < change.revision) this.#entries.delete(change.key);
+        }
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.#watch = null;
+        this.#starting = false;
+        this.#entries.clear();
+        this.#retryAt = Date.now() + RETRY_MS;
+      });
+  }
+}
+
+function deepFreeze<V>(value: V): V {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

@@ -1,0 +1,261 @@
+import { existsSync, readdirSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setSecret, OWNER_SECRETS_KEY, SecretBox } from "@wf/shared/secrets";
+import { newId } from "@wf/shared/execution";
+import { waitFor } from "@wf/shared/testing";
+import { stdioLauncher } from "../../services/executor/src/ai/stdio-sandbox";
+import { eventsOf, model, priced, runToEnd, useAiEnv } from "./support/ai-env";
+import { LogCollector, type LogEntry } from "./support/log-collector";
+import { McpHttpTestServer } from "./support/mcp-http-server";
+import { run, waitForStatus } from "../support/runtime";
+
+const env = useAiEnv();
+const STDIO_SERVER = fileURLToPath(new URL("./support/mcp-stdio-server.ts", import.meta.url));
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+let crm: McpHttpTestServer;
+let collector: LogCollector;
+/** Per stdio server: the host directories holding a file it wrote in its /tmp, found while it waited. */
+const privateDirs = new Map<string, string[]>();
+
+beforeAll(async () => {
+  crm = await McpHttpTestServer.start();
+  collector = await LogCollector.start((entry) => {
+    if (entry.tool === "probe") privateDirs.set(entry.server as string, hostDirsHolding(entry));
+  });
+});
+afterAll(async () => {
+  await crm?.close();
+  await collector?.close();
+});
+
+/** The stdio server's argv (where it reports, under which name), as an agent's `command`. */
+function stdioCommand(name: string): string {
+  return JSON.stringify([process.execPath, "--import", "tsx", STDIO_SERVER, collector.url, name]);
+}
+
+function hostDirsHolding(probe: LogEntry): string[] {
+  const written = Object.entries(probe.writes as Record<string, string>).filter(([path, r]) => path.startsWith("/tmp/") && r === "ok");
+  const dirs = readdirSync(tmpdir()).map((d) => join(tmpdir(), d));
+  return dirs.filter((d) => written.some(([path]) => existsSync(join(d, basename(path)))));
+}
+
+describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
+  it("discovers both servers' tools, calls them with the model's arguments, feeds results back, and records every call", async () => {
+    const m = model();
+    const owner = `owner-${newId()}`;
+    const token = `crm-token-${newId()}`;
+    const box = await SecretBox.open(env().rt.platform.nc, env().rt.ns, "test-secrets-key-0123456789abcdef0123", OWNER_SECRETS_KEY);
+    await setSecret(env().rt.platform.store, box, owner, "crm_token", token);
+    const files = `files-${newId()}`;
+    env().openai.script(
+      m,
+      { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 7 } }, { name: "files__read_file", arguments: { path: "policies/refunds.md" } }], usage: { prompt: 120, completion: 30 } },
+      { toolCalls: [{ name: "crm__escalate", arguments: { id: 7, team: "billing" } }], usage: { prompt: 200, completion: 20 } },
+      { text: "Ticket 7 is high priority; escalated to billing.", usage: { prompt: 260, completion: 15 } },
+    );
+    const s = await runToEnd(
+      env(),
+      `
+name: agent-tools
+agents:
+  - name: support
+    model: ${m}
+    instructions: You triage support tickets.
+    max_turns: 5
+    mcp:
+      - name: crm
+        url: ${crm.url}
+        headers: { Authorization: "Bearer {{ secrets.crm_token }}" }
+      - name: files
+        command: ${stdioCommand(files)}
+steps:
+  - name: triage
+    type: agent
+    agent: support
+    prompt: "Triage ticket {{ 3 + 4 }}"
+`,
+      { ownerId: owner },
+    );
+    expect(s.status, s.error ?? "").toBe("COMPLETED");
+    expect(s.output).toBe("Ticket 7 is high priority; escalated to billing.");
+
+    // What the servers saw.
+    const mine = crm.calls.filter((c) => c.authorization === `Bearer ${token}`);
+    expect(mine.map((c) => [c.tool, c.args])).toEqual([
+      ["lookup_ticket", { id: 7 }],
+      ["escalate", { id: 7, team: "billing" }],
+    ]);
+    const seen = collector.of(files).filter((e) => e.tool);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ tool: "read_file", args: { path: "policies/refunds.md" } });
+    // The stdio server gets a minimal environment: none of the service's configuration.
+    expect((seen[0]!.env as string[]).some((k) => k.startsWith("WF_") || k === "NATS_URL")).toBe(false);
+
+    // What the model saw: the tools, then the results of its calls.
+    const reqs = env().openai.requests(m);
+    expect(reqs).toHaveLength(3);
+    const tools = (reqs[0]!.body.tools as { function: { name: string; parameters: { properties: object } } }[]).map((t) => t.function.name).sort();
+    expect(tools).toEqual(["crm__crm_down", "crm__escalate", "crm__lookup_ticket", "files__probe", "files__read_file"]);
+    const second = reqs[1]!.body.messages as { role: string; content?: string; tool_call_id?: string }[];
+    expect(second[0]).toEqual({ role: "system", content: "You triage support tickets." });
+    expect(second[1]).toEqual({ role: "user", content: "Triage ticket 7" });
+    expect(second.filter((x) => x.role === "tool")).toEqual([
+      { role: "tool", tool_call_id: "call_0", content: '{"id":7,"priority":"high"}' },
+      { role: "tool", tool_call_id: "call_1", content: "contents of policies/refunds.md: the refund policy is 30 days" },
+    ]);
+
+    // What the step records: every call, and the usage of the three model calls.
+    expect(s.steps.triage!.toolCalls!.map((c) => [c.turn, c.server, c.tool, c.arguments, c.isError])).toEqual([
+      [1, "crm", "lookup_ticket", { id: 7 }, false],
+      [1, "files", "read_file", { path: "policies/refunds.md" }, false],
+      [2, "crm", "escalate", { id: 7, team: "billing" }, false],
+    ]);
+    expect(s.steps.triage!.toolCalls![2]!.result).toBe("ticket 7 escalated to billing");
+    const reported = env().openai.usage(m);
+    expect(s.usage).toEqual({
+      promptTokens: reported.prompt,
+      completionTokens: reported.completion,
+      totalTokens: reported.prompt + reported.completion,
+      costUsd: priced("oa", reported),
+    });
+    const events = await eventsOf(env(), s.id);
+    expect(events.filter((e) => e.type === "step_tool_call").map((e) => e.data.tool)).toEqual(["lookup_ticket", "read_file", "escalate"]);
+    expect(events.filter((e) => e.type === "step_usage")).toHaveLength(3);
+    // The header's secret reached the server, and nothing stored or published.
+    expect(JSON.stringify(s)).not.toContain(token);
+    expect(JSON.stringify(events)).not.toContain(token);
+    // Closed after the run: the stdio server saw its input end.
+    await waitFor(() => collector.of(files).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
+  });
+
+  it("runs a stdio MCP server sandboxed: writes only its private /tmp, sees only its own processes, its directory removed after", async (ctx) => {
+    ctx.skip(!(await stdioLauncher()).sandboxed, "bubblewrap does not work on this machine, so stdio MCP servers run unsandboxed (the executor warns at start-up)");
+    const m = model();
+    const name = `probe-${newId()}`;
+    const hostFile = `/tmp/wf-host-${newId()}`;
+    const inRepo = join(REPO, `.wf-probe-${newId()}`);
+    const inVarTmp = `/var/tmp/wf-probe-${newId()}`;
+    const inPrivateTmp = `/tmp/wf-probe-${newId()}`;
+    await writeFile(hostFile, "the host's /tmp");
+    env().openai.script(
+      m,
+      { toolCalls: [{ name: "files__probe", arguments: { writeTo: [inRepo, inVarTmp, inPrivateTmp], hostFile, executorPid: process.pid } }] },
+      { text: "probed" },
+    );
+    try {
+      const s = await runToEnd(env(), `
+name: agent-stdio-sandbox
+agents:
+  - { name: a, model: ${m}, mcp: [ { name: files, command: ${stdioCommand(name)} } ] }
+steps:
+  - { name: probe, type: agent, agent: a, prompt: probe }
+`);
+      expect(s.status, s.error ?? "").toBe("COMPLETED");
+      const [seen] = collector.of(name).filter((e) => e.tool === "probe");
+      // Read-only but its private /tmp (which is not the host's /tmp), and HOME and TMPDIR there.
+      expect(seen!.writes).toEqual({ [inRepo]: "EROFS", [inVarTmp]: "EROFS", [inPrivateTmp]: "ok" });
+      expect(existsSync(inRepo) || existsSync(inVarTmp) || existsSync(inPrivateTmp)).toBe(false);
+      expect(seen!.hostFileVisible).toBe(false);
+      expect([seen!.home, seen!.tmpdir]).toEqual(["/tmp", "/tmp"]);
+      // A PID namespace of its own, numbered from bubblewrap's init (1): the executor is not in its /proc.
+      expect(seen!.pid).toBe(2);
+      expect(seen!.pids).toContain(1);
+      expect(seen!.executorVisible).toBe(false);
+      // Its /tmp was a directory of the host's temp dir, removed once the server was stopped.
+      const dirs = privateDirs.get(name)!;
+      expect(dirs).toHaveLength(1);
+      await waitFor(() => collector.of(name).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
+      await waitFor(() => !existsSync(dirs[0]!), { timeoutMs: 10_000, what: "the server's private directory to be removed" });
+    } finally {
+      await Promise.all([hostFile, inRepo, inVarTmp, inPrivateTmp].map((f) => rm(f, { force: true })));
+    }
+  });
+
+  it("a failing tool is an error result the model sees, not a failed step", async () => {
+    const m = model("claude");
+    env().anthropic.script(
+      m,
+      { text: "Let me check.", toolCalls: [{ name: "crm__crm_down", arguments: {} }] },
+      { toolCalls: [{ name: "crm__no_such_tool", arguments: {} }] },
+      { text: "The CRM is down; try later." },
+    );
+    const s = await runToEnd(env(), `
+name: agent-tool-error
+agents:
+  - { name: helper, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
+steps:
+  - { name: ask, type: agent, agent: helper, prompt: Check the CRM }
+`);
+    expect(s.status, s.error ?? "").toBe("COMPLETED");
+    expect(s.output).toBe("The CRM is down; try later.");
+    const [, second, third] = env().anthropic.requests(m);
+    const results = (second!.body.messages as { role: string; content: { type: string; is_error?: boolean; content?: string }[] }[]).at(-1)!.content;
+    expect(results).toEqual([{ type: "tool_result", tool_use_id: "toolu_0", is_error: true, content: expect.stringContaining("the CRM is down for maintenance") }]);
+    const unknown = (third!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
+    expect(unknown).toMatchObject({ is_error: true, content: "there is no tool named crm__no_such_tool" });
+    expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, true]);
+  });
+
+  it("streams an agent with monitoring (tool calls arrive in pieces) and stops at max_turns", async () => {
+    const m = model();
+    const looping = { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 1 } }] };
+    env().openai.script(m, looping, looping);
+    const id = await run(env().rt.platform, `
+name: agent-turns
+agents:
+  - { name: loop, model: ${m}, max_turns: 2, mcp: [ { name: crm, url: "${crm.url}" } ] }
+steps:
+  - { name: spin, type: agent, agent: loop, prompt: go }
+`, { monitoring: true });
+    const s = await waitForStatus(env().rt.platform, id);
+    expect(s.status).toBe("FAILED");
+    expect(s.error).toBe("step `spin`: agent `loop` did not finish within max_turns (2)");
+    expect(env().openai.requests(m).every((r) => r.body.stream === true)).toBe(true);
+    expect(s.steps.spin!.toolCalls!.map((c) => c.arguments)).toEqual([{ id: 1 }, { id: 1 }]);
+    expect(s.steps.spin!.usage!.totalTokens).toBe(2 * (11 + 7));
+  });
+
+  it("reuses one MCP session across the agent steps of an execution and ends it after", async () => {
+    const m = model();
+    const marker = `reuse-${newId()}`;
+    env().openai.script(
+      m,
+      { toolCalls: [{ name: "crm__escalate", arguments: { id: 1, team: marker } }] },
+      { text: "first done" },
+      { toolCalls: [{ name: "crm__escalate", arguments: { id: 2, team: marker } }] },
+      { text: "second done" },
+    );
+    const s = await runToEnd(env(), `
+name: agent-reuse
+agents:
+  - { name: a, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
+steps:
+  - { name: one, type: agent, agent: a, prompt: first }
+  - { name: two, type: agent, agent: a, prompt: second }
+`);
+    expect(s.status, s.error ?? "").toBe("COMPLETED");
+    const calls = crm.calls.filter((c) => c.args.team === marker);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.session).toBeDefined();
+    expect(calls[1]!.session).toBe(calls[0]!.session);
+    await waitFor(() => crm.sessionsClosed.includes(calls[0]!.session!), { timeoutMs: 10_000, what: "the MCP session to be ended" });
+  });
+
+  it("an MCP server that cannot be reached fails the step naming it", async () => {
+    const m = model();
+    const s = await runToEnd(env(), `
+name: agent-unreachable
+agents:
+  - { name: a, model: ${m}, mcp: [ { name: gone, url: "http://127.0.0.1:1/mcp" } ] }
+steps:
+  - { name: one, type: agent, agent: a, prompt: first }
+`);
+    expect(s.status).toBe("FAILED");
+    expect(s.error).toMatch(/^step `one`: MCP server `gone` \(http:\/\/127\.0\.0\.1:1\/mcp\): cannot connect/);
+    expect(env().openai.requests(m)).toHaveLength(0);
+  });
+});

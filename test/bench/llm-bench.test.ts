@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer } from "../support/runtime";
+import { renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
+
+let server: NatsServerHandle;
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("bench harness (smoke): llm step overhead", () => {
+  it("runs llm and transform executions and direct provider calls, and reports every figure", async () => {
+    const r = await runLlmOverhead(server, { warmup: 1, runs: 3, timeoutMs: 10_000 });
+    expect(r.failures).toEqual([]);
+    for (const s of [r.providerMs, r.llmRunMs, r.transformRunMs]) {
+      expect(s.n).toBe(3);
+      expect(Number.isFinite(s.median)).toBe(true);
+    }
+    expect(Number.isFinite(r.addedMs)).toBe(true);
+    expect(typeof r.aimMet).toBe("boolean");
+    expect(renderLlmOverhead(r)).toContain("added by the llm step");
+  }, 60_000);
+});

@@ -1,0 +1,132 @@
+import { newId } from "@wf/shared/execution";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import type { ExecutionSnapshot } from "@wf/shared/execution";
+import type { WorkflowRecord } from "@wf/shared/store";
+import type { Platform } from "@wf/shared/runtime";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
+import { startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { createOwner, executionsOf, settled, startStored, storeWorkflow } from "./support";
+
+/** Chained triggers (DELAYED_COMPLETION), against a real nats-server and the real executor. */
+let server: NatsServerHandle;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function runtime(env: Record<string, string> = {}, parts: { executor?: boolean; scheduler?: boolean } = {}): Promise<InProcessRuntime> {
+  const rt = await startRuntime(testConfig(server, { WF_SCHEDULE_SCAN_MS: "200", ...env }), parts);
+  onTestFinished(() => rt.stop());
+  return rt;
+}
+
+const quick = (name: string, triggers = "") => `
+name: ${name}
+${triggers}
+steps:
+  - { name: only, type: transform, output: "${name} done" }
+`;
+
+const chainedAfter = (after: string, extra = "") => `triggers:
+  - { type: DELAYED_COMPLETION, after: ${after}, delay: 0${extra} }`;
+
+/** The one execution the chain started of `w`, once it completed. */
+function chainedRun(p: Platform, w: WorkflowRecord, timeoutMs = 20_000): Promise<ExecutionSnapshot> {
+  return waitFor(
+    async () => {
+      const [run] = await executionsOf(p, w);
+      return run?.status === "COMPLETED" ? run : undefined;
+    },
+    { timeoutMs, what: `a chained run of ${w.name} to complete` },
+  );
+}
+
+describe("chained triggers", () => {
+  it("start a workflow `delay` seconds after the one it follows ends in a listed state; not on other states, nor for other owners", async () => {
+    const rt = await runtime();
+    const p = rt.platform;
+    const owner = await createOwner(p, "free");
+    const a = await storeWorkflow(p, owner.id, quick("a"));
+    const b = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id).replace("delay: 0", "delay: 1.5")));
+    const onFailure = await storeWorkflow(p, owner.id, quick("c", chainedAfter(a.id, ", on: [FAILED, CANCELLED]")));
+    // Another tenant cannot follow a workflow it does not see.
+    const stranger = await createOwner(p, "pro");
+    const follower = await storeWorkflow(p, stranger.id, quick("d", chainedAfter(a.id)));
+
+    const first = await waitForStatus(p, await startStored(p, a));
+    expect(first.status).toBe("COMPLETED");
+    const second = await chainedRun(p, b);
+    expect(second).toMatchObject({ workflowId: b.id, triggerSource: "chained", output: "b done" });
+    // The delay runs from the end that the event records, which is at or after completedAt.
+    expect(second.createdAt).toBeGreaterThanOrEqual(first.completedAt! + 1_500);
+
+    await waitFor(() => settled(p, [owner, stranger]), { timeoutMs: 20_000, what: "the chain to come to rest" });
+    expect(await executionsOf(p, onFailure)).toEqual([]);
+    expect(await executionsOf(p, follower)).toEqual([]);
+    expect((await executionsOf(p, b)).map((e) => e.id)).toEqual([second.id]);
+    expect((await p.store.chainRuns.get(`${b.id}:${a.id}:0`))?.value.runs).toBe(1);
+  });
+
+  it("max_runs caps how often a chain fires, each end counted once though every message is handled twice", async () => {
+    // The executor as usual; the scheduler handles each of its messages twice (WF_REDELIVER_ONCE).
+    const rt = await runtime({}, { scheduler: false });
+    const twice = await runtime({ WF_NAMESPACE: rt.ns, WF_REDELIVER_ONCE: "1" }, { executor: false });
+    const p = rt.platform;
+    const owner = await createOwner(p, "pro");
+    const a = await storeWorkflow(p, owner.id, quick("a"));
+    const b = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id, ", max_runs: 2")));
+
+    for (let i = 0; i < 3; i++) await waitForStatus(p, await startStored(p, a));
+    await waitFor(() => settled(twice.platform, [owner]), { timeoutMs: 30_000, what: "the chain to come to rest" });
+
+    const runs = await executionsOf(p, b);
+    expect(runs).toHaveLength(2);
+    expect(runs.every((e) => e.triggerSource === "chained" && e.status === "COMPLETED")).toBe(true);
+    expect((await p.store.chainRuns.get(`${b.id}:${a.id}:0`))?.value.runs).toBe(2);
+  });
+
+  it("a loop A → B → A stops when the caps are reached", async () => {
+    const rt = await runtime();
+    const p = rt.platform;
+    const owner = await createOwner(p, "pro");
+    const [aId, bId] = [newId(), newId()];
+    const a = await storeWorkflow(p, owner.id, quick("a", chainedAfter(bId, ", max_runs: 2")), aId);
+    const b = await storeWorkflow(p, owner.id, quick("b", chainedAfter(aId, ", max_runs: 2")), bId);
+
+    await startStored(p, a);
+    await waitFor(() => settled(p, [owner]), { timeoutMs: 30_000, what: "the loop to stop" });
+
+    // A once by hand, then A and B twice each by the chain: B after A1, A after B1, B after A2, A after B2.
+    const as = await executionsOf(p, a);
+    const bs = await executionsOf(p, b);
+    expect(as.map((e) => e.triggerSource)).toEqual(["open_api", "chained", "chained"]);
+    expect(bs.map((e) => e.triggerSource)).toEqual(["chained", "chained"]);
+    expect([...as, ...bs].every((e) => e.status === "COMPLETED")).toBe(true);
+  });
+
+  it("a chain armed before the scheduler is killed fires after it restarts", async () => {
+    const rt = await runtime({}, { scheduler: false });
+    const p = rt.platform;
+    const env = { NATS_URL: server.url, WF_NAMESPACE: rt.ns, WF_SCHEDULE_SCAN_MS: "200" };
+    let scheduler: ServiceProcess | null = await startServiceProcess(ENTRIES.scheduler, env, ["scheduler ready"]);
+    onTestFinished(() => scheduler?.kill());
+    const owner = await createOwner(p, "pro");
+    const a = await storeWorkflow(p, owner.id, quick("a"));
+    const b: WorkflowRecord = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id).replace("delay: 0", "delay: 3")));
+    const key = `${b.id}:${a.id}:0`;
+
+    const first = await waitForStatus(p, await startStored(p, a));
+    // Counted means armed: the counter is written just before the timer.
+    await waitFor(async () => (await p.store.chainRuns.get(key))?.value.recent.includes(first.id), { what: "the chain to be armed" });
+    await scheduler.kill();
+    scheduler = await startServiceProcess(ENTRIES.scheduler, env, ["scheduler ready"]);
+
+    const second = await chainedRun(p, b, 30_000);
+    expect(second.triggerSource).toBe("chained");
+    expect(second.createdAt).toBeGreaterThanOrEqual(first.completedAt! + 3_000);
+  });
+});
