@@ -1,7 +1,7 @@
-import { existsSync, readdirSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setSecret, OWNER_SECRETS_KEY, SecretBox } from "@wf/shared/secrets";
@@ -18,7 +18,7 @@ const STDIO_SERVER = fileURLToPath(new URL("./support/mcp-stdio-server.ts", impo
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 let crm: McpHttpTestServer;
 let collector: LogCollector;
-/** Per stdio server: the host directories holding a file it wrote in its /tmp, found while it waited. */
+/** Per stdio server: its private directory, if the host saw the file it wrote there while it waited. */
 const privateDirs = new Map<string, string[]>();
 
 beforeAll(async () => {
@@ -38,9 +38,8 @@ function stdioCommand(name: string): string {
 }
 
 function hostDirsHolding(probe: LogEntry): string[] {
-  const written = Object.entries(probe.writes as Record<string, string>).filter(([path, r]) => path.startsWith("/tmp/") && r === "ok");
-  const dirs = readdirSync(tmpdir()).map((d) => join(tmpdir(), d));
-  return dirs.filter((d) => written.some(([path]) => existsSync(join(d, basename(path)))));
+  const dir = probe.tmpdir as string;
+  return existsSync(join(dir, "probe")) ? [dir] : [];
 }
 
 describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
@@ -132,18 +131,18 @@ steps:
     await waitFor(() => collector.of(files).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
   });
 
-  it("runs a stdio MCP server sandboxed: writes only its private /tmp, sees only its own processes, its directory removed after", async (ctx) => {
+  it("runs a stdio MCP server sandboxed: writes only its private directory, sees only its own processes, the directory removed after", async (ctx) => {
     ctx.skip(!(await stdioLauncher()).sandboxed, "bubblewrap does not work on this machine, so stdio MCP servers run unsandboxed (the executor warns at start-up)");
     const m = model();
     const name = `probe-${newId()}`;
     const hostFile = `/tmp/wf-host-${newId()}`;
     const inRepo = join(REPO, `.wf-probe-${newId()}`);
     const inVarTmp = `/var/tmp/wf-probe-${newId()}`;
-    const inPrivateTmp = `/tmp/wf-probe-${newId()}`;
+    const inHostTmp = `/tmp/wf-probe-${newId()}`;
     await writeFile(hostFile, "the host's /tmp");
     env().openai.script(
       m,
-      { toolCalls: [{ name: "files__probe", arguments: { writeTo: [inRepo, inVarTmp, inPrivateTmp], hostFile, executorPid: process.pid } }] },
+      { toolCalls: [{ name: "files__probe", arguments: { writeTo: [inRepo, inVarTmp, inHostTmp, hostFile], executorPid: process.pid } }] },
       { text: "probed" },
     );
     try {
@@ -156,22 +155,24 @@ steps:
 `);
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       const [seen] = collector.of(name).filter((e) => e.tool === "probe");
-      // Read-only but its private /tmp (which is not the host's /tmp), and HOME and TMPDIR there.
-      expect(seen!.writes).toEqual({ [inRepo]: "EROFS", [inVarTmp]: "EROFS", [inPrivateTmp]: "ok" });
-      expect(existsSync(inRepo) || existsSync(inVarTmp) || existsSync(inPrivateTmp)).toBe(false);
-      expect(seen!.hostFileVisible).toBe(false);
-      expect([seen!.home, seen!.tmpdir]).toEqual(["/tmp", "/tmp"]);
+      // Everything read-only but its private directory, which is its HOME and TMPDIR.
+      expect(seen!.writes).toEqual({ [inRepo]: "EROFS", [inVarTmp]: "EROFS", [inHostTmp]: "EROFS", [hostFile]: "EROFS" });
+      expect(existsSync(inRepo) || existsSync(inVarTmp) || existsSync(inHostTmp)).toBe(false);
+      expect(await readFile(hostFile, "utf8")).toBe("the host's /tmp");
+      expect(seen!.privateWrite).toBe("ok");
+      expect(seen!.home).toBe(seen!.tmpdir);
+      expect(seen!.tmpdir).toMatch(new RegExp(`^${tmpdir()}/wf-mcp-`));
       // A PID namespace of its own, numbered from bubblewrap's init (1): the executor is not in its /proc.
       expect(seen!.pid).toBe(2);
       expect(seen!.pids).toContain(1);
       expect(seen!.executorVisible).toBe(false);
-      // Its /tmp was a directory of the host's temp dir, removed once the server was stopped.
+      // Its private directory was one of the host's temp dir, removed once the server was stopped.
       const dirs = privateDirs.get(name)!;
       expect(dirs).toHaveLength(1);
       await waitFor(() => collector.of(name).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
       await waitFor(() => !existsSync(dirs[0]!), { timeoutMs: 10_000, what: "the server's private directory to be removed" });
     } finally {
-      await Promise.all([hostFile, inRepo, inVarTmp, inPrivateTmp].map((f) => rm(f, { force: true })));
+      await Promise.all([hostFile, inRepo, inVarTmp, inHostTmp].map((f) => rm(f, { force: true })));
     }
   });
 

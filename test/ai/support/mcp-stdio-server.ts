@@ -5,6 +5,7 @@
  * and `{"closed": true}` when the client ends the connection.
  */
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -38,7 +39,7 @@ mcp.registerTool(
   "probe",
   {
     description: "Reports what this process can see and write",
-    inputSchema: { writeTo: z.array(z.string()), hostFile: z.string(), executorPid: z.number() },
+    inputSchema: { writeTo: z.array(z.string()), executorPid: z.number() },
   },
   async (args) => {
     const seen = {
@@ -46,8 +47,8 @@ mcp.registerTool(
       pid: process.pid,
       pids: readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map(Number),
       executorVisible: existsSync(`/proc/${args.executorPid}`),
-      hostFileVisible: existsSync(args.hostFile),
       writes: Object.fromEntries(args.writeTo.map((path) => [path, tryWrite(path)])),
+      privateWrite: tryWrite(join(process.env.TMPDIR ?? "/nonexistent", "probe")),
       home: process.env.HOME,
       tmpdir: process.env.TMPDIR,
     };

@@ -19,16 +19,18 @@ export interface StdioLauncher {
 
 /**
  * A stdio MCP server is a command the workflow's author chose, so it gets the code steps'
- * sandbox minus what would break a server: the root read-only, a private /tmp of its own (HOME
- * and TMPDIR too: `npx -y` and the like need a writable cache), removed after; its own user, IPC
- * and PID namespaces (it cannot see or signal the executor or other servers), no capabilities,
- * and no controlling terminal. The host's network is kept: most servers exist to reach a service.
- * --die-with-parent: a server must not outlive the executor that talks to it.
+ * sandbox minus what would break a server: the root read-only, one private writable directory
+ * (its HOME and TMPDIR: `npx -y` and the like need a writable cache), removed after; its own
+ * user, IPC and PID namespaces (it cannot see or signal the executor or other servers), no
+ * capabilities, and no controlling terminal. The host's network is kept: most servers exist to
+ * reach a service. --die-with-parent: a server must not outlive the executor that talks to it.
+ * The directory is bound at its own path rather than over /tmp: the service (or the server's
+ * own files) may live under /tmp, and hiding it would break them.
  */
 function sandboxArgs(privateDir: string): string[] {
   return bwrapCommand(
-    ["--bind", privateDir, "/tmp"],
-    ["--unshare-pid", "--die-with-parent", "--new-session", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp"],
+    ["--bind", privateDir, privateDir],
+    ["--unshare-pid", "--die-with-parent", "--new-session", "--setenv", "HOME", privateDir, "--setenv", "TMPDIR", privateDir],
   );
 }
 
