@@ -139,6 +139,39 @@ describe("JetStream KV adapter", () => {
   });
 });
 
+describe("JetStream KV adapter: lists under a steady flow of writes", () => {
+  it("a list ends while records of the same owner keep being written", async () => {
+    const { store, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const owner = `o-${newId()}`;
+    for (let i = 0; i < 20; i++) await store.executions.create(execution(owner));
+    let writing = true;
+    // New executions, and status changes, which replace (purge) index keys a scan may be about to read.
+    const writer = async () => {
+      while (writing) {
+        const e = execution(owner);
+        const version = await store.executions.create(e);
+        await store.executions.update({ ...e, status: "RUNNING" }, version);
+      }
+    };
+    const writers = Promise.all([writer(), writer(), writer()]);
+    try {
+      for (let round = 0; round < 10; round++) {
+        // nats.js's key scan waits for 5 idle seconds that a steady flow of writes never leaves.
+        const listed = await Promise.race([
+          store.executions.list({ ownerId: owner, page: 1, size: 200 }),
+          new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 4_000).unref()),
+        ]);
+        expect(listed).not.toBe("hung");
+        expect((listed as { total: number }).total).toBeGreaterThanOrEqual(20);
+      }
+    } finally {
+      writing = false;
+      await writers;
+    }
+  });
+});
+
 describe("JetStream KV adapter: recent reads", () => {
   it("getRecent sees another process's update and delete within a bounded delay", async () => {
     const a = await freshStore();

@@ -1,4 +1,4 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
+import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
@@ -23,6 +23,9 @@ export interface KvBuckets {
   /** The index bucket's name, for purging its keys through the stream API. */
   indexBucket: string;
 }
+
+const SCAN_BATCH = 1_000;
+const SCAN_IDLE_MS = 1_000;
 
 /** Ascending or descending on the last two tokens of the index keys (sort field, then id). */
 export type KeyOrder = "asc" | "desc";
@@ -205,7 +208,7 @@ export class KvCollection<T extends { id: string }> {
 
   async #sortedKeys(filter: string, order: KeyOrder, from?: string): Promise<string[]> {
     const rows: { key: string; sort: string; id: string }[] = [];
-    for await (const key of await this.buckets.index.keys(filter)) {
+    for (const key of await this.#scanKeys(filter)) {
       const tokens = key.split(".");
       const sort = fromKeyToken(tokens.at(-2)!);
       if (from === undefined || sort >= from) rows.push({ key, sort, id: fromKeyToken(tokens.at(-1)!) });
@@ -213,6 +216,38 @@ export class KvCollection<T extends { id: string }> {
     const sign = order === "asc" ? 1 : -1;
     rows.sort((a, b) => sign * (compare(a.sort, b.sort) || compare(a.id, b.id)));
     return rows.map((row) => row.key);
+  }
+
+  /**
+   * The index keys matching `filter`. nats.js's `keys()` ends only once its consumer has nothing
+   * pending or has been idle for 5 s, which under a steady flow of writes (a per-second
+   * schedule, an API under load) may be never. This scan counts down what its consumer had
+   * pending when it started, and stops waiting after a second without a message (keys purged
+   * meanwhile are never delivered).
+   */
+  async #scanKeys(filter: string): Promise<string[]> {
+    const { jsm, indexBucket } = this.buckets;
+    const prefix = `$KV.${indexBucket}.`;
+    const consumer = await jsm.jetstream().consumers.get(`KV_${indexBucket}`, {
+      filter_subjects: prefix + filter,
+      deliver_policy: DeliverPolicy.LastPerSubject,
+      headers_only: true,
+    });
+    let left = (await consumer.info(true)).num_pending;
+    const keys: string[] = [];
+    while (left > 0) {
+      let got = 0;
+      for await (const m of await consumer.fetch({ max_messages: Math.min(left, SCAN_BATCH), expires: SCAN_IDLE_MS })) {
+        got += 1;
+        left -= 1;
+        const op = m.headers?.get("KV-Operation");
+        if (op !== "DEL" && op !== "PURGE") keys.push(m.subject.slice(prefix.length));
+        if (m.info.pending === 0) left = 0;
+        if (left === 0) break;
+      }
+      if (got === 0) break;
+    }
+    return keys;
   }
 
   async #resolve(keys: string[]): Promise<T[]> {
