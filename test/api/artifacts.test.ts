@@ -172,7 +172,7 @@ describe("artifacts", () => {
     const tampered = [
       url.replace(`sig=${sig}`, `sig=${sig.slice(0, -1)}${sig.endsWith("0") ? "1" : "0"}`),
       url.replace(`expires=${expires}`, `expires=${expires + 3600}`),
-      url.replace(artifact!.id, `${artifact!.id.slice(0, -1)}x`),
+      url.replace(artifact!.id, `${artifact!.id.slice(0, -1)}${artifact!.id.endsWith("x") ? "y" : "x"}`),
     ];
     for (const t of tampered) {
       const r = await fetch(t);

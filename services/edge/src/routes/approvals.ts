@@ -10,9 +10,9 @@ import {
   IdParams,
   RejectBody,
 } from "@wf/shared/api";
-import { CasConflictError, WfError } from "@wf/shared/errors";
+import { WfError } from "@wf/shared/errors";
 import { subjects } from "@wf/shared/nats";
-import type { ApprovalRecord, Versioned } from "@wf/shared/store";
+import { settleApproval, type ApprovalRecord, type Versioned } from "@wf/shared/store";
 import { requireWriter, roleOnOwned, visibleExecution, type Role } from "../access/roles";
 import type { EdgeContext } from "../context";
 import { approvalView } from "../views/approval";
@@ -149,42 +149,44 @@ export async function decide(
   decision: Pick<ApprovalDecision, "comment" | "editedItems">,
 ): Promise<ReturnType<typeof approvalView>> {
   const now = ctx.clock();
-  const current = approval.value;
-  const handled = current.status !== "PENDING" || current.expiresAt <= now;
-  if (handled) {
+  let before: ApprovalRecord = approval.value;
+  const settled = await settleApproval(
+    ctx.store,
+    approval.value.id,
+    (pending) => {
+      // Past its expiresAt, an approval is handled even before its timer has fired.
+      if (pending.expiresAt <= now) return 0;
+      if (decision.editedItems) {
+        const problems = editedItemsProblems(pending, decision.editedItems);
+        if (problems.length > 0) throw validationError(problems);
+      }
+      before = pending;
+      return {
+        ...pending,
+        status: verb === "approve" ? "APPROVED" : "REJECTED",
+        decidedAt: now,
+        decidedBy: userId,
+        comment: decision.comment,
+        editedItems: decision.editedItems,
+      };
+    },
+    approval,
+  );
+  if (!settled.won) {
+    const current = settled.record;
+    if (!current) throw new WfError("NOT_FOUND", `approval ${approval.value.id} not found`);
     // api-spec.md: approve on a handled approval is a 404; decisions.md: reject on a decided one a 409.
     const state = current.status === "PENDING" ? "expired" : current.status.toLowerCase();
     if (verb === "approve") throw new WfError("NOT_FOUND", `approval ${current.id} was already handled (${state})`);
     throw new WfError("CONFLICT", `approval ${current.id} was already decided (${state})`);
   }
-  if (decision.editedItems) {
-    const problems = editedItemsProblems(current, decision.editedItems);
-    if (problems.length > 0) throw validationError(problems);
-  }
-  const decided: ApprovalRecord = {
-    ...current,
-    status: verb === "approve" ? "APPROVED" : "REJECTED",
-    decidedAt: now,
-    decidedBy: userId,
-    comment: decision.comment,
-    editedItems: decision.editedItems,
-  };
-  let version: number;
+  const { record: decided, version } = settled;
+  const command: ApprovalDecision = { approvalId: decided.id, executionId: decided.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
   try {
-    version = await ctx.store.approvals.update(decided, approval.version);
+    await ctx.js.publish(subjects(ctx.ns).approval(verb, decided.id), JSON.stringify(command), { msgID: `${decided.id}.${verb}` });
   } catch (err) {
-    if (!(err instanceof CasConflictError)) throw err;
-    // Someone decided first (or the record changed): answer from what is stored now.
-    const latest = await ctx.store.approvals.get(current.id);
-    if (!latest) throw new WfError("NOT_FOUND", `approval ${current.id} not found`);
-    return decide(ctx, latest, userId, verb, decision);
-  }
-  const command: ApprovalDecision = { approvalId: current.id, executionId: current.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
-  try {
-    await ctx.js.publish(subjects(ctx.ns).approval(verb, current.id), JSON.stringify(command), { msgID: `${current.id}.${verb}` });
-  } catch (err) {
-    await ctx.store.approvals.update(current, version).catch((undo: unknown) => {
-      ctx.log.error("an approval whose command was not published could not be put back to PENDING", { approvalId: current.id, err: undo });
+    await ctx.store.approvals.update(before, version).catch((undo: unknown) => {
+      ctx.log.error("an approval whose command was not published could not be put back to PENDING", { approvalId: decided.id, err: undo });
     });
     throw err;
   }

@@ -1,5 +1,6 @@
 import { ExpressionError, evaluateCondition, renderTemplate } from "@wf/shared/expressions";
 import { newId, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState, type StepStatus } from "@wf/shared/execution";
+import type { ApprovalRecord } from "@wf/shared/store";
 import type { Step, Workflow } from "@wf/shared/workflow";
 import { walkSteps } from "@wf/shared/workflow";
 import { runAiStep } from "./ai-steps";
@@ -133,9 +134,7 @@ export class ExecutionRun {
       if (st.status !== "AWAITING_APPROVAL") continue;
       const record = st.approvalId === null ? null : await this.fx.cancelApproval(st.approvalId, reason);
       if (record && (record.status === "REJECTED" || record.status === "EXPIRED")) {
-        st.error = closedGateError(record);
-        this.setStatus(st, record.status, now);
-        this.c.emit(record.status === "EXPIRED" ? "step_expired" : "step_rejected", path, { status: st.status, approvalId: record.id, error: st.error });
+        this.closeGate(path, st, record, record.status, now);
         continue;
       }
       this.setStatus(st, "CANCELLED", now);
@@ -258,18 +257,19 @@ export class ExecutionRun {
         this.c.emit("step_approved", path, { approvalId: record.id, decidedBy: record.decidedBy, comment: record.comment });
         return null;
       default: {
-        const error = closedGateError(record);
-        st.error = error;
-        this.setStatus(st, record.status, now);
         if (this.snap.status === "AWAITING_APPROVAL") this.snap.status = "RUNNING";
-        this.c.emit(record.status === "EXPIRED" ? "step_expired" : "step_rejected", path, {
-          status: st.status,
-          approvalId: record.id,
-          error,
-        });
-        return { kind: "failed", error, gateClosed: true };
+        return { kind: "failed", error: this.closeGate(path, st, record, record.status, now), gateClosed: true };
       }
     }
+  }
+
+  /** The gated step takes the approval's rejection or expiry as its end; returns its error. */
+  private closeGate(path: string, st: StepState, record: ApprovalRecord, status: "REJECTED" | "EXPIRED", now: number): string {
+    const error = closedGateError(record);
+    st.error = error;
+    this.setStatus(st, status, now);
+    this.c.emit(status === "EXPIRED" ? "step_expired" : "step_rejected", path, { status, approvalId: record.id, error });
+    return error;
   }
 
   /** The attempt loop: runs, and on a retryable failure backs off on a durable timer. */
