@@ -23,6 +23,95 @@ export interface LoadResult {
 }
 
 /**
+ * Open-loop load at a fixed rate: request i is due at start + i / ratePerSec whatever became of
+ * the earlier ones, sent over at most `connections` keep-alive connections (one request in
+ * flight on each, no pipelining; a due request waits for a free one). Its latency runs from when
+ * it was due, not from when it was sent, so a server that falls behind shows it in the tail
+ * instead of slowing the load down (no coordinated omission). Latencies are of the requests due
+ * in the measured window; `perSec` counts the answers that arrived in it: below `ratePerSec`,
+ * the server (or the load tool) could not keep up.
+ */
+export async function runLoadAtRate(
+  target: LoadTarget,
+  opts: { ratePerSec: number; connections: number; warmupMs: number; durationMs: number },
+): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+  const url = new URL(target.url);
+  const body = Buffer.from(target.body);
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const allStatuses: Record<string, number> = {};
+  let failures = 0;
+  const started = performance.now();
+  const measureFrom = started + opts.warmupMs;
+  const end = measureFrom + opts.durationMs;
+  const intervalMs = 1000 / opts.ratePerSec;
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  let answeredInWindow = 0;
+
+  const send = (i: number, due: number): void => {
+    const connection = i % opts.connections;
+    const done = new Promise<number>((resolve) => {
+      const req = request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: target.path ? target.path(connection) : url.pathname + url.search,
+          method: "POST",
+          headers: { "content-type": "application/json", "content-length": body.length, ...target.headers(connection) },
+        },
+        (res) => {
+          res.resume();
+          res.once("end", () => resolve(res.statusCode ?? 0));
+          res.once("error", () => resolve(0));
+        },
+      );
+      req.once("error", () => resolve(0));
+      req.end(body);
+    }).then((status) => {
+      const t1 = performance.now();
+      allStatuses[status] = (allStatuses[status] ?? 0) + 1;
+      if (t1 >= measureFrom && t1 < end) answeredInWindow++;
+      if (due < measureFrom || due >= end) return;
+      latencies.push(t1 - due);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status === 0) failures++;
+    });
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  };
+
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const now = performance.now();
+      // Everything due by now goes out; the timer's own lateness is the load tool's, and counts.
+      for (let due = started + sent * intervalMs; due <= now && due < end; due = started + sent * intervalMs) send(sent++, due);
+      if (started + sent * intervalMs >= end) resolve();
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+  await Promise.all(inFlight);
+  agent.destroy();
+
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    requests: sorted.length,
+    perSec: Math.round(answeredInWindow / (opts.durationMs / 1000)),
+    latencyMs: {
+      p50: round(percentile(sorted, 50)),
+      p99: round(percentile(sorted, 99)),
+      mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
+    },
+    statuses,
+    failures,
+    allStatuses,
+  };
+}
+
+/**
  * Closed-loop load: `connections` keep-alive connections, each sending its next POST as soon as
  * the previous answer is read in full, for `warmupMs` unmeasured then `durationMs` measured. The
  * same tool and settings drive every target, so their figures compare.

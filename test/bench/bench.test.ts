@@ -152,22 +152,26 @@ describe("bench harness (smoke)", () => {
   }, 60_000);
 
   it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {
-    const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 });
+    const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 }, { ratePerSec: 200 });
     expect(r.webhooks).toBe(4);
     expect(r.runs.map((run) => run.processes)).toEqual([1, 2]);
-    for (const load of [r.bare, ...r.runs.map((run) => run.load)]) {
+    for (const load of [r.bare, r.bareAtAim, ...r.runs.flatMap((run) => [run.load, run.atAim])]) {
       expect(load.requests).toBeGreaterThan(0);
       expect(Object.keys(load.statuses)).toEqual(["202"]);
       for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
     }
-    expect(r.accepted).toBeGreaterThanOrEqual(r.runs.reduce((n, run) => n + run.load.requests, 0));
+    expect(r.accepted).toBeGreaterThanOrEqual(r.runs.reduce((n, run) => n + run.load.requests + run.atAim.requests, 0));
+    // 200/s for 0.5 s is 100 requests due in the measured window, each answered.
+    for (const rated of [r.bareAtAim, ...r.runs.map((run) => run.atAim)]) expect(rated.requests).toBe(100);
+    // Below the aim's rate the aim is never met, whatever the latency.
+    expect(r.aimMet).toBe(false);
     expect(r.rateLimited + r.otherAnswers).toBe(0);
     expect(r.executionsStored).toBe(r.accepted);
     expect(r.nothingLost).toBe(true);
-    expect(typeof r.aimMet).toBe("boolean");
     const text = renderWebhookBench(r);
     expect(text).toContain("NOTHING LOST");
     expect(text).toContain("2 edge processes");
+    expect(text).toContain("open loop at 200/s");
   }, 60_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {

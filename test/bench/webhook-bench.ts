@@ -7,7 +7,7 @@ import { openStore, type Store } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { SecretBox, WEBHOOK_SECRET_KEY } from "@wf/shared/secrets";
 import type { ApiBenchSizes } from "./api-bench";
-import { runLoad, type LoadResult } from "./api-load";
+import { runLoad, runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
 import { processCpuMs, sampleCpu } from "./cpu";
 import { PUBLISHED } from "./published";
 import { ratiosToBare, seedEnterpriseWorkflow, startEdgeTargets } from "./edge-targets";
@@ -17,7 +17,15 @@ import { round } from "./stats";
 export const WEBHOOK_BENCH_SIZES: ApiBenchSizes = { connections: 64, warmupMs: 2_000, durationMs: 10_000 };
 export const WEBHOOK_BENCH_QUICK_SIZES: ApiBenchSizes = { connections: 64, warmupMs: 500, durationMs: 2_000 };
 
+/**
+ * The aim: 5,000 triggers/s answered with p99 under 20 ms, judged on an open-loop run at that
+ * rate (runLoadAtRate), where the p99 is a latency at that rate. The closed-loop run beside it
+ * finds the most the edge answers; its latency is the connections' queue (Little's law: 64
+ * connections / rate), not a service latency.
+ */
 export const WEBHOOK_AIM = { perSec: 5_000, p99Ms: 20 } as const;
+/** Share of the aim's rate an open-loop run must answer for the aim to count as met. */
+const AIM_RATE_SHARE = 0.99;
 
 /** The edge as one process (WF_EDGE_PROCESSES=1), then as one per core of this 2-core machine. */
 export const WEBHOOK_EDGE_PROCESSES = [1, 2] as const;
@@ -26,7 +34,10 @@ export const WEBHOOK_EDGE_PROCESSES = [1, 2] as const;
 export interface WebhookEdgeRun {
   /** WF_EDGE_PROCESSES of this edge. */
   processes: number;
+  /** Closed loop: as fast as the connections go. */
   load: LoadResult;
+  /** Open loop at the aim's rate. */
+  atAim: LoadResult;
   throughputRatio: number;
   p50Ratio: number;
   p99Ratio: number;
@@ -41,7 +52,11 @@ export interface WebhookEdgeRun {
 
 export interface WebhookBenchResult {
   sizes: ApiBenchSizes;
+  /** The open-loop runs' rate. */
+  ratePerSec: number;
   bare: LoadResult;
+  /** The bare route at the aim's rate, open loop. */
+  bareAtAim: LoadResult;
   /** CPU ms of the bare route's process per request. */
   bareCpuMsPerRequest: number | null;
   /** One run per entry of WEBHOOK_EDGE_PROCESSES, each against its own edge. */
@@ -86,7 +101,13 @@ const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("he
 export async function runWebhookBench(
   server: NatsServerHandle,
   sizes: ApiBenchSizes,
-  opts: { progress?: (line: string) => void; track?: (close: () => Promise<void>) => () => void; edgeEnv?: Record<string, string> } = {},
+  opts: {
+    progress?: (line: string) => void;
+    track?: (close: () => Promise<void>) => () => void;
+    edgeEnv?: Record<string, string>;
+    /** The open-loop runs' rate; the aim's unless a smoke test asks for less. */
+    ratePerSec?: number;
+  } = {},
 ): Promise<WebhookBenchResult> {
   const progress = opts.progress ?? (() => undefined);
   const targets = await startEdgeTargets(server, "wh", opts.track ?? (() => () => undefined), opts.edgeEnv, WEBHOOK_EDGE_PROCESSES);
@@ -99,39 +120,44 @@ export async function runWebhookBench(
     const box = await SecretBox.open(nc, ns, undefined, WEBHOOK_SECRET_KEY);
     const webhookIds = await seed(store, box, sizes.connections);
 
-    progress(`webhook: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
+    const atAim = { ...sizes, ratePerSec: opts.ratePerSec ?? WEBHOOK_AIM.perSec };
+    progress(`webhook: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
+    const bareTarget: LoadTarget = { url: `${bareUrl}/bare/executions`, headers: () => ({}), body: BODY };
     const bareBefore = processCpuMs(barePid);
-    const bare = await runLoad({ url: `${bareUrl}/bare/executions`, headers: () => ({}), body: BODY }, sizes);
+    const bare = await runLoad(bareTarget, sizes);
     const bareCpuMsPerRequest = perAnswer(bareBefore, processCpuMs(barePid), bare);
+    const bareAtAim = await runLoadAtRate(bareTarget, atAim);
     const runs: WebhookEdgeRun[] = [];
     for (const edge of edges) {
-      progress(`webhook: POST /api/webhooks/{id}/trigger (HMAC), ${edge.processes} edge process(es), ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
+      progress(`webhook: POST /api/webhooks/{id}/trigger (HMAC), ${edge.processes} edge process(es), ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
+      const target: LoadTarget = {
+        url: edge.url,
+        path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger`,
+        headers: () => ({ "x-webhook-signature": SIGNATURE }),
+        body: BODY,
+      };
       const edgeBefore = processCpuMs(edge.pid);
       const natsBefore = sampleCpu().get("nats-server") ?? null;
-      const load = await runLoad(
-        {
-          url: edge.url,
-          path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger`,
-          headers: () => ({ "x-webhook-signature": SIGNATURE }),
-          body: BODY,
-        },
-        sizes,
-      );
+      const load = await runLoad(target, sizes);
       const cpuMs = {
         edgePerTrigger: perAnswer(edgeBefore, processCpuMs(edge.pid), load),
         natsServerPerTrigger: perAnswer(natsBefore, sampleCpu().get("nats-server") ?? null, load),
       };
-      const aimMet = load.perSec >= WEBHOOK_AIM.perSec && load.latencyMs.p99 < WEBHOOK_AIM.p99Ms;
-      runs.push({ processes: edge.processes, load, ...ratiosToBare(load, bare), cpuMs, aimMet });
+      const rated = await runLoadAtRate(target, atAim);
+      const aimMet = atAim.ratePerSec >= WEBHOOK_AIM.perSec && rated.perSec >= WEBHOOK_AIM.perSec * AIM_RATE_SHARE && rated.latencyMs.p99 < WEBHOOK_AIM.p99Ms && Object.keys(rated.statuses).join() === "202";
+      runs.push({ processes: edge.processes, load, atAim: rated, ...ratiosToBare(load, bare), cpuMs, aimMet });
     }
     const executionsStored = await countKeys(nc, `${ns}_executions`);
-    const answers = (status: string) => runs.reduce((n, r) => n + (r.load.allStatuses[status] ?? 0), 0);
-    const all = runs.reduce((n, r) => n + Object.values(r.load.allStatuses).reduce((a, b) => a + b, 0), 0);
+    const edgeLoads = runs.flatMap((r) => [r.load, r.atAim]);
+    const answers = (status: string) => edgeLoads.reduce((n, l) => n + (l.allStatuses[status] ?? 0), 0);
+    const all = edgeLoads.reduce((n, l) => n + Object.values(l.allStatuses).reduce((a, b) => a + b, 0), 0);
     const accepted = answers("202");
     const rateLimited = answers("429");
     return {
       sizes,
+      ratePerSec: atAim.ratePerSec,
       bare,
+      bareAtAim,
       bareCpuMsPerRequest,
       runs,
       webhooks: webhookIds.length,
@@ -204,12 +230,18 @@ export function renderWebhookBench(r: WebhookBenchResult): string {
   return [
     `Webhook ingestion (${r.sizes.connections} keep-alive connections, no pipelining, ${r.sizes.durationMs / 1000} s each after ${r.sizes.warmupMs / 1000} s warm-up, same load tool; ` +
       `${r.webhooks} HMAC webhooks of one Enterprise owner, one per connection; no executor runs, executions stay PENDING)`,
+    `  closed loop (each connection sends its next request on the answer: the most each target answers; latency = connections / rate)`,
     row("bare Fastify route, 202 JSON", r.bare) + `  CPU ${ms(r.bareCpuMsPerRequest)}/request`,
     ...r.runs.flatMap((run) => [
       row(`POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`, run.load),
       `    / bare: throughput ${run.throughputRatio}, p50 ${run.p50Ratio}x, p99 ${run.p99Ratio}x; ours / n8n ${round(run.load.perSec / n8n, 1)} (n8n ${n8n}/s on 2 vCPU); ` +
-        `CPU per trigger: edge ${ms(run.cpuMs.edgePerTrigger)} (one core's worth: ${perCore(run.cpuMs.edgePerTrigger)}/s), nats-server ${ms(run.cpuMs.natsServerPerTrigger)}; ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`,
+        `CPU per trigger: edge ${ms(run.cpuMs.edgePerTrigger)} (one core's worth: ${perCore(run.cpuMs.edgePerTrigger)}/s), nats-server ${ms(run.cpuMs.natsServerPerTrigger)}`,
     ]),
+    `  open loop at ${r.ratePerSec.toLocaleString("en-US")}/s (requests sent when due, latency from when due; at most ${r.sizes.connections} connections)`,
+    row("bare Fastify route, 202 JSON", r.bareAtAim),
+    ...r.runs.map(
+      (run) => `${row(`POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`, run.atAim)}  ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`,
+    ),
     `  answers incl. warm-up: 202 x${r.accepted}, 429 x${r.rateLimited}, other x${r.otherAnswers}`,
     `  executions in the store afterwards: ${r.executionsStored}; 202 answers: ${r.accepted} -> ${r.nothingLost ? "NOTHING LOST" : `MISMATCH (${r.executionsStored - r.accepted})`}`,
   ].join("\n");

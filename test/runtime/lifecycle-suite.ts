@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
+import { newId } from "@wf/shared/execution";
+import type { StartCommand } from "@wf/shared/messages";
 import { subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
@@ -152,6 +154,24 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       expect(s.status).toBe("COMPLETED");
       expect(s.output).toBe(2);
       expect(s.triggerSource).toBe("open_api");
+    });
+
+    it("a start whose PENDING snapshot was removed (its caller was told it failed) is dropped, never run", async () => {
+      const definition = definitionOf(`
+  name: withdrawn
+  steps:
+    - { name: a, type: transform, output: 1 }
+  `);
+      const workflow = { id: "wf-withdrawn", name: definition.name, ownerId: "owner1", version: 1, definition };
+      const executionId = newId();
+      // What the edge leaves after a publish it believed failed: the command, without its snapshot.
+      const cmd: StartCommand = { executionId, workflow, pending: true, inputs: {}, triggerSource: "open_api", requestedAt: Date.now() };
+      await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }));
+      const jsm = await rt.platform.js.jetstreamManager();
+      const stillQueued = async () => (await jsm.streams.getMessage(`${rt.ns}_CMD`, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
+      expect(await stillQueued()).toBe(true);
+      await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 20_000 });
+      expect(await rt.platform.store.executions.get(executionId)).toBeNull();
     });
   });
 

@@ -37,7 +37,7 @@ export interface StartRequest {
  * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
  * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and
  * the execution is written PENDING before the command goes out, so a status read right after
- * finds it (the API's 202 then poll).
+ * finds it (the API's 202 then poll); the command then says so and leaves the definition out.
  */
 export async function startExecution(
   js: CommandPublisher,
@@ -61,7 +61,8 @@ export async function startExecution(
     if (!checked.ok) throw new WfError("VALIDATION_FAILED", checked.error);
     await opts.store.executions.create(firstSnapshot(parsed, checked, "PENDING", null));
   }
-  await js.publish(subjectsOf(ns).execStart(executionId), JSON.stringify(cmd), { msgID: executionId });
+  const sent: StartCommand = opts.store ? { ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } } : cmd;
+  await js.publish(subjectsOf(ns).execStart(executionId), JSON.stringify(sent), { msgID: executionId });
   return executionId;
 }
 

@@ -18,3 +18,12 @@ describe("derivedId", () => {
     expect(derivedId(at + 1_000, "a") > derivedId(at, "z")).toBe(true);
   });
 });
+
+describe("newId", () => {
+  it("never repeats within one millisecond, across many refills of its random pool", () => {
+    const at = Date.UTC(2025, 0, 1);
+    const ids = Array.from({ length: 5_000 }, () => newId(at));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => id.startsWith(ids[0]!.slice(0, 10)) && isSubjectToken(id))).toBe(true);
+  });
+});

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { TriggerSource } from "../execution/snapshot";
 
-/** `<ns>.cmd.exec.start.<execId>`: everything an executor needs, so it reads no other record. */
+/**
+ * `<ns>.cmd.exec.start.<execId>`: everything an executor needs, so it reads no other record;
+ * unless `pending`: the starter wrote the execution's PENDING snapshot first, which holds the
+ * definition (left out of the command) and is what the executor takes over.
+ */
 export const StartCommand = z.object({
   executionId: z.string(),
   workflow: z.object({
@@ -9,8 +13,10 @@ export const StartCommand = z.object({
     name: z.string(),
     ownerId: z.string(),
     version: z.number().int().nullable(),
-    definition: z.unknown(),
+    /** Left out when `pending`. */
+    definition: z.unknown().optional(),
   }),
+  pending: z.boolean().default(false),
   inputs: z.record(z.string(), z.unknown()).default({}),
   triggerSource: TriggerSource,
   enableMonitoring: z.boolean().default(false),

@@ -10,7 +10,7 @@ import { startNatsServer, type NatsServerHandle } from "../testing/nats-server";
 import { waitFor } from "../testing/wait-for";
 import { runStoreContract } from "./contract";
 import { keyToken } from "./kv/key-codec";
-import { executionKeys } from "./kv/layouts";
+import { executionLayout } from "./kv/layouts";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
 import { UserRecord } from "./records";
@@ -102,22 +102,50 @@ describe("JetStream KV adapter", () => {
     onTestFinished(cleanup);
     const ownerId = `user-${newId()}`;
     const live = execution(ownerId, { createdAt: 10 });
-    await store.executions.create(live);
-    // What a crash mid-write leaves behind: keys of a record never stored, and of a status it left.
+    const v1 = await store.executions.create(live);
+    // What a crash mid-write leaves behind: the key of a record never stored, and a record whose
+    // status moved on (RUNNING) while its key still carries the one it left (PENDING).
     const index = await new Kvm(nc).open(`${namespace}_executions_idx`);
     const ghost = execution(ownerId, { createdAt: 20 });
-    const leftStatus = { ...live, status: "RUNNING" as const };
-    for (const key of [...executionKeys(ghost), ...executionKeys(leftStatus)]) await index.put(key, "");
+    for (const key of executionLayout.keys(ghost)) await index.put(key, "PENDING");
+    const records = await new Kvm(nc).open(`${namespace}_executions`);
+    const running = { ...live, status: "RUNNING" as const };
+    const v2 = await records.update(keyToken(live.id), JSON.stringify(running), v1);
 
-    expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [live], total: 1 });
-    expect(await store.executions.list({ ownerId, status: "RUNNING", page: 1, size: 10 })).toEqual({
-      items: [],
-      total: 0,
-    });
-    expect(await store.executions.list({ ownerId, status: "PENDING", page: 1, size: 10 })).toEqual({
-      items: [live],
-      total: 1,
-    });
+    const list = (status?: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, ...(status ? { status } : {}), page: 1, size: 10 });
+    expect(await list()).toEqual({ items: [running], total: 1 });
+    expect(await list("PENDING")).toEqual({ items: [], total: 0 });
+    // Missing from its new status until its next change of status puts the key again.
+    expect(await list("RUNNING")).toEqual({ items: [], total: 0 });
+    const done = { ...running, status: "COMPLETED" as const };
+    await store.executions.update(done, v2);
+    expect(await list("COMPLETED")).toEqual({ items: [done], total: 1 });
+    expect(await list()).toEqual({ items: [done], total: 1 });
+  });
+
+  it("lists by status the executions of a bucket written before keys carried the status", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const old = execution(ownerId, { createdAt: 10 });
+    // The earlier layout: an o. key with an empty value, and an s. key that nothing reads now.
+    const records = await new Kvm(nc).open(`${namespace}_executions`);
+    const version = await records.create(keyToken(old.id), JSON.stringify(old));
+    const index = await new Kvm(nc).open(`${namespace}_executions_idx`);
+    const [key] = executionLayout.keys(old);
+    await index.put(key!, "");
+    await index.put(key!.replace(/^o\.([^.]+)\./, "s.$1.PENDING."), "");
+    const fresh = execution(ownerId, { createdAt: 20, status: "RUNNING" });
+    await store.executions.create(fresh);
+
+    const list = (status?: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, ...(status ? { status } : {}), page: 1, size: 10 });
+    expect(await list()).toEqual({ items: [fresh, old], total: 2 });
+    expect(await list("PENDING")).toEqual({ items: [old], total: 1 });
+    expect(await list("RUNNING")).toEqual({ items: [fresh], total: 1 });
+    const moved = { ...old, status: "COMPLETED" as const };
+    await store.executions.update(moved, version);
+    expect(await list("PENDING")).toEqual({ items: [], total: 0 });
+    expect(await list("COMPLETED")).toEqual({ items: [moved], total: 1 });
   });
 
   it("an update at a version this process did not write reads the record's index keys, not its memory", async () => {

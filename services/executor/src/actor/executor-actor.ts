@@ -25,6 +25,8 @@ export interface ExecutorActorDeps extends EffectDeps {
 const NOT_REPLAYED = new Set(["open_api", "webhook"]);
 const BUSY_RETRY_MS = 100;
 const BUSY_MAX_MS = 1_000;
+/** Deliveries of a `pending` start that may find no snapshot before it is dropped: about 6 s of backoff. */
+const PENDING_READ_ATTEMPTS = 10;
 
 /**
  * Handles execution commands. One execution is run by at most one actor at a time: the holder
@@ -130,6 +132,17 @@ export class ExecutorActor {
   }
 
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<void> {
+    if (cmd.pending) {
+      const pending = await this.d.store.executions.get(cmd.executionId);
+      if (pending) return this.acquireAndRun(m, pending);
+      // A read served by a replica that lags the write is given a moment; after that the
+      // snapshot is gone: the starter removed it when its publish seemed to fail, and told its
+      // caller the start failed.
+      if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
+      this.d.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
+      this.done(m);
+      return;
+    }
     // Create first, read only if that fails: a first delivery (the common case) costs one write.
     const now = Date.now();
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);

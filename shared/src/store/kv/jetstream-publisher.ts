@@ -2,7 +2,6 @@ import { JetStreamApiError, type JetStreamPublishOptions, type PubAck } from "@n
 import {
   ClosedConnectionError,
   createInbox,
-  headers,
   NoRespondersError,
   TimeoutError,
   type Msg,
@@ -133,11 +132,25 @@ export class JetStreamPublisher {
   }
 }
 
+const encoder = new TextEncoder();
+const UNSAFE_HEADER_VALUE = /[\r\n]/;
+
+/**
+ * The publish's headers, already in wire form. nats.js builds a header map per message (keys
+ * canonicalised, values in arrays, a string rebuilt on encode): about a sixth of what a webhook
+ * trigger allocated. Its protocol layer (nats-core 3) calls nothing but `encode()` on the
+ * headers of a publish, which is all this object has; the publisher's tests (message id
+ * dedup, expected sequence) fail if that changes.
+ */
 function headersOf(opts: PublishOptions | undefined): { headers?: MsgHdrs } {
   const last = opts?.expect?.lastSubjectSequence;
   if (opts?.msgID === undefined && last === undefined) return {};
-  const h = headers();
-  if (opts?.msgID !== undefined) h.set("Nats-Msg-Id", opts.msgID);
-  if (last !== undefined) h.set("Nats-Expected-Last-Subject-Sequence", String(last));
-  return { headers: h };
+  let text = "NATS/1.0";
+  if (opts?.msgID !== undefined) {
+    if (UNSAFE_HEADER_VALUE.test(opts.msgID)) throw new TypeError(`a message id may not contain CR or LF: ${JSON.stringify(opts.msgID)}`);
+    text += `\r\nNats-Msg-Id: ${opts.msgID}`;
+  }
+  if (last !== undefined) text += `\r\nNats-Expected-Last-Subject-Sequence: ${last}`;
+  const wire = encoder.encode(`${text}\r\n\r\n`);
+  return { headers: { encode: () => wire } as unknown as MsgHdrs };
 }

@@ -31,12 +31,32 @@ const SCAN_IDLE_MS = 1_000;
 export type KeyOrder = "asc" | "desc";
 
 /**
- * What this process last wrote or read of a record: its version, and its index keys, each with
- * the revision of the put that wrote it when this process made that put (else 0).
+ * What this process last wrote or read of a record: its version, its index keys, each with the
+ * revision of the put that wrote it when this process made that put (else 0), and the value
+ * those keys carry for that version.
  */
 interface Known {
   version: number;
   index: ReadonlyMap<string, number>;
+  indexValue: string;
+}
+
+/** How a record type is listed: its index keys, and the one value all of them carry (if any). */
+export interface IndexLayout<T> {
+  keys(value: T): string[];
+  /**
+   * A field of the record that lists filter on (a status) carried as the keys' value instead of
+   * as a key family of its own: a change of it is one put of the same keys, where a family of
+   * its own costs a put of the new key and a purge of the old one. Keys written before a
+   * collection carried values hold "" and are read as unknown.
+   */
+  value?(value: T): string;
+}
+
+/** One scanned index key, with the value it carries ("" when none or unknown). */
+interface IndexRow {
+  key: string;
+  value: string;
 }
 
 type Loaded<T> = Versioned<T> & Known;
@@ -49,12 +69,17 @@ const KNOWN_CAPACITY = 10_000;
  * id, so a list is one key scan with a subject filter, a sort, and reads of one page of records.
  *
  * Consistency model. The record is the truth; the index is a hint that reads verify. A listed key
- * counts only if its record exists and, recomputed from the record, still claims that key; keys
- * that fail are dropped from the page and from `total` (so a page can come back short, never
- * with a duplicate). Writers keep the index a superset of the truth where it matters:
+ * counts only if its record exists and, recomputed from the record, still claims that key (and,
+ * for a list filtered on the keys' value, still has that value); keys that fail are dropped from
+ * the page and from `total` (so a page can come back short, never with a duplicate). Writers
+ * keep the index a superset of the truth where it matters:
  * - Keys a write adds are put concurrently with the record write, so a record is not left without
  *   its keys by a crash between two round trips. If the record write loses (AlreadyExists, CAS),
- *   those keys are purged again unless the stored record claims them.
+ *   those keys are purged again unless the stored record claims them, and given the stored
+ *   record's value back if it claims them with another.
+ * - Keys a write keeps but whose value it changes are put after the record write is stored: a
+ *   crash in between leaves the key carrying the previous value, so the record is missing from
+ *   lists filtered on its new value until its next change of value.
  * - Keys a write removes are purged only after the record write succeeded, and only up to the
  *   key's revision as known before that write (this process's own put, or a read), so a put of
  *   the same key by a later writer (a status going back, say) survives.
@@ -79,20 +104,28 @@ export class KvCollection<T extends { id: string }> {
     private readonly buckets: KvBuckets,
     private readonly type: string,
     private readonly schema: z.ZodType<T>,
-    private readonly indexKeys: (value: T) => string[],
+    private readonly layout: IndexLayout<T>,
   ) {}
+
+  #indexValue(value: T): string {
+    return this.layout.value?.(value) ?? "";
+  }
 
   async create(value: T): Promise<number> {
     const token = keyToken(value.id);
-    const keys = this.indexKeys(value);
-    const [record, ...puts] = await Promise.allSettled([this.#createRecord(token, JSON.stringify(value)), ...keys.map((key) => this.#putKey(key))]);
+    const keys = this.layout.keys(value);
+    const indexValue = this.#indexValue(value);
+    const [record, ...puts] = await Promise.allSettled([
+      this.#createRecord(token, JSON.stringify(value)),
+      ...keys.map((key) => this.#putKey(key, indexValue)),
+    ]);
     if (record.status === "rejected") {
       if (!isWrongLastSequence(record.reason)) throw record.reason;
-      await this.#dropUnclaimed(token, keys, puts);
+      await this.#dropUnclaimed(token, keys, indexValue, puts);
       throw new AlreadyExistsError(`${this.type}/${value.id}`);
     }
     throwFirstRejection(puts);
-    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts) });
+    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
     this.#recent?.wrote(token, { value, version: record.value });
     return record.value;
   }
@@ -121,20 +154,24 @@ export class KvCollection<T extends { id: string }> {
   async update(value: T, expectedVersion: number): Promise<number> {
     const token = keyToken(value.id);
     const before = await this.#knownAt(token, value.id, expectedVersion);
-    const keys = this.indexKeys(value);
+    const keys = this.layout.keys(value);
+    const indexValue = this.#indexValue(value);
     const added = keys.filter((key) => !before.index.has(key));
+    // Kept keys whose value changes are put again once the record write is stored, never with
+    // it: a key then never carries a value that no stored version of its record has.
+    const reput = indexValue === before.indexValue ? [] : keys.filter((key) => before.index.has(key));
     const removed = [...before.index.keys()].filter((key) => !keys.includes(key));
     const data = JSON.stringify(value);
 
-    if (added.length === 0 && removed.length === 0) {
+    if (added.length === 0 && reput.length === 0 && removed.length === 0) {
       // The hot path (a step's snapshot): the index is untouched, one write.
       try {
         const version = await this.#updateRecord(token, data, expectedVersion);
-        this.#known.set(token, { version, index: before.index });
+        this.#known.set(token, { version, index: before.index, indexValue });
         this.#recent?.wrote(token, { value, version });
         return version;
       } catch (err) {
-        throw await this.#lostWrite(err, token, value.id, [], []);
+        throw await this.#lostWrite(err, token, value.id, [], indexValue, []);
       }
     }
 
@@ -148,12 +185,17 @@ export class KvCollection<T extends { id: string }> {
         () => 0,
       );
     });
-    const [record, ...puts] = await Promise.allSettled([this.#updateRecord(token, data, expectedVersion), ...added.map((key) => this.#putKey(key))]);
-    if (record.status === "rejected") throw await this.#lostWrite(record.reason, token, value.id, added, puts);
-    const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
-    this.#known.set(token, { version: record.value, index: withRevisions(index, added, puts) });
+    const [record, ...puts] = await Promise.allSettled([
+      this.#updateRecord(token, data, expectedVersion),
+      ...added.map((key) => this.#putKey(key, indexValue)),
+    ]);
+    if (record.status === "rejected") throw await this.#lostWrite(record.reason, token, value.id, added, indexValue, puts);
     this.#recent?.wrote(token, { value, version: record.value });
+    const reputs = await Promise.allSettled(reput.map((key) => this.#putKey(key, indexValue)));
+    const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
+    this.#known.set(token, { version: record.value, index: withRevisions(withRevisions(index, added, puts), reput, reputs), indexValue });
     throwFirstRejection(puts);
+    throwFirstRejection(reputs);
     await Promise.allSettled(
       removed.map(async (key, i) => {
         const revision = await bounds[i]!;
@@ -182,19 +224,34 @@ export class KvCollection<T extends { id: string }> {
 
   /**
    * One page of the records listed under `filter`, with the number listed in all; with `from`,
-   * only keys whose sort token is at least `from` count.
+   * only keys whose sort token is at least `from` count; with `valueIs`, only keys carrying that
+   * value (the layout's `value`).
    */
-  protected async page(filter: string, order: KeyOrder, query: PageQuery, from?: string): Promise<Page<T>> {
+  protected async page(filter: string, order: KeyOrder, query: PageQuery, opts: { from?: string; valueIs?: string } = {}): Promise<Page<T>> {
     const { skip, limit } = pageWindow(query);
-    const keys = await this.#sortedKeys(filter, order, from);
-    const window = keys.slice(skip, skip + limit);
-    const items = await this.#resolve(window);
-    return { items, total: keys.length - (window.length - items.length) };
+    const rows = await this.#sortedRows(filter, order, opts.from);
+    const listed = opts.valueIs === undefined ? rows : await this.#withValue(rows, opts.valueIs);
+    const window = listed.slice(skip, skip + limit);
+    const items = await this.#resolve(window, opts.valueIs);
+    return { items, total: listed.length - (window.length - items.length) };
   }
 
   /** Every record listed under `filter`. */
   protected async all(filter: string, order: KeyOrder): Promise<T[]> {
-    return this.#resolve(await this.#sortedKeys(filter, order));
+    return this.#resolve(await this.#sortedRows(filter, order));
+  }
+
+  /** The rows carrying `value`; a row of unknown value ("") is looked up in its record. */
+  async #withValue(rows: IndexRow[], value: string): Promise<IndexRow[]> {
+    const unknown = rows.filter((row) => row.value === "");
+    if (unknown.length > 0) {
+      const records = await Promise.all(unknown.map((row) => this.#load(tokenOf(row.key))));
+      unknown.forEach((row, i) => {
+        const record = records[i];
+        if (record?.index.has(row.key)) row.value = record.indexValue;
+      });
+    }
+    return rows.filter((row) => row.value === value);
   }
 
   /**
@@ -206,16 +263,16 @@ export class KvCollection<T extends { id: string }> {
     return (await jsm.direct.getMessage(`KV_${indexBucket}`, { next_by_subj: `$KV.${indexBucket}.${filter}` })) !== null;
   }
 
-  async #sortedKeys(filter: string, order: KeyOrder, from?: string): Promise<string[]> {
-    const rows: { key: string; sort: string; id: string }[] = [];
-    for (const key of await this.#scanKeys(filter)) {
-      const tokens = key.split(".");
+  async #sortedRows(filter: string, order: KeyOrder, from?: string): Promise<IndexRow[]> {
+    const rows: (IndexRow & { sort: string; id: string })[] = [];
+    for (const row of await this.#scanKeys(filter)) {
+      const tokens = row.key.split(".");
       const sort = fromKeyToken(tokens.at(-2)!);
-      if (from === undefined || sort >= from) rows.push({ key, sort, id: fromKeyToken(tokens.at(-1)!) });
+      if (from === undefined || sort >= from) rows.push({ ...row, sort, id: fromKeyToken(tokens.at(-1)!) });
     }
     const sign = order === "asc" ? 1 : -1;
     rows.sort((a, b) => sign * (compare(a.sort, b.sort) || compare(a.id, b.id)));
-    return rows.map((row) => row.key);
+    return rows.map(({ key, value }) => ({ key, value }));
   }
 
   /**
@@ -223,25 +280,25 @@ export class KvCollection<T extends { id: string }> {
    * pending or has been idle for 5 s, which under a steady flow of writes (a per-second
    * schedule, an API under load) may be never. This scan counts down what its consumer had
    * pending when it started, and stops waiting after a second without a message (keys purged
-   * meanwhile are never delivered).
+   * meanwhile are never delivered). Values are fetched only for a layout that has them.
    */
-  async #scanKeys(filter: string): Promise<string[]> {
+  async #scanKeys(filter: string): Promise<IndexRow[]> {
     const { jsm, indexBucket } = this.buckets;
     const prefix = `$KV.${indexBucket}.`;
     const consumer = await jsm.jetstream().consumers.get(`KV_${indexBucket}`, {
       filter_subjects: prefix + filter,
       deliver_policy: DeliverPolicy.LastPerSubject,
-      headers_only: true,
+      headers_only: this.layout.value === undefined,
     });
     let left = (await consumer.info(true)).num_pending;
-    const keys: string[] = [];
+    const keys: IndexRow[] = [];
     while (left > 0) {
       let got = 0;
       for await (const m of await consumer.fetch({ max_messages: Math.min(left, SCAN_BATCH), expires: SCAN_IDLE_MS })) {
         got += 1;
         left -= 1;
         const op = m.headers?.get("KV-Operation");
-        if (op !== "DEL" && op !== "PURGE") keys.push(m.subject.slice(prefix.length));
+        if (op !== "DEL" && op !== "PURGE") keys.push({ key: m.subject.slice(prefix.length), value: m.data.length === 0 ? "" : m.string() });
         if (m.info.pending === 0) left = 0;
         if (left === 0) break;
       }
@@ -250,9 +307,12 @@ export class KvCollection<T extends { id: string }> {
     return keys;
   }
 
-  async #resolve(keys: string[]): Promise<T[]> {
-    const loaded = await Promise.all(keys.map((key) => this.#load(key.slice(key.lastIndexOf(".") + 1))));
-    return loaded.flatMap((record, i) => (record?.index.has(keys[i]!) ? [record.value] : []));
+  /** The records of `rows` that still claim their key (and, with `valueIs`, still carry that value). */
+  async #resolve(rows: IndexRow[], valueIs?: string): Promise<T[]> {
+    const loaded = await Promise.all(rows.map((row) => this.#load(tokenOf(row.key))));
+    return loaded.flatMap((record, i) =>
+      record?.index.has(rows[i]!.key) && (valueIs === undefined || record.indexValue === valueIs) ? [record.value] : [],
+    );
   }
 
   async #load(token: string): Promise<Loaded<T> | null> {
@@ -262,9 +322,10 @@ export class KvCollection<T extends { id: string }> {
     // Same version, same keys: keep the put revisions this process may already know of them.
     const known = this.#known.get(token);
     const index =
-      known?.version === entry.revision ? known.index : new Map(this.indexKeys(value).map((key) => [key, 0]));
-    this.#known.set(token, { version: entry.revision, index });
-    return { value, version: entry.revision, index };
+      known?.version === entry.revision ? known.index : new Map(this.layout.keys(value).map((key) => [key, 0]));
+    const indexValue = this.#indexValue(value);
+    this.#known.set(token, { version: entry.revision, index, indexValue });
+    return { value, version: entry.revision, index, indexValue };
   }
 
   /** The index keys of the record at `expectedVersion`: from memory when we wrote or read it last. */
@@ -283,25 +344,32 @@ export class KvCollection<T extends { id: string }> {
     token: string,
     id: string,
     added: readonly string[],
+    indexValue: string,
     puts: readonly PromiseSettledResult<number>[],
   ): Promise<unknown> {
     if (!isWrongLastSequence(err)) return err;
-    const current = await this.#dropUnclaimed(token, added, puts);
+    const current = await this.#dropUnclaimed(token, added, indexValue, puts);
     return current ? new CasConflictError(`${this.type}/${id}`) : this.#notFound(id);
   }
 
-  /** Purges the keys we put for a write that lost, unless the stored record claims them. */
+  /**
+   * Undoes the key puts of a write that lost: a key the stored record does not claim is purged; a
+   * key it claims with another value gets the stored value back, unless someone put that key
+   * after us (their put is the newer one).
+   */
   async #dropUnclaimed(
     token: string,
     keys: readonly string[],
+    indexValue: string,
     puts: readonly PromiseSettledResult<number>[],
   ): Promise<Loaded<T> | null> {
     const current = await this.#load(token);
     await Promise.allSettled(
       keys.map((key, i) => {
         const put = puts[i];
-        if (put?.status !== "fulfilled" || current?.index.has(key)) return;
-        return this.#purge(key, put.value + 1);
+        if (put?.status !== "fulfilled") return;
+        if (!current?.index.has(key)) return this.#purge(key, put.value + 1);
+        if (current.indexValue !== indexValue) return this.#putKey(key, current.indexValue, put.value);
       }),
     );
     return current;
@@ -328,8 +396,10 @@ export class KvCollection<T extends { id: string }> {
     return (await this.buckets.publisher.publish(subject, data, { expect: { lastSubjectSequence: expectedVersion } })).seq;
   }
 
-  async #putKey(key: string): Promise<number> {
-    return (await this.buckets.publisher.publish(`$KV.${this.buckets.indexBucket}.${key}`, "")).seq;
+  /** Puts `key` carrying `value`; with `after`, only if the key's last put is still that revision. */
+  async #putKey(key: string, value: string, after?: number): Promise<number> {
+    const subject = `$KV.${this.buckets.indexBucket}.${key}`;
+    return (await this.buckets.publisher.publish(subject, value, after === undefined ? undefined : { expect: { lastSubjectSequence: after } })).seq;
   }
 
   /** Removes a key's messages (before revision `before`, when given) without a delete marker. */
@@ -363,6 +433,11 @@ function withRevisions(
     index.set(key, put?.status === "fulfilled" ? put.value : 0);
   });
   return index;
+}
+
+/** Index keys end in the record's id token. */
+function tokenOf(key: string): string {
+  return key.slice(key.lastIndexOf(".") + 1);
 }
 
 function throwFirstRejection(results: readonly PromiseSettledResult<unknown>[]): void {

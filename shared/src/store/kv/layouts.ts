@@ -1,6 +1,7 @@
-import type { ExecutionSnapshot, ExecutionStatus } from "../../execution/snapshot";
+import type { ExecutionSnapshot } from "../../execution/snapshot";
 import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, SecretRecord, WebhookRecord, WorkflowRecord } from "../records";
 import { triggerFacts } from "../workflow-triggers";
+import type { IndexLayout } from "./kv-collection";
 import { keyToken as t, sortableNumber } from "./key-codec";
 
 /*
@@ -8,8 +9,7 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  * <sort>.<id>, so each list query is a subject-filter scan of one key family, sorted on those
  * two tokens. <createdAt> is `sortableNumber`; every other part goes through `keyToken`.
  *
- *   executions  o.<owner>.<workflow>.<createdAt>.<id>           by owner [and workflow]
- *               s.<owner>.<status>.<workflow>.<createdAt>.<id>  by owner and status [and workflow]
+ *   executions  o.<owner>.<workflow>.<createdAt>.<id> = <status>   by owner [and workflow] [and status]
  *   approvals   o.<owner>.<createdAt>.<id>
  *               s.<owner>.<status>.<createdAt>.<id>
  *               e.<execution>.<createdAt>.<id>
@@ -22,22 +22,26 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  *   secrets     o.<owner>.<name>.<id>
  *   users, api keys: none (read by id; a user's email maps to its id in a bucket of its own)
  *
- * The workflow id sits before the sort tokens, not in a family of its own, so a status change
- * moves exactly one key (put one, purge one) whatever the filters, and `o.` keys never change.
+ * The workflow id sits before the sort tokens, not in a family of its own, and an execution's
+ * status is its key's value (filtered on while scanning), so a status change is one put of one
+ * key whatever the filters. Buckets written before the value was carried hold `s.` keys that
+ * nothing reads any more, and `o.` keys with an empty value, whose status lists read from the record.
  */
 
 /** Names past this many characters are left out of the key (they tie, and the id breaks the tie). */
 const NAME_KEY_CHARS = 64;
 
-export const executionKeys = (e: ExecutionSnapshot): string[] => {
-  const tail = `${t(e.workflowId)}.${sortableNumber(e.createdAt)}.${t(e.id)}`;
-  return [`o.${t(e.ownerId)}.${tail}`, `s.${t(e.ownerId)}.${e.status}.${tail}`];
+export const executionLayout: IndexLayout<ExecutionSnapshot> = {
+  keys: (e) => [`o.${t(e.ownerId)}.${t(e.workflowId)}.${sortableNumber(e.createdAt)}.${t(e.id)}`],
+  value: (e) => e.status,
 };
 
-export const executionFilter = (q: { ownerId: string; workflowId?: string; status?: ExecutionStatus }): string => {
-  const head = q.status === undefined ? `o.${t(q.ownerId)}` : `s.${t(q.ownerId)}.${q.status}`;
-  return q.workflowId === undefined ? `${head}.>` : `${head}.${t(q.workflowId)}.>`;
-};
+/** The key filter of an execution list; its status, if any, filters on the keys' value. */
+export const executionFilter = (q: { ownerId: string; workflowId?: string }): string =>
+  q.workflowId === undefined ? `o.${t(q.ownerId)}.>` : `o.${t(q.ownerId)}.${t(q.workflowId)}.>`;
+
+/** Record types read by id only. */
+export const NO_INDEX: IndexLayout<unknown> = { keys: () => [] };
 
 export const approvalKeys = (a: ApprovalRecord): string[] => {
   const tail = `${sortableNumber(a.createdAt)}.${t(a.id)}`;

@@ -42,8 +42,9 @@ import {
   byExecution,
   byOwner,
   chainedAfter,
+  NO_INDEX,
   executionFilter,
-  executionKeys,
+  executionLayout,
   secretKeys,
   visibleTo,
   webhookKeys,
@@ -52,7 +53,7 @@ import {
 
 export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements WorkflowRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "workflows", WorkflowRecord, workflowKeys);
+    super(buckets, "workflows", WorkflowRecord, { keys: workflowKeys });
   }
 
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>> {
@@ -73,19 +74,19 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "executions", ExecutionSnapshot, executionKeys);
+    super(buckets, "executions", ExecutionSnapshot, executionLayout);
   }
 
   list(
     query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery,
   ): Promise<Page<ExecutionSnapshot>> {
-    return this.page(executionFilter(query), "desc", query);
+    return this.page(executionFilter(query), "desc", query, { ...(query.status === undefined ? {} : { valueIs: query.status }) });
   }
 }
 
 export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements ApprovalRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "approvals", ApprovalRecord, approvalKeys);
+    super(buckets, "approvals", ApprovalRecord, { keys: approvalKeys });
   }
 
   list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
@@ -99,7 +100,7 @@ export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements Appr
 
 export class KvArtifactRepo extends KvCollection<ArtifactRecord> implements ArtifactRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "artifacts", ArtifactRecord, artifactKeys);
+    super(buckets, "artifacts", ArtifactRecord, { keys: artifactKeys });
   }
 
   listByExecution(executionId: string): Promise<ArtifactRecord[]> {
@@ -109,7 +110,7 @@ export class KvArtifactRepo extends KvCollection<ArtifactRecord> implements Arti
 
 export class KvWebhookRepo extends KvCollection<WebhookRecord> implements WebhookRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "webhooks", WebhookRecord, webhookKeys);
+    super(buckets, "webhooks", WebhookRecord, { keys: webhookKeys });
   }
 
   listByOwner(ownerId: string): Promise<WebhookRecord[]> {
@@ -124,35 +125,35 @@ export class KvWebhookRepo extends KvCollection<WebhookRecord> implements Webhoo
 
 export class KvApiKeyRepo extends KvCollection<ApiKeyRecord> implements ApiKeyRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "api_keys", ApiKeyRecord, () => []);
+    super(buckets, "api_keys", ApiKeyRecord, NO_INDEX);
   }
 }
 
 export class KvAuditRepo extends KvCollection<AuditRecord> implements AuditRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "audit", AuditRecord, auditKeys);
+    super(buckets, "audit", AuditRecord, { keys: auditKeys });
   }
 
   listSince(since: number, page: PageQuery): Promise<Page<AuditRecord>> {
-    return this.page(ALL_AUDIT, "desc", page, sortableNumber(since));
+    return this.page(ALL_AUDIT, "desc", page, { from: sortableNumber(since) });
   }
 }
 
 export class KvChainRunsRepo extends KvCollection<ChainRunsRecord> implements ChainRunsRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "chain_runs", ChainRunsRecord, () => []);
+    super(buckets, "chain_runs", ChainRunsRecord, NO_INDEX);
   }
 }
 
 export class KvScheduleRepo extends KvCollection<ScheduleRecord> implements ScheduleRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "schedules", ScheduleRecord, () => []);
+    super(buckets, "schedules", ScheduleRecord, NO_INDEX);
   }
 }
 
 export class KvSecretRepo extends KvCollection<SecretRecord> implements SecretRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "secrets", SecretRecord, secretKeys);
+    super(buckets, "secrets", SecretRecord, { keys: secretKeys });
   }
 
   listByOwner(ownerId: string): Promise<SecretRecord[]> {
@@ -171,7 +172,7 @@ export class KvUserRepo extends KvCollection<UserRecord> implements UserRepo {
     buckets: KvBuckets,
     private readonly emails: KV,
   ) {
-    super(buckets, "users", UserRecord, () => []);
+    super(buckets, "users", UserRecord, NO_INDEX);
   }
 
   override async create(value: UserRecord): Promise<number> {
