@@ -22,37 +22,12 @@ export interface LoadResult {
   allStatuses: Record<string, number>;
 }
 
-/**
- * Open-loop load at a fixed rate: request i is due at start + i / ratePerSec whatever became of
- * the earlier ones, sent over at most `connections` keep-alive connections (one request in
- * flight on each, no pipelining; a due request waits for a free one). Its latency runs from when
- * it was due, not from when it was sent, so a server that falls behind shows it in the tail
- * instead of slowing the load down (no coordinated omission). Latencies are of the requests due
- * in the measured window; `perSec` counts the answers that arrived in it: below `ratePerSec`,
- * the server (or the load tool) could not keep up.
- */
-export async function runLoadAtRate(
-  target: LoadTarget,
-  opts: { ratePerSec: number; connections: number; warmupMs: number; durationMs: number },
-): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+/** POSTs the target's body on the n-th connection; resolves the answer's status, 0 when it failed. */
+function poster(target: LoadTarget, agent: Agent): (connection: number) => Promise<number> {
   const url = new URL(target.url);
   const body = Buffer.from(target.body);
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  const allStatuses: Record<string, number> = {};
-  let failures = 0;
-  const started = performance.now();
-  const measureFrom = started + opts.warmupMs;
-  const end = measureFrom + opts.durationMs;
-  const intervalMs = 1000 / opts.ratePerSec;
-  const inFlight = new Set<Promise<void>>();
-  let sent = 0;
-  let answeredInWindow = 0;
-
-  const send = (i: number, due: number): void => {
-    const connection = i % opts.connections;
-    const done = new Promise<number>((resolve) => {
+  return (connection) =>
+    new Promise((resolve) => {
       const req = request(
         {
           agent,
@@ -70,14 +45,73 @@ export async function runLoadAtRate(
       );
       req.once("error", () => resolve(0));
       req.end(body);
-    }).then((status) => {
+    });
+}
+
+/** Answers by status (all, and measured ones) and the measured latencies of one run. */
+class Tally {
+  readonly latencies: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  readonly allStatuses: Record<string, number> = {};
+  failures = 0;
+
+  answered(status: number): void {
+    this.allStatuses[status] = (this.allStatuses[status] ?? 0) + 1;
+  }
+
+  measured(status: number, latencyMs: number): void {
+    this.latencies.push(latencyMs);
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    if (status === 0) this.failures++;
+  }
+
+  result(perSec: number): LoadResult {
+    const sorted = this.latencies.sort((a, b) => a - b);
+    return {
+      requests: sorted.length,
+      perSec,
+      latencyMs: {
+        p50: round(percentile(sorted, 50)),
+        p99: round(percentile(sorted, 99)),
+        mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
+      },
+      statuses: this.statuses,
+      failures: this.failures,
+      allStatuses: this.allStatuses,
+    };
+  }
+}
+
+/**
+ * Open-loop load at a fixed rate: request i is due at start + i / ratePerSec whatever became of
+ * the earlier ones, sent over at most `connections` keep-alive connections (one request in
+ * flight on each, no pipelining; a due request waits for a free one). Its latency runs from when
+ * it was due, not from when it was sent, so a server that falls behind shows it in the tail
+ * instead of slowing the load down (no coordinated omission). Latencies are of the requests due
+ * in the measured window; `perSec` counts the answers that arrived in it: below `ratePerSec`,
+ * the server (or the load tool) could not keep up.
+ */
+export async function runLoadAtRate(
+  target: LoadTarget,
+  opts: { ratePerSec: number; connections: number; warmupMs: number; durationMs: number },
+): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+  const post = poster(target, agent);
+  const tally = new Tally();
+  const started = performance.now();
+  const measureFrom = started + opts.warmupMs;
+  const end = measureFrom + opts.durationMs;
+  const intervalMs = 1000 / opts.ratePerSec;
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  let answeredInWindow = 0;
+
+  const send = (i: number, due: number): void => {
+    const done = post(i % opts.connections).then((status) => {
       const t1 = performance.now();
-      allStatuses[status] = (allStatuses[status] ?? 0) + 1;
+      tally.answered(status);
       if (t1 >= measureFrom && t1 < end) answeredInWindow++;
-      if (due < measureFrom || due >= end) return;
-      latencies.push(t1 - due);
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status === 0) failures++;
+      if (due >= measureFrom && due < end) tally.measured(status, t1 - due);
     });
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done));
@@ -95,20 +129,7 @@ export async function runLoadAtRate(
   });
   await Promise.all(inFlight);
   agent.destroy();
-
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    requests: sorted.length,
-    perSec: Math.round(answeredInWindow / (opts.durationMs / 1000)),
-    latencyMs: {
-      p50: round(percentile(sorted, 50)),
-      p99: round(percentile(sorted, 99)),
-      mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
-    },
-    statuses,
-    failures,
-    allStatuses,
-  };
+  return tally.result(Math.round(answeredInWindow / (opts.durationMs / 1000)));
 }
 
 /**
@@ -118,70 +139,23 @@ export async function runLoadAtRate(
  */
 export async function runLoad(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
-  const url = new URL(target.url);
-  const body = Buffer.from(target.body);
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  const allStatuses: Record<string, number> = {};
-  let failures = 0;
+  const post = poster(target, agent);
+  const tally = new Tally();
   const started = performance.now();
   const measureFrom = started + opts.warmupMs;
   const end = measureFrom + opts.durationMs;
-
-  const once = (connection: number): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const req = request(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          path: target.path ? target.path(connection) : url.pathname + url.search,
-          method: "POST",
-          headers: { "content-type": "application/json", "content-length": body.length, ...target.headers(connection) },
-        },
-        (res) => {
-          res.resume();
-          res.once("end", () => resolve(res.statusCode ?? 0));
-          res.once("error", reject);
-        },
-      );
-      req.once("error", reject);
-      req.end(body);
-    });
 
   const worker = async (connection: number): Promise<void> => {
     for (;;) {
       const t0 = performance.now();
       if (t0 >= end) return;
-      let status: number;
-      try {
-        status = await once(connection);
-      } catch {
-        status = 0;
-      }
-      const t1 = performance.now();
-      allStatuses[status] = (allStatuses[status] ?? 0) + 1;
-      if (t0 < measureFrom) continue;
-      latencies.push(t1 - t0);
-      statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status === 0) failures++;
+      const status = await post(connection);
+      tally.answered(status);
+      if (t0 >= measureFrom) tally.measured(status, performance.now() - t0);
     }
   };
   await Promise.all(Array.from({ length: opts.connections }, (_, i) => worker(i)));
   agent.destroy();
-
-  const sorted = latencies.sort((a, b) => a - b);
   const measuredMs = Math.min(performance.now(), end) - measureFrom;
-  return {
-    requests: sorted.length,
-    perSec: Math.round(sorted.length / (measuredMs / 1000)),
-    latencyMs: {
-      p50: round(percentile(sorted, 50)),
-      p99: round(percentile(sorted, 99)),
-      mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length)),
-    },
-    statuses,
-    failures,
-    allStatuses,
-  };
+  return tally.result(Math.round(tally.latencies.length / (measuredMs / 1000)));
 }
