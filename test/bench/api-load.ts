@@ -82,6 +82,14 @@ class Tally {
   }
 }
 
+/** What both kinds of run start with: the connections, the tally, and the run's time marks. */
+function startRun(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+  const started = performance.now();
+  const measureFrom = started + opts.warmupMs;
+  return { agent, post: poster(target, agent), tally: new Tally(), started, measureFrom, end: measureFrom + opts.durationMs };
+}
+
 /**
  * Open-loop load at a fixed rate: request i is due at start + i / ratePerSec whatever became of
  * the earlier ones, sent over at most `connections` keep-alive connections (one request in
@@ -95,12 +103,7 @@ export async function runLoadAtRate(
   target: LoadTarget,
   opts: { ratePerSec: number; connections: number; warmupMs: number; durationMs: number },
 ): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
-  const post = poster(target, agent);
-  const tally = new Tally();
-  const started = performance.now();
-  const measureFrom = started + opts.warmupMs;
-  const end = measureFrom + opts.durationMs;
+  const { agent, post, tally, started, measureFrom, end } = startRun(target, opts);
   const intervalMs = 1000 / opts.ratePerSec;
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
@@ -138,12 +141,7 @@ export async function runLoadAtRate(
  * same tool and settings drive every target, so their figures compare.
  */
 export async function runLoad(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
-  const post = poster(target, agent);
-  const tally = new Tally();
-  const started = performance.now();
-  const measureFrom = started + opts.warmupMs;
-  const end = measureFrom + opts.durationMs;
+  const { agent, post, tally, measureFrom, end } = startRun(target, opts);
 
   const worker = async (connection: number): Promise<void> => {
     for (;;) {
