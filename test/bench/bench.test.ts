@@ -177,9 +177,11 @@ describe("bench harness (smoke)", () => {
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });
     expect(r.allFiredOnce).toBe(true);
+    // Node's own timers may fire up to a millisecond early (libuv's loop time is cached per turn);
+    // only ours must never.
+    expect(r.durable.early).toBe(0);
     for (const l of [r.durable, r.setTimeout]) {
       expect(l.n).toBe(20);
-      expect(l.early).toBe(0);
       for (const figure of [l.p50, l.p99, l.max]) expect(Number.isFinite(figure)).toBe(true);
     }
     expect(renderTimerBench(r)).toContain("20 timers due at one instant");
