@@ -32,7 +32,7 @@ export type PublishOptions = Pick<Partial<JetStreamPublishOptions>, "msgID"> & {
 
 /**
  * JetStream publishes, each resolved once the stream acknowledged it, for hot write paths (a
- * webhook trigger writes three KV entries and publishes a command). nats.js's `js.publish`
+ * webhook trigger writes two KV entries and publishes a command). nats.js's `js.publish`
  * goes through a request per publish, with its own promise, timer, and an error object that
  * captures a stack even on success: measured at 45-60 µs of client CPU per publish, against
  * 17-19 µs here, where one inbox subscription receives every ack and one timer expires them.
