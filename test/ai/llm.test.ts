@@ -143,17 +143,21 @@ describe("llm step: output_schema", () => {
         category: { type: string, enum: [billing, bug, other] }
         urgent: { type: boolean }`;
 
-  it("asks for structured output; a valid answer is the parsed output", async () => {
-    const m = model();
-    env().openai.script(m, { text: '{"category": "billing", "urgent": true}' });
-    const s = await runToEnd(env(), `
-name: llm-schema
+  /** One `classify` llm step on model `m` with the schema above, run to its end. */
+  const classify = (m: string, name: string) =>
+    runToEnd(env(), `
+name: ${name}
 steps:
   - name: classify
     type: llm
     model: ${m}
     prompt: Classify the ticket${schema}
 `);
+
+  it("asks for structured output; a valid answer is the parsed output", async () => {
+    const m = model();
+    env().openai.script(m, { text: '{"category": "billing", "urgent": true}' });
+    const s = await classify(m, "llm-schema");
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toEqual({ category: "billing", urgent: true });
     const body = env().openai.requests(m)[0]!.body;
@@ -163,14 +167,7 @@ steps:
   it("an invalid answer gets one repair attempt that sees what was wrong", async () => {
     const m = model();
     env().openai.script(m, { text: '{"category": "sales"}', usage: { prompt: 10, completion: 4 } }, { text: '```json\n{"category": "other", "urgent": false}\n```', usage: { prompt: 30, completion: 6 } });
-    const s = await runToEnd(env(), `
-name: llm-repair
-steps:
-  - name: classify
-    type: llm
-    model: ${m}
-    prompt: Classify the ticket${schema}
-`);
+    const s = await classify(m, "llm-repair");
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toEqual({ category: "other", urgent: false });
     const [, repair] = env().openai.requests(m);
@@ -184,14 +181,7 @@ steps:
   it("a second invalid answer fails the step clearly", async () => {
     const m = model();
     env().openai.script(m, { text: "not json at all" }, { text: '{"category": 7, "urgent": "yes"}' });
-    const s = await runToEnd(env(), `
-name: llm-schema-fail
-steps:
-  - name: classify
-    type: llm
-    model: ${m}
-    prompt: Classify the ticket${schema}
-`);
+    const s = await classify(m, "llm-schema-fail");
     expect(s.status).toBe("FAILED");
     expect(s.error).toMatch(/^step `classify`: the answer does not satisfy `output_schema` after one repair attempt: \/category must be string/);
     expect(env().openai.requests(m)).toHaveLength(2);

@@ -222,6 +222,8 @@ const statusText = (statuses: Record<string, number>): string =>
     .map(([status, n]) => `${status === "0" ? "failed" : status} x${n}`)
     .join(", ");
 
+const edgeName = (run: WebhookEdgeRun): string => `POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`;
+
 export function renderWebhookBench(r: WebhookBenchResult): string {
   const row = (name: string, x: LoadResult) =>
     `  ${name.padEnd(48)} ${`${x.perSec.toLocaleString("en-US")}/s`.padStart(9)}  p50 ${x.latencyMs.p50.toFixed(2).padStart(6)} ms  p99 ${x.latencyMs.p99.toFixed(2).padStart(6)} ms  (${statusText(x.statuses)})`;
@@ -233,14 +235,14 @@ export function renderWebhookBench(r: WebhookBenchResult): string {
     `  closed loop (each connection sends its next request on the answer: the most each target answers; latency = connections / rate)`,
     row("bare Fastify route, 202 JSON", r.bare) + `  CPU ${ms(r.bareCpuMsPerRequest)}/request`,
     ...r.runs.flatMap((run) => [
-      row(`POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`, run.load),
+      row(edgeName(run), run.load),
       `    / bare: throughput ${run.throughputRatio}, p50 ${run.p50Ratio}x, p99 ${run.p99Ratio}x; ours / n8n ${round(run.load.perSec / n8n, 1)} (n8n ${n8n}/s on 2 vCPU); ` +
         `CPU per trigger: edge ${ms(run.cpuMs.edgePerTrigger)} (one core's worth: ${perCore(run.cpuMs.edgePerTrigger)}/s), nats-server ${ms(run.cpuMs.natsServerPerTrigger)}`,
     ]),
     `  open loop at ${r.ratePerSec.toLocaleString("en-US")}/s (requests sent when due, latency from when due; at most ${r.sizes.connections} connections)`,
     row("bare Fastify route, 202 JSON", r.bareAtAim),
     ...r.runs.map(
-      (run) => `${row(`POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`, run.atAim)}  ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`,
+      (run) => `${row(edgeName(run), run.atAim)}  ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`,
     ),
     `  answers incl. warm-up: 202 x${r.accepted}, 429 x${r.rateLimited}, other x${r.otherAnswers}`,
     `  executions in the store afterwards: ${r.executionsStored}; 202 answers: ${r.accepted} -> ${r.nothingLost ? "NOTHING LOST" : `MISMATCH (${r.executionsStored - r.accepted})`}`,

@@ -227,7 +227,7 @@ export class KvCollection<T extends { id: string }> {
    * only keys whose sort token is at least `from` count; with `valueIs`, only keys carrying that
    * value (the layout's `value`).
    */
-  protected async page(filter: string, order: KeyOrder, query: PageQuery, opts: { from?: string; valueIs?: string } = {}): Promise<Page<T>> {
+  protected async page(filter: string, order: KeyOrder, query: PageQuery, opts: { from?: string; valueIs?: string | undefined } = {}): Promise<Page<T>> {
     const { skip, limit } = pageWindow(query);
     const rows = await this.#sortedRows(filter, order, opts.from);
     const listed = opts.valueIs === undefined ? rows : await this.#withValue(rows, opts.valueIs);

@@ -80,7 +80,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
   list(
     query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery,
   ): Promise<Page<ExecutionSnapshot>> {
-    return this.page(executionFilter(query), "desc", query, { ...(query.status === undefined ? {} : { valueIs: query.status }) });
+    return this.page(executionFilter(query), "desc", query, { valueIs: query.status });
   }
 }
 
