@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { newId } from "@wf/shared/execution";
-import type { StartCommand } from "@wf/shared/messages";
-import { subjects } from "@wf/shared/nats";
+import { checkStart, firstSnapshot, newId } from "@wf/shared/execution";
+import { StartCommand } from "@wf/shared/messages";
+import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
@@ -170,8 +170,32 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const jsm = await rt.platform.js.jetstreamManager();
       const stillQueued = async () => (await jsm.streams.getMessage(`${rt.ns}_CMD`, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
       expect(await stillQueued()).toBe(true);
-      await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 20_000 });
+      await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 30_000 });
       expect(await rt.platform.store.executions.get(executionId)).toBeNull();
+    });
+    it("a start command delivered before its PENDING snapshot is written waits for it and runs it", async () => {
+      const definition = definitionOf(`
+  name: overtaken
+  steps:
+    - { name: a, type: transform, output: 41 }
+  `);
+      const workflow = { id: "wf-overtaken", name: definition.name, ownerId: "owner1", version: 1, definition };
+      const executionId = newId();
+      const cmd = StartCommand.parse({ executionId, workflow, pending: true, inputs: {}, triggerSource: "webhook", requestedAt: Date.now() });
+      const ack = await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }));
+      // The executor has had the command and found no snapshot: it asked for it again.
+      const jsm = await rt.platform.js.jetstreamManager();
+      await waitFor(async () => {
+        const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor);
+        return info.delivered.stream_seq >= ack.seq && info.num_redelivered > 0 ? true : undefined;
+      }, { what: "the executor to find the command without its snapshot" });
+      const checked = checkStart(cmd.workflow.definition, cmd.inputs);
+      if (!checked.ok) throw new Error(checked.error);
+      await rt.platform.store.executions.create(firstSnapshot(cmd, checked, "PENDING", null));
+      const s = await waitForStatus(rt.platform, executionId);
+      expect(s.status).toBe("COMPLETED");
+      expect(s.output).toBe(41);
+      expect(s.triggerSource).toBe("webhook");
     });
   });
 
