@@ -1,5 +1,5 @@
-import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
+import { KeepAlivePool, postBytes } from "./keep-alive-pool";
 import { percentile, round } from "./stats";
 
 export interface LoadTarget {
@@ -22,30 +22,20 @@ export interface LoadResult {
   allStatuses: Record<string, number>;
 }
 
-/** POSTs the target's body on the n-th connection; resolves the answer's status, 0 when it failed. */
-function poster(target: LoadTarget, agent: Agent): (connection: number) => Promise<number> {
+/** POSTs the target's body for the n-th connection; resolves the answer's status, 0 when it failed. */
+function poster(target: LoadTarget, pool: KeepAlivePool): (connection: number) => Promise<number> {
   const url = new URL(target.url);
   const body = Buffer.from(target.body);
-  return (connection) =>
-    new Promise((resolve) => {
-      const req = request(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          path: target.path ? target.path(connection) : url.pathname + url.search,
-          method: "POST",
-          headers: { "content-type": "application/json", "content-length": body.length, ...target.headers(connection) },
-        },
-        (res) => {
-          res.resume();
-          res.once("end", () => resolve(res.statusCode ?? 0));
-          res.once("error", () => resolve(0));
-        },
-      );
-      req.once("error", () => resolve(0));
-      req.end(body);
-    });
+  // Prepared once per connection: each carries its own path and headers, the same every time.
+  const prepared = new Map<number, Buffer>();
+  return (connection) => {
+    let bytes = prepared.get(connection);
+    if (bytes === undefined) {
+      bytes = postBytes(url.host, target.path ? target.path(connection) : url.pathname + url.search, target.headers(connection), body);
+      prepared.set(connection, bytes);
+    }
+    return pool.send(bytes);
+  };
 }
 
 /** Answers by status (all, and measured ones) and the measured latencies of one run. */
@@ -84,10 +74,11 @@ class Tally {
 
 /** What both kinds of run start with: the connections, the tally, and the run's time marks. */
 function startRun(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }) {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
+  const url = new URL(target.url);
+  const pool = new KeepAlivePool(url.hostname, Number(url.port), opts.connections);
   const started = performance.now();
   const measureFrom = started + opts.warmupMs;
-  return { agent, post: poster(target, agent), tally: new Tally(), started, measureFrom, end: measureFrom + opts.durationMs };
+  return { pool, post: poster(target, pool), tally: new Tally(), started, measureFrom, end: measureFrom + opts.durationMs };
 }
 
 /**
@@ -103,7 +94,7 @@ export async function runLoadAtRate(
   target: LoadTarget,
   opts: { ratePerSec: number; connections: number; warmupMs: number; durationMs: number },
 ): Promise<LoadResult> {
-  const { agent, post, tally, started, measureFrom, end } = startRun(target, opts);
+  const { pool, post, tally, started, measureFrom, end } = startRun(target, opts);
   const intervalMs = 1000 / opts.ratePerSec;
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
@@ -131,7 +122,7 @@ export async function runLoadAtRate(
     tick();
   });
   await Promise.all(inFlight);
-  agent.destroy();
+  pool.close();
   return tally.result(Math.round(answeredInWindow / (opts.durationMs / 1000)));
 }
 
@@ -141,7 +132,7 @@ export async function runLoadAtRate(
  * same tool and settings drive every target, so their figures compare.
  */
 export async function runLoad(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
-  const { agent, post, tally, measureFrom, end } = startRun(target, opts);
+  const { pool, post, tally, measureFrom, end } = startRun(target, opts);
 
   const worker = async (connection: number): Promise<void> => {
     for (;;) {
@@ -153,7 +144,7 @@ export async function runLoad(target: LoadTarget, opts: { connections: number; w
     }
   };
   await Promise.all(Array.from({ length: opts.connections }, (_, i) => worker(i)));
-  agent.destroy();
+  pool.close();
   const measuredMs = Math.min(performance.now(), end) - measureFrom;
   return tally.result(Math.round(tally.latencies.length / (measuredMs / 1000)));
 }
