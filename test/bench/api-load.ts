@@ -72,13 +72,18 @@ class Tally {
   }
 }
 
-/** What both kinds of run start with: the connections, the tally, and the run's time marks. */
-function startRun(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }) {
+/** The connections of a run and the sender of the n-th connection's request over them. */
+function connectTo(target: LoadTarget, connections: number) {
   const url = new URL(target.url);
-  const pool = new KeepAlivePool(url.hostname, Number(url.port), opts.connections);
+  const pool = new KeepAlivePool(url.hostname, Number(url.port), connections);
+  return { pool, post: poster(target, pool) };
+}
+
+/** The tally of a run and its time marks: warm-up from now, then the measured window. */
+function startWindow(opts: { warmupMs: number; durationMs: number }) {
   const started = performance.now();
   const measureFrom = started + opts.warmupMs;
-  return { pool, post: poster(target, pool), tally: new Tally(), started, measureFrom, end: measureFrom + opts.durationMs };
+  return { tally: new Tally(), started, measureFrom, end: measureFrom + opts.durationMs };
 }
 
 /**
@@ -94,14 +99,27 @@ export async function runLoadAtRate(
   target: LoadTarget,
   opts: { ratePerSec: number; connections: number; warmupMs: number; durationMs: number },
 ): Promise<LoadResult> {
-  const { pool, post, tally, started, measureFrom, end } = startRun(target, opts);
+  const { pool, post } = connectTo(target, opts.connections);
+  try {
+    return await runAtRate((i) => post(i % opts.connections), opts);
+  } finally {
+    pool.close();
+  }
+}
+
+/**
+ * The open loop itself, for any request: `send(i)` starts request i when it is due and resolves
+ * its status (0 when it failed). Timed as runLoadAtRate says.
+ */
+export async function runAtRate(send: (i: number) => Promise<number>, opts: { ratePerSec: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
+  const { tally, started, measureFrom, end } = startWindow(opts);
   const intervalMs = 1000 / opts.ratePerSec;
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
   let answeredInWindow = 0;
 
-  const send = (i: number, due: number): void => {
-    const done = post(i % opts.connections).then((status) => {
+  const start = (i: number, due: number): void => {
+    const done = send(i).then((status) => {
       const t1 = performance.now();
       tally.answered(status);
       if (t1 >= measureFrom && t1 < end) answeredInWindow++;
@@ -115,14 +133,13 @@ export async function runLoadAtRate(
     const tick = (): void => {
       const now = performance.now();
       // Everything due by now goes out; the timer's own lateness is the load tool's, and counts.
-      for (let due = started + sent * intervalMs; due <= now && due < end; due = started + sent * intervalMs) send(sent++, due);
+      for (let due = started + sent * intervalMs; due <= now && due < end; due = started + sent * intervalMs) start(sent++, due);
       if (started + sent * intervalMs >= end) resolve();
       else setTimeout(tick, 1);
     };
     tick();
   });
   await Promise.all(inFlight);
-  pool.close();
   return tally.result(Math.round(answeredInWindow / (opts.durationMs / 1000)));
 }
 
@@ -132,7 +149,8 @@ export async function runLoadAtRate(
  * same tool and settings drive every target, so their figures compare.
  */
 export async function runLoad(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
-  const { pool, post, tally, measureFrom, end } = startRun(target, opts);
+  const { pool, post } = connectTo(target, opts.connections);
+  const { tally, measureFrom, end } = startWindow(opts);
 
   const worker = async (connection: number): Promise<void> => {
     for (;;) {

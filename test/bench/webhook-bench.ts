@@ -1,13 +1,15 @@
 import { createHmac } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { startExecution } from "@wf/shared/client";
 import { newId } from "@wf/shared/execution";
-import { connectNats } from "@wf/shared/nats";
-import { openStore, type Store } from "@wf/shared/store";
+import { connectNats, ensureStreams } from "@wf/shared/nats";
+import { JetStreamPublisher, openStore, type Store, type WorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { SecretBox, WEBHOOK_SECRET_KEY } from "@wf/shared/secrets";
 import type { ApiBenchSizes } from "./api-bench";
-import { runLoad, runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
+import { runAtRate, runLoad, runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
 import { processCpuMs, sampleCpu } from "./cpu";
 import { PUBLISHED } from "./published";
 import { ratiosToBare, seedEnterpriseWorkflow, startEdgeTargets } from "./edge-targets";
@@ -59,6 +61,11 @@ export interface WebhookBenchResult {
   bareAtAim: LoadResult;
   /** CPU ms of the bare route's process per request. */
   bareCpuMsPerRequest: number | null;
+  /**
+   * The store's own floor at the aim's rate: the trigger's three JetStream writes (snapshot,
+   * list key, start command), made by startExecution from the bench process, open loop, no HTTP.
+   */
+  storeAtAim: LoadResult;
   /** One run per entry of WEBHOOK_EDGE_PROCESSES, each against its own edge. */
   runs: WebhookEdgeRun[];
   /** Webhooks triggered (one per connection, HMAC mode, one Enterprise owner). */
@@ -118,7 +125,7 @@ export async function runWebhookBench(
     const store = await openStore({ kind: "kv", nc, namespace: ns });
     // The edge started first, so this reads the key it created in `<ns>_edge`.
     const box = await SecretBox.open(nc, ns, undefined, WEBHOOK_SECRET_KEY);
-    const webhookIds = await seed(store, box, sizes.connections);
+    const { webhookIds, workflowId } = await seed(store, box, sizes.connections);
 
     const atAim = { ...sizes, ratePerSec: opts.ratePerSec ?? WEBHOOK_AIM.perSec };
     progress(`webhook: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
@@ -147,6 +154,9 @@ export async function runWebhookBench(
       const aimMet = atAim.ratePerSec >= WEBHOOK_AIM.perSec && rated.perSec >= WEBHOOK_AIM.perSec * AIM_RATE_SHARE && rated.latencyMs.p99 < WEBHOOK_AIM.p99Ms && Object.keys(rated.statuses).join() === "202";
       runs.push({ processes: edge.processes, load, atAim: rated, ...ratiosToBare(load, bare), cpuMs, aimMet });
     }
+    progress(`webhook: durable start alone (no HTTP), ${atAim.ratePerSec}/s`);
+    const workflow = (await store.workflows.get(workflowId))!.value;
+    const storeAtAim = await runStoreAtRate(nc, `${ns}s`, workflow, atAim);
     const executionsStored = await countKeys(nc, `${ns}_executions`);
     const edgeLoads = runs.flatMap((r) => [r.load, r.atAim]);
     const answers = (status: string) => edgeLoads.reduce((n, l) => n + (l.allStatuses[status] ?? 0), 0);
@@ -159,6 +169,7 @@ export async function runWebhookBench(
       bare,
       bareAtAim,
       bareCpuMsPerRequest,
+      storeAtAim,
       runs,
       webhooks: webhookIds.length,
       accepted,
@@ -175,10 +186,10 @@ export async function runWebhookBench(
 }
 
 /** An Enterprise owner, the workflow, and `n` HMAC webhooks of it (secret sealed by the edge's key). */
-async function seed(store: Store, box: SecretBox, n: number): Promise<string[]> {
+async function seed(store: Store, box: SecretBox, n: number): Promise<{ webhookIds: string[]; workflowId: string }> {
   const now = Date.now();
   const { userId, workflowId } = await seedEnterpriseWorkflow(store, YAML);
-  return Promise.all(
+  const webhookIds = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const id = newId();
       await store.webhooks.create({
@@ -199,6 +210,37 @@ async function seed(store: Store, box: SecretBox, n: number): Promise<string[]> 
       return id;
     }),
   );
+  return { webhookIds, workflowId };
+}
+
+/**
+ * What a trigger asks of JetStream, without the edge: startExecution with the store, as the
+ * trigger calls it, from this process at `ratePerSec` (open loop, each start timed from when it
+ * was due), on a namespace of its own so that the edge runs' count stays theirs.
+ */
+async function runStoreAtRate(
+  nc: NatsConnection,
+  ns: string,
+  w: WorkflowRecord,
+  opts: { ratePerSec: number; warmupMs: number; durationMs: number },
+): Promise<LoadResult> {
+  await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000 });
+  const store = await openStore({ kind: "kv", nc, namespace: ns });
+  const publisher = new JetStreamPublisher(nc);
+  const workflow = { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition };
+  try {
+    return await runAtRate(
+      () =>
+        startExecution(publisher, ns, { workflow, inputs: { who: "bench" }, triggerSource: "webhook" }, { store }).then(
+          () => 202,
+          () => 0,
+        ),
+      opts,
+    );
+  } finally {
+    publisher.close();
+    await store.close();
+  }
 }
 
 function perAnswer(before: number | null, after: number | null, load: LoadResult): number | null {
@@ -241,6 +283,7 @@ export function renderWebhookBench(r: WebhookBenchResult): string {
     ]),
     `  open loop at ${r.ratePerSec.toLocaleString("en-US")}/s (requests sent when due, latency from when due; at most ${r.sizes.connections} connections)`,
     row("bare Fastify route, 202 JSON", r.bareAtAim),
+    row("durable start alone (no HTTP)", r.storeAtAim) + "  the store's own floor: the trigger's JetStream writes from one client",
     ...r.runs.map(
       (run) => `${row(edgeName(run), run.atAim)}  ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`,
     ),
