@@ -155,14 +155,14 @@ describe("bench harness (smoke)", () => {
     const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 }, { ratePerSec: 200 });
     expect(r.webhooks).toBe(4);
     expect(r.runs.map((run) => run.processes)).toEqual([1, 2]);
-    for (const load of [r.bare, r.bareAtAim, r.storeAtAim, ...r.runs.flatMap((run) => [run.load, run.atAim])]) {
+    for (const load of [r.bare, r.bareAtAim, r.storeAtAim, r.commandAtAim, ...r.runs.flatMap((run) => [run.load, run.atAim])]) {
       expect(load.requests).toBeGreaterThan(0);
       expect(Object.keys(load.statuses)).toEqual(["202"]);
       for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
     }
     expect(r.accepted).toBeGreaterThanOrEqual(r.runs.reduce((n, run) => n + run.load.requests + run.atAim.requests, 0));
     // 200/s for 0.5 s is 100 requests due in the measured window, each answered.
-    for (const rated of [r.bareAtAim, r.storeAtAim, ...r.runs.map((run) => run.atAim)]) expect(rated.requests).toBe(100);
+    for (const rated of [r.bareAtAim, r.storeAtAim, r.commandAtAim, ...r.runs.map((run) => run.atAim)]) expect(rated.requests).toBe(100);
     // Below the aim's rate the aim is never met, whatever the latency.
     expect(r.aimMet).toBe(false);
     expect(r.rateLimited + r.otherAnswers).toBe(0);
@@ -173,6 +173,7 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("2 edge processes");
     expect(text).toContain("open loop at 200/s");
     expect(text).toContain("durable start alone (no HTTP)");
+    expect(text).toContain("start command alone (no HTTP)");
   }, 60_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {

@@ -66,6 +66,8 @@ export interface WebhookBenchResult {
    * list key, start command), made by startExecution from the bench process, open loop, no HTTP.
    */
   storeAtAim: LoadResult;
+  /** The same rate of start commands alone: one JetStream write per request, what a trigger would cost that wrote nothing else. */
+  commandAtAim: LoadResult;
   /** One run per entry of WEBHOOK_EDGE_PROCESSES, each against its own edge. */
   runs: WebhookEdgeRun[];
   /** Webhooks triggered (one per connection, HMAC mode, one Enterprise owner). */
@@ -156,7 +158,7 @@ export async function runWebhookBench(
     }
     progress(`webhook: durable start alone (no HTTP), ${atAim.ratePerSec}/s`);
     const workflow = (await store.workflows.get(workflowId))!.value;
-    const storeAtAim = await runStoreAtRate(nc, `${ns}s`, workflow, atAim);
+    const { storeAtAim, commandAtAim } = await runStoreAtRate(nc, `${ns}s`, workflow, atAim);
     const executionsStored = await countKeys(nc, `${ns}_executions`);
     const edgeLoads = runs.flatMap((r) => [r.load, r.atAim]);
     const answers = (status: string) => edgeLoads.reduce((n, l) => n + (l.allStatuses[status] ?? 0), 0);
@@ -170,6 +172,7 @@ export async function runWebhookBench(
       bareAtAim,
       bareCpuMsPerRequest,
       storeAtAim,
+      commandAtAim,
       runs,
       webhooks: webhookIds.length,
       accepted,
@@ -216,27 +219,25 @@ async function seed(store: Store, box: SecretBox, n: number): Promise<{ webhookI
 /**
  * What a trigger asks of JetStream, without the edge: startExecution with the store, as the
  * trigger calls it, from this process at `ratePerSec` (open loop, each start timed from when it
- * was due), on a namespace of its own so that the edge runs' count stays theirs.
+ * was due), on a namespace of its own so that the edge runs' count stays theirs; then the start
+ * commands alone at that rate (startExecution without a store: the command carries the
+ * definition), one write per request.
  */
 async function runStoreAtRate(
   nc: NatsConnection,
   ns: string,
   w: WorkflowRecord,
   opts: { ratePerSec: number; warmupMs: number; durationMs: number },
-): Promise<LoadResult> {
+): Promise<{ storeAtAim: LoadResult; commandAtAim: LoadResult }> {
   await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000 });
   const store = await openStore({ kind: "kv", nc, namespace: ns });
   const publisher = new JetStreamPublisher(nc);
-  const workflow = { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition };
+  const req = { workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition }, inputs: { who: "bench" }, triggerSource: "webhook" as const };
+  const status = (started: Promise<unknown>) => started.then(() => 202, () => 0);
   try {
-    return await runAtRate(
-      () =>
-        startExecution(publisher, ns, { workflow, inputs: { who: "bench" }, triggerSource: "webhook" }, { store }).then(
-          () => 202,
-          () => 0,
-        ),
-      opts,
-    );
+    const storeAtAim = await runAtRate(() => status(startExecution(publisher, ns, req, { store })), opts);
+    const commandAtAim = await runAtRate(() => status(startExecution(publisher, ns, req)), opts);
+    return { storeAtAim, commandAtAim };
   } finally {
     publisher.close();
     await store.close();
@@ -283,7 +284,8 @@ export function renderWebhookBench(r: WebhookBenchResult): string {
     ]),
     `  open loop at ${r.ratePerSec.toLocaleString("en-US")}/s (requests sent when due, latency from when due; at most ${r.sizes.connections} connections)`,
     row("bare Fastify route, 202 JSON", r.bareAtAim),
-    row("durable start alone (no HTTP)", r.storeAtAim) + "  the store's own floor: the trigger's JetStream writes from one client",
+    row("durable start alone (no HTTP)", r.storeAtAim) + "  the store's own floor: the trigger's 3 JetStream writes from one client",
+    row("start command alone (no HTTP)", r.commandAtAim) + "  1 JetStream write per request",
     ...r.runs.map(
       (run) => `${row(edgeName(run), run.atAim)}  ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`,
     ),
