@@ -156,38 +156,37 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       expect(s.triggerSource).toBe("open_api");
     });
 
-    it("a start whose PENDING snapshot was removed (its caller was told it failed) is dropped, never run", async () => {
+    /** A `pending` start of a one-step workflow, published without its snapshot. */
+    async function publishPendingStart(name: string, output: number, triggerSource: "open_api" | "webhook") {
       const definition = definitionOf(`
-  name: withdrawn
+  name: ${name}
   steps:
-    - { name: a, type: transform, output: 1 }
+    - { name: a, type: transform, output: ${output} }
   `);
-      const workflow = { id: "wf-withdrawn", name: definition.name, ownerId: "owner1", version: 1, definition };
+      const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
       const executionId = newId();
-      // What the edge leaves after a publish it believed failed: the command, without its snapshot.
-      const cmd: StartCommand = { executionId, workflow, pending: true, inputs: {}, triggerSource: "open_api", requestedAt: Date.now() };
-      await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }));
+      const cmd = StartCommand.parse({ executionId, workflow, pending: true, inputs: {}, triggerSource, requestedAt: Date.now() });
+      const ack = await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }));
+      return { cmd, executionId, seq: ack.seq };
+    }
+
+    it("a start whose PENDING snapshot was removed (its caller was told it failed) is dropped, never run", async () => {
+      // What the edge leaves after a write it believed failed: the command, without its snapshot.
+      const { executionId } = await publishPendingStart("withdrawn", 1, "open_api");
       const jsm = await rt.platform.js.jetstreamManager();
       const stillQueued = async () => (await jsm.streams.getMessage(`${rt.ns}_CMD`, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
       expect(await stillQueued()).toBe(true);
       await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 30_000 });
       expect(await rt.platform.store.executions.get(executionId)).toBeNull();
     });
+
     it("a start command delivered before its PENDING snapshot is written waits for it and runs it", async () => {
-      const definition = definitionOf(`
-  name: overtaken
-  steps:
-    - { name: a, type: transform, output: 41 }
-  `);
-      const workflow = { id: "wf-overtaken", name: definition.name, ownerId: "owner1", version: 1, definition };
-      const executionId = newId();
-      const cmd = StartCommand.parse({ executionId, workflow, pending: true, inputs: {}, triggerSource: "webhook", requestedAt: Date.now() });
-      const ack = await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }));
+      const { cmd, executionId, seq } = await publishPendingStart("overtaken", 41, "webhook");
       // The executor has had the command and found no snapshot: it asked for it again.
       const jsm = await rt.platform.js.jetstreamManager();
       await waitFor(async () => {
         const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor);
-        return info.delivered.stream_seq >= ack.seq && info.num_redelivered > 0 ? true : undefined;
+        return info.delivered.stream_seq >= seq && info.num_redelivered > 0 ? true : undefined;
       }, { what: "the executor to find the command without its snapshot" });
       const checked = checkStart(cmd.workflow.definition, cmd.inputs);
       if (!checked.ok) throw new Error(checked.error);
