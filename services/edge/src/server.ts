@@ -51,7 +51,11 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     else if (auth === "console") request.consoleUser = await authenticateSession(ctx, request);
   });
 
-  app.addHook("onClose", async () => ctx.publisher.close());
+  app.addHook("onClose", async () => {
+    ctx.counters.close();
+    ctx.webhookStats.close();
+    ctx.publisher.close();
+  });
   app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
   registerRoutes(app, apiRoutes, ctx);
   registerRoutes(app, sessionRoutes, ctx);

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { WebhookStatsView } from "@wf/shared/api";
 import type { Logger } from "@wf/shared/log";
 import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
+import { KvFollower } from "../kv-follow";
 
 const MAX_ATTEMPTS = 50;
 /** How long a webhook's first uncounted outcome waits for others to share its write. */
@@ -25,8 +26,9 @@ const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggere
  * updated by compare-and-set so replicas add up). Counting never delays an answer: outcomes
  * are queued in memory, each webhook's queue waits LINGER_MS for company and is then written by
  * one write at a time, so a busy webhook costs at most about one write per LINGER_MS. The write
- * is a compare-and-set at the revision this process last wrote (no read first); a lost race
- * re-reads and retries. A process that dies loses its unwritten counts: these are statistics,
+ * is a compare-and-set at the revision this process last saw, its own writes and other
+ * replicas' as a watch of the bucket delivers them (no read first); a lost race re-reads and
+ * retries. A process that dies loses its unwritten counts: these are statistics,
  * not billing.
  */
 export class WebhookStats {
@@ -35,12 +37,25 @@ export class WebhookStats {
   /** The value and revision this process last wrote or read, per webhook. */
   readonly #known = new Map<string, { value: Stored; revision: number }>();
 
+  /** Other replicas' writes keep #known current, so that a write rarely loses its compare-and-set. */
+  readonly #follower: KvFollower;
+
   private constructor(
     private readonly kv: KV,
     private readonly bucket: string,
     private readonly publisher: JetStreamPublisher,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.#follower = new KvFollower(kv, (entry) => {
+      const value = Stored.safeParse(entry.json());
+      if (value.success) this.#remember(entry.key, { value: value.data, revision: entry.revision });
+    });
+  }
+
+  /** Stops following the other replicas' writes. */
+  close(): void {
+    this.#follower.stop();
+  }
 
   static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
     const bucket = `${ns}_webhookstats`;
@@ -107,7 +122,9 @@ export class WebhookStats {
     return known;
   }
 
+  /** Never goes back: the watch may deliver a write after this process learnt of a later one. */
   #remember(webhookId: string, known: { value: Stored; revision: number }): void {
+    if ((this.#known.get(webhookId)?.revision ?? 0) > known.revision) return;
     this.#known.delete(webhookId);
     this.#known.set(webhookId, known);
     if (this.#known.size > REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
