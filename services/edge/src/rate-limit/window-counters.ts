@@ -80,6 +80,8 @@ export class WindowCounters {
     // Other replicas' writes keep #known current, so that a write rarely loses its
     // compare-and-set, and ranks include what they counted.
     this.#follower = new KvFollower(kv, (entry) => {
+      // This process's own writes come back too: known already, not parsed again.
+      if ((this.#known.get(entry.key)?.revision ?? 0) >= entry.revision) return;
       const value = Stored.safeParse(entry.json());
       if (value.success) this.#remember(entry.key, value.data, entry.revision);
     });

@@ -47,6 +47,8 @@ export class WebhookStats {
     private readonly log: Logger,
   ) {
     this.#follower = new KvFollower(kv, (entry) => {
+      // This process's own writes come back too: known already, not parsed again.
+      if ((this.#known.get(entry.key)?.revision ?? 0) >= entry.revision) return;
       const value = Stored.safeParse(entry.json());
       if (value.success) this.#remember(entry.key, { value: value.data, revision: entry.revision });
     });
