@@ -7,8 +7,11 @@ import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
 import { KvFollower } from "../kv-follow";
 
 const MAX_ATTEMPTS = 50;
-/** How long a webhook's first uncounted outcome waits for others to share its write. */
-const LINGER_MS = 100;
+/**
+ * How long a webhook's first uncounted outcome waits for others to share its write: a busy
+ * webhook costs a write a second, and a stopping edge writes what waits at once.
+ */
+const LINGER_MS = 1_000;
 const REMEMBERED = 10_000;
 
 const Stored = z.object({
@@ -25,7 +28,8 @@ const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggere
  * Trigger counts per webhook in the KV bucket `<ns>_webhookstats` (one value per webhook,
  * updated by compare-and-set so replicas add up). Counting never delays an answer: outcomes
  * are queued in memory, each webhook's queue waits LINGER_MS for company and is then written by
- * one write at a time, so a busy webhook costs at most about one write per LINGER_MS. The write
+ * one write at a time, so a busy webhook costs at most about one write per LINGER_MS; close()
+ * writes what is queued without waiting. The write
  * is a compare-and-set at the revision this process last saw, its own writes and other
  * replicas' as a watch of the bucket delivers them (no read first); a lost race re-reads and
  * retries. A process that dies loses its unwritten counts: these are statistics,
@@ -33,7 +37,10 @@ const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggere
  */
 export class WebhookStats {
   readonly #pending = new Map<string, Stored>();
-  readonly #writing = new Set<string>();
+  /** Webhooks whose queue waits out its linger, and those being written. */
+  readonly #lingering = new Map<string, NodeJS.Timeout>();
+  readonly #writing = new Map<string, Promise<void>>();
+  #closing = false;
   /** The value and revision this process last wrote or read, per webhook. */
   readonly #known = new Map<string, { value: Stored; revision: number }>();
 
@@ -54,9 +61,18 @@ export class WebhookStats {
     });
   }
 
-  /** Stops following the other replicas' writes. */
-  close(): void {
+  /** Writes every queued count now and stops following the other replicas' writes. */
+  async close(): Promise<void> {
+    this.#closing = true;
     this.#follower.stop();
+    for (const [webhookId, linger] of this.#lingering) {
+      clearTimeout(linger);
+      this.#write(webhookId);
+    }
+    await Promise.all(this.#writing.values());
+    // Counted while those writes were in flight.
+    for (const webhookId of this.#pending.keys()) this.#write(webhookId);
+    await Promise.all(this.#writing.values());
   }
 
   static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
@@ -68,9 +84,26 @@ export class WebhookStats {
   record(webhookId: string, status: number, at: number): void {
     const pending = this.#pending.get(webhookId) ?? empty();
     this.#pending.set(webhookId, merge(pending, outcome(status, at)));
-    if (this.#writing.has(webhookId)) return;
-    this.#writing.add(webhookId);
-    setTimeout(() => void this.#drain(webhookId), LINGER_MS).unref();
+    if (!this.#lingering.has(webhookId) && !this.#writing.has(webhookId) && !this.#closing) this.#linger(webhookId);
+  }
+
+  #linger(webhookId: string): void {
+    this.#lingering.set(webhookId, setTimeout(() => this.#write(webhookId), LINGER_MS).unref());
+  }
+
+  /** Writes what is queued now; what comes meanwhile waits LINGER_MS again for its own write. */
+  #write(webhookId: string): void {
+    this.#lingering.delete(webhookId);
+    const batch = this.#pending.get(webhookId);
+    this.#pending.delete(webhookId);
+    if (!batch) return;
+    const written = this.#add(webhookId, batch)
+      .catch((err: unknown) => this.log.warn("webhook stats not written", { webhookId, err }))
+      .finally(() => {
+        this.#writing.delete(webhookId);
+        if (this.#pending.has(webhookId) && !this.#closing) this.#linger(webhookId);
+      });
+    this.#writing.set(webhookId, written);
   }
 
   async get(webhookId: string): Promise<WebhookStatsView> {
@@ -80,17 +113,12 @@ export class WebhookStats {
   }
 
   async forget(webhookId: string): Promise<void> {
+    // Counts still queued here would bring the stats of a deleted webhook back.
+    clearTimeout(this.#lingering.get(webhookId));
+    this.#lingering.delete(webhookId);
+    this.#pending.delete(webhookId);
     this.#known.delete(webhookId);
     await this.kv.purge(webhookId);
-  }
-
-  /** Writes what is pending now; what comes meanwhile waits LINGER_MS again for its own write. */
-  async #drain(webhookId: string): Promise<void> {
-    const batch = this.#pending.get(webhookId);
-    this.#pending.delete(webhookId);
-    if (batch) await this.#add(webhookId, batch).catch((err: unknown) => this.log.warn("webhook stats not written", { webhookId, err }));
-    if (this.#pending.has(webhookId)) setTimeout(() => void this.#drain(webhookId), LINGER_MS).unref();
-    else this.#writing.delete(webhookId);
   }
 
   async #add(webhookId: string, batch: Stored): Promise<void> {
