@@ -176,13 +176,14 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const jsm = await rt.platform.js.jetstreamManager();
       const stillQueued = async () => (await jsm.streams.getMessage(`${rt.ns}_CMD`, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
       expect(await stillQueued()).toBe(true);
-      await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 30_000 });
+      await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 20_000 });
       expect(await rt.platform.store.executions.get(executionId)).toBeNull();
     });
 
-    it("a start command delivered before its PENDING snapshot is written waits for it and runs it", async () => {
+    it("a start command delivered before its PENDING snapshot can be read waits for it and runs it", async () => {
       const { cmd, executionId, seq } = await publishPendingStart("overtaken", 41, "webhook");
-      // The executor has had the command and found no snapshot: it asked for it again.
+      // The command was delivered before its snapshot existed (as when a read is served by a
+      // replica that lags the write): the executor asked for it again instead of running it.
       const jsm = await rt.platform.js.jetstreamManager();
       await waitFor(async () => {
         const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor);

@@ -34,10 +34,9 @@ export async function startStoredWorkflow(
 }
 
 /**
- * The PENDING snapshot and the start command are written together: when the command's write
+ * The PENDING snapshot is written before the start command is published: when the publish
  * fails, the snapshot would stay PENDING forever. It is removed, unless an executor already took
- * the command (it would have moved it past PENDING), so that a failed start leaves nothing; a
- * command stored without its snapshot is dropped by the executor that finds none.
+ * the command (it would have moved it past PENDING), so that a failed start leaves nothing.
  */
 async function forgetUnstarted({ store, log }: Pick<EdgeContext, "store" | "log">, executionId: string): Promise<void> {
   try {

@@ -35,16 +35,9 @@ export interface StartRequest {
 
 /**
  * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
- * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and the
- * execution is also written PENDING, so a status read right after finds it (the API's 202 then
- * poll); the command then says so and leaves the definition out.
- *
- * The snapshot and the command are sent together and this resolves once both are stored: one
- * round trip where writing the snapshot first cost two, on the webhook's hot path. A command
- * can so be stored without its snapshot, or (over another connection or stream leader) be
- * delivered before it: the executor reads a pending start's snapshot again for longer than a
- * publish waits for its ack, and drops the command only when it never appears, which is when
- * this threw and the caller was told the start failed.
+ * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and
+ * the execution is written PENDING before the command goes out, so a status read right after
+ * finds it (the API's 202 then poll); the command then says so and leaves the definition out.
  */
 export async function startExecution(
   js: CommandPublisher,
@@ -66,15 +59,10 @@ export async function startExecution(
     const parsed = StartCommand.parse(cmd);
     const checked = checkStart(parsed.workflow.definition, parsed.inputs);
     if (!checked.ok) throw new WfError("VALIDATION_FAILED", checked.error);
-    const created = opts.store.executions.create(firstSnapshot(parsed, checked, "PENDING", null));
-    const sent: StartCommand = { ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } };
-    const published = js.publish(subjectsOf(ns).execStart(executionId), JSON.stringify(sent), { msgID: executionId });
-    const [snapshot, command] = await Promise.allSettled([created, published]);
-    if (snapshot.status === "rejected") throw snapshot.reason;
-    if (command.status === "rejected") throw command.reason;
-    return executionId;
+    await opts.store.executions.create(firstSnapshot(parsed, checked, "PENDING", null));
   }
-  await js.publish(subjectsOf(ns).execStart(executionId), JSON.stringify(cmd), { msgID: executionId });
+  const sent: StartCommand = opts.store ? { ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } } : cmd;
+  await js.publish(subjectsOf(ns).execStart(executionId), JSON.stringify(sent), { msgID: executionId });
   return executionId;
 }
 

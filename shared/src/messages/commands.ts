@@ -3,7 +3,7 @@ import { TriggerSource } from "../execution/snapshot";
 
 /**
  * `<ns>.cmd.exec.start.<execId>`: everything an executor needs, so it reads no other record;
- * unless `pending`: the starter writes the execution's PENDING snapshot with it, which holds the
+ * unless `pending`: the starter wrote the execution's PENDING snapshot first, which holds the
  * definition (left out of the command) and is what the executor takes over.
  */
 export const StartCommand = z.object({

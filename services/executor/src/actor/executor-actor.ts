@@ -25,26 +25,8 @@ export interface ExecutorActorDeps extends EffectDeps {
 const NOT_REPLAYED = new Set(["open_api", "webhook"]);
 const BUSY_RETRY_MS = 100;
 const BUSY_MAX_MS = 1_000;
-/**
- * How long a `pending` start keeps looking for its snapshot: twice the 5 s a starter waits for
- * the acks of the snapshot and the command, which it sends together (startExecution). Past it,
- * the snapshot is not coming: its write failed or the starter removed it, and either way the
- * caller was told the start failed.
- */
-export const PENDING_SNAPSHOT_WAIT_MS = 10_000;
-
-/**
- * The delay before a `pending` start without its snapshot is delivered again, or null once
- * PENDING_SNAPSHOT_WAIT_MS is spent. The first retries come quickly: the command usually just
- * overtook its snapshot (another connection or stream leader) by a fraction of a millisecond.
- */
-export function pendingSnapshotRetryMs(deliveryCount: number): number | null {
-  let waited = 0;
-  for (let n = 1; n < deliveryCount; n++) waited += pendingDelay(n);
-  return waited >= PENDING_SNAPSHOT_WAIT_MS ? null : pendingDelay(deliveryCount);
-}
-
-const pendingDelay = (deliveryCount: number): number => Math.min(BUSY_MAX_MS, 5 * 2 ** Math.min(deliveryCount - 1, 8));
+/** Deliveries of a `pending` start that may find no snapshot before it is dropped: about 6 s of backoff. */
+const PENDING_READ_ATTEMPTS = 10;
 
 /**
  * Handles execution commands. One execution is run by at most one actor at a time: the holder
@@ -153,13 +135,10 @@ export class ExecutorActor {
     if (cmd.pending) {
       const pending = await this.d.store.executions.get(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
-      // The command may have overtaken its snapshot, or the read been served by a replica that
-      // lags the write: both are given PENDING_SNAPSHOT_WAIT_MS.
-      const retryMs = pendingSnapshotRetryMs(m.info.deliveryCount);
-      if (retryMs !== null) {
-        m.nak(retryMs);
-        return;
-      }
+      // A read served by a replica that lags the write is given a moment; after that the
+      // snapshot is gone: the starter removed it when its publish seemed to fail, and told its
+      // caller the start failed.
+      if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
       this.d.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
       this.done(m);
       return;
