@@ -75,7 +75,8 @@ class Tally {
 /** The connections of a run and the sender of the n-th connection's request over them. */
 function connectTo(target: LoadTarget, connections: number) {
   const url = new URL(target.url);
-  const pool = new KeepAlivePool(url.hostname, Number(url.port), connections);
+  // An IPv6 hostname comes in brackets; plain http only, so port 80 unless given.
+  const pool = new KeepAlivePool(url.hostname.replace(/^\[(.*)\]$/, "$1"), Number(url.port || 80), connections);
   return { pool, post: poster(target, pool) };
 }
 

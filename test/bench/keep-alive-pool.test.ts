@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { KeepAlivePool, postBytes } from "./keep-alive-pool";
 
@@ -13,11 +13,16 @@ interface Seen {
 }
 
 let server: Server | undefined;
+let raw: NetServer | undefined;
+const rawSockets = new Set<Socket>();
 
 afterEach(async () => {
   server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  await new Promise((r) => (server ? server.close(r) : r(undefined)));
   server = undefined;
+  for (const socket of rawSockets) socket.destroy();
+  await new Promise((r) => (raw ? raw.close(r) : r(undefined)));
+  raw = undefined;
 });
 
 /** A real HTTP server that answers by path, recording concurrency per server and per socket. */
@@ -54,6 +59,7 @@ describe("KeepAlivePool (the bench's load tool)", () => {
       const status = Number(req.url!.slice(1));
       // The head first and the body a moment later: the pool must wait for the whole answer.
       res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-seen": req.headers["x-tag"] ?? "" });
+      res.flushHeaders();
       setTimeout(() => res.end(body), 5);
     });
     const pool = new KeepAlivePool("127.0.0.1", port, 2);
@@ -83,6 +89,34 @@ describe("KeepAlivePool (the bench's load tool)", () => {
     expect(await pool.send(post(port, "/chunked"))).toBe(201);
     pool.close();
     expect(seen.sockets.size).toBe(2);
+  });
+
+  it("reads a chunked answer by its chunk sizes (a size ending in 0, trailers), and drops a connection that sends more than asked", async () => {
+    const answers = [
+      // 0x10 bytes of data that begin with CRLF: a naive search for the last chunk ends early.
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n10\r\n\r\n0\r\n\r\nabcdefghi\r\n0\r\nx-trailer: 1\r\n\r\n",
+      "HTTP/1.1 202 Accepted\r\ncontent-length: 2\r\n\r\nokSTRAY",
+      "HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n",
+    ];
+    let served = 0;
+    raw = createNetServer((socket) => {
+      rawSockets.add(socket);
+      socket.on("data", () => {
+        const answer = answers[served++]!;
+        // In two writes: the head and the start of the body, then the rest.
+        socket.write(answer.slice(0, 40));
+        setTimeout(() => socket.write(answer.slice(40)), 5);
+      });
+    });
+    await new Promise<void>((r) => raw!.listen(0, "127.0.0.1", r));
+    const port = (raw.address() as AddressInfo).port;
+    const pool = new KeepAlivePool("127.0.0.1", port, 1);
+    expect(await pool.send(post(port, "/"))).toBe(200);
+    expect(await pool.send(post(port, "/"))).toBe(202);
+    // The stray bytes after the 202 ended that connection; the next answer comes on a new one.
+    expect(await pool.send(post(port, "/"))).toBe(204);
+    pool.close();
+    expect(rawSockets.size).toBe(2);
   });
 
   it("answers 0 for a request that cannot be sent", async () => {

@@ -6,8 +6,8 @@ interface Waiting {
   resolve(status: number): void;
 }
 
-const HEAD_END = Buffer.from("\r\n\r\n");
-const CHUNKED_END = Buffer.from("0\r\n\r\n");
+const CRLF = Buffer.from("\r\n");
+const CRLF_CRLF = Buffer.from("\r\n\r\n");
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})/;
 const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
 const CHUNKED = /\r\ntransfer-encoding:\s*chunked/i;
@@ -100,28 +100,29 @@ class Connection {
   }
 
   #read(chunk: Buffer): void {
+    // Bytes nobody asked for: the connection is out of step, and is not used again.
+    if (this.#current === null) {
+      this.socket.destroy();
+      return;
+    }
     this.#buffered = this.#buffered.length === 0 ? chunk : Buffer.concat([this.#buffered, chunk]);
-    const headEnd = this.#buffered.indexOf(HEAD_END);
+    const headEnd = this.#buffered.indexOf(CRLF_CRLF);
     if (headEnd < 0) return;
     const head = this.#buffered.toString("latin1", 0, headEnd);
-    const bodyStart = headEnd + HEAD_END.length;
-    let end: number;
+    const bodyStart = headEnd + CRLF_CRLF.length;
     const length = CONTENT_LENGTH.exec(head);
-    if (length) end = bodyStart + Number(length[1]);
-    else if (CHUNKED.test(head)) {
-      const last = this.#buffered.indexOf(CHUNKED_END, bodyStart);
-      if (last < 0) return;
-      end = last + CHUNKED_END.length;
-    } else end = bodyStart;
-    if (this.#buffered.length < end) return;
-    const status = Number(STATUS_LINE.exec(head)?.[1] ?? 0);
-    const rest = this.#buffered.subarray(end);
-    this.#buffered = rest.length === 0 ? Buffer.alloc(0) : Buffer.from(rest);
+    const chunked = CHUNKED.test(head);
+    const end = length ? bodyStart + Number(length[1]) : chunked ? chunkedEnd(this.#buffered, bodyStart) : bodyStart;
+    if (end === null || this.#buffered.length < end) return;
     const w = this.#current;
     this.#current = null;
-    w?.resolve(status);
-    if (CLOSE.test(head)) this.socket.destroy();
-    else this.pool.free();
+    w.resolve(Number.isNaN(end) ? 0 : Number(STATUS_LINE.exec(head)?.[1] ?? 0));
+    // Without a length the body runs to the close; with bytes past the answer, or a bad chunk,
+    // the connection is out of step: either way it is not used again.
+    const reusable = (length !== null || chunked) && !Number.isNaN(end) && this.#buffered.length === end && !CLOSE.test(head);
+    this.#buffered = Buffer.alloc(0);
+    if (reusable) this.pool.free();
+    else this.socket.destroy();
   }
 
   #fail(): void {
@@ -132,6 +133,32 @@ class Connection {
     w?.resolve(0);
     this.socket.destroy();
     this.pool.gone();
+  }
+}
+
+/**
+ * Where a chunked body that starts at `from` ends (past its last chunk and trailers), null while
+ * it is incomplete, NaN when a chunk size is not hexadecimal.
+ */
+function chunkedEnd(buffered: Buffer, from: number): number | null {
+  let at = from;
+  for (;;) {
+    const lineEnd = buffered.indexOf(CRLF, at);
+    if (lineEnd < 0) return null;
+    const sizeText = buffered.toString("latin1", at, lineEnd).split(";")[0]!.trim();
+    if (!/^[0-9a-f]+$/i.test(sizeText)) return NaN;
+    const size = parseInt(sizeText, 16);
+    if (size === 0) {
+      // Trailer lines, if any, then an empty line.
+      for (let line = lineEnd + CRLF.length; ; ) {
+        const next = buffered.indexOf(CRLF, line);
+        if (next < 0) return null;
+        if (next === line) return next + CRLF.length;
+        line = next + CRLF.length;
+      }
+    }
+    at = lineEnd + CRLF.length + size + CRLF.length;
+    if (at > buffered.length) return null;
   }
 }
 

@@ -26,7 +26,10 @@ describe("KvFollower", () => {
     const bucket = `follow${newId().slice(-8)}`;
     const kv = await new Kvm(follower).create(bucket, { history: 1 });
     const seen: KvEntry[] = [];
-    const f = new KvFollower(kv, (e) => seen.push(e));
+    const f = new KvFollower(kv, (e) => {
+      if (e.key === "bad") e.json();
+      seen.push(e);
+    });
     const theirs = await new Kvm(writer).open(bucket);
     // Written until the watch is up: only puts made after it exist are delivered.
     await waitFor(async () => {
@@ -37,6 +40,8 @@ describe("KvFollower", () => {
     await theirs.delete("a");
     const b1 = await theirs.put("b", JSON.stringify({ n: 2 }));
     await theirs.purge("b");
+    // A value that cannot be read by the owner's callback does not end the watch.
+    await theirs.put("bad", "not json");
     const a2 = await theirs.put("a", JSON.stringify({ n: 3 }));
     await waitFor(async () => (seen.some((e) => e.revision === a2) ? true : undefined), { what: "the last put" });
     f.stop();
@@ -62,8 +67,12 @@ describe("KvFollower", () => {
     }, { what: "both watches to deliver a put" });
     f.stop();
     await theirs.put("after", "1");
-    await waitFor(async () => (running.includes("after") ? true : undefined), { what: "the running watch to deliver the put" });
+    await theirs.put("later", "1");
+    // Two puts past the stop, the second seen by the running watch: a watch still running would have had the first.
+    await waitFor(async () => (running.includes("later") ? true : undefined), { what: "the running watch to deliver both puts" });
     g.stop();
+    expect(running).toContain("after");
     expect(stopped).not.toContain("after");
+    expect(stopped).not.toContain("later");
   });
 });

@@ -34,7 +34,15 @@ export class KvFollower {
       .then(async (watch) => {
         this.#watch = watch;
         if (this.#stopped) watch.stop();
-        for await (const entry of watch) if (entry.operation === "PUT") this.onPut(entry);
+        for await (const entry of watch) {
+          if (entry.operation !== "PUT") continue;
+          // A value the owner cannot read is its own to skip: the watch goes on.
+          try {
+            this.onPut(entry);
+          } catch {
+            continue;
+          }
+        }
       })
       .catch((err: unknown) => {
         // Nothing to follow over a closed connection.

@@ -52,8 +52,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   });
 
   app.addHook("onClose", async () => {
-    ctx.counters.close();
-    await ctx.webhookStats.close();
+    await Promise.all([ctx.counters.close(), ctx.webhookStats.close()]);
     ctx.publisher.close();
   });
   app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));

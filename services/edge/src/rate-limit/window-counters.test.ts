@@ -64,6 +64,18 @@ describe("window counters", () => {
     expect(await a.count("k", T)).toEqual({ minute: 65, day: 65 });
   });
 
+  it("writes the counts it answered ahead when closed, without waiting for their linger", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    const limits = { perMinute: 1_000, perDay: null };
+    await a.count("k", T);
+    // Answered at once from a's own view; their write lingers.
+    for (let i = 0; i < 5; i++) expect((await a.count("k", T, limits)).minute).toBe(i + 2);
+    await a.close();
+    expect(await b.count("k", T)).toEqual({ minute: 7, day: 7 });
+    await b.close();
+  });
+
   it("counts exactly near a limit, whatever the other replicas did", async () => {
     const ns = `c${newId().slice(-8)}`;
     const [a, b] = await Promise.all([replica(ns), replica(ns)]);

@@ -58,7 +58,7 @@ const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined,
  * process do not race each other.
  *
  * Given the key's limits, a request is answered without waiting for its write while this
- * process's own view of the key (its last write, plus what it counted since) stays below
+ * process's view of the key (the latest write it knows of, plus what it counted since) stays below
  * PROMPT_SHARE of each limit and at most AHEAD_SHARE of the minute limit is answered ahead of
  * its writes. Such a rank leaves out what other replicas counted since their last write
  * reached this process, so replicas together can admit more than a limit only when more than ten of them burst at
@@ -70,6 +70,7 @@ const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined,
 export class WindowCounters {
   readonly #known = new Map<string, { value: Stored; revision: number }>();
   readonly #queues = new Map<string, Queue>();
+  readonly #draining = new Set<Promise<void>>();
   readonly #follower: KvFollower;
 
   private constructor(
@@ -130,14 +131,19 @@ export class WindowCounters {
     const fresh: Queue = { waiters: [waiter], inFlight: 0, linger: null };
     this.#queues.set(key, fresh);
     if (answered) fresh.linger = setTimeout(() => this.#startDrain(key, fresh), LINGER_MS).unref();
-    else void this.#drain(key, fresh);
+    else this.#track(this.#drain(key, fresh));
   }
 
   #startDrain(key: string, queue: Queue): void {
     if (queue.linger === null) return;
     clearTimeout(queue.linger);
     queue.linger = null;
-    void this.#drain(key, queue);
+    this.#track(this.#drain(key, queue));
+  }
+
+  #track(drain: Promise<void>): void {
+    this.#draining.add(drain);
+    void drain.finally(() => this.#draining.delete(drain));
   }
 
   async #drain(key: string, queue: Queue): Promise<void> {
@@ -182,9 +188,11 @@ export class WindowCounters {
     }
   }
 
-  /** Stops following the other replicas' writes. */
-  close(): void {
+  /** Writes the counts answered ahead now, not after their linger, and stops following the other replicas' writes. */
+  async close(): Promise<void> {
     this.#follower.stop();
+    for (const [key, queue] of this.#queues) this.#startDrain(key, queue);
+    await Promise.all(this.#draining);
   }
 
   /** Never goes back: the watch may deliver a write after this process learnt of a later one. */

@@ -41,7 +41,7 @@ export class WebhookStats {
   readonly #lingering = new Map<string, NodeJS.Timeout>();
   readonly #writing = new Map<string, Promise<void>>();
   #closing = false;
-  /** The value and revision this process last wrote or read, per webhook. */
+  /** The latest value and revision this process wrote, read or saw another replica write, per webhook. */
   readonly #known = new Map<string, { value: Stored; revision: number }>();
 
   /** Other replicas' writes keep #known current, so that a write rarely loses its compare-and-set. */
