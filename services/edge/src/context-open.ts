@@ -25,19 +25,15 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
   const ns = p.config.WF_NAMESPACE;
   const log = p.log.child({ component: "edge" });
   const publisher = new JetStreamPublisher(p.nc);
-  const countersOpened = WindowCounters.open(p.nc, ns, publisher);
-  const statsOpened = WebhookStats.open(p.nc, ns, publisher, log);
   const [files, signingKey, counters, sessions, secretBox, webhookStats, replayGuard] = await Promise.all([
     ArtifactFiles.open(p.nc, ns, p.store),
     resolveSigningKey(p.nc, ns, p.config.WF_URL_SIGNING_KEY),
-    countersOpened,
+    WindowCounters.open(p.nc, ns, publisher),
     SessionStore.open(p.nc, ns, p.config.WF_SESSION_TTL_S),
     SecretBox.open(p.nc, ns, p.config.WF_WEBHOOK_SECRET_KEY, WEBHOOK_SECRET_KEY),
-    statsOpened,
+    WebhookStats.open(p.nc, ns, publisher, log),
     ReplayGuard.open(p.nc, ns),
-  ]).catch(async (err: unknown) => {
-    // The watches of those that did open would outlive the failed start.
-    await Promise.allSettled([countersOpened.then((c) => c.close()), statsOpened.then((s) => s.close())]);
+  ]).catch((err: unknown) => {
     publisher.close();
     throw err;
   });

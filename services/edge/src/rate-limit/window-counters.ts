@@ -4,7 +4,6 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { PlanLimits } from "@wf/shared/auth";
 import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
-import { KvFollower } from "../kv-follow";
 import { counterKey, epochMinute } from "./windows";
 
 /** Long enough for a day's counter to outlive its UTC date whatever the clock skew. */
@@ -51,17 +50,16 @@ const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined,
  * their last write.
  *
  * A write is a compare-and-set at the revision this process last saw, so replicas never lose
- * each other's counts; a lost race re-reads and retries. What this process last saw includes
- * other replicas' writes as a watch of the bucket delivers them, so races are rare. Requests of one key that arrive while a
+ * each other's counts; a lost race re-reads and retries. Requests of one key that arrive while a
  * write of it is in flight are counted together in the next write (each still gets its own
  * rank), so a busy key costs about one write per round trip, and concurrent requests of one
  * process do not race each other.
  *
  * Given the key's limits, a request is answered without waiting for its write while this
- * process's view of the key (the latest write it knows of, plus what it counted since) stays below
+ * process's own view of the key (its last write, plus what it counted since) stays below
  * PROMPT_SHARE of each limit and at most AHEAD_SHARE of the minute limit is answered ahead of
- * its writes. Such a rank leaves out what other replicas counted since their last write
- * reached this process, so replicas together can admit more than a limit only when more than ten of them burst at
+ * its writes. Such a rank leaves out what other replicas counted since this process last wrote,
+ * so replicas together can admit more than a limit only when more than ten of them burst at
  * once, by about 1% of it each; a process that dies loses its unwritten counts (at most that
  * 1%). Counts answered ahead wait LINGER_MS for others to share their write, so a busy key costs
  * a write per LINGER_MS, not per request. Near a limit every request waits for its write again,
@@ -71,22 +69,12 @@ export class WindowCounters {
   readonly #known = new Map<string, { value: Stored; revision: number }>();
   readonly #queues = new Map<string, Queue>();
   readonly #draining = new Set<Promise<void>>();
-  readonly #follower: KvFollower;
 
   private constructor(
     private readonly kv: KV,
     private readonly bucket: string,
     private readonly publisher: JetStreamPublisher,
-  ) {
-    // Other replicas' writes keep #known current, so that a write rarely loses its
-    // compare-and-set, and ranks include what they counted.
-    this.#follower = new KvFollower(kv, (entry) => {
-      // This process's own writes come back too: known already, not parsed again.
-      if ((this.#known.get(entry.key)?.revision ?? 0) >= entry.revision) return;
-      const value = Stored.safeParse(entry.json());
-      if (value.success) this.#remember(entry.key, value.data, entry.revision);
-    });
-  }
+  ) {}
 
   static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher): Promise<WindowCounters> {
     const bucket = `${ns}_ratelimits`;
@@ -146,6 +134,12 @@ export class WindowCounters {
     void drain.finally(() => this.#draining.delete(drain));
   }
 
+  /** Writes the counts answered ahead now instead of after their linger (an edge stopping). */
+  async close(): Promise<void> {
+    for (const [key, queue] of this.#queues) this.#startDrain(key, queue);
+    await Promise.all(this.#draining);
+  }
+
   async #drain(key: string, queue: Queue): Promise<void> {
     while (queue.waiters.length > 0) {
       const batch = queue.waiters.splice(0);
@@ -188,16 +182,7 @@ export class WindowCounters {
     }
   }
 
-  /** Writes the counts answered ahead now, not after their linger, and stops following the other replicas' writes. */
-  async close(): Promise<void> {
-    this.#follower.stop();
-    for (const [key, queue] of this.#queues) this.#startDrain(key, queue);
-    await Promise.all(this.#draining);
-  }
-
-  /** Never goes back: the watch may deliver a write after this process learnt of a later one. */
   #remember(key: string, value: Stored, revision: number): void {
-    if ((this.#known.get(key)?.revision ?? 0) > revision) return;
     this.#known.delete(key);
     this.#known.set(key, { value, revision });
     // Yesterday's keys are never written again: the oldest entries go first.

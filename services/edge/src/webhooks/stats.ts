@@ -4,7 +4,6 @@ import { z } from "zod";
 import type { WebhookStatsView } from "@wf/shared/api";
 import type { Logger } from "@wf/shared/log";
 import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
-import { KvFollower } from "../kv-follow";
 
 const MAX_ATTEMPTS = 50;
 /**
@@ -30,9 +29,8 @@ const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggere
  * are queued in memory, each webhook's queue waits LINGER_MS for company and is then written by
  * one write at a time, so a busy webhook costs at most about one write per LINGER_MS; close()
  * writes what is queued without waiting. The write
- * is a compare-and-set at the revision this process last saw, its own writes and other
- * replicas' as a watch of the bucket delivers them (no read first); a lost race re-reads and
- * retries. A process that dies loses its unwritten counts: these are statistics,
+ * is a compare-and-set at the revision this process last wrote (no read first); a lost race
+ * re-reads and retries. A process that dies loses its unwritten counts: these are statistics,
  * not billing.
  */
 export class WebhookStats {
@@ -41,39 +39,15 @@ export class WebhookStats {
   readonly #lingering = new Map<string, NodeJS.Timeout>();
   readonly #writing = new Map<string, Promise<void>>();
   #closing = false;
-  /** The latest value and revision this process wrote, read or saw another replica write, per webhook. */
+  /** The value and revision this process last wrote or read, per webhook. */
   readonly #known = new Map<string, { value: Stored; revision: number }>();
-
-  /** Other replicas' writes keep #known current, so that a write rarely loses its compare-and-set. */
-  readonly #follower: KvFollower;
 
   private constructor(
     private readonly kv: KV,
     private readonly bucket: string,
     private readonly publisher: JetStreamPublisher,
     private readonly log: Logger,
-  ) {
-    this.#follower = new KvFollower(kv, (entry) => {
-      // This process's own writes come back too: known already, not parsed again.
-      if ((this.#known.get(entry.key)?.revision ?? 0) >= entry.revision) return;
-      const value = Stored.safeParse(entry.json());
-      if (value.success) this.#remember(entry.key, { value: value.data, revision: entry.revision });
-    });
-  }
-
-  /** Writes every queued count now and stops following the other replicas' writes. */
-  async close(): Promise<void> {
-    this.#closing = true;
-    this.#follower.stop();
-    for (const [webhookId, linger] of this.#lingering) {
-      clearTimeout(linger);
-      this.#write(webhookId);
-    }
-    await Promise.all(this.#writing.values());
-    // Counted while those writes were in flight.
-    for (const webhookId of this.#pending.keys()) this.#write(webhookId);
-    await Promise.all(this.#writing.values());
-  }
+  ) {}
 
   static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
     const bucket = `${ns}_webhookstats`;
@@ -85,6 +59,19 @@ export class WebhookStats {
     const pending = this.#pending.get(webhookId) ?? empty();
     this.#pending.set(webhookId, merge(pending, outcome(status, at)));
     if (!this.#lingering.has(webhookId) && !this.#writing.has(webhookId) && !this.#closing) this.#linger(webhookId);
+  }
+
+  /** Writes every queued count now (an edge stopping). */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const [webhookId, linger] of this.#lingering) {
+      clearTimeout(linger);
+      this.#write(webhookId);
+    }
+    await Promise.all(this.#writing.values());
+    // Counted while those writes were in flight.
+    for (const webhookId of this.#pending.keys()) this.#write(webhookId);
+    await Promise.all(this.#writing.values());
   }
 
   #linger(webhookId: string): void {
@@ -152,9 +139,7 @@ export class WebhookStats {
     return known;
   }
 
-  /** Never goes back: the watch may deliver a write after this process learnt of a later one. */
   #remember(webhookId: string, known: { value: Stored; revision: number }): void {
-    if ((this.#known.get(webhookId)?.revision ?? 0) > known.revision) return;
     this.#known.delete(webhookId);
     this.#known.set(webhookId, known);
     if (this.#known.size > REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
