@@ -73,11 +73,11 @@ export async function runApiBench(
 /** An Enterprise user, one key per connection, and the workflow to start. */
 async function seed(nc: NatsConnection, ns: string, connections: number): Promise<{ workflowId: string; keys: string[] }> {
   const store = await openStore({ kind: "kv", nc, namespace: ns });
-  const { userId, workflowId } = await seedEnterpriseWorkflow(store, YAML);
+  const { userId, workflow } = await seedEnterpriseWorkflow(store, YAML);
   const keys = await Promise.all(
     Array.from({ length: connections }, async () => (await createApiKey(store, { ownerId: userId, scopes: ["WORKFLOW_EXECUTE"] })).key),
   );
-  return { workflowId, keys };
+  return { workflowId: workflow.id, keys };
 }
 
 const statusText = (r: LoadResult): string =>

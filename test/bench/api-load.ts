@@ -23,8 +23,7 @@ export interface LoadResult {
 }
 
 /** POSTs the target's body for the n-th connection; resolves the answer's status, 0 when it failed. */
-function poster(target: LoadTarget, pool: KeepAlivePool): (connection: number) => Promise<number> {
-  const url = new URL(target.url);
+function poster(target: LoadTarget, url: URL, pool: KeepAlivePool): (connection: number) => Promise<number> {
   const body = Buffer.from(target.body);
   // Prepared once per connection: each carries its own path and headers, the same every time.
   const prepared = new Map<number, Buffer>();
@@ -77,7 +76,7 @@ function connectTo(target: LoadTarget, connections: number) {
   const url = new URL(target.url);
   // An IPv6 hostname comes in brackets; plain http only, so port 80 unless given.
   const pool = new KeepAlivePool(url.hostname.replace(/^\[(.*)\]$/, "$1"), Number(url.port || 80), connections);
-  return { pool, post: poster(target, pool) };
+  return { pool, post: poster(target, url, pool) };
 }
 
 /** The tally of a run and its time marks: warm-up from now, then the measured window. */

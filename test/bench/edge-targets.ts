@@ -1,5 +1,5 @@
 import { newId } from "@wf/shared/execution";
-import { newWorkflowRecord, type Store } from "@wf/shared/store";
+import { newWorkflowRecord, type Store, type WorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { startServiceProcess, type ServiceProcess } from "../support/processes";
 import { definitionOf } from "../support/runtime";
@@ -67,13 +67,13 @@ export async function startEdgeTargets(
 }
 
 /** An Enterprise user (no quota reached) and a workflow of theirs. */
-export async function seedEnterpriseWorkflow(store: Store, yaml: string): Promise<{ userId: string; workflowId: string }> {
+export async function seedEnterpriseWorkflow(store: Store, yaml: string): Promise<{ userId: string; workflow: WorkflowRecord }> {
   const now = Date.now();
   const userId = newId();
   await store.users.create({ id: userId, email: `${userId}@bench.example`, passwordHash: "scrypt$unused", plan: "enterprise", status: "active", createdAt: now, updatedAt: now });
   const workflow = newWorkflowRecord({ ownerId: userId, yaml, definition: definitionOf(yaml) }, now);
   await store.workflows.create(workflow);
-  return { userId, workflowId: workflow.id };
+  return { userId, workflow };
 }
 
 /** Ours against the bare route: throughput as a fraction, latencies as multiples. */

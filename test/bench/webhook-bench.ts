@@ -127,7 +127,7 @@ export async function runWebhookBench(
     const store = await openStore({ kind: "kv", nc, namespace: ns });
     // The edge started first, so this reads the key it created in `<ns>_edge`.
     const box = await SecretBox.open(nc, ns, undefined, WEBHOOK_SECRET_KEY);
-    const { webhookIds, workflowId } = await seed(store, box, sizes.connections);
+    const { webhookIds, workflow } = await seed(store, box, sizes.connections);
 
     const atAim = { ...sizes, ratePerSec: opts.ratePerSec ?? WEBHOOK_AIM.perSec };
     progress(`webhook: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
@@ -157,7 +157,6 @@ export async function runWebhookBench(
       runs.push({ processes: edge.processes, load, atAim: rated, ...ratiosToBare(load, bare), cpuMs, aimMet });
     }
     progress(`webhook: durable start alone (no HTTP), ${atAim.ratePerSec}/s`);
-    const workflow = (await store.workflows.get(workflowId))!.value;
     const { storeAtAim, commandAtAim } = await runStoreAtRate(nc, `${ns}s`, workflow, atAim);
     const executionsStored = await countKeys(nc, `${ns}_executions`);
     const edgeLoads = runs.flatMap((r) => [r.load, r.atAim]);
@@ -189,16 +188,16 @@ export async function runWebhookBench(
 }
 
 /** An Enterprise owner, the workflow, and `n` HMAC webhooks of it (secret sealed by the edge's key). */
-async function seed(store: Store, box: SecretBox, n: number): Promise<{ webhookIds: string[]; workflowId: string }> {
+async function seed(store: Store, box: SecretBox, n: number): Promise<{ webhookIds: string[]; workflow: WorkflowRecord }> {
   const now = Date.now();
-  const { userId, workflowId } = await seedEnterpriseWorkflow(store, YAML);
+  const { userId, workflow } = await seedEnterpriseWorkflow(store, YAML);
   const webhookIds = await Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const id = newId();
       await store.webhooks.create({
         id,
         ownerId: userId,
-        workflowId,
+        workflowId: workflow.id,
         name: `bench-${i}`,
         mode: "hmac",
         apiKeyId: null,
@@ -213,7 +212,7 @@ async function seed(store: Store, box: SecretBox, n: number): Promise<{ webhookI
       return id;
     }),
   );
-  return { webhookIds, workflowId };
+  return { webhookIds, workflow };
 }
 
 /**

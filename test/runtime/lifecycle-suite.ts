@@ -174,7 +174,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       // What the edge leaves after a write it believed failed: the command, without its snapshot.
       const { executionId } = await publishPendingStart("withdrawn", 1, "open_api");
       const jsm = await rt.platform.js.jetstreamManager();
-      const stillQueued = async () => (await jsm.streams.getMessage(`${rt.ns}_CMD`, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
+      const stillQueued = async () => (await jsm.streams.getMessage(streamNames(rt.ns).cmd, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
       expect(await stillQueued()).toBe(true);
       await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 20_000 });
       expect(await rt.platform.store.executions.get(executionId)).toBeNull();

@@ -28,10 +28,9 @@ const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggere
  * updated by compare-and-set so replicas add up). Counting never delays an answer: outcomes
  * are queued in memory, each webhook's queue waits LINGER_MS for company and is then written by
  * one write at a time, so a busy webhook costs at most about one write per LINGER_MS; close()
- * writes what is queued without waiting. The write
- * is a compare-and-set at the revision this process last wrote (no read first); a lost race
- * re-reads and retries. A process that dies loses its unwritten counts: these are statistics,
- * not billing.
+ * writes what is queued without waiting. The write is a compare-and-set at the revision this
+ * process last wrote (no read first); a lost race re-reads and retries. A process that dies
+ * loses its unwritten counts: these are statistics, not billing.
  */
 export class WebhookStats {
   readonly #pending = new Map<string, Stored>();
