@@ -167,6 +167,7 @@ describe("bench harness (smoke)", () => {
     expect(r.aimMet).toBe(false);
     expect(r.rateLimited + r.otherAnswers).toBe(0);
     expect(r.executionsStored).toBe(r.accepted);
+    expect(r.startCommandsStored).toBe(r.accepted);
     expect(r.nothingLost).toBe(true);
     const text = renderWebhookBench(r);
     expect(text).toContain("NOTHING LOST");

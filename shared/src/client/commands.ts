@@ -3,6 +3,7 @@ import { WfError } from "../errors/index";
 import { checkStart, firstSnapshot, newId, type TriggerSource } from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects, type Subjects } from "../nats/subjects";
+import type { Logger } from "../log/index";
 import type { Store } from "../store/port";
 
 /**
@@ -35,15 +36,20 @@ export interface StartRequest {
 
 /**
  * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
- * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and
- * the execution is written PENDING before the command goes out, so a status read right after
- * finds it (the API's 202 then poll); the command then says so and leaves the definition out.
+ * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and the
+ * execution is stored PENDING before the command goes out, so that a status read or a list right
+ * after finds it (the API's 202 then poll); the command then says `pending`:
+ * - an id made here is new: the store announces the execution (one write on KV, where the
+ *   command, carrying the definition, is its record until an executor takes it), and withdraws
+ *   it again when the publish fails, so that a failed start leaves nothing;
+ * - a caller's id may have been started before (a derived id): the record is created, and
+ *   AlreadyExistsError says it was; the command leaves the definition out.
  */
 export async function startExecution(
   js: CommandPublisher,
   ns: string,
   req: StartRequest,
-  opts: { store?: Store } = {},
+  opts: { store?: Store; log?: Pick<Logger, "error"> } = {},
 ): Promise<string> {
   const executionId = req.executionId ?? newId();
   const cmd: StartCommand = {
@@ -55,14 +61,28 @@ export async function startExecution(
     parent: null,
     requestedAt: Date.now(),
   };
-  if (opts.store) {
-    const parsed = StartCommand.parse(cmd);
-    const checked = checkStart(parsed.workflow.definition, parsed.inputs);
-    if (!checked.ok) throw new WfError("VALIDATION_FAILED", checked.error);
-    await opts.store.executions.create(firstSnapshot(parsed, checked, "PENDING", null));
+  const subject = subjectsOf(ns).execStart(executionId);
+  const { store } = opts;
+  if (!store) {
+    await js.publish(subject, JSON.stringify(cmd), { msgID: executionId });
+    return executionId;
   }
-  const sent: StartCommand = opts.store ? { ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } } : cmd;
-  await js.publish(subjectsOf(ns).execStart(executionId), JSON.stringify(sent), { msgID: executionId });
+  const parsed = StartCommand.parse(cmd);
+  const checked = checkStart(parsed.workflow.definition, parsed.inputs);
+  if (!checked.ok) throw new WfError("VALIDATION_FAILED", checked.error);
+  const pending = firstSnapshot(parsed, checked, "PENDING", null);
+  if (req.executionId !== undefined) {
+    await store.executions.create(pending);
+    await js.publish(subject, JSON.stringify({ ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } }), { msgID: executionId });
+    return executionId;
+  }
+  await store.executions.announce(pending);
+  try {
+    await js.publish(subject, JSON.stringify({ ...cmd, pending: true }), { msgID: executionId });
+  } catch (err) {
+    await store.executions.withdraw(pending).catch((e: unknown) => opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }));
+    throw err;
+  }
   return executionId;
 }
 

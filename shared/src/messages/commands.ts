@@ -3,8 +3,9 @@ import { TriggerSource } from "../execution/snapshot";
 
 /**
  * `<ns>.cmd.exec.start.<execId>`: everything an executor needs, so it reads no other record;
- * unless `pending`: the starter wrote the execution's PENDING snapshot first, which holds the
- * definition (left out of the command) and is what the executor takes over.
+ * unless `pending`: the starter stored the execution PENDING first, and the executor takes over
+ * what the store holds. On KV, an announced execution's stored form is this command itself
+ * (with the definition) until an executor writes the record.
  */
 export const StartCommand = z.object({
   executionId: z.string(),
@@ -13,9 +14,10 @@ export const StartCommand = z.object({
     name: z.string(),
     ownerId: z.string(),
     version: z.number().int().nullable(),
-    /** Left out when `pending`. */
+    /** Left out when the start created the PENDING record (a derived id, or an earlier version). */
     definition: z.unknown().optional(),
   }),
+  /** The start stored the execution PENDING: read it first, and drop the command once it is gone (withdrawn). */
   pending: z.boolean().default(false),
   inputs: z.record(z.string(), z.unknown()).default({}),
   triggerSource: TriggerSource,

@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { AlreadyExistsError, CasConflictError, WfError } from "../errors";
 import { newId } from "../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../execution/snapshot";
+import { startExecution, type CommandPublisher } from "../client/commands";
 import type { Repo, Store } from "./port";
 import {
   ApiKeyRecord,
@@ -17,8 +18,17 @@ import {
   WorkflowRecord,
 } from "./records";
 
-/** Opens a fresh, empty store for one test; `cleanup` closes it and drops what it created. */
-export type OpenTestStore = () => Promise<{ store: Store; cleanup(): Promise<void> }>;
+/**
+ * Opens a fresh, empty store for one test; `cleanup` closes it and drops what it created.
+ * `starts` publishes start commands where the store's namespace keeps them (the KV adapter reads
+ * announced executions from there).
+ */
+export type OpenTestStore = () => Promise<{ store: Store; starts: TestStarts; cleanup(): Promise<void> }>;
+
+export interface TestStarts {
+  ns: string;
+  publisher: CommandPublisher;
+}
 
 const T0 = Date.UTC(2025, 0, 1);
 
@@ -166,11 +176,12 @@ interface CrudCase<T extends { id: string }> {
  * test opens its own store and uses its own owners and ids, so tests may run in parallel.
  */
 export function runStoreContract(label: string, open: OpenTestStore): void {
-  const fresh = async (): Promise<Store> => {
-    const { store, cleanup } = await open();
+  const freshWithStarts = async (): Promise<{ store: Store; starts: TestStarts }> => {
+    const { store, starts, cleanup } = await open();
     onTestFinished(cleanup);
-    return store;
+    return { store, starts };
   };
+  const fresh = async (): Promise<Store> => (await freshWithStarts()).store;
 
   function crudSuite<T extends { id: string }>(name: string, c: CrudCase<T>): void {
     describe(`${name}: create, get, update, delete`, () => {
@@ -595,6 +606,81 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
             expected,
           );
         }
+      });
+    });
+
+    describe("executions announced by a start", () => {
+      const definition = { name: "announced", variables: { n: { type: "number", default: 1 } }, steps: [{ name: "a", type: "transform", output: "{{ vars.n }}" }] };
+      const requestOf = (ownerId: string, workflowId = "wf-a") => ({
+        workflow: { id: workflowId, name: "announced", ownerId, version: 1, definition },
+        inputs: { n: 2 },
+        triggerSource: "webhook" as const,
+      });
+      const listed = (store: Store, ownerId: string, q: { workflowId?: string; status?: ExecutionStatus } = {}) =>
+        store.executions.list({ ownerId, ...q, page: 1, size: 10 });
+
+      it("a new execution is read and listed PENDING before any executor writes it", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        const before = Date.now();
+        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
+        const read = await store.executions.get(id);
+        expect(read?.value).toMatchObject({ id, ownerId, workflowId: "wf-a", status: "PENDING", triggerSource: "webhook", vars: { n: 2 }, holder: null, definition });
+        expect(read!.value.createdAt).toBeGreaterThanOrEqual(before);
+        const page = { items: [read!.value], total: 1 };
+        expect(await listed(store, ownerId)).toEqual(page);
+        expect(await listed(store, ownerId, { status: "PENDING" })).toEqual(page);
+        expect(await listed(store, ownerId, { workflowId: "wf-a", status: "PENDING" })).toEqual(page);
+        expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [], total: 0 });
+      });
+
+      it("an update at the version read writes it: it moves to its new status in every list, once", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
+        const read = (await store.executions.get(id))!;
+        const running: ExecutionSnapshot = { ...read.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+        const version = await store.executions.update(running, read.version);
+        expect(await store.executions.get(id)).toEqual({ value: running, version });
+        expect(await listed(store, ownerId)).toEqual({ items: [running], total: 1 });
+        expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
+        expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
+        // The version it was read at is gone: a second writer from it loses.
+        await expect(store.executions.update({ ...read.value, status: "CANCELLED" }, read.version)).rejects.toBeInstanceOf(CasConflictError);
+      });
+
+      it("a start whose command was stored but not acknowledged is withdrawn: nothing is read or listed", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        let published: string | undefined;
+        const lostAck: CommandPublisher = {
+          async publish(subject, data, opts) {
+            await starts.publisher.publish(subject, data, opts);
+            published = subject;
+            throw new Error("no answer");
+          },
+        };
+        await expect(startExecution(lostAck, starts.ns, requestOf(ownerId), { store })).rejects.toThrow("no answer");
+        const id = published!.split(".").at(-1)!;
+        expect(await store.executions.get(id)).toBeNull();
+        expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
+        expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
+      });
+
+      it("a start with bad inputs stores and publishes nothing", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        let publishes = 0;
+        const counting: CommandPublisher = {
+          publish: (subject, data, opts) => {
+            publishes++;
+            return starts.publisher.publish(subject, data, opts);
+          },
+        };
+        const bad = { ...requestOf(ownerId), inputs: { n: "not a number" } };
+        await expect(startExecution(counting, starts.ns, bad, { store })).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
+        expect(publishes).toBe(0);
+        expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
       });
     });
 

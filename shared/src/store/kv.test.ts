@@ -8,7 +8,8 @@ import { newId } from "../execution/ids";
 import { ExecutionSnapshot } from "../execution/snapshot";
 import { startNatsServer, type NatsServerHandle } from "../testing/nats-server";
 import { waitFor } from "../testing/wait-for";
-import { runStoreContract } from "./contract";
+import { startCommandsIn } from "../testing/start-commands";
+import { runStoreContract, type TestStarts } from "./contract";
 import { keyToken } from "./kv/key-codec";
 import { executionLayout } from "./kv/layouts";
 import { openStore } from "./open-store";
@@ -29,18 +30,20 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A namespace of its own for each test, and its buckets removed afterwards. */
-async function freshStore(): Promise<{ store: Store; namespace: string; cleanup(): Promise<void> }> {
+/** A namespace of its own for each test, and its buckets (and streams, if made) removed afterwards. */
+async function freshStore(): Promise<{ store: Store; namespace: string; starts: TestStarts; cleanup(): Promise<void> }> {
   const namespace = `t${++namespaces}`;
   const store = await openStore({ kind: "kv", nc, namespace });
+  const commands = startCommandsIn(nc, namespace);
   const cleanup = async () => {
     await store.close();
+    await commands.cleanup();
     const jsm = await jetstreamManager(nc);
     for await (const info of jsm.streams.list()) {
       if (info.config.name.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(info.config.name);
     }
   };
-  return { store, namespace, cleanup };
+  return { store, namespace, starts: { ns: namespace, publisher: commands.publisher }, cleanup };
 }
 
 runStoreContract("JetStream KV", freshStore);

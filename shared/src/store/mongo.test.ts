@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
 import { MongoClient } from "mongodb";
-import { afterAll, describe } from "vitest";
+import { afterAll, beforeAll, describe } from "vitest";
+import { startNatsServer, type NatsServerHandle } from "../testing/nats-server";
+import { startCommandsIn } from "../testing/start-commands";
 import { runStoreContract } from "./contract";
 import { openStore } from "./open-store";
 
@@ -13,7 +17,17 @@ const database = `wf_store_test_${randomBytes(6).toString("hex")}`;
 let namespaces = 0;
 
 describe.skipIf(!uri)(uri ? "MongoDB adapter" : SKIPPED, () => {
+  // Start commands go where they go in production, to JetStream: the contract publishes some.
+  let server: NatsServerHandle;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    server = await startNatsServer();
+    nc = await connect({ servers: server.url });
+  });
+
   afterAll(async () => {
+    await nc?.close();
+    await server?.stop();
     const client = await MongoClient.connect(uri!);
     try {
       await client.db(database).dropDatabase();
@@ -23,7 +37,13 @@ describe.skipIf(!uri)(uri ? "MongoDB adapter" : SKIPPED, () => {
   });
 
   runStoreContract("MongoDB", async () => {
-    const store = await openStore({ kind: "mongodb", uri: uri!, database, namespace: `t${++namespaces}` });
-    return { store, cleanup: () => store.close() };
+    const namespace = `t${++namespaces}`;
+    const store = await openStore({ kind: "mongodb", uri: uri!, database, namespace });
+    const commands = startCommandsIn(nc, namespace);
+    const cleanup = async () => {
+      await store.close();
+      await commands.cleanup();
+    };
+    return { store, starts: { ns: namespace, publisher: commands.publisher }, cleanup };
   });
 });

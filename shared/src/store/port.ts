@@ -57,6 +57,21 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
 }
 
 export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
+  /**
+   * Makes a new PENDING execution (an id never used before) listed and readable with one write,
+   * for a start that publishes its command next: the KV adapter writes only its list entry and
+   * reads the snapshot from that start command (`<ns>.cmd.exec.start.<id>`, which carries the
+   * definition) until an executor creates the record; `get` then answers version 0, and an
+   * update at version 0 creates the record. MongoDB inserts the record, as `create` does.
+   */
+  announce(pending: ExecutionSnapshot): Promise<void>;
+  /**
+   * Undoes `announce` for a start whose command could not be published, so that a failed start
+   * leaves nothing behind: the KV adapter removes the command (if it was stored after all) and the
+   * list entry; MongoDB deletes the record while it is PENDING and held by nobody. An execution an
+   * executor already took is left as it is.
+   */
+  withdraw(pending: ExecutionSnapshot): Promise<void>;
   /** Newest first (by createdAt, then id). Filters are optional. */
   list(
     query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery,

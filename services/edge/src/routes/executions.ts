@@ -11,8 +11,9 @@ import {
   ResultNotReadyBody,
 } from "@wf/shared/api";
 import { cancelExecution } from "@wf/shared/client";
-import { WfError } from "@wf/shared/errors";
+import { CasConflictError, WfError } from "@wf/shared/errors";
 import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import type { Store, Versioned } from "@wf/shared/store";
 import { requireWriter, roleOn, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
 import { executionResult, executionStatusView, executionSummary } from "../views/execution";
@@ -102,11 +103,28 @@ export const executionRoutes: Route[] = [
       const { status } = execution.value;
       if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${params.id} has already finished (${status})`);
       requireWriter(role, "cancelling an execution");
+      await flagQueued(ctx.store, execution);
       await cancelExecution(ctx.js, ctx.ns, params.id);
       return { executionId: params.id, status: "CANCELLED" as const };
     },
   }),
 ];
+
+/**
+ * A PENDING execution nobody holds is flagged before the cancel command goes out: its start
+ * command is queued ahead of the cancel, and whichever executor takes either one then finishes
+ * it CANCELLED before its first step. Lost to a concurrent write, the flag is left to the cancel
+ * command, which the holder sees.
+ */
+async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>): Promise<void> {
+  const { value, version } = execution;
+  if (value.status !== "PENDING" || value.holder !== null || value.cancelRequested) return;
+  try {
+    await store.executions.update({ ...value, cancelRequested: true }, version);
+  } catch (err) {
+    if (!(err instanceof CasConflictError)) throw err;
+  }
+}
 
 function hasResult(s: ExecutionSnapshot): s is ExecutionSnapshot & { status: (typeof RESULT_STATUSES)[number] } {
   return (RESULT_STATUSES as readonly string[]).includes(s.status);

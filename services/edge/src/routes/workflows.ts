@@ -9,7 +9,6 @@ import {
   type FieldProblem,
 } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
-import { newId } from "@wf/shared/execution";
 import { resolveVariables, WorkflowSchema } from "@wf/shared/workflow";
 import { requireWriter, visibleWorkflow } from "../access/roles";
 import { startStoredWorkflow } from "../start-execution";
@@ -71,11 +70,10 @@ export const workflowRoutes: Route[] = [
       const { workflow, role } = await visibleWorkflow(ctx.store, params.id, caller().userId);
       requireWriter(role, "starting an execution");
       const w = workflow.value;
-      const executionId = newId();
       const startedAt = ctx.clock();
+      let executionId: string;
       try {
-        await startStoredWorkflow(ctx, w, {
-          executionId,
+        executionId = await startStoredWorkflow(ctx, w, {
           inputs: body.inputs,
           triggerSource: "open_api",
           enableMonitoring: body.enableMonitoring,

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WebhookTriggerParams } from "@wf/shared/api";
 import { PLAN_LIMITS, type AuditReason } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
-import { newId } from "@wf/shared/execution";
 import type { WebhookRecord } from "@wf/shared/store";
 import { roleOn } from "../access/roles";
 import { pathOf } from "../auth/authenticate";
@@ -100,9 +99,7 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
     throw new WfError("CONFLICT", `webhook ${webhook.id}: its workflow is gone or its creator may no longer edit it`);
   }
   const w = stored.value;
-  const executionId = newId();
-  await startStoredWorkflow(ctx, w, {
-    executionId,
+  const executionId = await startStoredWorkflow(ctx, w, {
     inputs: webhookInputs(payload, webhook.variableMapping, w.definition),
     triggerSource: "webhook",
   });

@@ -136,8 +136,9 @@ export class ExecutorActor {
       const pending = await this.d.store.executions.get(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
       // A read served by a replica that lags the write is given a moment; after that the
-      // snapshot is gone: the starter removed it when its publish seemed to fail, and told its
-      // caller the start failed.
+      // execution is gone: the starter withdrew it when its publish seemed to fail, and told its
+      // caller the start failed. (On KV an announced execution is read from this very command,
+      // at version 0, and the first write creates its record.)
       if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
       this.d.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
       this.done(m);

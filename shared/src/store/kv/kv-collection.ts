@@ -71,8 +71,11 @@ const KNOWN_CAPACITY = 10_000;
  * Consistency model. The record is the truth; the index is a hint that reads verify. A listed key
  * counts only if its record exists and, recomputed from the record, still claims that key (and,
  * for a list filtered on the keys' value, still has that value); keys that fail are dropped from
- * the page and from `total` (so a page can come back short, never with a duplicate). Writers
- * keep the index a superset of the truth where it matters:
+ * the page and from `total` (so a page can come back short, never with a duplicate). One
+ * exception: a type with an unwritten source (executions) lists records before they are written
+ * (`putKeys`); reads take such a record from that source (the announced execution's start
+ * command), at version 0, until the first write creates it. Writers keep the index a superset of
+ * the truth where it matters:
  * - Keys a write adds are put concurrently with the record write, so a record is not left without
  *   its keys by a crash between two round trips. If the record write loses (AlreadyExists, CAS),
  *   those keys are purged again unless the stored record claims them, and given the stored
@@ -105,6 +108,11 @@ export class KvCollection<T extends { id: string }> {
     private readonly type: string,
     private readonly schema: z.ZodType<T>,
     private readonly layout: IndexLayout<T>,
+    /**
+     * Where a record that is listed but not written yet is read from (an announced execution's
+     * start command); such a record is at version 0, and an update at version 0 creates it.
+     */
+    private readonly unwritten?: (id: string) => Promise<T | null>,
   ) {}
 
   #indexValue(value: T): string {
@@ -128,6 +136,24 @@ export class KvCollection<T extends { id: string }> {
     this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
     this.#recent?.wrote(token, { value, version: record.value });
     return record.value;
+  }
+
+  /**
+   * Lists a record that is not written yet, for a type with an unwritten source: its keys are
+   * put, carrying its value; reads find the record there until it is written.
+   */
+  protected async putKeys(value: T): Promise<void> {
+    const indexValue = this.#indexValue(value);
+    await Promise.all(this.layout.keys(value).map((key) => this.#putKey(key, indexValue)));
+  }
+
+  /** Removes the keys of `value` unless its record was written meanwhile. */
+  protected async dropKeysUnlessWritten(value: T): Promise<void> {
+    const token = keyToken(value.id);
+    const entry = await this.buckets.records.get(token);
+    if (entry?.operation === "PUT") return;
+    this.#known.delete(token);
+    await Promise.all(this.layout.keys(value).map((key) => this.#purge(key)));
   }
 
   async get(id: string): Promise<Versioned<T> | null> {
@@ -215,7 +241,9 @@ export class KvCollection<T extends { id: string }> {
     }
     const keys = [...current.index.keys()];
     try {
-      await Promise.all([this.buckets.records.delete(token), ...keys.map((key) => this.#purge(key))]);
+      // An unwritten record has no record to mark deleted, only its keys.
+      const record = current.version === 0 ? [] : [this.buckets.records.delete(token)];
+      await Promise.all([...record, ...keys.map((key) => this.#purge(key))]);
     } finally {
       // After the delete, so that a recent read made while it was in flight is not kept either.
       this.#recent?.forget(token);
@@ -317,15 +345,23 @@ export class KvCollection<T extends { id: string }> {
 
   async #load(token: string): Promise<Loaded<T> | null> {
     const entry = await this.buckets.records.get(token);
-    if (entry === null || entry.operation !== "PUT") return null;
-    const value = this.schema.parse(entry.json());
+    if (entry?.operation === "PUT") return this.#loaded(token, this.schema.parse(entry.json()), entry.revision);
+    // A deleted record stays deleted; one never written may be an unwritten one.
+    if (entry !== null || this.unwritten === undefined) return null;
+    const unwritten = await this.unwritten(fromKeyToken(token));
+    if (unwritten !== null) return this.#loaded(token, unwritten, 0);
+    // Its writer writes the record before it lets the unwritten source go: read once more.
+    const written = await this.buckets.records.get(token);
+    return written?.operation === "PUT" ? this.#loaded(token, this.schema.parse(written.json()), written.revision) : null;
+  }
+
+  #loaded(token: string, value: T, version: number): Loaded<T> {
     // Same version, same keys: keep the put revisions this process may already know of them.
     const known = this.#known.get(token);
-    const index =
-      known?.version === entry.revision ? known.index : new Map(this.layout.keys(value).map((key) => [key, 0]));
+    const index = known?.version === version ? known.index : new Map(this.layout.keys(value).map((key) => [key, 0]));
     const indexValue = this.#indexValue(value);
-    this.#known.set(token, { version: entry.revision, index, indexValue });
-    return { value, version: entry.revision, index, indexValue };
+    this.#known.set(token, { version, index, indexValue });
+    return { value, version, index, indexValue };
   }
 
   /** The index keys of the record at `expectedVersion`: from memory when we wrote or read it last. */

@@ -5,6 +5,7 @@ import { ConfigError } from "../../errors";
 import type { Store } from "../port";
 import { AUDIT_RETENTION_MS } from "../records";
 import { JetStreamPublisher } from "./jetstream-publisher";
+import { PendingStarts } from "./pending-starts";
 import type { KvBuckets } from "./kv-collection";
 import {
   KvApiKeyRepo,
@@ -63,7 +64,7 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
   const store = {
     kind: "kv" as const,
     workflows: new KvWorkflowRepo(workflows),
-    executions: new KvExecutionRepo(executions),
+    executions: new KvExecutionRepo(executions, new PendingStarts(jsm, namespace)),
     approvals: new KvApprovalRepo(approvals),
     artifacts: new KvArtifactRepo(artifacts),
     webhooks: new KvWebhookRepo(webhooks),

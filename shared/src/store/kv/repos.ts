@@ -32,6 +32,7 @@ import {
 } from "../records";
 import { keyToken, sortableNumber } from "./key-codec";
 import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collection";
+import type { PendingStarts } from "./pending-starts";
 import {
   ALL_AUDIT,
   ALL_SCHEDULED,
@@ -73,8 +74,21 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 }
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
-  constructor(buckets: KvBuckets) {
-    super(buckets, "executions", ExecutionSnapshot, executionLayout);
+  constructor(
+    buckets: KvBuckets,
+    private readonly starts: PendingStarts,
+  ) {
+    super(buckets, "executions", ExecutionSnapshot, executionLayout, (id) => starts.get(id));
+  }
+
+  announce(pending: ExecutionSnapshot): Promise<void> {
+    return this.putKeys(pending);
+  }
+
+  async withdraw(pending: ExecutionSnapshot): Promise<void> {
+    // The command first: once it is gone, no executor can take it and write the record.
+    await this.starts.remove(pending.id);
+    await this.dropKeysUnlessWritten(pending);
   }
 
   list(

@@ -73,6 +73,11 @@ export class MongoCollection<T extends { id: string }> {
     await this.docs.deleteOne({ _id: id });
   }
 
+  /** Deletes the record only while it is still at `version`. */
+  protected async deleteAt(id: string, version: number): Promise<void> {
+    await this.docs.deleteOne({ _id: id, version });
+  }
+
   protected async page(filter: Filter<StoredDoc>, sort: Sort, query: PageQuery): Promise<Page<T>> {
     const { skip, limit } = pageWindow(query);
     const [docs, total] = await Promise.all([

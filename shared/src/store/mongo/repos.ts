@@ -89,6 +89,15 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     }));
   }
 
+  async announce(pending: ExecutionSnapshot): Promise<void> {
+    await this.create(pending);
+  }
+
+  async withdraw(pending: ExecutionSnapshot): Promise<void> {
+    const current = await this.get(pending.id);
+    if (current?.value.status === "PENDING" && current.value.holder === null) await this.deleteAt(pending.id, current.version);
+  }
+
   list({
     ownerId,
     workflowId,

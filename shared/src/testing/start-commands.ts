@@ -1,0 +1,33 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { CommandPublisher } from "../client/commands";
+import { ensureStreams } from "../nats/streams";
+import { streamNames } from "../nats/subjects";
+import { JetStreamPublisher } from "../store/kv/jetstream-publisher";
+
+/**
+ * Start commands of a test's namespace `ns`, published to its real command stream, which is
+ * created on the first publish (tests that publish none make no streams); `cleanup` deletes
+ * the namespace's streams if they were made.
+ */
+export function startCommandsIn(nc: NatsConnection, ns: string): { publisher: CommandPublisher; cleanup(): Promise<void> } {
+  let ready: Promise<JetStreamPublisher> | undefined;
+  const open = async (): Promise<JetStreamPublisher> => {
+    await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000 });
+    return new JetStreamPublisher(nc);
+  };
+  return {
+    publisher: {
+      async publish(subject, data, opts) {
+        ready ??= open();
+        return (await ready).publish(subject, data, opts);
+      },
+    },
+    async cleanup() {
+      if (ready === undefined) return;
+      (await ready).close();
+      const jsm = await jetstreamManager(nc);
+      await Promise.all(Object.values(streamNames(ns)).map((name) => jsm.streams.delete(name)));
+    },
+  };
+}
