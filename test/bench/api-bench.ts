@@ -39,7 +39,7 @@ const BODY = JSON.stringify({ inputs: { who: "bench" } });
 
 /**
  * `POST /api/v1/workflows/{id}/executions` of a real edge process (key verified, both rate
- * windows counted in KV, inputs validated, PENDING snapshot written, start command published and
+ * windows counted in KV, inputs validated, PENDING execution listed and its start command
  * acknowledged) against a bare Fastify route in a process of its own, driven by the same load
  * tool at the same concurrency. No executor runs: this measures the edge. Each connection has
  * its own Enterprise key, as separate client systems would, so no quota is reached.

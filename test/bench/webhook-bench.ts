@@ -63,8 +63,8 @@ export interface WebhookBenchResult {
   bareCpuMsPerRequest: number | null;
   /**
    * The store's own floor at the aim's rate: the trigger's two JetStream writes (the execution's
-   * list key, then its start command), made by startExecution from the bench process, open loop,
-   * no HTTP.
+   * list key and its start command, sent together), made by startExecution from the bench
+   * process, open loop, no HTTP.
    */
   storeAtAim: LoadResult;
   /** The same rate of start commands alone: one JetStream write per request, what a trigger would cost that wrote nothing else. */
@@ -105,8 +105,8 @@ const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("he
 
 /**
  * `POST /api/webhooks/{id}/trigger` of a real edge process (webhook read, HMAC verified, owner
- * and workflow read, rate window counted in KV, PENDING snapshot written, start command acked by
- * JetStream) next to the bare Fastify route, in processes of their own, driven by the same load
+ * and workflow read, rate window counted in KV, PENDING execution listed and its start command
+ * acked by JetStream) next to the bare Fastify route, in processes of their own, driven by the same load
  * tool at the same concurrency (keep-alive, one request in flight per connection, no pipelining).
  * No executor runs: executions stay PENDING, and afterwards the executions bucket must hold one
  * execution per 202. An HMAC or open trigger counts against its owner's plan keyed by the webhook

@@ -37,11 +37,12 @@ export interface StartRequest {
 /**
  * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
  * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and the
- * execution is stored PENDING before the command goes out, so that a status read or a list right
- * after finds it (the API's 202 then poll); the command then says `pending`:
- * - an id made here is new: the store announces the execution (one write on KV, where the
- *   command, carrying the definition, is its record until an executor takes it), and withdraws
- *   it again when the publish fails, so that a failed start leaves nothing;
+ * execution is stored PENDING before this resolves, so that a status read or a list right after
+ * finds it (the API's 202 then poll); the command then says `pending`:
+ * - an id made here is new: the store announces the execution while the command goes out (one
+ *   write on KV, where the command, carrying the definition, is its record until an executor
+ *   takes it), and withdraws it again when either write fails, so that a failed start leaves
+ *   nothing;
  * - a caller's id may have been started before (a derived id): the record is created, and
  *   AlreadyExistsError says it was; the command leaves the definition out.
  */
@@ -76,14 +77,17 @@ export async function startExecution(
     await js.publish(subject, JSON.stringify({ ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } }), { msgID: executionId });
     return executionId;
   }
-  await store.executions.announce(pending);
-  try {
-    await js.publish(subject, JSON.stringify({ ...cmd, pending: true }), { msgID: executionId });
-  } catch (err) {
-    await store.executions.withdraw(pending).catch((e: unknown) => opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }));
-    throw err;
-  }
-  return executionId;
+  // Both writes at once: the answer waits for one round trip, not two. Reads and lists need both,
+  // and get both before this resolves; an executor that takes the command first writes the
+  // record itself, and an announce that lands after that leaves the newer list entry alone.
+  const [announced, published] = await Promise.allSettled([
+    store.executions.announce(pending),
+    js.publish(subject, JSON.stringify({ ...cmd, pending: true }), { msgID: executionId }),
+  ]);
+  const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed === undefined) return executionId;
+  await store.executions.withdraw(pending).catch((e: unknown) => opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }));
+  throw failed.reason;
 }
 
 export async function cancelExecution(js: JetStreamClient, ns: string, executionId: string, reason?: string): Promise<void> {

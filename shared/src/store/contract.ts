@@ -3,7 +3,7 @@ import { AlreadyExistsError, CasConflictError, WfError } from "../errors";
 import { newId } from "../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../execution/snapshot";
 import { startExecution, type CommandPublisher } from "../client/commands";
-import type { Repo, Store } from "./port";
+import type { ExecutionRepo, Repo, Store } from "./port";
 import {
   ApiKeyRecord,
   ApprovalRecord,
@@ -31,6 +31,17 @@ export interface TestStarts {
 }
 
 const T0 = Date.UTC(2025, 0, 1);
+
+/** `repo` with another `announce`; every other method runs on `repo` itself. */
+function withAnnounce(repo: ExecutionRepo, announce: ExecutionRepo["announce"]): ExecutionRepo {
+  return new Proxy(repo, {
+    get(target, prop) {
+      if (prop === "announce") return announce;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
 
 /** Owners are unique per test, and some carry characters that are not subject tokens. */
 const owner = (): string => `user-${newId()}`;
@@ -661,6 +672,28 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           },
         };
         await expect(startExecution(lostAck, starts.ns, requestOf(ownerId), { store })).rejects.toThrow("no answer");
+        const id = published!.split(".").at(-1)!;
+        expect(await store.executions.get(id)).toBeNull();
+        expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
+        expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
+      });
+
+      it("a start whose announce was stored but not acknowledged is withdrawn, though its command got through", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        let published: string | undefined;
+        const recording: CommandPublisher = {
+          async publish(subject, data, opts) {
+            const ack = await starts.publisher.publish(subject, data, opts);
+            published = subject;
+            return ack;
+          },
+        };
+        const lostAnnounce = withAnnounce(store.executions, async (pending) => {
+          await store.executions.announce(pending);
+          throw new Error("no answer");
+        });
+        await expect(startExecution(recording, starts.ns, requestOf(ownerId), { store: { ...store, executions: lostAnnounce } })).rejects.toThrow("no answer");
         const id = published!.split(".").at(-1)!;
         expect(await store.executions.get(id)).toBeNull();
         expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });

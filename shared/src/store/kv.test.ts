@@ -3,6 +3,7 @@ import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { startExecution } from "../client/commands";
 import { CasConflictError } from "../errors";
 import { newId } from "../execution/ids";
 import { ExecutionSnapshot } from "../execution/snapshot";
@@ -124,6 +125,22 @@ describe("JetStream KV adapter", () => {
     await store.executions.update(done, v2);
     expect(await list("COMPLETED")).toEqual({ items: [done], total: 1 });
     expect(await list()).toEqual({ items: [done], total: 1 });
+  });
+
+  it("an announce that lands after the executor's first write leaves that write's list entry alone", async () => {
+    const { store, starts, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const definition = { name: "late", steps: [{ name: "a", type: "transform", output: "1" }] };
+    const id = await startExecution(starts.publisher, starts.ns, { workflow: { id: "wf-a", name: "late", ownerId, version: 1, definition }, triggerSource: "webhook" }, { store });
+    const pending = (await store.executions.get(id))!;
+    const running: ExecutionSnapshot = { ...pending.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+    await store.executions.update(running, pending.version);
+    // The edge's list entry and its command go out together: the entry may arrive last.
+    await store.executions.announce(pending.value);
+    const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 10 });
+    expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
+    expect(await list("PENDING")).toEqual({ items: [], total: 0 });
   });
 
   it("lists by status the executions of a bucket written before keys carried the status", async () => {

@@ -59,14 +59,16 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
 export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
   /**
    * Makes a new PENDING execution (an id never used before) listed and readable with one write,
-   * for a start that publishes its command next: the KV adapter writes only its list entry and
-   * reads the snapshot from that start command (`<ns>.cmd.exec.start.<id>`, which carries the
-   * definition) until an executor creates the record; `get` then answers version 0, and an
-   * update at version 0 creates the record. MongoDB inserts the record, as `create` does.
+   * for a start that publishes its command at the same time: the KV adapter writes only its list
+   * entry (where there is none yet: an executor that took the command first may have written a
+   * newer one) and reads the snapshot from that start command (`<ns>.cmd.exec.start.<id>`, which
+   * carries the definition) until an executor creates the record; `get` then answers version 0,
+   * and an update at version 0 creates the record. MongoDB inserts the record, as `create` does
+   * (an executor that reads before the insert waits for it).
    */
   announce(pending: ExecutionSnapshot): Promise<void>;
   /**
-   * Undoes `announce` for a start whose command could not be published, so that a failed start
+   * Undoes `announce` for a start whose announce or command publish failed, so that a failed start
    * leaves nothing behind: the KV adapter removes the command (if it was stored after all) and the
    * list entry; MongoDB deletes the record while it is PENDING and held by nobody. An execution an
    * executor already took is left as it is.

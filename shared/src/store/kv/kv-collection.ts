@@ -140,11 +140,20 @@ export class KvCollection<T extends { id: string }> {
 
   /**
    * Lists a record that is not written yet, for a type with an unwritten source: its keys are
-   * put, carrying its value; reads find the record there until it is written.
+   * put, carrying its value; reads find the record there until it is written. Each key is put
+   * only where it is not yet: these puts go out together with the unwritten source, so one can
+   * arrive after the record's first writer put the key with a newer value, which it must not
+   * overwrite.
    */
   protected async putKeys(value: T): Promise<void> {
     const indexValue = this.#indexValue(value);
-    await Promise.all(this.layout.keys(value).map((key) => this.#putKey(key, indexValue)));
+    await Promise.all(
+      this.layout.keys(value).map((key) =>
+        this.#putKey(key, indexValue, 0).catch((err: unknown) => {
+          if (!isWrongLastSequence(err)) throw err;
+        }),
+      ),
+    );
   }
 
   /** Removes the keys of `value` unless its record was written meanwhile. */
