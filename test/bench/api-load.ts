@@ -20,6 +20,11 @@ export interface LoadResult {
   failures: number;
   /** Every answer by status code, warm-up included: what the server was asked to do in total. */
   allStatuses: Record<string, number>;
+  /**
+   * Open loop only: the p99 of each second of the measured window (requests grouped by when they
+   * were due), which tells a tail spread over the run from one made in a few bad seconds.
+   */
+  secondP99s?: number[];
 }
 
 /** POSTs the target's body for the n-th connection; resolves the answer's status, 0 when it failed. */
@@ -42,20 +47,24 @@ class Tally {
   readonly latencies: number[] = [];
   readonly statuses: Record<string, number> = {};
   readonly allStatuses: Record<string, number> = {};
+  /** Latencies by the second of the measured window they were due in (open loop). */
+  readonly #bySecond: number[][] = [];
   failures = 0;
 
   answered(status: number): void {
     this.allStatuses[status] = (this.allStatuses[status] ?? 0) + 1;
   }
 
-  measured(status: number, latencyMs: number): void {
+  measured(status: number, latencyMs: number, second?: number): void {
     this.latencies.push(latencyMs);
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     if (status === 0) this.failures++;
+    if (second !== undefined) (this.#bySecond[second] ??= []).push(latencyMs);
   }
 
   result(perSec: number): LoadResult {
     const sorted = this.latencies.sort((a, b) => a - b);
+    const secondP99s = Array.from(this.#bySecond, (s = []) => round(percentile(s.sort((a, b) => a - b), 99)));
     return {
       requests: sorted.length,
       perSec,
@@ -67,6 +76,7 @@ class Tally {
       statuses: this.statuses,
       failures: this.failures,
       allStatuses: this.allStatuses,
+      ...(secondP99s.length > 0 ? { secondP99s } : {}),
     };
   }
 }
@@ -123,7 +133,7 @@ export async function runAtRate(send: (i: number) => Promise<number>, opts: { ra
       const t1 = performance.now();
       tally.answered(status);
       if (t1 >= measureFrom && t1 < end) answeredInWindow++;
-      if (due >= measureFrom && due < end) tally.measured(status, t1 - due);
+      if (due >= measureFrom && due < end) tally.measured(status, t1 - due, Math.floor((due - measureFrom) / 1000));
     });
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done));

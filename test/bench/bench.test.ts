@@ -162,7 +162,12 @@ describe("bench harness (smoke)", () => {
     }
     expect(r.accepted).toBeGreaterThanOrEqual(r.runs.reduce((n, run) => n + run.load.requests + run.atAim.requests, 0));
     // 200/s for 0.5 s is 100 requests due in the measured window, each answered.
-    for (const rated of [r.bareAtAim, r.storeAtAim, r.commandAtAim, ...r.runs.map((run) => run.atAim)]) expect(rated.requests).toBe(100);
+    for (const rated of [r.bareAtAim, r.storeAtAim, r.commandAtAim, ...r.runs.map((run) => run.atAim)]) {
+      expect(rated.requests).toBe(100);
+      // Half a second measured: one second, whose requests are all of them.
+      expect(rated.secondP99s).toEqual([rated.latencyMs.p99]);
+    }
+    for (const closed of [r.bare, ...r.runs.map((run) => run.load)]) expect(closed.secondP99s).toBeUndefined();
     // Below the aim's rate the aim is never met, whatever the latency.
     expect(r.aimMet).toBe(false);
     expect(r.rateLimited + r.otherAnswers).toBe(0);
@@ -175,6 +180,7 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("open loop at 200/s");
     expect(text).toContain("durable start alone (no HTTP)");
     expect(text).toContain("start command alone (no HTTP)");
+    expect(text).toContain("p99 of each second: best");
   }, 60_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
