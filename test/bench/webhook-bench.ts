@@ -106,8 +106,9 @@ const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("he
 /**
  * `POST /api/webhooks/{id}/trigger` of a real edge process (webhook read, HMAC verified, owner
  * and workflow read, rate window counted in KV, PENDING execution listed and its start command
- * acked by JetStream) next to the bare Fastify route, in processes of their own, driven by the same load
- * tool at the same concurrency (keep-alive, one request in flight per connection, no pipelining).
+ * acked by JetStream) next to the bare Fastify route, in processes of their own, driven by the
+ * same load tool at the same concurrency (keep-alive, one request in flight per connection, no
+ * pipelining).
  * No executor runs: executions stay PENDING, and afterwards the executions bucket must hold one
  * execution per 202. An HMAC or open trigger counts against its owner's plan keyed by the webhook
  * (decisions.md), so each connection triggers a webhook of its own, as separate senders would:
