@@ -27,6 +27,11 @@ export const ENV_SCHEMA = {
     doc: "Edge processes `npm run start:edge` runs on the one port (node cluster). The edge is CPU-bound under load: about one per core, less what nats-server needs.",
   },
   NATS_URL: { schema: z.string().url().optional(), default: undefined, doc: "NATS server URL. Unset: use one answering on 127.0.0.1:4222, else start `nats-server` as a child." },
+  NATS_SERVER_BIN: {
+    schema: z.string().min(1),
+    default: "nats-server",
+    doc: "The nats-server binary (a name on PATH or a path) that `npm start` starts when it needs one, and that tests and `npm run bench` start. `scripts/fetch-nats-server` fetches Debian's newest without installing it.",
+  },
   MONGODB_URI: { schema: z.string().url().optional(), default: undefined, doc: "When set, records are kept in MongoDB instead of JetStream KV." },
   MONGODB_DATABASE: { schema: z.string().min(1), default: "wf", doc: "MongoDB database name." },
   WF_NAMESPACE: { schema: token, default: "wf", doc: "Prefix of every subject, stream, bucket: several installations can share one NATS." },

@@ -23,7 +23,7 @@ export interface Platform {
 
 export async function openPlatform(config: Config, name: string): Promise<Platform> {
   const log = createLogger(config.LOG_LEVEL, { service: name });
-  const nats = await resolveNats(config.NATS_URL, config.WF_DATA_DIR, log);
+  const nats = await resolveNats(config.NATS_URL, config.WF_DATA_DIR, log, { binary: config.NATS_SERVER_BIN });
   const nc = await connectNats(nats.url, `wf-${name}`);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);

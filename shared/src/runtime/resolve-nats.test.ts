@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { connectNats } from "../nats/connect";
 import { createLogger } from "../log/index";
-import { startNatsServer } from "../testing/index";
+import { natsServerBin, startNatsServer } from "../testing/index";
 import { resolveNats } from "./resolve-nats";
 
 const log = createLogger("silent");
@@ -20,14 +20,14 @@ async function freePort(): Promise<number> {
 
 describe("finding a NATS server (npm start's embedded default)", () => {
   it("NATS_URL wins", async () => {
-    const r = await resolveNats("nats://example:1234", "/nonexistent", log);
+    const r = await resolveNats("nats://example:1234", "/nonexistent", log, { binary: natsServerBin() });
     expect(r).toEqual({ url: "nats://example:1234", child: null });
   });
 
   it("uses a server already answering on the local port", async () => {
     const server = await startNatsServer();
     try {
-      const r = await resolveNats(undefined, "/nonexistent", log, { local: { host: "127.0.0.1", port: server.port } });
+      const r = await resolveNats(undefined, "/nonexistent", log, { local: { host: "127.0.0.1", port: server.port }, binary: natsServerBin() });
       expect(r.url).toBe(server.url);
       expect(r.child).toBeNull();
     } finally {
@@ -38,7 +38,7 @@ describe("finding a NATS server (npm start's embedded default)", () => {
   it("otherwise starts nats-server with JetStream, its data in <dataDir>/nats", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "wf-data-"));
     const port = await freePort();
-    const r = await resolveNats(undefined, dataDir, log, { local: { host: "127.0.0.1", port } });
+    const r = await resolveNats(undefined, dataDir, log, { local: { host: "127.0.0.1", port }, binary: natsServerBin() });
     try {
       expect(r.child).not.toBeNull();
       const nc = await connectNats(r.url, "probe");
@@ -60,6 +60,7 @@ describe("finding a NATS server (npm start's embedded default)", () => {
       binary: "nats-server-that-is-not-installed",
     }).catch((e: unknown) => e as Error);
     expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain("starting `nats-server-that-is-not-installed` failed");
     expect((err as Error).message).toContain("apt-get install nats-server");
     expect((err as Error).message).toContain("NATS_URL");
   });

@@ -14,14 +14,14 @@ const LOCAL = { host: "127.0.0.1", port: 4222 };
 
 /**
  * The embedded default: NATS_URL if set; else a nats-server already answering on
- * 127.0.0.1:4222; else a `nats-server` child with JetStream in `<dataDir>/nats`.
- * (`local` and `binary` exist for tests.)
+ * 127.0.0.1:4222; else a child started from `binary` (NATS_SERVER_BIN) with JetStream in
+ * `<dataDir>/nats`. (`local` exists for tests.)
  */
 export async function resolveNats(
   natsUrl: string | undefined,
   dataDir: string,
   log: Logger,
-  { local = LOCAL, binary = "nats-server" }: { local?: { host: string; port: number }; binary?: string } = {},
+  { local = LOCAL, binary }: { local?: { host: string; port: number }; binary: string },
 ): Promise<ResolvedNats> {
   if (natsUrl) return { url: natsUrl, child: null };
   if (await answers(local.host, local.port)) {
@@ -53,7 +53,7 @@ export async function resolveNats(
       `no NATS server: NATS_URL is not set, nothing answers on ${local.host}:${local.port}, and starting \`${binary}\` failed (${started}).\n` +
         "Get one of these:\n" +
         "  - Debian/Ubuntu: sudo apt-get install nats-server   (then run `npm start` again)\n" +
-        "  - any OS: download nats-server from https://github.com/nats-io/nats-server/releases and put it on PATH\n" +
+        "  - any OS: download nats-server from https://github.com/nats-io/nats-server/releases and put it on PATH, or name it in NATS_SERVER_BIN\n" +
         "  - or point NATS_URL at a server started with JetStream (`nats-server -js`)",
     );
   }

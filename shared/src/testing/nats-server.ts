@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ENV_SCHEMA } from "../config/env";
 
 export interface NatsServerHandle {
   readonly url: string;
@@ -22,9 +23,14 @@ process.once("exit", () => {
   for (const p of live) p.kill("SIGKILL");
 });
 
+/** The binary tests start: NATS_SERVER_BIN, as the service reads it. */
+export function natsServerBin(): string {
+  return process.env.NATS_SERVER_BIN || ENV_SCHEMA.NATS_SERVER_BIN.default;
+}
+
 function launch(args: string[]): Promise<{ proc: ChildProcess; port: number; version: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn("nats-server", args, { stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(natsServerBin(), args, { stdio: ["ignore", "ignore", "pipe"] });
     live.add(proc);
     let log = "";
     let version = "";
@@ -36,7 +42,7 @@ function launch(args: string[]): Promise<{ proc: ChildProcess; port: number; ver
       clearTimeout(timer);
       reject(
         new Error(
-          `cannot start nats-server (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`,
+          `cannot start ${natsServerBin()} (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`,
         ),
       );
     });
