@@ -149,7 +149,7 @@ export async function runWebhookBench(
     const runs: WebhookEdgeRun[] = [];
     for (const edge of edges) {
       progress(`webhook: POST /api/webhooks/{id}/trigger (HMAC), ${edge.processes} edge process(es), ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
-      const target = async (): Promise<LoadTarget> => {
+      const freshTarget = async (): Promise<LoadTarget> => {
         const webhookIds = await seedWebhooks(store, box, userId, workflow.id, webhooksPerRun);
         return {
           url: edge.url,
@@ -158,7 +158,7 @@ export async function runWebhookBench(
           body: BODY,
         };
       };
-      const closedTarget = await target();
+      const closedTarget = await freshTarget();
       const edgeBefore = processCpuMs(edge.pid);
       const natsBefore = sampleCpu().get("nats-server") ?? null;
       const load = await runLoad(closedTarget, sizes);
@@ -166,7 +166,7 @@ export async function runWebhookBench(
         edgePerTrigger: perAnswer(edgeBefore, processCpuMs(edge.pid), load),
         natsServerPerTrigger: perAnswer(natsBefore, sampleCpu().get("nats-server") ?? null, load),
       };
-      const rated = await runLoadAtRate(await target(), atAim);
+      const rated = await runLoadAtRate(await freshTarget(), atAim);
       const aimMet = atAim.ratePerSec >= WEBHOOK_AIM.perSec && rated.perSec >= WEBHOOK_AIM.perSec * AIM_RATE_SHARE && rated.latencyMs.p99 < WEBHOOK_AIM.p99Ms && Object.keys(rated.statuses).join() === "202";
       runs.push({ processes: edge.processes, load, atAim: rated, ...ratiosToBare(load, bare), cpuMs, aimMet });
     }
