@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { scratchDir } from "../support/scratch-dir";
 
 /**
  * Crashes: service processes (and the NATS server) die by SIGKILL mid-work; what was durable
@@ -59,7 +59,7 @@ describe("executor killed mid-step", () => {
   ] as const)("triggerSource %s ends %s", async (source, expected, expectedRuns) => {
     const ns = `crash${source.replace("_", "")}${Date.now() % 100000}`;
     const c = await client(ns);
-    const dir = await mkdtemp(join(tmpdir(), "wf-crash-"));
+    const dir = await scratchDir("crash");
     let first: ServiceProcess | null = await startExecutorProcess(ns);
     try {
       const id = await run(c.platform, SLOW_STEP(dir), { triggerSource: source });
@@ -93,7 +93,7 @@ describe("executor killed mid-step", () => {
 describe("durable timers outlive every process", () => {
   it("a wait and a retry backoff complete after SIGKILL of the service and of nats-server", async () => {
     const ns = `crashtimers${Date.now() % 100000}`;
-    const dir = await mkdtemp(join(tmpdir(), "wf-timers-"));
+    const dir = await scratchDir("timers");
     const env = serviceEnv(ns, { WF_HOLD_WAIT_MS: "100" });
     let svc = await startServiceProcess(ENTRIES.allInOne, env, ["executor ready", "scheduler ready", "[wf] ready"]);
     let c = await client(ns);
@@ -148,7 +148,7 @@ steps:
 describe("two executor replicas", () => {
   it("never run one execution twice at the same time", async () => {
     const ns = `replicas${Date.now() % 100000}`;
-    const dir = await mkdtemp(join(tmpdir(), "wf-replicas-"));
+    const dir = await scratchDir("replicas");
     const a = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "50" });
     const b = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "50" });
     const sched = await startServiceProcess(ENTRIES.scheduler, serviceEnv(ns), ["scheduler ready"]);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
@@ -11,6 +10,7 @@ import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { scratchDir } from "../support/scratch-dir";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
 export function lifecycleSuite(env: Record<string, string> = {}): void {
@@ -111,7 +111,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("a retry backoff longer than the hold threshold parks too", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-backoff-"));
+      const dir = await scratchDir("backoff");
       const id = await run(rt.platform, `
   name: backoff
   variables:
@@ -221,7 +221,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("retry of containers", () => {
     it("a foreach retried after a failed item runs its items afresh", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-foreach-retry-"));
+      const dir = await scratchDir("foreach-retry");
       const id = await run(rt.platform, `
   name: foreach-retry
   variables:
@@ -250,7 +250,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("cancel", () => {
     it("cancels a running execution: the step's process is killed and the execution ends CANCELLED", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-cancel-"));
+      const dir = await scratchDir("cancel");
       const id = await run(rt.platform, `
   name: cancel-running
   variables:
@@ -333,7 +333,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
   `;
 
     it("approved: the gated step runs exactly once after the decision", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-gate-"));
+      const dir = await scratchDir("gate");
       const id = await run(rt.platform, gated(dir));
       const approvalId = await pendingApproval(id);
       expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
@@ -346,7 +346,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("rejected: the gated step never runs and what follows is skipped", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-gate-"));
+      const dir = await scratchDir("gate");
       const id = await run(rt.platform, gated(dir));
       const approvalId = await pendingApproval(id);
       await decide(approvalId, "reject", "no");
@@ -358,7 +358,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("expired: the timeout timer rejects it", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-gate-"));
+      const dir = await scratchDir("gate");
       const id = await run(rt.platform, gated(dir, 1));
       const approvalId = await pendingApproval(id);
       const s = await waitForStatus(rt.platform, id);

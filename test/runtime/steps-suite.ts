@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
@@ -8,6 +7,7 @@ import { subjects } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { scratchDir } from "../support/scratch-dir";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
 export function stepSuite(env: Record<string, string> = {}): void {
@@ -280,7 +280,7 @@ export function stepSuite(env: Record<string, string> = {}): void {
 
   describe("retry", () => {
     it("retries with backoff until an attempt succeeds, counting attempts", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "wf-retry-"));
+      const dir = await scratchDir("retry");
       const s = await runToEnd(
         `
   name: r1

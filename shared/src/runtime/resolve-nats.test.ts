@@ -1,8 +1,8 @@
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { connectNats } from "../nats/connect";
 import { createLogger } from "../log/index";
 import { natsServerBin, startNatsServer } from "../testing/index";
@@ -37,6 +37,7 @@ describe("finding a NATS server (npm start's embedded default)", () => {
 
   it("otherwise starts nats-server with JetStream, its data in <dataDir>/nats", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "wf-data-"));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true, maxRetries: 2 }));
     const port = await freePort();
     const r = await resolveNats(undefined, dataDir, log, { local: { host: "127.0.0.1", port }, binary: natsServerBin() });
     try {
@@ -55,6 +56,7 @@ describe("finding a NATS server (npm start's embedded default)", () => {
   it("says exactly how to get one when none can be had", async () => {
     const port = await freePort();
     const dataDir = await mkdtemp(join(tmpdir(), "wf-data-"));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true, maxRetries: 2 }));
     const err = await resolveNats(undefined, dataDir, log, {
       local: { host: "127.0.0.1", port },
       binary: "nats-server-that-is-not-installed",
