@@ -4,10 +4,11 @@
  * `createCodeRunner({ socket })`. Run directories go under WF_CODE_TMP_DIR (default: the
  * temporary directory).
  */
-import { lstat, mkdtemp, rm } from "node:fs/promises";
+import { lstat, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { makeCodeRoot } from "./code/code-root";
 import { Sandbox, serveConnection } from "./code/index";
 
 const socketPath = process.env.WF_SANDBOX_SOCKET;
@@ -15,7 +16,8 @@ if (!socketPath) {
   process.stderr.write("[wf sandbox] cannot start: WF_SANDBOX_SOCKET (the Unix socket to listen on) is not set\n");
   process.exit(1);
 }
-const tmpRoot = await mkdtemp(join(resolve(process.env.WF_CODE_TMP_DIR ?? tmpdir()), "wf-sandbox-"));
+// Also removes the roots of sandbox runners that were killed before they could.
+const tmpRoot = await makeCodeRoot(resolve(process.env.WF_CODE_TMP_DIR ?? tmpdir()), "wf-sandbox-");
 const sandbox = await Sandbox.start({ tmpRoot, writable: [tmpdir()] });
 // A socket left by a runner that died would make listen() fail with EADDRINUSE.
 if ((await lstat(socketPath).catch(() => undefined))?.isSocket()) await rm(socketPath);

@@ -48,7 +48,7 @@ export const ENV_SCHEMA = {
   },
   WF_SANDBOX_SOCKET: { schema: z.string().min(1).optional(), default: undefined, doc: "Unix socket of a standalone sandbox runner (`services/executor/src/sandbox-main.ts`); unset: the executor forks its own runners." },
   WF_SANDBOX_POOL: { schema: int(1, 64), default: "2", doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy." },
-  WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir)." },
+  WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir), under a root per executor that the next one on the host removes if its owner was killed." },
   WF_REDELIVER_ONCE: {
     schema: flag,
     default: "0",

@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { makeCodeRoot } from "./code-root";
 import { LocalRunner } from "./local-runner";
 import { RunnerConnection } from "./runner-connection";
 import type { CodeRunner, Isolation, SandboxLimits } from "./types";
@@ -63,8 +64,9 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
 }
 
 async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
-  // Absolute: the zygotes' socket paths are used from other working directories.
-  const root = await mkdtemp(join(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-"));
+  // Absolute: the zygotes' socket paths are used from other working directories. Making it also
+  // removes the roots of executors that were killed before they could.
+  const root = await makeCodeRoot(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-");
   const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, writable: [tmpdir()] }));
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
   return {
