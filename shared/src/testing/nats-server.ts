@@ -72,7 +72,10 @@ function launch(args: string[]): Promise<{ proc: ChildProcess; port: number; ver
 /** Starts a private nats-server with JetStream on a random port and a temp store dir. */
 export async function startNatsServer(): Promise<NatsServerHandle> {
   const storeDir = await mkdtemp(join(tmpdir(), "wf-nats-"));
-  let { proc, port, version } = await launch(["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", storeDir]);
+  let { proc, port, version } = await launch(["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", storeDir]).catch(async (err: unknown) => {
+    await rm(storeDir, { recursive: true, force: true });
+    throw err;
+  });
   let running = true;
   const handle: NatsServerHandle = {
     get url() {
