@@ -1,5 +1,6 @@
-import jsonata from "jsonata";
-import { evaluateInWorker } from "./isolated-eval";
+import { availableParallelism } from "node:os";
+import { EvalPool } from "./eval-pool";
+import { contextFor, planFor, readNamePath, type ExpressionPlan } from "./expression-plan";
 
 /** The names an expression can see; nothing else is reachable (JSONata has no I/O or globals). */
 export interface ExpressionContext {
@@ -20,63 +21,49 @@ export class ExpressionError extends Error {
   }
 }
 
-const LIMITS = { timeoutMs: 1_000, maxDepth: 500 };
+export const EXPRESSION_LIMITS = {
+  deadlineMs: 1_000,
+  maxDepth: 500,
+  // More than any execution record can hold (a NATS message, 8 MB at most in the deploy
+  // configs), so no useful result is refused; bounded, since the main thread parses it.
+  maxResultChars: 16 * 1024 * 1024,
+  // Per evaluating thread: the largest contexts fit several times over.
+  maxHeapMb: 512,
+} as const;
+
+// Two hosts at least, so that one runaway expression leaves the other to everyone else.
+const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
+let pool: EvalPool | undefined;
 
 /**
- * Evaluates one JSONata expression. Expressions without function definitions always terminate
- * and run inline, with a time box on the compiled expression (compiled per call, because the
- * box lives on its environment and evaluations run concurrently). Expressions that define
- * functions can loop forever synchronously, so they run in a worker that is killed at the limit.
+ * Evaluates one JSONata expression. Only two things happen on the calling thread: parsing (one
+ * pass over the expression's text, cached) and reading a bare path of names through plain objects
+ * (a lookup per name, see readNamePath). Everything else, where the data's size, regular
+ * expressions or the author's loops decide the cost, runs in the expression pool's processes,
+ * stopped at the deadline, with only the part of the context the expression can read.
  */
 export async function evaluateExpression(expression: string, context: ExpressionContext): Promise<unknown> {
-  let compiled: jsonata.Expression;
+  let plan: ExpressionPlan;
   try {
-    compiled = jsonata(expression);
+    plan = planFor(expression);
   } catch (err) {
     throw new ExpressionError(expression, reasonOf(err));
   }
+  if (plan.namePath) {
+    const read = readNamePath(context, plan.namePath);
+    if (read) return read.value;
+  }
+  pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
   try {
-    if (definesFunction(compiled.ast())) return normalise(await evaluateInWorker(expression, context, LIMITS.timeoutMs));
-    timeBox(compiled);
-    return normalise(await compiled.evaluate(context));
+    return await pool.evaluate(expression, contextFor(plan.needs, context));
   } catch (err) {
     throw new ExpressionError(expression, reasonOf(err));
   }
-}
-
-function timeBox(compiled: jsonata.Expression): void {
-  const started = Date.now();
-  let depth = 0;
-  const check = () => {
-    if (depth > LIMITS.maxDepth) throw new Error("recursion too deep");
-    if (Date.now() - started > LIMITS.timeoutMs) throw new Error(`took longer than ${LIMITS.timeoutMs} ms`);
-  };
-  compiled.assign("__evaluate_entry", () => {
-    depth++;
-    check();
-  });
-  compiled.assign("__evaluate_exit", () => {
-    depth--;
-    check();
-  });
-}
-
-function definesFunction(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(definesFunction);
-  if (node === null || typeof node !== "object") return false;
-  if ((node as { type?: string }).type === "lambda") return true;
-  return Object.values(node).some(definesFunction);
-}
-
-/** JSONata marks result arrays with a `sequence` property; strip it so values are plain JSON. */
-function normalise(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalise);
-  return value;
 }
 
 function reasonOf(err: unknown): string {
   if (err && typeof err === "object" && "message" in err) {
-    const e = err as { message: string; position?: number; token?: string };
+    const e = err as { message: string; position?: number };
     return e.position !== undefined ? `${e.message} (at character ${e.position})` : e.message;
   }
   return String(err);

@@ -2,6 +2,7 @@ export {
   evaluateExpression,
   evaluateCondition,
   ExpressionError,
+  EXPRESSION_LIMITS,
   type ExpressionContext,
 } from "./evaluate";
 export { renderTemplate, hasTemplate } from "./template";

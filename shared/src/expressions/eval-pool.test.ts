@@ -1,0 +1,93 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { EvalPool, type EvalPoolOptions } from "./eval-pool";
+
+const RUNAWAY = "($loop := function($n) { $loop($n + 1) }; $loop(0))";
+const opened: EvalPool[] = [];
+
+function pool(over: Partial<EvalPoolOptions> = {}): EvalPool {
+  const p = new EvalPool({ size: 1, deadlineMs: 300, maxDepth: 500, maxResultChars: 1_000_000, maxHeapMb: 256, ...over });
+  opened.push(p);
+  return p;
+}
+
+afterEach(() => {
+  for (const p of opened.splice(0)) p.close();
+});
+
+/** This process's expression hosts (Linux: /proc). */
+function hostPids(): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const ppid = readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]!.split(" ")[1];
+        return Number(ppid) === process.pid && readFileSync(`/proc/${d}/cmdline`, "utf8").includes("eval-host.mjs");
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+describe("expression pool", () => {
+  it("a job waiting behind a runaway on a one-host pool runs once the runaway's thread is replaced, and succeeds", async () => {
+    const p = pool();
+    const runaway = p.evaluate(RUNAWAY, {});
+    const other = p.evaluate("x * 2", { x: 21 });
+    await expect(runaway).rejects.toEqual({ message: "took longer than 300 ms" });
+    // Its own deadline starts when a worker takes it, not while it waits for one.
+    await expect(other).resolves.toBe(42);
+  });
+
+  it("with two hosts, the other job is answered while the runaway still runs", async () => {
+    const p = pool({ size: 2, deadlineMs: 3_000 });
+    let runawayDone = false;
+    const runaway = p.evaluate(RUNAWAY, {}).finally(() => (runawayDone = true));
+    expect(await p.evaluate("x * 2", { x: 21 })).toBe(42);
+    expect(runawayDone).toBe(false);
+    await expect(runaway).rejects.toEqual({ message: "took longer than 3000 ms" });
+  });
+
+  it("an expression that runs out of memory fails alone", async () => {
+    const p = pool({ deadlineMs: 20_000, maxHeapMb: 32 });
+    // Ten million numbers in one array, ~80 MB in one allocation: as a worker thread, this
+    // aborted the whole process.
+    const bomb = p.evaluate("$count([1..10000000])", {});
+    const other = p.evaluate("x * 2", { x: 21 });
+    await expect(bomb).rejects.toEqual({ message: "it needed more than 32 MB of memory" });
+    await expect(other).resolves.toBe(42);
+  });
+
+  it("a context that cannot be sent fails its own job and leaves the pool serving", async () => {
+    const p = pool();
+    const err = await p.evaluate("1", { f: () => 1 }).catch((e: unknown) => e);
+    expect((err as { message: string }).message).toMatch(/could not be cloned/);
+    expect(await p.evaluate("x + 1", { x: 1 })).toBe(2);
+  });
+
+  it("a host that stops answering is killed at twice the deadline, failing its job alone", async () => {
+    const p = pool();
+    expect(await p.evaluate("1", {})).toBe(1);
+    const [pid] = hostPids();
+    process.kill(pid!, "SIGSTOP");
+    const frozen = p.evaluate("x", { x: 1 });
+    const other = p.evaluate("x * 2", { x: 21 });
+    await expect(frozen).rejects.toEqual({ message: "took longer than 300 ms" });
+    await expect(other).resolves.toBe(42);
+    expect(hostPids()).not.toContain(pid);
+  });
+
+  it("JSONata's own errors come back with their position", async () => {
+    await expect(pool().evaluate('$number("x")', {})).rejects.toMatchObject({ message: expect.stringContaining("Unable to cast value to a number"), position: 8 });
+  });
+
+  it("closing fails the jobs still waiting or running", async () => {
+    const p = pool();
+    const running = p.evaluate(RUNAWAY, {});
+    const waiting = p.evaluate("1", {});
+    p.close();
+    await expect(running).rejects.toEqual({ message: "expression pool closed" });
+    await expect(waiting).rejects.toEqual({ message: "expression pool closed" });
+  });
+});

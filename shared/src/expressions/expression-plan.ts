@@ -1,0 +1,311 @@
+import jsonata from "jsonata";
+
+/**
+ * What an expression can read of its context: everything, or some top-level names, each either
+ * whole or only some of its children (`steps.fetch.output` reads `steps.fetch`, not every step).
+ */
+export type ContextNeeds = "all" | ReadonlyMap<string, "whole" | ReadonlySet<string>>;
+
+export interface ExpressionPlan {
+  /** Set when the expression is a bare path of names (`steps.fetch.output`): see readNamePath. */
+  namePath: readonly string[] | null;
+  needs: ContextNeeds;
+}
+
+const MAX_PLANS = 1_000;
+const plans = new Map<string, ExpressionPlan>();
+
+/**
+ * Parses an expression (throwing JSONata's syntax error) and says how to evaluate it. Parsing is
+ * a single pass over the text the workflow's author wrote; nothing here evaluates anything.
+ * Plans are cached: the same templates are evaluated for every execution.
+ */
+export function planFor(expression: string): ExpressionPlan {
+  const cached = plans.get(expression);
+  if (cached) return cached;
+  const ast = jsonata(expression).ast() as unknown as Node;
+  const plan: ExpressionPlan = { namePath: namePathOf(ast), needs: needsOf(ast) };
+  if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
+  plans.set(expression, plan);
+  return plan;
+}
+
+/**
+ * Reads a bare path of names on the main thread, when that is bound to be cheap: one own-property
+ * lookup per name, on plain objects only. JSONata gives the same value there (a name step on an
+ * object is an own-property lookup; on anything but an object it yields nothing). On an array,
+ * which JSONata maps over (work that grows with the data), it gives up: null, for the pool.
+ */
+export function readNamePath(root: unknown, names: readonly string[]): { value: unknown } | null {
+  let value = root;
+  for (const name of names) {
+    if (Array.isArray(value) || looksLikeFunction(value)) return null;
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, name)) return { value: undefined };
+    value = (value as Record<string, unknown>)[name];
+  }
+  return looksLikeFunction(value) ? null : { value };
+}
+
+/** JSONata takes an object marked like its own functions for one, and reads no field of it. */
+function looksLikeFunction(value: unknown): boolean {
+  const v = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown } | null;
+  return typeof v === "object" && v !== null && (v._jsonata_function === true || v._jsonata_lambda === true);
+}
+
+/** The part of `context` that an expression with these needs can read. */
+export function contextFor(needs: ContextNeeds, context: object): Record<string, unknown> {
+  if (needs === "all") return context as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const whole = context as Record<string, unknown>;
+  for (const [name, need] of needs) {
+    if (!Object.hasOwn(whole, name)) continue;
+    const value = whole[name];
+    // A name step on an array maps over its items: only a plain object can be cut to some keys.
+    if (need === "whole" || value === null || typeof value !== "object" || Array.isArray(value)) {
+      out[name] = value;
+      continue;
+    }
+    const part: Record<string, unknown> = {};
+    for (const key of need) if (Object.hasOwn(value, key)) part[key] = (value as Record<string, unknown>)[key];
+    out[name] = part;
+  }
+  return out;
+}
+
+// ---- AST analysis -------------------------------------------------------------------------------
+
+/** A JSONata AST node, as far as this analysis looks at it. */
+interface Node {
+  type: string;
+  value?: unknown;
+  [field: string]: unknown;
+}
+
+function namePathOf(ast: Node): string[] | null {
+  if (ast.type !== "path" || !onlyFields(ast, ["type", "steps", "position"])) return null;
+  const steps = ast.steps as Node[];
+  const names: string[] = [];
+  for (const step of steps) {
+    if (step.type !== "name" || typeof step.value !== "string" || !onlyFields(step, ["type", "value", "position"])) return null;
+    names.push(step.value);
+  }
+  return names;
+}
+
+/**
+ * Built-ins whose signature has no context parameter (no `-`): called with an argument missing,
+ * they never substitute the input they are called on, so calling them on the root input does
+ * not read the whole context. $eval is excluded: it evaluates any text, `$$` included.
+ */
+const CONTEXT_FREE = new Set([
+  "sum", "count", "max", "min", "average", "join", "random", "map", "zip", "filter", "single", "reduce", "append",
+  "exists", "merge", "reverse", "error", "assert", "type", "sort", "shuffle", "distinct", "now", "millis",
+]);
+const BUILT_INS = new Set([
+  ...CONTEXT_FREE,
+  "string", "substring", "substringBefore", "substringAfter", "lowercase", "uppercase", "length", "trim", "pad", "match",
+  "contains", "replace", "split", "formatNumber", "formatBase", "formatInteger", "parseInteger", "number", "floor", "ceil",
+  "round", "abs", "sqrt", "power", "boolean", "not", "sift", "keys", "lookup", "spread", "each", "base64encode",
+  "base64decode", "encodeUrlComponent", "encodeUrl", "decodeUrlComponent", "decodeUrl", "eval", "toMillis", "fromMillis", "clone",
+]);
+
+/** Thrown inside the walk when the expression may read anything: the analysis gives up. */
+class ReadsAll extends Error {}
+
+/**
+ * Conservative by construction: every node type and field is handled explicitly, and anything
+ * unknown, or any construct through which the root input can be reached other than by name
+ * (`$$`, `$` at the root, `%`, `@`/`#` bindings, wildcards at the root, functions that may take
+ * the root as their context argument, signatures, $eval), means "all".
+ *
+ * "Root focus" is where the input is the whole context: the top of the expression, the first step
+ * of a path, function arguments and operands there, and the bodies of lambdas defined there
+ * (JSONata evaluates a lambda's body on the input it was defined on).
+ */
+function needsOf(ast: Node): ContextNeeds {
+  const needs = new Map<string, "whole" | Set<string>>();
+  const whole = (name: string) => needs.set(name, "whole");
+  const child = (name: string, key: string) => {
+    const need = needs.get(name);
+    if (need === "whole") return;
+    needs.set(name, (need ?? new Set<string>()).add(key));
+  };
+
+  const walk = (node: unknown, root: boolean): void => {
+    if (!isNode(node)) throw new ReadsAll();
+    if (["focus", "index", "tuple", "ancestor", "seekingParent"].some((f) => f in node)) throw new ReadsAll();
+    // Predicates and group-by clauses of a non-path node run on that node's value.
+    for (const stage of (node.predicate ?? []) as unknown[]) walkStage(stage);
+    walkGroup(node.group);
+    const common = ["type", "position", "predicate", "group", "keepArray", "consarray"];
+    const expect = (...fields: string[]) => {
+      if (!onlyFields(node, [...common, ...fields])) throw new ReadsAll();
+    };
+    switch (node.type) {
+      case "path":
+        expect("steps", "keepSingletonArray");
+        return walkPath(node.steps, root);
+      case "string":
+      case "number":
+      case "value":
+      case "regex":
+        return expect("value");
+      case "wildcard":
+      case "descendant":
+        expect("value");
+        if (root) throw new ReadsAll();
+        return;
+      case "variable":
+        expect("value");
+        return readVariable(node.value, root);
+      case "binary":
+      case "apply":
+        expect("value", "lhs", "rhs");
+        walk(node.lhs, root);
+        return walk(node.rhs, root);
+      case "bind": {
+        expect("value", "lhs", "rhs");
+        const lhs = node.lhs as Node;
+        if (!isNode(lhs) || lhs.type !== "variable" || !bindable(lhs.value)) throw new ReadsAll();
+        return walk(node.rhs, root);
+      }
+      case "unary":
+        expect("value", "expressions", "lhs", "expression");
+        if (node.value === "[") return eachOf(node.expressions).forEach((e) => walk(e, root));
+        if (node.value === "{") return pairsOf(node.lhs).forEach(([k, v]) => (walk(k, root), walk(v, root)));
+        return walk(node.expression, root);
+      case "condition":
+        expect("condition", "then", "else");
+        walk(node.condition, root);
+        walk(node.then, root);
+        if (node.else !== undefined) walk(node.else, root);
+        return;
+      case "block":
+        expect("expressions");
+        return eachOf(node.expressions).forEach((e) => walk(e, root));
+      case "function":
+        expect("value", "name", "arguments", "procedure");
+        callee(node.procedure, root);
+        return eachOf(node.arguments).forEach((a) => walk(a, root));
+      case "lambda":
+        expect("arguments", "signature", "body", "thunk");
+        if (node.signature !== undefined) throw new ReadsAll();
+        for (const param of eachOf(node.arguments)) if (!isNode(param) || param.type !== "variable" || !bindable(param.value)) throw new ReadsAll();
+        return walk(node.body, root);
+      case "transform":
+        // A function of its argument: its pattern and updates never see the root.
+        expect("pattern", "update", "delete");
+        walk(node.pattern, false);
+        walk(node.update, false);
+        if (node.delete !== undefined) walk(node.delete, false);
+        return;
+      default:
+        // partial, parent, sort outside a path, anything newer than this analysis.
+        throw new ReadsAll();
+    }
+  };
+
+  const walkPath = (stepsField: unknown, root: boolean): void => {
+    const steps = eachOf(stepsField);
+    steps.forEach((step, i) => {
+      const first = i === 0 && root;
+      if (!first || !isNode(step) || step.type !== "name") return walkStep(step, first);
+      walkStep(step, false);
+      const next = steps[1];
+      // `steps.fetch…` reads `steps.fetch` only, unless `steps` itself is filtered or grouped.
+      if (step.stages === undefined && step.group === undefined && isNode(next) && next.type === "name" && typeof next.value === "string") {
+        child(String(step.value), next.value);
+      } else {
+        whole(String(step.value));
+      }
+    });
+  };
+
+  /** A path step: a name (with its filters), a sort, or any expression (walked on the step's input). */
+  const walkStep = (step: unknown, root: boolean): void => {
+    if (!isNode(step)) throw new ReadsAll();
+    if (step.type === "name") {
+      if (!onlyFields(step, ["type", "value", "position", "stages", "group", "keepArray"]) || typeof step.value !== "string") throw new ReadsAll();
+      if (root) whole(step.value);
+      for (const stage of eachOf(step.stages ?? [])) walkStage(stage);
+      return walkGroup(step.group);
+    }
+    if (step.type === "sort") {
+      if (!onlyFields(step, ["type", "position", "terms", "stages"])) throw new ReadsAll();
+      for (const term of eachOf(step.terms)) walk((term as { expression?: unknown }).expression, false);
+      for (const stage of eachOf(step.stages ?? [])) walkStage(stage);
+      return;
+    }
+    if ("stages" in step) {
+      for (const stage of eachOf(step.stages)) walkStage(stage);
+      const { stages: _stages, ...rest } = step;
+      return walk(rest, root);
+    }
+    return walk(step, root);
+  };
+
+  const walkStage = (stage: unknown): void => {
+    if (!isNode(stage) || stage.type !== "filter") throw new ReadsAll();
+    walk(stage.expr, false);
+  };
+
+  const walkGroup = (group: unknown): void => {
+    if (group === undefined) return;
+    for (const [k, v] of pairsOf((group as { lhs?: unknown }).lhs)) {
+      walk(k, false);
+      walk(v, false);
+    }
+  };
+
+  const readVariable = (name: unknown, root: boolean): void => {
+    if (typeof name !== "string") throw new ReadsAll();
+    // `$$` is the root wherever it appears; `$` is the root at the root.
+    if (name === "$" || (name === "" && root)) throw new ReadsAll();
+    // A built-in that may take its caller's input, passed around as a value, may be called on the root.
+    if (BUILT_INS.has(name) && !CONTEXT_FREE.has(name)) throw new ReadsAll();
+  };
+
+  const callee = (procedure: unknown, root: boolean): void => {
+    if (!isNode(procedure)) throw new ReadsAll();
+    if (procedure.type !== "variable") {
+      if (root) throw new ReadsAll();
+      return walk(procedure, root);
+    }
+    const name = procedure.value;
+    if (typeof name !== "string" || name === "$" || name === "" || name === "eval") throw new ReadsAll();
+    if (root && BUILT_INS.has(name) && !CONTEXT_FREE.has(name)) throw new ReadsAll();
+  };
+
+  try {
+    walk(ast, true);
+  } catch (err) {
+    if (err instanceof ReadsAll) return "all";
+    throw err;
+  }
+  return needs;
+}
+
+/** Rebinding a built-in, `$` or `$$` would break the reasoning above, which goes by name. */
+function bindable(name: unknown): boolean {
+  return typeof name === "string" && name !== "" && name !== "$" && !BUILT_INS.has(name);
+}
+
+function isNode(x: unknown): x is Node {
+  return x !== null && typeof x === "object" && !Array.isArray(x) && typeof (x as { type?: unknown }).type === "string";
+}
+
+function onlyFields(node: object, allowed: readonly string[]): boolean {
+  return Object.keys(node).every((k) => allowed.includes(k));
+}
+
+function eachOf(x: unknown): unknown[] {
+  if (!Array.isArray(x)) throw new ReadsAll();
+  return x;
+}
+
+function pairsOf(x: unknown): [unknown, unknown][] {
+  return eachOf(x).map((pair) => {
+    if (!Array.isArray(pair) || pair.length !== 2) throw new ReadsAll();
+    return [pair[0], pair[1]];
+  });
+}
