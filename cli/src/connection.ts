@@ -2,11 +2,9 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from "@nats-io/nats-core";
 import { loadConfig, type Config } from "@wf/shared/config";
 import { ConfigError } from "@wf/shared/errors";
-import { connectNats, ensureStreams, isNotFound, streamNames } from "@wf/shared/nats";
+import { connectNats, ensureStreams, isNotFound, natsTargetFromEnv, streamNames, type NatsTarget } from "@wf/shared/nats";
+import { embeddedNatsFiles, recordedNats } from "@wf/shared/runtime";
 import { UsageError } from "./usage";
-
-/** Where the service's own default looks first (it would start a nats-server there; we never do). */
-const DEFAULT_NATS_URL = "nats://127.0.0.1:4222";
 
 export interface ServiceConnection {
   config: Config;
@@ -17,26 +15,29 @@ export interface ServiceConnection {
 }
 
 /**
- * Connects to the service's NATS as a client only. Unlike the service, the CLI starts no
- * nats-server: nothing answering means the service is not running, and the user is told so.
+ * Connects to the service's NATS as a client only, found as the service finds it: NATS_URL with
+ * the environment's credentials, else the server `npm start` runs for WF_DATA_DIR, with the
+ * credentials it keeps there. Unlike the service, the CLI starts no nats-server: none means the
+ * service is not running, and the user is told so.
  */
 export async function connectToService(env: NodeJS.ProcessEnv = process.env): Promise<ServiceConnection> {
   let config: Config;
+  let target: NatsTarget | undefined;
   try {
     config = loadConfig(env);
+    target = natsTargetFromEnv(config) ?? (await recordedNats(config.WF_DATA_DIR));
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const url = config.NATS_URL ?? DEFAULT_NATS_URL;
+  const start = "Start the service (`npm start` in the repository, with the same WF_DATA_DIR), or set NATS_URL to the NATS server it uses (and NATS_USER and NATS_PASSWORD, or NATS_TOKEN).";
+  if (target === undefined) throw new UsageError(`NATS_URL is not set, and no nats-server was started for ${embeddedNatsFiles(config.WF_DATA_DIR).dir} (WF_DATA_DIR).\n${start}`);
+  const { url } = target;
   let nc: NatsConnection;
   try {
-    nc = await connectNats(url, "wf-cli");
+    nc = await connectNats(url, "wf-cli", { auth: target.auth });
   } catch (err) {
-    throw new UsageError(
-      `cannot reach NATS at ${url} (${(err as Error).message}).\n` +
-        "Start the service (`npm start` in the repository) or set NATS_URL to the NATS server it uses.",
-    );
+    throw new UsageError(`cannot reach NATS at ${url} (${(err as Error).message}).\n${start}`);
   }
   try {
     await ensureServiceStreams(nc, config);

@@ -17,7 +17,10 @@ Usage:
   wf <command> --help        the options of one command
 
 Environment (as the service reads it):
-  NATS_URL       the service's NATS (default nats://127.0.0.1:4222); the CLI never starts one
+  NATS_URL       the service's NATS, with NATS_USER and NATS_PASSWORD (or NATS_TOKEN) if it asks
+                 for credentials; unset: the nats-server \`npm start\` runs for WF_DATA_DIR, with
+                 the credentials it keeps there (the CLI never starts one)
+  WF_DATA_DIR    the service's data directory (default .data): that server, and keys.json
   WF_NAMESPACE   prefix of the service's subjects, streams and buckets (default wf)
   MONGODB_URI    read execution results from MongoDB instead of JetStream KV
 

@@ -7,7 +7,8 @@ import { newId } from "@wf/shared/execution";
 import { connectNats, ensureStreams, streamNames } from "@wf/shared/nats";
 import { JetStreamPublisher, openStore, type Store, type WorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
-import { SecretBox, WEBHOOK_SECRET_KEY } from "@wf/shared/secrets";
+import { loadConfig } from "@wf/shared/config";
+import { SecretBox, serverKey } from "@wf/shared/secrets";
 import type { ApiBenchSizes } from "./api-bench";
 import { runAtRate, runLoad, runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
 import { processCpuMs, sampleCpu } from "./cpu";
@@ -134,8 +135,8 @@ export async function runWebhookBench(
   try {
     nc = await connectNats(server.url, "wf-bench-webhook");
     const store = await openStore({ kind: "kv", nc, namespace: ns });
-    // The edge started first, so this reads the key it created in `<ns>_edge`.
-    const box = await SecretBox.open(nc, ns, undefined, WEBHOOK_SECRET_KEY);
+    // The edges' key, found as they find it (keys.json of the default WF_DATA_DIR).
+    const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
     const { userId, workflow } = await seedEnterpriseWorkflow(store, YAML);
     const webhooksPerRun = sizes.connections;
 

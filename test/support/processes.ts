@@ -8,6 +8,8 @@ export interface ServiceProcess {
   readonly output: () => string;
   /** SIGKILL: a crash, nothing cleaned up. */
   kill(): Promise<void>;
+  /** SIGTERM, as an operator stops it: it stops what it started (npm start's nats-server). */
+  stop(): Promise<void>;
 }
 
 const live = new Set<ChildProcess>();
@@ -35,7 +37,11 @@ export async function startServiceProcess(
   proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
   proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} not ready in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Nobody holds a process that never got ready: it must not outlive the test.
+      proc.kill("SIGKILL");
+      reject(new Error(`${entry} not ready in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       if (readyMessages.every((m) => out.includes(m))) {
         clearTimeout(timer);
@@ -59,6 +65,14 @@ export async function startServiceProcess(
       const exited = new Promise((r) => proc.once("exit", r));
       proc.kill("SIGKILL");
       await exited;
+    },
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill("SIGTERM");
+      const late = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(late);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { text } from "node:stream/consumers";
 import { WfError } from "@wf/shared/errors";
-import { deleteSecret, listSecrets, OWNER_SECRETS_KEY, SecretBox, setSecret } from "@wf/shared/secrets";
+import { createLogger } from "@wf/shared/log";
+import { deleteSecret, listSecrets, openOwnerSecretsBox, type SecretBox, setSecret } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
@@ -12,8 +13,9 @@ export const SECRET_SET_HELP = `Usage: wf admin secret set --user U --name N [--
 Creates or replaces a secret of user U, read in U's workflows as {{ secrets.N }} (MCP server
 headers, prompts, inputs). The value is read from standard input when --value is not given
 (so that it stays out of the shell history), one trailing newline dropped. It is stored
-encrypted (AES-256-GCM, key WF_SECRETS_KEY) and masked as *** in every stored or published
-result, event and log of the executions that read it; it is never printed.
+encrypted (AES-256-GCM under the executors' key: WF_SECRETS_KEY, else keys.json in
+WF_DATA_DIR) and masked as *** in every stored or published result, event and log of the
+executions that read it; it is never printed.
 
 Names: a letter or _, then letters, digits and _ (64 at most). Values: 4 characters or more.
 
@@ -40,7 +42,8 @@ const userOptions = {
 async function withSecrets<T>(userId: string, body: (store: Store, box: SecretBox) => Promise<T>): Promise<T> {
   return withStore(async (store, conn: ServiceConnection) => {
     if ((await store.users.get(userId)) === null) throw new WfError("NOT_FOUND", `no user ${userId}`);
-    const box = await SecretBox.open(conn.nc, conn.config.WF_NAMESPACE, conn.config.WF_SECRETS_KEY, OWNER_SECRETS_KEY);
+    // The executors' key, found as they find it (a warning, if any, is all a command shows of it).
+    const box = await openOwnerSecretsBox({ nc: conn.nc, config: conn.config, store, log: createLogger("warn", { component: "wf-cli" }) });
     return body(store, box);
   });
 }

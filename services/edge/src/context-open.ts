@@ -1,7 +1,6 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import type { Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
-import { SecretBox, WEBHOOK_SECRET_KEY } from "@wf/shared/secrets";
 import { AuditLog } from "./auth/audit-log";
 import { LastUsed } from "./auth/last-used";
 import { SessionStore } from "./console/sessions";
@@ -10,6 +9,7 @@ import { resolveSigningKey } from "./downloads/signing-key";
 import { UrlSigner } from "./downloads/url-signer";
 import { WindowCounters } from "./rate-limit/window-counters";
 import { ReplayGuard } from "./webhooks/replay-guard";
+import { openWebhookSecretBox } from "./webhooks/secret-box";
 import { WebhookStats } from "./webhooks/stats";
 
 export interface EdgeOptions {
@@ -24,13 +24,14 @@ export interface EdgeOptions {
 export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Promise<EdgeContext> {
   const ns = p.config.WF_NAMESPACE;
   const log = p.log.child({ component: "edge" });
+  // The keys first: a process given another key than its peers stops before anything is opened.
+  const signingKey = await resolveSigningKey(p);
+  const secretBox = await openWebhookSecretBox(p);
   const publisher = new JetStreamPublisher(p.nc);
-  const [files, signingKey, counters, sessions, secretBox, webhookStats, replayGuard] = await Promise.all([
+  const [files, counters, sessions, webhookStats, replayGuard] = await Promise.all([
     ArtifactFiles.open(p.nc, ns, p.store),
-    resolveSigningKey(p.nc, ns, p.config.WF_URL_SIGNING_KEY),
     WindowCounters.open(p.nc, ns, publisher),
     SessionStore.open(p.nc, ns, p.config.WF_SESSION_TTL_S),
-    SecretBox.open(p.nc, ns, p.config.WF_WEBHOOK_SECRET_KEY, WEBHOOK_SECRET_KEY),
     WebhookStats.open(p.nc, ns, publisher, log),
     ReplayGuard.open(p.nc, ns),
   ]).catch((err: unknown) => {

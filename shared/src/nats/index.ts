@@ -2,4 +2,7 @@ export { subjects, streamNames, consumerNames, toToken, type Subjects } from "./
 export { ensureStreams, isNotFound, type StreamOptions } from "./streams";
 export { ensureConsumer } from "./consumers";
 export { connectNats } from "./connect";
+export { natsTargetFromEnv, type NatsTarget } from "./credentials";
+export { inboxPrefix, SERVICE_USERS, type ServiceUser } from "./permissions";
+export { renderAuthConf, passwordVariable, ADMIN_USER } from "./auth-conf";
 export { jetStreamTimers, handleTimerMessage, TimerMessage, type Timers, type TimerSpec } from "./timers";

@@ -1,3 +1,4 @@
 export { openPlatform, type Platform } from "./platform";
 export { resolveNats, type ResolvedNats } from "./resolve-nats";
+export { embeddedNatsFiles, recordedNats } from "./embedded-nats";
 export { runUntilSignal } from "./run-until-signal";

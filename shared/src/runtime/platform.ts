@@ -3,6 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { Config } from "../config/index";
 import { createLogger, type Logger } from "../log/index";
 import { connectNats } from "../nats/connect";
+import { inboxPrefix } from "../nats/permissions";
 import { ensureStreams } from "../nats/streams";
 import { jetStreamTimers, type Timers } from "../nats/timers";
 import { openStore } from "../store/index";
@@ -23,15 +24,21 @@ export interface Platform {
 
 export async function openPlatform(config: Config, name: string): Promise<Platform> {
   const log = createLogger(config.LOG_LEVEL, { service: name });
-  const nats = await resolveNats(config.NATS_URL, config.WF_DATA_DIR, log, { binary: config.NATS_SERVER_BIN });
-  const nc = await connectNats(nats.url, `wf-${name}`);
+  const nats = await resolveNats(config, log);
+  const nc = await connectNats(nats.target.url, `wf-${name}`, { auth: nats.target.auth, inboxPrefix: inboxPrefix(name) });
+  if (nc.info?.auth_required !== true) {
+    log.warn(
+      "the nats-server at NATS_URL takes clients without credentials: anything that reaches it can read every record and start or cancel any execution. " +
+        "Give it users (README, Production: NATS users and keys) and set NATS_USER and NATS_PASSWORD",
+    );
+  }
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   await ensureStreams(jsm, config.WF_NAMESPACE, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000 });
   const store = config.MONGODB_URI
     ? await openStore({ kind: "mongodb", uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, namespace: config.WF_NAMESPACE })
     : await openStore({ kind: "kv", nc, namespace: config.WF_NAMESPACE });
-  log.info("platform ready", { nats: nats.url, store: store.kind, namespace: config.WF_NAMESPACE });
+  log.info("platform ready", { nats: nats.target.url, store: store.kind, namespace: config.WF_NAMESPACE });
   return {
     config,
     nc,

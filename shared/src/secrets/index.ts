@@ -1,4 +1,8 @@
-export { SecretBox, WEBHOOK_SECRET_KEY, OWNER_SECRETS_KEY, type ServerKeyName } from "./secret-box";
-export { sharedServerKey } from "./server-key";
+export { SecretBox } from "./secret-box";
+export { serverKey, SERVER_KEYS, type ServerKeyDeps, type ServerKeyKind } from "./server-key";
+export { KeyFile } from "./key-file";
+export { retireLegacyKey, legacyKeyBucket } from "./legacy-key";
+export { resealAll, type SealedRecords } from "./reseal";
+export { openOwnerSecretsBox } from "./owner-secrets-box";
 export { SecretMasker, StreamMasker, MASK, MIN_SECRET_CHARS } from "./masker";
 export { setSecret, listSecrets, deleteSecret, openSecrets, openSecret, type SecretInfo } from "./owner-secrets";

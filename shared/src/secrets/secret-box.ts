@@ -1,16 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { sharedServerKey } from "./server-key";
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
 const VERSION = "v1";
 /** Opened secrets remembered (by context and sealed text), so a hot path costs no decryption. */
 const REMEMBERED = 10_000;
-
-/** Where a box's key comes from when the configuration has none: its name in `<ns>_edge`. */
-export interface ServerKeyName {
-  key: string;
-  what: string;
-}
 
 /**
  * Secrets the service must be able to read back (an HMAC secret, an owner's API token) are
@@ -21,13 +13,8 @@ export interface ServerKeyName {
 export class SecretBox {
   readonly #opened = new Map<string, Buffer>();
 
+  /** `key`: 32 bytes (serverKey). */
   constructor(private readonly key: Buffer) {}
-
-  /** A configured passphrase (hashed to 32 bytes), else the shared server key named `fallback`. */
-  static async open(nc: NatsConnection, ns: string, configured: string | undefined, fallback: ServerKeyName): Promise<SecretBox> {
-    if (configured !== undefined) return new SecretBox(createHash("sha256").update(configured, "utf8").digest());
-    return new SecretBox(await sharedServerKey(nc, ns, fallback.key, fallback.what));
-  }
 
   seal(secret: string, context: string): string {
     const iv = randomBytes(12);
@@ -56,8 +43,3 @@ export class SecretBox {
     return Buffer.concat([decipher.update(Buffer.from(sealed, "base64url")), decipher.final()]);
   }
 }
-
-/** The webhook HMAC secrets' key (WF_WEBHOOK_SECRET_KEY's fallback). */
-export const WEBHOOK_SECRET_KEY: ServerKeyName = { key: "webhook-secret-key", what: "webhook secret key" };
-/** The owners' secrets' key (WF_SECRETS_KEY's fallback). */
-export const OWNER_SECRETS_KEY: ServerKeyName = { key: "owner-secrets-key", what: "secrets key" };

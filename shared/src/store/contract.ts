@@ -364,6 +364,15 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(ids(await store.secrets.listByOwner(me))).toEqual([mine[2]!.id, mine[0]!.id]);
         expect(await store.secrets.listByOwner(owner())).toEqual([]);
       });
+
+      it("listAll lists every owner's secrets, and follows deletion", async () => {
+        const store = await fresh();
+        const all = [secretOf(emailOwner(), "a_1"), secretOf(emailOwner(), "a_1"), secretOf(owner(), "b_2")];
+        for (const s of all) await store.secrets.create(s);
+        expect(ids(await store.secrets.listAll()).sort()).toEqual(ids(all).sort());
+        await store.secrets.delete(all[0]!.id);
+        expect(ids(await store.secrets.listAll()).sort()).toEqual(ids(all.slice(1)).sort());
+      });
     });
 
     describe("users: one account per email", () => {
@@ -777,6 +786,15 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       expect(await store.webhooks.listByOwner(ownerId)).toEqual([mine[1], mine[0]]);
       expect(await store.webhooks.countByOwner(ownerId)).toBe(2);
       expect(await store.webhooks.countByOwner(owner())).toBe(0);
+    });
+
+    it("webhooks.listAll lists every owner's webhooks, and follows deletion", async () => {
+      const store = await fresh();
+      const all = [webhookOf(emailOwner()), webhookOf(emailOwner()), webhookOf(owner())];
+      for (const w of all) await store.webhooks.create(w);
+      expect(ids(await store.webhooks.listAll()).sort()).toEqual(ids(all).sort());
+      await store.webhooks.delete(all[1]!.id);
+      expect(ids(await store.webhooks.listAll()).sort()).toEqual([all[0]!.id, all[2]!.id].sort());
     });
 
     describe("workflows.listVisible", () => {

@@ -96,6 +96,8 @@ export interface WebhookRepo extends Repo<WebhookRecord> {
   /** Newest first. */
   listByOwner(ownerId: string): Promise<WebhookRecord[]>;
   countByOwner(ownerId: string): Promise<number>;
+  /** Every owner's, in no particular order: for a pass over all of them (re-sealing their secrets). */
+  listAll(): Promise<WebhookRecord[]>;
 }
 
 export interface UserRepo extends Repo<UserRecord> {
@@ -118,6 +120,8 @@ export interface AuditRepo extends Repo<AuditRecord> {
 export interface SecretRepo extends Repo<SecretRecord> {
   /** One owner's secrets, by name. */
   listByOwner(ownerId: string): Promise<SecretRecord[]>;
+  /** Every owner's, in no particular order: for a pass over all of them (re-sealing under a new key). */
+  listAll(): Promise<SecretRecord[]>;
 }
 
 /** The storage port. Both adapters (JetStream KV, MongoDB) pass the one contract suite in contract.ts. */

@@ -15,7 +15,19 @@ export interface NatsServerHandle {
   start(): Promise<void>;
   /** Kill and remove the store dir. */
   stop(): Promise<void>;
+  /** What the server logged since it (last) started, e.g. permission violations. */
+  log(): string;
 }
+
+export interface NatsServerOptions {
+  /** A configuration file (users, permissions); the listen address, port and store are the launcher's. */
+  config?: string;
+  /** The server's environment: the configuration may read passwords from it. */
+  env?: Record<string, string>;
+}
+
+/** Past this, a server's log keeps its end only. */
+const LOG_CHARS = 1_000_000;
 
 const live = new Set<ChildProcess>();
 // A crashing test runner must not leave servers behind.
@@ -28,9 +40,9 @@ export function natsServerBin(): string {
   return process.env.NATS_SERVER_BIN || ENV_SCHEMA.NATS_SERVER_BIN.default;
 }
 
-function launch(args: string[]): Promise<{ proc: ChildProcess; port: number; version: string }> {
+function launch(args: string[], env?: Record<string, string>): Promise<{ proc: ChildProcess; port: number; version: string; log: () => string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(natsServerBin(), args, { stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(natsServerBin(), args, { stdio: ["ignore", "ignore", "pipe"], ...(env ? { env: { ...process.env, ...env } } : {}) });
     live.add(proc);
     let log = "";
     let version = "";
@@ -62,17 +74,20 @@ function launch(args: string[]): Promise<{ proc: ChildProcess; port: number; ver
         proc.removeAllListeners("exit");
         proc.once("exit", () => live.delete(proc));
         proc.stderr!.removeAllListeners("data");
-        proc.stderr!.resume();
-        resolve({ proc, port: Number(m[1]), version });
+        proc.stderr!.on("data", (more: string) => {
+          log = (log + more).slice(-LOG_CHARS);
+        });
+        resolve({ proc, port: Number(m[1]), version, log: () => log });
       }
     });
   });
 }
 
 /** Starts a private nats-server with JetStream on a random port and a temp store dir. */
-export async function startNatsServer(): Promise<NatsServerHandle> {
+export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const storeDir = await mkdtemp(join(tmpdir(), "wf-nats-"));
-  let { proc, port, version } = await launch(["-a", "127.0.0.1", "-p", "-1", "-js", "-sd", storeDir]).catch(async (err: unknown) => {
+  const config = opts.config === undefined ? [] : ["-c", opts.config];
+  let { proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", storeDir], opts.env).catch(async (err: unknown) => {
     await rm(storeDir, { recursive: true, force: true });
     throw err;
   });
@@ -97,13 +112,14 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
     },
     async start() {
       if (running) return;
-      ({ proc, port, version } = await launch(["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir]));
+      ({ proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], opts.env));
       running = true;
     },
     async stop() {
       await handle.kill();
       await rm(storeDir, { recursive: true, force: true });
     },
+    log: () => log(),
   };
   return handle;
 }

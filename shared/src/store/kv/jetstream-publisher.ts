@@ -1,7 +1,6 @@
 import { JetStreamApiError, type JetStreamPublishOptions, type PubAck } from "@nats-io/jetstream";
 import {
   ClosedConnectionError,
-  createInbox,
   NoRespondersError,
   TimeoutError,
   type Msg,
@@ -9,6 +8,7 @@ import {
   type NatsConnection,
   type Subscription,
 } from "@nats-io/nats-core";
+import { newInbox } from "../../nats/connect";
 
 const TIMEOUT_MS = 5_000;
 const SWEEP_MS = 250;
@@ -46,7 +46,7 @@ export type PublishOptions = Pick<Partial<JetStreamPublishOptions>, "msgID"> & {
  */
 export class JetStreamPublisher {
   readonly #pending = new Map<string, Pending>();
-  readonly #inbox = createInbox();
+  readonly #inbox: string;
   readonly #sub: Subscription;
   readonly #sweep: NodeJS.Timeout;
   #queue: Queued[] = [];
@@ -54,6 +54,7 @@ export class JetStreamPublisher {
   #closed = false;
 
   constructor(private readonly nc: NatsConnection) {
+    this.#inbox = newInbox(nc);
     this.#sub = nc.subscribe(`${this.#inbox}.*`, { callback: (_err, msg) => this.#settle(msg) });
     this.#sweep = setInterval(() => this.#expire(), SWEEP_MS).unref();
     // No ack comes over a closed connection: fail at once, as nats.js's own requests do.

@@ -73,6 +73,7 @@ export const workflowKeys = (w: WorkflowRecord): string[] => {
 
 export const byExecution = (executionId: string): string => `e.${t(executionId)}.>`;
 export const byOwner = (ownerId: string): string => `o.${t(ownerId)}.>`;
+export const ALL_OWNERS = "o.>";
 export const visibleTo = (userId: string): string => `v.${t(userId)}.>`;
 export const chainedAfter = (workflowId: string): string => `c.${t(workflowId)}.>`;
 export const ALL_SCHEDULED = "s.>";

@@ -35,6 +35,7 @@ import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collecti
 import type { PendingStarts } from "./pending-starts";
 import {
   ALL_AUDIT,
+  ALL_OWNERS,
   ALL_SCHEDULED,
   auditKeys,
   approvalFilter,
@@ -135,6 +136,10 @@ export class KvWebhookRepo extends KvCollection<WebhookRecord> implements Webhoo
   async countByOwner(ownerId: string): Promise<number> {
     return (await this.listByOwner(ownerId)).length;
   }
+
+  listAll(): Promise<WebhookRecord[]> {
+    return this.all(ALL_OWNERS, "asc");
+  }
 }
 
 export class KvApiKeyRepo extends KvCollection<ApiKeyRecord> implements ApiKeyRepo {
@@ -172,6 +177,10 @@ export class KvSecretRepo extends KvCollection<SecretRecord> implements SecretRe
 
   listByOwner(ownerId: string): Promise<SecretRecord[]> {
     return this.all(byOwner(ownerId), "asc");
+  }
+
+  listAll(): Promise<SecretRecord[]> {
+    return this.all(ALL_OWNERS, "asc");
   }
 }
 

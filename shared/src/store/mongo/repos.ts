@@ -164,6 +164,10 @@ export class MongoWebhookRepo extends MongoCollection<WebhookRecord> implements 
   countByOwner(ownerId: string): Promise<number> {
     return this.count({ ownerId });
   }
+
+  listAll(): Promise<WebhookRecord[]> {
+    return this.all({}, { _id: 1 });
+  }
 }
 
 export class MongoUserRepo extends MongoCollection<UserRecord> implements UserRepo {
@@ -240,6 +244,10 @@ export class MongoSecretRepo extends MongoCollection<SecretRecord> implements Se
 
   listByOwner(ownerId: string): Promise<SecretRecord[]> {
     return this.all({ ownerId }, { name: 1, _id: 1 });
+  }
+
+  listAll(): Promise<SecretRecord[]> {
+    return this.all({}, { _id: 1 });
   }
 }
 

@@ -1,0 +1,204 @@
+import { consumerNames, streamNames, subjects } from "./subjects";
+
+/**
+ * What each service may do on NATS: the source of `deploy/nats/auth.conf` (written by
+ * `shared/scripts/write-nats-auth.ts`) and of the tests that run the services under it.
+ *
+ * Granted per service, by what its code touches: the subjects it publishes or subscribes to,
+ * the durable consumers it pulls from, and per KV bucket, object store or stream, reading
+ * (direct gets and ephemeral consumers) or writing too. Shared by all: the JetStream account
+ * info, and creating the namespace's streams and buckets and updating its four streams, since
+ * whichever service starts first sets them up (creating an existing stream with another
+ * configuration is refused by the server). Replies come to an inbox prefix of the service's own,
+ * so that no service reads the answers sent to another.
+ */
+
+export const SERVICE_USERS = ["edge", "executor", "approvals", "scheduler"] as const;
+export type ServiceUser = (typeof SERVICE_USERS)[number];
+
+/** Where a service's replies arrive: its connections are opened with this prefix. */
+export function inboxPrefix(service: string): string {
+  return `_INBOX_${service}`;
+}
+
+/** The record types of the KV store: bucket `<ns>_<type>` and its index `<ns>_<type>_idx`. */
+export const STORE_TYPES = ["workflows", "executions", "approvals", "artifacts", "webhooks", "users", "api_keys", "audit", "secrets", "chain_runs", "schedules"] as const;
+type StoreType = (typeof STORE_TYPES)[number];
+
+/** The execution ends the scheduler follows for chained triggers, one durable consumer each. */
+const END_EVENT_TYPES = ["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"];
+
+export interface Permissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+type Access = "read" | "write";
+
+class Grants {
+  readonly #publish = new Set<string>();
+  readonly #subscribe = new Set<string>();
+
+  constructor(private readonly ns: string) {}
+
+  publish(...subjects: string[]): this {
+    for (const s of subjects) this.#publish.add(s);
+    return this;
+  }
+
+  subscribe(...subjects: string[]): this {
+    for (const s of subjects) this.#subscribe.add(s);
+    return this;
+  }
+
+  /** Knows the stream is there, and may create it when it is not. */
+  private exists(stream: string): this {
+    return this.publish(`$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`);
+  }
+
+  /** Reads any message of the stream: direct and stored gets, and ephemeral consumers. */
+  private read(stream: string): this {
+    return this.publish(
+      `$JS.API.DIRECT.GET.${stream}`,
+      `$JS.API.DIRECT.GET.${stream}.>`,
+      `$JS.API.STREAM.MSG.GET.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.>`,
+      `$JS.API.CONSUMER.INFO.${stream}.>`,
+      `$JS.API.CONSUMER.DELETE.${stream}.>`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.>`,
+      `$JS.FC.${stream}.>`,
+    );
+  }
+
+  kv(bucket: string, access: Access): this {
+    const stream = `KV_${bucket}`;
+    this.exists(stream).read(stream);
+    return access === "write" ? this.publish(`$KV.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`) : this;
+  }
+
+  /** Both buckets of a record type of the KV store. */
+  records(type: StoreType, access: Access): this {
+    return this.kv(`${this.ns}_${type}`, access).kv(`${this.ns}_${type}_idx`, access);
+  }
+
+  objects(bucket: string, access: Access): this {
+    const stream = `OBJ_${bucket}`;
+    this.exists(stream).read(stream);
+    return access === "write" ? this.publish(`$O.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`) : this;
+  }
+
+  /** One key of a KV bucket only: read, and created where it is missing. */
+  kvKey(bucket: string, key: string): this {
+    return this.exists(`KV_${bucket}`).publish(`$KV.${bucket}.${key}`, `$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${key}`);
+  }
+
+  /** Pulls from (and sets up) one durable consumer, and acknowledges what it gets. */
+  durable(stream: string, name: string): this {
+    return this.publish(
+      `$JS.API.CONSUMER.CREATE.${stream}.${name}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.${name}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${name}`,
+      `$JS.API.CONSUMER.INFO.${stream}.${name}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`,
+      `$JS.ACK.${stream}.${name}.>`,
+    );
+  }
+
+  durables(stream: string, names: string[]): this {
+    for (const name of names) this.durable(stream, name);
+    return this;
+  }
+
+  /** What every service of the namespace needs. */
+  base(service: ServiceUser): this {
+    this.publish("$JS.API.INFO").subscribe(`${inboxPrefix(service)}.>`);
+    for (const stream of Object.values(streamNames(this.ns))) this.exists(stream).publish(`$JS.API.STREAM.UPDATE.${stream}`);
+    // openKvStore opens every bucket of the store; the data of those not granted below stays out of reach.
+    for (const type of STORE_TYPES) this.exists(`KV_${this.ns}_${type}`).exists(`KV_${this.ns}_${type}_idx`);
+    return this.exists(`KV_${this.ns}_user_emails`);
+  }
+
+  /** Server keys: the check of each one the service uses, and its copy in `<ns>_edge` that it erases. */
+  serverKeys(...keys: { check: string; legacy: string }[]): this {
+    const legacy = `${this.ns}_edge`;
+    this.publish(`$JS.API.STREAM.INFO.KV_${legacy}`, `$JS.API.STREAM.MSG.DELETE.KV_${legacy}`);
+    for (const key of keys) this.kvKey(`${this.ns}_key_checks`, key.check).publish(`$JS.API.DIRECT.GET.KV_${legacy}.$KV.${legacy}.${key.legacy}`);
+    return this;
+  }
+
+  build(): Permissions {
+    return { publish: [...this.#publish], subscribe: [...this.#subscribe] };
+  }
+}
+
+const OWNER_SECRETS = { check: "ownerSecrets", legacy: "owner-secrets-key" };
+const WEBHOOK_SECRETS = { check: "webhookSecrets", legacy: "webhook-secret-key" };
+const URL_SIGNING = { check: "urlSigning", legacy: "url-signing-key" };
+
+/** The least each service needs, in namespace `ns`. */
+export function servicePermissions(ns: string): Record<ServiceUser, Permissions> {
+  const subj = subjects(ns);
+  const streams = streamNames(ns);
+  const consumers = consumerNames();
+  const cmd = `${ns}.cmd`;
+  return {
+    edge: new Grants(ns)
+      .base("edge")
+      .records("workflows", "read")
+      .records("users", "read")
+      .kv(`${ns}_user_emails`, "read")
+      .records("artifacts", "read")
+      .records("executions", "write")
+      .records("approvals", "write")
+      .records("webhooks", "write")
+      .records("api_keys", "write")
+      .records("audit", "write")
+      .kv(`${ns}_ratelimits`, "write")
+      .kv(`${ns}_sessions`, "write")
+      .kv(`${ns}_webhookstats`, "write")
+      .kv(`${ns}_webhookreplay`, "write")
+      .objects(`${ns}_artifacts`, "read")
+      .serverKeys(WEBHOOK_SECRETS, URL_SIGNING)
+      // A PENDING execution is read from its start command, and a failed start removes it.
+      .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`, `$JS.API.STREAM.PURGE.${streams.cmd}`)
+      .publish(`${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.approval.approve.*`, `${cmd}.approval.reject.*`, `${ns}.audit.>`)
+      .build(),
+    executor: new Grants(ns)
+      .base("executor")
+      .records("workflows", "read")
+      // Written only to re-seal the secrets under a new key (an upgrade); it holds that key anyway.
+      .records("secrets", "write")
+      .records("executions", "write")
+      .records("approvals", "write")
+      .records("artifacts", "write")
+      .objects(`${ns}_artifacts`, "write")
+      .serverKeys(OWNER_SECRETS)
+      .durable(streams.cmd, consumers.executor)
+      .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
+      .subscribe(subj.execCancelAll)
+      // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
+      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`)
+      .build(),
+    approvals: new Grants(ns)
+      .base("approvals")
+      .records("approvals", "write")
+      .durable(streams.cmd, consumers.approvals)
+      .publish(`${cmd}.exec.resume.*`)
+      .build(),
+    scheduler: new Grants(ns)
+      .base("scheduler")
+      .records("workflows", "read")
+      .records("users", "read")
+      .records("executions", "write")
+      .records("schedules", "write")
+      .records("chain_runs", "write")
+      .durable(streams.timer, consumers.timers)
+      .durable(streams.cmd, consumers.scheduler)
+      .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
+      .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
+      // Timers it arms (ticks, chains), what due timers fire (whoever armed them), and the starts of schedules and chains.
+      .publish(`${ns}.timer.>`, `${cmd}.exec.resume.*`, `${cmd}.approval.expire.*`, `${cmd}.sched.>`, `${cmd}.exec.start.*`)
+      .build(),
+  };
+}
