@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ArtifactList, ArtifactView, ExecutionStatusView } from "@wf/shared/api";
 import { TERMINAL_STATUSES } from "@wf/shared/execution";
+import { CLOCK_SKEW_S } from "../../services/edge/src/downloads/url-signer";
 import { waitFor } from "../support/runtime";
 import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
@@ -49,6 +50,17 @@ steps:
       os.makedirs(d)
       with open(os.path.join(d, "blob one.bin"), "wb") as f:
           f.write(bytes(i % 251 for i in range(300000)))
+`;
+
+const NOTE_YAML = `
+name: note
+steps:
+  - name: write
+    type: code
+    language: javascript
+    code: |
+      artifacts.write("note.txt", "a note");
+      return "written";
 `;
 
 /** Starts the workflow through the API and waits for it to complete; its steps write the artifacts. */
@@ -187,5 +199,35 @@ describe("artifacts", () => {
     expect(reasons.sort()).toEqual(["bad_signature", "bad_signature", "bad_signature", "url_expired"]);
 
     expect((await fetch(`${base}/api/artifacts/${artifact!.id}/download`)).status).toBe(400);
+  });
+
+  it("refuses, audited, a genuine URL whose expiry is further off than the URL lifetime and the clock skew", async () => {
+    const me = await account(api());
+    const { id: executionId } = await completedExecution(api(), me, NOTE_YAML);
+    const [artifact] = ArtifactList.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json()).artifacts;
+    const expires = Number(new URL(artifact!.downloadUrl, "http://x").searchParams.get("expires"));
+    const lifetimeS = api().platform.config.WF_DOWNLOAD_URL_TTL_S;
+    const download = (atS: number) => {
+      api().clock.now = atS * 1000;
+      return call(api(), "GET", artifact!.downloadUrl).finally(() => (api().clock.now = null));
+    };
+    // Seen from a clock the skew behind the issuer's, the URL lives lifetime + skew: accepted.
+    const skewed = await download(expires - lifetimeS - CLOCK_SKEW_S);
+    expect(skewed.statusCode).toBe(200);
+    expect(skewed.body).toBe("a note");
+    // A second more: no URL is issued for that long, so this one was not issued now.
+    const tooFarAtS = expires - lifetimeS - CLOCK_SKEW_S - 1;
+    const tooFar = await download(tooFarAtS);
+    expect(tooFar.statusCode).toBe(401);
+    expect(tooFar.json()).toEqual({ error: expect.any(String) });
+    const tampered = await call(api(), "GET", artifact!.downloadUrl.replace("sig=", "sig=0"));
+    expect(tampered.statusCode).toBe(401);
+    expect(tooFar.body).toBe(tampered.body);
+    // Audit records carry the edge's clock: the refusal is dated at the pinned time.
+    const path = `/api/artifacts/${artifact!.id}/download`;
+    const { items } = await api().platform.store.audit.listSince(tooFarAtS * 1000, { page: 1, size: 50 });
+    const mine = items.filter((a) => a.path === path);
+    expect(mine.map((a) => a.reason).sort()).toEqual(["bad_signature", "url_lifetime_exceeded"]);
+    expect(mine.find((a) => a.reason === "url_lifetime_exceeded")).toMatchObject({ at: tooFarAtS * 1000, keyId: null, method: "GET" });
   });
 });

@@ -88,6 +88,21 @@ describe("401: one answer, the reason in the audit log", () => {
     expect(JSON.parse([...bodies][0]!)).toEqual({ error: expect.any(String) });
   });
 
+  it("an unknown key id and a known one with a wrong secret get the very same answer, headers included", async () => {
+    const me = await account(api());
+    const secretOf = (key: string) => key.slice(key.lastIndexOf("_") + 1);
+    const wrongSecret = `wfk_${me.keyId}_${secretOf((await account(api())).key)}`;
+    const unknownId = `wfk_01zzzzzzzzzzzzzzzzzy_${secretOf(me.key)}`;
+    const since = Date.now();
+    const [a, b] = [await get(api(), { authorization: `Bearer ${unknownId}` }), await get(api(), { authorization: `Bearer ${wrongSecret}` })];
+    const shown = (r: typeof a) => ({ status: r.statusCode, body: r.body, headers: { ...r.headers, date: undefined } });
+    expect(shown(a)).toEqual(shown(b));
+    expect(a.statusCode).toBe(401);
+    // Only the audit log tells them apart.
+    expect(await audited(api(), "unknown_key", since)).toMatchObject({ keyId: "01zzzzzzzzzzzzzzzzzy" });
+    expect(await audited(api(), "bad_secret", since)).toMatchObject({ keyId: me.keyId });
+  });
+
   it("never puts a query-string key into the audit record", async () => {
     const since = Date.now();
     const r = await get(api(), {}, "?api_key=wfk_leaked_secret");

@@ -4,6 +4,19 @@ import { account, call, SIMPLE_YAML, storeWorkflow, useApi } from "./support";
 
 const api = useApi();
 
+const OBJECT_VARIABLE_YAML = `
+name: nested
+variables:
+  meta: { type: object, default: {} }
+steps:
+  - { name: a, type: transform, output: "{{ vars.meta }}" }
+`;
+
+/** JSON text of an object `levels` deep: `{"a":{"a":{}}}` is 3. */
+function nestedObject(levels: number): string {
+  return `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
+}
+
 describe("request bodies", () => {
   it("answers 413 for a body over 1 MB, before anything is read or written", async () => {
     const me = await account(api());
@@ -34,6 +47,41 @@ describe("request bodies", () => {
     expect(poisoned.statusCode).toBe(400);
     const ok = await call(api(), "POST", url, { key: me.key, body: { inputs: { who: "x" } }, headers: { "content-type": "application/json; charset=utf-8" } });
     expect(ok.statusCode).toBe(202);
+  });
+
+  it("answers 400 for a body nested more than 64 levels deep, naming the input; 64 levels are accepted", async () => {
+    const me = await account(api());
+    const w = await storeWorkflow(api(), me.user.id, OBJECT_VARIABLE_YAML);
+    const url = `/api/v1/workflows/${w.id}/executions`;
+    // The body is level 1, `inputs` level 2: `meta` may nest 62 more.
+    const deepest = await call(api(), "POST", url, { key: me.key, body: `{"inputs": {"meta": ${nestedObject(62)}}}` });
+    expect(deepest.statusCode).toBe(202);
+    for (const levels of [63, 5_000, 100_000]) {
+      const r = await call(api(), "POST", url, { key: me.key, body: `{"inputs": {"meta": ${nestedObject(levels)}}}` });
+      expect(r.statusCode, `${levels} levels`).toBe(400);
+      expect(r.json()).toEqual({
+        error: expect.stringContaining("more than 64 levels deep"),
+        details: [{ in: "body", field: "inputs.meta", message: expect.stringContaining("flatten it") }],
+      });
+    }
+    const arrays = await call(api(), "POST", url, { key: me.key, body: `{"inputs": {"meta": {"list": ${"[".repeat(5_000)}${"]".repeat(5_000)}}}}` });
+    expect(arrays.statusCode).toBe(400);
+    expect(arrays.json().details).toEqual([{ in: "body", field: "inputs.meta", message: expect.any(String) }]);
+    expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(1);
+  });
+
+  it("answers 400 for a JSON null body, while a missing body is {}", async () => {
+    const me = await account(api());
+    const w = await storeWorkflow(api(), me.user.id, SIMPLE_YAML);
+    const url = `/api/v1/workflows/${w.id}/executions`;
+    const nullBody = await call(api(), "POST", url, { key: me.key, body: "null" });
+    expect(nullBody.statusCode).toBe(400);
+    expect(nullBody.json()).toEqual({ error: expect.any(String), details: [{ in: "body", field: "", message: "the body must be a JSON object" }] });
+    expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
+    const missing = await call(api(), "POST", url, { key: me.key });
+    expect(missing.statusCode).toBe(202);
+    const empty = await call(api(), "POST", url, { key: me.key, body: "", headers: { "content-type": "application/json" } });
+    expect(empty.statusCode).toBe(202);
   });
 
   it("authenticates before it reads a body: no key and a bad body is a 401", async () => {

@@ -95,6 +95,21 @@ describe("webhook trigger: rules", () => {
     expect((await request(env, "POST", "/api/webhook-trigger/missing", { body: "{}" })).status).toBe(404);
   });
 
+  it("a payload nested more than 64 levels deep is a 400 naming its field, mapped or not; 64 levels pass", async () => {
+    const env = edge();
+    const { id } = await webhook(env, { variableMapping: { who: "deep" } });
+    const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
+    for (const field of ["deep", "ignored"]) {
+      const r = await trigger(env, id, `{"${field}": ${nested(5_000)}}`);
+      expect(r.status, field).toBe(400);
+      expect(r.body).toEqual({ error: expect.stringContaining("more than 64 levels deep"), details: [{ in: "body", field: `${field}.a`, message: expect.any(String) }] });
+    }
+    // The body is level 1: a field may nest 63 more.
+    const deepest = await trigger(env, id, `{"ignored": ${nested(63)}}`);
+    expect(deepest.status).toBe(202);
+    expect((await trigger(env, id, `{"ignored": ${nested(64)}}`)).status).toBe(400);
+  });
+
   it("two identical payloads create two executions", async () => {
     const env = edge();
     const { id } = await webhook(env);

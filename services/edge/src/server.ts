@@ -9,6 +9,7 @@ import { openEdgeContext, type EdgeOptions } from "./context-open";
 import { errorAnswer } from "./errors";
 import { apiRoutes, sessionRoutes } from "./routes/index";
 import { registerRoutes } from "./routes/route";
+import { depthError } from "./routes/validate";
 import { registerWebhookTrigger } from "./webhooks/trigger";
 
 /** Default body limit for every route; routes that need more (or less) set their own. */
@@ -30,7 +31,8 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   app.decorateRequest("caller", null);
   app.decorateRequest("consoleUser", null);
 
-  // JSON only (anything else is a 415); an empty body is no body, and every body is optional.
+  // JSON only (anything else is a 415); an empty body is no body, and every body is optional;
+  // one nested past MAX_JSON_DEPTH is a 400 before anything recursive sees it.
   app.removeAllContentTypeParsers();
   const json = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
@@ -41,7 +43,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     }
     json(request, text, (err, parsed) => {
       if (err) done(new WfError("VALIDATION_FAILED", `invalid JSON body: ${err.message}`, [{ in: "body", field: "", message: err.message }]), undefined);
-      else done(null, parsed);
+      else done(depthError(parsed), parsed);
     });
   });
 

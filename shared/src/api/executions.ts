@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { ExecutionStatus, StepStatus, ToolCallRecord, TriggerSource, Usage } from "../execution/snapshot";
 import { Id, Timestamp } from "./common";
+import { MAX_JSON_DEPTH } from "./json-depth";
 import { PageFields, pageQuery } from "./pagination";
 
 export const StartExecutionBody = z.strictObject({
   inputs: z
     .record(z.string(), z.unknown())
     .default({})
-    .describe("Workflow variables by name; each must be declared by the workflow, with its type."),
+    .describe(`Workflow variables by name; each must be declared by the workflow, with its type. Objects and arrays may nest at most ${MAX_JSON_DEPTH} levels deep, the body being the first.`),
   enableMonitoring: z.boolean().default(false).describe("Keep each step's resolved input and log lines."),
 });
 

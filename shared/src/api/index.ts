@@ -1,4 +1,5 @@
 export { Id, IdParams, Timestamp } from "./common";
+export { MAX_JSON_DEPTH, tooDeepAt } from "./json-depth";
 export { MAX_PAGE_SIZE, pageQuery, PageFields } from "./pagination";
 export {
   ErrorBody,

@@ -37,6 +37,13 @@ export function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
+/**
+ * What an unknown key id's secret is compared with, so that an unknown id costs the hashing and
+ * the comparison a wrong secret costs, and its timing does not tell that the id exists. The hash
+ * of a random secret nobody holds: nothing presented can match it.
+ */
+export const DECOY_SECRET_HASH = hashSecret(randomBytes(SECRET_BYTES).toString("hex"));
+
 /** Constant-time: compares fixed-length digests, never the secrets' own lengths or prefixes. */
 export function secretMatches(secret: string, secretHash: string): boolean {
   const expected = Buffer.from(secretHash, "hex");

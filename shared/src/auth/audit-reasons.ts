@@ -2,7 +2,9 @@ import { z } from "zod";
 
 /**
  * Why a request was refused with 401. The client never learns which; the audit log does. The
- * first nine are decisions.md's; `bad_signature` and `url_expired` are the signed download URL's.
+ * first nine are decisions.md's; the last three are the signed download URL's, where
+ * `url_lifetime_exceeded` is a genuine signature over an expiry further off than any URL is
+ * issued for: the signing key may have leaked (or the lifetime was shortened since).
  */
 export const AUDIT_REASONS = [
   "missing",
@@ -16,6 +18,7 @@ export const AUDIT_REASONS = [
   "hmac_mismatch",
   "bad_signature",
   "url_expired",
+  "url_lifetime_exceeded",
 ] as const;
 export const AuditReason = z.enum(AUDIT_REASONS);
 export type AuditReason = z.infer<typeof AuditReason>;

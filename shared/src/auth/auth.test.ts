@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateApiKey, hashSecret, parseApiKey, secretMatches } from "./api-key";
+import { DECOY_SECRET_HASH, generateApiKey, hashSecret, parseApiKey, secretMatches } from "./api-key";
 import { hashPassword, verifyPassword } from "./password";
 
 describe("API keys", () => {
@@ -11,6 +11,14 @@ describe("API keys", () => {
     expect(k.secretHash).not.toContain(k.secret);
     expect(secretMatches(k.secret, k.secretHash)).toBe(true);
     expect(secretMatches(generateApiKey().secret, k.secretHash)).toBe(false);
+  });
+
+  it("an unknown id's secret is checked against a decoy shaped like a stored hash, which nothing matches", () => {
+    // A decoy of another shape would make secretMatches stop at the length check: no comparison, less time.
+    expect(DECOY_SECRET_HASH).toMatch(/^[0-9a-f]{64}$/);
+    const k = generateApiKey();
+    expect(DECOY_SECRET_HASH).not.toBe(k.secretHash);
+    expect(secretMatches(k.secret, DECOY_SECRET_HASH)).toBe(false);
   });
 
   it("rejects any other shape", () => {

@@ -1,7 +1,7 @@
 export { SCOPES, Scope } from "./scopes";
 export { PLANS, Plan, PLAN_LIMITS, USER_STATUSES, UserStatus, type PlanLimits } from "./plans";
 export { AUDIT_REASONS, AuditReason } from "./audit-reasons";
-export { generateApiKey, parseApiKey, hashSecret, secretMatches, type ParsedApiKey, type GeneratedApiKey } from "./api-key";
+export { generateApiKey, parseApiKey, hashSecret, secretMatches, DECOY_SECRET_HASH, type ParsedApiKey, type GeneratedApiKey } from "./api-key";
 export { hashPassword, verifyPassword } from "./password";
 export {
   createUser,

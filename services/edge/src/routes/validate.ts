@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { z } from "zod";
-import type { FieldProblem } from "@wf/shared/api";
+import { MAX_JSON_DEPTH, tooDeepAt, type FieldProblem } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 import type { Route } from "./route";
 
@@ -25,10 +25,23 @@ export function parseRequestParts(route: Route, request: FastifyRequest): { para
   const parsed = {
     params: parse(route.params, request.params, "path"),
     query: parse(route.query, rawQuery, "query"),
-    body: parse(route.body, request.body ?? {}, "body"),
+    // Only a missing body is `{}`: a JSON `null` is a body, and not an object.
+    body: parse(route.body, request.body === undefined ? {} : request.body, "body"),
   };
   if (problems.length > 0) throw validationError(problems);
   return parsed;
+}
+
+/**
+ * The 400 of a JSON body nested deeper than MAX_JSON_DEPTH, or null. Its field is the body's
+ * member holding the deep part, down to two levels (`inputs.meta`): the whole path would run to
+ * dozens of segments.
+ */
+export function depthError(body: unknown): WfError | null {
+  const path = tooDeepAt(body);
+  if (path === null) return null;
+  const message = `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (the body is the first level); flatten it`;
+  return validationError([{ in: "body", field: fieldPath(path.slice(0, 2)), message }]);
 }
 
 export function validationError(problems: FieldProblem[]): WfError {

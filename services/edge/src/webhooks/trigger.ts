@@ -12,6 +12,7 @@ import { AnswerError } from "../errors";
 import { judge } from "../rate-limit/limiter";
 import type { WindowCounts } from "../rate-limit/window-counters";
 import { fastifyPath } from "../routes/route";
+import { depthError } from "../routes/validate";
 import { startStoredWorkflow } from "../start-execution";
 import { legacySignatureMatches, standardSignatureMatches } from "./signature";
 import { sourceAllowed } from "./source-address";
@@ -146,7 +147,7 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(" ") : value;
 }
 
-/** An empty body is `{}`; anything else must be a JSON object. */
+/** An empty body is `{}`; anything else must be a JSON object nested at most MAX_JSON_DEPTH deep. */
 function parsePayload(body: Buffer): Record<string, unknown> {
   const text = body.toString("utf8");
   if (/^\s*$/.test(text)) return {};
@@ -160,6 +161,8 @@ function parsePayload(body: Buffer): Record<string, unknown> {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new WfError("VALIDATION_FAILED", "the body must be a JSON object", [{ in: "body", field: "", message: "the body must be a JSON object" }]);
   }
+  const tooDeep = depthError(parsed);
+  if (tooDeep) throw tooDeep;
   return parsed as Record<string, unknown>;
 }
 

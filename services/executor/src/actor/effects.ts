@@ -7,6 +7,7 @@ import { subjects, toToken, type Timers } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
 import type { RunEffects } from "../run/effects";
+import type { ResultLimits } from "../run/result-limits";
 import { aiEffects, type AiDeps } from "./ai-effects";
 
 export interface EffectDeps extends AiDeps {
@@ -17,6 +18,8 @@ export interface EffectDeps extends AiDeps {
   codeRunner: CodeRunner;
   ns: string;
   holdMs: number;
+  /** What an execution's record and messages may hold, from the NATS server's max_payload. */
+  resultLimits: ResultLimits;
 }
 
 /** The side effects of one execution's run. */
@@ -57,7 +60,13 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
         parent: { executionId: snap.id, stepPath },
         requestedAt: Date.now(),
       };
-      await deps.js.publish(subj.execStart(childId), JSON.stringify(cmd), { msgID: childId });
+      const data = JSON.stringify(cmd);
+      const bytes = Buffer.byteLength(data);
+      // NATS refuses the publish of a larger one, which would end the parent's run.
+      if (bytes > deps.resultLimits.recordBytes) {
+        return `its start command (the sub-workflow's definition and inputs, ${bytes} bytes) is over the NATS server's max_payload of ${deps.resultLimits.recordBytes} bytes; pass smaller inputs`;
+      }
+      await deps.js.publish(subj.execStart(childId), data, { msgID: childId });
       return null;
     },
     async loadExecution(id) {

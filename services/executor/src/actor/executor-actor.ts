@@ -114,7 +114,7 @@ export class ExecutorActor {
     for (;;) {
       const v = await this.d.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
-      const c = new Committer(v.value, v.version, this.d.store, this.d.js, this.d.ns, "guest");
+      const c = new Committer(v.value, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits, "guest");
       const s = c.snap;
       s.status = "FAILED";
       s.error = `gave up after ${m.info.deliveryCount} failed deliveries: ${err instanceof Error ? err.message : String(err)}`;
@@ -149,7 +149,7 @@ export class ExecutorActor {
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
     const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.d.actorId, seq: m.seq, since: now }, now);
     const problem = checked.ok ? null : checked.error;
-    const c = new Committer(snap, 0, this.d.store, this.d.js, this.d.ns);
+    const c = new Committer(snap, 0, this.d.store, this.d.js, this.d.ns, this.d.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
     try {
@@ -193,7 +193,7 @@ export class ExecutorActor {
       const takeover = snap.holder !== null;
       const wf = WorkflowSchema.parse(snap.definition);
       snap.holder = { actor: this.d.actorId, seq: m.seq, since: Date.now() };
-      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns);
+      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits);
       c.touch();
       if (takeover) {
         // The events of the last change may never have reached the stream.
@@ -287,7 +287,7 @@ export class ExecutorActor {
       }
       const snap = v.value;
       snap.cancelRequested = true;
-      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, "guest");
+      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = WorkflowSchema.safeParse(snap.definition);

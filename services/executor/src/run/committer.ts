@@ -4,9 +4,12 @@ import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
 import { subjects, toToken } from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
+import { RecordBudget } from "./record-budget";
+import { jsonBytes, type ResultLimits } from "./result-limits";
 import { LostOwnershipError } from "./signals";
 
-const MAX_EVENT_VALUE_BYTES = 64 * 1024;
+/** What is left of an event's values when the events of one write would not fit its room otherwise. */
+const SLIM_VALUE_BYTES = 256;
 
 /**
  * The single writer of one execution's snapshot. Changes are made to `snap` in memory and
@@ -21,6 +24,8 @@ export class Committer {
   /** The values of the secrets this run reads: masked in everything written or published. */
   readonly masker = new SecretMasker();
   private pending: ExecutionEvent[] = [];
+  private pendingBytes = 0;
+  #budget: RecordBudget | undefined;
   private dirty = false;
   private inflight: Promise<void> | null = null;
   private acks: Promise<PubAck>[] = [];
@@ -38,6 +43,7 @@ export class Committer {
     private readonly store: Store,
     private readonly js: JetStreamClient,
     ns: string,
+    readonly limits: ResultLimits,
     private readonly role: "holder" | "guest" = "holder",
   ) {
     this.snap = snap;
@@ -46,11 +52,22 @@ export class Committer {
     this.subj = subjects(ns);
   }
 
+  /** The size accounting of the run's record; made on first use (a cancel or a give-up needs none). */
+  get budget(): RecordBudget {
+    this.#budget ??= new RecordBudget(this.snap, this.limits, this.masker);
+    return this.#budget;
+  }
+
+  /** Whether the events awaiting the next write are past their share of the record. */
+  get outboxFull(): boolean {
+    return this.pendingBytes > this.limits.outboxBytes;
+  }
+
   /** Records that `snap` changed, with the events that describe the change. */
   emit(type: string, step?: string, data: Record<string, unknown> = {}): void {
     const s = this.snap;
     s.eventSeq += 1;
-    this.pending.push({
+    const event: ExecutionEvent = {
       type,
       executionId: s.id,
       workflowId: s.workflowId,
@@ -58,8 +75,10 @@ export class Committer {
       at: Date.now(),
       id: `${s.id}.${s.eventSeq}`,
       ...(step === undefined ? {} : { step }),
-      data: capValues(data),
-    });
+      data: capValues(data, this.limits.eventValueBytes),
+    };
+    this.pending.push(event);
+    this.pendingBytes += jsonBytes(event);
     this.dirty = true;
   }
 
@@ -91,6 +110,7 @@ export class Committer {
   async create(): Promise<void> {
     const events = this.pending;
     this.pending = [];
+    this.pendingBytes = 0;
     this.dirty = false;
     this.snap.outbox = events;
     this.masker.inPlace(this.snap);
@@ -104,7 +124,8 @@ export class Committer {
    */
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void {
     const s = this.snap;
-    this.publish([{ type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data: this.masker.inPlace(data) }]);
+    const capped = capValues(this.masker.inPlace(data), this.limits.eventValueBytes);
+    this.publish([{ type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data: capped }]);
   }
 
   /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
@@ -118,7 +139,11 @@ export class Committer {
     this.acks = [];
     await Promise.all(acks);
     const events = this.pending;
+    // Runs write at step boundaries once their events pass outboxBytes; only branches that all
+    // finish steps at once (a wide foreach) can pile up more, and their values then give way.
+    if (this.pendingBytes > 2 * this.limits.outboxBytes) for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES);
     this.pending = [];
+    this.pendingBytes = 0;
     this.dirty = false;
     this.snap.outbox = events;
     // In place: what the run goes on with is what the store holds (the outbox travels in it).
@@ -161,13 +186,13 @@ export class Committer {
   }
 }
 
-/** Outputs can be large; events carry a marker instead of values over 64 KB (the snapshot has them). */
-function capValues(data: Record<string, unknown>): Record<string, unknown> {
+/** Outputs can be large; events carry a marker instead of values over `maxBytes` of JSON (the snapshot has them). */
+function capValues(data: Record<string, unknown>, maxBytes: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) {
     if (v === undefined) continue;
-    const text = typeof v === "object" && v !== null ? JSON.stringify(v) : null;
-    out[k] = text && text.length > MAX_EVENT_VALUE_BYTES ? { truncated: true, bytes: text.length } : v;
+    const bytes = typeof v === "object" || typeof v === "string" ? jsonBytes(v) : 0;
+    out[k] = bytes > maxBytes ? { truncated: true, bytes } : v;
   }
   return out;
 }

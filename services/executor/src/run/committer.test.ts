@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@wf/shared/config";
+import { ExecutionSnapshot, newId } from "@wf/shared/execution";
+import { streamNames, subjects } from "@wf/shared/nats";
+import { openPlatform, type Platform } from "@wf/shared/runtime";
+import { startNatsServer, type NatsServerHandle } from "@wf/shared/testing";
+import { Committer } from "./committer";
+import { resultLimits } from "./result-limits";
+
+let server: NatsServerHandle;
+let platform: Platform;
+const ns = `c${newId().slice(-10)}`;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  platform = await openPlatform(loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns, LOG_LEVEL: "error" }), "committer-test");
+});
+afterAll(async () => {
+  await platform?.close();
+  await server?.stop();
+});
+
+async function created(): Promise<Committer> {
+  const snap = ExecutionSnapshot.parse({
+    id: newId(),
+    workflowId: "w1",
+    workflowName: "w",
+    ownerId: "o1",
+    triggerSource: "open_api",
+    status: "RUNNING",
+    totalSteps: 1,
+    createdAt: Date.now(),
+    vars: {},
+    definition: { name: "w", steps: [] },
+  });
+  const c = new Committer(snap, 0, platform.store, platform.js, ns, resultLimits(platform.nc.info!.max_payload));
+  c.emit("exec_started");
+  await c.create();
+  return c;
+}
+
+async function lastEvent(c: Committer, type: string) {
+  const s = c.snap;
+  const m = await platform.jsm.streams.getMessage(streamNames(ns).evt, { last_by_subj: subjects(ns).event(s.ownerId, s.workflowId, s.id, type) });
+  return m!.json<{ data: Record<string, unknown> }>();
+}
+
+describe("Committer: every write and event fits in a NATS message", () => {
+  it("events of one write that would not fit beside the record have their values slimmed; the record is written, every event published", async () => {
+    const c = await created();
+    // 40 values of 60 KB each: under an event's 64 KB, 2.4 MB together, as branches finishing at once could pile up.
+    for (let i = 0; i < 40; i++) c.emit("step_completed", `s${i}`, { output: "v".repeat(60_000), attempts: 1 });
+    await c.settle();
+    const stored = (await platform.store.executions.get(c.snap.id))!.value;
+    expect(stored.outbox).toHaveLength(40);
+    for (const e of stored.outbox) expect(e.data).toEqual({ output: { truncated: true, bytes: 60_002 }, attempts: 1 });
+    expect((await lastEvent(c, "step_completed")).data).toEqual({ output: { truncated: true, bytes: 60_002 }, attempts: 1 });
+  });
+
+  it("a few large values stay whole in their events, up to 64 KB each", async () => {
+    const c = await created();
+    c.emit("step_completed", "a", { output: "w".repeat(60_000) });
+    c.emit("step_completed", "b", { output: "w".repeat(70_000) });
+    await c.settle();
+    const [a, b] = (await platform.store.executions.get(c.snap.id))!.value.outbox;
+    expect(a!.data.output).toBe("w".repeat(60_000));
+    expect(b!.data.output).toEqual({ truncated: true, bytes: 70_002 });
+  });
+
+  it("a live event's values are capped too: a 2 MB batch of log lines is published as a marker, not refused", async () => {
+    const c = await created();
+    c.publishLive("step_log", "s", `${c.snap.id}.log.s.1.1`, { attempt: 1, lines: ["x".repeat(2_000_000)] });
+    await c.settle();
+    expect((await lastEvent(c, "step_log")).data).toEqual({ attempt: 1, lines: { truncated: true, bytes: 2_000_004 } });
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { SecretMasker } from "@wf/shared/secrets";
+import { RecordBudget } from "./record-budget";
+import { jsonBytes, resultLimits } from "./result-limits";
+
+const LIMITS = resultLimits(64 * 1024);
+
+function snapshot(steps: Record<string, StepState> = {}): ExecutionSnapshot {
+  return ExecutionSnapshot.parse({
+    id: "e1",
+    workflowId: "w1",
+    workflowName: "w",
+    ownerId: "o1",
+    triggerSource: "open_api",
+    status: "RUNNING",
+    totalSteps: 1,
+    createdAt: 1,
+    vars: { who: "x" },
+    definition: { name: "w", steps: [{ name: "a", type: "transform", output: 1 }] },
+    steps,
+  });
+}
+
+function state(name: string, output?: unknown): StepState {
+  return { name, type: "transform", status: "COMPLETED", error: null, attempts: 1, startedAt: 1, completedAt: 2, duration: 1, waitUntil: null, retryAt: null, deadline: null, childExecutionId: null, approvalId: null, ...(output === undefined ? {} : { output }) };
+}
+
+describe("RecordBudget", () => {
+  it("accounts the record as serialised: what the snapshot holds, step by step", () => {
+    const snap = snapshot({ a: state("a", "x".repeat(1_000)) });
+    const budget = new RecordBudget(snap, LIMITS, new SecretMasker());
+    const whole = jsonBytes({ ...snap, output: undefined, outbox: [] });
+    // Within a few bytes per step (the separators between states).
+    expect(Math.abs(budget.used - whole)).toBeLessThanOrEqual(4);
+    const b = state("b", "y".repeat(2_000));
+    snap.steps.b = b;
+    budget.account("b", b);
+    expect(Math.abs(budget.used - jsonBytes({ ...snap, output: undefined, outbox: [] }))).toBeLessThanOrEqual(8);
+    delete snap.steps.b;
+    budget.forget("b");
+    expect(Math.abs(budget.used - whole)).toBeLessThanOrEqual(4);
+  });
+
+  it("admits results while the room lasts, then fails the one that would pass it, taking its bulk out", () => {
+    const snap = snapshot();
+    const budget = new RecordBudget(snap, LIMITS, new SecretMasker());
+    const each = Math.floor(LIMITS.outputBytes * 0.9);
+    let refused: string | null = null;
+    let n = 0;
+    while (refused === null && n < 100) {
+      const st = state(`s${n}`, budget.output("z".repeat(each)));
+      snap.steps[`s${n}`] = st;
+      refused = budget.admit(`s${n}`, st, "its result");
+      n += 1;
+    }
+    expect(budget.used).toBeLessThanOrEqual(budget.room);
+    const last = snap.steps[`s${n - 1}`]!;
+    expect(last.output).toBeUndefined();
+    expect(refused).toMatch(/^its result \(\d+ bytes\) would take the execution's record past its room: it holds \d+ bytes already and may hold \d+ \(the NATS server's max_payload is 65536/);
+    // What is left, the record's output and error and a full outbox still fit under max_payload.
+    expect(budget.used + LIMITS.outputBytes + LIMITS.errorBytes + 2 * LIMITS.outboxBytes).toBeLessThan(LIMITS.recordBytes);
+  });
+
+  it("masks secrets before it cuts, so that a cut never leaves part of one", () => {
+    const masker = new SecretMasker();
+    masker.add(["s3cr3t-value"]);
+    const budget = new RecordBudget(snapshot(), LIMITS, masker);
+    // Where a cut of this much text falls: the secret starts 5 characters before it.
+    const length = LIMITS.outputBytes + 100;
+    const keptOfPlain = (budget.output("a".repeat(length)) as string).indexOf("\n[");
+    const text = `${"a".repeat(keptOfPlain - 5)}s3cr3t-value`.padEnd(length, "b");
+    const kept = budget.output(text) as string;
+    expect(kept).not.toContain("s3cr3");
+    expect(kept).toContain("***");
+    expect(budget.error(`failed with s3cr3t-value`)).toBe("failed with ***");
+  });
+});

@@ -1,0 +1,115 @@
+import type { ExecutionSnapshot, StepState } from "@wf/shared/execution";
+import type { SecretMasker } from "@wf/shared/secrets";
+import { cutLogs, cutText, cutValue, jsonBytes, type ResultLimits } from "./result-limits";
+
+/**
+ * Keeps an execution's record within what NATS carries. A step's output, input, log and error
+ * are cut to their limits as they are recorded (masked first, so that a cut never leaves part of
+ * a secret); and the record as a whole is accounted: a step whose result would take it past its
+ * room fails instead, saying so, so that no write is ever refused (which would end the run
+ * INTERRUPTED). The room is the server's max_payload less what is kept free for the execution's
+ * own output and error and for the events awaiting the next write.
+ *
+ * The size is tracked per step state, measured when a state is created and when its result is
+ * recorded, so the snapshot is serialised once per run, not once per step.
+ */
+export class RecordBudget {
+  readonly #sizes = new Map<string, number>();
+  readonly #others: number;
+  #steps = 0;
+
+  constructor(
+    snap: ExecutionSnapshot,
+    readonly limits: ResultLimits,
+    private readonly masker: SecretMasker,
+  ) {
+    this.#others = jsonBytes({ ...snap, steps: {}, outbox: [], output: undefined });
+    for (const [path, st] of Object.entries(snap.steps)) this.account(path, st);
+  }
+
+  /** The most the definition, the variables and the step states may take together. */
+  get room(): number {
+    const l = this.limits;
+    return l.recordBytes - l.outputBytes - l.errorBytes - 2 * l.outboxBytes - Math.floor(l.recordBytes / 64);
+  }
+
+  /** The record's size as accounted, less the execution's output and the events awaiting a write. */
+  get used(): number {
+    return this.#others + this.#steps;
+  }
+
+  output(value: unknown): unknown {
+    return cutValue(this.masker.inPlace(value), this.limits.outputBytes, "output");
+  }
+
+  input(value: unknown): unknown {
+    return cutValue(this.masker.inPlace(value), this.limits.inputBytes, "input");
+  }
+
+  error(text: string): string {
+    return cutText(this.masker.text(text), this.limits.errorBytes, "error");
+  }
+
+  logs(lines: string[]): string[] {
+    return cutLogs(this.masker.inPlace(lines), this.limits.logBytes);
+  }
+
+  /** Whether `st`, as it now is, fits beside everything else the record holds. */
+  fits(path: string, st: StepState): boolean {
+    return this.used - (this.#sizes.get(path) ?? 0) + stateBytes(path, st) <= this.room;
+  }
+
+  /**
+   * Records `st` if it fits and returns null; else takes its bulky parts out (output, input,
+   * log, tool calls, approved rows), records what is left, and returns the error the step fails
+   * with, which names `what` did not fit.
+   */
+  admit(path: string, st: StepState, what: string): string | null {
+    if (this.fits(path, st)) {
+      this.account(path, st);
+      return null;
+    }
+    const bytes = stateBytes(path, st);
+    shedBulk(st);
+    this.account(path, st);
+    return (
+      `${what} (${bytes} bytes) would take the execution's record past its room: it holds ${this.used} bytes ` +
+      `already and may hold ${this.room} (the NATS server's max_payload is ${this.limits.recordBytes}, part of it ` +
+      `kept for the execution's output and events); keep outputs smaller, or write large results to WF_ARTIFACTS_DIR as artifacts`
+    );
+  }
+
+  /** Records a failed step's state, less its bulky parts if it does not fit; says whether any were taken out. */
+  admitFailed(path: string, st: StepState): boolean {
+    const shed = !this.fits(path, st) && shedBulk(st);
+    this.account(path, st);
+    return shed;
+  }
+
+  account(path: string, st: StepState): void {
+    const size = stateBytes(path, st);
+    this.#steps += size - (this.#sizes.get(path) ?? 0);
+    this.#sizes.set(path, size);
+  }
+
+  forget(path: string): void {
+    this.#steps -= this.#sizes.get(path) ?? 0;
+    this.#sizes.delete(path);
+  }
+}
+
+/** Takes out what a step state may hold in bulk; says whether it held any. */
+function shedBulk(st: StepState): boolean {
+  const held = [st.output, st.input, st.logs, st.toolCalls, st.approved].some((v) => v !== undefined);
+  delete st.output;
+  delete st.input;
+  delete st.logs;
+  delete st.toolCalls;
+  delete st.approved;
+  return held;
+}
+
+/** A step state's share of the record: `"<path>":<state>,`. */
+function stateBytes(path: string, st: StepState): number {
+  return jsonBytes(path) + 2 + jsonBytes(st);
+}
