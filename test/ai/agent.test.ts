@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setSecret, OWNER_SECRETS_KEY, SecretBox } from "@wf/shared/secrets";
+import { openOwnerSecretsBox, setSecret } from "@wf/shared/secrets";
 import { newId } from "@wf/shared/execution";
 import { waitFor } from "@wf/shared/testing";
 import { stdioLauncher } from "../../services/executor/src/ai/stdio-sandbox";
@@ -47,7 +47,7 @@ describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
     const m = model();
     const owner = `owner-${newId()}`;
     const token = `crm-token-${newId()}`;
-    const box = await SecretBox.open(env().rt.platform.nc, env().rt.ns, "test-secrets-key-0123456789abcdef0123", OWNER_SECRETS_KEY);
+    const box = await openOwnerSecretsBox(env().rt.platform);
     await setSecret(env().rt.platform.store, box, owner, "crm_token", token);
     const files = `files-${newId()}`;
     env().openai.script(
@@ -258,5 +258,27 @@ steps:
     expect(s.status).toBe("FAILED");
     expect(s.error).toMatch(/^step `one`: MCP server `gone` \(http:\/\/127\.0\.0\.1:1\/mcp\): cannot connect/);
     expect(env().openai.requests(m)).toHaveLength(0);
+  });
+
+  it("an MCP url the egress policy refuses fails the step, not retried, and the server is never reached", async () => {
+    // 127.0.0.2 is loopback, outside the tests' allowance (127.0.0.1/32): refused as the service's default.
+    const internal = await McpHttpTestServer.start("127.0.0.2");
+    try {
+      const m = model();
+      const s = await runToEnd(env(), `
+name: agent-refused-url
+agents:
+  - { name: a, model: ${m}, mcp: [ { name: internal, url: "${internal.url}" } ] }
+steps:
+  - { name: one, type: agent, agent: a, prompt: first, retry: { max_attempts: 3, initial_delay: 0 } }
+`);
+      expect(s.status).toBe("FAILED");
+      expect(s.error).toBe(`step \`one\`: MCP server \`internal\`: ${internal.url} is refused: 127.0.0.2 is a loopback address (allow it with WF_EGRESS_ALLOW)`);
+      expect(s.steps.one!.attempts).toBe(1);
+      expect(internal.requests).toBe(0);
+      expect(env().openai.requests(m)).toHaveLength(0);
+    } finally {
+      await internal.close();
+    }
   });
 });

@@ -4,12 +4,12 @@ import { account, call, storeWorkflow, useApi } from "../api/support";
 import { waitFor } from "../support/runtime";
 import { LlmTestServer } from "./support/llm-server";
 import { McpHttpTestServer } from "./support/mcp-http-server";
-import { PRICES, model, priced } from "./support/ai-env";
+import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "./support/ai-env";
 
 let openai: LlmTestServer;
 let crm: McpHttpTestServer;
 // Filled before the API environment starts (hooks run in the order they are registered).
-const serviceEnv: Record<string, string> = {};
+const serviceEnv: Record<string, string> = { ...LOOPBACK_ALLOWANCE };
 beforeAll(async () => {
   [openai, crm] = await Promise.all([LlmTestServer.start("openai"), McpHttpTestServer.start()]);
   serviceEnv.WF_LLM_PROVIDERS = JSON.stringify([{ name: "api-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-api-test-0001" }]);

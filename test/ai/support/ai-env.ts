@@ -7,6 +7,11 @@ import { LlmTestServer } from "./llm-server";
 
 export const OPENAI_KEY = "sk-test-openai-5f1c0a9d";
 export const ANTHROPIC_KEY = "sk-ant-test-7b2e4c81";
+/**
+ * The test servers (MCP and LLM) listen on 127.0.0.1, which the egress policy refuses unless the
+ * operator allows it; the rest of loopback stays refused.
+ */
+export const LOOPBACK_ALLOWANCE = { WF_EGRESS_ALLOW: "127.0.0.1/32" } as const;
 /** USD per million tokens: `oa-*` models on the OpenAI server, `claude-*` on the Anthropic one. */
 export const PRICES = { "oa-*": { input: 2, output: 8 }, "claude-*": { input: 3, output: 15 } } as const;
 
@@ -34,6 +39,7 @@ export function useAiEnv(env: Record<string, string> = {}): () => AiEnv {
         WF_LLM_PROVIDERS: JSON.stringify(providers),
         WF_LLM_PRICES: JSON.stringify(PRICES),
         WF_SECRETS_KEY: "test-secrets-key-0123456789abcdef0123",
+        ...LOOPBACK_ALLOWANCE,
         ...env,
       }),
     );

@@ -20,22 +20,28 @@ export interface ToolCallSeen {
  */
 export class McpHttpTestServer {
   readonly calls: ToolCallSeen[] = [];
+  /** Every HTTP request, whatever it carried. */
+  requests = 0;
   readonly sessionsOpened: string[] = [];
   readonly sessionsClosed: string[] = [];
   private readonly transports = new Map<string, StreamableHTTPServerTransport>();
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly host: string,
+  ) {}
 
-  static async start(): Promise<McpHttpTestServer> {
+  /** `host`: any loopback address (127.0.0.2 is one the tests' egress allowance leaves refused). */
+  static async start(host = "127.0.0.1"): Promise<McpHttpTestServer> {
     let self: McpHttpTestServer | null = null;
     const server = createServer((req, res) => void self!.handle(req, res));
-    self = new McpHttpTestServer(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    self = new McpHttpTestServer(server, host);
+    await new Promise<void>((resolve) => server.listen(0, host, resolve));
     return self;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/mcp`;
+    return `http://${this.host}:${(this.server.address() as AddressInfo).port}/mcp`;
   }
 
   async close(): Promise<void> {
@@ -45,6 +51,7 @@ export class McpHttpTestServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.requests++;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body: unknown = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;

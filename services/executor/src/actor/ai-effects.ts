@@ -5,6 +5,7 @@ import type { Store } from "@wf/shared/store";
 import type { LlmGateway } from "../ai/gateway";
 import { McpPool } from "../ai/mcp-pool";
 import type { StdioLauncher } from "../ai/stdio-sandbox";
+import type { EgressPolicy } from "../egress";
 import type { AiEffects } from "../run/ai-effects";
 
 export interface AiDeps {
@@ -13,6 +14,8 @@ export interface AiDeps {
   secretBox: SecretBox;
   /** How stdio MCP servers are started; null: they are refused (WF_MCP_STDIO=0). */
   mcpStdio: StdioLauncher | null;
+  /** The operator's egress policy (WF_EGRESS_ALLOW), which MCP `url:` servers must pass. */
+  egress: EgressPolicy;
   log: Logger;
 }
 
@@ -21,7 +24,7 @@ const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
 /** The AI side effects of one execution's run; MCP connections open on first use. */
 export function aiEffects(deps: AiDeps, snap: ExecutionSnapshot, secrets: Readonly<Record<string, string>> = NO_SECRETS): AiEffects {
   let pool: McpPool | null = null;
-  const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio }));
+  const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress }));
   return {
     secrets,
     llm: (req, signal, onText) =>

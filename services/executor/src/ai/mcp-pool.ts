@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { egressFetch, EgressRefusedError, type EgressPolicy } from "../egress";
 import type { StdioLauncher } from "./stdio-sandbox";
 
 /** An agent's MCP server with its templates rendered (headers may carry the owner's secrets). */
@@ -24,11 +25,21 @@ export interface McpToolResult {
   isError: boolean;
 }
 
-/** A server we could not reach or that broke the protocol: the step fails (a retry may help). */
+/**
+ * A server we could not reach or that broke the protocol: the step fails (a retry may help). Or
+ * its URL is refused by the egress policy: then a retry cannot help.
+ */
 export class McpConnectError extends Error {
+  readonly retryable: boolean;
+
   constructor(server: McpServerTarget, cause: unknown) {
-    super(`MCP server \`${server.name}\` (${server.url ?? server.command?.[0] ?? "?"}): cannot connect: ${causeText(cause)}`);
+    super(
+      cause instanceof EgressRefusedError
+        ? `MCP server \`${server.name}\`: ${server.url} is refused: ${cause.message}`
+        : `MCP server \`${server.name}\` (${server.url ?? server.command?.[0] ?? "?"}): cannot connect: ${causeText(cause)}`,
+    );
     this.name = "McpConnectError";
+    this.retryable = !(cause instanceof EgressRefusedError);
   }
 }
 
@@ -53,8 +64,12 @@ export class McpPool {
   private readonly connections = new Map<string, Promise<Connection>>();
   private closed = false;
 
-  /** `stdio` null: stdio servers are refused (WF_MCP_STDIO=0). */
-  constructor(private readonly opts: { stdio: StdioLauncher | null }) {}
+  /**
+   * `stdio` null: stdio servers are refused (WF_MCP_STDIO=0). `egress`: the operator's policy,
+   * which every connection to a `url:` server passes (resolved once, connected to a checked
+   * address), so a workflow cannot make the executor reach loopback or the private network.
+   */
+  constructor(private readonly opts: { stdio: StdioLauncher | null; egress: EgressPolicy }) {}
 
   async tools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]> {
     const { client } = await this.connection(server, signal);
@@ -113,7 +128,9 @@ export class McpPool {
       } catch {
         throw new McpConnectError(server, new Error("`url` is not a URL"));
       }
-      transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers ?? {} } });
+      const egress = egressFetch({ policy: this.opts.egress });
+      transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers ?? {} }, fetch: egress.fetch });
+      release = async () => egress.close();
     } else if (server.command?.length) {
       if (!this.opts.stdio) throw new McpConnectError(server, new Error("stdio MCP servers are disabled on this service (WF_MCP_STDIO=0)"));
       const launch = await this.opts.stdio.launch(server.command).catch((err: unknown) => {

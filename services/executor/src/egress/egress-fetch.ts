@@ -1,0 +1,88 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Readable } from "node:stream";
+import { checkDestination, lookupOf, malformed, type DnsLookup } from "./check";
+import { parseDestination } from "./destination";
+import type { EgressPolicy, EgressRefusal } from "./policy";
+
+/** The destination is refused by the egress policy; nothing was sent to it. */
+export class EgressRefusedError extends Error {
+  constructor(readonly refusal: EgressRefusal) {
+    super(refusal.reason);
+    this.name = "EgressRefusedError";
+  }
+}
+
+export type EgressFetchFn = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+const DEFAULT_PORT: Record<string, number> = { "http:": 80, "https:": 443 };
+/** Statuses whose answers have no body (the Response constructor refuses one). */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * A `fetch` for outbound calls the operator's egress policy governs (MCP servers given by URL):
+ * each request's host is resolved once, every address checked, and the connection made to a
+ * checked address only. A refused destination throws EgressRefusedError before anything is sent.
+ * Redirects are never followed, whatever `init.redirect` says: the answer comes back as it is,
+ * and a caller that follows it (the MCP SDK does, within the origin) comes through here again.
+ * Connections are kept alive until `close`.
+ */
+export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }): { fetch: EgressFetchFn; close(): void } {
+  const agents = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
+  const fetchChecked: EgressFetchFn = async (input, init = {}) => {
+    const url = new URL(input);
+    const defaultPort = DEFAULT_PORT[url.protocol];
+    if (defaultPort === undefined) throw new TypeError(`${url.protocol} URLs cannot be fetched`);
+    const port = url.port ? Number(url.port) : defaultPort;
+    const dest = parseDestination(url.hostname, port);
+    if (typeof dest === "string") throw new EgressRefusedError(malformed(url.hostname, port, dest));
+    const verdict = await checkDestination(dest, { policy: opts.policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
+    if (verdict.kind === "refused") throw new EgressRefusedError(verdict.refusal);
+    if (verdict.kind === "unresolved") throw new Error(`cannot resolve ${dest.host}: ${verdict.error}`);
+    const method = (init.method ?? "GET").toUpperCase();
+    const body = requestBody(init.body);
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    return new Promise<Response>((resolve, reject) => {
+      const req = send(url, {
+        method,
+        headers: Object.fromEntries(new Headers(init.headers)),
+        agent: agents[url.protocol as keyof typeof agents],
+        lookup: lookupOf(verdict.addresses),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      req.once("error", reject);
+      req.once("response", (res) => {
+        try {
+          resolve(toResponse(res, method));
+        } catch (err) {
+          res.destroy();
+          reject(err);
+        }
+      });
+      req.end(body);
+    });
+  };
+  return {
+    fetch: fetchChecked,
+    close() {
+      agents["http:"].destroy();
+      agents["https:"].destroy();
+    },
+  };
+}
+
+function requestBody(body: RequestInit["body"]): string | Uint8Array | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  throw new TypeError("only string and byte bodies are sent");
+}
+
+function toResponse(res: IncomingMessage, method: string): Response {
+  const headers = new Headers();
+  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+  const status = res.statusCode ?? 0;
+  const bodyless = NO_BODY.has(status) || method === "HEAD";
+  if (bodyless) res.resume();
+  return new Response(bodyless ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? "", headers });
+}
