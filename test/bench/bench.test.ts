@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { startNatsServer } from "../support/runtime";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
+import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "./expression-isolation";
 import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
@@ -43,8 +44,8 @@ const TINY: BenchSizes = {
 /** Every field of the code-overhead part, whatever this machine has installed. */
 function expectCodeOverheadFields(r: CodeOverheadResult, sizes: CodeOverheadSizes): void {
   expect(r.sizes).toEqual(sizes);
-  expect(["namespace", "none"]).toContain(r.isolation.network);
-  expect(["bubblewrap", "none"]).toContain(r.isolation.filesystem);
+  expect(["sandbox", "unsafe", "refused"]).toContain(r.isolation.processes);
+  expect(["proxy", "host", "none"]).toContain(r.isolation.network);
   expect(Array.isArray(r.isolation.limits)).toBe(true);
   expect(Number.isFinite(r.seconds)).toBe(true);
   expect(Object.keys(r.python).sort()).toEqual(["executable", "onPath", "shim", "shimMs"]);
@@ -138,7 +139,7 @@ describe("bench harness (smoke)", () => {
     for (const c of result.comparisons) expect(Number.isFinite(c.ratio)).toBe(true);
     const text = render(result);
     expect(text).toContain("Verdicts");
-    expect(text).toContain("code steps (createCodeRunner().isolation()): network");
+    expect(text).toContain("code steps (createCodeRunner().isolation()): processes");
   }, 120_000);
 
   it("code-step overhead: skips a language whose interpreter is missing, with the reason", async () => {
@@ -194,5 +195,25 @@ describe("bench harness (smoke)", () => {
       for (const figure of [l.p50, l.p99, l.max]) expect(Number.isFinite(figure)).toBe(true);
     }
     expect(renderTimerBench(r)).toContain("20 timers due at one instant");
+  }, 60_000);
+  it("expression isolation: measures unrelated requests with and without hostile expressions, and counts what became of them", async () => {
+    const sizes = { ratePerSec: 100, connections: 2, warmupMs: 100, durationMs: 1_500 };
+    const r = await runExpressionBench(sizes);
+    for (const run of [r.quiet, r.withHostile]) {
+      // 100/s for 1.5 s: 150 requests due in the measured window, each answered.
+      expect(run.http.requests).toBe(150);
+      expect(Object.keys(run.http.statuses)).toEqual(["200"]);
+      for (const figure of [run.http.latencyMs.p50, run.http.latencyMs.p99, run.loopDelayMs.p99, run.loopDelayMs.max]) expect(Number.isFinite(figure)).toBe(true);
+    }
+    for (const figure of [r.ratio.p50, r.ratio.p99]) expect(Number.isFinite(figure)).toBe(true);
+    expect(r.hostile).toEqual(HOSTILE_EXPRESSIONS);
+    // The ReDoS completes first; the endless lambda then runs into the deadline within the window.
+    expect(r.withHostile.completed).toBeGreaterThanOrEqual(1);
+    expect(r.withHostile.failedAtDeadline).toBeGreaterThanOrEqual(1);
+    expect(r.withHostile.otherFailures).toEqual([]);
+    expect(r.withHostile.evaluations).toBe(r.withHostile.completed + r.withHostile.failedAtDeadline);
+    const text = renderExpressionBench(r);
+    expect(text).toContain("with hostile expressions");
+    expect(text).toContain(`stopped at the ${r.deadlineMs} ms deadline`);
   }, 60_000);
 });

@@ -263,7 +263,7 @@ function ratioText(r: number | null): string {
 
 /** One header line for the report: what confines the steps measured. */
 export function isolationText(i: Isolation): string {
-  return `network ${i.network}, filesystem ${i.filesystem}; limits: ${i.limits.length ? i.limits.join(", ") : "none reported"}`;
+  return `processes ${i.processes}, network ${i.network}, filesystem ${i.filesystem}, uids ${i.uids}, seccomp ${i.seccomp ? "on" : "off"}; limits: ${i.limits.length ? i.limits.join(", ") : "none reported"}`;
 }
 
 /** The section of the report: one row per language, then the skipped ones and the Python note. */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
-import { scratchDir } from "../support/scratch-dir";
+import type { SideEffects } from "../support/side-effects";
+import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
+import { sideEffects } from "../support/side-effects";
 
 /**
  * Crashes: service processes (and the NATS server) die by SIGKILL mid-work; what was durable
@@ -25,32 +25,29 @@ async function client(ns: string): Promise<InProcessRuntime> {
 }
 
 function serviceEnv(ns: string, extra: Record<string, string> = {}) {
-  return { NATS_URL: server.url, WF_NAMESPACE: ns, WF_EXEC_LEASE_MS: "1000", PORT: "0", ...extra };
+  return { NATS_URL: server.url, WF_NAMESPACE: ns, WF_EXEC_LEASE_MS: "1000", PORT: "0", ...EGRESS_TEST_ALLOWANCE, ...extra };
 }
 
 const startExecutorProcess = (ns: string, extra: Record<string, string> = {}) =>
   startServiceProcess(ENTRIES.executor, serviceEnv(ns, extra), ["executor ready"]);
 
 /** A step that records each run of itself, then takes long enough to be killed mid-way. */
-const SLOW_STEP = (dir: string) => `
+const SLOW_STEP = (fx: SideEffects) => `
 name: crash-mid-step
 steps:
   - { name: first, type: transform, output: 1 }
   - name: slow
     type: code
     language: python
+    network: { allow: ["${fx.allow}"] }
     code: |
-      import os, time
-      with open("${dir}/runs", "a") as f:
-          f.write("run\\n")
+      import time, urllib.request
+      urllib.request.urlopen(urllib.request.Request("${fx.url}/runs", data=b"run", method="POST")).read()
       time.sleep(1.5)
       print('{"done": true}')
   - { name: last, type: transform, output: "{{ steps.slow.output.done }}" }
 `;
 
-async function runs(dir: string): Promise<number> {
-  return (await readFile(join(dir, "runs"), "utf8").catch(() => "")).split("\n").filter(Boolean).length;
-}
 
 describe("executor killed mid-step", () => {
   it.each([
@@ -59,18 +56,18 @@ describe("executor killed mid-step", () => {
   ] as const)("triggerSource %s ends %s", async (source, expected, expectedRuns) => {
     const ns = `crash${source.replace("_", "")}${Date.now() % 100000}`;
     const c = await client(ns);
-    const dir = await scratchDir("crash");
+    const fx = await sideEffects();
     let first: ServiceProcess | null = await startExecutorProcess(ns);
     try {
-      const id = await run(c.platform, SLOW_STEP(dir), { triggerSource: source });
-      await waitFor(async () => (await runs(dir)) === 1 || undefined, { what: "the slow step to start" });
+      const id = await run(c.platform, SLOW_STEP(fx), { triggerSource: source });
+      await waitFor(() => fx.lines("runs").length === 1, { what: "the slow step to start" });
       await first.kill();
       first = null;
       const second = await startExecutorProcess(ns);
       try {
         const s = await waitForStatus(c.platform, id, undefined, 30_000);
         expect(s.status).toBe(expected);
-        expect(await runs(dir)).toBe(expectedRuns);
+        expect(fx.lines("runs")).toHaveLength(expectedRuns);
         if (expected === "INTERRUPTED") {
           expect(s.steps.slow!.status).toBe("FAILED");
           expect(s.steps.slow!.error).toMatch(/interrupted/);
@@ -93,7 +90,7 @@ describe("executor killed mid-step", () => {
 describe("durable timers outlive every process", () => {
   it("a wait and a retry backoff complete after SIGKILL of the service and of nats-server", async () => {
     const ns = `crashtimers${Date.now() % 100000}`;
-    const dir = await scratchDir("timers");
+    const fx = await sideEffects();
     const env = serviceEnv(ns, { WF_HOLD_WAIT_MS: "100" });
     let svc = await startServiceProcess(ENTRIES.allInOne, env, ["executor ready", "scheduler ready", "[wf] ready"]);
     let c = await client(ns);
@@ -101,7 +98,7 @@ describe("durable timers outlive every process", () => {
 name: long-wait
 steps:
   - { name: pause, type: wait, seconds: 4 }
-  - { name: after, type: code, language: bash, code: "echo waited >> ${dir}/wait-done; echo ok" }
+  - { name: after, type: code, language: bash, network: { allow: ["${fx.allow}"] }, code: "curl -s -X POST --data waited ${fx.url}/wait-done; echo; echo ok" }
 `);
     const retryId = await run(c.platform, `
 name: long-backoff
@@ -109,10 +106,10 @@ steps:
   - name: flaky
     type: code
     language: bash
+    network: { allow: ["${fx.allow}"] }
     retry: { max_attempts: 3, backoff: fixed, initial_delay: 4 }
     code: |
-      echo attempt >> ${dir}/attempts
-      [ "$(wc -l < ${dir}/attempts)" -ge 2 ] || exit 1
+      [ "$(curl -s -X POST ${fx.url}/attempts)" -ge 2 ] || exit 1
       echo ok
 `);
     const parked = async (id: string) => {
@@ -134,7 +131,7 @@ steps:
       const r = await waitForStatus(c.platform, retryId, undefined, 30_000);
       expect(w.status).toBe("COMPLETED");
       expect(w.steps.after!.startedAt!).toBeGreaterThanOrEqual(waitDue);
-      expect((await readFile(join(dir, "wait-done"), "utf8")).trim()).toBe("waited");
+      expect(fx.lines("wait-done")).toEqual(["waited"]);
       expect(r.status).toBe("COMPLETED");
       expect(r.steps.flaky!.attempts).toBe(2);
       expect(r.completedAt!).toBeGreaterThanOrEqual(retryDue);
@@ -148,7 +145,7 @@ steps:
 describe("two executor replicas", () => {
   it("never run one execution twice at the same time", async () => {
     const ns = `replicas${Date.now() % 100000}`;
-    const dir = await scratchDir("replicas");
+    const fx = await sideEffects();
     const a = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "50" });
     const b = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "50" });
     const sched = await startServiceProcess(ENTRIES.scheduler, serviceEnv(ns), ["scheduler ready"]);
@@ -164,13 +161,17 @@ steps:
       - name: record
         type: code
         language: python
+        network: { allow: ["${fx.allow}"] }
         input: { id: "{{ execution.id }}" }
         code: |
-          import json, os, time
-          path = "${dir}/" + json.loads(os.environ["WF_INPUT"])["id"]
-          with open(path, "a") as f: f.write("start %f %d\\n" % (time.time(), os.getppid()))
+          import json, os, time, urllib.request
+          url = "${fx.url}/" + json.loads(os.environ["WF_INPUT"])["id"]
+          # The host uids of a sandbox runner are its own: they name the runner that ran the step.
+          runner = open("/proc/self/uid_map").read().split()[-2]
+          post = lambda what: urllib.request.urlopen(urllib.request.Request(url, data=f"{what} {time.time()} {runner}".encode(), method="POST")).read()
+          post("start")
           time.sleep(0.05)
-          with open(path, "a") as f: f.write("end %f %d\\n" % (time.time(), os.getppid()))
+          post("end")
           print(1)
       - { name: pause, type: wait, seconds: 0.2 }
 `;
@@ -179,7 +180,7 @@ steps:
       expect(done.map((s) => s.status)).toEqual(ids.map(() => "COMPLETED"));
       const runners = new Set<string>();
       for (const id of ids) {
-        const lines = (await readFile(join(dir, id), "utf8")).trim().split("\n").map((l) => l.split(" "));
+        const lines = fx.lines(id).map((l) => l.split(" "));
         // Strictly alternating start/end: no two runs of this execution's steps overlapped.
         expect(lines.map((l) => l[0])).toEqual(lines.map((_, i) => (i % 2 === 0 ? "start" : "end")));
         expect(lines).toHaveLength(6);

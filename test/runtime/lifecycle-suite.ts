@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
@@ -9,8 +7,10 @@ import { StartCommand } from "@wf/shared/messages";
 import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
+import { sleepers, sleepMarker } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
-import { scratchDir } from "../support/scratch-dir";
+import type { SideEffects } from "../support/side-effects";
+import { sideEffects } from "../support/side-effects";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
 export function lifecycleSuite(env: Record<string, string> = {}): void {
@@ -111,19 +111,20 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("a retry backoff longer than the hold threshold parks too", async () => {
-      const dir = await scratchDir("backoff");
+      const fx = await sideEffects();
       const id = await run(rt.platform, `
   name: backoff
   variables:
-    dir: { type: string, required: true }
+    fx: { type: string, required: true }
   steps:
     - name: flaky
       type: code
       language: bash
+      network: { allow: ["${fx.allow}"] }
       retry: { max_attempts: 2, backoff: fixed, initial_delay: 0.5 }
       code: |
-        if [ -f "$WF_VAR_dir/once" ]; then echo ok; else touch "$WF_VAR_dir/once"; exit 1; fi
-  `, { inputs: { dir } });
+        if [ "$(curl -s -X POST "$WF_VAR_fx/tries")" -ge 2 ]; then echo ok; else exit 1; fi
+  `, { inputs: { fx: fx.url } });
       await waitFor(async () => {
         const v = await rt.platform.store.executions.get(id);
         return v?.value.steps.flaky?.retryAt && v.value.holder === null ? true : undefined;
@@ -221,11 +222,11 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("retry of containers", () => {
     it("a foreach retried after a failed item runs its items afresh", async () => {
-      const dir = await scratchDir("foreach-retry");
+      const fx = await sideEffects();
       const id = await run(rt.platform, `
   name: foreach-retry
   variables:
-    dir: { type: string, required: true }
+    fx: { type: string, required: true }
   steps:
     - name: each
       type: foreach
@@ -235,49 +236,39 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         - name: work
           type: code
           language: bash
+          network: { allow: ["${fx.allow}"] }
           code: |
-            echo "$WF_ITEM" >> "$WF_VAR_dir/log"
-            if [ "$WF_ITEM" = 2 ] && [ ! -f "$WF_VAR_dir/failed" ]; then touch "$WF_VAR_dir/failed"; exit 1; fi
+            curl -s -X POST --data "$WF_ITEM" "$WF_VAR_fx/log" > /dev/null
+            if [ "$WF_ITEM" = 2 ] && [ "$(curl -s -X POST "$WF_VAR_fx/failed")" = 1 ]; then exit 1; fi
             echo "$WF_ITEM"
-  `, { inputs: { dir } });
+  `, { inputs: { fx: fx.url } });
       const s = await waitForStatus(rt.platform, id);
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       expect(s.steps.each!.attempts).toBe(2);
       expect(s.steps.each!.output).toEqual([1, 2, 3]);
-      expect((await readFile(join(dir, "log"), "utf8")).trim().split("\n")).toEqual(["1", "2", "1", "2", "3"]);
+      expect(fx.lines("log")).toEqual(["1", "2", "1", "2", "3"]);
     });
   });
 
   describe("cancel", () => {
     it("cancels a running execution: the step's process is killed and the execution ends CANCELLED", async () => {
-      const dir = await scratchDir("cancel");
+      const marker = sleepMarker();
       const id = await run(rt.platform, `
   name: cancel-running
-  variables:
-    dir: { type: string, required: true }
   steps:
     - name: long
       type: code
       language: bash
-      code: |
-        echo $$ > "$WF_VAR_dir/pid"
-        sleep 30
+      code: sleep ${marker}
     - { name: never, type: transform, output: 1 }
-  `, { inputs: { dir } });
-      const pid = Number(await waitFor(() => readFile(join(dir, "pid"), "utf8").catch(() => undefined), { what: "the step to start" }));
+  `);
+      await waitFor(() => sleepers(marker).length === 1, { what: "the step to start" });
       await cancelExecution(rt.platform.js, rt.ns, id);
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("CANCELLED");
       expect(s.steps.long!.status).toBe("CANCELLED");
       expect(s.steps.never).toBeUndefined();
-      await waitFor(() => {
-        try {
-          process.kill(pid, 0);
-          return isZombie(pid);
-        } catch {
-          return true;
-        }
-      }, { what: "the step's process to be gone" });
+      await waitFor(() => sleepers(marker).length === 0, { what: "the step's process to be gone" });
     });
 
     it("cancels a parked execution", async () => {
@@ -321,57 +312,53 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       return a!.id;
     }
 
-    const gated = (dir: string, timeout = 600) => `
+    const gated = (fx: SideEffects, timeout = 600) => `
   name: gated-run
   steps:
     - name: apply
       type: code
       language: bash
+      network: { allow: ["${fx.allow}"] }
       manual_approval: { message: go?, timeout: ${timeout} }
-      code: "echo ran >> ${dir}/runs; echo ok"
+      code: "curl -s -X POST --data ran ${fx.url}/runs > /dev/null; echo ok"
     - { name: after, type: transform, output: 1 }
   `;
 
     it("approved: the gated step runs exactly once after the decision", async () => {
-      const dir = await scratchDir("gate");
-      const id = await run(rt.platform, gated(dir));
+      const fx = await sideEffects();
+      const id = await run(rt.platform, gated(fx));
       const approvalId = await pendingApproval(id);
-      expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
+      expect(fx.lines("runs")).toEqual([]);
       await decide(approvalId, "approve");
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("COMPLETED");
       expect(s.steps.apply).toMatchObject({ status: "COMPLETED", output: "ok", approvalId });
-      expect((await readFile(join(dir, "runs"), "utf8")).trim().split("\n")).toEqual(["ran"]);
+      expect(fx.lines("runs")).toEqual(["ran"]);
       expect(await rt.platform.store.approvals.listByExecution(id)).toHaveLength(1);
     });
 
     it("rejected: the gated step never runs and what follows is skipped", async () => {
-      const dir = await scratchDir("gate");
-      const id = await run(rt.platform, gated(dir));
+      const fx = await sideEffects();
+      const id = await run(rt.platform, gated(fx));
       const approvalId = await pendingApproval(id);
       await decide(approvalId, "reject", "no");
       const s = await waitForStatus(rt.platform, id);
       expect(s).toMatchObject({ status: "FAILED", error: `approval ${approvalId} rejected: no` });
       expect(s.steps.apply!.status).toBe("REJECTED");
       expect(s.steps.after!.status).toBe("SKIPPED");
-      expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
+      expect(fx.lines("runs")).toEqual([]);
     });
 
     it("expired: the timeout timer rejects it", async () => {
-      const dir = await scratchDir("gate");
-      const id = await run(rt.platform, gated(dir, 1));
+      const fx = await sideEffects();
+      const id = await run(rt.platform, gated(fx, 1));
       const approvalId = await pendingApproval(id);
       const s = await waitForStatus(rt.platform, id);
       expect(s).toMatchObject({ status: "FAILED", error: `approval ${approvalId} expired` });
       const record = await rt.platform.store.approvals.get(approvalId);
       expect(record!.value).toMatchObject({ status: "EXPIRED", decidedBy: "timeout" });
       expect(record!.value.decidedAt!).toBeGreaterThanOrEqual(record!.value.expiresAt);
-      expect(await readFile(join(dir, "runs"), "utf8").catch(() => "")).toBe("");
+      expect(fx.lines("runs")).toEqual([]);
     });
   });
-
-  async function isZombie(pid: number): Promise<boolean> {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-    return stat === "" || / Z /.test(stat);
-  }
 }

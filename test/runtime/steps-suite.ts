@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../support/runtime";
-import { scratchDir } from "../support/scratch-dir";
+import { sideEffects } from "../support/side-effects";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
 export function stepSuite(env: Record<string, string> = {}): void {
@@ -280,29 +278,29 @@ export function stepSuite(env: Record<string, string> = {}): void {
 
   describe("retry", () => {
     it("retries with backoff until an attempt succeeds, counting attempts", async () => {
-      const dir = await scratchDir("retry");
+      const fx = await sideEffects();
       const s = await runToEnd(
         `
   name: r1
   variables:
-    dir: { type: string, required: true }
+    fx: { type: string, required: true }
   steps:
     - name: flaky
       type: code
       language: bash
+      network: { allow: ["${fx.allow}"] }
       retry: { max_attempts: 4, backoff: exponential, initial_delay: 0.05, max_delay: 0.2 }
       code: |
-        n=$(cat "$WF_VAR_dir/count" 2>/dev/null || echo 0)
-        n=$((n+1)); echo $n > "$WF_VAR_dir/count"
+        n=$(curl -s -X POST "$WF_VAR_fx/count")
         if [ $n -lt 3 ]; then echo "attempt $n fails" >&2; exit 1; fi
         echo "{\\"attempt\\": $n}"
   `,
-        { inputs: { dir } },
+        { inputs: { fx: fx.url } },
       );
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       expect(s.steps.flaky!.attempts).toBe(3);
       expect(s.steps.flaky!.output).toEqual({ attempt: 3 });
-      expect((await readFile(join(dir, "count"), "utf8")).trim()).toBe("3");
+      expect(fx.lines("count")).toHaveLength(3);
     });
 
     it("gives up after max_attempts with the last error", async () => {

@@ -8,17 +8,20 @@ import type { TriggerSource } from "@wf/shared/execution";
 import { startApprovals } from "@wf/approvals";
 import { startExecutor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
+import { EGRESS_TEST_ALLOWANCE } from "./egress-allowance";
 
 /** A namespace per test: tests share one nats-server without seeing each other. */
 export function uniqueNamespace(): string {
   return `t${newId().slice(-12)}`;
 }
 
+/** Steps may reach the tests' SideEffects servers. */
 export function testConfig(server: NatsServerHandle, env: Record<string, string> = {}): Config {
   return loadConfig({
     NATS_URL: server.url,
     WF_NAMESPACE: uniqueNamespace(),
     LOG_LEVEL: "error",
+    ...EGRESS_TEST_ALLOWANCE,
     ...env,
   });
 }

@@ -9,7 +9,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { makeCodeRoot } from "./code/code-root";
+import { loadConfig } from "@wf/shared/config";
+import { createLogger } from "@wf/shared/log";
+import { describeIsolation } from "./code/describe-isolation";
 import { Sandbox, serveConnection } from "./code/index";
+import { sandboxSettings } from "./code/sandbox-settings";
+import { EgressProxy, operatorPolicy } from "./egress/index";
 
 const socketPath = process.env.WF_SANDBOX_SOCKET;
 if (!socketPath) {
@@ -18,15 +23,15 @@ if (!socketPath) {
 }
 // Also removes the roots of sandbox runners that were killed before they could.
 const tmpRoot = await makeCodeRoot(resolve(process.env.WF_CODE_TMP_DIR ?? tmpdir()), "wf-sandbox-");
-const sandbox = await Sandbox.start({ tmpRoot, writable: [tmpdir()] });
+const config = loadConfig();
+const settings = sandboxSettings(config);
+const egress = new EgressProxy({ policy: operatorPolicy(config), log: createLogger(config.LOG_LEVEL, { component: "egress" }) });
+const sandbox = await Sandbox.start({ tmpRoot, uids: settings.uids, readOnly: settings.readOnly, unsafe: settings.unsafe, egress });
 // A socket left by a runner that died would make listen() fail with EADDRINUSE.
 if ((await lstat(socketPath).catch(() => undefined))?.isSocket()) await rm(socketPath);
 const server = createServer((socket) => serveConnection(socket, sandbox));
 await new Promise<void>((ready, fail) => server.once("error", fail).listen(socketPath, ready));
-const { network, filesystem, limits } = sandbox.isolation;
-process.stderr.write(
-  `[wf sandbox] ready on ${socketPath}; isolation: network ${network}, filesystem ${filesystem}, limits ${limits.join(", ")}\n`,
-);
+process.stderr.write(`[wf sandbox] ready on ${socketPath}; ${describeIsolation(sandbox.isolation)}\n`);
 
 let stopping = false;
 const stop = (signal: string): void => {
@@ -34,8 +39,7 @@ const stop = (signal: string): void => {
   stopping = true;
   process.stderr.write(`[wf sandbox] ${signal}: stopping\n`);
   server.close();
-  void sandbox
-    .close()
+  void Promise.all([sandbox.close(), egress.close()])
     .then(() => rm(tmpRoot, { recursive: true, force: true }))
     .finally(() => process.exit(0));
 };

@@ -3,11 +3,15 @@ import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
-import { OWNER_SECRETS_KEY, SecretBox } from "@wf/shared/secrets";
+import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
 import { stdioLauncher } from "./ai/stdio-sandbox";
+import { describeIsolation } from "./code/describe-isolation";
 import { createCodeRunner } from "./code/index";
+import { sandboxSettings } from "./code/sandbox-settings";
+import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
+import { operatorPolicy } from "./egress";
 
 export interface RunningService {
   stop(): Promise<void>;
@@ -22,6 +26,8 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const { config, js, jsm, nc } = p;
   // First: a provider whose key variable is missing stops start-up before anything is opened.
   const llm = LlmGateway.fromConfig(config);
+  // Then the secrets' key: a process given another key than its peers stops here too.
+  const secretBox = await openOwnerSecretsBox(p);
   const ns = config.WF_NAMESPACE;
   const subj = subjects(ns);
   const stream = streamNames(ns).cmd;
@@ -38,14 +44,22 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     pool: config.WF_SANDBOX_POOL,
     ...(config.WF_SANDBOX_SOCKET ? { socket: config.WF_SANDBOX_SOCKET } : {}),
     ...(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {}),
+    sandbox: sandboxSettings(config),
   });
   const log = p.log.child({ component: "executor" });
   const isolation = codeRunner.isolation();
-  log.info("code sandbox", { ...isolation });
-  if (isolation.network === "none" || isolation.filesystem === "none") {
+  log.info(`code sandbox: ${describeIsolation(isolation)}`, { ...isolation });
+  if (isolation.processes === "refused") {
     log.warn(
-      "code steps run without full isolation: bubblewrap with user and network namespaces is not available " +
-        "(install bubblewrap; in a container allow unshare of user namespaces). See README, Code steps.",
+      `the code sandbox cannot start on this machine (${isolation.reason ?? "unknown"}): code steps in Python, Bash, Ruby, Lua and CLI commands fail, saying so. ` +
+        "It needs to be root with user namespaces; in a container, allow them (README, Code steps). WF_SANDBOX_UNSAFE=1 runs such steps without it.",
+      { ...isolation },
+    );
+  }
+  if (isolation.processes === "unsafe") {
+    log.error(
+      "CODE STEPS RUN WITHOUT THE SANDBOX (WF_SANDBOX_UNSAFE=1): any workflow author can read what this host's files and network give the step's uid. " +
+        `The sandbox cannot start here: ${isolation.reason ?? "unknown"}. Never do this where workflows come from people you do not trust.`,
       { ...isolation },
     );
   }
@@ -56,8 +70,8 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
         "namespaces is not available (install bubblewrap; in a container allow unshare of user namespaces). See README, LLM and agent steps.",
     );
   }
+  const limits = resultLimits(nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
   const artifactFiles = await ArtifactFiles.open(nc, ns, p.store);
-  const secretBox = await SecretBox.open(nc, ns, config.WF_SECRETS_KEY, OWNER_SECRETS_KEY);
   const actor = new ExecutorActor({
     js,
     artifactFiles,
@@ -67,9 +81,11 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     llm,
     secretBox,
     mcpStdio,
+    egress: operatorPolicy(config),
     ns,
     actorId: `executor-${newId()}`,
     holdMs: config.WF_HOLD_WAIT_MS,
+    resultLimits: limits,
     leaseMs: config.WF_EXEC_LEASE_MS,
     maxDeliver: config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: config.WF_REDELIVER_ONCE,
@@ -83,7 +99,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   });
 
   const consumer = await js.consumers.get(stream, durable);
-  log.info("executor ready", { concurrency: config.WF_EXEC_CONCURRENCY });
+  log.info("executor ready", { concurrency: config.WF_EXEC_CONCURRENCY, maxPayload: limits.recordBytes, stepOutputBytes: limits.outputBytes });
   let stopped = false;
   let free = config.WF_EXEC_CONCURRENCY;
   let wakeLoop: (() => void) | null = null;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseIpRange } from "../api/webhooks-ip";
 import { ConfigError } from "../errors/wf-error";
+import { EgressAllowList } from "./egress-allow";
 import { jsonOrFile, LlmProviderConfig, PriceTable } from "./llm";
 
 const token = z.string().regex(/^[A-Za-z0-9_-]+$/, "must be letters, digits, '_' or '-' (it is a NATS subject token)");
@@ -26,7 +27,14 @@ export const ENV_SCHEMA = {
     default: "1",
     doc: "Edge processes `npm run start:edge` runs on the one port (node cluster). The edge is CPU-bound under load: about one per core, less what nats-server needs.",
   },
-  NATS_URL: { schema: z.string().url().optional(), default: undefined, doc: "NATS server URL. Unset: use one answering on 127.0.0.1:4222, else start `nats-server` as a child." },
+  NATS_URL: {
+    schema: z.string().url().optional(),
+    default: undefined,
+    doc: "NATS server URL, with credentials in it (`nats://user:password@host:4222`, `nats://token@host:4222`) or in NATS_USER and NATS_PASSWORD or NATS_TOKEN. Unset: the nats-server of WF_DATA_DIR, started as a child with credentials when none runs.",
+  },
+  NATS_USER: { schema: z.string().min(1).optional(), default: undefined, doc: "User name on the server NATS_URL names (with NATS_PASSWORD): each service its own in production (`deploy/nats/auth.conf`)." },
+  NATS_PASSWORD: { schema: z.string().min(1).optional(), default: undefined, sensitive: true, doc: "Password of NATS_USER." },
+  NATS_TOKEN: { schema: z.string().min(1).optional(), default: undefined, sensitive: true, doc: "Token for the server NATS_URL names, instead of a user and password." },
   NATS_SERVER_BIN: {
     schema: z.string().min(1),
     default: "nats-server",
@@ -35,7 +43,11 @@ export const ENV_SCHEMA = {
   MONGODB_URI: { schema: z.string().url().optional(), default: undefined, doc: "When set, records are kept in MongoDB instead of JetStream KV." },
   MONGODB_DATABASE: { schema: z.string().min(1), default: "wf", doc: "MongoDB database name." },
   WF_NAMESPACE: { schema: token, default: "wf", doc: "Prefix of every subject, stream, bucket: several installations can share one NATS." },
-  WF_DATA_DIR: { schema: z.string().min(1), default: ".data", doc: "Local data: the JetStream store of the nats-server child that `npm start` may start (`<dir>/nats`)." },
+  WF_DATA_DIR: {
+    schema: z.string().min(1),
+    default: ".data",
+    doc: "Local data, files 0600: `keys.json` (the server keys no variable sets), and without NATS_URL the nats-server child's store (`nats/`), credentials, configuration and URL.",
+  },
   WF_EXEC_CONCURRENCY: { schema: int(1, 10_000), default: "64", doc: "Executions one executor process runs at once (parked ones do not count)." },
   WF_EXEC_LEASE_MS: { schema: int(1_000, 600_000), default: "30000", doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it." },
   WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },
@@ -48,6 +60,32 @@ export const ENV_SCHEMA = {
   },
   WF_SANDBOX_SOCKET: { schema: z.string().min(1).optional(), default: undefined, doc: "Unix socket of a standalone sandbox runner (`services/executor/src/sandbox-main.ts`); unset: the executor forks its own runners." },
   WF_SANDBOX_POOL: { schema: int(1, 64), default: "2", doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy." },
+  WF_SANDBOX_UIDS: {
+    schema: z
+      .string()
+      .regex(/^\d+:\d+$/, "must be <first uid>:<count>, e.g. 1879048192:1048576")
+      .transform((v) => {
+        const [first, count] = v.split(":").map(Number) as [number, number];
+        return { first, count };
+      })
+      .refine((r) => r.first > 0 && r.count >= 1025 && r.first + r.count <= 0xffffffff, "must be a range above uid 0, of at least 1025 uids, below 2^32 - 1"),
+    default: "1879048192:1048576",
+    doc: "Host uids the code sandbox runs steps as, `<first>:<count>`: each sandbox runner on the host claims a block of 1025 (its zygotes' uid and one per step running at once), so no two running steps share a uid and none is the host's root. Keep it clear of real accounts; in a container, inside the container's uid map.",
+  },
+  WF_SANDBOX_READ_ONLY: {
+    schema: z
+      .string()
+      .transform((v) => v.split(",").map((p) => p.trim()).filter(Boolean))
+      .refine((paths) => paths.every((p) => p.startsWith("/") && !p.split("/").includes("..")), "must be a comma-separated list of absolute paths")
+      .optional(),
+    default: undefined,
+    doc: "Comma-separated host paths that code steps and stdio MCP servers may read, besides /usr, the interpreters' own directories and a minimal /etc (e.g. `/opt/tools,/srv/models`). Never list the service's data, the NATS store or the repository.",
+  },
+  WF_SANDBOX_UNSAFE: {
+    schema: flag,
+    default: "0",
+    doc: "`1`: where the sandbox cannot start (no user namespaces), run code steps other than JavaScript and TypeScript anyway, with only a private directory, a clean environment, resource limits and the seccomp filter: they then see the host's files and network. `0` (the default) fails such steps, saying why.",
+  },
   WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir), under a root per executor that the next one on the host removes if its owner was killed." },
   WF_REDELIVER_ONCE: {
     schema: flag,
@@ -58,7 +96,7 @@ export const ENV_SCHEMA = {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
     default: undefined,
     sensitive: true,
-    doc: "Secret that signs artifact download URLs. Unset: one is generated at first start and kept in the KV bucket `<ns>_edge`, shared by every edge replica.",
+    doc: "Secret (32+ characters) that signs artifact download URLs; the same on every edge. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
   WF_DOWNLOAD_URL_TTL_S: { schema: int(10, 7 * 24 * 3600), default: "900", doc: "Lifetime of a signed artifact download URL, in seconds." },
   WF_TRUSTED_PROXIES: {
@@ -70,7 +108,7 @@ export const ENV_SCHEMA = {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
     default: undefined,
     sensitive: true,
-    doc: "Secret that encrypts webhook HMAC secrets at rest (AES-256-GCM). Unset: one is generated at first start and kept in the KV bucket `<ns>_edge`.",
+    doc: "Secret (32+ characters) that encrypts webhook HMAC secrets at rest (AES-256-GCM); the same on every edge. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
   WF_SESSION_TTL_S: { schema: int(60, 30 * 24 * 3600), default: "43200", doc: "Lifetime of a console session, in seconds, from login." },
   WF_SESSION_COOKIE_SECURE: {
@@ -93,12 +131,25 @@ export const ENV_SCHEMA = {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
     default: undefined,
     sensitive: true,
-    doc: "Secret (32+ characters) that encrypts the owners' secrets (`wf admin secret set`) at rest (AES-256-GCM). Unset: one is generated at first start and kept in the KV bucket `<ns>_edge`; set it to keep the key apart from the data.",
+    doc: "Secret (32+ characters) that encrypts the owners' secrets (`wf admin secret set`) at rest (AES-256-GCM); the same on every executor and the wf CLI. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
   WF_MCP_STDIO: {
     schema: flag,
     default: "1",
-    doc: "`1`: agents may attach stdio MCP servers (`command:`), run as child processes of the executor with a minimal environment. `0` refuses them (only `url:` servers).",
+    doc: "`1`: agents may attach stdio MCP servers (`command:`) whose command WF_MCP_STDIO_ALLOW lists, run in the code steps' sandbox. `0` refuses them all (only `url:` servers).",
+  },
+  WF_MCP_STDIO_ALLOW: {
+    schema: z
+      .string()
+      .transform((v) => v.split(",").map((c) => c.trim()).filter(Boolean))
+      .optional(),
+    default: undefined,
+    doc: "Comma-separated commands stdio MCP servers may be started with: names looked up on the sandbox's PATH (`npx`, `uvx`) or absolute paths. Unset: none (a workflow's `command:` is refused, naming this variable).",
+  },
+  WF_EGRESS_ALLOW: {
+    schema: EgressAllowList.optional(),
+    default: undefined,
+    doc: "Comma-separated addresses, CIDR ranges and host names or `*.` patterns, each with an optional `:port` (`10.1.0.0/16,*.internal.example.com,db.local:5432`), that code steps with network access and MCP `url:` servers may reach although they are refused by default: loopback, private, link-local (the cloud metadata address), CGNAT, multicast, reserved, and this host's own addresses. `0.0.0.0/0,::/0` lifts every refusal.",
   },
   LOG_LEVEL: { schema: z.enum(["debug", "info", "warn", "error", "silent"]), default: "info", doc: "Log level." },
 } as const;

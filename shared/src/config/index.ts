@@ -1,2 +1,3 @@
 export { loadConfig, ENV_SCHEMA, type Config } from "./env";
 export { LlmProviderConfig, ModelPrice, PriceTable, modelMatches } from "./llm";
+export { EgressAllowEntrySchema, EgressAllowList, parseEgressAllowEntry, type EgressAllowEntry } from "./egress-allow";

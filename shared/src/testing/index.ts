@@ -1,3 +1,4 @@
-export { natsServerBin, startNatsServer, serverAtLeast, type NatsServerHandle } from "./nats-server";
+export { natsServerBin, startNatsServer, serverAtLeast, type NatsServerHandle, type NatsServerOptions } from "./nats-server";
 export { waitFor } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
+export { sleepers, sleepMarker } from "./sleepers";

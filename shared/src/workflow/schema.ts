@@ -3,6 +3,7 @@ import { cronProblem } from "./cron";
 import { isWholeTemplate } from "./expressions-check";
 import { didYouMean } from "./suggest";
 import { VARIABLE_TYPES, describeValue, isPlainObject, matchesVariableType, typeNoun } from "./value-types";
+import { parseEgressAllowEntry } from "../config/egress-allow";
 
 export const STEP_TYPES = ["code", "llm", "agent", "transform", "foreach", "parallel", "wait", "workflow"] as const;
 export type StepType = (typeof STEP_TYPES)[number];
@@ -153,6 +154,11 @@ function checkCodeSource(step: CodeSourceFields, ctx: z.RefinementCtx): void {
   }
 }
 
+function checkEgressEntry(entry: string, ctx: z.RefinementCtx): void {
+  const parsed = parseEgressAllowEntry(entry);
+  if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
+}
+
 export const CodeStepSchema = z
   .strictObject({
     ...stepCommon,
@@ -160,7 +166,18 @@ export const CodeStepSchema = z
     language: CodeLanguageSchema,
     code: z.string().optional().describe("The script; required for every language but cli."),
     command: z.array(z.string()).min(1).optional().describe("cli only: the argv, run without a shell."),
-    network: z.boolean().optional(),
+    network: z
+      .union([
+        z.boolean(),
+        z.strictObject({
+          allow: z
+            .array(z.string().superRefine(checkEgressEntry))
+            .min(1)
+            .describe("Host names, `*.` patterns, addresses or CIDR ranges, each with an optional `:port`: all the step may reach."),
+        }),
+      ])
+      .optional()
+      .describe("The step's way out, through the egress proxy: `true` for what the service's policy allows, `{ allow: [...] }` for less. Unset or false: none."),
   })
   .superRefine(checkCodeSource, ON_ANY_MAPPING);
 export type CodeStep = z.output<typeof CodeStepSchema>;

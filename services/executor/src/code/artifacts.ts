@@ -1,6 +1,6 @@
-import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
-import { join, posix } from "node:path";
+import { posix } from "node:path";
+import type { Readable } from "node:stream";
+import { z } from "zod";
 import type { Artifact, SandboxLimits } from "./types";
 
 type ArtifactLimits = Pick<SandboxLimits, "artifactFiles" | "artifactFileBytes" | "artifactTotalBytes">;
@@ -58,34 +58,59 @@ export function artifactPath(path: string): string {
   return normal;
 }
 
+/** Longest header line of the artifacts stream: a JSON object naming one file. */
+const MAX_HEADER_BYTES = 16 * 1024;
+const Header = z.union([
+  z.object({ path: z.string(), size: z.number().int().nonnegative() }),
+  z.object({ end: z.literal(true) }),
+  z.object({ error: z.string() }),
+]);
+
 /**
- * Every regular file under `dir`, relative paths kept. Symbolic links and special files are
- * left out: a link could name any file the runner can read. Sizes are checked before contents
- * are read, and the walk stops at the first limit passed.
+ * The artifacts a step's supervisor sends once the step is over (see zygote/artifacts.py): for
+ * each file a JSON line {path, size} and exactly `size` bytes, then {end: true} or {error}. Read
+ * as it comes, every limit checked before a file's content is kept; a path that is not relative
+ * or a stream that breaks off fails the step like a limit.
  */
-export async function collectArtifacts(dir: string, limits: ArtifactLimits): Promise<Artifact[]> {
-  const sizes = new ArtifactSet(limits);
-  const found: Array<{ path: string; full: string }> = [];
-  const walk = async (rel: string): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(join(dir, rel), { withFileTypes: true });
-    } catch {
-      return; // unreadable (the step's own doing): nothing to collect there
-    }
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) {
-        const full = join(dir, path);
-        sizes.reserve(path, (await lstat(full)).size);
-        found.push({ path, full });
-      }
-    }
-  };
-  await walk("");
-  // Checked again as read: a file may have grown since (a process that escaped the kill).
+export async function readArtifactStream(stream: Readable, limits: ArtifactLimits): Promise<Artifact[]> {
   const artifacts = new ArtifactSet(limits);
-  for (const { path, full } of found) artifacts.add(path, await readFile(full));
-  return artifacts.list();
+  let buffer = Buffer.alloc(0);
+  let file: { path: string; size: number; chunks: Buffer[]; got: number } | undefined;
+  for await (const chunk of stream) {
+    buffer = Buffer.concat([buffer, chunk as Buffer]);
+    for (;;) {
+      if (file) {
+        const take = Math.min(file.size - file.got, buffer.length);
+        file.chunks.push(buffer.subarray(0, take));
+        file.got += take;
+        buffer = buffer.subarray(take);
+        if (file.got < file.size) break;
+        artifacts.add(file.path, Buffer.concat(file.chunks));
+        file = undefined;
+        continue;
+      }
+      const newline = buffer.indexOf(10);
+      if (newline < 0) {
+        if (buffer.length > MAX_HEADER_BYTES) throw new ArtifactLimitError("artifacts could not be read: a malformed stream");
+        break;
+      }
+      const header = Header.safeParse(parseJson(buffer.subarray(0, newline).toString("utf8")));
+      buffer = buffer.subarray(newline + 1);
+      if (!header.success) throw new ArtifactLimitError("artifacts could not be read: a malformed stream");
+      if ("end" in header.data) return artifacts.list();
+      if ("error" in header.data) throw new ArtifactLimitError(header.data.error);
+      const path = artifactPath(header.data.path);
+      artifacts.reserve(path, header.data.size);
+      file = { path, size: header.data.size, chunks: [], got: 0 };
+    }
+  }
+  throw new ArtifactLimitError("artifacts could not be read: the step's supervisor ended before sending them all");
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,12 +1,11 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "@wf/shared/testing";
+import { sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { isAlive, pidsIn, step } from "./test-support";
+import { runDirs, step } from "./test-support";
 
 function sh(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("bash", code, extra);
@@ -17,8 +16,8 @@ describe("Bash code steps", () => {
   let scratch: string;
   beforeAll(async () => {
     process.env.WF_TEST_SECRET = "do-not-leak";
-    runner = await createCodeRunner({ pool: 1 });
     scratch = await mkdtemp(join(tmpdir(), "wf-bash-test-"));
+    runner = await createCodeRunner({ pool: 1, tmpRoot: scratch });
   });
   afterAll(async () => {
     await runner.close();
@@ -47,43 +46,35 @@ describe("Bash code steps", () => {
   });
 
   it("runs in a clean environment, in a private directory removed afterwards", async () => {
-    const code = 'touch file; echo "$WF_TEST_SECRET|$HOME|$WF_ARTIFACTS_DIR"; test -d "$WF_ARTIFACTS_DIR" && pwd';
-    const result = await runner.run(sh(code));
-    if (!result.ok) throw new Error(result.error);
-    const [secretLine, cwd] = String(result.output).split("\n");
-    expect(secretLine).toBe(`|${cwd}|${cwd}/artifacts`);
-    await waitFor(() => !existsSync(cwd ?? ""), { what: "the run directory to be removed" });
+    const code = 'touch file; echo "$WF_TEST_SECRET|$HOME|$WF_ARTIFACTS_DIR|$(pwd)"; ls "$WF_ARTIFACTS_DIR/.." | tr "\\n" " "';
+    expect(await runner.run(sh(code))).toMatchObject({ ok: true, output: "|/work|/work/artifacts|/work\nartifacts file" });
+    await waitFor(() => runDirs(scratch).length === 0, { what: "the run directory to be removed" });
   });
 
-  it("kills background children with the group at the timeout", async () => {
-    const pidFile = join(scratch, "timeout.pids");
-    const code = 'sleep 100 & echo $! >> "$WF_VAR_pids"; sleep 100 & echo $! >> "$WF_VAR_pids"; wait';
-    const result = await runner.run(sh(code, { vars: { pids: pidFile }, timeoutMs: 500 }));
-    expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 0.5 s" });
-    for (const pid of await pidsIn(pidFile, 2)) {
-      await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
-    }
+  it("kills background children at the timeout", async () => {
+    const [a, b] = [sleepMarker(), sleepMarker()];
+    const lines: string[] = [];
+    const running = runner.run(sh(`sleep ${a} & sleep ${b} & echo started; wait`, { timeoutMs: 2000 }), undefined, (line) => lines.push(line));
+    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, { what: "both children to run" });
+    expect(await running).toMatchObject({ ok: false, timedOut: true, error: "timed out after 2 s" });
+    await waitFor(() => sleepers(a).length + sleepers(b).length === 0, { what: "both children to be gone" });
   });
 
   it("kills what a step left running when it exits", async () => {
-    const pidFile = join(scratch, "leftover.pids");
-    const result = await runner.run(sh('sleep 100 >/dev/null 2>&1 & echo $! >> "$WF_VAR_pids"; echo done', { vars: { pids: pidFile } }));
+    const marker = sleepMarker();
+    const result = await runner.run(sh(`setsid sleep ${marker} >/dev/null 2>&1 & echo done`));
     expect(result).toMatchObject({ ok: true, output: "done" });
-    for (const pid of await pidsIn(pidFile, 1)) {
-      await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
-    }
+    await waitFor(() => sleepers(marker).length === 0, { what: "the leftover to be gone" });
   });
 
-  it("kills the process group on abort", async () => {
-    const pidFile = join(scratch, "abort.pids");
+  it("kills everything on abort", async () => {
+    const marker = sleepMarker();
     const controller = new AbortController();
-    const running = runner.run(
-      sh('echo $$ >> "$WF_VAR_pids"; sleep 100 & echo $! >> "$WF_VAR_pids"; wait', { vars: { pids: pidFile }, timeoutMs: 60_000 }),
-      controller.signal,
-    );
-    const pids = await pidsIn(pidFile, 2);
+    const lines: string[] = [];
+    const running = runner.run(sh(`sleep ${marker} & echo started; wait`, { timeoutMs: 60_000 }), controller.signal, (line) => lines.push(line));
+    await waitFor(() => lines.includes("started") && sleepers(marker).length === 1, { what: "the step to run" });
     controller.abort();
     expect(await running).toMatchObject({ ok: false, timedOut: false, error: "aborted" });
-    for (const pid of pids) await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
+    await waitFor(() => sleepers(marker).length === 0, { what: "its processes to be gone" });
   });
 });

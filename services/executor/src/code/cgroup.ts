@@ -1,82 +1,145 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** The cgroup v1 pids hierarchy; under v2 (or without root) steps have no cgroup, and isolation() says so. */
-const PIDS_ROOT = "/sys/fs/cgroup/pids";
-const OURS = join(PIDS_ROOT, "wf-sandbox");
+/** cgroup v1 hierarchies, each mounted at /sys/fs/cgroup/<controller>. */
+const HIERARCHIES = "/sys/fs/cgroup";
+const CONTROLLERS = ["pids", "memory", "cpu"] as const;
+export type Controller = (typeof CONTROLLERS)[number];
+const CPU_PERIOD_US = 100_000;
 /** How long removing a step's cgroup keeps killing what is in it before giving up. */
 const REMOVE_TRIES = 50;
 const REMOVE_INTERVAL_MS = 20;
 
+export interface CgroupLimits {
+  processes: number;
+  memoryMb: number;
+  /** CPUs a step may use at once (a CFS quota), so that no step takes every core from the service. */
+  cpus: number;
+}
+
 /**
- * One pids cgroup per step, under one per runner process: RLIMIT_NPROC counts every process of
- * the user (and nothing for root), while a cgroup counts exactly the step's processes, and lists
- * them, so that a process that left the step's process group is still found and killed.
+ * A cgroup per step in each of the pids, memory and cpu hierarchies, under one per runner
+ * process, itself under the runner's own cgroup (so that what contains the service, a systemd
+ * unit or a container's limits, contains its steps too). The runner writes the limits; the
+ * step's first process joins by writing its own pid to `cgroup.procs`, the one file given to
+ * the sandbox's uid (the zygote's); the limits stay the host root's to change. A cgroup counts
+ * the step's processes and memory in all, not per process, and lists them, so that everything a
+ * step started is found and killed.
  */
 export class StepCgroups {
-  private constructor(readonly path: string) {}
+  private constructor(
+    /** The runner's cgroup directory per controller available here. */
+    readonly dirs: ReadonlyMap<Controller, string>,
+    /** Who writes a step's first pid into its cgroups, if not this process's uid. */
+    private readonly joinerUid: number | undefined,
+  ) {}
 
-  /** The runner's cgroup, or undefined where pids cgroups cannot be made. */
-  static create(): StepCgroups | undefined {
-    try {
-      if (!existsSync(join(PIDS_ROOT, "cgroup.procs"))) return undefined;
-      mkdirSync(OURS, { recursive: true });
-      removeStale();
-      const path = join(OURS, String(process.pid));
-      mkdirSync(path, { recursive: true });
-      return new StepCgroups(path);
-    } catch {
-      return undefined;
+  /** The runner's cgroups, or undefined where none of the controllers can be used. */
+  static create(joinerUid: number | undefined): StepCgroups | undefined {
+    const dirs = new Map<Controller, string>();
+    for (const controller of CONTROLLERS) {
+      try {
+        const parent = join(HIERARCHIES, controller, ownCgroup(controller), "wf-sandbox");
+        if (!existsSync(join(HIERARCHIES, controller, "cgroup.procs"))) continue;
+        mkdirSync(parent, { recursive: true });
+        removeStale(parent);
+        const dir = join(parent, String(process.pid));
+        mkdirSync(dir, { recursive: true });
+        dirs.set(controller, dir);
+      } catch {
+        // not mounted here, or not ours to write: the limits it gives are reported missing
+      }
     }
+    return dirs.size > 0 ? new StepCgroups(dirs, joinerUid) : undefined;
   }
 
-  /** A cgroup for run `id` allowing `maxPids` processes and threads, for its process to join. */
-  open(id: number, maxPids: number): StepCgroup {
-    const path = join(this.path, `run-${id}`);
-    mkdirSync(path);
-    writeFileSync(join(path, "pids.max"), String(maxPids));
-    return new StepCgroup(path, maxPids);
+  /** A cgroup per controller for run `id`, limits set, for the step's first process to join. */
+  open(id: number, limits: CgroupLimits): StepCgroup {
+    const paths = new Map<Controller, string>();
+    const step = new StepCgroup(paths, limits);
+    try {
+      for (const [controller, dir] of this.dirs) {
+        const path = join(dir, `run-${id}`);
+        mkdirSync(path);
+        paths.set(controller, path);
+        for (const [file, value] of settings(controller, limits, path)) writeFileSync(join(path, file), value);
+        if (this.joinerUid !== undefined) chownSync(join(path, "cgroup.procs"), this.joinerUid, this.joinerUid);
+      }
+    } catch (err) {
+      void step.remove();
+      throw err;
+    }
+    return step;
   }
 
   /** Kills what is left in the runner's cgroups and removes them. */
   async close(): Promise<void> {
-    await removeTree(this.path);
+    await Promise.all([...this.dirs.values()].map(removeTree));
   }
 }
 
 export class StepCgroup {
   constructor(
-    readonly path: string,
-    private readonly maxPids: number,
+    /** The step's cgroup directory, per controller, on the host. */
+    readonly paths: ReadonlyMap<Controller, string>,
+    private readonly limits: CgroupLimits,
   ) {}
 
-  /** Whether a fork was refused at the limit: the step is then stopped. */
+  /** Why the step must be (or was) stopped: a fork refused at the process limit, or memory run out. */
   limitReached(): string | undefined {
-    try {
-      const events = readFileSync(join(this.path, "pids.events"), "utf8");
-      return /^max [1-9]/m.test(events) ? `exceeded the limit of ${this.maxPids} processes` : undefined;
-    } catch {
-      return undefined;
-    }
+    const pids = this.paths.get("pids");
+    if (pids && /^max [1-9]/m.test(read(join(pids, "pids.events")))) return `exceeded the limit of ${this.limits.processes} processes`;
+    const memory = this.paths.get("memory");
+    if (memory && /^oom_kill [1-9]/m.test(read(join(memory, "memory.oom_control")))) return `exceeded the memory limit of ${this.limits.memoryMb} MB`;
+    return undefined;
   }
 
   kill(): void {
-    killAll(this.path);
+    for (const path of this.paths.values()) killAll(path);
   }
 
   async remove(): Promise<void> {
-    await removeTree(this.path);
+    await Promise.all([...this.paths.values()].map(removeTree));
+  }
+}
+
+function settings(controller: Controller, limits: CgroupLimits, path: string): Array<[string, string]> {
+  switch (controller) {
+    case "pids":
+      return [["pids.max", String(limits.processes)]];
+    case "memory": {
+      const bytes = String(limits.memoryMb * 1024 * 1024);
+      // Where swap is accounted, memory plus swap is capped too: swap is no way around the limit.
+      const swap: Array<[string, string]> = existsSync(join(path, "memory.memsw.limit_in_bytes")) ? [["memory.memsw.limit_in_bytes", bytes]] : [];
+      return [["memory.limit_in_bytes", bytes], ...swap];
+    }
+    case "cpu":
+      return [
+        ["cpu.cfs_period_us", String(CPU_PERIOD_US)],
+        ["cpu.cfs_quota_us", String(Math.round(limits.cpus * CPU_PERIOD_US))],
+      ];
+  }
+}
+
+/** This process's cgroup in a v1 hierarchy, from /proc/self/cgroup ("4:memory:/a/b"). */
+function ownCgroup(controller: Controller): string {
+  for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
+    const [, names, path] = line.split(":");
+    if (names?.split(",").includes(controller) && path !== undefined) return path;
+  }
+  return "/";
+}
+
+function read(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
   }
 }
 
 function killAll(path: string): void {
-  let pids: string[];
-  try {
-    pids = readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean);
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
+  for (const pid of read(join(path, "cgroup.procs")).split("\n").filter(Boolean)) {
     try {
       process.kill(Number(pid), "SIGKILL");
     } catch {
@@ -107,10 +170,10 @@ async function removeTree(path: string): Promise<void> {
 }
 
 /** Cgroups of runner processes that died without removing theirs (SIGKILL). */
-function removeStale(): void {
-  for (const name of readdirSync(OURS)) {
+function removeStale(parent: string): void {
+  for (const name of readdirSync(parent)) {
     if (!/^\d+$/.test(name) || isRunning(Number(name))) continue;
-    void removeTree(join(OURS, name)).catch(() => undefined);
+    void removeTree(join(parent, name)).catch(() => undefined);
   }
 }
 

@@ -12,11 +12,15 @@ export interface StepDirs {
   artifacts: string;
 }
 
+/** Loopback in the step's own network namespace is the step's own: clients go there directly. */
+const NO_PROXY = "localhost,127.0.0.1,::1";
+
 /**
  * The complete environment of a code step's process, built from scratch so that nothing of the
- * service's own environment (credentials above all) leaks into user code.
+ * service's own environment (credentials above all) leaks into user code. With `proxy`, the
+ * step's only way out (its egress proxy's URL) is named in the variables HTTP clients read.
  */
-export function codeStepEnv(req: CodeRequest, dirs: StepDirs, base: BaseEnv): Record<string, string> {
+export function codeStepEnv(req: CodeRequest, dirs: StepDirs, base: BaseEnv, proxy?: string): Record<string, string> {
   const env: Record<string, string> = {
     PATH: base.PATH,
     LANG: base.LANG,
@@ -24,6 +28,8 @@ export function codeStepEnv(req: CodeRequest, dirs: StepDirs, base: BaseEnv): Re
     WF_ARTIFACTS_DIR: dirs.artifacts,
     WF_INPUT: JSON.stringify(req.input ?? null),
   };
+  // Both spellings: programs differ in which they read (curl only the lower-case http_proxy).
+  if (proxy) Object.assign(env, { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY, no_proxy: NO_PROXY });
   for (const [name, value] of Object.entries(req.vars)) {
     if (value !== undefined) setVar(env, `WF_VAR_${name}`, envText(value));
   }

@@ -19,15 +19,23 @@ export function notInstalled(name: string, apt: string): string {
   return `${name} is not installed on the sandbox runner: apt-get install ${apt}`;
 }
 
+/** The Python that runs the zygotes (and Python steps), and the directories its installation spans. */
+export interface Python {
+  executable: string;
+  /** sys.prefix and sys.base_prefix (a virtual environment and the installation behind it). */
+  prefixes: string[];
+}
+
 /**
  * The real interpreter behind `python3`, asked once: on this kind of machine `python3` is often a
  * version-manager shim (pyenv) that costs more than the interpreter itself on every call.
  */
-export async function resolvePython(): Promise<string> {
-  const { stdout } = await promisify(execFile)("python3", ["-c", "import sys; print(sys.executable)"], { timeout: 10_000 });
-  const executable = stdout.trim();
+export async function resolvePython(): Promise<Python> {
+  const script = "import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix]))";
+  const { stdout } = await promisify(execFile)("python3", ["-c", script], { timeout: 10_000 });
+  const [executable, ...prefixes] = JSON.parse(stdout) as string[];
   if (!executable) throw new Error("python3 did not report its executable");
-  return executable;
+  return { executable, prefixes: [...new Set(prefixes)] };
 }
 
 /** The paths of the interpreters found on `path`, looked up once when the runner starts. */

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { RunnerConnection } from "./runner-connection";
+import type { SandboxSettings } from "./sandbox-settings";
 
 const RUNNER_SCRIPT = fileURLToPath(new URL("./sandbox-process.ts", import.meta.url));
 /** The TypeScript loader, by absolute URL: the runner's cwd is its private directory, with no node_modules above it. */
@@ -26,7 +27,7 @@ interface Incarnation {
 export class LocalRunner {
   private current: Incarnation | undefined;
 
-  constructor(private readonly opts: { tmpRoot: string; writable: string[] }) {}
+  constructor(private readonly opts: { tmpRoot: string; settings: SandboxSettings }) {}
 
   get busy(): number {
     return this.current?.conn.alive ? this.current.conn.busy : 0;
@@ -44,7 +45,7 @@ export class LocalRunner {
         "--disable-warning=ExperimentalWarning",
         RUNNER_SCRIPT,
         this.opts.tmpRoot,
-        ...this.opts.writable,
+        JSON.stringify(this.opts.settings),
       ],
       {
         cwd: this.opts.tmpRoot,
@@ -98,9 +99,13 @@ export class LocalRunner {
   }
 }
 
-/** What a runner needs from the service's environment: where programs are, the locale, the temporary directory. */
+/**
+ * What a runner needs from the service's environment: where programs are, the locale, the
+ * temporary directory. No TypeScript compile cache: it would live in the host's temporary
+ * directory, where another process could rewrite what the next runner loads.
+ */
 function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", LANG: process.env.LANG ?? "C.UTF-8" };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", LANG: process.env.LANG ?? "C.UTF-8", TSX_DISABLE_CACHE: "1" };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   return env;
 }

@@ -1,69 +1,152 @@
-import { ArtifactLimitError, collectArtifacts } from "./artifacts";
+import { chmod, chown, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { ArtifactLimitError, readArtifactStream } from "./artifacts";
 import type { StepCgroup, StepCgroups } from "./cgroup";
+import type { EgressProxy, EgressSession, SessionRefusal } from "../egress/index";
+import { narrowing } from "../egress/index";
 import type { BaseEnv } from "./env";
 import { codeStepEnv } from "./env";
+import type { UidBlock } from "./host/uid-block";
+import { stepUid, UidSlots } from "./host/uid-slots";
 import { LogLines, processResult } from "./output";
-import { createRunDir, removeRunDir } from "./run-dir";
 import type { StepProcess } from "./supervise";
 import { supervise } from "./supervise";
-import type { CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
-import type { ProcessLimits, ZygoteRequest } from "./zygote";
+import type { Artifact, CodeRequest, LogListener, Refusals, RunResult, SandboxLimits } from "./types";
+import type { ProcessLimits, Zygote, ZygoteCommand, ZygoteProcess } from "./zygote";
 
-/** What every process-based step shares: where run directories go, the base environment, the cgroups. */
+/** The port of a step's proxy in its own network namespace. */
+const PROXY_PORT = 3128;
+/** Refused connections a step's result names one by one (its log has them all, up to its cap). */
+const REFUSALS_KEPT = 20;
+/** How long a step's supervisor may take to send the artifacts once the step is over. */
+const ARTIFACTS_GRACE_MS = 10_000;
+
+/** What every process-based step shares: the base environment, the cgroups, the uids, the way out. */
 interface ProcessStepContext {
-  tmpRoot: string;
   baseEnv: BaseEnv;
   cgroups: StepCgroups | undefined;
+  /** The steps' uids; undefined: steps keep the runner's (only without the sandbox). */
+  uids: UidBlock | undefined;
+  egress: EgressProxy | undefined;
 }
 
-type StartProcess = (request: ZygoteRequest) => StepProcess;
-
 /**
- * The life of a process-based step: a private run directory, a clean environment, a cgroup, the
- * process started by `start` with its limits and supervised to its end, its stdio turned into a
- * result, its artifacts collected, the directory and cgroup removed. Closing kills what still runs.
+ * The life of a process-based step: a uid of its own, a private run directory owned by it, a
+ * clean environment, cgroups, an egress session when it may use the network, its processes
+ * forked by the zygote with their limits and supervised to their end, its stdio turned into a
+ * result, its artifacts received, and everything it held given back. Closing kills what runs.
  */
 export class ProcessSteps {
   private readonly running = new Set<StepProcess>();
+  private readonly slots = new UidSlots();
   private nextId = 1;
 
   constructor(private readonly ctx: ProcessStepContext) {}
 
-  async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog: LogListener | undefined, start: StartProcess): Promise<RunResult> {
-    if (signal.aborted) return { ok: false, error: "aborted", logs: [], artifacts: [], timedOut: false };
-    const dir = await createRunDir(this.ctx.tmpRoot);
+  async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog: LogListener | undefined, zygote: Zygote, command: ZygoteCommand): Promise<RunResult> {
+    const slot = await this.slots.acquire(signal);
+    if (slot === undefined) return aborted();
+    const id = this.nextId++;
+    const self = process.getuid?.() ?? 0;
+    const hostUid = this.ctx.uids ? this.ctx.uids.hostBase + 1 + slot : self;
+    let dir: string | undefined;
     let cgroup: StepCgroup | undefined;
+    let egress: EgressSession | undefined;
     try {
-      const env = codeStepEnv(req, { home: dir.path, artifacts: dir.artifacts }, this.ctx.baseEnv);
-      cgroup = this.ctx.cgroups?.open(this.nextId++, limits.processes);
-      const proc = withCgroup(start({ cwd: dir.path, env, limits: processLimits(req, limits), cgroup: cgroup?.path }), cgroup);
-      this.running.add(proc);
-      try {
-        const logs = onLog && new LogLines(onLog);
-        const outcome = await supervise(proc, {
-          timeoutMs: req.timeoutMs,
-          signal,
-          outputBytes: limits.outputBytes,
-          onLine: logs && ((line) => logs.push(line)),
-        });
-        const result = processResult(outcome, req.timeoutMs);
-        return outcome.end.kind === "aborted" ? result : await withArtifacts(result, dir.artifacts, limits);
-      } finally {
-        this.running.delete(proc);
-      }
+      dir = await mkdtemp(join(zygote.runsDir, "run-"));
+      await mkdir(join(dir, "artifacts"));
+      if (hostUid !== self) await Promise.all([chown(dir, hostUid, hostUid), chown(join(dir, "artifacts"), hostUid, hostUid)]);
+      await chmod(dir, 0o700);
+      cgroup = this.ctx.cgroups?.open(id, limits);
+      const refusalLog = new LogLines(onLog);
+      const refused: Refusals = { first: [], total: 0 };
+      const onRefused = (r: SessionRefusal): void => {
+        refusalLog.push(refusalLine(r));
+        refused.total += 1;
+        if (refused.first.length < REFUSALS_KEPT) refused.first.push("host" in r ? { host: r.host, port: r.port, reason: r.reason } : { reason: r.reason });
+      };
+      // Without the sandbox (an operator's opt-in) the step is on the host: its paths, its network.
+      const confined = zygote.confined;
+      const network = req.network && confined ? await this.openEgress(req, zygote, id, onRefused) : undefined;
+      egress = network?.session;
+      const runDir = confined ? `/run/wf/runs/${basename(dir)}` : dir;
+      const work = confined ? "/work" : dir;
+      const env = codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, network && `http://127.0.0.1:${PROXY_PORT}`);
+      const proc = zygote.fork(command, {
+        runDir,
+        uid: confined ? stepUid(slot) : hostUid,
+        env,
+        limits: processLimits(req, limits, this.ctx.cgroups?.dirs.has("pids") ?? false),
+        cgroups: [...(cgroup?.paths ?? [])].map(([controller, path]) => (confined ? `/run/wf/cgroup/${controller}/${basename(path)}` : path)),
+        ...(network ? { network: { port: PROXY_PORT, socket: network.socket } } : {}),
+      });
+      const result = await this.supervised(proc, cgroup, req, limits, signal, onLog);
+      return refused.total ? { ...result, logs: [...result.logs, ...refusalLog.kept()], refused } : result;
     } finally {
       // After the result, not before it: the processes are dead already, and removing a
       // directory tree costs a millisecond or more.
-      void Promise.all([cgroup?.remove(), removeRunDir(dir)]).catch(() => undefined);
+      void Promise.all([cgroup?.remove(), egress?.close(), dir && rm(dir, { recursive: true, force: true, maxRetries: 2 })])
+        .catch(() => undefined)
+        .finally(() => this.slots.release(slot));
     }
   }
 
   killAll(): void {
     for (const proc of this.running) proc.kill();
   }
+
+  /**
+   * The step's egress session, on a socket in the zygote's control directory that only the
+   * zygote's uid (the step's supervisor, which relays to it) may connect to.
+   */
+  private async openEgress(req: CodeRequest, zygote: Zygote, id: number, onRefused: (r: SessionRefusal) => void): Promise<{ session: EgressSession; socket: string }> {
+    if (!this.ctx.egress) throw new Error("no egress proxy");
+    const socket = `egress-${id}.sock`;
+    const allow = typeof req.network === "object" ? [narrowing("network.allow", req.network.allow)] : undefined;
+    const session = await this.ctx.egress.open({ socketPath: join(zygote.ctlDir, socket), ...(allow ? { allow } : {}), onRefused });
+    if (this.ctx.uids) await chown(session.socketPath, this.ctx.uids.hostBase, this.ctx.uids.hostBase);
+    return { session, socket };
+  }
+
+  private async supervised(
+    proc: ZygoteProcess,
+    cgroup: StepCgroup | undefined,
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal,
+    onLog: LogListener | undefined,
+  ): Promise<RunResult> {
+    const artifacts = readArtifactStream(proc.artifacts, limits);
+    artifacts.catch(() => undefined);
+    // The supervisor outlives the step's processes (it sends the artifacts): a stop ends the step,
+    // not it; the step's cgroups are killed too, in case the stop did not reach it.
+    const step: StepProcess = {
+      stdout: proc.stdout,
+      stderr: proc.stderr,
+      exited: proc.exited,
+      kill: () => {
+        proc.stop();
+        cgroup?.kill();
+      },
+      limitReached: () => cgroup?.limitReached(),
+    };
+    this.running.add(step);
+    try {
+      const logs = onLog && new LogLines(onLog);
+      const outcome = await supervise(step, { timeoutMs: req.timeoutMs, signal, outputBytes: limits.outputBytes, onLine: logs && ((line) => logs.push(line)) });
+      const result = processResult(outcome, req.timeoutMs);
+      if (outcome.end.kind === "aborted") {
+        proc.kill();
+        return result;
+      }
+      return withArtifacts(result, await within(artifacts, ARTIFACTS_GRACE_MS));
+    } finally {
+      this.running.delete(step);
+    }
+  }
 }
 
-function processLimits(req: CodeRequest, limits: SandboxLimits): ProcessLimits {
+function processLimits(req: CodeRequest, limits: SandboxLimits, pidsCgroup: boolean): ProcessLimits {
   return {
     // A backstop per process: the timeout stops the step first, unless it uses several cores.
     cpuSeconds: Math.ceil(req.timeoutMs / 1000) + 1,
@@ -71,34 +154,43 @@ function processLimits(req: CodeRequest, limits: SandboxLimits): ProcessLimits {
     // merely reserved, which runtimes such as V8 or Go reserve by the gigabyte.
     dataBytes: limits.memoryMb * 1024 * 1024,
     openFiles: limits.openFiles,
-    processes: limits.processes,
+    // With a pids cgroup, the cgroup counts (and reports) the limit; the uid's own limit is then a
+    // backstop above it, which would otherwise refuse the same fork first, and say nothing.
+    processes: pidsCgroup ? limits.processes * 2 : limits.processes,
     // One byte over the per-file artifact limit, so that an artifact over it is found and named
-    // when the artifacts are collected, and no file the step writes can grow without bound.
+    // when the artifacts are read, and no file the step writes can grow without bound.
     fileBytes: limits.artifactFileBytes + 1,
-  };
-}
-
-function withCgroup(proc: StepProcess, cgroup: StepCgroup | undefined): StepProcess {
-  if (!cgroup) return proc;
-  return {
-    stdout: proc.stdout,
-    stderr: proc.stderr,
-    exited: proc.exited,
-    kill: () => {
-      proc.kill();
-      cgroup.kill();
-    },
-    limitReached: () => cgroup.limitReached(),
+    tmpBytes: limits.tmpMb * 1024 * 1024,
+    artifactFiles: limits.artifactFiles,
+    artifactFileBytes: limits.artifactFileBytes,
+    artifactTotalBytes: limits.artifactTotalBytes,
   };
 }
 
 /** The artifacts the step wrote; a limit passed fails the step, naming the limit. */
-async function withArtifacts(result: RunResult, dir: string, limits: SandboxLimits): Promise<RunResult> {
+function withArtifacts(result: RunResult, artifacts: Artifact[] | Error): RunResult {
+  if (Array.isArray(artifacts)) return { ...result, artifacts };
+  const message = artifacts instanceof ArtifactLimitError ? artifacts.message : `artifacts could not be read: ${artifacts.message}`;
+  if (result.ok) return { ok: false, error: message, logs: result.logs, artifacts: [], timedOut: false };
+  return { ...result, error: `${result.error}; ${message}` };
+}
+
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | Error> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Error>((resolve) => (timer = setTimeout(() => resolve(new Error("the step's supervisor did not send them")), ms)));
   try {
-    return { ...result, artifacts: await collectArtifacts(dir, limits) };
-  } catch (err) {
-    const message = err instanceof ArtifactLimitError ? err.message : `artifacts could not be read: ${String(err)}`;
-    if (result.ok) return { ok: false, error: message, logs: result.logs, artifacts: [], timedOut: false };
-    return { ...result, error: `${result.error}; ${message}` };
+    return await Promise.race([promise.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))), late]);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** A refused connection as the step's log tells it. */
+function refusalLine(refusal: SessionRefusal): string {
+  if (!("host" in refusal)) return `[network] ${refusal.reason}`;
+  return `[network] refused ${refusal.host}:${refusal.port}: ${refusal.reason}`;
+}
+
+function aborted(): RunResult {
+  return { ok: false, error: "aborted", logs: [], artifacts: [], timedOut: false };
 }

@@ -1,12 +1,11 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "@wf/shared/testing";
+import { sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { descendants, isAlive, pidsIn, step, ZYGOTE_PROCESS } from "./test-support";
+import { runDirs, step, zygotes } from "./test-support";
 
 function py(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("python", code, extra);
@@ -17,8 +16,8 @@ describe("Python code steps", () => {
   let scratch: string;
   beforeAll(async () => {
     process.env.WF_TEST_SECRET = "do-not-leak";
-    runner = await createCodeRunner({ pool: 1 });
     scratch = await mkdtemp(join(tmpdir(), "wf-python-test-"));
+    runner = await createCodeRunner({ pool: 1, tmpRoot: scratch });
   });
   afterAll(async () => {
     await runner.close();
@@ -64,40 +63,34 @@ print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.envi
     if (!result.ok) throw new Error(result.error);
     const output = result.output as { env: string[]; cwd: string; home: string; artifacts: string };
     expect(output.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"]);
-    expect(output.home).toBe(output.cwd);
-    expect(output.artifacts).toBe(join(output.cwd, "artifacts"));
-    await waitFor(() => !existsSync(output.cwd), { what: "the run directory to be removed" });
+    expect(output).toMatchObject({ cwd: "/work", home: "/work", artifacts: "/work/artifacts" });
+    await waitFor(() => runDirs(scratch).length === 0, { what: "the run directory to be removed" });
   });
 
-  it("kills the whole process group at the timeout", async () => {
-    const pidFile = join(scratch, "timeout.pids");
+  it("kills everything it started at the timeout", async () => {
+    const [a, b] = [sleepMarker(), sleepMarker()];
     const code = `
-import os, subprocess
-children = [subprocess.Popen(["sleep", "100"]) for _ in range(2)]
-with open(os.environ["WF_VAR_pids"], "w") as f:
-    f.write("".join(f"{c.pid}\\n" for c in children))
-subprocess.run(["sleep", "100"])`;
-    const result = await runner.run(py(code, { vars: { pids: pidFile }, timeoutMs: 1000 }));
-    expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 1 s" });
-    for (const pid of await pidsIn(pidFile, 2)) {
-      await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
-    }
+import subprocess
+children = [subprocess.Popen(["sleep", m], start_new_session=True) for m in ("${a}", "${b}")]
+print("started", flush=True)
+children[0].wait()`;
+    const lines: string[] = [];
+    const running = runner.run(py(code, { timeoutMs: 2000 }), undefined, (line) => lines.push(line));
+    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, { what: "both children to run" });
+    expect(await running).toMatchObject({ ok: false, timedOut: true, error: "timed out after 2 s" });
+    await waitFor(() => sleepers(a).length + sleepers(b).length === 0, { what: "both children to be gone" });
   });
 
-  it("kills the process group on abort", async () => {
-    const pidFile = join(scratch, "abort.pids");
-    const code = `
-import os, subprocess
-child = subprocess.Popen(["sleep", "100"])
-with open(os.environ["WF_VAR_pids"], "w") as f:
-    f.write(f"{os.getpid()}\\n{child.pid}\\n")
-child.wait()`;
+  it("kills everything on abort", async () => {
+    const marker = sleepMarker();
+    const code = `import subprocess\nchild = subprocess.Popen(["sleep", "${marker}"])\nprint("started", flush=True)\nchild.wait()`;
     const controller = new AbortController();
-    const running = runner.run(py(code, { vars: { pids: pidFile }, timeoutMs: 60_000 }), controller.signal);
-    const pids = await pidsIn(pidFile, 2);
+    const lines: string[] = [];
+    const running = runner.run(py(code, { timeoutMs: 60_000 }), controller.signal, (line) => lines.push(line));
+    await waitFor(() => lines.includes("started") && sleepers(marker).length === 1, { what: "the step to run" });
     controller.abort();
     expect(await running).toMatchObject({ ok: false, timedOut: false, error: "aborted" });
-    for (const pid of pids) await waitFor(() => !isAlive(pid), { what: `process ${pid} to be gone` });
+    await waitFor(() => sleepers(marker).length === 0, { what: "its processes to be gone" });
   });
 
   it("routes the output of concurrent runs to their own results", async () => {
@@ -107,17 +100,17 @@ child.wait()`;
   });
 
   it("fails the runs in flight when the zygote dies, and starts a new one", async () => {
-    const [zygote] = descendants(process.pid, ZYGOTE_PROCESS);
-    if (zygote === undefined) throw new Error("no zygote process");
-    const pidFile = join(scratch, "zygote.pids");
-    const running = runner.run(py(`import os\nopen(os.environ["WF_VAR_pids"], "w").write(f"{os.getpid()}\\n")\nimport time\ntime.sleep(100)`, {
-      vars: { pids: pidFile },
-    }));
-    const [step] = await pidsIn(pidFile, 1);
-    process.kill(zygote, "SIGKILL");
+    const marker = sleepMarker();
+    const lines: string[] = [];
+    const running = runner.run(py(`import subprocess\nprint("started", flush=True)\nsubprocess.run(["sleep", "${marker}"])`), undefined, (line) => lines.push(line));
+    await waitFor(() => lines.includes("started") && sleepers(marker).length === 1, { what: "the step to run" });
+    const [zygote, ...others] = zygotes();
+    expect(others).toEqual([]);
+    process.kill(zygote!, "SIGKILL");
     const result = await running;
-    expect(!result.ok && result.error).toMatch(/the zygote exited \((SIGKILL|code 137)\)/); // bubblewrap reports its child's SIGKILL as 128 + 9
-    await waitFor(() => step !== undefined && !isAlive(step), { what: "the orphaned step process to be killed" });
+    expect(!result.ok && result.error).toMatch(/the zygote exited/);
+    // The init of their PID namespace gone, the kernel kills every step it started.
+    await waitFor(() => sleepers(marker).length === 0, { what: "the orphaned step process to be killed" });
     expect(await runner.run(py("print(7)"))).toMatchObject({ ok: true, output: 7 });
   });
 });

@@ -1,14 +1,13 @@
-import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { waitFor } from "@wf/shared/testing";
+import { sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodeRunner } from "./index";
-import { allGone, descendants, isAlive, pidsIn, RUNNER_PROCESS, step, ZYGOTE_PROCESS } from "./test-support";
+import { allGone, descendants, isAlive, RUNNER_PROCESS, step, zygotes } from "./test-support";
 
 const SANDBOX_MAIN = fileURLToPath(new URL("../sandbox-main.ts", import.meta.url));
 
@@ -29,12 +28,15 @@ describe("createCodeRunner", () => {
       const runners = descendants(process.pid, RUNNER_PROCESS);
       expect(runners).toHaveLength(2);
       for (const pid of runners) expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain("WF_TEST_SECRET");
-      const pidFile = join(scratch, "pool.pids");
-      // Two at once: the second goes to the runner the first left idle, so to the other zygote.
-      const code = 'import os, time\nopen(os.environ["WF_VAR_pids"], "a").write(f"{os.getppid()}\\n")\ntime.sleep(0.2)';
-      const results = await Promise.all([0, 1].map(() => runner.run(step("python", code, { vars: { pids: pidFile } }))));
-      expect(results.map((r) => r.ok)).toEqual([true, true]);
-      expect(new Set(await pidsIn(pidFile, 2)).size).toBe(2);
+      // Two at once: the second goes to the runner the first left idle.
+      const markers = [sleepMarker(), sleepMarker()];
+      const lines: string[] = [];
+      const runs = markers.map((m) => runner.run(step("bash", `sleep ${m} & echo started; wait`, { timeoutMs: 1500 }), undefined, (l) => lines.push(l)));
+      await waitFor(() => markers.every((m) => sleepers(m).length === 1), { what: "both steps to run" });
+      const ranBy = markers.map((m) => runners.find((r) => descendants(r, new RegExp(`sleep ${m.replace(".", "\\.")}`)).length > 0));
+      expect(new Set(ranBy).size).toBe(2);
+      expect(ranBy).not.toContain(undefined);
+      for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: false, timedOut: true });
     } finally {
       await runner.close();
     }
@@ -45,16 +47,16 @@ describe("createCodeRunner", () => {
     try {
       const [pid] = descendants(process.pid, RUNNER_PROCESS);
       if (pid === undefined) throw new Error("no runner process");
-      const pidFile = join(scratch, "death.pids");
+      const marker = sleepMarker();
       const js = runner.run(step("javascript", "for (;;) {}", { timeoutMs: 60_000 }));
-      const bash = runner.run(step("bash", 'echo $$ >> "$WF_VAR_pids"; sleep 100', { vars: { pids: pidFile }, timeoutMs: 60_000 }));
-      const [stepPid] = await pidsIn(pidFile, 1);
+      const bash = runner.run(step("bash", `sleep ${marker}`, { timeoutMs: 60_000 }));
+      await waitFor(() => sleepers(marker).length === 1, { what: "the bash step to run" });
       process.kill(pid, "SIGKILL");
       for (const result of await Promise.all([js, bash])) {
         expect(!result.ok && result.error).toMatch(/^the sandbox runner process exited unexpectedly \(SIGKILL\)/);
       }
       // Its zygote reads the end of its input and kills its steps.
-      await allGone([stepPid!]);
+      await waitFor(() => sleepers(marker).length === 0, { what: "the step to be gone" });
       expect(await runner.run(step("javascript", "return 'again'"))).toMatchObject({ ok: true, output: "again" });
       expect(await runner.run(step("bash", "echo again"))).toMatchObject({ ok: true, output: "again" });
       expect(isAlive(pid)).toBe(false);
@@ -68,49 +70,54 @@ describe("createCodeRunner", () => {
     const tmpRoot = join(scratch, "root");
     await mkdir(tmpRoot);
     const runner = await createCodeRunner({ tmpRoot });
-    const pidFile = join(scratch, "close.pids");
-    const base = { vars: { pids: pidFile }, input: null, timeoutMs: 60_000 };
+    const markers = [sleepMarker(), sleepMarker()];
+    const base = { vars: {}, input: null, timeoutMs: 60_000 };
     const runs = [
       runner.run({ ...base, language: "javascript", code: "for (;;) {}" }),
-      runner.run({ ...base, language: "bash", code: 'echo $$ >> "$WF_VAR_pids"; sleep 100' }),
-      runner.run({ ...base, language: "python", code: 'import os, time\nopen(os.environ["WF_VAR_pids"], "a").write(f"{os.getpid()}\\n")\ntime.sleep(100)' }),
+      runner.run({ ...base, language: "bash", code: `sleep ${markers[0]}` }),
+      runner.run({ ...base, language: "python", code: `import subprocess\nsubprocess.run(["sleep", "${markers[1]}"])` }),
     ];
-    const pids = await waitFor(async () => {
-      const found = (await readFile(pidFile, "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
-      return found.length === 2 && found;
-    });
-    const processes = [...descendants(process.pid, RUNNER_PROCESS), ...descendants(process.pid, ZYGOTE_PROCESS)];
+    await waitFor(() => markers.every((m) => sleepers(m).length === 1), { what: "the steps to run" });
+    const processes = [...descendants(process.pid, RUNNER_PROCESS), ...zygotes()];
     expect(processes.length).toBeGreaterThanOrEqual(3);
     await runner.close();
     for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: false });
-    await allGone([...pids, ...processes]);
+    await allGone(processes);
+    await waitFor(() => markers.every((m) => sleepers(m).length === 0), { what: "the steps' processes to be gone" });
     expect(await readdir(tmpRoot)).toEqual([]);
     await expect(runner.run({ ...base, language: "javascript", code: "return 1" })).rejects.toThrow(/closed/);
   });
 
+  /** A standalone runner on its own socket, started under `prefix` (a command that it runs in) with `env`. */
+  async function standaloneRunner(name: string, prefix: string[] = [], env: Record<string, string> = {}): Promise<{ socket: string; stop(): Promise<void> }> {
+    const socket = join(scratch, `${name}.sock`);
+    const [file, ...args] = [...prefix, process.execPath, "--import", "tsx", "--no-node-snapshot", SANDBOX_MAIN];
+    const proc = spawn(file!, args, { env: { PATH: process.env.PATH ?? "", WF_SANDBOX_SOCKET: socket, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    let log = "";
+    proc.stderr?.setEncoding("utf8").on("data", (text: string) => (log += text));
+    await waitFor(() => log.includes("ready on"), { what: `the sandbox runner to listen (${log})`, timeoutMs: 20_000 });
+    return {
+      socket,
+      async stop() {
+        const exited = new Promise((resolve) => proc.once("exit", resolve));
+        proc.kill("SIGTERM");
+        await exited;
+      },
+    };
+  }
+
   describe("with a standalone sandbox runner", () => {
-    let sandbox: ChildProcess;
-    let socket: string;
+    let sandbox: Awaited<ReturnType<typeof standaloneRunner>>;
     beforeAll(async () => {
-      socket = join(scratch, "sandbox.sock");
-      sandbox = spawn(process.execPath, ["--import", "tsx", "--no-node-snapshot", SANDBOX_MAIN], {
-        env: { PATH: process.env.PATH ?? "", WF_SANDBOX_SOCKET: socket },
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      let log = "";
-      sandbox.stderr?.setEncoding("utf8").on("data", (text: string) => (log += text));
-      await waitFor(() => log.includes("ready on"), { what: `the sandbox runner to listen (${log})`, timeoutMs: 20_000 });
+      sandbox = await standaloneRunner("sandbox");
     });
     afterAll(async () => {
-      const exited = new Promise((resolve) => sandbox.once("exit", resolve));
-      sandbox.kill("SIGTERM");
-      await exited;
+      await sandbox.stop();
     });
 
     it("runs steps through its socket, logs streamed and artifacts returned", async () => {
-      const runner = await createCodeRunner({ socket });
-      try {
-        expect(runner.isolation()).toMatchObject({ network: "namespace", filesystem: "bubblewrap" });
+      const runner = await createCodeRunner({ socket: sandbox.socket });      try {
+        expect(runner.isolation()).toMatchObject({ network: "proxy", filesystem: "sandbox", uids: "per step", seccomp: true });
         expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
         const lines: string[] = [];
         const code = 'import os\nprint("working")\nopen(os.environ["WF_ARTIFACTS_DIR"] + "/a.bin", "wb").write(bytes(range(256)))\nprint(\'{"n": 1}\')';
@@ -127,6 +134,41 @@ describe("createCodeRunner", () => {
 
     it("fails clearly when the socket is not there", async () => {
       await expect(createCodeRunner({ socket: join(scratch, "nothing.sock") })).rejects.toThrow(/sandbox runner at .* is unreachable/);
+    });
+  });
+
+  // A runner in a user namespace of its own that maps only its root cannot give files to the
+  // sandbox's uids, as a runner that is not root could not: the sandbox cannot start there.
+  describe("where the sandbox cannot start", () => {
+    const UNPRIVILEGED = ["unshare", "--user", "--map-root-user"];
+
+    it("refuses steps other than JavaScript and TypeScript, saying why and what would run them", async () => {
+      const sandbox = await standaloneRunner("refusing", UNPRIVILEGED);
+      const runner = await createCodeRunner({ socket: sandbox.socket });
+      try {
+        expect(runner.isolation()).toMatchObject({ processes: "refused", reason: expect.stringMatching(/WF_SANDBOX_UIDS.*cannot own files here/) });
+        const bash = await runner.run(step("bash", "echo should not run"));
+        expect(!bash.ok && bash.error).toMatch(/^code steps in bash need the sandbox, which cannot start on this runner: .*\(WF_SANDBOX_UNSAFE=1 runs them without it\)$/);
+        expect(await runner.run(step("javascript", "return 1"))).toMatchObject({ ok: true, output: 1 });
+      } finally {
+        await runner.close();
+        await sandbox.stop();
+      }
+    });
+
+    it("runs them on the host when the operator opts in (WF_SANDBOX_UNSAFE=1), and says so", async () => {
+      const sandbox = await standaloneRunner("unsafe", UNPRIVILEGED, { WF_SANDBOX_UNSAFE: "1" });
+      const runner = await createCodeRunner({ socket: sandbox.socket });
+      try {
+        expect(runner.isolation()).toMatchObject({ processes: "unsafe", network: "host", filesystem: "host", uids: "none", seccomp: true });
+        const result = await runner.run(step("bash", 'echo hi > "$WF_ARTIFACTS_DIR/a.txt"; test -d /home && echo "sees the host"'));
+        expect(result).toMatchObject({ ok: true, output: "sees the host", artifacts: [{ path: "a.txt", size: 3 }] });
+        // The seccomp filter and the limits still hold.
+        expect(await runner.run(step("python", "import ctypes\nprint(ctypes.CDLL(None).unshare(0x10000000))"))).toMatchObject({ ok: true, output: -1 });
+      } finally {
+        await runner.close();
+        await sandbox.stop();
+      }
     });
   });
 });

@@ -5,6 +5,8 @@ import { resolve } from "node:path";
 import { makeCodeRoot } from "./code-root";
 import { LocalRunner } from "./local-runner";
 import { RunnerConnection } from "./runner-connection";
+import type { SandboxSettings } from "./sandbox-settings";
+import { DEFAULT_SANDBOX_SETTINGS } from "./sandbox-settings";
 import type { CodeRunner, Isolation, SandboxLimits } from "./types";
 import { CODE_LANGUAGES, DEFAULT_LIMITS, UnsupportedLanguageError } from "./types";
 
@@ -18,10 +20,12 @@ export interface CodeRunnerOptions {
   /** The isolate heap of JavaScript steps; `limits.jsMemoryMb` by another name. */
   jsMemoryLimitMb?: number;
   limits?: Partial<SandboxLimits>;
+  /** How local runners set up the sandbox. */
+  sandbox?: SandboxSettings;
 }
 
 const DEFAULT_POOL = 2;
-const UNKNOWN_ISOLATION: Isolation = { network: "none", filesystem: "none", limits: [] };
+const UNKNOWN_ISOLATION: Isolation = { processes: "refused", reason: "the sandbox runner did not start", network: "none", filesystem: "none", readable: [], uids: "none", seccomp: false, limits: [] };
 
 /** Where runs go: local runner processes or a remote runner, each with its connection(s). */
 interface Runners {
@@ -67,7 +71,8 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
   // Absolute: the zygotes' socket paths are used from other working directories. Making it also
   // removes the roots of executors that were killed before they could.
   const root = await makeCodeRoot(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-");
-  const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, writable: [tmpdir()] }));
+  const settings = opts.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
+  const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, settings }));
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
   return {
     pick: () => pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least)).live(),

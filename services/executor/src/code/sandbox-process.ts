@@ -1,18 +1,25 @@
 /**
  * A local sandbox runner: forked by the service (see local-runner.ts) with an environment that
  * holds no credentials, serving the one connection on its fd 3 (a socket pair) until the service
- * closes it or dies. Arguments: the directory for its run directories, then further paths steps
- * may write to.
+ * closes it or dies. Arguments: the directory for its zygotes and run directories, and its
+ * settings (SandboxSettings, JSON).
  */
 import { Socket } from "node:net";
+import { createLogger } from "@wf/shared/log";
+import { EgressPolicy, EgressProxy } from "../egress/index";
+import { hostAddresses } from "../egress/host-addresses";
 import { Sandbox } from "./sandbox";
 import { serveConnection } from "./sandbox-server";
+import { SandboxSettings } from "./sandbox-settings";
 
-const [tmpRoot, ...writable] = process.argv.slice(2);
-if (!tmpRoot) throw new Error("usage: sandbox-process.ts TMP_ROOT [WRITABLE...]");
-const sandbox = await Sandbox.start({ tmpRoot, writable });
+const [tmpRoot, settingsJson] = process.argv.slice(2);
+if (!tmpRoot || !settingsJson) throw new Error("usage: sandbox-process.ts TMP_ROOT SETTINGS_JSON");
+const settings = SandboxSettings.parse(JSON.parse(settingsJson));
+const policy = new EgressPolicy({ allow: settings.egressAllow, hostAddresses: hostAddresses() });
+const egress = new EgressProxy({ policy, log: createLogger("warn", { component: "egress" }) });
+const sandbox = await Sandbox.start({ tmpRoot, uids: settings.uids, readOnly: settings.readOnly, unsafe: settings.unsafe, egress });
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 channel.on("close", () => {
-  void sandbox.close().finally(() => process.exit(0));
+  void Promise.all([sandbox.close(), egress.close()]).finally(() => process.exit(0));
 });
 serveConnection(channel, sandbox);

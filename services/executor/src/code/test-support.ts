@@ -47,8 +47,33 @@ export function descendants(ancestor: number, pattern: RegExp): number[] {
 
 /** The sandbox runner processes started by this process. */
 export const RUNNER_PROCESS = /sandbox-process\.ts/;
-/** Zygotes (the Python processes, not the bubblewrap ones that start them). */
-export const ZYGOTE_PROCESS = /^\S*python\S* -I \S*zygote\.py/;
+const ZYGOTE_COMMAND = /^\S*python\S* -I -B \/run\/wf\/lib\/main\.py/;
+
+/** The zygotes started by this process (not the steps' processes forked from them, which share their command line). */
+export function zygotes(): number[] {
+  return descendants(process.pid, ZYGOTE_COMMAND).filter((pid) => {
+    try {
+      return /enter\.py/.test(readFileSync(`/proc/${stat(pid).ppid}/cmdline`, "utf8"));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The run directories of steps under `root` (the tmpRoot a code runner was given). */
+export function runDirs(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const path = `${dir}/${entry.name}`;
+      if (entry.name.startsWith("run-") && dir.endsWith("/runs")) found.push(path);
+      else if (depth < 4) walk(path, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return found;
+}
 
 function stat(pid: number): { state: string; ppid: number } {
   const text = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -15,8 +15,14 @@ export interface CodeRequest {
   /** The current `foreach` item: `WF_ITEM` (JSON) and `WF_ITEM_<field>`; `item` in JavaScript scope. */
   item?: unknown;
   timeoutMs: number;
-  /** Whether the step's processes may use the network (JavaScript has none either way). */
-  network?: boolean;
+  /**
+   * The step's way out (JavaScript has none either way): none when unset or false; otherwise
+   * through the egress proxy, to what the operator's policy allows, narrowed to `allow` (host
+   * patterns) when given.
+   */
+  network?: boolean | { allow: string[] };
+  /** Whose step this is (the execution's owner): steps of different owners never share a zygote. */
+  owner?: string;
 }
 
 /** A file the step wrote into WF_ARTIFACTS_DIR (JavaScript: `artifacts.write`). */
@@ -27,15 +33,43 @@ export interface Artifact {
   content: Buffer;
 }
 
+/** A connection the step's egress proxy refused (with no destination: one over its cap of connections). */
+export interface EgressRefused {
+  host?: string;
+  port?: number;
+  reason: string;
+}
+
+/** The connections a step's egress proxy refused: the first ones, and how many in all. */
+export interface Refusals {
+  first: EgressRefused[];
+  total: number;
+}
+
 export type CodeResult =
-  | { ok: true; output: unknown; logs: string[]; artifacts: Artifact[]; durationMs: number }
-  | { ok: false; error: string; logs: string[]; artifacts: Artifact[]; durationMs: number; timedOut: boolean };
+  | { ok: true; output: unknown; logs: string[]; artifacts: Artifact[]; durationMs: number; refused?: Refusals }
+  | { ok: false; error: string; logs: string[]; artifacts: Artifact[]; durationMs: number; timedOut: boolean; refused?: Refusals };
 
 /** What a step's processes are confined by on the sandbox runner, for the service to log at start-up. */
 export interface Isolation {
-  network: "namespace" | "none";
-  filesystem: "bubblewrap" | "none";
-  /** The limits in force, each with its mechanism, e.g. "processes 256 (pids cgroup)". */
+  /**
+   * How steps other than JavaScript and TypeScript run: in the sandbox; on the host without it
+   * (an operator's opt-in, WF_SANDBOX_UNSAFE=1, where the sandbox cannot start); or not at all.
+   */
+  processes: "sandbox" | "unsafe" | "refused";
+  /** Why the sandbox cannot start here, when it cannot. */
+  reason?: string;
+  /** `proxy`: a network namespace per step, its only way out the egress proxy; `host`: the host's network. */
+  network: "proxy" | "host" | "none";
+  /** `sandbox`: only `readable`, read-only, and the step's own directories; `host`: the host's file system. */
+  filesystem: "sandbox" | "host" | "none";
+  /** The host paths a step can read (besides its own /work, /tmp and /dev/shm). */
+  readable: string[];
+  /** `per step`: each running step its own unprivileged uid; `none`: the runner's. */
+  uids: "per step" | "none";
+  /** Whether system calls no step needs are refused (seccomp). */
+  seccomp: boolean;
+  /** The limits in force, each with its mechanism, e.g. "processes per step (pids cgroup)". */
   limits: string[];
 }
 
@@ -43,8 +77,12 @@ export interface Isolation {
 export interface SandboxLimits {
   /** Heap of a JavaScript or TypeScript step's isolate. */
   jsMemoryMb: number;
-  /** Writable memory of each process of a step (RLIMIT_DATA). */
+  /** Memory of a step, all its processes together (memory cgroup), and of each (RLIMIT_DATA). */
   memoryMb: number;
+  /** CPUs a step may use at once (cpu cgroup). */
+  cpus: number;
+  /** Size of a step's private /tmp (and of its /dev/shm); their content counts as its memory. */
+  tmpMb: number;
   /** Processes and threads of one step (a pids cgroup), also RLIMIT_NPROC where that applies. */
   processes: number;
   openFiles: number;
@@ -58,6 +96,8 @@ export interface SandboxLimits {
 export const DEFAULT_LIMITS: SandboxLimits = {
   jsMemoryMb: 128,
   memoryMb: 512,
+  cpus: 1,
+  tmpMb: 256,
   processes: 256,
   openFiles: 256,
   outputBytes: 10 * 1024 * 1024,

@@ -1,30 +1,29 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdir, rm, writeFile } from "node:fs/promises";
 import type { Server, Socket } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
-import type { BaseEnv } from "./env";
+import type { UidBlock } from "./host/uid-block";
+import type { PlanEntry } from "./sandbox-plan";
+import { ZYGOTE_LIB } from "./sandbox-plan";
 import type { ExitStatus, StepProcess } from "./supervise";
 
-const ZYGOTE_SCRIPT = fileURLToPath(new URL("./zygote.py", import.meta.url));
+const ENTER_SCRIPT = join(ZYGOTE_LIB, "enter.py");
 /** Longest first line a connection may send: a 32-character hex token and its newline. */
 const MAX_TOKEN_LINE = 64;
 const STDERR_TAIL_CHARS = 2048;
 
 type ZygoteMessage =
-  | { ready: true }
+  | { ready: true; seccomp: boolean }
   | { id: number; pid: number }
   | { id: number; code: number | null; signal: string | null; connected: boolean }
   | { id: number; error: string };
 
 interface ZygoteRun {
-  pid?: number;
-  killRequested: boolean;
   streams: PassThrough[];
   resolve: (status: ExitStatus) => void;
   reject: (err: Error) => void;
@@ -33,59 +32,91 @@ interface ZygoteRun {
 /** What a step's process runs: Python code in the forked child, or a program it execs. */
 export type ZygoteCommand = { code: string } | { argv: string[] };
 
-/** Set in the child before user code runs; see set_limits() in zygote.py. */
+/** Set in the step's process before user code runs; see zygote/confine.py. */
 export interface ProcessLimits {
   cpuSeconds: number;
   dataBytes: number;
   openFiles: number;
   processes: number;
   fileBytes: number;
+  /** Size of the step's private /tmp and /dev/shm (each). */
+  tmpBytes: number;
+  artifactFiles: number;
+  artifactFileBytes: number;
+  artifactTotalBytes: number;
 }
 
 export interface ZygoteRequest {
-  cwd: string;
+  /** The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /work to the step when confined. */
+  runDir: string;
+  /** The step's uid (and gid): in the sandbox's user namespace, or on the host when not confined. */
+  uid: number;
   env: Record<string, string>;
   limits: ProcessLimits;
-  /** A pids cgroup for the child to join before running user code. */
-  cgroup?: string;
+  /** The cgroup directories the step joins, as the zygote sees them. */
+  cgroups: string[];
+  /** The step's proxy: its port inside, and its egress socket (a name in the zygote's `ctl` directory). */
+  network?: { port: number; socket: string };
+  /** An interactive process (an MCP server): its stdin is a stream of the caller's. */
+  interactive?: boolean;
+}
+
+/** A started step process, with the artifacts it leaves and, when interactive, its stdin. */
+export interface ZygoteProcess extends StepProcess {
+  /** The artifacts connection's raw content (see zygote/artifacts.py), ended when the step is over. */
+  readonly artifacts: PassThrough;
+  readonly stdin: PassThrough | undefined;
+  /** Ends the step's processes; its artifacts still come (a timeout, a limit). */
+  stop(): void;
 }
 
 /**
- * The runner side of zygote.py: starts it (inside `sandbox`, the bubblewrap command line, when
- * given), asks it to fork a child per step and hands each child's stdio to the caller as
- * streams. A child connects to a Unix socket served here (in a 0700 directory) with the random
- * single-use token it was forked with, receives its request on that connection, which becomes
- * its stdout, and opens a second one for stderr with a second token from the request; an
- * unknown token is hung up on.
+ * The runner side of a zygote (zygote/main.py): starts it in its sandbox (zygote/enter.py,
+ * which this process answers by writing the user namespace's uid and gid maps), asks it to fork
+ * a step's processes and hands each step's stdio and artifacts to the caller as streams. A step's
+ * supervisor connects to a Unix socket served here (in the zygote's `ctl` directory, which only
+ * the zygote's uid may enter) with the random single-use token it was forked with, receives its
+ * request on that connection, which becomes the step's stdout, and opens its other connections
+ * with the tokens the request names; an unknown token is hung up on.
  */
 export class Zygote {
   private readonly runs = new Map<number, ZygoteRun>();
-  /** Connections expected from children not connected yet, by token. */
-  private readonly waiting = new Map<string, { stream: PassThrough; reply: string | undefined }>();
+  /** Connections expected from steps not connected yet, by token. */
+  private readonly waiting = new Map<string, { stream: PassThrough; reply: string | undefined; toStep: boolean }>();
   private nextId = 1;
   private stderrTail = "";
   private exitError: Error | undefined;
-  private readonly ready: Promise<void>;
+  private readonly ready: Promise<{ seccomp: boolean }>;
+  /** Whether its steps run under the seccomp filter (not where the filter does not know the machine's system calls). */
+  seccomp = false;
   private readonly onFailed: (err: Error) => void;
 
   private constructor(
     private readonly proc: ChildProcessWithoutNullStreams,
     private readonly server: Server,
+    /** Where the zygote's run directories are, on the host. */
+    readonly runsDir: string,
+    /** Where its control sockets are, on the host (egress sockets go here too). */
+    readonly ctlDir: string,
     private readonly dir: string,
+    /** Whether it runs in the sandbox; see start(). */
+    readonly confined: boolean,
+    uids: UidBlock | undefined,
   ) {
     server.on("connection", (socket) => this.accept(socket));
     proc.stderr.setEncoding("utf8").on("data", (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
     });
-    let onReady: () => void = () => undefined;
+    let onReady: (r: { seccomp: boolean }) => void = () => undefined;
     let onFailed: (err: Error) => void = () => undefined;
-    this.ready = new Promise<void>((resolve, reject) => {
+    this.ready = new Promise((resolve, reject) => {
       onReady = resolve;
       onFailed = reject;
     });
     createInterface({ input: proc.stdout }).on("line", (line) => {
+      if (line === "userns" && uids) return void this.mapUsers(uids).catch((err: Error) => this.shutdown(err));
       const msg = parseMessage(line);
-      if (msg && "ready" in msg) onReady();
+      if (msg && "ready" in msg) onReady({ seccomp: msg.seccomp });
       else if (msg) this.onRunMessage(msg);
     });
     this.onFailed = onFailed;
@@ -96,36 +127,70 @@ export class Zygote {
     proc.on("error", (err) => this.shutdown(this.failure(`failed: ${err.message}`)));
   }
 
-  static async start(opts: { python: string; tmpRoot: string; baseEnv: BaseEnv; sandbox?: string[] }): Promise<Zygote> {
-    const dir = await mkdtemp(join(opts.tmpRoot, "zygote-"));
-    const socketPath = join(dir, "stdio.sock");
+  /**
+   * Starts a zygote in `dir` (made here, removed when it ends): in the sandbox, its file system
+   * `plan` and its uids those of `uids`; without `plan` (an operator's opt-in where the sandbox
+   * cannot start), on the host as it is. Resolves once it is ready.
+   */
+  static async start(opts: {
+    python: string;
+    dir: string;
+    plan: ((dirs: { runs: string; ctl: string }) => PlanEntry[]) | undefined;
+    uids: UidBlock | undefined;
+    env: Record<string, string>;
+  }): Promise<Zygote> {
+    const { dir, uids } = opts;
+    const owner = uids?.hostBase ?? process.getuid?.() ?? 0;
+    const runs = join(dir, "runs");
+    const ctl = join(dir, "ctl");
+    await mkdir(dir, { mode: 0o700 });
+    // The zygote's uid owns both; steps reach only their own run directory, through its own mount.
+    await mkdir(runs, { mode: 0o711 });
+    await mkdir(ctl, { mode: 0o700 });
+    await Promise.all([chown(runs, owner, owner), chown(ctl, owner, owner)]);
+    const socketPath = join(ctl, "stdio.sock");
     const server = createServer();
     await new Promise<void>((resolve, reject) => server.once("error", reject).listen(socketPath, resolve));
-    const command = [opts.python, "-I", ZYGOTE_SCRIPT, socketPath];
-    const [file, ...args] = opts.sandbox ? [...opts.sandbox, ...command] : command;
-    const proc = spawn(file!, args, { cwd: dir, env: { ...opts.baseEnv, HOME: dir }, stdio: "pipe" });
-    const zygote = new Zygote(proc, server, dir);
+    await chown(socketPath, owner, owner);
+    let proc: ChildProcessWithoutNullStreams;
+    if (opts.plan) {
+      const planFile = join(dir, "plan.json");
+      await writeFile(planFile, JSON.stringify(opts.plan({ runs, ctl })), { mode: 0o600 });
+      const zygoteCommand = [opts.python, "-I", "-B", "/run/wf/lib/main.py", "/run/wf/ctl"];
+      proc = spawn(opts.python, ["-I", "-B", ENTER_SCRIPT, planFile, ...zygoteCommand], { cwd: "/", env: opts.env, stdio: "pipe" });
+    } else {
+      proc = spawn(opts.python, ["-I", "-B", join(ZYGOTE_LIB, "main.py"), ctl], { cwd: ctl, env: opts.env, stdio: "pipe" });
+    }
+    const zygote = new Zygote(proc, server, runs, ctl, dir, opts.plan !== undefined, uids);
     try {
-      await zygote.ready;
+      zygote.seccomp = (await zygote.ready).seccomp;
+      return zygote;
     } catch (err) {
       zygote.kill();
       throw err;
     }
-    return zygote;
   }
 
   get alive(): boolean {
     return this.exitError === undefined;
   }
 
-  /** Forks the process of one step, which receives its request (command, environment, cwd, limits) from here, not through the zygote. */
-  fork(command: ZygoteCommand, request: ZygoteRequest): StepProcess {
-    const stdoutToken = newToken();
-    const stderrToken = newToken();
-    const requestLine = `${JSON.stringify({ ...command, ...request, stderr: stderrToken })}\n`;
+  /** Steps forked and not yet reported ended. */
+  get busy(): number {
+    return this.runs.size;
+  }
+
+  /** Forks the processes of one step, which receive their request from here, not through the zygote. */
+  fork(command: ZygoteCommand, request: ZygoteRequest): ZygoteProcess {
+    const tokens = { stdout: newToken(), stderr: newToken(), artifacts: newToken(), stdin: request.interactive ? newToken() : undefined };
+    const { interactive: _, ...rest } = request;
+    const requestLine = `${JSON.stringify({ ...command, ...rest, confined: this.confined, gid: request.uid, stderr: tokens.stderr, artifacts: tokens.artifacts, stdin: tokens.stdin })}\n`;
+    const stdout = this.expectConnection(tokens.stdout, requestLine);
+    const stderr = this.expectConnection(tokens.stderr);
+    const artifacts = this.expectConnection(tokens.artifacts);
+    const stdin = tokens.stdin === undefined ? undefined : this.expectConnection(tokens.stdin, undefined, true);
     const run: ZygoteRun = {
-      killRequested: false,
-      streams: [this.expectConnection(stdoutToken, requestLine), this.expectConnection(stderrToken)],
+      streams: [stdout, stderr, artifacts, ...(stdin ? [stdin] : [])],
       resolve: () => undefined,
       reject: () => undefined,
     };
@@ -133,31 +198,24 @@ export class Zygote {
       run.resolve = resolve;
       run.reject = reject;
     });
+    const id = this.nextId++;
     if (this.exitError) {
       endStreams(run);
       run.reject(this.exitError);
     } else {
-      const id = this.nextId++;
       this.runs.set(id, run);
-      this.proc.stdin.write(`${JSON.stringify({ id, token: stdoutToken })}\n`);
+      this.send({ id, token: tokens.stdout });
     }
-    const [stdout, stderr] = run.streams as [PassThrough, PassThrough];
-    return {
-      stdout,
-      stderr,
-      exited,
-      kill: () => {
-        // Until the zygote has reported the pid, remember the kill and do it when it does.
-        if (run.pid === undefined) run.killRequested = true;
-        else killProcessGroup(run.pid);
-      },
-      limitReached: () => undefined,
+    const end = (how: "stop" | "kill") => () => {
+      if (this.runs.has(id)) this.send({ kill: id, how });
     };
+    return { stdout, stderr, artifacts, stdin, exited, stop: end("stop"), kill: end("kill"), limitReached: () => undefined };
   }
 
   /**
-   * Stops the zygote: the end of its input has it kill its steps' groups and exit, which a
-   * SIGKILL to the bubblewrap process in front of it would not reach.
+   * Stops the zygote: the end of its input has it kill its steps and exit; the SIGKILL of the
+   * process that started it reaches it too (its parent death signal), and with the zygote, the
+   * init of their PID namespace, every step.
    */
   kill(): void {
     this.proc.stdin.destroy();
@@ -165,14 +223,22 @@ export class Zygote {
     this.shutdown(new Error("the zygote was stopped"));
   }
 
+  private send(msg: object): void {
+    this.proc.stdin.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  private async mapUsers(uids: UidBlock): Promise<void> {
+    const pid = this.proc.pid;
+    if (pid === undefined) return;
+    await writeFile(`/proc/${pid}/uid_map`, uids.idMap);
+    await writeFile(`/proc/${pid}/gid_map`, uids.idMap);
+    this.proc.stdin.write("mapped\n");
+  }
+
   private onRunMessage(msg: Exclude<ZygoteMessage, { ready: true }>): void {
     const run = this.runs.get(msg.id);
     if (!run) return;
-    if ("pid" in msg) {
-      run.pid = msg.pid;
-      if (run.killRequested) killProcessGroup(msg.pid);
-      return;
-    }
+    if ("pid" in msg) return;
     this.runs.delete(msg.id);
     if ("error" in msg) {
       endStreams(run);
@@ -183,7 +249,7 @@ export class Zygote {
     else {
       // It died before running any user code, and will not connect now: no streams to wait for.
       endStreams(run);
-      run.reject(new Error(`the step's process failed before running it (${msg.signal ?? `exit code ${msg.code}`})`));
+      run.reject(new Error(`the step's process failed before running it (${msg.signal ?? `exit code ${msg.code}`})${this.stderrTail ? `: ${this.stderrTail.trim()}` : ""}`));
     }
   }
 
@@ -191,25 +257,28 @@ export class Zygote {
     return new Error(`the zygote ${what}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ""}`);
   }
 
-  /** Fails every run in flight; their children, orphaned from the zygote, are killed by group. */
+  /** Fails every run in flight; their processes die with the zygote, the init of their namespace. */
   private shutdown(err: Error): void {
     if (this.exitError) return;
     this.exitError = err;
     this.onFailed(err);
     for (const run of this.runs.values()) {
-      killProcessGroup(run.pid);
       endStreams(run);
       run.reject(err);
     }
     this.runs.clear();
     this.server.close();
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill("SIGKILL");
     void rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  /** A stream for the connection that will introduce itself with `token`, to be sent `reply` first. */
-  private expectConnection(token: string, reply?: string): PassThrough {
+  /**
+   * A stream for the connection that will introduce itself with `token`, to be sent `reply`
+   * first: what the step writes on it, or, `toStep`, what the caller writes to the step.
+   */
+  private expectConnection(token: string, reply?: string, toStep = false): PassThrough {
     const stream = new PassThrough();
-    this.waiting.set(token, { stream, reply });
+    this.waiting.set(token, { stream, reply, toStep });
     stream.once("close", () => this.waiting.delete(token));
     return stream;
   }
@@ -231,7 +300,12 @@ export class Zygote {
         return;
       }
       this.waiting.delete(token);
-      const { stream, reply } = expected;
+      const { stream, reply, toStep } = expected;
+      if (toStep) {
+        stream.pipe(socket);
+        socket.once("close", () => stream.destroy());
+        return;
+      }
       if (reply !== undefined) socket.write(reply);
       stream.write(head.subarray(newline + 1));
       socket.pipe(stream);
@@ -243,15 +317,6 @@ export class Zygote {
     };
     socket.on("data", onData);
     socket.on("error", () => socket.destroy());
-  }
-}
-
-function killProcessGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // ESRCH: the whole group is gone already.
   }
 }
 

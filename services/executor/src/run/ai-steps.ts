@@ -6,6 +6,7 @@ import { checkAnswer, compileOutputSchema } from "../ai/output-schema";
 import { addUsage } from "../ai/pricing";
 import { ProviderError, type ChatMessage, type ChatRequest, type ToolSpec } from "../ai/providers/types";
 import type { Committer } from "./committer";
+import { jsonBytes } from "./result-limits";
 import { DeltaStream } from "./delta-stream";
 import type { RunEffects } from "./effects";
 import type { Scope } from "./scope";
@@ -35,7 +36,7 @@ export async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, pat
     return step.type === "llm" ? await runLlm(host, step, path, st, scope) : await runAgent(host, step, path, st, scope);
   } catch (err) {
     if (err instanceof ProviderError || err instanceof McpConnectError) {
-      return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: err instanceof McpConnectError || err.retryable };
+      return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: err.retryable };
     }
     if (err instanceof BudgetError) return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: false };
     throw err;
@@ -45,7 +46,7 @@ export async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, pat
 async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
   const prompt = asText(await host.render(step.prompt, scope));
   const system = step.system === undefined ? undefined : asText(await host.render(step.system, scope));
-  if (host.c.snap.enableMonitoring) st.input = { model: step.model, ...(system === undefined ? {} : { system }), prompt };
+  if (host.c.snap.enableMonitoring) keepInput(host, path, st, { model: step.model, ...(system === undefined ? {} : { system }), prompt });
   let validate: ReturnType<typeof compileOutputSchema> | null = null;
   if (step.output_schema !== undefined) {
     try {
@@ -92,7 +93,7 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
   const prompt = asText(await host.render(step.prompt, scope));
   const instructions = agent.instructions === undefined ? undefined : asText(await host.render(agent.instructions, scope));
   const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, scope)));
-  if (host.c.snap.enableMonitoring) st.input = { agent: agent.name, model: agent.model, prompt };
+  if (host.c.snap.enableMonitoring) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt });
   await host.c.flush();
 
   const tools = new Map<string, { server: McpServerTarget; tool: string }>();
@@ -108,6 +109,7 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
   const calls = new StepCalls(host, step.name, path, st, scope.signal);
   const records: ToolCallRecord[] = [];
   st.toolCalls = records;
+  let recordedBytes = 0;
   const messages: ChatMessage[] = [{ role: "user", text: prompt }];
   const maxTurns = agent.max_turns ?? DEFAULT_MAX_TURNS;
   for (let turn = 1; turn <= maxTurns; turn++) {
@@ -127,12 +129,14 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
         turn,
         server: target?.server.name ?? "",
         tool: target?.tool ?? call.name,
-        arguments: args ?? cut(call.arguments),
+        arguments: args !== null && jsonBytes(args) <= RECORDED_CHARS ? args : cut(args === null ? call.arguments : JSON.stringify(args)),
         result: cut(result.text),
         isError: result.isError,
         durationMs: Math.round(performance.now() - started),
       };
-      records.push(record);
+      recordedBytes += jsonBytes(record);
+      const full = recordedBytes > host.c.limits.toolCallBytes;
+      records.push(full ? { ...record, arguments: null, result: `[not kept: this step's tool calls passed ${host.c.limits.toolCallBytes} bytes]` } : record);
       host.c.emit("step_tool_call", path, { ...record, attempt: st.attempts });
       results.push({ callId: call.id, content: result.text, isError: result.isError });
     }
@@ -253,6 +257,12 @@ function promptChars(req: ChatRequest): number {
 function asText(value: unknown): string {
   if (typeof value === "string") return value;
   return value === undefined || value === null ? "" : JSON.stringify(value);
+}
+
+/** A monitored step's input, cut to its limit and accounted in the record. */
+function keepInput(host: AiStepHost, path: string, st: StepState, input: unknown): void {
+  st.input = host.c.budget.input(input);
+  host.c.budget.account(path, st);
 }
 
 function cut(text: string): string {

@@ -9,6 +9,7 @@ import { backoffMs } from "./backoff";
 import type { Committer } from "./committer";
 import type { RunEffects } from "./effects";
 import { LogBatcher } from "./log-batcher";
+import { jsonBytes } from "./result-limits";
 import { expressionContext, iterationScope, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, sleep } from "./signals";
 
@@ -96,7 +97,7 @@ export class ExecutionRun {
       const closedGate = Object.values(s.steps).find((st) => CLOSED_GATE.has(st.status));
       if (closedGate) this.skipUnreached(this.wf.steps, "");
       s.status = "FAILED";
-      s.error = closedGate?.error ?? outcome.error;
+      s.error = this.c.budget.error(closedGate?.error ?? outcome.error);
       this.c.emit("exec_failed", undefined, { status: s.status, error: s.error, duration });
     } else {
       s.status = "COMPLETED";
@@ -148,7 +149,7 @@ export class ExecutionRun {
     for (const step of steps) {
       const path = prefix + step.name;
       if (this.snap.steps[path]) continue;
-      this.snap.steps[path] = newState(step, "SKIPPED", now);
+      this.record(path, newState(step, "SKIPPED", now));
       this.c.emit("step_skipped", path, { status: "SKIPPED", reason: "approval" });
     }
   }
@@ -166,6 +167,7 @@ export class ExecutionRun {
     let last: Outcome = { kind: "skipped" };
     for (const [i, step] of steps.entries()) {
       const r = await this.runStep(step, scope);
+      if (this.c.outboxFull) await this.c.flush();
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
@@ -192,14 +194,12 @@ export class ExecutionRun {
           return this.failNew(step, path, expressionFailure(step.name, err));
         }
         if (!go) {
-          const now = Date.now();
-          this.snap.steps[path] = newState(step, "SKIPPED", now);
+          this.record(path, newState(step, "SKIPPED", Date.now()));
           this.c.emit("step_skipped", path, { status: "SKIPPED", reason: "condition" });
           return { kind: "skipped" };
         }
       }
-      st = newState(step, step.manual_approval ? "AWAITING_APPROVAL" : "RUNNING", Date.now());
-      this.snap.steps[path] = st;
+      st = this.record(path, newState(step, step.manual_approval ? "AWAITING_APPROVAL" : "RUNNING", Date.now()));
     }
     if (st.status === "AWAITING_APPROVAL") {
       const gate = await this.awaitApproval(step, path, st, scope);
@@ -234,6 +234,12 @@ export class ExecutionRun {
         return this.finishFailed(step, path, st, expressionFailure(step.name, err));
       }
       if (typeof built === "string") return this.finishFailed(step, path, st, `step \`${step.name}\`: ${built}`);
+      // The reviewer's edited rows are kept in the same record, so the rows may take half of it.
+      const bytes = jsonBytes(built);
+      if (bytes > this.c.limits.recordBytes / 2) {
+        const error = `its approval (message and rows, ${bytes} bytes) is over half the NATS server's max_payload of ${this.c.limits.recordBytes} bytes; show the reviewer fewer or smaller rows`;
+        return this.finishFailed(step, path, st, `step \`${step.name}\`: ${error}`);
+      }
       record = built;
       await this.fx.openApproval(record);
       this.c.emit("step_awaiting_approval", path, {
@@ -249,13 +255,16 @@ export class ExecutionRun {
         return { kind: "parked" };
       case "CANCELLED":
         throw new CancelledError();
-      case "APPROVED":
+      case "APPROVED": {
+        if (this.snap.status === "AWAITING_APPROVAL") this.snap.status = "RUNNING";
         st.approved = approvedRows(record);
+        const refused = this.c.budget.admit(path, st, "the approved rows");
+        if (refused) return this.finishFailed(step, path, st, `step \`${step.name}\`: ${refused}`);
         st.status = "RUNNING";
         st.startedAt = now;
-        if (this.snap.status === "AWAITING_APPROVAL") this.snap.status = "RUNNING";
         this.c.emit("step_approved", path, { approvalId: record.id, decidedBy: record.decidedBy, comment: record.comment });
         return null;
+      }
       default: {
         if (this.snap.status === "AWAITING_APPROVAL") this.snap.status = "RUNNING";
         return { kind: "failed", error: this.closeGate(path, st, record, record.status, now), gateClosed: true };
@@ -265,9 +274,10 @@ export class ExecutionRun {
 
   /** The gated step takes the approval's rejection or expiry as its end; returns its error. */
   private closeGate(path: string, st: StepState, record: ApprovalRecord, status: "REJECTED" | "EXPIRED", now: number): string {
-    const error = closedGateError(record);
+    const error = this.c.budget.error(closedGateError(record));
     st.error = error;
     this.setStatus(st, status, now);
+    this.c.budget.account(path, st);
     this.c.emit(status === "EXPIRED" ? "step_expired" : "step_rejected", path, { status, approvalId: record.id, error });
     return error;
   }
@@ -311,23 +321,25 @@ export class ExecutionRun {
         return r;
       }
       if (r.kind === "completed") {
-        const now = Date.now();
-        st.output = r.output;
-        this.setStatus(st, "COMPLETED", now);
+        st.output = this.c.budget.output(r.output);
+        this.setStatus(st, "COMPLETED", Date.now());
+        const refused = this.c.budget.admit(path, st, "its result");
+        if (refused) return this.finishFailed(step, path, st, `step \`${step.name}\`: ${refused}`);
         if (scope.prefix === "") this.snap.completedSteps += 1;
         this.c.emit("step_completed", path, {
           status: st.status,
-          output: r.output,
+          output: st.output,
           duration: st.duration,
           attempts: st.attempts,
         });
-        return { kind: "completed", output: r.output };
+        return { kind: "completed", output: st.output };
       }
       const retry = step.retry;
       if (r.retryable && retry && st.attempts < retry.max_attempts) {
         st.retryAt = Date.now() + backoffMs(retry, st.attempts);
-        st.error = r.error;
-        this.c.emit("step_retrying", path, { attempt: st.attempts, error: r.error, retryAt: st.retryAt });
+        st.error = this.c.budget.error(r.error);
+        this.c.budget.account(path, st);
+        this.c.emit("step_retrying", path, { attempt: st.attempts, error: st.error, retryAt: st.retryAt });
         await this.c.flush();
         await this.fx.scheduleWake(path, st.retryAt);
         continue;
@@ -371,7 +383,10 @@ export class ExecutionRun {
   }
 
   private clearNested(step: Step, path: string, scope: Scope): void {
-    for (const nestedPath of this.nestedPaths(step, path, scope)) delete this.snap.steps[nestedPath];
+    for (const nestedPath of this.nestedPaths(step, path, scope)) {
+      delete this.snap.steps[nestedPath];
+      this.c.budget.forget(nestedPath);
+    }
   }
 
   /**
@@ -424,7 +439,10 @@ export class ExecutionRun {
 
   private async runCode(step: Extract<Step, { type: "code" }>, path: string, st: StepState, scope: Scope): Promise<Attempt> {
     const input = step.input === undefined ? {} : await this.render(step.input, scope);
-    if (this.snap.enableMonitoring) st.input = input;
+    if (this.snap.enableMonitoring) {
+      st.input = this.c.budget.input(input);
+      this.c.budget.account(path, st);
+    }
     // The attempt's start must be durable before its side effects begin.
     await this.c.flush();
     const live = this.snap.enableMonitoring ? this.liveLog(path, st.attempts) : undefined;
@@ -438,13 +456,16 @@ export class ExecutionRun {
         ...(scope.item === undefined ? {} : { item: scope.item }),
         timeoutMs: (step.timeout ?? CODE_DEFAULT_TIMEOUT_S) * 1000,
         network: step.network ?? false,
+        owner: this.snap.ownerId,
       },
       scope.signal,
       live?.add,
     );
     live?.flush();
     throwIfAborted(scope.signal);
-    if (this.snap.enableMonitoring && res.logs.length) st.logs = [...(st.logs ?? []), ...res.logs].slice(-1000);
+    if (this.snap.enableMonitoring && res.logs.length) st.logs = this.c.budget.logs([...(st.logs ?? []), ...res.logs].slice(-1000));
+    // Each connection the step's egress proxy refused is an event, the first ones by name.
+    for (const r of res.refused?.first ?? []) this.c.emit("step_egress_refused", path, { attempt: st.attempts, ...r, total: res.refused?.total });
     if (res.artifacts.length) {
       const saved = await this.fx.saveArtifacts(path, res.artifacts);
       st.artifacts = [...(st.artifacts ?? []), ...saved.map((a) => a.id)];
@@ -577,17 +598,27 @@ export class ExecutionRun {
   }
 
   private failNew(step: Step, path: string, error: string): Outcome {
-    const st = newState(step, "RUNNING", Date.now());
-    this.snap.steps[path] = st;
-    return this.finishFailed(step, path, st, error);
+    return this.finishFailed(step, path, this.record(path, newState(step, "RUNNING", Date.now())), error);
   }
 
+  /** A failed step keeps its error whatever the record's room; what else it kept gives way if need be. */
   private finishFailed(_step: Step, path: string, st: StepState, error: string): Outcome {
-    st.error = error;
+    st.error = this.c.budget.error(error);
     st.retryAt = null;
     this.setStatus(st, "FAILED", Date.now());
-    this.c.emit("step_failed", path, { status: st.status, error, attempts: st.attempts, duration: st.duration });
-    return { kind: "failed", error };
+    if (this.c.budget.admitFailed(path, st)) {
+      st.error = this.c.budget.error(`${st.error} (what else it recorded was not kept: the execution's record is full)`);
+      this.c.budget.account(path, st);
+    }
+    this.c.emit("step_failed", path, { status: st.status, error: st.error, attempts: st.attempts, duration: st.duration });
+    return { kind: "failed", error: st.error };
+  }
+
+  /** A new step state, in the snapshot and in its size accounting. */
+  private record(path: string, st: StepState): StepState {
+    this.snap.steps[path] = st;
+    this.c.budget.account(path, st);
+    return st;
   }
 
   private setStatus(st: StepState, status: StepStatus, now: number): void {

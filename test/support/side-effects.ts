@@ -1,0 +1,37 @@
+import type { Server } from "node:http";
+import { createServer } from "node:http";
+import { onTestFinished } from "vitest";
+import { SIDE_EFFECTS_HOST } from "./egress-allowance";
+
+/**
+ * Where the code steps of a test leave what they did, to be counted by the test: sandboxed
+ * steps share no file with the host, so they tell an HTTP server on a loopback address of the
+ * host that the test's egress allowance (EGRESS_TEST_ALLOWANCE) lets them reach.
+ * `POST <url>/<key>` appends the body as a line and answers the number of lines now kept.
+ */
+export interface SideEffects {
+  /** For the step: its `network: { allow }` entry and the URL it posts to. */
+  allow: string;
+  url: string;
+  lines(key: string): string[];
+}
+
+
+export async function sideEffects(): Promise<SideEffects> {
+  const kept = new Map<string, string[]>();
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      const key = decodeURIComponent((req.url ?? "/").slice(1));
+      const lines = kept.get(key) ?? [];
+      if (req.method === "POST") lines.push(body.trim());
+      kept.set(key, lines);
+      res.end(String(lines.length));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, SIDE_EFFECTS_HOST, resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as { port: number }).port;
+  return { allow: `${SIDE_EFFECTS_HOST}:${port}`, url: `http://${SIDE_EFFECTS_HOST}:${port}`, lines: (key) => kept.get(key) ?? [] };
+}
