@@ -117,6 +117,22 @@ describe("wf admin and wf workflow, end to end with the API", () => {
   });
 });
 
+describe("wf admin user update --egress-allow", () => {
+  it("sets an account's egress list, checks its entries, and removes it", async () => {
+    const user = await json<{ id: string }>("admin", "user", "create", "--email", "egress@example.com", "--password", "12345678", "--plan", "pro");
+    expect(await json("admin", "user", "update", "--id", user.id, "--egress-allow", "api.github.com, *.example.com:443")).toMatchObject({
+      egressAllow: ["api.github.com", "*.example.com:443"],
+    });
+    expect((await platform.store.users.get(user.id))?.value.egressAllow).toEqual(["api.github.com", "*.example.com:443"]);
+    const bad = await wf("admin", "user", "update", "--id", user.id, "--egress-allow", "http://x");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/egressAllow\.0: "http:\/\/x": the port must be a number from 1 to 65535/);
+    const cleared = await json("admin", "user", "update", "--id", user.id, "--egress-allow", "");
+    expect(cleared).not.toHaveProperty("egressAllow");
+    expect((await platform.store.users.get(user.id))?.value).not.toHaveProperty("egressAllow");
+  });
+});
+
 describe("bad input: a clear message and a non-zero exit", () => {
   // Each case is its own CLI process and touches nothing the others read: they run side by side.
   it.concurrent.for<[string[], number, RegExp]>([
@@ -125,7 +141,7 @@ describe("bad input: a clear message and a non-zero exit", () => {
     [["admin", "user", "create", "--email", "not-an-email", "--password", "12345678", "--plan", "free"], 1, /email: must be an email address/],
     [["admin", "user", "create", "--email", "short@example.com", "--password", "short", "--plan", "free"], 1, /password: must have at least 8 characters/],
     [["admin", "user", "update", "--id", "nobody", "--plan", "pro"], 1, /no user with id nobody/],
-    [["admin", "user", "update", "--id", "nobody"], 2, /needs --plan or --status/],
+    [["admin", "user", "update", "--id", "nobody"], 2, /needs --plan, --status or --egress-allow/],
     [["admin", "user", "update", "--id", "nobody", "--status", "asleep"], 2, /--status asleep: use one of active, deactivated, locked/],
     [["admin", "key", "create", "--user", "nobody", "--scopes", "WORKFLOW_READ"], 1, /no user with id nobody/],
     [["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ,EVERYTHING"], 2, /--scopes EVERYTHING: use one of WORKFLOW_READ/],

@@ -1,31 +1,32 @@
 import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openOwnerSecretsBox, setSecret } from "@wf/shared/secrets";
 import { newId } from "@wf/shared/execution";
-import { waitFor } from "@wf/shared/testing";
-import { stdioLauncher } from "../../services/executor/src/ai/stdio-sandbox";
+import { sleepers, waitFor } from "@wf/shared/testing";
 import { eventsOf, model, priced, runToEnd, useAiEnv } from "./support/ai-env";
-import { LogCollector, type LogEntry } from "./support/log-collector";
+import { LogCollector } from "./support/log-collector";
 import { McpHttpTestServer } from "./support/mcp-http-server";
 import { run, waitForStatus } from "../support/runtime";
 
-const env = useAiEnv();
-const STDIO_SERVER = fileURLToPath(new URL("./support/mcp-stdio-server.ts", import.meta.url));
+const STDIO_SERVER = fileURLToPath(new URL("./support/mcp-stdio-server.mts", import.meta.url));
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
+/** By absolute URL: the server's working directory in the sandbox has no node_modules above it. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+// The operator's part: the stdio server's command allowed, and what it needs readable (Node, tsx
+// and the MCP SDK under node_modules, its own file) besides what the sandbox shows every step.
+const env = useAiEnv({
+  WF_MCP_STDIO_ALLOW: process.execPath,
+  WF_SANDBOX_READ_ONLY: [join(REPO, "node_modules"), join(REPO, "test/ai/support")].join(","),
+});
 let crm: McpHttpTestServer;
 let collector: LogCollector;
-/** Per stdio server: its private directory, if the host saw the file it wrote there while it waited. */
-const privateDirs = new Map<string, string[]>();
-
 beforeAll(async () => {
   crm = await McpHttpTestServer.start();
-  collector = await LogCollector.start((entry) => {
-    if (entry.tool === "probe") privateDirs.set(entry.server as string, hostDirsHolding(entry));
-  });
+  collector = await LogCollector.start();
 });
 afterAll(async () => {
   await crm?.close();
@@ -34,12 +35,7 @@ afterAll(async () => {
 
 /** The stdio server's argv (where it reports, under which name), as an agent's `command`. */
 function stdioCommand(name: string): string {
-  return JSON.stringify([process.execPath, "--import", "tsx", STDIO_SERVER, collector.url, name]);
-}
-
-function hostDirsHolding(probe: LogEntry): string[] {
-  const dir = probe.tmpdir as string;
-  return existsSync(join(dir, "probe")) ? [dir] : [];
+  return JSON.stringify([process.execPath, "--import", TSX_LOADER, STDIO_SERVER, collector.url, name]);
 }
 
 describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
@@ -131,8 +127,7 @@ steps:
     await waitFor(() => collector.of(files).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
   });
 
-  it("runs a stdio MCP server sandboxed: writes only its private directory, sees only its own processes, the directory removed after", async (ctx) => {
-    ctx.skip(!(await stdioLauncher()).sandboxed, "bubblewrap does not work on this machine, so stdio MCP servers run unsandboxed (the executor warns at start-up)");
+  it("runs a stdio MCP server in the code steps' sandbox: its own uid, files, processes and way out, all gone after", async () => {
     const m = model();
     const name = `probe-${newId()}`;
     const hostFile = `/tmp/wf-host-${newId()}`;
@@ -155,25 +150,37 @@ steps:
 `);
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       const [seen] = collector.of(name).filter((e) => e.tool === "probe");
-      // Everything read-only but its private directory, which is its HOME and TMPDIR.
-      expect(seen!.writes).toEqual({ [inRepo]: "EROFS", [inVarTmp]: "EROFS", [inHostTmp]: "EROFS", [hostFile]: "EROFS" });
+      // The repository is not there but for what the operator made readable; /tmp is its own.
+      expect(seen!.writes).toEqual({ [inRepo]: "EROFS", [inVarTmp]: "ENOENT", [inHostTmp]: "ok", [hostFile]: "ok" });
       expect(existsSync(inRepo) || existsSync(inVarTmp) || existsSync(inHostTmp)).toBe(false);
       expect(await readFile(hostFile, "utf8")).toBe("the host's /tmp");
-      expect(seen!.privateWrite).toBe("ok");
-      expect(seen!.home).toBe(seen!.tmpdir);
-      expect(seen!.tmpdir).toMatch(new RegExp(`^${tmpdir()}/wf-mcp-`));
-      // A PID namespace of its own, numbered from bubblewrap's init (1): the executor is not in its /proc.
-      expect(seen!.pid).toBe(2);
-      expect(seen!.pids).toContain(1);
+      expect(seen).toMatchObject({ privateWrite: "ok", home: "/step" });
+      expect(seen!.uid).toBeGreaterThanOrEqual(1000);
+      // A PID namespace of its own, which it starts: the executor is not in its /proc.
+      expect(seen!.pid).toBe(1);
       expect(seen!.executorVisible).toBe(false);
-      // Its private directory was one of the host's temp dir, removed once the server was stopped.
-      const dirs = privateDirs.get(name)!;
-      expect(dirs).toHaveLength(1);
+      // Stopped with the run, with everything it started.
       await waitFor(() => collector.of(name).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
-      await waitFor(() => !existsSync(dirs[0]!), { timeoutMs: 10_000, what: "the server's private directory to be removed" });
+      await waitFor(() => sleepers(name).length === 0, { timeoutMs: 10_000, what: "the server's processes to be gone" });
     } finally {
       await Promise.all([hostFile, inRepo, inVarTmp, inHostTmp].map((f) => rm(f, { force: true })));
     }
+  });
+
+  it("starts only the commands the operator allows", async () => {
+    const m = model();
+    env().openai.script(m, { text: "never called" });
+    const s = await runToEnd(env(), `
+name: agent-stdio-refused
+agents:
+  - { name: a, model: ${m}, mcp: [ { name: shell, command: ["bash", "-c", "cat /etc/passwd"] } ] }
+steps:
+  - { name: probe, type: agent, agent: a, prompt: probe, retry: { max_attempts: 3, initial_delay: 0.01 } }
+`);
+    expect(s.status).toBe("FAILED");
+    expect(s.steps.probe).toMatchObject({ attempts: 1 });
+    expect(s.steps.probe!.error).toContain("`bash` is not a command this service starts stdio MCP servers with (WF_MCP_STDIO_ALLOW: it allows");
+    expect(env().openai.requests(m)).toHaveLength(0);
   });
 
   it("a failing tool is an error result the model sees, not a failed step", async () => {
@@ -261,8 +268,8 @@ steps:
   });
 
   it("an MCP url the egress policy refuses fails the step, not retried, and the server is never reached", async () => {
-    // 127.0.0.2 is loopback, outside the tests' allowance (127.0.0.1/32): refused as the service's default.
-    const internal = await McpHttpTestServer.start("127.0.0.2");
+    // 127.0.0.3 is loopback, outside the tests' allowance (127.0.0.1 and 127.0.0.2): refused as the service's default.
+    const internal = await McpHttpTestServer.start("127.0.0.3");
     try {
       const m = model();
       const s = await runToEnd(env(), `
@@ -273,7 +280,7 @@ steps:
   - { name: one, type: agent, agent: a, prompt: first, retry: { max_attempts: 3, initial_delay: 0 } }
 `);
       expect(s.status).toBe("FAILED");
-      expect(s.error).toBe(`step \`one\`: MCP server \`internal\`: ${internal.url} is refused: 127.0.0.2 is a loopback address (allow it with WF_EGRESS_ALLOW)`);
+      expect(s.error).toBe(`step \`one\`: MCP server \`internal\`: ${internal.url} is refused: 127.0.0.3 is a loopback address (allow it with WF_EGRESS_ALLOW)`);
       expect(s.steps.one!.attempts).toBe(1);
       expect(internal.requests).toBe(0);
       expect(env().openai.requests(m)).toHaveLength(0);

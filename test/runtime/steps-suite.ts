@@ -86,6 +86,31 @@ export function stepSuite(env: Record<string, string> = {}): void {
   });
 
   describe("code", () => {
+    it("reaches the network only through the egress proxy, within its owner's egress list", async () => {
+      const [allowed, other] = [await sideEffects(), await sideEffects()];
+      const owner = `owner-${newId()}`;
+      const now = Date.now();
+      await rt.platform.store.users.create({ id: owner, email: `${owner}@example.com`, passwordHash: "x", plan: "pro", status: "active", egressAllow: [allowed.allow], createdAt: now, updatedAt: now });
+      const s = await runToEnd(
+        `
+  name: egress-owner
+  steps:
+    - name: call
+      type: code
+      language: bash
+      network: true
+      code: |
+        curl -s -X POST --data hello ${allowed.url}/calls > /dev/null
+        curl -s -o /dev/null -w "%{http_code}" -X POST ${other.url}/calls
+  `,
+        { ownerId: owner, monitoring: true },
+      );
+      expect(s.status, s.error ?? "").toBe("COMPLETED");
+      expect(s.steps.call!.output).toBe(403);
+      expect([allowed.lines("calls"), other.lines("calls")]).toEqual([["hello"], []]);
+      expect(s.steps.call!.logs).toContainEqual(expect.stringMatching(/^\[network\] refused 127\.0\.0\.2:\d+: .* is not in the owner's egress list$/));
+    });
+
     it("runs JavaScript, Python and Bash with variables, input and earlier outputs", async () => {
       const s = await runToEnd(
         `

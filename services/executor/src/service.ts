@@ -6,7 +6,7 @@ import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
-import { stdioLauncher } from "./ai/stdio-sandbox";
+import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { describeIsolation } from "./code/describe-isolation";
 import { createCodeRunner } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
@@ -63,13 +63,8 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       { ...isolation },
     );
   }
-  const mcpStdio = config.WF_MCP_STDIO ? await stdioLauncher() : null;
-  if (mcpStdio && !mcpStdio.sandboxed) {
-    log.warn(
-      "stdio MCP servers run unsandboxed, as plain child processes of the executor: bubblewrap with user and pid " +
-        "namespaces is not available (install bubblewrap; in a container allow unshare of user namespaces). See README, LLM and agent steps.",
-    );
-  }
+  // Stdio MCP servers run where code steps do, and only the commands the operator lists.
+  const mcpStdio = config.WF_MCP_STDIO ? new SandboxedStdio(codeRunner, config.WF_MCP_STDIO_ALLOW ?? []) : null;
   const limits = resultLimits(nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
   const artifactFiles = await ArtifactFiles.open(nc, ns, p.store);
   const actor = new ExecutorActor({

@@ -7,6 +7,7 @@ import { generateApiKey } from "./api-key";
 import { hashPassword } from "./password";
 import { Plan, UserStatus } from "./plans";
 import { Scope } from "./scopes";
+import { parseEgressAllowEntry } from "../config/egress-allow";
 
 /**
  * Account operations shared by the operators' CLI and the tests (the console comes later).
@@ -42,16 +43,28 @@ export async function createUser(store: Store, input: NewUser, now = Date.now())
   return user;
 }
 
-export const UserChange = z.strictObject({ plan: Plan.optional(), status: UserStatus.optional() });
+const EgressEntry = z.string().superRefine((entry, ctx) => {
+  const parsed = parseEgressAllowEntry(entry);
+  if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
+});
+
+export const UserChange = z.strictObject({
+  plan: Plan.optional(),
+  status: UserStatus.optional(),
+  /** The owner's narrowing of where its code steps may connect; an empty list removes it. */
+  egressAllow: z.array(EgressEntry).optional(),
+});
 export type UserChange = z.input<typeof UserChange>;
 
-/** Changes a user's plan or status; takes effect on the next request of each of its keys. */
+/** Changes a user's plan, status or egress list; takes effect on the next request of each of its keys, and the next code step. */
 export async function updateUser(store: Store, id: string, change: UserChange, now = Date.now()): Promise<UserRecord> {
-  const parsed = parseInput(UserChange, change);
+  const { egressAllow, ...parsed } = parseInput(UserChange, change);
   return retryOnConflict(async () => {
     const current = await store.users.get(id);
     if (!current) throw new WfError("NOT_FOUND", `no user with id ${id}`);
-    const next: UserRecord = { ...current.value, ...definedOnly(parsed), updatedAt: now };
+    const { egressAllow: _previous, ...rest } = current.value;
+    const narrowing = egressAllow === undefined ? current.value.egressAllow : egressAllow.length ? egressAllow : undefined;
+    const next: UserRecord = { ...rest, ...definedOnly(parsed), ...(narrowing ? { egressAllow: narrowing } : {}), updatedAt: now };
     await store.users.update(next, current.version);
     return next;
   });

@@ -97,6 +97,8 @@ export const UserRecord = z.object({
   passwordHash: z.string(),
   plan: Plan,
   status: UserStatus,
+  /** Where this owner's code steps may connect, at most (within the operator's policy); unset: no narrowing. */
+  egressAllow: z.array(z.string()).optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
 });

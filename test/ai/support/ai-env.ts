@@ -3,15 +3,17 @@ import { newId, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/e
 import { subjects } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/shared/testing";
 import { run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../../support/runtime";
+import { SIDE_EFFECTS_HOST } from "../../support/egress-allowance";
 import { LlmTestServer } from "./llm-server";
 
 export const OPENAI_KEY = "sk-test-openai-5f1c0a9d";
 export const ANTHROPIC_KEY = "sk-ant-test-7b2e4c81";
 /**
- * The test servers (MCP and LLM) listen on 127.0.0.1, which the egress policy refuses unless the
- * operator allows it; the rest of loopback stays refused.
+ * The test servers (MCP and LLM) listen on 127.0.0.1, and what sandboxed MCP servers report to on
+ * 127.0.0.2 (127.0.0.1 is their own loopback): addresses the egress policy refuses unless the
+ * operator allows them; the rest of loopback stays refused.
  */
-export const LOOPBACK_ALLOWANCE = { WF_EGRESS_ALLOW: "127.0.0.1/32" } as const;
+export const LOOPBACK_ALLOWANCE = { WF_EGRESS_ALLOW: `127.0.0.1/32,${SIDE_EFFECTS_HOST}/32` } as const;
 /** USD per million tokens: `oa-*` models on the OpenAI server, `claude-*` on the Anthropic one. */
 export const PRICES = { "oa-*": { input: 2, output: 8 }, "claude-*": { input: 3, output: 15 } } as const;
 

@@ -1,13 +1,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SIDE_EFFECTS_HOST } from "../../support/egress-allowance";
 
 export type LogEntry = Record<string, unknown>;
 
 /**
  * Where a stdio MCP server under test reports what it sees: a POST of one JSON entry per request,
- * on 127.0.0.1, which a sandboxed server still reaches (the sandbox keeps the host's network)
- * while its file system writes stay inside. `onEntry` runs before the answer, so while the server
- * waits for it, the test can look at the machine as the server left it.
+ * on a loopback address of the host that the sandboxed server reaches through its egress proxy
+ * (the test's allowance), while its file system writes stay inside. `onEntry` runs before the
+ * answer, so while the server waits for it, the test can look at the machine as it left it.
  */
 export class LogCollector {
   readonly entries: LogEntry[] = [];
@@ -25,12 +26,12 @@ export class LogCollector {
       res.writeHead(204).end();
     });
     self = new LogCollector(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, SIDE_EFFECTS_HOST, resolve));
     return self;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/log`;
+    return `http://${SIDE_EFFECTS_HOST}:${(this.server.address() as AddressInfo).port}/log`;
   }
 
   /** The entries one server reported (its first argument names it). */

@@ -31,7 +31,7 @@ export class McpHttpTestServer {
     private readonly host: string,
   ) {}
 
-  /** `host`: any loopback address (127.0.0.2 is one the tests' egress allowance leaves refused). */
+  /** `host`: any loopback address (127.0.0.3 is one the tests' egress allowance leaves refused). */
   static async start(host = "127.0.0.1"): Promise<McpHttpTestServer> {
     let self: McpHttpTestServer | null = null;
     const server = createServer((req, res) => void self!.handle(req, res));

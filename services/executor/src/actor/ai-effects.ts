@@ -4,7 +4,7 @@ import { openSecret, openSecrets, type SecretBox } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import type { LlmGateway } from "../ai/gateway";
 import { McpPool } from "../ai/mcp-pool";
-import type { StdioLauncher } from "../ai/stdio-sandbox";
+import type { SandboxedStdio } from "../ai/sandboxed-stdio";
 import type { EgressPolicy } from "../egress";
 import type { AiEffects } from "../run/ai-effects";
 
@@ -13,7 +13,7 @@ export interface AiDeps {
   llm: LlmGateway;
   secretBox: SecretBox;
   /** How stdio MCP servers are started; null: they are refused (WF_MCP_STDIO=0). */
-  mcpStdio: StdioLauncher | null;
+  mcpStdio: SandboxedStdio | null;
   /** The operator's egress policy (WF_EGRESS_ALLOW), which MCP `url:` servers must pass. */
   egress: EgressPolicy;
   log: Logger;
@@ -24,7 +24,7 @@ const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
 /** The AI side effects of one execution's run; MCP connections open on first use. */
 export function aiEffects(deps: AiDeps, snap: ExecutionSnapshot, secrets: Readonly<Record<string, string>> = NO_SECRETS): AiEffects {
   let pool: McpPool | null = null;
-  const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress }));
+  const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress, owner: snap.ownerId }));
   return {
     secrets,
     llm: (req, signal, onText) =>

@@ -28,7 +28,11 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
   return {
     ...aiEffects(deps, snap, secrets),
     holdMs: deps.holdMs,
-    runCode: (req, signal, onLog) => deps.codeRunner.run(req, signal, onLog),
+    // A step that may connect is narrowed by its owner's list too, read as it starts: a change holds from the next step on.
+    async runCode(req, signal, onLog) {
+      const ownerAllow = req.network ? (await deps.store.users.get(snap.ownerId))?.value.egressAllow : undefined;
+      return deps.codeRunner.run(ownerAllow ? { ...req, ownerAllow } : req, signal, onLog);
+    },
     saveArtifacts: (stepPath, files) =>
       deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
     async scheduleWake(stepPath, dueAt) {

@@ -1,9 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { egressFetch, EgressRefusedError, type EgressPolicy } from "../egress";
-import type { StdioLauncher } from "./stdio-sandbox";
+import type { SandboxedStdio } from "./sandboxed-stdio";
+import { MCP_STDIO_MAX_MS } from "./sandboxed-stdio";
 
 /** An agent's MCP server with its templates rendered (headers may carry the owner's secrets). */
 export interface McpServerTarget {
@@ -11,6 +11,8 @@ export interface McpServerTarget {
   url?: string;
   headers?: Record<string, string>;
   command?: string[];
+  /** A stdio server's lifetime: its agent step's `timeout`, when it has one. */
+  timeoutMs?: number;
 }
 
 export interface McpTool {
@@ -32,14 +34,15 @@ export interface McpToolResult {
 export class McpConnectError extends Error {
   readonly retryable: boolean;
 
-  constructor(server: McpServerTarget, cause: unknown) {
+  /** `retryable` false: a refusal by this service's configuration, which another attempt meets again. */
+  constructor(server: McpServerTarget, cause: unknown, retryable = !(cause instanceof EgressRefusedError)) {
     super(
       cause instanceof EgressRefusedError
         ? `MCP server \`${server.name}\`: ${server.url} is refused: ${cause.message}`
         : `MCP server \`${server.name}\` (${server.url ?? server.command?.[0] ?? "?"}): cannot connect: ${causeText(cause)}`,
     );
     this.name = "McpConnectError";
-    this.retryable = !(cause instanceof EgressRefusedError);
+    this.retryable = retryable;
   }
 }
 
@@ -56,9 +59,9 @@ interface Connection {
 /**
  * The MCP connections of one execution run: one client per distinct server (its URL and rendered
  * headers, or its command), opened on first use, shared by every agent step of the run, and
- * closed with the run. Stdio servers are started by `stdio` (in a sandbox where the machine
- * allows it) with a minimal environment (PATH, HOME, USER…): nothing of the service's own
- * configuration reaches them.
+ * closed with the run. Stdio servers are started by `stdio` in the code steps' sandbox, as the
+ * execution's owner's, with a minimal environment: nothing of the service's own configuration
+ * reaches them.
  */
 export class McpPool {
   private readonly connections = new Map<string, Promise<Connection>>();
@@ -68,8 +71,9 @@ export class McpPool {
    * `stdio` null: stdio servers are refused (WF_MCP_STDIO=0). `egress`: the operator's policy,
    * which every connection to a `url:` server passes (resolved once, connected to a checked
    * address), so a workflow cannot make the executor reach loopback or the private network.
+   * `owner`: the execution's owner, whose zygote starts its stdio servers.
    */
-  constructor(private readonly opts: { stdio: StdioLauncher | null; egress: EgressPolicy }) {}
+  constructor(private readonly opts: { stdio: SandboxedStdio | null; egress: EgressPolicy; owner: string }) {}
 
   async tools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]> {
     const { client } = await this.connection(server, signal);
@@ -132,12 +136,10 @@ export class McpPool {
       transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers ?? {} }, fetch: egress.fetch });
       release = async () => egress.close();
     } else if (server.command?.length) {
-      if (!this.opts.stdio) throw new McpConnectError(server, new Error("stdio MCP servers are disabled on this service (WF_MCP_STDIO=0)"));
-      const launch = await this.opts.stdio.launch(server.command).catch((err: unknown) => {
-        throw new McpConnectError(server, err);
-      });
-      release = launch.release;
-      transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: getDefaultEnvironment(), stderr: "ignore" });
+      if (!this.opts.stdio) throw new McpConnectError(server, new Error("stdio MCP servers are disabled on this service (WF_MCP_STDIO=0)"), false);
+      const refusal = this.opts.stdio.refusal(server.command);
+      if (refusal) throw new McpConnectError(server, new Error(refusal), false);
+      transport = this.opts.stdio.transport(server.command, { owner: this.opts.owner, timeoutMs: server.timeoutMs ?? MCP_STDIO_MAX_MS });
     } else {
       throw new McpConnectError(server, new Error("neither `url` nor `command`"));
     }
@@ -156,8 +158,7 @@ export class McpPool {
 
 /**
  * An HTTP session is ended on the server too (DELETE), not just dropped; a stdio server is
- * stopped (the SDK's close waits for its process to end, killing it if need be), then its
- * private directory removed.
+ * stopped with everything it started.
  */
 async function end({ client, transport, release }: Connection): Promise<void> {
   if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);

@@ -67,7 +67,7 @@ const Header = z.union([
 ]);
 
 /**
- * The artifacts a step's supervisor sends once the step is over (see zygote/artifacts.py): for
+ * The artifacts the zygote's reader sends once the step is over (see zygote/artifacts.py): for
  * each file a JSON line {path, size} and exactly `size` bytes, then {end: true} or {error}. Read
  * as it comes, every limit checked before a file's content is kept; a path that is not relative
  * or a stream that breaks off fails the step like a limit.
@@ -104,7 +104,7 @@ export async function readArtifactStream(stream: Readable, limits: ArtifactLimit
       file = { path, size: header.data.size, chunks: [], got: 0 };
     }
   }
-  throw new ArtifactLimitError("artifacts could not be read: the step's supervisor ended before sending them all");
+  throw new ArtifactLimitError("artifacts could not be read: the artifact reader ended before sending them all");
 }
 
 function parseJson(text: string): unknown {

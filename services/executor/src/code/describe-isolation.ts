@@ -16,7 +16,7 @@ export function describeIsolation(i: Isolation): string {
   }
   return [
     `steps see, read-only: ${i.readable.join(", ")}, a minimal /etc and /dev`,
-    "their own /work (with WF_ARTIFACTS_DIR), /tmp and /dev/shm, and their own processes only (a PID namespace each)",
+    "their own /step (with WF_ARTIFACTS_DIR), /tmp and /dev/shm, and their own processes only (a PID namespace each)",
     "network: none but the egress proxy (network: true or { allow })",
     "uids: one per running step, never the host's root",
     `seccomp filter: ${i.seccomp ? "on" : "off (unknown machine)"}`,

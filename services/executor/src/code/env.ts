@@ -16,6 +16,20 @@ export interface StepDirs {
 const NO_PROXY = "localhost,127.0.0.1,::1";
 
 /**
+ * The variables naming a step's proxy: both spellings (programs differ in which they read; curl
+ * only the lower-case http_proxy), and Node's opt-in to them (its fetch ignores them otherwise).
+ */
+function proxyEnv(proxy: string | undefined): Record<string, string> {
+  if (!proxy) return {};
+  return { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY, no_proxy: NO_PROXY, NODE_USE_ENV_PROXY: "1" };
+}
+
+/** The environment of a process of the sandbox that is no step (an MCP server): where programs are, its home, its proxy. */
+export function processEnv(base: BaseEnv, home: string, proxy: string | undefined): Record<string, string> {
+  return { PATH: base.PATH, LANG: base.LANG, HOME: home, ...proxyEnv(proxy) };
+}
+
+/**
  * The complete environment of a code step's process, built from scratch so that nothing of the
  * service's own environment (credentials above all) leaks into user code. With `proxy`, the
  * step's only way out (its egress proxy's URL) is named in the variables HTTP clients read.
@@ -28,8 +42,7 @@ export function codeStepEnv(req: CodeRequest, dirs: StepDirs, base: BaseEnv, pro
     WF_ARTIFACTS_DIR: dirs.artifacts,
     WF_INPUT: JSON.stringify(req.input ?? null),
   };
-  // Both spellings: programs differ in which they read (curl only the lower-case http_proxy).
-  if (proxy) Object.assign(env, { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY, no_proxy: NO_PROXY });
+  Object.assign(env, proxyEnv(proxy));
   for (const [name, value] of Object.entries(req.vars)) {
     if (value !== undefined) setVar(env, `WF_VAR_${name}`, envText(value));
   }

@@ -84,6 +84,17 @@ print(json.dumps(seen))`;
     expect(result.logs).toContainEqual(expect.stringMatching(new RegExp(`^\\[network\\] refused 127\\.0\\.0\\.2:${new URL(second!.url).port}: .*network\\.allow`)));
   });
 
+  it("is narrowed by its owner's egress list too: a destination must be in each list", async () => {
+    const [first, second] = servers;
+    const ownerAllow = [`127.0.0.2:${new URL(first!.url).port}`];
+    const result = await runner.run(step("python", fetchAll([first!.url, second!.url]), { network: true, ownerAllow }));
+    expect(result).toMatchObject({ ok: true, output: { [first!.url]: "hello from first", [second!.url]: "HTTP 403" } });
+    expect(result.logs).toContainEqual(expect.stringMatching(/is not in the owner's egress list$/));
+    // With the workflow's list too, only what both hold.
+    const both = await runner.run(step("python", fetchAll([first!.url]), { network: { allow: [`127.0.0.2:${new URL(second!.url).port}`] }, ownerAllow }));
+    expect(both).toMatchObject({ ok: true, output: { [first!.url]: "HTTP 403" } });
+  });
+
   it("refuses private, link-local and the host's own addresses, which the operator did not allow", async () => {
     const own = Object.values(networkInterfaces())
       .flat()

@@ -1,24 +1,27 @@
-import { chmod, chown, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
 import { basename, join } from "node:path";
 import { ArtifactLimitError, readArtifactStream } from "./artifacts";
 import type { StepCgroup, StepCgroups } from "./cgroup";
 import type { EgressProxy, EgressSession, SessionRefusal } from "../egress/index";
 import { narrowing } from "../egress/index";
 import type { BaseEnv } from "./env";
-import { codeStepEnv } from "./env";
+import { codeStepEnv, processEnv } from "./env";
 import type { UidBlock } from "./host/uid-block";
 import { stepUid, UidSlots } from "./host/uid-slots";
 import { LogLines, processResult } from "./output";
 import type { StepProcess } from "./supervise";
 import { supervise } from "./supervise";
-import type { Artifact, CodeRequest, LogListener, Refusals, RunResult, SandboxLimits } from "./types";
+import type { Artifact, CodeRequest, Interactive, LogListener, Refusals, RunResult, SandboxLimits } from "./types";
 import type { ProcessLimits, Zygote, ZygoteCommand, ZygoteProcess } from "./zygote";
 
 /** The port of a step's proxy in its own network namespace. */
 const PROXY_PORT = 3128;
+/** What is kept of an interactive process's stdout for its result: its stdout is its caller's. */
+const INTERACTIVE_OUTPUT_BYTES = 64 * 1024;
 /** Refused connections a step's result names one by one (its log has them all, up to its cap). */
 const REFUSALS_KEPT = 20;
-/** How long a step's supervisor may take to send the artifacts once the step is over. */
+/** How long the artifact reader may take to send the artifacts. */
 const ARTIFACTS_GRACE_MS = 10_000;
 
 /** What every process-based step shares: the base environment, the cgroups, the uids, the way out. */
@@ -43,7 +46,15 @@ export class ProcessSteps {
 
   constructor(private readonly ctx: ProcessStepContext) {}
 
-  async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog: LogListener | undefined, zygote: Zygote, command: ZygoteCommand): Promise<RunResult> {
+  async run(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal,
+    onLog: LogListener | undefined,
+    zygote: Zygote,
+    command: ZygoteCommand,
+    interactive?: Interactive,
+  ): Promise<RunResult> {
     const slot = await this.slots.acquire(signal);
     if (slot === undefined) return aborted();
     const id = this.nextId++;
@@ -70,18 +81,24 @@ export class ProcessSteps {
       const network = req.network && confined ? await this.openEgress(req, zygote, id, onRefused) : undefined;
       egress = network?.session;
       const runDir = confined ? `/run/wf/runs/${basename(dir)}` : dir;
-      const work = confined ? "/work" : dir;
-      const env = codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, network && `http://127.0.0.1:${PROXY_PORT}`);
+      const work = confined ? "/step" : dir;
+      const proxy = network && `http://127.0.0.1:${PROXY_PORT}`;
+      // An interactive process (an MCP server) is no step: none of the WF_ variables.
+      const env = interactive ? processEnv(this.ctx.baseEnv, work, proxy) : codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, proxy);
       const proc = zygote.fork(command, {
         runDir,
         uid: confined ? stepUid(slot) : hostUid,
         env,
-        limits: processLimits(req, limits, this.ctx.cgroups?.dirs.has("pids") ?? false),
+        limits: processLimits(req, limits, this.ctx.cgroups?.dirs ?? new Map()),
         cgroups: [...(cgroup?.paths ?? [])].map(([controller, path]) => (confined ? `/run/wf/cgroup/${controller}/${basename(path)}` : path)),
         ...(network ? { network: { port: PROXY_PORT, socket: network.socket } } : {}),
+        ...(interactive ? { interactive: true } : {}),
       });
-      const result = await this.supervised(proc, cgroup, req, limits, signal, onLog);
-      return refused.total ? { ...result, logs: [...result.logs, ...refusalLog.kept()], refused } : result;
+      if (interactive) connect(interactive, proc);
+      const { result, aborted } = await this.supervised(proc, cgroup, req, interactive ? { ...limits, outputBytes: INTERACTIVE_OUTPUT_BYTES } : limits, signal, onLog);
+      // An aborted step's artifacts are not wanted, an interactive process's are none of its caller's.
+      const complete = aborted || interactive ? result : withArtifacts(result, await this.artifactsOf(zygote, dir, runDir, confined ? stepUid(slot) : hostUid, limits));
+      return refused.total ? { ...complete, logs: [...complete.logs, ...refusalLog.kept()], refused } : complete;
     } finally {
       // After the result, not before it: the processes are dead already, and removing a
       // directory tree costs a millisecond or more.
@@ -97,17 +114,22 @@ export class ProcessSteps {
 
   /**
    * The step's egress session, on a socket in the zygote's control directory that only the
-   * zygote's uid (the step's supervisor, which relays to it) may connect to.
+   * zygote's uid (the step's relay, which the zygote forks into its network namespace) may connect to.
    */
   private async openEgress(req: CodeRequest, zygote: Zygote, id: number, onRefused: (r: SessionRefusal) => void): Promise<{ session: EgressSession; socket: string }> {
     if (!this.ctx.egress) throw new Error("no egress proxy");
     const socket = `egress-${id}.sock`;
-    const allow = typeof req.network === "object" ? [narrowing("network.allow", req.network.allow)] : undefined;
-    const session = await this.ctx.egress.open({ socketPath: join(zygote.ctlDir, socket), ...(allow ? { allow } : {}), onRefused });
+    // Each list narrows: a destination must be in the workflow's and in the owner's.
+    const allow = [
+      ...(typeof req.network === "object" ? [narrowing("the workflow's network.allow list", req.network.allow)] : []),
+      ...(req.ownerAllow ? [narrowing("the owner's egress list", req.ownerAllow)] : []),
+    ];
+    const session = await this.ctx.egress.open({ socketPath: join(zygote.ctlDir, socket), allow, onRefused });
     if (this.ctx.uids) await chown(session.socketPath, this.ctx.uids.hostBase, this.ctx.uids.hostBase);
     return { session, socket };
   }
 
+  /** Runs the step's process to its end: the zygote kills it (and its PID namespace with it) and its cgroups at a stop. */
   private async supervised(
     proc: ZygoteProcess,
     cgroup: StepCgroup | undefined,
@@ -115,17 +137,13 @@ export class ProcessSteps {
     limits: SandboxLimits,
     signal: AbortSignal,
     onLog: LogListener | undefined,
-  ): Promise<RunResult> {
-    const artifacts = readArtifactStream(proc.artifacts, limits);
-    artifacts.catch(() => undefined);
-    // The supervisor outlives the step's processes (it sends the artifacts): a stop ends the step,
-    // not it; the step's cgroups are killed too, in case the stop did not reach it.
+  ): Promise<{ result: RunResult; aborted: boolean }> {
     const step: StepProcess = {
       stdout: proc.stdout,
       stderr: proc.stderr,
       exited: proc.exited,
       kill: () => {
-        proc.stop();
+        proc.kill();
         cgroup?.kill();
       },
       limitReached: () => cgroup?.limitReached(),
@@ -134,29 +152,51 @@ export class ProcessSteps {
     try {
       const logs = onLog && new LogLines(onLog);
       const outcome = await supervise(step, { timeoutMs: req.timeoutMs, signal, outputBytes: limits.outputBytes, onLine: logs && ((line) => logs.push(line)) });
-      const result = processResult(outcome, req.timeoutMs);
-      if (outcome.end.kind === "aborted") {
-        proc.kill();
-        return result;
-      }
-      return withArtifacts(result, await within(artifacts, ARTIFACTS_GRACE_MS));
+      return { result: processResult(outcome, req.timeoutMs), aborted: outcome.end.kind === "aborted" };
     } finally {
       this.running.delete(step);
     }
   }
+
+  /**
+   * What the step left in its artifacts directory, once every process of it is gone. Its names
+   * are listed here (nothing else of the step can change them now), and only when there is one
+   * the zygote's reader reads them, as the step's uid: most steps leave none, and a reader costs
+   * a fork.
+   */
+  private async artifactsOf(zygote: Zygote, hostDir: string, runDir: string, uid: number, limits: SandboxLimits): Promise<Artifact[] | Error> {
+    const dir = join(hostDir, "artifacts");
+    const isDir = await lstat(dir).then((s) => s.isDirectory(), () => false);
+    if (!isDir || (await readdir(dir)).length === 0) return [];
+    const stream = zygote.readArtifacts({ runDir, uid, limits });
+    return within(readArtifactStream(stream, limits), ARTIFACTS_GRACE_MS);
+  }
 }
 
-function processLimits(req: CodeRequest, limits: SandboxLimits, pidsCgroup: boolean): ProcessLimits {
+/** An interactive process's stdio wired to its caller's: stdin from `input`, stdout as text as it comes. */
+function connect(interactive: Interactive, proc: ZygoteProcess): void {
+  if (proc.stdin) interactive.input.pipe(proc.stdin);
+  const decoder = new StringDecoder("utf8");
+  proc.stdout.on("data", (chunk: Buffer) => {
+    const text = decoder.write(chunk);
+    if (text) interactive.onStdout(text);
+  });
+}
+
+/**
+ * The rlimits of a step's processes. Where a cgroup counts the step's processes or memory in
+ * all, the rlimit is only a backstop above it: it would otherwise refuse first and say nothing,
+ * and writable address space is not memory used (Node 24 reserves about 1 GB of it to start).
+ */
+function processLimits(req: CodeRequest, limits: SandboxLimits, cgroups: ReadonlyMap<string, string>): ProcessLimits {
   return {
     // A backstop per process: the timeout stops the step first, unless it uses several cores.
     cpuSeconds: Math.ceil(req.timeoutMs / 1000) + 1,
     // RLIMIT_DATA rather than RLIMIT_AS: it counts memory a process can write, not address space
     // merely reserved, which runtimes such as V8 or Go reserve by the gigabyte.
-    dataBytes: limits.memoryMb * 1024 * 1024,
+    dataBytes: limits.memoryMb * 1024 * 1024 * (cgroups.has("memory") ? 8 : 1),
     openFiles: limits.openFiles,
-    // With a pids cgroup, the cgroup counts (and reports) the limit; the uid's own limit is then a
-    // backstop above it, which would otherwise refuse the same fork first, and say nothing.
-    processes: pidsCgroup ? limits.processes * 2 : limits.processes,
+    processes: cgroups.has("pids") ? limits.processes * 2 : limits.processes,
     // One byte over the per-file artifact limit, so that an artifact over it is found and named
     // when the artifacts are read, and no file the step writes can grow without bound.
     fileBytes: limits.artifactFileBytes + 1,
@@ -177,7 +217,7 @@ function withArtifacts(result: RunResult, artifacts: Artifact[] | Error): RunRes
 
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | Error> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Error>((resolve) => (timer = setTimeout(() => resolve(new Error("the step's supervisor did not send them")), ms)));
+  const late = new Promise<Error>((resolve) => (timer = setTimeout(() => resolve(new Error("the artifact reader did not send them in time")), ms)));
   try {
     return await Promise.race([promise.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))), late]);
   } finally {

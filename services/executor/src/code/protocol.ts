@@ -6,10 +6,14 @@ import type { CodeRequest, Isolation, RunResult, SandboxLimits } from "./types";
  * standalone runner's Unix socket alike: one JSON message per line, artifact contents base64.
  *
  * Runner to client: `ready` once, then for each run any number of `log` (only when the run asked
- * for live logs) and one `result`.
+ * for live logs) and one `result`. An interactive process (`open`) also gets `stdin` and `eof`
+ * from the client and sends `out` (its stdout, as it comes) and its stderr as `log`.
  */
 export type ClientMessage =
   | { t: "run"; id: number; req: CodeRequest; limits: SandboxLimits; live: boolean }
+  | { t: "open"; id: number; req: CodeRequest; limits: SandboxLimits }
+  | { t: "stdin"; id: number; data: string }
+  | { t: "eof"; id: number }
   | { t: "cancel"; id: number };
 
 export type WireArtifact = { path: string; size: number; content: string };
@@ -20,6 +24,7 @@ export type WireResult =
 export type RunnerMessage =
   | { t: "ready"; isolation: Isolation }
   | { t: "log"; id: number; line: string }
+  | { t: "out"; id: number; data: string }
   | { t: "result"; id: number; result: WireResult };
 
 export function toWire(result: RunResult): WireResult {

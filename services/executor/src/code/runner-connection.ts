@@ -3,7 +3,7 @@ import { timeoutMessage } from "./output";
 import type { RunnerMessage, WireResult } from "./protocol";
 import { fromWire, readMessages, writeMessage } from "./protocol";
 import { Slots } from "./slots";
-import type { CodeRequest, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
+import type { CodeRequest, InteractiveProcess, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
 
 /** How long past its timeout a run may go unanswered before the runner is deemed stuck. */
 const STUCK_GRACE_MS = 5000;
@@ -16,6 +16,7 @@ const MAX_CONCURRENT_JS_RUNS = 8;
 
 interface InFlight {
   onLog: LogListener | undefined;
+  onStdout?: (data: string) => void;
   settle: (reply: WireResult | Error) => void;
 }
 
@@ -48,6 +49,7 @@ export class RunnerConnection {
     readMessages<RunnerMessage>(stream, (msg) => {
       if (msg.t === "ready") this.onReady(msg.isolation);
       else if (msg.t === "log") this.inFlight.get(msg.id)?.onLog?.(msg.line);
+      else if (msg.t === "out") this.inFlight.get(msg.id)?.onStdout?.(msg.data);
       else this.inFlight.get(msg.id)?.settle(msg.result);
     });
   }
@@ -77,6 +79,41 @@ export class RunnerConnection {
     } finally {
       this.pending -= 1;
     }
+  }
+
+  /**
+   * Starts an interactive process (see CodeRunner.open) once the runner is ready; what is written
+   * before is sent then. Its stderr's lines are dropped here (its result keeps their tail).
+   */
+  open(req: CodeRequest, limits: SandboxLimits, onStdout: (chunk: string) => void): Omit<InteractiveProcess, "result"> & { result: Promise<RunResult> } {
+    const id = this.nextId++;
+    this.pending += 1;
+    let ended = false;
+    const result = new Promise<RunResult>((resolve) => {
+      const settle = (reply: WireResult | Error): void => {
+        this.inFlight.delete(id);
+        this.pending -= 1;
+        ended = true;
+        resolve(reply instanceof Error ? failed(reply.message) : fromWire(reply));
+      };
+      this.inFlight.set(id, { onLog: undefined, onStdout, settle });
+      if (this.failure) return settle(this.failure);
+      this.ready.then(
+        () => writeMessage(this.stream, { t: "open", id, req, limits }),
+        (err: Error) => settle(err),
+      );
+    });
+    const send = (msg: Parameters<typeof writeMessage>[1]): void => {
+      if (ended) return;
+      // After "open": messages go out in the order they were made, and "open" waits for ready.
+      void this.ready.then(() => writeMessage(this.stream, msg), () => undefined);
+    };
+    return {
+      write: (data) => send({ t: "stdin", id, data }),
+      end: () => send({ t: "eof", id }),
+      kill: () => send({ t: "cancel", id }),
+      result,
+    };
   }
 
   /** Fails the runs in flight with `err`, and every later one. */

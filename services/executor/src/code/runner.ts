@@ -58,6 +58,12 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
       const result = await runners.pick().run(req, limits, signal, onLog);
       return { ...result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
     },
+    open(req, onStdout) {
+      if (closed) throw new Error("the code runner is closed");
+      const started = performance.now();
+      const proc = runners.pick().open(req, limits, onStdout);
+      return { ...proc, result: proc.result.then((r) => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 })) };
+    },
     isolation: () => isolation,
     async close() {
       if (closed) return;

@@ -25,6 +25,9 @@ export interface SandboxView {
   readable: string[];
 }
 
+/** What the sandbox gives each step of its own, or makes itself: nothing of the host may be bound there. */
+const RESERVED = ["/step", "/tmp", "/proc", "/dev", "/run/wf", "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/nsswitch.conf", "/etc/resolv.conf"];
+
 /** Top-level directories that are, on merged-/usr systems, links into /usr. */
 const ROOT_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** What programs read from /etc beyond the generated files: certificates, the linker's cache, alternatives, time zone, service names, the OS's name. */
@@ -48,10 +51,14 @@ export function sandboxView(runtimes: { executables: string[]; prefixes: string[
   }
   const found = [...runtimes.prefixes, ...runtimes.executables.map(installPrefix)];
   const prefixes = [...new Set(found.filter((p): p is string => p !== undefined && !covered(p, entries)))];
+  for (const path of [...prefixes, ...extraReadOnly]) {
+    const reserved = RESERVED.find((r) => path === "/" || path === r || path.startsWith(`${r}/`) || r.startsWith(`${path}/`));
+    if (reserved) throw new Error(`${path} (an interpreter's directory, or in WF_SANDBOX_READ_ONLY) cannot be shown to steps: the sandbox gives each step its own ${reserved}`);
+  }
   for (const prefix of [...prefixes, ...extraReadOnly]) entries.push({ kind: "ro", source: prefix, target: prefix });
   entries.push(...generatedEtc());
   for (const name of ETC) if (existsSync(`/etc/${name}`)) entries.push({ kind: "ro", source: `/etc/${name}`, target: `/etc/${name}` });
-  entries.push({ kind: "dev" }, { kind: "proc" }, { kind: "tmpfs", target: "/tmp" }, { kind: "dir", target: "/work" });
+  entries.push({ kind: "dev" }, { kind: "proc" }, { kind: "tmpfs", target: "/tmp" }, { kind: "dir", target: "/step" });
   const readable = entries.flatMap((e) => (e.kind === "ro" ? [e.source] : []));
   const runtimeBins = runtimes.executables.map((r) => dirname(r));
   const path = [...new Set([...runtimeBins, ...hostPath.split(delimiter)])].filter((dir) => dir && covered(dir, entries)).join(delimiter);
@@ -86,7 +93,7 @@ function covered(path: string, entries: PlanEntry[]): boolean {
 function generatedEtc(): PlanEntry[] {
   const steps = Array.from({ length: STEP_SLOTS }, (_, i) => FIRST_STEP_UID + i);
   return [
-    { kind: "file", target: "/etc/passwd", content: ["root:x:0:0:sandbox:/:/usr/sbin/nologin", ...steps.map((u) => `wf:x:${u}:${u}:workflow step:/work:/bin/sh`), ""].join("\n") },
+    { kind: "file", target: "/etc/passwd", content: ["root:x:0:0:sandbox:/:/usr/sbin/nologin", ...steps.map((u) => `wf:x:${u}:${u}:workflow step:/step:/bin/sh`), ""].join("\n") },
     { kind: "file", target: "/etc/group", content: ["root:x:0:", ...steps.map((u) => `wf:x:${u}:`), ""].join("\n") },
     { kind: "file", target: "/etc/hosts", content: "127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n" },
     { kind: "file", target: "/etc/nsswitch.conf", content: "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\nprotocols: files\nservices: files\n" },

@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream";
+import { PassThrough } from "node:stream";
 import type { ClientMessage } from "./protocol";
 import { readMessages, toWire, writeMessage } from "./protocol";
 import type { Sandbox } from "./sandbox";
@@ -10,6 +11,7 @@ import type { RunResult } from "./types";
  */
 export function serveConnection(stream: Duplex, sandbox: Sandbox): void {
   const runs = new Map<number, AbortController>();
+  const inputs = new Map<number, PassThrough>();
   stream.on("error", () => stream.destroy());
   stream.on("close", () => {
     for (const run of runs.values()) run.abort();
@@ -19,14 +21,29 @@ export function serveConnection(stream: Duplex, sandbox: Sandbox): void {
       runs.get(msg.id)?.abort();
       return;
     }
+    if (msg.t === "stdin") {
+      inputs.get(msg.id)?.write(msg.data);
+      return;
+    }
+    if (msg.t === "eof") {
+      inputs.get(msg.id)?.end();
+      return;
+    }
     const controller = new AbortController();
     runs.set(msg.id, controller);
-    const onLog = msg.live ? (line: string) => writeMessage(stream, { t: "log", id: msg.id, line }) : undefined;
+    const onLog = msg.t === "open" || msg.live ? (line: string) => writeMessage(stream, { t: "log", id: msg.id, line }) : undefined;
+    let input: PassThrough | undefined;
+    if (msg.t === "open") {
+      input = new PassThrough();
+      inputs.set(msg.id, input);
+    }
+    const interactive = input && { input, onStdout: (data: string) => writeMessage(stream, { t: "out", id: msg.id, data }) };
     void sandbox
-      .run(msg.req, msg.limits, controller.signal, onLog)
+      .run(msg.req, msg.limits, controller.signal, onLog, interactive)
       .catch((err: unknown): RunResult => ({ ok: false, error: `the sandbox runner failed: ${String(err)}`, logs: [], artifacts: [], timedOut: false }))
       .then((result) => {
         runs.delete(msg.id);
+        inputs.delete(msg.id);
         writeMessage(stream, { t: "result", id: msg.id, result: toWire(result) });
       });
   });

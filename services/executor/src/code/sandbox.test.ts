@@ -58,10 +58,10 @@ print(json.dumps(seen))`;
     expect(seen.top).not.toContain("home");
   });
 
-  it("writes only to its /work and its private /tmp, not to the host's files", async () => {
-    const code = `for f in /etc/x /usr/x /x /work/x /tmp/x /dev/shm/x; do touch "$f" 2>/dev/null && echo "wrote $f" || echo "refused $f"; done`;
+  it("writes only to its /step and its private /tmp, not to the host's files", async () => {
+    const code = `for f in /etc/x /usr/x /x /step/x /tmp/x /dev/shm/x; do touch "$f" 2>/dev/null && echo "wrote $f" || echo "refused $f"; done`;
     const result = await runner.run(step("bash", code));
-    expect(result.ok && String(result.output).split("\n")).toEqual(["refused /etc/x", "refused /usr/x", "refused /x", "wrote /work/x", "wrote /tmp/x", "wrote /dev/shm/x"]);
+    expect(result.ok && String(result.output).split("\n")).toEqual(["refused /etc/x", "refused /usr/x", "refused /x", "wrote /step/x", "wrote /tmp/x", "wrote /dev/shm/x"]);
     expect(existsSync("/etc/x") || existsSync("/usr/x")).toBe(false);
     // A later step does not find the first one's /tmp.
     expect(await runner.run(step("bash", "ls -A /tmp /dev/shm | tr -d '\\n'"))).toMatchObject({ ok: true, output: "/dev/shm:/tmp:" });
@@ -122,7 +122,7 @@ print(json.dumps({
     const marker = sleepMarker();
     const lines: string[] = [];
     const holder = runner.run(
-      step("bash", `echo secret > /work/mine; echo "uid $(id -u)"; sleep ${marker}`, { owner: "tenant-a", timeoutMs: 60_000 }),
+      step("bash", `echo secret > /step/mine; echo "uid $(id -u)"; sleep ${marker}`, { owner: "tenant-a", timeoutMs: 60_000 }),
       undefined,
       (line) => lines.push(line),
     );

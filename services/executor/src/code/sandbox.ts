@@ -10,7 +10,7 @@ import { commandFor, findInterpreters, notInstalled, resolvePython } from "./lan
 import { ProcessSteps } from "./process-step";
 import type { SandboxView } from "./sandbox-plan";
 import { sandboxView, zygotePlan } from "./sandbox-plan";
-import type { CodeRequest, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
+import type { CodeRequest, Interactive, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
 import { Zygote } from "./zygote";
 import { ZygotePool } from "./zygote-pool";
 
@@ -54,8 +54,13 @@ export class Sandbox {
       runtimes.executables.unshift(python.executable);
       runtimes.prefixes.push(...python.prefixes);
     }
-    const view = sandboxView(runtimes, opts.readOnly, hostPath);
     if (python instanceof Error) return new Sandbox(refused(python), python, interpreters, python);
+    let view: SandboxView;
+    try {
+      view = sandboxView(runtimes, opts.readOnly, hostPath);
+    } catch (err) {
+      return new Sandbox(refused(asError(err)), python, interpreters, asError(err));
+    }
     const processes = await startProcesses(opts, python, view, true).catch((err: unknown) => asError(err));
     if (!(processes instanceof Error)) {
       const isolation: Isolation = { processes: "sandbox", network: "proxy", filesystem: "sandbox", readable: view.readable, uids: "per step", seccomp: processes.seccomp, limits: limitsOf(processes.cgroups) };
@@ -77,7 +82,9 @@ export class Sandbox {
     return new Sandbox(isolation, python, interpreters, unsafe);
   }
 
-  async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+  /** Runs a step; `interactive`: a process whose stdin and stdout are the caller's (a `cli` request). */
+  async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener, interactive?: Interactive): Promise<RunResult> {
+    if (interactive && req.language !== "cli") return failed("only a command (an argv) runs as an interactive process");
     if (req.language === "javascript" || req.language === "typescript") return this.js.run(req, limits, signal, onLog);
     const command = commandFor(req, this.interpreters);
     if ("error" in command) return failed(command.error);
@@ -92,7 +99,7 @@ export class Sandbox {
       return failed(asError(err).message);
     }
     try {
-      return await this.processes.steps.run(req, limits, signal, onLog, held.zygote, command);
+      return await this.processes.steps.run(req, limits, signal, onLog, held.zygote, command, interactive);
     } finally {
       held.release();
     }

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+
 export type CodeLanguage = "python" | "javascript" | "typescript" | "bash" | "ruby" | "lua" | "cli";
 
 export const CODE_LANGUAGES: readonly CodeLanguage[] = ["python", "javascript", "typescript", "bash", "ruby", "lua", "cli"];
@@ -21,6 +23,8 @@ export interface CodeRequest {
    * patterns) when given.
    */
   network?: boolean | { allow: string[] };
+  /** The owner's narrowing of `network` (its account's egress list), when it has one. */
+  ownerAllow?: string[];
   /** Whose step this is (the execution's owner): steps of different owners never share a zygote. */
   owner?: string;
 }
@@ -63,7 +67,7 @@ export interface Isolation {
   network: "proxy" | "host" | "none";
   /** `sandbox`: only `readable`, read-only, and the step's own directories; `host`: the host's file system. */
   filesystem: "sandbox" | "host" | "none";
-  /** The host paths a step can read (besides its own /work, /tmp and /dev/shm). */
+  /** The host paths a step can read (besides its own /step, /tmp and /dev/shm). */
   readable: string[];
   /** `per step`: each running step its own unprivileged uid; `none`: the runner's. */
   uids: "per step" | "none";
@@ -108,12 +112,34 @@ export const DEFAULT_LIMITS: SandboxLimits = {
 
 export type LogListener = (line: string) => void;
 
+/** The stdin and stdout of an interactive process, on the runner's side. */
+export interface Interactive {
+  input: Readable;
+  onStdout(data: string): void;
+}
+
+/** A process of the sandbox its caller talks to over stdin and stdout: a stdio MCP server. */
+export interface InteractiveProcess {
+  write(data: string): void;
+  /** Closes its stdin. */
+  end(): void;
+  /** Ends it and everything it started; idempotent. */
+  kill(): void;
+  /** How it ended (its timeout included), with its stderr's lines as logs. */
+  readonly result: Promise<CodeResult>;
+}
+
 export interface CodeRunner {
   /**
    * Never throws for user-code failures; an aborted run resolves `ok: false` quickly with its
    * processes killed. `onLog` receives the step's log lines as they are written.
    */
   run(req: CodeRequest, signal?: AbortSignal, onLog?: LogListener): Promise<CodeResult>;
+  /**
+   * Starts `req.command` (a `cli` request: an argv) in the sandbox, as a step would run, with
+   * its stdin the caller's to write and its stdout passed to `onStdout` as it comes.
+   */
+  open(req: CodeRequest, onStdout: (chunk: string) => void): InteractiveProcess;
   /** The isolation of the runner(s), as reported when they started. */
   isolation(): Isolation;
   /** Stops the local runner processes (and everything they run) or closes the remote connection. */

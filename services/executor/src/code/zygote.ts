@@ -47,7 +47,7 @@ export interface ProcessLimits {
 }
 
 export interface ZygoteRequest {
-  /** The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /work to the step when confined. */
+  /** The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /step to the step when confined. */
   runDir: string;
   /** The step's uid (and gid): in the sandbox's user namespace, or on the host when not confined. */
   uid: number;
@@ -55,26 +55,29 @@ export interface ZygoteRequest {
   limits: ProcessLimits;
   /** The cgroup directories the step joins, as the zygote sees them. */
   cgroups: string[];
-  /** The step's proxy: its port inside, and its egress socket (a name in the zygote's `ctl` directory). */
+  /** The step's proxy: its port inside, and its egress socket (a name in the zygote's `ctl` directory): the zygote relays one to the other. */
   network?: { port: number; socket: string };
   /** An interactive process (an MCP server): its stdin is a stream of the caller's. */
   interactive?: boolean;
 }
 
-/** A started step process, with the artifacts it leaves and, when interactive, its stdin. */
+/** A started step process and, when interactive, its stdin. */
 export interface ZygoteProcess extends StepProcess {
-  /** The artifacts connection's raw content (see zygote/artifacts.py), ended when the step is over. */
-  readonly artifacts: PassThrough;
   readonly stdin: PassThrough | undefined;
-  /** Ends the step's processes; its artifacts still come (a timeout, a limit). */
-  stop(): void;
+}
+
+/** What the artifact reader needs of a step that is over. */
+export interface ArtifactRequest {
+  runDir: string;
+  uid: number;
+  limits: Pick<ProcessLimits, "artifactFiles" | "artifactFileBytes" | "artifactTotalBytes">;
 }
 
 /**
  * The runner side of a zygote (zygote/main.py): starts it in its sandbox (zygote/enter.py,
  * which this process answers by writing the user namespace's uid and gid maps), asks it to fork
  * a step's processes and hands each step's stdio and artifacts to the caller as streams. A step's
- * supervisor connects to a Unix socket served here (in the zygote's `ctl` directory, which only
+ * process connects to a Unix socket served here (in the zygote's `ctl` directory, which only
  * the zygote's uid may enter) with the random single-use token it was forked with, receives its
  * request on that connection, which becomes the step's stdout, and opens its other connections
  * with the tokens the request names; an unknown token is hung up on.
@@ -156,10 +159,10 @@ export class Zygote {
     if (opts.plan) {
       const planFile = join(dir, "plan.json");
       await writeFile(planFile, JSON.stringify(opts.plan({ runs, ctl })), { mode: 0o600 });
-      const zygoteCommand = [opts.python, "-I", "-B", "/run/wf/lib/main.py", "/run/wf/ctl"];
+      const zygoteCommand = [opts.python, "-I", "-B", "/run/wf/lib/main.py", "/run/wf/ctl", "confined"];
       proc = spawn(opts.python, ["-I", "-B", ENTER_SCRIPT, planFile, ...zygoteCommand], { cwd: "/", env: opts.env, stdio: "pipe" });
     } else {
-      proc = spawn(opts.python, ["-I", "-B", join(ZYGOTE_LIB, "main.py"), ctl], { cwd: ctl, env: opts.env, stdio: "pipe" });
+      proc = spawn(opts.python, ["-I", "-B", join(ZYGOTE_LIB, "main.py"), ctl, "host"], { cwd: ctl, env: opts.env, stdio: "pipe" });
     }
     const zygote = new Zygote(proc, server, runs, ctl, dir, opts.plan !== undefined, uids);
     try {
@@ -182,15 +185,14 @@ export class Zygote {
 
   /** Forks the processes of one step, which receive their request from here, not through the zygote. */
   fork(command: ZygoteCommand, request: ZygoteRequest): ZygoteProcess {
-    const tokens = { stdout: newToken(), stderr: newToken(), artifacts: newToken(), stdin: request.interactive ? newToken() : undefined };
-    const { interactive: _, ...rest } = request;
-    const requestLine = `${JSON.stringify({ ...command, ...rest, confined: this.confined, gid: request.uid, stderr: tokens.stderr, artifacts: tokens.artifacts, stdin: tokens.stdin })}\n`;
+    const tokens = { stdout: newToken(), stderr: newToken(), stdin: request.interactive ? newToken() : undefined };
+    const { interactive: _, network, ...rest } = request;
+    const requestLine = `${JSON.stringify({ ...command, ...rest, confined: this.confined, gid: request.uid, stderr: tokens.stderr, stdin: tokens.stdin })}\n`;
     const stdout = this.expectConnection(tokens.stdout, requestLine);
     const stderr = this.expectConnection(tokens.stderr);
-    const artifacts = this.expectConnection(tokens.artifacts);
     const stdin = tokens.stdin === undefined ? undefined : this.expectConnection(tokens.stdin, undefined, true);
     const run: ZygoteRun = {
-      streams: [stdout, stderr, artifacts, ...(stdin ? [stdin] : [])],
+      streams: [stdout, stderr, ...(stdin ? [stdin] : [])],
       resolve: () => undefined,
       reject: () => undefined,
     };
@@ -204,12 +206,24 @@ export class Zygote {
       run.reject(this.exitError);
     } else {
       this.runs.set(id, run);
-      this.send({ id, token: tokens.stdout });
+      this.send({ id, token: tokens.stdout, ...(network ? { network } : {}) });
     }
-    const end = (how: "stop" | "kill") => () => {
-      if (this.runs.has(id)) this.send({ kill: id, how });
+    const kill = (): void => {
+      if (this.runs.has(id)) this.send({ kill: id });
     };
-    return { stdout, stderr, artifacts, stdin, exited, stop: end("stop"), kill: end("kill"), limitReached: () => undefined };
+    return { stdout, stderr, stdin, exited, kill, limitReached: () => undefined };
+  }
+
+  /**
+   * The artifacts of a step that is over, read by a process the zygote forks for it, as the
+   * step's uid (see zygote/artifacts.py): the stream ends when all are sent.
+   */
+  readArtifacts(request: ArtifactRequest): PassThrough {
+    const token = newToken();
+    const stream = this.expectConnection(token);
+    if (this.exitError) stream.end();
+    else this.send({ artifacts: token, ...request, confined: this.confined });
+    return stream;
   }
 
   /**
@@ -312,7 +326,7 @@ export class Zygote {
       socket.once("close", () => {
         if (!stream.writableEnded) stream.end();
       });
-      // Given up on by the supervisor (a process outside the killed group held the socket).
+      // Given up on by the supervisor of the run (a process outside the killed group held the socket).
       stream.once("close", () => socket.destroy());
     };
     socket.on("data", onData);

@@ -92,7 +92,7 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
   if (!agent) return { kind: "failed", error: `step \`${step.name}\`: unknown agent \`${step.agent}\``, retryable: false };
   const prompt = asText(await host.render(step.prompt, scope));
   const instructions = agent.instructions === undefined ? undefined : asText(await host.render(agent.instructions, scope));
-  const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, scope)));
+  const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, scope, step.timeout)));
   if (host.c.snap.enableMonitoring) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt });
   await host.c.flush();
 
@@ -211,7 +211,7 @@ class StepCalls {
   }
 }
 
-async function renderServer(host: AiStepHost, s: NonNullable<AgentDef["mcp"]>[number], scope: Scope): Promise<McpServerTarget> {
+async function renderServer(host: AiStepHost, s: NonNullable<AgentDef["mcp"]>[number], scope: Scope, timeoutS: number | undefined): Promise<McpServerTarget> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(s.headers ?? {})) headers[k] = asText(await host.render(v, scope));
   return {
@@ -219,6 +219,7 @@ async function renderServer(host: AiStepHost, s: NonNullable<AgentDef["mcp"]>[nu
     ...(s.url === undefined ? {} : { url: asText(await host.render(s.url, scope)) }),
     ...(s.headers === undefined ? {} : { headers }),
     ...(s.command === undefined ? {} : { command: (await host.render(s.command, scope) as unknown[]).map(asText) }),
+    ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
   };
 }
 

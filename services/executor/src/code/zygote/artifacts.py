@@ -10,8 +10,11 @@ exactly `size` bytes; at the end {"end": true}, or {"error": message} at the fir
 
 import json
 import os
+import signal
+import socket
 import stat
 
+import confine
 import linux
 
 MAX_ENTRIES = 10_000
@@ -27,6 +30,23 @@ class LimitPassed(Exception):
 def open_beneath(dir_fd, name, flags=_FLAGS):
     fd = linux.openat2(dir_fd, name, flags, _RESOLVE)
     return fd if fd is not None else os.open(name, flags, dir_fd=dir_fd)
+
+
+def run_reader(ctl_dir, request):
+    """The artifact reader: forked by the zygote once the step's processes are gone, it connects
+    with its token (as the zygote's uid, which the socket is for), becomes the step's uid and
+    sends the step's artifacts. Never returns."""
+    try:
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(os.path.join(ctl_dir, "stdio.sock"))
+        sock.sendall(request["artifacts"].encode() + b"\n")
+        if confine.own_uid(request):
+            confine.drop_privileges(request["uid"], request["uid"])
+        send(sock, request["runDir"], request["limits"])
+        sock.close()
+    finally:
+        os._exit(0)
 
 
 def send(sock, run_dir, limits):

@@ -5,7 +5,7 @@ user code never runs with half a confinement.
 The zygote's file system (made by bubblewrap) holds only what interpreters need, read-only, and
 /run/wf with the run directories of this zygote's steps. Here, in a mount namespace of its own,
 the process gets a /proc showing only its own PID namespace, private /tmp and /dev/shm, its run
-directory at /work, and loses /run/wf; then it drops to its own unprivileged uid, without any
+directory at /step, and loses /run/wf; then it drops to its own unprivileged uid, without any
 capability or a way to gain one, under the seccomp filter.
 """
 
@@ -14,13 +14,12 @@ import resource
 import signal
 
 import linux
-import seccomp
 
-WORK = "/work"
+WORK = "/step"
 HIDDEN = "/run/wf"
 
 
-def confine(request, filter_program):
+def confine(request, seccomp_filter):
     """In the sandbox (`confined`): all of the above. Without it (an operator's opt-in where the
     sandbox cannot start): the cgroups, the limits, the step's own uid where this process may
     change uid, and the seccomp filter; the host's file system and network stay in view."""
@@ -37,8 +36,8 @@ def confine(request, filter_program):
         drop_privileges(request["uid"], request["gid"])
     else:
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1, what="no_new_privs")
-    if filter_program is not None:
-        linux.install_filter(filter_program)
+    if seccomp_filter is not None:
+        seccomp_filter.install()
 
 
 def own_uid(request):
@@ -94,5 +93,5 @@ def drop_privileges(uid, gid):
     # environ) unreadable to a Python step. Nothing of the zygote's or of another step is in
     # its memory, and no other process may ptrace it (the seccomp filter).
     linux.prctl(linux.PR_SET_DUMPABLE, 1, what="dumpable")
-    # Cleared by the change of uid; set again so that the step dies with its supervisor.
+    # Cleared by the change of uid; set again so that the step dies with the zygote.
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")

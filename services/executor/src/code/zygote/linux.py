@@ -2,8 +2,10 @@
 compiled extension, nothing to install beside the interpreter."""
 
 import ctypes
+import fcntl
 import os
 import platform
+import socket
 import struct
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -53,6 +55,10 @@ def _check(result, what):
 
 def unshare(flags):
     _check(_libc.unshare(flags), "unshare")
+
+
+def setns(fd, nstype):
+    _check(_libc.setns(fd, nstype), "setns")
 
 
 def mount(source, target, fstype, flags, data=None):
@@ -110,20 +116,23 @@ def openat2(dir_fd, name, flags, resolve):
 
 def loopback_up():
     """Brings up `lo` in a new network namespace, where it starts down (SIOCSIFFLAGS)."""
-    import fcntl
-    import socket
-
     iff_up, iff_loopback, iff_running = 0x1, 0x8, 0x40
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         fcntl.ioctl(s, 0x8914, struct.pack("16sH14s", b"lo", iff_up | iff_loopback | iff_running, b""))
 
 
-def install_filter(program):
-    """Installs a seccomp BPF program (bytes of struct sock_filter) for this process and its children."""
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    buffer = ctypes.create_string_buffer(program, len(program))
-    fprog = SockFprog(len(program) // 8, ctypes.addressof(buffer))
-    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), what="seccomp")
+class Filter:
+    """A seccomp BPF program (bytes of struct sock_filter), laid out once, in the zygote, so that
+    installing it in a step's process is one system call."""
+
+    def __init__(self, program):
+        self._buffer = ctypes.create_string_buffer(program, len(program))
+        self._fprog = _SockFprog(len(program) // 8, ctypes.addressof(self._buffer))
+
+    def install(self):
+        """For this process and its children, for good."""
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(self._fprog), what="seccomp")

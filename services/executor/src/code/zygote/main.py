@@ -1,23 +1,25 @@
 """Pre-forked Python that starts the process of every non-JavaScript step and of every stdio MCP
-server (started by zygote.ts inside bubblewrap as `python -I main.py CTL_DIR`, so that every
-process forked from here inherits the sandbox's file system; see step.py for the rest of a
-step's confinement).
+server (started by zygote.ts as `python -I -B main.py CTL_DIR MODE`; MODE `confined` in the
+sandbox that enter.py built, `host` where the operator opted out of it).
 
-A fresh interpreter spends tens of milliseconds starting up and importing `site`; this process pays
-that once and forks a supervisor per step (step.py), which forks the step's process: a Python step
-runs in that child, any other language is exec'd by it. It imports nothing beyond what it needs,
-runs no threads (forking is only safe single-threaded), is not dumpable (no step can attach to it
-or read its memory), and never sees a step's code, variables or output, so none of it lingers in
-this process's memory for a later child to inherit: the child connects to the runner's Unix
-socket (CTL_DIR/stdio.sock) with the single-use token it was forked with and receives its
-request there.
+A fresh interpreter spends tens of milliseconds starting up and importing `site`, and a fork costs
+a few more: this process pays the first once and forks each step's process directly into the
+step's own PID, network, IPC and UTS namespaces, which it makes just before (step.py does the
+rest). It imports everything its children use, runs no threads (forking is only safe
+single-threaded), is not dumpable (no step can attach to it or read its memory), and never sees
+a step's code, variables or output, so none of it lingers in this process's memory for a later
+child to inherit: the child connects to the runner's Unix socket (CTL_DIR/stdio.sock) with the
+single-use token it was forked with and receives its request there.
 
-Control protocol, JSON lines. stdin: {"id": n, "token": t} to start a step, {"kill": n, "how":
-"stop" | "kill"} to end one (see step.py). stdout: {"ready": true, "seccomp":
-bool} once, then {"id": n, "pid": p} after each fork and {"id": n, "code": c, "signal": s,
-"connected": bool} once the child is reaped ("connected": whether its stdout and stderr were
-connected), or {"id": n, "error": message} when it could not be forked. End of stdin: the runner
-is gone, and so is every step started here.
+Control protocol, JSON lines. stdin:
+  {"id": n, "token": t, "network": {"port", "socket"}?}  start a step (with a relay process in its
+                                                        network namespace, for its egress proxy)
+  {"kill": n}                                           kill it (and with it, its PID namespace)
+  {"artifacts": token, "runDir", "uid", "limits", "confined"}  read a finished step's artifacts
+stdout: {"ready": true, "seccomp": bool} once, then {"id": n, "pid": p} after each fork and
+{"id": n, "code": c, "signal": s, "connected": bool} once the step's process is reaped
+("connected": whether its stdout and stderr were connected), or {"id": n, "error": message}
+when it could not be forked. End of stdin: the runner is gone, and so is every step started here.
 """
 
 import gc
@@ -30,117 +32,145 @@ import sys
 # -I leaves the script's directory out of sys.path; the zygote's modules are beside it.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import artifacts  # noqa: E402
 import linux  # noqa: E402
+import relay  # noqa: E402
 import seccomp  # noqa: E402
 import step  # noqa: E402
 
-
-def main():
-    ctl_dir = sys.argv[1]
-    children = {}  # pidfd -> (id, pid, status read end)
-    poller = select.poll()
-    poller.register(0, select.POLLIN)
-    # Orphans of steps (what a step left running, killed when it ends) are reparented here rather
-    # than to PID 1, which may never reap them: SIGCHLD wakes the loop to reap them.
-    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1, what="child subreaper")
-    linux.prctl(linux.PR_SET_DUMPABLE, 0, what="not dumpable")
-    filter_program = seccomp.program() if seccomp.supported() else None
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)  # a full pipe has woken the loop already
-    poller.register(wake_r, select.POLLIN)
-    pending = b""
-    # Objects alive now are never collected in a child: its collections then leave them (and the
-    # memory pages they share with this process) untouched, which keeps forks cheap.
-    gc.freeze()
-    send({"ready": True, "seccomp": filter_program is not None})
-    try:
-        while True:
-            for fd, _ in poller.poll():
-                if fd == 0:
-                    data = os.read(0, 65536)
-                    if not data:
-                        return  # the runner is gone
-                    *lines, pending = (pending + data).split(b"\n")
-                    for line in lines:
-                        request = json.loads(line)
-                        if "kill" in request:
-                            stop(children, request["kill"], request.get("how"))
-                            continue
-                        started = start(request["id"], request["token"], ctl_dir, filter_program)
-                        if started is not None:
-                            pidfd, child_info = started
-                            children[pidfd] = child_info
-                            poller.register(pidfd, select.POLLIN)
-                elif fd == wake_r:
-                    os.read(wake_r, 4096)
-                    reap_orphans({pid for _, pid, _ in children.values()})
-                elif fd in children:
-                    poller.unregister(fd)
-                    reap(fd, *children.pop(fd))
-    finally:
-        for _, pid, _ in children.values():
-            kill_group(pid)
+STEP_NAMESPACES = linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
 
 
-def start(run_id, token, ctl_dir, filter_program):
-    """Forks the child of one run; returns its pidfd and bookkeeping, or None when fork failed."""
-    status_r, status_w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError as e:
-        os.close(status_r)
-        os.close(status_w)
-        send({"id": run_id, "error": f"fork failed: {e}"})
-        return None
-    if pid == 0:
-        step.supervise(token, status_w, ctl_dir, filter_program)
-    os.close(status_w)
-    # The child makes itself a group leader too; doing it on both sides means the group exists
-    # before the runner learns the pid and may kill it.
-    try:
-        os.setpgid(pid, pid)
-    except OSError:
-        pass  # the child got there first, or is already gone
-    send({"id": run_id, "pid": pid})
-    # A pidfd turns readable when the child exits: no waitpid(-1) racing with the status of a step.
-    return os.pidfd_open(pid), (run_id, pid, status_r)
+class Zygote:
+    def __init__(self, ctl_dir, confined):
+        self.ctl_dir = ctl_dir
+        self.confined = confined
+        self.seccomp_filter = linux.Filter(seccomp.program()) if seccomp.supported() else None
+        self.children = {}  # pidfd -> (id, pid, status read end, relay's done pipe write end)
+        self.helpers = set()  # pids of relays and artifact readers, reaped as they end
+        self.poller = select.poll()
+        # A step's PID namespace is made for the fork of its process only: the zygote's own
+        # is restored for every other child (relays, artifact readers).
+        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if confined else None
 
-
-def stop(children, run_id, how):
-    """`stop`: the step's processes die and its supervisor reports it; `kill`: the supervisor too."""
-    for child_id, pid, _ in children.values():
-        if child_id == run_id:
-            try:
-                os.kill(pid, signal.SIGUSR1 if how == "stop" else signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
-def reap(pidfd, run_id, pid, status_r):
-    os.close(pidfd)
-    _, status = os.waitpid(pid, 0)
-    # The child closed its write end before running user code or died, so this cannot block.
-    connected = os.read(status_r, 1) == b"1"
-    os.close(status_r)
-    code = os.waitstatus_to_exitcode(status)
-    if code >= 0:
-        send({"id": run_id, "code": code, "signal": None, "connected": connected})
-    else:
-        send({"id": run_id, "code": None, "signal": signal.Signals(-code).name, "connected": connected})
-
-
-def reap_orphans(steps):
-    """Reaps exited children that are not the main process of a step (those are reaped by reap())."""
-    while True:
+    def serve(self):
+        self.poller.register(0, select.POLLIN)
+        linux.prctl(linux.PR_SET_DUMPABLE, 0, what="not dumpable")
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_w, False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)  # a full pipe has woken the loop already
+        self.poller.register(wake_r, select.POLLIN)
+        pending = b""
+        # Objects alive now are never collected in a child: its collections then leave them (and the
+        # memory pages they share with this process) untouched, which keeps forks cheap.
+        gc.freeze()
+        send({"ready": True, "seccomp": self.seccomp_filter is not None})
         try:
-            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:
+            while True:
+                for fd, _ in self.poller.poll():
+                    if fd == 0:
+                        data = os.read(0, 65536)
+                        if not data:
+                            return  # the runner is gone
+                        *lines, pending = (pending + data).split(b"\n")
+                        for line in lines:
+                            self.handle(json.loads(line))
+                    elif fd == wake_r:
+                        os.read(wake_r, 4096)
+                        self.reap_helpers()
+                    elif fd in self.children:
+                        self.poller.unregister(fd)
+                        self.reap(fd, *self.children.pop(fd))
+        finally:
+            for _, pid, _, _ in self.children.values():
+                kill(pid)
+
+    def handle(self, request):
+        if "kill" in request:
+            for run_id, pid, _, _ in self.children.values():
+                if run_id == request["kill"]:
+                    kill(pid)
+        elif "artifacts" in request:
+            self.fork_helper(lambda: artifacts.run_reader(self.ctl_dir, request), keep=())
+        else:
+            self.start(request["id"], request["token"], request.get("network"))
+
+    def start(self, run_id, token, network):
+        """Forks the process of one step into namespaces of its own."""
+        status_r = status_w = done_w = None
+        try:
+            if self.confined:
+                linux.unshare(STEP_NAMESPACES)
+                linux.loopback_up()
+                if network:
+                    done_r, done_w = os.pipe()
+                    path = os.path.join(self.ctl_dir, network["socket"])
+                    self.fork_helper(lambda: relay.run_relay(network["port"], path, done_r), keep=(done_r,))
+                    os.close(done_r)
+                linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
+                linux.unshare(linux.CLONE_NEWPID)
+            status_r, status_w = os.pipe()
+            pid = os.fork()
+        except OSError as e:
+            for fd in (status_r, status_w, done_w):
+                if fd is not None:
+                    os.close(fd)
+            send({"id": run_id, "error": f"the step's process could not be started: {e}"})
             return
-        if info is None or info.si_pid in steps:
-            return
-        os.waitpid(info.si_pid, 0)
+        if pid == 0:
+            step.run_step(token, status_w, self.ctl_dir, self.seccomp_filter)
+        os.close(status_w)
+        send({"id": run_id, "pid": pid})
+        # A pidfd turns readable when the process exits: no waitpid(-1) racing with the status of a step.
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = (run_id, pid, status_r, done_w)
+        self.poller.register(pidfd, select.POLLIN)
+
+    def fork_helper(self, body, keep):
+        """Forks a helper (relay, reader) in the zygote's own PID namespace, holding none of the
+        zygote's descriptors but `keep` (another step's relay would never see its end otherwise).
+        It never returns into this loop."""
+        if self.own_pid_ns is not None:
+            linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            low = 3
+            for fd in sorted(keep):
+                os.closerange(low, fd)
+                low = fd + 1
+            os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+            body()
+        self.helpers.add(pid)
+
+    def reap_helpers(self):
+        for pid in list(self.helpers):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.helpers.discard(pid)
+
+    def reap(self, pidfd, run_id, pid, status_r, done_w):
+        os.close(pidfd)
+        _, status = os.waitpid(pid, 0)
+        if done_w is not None:
+            os.close(done_w)  # the relay's cue to end
+        # The child closed its write end before running user code or died, so this cannot block.
+        connected = os.read(status_r, 1) == b"1"
+        os.close(status_r)
+        if not self.confined:
+            # Without a PID namespace of its own, what the step left running is found by its group.
+            kill_group(pid)
+        code = os.waitstatus_to_exitcode(status)
+        if code >= 0:
+            send({"id": run_id, "code": code, "signal": None, "connected": connected})
+        else:
+            send({"id": run_id, "code": None, "signal": signal.Signals(-code).name, "connected": connected})
 
 
 def kill_group(pid):
@@ -150,9 +180,16 @@ def kill_group(pid):
         pass
 
 
+def kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def send(message):
     os.write(1, (json.dumps(message) + "\n").encode())
 
 
 if __name__ == "__main__":
-    main()
+    Zygote(sys.argv[1], sys.argv[2] == "confined").serve()

@@ -1,10 +1,15 @@
 """The only way out of a step's network namespace: each TCP connection a step makes to its proxy
 address (127.0.0.1:<port> in its own namespace, named by HTTP_PROXY and HTTPS_PROXY) is relayed,
 byte for byte, to the step's egress socket outside, where the runner's egress proxy decides.
-Nothing is parsed here. Runs in the step's supervisor, which the step cannot see or signal."""
+Nothing is parsed here. Runs in a process the zygote forks into the step's network namespace
+but not its PID namespace: the step can neither see nor signal it."""
 
+import os
 import select
+import signal
 import socket
+
+import linux
 
 CHUNK = 65536
 # Relayed connections open at once; past it a new one is closed at once (the proxy caps them too).
@@ -12,6 +17,16 @@ MAX_CONNECTIONS = 128
 _IN = select.POLLIN
 _OUT = select.POLLOUT
 _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+
+def run_relay(port, egress_path, done_fd):
+    """The relay process: serves until the zygote closes `done_fd` (the step has ended). Never returns."""
+    try:
+        linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")
+        listener = listen(port)
+        serve_until(done_fd, listener, egress_path)
+    finally:
+        os._exit(0)
 
 
 def listen(port):

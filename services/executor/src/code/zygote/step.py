@@ -1,16 +1,10 @@
-"""One step, forked from the zygote: its supervisor, then, forked from that, its main process.
+"""A step's main process, forked from the zygote into the step's fresh PID, network, IPC and UTS
+namespaces (as their PID 1: when it ends, the kernel ends everything it started).
 
-The supervisor connects to the runner's socket with the single-use token it was forked with and
-receives its request there, opens the step's stderr (and, for an interactive process such as
-an MCP server, stdin) connections, makes new PID, network, IPC, UTS and cgroup namespaces, and
-forks the main process into them (which joins the step's cgroups before anything else). While the step runs it relays the step's proxy connections
-(relay.py); when the main process has exited (and with it, as the init of its PID namespace,
-everything it started), it reads the artifacts as the step's uid and passes the exit status on as
-its own. The step cannot see the supervisor: it is outside the step's PID namespace.
-
-SIGUSR1 to the supervisor kills the step (the runner's timeout or a limit) and still sends its
-artifacts; SIGKILL ends both (a cancel). The supervisor is not in the step's cgroups: killing
-everything in them ends the step and leaves the supervisor to report it.
+It connects to the runner's socket with the single-use token it was forked with and receives
+its request there, opens the step's stderr (and, for an interactive process such as an MCP
+server, stdin) connections, is confined (confine.py), and becomes the step: Python code runs in
+this very process, any other language is exec'd. Nothing of the zygote's descriptors is kept.
 """
 
 import atexit
@@ -22,96 +16,37 @@ import socket
 import sys
 import types
 
-import artifacts
 import confine
 import linux
-import relay
 
 # Exit status of a step that failed before running any user code (EX_SOFTWARE).
 SETUP_FAILED = 70
-STEP_NAMESPACES = linux.CLONE_NEWPID | linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
 
 
-def supervise(token, status_w, ctl_dir, filter_program):
+def run_step(token, status_w, ctl_dir, seccomp_filter):
     """Never returns: unwinding into the zygote's loop would run its cleanup, which kills every
     other step."""
     status = SETUP_FAILED
     try:
-        status = _supervise(token, status_w, ctl_dir, filter_program)
-    except BaseException as e:
-        os.write(2, f"step setup failed: {e!r}\n".encode())
-    finally:
-        _exit_as(status)
-
-
-def _supervise(token, status_w, ctl_dir, filter_program):
-    os.setpgid(0, 0)
-    _drop_inherited(status_w)
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    stdio_path = os.path.join(ctl_dir, "stdio.sock")
-    stdout = connect(stdio_path, token)
-    request = json.loads(read_line(stdout))
-    stderr = connect(stdio_path, request["stderr"])
-    stdin = connect(stdio_path, request["stdin"]) if request.get("stdin") else None
-    os.write(status_w, b"1")
-    os.close(status_w)
-    os.dup2(stderr.fileno(), 2)  # this process's own complaints go to the step's stderr from here
-
-    if request["confined"]:
-        linux.unshare(STEP_NAMESPACES)
-        linux.loopback_up()
-    network = request.get("network")
-    listener = relay.listen(network["port"]) if network else None
-    main = 0
-    # Before the fork: a stop that comes at once must find the handler, not SIGUSR1's default.
-    signal.signal(signal.SIGUSR1, lambda *_: main and _kill(main))
-    main = os.fork()
-    if main == 0:
-        _main_process(request, stdin, stdout, stderr, filter_program)
-    for sock in (stdin, stdout, stderr):
-        if sock is not None:
-            sock.close()
-    pidfd = os.pidfd_open(main)
-    relay.serve_until(pidfd, listener, os.path.join(ctl_dir, network["socket"]) if network else None)
-    _, wait_status = os.waitpid(main, 0)
-    if listener is not None:
-        listener.close()
-    if request.get("artifacts"):
-        # Connected first: the socket is for the zygote's uid, the files are read as the step's.
-        with connect(stdio_path, request["artifacts"]) as sock:
-            if confine.own_uid(request):
-                confine.drop_privileges(request["uid"], request["gid"])
-            artifacts.send(sock, request["runDir"], request["limits"])
-    return wait_status_code(wait_status)
-
-
-def _drop_inherited(keep):
-    """The zygote's descriptors are not the supervisor's: its control pipes (stdin and stdout: a
-    stray write there would corrupt the protocol), the other steps' pidfds and pipes."""
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    os.close(null)
-
-
-def _main_process(request, stdin, stdout, stderr, filter_program):
-    """PID 1 of the step's namespace: confined, then the step itself. Never returns."""
-    status = SETUP_FAILED
-    try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")
-        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        os.setpgid(0, 0)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        stdio_path = os.path.join(ctl_dir, "stdio.sock")
+        stdout = connect(stdio_path, token)
+        request = json.loads(read_line(stdout))
+        stderr = connect(stdio_path, request["stderr"])
+        stdin = connect(stdio_path, request["stdin"]) if request.get("stdin") else None
+        os.write(status_w, b"1")
         os.dup2(stdin.fileno() if stdin else os.open(os.devnull, os.O_RDONLY), 0)
         os.dup2(stdout.fileno(), 1)
         os.dup2(stderr.fileno(), 2)
-        # Drops every other descriptor: the sockets' originals, the zygote's pidfds and pipes.
+        # Drops every other descriptor: the sockets' originals, the zygote's control pipes, pidfds, pipes.
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         for sock in (stdin, stdout, stderr):
             if sock is not None:
                 sock.detach()
-        confine.confine(request, filter_program)
+        confine.confine(request, seccomp_filter)
         os.environ.clear()
         os.environ.update(request["env"])
         if "argv" in request:
@@ -120,35 +55,10 @@ def _main_process(request, stdin, stdout, stderr, filter_program):
         status = run(request["code"])
     except BaseException as e:
         if status == SETUP_FAILED:
+            # To the step's stderr once connected, else to the zygote's, which the runner keeps.
             os.write(2, f"step setup failed: {e!r}\n".encode())
     finally:
         os._exit(status)
-
-
-def _kill(pid):
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def wait_status_code(wait_status):
-    """A waitpid status as this process's own exit: the code, or minus the signal."""
-    return os.waitstatus_to_exitcode(wait_status)
-
-
-def _exit_as(code):
-    if code >= 0:
-        os._exit(code)
-    # Dying of the same signal tells the zygote (and the runner) how the step ended.
-    sig = -code
-    try:
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
-        os.kill(os.getpid(), sig)
-    except (OSError, ValueError):
-        pass
-    os._exit(128 + sig)
 
 
 def connect(path, token):

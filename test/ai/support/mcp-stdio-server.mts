@@ -1,6 +1,6 @@
 /**
  * A real MCP server over stdio (the SDK's own), started by the executor as an agent's `command`:
- * `<collector url> <name>`. It reports what it sees to the test's log collector, over HTTP since
+ * `<collector url> <name>` (.mts: in the sandbox, no package.json above it says "module"). It reports what it sees to the test's log collector, over HTTP since
  * the sandbox it runs in keeps its files to itself: one entry per tool call, `{"started": true}`,
  * and `{"closed": true}` when the client ends the connection.
  */
@@ -48,9 +48,9 @@ mcp.registerTool(
       pids: readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map(Number),
       executorVisible: existsSync(`/proc/${args.executorPid}`),
       writes: Object.fromEntries(args.writeTo.map((path) => [path, tryWrite(path)])),
-      privateWrite: tryWrite(join(process.env.TMPDIR ?? "/nonexistent", "probe")),
+      privateWrite: tryWrite(join(process.env.HOME ?? "/nonexistent", "probe")),
       home: process.env.HOME,
-      tmpdir: process.env.TMPDIR,
+      uid: process.getuid?.(),
     };
     await log(seen);
     return { content: [{ type: "text", text: JSON.stringify(seen) }] };
