@@ -3,13 +3,16 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionResult } from "@wf/shared/api";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { natsServerBin, sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
 import { isAlive, runDirs } from "../../services/executor/src/code/test-support";
+import { LlmTestServer } from "../ai/support/llm-server";
 import { uniqueNamespace } from "../support/runtime";
 import { hostFacts, hostUid, type HostFacts } from "./host-facts";
 import { bash, hostPids, isolate, luaScripts, probeLines, python, ruby, type Probe, type Targets } from "./probe-scripts";
@@ -31,15 +34,22 @@ const envSecret = `canary-env-${randomBytes(12).toString("hex")}`;
 const canaryPath = `/tmp/wf-escape-canary-${id}`;
 const writeName = `wf-escape-written-${id}`;
 const firstSandboxUid = loadConfig({}).WF_SANDBOX_UIDS.first;
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const MCP_PROBE_SERVER = fileURLToPath(new URL("./mcp-probe-server.mts", import.meta.url));
+/** By absolute URL: the server's working directory in the sandbox has no node_modules above it. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 let scratch: string;
 let service: TerminalService;
 let host: HostFacts;
 let client: ServiceClient;
 let owner: ServiceUser;
+/** Another user, for steps of two owners at once. */
+let stranger: ServiceUser;
 let allowed: TargetServer;
 let other: TargetServer;
 let targets: Targets;
+let llm: LlmTestServer;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "wf-escape-"));
@@ -48,6 +58,7 @@ beforeAll(async () => {
   await writeFile(canaryPath, canarySecret, { mode: 0o644 });
   allowed = await startTargetServer("allowed");
   other = await startTargetServer("other");
+  llm = await LlmTestServer.start("openai");
   const ns = uniqueNamespace();
   service = await startServiceInTerminal({
     WF_DATA_DIR: dataDir,
@@ -57,10 +68,15 @@ beforeAll(async () => {
     // One port of one loopback address of the host: the test's allowed server, nothing else.
     WF_EGRESS_ALLOW: allowed.address,
     WF_TEST_CANARY: envSecret,
+    // A model to drive an agent, and what its stdio MCP server needs: its command allowed, and
+    // Node's, tsx's and the SDK's files (node_modules) and its own readable, nothing more.
+    WF_LLM_PROVIDERS: JSON.stringify([{ name: "test", protocol: "openai", baseUrl: llm.baseUrl, apiKey: "sk-test" }]),
+    WF_MCP_STDIO_ALLOW: process.execPath,
+    WF_SANDBOX_READ_ONLY: [join(REPO, "node_modules"), join(REPO, "test/security")].join(","),
   });
   host = await hostFacts(dataDir, service.pid, service.output());
   client = new ServiceClient(host.edge, { WF_DATA_DIR: dataDir, WF_NAMESPACE: ns }, scratch);
-  owner = await client.createUser();
+  [owner, stranger] = await Promise.all([client.createUser(), client.createUser()]);
   targets = { host, canaryPath, email: owner.email, allowed, other, writeName };
 });
 
@@ -68,6 +84,7 @@ afterAll(async () => {
   await service?.stop();
   await allowed?.close();
   await other?.close();
+  await llm?.close();
   await rm(canaryPath, { force: true });
   if (scratch) await rm(scratch, { recursive: true, force: true, maxRetries: 2 });
 });
@@ -76,11 +93,11 @@ type Step = Record<string, unknown>;
 
 const code = (name: string, language: string, source: string, extra: Step = {}): Step => ({ name, type: "code", language, code: source, timeout: 20, ...extra });
 
-/** Imports the steps as one workflow of `user` and runs it once through the API. */
-async function runSteps(label: string, steps: Step[], user: ServiceUser = owner): Promise<ExecutionResult & { id: string }> {
-  const workflowId = await client.importWorkflow(user, { name: `escape ${label} ${id}`, steps });
-  const executionId = await client.start(user, workflowId);
-  return { ...(await client.result(user, executionId)), id: executionId };
+/** Imports the steps as one workflow of the owner's and runs it once through the API. */
+async function runSteps(label: string, steps: Step[]): Promise<ExecutionResult & { id: string }> {
+  const workflowId = await client.importWorkflow(owner, { name: `escape ${label} ${id}`, steps });
+  const executionId = await client.start(owner, workflowId);
+  return { ...(await client.result(owner, executionId)), id: executionId };
 }
 
 function outputOf(result: ExecutionResult, step: string): unknown {
@@ -95,7 +112,7 @@ const reportOf = (result: ExecutionResult, step: string): Record<string, unknown
 /** No secret of the host's, in any form the API shows: output, errors, logs, artifacts. */
 function expectNothingLeaked(seen: unknown): void {
   const text = JSON.stringify(seen);
-  for (const secret of [canarySecret, envSecret, owner.key, ...host.storedSecrets]) expect(text).not.toContain(secret);
+  for (const secret of [canarySecret, envSecret, owner.key, stranger.key, ...host.storedSecrets]) expect(text).not.toContain(secret);
 }
 
 const noSuchFile = (command: string, path: string): Probe => ({ rc: 1, out: `${command}: ${path}: No such file or directory` });
@@ -199,7 +216,9 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       // Its /tmp is its own: the write lands there, and the host's /tmp never shows it.
       write_tmp: { rc: 0, out: "" },
       tmp_after: { rc: 0, out: writeName },
-      write_repo: expect.objectContaining({ rc: 1, out: expect.stringMatching(/No such file or directory$/) }),
+      // Of the repository, steps see only what the operator made readable (node_modules and this
+      // folder, for the MCP server below), read-only.
+      write_repo: expect.objectContaining({ rc: 1, out: expect.stringMatching(/Read-only file system$/) }),
       write_data: expect.objectContaining({ rc: 1, out: expect.stringMatching(/No such file or directory$/) }),
       write_usr: expect.objectContaining({ rc: 1, out: expect.stringMatching(/Read-only file system$/) }),
       write_root: expect.objectContaining({ rc: 1, out: expect.stringMatching(/Read-only file system$/) }),
@@ -298,7 +317,7 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       clone3: "ENOSYS",
       "setuid 0": "EPERM",
       "pids.max": "ENOENT",
-      "write repo": "ENOENT",
+      "write repo": "EROFS",
       "write data": "ENOENT",
     });
     expectRootHoldsInterpretersOnly(seen.root as string[]);
@@ -398,12 +417,13 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       ...absent,
       functionConstructor: "undefined",
       callbackConstructor: "undefined",
-      dynamicImport: expect.not.stringMatching(/^imported$/),
+      // isolated-vm has no module loader for a script: no import reaches the host's modules.
+      dynamicImport: "Error: Not supported",
       "write ../escape.txt": notRelative("../escape.txt"),
       "write /tmp/escape.txt": notRelative("/tmp/escape.txt"),
       "write a/../../escape.txt": notRelative("a/../../escape.txt"),
     });
-    expect(reportOf(result, "ts")).toEqual({ ...absent, functionConstructor: "undefined", dynamicImport: expect.not.stringMatching(/^imported$/), "write ../escape.txt": notRelative("../escape.txt") });
+    expect(reportOf(result, "ts")).toEqual({ ...absent, functionConstructor: "undefined", dynamicImport: "Error: Not supported", "write ../escape.txt": notRelative("../escape.txt") });
     expect(await client.artifacts(owner, result.id)).toEqual([{ step: "js", path: "inside.txt", content: "written inside" }]);
   });
 
@@ -439,30 +459,33 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     const holderMarker = sleepMarker();
     const proberMarker = sleepMarker();
     const token = `token-${randomBytes(16).toString("hex")}`;
-    const stranger = await client.createUser();
-    const holderWorkflow = await client.importWorkflow(owner, {
-      name: `escape holder ${id}`,
-      variables: { token: { type: "string", required: true } },
-      steps: [code("hold", "python", python.holder(holderMarker), { timeout: 60 })],
-    });
+    const [holderWorkflow, proberWorkflow] = await Promise.all([
+      client.importWorkflow(owner, {
+        name: `escape holder ${id}`,
+        variables: { token: { type: "string", required: true } },
+        steps: [code("hold", "python", python.holder(holderMarker), { timeout: 60 })],
+      }),
+      client.importWorkflow(stranger, {
+        name: `escape prober ${id}`,
+        variables: { target: { type: "object", required: true } },
+        steps: [code("probe", "python", python.prober(proberMarker), { timeout: 60 })],
+      }),
+    ]);
     const holderExecution = await client.start(owner, holderWorkflow, { token });
     const [holderPid] = await waitFor(() => sleepers(holderMarker).length === 1 && sleepers(holderMarker), { timeoutMs: 20_000, what: "the holder's sleep" });
     // The secret is there to be found: in the holder's environment, as the host sees it.
     expect(await readFile(`/proc/${holderPid}/environ`, "utf8")).toContain(token);
     const holderUid = hostUid(holderPid!);
-    // The service's code roots are in its OS temp dir: /tmp, as it is given no TMPDIR.
+    // The holder's directory, as the host reaches it (in its zygote's memory), and the service's
+    // code root in its OS temp dir (/tmp, as it is given no TMPDIR): paths for the prober to try.
+    const runDir = runDirs(host.servicePid).find((dir) => statSync(dir).uid === holderUid);
+    expect(runDir, "the holder's directory, seen from the host").toBeDefined();
     const codeRoot = readdirSync("/tmp")
       .filter((e) => e.startsWith("wf-code-"))
       .map((e) => join("/tmp", e))
-      .find((root) => runDirs(root).some((dir) => statSync(dir).uid === holderUid));
-    expect(codeRoot, "the holder's code root on the host").toBeDefined();
-    const runDir = runDirs(codeRoot!).find((dir) => statSync(dir).uid === holderUid);
+      .find((root) => readdirSync(root).some((e) => e.startsWith("runner-")));
+    expect(codeRoot, "the service's code root on the host").toBeDefined();
 
-    const proberWorkflow = await client.importWorkflow(stranger, {
-      name: `escape prober ${id}`,
-      variables: { target: { type: "object", required: true } },
-      steps: [code("probe", "python", python.prober(proberMarker), { timeout: 60 })],
-    });
     const proberExecution = await client.start(stranger, proberWorkflow, { target: { pid: holderPid, runDir, codeRoot } });
     const [proberPid] = await waitFor(() => sleepers(proberMarker).length === 1 && sleepers(proberMarker), { timeoutMs: 20_000, what: "the prober's sleep" });
     const proberUid = hostUid(proberPid!);
@@ -474,6 +497,7 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     const prober = await client.result(stranger, proberExecution);
     expect(reportOf(holder, "hold")).toMatchObject({ held: token.length });
     const seen = reportOf(prober, "probe");
+    expectNothingLeaked(prober);
     expect(JSON.stringify(prober)).not.toContain(token);
     expect(seen.uid).toBeGreaterThanOrEqual(1000);
     expectOwnPids(seen.pids as number[]);
@@ -499,10 +523,100 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     const marker = `wf-escape-terminal-${id}`;
     const result = await runSteps("terminal", [code("bash", "bash", bash.terminal(marker)), code("python", "python", python.terminal(marker))]);
     const tty = probesOf(result, "bash");
-    expect(tty.open_tty).toMatchObject({ rc: 1, out: expect.stringMatching(/\/dev\/tty: (No such device or address|No such file or directory)$/) });
-    expect(tty.write_tty).toMatchObject({ rc: 1 });
-    expect(reportOf(result, "python")).toEqual({ open: expect.stringMatching(/^(ENXIO|ENOENT)$/) });
-    // What the operator's terminal showed: the service's logs, never a step's words or input.
-    expect(service.output()).not.toContain(marker);
+    // All of it at once: when one part fails, the rest tells how far a step got.
+    expect({
+      bash: tty,
+      python: reportOf(result, "python"),
+      // What the operator's terminal showed: the service's logs, never a step's words or input.
+      terminalShowsTheSteps: service.output().includes(marker),
+    }).toEqual({
+      bash: {
+        open_tty: { rc: 1, out: expect.stringMatching(/\/dev\/tty: (No such device or address|No such file or directory|Read-only file system)$/) },
+        write_tty: { rc: 1, out: expect.stringMatching(/\/dev\/tty: (No such device or address|No such file or directory|Read-only file system)$/) },
+      },
+      python: { open: expect.stringMatching(/^(ENXIO|ENOENT)$/) },
+      terminalShowsTheSteps: false,
+    });
+  });
+
+  it("a stdio MCP server: runs where code steps do, and reaches none of it either", async () => {
+    const model = `escape-mcp-${id}`;
+    const secretFiles = [`${host.dataDir}/keys.json`, `${host.dataDir}/nats-credentials.json`, canaryPath, `${host.repo}/package.json`, "/etc/shadow"];
+    const writes = [join("/tmp", `${writeName}-mcp`), join(host.repo, `${writeName}-mcp`), join(host.dataDir, `${writeName}-mcp`)];
+    llm.script(
+      model,
+      {
+        toolCalls: [
+          {
+            name: "probe__probe",
+            arguments: {
+              files: secretFiles,
+              pids: [host.servicePid, host.natsPid, ...host.runnerPids],
+              ports: [host.natsPort, host.edgePort],
+              sockets: ["/run/mysqld/mysqld.sock", "/var/run/postgresql/.s.PGSQL.5432"],
+              writes,
+              // 127.0.0.1 itself is the server's own loopback (NO_PROXY): the same address, mapped.
+              edge: `http://[::ffff:127.0.0.1]:${host.edgePort}/`,
+            },
+          },
+        ],
+      },
+      { text: "probed" },
+    );
+    const workflow = await client.importWorkflow(owner, {
+      name: `escape mcp ${id}`,
+      agents: [{ name: "prober", model, mcp: [{ name: "probe", command: [process.execPath, "--import", TSX_LOADER, MCP_PROBE_SERVER] }] }],
+      steps: [{ name: "probe", type: "agent", agent: "prober", prompt: "probe" }],
+    });
+    const result = await client.run(owner, workflow);
+    expect(result.status, JSON.stringify(result)).toBe("COMPLETED");
+    const [, second] = llm.requests(model);
+    const toolMessage = (second!.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool");
+    const seen = JSON.parse(toolMessage!.content) as Record<string, unknown>;
+    expectNothingLeaked(seen);
+    expect(seen).toMatchObject({
+      pid: 1,
+      files: Object.fromEntries(secretFiles.map((f) => [f, "ENOENT"])),
+      environs: Object.fromEntries([host.servicePid, host.natsPid, ...host.runnerPids].map((p) => [p, "ENOENT"])),
+      signals: Object.fromEntries([host.servicePid, host.natsPid, ...host.runnerPids].map((p) => [p, "ESRCH"])),
+      tcp: { [host.natsPort]: "ECONNREFUSED", [host.edgePort]: "ECONNREFUSED" },
+      unix: { "/run/mysqld/mysqld.sock": "ENOENT", "/var/run/postgresql/.s.PGSQL.5432": "ENOENT" },
+      // Its own /tmp takes the write; of the repository, only the node_modules made readable to
+      // it is there (read-only), and the data directory is not.
+      writes: { [writes[0]!]: "ok", [writes[1]!]: "EROFS", [writes[2]!]: "ENOENT" },
+      tty: "ENOENT",
+      sys: false,
+      edgeThroughProxy: "HTTP 403",
+    });
+    expect(seen.uid).toBeGreaterThanOrEqual(1000);
+    expectOwnPids(seen.procPids as number[]);
+    await expectHostUntouched();
+  });
+
+  it("a runaway expression fails its step at the deadline, naming it, while the API answers as usual", async () => {
+    // The probe's regex, and an expression that does stay in one built-in call for long.
+    const workflow = await client.importWorkflow(owner, {
+      name: `escape expressions ${id}`,
+      steps: [
+        { name: "redos", type: "transform", output: "{{ $match($pad('', 28, 'a') & '!', /(a+)+$/) }}" },
+        { name: "runaway", type: "transform", output: "{{ $replace($pad('', 5000000, 'a'), /a/, 'b') }}" },
+      ],
+    });
+    const started = performance.now();
+    const execution = await client.start(owner, workflow);
+    const latencies: number[] = [];
+    let view: { status: string } = { status: "PENDING" };
+    while (!["COMPLETED", "FAILED"].includes(view.status) && performance.now() - started < 30_000) {
+      const t = performance.now();
+      view = await client.status(owner, execution);
+      latencies.push(performance.now() - t);
+    }
+    const result = await client.result(owner, execution);
+    expect(result.status).toBe("FAILED");
+    expect(result.stepResults.redos).toMatchObject({ status: "COMPLETED" });
+    expect(String(result.stepResults.runaway?.error)).toMatch(/expression `\$replace\(\$pad\('', 5000000, 'a'\), \/a\/, 'b'\)` failed: took longer than 1000 ms/);
+    // Polled all along: a generous bound (the precise figures are the bench's).
+    expect(latencies.length).toBeGreaterThan(3);
+    expect(Math.max(...latencies)).toBeLessThan(500);
   });
 });

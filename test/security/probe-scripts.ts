@@ -14,6 +14,7 @@ export interface Targets {
   writeName: string;
 }
 
+/** The host processes a step must not reach: the service, its nats-server, its sandbox runners. */
 export function hostPids(t: Targets): number[] {
   return [t.host.servicePid, t.host.natsPid, ...t.host.runnerPids];
 }
@@ -24,13 +25,7 @@ const sh = (value: string | number): string => `'${String(value).replaceAll("'",
  * Bash: `probe NAME COMMAND...` runs the command and prints one line, `NAME<TAB>exit
  * status<TAB>what it printed` (newlines folded), which `probeLines` reads back.
  */
-function bashPrelude(t: Targets): string {
-  const { host } = t;
-  return `
-DATA=${sh(host.dataDir)} CANARY=${sh(t.canaryPath)} REPO=${sh(host.repo)} EMAIL=${sh(t.email)} WRITE_NAME=${sh(t.writeName)}
-SERVICE_PID=${host.servicePid} NATS_PID=${host.natsPid} RUNNER_PIDS=${sh(host.runnerPids.join(" "))}
-NATS_PORT=${host.natsPort} EDGE_PORT=${host.edgePort} OWN_ADDRESS=${sh(host.ownAddress ?? "")}
-ALLOWED_URL=${sh(t.allowed.url)} ALLOWED_PORT=${t.allowed.port} OTHER_URL=${sh(t.other.url)}
+const BASH_PROBE = `
 probe() {
   local name=$1 out rc
   shift
@@ -38,6 +33,16 @@ probe() {
   rc=$?
   printf '%s\\t%s\\t%s\\n' "$name" "$rc" "$(printf '%s' "$out" | tr '\\n\\t' '  ' | head -c 800)"
 }
+`;
+
+/** The probe function, the host's facts as variables, and helpers for what bash cannot say in one word. */
+function bashPrelude(t: Targets): string {
+  const { host } = t;
+  return `${BASH_PROBE}
+DATA=${sh(host.dataDir)} CANARY=${sh(t.canaryPath)} REPO=${sh(host.repo)} EMAIL=${sh(t.email)} WRITE_NAME=${sh(t.writeName)}
+SERVICE_PID=${host.servicePid} NATS_PID=${host.natsPid} RUNNER_PIDS=${sh(host.runnerPids.join(" "))}
+NATS_PORT=${host.natsPort} EDGE_PORT=${host.edgePort} OWN_ADDRESS=${sh(host.ownAddress ?? "")}
+ALLOWED_URL=${sh(t.allowed.url)} ALLOWED_PORT=${t.allowed.port} OTHER_URL=${sh(t.other.url)}
 tcp() { timeout 5 bash -c ': <>"/dev/tcp/$0/$1"' "$1" "$2"; }
 write_to() { printf 'written by a step\\n' > "$1"; }
 pids() { ls /proc | grep -E '^[0-9]+$'; }
@@ -181,19 +186,18 @@ probe swapping pids
   artifactsReplaced: () => `rm -rf "$WF_ARTIFACTS_DIR" && ln -s /run/wf "$WF_ARTIFACTS_DIR" && echo replaced`,
 
   /** The terminal the service runs in: /dev/tty is the session's controlling terminal. */
-  terminal: (marker: string) => `
-probe() { local name=$1 out rc; shift; out=$("$@" 2>&1); rc=$?; printf '%s\\t%s\\t%s\\n' "$name" "$rc" "$(printf '%s' "$out" | tr '\\n\\t' '  ')"; }
+  terminal: (marker: string) => `${BASH_PROBE}
 say() { printf '\\r\\n%s bash\\r\\n' ${sh(marker)} > /dev/tty; }
 probe open_tty bash -c ': <> /dev/tty'
 probe write_tty say
 `,
 };
 
-/** Python literal of a JSON value (JSON's true, false, null spelled as Python's). */
+/** A Python expression for a JSON value (decoded by json, so that true, false and null hold). */
 const py = (value: unknown): string => `__import__("json").loads(${JSON.stringify(JSON.stringify(value))})`;
 
 const PY_HELPERS = `
-import ctypes, errno, json, os, socket, subprocess
+import ctypes, errno, json, os, socket, subprocess, time
 def err(e):
     return errno.errorcode.get(e.errno, type(e).__name__) if isinstance(e, OSError) and e.errno else type(e).__name__
 def read(path):
@@ -224,12 +228,33 @@ def connect(family, address):
         return err(e)
     finally:
         s.close()
+def sleeping(*argv):
+    # Started, and asleep in its own program: probing a process still being exec'd would be a race.
+    child = subprocess.Popen(argv)
+    for _ in range(200):
+        if read(f"/proc/{child.pid}/stat").rsplit(") ", 1)[-1].startswith("S"):
+            break
+        time.sleep(0.01)
+    return child
 def own_pids():
     return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
 libc = ctypes.CDLL(None, use_errno=True)
-def call(fn, *args):
-    return "ok" if fn(*args) >= 0 else errno.errorcode[ctypes.get_errno()]
-PTRACE_TRACEME, PTRACE_ATTACH = 0, 16
+PTRACE_TRACEME, PTRACE_ATTACH, PTRACE_DETACH = 0, 16, 17
+def in_child(fn, *args):
+    # A call that succeeds must not change this process (its user namespace, its tracer), nor
+    # keep it from reporting: it is made in a child, which exits with the call's errno.
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if fn(*args) >= 0 else ctypes.get_errno())
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return "ok" if code == 0 else errno.errorcode.get(code, str(code))
+def attach(pid):
+    if libc.ptrace(PTRACE_ATTACH, pid, None, None) >= 0:
+        # Attached: let go again, so that the process can still be stopped and the step end.
+        os.waitpid(pid, 0)
+        libc.ptrace(PTRACE_DETACH, pid, None, None)
+        return "attached"
+    return errno.errorcode[ctypes.get_errno()]
 `;
 
 export const python = {
@@ -242,7 +267,7 @@ for name, path in {"keys": H["dataDir"] + "/keys.json", "credentials": H["dataDi
     seen[name] = read(path)
 for name, path in {"data_dir": H["dataDir"], "store": H["dataDir"] + "/nats", "root": "/root", "tmp": "/tmp", "repo_git": H["repo"] + "/.git"}.items():
     seen[name] = listing(path)
-child = subprocess.Popen(["sleep", "30"])
+child = sleeping("sleep", "30")
 seen["pids"] = own_pids()
 for pid in F["hostPids"]:
     seen[f"environ {pid}"] = read(f"/proc/{pid}/environ")
@@ -259,13 +284,13 @@ seen["tcp allowed"] = connect(socket.AF_INET, ("127.0.0.2", F["allowed"]["port"]
 seen["tcp private"] = connect(socket.AF_INET, ("10.255.255.1", 80))
 seen["mysql"] = connect(socket.AF_UNIX, "/run/mysqld/mysqld.sock")
 seen["postgres"] = connect(socket.AF_UNIX, "/var/run/postgresql/.s.PGSQL.5432")
-seen["ptrace traceme"] = call(libc.ptrace, PTRACE_TRACEME, 0, None, None)
-seen["ptrace child"] = call(libc.ptrace, PTRACE_ATTACH, child.pid, None, None)
-seen["ptrace service"] = call(libc.ptrace, PTRACE_ATTACH, H["servicePid"], None, None)
-seen["unshare user"] = call(libc.unshare, 0x10000000)
-seen["mount"] = call(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)
-seen["clone3"] = call(libc.syscall, 435, None, 0)
-seen["setuid 0"] = call(libc.setuid, 0)
+seen["ptrace traceme"] = in_child(libc.ptrace, PTRACE_TRACEME, 0, None, None)
+seen["ptrace child"] = attach(child.pid)
+seen["ptrace service"] = attach(H["servicePid"])
+seen["unshare user"] = in_child(libc.unshare, 0x10000000)
+seen["mount"] = in_child(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)
+seen["clone3"] = in_child(libc.syscall, 435, None, 0)
+seen["setuid 0"] = in_child(libc.setuid, 0)
 seen["cgroup"] = read("/proc/self/cgroup")
 seen["pids.max"] = write("/sys/fs/cgroup/pids/pids.max")
 seen["write repo"] = write(H["repo"] + "/" + F["writeName"])
@@ -299,10 +324,10 @@ subprocess.run(["sleep", ${JSON.stringify(marker)}])
 print(json.dumps({"uid": os.getuid(), "held": len(os.environ["WF_VAR_token"])}))
 `,
 
-  /** Another owner's step, at the same time, looking for the holder. */
+  /** Another owner's step, at the same time, looking for the holder; then it sleeps until the test kills its `sleep`. */
   prober: (marker: string) => `${PY_HELPERS}
 target = json.loads(os.environ["WF_VAR_target"])
-sleeper = subprocess.Popen(["sleep", ${JSON.stringify(marker)}])
+child = sleeping("sleep", "30")
 pids = own_pids()
 seen = {
     "uid": os.getuid(),
@@ -314,17 +339,18 @@ seen = {
     "tmp": listing("/tmp"),
     "proc of holder": os.path.exists(f"/proc/{target['pid']}"),
     "environ of holder": read(f"/proc/{target['pid']}/environ"),
-    "ptrace traceme": call(libc.ptrace, PTRACE_TRACEME, 0, None, None),
-    "ptrace holder": call(libc.ptrace, PTRACE_ATTACH, target["pid"], None, None),
-    "ptrace visible": {str(p): call(libc.ptrace, PTRACE_ATTACH, p, None, None) for p in pids if p != os.getpid()},
+    "ptrace traceme": in_child(libc.ptrace, PTRACE_TRACEME, 0, None, None),
+    "ptrace holder": attach(target["pid"]),
+    "ptrace visible": {str(p): attach(p) for p in pids if p != os.getpid()},
 }
 try:
     os.kill(target["pid"], 0)
     seen["kill holder"] = "signalled"
 except OSError as e:
     seen["kill holder"] = err(e)
+child.kill()
 print(json.dumps(seen), flush=True)
-sleeper.wait()
+subprocess.run(["sleep", ${JSON.stringify(marker)}])
 `,
 
   /** Opens the controlling terminal, writes on it, pushes input into it (TIOCSTI) and takes its foreground. */
@@ -426,6 +452,7 @@ puts JSON.generate({
 `,
 };
 
+/** A Lua string literal: for paths and numbers, JSON's escapes (quotes, backslashes) are Lua's. */
 const lua = (value: string | number): string => JSON.stringify(String(value));
 
 export const luaScripts = {
@@ -480,7 +507,7 @@ for (const name of ["process", "require", "module", "fetch", "XMLHttpRequest", "
 const attempt = (f) => { try { return String(f()); } catch (e) { return e.name + ": " + e.message; } };
 seen.functionConstructor = attempt(() => Function("return typeof process")());
 seen.callbackConstructor = attempt(() => artifacts.write.constructor("return typeof process")());
-try { await import("node:fs"); seen.dynamicImport = "imported"; } catch (e) { seen.dynamicImport = e.name; }
+try { await import("node:fs"); seen.dynamicImport = "imported"; } catch (e) { seen.dynamicImport = e.name + ": " + e.message; }
 for (const path of ["../escape.txt", "/tmp/escape.txt", "a/../../escape.txt"]) seen["write " + path] = attempt(() => artifacts.write(path, "escaped"));
 artifacts.write("inside.txt", "written inside");
 return seen;
@@ -491,7 +518,7 @@ const names: string[] = ["process", "require", "module", "fetch", "XMLHttpReques
 for (const name of names) seen[name] = typeof (globalThis as Record<string, unknown>)[name];
 const attempt = (f: () => unknown): string => { try { return String(f()); } catch (e) { return (e as Error).name + ": " + (e as Error).message; } };
 seen.functionConstructor = attempt(() => Function("return typeof process")());
-try { await import("node:child_process"); seen.dynamicImport = "imported"; } catch (e) { seen.dynamicImport = (e as Error).name; }
+try { await import("node:child_process"); seen.dynamicImport = "imported"; } catch (e) { seen.dynamicImport = (e as Error).name + ": " + (e as Error).message; }
 seen["write ../escape.txt"] = attempt(() => artifacts.write("../escape.txt", "escaped"));
 return seen;
 `,

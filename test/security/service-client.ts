@@ -58,6 +58,11 @@ export class ServiceClient {
     return StartExecutionResponse.parse(await res.json()).executionId;
   }
 
+  /** The execution's status view, once. */
+  async status(user: ServiceUser, executionId: string): Promise<{ status: string }> {
+    return ExecutionStatusView.parse(await (await this.api(user, "GET", `/api/v1/executions/${executionId}`)).json());
+  }
+
   /** Polls the execution (bounded) until it ends, then reads its result. */
   async result(user: ServiceUser, executionId: string, timeoutMs = 40_000): Promise<ExecutionResult> {
     await waitFor(

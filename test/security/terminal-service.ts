@@ -12,7 +12,10 @@ export interface TerminalService {
   readonly pid: number;
   /** Everything the terminal showed: the service's logs and whatever else reached it. */
   readonly output: () => string;
-  /** SIGTERM, as Ctrl-C or an operator's kill would stop it: it stops its nats-server too. */
+  /**
+   * SIGTERM, as an operator's kill would stop it: it stops its nats-server too. One that has not
+   * stopped 10 s later is killed with its process group, nats-server included.
+   */
   stop(): Promise<void>;
 }
 
@@ -70,7 +73,8 @@ export async function startServiceInTerminal(env: Record<string, string>, timeou
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       signal(pid, "SIGTERM");
-      const late = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      // The service leads the terminal's session and process group (`script` made them for it).
+      const late = setTimeout(() => signal(-pid, "SIGKILL"), 10_000);
       await exited;
       clearTimeout(late);
     },

@@ -48,7 +48,7 @@ describe("Bash code steps", () => {
   it("runs in a clean environment, in a private directory removed afterwards", async () => {
     const code = 'touch file; echo "$WF_TEST_SECRET|$HOME|$WF_ARTIFACTS_DIR|$(pwd)"; ls "$WF_ARTIFACTS_DIR/.." | tr "\\n" " "';
     expect(await runner.run(sh(code))).toMatchObject({ ok: true, output: "|/step|/step/artifacts|/step\nartifacts file" });
-    await waitFor(() => runDirs(scratch).length === 0, { what: "the run directory to be removed" });
+    await waitFor(() => runDirs().length === 0, { what: "the run directory to be removed" });
   });
 
   it("kills background children at the timeout", async () => {

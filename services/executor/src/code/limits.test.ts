@@ -5,7 +5,7 @@ import { sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { runDirs, step } from "./test-support";
+import { step } from "./test-support";
 
 /** Proves a step is over and the runner still serves: one more step, after each that went wrong. */
 async function stillServing(runner: CodeRunner): Promise<void> {
@@ -148,15 +148,13 @@ print("done")`;
   });
 
   it("streams log lines while the step runs", async () => {
+    const marker = sleepMarker();
     const lines: string[] = [];
-    const running = runner.run(
-      step("bash", 'echo started; echo warming >&2; while [ ! -f /step/go ]; do sleep 0.02; done; echo finished'),
-      undefined,
-      (line) => lines.push(line),
-    );
-    await waitFor(() => lines.includes("started") && lines.includes("warming"), { what: "the first lines" });
-    const [dir] = runDirs(scratch);
-    await writeFile(join(dir!, "go"), "");
+    const running = runner.run(step("bash", `echo started; echo warming >&2; sleep ${marker}; echo finished`), undefined, (line) => lines.push(line));
+    await waitFor(() => lines.includes("started") && lines.includes("warming") && sleepers(marker).length === 1, { what: "the first lines" });
+    expect(lines).not.toContain("finished");
+    // The step goes on once its sleep is over, ended from the host.
+    process.kill(sleepers(marker)[0]!, "SIGKILL");
     expect(await running).toMatchObject({ ok: true });
     expect(lines).toContain("finished");
 

@@ -52,6 +52,8 @@ export class LocalRunner {
         // Nothing of the service's environment: no credentials for an escaped sandbox to find.
         env: cleanEnv(),
         stdio: ["ignore", "ignore", "pipe", "pipe"],
+        // A session of its own: nothing it starts shares the service's controlling terminal.
+        detached: true,
       },
     );
     const incarnation: Incarnation = {

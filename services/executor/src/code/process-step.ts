@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { basename, join } from "node:path";
@@ -63,11 +64,11 @@ export class ProcessSteps {
     let dir: string | undefined;
     let cgroup: StepCgroup | undefined;
     let egress: EgressSession | undefined;
+    const confined = zygote.confined;
     try {
-      dir = await mkdtemp(join(zygote.runsDir, "run-"));
-      await mkdir(join(dir, "artifacts"));
-      if (hostUid !== self) await Promise.all([chown(dir, hostUid, hostUid), chown(join(dir, "artifacts"), hostUid, hostUid)]);
-      await chmod(dir, 0o700);
+      // In the sandbox the zygote makes it; without, it is a directory of the host's.
+      const name = `run-${id}-${randomBytes(6).toString("hex")}`;
+      dir = confined ? join(zygote.runsDir, name) : await hostRunDir(zygote.runsDir, hostUid, self);
       cgroup = this.ctx.cgroups?.open(id, limits);
       const refusalLog = new LogLines(onLog);
       const refused: Refusals = { first: [], total: 0 };
@@ -77,16 +78,16 @@ export class ProcessSteps {
         if (refused.first.length < REFUSALS_KEPT) refused.first.push("host" in r ? { host: r.host, port: r.port, reason: r.reason } : { reason: r.reason });
       };
       // Without the sandbox (an operator's opt-in) the step is on the host: its paths, its network.
-      const confined = zygote.confined;
       const network = req.network && confined ? await this.openEgress(req, zygote, id, onRefused) : undefined;
       egress = network?.session;
-      const runDir = confined ? `/run/wf/runs/${basename(dir)}` : dir;
+      const runDir = confined ? `/run/wf/runs/${name}` : dir;
       const work = confined ? "/step" : dir;
       const proxy = network && `http://127.0.0.1:${PROXY_PORT}`;
       // An interactive process (an MCP server) is no step: none of the WF_ variables.
       const env = interactive ? processEnv(this.ctx.baseEnv, work, proxy) : codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, proxy);
       const proc = zygote.fork(command, {
         runDir,
+        ...(confined ? { makeRun: { name, uid: stepUid(slot) } } : {}),
         uid: confined ? stepUid(slot) : hostUid,
         env,
         limits: processLimits(req, limits, this.ctx.cgroups?.dirs ?? new Map()),
@@ -188,6 +189,15 @@ function connect(interactive: Interactive, proc: ZygoteProcess): void {
  * all, the rlimit is only a backstop above it: it would otherwise refuse first and say nothing,
  * and writable address space is not memory used (Node 24 reserves about 1 GB of it to start).
  */
+/** Without the sandbox: the step's directory on the host, given to its uid. */
+async function hostRunDir(parent: string, uid: number, self: number): Promise<string> {
+  const dir = await mkdtemp(join(parent, "run-"));
+  await mkdir(join(dir, "artifacts"));
+  if (uid !== self) await Promise.all([chown(dir, uid, uid), chown(join(dir, "artifacts"), uid, uid)]);
+  await chmod(dir, 0o700);
+  return dir;
+}
+
 function processLimits(req: CodeRequest, limits: SandboxLimits, cgroups: ReadonlyMap<string, string>): ProcessLimits {
   return {
     // A backstop per process: the timeout stops the step first, unless it uses several cores.

@@ -64,7 +64,7 @@ print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.envi
     const output = result.output as { env: string[]; cwd: string; home: string; artifacts: string };
     expect(output.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"]);
     expect(output).toMatchObject({ cwd: "/step", home: "/step", artifacts: "/step/artifacts" });
-    await waitFor(() => runDirs(scratch).length === 0, { what: "the run directory to be removed" });
+    await waitFor(() => runDirs().length === 0, { what: "the run directory to be removed" });
   });
 
   it("kills everything it started at the timeout", async () => {

@@ -12,7 +12,8 @@ export type PlanEntry =
   | { kind: "ro" | "rw"; source: string; target: string }
   | { kind: "symlink"; target: string; link: string }
   | { kind: "file"; target: string; content: string }
-  | { kind: "dir" | "tmpfs"; target: string }
+  | { kind: "dir"; target: string }
+  | { kind: "tmpfs"; target: string; mode?: string }
   | { kind: "dev" }
   | { kind: "proc" };
 
@@ -65,12 +66,16 @@ export function sandboxView(runtimes: { executables: string[]; prefixes: string[
   return { entries, path, readable };
 }
 
-/** A zygote's whole plan: the common view, then /run/wf with its run directories, control sockets, code and cgroups. */
-export function zygotePlan(view: SandboxView, dirs: { runs: string; ctl: string; cgroups: ReadonlyMap<Controller, string> }): PlanEntry[] {
+/**
+ * A zygote's whole plan: the common view, then /run/wf with its control sockets, code and cgroups,
+ * and its steps' directories in memory: what a step writes there is charged to its memory
+ * cgroup, so no step can fill the host's disk.
+ */
+export function zygotePlan(view: SandboxView, dirs: { ctl: string; cgroups: ReadonlyMap<Controller, string> }): PlanEntry[] {
   return [
     ...view.entries,
     { kind: "tmpfs", target: "/run/wf" },
-    { kind: "rw", source: dirs.runs, target: "/run/wf/runs" },
+    { kind: "tmpfs", target: "/run/wf/runs", mode: "0711" },
     { kind: "rw", source: dirs.ctl, target: "/run/wf/ctl" },
     { kind: "ro", source: ZYGOTE_LIB, target: "/run/wf/lib" },
     ...[...dirs.cgroups].map(([controller, dir]): PlanEntry => ({ kind: "rw", source: dir, target: `/run/wf/cgroup/${controller}` })),

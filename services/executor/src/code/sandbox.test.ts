@@ -99,6 +99,8 @@ print(json.dumps({
     "keyctl": call("syscall", 250 if os.uname().machine == "x86_64" else 219, 0, 0, 0, 0),
     "bpf": call("syscall", 321 if os.uname().machine == "x86_64" else 280, 0, 0, 0),
     "setuid0": call("setuid", 0),
+    "vsock": call("socket", 40, 1, 0),
+    "tiocsti": call("ioctl", 1, 0x5412, ctypes.c_char_p(b"x")),
 }))`;
     const seen = await probe(runner, code);
     expect(seen).toMatchObject({
@@ -114,6 +116,8 @@ print(json.dumps({
       keyctl: "EPERM",
       bpf: "EPERM",
       setuid0: "EPERM",
+      vsock: "EPERM",
+      tiocsti: "EPERM",
     });
     expect(seen.uid).toBeGreaterThanOrEqual(1000);
   });
@@ -127,7 +131,7 @@ print(json.dumps({
       (line) => lines.push(line),
     );
     await waitFor(() => lines.some((l) => l.startsWith("uid")) && sleepers(marker).length === 1, { what: "the first step to run" });
-    const [holderDir] = runDirs(scratch);
+    const [holderDir] = runDirs();
     const code = `
 import json, os
 print(json.dumps({"uid": os.getuid(), "exists": os.path.exists(${JSON.stringify(holderDir)}), "runs": os.path.exists("/run/wf/runs"),
@@ -140,6 +144,12 @@ print(json.dumps({"uid": os.getuid(), "exists": os.path.exists(${JSON.stringify(
     }
     process.kill(sleepers(marker)[0]!, "SIGKILL");
     expect(await holder).toMatchObject({ ok: false });
+  });
+
+  it("keeps what it writes in /step in memory, counted against its memory limit, not on the host's disk", async () => {
+    // 10 MB files (each under the file size limit) until the step's 512 MB of memory are spent.
+    const result = await runner.run(step("bash", 'for i in $(seq 1 80); do head -c 10000000 /dev/zero > "/step/f$i" || exit 9; done; echo wrote it all'));
+    expect(result).toMatchObject({ ok: false, error: "exceeded the memory limit of 512 MB" });
   });
 
   it("can signal nothing outside its own processes", async () => {

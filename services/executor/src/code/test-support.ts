@@ -60,19 +60,20 @@ export function zygotes(): number[] {
   });
 }
 
-/** The run directories of steps under `root` (the tmpRoot a code runner was given). */
-export function runDirs(root: string): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory()) continue;
-      const path = `${dir}/${entry.name}`;
-      if (entry.name.startsWith("run-") && dir.endsWith("/runs")) found.push(path);
-      else if (depth < 4) walk(path, depth + 1);
+/**
+ * The directories of the steps running now under the zygotes `ancestor` started, as the host
+ * reaches them: in the memory of each zygote's mount namespace, through the root of the process
+ * that entered it.
+ */
+export function runDirs(ancestor = process.pid): string[] {
+  return descendants(ancestor, /zygote\/enter\.py/).flatMap((pid) => {
+    const runs = `/proc/${pid}/root/run/wf/runs`;
+    try {
+      return readdirSync(runs).filter((name) => name.startsWith("run-")).map((name) => `${runs}/${name}`);
+    } catch {
+      return [];
     }
-  };
-  walk(root, 0);
-  return found;
+  });
 }
 
 function stat(pid: number): { state: string; ppid: number } {

@@ -49,6 +49,8 @@ export interface ProcessLimits {
 export interface ZygoteRequest {
   /** The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /step to the step when confined. */
   runDir: string;
+  /** In the sandbox, the step's directory for the zygote to make (its name under `runs`, and its owner): the runner cannot write there. */
+  makeRun?: { name: string; uid: number };
   /** The step's uid (and gid): in the sandbox's user namespace, or on the host when not confined. */
   uid: number;
   env: Record<string, string>;
@@ -97,7 +99,7 @@ export class Zygote {
   private constructor(
     private readonly proc: ChildProcessWithoutNullStreams,
     private readonly server: Server,
-    /** Where the zygote's run directories are, on the host. */
+    /** Where the zygote's run directories are, as this process reaches them (in the sandbox: through the zygote's root). */
     readonly runsDir: string,
     /** Where its control sockets are, on the host (egress sockets go here too). */
     readonly ctlDir: string,
@@ -138,7 +140,7 @@ export class Zygote {
   static async start(opts: {
     python: string;
     dir: string;
-    plan: ((dirs: { runs: string; ctl: string }) => PlanEntry[]) | undefined;
+    plan: ((dirs: { ctl: string }) => PlanEntry[]) | undefined;
     uids: UidBlock | undefined;
     env: Record<string, string>;
   }): Promise<Zygote> {
@@ -158,13 +160,15 @@ export class Zygote {
     let proc: ChildProcessWithoutNullStreams;
     if (opts.plan) {
       const planFile = join(dir, "plan.json");
-      await writeFile(planFile, JSON.stringify(opts.plan({ runs, ctl })), { mode: 0o600 });
+      await writeFile(planFile, JSON.stringify(opts.plan({ ctl })), { mode: 0o600 });
       const zygoteCommand = [opts.python, "-I", "-B", "/run/wf/lib/main.py", "/run/wf/ctl", "confined"];
       proc = spawn(opts.python, ["-I", "-B", ENTER_SCRIPT, planFile, ...zygoteCommand], { cwd: "/", env: opts.env, stdio: "pipe" });
     } else {
       proc = spawn(opts.python, ["-I", "-B", join(ZYGOTE_LIB, "main.py"), ctl, "host"], { cwd: ctl, env: opts.env, stdio: "pipe" });
     }
-    const zygote = new Zygote(proc, server, runs, ctl, dir, opts.plan !== undefined, uids);
+    // In the sandbox the steps' directories are a tmpfs of the zygote's mount namespace, which the
+    // process that entered it (and pivoted with it) shows at /proc/<pid>/root.
+    const zygote = new Zygote(proc, server, opts.plan ? `/proc/${proc.pid}/root/run/wf/runs` : runs, ctl, dir, opts.plan !== undefined, uids);
     try {
       zygote.seccomp = (await zygote.ready).seccomp;
       return zygote;
@@ -186,7 +190,7 @@ export class Zygote {
   /** Forks the processes of one step, which receive their request from here, not through the zygote. */
   fork(command: ZygoteCommand, request: ZygoteRequest): ZygoteProcess {
     const tokens = { stdout: newToken(), stderr: newToken(), stdin: request.interactive ? newToken() : undefined };
-    const { interactive: _, network, ...rest } = request;
+    const { interactive: _, network, makeRun, ...rest } = request;
     const requestLine = `${JSON.stringify({ ...command, ...rest, confined: this.confined, gid: request.uid, stderr: tokens.stderr, stdin: tokens.stdin })}\n`;
     const stdout = this.expectConnection(tokens.stdout, requestLine);
     const stderr = this.expectConnection(tokens.stderr);
@@ -206,7 +210,7 @@ export class Zygote {
       run.reject(this.exitError);
     } else {
       this.runs.set(id, run);
-      this.send({ id, token: tokens.stdout, ...(network ? { network } : {}) });
+      this.send({ id, token: tokens.stdout, ...(makeRun ? { run: makeRun } : {}), ...(network ? { network } : {}) });
     }
     const kill = (): void => {
       if (this.runs.has(id)) this.send({ kill: id });

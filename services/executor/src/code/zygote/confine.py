@@ -81,7 +81,7 @@ def drop_privileges(uid, gid):
     """From root of the sandbox's user namespace to `uid`, with no capability left in any set and
     none to be had again: the bounding set emptied, no_new_privs (set-uid files and file
     capabilities do nothing on exec)."""
-    for cap in range(linux.last_capability() + 1):
+    for cap in linux.CAPABILITIES:
         linux.prctl(linux.PR_CAPBSET_DROP, cap, what="drop a capability from the bounding set")
     linux.prctl(linux.PR_CAP_AMBIENT, linux.PR_CAP_AMBIENT_CLEAR_ALL, what="clear ambient capabilities")
     os.setgroups([])

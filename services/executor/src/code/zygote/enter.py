@@ -43,6 +43,7 @@ def main():
     zygote = os.fork()
     if zygote == 0:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")
+        os.setsid()
         rootfs.build(plan, fds, "/tmp")
         os.execv(command[0], command)
     null = os.open(os.devnull, os.O_RDWR)

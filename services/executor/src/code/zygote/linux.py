@@ -84,9 +84,13 @@ def prctl(option, arg2=0, arg3=0, arg4=0, arg5=0, what="prctl"):
     return _check(_libc.prctl(option, arg2, arg3, arg4, arg5), what)
 
 
-def last_capability():
+def _last_capability():
     with open("/proc/sys/kernel/cap_last_cap") as f:
         return int(f.read())
+
+
+# Read once, in the zygote: every step's process drops them all.
+CAPABILITIES = range(_last_capability() + 1)
 
 
 class _OpenHow(ctypes.Structure):

@@ -12,8 +12,11 @@ child to inherit: the child connects to the runner's Unix socket (CTL_DIR/stdio.
 single-use token it was forked with and receives its request there.
 
 Control protocol, JSON lines. stdin:
-  {"id": n, "token": t, "network": {"port", "socket"}?}  start a step (with a relay process in its
-                                                        network namespace, for its egress proxy)
+  {"id": n, "token": t, "run": {"name", "uid"}?, "network": {"port", "socket"}?}
+                                                        start a step, in the sandbox first making its
+                                                        directory (runs/<name>, the uid's), and a
+                                                        relay in its network namespace for its
+                                                        egress proxy
   {"kill": n}                                           kill it (and with it, its PID namespace)
   {"artifacts": token, "runDir", "uid", "limits", "confined"}  read a finished step's artifacts
 stdout: {"ready": true, "seccomp": bool} once, then {"id": n, "pid": p} after each fork and
@@ -39,6 +42,7 @@ import seccomp  # noqa: E402
 import step  # noqa: E402
 
 STEP_NAMESPACES = linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
+RUNS = "/run/wf/runs"
 
 
 class Zygote:
@@ -94,12 +98,14 @@ class Zygote:
         elif "artifacts" in request:
             self.fork_helper(lambda: artifacts.run_reader(self.ctl_dir, request), keep=())
         else:
-            self.start(request["id"], request["token"], request.get("network"))
+            self.start(request["id"], request["token"], request.get("run"), request.get("network"))
 
-    def start(self, run_id, token, network):
+    def start(self, run_id, token, run, network):
         """Forks the process of one step into namespaces of its own."""
         status_r = status_w = done_w = None
         try:
+            if run is not None:
+                make_run_dir(os.path.join(RUNS, run["name"]), run["uid"])
             if self.confined:
                 linux.unshare(STEP_NAMESPACES)
                 linux.loopback_up()
@@ -171,6 +177,15 @@ class Zygote:
             send({"id": run_id, "code": code, "signal": None, "connected": connected})
         else:
             send({"id": run_id, "code": None, "signal": signal.Signals(-code).name, "connected": connected})
+
+
+def make_run_dir(path, uid):
+    """The step's directory and its artifacts directory, its uid's alone (the runs directory is a
+    tmpfs of the zygote's, which the runner cannot write: its uid is not one of the sandbox's)."""
+    os.mkdir(path, 0o700)
+    os.mkdir(os.path.join(path, "artifacts"), 0o755)
+    for p in (path, os.path.join(path, "artifacts")):
+        os.chown(p, uid, uid)
 
 
 def kill_group(pid):

@@ -11,8 +11,9 @@ The plan, from the runner (JSON): a list of entries, each one of
   {"kind": "ro" | "rw", "source": host path, "target": path}   a bind, read-only or not
   {"kind": "symlink", "target": path, "link": text}
   {"kind": "file", "target": path, "content": text}             a generated read-only file
-  {"kind": "dir" | "tmpfs", "target": path}
-  {"kind": "dev"}                                                null, zero, full, random, urandom, tty
+  {"kind": "dir", "target": path}
+  {"kind": "tmpfs", "target": path, "mode": octal text (default "0755")}
+  {"kind": "dev"}                                                null, zero, full, random, urandom
   {"kind": "proc"}
 """
 
@@ -20,7 +21,8 @@ import os
 
 import linux
 
-DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+# No tty: a step must not reach the controlling terminal of whoever started the service.
+DEVICES = ("null", "zero", "full", "random", "urandom")
 _ST_TO_MS = {0x2: linux.MS_NOSUID, 0x4: linux.MS_NODEV, 0x8: linux.MS_NOEXEC, 1024: 1024, 2048: 2048, 4096: 1 << 21}
 _RDONLY = 0x1
 
@@ -71,7 +73,7 @@ def _add(entry, fd, root):
         os.makedirs(target, exist_ok=True)
     elif kind == "tmpfs":
         os.makedirs(target, exist_ok=True)
-        linux.mount("tmpfs", target, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755")
+        linux.mount("tmpfs", target, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, f"mode={entry.get('mode', '0755')}")
     elif kind == "dev":
         _devices(fd, root)
     elif kind == "proc":

@@ -1,7 +1,9 @@
 """The seccomp filter of every step process: refuses (EPERM) the system calls no step needs and
 that widen what a process can reach: other processes' memory, mounts and namespaces, kernel
-keyrings, BPF, perf, io_uring, modules, clocks. Calls of another ABI than the machine's (x32,
-32-bit compat) kill the process: the filter's numbers are those of the native table only."""
+keyrings, BPF, perf, io_uring, modules, clocks; and, by argument, clone into namespaces, the
+ioctls that type into or drive a terminal (TIOCSTI, TIOCLINUX), and vsock sockets (a way to the
+host that network namespaces do not hold). Calls of another ABI than the machine's (x32, 32-bit
+compat) kill the process: the filter's numbers are those of the native table only."""
 
 import errno
 import struct
@@ -40,7 +42,7 @@ _X86_64 = {
     "reboot": 169, "acct": 163, "quotactl": 179, "quotactl_fd": 443, "syslog": 103, "lookup_dcookie": 212,
     "open_by_handle_at": 304, "name_to_handle_at": 303, "fanotify_init": 300, "settimeofday": 164,
     "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159, "vhangup": 153,
-    "clone": 56, "clone3": 435,
+    "clone": 56, "clone3": 435, "ioctl": 16, "socket": 41,
 }
 # arm64 uses the generic table, which has no iopl or ioperm.
 _AARCH64 = {
@@ -54,7 +56,7 @@ _AARCH64 = {
     "quotactl": 60, "quotactl_fd": 443, "syslog": 116, "lookup_dcookie": 18, "open_by_handle_at": 265,
     "name_to_handle_at": 264, "fanotify_init": 262, "settimeofday": 170, "clock_settime": 112,
     "clock_adjtime": 266, "adjtimex": 171, "vhangup": 58,
-    "clone": 220, "clone3": 435,
+    "clone": 220, "clone3": 435, "ioctl": 29, "socket": 198,
 }
 _TABLES = {"x86_64": (0xC000003E, _X86_64), "aarch64": (0xC00000B7, _AARCH64)}
 
@@ -67,13 +69,27 @@ _RET_KILL_PROCESS = 0x80000000
 _RET_ERRNO = 0x00050000
 _RET_ALLOW = 0x7FFF0000
 _X32_SYSCALL_BIT = 0x40000000
-# Offsets in struct seccomp_data; the low half of args[0] on a little-endian machine.
-_NR, _ARCH, _ARG0_LOW = 0, 4, 16
+# Offsets in struct seccomp_data; the low halves of args[0] and args[1] on a little-endian machine.
+_NR, _ARCH, _ARG0_LOW, _ARG1_LOW = 0, 4, 16, 24
+_TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
+_AF_VSOCK = 40
 _NAMESPACE_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
 
 
-def _insn(code, k, jt=0, jf=0):
-    return struct.pack("HBBI", code, jt, jf, k)
+def _assemble(program):
+    """Bytes of struct sock_filter from (code, k, jt, jf) rows whose jumps name labels ("label" rows mark them)."""
+    rows = [r for r in program if r[0] != "label"]
+    where, index = {}, 0
+    for r in program:
+        if r[0] == "label":
+            where[r[1]] = index
+        else:
+            index += 1
+    out = []
+    for i, (code, k, jt, jf) in enumerate(rows):
+        jump = lambda to: 0 if to is None else where[to] - i - 1  # noqa: E731
+        out.append(struct.pack("HBBI", code, jump(jt), jump(jf), k))
+    return b"".join(out)
 
 
 def supported():
@@ -83,29 +99,38 @@ def supported():
 def program():
     """The filter as bytes of struct sock_filter, for this machine's native system call table."""
     arch, table = _TABLES[MACHINE]
-    denied = [table[name] for name in DENIED if name in table]
     eperm, enosys = _RET_ERRNO | errno.EPERM, _RET_ERRNO | errno.ENOSYS
-    body = [
-        _insn(_LD_W_ABS, _ARCH),
-        _insn(_JEQ, arch, 1, 0),
-        _insn(_RET, _RET_KILL_PROCESS),
-        _insn(_LD_W_ABS, _NR),
+    rows = [
+        (_LD_W_ABS, _ARCH, None, None),
+        (_JEQ, arch, None, "kill"),
+        (_LD_W_ABS, _NR, None, None),
     ]
     if MACHINE == "x86_64":
-        body += [_insn(_JGE, _X32_SYSCALL_BIT, 0, 1), _insn(_RET, _RET_KILL_PROCESS)]
-    # Each denied number jumps to the shared EPERM return after the list and the clone checks.
-    tail = 6
-    for i, number in enumerate(denied):
-        body.append(_insn(_JEQ, number, len(denied) - i - 1 + tail, 0))
-    body += [
+        rows.append((_JGE, _X32_SYSCALL_BIT, "kill", None))
+    rows += [(_JEQ, table[name], "deny", None) for name in DENIED if name in table]
+    rows += [
         # clone3 passes its flags in memory a filter cannot read: ENOSYS makes libc fall back to clone.
-        _insn(_JEQ, table["clone3"], 0, 1),
-        _insn(_RET, enosys),
+        (_JEQ, table["clone3"], "nosys", None),
         # clone may fork and make threads, but not enter new namespaces.
-        _insn(_JEQ, table["clone"], 0, 2),
-        _insn(_LD_W_ABS, _ARG0_LOW),
-        _insn(_JSET, _NAMESPACE_FLAGS, 1, 0),
-        _insn(_RET, _RET_ALLOW),
-        _insn(_RET, eperm),
+        (_JEQ, table["clone"], None, "ioctl"),
+        (_LD_W_ABS, _ARG0_LOW, None, None),
+        (_JSET, _NAMESPACE_FLAGS, "deny", "allow"),
+        ("label", "ioctl"),
+        (_JEQ, table["ioctl"], None, "socket"),
+        (_LD_W_ABS, _ARG1_LOW, None, None),
+        (_JEQ, _TIOCSTI, "deny", None),
+        (_JEQ, _TIOCLINUX, "deny", "allow"),
+        ("label", "socket"),
+        (_JEQ, table["socket"], None, "allow"),
+        (_LD_W_ABS, _ARG0_LOW, None, None),
+        (_JEQ, _AF_VSOCK, "deny", "allow"),
+        ("label", "allow"),
+        (_RET, _RET_ALLOW, None, None),
+        ("label", "deny"),
+        (_RET, eperm, None, None),
+        ("label", "nosys"),
+        (_RET, enosys, None, None),
+        ("label", "kill"),
+        (_RET, _RET_KILL_PROCESS, None, None),
     ]
-    return b"".join(body)
+    return _assemble(rows)

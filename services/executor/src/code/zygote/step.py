@@ -29,7 +29,8 @@ def run_step(token, status_w, ctl_dir, seccomp_filter):
     status = SETUP_FAILED
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")
-        os.setpgid(0, 0)
+        # A session of its own: no controlling terminal, so none of the operator's to read or type into.
+        os.setsid()
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         stdio_path = os.path.join(ctl_dir, "stdio.sock")
