@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["shared/**/*.test.ts", "services/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", ".data/**"],
     pool: "forks",
+    // Most files wait on processes, servers and timers, not the CPU: more at once than cores.
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],

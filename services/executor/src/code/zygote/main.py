@@ -4,8 +4,8 @@ sandbox that enter.py built, `host` where the operator opted out of it).
 
 A fresh interpreter spends tens of milliseconds starting up and importing `site`, and a fork costs
 a few more: this process pays the first once and forks each step's process directly into the
-step's own PID, network, IPC and UTS namespaces, which it makes just before (step.py does the
-rest). It imports everything its children use, runs no threads (forking is only safe
+step's own PID, IPC and UTS namespaces (and network, for a step with network; the others share
+one with only loopback), which it makes just before (step.py does the rest). It imports everything its children use, runs no threads (forking is only safe
 single-threaded), is not dumpable (no step can attach to it or read its memory), and never sees
 a step's code, variables or output, so none of it lingers in this process's memory for a later
 child to inherit: the child connects to the runner's Unix socket (CTL_DIR/stdio.sock) with the
@@ -41,7 +41,7 @@ import relay  # noqa: E402
 import seccomp  # noqa: E402
 import step  # noqa: E402
 
-STEP_NAMESPACES = linux.CLONE_NEWNET | linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
+STEP_NAMESPACES = linux.CLONE_NEWIPC | linux.CLONE_NEWUTS
 RUNS = "/run/wf/runs"
 
 
@@ -56,6 +56,9 @@ class Zygote:
         # A step's PID namespace is made for the fork of its process only: the zygote's own
         # is restored for every other child (relays, artifact readers).
         self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if confined else None
+        # Steps without network share one namespace with only loopback (making one costs more
+        # than the rest of a step's namespaces together); a step with network gets its own.
+        self.no_network = self.own_network_namespace() if confined else None
 
     def serve(self):
         self.poller.register(0, select.POLLIN)
@@ -108,8 +111,11 @@ class Zygote:
                 make_run_dir(os.path.join(RUNS, run["name"]), run["uid"])
             if self.confined:
                 linux.unshare(STEP_NAMESPACES)
-                linux.loopback_up()
-                if network:
+                if not network:
+                    linux.setns(self.no_network, linux.CLONE_NEWNET)
+                else:
+                    linux.unshare(linux.CLONE_NEWNET)
+                    linux.loopback_up()
                     done_r, done_w = os.pipe()
                     path = os.path.join(self.ctl_dir, network["socket"])
                     self.fork_helper(lambda: relay.run_relay(network["port"], path, done_r), keep=(done_r,))
@@ -132,6 +138,12 @@ class Zygote:
         pidfd = os.pidfd_open(pid)
         self.children[pidfd] = (run_id, pid, status_r, done_w)
         self.poller.register(pidfd, select.POLLIN)
+
+    def own_network_namespace(self):
+        """A new network namespace, with loopback up, that this process enters; its descriptor."""
+        linux.unshare(linux.CLONE_NEWNET)
+        linux.loopback_up()
+        return os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
 
     def fork_helper(self, body, keep):
         """Forks a helper (relay, reader) in the zygote's own PID namespace, holding none of the

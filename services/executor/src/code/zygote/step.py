@@ -1,5 +1,5 @@
-"""A step's main process, forked from the zygote into the step's fresh PID, network, IPC and UTS
-namespaces (as their PID 1: when it ends, the kernel ends everything it started).
+"""A step's main process, forked from the zygote into the step's fresh PID, IPC and UTS namespaces
+(as their PID 1: when it ends, the kernel ends everything it started) and its network namespace.
 
 It connects to the runner's socket with the single-use token it was forked with and receives
 its request there, opens the step's stderr (and, for an interactive process such as an MCP
