@@ -69,7 +69,7 @@ export class ProcessSteps {
       // In the sandbox the zygote makes it; without, it is a directory of the host's.
       const name = `run-${id}-${randomBytes(6).toString("hex")}`;
       dir = confined ? join(zygote.runsDir, name) : await hostRunDir(zygote.runsDir, hostUid, self);
-      cgroup = this.ctx.cgroups?.open(id, limits);
+      cgroup = this.ctx.cgroups?.open(limits);
       const refusalLog = new LogLines(onLog);
       const refused: Refusals = { first: [], total: 0 };
       const onRefused = (r: SessionRefusal): void => {
