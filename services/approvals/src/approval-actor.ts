@@ -1,8 +1,8 @@
-import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import { ApprovalDecision } from "@wf/shared/api";
 import type { Logger } from "@wf/shared/log";
-import { ApprovalExpireCommand, type ResumeCommand } from "@wf/shared/messages";
-import { subjects } from "@wf/shared/nats";
+import { ApprovalExpireCommand, type FailCommand, type ResumeCommand } from "@wf/shared/messages";
+import { command, subjects, type Handled } from "@wf/shared/nats";
 import { settleApproval, type ApprovalRecord, type Store } from "@wf/shared/store";
 
 export interface ApprovalActorDeps {
@@ -10,8 +10,6 @@ export interface ApprovalActorDeps {
   store: Store;
   ns: string;
   log: Logger;
-  maxDeliver: number;
-  redeliverOnce: boolean;
   clock?: () => number;
 }
 
@@ -29,39 +27,27 @@ export class ApprovalActor {
     this.now = d.clock ?? Date.now;
   }
 
-  async handle(m: JsMsg): Promise<void> {
-    const verb = m.subject.split(".")[3];
-    try {
-      const body: unknown = JSON.parse(m.string());
-      if (verb === "approve" || verb === "reject") await this.onDecided(ApprovalDecision.parse(body));
-      else if (verb === "expire") {
-        const due = await this.onExpire(ApprovalExpireCommand.parse(body));
-        // A timer that fired early (clocks of two hosts differ): come back when it is due.
-        if (due > 0) {
-          m.nak(due);
-          return;
-        }
-      } else {
-        m.term(`unknown approval command ${verb}`);
-        return;
-      }
-      this.done(m);
-    } catch (err) {
-      if (err instanceof SyntaxError || (err as Error)?.name === "ZodError") {
-        this.d.log.error("poison approval command: malformed", { subject: m.subject, err });
-        m.term("malformed command");
-        return;
-      }
-      this.d.log.error("approval command failed; will be redelivered", { subject: m.subject, err });
-      if (m.info.deliveryCount >= this.d.maxDeliver) m.term("gave up");
-      else m.nak(Math.min(30_000, 500 * m.info.deliveryCount));
-    }
+  /** The approval commands, by the verb of their subject (`<ns>.cmd.approval.<verb>.<approvalId>`). */
+  commands() {
+    const decided = command(ApprovalDecision, (cmd) => this.onDecided(cmd));
+    return {
+      approve: decided,
+      reject: decided,
+      // A timer that fired early (clocks of two hosts differ): come back when it is due.
+      expire: command(ApprovalExpireCommand, async (cmd): Promise<Handled> => {
+        const due = await this.onExpire(cmd);
+        return due > 0 ? { retryInMs: due } : undefined;
+      }),
+    };
   }
 
-  /** WF_REDELIVER_ONCE: every command handled twice, to prove the handlers idempotent. */
-  private done(m: JsMsg): void {
-    if (this.d.redeliverOnce && m.info.deliveryCount === 1) m.nak();
-    else m.ack();
+  /**
+   * The give-up hook: a command about an execution's approval that cannot be carried out leaves
+   * the execution parked for good unless it ends; the executor, its one writer, fails it.
+   */
+  async failExecution(executionId: string, reason: string): Promise<void> {
+    const cmd: FailCommand = { executionId, reason: `an approval command for it was given up: ${reason}` };
+    await this.d.js.publish(subjects(this.d.ns).execFail(executionId), JSON.stringify(cmd), { msgID: `fail:${executionId}` });
   }
 
   /** The edge recorded the decision: wake the execution if the record says so. */
@@ -89,7 +75,8 @@ export class ApprovalActor {
   private async resume(a: ApprovalRecord): Promise<void> {
     const cmd: ResumeCommand = { executionId: a.executionId, reason: "approval", stepPath: a.stepName };
     await this.d.js.publish(subjects(this.d.ns).execResume(a.executionId), JSON.stringify(cmd), {
-      msgID: `approval:${a.id}:${a.status}`,
+      // Per decision: after a decision undone (its request failed), the next one wakes the execution again.
+      msgID: `approval:${a.id}:${a.status}:${a.decidedAt ?? 0}`,
     });
   }
 }

@@ -1,9 +1,10 @@
-import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { ApprovalActor } from "./approval-actor";
 
 /** Approval commands handled at once: a burst of timeouts due together is not handled one by one. */
 const CONCURRENCY = 64;
+const ACK_WAIT_MS = 30_000;
 
 /**
  * Approval actors: one durable consumer of `<ns>.cmd.approval.>` shared by every replica.
@@ -17,34 +18,33 @@ export async function startApprovals(p: Platform): Promise<{ stop(): Promise<voi
   await ensureConsumer(p.jsm, stream, {
     durable,
     filter: subjects(ns).approvalAll,
-    ackWaitMs: 30_000,
+    ackWaitMs: ACK_WAIT_MS,
     maxDeliver: -1,
     maxAckPending: 10_000,
   });
   const log = p.log.child({ component: "approvals" });
-  const actor = new ApprovalActor({
+  const actor = new ApprovalActor({ js: p.js, store: p.store, ns, log });
+  const consumer = await consumeCommands({
     js: p.js,
-    store: p.store,
     ns,
+    stream,
+    durable,
     log,
+    commandOf: (subject) => subject.split(".")[3],
+    commands: actor.commands(),
+    executionOf: (_subject, body) => executionNamedIn(body),
+    giveUp: (executionId, reason) => actor.failExecution(executionId, reason),
+    concurrency: CONCURRENCY,
+    ackWaitMs: ACK_WAIT_MS,
     maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: p.config.WF_REDELIVER_ONCE,
   });
-  const messages = await (await p.js.consumers.get(stream, durable)).consume({ max_messages: CONCURRENCY * 2 });
-  const inFlight = new Set<Promise<void>>();
-  const loop = (async () => {
-    for await (const m of messages) {
-      const handled = actor.handle(m).finally(() => inFlight.delete(handled));
-      inFlight.add(handled);
-      if (inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
-    }
-  })();
   log.info("approvals ready");
-  return {
-    async stop() {
-      await messages.close();
-      await loop;
-      await Promise.all(inFlight);
-    },
-  };
+  return consumer;
+}
+
+/** Every approval command's body names its execution, also one that does not validate otherwise. */
+function executionNamedIn(body: unknown): string | undefined {
+  const id = (body as { executionId?: unknown } | null)?.executionId;
+  return typeof id === "string" && id.length > 0 ? id : undefined;
 }

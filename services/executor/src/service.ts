@@ -1,10 +1,9 @@
-import type { ConsumerMessages } from "@nats-io/jetstream";
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
-import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
-import { ExecutorActor } from "./actor/executor-actor";
+import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { describeIsolation } from "./code/describe-isolation";
@@ -19,8 +18,7 @@ export interface RunningService {
 
 /**
  * Execution actors: pulls commands from the shared durable consumer, at most
- * WF_EXEC_CONCURRENCY at a time, sized so a fetched message never waits in a local buffer
- * (where its lease would run out).
+ * WF_EXEC_CONCURRENCY at a time (consumeCommands).
  */
 export async function startExecutor(p: Platform): Promise<RunningService & { actor: ExecutorActor }> {
   const { config, js, jsm, nc } = p;
@@ -81,9 +79,6 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     actorId: `executor-${newId()}`,
     holdMs: config.WF_HOLD_WAIT_MS,
     resultLimits: limits,
-    leaseMs: config.WF_EXEC_LEASE_MS,
-    maxDeliver: config.WF_EXEC_MAX_DELIVER,
-    redeliverOnce: config.WF_REDELIVER_ONCE,
     log,
   });
   const cancelSub = nc.subscribe(subj.execCancelAll, {
@@ -93,50 +88,30 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     },
   });
 
-  const consumer = await js.consumers.get(stream, durable);
+  const commands = actor.commands();
+  const consumer = await consumeCommands({
+    js,
+    ns,
+    stream,
+    durable,
+    log,
+    commandOf: (subject) => subject.split(".")[3],
+    commands,
+    executionOf: executionOfSubject,
+    giveUp: (executionId, reason) => actor.fail(executionId, reason),
+    concurrency: config.WF_EXEC_CONCURRENCY,
+    ackWaitMs: config.WF_EXEC_LEASE_MS,
+    maxDeliver: config.WF_EXEC_MAX_DELIVER,
+    redeliverOnce: config.WF_REDELIVER_ONCE,
+  });
   log.info("executor ready", { concurrency: config.WF_EXEC_CONCURRENCY, maxPayload: limits.recordBytes, stepOutputBytes: limits.outputBytes });
-  let stopped = false;
-  let free = config.WF_EXEC_CONCURRENCY;
-  let wakeLoop: (() => void) | null = null;
-  let batch: ConsumerMessages | null = null;
-  const inflight = new Set<Promise<void>>();
-
-  const loop = (async () => {
-    while (!stopped) {
-      if (free === 0) {
-        await new Promise<void>((r) => (wakeLoop = r));
-        continue;
-      }
-      try {
-        batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
-        for await (const m of batch) {
-          free--;
-          const job = actor.handle(m).finally(() => {
-            free++;
-            inflight.delete(job);
-            wakeLoop?.();
-            wakeLoop = null;
-          });
-          inflight.add(job);
-        }
-      } catch (err) {
-        if (stopped) break;
-        log.warn("fetch failed; retrying", { err });
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-  })();
 
   return {
     actor,
     async stop() {
-      stopped = true;
-      batch?.stop();
-      wakeLoop?.();
-      await loop;
-      cancelSub.unsubscribe();
       // Runs still going keep their messages unacknowledged: another replica takes them over.
-      await Promise.race([Promise.allSettled(inflight), new Promise((r) => setTimeout(r, 10_000))]);
+      await consumer.stop();
+      cancelSub.unsubscribe();
       await codeRunner.close();
     },
   };

@@ -21,5 +21,3 @@ export const ChainFireCommand = z.object({
   dueAt: z.number(),
 });
 export type ChainFireCommand = z.infer<typeof ChainFireCommand>;
-
-export const SchedulerCommand = z.discriminatedUnion("kind", [TickCommand, ChainFireCommand]);

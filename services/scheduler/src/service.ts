@@ -1,6 +1,10 @@
-import { consumerNames, ensureConsumer, handleTimerMessage, streamNames } from "@wf/shared/nats";
+import { command, consumeCommands, consumerNames, ensureConsumer, fireTimer, streamNames, TimerMessage } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { startTriggers } from "./triggers";
+
+const ACK_WAIT_MS = 5_000;
+/** Timers handled at once: each holds its message for under a second (TIMER_HOLD_MS) at most. */
+const TIMERS_AT_ONCE = 1_000;
 
 /**
  * Durable timers: every timer is a message on the TIMER stream that this consumer holds back
@@ -17,29 +21,34 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
     filter: `${ns}.timer.>`,
     // Handling a delivery is short (a nak, or under a second's wait, a publish and an ack). A
     // delivery lost with a killed replica comes back after this: it bounds how late a crash makes a timer.
-    ackWaitMs: 5_000,
+    ackWaitMs: ACK_WAIT_MS,
     maxDeliver: -1,
     // Every pending timer is an unacknowledged message: the limit bounds how many can wait.
     maxAckPending: 1_000_000,
   });
   const log = p.log.child({ component: "scheduler" });
-  const consumer = await p.js.consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: 1_000 });
   const triggers = await startTriggers(p, log);
+  const timers = await consumeCommands({
+    js: p.js,
+    ns,
+    stream,
+    durable,
+    log,
+    commandOf: () => "timer",
+    commands: { timer: command(TimerMessage, (timer) => fireTimer(p.js, timer)) },
+    // Every pending timer is held unacknowledged, most of them waiting (`nak`ed) on the server.
+    concurrency: TIMERS_AT_ONCE,
+    ackWaitMs: ACK_WAIT_MS,
+    // Never given up: a due timer's command not published means NATS is unwell, and a lost timer
+    // leaves an execution parked or an approval open for good.
+    maxDeliver: Number.POSITIVE_INFINITY,
+    redeliverOnce: false,
+  });
   log.info("scheduler ready");
-  const loop = (async () => {
-    for await (const m of messages) {
-      handleTimerMessage(p.js, m).catch((err: unknown) => {
-        log.warn("timer not fired; will retry", { err, subject: m.subject });
-        m.nak(1_000);
-      });
-    }
-  })();
   return {
     async stop() {
       await triggers.stop();
-      await messages.close();
-      await loop;
+      await timers.stop();
     },
   };
 }

@@ -1,14 +1,15 @@
 import { ExecutionEvent } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import { consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { command, consumeCommands, consumerNames, ensureConsumer, streamNames, subjects, type CommandConsumerOptions } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { Chains, END_EVENTS, type EndEventType } from "./chains";
-import { SchedulerCommand } from "./commands";
-import { consumeEach } from "./consume";
+import { ChainFireCommand, TickCommand } from "./commands";
 import { Schedules } from "./schedules";
 
 /** A few store reads and writes per message; a message lost with a killed replica returns after this. */
 const ACK_WAIT_MS = 10_000;
+/** Messages each consumer handles at once. */
+const CONCURRENCY = 256;
 
 /**
  * Schedules and chained triggers: the consumer of the scheduler's own commands (`cmd.sched.>`,
@@ -29,11 +30,23 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     maxDeliver: -1,
     maxAckPending: 10_000,
   });
-  const commands = await consumeEach(p, log, {
-    stream: streams.cmd,
-    durable: names.scheduler,
-    schema: SchedulerCommand,
-    handle: (cmd) => (cmd.kind === "tick" ? schedules.tick(cmd) : chains.fire(cmd)),
+  const consume = (stream: string, durable: string, commandOf: (subject: string) => string | undefined, commands: CommandConsumerOptions["commands"]) =>
+    consumeCommands({
+      js: p.js,
+      ns,
+      stream,
+      durable,
+      log,
+      commandOf,
+      commands,
+      concurrency: CONCURRENCY,
+      ackWaitMs: ACK_WAIT_MS,
+      maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
+      redeliverOnce: p.config.WF_REDELIVER_ONCE,
+    });
+  const commands = await consume(streams.cmd, names.scheduler, (subject) => subject.split(".")[3], {
+    tick: command(TickCommand, (cmd) => schedules.tick(cmd)),
+    chain: command(ChainFireCommand, (cmd) => chains.fire(cmd)),
   });
 
   const ends = await Promise.all(
@@ -48,7 +61,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
         maxAckPending: 10_000,
         fromNew: true,
       });
-      return consumeEach(p, log, { stream: streams.evt, durable, schema: ExecutionEvent, handle: (e) => chains.ended(e, type) });
+      return consume(streams.evt, durable, () => "end", { end: command(ExecutionEvent, (e) => chains.ended(e, type)) });
     }),
   );
 

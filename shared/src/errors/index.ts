@@ -5,3 +5,4 @@ export {
   AlreadyExistsError,
   ConfigError,
 } from "./wf-error";
+export { TerminalError, CorruptRecordError } from "./terminal";

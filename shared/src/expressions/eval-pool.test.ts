@@ -40,6 +40,21 @@ describe("expression pool", () => {
     await expect(other).resolves.toBe(42);
   });
 
+  it("jobs of other executions queued behind runaways all succeed: a replaced thread's end fails nothing on its successor", async () => {
+    const p = pool({ deadlineMs: 200 });
+    const failures: unknown[] = [];
+    for (let round = 0; round < 10; round++) {
+      const runaway = p.evaluate(RUNAWAY, {});
+      // Long enough to be running on the new thread when the old one's end is reported.
+      const others = [p.evaluate("$sum([1..100000]) + x", { x: round }), p.evaluate("$sum([1..100000]) + x", { x: round })];
+      await expect(runaway).rejects.toEqual({ message: "took longer than 200 ms" });
+      for (const other of others) {
+        await other.then((value) => expect(value).toBe(5_000_050_000 + round), (err: unknown) => failures.push(err));
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it("with two hosts, the other job is answered while the runaway still runs", async () => {
     const p = pool({ size: 2, deadlineMs: 3_000 });
     let runawayDone = false;

@@ -42,6 +42,17 @@ export const CancelCommand = z.object({
 });
 export type CancelCommand = z.input<typeof CancelCommand>;
 
+/**
+ * `<ns>.cmd.exec.fail.<execId>`: another service gave up a command that names this execution
+ * (its body did not validate, or what it needs cannot be read): the executor, the one writer of
+ * executions, ends it FAILED with `reason` unless it has ended already.
+ */
+export const FailCommand = z.object({
+  executionId: z.string(),
+  reason: z.string(),
+});
+export type FailCommand = z.input<typeof FailCommand>;
+
 /** `<ns>.cmd.approval.expire.<approvalId>`: fired by the approval's timeout timer. */
 export const ApprovalExpireCommand = z.object({
   approvalId: z.string(),

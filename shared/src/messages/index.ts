@@ -1,1 +1,1 @@
-export { StartCommand, ResumeCommand, CancelCommand, ApprovalExpireCommand } from "./commands";
+export { StartCommand, ResumeCommand, CancelCommand, FailCommand, ApprovalExpireCommand } from "./commands";

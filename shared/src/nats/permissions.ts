@@ -142,6 +142,8 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
   const streams = streamNames(ns);
   const consumers = consumerNames();
   const cmd = `${ns}.cmd`;
+  // A command consumer's audit event for a message it dropped (consumeCommands).
+  const dropped = subj.audit("command_dropped");
   return {
     edge: new Grants(ns)
       .base("edge")
@@ -178,13 +180,14 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
       .subscribe(subj.execCancelAll)
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
-      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`)
+      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
       .build(),
     approvals: new Grants(ns)
       .base("approvals")
       .records("approvals", "write")
       .durable(streams.cmd, consumers.approvals)
-      .publish(`${cmd}.exec.resume.*`)
+      // Executions woken, or failed when a command about their approval is given up.
+      .publish(`${cmd}.exec.resume.*`, `${cmd}.exec.fail.*`, dropped)
       .build(),
     scheduler: new Grants(ns)
       .base("scheduler")
@@ -198,7 +201,7 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them), and the starts of schedules and chains.
-      .publish(`${ns}.timer.>`, `${cmd}.exec.resume.*`, `${cmd}.approval.expire.*`, `${cmd}.sched.>`, `${cmd}.exec.start.*`)
+      .publish(`${ns}.timer.>`, `${cmd}.exec.resume.*`, `${cmd}.approval.expire.*`, `${cmd}.sched.>`, `${cmd}.exec.start.*`, dropped)
       .build(),
   };
 }

@@ -1,9 +1,10 @@
-/** Every subject and stream name the service uses, in one place (DESIGN.md, Messages). */
+/** Every subject and stream name the service uses, in one place (docs/architecture.md, Subjects and streams). */
 export function subjects(ns: string) {
   return {
     execStart: (execId: string) => `${ns}.cmd.exec.start.${execId}`,
     execResume: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
     execCancel: (execId: string) => `${ns}.cmd.exec.cancel.${execId}`,
+    execFail: (execId: string) => `${ns}.cmd.exec.fail.${execId}`,
     execCancelAll: `${ns}.cmd.exec.cancel.*`,
     execAll: `${ns}.cmd.exec.>`,
     approval: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,

@@ -1,6 +1,7 @@
-import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
 import { z } from "zod";
+import type { Handled } from "./command-consumer";
 import { subjects, toToken } from "./subjects";
 
 /** What a timer does when due: publish one message (a command) with a dedup id. */
@@ -44,31 +45,14 @@ export function jetStreamTimers(js: JetStreamClient, ns: string): Timers {
  */
 const TIMER_HOLD_MS = 1_000;
 
-/** Handles one delivery of a timer message: fire when due, otherwise come back when it is. */
-export async function handleTimerMessage(js: JetStreamClient, m: JsMsg, now = Date.now()): Promise<void> {
-  const parsed = TimerMessage.safeParse(safeJson(m.string()));
-  if (!parsed.success) {
-    m.term("malformed timer");
-    return;
-  }
-  const { dueAt, fire } = parsed.data;
+/** A due timer fires (publishes its command); one not due yet asks to come back when it is. */
+export async function fireTimer(js: JetStreamClient, timer: TimerMessage, now = Date.now()): Promise<Handled> {
+  const { dueAt, fire } = timer;
   const left = dueAt - now;
-  if (left > TIMER_HOLD_MS) {
-    m.nak(left - TIMER_HOLD_MS / 2);
-    return;
-  }
+  if (left > TIMER_HOLD_MS) return { retryInMs: left - TIMER_HOLD_MS / 2 };
   // A clock step backwards may leave a little more to wait: never fire before the due time.
   for (let rest = left; rest > 0; rest = dueAt - Date.now()) await new Promise((r) => setTimeout(r, rest));
   const h = headers();
   h.set("Wf-Timer-Due", String(dueAt));
   await js.publish(fire.subject, JSON.stringify(fire.payload), { msgID: fire.msgId, headers: h });
-  m.ack();
-}
-
-function safeJson(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return undefined;
-  }
 }

@@ -175,7 +175,7 @@ export async function decide(
   if (!settled.won) {
     const current = settled.record;
     if (!current) throw new WfError("NOT_FOUND", `approval ${approval.value.id} not found`);
-    // api-spec.md: approve on a handled approval is a 404; decisions.md: reject on a decided one a 409.
+    // Approving a handled approval is a 404, rejecting a decided one a 409 (docs/api.md, Approvals).
     const state = current.status === "PENDING" ? "expired" : current.status.toLowerCase();
     if (verb === "approve") throw new WfError("NOT_FOUND", `approval ${current.id} was already handled (${state})`);
     throw new WfError("CONFLICT", `approval ${current.id} was already decided (${state})`);
@@ -183,7 +183,7 @@ export async function decide(
   const { record: decided, version } = settled;
   const command: ApprovalDecision = { approvalId: decided.id, executionId: decided.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
   try {
-    await ctx.js.publish(subjects(ctx.ns).approval(verb, decided.id), JSON.stringify(command), { msgID: `${decided.id}.${verb}` });
+    await publishDecision(ctx, subjects(ctx.ns).approval(verb, decided.id), JSON.stringify(command), `${decided.id}.${verb}.${version}`);
   } catch (err) {
     await ctx.store.approvals.update(before, version).catch((undo: unknown) => {
       ctx.log.error("an approval whose command was not published could not be put back to PENDING", { approvalId: decided.id, err: undo });
@@ -191,4 +191,25 @@ export async function decide(
     throw err;
   }
   return approvalView(decided, "with-items");
+}
+
+/** Publishes of one decision before the request fails: a retry finds out whether a publish whose ack was lost landed. */
+const DECISION_PUBLISHES = 3;
+
+/**
+ * A decision's command, published again (same message id) when its ack does not come: a publish
+ * that landed is then acknowledged as a duplicate, and the request succeeds. The id names the
+ * record's version, so that after a failed request (the record put back to PENDING) the client's
+ * retry is a new decision, never taken for a duplicate of one the approvals actor ignored.
+ */
+async function publishDecision(ctx: EdgeContext, subject: string, data: string, msgID: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.js.publish(subject, data, { msgID });
+      return;
+    } catch (err) {
+      if (attempt >= DECISION_PUBLISHES) throw err;
+      ctx.log.warn("an approval's command was not acknowledged; publishing it again", { subject, attempt, err });
+    }
+  }
 }

@@ -3,14 +3,19 @@ import type { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { AlreadyExistsError } from "@wf/shared/errors";
 import type { ApprovalExpireCommand, CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
-import { subjects, toToken, type Timers } from "@wf/shared/nats";
+import type { Logger } from "@wf/shared/log";
+import { retryDelayMs, subjects, toToken, type Timers } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
 import type { RunEffects } from "../run/effects";
 import type { ResultLimits } from "../run/result-limits";
 import { aiEffects, type AiDeps } from "./ai-effects";
 
+/** Publishes of a child's cancel before it is given up: about half a minute, with retryDelayMs. */
+const CANCEL_CHILD_ATTEMPTS = 5;
+
 export interface EffectDeps extends AiDeps {
+  log: Logger;
   js: JetStreamClient;
   artifactFiles: ArtifactFiles;
   store: Store;
@@ -76,9 +81,11 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     async loadExecution(id) {
       return (await deps.store.executions.get(id))?.value ?? null;
     },
-    async cancelChild(id) {
+    cancelChild(id) {
       const cmd: CancelCommand = { executionId: id, reason: `parent ${snap.id} cancelled` };
-      await deps.js.publish(subj.execCancel(id), JSON.stringify(cmd));
+      void publishRetrying(() => deps.js.publish(subj.execCancel(id), JSON.stringify(cmd))).catch((err: unknown) => {
+        deps.log.error("a child execution's cancel could not be published: it runs to its end", { err, executionId: snap.id, child: id });
+      });
     },
     async openApproval(record) {
       try {
@@ -109,4 +116,16 @@ export async function notifyParent(js: JetStreamClient, ns: string, snap: Execut
   if (!snap.parent) return;
   const cmd: ResumeCommand = { executionId: snap.parent.executionId, reason: "child", stepPath: snap.parent.stepPath };
   await js.publish(subjects(ns).execResume(snap.parent.executionId), JSON.stringify(cmd), { msgID: `child:${snap.id}` });
+}
+
+async function publishRetrying(publish: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await publish();
+      return;
+    } catch (err) {
+      if (attempt >= CANCEL_CHILD_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)).unref());
+    }
+  }
 }

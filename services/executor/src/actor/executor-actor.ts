@@ -1,9 +1,9 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
-import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
+import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/errors";
 import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
-import type { Logger } from "@wf/shared/log";
-import { CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import { CancelCommand, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import { command, type Handled } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
@@ -15,13 +15,9 @@ import { notifyParent, runEffects, type EffectDeps } from "./effects";
 export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */
   actorId: string;
-  leaseMs: number;
-  maxDeliver: number;
-  redeliverOnce: boolean;
-  log: Logger;
 }
 
-/** Sources whose in-flight executions are not replayed after a crash (decisions.md, Restart). */
+/** Sources whose in-flight executions are not replayed after a crash (docs/architecture.md, Restarts). */
 const NOT_REPLAYED = new Set(["open_api", "webhook"]);
 const BUSY_RETRY_MS = 100;
 const BUSY_MAX_MS = 1_000;
@@ -46,78 +42,58 @@ export class ExecutorActor {
     return this.running.size;
   }
 
-  /**
-   * Acknowledges a handled command. In the test mode WF_REDELIVER_ONCE every command is handled
-   * twice, acknowledged only on its second delivery: the tests then prove the handlers idempotent.
-   */
-  private done(m: JsMsg): void {
-    if (this.d.redeliverOnce && m.info.deliveryCount === 1) m.nak();
-    else m.ack();
-  }
-
   /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */
   cancelLocal(executionId: string): void {
     this.running.get(executionId)?.cancel();
   }
 
-  async handle(m: JsMsg): Promise<void> {
-    const [, , , verb, executionId] = m.subject.split(".");
-    // One command per execution at a time in this process: a second delivery of the same
-    // message (its lease lapsed under load) must not run beside the first.
-    const exclusive = verb === "start" || verb === "resume";
-    if (exclusive && executionId !== undefined) {
-      if (this.claimed.has(executionId)) {
-        this.retryLater(m);
-        return;
-      }
-      this.claimed.add(executionId);
-    }
-    // The lease is kept from the first moment, not only once the run begins.
-    const heartbeat = setInterval(() => m.working(), Math.max(250, Math.floor(this.d.leaseMs / 3)));
+  /** The executor's commands, by the verb of their subject (`<ns>.cmd.exec.<verb>.<execId>`). */
+  commands() {
+    return {
+      start: command(StartCommand, (cmd, m) => this.exclusive(m, () => this.onStart(m, cmd))),
+      resume: command(ResumeCommand, (cmd, m) => this.exclusive(m, () => this.onResume(m, cmd.executionId))),
+      cancel: command(CancelCommand, (cmd) => this.onCancel(cmd.executionId)),
+      fail: command(FailCommand, (cmd) => this.fail(cmd.executionId, cmd.reason)),
+    };
+  }
+
+  /**
+   * One start or resume per execution at a time in this process: a second delivery of the same
+   * message (its lease lapsed under load) must not run beside the first.
+   */
+  private async exclusive(m: JsMsg, handle: () => Promise<Handled>): Promise<Handled> {
+    const executionId = executionOfSubject(m.subject);
+    if (this.claimed.has(executionId)) return this.retryLater(m);
+    this.claimed.add(executionId);
     try {
-      const body: unknown = JSON.parse(m.string());
-      if (verb === "start") await this.onStart(m, StartCommand.parse(body));
-      else if (verb === "resume") await this.onResume(m, ResumeCommand.parse(body).executionId);
-      else if (verb === "cancel") await this.onCancel(m, CancelCommand.parse(body).executionId);
-      else m.term(`unknown command ${verb}`);
+      return await handle();
     } catch (err) {
-      if (err instanceof SyntaxError || (err as Error)?.name === "ZodError") {
-        this.d.log.error("poison command: malformed", { subject: m.subject, err });
-        m.term("malformed command");
-        return;
-      }
-      if (err instanceof LostOwnershipError) {
-        this.d.log.warn("lost an execution to another actor", { subject: m.subject });
-        return;
-      }
-      this.d.log.error("command failed; will be redelivered", { subject: m.subject, err });
-      if (m.info.deliveryCount >= this.d.maxDeliver) {
-        await this.giveUp(m, err).catch((e: unknown) => this.d.log.error("could not record a poison command", { err: e }));
-        m.term("gave up");
-      } else m.nak(Math.min(30_000, 1_000 * m.info.deliveryCount));
+      if (!(err instanceof LostOwnershipError)) throw err;
+      this.d.log.warn("lost an execution to another actor", { subject: m.subject });
+      return "unacked";
     } finally {
-      clearInterval(heartbeat);
-      if (exclusive && executionId !== undefined) this.claimed.delete(executionId);
+      this.claimed.delete(executionId);
     }
   }
 
   /** Held elsewhere (or here, under another message): come back soon (jittered), then less often. */
-  private retryLater(m: JsMsg): void {
+  private retryLater(m: JsMsg): Handled {
     const backoff = Math.min(BUSY_MAX_MS, BUSY_RETRY_MS * 2 ** Math.min(m.info.deliveryCount - 1, 4));
-    m.nak(backoff + Math.floor(Math.random() * BUSY_RETRY_MS));
+    return { retryInMs: backoff + Math.floor(Math.random() * BUSY_RETRY_MS) };
   }
 
-  /** A command that kept failing is given up: its execution ends FAILED, saying why. */
-  private async giveUp(m: JsMsg, err: unknown): Promise<void> {
-    const executionId = m.subject.split(".")[4];
-    if (!executionId) return;
+  /**
+   * The give-up hook of the executor's commands, and the `fail` command of other services': the
+   * execution ends FAILED, saying why, unless it has ended already.
+   */
+  async fail(executionId: string, reason: string): Promise<void> {
     for (;;) {
       const v = await this.d.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const c = new Committer(v.value, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits, "guest");
       const s = c.snap;
       s.status = "FAILED";
-      s.error = `gave up after ${m.info.deliveryCount} failed deliveries: ${err instanceof Error ? err.message : String(err)}`;
+      s.error = reason;
       s.completedAt = Date.now();
       s.holder = null;
       c.emit("exec_failed", undefined, { status: s.status, error: s.error });
@@ -131,7 +107,7 @@ export class ExecutorActor {
     }
   }
 
-  private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<void> {
+  private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<Handled> {
     if (cmd.pending) {
       const pending = await this.d.store.executions.get(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
@@ -141,7 +117,6 @@ export class ExecutorActor {
       // at version 0, and the first write creates its record.)
       if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
       this.d.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
-      this.done(m);
       return;
     }
     // Create first, read only if that fails: a first delivery (the common case) costs one write.
@@ -163,35 +138,25 @@ export class ExecutorActor {
     if (!checked.ok) {
       await c.settle();
       await notifyParent(this.d.js, this.d.ns, snap);
-      this.done(m);
       return;
     }
-    await this.drive(m, c, checked.workflow);
+    await this.drive(c, checked.workflow);
   }
 
-  private async onResume(m: JsMsg, executionId: string): Promise<void> {
+  private async onResume(m: JsMsg, executionId: string): Promise<Handled> {
     const v = await this.d.store.executions.get(executionId);
-    if (!v) {
-      m.term("unknown execution");
-      return;
-    }
-    await this.acquireAndRun(m, v);
+    // Unknown: nothing to wake.
+    if (v) return this.acquireAndRun(m, v);
   }
 
-  private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<void> {
+  private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
-      if (!v || TERMINAL_STATUSES.has(v.value.status)) {
-        this.done(m);
-        return;
-      }
+      if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
-      if (snap.holder && snap.holder.seq !== m.seq) {
-        this.retryLater(m);
-        return;
-      }
+      if (snap.holder && snap.holder.seq !== m.seq) return this.retryLater(m);
       const takeover = snap.holder !== null;
-      const wf = WorkflowSchema.parse(snap.definition);
+      const wf = storedWorkflow(snap);
       snap.holder = { actor: this.d.actorId, seq: m.seq, since: Date.now() };
       const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits);
       c.touch();
@@ -211,7 +176,6 @@ export class ExecutorActor {
             throw err;
           }
           await notifyParent(this.d.js, this.d.ns, c.snap);
-          this.done(m);
           return;
         }
         if (inFlight.length) c.emit("exec_resumed", undefined, { rerunning: inFlight.map(([p]) => p) });
@@ -228,7 +192,7 @@ export class ExecutorActor {
         v = await this.d.store.executions.get(snap.id);
         continue;
       }
-      await this.drive(m, c, wf);
+      await this.drive(c, wf);
       return;
     }
   }
@@ -252,8 +216,8 @@ export class ExecutorActor {
     c.emit("exec_interrupted", undefined, { status: s.status, error: s.error });
   }
 
-  /** Runs the execution while holding `m`, then parks or finishes it and acknowledges `m`. */
-  private async drive(m: JsMsg, c: Committer, wf: Workflow): Promise<void> {
+  /** Runs the execution while holding its command, then parks or finishes it. */
+  private async drive(c: Committer, wf: Workflow): Promise<void> {
     const id = c.snap.id;
     const secrets = await loadRunSecrets(this.d, c.snap);
     c.masker.add(Object.values(secrets));
@@ -266,7 +230,6 @@ export class ExecutorActor {
       c.touch();
       await c.settle();
       if (result === "terminal") await notifyParent(this.d.js, this.d.ns, c.snap);
-      this.done(m);
     } catch (err) {
       // Branches still running must stop: the redelivered message starts them over.
       run.cancel();
@@ -277,14 +240,11 @@ export class ExecutorActor {
     }
   }
 
-  private async onCancel(m: JsMsg, executionId: string): Promise<void> {
+  private async onCancel(executionId: string): Promise<void> {
     this.cancelLocal(executionId);
     for (;;) {
       const v = await this.d.store.executions.get(executionId);
-      if (!v || TERMINAL_STATUSES.has(v.value.status)) {
-        this.done(m);
-        return;
-      }
+      if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       snap.cancelRequested = true;
       const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits, "guest");
@@ -308,10 +268,22 @@ export class ExecutorActor {
         throw err;
       }
       if (snap.status === "CANCELLED") await notifyParent(this.d.js, this.d.ns, snap);
-      this.done(m);
       return;
     }
   }
+}
+
+/** The token of `<ns>.cmd.exec.<verb>.<execId>` that names the execution. */
+export function executionOfSubject(subject: string): string {
+  return subject.split(".")[4] ?? "";
+}
+
+/** The workflow an execution runs, as its snapshot keeps it: one that no longer parses (stored by another version) cannot run. */
+function storedWorkflow(snap: ExecutionSnapshot): Workflow {
+  const wf = WorkflowSchema.safeParse(snap.definition);
+  if (wf.success) return wf.data;
+  const problems = wf.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
+  throw new TerminalError(`the execution's stored workflow definition no longer parses (${problems.join("; ")})`);
 }
 
 function isInFlight(st: StepState): boolean {

@@ -18,7 +18,11 @@ export interface RunEffects extends AiEffects {
   /** Publishes the start command of a child execution; an error message when it cannot start. */
   startChild(workflowId: string, childId: string, stepPath: string, inputs: Record<string, unknown>): Promise<string | null>;
   loadExecution(id: string): Promise<ExecutionSnapshot | null>;
-  cancelChild(id: string): Promise<void>;
+  /**
+   * Cancels a child execution in the background, retrying a publish that fails for a while: a
+   * failure is logged, never thrown (nothing awaits it, and the parent's cancel goes on).
+   */
+  cancelChild(id: string): void;
   /** Stores a new approval record (a second call for the same id is a no-op) and arms its timeout. */
   openApproval(record: ApprovalRecord): Promise<void>;
   loadApproval(id: string): Promise<ApprovalRecord | null>;

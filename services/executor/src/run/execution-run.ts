@@ -115,7 +115,7 @@ export class ExecutionRun {
     for (const [path, st] of Object.entries(s.steps)) {
       if (st.status !== "RUNNING" && st.status !== "PENDING") continue;
       this.setStatus(st, "CANCELLED", now);
-      if (st.childExecutionId) void this.fx.cancelChild(st.childExecutionId);
+      if (st.childExecutionId) this.fx.cancelChild(st.childExecutionId);
       this.c.emit("step_cancelled", path, { status: st.status });
     }
     s.status = "CANCELLED";
@@ -377,7 +377,7 @@ export class ExecutionRun {
       if (st.status !== "RUNNING") continue;
       st.error = reason;
       this.setStatus(st, "CANCELLED", now);
-      if (st.childExecutionId) void this.fx.cancelChild(st.childExecutionId);
+      if (st.childExecutionId) this.fx.cancelChild(st.childExecutionId);
       this.c.emit("step_cancelled", nestedPath, { status: st.status, error: reason });
     }
   }

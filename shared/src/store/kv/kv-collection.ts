@@ -3,6 +3,7 @@ import type { KV } from "@nats-io/kv";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { pageWindow } from "../paging";
+import { parseRecord } from "../parse-record";
 import type { Page, PageQuery, Versioned } from "../port";
 import type { JetStreamPublisher } from "./jetstream-publisher";
 import { fromKeyToken, keyToken } from "./key-codec";
@@ -354,14 +355,14 @@ export class KvCollection<T extends { id: string }> {
 
   async #load(token: string): Promise<Loaded<T> | null> {
     const entry = await this.buckets.records.get(token);
-    if (entry?.operation === "PUT") return this.#loaded(token, this.schema.parse(entry.json()), entry.revision);
+    if (entry?.operation === "PUT") return this.#loaded(token, parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token)), entry.revision);
     // A deleted record stays deleted; one never written may be an unwritten one.
     if (entry !== null || this.unwritten === undefined) return null;
     const unwritten = await this.unwritten(fromKeyToken(token));
     if (unwritten !== null) return this.#loaded(token, unwritten, 0);
     // Its writer writes the record before it lets the unwritten source go: read once more.
     const written = await this.buckets.records.get(token);
-    return written?.operation === "PUT" ? this.#loaded(token, this.schema.parse(written.json()), written.revision) : null;
+    return written?.operation === "PUT" ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision) : null;
   }
 
   #loaded(token: string, value: T, version: number): Loaded<T> {

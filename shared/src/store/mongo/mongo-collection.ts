@@ -2,6 +2,7 @@ import { MongoServerError, type Collection, type Filter, type Sort } from "mongo
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { pageWindow } from "../paging";
+import { parseRecord } from "../parse-record";
 import type { Page, PageQuery, Versioned } from "../port";
 
 /**
@@ -97,6 +98,6 @@ export class MongoCollection<T extends { id: string }> {
   }
 
   #parse(doc: StoredDoc): T {
-    return this.schema.parse(JSON.parse(doc.record));
+    return parseRecord(this.schema, JSON.parse(doc.record), this.type, doc._id);
   }
 }

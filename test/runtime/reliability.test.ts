@@ -1,0 +1,155 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import { cancelExecution } from "@wf/shared/client";
+import { newId } from "@wf/shared/execution";
+import { subjects, type CommandDropped } from "@wf/shared/nats";
+import { newWorkflowRecord } from "@wf/shared/store";
+import type { NatsServerHandle } from "@wf/shared/testing";
+import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+
+/**
+ * Regression tests of commands that used to be lost: a child's cancel whose publish failed (an
+ * unhandled rejection that ended the executor), and commands dropped as "malformed" when what
+ * failed to parse was a stored record, leaving their execution parked for good.
+ */
+describe("commands that fail", () => {
+  let server: NatsServerHandle;
+  let rt: InProcessRuntime;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  let restorePublish: (() => void) | undefined;
+
+  beforeAll(async () => {
+    process.on("unhandledRejection", onUnhandled);
+    server = await startNatsServer();
+    rt = await startRuntime(testConfig(server));
+  });
+  afterEach(() => {
+    restorePublish?.();
+    restorePublish = undefined;
+  });
+  afterAll(async () => {
+    process.off("unhandledRejection", onUnhandled);
+    await rt?.stop();
+    await server?.stop();
+  });
+
+  /** Makes the runtime's publishes to `subject` fail, the first `times` times. */
+  function failPublishes(js: JetStreamClient, subject: string, times: number): { failed: () => number } {
+    const original = js.publish.bind(js);
+    let failed = 0;
+    js.publish = (subj, ...rest) => {
+      if (subj === subject && failed < times) {
+        failed++;
+        return Promise.reject(new Error("injected: publish failed"));
+      }
+      return original(subj, ...rest);
+    };
+    restorePublish = () => {
+      js.publish = original;
+    };
+    return { failed: () => failed };
+  }
+
+  const parked = (name: string) => `
+  name: ${name}
+  steps:
+    - { name: hold, type: wait, seconds: 600 }
+  `;
+
+  it("a parent's cancel reaches its child although the first publishes of it fail, and the executor lives on", async () => {
+    const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml: parked("child-held"), definition: definitionOf(parked("child-held")) });
+    await rt.platform.store.workflows.create(child);
+    const parentId = await run(rt.platform, `
+  name: parent-cancelled
+  steps:
+    - { name: call, type: workflow, workflow: ${child.id} }
+  `);
+    const childId = await waitFor(
+      async () => {
+        const parent = (await rt.platform.store.executions.get(parentId))?.value;
+        const id = parent?.steps.call?.childExecutionId;
+        const c = id ? (await rt.platform.store.executions.get(id))?.value : undefined;
+        return c?.steps.hold?.status === "RUNNING" ? c.id : undefined;
+      },
+      { timeoutMs: 10_000, what: "the child to wait" },
+    );
+    const injected = failPublishes(rt.platform.js, subjects(rt.ns).execCancel(childId), 2);
+
+    await cancelExecution(rt.platform.js, rt.ns, parentId);
+
+    expect((await waitForStatus(rt.platform, parentId)).status).toBe("CANCELLED");
+    expect((await waitForStatus(rt.platform, childId)).status).toBe("CANCELLED");
+    expect(injected.failed()).toBe(2);
+    expect(unhandled).toEqual([]);
+    // Still serving.
+    const after = await run(rt.platform, `
+  name: after-cancel
+  steps: [ { name: a, type: transform, output: 1 } ]
+  `);
+    expect((await waitForStatus(rt.platform, after)).status).toBe("COMPLETED");
+  });
+
+  it("an execution whose stored workflow no longer parses ends FAILED, saying so, when it is resumed", async () => {
+    const id = await run(rt.platform, parked("upgraded"));
+    await waitFor(async () => ((await rt.platform.store.executions.get(id))?.value.steps.hold?.status === "RUNNING" ? true : undefined), {
+      timeoutMs: 10_000,
+      what: "the wait to park",
+    });
+    const v = (await rt.platform.store.executions.get(id))!;
+    // As another version might have stored it.
+    await rt.platform.store.executions.update({ ...v.value, definition: { name: "upgraded", steps: [{ name: "hold", type: "sleep-v2" }] } }, v.version);
+
+    await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify({ executionId: id, reason: "timer", stepPath: "hold" }));
+
+    const s = await waitForStatus(rt.platform, id);
+    expect(s.status).toBe("FAILED");
+    expect(s.error).toContain("stored workflow definition no longer parses");
+  });
+
+  it("an execution whose approval record no longer parses ends FAILED when its approval command is given up", async () => {
+    const id = await run(rt.platform, `
+  name: approval-corrupt
+  steps:
+    - { name: gate, type: transform, output: 1, manual_approval: { message: ok?, timeout: 600 } }
+  `);
+    await waitForStatus(rt.platform, id, ["AWAITING_APPROVAL"]);
+    const [approval] = await rt.platform.store.approvals.listByExecution(id);
+    const stored = (await rt.platform.store.approvals.get(approval!.id))!;
+    await rt.platform.store.approvals.update({ ...stored.value, reviewableGroups: "left by another version" as never }, stored.version);
+
+    // As the approval's timeout timer fires it.
+    await rt.platform.js.publish(subjects(rt.ns).approval("expire", approval!.id), JSON.stringify({ approvalId: approval!.id, executionId: id }));
+
+    const s = await waitForStatus(rt.platform, id);
+    expect(s.status).toBe("FAILED");
+    expect(s.error).toContain(`record approvals/${approval!.id} cannot be read`);
+    expect(s.error).toContain("reviewableGroups");
+  });
+
+  it("a command whose body does not validate is dropped with an audit event, and the execution it names ends FAILED", async () => {
+    const id = await run(rt.platform, parked("malformed-resume"));
+    await waitFor(async () => ((await rt.platform.store.executions.get(id))?.value.steps.hold?.status === "RUNNING" ? true : undefined), {
+      timeoutMs: 10_000,
+      what: "the wait to park",
+    });
+    const audit: CommandDropped[] = [];
+    const sub = rt.platform.nc.subscribe(subjects(rt.ns).audit("command_dropped"), {
+      callback: (_err, msg) => {
+        audit.push(msg.json<CommandDropped>());
+      },
+    });
+    try {
+      await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify({ executionId: id, reason: "because" }));
+
+      const s = await waitForStatus(rt.platform, id);
+      expect(s.status).toBe("FAILED");
+      expect(s.error).toContain("a command for it was dropped: malformed resume command (reason:");
+      const event = await waitFor(async () => audit.find((e) => e.executionId === id), { timeoutMs: 5_000, what: "the audit event" });
+      expect(event).toMatchObject({ reason: "command_dropped", consumer: "executor", subject: subjects(rt.ns).execResume(id) });
+      expect(event.problem).toContain("malformed resume command");
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
