@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["shared/**/*.test.ts", "services/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["shared/**/*.test.ts", "testing/**/*.test.ts", "services/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
     exclude: ["**/node_modules/**", ".data/**"],
     pool: "forks",
     // Most files wait on processes, servers and timers, not the CPU: more at once than cores.

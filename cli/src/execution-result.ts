@@ -1,5 +1,5 @@
 import type { ExecutionEvent } from "@wf/shared/execution";
-import { openStore, type Store } from "@wf/shared/store";
+import { openConfiguredStore, type Store } from "@wf/shared/store";
 import type { ServiceConnection } from "./connection";
 import { TERMINAL_EVENTS, truncate } from "./format-event";
 
@@ -26,7 +26,7 @@ export async function readResult(conn: ServiceConnection, end: ExecutionEvent): 
   };
   let store: Store | undefined;
   try {
-    store = await openServiceStore(conn);
+    store = await openConfiguredStore(conn.config, conn.nc);
     const record = await store.executions.get(end.executionId);
     if (!record) return fromEvent;
     const snap = record.value;
@@ -37,13 +37,6 @@ export async function readResult(conn: ServiceConnection, end: ExecutionEvent): 
   } finally {
     await store?.close().catch(() => undefined);
   }
-}
-
-function openServiceStore(conn: ServiceConnection): Promise<Store> {
-  const { MONGODB_URI, MONGODB_DATABASE, WF_NAMESPACE } = conn.config;
-  return MONGODB_URI
-    ? openStore({ kind: "mongodb", uri: MONGODB_URI, database: MONGODB_DATABASE, namespace: WF_NAMESPACE })
-    : openStore({ kind: "kv", nc: conn.nc, namespace: WF_NAMESPACE });
 }
 
 /** `output: <pretty JSON>` for a completed execution, `error: …` otherwise; cut at ~2000 chars. */

@@ -1,4 +1,4 @@
-import { openStore, type Store } from "@wf/shared/store";
+import { openConfiguredStore, type Store } from "@wf/shared/store";
 import { connectToService, type ServiceConnection } from "./connection";
 
 /**
@@ -8,10 +8,7 @@ import { connectToService, type ServiceConnection } from "./connection";
 export async function withStore<T>(body: (store: Store, conn: ServiceConnection) => Promise<T>): Promise<T> {
   const conn = await connectToService();
   try {
-    const { MONGODB_URI, MONGODB_DATABASE, WF_NAMESPACE } = conn.config;
-    const store = MONGODB_URI
-      ? await openStore({ kind: "mongodb", uri: MONGODB_URI, database: MONGODB_DATABASE, namespace: WF_NAMESPACE })
-      : await openStore({ kind: "kv", nc: conn.nc, namespace: WF_NAMESPACE });
+    const store = await openConfiguredStore(conn.config, conn.nc);
     try {
       return await body(store, conn);
     } finally {

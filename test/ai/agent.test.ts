@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openOwnerSecretsBox, setSecret } from "@wf/shared/secrets";
 import { newId } from "@wf/shared/execution";
-import { sleepers, waitFor } from "@wf/shared/testing";
+import { sleepers, waitFor } from "@wf/testing";
 import { eventsOf, model, priced, runToEnd, useAiEnv } from "./support/ai-env";
 import { LogCollector } from "./support/log-collector";
 import { McpHttpTestServer } from "./support/mcp-http-server";

@@ -68,7 +68,7 @@ steps:
     expect(s.steps.talk!.input).toEqual({ model: m, prompt: "Say something" });
   });
 
-  it("without monitoring, publishes no step_delta (decisions.md: live output only when monitored)", async () => {
+  it("without monitoring, publishes no step_delta (live output only when monitored)", async () => {
     const m = model();
     env().openai.script(m, { text: "quiet answer" });
     const id = await run(env().rt.platform, `

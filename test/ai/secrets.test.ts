@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { secretId } from "@wf/shared/store";
-import { runCli } from "../../cli/test/cli-process";
+import { runCli } from "../cli/cli-process";
 import { run, waitForStatus } from "../support/runtime";
 import { eventsOf, model, useAiEnv } from "./support/ai-env";
 

@@ -159,7 +159,7 @@ describe("approve and reject", () => {
       editedItems,
     });
 
-    // Handled: approving again is a 404 (api-spec.md), rejecting it a 409 (decisions.md).
+    // Handled: approving again is a 404, rejecting it a 409 (docs/api.md, Approvals).
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: me.key })).statusCode).toBe(404);
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/reject`, { key: me.key })).statusCode).toBe(409);
   });
@@ -180,7 +180,7 @@ describe("approve and reject", () => {
     expect(await lastCommand(api(), "reject", a.id)).toMatchObject({ verb: "reject", comment: "wrong amounts", editedItems: null });
     const again = await call(api(), "POST", `/api/v1/approvals/${a.id}/reject`, { key: me.key });
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual({ error: expect.stringContaining("rejected") });
+    expect(again.json()).toEqual({ error: expect.stringContaining("rejected"), code: "CONFLICT" });
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: me.key })).statusCode).toBe(404);
     expect((await call(api(), "POST", `/api/v1/approvals/no-such/reject`, { key: me.key })).statusCode).toBe(404);
     expect((await call(api(), "POST", `/api/v1/approvals/no-such/approve`, { key: me.key })).statusCode).toBe(404);

@@ -175,7 +175,7 @@ describe("artifacts", () => {
     const outside = await fetch(url, { headers: { range: "bytes=300000-" } });
     expect(outside.status).toBe(416);
     expect(outside.headers.get("content-range")).toBe("bytes */300000");
-    expect(await outside.json()).toEqual({ error: expect.any(String) });
+    expect(await outside.json()).toEqual({ error: expect.any(String), code: "RANGE_NOT_SATISFIABLE" });
 
     const since = Date.now();
     const u = new URL(url);
@@ -189,7 +189,7 @@ describe("artifacts", () => {
     for (const t of tampered) {
       const r = await fetch(t);
       expect(r.status, t).toBe(401);
-      expect(await r.json()).toEqual({ error: expect.any(String) });
+      expect(await r.json()).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
     }
     api().clock.now = expires * 1000;
     const expired = await fetch(url);
@@ -219,7 +219,7 @@ describe("artifacts", () => {
     const tooFarAtS = expires - lifetimeS - CLOCK_SKEW_S - 1;
     const tooFar = await download(tooFarAtS);
     expect(tooFar.statusCode).toBe(401);
-    expect(tooFar.json()).toEqual({ error: expect.any(String) });
+    expect(tooFar.json()).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
     const tampered = await call(api(), "GET", artifact!.downloadUrl.replace("sig=", "sig=0"));
     expect(tampered.statusCode).toBe(401);
     expect(tooFar.body).toBe(tampered.body);

@@ -85,7 +85,7 @@ describe("401: one answer, the reason in the audit log", () => {
       expect(record).toMatchObject({ reason, keyId, ip: "127.0.0.1", method: "GET", path: LIST });
     }
     expect(bodies.size).toBe(1);
-    expect(JSON.parse([...bodies][0]!)).toEqual({ error: expect.any(String) });
+    expect(JSON.parse([...bodies][0]!)).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
   });
 
   it("an unknown key id and a known one with a wrong secret get the very same answer, headers included", async () => {
@@ -146,7 +146,7 @@ describe("keys and accounts take effect at once", () => {
     await updateUser(api().platform.store, me.user.id, { status });
     const r = await call(api(), "GET", LIST, { key: me.key });
     expect(r.statusCode).toBe(403);
-    expect(r.json()).toEqual({ error: expect.stringContaining(status) });
+    expect(r.json()).toEqual({ error: expect.stringContaining(status), code: "ACCOUNT_INACTIVE" });
     await updateUser(api().platform.store, me.user.id, { status: "active" });
     expect((await call(api(), "GET", LIST, { key: me.key })).statusCode).toBe(200);
   });

@@ -146,7 +146,7 @@ describe("POST /api/v1/workflows/{id}/executions", () => {
     expect((await start(api(), stranger, "no-such-workflow")).statusCode).toBe(404);
     const denied = await start(api(), viewer, w.id);
     expect(denied.statusCode).toBe(403);
-    expect(denied.json()).toEqual({ error: expect.stringContaining("viewer") });
+    expect(denied.json()).toEqual({ error: expect.stringContaining("viewer"), code: "FORBIDDEN" });
     const ok = await start(api(), editor, w.id);
     expect(ok.statusCode).toBe(202);
     // The execution is the workflow owner's; the editor sees it too.
@@ -167,7 +167,7 @@ describe("executions: result and cancel", () => {
 
     const early = await call(api(), "GET", `/api/v1/executions/${executionId}/result`, { key: me.key });
     expect(early.statusCode).toBe(409);
-    expect(ResultNotReadyBody.parse(early.json())).toEqual({ error: expect.any(String), status: "RUNNING" });
+    expect(ResultNotReadyBody.parse(early.json())).toEqual({ error: expect.any(String), code: "CONFLICT", status: "RUNNING" });
 
     const cancel = await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key });
     expect(cancel.statusCode).toBe(200);

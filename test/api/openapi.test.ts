@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { allResponses, apiRoutes, approvalLinkDocs, sessionRoutes, triggerRouteDocs } from "@wf/edge";
 import { SCOPES } from "@wf/shared/auth";
+import { ERROR_CATALOGUE } from "@wf/shared/errors";
 import { call, useApi } from "./support";
 
 const api = useApi();
 
-/** The 14 v1 endpoints of api-spec.md and the download route, with the statuses the spec and decisions.md give each. */
+/** The 14 v1 endpoints and the download route, with the statuses docs/api.md gives each. */
 const SPEC: [method: string, path: string, statuses: number[]][] = [
   ["get", "/api/v1/workflows", [200, 400, 401, 403, 429]],
   ["get", "/api/v1/workflows/{id}", [200, 401, 403, 404, 429]],
@@ -38,7 +39,10 @@ type Operation = {
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> };
+  components: {
+    securitySchemes: Record<string, { type: string; in?: string; name?: string }>;
+    schemas: Record<string, { type?: string; enum?: string[]; description?: string; "x-enum-descriptions"?: string[] }>;
+  };
 };
 
 describe("GET /api/v1/openapi.json", () => {
@@ -91,7 +95,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.paths["/api/console/login"]!.post!.security).toEqual([]);
   });
 
-  it("the trigger offers the three modes' credentials and answers in the order of decisions.md", async () => {
+  it("the trigger offers the three modes' credentials and answers in the documented order", async () => {
     const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
     expect(triggerRouteDocs.map((r) => r.path).sort()).toEqual(["/api/webhook-trigger/{webhook_id}", "/api/webhooks/{webhook_id}/trigger"]);
     const schemes = doc.components.securitySchemes;
@@ -129,9 +133,33 @@ describe("GET /api/v1/openapi.json", () => {
       description: expect.any(String),
     });
     const limited = list.responses["429"]!.content!["application/json"]!.schema as { required: string[] };
-    expect(limited.required.sort()).toEqual(["error", "limit", "retryAfterSeconds", "window"]);
+    expect(limited.required.sort()).toEqual(["code", "error", "limit", "retryAfterSeconds", "window"]);
     const approvals = doc.paths["/api/v1/approvals"]!.get!;
     expect(approvals.parameters).toContainEqual(expect.objectContaining({ name: "size", schema: expect.objectContaining({ default: 20, maximum: 200 }) }));
+  });
+
+  it("every JSON error answer requires the catalogue's code, whose schema lists every code of the catalogue, described", async () => {
+    const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
+    const codes = doc.components.schemas.ErrorCode!;
+    expect(codes.type).toBe("string");
+    expect(codes.enum).toEqual(Object.keys(ERROR_CATALOGUE));
+    for (const [code, { status, doc: meaning }] of Object.entries(ERROR_CATALOGUE)) {
+      expect(codes.description, code).toContain(`\`${code}\` (${status}): ${meaning}`);
+    }
+    expect(codes["x-enum-descriptions"]).toEqual(Object.values(ERROR_CATALOGUE).map((c) => c.doc));
+    let errorAnswers = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, answer] of Object.entries(op.responses)) {
+          const schema = answer.content?.["application/json"]?.schema as { required?: string[]; properties?: Record<string, unknown> } | undefined;
+          if (Number(status) < 400 || !schema) continue;
+          errorAnswers++;
+          expect(schema.required, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(["error", "code"]));
+          expect(schema.properties!.code, `${method} ${path} ${status}`).toEqual({ $ref: "#/components/schemas/ErrorCode" });
+        }
+      }
+    }
+    expect(errorAnswers).toBeGreaterThan(100);
   });
 
   it("documents the one-click approval link: an HTML page (GET) and its form post (POST), key in the query allowed", async () => {

@@ -9,7 +9,7 @@ const LIST = "/api/v1/workflows";
 /** A minute boundary plus one second: 61 requests stay in one minute window. */
 const MINUTE = Math.floor(Date.UTC(2030, 0, 15, 10, 0) / 60_000) * 60_000;
 
-/** Sets a key's day counter as if it had made `count` requests today, none this minute (layout as the README documents). */
+/** Sets a key's day counter as if it had made `count` requests today, none this minute (layout as docs/api.md, Rate limits, documents). */
 async function spendDay(env: ApiEnv, keyId: string, at: number, count: number): Promise<void> {
   const kv = await new Kvm(env.platform.nc).open(`${env.ns}_ratelimits`);
   const date = new Date(at).toISOString().slice(0, 10).replaceAll("-", "");
@@ -38,6 +38,7 @@ describe("per-key rate limits", () => {
       });
       expect(RateLimitErrorBody.strict().parse(limited.json())).toEqual({
         error: expect.stringContaining("rate limit"),
+        code: "RATE_LIMITED",
         window: "minute",
         limit: 60,
         retryAfterSeconds: 59,
@@ -77,7 +78,7 @@ describe("per-key rate limits", () => {
       await spendDay(api(), free.keyId, at, 2_000);
       const limited = await call(api(), "GET", LIST, { key: free.key });
       expect(limited.statusCode).toBe(429);
-      expect(limited.json()).toEqual({ error: expect.any(String), window: "day", limit: 2_000, retryAfterSeconds: 60 });
+      expect(limited.json()).toEqual({ error: expect.any(String), code: "RATE_LIMITED", window: "day", limit: 2_000, retryAfterSeconds: 60 });
       expect(limited.headers).toMatchObject({ "retry-after": "60", "x-ratelimit-window": "day", "x-ratelimit-limit": "2000" });
 
       const big = await account(api(), { plan: "enterprise" });

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ensureStreams, streamNames } from "@wf/shared/nats";
 import { account, call, SIMPLE_YAML, storeWorkflow, useApi } from "./support";
@@ -24,7 +25,7 @@ describe("request bodies", () => {
     const big = JSON.stringify({ inputs: { who: "x".repeat(1024 * 1024) } });
     const r = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: big });
     expect(r.statusCode).toBe(413);
-    expect(r.json()).toEqual({ error: expect.stringContaining("1 MB") });
+    expect(r.json()).toEqual({ error: expect.stringContaining("1 MB"), code: "PAYLOAD_TOO_LARGE" });
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
   });
 
@@ -33,7 +34,7 @@ describe("request bodies", () => {
     const w = await storeWorkflow(api(), me.user.id, SIMPLE_YAML);
     const r = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: "who=x", headers: { "content-type": type } });
     expect(r.statusCode).toBe(415);
-    expect(r.json()).toEqual({ error: expect.stringContaining("application/json") });
+    expect(r.json()).toEqual({ error: expect.stringContaining("application/json"), code: "UNSUPPORTED_MEDIA_TYPE" });
   });
 
   it("answers 400 for invalid JSON, and accepts application/json with a charset", async () => {
@@ -42,7 +43,7 @@ describe("request bodies", () => {
     const url = `/api/v1/workflows/${w.id}/executions`;
     const bad = await call(api(), "POST", url, { key: me.key, body: '{"inputs": {' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ error: expect.stringContaining("invalid JSON"), details: [{ in: "body", field: "" }] });
+    expect(bad.json()).toMatchObject({ error: expect.stringContaining("invalid JSON"), code: "VALIDATION_FAILED", details: [{ in: "body", field: "" }] });
     const poisoned = await call(api(), "POST", url, { key: me.key, body: '{"inputs": {"__proto__": {"x": 1}}}' });
     expect(poisoned.statusCode).toBe(400);
     const ok = await call(api(), "POST", url, { key: me.key, body: { inputs: { who: "x" } }, headers: { "content-type": "application/json; charset=utf-8" } });
@@ -61,6 +62,7 @@ describe("request bodies", () => {
       expect(r.statusCode, `${levels} levels`).toBe(400);
       expect(r.json()).toEqual({
         error: expect.stringContaining("more than 64 levels deep"),
+        code: "VALIDATION_FAILED",
         details: [{ in: "body", field: "inputs.meta", message: expect.stringContaining("flatten it") }],
       });
     }
@@ -76,7 +78,7 @@ describe("request bodies", () => {
     const url = `/api/v1/workflows/${w.id}/executions`;
     const nullBody = await call(api(), "POST", url, { key: me.key, body: "null" });
     expect(nullBody.statusCode).toBe(400);
-    expect(nullBody.json()).toEqual({ error: expect.any(String), details: [{ in: "body", field: "", message: "the body must be a JSON object" }] });
+    expect(nullBody.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED", details: [{ in: "body", field: "", message: "the body must be a JSON object" }] });
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
     const missing = await call(api(), "POST", url, { key: me.key });
     expect(missing.statusCode).toBe(202);
@@ -92,7 +94,79 @@ describe("request bodies", () => {
   it("answers unknown routes with 404 in the error shape", async () => {
     const r = await call(api(), "GET", "/api/v1/nothing-here");
     expect(r.statusCode).toBe(404);
-    expect(r.json()).toEqual({ error: "no route GET /api/v1/nothing-here" });
+    expect(r.json()).toEqual({ error: "no route GET /api/v1/nothing-here", code: "NOT_FOUND" });
+  });
+});
+
+/** Writes raw bytes to the listening edge and reads what it answers before closing the connection. */
+function rawRequest(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.end(bytes));
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("close", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
+
+describe("error codes", () => {
+  it("two 403s carry different codes: a viewer's FORBIDDEN and an inactive account's ACCOUNT_INACTIVE", async () => {
+    const owner = await account(api());
+    const viewer = await account(api());
+    const inactive = await account(api(), { status: "deactivated" });
+    const w = await storeWorkflow(api(), owner.user.id, SIMPLE_YAML, { sharedWith: { [viewer.user.id]: "viewer" } });
+    const url = `/api/v1/workflows/${w.id}/executions`;
+    const [onlyViewer, deactivated] = [await call(api(), "POST", url, { key: viewer.key }), await call(api(), "POST", url, { key: inactive.key })];
+    expect([onlyViewer.statusCode, deactivated.statusCode]).toEqual([403, 403]);
+    expect(onlyViewer.json()).toEqual({ error: expect.stringContaining("viewer"), code: "FORBIDDEN" });
+    expect(deactivated.json()).toEqual({ error: expect.stringContaining("deactivated"), code: "ACCOUNT_INACTIVE" });
+  });
+
+  it("a validation 400 names its fields; an id too long for the router's limit is a 400 too, a longer path segment a 414", async () => {
+    const me = await account(api());
+    const list = await call(api(), "GET", "/api/v1/workflows?size=0", { key: me.key });
+    expect(list.statusCode).toBe(400);
+    expect(list.json()).toEqual({ error: expect.stringContaining("size"), code: "VALIDATION_FAILED", details: [{ in: "query", field: "size", message: expect.any(String) }] });
+    // Ids have at most 128 characters: one of 300 reaches the schema, which names the field.
+    const long = await call(api(), "GET", `/api/v1/workflows/${"x".repeat(300)}`, { key: me.key });
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED", details: [{ in: "path", field: "id", message: expect.any(String) }] });
+    const tooLong = await call(api(), "GET", `/api/v1/workflows/${"x".repeat(600)}`, { key: me.key });
+    expect(tooLong.statusCode).toBe(414);
+    expect(tooLong.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
+  });
+
+  it("a path that is not valid percent-encoding is a 400 VALIDATION_FAILED from the router", async () => {
+    const r = await call(api(), "GET", "/api/v1/workflows/%E0%A4%A");
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toEqual({ error: expect.stringContaining("not a valid url"), code: "VALIDATION_FAILED", details: [{ in: "path", field: "", message: expect.any(String) }] });
+  });
+
+  it("an unexpected failure is a 500 INTERNAL that says nothing more", async () => {
+    const me = await account(api());
+    const workflows = api().platform.store.workflows;
+    const listVisible = workflows.listVisible.bind(workflows);
+    workflows.listVisible = () => Promise.reject(new Error("a secret detail of the failure"));
+    try {
+      const r = await call(api(), "GET", "/api/v1/workflows", { key: me.key });
+      expect(r.statusCode).toBe(500);
+      expect(r.json()).toEqual({ error: "internal error", code: "INTERNAL" });
+    } finally {
+      workflows.listVisible = listVisible;
+    }
+  });
+
+  it("requests the HTTP parser refuses are answered in the error shape too", async () => {
+    await api().app.listen({ port: 0, host: "127.0.0.1" });
+    const address = api().app.server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const malformed = await rawRequest(address.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(malformed.slice(malformed.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: expect.any(String), code: "VALIDATION_FAILED" });
+    const huge = await rawRequest(address.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${"x".repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
   });
 });
 
@@ -105,7 +179,7 @@ describe("a start whose command cannot be published", () => {
     try {
       const r = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key });
       expect(r.statusCode).toBe(503);
-      expect(r.json()).toEqual({ error: expect.any(String) });
+      expect(r.json()).toEqual({ error: expect.any(String), code: "UNAVAILABLE" });
       expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
     } finally {
       await ensureStreams(jsm, api().ns, { eventsMaxAgeMs: 3_600_000 });

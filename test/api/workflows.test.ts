@@ -73,7 +73,7 @@ describe("GET /api/v1/workflows/{id}", () => {
     for (const id of [hidden.id, "no-such-workflow"]) {
       const r = await call(api(), "GET", `/api/v1/workflows/${id}`, { key: me.key });
       expect(r.statusCode).toBe(404);
-      expect(r.json()).toEqual({ error: expect.any(String) });
+      expect(r.json()).toEqual({ error: expect.any(String), code: "NOT_FOUND" });
     }
   });
 });

@@ -240,8 +240,13 @@ steps:
     const again = await http("POST", link, { form: {} });
     expect(again.status).toBe(404);
     expect(again.text).toContain("already handled");
+    expect(again.text).toContain("Error code: <code>NOT_FOUND</code>");
     const shown = await http("GET", link);
     expect(shown.text).toContain("Status: <strong>APPROVED</strong>");
     expect((await http("GET", `/api/webhook-trigger/approval/no-such/approve?api_key=${encodeURIComponent(me.key)}`)).status).toBe(404);
+    // An id over its limit is a 400 page naming the problem, not a 500.
+    const tooLong = await http("GET", `/api/webhook-trigger/approval/${"x".repeat(201)}/approve?api_key=${encodeURIComponent(me.key)}`);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.text).toContain("Error code: <code>VALIDATION_FAILED</code>");
   });
 });

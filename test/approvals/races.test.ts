@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApprovalView } from "@wf/shared/api";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import { account, storeWorkflow, useApi, type Account } from "../api/support";
 import { approvalsOf, gatedYaml, statusOf, useHttp, type HttpAnswer } from "./support";
 

@@ -1,6 +1,6 @@
 import { beforeAll } from "vitest";
 import { ApprovalView } from "@wf/shared/api";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import type { ApiEnv } from "../api/support";
 
 export interface HttpAnswer {

@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { createApiKey } from "@wf/shared/auth";
 import { connectNats } from "@wf/shared/nats";
 import { openStore } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { runLoad, type LoadResult } from "./api-load";
 import { ratiosToBare, seedEnterpriseWorkflow, startEdgeTargets } from "./edge-targets";
 

@@ -1,6 +1,6 @@
 import { newId } from "@wf/shared/execution";
 import { newWorkflowRecord, type Store, type WorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { startServiceProcess, type ServiceProcess } from "../support/processes";
 import { definitionOf } from "../support/runtime";
 import type { LoadResult } from "./api-load";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { startNatsServer } from "../support/runtime";
 import { renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
 

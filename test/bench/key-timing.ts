@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { createApiKey, DECOY_SECRET_HASH, secretMatches } from "@wf/shared/auth";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { buildEdge } from "@wf/edge";
 import { verifyKey } from "../../services/edge/src/auth/verify-key";
 import { testConfig } from "../support/runtime";

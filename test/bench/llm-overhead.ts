@@ -6,7 +6,7 @@
  * The three are sampled in turn, so that all see the same machine.
  */
 import { newId } from "@wf/shared/execution";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { startRuntime, testConfig } from "../support/runtime";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { withTimeout } from "./bounded";

@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startNatsServer } from "@wf/shared/testing";
+import { startNatsServer } from "@wf/testing";
 import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
 import { EXPRESSION_BENCH_QUICK_SIZES, EXPRESSION_BENCH_SIZES, renderExpressionBench, runExpressionBench } from "./expression-isolation";
 import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";

@@ -1,4 +1,4 @@
-/** Figures quoted in DESIGN.md ("Performance figures to beat"), for the comparison columns. */
+/** Published figures of other systems and this machine's raw limits, for the comparison columns. */
 export const PUBLISHED = {
   chain40: {
     source: "Windmill's published study, 40 sequential light steps, 2 vCPU",
@@ -6,10 +6,10 @@ export const PUBLISHED = {
   },
   /** A different benchmark (webhook ingest, not 3-step completions): listed for context only. */
   ingestContext: {
-    source: "DESIGN.md, webhook request to durable 202 PENDING",
+    source: "published single-instance figures, webhook request to durable 202 PENDING",
     perSec: { "n8n single instance": 220, "Kestra OSS": 25 },
   },
-  /** This machine's raw limits as DESIGN.md states them, to see how loaded the machine is now. */
+  /** This machine's raw limits as measured when the targets were set, to see how loaded the machine is now. */
   designRaw: { publishPerSec: 16_000, casPerSec: 5_800 },
 } as const;
 

@@ -35,7 +35,7 @@ export function render(r: BenchResult): string {
   const a = r.raw.after;
   out.push(
     table([
-      ["measure", "before", "after", "used", "DESIGN.md"],
+      ["measure", "before", "after", "used", "reference"],
       [`(a) JetStream async publish, ${b.publishMessages} x ~190 B`, `${int(b.publishPerSec)}/s`, `${int(a.publishPerSec)}/s`, `${int(r.raw.publishPerSec)}/s`, `${int(r.published.designRaw.publishPerSec)}/s`],
       [`(b) KV CAS update, ${b.casKeys} keys x ${b.casUpdates / b.casKeys} in sequence`, `${int(b.casPerSec)}/s`, `${int(a.casPerSec)}/s`, `${int(r.raw.casPerSec)}/s`, `${int(r.published.designRaw.casPerSec)}/s`],
     ], "lrrrr"),

@@ -1,5 +1,5 @@
 import { cpus, loadavg } from "node:os";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 import { runChain, type ChainResult } from "./chain";
 import { runCodeOverhead, type CodeOverheadResult } from "./code-overhead";

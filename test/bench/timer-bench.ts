@@ -1,7 +1,7 @@
 import { RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { jetStreamTimers } from "@wf/shared/nats";
-import type { NatsServerHandle } from "@wf/shared/testing";
-import { waitFor } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
+import { waitFor } from "@wf/testing";
 import { startRuntime, testConfig } from "../support/runtime";
 import { runBounded } from "./bounded";
 import { percentile, round } from "./stats";

@@ -6,7 +6,7 @@ import { startExecution } from "@wf/shared/client";
 import { newId } from "@wf/shared/execution";
 import { connectNats, ensureStreams, streamNames } from "@wf/shared/nats";
 import { JetStreamPublisher, openStore, type Store, type WorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { loadConfig } from "@wf/shared/config";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import type { ApiBenchSizes } from "./api-bench";
@@ -112,7 +112,7 @@ const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("he
  * pipelining).
  * No executor runs: executions stay PENDING, and afterwards the executions bucket must hold one
  * execution per 202. An HMAC or open trigger counts against its owner's plan keyed by the webhook
- * (decisions.md), so each connection triggers a webhook of its own, as separate senders would,
+ * (docs/webhooks.md), so each connection triggers a webhook of its own, as separate senders would,
  * and each load run a set of its own: Enterprise allows 6,000 per minute each, which a fast
  * machine's closed loop followed by an open loop within the minute would otherwise reach on one
  * set. 429s are counted apart, never hidden.

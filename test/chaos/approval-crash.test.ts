@@ -3,7 +3,7 @@ import { createApiKey, SCOPES } from "@wf/shared/auth";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord } from "@wf/shared/store";
-import { waitFor, type NatsServerHandle } from "@wf/shared/testing";
+import { waitFor, type NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { definitionOf, startNatsServer, testConfig } from "../support/runtime";
 import { gatedYaml } from "../approvals/support";

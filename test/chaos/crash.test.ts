@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import type { SideEffects } from "../support/side-effects";
@@ -8,7 +8,7 @@ import { sideEffects } from "../support/side-effects";
 
 /**
  * Crashes: service processes (and the NATS server) die by SIGKILL mid-work; what was durable
- * must carry on, as decisions.md's Restart rules say.
+ * must carry on, as docs/architecture.md (Restarts) says.
  */
 let server: NatsServerHandle;
 

@@ -1,10 +1,13 @@
+import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { ENV_SCHEMA, loadConfig } from "@wf/shared/config";
-import { ConfigError, ERROR_CATALOGUE } from "@wf/shared/errors";
+import { loadConfig } from "@wf/shared/config";
+import { ConfigError } from "@wf/shared/errors";
 import { parseWorkflow } from "@wf/shared/workflow";
 
 const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
+const repoRoot = new URL("../../", import.meta.url);
+const docsDir = new URL("docs/", repoRoot);
 
 describe("README", () => {
   it("starts with the command that runs the service and the one that tests it", () => {
@@ -13,19 +16,9 @@ describe("README", () => {
     expect(commands).toEqual(["npm start", "npm test"]);
   });
 
-  it("documents every environment variable with its default, and nothing that does not exist", () => {
-    const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| (.*?) \|/gm)].map((m) => [m[1]!, m[2]!] as const);
-    const documented = new Map(rows.filter(([name]) => !(name in ERROR_CATALOGUE)));
-    expect([...documented.keys()].sort()).toEqual(Object.keys(ENV_SCHEMA).sort());
-    for (const [name, spec] of Object.entries(ENV_SCHEMA)) {
-      expect(documented.get(name), name).toBe(spec.default === undefined ? "(unset)" : `\`${spec.default}\``);
-    }
-  });
-
-  it("documents every error code of the catalogue with its status", () => {
-    for (const [code, { status }] of Object.entries(ERROR_CATALOGUE)) {
-      expect(readme, code).toMatch(new RegExp(`\\| \`${code}\` \\| ${status} \\|`));
-    }
+  it("links every page of docs/", async () => {
+    const pages = (await readdir(docsDir)).filter((f) => f.endsWith(".md"));
+    for (const page of pages) expect(readme, page).toContain(`](docs/${page})`);
   });
 
   it("its example workflows are valid", async () => {
@@ -38,6 +31,33 @@ describe("README", () => {
     }
   });
 });
+
+// The tables of docs/configuration.md and docs/errors.md are checked against the code by the
+// freshness test of `npm run docs` (shared/scripts/write-docs.test.ts).
+describe("docs", () => {
+  it("link only to files and headings that exist", async () => {
+    const files = [new URL("../../README.md", import.meta.url), ...(await readdir(docsDir)).filter((f) => f.endsWith(".md")).map((f) => new URL(f, docsDir))];
+    const broken: string[] = [];
+    for (const file of files) {
+      const text = (await readFile(file, "utf8")).replace(/```[\s\S]*?```/g, "");
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const [path, anchor] = target!.split("#");
+        // A leading `/` is the repository's root, as GitHub reads it.
+        const linked = path ? new URL(path.startsWith("/") ? `.${path}` : path, path.startsWith("/") ? repoRoot : file) : file;
+        if (!existsSync(linked)) broken.push(`${file.pathname}: ${target}`);
+        else if (anchor && linked.pathname.endsWith(".md") && !headingSlugs(await readFile(linked, "utf8")).has(anchor)) broken.push(`${file.pathname}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+/** The anchors GitHub gives a Markdown file's headings. */
+function headingSlugs(text: string): Set<string> {
+  const headings = text.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm);
+  return new Set([...headings].map(([, h]) => h!.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-")));
+}
 
 describe("configuration", () => {
   it("uses the documented defaults", () => {

@@ -14,7 +14,7 @@ import { KeyFile, legacyKeyBucket, openOwnerSecretsBox, SecretBox, SERVER_KEYS, 
 import { secretId, type SecretRecord, type WebhookRecord } from "@wf/shared/store";
 import { startExecutor } from "@wf/executor";
 import { definitionOf, run, startNatsServer, testConfig, waitForStatus } from "../support/runtime";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 
 let server: NatsServerHandle;
 beforeAll(async () => {

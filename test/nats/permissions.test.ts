@@ -11,7 +11,7 @@ import { createApiKey, createUser, SCOPES } from "@wf/shared/auth";
 import { ADMIN_USER, connectNats, inboxPrefix, passwordVariable, SERVICE_USERS, type ServiceUser } from "@wf/shared/nats";
 import { SecretBox, SERVER_KEYS, setSecret } from "@wf/shared/secrets";
 import { newWorkflowRecord, openStore, type Store } from "@wf/shared/store";
-import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { definitionOf } from "../support/runtime";
 

@@ -4,7 +4,7 @@ import { cancelExecution } from "@wf/shared/client";
 import { newId } from "@wf/shared/execution";
 import { subjects, type CommandDropped } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
 /**

@@ -3,7 +3,7 @@ import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import { sideEffects } from "../support/side-effects";
 

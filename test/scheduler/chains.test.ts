@@ -1,5 +1,5 @@
 import { newId } from "@wf/shared/execution";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
 import type { Platform } from "@wf/shared/runtime";

@@ -1,5 +1,5 @@
 import { streamNames } from "@wf/shared/nats";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import type { Platform } from "@wf/shared/runtime";
 import type { WorkflowRecord } from "@wf/shared/store";
 import { scheduleExecutionId } from "@wf/scheduler";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionResult } from "@wf/shared/api";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
-import { natsServerBin, sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
+import { natsServerBin, sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { isAlive, runDirs } from "../../services/executor/src/code/test-support";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { uniqueNamespace } from "../support/runtime";

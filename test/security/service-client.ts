@@ -2,8 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ArtifactList, ExecutionResult, ExecutionStatusView, StartExecutionResponse } from "@wf/shared/api";
 import { newId } from "@wf/shared/execution";
-import { waitFor } from "@wf/shared/testing";
-import { runCli, startCli } from "../../cli/test/cli-process";
+import { waitFor } from "@wf/testing";
+import { runCli, startCli } from "../cli/cli-process";
 
 export interface ServiceUser {
   id: string;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import { descendants } from "../../services/executor/src/code/test-support";
 import { ENTRIES } from "../support/processes";
 

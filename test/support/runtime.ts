@@ -2,7 +2,7 @@ import { loadConfig, type Config } from "@wf/shared/config";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { startExecution } from "@wf/shared/client";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { parseWorkflow } from "@wf/shared/workflow";
 import type { TriggerSource } from "@wf/shared/execution";
 import { startApprovals } from "@wf/approvals";

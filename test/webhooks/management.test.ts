@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import { createApiKey } from "@wf/shared/auth";
 import { buildEdge } from "@wf/edge";
 import { openPlatform } from "@wf/shared/runtime";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import { consoleCall, consoleOwner, hmacHex, loginUser, request, storeWorkflow, useWebhookEdge } from "./support";
 
 const edge = useWebhookEdge();
+
+/** An answer's status and the catalogue code its body carries. */
+const answer = (r: { status: number; body: Record<string, unknown> }) => [r.status, r.body.code];
 
 describe("console sessions", () => {
   it("login sets an HttpOnly SameSite=Lax cookie; wrong passwords and unknown emails get the same 401", async () => {
@@ -20,17 +23,18 @@ describe("console sessions", () => {
     const wrong = await request(env, "POST", "/api/console/login", { body: JSON.stringify({ email: user.email, password: "not the password" }) });
     const unknown = await request(env, "POST", "/api/console/login", { body: JSON.stringify({ email: "nobody@example.com", password }) });
     expect([wrong.status, unknown.status]).toEqual([401, 401]);
-    expect(wrong.body.error).toBe(unknown.body.error);
+    expect(wrong.body).toEqual(unknown.body);
+    expect(wrong.body.code).toBe("LOGIN_FAILED");
   });
 
   it("management needs the session cookie (not an API key) and, to change things, the CSRF token", async () => {
     const env = edge();
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    expect((await request(env, "GET", "/api/webhooks")).status).toBe(401);
-    expect((await request(env, "GET", "/api/webhooks", { headers: { authorization: `Bearer ${o.key}` } })).status).toBe(401);
-    expect((await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }, false)).status).toBe(403);
-    expect((await consoleCall(env, { ...o.session, csrf: "forged" }, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" })).status).toBe(403);
+    expect(answer(await request(env, "GET", "/api/webhooks"))).toEqual([401, "SESSION_REQUIRED"]);
+    expect(answer(await request(env, "GET", "/api/webhooks", { headers: { authorization: `Bearer ${o.key}` } }))).toEqual([401, "SESSION_REQUIRED"]);
+    expect(answer(await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }, false))).toEqual([403, "CSRF_FAILED"]);
+    expect(answer(await consoleCall(env, { ...o.session, csrf: "forged" }, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }))).toEqual([403, "CSRF_FAILED"]);
     expect((await consoleCall(env, o.session, "GET", "/api/webhooks", undefined, false)).status).toBe(200);
   });
 
@@ -144,14 +148,52 @@ describe("webhook management", () => {
     const free = await consoleOwner(env, "free");
     const freeWf = await storeWorkflow(env, free.user.id);
     const refused = await consoleCall(env, free.session, "POST", "/api/webhooks", { workflowId: freeWf.id, name: "x" });
-    expect(refused.status).toBe(403);
+    expect(answer(refused)).toEqual([403, "PLAN_LIMIT"]);
     expect(refused.body.error).toMatch(/free/);
     const pro = await consoleOwner(env, "pro");
     const wf = await storeWorkflow(env, pro.user.id);
     for (let i = 0; i < 3; i++) expect((await consoleCall(env, pro.session, "POST", "/api/webhooks", { workflowId: wf.id, name: `w${i}` })).status).toBe(201);
     const fourth = await consoleCall(env, pro.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "w3" });
-    expect(fourth.status).toBe(403);
+    expect(answer(fourth)).toEqual([403, "PLAN_LIMIT"]);
     expect(fourth.body.error).toMatch(/pro plan allows 3/);
+  });
+
+  it("answers of one status tell their cases apart by code: 403 FORBIDDEN, PLAN_LIMIT, CSRF_FAILED; 409 CONFLICT, CAS_CONFLICT", async () => {
+    const env = edge();
+    const o = await consoleOwner(env);
+    const viewer = await consoleOwner(env);
+    const free = await consoleOwner(env, "free");
+    const wf = await storeWorkflow(env, o.user.id);
+    const current = (await env.platform.store.workflows.get(wf.id))!;
+    await env.platform.store.workflows.update({ ...wf, sharedWith: { [viewer.user.id]: "viewer" } }, current.version);
+    const create = (session: typeof o.session, workflowId: string, csrf = true) => consoleCall(env, session, "POST", "/api/webhooks", { workflowId, name: "x" }, csrf);
+    const onlyViewer = await create(viewer.session, wf.id);
+    const noPlan = await create(free.session, (await storeWorkflow(env, free.user.id)).id);
+    const noCsrf = await create(o.session, wf.id, false);
+    expect([onlyViewer, noPlan, noCsrf].map(answer)).toEqual([
+      [403, "FORBIDDEN"],
+      [403, "PLAN_LIMIT"],
+      [403, "CSRF_FAILED"],
+    ]);
+
+    const id = (await create(o.session, wf.id)).body.id as string;
+    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: false })).status).toBe(200);
+    const disabled = await request(env, "POST", `/api/webhooks/${id}/trigger`, { body: "{}" });
+    // A concurrent writer moves first, between the PUT's read and its compare-and-set write.
+    const webhooks = env.platform.store.webhooks;
+    const update = webhooks.update.bind(webhooks);
+    webhooks.update = async (record, version) => {
+      webhooks.update = update;
+      await update({ ...record, name: "the other writer" }, version);
+      return update(record, version);
+    };
+    const lost = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { name: "mine" });
+    expect(webhooks.update).toBe(update);
+    expect([disabled, lost].map(answer)).toEqual([
+      [409, "CONFLICT"],
+      [409, "CAS_CONFLICT"],
+    ]);
+    expect((await consoleCall(env, o.session, "GET", `/api/webhooks/${id}`)).body.name).toBe("the other writer");
   });
 
   it("bad fields are 400: allow-list entries, more than 100 of them, unknown fields", async () => {
@@ -162,6 +204,6 @@ describe("webhook management", () => {
     expect((await post({ allowedSourceIps: ["10.0.0.0/33"] })).status).toBe(400);
     expect((await post({ allowedSourceIps: ["not an address"] })).status).toBe(400);
     expect((await post({ allowedSourceIps: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) })).status).toBe(400);
-    expect((await post({ secret: "x" })).status).toBe(400);
+    expect(answer(await post({ secret: "x" }))).toEqual([400, "VALIDATION_FAILED"]);
   });
 });

@@ -5,7 +5,7 @@ import { createApiKey, createUser, type Plan, type Scope } from "@wf/shared/auth
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { UserRecord, WebhookRecord, WorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, testConfig } from "../support/runtime";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import { createApiKey } from "@wf/shared/auth";
 import { consoleCall, consoleOwner, hmacHex, request, storeWorkflow, useWebhookEdge, type WebhookEnv } from "./support";
 
@@ -16,6 +16,9 @@ async function webhook(env: WebhookEnv, fields: Record<string, unknown> = {}) {
 
 const trigger = (env: WebhookEnv, id: string, body?: string, headers: Record<string, string> = {}, host?: "127.0.0.1" | "[::1]") =>
   request(env, "POST", `/api/webhooks/${id}/trigger`, { ...(body === undefined ? {} : { body }), headers, ...(host ? { host } : {}) });
+
+/** An answer's status and the catalogue code its body carries. */
+const answer = (r: { status: number; body: Record<string, unknown> }) => [r.status, r.body.code];
 
 async function inputsOf(env: WebhookEnv, executionId: string) {
   const snapshot = await env.platform.store.executions.get(executionId);
@@ -68,21 +71,21 @@ describe("webhook trigger: modes", () => {
 });
 
 describe("webhook trigger: rules", () => {
-  it("order of checks: 404 → 409 → 413 → 401 → 403 → 400", async () => {
+  it("order of checks: 404 → 409 → 413 → 401 → 403 → 400, each answer with its code", async () => {
     const env = edge();
     const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) });
-    expect((await trigger(env, "no-such-webhook", big)).status).toBe(404);
+    expect(answer(await trigger(env, "no-such-webhook", big))).toEqual([404, "NOT_FOUND"]);
     const { id, owner: o } = await webhook(env, { secretKey: SECRET, allowedSourceIps: ["10.0.0.0/8"] });
-    expect((await trigger(env, id, big)).status).toBe(413);
-    expect((await trigger(env, id, "not json")).status).toBe(401);
-    expect((await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") })).status).toBe(403);
+    expect(answer(await trigger(env, id, big))).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect(answer(await trigger(env, id, "not json"))).toEqual([401, "UNAUTHORIZED"]);
+    expect(answer(await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") }))).toEqual([403, "SOURCE_NOT_ALLOWED"]);
     expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { allowedSourceIps: [] })).status).toBe(200);
     const bad = await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") });
-    expect(bad.status).toBe(400);
+    expect(answer(bad)).toEqual([400, "VALIDATION_FAILED"]);
     const array = await trigger(env, id, "[1]", { "x-webhook-signature": hmacHex(SECRET, "[1]") });
-    expect(array.status).toBe(400);
+    expect(answer(array)).toEqual([400, "VALIDATION_FAILED"]);
     expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: false })).status).toBe(200);
-    expect((await trigger(env, id, big)).status).toBe(409);
+    expect(answer(await trigger(env, id, big))).toEqual([409, "CONFLICT"]);
   });
 
   it("an empty body is {} and the legacy path behaves the same", async () => {
@@ -102,7 +105,7 @@ describe("webhook trigger: rules", () => {
     for (const field of ["deep", "ignored"]) {
       const r = await trigger(env, id, `{"${field}": ${nested(5_000)}}`);
       expect(r.status, field).toBe(400);
-      expect(r.body).toEqual({ error: expect.stringContaining("more than 64 levels deep"), details: [{ in: "body", field: `${field}.a`, message: expect.any(String) }] });
+      expect(r.body).toEqual({ error: expect.stringContaining("more than 64 levels deep"), code: "VALIDATION_FAILED", details: [{ in: "body", field: `${field}.a`, message: expect.any(String) }] });
     }
     // The body is level 1: a field may nest 63 more.
     const deepest = await trigger(env, id, `{"ignored": ${nested(63)}}`);
@@ -154,7 +157,7 @@ describe("webhook trigger: rules", () => {
     const { id, owner: o } = await webhook(env);
     await env.platform.store.users.update({ ...o.user, plan: "free" }, (await env.platform.store.users.get(o.user.id))!.version);
     const r = await trigger(env, id, "{}");
-    expect(r.status).toBe(403);
+    expect(answer(r)).toEqual([403, "PLAN_LIMIT"]);
     expect(r.body.error).toMatch(/free/);
   });
 
@@ -172,7 +175,7 @@ describe("webhook trigger: rules", () => {
     expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(limited.headers.get("x-ratelimit-limit")).toBe("300");
     expect(limited.headers.get("x-ratelimit-window")).toBe("minute");
-    expect(limited.body).toMatchObject({ window: "minute", limit: 300 });
+    expect(limited.body).toMatchObject({ code: "RATE_LIMITED", window: "minute", limit: 300 });
     expect(limited.body.retryAfterSeconds).toBeGreaterThan(0);
     expect((await trigger(env, second.body.id as string, "{}")).status).toBe(202);
   });

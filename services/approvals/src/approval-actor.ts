@@ -23,8 +23,8 @@ export interface ApprovalActorDeps {
 export class ApprovalActor {
   private readonly now: () => number;
 
-  constructor(private readonly d: ApprovalActorDeps) {
-    this.now = d.clock ?? Date.now;
+  constructor(private readonly deps: ApprovalActorDeps) {
+    this.now = deps.clock ?? Date.now;
   }
 
   /** The approval commands, by the verb of their subject (`<ns>.cmd.approval.<verb>.<approvalId>`). */
@@ -47,15 +47,15 @@ export class ApprovalActor {
    */
   async failExecution(executionId: string, reason: string): Promise<void> {
     const cmd: FailCommand = { executionId, reason: `an approval command for it was given up: ${reason}` };
-    await this.d.js.publish(subjects(this.d.ns).execFail(executionId), JSON.stringify(cmd), { msgID: `fail:${executionId}` });
+    await this.deps.js.publish(subjects(this.deps.ns).execFail(executionId), JSON.stringify(cmd), { msgID: `fail:${executionId}` });
   }
 
   /** The edge recorded the decision: wake the execution if the record says so. */
   private async onDecided(cmd: ApprovalDecision): Promise<void> {
-    const current = await this.d.store.approvals.get(cmd.approvalId);
+    const current = await this.deps.store.approvals.get(cmd.approvalId);
     const expected = cmd.verb === "approve" ? "APPROVED" : "REJECTED";
     if (current?.value.status !== expected) {
-      this.d.log.warn("approval command does not match its record; ignored", { approvalId: cmd.approvalId, verb: cmd.verb });
+      this.deps.log.warn("approval command does not match its record; ignored", { approvalId: cmd.approvalId, verb: cmd.verb });
       return;
     }
     await this.resume(current.value);
@@ -63,7 +63,7 @@ export class ApprovalActor {
 
   /** Returns how long until the approval is due when the timer came early, else 0. */
   private async onExpire(cmd: ApprovalExpireCommand): Promise<number> {
-    const settled = await settleApproval(this.d.store, cmd.approvalId, (a) => {
+    const settled = await settleApproval(this.deps.store, cmd.approvalId, (a) => {
       const left = a.expiresAt - this.now();
       return left > 0 ? left : { ...a, status: "EXPIRED", decidedAt: this.now(), decidedBy: "timeout" };
     });
@@ -74,7 +74,7 @@ export class ApprovalActor {
 
   private async resume(a: ApprovalRecord): Promise<void> {
     const cmd: ResumeCommand = { executionId: a.executionId, reason: "approval", stepPath: a.stepName };
-    await this.d.js.publish(subjects(this.d.ns).execResume(a.executionId), JSON.stringify(cmd), {
+    await this.deps.js.publish(subjects(this.deps.ns).execResume(a.executionId), JSON.stringify(cmd), {
       // Per decision: after a decision undone (its request failed), the next one wakes the execution again.
       msgID: `approval:${a.id}:${a.status}:${a.decidedAt ?? 0}`,
     });

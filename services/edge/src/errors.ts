@@ -22,7 +22,8 @@ export class AnswerError extends WfError {
 
 export interface ErrorAnswer {
   status: number;
-  body: { error: string; details?: unknown } & Record<string, unknown>;
+  /** `code` is the catalogue's stable code: clients branch on it, never on `error`'s wording. */
+  body: { error: string; code: ErrorCode; details?: unknown } & Record<string, unknown>;
 }
 
 /** Fastify's own errors (body parsing, limits) that have a code of their own in the catalogue. */
@@ -32,20 +33,28 @@ const FRAMEWORK_ERRORS: Record<number, [ErrorCode, string]> = {
 };
 
 /**
- * Every error answer is `{error, details?}` (decisions.md, Errors). WfErrors answer with their
- * catalogue status; Fastify's parsing errors keep theirs; NATS or MongoDB not answering is 503;
- * anything else is a 500 whose details stay in the log.
+ * Every error answer is `{error, code, details?}` (docs/errors.md), `code` being the
+ * catalogue's stable code; an AnswerError adds its own fields. WfErrors answer with their
+ * catalogue status; NATS or MongoDB not answering is 503 UNAVAILABLE; Fastify's 413 and 415 have
+ * codes of their own, and its other 4xx (a malformed request: bad URL or Content-Length, a path
+ * segment too long, headers too large, too slow to arrive) keep their status as
+ * VALIDATION_FAILED; anything else is a 500 INTERNAL whose details stay in the log.
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   const known = asWfError(err);
-  if (known instanceof AnswerError) return { status: known.status, body: { ...known.extra, error: known.message } };
+  if (known instanceof AnswerError) return { status: known.status, body: { ...known.extra, error: known.message, code: known.code } };
   if (known) {
     const details = known.details === undefined ? {} : { details: known.details };
-    return { status: known.status, body: { error: known.message, ...details } };
+    return { status: known.status, body: { error: known.message, code: known.code, ...details } };
   }
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof status === "number" && status >= 400 && status < 500) return { status, body: { error: (err as Error).message } };
-  return { status: 500, body: { error: "internal error" } };
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    const error = err instanceof Error ? err.message : "malformed request";
+    // A 400 is documented with `details` (one problem per field): the framework's names no field.
+    const details = status === 400 ? { details: [{ in: err instanceof URIError ? "path" : "body", field: "", message: error }] } : {};
+    return { status, body: { error, code: "VALIDATION_FAILED", ...details } };
+  }
+  return { status: 500, body: { error: "internal error", code: "INTERNAL" } };
 }
 
 function asWfError(err: unknown): WfError | null {

@@ -1,4 +1,6 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { SCOPES, type Scope } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { Platform } from "@wf/shared/runtime";
@@ -6,6 +8,7 @@ import { registerApprovalLink } from "./approval-link/routes";
 import { authenticate, pathOf } from "./auth/authenticate";
 import { authenticateSession } from "./console/authenticate-session";
 import { openEdgeContext, type EdgeOptions } from "./context-open";
+import type { EdgeContext } from "./context";
 import { errorAnswer } from "./errors";
 import { apiRoutes, sessionRoutes } from "./routes/index";
 import { registerRoutes } from "./routes/route";
@@ -14,6 +17,12 @@ import { registerWebhookTrigger } from "./webhooks/trigger";
 
 /** Default body limit for every route; routes that need more (or less) set their own. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The longest path segment the router takes. Well over any id's limit (128), so that a too-long
+ * id is the validating schema's 400 naming the field; a longer one is refused by the router (414).
+ */
+export const MAX_PARAM_LENGTH = 512;
 
 const scopes: ReadonlySet<string> = new Set(SCOPES);
 
@@ -27,7 +36,15 @@ const scopes: ReadonlySet<string> = new Set(SCOPES);
 export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<FastifyInstance> {
   const ctx = await openEdgeContext(p, opts);
   // X-Forwarded-For is believed only from the configured proxies (request.ip follows it).
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, trustProxy: p.config.WF_TRUSTED_PROXIES ?? false });
+  // Every error answer, the router's and the HTTP parser's included, is errorAnswer's `{error, code}`.
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: p.config.WF_TRUSTED_PROXIES ?? false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (err, request, reply) => sendError(ctx, request, reply, err),
+    clientErrorHandler: clientError,
+  });
   app.decorateRequest("caller", null);
   app.decorateRequest("consoleUser", null);
 
@@ -63,15 +80,40 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   registerWebhookTrigger(app, ctx);
   registerApprovalLink(app, ctx);
 
-  app.setNotFoundHandler((req, reply) => {
-    void reply.code(404).send({ error: `no route ${req.method} ${pathOf(req)}` });
+  app.setNotFoundHandler((request, reply) => {
+    sendError(ctx, request, reply, new WfError("NOT_FOUND", `no route ${request.method} ${pathOf(request)}`));
   });
-  app.setErrorHandler((err, request, reply) => {
-    const { status, body } = errorAnswer(err);
-    if (status >= 500) ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
-    void reply.code(status).type("application/json; charset=utf-8").send(body);
-  });
+  app.setErrorHandler((err, request, reply) => sendError(ctx, request, reply, err));
   return app;
+}
+
+function sendError(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply, err: unknown): void {
+  const { status, body } = errorAnswer(err);
+  if (status >= 500) ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
+  void reply.code(status).type("application/json; charset=utf-8").send(body);
+}
+
+/**
+ * A request the HTTP parser refused before Fastify saw it (malformed, headers too large, too
+ * slow): answered on the socket as Fastify's default handler does, but in the error shape.
+ */
+function clientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const [statusCode, message] =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "request timeout: the request did not arrive in time"]
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "request header fields too large"]
+        : [400, "bad request: the HTTP request is malformed"];
+  const { status, body } = errorAnswer(Object.assign(new Error(message), { statusCode }));
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export async function startEdge(p: Platform, opts: EdgeOptions = {}): Promise<{ url: string; stop(): Promise<void> }> {

@@ -50,7 +50,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   if (isolation.processes === "refused") {
     log.warn(
       `the code sandbox cannot start on this machine (${isolation.reason ?? "unknown"}): code steps in Python, Bash, Ruby, Lua and CLI commands fail, saying so. ` +
-        "It needs to be root with user namespaces; in a container, allow them (README, Code steps). WF_SANDBOX_UNSAFE=1 runs such steps without it.",
+        "It needs to be root with user namespaces; in a container, allow them (docs/sandbox.md). WF_SANDBOX_UNSAFE=1 runs such steps without it.",
       { ...isolation },
     );
   }

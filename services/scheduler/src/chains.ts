@@ -34,21 +34,21 @@ const REMEMBERED_SOURCES = 64;
 export class Chains {
   private readonly subj;
 
-  constructor(private readonly p: Platform) {
-    this.subj = subjects(p.config.WF_NAMESPACE);
+  constructor(private readonly platform: Platform) {
+    this.subj = subjects(platform.config.WF_NAMESPACE);
   }
 
   async ended(event: ExecutionEvent, type: EndEventType): Promise<void> {
     const state = END_EVENTS[type];
-    const targets = await this.p.store.workflows.listChainedAfter(event.workflowId);
+    const targets = await this.platform.store.workflows.listChainedAfter(event.workflowId);
     if (targets.length === 0) return;
-    const source = await this.p.store.workflows.get(event.workflowId);
+    const source = await this.platform.store.workflows.get(event.workflowId);
     for (const w of targets) {
       // A chain follows only a workflow its owner can see: one tenant's runs must not drive another's.
       if (!source || !visibleTo(source.value, w.ownerId)) continue;
       for (const { key, trigger } of chainTriggers(w.id, w.definition)) {
         if (trigger.after !== event.workflowId || !trigger.on.includes(state)) continue;
-        if (!(await countRun(this.p.store, key, w.id, event.executionId, trigger.max_runs))) continue;
+        if (!(await countRun(this.platform.store, key, w.id, event.executionId, trigger.max_runs))) continue;
         const dueAt = event.at + trigger.delay * 1_000;
         await this.arm({ kind: "chain", workflowId: w.id, chainKey: key, sourceExecutionId: event.executionId, dueAt });
       }
@@ -56,14 +56,14 @@ export class Chains {
   }
 
   async fire(cmd: ChainFireCommand): Promise<void> {
-    const w = await this.p.store.workflows.get(cmd.workflowId);
+    const w = await this.platform.store.workflows.get(cmd.workflowId);
     // The trigger was removed, or the workflow deleted, during the delay: the run is not started.
     if (!w || !chainTriggers(w.value.id, w.value.definition).some((c) => c.key === cmd.chainKey)) return;
-    await startTriggered(this.p, w.value, chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt), "chained");
+    await startTriggered(this.platform, w.value, chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt), "chained");
   }
 
   private async arm(cmd: ChainFireCommand): Promise<void> {
-    await this.p.timers.schedule({
+    await this.platform.timers.schedule({
       kind: "chain",
       id: `${cmd.chainKey}.${cmd.sourceExecutionId}`,
       dueAt: cmd.dueAt,

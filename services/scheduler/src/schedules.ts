@@ -33,14 +33,14 @@ export class Schedules {
   private readonly subj;
 
   constructor(
-    private readonly p: Platform,
+    private readonly platform: Platform,
     private readonly log: Logger,
   ) {
-    this.subj = subjects(p.config.WF_NAMESPACE);
+    this.subj = subjects(platform.config.WF_NAMESPACE);
   }
 
   async scan(now = Date.now()): Promise<void> {
-    for (const w of await this.p.store.workflows.listScheduled()) {
+    for (const w of await this.platform.store.workflows.listScheduled()) {
       await this.armIfNeeded(w, now).catch((err: unknown) => {
         this.log.warn("schedule not armed; the next scan retries", { workflowId: w.id, err });
       });
@@ -48,16 +48,16 @@ export class Schedules {
   }
 
   async tick(cmd: TickCommand, now = Date.now()): Promise<void> {
-    const w = await this.p.store.workflows.get(cmd.workflowId);
+    const w = await this.platform.store.workflows.get(cmd.workflowId);
     const triggers = w ? scheduleTriggers(w.value.definition) : [];
     if (!w || triggers.length === 0) {
-      await this.p.store.schedules.delete(cmd.workflowId);
+      await this.platform.store.schedules.delete(cmd.workflowId);
       return;
     }
     // An edit replaced the schedule that armed this tick; the scan arms the new one.
     if (scheduleFingerprint(triggers) !== cmd.fingerprint) return;
-    if (!(await ownerMaySchedule(this.p.store, w.value.ownerId))) return;
-    await startTriggered(this.p, w.value, scheduleExecutionId(w.value.id, cmd.tickAt), "schedule");
+    if (!(await ownerMaySchedule(this.platform.store, w.value.ownerId))) return;
+    await startTriggered(this.platform, w.value, scheduleExecutionId(w.value.id, cmd.tickAt), "schedule");
     const next = nextTick(triggers, Math.max(cmd.tickAt, now - CATCH_UP_MS));
     if (next !== null) await this.arm(w.value.id, cmd.fingerprint, next);
   }
@@ -66,9 +66,9 @@ export class Schedules {
     const triggers = scheduleTriggers(w.definition);
     if (triggers.length === 0) return;
     const fingerprint = scheduleFingerprint(triggers);
-    const armed = await this.p.store.schedules.get(w.id);
+    const armed = await this.platform.store.schedules.get(w.id);
     if (armed?.value.fingerprint === fingerprint && armed.value.nextAt >= now - LOST_AFTER_MS) return;
-    if (!(await ownerMaySchedule(this.p.store, w.ownerId))) return;
+    if (!(await ownerMaySchedule(this.platform.store, w.ownerId))) return;
     const next = nextTick(triggers, now);
     if (next !== null) await this.arm(w.id, fingerprint, next);
   }
@@ -76,7 +76,7 @@ export class Schedules {
   /** Arms the timer first, then records it: a crash between the two leaves a timer, never a record of none. */
   private async arm(workflowId: string, fingerprint: string, tickAt: number): Promise<void> {
     const cmd: TickCommand = { kind: "tick", workflowId, tickAt, fingerprint };
-    await this.p.timers.schedule({
+    await this.platform.timers.schedule({
       kind: "tick",
       id: `${workflowId}.${tickAt}`,
       dueAt: tickAt,
@@ -87,7 +87,7 @@ export class Schedules {
 
   /** Records the armed tick, unless a later one of the same schedule is recorded already. */
   private async record(workflowId: string, fingerprint: string, nextAt: number): Promise<void> {
-    const { schedules } = this.p.store;
+    const { schedules } = this.platform.store;
     for (;;) {
       const current = await schedules.get(workflowId);
       if (current?.value.fingerprint === fingerprint && current.value.nextAt >= nextAt) return;

@@ -1,8 +1,27 @@
 import { z } from "zod";
+import { ERROR_CATALOGUE, type ErrorCode } from "../errors/catalogue";
 import { ExecutionStatus } from "../execution/snapshot";
 
-/** Every error answer: a JSON object with an `error` string. */
-export const ErrorBody = z.object({ error: z.string() });
+const CODES = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
+
+/**
+ * The catalogue's stable codes, one schema (`ErrorCode` in the OpenAPI document's components)
+ * described code by code with its status and meaning.
+ */
+export const ErrorCodeSchema = z.enum(CODES).meta({
+  id: "ErrorCode",
+  description:
+    "The stable error code, from the service's error catalogue: clients branch on it (the `error` text may change). " +
+    "Each code always answers with the HTTP status shown (VALIDATION_FAILED also with the status of a malformed request the HTTP layer refuses):\n" +
+    CODES.map((code) => `- \`${code}\` (${ERROR_CATALOGUE[code].status}): ${ERROR_CATALOGUE[code].doc}`).join("\n"),
+  "x-enum-descriptions": CODES.map((code) => ERROR_CATALOGUE[code].doc),
+});
+
+/** Every error answer: a JSON object with an `error` message and the catalogue's `code`. */
+export const ErrorBody = z.object({
+  error: z.string().describe("What went wrong, for people; the wording may change."),
+  code: ErrorCodeSchema,
+});
 
 export const FieldProblem = z.object({
   in: z.enum(["path", "query", "body"]),

@@ -3,6 +3,7 @@ export { MAX_JSON_DEPTH, tooDeepAt } from "./json-depth";
 export { MAX_PAGE_SIZE, pageQuery, PageFields } from "./pagination";
 export {
   ErrorBody,
+  ErrorCodeSchema,
   FieldProblem,
   ValidationErrorBody,
   RateLimitWindow,

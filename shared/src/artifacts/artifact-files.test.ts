@@ -3,7 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { connectNats } from "../nats/connect";
 import { openStore } from "../store/index";
 import type { Store } from "../store/port";
-import { startNatsServer, type NatsServerHandle } from "../testing/index";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { ArtifactFiles } from "./artifact-files";
 import { contentTypeOf, isPreviewable } from "./content-type";
 

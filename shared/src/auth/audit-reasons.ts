@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Why a request was refused with 401. The client never learns which; the audit log does. The
- * first nine are decisions.md's; the last three are the signed download URL's, where
+ * first nine are API keys' and webhooks'; the last three are the signed download URL's, where
  * `url_lifetime_exceeded` is a genuine signature over an expiry further off than any URL is
  * issued for: the signing key may have leaked (or the lifetime was shortened since).
  */

@@ -10,7 +10,7 @@ export interface PlanLimits {
   perDay: number | null;
 }
 
-/** Per-key request limits by the key owner's plan (api-spec.md, Limits). */
+/** Per-key request limits by the key owner's plan (docs/api.md, Rate limits). */
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   free: { perMinute: 60, perDay: 2_000 },
   pro: { perMinute: 300, perDay: 50_000 },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** What an API key may do (api-spec.md, Authentication). */
+/** What an API key may do (docs/api.md, Authentication). */
 export const SCOPES = [
   "WORKFLOW_READ",
   "WORKFLOW_EXECUTE",

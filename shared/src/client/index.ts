@@ -1,2 +1,2 @@
-export { startExecution, cancelExecution, type StartRequest } from "./commands";
+export { startExecution, cancelExecution, type CommandPublisher, type StartRequest } from "./commands";
 export { tailEvents, type TailOptions } from "./tail";

@@ -16,8 +16,8 @@ const proxyList = z
   .optional();
 
 /**
- * Every knob the service reads, with its default. The README's configuration table lists the
- * same names (a test keeps them in step).
+ * Every knob the service reads, with its default. docs/configuration.md's table is generated
+ * from it (`npm run docs`; a test keeps them in step).
  */
 export const ENV_SCHEMA = {
   PORT: { schema: int(0, 65535), default: "3000", doc: "HTTP port of the edge." },

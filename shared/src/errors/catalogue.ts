@@ -1,10 +1,14 @@
 /**
  * The one error catalogue: every error the service reports has a stable code, the HTTP status
- * it maps to at the edge, and what it means. The README lists every code (a test checks it),
- * so a code is never added without its documentation.
+ * it maps to at the edge, and what it means. Every error answer of the edge carries its code in
+ * `code` beside `error`. docs/errors.md's table is generated from it (`npm run docs`; a test
+ * fails when it is stale), so a code is never added without its documentation.
  */
 export const ERROR_CATALOGUE = {
-  VALIDATION_FAILED: { status: 400, doc: "A request body, query or message failed validation; `details` lists each problem." },
+  VALIDATION_FAILED: {
+    status: 400,
+    doc: "A request body, path, query or message failed validation; `details` lists each problem. Also a request the HTTP layer refuses as malformed (a bad URL or Content-Length: 400; a path segment over 512 characters: 414; headers too large: 431; too slow to arrive: 408), which keeps that status.",
+  },
   WORKFLOW_INVALID: { status: 400, doc: "The workflow YAML is invalid; `details` lists each error with its path, line and column." },
   UNAUTHORIZED: {
     status: 401,
@@ -17,7 +21,7 @@ export const ERROR_CATALOGUE = {
   PLAN_LIMIT: { status: 403, doc: "The account's plan does not allow this: webhook triggers need Pro or higher, and each plan caps its webhooks (Free 0, Pro 3, Team 10); the message names the plan and the limit." },
   SOURCE_NOT_ALLOWED: { status: 403, doc: "A webhook trigger came from an address outside the webhook's source allow-list." },
   FORBIDDEN: { status: 403, doc: "The workflow is visible to the caller, but only as a viewer: starting, cancelling and deciding approvals need owner or editor." },
-  NOT_FOUND: { status: 404, doc: "The resource does not exist or is not visible to the caller." },
+  NOT_FOUND: { status: 404, doc: "The resource does not exist or is not visible to the caller, or no route has this method and path." },
   CONFLICT: { status: 409, doc: "The resource is in a state that does not allow the request." },
   CAS_CONFLICT: { status: 409, doc: "A compare-and-set write lost against a concurrent writer; reload and retry." },
   ALREADY_EXISTS: { status: 409, doc: "A record with this id already exists." },
@@ -27,6 +31,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { status: 429, doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when." },
   UNAVAILABLE: { status: 503, doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff." },
   CONFIG_INVALID: { status: 500, doc: "An environment variable has a value the service cannot use; the message names it." },
+  INTERNAL: { status: 500, doc: "An unexpected failure inside the service; the answer says no more, the service log has the details. Not the caller's fault: retrying may help, and a persistent one is a bug to report." },
 } as const satisfies Record<string, { status: number; doc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

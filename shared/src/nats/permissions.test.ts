@@ -2,7 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { openStore } from "../store/open-store";
-import { startNatsServer } from "../testing/nats-server";
+import { startNatsServer } from "@wf/testing";
 import { STORE_TYPES } from "./permissions";
 
 describe("NATS permissions", () => {

@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { loadConfig } from "../config/env";
 import { createLogger } from "../log/index";
 import { connectNats } from "../nats/connect";
-import { natsServerBin, startNatsServer } from "../testing/index";
+import { natsServerBin, startNatsServer } from "@wf/testing";
 import { embeddedNatsFiles, recordedNats } from "./embedded-nats";
 import { resolveNats, type ResolvedNats } from "./resolve-nats";
 

@@ -6,7 +6,7 @@ import { connectNats } from "../nats/connect";
 import { inboxPrefix } from "../nats/permissions";
 import { ensureStreams } from "../nats/streams";
 import { jetStreamTimers, type Timers } from "../nats/timers";
-import { openStore } from "../store/index";
+import { openConfiguredStore } from "../store/index";
 import type { Store } from "../store/port";
 import { resolveNats } from "./resolve-nats";
 
@@ -29,15 +29,13 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
   if (nc.info?.auth_required !== true) {
     log.warn(
       "the nats-server at NATS_URL takes clients without credentials: anything that reaches it can read every record and start or cancel any execution. " +
-        "Give it users (README, Production: NATS users and keys) and set NATS_USER and NATS_PASSWORD",
+        "Give it users (docs/operations.md) and set NATS_USER and NATS_PASSWORD",
     );
   }
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   await ensureStreams(jsm, config.WF_NAMESPACE, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000 });
-  const store = config.MONGODB_URI
-    ? await openStore({ kind: "mongodb", uri: config.MONGODB_URI, database: config.MONGODB_DATABASE, namespace: config.WF_NAMESPACE })
-    : await openStore({ kind: "kv", nc, namespace: config.WF_NAMESPACE });
+  const store = await openConfiguredStore(config, nc);
   log.info("platform ready", { nats: nats.target.url, store: store.kind, namespace: config.WF_NAMESPACE });
   return {
     config,

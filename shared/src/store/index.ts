@@ -35,7 +35,7 @@ export {
   ScheduleRecord,
   ExecutionStatus,
 } from "./records";
-export { openStore, type StoreOptions } from "./open-store";
+export { openConfiguredStore, openStore, type StoreOptions, type StoreSettings } from "./open-store";
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
 export { isWrongLastSequence } from "./kv/kv-collection";
 export { JetStreamPublisher, type PublishOptions } from "./kv/jetstream-publisher";

@@ -3,9 +3,9 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe } from "vitest";
-import { startNatsServer, type NatsServerHandle } from "../testing/nats-server";
-import { startCommandsIn } from "../testing/start-commands";
-import { runStoreContract } from "./contract";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { startCommandsIn } from "@wf/testing";
+import { runStoreContract } from "@wf/testing/store-contract";
 import { openStore } from "./open-store";
 
 const uri = process.env.MONGODB_URI;

@@ -13,3 +13,17 @@ export function openStore(opts: StoreOptions): Promise<Store> {
     ? openKvStore(opts.nc, opts.namespace)
     : openMongoStore(opts.uri, opts.database, opts.namespace);
 }
+
+/** What picks the adapter: MongoDB when MONGODB_URI is set, else JetStream KV on the service's NATS. */
+export interface StoreSettings {
+  MONGODB_URI?: string | undefined;
+  MONGODB_DATABASE: string;
+  WF_NAMESPACE: string;
+}
+
+/** The store as the service opens it: every process (services, CLI) picks the adapter here. */
+export function openConfiguredStore(settings: StoreSettings, nc: NatsConnection): Promise<Store> {
+  return settings.MONGODB_URI
+    ? openStore({ kind: "mongodb", uri: settings.MONGODB_URI, database: settings.MONGODB_DATABASE, namespace: settings.WF_NAMESPACE })
+    : openStore({ kind: "kv", nc, namespace: settings.WF_NAMESPACE });
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import { newId, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../../support/runtime";
 import { SIDE_EFFECTS_HOST } from "../../support/egress-allowance";
 import { LlmTestServer } from "./llm-server";

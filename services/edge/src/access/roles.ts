@@ -5,7 +5,7 @@ import type { Store, Versioned, WorkflowRecord } from "@wf/shared/store";
 export type Role = "owner" | "editor" | "viewer";
 
 /**
- * Visibility (decisions.md, Workflows): a workflow is seen by its owner and the users it is
+ * Visibility (docs/api.md, Who may do what): a workflow is seen by its owner and the users it is
  * shared with; executions, approvals and artifacts belong to the workflow's owner and are seen
  * by whoever sees their workflow. Anything invisible is a 404, never a 403.
  */

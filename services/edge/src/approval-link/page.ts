@@ -4,7 +4,7 @@ import type { ApprovalRecord } from "@wf/shared/store";
 export type LinkPage =
   | { kind: "review"; approval: ApprovalRecord }
   | { kind: "decided"; approval: ApprovalRecord }
-  | { kind: "refused"; title: string; message: string };
+  | { kind: "refused"; title: string; message: string; code: string };
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{border:1px solid #ccc;padding:.25rem .6rem;text-align:left}
@@ -27,7 +27,7 @@ function titleOf(page: LinkPage): string {
 }
 
 function bodyOf(page: LinkPage): string {
-  if (page.kind === "refused") return `<h1>${esc(page.title)}</h1><p>${esc(page.message)}</p>`;
+  if (page.kind === "refused") return `<h1>${esc(page.title)}</h1><p>${esc(page.message)}</p><p class="muted">Error code: <code>${esc(page.code)}</code></p>`;
   const a = page.approval;
   const head = `<h1>${esc(titleOf(page))}</h1><p>${esc(a.approvalMessage)}</p>
 <p class="muted">Step <code>${esc(a.stepName)}</code> of execution <code>${esc(a.executionId)}</code>.</p>`;

@@ -4,6 +4,7 @@ import { requireWriter } from "../access/roles";
 import type { EdgeContext } from "../context";
 import { errorAnswer } from "../errors";
 import { decide, visibleApproval } from "../routes/approvals";
+import { validationError } from "../routes/validate";
 import { LinkForm, LinkParams } from "./link-doc";
 import { renderLinkPage, type LinkPage } from "./page";
 
@@ -12,7 +13,7 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 
 
 /**
- * The one-click approval link (decisions.md): GET shows the approval and an Approve button and
+ * The one-click approval link (docs/api.md, Approvals): GET shows the approval and an Approve button and
  * never changes anything (mail and chat clients prefetch links); POST, sent by that button as a
  * form to the same URL, approves. The `api_key` query parameter authenticates both (scope
  * APPROVAL_RESPOND), like any API-key route. Its own scope, because the form arrives
@@ -25,15 +26,14 @@ export function registerApprovalLink(app: FastifyInstance, ctx: EdgeContext): vo
     });
     const config = { auth: "APPROVAL_RESPOND" as const };
     scope.get(APPROVAL_LINK_PATH, { config }, async (request, reply) => {
-      const id = LinkParams.parse(request.params).id;
       return answer(reply, async () => {
-        const { approval } = await visibleApproval(ctx, id, request.caller!.userId);
+        const { approval } = await visibleApproval(ctx, linkId(request.params), request.caller!.userId);
         return { kind: "review", approval: approval.value };
       });
     });
     scope.post(APPROVAL_LINK_PATH, { config }, async (request, reply) => {
-      const id = LinkParams.parse(request.params).id;
       return answer(reply, async () => {
+        const id = linkId(request.params);
         const form = LinkForm.safeParse(request.body ?? {});
         if (!form.success) throw new WfError("VALIDATION_FAILED", `comment ${form.error.issues[0]?.message ?? "is invalid"}`);
         const userId = request.caller!.userId;
@@ -48,7 +48,14 @@ export function registerApprovalLink(app: FastifyInstance, ctx: EdgeContext): vo
   });
 }
 
-/** Answers with the page, or with an error page carrying the API's status and message. */
+/** The approval's id; a bad one is the API's 400 (a thrown ZodError would be a 500). */
+function linkId(params: unknown): string {
+  const parsed = LinkParams.safeParse(params);
+  if (parsed.success) return parsed.data.id;
+  throw validationError(parsed.error.issues.map((issue) => ({ in: "path", field: "id", message: issue.message })));
+}
+
+/** Answers with the page, or with an error page carrying the API's status, message and code. */
 async function answer(reply: FastifyReply, page: () => Promise<LinkPage>): Promise<string> {
   let shown: LinkPage;
   try {
@@ -57,7 +64,7 @@ async function answer(reply: FastifyReply, page: () => Promise<LinkPage>): Promi
     const { status, body } = errorAnswer(err);
     if (status >= 500) throw err;
     void reply.code(status);
-    shown = { kind: "refused", title: status === 404 ? "Approval not available" : "Not allowed", message: body.error };
+    shown = { kind: "refused", title: status === 404 ? "Approval not available" : "Not allowed", message: body.error, code: body.code };
   }
   // The URL holds a key: no caching, no referrer, no framing (a framed Approve button could be clickjacked).
   void reply

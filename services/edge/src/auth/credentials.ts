@@ -6,7 +6,7 @@ export type Credential = { form: CredentialForm; value: string } | null;
 
 /**
  * The API key of a request, from the first non-empty of the three forms in priority order
- * (api-spec.md, Authentication): `Authorization: Bearer`, then `X-API-Key`, then `?api_key=`.
+ * (docs/api.md, Authentication): `Authorization: Bearer`, then `X-API-Key`, then `?api_key=`.
  * A present but empty form (an empty header, `Bearer ` with nothing after it) falls through; a
  * non-empty form is the credential even if it is wrong (a lower form never overrides it). An
  * `Authorization` header with another scheme is non-empty: it is taken, and fails as malformed.

@@ -15,7 +15,7 @@ export interface ConsoleUser {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Console routes accept only the session cookie (decisions.md: not API keys). The user record
+ * Console routes accept only the session cookie, never API keys (docs/webhooks.md). The user record
  * is read on every request so that a deactivation holds at once; state-changing requests also
  * need the session's CSRF token in `X-CSRF-Token`, which a cross-site page cannot read.
  */

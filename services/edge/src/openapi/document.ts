@@ -34,6 +34,8 @@ export function openApiDocument(routes: readonly RouteDoc[]): JsonObject {
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
+  const schemas: JsonObject = {};
+  hoistDefs(paths, schemas);
   return {
     openapi: "3.1.0",
     info: {
@@ -42,10 +44,13 @@ export function openApiDocument(routes: readonly RouteDoc[]): JsonObject {
       description:
         "The v1 API (under /api/v1, API-key authenticated), the signed artifact download, the webhook triggers, and the console " +
         "(login, webhook management: session cookie, and X-CSRF-Token on state-changing requests). " +
-        "Every error answer is a JSON object with an `error` string. Scopes: " + SCOPES.join(", ") + ".",
+        "Every error answer is a JSON object with an `error` message and a stable `code` from the error catalogue " +
+        "(components.schemas.ErrorCode lists each with its status and meaning); some add fields (`details`, a 429's window). " +
+        "Scopes: " + SCOPES.join(", ") + ".",
     },
     paths,
     components: {
+      schemas,
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
@@ -97,26 +102,28 @@ function operation(route: RouteDoc): JsonObject {
 export function allResponses(route: RouteDoc): Record<number, ResponseDoc> {
   const common: Record<number, ResponseDoc> = {};
   if (route.params || route.query || route.body) {
-    common[400] = { description: "A path, query or body field is invalid or unknown; `details` names each.", schema: ValidationErrorBody };
+    common[400] = { description: "`VALIDATION_FAILED`: a path, query or body field is invalid or unknown; `details` names each.", schema: ValidationErrorBody };
   }
   if (route.auth === "signed-url") {
-    common[401] = { description: "Bad or expired signature.", schema: ErrorBody };
+    common[401] = { description: "`UNAUTHORIZED`: bad or expired signature.", schema: ErrorBody };
   } else if (route.auth === "console") {
-    common[401] = { description: "No valid console session (missing, unknown, expired or logged out).", schema: ErrorBody };
+    common[401] = { description: "`SESSION_REQUIRED`: no valid console session (missing, unknown, expired or logged out).", schema: ErrorBody };
     common[403] = {
-      description: STATE_CHANGING.has(route.method) ? "The account is deactivated or locked, or X-CSRF-Token is missing or wrong." : "The account is deactivated or locked.",
+      description: STATE_CHANGING.has(route.method)
+        ? "`ACCOUNT_INACTIVE`: the account is deactivated or locked; `CSRF_FAILED`: X-CSRF-Token is missing or wrong."
+        : "`ACCOUNT_INACTIVE`: the account is deactivated or locked.",
       schema: ErrorBody,
     };
   } else if (isScope(route.auth)) {
-    common[401] = { description: "Missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).", schema: ErrorBody };
-    common[403] = { description: "The key's owner account is deactivated or locked.", schema: ErrorBody };
-    common[429] = { description: "The key's per-minute or per-day quota is used up.", schema: RateLimitErrorBody };
+    common[401] = { description: "`UNAUTHORIZED`: missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).", schema: ErrorBody };
+    common[403] = { description: "`ACCOUNT_INACTIVE`: the key's owner account is deactivated or locked.", schema: ErrorBody };
+    common[429] = { description: "`RATE_LIMITED`: the key's per-minute or per-day quota is used up.", schema: RateLimitErrorBody };
   }
   if (route.body && route.auth !== "webhook") {
-    common[413] = { description: "The body is over 1 MB.", schema: ErrorBody };
-    common[415] = { description: "The body is not application/json.", schema: ErrorBody };
+    common[413] = { description: "`PAYLOAD_TOO_LARGE`: the body is over 1 MB.", schema: ErrorBody };
+    common[415] = { description: "`UNSUPPORTED_MEDIA_TYPE`: the body is not application/json.", schema: ErrorBody };
   }
-  common[500] = { description: "Internal error.", schema: ErrorBody };
+  common[500] = { description: "`INTERNAL`: an unexpected failure; the details are in the service log.", schema: ErrorBody };
   return { ...common, ...route.responses };
 }
 
@@ -156,12 +163,35 @@ function parametersOf(schema: z.ZodType | undefined, where: "path" | "query"): J
 }
 
 /**
- * Requests are strict (unknown fields are refused); answers are not closed, because decisions.md
- * lets answers gain fields: clients must ignore what they do not know.
+ * Requests are strict (unknown fields are refused); answers are not closed, because answers may
+ * gain fields (docs/api.md, The OpenAPI document): clients must ignore what they do not know.
  */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObject;
   return io === "output" ? (openObjects(rest) as JsonObject) : rest;
+}
+
+/**
+ * Moves the named schemas (zod `.meta({ id })`, such as ErrorCode) that each generated schema
+ * carries in its own `$defs` into components.schemas, once, and points the references there.
+ */
+function hoistDefs(node: unknown, schemas: JsonObject): void {
+  if (Array.isArray(node)) {
+    for (const item of node) hoistDefs(item, schemas);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const obj = node as JsonObject;
+  if (typeof obj.$ref === "string" && obj.$ref.startsWith("#/$defs/")) obj.$ref = `#/components/schemas/${obj.$ref.slice("#/$defs/".length)}`;
+  if (obj.$defs && typeof obj.$defs === "object") {
+    for (const [name, def] of Object.entries(obj.$defs as JsonObject)) {
+      hoistDefs(def, schemas);
+      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(def)) throw new Error(`two different schemas named ${name}`);
+      schemas[name] = def;
+    }
+    delete obj.$defs;
+  }
+  for (const value of Object.values(obj)) hoistDefs(value, schemas);
 }
 
 function openObjects(node: unknown): unknown {

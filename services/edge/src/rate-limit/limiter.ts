@@ -13,8 +13,8 @@ export interface Verdict {
 }
 
 /**
- * Fixed windows per key (api-spec.md, Limits): the minute keyed by epoch minute, the day by UTC
- * date, each request counted whatever its answer (decisions.md). Enterprise has no day window.
+ * Fixed windows per key (docs/api.md, Rate limits): the minute keyed by epoch minute, the day by UTC
+ * date, each request counted whatever its answer. Enterprise has no day window.
  */
 export function judge(counts: WindowCounts, limits: PlanLimits, now: number): Verdict {
   const minute = { window: "minute" as const, limit: limits.perMinute, count: counts.minute };

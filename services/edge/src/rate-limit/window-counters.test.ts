@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
-import { startNatsServer, type NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { WindowCounters } from "./window-counters";
 
 let server: NatsServerHandle;

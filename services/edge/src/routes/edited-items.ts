@@ -4,7 +4,7 @@ import type { ApprovalRecord } from "@wf/shared/store";
 type Row = Record<string, unknown>;
 
 /**
- * decisions.md: `editedItems` names existing groups only, and each row must fit its group's
+ * `editedItems` names existing groups only (docs/api.md, Approvals), and each row must fit its group's
  * columns: every field a column of the group, every value of the column's type.
  */
 export function editedItemsProblems(approval: ApprovalRecord, editedItems: Record<string, Row[]>): FieldProblem[] {

@@ -19,7 +19,7 @@ export function executionSummary(s: ExecutionSnapshot): ExecutionSummary {
   };
 }
 
-/** GET /api/v1/executions/{id} (decisions.md, Executions). */
+/** GET /api/v1/executions/{id} (docs/api.md, Executions). */
 export function executionStatusView(s: ExecutionSnapshot): ExecutionStatusView {
   return { ...executionSummary(s), stepResults: stepResults(s) };
 }

@@ -19,7 +19,7 @@ import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { modeOf, webhookView } from "./view";
 
-/** Webhooks an account may have (api-spec.md, Limits); null: no limit. */
+/** Webhooks an account may have (docs/webhooks.md, Managing webhooks); null: no limit. */
 const WEBHOOK_LIMITS: Record<Plan, number | null> = { free: 0, pro: 3, team: 10, enterprise: null };
 
 const notFound = (id: string) => new WfError("NOT_FOUND", `webhook ${id} not found`);

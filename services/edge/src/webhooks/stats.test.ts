@@ -4,7 +4,7 @@ import { newId } from "@wf/shared/execution";
 import { createLogger } from "@wf/shared/log";
 import { connectNats } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
-import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { WebhookStats } from "./stats";
 
 let server: NatsServerHandle;

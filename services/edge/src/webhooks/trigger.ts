@@ -32,7 +32,7 @@ declare module "fastify" {
  * The trigger (canonical and legacy path, one handler) in its own Fastify scope: any content
  * type is read as raw bytes (the HMAC is over the exact bytes, so nothing may re-serialise the
  * body first), up to 1 MB. The webhook is looked up before the body is read, which gives
- * decisions.md's order: unknown 404 → disabled 409 → too large 413 → the rest in the handler.
+ * the documented order (docs/webhooks.md): unknown 404 → disabled 409 → too large 413 → the rest in the handler.
  */
 export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): void {
   void app.register(async (scope) => {
@@ -63,7 +63,7 @@ async function triggerable(ctx: EdgeContext, request: FastifyRequest): Promise<W
  * workflow are recent reads (store getRecent: a change made through this edge holds at once, one
  * made elsewhere within the watch's delay); the owner and the workflow are read while the
  * credentials are checked. The request is counted as soon as it is authenticated, whatever the
- * answer (decisions.md), against the owner's plan so that a count well within it need not wait.
+ * answer (docs/webhooks.md, Rate limits), against the owner's plan so that a count well within it need not wait.
  */
 async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const webhook = request.webhook!;
@@ -114,7 +114,7 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
  */
 async function authenticateTrigger(ctx: EdgeContext, request: FastifyRequest, webhook: WebhookRecord, body: Buffer, now: number): Promise<string> {
   if (webhook.apiKeyId !== null) {
-    // A bound key wins over a stored secret: HMAC headers are ignored (api-spec.md).
+    // A bound key wins over a stored secret: HMAC headers are ignored.
     const credential = extractCredential(request);
     if (credential === null) return refuse(ctx, request, "missing", null);
     const check = await verifyKey(ctx.store, credential.value, now);

@@ -17,7 +17,7 @@ function declaredVariables(definition: unknown): Record<string, unknown> {
 }
 
 /**
- * The workflow variables a webhook payload sets (api-spec.md, Webhook trigger). Without a
+ * The workflow variables a webhook payload sets (docs/webhooks.md, Variables). Without a
  * mapping: every top-level string, number or boolean field that names a declared variable
  * (other fields are the sender's business, not an error; nested objects and arrays never map).
  * With a mapping: variable <- top-level field, whatever its type (the start checks it); a field

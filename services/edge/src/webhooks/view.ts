@@ -1,7 +1,7 @@
 import type { WebhookMode, WebhookView } from "@wf/shared/api";
 import type { WebhookRecord } from "@wf/shared/store";
 
-/** A bound key wins over a secret (api-spec.md, mode 3); neither: the URL is the credential. */
+/** A bound key wins over a secret (docs/webhooks.md, Modes); neither: the URL is the credential. */
 export function modeOf(w: Pick<WebhookRecord, "apiKeyId" | "secretKey">): WebhookMode {
   if (w.apiKeyId !== null) return "api_key";
   return w.secretKey !== null ? "hmac" : "open";

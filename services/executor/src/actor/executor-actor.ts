@@ -36,7 +36,7 @@ export class ExecutorActor {
   /** Executions a start or resume command is being handled for in this process. */
   private readonly claimed = new Set<string>();
 
-  constructor(private readonly d: ExecutorActorDeps) {}
+  constructor(private readonly deps: ExecutorActorDeps) {}
 
   get activeCount(): number {
     return this.running.size;
@@ -69,7 +69,7 @@ export class ExecutorActor {
       return await handle();
     } catch (err) {
       if (!(err instanceof LostOwnershipError)) throw err;
-      this.d.log.warn("lost an execution to another actor", { subject: m.subject });
+      this.deps.log.warn("lost an execution to another actor", { subject: m.subject });
       return "unacked";
     } finally {
       this.claimed.delete(executionId);
@@ -88,9 +88,9 @@ export class ExecutorActor {
    */
   async fail(executionId: string, reason: string): Promise<void> {
     for (;;) {
-      const v = await this.d.store.executions.get(executionId);
+      const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
-      const c = new Committer(v.value, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits, "guest");
+      const c = new Committer(v.value, v.version, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits, "guest");
       const s = c.snap;
       s.status = "FAILED";
       s.error = reason;
@@ -99,7 +99,7 @@ export class ExecutorActor {
       c.emit("exec_failed", undefined, { status: s.status, error: s.error });
       try {
         await c.settle();
-        await notifyParent(this.d.js, this.d.ns, s);
+        await notifyParent(this.deps.js, this.deps.ns, s);
         return;
       } catch (e) {
         if (!(e instanceof CasConflictError)) throw e;
@@ -109,42 +109,42 @@ export class ExecutorActor {
 
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<Handled> {
     if (cmd.pending) {
-      const pending = await this.d.store.executions.get(cmd.executionId);
+      const pending = await this.deps.store.executions.get(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
       // A read served by a replica that lags the write is given a moment; after that the
       // execution is gone: the starter withdrew it when its publish seemed to fail, and told its
       // caller the start failed. (On KV an announced execution is read from this very command,
       // at version 0, and the first write creates its record.)
       if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
-      this.d.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
+      this.deps.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
       return;
     }
     // Create first, read only if that fails: a first delivery (the common case) costs one write.
     const now = Date.now();
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
-    const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.d.actorId, seq: m.seq, since: now }, now);
+    const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.deps.actorId, seq: m.seq, since: now }, now);
     const problem = checked.ok ? null : checked.error;
-    const c = new Committer(snap, 0, this.d.store, this.d.js, this.d.ns, this.d.resultLimits);
+    const c = new Committer(snap, 0, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
     try {
       await c.create();
     } catch (err) {
       if (!(err instanceof AlreadyExistsError)) throw err;
-      const existing = await this.d.store.executions.get(cmd.executionId);
+      const existing = await this.deps.store.executions.get(cmd.executionId);
       if (existing) return this.acquireAndRun(m, existing);
       throw err;
     }
     if (!checked.ok) {
       await c.settle();
-      await notifyParent(this.d.js, this.d.ns, snap);
+      await notifyParent(this.deps.js, this.deps.ns, snap);
       return;
     }
     await this.drive(c, checked.workflow);
   }
 
   private async onResume(m: JsMsg, executionId: string): Promise<Handled> {
-    const v = await this.d.store.executions.get(executionId);
+    const v = await this.deps.store.executions.get(executionId);
     // Unknown: nothing to wake.
     if (v) return this.acquireAndRun(m, v);
   }
@@ -157,8 +157,8 @@ export class ExecutorActor {
       if (snap.holder && snap.holder.seq !== m.seq) return this.retryLater(m);
       const takeover = snap.holder !== null;
       const wf = storedWorkflow(snap);
-      snap.holder = { actor: this.d.actorId, seq: m.seq, since: Date.now() };
-      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits);
+      snap.holder = { actor: this.deps.actorId, seq: m.seq, since: Date.now() };
+      const c = new Committer(snap, v.version, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits);
       c.touch();
       if (takeover) {
         // The events of the last change may never have reached the stream.
@@ -170,12 +170,12 @@ export class ExecutorActor {
             await c.settle();
           } catch (err) {
             if (err instanceof LostOwnershipError) {
-              v = await this.d.store.executions.get(snap.id);
+              v = await this.deps.store.executions.get(snap.id);
               continue;
             }
             throw err;
           }
-          await notifyParent(this.d.js, this.d.ns, c.snap);
+          await notifyParent(this.deps.js, this.deps.ns, c.snap);
           return;
         }
         if (inFlight.length) c.emit("exec_resumed", undefined, { rerunning: inFlight.map(([p]) => p) });
@@ -189,7 +189,7 @@ export class ExecutorActor {
         await c.flush();
       } catch (err) {
         if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
-        v = await this.d.store.executions.get(snap.id);
+        v = await this.deps.store.executions.get(snap.id);
         continue;
       }
       await this.drive(c, wf);
@@ -219,9 +219,9 @@ export class ExecutorActor {
   /** Runs the execution while holding its command, then parks or finishes it. */
   private async drive(c: Committer, wf: Workflow): Promise<void> {
     const id = c.snap.id;
-    const secrets = await loadRunSecrets(this.d, c.snap);
+    const secrets = await loadRunSecrets(this.deps, c.snap);
     c.masker.add(Object.values(secrets));
-    const fx = runEffects(this.d, c.snap, secrets);
+    const fx = runEffects(this.deps, c.snap, secrets);
     const run = new ExecutionRun(c, wf, fx);
     this.running.set(id, run);
     try {
@@ -229,7 +229,7 @@ export class ExecutorActor {
       c.snap.holder = null;
       c.touch();
       await c.settle();
-      if (result === "terminal") await notifyParent(this.d.js, this.d.ns, c.snap);
+      if (result === "terminal") await notifyParent(this.deps.js, this.deps.ns, c.snap);
     } catch (err) {
       // Branches still running must stop: the redelivered message starts them over.
       run.cancel();
@@ -243,15 +243,15 @@ export class ExecutorActor {
   private async onCancel(executionId: string): Promise<void> {
     this.cancelLocal(executionId);
     for (;;) {
-      const v = await this.d.store.executions.get(executionId);
+      const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       snap.cancelRequested = true;
-      const c = new Committer(snap, v.version, this.d.store, this.d.js, this.d.ns, this.d.resultLimits, "guest");
+      const c = new Committer(snap, v.version, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = WorkflowSchema.safeParse(snap.definition);
-        if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.d, snap)).finishCancelled();
+        if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.deps, snap)).finishCancelled();
         else {
           snap.status = "CANCELLED";
           snap.completedAt = Date.now();
@@ -267,7 +267,7 @@ export class ExecutorActor {
         if (err instanceof LostOwnershipError || err instanceof CasConflictError) continue;
         throw err;
       }
-      if (snap.status === "CANCELLED") await notifyParent(this.d.js, this.d.ns, snap);
+      if (snap.status === "CANCELLED") await notifyParent(this.deps.js, this.deps.ns, snap);
       return;
     }
   }

@@ -54,7 +54,7 @@ export class LlmGateway {
   async chat(req: ChatRequest, opts: LlmCallOptions): Promise<LlmAnswer> {
     const route = this.routes.find((r) => r.cfg.models === undefined || r.cfg.models.some((p) => modelMatches(p, req.model)));
     if (!route) {
-      throw new ProviderError("none", null, `no LLM provider serves model \`${req.model}\`: add one to WF_LLM_PROVIDERS (README, LLM and agent steps)`, false);
+      throw new ProviderError("none", null, `no LLM provider serves model \`${req.model}\`: add one to WF_LLM_PROVIDERS (docs/ai-steps.md)`, false);
     }
     let apiKey = route.key;
     if (route.cfg.apiKeySecret !== undefined) {

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sleepers, sleepMarker, waitFor } from "@wf/shared/testing";
+import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodeRunner } from "./index";
 import { allGone, descendants, isAlive, RUNNER_PROCESS, step, zygotes } from "./test-support";

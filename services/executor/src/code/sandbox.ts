@@ -14,7 +14,7 @@ import type { CodeRequest, Interactive, Isolation, LogListener, RunResult, Sandb
 import { Zygote } from "./zygote";
 import { ZygotePool } from "./zygote-pool";
 
-/** How the sandbox is set up on a runner; see the README's table for the variables behind each. */
+/** How the sandbox is set up on a runner; see docs/configuration.md for the variables behind each. */
 export interface SandboxOptions {
   /** The runner's private directory: its zygotes' directories, and in them the steps'. */
   tmpRoot: string;

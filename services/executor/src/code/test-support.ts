@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import type { CodeLanguage, CodeRequest } from "./types";
 
 export function step(language: CodeLanguage, code: string, extra: Partial<CodeRequest> = {}): CodeRequest {

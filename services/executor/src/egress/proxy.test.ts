@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@wf/shared/config";
 import { createLogger } from "@wf/shared/log";
-import { waitFor } from "@wf/shared/testing";
+import { waitFor } from "@wf/testing";
 import type { DnsLookup } from "./check";
 import { hostAddresses } from "./host-addresses";
 import { EgressPolicy, narrowing } from "./policy";

@@ -63,7 +63,7 @@ export function approvedRows(record: ApprovalRecord): Record<string, Row[]> {
   return rows;
 }
 
-/** The error of a gate that did not open, as decisions.md words it. */
+/** The error of a gate that did not open, as docs/api.md (Approvals) words it. */
 export function closedGateError(record: ApprovalRecord): string {
   if (record.status === "EXPIRED") return `approval ${record.id} expired`;
   return `approval ${record.id} rejected${record.comment ? `: ${record.comment}` : ""}`;

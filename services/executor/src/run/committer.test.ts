@@ -3,7 +3,7 @@ import { loadConfig } from "@wf/shared/config";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import { startNatsServer, type NatsServerHandle } from "@wf/shared/testing";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { Committer } from "./committer";
 import { resultLimits } from "./result-limits";
 

@@ -3,7 +3,7 @@ import { NoRespondersError, type NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../execution/ids";
-import { startNatsServer, type NatsServerHandle } from "../../testing/nats-server";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { JetStreamPublisher } from "./jetstream-publisher";
 import { isWrongLastSequence } from "./kv-collection";
 

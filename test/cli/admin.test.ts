@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@wf/shared/auth";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import type { NatsServerHandle } from "@wf/shared/testing";
+import type { NatsServerHandle } from "@wf/testing";
 import { buildEdge } from "@wf/edge";
-import { startNatsServer, testConfig } from "../../test/support/runtime";
+import { startNatsServer, testConfig } from "../support/runtime";
 import { runCli, workflowFiles } from "./cli-process";
 
 const files = await workflowFiles({

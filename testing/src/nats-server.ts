@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ENV_SCHEMA } from "../config/env";
+import { ENV_SCHEMA } from "@wf/shared/config";
 
 export interface NatsServerHandle {
   readonly url: string;

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
-import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/shared/testing";
-import { startRuntime, testConfig, type InProcessRuntime } from "../../test/support/runtime";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
+import { startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 
-const WF = fileURLToPath(new URL("../bin/wf.mjs", import.meta.url));
+const WF = fileURLToPath(new URL("../../cli/bin/wf.mjs", import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -1,9 +1,8 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import type { CommandPublisher } from "../client/commands";
-import { ensureStreams } from "../nats/streams";
-import { streamNames } from "../nats/subjects";
-import { JetStreamPublisher } from "../store/kv/jetstream-publisher";
+import type { CommandPublisher } from "@wf/shared/client";
+import { ensureStreams, streamNames } from "@wf/shared/nats";
+import { JetStreamPublisher } from "@wf/shared/store";
 
 /**
  * Start commands of a test's namespace `ns`, published to its real command stream, which is

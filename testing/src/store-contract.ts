@@ -1,9 +1,8 @@
 import { describe, expect, it, onTestFinished } from "vitest";
-import { AlreadyExistsError, CasConflictError, WfError } from "../errors";
-import { newId } from "../execution/ids";
-import { ExecutionSnapshot, type ExecutionStatus } from "../execution/snapshot";
-import { startExecution, type CommandPublisher } from "../client/commands";
-import type { ExecutionRepo, Repo, Store } from "./port";
+import { AlreadyExistsError, CasConflictError, WfError } from "@wf/shared/errors";
+import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
+import { startExecution, type CommandPublisher } from "@wf/shared/client";
+import type { ExecutionRepo, Repo, Store } from "@wf/shared/store";
 import {
   ApiKeyRecord,
   ApprovalRecord,
@@ -16,7 +15,7 @@ import {
   UserRecord,
   WebhookRecord,
   WorkflowRecord,
-} from "./records";
+} from "@wf/shared/store";
 
 /**
  * Opens a fresh, empty store for one test; `cleanup` closes it and drops what it created.

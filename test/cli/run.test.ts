@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { uniqueNamespace, waitForStatus } from "../../test/support/runtime";
+import { uniqueNamespace, waitForStatus } from "../support/runtime";
 import { runCli, startCli, useTestService, workflowFiles } from "./cli-process";
 
 const files = await workflowFiles({

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { natsServerBin } from "@wf/shared/testing";
-import { ENTRIES, startServiceProcess } from "../../test/support/processes";
-import { uniqueNamespace } from "../../test/support/runtime";
+import { natsServerBin } from "@wf/testing";
+import { ENTRIES, startServiceProcess } from "../support/processes";
+import { uniqueNamespace } from "../support/runtime";
 import { runCli, workflowFiles } from "./cli-process";
 
 const files = await workflowFiles({

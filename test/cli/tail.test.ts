@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { startExecution } from "@wf/shared/client";
-import { definitionOf, waitForStatus } from "../../test/support/runtime";
+import { definitionOf, waitForStatus } from "../support/runtime";
 import { startCli, useTestService } from "./cli-process";
 
 const XYZ = definitionOf(`
