@@ -7,7 +7,7 @@ import { formatResult, readResult } from "./execution-result";
 import { followEvents } from "./follow-events";
 import { TERMINAL_EVENTS, formatEvent } from "./format-event";
 import { collectInputs } from "./run-inputs";
-import { EXIT, UsageError, parseCommandArgs } from "./usage";
+import { EXIT, UsageError, commandFlags } from "./usage";
 import { loadWorkflowFile } from "./workflow-file";
 
 export const RUN_HELP = `Usage: wf run <file> [options]
@@ -44,22 +44,15 @@ const PICKUP_HINT_MS = 10_000;
 const REPLAY_MARGIN_MS = 60_000;
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("run", {
-    args: argv,
-    allowPositionals: true,
-    options: {
-      var: { type: "string", multiple: true, default: [] },
-      owner: { type: "string", default: "local" },
-      monitor: { type: "boolean", default: false },
-      timeout: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) {
-    console.log(RUN_HELP);
-    return EXIT.ok;
-  }
+  const flags = commandFlags("run", RUN_HELP, argv, {
+    var: { type: "string", multiple: true, default: [] },
+    owner: { type: "string", default: "local" },
+    monitor: { type: "boolean", default: false },
+    timeout: { type: "string" },
+    json: { type: "boolean", default: false },
+  }, true);
+  if (!flags) return EXIT.ok;
+  const { values, positionals } = flags;
   const [file, ...extra] = positionals;
   if (file === undefined) throw new UsageError("wf run needs a workflow file\nsee: wf run --help");
   if (extra.length > 0) throw new UsageError(`wf run takes one file; unexpected: ${extra.join(" ")} (variables go in --var name=value)`);

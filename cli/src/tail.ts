@@ -4,7 +4,7 @@ import { connectToService } from "./connection";
 import { followEvents } from "./follow-events";
 import { formatEvent, isoTime } from "./format-event";
 import { parseSince } from "./since";
-import { EXIT, UsageError, parseCommandArgs } from "./usage";
+import { EXIT, UsageError, commandFlags } from "./usage";
 
 export const TAIL_HELP = `Usage: wf tail [options]
 
@@ -28,21 +28,15 @@ Exit codes: 0 stopped with Ctrl-C; 2 usage error (unknown flag, bad id or --sinc
 unreachable).`;
 
 export async function tailCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("tail", {
-    args: argv,
-    options: {
-      execution: { type: "string" },
-      workflow: { type: "string" },
-      owner: { type: "string" },
-      since: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
+  const flags = commandFlags("tail", TAIL_HELP, argv, {
+    execution: { type: "string" },
+    workflow: { type: "string" },
+    owner: { type: "string" },
+    since: { type: "string" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(TAIL_HELP);
-    return EXIT.ok;
-  }
+  if (!flags) return EXIT.ok;
+  const { values, positionals } = flags;
   if (positionals.length > 0) throw new UsageError(`wf tail takes no arguments; unexpected: ${positionals.join(" ")}`);
   const filter = {
     executionId: subjectToken("--execution", values.execution),

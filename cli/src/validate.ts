@@ -1,5 +1,5 @@
 import { countSteps } from "@wf/shared/workflow";
-import { EXIT, UsageError, parseCommandArgs } from "./usage";
+import { commandFlags, EXIT, UsageError } from "./usage";
 import { loadWorkflowFile } from "./workflow-file";
 
 export const VALIDATE_HELP = `Usage: wf validate <file>
@@ -14,15 +14,9 @@ Options:
 Exit codes: 0 valid, 1 mistakes found, 2 usage error (no file, unreadable file, unknown flag).`;
 
 export async function validateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("validate", {
-    args: argv,
-    allowPositionals: true,
-    options: { help: { type: "boolean", short: "h" } },
-  });
-  if (values.help) {
-    console.log(VALIDATE_HELP);
-    return EXIT.ok;
-  }
+  const flags = commandFlags("validate", VALIDATE_HELP, argv, {}, true);
+  if (!flags) return EXIT.ok;
+  const { positionals } = flags;
   const [file, ...extra] = positionals;
   if (file === undefined) throw new UsageError("wf validate needs a workflow file\nsee: wf validate --help");
   if (extra.length > 0) throw new UsageError(`wf validate takes one file; unexpected: ${extra.join(" ")}`);

@@ -1,7 +1,7 @@
 import type { AuditRecord } from "@wf/shared/store";
 import { parseSince } from "../since";
 import { withStore } from "../store-connection";
-import { EXIT, UsageError, parseCommandArgs } from "../usage";
+import { EXIT, UsageError, commandFlags } from "../usage";
 
 export const AUDIT_HELP = `Usage: wf admin audit [--since 1h] [--limit 100] [--json]
 
@@ -21,19 +21,13 @@ Exit codes: 0 listed; 2 usage error.`;
 const PAGE = 200;
 
 export async function auditCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin audit", {
-    args: argv,
-    options: {
-      since: { type: "string", default: "1h" },
-      limit: { type: "string", default: "100" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
+  const flags = commandFlags("admin audit", AUDIT_HELP, argv, {
+    since: { type: "string", default: "1h" },
+    limit: { type: "string", default: "100" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(AUDIT_HELP);
-    return EXIT.ok;
-  }
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const since = parseSince(values.since);
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit ${values.limit}: give a whole number of records, at least 1`);

@@ -2,7 +2,7 @@ import { createApiKey, Scope, SCOPES } from "@wf/shared/auth";
 import { parseDurationMs } from "../duration";
 import { choice, print, required } from "../flags";
 import { withStore } from "../store-connection";
-import { EXIT, UsageError, parseCommandArgs } from "../usage";
+import { EXIT, UsageError, commandFlags } from "../usage";
 
 export const KEY_CREATE_HELP = `Usage: wf admin key create --user U --scopes S1,S2 [--name N] [--expires-in 10m] [--json]
 
@@ -19,21 +19,15 @@ Options:
 Exit codes: 0 created; 1 no such user; 2 usage error (a missing flag, an unknown scope, a bad duration).`;
 
 export async function keyCreateCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin key create", {
-    args: argv,
-    options: {
-      user: { type: "string" },
-      scopes: { type: "string" },
-      name: { type: "string", default: "" },
-      "expires-in": { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
+  const flags = commandFlags("admin key create", KEY_CREATE_HELP, argv, {
+    user: { type: "string" },
+    scopes: { type: "string" },
+    name: { type: "string", default: "" },
+    "expires-in": { type: "string" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(KEY_CREATE_HELP);
-    return EXIT.ok;
-  }
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { user, scopes: scopeList } = required("admin key create", values, "user", "scopes");
   const scopes = scopeList.split(",").map((s) => choice("scopes", s.trim(), Scope));
   const now = Date.now();

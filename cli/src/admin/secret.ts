@@ -6,7 +6,7 @@ import type { Store } from "@wf/shared/store";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
 import type { ServiceConnection } from "../connection";
-import { EXIT, UsageError, parseCommandArgs } from "../usage";
+import { commandFlags, EXIT, UsageError } from "../usage";
 
 export const SECRET_SET_HELP = `Usage: wf admin secret set --user U --name N [--value V] [--json]
 
@@ -36,7 +36,6 @@ Exit codes: 0 deleted; 1 no such user or secret; 2 usage error.`;
 const userOptions = {
   user: { type: "string" },
   json: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h" },
 } as const;
 
 async function withSecrets<T>(userId: string, body: (store: Store, box: SecretBox) => Promise<T>): Promise<T> {
@@ -49,14 +48,9 @@ async function withSecrets<T>(userId: string, body: (store: Store, box: SecretBo
 }
 
 export async function secretSetCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin secret set", {
-    args: argv,
-    options: { ...userOptions, name: { type: "string" }, value: { type: "string" } },
-  });
-  if (values.help) {
-    console.log(SECRET_SET_HELP);
-    return EXIT.ok;
-  }
+  const flags = commandFlags("admin secret set", SECRET_SET_HELP, argv, { ...userOptions, name: { type: "string" }, value: { type: "string" } });
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { user, name } = required("admin secret set", values, "user", "name");
   let value = values.value;
   if (value === undefined) {
@@ -70,11 +64,9 @@ export async function secretSetCommand(argv: string[]): Promise<number> {
 }
 
 export async function secretListCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin secret list", { args: argv, options: userOptions });
-  if (values.help) {
-    console.log(SECRET_LIST_HELP);
-    return EXIT.ok;
-  }
+  const flags = commandFlags("admin secret list", SECRET_LIST_HELP, argv, userOptions);
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { user } = required("admin secret list", values, "user");
   const secrets = await withSecrets(user, (store) => listSecrets(store, user));
   if (values.json) console.log(JSON.stringify(secrets, null, 2));
@@ -83,11 +75,9 @@ export async function secretListCommand(argv: string[]): Promise<number> {
 }
 
 export async function secretDeleteCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin secret delete", { args: argv, options: { ...userOptions, name: { type: "string" } } });
-  if (values.help) {
-    console.log(SECRET_DELETE_HELP);
-    return EXIT.ok;
-  }
+  const flags = commandFlags("admin secret delete", SECRET_DELETE_HELP, argv, { ...userOptions, name: { type: "string" } });
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { user, name } = required("admin secret delete", values, "user", "name");
   const deleted = await withSecrets(user, (store) => deleteSecret(store, user, name));
   if (!deleted) throw new WfError("NOT_FOUND", `user ${user} has no secret ${name}`);

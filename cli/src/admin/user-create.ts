@@ -1,7 +1,7 @@
 import { createUser, Plan, userView } from "@wf/shared/auth";
 import { choice, print, required } from "../flags";
 import { withStore } from "../store-connection";
-import { EXIT, parseCommandArgs } from "../usage";
+import { EXIT, commandFlags } from "../usage";
 
 export const USER_CREATE_HELP = `Usage: wf admin user create --email E --password P --plan free|pro|team|enterprise [--json]
 
@@ -12,20 +12,14 @@ Exit codes: 0 created; 1 refused (an account with this email exists, an invalid 
 password under 8 characters); 2 usage error (a missing flag, an unknown plan).`;
 
 export async function userCreateCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin user create", {
-    args: argv,
-    options: {
-      email: { type: "string" },
-      password: { type: "string" },
-      plan: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
+  const flags = commandFlags("admin user create", USER_CREATE_HELP, argv, {
+    email: { type: "string" },
+    password: { type: "string" },
+    plan: { type: "string" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(USER_CREATE_HELP);
-    return EXIT.ok;
-  }
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { email, password, plan: planName } = required("admin user create", values, "email", "password", "plan");
   const plan = choice("plan", planName, Plan);
   const user = await withStore((store) => createUser(store, { email, password, plan }));

@@ -1,7 +1,7 @@
 import { Plan, updateUser, userView, UserStatus } from "@wf/shared/auth";
 import { choice, print, required } from "../flags";
 import { withStore } from "../store-connection";
-import { EXIT, UsageError, parseCommandArgs } from "../usage";
+import { EXIT, UsageError, commandFlags } from "../usage";
 
 export const USER_UPDATE_HELP = `Usage: wf admin user update --id U [--plan free|pro|team|enterprise] [--status active|deactivated|locked] [--egress-allow LIST] [--json]
 
@@ -14,21 +14,15 @@ with an optional :port ("api.github.com,*.example.com:443"); "" removes the narr
 Exit codes: 0 updated; 1 no such user; 2 usage error (a missing flag, an unknown plan or status, a bad egress entry).`;
 
 export async function userUpdateCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("admin user update", {
-    args: argv,
-    options: {
-      id: { type: "string" },
-      plan: { type: "string" },
-      status: { type: "string" },
-      "egress-allow": { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
+  const flags = commandFlags("admin user update", USER_UPDATE_HELP, argv, {
+    id: { type: "string" },
+    plan: { type: "string" },
+    status: { type: "string" },
+    "egress-allow": { type: "string" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(USER_UPDATE_HELP);
-    return EXIT.ok;
-  }
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { id } = required("admin user update", values, "id");
   const egress = values["egress-allow"];
   if (values.plan === undefined && values.status === undefined && egress === undefined) {

@@ -4,7 +4,7 @@ import { newWorkflowRecord, type Store, type WorkflowRecord } from "@wf/shared/s
 import { formatIssues, parseWorkflow } from "@wf/shared/workflow";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
-import { EXIT, UsageError, parseCommandArgs } from "../usage";
+import { EXIT, UsageError, commandFlags } from "../usage";
 
 export const IMPORT_HELP = `Usage: wf workflow import <file> --user U [--id W] [--json]
 
@@ -16,20 +16,13 @@ Exit codes: 0 stored; 1 the file has mistakes (printed as file:line:col), no suc
 such workflow of that user; 2 usage error.`;
 
 export async function importCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("workflow import", {
-    args: argv,
-    allowPositionals: true,
-    options: {
-      user: { type: "string" },
-      id: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) {
-    console.log(IMPORT_HELP);
-    return EXIT.ok;
-  }
+  const flags = commandFlags("workflow import", IMPORT_HELP, argv, {
+    user: { type: "string" },
+    id: { type: "string" },
+    json: { type: "boolean", default: false },
+  }, true);
+  if (!flags) return EXIT.ok;
+  const { values, positionals } = flags;
   const [file, ...extra] = positionals;
   if (file === undefined) throw new UsageError("wf workflow import needs a workflow file\nsee: wf workflow import --help");
   if (extra.length > 0) throw new UsageError(`wf workflow import takes one file; unexpected: ${extra.join(" ")}`);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { WfError } from "@wf/shared/errors";
 import { choice, print, required } from "../flags";
 import { withStore } from "../store-connection";
-import { EXIT, parseCommandArgs } from "../usage";
+import { EXIT, commandFlags } from "../usage";
 
 export const SHARE_HELP = `Usage: wf workflow share --id W --user U --role viewer|editor [--json]
 
@@ -15,20 +15,14 @@ Exit codes: 0 shared; 1 no such workflow or user, or the user owns it; 2 usage e
 const Role = z.enum(["viewer", "editor"]);
 
 export async function shareCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs("workflow share", {
-    args: argv,
-    options: {
-      id: { type: "string" },
-      user: { type: "string" },
-      role: { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
+  const flags = commandFlags("workflow share", SHARE_HELP, argv, {
+    id: { type: "string" },
+    user: { type: "string" },
+    role: { type: "string" },
+    json: { type: "boolean", default: false },
   });
-  if (values.help) {
-    console.log(SHARE_HELP);
-    return EXIT.ok;
-  }
+  if (!flags) return EXIT.ok;
+  const { values } = flags;
   const { id, user, role: roleName } = required("workflow share", values, "id", "user", "role");
   const role = choice("role", roleName, Role);
   const workflow = await withStore(async (store) => {
