@@ -2,15 +2,10 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".data/**", "coverage/**"] },
-  js.configs.recommended,
-  ...tseslint.configs.recommended,
-  {
-    languageOptions: { globals: { ...globals.node } },
-    rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-      "no-console": "off",
-    },
+export default tseslint.config({ ignores: ["**/node_modules/**", ".data/**", "coverage/**"] }, js.configs.recommended, ...tseslint.configs.recommended, {
+  languageOptions: { globals: { ...globals.node } },
+  rules: {
+    "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    "no-console": "off",
   },
-);
+});

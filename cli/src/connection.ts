@@ -30,8 +30,10 @@ export async function connectToService(env: NodeJS.ProcessEnv = process.env): Pr
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const start = "Start the service (`npm start` in the repository, with the same WF_DATA_DIR), or set NATS_URL to the NATS server it uses (and NATS_USER and NATS_PASSWORD, or NATS_TOKEN).";
-  if (target === undefined) throw new UsageError(`NATS_URL is not set, and no nats-server was started for ${embeddedNatsFiles(config.WF_DATA_DIR).dir} (WF_DATA_DIR).\n${start}`);
+  const start =
+    "Start the service (`npm start` in the repository, with the same WF_DATA_DIR), or set NATS_URL to the NATS server it uses (and NATS_USER and NATS_PASSWORD, or NATS_TOKEN).";
+  if (target === undefined)
+    throw new UsageError(`NATS_URL is not set, and no nats-server was started for ${embeddedNatsFiles(config.WF_DATA_DIR).dir} (WF_DATA_DIR).\n${start}`);
   const { url } = target;
   let nc: NatsConnection;
   try {

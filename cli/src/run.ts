@@ -44,13 +44,19 @@ const PICKUP_HINT_MS = 10_000;
 const REPLAY_MARGIN_MS = 60_000;
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const flags = commandFlags("run", RUN_HELP, argv, {
-    var: { type: "string", multiple: true, default: [] },
-    owner: { type: "string", default: "local" },
-    monitor: { type: "boolean", default: false },
-    timeout: { type: "string" },
-    json: { type: "boolean", default: false },
-  }, true);
+  const flags = commandFlags(
+    "run",
+    RUN_HELP,
+    argv,
+    {
+      var: { type: "string", multiple: true, default: [] },
+      owner: { type: "string", default: "local" },
+      monitor: { type: "boolean", default: false },
+      timeout: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+    true,
+  );
   if (!flags) return EXIT.ok;
   const { values, positionals } = flags;
   const [file, ...extra] = positionals;
@@ -87,12 +93,7 @@ interface RunOptions {
   timeoutMs: number | undefined;
 }
 
-async function runAndFollow(
-  conn: ServiceConnection,
-  workflow: Workflow,
-  inputs: Record<string, unknown>,
-  opts: RunOptions,
-): Promise<number> {
+async function runAndFollow(conn: ServiceConnection, workflow: Workflow, inputs: Record<string, unknown>, opts: RunOptions): Promise<number> {
   const ns = conn.config.WF_NAMESPACE;
   const executionId = newId();
   const workflowId = cliWorkflowId(workflow.name);

@@ -48,7 +48,13 @@ describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
     const files = `files-${newId()}`;
     env().openai.script(
       m,
-      { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 7 } }, { name: "files__read_file", arguments: { path: "policies/refunds.md" } }], usage: { prompt: 120, completion: 30 } },
+      {
+        toolCalls: [
+          { name: "crm__lookup_ticket", arguments: { id: 7 } },
+          { name: "files__read_file", arguments: { path: "policies/refunds.md" } },
+        ],
+        usage: { prompt: 120, completion: 30 },
+      },
       { toolCalls: [{ name: "crm__escalate", arguments: { id: 7, team: "billing" } }], usage: { prompt: 200, completion: 20 } },
       { text: "Ticket 7 is high priority; escalated to billing.", usage: { prompt: 260, completion: 15 } },
     );
@@ -141,13 +147,16 @@ steps:
       { text: "probed" },
     );
     try {
-      const s = await runToEnd(env(), `
+      const s = await runToEnd(
+        env(),
+        `
 name: agent-stdio-sandbox
 agents:
   - { name: a, model: ${m}, mcp: [ { name: files, command: ${stdioCommand(name)} } ] }
 steps:
   - { name: probe, type: agent, agent: a, prompt: probe }
-`);
+`,
+      );
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       const [seen] = collector.of(name).filter((e) => e.tool === "probe");
       // The repository is not there but for what the operator made readable; /tmp is its own.
@@ -170,13 +179,16 @@ steps:
   it("starts only the commands the operator allows", async () => {
     const m = model();
     env().openai.script(m, { text: "never called" });
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: agent-stdio-refused
 agents:
   - { name: a, model: ${m}, mcp: [ { name: shell, command: ["bash", "-c", "cat /etc/passwd"] } ] }
 steps:
   - { name: probe, type: agent, agent: a, prompt: probe, retry: { max_attempts: 3, initial_delay: 0.01 } }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.steps.probe).toMatchObject({ attempts: 1 });
     expect(s.steps.probe!.error).toContain("`bash` is not a command this service starts stdio MCP servers with (WF_MCP_STDIO_ALLOW: it allows");
@@ -191,18 +203,23 @@ steps:
       { toolCalls: [{ name: "crm__no_such_tool", arguments: {} }] },
       { text: "The CRM is down; try later." },
     );
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: agent-tool-error
 agents:
   - { name: helper, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
 steps:
   - { name: ask, type: agent, agent: helper, prompt: Check the CRM }
-`);
+`,
+    );
     expect(s.status, s.error ?? "").toBe("COMPLETED");
     expect(s.output).toBe("The CRM is down; try later.");
     const [, second, third] = env().anthropic.requests(m);
     const results = (second!.body.messages as { role: string; content: { type: string; is_error?: boolean; content?: string }[] }[]).at(-1)!.content;
-    expect(results).toEqual([{ type: "tool_result", tool_use_id: "toolu_0", is_error: true, content: expect.stringContaining("the CRM is down for maintenance") }]);
+    expect(results).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_0", is_error: true, content: expect.stringContaining("the CRM is down for maintenance") },
+    ]);
     const unknown = (third!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
     expect(unknown).toMatchObject({ is_error: true, content: "there is no tool named crm__no_such_tool" });
     expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, true]);
@@ -212,17 +229,25 @@ steps:
     const m = model();
     const looping = { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 1 } }] };
     env().openai.script(m, looping, looping);
-    const id = await run(env().rt.platform, `
+    const id = await run(
+      env().rt.platform,
+      `
 name: agent-turns
 agents:
   - { name: loop, model: ${m}, max_turns: 2, mcp: [ { name: crm, url: "${crm.url}" } ] }
 steps:
   - { name: spin, type: agent, agent: loop, prompt: go }
-`, { monitoring: true });
+`,
+      { monitoring: true },
+    );
     const s = await waitForStatus(env().rt.platform, id);
     expect(s.status).toBe("FAILED");
     expect(s.error).toBe("step `spin`: agent `loop` did not finish within max_turns (2)");
-    expect(env().openai.requests(m).every((r) => r.body.stream === true)).toBe(true);
+    expect(
+      env()
+        .openai.requests(m)
+        .every((r) => r.body.stream === true),
+    ).toBe(true);
     expect(s.steps.spin!.toolCalls!.map((c) => c.arguments)).toEqual([{ id: 1 }, { id: 1 }]);
     expect(s.steps.spin!.usage!.totalTokens).toBe(2 * (11 + 7));
   });
@@ -237,14 +262,17 @@ steps:
       { toolCalls: [{ name: "crm__escalate", arguments: { id: 2, team: marker } }] },
       { text: "second done" },
     );
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: agent-reuse
 agents:
   - { name: a, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
 steps:
   - { name: one, type: agent, agent: a, prompt: first }
   - { name: two, type: agent, agent: a, prompt: second }
-`);
+`,
+    );
     expect(s.status, s.error ?? "").toBe("COMPLETED");
     const calls = crm.calls.filter((c) => c.args.team === marker);
     expect(calls).toHaveLength(2);
@@ -255,13 +283,16 @@ steps:
 
   it("an MCP server that cannot be reached fails the step naming it", async () => {
     const m = model();
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: agent-unreachable
 agents:
   - { name: a, model: ${m}, mcp: [ { name: gone, url: "http://127.0.0.1:1/mcp" } ] }
 steps:
   - { name: one, type: agent, agent: a, prompt: first }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.error).toMatch(/^step `one`: MCP server `gone` \(http:\/\/127\.0\.0\.1:1\/mcp\): cannot connect/);
     expect(env().openai.requests(m)).toHaveLength(0);
@@ -272,15 +303,20 @@ steps:
     const internal = await McpHttpTestServer.start("127.0.0.3");
     try {
       const m = model();
-      const s = await runToEnd(env(), `
+      const s = await runToEnd(
+        env(),
+        `
 name: agent-refused-url
 agents:
   - { name: a, model: ${m}, mcp: [ { name: internal, url: "${internal.url}" } ] }
 steps:
   - { name: one, type: agent, agent: a, prompt: first, retry: { max_attempts: 3, initial_delay: 0 } }
-`);
+`,
+      );
       expect(s.status).toBe("FAILED");
-      expect(s.error).toBe(`step \`one\`: MCP server \`internal\`: ${internal.url} is refused: 127.0.0.3 is a loopback address (allow it with WF_EGRESS_ALLOW)`);
+      expect(s.error).toBe(
+        `step \`one\`: MCP server \`internal\`: ${internal.url} is refused: 127.0.0.3 is a loopback address (allow it with WF_EGRESS_ALLOW)`,
+      );
       expect(s.steps.one!.attempts).toBe(1);
       expect(internal.requests).toBe(0);
       expect(env().openai.requests(m)).toHaveLength(0);

@@ -30,14 +30,18 @@ describe("usage in the v1 API", () => {
       { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 3 } }], usage: { prompt: 789, completion: 12 } },
       { text: "ticket 3 is high", usage: { prompt: 901, completion: 34 } },
     );
-    const w = await storeWorkflow(api(), me.user.id, `
+    const w = await storeWorkflow(
+      api(),
+      me.user.id,
+      `
 name: api-usage
 agents:
   - { name: helper, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
 steps:
   - { name: summary, type: llm, model: ${m}, prompt: summarise }
   - { name: look, type: agent, agent: helper, prompt: "look at {{ steps.summary.output }}" }
-`);
+`,
+    );
     const started = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: {} });
     expect(started.statusCode).toBe(202);
     const id = (started.json() as { executionId: string }).executionId;
@@ -57,10 +61,23 @@ steps:
       costUsd: priced("oa", reported),
     };
     expect(view.usage).toEqual({ ...total, costUsd: expect.closeTo(total.costUsd, 12) });
-    expect(view.stepResults.summary!.usage).toEqual({ promptTokens: 1234, completionTokens: 56, totalTokens: 1290, costUsd: priced("oa", { prompt: 1234, completion: 56 }) });
+    expect(view.stepResults.summary!.usage).toEqual({
+      promptTokens: 1234,
+      completionTokens: 56,
+      totalTokens: 1290,
+      costUsd: priced("oa", { prompt: 1234, completion: 56 }),
+    });
     expect(view.stepResults.look!.usage).toMatchObject({ promptTokens: 789 + 901, completionTokens: 12 + 34 });
     expect(view.stepResults.look!.toolCalls).toEqual([
-      { turn: 1, server: "crm", tool: "lookup_ticket", arguments: { id: 3 }, result: '{"id":3,"priority":"high"}', isError: false, durationMs: expect.any(Number) },
+      {
+        turn: 1,
+        server: "crm",
+        tool: "lookup_ticket",
+        arguments: { id: 3 },
+        result: '{"id":3,"priority":"high"}',
+        isError: false,
+        durationMs: expect.any(Number),
+      },
     ]);
 
     const result = ExecutionResult.parse((await call(api(), "GET", `/api/v1/executions/${id}/result`, { key: me.key })).json());

@@ -47,11 +47,15 @@ steps:
     const m = model();
     const answer = "Streaming answers arrive piece by piece, and the tail shows them.";
     env().openai.script(m, { text: answer, usage: { prompt: 12, completion: 15 } });
-    const id = await run(env().rt.platform, `
+    const id = await run(
+      env().rt.platform,
+      `
 name: llm-stream
 steps:
   - { name: talk, type: llm, model: ${m}, prompt: "Say something" }
-`, { monitoring: true });
+`,
+      { monitoring: true },
+    );
     const s = await waitForStatus(env().rt.platform, id);
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toBe(answer);
@@ -64,18 +68,28 @@ steps:
     expect(types.indexOf("step_delta")).toBeLessThan(types.indexOf("step_completed"));
     const usage = events.find((e) => e.type === "step_usage")!;
     expect(usage.step).toBe("talk");
-    expect(usage.data).toMatchObject({ model: m, provider: "test-openai", promptTokens: 12, completionTokens: 15, totalTokens: 27, costUsd: priced("oa", { prompt: 12, completion: 15 }) });
+    expect(usage.data).toMatchObject({
+      model: m,
+      provider: "test-openai",
+      promptTokens: 12,
+      completionTokens: 15,
+      totalTokens: 27,
+      costUsd: priced("oa", { prompt: 12, completion: 15 }),
+    });
     expect(s.steps.talk!.input).toEqual({ model: m, prompt: "Say something" });
   });
 
   it("without monitoring, publishes no step_delta (live output only when monitored)", async () => {
     const m = model();
     env().openai.script(m, { text: "quiet answer" });
-    const id = await run(env().rt.platform, `
+    const id = await run(
+      env().rt.platform,
+      `
 name: llm-quiet
 steps:
   - { name: talk, type: llm, model: ${m}, prompt: hi }
-`);
+`,
+    );
     await waitForStatus(env().rt.platform, id);
     const events = await eventsOf(env(), id);
     expect(events.map((e) => e.type)).not.toContain("step_delta");
@@ -84,12 +98,20 @@ steps:
 
   it("a 429 with Retry-After is retried and then succeeds; only the answered call is billed", async () => {
     const m = model();
-    env().openai.script(m, { status: 429, headers: { "retry-after": "0" } }, { status: 503 }, { text: "third time lucky", usage: { prompt: 5, completion: 3 } });
-    const s = await runToEnd(env(), `
+    env().openai.script(
+      m,
+      { status: 429, headers: { "retry-after": "0" } },
+      { status: 503 },
+      { text: "third time lucky", usage: { prompt: 5, completion: 3 } },
+    );
+    const s = await runToEnd(
+      env(),
+      `
 name: llm-429
 steps:
   - { name: talk, type: llm, model: ${m}, prompt: hi }
-`);
+`,
+    );
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toBe("third time lucky");
     expect(env().openai.requests(m)).toHaveLength(3);
@@ -99,11 +121,14 @@ steps:
   it("rate limits past the retries fail the step naming the provider and the status", async () => {
     const m = model();
     env().openai.script(m, { status: 429 }, { status: 429 }, { status: 429 });
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: llm-429-out
 steps:
   - { name: talk, type: llm, model: ${m}, prompt: hi }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.error).toMatch(/^step `talk`: provider `test-openai` answered 429: .*scripted 429 \(after 3 attempts\)$/);
     expect(env().openai.requests(m)).toHaveLength(3);
@@ -113,22 +138,28 @@ steps:
   it("a 400 is not retried, and a retry modifier does not retry it either", async () => {
     const m = model();
     env().openai.script(m, { status: 400 });
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: llm-400
 steps:
   - { name: talk, type: llm, model: ${m}, prompt: hi, retry: { max_attempts: 3, initial_delay: 0 } }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.error).toContain("provider `test-openai` answered 400");
     expect(env().openai.requests(m)).toHaveLength(1);
   });
 
   it("a model no provider serves fails the step saying so", async () => {
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: llm-unrouted
 steps:
   - { name: talk, type: llm, model: mystery-model, prompt: hi }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.error).toContain("no LLM provider serves model `mystery-model`");
   });
@@ -145,14 +176,17 @@ describe("llm step: output_schema", () => {
 
   /** One `classify` llm step on model `m` with the schema above, run to its end. */
   const classify = (m: string, name: string) =>
-    runToEnd(env(), `
+    runToEnd(
+      env(),
+      `
 name: ${name}
 steps:
   - name: classify
     type: llm
     model: ${m}
     prompt: Classify the ticket${schema}
-`);
+`,
+    );
 
   it("asks for structured output; a valid answer is the parsed output", async () => {
     const m = model();
@@ -166,7 +200,11 @@ steps:
 
   it("an invalid answer gets one repair attempt that sees what was wrong", async () => {
     const m = model();
-    env().openai.script(m, { text: '{"category": "sales"}', usage: { prompt: 10, completion: 4 } }, { text: '```json\n{"category": "other", "urgent": false}\n```', usage: { prompt: 30, completion: 6 } });
+    env().openai.script(
+      m,
+      { text: '{"category": "sales"}', usage: { prompt: 10, completion: 4 } },
+      { text: '```json\n{"category": "other", "urgent": false}\n```', usage: { prompt: 30, completion: 6 } },
+    );
     const s = await classify(m, "llm-repair");
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toEqual({ category: "other", urgent: false });
@@ -192,24 +230,33 @@ describe("llm step, Anthropic protocol", () => {
   it("answers with the key in x-api-key and the system apart; usage as reported", async () => {
     const m = model("claude");
     env().anthropic.script(m, { text: "Bonjour.", usage: { prompt: 21, completion: 4 } });
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: claude-basic
 steps:
   - { name: fr, type: llm, model: ${m}, system: Answer in French., prompt: Hello }
-`);
+`,
+    );
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toBe("Bonjour.");
     const [req] = env().anthropic.requests(m);
     expect(req!.headers["x-api-key"]).toBe(ANTHROPIC_KEY);
     expect(req!.headers["anthropic-version"]).toBe("2023-06-01");
-    expect(req!.body).toMatchObject({ system: "Answer in French.", messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }], max_tokens: 4096 });
+    expect(req!.body).toMatchObject({
+      system: "Answer in French.",
+      messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }],
+      max_tokens: 4096,
+    });
     expect(s.usage).toEqual({ promptTokens: 21, completionTokens: 4, totalTokens: 25, costUsd: priced("claude", { prompt: 21, completion: 4 }) });
   });
 
   it("streams with monitoring; output_schema goes in the prompt and is validated", async () => {
     const m = model("claude");
     env().anthropic.script(m, { text: '{"n": 3}', pieces: ['{"n', '": ', "3}"], usage: { prompt: 40, completion: 6 } });
-    const id = await run(env().rt.platform, `
+    const id = await run(
+      env().rt.platform,
+      `
 name: claude-stream
 steps:
   - name: count
@@ -217,7 +264,9 @@ steps:
     model: ${m}
     prompt: How many?
     output_schema: { type: object, required: [n], properties: { n: { type: integer } } }
-`, { monitoring: true });
+`,
+      { monitoring: true },
+    );
     const s = await waitForStatus(env().rt.platform, id);
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toEqual({ n: 3 });
@@ -225,7 +274,12 @@ steps:
     expect(body.stream).toBe(true);
     expect(String(body.system)).toContain('"required":["n"]');
     const events = await eventsOf(env(), id);
-    expect(events.filter((e) => e.type === "step_delta").map((e) => e.data.text).join("")).toBe('{"n": 3}');
+    expect(
+      events
+        .filter((e) => e.type === "step_delta")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toBe('{"n": 3}');
     expect(s.usage).toMatchObject({ promptTokens: 40, completionTokens: 6, totalTokens: 46 });
   });
 });
@@ -237,13 +291,16 @@ describe("usage totals and the budget", () => {
     env().openai.script(a, { text: "one", usage: { prompt: 101, completion: 17 } });
     env().anthropic.script(b, { text: "two", usage: { prompt: 203, completion: 29 } });
     env().openai.script(a, { text: "three", usage: { prompt: 307, completion: 41 } });
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: usage-sum
 steps:
   - { name: first, type: llm, model: ${a}, prompt: one }
   - { name: second, type: llm, model: ${b}, prompt: "{{ steps.first.output }} then two" }
   - { name: third, type: llm, model: ${a}, prompt: three }
-`);
+`,
+    );
     expect(s.status).toBe("COMPLETED");
     const oa = env().openai.usage(a);
     const cl = env().anthropic.usage(b);
@@ -258,13 +315,16 @@ steps:
     const m = model();
     // 1000 prompt + 500 completion tokens at $2/$8 per million: $0.006.
     env().openai.script(m, { text: "costly", usage: { prompt: 1000, completion: 500 } }, { text: "never asked" });
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: budget
 max_cost: 0.005
 steps:
   - { name: first, type: llm, model: ${m}, prompt: one }
   - { name: second, type: llm, model: ${m}, prompt: two }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.steps.first!.status).toBe("COMPLETED");
     expect(s.steps.second!.status).toBe("FAILED");
@@ -274,12 +334,15 @@ steps:
   });
 
   it("max_cost with a model the price table does not know fails before calling", async () => {
-    const s = await runToEnd(env(), `
+    const s = await runToEnd(
+      env(),
+      `
 name: budget-unpriced
 max_cost: 1
 steps:
   - { name: first, type: llm, model: unpriced-model, prompt: one }
-`);
+`,
+    );
     expect(s.status).toBe("FAILED");
     expect(s.error).toContain("model `unpriced-model` has no price in WF_LLM_PRICES");
   });

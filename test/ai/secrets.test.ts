@@ -11,7 +11,10 @@ const env = useAiEnv({ WF_SECRETS_KEY: SECRETS_KEY });
 /** Creates a user and sets one secret through the CLI, as an operator would. */
 async function userWithSecret(name: string, value: string): Promise<string> {
   const cli = { NATS_URL: env().nats.url, WF_NAMESPACE: env().rt.ns, WF_SECRETS_KEY: SECRETS_KEY };
-  const created = await runCli(["admin", "user", "create", "--email", `${newId()}@example.com`, "--password", "a long password", "--plan", "pro", "--json"], cli);
+  const created = await runCli(
+    ["admin", "user", "create", "--email", `${newId()}@example.com`, "--password", "a long password", "--plan", "pro", "--json"],
+    cli,
+  );
   expect(created.code, created.stderr).toBe(0);
   const userId = (JSON.parse(created.stdout) as { id: string }).id;
   const set = await runCli(["admin", "secret", "set", "--user", userId, "--name", name, "--value", value], cli);
@@ -101,11 +104,17 @@ steps:
     expect((env().openai.requests(m)[0]!.body.messages as { content: string }[])[0]!.content).toBe(`Repeat the password ${value}`);
 
     const events = await eventsOf(env(), id);
-    const deltas = events.filter((e) => e.type === "step_delta").map((e) => e.data.text).join("");
+    const deltas = events
+      .filter((e) => e.type === "step_delta")
+      .map((e) => e.data.text)
+      .join("");
     expect(deltas).toBe("the password is ***, keep it safe");
     expect(events.some((e) => e.type === "step_log")).toBe(true);
     const stored = JSON.stringify((await env().rt.platform.store.executions.get(id))!.value);
-    for (const [what, text] of [["snapshot", stored], ["events", JSON.stringify(events)]] as const) {
+    for (const [what, text] of [
+      ["snapshot", stored],
+      ["events", JSON.stringify(events)],
+    ] as const) {
       expect(text, what).not.toContain(value);
       // No piece of it long enough to matter either.
       expect(text, what).not.toContain(value.slice(0, 12));
@@ -115,11 +124,15 @@ steps:
   it("a secret the owner does not have reads as missing, and other owners' secrets are not visible", async () => {
     const value = `other-${newId()}`;
     await userWithSecret("shared_name", value);
-    const id = await run(env().rt.platform, `
+    const id = await run(
+      env().rt.platform,
+      `
 name: secret-other-owner
 steps:
   - { name: peek, type: transform, output: "[{{ secrets.shared_name }}]" }
-`, { ownerId: `stranger-${newId()}` });
+`,
+      { ownerId: `stranger-${newId()}` },
+    );
     const s = await waitForStatus(env().rt.platform, id);
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toBe("[]");

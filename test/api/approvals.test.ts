@@ -226,10 +226,7 @@ describe("approve and reject", () => {
     const editor = await account(api());
     const a = await approvalFor(api(), owner);
     const w = (await api().platform.store.workflows.get(a.workflowId))!;
-    await api().platform.store.workflows.update(
-      { ...w.value, sharedWith: { [viewer.user.id]: "viewer", [editor.user.id]: "editor" } },
-      w.version,
-    );
+    await api().platform.store.workflows.update({ ...w.value, sharedWith: { [viewer.user.id]: "viewer", [editor.user.id]: "editor" } }, w.version);
     expect((await call(api(), "GET", `/api/v1/approvals/${a.id}`, { key: viewer.key })).statusCode).toBe(200);
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: viewer.key })).statusCode).toBe(403);
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: editor.key })).statusCode).toBe(200);
@@ -243,7 +240,10 @@ describe("approve and reject", () => {
       call(api(), "POST", `/api/v1/approvals/${a.id}/reject`, { key: me.key }),
     ]);
     const codes = answers.map((r) => r.statusCode).sort();
-    expect([[200, 404], [200, 409]]).toContainEqual(codes);
+    expect([
+      [200, 404],
+      [200, 409],
+    ]).toContainEqual(codes);
   });
 });
 

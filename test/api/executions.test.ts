@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  CancelResponse,
-  ExecutionList,
-  ExecutionResult,
-  ExecutionStatusView,
-  ResultNotReadyBody,
-  StartExecutionResponse,
-} from "@wf/shared/api";
+import { CancelResponse, ExecutionList, ExecutionResult, ExecutionStatusView, ResultNotReadyBody, StartExecutionResponse } from "@wf/shared/api";
 import { waitFor, waitForStatus } from "../support/runtime";
 import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
@@ -221,7 +214,12 @@ describe("GET /api/v1/executions", () => {
 
     const bad = await call(api(), "GET", "/api/v1/executions?status=DONE&size=500", { key: me.key });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().details.map((d: { field: string }) => d.field).sort()).toEqual(["size", "status"]);
+    expect(
+      bad
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(["size", "status"]);
     await call(api(), "POST", `/api/v1/executions/${slow}/cancel`, { key: me.key });
   });
 });

@@ -130,7 +130,9 @@ steps:
     expect(view.stepResults.flood!.output).toEqual({
       truncated: true,
       bytes: JSON.stringify(Array.from({ length: 400_000 }, (_, i) => i)).length,
-      note: expect.stringMatching(/^output not kept: \d+ bytes of JSON, over the 262144 bytes it may have; write large results to WF_ARTIFACTS_DIR as artifacts$/),
+      note: expect.stringMatching(
+        /^output not kept: \d+ bytes of JSON, over the 262144 bytes it may have; write large results to WF_ARTIFACTS_DIR as artifacts$/,
+      ),
     });
     expect(await recordBytes(api(), id)).toBeLessThan(MAX_PAYLOAD);
   });
@@ -219,13 +221,17 @@ steps:
 
   it("a sub-workflow whose start command would not fit, and an approval too large to keep, fail their step saying so", async () => {
     const me = await account(api());
-    const child = await storeWorkflow(api(), me.user.id, `
+    const child = await storeWorkflow(
+      api(),
+      me.user.id,
+      `
 name: child
 variables:
   text: { type: string, required: true }
 steps:
   - { name: echo, type: transform, output: "{{ $length(vars.text) }}" }
-`);
+`,
+    );
     const callId = await started(
       api(),
       me,
@@ -266,7 +272,9 @@ steps:
     );
     const gate = await ended(api(), me, gateId);
     expect(gate.status).toBe("FAILED");
-    expect(gate.stepResults.gate!.error).toMatch(/^step `gate`: its approval \(message and rows, \d+ bytes\) is over half the NATS server's max_payload of 1048576 bytes; show the reviewer fewer or smaller rows$/);
+    expect(gate.stepResults.gate!.error).toMatch(
+      /^step `gate`: its approval \(message and rows, \d+ bytes\) is over half the NATS server's max_payload of 1048576 bytes; show the reviewer fewer or smaller rows$/,
+    );
     const approvals = await call(api(), "GET", `/api/v1/approvals/execution/${gateId}`, { key: me.key });
     expect(approvals.json()).toEqual({ approvals: [], total: 0 });
   });

@@ -61,7 +61,9 @@ describe("GET /api/v1/openapi.json", () => {
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
       for (const status of statuses) expect(op!.responses, `${method.toUpperCase()} ${path} ${status}`).toHaveProperty(String(status));
     }
-    const v1 = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).filter((k) => k.includes("/api/v1/") && !k.endsWith("openapi.json"));
+    const v1 = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+      .filter((k) => k.includes("/api/v1/") && !k.endsWith("openapi.json"));
     expect(v1).toHaveLength(14);
   });
 
@@ -169,6 +171,8 @@ describe("GET /api/v1/openapi.json", () => {
     expect(link.get!.security).toContainEqual({ apiKeyQuery: [] });
     expect(Object.keys(link.get!.responses["200"]!.content!)).toEqual(["text/html"]);
     expect(Object.keys(link.post!.requestBody!.content)).toEqual(["application/x-www-form-urlencoded"]);
-    expect((link.post!.requestBody!.content["application/x-www-form-urlencoded"] as { schema: unknown }).schema).toMatchObject({ properties: { comment: { type: "string" } } });
+    expect((link.post!.requestBody!.content["application/x-www-form-urlencoded"] as { schema: unknown }).schema).toMatchObject({
+      properties: { comment: { type: "string" } },
+    });
   });
 });

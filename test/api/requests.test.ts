@@ -78,7 +78,11 @@ describe("request bodies", () => {
     const url = `/api/v1/workflows/${w.id}/executions`;
     const nullBody = await call(api(), "POST", url, { key: me.key, body: "null" });
     expect(nullBody.statusCode).toBe(400);
-    expect(nullBody.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED", details: [{ in: "body", field: "", message: "the body must be a JSON object" }] });
+    expect(nullBody.json()).toEqual({
+      error: expect.any(String),
+      code: "VALIDATION_FAILED",
+      details: [{ in: "body", field: "", message: "the body must be a JSON object" }],
+    });
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
     const missing = await call(api(), "POST", url, { key: me.key });
     expect(missing.statusCode).toBe(202);
@@ -127,7 +131,11 @@ describe("error codes", () => {
     const me = await account(api());
     const list = await call(api(), "GET", "/api/v1/workflows?size=0", { key: me.key });
     expect(list.statusCode).toBe(400);
-    expect(list.json()).toEqual({ error: expect.stringContaining("size"), code: "VALIDATION_FAILED", details: [{ in: "query", field: "size", message: expect.any(String) }] });
+    expect(list.json()).toEqual({
+      error: expect.stringContaining("size"),
+      code: "VALIDATION_FAILED",
+      details: [{ in: "query", field: "size", message: expect.any(String) }],
+    });
     // Ids have at most 128 characters: one of 300 reaches the schema, which names the field.
     const long = await call(api(), "GET", `/api/v1/workflows/${"x".repeat(300)}`, { key: me.key });
     expect(long.statusCode).toBe(400);
@@ -140,7 +148,11 @@ describe("error codes", () => {
   it("a path that is not valid percent-encoding is a 400 VALIDATION_FAILED from the router", async () => {
     const r = await call(api(), "GET", "/api/v1/workflows/%E0%A4%A");
     expect(r.statusCode).toBe(400);
-    expect(r.json()).toEqual({ error: expect.stringContaining("not a valid url"), code: "VALIDATION_FAILED", details: [{ in: "path", field: "", message: expect.any(String) }] });
+    expect(r.json()).toEqual({
+      error: expect.stringContaining("not a valid url"),
+      code: "VALIDATION_FAILED",
+      details: [{ in: "path", field: "", message: expect.any(String) }],
+    });
   });
 
   it("an unexpected failure is a 500 INTERNAL that says nothing more", async () => {

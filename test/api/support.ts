@@ -57,10 +57,7 @@ export interface Account {
  * A user with one key. Users are written directly (a placeholder password hash): scrypt's cost
  * belongs to the account tests, not to every test that needs a caller.
  */
-export async function account(
-  env: ApiEnv,
-  opts: { plan?: Plan; scopes?: Scope[]; status?: UserStatus; expiresAt?: number | null } = {},
-): Promise<Account> {
+export async function account(env: ApiEnv, opts: { plan?: Plan; scopes?: Scope[]; status?: UserStatus; expiresAt?: number | null } = {}): Promise<Account> {
   const now = Date.now();
   const user: UserRecord = {
     id: newId(),
@@ -85,12 +82,7 @@ export async function anotherKey(env: ApiEnv, owner: Account, scopes: Scope[] = 
 }
 
 /** Stores a workflow (as `wf workflow import` would) and returns its record. */
-export async function storeWorkflow(
-  env: ApiEnv,
-  ownerId: string,
-  yaml: string,
-  over: Partial<WorkflowRecord> = {},
-): Promise<WorkflowRecord> {
+export async function storeWorkflow(env: ApiEnv, ownerId: string, yaml: string, over: Partial<WorkflowRecord> = {}): Promise<WorkflowRecord> {
   const definition = definitionOf(yaml);
   const record: WorkflowRecord = { ...newWorkflowRecord({ ownerId, yaml, definition }), ...over };
   await env.platform.store.workflows.create(record);

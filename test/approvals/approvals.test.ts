@@ -207,7 +207,10 @@ steps:
 
   it("the one-click link: GET shows the approval (escaped) and changes nothing; the form POST approves", async () => {
     const me = await account(api());
-    const yaml = gatedYaml().replace('message: "Apply {{ $count(steps.fetch.output.rows) }} actions?"', 'message: "<b>Apply</b> {{ $count(steps.fetch.output.rows) }}?"');
+    const yaml = gatedYaml().replace(
+      'message: "Apply {{ $count(steps.fetch.output.rows) }} actions?"',
+      'message: "<b>Apply</b> {{ $count(steps.fetch.output.rows) }}?"',
+    );
     const { executionId, approval } = await pausedRun(me, yaml);
     const link = `/api/webhook-trigger/approval/${approval.id}/approve?api_key=${encodeURIComponent(me.key)}`;
 

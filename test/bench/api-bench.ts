@@ -60,7 +60,11 @@ export async function runApiBench(
     const bare = await runLoad({ url: `${targets.bareUrl}/bare/executions`, headers: () => ({}), body: BODY }, sizes);
     progress(`api: authenticated POST /api/v1/workflows/{id}/executions, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
     const api = await runLoad(
-      { url: `${targets.edgeUrl}/api/v1/workflows/${workflowId}/executions`, headers: (i) => ({ authorization: `Bearer ${keys[i % keys.length]}` }), body: BODY },
+      {
+        url: `${targets.edgeUrl}/api/v1/workflows/${workflowId}/executions`,
+        headers: (i) => ({ authorization: `Bearer ${keys[i % keys.length]}` }),
+        body: BODY,
+      },
       sizes,
     );
     return { sizes, bare, api, ...ratiosToBare(api, bare) };

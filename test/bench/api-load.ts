@@ -64,7 +64,14 @@ class Tally {
 
   result(perSec: number): LoadResult {
     const sorted = this.latencies.sort((a, b) => a - b);
-    const secondP99s = Array.from(this.#bySecond, (s = []) => round(percentile(s.sort((a, b) => a - b), 99)));
+    const secondP99s = Array.from(this.#bySecond, (s = []) =>
+      round(
+        percentile(
+          s.sort((a, b) => a - b),
+          99,
+        ),
+      ),
+    );
     return {
       requests: sorted.length,
       perSec,

@@ -203,7 +203,8 @@ describe("bench harness (smoke)", () => {
       // 100/s for 1.5 s: 150 requests due in the measured window, each answered.
       expect(run.http.requests).toBe(150);
       expect(Object.keys(run.http.statuses)).toEqual(["200"]);
-      for (const figure of [run.http.latencyMs.p50, run.http.latencyMs.p99, run.loopDelayMs.p99, run.loopDelayMs.max]) expect(Number.isFinite(figure)).toBe(true);
+      for (const figure of [run.http.latencyMs.p50, run.http.latencyMs.p99, run.loopDelayMs.p99, run.loopDelayMs.max])
+        expect(Number.isFinite(figure)).toBe(true);
     }
     for (const figure of [r.ratio.p50, r.ratio.p99]) expect(Number.isFinite(figure)).toBe(true);
     expect(r.hostile).toEqual(HOSTILE_EXPRESSIONS);

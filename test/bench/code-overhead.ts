@@ -18,7 +18,10 @@ const SPAWN_TIMEOUT_MS = 10_000;
 export const OVERHEAD_LANGUAGES = ["javascript", "typescript", "python", "bash", "ruby", "lua", "cli"] as const satisfies readonly CodeLanguage[];
 
 /** What each language runs: the step through the runner, and the bare interpreter start it is compared with. */
-const CASES: Record<CodeLanguage, { step: Pick<CodeRequest, "code" | "command">; shown: string; expected: unknown; bare: { names: string[]; args: string[]; shown: string } }> = {
+const CASES: Record<
+  CodeLanguage,
+  { step: Pick<CodeRequest, "code" | "command">; shown: string; expected: unknown; bare: { names: string[]; args: string[]; shown: string } }
+> = {
   javascript: { step: { code: "return 1" }, shown: "return 1", expected: 1, bare: { names: ["node"], args: ["-e", ""], shown: "node -e ''" } },
   typescript: {
     step: { code: "const n: number = 1; return n;" },
@@ -115,7 +118,9 @@ function spawnOnce(file: string, args: string[], path: string): Promise<void> {
     });
     child.on("error", reject);
     child.on("close", (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${file} ${args.join(" ")} exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`${file} ${args.join(" ")} exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`)),
     );
   });
 }
@@ -162,7 +167,12 @@ export async function runCodeOverhead(
     const bareCache = new Map<string, Summary>();
     for (const language of opts.languages ?? OVERHEAD_LANGUAGES) {
       const c = CASES[language];
-      const bareExecutable = language === "javascript" || language === "typescript" ? realpathOrSelf(process.execPath) : language === "python" ? opts.python : findBinary(c.bare.names, path);
+      const bareExecutable =
+        language === "javascript" || language === "typescript"
+          ? realpathOrSelf(process.execPath)
+          : language === "python"
+            ? opts.python
+            : findBinary(c.bare.names, path);
       const entry: LanguageOverhead = {
         language,
         step: c.shown,
@@ -192,7 +202,11 @@ export async function runCodeOverhead(
       const stepSamples = await sample(
         async () => {
           const r = await runner.run(req);
-          const problem = !r.ok ? r.error : JSON.stringify(r.output) !== JSON.stringify(c.expected) ? `output ${JSON.stringify(r.output)}, expected ${JSON.stringify(c.expected)}` : null;
+          const problem = !r.ok
+            ? r.error
+            : JSON.stringify(r.output) !== JSON.stringify(c.expected)
+              ? `output ${JSON.stringify(r.output)}, expected ${JSON.stringify(c.expected)}`
+              : null;
           if (problem) {
             entry.failures.push(problem);
             throw new Error(problem);
@@ -206,8 +220,17 @@ export async function runCodeOverhead(
       try {
         let bare = bareCache.get(key);
         if (!bare) {
-          progress(`code overhead: ${c.bare.shown} (${bareExecutable}), ${sizes.bareWarmup} warm-up + up to ${sizes.bareRuns} spawns within ${sizes.bareBudgetMs / 1000} s`);
-          bare = summarize(await spawnSamples(bareExecutable, c.bare.args, { warmup: sizes.bareWarmup, runs: sizes.bareRuns, min: Math.min(sizes.minRuns, sizes.bareRuns), budgetMs: sizes.bareBudgetMs }, path));
+          progress(
+            `code overhead: ${c.bare.shown} (${bareExecutable}), ${sizes.bareWarmup} warm-up + up to ${sizes.bareRuns} spawns within ${sizes.bareBudgetMs / 1000} s`,
+          );
+          bare = summarize(
+            await spawnSamples(
+              bareExecutable,
+              c.bare.args,
+              { warmup: sizes.bareWarmup, runs: sizes.bareRuns, min: Math.min(sizes.minRuns, sizes.bareRuns), budgetMs: sizes.bareBudgetMs },
+              path,
+            ),
+          );
           bareCache.set(key, bare);
         }
         entry.bareMs = bare;
@@ -221,7 +244,9 @@ export async function runCodeOverhead(
     if (python.shim && python.onPath && sizes.shimRuns > 0) {
       progress(`code overhead: python3 -c pass through ${python.onPath}, ${sizes.shimRuns} spawns`);
       try {
-        python.shimMs = summarize(await spawnSamples(python.onPath, ["-c", "pass"], { warmup: 1, runs: sizes.shimRuns, min: 1, budgetMs: sizes.bareBudgetMs }, path));
+        python.shimMs = summarize(
+          await spawnSamples(python.onPath, ["-c", "pass"], { warmup: 1, runs: sizes.shimRuns, min: 1, budgetMs: sizes.bareBudgetMs }, path),
+        );
       } catch {
         python.shimMs = null;
       }
@@ -292,7 +317,12 @@ export function renderCodeOverhead(r: CodeOverheadResult): string {
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const right = new Set([2, 3, 4, 6, 7, 8]);
-  const table = rows.map((row) => row.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd());
+  const table = rows.map((row) =>
+    row
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd(),
+  );
   const p = r.python;
   const pythonNote = !p.executable
     ? "  python3: not found"

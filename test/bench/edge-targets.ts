@@ -56,7 +56,8 @@ export async function startEdgeTargets(
   };
   try {
     processes.push(await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"]));
-    for (const n of edgeProcesses) processes.push(await startServiceProcess("services/edge/src/main.ts", { ...env, WF_EDGE_PROCESSES: String(n) }, ["edge listening"]));
+    for (const n of edgeProcesses)
+      processes.push(await startServiceProcess("services/edge/src/main.ts", { ...env, WF_EDGE_PROCESSES: String(n) }, ["edge listening"]));
   } catch (err) {
     await stop();
     throw err;
@@ -70,7 +71,15 @@ export async function startEdgeTargets(
 export async function seedEnterpriseWorkflow(store: Store, yaml: string): Promise<{ userId: string; workflow: WorkflowRecord }> {
   const now = Date.now();
   const userId = newId();
-  await store.users.create({ id: userId, email: `${userId}@bench.example`, passwordHash: "scrypt$unused", plan: "enterprise", status: "active", createdAt: now, updatedAt: now });
+  await store.users.create({
+    id: userId,
+    email: `${userId}@bench.example`,
+    passwordHash: "scrypt$unused",
+    plan: "enterprise",
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  });
   const workflow = newWorkflowRecord({ ownerId: userId, yaml, definition: definitionOf(yaml) }, now);
   await store.workflows.create(workflow);
   return { userId, workflow };

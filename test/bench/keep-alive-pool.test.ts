@@ -51,7 +51,8 @@ async function serve(answer: (req: IncomingMessage, res: ServerResponse, body: s
   return { port: (server!.address() as AddressInfo).port, seen };
 }
 
-const post = (port: number, path: string, body = "{}", headers: Record<string, string> = {}) => postBytes(`127.0.0.1:${port}`, path, headers, Buffer.from(body));
+const post = (port: number, path: string, body = "{}", headers: Record<string, string> = {}) =>
+  postBytes(`127.0.0.1:${port}`, path, headers, Buffer.from(body));
 
 describe("KeepAlivePool (the bench's load tool)", () => {
   it("sends each body whole with its headers and resolves each answer's status once it is read in full, one request per connection at a time", async () => {
@@ -63,7 +64,9 @@ describe("KeepAlivePool (the bench's load tool)", () => {
       setTimeout(() => res.end(body), 5);
     });
     const pool = new KeepAlivePool("127.0.0.1", port, 2);
-    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => pool.send(post(port, i % 2 ? "/202" : "/429", JSON.stringify({ i }), { "x-tag": "t" }))));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => pool.send(post(port, i % 2 ? "/202" : "/429", JSON.stringify({ i }), { "x-tag": "t" }))),
+    );
     pool.close();
     expect(statuses).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? 202 : 429)));
     expect(seen.bodies.map((b) => (JSON.parse(b) as { i: number }).i).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));

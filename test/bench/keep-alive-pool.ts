@@ -150,7 +150,7 @@ function chunkedEnd(buffered: Buffer, from: number): number | null {
     const size = parseInt(sizeText, 16);
     if (size === 0) {
       // Trailer lines, if any, then an empty line.
-      for (let line = lineEnd + CRLF.length; ; ) {
+      for (let line = lineEnd + CRLF.length; ;) {
         const next = buffered.indexOf(CRLF, line);
         if (next < 0) return null;
         if (next === line) return next + CRLF.length;

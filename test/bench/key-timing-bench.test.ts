@@ -16,7 +16,11 @@ describe("bench harness (smoke): API key timing", () => {
     const sizes = { warmup: 5, rounds: 40, httpRounds: 20 };
     const r = await runKeyTimingBench(server, sizes);
     expect(r.wrongAnswers).toBe(0);
-    for (const [p, n] of [[r.verify, 40], [r.storeRead, 40], [r.http, 20]] as const) {
+    for (const [p, n] of [
+      [r.verify, 40],
+      [r.storeRead, 40],
+      [r.http, 20],
+    ] as const) {
       expect(p.unknownUs.n).toBe(n);
       expect(p.knownUs.n).toBe(n);
       for (const figure of [p.unknownUs.median, p.knownUs.median, p.differenceUs, p.ratio]) expect(Number.isFinite(figure)).toBe(true);

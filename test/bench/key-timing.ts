@@ -73,7 +73,12 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
       const r = await verifyKey(platform.store, key, Date.now());
       if (r.ok || r.reason !== expected) wrongAnswers++;
     };
-    const verify = await paired(sizes.warmup, sizes.rounds, () => check(fresh(), "unknown_key"), () => check(wrong(), "bad_secret"));
+    const verify = await paired(
+      sizes.warmup,
+      sizes.rounds,
+      () => check(fresh(), "unknown_key"),
+      () => check(wrong(), "bad_secret"),
+    );
     const storeRead = await paired(
       sizes.warmup,
       sizes.rounds,
@@ -89,7 +94,12 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
         if (r.statusCode !== 401) wrongAnswers++;
       };
       const httpWarmup = Math.min(sizes.warmup, sizes.httpRounds);
-      const http = await paired(httpWarmup, sizes.httpRounds, () => refused(fresh()), () => refused(wrong()));
+      const http = await paired(
+        httpWarmup,
+        sizes.httpRounds,
+        () => refused(fresh()),
+        () => refused(wrong()),
+      );
       return { sizes, verify, storeRead, residualUs: round(verify.differenceUs - storeRead.differenceUs), secretCheckUs, http, wrongAnswers };
     } finally {
       await app.close();
@@ -102,7 +112,15 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
 async function seedKey(platform: Platform): Promise<string> {
   const now = Date.now();
   const userId = newId();
-  await platform.store.users.create({ id: userId, email: `${userId}@bench.example`, passwordHash: "scrypt$unused", plan: "enterprise", status: "active", createdAt: now, updatedAt: now });
+  await platform.store.users.create({
+    id: userId,
+    email: `${userId}@bench.example`,
+    passwordHash: "scrypt$unused",
+    plan: "enterprise",
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  });
   return (await createApiKey(platform.store, { ownerId: userId, scopes: ["WORKFLOW_READ"] })).record.id;
 }
 

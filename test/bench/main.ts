@@ -55,7 +55,10 @@ async function main(): Promise<void> {
     console.error(err);
     abort("unhandled rejection", 1);
   });
-  const watchdog = setTimeout(() => abort(`over its ${(quick ? BUDGET_MS.quick : BUDGET_MS.full) / 1000} s budget`, 1), quick ? BUDGET_MS.quick : BUDGET_MS.full);
+  const watchdog = setTimeout(
+    () => abort(`over its ${(quick ? BUDGET_MS.quick : BUDGET_MS.full) / 1000} s budget`, 1),
+    quick ? BUDGET_MS.quick : BUDGET_MS.full,
+  );
   watchdog.unref();
 
   const server = await startNatsServer();
@@ -65,13 +68,17 @@ async function main(): Promise<void> {
   const progress = (line: string) => console.error(`bench: ${line}`);
   const result = parts.has("suite") ? analyse(await runSuite(server, sizes, { quick, track, progress })) : undefined;
   const api = parts.has("api") ? await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress, edgeEnv }) : undefined;
-  const webhook = parts.has("webhook") ? await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, { track, progress, edgeEnv }) : undefined;
+  const webhook = parts.has("webhook")
+    ? await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, { track, progress, edgeEnv })
+    : undefined;
   if (parts.has("timers")) progress("timer precision");
   const timers = parts.has("timers") ? await runTimerBench(server, quick ? TIMER_BENCH_QUICK_SIZES : TIMER_BENCH_SIZES) : undefined;
   const llm = parts.has("llm") ? await runLlmOverhead(server, quick ? LLM_OVERHEAD_QUICK_SIZES : LLM_OVERHEAD_SIZES, { track, progress }) : undefined;
   if (parts.has("auth")) progress("API key timing");
   const auth = parts.has("auth") ? await runKeyTimingBench(server, quick ? KEY_TIMING_QUICK_SIZES : KEY_TIMING_SIZES) : undefined;
-  const expressions = parts.has("expressions") ? await runExpressionBench(quick ? EXPRESSION_BENCH_QUICK_SIZES : EXPRESSION_BENCH_SIZES, { progress }) : undefined;
+  const expressions = parts.has("expressions")
+    ? await runExpressionBench(quick ? EXPRESSION_BENCH_QUICK_SIZES : EXPRESSION_BENCH_SIZES, { progress })
+    : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions }, null, 2)}\n`);
   if (result) console.log(render(result));

@@ -133,7 +133,10 @@ export type BenchPart = (typeof BENCH_PARTS)[number];
  * CPU profile there, to see where a request's time goes under load.
  */
 export function partsFromEnv(env: NodeJS.ProcessEnv = process.env): { parts: ReadonlySet<BenchPart>; edgeEnv?: Record<string, string> } {
-  const named = (env.BENCH_PARTS ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  const named = (env.BENCH_PARTS ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   const unknown = named.filter((p) => !(BENCH_PARTS as readonly string[]).includes(p));
   if (unknown.length > 0) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}; known: ${BENCH_PARTS.join(", ")}`);
   const parts = new Set<BenchPart>(named.length > 0 ? (named as BenchPart[]) : BENCH_PARTS);

@@ -9,7 +9,9 @@ const dist = (s: Summary, f: (x: number) => string = secs): string => `median ${
 
 function cpuText(cpu: Record<string, number>): string {
   // Roles that did nothing in this part (the Python zygote during JavaScript runs) are left out.
-  const entries = Object.entries(cpu).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  const entries = Object.entries(cpu)
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1]);
   return entries.length ? entries.map(([role, v]) => `${role} ${v.toFixed(2)}`).join(", ") : "n/a (no /proc)";
 }
 
@@ -34,11 +36,26 @@ export function render(r: BenchResult): string {
   const b = r.raw.before;
   const a = r.raw.after;
   out.push(
-    table([
-      ["measure", "before", "after", "used", "reference"],
-      [`(a) JetStream async publish, ${b.publishMessages} x ~190 B`, `${int(b.publishPerSec)}/s`, `${int(a.publishPerSec)}/s`, `${int(r.raw.publishPerSec)}/s`, `${int(r.published.designRaw.publishPerSec)}/s`],
-      [`(b) KV CAS update, ${b.casKeys} keys x ${b.casUpdates / b.casKeys} in sequence`, `${int(b.casPerSec)}/s`, `${int(a.casPerSec)}/s`, `${int(r.raw.casPerSec)}/s`, `${int(r.published.designRaw.casPerSec)}/s`],
-    ], "lrrrr"),
+    table(
+      [
+        ["measure", "before", "after", "used", "reference"],
+        [
+          `(a) JetStream async publish, ${b.publishMessages} x ~190 B`,
+          `${int(b.publishPerSec)}/s`,
+          `${int(a.publishPerSec)}/s`,
+          `${int(r.raw.publishPerSec)}/s`,
+          `${int(r.published.designRaw.publishPerSec)}/s`,
+        ],
+        [
+          `(b) KV CAS update, ${b.casKeys} keys x ${b.casUpdates / b.casKeys} in sequence`,
+          `${int(b.casPerSec)}/s`,
+          `${int(a.casPerSec)}/s`,
+          `${int(r.raw.casPerSec)}/s`,
+          `${int(r.published.designRaw.casPerSec)}/s`,
+        ],
+      ],
+      "lrrrr",
+    ),
     "",
   );
   out.push(renderCodeOverhead(r.codeOverhead), "");
@@ -67,23 +84,31 @@ export function render(r: BenchResult): string {
   }
   out.push(
     "Comparisons (ratio = ours / reference)",
-    table([
-      ["benchmark", "ours", "reference", "value", "ratio", "reading"],
-      ...r.comparisons.map((c) => [
-        c.benchmark,
-        c.unit === "s" ? `${c.ours.toFixed(3)} s` : `${int(c.ours)}/s`,
-        c.reference,
-        c.unit === "s" ? `${c.refValue.toFixed(3)} s` : `${int(c.refValue)}/s`,
-        c.ratio.toFixed(2),
-        c.reading,
-      ]),
-    ], "lrlrrl"),
+    table(
+      [
+        ["benchmark", "ours", "reference", "value", "ratio", "reading"],
+        ...r.comparisons.map((c) => [
+          c.benchmark,
+          c.unit === "s" ? `${c.ours.toFixed(3)} s` : `${int(c.ours)}/s`,
+          c.reference,
+          c.unit === "s" ? `${c.refValue.toFixed(3)} s` : `${int(c.refValue)}/s`,
+          c.ratio.toFixed(2),
+          c.reading,
+        ]),
+      ],
+      "lrlrrl",
+    ),
     "",
     `Published context only, a different benchmark (${r.published.ingestContext.source}): ` +
-      Object.entries(r.published.ingestContext.perSec).map(([k, v]) => `${k} ${v}/s`).join(", "),
+      Object.entries(r.published.ingestContext.perSec)
+        .map(([k, v]) => `${k} ${v}/s`)
+        .join(", "),
     "",
     "Verdicts",
-    table(r.verdicts.map((v) => [v.aim, v.target, v.met ? "MET" : "NOT MET", v.measured]), "llll"),
+    table(
+      r.verdicts.map((v) => [v.aim, v.target, v.met ? "MET" : "NOT MET", v.measured]),
+      "llll",
+    ),
   );
   return out.join("\n");
 }

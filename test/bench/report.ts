@@ -60,7 +60,15 @@ export function analyse(m: Measurements): BenchResult {
     const aim = language === "javascript" ? AIMS.chainJavascriptS : AIMS.chainPythonS;
     const time = (reference: string, refS: number, reading?: (r: number) => string): void => {
       const ratio = ours / refS;
-      comparisons.push({ benchmark: name, ours: round(ours, 3), unit: "s", reference, refValue: round(refS, 3), ratio: round(ratio, 2), reading: (reading ?? timeReading)(ratio) });
+      comparisons.push({
+        benchmark: name,
+        ours: round(ours, 3),
+        unit: "s",
+        reference,
+        refValue: round(refS, 3),
+        ratio: round(ratio, 2),
+        reading: (reading ?? timeReading)(ratio),
+      });
     };
     time("aim", aim, (r) => (r < 1 ? "met" : "not met"));
     time(`floor: ${c.steps} CAS + ${c.steps} publishes (median)`, c.floorMs.median / 1000, (r) => `${round(r, 1)}x the floor`);
@@ -86,7 +94,11 @@ export function analyse(m: Measurements): BenchResult {
       comparisons.push({ benchmark: name, ours: t.steadyPerSec, unit: "/s", reference, refValue, ratio: round(ratio, 2), reading: reading(ratio) });
     };
     rate("aim", AIMS.workflowsPerSec, (r) => (r >= 1 ? "met" : "not met"));
-    rate(`raw bound: ${round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 1)} writes + ${round(t.eventsPerWorkflow + 1, 1)} publishes per workflow`, bound[t.kind] ?? 0, (r) => `${Math.round(r * 100)}% of the bound`);
+    rate(
+      `raw bound: ${round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 1)} writes + ${round(t.eventsPerWorkflow + 1, 1)} publishes per workflow`,
+      bound[t.kind] ?? 0,
+      (r) => `${Math.round(r * 100)}% of the bound`,
+    );
     rate("raw KV CAS updates/s", m.raw.casPerSec, (r) => (r > 0 ? `a workflow costs ${round(1 / r, 1)} raw CAS updates` : "n/a"));
     rate("raw JetStream publishes/s", m.raw.publishPerSec, (r) => (r > 0 ? `a workflow costs ${round(1 / r, 1)} raw publishes` : "n/a"));
     // The aim is for durable steps: a variant writing fewer snapshots than it has steps (transform
@@ -103,12 +115,20 @@ export function analyse(m: Measurements): BenchResult {
   }
 
   // Code-step overhead: the median of a warm light step through the code runner.
-  for (const [language, aimMs] of [["javascript", AIMS.codeStepJavascriptMs], ["python", AIMS.codeStepPythonMs]] as const) {
+  for (const [language, aimMs] of [
+    ["javascript", AIMS.codeStepJavascriptMs],
+    ["python", AIMS.codeStepPythonMs],
+  ] as const) {
     const l = m.codeOverhead.languages[language];
     const aim = `${language === "javascript" ? "JavaScript" : "Python"} code-step overhead (${l?.step ?? "?"}, createCodeRunner, warm)`;
     const target = `< ${aimMs} ms median`;
     if (!l || l.skipped || !l.oursMs) {
-      verdicts.push({ aim, target, measured: l?.skipped ? `skipped: ${l.skipped}` : `not measured${l?.failures.length ? `: ${l.failures[0]}` : ""}`, met: false });
+      verdicts.push({
+        aim,
+        target,
+        measured: l?.skipped ? `skipped: ${l.skipped}` : `not measured${l?.failures.length ? `: ${l.failures[0]}` : ""}`,
+        met: false,
+      });
       continue;
     }
     const bare = l.bareMs ? `; ${l.bareCommand} ${round(l.bareMs.median, 2)} ms, ours/bare ${l.ratio?.toFixed(2) ?? "n/a"}` : "";

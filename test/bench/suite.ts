@@ -67,7 +67,9 @@ export async function runSuite(
     const naiveSpawnMs = {} as Record<ChainLanguage, Summary>;
     await withRuntime(server, client, {}, track, async (t) => {
       for (const language of ["javascript", "python"] as const) {
-        progress(`${language}: ${sizes.chainSteps}-step chain, ${sizes.chainWarmup} warm-up + ${language === "python" ? sizes.pythonRuns : sizes.chainRuns} runs`);
+        progress(
+          `${language}: ${sizes.chainSteps}-step chain, ${sizes.chainWarmup} warm-up + ${language === "python" ? sizes.pythonRuns : sizes.chainRuns} runs`,
+        );
         chains[language] = await runChain(t, raw, {
           language,
           steps: sizes.chainSteps,

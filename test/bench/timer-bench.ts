@@ -97,7 +97,8 @@ async function setTimeoutBaseline(sizes: TimerBenchSizes): Promise<Lateness> {
 }
 
 export function renderTimerBench(r: TimerBenchResult): string {
-  const line = (name: string, l: Lateness) => `  ${name.padEnd(34)} p50 ${String(l.p50).padStart(6)} ms   p99 ${String(l.p99).padStart(6)} ms   max ${String(l.max).padStart(6)} ms   early ${l.early}`;
+  const line = (name: string, l: Lateness) =>
+    `  ${name.padEnd(34)} p50 ${String(l.p50).padStart(6)} ms   p99 ${String(l.p99).padStart(6)} ms   max ${String(l.max).padStart(6)} ms   early ${l.early}`;
   return [
     `Timer precision: ${r.sizes.timers} timers due at one instant (scheduled in ${r.scheduleMs} ms, ${r.sizes.leadMs} ms ahead)`,
     line("durable timers (fired message)", r.durable),

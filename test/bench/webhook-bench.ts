@@ -149,7 +149,9 @@ export async function runWebhookBench(
     const bareAtAim = await runLoadAtRate(bareTarget, atAim);
     const runs: WebhookEdgeRun[] = [];
     for (const edge of edges) {
-      progress(`webhook: POST /api/webhooks/{id}/trigger (HMAC), ${edge.processes} edge process(es), ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
+      progress(
+        `webhook: POST /api/webhooks/{id}/trigger (HMAC), ${edge.processes} edge process(es), ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`,
+      );
       const freshTarget = async (): Promise<LoadTarget> => {
         const webhookIds = await seedWebhooks(store, box, userId, workflow.id, webhooksPerRun);
         return {
@@ -168,7 +170,11 @@ export async function runWebhookBench(
         natsServerPerTrigger: perAnswer(natsBefore, sampleCpu().get("nats-server") ?? null, load),
       };
       const rated = await runLoadAtRate(await freshTarget(), atAim);
-      const aimMet = atAim.ratePerSec >= WEBHOOK_AIM.perSec && rated.perSec >= WEBHOOK_AIM.perSec * AIM_RATE_SHARE && rated.latencyMs.p99 < WEBHOOK_AIM.p99Ms && Object.keys(rated.statuses).join() === "202";
+      const aimMet =
+        atAim.ratePerSec >= WEBHOOK_AIM.perSec &&
+        rated.perSec >= WEBHOOK_AIM.perSec * AIM_RATE_SHARE &&
+        rated.latencyMs.p99 < WEBHOOK_AIM.p99Ms &&
+        Object.keys(rated.statuses).join() === "202";
       runs.push({ processes: edge.processes, load, atAim: rated, ...ratiosToBare(load, bare), cpuMs, aimMet });
     }
     progress(`webhook: durable start alone (no HTTP), ${atAim.ratePerSec}/s`);
@@ -247,8 +253,16 @@ async function runStoreAtRate(
   await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000 });
   const store = await openStore({ kind: "kv", nc, namespace: ns });
   const publisher = new JetStreamPublisher(nc);
-  const req = { workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition }, inputs: { who: "bench" }, triggerSource: "webhook" as const };
-  const status = (started: Promise<unknown>) => started.then(() => 202, () => 0);
+  const req = {
+    workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition },
+    inputs: { who: "bench" },
+    triggerSource: "webhook" as const,
+  };
+  const status = (started: Promise<unknown>) =>
+    started.then(
+      () => 202,
+      () => 0,
+    );
   try {
     const storeAtAim = await runAtRate(() => status(startExecution(publisher, ns, req, { store })), opts);
     const commandAtAim = await runAtRate(() => status(startExecution(publisher, ns, req)), opts);

@@ -44,7 +44,15 @@ describe("an approval outlives every process", () => {
     const ns = `crashappr${newId().slice(-8)}`;
     let client: Platform = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
     const now = Date.now();
-    const user = { id: newId(), email: `${newId()}@example.com`, passwordHash: "scrypt$placeholder", plan: "pro" as const, status: "active" as const, createdAt: now, updatedAt: now };
+    const user = {
+      id: newId(),
+      email: `${newId()}@example.com`,
+      passwordHash: "scrypt$placeholder",
+      plan: "pro" as const,
+      status: "active" as const,
+      createdAt: now,
+      updatedAt: now,
+    };
     await client.store.users.create(user);
     const { key } = await createApiKey(client.store, { ownerId: user.id, scopes: [...SCOPES] });
     const yaml = gatedYaml();
@@ -80,7 +88,10 @@ describe("an approval outlives every process", () => {
         },
         { timeoutMs: 30_000, what: "the execution to finish" },
       );
-      expect(done).toMatchObject({ status: "COMPLETED", stepResults: { apply: { status: "COMPLETED", output: { applied: [{ id: 3, action: "escalate" }] } } } });
+      expect(done).toMatchObject({
+        status: "COMPLETED",
+        stepResults: { apply: { status: "COMPLETED", output: { applied: [{ id: 3, action: "escalate" }] } } },
+      });
     } finally {
       await client.close();
       await Promise.all(all.procs.map((p) => p.kill()));

@@ -48,7 +48,6 @@ steps:
   - { name: last, type: transform, output: "{{ steps.slow.output.done }}" }
 `;
 
-
 describe("executor killed mid-step", () => {
   it.each([
     ["open_api", "INTERRUPTED", 1],
@@ -94,13 +93,18 @@ describe("durable timers outlive every process", () => {
     const env = serviceEnv(ns, { WF_HOLD_WAIT_MS: "100" });
     let svc = await startServiceProcess(ENTRIES.allInOne, env, ["executor ready", "scheduler ready", "[wf] ready"]);
     let c = await client(ns);
-    const waitId = await run(c.platform, `
+    const waitId = await run(
+      c.platform,
+      `
 name: long-wait
 steps:
   - { name: pause, type: wait, seconds: 4 }
   - { name: after, type: code, language: bash, network: { allow: ["${fx.allow}"] }, code: "curl -s -X POST --data waited ${fx.url}/wait-done; echo; echo ok" }
-`);
-    const retryId = await run(c.platform, `
+`,
+    );
+    const retryId = await run(
+      c.platform,
+      `
 name: long-backoff
 steps:
   - name: flaky
@@ -111,7 +115,8 @@ steps:
     code: |
       [ "$(curl -s -X POST ${fx.url}/attempts)" -ge 2 ] || exit 1
       echo ok
-`);
+`,
+    );
     const parked = async (id: string) => {
       const v = await c.platform.store.executions.get(id);
       const st = v && Object.values(v.value.steps).find((s) => s.waitUntil || s.retryAt);

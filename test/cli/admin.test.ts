@@ -65,16 +65,41 @@ function api(key: string, url: string) {
 describe("wf admin and wf workflow, end to end with the API", () => {
   it("creates a user and a key, imports and shares a workflow, and the API serves it until the key is revoked", async () => {
     const user = await json<{ id: string; email: string; plan: string; status: string }>(
-      "admin", "user", "create", "--email", "Ops@Example.com", "--password", "correct horse", "--plan", "free",
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "Ops@Example.com",
+      "--password",
+      "correct horse",
+      "--plan",
+      "free",
     );
-    expect(user).toEqual({ id: expect.any(String), email: "ops@example.com", plan: "free", status: "active", createdAt: expect.any(Number), updatedAt: expect.any(Number) });
+    expect(user).toEqual({
+      id: expect.any(String),
+      email: "ops@example.com",
+      plan: "free",
+      status: "active",
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+    });
     const stored = (await platform.store.users.get(user.id))!.value;
     expect(stored.passwordHash).toMatch(/^scrypt\$/);
     expect(await verifyPassword("correct horse", stored.passwordHash)).toBe(true);
 
     const before = Date.now();
     const key = await json<{ id: string; key: string; scopes: string[]; expiresAt: number }>(
-      "admin", "key", "create", "--user", user.id, "--scopes", "WORKFLOW_READ,EXECUTION_READ", "--name", "ci", "--expires-in", "10m",
+      "admin",
+      "key",
+      "create",
+      "--user",
+      user.id,
+      "--scopes",
+      "WORKFLOW_READ,EXECUTION_READ",
+      "--name",
+      "ci",
+      "--expires-in",
+      "10m",
     );
     expect(key.key).toMatch(new RegExp(`^wfk_${key.id}_[0-9a-f]{64}$`));
     expect(key.scopes).toEqual(["WORKFLOW_READ", "EXECUTION_READ"]);

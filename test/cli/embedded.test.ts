@@ -31,7 +31,9 @@ describe("wf against the service `npm start` runs, with nothing set up", () => {
     onTestFinished(() => rm(dataDir, { recursive: true, force: true, maxRetries: 2 }));
     const ns = uniqueNamespace();
     // No NATS_URL, no key: the embedded default, as `npm start` runs it.
-    const service = await startServiceProcess(ENTRIES.allInOne, { WF_DATA_DIR: dataDir, WF_NAMESPACE: ns, PORT: "0", NATS_SERVER_BIN: natsServerBin() }, ["[wf] ready"]);
+    const service = await startServiceProcess(ENTRIES.allInOne, { WF_DATA_DIR: dataDir, WF_NAMESPACE: ns, PORT: "0", NATS_SERVER_BIN: natsServerBin() }, [
+      "[wf] ready",
+    ]);
     onTestFinished(() => service.stop());
     const url = (await readFile(join(dataDir, "nats-url"), "utf8")).trim();
     await expect(connect({ servers: url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });

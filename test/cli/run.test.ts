@@ -61,7 +61,10 @@ describe("wf run", () => {
   it("prints raw events and the result as JSON lines with --json", async () => {
     const r = await runCli(["run", files.ok, "--var", "n=1", "--var", "label=sum", "--owner", "ops", "--json"], service().env);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; ownerId?: string; output?: unknown });
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; ownerId?: string; output?: unknown });
     expect(lines[0]).toMatchObject({ type: "exec_started", ownerId: "ops" });
     expect(lines.at(-2)).toMatchObject({ type: "exec_completed" });
     expect(lines.at(-1)).toMatchObject({ type: "result", status: "COMPLETED", output: { sum: 3 }, error: null });

@@ -51,7 +51,10 @@ describe("wf tail", () => {
     tail.signal("SIGTERM");
     const r = await tail.exited;
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; executionId: string });
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; executionId: string });
     expect(events.map((e) => e.type)).toEqual(["exec_started", "step_started", "step_completed", "step_started", "step_completed", "exec_completed"]);
     expect(new Set(events.map((e) => e.executionId))).toEqual(new Set([id]));
   });

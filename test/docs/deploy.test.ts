@@ -9,9 +9,7 @@ const compose = parse(await readFile(new URL("../../docker-compose.yml", import.
 
 describe("docker-compose.yml", () => {
   it("runs every service on its own, beside NATS and MongoDB", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(
-      ["approvals", "edge", "executor", "mongodb", "nats", "sandbox", "scheduler"].sort(),
-    );
+    expect(Object.keys(compose.services).sort()).toEqual(["approvals", "edge", "executor", "mongodb", "nats", "sandbox", "scheduler"].sort());
   });
 
   it("keeps the sandbox away from credentials and privileges", () => {
@@ -45,7 +43,10 @@ describe("docker-compose.yml", () => {
   });
 
   it("gives each server key to the services that use it, from a variable that must be set", () => {
-    const keys = (name: string) => Object.keys(compose.services[name]!.environment ?? {}).filter((k) => /^WF_.*_KEY$/.test(k)).sort();
+    const keys = (name: string) =>
+      Object.keys(compose.services[name]!.environment ?? {})
+        .filter((k) => /^WF_.*_KEY$/.test(k))
+        .sort();
     expect(keys("edge")).toEqual(["WF_URL_SIGNING_KEY", "WF_WEBHOOK_SECRET_KEY"]);
     expect(keys("executor")).toEqual(["WF_SECRETS_KEY"]);
     expect([keys("approvals"), keys("scheduler"), keys("sandbox")]).toEqual([[], [], []]);

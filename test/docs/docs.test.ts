@@ -12,7 +12,10 @@ const docsDir = new URL("docs/", repoRoot);
 describe("README", () => {
   it("starts with the command that runs the service and the one that tests it", () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)![1]!;
-    const commands = firstBlock.split("\n").filter(Boolean).map((l) => l.split("#")[0]!.trim());
+    const commands = firstBlock
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split("#")[0]!.trim());
     expect(commands).toEqual(["npm start", "npm test"]);
   });
 
@@ -46,7 +49,8 @@ describe("docs", () => {
         // A leading `/` is the repository's root, as GitHub reads it.
         const linked = path ? new URL(path.startsWith("/") ? `.${path}` : path, path.startsWith("/") ? repoRoot : file) : file;
         if (!existsSync(linked)) broken.push(`${file.pathname}: ${target}`);
-        else if (anchor && linked.pathname.endsWith(".md") && !headingSlugs(await readFile(linked, "utf8")).has(anchor)) broken.push(`${file.pathname}: ${target}`);
+        else if (anchor && linked.pathname.endsWith(".md") && !headingSlugs(await readFile(linked, "utf8")).has(anchor))
+          broken.push(`${file.pathname}: ${target}`);
       }
     }
     expect(broken).toEqual([]);
@@ -56,7 +60,15 @@ describe("docs", () => {
 /** The anchors GitHub gives a Markdown file's headings. */
 function headingSlugs(text: string): Set<string> {
   const headings = text.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm);
-  return new Set([...headings].map(([, h]) => h!.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "").replace(/ /g, "-")));
+  return new Set(
+    [...headings].map(([, h]) =>
+      h!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replace(/ /g, "-"),
+    ),
+  );
 }
 
 describe("configuration", () => {

@@ -66,7 +66,15 @@ async function storeSecret(p: Platform, box: SecretBox, ownerId: string, name: s
 async function storeOwner(p: Platform): Promise<string> {
   const now = Date.now();
   const id = newId();
-  await p.store.users.create({ id, email: `${id}@example.com`, passwordHash: "scrypt$placeholder", plan: "pro", status: "active", createdAt: now, updatedAt: now });
+  await p.store.users.create({
+    id,
+    email: `${id}@example.com`,
+    passwordHash: "scrypt$placeholder",
+    plan: "pro",
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  });
   return id;
 }
 
@@ -80,7 +88,17 @@ async function storeHmacWebhook(p: Platform, ownerId: string, box: SecretBox, se
   const now = Date.now();
   const definition = definitionOf(HMAC_YAML);
   const workflowId = newId();
-  await p.store.workflows.create({ id: workflowId, name: definition.name, ownerId, yaml: HMAC_YAML, definition, version: 1, sharedWith: {}, createdAt: now, updatedAt: now });
+  await p.store.workflows.create({
+    id: workflowId,
+    name: definition.name,
+    ownerId,
+    yaml: HMAC_YAML,
+    definition,
+    version: 1,
+    sharedWith: {},
+    createdAt: now,
+    updatedAt: now,
+  });
   const id = newId();
   const webhook: WebhookRecord = {
     id,
@@ -154,7 +172,11 @@ describe("server keys out of the store", () => {
     // A crash halfway through an earlier run: this one is under the key file's key already.
     const half = await (async () => {
       const dir = config.WF_DATA_DIR;
-      const fresh = { ownerSecrets: randomBytes(32).toString("hex"), webhookSecrets: randomBytes(32).toString("hex"), urlSigning: randomBytes(32).toString("hex") };
+      const fresh = {
+        ownerSecrets: randomBytes(32).toString("hex"),
+        webhookSecrets: randomBytes(32).toString("hex"),
+        urlSigning: randomBytes(32).toString("hex"),
+      };
       await writeFile(join(dir, "keys.json"), JSON.stringify(fresh), { mode: 0o600 });
       return new SecretBox(Buffer.from(fresh.ownerSecrets, "hex"));
     })();
@@ -179,17 +201,26 @@ describe("server keys out of the store", () => {
     // Every old secret opens under the new key, and the services use them.
     const keys = await keyFileOf(config);
     const box = new SecretBox(Buffer.from(keys.ownerSecrets, "hex"));
-    for (const [owner, name, value] of [[alice, "a1", values.a1], [alice, "a2", values.a2], [bob, "b1", values.b1], [alice, "a3", values.a3]] as const) {
+    for (const [owner, name, value] of [
+      [alice, "a1", values.a1],
+      [alice, "a2", values.a2],
+      [bob, "b1", values.b1],
+      [alice, "a3", values.a3],
+    ] as const) {
       const stored = (await p.store.secrets.get(secretId(owner, name)))!.value;
       expect(box.open(stored.sealed, stored.id).toString("utf8"), name).toBe(value);
     }
-    const id = await run(p, `
+    const id = await run(
+      p,
+      `
 name: reads secrets
 steps:
   - name: read
     type: transform
     output: { a1: "{{ $length(secrets.a1) }}", a3: "{{ $length(secrets.a3) }}" }
-`, { ownerId: alice });
+`,
+      { ownerId: alice },
+    );
     expect((await waitForStatus(p, id)).steps.read!.output).toEqual({ a1: values.a1.length, a3: values.a3.length });
     const body = JSON.stringify({ n: 1 });
     const trigger = await edge.inject({
@@ -201,7 +232,13 @@ steps:
     expect(trigger.statusCode, trigger.body).toBe(202);
 
     // A second start (another replica, a restart) finds nothing to do.
-    const versions = async () => Promise.all([...(await p.store.secrets.listAll()), ...(await p.store.webhooks.listAll())].map(async (r) => [r.id, (await p.store.secrets.get(r.id))?.version ?? (await p.store.webhooks.get(r.id))?.version]));
+    const versions = async () =>
+      Promise.all(
+        [...(await p.store.secrets.listAll()), ...(await p.store.webhooks.listAll())].map(async (r) => [
+          r.id,
+          (await p.store.secrets.get(r.id))?.version ?? (await p.store.webhooks.get(r.id))?.version,
+        ]),
+      );
     const before = await versions();
     const again = await platformOf(config, "restarted");
     const executor2 = await startExecutor(again);
@@ -227,7 +264,9 @@ steps:
     onTestFinished(() => edge.close());
     // A secret set after the upgrade, and an execution that read it (snapshots, events, artifacts).
     await storeSecret(p, await openOwnerSecretsBox(p), owner, "new_one", `new-${newId()}`);
-    const id = await run(p, `
+    const id = await run(
+      p,
+      `
 name: artifacts and secrets
 steps:
   - name: write
@@ -237,7 +276,9 @@ steps:
     code: |
       artifacts.write("out.txt", "some output");
       return input;
-`, { ownerId: owner, monitoring: true });
+`,
+      { ownerId: owner, monitoring: true },
+    );
     expect((await waitForStatus(p, id)).status).toBe("COMPLETED");
 
     const sealed = [

@@ -85,7 +85,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "wf-perms-"));
   await copyFile(AUTH_CONF, join(dir, "auth.conf"));
   await writeFile(join(dir, "server.conf"), "include ./auth.conf\n");
-  server = await startNatsServer({ config: join(dir, "server.conf"), env: Object.fromEntries(Object.entries(PASSWORDS).map(([user, pw]) => [passwordVariable(user), pw])) });
+  server = await startNatsServer({
+    config: join(dir, "server.conf"),
+    env: Object.fromEntries(Object.entries(PASSWORDS).map(([user, pw]) => [passwordVariable(user), pw])),
+  });
   // All at once, on a server that has nothing yet: whichever comes first creates what it finds missing.
   const all = await startServices([...SERVICE_USERS]);
   services = Object.fromEntries(SERVICE_USERS.map((user, i) => [user, all[i]!])) as Record<ServiceUser, ServiceProcess>;
@@ -146,7 +149,10 @@ steps:
 
 /** The service users' own violations in the server's log (the probes below connect as `probe-*`). */
 function serviceViolations(): string[] {
-  return server.log().split("\n").filter((line) => /Violation/.test(line) && /nats\.js:wf-/.test(line));
+  return server
+    .log()
+    .split("\n")
+    .filter((line) => /Violation/.test(line) && /nats\.js:wf-/.test(line));
 }
 
 describe("production NATS permissions (deploy/nats/auth.conf)", () => {
@@ -209,7 +215,11 @@ steps:
     expect(started.status, started.text).toBe(202);
     const executionId = started.body.executionId as string;
     const status = () => api("GET", `/api/v1/executions/${executionId}`, { key });
-    await waitFor(async () => (await status()).body.status === "AWAITING_APPROVAL", { timeoutMs: 30_000, intervalMs: 250, what: "the tour to wait for its approval" });
+    await waitFor(async () => (await status()).body.status === "AWAITING_APPROVAL", {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: "the tour to wait for its approval",
+    });
     expect((await status()).body.stepResults.compute).toMatchObject({ status: "COMPLETED", output: { secret_length: token.length } });
 
     const artifacts = await api("GET", `/api/v1/executions/${executionId}/artifacts`, { key });
@@ -243,7 +253,9 @@ steps:
     expect(oldTriggered.status, oldTriggered.text).toBe(202);
 
     const ended = async (workflowId: string, source: string) =>
-      (await store.executions.list({ ownerId: user.id, workflowId, page: 1, size: 100 })).items.filter((e) => e.triggerSource === source && e.status === "COMPLETED").length;
+      (await store.executions.list({ ownerId: user.id, workflowId, page: 1, size: 100 })).items.filter(
+        (e) => e.triggerSource === source && e.status === "COMPLETED",
+      ).length;
     await waitFor(async () => (await ended(chained.id, "chained")) >= 1, { timeoutMs: 30_000, what: "the chained workflow to run after the tour" });
     await waitFor(async () => (await ended(chained.id, "webhook")) >= 2, { timeoutMs: 30_000, what: "the webhooks' executions to complete" });
     await waitFor(async () => (await ended(scheduled.id, "schedule")) >= 1, { timeoutMs: 30_000, what: "a scheduled tick to run" });
@@ -254,7 +266,9 @@ steps:
 
   it("refuses a client without credentials, or with a wrong password", async () => {
     await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });
-    await expect(connect({ servers: server.url, reconnect: false, user: "edge", pass: "not-its-password" })).rejects.toMatchObject({ name: "AuthorizationError" });
+    await expect(connect({ servers: server.url, reconnect: false, user: "edge", pass: "not-its-password" })).rejects.toMatchObject({
+      name: "AuthorizationError",
+    });
   });
 
   async function as(user: ServiceUser): Promise<NatsConnection> {
@@ -285,9 +299,13 @@ steps:
     const scheduler = await as("scheduler");
     try {
       await expect(jetstream(executor).publish(`${NS}.cmd.approval.approve.forged`, "{}")).rejects.toThrow(/Permissions Violation/);
-      await expect((await jetstreamManager(executor)).direct.getMessage(`KV_${NS}_api_keys`, { last_by_subj: `$KV.${NS}_api_keys.any` })).rejects.toThrow(/Permissions Violation/);
+      await expect((await jetstreamManager(executor)).direct.getMessage(`KV_${NS}_api_keys`, { last_by_subj: `$KV.${NS}_api_keys.any` })).rejects.toThrow(
+        /Permissions Violation/,
+      );
       await expect(jetstream(approvals).publish(`${NS}.cmd.exec.start.forged`, "{}")).rejects.toThrow(/Permissions Violation/);
-      await expect((await jetstreamManager(scheduler)).consumers.add(`${NS}_EVT`, { durable_name: "snoop", filter_subject: `${NS}.evt.>` })).rejects.toThrow(/Permissions Violation/);
+      await expect((await jetstreamManager(scheduler)).consumers.add(`${NS}_EVT`, { durable_name: "snoop", filter_subject: `${NS}.evt.>` })).rejects.toThrow(
+        /Permissions Violation/,
+      );
     } finally {
       await Promise.all([executor.close(), approvals.close(), scheduler.close()]);
     }

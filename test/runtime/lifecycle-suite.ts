@@ -29,13 +29,17 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("events", () => {
     it("publishes execution and step events on <ns>.evt.<owner>.<workflow>.<exec>.<type>, in order", async () => {
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: ev
   steps:
     - { name: a, type: transform, output: 1 }
     - { name: b, type: transform, condition: "false", output: 2 }
     - { name: c, type: code, language: javascript, code: "return 3" }
-  `, { ownerId: "ops" });
+  `,
+        { ownerId: "ops" },
+      );
       await waitForStatus(rt.platform, id);
       const seen: ExecutionEvent[] = [];
       const subjectsSeen: string[] = [];
@@ -67,12 +71,15 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     it("tailEvents follows new events of one execution", async () => {
       const ac = new AbortController();
       const got: string[] = [];
-      const idPromise = run(rt.platform, `
+      const idPromise = run(
+        rt.platform,
+        `
   name: tail
   steps:
     - { name: pause, type: wait, seconds: 0.3 }
     - { name: done, type: transform, output: ok }
-  `);
+  `,
+      );
       const id = await idPromise;
       const tail = (async () => {
         for await (const e of tailEvents(rt.platform.js, rt.ns, { executionId: id, since: Date.now() - 60_000 }, ac.signal)) {
@@ -91,17 +98,23 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("durable waits (parked)", () => {
     it("a wait longer than the hold threshold parks the execution and the timer resumes it", async () => {
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: parked
   steps:
     - { name: before, type: transform, output: 1 }
     - { name: pause, type: wait, seconds: 0.6 }
     - { name: after, type: transform, output: "{{ steps.before.output + 1 }}" }
-  `);
-      const parked = await waitFor(async () => {
-        const v = await rt.platform.store.executions.get(id);
-        return v?.value.steps.pause?.waitUntil && v.value.holder === null ? v.value : undefined;
-      }, { what: "the execution to park" });
+  `,
+      );
+      const parked = await waitFor(
+        async () => {
+          const v = await rt.platform.store.executions.get(id);
+          return v?.value.steps.pause?.waitUntil && v.value.holder === null ? v.value : undefined;
+        },
+        { what: "the execution to park" },
+      );
       expect(parked.status).toBe("RUNNING");
       expect(parked.steps.after).toBeUndefined();
       const done = await waitForStatus(rt.platform, id);
@@ -112,7 +125,9 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
     it("a retry backoff longer than the hold threshold parks too", async () => {
       const fx = await sideEffects();
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: backoff
   variables:
     fx: { type: string, required: true }
@@ -124,11 +139,16 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       retry: { max_attempts: 2, backoff: fixed, initial_delay: 0.5 }
       code: |
         if [ "$(curl -s -X POST "$WF_VAR_fx/tries")" -ge 2 ]; then echo ok; else exit 1; fi
-  `, { inputs: { fx: fx.url } });
-      await waitFor(async () => {
-        const v = await rt.platform.store.executions.get(id);
-        return v?.value.steps.flaky?.retryAt && v.value.holder === null ? true : undefined;
-      }, { what: "the backoff to park" });
+  `,
+        { inputs: { fx: fx.url } },
+      );
+      await waitFor(
+        async () => {
+          const v = await rt.platform.store.executions.get(id);
+          return v?.value.steps.flaky?.retryAt && v.value.holder === null ? true : undefined;
+        },
+        { what: "the backoff to park" },
+      );
       const done = await waitForStatus(rt.platform, id);
       expect(done.status).toBe("COMPLETED");
       expect(done.steps.flaky!.attempts).toBe(2);
@@ -167,7 +187,10 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
       const executionId = newId();
       const cmd = StartCommand.parse({ executionId, workflow, pending: true, inputs: {}, triggerSource, requestedAt: Date.now() });
-      const ack = await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }));
+      const ack = await rt.platform.js.publish(
+        subjects(rt.ns).execStart(executionId),
+        JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }),
+      );
       return { cmd, executionId, seq: ack.seq };
     }
 
@@ -186,10 +209,13 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       // The command was delivered before its snapshot existed (as when a read is served by a
       // replica that lags the write): the executor asked for it again instead of running it.
       const jsm = await rt.platform.js.jetstreamManager();
-      await waitFor(async () => {
-        const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor);
-        return info.delivered.stream_seq >= seq && info.num_redelivered > 0 ? true : undefined;
-      }, { what: "the executor to find the command without its snapshot" });
+      await waitFor(
+        async () => {
+          const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor);
+          return info.delivered.stream_seq >= seq && info.num_redelivered > 0 ? true : undefined;
+        },
+        { what: "the executor to find the command without its snapshot" },
+      );
       const checked = checkStart(cmd.workflow.definition, cmd.inputs);
       if (!checked.ok) throw new Error(checked.error);
       await rt.platform.store.executions.create(firstSnapshot(cmd, checked, "PENDING", null));
@@ -202,7 +228,9 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("timeouts of parked steps", () => {
     it("a wait longer than its timeout fails at the deadline, parked or not", async () => {
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: wait-timeout
   steps:
     - name: group
@@ -211,7 +239,8 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       branches:
         a: [ { name: pause, type: wait, seconds: 60 } ]
     - { name: never, type: transform, output: 1 }
-  `);
+  `,
+      );
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("FAILED");
       expect(s.steps.group!.error).toMatch(/timed out after 0.5 s/);
@@ -223,7 +252,9 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
   describe("retry of containers", () => {
     it("a foreach retried after a failed item runs its items afresh", async () => {
       const fx = await sideEffects();
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: foreach-retry
   variables:
     fx: { type: string, required: true }
@@ -241,7 +272,9 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
             curl -s -X POST --data "$WF_ITEM" "$WF_VAR_fx/log" > /dev/null
             if [ "$WF_ITEM" = 2 ] && [ "$(curl -s -X POST "$WF_VAR_fx/failed")" = 1 ]; then exit 1; fi
             echo "$WF_ITEM"
-  `, { inputs: { fx: fx.url } });
+  `,
+        { inputs: { fx: fx.url } },
+      );
       const s = await waitForStatus(rt.platform, id);
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       expect(s.steps.each!.attempts).toBe(2);
@@ -253,7 +286,9 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
   describe("cancel", () => {
     it("cancels a running execution: the step's process is killed and the execution ends CANCELLED", async () => {
       const marker = sleepMarker();
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: cancel-running
   steps:
     - name: long
@@ -261,7 +296,8 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       language: bash
       code: sleep ${marker}
     - { name: never, type: transform, output: 1 }
-  `);
+  `,
+      );
       await waitFor(() => sleepers(marker).length === 1, { what: "the step to start" });
       await cancelExecution(rt.platform.js, rt.ns, id);
       const s = await waitForStatus(rt.platform, id);
@@ -272,16 +308,22 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("cancels a parked execution", async () => {
-      const id = await run(rt.platform, `
+      const id = await run(
+        rt.platform,
+        `
   name: cancel-parked
   steps:
     - { name: pause, type: wait, seconds: 600 }
     - { name: never, type: transform, output: 1 }
-  `);
-      await waitFor(async () => {
-        const v = await rt.platform.store.executions.get(id);
-        return v?.value.steps.pause?.waitUntil && v.value.holder === null ? true : undefined;
-      }, { what: "the execution to park" });
+  `,
+      );
+      await waitFor(
+        async () => {
+          const v = await rt.platform.store.executions.get(id);
+          return v?.value.steps.pause?.waitUntil && v.value.holder === null ? true : undefined;
+        },
+        { what: "the execution to park" },
+      );
       await cancelExecution(rt.platform.js, rt.ns, id);
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("CANCELLED");
@@ -301,7 +343,15 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         comment,
       }));
       expect(settled.won).toBe(true);
-      const cmd: ApprovalDecision = { approvalId, executionId: settled.record!.executionId, verb, decidedBy: "reviewer", decidedAt, comment, editedItems: null };
+      const cmd: ApprovalDecision = {
+        approvalId,
+        executionId: settled.record!.executionId,
+        verb,
+        decidedBy: "reviewer",
+        decidedAt,
+        comment,
+        editedItems: null,
+      };
       await rt.platform.js.publish(subjects(rt.ns).approval(verb, approvalId), JSON.stringify(cmd), { msgID: `${approvalId}.${verb}` });
     }
 

@@ -60,11 +60,14 @@ describe("commands that fail", () => {
   it("a parent's cancel reaches its child although the first publishes of it fail, and the executor lives on", async () => {
     const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml: parked("child-held"), definition: definitionOf(parked("child-held")) });
     await rt.platform.store.workflows.create(child);
-    const parentId = await run(rt.platform, `
+    const parentId = await run(
+      rt.platform,
+      `
   name: parent-cancelled
   steps:
     - { name: call, type: workflow, workflow: ${child.id} }
-  `);
+  `,
+    );
     const childId = await waitFor(
       async () => {
         const parent = (await rt.platform.store.executions.get(parentId))?.value;
@@ -83,10 +86,13 @@ describe("commands that fail", () => {
     expect(injected.failed()).toBe(2);
     expect(unhandled).toEqual([]);
     // Still serving.
-    const after = await run(rt.platform, `
+    const after = await run(
+      rt.platform,
+      `
   name: after-cancel
   steps: [ { name: a, type: transform, output: 1 } ]
-  `);
+  `,
+    );
     expect((await waitForStatus(rt.platform, after)).status).toBe("COMPLETED");
   });
 
@@ -108,11 +114,14 @@ describe("commands that fail", () => {
   });
 
   it("an execution whose approval record no longer parses ends FAILED when its approval command is given up", async () => {
-    const id = await run(rt.platform, `
+    const id = await run(
+      rt.platform,
+      `
   name: approval-corrupt
   steps:
     - { name: gate, type: transform, output: 1, manual_approval: { message: ok?, timeout: 600 } }
-  `);
+  `,
+    );
     await waitForStatus(rt.platform, id, ["AWAITING_APPROVAL"]);
     const [approval] = await rt.platform.store.approvals.listByExecution(id);
     const stored = (await rt.platform.store.approvals.get(approval!.id))!;

@@ -90,7 +90,16 @@ export function stepSuite(env: Record<string, string> = {}): void {
       const [allowed, other] = [await sideEffects(), await sideEffects()];
       const owner = `owner-${newId()}`;
       const now = Date.now();
-      await rt.platform.store.users.create({ id: owner, email: `${owner}@example.com`, passwordHash: "x", plan: "pro", status: "active", egressAllow: [allowed.allow], createdAt: now, updatedAt: now });
+      await rt.platform.store.users.create({
+        id: owner,
+        email: `${owner}@example.com`,
+        passwordHash: "x",
+        plan: "pro",
+        status: "active",
+        egressAllow: [allowed.allow],
+        createdAt: now,
+        updatedAt: now,
+      });
       const s = await runToEnd(
         `
   name: egress-owner
@@ -550,10 +559,13 @@ export function stepSuite(env: Record<string, string> = {}): void {
     });
 
     it("an unknown or invisible workflow fails the step", async () => {
-      const other = await saveWorkflow(`
+      const other = await saveWorkflow(
+        `
   name: private
   steps: [ { name: a, type: transform, output: 1 } ]
-  `, "someone-else");
+  `,
+        "someone-else",
+      );
       const s = await runToEnd(`
   name: parent3
   steps:

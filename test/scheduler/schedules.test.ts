@@ -139,10 +139,10 @@ describe("schedules", () => {
 
     await edit(p, w, withSchedule.replace(/triggers:\n.*\n/, ""));
     // The tick armed last finds no schedule: it starts nothing, arms nothing, forgets the record.
-    await waitFor(
-      async () => (await p.store.schedules.get(w.id)) === null && (await p.jsm.streams.info(streamNames(rt.ns).timer)).state.messages === 0,
-      { timeoutMs: 10_000, what: "the schedule to be disarmed" },
-    );
+    await waitFor(async () => (await p.store.schedules.get(w.id)) === null && (await p.jsm.streams.info(streamNames(rt.ns).timer)).state.messages === 0, {
+      timeoutMs: 10_000,
+      what: "the schedule to be disarmed",
+    });
     expect(await p.store.workflows.listScheduled()).toEqual([]);
   });
 });

@@ -10,7 +10,15 @@ const END_TYPES = ["exec_completed", "exec_failed", "exec_cancelled", "exec_inte
 
 export async function createOwner(p: Platform, plan: Plan): Promise<UserRecord> {
   const now = Date.now();
-  const user: UserRecord = { id: newId(), email: `${newId()}@example.com`, passwordHash: "scrypt$placeholder", plan, status: "active", createdAt: now, updatedAt: now };
+  const user: UserRecord = {
+    id: newId(),
+    email: `${newId()}@example.com`,
+    passwordHash: "scrypt$placeholder",
+    plan,
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  };
   await p.store.users.create(user);
   return user;
 }
@@ -68,9 +76,7 @@ async function idleNow(p: Platform, owners: readonly UserRecord[]): Promise<bool
     const c = await p.jsm.consumers.info(names.evt, consumerNames().chainEnds(type));
     if (c.num_pending > 0 || c.num_ack_pending > 0) return false;
   }
-  const executions = (
-    await Promise.all(owners.map((o) => p.store.executions.list({ ownerId: o.id, page: 1, size: 200 })))
-  ).flatMap((page) => page.items);
+  const executions = (await Promise.all(owners.map((o) => p.store.executions.list({ ownerId: o.id, page: 1, size: 200 })))).flatMap((page) => page.items);
   if (executions.some((e) => !TERMINAL_STATUSES.has(e.status))) return false;
   const ends = Object.keys(evt.state.subjects ?? {}).filter((s) => END_TYPES.includes(s.slice(s.lastIndexOf(".") + 1)));
   return ends.length === executions.length;

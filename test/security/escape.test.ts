@@ -91,7 +91,14 @@ afterAll(async () => {
 
 type Step = Record<string, unknown>;
 
-const code = (name: string, language: string, source: string, extra: Step = {}): Step => ({ name, type: "code", language, code: source, timeout: 20, ...extra });
+const code = (name: string, language: string, source: string, extra: Step = {}): Step => ({
+  name,
+  type: "code",
+  language,
+  code: source,
+  timeout: 20,
+  ...extra,
+});
 
 /** Imports the steps as one workflow of the owner's and runs it once through the API. */
 async function runSteps(label: string, steps: Step[]): Promise<ExecutionResult & { id: string }> {
@@ -185,7 +192,22 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     });
     expectRootHoldsInterpretersOnly(files.root!.out.split(" ").filter(Boolean));
     // Of the host's top-level directories, the step sees only those the sandbox is made of.
-    const sandboxTop = new Set(["bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "dev", "proc", "tmp", "run", "root", files.home!.out.split("/")[1]]);
+    const sandboxTop = new Set([
+      "bin",
+      "sbin",
+      "lib",
+      "lib32",
+      "lib64",
+      "libx32",
+      "usr",
+      "etc",
+      "dev",
+      "proc",
+      "tmp",
+      "run",
+      "root",
+      files.home!.out.split("/")[1],
+    ]);
     for (const p of host.readable) sandboxTop.add(p.split("/")[1]!);
     const hostOnly = readdirSync("/").filter((e) => !sandboxTop.has(e));
     expect(hostOnly.length).toBeGreaterThan(0);
@@ -262,7 +284,9 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     });
     // A step's list narrows what the operator allows, and widens nothing.
     expect(probesOf(result, "narrowed")).toMatchObject({
-      allowed: expect.objectContaining({ out: expect.stringMatching(new RegExp(`^egress refused: 127\\.0\\.0\\.2:${allowed.port} is not in the workflow's network\\.allow list HTTP 403$`)) }),
+      allowed: expect.objectContaining({
+        out: expect.stringMatching(new RegExp(`^egress refused: 127\\.0\\.0\\.2:${allowed.port} is not in the workflow's network\\.allow list HTTP 403$`)),
+      }),
       other: refused("127.0.0.2 is a loopback address"),
       edge_proxy: expect.objectContaining({ out: expect.stringMatching(/^egress refused: .* HTTP 403$/) }),
     });
@@ -270,7 +294,15 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
 
     // Every refusal is in the step's log and published as a step_egress_refused event.
     const expectedRefusals: Record<string, string[]> = {
-      proxied: [`127.0.0.1:${host.edgePort}`, `127.0.0.1:${host.natsPort}`, `localhost:${host.edgePort}`, "10.255.255.1:80", "169.254.169.254:80", `127.0.0.2:${other.port}`, ...(host.ownAddress ? [`${host.ownAddress}:${host.edgePort}`] : [])],
+      proxied: [
+        `127.0.0.1:${host.edgePort}`,
+        `127.0.0.1:${host.natsPort}`,
+        `localhost:${host.edgePort}`,
+        "10.255.255.1:80",
+        "169.254.169.254:80",
+        `127.0.0.2:${other.port}`,
+        ...(host.ownAddress ? [`${host.ownAddress}:${host.edgePort}`] : []),
+      ],
       allow_list: [`127.0.0.2:${other.port}`, `127.0.0.1:${host.edgePort}`],
       narrowed: [`127.0.0.2:${allowed.port}`, `127.0.0.2:${other.port}`, `127.0.0.1:${host.edgePort}`],
     };
@@ -286,7 +318,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
   });
 
   it("python: files, processes, TCP and Unix sockets, ptrace, namespaces, mounts and cgroups all fail", async () => {
-    const result = await runSteps("python", [code("local", "python", python.local(targets)), code("proxied", "python", python.proxied(targets), { network: true })]);
+    const result = await runSteps("python", [
+      code("local", "python", python.local(targets)),
+      code("proxied", "python", python.proxied(targets), { network: true }),
+    ]);
     expectNothingLeaked(result);
     const seen = reportOf(result, "local");
     expect(seen.uid).toBeGreaterThanOrEqual(1000);
@@ -325,7 +360,11 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     for (const pid of hostPids(targets)) {
       expect(seen, `pid ${pid}`).toMatchObject({ [`environ ${pid}`]: "ENOENT", [`cmdline ${pid}`]: "ENOENT", [`kill ${pid}`]: "ESRCH" });
     }
-    for (const line of String(seen.cgroup).replace(/^read /, "").trim().split("\n")) expect(line).toMatch(/:\/$/);
+    for (const line of String(seen.cgroup)
+      .replace(/^read /, "")
+      .trim()
+      .split("\n"))
+      expect(line).toMatch(/:\/$/);
 
     expect(reportOf(result, "proxied")).toEqual({
       "tcp nats": "ECONNREFUSED",
@@ -388,7 +427,15 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
   });
 
   it("cli: `ls` lists the sandbox, not the host; `cat` finds none of the service's files", async () => {
-    const secretFiles = [`${host.dataDir}/keys.json`, `${host.dataDir}/nats-credentials.json`, canaryPath, `${host.repo}/package.json`, "/etc/shadow", `/proc/${host.servicePid}/environ`, `/proc/${host.natsPid}/cmdline`];
+    const secretFiles = [
+      `${host.dataDir}/keys.json`,
+      `${host.dataDir}/nats-credentials.json`,
+      canaryPath,
+      `${host.repo}/package.json`,
+      "/etc/shadow",
+      `/proc/${host.servicePid}/environ`,
+      `/proc/${host.natsPid}/cmdline`,
+    ];
     const result = await runSteps("cli", [
       { name: "list", type: "code", language: "cli", command: ["ls", "-A", "/root", "/tmp", "/run"] },
       { name: "read", type: "code", language: "cli", command: ["cat", ...secretFiles] },
@@ -405,13 +452,24 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     // /run holds only the (emptied) mount point of the zygote's own files: no host socket.
     expect({ tmp: listing.get("/tmp"), run: listing.get("/run") }).toEqual({ tmp: [], run: ["wf"] });
     expect(result.stepResults.read).toMatchObject({ status: "FAILED" });
-    expect(result.stepResults.read!.error).toBe(`step \`read\`: exited with code 1: ${secretFiles.map((f) => `cat: ${f}: No such file or directory`).join("\n")}`);
+    expect(result.stepResults.read!.error).toBe(
+      `step \`read\`: exited with code 1: ${secretFiles.map((f) => `cat: ${f}: No such file or directory`).join("\n")}`,
+    );
   });
 
   it("javascript and typescript: no host object, module or network in the isolate; artifacts stay beneath their directory", async () => {
     const result = await runSteps("isolate", [code("js", "javascript", isolate.javascript), code("ts", "typescript", isolate.typescript)]);
     expectNothingLeaked(result);
-    const absent = { process: "undefined", require: "undefined", module: "undefined", fetch: "undefined", XMLHttpRequest: "undefined", WebSocket: "undefined", Deno: "undefined", Bun: "undefined" };
+    const absent = {
+      process: "undefined",
+      require: "undefined",
+      module: "undefined",
+      fetch: "undefined",
+      XMLHttpRequest: "undefined",
+      WebSocket: "undefined",
+      Deno: "undefined",
+      Bun: "undefined",
+    };
     const notRelative = (path: string) => `Error: artifact path "${path}" is not a relative file path`;
     expect(reportOf(result, "js")).toEqual({
       ...absent,
@@ -423,7 +481,12 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       "write /tmp/escape.txt": notRelative("/tmp/escape.txt"),
       "write a/../../escape.txt": notRelative("a/../../escape.txt"),
     });
-    expect(reportOf(result, "ts")).toEqual({ ...absent, functionConstructor: "undefined", dynamicImport: "Error: Not supported", "write ../escape.txt": notRelative("../escape.txt") });
+    expect(reportOf(result, "ts")).toEqual({
+      ...absent,
+      functionConstructor: "undefined",
+      dynamicImport: "Error: Not supported",
+      "write ../escape.txt": notRelative("../escape.txt"),
+    });
     expect(await client.artifacts(owner, result.id)).toEqual([{ step: "js", path: "inside.txt", content: "written inside" }]);
   });
 
@@ -614,7 +677,9 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     const result = await client.result(owner, execution);
     expect(result.status).toBe("FAILED");
     expect(result.stepResults.redos).toMatchObject({ status: "COMPLETED" });
-    expect(String(result.stepResults.runaway?.error)).toMatch(/expression `\$replace\(\$pad\('', 5000000, 'a'\), \/a\/, 'b'\)` failed: took longer than 1000 ms/);
+    expect(String(result.stepResults.runaway?.error)).toMatch(
+      /expression `\$replace\(\$pad\('', 5000000, 'a'\), \/a\/, 'b'\)` failed: took longer than 1000 ms/,
+    );
     // Polled all along: a generous bound (the precise figures are the bench's).
     expect(latencies.length).toBeGreaterThan(3);
     expect(Math.max(...latencies)).toBeLessThan(500);

@@ -60,13 +60,22 @@ mcp.registerTool(
   "probe",
   {
     description: "Reports what this server can reach",
-    inputSchema: { files: z.array(z.string()), pids: z.array(z.number()), ports: z.array(z.number()), sockets: z.array(z.string()), writes: z.array(z.string()), edge: z.string() },
+    inputSchema: {
+      files: z.array(z.string()),
+      pids: z.array(z.number()),
+      ports: z.array(z.number()),
+      sockets: z.array(z.string()),
+      writes: z.array(z.string()),
+      edge: z.string(),
+    },
   },
   async (args) => {
     const seen = {
       uid: process.getuid?.(),
       pid: process.pid,
-      procPids: readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map(Number),
+      procPids: readdirSync("/proc")
+        .filter((e) => /^\d+$/.test(e))
+        .map(Number),
       root: readdirSync("/").sort(),
       files: Object.fromEntries(args.files.map((f) => [f, read(f)])),
       environs: Object.fromEntries(args.pids.map((p) => [p, read(`/proc/${p}/environ`)])),

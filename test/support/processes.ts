@@ -21,12 +21,7 @@ process.once("exit", () => {
  * Starts one of the service entry points as its own process (as in production) and resolves
  * once it logged `readyMessage`.
  */
-export async function startServiceProcess(
-  entry: string,
-  env: Record<string, string>,
-  readyMessages: string[],
-  timeoutMs = 20_000,
-): Promise<ServiceProcess> {
+export async function startServiceProcess(entry: string, env: Record<string, string>, readyMessages: string[], timeoutMs = 20_000): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", ...env },

@@ -33,10 +33,7 @@ export interface InProcessRuntime {
 }
 
 /** Executor, approvals and scheduler in this process, on their own platform connection. */
-export async function startRuntime(
-  config: Config,
-  parts: { executor?: boolean; scheduler?: boolean; approvals?: boolean } = {},
-): Promise<InProcessRuntime> {
+export async function startRuntime(config: Config, parts: { executor?: boolean; scheduler?: boolean; approvals?: boolean } = {}): Promise<InProcessRuntime> {
   const platform = await openPlatform(config, "test");
   const executor = parts.executor === false ? null : await startExecutor(platform);
   const scheduler = parts.scheduler === false ? null : await startScheduler(platform);
@@ -76,12 +73,7 @@ export async function run(
 
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 
-export async function waitForStatus(
-  p: Platform,
-  id: string,
-  statuses: string[] = [...TERMINAL],
-  timeoutMs = 20_000,
-): Promise<ExecutionSnapshot> {
+export async function waitForStatus(p: Platform, id: string, statuses: string[] = [...TERMINAL], timeoutMs = 20_000): Promise<ExecutionSnapshot> {
   return waitFor(
     async () => {
       const v = await p.store.executions.get(id);

@@ -16,7 +16,6 @@ export interface SideEffects {
   lines(key: string): string[];
 }
 
-
 export async function sideEffects(): Promise<SideEffects> {
   const kept = new Map<string, string[]>();
   const server: Server = createServer((req, res) => {

@@ -34,7 +34,10 @@ describe("console sessions", () => {
     expect(answer(await request(env, "GET", "/api/webhooks"))).toEqual([401, "SESSION_REQUIRED"]);
     expect(answer(await request(env, "GET", "/api/webhooks", { headers: { authorization: `Bearer ${o.key}` } }))).toEqual([401, "SESSION_REQUIRED"]);
     expect(answer(await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }, false))).toEqual([403, "CSRF_FAILED"]);
-    expect(answer(await consoleCall(env, { ...o.session, csrf: "forged" }, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }))).toEqual([403, "CSRF_FAILED"]);
+    expect(answer(await consoleCall(env, { ...o.session, csrf: "forged" }, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }))).toEqual([
+      403,
+      "CSRF_FAILED",
+    ]);
     expect((await consoleCall(env, o.session, "GET", "/api/webhooks", undefined, false)).status).toBe(200);
   });
 
@@ -166,7 +169,8 @@ describe("webhook management", () => {
     const wf = await storeWorkflow(env, o.user.id);
     const current = (await env.platform.store.workflows.get(wf.id))!;
     await env.platform.store.workflows.update({ ...wf, sharedWith: { [viewer.user.id]: "viewer" } }, current.version);
-    const create = (session: typeof o.session, workflowId: string, csrf = true) => consoleCall(env, session, "POST", "/api/webhooks", { workflowId, name: "x" }, csrf);
+    const create = (session: typeof o.session, workflowId: string, csrf = true) =>
+      consoleCall(env, session, "POST", "/api/webhooks", { workflowId, name: "x" }, csrf);
     const onlyViewer = await create(viewer.session, wf.id);
     const noPlan = await create(free.session, (await storeWorkflow(env, free.user.id)).id);
     const noCsrf = await create(o.session, wf.id, false);

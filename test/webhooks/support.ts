@@ -49,7 +49,15 @@ export interface Owner {
 
 export async function owner(env: WebhookEnv, plan: Plan = "pro", scopes: Scope[] = ["WEBHOOK_TRIGGER"]): Promise<Owner> {
   const now = Date.now();
-  const user: UserRecord = { id: newId(), email: `${newId()}@example.com`, passwordHash: "scrypt$placeholder", plan, status: "active", createdAt: now, updatedAt: now };
+  const user: UserRecord = {
+    id: newId(),
+    email: `${newId()}@example.com`,
+    passwordHash: "scrypt$placeholder",
+    plan,
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+  };
   await env.platform.store.users.create(user);
   const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes });
   return { user, key, keyId: record.id };

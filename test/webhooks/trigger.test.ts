@@ -105,7 +105,11 @@ describe("webhook trigger: rules", () => {
     for (const field of ["deep", "ignored"]) {
       const r = await trigger(env, id, `{"${field}": ${nested(5_000)}}`);
       expect(r.status, field).toBe(400);
-      expect(r.body).toEqual({ error: expect.stringContaining("more than 64 levels deep"), code: "VALIDATION_FAILED", details: [{ in: "body", field: `${field}.a`, message: expect.any(String) }] });
+      expect(r.body).toEqual({
+        error: expect.stringContaining("more than 64 levels deep"),
+        code: "VALIDATION_FAILED",
+        details: [{ in: "body", field: `${field}.a`, message: expect.any(String) }],
+      });
     }
     // The body is level 1: a field may nest 63 more.
     const deepest = await trigger(env, id, `{"ignored": ${nested(63)}}`);
@@ -203,10 +207,13 @@ describe("webhook trigger: rules", () => {
     const env = edge();
     const { id } = await webhook(env, { secretKey: SECRET, replayProtection: true });
     const { createHmac } = await import("node:crypto");
-    const sign = (msgId: string, ts: number, body: string) =>
-      `v1,${createHmac("sha256", SECRET).update(`${msgId}.${ts}.${body}`).digest("base64")}`;
+    const sign = (msgId: string, ts: number, body: string) => `v1,${createHmac("sha256", SECRET).update(`${msgId}.${ts}.${body}`).digest("base64")}`;
     const now = Math.floor(Date.now() / 1000);
-    const headers = (msgId: string, ts: number, body: string) => ({ "webhook-id": msgId, "webhook-timestamp": String(ts), "webhook-signature": sign(msgId, ts, body) });
+    const headers = (msgId: string, ts: number, body: string) => ({
+      "webhook-id": msgId,
+      "webhook-timestamp": String(ts),
+      "webhook-signature": sign(msgId, ts, body),
+    });
     expect((await trigger(env, id, "{}", headers("msg_1", now, "{}"))).status).toBe(202);
     expect((await trigger(env, id, "{}", headers("msg_1", now, "{}"))).status).toBe(401);
     expect((await trigger(env, id, "{}", headers("msg_2", now - 600, "{}"))).status).toBe(401);

@@ -52,11 +52,7 @@ function launch(args: string[], env?: Record<string, string>): Promise<{ proc: C
     }, 10_000);
     proc.once("error", (err) => {
       clearTimeout(timer);
-      reject(
-        new Error(
-          `cannot start ${natsServerBin()} (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`,
-        ),
-      );
+      reject(new Error(`cannot start ${natsServerBin()} (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`));
     });
     proc.once("exit", (code) => {
       live.delete(proc);

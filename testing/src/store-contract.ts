@@ -428,13 +428,13 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       const store = await fresh();
       const sharee = emailOwner();
       const execution = executionOf(emailOwner(), {
-        vars: { "a.b": { "$where": [1, "two", null, true, { "x.y": 1.5 }] }, "": "empty key" },
+        vars: { "a.b": { $where: [1, "two", null, true, { "x.y": 1.5 }] }, "": "empty key" },
         steps: {
           "loop[2].name": {
             name: "loop[2].name",
             type: "code",
             status: "COMPLETED",
-            output: { "$set": "x" },
+            output: { $set: "x" },
             error: null,
             attempts: 1,
             startedAt: T0,
@@ -449,7 +449,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         },
       });
       const workflow = workflowOf(emailOwner(), { sharedWith: { [sharee]: "editor" }, name: "Ünïcode name ✓" });
-      const approval = approvalOf(owner(), { editedItems: { "group.one": [{ "$col": 1, "a.b": "c" }] } });
+      const approval = approvalOf(owner(), { editedItems: { "group.one": [{ $col: 1, "a.b": "c" }] } });
       await store.executions.create(execution);
       await store.workflows.create(workflow);
       await store.approvals.create(approval);
@@ -500,8 +500,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const store = await fresh();
         const ownerId = owner();
         const [e0, e1, e2, e3, e4] = await seed(store, ownerId);
-        const list = (q: { workflowId?: string; status?: ExecutionStatus }) =>
-          store.executions.list({ ownerId, ...q, page: 1, size: 10 });
+        const list = (q: { workflowId?: string; status?: ExecutionStatus }) => store.executions.list({ ownerId, ...q, page: 1, size: 10 });
         expect(await list({ workflowId: "wf-a" })).toEqual({ items: [e4, e2, e0], total: 3 });
         expect(await list({ status: "RUNNING" })).toEqual({ items: [e4, e2, e1], total: 3 });
         expect(await list({ workflowId: "wf-b", status: "RUNNING" })).toEqual({ items: [e1], total: 1 });
@@ -529,8 +528,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const ownerId = owner();
         let e = executionOf(ownerId);
         let version = await store.executions.create(e);
-        const count = async (status: ExecutionStatus) =>
-          (await store.executions.list({ ownerId, status, page: 1, size: 10 })).total;
+        const count = async (status: ExecutionStatus) => (await store.executions.list({ ownerId, status, page: 1, size: 10 })).total;
         const walk: ExecutionStatus[] = ["RUNNING", "AWAITING_APPROVAL", "RUNNING", "COMPLETED"];
         for (const status of walk) {
           e = { ...e, status, completedSteps: e.completedSteps + 1 };
@@ -551,9 +549,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const v1 = await store.executions.create(e);
         // Newer executions in both contested statuses fill page 1, so page 1's total has to be
         // right about entries it does not show.
-        const newer = (["PENDING", "RUNNING", "CANCELLED"] as const).map((status) =>
-          executionOf(ownerId, { status, createdAt: T0 + 1 }),
-        );
+        const newer = (["PENDING", "RUNNING", "CANCELLED"] as const).map((status) => executionOf(ownerId, { status, createdAt: T0 + 1 }));
         for (const n of newer) await store.executions.create(n);
         const results = await Promise.allSettled([
           store.executions.update({ ...e, status: "RUNNING" }, v1),
@@ -621,15 +617,17 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           const expected = { items: [byOwner.get(ownerId)], total: 1 };
           expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual(expected);
           const workflowId = `${ownerId}/wf.1`;
-          expect(await store.executions.list({ ownerId, workflowId, status: "PENDING", page: 1, size: 10 })).toEqual(
-            expected,
-          );
+          expect(await store.executions.list({ ownerId, workflowId, status: "PENDING", page: 1, size: 10 })).toEqual(expected);
         }
       });
     });
 
     describe("executions announced by a start", () => {
-      const definition = { name: "announced", variables: { n: { type: "number", default: 1 } }, steps: [{ name: "a", type: "transform", output: "{{ vars.n }}" }] };
+      const definition = {
+        name: "announced",
+        variables: { n: { type: "number", default: 1 } },
+        steps: [{ name: "a", type: "transform", output: "{{ vars.n }}" }],
+      };
       const requestOf = (ownerId: string, workflowId = "wf-a") => ({
         workflow: { id: workflowId, name: "announced", ownerId, version: 1, definition },
         inputs: { n: 2 },
@@ -644,7 +642,16 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const before = Date.now();
         const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
         const read = await store.executions.get(id);
-        expect(read?.value).toMatchObject({ id, ownerId, workflowId: "wf-a", status: "PENDING", triggerSource: "webhook", vars: { n: 2 }, holder: null, definition });
+        expect(read?.value).toMatchObject({
+          id,
+          ownerId,
+          workflowId: "wf-a",
+          status: "PENDING",
+          triggerSource: "webhook",
+          vars: { n: 2 },
+          holder: null,
+          definition,
+        });
         expect(read!.value.createdAt).toBeGreaterThanOrEqual(before);
         const page = { items: [read!.value], total: 1 };
         expect(await listed(store, ownerId)).toEqual(page);
@@ -844,8 +851,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
     describe("workflows by trigger", () => {
       const schedule = { type: "schedule", cron: "*/5 * * * *", timezone: "UTC" };
       const after = (id: string) => ({ type: "DELAYED_COMPLETION", after: id, on: ["COMPLETED"], delay: 5 });
-      const withTriggers = (triggers: unknown[], createdAt: number) =>
-        workflowOf(owner(), { createdAt, definition: { name: "demo", triggers, steps: [] } });
+      const withTriggers = (triggers: unknown[], createdAt: number) => workflowOf(owner(), { createdAt, definition: { name: "demo", triggers, steps: [] } });
 
       it("listChainedAfter finds the workflows whose chained triggers name a workflow, oldest first, each once", async () => {
         const store = await fresh();

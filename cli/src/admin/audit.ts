@@ -41,6 +41,7 @@ export async function auditCommand(argv: string[]): Promise<number> {
     return out.slice(0, limit);
   });
   if (values.json) console.log(JSON.stringify(records, null, 2));
-  else for (const r of records) console.log(`${new Date(r.at).toISOString()}  ${r.reason.padEnd(18)}  ${r.method} ${r.path}  key ${r.keyId ?? "-"}  from ${r.ip}`);
+  else
+    for (const r of records) console.log(`${new Date(r.at).toISOString()}  ${r.reason.padEnd(18)}  ${r.method} ${r.path}  key ${r.keyId ?? "-"}  from ${r.ip}`);
   return EXIT.ok;
 }

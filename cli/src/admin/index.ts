@@ -39,5 +39,9 @@ export async function adminCommand(argv: string[]): Promise<number> {
   const two = `${first} ${second ?? ""}`;
   if (Object.hasOwn(COMMANDS, two)) return COMMANDS[two]!(rest);
   if (Object.hasOwn(COMMANDS, first)) return COMMANDS[first]!(second === undefined ? [] : [second, ...rest]);
-  throw new UsageError(`unknown command \`wf admin ${[first, second].filter(Boolean).join(" ")}\`; commands: ${Object.keys(COMMANDS).map((c) => `admin ${c}`).join(", ")}`);
+  throw new UsageError(
+    `unknown command \`wf admin ${[first, second].filter(Boolean).join(" ")}\`; commands: ${Object.keys(COMMANDS)
+      .map((c) => `admin ${c}`)
+      .join(", ")}`,
+  );
 }

@@ -37,11 +37,21 @@ export async function keyCreateCommand(argv: string[]): Promise<number> {
     if (ms === null || ms <= 0) throw new UsageError(`--expires-in ${values["expires-in"]}: give a duration such as 30s, 10m, 1h, 30d`);
     expiresAt = now + ms;
   }
-  const { key, record } = await withStore((store) =>
-    createApiKey(store, { ownerId: user, scopes, name: values.name, expiresAt }, now),
-  );
-  const shown = { id: record.id, key, name: record.name, ownerId: record.ownerId, scopes: record.scopes, createdAt: record.createdAt, expiresAt: record.expiresAt };
+  const { key, record } = await withStore((store) => createApiKey(store, { ownerId: user, scopes, name: values.name, expiresAt }, now));
+  const shown = {
+    id: record.id,
+    key,
+    name: record.name,
+    ownerId: record.ownerId,
+    scopes: record.scopes,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+  };
   const expiry = record.expiresAt === null ? "never expires" : `expires ${new Date(record.expiresAt).toISOString()}`;
-  print(values.json, shown, `${key}\nkey ${record.id} of user ${record.ownerId}, scopes ${record.scopes.join(",")}, ${expiry}\nStore it now: it is not shown again.`);
+  print(
+    values.json,
+    shown,
+    `${key}\nkey ${record.id} of user ${record.ownerId}, scopes ${record.scopes.join(",")}, ${expiry}\nStore it now: it is not shown again.`,
+  );
   return EXIT.ok;
 }

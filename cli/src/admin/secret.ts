@@ -54,7 +54,8 @@ export async function secretSetCommand(argv: string[]): Promise<number> {
   const { user, name } = required("admin secret set", values, "user", "name");
   let value = values.value;
   if (value === undefined) {
-    if (process.stdin.isTTY) throw new UsageError("wf admin secret set needs --value, or the value on standard input (e.g. `printf %s \"$TOKEN\" | wf admin secret set ...`)");
+    if (process.stdin.isTTY)
+      throw new UsageError('wf admin secret set needs --value, or the value on standard input (e.g. `printf %s "$TOKEN" | wf admin secret set ...`)');
     value = (await text(process.stdin)).replace(/\r?\n$/, "");
   }
   const secret = value;

@@ -31,7 +31,14 @@ export async function userUpdateCommand(argv: string[]): Promise<number> {
   const change = {
     ...(values.plan === undefined ? {} : { plan: choice("plan", values.plan, Plan) }),
     ...(values.status === undefined ? {} : { status: choice("status", values.status, UserStatus) }),
-    ...(egress === undefined ? {} : { egressAllow: egress.split(",").map((e) => e.trim()).filter(Boolean) }),
+    ...(egress === undefined
+      ? {}
+      : {
+          egressAllow: egress
+            .split(",")
+            .map((e) => e.trim())
+            .filter(Boolean),
+        }),
   };
   const user = await withStore((store) => updateUser(store, id, change));
   const narrowing = user.egressAllow ? `, egress ${user.egressAllow.join(",")}` : "";

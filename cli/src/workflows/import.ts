@@ -16,11 +16,17 @@ Exit codes: 0 stored; 1 the file has mistakes (printed as file:line:col), no suc
 such workflow of that user; 2 usage error.`;
 
 export async function importCommand(argv: string[]): Promise<number> {
-  const flags = commandFlags("workflow import", IMPORT_HELP, argv, {
-    user: { type: "string" },
-    id: { type: "string" },
-    json: { type: "boolean", default: false },
-  }, true);
+  const flags = commandFlags(
+    "workflow import",
+    IMPORT_HELP,
+    argv,
+    {
+      user: { type: "string" },
+      id: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+    true,
+  );
   if (!flags) return EXIT.ok;
   const { values, positionals } = flags;
   const [file, ...extra] = positionals;
@@ -38,12 +44,14 @@ export async function importCommand(argv: string[]): Promise<number> {
   const definition = parsed.workflow;
   const record = await withStore(async (store) => {
     if (!(await store.users.get(user))) throw new WfError("NOT_FOUND", `no user with id ${user}`);
-    return values.id === undefined
-      ? create(store, { user, yaml, definition })
-      : update(store, values.id, { user, yaml, definition });
+    return values.id === undefined ? create(store, { user, yaml, definition }) : update(store, values.id, { user, yaml, definition });
   });
   const { id, name, ownerId, version, createdAt, updatedAt } = record;
-  print(values.json, { id, name, ownerId, version, createdAt, updatedAt }, `${values.id === undefined ? "imported" : "updated"} workflow ${id} (${name}, version ${version})`);
+  print(
+    values.json,
+    { id, name, ownerId, version, createdAt, updatedAt },
+    `${values.id === undefined ? "imported" : "updated"} workflow ${id} (${name}, version ${version})`,
+  );
   return EXIT.ok;
 }
 

@@ -20,11 +20,16 @@ describe("errorAnswer", () => {
       details: [{ in: "body", field: "x", message: "m" }],
     });
     const limited = new AnswerError("RATE_LIMITED", "slow down", { window: "minute", limit: 60, retryAfterSeconds: 3, code: "x", error: "y" });
-    expect(errorAnswer(limited)).toEqual({ status: 429, body: { error: "slow down", code: "RATE_LIMITED", window: "minute", limit: 60, retryAfterSeconds: 3 } });
+    expect(errorAnswer(limited)).toEqual({
+      status: 429,
+      body: { error: "slow down", code: "RATE_LIMITED", window: "minute", limit: 60, retryAfterSeconds: 3 },
+    });
   });
 
   it("tells the 409s apart", () => {
-    expect([new WfError("CONFLICT", "c"), new CasConflictError("k"), new AlreadyExistsError("k")].map((e) => [errorAnswer(e).status, errorAnswer(e).body.code])).toEqual([
+    expect(
+      [new WfError("CONFLICT", "c"), new CasConflictError("k"), new AlreadyExistsError("k")].map((e) => [errorAnswer(e).status, errorAnswer(e).body.code]),
+    ).toEqual([
       [409, "CONFLICT"],
       [409, "CAS_CONFLICT"],
       [409, "ALREADY_EXISTS"],
@@ -32,13 +37,25 @@ describe("errorAnswer", () => {
   });
 
   it("maps the framework's errors: 413 and 415 to their codes, any other 4xx to VALIDATION_FAILED with its status", () => {
-    expect(errorAnswer(framework(413, "Request body is too large"))).toEqual({ status: 413, body: { error: expect.stringContaining("1 MB"), code: "PAYLOAD_TOO_LARGE" } });
-    expect(errorAnswer(framework(415, "Unsupported Media Type"))).toEqual({ status: 415, body: { error: expect.stringContaining("application/json"), code: "UNSUPPORTED_MEDIA_TYPE" } });
+    expect(errorAnswer(framework(413, "Request body is too large"))).toEqual({
+      status: 413,
+      body: { error: expect.stringContaining("1 MB"), code: "PAYLOAD_TOO_LARGE" },
+    });
+    expect(errorAnswer(framework(415, "Unsupported Media Type"))).toEqual({
+      status: 415,
+      body: { error: expect.stringContaining("application/json"), code: "UNSUPPORTED_MEDIA_TYPE" },
+    });
     expect(errorAnswer(framework(400, "Request body size did not match Content-Length"))).toEqual({
       status: 400,
-      body: { error: "Request body size did not match Content-Length", code: "VALIDATION_FAILED", details: [{ in: "body", field: "", message: "Request body size did not match Content-Length" }] },
+      body: {
+        error: "Request body size did not match Content-Length",
+        code: "VALIDATION_FAILED",
+        details: [{ in: "body", field: "", message: "Request body size did not match Content-Length" }],
+      },
     });
-    expect(errorAnswer(framework(400, "'/%E0' is not a valid url component", URIError)).body.details).toEqual([{ in: "path", field: "", message: expect.any(String) }]);
+    expect(errorAnswer(framework(400, "'/%E0' is not a valid url component", URIError)).body.details).toEqual([
+      { in: "path", field: "", message: expect.any(String) },
+    ]);
     expect(errorAnswer(framework(414, "too long", URIError))).toEqual({ status: 414, body: { error: "too long", code: "VALIDATION_FAILED" } });
   });
 

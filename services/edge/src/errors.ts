@@ -1,11 +1,4 @@
-import {
-  ClosedConnectionError,
-  ConnectionError,
-  DrainingConnectionError,
-  NoRespondersError,
-  RequestError,
-  TimeoutError,
-} from "@nats-io/nats-core";
+import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from "@nats-io/nats-core";
 import { WfError, type ErrorCode } from "@wf/shared/errors";
 
 /** A WfError whose answer carries fields beside `error` (429's window, 409's status). */

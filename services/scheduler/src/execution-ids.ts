@@ -6,8 +6,7 @@ import { derivedId } from "@wf/shared/execution";
  * id, and the start command on its Nats-Msg-Id, instead of running it twice.
  */
 
-export const scheduleExecutionId = (workflowId: string, tickAt: number): string =>
-  derivedId(tickAt, `schedule:${workflowId}:${tickAt}`);
+export const scheduleExecutionId = (workflowId: string, tickAt: number): string => derivedId(tickAt, `schedule:${workflowId}:${tickAt}`);
 
 export const chainExecutionId = (chainKey: string, sourceExecutionId: string, dueAt: number): string =>
   derivedId(dueAt, `chain:${chainKey}:${sourceExecutionId}`);

@@ -20,6 +20,9 @@ export type ArtifactView = z.infer<typeof ArtifactView>;
 export const ArtifactList = z.object({ artifacts: z.array(ArtifactView), total: z.number().int() });
 
 export const DownloadQuery = z.strictObject({
-  expires: z.string().regex(/^\d{1,12}$/, "must be epoch seconds").describe("Epoch seconds after which the URL is refused."),
+  expires: z
+    .string()
+    .regex(/^\d{1,12}$/, "must be epoch seconds")
+    .describe("Epoch seconds after which the URL is refused."),
   sig: z.string().min(1).max(256).describe("Hex HMAC-SHA256 of `<id>.<expires>`."),
 });

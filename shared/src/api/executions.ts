@@ -8,7 +8,9 @@ export const StartExecutionBody = z.strictObject({
   inputs: z
     .record(z.string(), z.unknown())
     .default({})
-    .describe(`Workflow variables by name; each must be declared by the workflow, with its type. Objects and arrays may nest at most ${MAX_JSON_DEPTH} levels deep, the body being the first.`),
+    .describe(
+      `Workflow variables by name; each must be declared by the workflow, with its type. Objects and arrays may nest at most ${MAX_JSON_DEPTH} levels deep, the body being the first.`,
+    ),
   enableMonitoring: z.boolean().default(false).describe("Keep each step's resolved input and log lines."),
 });
 

@@ -1,15 +1,7 @@
 export { Id, IdParams, Timestamp } from "./common";
 export { MAX_JSON_DEPTH, tooDeepAt } from "./json-depth";
 export { MAX_PAGE_SIZE, pageQuery, PageFields } from "./pagination";
-export {
-  ErrorBody,
-  ErrorCodeSchema,
-  FieldProblem,
-  ValidationErrorBody,
-  RateLimitWindow,
-  RateLimitErrorBody,
-  ResultNotReadyBody,
-} from "./errors";
+export { ErrorBody, ErrorCodeSchema, FieldProblem, ValidationErrorBody, RateLimitWindow, RateLimitErrorBody, ResultNotReadyBody } from "./errors";
 export { WorkflowListQuery, WorkflowSummary, WorkflowList, WorkflowDetail } from "./workflows";
 export {
   StartExecutionBody,

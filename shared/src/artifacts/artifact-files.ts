@@ -25,7 +25,10 @@ export interface ArtifactOwner {
  * replicates with the NATS cluster.
  */
 export class ArtifactFiles {
-  private constructor(private readonly bucket: ObjectStore, private readonly store: Store) {}
+  private constructor(
+    private readonly bucket: ObjectStore,
+    private readonly store: Store,
+  ) {}
 
   static async open(nc: NatsConnection, namespace: string, store: Store): Promise<ArtifactFiles> {
     const bucket = await new Objm(nc).create(`${namespace}_artifacts`, { storage: StorageType.File });

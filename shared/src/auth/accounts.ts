@@ -73,18 +73,17 @@ export async function updateUser(store: Store, id: string, change: UserChange, n
 export const NewApiKey = z.strictObject({
   ownerId: z.string().min(1),
   name: z.string().max(200, "must have at most 200 characters").default(""),
-  scopes: z.array(Scope).min(1, "needs at least one scope").transform((s) => [...new Set(s)]),
+  scopes: z
+    .array(Scope)
+    .min(1, "needs at least one scope")
+    .transform((s) => [...new Set(s)]),
   /** Epoch ms; null: never expires. */
   expiresAt: z.number().int().nullable().default(null),
 });
 export type NewApiKey = z.input<typeof NewApiKey>;
 
 /** Creates a key for an existing user; the returned `key` is the only time the secret exists in clear. */
-export async function createApiKey(
-  store: Store,
-  input: NewApiKey,
-  now = Date.now(),
-): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createApiKey(store: Store, input: NewApiKey, now = Date.now()): Promise<{ key: string; record: ApiKeyRecord }> {
   const parsed = parseInput(NewApiKey, input);
   if (parsed.expiresAt !== null && parsed.expiresAt <= now) {
     throw new WfError("VALIDATION_FAILED", "expiresAt: must be in the future", [{ field: "expiresAt", message: "must be in the future" }]);

@@ -23,7 +23,16 @@ describe("API keys", () => {
 
   it("rejects any other shape", () => {
     const { keyId, secret } = generateApiKey();
-    for (const bad of ["", "wfk", `wfk_${keyId}`, `abc_${keyId}_${secret}`, `wfk_${keyId}_${secret}x`, `wfk_${keyId}_${secret.toUpperCase()}`, ` wfk_${keyId}_${secret}`, `wfk_${keyId}_${secret}_x`]) {
+    for (const bad of [
+      "",
+      "wfk",
+      `wfk_${keyId}`,
+      `abc_${keyId}_${secret}`,
+      `wfk_${keyId}_${secret}x`,
+      `wfk_${keyId}_${secret.toUpperCase()}`,
+      ` wfk_${keyId}_${secret}`,
+      `wfk_${keyId}_${secret}_x`,
+    ]) {
       expect(parseApiKey(bad), bad).toBeNull();
     }
   });

@@ -3,14 +3,4 @@ export { PLANS, Plan, PLAN_LIMITS, USER_STATUSES, UserStatus, type PlanLimits } 
 export { AUDIT_REASONS, AuditReason } from "./audit-reasons";
 export { generateApiKey, parseApiKey, hashSecret, secretMatches, DECOY_SECRET_HASH, type ParsedApiKey, type GeneratedApiKey } from "./api-key";
 export { hashPassword, verifyPassword } from "./password";
-export {
-  createUser,
-  updateUser,
-  createApiKey,
-  revokeApiKey,
-  userView,
-  NewUser,
-  UserChange,
-  NewApiKey,
-  type UserView,
-} from "./accounts";
+export { createUser, updateUser, createApiKey, revokeApiKey, userView, NewUser, UserChange, NewApiKey, type UserView } from "./accounts";

@@ -86,7 +86,9 @@ export async function startExecution(
   ]);
   const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed === undefined) return executionId;
-  await store.executions.withdraw(pending).catch((e: unknown) => opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }));
+  await store.executions
+    .withdraw(pending)
+    .catch((e: unknown) => opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }));
   throw failed.reason;
 }
 

@@ -50,7 +50,10 @@ export function parseEgressAllowEntry(text: string): EgressAllowEntry | string {
 /** A comma-separated list of entries (WF_EGRESS_ALLOW); every bad entry is named. */
 export const EgressAllowList = z.string().transform((text, ctx) => {
   const entries: EgressAllowEntry[] = [];
-  for (const item of text.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const item of text
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const parsed = parseEgressAllowEntry(item);
     if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
     else entries.push(parsed);

@@ -11,8 +11,16 @@ const flag = z.enum(["0", "1"]).transform((v) => v === "1");
 const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
 const proxyList = z
   .string()
-  .transform((v) => v.split(",").map((e) => e.trim()).filter(Boolean))
-  .refine((list) => list.every((e) => PROXY_NAMES.has(e) || parseIpRange(e) !== null), "must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal")
+  .transform((v) =>
+    v
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (list) => list.every((e) => PROXY_NAMES.has(e) || parseIpRange(e) !== null),
+    "must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal",
+  )
   .optional();
 
 /**
@@ -32,9 +40,18 @@ export const ENV_SCHEMA = {
     default: undefined,
     doc: "NATS server URL, with credentials in it (`nats://user:password@host:4222`, `nats://token@host:4222`) or in NATS_USER and NATS_PASSWORD or NATS_TOKEN. Unset: the nats-server of WF_DATA_DIR, started as a child with credentials when none runs.",
   },
-  NATS_USER: { schema: z.string().min(1).optional(), default: undefined, doc: "User name on the server NATS_URL names (with NATS_PASSWORD): each service its own in production (`deploy/nats/auth.conf`)." },
+  NATS_USER: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: "User name on the server NATS_URL names (with NATS_PASSWORD): each service its own in production (`deploy/nats/auth.conf`).",
+  },
   NATS_PASSWORD: { schema: z.string().min(1).optional(), default: undefined, sensitive: true, doc: "Password of NATS_USER." },
-  NATS_TOKEN: { schema: z.string().min(1).optional(), default: undefined, sensitive: true, doc: "Token for the server NATS_URL names, instead of a user and password." },
+  NATS_TOKEN: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    sensitive: true,
+    doc: "Token for the server NATS_URL names, instead of a user and password.",
+  },
   NATS_SERVER_BIN: {
     schema: z.string().min(1),
     default: "nats-server",
@@ -49,17 +66,33 @@ export const ENV_SCHEMA = {
     doc: "Local data, files 0600: `keys.json` (the server keys no variable sets), and without NATS_URL the nats-server child's store (`nats/`), credentials, configuration and URL.",
   },
   WF_EXEC_CONCURRENCY: { schema: int(1, 10_000), default: "64", doc: "Executions one executor process runs at once (parked ones do not count)." },
-  WF_EXEC_LEASE_MS: { schema: int(1_000, 600_000), default: "30000", doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it." },
+  WF_EXEC_LEASE_MS: {
+    schema: int(1_000, 600_000),
+    default: "30000",
+    doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it.",
+  },
   WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },
-  WF_HOLD_WAIT_MS: { schema: int(0, 600_000), default: "5000", doc: "Waits and retry backoffs shorter than this stay in memory (still backed by a durable timer); longer ones park the execution." },
+  WF_HOLD_WAIT_MS: {
+    schema: int(0, 600_000),
+    default: "5000",
+    doc: "Waits and retry backoffs shorter than this stay in memory (still backed by a durable timer); longer ones park the execution.",
+  },
   WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
   WF_SCHEDULE_SCAN_MS: {
     schema: int(100, 3_600_000),
     default: "10000",
     doc: "How often each scheduler replica scans the workflows for schedules to arm: a new or edited schedule, or an owner's upgrade to Pro, takes effect within this time.",
   },
-  WF_SANDBOX_SOCKET: { schema: z.string().min(1).optional(), default: undefined, doc: "Unix socket of a standalone sandbox runner (`services/executor/src/sandbox-main.ts`); unset: the executor forks its own runners." },
-  WF_SANDBOX_POOL: { schema: int(1, 64), default: "2", doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy." },
+  WF_SANDBOX_SOCKET: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: "Unix socket of a standalone sandbox runner (`services/executor/src/sandbox-main.ts`); unset: the executor forks its own runners.",
+  },
+  WF_SANDBOX_POOL: {
+    schema: int(1, 64),
+    default: "2",
+    doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy.",
+  },
   WF_SANDBOX_UIDS: {
     schema: z
       .string()
@@ -75,7 +108,12 @@ export const ENV_SCHEMA = {
   WF_SANDBOX_READ_ONLY: {
     schema: z
       .string()
-      .transform((v) => v.split(",").map((p) => p.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(",")
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
       .refine((paths) => paths.every((p) => p.startsWith("/") && !p.split("/").includes("..")), "must be a comma-separated list of absolute paths")
       .optional(),
     default: undefined,
@@ -86,7 +124,11 @@ export const ENV_SCHEMA = {
     default: "0",
     doc: "`1`: where the sandbox cannot start (no user namespaces), run code steps other than JavaScript and TypeScript anyway, with only a private directory, a clean environment, resource limits and the seccomp filter: they then see the host's files and network. `0` (the default) fails such steps, saying why.",
   },
-  WF_CODE_TMP_DIR: { schema: z.string().optional(), default: undefined, doc: "Where code steps get their private temp dirs (default: the OS temp dir), under a root per executor that the next one on the host removes if its owner was killed." },
+  WF_CODE_TMP_DIR: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: "Where code steps get their private temp dirs (default: the OS temp dir), under a root per executor that the next one on the host removes if its owner was killed.",
+  },
   WF_REDELIVER_ONCE: {
     schema: flag,
     default: "0",
@@ -125,7 +167,7 @@ export const ENV_SCHEMA = {
   WF_LLM_PRICES: {
     schema: jsonOrFile(PriceTable).optional(),
     default: undefined,
-    doc: "Price table turning tokens into cost: JSON `{\"<model or pattern>\": {\"input\": USD, \"output\": USD}}` per million tokens, inline or a file path. Unpriced models cost 0.",
+    doc: 'Price table turning tokens into cost: JSON `{"<model or pattern>": {"input": USD, "output": USD}}` per million tokens, inline or a file path. Unpriced models cost 0.',
   },
   WF_SECRETS_KEY: {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
@@ -141,7 +183,12 @@ export const ENV_SCHEMA = {
   WF_MCP_STDIO_ALLOW: {
     schema: z
       .string()
-      .transform((v) => v.split(",").map((c) => c.trim()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(",")
+          .map((c) => c.trim())
+          .filter(Boolean),
+      )
       .optional(),
     default: undefined,
     doc: "Comma-separated commands stdio MCP servers may be started with: names looked up on the sandbox's PATH (`npx`, `uvx`) or absolute paths. Unset: none (a workflow's `command:` is refused, naming this variable).",

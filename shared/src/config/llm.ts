@@ -13,13 +13,12 @@ export const LlmProviderConfig = z
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be letters, digits, '_', '.' or '-'"),
     protocol: z.enum(["openai", "anthropic"]),
     baseUrl: z.url({ protocol: /^https?$/ }).describe("e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1"),
-    models: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe("Model ids this provider serves; `*` matches any run of characters (e.g. `claude-*`)."),
+    models: z.array(z.string().min(1)).min(1).optional().describe("Model ids this provider serves; `*` matches any run of characters (e.g. `claude-*`)."),
     apiKey: z.string().min(1).optional(),
-    apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
     apiKeySecret: z.string().min(1).optional(),
     apiKeyHeader: z
       .string()
@@ -74,6 +73,11 @@ export function jsonOrFile<T extends z.ZodType>(schema: T) {
 /** Whether a model id matches a `models` entry or a price-table key (`*` = any run of characters). */
 export function modelMatches(pattern: string, model: string): boolean {
   if (!pattern.includes("*")) return pattern === model;
-  const re = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return re.test(model);
 }

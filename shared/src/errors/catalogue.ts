@@ -18,9 +18,15 @@ export const ERROR_CATALOGUE = {
   LOGIN_FAILED: { status: 401, doc: "Console login: the email or the password is wrong (the answer never says which)." },
   SESSION_REQUIRED: { status: 401, doc: "A console endpoint was called without a valid console session cookie (missing, unknown, expired or logged out)." },
   CSRF_FAILED: { status: 403, doc: "A state-changing console request lacks the session's `X-CSRF-Token`, or carries another one." },
-  PLAN_LIMIT: { status: 403, doc: "The account's plan does not allow this: webhook triggers need Pro or higher, and each plan caps its webhooks (Free 0, Pro 3, Team 10); the message names the plan and the limit." },
+  PLAN_LIMIT: {
+    status: 403,
+    doc: "The account's plan does not allow this: webhook triggers need Pro or higher, and each plan caps its webhooks (Free 0, Pro 3, Team 10); the message names the plan and the limit.",
+  },
   SOURCE_NOT_ALLOWED: { status: 403, doc: "A webhook trigger came from an address outside the webhook's source allow-list." },
-  FORBIDDEN: { status: 403, doc: "The workflow is visible to the caller, but only as a viewer: starting, cancelling and deciding approvals need owner or editor." },
+  FORBIDDEN: {
+    status: 403,
+    doc: "The workflow is visible to the caller, but only as a viewer: starting, cancelling and deciding approvals need owner or editor.",
+  },
   NOT_FOUND: { status: 404, doc: "The resource does not exist or is not visible to the caller, or no route has this method and path." },
   CONFLICT: { status: 409, doc: "The resource is in a state that does not allow the request." },
   CAS_CONFLICT: { status: 409, doc: "A compare-and-set write lost against a concurrent writer; reload and retry." },
@@ -31,7 +37,10 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { status: 429, doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when." },
   UNAVAILABLE: { status: 503, doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff." },
   CONFIG_INVALID: { status: 500, doc: "An environment variable has a value the service cannot use; the message names it." },
-  INTERNAL: { status: 500, doc: "An unexpected failure inside the service; the answer says no more, the service log has the details. Not the caller's fault: retrying may help, and a persistent one is a bug to report." },
+  INTERNAL: {
+    status: 500,
+    doc: "An unexpected failure inside the service; the answer says no more, the service log has the details. Not the caller's fault: retrying may help, and a persistent one is a bug to report.",
+  },
 } as const satisfies Record<string, { status: number; doc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

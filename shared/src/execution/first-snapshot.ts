@@ -5,9 +5,7 @@ import { ZERO_USAGE, type ExecutionSnapshot, type ExecutionStatus, type Holder }
 
 export type StartRequestParsed = z.output<typeof StartCommand>;
 
-export type CheckedStart =
-  | { ok: true; workflow: Workflow; vars: Record<string, unknown> }
-  | { ok: false; workflow: Workflow | null; error: string };
+export type CheckedStart = { ok: true; workflow: Workflow; vars: Record<string, unknown> } | { ok: false; workflow: Workflow | null; error: string };
 
 type ParsedDefinition = ReturnType<typeof WorkflowSchema.safeParse>;
 

@@ -33,7 +33,8 @@ function startThread() {
     answer(m);
   });
   self.on("error", (err) => {
-    if (self === thread) replace(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? `it needed more than ${maxHeapMb} MB of memory` : `the thread evaluating it failed: ${err.message}`);
+    if (self === thread)
+      replace(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? `it needed more than ${maxHeapMb} MB of memory` : `the thread evaluating it failed: ${err.message}`);
   });
   self.on("exit", () => {
     if (self === thread) replace("the thread evaluating it stopped");

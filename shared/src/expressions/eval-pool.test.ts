@@ -49,7 +49,10 @@ describe("expression pool", () => {
       const others = [p.evaluate("$sum([1..100000]) + x", { x: round }), p.evaluate("$sum([1..100000]) + x", { x: round })];
       await expect(runaway).rejects.toEqual({ message: "took longer than 200 ms" });
       for (const other of others) {
-        await other.then((value) => expect(value).toBe(5_000_050_000 + round), (err: unknown) => failures.push(err));
+        await other.then(
+          (value) => expect(value).toBe(5_000_050_000 + round),
+          (err: unknown) => failures.push(err),
+        );
       }
     }
     expect(failures).toEqual([]);
@@ -94,7 +97,10 @@ describe("expression pool", () => {
   });
 
   it("JSONata's own errors come back with their position", async () => {
-    await expect(pool().evaluate('$number("x")', {})).rejects.toMatchObject({ message: expect.stringContaining("Unable to cast value to a number"), position: 8 });
+    await expect(pool().evaluate('$number("x")', {})).rejects.toMatchObject({
+      message: expect.stringContaining("Unable to cast value to a number"),
+      position: 8,
+    });
   });
 
   it("closing fails the jobs still waiting or running", async () => {

@@ -12,7 +12,15 @@ function needs(expression: string): "all" | Record<string, "whole" | string[]> {
 const context = {
   vars: { ticket: "T-1", list: [3, 1, 2], nested: { a: { b: 1 } }, n: 5 },
   steps: {
-    fetch: { output: { rows: [{ id: 1, tag: "x" }, { id: 2, tag: "y" }] }, status: "COMPLETED" },
+    fetch: {
+      output: {
+        rows: [
+          { id: 1, tag: "x" },
+          { id: 2, tag: "y" },
+        ],
+      },
+      status: "COMPLETED",
+    },
     other: { output: "secret-looking text", status: "COMPLETED" },
   },
   item: [{ id: 7 }, { id: 8 }],
@@ -110,7 +118,14 @@ describe("bare paths of names", () => {
 
   it("read what JSONata reads, and give up on an array before the last name", async () => {
     const data = { a: { b: { c: [1, [2]], d: null, e: "text", f: [] }, list: [{ x: 1 }, { x: 2 }] } };
-    for (const path of [["a", "b", "c"], ["a", "b", "d"], ["a", "b", "e", "length"], ["a", "b", "f"], ["a", "nope", "c"], ["a", "list"]]) {
+    for (const path of [
+      ["a", "b", "c"],
+      ["a", "b", "d"],
+      ["a", "b", "e", "length"],
+      ["a", "b", "f"],
+      ["a", "nope", "c"],
+      ["a", "list"],
+    ]) {
       const read = readNamePath(data, path);
       expect(read, path.join(".")).not.toBeNull();
       expect(JSON.stringify(read!.value), path.join(".")).toBe(JSON.stringify(await jsonata(path.join(".")).evaluate(data)));

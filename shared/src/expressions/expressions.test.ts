@@ -17,9 +17,7 @@ describe("templates", () => {
   });
 
   it("mixed text interpolates values as text", async () => {
-    expect(await renderTemplate("Ticket {{ vars.ticket_id }} has {{ $count(steps.fetch.output.rows) }} rows", ctx())).toBe(
-      "Ticket T-1 has 2 rows",
-    );
+    expect(await renderTemplate("Ticket {{ vars.ticket_id }} has {{ $count(steps.fetch.output.rows) }} rows", ctx())).toBe("Ticket T-1 has 2 rows");
     expect(await renderTemplate("rows: {{ steps.fetch.output.rows }}", ctx())).toBe('rows: [{"id":1},{"id":2}]');
     expect(await renderTemplate("missing: [{{ vars.nope }}]", ctx())).toBe("missing: []");
   });
@@ -96,7 +94,13 @@ describe("regular expressions (linear-time engine)", () => {
   const text = ctx({ vars: { s: "Hello World", date: "2024-05-06", lines: "a\nb\nc", emoji: "😀ab café" } });
 
   it.each([
-    ["$match(vars.s, /o/)", [{ match: "o", index: 4, groups: [] }, { match: "o", index: 7, groups: [] }]],
+    [
+      "$match(vars.s, /o/)",
+      [
+        { match: "o", index: 4, groups: [] },
+        { match: "o", index: 7, groups: [] },
+      ],
+    ],
     ["$match(vars.s, /(l+)(o)/)", { match: "llo", index: 2, groups: ["ll", "o"] }],
     ["$match(vars.s, /o/, 1)", { match: "o", index: 4, groups: [] }],
     // A group that took no part in the match, as with JavaScript's RegExp (null once in JSON).
@@ -111,7 +115,13 @@ describe("regular expressions (linear-time engine)", () => {
     ['$split("a1b22c", /\\d+/)', ["a", "b", "c"]],
     ['$split("a1b22c", /\\d+/, 2)', ["a", "b"]],
     // Indexes count UTF-16 code units, as everywhere else in JSONata.
-    ["$match(vars.emoji, /a/)", [{ match: "a", index: 2, groups: [] }, { match: "a", index: 6, groups: [] }]],
+    [
+      "$match(vars.emoji, /a/)",
+      [
+        { match: "a", index: 2, groups: [] },
+        { match: "a", index: 6, groups: [] },
+      ],
+    ],
     ['$replace(vars.emoji, /É/i, "e")', "😀ab cafe"],
     ["$contains(vars.emoji, /caf\\u00e9/)", true],
     ['$match("x", /(?<n>x)/)', { match: "x", index: 0, groups: ["x"] }],
@@ -175,9 +185,7 @@ describe("hard deadline", () => {
     // Its failure is taken at once: it may come before the others are done.
     const runaway = evaluateExpression("($loop := function($n) { $loop($n + 1) }; $loop(0))", ctx()).catch((e: unknown) => e);
     // Defines a function too, as the runaway does: both need JSONata proper, not the name-path shortcut.
-    const others = Array.from({ length: 6 }, (_, i) =>
-      evaluateExpression(`($double := function($x) { $x * 2 }; $double(vars.priority + ${i}))`, ctx()),
-    );
+    const others = Array.from({ length: 6 }, (_, i) => evaluateExpression(`($double := function($x) { $x * 2 }; $double(vars.priority + ${i}))`, ctx()));
     expect(await Promise.all(others)).toEqual([6, 8, 10, 12, 14, 16]);
     const err = await runaway;
     expect(err).toBeInstanceOf(ExpressionError);
@@ -201,7 +209,15 @@ describe("results", () => {
 
   it("a bare path of names reads the same value as JSONata does", async () => {
     const data = ctx({ vars: { nested: { list: [1, [2, 3]], empty: [], none: null, text: "x" }, rows: [{ id: 1 }, { id: 2 }] } });
-    for (const path of ["vars.nested.list", "vars.nested.empty", "vars.nested.none", "vars.nested.text.length", "vars.missing.x", "vars.rows.id", "steps.fetch.output"]) {
+    for (const path of [
+      "vars.nested.list",
+      "vars.nested.empty",
+      "vars.nested.none",
+      "vars.nested.text.length",
+      "vars.missing.x",
+      "vars.rows.id",
+      "steps.fetch.output",
+    ]) {
       // The same path inside a block is not a bare path of names: JSONata evaluates it in a worker.
       expect(await evaluateExpression(path, data), path).toEqual(await evaluateExpression(`(${path})`, data));
     }

@@ -160,7 +160,14 @@ async function handleOne(opts: CommandConsumerOptions, m: JsMsg, heartbeatMs: nu
 /** A message no handler can take: dropped, told to the audit stream, its execution failed. */
 async function drop(opts: CommandConsumerOptions, m: JsMsg, problem: string, executionId: string | undefined): Promise<void> {
   opts.log.error("command dropped", { subject: m.subject, problem });
-  const event: CommandDropped = { at: Date.now(), reason: "command_dropped", consumer: opts.durable, subject: m.subject, problem, executionId: executionId ?? null };
+  const event: CommandDropped = {
+    at: Date.now(),
+    reason: "command_dropped",
+    consumer: opts.durable,
+    subject: m.subject,
+    problem,
+    executionId: executionId ?? null,
+  };
   await opts.js.publish(subjects(opts.ns).audit("command_dropped"), JSON.stringify(event)).catch((err: unknown) => {
     opts.log.error("audit event not published", { err, subject: m.subject });
   });

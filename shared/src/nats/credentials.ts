@@ -26,7 +26,10 @@ export function natsTargetFromEnv(env: NatsCredentialEnv): NatsTarget | undefine
   const { NATS_USER: user, NATS_PASSWORD: pass, NATS_TOKEN: token } = env;
   const given = (["NATS_USER", "NATS_PASSWORD", "NATS_TOKEN"] as const).filter((name) => env[name] !== undefined);
   if (env.NATS_URL === undefined) {
-    if (given.length > 0) throw new ConfigError(`${given.join(", ")} set without NATS_URL: they are the credentials of the server NATS_URL names (the embedded one keeps its own in WF_DATA_DIR)`);
+    if (given.length > 0)
+      throw new ConfigError(
+        `${given.join(", ")} set without NATS_URL: they are the credentials of the server NATS_URL names (the embedded one keeps its own in WF_DATA_DIR)`,
+      );
     return undefined;
   }
   const url = new URL(env.NATS_URL);
@@ -35,7 +38,8 @@ export function natsTargetFromEnv(env: NatsCredentialEnv): NatsTarget | undefine
     throw new ConfigError("NATS_URL carries credentials and NATS_USER, NATS_PASSWORD or NATS_TOKEN is set too: give them one way only");
   }
   if (inUrl) {
-    const auth = url.password === "" ? { token: decodeURIComponent(url.username) } : { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
+    const auth =
+      url.password === "" ? { token: decodeURIComponent(url.username) } : { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
     url.username = "";
     url.password = "";
     return { url: url.toString(), auth };

@@ -6,4 +6,13 @@ export { natsTargetFromEnv, type NatsTarget } from "./credentials";
 export { inboxPrefix, SERVICE_USERS, type ServiceUser } from "./permissions";
 export { renderAuthConf, passwordVariable, ADMIN_USER } from "./auth-conf";
 export { jetStreamTimers, fireTimer, TimerMessage, type Timers, type TimerSpec } from "./timers";
-export { consumeCommands, command, retryDelayMs, type Command, type CommandConsumer, type CommandConsumerOptions, type CommandDropped, type Handled } from "./command-consumer";
+export {
+  consumeCommands,
+  command,
+  retryDelayMs,
+  type Command,
+  type CommandConsumer,
+  type CommandConsumerOptions,
+  type CommandDropped,
+  type Handled,
+} from "./command-consumer";

@@ -22,7 +22,19 @@ export function inboxPrefix(service: string): string {
 }
 
 /** The record types of the KV store: bucket `<ns>_<type>` and its index `<ns>_<type>_idx`. */
-export const STORE_TYPES = ["workflows", "executions", "approvals", "artifacts", "webhooks", "users", "api_keys", "audit", "secrets", "chain_runs", "schedules"] as const;
+export const STORE_TYPES = [
+  "workflows",
+  "executions",
+  "approvals",
+  "artifacts",
+  "webhooks",
+  "users",
+  "api_keys",
+  "audit",
+  "secrets",
+  "chain_runs",
+  "schedules",
+] as const;
 type StoreType = (typeof STORE_TYPES)[number];
 
 /** The execution ends the scheduler follows for chained triggers, one durable consumer each. */

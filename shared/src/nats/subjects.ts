@@ -13,8 +13,7 @@ export function subjects(ns: string) {
     schedTick: (workflowToken: string) => `${ns}.cmd.sched.tick.${workflowToken}`,
     schedChain: (fireToken: string) => `${ns}.cmd.sched.chain.${fireToken}`,
     schedAll: `${ns}.cmd.sched.>`,
-    event: (ownerId: string, workflowId: string, execId: string, type: string) =>
-      `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
+    event: (ownerId: string, workflowId: string, execId: string, type: string) => `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
     /** Filter for tailing: any part left undefined matches everything. */
     eventFilter: (f: { ownerId?: string; workflowId?: string; executionId?: string; type?: string } = {}) =>
       `${ns}.evt.${f.ownerId ?? "*"}.${f.workflowId ?? "*"}.${f.executionId ?? "*"}.${f.type ?? "*"}`,

@@ -60,7 +60,9 @@ describe("finding a NATS server (npm start's embedded default)", () => {
     expect(r.target.auth).toMatchObject({ user: "wf" });
 
     await expect(connect({ servers: r.target.url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });
-    await expect(connect({ servers: r.target.url, reconnect: false, user: "wf", pass: "not-the-password" })).rejects.toMatchObject({ name: "AuthorizationError" });
+    await expect(connect({ servers: r.target.url, reconnect: false, user: "wf", pass: "not-the-password" })).rejects.toMatchObject({
+      name: "AuthorizationError",
+    });
 
     const nc = await connectNats(r.target.url, "probe", { auth: r.target.auth });
     const info = await (await jetstreamManager(nc)).getAccountInfo();

@@ -50,7 +50,8 @@ function parseCredentials(files: Files, text: string): { user: string; pass: str
   } catch {
     parsed = null;
   }
-  if (!parsed?.success) throw new ConfigError(`${files.credentials} is not a credentials file of this service ({"user": ..., "password": ...}); remove it to make a new one`);
+  if (!parsed?.success)
+    throw new ConfigError(`${files.credentials} is not a credentials file of this service ({"user": ..., "password": ...}); remove it to make a new one`);
   return { user: parsed.data.user, pass: parsed.data.password };
 }
 
@@ -99,7 +100,9 @@ export async function embeddedNats(dataDir: string, log: Logger, opts: { binary:
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`another process is starting the nats-server of ${files.dir} (its pid is in ${files.lock}) and it did not answer within ${START_WAIT_MS / 1000} s`);
+      throw new Error(
+        `another process is starting the nats-server of ${files.dir} (its pid is in ${files.lock}) and it did not answer within ${START_WAIT_MS / 1000} s`,
+      );
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -149,7 +152,14 @@ function isRunning(pid: number): boolean {
   }
 }
 
-async function startChild(files: Files, auth: { user: string; pass: string }, log: Logger, binary: string, preferredPort: number, release: () => void): Promise<EmbeddedNats> {
+async function startChild(
+  files: Files,
+  auth: { user: string; pass: string },
+  log: Logger,
+  binary: string,
+  preferredPort: number,
+  release: () => void,
+): Promise<EmbeddedNats> {
   let port = preferredPort;
   if (!(await portFree(preferredPort))) {
     port = -1;

@@ -29,7 +29,8 @@ export async function readOrCreateKeyFile(dataDir: string): Promise<KeyFile> {
   } catch {
     parsed = null;
   }
-  if (!parsed?.success) throw new ConfigError(`${path} is not a key file of this service (JSON with ownerSecrets, webhookSecrets, urlSigning: 64 hex digits each)`);
+  if (!parsed?.success)
+    throw new ConfigError(`${path} is not a key file of this service (JSON with ownerSecrets, webhookSecrets, urlSigning: 64 hex digits each)`);
   return parsed.data;
 }
 

@@ -35,7 +35,8 @@ export async function retireLegacyKey(
   if (reseal) {
     const { resealed, unreadable } = await reseal(new SecretBox(Buffer.from(entry.string(), "hex")));
     log.info(`re-sealed ${resealed} records under the ${what} of ${variable} (or keys.json)`);
-    if (unreadable.length > 0) log.warn("records sealed under neither the old nor the new key were left as they are: they read as missing", { ids: unreadable });
+    if (unreadable.length > 0)
+      log.warn("records sealed under neither the old nor the new key were left as they are: they read as missing", { ids: unreadable });
   }
   try {
     await jsm.streams.deleteMessage(`KV_${bucket}`, entry.seq, true);

@@ -14,7 +14,10 @@ export interface SecretInfo {
 
 function checkName(name: string): void {
   if (!SECRET_NAME_PATTERN.test(name)) {
-    throw new WfError("VALIDATION_FAILED", `secret name \`${name}\` must start with a letter or \`_\` and use only letters, digits and \`_\` (64 at most): it is read as {{ secrets.${name} }}`);
+    throw new WfError(
+      "VALIDATION_FAILED",
+      `secret name \`${name}\` must start with a letter or \`_\` and use only letters, digits and \`_\` (64 at most): it is read as {{ secrets.${name} }}`,
+    );
   }
 }
 

@@ -132,7 +132,12 @@ describe("JetStream KV adapter", () => {
     onTestFinished(cleanup);
     const ownerId = `user-${newId()}`;
     const definition = { name: "late", steps: [{ name: "a", type: "transform", output: "1" }] };
-    const id = await startExecution(starts.publisher, starts.ns, { workflow: { id: "wf-a", name: "late", ownerId, version: 1, definition }, triggerSource: "webhook" }, { store });
+    const id = await startExecution(
+      starts.publisher,
+      starts.ns,
+      { workflow: { id: "wf-a", name: "late", ownerId, version: 1, definition }, triggerSource: "webhook" },
+      { store },
+    );
     const pending = (await store.executions.get(id))!;
     const running: ExecutionSnapshot = { ...pending.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
     await store.executions.update(running, pending.version);
@@ -226,7 +231,15 @@ describe("JetStream KV adapter: recent reads", () => {
     onTestFinished(a.cleanup);
     const b = await openStore({ kind: "kv", nc, namespace: a.namespace });
     onTestFinished(() => b.close());
-    const user = UserRecord.parse({ id: newId(), email: `${newId()}@example.com`, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    const user = UserRecord.parse({
+      id: newId(),
+      email: `${newId()}@example.com`,
+      passwordHash: "x",
+      plan: "pro",
+      status: "active",
+      createdAt: 1,
+      updatedAt: 1,
+    });
     const v1 = await b.users.create(user);
     // Read twice: the first read starts the watch, later ones may come from memory.
     await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v1, { what: "the user to be read" });
@@ -244,7 +257,15 @@ describe("JetStream KV adapter: recent reads", () => {
   it("answers with records that cannot be changed in place, since every caller shares them", async () => {
     const { store, cleanup } = await freshStore();
     onTestFinished(cleanup);
-    const user = UserRecord.parse({ id: newId(), email: `${newId()}@example.com`, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    const user = UserRecord.parse({
+      id: newId(),
+      email: `${newId()}@example.com`,
+      passwordHash: "x",
+      plan: "pro",
+      status: "active",
+      createdAt: 1,
+      updatedAt: 1,
+    });
     await store.users.create(user);
     await waitFor(async () => Object.isFrozen(await store.users.getRecent(user.id)), { what: "a remembered read" });
     const shared = (await store.users.getRecent(user.id))!;

@@ -75,9 +75,7 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    */
   withdraw(pending: ExecutionSnapshot): Promise<void>;
   /** Newest first (by createdAt, then id). Filters are optional. */
-  list(
-    query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery,
-  ): Promise<Page<ExecutionSnapshot>>;
+  list(query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery): Promise<Page<ExecutionSnapshot>>;
 }
 
 export interface ApprovalRepo extends Repo<ApprovalRecord> {

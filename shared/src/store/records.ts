@@ -52,7 +52,10 @@ export const ApprovalRecord = z.object({
   decidedAt: z.number().nullable().default(null),
   decidedBy: z.string().nullable().default(null),
   comment: z.string().nullable().default(null),
-  editedItems: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))).nullable().default(null),
+  editedItems: z
+    .record(z.string(), z.array(z.record(z.string(), z.unknown())))
+    .nullable()
+    .default(null),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 

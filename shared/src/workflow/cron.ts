@@ -58,7 +58,10 @@ function checkItem(item: string, field: CronField): string | undefined {
  * day-of-week), or six with a seconds field first.
  */
 export function cronProblem(expr: string): string | undefined {
-  const parts = expr.trim().split(/\s+/).filter((p) => p !== "");
+  const parts = expr
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== "");
   const fields = parts.length === FIELDS.length + 1 ? [SECOND, ...FIELDS] : FIELDS;
   if (parts.length !== fields.length) {
     return `cron \`${expr}\` has ${parts.length} field${parts.length === 1 ? "" : "s"}; it needs 5: minute hour day-of-month month day-of-week, e.g. "*/15 * * * *" (or 6, with seconds first)`;
@@ -89,5 +92,9 @@ function schedule(expr: string, timezone: string): Cron {
  * `timezone` (UTC when unset), or null when it never fires again.
  */
 export function nextCronTime(expr: string, timezone: string | undefined, after: number): number | null {
-  return schedule(expr, timezone ?? "UTC").nextRun(new Date(after))?.getTime() ?? null;
+  return (
+    schedule(expr, timezone ?? "UTC")
+      .nextRun(new Date(after))
+      ?.getTime() ?? null
+  );
 }

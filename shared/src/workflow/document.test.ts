@@ -147,7 +147,9 @@ steps:
     doc.insertStep({ name: "r1", type: "wait", seconds: 1 }, { parent: { step: "both", branch: "left" } });
     const text = doc.toString();
     expect(text).toContain(`steps:\n    - name: first\n      type: wait\n      seconds: 1\n    # fetch the rows first\n    - name: fetch\n`);
-    expect(text).toContain(`          output: "{{ item }}"   # per item\n        - name: inner2\n          type: wait\n          seconds: 2\n    - name: both\n`);
+    expect(text).toContain(
+      `          output: "{{ item }}"   # per item\n        - name: inner2\n          type: wait\n          seconds: 2\n    - name: both\n`,
+    );
     expect(text.endsWith(`# end\n    - name: last\n      type: transform\n      output: "{{ 1 }}"\n`)).toBe(true);
     const result = doc.toWorkflow();
     expect(result.ok && result.workflow.steps.map((s) => s.name)).toEqual(["first", "fetch", "classify", "old_step", "loop", "both", "done", "last"]);
@@ -179,9 +181,7 @@ steps:
     seconds: 1
 `);
     doc.renameStep("fetch", "get-rows");
-    expect(doc.toString()).toContain(
-      'output: "{{ steps.`get-rows`.output & steps.fetcher.output & steps.`get-rows`.output }}"',
-    );
+    expect(doc.toString()).toContain('output: "{{ steps.`get-rows`.output & steps.fetcher.output & steps.`get-rows`.output }}"');
     expect(doc.toString()).toContain("  - name: get-rows\n");
   });
 
@@ -192,9 +192,7 @@ steps:
     expect(codeOf(() => doc.renameStep("fetch", "1st"))).toBe("VALIDATION_FAILED");
     expect(codeOf(() => doc.insertStep({ name: "inner", type: "wait", seconds: 1 }))).toBe("CONFLICT");
     expect(codeOf(() => doc.deleteStepField("fetch", "type"))).toBe("VALIDATION_FAILED");
-    expect(codeOf(() => doc.insertStep({ name: "x", type: "wait", seconds: 1 }, { parent: { step: "both", branch: "right" } }))).toBe(
-      "NOT_FOUND",
-    );
+    expect(codeOf(() => doc.insertStep({ name: "x", type: "wait", seconds: 1 }, { parent: { step: "both", branch: "right" } }))).toBe("NOT_FOUND");
     expect(doc.toString()).toBe(SOURCE);
   });
 
@@ -202,8 +200,6 @@ steps:
     const doc = open(SOURCE);
     doc.setStepField("old_step", "seconds", "five");
     const result = doc.toWorkflow();
-    expect(!result.ok && result.errors).toEqual([
-      { path: "steps[2].seconds", line: 21, column: 16, message: 'must be a number, not the string "five"' },
-    ]);
+    expect(!result.ok && result.errors).toEqual([{ path: "steps[2].seconds", line: 21, column: 16, message: 'must be a number, not the string "five"' }]);
   });
 });

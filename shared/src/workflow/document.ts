@@ -1,7 +1,8 @@
 import { isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
 import { WfError } from "../errors";
 import type { WorkflowIssue } from "./issues";
-import { STEP_NAME_PATTERN, type Workflow } from "./schema";
+import type { Workflow } from "./schema";
+import { STEP_NAME_PATTERN } from "./schema-basics";
 import { YAML_OPTIONS, validateWorkflowText } from "./validate";
 import { isPlainObject } from "./value-types";
 
@@ -86,7 +87,12 @@ export class WorkflowDocument {
   static #parse(text: string): Document.Parsed {
     const doc = parseDocument(text, YAML_OPTIONS);
     const [first] = doc.errors;
-    if (first) throw new WfError("WORKFLOW_INVALID", `not well-formed YAML: ${first.message}`, doc.errors.map((e) => e.message));
+    if (first)
+      throw new WfError(
+        "WORKFLOW_INVALID",
+        `not well-formed YAML: ${first.message}`,
+        doc.errors.map((e) => e.message),
+      );
     return doc;
   }
 
@@ -202,7 +208,10 @@ export class WorkflowDocument {
   renameStep(oldName: string, newName: string): void {
     if (oldName === newName) return;
     if (!STEP_NAME_PATTERN.test(newName)) {
-      throw new WfError("VALIDATION_FAILED", `\`${newName}\` is not a valid step name: start with a letter or \`_\` and use only letters, digits, \`_\` and \`-\``);
+      throw new WfError(
+        "VALIDATION_FAILED",
+        `\`${newName}\` is not a valid step name: start with a letter or \`_\` and use only letters, digits, \`_\` and \`-\``,
+      );
     }
     if (this.#locations().some((l) => l.map.get("name") === newName)) {
       throw new WfError("CONFLICT", `a step named \`${newName}\` already exists`);

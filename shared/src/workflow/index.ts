@@ -1,5 +1,34 @@
 export {
   WorkflowSchema,
+  VariableDefSchema,
+  AgentDefSchema,
+  McpServerSchema,
+  TriggerSchema,
+  ScheduleTriggerSchema,
+  DelayedCompletionTriggerSchema,
+  COMPLETION_STATES,
+  type Workflow,
+  type VariableDef,
+  type AgentDef,
+  type McpServer,
+  type Trigger,
+  type ScheduleTrigger,
+  type DelayedCompletionTrigger,
+} from "./schema";
+export { JsonValueSchema, STEP_NAME_PATTERN, type JsonValue } from "./schema-basics";
+export {
+  RetryPolicySchema,
+  ManualApprovalSchema,
+  ApprovalGroupSchema,
+  ApprovalColumnSchema,
+  type RetryPolicy,
+  type ManualApproval,
+  type ApprovalGroup,
+  type ApprovalColumn,
+} from "./step-modifiers";
+export {
+  STEP_TYPE_TABLE,
+  STEP_TYPES,
   StepSchema,
   CodeStepSchema,
   LlmStepSchema,
@@ -9,23 +38,10 @@ export {
   ParallelStepSchema,
   WaitStepSchema,
   WorkflowCallStepSchema,
-  RetryPolicySchema,
-  ManualApprovalSchema,
-  ApprovalGroupSchema,
-  ApprovalColumnSchema,
-  VariableDefSchema,
-  AgentDefSchema,
-  McpServerSchema,
-  TriggerSchema,
-  ScheduleTriggerSchema,
-  DelayedCompletionTriggerSchema,
   CodeLanguageSchema,
-  JsonValueSchema,
-  STEP_TYPES,
   CODE_LANGUAGES,
-  COMPLETION_STATES,
-  STEP_NAME_PATTERN,
-  type Workflow,
+  stepTypeSpec,
+  childSteps,
   type Step,
   type StepType,
   type CodeStep,
@@ -36,30 +52,13 @@ export {
   type ParallelStep,
   type WaitStep,
   type WorkflowCallStep,
-  type RetryPolicy,
-  type ManualApproval,
-  type ApprovalGroup,
-  type ApprovalColumn,
-  type VariableDef,
-  type AgentDef,
-  type McpServer,
-  type Trigger,
-  type ScheduleTrigger,
-  type DelayedCompletionTrigger,
   type CodeLanguage,
-  type JsonValue,
-} from "./schema";
+} from "./step-types";
 export { VARIABLE_TYPES, type VariableType } from "./value-types";
 export { parseWorkflow, type ParseResult } from "./parse";
 export { formatIssues, type WorkflowIssue } from "./issues";
 export { WorkflowDocument, type InsertPosition } from "./document";
-export {
-  resolveVariables,
-  coerceVariable,
-  type ResolveResult,
-  type CoerceResult,
-  type VariableError,
-} from "./variables";
+export { resolveVariables, coerceVariable, type ResolveResult, type CoerceResult, type VariableError } from "./variables";
 export { walkSteps, countSteps } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";

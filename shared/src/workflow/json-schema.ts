@@ -1,14 +1,7 @@
 import { z } from "zod";
-import {
-  CodeStepSchema,
-  CronSchema,
-  JsonValueSchema,
-  McpServerSchema,
-  TemplateOrListSchema,
-  VariableDefSchema,
-  WaitStepSchema,
-  WorkflowSchema,
-} from "./schema";
+import { CronSchema, McpServerSchema, VariableDefSchema, WorkflowSchema } from "./schema";
+import { JsonValueSchema, TemplateOrListSchema } from "./schema-basics";
+import { CodeStepSchema, STEP_TYPE_TABLE, WaitStepSchema } from "./step-types";
 import { VARIABLE_TYPES } from "./value-types";
 
 type JsonSchema = Record<string, unknown>;
@@ -21,8 +14,13 @@ const VARIABLE_DEFAULT_TYPES: Record<(typeof VARIABLE_TYPES)[number], JsonSchema
   object: { type: "object" },
 };
 
+/** Each step type's one-line doc, which editors show for its `type`. */
+const STEP_DOCS: ReadonlyMap<z.core.$ZodType, string> = new Map(Object.values(STEP_TYPE_TABLE).map((spec) => [spec.schema, spec.doc]));
+
 /** Rules the zod refinements enforce in code, restated in JSON Schema for editors. */
 function fixUp(schema: z.core.$ZodTypes, json: JsonSchema): void {
+  const doc = STEP_DOCS.get(schema);
+  if (doc !== undefined) (json.properties as Record<string, JsonSchema>).type!.description = doc;
   if (schema === CodeStepSchema) {
     json.if = { properties: { language: { const: "cli" } }, required: ["language"] };
     json.then = { required: ["command"], not: { required: ["code"] } };

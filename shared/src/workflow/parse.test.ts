@@ -25,17 +25,7 @@ describe("parseWorkflow on the spec's example", () => {
       { type: "schedule", cron: "*/15 * * * *", timezone: "UTC" },
       { type: "DELAYED_COMPLETION", after: "01jz8f3k2m4n6p8r0s2t4v6w8y", on: ["COMPLETED"], delay: 60, max_runs: 10 },
     ]);
-    expect(workflow.steps.map((s) => s.type)).toEqual([
-      "code",
-      "agent",
-      "llm",
-      "code",
-      "foreach",
-      "parallel",
-      "wait",
-      "workflow",
-      "transform",
-    ]);
+    expect(workflow.steps.map((s) => s.type)).toEqual(["code", "agent", "llm", "code", "foreach", "parallel", "wait", "workflow", "transform"]);
     const apply = workflow.steps[3];
     expect(apply?.retry).toEqual({ max_attempts: 3, backoff: "exponential", initial_delay: 1, max_delay: 30 });
     expect(apply?.manual_approval?.groups?.[0]?.columns[1]).toEqual({ key: "action", title: "Action", type: "string", editable: true });
@@ -180,7 +170,7 @@ const MISTAKES: Mistake[] = [
     line: 8,
     column: 15,
     path: "steps[0].output.text",
-    message: "Expected \")\" before end of expression",
+    message: 'Expected ")" before end of expression',
   },
   {
     title: "unclosed `{{`",
@@ -244,7 +234,7 @@ const MISTAKES: Mistake[] = [
     line: 3,
     column: 31,
     path: "variables.n.default",
-    message: "default is the string \"three\" but the variable's type is number",
+    message: 'default is the string "three" but the variable\'s type is number',
   },
   {
     title: "agent step naming an unknown agent",
@@ -324,9 +314,7 @@ describe("parseWorkflow on mistakes", () => {
   }
 
   it("reports every mistake of a file at once, in file order", () => {
-    const issues = issuesOf(
-      `nme: x\nsteps:\n  - name: a\n    type: wait\n    seconds: -1\n  - name: a\n    type: transform\n    output: 1\n`,
-    );
+    const issues = issuesOf(`nme: x\nsteps:\n  - name: a\n    type: wait\n    seconds: -1\n  - name: a\n    type: transform\n    output: 1\n`);
     expect(issues.map(({ line, column, path }) => ({ line, column, path }))).toEqual([
       { line: 1, column: 1, path: "nme" },
       { line: 5, column: 14, path: "steps[0].seconds" },
@@ -342,9 +330,7 @@ describe("parseWorkflow on mistakes", () => {
   });
 
   it("reports a syntax error together with the mistakes before it, but not the parser's guesses after it", () => {
-    const issues = issuesOf(
-      `name: x\ndescripton: y\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n  - name: b\n    type: wait\n   seconds: 1\n`,
-    );
+    const issues = issuesOf(`name: x\ndescripton: y\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n  - name: b\n    type: wait\n   seconds: 1\n`);
     expect(issues.map(({ line, column, path }) => ({ line, column, path }))).toEqual([
       { line: 2, column: 1, path: "descripton" },
       { line: 9, column: 1, path: "steps" },
@@ -353,9 +339,7 @@ describe("parseWorkflow on mistakes", () => {
   });
 
   it("reports an empty file", () => {
-    expect(issuesOf("")).toEqual([
-      { path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" },
-    ]);
+    expect(issuesOf("")).toEqual([{ path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" }]);
   });
 });
 
@@ -365,9 +349,7 @@ describe("formatIssues", () => {
       { path: "steps[0].type", line: 4, column: 11, message: "unknown type `cod`" },
       { path: "", line: 1, column: 1, message: "the file is empty" },
     ];
-    expect(formatIssues(issues, "triage.yaml")).toBe(
-      "triage.yaml:4:11  steps[0].type: unknown type `cod`\ntriage.yaml:1:1  the file is empty",
-    );
+    expect(formatIssues(issues, "triage.yaml")).toBe("triage.yaml:4:11  steps[0].type: unknown type `cod`\ntriage.yaml:1:1  the file is empty");
     expect(formatIssues(issues.slice(0, 1))).toBe("workflow.yaml:4:11  steps[0].type: unknown type `cod`");
   });
 });

@@ -5,9 +5,7 @@ import { WorkflowSchema, type Workflow } from "./schema";
 import { semanticFindings } from "./semantic";
 import { findingsFromZod } from "./zod-issues";
 
-export type ValidationResult =
-  | { ok: true; workflow: Workflow; yaml: Document.Parsed }
-  | { ok: false; errors: WorkflowIssue[] };
+export type ValidationResult = { ok: true; workflow: Workflow; yaml: Document.Parsed } | { ok: false; errors: WorkflowIssue[] };
 
 /** Options shared by every parse of workflow text, so edits re-parse the way the first parse did. */
 export const YAML_OPTIONS = { prettyErrors: false, merge: true } as const;
@@ -79,10 +77,7 @@ export function validateWorkflowText(text: string): ValidationResult {
     const node = pointedNode(locate(doc, path), "value");
     return position(lineCounter, node?.range?.[0] ?? 0).line;
   };
-  const findings = [
-    ...(parsed.success ? [] : findingsFromZod(parsed.error, data, WorkflowSchema)),
-    ...semanticFindings(data, lineOf),
-  ];
+  const findings = [...(parsed.success ? [] : findingsFromZod(parsed.error, data, WorkflowSchema)), ...semanticFindings(data, lineOf)];
   if (parsed.success && findings.length === 0 && syntax.length === 0) {
     return { ok: true, workflow: parsed.data, yaml: doc };
   }

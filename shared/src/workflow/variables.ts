@@ -65,7 +65,10 @@ export function coerceVariable(def: Pick<VariableDef, "type">, text: string): Co
         value = JSON.parse(text);
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        return { ok: false, message: `\`${text}\` is not valid JSON (${reason}); give ${typeNoun(def.type)} as JSON, e.g. ${def.type === "array" ? '["a", 1]' : '{"key": "value"}'}` };
+        return {
+          ok: false,
+          message: `\`${text}\` is not valid JSON (${reason}); give ${typeNoun(def.type)} as JSON, e.g. ${def.type === "array" ? '["a", 1]' : '{"key": "value"}'}`,
+        };
       }
       const fits = def.type === "array" ? Array.isArray(value) : isPlainObject(value);
       return fits ? { ok: true, value } : { ok: false, message: `expected ${typeNoun(def.type)} as JSON, got ${describeValue(value)}` };

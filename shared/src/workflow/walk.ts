@@ -1,4 +1,5 @@
-import type { Step, Workflow } from "./schema";
+import type { Workflow } from "./schema";
+import { childSteps, type Step } from "./step-types";
 
 /**
  * Calls `visit` for every step in document order, nested ones included (foreach `steps`, every
@@ -9,8 +10,7 @@ export function walkSteps(steps: readonly Step[], visit: (step: Step, parents: r
     for (const step of list) {
       visit(step, parents);
       const inner = [...parents, step];
-      if (step.type === "foreach") walk(step.steps, inner);
-      else if (step.type === "parallel") for (const branch of Object.values(step.branches)) walk(branch, inner);
+      for (const children of childSteps(step)) walk(children, inner);
     }
   };
   walk(steps, []);

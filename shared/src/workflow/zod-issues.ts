@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Finding } from "./issues";
 import { formatPath, type PathSegment } from "./locate";
-import { CODE_LANGUAGES, STEP_SCHEMAS, STEP_TYPES } from "./schema";
+import { CODE_LANGUAGES, STEP_SCHEMAS, STEP_TYPES } from "./step-types";
 import { closest, didYouMean } from "./suggest";
 import { describeValue, isPlainObject, typeNoun } from "./value-types";
 
@@ -205,8 +205,6 @@ function translate(issue: Issue, data: unknown, root: z.ZodType): Translated[] {
 export function findingsFromZod(error: z.ZodError, data: unknown, root: z.ZodType): Finding[] {
   const translated = error.issues.flatMap((issue) => translate(issue, data, root));
   // `langauge:` yields both "unknown key" and "missing `language`"; the first already says it all.
-  const suggested = new Set(
-    translated.filter((t) => t.suggestion !== undefined).map((t) => formatPath([...t.finding.path.slice(0, -1), t.suggestion ?? ""])),
-  );
+  const suggested = new Set(translated.filter((t) => t.suggestion !== undefined).map((t) => formatPath([...t.finding.path.slice(0, -1), t.suggestion ?? ""])));
   return translated.filter((t) => t.missing === undefined || !suggested.has(formatPath(t.finding.path))).map((t) => t.finding);
 }

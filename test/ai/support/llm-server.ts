@@ -91,9 +91,7 @@ export class LlmTestServer {
 
   private error(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     const body =
-      this.protocol === "openai"
-        ? { error: { message, type: "test_error", code: status } }
-        : { type: "error", error: { type: "test_error", message } };
+      this.protocol === "openai" ? { error: { message, type: "test_error", code: status } } : { type: "error", error: { type: "test_error", message } };
     res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
   }
 }
@@ -112,7 +110,11 @@ function sse(res: ServerResponse): (data: unknown, event?: string) => void {
 }
 
 function openAiJson(res: ServerResponse, model: string, reply: Reply, usage: { prompt: number; completion: number }): void {
-  const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: `call_${i}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
+    id: `call_${i}`,
+    type: "function",
+    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+  }));
   res.writeHead(200, { "content-type": "application/json" }).end(
     JSON.stringify({
       id: "chatcmpl-test",
@@ -145,7 +147,13 @@ function openAiStream(res: ServerResponse, model: string, reply: Reply, usage: {
     chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
   });
   chunk({}, reply.toolCalls?.length ? "tool_calls" : "stop");
-  send({ id: "chatcmpl-test", object: "chat.completion.chunk", model, choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } });
+  send({
+    id: "chatcmpl-test",
+    object: "chat.completion.chunk",
+    model,
+    choices: [],
+    usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+  });
   send("[DONE]");
   res.end();
 }
@@ -174,7 +182,9 @@ function anthropicJson(res: ServerResponse, model: string, reply: Reply, usage: 
 function anthropicStream(res: ServerResponse, model: string, reply: Reply, usage: { prompt: number; completion: number }): void {
   const send = sse(res);
   const event = (type: string, data: Record<string, unknown>) => send({ type, ...data }, type);
-  event("message_start", { message: { id: "msg_test", type: "message", role: "assistant", model, content: [], usage: { input_tokens: usage.prompt, output_tokens: 1 } } });
+  event("message_start", {
+    message: { id: "msg_test", type: "message", role: "assistant", model, content: [], usage: { input_tokens: usage.prompt, output_tokens: 1 } },
+  });
   let index = 0;
   if (reply.text) {
     event("content_block_start", { index, content_block: { type: "text", text: "" } });

@@ -81,18 +81,18 @@ export class McpHttpTestServer {
 
   private tools(): McpServer {
     const mcp = new McpServer({ name: "crm", version: "1.0.0" });
-    const seen = (tool: string, args: Record<string, unknown>, extra: { requestInfo?: { headers: Record<string, string | string[] | undefined> }; sessionId?: string }) => {
+    const seen = (
+      tool: string,
+      args: Record<string, unknown>,
+      extra: { requestInfo?: { headers: Record<string, string | string[] | undefined> }; sessionId?: string },
+    ) => {
       const auth = extra.requestInfo?.headers.authorization;
       this.calls.push({ tool, args, authorization: Array.isArray(auth) ? auth[0] : auth, session: extra.sessionId });
     };
-    mcp.registerTool(
-      "lookup_ticket",
-      { description: "Finds a ticket by id", inputSchema: { id: z.number().int() } },
-      async (args, extra) => {
-        seen("lookup_ticket", args, extra);
-        return { content: [{ type: "text", text: JSON.stringify({ id: args.id, priority: args.id % 2 ? "high" : "low" }) }] };
-      },
-    );
+    mcp.registerTool("lookup_ticket", { description: "Finds a ticket by id", inputSchema: { id: z.number().int() } }, async (args, extra) => {
+      seen("lookup_ticket", args, extra);
+      return { content: [{ type: "text", text: JSON.stringify({ id: args.id, priority: args.id % 2 ? "high" : "low" }) }] };
+    });
     mcp.registerTool(
       "escalate",
       { description: "Escalates a ticket to a team", inputSchema: { id: z.number().int(), team: z.string() } },

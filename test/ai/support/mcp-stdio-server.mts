@@ -26,15 +26,11 @@ function tryWrite(path: string): string {
 }
 
 const mcp = new McpServer({ name: "files", version: "1.0.0" });
-mcp.registerTool(
-  "read_file",
-  { description: "Reads a file of the knowledge base", inputSchema: { path: z.string() } },
-  async (args) => {
-    const text = `contents of ${args.path}: the refund policy is 30 days`;
-    await log({ tool: "read_file", args, result: text, env: Object.keys(process.env).sort() });
-    return { content: [{ type: "text", text }] };
-  },
-);
+mcp.registerTool("read_file", { description: "Reads a file of the knowledge base", inputSchema: { path: z.string() } }, async (args) => {
+  const text = `contents of ${args.path}: the refund policy is 30 days`;
+  await log({ tool: "read_file", args, result: text, env: Object.keys(process.env).sort() });
+  return { content: [{ type: "text", text }] };
+});
 mcp.registerTool(
   "probe",
   {
@@ -45,7 +41,9 @@ mcp.registerTool(
     const seen = {
       tool: "probe",
       pid: process.pid,
-      pids: readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map(Number),
+      pids: readdirSync("/proc")
+        .filter((e) => /^\d+$/.test(e))
+        .map(Number),
       executorVisible: existsSync(`/proc/${args.executorPid}`),
       writes: Object.fromEntries(args.writeTo.map((path) => [path, tryWrite(path)])),
       privateWrite: tryWrite(join(process.env.HOME ?? "/nonexistent", "probe")),

@@ -14,11 +14,7 @@ export function roleOn(workflow: WorkflowRecord, userId: string): Role | null {
   return Object.hasOwn(workflow.sharedWith, userId) ? workflow.sharedWith[userId]! : null;
 }
 
-export async function visibleWorkflow(
-  store: Store,
-  id: string,
-  userId: string,
-): Promise<{ workflow: Versioned<WorkflowRecord>; role: Role }> {
+export async function visibleWorkflow(store: Store, id: string, userId: string): Promise<{ workflow: Versioned<WorkflowRecord>; role: Role }> {
   const workflow = await store.workflows.get(id);
   const role = workflow && roleOn(workflow.value, userId);
   if (!workflow || !role) throw new WfError("NOT_FOUND", `workflow ${id} not found`);
@@ -34,11 +30,7 @@ export async function roleOnOwned(store: Store, owned: { ownerId: string; workfl
   return roleOn(workflow.value, userId);
 }
 
-export async function visibleExecution(
-  store: Store,
-  id: string,
-  userId: string,
-): Promise<{ execution: Versioned<ExecutionSnapshot>; role: Role }> {
+export async function visibleExecution(store: Store, id: string, userId: string): Promise<{ execution: Versioned<ExecutionSnapshot>; role: Role }> {
   const execution = await store.executions.get(id);
   const role = execution && (await roleOnOwned(store, execution.value, userId));
   if (!execution || !role) throw new WfError("NOT_FOUND", `execution ${id} not found`);

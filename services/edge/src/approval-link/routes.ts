@@ -11,7 +11,6 @@ import { renderLinkPage, type LinkPage } from "./page";
 const APPROVAL_LINK_PATH = "/api/webhook-trigger/approval/:id/approve";
 const FORM_LIMIT_BYTES = 16 * 1024;
 
-
 /**
  * The one-click approval link (docs/api.md, Approvals): GET shows the approval and an Approve button and
  * never changes anything (mail and chat clients prefetch links); POST, sent by that button as a

@@ -1,7 +1,4 @@
-export type RangeAnswer =
-  | { kind: "full" }
-  | { kind: "partial"; start: number; end: number }
-  | { kind: "unsatisfiable" };
+export type RangeAnswer = { kind: "full" } | { kind: "partial"; start: number; end: number } | { kind: "unsatisfiable" };
 
 /**
  * One `Range: bytes=a-b` (also `a-` and `-n`) against a file of `size` bytes, `end` inclusive.

@@ -46,7 +46,9 @@ export function openApiDocument(routes: readonly RouteDoc[]): JsonObject {
         "(login, webhook management: session cookie, and X-CSRF-Token on state-changing requests). " +
         "Every error answer is a JSON object with an `error` message and a stable `code` from the error catalogue " +
         "(components.schemas.ErrorCode lists each with its status and meaning); some add fields (`details`, a 429's window). " +
-        "Scopes: " + SCOPES.join(", ") + ".",
+        "Scopes: " +
+        SCOPES.join(", ") +
+        ".",
     },
     paths,
     components: {
@@ -55,11 +57,36 @@ export function openApiDocument(routes: readonly RouteDoc[]): JsonObject {
         bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
         apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Tried last; for one-click links, with short-lived keys." },
-        consoleSession: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "Set by POST /api/console/login (HttpOnly, SameSite=Lax); API keys are not accepted here." },
-        csrfToken: { type: "apiKey", in: "header", name: "X-CSRF-Token", description: "The csrfToken returned by login; needed by every state-changing console request." },
-        webhookSignature: { type: "apiKey", in: "header", name: "X-Webhook-Signature", description: "HMAC mode: hex HMAC-SHA256 of the raw body with the webhook's secret, `sha256=` optional." },
-        standardWebhookId: { type: "apiKey", in: "header", name: "webhook-id", description: "HMAC mode with replay protection (Standard Webhooks): the message id, accepted once." },
-        standardWebhookTimestamp: { type: "apiKey", in: "header", name: "webhook-timestamp", description: "Standard Webhooks: epoch seconds, within 5 minutes of now." },
+        consoleSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: SESSION_COOKIE,
+          description: "Set by POST /api/console/login (HttpOnly, SameSite=Lax); API keys are not accepted here.",
+        },
+        csrfToken: {
+          type: "apiKey",
+          in: "header",
+          name: "X-CSRF-Token",
+          description: "The csrfToken returned by login; needed by every state-changing console request.",
+        },
+        webhookSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Webhook-Signature",
+          description: "HMAC mode: hex HMAC-SHA256 of the raw body with the webhook's secret, `sha256=` optional.",
+        },
+        standardWebhookId: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-id",
+          description: "HMAC mode with replay protection (Standard Webhooks): the message id, accepted once.",
+        },
+        standardWebhookTimestamp: {
+          type: "apiKey",
+          in: "header",
+          name: "webhook-timestamp",
+          description: "Standard Webhooks: epoch seconds, within 5 minutes of now.",
+        },
         standardWebhookSignature: {
           type: "apiKey",
           in: "header",
@@ -92,9 +119,7 @@ function operation(route: RouteDoc): JsonObject {
     const type = route.auth === "webhook" ? "*/*" : route.formBody ? "application/x-www-form-urlencoded" : "application/json";
     op.requestBody = { required: false, content: { [type]: { schema: jsonSchema(route.body, "input") } } };
   }
-  op.responses = Object.fromEntries(
-    Object.entries(allResponses(route)).map(([status, doc]) => [status, response(doc, route, Number(status))]),
-  );
+  op.responses = Object.fromEntries(Object.entries(allResponses(route)).map(([status, doc]) => [status, response(doc, route, Number(status))]));
   return op;
 }
 
@@ -115,7 +140,10 @@ export function allResponses(route: RouteDoc): Record<number, ResponseDoc> {
       schema: ErrorBody,
     };
   } else if (isScope(route.auth)) {
-    common[401] = { description: "`UNAUTHORIZED`: missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).", schema: ErrorBody };
+    common[401] = {
+      description: "`UNAUTHORIZED`: missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).",
+      schema: ErrorBody,
+    };
     common[403] = { description: "`ACCOUNT_INACTIVE`: the key's owner account is deactivated or locked.", schema: ErrorBody };
     common[429] = { description: "`RATE_LIMITED`: the key's per-minute or per-day quota is used up.", schema: RateLimitErrorBody };
   }

@@ -30,7 +30,12 @@ describe("judge", () => {
   });
 
   it("has no day window for Enterprise", () => {
-    expect(judge({ minute: 6_000, day: 10 ** 9 }, PLAN_LIMITS.enterprise, T)).toEqual({ window: "minute", limit: 6_000, remaining: 0, retryAfterSeconds: null });
+    expect(judge({ minute: 6_000, day: 10 ** 9 }, PLAN_LIMITS.enterprise, T)).toEqual({
+      window: "minute",
+      limit: 6_000,
+      remaining: 0,
+      retryAfterSeconds: null,
+    });
     expect(judge({ minute: 6_001, day: 1 }, PLAN_LIMITS.enterprise, T).retryAfterSeconds).toBe(30);
   });
 });

@@ -124,11 +124,7 @@ export const approvalRoutes: Route[] = [
   }),
 ];
 
-export async function visibleApproval(
-  ctx: EdgeContext,
-  id: string,
-  userId: string,
-): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
+export async function visibleApproval(ctx: EdgeContext, id: string, userId: string): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
   const approval = await ctx.store.approvals.get(id);
   const role = approval && (await roleOnOwned(ctx.store, approval.value, userId));
   if (!approval || !role) throw new WfError("NOT_FOUND", `approval ${id} not found`);

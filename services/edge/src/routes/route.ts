@@ -74,11 +74,9 @@ export type Route = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
 export type RouteDoc = Omit<Route, "handler">;
 
 /** Keeps the route's part types tied to its handler, then erases them. */
-export function defineRoute<
-  P extends z.ZodType = z.ZodUndefined,
-  Q extends z.ZodType = z.ZodUndefined,
-  B extends z.ZodType = z.ZodUndefined,
->(def: RouteDef<P, Q, B>): Route {
+export function defineRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
+  def: RouteDef<P, Q, B>,
+): Route {
   return def as unknown as Route;
 }
 

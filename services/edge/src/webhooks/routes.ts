@@ -1,13 +1,4 @@
-import {
-  CreateWebhookBody,
-  ErrorBody,
-  IdParams,
-  UpdateWebhookBody,
-  WebhookList,
-  WebhookListQuery,
-  WebhookStatsView,
-  WebhookView,
-} from "@wf/shared/api";
+import { CreateWebhookBody, ErrorBody, IdParams, UpdateWebhookBody, WebhookList, WebhookListQuery, WebhookStatsView, WebhookView } from "@wf/shared/api";
 import type { Plan } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import { newId } from "@wf/shared/execution";

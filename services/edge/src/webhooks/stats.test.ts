@@ -31,10 +31,13 @@ describe("webhook stats", () => {
     const ns = `s${newId().slice(-8)}`;
     const [a, b] = await Promise.all([replica(ns), replica(ns)]);
     for (let i = 0; i < 30; i++) (i % 2 ? a : b).record("w1", i % 3 ? 202 : 401, T + i);
-    const stats = await waitFor(async () => {
-      const s = await a.get("w1");
-      return s.total === 30 ? s : undefined;
-    }, { what: "both replicas' counts", timeoutMs: 10_000 });
+    const stats = await waitFor(
+      async () => {
+        const s = await a.get("w1");
+        return s.total === 30 ? s : undefined;
+      },
+      { what: "both replicas' counts", timeoutMs: 10_000 },
+    );
     expect(stats).toEqual({ webhookId: "w1", total: 30, accepted: 20, rejected: { "401": 10 }, lastTriggeredAt: T + 29 });
     await Promise.all([a.close(), b.close()]);
   });

@@ -34,4 +34,14 @@ const responses: RouteDoc["responses"] = {
 export const triggerRouteDocs: readonly RouteDoc[] = [
   { path: "/api/webhooks/{webhook_id}/trigger", operationId: "triggerWebhook", summary: "Trigger a webhook's workflow" },
   { path: "/api/webhook-trigger/{webhook_id}", operationId: "triggerWebhookLegacy", summary: "Trigger a webhook's workflow (legacy path, same behaviour)" },
-].map((doc) => ({ ...doc, method: "POST", tag: "webhooks", auth: "webhook", params: WebhookTriggerParams, body: TriggerBody, status: 202, responses, description }));
+].map((doc) => ({
+  ...doc,
+  method: "POST",
+  tag: "webhooks",
+  auth: "webhook",
+  params: WebhookTriggerParams,
+  body: TriggerBody,
+  status: 202,
+  responses,
+  description,
+}));

@@ -129,7 +129,12 @@ async function authenticateTrigger(ctx: EdgeContext, request: FastifyRequest, we
     const secret = ctx.secretBox.open(webhook.secretKey, webhook.id);
     if (webhook.replayProtection) {
       const header = (name: string) => single(request.headers[name]);
-      const check = standardSignatureMatches(secret, body, { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") }, now);
+      const check = standardSignatureMatches(
+        secret,
+        body,
+        { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") },
+        now,
+      );
       if (!check.ok || !(await ctx.replayGuard.firstSight(webhook.id, check.id))) return refuse(ctx, request, "hmac_mismatch", null);
     } else if (!legacySignatureMatches(secret, body, single(request.headers["x-webhook-signature"]))) {
       return refuse(ctx, request, "hmac_mismatch", null);

@@ -9,8 +9,8 @@ import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
 import { ExecutionRun, inFlightType } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
-import { loadRunSecrets } from "./ai-effects";
-import { notifyParent, runEffects, type EffectDeps } from "./effects";
+import { loadRunSecrets } from "./live-ai-effects";
+import { notifyParent, runEffects, type EffectDeps } from "./live-effects";
 
 export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */

@@ -171,7 +171,9 @@ async function end({ client, transport, release }: Connection): Promise<void> {
 
 /** Text blocks as they are; other content named, so the model knows it was there. */
 function resultText(result: Awaited<ReturnType<Client["callTool"]>>): string {
-  const content = Array.isArray(result.content) ? (result.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } }[]) : [];
+  const content = Array.isArray(result.content)
+    ? (result.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } }[])
+    : [];
   const parts = content.map((c) => {
     if (c.type === "text") return c.text ?? "";
     if (c.type === "resource") return c.resource?.text ?? `[resource ${c.resource?.uri ?? ""}]`;

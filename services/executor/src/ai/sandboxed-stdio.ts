@@ -50,7 +50,15 @@ class SandboxedStdioTransport implements Transport {
   ) {}
 
   async start(): Promise<void> {
-    const req = { language: "cli" as const, command: this.command, vars: {}, input: null, timeoutMs: this.opts.timeoutMs, owner: this.opts.owner, network: true };
+    const req = {
+      language: "cli" as const,
+      command: this.command,
+      vars: {},
+      input: null,
+      timeoutMs: this.opts.timeoutMs,
+      owner: this.opts.owner,
+      network: true,
+    };
     this.process = this.runner.open(req, (chunk) => this.receive(chunk));
     void this.process.result.then((result) => {
       if (!result.ok && !this.closing) this.onerror?.(new Error(`the server ended: ${result.error}`));

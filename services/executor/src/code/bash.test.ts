@@ -35,7 +35,7 @@ describe("Bash code steps", () => {
   });
 
   it("takes the last stdout line as JSON output, the rest as logs", async () => {
-    const code = 'echo working; echo warn >&2; echo \'{"n": 1}\'';
+    const code = "echo working; echo warn >&2; echo '{\"n\": 1}'";
     expect(await runner.run(sh(code))).toMatchObject({ ok: true, output: { n: 1 }, logs: ["warn", "working"] });
     expect(await runner.run(sh("echo '  plain text  '"))).toMatchObject({ ok: true, output: "plain text" });
   });

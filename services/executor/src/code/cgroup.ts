@@ -185,7 +185,9 @@ function killAll(path: string): void {
 async function removeTree(path: string): Promise<void> {
   let children: string[] = [];
   try {
-    children = readdirSync(path, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(path, e.name));
+    children = readdirSync(path, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(path, e.name));
   } catch {
     return;
   }

@@ -29,4 +29,3 @@ async function sweep(parent: string, prefix: string, me: ProcessOwner): Promise<
     await rm(dir, { recursive: true, force: true, maxRetries: 2 });
   }
 }
-

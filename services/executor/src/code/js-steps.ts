@@ -121,7 +121,12 @@ export class JsSteps {
       prepared.sink.artifacts = artifacts;
       const settled: string = await prepared.context.evalClosure(
         stepSource(req),
-        [prepared.settle.derefInto(), JSON.stringify(req.vars), JSON.stringify(req.input ?? null), req.item === undefined ? undefined : JSON.stringify(req.item)],
+        [
+          prepared.settle.derefInto(),
+          JSON.stringify(req.vars),
+          JSON.stringify(req.input ?? null),
+          req.item === undefined ? undefined : JSON.stringify(req.item),
+        ],
         { filename: "code.js", lineOffset: LINE_OFFSET, result: { promise: true } },
       );
       result = settledResult(settled, limits.outputBytes);

@@ -21,7 +21,16 @@ describe("the sandbox of code steps: limits and artifacts", () => {
     runner = await createCodeRunner({
       pool: 1,
       tmpRoot: scratch,
-      limits: { processes: 64, memoryMb: 256, tmpMb: 8, jsMemoryMb: 32, outputBytes: 1000, artifactFiles: 3, artifactFileBytes: 1000, artifactTotalBytes: 2000 },
+      limits: {
+        processes: 64,
+        memoryMb: 256,
+        tmpMb: 8,
+        jsMemoryMb: 32,
+        outputBytes: 1000,
+        artifactFiles: 3,
+        artifactFileBytes: 1000,
+        artifactTotalBytes: 2000,
+      },
     });
   });
   afterAll(async () => {
@@ -41,7 +50,9 @@ describe("the sandbox of code steps: limits and artifacts", () => {
     const python = await runner.run(step("python", "x = bytearray(1024 ** 3)"));
     expect(python).toMatchObject({ ok: false, timedOut: false, error: "exceeded the memory limit of 256 MB" });
     // Four processes of 100 MB each: each under the limit per process, together over the step's.
-    const many = await runner.run(step("bash", "for i in 1 2 3 4; do python3 -c 'import time; x = bytearray(100 * 2**20); time.sleep(20)' & done; wait", { timeoutMs: 30_000 }));
+    const many = await runner.run(
+      step("bash", "for i in 1 2 3 4; do python3 -c 'import time; x = bytearray(100 * 2**20); time.sleep(20)' & done; wait", { timeoutMs: 30_000 }),
+    );
     expect(many).toMatchObject({ ok: false, timedOut: false, error: "exceeded the memory limit of 256 MB" });
     const js = await runner.run(step("javascript", "const a = []; for (;;) a.push('x'.repeat(1000) + a.length);"));
     expect(js).toMatchObject({ ok: false, error: "memory limit of 32 MB exceeded" });
@@ -74,7 +85,9 @@ except OSError as e:
   it("leaves nothing running after the timeout, not even a grandchild in a session of its own", async () => {
     const [a, b] = [sleepMarker(), sleepMarker()];
     const lines: string[] = [];
-    const running = runner.run(step("bash", `setsid sleep ${a} & (sleep ${b} & wait) & echo started; sleep 100`, { timeoutMs: 2000 }), undefined, (l) => lines.push(l));
+    const running = runner.run(step("bash", `setsid sleep ${a} & (sleep ${b} & wait) & echo started; sleep 100`, { timeoutMs: 2000 }), undefined, (l) =>
+      lines.push(l),
+    );
     await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, { what: "the grandchildren to run" });
     expect(await running).toMatchObject({ ok: false, timedOut: true });
     await waitFor(() => sleepers(a).length + sleepers(b).length === 0, { what: "the grandchildren to be gone" });
@@ -96,7 +109,10 @@ except OSError as e:
       artifacts: [],
     });
     expect(await runner.run(step("bash", write({ big: 1001 })))).toMatchObject({ ok: false, error: "artifact big exceeds 1000 bytes (the limit per file)" });
-    expect(await runner.run(step("bash", write({ a: 900, b: 900, c: 900 })))).toMatchObject({ ok: false, error: "artifacts exceed 2000 bytes in all (the limit per step)" });
+    expect(await runner.run(step("bash", write({ a: 900, b: 900, c: 900 })))).toMatchObject({
+      ok: false,
+      error: "artifacts exceed 2000 bytes in all (the limit per step)",
+    });
     // RLIMIT_FSIZE stops a file one byte past the per-file limit.
     expect(await runner.run(step("python", `import os\nopen(os.environ["WF_ARTIFACTS_DIR"] + "/huge", "wb").write(b"x" * 10**6)`))).toMatchObject({
       ok: false,

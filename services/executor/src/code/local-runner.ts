@@ -40,7 +40,8 @@ export class LocalRunner {
       process.execPath,
       [
         // Our own flags only, never the service's (inspector, other loaders); isolated-vm needs no snapshot on Node 20+.
-        "--import", TSX_LOADER,
+        "--import",
+        TSX_LOADER,
         "--no-node-snapshot",
         "--disable-warning=ExperimentalWarning",
         RUNNER_SCRIPT,

@@ -81,7 +81,9 @@ print(json.dumps(seen))`;
     const result = await runner.run(step("python", fetchAll([first!.url, second!.url]), { network: { allow } }));
     expect(result).toMatchObject({ ok: true, output: { [first!.url]: "hello from first", [second!.url]: "HTTP 403" } });
     expect(second!.hits).toBe(before);
-    expect(result.logs).toContainEqual(expect.stringMatching(new RegExp(`^\\[network\\] refused 127\\.0\\.0\\.2:${new URL(second!.url).port}: .*network\\.allow`)));
+    expect(result.logs).toContainEqual(
+      expect.stringMatching(new RegExp(`^\\[network\\] refused 127\\.0\\.0\\.2:${new URL(second!.url).port}: .*network\\.allow`)),
+    );
   });
 
   it("is narrowed by its owner's egress list too: a destination must be in each list", async () => {

@@ -8,7 +8,7 @@ function exited(stdout: string, stderr = "", code = 0): Outcome {
 
 describe("processResult", () => {
   it("parses the last non-empty stdout line as JSON and leaves it out of the logs", () => {
-    expect(processResult(exited("one\r\n{\"a\": 1}\r\n\n  \n", "err\n"), 1000)).toEqual({
+    expect(processResult(exited('one\r\n{"a": 1}\r\n\n  \n', "err\n"), 1000)).toEqual({
       ok: true,
       output: { a: 1 },
       logs: ["err", "one", "", "  "],

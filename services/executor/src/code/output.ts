@@ -55,8 +55,7 @@ export function processResult(outcome: Outcome, timeoutMs: number): RunResult {
   const { end, stdout, stderr, truncatedAt } = outcome;
   const notes = (["stdout", "stderr"] as const).flatMap((s) => (truncatedAt[s] === undefined ? [] : [truncationNote(s, truncatedAt[s])]));
   // Only as many lines as can be kept are split off: stdout may be megabytes of short lines.
-  const logsWith = (out: string): string[] =>
-    capLogs([...firstLines(stderr, MAX_LOG_LINES + 1), ...firstLines(out, MAX_LOG_LINES + 1)], notes);
+  const logsWith = (out: string): string[] => capLogs([...firstLines(stderr, MAX_LOG_LINES + 1), ...firstLines(out, MAX_LOG_LINES + 1)], notes);
   const fail = (error: string, timedOut = false): RunResult => ({ ok: false, error, logs: logsWith(stdout), artifacts: [], timedOut });
   switch (end.kind) {
     case "timeout":

@@ -84,7 +84,9 @@ export class ProcessSteps {
       const work = confined ? "/step" : dir;
       const proxy = network && `http://127.0.0.1:${PROXY_PORT}`;
       // An interactive process (an MCP server) is no step: none of the WF_ variables.
-      const env = interactive ? processEnv(this.ctx.baseEnv, work, proxy) : codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, proxy);
+      const env = interactive
+        ? processEnv(this.ctx.baseEnv, work, proxy)
+        : codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, proxy);
       const proc = zygote.fork(command, {
         runDir,
         ...(confined ? { makeRun: { name, uid: stepUid(slot) } } : {}),
@@ -96,9 +98,17 @@ export class ProcessSteps {
         ...(interactive ? { interactive: true } : {}),
       });
       if (interactive) connect(interactive, proc);
-      const { result, aborted } = await this.supervised(proc, cgroup, req, interactive ? { ...limits, outputBytes: INTERACTIVE_OUTPUT_BYTES } : limits, signal, onLog);
+      const { result, aborted } = await this.supervised(
+        proc,
+        cgroup,
+        req,
+        interactive ? { ...limits, outputBytes: INTERACTIVE_OUTPUT_BYTES } : limits,
+        signal,
+        onLog,
+      );
       // An aborted step's artifacts are not wanted, an interactive process's are none of its caller's.
-      const complete = aborted || interactive ? result : withArtifacts(result, await this.artifactsOf(zygote, dir, runDir, confined ? stepUid(slot) : hostUid, limits));
+      const complete =
+        aborted || interactive ? result : withArtifacts(result, await this.artifactsOf(zygote, dir, runDir, confined ? stepUid(slot) : hostUid, limits));
       return refused.total ? { ...complete, logs: [...complete.logs, ...refusalLog.kept()], refused } : complete;
     } finally {
       // After the result, not before it: the processes are dead already, and removing a
@@ -117,7 +127,12 @@ export class ProcessSteps {
    * The step's egress session, on a socket in the zygote's control directory that only the
    * zygote's uid (the step's relay, which the zygote forks into its network namespace) may connect to.
    */
-  private async openEgress(req: CodeRequest, zygote: Zygote, id: number, onRefused: (r: SessionRefusal) => void): Promise<{ session: EgressSession; socket: string }> {
+  private async openEgress(
+    req: CodeRequest,
+    zygote: Zygote,
+    id: number,
+    onRefused: (r: SessionRefusal) => void,
+  ): Promise<{ session: EgressSession; socket: string }> {
     if (!this.ctx.egress) throw new Error("no egress proxy");
     const socket = `egress-${id}.sock`;
     // Each list narrows: a destination must be in the workflow's and in the owner's.
@@ -167,7 +182,10 @@ export class ProcessSteps {
    */
   private async artifactsOf(zygote: Zygote, hostDir: string, runDir: string, uid: number, limits: SandboxLimits): Promise<Artifact[] | Error> {
     const dir = join(hostDir, "artifacts");
-    const isDir = await lstat(dir).then((s) => s.isDirectory(), () => false);
+    const isDir = await lstat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
     if (!isDir || (await readdir(dir)).length === 0) return [];
     const stream = zygote.readArtifacts({ runDir, uid, limits });
     return within(readArtifactStream(stream, limits), ARTIFACTS_GRACE_MS);

@@ -102,7 +102,9 @@ children[0].wait()`;
   it("fails the runs in flight when the zygote dies, and starts a new one", async () => {
     const marker = sleepMarker();
     const lines: string[] = [];
-    const running = runner.run(py(`import subprocess\nprint("started", flush=True)\nsubprocess.run(["sleep", "${marker}"])`), undefined, (line) => lines.push(line));
+    const running = runner.run(py(`import subprocess\nprint("started", flush=True)\nsubprocess.run(["sleep", "${marker}"])`), undefined, (line) =>
+      lines.push(line),
+    );
     await waitFor(() => lines.includes("started") && sleepers(marker).length === 1, { what: "the step to run" });
     const [zygote, ...others] = zygotes();
     expect(others).toEqual([]);

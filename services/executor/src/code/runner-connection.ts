@@ -106,7 +106,10 @@ export class RunnerConnection {
     const send = (msg: Parameters<typeof writeMessage>[1]): void => {
       if (ended) return;
       // After "open": messages go out in the order they were made, and "open" waits for ready.
-      void this.ready.then(() => writeMessage(this.stream, msg), () => undefined);
+      void this.ready.then(
+        () => writeMessage(this.stream, msg),
+        () => undefined,
+      );
     };
     return {
       write: (data) => send({ t: "stdin", id, data }),

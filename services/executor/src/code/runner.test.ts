@@ -116,7 +116,8 @@ describe("createCodeRunner", () => {
     });
 
     it("runs steps through its socket, logs streamed and artifacts returned", async () => {
-      const runner = await createCodeRunner({ socket: sandbox.socket });      try {
+      const runner = await createCodeRunner({ socket: sandbox.socket });
+      try {
         expect(runner.isolation()).toMatchObject({ network: "proxy", filesystem: "sandbox", uids: "per step", seccomp: true });
         expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
         const lines: string[] = [];
@@ -148,7 +149,9 @@ describe("createCodeRunner", () => {
       try {
         expect(runner.isolation()).toMatchObject({ processes: "refused", reason: expect.stringMatching(/WF_SANDBOX_UIDS.*cannot own files here/) });
         const bash = await runner.run(step("bash", "echo should not run"));
-        expect(!bash.ok && bash.error).toMatch(/^code steps in bash need the sandbox, which cannot start on this runner: .*\(WF_SANDBOX_UNSAFE=1 runs them without it\)$/);
+        expect(!bash.ok && bash.error).toMatch(
+          /^code steps in bash need the sandbox, which cannot start on this runner: .*\(WF_SANDBOX_UNSAFE=1 runs them without it\)$/,
+        );
         expect(await runner.run(step("javascript", "return 1"))).toMatchObject({ ok: true, output: 1 });
       } finally {
         await runner.close();

@@ -25,7 +25,16 @@ export interface CodeRunnerOptions {
 }
 
 const DEFAULT_POOL = 2;
-const UNKNOWN_ISOLATION: Isolation = { processes: "refused", reason: "the sandbox runner did not start", network: "none", filesystem: "none", readable: [], uids: "none", seccomp: false, limits: [] };
+const UNKNOWN_ISOLATION: Isolation = {
+  processes: "refused",
+  reason: "the sandbox runner did not start",
+  network: "none",
+  filesystem: "none",
+  readable: [],
+  uids: "none",
+  seccomp: false,
+  limits: [],
+};
 
 /** Where runs go: local runner processes or a remote runner, each with its connection(s). */
 interface Runners {
@@ -45,9 +54,7 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
     ...opts.limits,
   };
   const runners = opts.socket ? await remoteRunner(opts.socket) : await localRunners(opts);
-  const isolation = await runners
-    .pick()
-    .ready.catch(() => UNKNOWN_ISOLATION);
+  const isolation = await runners.pick().ready.catch(() => UNKNOWN_ISOLATION);
   let closed = false;
 
   return {

@@ -32,7 +32,21 @@ const RESERVED = ["/step", "/tmp", "/proc", "/dev", "/run/wf", "/etc/passwd", "/
 /** Top-level directories that are, on merged-/usr systems, links into /usr. */
 const ROOT_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** What programs read from /etc beyond the generated files: certificates, the linker's cache, alternatives, time zone, service names, the OS's name. */
-const ETC = ["ssl", "ca-certificates", "pki", "crypto-policies", "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types", "protocols", "services", "os-release"];
+const ETC = [
+  "ssl",
+  "ca-certificates",
+  "pki",
+  "crypto-policies",
+  "alternatives",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "mime.types",
+  "protocols",
+  "services",
+  "os-release",
+];
 
 /**
  * The file system of every sandboxed process: read-only, /usr and the root's links into it, the
@@ -54,7 +68,10 @@ export function sandboxView(runtimes: { executables: string[]; prefixes: string[
   const prefixes = [...new Set(found.filter((p): p is string => p !== undefined && !covered(p, entries)))];
   for (const path of [...prefixes, ...extraReadOnly]) {
     const reserved = RESERVED.find((r) => path === "/" || path === r || path.startsWith(`${r}/`) || r.startsWith(`${path}/`));
-    if (reserved) throw new Error(`${path} (an interpreter's directory, or in WF_SANDBOX_READ_ONLY) cannot be shown to steps: the sandbox gives each step its own ${reserved}`);
+    if (reserved)
+      throw new Error(
+        `${path} (an interpreter's directory, or in WF_SANDBOX_READ_ONLY) cannot be shown to steps: the sandbox gives each step its own ${reserved}`,
+      );
   }
   for (const prefix of [...prefixes, ...extraReadOnly]) entries.push({ kind: "ro", source: prefix, target: prefix });
   entries.push(...generatedEtc());
@@ -98,10 +115,18 @@ function covered(path: string, entries: PlanEntry[]): boolean {
 function generatedEtc(): PlanEntry[] {
   const steps = Array.from({ length: STEP_SLOTS }, (_, i) => FIRST_STEP_UID + i);
   return [
-    { kind: "file", target: "/etc/passwd", content: ["root:x:0:0:sandbox:/:/usr/sbin/nologin", ...steps.map((u) => `wf:x:${u}:${u}:workflow step:/step:/bin/sh`), ""].join("\n") },
+    {
+      kind: "file",
+      target: "/etc/passwd",
+      content: ["root:x:0:0:sandbox:/:/usr/sbin/nologin", ...steps.map((u) => `wf:x:${u}:${u}:workflow step:/step:/bin/sh`), ""].join("\n"),
+    },
     { kind: "file", target: "/etc/group", content: ["root:x:0:", ...steps.map((u) => `wf:x:${u}:`), ""].join("\n") },
     { kind: "file", target: "/etc/hosts", content: "127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n" },
-    { kind: "file", target: "/etc/nsswitch.conf", content: "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\nprotocols: files\nservices: files\n" },
+    {
+      kind: "file",
+      target: "/etc/nsswitch.conf",
+      content: "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\nprotocols: files\nservices: files\n",
+    },
     // No name server is reachable from a step: names are resolved by the egress proxy.
     { kind: "file", target: "/etc/resolv.conf", content: "# no DNS in the sandbox: connections go through HTTP_PROXY, which resolves names\n" },
   ];

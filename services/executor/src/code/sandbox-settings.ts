@@ -19,5 +19,10 @@ export type SandboxSettings = z.infer<typeof SandboxSettings>;
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = { uids: { first: 0x70000000, count: 1 << 20 }, readOnly: [], egressAllow: [], unsafe: false };
 
 export function sandboxSettings(config: Pick<Config, "WF_SANDBOX_UIDS" | "WF_SANDBOX_READ_ONLY" | "WF_EGRESS_ALLOW" | "WF_SANDBOX_UNSAFE">): SandboxSettings {
-  return { uids: config.WF_SANDBOX_UIDS, readOnly: config.WF_SANDBOX_READ_ONLY ?? [], egressAllow: config.WF_EGRESS_ALLOW ?? [], unsafe: config.WF_SANDBOX_UNSAFE };
+  return {
+    uids: config.WF_SANDBOX_UIDS,
+    readOnly: config.WF_SANDBOX_READ_ONLY ?? [],
+    egressAllow: config.WF_EGRESS_ALLOW ?? [],
+    unsafe: config.WF_SANDBOX_UNSAFE,
+  };
 }

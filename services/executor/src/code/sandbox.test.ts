@@ -35,11 +35,22 @@ describe("the sandbox of code steps: what a step can see and do", () => {
     expect(isolation).toMatchObject({ network: "proxy", filesystem: "sandbox", uids: "per step", seccomp: true });
     expect(isolation.readable).toContain("/usr");
     expect(isolation.readable).not.toContain("/");
-    expect(isolation.limits).toEqual(expect.arrayContaining(["memory per step (memory cgroup)", "processes per step (pids cgroup)", "CPU per step (cpu cgroup)"]));
+    expect(isolation.limits).toEqual(
+      expect.arrayContaining(["memory per step (memory cgroup)", "processes per step (pids cgroup)", "CPU per step (cpu cgroup)"]),
+    );
   });
 
   it("sees only what interpreters need: not the host's /tmp, /root, /home, /var, /run, the repository, nor the service's files", async () => {
-    const paths = { scratch: join(scratch, "host-file"), repo: join(process.cwd(), "package.json"), cwd: process.cwd(), shadow: "/etc/shadow", home: "/home", var: "/var", srv: "/srv", sys: "/sys" };
+    const paths = {
+      scratch: join(scratch, "host-file"),
+      repo: join(process.cwd(), "package.json"),
+      cwd: process.cwd(),
+      shadow: "/etc/shadow",
+      home: "/home",
+      var: "/var",
+      srv: "/srv",
+      sys: "/sys",
+    };
     const code = `
 import json, os
 paths = ${JSON.stringify(paths)}
@@ -61,7 +72,14 @@ print(json.dumps(seen))`;
   it("writes only to its /step and its private /tmp, not to the host's files", async () => {
     const code = `for f in /etc/x /usr/x /x /step/x /tmp/x /dev/shm/x; do touch "$f" 2>/dev/null && echo "wrote $f" || echo "refused $f"; done`;
     const result = await runner.run(step("bash", code));
-    expect(result.ok && String(result.output).split("\n")).toEqual(["refused /etc/x", "refused /usr/x", "refused /x", "wrote /step/x", "wrote /tmp/x", "wrote /dev/shm/x"]);
+    expect(result.ok && String(result.output).split("\n")).toEqual([
+      "refused /etc/x",
+      "refused /usr/x",
+      "refused /x",
+      "wrote /step/x",
+      "wrote /tmp/x",
+      "wrote /dev/shm/x",
+    ]);
     expect(existsSync("/etc/x") || existsSync("/usr/x")).toBe(false);
     // A later step does not find the first one's /tmp.
     expect(await runner.run(step("bash", "ls -A /tmp /dev/shm | tr -d '\\n'"))).toMatchObject({ ok: true, output: "/dev/shm:/tmp:" });

@@ -63,7 +63,15 @@ export class Sandbox {
     }
     const processes = await startProcesses(opts, python, view, true).catch((err: unknown) => asError(err));
     if (!(processes instanceof Error)) {
-      const isolation: Isolation = { processes: "sandbox", network: "proxy", filesystem: "sandbox", readable: view.readable, uids: "per step", seccomp: processes.seccomp, limits: limitsOf(processes.cgroups) };
+      const isolation: Isolation = {
+        processes: "sandbox",
+        network: "proxy",
+        filesystem: "sandbox",
+        readable: view.readable,
+        uids: "per step",
+        seccomp: processes.seccomp,
+        limits: limitsOf(processes.cgroups),
+      };
       return new Sandbox(isolation, python, interpreters, processes);
     }
     if (!opts.unsafe) return new Sandbox(refused(processes), python, interpreters, processes);
@@ -90,7 +98,9 @@ export class Sandbox {
     if ("error" in command) return failed(command.error);
     if (this.python instanceof Error) return failed(this.python.message);
     if (this.processes instanceof Error) {
-      return failed(`code steps in ${req.language} need the sandbox, which cannot start on this runner: ${this.processes.message} (WF_SANDBOX_UNSAFE=1 runs them without it)`);
+      return failed(
+        `code steps in ${req.language} need the sandbox, which cannot start on this runner: ${this.processes.message} (WF_SANDBOX_UNSAFE=1 runs them without it)`,
+      );
     }
     let held: Awaited<ReturnType<ZygotePool["acquire"]>>;
     try {
@@ -125,7 +135,9 @@ async function startProcesses(opts: SandboxOptions, python: Python, view: Sandbo
   if (confined && stepUids !== true) {
     uids.release();
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`the sandbox's uids (WF_SANDBOX_UIDS, from ${opts.uids.first}) cannot own files here (${stepUids}): run the service as root, with a range this host maps`);
+    throw new Error(
+      `the sandbox's uids (WF_SANDBOX_UIDS, from ${opts.uids.first}) cannot own files here (${stepUids}): run the service as root, with a range this host maps`,
+    );
   }
   // The zygote's uid writes a step's pid into its cgroups; without the sandbox it is this process's.
   const cgroups = StepCgroups.create(confined ? uids.hostBase : undefined);
@@ -187,7 +199,16 @@ function limitsOf(cgroups: StepCgroups | undefined): string[] {
 }
 
 function refused(reason: Error): Isolation {
-  return { processes: "refused", reason: reason.message, network: "none", filesystem: "none", readable: [], uids: "none", seccomp: false, limits: ["JavaScript heap (isolate)"] };
+  return {
+    processes: "refused",
+    reason: reason.message,
+    network: "none",
+    filesystem: "none",
+    readable: [],
+    uids: "none",
+    seccomp: false,
+    limits: ["JavaScript heap (isolate)"],
+  };
 }
 
 function asError(err: unknown): Error {

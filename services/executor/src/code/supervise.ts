@@ -29,11 +29,7 @@ export interface StepProcess {
 }
 
 export type End =
-  | { kind: "exited"; status: ExitStatus }
-  | { kind: "timeout" }
-  | { kind: "aborted" }
-  | { kind: "limit"; message: string }
-  | { kind: "failed"; message: string };
+  { kind: "exited"; status: ExitStatus } | { kind: "timeout" } | { kind: "aborted" } | { kind: "limit"; message: string } | { kind: "failed"; message: string };
 
 type Stop = Extract<End, { kind: "timeout" | "aborted" | "limit" }>;
 

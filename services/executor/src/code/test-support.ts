@@ -69,7 +69,9 @@ export function runDirs(ancestor = process.pid): string[] {
   return descendants(ancestor, /zygote\/enter\.py/).flatMap((pid) => {
     const runs = `/proc/${pid}/root/run/wf/runs`;
     try {
-      return readdirSync(runs).filter((name) => name.startsWith("run-")).map((name) => `${runs}/${name}`);
+      return readdirSync(runs)
+        .filter((name) => name.startsWith("run-"))
+        .map((name) => `${runs}/${name}`);
     } catch {
       return [];
     }

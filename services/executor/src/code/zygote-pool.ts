@@ -75,7 +75,10 @@ export class ZygotePool {
     const idle = this.held.filter((h) => h.owner === undefined);
     if (idle.length <= MAX_IDLE) return;
     this.drop(held);
-    void held.zygote.then((z) => z.kill(), () => undefined);
+    void held.zygote.then(
+      (z) => z.kill(),
+      () => undefined,
+    );
   }
 
   private drop(held: Held): void {

@@ -267,7 +267,11 @@ export class Zygote {
     else {
       // It died before running any user code, and will not connect now: no streams to wait for.
       endStreams(run);
-      run.reject(new Error(`the step's process failed before running it (${msg.signal ?? `exit code ${msg.code}`})${this.stderrTail ? `: ${this.stderrTail.trim()}` : ""}`));
+      run.reject(
+        new Error(
+          `the step's process failed before running it (${msg.signal ?? `exit code ${msg.code}`})${this.stderrTail ? `: ${this.stderrTail.trim()}` : ""}`,
+        ),
+      );
     }
   }
 

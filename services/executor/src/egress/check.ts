@@ -60,7 +60,11 @@ export function malformed(host: string, port: number, reason: string): EgressRef
  * never asks DNS (with `autoSelectFamily`, connections try them in turn, IPv6 and IPv4 alike).
  */
 export function lookupOf(addresses: readonly LookupAddress[]) {
-  return (_host: string, options: LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void => {
+  return (
+    _host: string,
+    options: LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
     const fitting = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
     const first = fitting[0];
     if (!first) callback(Object.assign(new Error("no checked address of that family"), { code: "ENOTFOUND" }), []);

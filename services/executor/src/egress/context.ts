@@ -38,7 +38,12 @@ export async function decide(ctx: RequestContext, target: Destination | EgressRe
   const verdict: EgressVerdict =
     "rule" in target
       ? { kind: "refused", refusal: target }
-      : await checkDestination(target, { policy: ctx.policy, narrowing: ctx.narrowing, lookup: ctx.lookup, timeoutMs: Math.max(0, deadline - performance.now()) });
+      : await checkDestination(target, {
+          policy: ctx.policy,
+          narrowing: ctx.narrowing,
+          lookup: ctx.lookup,
+          timeoutMs: Math.max(0, deadline - performance.now()),
+        });
   if (verdict.kind === "allowed") return { kind: "go", verdict };
   if (verdict.kind === "unresolved") return { kind: "answer", status: 502, text: `egress: cannot resolve ${verdict.dest.host}: ${verdict.error}` };
   try {

@@ -33,7 +33,25 @@ afterAll(() => proxy?.close());
 async function certificate(): Promise<{ key: string; cert: string; certFile: string }> {
   const dir = dirname(await socketPathForTest());
   const [keyFile, certFile] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-  await run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "1", "-subj", "/CN=egress-test", "-addext", "subjectAltName=IP:127.0.0.1,IP:127.0.0.2"]);
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=egress-test",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1,IP:127.0.0.2",
+  ]);
   return { key: await readFile(keyFile, "utf8"), cert: await readFile(certFile, "utf8"), certFile };
 }
 
@@ -102,11 +120,19 @@ describe("egress proxy with a real curl behind a TCP forwarder", () => {
     expect(blocked.code).toBe(56);
     expect(blocked.stderr).toMatch(/CONNECT tunnel failed, response 403/);
     expect(refused).toEqual([
-      { host: "127.0.0.2", port: refusedOrigin.port, address: "127.0.0.2", reason: "127.0.0.2 is a loopback address (allow it with WF_EGRESS_ALLOW)", rule: "operator" },
+      {
+        host: "127.0.0.2",
+        port: refusedOrigin.port,
+        address: "127.0.0.2",
+        reason: "127.0.0.2 is a loopback address (allow it with WF_EGRESS_ALLOW)",
+        rule: "operator",
+      },
     ]);
     expect(refusedOrigin.requests()).toBe(0);
 
     const blockedPlain = await curl(port, ["-i", `http://127.0.0.2:${web.port}/`]);
-    expect(blockedPlain.stdout).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*\r\n\r\negress refused: 127\.0\.0\.2 is a loopback address \(allow it with WF_EGRESS_ALLOW\)\n$/);
+    expect(blockedPlain.stdout).toMatch(
+      /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*\r\n\r\negress refused: 127\.0\.0\.2 is a loopback address \(allow it with WF_EGRESS_ALLOW\)\n$/,
+    );
   });
 });

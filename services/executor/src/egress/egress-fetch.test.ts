@@ -31,7 +31,10 @@ describe("egressFetch", () => {
     for (const host of ["127.0.0.1", "localhost", "0x7f.1", "[::ffff:127.0.0.1]"]) {
       const err = await fetch(`http://${host}:${origin.port}/`).catch((e: unknown) => e);
       expect(err, host).toBeInstanceOf(EgressRefusedError);
-      expect((err as EgressRefusedError).refusal).toMatchObject({ rule: "operator", reason: expect.stringMatching(/a loopback address \(allow it with WF_EGRESS_ALLOW\)$/) });
+      expect((err as EgressRefusedError).refusal).toMatchObject({
+        rule: "operator",
+        reason: expect.stringMatching(/a loopback address \(allow it with WF_EGRESS_ALLOW\)$/),
+      });
     }
     expect(origin.connections()).toBe(0);
   });

@@ -1,5 +1,15 @@
 /** Headers of one connection, not of the message (RFC 9110 §7.6.1), and the proxy's own credentials. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 /**
  * `rawHeaders` (name, value, name, value…) without hop-by-hop headers, nor those the message's

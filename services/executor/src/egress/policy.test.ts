@@ -103,9 +103,12 @@ describe("the operator's default refusals", () => {
     expect(refusalOf(p, address)).toBe(reason);
   });
 
-  it.each(["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "100.63.255.255", "172.32.0.1"])("lets the public address %s through", (address) => {
-    expect(refusalOf(p, address)).toBeNull();
-  });
+  it.each(["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "100.63.255.255", "172.32.0.1"])(
+    "lets the public address %s through",
+    (address) => {
+      expect(refusalOf(p, address)).toBeNull();
+    },
+  );
 
   it("refuses this host's own addresses, whatever their range, in IPv6 forms too; ports are not restricted", () => {
     const onHost = policy("", ["52.1.2.3", "2600:1f18::5"]);
@@ -169,7 +172,9 @@ describe("WF_EGRESS_ALLOW", () => {
   });
 
   it("a bad entry stops start-up naming the variable and the entry", () => {
-    expect(() => loadConfig({ WF_EGRESS_ALLOW: "10.0.0.0/8, nope..x ,db:5432" })).toThrow(/WF_EGRESS_ALLOW="10\.0\.0\.0\/8, nope\.\.x ,db:5432": "nope\.\.x" is not/);
+    expect(() => loadConfig({ WF_EGRESS_ALLOW: "10.0.0.0/8, nope..x ,db:5432" })).toThrow(
+      /WF_EGRESS_ALLOW="10\.0\.0\.0\/8, nope\.\.x ,db:5432": "nope\.\.x" is not/,
+    );
   });
 });
 
@@ -195,7 +200,9 @@ describe("a step's narrowing lists", () => {
   it("never widen the operator's policy", () => {
     const loopback = narrowing("the workflow's network.allow list", ["127.0.0.1", "localhost"]);
     expect(judge(policy(), [loopback], dest("127.0.0.1"), [ip("127.0.0.1")])?.reason).toBe("127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)");
-    expect(judge(policy(), [loopback], dest("localhost"), [ip("::1")])?.reason).toBe("localhost resolves to ::1, a loopback address (allow it with WF_EGRESS_ALLOW)");
+    expect(judge(policy(), [loopback], dest("localhost"), [ip("::1")])?.reason).toBe(
+      "localhost resolves to ::1, a loopback address (allow it with WF_EGRESS_ALLOW)",
+    );
     expect(judge(policy("127.0.0.0/8"), [loopback], dest("127.0.0.1"), [ip("127.0.0.1")])).toBeNull();
   });
 
@@ -248,7 +255,13 @@ describe("checking a destination", () => {
     const { lookup } = countingLookup({ "split.example.com": ["93.184.215.14", "10.0.0.7"] });
     expect(await checkDestination(dest("split.example.com"), { policy: policy(), lookup })).toEqual({
       kind: "refused",
-      refusal: { host: "split.example.com", port: 443, address: "10.0.0.7", reason: "split.example.com resolves to 10.0.0.7, a private address (allow it with WF_EGRESS_ALLOW)", rule: "operator" },
+      refusal: {
+        host: "split.example.com",
+        port: 443,
+        address: "10.0.0.7",
+        reason: "split.example.com resolves to 10.0.0.7, a private address (allow it with WF_EGRESS_ALLOW)",
+        rule: "operator",
+      },
     });
   });
 
@@ -262,8 +275,15 @@ describe("checking a destination", () => {
 
   it("reports a name that does not resolve, or not in time", async () => {
     const { lookup } = countingLookup({});
-    expect(await checkDestination(dest("nowhere.example"), { policy: policy(), lookup })).toEqual({ kind: "unresolved", dest: dest("nowhere.example"), error: "ENOTFOUND" });
+    expect(await checkDestination(dest("nowhere.example"), { policy: policy(), lookup })).toEqual({
+      kind: "unresolved",
+      dest: dest("nowhere.example"),
+      error: "ENOTFOUND",
+    });
     const never: DnsLookup = () => new Promise(() => undefined);
-    expect(await checkDestination(dest("slow.example"), { policy: policy(), lookup: never, timeoutMs: 20 })).toMatchObject({ kind: "unresolved", error: "ETIMEOUT" });
+    expect(await checkDestination(dest("slow.example"), { policy: policy(), lookup: never, timeoutMs: 20 })).toMatchObject({
+      kind: "unresolved",
+      error: "ETIMEOUT",
+    });
   });
 });

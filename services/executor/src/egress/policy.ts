@@ -37,9 +37,7 @@ export class AllowRules {
   /** An exact name, or a `*.` pattern's subdomains (not the name itself). */
   matchesName(dest: Destination): boolean {
     if (dest.kind !== "name") return false;
-    return this.names.some(
-      (r) => (r.port === undefined || r.port === dest.port) && (r.subdomains ? dest.name.endsWith(`.${r.name}`) : dest.name === r.name),
-    );
+    return this.names.some((r) => (r.port === undefined || r.port === dest.port) && (r.subdomains ? dest.name.endsWith(`.${r.name}`) : dest.name === r.name));
   }
 
   /** An IPv6 form of an IPv4 address (`::ffff:10.0.0.5`) matches what the IPv4 one matches. */

@@ -78,7 +78,9 @@ describe("egress proxy: forwarding and tunnelling", () => {
   });
 
   it("answers 502 naming the destination when its name does not resolve or it refuses the connection", async () => {
-    const { session, refused } = await openSession(proxyWith("127.0.0.1/32", { dnsLookup: async () => Promise.reject(Object.assign(new Error("no"), { code: "ENOTFOUND" })) }));
+    const { session, refused } = await openSession(
+      proxyWith("127.0.0.1/32", { dnsLookup: async () => Promise.reject(Object.assign(new Error("no"), { code: "ENOTFOUND" })) }),
+    );
     const unresolved = await viaProxy(session.socketPath, "http://nowhere.example/");
     expect([unresolved.status, unresolved.body]).toEqual([502, "egress: cannot resolve nowhere.example: ENOTFOUND\n"]);
     const free = await rawConnect(session.socketPath, `127.0.0.1:1`);
@@ -132,7 +134,9 @@ describe("egress proxy: policy", () => {
     expect((await viaProxy(session.socketPath, `http://127.0.0.1:${listed.port}/`)).status).toBe(200);
     const refusedAnswer = await viaProxy(session.socketPath, `http://127.0.0.1:${other.port}/`);
     expect([refusedAnswer.status, refusedAnswer.body]).toEqual([403, `egress refused: 127.0.0.1:${other.port} is not in the workflow's network.allow list\n`]);
-    expect(refused).toEqual([{ host: "127.0.0.1", port: other.port, reason: `127.0.0.1:${other.port} is not in the workflow's network.allow list`, rule: "narrowing" }]);
+    expect(refused).toEqual([
+      { host: "127.0.0.1", port: other.port, reason: `127.0.0.1:${other.port} is not in the workflow's network.allow list`, rule: "narrowing" },
+    ]);
     expect(other.connections()).toBe(0);
   });
 
@@ -148,7 +152,9 @@ describe("egress proxy: policy", () => {
     const { session, refused } = await openSession(proxyWith(""));
     const { status, socket, rest } = await rawConnect(session.socketPath, `localhost:${origin.port}`);
     expect(status).toBe(403);
-    expect(await readToEnd(socket, rest)).toMatch(/^egress refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address \(allow it with WF_EGRESS_ALLOW\)\n$/);
+    expect(await readToEnd(socket, rest)).toMatch(
+      /^egress refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address \(allow it with WF_EGRESS_ALLOW\)\n$/,
+    );
     expect(refused).toMatchObject([{ host: "localhost", port: origin.port, rule: "operator" }]);
     expect(origin.accepted()).toBe(0);
   });

@@ -110,11 +110,14 @@ export function viaProxy(
   init: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent } = {},
 ): Promise<ProxiedAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: url, method: init.method ?? "GET", headers: init.headers ?? {}, ...(init.agent ? { agent: init.agent } : {}) }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => (body += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, body, reusedSocket: req.reusedSocket }));
-    });
+    const req = request(
+      { socketPath, path: url, method: init.method ?? "GET", headers: init.headers ?? {}, ...(init.agent ? { agent: init.agent } : {}) },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, body, reusedSocket: req.reusedSocket }));
+      },
+    );
     req.on("error", reject);
     req.end(init.body);
   });

@@ -1,23 +1,17 @@
 import { ZERO_USAGE, type StepState, type ToolCallRecord } from "@wf/shared/execution";
-import type { AgentDef, AgentStep, LlmStep, Workflow } from "@wf/shared/workflow";
+import type { AgentDef, AgentStep, LlmStep } from "@wf/shared/workflow";
 import type { LlmAnswer } from "../ai/gateway";
 import { McpConnectError, type McpServerTarget, type McpToolResult } from "../ai/mcp-pool";
 import { checkAnswer, compileOutputSchema } from "../ai/output-schema";
 import { addUsage } from "../ai/pricing";
 import { ProviderError, type ChatMessage, type ChatRequest, type ToolSpec } from "../ai/providers/types";
-import type { Committer } from "./committer";
 import { jsonBytes } from "./result-limits";
 import { DeltaStream } from "./delta-stream";
-import type { RunEffects } from "./effects";
 import type { Scope } from "./scope";
+import type { StepContext } from "./steps/step-kind";
 
 /** What an `llm` or `agent` step needs of the run that executes it. */
-export interface AiStepHost {
-  c: Committer;
-  fx: RunEffects;
-  wf: Workflow;
-  render(value: unknown, scope: Scope): Promise<unknown>;
-}
+type AiStepHost = Pick<StepContext, "committer" | "effects" | "workflow" | "render">;
 
 export type AiAttempt = { kind: "completed"; output: unknown } | { kind: "failed"; error: string; retryable: boolean };
 
@@ -46,7 +40,7 @@ export async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, pat
 async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
   const prompt = asText(await host.render(step.prompt, scope));
   const system = step.system === undefined ? undefined : asText(await host.render(step.system, scope));
-  if (host.c.snap.enableMonitoring) keepInput(host, path, st, { model: step.model, ...(system === undefined ? {} : { system }), prompt });
+  if (host.committer.snap.enableMonitoring) keepInput(host, path, st, { model: step.model, ...(system === undefined ? {} : { system }), prompt });
   let validate: ReturnType<typeof compileOutputSchema> | null = null;
   if (step.output_schema !== undefined) {
     try {
@@ -56,7 +50,7 @@ async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepSta
     }
   }
   // The attempt's start must be durable before the provider bills anything.
-  await host.c.flush();
+  await host.committer.flush();
   const calls = new StepCalls(host, step.name, path, st, scope.signal);
   const request: ChatRequest = {
     model: step.model,
@@ -88,18 +82,18 @@ async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepSta
 }
 
 async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
-  const agent = host.wf.agents?.find((a) => a.name === step.agent);
+  const agent = host.workflow.agents?.find((a) => a.name === step.agent);
   if (!agent) return { kind: "failed", error: `step \`${step.name}\`: unknown agent \`${step.agent}\``, retryable: false };
   const prompt = asText(await host.render(step.prompt, scope));
   const instructions = agent.instructions === undefined ? undefined : asText(await host.render(agent.instructions, scope));
   const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, scope, step.timeout)));
-  if (host.c.snap.enableMonitoring) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt });
-  await host.c.flush();
+  if (host.committer.snap.enableMonitoring) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt });
+  await host.committer.flush();
 
   const tools = new Map<string, { server: McpServerTarget; tool: string }>();
   const specs: ToolSpec[] = [];
   for (const server of servers) {
-    for (const t of await host.fx.mcpTools(server, scope.signal)) {
+    for (const t of await host.effects.mcpTools(server, scope.signal)) {
       const exposed = toolName(server.name, t.name, tools);
       tools.set(exposed, { server, tool: t.name });
       specs.push({ name: exposed, description: t.description, parameters: t.inputSchema });
@@ -124,7 +118,7 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
       let result: McpToolResult;
       if (!target) result = { text: `there is no tool named ${call.name}`, isError: true };
       else if (args === null) result = { text: "the arguments must be a JSON object", isError: true };
-      else result = await host.fx.mcpCall(target.server, target.tool, args, scope.signal);
+      else result = await host.effects.mcpCall(target.server, target.tool, args, scope.signal);
       const record: ToolCallRecord = {
         turn,
         server: target?.server.name ?? "",
@@ -135,9 +129,11 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
         durationMs: Math.round(performance.now() - started),
       };
       recordedBytes += jsonBytes(record);
-      const full = recordedBytes > host.c.limits.toolCallBytes;
-      records.push(full ? { ...record, arguments: null, result: `[not kept: this step's tool calls passed ${host.c.limits.toolCallBytes} bytes]` } : record);
-      host.c.emit("step_tool_call", path, { ...record, attempt: st.attempts });
+      const full = recordedBytes > host.committer.limits.toolCallBytes;
+      records.push(
+        full ? { ...record, arguments: null, result: `[not kept: this step's tool calls passed ${host.committer.limits.toolCallBytes} bytes]` } : record,
+      );
+      host.committer.emit("step_tool_call", path, { ...record, attempt: st.attempts });
       results.push({ callId: call.id, content: result.text, isError: result.isError });
     }
     messages.push({ role: "tool", results });
@@ -164,24 +160,24 @@ class StepCalls {
   async call(req: ChatRequest): Promise<LlmAnswer> {
     this.checkBudget(req);
     const n = ++this.count;
-    const { c, fx } = this.host;
-    const snap = c.snap;
+    const { committer, effects } = this.host;
+    const snap = committer.snap;
     const attempt = this.st.attempts;
     const stream = snap.enableMonitoring
-      ? new DeltaStream(c.masker, (text, batch) =>
-          c.publishLive("step_delta", this.path, `${snap.id}.delta.${this.path}.${attempt}.${n}.${batch}`, { attempt, call: n, text }),
+      ? new DeltaStream(committer.masker, (text, batch) =>
+          committer.publishLive("step_delta", this.path, `${snap.id}.delta.${this.path}.${attempt}.${n}.${batch}`, { attempt, call: n, text }),
         )
       : null;
     let answer: LlmAnswer;
     try {
-      answer = await fx.llm(req, this.signal, stream?.push);
+      answer = await effects.llm(req, this.signal, stream?.push);
     } finally {
       stream?.end();
     }
     const spent = { ...answer.usage, costUsd: answer.costUsd };
     this.st.usage = addUsage(this.st.usage ?? ZERO_USAGE, spent);
     snap.usage = addUsage(snap.usage, spent);
-    c.emit("step_usage", this.path, {
+    committer.emit("step_usage", this.path, {
       attempt,
       call: n,
       model: req.model,
@@ -195,13 +191,13 @@ class StepCalls {
 
   /** Refuses a call that would pass `max_cost`: the cost so far plus the prompt's (estimated) cost. */
   private checkBudget(req: ChatRequest): void {
-    const max = this.host.wf.max_cost;
+    const max = this.host.workflow.max_cost;
     if (max === undefined) return;
-    const price = this.host.fx.llmPrice(req.model);
+    const price = this.host.effects.llmPrice(req.model);
     if (price === null) {
       throw new BudgetError(`model \`${req.model}\` has no price in WF_LLM_PRICES, so the workflow's max_cost ($${max}) cannot be kept`);
     }
-    const spent = this.host.c.snap.usage.costUsd;
+    const spent = this.host.committer.snap.usage.costUsd;
     const promptEstimate = (Math.ceil(promptChars(req) / CHARS_PER_TOKEN) * price.input) / 1_000_000;
     if (spent >= max || spent + promptEstimate > max) {
       throw new BudgetError(
@@ -218,7 +214,7 @@ async function renderServer(host: AiStepHost, s: NonNullable<AgentDef["mcp"]>[nu
     name: s.name,
     ...(s.url === undefined ? {} : { url: asText(await host.render(s.url, scope)) }),
     ...(s.headers === undefined ? {} : { headers }),
-    ...(s.command === undefined ? {} : { command: (await host.render(s.command, scope) as unknown[]).map(asText) }),
+    ...(s.command === undefined ? {} : { command: ((await host.render(s.command, scope)) as unknown[]).map(asText) }),
     ...(timeoutS === undefined ? {} : { timeoutMs: timeoutS * 1000 }),
   };
 }
@@ -262,8 +258,8 @@ function asText(value: unknown): string {
 
 /** A monitored step's input, cut to its limit and accounted in the record. */
 function keepInput(host: AiStepHost, path: string, st: StepState, input: unknown): void {
-  st.input = host.c.budget.input(input);
-  host.c.budget.account(path, st);
+  st.input = host.committer.budget.input(input);
+  host.committer.budget.account(path, st);
 }
 
 function cut(text: string): string {

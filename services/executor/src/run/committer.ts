@@ -12,13 +12,28 @@ import { LostOwnershipError } from "./signals";
 const SLIM_VALUE_BYTES = 256;
 
 /**
+ * What a run does with its record (ExecutionRun and its step kinds): the Committer below in the
+ * service, an in-memory stand-in in the run loop's unit tests.
+ */
+export interface RunCommitter {
+  readonly snap: ExecutionSnapshot;
+  readonly limits: ResultLimits;
+  readonly masker: SecretMasker;
+  readonly budget: RecordBudget;
+  readonly outboxFull: boolean;
+  emit(type: string, step?: string, data?: Record<string, unknown>): void;
+  flush(): Promise<void>;
+  publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void;
+}
+
+/**
  * The single writer of one execution's snapshot. Changes are made to `snap` in memory and
  * described by events; `flush()` writes the snapshot by compare-and-set (the events travel in it
  * as the outbox), then publishes the events, each with its own Nats-Msg-Id. Changes that pile
  * up while a write is in flight go out together in the next write: a run of quick steps costs
  * one write per step, not two.
  */
-export class Committer {
+export class Committer implements RunCommitter {
   snap: ExecutionSnapshot;
   version: number;
   /** The values of the secrets this run reads: masked in everything written or published. */

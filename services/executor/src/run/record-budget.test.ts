@@ -23,7 +23,22 @@ function snapshot(steps: Record<string, StepState> = {}): ExecutionSnapshot {
 }
 
 function state(name: string, output?: unknown): StepState {
-  return { name, type: "transform", status: "COMPLETED", error: null, attempts: 1, startedAt: 1, completedAt: 2, duration: 1, waitUntil: null, retryAt: null, deadline: null, childExecutionId: null, approvalId: null, ...(output === undefined ? {} : { output }) };
+  return {
+    name,
+    type: "transform",
+    status: "COMPLETED",
+    error: null,
+    attempts: 1,
+    startedAt: 1,
+    completedAt: 2,
+    duration: 1,
+    waitUntil: null,
+    retryAt: null,
+    deadline: null,
+    childExecutionId: null,
+    approvalId: null,
+    ...(output === undefined ? {} : { output }),
+  };
 }
 
 describe("RecordBudget", () => {
@@ -57,7 +72,9 @@ describe("RecordBudget", () => {
     expect(budget.used).toBeLessThanOrEqual(budget.room);
     const last = snap.steps[`s${n - 1}`]!;
     expect(last.output).toBeUndefined();
-    expect(refused).toMatch(/^its result \(\d+ bytes\) would take the execution's record past its room: it holds \d+ bytes already and may hold \d+ \(the NATS server's max_payload is 65536/);
+    expect(refused).toMatch(
+      /^its result \(\d+ bytes\) would take the execution's record past its room: it holds \d+ bytes already and may hold \d+ \(the NATS server's max_payload is 65536/,
+    );
     // What is left, the record's output and error and a full outbox still fit under max_payload.
     expect(budget.used + LIMITS.outputBytes + LIMITS.errorBytes + 2 * LIMITS.outboxBytes).toBeLessThan(LIMITS.recordBytes);
   });

@@ -1,13 +1,5 @@
 import { JetStreamApiError, type JetStreamPublishOptions, type PubAck } from "@nats-io/jetstream";
-import {
-  ClosedConnectionError,
-  NoRespondersError,
-  TimeoutError,
-  type Msg,
-  type MsgHdrs,
-  type NatsConnection,
-  type Subscription,
-} from "@nats-io/nats-core";
+import { ClosedConnectionError, NoRespondersError, TimeoutError, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "@nats-io/nats-core";
 import { newInbox } from "../../nats/connect";
 
 const TIMEOUT_MS = 5_000;

@@ -124,10 +124,7 @@ export class KvCollection<T extends { id: string }> {
     const token = keyToken(value.id);
     const keys = this.layout.keys(value);
     const indexValue = this.#indexValue(value);
-    const [record, ...puts] = await Promise.allSettled([
-      this.#createRecord(token, JSON.stringify(value)),
-      ...keys.map((key) => this.#putKey(key, indexValue)),
-    ]);
+    const [record, ...puts] = await Promise.allSettled([this.#createRecord(token, JSON.stringify(value)), ...keys.map((key) => this.#putKey(key, indexValue))]);
     if (record.status === "rejected") {
       if (!isWrongLastSequence(record.reason)) throw record.reason;
       await this.#dropUnclaimed(token, keys, indexValue, puts);
@@ -348,9 +345,7 @@ export class KvCollection<T extends { id: string }> {
   /** The records of `rows` that still claim their key (and, with `valueIs`, still carry that value). */
   async #resolve(rows: IndexRow[], valueIs?: string): Promise<T[]> {
     const loaded = await Promise.all(rows.map((row) => this.#load(tokenOf(row.key))));
-    return loaded.flatMap((record, i) =>
-      record?.index.has(rows[i]!.key) && (valueIs === undefined || record.indexValue === valueIs) ? [record.value] : [],
-    );
+    return loaded.flatMap((record, i) => (record?.index.has(rows[i]!.key) && (valueIs === undefined || record.indexValue === valueIs) ? [record.value] : []));
   }
 
   async #load(token: string): Promise<Loaded<T> | null> {
@@ -362,7 +357,9 @@ export class KvCollection<T extends { id: string }> {
     if (unwritten !== null) return this.#loaded(token, unwritten, 0);
     // Its writer writes the record before it lets the unwritten source go: read once more.
     const written = await this.buckets.records.get(token);
-    return written?.operation === "PUT" ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision) : null;
+    return written?.operation === "PUT"
+      ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision)
+      : null;
   }
 
   #loaded(token: string, value: T, version: number): Loaded<T> {
@@ -403,12 +400,7 @@ export class KvCollection<T extends { id: string }> {
    * key it claims with another value gets the stored value back, unless someone put that key
    * after us (their put is the newer one).
    */
-  async #dropUnclaimed(
-    token: string,
-    keys: readonly string[],
-    indexValue: string,
-    puts: readonly PromiseSettledResult<number>[],
-  ): Promise<Loaded<T> | null> {
+  async #dropUnclaimed(token: string, keys: readonly string[], indexValue: string, puts: readonly PromiseSettledResult<number>[]): Promise<Loaded<T> | null> {
     const current = await this.#load(token);
     await Promise.allSettled(
       keys.map((key, i) => {
@@ -463,17 +455,12 @@ export class KvCollection<T extends { id: string }> {
 export function isWrongLastSequence(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
-    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
-      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
   );
 }
 
 /** Records the revisions of the puts that succeeded (`puts[i]` wrote `keys[i]`); 0 for the rest. */
-function withRevisions(
-  index: Map<string, number>,
-  keys: readonly string[],
-  puts: readonly PromiseSettledResult<number>[],
-): Map<string, number> {
+function withRevisions(index: Map<string, number>, keys: readonly string[], puts: readonly PromiseSettledResult<number>[]): Map<string, number> {
   keys.forEach((key, i) => {
     const put = puts[i];
     index.set(key, put?.status === "fulfilled" ? put.value : 0);

@@ -51,24 +51,16 @@ export const approvalKeys = (a: ApprovalRecord): string[] => {
 export const approvalFilter = (q: { ownerId: string; status?: ApprovalStatus }): string =>
   q.status === undefined ? `o.${t(q.ownerId)}.>` : `s.${t(q.ownerId)}.${q.status}.>`;
 
-export const artifactKeys = (a: ArtifactRecord): string[] => [
-  `e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`,
-];
+export const artifactKeys = (a: ArtifactRecord): string[] => [`e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`];
 
-export const webhookKeys = (w: WebhookRecord): string[] => [
-  `o.${t(w.ownerId)}.${sortableNumber(w.createdAt)}.${t(w.id)}`,
-];
+export const webhookKeys = (w: WebhookRecord): string[] => [`o.${t(w.ownerId)}.${sortableNumber(w.createdAt)}.${t(w.id)}`];
 
 export const workflowKeys = (w: WorkflowRecord): string[] => {
   const tail = `${t(Array.from(w.name).slice(0, NAME_KEY_CHARS).join(""))}.${t(w.id)}`;
   const users = new Set([w.ownerId, ...Object.keys(w.sharedWith)]);
   const { scheduled, chainedAfter } = triggerFacts(w.definition);
   const since = `${sortableNumber(w.createdAt)}.${t(w.id)}`;
-  return [
-    ...[...users].map((user) => `v.${t(user)}.${tail}`),
-    ...chainedAfter.map((after) => `c.${t(after)}.${since}`),
-    ...(scheduled ? [`s.${since}`] : []),
-  ];
+  return [...[...users].map((user) => `v.${t(user)}.${tail}`), ...chainedAfter.map((after) => `c.${t(after)}.${since}`), ...(scheduled ? [`s.${since}`] : [])];
 };
 
 export const byExecution = (executionId: string): string => `e.${t(executionId)}.>`;

@@ -37,10 +37,7 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
     const recordsBucket = `${namespace}_${type}`;
     const indexBucket = `${recordsBucket}_idx`;
     const opts = { history: 1, ...(maxAgeMs > 0 ? { ttl: maxAgeMs } : {}) };
-    const [records, index] = await Promise.all([
-      kvm.create(recordsBucket, opts),
-      kvm.create(indexBucket, opts),
-    ]);
+    const [records, index] = await Promise.all([kvm.create(recordsBucket, opts), kvm.create(indexBucket, opts)]);
     return { jsm, publisher, records, recordsBucket, index, indexBucket };
   };
   const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([

@@ -92,9 +92,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     await this.dropKeysUnlessWritten(pending);
   }
 
-  list(
-    query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery,
-  ): Promise<Page<ExecutionSnapshot>> {
+  list(query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery): Promise<Page<ExecutionSnapshot>> {
     return this.page(executionFilter(query), "desc", query, { valueIs: query.status });
   }
 }

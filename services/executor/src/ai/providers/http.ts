@@ -63,7 +63,12 @@ export async function callProvider<T>(req: ProviderRequest, consume: (res: Respo
     if (attempt >= policy.maxRetries) throw new ProviderError(provider, res.status, `${detail} (after ${attempt + 1} attempts)`, true);
     const asked = retryAfterMs(res.headers);
     if (asked !== null && asked > policy.maxRetryDelayMs) {
-      throw new ProviderError(provider, res.status, `${detail} (asked to retry after ${Math.ceil(asked / 1000)} s, over the ${policy.maxRetryDelayMs / 1000} s allowed)`, true);
+      throw new ProviderError(
+        provider,
+        res.status,
+        `${detail} (asked to retry after ${Math.ceil(asked / 1000)} s, over the ${policy.maxRetryDelayMs / 1000} s allowed)`,
+        true,
+      );
     }
     await sleep(asked ?? backoff(policy, attempt), req.signal);
   }

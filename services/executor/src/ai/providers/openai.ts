@@ -75,9 +75,7 @@ export class OpenAiProvider implements Provider {
         : {}),
       ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
       ...(req.maxTokens === undefined ? {} : { max_tokens: req.maxTokens }),
-      ...(req.jsonSchema && this.structuredOutput
-        ? { response_format: { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } } }
-        : {}),
+      ...(req.jsonSchema && this.structuredOutput ? { response_format: { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } } } : {}),
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     };
     const url = new URL(`${this.cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`);

@@ -9,7 +9,7 @@ import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
 import type { RunEffects } from "../run/effects";
 import type { ResultLimits } from "../run/result-limits";
-import { aiEffects, type AiDeps } from "./ai-effects";
+import { aiEffects, type AiDeps } from "./live-ai-effects";
 
 /** Publishes of a child's cancel before it is given up: about half a minute, with retryDelayMs. */
 const CANCEL_CHILD_ATTEMPTS = 5;
@@ -38,8 +38,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       const ownerAllow = req.network ? (await deps.store.users.get(snap.ownerId))?.value.egressAllow : undefined;
       return deps.codeRunner.run(ownerAllow ? { ...req, ownerAllow } : req, signal, onLog);
     },
-    saveArtifacts: (stepPath, files) =>
-      deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
+    saveArtifacts: (stepPath, files) => deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
     async scheduleWake(stepPath, dueAt) {
       const timerId = `${snap.id}-${toToken(stepPath)}-${newId()}`;
       const payload: ResumeCommand = { executionId: snap.id, reason: "timer", stepPath };

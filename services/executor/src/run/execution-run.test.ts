@@ -1,0 +1,439 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { StepState } from "@wf/shared/execution";
+import { FakeEffects, RunUnderTest, answer, codeFailed, codeOk, snapshotOf, untilAborted, workflowOf } from "./fake-run";
+
+function start(steps: unknown[], vars: Record<string, unknown> = {}): RunUnderTest {
+  const workflow = workflowOf({ name: "t", steps });
+  return new RunUnderTest(workflow, new FakeEffects(), snapshotOf(workflow, vars));
+}
+
+function code(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, type: "code", language: "python", code: "pass", ...extra };
+}
+
+function stateOf(t: RunUnderTest, path: string): StepState {
+  const st = t.snap.steps[path];
+  if (!st) throw new Error(`no state recorded for \`${path}\``);
+  return st;
+}
+
+/** Moves the clock on, as the time a parked execution waits goes by (Date only: timers keep real time). */
+function later(ms: number): void {
+  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, advanceTimeDelta: 1 });
+  vi.setSystemTime(Date.now() + ms);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a sequence of steps", () => {
+  it("runs the steps in order, each seeing the outputs before it; the last output is the execution's", async () => {
+    const t = start([code("a", { input: { n: "{{ vars.n }}" } }), { name: "b", type: "transform", output: { got: "{{ steps.a.output }}" } }], { n: 4 });
+    t.effects.code = (req) => codeOk((req.input as { n: number }).n * 2);
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.snap.status).toBe("COMPLETED");
+    expect(t.effects.codeCalls.map((req) => req.input)).toEqual([{ n: 4 }]);
+    expect(t.snap.output).toEqual({ got: 8 });
+    expect(t.snap.completedSteps).toBe(2);
+    expect(t.committer.eventsOf("a")).toEqual(["step_started", "step_completed"]);
+  });
+});
+
+describe("conditions", () => {
+  it("a step whose condition is false is skipped without running; one whose condition is true runs", async () => {
+    const t = start([code("no", { condition: "vars.off" }), code("yes", { condition: "vars.on" })], { off: false, on: true });
+    await t.run.run();
+    expect(stateOf(t, "no").status).toBe("SKIPPED");
+    expect(t.committer.events.find((e) => e.step === "no")).toMatchObject({ type: "step_skipped", data: { reason: "condition" } });
+    expect(stateOf(t, "yes").status).toBe("COMPLETED");
+    expect(t.effects.codeCalls).toHaveLength(1);
+    expect(t.snap.status).toBe("COMPLETED");
+  });
+
+  it("a condition that cannot be evaluated fails its step, naming it, and nothing after it runs", async () => {
+    const t = start([code("bad", { condition: "vars.(" }), code("after")]);
+    await t.run.run();
+    expect(stateOf(t, "bad").status).toBe("FAILED");
+    expect(stateOf(t, "bad").error).toMatch(/^step `bad`: expression `vars\.\(` failed/);
+    expect(t.snap.steps.after).toBeUndefined();
+    expect(t.effects.codeCalls).toHaveLength(0);
+    expect(t.snap.status).toBe("FAILED");
+  });
+});
+
+describe("retries", () => {
+  it("a failed attempt is retried after its backoff until one passes, the attempts counted", async () => {
+    const t = start([code("flaky", { retry: { max_attempts: 3, backoff: "fixed", initial_delay: 0.005 } })]);
+    t.effects.code = () => (t.effects.codeCalls.length < 3 ? codeFailed(`boom ${t.effects.codeCalls.length}`) : codeOk("third"));
+    await t.run.run();
+    const st = stateOf(t, "flaky");
+    expect(st.status).toBe("COMPLETED");
+    expect(st.attempts).toBe(3);
+    expect(st.output).toBe("third");
+    expect(t.committer.eventsOf("flaky")).toEqual(["step_started", "step_retrying", "step_started", "step_retrying", "step_started", "step_completed"]);
+    const retrying = t.committer.events.filter((e) => e.type === "step_retrying");
+    expect(retrying.map((e) => [e.data.attempt, e.data.error])).toEqual([
+      [1, "step `flaky`: boom 1"],
+      [2, "step `flaky`: boom 2"],
+    ]);
+    // Even a short backoff has its durable timer, should the process die while it waits.
+    expect(t.effects.wakes.map((w) => w.dueAt)).toEqual(retrying.map((e) => e.data.retryAt));
+  });
+
+  it("gives up after max_attempts with the last attempt's error", async () => {
+    const t = start([code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 } })]);
+    t.effects.code = () => codeFailed(`boom ${t.effects.codeCalls.length}`);
+    await t.run.run();
+    expect(stateOf(t, "flaky")).toMatchObject({ status: "FAILED", attempts: 2, error: "step `flaky`: boom 2", retryAt: null });
+    expect(t.snap).toMatchObject({ status: "FAILED", error: "step `flaky`: boom 2" });
+  });
+
+  it("an expression error is not retried: it cannot pass", async () => {
+    const t = start([{ name: "broken", type: "transform", output: "{{ vars.( }}", retry: { max_attempts: 3, initial_delay: 0.001 } }]);
+    await t.run.run();
+    expect(stateOf(t, "broken")).toMatchObject({ status: "FAILED", attempts: 1 });
+    expect(t.committer.eventsOf("broken")).toEqual(["step_started", "step_failed"]);
+  });
+
+  it("a backoff longer than the hold parks the execution on a durable wake; resumed when due, the next attempt runs", async () => {
+    const t = start([code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 60 } })]);
+    t.effects.code = () => (t.effects.codeCalls.length === 1 ? codeFailed("boom") : codeOk("second"));
+    expect(await t.run.run()).toBe("parked");
+    const parked = stateOf(t, "flaky");
+    expect(parked).toMatchObject({ status: "RUNNING", attempts: 1, error: "step `flaky`: boom" });
+    expect(parked.retryAt).toBeGreaterThan(Date.now() + 59_000);
+    expect(t.effects.wakes.length).toBeGreaterThan(0);
+    expect(t.effects.wakes.every((w) => w.path === "flaky" && w.dueAt === parked.retryAt)).toBe(true);
+    expect(t.committer.events.at(-1)).toMatchObject({ type: "exec_parked", data: { waitingOn: ["flaky"] } });
+
+    later(61_000);
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    expect(stateOf(resumed, "flaky")).toMatchObject({ status: "COMPLETED", attempts: 2, output: "second" });
+    expect(t.effects.codeCalls).toHaveLength(2);
+  });
+});
+
+describe("timeouts", () => {
+  it("a code step's timeout is its runner's to enforce (30 s when unset): the run keeps no deadline for it", async () => {
+    const t = start([code("limited", { timeout: 2 }), code("unlimited")]);
+    await t.run.run();
+    expect(t.effects.codeCalls.map((req) => req.timeoutMs)).toEqual([2_000, 30_000]);
+    expect(stateOf(t, "limited").deadline).toBeNull();
+  });
+
+  it("an llm step still answering at its recorded deadline is stopped and fails", async () => {
+    const t = start([{ name: "ask", type: "llm", model: "m", prompt: "hi", timeout: 0.02 }]);
+    const signals: AbortSignal[] = [];
+    t.effects.llmScript = (_req, signal) => {
+      signals.push(signal);
+      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+    };
+    await t.run.run();
+    const st = stateOf(t, "ask");
+    expect(st).toMatchObject({ status: "FAILED", attempts: 1, error: "step `ask` timed out after 0.02 s" });
+    expect(st.deadline).toBeGreaterThanOrEqual(st.startedAt! + 20);
+    expect(signals.map((s) => s.aborted)).toEqual([true]);
+    expect(t.snap.status).toBe("FAILED");
+  });
+
+  it("a parallel step past its timeout fails, and its running children are cancelled with the reason", async () => {
+    const t = start([
+      {
+        name: "both",
+        type: "parallel",
+        timeout: 0.02,
+        branches: { slow: [code("slow")], quick: [{ name: "quick", type: "transform", output: 1 }] },
+      },
+    ]);
+    t.effects.code = (_req, signal) => untilAborted(signal);
+    await t.run.run();
+    const reason = "step `both` timed out after 0.02 s";
+    expect(stateOf(t, "both")).toMatchObject({ status: "FAILED", error: reason });
+    expect(stateOf(t, "slow")).toMatchObject({ status: "CANCELLED", error: reason });
+    expect(stateOf(t, "quick").status).toBe("COMPLETED");
+    expect(t.effects.codeSignals[0]?.aborted).toBe(true);
+    expect(t.snap.status).toBe("FAILED");
+  });
+
+  it("a wait longer than its timeout parks with a wake at its deadline, and fails once woken past it", async () => {
+    const t = start([{ name: "pause", type: "wait", seconds: 120, timeout: 5 }]);
+    expect(await t.run.run()).toBe("parked");
+    const st = stateOf(t, "pause");
+    expect(st.deadline).not.toBeNull();
+    expect(t.effects.wakes.map((w) => w.dueAt)).toEqual(expect.arrayContaining([st.deadline, st.waitUntil]));
+
+    later(6_000);
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    expect(stateOf(resumed, "pause")).toMatchObject({ status: "FAILED", error: "step `pause` timed out after 5 s" });
+  });
+});
+
+describe("foreach", () => {
+  it("runs its steps once per item, the item in scope, and collects the outputs in order", async () => {
+    const t = start([{ name: "each", type: "foreach", items: [1, 2, 3], steps: [code("double", { input: "{{ item }}" })] }]);
+    t.effects.code = (req) => codeOk((req.input as number) * 10);
+    await t.run.run();
+    expect(stateOf(t, "each")).toMatchObject({ status: "COMPLETED", output: [10, 20, 30] });
+    expect(t.effects.codeCalls.map((req) => req.item)).toEqual([1, 2, 3]);
+    expect(stateOf(t, "each[1].double").output).toBe(20);
+    // Progress counts top-level steps only.
+    expect(t.snap.completedSteps).toBe(1);
+  });
+
+  it("never runs more than `concurrency` items at once", async () => {
+    const t = start([{ name: "each", type: "foreach", items: [1, 2, 3, 4, 5], concurrency: 2, steps: [code("work")] }]);
+    let running = 0;
+    let most = 0;
+    t.effects.code = async () => {
+      most = Math.max(most, ++running);
+      await sleep(2);
+      running -= 1;
+      return codeOk(null);
+    };
+    await t.run.run();
+    expect(t.effects.codeCalls).toHaveLength(5);
+    expect(most).toBe(2);
+  });
+
+  it("an item that fails fails the foreach, naming the item, and no later item starts", async () => {
+    const t = start([{ name: "each", type: "foreach", items: [1, 2, 3], steps: [code("work")] }]);
+    t.effects.code = (req) => (req.item === 2 ? codeFailed("boom") : codeOk(req.item));
+    await t.run.run();
+    expect(stateOf(t, "each")).toMatchObject({ status: "FAILED", error: "step `each` item 1: step `work`: boom" });
+    expect(t.effects.codeCalls.map((req) => req.item)).toEqual([1, 2]);
+    expect(t.snap.steps["each[2].work"]).toBeUndefined();
+  });
+
+  it("items that do not evaluate to a list fail the step", async () => {
+    const t = start([{ name: "each", type: "foreach", items: "{{ vars.n }}", steps: [code("work")] }], { n: 3 });
+    await t.run.run();
+    expect(stateOf(t, "each")).toMatchObject({ status: "FAILED", error: "step `each`: `items` must evaluate to an array, got number" });
+    expect(t.effects.codeCalls).toHaveLength(0);
+  });
+});
+
+describe("parallel", () => {
+  it("runs its branches at once and maps each branch's name to its last output", async () => {
+    const t = start([
+      {
+        name: "both",
+        type: "parallel",
+        branches: {
+          left: [code("l1", { input: "L" }), { name: "l2", type: "transform", output: "{{ steps.l1.output }}-2" }],
+          right: [code("r1", { input: "R" })],
+        },
+      },
+    ]);
+    let running = 0;
+    let most = 0;
+    t.effects.code = async (req) => {
+      most = Math.max(most, ++running);
+      await sleep(2);
+      running -= 1;
+      return codeOk(req.input);
+    };
+    await t.run.run();
+    expect(most).toBe(2);
+    expect(stateOf(t, "both")).toMatchObject({ status: "COMPLETED", output: { left: "L-2", right: "R" } });
+  });
+
+  it("a failing branch fails the parallel step, naming the branch", async () => {
+    const t = start([{ name: "both", type: "parallel", branches: { left: [code("l1")], right: [code("r1")] } }]);
+    t.effects.code = () => (t.effects.codeCalls.length === 2 ? codeFailed("boom") : codeOk(null));
+    await t.run.run();
+    expect(stateOf(t, "both")).toMatchObject({ status: "FAILED", error: "step `both` branch right: step `r1`: boom" });
+    expect(stateOf(t, "l1").status).toBe("COMPLETED");
+    expect(t.snap.status).toBe("FAILED");
+  });
+});
+
+describe("manual_approval", () => {
+  const rows = [{ id: 1 }, { id: 2 }];
+  const gated = [
+    code("ship", {
+      input: "{{ approval.rows }}",
+      manual_approval: {
+        message: "Ship {{ vars.what }}?",
+        timeout: 3600,
+        groups: [{ name: "rows", title: "Rows", items: "{{ vars.rows }}", columns: [{ key: "id", title: "Id", type: "number" }] }],
+      },
+    }),
+    { name: "after", type: "transform", output: "done" },
+  ];
+
+  async function parkedOnApproval(): Promise<RunUnderTest> {
+    const t = start(gated, { what: "the release", rows });
+    expect(await t.run.run()).toBe("parked");
+    return t;
+  }
+
+  it("parks on its approval, opened once with the rendered message and rows; the gated step has not run", async () => {
+    const t = await parkedOnApproval();
+    expect(t.snap.status).toBe("AWAITING_APPROVAL");
+    expect(stateOf(t, "ship").status).toBe("AWAITING_APPROVAL");
+    expect(t.effects.openedApprovals).toEqual([stateOf(t, "ship").approvalId]);
+    const [record] = t.effects.approvals.values();
+    expect(record).toMatchObject({ status: "PENDING", stepName: "ship", approvalMessage: "Ship the release?" });
+    expect(record?.reviewableGroups[0]?.items).toEqual(rows);
+    expect(t.effects.codeCalls).toHaveLength(0);
+    expect(t.committer.events.at(-1)).toMatchObject({ type: "exec_parked", data: { waitingOn: ["ship"] } });
+  });
+
+  it("approved: resumed, the gated step runs once, with the reviewer's edited rows", async () => {
+    const t = await parkedOnApproval();
+    t.effects.decide("APPROVED", { decidedBy: "ann", editedItems: { rows: [{ id: 2 }] } });
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    expect(resumed.snap.status).toBe("COMPLETED");
+    expect(t.effects.codeCalls.map((req) => req.input)).toEqual([[{ id: 2 }]]);
+    expect(resumed.committer.eventsOf("ship")).toEqual(["step_approved", "step_started", "step_completed"]);
+    expect(stateOf(resumed, "after").status).toBe("COMPLETED");
+    expect(t.effects.openedApprovals).toHaveLength(1);
+  });
+
+  it.each([
+    ["REJECTED", { comment: "not today" }, /^approval \S+ rejected: not today$/],
+    ["EXPIRED", {}, /^approval \S+ expired$/],
+  ] as const)("%s: resumed, the gated step never runs, what follows is skipped and the execution fails", async (status, changes, error) => {
+    const t = await parkedOnApproval();
+    t.effects.decide(status, changes);
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    expect(stateOf(resumed, "ship").status).toBe(status);
+    expect(stateOf(resumed, "ship").error).toMatch(error);
+    expect(stateOf(resumed, "after").status).toBe("SKIPPED");
+    expect(resumed.snap.status).toBe("FAILED");
+    expect(resumed.snap.error).toMatch(error);
+    expect(t.effects.codeCalls).toHaveLength(0);
+  });
+});
+
+describe("cancellation", () => {
+  it("a cancel while a code step runs stops its attempt; the step and the execution end CANCELLED", async () => {
+    const t = start([code("work"), code("next")]);
+    t.effects.code = (_req, signal) => untilAborted(signal);
+    const started = t.effects.nextCode();
+    const done = t.run.run();
+    await started;
+    t.run.cancel();
+    expect(await done).toBe("terminal");
+    expect(t.effects.codeSignals[0]?.aborted).toBe(true);
+    expect(stateOf(t, "work").status).toBe("CANCELLED");
+    expect(t.snap.steps.next).toBeUndefined();
+    expect(t.snap).toMatchObject({ status: "CANCELLED", error: "execution cancelled" });
+    expect(t.committer.events.at(-1)?.type).toBe("exec_cancelled");
+  });
+
+  it("cancelled while another branch waits on a child execution: the child is cancelled too", async () => {
+    const t = start([{ name: "both", type: "parallel", branches: { sub: [{ name: "child", type: "workflow", workflow: "other" }], work: [code("work")] } }]);
+    t.effects.code = (_req, signal) => untilAborted(signal);
+    const started = t.effects.nextCode();
+    const done = t.run.run();
+    await started;
+    await vi.waitFor(() => expect(t.effects.startedChildren).toHaveLength(1), { interval: 1 });
+    t.run.cancel();
+    expect(await done).toBe("terminal");
+    expect(t.effects.cancelledChildren).toEqual([t.effects.startedChildren[0]?.childId]);
+    for (const path of ["both", "child", "work"]) expect(stateOf(t, path).status).toBe("CANCELLED");
+    expect(t.snap.status).toBe("CANCELLED");
+  });
+
+  it("a parked execution cancelled (as the cancel command ends one nobody runs): its approval and its child are cancelled", async () => {
+    const t = start([
+      {
+        name: "both",
+        type: "parallel",
+        branches: {
+          gate: [code("gated", { manual_approval: { message: "ok?", timeout: 60 } })],
+          sub: [{ name: "child", type: "workflow", workflow: "other" }],
+        },
+      },
+    ]);
+    expect(await t.run.run()).toBe("parked");
+    const cancelling = t.resumed();
+    await cancelling.run.finishCancelled();
+    const approvalId = stateOf(cancelling, "gated").approvalId;
+    expect(t.effects.cancelledApprovals).toEqual([approvalId]);
+    expect(t.effects.approvals.get(approvalId!)?.status).toBe("CANCELLED");
+    expect(t.effects.cancelledChildren).toEqual([stateOf(cancelling, "child").childExecutionId]);
+    for (const path of ["both", "gated", "child"]) expect(stateOf(cancelling, path).status).toBe("CANCELLED");
+    expect(cancelling.snap.status).toBe("CANCELLED");
+    expect(t.effects.codeCalls).toHaveLength(0);
+  });
+
+  it("a cancel recorded before the run starts ends it CANCELLED without running a step", async () => {
+    const workflow = workflowOf({ name: "t", steps: [code("work")] });
+    const snapshot = { ...snapshotOf(workflow, {}), cancelRequested: true };
+    const t = new RunUnderTest(workflow, new FakeEffects(), snapshot);
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.snap.status).toBe("CANCELLED");
+    expect(t.effects.codeCalls).toHaveLength(0);
+  });
+});
+
+describe("replay from the stored snapshot", () => {
+  it("a run resumed after a park goes on from where it stopped: completed steps are not run again", async () => {
+    const t = start([code("a"), { name: "pause", type: "wait", seconds: 60 }, code("b")]);
+    t.effects.code = () => codeOk(t.effects.codeCalls.length);
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.codeCalls).toHaveLength(1);
+    const waitUntil = stateOf(t, "pause").waitUntil;
+    expect(t.effects.wakes).toContainEqual({ path: "pause", dueAt: waitUntil });
+
+    later(61_000);
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    expect(t.effects.codeCalls).toHaveLength(2);
+    expect(stateOf(resumed, "a")).toMatchObject({ status: "COMPLETED", output: 1, attempts: 1 });
+    expect(stateOf(resumed, "pause")).toMatchObject({ status: "COMPLETED", output: { waitedUntil: waitUntil } });
+    expect(stateOf(resumed, "b")).toMatchObject({ status: "COMPLETED", output: 2 });
+    expect(resumed.committer.eventsOf("a")).toEqual([]);
+    expect(resumed.snap.completedSteps).toBe(3);
+  });
+
+  it("an attempt in flight when its actor died is run again from the stored snapshot, under the same attempt number", async () => {
+    const t = start([code("work")]);
+    t.effects.code = (_req, signal) => untilAborted(signal);
+    const started = t.effects.nextCode();
+    const crashed = t.run.run();
+    await started;
+    // What the store holds: the attempt's start was made durable before the step's process began.
+    const stored = t.committer.stored;
+    expect(stored.steps.work).toMatchObject({ status: "RUNNING", attempts: 1 });
+
+    t.effects.code = () => codeOk("again");
+    const replayed = t.resumed(stored);
+    expect(await replayed.run.run()).toBe("terminal");
+    expect(stateOf(replayed, "work")).toMatchObject({ status: "COMPLETED", attempts: 1, output: "again" });
+    expect(replayed.committer.eventsOf("work")).toEqual(["step_completed"]);
+    t.run.cancel();
+    await crashed;
+  });
+
+  it("a sub-workflow step parks until its child ends, then takes the child's output", async () => {
+    const t = start([{ name: "child", type: "workflow", workflow: "other", inputs: { n: "{{ vars.n }}" } }], { n: 7 });
+    expect(await t.run.run()).toBe("parked");
+    const [started] = t.effects.startedChildren;
+    expect(started).toMatchObject({ workflowId: "other", path: "child", inputs: { n: 7 } });
+    expect(stateOf(t, "child").childExecutionId).toBe(started?.childId);
+
+    Object.assign(t.effects.executions.get(started!.childId)!, { status: "COMPLETED", output: { sum: 8 } });
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    expect(stateOf(resumed, "child")).toMatchObject({ status: "COMPLETED", output: { sum: 8 } });
+    expect(t.effects.startedChildren).toHaveLength(1);
+  });
+});
+
+describe("llm steps", () => {
+  it("an llm step's output is the model's answer, its prompt rendered", async () => {
+    const t = start([{ name: "ask", type: "llm", model: "m", prompt: "Say {{ vars.word }}" }], { word: "hi" });
+    t.effects.llmScript = (req) => answer(`${req.messages[0]?.role === "user" ? req.messages[0].text : ""}!`);
+    await t.run.run();
+    expect(stateOf(t, "ask")).toMatchObject({ status: "COMPLETED", output: "Say hi!" });
+  });
+});

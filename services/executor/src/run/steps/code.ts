@@ -1,0 +1,59 @@
+import type { CodeStep } from "@wf/shared/workflow";
+import type { RunCommitter } from "../committer";
+import { LogBatcher } from "../log-batcher";
+import { throwIfAborted } from "../signals";
+import type { StepKind } from "./step-kind";
+
+const DEFAULT_TIMEOUT_S = 30;
+
+export const codeStep: StepKind<CodeStep> = {
+  // The runner kills the program at the step's timeout.
+  timesItself: true,
+  async run(ctx, step, { path, state: st, scope }) {
+    const { committer, effects } = ctx;
+    const snap = committer.snap;
+    const input = step.input === undefined ? {} : await ctx.render(step.input, scope);
+    if (snap.enableMonitoring) {
+      st.input = committer.budget.input(input);
+      committer.budget.account(path, st);
+    }
+    // The attempt's start must be durable before its side effects begin.
+    await committer.flush();
+    const live = snap.enableMonitoring ? liveLog(committer, path, st.attempts) : undefined;
+    const res = await effects.runCode(
+      {
+        language: step.language,
+        ...(step.code === undefined ? {} : { code: step.code }),
+        ...(step.command === undefined ? {} : { command: step.command }),
+        vars: snap.vars,
+        input,
+        ...(scope.item === undefined ? {} : { item: scope.item }),
+        timeoutMs: (step.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+        network: step.network ?? false,
+        owner: snap.ownerId,
+      },
+      scope.signal,
+      live?.add,
+    );
+    live?.flush();
+    throwIfAborted(scope.signal);
+    if (snap.enableMonitoring && res.logs.length) st.logs = committer.budget.logs([...(st.logs ?? []), ...res.logs].slice(-1000));
+    // Each connection the step's egress proxy refused is an event, the first ones by name.
+    for (const r of res.refused?.first ?? []) committer.emit("step_egress_refused", path, { attempt: st.attempts, ...r, total: res.refused?.total });
+    if (res.artifacts.length) {
+      const saved = await effects.saveArtifacts(path, res.artifacts);
+      st.artifacts = [...(st.artifacts ?? []), ...saved.map((a) => a.id)];
+      committer.emit("step_artifacts", path, {
+        artifacts: saved.map((a) => ({ id: a.id, name: a.name, path: a.path, size: a.size, contentType: a.contentType })),
+      });
+    }
+    if (res.ok) return { kind: "completed", output: res.output };
+    return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
+  },
+};
+
+/** Streams a running step's log lines as `step_log` events (monitoring only). */
+function liveLog(committer: RunCommitter, path: string, attempt: number): LogBatcher {
+  let batch = 0;
+  return new LogBatcher((lines) => committer.publishLive("step_log", path, `${committer.snap.id}.log.${path}.${attempt}.${++batch}`, { attempt, lines }));
+}

@@ -1,0 +1,50 @@
+import type { StepState } from "@wf/shared/execution";
+import type { Step, Workflow } from "@wf/shared/workflow";
+import type { RunCommitter } from "../committer";
+import type { RunEffects } from "../effects";
+import type { Scope } from "../scope";
+
+/** What one attempt of a step comes to. */
+export type Attempt =
+  | { kind: "completed"; output: unknown }
+  /** `retryable`: whether the step's `retry` may try again (false for what cannot pass, such as an expression error). */
+  | { kind: "failed"; error: string; retryable: boolean }
+  /** Waiting on a durable timer or another execution: the run resumes it when woken. */
+  | { kind: "parked" };
+
+/** What a step, or a list of steps, comes to. */
+export type Outcome =
+  | { kind: "completed"; output: unknown }
+  | { kind: "skipped" }
+  /** `gateClosed`: an approval was rejected or expired, so what follows it is skipped. */
+  | { kind: "failed"; error: string; gateClosed?: true }
+  | { kind: "parked" };
+
+/** What a step kind may use of the run that executes it. */
+export interface StepContext {
+  readonly committer: RunCommitter;
+  readonly effects: RunEffects;
+  readonly workflow: Workflow;
+  /** Evaluates the `{{ }}` templates in `value` where the step runs. */
+  render(value: unknown, scope: Scope): Promise<unknown>;
+  /** Runs steps in order as the run does the workflow's own (replay, conditions, retries…): a container's children. */
+  runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome>;
+}
+
+/** Where an attempt runs: the step's path, its recorded state (which the attempt may add to) and its scope. */
+export interface StepAt {
+  path: string;
+  state: StepState;
+  scope: Scope;
+}
+
+/** How the run executes the steps of one type. */
+export interface StepKind<S extends Step> {
+  /**
+   * Runs one attempt. An ExpressionError it throws fails the step without retry. A method, so
+   * that the kinds, each typed for its own steps, also read as kinds of any step.
+   */
+  run(ctx: StepContext, step: S, at: StepAt): Promise<Attempt>;
+  /** It stops an attempt at the step's `timeout` itself, so the run keeps no deadline for it. */
+  readonly timesItself?: true;
+}

@@ -1,0 +1,35 @@
+import { newId, TERMINAL_STATUSES } from "@wf/shared/execution";
+import type { WorkflowCallStep } from "@wf/shared/workflow";
+import type { StepKind } from "./step-kind";
+
+/** A `workflow` step: its attempt starts a child execution and parks until the child ends. */
+export const workflowCallStep: StepKind<WorkflowCallStep> = {
+  async run(ctx, step, { path, state: st, scope }) {
+    const { committer, effects } = ctx;
+    if (st.childExecutionId === null) {
+      st.childExecutionId = newId();
+      committer.emit("step_child", path, { childExecutionId: st.childExecutionId, workflowId: step.workflow });
+      // Recorded before the start is published: a crash in between re-publishes the same child.
+      await committer.flush();
+    }
+    const child = await effects.loadExecution(st.childExecutionId);
+    if (!child) {
+      const inputs = step.inputs === undefined ? {} : await ctx.render(step.inputs, scope);
+      const error = await effects.startChild(step.workflow, st.childExecutionId, path, inputs as Record<string, unknown>);
+      if (error) {
+        st.childExecutionId = null;
+        return { kind: "failed", error: `step \`${step.name}\`: ${error}`, retryable: false };
+      }
+      return { kind: "parked" };
+    }
+    if (!TERMINAL_STATUSES.has(child.status)) return { kind: "parked" };
+    if (child.status === "COMPLETED") return { kind: "completed", output: child.output ?? null };
+    // A new attempt starts a new child execution.
+    st.childExecutionId = null;
+    return {
+      kind: "failed",
+      error: `step \`${step.name}\`: sub-workflow ${step.workflow} execution ${child.id} ended ${child.status}${child.error ? `: ${child.error}` : ""}`,
+      retryable: true,
+    };
+  },
+};
