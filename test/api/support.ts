@@ -1,12 +1,11 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll } from "vitest";
 import { createApiKey, SCOPES, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
-import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
 import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
-import type { NatsServerHandle } from "@wf/testing";
+import { testUser, type NatsServerHandle } from "@wf/testing";
 
 export const ALL_SCOPES: Scope[] = [...SCOPES];
 
@@ -58,16 +57,7 @@ export interface Account {
  * belongs to the account tests, not to every test that needs a caller.
  */
 export async function account(env: ApiEnv, opts: { plan?: Plan; scopes?: Scope[]; status?: UserStatus; expiresAt?: number | null } = {}): Promise<Account> {
-  const now = Date.now();
-  const user: UserRecord = {
-    id: newId(),
-    email: `${newId()}@example.com`,
-    passwordHash: "scrypt$placeholder",
-    plan: opts.plan ?? "pro",
-    status: opts.status ?? "active",
-    createdAt: now,
-    updatedAt: now,
-  };
+  const user = testUser({ ...(opts.plan ? { plan: opts.plan } : {}), ...(opts.status ? { status: opts.status } : {}) });
   await env.platform.store.users.create(user);
   const { key, record } = await createApiKey(env.platform.store, {
     ownerId: user.id,

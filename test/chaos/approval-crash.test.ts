@@ -3,7 +3,7 @@ import { createApiKey, SCOPES } from "@wf/shared/auth";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord } from "@wf/shared/store";
-import { waitFor, type NatsServerHandle } from "@wf/testing";
+import { testUser, waitFor, type NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { definitionOf, startNatsServer, testConfig } from "../support/runtime";
 import { gatedYaml } from "../approvals/support";
@@ -43,16 +43,7 @@ describe("an approval outlives every process", () => {
   it("decided after SIGKILL of edge, executor, approvals, scheduler and nats-server, the execution resumes and completes", async () => {
     const ns = `crashappr${newId().slice(-8)}`;
     let client: Platform = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
-    const now = Date.now();
-    const user = {
-      id: newId(),
-      email: `${newId()}@example.com`,
-      passwordHash: "scrypt$placeholder",
-      plan: "pro" as const,
-      status: "active" as const,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const user = testUser();
     await client.store.users.create(user);
     const { key } = await createApiKey(client.store, { ownerId: user.id, scopes: [...SCOPES] });
     const yaml = gatedYaml();

@@ -14,7 +14,7 @@ import { KeyFile, legacyKeyBucket, openOwnerSecretsBox, SecretBox, SERVER_KEYS, 
 import { secretId, type SecretRecord, type WebhookRecord } from "@wf/shared/store";
 import { startExecutor } from "@wf/executor";
 import { definitionOf, run, startNatsServer, testConfig, waitForStatus } from "../support/runtime";
-import type { NatsServerHandle } from "@wf/testing";
+import { testUser, type NatsServerHandle } from "@wf/testing";
 
 let server: NatsServerHandle;
 beforeAll(async () => {
@@ -64,18 +64,9 @@ async function storeSecret(p: Platform, box: SecretBox, ownerId: string, name: s
 }
 
 async function storeOwner(p: Platform): Promise<string> {
-  const now = Date.now();
-  const id = newId();
-  await p.store.users.create({
-    id,
-    email: `${id}@example.com`,
-    passwordHash: "scrypt$placeholder",
-    plan: "pro",
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-  });
-  return id;
+  const user = testUser();
+  await p.store.users.create(user);
+  return user.id;
 }
 
 const HMAC_YAML = `

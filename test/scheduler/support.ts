@@ -5,20 +5,12 @@ import type { Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
 import type { Plan } from "@wf/shared/auth";
 import { definitionOf } from "../support/runtime";
+import { testUser } from "@wf/testing";
 
 const END_TYPES = ["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"];
 
 export async function createOwner(p: Platform, plan: Plan): Promise<UserRecord> {
-  const now = Date.now();
-  const user: UserRecord = {
-    id: newId(),
-    email: `${newId()}@example.com`,
-    passwordHash: "scrypt$placeholder",
-    plan,
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-  };
+  const user = testUser({ plan });
   await p.store.users.create(user);
   return user;
 }

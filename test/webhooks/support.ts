@@ -5,7 +5,7 @@ import { createApiKey, createUser, type Plan, type Scope } from "@wf/shared/auth
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { UserRecord, WebhookRecord, WorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/testing";
+import { testUser, type NatsServerHandle } from "@wf/testing";
 import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, testConfig } from "../support/runtime";
 
@@ -48,16 +48,7 @@ export interface Owner {
 }
 
 export async function owner(env: WebhookEnv, plan: Plan = "pro", scopes: Scope[] = ["WEBHOOK_TRIGGER"]): Promise<Owner> {
-  const now = Date.now();
-  const user: UserRecord = {
-    id: newId(),
-    email: `${newId()}@example.com`,
-    passwordHash: "scrypt$placeholder",
-    plan,
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-  };
+  const user = testUser({ plan });
   await env.platform.store.users.create(user);
   const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes });
   return { user, key, keyId: record.id };

@@ -2,3 +2,4 @@ export { natsServerBin, startNatsServer, serverAtLeast, type NatsServerHandle, t
 export { waitFor } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
 export { sleepers, sleepMarker } from "./sleepers";
+export { testUser } from "./users";

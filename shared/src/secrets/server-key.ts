@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { Kvm } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { NoRespondersError, type NatsConnection } from "@nats-io/nats-core";
 import type { Config } from "../config/index";
 import { ConfigError } from "../errors/wf-error";
 import { isWrongLastSequence } from "../store/kv/kv-collection";
@@ -86,14 +86,18 @@ function checkOf(kind: ServerKeyKind, key: Buffer): Buffer {
 async function checkKey(nc: NatsConnection, ns: string, kind: ServerKeyKind, key: Buffer, source: string): Promise<void> {
   const spec = SERVER_KEYS[kind];
   const bucket = keyChecksBucket(ns);
-  const kv = await new Kvm(nc).create(bucket, { history: 1 });
   const check = checkOf(kind, key);
-  try {
-    await kv.create(kind, check.toString("hex"));
-    return;
-  } catch (err) {
-    if (!isWrongLastSequence(err)) throw err;
-  }
+  const kv = await whileStarting(async () => {
+    const kv = await new Kvm(nc).create(bucket, { history: 1 });
+    try {
+      await kv.create(kind, check.toString("hex"));
+      return null;
+    } catch (err) {
+      if (!isWrongLastSequence(err)) throw err;
+      return kv;
+    }
+  });
+  if (kv === null) return;
   const recorded = Buffer.from((await kv.get(kind))?.string() ?? "", "hex");
   if (recorded.length === check.length && timingSafeEqual(recorded, check)) return;
   throw new ConfigError(
@@ -101,4 +105,28 @@ async function checkKey(nc: NatsConnection, ns: string, kind: ServerKeyKind, key
       `Give ${spec.sharedBy} the same key: the same ${spec.variable}, or the same keys.json in WF_DATA_DIR. ` +
       `To replace the key on purpose (what the old one sealed is then lost), delete \`${kind}\` from the KV bucket \`${bucket}\` (\`nats kv del ${bucket} ${kind}\`) and start again.`,
   );
+}
+
+/** Attempts while the bucket is being created, by this process or a replica starting beside it. */
+const STARTING_ATTEMPTS = 5;
+
+/**
+ * Runs `body` again when JetStream answers that the bucket is not there yet: replicas starting
+ * at once create it together, and a write may reach the server before the bucket's stream
+ * listens (no responders, "jetstream is not enabled").
+ */
+async function whileStarting<T>(body: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await body();
+    } catch (err) {
+      if (attempt >= STARTING_ATTEMPTS || !isNotReady(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+function isNotReady(err: unknown, depth = 0): boolean {
+  if (depth > 3 || !(err instanceof Error)) return false;
+  return err instanceof NoRespondersError || /no responders|jetstream is not enabled/i.test(err.message) || isNotReady(err.cause, depth + 1);
 }
