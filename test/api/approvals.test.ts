@@ -80,6 +80,10 @@ function baseExecution() {
     cancelRequested: false,
     eventSeq: 0,
     outbox: [],
+    debug: null,
+    rerunOf: null,
+    rerunFrom: null,
+    savedUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
   };
 }
 

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { DebugState } from "./debug";
+import { Usage, ZERO_USAGE } from "./usage";
 
 export const EXECUTION_STATUSES = ["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"] as const;
 export const ExecutionStatus = z.enum(EXECUTION_STATUSES);
@@ -11,14 +13,7 @@ export type StepStatus = z.infer<typeof StepStatus>;
 export const TriggerSource = z.enum(["open_api", "webhook", "console", "schedule", "chained"]);
 export type TriggerSource = z.infer<typeof TriggerSource>;
 
-export const Usage = z.object({
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  totalTokens: z.number().int().nonnegative(),
-  costUsd: z.number().nonnegative(),
-});
-export type Usage = z.infer<typeof Usage>;
-export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
+export { Usage, ZERO_USAGE } from "./usage";
 
 /** One tool call of an agent step, as recorded in its result and its `step_tool_call` event. */
 export const ToolCallRecord = z.object({
@@ -64,6 +59,8 @@ export const StepState = z.object({
   toolCalls: z.array(ToolCallRecord).optional(),
   /** Ids of the artifacts the step wrote. */
   artifacts: z.array(z.string()).optional(),
+  /** A rerun took this step's state from the execution it reruns: it did not run here. */
+  reused: z.boolean().optional(),
 });
 export type StepState = z.infer<typeof StepState>;
 
@@ -115,5 +112,12 @@ export const ExecutionSnapshot = z.object({
   eventSeq: z.number().int().nonnegative().default(0),
   /** Events of the last change, re-published after a crash (deduplicated by their ids). */
   outbox: z.array(ExecutionEvent).default([]),
+  /** A debug run's breakpoints, its pause and the edits made at its pauses; null: not a debug run. */
+  debug: DebugState.nullable().default(null),
+  /** The execution this one reruns, and the step it reruns from. */
+  rerunOf: z.string().nullable().default(null),
+  rerunFrom: z.string().nullable().default(null),
+  /** What the reused steps had cost their first run: `usage` counts only what ran here. */
+  savedUsage: Usage.default(ZERO_USAGE),
 });
 export type ExecutionSnapshot = z.infer<typeof ExecutionSnapshot>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DebugRequest } from "../execution/debug";
 import { TriggerSource } from "../execution/snapshot";
 
 /**
@@ -24,6 +25,10 @@ export const StartCommand = z.object({
   enableMonitoring: z.boolean().default(false),
   parent: z.object({ executionId: z.string(), stepPath: z.string() }).nullable().default(null),
   requestedAt: z.number(),
+  /** A debug run: its breakpoints and idle timeout. */
+  debug: DebugRequest.optional(),
+  /** A rerun of execution `of` from its top-level step `fromStep`: the steps before it are taken from `of`, not run. */
+  rerun: z.object({ of: z.string(), fromStep: z.string() }).optional(),
 });
 export type StartCommand = z.input<typeof StartCommand>;
 

@@ -1,0 +1,166 @@
+import { z } from "zod";
+import { Usage } from "./usage";
+
+/**
+ * The debugger's contract: the breakpoints a debug run carries (in its start command and its
+ * snapshot), the pause a hit writes into the snapshot, and the commands that end a pause.
+ * `step` in a breakpoint is a step path: `name`, `loop[2].name` inside a foreach, or
+ * `loop[*].name` for every item.
+ */
+const common = {
+  /** Assigned when missing (`bp1`, `bp2`, … in list order). */
+  id: z.string().min(1).max(64).optional(),
+  /** Pause on the n-th hit only (1: the first). */
+  hitCount: z.number().int().positive().optional(),
+  enabled: z.boolean().default(true),
+};
+const StepPath = z.string().min(1).max(512);
+const Expression = z.string().min(1).max(4096);
+
+export const BREAKPOINT_TYPES = ["before_step", "after_step", "on_error", "conditional", "watch", "foreach_item", "on_retry", "tool_call", "usage"] as const;
+export type BreakpointType = (typeof BREAKPOINT_TYPES)[number];
+
+export const Breakpoint = z.discriminatedUnion("type", [
+  /** Before the step starts: its input rendered (for llm/agent steps the exact request). */
+  z.strictObject({ ...common, type: z.literal("before_step"), step: StepPath }),
+  /** After the step completes, before any later step sees its output (editable with `set`). */
+  z.strictObject({ ...common, type: z.literal("after_step"), step: StepPath }),
+  /** When a step fails, before its `retry` modifier or the failure is handled. */
+  z.strictObject({ ...common, type: z.literal("on_error"), step: StepPath.optional() }),
+  /** Before any step where the JSONata expression over `vars`, `steps`, `item` is truthy. */
+  z.strictObject({ ...common, type: z.literal("conditional"), expression: Expression }),
+  /** After the step whose completion changed the expression's value. */
+  z.strictObject({ ...common, type: z.literal("watch"), expression: Expression }),
+  /** Before the matching iteration of a foreach: by `index`, or where `expression` over `item` is truthy. */
+  z.strictObject({
+    ...common,
+    type: z.literal("foreach_item"),
+    step: StepPath,
+    index: z.number().int().nonnegative().optional(),
+    expression: Expression.optional(),
+  }),
+  /** Before a retry attempt (after its backoff). */
+  z.strictObject({ ...common, type: z.literal("on_retry"), step: StepPath.optional(), attempt: z.number().int().min(2).optional() }),
+  /** Before an agent calls an MCP tool; the arguments are editable. */
+  z.strictObject({
+    ...common,
+    type: z.literal("tool_call"),
+    step: StepPath.optional(),
+    server: z.string().min(1).optional(),
+    tool: z.string().min(1).optional(),
+  }),
+  /** Before the LLM call after which the execution's totals would pass a threshold. */
+  z.strictObject({ ...common, type: z.literal("usage"), tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional() }),
+]);
+export type Breakpoint = z.output<typeof Breakpoint>;
+export type BreakpointInput = z.input<typeof Breakpoint>;
+
+export const DEBUG_IDLE_DEFAULT_S = 3_600;
+export const DEBUG_IDLE_MAX_S = 86_400;
+
+/** What a start asks for: the breakpoints, and how long a pause may wait for a command. */
+export const DebugRequest = z.strictObject({
+  breakpoints: z.array(Breakpoint).max(100).default([]),
+  idleTimeout: z
+    .number()
+    .int()
+    .positive()
+    .max(DEBUG_IDLE_MAX_S)
+    .default(DEBUG_IDLE_DEFAULT_S)
+    .describe("Seconds a pause waits for a command before the execution is cancelled."),
+});
+export type DebugRequest = z.output<typeof DebugRequest>;
+
+/** Where in a step's life a breakpoint hit. */
+export const PausePhase = z.enum(["before", "after", "error", "retry", "item", "tool_call", "llm_call"]);
+export type PausePhase = z.infer<typeof PausePhase>;
+
+/** What the pause is about: the parts that apply to its breakpoint's type. */
+export const PauseContext = z.object({
+  vars: z.record(z.string(), z.unknown()),
+  /** Outputs of the steps completed so far, by path. */
+  outputs: z.record(z.string(), z.unknown()),
+  /** The step's rendered input; for an llm or agent step, the messages that would be sent. */
+  input: z.unknown().optional(),
+  /** The paused step's output (after_step, watch). */
+  output: z.unknown().optional(),
+  item: z.unknown().optional(),
+  index: z.number().int().nonnegative().optional(),
+  error: z.string().optional(),
+  attempt: z.number().int().positive().optional(),
+  toolCall: z.object({ server: z.string(), tool: z.string(), arguments: z.unknown() }).optional(),
+  usage: Usage.optional(),
+  /** A watch's expression value before and after the step. */
+  watch: z.object({ expression: z.string(), before: z.unknown(), after: z.unknown() }).optional(),
+});
+export type PauseContext = z.infer<typeof PauseContext>;
+
+export const PauseRecord = z.object({
+  /** Unique per pause: a command naming another pause is refused (409). */
+  id: z.string(),
+  breakpointId: z.string(),
+  type: z.enum(BREAKPOINT_TYPES),
+  stepPath: z.string(),
+  phase: PausePhase,
+  pausedAt: z.number(),
+  context: PauseContext,
+});
+export type PauseRecord = z.infer<typeof PauseRecord>;
+
+export const DEBUG_COMMANDS = ["continue", "step", "step_into", "skip", "set", "retry", "abort"] as const;
+export type DebugCommandName = (typeof DEBUG_COMMANDS)[number];
+
+/** The body of `POST /api/console/executions/{id}/debug/<command>`; `pauseId` pins the pause it answers. */
+export const DebugCommandBody = z.strictObject({
+  pauseId: z.string().optional(),
+  /** skip: the step's output (it then ends COMPLETED, else SKIPPED); set: the paused step's output (after_step). */
+  output: z.unknown().optional(),
+  /** set: variables to change (merged over `vars`). */
+  vars: z.record(z.string(), z.unknown()).optional(),
+  /** set: a tool call's arguments (tool_call). */
+  arguments: z.unknown().optional(),
+  /** set: the step's rendered input (before_step). */
+  input: z.unknown().optional(),
+});
+export type DebugCommandBody = z.infer<typeof DebugCommandBody>;
+
+/** An edit made with `set` (or `skip` with an output): never overwrites what the run recorded before it. */
+export const DebugEdit = z.object({
+  pauseId: z.string(),
+  stepPath: z.string(),
+  by: z.string(),
+  at: z.number(),
+  field: z.enum(["vars", "output", "arguments", "input"]),
+  before: z.unknown(),
+  after: z.unknown(),
+});
+export type DebugEdit = z.infer<typeof DebugEdit>;
+
+/** A debug run's state in its snapshot. */
+export const DebugState = z.object({
+  breakpoints: z.array(Breakpoint),
+  idleTimeout: z.number().int().positive(),
+  /** Hits per breakpoint id, for `hitCount`. */
+  hits: z.record(z.string(), z.number().int().nonnegative()).default({}),
+  pause: PauseRecord.nullable().default(null),
+  /** What the last command asked the run to do until its next pause (step: pause at the next boundary). */
+  mode: z.enum(["run", "step", "step_into"]).default("run"),
+  /** The point the last pause was resumed from: its breakpoint does not hit there again. */
+  resumedFrom: z.object({ breakpointId: z.string(), stepPath: z.string(), phase: PausePhase }).nullable().default(null),
+  edits: z.array(DebugEdit).default([]),
+});
+export type DebugState = z.infer<typeof DebugState>;
+
+/** Breakpoints as given, with ids assigned where missing (`bp1`, `bp2`, … by position, skipping ids taken). */
+export function withBreakpointIds(breakpoints: readonly Breakpoint[]): Breakpoint[] {
+  const taken = new Set(breakpoints.flatMap((b) => (b.id ? [b.id] : [])));
+  let n = 0;
+  return breakpoints.map((b) => {
+    if (b.id) return b;
+    let id: string;
+    do id = `bp${++n}`;
+    while (taken.has(id));
+    taken.add(id);
+    return { ...b, id };
+  });
+}
