@@ -98,10 +98,14 @@ describe("commands that fail", () => {
 
   it("an execution whose stored workflow no longer parses ends FAILED, saying so, when it is resumed", async () => {
     const id = await run(rt.platform, parked("upgraded"));
-    await waitFor(async () => ((await rt.platform.store.executions.get(id))?.value.steps.hold?.status === "RUNNING" ? true : undefined), {
-      timeoutMs: 10_000,
-      what: "the wait to park",
-    });
+    // Parked: no executor holds it any more, so the edit below is not written over by its holder.
+    await waitFor(
+      async () => {
+        const v = (await rt.platform.store.executions.get(id))?.value;
+        return v?.steps.hold?.status === "RUNNING" && v.holder === null ? true : undefined;
+      },
+      { timeoutMs: 10_000, what: "the wait to park" },
+    );
     const v = (await rt.platform.store.executions.get(id))!;
     // As another version might have stored it.
     await rt.platform.store.executions.update({ ...v.value, definition: { name: "upgraded", steps: [{ name: "hold", type: "sleep-v2" }] } }, v.version);
