@@ -10,6 +10,17 @@ export const TERMINAL_EVENTS: ReadonlyMap<string, string> = new Map([
 
 const OUTPUT_PREVIEW_CHARS = 120;
 
+/** Where in its step's life a debugger's pause is, as `debug_paused` names it. */
+const PAUSE_PHASES: Readonly<Record<string, string>> = {
+  before: "before",
+  after: "after",
+  error: "at the failure of",
+  retry: "before the retry of",
+  item: "before",
+  tool_call: "before a tool call of",
+  llm_call: "before an LLM call of",
+};
+
 export interface FormatOptions {
   /**
    * When the caller started the execution (epoch ms): the end line then shows the total time
@@ -53,6 +64,8 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
     }
     case "step_failed":
       return [`✗ ${step} failed${error ? `: ${error}` : ""}`];
+    case "step_reused":
+      return [`↺ ${step} reused from execution ${text(d.rerunOf) ?? "?"} (${text(d.status) ?? "?"}) → ${preview(d.output)}`];
     case "step_skipped":
       return [`↷ ${step} skipped${d.reason === "condition" ? " (condition false)" : ""}`];
     case "step_retrying": {
@@ -80,6 +93,20 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
     }
     case "step_tool_call":
       return [`⚙ ${step} called ${text(d.server) ?? "?"}.${text(d.tool) ?? "?"}${d.isError === true ? " (error)" : ""} → ${preview(d.result)}`];
+    case "debug_paused": {
+      const where = PAUSE_PHASES[text(d.phase) ?? ""] ?? "at";
+      const item = text(d.phase) === "item" && num(d.occurrence) !== undefined ? ` item ${num(d.occurrence)} of` : "";
+      const by = text(d.breakpointId) === "step" ? "stepping" : `breakpoint ${text(d.breakpointId) ?? "?"} (${text(d.type) ?? "?"})`;
+      return [`⏸ paused ${where}${item} ${step}: ${by}, pause ${text(d.id) ?? "?"}`];
+    }
+    case "debug_resumed":
+      return [`▶ ${text(d.command) ?? "?"} by ${text(d.by) ?? "?"} at pause ${text(d.pauseId) ?? "?"}`];
+    case "debug_edited": {
+      const fields = Array.isArray(d.fields) ? d.fields.map(String) : [];
+      return [`✎ ${text(d.by) ?? "?"} set ${fields.join(", ") || "?"} at pause ${text(d.pauseId) ?? "?"}`];
+    }
+    case "debug_breakpoints":
+      return [`● breakpoints replaced by ${text(d.by) ?? "?"}: ${Array.isArray(d.breakpoints) ? d.breakpoints.length : 0}`];
     default:
       return [`· ${e.type}${e.step ? ` ${step}` : ""} ${preview(d)}`];
   }

@@ -1,5 +1,7 @@
 import { WfError } from "@wf/shared/errors";
 import { adminCommand } from "./admin/index";
+import { debugCommand } from "./debug/command";
+import { rerunCommand } from "./rerun";
 import { runCommand } from "./run";
 import { tailCommand } from "./tail";
 import { EXIT, UsageError } from "./usage";
@@ -11,6 +13,8 @@ const HELP = `wf: run and follow workflows of the workflow service from a termin
 Usage:
   wf validate <file>         check a workflow file, print its mistakes with line:col
   wf run <file> [options]    run a workflow file in the service, print its events live
+  wf rerun <id> --from STEP  rerun a finished execution from a step, reusing the steps before it
+  wf debug <file> --break B  run with breakpoints; at each pause, inspect, edit and step at a prompt
   wf tail [options]          follow execution events as they are published
   wf workflow import|share   store workflows for users, share them (the v1 API runs them)
   wf admin user|key|audit    accounts, API keys and the audit log of refused requests
@@ -25,17 +29,19 @@ Environment (as the service reads it):
   MONGODB_URI    read execution results from MongoDB instead of JetStream KV
 
 Exit codes:
-  0    success: the file is valid, the execution ended COMPLETED, tail stopped with Ctrl-C
+  0    success: the file is valid, the execution (or rerun) ended COMPLETED, tail stopped with Ctrl-C
   1    the workflow file has mistakes, the execution ended FAILED, CANCELLED or
        INTERRUPTED, the store refused an admin command (no such user, a taken email),
        or an unexpected error
   2    usage error: unknown command or flag, missing file, bad --var or id, NATS unreachable
-  3    wf run: --timeout elapsed before the end (the execution goes on in the service)
-  130  wf run: Ctrl-C before the end (the execution goes on in the service)`;
+  3    wf run, wf rerun: --timeout elapsed before the end (the execution goes on in the service)
+  130  wf run, wf rerun: Ctrl-C before the end (the execution goes on in the service)`;
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   validate: validateCommand,
   run: runCommand,
+  rerun: rerunCommand,
+  debug: debugCommand,
   tail: tailCommand,
   workflow: workflowCommand,
   admin: adminCommand,

@@ -1,11 +1,9 @@
 import { startExecution } from "@wf/shared/client";
-import { isSubjectToken, newId, type ExecutionEvent } from "@wf/shared/execution";
+import { isSubjectToken, newId } from "@wf/shared/execution";
 import { toToken } from "@wf/shared/nats";
 import type { Workflow } from "@wf/shared/workflow";
 import { connectToService, type ServiceConnection } from "./connection";
-import { formatResult, readResult } from "./execution-result";
-import { followEvents } from "./follow-events";
-import { TERMINAL_EVENTS, formatEvent } from "./format-event";
+import { parseTimeout, startAndFollow } from "./follow-execution";
 import { collectInputs } from "./run-inputs";
 import { EXIT, UsageError, commandFlags } from "./usage";
 import { loadWorkflowFile } from "./workflow-file";
@@ -33,15 +31,6 @@ Exit codes:
   2    usage error: unknown flag, missing file, bad --var, NATS unreachable
   3    --timeout elapsed first
   130  Ctrl-C before the end`;
-
-/** How long an execution may go unnoticed by every executor before we say none seems to run. */
-const PICKUP_HINT_MS = 10_000;
-/**
- * The events are replayed from a little before the start command, not followed from "now":
- * however the consumer's creation and the first events interleave, none is missed. The margin
- * absorbs clock skew with the server; the execution id (chosen here) filters out the rest.
- */
-const REPLAY_MARGIN_MS = 60_000;
 
 export async function runCommand(argv: string[]): Promise<number> {
   const flags = commandFlags(
@@ -93,26 +82,11 @@ interface RunOptions {
   timeoutMs: number | undefined;
 }
 
-async function runAndFollow(conn: ServiceConnection, workflow: Workflow, inputs: Record<string, unknown>, opts: RunOptions): Promise<number> {
+function runAndFollow(conn: ServiceConnection, workflow: Workflow, inputs: Record<string, unknown>, opts: RunOptions): Promise<number> {
   const ns = conn.config.WF_NAMESPACE;
   const executionId = newId();
   const workflowId = cliWorkflowId(workflow.name);
-  const ac = new AbortController();
-  let stoppedBy: "timeout" | "interrupt" | undefined;
-  const stop = (why: "timeout" | "interrupt") => () => {
-    stoppedBy ??= why;
-    ac.abort();
-  };
-  const onSignal = stop("interrupt");
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-
-  const origin = Date.now();
-  const events = followEvents(conn.js, ns, { executionId, since: origin - REPLAY_MARGIN_MS }, ac.signal);
-  let pickupHint: NodeJS.Timeout | undefined;
-  let deadline: NodeJS.Timeout | undefined;
-  let end: ExecutionEvent | undefined;
-  try {
+  const start = async () => {
     await startExecution(conn.js, ns, {
       executionId,
       workflow: { id: workflowId, name: workflow.name, ownerId: opts.ownerId, version: null, definition: workflow },
@@ -120,54 +94,14 @@ async function runAndFollow(conn: ServiceConnection, workflow: Workflow, inputs:
       triggerSource: "console",
       enableMonitoring: opts.monitor,
     });
+  };
+  const started = () => {
     if (!opts.json) console.log(`execution ${executionId} of workflow ${workflowId} (owner ${opts.ownerId}, namespace ${ns})`);
-    pickupHint = setTimeout(() => {
-      console.error(
-        `wf: no executor has picked up execution ${executionId} in ${PICKUP_HINT_MS / 1000} s: the service does not seem to be running ` +
-          `on ${conn.url} with WF_NAMESPACE=${ns}. Start it with \`npm start\`; still waiting${opts.timeoutMs === undefined ? " (Ctrl-C to stop)" : " until --timeout"}.`,
-      );
-    }, PICKUP_HINT_MS);
-    if (opts.timeoutMs !== undefined) deadline = setTimeout(stop("timeout"), opts.timeoutMs);
-    for await (const e of events) {
-      clearTimeout(pickupHint);
-      if (opts.json) console.log(JSON.stringify(e));
-      else for (const line of formatEvent(e, { origin })) console.log(`${relativeTime(e.at - origin)}  ${line}`);
-      if (TERMINAL_EVENTS.has(e.type)) {
-        end = e;
-        break;
-      }
-    }
-  } finally {
-    clearTimeout(pickupHint);
-    clearTimeout(deadline);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-
-  if (end === undefined) {
-    if (stoppedBy === undefined) throw new Error(`the event stream closed before execution ${executionId} ended`);
-    const why = stoppedBy === "timeout" ? `--timeout ${(opts.timeoutMs ?? 0) / 1000} s elapsed` : "stopped following";
-    console.error(`wf: ${why}; execution ${executionId} continues in the service (follow it: wf tail --execution ${executionId})`);
-    return stoppedBy === "timeout" ? EXIT.timeout : EXIT.interrupted;
-  }
-  const result = await readResult(conn, end);
-  console.log(opts.json ? JSON.stringify({ type: "result", ...result }) : formatResult(result));
-  return result.status === "COMPLETED" ? EXIT.ok : EXIT.failed;
+  };
+  return startAndFollow(conn, executionId, start, started, opts);
 }
 
 /** Workflows run from a file have no stored record: their id is derived from the name. */
 function cliWorkflowId(name: string): string {
   return `cli-${toToken(name)}`.slice(0, 128);
-}
-
-function parseTimeout(text: string): number {
-  const seconds = Number(text);
-  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
-    throw new UsageError(`--timeout ${text}: give a number of seconds greater than 0`);
-  }
-  return seconds * 1000;
-}
-
-function relativeTime(ms: number): string {
-  return `${ms < 0 ? "-" : "+"}${(Math.abs(ms) / 1000).toFixed(3)}s`;
 }

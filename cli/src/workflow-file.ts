@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { formatIssues, parseWorkflow, type Workflow } from "@wf/shared/workflow";
 import { UsageError } from "./usage";
 
-export type LoadedWorkflow = { ok: true; workflow: Workflow } | { ok: false; report: string };
+export type LoadedWorkflow = { ok: true; workflow: Workflow; text: string } | { ok: false; report: string };
 
 /**
  * Reads and checks a workflow file. An unreadable file is a usage error (exit 2); a file with
@@ -18,5 +18,5 @@ export async function loadWorkflowFile(file: string): Promise<LoadedWorkflow> {
     throw new UsageError(`cannot read workflow file ${file}: ${why}`);
   }
   const parsed = parseWorkflow(text);
-  return parsed.ok ? { ok: true, workflow: parsed.workflow } : { ok: false, report: formatIssues(parsed.errors, file) };
+  return parsed.ok ? { ok: true, workflow: parsed.workflow, text } : { ok: false, report: formatIssues(parsed.errors, file) };
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import { startNatsServer } from "../support/runtime";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
+import { DEBUG_BENCH_QUICK_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "./expression-isolation";
 import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
 import { analyse } from "./report";
@@ -216,5 +217,13 @@ describe("bench harness (smoke)", () => {
     const text = renderExpressionBench(r);
     expect(text).toContain("with hostile expressions");
     expect(text).toContain(`stopped at the ${r.deadlineMs} ms deadline`);
+  }, 60_000);
+  it("debugger: times runs with and without breakpoints that never hit, and pause round trips, every run completed", async () => {
+    const r = await runDebugBench(server, DEBUG_BENCH_QUICK_SIZES);
+    expect(r.plainMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.runs);
+    expect(r.nineMissesMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.runs);
+    expect(r.roundTripMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.roundTrips);
+    for (const figure of [r.plainMs.median, r.nineMissesMs.median, r.ratio, r.roundTripMs.median]) expect(Number.isFinite(figure)).toBe(true);
+    expect(renderDebugBench(r)).toContain("9 breakpoints that never hit");
   }, 60_000);
 });

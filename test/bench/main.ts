@@ -18,6 +18,7 @@ import { render } from "./render";
 import { runSuite } from "./suite";
 import { renderTimerBench, runTimerBench, TIMER_BENCH_QUICK_SIZES, TIMER_BENCH_SIZES } from "./timer-bench";
 import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
+import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
 const BUDGET_MS = { quick: 130_000, full: 460_000 };
@@ -79,8 +80,10 @@ async function main(): Promise<void> {
   const expressions = parts.has("expressions")
     ? await runExpressionBench(quick ? EXPRESSION_BENCH_QUICK_SIZES : EXPRESSION_BENCH_SIZES, { progress })
     : undefined;
+  if (parts.has("debug")) progress("debugger: breakpoints that never hit, pause round trips");
+  const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions }, null, 2)}\n`);
+  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug }, null, 2)}\n`);
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
   if (webhook) console.log(`\n${renderWebhookBench(webhook)}`);
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
   if (llm) console.log(`\n${renderLlmOverhead(llm)}`);
   if (auth) console.log(`\n${renderKeyTimingBench(auth)}`);
   if (expressions) console.log(`\n${renderExpressionBench(expressions)}`);
+  if (debug) console.log(`\n${renderDebugBench(debug)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

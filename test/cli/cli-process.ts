@@ -21,6 +21,8 @@ export interface CliProcess {
   /** Polls (bounded) until the output so far contains `text`. */
   waitForOutput(text: string, timeoutMs?: number): Promise<void>;
   signal(sig: NodeJS.Signals): void;
+  /** Types a line on its standard input (started with `stdin: true`). */
+  send(line: string): void;
   readonly exited: Promise<CliResult>;
 }
 
@@ -30,16 +32,16 @@ process.once("exit", () => {
 });
 
 /** Starts `wf` as users do: its own process, configured only by the environment given. */
-export function startCli(args: string[], env: Record<string, string> = {}): CliProcess {
+export function startCli(args: string[], env: Record<string, string> = {}, opts: { stdin?: boolean } = {}): CliProcess {
   const proc = spawn(process.execPath, [WF, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
   });
   live.add(proc);
   let stdout = "";
   let stderr = "";
-  proc.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-  proc.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+  proc.stdout?.on("data", (b: Buffer) => (stdout += b.toString()));
+  proc.stderr?.on("data", (b: Buffer) => (stderr += b.toString()));
   const exited = new Promise<CliResult>((resolve) => {
     proc.once("close", (code) => {
       live.delete(proc);
@@ -56,6 +58,10 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliP
       });
     },
     signal: (sig) => void proc.kill(sig),
+    send(line) {
+      if (!proc.stdin) throw new Error("started without stdin");
+      proc.stdin.write(`${line}\n`);
+    },
     exited,
   };
 }

@@ -1,5 +1,5 @@
 import { loadConfig, type Config } from "@wf/shared/config";
-import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { newId, type DebugRequest, type ExecutionSnapshot } from "@wf/shared/execution";
 import { startExecution } from "@wf/shared/client";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
@@ -60,7 +60,7 @@ export function definitionOf(yaml: string) {
 export async function run(
   p: Platform,
   yaml: string,
-  opts: { inputs?: Record<string, unknown>; triggerSource?: TriggerSource; ownerId?: string; monitoring?: boolean } = {},
+  opts: { inputs?: Record<string, unknown>; triggerSource?: TriggerSource; ownerId?: string; monitoring?: boolean; debug?: DebugRequest } = {},
 ): Promise<string> {
   const definition = definitionOf(yaml);
   return startExecution(p.js, p.config.WF_NAMESPACE, {
@@ -68,6 +68,7 @@ export async function run(
     inputs: opts.inputs ?? {},
     triggerSource: opts.triggerSource ?? "console",
     enableMonitoring: opts.monitoring ?? false,
+    ...(opts.debug === undefined ? {} : { debug: opts.debug }),
   });
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { WfError } from "@wf/shared/errors";
-import { newWorkflowRecord, type Store, type WorkflowRecord } from "@wf/shared/store";
+import { newWorkflowRecord, nextWorkflowVersion, type Store, type WorkflowRecord } from "@wf/shared/store";
 import { formatIssues, parseWorkflow } from "@wf/shared/workflow";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
@@ -73,7 +73,7 @@ async function update(store: Store, id: string, { user, yaml, definition }: Sour
   if (!current || !w || (w.ownerId !== user && w.sharedWith[user] !== "editor")) {
     throw new WfError("NOT_FOUND", `no workflow ${id} that user ${user} owns or edits`);
   }
-  const next: WorkflowRecord = { ...w, name: definition.name, yaml, definition, version: w.version + 1, updatedAt: Date.now() };
+  const next = nextWorkflowVersion(w, { yaml, workflow: definition });
   await store.workflows.update(next, current.version);
   return next;
 }

@@ -55,5 +55,6 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     webhookStats,
     replayGuard,
     clock: opts.clock ?? Date.now,
+    closing: new AbortController(),
   };
 }

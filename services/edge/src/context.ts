@@ -32,4 +32,6 @@ export interface EdgeContext {
   replayGuard: ReplayGuard;
   /** Epoch ms; tests pin it to put requests in one rate-limit window. */
   clock: () => number;
+  /** Aborted as the edge closes: what holds a request open (an event stream) ends, or the close would wait for it. */
+  closing: AbortController;
 }

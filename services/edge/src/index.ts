@@ -1,6 +1,6 @@
 export { buildEdge, startEdge, BODY_LIMIT_BYTES } from "./server";
 export type { EdgeOptions } from "./context-open";
-export { apiRoutes, sessionRoutes } from "./routes/index";
+export { apiRoutes, consoleApi, sessionRoutes } from "./routes/index";
 export { triggerRouteDocs } from "./webhooks/trigger-doc";
 export { approvalLinkDocs } from "./approval-link/link-doc";
 export { openApiDocument, allResponses } from "./openapi/document";

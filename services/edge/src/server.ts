@@ -10,7 +10,7 @@ import { authenticateSession } from "./console/authenticate-session";
 import { openEdgeContext, type EdgeOptions } from "./context-open";
 import type { EdgeContext } from "./context";
 import { errorAnswer } from "./errors";
-import { apiRoutes, sessionRoutes } from "./routes/index";
+import { apiRoutes, consoleApi, sessionRoutes } from "./routes/index";
 import { registerRoutes } from "./routes/route";
 import { depthError } from "./routes/validate";
 import { registerWebhookTrigger } from "./webhooks/trigger";
@@ -70,6 +70,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     else if (auth === "console") request.consoleUser = await authenticateSession(ctx, request);
   });
 
+  app.addHook("preClose", async () => ctx.closing.abort());
   app.addHook("onClose", async () => {
     await Promise.all([ctx.counters.close(), ctx.webhookStats.close()]);
     ctx.publisher.close();
@@ -77,6 +78,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
   registerRoutes(app, apiRoutes, ctx);
   registerRoutes(app, sessionRoutes, ctx);
+  registerRoutes(app, consoleApi, ctx);
   registerWebhookTrigger(app, ctx);
   registerApprovalLink(app, ctx);
 

@@ -1,5 +1,5 @@
 import { startExecution } from "@wf/shared/client";
-import type { TriggerSource } from "@wf/shared/execution";
+import type { DebugRequest, TriggerSource } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
 import type { EdgeContext } from "./context";
 
@@ -11,7 +11,7 @@ import type { EdgeContext } from "./context";
 export function startStoredWorkflow(
   ctx: Pick<EdgeContext, "publisher" | "ns" | "store" | "log">,
   w: WorkflowRecord,
-  req: { inputs: Record<string, unknown>; triggerSource: TriggerSource; enableMonitoring?: boolean },
+  req: { inputs: Record<string, unknown>; triggerSource: TriggerSource; enableMonitoring?: boolean; debug?: DebugRequest },
 ): Promise<string> {
   return startExecution(
     ctx.publisher,
@@ -21,6 +21,7 @@ export function startStoredWorkflow(
       inputs: req.inputs,
       triggerSource: req.triggerSource,
       ...(req.enableMonitoring === undefined ? {} : { enableMonitoring: req.enableMonitoring }),
+      ...(req.debug === undefined ? {} : { debug: req.debug }),
     },
     { store: ctx.store, log: ctx.log },
   );

@@ -27,6 +27,12 @@ export const ExecutionListQuery = z.strictObject({
   ...pageQuery(20),
 });
 
+/** Only on a rerun (docs/rerun.md). */
+const rerunFields = {
+  rerunOf: z.string().optional().describe("A rerun: the execution it reruns."),
+  savedUsage: Usage.optional().describe("A rerun: tokens and cost of the steps it reused instead of running; `usage` counts only what it ran."),
+};
+
 export const StepResult = z.object({
   status: StepStatus,
   output: z.unknown(),
@@ -39,6 +45,7 @@ export const StepResult = z.object({
   toolCalls: z.array(ToolCallRecord).optional().describe("An `agent` step's tool calls and their results."),
   input: z.unknown().optional().describe("With enableMonitoring only."),
   logs: z.array(z.string()).optional().describe("With enableMonitoring only."),
+  reused: z.literal(true).optional().describe("A rerun took this step's result from the execution it reruns: the step did not run here."),
 });
 export type StepResult = z.infer<typeof StepResult>;
 
@@ -55,6 +62,7 @@ export const ExecutionSummary = z.object({
   triggerSource: TriggerSource,
   usage: Usage,
   createdAt: Timestamp.describe("When it was requested."),
+  ...rerunFields,
 });
 export type ExecutionSummary = z.infer<typeof ExecutionSummary>;
 
@@ -75,6 +83,7 @@ export const ExecutionResult = z.object({
   output: z.unknown(),
   error: z.string().nullable(),
   usage: Usage.describe("Tokens and cost of every LLM call of the execution."),
+  ...rerunFields,
 });
 export type ExecutionResult = z.infer<typeof ExecutionResult>;
 

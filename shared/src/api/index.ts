@@ -44,3 +44,7 @@ export {
 } from "./webhooks";
 export { parseIpRange } from "./webhooks-ip";
 export { LoginBody, LoginResponse } from "./console";
+export { RerunBody, RerunQuery, RerunPlanView, RerunResponse } from "./rerun";
+export { ConsoleStartBody, ConsoleExecutionStatus, ConsoleStepView, ConsoleExecutionView } from "./console-executions";
+export { EventSequence, EventStreamQuery } from "./console-events";
+export { DebugCommandParams, DebugCommandAccepted, BreakpointsBody, BreakpointsAccepted, DebugRefusal, DebugRefusedBody } from "./console-debug";

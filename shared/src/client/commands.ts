@@ -1,6 +1,6 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { WfError } from "../errors/index";
-import { checkStart, firstSnapshot, newId, type TriggerSource } from "../execution/index";
+import { checkStart, firstSnapshot, newId, type DebugRequest, type TriggerSource } from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects, type Subjects } from "../nats/subjects";
 import type { Logger } from "../log/index";
@@ -32,6 +32,10 @@ export interface StartRequest {
   triggerSource: TriggerSource;
   enableMonitoring?: boolean;
   executionId?: string;
+  /** A debug run: its breakpoints and idle timeout, carried by the start command. */
+  debug?: DebugRequest;
+  /** A rerun: the executor takes the states of the steps before `fromStep` from execution `of`. */
+  rerun?: { of: string; fromStep: string };
 }
 
 /**
@@ -61,6 +65,8 @@ export async function startExecution(
     enableMonitoring: req.enableMonitoring ?? false,
     parent: null,
     requestedAt: Date.now(),
+    ...(req.debug === undefined ? {} : { debug: req.debug }),
+    ...(req.rerun === undefined ? {} : { rerun: req.rerun }),
   };
   const subject = subjectsOf(ns).execStart(executionId);
   const { store } = opts;

@@ -92,16 +92,21 @@ export const PauseContext = z.object({
   usage: Usage.optional(),
   /** A watch's expression value before and after the step. */
   watch: z.object({ expression: z.string(), before: z.unknown(), after: z.unknown() }).optional(),
+  /** on_error: whether the step's `retry` may try the failure again. */
+  retryable: z.boolean().optional(),
 });
 export type PauseContext = z.infer<typeof PauseContext>;
 
 export const PauseRecord = z.object({
   /** Unique per pause: a command naming another pause is refused (409). */
   id: z.string(),
+  /** The breakpoint that hit, or `step` for the pause a `step` or `step_into` command asked for. */
   breakpointId: z.string(),
   type: z.enum(BREAKPOINT_TYPES),
   stepPath: z.string(),
   phase: PausePhase,
+  /** Which time the phase came at the step: the attempt (error, retry), the item's index, the tool call's or LLM call's number; 0 otherwise. */
+  occurrence: z.number().int().nonnegative().default(0),
   pausedAt: z.number(),
   context: PauseContext,
 });
@@ -136,6 +141,41 @@ export const DebugEdit = z.object({
 });
 export type DebugEdit = z.infer<typeof DebugEdit>;
 
+/** The largest value (as JSON) a `set` or `skip` may carry in one field. */
+export const DEBUG_EDIT_MAX_BYTES = 32 * 1024;
+
+/**
+ * A command that won its pause (claimPause, by compare-and-set on the snapshot): the executor
+ * carries it out when its message arrives, and only while the snapshot still holds it.
+ */
+export const DebugClaim = z.object({
+  id: z.string(),
+  pauseId: z.string(),
+  command: z.enum(DEBUG_COMMANDS),
+  body: DebugCommandBody,
+  by: z.string(),
+  at: z.number(),
+});
+export type DebugClaim = z.infer<typeof DebugClaim>;
+
+/** The point a pause was resumed from, and what the command that resumed it asked for there. */
+export const ResumedFrom = z.object({
+  breakpointId: z.string(),
+  stepPath: z.string(),
+  phase: PausePhase,
+  pauseId: z.string().optional(),
+  occurrence: z.number().int().nonnegative().default(0),
+  command: z.enum(DEBUG_COMMANDS).optional(),
+  /** skip: the output the step ends COMPLETED with (absent: SKIPPED). */
+  output: z.unknown().optional(),
+  /** on_error: the failure the pause held, handled as the command says. */
+  error: z.string().optional(),
+  retryable: z.boolean().optional(),
+  /** The run went past the point (a later pass through it is a new hit). */
+  passed: z.boolean().default(false),
+});
+export type ResumedFrom = z.infer<typeof ResumedFrom>;
+
 /** A debug run's state in its snapshot. */
 export const DebugState = z.object({
   breakpoints: z.array(Breakpoint),
@@ -146,8 +186,19 @@ export const DebugState = z.object({
   /** What the last command asked the run to do until its next pause (step: pause at the next boundary). */
   mode: z.enum(["run", "step", "step_into"]).default("run"),
   /** The point the last pause was resumed from: its breakpoint does not hit there again. */
-  resumedFrom: z.object({ breakpointId: z.string(), stepPath: z.string(), phase: PausePhase }).nullable().default(null),
+  resumedFrom: ResumedFrom.nullable().default(null),
   edits: z.array(DebugEdit).default([]),
+  /** The command that won the current pause, until the executor has carried it out. */
+  claimed: DebugClaim.nullable().default(null),
+  /** The id of the last claim carried out: a redelivered command finds it here and changes nothing. */
+  appliedClaim: z.string().nullable().default(null),
+  /**
+   * Where an llm or agent step's attempt stood when it paused before a tool call or an LLM call
+   * (its conversation so far), so that it goes on from there rather than calling again.
+   */
+  checkpoint: z.object({ stepPath: z.string(), attempt: z.number().int().nonnegative(), state: z.unknown() }).nullable().default(null),
+  /** The last value of each `watch` breakpoint's expression (a hash to compare, and the value, cut). */
+  watched: z.record(z.string(), z.object({ hash: z.string(), value: z.unknown() })).default({}),
 });
 export type DebugState = z.infer<typeof DebugState>;
 
@@ -163,4 +214,21 @@ export function withBreakpointIds(breakpoints: readonly Breakpoint[]): Breakpoin
     taken.add(id);
     return { ...b, id };
   });
+}
+
+/** The debug state a start asks for, before anything ran. */
+export function newDebugState(req: DebugRequest): DebugState {
+  return {
+    breakpoints: withBreakpointIds(req.breakpoints),
+    idleTimeout: req.idleTimeout,
+    hits: {},
+    pause: null,
+    mode: "run",
+    resumedFrom: null,
+    edits: [],
+    claimed: null,
+    appliedClaim: null,
+    checkpoint: null,
+    watched: {},
+  };
 }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { StartCommand } from "../messages/commands";
 import { resolveVariables, WorkflowSchema, type Workflow } from "../workflow/index";
-import { withBreakpointIds } from "./debug";
+import { newDebugState } from "./debug";
 import { ZERO_USAGE, type ExecutionSnapshot, type ExecutionStatus, type Holder } from "./snapshot";
 
 export type StartRequestParsed = z.output<typeof StartCommand>;
@@ -85,17 +85,7 @@ export function firstSnapshot(
     cancelRequested: false,
     eventSeq: 0,
     outbox: [],
-    debug: cmd.debug
-      ? {
-          breakpoints: withBreakpointIds(cmd.debug.breakpoints),
-          idleTimeout: cmd.debug.idleTimeout,
-          hits: {},
-          pause: null,
-          mode: "run",
-          resumedFrom: null,
-          edits: [],
-        }
-      : null,
+    debug: cmd.debug ? newDebugState(cmd.debug) : null,
     rerunOf: cmd.rerun?.of ?? null,
     rerunFrom: cmd.rerun?.fromStep ?? null,
     savedUsage: ZERO_USAGE,

@@ -14,12 +14,15 @@ export {
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";
+export { planRerun, sourceInputs, stepHash, type RerunPlan, type RerunPlanResult, type RerunProblem } from "./rerun-plan";
 export {
   BREAKPOINT_TYPES,
   Breakpoint,
   DEBUG_COMMANDS,
   DEBUG_IDLE_DEFAULT_S,
   DEBUG_IDLE_MAX_S,
+  DEBUG_EDIT_MAX_BYTES,
+  DebugClaim,
   DebugCommandBody,
   DebugEdit,
   DebugRequest,
@@ -27,8 +30,11 @@ export {
   PauseContext,
   PausePhase,
   PauseRecord,
+  ResumedFrom,
+  newDebugState,
   withBreakpointIds,
   type BreakpointInput,
   type BreakpointType,
   type DebugCommandName,
 } from "./debug";
+export { claimPause, releaseClaim, type ClaimResult, type ClaimOptions, type DebugCommandRequest } from "./debug-claim";

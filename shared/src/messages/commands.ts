@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DebugRequest } from "../execution/debug";
+import { Breakpoint, DEBUG_COMMANDS, DebugCommandBody, DebugRequest } from "../execution/debug";
 import { TriggerSource } from "../execution/snapshot";
 
 /**
@@ -35,7 +35,7 @@ export type StartCommand = z.input<typeof StartCommand>;
 /** `<ns>.cmd.exec.resume.<execId>`: wake a parked execution; the snapshot says what is due. */
 export const ResumeCommand = z.object({
   executionId: z.string(),
-  reason: z.enum(["timer", "child", "approval"]),
+  reason: z.enum(["timer", "child", "approval", "debug"]),
   stepPath: z.string().optional(),
 });
 export type ResumeCommand = z.input<typeof ResumeCommand>;
@@ -64,3 +64,40 @@ export const ApprovalExpireCommand = z.object({
   executionId: z.string(),
 });
 export type ApprovalExpireCommand = z.input<typeof ApprovalExpireCommand>;
+
+/**
+ * `<ns>.cmd.exec.debug.<execId>`: a debugger command that won its pause (claimPause wrote
+ * `claimId` into the snapshot first); the executor carries it out only while the snapshot still
+ * holds that claim, so a redelivery changes nothing.
+ */
+export const DebugCommand = z.object({
+  executionId: z.string(),
+  command: z.enum(DEBUG_COMMANDS),
+  body: DebugCommandBody,
+  by: z.string(),
+  at: z.number(),
+  claimId: z.string(),
+});
+export type DebugCommand = z.input<typeof DebugCommand>;
+
+/** `<ns>.cmd.exec.debug.<execId>`: replaces a debug run's breakpoints while it runs (ids assigned where missing). */
+export const DebugBreakpointsCommand = z.object({
+  executionId: z.string(),
+  command: z.literal("breakpoints"),
+  breakpoints: z.array(Breakpoint).max(100),
+  by: z.string(),
+  at: z.number(),
+});
+export type DebugBreakpointsCommand = z.input<typeof DebugBreakpointsCommand>;
+
+/** `<ns>.cmd.exec.debug.<execId>`: fired by a pause's idle timer; cancels the run if that pause still waits and has been idle long enough. */
+export const DebugIdleCommand = z.object({
+  executionId: z.string(),
+  command: z.literal("idle"),
+  pauseId: z.string(),
+});
+export type DebugIdleCommand = z.input<typeof DebugIdleCommand>;
+
+/** Everything the executor takes on `<ns>.cmd.exec.debug.<execId>`. */
+export const DebugMessage = z.discriminatedUnion("command", [DebugCommand, DebugBreakpointsCommand, DebugIdleCommand]);
+export type DebugMessage = z.output<typeof DebugMessage>;

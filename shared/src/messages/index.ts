@@ -1,1 +1,11 @@
-export { StartCommand, ResumeCommand, CancelCommand, FailCommand, ApprovalExpireCommand } from "./commands";
+export {
+  StartCommand,
+  ResumeCommand,
+  CancelCommand,
+  FailCommand,
+  ApprovalExpireCommand,
+  DebugCommand,
+  DebugBreakpointsCommand,
+  DebugIdleCommand,
+  DebugMessage,
+} from "./commands";

@@ -69,7 +69,7 @@ class Grants {
   }
 
   /** Reads any message of the stream: direct and stored gets, and ephemeral consumers. */
-  private read(stream: string): this {
+  read(stream: string): this {
     return this.publish(
       `$JS.API.DIRECT.GET.${stream}`,
       `$JS.API.DIRECT.GET.${stream}.>`,
@@ -177,6 +177,10 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       // A PENDING execution is read from its start command, and a failed start removes it.
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`, `$JS.API.STREAM.PURGE.${streams.cmd}`)
       .publish(`${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.approval.approve.*`, `${cmd}.approval.reject.*`, `${ns}.audit.>`)
+      // Debugger commands, claimed on the execution's record first.
+      .publish(`${cmd}.exec.debug.*`)
+      // The console's event streams: an ordered consumer each, and a get that finds an execution's next event.
+      .read(streams.evt)
       .build(),
     executor: new Grants(ns)
       .base("executor")
@@ -212,8 +216,8 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .durable(streams.cmd, consumers.scheduler)
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
-      // Timers it arms (ticks, chains), what due timers fire (whoever armed them), and the starts of schedules and chains.
-      .publish(`${ns}.timer.>`, `${cmd}.exec.resume.*`, `${cmd}.approval.expire.*`, `${cmd}.sched.>`, `${cmd}.exec.start.*`, dropped)
+      // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and the starts of schedules and chains.
+      .publish(`${ns}.timer.>`, `${cmd}.exec.resume.*`, `${cmd}.exec.debug.*`, `${cmd}.approval.expire.*`, `${cmd}.sched.>`, `${cmd}.exec.start.*`, dropped)
       .build(),
   };
 }

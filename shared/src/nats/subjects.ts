@@ -5,6 +5,8 @@ export function subjects(ns: string) {
     execResume: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
     execCancel: (execId: string) => `${ns}.cmd.exec.cancel.${execId}`,
     execFail: (execId: string) => `${ns}.cmd.exec.fail.${execId}`,
+    /** Debugger commands (claimed on the snapshot first), breakpoint changes and pauses' idle timers. */
+    execDebug: (execId: string) => `${ns}.cmd.exec.debug.${execId}`,
     execCancelAll: `${ns}.cmd.exec.cancel.*`,
     execAll: `${ns}.cmd.exec.>`,
     approval: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { Kvm } from "@nats-io/kv";
-import { NoRespondersError, type NatsConnection } from "@nats-io/nats-core";
+import { NoRespondersError, TimeoutError, type NatsConnection } from "@nats-io/nats-core";
 import type { Config } from "../config/index";
 import { ConfigError } from "../errors/wf-error";
 import { isWrongLastSequence } from "../store/kv/kv-collection";
@@ -111,9 +111,9 @@ async function checkKey(nc: NatsConnection, ns: string, kind: ServerKeyKind, key
 const STARTING_ATTEMPTS = 5;
 
 /**
- * Runs `body` again when JetStream answers that the bucket is not there yet: replicas starting
- * at once create it together, and a write may reach the server before the bucket's stream
- * listens (no responders, "jetstream is not enabled").
+ * Runs `body` again when JetStream answers that the bucket is not there yet, or not in time:
+ * replicas starting at once create it together, and a write may reach the server before the
+ * bucket's stream listens (no responders, "jetstream is not enabled"). Both steps are idempotent.
  */
 async function whileStarting<T>(body: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -128,5 +128,10 @@ async function whileStarting<T>(body: () => Promise<T>): Promise<T> {
 
 function isNotReady(err: unknown, depth = 0): boolean {
   if (depth > 3 || !(err instanceof Error)) return false;
-  return err instanceof NoRespondersError || /no responders|jetstream is not enabled/i.test(err.message) || isNotReady(err.cause, depth + 1);
+  return (
+    err instanceof NoRespondersError ||
+    err instanceof TimeoutError ||
+    /no responders|jetstream is not enabled/i.test(err.message) ||
+    isNotReady(err.cause, depth + 1)
+  );
 }

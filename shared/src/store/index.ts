@@ -39,5 +39,6 @@ export { openConfiguredStore, openStore, type StoreOptions, type StoreSettings }
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
 export { isWrongLastSequence } from "./kv/kv-collection";
 export { JetStreamPublisher, type PublishOptions } from "./kv/jetstream-publisher";
-export { newWorkflowRecord } from "./new-workflow-record";
+export { newWorkflowRecord, nextWorkflowVersion } from "./new-workflow-record";
+export { storeNextVersion } from "./store-next-version";
 export { settleApproval, type ApprovalSettlement } from "./settle-approval";

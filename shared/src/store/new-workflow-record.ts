@@ -18,3 +18,8 @@ export function newWorkflowRecord(
     updatedAt: now,
   };
 }
+
+/** A stored workflow's next version: its new text and parse, the version up by one, its sharing kept. */
+export function nextWorkflowVersion(current: WorkflowRecord, input: { yaml: string; workflow: { name: string } }, now: number = Date.now()): WorkflowRecord {
+  return { ...current, name: input.workflow.name, yaml: input.yaml, definition: input.workflow, version: current.version + 1, updatedAt: now };
+}

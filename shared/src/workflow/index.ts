@@ -62,3 +62,4 @@ export { resolveVariables, coerceVariable, type ResolveResult, type CoerceResult
 export { walkSteps, countSteps } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";
+export { compileError } from "./expressions-check";

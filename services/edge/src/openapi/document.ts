@@ -22,80 +22,77 @@ const STATE_CHANGING = new Set(["POST", "PUT", "DELETE"]);
 const scopes: ReadonlySet<string> = new Set(SCOPES);
 const isScope = (auth: string): auth is Scope => scopes.has(auth);
 
+/** What a document says of itself: its `info`. */
+export interface DocumentInfo {
+  title: string;
+  version: string;
+  description: string;
+}
+
 /**
- * The OpenAPI 3.1 document of the routes, generated from the very zod schemas that validate the
- * requests (inputs as accepted, answers as produced). The common answers follow from each
- * route's authentication and parts: 400 for any validated part, 401/403/429 for API-key routes,
- * 401/403 for console routes, 413/415 for a body, 401 for the signed download. The webhook
- * trigger declares its own (its checks run in an order of their own).
+ * An OpenAPI 3.1 document of the routes (v1's, the console's), generated from the very zod
+ * schemas that validate the requests (inputs as accepted, answers as produced). The common
+ * answers follow from each route's authentication and parts: 400 for any validated part,
+ * 401/403/429 for API-key routes, 401/403 for console routes, 413/415 for a body, 401 for the
+ * signed download. The webhook trigger declares its own (its checks run in an order of their
+ * own). Only the security schemes the routes use are listed.
  */
-export function openApiDocument(routes: readonly RouteDoc[]): JsonObject {
+export function openApiDocument(info: DocumentInfo, routes: readonly RouteDoc[]): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
   const schemas: JsonObject = {};
   hoistDefs(paths, schemas);
-  return {
-    openapi: "3.1.0",
-    info: {
-      title: "Workflow service API",
-      version: "1.0.0",
-      description:
-        "The v1 API (under /api/v1, API-key authenticated), the signed artifact download, the webhook triggers, and the console " +
-        "(login, webhook management: session cookie, and X-CSRF-Token on state-changing requests). " +
-        "Every error answer is a JSON object with an `error` message and a stable `code` from the error catalogue " +
-        "(components.schemas.ErrorCode lists each with its status and meaning); some add fields (`details`, a 429's window). " +
-        "Scopes: " +
-        SCOPES.join(", ") +
-        ".",
-    },
-    paths,
-    components: {
-      schemas,
-      securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
-        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
-        apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Tried last; for one-click links, with short-lived keys." },
-        consoleSession: {
-          type: "apiKey",
-          in: "cookie",
-          name: SESSION_COOKIE,
-          description: "Set by POST /api/console/login (HttpOnly, SameSite=Lax); API keys are not accepted here.",
-        },
-        csrfToken: {
-          type: "apiKey",
-          in: "header",
-          name: "X-CSRF-Token",
-          description: "The csrfToken returned by login; needed by every state-changing console request.",
-        },
-        webhookSignature: {
-          type: "apiKey",
-          in: "header",
-          name: "X-Webhook-Signature",
-          description: "HMAC mode: hex HMAC-SHA256 of the raw body with the webhook's secret, `sha256=` optional.",
-        },
-        standardWebhookId: {
-          type: "apiKey",
-          in: "header",
-          name: "webhook-id",
-          description: "HMAC mode with replay protection (Standard Webhooks): the message id, accepted once.",
-        },
-        standardWebhookTimestamp: {
-          type: "apiKey",
-          in: "header",
-          name: "webhook-timestamp",
-          description: "Standard Webhooks: epoch seconds, within 5 minutes of now.",
-        },
-        standardWebhookSignature: {
-          type: "apiKey",
-          in: "header",
-          name: "webhook-signature",
-          description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; one match is enough.',
-        },
-      },
-    },
-  };
+  return { openapi: "3.1.0", info, paths, components: { schemas, securitySchemes: schemesUsed(paths) } };
+}
+
+const SECURITY_SCHEMES: Record<string, JsonObject> = {
+  bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
+  apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
+  apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Tried last; for one-click links, with short-lived keys." },
+  consoleSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description: "Set by POST /api/console/login (HttpOnly, SameSite=Lax); API keys are not accepted here.",
+  },
+  csrfToken: {
+    type: "apiKey",
+    in: "header",
+    name: "X-CSRF-Token",
+    description: "The csrfToken returned by login; needed by every state-changing console request.",
+  },
+  webhookSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Webhook-Signature",
+    description: "HMAC mode: hex HMAC-SHA256 of the raw body with the webhook's secret, `sha256=` optional.",
+  },
+  standardWebhookId: {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-id",
+    description: "HMAC mode with replay protection (Standard Webhooks): the message id, accepted once.",
+  },
+  standardWebhookTimestamp: {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-timestamp",
+    description: "Standard Webhooks: epoch seconds, within 5 minutes of now.",
+  },
+  standardWebhookSignature: {
+    type: "apiKey",
+    in: "header",
+    name: "webhook-signature",
+    description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; one match is enough.',
+  },
+};
+
+function schemesUsed(paths: Record<string, Record<string, JsonObject>>): JsonObject {
+  const requirements = Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.security as Record<string, unknown>[]));
+  const used = new Set(requirements.flatMap((requirement) => Object.keys(requirement)));
+  return Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
 }
 
 function operation(route: RouteDoc): JsonObject {
@@ -159,7 +156,11 @@ function response(doc: ResponseDoc, route: RouteDoc, status: number): JsonObject
   const out: JsonObject = { description: doc.description };
   if (doc.binary) out.content = { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } };
   else if (doc.html) out.content = { "text/html": { schema: { type: "string", contentMediaType: "text/html" } } };
-  else if (doc.schema) out.content = { "application/json": { schema: jsonSchema(doc.schema, "output") } };
+  else if (doc.eventStream) {
+    out.content = {
+      "text/event-stream": { schema: { type: "string", contentMediaType: "text/event-stream" }, "x-event-data": jsonSchema(doc.eventStream, "output") },
+    };
+  } else if (doc.schema) out.content = { "application/json": { schema: jsonSchema(doc.schema, "output") } };
   if (status === 429) {
     out.headers = { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } }, ...RATE_HEADERS };
   } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && status === 202)) {

@@ -1,4 +1,6 @@
 import { approvalLinkDocs } from "../approval-link/link-doc";
+import { consoleApiRoutes } from "../console/api-routes";
+import { consoleOpenApiRoute } from "../console/openapi";
 import { consoleRoutes } from "../console/routes";
 import { webhookRoutes } from "../webhooks/routes";
 import { triggerRouteDocs } from "../webhooks/trigger-doc";
@@ -12,7 +14,7 @@ import { workflowRoutes } from "./workflows";
 
 const resourceRoutes: readonly Route[] = [...workflowRoutes, ...executionRoutes, ...approvalRoutes, ...artifactRoutes, ...downloadRoutes];
 
-/** The console-session routes: login, logout, webhook management. */
+/** The console-session routes v1's document lists: login, logout, webhook management. */
 export const sessionRoutes: readonly Route[] = [...consoleRoutes, ...webhookRoutes];
 
 /**
@@ -24,3 +26,6 @@ const documented: readonly RouteDoc[] = [...resourceRoutes, ...sessionRoutes, ..
 
 /** Every API-key, signed-URL and public route, the OpenAPI document's own included. */
 export const apiRoutes: readonly Route[] = [...resourceRoutes, openApiRoute(documented)];
+
+/** The console API (console/api-routes.ts) and its own document, which lists it after the session routes. */
+export const consoleApi: readonly Route[] = [...consoleApiRoutes, consoleOpenApiRoute([...sessionRoutes, ...consoleApiRoutes])];

@@ -28,10 +28,12 @@ declare module "fastify" {
 
 export interface ResponseDoc {
   description: string;
-  /** JSON body schema; absent for a file body (`binary`) or an HTML page (`html`). */
+  /** JSON body schema; absent for a file body (`binary`), an HTML page (`html`) or Server-Sent Events (`eventStream`). */
   schema?: z.ZodType;
   binary?: boolean;
   html?: boolean;
+  /** Server-Sent Events whose `data:` lines are each one JSON value of this schema. */
+  eventStream?: z.ZodType;
 }
 
 export interface Call {

@@ -87,8 +87,8 @@ export const workflowRoutes: Route[] = [
   }),
 ];
 
-/** The 400 of bad inputs, one problem per input, as `inputs.<name>` (checked only on this path). */
-function inputsError(definition: unknown, inputs: Record<string, unknown>, err: WfError): WfError {
+/** The 400 of bad inputs, one problem per input, as `inputs.<name>` (checked only where a start fails VALIDATION_FAILED). */
+export function inputsError(definition: unknown, inputs: Record<string, unknown>, err: WfError): WfError {
   const workflow = WorkflowSchema.safeParse(definition);
   const resolved = workflow.success ? resolveVariables(workflow.data, inputs) : null;
   if (!resolved || resolved.ok) return err;

@@ -16,6 +16,7 @@ export function executionSummary(s: ExecutionSnapshot): ExecutionSummary {
     triggerSource: s.triggerSource,
     usage: s.usage,
     createdAt: s.createdAt,
+    ...rerunFields(s),
   };
 }
 
@@ -35,7 +36,13 @@ export function executionResult(s: ExecutionSnapshot & { status: ExecutionResult
     output: s.output ?? null,
     error: s.error,
     usage: s.usage,
+    ...rerunFields(s),
   };
+}
+
+/** An addition to v1 bodies, on reruns only: other executions' answers are as they were. */
+function rerunFields(s: ExecutionSnapshot): { rerunOf?: string; savedUsage?: ExecutionSnapshot["savedUsage"] } {
+  return s.rerunOf === null ? {} : { rerunOf: s.rerunOf, savedUsage: s.savedUsage };
 }
 
 function stepResults(s: ExecutionSnapshot): Record<string, StepResult> {
@@ -57,6 +64,7 @@ function stepResult(st: StepState, monitored: boolean): StepResult {
     usage: st.usage ?? null,
   };
   if (st.toolCalls !== undefined) result.toolCalls = st.toolCalls;
+  if (st.reused === true) result.reused = true;
   if (monitored) {
     if (st.input !== undefined) result.input = st.input;
     if (st.logs !== undefined) result.logs = st.logs;

@@ -2,15 +2,18 @@ import type { JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/errors";
 import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
-import { CancelCommand, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import { command, type Handled } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
+import { heldByPause } from "../run/debug/debugger";
 import { ExecutionRun, inFlightType } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
+import { handleDebugMessage } from "./debug-commands";
 import { loadRunSecrets } from "./live-ai-effects";
 import { notifyParent, runEffects, type EffectDeps } from "./live-effects";
+import { reuseSourceSteps } from "./rerun-snapshot";
 
 export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */
@@ -54,7 +57,13 @@ export class ExecutorActor {
       resume: command(ResumeCommand, (cmd, m) => this.exclusive(m, () => this.onResume(m, cmd.executionId))),
       cancel: command(CancelCommand, (cmd) => this.onCancel(cmd.executionId)),
       fail: command(FailCommand, (cmd) => this.fail(cmd.executionId, cmd.reason)),
+      debug: command(DebugMessage, (cmd, m) => this.onDebug(cmd, m)),
     };
+  }
+
+  /** A debugger's command, breakpoint change or pause's idle timer (./debug-commands.ts). */
+  private onDebug(cmd: DebugMessage, m: JsMsg): Promise<Handled> {
+    return handleDebugMessage(this.deps, cmd, () => this.retryLater(m));
   }
 
   /**
@@ -127,6 +136,7 @@ export class ExecutorActor {
     const c = new Committer(snap, 0, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
+    const runnable = checked.ok && (await reuseSourceSteps(c, checked.workflow, this.deps.store));
     try {
       await c.create();
     } catch (err) {
@@ -135,7 +145,7 @@ export class ExecutorActor {
       if (existing) return this.acquireAndRun(m, existing);
       throw err;
     }
-    if (!checked.ok) {
+    if (!runnable) {
       await c.settle();
       await notifyParent(this.deps.js, this.deps.ns, snap);
       return;
@@ -163,7 +173,8 @@ export class ExecutorActor {
       if (takeover) {
         // The events of the last change may never have reached the stream.
         c.republishOutbox();
-        const inFlight = Object.entries(snap.steps).filter(([, st]) => isInFlight(st));
+        // A step a debugger's pause holds (paused at its failure or inside its attempt) is not running.
+        const inFlight = Object.entries(snap.steps).filter(([path, st]) => isInFlight(st) && !heldByPause(snap, path));
         if (inFlight.length && NOT_REPLAYED.has(snap.triggerSource)) {
           this.interrupt(c, inFlight);
           try {
@@ -184,6 +195,7 @@ export class ExecutorActor {
         snap.status = "RUNNING";
         snap.startedAt = Date.now();
         c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
+        await reuseSourceSteps(c, wf, this.deps.store);
       }
       try {
         await c.flush();
@@ -191,6 +203,12 @@ export class ExecutorActor {
         if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
         v = await this.deps.store.executions.get(snap.id);
         continue;
+      }
+      // A rerun that could not be made has ended.
+      if (TERMINAL_STATUSES.has(snap.status)) {
+        await c.settle();
+        await notifyParent(this.deps.js, this.deps.ns, snap);
+        return;
       }
       await this.drive(c, wf);
       return;

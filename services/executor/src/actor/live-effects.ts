@@ -2,9 +2,9 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { AlreadyExistsError } from "@wf/shared/errors";
-import type { ApprovalExpireCommand, CancelCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import type { ApprovalExpireCommand, CancelCommand, DebugIdleCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
-import { retryDelayMs, subjects, toToken, type Timers } from "@wf/shared/nats";
+import { retryDelayMs, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
 import type { RunEffects } from "../run/effects";
@@ -49,6 +49,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
         fire: { subject: subj.execResume(snap.id), payload, msgId: `wake:${timerId}` },
       });
     },
+    scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
     async startChild(workflowId, childId, stepPath, inputs) {
       const wf = await deps.store.workflows.get(workflowId);
       const visible = wf && (wf.value.ownerId === snap.ownerId || wf.value.sharedWith[snap.ownerId] !== undefined);
@@ -108,6 +109,17 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       return settled.record;
     },
   };
+}
+
+/**
+ * The idle timer of a debug pause. Its id holds the due time: arming the same one again is a
+ * no-op, and an edit that moves the due time on arms another (the earlier one then finds the
+ * pause not idle yet and does nothing).
+ */
+export function debugIdleTimer(ns: string, executionId: string, pauseId: string, dueAt: number): TimerSpec {
+  const payload: DebugIdleCommand = { executionId, command: "idle", pauseId };
+  const id = `${pauseId}-${dueAt}`;
+  return { kind: "debug", id, dueAt, fire: { subject: subjects(ns).execDebug(executionId), payload, msgId: `idle:${id}` } };
 }
 
 /** Tells a parent execution that its child finished. */

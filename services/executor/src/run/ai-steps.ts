@@ -1,19 +1,20 @@
-import { ZERO_USAGE, type StepState, type ToolCallRecord } from "@wf/shared/execution";
+import { ZERO_USAGE, type StepState, type ToolCallRecord, type Usage } from "@wf/shared/execution";
 import type { AgentDef, AgentStep, LlmStep } from "@wf/shared/workflow";
 import type { LlmAnswer } from "../ai/gateway";
 import { McpConnectError, type McpServerTarget, type McpToolResult } from "../ai/mcp-pool";
 import { checkAnswer, compileOutputSchema } from "../ai/output-schema";
 import { addUsage } from "../ai/pricing";
 import { ProviderError, type ChatMessage, type ChatRequest, type ToolSpec } from "../ai/providers/types";
+import { Conversation, ConversationInput } from "./ai-conversation";
 import { jsonBytes } from "./result-limits";
 import { DeltaStream } from "./delta-stream";
 import type { Scope } from "./scope";
 import type { StepContext } from "./steps/step-kind";
 
 /** What an `llm` or `agent` step needs of the run that executes it. */
-type AiStepHost = Pick<StepContext, "committer" | "effects" | "workflow" | "render">;
+type AiStepHost = Pick<StepContext, "committer" | "effects" | "workflow" | "render" | "debug">;
 
-export type AiAttempt = { kind: "completed"; output: unknown } | { kind: "failed"; error: string; retryable: boolean };
+export type AiAttempt = { kind: "completed"; output: unknown } | { kind: "failed"; error: string; retryable: boolean } | { kind: "parked" };
 
 const DEFAULT_MAX_TURNS = 10;
 /** Tool arguments and results are cut to this in the step's record (the model sees them whole). */
@@ -24,11 +25,25 @@ const CHARS_PER_TOKEN = 4;
 /** The execution's `max_cost` would be passed by the next call. */
 class BudgetError extends Error {}
 
-/** Runs one attempt of an `llm` or `agent` step. */
-export async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
+/** The attempt stopped at a debugger's pause inside it (before an LLM call or a tool call): the step parks. */
+class PausedInAttempt extends Error {}
+
+/** A debugger's `set input` for an llm or agent step. */
+type EditedInput = { value: unknown } | undefined;
+
+/** Runs one attempt of an `llm` or `agent` step; `input`: the conversation a debugger's `set` gave it. */
+export async function runAiStep(
+  host: AiStepHost,
+  step: LlmStep | AgentStep,
+  path: string,
+  st: StepState,
+  scope: Scope,
+  input?: EditedInput,
+): Promise<AiAttempt> {
   try {
-    return step.type === "llm" ? await runLlm(host, step, path, st, scope) : await runAgent(host, step, path, st, scope);
+    return step.type === "llm" ? await runLlm(host, step, path, st, scope, input) : await runAgent(host, step, path, st, scope, input);
   } catch (err) {
+    if (err instanceof PausedInAttempt) return { kind: "parked" };
     if (err instanceof ProviderError || err instanceof McpConnectError) {
       return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: err.retryable };
     }
@@ -37,10 +52,62 @@ export async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, pat
   }
 }
 
-async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
+/** The request of an llm or agent step as a debugger shows it before the step: the exact first call. */
+export async function aiStepInput(host: AiStepHost, step: LlmStep | AgentStep, scope: Scope): Promise<unknown> {
+  if (step.type === "llm") {
+    const { prompt, system } = await llmParts(host, step, scope);
+    return { model: step.model, ...withSchemaInstruction(system, step.output_schema), messages: [{ role: "user", text: prompt }] };
+  }
+  const agent = host.workflow.agents?.find((a) => a.name === step.agent);
+  if (!agent) return undefined;
+  const { prompt, instructions } = await agentParts(host, step, agent, scope);
+  return { model: agent.model, ...(instructions === undefined ? {} : { system: instructions }), messages: [{ role: "user", text: prompt }] };
+}
+
+async function llmParts(host: AiStepHost, step: LlmStep, scope: Scope): Promise<{ prompt: string; system: string | undefined }> {
   const prompt = asText(await host.render(step.prompt, scope));
   const system = step.system === undefined ? undefined : asText(await host.render(step.system, scope));
-  if (host.committer.snap.enableMonitoring) keepInput(host, path, st, { model: step.model, ...(system === undefined ? {} : { system }), prompt });
+  return { prompt, system };
+}
+
+async function agentParts(host: AiStepHost, step: AgentStep, agent: AgentDef, scope: Scope): Promise<{ prompt: string; instructions: string | undefined }> {
+  const prompt = asText(await host.render(step.prompt, scope));
+  const instructions = agent.instructions === undefined ? undefined : asText(await host.render(agent.instructions, scope));
+  return { prompt, instructions };
+}
+
+/** A debugger's `set input`, checked: the conversation to start with, or what is wrong with it. */
+function editedConversation(stepName: string, edited: { value: unknown }): ConversationInput | AiAttempt {
+  const parsed = ConversationInput.safeParse(edited.value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
+  return { kind: "failed", error: `step \`${stepName}\`: the input set in the debugger is not {system?, messages}: ${problems.join("; ")}`, retryable: false };
+}
+
+/** Where the attempt stood at a debugger's pause inside it, when it is resuming from there. */
+function resumedConversation(host: AiStepHost, path: string, st: StepState): Conversation | null {
+  const saved = host.debug?.conversation(path, st.attempts);
+  if (saved === undefined) return null;
+  const parsed = Conversation.safeParse(saved);
+  return parsed.success ? parsed.data : null;
+}
+
+async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepState, scope: Scope, input: EditedInput): Promise<AiAttempt> {
+  const monitored = host.committer.snap.enableMonitoring;
+  let system: string | undefined;
+  let opening: ChatMessage[];
+  if (input) {
+    const edited = editedConversation(step.name, input);
+    if ("kind" in edited) return edited;
+    if (monitored) keepInput(host, path, st, { model: step.model, ...edited });
+    system = edited.system;
+    opening = edited.messages;
+  } else {
+    const parts = await llmParts(host, step, scope);
+    if (monitored) keepInput(host, path, st, { model: step.model, ...(parts.system === undefined ? {} : { system: parts.system }), prompt: parts.prompt });
+    system = withSchemaInstruction(parts.system, step.output_schema).system;
+    opening = [{ role: "user", text: parts.prompt }];
+  }
   let validate: ReturnType<typeof compileOutputSchema> | null = null;
   if (step.output_schema !== undefined) {
     try {
@@ -51,43 +118,57 @@ async function runLlm(host: AiStepHost, step: LlmStep, path: string, st: StepSta
   }
   // The attempt's start must be durable before the provider bills anything.
   await host.committer.flush();
-  const calls = new StepCalls(host, step.name, path, st, scope.signal);
-  const request: ChatRequest = {
+  const resumed = resumedConversation(host, path, st);
+  const calls = new StepCalls(host, step.name, path, st, scope, resumed);
+  const request: Omit<ChatRequest, "messages"> = {
     model: step.model,
-    ...withSchemaInstruction(system, step.output_schema),
-    messages: [{ role: "user", text: prompt }],
+    ...(system === undefined ? {} : { system }),
     ...(step.temperature === undefined ? {} : { temperature: step.temperature }),
     ...(step.max_tokens === undefined ? {} : { maxTokens: step.max_tokens }),
     ...(step.output_schema === undefined ? {} : { jsonSchema: step.output_schema }),
   };
-  const first = await calls.call(request);
-  if (validate === null) return { kind: "completed", output: first.text };
-  const checked = checkAnswer(first.text, validate);
-  if (checked.ok) return { kind: "completed", output: checked.value };
-  const repair = await calls.call({
-    ...request,
-    messages: [
-      ...request.messages,
-      { role: "assistant", text: first.text, toolCalls: [] },
+  // The first call, and one repair when the answer does not satisfy `output_schema`.
+  let messages = resumed?.messages ?? opening;
+  for (;;) {
+    const at = messages;
+    const answer = await calls.call({ ...request, messages }, () => ({ turn: 1, messages: at, pending: null }));
+    if (validate === null) return { kind: "completed", output: answer.text };
+    const checked = checkAnswer(answer.text, validate);
+    if (checked.ok) return { kind: "completed", output: checked.value };
+    if (calls.count >= 2) {
+      return {
+        kind: "failed",
+        error: `step \`${step.name}\`: the answer does not satisfy \`output_schema\` after one repair attempt: ${checked.problems}`,
+        retryable: true,
+      };
+    }
+    messages = [
+      ...messages,
+      { role: "assistant", text: answer.text, toolCalls: [] },
       { role: "user", text: `That answer does not satisfy the JSON Schema: ${checked.problems}. Answer again with only the corrected JSON.` },
-    ],
-  });
-  const rechecked = checkAnswer(repair.text, validate);
-  if (rechecked.ok) return { kind: "completed", output: rechecked.value };
-  return {
-    kind: "failed",
-    error: `step \`${step.name}\`: the answer does not satisfy \`output_schema\` after one repair attempt: ${rechecked.problems}`,
-    retryable: true,
-  };
+    ];
+  }
 }
 
-async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: StepState, scope: Scope): Promise<AiAttempt> {
+async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: StepState, scope: Scope, input: EditedInput): Promise<AiAttempt> {
   const agent = host.workflow.agents?.find((a) => a.name === step.agent);
   if (!agent) return { kind: "failed", error: `step \`${step.name}\`: unknown agent \`${step.agent}\``, retryable: false };
-  const prompt = asText(await host.render(step.prompt, scope));
-  const instructions = agent.instructions === undefined ? undefined : asText(await host.render(agent.instructions, scope));
+  const monitored = host.committer.snap.enableMonitoring;
+  let system: string | undefined;
+  let opening: ChatMessage[];
+  if (input) {
+    const edited = editedConversation(step.name, input);
+    if ("kind" in edited) return edited;
+    if (monitored) keepInput(host, path, st, { agent: agent.name, model: agent.model, ...edited });
+    system = edited.system;
+    opening = edited.messages;
+  } else {
+    const parts = await agentParts(host, step, agent, scope);
+    if (monitored) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt: parts.prompt });
+    system = parts.instructions;
+    opening = [{ role: "user", text: parts.prompt }];
+  }
   const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, scope, step.timeout)));
-  if (host.committer.snap.enableMonitoring) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt });
   await host.committer.flush();
 
   const tools = new Map<string, { server: McpServerTarget; tool: string }>();
@@ -100,23 +181,52 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
     }
   }
 
-  const calls = new StepCalls(host, step.name, path, st, scope.signal);
-  const records: ToolCallRecord[] = [];
+  // Resuming from a debugger's pause inside the attempt: its calls so far are not made again.
+  const resumed = resumedConversation(host, path, st);
+  const calls = new StepCalls(host, step.name, path, st, scope, resumed);
+  const records: ToolCallRecord[] = resumed ? (st.toolCalls ?? []) : [];
   st.toolCalls = records;
-  let recordedBytes = 0;
-  const messages: ChatMessage[] = [{ role: "user", text: prompt }];
+  let recordedBytes = resumed ? jsonBytes(records) : 0;
+  const messages: ChatMessage[] = resumed?.messages ?? opening;
+  let pending = resumed?.pending ?? null;
   const maxTurns = agent.max_turns ?? DEFAULT_MAX_TURNS;
-  for (let turn = 1; turn <= maxTurns; turn++) {
-    const answer = await calls.call({ model: agent.model, ...(instructions === undefined ? {} : { system: instructions }), messages, tools: specs });
-    if (answer.toolCalls.length === 0) return { kind: "completed", output: answer.text };
-    messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
-    const results: Extract<ChatMessage, { role: "tool" }>["results"] = [];
-    for (const call of answer.toolCalls) {
+  for (let turn = resumed?.turn ?? 1; turn <= maxTurns; turn++) {
+    let answer: Pick<LlmAnswer, "text" | "toolCalls">;
+    let results: Extract<ChatMessage, { role: "tool" }>["results"];
+    let from = 0;
+    if (pending) {
+      ({ answer, results, index: from } = pending);
+      pending = null;
+    } else {
+      const t = turn;
+      answer = await calls.call({ model: agent.model, ...(system === undefined ? {} : { system }), messages, tools: specs }, () => ({
+        turn: t,
+        messages,
+        pending: null,
+      }));
+      if (answer.toolCalls.length === 0) return { kind: "completed", output: answer.text };
+      messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
+      results = [];
+    }
+    for (let i = from; i < answer.toolCalls.length; i++) {
+      const call = answer.toolCalls[i]!;
       const target = tools.get(call.name);
-      const args = objectArguments(call.arguments);
+      let args = objectArguments(call.arguments);
+      let decided: McpToolResult | null = null;
+      if (host.debug && target && args !== null) {
+        const [t, a, done] = [turn, { text: answer.text, toolCalls: answer.toolCalls }, results];
+        const verdict = await host.debug.toolCall(path, records.length + 1, scope, { server: target.server.name, tool: target.tool, arguments: args }, () => ({
+          attempt: st.attempts,
+          state: { turn: t, calls: calls.count, last: calls.last, messages, pending: { answer: a, results: done, index: i } },
+        }));
+        if (verdict.kind === "park") throw new PausedInAttempt();
+        if (verdict.kind === "skip") decided = { text: verdict.output ? asText(verdict.output.value) : "the debugger skipped this tool call", isError: false };
+        else if (verdict.kind === "go" && verdict.edited) args = asArguments(verdict.edited.value);
+      }
       const started = performance.now();
       let result: McpToolResult;
-      if (!target) result = { text: `there is no tool named ${call.name}`, isError: true };
+      if (decided) result = decided;
+      else if (!target) result = { text: `there is no tool named ${call.name}`, isError: true };
       else if (args === null) result = { text: "the arguments must be a JSON object", isError: true };
       else result = await host.effects.mcpCall(target.server, target.tool, args, scope.signal);
       const record: ToolCallRecord = {
@@ -147,17 +257,34 @@ async function runAgent(host: AiStepHost, step: AgentStep, path: string, st: Ste
  * step and the execution, and a `step_usage` event) as soon as it returns.
  */
 class StepCalls {
-  private count = 0;
+  /** Calls made so far in the attempt. */
+  count: number;
+  /** What the last of them cost. */
+  last: Usage | null;
 
   constructor(
     private readonly host: AiStepHost,
     private readonly stepName: string,
     private readonly path: string,
     private readonly st: StepState,
-    private readonly signal: AbortSignal,
-  ) {}
+    private readonly scope: Scope,
+    resumed: Conversation | null,
+  ) {
+    this.count = resumed?.calls ?? 0;
+    this.last = resumed?.last ?? null;
+  }
 
-  async call(req: ChatRequest): Promise<LlmAnswer> {
+  /** `at`: where the attempt stands, should a debugger pause before this call. */
+  async call(req: ChatRequest, at: () => Pick<Conversation, "turn" | "messages" | "pending">): Promise<LlmAnswer> {
+    const debug = this.host.debug;
+    if (debug) {
+      const shown = { model: req.model, ...(req.system === undefined ? {} : { system: req.system }), messages: req.messages };
+      const verdict = await debug.llmCall(this.path, this.count + 1, this.scope, shown, this.last ?? ZERO_USAGE, () => ({
+        attempt: this.st.attempts,
+        state: { ...at(), calls: this.count, last: this.last },
+      }));
+      if (verdict.kind === "park") throw new PausedInAttempt();
+    }
     this.checkBudget(req);
     const n = ++this.count;
     const { committer, effects } = this.host;
@@ -170,11 +297,12 @@ class StepCalls {
       : null;
     let answer: LlmAnswer;
     try {
-      answer = await effects.llm(req, this.signal, stream?.push);
+      answer = await effects.llm(req, this.scope.signal, stream?.push);
     } finally {
       stream?.end();
     }
     const spent = { ...answer.usage, costUsd: answer.costUsd };
+    this.last = spent;
     this.st.usage = addUsage(this.st.usage ?? ZERO_USAGE, spent);
     snap.usage = addUsage(snap.usage, spent);
     committer.emit("step_usage", this.path, {
@@ -235,11 +363,14 @@ function withSchemaInstruction(system: string | undefined, schema: Record<string
 
 function objectArguments(text: string): Record<string, unknown> | null {
   try {
-    const value: unknown = JSON.parse(text || "{}");
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return asArguments(JSON.parse(text || "{}"));
   } catch {
     return null;
   }
+}
+
+function asArguments(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 function promptChars(req: ChatRequest): number {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@wf/shared/config";
-import { ExecutionSnapshot, newId } from "@wf/shared/execution";
+import { DebugRequest, ExecutionSnapshot, newDebugState, newId } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
@@ -20,8 +20,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function created(): Promise<Committer> {
+async function created(extra: Record<string, unknown> = {}): Promise<Committer> {
   const snap = ExecutionSnapshot.parse({
+    ...extra,
     id: newId(),
     workflowId: "w1",
     workflowName: "w",
@@ -72,5 +73,23 @@ describe("Committer: every write and event fits in a NATS message", () => {
     c.publishLive("step_log", "s", `${c.snap.id}.log.s.1.1`, { attempt: 1, lines: ["x".repeat(2_000_000)] });
     await c.settle();
     expect((await lastEvent(c, "step_log")).data).toEqual({ attempt: 1, lines: { truncated: true, bytes: 2_000_004 } });
+  });
+});
+
+describe("Committer: what others write beside the holder", () => {
+  it("a debug run's holder takes a pause's claim and new breakpoints written beside it, and keeps its own changes", async () => {
+    const debug = newDebugState(DebugRequest.parse({ breakpoints: [{ type: "before_step", step: "a" }] }));
+    const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() }, debug });
+    const theirs = (await platform.store.executions.get(c.snap.id))!;
+    const claim = { id: "claim1", pauseId: "p1", command: "continue" as const, body: {}, by: "ada", at: Date.now() };
+    theirs.value.debug = { ...theirs.value.debug!, claimed: claim, breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }] };
+    await platform.store.executions.update(theirs.value, theirs.version);
+
+    c.snap.debug!.hits = { bp1: 1 };
+    c.emit("debug_paused", "a");
+    await c.settle();
+    const stored = (await platform.store.executions.get(c.snap.id))!.value;
+    expect(stored.debug).toMatchObject({ claimed: claim, breakpoints: [{ id: "bp9" }], hits: { bp1: 1 } });
+    expect(stored.outbox.map((e) => e.type)).toEqual(["debug_paused"]);
   });
 });

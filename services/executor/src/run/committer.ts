@@ -176,8 +176,11 @@ export class Committer implements RunCommitter {
   }
 
   /**
-   * Only two writers touch a held execution: its holder and the cancel handler, which sets
-   * `cancelRequested`. Anything else means we lost the lease.
+   * Only these writers touch a held execution: its holder; the cancel handler, which sets
+   * `cancelRequested`; and for a debug run, the breakpoints command, which replaces
+   * `debug.breakpoints`, and a debugger command's claim of a pause (claimPause) that the run
+   * has just written, which sets `debug.claimed`. The holder writes none of these, so it takes
+   * them as they are. Anything else means we lost the lease.
    */
   private async adoptConcurrentChange(): Promise<void> {
     const current = await this.store.executions.get(this.snap.id);
@@ -187,6 +190,12 @@ export class Committer implements RunCommitter {
       throw new LostOwnershipError(this.snap.id);
     }
     this.snap.cancelRequested = this.snap.cancelRequested || current.value.cancelRequested;
+    const theirs = current.value.debug;
+    const ours = this.snap.debug;
+    if (theirs && ours) {
+      ours.breakpoints = theirs.breakpoints;
+      ours.claimed = theirs.claimed;
+    }
     this.version = current.version;
   }
 

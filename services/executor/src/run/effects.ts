@@ -15,6 +15,8 @@ export interface RunEffects extends AiEffects {
   saveArtifacts(stepPath: string, files: Artifact[]): Promise<ArtifactRecord[]>;
   /** Arms a durable timer that resumes this execution at `dueAt`. */
   scheduleWake(stepPath: string, dueAt: number): Promise<void>;
+  /** Arms the idle timer of a debug pause: at `dueAt` the execution is cancelled if that pause still waits, idle. */
+  scheduleDebugIdle(pauseId: string, dueAt: number): Promise<void>;
   /** Publishes the start command of a child execution; an error message when it cannot start. */
   startChild(workflowId: string, childId: string, stepPath: string, inputs: Record<string, unknown>): Promise<string | null>;
   loadExecution(id: string): Promise<ExecutionSnapshot | null>;

@@ -5,6 +5,7 @@ import { STEP_TYPE_TABLE, stepTypeSpec, walkSteps, type Step, type Workflow } fr
 import { approvalRecord, approvedRows, closedGateError } from "./approval-gate";
 import { backoffMs } from "./backoff";
 import type { RunCommitter } from "./committer";
+import { Debugger, type Verdict } from "./debug/debugger";
 import type { RunEffects } from "./effects";
 import { nestedPaths } from "./nested-paths";
 import { jsonBytes } from "./result-limits";
@@ -38,6 +39,8 @@ export class ExecutionRun {
   private readonly names: string[] = [];
   private readonly abort = new AbortController();
   private readonly ctx: StepContext;
+  /** A debug run's breakpoints; null for any other run, which then never looks at them. */
+  private readonly debug: Debugger | null;
 
   constructor(
     private readonly committer: RunCommitter,
@@ -47,10 +50,20 @@ export class ExecutionRun {
     walkSteps(workflow.steps, (step) => {
       this.names.push(step.name);
     });
+    this.debug = committer.snap.debug
+      ? new Debugger({
+          committer,
+          effects,
+          workflow,
+          names: this.names,
+          stepInput: async (step, scope) => stepKind(step).input?.(this.ctx, step, scope),
+        })
+      : null;
     this.ctx = {
       committer,
       effects,
       workflow,
+      debug: this.debug,
       render: (value, scope) => this.render(value, scope),
       runSequence: (steps, scope) => this.runSequence(steps, scope),
     };
@@ -70,6 +83,8 @@ export class ExecutionRun {
       if (this.snap.cancelRequested) throw new CancelledError();
       outcome = await this.runSequence(this.workflow.steps, rootScope(this.abort.signal, this.effects.secrets));
       if (this.snap.cancelRequested) throw new CancelledError();
+      // Replayed while paused after its last step (a wake that came meanwhile): the pause holds.
+      if (this.debug?.pausedStep && outcome.kind !== "failed") outcome = { kind: "parked" };
     } catch (err) {
       if (err instanceof LostOwnershipError) throw err;
       if (err instanceof CancelledError) {
@@ -81,7 +96,7 @@ export class ExecutionRun {
     const s = this.snap;
     const now = Date.now();
     if (outcome.kind === "parked") {
-      s.currentStep = null;
+      s.currentStep = this.debug?.pausedStep ?? null;
       const awaiting = Object.values(s.steps).some((st) => st.status === "AWAITING_APPROVAL");
       if (awaiting) s.status = "AWAITING_APPROVAL";
       this.committer.emit("exec_parked", undefined, { status: s.status, waitingOn: this.parkedOn() });
@@ -89,6 +104,7 @@ export class ExecutionRun {
     }
     // A parallel branch may still wait on an approval when another branch ends the run.
     await this.closeOpenGates(now, "execution ended");
+    this.debug?.ended();
     s.completedAt = now;
     s.currentStep = null;
     const duration = now - (s.startedAt ?? now);
@@ -107,10 +123,11 @@ export class ExecutionRun {
   }
 
   /** Marks what was running or awaiting approval as CANCELLED; steps not reached stay absent. */
-  async finishCancelled(): Promise<void> {
+  async finishCancelled(error = "execution cancelled"): Promise<void> {
     const s = this.snap;
     const now = Date.now();
     await this.closeOpenGates(now, "execution cancelled");
+    this.debug?.ended();
     for (const [path, st] of Object.entries(s.steps)) {
       if (st.status !== "RUNNING" && st.status !== "PENDING") continue;
       this.setStatus(st, "CANCELLED", now);
@@ -118,10 +135,10 @@ export class ExecutionRun {
       this.committer.emit("step_cancelled", path, { status: st.status });
     }
     s.status = "CANCELLED";
-    s.error = "execution cancelled";
+    s.error = error;
     s.completedAt = now;
     s.currentStep = null;
-    this.committer.emit("exec_cancelled", undefined, { status: s.status });
+    this.committer.emit("exec_cancelled", undefined, { status: s.status, error });
   }
 
   /**
@@ -154,9 +171,11 @@ export class ExecutionRun {
   }
 
   private parkedOn(): string[] {
-    return Object.entries(this.snap.steps)
+    const on = Object.entries(this.snap.steps)
       .filter(([, st]) => st.status === "AWAITING_APPROVAL" || (st.status === "RUNNING" && (st.waitUntil || st.retryAt || st.childExecutionId)))
       .map(([path]) => path);
+    const paused = this.debug?.pausedStep;
+    return paused && !on.includes(paused) ? [...on, paused] : on;
   }
 
   private async runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome> {
@@ -194,6 +213,10 @@ export class ExecutionRun {
           this.committer.emit("step_skipped", path, { status: "SKIPPED", reason: "condition" });
           return { kind: "skipped" };
         }
+      }
+      if (this.debug) {
+        const verdict = await this.debug.before(step, path, scope);
+        if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, null, scope, verdict);
       }
       st = this.record(path, newState(step, step.manual_approval ? "AWAITING_APPROVAL" : "RUNNING", Date.now()));
     }
@@ -287,25 +310,57 @@ export class ExecutionRun {
       if (st.retryAt !== null) {
         const due = await untilDue(this.effects, path, st.retryAt, scope.signal);
         if (due === "parked") return { kind: "parked" };
+        if (this.debug) {
+          const verdict = await this.debug.retry(path, st, scope);
+          if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);
+        }
         st.retryAt = null;
       }
-      if (st.deadline !== null && Date.now() >= st.deadline) {
+      // A debugger's pause stops the clock: a deadline that passed while paused does not fail the step.
+      if (st.deadline !== null && Date.now() >= st.deadline && !this.debug?.pausedStep) {
         const reason = `step \`${step.name}\` timed out after ${step.timeout} s`;
         this.cancelRunningUnder(step, path, scope, reason);
         return this.finishFailed(path, st, reason);
       }
+      // An on_error pause holds its failure: the attempt is not run again.
+      const held = continuing ? (this.debug?.heldFailure(path, st.attempts) ?? null) : null;
       if (!continuing) this.startAttempt(step, path, st, scope);
       continuing = false;
-      const r = await this.attempt(step, path, st, scope);
+      const r: Attempt = held ? { kind: "failed", ...held } : await this.attempt(step, path, st, scope);
       throwIfAborted(scope.signal);
       if (r.kind === "parked") {
         // A parked step with a timeout must wake at its deadline to fail, even if nothing else wakes it.
         if (st.deadline !== null) await this.effects.scheduleWake(path, st.deadline);
         return r;
       }
-      if (r.kind === "completed") return this.finishCompleted(step, path, st, scope, r.output);
+      if (r.kind === "completed") {
+        const done = this.finishCompleted(step, path, st, scope, r.output);
+        if (this.debug && done.kind === "completed" && (await this.debug.after(path, st, scope)).kind === "park") return { kind: "parked" };
+        return done;
+      }
+      if (this.debug) {
+        const verdict = await this.debug.error(path, st, scope, r);
+        if (verdict.kind === "retry") continue;
+        if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);
+      }
       if (!(await this.backOff(step, path, st, r))) return this.finishFailed(path, st, r.error);
     }
+  }
+
+  /**
+   * What a debugger's verdict makes of a step: parked at a pause, or ended by `skip` (SKIPPED,
+   * or COMPLETED with the output given) without running (further). `st`: null before it started.
+   */
+  private byDebugger(step: Step, path: string, st: StepState | null, scope: Scope, verdict: Extract<Verdict, { kind: "park" } | { kind: "skip" }>): Outcome {
+    if (verdict.kind === "park") return { kind: "parked" };
+    const now = Date.now();
+    const state = st ?? this.record(path, newState(step, "RUNNING", now));
+    state.retryAt = null;
+    if (verdict.output) return this.finishCompleted(step, path, state, scope, verdict.output.value);
+    this.setStatus(state, "SKIPPED", now);
+    this.committer.budget.account(path, state);
+    this.committer.emit("step_skipped", path, { status: state.status, reason: "debugger" });
+    return { kind: "skipped" };
   }
 
   private startAttempt(step: Step, path: string, st: StepState, scope: Scope): void {
@@ -320,7 +375,8 @@ export class ExecutionRun {
   /** One attempt, run by the step's kind and stopped at the step's deadline. */
   private async attempt(step: Step, path: string, st: StepState, scope: Scope): Promise<Attempt> {
     try {
-      return await this.withTimeout(step, path, scope, (s) => stepKind(step).run(this.ctx, step, { path, state: st, scope: s }));
+      const input = this.debug?.inputFor(path);
+      return await this.withTimeout(step, path, scope, (s) => stepKind(step).run(this.ctx, step, { path, state: st, scope: s, ...(input ? { input } : {}) }));
     } catch (err) {
       if (err instanceof ExpressionError) return { kind: "failed", error: expressionFailure(step.name, err), retryable: false };
       if (err instanceof StepTimeoutError && err.path === path) return { kind: "failed", error: err.message, retryable: true };

@@ -7,6 +7,7 @@ import { SecretMasker } from "@wf/shared/secrets";
 import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import type { LlmAnswer } from "../ai/gateway";
+import type { McpServerTarget, McpTool, McpToolResult } from "../ai/mcp-pool";
 import type { ChatRequest } from "../ai/providers/types";
 import type { Artifact, CodeRequest, CodeResult } from "../code/index";
 import type { RunCommitter } from "./committer";
@@ -87,7 +88,11 @@ export class FakeEffects implements RunEffects {
   readonly codeCalls: CodeRequest[] = [];
   readonly codeSignals: AbortSignal[] = [];
   readonly llmCalls: ChatRequest[] = [];
+  /** The tools every MCP server lists. */
+  tools: McpTool[] = [];
+  readonly toolCalls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
   readonly wakes: { path: string; dueAt: number }[] = [];
+  readonly idleTimers: { pauseId: string; dueAt: number }[] = [];
   readonly startedChildren: { workflowId: string; childId: string; path: string; inputs: Record<string, unknown> }[] = [];
   readonly cancelledChildren: string[] = [];
   readonly executions = new Map<string, ExecutionSnapshot>();
@@ -126,6 +131,10 @@ export class FakeEffects implements RunEffects {
 
   async scheduleWake(path: string, dueAt: number): Promise<void> {
     this.wakes.push({ path, dueAt });
+  }
+
+  async scheduleDebugIdle(pauseId: string, dueAt: number): Promise<void> {
+    this.idleTimers.push({ pauseId, dueAt });
   }
 
   async startChild(workflowId: string, childId: string, path: string, inputs: Record<string, unknown>): Promise<string | null> {
@@ -174,12 +183,14 @@ export class FakeEffects implements RunEffects {
     return null;
   }
 
-  async mcpTools(): Promise<[]> {
-    return [];
+  async mcpTools(): Promise<McpTool[]> {
+    return this.tools;
   }
 
-  async mcpCall(): Promise<{ text: string; isError: boolean }> {
-    return { text: "", isError: false };
+  /** Answers with the arguments it was given, as JSON. */
+  async mcpCall(server: McpServerTarget, tool: string, args: Record<string, unknown>): Promise<McpToolResult> {
+    this.toolCalls.push({ server: server.name, tool, args });
+    return { text: JSON.stringify(args), isError: false };
   }
 
   async dispose(): Promise<void> {}

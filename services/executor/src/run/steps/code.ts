@@ -1,18 +1,20 @@
 import type { CodeStep } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
 import { LogBatcher } from "../log-batcher";
+import type { Scope } from "../scope";
 import { throwIfAborted } from "../signals";
-import type { StepKind } from "./step-kind";
+import type { StepContext, StepKind } from "./step-kind";
 
 const DEFAULT_TIMEOUT_S = 30;
 
 export const codeStep: StepKind<CodeStep> = {
   // The runner kills the program at the step's timeout.
   timesItself: true,
-  async run(ctx, step, { path, state: st, scope }) {
+  input: renderInput,
+  async run(ctx, step, { path, state: st, scope, input: edited }) {
     const { committer, effects } = ctx;
     const snap = committer.snap;
-    const input = step.input === undefined ? {} : await ctx.render(step.input, scope);
+    const input = edited ? edited.value : await renderInput(ctx, step, scope);
     if (snap.enableMonitoring) {
       st.input = committer.budget.input(input);
       committer.budget.account(path, st);
@@ -51,6 +53,11 @@ export const codeStep: StepKind<CodeStep> = {
     return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
   },
 };
+
+/** `WF_INPUT`: the step's `input`, templates evaluated. */
+function renderInput(ctx: StepContext, step: CodeStep, scope: Scope): Promise<unknown> {
+  return step.input === undefined ? Promise.resolve({}) : ctx.render(step.input, scope);
+}
 
 /** Streams a running step's log lines as `step_log` events (monitoring only). */
 function liveLog(committer: RunCommitter, path: string, attempt: number): LogBatcher {

@@ -1,10 +1,13 @@
 import type { ForeachStep } from "@wf/shared/workflow";
-import { iterationScope } from "../scope";
-import type { Outcome, StepKind } from "./step-kind";
+import { iterationScope, type Scope } from "../scope";
+import type { Outcome, StepContext, StepKind } from "./step-kind";
+
+const PARKED: Outcome = { kind: "parked" };
 
 export const foreachStep: StepKind<ForeachStep> = {
-  async run(ctx, step, { path, scope }) {
-    const items = typeof step.items === "string" ? await ctx.render(step.items, scope) : step.items;
+  input: renderItems,
+  async run(ctx, step, { path, scope, input }) {
+    const items = input ? input.value : await renderItems(ctx, step, scope);
     if (!Array.isArray(items)) {
       return {
         kind: "failed",
@@ -18,7 +21,8 @@ export const foreachStep: StepKind<ForeachStep> = {
     const worker = async () => {
       while (!failed && next < items.length) {
         const i = next++;
-        const r = await ctx.runSequence(step.steps, iterationScope(scope, path, i, items[i], scope.signal));
+        const iteration = iterationScope(scope, path, i, items[i], scope.signal);
+        const r = ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park" ? PARKED : await ctx.runSequence(step.steps, iteration);
         results[i] = r;
         if (r.kind === "failed") failed = true;
       }
@@ -34,3 +38,7 @@ export const foreachStep: StepKind<ForeachStep> = {
     return { kind: "completed", output: results.map((r) => (r.kind === "completed" ? r.output : null)) };
   },
 };
+
+function renderItems(ctx: StepContext, step: ForeachStep, scope: Scope): Promise<unknown> {
+  return typeof step.items === "string" ? ctx.render(step.items, scope) : Promise.resolve(step.items);
+}

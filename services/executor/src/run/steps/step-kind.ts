@@ -1,6 +1,7 @@
 import type { StepState } from "@wf/shared/execution";
 import type { Step, Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
+import type { Debugger } from "../debug/debugger";
 import type { RunEffects } from "../effects";
 import type { Scope } from "../scope";
 
@@ -25,6 +26,8 @@ export interface StepContext {
   readonly committer: RunCommitter;
   readonly effects: RunEffects;
   readonly workflow: Workflow;
+  /** The breakpoints of a debug run; null for any other run (then nothing else is looked at). */
+  readonly debug: Debugger | null;
   /** Evaluates the `{{ }}` templates in `value` where the step runs. */
   render(value: unknown, scope: Scope): Promise<unknown>;
   /** Runs steps in order as the run does the workflow's own (replay, conditions, retries…): a container's children. */
@@ -36,6 +39,8 @@ export interface StepAt {
   path: string;
   state: StepState;
   scope: Scope;
+  /** The input a debugger's `set` gave the step in place of its own (see StepKind.input). */
+  input?: { value: unknown };
 }
 
 /** How the run executes the steps of one type. */
@@ -47,4 +52,9 @@ export interface StepKind<S extends Step> {
   run(ctx: StepContext, step: S, at: StepAt): Promise<Attempt>;
   /** It stops an attempt at the step's `timeout` itself, so the run keeps no deadline for it. */
   readonly timesItself?: true;
+  /**
+   * What the step acts on, its templates evaluated: what a debugger's before_step pause shows,
+   * and what a `set` there may replace (`StepAt.input`). None for kinds with nothing to edit.
+   */
+  input?(ctx: StepContext, step: S, scope: Scope): Promise<unknown>;
 }

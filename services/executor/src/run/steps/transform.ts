@@ -2,7 +2,8 @@ import type { TransformStep } from "@wf/shared/workflow";
 import type { StepKind } from "./step-kind";
 
 export const transformStep: StepKind<TransformStep> = {
-  async run(ctx, step, { scope }) {
-    return { kind: "completed", output: await ctx.render(step.output, scope) };
+  input: (ctx, step, scope) => ctx.render(step.output, scope),
+  async run(ctx, step, { scope, input }) {
+    return { kind: "completed", output: input ? input.value : await ctx.render(step.output, scope) };
   },
 };

@@ -1,10 +1,12 @@
 import { newId, TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowCallStep } from "@wf/shared/workflow";
-import type { StepKind } from "./step-kind";
+import type { Scope } from "../scope";
+import type { StepContext, StepKind } from "./step-kind";
 
 /** A `workflow` step: its attempt starts a child execution and parks until the child ends. */
 export const workflowCallStep: StepKind<WorkflowCallStep> = {
-  async run(ctx, step, { path, state: st, scope }) {
+  input: renderInputs,
+  async run(ctx, step, { path, state: st, scope, input }) {
     const { committer, effects } = ctx;
     if (st.childExecutionId === null) {
       st.childExecutionId = newId();
@@ -14,7 +16,7 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     }
     const child = await effects.loadExecution(st.childExecutionId);
     if (!child) {
-      const inputs = step.inputs === undefined ? {} : await ctx.render(step.inputs, scope);
+      const inputs = input ? input.value : await renderInputs(ctx, step, scope);
       const error = await effects.startChild(step.workflow, st.childExecutionId, path, inputs as Record<string, unknown>);
       if (error) {
         st.childExecutionId = null;
@@ -33,3 +35,8 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     };
   },
 };
+
+/** The sub-workflow's inputs, templates evaluated. */
+function renderInputs(ctx: StepContext, step: WorkflowCallStep, scope: Scope): Promise<unknown> {
+  return step.inputs === undefined ? Promise.resolve({}) : ctx.render(step.inputs, scope);
+}

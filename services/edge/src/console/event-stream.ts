@@ -1,0 +1,108 @@
+import type { ServerResponse } from "node:http";
+import { DeliverPolicy } from "@nats-io/jetstream";
+import { ExecutionEvent, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { streamNames, subjects } from "@wf/shared/nats";
+import type { FastifyReply } from "fastify";
+import type { EdgeContext } from "../context";
+
+/** A comment line this often keeps proxies and browsers from closing a quiet stream. */
+export const HEARTBEAT_MS = 15_000;
+
+const END_EVENTS: ReadonlySet<string> = new Set(["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"]);
+
+type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing">;
+
+/** Whether the EVT stream still holds an event of the execution after sequence `afterSeq` (0: any). */
+export async function hasEventAfter(ctx: Pick<EdgeContext, "js" | "ns">, executionId: string, afterSeq: number): Promise<boolean> {
+  const jsm = await ctx.js.jetstreamManager(false);
+  // STREAM.MSG.GET finds the first message at or after `seq` on a subject filter (wildcards
+  // allowed) since nats-server 2.9; nats.js types `next_by_subj` for direct gets only.
+  const query = { seq: afterSeq + 1, next_by_subj: subjects(ctx.ns).eventFilter({ executionId }) };
+  return (await jsm.streams.getMessage(streamNames(ctx.ns).evt, query)) !== null;
+}
+
+/**
+ * Sends one execution's events after `afterSeq` as Server-Sent Events (docs/api.md, Console API):
+ * the history, then live events, through one ordered consumer, so that the two meet with no gap
+ * and no repeat. A frame's id is the event's stream sequence. The stream ends after the
+ * execution's end event, or when the client leaves or the edge closes; its consumer is deleted
+ * then. Until the consumer is open, a failure is the route's error answer; after, it ends the
+ * stream (and is logged).
+ */
+export async function streamEvents(ctx: StreamContext, reply: FastifyReply, executionId: string, afterSeq: number): Promise<void> {
+  const consumer = await ctx.js.consumers.get(streamNames(ctx.ns).evt, {
+    filter_subjects: subjects(ctx.ns).eventFilter({ executionId }),
+    ...(afterSeq === 0 ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 }),
+  });
+  const messages = await consumer.consume();
+  reply.hijack();
+  const res = reply.raw;
+  // The connection ends with the stream, not kept alive: a closing edge's server would wait for it.
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", connection: "close" });
+  res.flushHeaders();
+  const stop = () => void messages.close();
+  res.on("close", stop);
+  ctx.closing.signal.addEventListener("abort", stop, { once: true });
+  // Either may have happened while the consumer was being opened.
+  if (res.destroyed || ctx.closing.signal.aborted) stop();
+  // An execution that ended without its end event reaching the stream (its executor died between
+  // the snapshot and the publish, and the event is not coming) would hold the stream open: two
+  // beats in a row that find it ended end the stream.
+  let endedAtLastBeat = false;
+  const beat = async () => {
+    res.write(": heartbeat\n\n");
+    try {
+      const status = (await ctx.store.executions.get(executionId))?.value.status;
+      const ended = status === undefined || TERMINAL_STATUSES.has(status);
+      if (ended && endedAtLastBeat) stop();
+      endedAtLastBeat = ended;
+    } catch (err) {
+      ctx.log.warn("event stream: the execution could not be read", { executionId, err });
+    }
+  };
+  const heartbeat = setInterval(() => void beat(), HEARTBEAT_MS);
+  try {
+    for await (const m of messages) {
+      const event = parseEvent(m.string());
+      if (event === null) continue;
+      if (!(await write(res, `id: ${m.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`))) break;
+      if (END_EVENTS.has(event.type)) break;
+    }
+  } catch (err) {
+    ctx.log.error("event stream failed", { executionId, err });
+  } finally {
+    clearInterval(heartbeat);
+    res.off("close", stop);
+    ctx.closing.signal.removeEventListener("abort", stop);
+    await messages.close();
+    // An ordered consumer outlives its client by 5 minutes of inactivity unless deleted.
+    await consumer.delete().catch((err: unknown) => ctx.log.warn("event stream: its consumer could not be deleted", { executionId, err }));
+    res.end();
+  }
+}
+
+function parseEvent(text: string): ExecutionEvent | null {
+  try {
+    const parsed = ExecutionEvent.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes, waiting while a slow client's buffer is full; false once the client is gone. */
+async function write(res: ServerResponse, text: string): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (!res.write(text)) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off("drain", done);
+        res.off("close", done);
+        resolve();
+      };
+      res.on("drain", done);
+      res.on("close", done);
+    });
+  }
+  return !res.destroyed;
+}

@@ -1,0 +1,51 @@
+import type { FastifyRequest } from "fastify";
+import { ErrorBody, EventSequence, EventStreamQuery, IdParams } from "@wf/shared/api";
+import { ExecutionEvent, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { visibleExecution } from "../access/roles";
+import { defineRoute, type Route } from "../routes/route";
+import { validationError } from "../routes/validate";
+import { hasEventAfter, HEARTBEAT_MS, streamEvents } from "./event-stream";
+
+export const consoleEventRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/console/executions/{id}/events",
+    operationId: "consoleExecutionEvents",
+    summary: "Follow an execution's events as Server-Sent Events: its history, then live events, until it ends",
+    description:
+      "Each event is one SSE message: `id:` its sequence in the event stream, `event:` its type, `data:` the event as JSON. " +
+      "After lastEventId (or the Last-Event-ID header that EventSource sends when it reconnects), only later events are sent: " +
+      "no gap, no repeat. The stream ends after exec_completed, exec_failed, exec_cancelled or exec_interrupted; " +
+      `a comment line comes every ${HEARTBEAT_MS / 1000} s while it is quiet.`,
+    tag: "events",
+    auth: "console",
+    params: IdParams,
+    query: EventStreamQuery,
+    status: 200,
+    responses: {
+      200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent },
+      204: { description: "The execution has ended and no event of it remains after lastEventId: nothing more will come (EventSource stops reconnecting)." },
+      404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
+    },
+    async handler({ params, query }, { ctx, request, reply, consoleUser }) {
+      const afterSeq = lastEventIdHeader(request) ?? query.lastEventId ?? 0;
+      const { execution } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
+      if (TERMINAL_STATUSES.has(execution.value.status) && !(await hasEventAfter(ctx, params.id, afterSeq))) {
+        void reply.code(204);
+        return undefined;
+      }
+      await streamEvents(ctx, reply, params.id, afterSeq);
+      return undefined;
+    },
+  }),
+];
+
+/** The Last-Event-ID header stands for the lastEventId query field (and wins): its problems are that field's. */
+function lastEventIdHeader(request: FastifyRequest): number | undefined {
+  const header = request.headers["last-event-id"];
+  if (header === undefined || header === "") return undefined;
+  const parsed = EventSequence.safeParse(header);
+  if (parsed.success) return parsed.data;
+  const message = `the Last-Event-ID header (which stands for lastEventId) ${parsed.error.issues[0]?.message ?? "is invalid"}`;
+  throw validationError([{ in: "query", field: "lastEventId", message }]);
+}

@@ -1,0 +1,66 @@
+import { ConsoleExecutionView, ConsoleStartBody, ErrorBody, IdParams, StartExecutionResponse } from "@wf/shared/api";
+import { WfError } from "@wf/shared/errors";
+import { requireWriter, visibleExecution, visibleWorkflow } from "../access/roles";
+import { defineRoute, type Route } from "../routes/route";
+import { validationError } from "../routes/validate";
+import { inputsError } from "../routes/workflows";
+import { startStoredWorkflow } from "../start-execution";
+import { consoleExecutionView } from "../views/console-execution";
+import { breakpointProblems } from "./breakpoint-problems";
+
+/** Starting and reading executions in the console: any plan may run and debug what it may edit. */
+export const consoleExecutionRoutes: Route[] = [
+  defineRoute({
+    method: "POST",
+    path: "/api/console/workflows/{id}/executions",
+    operationId: "consoleStartExecution",
+    summary: "Run a stored workflow (triggerSource console), under the debugger when `debug` is sent",
+    tag: "executions",
+    auth: "console",
+    params: IdParams,
+    body: ConsoleStartBody,
+    status: 202,
+    responses: {
+      202: { description: "Accepted: the execution is stored PENDING and its start command is durable.", schema: StartExecutionResponse },
+      403: { description: "You only view this workflow (or the account is inactive, or X-CSRF-Token is wrong).", schema: ErrorBody },
+      404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
+      503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
+    },
+    async handler({ params, body }, { ctx, consoleUser }) {
+      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      requireWriter(role, "starting an execution");
+      const w = workflow.value;
+      if (body.debug) {
+        const problems = breakpointProblems(w.definition, body.debug.breakpoints, "debug.breakpoints");
+        if (problems.length > 0) throw validationError(problems);
+      }
+      const startedAt = ctx.clock();
+      let executionId: string;
+      try {
+        executionId = await startStoredWorkflow(ctx, w, { inputs: body.inputs, triggerSource: "console", ...(body.debug ? { debug: body.debug } : {}) });
+      } catch (err) {
+        if (err instanceof WfError && err.code === "VALIDATION_FAILED") throw inputsError(w.definition, body.inputs, err);
+        throw err;
+      }
+      return { executionId, status: "PENDING" as const, workflowId: w.id, startedAt };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/console/executions/{id}",
+    operationId: "consoleGetExecution",
+    summary: "An execution as the console shows it: status (PAUSED at a breakpoint), steps, pause, breakpoints, edits, definition",
+    tag: "executions",
+    auth: "console",
+    params: IdParams,
+    status: 200,
+    responses: {
+      200: { description: "The execution.", schema: ConsoleExecutionView },
+      404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
+    },
+    async handler({ params }, { ctx, consoleUser }) {
+      const { execution } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
+      return consoleExecutionView(execution.value);
+    },
+  }),
+];

@@ -1,0 +1,125 @@
+import { ErrorBody, IdParams, RerunBody, RerunPlanView, RerunQuery, RerunResponse, type FieldProblem } from "@wf/shared/api";
+import { startExecution } from "@wf/shared/client";
+import { WfError } from "@wf/shared/errors";
+import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan } from "@wf/shared/execution";
+import { storeNextVersion, type Store } from "@wf/shared/store";
+import { parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
+import { requireWriter, visibleExecution } from "../access/roles";
+import { AnswerError } from "../errors";
+import { defineRoute, type Route } from "../routes/route";
+import { validationError } from "../routes/validate";
+
+/** Rerunning a finished execution from one of its steps (docs/rerun.md). */
+export const rerunRoutes: Route[] = [
+  defineRoute({
+    method: "POST",
+    path: "/api/console/executions/{id}/rerun",
+    operationId: "consoleRerunExecution",
+    summary: "Rerun a finished execution from one of its top-level steps, reusing what the steps before it recorded (triggerSource console)",
+    description:
+      "The steps before fromStep are not run: their states (outputs, artifacts, usage) are the source's, marked `reused`. " +
+      "With `definition`, an edited workflow runs, and is stored as the workflow's next version; the steps before fromStep must be unchanged. " +
+      "With `dryRun=true`, the answer is the plan and nothing is started or stored.",
+    tag: "executions",
+    auth: "console",
+    params: IdParams,
+    query: RerunQuery,
+    body: RerunBody,
+    status: 202,
+    responses: {
+      200: { description: "dryRun: what the rerun would reuse and run, and what the reuse saves; nothing was started.", schema: RerunPlanView },
+      202: { description: "Accepted: the new execution is stored PENDING and its start command is durable.", schema: RerunResponse },
+      403: {
+        description: "You only view this workflow (`FORBIDDEN`), the account is inactive, or X-CSRF-Token is missing or wrong.",
+        schema: ErrorBody,
+      },
+      404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
+      409: {
+        description:
+          "The execution has not finished (`status` says how it is), a step before fromStep did not complete in it, the edited definition " +
+          "changes a step before fromStep (`step` names the first), or its workflow is no longer stored for the edit.",
+        schema: ErrorBody,
+      },
+      503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
+    },
+    async handler({ params, query, body }, { ctx, reply, consoleUser }) {
+      const { execution, role } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
+      requireWriter(role, "rerunning an execution");
+      const source = execution.value;
+      const edited = body.definition === undefined ? null : parseDefinition(body.definition);
+      const plan = planOrRefuse(source, body.fromStep, edited?.workflow);
+      const inputs = body.inputs ?? sourceInputs(source, plan.workflow);
+      checkInputs(plan.workflow, inputs);
+      const fields = { rerunOf: plan.rerunOf, fromStep: plan.fromStep, reusedSteps: plan.reusedSteps, savedUsage: plan.savedUsage };
+      if (query.dryRun) {
+        void reply.code(200);
+        return { ...fields, rerunSteps: plan.rerunSteps };
+      }
+      const version = edited ? await storeEditedVersion(ctx.store, source, edited) : source.workflowVersion;
+      const executionId = await startExecution(
+        ctx.publisher,
+        ctx.ns,
+        {
+          workflow: { id: source.workflowId, name: plan.workflow.name, ownerId: source.ownerId, version, definition: edited?.workflow ?? source.definition },
+          inputs,
+          triggerSource: "console",
+          enableMonitoring: source.enableMonitoring,
+          rerun: { of: source.id, fromStep: plan.fromStep },
+        },
+        { store: ctx.store, log: ctx.log },
+      );
+      return { executionId, ...fields };
+    },
+  }),
+];
+
+interface EditedDefinition {
+  yaml: string;
+  workflow: Workflow;
+}
+
+/** The edited YAML, checked as `wf validate` checks a file: every mistake with its line and column. */
+function parseDefinition(yaml: string): EditedDefinition {
+  const parsed = parseWorkflow(yaml);
+  if (!parsed.ok) {
+    const details: FieldProblem[] = parsed.errors.map((e) => ({
+      in: "body",
+      field: "definition",
+      message: `${e.line}:${e.column} ${e.path === "" ? "" : `${e.path}: `}${e.message}`,
+    }));
+    throw new WfError("WORKFLOW_INVALID", `definition: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`, details);
+  }
+  return { yaml, workflow: parsed.workflow };
+}
+
+function planOrRefuse(source: ExecutionSnapshot, fromStep: string, workflow: Workflow | undefined): RerunPlan {
+  const planned = planRerun(source, fromStep, workflow);
+  if (planned.ok) return planned.plan;
+  const { problem } = planned;
+  switch (problem.kind) {
+    case "unknown_step":
+      throw validationError([{ in: "body", field: "fromStep", message: problem.message }]);
+    case "not_terminal":
+      throw new AnswerError("CONFLICT", problem.message, { status: problem.status });
+    case "changed_step":
+    case "not_reusable":
+      throw new AnswerError("CONFLICT", problem.message, { step: problem.step });
+    case "unreadable_source":
+      throw new WfError("CONFLICT", problem.message);
+  }
+}
+
+/** Inputs are checked before anything is stored, dry run included: one problem per input, as `inputs.<name>`. */
+function checkInputs(workflow: Workflow, inputs: Record<string, unknown>): void {
+  const resolved = resolveVariables(workflow, inputs);
+  if (!resolved.ok) throw validationError(resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message })));
+}
+
+/** The edited workflow becomes the stored workflow's next version (as `wf workflow import --id` makes one); returns the version that runs. */
+async function storeEditedVersion(store: Store, source: ExecutionSnapshot, edited: EditedDefinition): Promise<number> {
+  const version = await storeNextVersion(store, source.workflowId, source.ownerId, edited);
+  if (version === null) {
+    throw new WfError("CONFLICT", `workflow ${source.workflowId} is not stored any more, so the edited definition cannot become its next version`);
+  }
+  return version;
+}

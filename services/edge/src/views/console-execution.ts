@@ -1,0 +1,43 @@
+import type { ConsoleExecutionView, ConsoleStepView } from "@wf/shared/api";
+import { TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { executionSummary } from "./execution";
+
+/** GET /api/console/executions/{id} (docs/api.md, Console API). */
+export function consoleExecutionView(s: ExecutionSnapshot): ConsoleExecutionView {
+  const pause = s.debug?.pause ?? null;
+  return {
+    ...executionSummary(s),
+    // The v1 view keeps RUNNING: PAUSED is the console's word for a run waiting on its debugger.
+    status: pause !== null && !TERMINAL_STATUSES.has(s.status) ? "PAUSED" : s.status,
+    debug: s.debug !== null,
+    pause,
+    breakpoints: s.debug?.breakpoints ?? [],
+    edits: s.debug?.edits ?? [],
+    steps: stepViews(s),
+    rerunOf: s.rerunOf,
+    savedUsage: s.savedUsage,
+    definition: s.definition,
+  };
+}
+
+function stepViews(s: ExecutionSnapshot): Record<string, ConsoleStepView> {
+  // A Map first: step paths are user text, and `__proto__` must stay a plain key.
+  const out = new Map<string, ConsoleStepView>();
+  for (const [path, st] of Object.entries(s.steps)) out.set(path, stepView(st));
+  return Object.fromEntries(out);
+}
+
+function stepView(st: StepState): ConsoleStepView {
+  return {
+    status: st.status,
+    output: st.output ?? null,
+    error: st.error,
+    attempts: st.attempts,
+    duration: st.duration,
+    startedAt: st.startedAt,
+    completedAt: st.completedAt,
+    usage: st.usage ?? null,
+    reused: st.reused ?? false,
+    artifacts: st.artifacts ?? [],
+  };
+}

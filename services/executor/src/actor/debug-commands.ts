@@ -1,0 +1,98 @@
+import { CasConflictError } from "@wf/shared/errors";
+import { TERMINAL_STATUSES, withBreakpointIds, type DebugCommandName } from "@wf/shared/execution";
+import type { DebugMessage, ResumeCommand } from "@wf/shared/messages";
+import { subjects, type Handled } from "@wf/shared/nats";
+import { WorkflowSchema } from "@wf/shared/workflow";
+import { Committer } from "../run/committer";
+import { applyClaimedCommand } from "../run/debug/commands";
+import { idleDue, idleError } from "../run/debug/idle";
+import { ExecutionRun } from "../run/execution-run";
+import { LostOwnershipError } from "../run/signals";
+import { debugIdleTimer, notifyParent, runEffects, type EffectDeps } from "./live-effects";
+
+/** The commands that end a pause and wake the run. */
+const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "step_into", "skip", "retry"]);
+
+/**
+ * `<ns>.cmd.exec.debug.<execId>`, by compare-and-set on the snapshot, as the cancel handler
+ * writes (a guest: a lost write is read again and decided again):
+ * - a claimed command (claimPause) is carried out on the paused run's snapshot (the run is
+ *   parked, so nobody holds it; one still held is being parked and is waited for): a `set`
+ *   edits, `abort` cancels, the others end the pause and wake the run with a resume command;
+ *   a message whose claim the snapshot no longer holds changes nothing;
+ * - `breakpoints` replaces the breakpoints, held or not (a holder adopts them on its next write);
+ * - `idle`, from a pause's idle timer, cancels the run if that pause has waited idle that long.
+ */
+export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, busy: () => Handled): Promise<Handled> {
+  for (;;) {
+    const v = await deps.store.executions.get(msg.executionId);
+    if (!v || !v.value.debug || TERMINAL_STATUSES.has(v.value.status)) return;
+    const snap = v.value;
+    const d = v.value.debug;
+    const c = new Committer(snap, v.version, deps.store, deps.js, deps.ns, deps.resultLimits, "guest");
+    let then: (() => Promise<void>) | null = null;
+    if (msg.command === "breakpoints") {
+      const breakpoints = withBreakpointIds(msg.breakpoints);
+      if (JSON.stringify(breakpoints) === JSON.stringify(d.breakpoints)) return;
+      d.breakpoints = breakpoints;
+      // A holder numbers the events it writes itself: one written beside it would share an id with its next.
+      if (snap.holder === null) c.emit("debug_breakpoints", undefined, { by: msg.by, breakpoints });
+      else c.touch();
+    } else if (msg.command === "idle") {
+      const due = d.pause?.id === msg.pauseId ? idleDue(d) : null;
+      // Answered meanwhile; or an edit moved the due time on, and armed the timer that will come then.
+      if (due === null || Date.now() < due) return;
+      if (snap.holder !== null) return busy();
+      await cancel(deps, c, idleError(d));
+      then = () => notifyParent(deps.js, deps.ns, snap);
+    } else {
+      if (d.claimed?.id !== msg.claimId) {
+        // Carried out by an earlier delivery, whose wake may not have gone out (the same wake is deduplicated).
+        if (d.appliedClaim === msg.claimId && RESUMING.has(msg.command) && snap.holder === null) await wake(deps, snap.id, msg.claimId);
+        return;
+      }
+      if (snap.holder !== null) return busy();
+      const applied = applyClaimedCommand(c, msg.claimId, Date.now());
+      if (applied === null) return;
+      if (applied === "abort") {
+        await cancel(deps, c, `execution aborted in the debugger by ${msg.by}`);
+        then = () => notifyParent(deps.js, deps.ns, snap);
+      } else if (applied === "resume") {
+        then = () => wake(deps, snap.id, msg.claimId);
+      } else {
+        const pause = d.pause!;
+        then = () => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pause.id, idleDue(d)!));
+      }
+    }
+    try {
+      await c.settle();
+    } catch (err) {
+      if (err instanceof CasConflictError || err instanceof LostOwnershipError) continue;
+      throw err;
+    }
+    await then?.();
+    return;
+  }
+}
+
+/** Ends the parked run CANCELLED (as a cancel of a parked execution does), saying why. */
+async function cancel(deps: EffectDeps, c: Committer, error: string): Promise<void> {
+  const snap = c.snap;
+  snap.cancelRequested = true;
+  const wf = WorkflowSchema.safeParse(snap.definition);
+  if (wf.success) {
+    await new ExecutionRun(c, wf.data, runEffects(deps, snap)).finishCancelled(error);
+    return;
+  }
+  snap.status = "CANCELLED";
+  snap.error = error;
+  snap.completedAt = Date.now();
+  if (snap.debug) snap.debug.pause = null;
+  c.emit("exec_cancelled", undefined, { status: snap.status, error });
+}
+
+/** Wakes the run after its pause ended: one resume per claim (deduplicated by its id). */
+async function wake(deps: EffectDeps, executionId: string, claimId: string): Promise<void> {
+  const cmd: ResumeCommand = { executionId, reason: "debug" };
+  await deps.js.publish(subjects(deps.ns).execResume(executionId), JSON.stringify(cmd), { msgID: `debug-wake:${claimId}` });
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { Usage } from "@wf/shared/execution";
+
+/**
+ * An llm or agent step's conversation as the debugger sees it: what `set input` may give the
+ * step at its before_step pause, and where an attempt stood when it paused inside (before an
+ * LLM call or a tool call), kept in the snapshot so that it goes on from there.
+ */
+const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const ToolResult = z.object({ callId: z.string(), content: z.string(), isError: z.boolean() });
+
+export const ChatMessage = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("user"), text: z.string() }),
+  z.object({ role: z.literal("assistant"), text: z.string(), toolCalls: z.array(ToolCall) }),
+  z.object({ role: z.literal("tool"), results: z.array(ToolResult) }),
+]);
+
+/** The input of an llm or agent step (its `model` is shown, not changed by an edit). */
+export const ConversationInput = z.object({
+  model: z.string().optional(),
+  system: z.string().optional(),
+  messages: z.array(ChatMessage).min(1),
+});
+export type ConversationInput = z.infer<typeof ConversationInput>;
+
+/** Where an attempt stood at a pause inside it. */
+export const Conversation = z.object({
+  /** The agent's turn (1 for an llm step). */
+  turn: z.number().int().positive(),
+  /** LLM calls made so far in the attempt. */
+  calls: z.number().int().nonnegative(),
+  /** What the last of them cost: the estimate of the next (usage breakpoints). */
+  last: Usage.nullable(),
+  messages: z.array(ChatMessage),
+  /** Paused among an answer's tool calls: the answer, the results of the calls before, and the call paused at. */
+  pending: z
+    .object({
+      answer: z.object({ text: z.string(), toolCalls: z.array(ToolCall) }),
+      results: z.array(ToolResult),
+      index: z.number().int().nonnegative(),
+    })
+    .nullable(),
+});
+export type Conversation = z.infer<typeof Conversation>;

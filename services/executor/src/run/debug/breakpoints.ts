@@ -1,0 +1,98 @@
+import type { Breakpoint, PausePhase, Usage } from "@wf/shared/execution";
+import { walkSteps, type Workflow } from "@wf/shared/workflow";
+
+/**
+ * A place in the run where breakpoints are evaluated: a phase of one step (or of one foreach
+ * item), and which time that phase comes there (`occurrence`: the attempt, the item's index,
+ * the tool call's or LLM call's number within the attempt; 0 where a phase comes once).
+ */
+export interface Point {
+  phase: PausePhase;
+  path: string;
+  occurrence: number;
+  toolCall?: { server: string; tool: string };
+  /** llm_call: the execution's totals so far, and what the call about to be made is expected to add. */
+  usage?: { totals: Usage; estimate: Usage };
+}
+
+/** The breakpoint type each phase evaluates without an expression. */
+const TYPE_AT: Partial<Record<PausePhase, Breakpoint["type"]>> = {
+  before: "before_step",
+  after: "after_step",
+  error: "on_error",
+  retry: "on_retry",
+  item: "foreach_item",
+  tool_call: "tool_call",
+  llm_call: "usage",
+};
+
+/**
+ * Whether `bp` hits at `point` by what the point alone says: its type, step path and filters.
+ * Expression breakpoints (conditional, watch, and a foreach_item's `expression`) are evaluated
+ * by the caller on top of this.
+ */
+export function matchesPoint(bp: Breakpoint, point: Point): boolean {
+  if (TYPE_AT[point.phase] !== bp.type) return false;
+  switch (bp.type) {
+    case "before_step":
+    case "after_step":
+      return stepMatches(bp.step, point.path);
+    case "on_error":
+      return bp.step === undefined || stepMatches(bp.step, point.path);
+    case "on_retry":
+      return (bp.step === undefined || stepMatches(bp.step, point.path)) && (bp.attempt === undefined || bp.attempt === point.occurrence);
+    case "foreach_item":
+      return stepMatches(bp.step, point.path) && (bp.index === undefined || bp.index === point.occurrence);
+    case "tool_call":
+      return (
+        (bp.step === undefined || stepMatches(bp.step, point.path)) &&
+        (bp.server === undefined || bp.server === point.toolCall?.server) &&
+        (bp.tool === undefined || bp.tool === point.toolCall?.tool)
+      );
+    case "usage":
+      return point.usage !== undefined && usageReached(bp, point.usage.totals, point.usage.estimate);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The usage rule (docs/debugger.md): the call is expected to cost what the step's previous call
+ * in this attempt did (nothing for its first), and the breakpoint hits before a call once the
+ * totals so far plus that reach a threshold.
+ */
+function usageReached(bp: Extract<Breakpoint, { type: "usage" }>, totals: Usage, estimate: Usage): boolean {
+  if (bp.tokens !== undefined && totals.totalTokens + estimate.totalTokens >= bp.tokens) return true;
+  return bp.costUsd !== undefined && totals.costUsd + estimate.costUsd >= bp.costUsd;
+}
+
+/** Patterns with `[*]`, compiled once (bounded: breakpoints come and go with debug runs). */
+const compiled = new Map<string, RegExp>();
+const COMPILED_MAX = 1_000;
+
+/**
+ * Whether a breakpoint's step path names the step at `path`: the path as the run records it
+ * (`name`, `loop[2].name` inside a foreach), where `[*]` stands for any iteration.
+ */
+export function stepMatches(pattern: string, path: string): boolean {
+  if (!pattern.includes("[*]")) return pattern === path;
+  let re = compiled.get(pattern);
+  if (re === undefined) {
+    re = new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\[\\*\\]", "\\[\\d+\\]")}$`);
+    if (compiled.size >= COMPILED_MAX) compiled.clear();
+    compiled.set(pattern, re);
+  }
+  return re.test(path);
+}
+
+/** The step's own name at the end of its path (`loop[2].name` → `name`). */
+export function lastName(path: string): string {
+  return path.slice(path.lastIndexOf(".") + 1);
+}
+
+/** How deep each step sits: 0 at the top level, 1 inside a foreach or parallel, and so on. */
+export function stepDepths(workflow: Workflow): Map<string, number> {
+  const depths = new Map<string, number>();
+  walkSteps(workflow.steps, (step, parents) => depths.set(step.name, parents.length));
+  return depths;
+}

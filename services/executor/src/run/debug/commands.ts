@@ -1,0 +1,136 @@
+import type { DebugClaim, DebugEdit, DebugState, ExecutionSnapshot, PauseRecord } from "@wf/shared/execution";
+import { cutValue } from "../result-limits";
+import type { RunCommitter } from "../committer";
+
+/** What carrying out a claimed command asks of the caller next. */
+export type Applied =
+  /** The pause is over: wake the run (a resume command), which goes on as `resumedFrom` says. */
+  | "resume"
+  /** `abort`: the run is to be cancelled. */
+  | "abort"
+  /** `set`: edits made, the pause goes on (its idle timer counts from now). */
+  | "edited";
+
+/** Values an edit only records (the snapshot holds the live ones) are kept this small in `debug.edits`. */
+const RECORDED_EDIT_BYTES = 1024;
+
+/**
+ * Carries out the claimed command `claimId` on the snapshot of a parked debug run, deterministic
+ * over the snapshot: null when the snapshot does not hold that claim (carried out already, by an
+ * earlier delivery, or given up). The run itself does what a resume asks at the paused point.
+ */
+export function applyClaimedCommand(committer: Pick<RunCommitter, "snap" | "emit">, claimId: string, now: number): Applied | null {
+  const snap = committer.snap;
+  const d = snap.debug;
+  const pause = d?.pause;
+  const claim = d?.claimed;
+  if (!d || !pause || !claim || claim.id !== claimId || claim.pauseId !== pause.id) return null;
+  d.claimed = null;
+  d.appliedClaim = claim.id;
+  if (claim.command === "set") {
+    const edits = applyEdits(snap, d, pause, claim, now);
+    committer.emit("debug_edited", pause.stepPath, { pauseId: pause.id, by: claim.by, fields: edits.map((e) => e.field) });
+    return "edited";
+  }
+  if (claim.command === "skip" && claim.body.output !== undefined) {
+    record(d, pause, claim, now, "output", snap.steps[pause.stepPath]?.output ?? null, claim.body.output);
+  }
+  d.pause = null;
+  committer.emit("debug_resumed", pause.stepPath, { pauseId: pause.id, command: claim.command, by: claim.by });
+  if (claim.command === "abort") {
+    d.checkpoint = null;
+    return "abort";
+  }
+  d.mode = claim.command === "step" ? "step" : claim.command === "step_into" ? "step_into" : "run";
+  d.resumedFrom = {
+    breakpointId: pause.breakpointId,
+    stepPath: pause.stepPath,
+    phase: pause.phase,
+    pauseId: pause.id,
+    occurrence: pause.occurrence,
+    command: claim.command,
+    ...(claim.command === "skip" && claim.body.output !== undefined ? { output: claim.body.output } : {}),
+    ...(pause.phase === "error" ? { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false } : {}),
+    passed: false,
+  };
+  // Time stops while paused: the deadlines of the steps under way move on by the pause.
+  const paused = Math.max(0, now - pause.pausedAt);
+  for (const st of Object.values(snap.steps)) if (st.status === "RUNNING" && st.deadline !== null) st.deadline += paused;
+  return "resume";
+}
+
+/** The edits of a `set`, made where the run reads them, each recorded in `debug.edits`. */
+function applyEdits(snap: ExecutionSnapshot, d: DebugState, pause: PauseRecord, claim: DebugClaim, now: number): DebugEdit[] {
+  const made: DebugEdit[] = [];
+  const { vars, output, input, arguments: args } = claim.body;
+  if (vars !== undefined) {
+    const before = Object.fromEntries(Object.keys(vars).map((k) => [k, snap.vars[k] ?? null]));
+    Object.assign(snap.vars, vars);
+    pause.context.vars = { ...pause.context.vars, ...vars };
+    made.push(record(d, pause, claim, now, "vars", before, vars));
+  }
+  const st = snap.steps[pause.stepPath];
+  if (output !== undefined && st) {
+    made.push(record(d, pause, claim, now, "output", st.output ?? null, output));
+    st.output = output;
+    pause.context.output = output;
+  }
+  if (input !== undefined) {
+    // The step reads its input from the last such edit: the earlier ones are only a record now.
+    for (const e of d.edits) if (e.field === "input" && e.stepPath === pause.stepPath) e.after = recorded(e.after);
+    made.push(record(d, pause, claim, now, "input", pause.context.input ?? null, input, true));
+    pause.context.input = input;
+  }
+  if (args !== undefined && pause.context.toolCall) {
+    for (const e of d.edits) if (e.field === "arguments" && e.pauseId === pause.id) e.after = recorded(e.after);
+    made.push(record(d, pause, claim, now, "arguments", pause.context.toolCall.arguments, args, true));
+    pause.context.toolCall.arguments = args;
+  }
+  return made;
+}
+
+/** Adds an edit to `debug.edits`; `live`: the run reads `after` from here, so it is kept whole. */
+function record(
+  d: DebugState,
+  pause: PauseRecord,
+  claim: DebugClaim,
+  now: number,
+  field: DebugEdit["field"],
+  before: unknown,
+  after: unknown,
+  live = false,
+): DebugEdit {
+  const edit: DebugEdit = {
+    pauseId: pause.id,
+    stepPath: pause.stepPath,
+    by: claim.by,
+    at: now,
+    field,
+    before: recorded(before),
+    after: live ? after : recorded(after),
+  };
+  d.edits.push(edit);
+  return edit;
+}
+
+function recorded(value: unknown): unknown {
+  return cutValue(value, RECORDED_EDIT_BYTES, "value");
+}
+
+/** The value the last `set input` gave the step at `path`, if any. */
+export function editedInput(d: DebugState, path: string): { value: unknown } | undefined {
+  for (let i = d.edits.length - 1; i >= 0; i--) {
+    const e = d.edits[i]!;
+    if (e.field === "input" && e.stepPath === path) return { value: e.after };
+  }
+  return undefined;
+}
+
+/** The arguments the last `set arguments` at pause `pauseId` gave its tool call, if any. */
+export function editedArguments(d: DebugState, pauseId: string): { value: unknown } | undefined {
+  for (let i = d.edits.length - 1; i >= 0; i--) {
+    const e = d.edits[i]!;
+    if (e.field === "arguments" && e.pauseId === pauseId) return { value: e.after };
+  }
+  return undefined;
+}

@@ -1,0 +1,508 @@
+import { describe, expect, it } from "vitest";
+import { CasConflictError } from "@wf/shared/errors";
+import {
+  claimPause,
+  DebugRequest,
+  newDebugState,
+  type BreakpointInput,
+  type ClaimResult,
+  type DebugCommandBody,
+  type DebugCommandName,
+  type ExecutionSnapshot,
+  type PauseRecord,
+  type StepState,
+} from "@wf/shared/execution";
+import type { Store } from "@wf/shared/store";
+import type { LlmAnswer } from "../../ai/gateway";
+import { FakeEffects, MemoryCommitter, RunUnderTest, answer, codeFailed, codeOk, snapshotOf, workflowOf } from "../fake-run";
+import { stepMatches } from "./breakpoints";
+import { applyClaimedCommand, type Applied } from "./commands";
+import { formatIdle, idleDue, idleError } from "./idle";
+
+/** The executions of a store holding one snapshot: compare-and-set as the adapters do. */
+function storeHolding(snap: ExecutionSnapshot): { store: Store; stored: () => ExecutionSnapshot } {
+  let value = structuredClone(snap);
+  let version = 1;
+  const executions = {
+    get: async (id: string) => (id === value.id ? { value: structuredClone(value), version } : null),
+    update: async (next: ExecutionSnapshot, expected: number) => {
+      if (expected !== version) throw new CasConflictError(next.id);
+      value = structuredClone(next);
+      return ++version;
+    },
+  };
+  return { store: { executions } as unknown as Store, stored: () => structuredClone(value) };
+}
+
+/**
+ * A debug run over the fake effects, and a debugger driving it as the edge and the executor do:
+ * a command is claimed on the stored snapshot (claimPause), carried out on it
+ * (applyClaimedCommand), and a resuming one starts the next run from it, as its wake would.
+ */
+class Session {
+  t: RunUnderTest;
+  applied: Applied | null = null;
+  /** Events written by the commands (debug_resumed, debug_edited). */
+  readonly commandEvents: { type: string; step?: string; data: Record<string, unknown> }[] = [];
+
+  constructor(steps: unknown[], breakpoints: BreakpointInput[], opts: { vars?: Record<string, unknown>; agents?: unknown[]; idleTimeout?: number } = {}) {
+    const workflow = workflowOf({ name: "t", steps, ...(opts.agents ? { agents: opts.agents } : {}) });
+    const snap = snapshotOf(workflow, opts.vars ?? {});
+    snap.debug = newDebugState(DebugRequest.parse({ breakpoints, ...(opts.idleTimeout ? { idleTimeout: opts.idleTimeout } : {}) }));
+    this.t = new RunUnderTest(workflow, new FakeEffects(), snap);
+  }
+
+  get effects(): FakeEffects {
+    return this.t.effects;
+  }
+
+  get snap(): ExecutionSnapshot {
+    return this.t.snap;
+  }
+
+  get pause(): PauseRecord {
+    const pause = this.snap.debug?.pause;
+    if (!pause) throw new Error("not paused");
+    return pause;
+  }
+
+  run(): Promise<"terminal" | "parked"> {
+    return this.t.run.run();
+  }
+
+  step(path: string): StepState {
+    const st = this.snap.steps[path];
+    if (!st) throw new Error(`no state recorded for \`${path}\``);
+    return st;
+  }
+
+  async send(command: DebugCommandName, body: DebugCommandBody = {}, pauseId?: string): Promise<ClaimResult> {
+    const { store, stored } = storeHolding(this.snap);
+    const claimed = await claimPause(store, this.snap.id, pauseId, { command, body, by: "ada" });
+    if (!claimed.ok) return claimed;
+    const guest = new MemoryCommitter(stored());
+    this.applied = applyClaimedCommand(guest, claimed.claim.id, Date.now());
+    this.commandEvents.push(...guest.events);
+    this.t = this.t.resumed(guest.snap);
+    if (this.applied === "abort") await this.t.run.finishCancelled("execution aborted in the debugger by ada");
+    return claimed;
+  }
+
+  /** Sends a resuming command and runs the woken run to its next park or end. */
+  async resume(command: DebugCommandName, body: DebugCommandBody = {}): Promise<"terminal" | "parked"> {
+    const claimed = await this.send(command, body);
+    if (!claimed.ok) throw new Error(claimed.message);
+    return this.run();
+  }
+}
+
+function code(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name, type: "code", language: "python", code: "pass", ...extra };
+}
+
+function usageAnswer(text: string, tokens: number, toolCalls: LlmAnswer["toolCalls"] = []): LlmAnswer {
+  return { ...answer(text), toolCalls, usage: { promptTokens: tokens, completionTokens: 0, totalTokens: tokens } };
+}
+
+describe("step paths", () => {
+  it("a path names the step recorded at it; [*] stands for any iteration", () => {
+    expect(stepMatches("b", "b")).toBe(true);
+    expect(stepMatches("b", "loop[3].b")).toBe(false);
+    expect(stepMatches("b", "ab")).toBe(false);
+    expect(stepMatches("outer[*].inner[*].b", "outer[0].inner[11].b")).toBe(true);
+    expect(stepMatches("loop[2].b", "loop[2].b")).toBe(true);
+    expect(stepMatches("loop[2].b", "loop[12].b")).toBe(false);
+    expect(stepMatches("loop[*].b", "loop[12].b")).toBe(true);
+    expect(stepMatches("loop[*].b", "other[1].b")).toBe(false);
+  });
+});
+
+describe("before_step", () => {
+  it("pauses before the step starts, with its rendered input; the execution parks RUNNING at that step", async () => {
+    const s = new Session([code("a", { input: { n: "{{ vars.n }}" } }), code("b")], [{ type: "before_step", step: "a" }], { vars: { n: 3 } });
+    expect(await s.run()).toBe("parked");
+    expect(s.effects.codeCalls).toHaveLength(0);
+    expect(s.snap.steps.a).toBeUndefined();
+    expect(s.snap).toMatchObject({ status: "RUNNING", currentStep: "a" });
+    expect(s.pause).toMatchObject({ breakpointId: "bp1", type: "before_step", stepPath: "a", phase: "before", context: { input: { n: 3 }, vars: { n: 3 } } });
+    expect(s.snap.debug!.hits).toEqual({ bp1: 1 });
+    const paused = s.t.committer.events.find((e) => e.type === "debug_paused");
+    expect(paused).toMatchObject({ step: "a", data: { id: s.pause.id, breakpointId: "bp1" } });
+    expect(s.t.committer.events.at(-1)).toMatchObject({ type: "exec_parked", data: { waitingOn: ["a"] } });
+    // Durable: the pause is in what the store holds, and its idle timer is armed.
+    expect(s.t.committer.stored.debug!.pause!.id).toBe(s.pause.id);
+    expect(s.effects.idleTimers).toEqual([{ pauseId: s.pause.id, dueAt: s.pause.pausedAt + 3_600_000 }]);
+  });
+
+  it("continue runs on to the end, never hitting the same breakpoint again there", async () => {
+    const s = new Session([code("a"), code("b")], [{ type: "before_step", step: "a" }]);
+    await s.run();
+    const pauseId = s.pause.id;
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap.status).toBe("COMPLETED");
+    expect(s.effects.codeCalls).toHaveLength(2);
+    expect(s.snap.debug).toMatchObject({ pause: null, hits: { bp1: 1 }, resumedFrom: { pauseId, command: "continue", passed: true } });
+    expect(s.commandEvents).toEqual([{ type: "debug_resumed", step: "a", data: { pauseId, command: "continue", by: "ada" } }]);
+  });
+
+  it("a breakpoint that is not enabled never hits", async () => {
+    const s = new Session([code("a")], [{ type: "before_step", step: "a", enabled: false }]);
+    expect(await s.run()).toBe("terminal");
+    expect(s.snap.debug!.hits).toEqual({});
+  });
+
+  it("hitCount pauses on the n-th hit only, every hit counted", async () => {
+    const s = new Session(
+      [{ name: "loop", type: "foreach", items: [1, 2, 3], steps: [code("x", { input: "{{ item }}" })] }],
+      [{ type: "before_step", step: "loop[*].x", hitCount: 2 }],
+    );
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ stepPath: "loop[1].x", context: { input: 2, item: 2 } });
+    expect(s.effects.codeCalls).toHaveLength(1);
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap.debug!.hits).toEqual({ bp1: 3 });
+    expect(s.effects.codeCalls).toHaveLength(3);
+  });
+});
+
+describe("after_step and set", () => {
+  it("pauses after the step completed, before the next sees its output; an edited output is what the next step sees", async () => {
+    const s = new Session([code("a"), { name: "b", type: "transform", output: { got: "{{ steps.a.output }}" } }], [{ type: "after_step", step: "a" }]);
+    s.effects.code = () => codeOk({ n: 1 });
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ phase: "after", stepPath: "a", context: { output: { n: 1 }, outputs: { a: { n: 1 } } } });
+    expect(s.snap.steps.b).toBeUndefined();
+
+    const set = await s.send("set", { output: { n: 42 } });
+    expect(set.ok).toBe(true);
+    expect(s.applied).toBe("edited");
+    // A set does not resume: the pause stays, edited, for more sets or a resuming command.
+    expect(s.pause.context.output).toEqual({ n: 42 });
+    expect(s.snap.debug!.edits).toMatchObject([{ field: "output", stepPath: "a", by: "ada", before: { n: 1 }, after: { n: 42 } }]);
+    expect(s.commandEvents.map((e) => e.type)).toEqual(["debug_edited"]);
+
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.step("a").output).toEqual({ n: 42 });
+    expect(s.snap.output).toEqual({ got: { n: 42 } });
+    expect(s.effects.codeCalls).toHaveLength(1);
+  });
+
+  it("set vars changes what the steps after see, and input replaces the paused step's rendered input", async () => {
+    const s = new Session(
+      [code("a", { input: { n: "{{ vars.n }}" } }), { name: "b", type: "transform", output: "{{ vars.n }}" }],
+      [{ type: "before_step", step: "a" }],
+      {
+        vars: { n: 1 },
+      },
+    );
+    await s.run();
+    await s.send("set", { vars: { n: 5 } });
+    await s.send("set", { input: { n: 99 } });
+    expect(s.pause.context).toMatchObject({ vars: { n: 5 }, input: { n: 99 } });
+    expect(s.snap.debug!.edits.map((e) => [e.field, e.before, e.after])).toEqual([
+      ["vars", { n: 1 }, { n: 5 }],
+      ["input", { n: 1 }, { n: 99 }],
+    ]);
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.codeCalls.map((c) => [c.input, c.vars])).toEqual([[{ n: 99 }, { n: 5 }]]);
+    expect(s.snap.output).toBe(5);
+  });
+});
+
+describe("skip", () => {
+  it("a skipped step never runs: SKIPPED, and the run goes on", async () => {
+    const s = new Session([code("a"), code("b")], [{ type: "before_step", step: "a" }]);
+    await s.run();
+    expect(await s.resume("skip")).toBe("terminal");
+    expect(s.step("a").status).toBe("SKIPPED");
+    expect(s.effects.codeCalls).toHaveLength(1);
+    expect(s.snap.status).toBe("COMPLETED");
+  });
+
+  it("skip with an output completes the step with it, unrun, and records the edit", async () => {
+    const s = new Session([code("a"), { name: "b", type: "transform", output: "{{ steps.a.output }}" }], [{ type: "before_step", step: "a" }]);
+    await s.run();
+    expect(await s.resume("skip", { output: "stub" })).toBe("terminal");
+    expect(s.step("a")).toMatchObject({ status: "COMPLETED", output: "stub", attempts: 0 });
+    expect(s.effects.codeCalls).toHaveLength(0);
+    expect(s.snap.output).toBe("stub");
+    expect(s.snap.debug!.edits).toMatchObject([{ field: "output", after: "stub" }]);
+  });
+});
+
+describe("on_error and retry", () => {
+  it("pauses at the failure before it is handled; retry after a set runs the step again now, and it passes", async () => {
+    const s = new Session([code("flaky"), code("after")], [{ type: "on_error", step: "flaky" }], { vars: { fixed: false } });
+    s.effects.code = (req) => (req.vars.fixed ? codeOk("ok") : codeFailed("broken"));
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({
+      phase: "error",
+      stepPath: "flaky",
+      occurrence: 1,
+      context: { error: "step `flaky`: broken", attempt: 1, retryable: true },
+    });
+    expect(s.step("flaky")).toMatchObject({ status: "RUNNING", attempts: 1 });
+
+    await s.send("set", { vars: { fixed: true } });
+    expect(await s.resume("retry")).toBe("terminal");
+    expect(s.step("flaky")).toMatchObject({ status: "COMPLETED", attempts: 2, output: "ok" });
+    expect(s.effects.codeCalls).toHaveLength(3);
+    expect(s.snap.status).toBe("COMPLETED");
+  });
+
+  it("replayed while paused at the failure (another wake), the attempt is not run again; continue then fails the step as it would have", async () => {
+    const s = new Session([code("bad")], [{ type: "on_error" }]);
+    s.effects.code = () => codeFailed("no");
+    await s.run();
+    const pauseId = s.pause.id;
+    const woken = s.t.resumed();
+    expect(await woken.run.run()).toBe("parked");
+    expect(s.effects.codeCalls).toHaveLength(1);
+    expect(woken.snap.debug!.pause!.id).toBe(pauseId);
+    s.t = woken;
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.step("bad")).toMatchObject({ status: "FAILED", error: "step `bad`: no", attempts: 1 });
+    expect(s.snap.status).toBe("FAILED");
+    expect(s.effects.codeCalls).toHaveLength(1);
+  });
+
+  it("on_retry pauses after the backoff, before the next attempt", async () => {
+    const s = new Session([code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 } })], [{ type: "on_retry", step: "flaky" }]);
+    s.effects.code = () => (s.effects.codeCalls.length === 1 ? codeFailed("first") : codeOk("second"));
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ phase: "retry", occurrence: 2, context: { attempt: 2, error: "step `flaky`: first" } });
+    expect(s.effects.codeCalls).toHaveLength(1);
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.step("flaky")).toMatchObject({ status: "COMPLETED", attempts: 2 });
+  });
+});
+
+describe("expression breakpoints", () => {
+  it("conditional pauses before the first step where its expression is truthy", async () => {
+    const s = new Session([code("a"), code("b"), code("c")], [{ type: "conditional", expression: "steps.a.output > 1" }]);
+    s.effects.code = () => codeOk(s.effects.codeCalls.length * 2);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ type: "conditional", stepPath: "b" });
+    // Resumed, it does not hit b again; it still holds before c, where it hits once more.
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause.stepPath).toBe("c");
+    expect(s.effects.codeCalls).toHaveLength(2);
+  });
+
+  it("watch pauses after the step whose completion changed its value, with the value before and after", async () => {
+    const s = new Session(
+      [
+        { name: "a", type: "transform", output: 1 },
+        { name: "b", type: "transform", output: "{{ vars.x }}" },
+        { name: "c", type: "transform", output: 2 },
+      ],
+      [{ type: "watch", expression: "steps.c.output" }],
+      { vars: { x: 0 } },
+    );
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({
+      type: "watch",
+      phase: "after",
+      stepPath: "c",
+      context: { watch: { expression: "steps.c.output", before: null, after: 2 } },
+    });
+  });
+
+  it("foreach_item pauses before the iteration of that index, or where its expression over the item holds", async () => {
+    const s = new Session(
+      [{ name: "loop", type: "foreach", items: [{ id: 1 }, { id: 2 }, { id: 3 }], steps: [code("x")] }],
+      [
+        { type: "foreach_item", step: "loop", index: 1 },
+        { type: "foreach_item", step: "loop", expression: "item.id = 3" },
+      ],
+    );
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "bp1", phase: "item", stepPath: "loop", occurrence: 1, context: { index: 1, item: { id: 2 } } });
+    expect(Object.keys(s.snap.steps).sort()).toEqual(["loop", "loop[0].x"]);
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "bp2", occurrence: 2 });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.codeCalls).toHaveLength(3);
+  });
+});
+
+describe("step and step_into", () => {
+  it("step pauses at the next step boundary of the same or an outer level, passing over a container's inside", async () => {
+    const s = new Session([code("a"), { name: "loop", type: "foreach", items: [1, 2], steps: [code("x")] }, code("c")], [{ type: "before_step", step: "a" }]);
+    await s.run();
+    expect(await s.resume("step")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "step", stepPath: "loop", phase: "before" });
+    expect(await s.resume("step")).toBe("parked");
+    expect(s.pause.stepPath).toBe("c");
+    expect(s.effects.codeCalls).toHaveLength(3);
+  });
+
+  it("step_into a foreach pauses at its first child step; step then goes on inside it", async () => {
+    const s = new Session(
+      [{ name: "loop", type: "foreach", items: [1, 2], steps: [code("x"), code("y")] }, code("c")],
+      [{ type: "before_step", step: "loop" }],
+    );
+    await s.run();
+    expect(await s.resume("step_into")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "step", stepPath: "loop[0].x", context: { item: 1 } });
+    expect(await s.resume("step")).toBe("parked");
+    expect(s.pause.stepPath).toBe("loop[0].y");
+    expect(await s.resume("step")).toBe("parked");
+    expect(s.pause.stepPath).toBe("loop[1].x");
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.codeCalls).toHaveLength(5);
+  });
+});
+
+describe("agent tool calls and usage", () => {
+  const agents = [{ name: "helper", model: "m", mcp: [{ name: "crm", url: "http://crm.invalid/mcp" }] }];
+
+  it("tool_call pauses before the MCP call; edited arguments are used, and the conversation goes on without calling the model again", async () => {
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "look up 1" }], [{ type: "tool_call", tool: "lookup" }], { agents });
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    s.effects.llmScript = () =>
+      s.effects.llmCalls.length === 1 ? usageAnswer("", 5, [{ id: "c1", name: "crm__lookup", arguments: '{"id":1}' }]) : usageAnswer("done", 5);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({
+      type: "tool_call",
+      phase: "tool_call",
+      stepPath: "ask",
+      occurrence: 1,
+      context: { toolCall: { server: "crm", tool: "lookup", arguments: { id: 1 } } },
+    });
+    expect(s.effects.toolCalls).toHaveLength(0);
+    expect(s.snap.debug!.checkpoint).toMatchObject({ stepPath: "ask", attempt: 1 });
+
+    await s.send("set", { arguments: { id: 2 } });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.toolCalls).toEqual([{ server: "crm", tool: "lookup", args: { id: 2 } }]);
+    expect(s.effects.llmCalls).toHaveLength(2);
+    expect(s.step("ask")).toMatchObject({ status: "COMPLETED", output: "done", attempts: 1, usage: { totalTokens: 10 } });
+    expect(s.step("ask").toolCalls).toMatchObject([{ tool: "lookup", arguments: { id: 2 }, result: '{"id":2}' }]);
+    expect(s.snap.debug!.checkpoint).toBeNull();
+  });
+
+  it("skip at a tool call gives the model the output instead of calling the tool", async () => {
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], { agents });
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    s.effects.llmScript = () =>
+      s.effects.llmCalls.length === 1 ? usageAnswer("", 1, [{ id: "c1", name: "crm__lookup", arguments: "{}" }]) : usageAnswer("ok", 1);
+    await s.run();
+    expect(await s.resume("skip", { output: { mocked: true } })).toBe("terminal");
+    expect(s.effects.toolCalls).toHaveLength(0);
+    const toolMessage = s.effects.llmCalls[1]!.messages.at(-1);
+    expect(toolMessage).toEqual({ role: "tool", results: [{ callId: "c1", content: '{"mocked":true}', isError: false }] });
+  });
+
+  it("usage pauses before the LLM call once the totals so far (plus the step's previous call) reach the threshold", async () => {
+    const ask = (name: string) => ({ name, type: "llm", model: "m", prompt: name });
+    const s = new Session([ask("one"), ask("two"), ask("three")], [{ type: "usage", tokens: 8 }]);
+    s.effects.llmScript = () => usageAnswer("x", 4);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ type: "usage", phase: "llm_call", stepPath: "three", occurrence: 1, context: { usage: { totalTokens: 8 } } });
+    expect(s.pause.context.input).toMatchObject({ model: "m", messages: [{ role: "user", text: "three" }] });
+    expect(s.effects.llmCalls).toHaveLength(2);
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.llmCalls).toHaveLength(3);
+    expect(s.snap.usage.totalTokens).toBe(12);
+  });
+
+  it("before an llm step, the pause shows the exact request, and a set input replaces its messages", async () => {
+    const s = new Session([{ name: "ask", type: "llm", model: "m", system: "be brief", prompt: "hi {{ vars.who }}" }], [{ type: "before_step", step: "ask" }], {
+      vars: { who: "Ada" },
+    });
+    await s.run();
+    expect(s.pause.context.input).toEqual({ model: "m", system: "be brief", messages: [{ role: "user", text: "hi Ada" }] });
+    await s.send("set", { input: { system: "be terse", messages: [{ role: "user", text: "hello" }] } });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.llmCalls[0]).toMatchObject({ system: "be terse", messages: [{ role: "user", text: "hello" }] });
+  });
+});
+
+describe("commands and their claims", () => {
+  it("exactly one command wins a pause; one naming a stale pause, or sent when nothing is paused, is refused", async () => {
+    const s = new Session(
+      [code("a"), code("b")],
+      [
+        { type: "before_step", step: "a" },
+        { type: "before_step", step: "b" },
+      ],
+    );
+    await s.run();
+    const first = s.pause.id;
+    const { store } = storeHolding(s.snap);
+    const [one, two] = await Promise.all([
+      claimPause(store, s.snap.id, first, { command: "continue", body: {}, by: "ada" }),
+      claimPause(store, s.snap.id, first, { command: "skip", body: {}, by: "bob" }),
+    ]);
+    expect([one.ok, two.ok].filter(Boolean)).toHaveLength(1);
+    expect([one, two].find((r) => !r.ok)).toMatchObject({ reason: "conflict" });
+
+    await s.resume("continue");
+    expect(s.pause.stepPath).toBe("b");
+    expect(await s.send("continue", {}, first)).toMatchObject({ ok: false, reason: "stale" });
+    await s.resume("continue");
+    expect(s.snap.status).toBe("COMPLETED");
+    expect(await s.send("continue")).toMatchObject({ ok: false, reason: "no_pause" });
+  });
+
+  it("a command that does not apply at the pause is refused", async () => {
+    const s = new Session([code("a")], [{ type: "before_step", step: "a" }]);
+    await s.run();
+    expect(await s.send("retry")).toMatchObject({ ok: false, reason: "invalid" });
+    expect(await s.send("set", { output: 1 })).toMatchObject({ ok: false, reason: "invalid" });
+    expect(await s.send("set", {})).toMatchObject({ ok: false, reason: "invalid" });
+  });
+
+  it("a claimed command is carried out once: a second delivery finds its claim gone and changes nothing", async () => {
+    const s = new Session([code("a")], [{ type: "before_step", step: "a" }]);
+    await s.run();
+    const { store, stored } = storeHolding(s.snap);
+    const claimed = await claimPause(store, s.snap.id, undefined, { command: "continue", body: {}, by: "ada" });
+    if (!claimed.ok) throw new Error(claimed.message);
+    const guest = new MemoryCommitter(stored());
+    expect(applyClaimedCommand(guest, claimed.claim.id, Date.now())).toBe("resume");
+    expect(applyClaimedCommand(guest, claimed.claim.id, Date.now())).toBeNull();
+    expect(guest.snap.debug).toMatchObject({ claimed: null, appliedClaim: claimed.claim.id, pause: null });
+  });
+
+  it("abort cancels the run as a cancel does", async () => {
+    const s = new Session([code("a"), code("b")], [{ type: "after_step", step: "a" }]);
+    await s.run();
+    await s.send("abort");
+    expect(s.applied).toBe("abort");
+    expect(s.snap).toMatchObject({ status: "CANCELLED", error: "execution aborted in the debugger by ada", currentStep: null });
+    expect(s.snap.debug!.pause).toBeNull();
+    expect(s.effects.codeCalls).toHaveLength(1);
+  });
+});
+
+describe("parallel branches", () => {
+  it("a pause in one branch stops the others at their next step boundary; resumed, both finish", async () => {
+    const s = new Session(
+      [{ name: "both", type: "parallel", branches: { left: [code("l1"), code("l2")], right: [code("r1"), code("r2")] } }],
+      [{ type: "before_step", step: "l1" }],
+    );
+    expect(await s.run()).toBe("parked");
+    expect(s.pause.stepPath).toBe("l1");
+    expect(s.snap.steps.l2).toBeUndefined();
+    expect(s.snap.steps.r2).toBeUndefined();
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap.status).toBe("COMPLETED");
+    expect(s.effects.codeCalls.map((c) => c.code)).toHaveLength(4);
+  });
+});
+
+describe("the idle timeout", () => {
+  it("is due idleTimeout after the pause, or after the last edit at it, and its error names the duration", async () => {
+    const s = new Session([code("a")], [{ type: "before_step", step: "a" }], { idleTimeout: 90 });
+    await s.run();
+    const pausedAt = s.pause.pausedAt;
+    expect(idleDue(s.snap.debug!)).toBe(pausedAt + 90_000);
+    await s.send("set", { vars: { k: 1 } });
+    const editedAt = s.snap.debug!.edits[0]!.at;
+    expect(idleDue(s.snap.debug!)).toBe(editedAt + 90_000);
+    expect(idleError(s.snap.debug!)).toBe("debug session idle for 90s");
+    expect([formatIdle(3600), formatIdle(120), formatIdle(5400), formatIdle(45)]).toEqual(["1h", "2m", "90m", "45s"]);
+  });
+});

@@ -1,0 +1,344 @@
+import { createHash } from "node:crypto";
+import type { Breakpoint, DebugState, ExecutionSnapshot, PausePhase, StepState, Usage } from "@wf/shared/execution";
+import { evaluateCondition, evaluateExpression, ExpressionError } from "@wf/shared/expressions";
+import type { Step, Workflow } from "@wf/shared/workflow";
+import type { RunCommitter } from "../committer";
+import type { RunEffects } from "../effects";
+import { cutValue } from "../result-limits";
+import { expressionContext, type Scope } from "../scope";
+import { lastName, matchesPoint, stepDepths, type Point } from "./breakpoints";
+import { editedArguments, editedInput } from "./commands";
+import { armIdleTimer, writePause, type PauseCause, type PauseDetails } from "./pause";
+
+/** What the run does at a point after the debugger has looked at it. */
+export type Verdict =
+  /** Go on; `edited`: the value a `set` gave what the point is about (a tool call's arguments). */
+  | { kind: "go"; edited?: { value: unknown } }
+  /** Stop here: the execution is paused (here or elsewhere) and parks. */
+  | { kind: "park" }
+  /** The paused step does not run: it ends COMPLETED with `output`, or SKIPPED without one. */
+  | { kind: "skip"; output?: { value: unknown } }
+  /** on_error: run the failed step again now. */
+  | { kind: "retry" };
+
+const GO: Verdict = { kind: "go" };
+const PARK: Verdict = { kind: "park" };
+
+/**
+ * Phases where a branch stops when another branch has paused the execution: nothing of the
+ * step is under way there. Elsewhere (a step that completed or failed, a call inside an
+ * attempt) the branch goes on to its next step boundary and stops there.
+ */
+const STOPS_FOR_OTHERS: ReadonlySet<PausePhase> = new Set(["before", "item", "retry"]);
+
+/** A watch's value is kept this small in the snapshot (a hash decides whether it changed). */
+const WATCH_VALUE_BYTES = 4 * 1024;
+
+interface Hit {
+  cause: PauseCause;
+  details: Partial<PauseDetails>;
+}
+
+/** What the debugger needs of the run it watches. */
+export interface DebugHost {
+  readonly committer: RunCommitter;
+  readonly effects: RunEffects;
+  readonly workflow: Workflow;
+  /** The names of all the workflow's steps, for expressions' `steps.<name>`. */
+  readonly names: readonly string[];
+  /** What a step acts on, as its before_step pause shows it (its kind's `input`). */
+  stepInput(step: Step, scope: Scope): Promise<unknown>;
+}
+
+/**
+ * The breakpoints of a debug run (an execution whose snapshot has `debug`), at the points the
+ * run and its step kinds call it. Each point: while the execution is paused, stop; when the run
+ * was resumed from this very point, do what the command said (never hitting again there); else
+ * evaluate the breakpoints, and on a hit write the pause (./pause.ts) and stop. Everything it
+ * decides is read from and written to the snapshot, so a run resumed elsewhere decides the same.
+ */
+export class Debugger {
+  private readonly depths: Map<string, number>;
+
+  constructor(private readonly host: DebugHost) {
+    this.depths = stepDepths(host.workflow);
+  }
+
+  private get snap(): ExecutionSnapshot {
+    return this.host.committer.snap;
+  }
+
+  private get d(): DebugState {
+    return this.snap.debug!;
+  }
+
+  /** The step the execution waits at while paused, else null. */
+  get pausedStep(): string | null {
+    return this.d.pause?.stepPath ?? null;
+  }
+
+  /** Before a step starts (its condition passed): before_step, conditional, and the `step` commands' boundary. */
+  before(step: Step, path: string, scope: Scope): Promise<Verdict> {
+    const point: Point = { phase: "before", path, occurrence: 0 };
+    return this.check(
+      point,
+      scope,
+      async () => {
+        await this.initWatches(scope);
+        return (await this.hits(point, scope)) ?? this.stepBoundary(path);
+      },
+      () => this.inputDetails(step, path, scope),
+    );
+  }
+
+  /** After a step completed, before anything after it runs: after_step, watch. */
+  after(path: string, st: StepState, scope: Scope): Promise<Verdict> {
+    const point: Point = { phase: "after", path, occurrence: 0 };
+    return this.check(
+      point,
+      scope,
+      () => this.hits(point, scope),
+      async () => ({ output: st.output ?? null }),
+    );
+  }
+
+  /** A step's attempt failed, before its retry or its failure is handled: on_error. */
+  error(path: string, st: StepState, scope: Scope, failure: { error: string; retryable: boolean }): Promise<Verdict> {
+    const point: Point = { phase: "error", path, occurrence: st.attempts };
+    return this.check(
+      point,
+      scope,
+      () => this.hits(point, scope),
+      async () => ({ error: failure.error, attempt: st.attempts, retryable: failure.retryable }),
+    );
+  }
+
+  /**
+   * The failure an on_error pause holds for attempt `attempt` of the step at `path`: a run that
+   * replays the step while paused there, or resumed from there, takes it instead of running the
+   * attempt again.
+   */
+  heldFailure(path: string, attempt: number): { error: string; retryable: boolean } | null {
+    const point: Point = { phase: "error", path, occurrence: attempt };
+    const { pause, resumedFrom: r } = this.d;
+    if (pause && samePoint(pause, point)) return { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false };
+    if (r && !r.passed && samePoint(r, point)) return { error: r.error ?? "failed", retryable: r.retryable ?? false };
+    return null;
+  }
+
+  /** After a retry's backoff, before its attempt starts: on_retry. */
+  retry(path: string, st: StepState, scope: Scope): Promise<Verdict> {
+    const point: Point = { phase: "retry", path, occurrence: st.attempts + 1 };
+    return this.check(
+      point,
+      scope,
+      () => this.hits(point, scope),
+      async () => ({ attempt: st.attempts + 1, ...(st.error === null ? {} : { error: st.error }) }),
+    );
+  }
+
+  /** Before an iteration of the foreach at `path` starts (`scope` is the iteration's): foreach_item. */
+  item(path: string, index: number, scope: Scope): Promise<Verdict> {
+    if (this.iterationStarted(path, index)) return Promise.resolve(GO);
+    const point: Point = { phase: "item", path, occurrence: index };
+    return this.check(
+      point,
+      scope,
+      () => this.hits(point, scope),
+      async () => ({ index }),
+    );
+  }
+
+  /** Before an agent calls a tool (its `occurrence`-th in this attempt): tool_call. `edited`: arguments set at the pause. */
+  toolCall(
+    path: string,
+    occurrence: number,
+    scope: Scope,
+    call: { server: string; tool: string; arguments: unknown },
+    checkpoint: () => { attempt: number; state: unknown },
+  ): Promise<Verdict> {
+    const point: Point = { phase: "tool_call", path, occurrence, toolCall: call };
+    return this.check(
+      point,
+      scope,
+      () => this.hits(point, scope),
+      async () => ({ toolCall: call }),
+      checkpoint,
+    );
+  }
+
+  /** Before an LLM call (its `occurrence`-th in this attempt), expected to cost `estimate`: usage. */
+  llmCall(
+    path: string,
+    occurrence: number,
+    scope: Scope,
+    request: unknown,
+    estimate: Usage,
+    checkpoint: () => { attempt: number; state: unknown },
+  ): Promise<Verdict> {
+    const point: Point = { phase: "llm_call", path, occurrence, usage: { totals: this.snap.usage, estimate } };
+    return this.check(
+      point,
+      scope,
+      () => this.hits(point, scope),
+      async () => ({ usage: { ...this.snap.usage }, input: request }),
+      checkpoint,
+    );
+  }
+
+  /** Where the attempt `attempt` of an llm or agent step at `path` stood when it paused, if it is resuming from there. */
+  conversation(path: string, attempt: number): unknown {
+    const c = this.d.checkpoint;
+    return c && c.stepPath === path && c.attempt === attempt ? c.state : undefined;
+  }
+
+  /** The input a `set` gave the step at `path` at its before_step pause, if any. */
+  inputFor(path: string): { value: unknown } | undefined {
+    return editedInput(this.d, path);
+  }
+
+  /** The run ended (completed, failed, cancelled): a pause still recorded (another branch's) is over. */
+  ended(): void {
+    const d = this.d;
+    d.pause = null;
+    d.claimed = null;
+    d.checkpoint = null;
+  }
+
+  private async check(
+    point: Point,
+    scope: Scope,
+    evaluate: () => Promise<Hit | null>,
+    details: () => Promise<Partial<PauseDetails>>,
+    checkpoint?: () => { attempt: number; state: unknown },
+  ): Promise<Verdict> {
+    const d = this.d;
+    if (d.pause) {
+      if (!samePoint(d.pause, point)) return STOPS_FOR_OTHERS.has(point.phase) ? PARK : GO;
+      // Back at its own pause (a wake while paused, a takeover): its idle timer may never have been armed.
+      await armIdleTimer(this.snap, this.host.effects);
+      return PARK;
+    }
+    const r = d.resumedFrom;
+    if (r && !r.passed && samePoint(r, point)) {
+      r.passed = true;
+      if (d.checkpoint?.stepPath === point.path) d.checkpoint = null;
+      if (r.command === "skip") return r.output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: r.output } };
+      if (r.command === "retry") return { kind: "retry" };
+      const edited = point.phase === "tool_call" && r.pauseId ? editedArguments(d, r.pauseId) : undefined;
+      return edited ? { kind: "go", edited } : GO;
+    }
+    const hit = await evaluate();
+    if (!hit) return GO;
+    await writePause(this.host.committer, this.host.effects, point, hit.cause, scope, { ...(await details()), ...hit.details }, checkpoint?.());
+    return PARK;
+  }
+
+  /** Every enabled breakpoint that hits at `point` counts the hit; the first whose `hitCount` it is pauses. */
+  private async hits(point: Point, scope: Scope): Promise<Hit | null> {
+    let first: Hit | null = null;
+    for (const bp of this.d.breakpoints) {
+      if (!bp.enabled) continue;
+      const details = await this.hitOf(bp, point, scope);
+      if (details === null) continue;
+      const id = bp.id!;
+      const n = (this.d.hits[id] ?? 0) + 1;
+      this.d.hits[id] = n;
+      if (!first && (bp.hitCount === undefined || n === bp.hitCount)) first = { cause: { breakpointId: id, type: bp.type }, details };
+    }
+    return first;
+  }
+
+  /** Whether `bp` hits at `point`: null if not, else what it adds to the pause's context. */
+  private async hitOf(bp: Breakpoint, point: Point, scope: Scope): Promise<Partial<PauseDetails> | null> {
+    switch (bp.type) {
+      case "conditional":
+        return point.phase === "before" ? this.truthy(bp.expression, scope) : null;
+      case "watch":
+        return point.phase === "after" ? this.watchChanged(bp, scope) : null;
+      case "foreach_item":
+        if (!matchesPoint(bp, point)) return null;
+        return bp.expression === undefined ? {} : this.truthy(bp.expression, scope);
+      default:
+        return matchesPoint(bp, point) ? {} : null;
+    }
+  }
+
+  /** An expression that fails hits too, saying so: a breakpoint that cannot be evaluated is one to look at. */
+  private async truthy(expression: string, scope: Scope): Promise<Partial<PauseDetails> | null> {
+    try {
+      return (await evaluateCondition(expression, expressionContext(this.snap, this.host.names, scope))) ? {} : null;
+    } catch (err) {
+      if (err instanceof ExpressionError) return { error: `breakpoint ${err.message}` };
+      throw err;
+    }
+  }
+
+  /** A watch hits after the step whose completion changed its value; the value is remembered in the snapshot. */
+  private async watchChanged(bp: Extract<Breakpoint, { type: "watch" }>, scope: Scope): Promise<Partial<PauseDetails> | null> {
+    const before = this.d.watched[bp.id!];
+    const after = await this.remember(bp, scope);
+    if (!before || before.hash === after.hash) return null;
+    return { watch: { expression: bp.expression, before: before.value, after: after.value } };
+  }
+
+  /** Watches not evaluated yet take their first value before the step that may change it. */
+  private async initWatches(scope: Scope): Promise<void> {
+    for (const bp of this.d.breakpoints) if (bp.type === "watch" && bp.enabled && !this.d.watched[bp.id!]) await this.remember(bp, scope);
+  }
+
+  private async remember(bp: Extract<Breakpoint, { type: "watch" }>, scope: Scope): Promise<{ hash: string; value: unknown }> {
+    let value: unknown;
+    try {
+      value = (await evaluateExpression(bp.expression, expressionContext(this.snap, this.host.names, scope))) ?? null;
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      value = { error: err.message };
+    }
+    const entry = { hash: createHash("sha256").update(JSON.stringify(value)).digest("base64url"), value: cutValue(value, WATCH_VALUE_BYTES, "value") };
+    this.d.watched[bp.id!] = entry;
+    return entry;
+  }
+
+  /** After `step` / `step_into`: the next step boundary at the level asked for (one deeper for step_into, or from a foreach item). */
+  private stepBoundary(path: string): Hit | null {
+    const r = this.d.resumedFrom;
+    if (this.d.mode === "run" || !r) return null;
+    const level = this.depthOf(r.stepPath) + (this.d.mode === "step_into" || r.phase === "item" ? 1 : 0);
+    return this.depthOf(path) <= level ? { cause: { breakpointId: "step", type: "before_step" }, details: {} } : null;
+  }
+
+  private depthOf(path: string): number {
+    return this.depths.get(lastName(path)) ?? 0;
+  }
+
+  private async inputDetails(step: Step, path: string, scope: Scope): Promise<Partial<PauseDetails>> {
+    const edited = this.inputFor(path);
+    if (edited) return { input: edited.value };
+    try {
+      const input = await this.host.stepInput(step, scope);
+      return input === undefined ? {} : { input };
+    } catch (err) {
+      if (err instanceof ExpressionError) return { error: err.message };
+      throw err;
+    }
+  }
+
+  /** Whether iteration `index` of the foreach at `path` has begun: a state recorded, or a pause in it. */
+  private iterationStarted(path: string, index: number): boolean {
+    const prefix = `${path}[${index}].`;
+    const { pause, resumedFrom } = this.d;
+    if (pause?.stepPath.startsWith(prefix) || resumedFrom?.stepPath.startsWith(prefix)) return true;
+    for (const p of Object.keys(this.snap.steps)) if (p.startsWith(prefix)) return true;
+    return false;
+  }
+}
+
+function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number }, p: Point): boolean {
+  return a.stepPath === p.path && a.phase === p.phase && a.occurrence === p.occurrence;
+}
+
+/** A step path held by a pause: the step is not running, whatever its state says (a takeover must not count it in flight). */
+export function heldByPause(snap: ExecutionSnapshot, path: string): boolean {
+  return snap.debug?.pause?.stepPath === path;
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { Breakpoint, DebugEdit, DebugRequest, PauseRecord } from "../execution/debug";
+import { EXECUTION_STATUSES, StepStatus, Usage } from "../execution/snapshot";
+import { Timestamp } from "./common";
+import { ExecutionSummary, StartExecutionBody } from "./executions";
+
+export const ConsoleStartBody = z.strictObject({
+  inputs: StartExecutionBody.shape.inputs,
+  debug: DebugRequest.optional().describe(
+    "Run under the debugger: the execution pauses at these breakpoints and waits for a debug command (POST /api/console/executions/{id}/debug/{command}).",
+  ),
+});
+
+/** The v1 statuses, and PAUSED: a debug run waiting at a breakpoint (which v1 reports as RUNNING). */
+export const ConsoleExecutionStatus = z.enum([...EXECUTION_STATUSES, "PAUSED"]);
+export type ConsoleExecutionStatus = z.infer<typeof ConsoleExecutionStatus>;
+
+export const ConsoleStepView = z.object({
+  status: StepStatus,
+  output: z.unknown(),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  duration: z.number().nullable().describe("Milliseconds."),
+  startedAt: Timestamp.nullable(),
+  completedAt: Timestamp.nullable(),
+  usage: Usage.nullable().describe("Tokens and cost of an `llm` or `agent` step's calls, every attempt included."),
+  reused: z.boolean().describe("A rerun took this step's result from the execution it reruns: it did not run here."),
+  artifacts: z.array(z.string()).describe("Ids of the artifacts the step wrote."),
+});
+export type ConsoleStepView = z.infer<typeof ConsoleStepView>;
+
+export const ConsoleExecutionView = ExecutionSummary.extend({
+  status: ConsoleExecutionStatus,
+  debug: z.boolean().describe("A debug run: its breakpoints can be changed and its pauses answered."),
+  pause: PauseRecord.nullable().describe("Where a debug run waits, and what it saw there; null when it does not wait."),
+  breakpoints: z.array(Breakpoint).describe("A debug run's breakpoints, ids assigned; empty for other runs."),
+  edits: z.array(DebugEdit).describe("What `set` (or `skip` with an output) changed at the pauses, in order."),
+  steps: z.record(z.string(), ConsoleStepView).describe("Step path (`name`, or `loop[2].name` inside a foreach) to its state."),
+  rerunOf: z.string().nullable().describe("The execution this one reruns."),
+  savedUsage: Usage.describe("What the reused steps had cost their first run; `usage` counts only what ran here."),
+  definition: z.unknown().describe("The workflow as it was when the execution started (a later import does not change a run)."),
+});
+export type ConsoleExecutionView = z.infer<typeof ConsoleExecutionView>;

@@ -1,0 +1,132 @@
+import { CasConflictError } from "../errors/index";
+import type { Store } from "../store/port";
+import { DEBUG_EDIT_MAX_BYTES, type DebugClaim, type DebugCommandBody, type DebugCommandName, type PauseRecord } from "./debug";
+import { newId } from "./ids";
+import { TERMINAL_STATUSES } from "./snapshot";
+
+export interface DebugCommandRequest {
+  command: DebugCommandName;
+  body: DebugCommandBody;
+  /** Who sends it (a user id): recorded with the edits and in `debug_resumed`. */
+  by: string;
+}
+
+export type ClaimResult =
+  | { ok: true; claim: DebugClaim }
+  /**
+   * `not_found`: no such execution; `not_debug`: not a debug run; `no_pause`: it is not paused
+   * (or has ended); `stale`: `pauseId` names another pause than the current one; `conflict`:
+   * another command won this pause; `invalid`: the command does not apply to this pause.
+   */
+  | { ok: false; reason: "not_found" | "not_debug" | "no_pause" | "stale" | "conflict" | "invalid"; message: string };
+
+export interface ClaimOptions {
+  /** How long to wait for a `set` being carried out (it leaves the pause as it is) before calling it a conflict. */
+  waitMs?: number;
+  now?: () => number;
+}
+
+/** Edits a debug run keeps at most: each is in its record. */
+const DEBUG_MAX_EDITS = 50;
+
+/** A claim this old, on an execution nobody holds, was never carried out (its sender died before publishing it): it no longer blocks the pause. */
+const ABANDONED_CLAIM_MS = 60_000;
+const SET_POLL_MS = 50;
+
+/**
+ * Claims the current pause of a debug run for one command, by compare-and-set on its snapshot:
+ * of commands racing for a pause exactly one wins; the caller then publishes it
+ * (`debugCommandOf`) for the executor, which carries it out only while the claim is there. The
+ * answer comes from the store, so an API can say at once whether the command was taken (202)
+ * or refused (409). A `set` leaves the pause in place: a command claimed while a `set` is being
+ * carried out waits for it (up to `waitMs`) instead of being refused.
+ */
+export async function claimPause(
+  store: Store,
+  executionId: string,
+  pauseId: string | undefined,
+  req: DebugCommandRequest,
+  opts: ClaimOptions = {},
+): Promise<ClaimResult> {
+  const now = opts.now ?? Date.now;
+  const waitUntil = now() + (opts.waitMs ?? 2_000);
+  for (;;) {
+    const v = await store.executions.get(executionId);
+    if (!v) return { ok: false, reason: "not_found", message: `execution ${executionId} not found` };
+    const snap = v.value;
+    const debug = snap.debug;
+    if (!debug) return { ok: false, reason: "not_debug", message: `execution ${executionId} is not a debug run` };
+    const pause = TERMINAL_STATUSES.has(snap.status) ? null : debug.pause;
+    if (!pause) return { ok: false, reason: "no_pause", message: `execution ${executionId} is not paused` };
+    if (pauseId !== undefined && pauseId !== pause.id) {
+      return { ok: false, reason: "stale", message: `pause ${pauseId} is not the current one (${pause.id})` };
+    }
+    const held = debug.claimed;
+    if (held && !(now() - held.at > ABANDONED_CLAIM_MS && snap.holder === null)) {
+      if (held.command === "set" && held.pauseId === pause.id && now() < waitUntil) {
+        await new Promise((resolve) => setTimeout(resolve, SET_POLL_MS));
+        continue;
+      }
+      return { ok: false, reason: "conflict", message: `another command (${held.command} by ${held.by}) won pause ${pause.id}` };
+    }
+    const problem =
+      req.command === "set" && debug.edits.length >= DEBUG_MAX_EDITS
+        ? `a debug run keeps at most ${DEBUG_MAX_EDITS} edits`
+        : debugCommandProblem(pause, req.command, req.body);
+    if (problem) return { ok: false, reason: "invalid", message: problem };
+    const claim: DebugClaim = { id: newId(), pauseId: pause.id, command: req.command, body: { ...req.body, pauseId: pause.id }, by: req.by, at: now() };
+    debug.claimed = claim;
+    try {
+      await store.executions.update(snap, v.version);
+      return { ok: true, claim };
+    } catch (err) {
+      if (!(err instanceof CasConflictError)) throw err;
+    }
+  }
+}
+
+/**
+ * Gives a claim up again, when its message could not be published: the pause is free for
+ * another command. Says whether the claim was still there to remove.
+ */
+export async function releaseClaim(store: Store, executionId: string, claimId: string): Promise<boolean> {
+  for (;;) {
+    const v = await store.executions.get(executionId);
+    if (!v || v.value.debug?.claimed?.id !== claimId) return false;
+    v.value.debug.claimed = null;
+    try {
+      await store.executions.update(v.value, v.version);
+      return true;
+    } catch (err) {
+      if (!(err instanceof CasConflictError)) throw err;
+    }
+  }
+}
+
+/** What is wrong with `command` at `pause`, or null: each command applies at some phases only. */
+function debugCommandProblem(pause: PauseRecord, command: DebugCommandName, body: DebugCommandBody): string | null {
+  const at = `the pause is ${pause.phase} \`${pause.stepPath}\``;
+  switch (command) {
+    case "skip":
+      if (!["before", "error", "retry", "tool_call"].includes(pause.phase)) return `skip applies before a step, a retry or a tool call, or at a failure; ${at}`;
+      break;
+    case "retry":
+      if (pause.phase !== "error") return `retry applies at a failure (on_error); ${at}`;
+      break;
+    case "set": {
+      const fields = (["vars", "output", "arguments", "input"] as const).filter((f) => body[f] !== undefined);
+      if (fields.length === 0) return "set needs at least one of vars, output, arguments, input";
+      if (body.output !== undefined && pause.phase !== "after") return `set output applies after a step (after_step, watch); ${at}`;
+      if (body.input !== undefined && pause.phase !== "before") return `set input applies before a step; ${at}`;
+      if (body.arguments !== undefined && pause.phase !== "tool_call") return `set arguments applies before a tool call; ${at}`;
+      break;
+    }
+    default:
+      break;
+  }
+  for (const field of ["vars", "output", "arguments", "input"] as const) {
+    const bytes = body[field] === undefined ? 0 : Buffer.byteLength(JSON.stringify(body[field]) ?? "");
+    if (bytes > DEBUG_EDIT_MAX_BYTES) return `${field} is ${bytes} bytes of JSON, over the ${DEBUG_EDIT_MAX_BYTES} a debugger edit may carry`;
+  }
+  return null;
+}

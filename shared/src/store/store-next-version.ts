@@ -1,0 +1,22 @@
+import { nextWorkflowVersion } from "./new-workflow-record";
+import type { Store } from "./port";
+
+/**
+ * Stores an edited workflow as the next version of workflow `workflowId`, if that workflow is
+ * stored and still `ownerId`'s (one that changed hands is not edited on the old owner's behalf);
+ * text equal to the stored one stores nothing. Returns the version the text now is, or null when
+ * there is no such workflow. A concurrent edit makes the write lose (CasConflictError).
+ */
+export async function storeNextVersion(
+  store: Store,
+  workflowId: string,
+  ownerId: string,
+  edited: { yaml: string; workflow: { name: string } },
+): Promise<number | null> {
+  const current = await store.workflows.get(workflowId);
+  if (!current || current.value.ownerId !== ownerId) return null;
+  if (current.value.yaml === edited.yaml) return current.value.version;
+  const next = nextWorkflowVersion(current.value, edited);
+  await store.workflows.update(next, current.version);
+  return next.version;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { startCli, useTestService, workflowFiles } from "./cli-process";
+
+const service = useTestService();
+
+const files = await workflowFiles({
+  chain: `
+name: debugged-chain
+variables:
+  n: { type: number, default: 1 }
+steps:
+  - { name: a, type: transform, output: "{{ vars.n * 10 }}" }
+  - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
+  - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
+`,
+});
+
+describe("wf debug at a prompt", () => {
+  it("pauses after a step, evaluates against the pause, sets its output, steps to the next one and continues to the end", async () => {
+    const cli = startCli(["debug", files.chain, "--var", "n=2", "--break", "after_step:a"], service().env, { stdin: true });
+    await cli.waitForOutput("⏸ paused at a (after_step bp1");
+    expect(cli.stdout()).toContain("output: 20");
+
+    cli.send("p steps.a.output * 2");
+    await cli.waitForOutput("40");
+    cli.send("b");
+    await cli.waitForOutput("bp1  after_step:a");
+    cli.send("set output=100");
+    await cli.waitForOutput("set: recorded");
+    cli.send("s");
+    await cli.waitForOutput("⏸ paused at b");
+    cli.send("c");
+
+    const r = await cli.exited;
+    expect(r.code, r.stderr).toBe(0);
+    // b and c saw the edited output: 100 + 1 + 1.
+    expect(r.stdout).toContain("102");
+    expect(r.stdout).toMatch(/▶ step by local at pause/);
+    expect(r.stdout).toMatch(/✎ local set output at pause/);
+  });
+
+  it("detaches at the end of its input, leaving the run paused, and --attach comes back to it", async () => {
+    const first = startCli(["debug", files.chain, "--break", "before_step:b"], service().env, { stdin: true });
+    await first.waitForOutput("⏸ paused at b");
+    const executionId = /debugging execution (\w+)/.exec(first.stdout())![1]!;
+    first.send("q");
+    const detached = await first.exited;
+    expect(detached.code).toBe(0);
+    expect(detached.stdout).toContain(`wf debug --attach ${executionId}`);
+    const stored = (await service().rt.platform.store.executions.get(executionId))!.value;
+    expect(stored.debug?.pause?.stepPath).toBe("b");
+
+    const again = startCli(["debug", "--attach", executionId], service().env, { stdin: true });
+    await again.waitForOutput("⏸ paused at b");
+    again.send("skip 7");
+    const r = await again.exited;
+    expect(r.code, r.stderr).toBe(0);
+    // b skipped with output 7: c = 8.
+    expect(r.stdout).toContain("8");
+    expect((await service().rt.platform.store.executions.get(executionId))!.value.steps.b?.output).toBe(7);
+  });
+
+  it("refuses a bad --break before starting anything", async () => {
+    const r = await startCli(["debug", files.chain, "--break", "before_stp:a"], service().env).exited;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown breakpoint type `before_stp`");
+  });
+});

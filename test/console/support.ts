@@ -1,0 +1,131 @@
+import { beforeAll } from "vitest";
+import { createUser, type Plan } from "@wf/shared/auth";
+import { newId } from "@wf/shared/execution";
+import type { UserRecord } from "@wf/shared/store";
+import { useApi, type ApiEnv } from "../api/support";
+
+/** The edge with the runtime, also on a real HTTP listener: event streams need one (inject does not stream). */
+export interface ConsoleEnv extends ApiEnv {
+  base: string;
+}
+
+export function useConsole(opts: { runtime?: boolean } = {}): () => ConsoleEnv {
+  const api = useApi({ runtime: opts.runtime ?? true });
+  let base: string | undefined;
+  beforeAll(async () => {
+    await api().app.listen({ port: 0, host: "127.0.0.1" });
+    const address = api().app.server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    base = `http://127.0.0.1:${address.port}`;
+  });
+  return () => {
+    if (base === undefined) throw new Error("the console edge is not listening yet");
+    return { ...api(), base };
+  };
+}
+
+export interface Session {
+  user: UserRecord;
+  cookie: string;
+  csrf: string;
+}
+
+/** A user with a real password (scrypt), logged in to the console. */
+export async function consoleSession(env: ConsoleEnv, plan: Plan = "free"): Promise<Session> {
+  const password = "correct horse battery";
+  const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan });
+  const r = await fetch(`${env.base}/api/console/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: user.email, password }),
+  });
+  const body = (await r.json()) as { csrfToken: string };
+  if (r.status !== 200) throw new Error(`login failed: ${r.status} ${JSON.stringify(body)}`);
+  return { user, cookie: (r.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: body.csrfToken };
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A console request with the session cookie (when given) and, unless `csrf` is false, its CSRF token. */
+export async function consoleCall(
+  env: ConsoleEnv,
+  session: Session | null,
+  method: "GET" | "POST" | "PUT",
+  path: string,
+  opts: { body?: unknown; csrf?: boolean | string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (session) headers.cookie = session.cookie;
+  if (session && opts.csrf !== false) headers["x-csrf-token"] = typeof opts.csrf === "string" ? opts.csrf : session.csrf;
+  if (opts.body !== undefined) headers["content-type"] = "application/json";
+  const r = await fetch(`${env.base}${path}`, {
+    method,
+    headers,
+    ...(opts.body === undefined ? {} : { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) }),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+/** An answer's status and the catalogue code its body carries. */
+export const statusAndCode = (r: Answer): [number, unknown] => [r.status, r.body.code];
+
+/** One Server-Sent Events message: its fields as sent (a comment line is a heartbeat). */
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+}
+
+export interface EventStream {
+  status: number;
+  headers: Headers;
+  /** The messages until the server ends the stream (or `close` is called). */
+  messages: AsyncGenerator<SseMessage>;
+  close(): void;
+}
+
+/** Opens an execution's event stream over real HTTP, the way EventSource does. */
+export async function openEvents(
+  env: ConsoleEnv,
+  session: Session | null,
+  executionId: string,
+  opts: { lastEventId?: string; query?: string } = {},
+): Promise<EventStream> {
+  const ac = new AbortController();
+  const headers: Record<string, string> = { accept: "text/event-stream" };
+  if (session) headers.cookie = session.cookie;
+  if (opts.lastEventId !== undefined) headers["last-event-id"] = opts.lastEventId;
+  const res = await fetch(`${env.base}/api/console/executions/${executionId}/events${opts.query ?? ""}`, { headers, signal: ac.signal });
+  return { status: res.status, headers: res.headers, messages: sseMessages(res, ac.signal), close: () => ac.abort() };
+}
+
+async function* sseMessages(res: Response, signal: AbortSignal): AsyncGenerator<SseMessage> {
+  if (!res.body) return;
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const message: SseMessage = {};
+        for (const line of block.split("\n")) {
+          const colon = line.indexOf(":");
+          const [field, value] = colon < 0 ? [line, ""] : [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, "")];
+          if (field === "") message.comment = value;
+          else if (field === "id" || field === "event" || field === "data") message[field] = value;
+        }
+        yield message;
+      }
+    }
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
+}

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { debugCommandOf, sendBreakpoints, sendDebugCommand, tailEvents } from "@wf/shared/client";
+import { claimPause, DebugRequest, type BreakpointInput, type ExecutionEvent, type ExecutionSnapshot, type PauseRecord } from "@wf/shared/execution";
+import { subjects } from "@wf/shared/nats";
+import type { Platform } from "@wf/shared/runtime";
+import type { NatsServerHandle } from "@wf/testing";
+import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+
+const TWO_STEPS = `
+  name: debugged
+  steps:
+    - { name: a, type: transform, output: 1 }
+    - { name: b, type: transform, output: "{{ steps.a.output + vars.add }}" }
+  variables:
+    add: { type: number, default: 1 }
+`;
+
+function debug(breakpoints: BreakpointInput[], idleTimeout = 3_600): DebugRequest {
+  return DebugRequest.parse({ breakpoints, idleTimeout });
+}
+
+/** The execution once it waits, parked (nobody holds it), at a pause other than `after`. */
+async function pausedAt(p: Platform, id: string, after?: string): Promise<ExecutionSnapshot & { debug: { pause: PauseRecord } }> {
+  const snap = await waitFor(
+    async () => {
+      const s = (await p.store.executions.get(id))?.value;
+      return s?.debug?.pause && s.debug.pause.id !== after && s.holder === null ? s : undefined;
+    },
+    { timeoutMs: 20_000, what: `execution ${id} to pause` },
+  );
+  return snap as ExecutionSnapshot & { debug: { pause: PauseRecord } };
+}
+
+/** Commands are handled twice under WF_REDELIVER_ONCE: every outcome must be that of a plain run. */
+for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) {
+  describe(`debug runs on nats-server${"WF_REDELIVER_ONCE" in env ? " (every command handled twice)" : ""}`, () => {
+    let server: NatsServerHandle;
+    let rt: InProcessRuntime;
+
+    beforeAll(async () => {
+      server = await startNatsServer();
+      rt = await startRuntime(testConfig(server, env));
+    });
+    afterAll(async () => {
+      await rt?.stop();
+      await server?.stop();
+    });
+
+    it("pauses before a step (debug_paused); a claimed and published set, then continue, resume it to its end (debug_resumed)", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "b" }]) });
+      const events: ExecutionEvent[] = [];
+      const tail = (async () => {
+        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
+          events.push(e);
+          if (e.type === "exec_completed") return;
+        }
+      })();
+      const paused = await pausedAt(p, id);
+      expect(paused).toMatchObject({ status: "RUNNING", currentStep: "b", debug: { pause: { stepPath: "b", phase: "before", context: { input: 2 } } } });
+      expect(paused.steps.b).toBeUndefined();
+
+      const set = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, { command: "set", body: { vars: { add: 41 } }, by: "ada" });
+      expect(set.ok).toBe(true);
+      const cont = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      expect(cont).toMatchObject({ ok: true });
+      const done = await waitForStatus(p, id);
+      expect(done).toMatchObject({ status: "COMPLETED", output: 42, debug: { pause: null, hits: { bp1: 1 } } });
+      expect(done.debug!.edits).toMatchObject([{ field: "vars", by: "ada", before: { add: 1 }, after: { add: 41 } }]);
+      await tail;
+      const types = events.map((e) => e.type);
+      expect(types.filter((t) => t.startsWith("debug_"))).toEqual(["debug_paused", "debug_edited", "debug_resumed"]);
+      expect(events.find((e) => e.type === "debug_resumed")?.data).toMatchObject({ command: "continue", by: "ada", pauseId: paused.debug.pause.id });
+    });
+
+    it("of two commands claimed at once exactly one wins; a command for a pause that is over is refused", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "after_step", step: "a" }]) });
+      const { debug: d } = await pausedAt(p, id);
+      const claims = await Promise.all(
+        ["ada", "bob"].map((by) => claimPause(p.store, id, d.pause.id, { command: by === "ada" ? "continue" : "step", body: {}, by })),
+      );
+      const won = claims.filter((c) => c.ok);
+      expect(won).toHaveLength(1);
+      expect(claims.find((c) => !c.ok)).toMatchObject({ reason: "conflict" });
+      const winner = won[0]!;
+      if (!winner.ok) throw new Error("unreachable");
+      await p.js.publish(subjects(rt.ns).execDebug(id), JSON.stringify(debugCommandOf(id, winner.claim)));
+      expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 2 });
+      expect(await claimPause(p.store, id, d.pause.id, { command: "continue", body: {}, by: "ada" })).toMatchObject({ ok: false, reason: "no_pause" });
+    });
+
+    it("breakpoints replaced while paused take effect from there", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
+      const first = await pausedAt(p, id);
+      await sendBreakpoints(p.js, rt.ns, id, [{ type: "after_step", step: "b" }], "ada");
+      await waitFor(async () => (await p.store.executions.get(id))?.value.debug?.breakpoints[0]?.type === "after_step", { what: "the breakpoints to change" });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      const second = await pausedAt(p, id, first.debug.pause.id);
+      expect(second.debug.pause).toMatchObject({ breakpointId: "bp1", type: "after_step", stepPath: "b", context: { output: 2 } });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, second.debug.pause.id, { command: "abort", body: {}, by: "ada" });
+      expect(await waitForStatus(p, id)).toMatchObject({ status: "CANCELLED", error: "execution aborted in the debugger by ada", debug: { pause: null } });
+    });
+
+    it("a pause left without a command past its idle timeout cancels the run", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }], 1) });
+      await pausedAt(p, id);
+      expect(await waitForStatus(p, id)).toMatchObject({ status: "CANCELLED", error: "debug session idle for 1s", currentStep: null, debug: { pause: null } });
+    });
+  });
+}
+
+describe("a paused debug run and restarts", () => {
+  let server: NatsServerHandle;
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("stays paused when its runtime stops and another starts; a command sent after the restart is obeyed", async () => {
+    const config = testConfig(server);
+    let rt = await startRuntime(config);
+    try {
+      const id = await run(rt.platform, TWO_STEPS, { debug: debug([{ type: "before_step", step: "b" }]) });
+      const paused = await pausedAt(rt.platform, id);
+      await rt.stop();
+      rt = await startRuntime(config);
+      // Nothing in memory held it: the new runtime leaves it paused until told otherwise.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const still = (await rt.platform.store.executions.get(id))!.value;
+      expect(still).toMatchObject({ status: "RUNNING", currentStep: "b", holder: null, debug: { pause: { id: paused.debug.pause.id } } });
+      const sent = await sendDebugCommand(rt.platform.js, rt.platform.store, rt.ns, id, paused.debug.pause.id, {
+        command: "skip",
+        body: { output: "stubbed" },
+        by: "ada",
+      });
+      expect(sent.ok).toBe(true);
+      expect(await waitForStatus(rt.platform, id)).toMatchObject({
+        status: "COMPLETED",
+        output: "stubbed",
+        steps: { b: { status: "COMPLETED", output: "stubbed" } },
+      });
+    } finally {
+      await rt.stop();
+    }
+  });
+});
