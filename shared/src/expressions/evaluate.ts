@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { EvalPool } from "./eval-pool";
 import { contextFor, planFor, readNamePath, type ExpressionPlan } from "./expression-plan";
+import { evaluateInline } from "./inline-comparison";
 
 /** The names an expression can see; nothing else is reachable (JSONata has no I/O or globals). */
 export interface ExpressionContext {
@@ -36,9 +37,10 @@ const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
 let pool: EvalPool | undefined;
 
 /**
- * Evaluates one JSONata expression. Only two things happen on the calling thread: parsing (one
- * pass over the expression's text, cached) and reading a bare path of names through plain objects
- * (a lookup per name, see readNamePath). Everything else, where the data's size, regular
+ * Evaluates one JSONata expression. Only three things happen on the calling thread: parsing (one
+ * pass over the expression's text, cached), reading a bare path of names through plain objects
+ * (a lookup per name, see readNamePath) and comparing such paths with scalar literals
+ * (inline-comparison.ts). Everything else, where the data's size, regular
  * expressions or the author's loops decide the cost, runs in the expression pool's processes,
  * stopped at the deadline, with only the part of the context the expression can read.
  */
@@ -52,6 +54,10 @@ export async function evaluateExpression(expression: string, context: Expression
   if (plan.namePath) {
     const read = readNamePath(context, plan.namePath);
     if (read) return read.value;
+  }
+  if (plan.comparison) {
+    const compared = evaluateInline(plan.comparison, context);
+    if (compared) return compared.value;
   }
   pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
   try {

@@ -1,4 +1,7 @@
 import jsonata from "jsonata";
+import { inlineComparisonOf, type InlineTest } from "./inline-comparison";
+
+export { readNamePath } from "./name-path";
 
 /**
  * What an expression can read of its context: everything, or some top-level names, each either
@@ -9,6 +12,8 @@ export type ContextNeeds = "all" | ReadonlyMap<string, "whole" | ReadonlySet<str
 export interface ExpressionPlan {
   /** Set when the expression is a bare path of names (`steps.fetch.output`): see readNamePath. */
   namePath: readonly string[] | null;
+  /** Set when it compares bare paths and scalar literals: see inline-comparison.ts. */
+  comparison: InlineTest | null;
   needs: ContextNeeds;
 }
 
@@ -24,32 +29,10 @@ export function planFor(expression: string): ExpressionPlan {
   const cached = plans.get(expression);
   if (cached) return cached;
   const ast = jsonata(expression).ast() as unknown as Node;
-  const plan: ExpressionPlan = { namePath: namePathOf(ast), needs: needsOf(ast) };
+  const plan: ExpressionPlan = { namePath: namePathOf(ast), comparison: inlineComparisonOf(ast), needs: needsOf(ast) };
   if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
   plans.set(expression, plan);
   return plan;
-}
-
-/**
- * Reads a bare path of names on the main thread, when that is bound to be cheap: one own-property
- * lookup per name, on plain objects only. JSONata gives the same value there (a name step on an
- * object is an own-property lookup; on anything but an object it yields nothing). On an array,
- * which JSONata maps over (work that grows with the data), it gives up: null, for the pool.
- */
-export function readNamePath(root: unknown, names: readonly string[]): { value: unknown } | null {
-  let value = root;
-  for (const name of names) {
-    if (Array.isArray(value) || looksLikeFunction(value)) return null;
-    if (value === null || typeof value !== "object" || !Object.hasOwn(value, name)) return { value: undefined };
-    value = (value as Record<string, unknown>)[name];
-  }
-  return looksLikeFunction(value) ? null : { value };
-}
-
-/** JSONata takes an object marked like its own functions for one, and reads no field of it. */
-function looksLikeFunction(value: unknown): boolean {
-  const v = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown } | null;
-  return typeof v === "object" && v !== null && (v._jsonata_function === true || v._jsonata_lambda === true);
 }
 
 /** The part of `context` that an expression with these needs can read. */

@@ -10,6 +10,10 @@ import { ExecutionRun } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
 import { debugIdleTimer, notifyParent, runEffects, type EffectDeps } from "./live-effects";
 
+/** How long a claimed command waits here for the run's holder to finish parking, re-reading it every PARKING_POLL_MS. */
+const PARKING_WAIT_MS = 250;
+const PARKING_POLL_MS = 2;
+
 /** The commands that end a pause and wake the run. */
 const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "step_into", "skip", "retry"]);
 
@@ -24,6 +28,7 @@ const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "st
  * - `idle`, from a pause's idle timer, cancels the run if that pause has waited idle that long.
  */
 export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, busy: () => Handled): Promise<Handled> {
+  const heldSince = Date.now();
   for (;;) {
     const v = await deps.store.executions.get(msg.executionId);
     if (!v || !v.value.debug || TERMINAL_STATUSES.has(v.value.status)) return;
@@ -51,7 +56,13 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
         if (d.appliedClaim === msg.claimId && RESUMING.has(msg.command) && snap.holder === null) await wake(deps, snap.id, msg.claimId);
         return;
       }
-      if (snap.holder !== null) return busy();
+      if (snap.holder !== null) {
+        // Still being parked, most often: a command sent as soon as its pause was announced
+        // comes before the holder's last write, and is worth a few ms here rather than a redelivery.
+        if (Date.now() - heldSince >= PARKING_WAIT_MS) return busy();
+        await new Promise((resolve) => setTimeout(resolve, PARKING_POLL_MS));
+        continue;
+      }
       const applied = applyClaimedCommand(c, msg.claimId, Date.now());
       if (applied === null) return;
       if (applied === "abort") {
