@@ -9,8 +9,9 @@ export interface ConsoleEnv extends ApiEnv {
   base: string;
 }
 
-export function useConsole(opts: { runtime?: boolean } = {}): () => ConsoleEnv {
-  const api = useApi({ runtime: opts.runtime ?? true });
+/** `env`: configuration on top of the tests' own (LLM providers, egress), for the edge and the runtime. */
+export function useConsole(opts: { runtime?: boolean; env?: Record<string, string> } = {}): () => ConsoleEnv {
+  const api = useApi({ runtime: opts.runtime ?? true, ...(opts.env ? { env: opts.env } : {}) });
   let base: string | undefined;
   beforeAll(async () => {
     await api().app.listen({ port: 0, host: "127.0.0.1" });
