@@ -19,7 +19,9 @@ describe("wf debug at a prompt", () => {
   it("pauses after a step, evaluates against the pause, sets its output, steps to the next one and continues to the end", async () => {
     const cli = startCli(["debug", files.chain, "--var", "n=2", "--break", "after_step:a"], service().env, { stdin: true });
     await cli.waitForOutput("⏸ paused at a (after_step bp1");
-    expect(cli.stdout()).toContain("output: 20");
+    // The pause's lines come in several writes: waited for, not read at once.
+    await cli.waitForOutput("output: 20");
+    await cli.waitForOutput("(help lists the commands)");
 
     cli.send("p steps.a.output * 2");
     await cli.waitForOutput("40");
@@ -42,6 +44,7 @@ describe("wf debug at a prompt", () => {
   it("detaches at the end of its input, leaving the run paused, and --attach comes back to it", async () => {
     const first = startCli(["debug", files.chain, "--break", "before_step:b"], service().env, { stdin: true });
     await first.waitForOutput("⏸ paused at b");
+    await first.waitForOutput("(help lists the commands)");
     const executionId = /debugging execution (\w+)/.exec(first.stdout())![1]!;
     first.send("q");
     const detached = await first.exited;
