@@ -1,4 +1,10 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { newId } from "@wf/shared/execution";
+import { newWorkflowRecord } from "@wf/shared/store";
+import { definitionOf } from "../support/runtime";
 import { startCli, useTestService, workflowFiles } from "./cli-process";
 
 const service = useTestService();
@@ -61,6 +67,34 @@ describe("wf debug at a prompt", () => {
     // b skipped with output 7: c = 8.
     expect(r.stdout).toContain("8");
     expect((await service().rt.platform.store.executions.get(executionId))!.value.steps.b?.output).toBe(7);
+  });
+
+  it("si at a workflow step debugs the child in the same session, then comes back to the parent's next step", async () => {
+    const childYaml =
+      'name: cli-stepped-child\nsteps:\n  - { name: c1, type: transform, output: 20 }\n  - { name: c2, type: transform, output: "{{ steps.c1.output + 1 }}" }\n';
+    const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "local", yaml: childYaml, definition: definitionOf(childYaml) });
+    await service().rt.platform.store.workflows.create(child);
+    const dir = await mkdtemp(join(tmpdir(), "wf-debug-"));
+    const parent = join(dir, "parent.yaml");
+    await writeFile(
+      parent,
+      `name: cli-stepping-parent\nsteps:\n  - { name: call, type: workflow, workflow: ${child.id} }\n  - { name: after, type: transform, output: "{{ steps.call.output * 2 }}" }\n`,
+    );
+    try {
+      const cli = startCli(["debug", parent, "--break", "before_step:call"], service().env, { stdin: true });
+      await cli.waitForOutput("⏸ paused at call");
+      await cli.waitForOutput("(help lists the commands)");
+      cli.send("si");
+      await cli.waitForOutput("⏸ paused at c1 (conditional step_into");
+      cli.send("c");
+      await cli.waitForOutput("⏸ paused at after (before_step step");
+      cli.send("c");
+      const r = await cli.exited;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain("42");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses a bad --break before starting anything", async () => {

@@ -4,7 +4,9 @@ import { claimPause, DebugRequest, type BreakpointInput, type ExecutionEvent, ty
 import { subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { newId } from "@wf/shared/execution";
+import { newWorkflowRecord } from "@wf/shared/store";
+import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
 const TWO_STEPS = `
   name: debugged
@@ -101,6 +103,47 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect(second.debug.pause).toMatchObject({ breakpointId: "bp1", type: "after_step", stepPath: "b", context: { output: 2 } });
       await sendDebugCommand(p.js, p.store, rt.ns, id, second.debug.pause.id, { command: "abort", body: {}, by: "ada" });
       expect(await waitForStatus(p, id)).toMatchObject({ status: "CANCELLED", error: "execution aborted in the debugger by ada", debug: { pause: null } });
+    });
+
+    it("step_into at a workflow step runs its child as a debug run paused before its first step; the parent then pauses at its next step", async () => {
+      const p = rt.platform;
+      const childYaml = `
+  name: stepped-child
+  steps:
+    - { name: c1, type: transform, output: 20 }
+    - { name: c2, type: transform, output: "{{ steps.c1.output + 1 }}" }
+`;
+      const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml: childYaml, definition: definitionOf(childYaml) });
+      await p.store.workflows.create(child);
+      const id = await run(
+        p,
+        `
+  name: stepping-parent
+  steps:
+    - { name: call, type: workflow, workflow: ${child.id} }
+    - { name: after, type: transform, output: "{{ steps.call.output * 2 }}" }
+`,
+        { debug: debug([{ type: "before_step", step: "call" }]) },
+      );
+      const atCall = await pausedAt(p, id);
+      expect(atCall.debug.pause).toMatchObject({ stepPath: "call", phase: "before" });
+      expect(await sendDebugCommand(p.js, p.store, rt.ns, id, atCall.debug.pause.id, { command: "step_into", body: {}, by: "ada" })).toMatchObject({
+        ok: true,
+      });
+
+      const childId = await waitFor(async () => (await p.store.executions.get(id))?.value.steps.call?.childExecutionId ?? undefined, {
+        what: "the child to start",
+      });
+      const inChild = await pausedAt(p, childId);
+      expect(inChild.debug.pause).toMatchObject({ stepPath: "c1", phase: "before", breakpointId: "step_into" });
+      expect(inChild.parent).toEqual({ executionId: id, stepPath: "call" });
+      await sendDebugCommand(p.js, p.store, rt.ns, childId, inChild.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      expect(await waitForStatus(p, childId)).toMatchObject({ status: "COMPLETED", output: 21 });
+
+      const atAfter = await pausedAt(p, id, atCall.debug.pause.id);
+      expect(atAfter.debug.pause).toMatchObject({ stepPath: "after", breakpointId: "step" });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, atAfter.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 42 });
     });
 
     it("a pause left without a command past its idle timeout cancels the run", async () => {

@@ -9,7 +9,7 @@ import { loadWorkflowFile } from "../workflow-file";
 import { BREAK_SPEC_HELP, parseBreakSpec } from "./break-spec";
 import { LineReader } from "./line-reader";
 import { PROMPT_HELP } from "./prompt";
-import { runDebugSession } from "./session";
+import { DETACHED, runDebugSession } from "./session";
 
 export const DEBUG_HELP = `Usage: wf debug <file> [options] --break SPEC...
        wf debug --workflow ID [options] --break SPEC...
@@ -85,7 +85,7 @@ export async function debugCommand(argv: string[]): Promise<number> {
       debug: DebugRequest.parse({ breakpoints, ...(idleTimeout ? { idleTimeout } : {}) }),
     });
     console.log(`debugging execution ${executionId} of workflow ${target.id} (${breakpoints.length} breakpoint${breakpoints.length === 1 ? "" : "s"})`);
-    return await runDebugSession({ conn, store, executionId, by: values.owner ?? target.ownerId, reader }, since - 60_000, null);
+    return exitCode(await runDebugSession({ conn, store, executionId, by: values.owner ?? target.ownerId, reader }, since - 60_000, null));
   } finally {
     reader.close();
     await store.close();
@@ -98,7 +98,7 @@ async function attach(conn: ServiceConnection, store: Store, reader: LineReader,
   if (!snap) throw new UsageError(`no execution ${executionId}`);
   if (!snap.debug) throw new UsageError(`execution ${executionId} is not a debug run`);
   console.log(`attached to execution ${executionId} (${snap.status}${snap.debug.pause ? ", paused" : ""})`);
-  return runDebugSession({ conn, store, executionId, by, reader }, Date.now(), snap.debug.pause);
+  return exitCode(await runDebugSession({ conn, store, executionId, by, reader }, Date.now(), snap.debug.pause));
 }
 
 async function storedWorkflow(store: Store, id: string): Promise<{ id: string; workflow: Workflow; ownerId: string; version: number | null }> {
@@ -111,4 +111,9 @@ function idleSeconds(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1 || n > DEBUG_IDLE_MAX_S) throw new UsageError(`--idle ${text}: seconds, from 1 to ${DEBUG_IDLE_MAX_S}`);
   return n;
+}
+
+/** Detaching leaves the run paused, on purpose: a success. */
+function exitCode(code: number): number {
+  return code === DETACHED ? EXIT.ok : code;
 }

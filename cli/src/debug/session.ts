@@ -27,8 +27,9 @@ export interface DebugSession {
 /**
  * Follows a debug run's events from `since`, and at each pause reads commands at the prompt
  * until one resumes the run (or the user detaches: the run stays paused). With `pausedNow`, the
- * run is already paused (an attach): the prompt comes first. Returns the exit code: 0 the run
- * ended COMPLETED or the user detached, 1 another end.
+ * run is already paused (an attach): the prompt comes first. A child stepped into is debugged
+ * in a session of its own inside this one. Returns 0 when the run ended COMPLETED, 1 when it
+ * ended otherwise, DETACHED when the user detached.
  */
 export async function runDebugSession(s: DebugSession, since: number, pausedNow: PauseRecord | null): Promise<number> {
   const ns = s.conn.config.WF_NAMESPACE;
@@ -43,6 +44,12 @@ export async function runDebugSession(s: DebugSession, since: number, pausedNow:
         end = e;
         break;
       }
+      if (e.type === "step_child") {
+        // Stepped into: the child is a debug run of its own, debugged here until it ends.
+        const child = await steppedIntoChild(s, e);
+        if (child && (await runDebugSession({ ...s, executionId: child }, since, null)) === DETACHED) return DETACHED;
+        continue;
+      }
       if (e.type !== "debug_paused") continue;
       const pause = await currentPause(s, e);
       if (pause && (await promptAt(s, pause)) === "detach") return detached(s);
@@ -56,9 +63,25 @@ export async function runDebugSession(s: DebugSession, since: number, pausedNow:
   }
 }
 
+/** What a session returns when the user detached (also from a child session inside it). */
+export const DETACHED = -1;
+
 function detached(s: DebugSession): number {
   console.log(`detached: execution ${s.executionId} stays paused; wf debug --attach ${s.executionId} comes back to it`);
-  return EXIT.ok;
+  return DETACHED;
+}
+
+/** The child a `step_child` event names, when it runs as a debug run (a step_into); else null. */
+async function steppedIntoChild(s: DebugSession, e: ExecutionEvent): Promise<string | null> {
+  const childId = typeof e.data.childExecutionId === "string" ? e.data.childExecutionId : null;
+  if (!childId) return null;
+  const until = Date.now() + PAUSE_READ_MS;
+  while (Date.now() < until) {
+    const child = (await s.store.executions.get(childId))?.value;
+    if (child) return child.debug ? childId : null;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
 }
 
 /** The pause the event announces, as the record holds it (the event's copy if the record has moved on). */

@@ -50,7 +50,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       });
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
-    async startChild(workflowId, childId, stepPath, inputs) {
+    async startChild(workflowId, childId, stepPath, inputs, debug) {
       const wf = await deps.store.workflows.get(workflowId);
       const visible = wf && (wf.value.ownerId === snap.ownerId || wf.value.sharedWith[snap.ownerId] !== undefined);
       if (!wf || !visible) return `workflow ${workflowId} not found`;
@@ -68,6 +68,8 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
         enableMonitoring: snap.enableMonitoring,
         parent: { executionId: snap.id, stepPath },
         requestedAt: Date.now(),
+        // Stepped into from its parent's pause: a debug run that pauses before its first step.
+        ...(debug ? { debug } : {}),
       };
       const data = JSON.stringify(cmd);
       const bytes = Buffer.byteLength(data);

@@ -2,7 +2,7 @@
  * In-memory stand-ins for what a run writes to and acts on (its committer and its effects), so
  * that the run loop's unit tests (execution-run.test.ts) need no NATS server and no process.
  */
-import { ExecutionSnapshot } from "@wf/shared/execution";
+import { ExecutionSnapshot, type DebugRequest } from "@wf/shared/execution";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
@@ -93,7 +93,7 @@ export class FakeEffects implements RunEffects {
   readonly toolCalls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
   readonly wakes: { path: string; dueAt: number }[] = [];
   readonly idleTimers: { pauseId: string; dueAt: number }[] = [];
-  readonly startedChildren: { workflowId: string; childId: string; path: string; inputs: Record<string, unknown> }[] = [];
+  readonly startedChildren: { workflowId: string; childId: string; path: string; inputs: Record<string, unknown>; debug?: DebugRequest }[] = [];
   readonly cancelledChildren: string[] = [];
   readonly executions = new Map<string, ExecutionSnapshot>();
   readonly approvals = new Map<string, ApprovalRecord>();
@@ -137,8 +137,8 @@ export class FakeEffects implements RunEffects {
     this.idleTimers.push({ pauseId, dueAt });
   }
 
-  async startChild(workflowId: string, childId: string, path: string, inputs: Record<string, unknown>): Promise<string | null> {
-    this.startedChildren.push({ workflowId, childId, path, inputs });
+  async startChild(workflowId: string, childId: string, path: string, inputs: Record<string, unknown>, debug?: DebugRequest): Promise<string | null> {
+    this.startedChildren.push({ workflowId, childId, path, inputs, ...(debug ? { debug } : {}) });
     this.executions.set(childId, snapshotOf(workflowOf({ name: workflowId, steps: [{ name: "s", type: "wait", seconds: 0 }] }), {}, childId));
     return null;
   }

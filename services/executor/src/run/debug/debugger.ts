@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Breakpoint, DebugState, ExecutionSnapshot, PausePhase, StepState, Usage } from "@wf/shared/execution";
+import type { Breakpoint, DebugRequest, DebugState, ExecutionSnapshot, PausePhase, StepState, Usage } from "@wf/shared/execution";
 import { evaluateCondition, evaluateExpression, ExpressionError } from "@wf/shared/expressions";
 import type { Step, Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
@@ -57,6 +57,9 @@ export interface DebugHost {
  * evaluate the breakpoints, and on a hit write the pause (./pause.ts) and stop. Everything it
  * decides is read from and written to the snapshot, so a run resumed elsewhere decides the same.
  */
+/** The breakpoint a stepped-into child execution pauses at, before its first step. */
+export const STEP_INTO_CHILD = "step_into";
+
 export class Debugger {
   private readonly depths: Map<string, number>;
 
@@ -298,6 +301,15 @@ export class Debugger {
     const entry = { hash: createHash("sha256").update(JSON.stringify(value)).digest("base64url"), value: cutValue(value, WATCH_VALUE_BYTES, "value") };
     this.d.watched[bp.id!] = entry;
     return entry;
+  }
+
+  /**
+   * A `workflow` step stepped into (step_into at its pause): its child runs as a debug run that
+   * pauses before its first step, with this run's idle timeout; undefined for any other start.
+   */
+  childDebug(path: string): DebugRequest | undefined {
+    if (this.d.mode !== "step_into" || this.d.resumedFrom?.stepPath !== path) return undefined;
+    return { breakpoints: [{ id: STEP_INTO_CHILD, type: "conditional", expression: "true", hitCount: 1, enabled: true }], idleTimeout: this.d.idleTimeout };
   }
 
   /** After `step` / `step_into`: the next step boundary at the level asked for (one deeper for step_into, or from a foreach item). */
