@@ -33,7 +33,7 @@ type View = Record<string, unknown> & {
   error: string | null;
   pause: Pause | null;
   edits: Record<string, unknown>[];
-  steps: Record<string, { status: string; output: unknown; error: string | null; attempts: number }>;
+  steps: Record<string, { status: string; output: unknown; error: string | null; attempts: number; edits: Record<string, unknown>[] }>;
 };
 interface Pause {
   id: string;
@@ -173,6 +173,9 @@ steps:
     expect(done.edits).toEqual([
       { pauseId: pause.id, stepPath: "poke", by: d.me.user.id, at: expect.any(Number), field: "output", before: null, after: { stubbed: true } },
     ]);
+    // The step's result shows the edit too.
+    expect(done.steps.poke!.edits).toEqual(done.edits);
+    expect(done.steps.after!.edits).toEqual([]);
   });
 
   it("before an llm step: the pause shows the exact request; set input changes the messages the provider receives", async () => {

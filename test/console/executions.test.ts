@@ -72,6 +72,7 @@ describe("POST /api/console/workflows/{id}/executions", () => {
         completedAt: expect.any(Number),
         usage: null,
         reused: false,
+        edits: [],
         artifacts: [],
       },
     });

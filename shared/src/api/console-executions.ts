@@ -26,6 +26,9 @@ export const ConsoleStepView = z.object({
   usage: Usage.nullable().describe("Tokens and cost of an `llm` or `agent` step's calls, every attempt included."),
   reused: z.boolean().describe("A rerun took this step's result from the execution it reruns: it did not run here."),
   artifacts: z.array(z.string()).describe("Ids of the artifacts the step wrote."),
+  edits: z
+    .array(DebugEdit)
+    .describe("What the debugger's `set` (or `skip` with an output) changed at this step's pauses: who, when, the value before and after."),
 });
 export type ConsoleStepView = z.infer<typeof ConsoleStepView>;
 

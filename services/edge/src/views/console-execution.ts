@@ -1,5 +1,5 @@
 import type { ConsoleExecutionView, ConsoleStepView } from "@wf/shared/api";
-import { TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { TERMINAL_STATUSES, type DebugEdit, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { executionSummary } from "./execution";
 
 /** GET /api/console/executions/{id} (docs/api.md, Console API). */
@@ -23,11 +23,19 @@ export function consoleExecutionView(s: ExecutionSnapshot): ConsoleExecutionView
 function stepViews(s: ExecutionSnapshot): Record<string, ConsoleStepView> {
   // A Map first: step paths are user text, and `__proto__` must stay a plain key.
   const out = new Map<string, ConsoleStepView>();
-  for (const [path, st] of Object.entries(s.steps)) out.set(path, stepView(st));
+  const edits = s.debug?.edits ?? [];
+  for (const [path, st] of Object.entries(s.steps))
+    out.set(
+      path,
+      stepView(
+        st,
+        edits.filter((e) => e.stepPath === path),
+      ),
+    );
   return Object.fromEntries(out);
 }
 
-function stepView(st: StepState): ConsoleStepView {
+function stepView(st: StepState, edits: DebugEdit[]): ConsoleStepView {
   return {
     status: st.status,
     output: st.output ?? null,
@@ -39,5 +47,6 @@ function stepView(st: StepState): ConsoleStepView {
     usage: st.usage ?? null,
     reused: st.reused ?? false,
     artifacts: st.artifacts ?? [],
+    edits,
   };
 }
