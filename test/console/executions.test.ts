@@ -300,7 +300,8 @@ steps:
     const pause = await paused(me, id);
     const answers = await Promise.all([command(me, id, "continue", { pauseId: pause.id }), command(me, id, "step", { pauseId: pause.id })]);
     expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
-    expect(answers.find((a) => a.status === 409)!.body.reason).toBe("conflict");
+    // The loser finds the pause claimed by the winner, or already over if the winner was carried out first.
+    expect(["conflict", "no_pause"]).toContain(answers.find((a) => a.status === 409)!.body.reason);
   });
 
   it("breakpoints are replaced while the run waits; checked against its workflow; refused for other runs and ended ones", async () => {

@@ -22,7 +22,8 @@ import { definitionOf } from "../support/runtime";
  */
 const NS = "wf";
 const AUTH_CONF = new URL("../../deploy/nats/auth.conf", import.meta.url);
-const PASSWORDS = Object.fromEntries([...SERVICE_USERS, ADMIN_USER].map((user) => [user, randomBytes(24).toString("base64url")]));
+// nats-server reads a password from its environment as a config value: one starting with a digit would be a number (docs/operations.md).
+const PASSWORDS = Object.fromEntries([...SERVICE_USERS, ADMIN_USER].map((user) => [user, `p${randomBytes(24).toString("hex")}`]));
 const KEYS = {
   WF_SECRETS_KEY: randomBytes(24).toString("base64url"),
   WF_WEBHOOK_SECRET_KEY: randomBytes(24).toString("base64url"),
