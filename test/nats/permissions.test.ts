@@ -294,6 +294,16 @@ steps:
     }
   });
 
+  it("the edge asks the executors for an owner's secrets, and an executor under its user answers (allow_responses)", async () => {
+    const nc = await as("edge");
+    try {
+      const reply = await nc.request(`${NS}.svc.secrets`, JSON.stringify({ op: "list", ownerId: "nobody-has-secrets" }), { timeout: 10_000 });
+      expect(reply.json()).toEqual({ ok: true, secrets: [] });
+    } finally {
+      await nc.close();
+    }
+  });
+
   it("the executor may not decide approvals, nor read API keys; approvals may not start executions; the scheduler may not tail all events", async () => {
     const executor = await as("executor");
     const approvals = await as("approvals");

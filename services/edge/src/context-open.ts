@@ -52,6 +52,7 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     lastUsed: new LastUsed(p.store, log),
     sessions,
     secretBox,
+    nc: p.nc,
     webhookStats,
     replayGuard,
     clock: opts.clock ?? Date.now,

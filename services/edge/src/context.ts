@@ -1,4 +1,5 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import type { Config } from "@wf/shared/config";
 import type { Logger } from "@wf/shared/log";
@@ -28,6 +29,8 @@ export interface EdgeContext {
   lastUsed: LastUsed;
   sessions: SessionStore;
   secretBox: SecretBox;
+  /** The service's NATS connection: the console's secret routes ask the executors over it (they alone hold the secrets key). */
+  nc: NatsConnection;
   webhookStats: WebhookStats;
   replayGuard: ReplayGuard;
   /** Epoch ms; tests pin it to put requests in one rate-limit window. */

@@ -11,6 +11,7 @@ import { createCodeRunner } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
 import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
 import { operatorPolicy } from "./egress";
+import { serveSecrets } from "./secrets-service";
 
 export interface RunningService {
   stop(): Promise<void>;
@@ -81,6 +82,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     resultLimits: limits,
     log,
   });
+  const secretsSub = serveSecrets(nc, ns, p.store, secretBox, log);
   const cancelSub = nc.subscribe(subj.execCancelAll, {
     callback: (_err, msg) => {
       const id = msg.subject.split(".").pop();
@@ -112,6 +114,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       // Runs still going keep their messages unacknowledged: another replica takes them over.
       await consumer.stop();
       cancelSub.unsubscribe();
+      secretsSub.unsubscribe();
       await codeRunner.close();
     },
   };

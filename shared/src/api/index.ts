@@ -48,3 +48,42 @@ export { RerunBody, RerunQuery, RerunPlanView, RerunResponse } from "./rerun";
 export { ConsoleStartBody, ConsoleExecutionStatus, ConsoleStepView, ConsoleExecutionView } from "./console-executions";
 export { EventSequence, EventStreamQuery } from "./console-events";
 export { DebugCommandParams, DebugCommandAccepted, BreakpointsBody, BreakpointsAccepted, DebugRefusal, DebugRefusedBody } from "./console-debug";
+export {
+  ConsoleWorkflowRole,
+  ConsoleWorkflowListQuery,
+  ConsoleWorkflowItem,
+  ConsoleWorkflowList,
+  ConsoleWorkflowCreateBody,
+  ConsoleWorkflowUpdateBody,
+  ConsoleSharee,
+  ConsoleWorkflowDetail,
+  WorkflowIssueView,
+  WorkflowInvalidBody,
+  ConsoleWorkflowVersionParams,
+  ConsoleWorkflowVersionItem,
+  ConsoleWorkflowVersionList,
+  ConsoleWorkflowVersion,
+  ConsoleWorkflowDiffQuery,
+  DiffLine,
+  ConsoleWorkflowDiff,
+  ConsoleSharingBody,
+  ConsoleSharingResponse,
+  VersionConflictBody,
+} from "./console-workflows";
+export { ConsoleExecutionListQuery, ConsoleExecutionList, StepParams, ConsoleStepDetail } from "./console-lists";
+export {
+  MAX_USAGE_DAYS,
+  MAX_KEY_DAYS,
+  CreateKeyBody,
+  ApiKeyView,
+  CreatedApiKey,
+  ApiKeyList,
+  SecretNameParams,
+  PutSecretBody,
+  SecretView,
+  SecretList,
+  PasswordBody,
+  PasswordChanged,
+  UsageQuery,
+  UsageView,
+} from "./console-account";

@@ -173,7 +173,7 @@ export const ENV_SCHEMA = {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
     default: undefined,
     sensitive: true,
-    doc: "Secret (32+ characters) that encrypts the owners' secrets (`wf admin secret set`) at rest (AES-256-GCM); the same on every executor and the wf CLI. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
+    doc: "Secret (32+ characters) that encrypts the owners' secrets (`wf admin secret set`, the console) at rest (AES-256-GCM); the same on every executor, every edge (the console sets secrets) and the wf CLI. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
   WF_MCP_STDIO: {
     schema: flag,

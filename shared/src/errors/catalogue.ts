@@ -44,3 +44,8 @@ export const ERROR_CATALOGUE = {
 } as const satisfies Record<string, { status: number; doc: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** Whether `code` is one of the catalogue's (a code that came over the wire). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code);
+}

@@ -9,3 +9,4 @@ export {
   DebugIdleCommand,
   DebugMessage,
 } from "./commands";
+export { SecretsRequest, SecretsReply } from "./secrets";

@@ -38,6 +38,7 @@ function userBlock(user: string, password: string, permissions: Permissions | nu
     lines.push("      permissions: {");
     lines.push(`        publish: { allow: ${list(permissions.publish)} }`);
     lines.push(`        subscribe: { allow: ${list(permissions.subscribe)} }`);
+    if (permissions.responses) lines.push("        allow_responses: true");
     lines.push("      }");
   }
   lines.push("    }");

@@ -43,6 +43,8 @@ const END_EVENT_TYPES = ["exec_completed", "exec_failed", "exec_cancelled", "exe
 export interface Permissions {
   publish: string[];
   subscribe: string[];
+  /** May answer the requests it receives (nats-server's allow_responses), without a grant on its callers' inboxes. */
+  responses?: true;
 }
 
 type Access = "read" | "write";
@@ -50,6 +52,7 @@ type Access = "read" | "write";
 class Grants {
   readonly #publish = new Set<string>();
   readonly #subscribe = new Set<string>();
+  #responses = false;
 
   constructor(private readonly ns: string) {}
 
@@ -139,8 +142,14 @@ class Grants {
     return this;
   }
 
+  /** Answers the requests it receives (a service on core NATS). */
+  respond(): this {
+    this.#responses = true;
+    return this;
+  }
+
   build(): Permissions {
-    return { publish: [...this.#publish], subscribe: [...this.#subscribe] };
+    return { publish: [...this.#publish], subscribe: [...this.#subscribe], ...(this.#responses ? { responses: true as const } : {}) };
   }
 }
 
@@ -159,8 +168,10 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
   return {
     edge: new Grants(ns)
       .base("edge")
-      .records("workflows", "read")
-      .records("users", "read")
+      // The console creates, edits, shares and deletes workflows and changes passwords; it asks the
+      // executors to keep secrets (<ns>.svc.secrets), whose key and records the edge never holds.
+      .records("workflows", "write")
+      .records("users", "write")
       .kv(`${ns}_user_emails`, "read")
       .records("artifacts", "read")
       .records("executions", "write")
@@ -174,6 +185,7 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .kv(`${ns}_webhookreplay`, "write")
       .objects(`${ns}_artifacts`, "read")
       .serverKeys(WEBHOOK_SECRETS, URL_SIGNING)
+      .publish(subj.secrets)
       // A PENDING execution is read from its start command, and a failed start removes it.
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`, `$JS.API.STREAM.PURGE.${streams.cmd}`)
       .publish(`${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.approval.approve.*`, `${cmd}.approval.reject.*`, `${ns}.audit.>`)
@@ -194,7 +206,8 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .serverKeys(OWNER_SECRETS)
       .durable(streams.cmd, consumers.executor)
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
-      .subscribe(subj.execCancelAll)
+      .subscribe(subj.execCancelAll, subj.secrets)
+      .respond()
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
       .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
       .build(),

@@ -21,6 +21,8 @@ export function subjects(ns: string) {
       `${ns}.evt.${f.ownerId ?? "*"}.${f.workflowId ?? "*"}.${f.executionId ?? "*"}.${f.type ?? "*"}`,
     timer: (kind: string, id: string) => `${ns}.timer.${kind}.${id}`,
     audit: (reason: string) => `${ns}.audit.${reason}`,
+    /** Requests to the executors, which alone hold the owners' secrets key (SecretsRequest). */
+    secrets: `${ns}.svc.secrets`,
   };
 }
 export type Subjects = ReturnType<typeof subjects>;

@@ -24,7 +24,7 @@ export const SERVER_KEYS: Record<ServerKeyKind, ServerKeySpec> = {
   ownerSecrets: {
     variable: "WF_SECRETS_KEY",
     what: "owner secrets key",
-    sharedBy: "every executor and the wf CLI",
+    sharedBy: "every executor, every edge (the console keeps secrets) and the wf CLI",
     legacyName: "owner-secrets-key",
     fromVariable: sha256,
   },

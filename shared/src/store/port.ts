@@ -106,7 +106,13 @@ export interface UserRepo extends Repo<UserRecord> {
   getByEmail(email: string): Promise<Versioned<UserRecord> | null>;
 }
 
-export type ApiKeyRepo = Repo<ApiKeyRecord>;
+export interface ApiKeyRepo extends Repo<ApiKeyRecord> {
+  /**
+   * One owner's keys, newest first (the console's key list). Keys created before this listing
+   * existed are not in it (KV: no index key; MongoDB: until their next write); they still work.
+   */
+  listByOwner(ownerId: string): Promise<ApiKeyRecord[]>;
+}
 export type ChainRunsRepo = Repo<ChainRunsRecord>;
 export type ScheduleRepo = Repo<ScheduleRecord>;
 

@@ -16,6 +16,8 @@ export const WorkflowRecord = z.object({
   sharedWith: z.record(z.string(), z.enum(["viewer", "editor"])).default({}),
   createdAt: z.number(),
   updatedAt: z.number(),
+  /** The earlier versions' text, oldest first (absent on records stored before versions were kept). */
+  history: z.array(z.object({ version: z.number().int().positive(), yaml: z.string(), updatedAt: z.number() })).optional(),
 });
 export type WorkflowRecord = z.infer<typeof WorkflowRecord>;
 

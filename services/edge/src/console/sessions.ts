@@ -44,6 +44,27 @@ export class SessionStore {
   async end(sessionId: string): Promise<void> {
     await this.kv.purge(digest(sessionId));
   }
+
+  /**
+   * Ends every session of `userId` but `keepSessionId` (a password change). Sessions are keyed by
+   * digest, not by user, so this reads the whole bucket: fine for a rare change and a bucket that
+   * holds only live sessions. Returns how many were ended.
+   */
+  async endOthers(userId: string, keepSessionId: string): Promise<number> {
+    const keep = digest(keepSessionId);
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys()) if (key !== keep) keys.push(key);
+    let ended = 0;
+    for (const key of keys) {
+      const entry = await this.kv.get(key);
+      if (entry?.operation !== "PUT") continue;
+      const parsed = Stored.safeParse(entry.json());
+      if (!parsed.success || parsed.data.userId !== userId) continue;
+      await this.kv.purge(key);
+      ended++;
+    }
+    return ended;
+  }
 }
 
 export function csrfMatches(session: Session, presented: string | undefined): boolean {

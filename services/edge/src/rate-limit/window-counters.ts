@@ -95,6 +95,23 @@ export class WindowCounters {
     return new Promise((resolve, reject) => this.#enqueue(key, { now, resolve, reject }, false));
   }
 
+  /**
+   * A key's counts at `now` without counting a request (the console's usage report): the stored
+   * counter, or this process's own view of it when that is ahead.
+   */
+  async peek(keyId: string, now: number): Promise<WindowCounts> {
+    const key = counterKey(keyId, now);
+    const entry = await this.kv.get(key);
+    const stored = entry?.operation === "PUT" ? Stored.parse(entry.json()) : null;
+    const known = this.#known.get(key)?.value ?? null;
+    const value = stored && known ? (known.d > stored.d ? known : stored) : (stored ?? known);
+    // Requests this process counted but has not written yet.
+    const queue = this.#queues.get(key);
+    const unwritten = (queue?.waiters.length ?? 0) + (queue?.inFlight ?? 0);
+    if (!value) return { minute: unwritten, day: unwritten };
+    return { minute: (value.e >= epochMinute(now) ? value.m : 0) + unwritten, day: value.d + unwritten };
+  }
+
   /** The rank of one more request as this process sees it, if that is well within `limits`. */
   #estimate(key: string, now: number, limits: PlanLimits): WindowCounts | null {
     const known = this.#known.get(key);

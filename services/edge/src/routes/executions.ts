@@ -116,7 +116,7 @@ export const executionRoutes: Route[] = [
  * it CANCELLED before its first step. Lost to a concurrent write, the flag is left to the cancel
  * command, which the holder sees.
  */
-async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>): Promise<void> {
+export async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>): Promise<void> {
   const { value, version } = execution;
   if (value.status !== "PENDING" || value.holder !== null || value.cancelRequested) return;
   try {

@@ -1,5 +1,5 @@
 import type { ExecutionSnapshot } from "../../execution/snapshot";
-import type { ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, SecretRecord, WebhookRecord, WorkflowRecord } from "../records";
+import type { ApiKeyRecord, ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, SecretRecord, WebhookRecord, WorkflowRecord } from "../records";
 import { triggerFacts } from "../workflow-triggers";
 import type { IndexLayout } from "./kv-collection";
 import { keyToken as t, sortableNumber } from "./key-codec";
@@ -20,7 +20,8 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  *               s.<createdAt>.<id>, when it has a schedule trigger
  *   audit       t.<at>.<id>
  *   secrets     o.<owner>.<name>.<id>
- *   users, api keys: none (read by id; a user's email maps to its id in a bucket of its own)
+ *   api keys    o.<owner>.<createdAt>.<id>
+ *   users: none (read by id; a user's email maps to its id in a bucket of its own)
  *
  * The workflow id sits before the sort tokens, not in a family of its own, and an execution's
  * status is its key's value (filtered on while scanning), so a status change is one put of one
@@ -69,6 +70,8 @@ export const ALL_OWNERS = "o.>";
 export const visibleTo = (userId: string): string => `v.${t(userId)}.>`;
 export const chainedAfter = (workflowId: string): string => `c.${t(workflowId)}.>`;
 export const ALL_SCHEDULED = "s.>";
+
+export const apiKeyKeys = (k: ApiKeyRecord): string[] => [`o.${t(k.ownerId)}.${sortableNumber(k.createdAt)}.${t(k.id)}`];
 
 export const secretKeys = (s: SecretRecord): string[] => [`o.${t(s.ownerId)}.${t(s.name)}.${t(s.id)}`];
 

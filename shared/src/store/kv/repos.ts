@@ -37,6 +37,7 @@ import {
   ALL_AUDIT,
   ALL_OWNERS,
   ALL_SCHEDULED,
+  apiKeyKeys,
   auditKeys,
   approvalFilter,
   approvalKeys,
@@ -142,7 +143,11 @@ export class KvWebhookRepo extends KvCollection<WebhookRecord> implements Webhoo
 
 export class KvApiKeyRepo extends KvCollection<ApiKeyRecord> implements ApiKeyRepo {
   constructor(buckets: KvBuckets) {
-    super(buckets, "api_keys", ApiKeyRecord, NO_INDEX);
+    super(buckets, "api_keys", ApiKeyRecord, { keys: apiKeyKeys });
+  }
+
+  listByOwner(ownerId: string): Promise<ApiKeyRecord[]> {
+    return this.all(byOwner(ownerId), "desc");
   }
 }
 

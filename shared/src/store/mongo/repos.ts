@@ -196,10 +196,14 @@ export class MongoUserRepo extends MongoCollection<UserRecord> implements UserRe
 }
 
 export class MongoApiKeyRepo extends MongoCollection<ApiKeyRecord> implements ApiKeyRepo {
-  static readonly indexes: IndexDescription[] = [];
+  static readonly indexes: IndexDescription[] = [{ key: { ownerId: 1, ...NEWEST } }];
 
   constructor(docs: Collection<StoredDoc>) {
-    super(docs, "api_keys", ApiKeyRecord, () => ({}));
+    super(docs, "api_keys", ApiKeyRecord, (k) => ({ ownerId: k.ownerId, createdAt: k.createdAt }));
+  }
+
+  listByOwner(ownerId: string): Promise<ApiKeyRecord[]> {
+    return this.all({ ownerId }, NEWEST);
   }
 }
 

@@ -1,0 +1,42 @@
+import { ErrorBody, PasswordBody, PasswordChanged } from "@wf/shared/api";
+import { hashPassword, verifyPassword } from "@wf/shared/auth";
+import { CasConflictError, WfError } from "@wf/shared/errors";
+import { defineRoute, type Route } from "../routes/route";
+
+/** The user's own account: changing the password. */
+export const consoleAccountRoutes: Route[] = [
+  defineRoute({
+    method: "POST",
+    path: "/api/console/password",
+    operationId: "consoleChangePassword",
+    summary: "Change your password; your other console sessions end, this one stays",
+    description: "`current` must be the password now in force (403 otherwise); `next` has at least 8 characters. API keys are not affected.",
+    tag: "account",
+    auth: "console",
+    body: PasswordBody,
+    status: 200,
+    responses: {
+      200: { description: "Changed.", schema: PasswordChanged },
+      403: { description: "`current` is not your password (or X-CSRF-Token is wrong, or the account is inactive).", schema: ErrorBody },
+    },
+    async handler({ body }, { ctx, consoleUser }) {
+      const { userId, sessionId } = consoleUser();
+      const nextHash = await hashPassword(body.next);
+      for (let attempt = 1; ; attempt++) {
+        const user = await ctx.store.users.get(userId);
+        if (!user) throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
+        if (!(await verifyPassword(body.current, user.value.passwordHash))) {
+          throw new WfError("FORBIDDEN", "forbidden: `current` is not your password; nothing was changed");
+        }
+        try {
+          await ctx.store.users.update({ ...user.value, passwordHash: nextHash, updatedAt: ctx.clock() }, user.version);
+          break;
+        } catch (err) {
+          // A concurrent write of the user (a plan change): read it again and re-check.
+          if (!(err instanceof CasConflictError) || attempt >= 5) throw err;
+        }
+      }
+      return { otherSessionsEnded: await ctx.sessions.endOthers(userId, sessionId) };
+    },
+  }),
+];

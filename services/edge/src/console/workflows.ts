@@ -1,0 +1,361 @@
+import {
+  ConsoleSharingBody,
+  ConsoleSharingResponse,
+  ConsoleWorkflowCreateBody,
+  ConsoleWorkflowDetail,
+  ConsoleWorkflowDiff,
+  ConsoleWorkflowDiffQuery,
+  ConsoleWorkflowList,
+  ConsoleWorkflowListQuery,
+  ConsoleWorkflowUpdateBody,
+  ConsoleWorkflowVersion,
+  ConsoleWorkflowVersionList,
+  ConsoleWorkflowVersionParams,
+  ErrorBody,
+  IdParams,
+  ValidationErrorBody,
+  VersionConflictBody,
+  WorkflowInvalidBody,
+  type ConsoleWorkflowItem,
+  type DiffLine,
+} from "@wf/shared/api";
+import { CasConflictError, WfError } from "@wf/shared/errors";
+import { newWorkflowRecord, nextWorkflowVersion, type Store, type Versioned, type WorkflowRecord } from "@wf/shared/store";
+import { parseWorkflow, type Workflow } from "@wf/shared/workflow";
+import { requireWriter, roleOn, visibleWorkflow, type Role } from "../access/roles";
+import { AnswerError } from "../errors";
+import { defineRoute, type Route } from "../routes/route";
+import { validationError } from "../routes/validate";
+
+const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };
+const invalid = { description: "The YAML has mistakes: `details` lists each with its path, line and column.", schema: WorkflowInvalidBody };
+
+/** Writing, reading, versioning and sharing workflows in the console (docs/api.md, Workflows in the console). */
+export const consoleWorkflowRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/console/workflows",
+    operationId: "consoleListWorkflows",
+    summary: "The workflows you own or are shared, newest first, optionally those whose name contains `search`",
+    tag: "workflows",
+    auth: "console",
+    query: ConsoleWorkflowListQuery,
+    status: 200,
+    responses: { 200: { description: "One page, and the cursor of the next.", schema: ConsoleWorkflowList } },
+    async handler({ query }, { ctx, consoleUser }) {
+      const userId = consoleUser().userId;
+      const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+      const needle = query.search?.toLowerCase() ?? "";
+      const matching = (await allVisible(ctx.store, userId))
+        .filter((w) => w.name.toLowerCase().includes(needle))
+        .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      const rest = after === null ? matching : matching.filter((w) => w.updatedAt < after.u || (w.updatedAt === after.u && w.id < after.id));
+      const page = rest.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        items: page.map((w): ConsoleWorkflowItem => ({ ...itemOf(w), role: roleOn(w, userId)! })),
+        total: matching.length,
+        nextCursor: rest.length > page.length && last ? encodeCursor(last) : null,
+      };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/api/console/workflows",
+    operationId: "consoleCreateWorkflow",
+    summary: "Store a new workflow (version 1) from its YAML",
+    tag: "workflows",
+    auth: "console",
+    body: ConsoleWorkflowCreateBody,
+    status: 201,
+    responses: { 201: { description: "Stored; you own it.", schema: ConsoleWorkflowDetail }, 400: invalid },
+    async handler({ body }, { ctx, consoleUser }) {
+      const workflow = parseYaml(body.yaml);
+      const record = newWorkflowRecord({ ownerId: consoleUser().userId, yaml: body.yaml, definition: workflow }, ctx.clock());
+      await ctx.store.workflows.create(record);
+      return detailOf(ctx.store, record, "owner");
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/console/workflows/{id}",
+    operationId: "consoleGetWorkflow",
+    summary: "One workflow with its YAML, version and your role (and, for its owner, who it is shared with)",
+    tag: "workflows",
+    auth: "console",
+    params: IdParams,
+    status: 200,
+    responses: { 200: { description: "The workflow.", schema: ConsoleWorkflowDetail }, 404: notVisible },
+    async handler({ params }, { ctx, consoleUser }) {
+      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      return detailOf(ctx.store, workflow.value, role);
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/api/console/workflows/{id}",
+    operationId: "consoleUpdateWorkflow",
+    summary: "Store edited YAML as the workflow's next version (earlier versions are kept)",
+    tag: "workflows",
+    auth: "console",
+    params: IdParams,
+    body: ConsoleWorkflowUpdateBody,
+    status: 200,
+    responses: {
+      200: { description: "The workflow at its new version (the same version when the text did not change).", schema: ConsoleWorkflowDetail },
+      400: invalid,
+      403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
+      404: notVisible,
+      409: { description: "`baseVersion` is not the stored version: someone saved in between; `currentVersion` says which is.", schema: VersionConflictBody },
+    },
+    async handler({ params, body }, { ctx, consoleUser }) {
+      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      requireWriter(role, "editing a workflow");
+      const parsed = parseYaml(body.yaml);
+      const current = workflow.value;
+      if (body.baseVersion !== undefined && body.baseVersion !== current.version) throw staleBase(current.id, body.baseVersion, current.version);
+      if (current.yaml === body.yaml) return detailOf(ctx.store, current, role);
+      const next = nextWorkflowVersion(current, { yaml: body.yaml, workflow: parsed }, ctx.clock());
+      try {
+        await ctx.store.workflows.update(next, workflow.version);
+      } catch (err) {
+        if (!(err instanceof CasConflictError)) throw err;
+        const now = await ctx.store.workflows.get(current.id);
+        if (!now) throw new WfError("NOT_FOUND", `workflow ${current.id} not found`);
+        throw staleBase(current.id, body.baseVersion ?? current.version, now.value.version);
+      }
+      return detailOf(ctx.store, next, role);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/console/workflows/{id}",
+    operationId: "consoleDeleteWorkflow",
+    summary: "Delete a workflow you own, every version (its executions stay)",
+    tag: "workflows",
+    auth: "console",
+    params: IdParams,
+    status: 204,
+    responses: {
+      204: { description: "Deleted." },
+      403: { description: "Only the owner may delete (or X-CSRF-Token is wrong).", schema: ErrorBody },
+      404: notVisible,
+    },
+    async handler({ params }, { ctx, consoleUser }) {
+      const { role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      requireOwner(role, "deleting a workflow");
+      await ctx.store.workflows.delete(params.id);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/console/workflows/{id}/versions",
+    operationId: "consoleListWorkflowVersions",
+    summary: "The workflow's stored versions, newest first",
+    tag: "workflows",
+    auth: "console",
+    params: IdParams,
+    status: 200,
+    responses: { 200: { description: "Every version kept.", schema: ConsoleWorkflowVersionList }, 404: notVisible },
+    async handler({ params }, { ctx, consoleUser }) {
+      const { workflow } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      const w = workflow.value;
+      const items = versionsOf(w).map((v) => ({ version: v.version, updatedAt: v.updatedAt, current: v.version === w.version }));
+      return { items: items.reverse() };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/console/workflows/{id}/versions/{version}",
+    operationId: "consoleGetWorkflowVersion",
+    summary: "One version's YAML",
+    tag: "workflows",
+    auth: "console",
+    params: ConsoleWorkflowVersionParams,
+    status: 200,
+    responses: {
+      200: { description: "The version.", schema: ConsoleWorkflowVersion },
+      404: { description: "No such workflow or version, or not visible to you.", schema: ErrorBody },
+    },
+    async handler({ params }, { ctx, consoleUser }) {
+      const { workflow } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      return { id: workflow.value.id, ...versionOf(workflow.value, params.version) };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/console/workflows/{id}/diff",
+    operationId: "consoleDiffWorkflowVersions",
+    summary: "A line diff of two versions' YAML, `from` to `to`",
+    tag: "workflows",
+    auth: "console",
+    params: IdParams,
+    query: ConsoleWorkflowDiffQuery,
+    status: 200,
+    responses: {
+      200: { description: "Every line of both, in order, as same, add or remove.", schema: ConsoleWorkflowDiff },
+      404: { description: "No such workflow or version, or not visible to you.", schema: ErrorBody },
+    },
+    async handler({ params, query }, { ctx, consoleUser }) {
+      const { workflow } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
+      const from = versionOf(workflow.value, query.from);
+      const to = versionOf(workflow.value, query.to);
+      return { from: from.version, to: to.version, lines: lineDiff(from.yaml, to.yaml) };
+    },
+  }),
+  defineRoute({
+    method: "PUT",
+    path: "/api/console/workflows/{id}/sharing",
+    operationId: "consoleShareWorkflow",
+    summary: "Share a workflow you own with a user by email, as viewer or editor, or stop sharing (`none`)",
+    tag: "workflows",
+    auth: "console",
+    params: IdParams,
+    body: ConsoleSharingBody,
+    status: 200,
+    responses: {
+      200: { description: "Who the workflow is shared with now.", schema: ConsoleSharingResponse },
+      400: { description: "A bad body, or your own email.", schema: ValidationErrorBody },
+      403: { description: "Only the owner may share (or X-CSRF-Token is wrong).", schema: ErrorBody },
+      404: { description: "No such workflow, or not visible to you; or no user with that email.", schema: ErrorBody },
+    },
+    async handler({ params, body }, { ctx, consoleUser }) {
+      const me = consoleUser().userId;
+      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, me);
+      requireOwner(role, "sharing a workflow");
+      const sharee = await ctx.store.users.getByEmail(body.userEmail.trim().toLowerCase());
+      if (!sharee) throw new WfError("NOT_FOUND", `no user with email ${body.userEmail}`);
+      if (sharee.value.id === me) throw validationError([{ in: "body", field: "userEmail", message: "is your own: the owner needs no sharing" }]);
+      const sharedWith = { ...workflow.value.sharedWith };
+      if (body.role === "none") delete sharedWith[sharee.value.id];
+      else sharedWith[sharee.value.id] = body.role;
+      const next = { ...workflow.value, sharedWith };
+      await ctx.store.workflows.update(next, workflow.version);
+      return { id: next.id, sharedWith: await shareesOf(ctx.store, next) };
+    },
+  }),
+];
+
+function requireOwner(role: Role, what: string): void {
+  if (role !== "owner")
+    throw new WfError("FORBIDDEN", `forbidden: ${what} needs the owner role on the workflow; you are ${role === "editor" ? "an" : "a"} ${role}`);
+}
+
+function staleBase(id: string, base: number, current: number): AnswerError {
+  return new AnswerError("CONFLICT", `workflow ${id} is at version ${current}, not ${base}: someone saved it since; reload version ${current} and edit that`, {
+    currentVersion: current,
+  });
+}
+
+/** Parsed as `wf validate` parses a file: every mistake with its path, line and column. */
+function parseYaml(yaml: string): Workflow {
+  const parsed = parseWorkflow(yaml);
+  if (parsed.ok) return parsed.workflow;
+  const details = parsed.errors.map(({ path, line, column, message }) => ({ path, line, column, message }));
+  throw new WfError("WORKFLOW_INVALID", `yaml: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`, details);
+}
+
+const PAGE = 200;
+
+async function allVisible(store: Store, userId: string): Promise<WorkflowRecord[]> {
+  const all: WorkflowRecord[] = [];
+  for (let page = 1; ; page++) {
+    const { items, total } = await store.workflows.listVisible(userId, { page, size: PAGE });
+    all.push(...items);
+    if (items.length < PAGE || all.length >= total) return all;
+  }
+}
+
+function encodeCursor(w: WorkflowRecord): string {
+  return Buffer.from(JSON.stringify([w.updatedAt, w.id])).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { u: number; id: string } {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "string") return { u: value[0], id: value[1] };
+  } catch {
+    // answered below
+  }
+  throw validationError([{ in: "query", field: "cursor", message: "is not a cursor this list gave" }]);
+}
+
+function stepCount(w: WorkflowRecord): number {
+  const steps = (w.definition as { steps?: unknown } | null)?.steps;
+  return Array.isArray(steps) ? steps.length : 0;
+}
+
+function itemOf(w: WorkflowRecord): Omit<ConsoleWorkflowItem, "role"> {
+  return { id: w.id, name: w.name, version: w.version, updatedAt: w.updatedAt, stepCount: stepCount(w) };
+}
+
+async function detailOf(store: Store, w: WorkflowRecord, role: Role) {
+  return {
+    ...itemOf(w),
+    ownerId: w.ownerId,
+    yaml: w.yaml,
+    role,
+    createdAt: w.createdAt,
+    sharedWith: role === "owner" ? await shareesOf(store, w) : null,
+  };
+}
+
+async function shareesOf(store: Store, w: WorkflowRecord) {
+  const entries = Object.entries(w.sharedWith);
+  const users = await Promise.all(entries.map(([userId]) => store.users.get(userId)));
+  return entries.map(([userId, role], i) => ({ userId, email: (users[i] as Versioned<{ email: string }> | null)?.value.email ?? null, role }));
+}
+
+/** Every version kept, oldest first, the current one last. */
+function versionsOf(w: WorkflowRecord): { version: number; yaml: string; updatedAt: number }[] {
+  return [...(w.history ?? []), { version: w.version, yaml: w.yaml, updatedAt: w.updatedAt }];
+}
+
+function versionOf(w: WorkflowRecord, version: number): { version: number; yaml: string; updatedAt: number } {
+  const found = versionsOf(w).find((v) => v.version === version);
+  if (!found) throw new WfError("NOT_FOUND", `workflow ${w.id} has no version ${version} kept`);
+  return found;
+}
+
+/** Beyond this many cells the middle (after common head and tail) is shown as removed then added. */
+const MAX_LCS_CELLS = 4_000_000;
+
+/** A line diff by longest common subsequence: every line of both texts, in order. */
+export function lineDiff(fromText: string, toText: string): DiffLine[] {
+  const a = fromText.split("\n");
+  const b = toText.split("\n");
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const same = (line: string): DiffLine => ({ op: "same", line });
+  const x = a.slice(head, a.length - tail);
+  const y = b.slice(head, b.length - tail);
+  const middle: DiffLine[] = [];
+  if ((x.length + 1) * (y.length + 1) > MAX_LCS_CELLS) {
+    middle.push(...x.map((line): DiffLine => ({ op: "remove", line })), ...y.map((line): DiffLine => ({ op: "add", line })));
+  } else {
+    // lcs[i][j]: the longest common subsequence of x[i..] and y[j..]
+    const width = y.length + 1;
+    const lcs = new Uint32Array((x.length + 1) * width);
+    for (let i = x.length - 1; i >= 0; i--) {
+      for (let j = y.length - 1; j >= 0; j--) {
+        lcs[i * width + j] = x[i] === y[j] ? lcs[(i + 1) * width + j + 1]! + 1 : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < x.length && j < y.length) {
+      if (x[i] === y[j]) {
+        middle.push(same(x[i]!));
+        i++;
+        j++;
+      } else if (lcs[(i + 1) * width + j]! >= lcs[i * width + j + 1]!) middle.push({ op: "remove", line: x[i++]! });
+      else middle.push({ op: "add", line: y[j++]! });
+    }
+    while (i < x.length) middle.push({ op: "remove", line: x[i++]! });
+    while (j < y.length) middle.push({ op: "add", line: y[j++]! });
+  }
+  return [...a.slice(0, head).map(same), ...middle, ...a.slice(a.length - tail).map(same)];
+}

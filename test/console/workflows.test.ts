@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import { ConsoleWorkflowDetail, ConsoleWorkflowList } from "@wf/shared/api";
+import { SIMPLE_YAML, storeWorkflow } from "../api/support";
+import { consoleCall, consoleSession, statusAndCode, useConsole, type Answer, type Session } from "./support";
+
+const env = useConsole({ runtime: false });
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** consoleCall, DELETE included: the session cookie and (unless `csrf` is false) its token. */
+async function send(session: Session | null, method: Method, path: string, opts: { body?: unknown; csrf?: boolean } = {}): Promise<Answer> {
+  if (method !== "DELETE") return consoleCall(env(), session, method, path, opts);
+  const headers: Record<string, string> = {};
+  if (session) headers.cookie = session.cookie;
+  if (session && opts.csrf !== false) headers["x-csrf-token"] = session.csrf;
+  const r = await fetch(`${env().base}${path}`, { method, headers });
+  const text = await r.text();
+  return { status: r.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+const yamlNamed = (name: string, output = "one") => `name: ${name}
+steps:
+  - name: first
+    type: transform
+    output: ${output}
+`;
+
+async function create(session: Session, yaml: string): Promise<ConsoleWorkflowDetail> {
+  const r = await send(session, "POST", "/api/console/workflows", { body: { yaml } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return ConsoleWorkflowDetail.parse(r.body);
+}
+
+type ConsoleWorkflowDetail = ReturnType<typeof ConsoleWorkflowDetail.parse>;
+
+describe("console workflow routes: sessions, CSRF and visibility", () => {
+  it("every route is 401 without a session, every change 403 without X-CSRF-Token, and another owner's workflow 404", async () => {
+    const me = await consoleSession(env());
+    const other = await consoleSession(env());
+    const theirs = await storeWorkflow(env(), other.user.id, SIMPLE_YAML);
+    const routes: [Method, string, unknown?][] = [
+      ["GET", "/api/console/workflows"],
+      ["POST", "/api/console/workflows", { yaml: SIMPLE_YAML }],
+      ["GET", `/api/console/workflows/${theirs.id}`],
+      ["PUT", `/api/console/workflows/${theirs.id}`, { yaml: SIMPLE_YAML }],
+      ["DELETE", `/api/console/workflows/${theirs.id}`],
+      ["GET", `/api/console/workflows/${theirs.id}/versions`],
+      ["GET", `/api/console/workflows/${theirs.id}/versions/1`],
+      ["GET", `/api/console/workflows/${theirs.id}/diff?from=1&to=1`],
+      ["PUT", `/api/console/workflows/${theirs.id}/sharing`, { userEmail: me.user.email, role: "viewer" }],
+    ];
+    for (const [method, path, body] of routes) {
+      const opts = body === undefined ? {} : { body };
+      expect(statusAndCode(await send(null, method, path, opts)), `${method} ${path}`).toEqual([401, "SESSION_REQUIRED"]);
+      if (method !== "GET") expect(statusAndCode(await send(me, method, path, { ...opts, csrf: false })), `${method} ${path}`).toEqual([403, "CSRF_FAILED"]);
+      if (path.includes(theirs.id)) expect(statusAndCode(await send(me, method, path, opts)), `${method} ${path}`).toEqual([404, "NOT_FOUND"]);
+    }
+    // Nothing of theirs changed, and it is not in my list.
+    expect((await env().platform.store.workflows.get(theirs.id))?.value).toMatchObject({ version: 1, sharedWith: {} });
+    const list = await send(me, "GET", "/api/console/workflows");
+    expect((list.body.items as { id: string }[]).map((w) => w.id)).not.toContain(theirs.id);
+  });
+
+  it("bad bodies and queries are 400 naming the field", async () => {
+    const me = await consoleSession(env());
+    const w = await create(me, yamlNamed("bodies"));
+    const cases: [Method, string, unknown, string][] = [
+      ["POST", "/api/console/workflows", {}, "yaml"],
+      ["POST", "/api/console/workflows", { yaml: 3 }, "yaml"],
+      ["POST", "/api/console/workflows", { yaml: SIMPLE_YAML, extra: 1 }, ""],
+      ["PUT", `/api/console/workflows/${w.id}`, { yaml: SIMPLE_YAML, baseVersion: "1" }, "baseVersion"],
+      ["PUT", `/api/console/workflows/${w.id}/sharing`, { userEmail: "not-an-email", role: "viewer" }, "userEmail"],
+      ["PUT", `/api/console/workflows/${w.id}/sharing`, { userEmail: me.user.email, role: "admin" }, "role"],
+      ["PUT", `/api/console/workflows/${w.id}/sharing`, { userEmail: me.user.email, role: "viewer" }, "userEmail"],
+      ["GET", "/api/console/workflows?limit=0", undefined, "limit"],
+      ["GET", "/api/console/workflows?cursor=nonsense", undefined, "cursor"],
+      ["GET", `/api/console/workflows/${w.id}/versions/abc`, undefined, "version"],
+      ["GET", `/api/console/workflows/${w.id}/diff?from=1`, undefined, "to"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const r = await send(me, method, path, body === undefined ? {} : { body });
+      expect(statusAndCode(r), `${method} ${path} ${JSON.stringify(body)}`).toEqual([400, "VALIDATION_FAILED"]);
+      if (field !== "") expect(r.body.details, `${method} ${path}`).toContainEqual(expect.objectContaining({ field }));
+    }
+  });
+});
+
+describe("creating, editing and versions", () => {
+  it("a YAML mistake is 400 WORKFLOW_INVALID with its path, line and column", async () => {
+    const me = await consoleSession(env());
+    const yaml = "name: broken\nsteps:\n  - name: first\n    type: transform\n    output: x\n    colour: red\n";
+    const r = await send(me, "POST", "/api/console/workflows", { body: { yaml } });
+    expect(statusAndCode(r)).toEqual([400, "WORKFLOW_INVALID"]);
+    const details = r.body.details as { path: string; line: number; column: number; message: string }[];
+    expect(details.length).toBeGreaterThan(0);
+    expect(details[0]).toEqual({ path: expect.stringContaining("steps[0]"), line: 6, column: 5, message: expect.any(String) });
+    const unparsable = await send(me, "POST", "/api/console/workflows", { body: { yaml: "name: [unclosed\n" } });
+    expect(statusAndCode(unparsable)).toEqual([400, "WORKFLOW_INVALID"]);
+    expect(unparsable.body.details).toEqual([expect.objectContaining({ line: expect.any(Number), column: expect.any(Number) })]);
+  });
+
+  it("creates, gets with YAML and role, updates to a new version, refuses a stale baseVersion with the current version, keeps and diffs old versions", async () => {
+    const me = await consoleSession(env());
+    const created = await create(me, yamlNamed("versioned"));
+    expect(created).toMatchObject({ name: "versioned", version: 1, role: "owner", stepCount: 1, ownerId: me.user.id, sharedWith: [] });
+
+    const got = await send(me, "GET", `/api/console/workflows/${created.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: created.id, yaml: yamlNamed("versioned"), version: 1, role: "owner" });
+
+    const v2 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: yamlNamed("versioned", "two"), baseVersion: 1 } });
+    expect(v2.status, JSON.stringify(v2.body)).toBe(200);
+    expect(v2.body).toMatchObject({ version: 2, yaml: yamlNamed("versioned", "two") });
+
+    // A second editor who started from version 1 does not overwrite version 2.
+    const stale = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: yamlNamed("versioned", "three"), baseVersion: 1 } });
+    expect(statusAndCode(stale)).toEqual([409, "CONFLICT"]);
+    expect(stale.body.currentVersion).toBe(2);
+    expect(stale.body.error).toContain("version 2");
+
+    const bad = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: "name: x\nsteps: 3\n" } });
+    expect(statusAndCode(bad)).toEqual([400, "WORKFLOW_INVALID"]);
+    expect(bad.body.details).toContainEqual(expect.objectContaining({ line: 2, column: expect.any(Number) }));
+
+    const v3 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: yamlNamed("renamed", "three") } });
+    expect(v3.body).toMatchObject({ version: 3, name: "renamed" });
+
+    const versions = await send(me, "GET", `/api/console/workflows/${created.id}/versions`);
+    expect(versions.body).toEqual({
+      items: [
+        { version: 3, updatedAt: expect.any(Number), current: true },
+        { version: 2, updatedAt: expect.any(Number), current: false },
+        { version: 1, updatedAt: expect.any(Number), current: false },
+      ],
+    });
+    const old = await send(me, "GET", `/api/console/workflows/${created.id}/versions/1`);
+    expect(old.body).toEqual({ id: created.id, version: 1, updatedAt: expect.any(Number), yaml: yamlNamed("versioned") });
+    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/versions/9`))).toEqual([404, "NOT_FOUND"]);
+
+    const diff = await send(me, "GET", `/api/console/workflows/${created.id}/diff?from=1&to=3`);
+    expect(diff.status).toBe(200);
+    expect(diff.body).toEqual({
+      from: 1,
+      to: 3,
+      lines: [
+        { op: "remove", line: "name: versioned" },
+        { op: "add", line: "name: renamed" },
+        { op: "same", line: "steps:" },
+        { op: "same", line: "  - name: first" },
+        { op: "same", line: "    type: transform" },
+        { op: "remove", line: "    output: one" },
+        { op: "add", line: "    output: three" },
+        { op: "same", line: "" },
+      ],
+    });
+    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/diff?from=1&to=7`))).toEqual([404, "NOT_FOUND"]);
+  });
+
+  it("lists own and shared workflows newest first, searched by name in any case, paged by cursor", async () => {
+    const me = await consoleSession(env());
+    const other = await consoleSession(env());
+    const a = await create(me, yamlNamed("Alpha-report"));
+    const b = await create(me, yamlNamed("beta"));
+    const c = await storeWorkflow(env(), other.user.id, yamlNamed("gamma-REPORT"), { sharedWith: { [me.user.id]: "editor" }, updatedAt: Date.now() + 1000 });
+    await storeWorkflow(env(), other.user.id, yamlNamed("hidden-report"));
+
+    const all = ConsoleWorkflowList.parse((await send(me, "GET", "/api/console/workflows")).body);
+    expect(all.items.map((w) => w.id)).toEqual([c.id, b.id, a.id]);
+    expect(all).toMatchObject({ total: 3, nextCursor: null });
+    expect(all.items[0]).toEqual({ id: c.id, name: "gamma-REPORT", version: 1, updatedAt: c.updatedAt, role: "editor", stepCount: 1 });
+
+    const searched = ConsoleWorkflowList.parse((await send(me, "GET", "/api/console/workflows?search=report")).body);
+    expect(searched.items.map((w) => w.id)).toEqual([c.id, a.id]);
+
+    const first = ConsoleWorkflowList.parse((await send(me, "GET", "/api/console/workflows?limit=2")).body);
+    expect(first.items.map((w) => w.id)).toEqual([c.id, b.id]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = ConsoleWorkflowList.parse((await send(me, "GET", `/api/console/workflows?limit=2&cursor=${first.nextCursor}`)).body);
+    expect(second).toMatchObject({ items: [{ id: a.id }], total: 3, nextCursor: null });
+  });
+});
+
+describe("sharing and deleting", () => {
+  it("the owner shares by email; the sharee sees it with its role; a viewer may not edit, nobody but the owner shares or deletes", async () => {
+    const owner = await consoleSession(env());
+    const friend = await consoleSession(env());
+    const w = await create(owner, yamlNamed("shared"));
+
+    const shared = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: friend.user.email.toUpperCase(), role: "viewer" } });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    expect(shared.body).toEqual({ id: w.id, sharedWith: [{ userId: friend.user.id, email: friend.user.email, role: "viewer" }] });
+    expect(
+      statusAndCode(await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: "nobody@example.com", role: "viewer" } })),
+    ).toEqual([404, "NOT_FOUND"]);
+
+    const seen = await send(friend, "GET", `/api/console/workflows/${w.id}`);
+    expect(seen.body).toMatchObject({ id: w.id, role: "viewer", sharedWith: null, yaml: yamlNamed("shared") });
+    const listed = ConsoleWorkflowList.parse((await send(friend, "GET", "/api/console/workflows")).body);
+    expect(listed.items).toEqual([expect.objectContaining({ id: w.id, role: "viewer" })]);
+    expect(statusAndCode(await send(friend, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("shared", "edit") } }))).toEqual([
+      403,
+      "FORBIDDEN",
+    ]);
+
+    await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: friend.user.email, role: "editor" } });
+    const edited = await send(friend, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("shared", "edit"), baseVersion: 1 } });
+    expect(edited.body).toMatchObject({ version: 2, role: "editor" });
+    expect(
+      statusAndCode(await send(friend, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: owner.user.email, role: "viewer" } })),
+    ).toEqual([403, "FORBIDDEN"]);
+    expect(statusAndCode(await send(friend, "DELETE", `/api/console/workflows/${w.id}`))).toEqual([403, "FORBIDDEN"]);
+
+    const unshared = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: friend.user.email, role: "none" } });
+    expect(unshared.body).toEqual({ id: w.id, sharedWith: [] });
+    expect(statusAndCode(await send(friend, "GET", `/api/console/workflows/${w.id}`))).toEqual([404, "NOT_FOUND"]);
+
+    const deleted = await send(owner, "DELETE", `/api/console/workflows/${w.id}`);
+    expect(deleted.status).toBe(204);
+    expect(statusAndCode(await send(owner, "GET", `/api/console/workflows/${w.id}`))).toEqual([404, "NOT_FOUND"]);
+    expect(await env().platform.store.workflows.get(w.id)).toBeNull();
+  });
+});
