@@ -181,7 +181,7 @@ describe("POST /api/console/password", () => {
     expect(elsewhere.status).toBe(200);
 
     const wrong = await send(me, "POST", "/api/console/password", { body: { current: "not it", next: "new password 1" } });
-    expect([wrong.status, wrong.body.code]).toEqual([403, "FORBIDDEN"]);
+    expect([wrong.status, wrong.body.code]).toEqual([403, "PASSWORD_INCORRECT"]);
     expect(wrong.body.error).toMatch(/current/);
 
     const short = await send(me, "POST", "/api/console/password", { body: { current: "correct horse battery", next: "short" } });

@@ -17,6 +17,7 @@ export const ERROR_CATALOGUE = {
   ACCOUNT_INACTIVE: { status: 403, doc: "The account (the API key's owner, the webhook's owner or the console user) is deactivated or locked." },
   LOGIN_FAILED: { status: 401, doc: "Console login: the email or the password is wrong (the answer never says which)." },
   SESSION_REQUIRED: { status: 401, doc: "A console endpoint was called without a valid console session cookie (missing, unknown, expired or logged out)." },
+  PASSWORD_INCORRECT: { status: 403, doc: "Console password change: `current` is not the account's password; nothing was changed." },
   CSRF_FAILED: { status: 403, doc: "A state-changing console request lacks the session's `X-CSRF-Token`, or carries another one." },
   PLAN_LIMIT: {
     status: 403,

@@ -17,7 +17,7 @@ export const consoleAccountRoutes: Route[] = [
     status: 200,
     responses: {
       200: { description: "Changed.", schema: PasswordChanged },
-      403: { description: "`current` is not your password (or X-CSRF-Token is wrong, or the account is inactive).", schema: ErrorBody },
+      403: { description: "PASSWORD_INCORRECT: `current` is not your password; CSRF_FAILED or ACCOUNT_INACTIVE otherwise.", schema: ErrorBody },
     },
     async handler({ body }, { ctx, consoleUser }) {
       const { userId, sessionId } = consoleUser();
@@ -26,7 +26,7 @@ export const consoleAccountRoutes: Route[] = [
         const user = await ctx.store.users.get(userId);
         if (!user) throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
         if (!(await verifyPassword(body.current, user.value.passwordHash))) {
-          throw new WfError("FORBIDDEN", "forbidden: `current` is not your password; nothing was changed");
+          throw new WfError("PASSWORD_INCORRECT", "`current` is not your password; nothing was changed");
         }
         try {
           await ctx.store.users.update({ ...user.value, passwordHash: nextHash, updatedAt: ctx.clock() }, user.version);
