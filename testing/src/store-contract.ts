@@ -374,6 +374,22 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       });
     });
 
+    describe("apiKeys.listByOwner", () => {
+      it("lists one owner's keys newest first, follows a revocation and a deletion, and none of another owner's", async () => {
+        const store = await fresh();
+        const me = owner();
+        const mine = [apiKeyOf(me, { createdAt: T0 + 1 }), apiKeyOf(me, { createdAt: T0 + 3 }), apiKeyOf(me, { createdAt: T0 + 2 })];
+        for (const k of [...mine, apiKeyOf(owner(), { createdAt: T0 + 4 })]) await store.apiKeys.create(k);
+        expect(ids(await store.apiKeys.listByOwner(me))).toEqual([mine[1]!.id, mine[2]!.id, mine[0]!.id]);
+        const v = (await store.apiKeys.get(mine[2]!.id))!;
+        await store.apiKeys.update({ ...v.value, revokedAt: T0 + 10 }, v.version);
+        expect((await store.apiKeys.listByOwner(me)).find((k) => k.id === mine[2]!.id)?.revokedAt).toBe(T0 + 10);
+        await store.apiKeys.delete(mine[1]!.id);
+        expect(ids(await store.apiKeys.listByOwner(me))).toEqual([mine[2]!.id, mine[0]!.id]);
+        expect(await store.apiKeys.listByOwner(owner())).toEqual([]);
+      });
+    });
+
     describe("users: one account per email", () => {
       it("getByEmail finds a user whatever the letter case, and misses unknown emails", async () => {
         const store = await fresh();
