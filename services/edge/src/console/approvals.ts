@@ -1,8 +1,6 @@
 import { ApprovalList, ApprovalListQuery, ApprovalView, ApproveBody, ErrorBody, IdParams, RejectBody } from "@wf/shared/api";
-import { requireWriter } from "../access/roles";
-import { decide, visibleApproval } from "../routes/approvals";
+import { approvalOf, decideAs, listApprovalsOf } from "../routes/approvals";
 import { defineRoute, type Route } from "../routes/route";
-import { approvalView } from "../views/approval";
 
 const notFound = { description: "No such approval, or not visible to you.", schema: ErrorBody };
 const forbidden = { description: "You only view this workflow (or the account is inactive, or X-CSRF-Token is wrong).", schema: ErrorBody };
@@ -19,11 +17,7 @@ export const consoleApprovalRoutes: Route[] = [
     query: ApprovalListQuery,
     status: 200,
     responses: { 200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList } },
-    async handler({ query }, { ctx, consoleUser }) {
-      const { page, size, status } = query;
-      const { items, total } = await ctx.store.approvals.list({ ownerId: consoleUser().userId, status, page, size });
-      return { approvals: items.map((a) => approvalView(a, "without-items")), total, page, size };
-    },
+    handler: ({ query }, { ctx, consoleUser }) => listApprovalsOf(ctx, consoleUser().userId, query),
   }),
   defineRoute({
     method: "GET",
@@ -35,10 +29,7 @@ export const consoleApprovalRoutes: Route[] = [
     params: IdParams,
     status: 200,
     responses: { 200: { description: "The full approval record.", schema: ApprovalView }, 404: notFound },
-    async handler({ params }, { ctx, consoleUser }) {
-      const { approval } = await visibleApproval(ctx, params.id, consoleUser().userId);
-      return approvalView(approval.value, "with-items");
-    },
+    handler: ({ params }, { ctx, consoleUser }) => approvalOf(ctx, params.id, consoleUser().userId),
   }),
   defineRoute({
     method: "POST",
@@ -55,12 +46,8 @@ export const consoleApprovalRoutes: Route[] = [
       403: forbidden,
       404: { description: "No such approval, not visible to you, or already handled.", schema: ErrorBody },
     },
-    async handler({ params, body }, { ctx, consoleUser }) {
-      const userId = consoleUser().userId;
-      const { approval, role } = await visibleApproval(ctx, params.id, userId);
-      requireWriter(role, "deciding an approval");
-      return decide(ctx, approval, userId, "approve", { comment: body.comment ?? null, editedItems: body.editedItems ?? null });
-    },
+    handler: ({ params, body }, { ctx, consoleUser }) =>
+      decideAs(ctx, params.id, consoleUser().userId, "approve", { comment: body.comment ?? null, editedItems: body.editedItems ?? null }),
   }),
   defineRoute({
     method: "POST",
@@ -78,11 +65,7 @@ export const consoleApprovalRoutes: Route[] = [
       404: notFound,
       409: { description: "The approval was already decided.", schema: ErrorBody },
     },
-    async handler({ params, body }, { ctx, consoleUser }) {
-      const userId = consoleUser().userId;
-      const { approval, role } = await visibleApproval(ctx, params.id, userId);
-      requireWriter(role, "deciding an approval");
-      return decide(ctx, approval, userId, "reject", { comment: body.comment ?? null, editedItems: null });
-    },
+    handler: ({ params, body }, { ctx, consoleUser }) =>
+      decideAs(ctx, params.id, consoleUser().userId, "reject", { comment: body.comment ?? null, editedItems: null }),
   }),
 ];

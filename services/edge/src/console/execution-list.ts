@@ -8,12 +8,11 @@ import {
   IdParams,
   StepParams,
 } from "@wf/shared/api";
-import { cancelExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
-import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { Store } from "@wf/shared/store";
-import { requireWriter, roleOn, visibleExecution } from "../access/roles";
-import { flagQueued } from "../routes/executions";
+import { roleOn, visibleExecution } from "../access/roles";
+import { cancelAs } from "../routes/executions";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { artifactView } from "../views/artifact";
@@ -51,16 +50,7 @@ export const consoleExecutionListRoutes: Route[] = [
       403: { description: "You only view this workflow (or the account is inactive, or X-CSRF-Token is wrong).", schema: ErrorBody },
       404: { description: "No such execution, not visible to you, or already finished.", schema: ErrorBody },
     },
-    async handler({ params }, { ctx, consoleUser }) {
-      // As v1's cancel (routes/executions.ts).
-      const { execution, role } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
-      const { status } = execution.value;
-      if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${params.id} has already finished (${status})`);
-      requireWriter(role, "cancelling an execution");
-      await flagQueued(ctx.store, execution);
-      await cancelExecution(ctx.js, ctx.ns, params.id);
-      return { executionId: params.id, status: "CANCELLED" as const };
-    },
+    handler: ({ params }, { ctx, consoleUser }) => cancelAs(ctx, params.id, consoleUser().userId),
   }),
   defineRoute({
     method: "GET",

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import {
   ApprovalDecision,
   ApprovalList,
@@ -34,11 +35,7 @@ export const approvalRoutes: Route[] = [
     query: ApprovalListQuery,
     status: 200,
     responses: { 200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList } },
-    async handler({ query }, { ctx, caller }) {
-      const { page, size, status } = query;
-      const { items, total } = await ctx.store.approvals.list({ ownerId: caller().userId, status, page, size });
-      return { approvals: items.map((a) => approvalView(a, "without-items")), total, page, size };
-    },
+    handler: ({ query }, { ctx, caller }) => listApprovalsOf(ctx, caller().userId, query),
   }),
   defineRoute({
     method: "GET",
@@ -50,10 +47,7 @@ export const approvalRoutes: Route[] = [
     params: IdParams,
     status: 200,
     responses: { 200: { description: "The full approval record.", schema: ApprovalView }, 404: notFound },
-    async handler({ params }, { ctx, caller }) {
-      const { approval } = await visibleApproval(ctx, params.id, caller().userId);
-      return approvalView(approval.value, "with-items");
-    },
+    handler: ({ params }, { ctx, caller }) => approvalOf(ctx, params.id, caller().userId),
   }),
   defineRoute({
     method: "GET",
@@ -89,15 +83,8 @@ export const approvalRoutes: Route[] = [
       403: forbidden,
       404: { description: "No such approval, not visible, or already handled.", schema: ErrorBody },
     },
-    async handler({ params, body }, { ctx, caller }) {
-      const userId = caller().userId;
-      const { approval, role } = await visibleApproval(ctx, params.id, userId);
-      requireWriter(role, "deciding an approval");
-      return decide(ctx, approval, userId, "approve", {
-        comment: body.comment ?? null,
-        editedItems: body.editedItems ?? null,
-      });
-    },
+    handler: ({ params, body }, { ctx, caller }) =>
+      decideAs(ctx, params.id, caller().userId, "approve", { comment: body.comment ?? null, editedItems: body.editedItems ?? null }),
   }),
   defineRoute({
     method: "POST",
@@ -115,14 +102,35 @@ export const approvalRoutes: Route[] = [
       404: notFound,
       409: { description: "The approval was already decided.", schema: ErrorBody },
     },
-    async handler({ params, body }, { ctx, caller }) {
-      const userId = caller().userId;
-      const { approval, role } = await visibleApproval(ctx, params.id, userId);
-      requireWriter(role, "deciding an approval");
-      return decide(ctx, approval, userId, "reject", { comment: body.comment ?? null, editedItems: null });
-    },
+    handler: ({ params, body }, { ctx, caller }) => decideAs(ctx, params.id, caller().userId, "reject", { comment: body.comment ?? null, editedItems: null }),
   }),
 ];
+
+/** One user's approval records, newest first, rows left out and counted (v1's list and the console's inbox). */
+export async function listApprovalsOf(ctx: EdgeContext, userId: string, query: z.output<typeof ApprovalListQuery>) {
+  const { page, size, status } = query;
+  const { items, total } = await ctx.store.approvals.list({ ownerId: userId, status, page, size });
+  return { approvals: items.map((a) => approvalView(a, "without-items")), total, page, size };
+}
+
+/** One approval record with its rows, if the user may see it (404 otherwise). */
+export async function approvalOf(ctx: EdgeContext, id: string, userId: string): Promise<ReturnType<typeof approvalView>> {
+  const { approval } = await visibleApproval(ctx, id, userId);
+  return approvalView(approval.value, "with-items");
+}
+
+/** A decision by a user who may see the approval (404 otherwise) and decide it (owner or editor, 403 otherwise). */
+export async function decideAs(
+  ctx: EdgeContext,
+  id: string,
+  userId: string,
+  verb: ApprovalDecision["verb"],
+  decision: Pick<ApprovalDecision, "comment" | "editedItems">,
+): Promise<ReturnType<typeof approvalView>> {
+  const { approval, role } = await visibleApproval(ctx, id, userId);
+  requireWriter(role, "deciding an approval");
+  return decide(ctx, approval, userId, verb, decision);
+}
 
 export async function visibleApproval(ctx: EdgeContext, id: string, userId: string): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
   const approval = await ctx.store.approvals.get(id);

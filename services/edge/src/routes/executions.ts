@@ -15,6 +15,7 @@ import { CasConflictError, WfError } from "@wf/shared/errors";
 import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { Store, Versioned } from "@wf/shared/store";
 import { requireWriter, roleOn, visibleExecution } from "../access/roles";
+import type { EdgeContext } from "../context";
 import { AnswerError } from "../errors";
 import { executionResult, executionStatusView, executionSummary } from "../views/execution";
 import { defineRoute, type Route } from "./route";
@@ -98,17 +99,23 @@ export const executionRoutes: Route[] = [
       403: { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody },
       404: { description: "No such execution, not visible, or already finished.", schema: ErrorBody },
     },
-    async handler({ params }, { ctx, caller }) {
-      const { execution, role } = await visibleExecution(ctx.store, params.id, caller().userId);
-      const { status } = execution.value;
-      if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${params.id} has already finished (${status})`);
-      requireWriter(role, "cancelling an execution");
-      await flagQueued(ctx.store, execution);
-      await cancelExecution(ctx.js, ctx.ns, params.id);
-      return { executionId: params.id, status: "CANCELLED" as const };
-    },
+    handler: ({ params }, { ctx, caller }) => cancelAs(ctx, params.id, caller().userId),
   }),
 ];
+
+/**
+ * A cancel by a user who may see the execution (404 otherwise, and for one that has finished) and
+ * act on it (owner or editor, 403 otherwise): durable once this returns.
+ */
+export async function cancelAs(ctx: EdgeContext, id: string, userId: string): Promise<{ executionId: string; status: "CANCELLED" }> {
+  const { execution, role } = await visibleExecution(ctx.store, id, userId);
+  const { status } = execution.value;
+  if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${id} has already finished (${status})`);
+  requireWriter(role, "cancelling an execution");
+  await flagQueued(ctx.store, execution);
+  await cancelExecution(ctx.js, ctx.ns, id);
+  return { executionId: id, status: "CANCELLED" };
+}
 
 /**
  * A PENDING execution nobody holds is flagged before the cancel command goes out: its start
@@ -116,7 +123,7 @@ export const executionRoutes: Route[] = [
  * it CANCELLED before its first step. Lost to a concurrent write, the flag is left to the cancel
  * command, which the holder sees.
  */
-export async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>): Promise<void> {
+async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>): Promise<void> {
   const { value, version } = execution;
   if (value.status !== "PENDING" || value.holder !== null || value.cancelRequested) return;
   try {
