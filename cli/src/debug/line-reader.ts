@@ -26,12 +26,12 @@ export class LineReader {
     });
   }
 
-  next(prompt: string): Promise<string | null> {
+  async next(prompt: string): Promise<string | null> {
     process.stdout.write(prompt);
-    const line = this.lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    if (this.ended) return Promise.resolve(null);
-    return new Promise((resolve) => (this.waiting = resolve));
+    const line = this.lines.shift() ?? (this.ended ? null : await new Promise<string | null>((resolve) => (this.waiting = resolve)));
+    // A terminal echoes what was typed; from a pipe, the transcript shows it after its prompt all the same.
+    if (!process.stdin.isTTY) process.stdout.write(`${line ?? ""}\n`);
+    return line;
   }
 
   close(): void {

@@ -39,7 +39,8 @@ export async function runDebugSession(s: DebugSession, since: number, pausedNow:
     if (pausedNow && (await promptAt(s, pausedNow)) === "detach") return detached(s);
     let end: ExecutionEvent | undefined;
     for await (const e of events) {
-      for (const line of formatEvent(e, { origin: since })) console.log(line);
+      // No origin: `since` is where the replay starts, not when the run began; the end line shows the run's own time.
+      for (const line of formatEvent(e)) console.log(line);
       if (TERMINAL_EVENTS.has(e.type)) {
         end = e;
         break;
