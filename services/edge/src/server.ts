@@ -5,6 +5,7 @@ import { SCOPES, type Scope } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { Platform } from "@wf/shared/runtime";
 import { registerApprovalLink } from "./approval-link/routes";
+import { DEFAULT_CONSOLE_DIR, registerConsoleApp } from "./console-app/serve";
 import { authenticate, pathOf } from "./auth/authenticate";
 import { authenticateSession } from "./console/authenticate-session";
 import { openEdgeContext, type EdgeOptions } from "./context-open";
@@ -81,6 +82,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   registerRoutes(app, consoleApi, ctx);
   registerWebhookTrigger(app, ctx);
   registerApprovalLink(app, ctx);
+  registerConsoleApp(app, p.config.WF_CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR);
 
   app.setNotFoundHandler((request, reply) => {
     sendError(ctx, request, reply, new WfError("NOT_FOUND", `no route ${request.method} ${pathOf(request)}`));

@@ -6,8 +6,12 @@ export const LoginBody = z.strictObject({
   password: z.string().min(1).max(1024),
 });
 
+const SessionUser = z.object({ id: z.string(), email: z.string(), plan: z.string() });
+
 export const LoginResponse = z.object({
-  csrfToken: z.string().describe("Send it as X-CSRF-Token on every state-changing console request of this session."),
+  csrfToken: z.string().describe("Send it as X-CSRF-Token on every state-changing console request of this session (the wf_csrf cookie holds it too)."),
   expiresAt: Timestamp,
-  user: z.object({ id: z.string(), email: z.string(), plan: z.string() }),
+  user: SessionUser,
 });
+
+export const ConsoleSession = z.object({ expiresAt: Timestamp, user: SessionUser });

@@ -43,7 +43,7 @@ export {
   WebhookTriggerResponse,
 } from "./webhooks";
 export { parseIpRange } from "./webhooks-ip";
-export { LoginBody, LoginResponse } from "./console";
+export { ConsoleSession, LoginBody, LoginResponse } from "./console";
 export { RerunBody, RerunQuery, RerunPlanView, RerunResponse } from "./rerun";
 export { ConsoleStartBody, ConsoleExecutionStatus, ConsoleStepView, ConsoleExecutionView } from "./console-executions";
 export { EventSequence, EventStreamQuery } from "./console-events";

@@ -152,6 +152,11 @@ export const ENV_SCHEMA = {
     sensitive: true,
     doc: "Secret (32+ characters) that encrypts webhook HMAC secrets at rest (AES-256-GCM); the same on every edge. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
+  WF_CONSOLE_DIR: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: "Folder of the built console app that the edge serves at `/console/`. Unset: `services/console/dist` of this checkout, which `npm start` builds when it is missing or older than its sources.",
+  },
   WF_SESSION_TTL_S: { schema: int(60, 30 * 24 * 3600), default: "43200", doc: "Lifetime of a console session, in seconds, from login." },
   WF_SESSION_COOKIE_SECURE: {
     schema: flag,

@@ -37,6 +37,7 @@ export const ERROR_CATALOGUE = {
   RANGE_NOT_SATISFIABLE: { status: 416, doc: "A download's `Range` lies outside the file." },
   RATE_LIMITED: { status: 429, doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when." },
   UNAVAILABLE: { status: 503, doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff." },
+  CONSOLE_NOT_BUILT: { status: 503, doc: "The console app is not built in `WF_CONSOLE_DIR`: run `npm run build:console` (`npm start` builds it)." },
   CONFIG_INVALID: { status: 500, doc: "An environment variable has a value the service cannot use; the message names it." },
   INTERNAL: {
     status: 500,

@@ -1,10 +1,28 @@
-import { ErrorBody, PasswordBody, PasswordChanged } from "@wf/shared/api";
+import { ConsoleSession, ErrorBody, PasswordBody, PasswordChanged } from "@wf/shared/api";
 import { hashPassword, verifyPassword } from "@wf/shared/auth";
 import { CasConflictError, WfError } from "@wf/shared/errors";
 import { defineRoute, type Route } from "../routes/route";
 
-/** The user's own account: changing the password. */
+/** The user's own account: who is logged in, changing the password. */
 export const consoleAccountRoutes: Route[] = [
+  defineRoute({
+    method: "GET",
+    path: "/api/console/session",
+    operationId: "consoleSession",
+    summary: "Who is logged in: the session's user (the console's pages ask this when they load)",
+    description: "The CSRF token is not sent again: login set it in the `wf_csrf` cookie as well, which the console's pages read.",
+    tag: "account",
+    auth: "console",
+    status: 200,
+    responses: { 200: { description: "The session's user.", schema: ConsoleSession }, 401: { description: "No session.", schema: ErrorBody } },
+    async handler(_input, { ctx, consoleUser }) {
+      const me = consoleUser();
+      const user = await ctx.store.users.get(me.userId);
+      const session = await ctx.sessions.get(me.sessionId, ctx.clock());
+      if (!user || !session) throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
+      return { expiresAt: session.expiresAt, user: { id: user.value.id, email: user.value.email, plan: user.value.plan } };
+    },
+  }),
   defineRoute({
     method: "POST",
     path: "/api/console/password",

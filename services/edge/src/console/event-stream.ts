@@ -21,35 +21,67 @@ export async function hasEventAfter(ctx: Pick<EdgeContext, "js" | "ns">, executi
   return (await jsm.streams.getMessage(streamNames(ctx.ns).evt, query)) !== null;
 }
 
+/** What one event stream follows: one execution to its end, or all of an owner's executions from now on. */
+export type EventScope = { executionId: string } | { ownerId: string };
+
 /**
- * Sends one execution's events after `afterSeq` as Server-Sent Events (docs/api.md, Console API):
- * the history, then live events, through one ordered consumer, so that the two meet with no gap
- * and no repeat. A frame's id is the event's stream sequence. The stream ends after the
- * execution's end event, or when the client leaves or the edge closes; its consumer is deleted
+ * Sends events after `afterSeq` as Server-Sent Events (docs/api.md, Console API) through one
+ * ordered consumer, so that history and live events meet with no gap and no repeat. A frame's id
+ * is the event's stream sequence. One execution's stream starts at its first event (or after
+ * `afterSeq`) and ends after its end event; an owner's stream starts now (or after `afterSeq`)
+ * and runs until the client leaves. Either ends when the edge closes; its consumer is deleted
  * then. Until the consumer is open, a failure is the route's error answer; after, it ends the
  * stream (and is logged).
  */
-export async function streamEvents(ctx: StreamContext, reply: FastifyReply, executionId: string, afterSeq: number): Promise<void> {
-  const consumer = await ctx.js.consumers.get(streamNames(ctx.ns).evt, {
-    filter_subjects: subjects(ctx.ns).eventFilter({ executionId }),
-    ...(afterSeq === 0 ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 }),
-  });
+export async function streamEvents(ctx: StreamContext, reply: FastifyReply, scope: EventScope, afterSeq: number): Promise<void> {
+  const forExecution = "executionId" in scope;
+  const start =
+    afterSeq > 0
+      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 }
+      : { deliver_policy: forExecution ? DeliverPolicy.All : DeliverPolicy.New };
+  const consumer = await ctx.js.consumers.get(streamNames(ctx.ns).evt, { filter_subjects: subjects(ctx.ns).eventFilter(scope), ...start });
   const messages = await consumer.consume();
   reply.hijack();
   const res = reply.raw;
   // The connection ends with the stream, not kept alive: a closing edge's server would wait for it.
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", connection: "close" });
-  res.flushHeaders();
+  // A first comment so that the client's open event fires now, not at the first event.
+  res.write(": open\n\n");
   const stop = () => void messages.close();
   res.on("close", stop);
   ctx.closing.signal.addEventListener("abort", stop, { once: true });
   // Either may have happened while the consumer was being opened.
   if (res.destroyed || ctx.closing.signal.aborted) stop();
-  // An execution that ended without its end event reaching the stream (its executor died between
-  // the snapshot and the publish, and the event is not coming) would hold the stream open: two
-  // beats in a row that find it ended end the stream.
+  const beat = forExecution ? executionBeat(ctx, res, scope.executionId, stop) : async () => void res.write(": heartbeat\n\n");
+  const heartbeat = setInterval(() => void beat(), HEARTBEAT_MS);
+  try {
+    for await (const m of messages) {
+      const event = parseEvent(m.string());
+      if (event === null) continue;
+      if (!(await write(res, `id: ${m.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`))) break;
+      if (forExecution && END_EVENTS.has(event.type)) break;
+    }
+  } catch (err) {
+    ctx.log.error("event stream failed", { scope, err });
+  } finally {
+    clearInterval(heartbeat);
+    res.off("close", stop);
+    ctx.closing.signal.removeEventListener("abort", stop);
+    await messages.close();
+    // An ordered consumer outlives its client by 5 minutes of inactivity unless deleted.
+    await consumer.delete().catch((err: unknown) => ctx.log.warn("event stream: its consumer could not be deleted", { scope, err }));
+    res.end();
+  }
+}
+
+/**
+ * An execution that ended without its end event reaching the stream (its executor died between
+ * the snapshot and the publish, and the event is not coming) would hold the stream open: two
+ * beats in a row that find it ended end the stream.
+ */
+function executionBeat(ctx: StreamContext, res: ServerResponse, executionId: string, stop: () => void): () => Promise<void> {
   let endedAtLastBeat = false;
-  const beat = async () => {
+  return async () => {
     res.write(": heartbeat\n\n");
     try {
       const status = (await ctx.store.executions.get(executionId))?.value.status;
@@ -60,25 +92,6 @@ export async function streamEvents(ctx: StreamContext, reply: FastifyReply, exec
       ctx.log.warn("event stream: the execution could not be read", { executionId, err });
     }
   };
-  const heartbeat = setInterval(() => void beat(), HEARTBEAT_MS);
-  try {
-    for await (const m of messages) {
-      const event = parseEvent(m.string());
-      if (event === null) continue;
-      if (!(await write(res, `id: ${m.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`))) break;
-      if (END_EVENTS.has(event.type)) break;
-    }
-  } catch (err) {
-    ctx.log.error("event stream failed", { executionId, err });
-  } finally {
-    clearInterval(heartbeat);
-    res.off("close", stop);
-    ctx.closing.signal.removeEventListener("abort", stop);
-    await messages.close();
-    // An ordered consumer outlives its client by 5 minutes of inactivity unless deleted.
-    await consumer.delete().catch((err: unknown) => ctx.log.warn("event stream: its consumer could not be deleted", { executionId, err }));
-    res.end();
-  }
 }
 
 function parseEvent(text: string): ExecutionEvent | null {

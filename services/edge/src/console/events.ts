@@ -34,7 +34,27 @@ export const consoleEventRoutes: Route[] = [
         void reply.code(204);
         return undefined;
       }
-      await streamEvents(ctx, reply, params.id, afterSeq);
+      await streamEvents(ctx, reply, { executionId: params.id }, afterSeq);
+      return undefined;
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/api/console/events",
+    operationId: "consoleOwnerEvents",
+    summary: "Follow the events of all your executions as Server-Sent Events, from now on",
+    description:
+      "What the console's live lists (executions, approvals) follow: every event of every execution you own, as it happens, " +
+      "in the same frames as an execution's stream. It starts with the next event (or after lastEventId / Last-Event-ID, " +
+      `so a reconnecting EventSource misses nothing the stream still holds) and never ends by itself; a comment line comes every ${HEARTBEAT_MS / 1000} s while it is quiet.`,
+    tag: "events",
+    auth: "console",
+    query: EventStreamQuery,
+    status: 200,
+    responses: { 200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent } },
+    async handler({ query }, { ctx, request, reply, consoleUser }) {
+      const afterSeq = lastEventIdHeader(request) ?? query.lastEventId ?? 0;
+      await streamEvents(ctx, reply, { ownerId: consoleUser().userId }, afterSeq);
       return undefined;
     },
   }),

@@ -2,7 +2,7 @@ import { ErrorBody, LoginBody, LoginResponse } from "@wf/shared/api";
 import { hashPassword, verifyPassword } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import { defineRoute, type Route } from "../routes/route";
-import { sessionCookie } from "./cookie";
+import { csrfCookie, sessionCookie } from "./cookie";
 
 // Unknown emails still pay one scrypt, so that timing does not tell which emails exist.
 let decoyHash: Promise<string> | undefined;
@@ -25,7 +25,11 @@ export const consoleRoutes: Route[] = [
       if (!user || !matches) throw new WfError("LOGIN_FAILED", "unauthorized: wrong email or password");
       if (user.value.status !== "active") throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
       const session = await ctx.sessions.create(user.value.id, ctx.clock());
-      void reply.header("set-cookie", sessionCookie(session.sessionId, ctx.config.WF_SESSION_TTL_S, ctx.config.WF_SESSION_COOKIE_SECURE));
+      const secure = ctx.config.WF_SESSION_COOKIE_SECURE;
+      void reply.header("set-cookie", [
+        sessionCookie(session.sessionId, ctx.config.WF_SESSION_TTL_S, secure),
+        csrfCookie(session.csrfToken, ctx.config.WF_SESSION_TTL_S, secure),
+      ]);
       return { csrfToken: session.csrfToken, expiresAt: session.expiresAt, user: { id: user.value.id, email: user.value.email, plan: user.value.plan } };
     },
   }),
@@ -40,7 +44,8 @@ export const consoleRoutes: Route[] = [
     responses: { 204: { description: "Logged out; the cookie is cleared." } },
     async handler(_input, { ctx, reply, consoleUser }) {
       await ctx.sessions.end(consoleUser().sessionId);
-      void reply.header("set-cookie", sessionCookie("", 0, ctx.config.WF_SESSION_COOKIE_SECURE));
+      const secure = ctx.config.WF_SESSION_COOKIE_SECURE;
+      void reply.header("set-cookie", [sessionCookie("", 0, secure), csrfCookie("", 0, secure)]);
       return undefined;
     },
   }),

@@ -1,0 +1,44 @@
+// Lets `npm start` serve the console with no extra command: builds services/console when its
+// build is missing or was made from other sources. Staleness is a digest of the sources' contents
+// (not times, which a fresh clone sets all alike), kept beside the build. `--force` always builds.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { execFileSync } from "node:child_process";
+
+const root = new URL("..", import.meta.url).pathname;
+const app = join(root, "services/console");
+const stamp = join(app, "dist/.source-digest");
+// The app imports shared/ (API types, the workflow validator), so shared's sources count too.
+const inputs = [
+  join(app, "src"),
+  join(app, "public"),
+  join(app, "index.html"),
+  join(app, "vite.config.ts"),
+  join(app, "package.json"),
+  join(root, "shared/src"),
+  join(root, "shared/schema"),
+  join(root, "package-lock.json"),
+];
+
+function digest() {
+  const hash = createHash("sha256");
+  const add = (path) => {
+    if (!existsSync(path)) return;
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path).sort()) if (name !== "node_modules" && !name.endsWith(".test.ts")) add(join(path, name));
+      return;
+    }
+    hash.update(relative(root, path)).update("\0").update(readFileSync(path)).update("\0");
+  };
+  for (const input of inputs) add(input);
+  return hash.digest("hex");
+}
+
+const want = digest();
+const have = existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : "";
+if (process.argv.includes("--force") || want !== have) {
+  process.stderr.write(`[wf] building the console (${have === "" ? "no build yet" : "its sources changed"})…\n`);
+  execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
+  writeFileSync(stamp, `${want}\n`);
+}

@@ -1,0 +1,47 @@
+import type { z } from "zod";
+import type * as S from "@wf/shared/api";
+
+/** The API's shapes, inferred from the same zod schemas that validate them on the service. */
+type Out<T extends z.ZodType> = z.output<T>;
+type In<T extends z.ZodType> = z.input<T>;
+
+export type ConsoleSession = Out<typeof S.ConsoleSession>;
+export type LoginResponse = Out<typeof S.LoginResponse>;
+export type WorkflowList = Out<typeof S.ConsoleWorkflowList>;
+export type WorkflowItem = Out<typeof S.ConsoleWorkflowItem>;
+export type WorkflowDetail = Out<typeof S.ConsoleWorkflowDetail>;
+export type WorkflowIssue = Out<typeof S.WorkflowIssueView>;
+export type WorkflowVersionList = Out<typeof S.ConsoleWorkflowVersionList>;
+export type WorkflowVersion = Out<typeof S.ConsoleWorkflowVersion>;
+export type WorkflowDiff = Out<typeof S.ConsoleWorkflowDiff>;
+export type WorkflowCreateBody = In<typeof S.ConsoleWorkflowCreateBody>;
+export type WorkflowUpdateBody = In<typeof S.ConsoleWorkflowUpdateBody>;
+export type SharingBody = In<typeof S.ConsoleSharingBody>;
+export type StartBody = In<typeof S.ConsoleStartBody>;
+export type StartResponse = Out<typeof S.StartExecutionResponse>;
+export type ExecutionList = Out<typeof S.ConsoleExecutionList>;
+export type ExecutionSummary = ExecutionList["items"][number];
+export type ExecutionView = Out<typeof S.ConsoleExecutionView>;
+export type StepView = Out<typeof S.ConsoleStepView>;
+export type StepDetail = Out<typeof S.ConsoleStepDetail>;
+export type ArtifactList = Out<typeof S.ArtifactList>;
+export type RerunPlan = Out<typeof S.RerunPlanView>;
+export type RerunBody = In<typeof S.RerunBody>;
+export type RerunResponse = Out<typeof S.RerunResponse>;
+export type BreakpointsBody = In<typeof S.BreakpointsBody>;
+export type ApprovalList = Out<typeof S.ApprovalList>;
+export type ApprovalView = Out<typeof S.ApprovalView>;
+export type ApproveBody = In<typeof S.ApproveBody>;
+export type RejectBody = In<typeof S.RejectBody>;
+export type ApiKeyList = Out<typeof S.ApiKeyList>;
+export type ApiKeyView = Out<typeof S.ApiKeyView>;
+export type CreateKeyBody = In<typeof S.CreateKeyBody>;
+export type CreatedApiKey = Out<typeof S.CreatedApiKey>;
+export type SecretList = Out<typeof S.SecretList>;
+export type UsageView = Out<typeof S.UsageView>;
+export type WebhookList = Out<typeof S.WebhookList>;
+export type WebhookView = Out<typeof S.WebhookView>;
+export type CreateWebhookBody = In<typeof S.CreateWebhookBody>;
+export type UpdateWebhookBody = In<typeof S.UpdateWebhookBody>;
+export type WebhookStats = Out<typeof S.WebhookStatsView>;
+export type PasswordBody = In<typeof S.PasswordBody>;

@@ -1,0 +1,57 @@
+import { useState } from "react";
+import { Navigate, NavLink, Outlet, useLocation } from "react-router";
+import { useSession } from "../api/session";
+import { Loading } from "../ui/states";
+import { useTheme } from "./theme";
+
+const NAV = [
+  { to: "/workflows", label: "Workflows" },
+  { to: "/executions", label: "Executions" },
+  { to: "/approvals", label: "Approvals" },
+  { to: "/keys", label: "API keys" },
+  { to: "/webhooks", label: "Webhooks" },
+  { to: "/secrets", label: "Secrets" },
+  { to: "/usage", label: "Usage" },
+];
+
+/** The frame of every signed-in page: navigation, theme switch, the account; anonymous visitors go to login. */
+export function Layout() {
+  const { state, logout } = useSession();
+  const [theme, toggleTheme] = useTheme();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const location = useLocation();
+  if (state.status === "loading") return <Loading what="Checking your session" />;
+  if (state.status === "anonymous") return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <button type="button" className="ghost menu-toggle" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen((o) => !o)}>
+          ☰
+        </button>
+        <NavLink to="/workflows" className="brand">
+          <img src="/console/favicon.svg" alt="" width={22} height={22} /> wf
+        </NavLink>
+        <nav className={menuOpen ? "nav open" : "nav"} aria-label="Main" onClick={() => setMenuOpen(false)}>
+          {NAV.map((item) => (
+            <NavLink key={item.to} to={item.to}>
+              {item.label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="spacer" />
+        <button type="button" className="ghost" onClick={toggleTheme} aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`} title="Theme">
+          {theme === "dark" ? "☀" : "☾"}
+        </button>
+        <NavLink to="/account" className="account" title={`${state.session.user.email} (${state.session.user.plan})`}>
+          {state.session.user.email}
+        </NavLink>
+        <button type="button" className="ghost" onClick={() => void logout()}>
+          Log out
+        </button>
+      </header>
+      <main className="content">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

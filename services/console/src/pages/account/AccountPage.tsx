@@ -1,0 +1,3 @@
+export default function AccountPage() {
+  return <h1>AccountPage</h1>;
+}

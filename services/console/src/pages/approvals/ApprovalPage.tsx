@@ -1,0 +1,3 @@
+export default function ApprovalPage() {
+  return <h1>ApprovalPage</h1>;
+}

@@ -1,0 +1,3 @@
+export default function DebuggerPage() {
+  return <h1>DebuggerPage</h1>;
+}

@@ -1,0 +1,3 @@
+export default function ExecutionsPage() {
+  return <h1>ExecutionsPage</h1>;
+}

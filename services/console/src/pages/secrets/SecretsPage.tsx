@@ -1,0 +1,3 @@
+export default function SecretsPage() {
+  return <h1>SecretsPage</h1>;
+}

@@ -1,0 +1,3 @@
+export default function UsagePage() {
+  return <h1>UsagePage</h1>;
+}

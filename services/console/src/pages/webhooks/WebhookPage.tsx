@@ -1,0 +1,3 @@
+export default function WebhookPage() {
+  return <h1>WebhookPage</h1>;
+}

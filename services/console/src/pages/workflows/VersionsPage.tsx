@@ -1,0 +1,3 @@
+export default function VersionsPage() {
+  return <h1>VersionsPage</h1>;
+}

@@ -1,0 +1,3 @@
+export default function WorkflowEditorPage() {
+  return <h1>WorkflowEditorPage</h1>;
+}

@@ -1,0 +1,3 @@
+export default function WorkflowsPage() {
+  return <h1>WorkflowsPage</h1>;
+}

@@ -1,0 +1,189 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe } from "vitest";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { runCli } from "../cli/cli-process";
+import { uniqueNamespace } from "../support/runtime";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Debian's chromium (.ci/run installs it); CHROMIUM_PATH names another. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/** Screenshots for a person to look at (not committed): `.tmp/screenshots/<name>.png`. */
+export const SCREENSHOTS = join(ROOT, ".tmp/screenshots");
+
+/**
+ * `describe` for browser tests: skipped, saying why, on a machine without chromium (CI installs it).
+ */
+export const describeInBrowser: typeof describe.skip = (existsSync(CHROMIUM) ? describe : describe.skip) as typeof describe.skip;
+if (!existsSync(CHROMIUM)) console.warn(`[browser tests] skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+
+export interface ConsoleService {
+  /** The service's base URL, `http://127.0.0.1:<port>`. */
+  base: string;
+  ns: string;
+  /** Environment for the `wf` CLI to reach the same NATS and namespace. */
+  cliEnv: Record<string, string>;
+  browser: Browser;
+  output(): string;
+}
+
+export interface ServiceOptions {
+  /** Extra environment of the service (LLM providers, prices, egress). Read at beforeAll. */
+  env?: () => Record<string, string>;
+}
+
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const p of live) if (p.pid !== undefined) killGroup(p.pid, "SIGKILL");
+});
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * The service as a person runs it, `npm start` (its prestart builds a missing or stale console),
+ * on a nats-server of the test's own, and a headless chromium. Everything is stopped after the
+ * file; a service that does not stop on SIGTERM is SIGKILLed with its process group.
+ */
+export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleService {
+  let nats: NatsServerHandle | undefined;
+  let proc: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  let dataDir: string | undefined;
+  let service: ConsoleService | undefined;
+  let out = "";
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    dataDir = await mkdtemp(join(tmpdir(), "wf-browser-"));
+    const ns = uniqueNamespace();
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NATS_URL: nats.url,
+      WF_NAMESPACE: ns,
+      WF_DATA_DIR: dataDir,
+      PORT: "0",
+      LOG_LEVEL: "warn",
+      ...opts.env?.(),
+    };
+    proc = spawn("npm", ["start", "--silent"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    live.add(proc);
+    proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+    proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+    const base = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start not ready in 120 s:\n${out}`)), 120_000);
+      const check = () => {
+        const m = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      };
+      proc!.stdout!.on("data", check);
+      proc!.stderr!.on("data", check);
+      proc!.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`npm start exited with ${code} before it was ready:\n${out}`));
+      });
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    await mkdir(SCREENSHOTS, { recursive: true });
+    service = { base, ns, cliEnv: { NATS_URL: nats.url, WF_NAMESPACE: ns, WF_DATA_DIR: dataDir }, browser, output: () => out };
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (proc?.pid !== undefined && proc.exitCode === null) {
+      const exited = new Promise((r) => proc!.once("exit", r));
+      killGroup(proc.pid, "SIGTERM");
+      const late = setTimeout(() => killGroup(proc!.pid!, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(late);
+      live.delete(proc);
+    }
+    await nats?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 2 });
+  }, 30_000);
+
+  return () => {
+    if (!service) throw new Error("the console service is not started yet");
+    return service;
+  };
+}
+
+export interface Person {
+  email: string;
+  password: string;
+  id: string;
+}
+
+/** A console account, made as an operator makes one: `wf admin user create`. */
+export async function createPerson(service: ConsoleService, plan: "free" | "pro" | "team" | "enterprise" = "pro"): Promise<Person> {
+  const email = `${uniqueNamespace()}@example.com`;
+  const password = "correct horse battery staple";
+  const r = await runCli(["admin", "user", "create", "--email", email, "--password", password, "--plan", plan, "--json"], service.cliEnv);
+  if (r.code !== 0) throw new Error(`wf admin user create failed: ${r.stderr}`);
+  return { email, password, id: (JSON.parse(r.stdout) as { id: string }).id };
+}
+
+export interface PageOptions {
+  viewport?: { width: number; height: number };
+  colorScheme?: "light" | "dark";
+}
+
+/**
+ * A fresh browser context (its own cookies) with a page at 1280×800 unless told otherwise. Every
+ * console message of level error and every failed page script is collected: a test can assert none.
+ */
+export async function openPage(service: ConsoleService, opts: PageOptions = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await service.browser.newContext({
+    viewport: opts.viewport ?? { width: 1280, height: 800 },
+    colorScheme: opts.colorScheme ?? "light",
+    baseURL: service.base,
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+/** Logs in through the login page, as a person does, and waits for the signed-in frame. */
+export async function logIn(page: Page, person: Person): Promise<void> {
+  await page.goto("/console/login");
+  await page.getByLabel("Email").fill(person.email);
+  await page.getByLabel("Password").fill(person.password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("navigation", { name: "Main" }).waitFor();
+}
+
+/** Writes `.tmp/screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
