@@ -2,7 +2,7 @@
 // build is missing or was made from other sources. Staleness is a digest of the sources' contents
 // (not times, which a fresh clone sets all alike), kept beside the build. `--force` always builds.
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { execFileSync } from "node:child_process";
 
@@ -35,10 +35,38 @@ function digest() {
   return hash.digest("hex");
 }
 
+// Several starts at once (tests in parallel, replicas of one checkout) build once: the first takes
+// the lock, the others wait for it and then find the build fresh. A lock older than the longest
+// build is one its holder left behind when it was killed.
+const lock = join(app, ".build.lock");
+const STALE_LOCK_MS = 5 * 60_000;
+function acquire() {
+  const deadline = Date.now() + STALE_LOCK_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx"));
+      return;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > STALE_LOCK_MS || Date.now() > deadline) rmSync(lock, { force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+}
+
 const want = digest();
-const have = existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : "";
-if (process.argv.includes("--force") || want !== have) {
-  process.stderr.write(`[wf] building the console (${have === "" ? "no build yet" : "its sources changed"})…\n`);
-  execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
-  writeFileSync(stamp, `${want}\n`);
+const force = process.argv.includes("--force");
+const current = () => (existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : "");
+if (force || want !== current()) {
+  acquire();
+  try {
+    const have = current();
+    if (force || want !== have) {
+      process.stderr.write(`[wf] building the console (${have === "" ? "no build yet" : "its sources changed"})…\n`);
+      execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
+      writeFileSync(stamp, `${want}\n`);
+    }
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
