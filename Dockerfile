@@ -6,7 +6,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY . .
-RUN npm install --no-audit --no-fund && chown -R node:node /app
+# The console is built into the image: a container serves it and never builds at run time.
+RUN npm install --no-audit --no-fund && node scripts/ensure-console-build.mjs && chown -R node:node /app
 USER node
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--import", "tsx", "services/all-in-one/src/main.ts"]

@@ -91,17 +91,22 @@ export interface EventStream {
 }
 
 /** Opens an execution's event stream over real HTTP, the way EventSource does. */
-export async function openEvents(
+export function openEvents(
   env: ConsoleEnv,
   session: Session | null,
   executionId: string,
   opts: { lastEventId?: string; query?: string } = {},
 ): Promise<EventStream> {
+  return openStream(env, session, `/api/console/executions/${executionId}/events${opts.query ?? ""}`, opts);
+}
+
+/** Opens an event stream (an execution's, or the owner's `/api/console/events`) over real HTTP, the way EventSource does. */
+export async function openStream(env: ConsoleEnv, session: Session | null, path: string, opts: { lastEventId?: string } = {}): Promise<EventStream> {
   const ac = new AbortController();
   const headers: Record<string, string> = { accept: "text/event-stream" };
   if (session) headers.cookie = session.cookie;
   if (opts.lastEventId !== undefined) headers["last-event-id"] = opts.lastEventId;
-  const res = await fetch(`${env.base}/api/console/executions/${executionId}/events${opts.query ?? ""}`, { headers, signal: ac.signal });
+  const res = await fetch(`${env.base}${path}`, { headers, signal: ac.signal });
   return { status: res.status, headers: res.headers, messages: sseMessages(res, ac.signal), close: () => ac.abort() };
 }
 
