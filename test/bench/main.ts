@@ -18,6 +18,7 @@ import { render } from "./render";
 import { runSuite } from "./suite";
 import { renderTimerBench, runTimerBench, TIMER_BENCH_QUICK_SIZES, TIMER_BENCH_SIZES } from "./timer-bench";
 import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
+import { renderConsoleBundle, runConsoleBundle } from "./console-bundle";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
@@ -82,8 +83,10 @@ async function main(): Promise<void> {
     : undefined;
   if (parts.has("debug")) progress("debugger: breakpoints that never hit, pause round trips");
   const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
+  if (parts.has("console")) progress("console bundle: building it and a bare React app");
+  const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug }, null, 2)}\n`);
+  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle }, null, 2)}\n`);
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
   if (webhook) console.log(`\n${renderWebhookBench(webhook)}`);
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
   if (auth) console.log(`\n${renderKeyTimingBench(auth)}`);
   if (expressions) console.log(`\n${renderExpressionBench(expressions)}`);
   if (debug) console.log(`\n${renderDebugBench(debug)}`);
+  if (consoleBundle) console.log(`\n${renderConsoleBundle(consoleBundle)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

@@ -17,7 +17,11 @@ function cookiesOf(r: Response): Map<string, string> {
 }
 
 async function login(email: string, password: string): Promise<Response> {
-  return fetch(`${env().base}/api/console/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  return fetch(`${env().base}/api/console/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
 }
 
 /** Reads data frames until `done` says enough, or fails after `timeoutMs`. */
