@@ -2,7 +2,7 @@
 // build is missing or was made from other sources. Staleness is a digest of the sources' contents
 // (not times, which a fresh clone sets all alike), kept beside the build. `--force` always builds.
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { execFileSync } from "node:child_process";
 
@@ -63,8 +63,17 @@ if (force || want !== current()) {
     const have = current();
     if (force || want !== have) {
       process.stderr.write(`[wf] building the console (${have === "" ? "no build yet" : "its sources changed"})…\n`);
-      execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"], { cwd: app, stdio: "inherit" });
-      writeFileSync(stamp, `${want}\n`);
+      // Built beside, then swapped in by renames: an edge starting meanwhile reads a whole build.
+      const fresh = join(app, `.dist-${process.pid}`);
+      const old = join(app, `.dist-old-${process.pid}`);
+      execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "--outDir", fresh, "--emptyOutDir"], {
+        cwd: app,
+        stdio: "inherit",
+      });
+      writeFileSync(join(fresh, ".source-digest"), `${want}\n`);
+      if (existsSync(join(app, "dist"))) renameSync(join(app, "dist"), old);
+      renameSync(fresh, join(app, "dist"));
+      rmSync(old, { recursive: true, force: true });
     }
   } finally {
     rmSync(lock, { force: true });

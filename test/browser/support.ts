@@ -187,3 +187,28 @@ export async function logIn(page: Page, person: Person): Promise<void> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * A console API call made by the page itself: its session cookie, and the CSRF token from its
+ * `wf_csrf` cookie, as the app sends them. For setting up what a test then looks at in the UI.
+ */
+export async function consoleApi<T>(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      // Runs in the page; the tests' tsconfig has no DOM types.
+      const { document } = globalThis as unknown as { document: { cookie: string } };
+      const csrf = document.cookie
+        .split(";")
+        .map((c) => c.trim())
+        .find((c) => c.startsWith("wf_csrf="));
+      const response = await fetch(path, {
+        method,
+        headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), "x-csrf-token": csrf?.slice("wf_csrf=".length) ?? "" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text === "" ? null : JSON.parse(text) };
+    },
+    { method, path, body },
+  );
+}

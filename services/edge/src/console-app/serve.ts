@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,13 +10,20 @@ import { WfError } from "@wf/shared/errors";
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL("../../../console/dist", import.meta.url));
 
 /**
- * Scripts and styles come only from the app's own files; no inline script, no eval, no inline
- * style sheet (React's style props and CodeMirror's constructed sheets are CSSOM, which CSP
- * allows); data only from this origin; no framing.
+ * Scripts only from the app's own files: no inline script, no eval. Styles from its files, and
+ * style elements only with this answer's nonce (CodeMirror writes its styles into one; React's
+ * style props are CSSOM, which CSP allows). Data only from this origin; no framing.
  */
-export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
-  "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export function consoleCsp(styleNonce?: string): string {
+  const styles = styleNonce === undefined ? "style-src 'self'" : `style-src 'self' 'nonce-${styleNonce}'`;
+  return (
+    `default-src 'none'; script-src 'self'; ${styles}; img-src 'self' data:; font-src 'self'; connect-src 'self'; ` +
+    "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+  );
+}
+
+/** Where index.html holds the nonce, for the app to read (services/console/index.html). */
+const NONCE_PLACEHOLDER = "__WF_STYLE_NONCE__";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -54,32 +62,54 @@ export function registerConsoleApp(app: FastifyInstance, dir: string): void {
       .header("content-type", file.type)
       .header("cache-control", cache)
       .header("vary", "accept-encoding")
-      .header("content-security-policy", CONSOLE_CSP)
+      .header("content-security-policy", consoleCsp())
       .header("x-content-type-options", "nosniff")
       .header("referrer-policy", "same-origin");
     if (encoding) void reply.header("content-encoding", encoding);
     return reply.send(body);
   };
-  const page = (request: FastifyRequest, reply: FastifyReply) => {
+  // The app's page is small and carries a fresh nonce in every answer: it is not precompressed.
+  const page = (_request: FastifyRequest, reply: FastifyReply) => {
     const index = files?.get("index.html");
     if (!index)
       throw new WfError("CONSOLE_NOT_BUILT", `service unavailable: the console is not built in ${dir}; run \`npm run build:console\` (npm start does it)`);
-    return send(request, reply, index, "no-cache");
+    const nonce = randomBytes(18).toString("base64");
+    return reply
+      .header("content-type", index.type)
+      .header("cache-control", "no-cache")
+      .header("content-security-policy", consoleCsp(nonce))
+      .header("x-content-type-options", "nosniff")
+      .header("referrer-policy", "same-origin")
+      .send(index.raw.toString("utf8").replaceAll(NONCE_PLACEHOLDER, nonce));
   };
 
   app.get("/console", (_request, reply) => reply.redirect("/console/", 301));
   app.get("/console/", page);
   app.get("/console/*", (request, reply) => {
     const rest = (request.params as { "*": string })["*"];
-    const file = files?.get(rest);
+    const file = rest === "index.html" ? undefined : files?.get(rest);
     if (file) return send(request, reply, file, rest.startsWith("assets/") ? IMMUTABLE : "no-cache");
     // A missing asset is a 404, not the app's page: a browser would run HTML as a script otherwise.
-    if (rest.startsWith("assets/") || extname(rest) !== "") throw new WfError("NOT_FOUND", `no console file ${rest}`);
+    if (rest.startsWith("assets/") || (extname(rest) !== "" && rest !== "index.html")) throw new WfError("NOT_FOUND", `no console file ${rest}`);
     return page(request, reply);
   });
 }
 
+/**
+ * Reads the build; a build swapped in while it was being read (another checkout's start built it)
+ * is read again: the swap is two renames, so a second read finds a whole one.
+ */
 function loadBuild(dir: string): Map<string, StaticFile> | null {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return readBuild(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 3) throw err;
+    }
+  }
+}
+
+function readBuild(dir: string): Map<string, StaticFile> | null {
   if (!existsSync(join(dir, "index.html"))) return null;
   const files = new Map<string, StaticFile>();
   const walk = (sub: string) => {
