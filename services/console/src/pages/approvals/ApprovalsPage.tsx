@@ -1,3 +1,108 @@
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useSearchParams } from "react-router";
+import { api, query } from "../../api/client";
+import type { ApprovalList as ApprovalListBody, ApprovalStatus } from "../../api/types";
+import { Empty, ErrorState, Loading } from "../../ui/states";
+import { ApprovalList } from "./ApprovalList";
+import { STREAM_LABEL, useLiveApprovals } from "./live";
+import "./approvals.css";
+
+const SIZE = 20;
+const DECIDED: { status: ApprovalStatus; label: string }[] = [
+  { status: "APPROVED", label: "Approved" },
+  { status: "REJECTED", label: "Rejected" },
+  { status: "EXPIRED", label: "Expired" },
+  { status: "CANCELLED", label: "Cancelled" },
+];
+
+function fetchApprovals(status: ApprovalStatus | undefined, page: number, size: number, signal: AbortSignal) {
+  return api<ApprovalListBody>("GET", `/api/console/approvals${query({ status, page, size })}`, undefined, signal);
+}
+
+/** The approvals inbox: what waits for a decision, kept current by the user's event stream; and what was decided. */
 export default function ApprovalsPage() {
-  return <h1>ApprovalsPage</h1>;
+  const [params, setParams] = useSearchParams();
+  const history = params.get("tab") === "history";
+  const decided = DECIDED.find((d) => d.status === params.get("status"))?.status;
+  const status = history ? decided : "PENDING";
+  const page = Math.max(1, Math.floor(Number(params.get("page"))) || 1);
+  const stream = useLiveApprovals();
+
+  const list = useQuery({
+    queryKey: ["approvals", "list", status ?? "ANY", page],
+    queryFn: ({ signal }) => fetchApprovals(status, page, SIZE, signal),
+    placeholderData: keepPreviousData,
+  });
+  // The pending count for the tab, whichever tab is shown.
+  const pending = useQuery({ queryKey: ["approvals", "pending-count"], queryFn: ({ signal }) => fetchApprovals("PENDING", 1, 1, signal) });
+
+  const go = (next: { tab?: "history"; status?: ApprovalStatus; page?: number }) => {
+    const search = new URLSearchParams();
+    if (next.tab) search.set("tab", next.tab);
+    if (next.status) search.set("status", next.status);
+    if (next.page && next.page > 1) search.set("page", String(next.page));
+    setParams(search);
+  };
+
+  const pages = list.data ? Math.max(1, Math.ceil(list.data.total / SIZE)) : 1;
+
+  return (
+    <div className="stack">
+      <div className="page-head">
+        <h1>Approvals</h1>
+        <span className={`live-state ${stream}`} role="status" title="New requests and decisions appear without reloading while this is live">
+          <span className="live-dot" aria-hidden="true" /> {STREAM_LABEL[stream]}
+        </span>
+      </div>
+      <div className="tabs" role="tablist" aria-label="Approvals">
+        <button type="button" role="tab" aria-selected={!history} onClick={() => go({})}>
+          Pending{pending.data ? ` (${pending.data.total})` : ""}
+        </button>
+        <button type="button" role="tab" aria-selected={history} onClick={() => go({ tab: "history" })}>
+          History
+        </button>
+      </div>
+      {history ? (
+        <label className="inline">
+          Show
+          <select value={decided ?? ""} onChange={(e) => go({ tab: "history", status: DECIDED.find((d) => d.status === e.target.value)?.status })}>
+            <option value="">every request, pending ones too</option>
+            {DECIDED.map((d) => (
+              <option key={d.status} value={d.status}>
+                {d.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {list.isPending ? (
+        <Loading what="Loading approvals" />
+      ) : list.isError ? (
+        <ErrorState error={list.error} retry={() => void list.refetch()} />
+      ) : list.data.approvals.length === 0 ? (
+        history ? (
+          <Empty title={page > 1 ? "No more approvals on this page" : "No approvals here yet"}>Decided, expired and cancelled requests are kept here.</Empty>
+        ) : (
+          <Empty title="Nothing waits for your decision">
+            When an execution reaches a step with <code>manual_approval</code>, its request appears here as it pauses, without reloading.
+          </Empty>
+        )
+      ) : (
+        <ApprovalList approvals={list.data.approvals} history={history} />
+      )}
+      {pages > 1 || page > 1 ? (
+        <nav className="row end" aria-label="Pages">
+          <button type="button" disabled={page <= 1} onClick={() => go({ tab: history ? "history" : undefined, status: decided, page: page - 1 })}>
+            Previous
+          </button>
+          <span className="muted">
+            Page {page} of {pages}
+          </span>
+          <button type="button" disabled={page >= pages} onClick={() => go({ tab: history ? "history" : undefined, status: decided, page: page + 1 })}>
+            Next
+          </button>
+        </nav>
+      ) : null}
+    </div>
+  );
 }

@@ -1,0 +1,151 @@
+import { useId, useState, type FormEvent } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api, ApiError } from "../../api/client";
+import type { Breakpoint, BreakpointInput, BreakpointsAccepted, BreakpointType, ExecutionView } from "../../api/types";
+import { FormError } from "../../ui/states";
+import { useToast } from "../../ui/toast";
+import { BREAKPOINT_SPECS, BREAKPOINT_TYPES, FIELD_LABELS, buildBreakpoint, describeBreakpoint, type BreakpointField } from "./breakpoints";
+import { debugErrorWords } from "./debug-commands";
+import { keys } from "./queries";
+
+/** A debug run's breakpoints: each change replaces the whole list (PUT), which the run takes from its next breakpoint check. */
+export function BreakpointsPanel({
+  executionId,
+  breakpoints,
+  stepPaths,
+  ended,
+}: {
+  executionId: string;
+  breakpoints: Breakpoint[];
+  stepPaths: string[];
+  ended: boolean;
+}) {
+  const queries = useQueryClient();
+  const toast = useToast();
+  const put = useMutation({
+    mutationFn: (next: BreakpointInput[]) =>
+      api<BreakpointsAccepted>("PUT", `/api/console/executions/${encodeURIComponent(executionId)}/debug/breakpoints`, { breakpoints: next }),
+    onSuccess: (answer) => {
+      // The executor applies the list on its own time; the page shows what was sent (ids as the service gave them).
+      queries.setQueryData<ExecutionView>(keys.execution(executionId), (view) => view && { ...view, breakpoints: answer.breakpoints });
+      toast("Breakpoints sent: the run uses them from its next breakpoint check");
+    },
+  });
+  const error = put.error instanceof ApiError && put.error.status === 400 ? put.error : put.error ? new Error(debugErrorWords(put.error)) : null;
+
+  return (
+    <section className="card stack breakpoints" aria-label="Breakpoints">
+      <h2>Breakpoints</h2>
+      {breakpoints.length === 0 ? (
+        <p className="muted">No breakpoints: the run pauses only where a Step command asks it to.</p>
+      ) : (
+        <table className="breakpoint-list">
+          <tbody>
+            {breakpoints.map((bp, i) => (
+              <tr key={bp.id ?? i} data-breakpoint-id={bp.id}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Enable breakpoint ${bp.id ?? i + 1}`}
+                    checked={bp.enabled}
+                    disabled={ended || put.isPending}
+                    onChange={() => put.mutate(breakpoints.map((b, j) => (j === i ? { ...b, enabled: !b.enabled } : b)))}
+                  />
+                </td>
+                <td className="mono muted">{bp.id}</td>
+                <td title={BREAKPOINT_SPECS[bp.type].pauses}>{BREAKPOINT_SPECS[bp.type].label}</td>
+                <td className="mono small">{describeBreakpoint(bp)}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="ghost"
+                    aria-label={`Remove breakpoint ${bp.id ?? i + 1}`}
+                    disabled={ended || put.isPending}
+                    onClick={() => put.mutate(breakpoints.filter((_, j) => j !== i))}
+                  >
+                    ✕
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {ended ? (
+        <p className="muted small">The run has ended: its breakpoints no longer change.</p>
+      ) : (
+        <AddBreakpoint busy={put.isPending} stepPaths={stepPaths} onAdd={(bp) => put.mutate([...breakpoints, bp])} />
+      )}
+      <FormError error={error} />
+    </section>
+  );
+}
+
+function AddBreakpoint({ busy, stepPaths, onAdd }: { busy: boolean; stepPaths: string[]; onAdd(bp: BreakpointInput): void }) {
+  const id = useId();
+  const [type, setType] = useState<BreakpointType>("before_step");
+  const [values, setValues] = useState<Partial<Record<BreakpointField, string>>>({});
+  const [hitCount, setHitCount] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const spec = BREAKPOINT_SPECS[type];
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const built = buildBreakpoint(type, values, hitCount);
+    if (!built.ok) return setProblem(built.message);
+    setProblem(null);
+    onAdd(built.breakpoint);
+    setValues({});
+    setHitCount("");
+  };
+
+  return (
+    <form className="form add-breakpoint" onSubmit={submit} aria-label="Add a breakpoint">
+      <label>
+        Type
+        <select value={type} onChange={(e) => (setType(e.target.value as BreakpointType), setProblem(null))}>
+          {BREAKPOINT_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {BREAKPOINT_SPECS[t].label}
+            </option>
+          ))}
+        </select>
+        <span className="field-hint">Pauses {spec.pauses}.</span>
+      </label>
+      <div className="breakpoint-fields">
+        {spec.fields.map((f) => (
+          <label key={f.name}>
+            {FIELD_LABELS[f.name]}
+            {f.required ? "" : " (optional)"}
+            <input
+              value={values[f.name] ?? ""}
+              onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
+              list={f.name === "step" ? `${id}-steps` : undefined}
+              inputMode={f.name === "index" || f.name === "attempt" || f.name === "tokens" ? "numeric" : f.name === "costUsd" ? "decimal" : undefined}
+              className={f.name === "expression" ? "mono" : undefined}
+            />
+          </label>
+        ))}
+        <label>
+          Hit count (optional)
+          <input value={hitCount} onChange={(e) => setHitCount(e.target.value)} inputMode="numeric" placeholder="every hit" />
+        </label>
+      </div>
+      <datalist id={`${id}-steps`}>
+        {stepPaths.map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
+      {problem ? (
+        <div className="form-error" role="alert">
+          {problem}
+        </div>
+      ) : null}
+      <div className="row end">
+        <button type="submit" disabled={busy}>
+          Add breakpoint
+        </button>
+      </div>
+    </form>
+  );
+}

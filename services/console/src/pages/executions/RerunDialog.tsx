@@ -1,0 +1,140 @@
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useNavigate } from "react-router";
+import { api } from "../../api/client";
+import type { RerunBody, RerunPlan, RerunResponse } from "../../api/types";
+import { Modal } from "../../ui/confirm";
+import { formatCost, formatNumber } from "../../ui/format";
+import { FormError, Loading } from "../../ui/states";
+import { useToast } from "../../ui/toast";
+import { JsonField, parseJson } from "./JsonField";
+import { executionPath, keys } from "./queries";
+
+/** Rerun from a step: the plan first (what is reused, what it saves), then, confirmed, the new execution. */
+export function RerunDialog({ executionId, fromStep, onClose }: { executionId: string; fromStep: string | null; onClose(): void }) {
+  return (
+    <Modal open={fromStep !== null} title={`Rerun from ${fromStep ?? ""}`} onClose={onClose}>
+      {fromStep !== null ? <RerunForm executionId={executionId} fromStep={fromStep} onClose={onClose} /> : null}
+    </Modal>
+  );
+}
+
+function bodyOf(fromStep: string, variables: string): RerunBody {
+  const parsed = parseJson(variables, { object: true, optional: true });
+  return parsed.ok && parsed.value !== undefined ? { fromStep, inputs: parsed.value as Record<string, unknown> } : { fromStep };
+}
+
+function RerunForm({ executionId, fromStep, onClose }: { executionId: string; fromStep: string; onClose(): void }) {
+  const navigate = useNavigate();
+  const toast = useToast();
+  const queries = useQueryClient();
+  const [text, setText] = useState("");
+  // The variables the plan shown was made with: the rerun starts with exactly those.
+  const [checked, setChecked] = useState("");
+  const parsed = parseJson(text, { object: true, optional: true });
+  const rerunUrl = `/api/console/executions/${encodeURIComponent(executionId)}/rerun`;
+
+  const plan = useQuery({
+    queryKey: ["rerun-plan", executionId, fromStep, checked],
+    queryFn: ({ signal }) => api<RerunPlan>("POST", `${rerunUrl}?dryRun=true`, bodyOf(fromStep, checked), signal),
+    retry: false,
+    staleTime: 0,
+    gcTime: 0,
+  });
+  const start = useMutation({
+    mutationFn: () => api<RerunResponse>("POST", rerunUrl, bodyOf(fromStep, checked)),
+    onSuccess: (answer) => {
+      toast(`Rerun started from ${fromStep}`);
+      void queries.invalidateQueries({ queryKey: keys.lists });
+      onClose();
+      void navigate(executionPath(answer.executionId));
+    },
+  });
+  const dirty = text.trim() !== checked.trim();
+
+  return (
+    <div className="stack rerun-form">
+      <p className="muted">
+        The steps before <code>{fromStep}</code> keep what this execution recorded (outputs, artifacts, usage) and do not run again; <code>{fromStep}</code> and
+        the steps after it run.
+      </p>
+      {plan.isPending ? <Loading what="Planning the rerun" /> : null}
+      {plan.isError ? <FormError error={plan.error} /> : null}
+      {plan.data ? <PlanView plan={plan.data} /> : null}
+      <JsonField
+        label="Variables (optional)"
+        hint="A JSON object replacing the execution's variables; leave empty to keep them. Reused outputs stay as recorded."
+        value={text}
+        onChange={setText}
+        parsed={parsed}
+        rows={3}
+      />
+      <FormError error={start.error} />
+      <div className="row end">
+        {dirty ? (
+          <button type="button" disabled={!parsed.ok} onClick={() => setChecked(text)}>
+            Check the plan with these variables
+          </button>
+        ) : null}
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="primary"
+          disabled={!plan.isSuccess || dirty || start.isPending}
+          title={dirty ? "Check the plan with the changed variables first" : undefined}
+          onClick={() => start.mutate()}
+        >
+          {start.isPending ? "Starting…" : `Rerun from ${fromStep}`}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function PlanView({ plan }: { plan: RerunPlan }) {
+  const saved = plan.savedUsage;
+  return (
+    <div className="rerun-plan stack" aria-label="Rerun plan">
+      <div className="grid-2">
+        <div>
+          <h3>Reused, not run again ({plan.reusedSteps.length})</h3>
+          {plan.reusedSteps.length === 0 ? (
+            <p className="muted">None: every step runs.</p>
+          ) : (
+            <ul className="plan-steps">
+              {plan.reusedSteps.map((s) => (
+                <li key={s}>
+                  <span aria-hidden="true">↺ </span>
+                  <code>{s}</code>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div>
+          <h3>Run ({plan.rerunSteps.length})</h3>
+          <ul className="plan-steps">
+            {plan.rerunSteps.map((s) => (
+              <li key={s}>
+                <span aria-hidden="true">▶ </span>
+                <code>{s}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      </div>
+      <div className="saving" role="note" aria-label="Saving">
+        {saved.totalTokens > 0 || saved.costUsd > 0 ? (
+          <>
+            Saves <strong>{formatNumber(saved.totalTokens)} tokens</strong> ({formatNumber(saved.promptTokens)} prompt, {formatNumber(saved.completionTokens)}{" "}
+            completion) and <strong>{formatCost(saved.costUsd)}</strong>: the reused steps' LLM calls are not made again.
+          </>
+        ) : (
+          <>Saves no tokens or cost: the reused steps made no LLM calls (their time and side effects are still saved).</>
+        )}
+      </div>
+    </div>
+  );
+}

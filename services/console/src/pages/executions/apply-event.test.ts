@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import type { ExecutionEvent } from "../../api/events";
+import type { ExecutionView } from "../../api/types";
+import { applyEvent } from "./apply-event";
+
+describe("an event applied to the view", () => {
+  const view = { status: "RUNNING", pause: null, completeAt: null, currentStep: null, steps: {} } as unknown as ExecutionView;
+  const event = (type: string, data: Record<string, unknown>, stepPath?: string): ExecutionEvent => ({
+    type,
+    executionId: "e1",
+    workflowId: "w1",
+    ownerId: "u1",
+    at: 1000,
+    id: `e1.${type}`,
+    data,
+    ...(stepPath ? { step: stepPath } : {}),
+  });
+
+  it("turns a step running, then completed with its output, and ends the execution", () => {
+    const started = applyEvent(view, event("step_started", { attempt: 1 }, "a"));
+    expect(started.steps.a?.status).toBe("RUNNING");
+    expect(started.currentStep).toBe("a");
+    const done = applyEvent(started, event("step_completed", { status: "COMPLETED", output: { n: 1 }, duration: 12, attempts: 1 }, "a"));
+    expect(done.steps.a).toMatchObject({ status: "COMPLETED", output: { n: 1 }, duration: 12, completedAt: 1000 });
+    expect(applyEvent(done, event("exec_completed", { status: "COMPLETED" }))).toMatchObject({ status: "COMPLETED", completeAt: 1000 });
+    // A log line changes no state.
+    expect(applyEvent(done, event("step_log", { lines: ["x"] }, "a"))).toBe(done);
+  });
+
+  it("says PAUSED while a debug run waits, even when the executor reports it RUNNING as it parks", () => {
+    const pause = {
+      id: "p1",
+      breakpointId: "bp1",
+      type: "before_step",
+      stepPath: "a",
+      phase: "before",
+      occurrence: 0,
+      pausedAt: 1,
+      context: { vars: {}, outputs: {} },
+    };
+    const paused = applyEvent(view, event("debug_paused", pause, "a"));
+    expect(paused).toMatchObject({ status: "PAUSED", pause });
+    expect(applyEvent(paused, event("exec_parked", { status: "RUNNING" })).status).toBe("PAUSED");
+    expect(applyEvent(paused, event("debug_resumed", { pauseId: "p1", command: "continue" }, "a"))).toMatchObject({ status: "RUNNING", pause: null });
+  });
+});

@@ -1,0 +1,78 @@
+import type { ExecutionEvent } from "../../api/events";
+import type { ConsoleExecutionStatus, ExecutionView, PauseRecord, StepStatus, StepView } from "../../api/types";
+
+const STEP_STATUSES: ReadonlySet<string> = new Set([
+  "PENDING",
+  "RUNNING",
+  "COMPLETED",
+  "FAILED",
+  "SKIPPED",
+  "AWAITING_APPROVAL",
+  "REJECTED",
+  "EXPIRED",
+  "CANCELLED",
+]);
+const EXECUTION_STATUSES: ReadonlySet<string> = new Set(["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+const ENDS: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+
+const blankStep = (at: number): StepView => ({
+  status: "PENDING",
+  output: null,
+  error: null,
+  attempts: 0,
+  duration: null,
+  startedAt: at,
+  completedAt: null,
+  usage: null,
+  reused: false,
+  artifacts: [],
+  edits: [],
+});
+
+/** The step's state as the event leaves it, or null when the event does not change a step's state. */
+function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
+  const d = e.data;
+  if (e.type === "step_started") {
+    return { ...st, status: "RUNNING", attempts: typeof d.attempt === "number" ? d.attempt : st.attempts, completedAt: null, error: null };
+  }
+  if (e.type === "step_awaiting_approval") return { ...st, status: "AWAITING_APPROVAL" };
+  if (typeof d.status !== "string" || !STEP_STATUSES.has(d.status)) return null;
+  const status = d.status as StepStatus;
+  return {
+    ...st,
+    status,
+    completedAt: status === "RUNNING" || status === "PENDING" ? st.completedAt : e.at,
+    ...("output" in d ? { output: d.output } : {}),
+    ...(typeof d.error === "string" ? { error: d.error } : {}),
+    ...(typeof d.duration === "number" ? { duration: d.duration } : {}),
+    ...(typeof d.attempts === "number" ? { attempts: d.attempts } : {}),
+    ...(e.type === "step_reused" ? { reused: true } : {}),
+  };
+}
+
+/**
+ * The execution view as an event says it now is, so a page shows a step start or end the moment
+ * it happens; the view fetched again afterwards is the authority for everything else.
+ */
+export function applyEvent(view: ExecutionView, e: ExecutionEvent): ExecutionView {
+  if (e.type === "debug_paused") {
+    return { ...view, status: "PAUSED", pause: e.data as unknown as PauseRecord, currentStep: e.step ?? view.currentStep };
+  }
+  if (e.type === "debug_resumed") return { ...view, status: view.status === "PAUSED" ? "RUNNING" : view.status, pause: null };
+  if (e.type.startsWith("exec_")) {
+    const status = e.data.status;
+    if (typeof status !== "string" || !EXECUTION_STATUSES.has(status)) return view;
+    // A paused debug run is RUNNING to the executor (it parks at its pause): the console keeps saying PAUSED.
+    if (status === "RUNNING" && view.pause !== null) return view;
+    return {
+      ...view,
+      status: status as ConsoleExecutionStatus,
+      ...(ENDS.has(status) ? { completeAt: view.completeAt ?? e.at, pause: null } : {}),
+      ...(typeof e.data.error === "string" ? { error: e.data.error } : {}),
+    };
+  }
+  if (e.step === undefined || !e.type.startsWith("step_")) return view;
+  const st = nextStep(view.steps[e.step] ?? blankStep(e.at), e);
+  if (st === null) return view;
+  return { ...view, steps: { ...view.steps, [e.step]: st }, ...(e.type === "step_started" ? { currentStep: e.step } : {}) };
+}

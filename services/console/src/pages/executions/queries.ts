@@ -1,0 +1,39 @@
+import { api, query } from "../../api/client";
+import type { ExecutionList, ExecutionView, StepDetail, WorkflowList } from "../../api/types";
+import type { ListFilters } from "./list-filters";
+
+/** The query keys of the executions pages: one place, so live updates patch what the pages read. */
+export const keys = {
+  lists: ["executions"] as const,
+  list: (filters: ListFilters) => ["executions", filters] as const,
+  execution: (id: string) => ["execution", id] as const,
+  step: (id: string, path: string) => ["execution", id, "step", path] as const,
+  workflowNames: ["workflow-names"] as const,
+};
+
+export const PAGE_SIZE = 50;
+
+export function fetchExecutionPage(filters: ListFilters, cursor: string | undefined, signal: AbortSignal): Promise<ExecutionList> {
+  return api<ExecutionList>("GET", `/api/console/executions${query({ ...filters, cursor, limit: PAGE_SIZE })}`, undefined, signal);
+}
+
+export function fetchExecution(id: string, signal?: AbortSignal): Promise<ExecutionView> {
+  return api<ExecutionView>("GET", `/api/console/executions/${encodeURIComponent(id)}`, undefined, signal);
+}
+
+export function fetchStep(id: string, path: string, signal?: AbortSignal): Promise<StepDetail> {
+  return api<StepDetail>("GET", `/api/console/executions/${encodeURIComponent(id)}/steps/${encodeURIComponent(path)}`, undefined, signal);
+}
+
+/**
+ * Workflow names by id, for the list's workflow column and filter: the summaries carry only the id.
+ * One page of the largest size; a workflow past it (or deleted) shows by its id.
+ */
+export async function fetchWorkflowNames(signal: AbortSignal): Promise<Map<string, string>> {
+  const list = await api<WorkflowList>("GET", `/api/console/workflows${query({ limit: 200 })}`, undefined, signal);
+  return new Map(list.items.map((w) => [w.id, w.name]));
+}
+
+export function executionPath(id: string): string {
+  return `/executions/${encodeURIComponent(id)}`;
+}

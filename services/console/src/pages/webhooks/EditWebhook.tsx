@@ -1,0 +1,53 @@
+import { useState, type FormEvent } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api } from "../../api/client";
+import type { ApiKeyView, WebhookView, WorkflowItem } from "../../api/types";
+import { useToast } from "../../ui/toast";
+import { formOf, updateBody } from "./form-state";
+import { FormProblems } from "./FormProblems";
+import { webhookKeys } from "./queries";
+import { useProblems } from "./use-problems";
+import { WebhookFields } from "./WebhookFields";
+
+/** The webhook's settings, saved with one PUT; rendered again (keyed by updatedAt) after each save. */
+export function EditWebhook({ webhook, workflows, keys }: { webhook: WebhookView; workflows: WorkflowItem[]; keys: ApiKeyView[] }) {
+  const queries = useQueryClient();
+  const toast = useToast();
+  const [form, setForm] = useState(() => formOf(webhook));
+  const problems = useProblems();
+  const save = useMutation({
+    mutationFn: () => api<WebhookView>("PUT", `/api/webhooks/${encodeURIComponent(webhook.id)}`, updateBody(form, webhook)),
+    onSuccess: (saved) => {
+      queries.setQueryData(webhookKeys.one(saved.id), saved);
+      void queries.invalidateQueries({ queryKey: webhookKeys.lists });
+      toast(`Webhook ${saved.name} saved`);
+    },
+    onError: (err) => problems.fail(err, form),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (problems.check(form, webhook)) save.mutate();
+  };
+  return (
+    <form className="card form" onSubmit={submit} noValidate aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <FormProblems error={problems.error} unplaced={problems.unplaced} localCount={Object.keys(problems.problems).length} />
+      <WebhookFields form={form} onChange={setForm} problems={problems.problems} current={webhook} workflows={workflows} keys={keys} />
+      <div className="row end">
+        <button
+          type="button"
+          disabled={save.isPending}
+          onClick={() => {
+            setForm(formOf(webhook));
+            problems.clear();
+          }}
+        >
+          Revert
+        </button>
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? "Saving…" : "Save changes"}
+        </button>
+      </div>
+    </form>
+  );
+}

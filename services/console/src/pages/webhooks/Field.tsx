@@ -1,0 +1,23 @@
+import { useId, type ReactNode } from "react";
+import { FieldNote } from "./FormProblems";
+
+export interface FieldControl {
+  id: string;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string;
+}
+
+/**
+ * A labelled control with its hint or its problem under it. The note is outside the label and
+ * tied to the control by aria-describedby: it is read with the control without being its name.
+ */
+export function Field({ label, problem, hint, children }: { label: string; problem?: string; hint?: ReactNode; children(control: FieldControl): ReactNode }) {
+  const id = useId();
+  return (
+    <div className="wh-field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, "aria-invalid": problem ? true : undefined, "aria-describedby": `${id}-note` })}
+      <FieldNote id={`${id}-note`} problem={problem} hint={hint} />
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+import { useState } from "react";
+import { ApiError } from "../../api/client";
+import type { WebhookView } from "../../api/types";
+import { localProblems, placeProblems, type Problems, type WebhookForm } from "./form-state";
+
+/** The problems of a webhook form: found before sending, or named by the service's 400. */
+export function useProblems() {
+  const [error, setError] = useState<unknown>(null);
+  const [problems, setProblems] = useState<Problems>({});
+  const [unplaced, setUnplaced] = useState<{ field: string; message: string }[]>([]);
+  return {
+    error,
+    problems,
+    unplaced,
+    /** True when the form may be sent; otherwise its problems are shown. */
+    check(form: WebhookForm, current: WebhookView | null): boolean {
+      const found = localProblems(form, current);
+      setError(null);
+      setUnplaced([]);
+      setProblems(found);
+      return Object.keys(found).length === 0;
+    },
+    clear(): void {
+      setError(null);
+      setProblems({});
+      setUnplaced([]);
+    },
+    fail(err: unknown, form: WebhookForm): void {
+      setError(err);
+      const placed = placeProblems(err instanceof ApiError ? err.details : [], form);
+      setProblems(placed.placed);
+      setUnplaced(placed.unplaced);
+    },
+  };
+}

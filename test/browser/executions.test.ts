@@ -1,0 +1,397 @@
+import { readFile } from "node:fs/promises";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ExecutionSnapshot, newId } from "@wf/shared/execution";
+import { connectNats } from "@wf/shared/nats";
+import { openConfiguredStore } from "@wf/shared/store";
+import { LlmTestServer } from "../ai/support/llm-server";
+import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService, type ConsoleService, type PageOptions } from "./support";
+
+// Registered before the service's hooks, so the provider is listening when the service reads its environment.
+let llm: LlmTestServer | undefined;
+beforeAll(async () => {
+  llm = await LlmTestServer.start("openai");
+});
+afterAll(async () => {
+  await llm?.close();
+});
+
+/** USD per million tokens of the test models. */
+const PRICE = { input: 2, output: 8 };
+
+const service = useConsoleService({
+  env: () => ({
+    WF_LLM_PROVIDERS: JSON.stringify([
+      { name: "test-openai", protocol: "openai", baseUrl: llm!.baseUrl, models: ["oa-*"], apiKey: "sk-test-browser", maxRetries: 0 },
+    ]),
+    WF_LLM_PRICES: JSON.stringify({ "oa-*": PRICE }),
+  }),
+});
+
+const unique = () => newId().slice(-10).toLowerCase();
+
+/** A person logged in on a fresh page of their own. */
+async function signedIn(opts: PageOptions = {}) {
+  const person = await createPerson(service());
+  const opened = await openPage(service(), opts);
+  await logIn(opened.page, person);
+  // The app asks for a session before logging in (a 401): only what fails after that counts.
+  opened.errors.length = 0;
+  return { person, ...opened };
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A console API call with the page's session, as the app makes it: the cookie, and the CSRF token the wf_csrf cookie holds. */
+async function call(page: Page, method: string, path: string, body?: unknown): Promise<Answer> {
+  const csrf = (await page.context().cookies()).find((c) => c.name === "wf_csrf")?.value ?? "";
+  const r = await page.context().request.fetch(path, {
+    method,
+    headers: { "content-type": "application/json", "x-csrf-token": csrf },
+    ...(body === undefined ? {} : { data: JSON.stringify(body) }),
+  });
+  const text = await r.text();
+  return { status: r.status(), body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+async function createWorkflow(page: Page, yaml: string): Promise<string> {
+  const r = await call(page, "POST", "/api/console/workflows", { yaml });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.id as string;
+}
+
+async function startRun(page: Page, workflowId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const r = await call(page, "POST", `/api/console/workflows/${workflowId}/executions`, body);
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+  return r.body.executionId as string;
+}
+
+/** expect.poll with a bound fit for a service under test on a busy machine (vitest's default is 1 s). */
+const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 100 });
+
+/** A status badge's word as it reads (the badge lower-cases it with CSS; the DOM holds the status as the API says it). */
+const word = async (badge: Locator) => (await badge.textContent())?.toLowerCase().replaceAll("_", " ");
+const stepStatus = (page: Page, path: string) => word(page.locator(`.steps-table tr[data-step-path="${path}"] .badge`).first());
+const headerStatus = (page: Page) => word(page.locator(".page-head .badge").first());
+
+describeInBrowser("executions in the console", () => {
+  it("shows a run's steps turn running then completed live, nested items and branches, a step's output and its artifact's file", async () => {
+    const { page, context, errors } = await signedIn();
+    const u = unique();
+    const workflowId = await createWorkflow(
+      page,
+      `
+name: live-${u}
+variables:
+  who: { type: string, default: Ada }
+steps:
+  - { name: prepare, type: transform, output: { greeting: "hello {{ vars.who }}" } }
+  - { name: hold, type: wait, seconds: 3 }
+  - name: write
+    type: code
+    language: javascript
+    code: |
+      artifacts.write("report.txt", "report for " + vars.who);
+      return { written: "report.txt" };
+  - name: each
+    type: foreach
+    items: [1, 2]
+    steps:
+      - { name: double, type: transform, output: "{{ item * 2 }}" }
+  - name: both
+    type: parallel
+    branches:
+      left:
+        - { name: left_one, type: transform, output: L }
+      right:
+        - { name: right_one, type: transform, output: R }
+  - { name: settle, type: wait, seconds: 1 }
+`,
+    );
+    const id = await startRun(page, workflowId);
+    await page.goto(`/console/executions/${id}`);
+    await page.getByRole("heading", { name: `Execution ${id}` }).waitFor();
+    // Set once: a reload would lose it, so finding it at the end proves the page was never reloaded.
+    await page.evaluate("window.notReloaded = true");
+
+    await poll(() => stepStatus(page, "hold"), 10_000).toBe("running");
+    await poll(() => stepStatus(page, "hold"), 20_000).toBe("completed");
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    expect(await page.evaluate("window.notReloaded")).toBe(true);
+    for (const path of ["prepare", "write", "each", "both", "left_one", "right_one", "settle"]) expect(await stepStatus(page, path), path).toBe("completed");
+    await poll(() => page.locator(".events-table tr[data-event-type=exec_completed]").count()).toBe(1);
+    expect(await page.locator(".events-table tr[data-event-type=step_started]").count()).toBeGreaterThanOrEqual(8);
+
+    // Foreach items start folded: opening one shows its steps at their recorded paths.
+    expect(await page.locator('tr[data-step-path="each[1].double"]').count()).toBe(0);
+    await page.getByRole("button", { name: "Expand item 1" }).click();
+    expect(await stepStatus(page, "each[1].double")).toBe("completed");
+    await screenshot(page, "execution-detail");
+
+    await page.getByRole("button", { name: "prepare", exact: true }).click();
+    const detail = page.getByRole("region", { name: "Step prepare" });
+    await poll(() => detail.locator("pre.step-output").textContent()).toContain('"greeting": "hello Ada"');
+    await screenshot(page, "execution-step-output");
+
+    await page.getByRole("button", { name: "write", exact: true }).click();
+    const written = page.getByRole("region", { name: "Step write" });
+    await written.getByRole("tab", { name: "Artifacts (1)" }).click();
+    expect(await written.getByRole("cell", { name: "report.txt" }).count()).toBe(1);
+    const [download] = await Promise.all([page.waitForEvent("download"), written.getByRole("link", { name: "Download" }).click()]);
+    expect(download.suggestedFilename()).toBe("report.txt");
+    expect(await readFile(await download.path(), "utf8")).toBe("report for Ada");
+
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("cancels a long-running execution after the confirmation, and the page shows it cancelled", async () => {
+    const { page, context, errors } = await signedIn();
+    const workflowId = await createWorkflow(
+      page,
+      `name: long-${unique()}\nsteps:\n  - { name: hold, type: wait, seconds: 600 }\n  - { name: after, type: transform, output: never }\n`,
+    );
+    const id = await startRun(page, workflowId);
+    await page.goto(`/console/executions/${id}`);
+    await poll(() => stepStatus(page, "hold"), 15_000).toBe("running");
+
+    await page.getByRole("button", { name: "Cancel execution" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cancel this execution?" });
+    await dialog.getByRole("button", { name: "Cancel execution" }).click();
+    await poll(() => headerStatus(page), 15_000).toBe("cancelled");
+    await poll(() => stepStatus(page, "hold"), 15_000).toBe("cancelled");
+    expect(await page.getByRole("button", { name: "Cancel execution" }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("reruns a failed execution from the failed step: the plan shows the reused step and what it saves, and the rerun completes", async () => {
+    const { page, context, errors } = await signedIn();
+    const model = `oa-${unique()}`;
+    llm!.script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
+    const workflowId = await createWorkflow(
+      page,
+      `
+name: rerun-${unique()}
+variables:
+  fail: { type: boolean, default: true }
+steps:
+  - { name: ask, type: llm, model: ${model}, prompt: Summarise the ticket }
+  - name: check
+    type: code
+    language: javascript
+    code: |
+      if (vars.fail) throw new Error("the check failed");
+      return "checked";
+`,
+    );
+    const id = await startRun(page, workflowId);
+    await page.goto(`/console/executions/${id}`);
+    await poll(() => headerStatus(page), 20_000).toBe("failed");
+    expect(await page.getByRole("note", { name: "Execution error" }).textContent()).toContain("the check failed");
+
+    await page.locator('tr[data-step-path="check"]').getByRole("button", { name: "Rerun from this step" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rerun from check" });
+    const plan = dialog.getByLabel("Rerun plan");
+    await plan.waitFor();
+    expect(await plan.getByRole("listitem").allTextContents()).toEqual(["↺ ask", "▶ check"]);
+    const cost = (1200 * PRICE.input + 300 * PRICE.output) / 1_000_000;
+    const saving = await plan.getByRole("note", { name: "Saving" }).textContent();
+    expect(saving).toContain("1,500 tokens");
+    expect(saving).toContain(`$${cost.toFixed(4)}`);
+
+    await dialog.getByLabel("Variables (optional)", { exact: true }).fill('{ "fail": false }');
+    await dialog.getByRole("button", { name: "Check the plan with these variables" }).click();
+    await poll(() => dialog.getByRole("button", { name: "Rerun from check" }).isEnabled()).toBe(true);
+    await screenshot(page, "rerun-plan");
+    await dialog.getByRole("button", { name: "Rerun from check" }).click();
+
+    await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    expect(await page.locator('tr[data-step-path="ask"] .badge.reused').count()).toBe(1);
+    expect(await page.getByRole("region", { name: "Summary" }).textContent()).toContain(`Rerun of${id}`);
+    // The reused step's LLM call was not made again.
+    expect(llm!.requests(model)).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("debugs a run: the pause at a before-step breakpoint, a variable edited, F10 and F8, the edit in the next step's output", async () => {
+    const { page, context, errors } = await signedIn({ colorScheme: "dark" });
+    const workflowId = await createWorkflow(
+      page,
+      `
+name: debug-${unique()}
+variables:
+  who: { type: string, default: world }
+steps:
+  - { name: first, type: transform, output: start }
+  - { name: greet, type: transform, output: "hello {{ vars.who }}" }
+  - { name: last, type: transform, output: "{{ steps.greet.output }}!" }
+`,
+    );
+    const id = await startRun(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } });
+    await page.goto(`/console/executions/${id}`);
+    await page.getByRole("link", { name: "Open the debugger" }).click({ timeout: 20_000 });
+    await page.waitForURL(`**/console/executions/${id}/debug`);
+    const pause = page.getByRole("region", { name: "Pause", exact: true });
+    await poll(() => pause.textContent()).toContain("Paused at greet");
+    expect(await pause.textContent()).toContain("Before step breakpoint bp1");
+    expect(await page.getByRole("button", { name: "Continue F8" }).getAttribute("title")).toContain("(F8)");
+    expect(await page.getByRole("button", { name: "Step F10" }).getAttribute("title")).toContain("(F10)");
+    expect(await page.getByRole("button", { name: "Step into F11" }).getAttribute("title")).toContain("(F11)");
+    expect(await page.getByRole("button", { name: "Retry" }).isDisabled()).toBe(true);
+
+    // Breakpoints: one naming no step is refused in words naming the field; a good one is added and removed.
+    const breakpoints = page.getByRole("region", { name: "Breakpoints" });
+    await breakpoints.getByLabel("Type").selectOption("after_step");
+    await breakpoints.getByLabel("Step", { exact: true }).fill("nope");
+    await breakpoints.getByRole("button", { name: "Add breakpoint" }).click();
+    await poll(() => breakpoints.getByRole("alert").textContent()).toContain("breakpoints[1].step");
+    expect(errors.splice(0)).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+    await breakpoints.getByLabel("Step", { exact: true }).fill("last");
+    await breakpoints.getByRole("button", { name: "Add breakpoint" }).click();
+    await breakpoints.locator('tr[data-breakpoint-id="bp2"]').waitFor();
+    await breakpoints.getByRole("button", { name: "Remove breakpoint bp2" }).click();
+    await poll(() => breakpoints.locator('tr[data-breakpoint-id="bp2"]').count()).toBe(0);
+
+    const vars = page.getByLabel("Variables", { exact: true });
+    expect(JSON.parse(await vars.inputValue())).toEqual({ who: "world" });
+    await vars.fill("{ not json");
+    expect(await page.getByRole("button", { name: "Apply variables" }).isDisabled()).toBe(true);
+    await vars.fill('{ "who": "Ada" }');
+    await screenshot(page, "debugger-paused");
+    await page.getByRole("button", { name: "Apply variables" }).click();
+    await poll(() => page.getByRole("region", { name: "Edits" }).textContent(), 10_000).toContain('"Ada"');
+
+    await page.keyboard.press("F10");
+    await poll(() => pause.textContent(), 15_000).toContain("Paused at last");
+    expect(await pause.textContent()).toContain("A step command asked to pause here");
+    expect(await page.locator('[data-output-of="greet"] pre').textContent()).toBe('"hello Ada"');
+
+    await page.keyboard.press("F8");
+    await poll(() => headerStatus(page), 15_000).toBe("completed");
+    await page.getByRole("button", { name: "last", exact: true }).click();
+    await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe('"hello Ada!"');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("lists 10,000 executions newest first, one page at a time, filtered in the URL, with new executions coming in live", async () => {
+    const { person, page, context, errors } = await signedIn();
+    const name = `bulk-${unique()}`;
+    const workflowId = await createWorkflow(page, `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`);
+    const newest = await seedExecutions(service(), person.id, workflowId, name, 10_000);
+
+    // When the first row is in the document, then painted: measured in the page, from navigation start.
+    await page.addInitScript({ content: FIRST_ROW_WATCH });
+    await page.goto("/console/executions");
+    const rows = page.locator('table[aria-label="Executions"] tbody tr');
+    await rows.first().waitFor();
+    await poll(() => page.evaluate("window.firstRowAt")).not.toBeNull();
+    const paintedAt = await page.evaluate<number>("window.firstRowAt");
+    // Where the time went: the list's request as the page made it (Resource Timing), from navigation start.
+    const [listStart, listEnd] = await page.evaluate<[number, number]>(
+      `(() => { const r = performance.getEntriesByType("resource").find((e) => e.name.includes("/api/console/executions?")); return [r.startTime, r.responseEnd]; })()`,
+    );
+    console.log(
+      `[executions list] 10,000 executions: first row painted ${paintedAt.toFixed(0)} ms after navigation; ` +
+        `the first page was asked for at ${listStart.toFixed(0)} ms and answered in ${(listEnd - listStart).toFixed(0)} ms`,
+    );
+
+    expect(await rows.count()).toBe(50);
+    expect(await rows.first().getAttribute("data-execution-id")).toBe(newest[0]);
+    expect(await rows.nth(1).getAttribute("data-execution-id")).toBe(newest[1]);
+    await poll(() => rows.first().textContent()).toContain(name);
+    await page.getByRole("button", { name: "Load more" }).click();
+    await poll(() => rows.count()).toBe(100);
+    expect(await rows.nth(50).getAttribute("data-execution-id")).toBe(newest[50]);
+
+    // A run started elsewhere comes first, without a reload.
+    const fresh = await startRun(page, workflowId);
+    await poll(() => rows.first().getAttribute("data-execution-id"), 15_000).toBe(fresh);
+    await poll(() => word(rows.first().locator(".badge")), 15_000).toBe("completed");
+
+    await page.getByLabel("Status").selectOption("FAILED");
+    await poll(() => new URL(page.url()).searchParams.get("status")).toBe("FAILED");
+    await poll(() => rows.first().getAttribute("data-execution-id")).toBe(newest.find((_, i) => seededStatus(10_000 - 1 - i) === "FAILED"));
+    expect(new Set((await rows.locator(".badge").allTextContents()).map((t) => t.toLowerCase()))).toEqual(new Set(["failed"]));
+    await page.getByLabel("Trigger").selectOption("webhook");
+    await poll(() => new URL(page.url()).searchParams.get("triggerSource")).toBe("webhook");
+    await poll(async () => new Set(await rows.locator("td:nth-child(4)").allTextContents())).toEqual(new Set(["webhook"]));
+
+    // The filtered list is a bookmark: opened afresh, it shows the same.
+    const bookmarked = page.url();
+    await page.goto(bookmarked);
+    await rows.first().waitFor();
+    expect(await page.getByLabel("Status").inputValue()).toBe("FAILED");
+    expect(new Set((await rows.locator(".badge").allTextContents()).map((t) => t.toLowerCase()))).toEqual(new Set(["failed"]));
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await poll(() => rows.first().getAttribute("data-execution-id")).toBe(fresh);
+    await screenshot(page, "executions-list");
+
+    await rows.nth(1).getByRole("link").click();
+    await page.getByRole("heading", { name: `Execution ${newest[0]}` }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 240_000);
+});
+
+/** Page script (plain JavaScript: this program has no DOM types) noting when the list's first row is first painted. */
+const FIRST_ROW_WATCH = `
+  window.firstRowAt = null;
+  const seen = new MutationObserver(() => {
+    if (!document.querySelector('table[aria-label="Executions"] tbody tr')) return;
+    seen.disconnect();
+    requestAnimationFrame(() => { window.firstRowAt = performance.now(); });
+  });
+  seen.observe(document, { childList: true, subtree: true });
+`;
+
+const TRIGGERS = ["console", "open_api", "webhook", "schedule"] as const;
+const seededStatus = (i: number) => (i % 7 === 3 ? "FAILED" : i % 11 === 5 ? "CANCELLED" : "COMPLETED");
+
+/**
+ * Writes `n` finished executions of one workflow straight to the service's store, as executors
+ * would have left them, one second apart and ending just now; answers their ids newest first.
+ */
+async function seedExecutions(svc: ConsoleService, ownerId: string, workflowId: string, workflowName: string, n: number): Promise<string[]> {
+  const nc = await connectNats(svc.cliEnv.NATS_URL!, "browser-test-seed");
+  const store = await openConfiguredStore({ WF_NAMESPACE: svc.ns, MONGODB_DATABASE: "wf" }, nc);
+  try {
+    const end = Date.now() - 60_000;
+    const snapshots = Array.from({ length: n }, (_, i) => {
+      const createdAt = end - (n - 1 - i) * 1000;
+      const status = seededStatus(i);
+      return ExecutionSnapshot.parse({
+        id: newId(),
+        workflowId,
+        workflowName,
+        ownerId,
+        triggerSource: TRIGGERS[i % TRIGGERS.length],
+        status,
+        error: status === "FAILED" ? "step `only` failed" : null,
+        completedSteps: status === "COMPLETED" ? 1 : 0,
+        totalSteps: 1,
+        createdAt,
+        startedAt: createdAt + 20,
+        completedAt: createdAt + 250 + (i % 40) * 10,
+        vars: {},
+        definition: { name: workflowName, steps: [{ name: "only", type: "transform", output: "done" }] },
+        usage: i % 5 === 0 ? { promptTokens: 100, completionTokens: 20, totalTokens: 120, costUsd: 0.00036 } : undefined,
+      });
+    });
+    let next = 0;
+    const worker = async () => {
+      while (next < snapshots.length) await store.executions.create(snapshots[next++]!);
+    };
+    await Promise.all(Array.from({ length: 128 }, worker));
+    return snapshots.map((s) => s.id).reverse();
+  } finally {
+    await store.close();
+    await nc.close();
+  }
+}
