@@ -1,0 +1,131 @@
+import { isMap, isScalar, type Node, type YAMLMap } from "yaml";
+import type { PathSegment } from "../workflow/locate";
+import { runOperation, type Plan } from "./edits";
+import { pairEnd } from "./extent";
+import { addPair, removePair } from "./pairs";
+import { checkedEdit, scalarEdit, scalarText, type ScalarValue } from "./scalars";
+import type { Source } from "./source";
+import { pairOf, type StepSite, type StepTree } from "./steps";
+import { column } from "./text";
+import type { EditResult, Modifier } from "./types";
+
+export interface SetFieldOp {
+  id: string;
+  /** A key of the step, or a path into one of its mappings, e.g. `["retry", "max_attempts"]`. */
+  key: string | readonly string[];
+  value: ScalarValue;
+}
+
+export interface RemoveFieldOp {
+  id: string;
+  key: string | readonly string[];
+}
+
+export interface ToggleModifierOp {
+  id: string;
+  modifier: Modifier;
+}
+
+/** Structure has its own operations: a name changes with its references, lists by moving steps. */
+const NOT_FIELDS: Readonly<Record<string, string>> = {
+  name: "rename the step instead: that also updates the references to it",
+  steps: "`steps` is the foreach's list: add, move or delete its steps instead",
+  branches: "`branches` holds the parallel's lists: add, move or delete their steps instead",
+};
+
+/** New keys go above a container's lists, so its header stays together. */
+const BEFORE_LISTS = ["steps", "branches"];
+
+interface Field {
+  site: StepSite;
+  map: YAMLMap;
+  key: string;
+  path: PathSegment[];
+}
+
+function findField(tree: StepTree, id: string, key: string | readonly string[]): Field | string {
+  const site = tree.byId.get(id);
+  if (!site) return `no step \`${id}\``;
+  const keys = typeof key === "string" ? [key] : [...key];
+  const last = keys.pop();
+  if (last === undefined) return "name the field to change";
+  const refusal = NOT_FIELDS[keys[0] ?? last];
+  if (refusal !== undefined) return refusal;
+  let map = site.map;
+  for (const segment of keys) {
+    const value = pairOf(map, segment)?.value;
+    if (!isMap(value)) return `step \`${id}\` has no mapping \`${segment}\` to set a field in`;
+    map = value;
+  }
+  return { site, map, key: last, path: [...site.path, ...keys, last] };
+}
+
+function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string {
+  const field = findField(tree, op.id, op.key);
+  if (typeof field === "string") return field;
+  const { map, key, path } = field;
+  const pair = pairOf(map, key);
+  const inFlow = map.flow === true;
+  const keyText = scalarText(key, 0, inFlow);
+  const edit =
+    pair && isScalar(pair.value) && pair.value.srcToken && pair.value.range && pair.value.range[1] > pair.value.range[0]
+      ? scalarEdit(source.text, pair.value, path, op.value, inFlow)
+      : checkedEdit(source.text, path, op.value, (force) => {
+          const render = (keyCol: number, flow: boolean): string => `${keyText}: ${scalarText(op.value, keyCol, flow, force)}`;
+          if (!pair) return addPair(source.text, map, render, BEFORE_LISTS);
+          // A collection or empty value is written anew from the key on; the lines around it stay.
+          const from = (pair.key as Node).range?.[0] ?? 0;
+          let to = pairEnd(pair);
+          if (source.text[to - 1] === "\n") to--;
+          return { from, to, insert: render(column(source.text, from), inFlow) };
+        });
+  if (!edit) return `\`${String(op.value)}\` cannot be written as the value of \`${key}\``;
+  return { edits: [edit], id: field.site.id };
+}
+
+export function setField(text: string, op: SetFieldOp): EditResult {
+  return runOperation(text, (source, tree) => setPlan(source, tree, op));
+}
+
+function removePlan(source: Source, tree: StepTree, op: RemoveFieldOp): Plan | string {
+  const field = findField(tree, op.id, op.key);
+  if (typeof field === "string") return field;
+  if (field.key === "type" && field.map === field.site.map) return "every step needs a `type`";
+  const pair = pairOf(field.map, field.key);
+  if (!pair) return `step \`${op.id}\` has no field \`${field.key}\``;
+  return { edits: [removePair(source.text, field.map, pair)], id: field.site.id };
+}
+
+export function removeField(text: string, op: RemoveFieldOp): EditResult {
+  return runOperation(text, (source, tree) => removePlan(source, tree, op));
+}
+
+/** Each modifier as written when switched on: the smallest block that validates, for the user to adjust. */
+function renderModifier(modifier: Modifier, keyCol: number, inFlow: boolean): string {
+  switch (modifier) {
+    case "condition":
+      return 'condition: "true"';
+    case "retry":
+      return "retry: { max_attempts: 3, backoff: exponential }";
+    case "timeout":
+      return "timeout: 60";
+    case "manual_approval": {
+      if (inFlow) return "manual_approval: { message: Continue?, timeout: 3600 }";
+      const pad = " ".repeat(keyCol + 2);
+      return `manual_approval:\n${pad}message: Continue?\n${pad}timeout: 3600`;
+    }
+  }
+}
+
+/** Adds a modifier's default block when the step has none, or removes the one it has. */
+export function toggleModifier(text: string, op: ToggleModifierOp): EditResult {
+  return runOperation(text, (source, tree) => {
+    const site = tree.byId.get(op.id);
+    if (!site) return `no step \`${op.id}\``;
+    const pair = pairOf(site.map, op.modifier);
+    const edit = pair
+      ? removePair(source.text, site.map, pair)
+      : addPair(source.text, site.map, (keyCol, inFlow) => renderModifier(op.modifier, keyCol, inFlow), BEFORE_LISTS);
+    return { edits: [edit], id: site.id };
+  });
+}

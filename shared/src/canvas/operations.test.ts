@@ -1,0 +1,357 @@
+import { describe, expect, it } from "vitest";
+import { validateWorkflowText } from "../workflow/validate";
+import {
+  addStep,
+  applyOperation,
+  deleteStep,
+  graph,
+  moveStep,
+  removeField,
+  renameStep,
+  setField,
+  toggleModifier,
+  unwrap,
+  wrapInForeach,
+  wrapInParallel,
+  type EditResult,
+  type EditSuccess,
+} from "./index";
+
+// Laid out by hand: 4-space list indent, odd spacing, blank lines between some steps, comments
+// above, beside and inside steps, every quoting style, a flow list, and no final newline.
+const SOURCE = `# Ticket triage, laid out by hand
+name:   triage        # odd spacing kept
+variables:
+  ticket_id: {type: string,   required: true}
+
+steps:
+    # fetch the rows first
+    - name: fetch
+      type: code
+      language: python
+      code: |
+        print('{"rows": []}')
+
+    - name: classify       # the LLM bit
+      type: llm
+      model:    gpt-4o-mini
+      prompt: 'Classify {{ steps.fetch.output }} (steps.fetch is not read here)'
+
+    - name: loop
+      type: foreach
+      items: "{{ steps.fetch.output.rows }}"
+      steps:
+        - name: inner
+          type: transform
+          output: "{{ item }}"   # per item
+    - name: both
+      type: parallel
+      branches:
+        left:  [ { name: l1, type: transform, output: "{{ steps.classify.output }}" } ]
+    - name: done
+      type: transform
+      condition: steps.classify.status = 'COMPLETED'
+      output: { c: "{{ steps.classify.output }}" }  # end`;
+
+function ok(result: EditResult): EditSuccess {
+  if (!result.ok) throw new Error(result.error);
+  const validated = validateWorkflowText(result.text);
+  if (!validated.ok) throw new Error(validated.errors.map((e) => e.message).join("\n"));
+  return result;
+}
+
+/** The source with `from` replaced by `to`, which must occur once. */
+function replaced(from: string, to: string): string {
+  expect(SOURCE.split(from).length).toBe(2);
+  return SOURCE.replace(from, () => to);
+}
+
+describe("addStep", () => {
+  it("writes a new step in the list's indentation, between blank-line separated steps", () => {
+    const result = ok(addStep(SOURCE, { type: "wait", index: 1 }));
+    const added = "    - name: step_8\n      type: wait\n      seconds: 1\n\n";
+    expect(result.text).toBe(replaced("\n    - name: classify", "\n" + added + "    - name: classify"));
+    expect(result.id).toBe("step_8");
+    const at = SOURCE.indexOf("    - name: classify");
+    expect(result.edits).toEqual([{ from: at, to: at, insert: added }]);
+    expect(result.changed).toEqual([{ from: at, to: at + added.length }]);
+  });
+
+  it("gives a container a first step of its own, and keeps a file without a final newline so", () => {
+    const result = ok(addStep(SOURCE, { type: "foreach", name: "rows" }));
+    expect(result.text).toBe(
+      SOURCE +
+        '\n\n    - name: rows\n      type: foreach\n      items: []\n      steps:\n        - name: step_8\n          type: transform\n          output: "{{ item }}"',
+    );
+  });
+
+  it("writes one line of flow text into a flow list", () => {
+    const result = ok(addStep(SOURCE, { type: "code", list: { parent: "both", branch: "left" }, index: 0 }));
+    expect(result.text).toBe(replaced("left:  [ {", 'left:  [ { name: step_8, type: code, language: python, code: print("hello") }, {'));
+  });
+
+  it("refuses what it cannot write", () => {
+    expect(addStep(SOURCE, { type: "agent" })).toMatchObject({ ok: false, error: expect.stringMatching(/define an agent first/) });
+    expect(addStep(SOURCE, { type: "wait", index: 9 })).toMatchObject({ ok: false, error: expect.stringMatching(/outside the top-level steps/) });
+    expect(addStep(SOURCE, { type: "wait", name: "fetch" })).toMatchObject({ ok: false, error: expect.stringMatching(/already exists/) });
+    expect(addStep(SOURCE, { type: "wait", list: { parent: "nope" } })).toMatchObject({ ok: false });
+    expect(addStep("name: x\nsteps: [\n", { type: "wait" })).toMatchObject({ ok: false, error: expect.stringMatching(/syntax errors/) });
+  });
+});
+
+describe("deleteStep", () => {
+  it("takes the step's comment lines and one separating blank line with it", () => {
+    const result = ok(deleteStep(SOURCE, { id: "fetch" }));
+    expect(result.text).toBe(
+      replaced(`    # fetch the rows first\n    - name: fetch\n      type: code\n      language: python\n      code: |\n        print('{"rows": []}')\n\n`, ""),
+    );
+  });
+
+  it("deletes a step others read, and reports each reference left dangling", () => {
+    const result = ok(deleteStep(SOURCE, { id: "classify" }));
+    expect(result.warnings.map((w) => [w.message, w.range.startLine, result.text.slice(w.range.start, w.range.end)])).toEqual([
+      ["step `l1` still reads `steps.classify`, which no longer exists", 24, "steps.classify"],
+      ["step `done` still reads `steps.classify`, which no longer exists", 27, "steps.classify"],
+      ["step `done` still reads `steps.classify`, which no longer exists", 28, "steps.classify"],
+    ]);
+  });
+
+  it("keeps a file without a final newline so", () => {
+    expect(ok(deleteStep(SOURCE, { id: "done" })).text).toBe(SOURCE.slice(0, SOURCE.indexOf("\n    - name: done")));
+  });
+
+  it("refuses to empty a list", () => {
+    expect(deleteStep(SOURCE, { id: "inner" })).toMatchObject({ ok: false, error: expect.stringMatching(/only step of the steps of `loop`.*unwrap `loop`/) });
+    expect(deleteStep("name: x\nsteps:\n  - { name: a, type: wait, seconds: 1 }\n", { id: "a" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/only step/),
+    });
+  });
+});
+
+describe("renameStep", () => {
+  it("renames the step and every reference in templates and conditions, leaving prose alone", () => {
+    const result = ok(renameStep(SOURCE, { id: "classify", name: "triage-step" }));
+    expect(result.text).toBe(
+      SOURCE.replace("- name: classify ", "- name: triage-step ")
+        .replaceAll("{{ steps.classify.output }}", "{{ steps.`triage-step`.output }}")
+        .replace("condition: steps.classify.status", "condition: steps.`triage-step`.status"),
+    );
+    expect(result.id).toBe("triage-step");
+    const fetch = ok(renameStep(SOURCE, { id: "fetch", name: "load" }));
+    expect(fetch.text).toContain("'Classify {{ steps.load.output }} (steps.fetch is not read here)'");
+    expect(fetch.edits.map((e) => e.insert)).toEqual(["load", "steps.load", "steps.load"]);
+  });
+
+  it("quotes a name that would read as something else", () => {
+    expect(ok(renameStep(SOURCE, { id: "inner", name: "true" })).text).toContain('- name: "true"\n');
+  });
+
+  it("refuses a name that is taken or not a name", () => {
+    expect(renameStep(SOURCE, { id: "fetch", name: "loop" })).toMatchObject({ ok: false, error: expect.stringMatching(/already exists/) });
+    expect(renameStep(SOURCE, { id: "fetch", name: "9lives" })).toMatchObject({ ok: false, error: expect.stringMatching(/not a valid step name/) });
+  });
+});
+
+describe("moveStep", () => {
+  it("moves a step with its comments into a foreach, indented for it", () => {
+    const result = ok(moveStep(SOURCE, { id: "fetch", to: { parent: "loop" }, index: 1 }));
+    expect(result.text).toBe(
+      SOURCE.replace(
+        `    # fetch the rows first\n    - name: fetch\n      type: code\n      language: python\n      code: |\n        print('{"rows": []}')\n\n`,
+        "",
+      ).replace(
+        '"{{ item }}"   # per item\n',
+        `"{{ item }}"   # per item\n        # fetch the rows first\n        - name: fetch\n          type: code\n          language: python\n          code: |\n            print('{"rows": []}')\n`,
+      ),
+    );
+  });
+
+  it("turns a flow list into a block list, items kept as written, to take a block step", () => {
+    const result = ok(moveStep(SOURCE, { id: "loop", to: { parent: "both", branch: "left" }, index: 1 }));
+    expect(result.text).toContain(`      branches:
+        left:
+            - { name: l1, type: transform, output: "{{ steps.classify.output }}" }
+            - name: loop
+              type: foreach
+              items: "{{ steps.fetch.output.rows }}"
+              steps:
+                - name: inner
+                  type: transform
+                  output: "{{ item }}"   # per item
+    - name: done`);
+  });
+
+  it("moves a flow item out as a block item, and reorders within a list", () => {
+    const two = replaced("left:  [ {", "left:  [ { name: l0, type: wait, seconds: 1 }, {");
+    expect(ok(moveStep(two, { id: "l1", to: {}, index: 0 })).text).toBe(
+      SOURCE.replace("steps:\n    # fetch", 'steps:\n    - { name: l1, type: transform, output: "{{ steps.classify.output }}" }\n\n    # fetch').replace(
+        'left:  [ { name: l1, type: transform, output: "{{ steps.classify.output }}" } ]',
+        "left:  [ { name: l0, type: wait, seconds: 1 } ]",
+      ),
+    );
+    const reordered = ok(moveStep(SOURCE, { id: "done", to: {}, index: 2 }));
+    expect(
+      graph(reordered.text)
+        .nodes.filter((n) => n.group === undefined)
+        .map((n) => n.id),
+    ).toEqual(["fetch", "classify", "done", "loop", "both"]);
+  });
+
+  it("does nothing for the same place and refuses a move into itself", () => {
+    expect(ok(moveStep(SOURCE, { id: "classify", to: {}, index: 1 })).edits).toEqual([]);
+    expect(moveStep(SOURCE, { id: "loop", to: { parent: "loop" }, index: 0 })).toMatchObject({ ok: false, error: expect.stringMatching(/into itself/) });
+  });
+});
+
+describe("wrapInForeach, wrapInParallel and unwrap", () => {
+  it("wraps adjacent steps, comments and blank lines included, indenting the new list as the file does", () => {
+    const result = ok(wrapInForeach(SOURCE, { ids: ["classify", "fetch"], name: "each_row" }));
+    expect(result.text).toBe(
+      replaced(
+        `    # fetch the rows first
+    - name: fetch
+      type: code
+      language: python
+      code: |
+        print('{"rows": []}')
+
+    - name: classify       # the LLM bit
+      type: llm
+      model:    gpt-4o-mini
+      prompt: 'Classify {{ steps.fetch.output }} (steps.fetch is not read here)'
+`,
+        `    - name: each_row
+      type: foreach
+      items: []
+      steps:
+          # fetch the rows first
+          - name: fetch
+            type: code
+            language: python
+            code: |
+              print('{"rows": []}')
+
+          - name: classify       # the LLM bit
+            type: llm
+            model:    gpt-4o-mini
+            prompt: 'Classify {{ steps.fetch.output }} (steps.fetch is not read here)'
+`,
+      ),
+    );
+    expect(wrapInForeach(SOURCE, { ids: ["fetch", "loop"] })).toMatchObject({ ok: false, error: expect.stringMatching(/next to each other/) });
+  });
+
+  it("makes each step a branch named after it", () => {
+    const result = ok(wrapInParallel(SOURCE, { ids: ["l1"] }));
+    expect(result.text).toBe(
+      replaced("left:  [ { name: l1,", "left:  [ { name: step_8, type: parallel, branches: { l1: [ { name: l1,").replace(
+        'output }}" } ]',
+        'output }}" } ] } } ]',
+      ),
+    );
+  });
+
+  it("unwraps a container into its place, its steps kept as written", () => {
+    expect(ok(unwrap(SOURCE, { id: "loop" })).text).toBe(
+      replaced(
+        `    - name: loop
+      type: foreach
+      items: "{{ steps.fetch.output.rows }}"
+      steps:
+        - name: inner
+          type: transform
+          output: "{{ item }}"   # per item
+`,
+        `    - name: inner
+      type: transform
+      output: "{{ item }}"   # per item
+`,
+      ),
+    );
+    expect(ok(unwrap(SOURCE, { id: "both" })).text).toBe(
+      replaced(
+        `    - name: both
+      type: parallel
+      branches:
+        left:  [ { name: l1, type: transform, output: "{{ steps.classify.output }}" } ]
+`,
+        `    - { name: l1, type: transform, output: "{{ steps.classify.output }}" }\n`,
+      ),
+    );
+    expect(unwrap(SOURCE, { id: "fetch" })).toMatchObject({ ok: false, error: expect.stringMatching(/holds no steps/) });
+  });
+});
+
+describe("setField and removeField", () => {
+  it("changes only the value's own span, keeping its quoting and what surrounds it", () => {
+    const model = ok(setField(SOURCE, { id: "classify", key: "model", value: "gpt-5" }));
+    expect(model.text).toBe(replaced("model:    gpt-4o-mini", "model:    gpt-5"));
+    expect(model.edits).toEqual([{ from: SOURCE.indexOf("gpt-4o-mini"), to: SOURCE.indexOf("gpt-4o-mini") + 11, insert: "gpt-5" }]);
+    expect(ok(setField(SOURCE, { id: "classify", key: "prompt", value: "It's {{ vars.x }}" })).text).toContain("prompt: 'It''s {{ vars.x }}'\n");
+    expect(ok(setField(SOURCE, { id: "fetch", key: "code", value: "print(1)\nprint(2)\n" })).text).toContain(
+      "      code: |\n        print(1)\n        print(2)\n\n",
+    );
+  });
+
+  it("quotes a string that would read as a number, and writes numbers plain", () => {
+    expect(ok(setField(SOURCE, { id: "classify", key: "model", value: "12" })).text).toContain('model:    "12"\n');
+    expect(ok(setField(SOURCE, { id: "inner", key: "output", value: 12 })).text).toContain("output: 12   # per item\n");
+  });
+
+  it("adds a field at the end of a block step, before a container's list, or inside flow text", () => {
+    expect(ok(setField(SOURCE, { id: "classify", key: "temperature", value: 0.2 })).text).toContain(
+      "(steps.fetch is not read here)'\n      temperature: 0.2\n\n",
+    );
+    expect(ok(setField(SOURCE, { id: "loop", key: "concurrency", value: 3 })).text).toContain('rows }}"\n      concurrency: 3\n      steps:\n');
+    expect(ok(setField(SOURCE, { id: "l1", key: "timeout", value: 30 })).text).toContain('output: "{{ steps.classify.output }}", timeout: 30 } ]');
+    expect(ok(setField(SOURCE, { id: "l1", key: "description", value: "two\nlines" })).text).toContain(', description: "two\\nlines" } ]');
+    expect(ok(setField(SOURCE, { id: "done", key: "description", value: "one\ntwo\n" })).text).toBe(
+      SOURCE + "\n      description: |\n        one\n        two",
+    );
+  });
+
+  it("sets a field inside a modifier, and refuses what would break the workflow", () => {
+    const retried = ok(toggleModifier(SOURCE, { id: "fetch", modifier: "retry" })).text;
+    expect(ok(setField(retried, { id: "fetch", key: ["retry", "max_attempts"], value: 5 })).text).toContain("retry: { max_attempts: 5, backoff: exponential }");
+    const bogus = setField(SOURCE, { id: "l1", key: "type", value: "bogus" });
+    expect(bogus).toMatchObject({ ok: false, error: expect.stringMatching(/would leave the workflow invalid: unknown type `bogus`/) });
+    expect(bogus.ok ? [] : bogus.issues.map((i) => i.line)).toEqual([29]);
+    expect(setField(SOURCE, { id: "fetch", key: "name", value: "x" })).toMatchObject({ ok: false, error: expect.stringMatching(/rename the step/) });
+  });
+
+  it("removes a field with its comment lines, in block and flow text", () => {
+    const text = SOURCE.replace("      type: foreach\n", "      type: foreach\n      # at most two at once\n      concurrency: 2 # why two\n");
+    expect(ok(removeField(text, { id: "loop", key: "concurrency" })).text).toBe(SOURCE);
+    const flow = SOURCE.replace('output: "{{ steps.classify.output }}" }', 'output: "{{ steps.classify.output }}", timeout: 5 }');
+    expect(ok(removeField(flow, { id: "l1", key: "timeout" })).text).toBe(SOURCE);
+    expect(removeField(SOURCE, { id: "l1", key: "output" })).toMatchObject({ ok: false, error: expect.stringMatching(/missing required key `output`/) });
+    expect(removeField(SOURCE, { id: "l1", key: "type" })).toMatchObject({ ok: false, error: "every step needs a `type`" });
+  });
+});
+
+describe("toggleModifier", () => {
+  it("adds each modifier's default block and takes it away again, byte for byte", () => {
+    for (const id of ["fetch", "classify", "loop", "inner", "l1", "done"]) {
+      for (const modifier of ["retry", "timeout", "manual_approval"] as const) {
+        const on = ok(toggleModifier(SOURCE, { id, modifier }));
+        expect(
+          graph(on.text)
+            .nodes.find((n) => n.id === id)
+            ?.badges.map((b) => b.kind),
+        ).toContain(modifier);
+        expect(ok(toggleModifier(on.text, { id, modifier })).text).toBe(SOURCE);
+      }
+    }
+    expect(ok(toggleModifier(SOURCE, { id: "done", modifier: "condition" })).text).toBe(replaced("      condition: steps.classify.status = 'COMPLETED'\n", ""));
+    expect(ok(toggleModifier(SOURCE, { id: "done", modifier: "manual_approval" })).text).toBe(
+      SOURCE + "\n      manual_approval:\n        message: Continue?\n        timeout: 3600",
+    );
+  });
+});
+
+describe("applyOperation", () => {
+  it("runs an operation given as data", () => {
+    expect(applyOperation(SOURCE, { kind: "renameStep", id: "inner", name: "row" })).toEqual(renameStep(SOURCE, { id: "inner", name: "row" }));
+  });
+});
