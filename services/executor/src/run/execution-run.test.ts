@@ -437,3 +437,17 @@ describe("llm steps", () => {
     expect(stateOf(t, "ask")).toMatchObject({ status: "COMPLETED", output: "Say hi!" });
   });
 });
+
+describe("progress", () => {
+  it("counts the workflow's own steps as they complete, not the steps inside a parallel's branches or a foreach", async () => {
+    const t = start([
+      code("first"),
+      { name: "both", type: "parallel", branches: { left: [code("l1"), code("l2")], right: [code("r1")] } },
+      { name: "each", type: "foreach", items: [1, 2], steps: [code("inner")] },
+    ]);
+    t.effects.code = () => codeOk(1);
+    await t.run.run();
+    expect(t.snap.status).toBe("COMPLETED");
+    expect([t.snap.completedSteps, t.snap.totalSteps]).toEqual([3, 3]);
+  });
+});

@@ -389,7 +389,8 @@ export class ExecutionRun {
     this.setStatus(st, "COMPLETED", Date.now());
     const refused = this.committer.budget.admit(path, st, "its result");
     if (refused) return this.finishFailed(path, st, `step \`${step.name}\`: ${refused}`);
-    if (scope.prefix === "") this.snap.completedSteps += 1;
+    // totalSteps counts the workflow's own list: a parallel's branch steps run at its prefix too.
+    if (scope.prefix === "" && this.workflow.steps.includes(step)) this.snap.completedSteps += 1;
     this.committer.emit("step_completed", path, {
       status: st.status,
       output: st.output,
