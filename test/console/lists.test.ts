@@ -194,6 +194,40 @@ describe("GET /api/console/executions/{id}/steps/{path}", () => {
   });
 });
 
+describe("monitoring of console runs", () => {
+  const LOGGING_YAML = `
+name: logs
+variables:
+  who: { type: string, required: true }
+steps:
+  - name: say
+    type: code
+    language: javascript
+    input: { who: "{{ vars.who }}" }
+    code: |
+      console.log("hello " + input.who);
+      return input.who;
+`;
+
+  it("keeps each step's input and logs by default, for the step view; enableMonitoring false leaves them out", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, LOGGING_YAML);
+    const detailOf = async (body: Record<string, unknown>) => {
+      const started = await consoleCall(env(), me, "POST", `/api/console/workflows/${wf.id}/executions`, { body });
+      expect(started.status).toBe(202);
+      const id = started.body.executionId as string;
+      await statusOf(me, id, ["COMPLETED"]);
+      return ConsoleStepDetail.parse((await consoleCall(env(), me, "GET", `/api/console/executions/${id}/steps/say`)).body);
+    };
+    const watched = await detailOf({ inputs: { who: "Ada" } });
+    expect(watched.input).toEqual({ who: "Ada" });
+    expect(watched.logs.join("\n")).toContain("hello Ada");
+    const quiet = await detailOf({ inputs: { who: "Bo" }, enableMonitoring: false });
+    expect(quiet.output).toBe("Bo");
+    expect([quiet.input, quiet.logs]).toEqual([null, []]);
+  });
+});
+
 describe("console approvals", () => {
   it("inbox newest first, rows stripped and counted; detail with rows; another owner's is 404", async () => {
     const me = await consoleSession(env());

@@ -6,6 +6,12 @@ import { ExecutionSummary, StartExecutionBody } from "./executions";
 
 export const ConsoleStartBody = z.strictObject({
   inputs: StartExecutionBody.shape.inputs,
+  enableMonitoring: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Keep each step's resolved input and log lines, which the console's step view shows. On by default here (a person is watching); false leaves them out.",
+    ),
   debug: DebugRequest.optional().describe(
     "Run under the debugger: the execution pauses at these breakpoints and waits for a debug command (POST /api/console/executions/{id}/debug/{command}).",
   ),

@@ -37,7 +37,12 @@ export const consoleExecutionRoutes: Route[] = [
       const startedAt = ctx.clock();
       let executionId: string;
       try {
-        executionId = await startStoredWorkflow(ctx, w, { inputs: body.inputs, triggerSource: "console", ...(body.debug ? { debug: body.debug } : {}) });
+        executionId = await startStoredWorkflow(ctx, w, {
+          inputs: body.inputs,
+          triggerSource: "console",
+          enableMonitoring: body.enableMonitoring,
+          ...(body.debug ? { debug: body.debug } : {}),
+        });
       } catch (err) {
         if (err instanceof WfError && err.code === "VALIDATION_FAILED") throw inputsError(w.definition, body.inputs, err);
         throw err;
