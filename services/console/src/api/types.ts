@@ -75,6 +75,4 @@ export type CancelResponse = Out<typeof S.CancelResponse>;
 export type ArtifactView = StepDetail["artifacts"][number];
 export type ToolCallRecord = StepDetail["toolCalls"][number];
 export type WorkflowRole = Out<typeof S.ConsoleWorkflowRole>;
-export type WorkflowVersionItem = WorkflowVersionList["items"][number];
 export type WorkflowDiffLine = WorkflowDiff["lines"][number];
-export type VersionConflict = Out<typeof S.VersionConflictBody>;

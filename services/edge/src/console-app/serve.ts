@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,20 +9,14 @@ import { WfError } from "@wf/shared/errors";
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL("../../../console/dist", import.meta.url));
 
 /**
- * Scripts only from the app's own files: no inline script, no eval. Styles from its files, and
- * style elements only with this answer's nonce (CodeMirror writes its styles into one; React's
- * style props are CSSOM, which CSP allows). Data only from this origin; no framing.
+ * Scripts, styles, fonts and images only from the app's own files: no inline script or style
+ * element, no eval. (React's style props are CSSOM, which CSP allows; the YAML editor keeps its
+ * styles in constructed sheets of a shadow root, which CSP allows too.) Data only from this
+ * origin; no framing.
  */
-export function consoleCsp(styleNonce?: string): string {
-  const styles = styleNonce === undefined ? "style-src 'self'" : `style-src 'self' 'nonce-${styleNonce}'`;
-  return (
-    `default-src 'none'; script-src 'self'; ${styles}; img-src 'self' data:; font-src 'self'; connect-src 'self'; ` +
-    "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-  );
-}
-
-/** Where index.html holds the nonce, for the app to read (services/console/index.html). */
-const NONCE_PLACEHOLDER = "__WF_STYLE_NONCE__";
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
+  "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -62,25 +55,17 @@ export function registerConsoleApp(app: FastifyInstance, dir: string): void {
       .header("content-type", file.type)
       .header("cache-control", cache)
       .header("vary", "accept-encoding")
-      .header("content-security-policy", consoleCsp())
+      .header("content-security-policy", CONSOLE_CSP)
       .header("x-content-type-options", "nosniff")
       .header("referrer-policy", "same-origin");
     if (encoding) void reply.header("content-encoding", encoding);
     return reply.send(body);
   };
-  // The app's page is small and carries a fresh nonce in every answer: it is not precompressed.
-  const page = (_request: FastifyRequest, reply: FastifyReply) => {
+  const page = (request: FastifyRequest, reply: FastifyReply) => {
     const index = files?.get("index.html");
     if (!index)
       throw new WfError("CONSOLE_NOT_BUILT", `service unavailable: the console is not built in ${dir}; run \`npm run build:console\` (npm start does it)`);
-    const nonce = randomBytes(18).toString("base64");
-    return reply
-      .header("content-type", index.type)
-      .header("cache-control", "no-cache")
-      .header("content-security-policy", consoleCsp(nonce))
-      .header("x-content-type-options", "nosniff")
-      .header("referrer-policy", "same-origin")
-      .send(index.raw.toString("utf8").replaceAll(NONCE_PLACEHOLDER, nonce));
+    return send(request, reply, index, "no-cache");
   };
 
   app.get("/console", (_request, reply) => reply.redirect("/console/", 301));

@@ -1,0 +1,51 @@
+import type { Completion, CompletionContext, CompletionResult } from "@codemirror/autocomplete";
+import type { SchemaNav } from "./schema-nav";
+import { contextAt } from "./yaml-context";
+
+/** Keys whose values are a short list: choosing one opens the list of its values at once. */
+const offersValues = new WeakSet<Completion>();
+
+/** For `autocompletion({ activateOnCompletion })`. */
+export const reopensAfter = (completion: Completion): boolean => offersValues.has(completion);
+
+/**
+ * Completion from the workflow format's JSON Schema: the keys valid where the cursor is (top-level
+ * keys, a step's keys by its `type`, a modifier's keys), and the values of keys that list them.
+ */
+export function workflowCompletions(nav: SchemaNav) {
+  return (context: CompletionContext): CompletionResult | null => {
+    const line = context.state.doc.lineAt(context.pos);
+    const lines = context.state.doc.toString().split("\n");
+    const at = contextAt(lines, line.number - 1, context.pos - line.from);
+    if (!at) return null;
+    // A new line is not a question: keys are offered once a letter is typed, or on Ctrl+Space.
+    if (at.kind === "key" && at.word === "" && !context.explicit) return null;
+
+    if (at.kind === "value") {
+      const options = nav
+        .values(at.path, at.values, at.key!)
+        .map((option): Completion => ({ label: option.value, type: "enum", ...(option.description ? { info: option.description } : {}) }));
+      return options.length === 0 ? null : { from: line.from + at.from, options, validFor: /^[\w$.-]*$/ };
+    }
+
+    const childIndent = " ".repeat(at.indent + 2);
+    const options = nav
+      .keys(at.path, at.values)
+      .filter((key) => !(key.name in at.values))
+      .map((key): Completion => {
+        const shape = nav.shapeOf(key.schema);
+        const text = shape === "mapping" ? `${key.name}:\n${childIndent}` : shape === "list" ? `${key.name}:\n${childIndent}- ` : `${key.name}: `;
+        const completion: Completion = {
+          label: key.name,
+          type: "property",
+          detail: nav.describe(key.schema),
+          ...(key.schema.description ? { info: key.schema.description } : {}),
+          apply: text,
+          boost: key.required ? 1 : 0,
+        };
+        if (shape === "scalar" && nav.values(at.path, at.values, key.name).length > 0) offersValues.add(completion);
+        return completion;
+      });
+    return options.length === 0 ? null : { from: line.from + at.from, options, validFor: /^[\w$.-]*$/ };
+  };
+}

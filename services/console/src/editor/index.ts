@@ -1,0 +1,152 @@
+/**
+ * The workflow YAML editor: CodeMirror with the workflow format's validation and completion. The
+ * console loads this module on demand (a dynamic import), so CodeMirror and the validator stay
+ * out of the pages that do not edit.
+ */
+import "./zod-jitless";
+import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { yaml } from "@codemirror/lang-yaml";
+import { bracketMatching, foldGutter, foldKeymap, indentOnInput, indentUnit } from "@codemirror/language";
+import { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
+import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
+import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
+import {
+  crosshairCursor,
+  drawSelection,
+  dropCursor,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  highlightSpecialChars,
+  keymap,
+  lineNumbers,
+  rectangularSelection,
+} from "@codemirror/view";
+import type { WorkflowIssue } from "@wf/shared/workflow";
+import schema from "../../../../shared/schema/workflow.schema.json";
+import { reopensAfter, workflowCompletions } from "./complete";
+import { offsetOf, toDiagnostics, workflowLinter } from "./lint";
+import { SchemaNav, type Schema } from "./schema-nav";
+import { consoleTheme } from "./theme";
+
+export { checkWorkflow } from "./lint";
+export { describeWorkflow, type WorkflowOutline } from "./describe";
+
+export interface WorkflowEditorOptions {
+  text: string;
+  readOnly: boolean;
+  /** Every change of the text. */
+  onChange(text: string): void;
+  /** The mistakes found after each pause in typing (an empty list once there are none). */
+  onIssues(issues: WorkflowIssue[]): void;
+}
+
+export interface WorkflowEditor {
+  text(): string;
+  /** Replaces the whole text (a reload), which becomes one step of undo. */
+  setText(text: string): void;
+  /** Puts the cursor at a 1-based line and column, scrolled into view, and focuses the editor. */
+  goTo(line: number, column: number): void;
+  /** Shows issues found elsewhere (the service's answer to a save) until the next edit is checked. */
+  showIssues(issues: readonly WorkflowIssue[]): void;
+  setReadOnly(readOnly: boolean): void;
+  destroy(): void;
+}
+
+// JSON imports are typed by their literal contents, which TypeScript cannot relate to a recursive schema type.
+const nav = new SchemaNav(schema as unknown as Schema);
+
+/**
+ * Text typed over a selection of several lines is put in by CodeMirror rather than by the
+ * browser: Chrome's own editing, joining the lines, writes style attributes that the CSP refuses,
+ * and every such keystroke would report a violation.
+ */
+const replaceLinesOurselves = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    const { main } = view.state.selection;
+    if (event.inputType !== "insertText" || !event.data || view.state.readOnly) return false;
+    if (main.empty || view.state.doc.lineAt(main.from).number === view.state.doc.lineAt(main.to).number) return false;
+    event.preventDefault();
+    view.dispatch(view.state.replaceSelection(event.data), { userEvent: "input.type", scrollIntoView: true });
+    return true;
+  },
+});
+
+export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEditorOptions): WorkflowEditor {
+  const readOnly = new Compartment();
+  const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
+  // The editor lives in a shadow root: CodeMirror styles a document with a <style> element, which
+  // the console's CSP (style-src 'self') refuses, and a shadow root with a constructed style sheet,
+  // which it allows. The theme's custom properties cross the boundary. A host is reused when a
+  // view is made again in it (React's strict mode mounts twice).
+  const root = parent.shadowRoot ?? parent.attachShadow({ mode: "open" });
+  const view = new EditorView({
+    parent: root,
+    root,
+    state: EditorState.create({
+      doc: options.text,
+      extensions: [
+        // The page's shortcuts (save, run) listen on the window: the editor must not take Mod-Enter for itself.
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => true }])),
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        highlightSpecialChars(),
+        history(),
+        foldGutter(),
+        drawSelection(),
+        dropCursor(),
+        EditorState.allowMultipleSelections.of(true),
+        EditorState.tabSize.of(2),
+        indentUnit.of("  "),
+        indentOnInput(),
+        bracketMatching(),
+        closeBrackets(),
+        autocompletion({ override: [workflowCompletions(nav)], activateOnCompletion: reopensAfter, icons: false }),
+        rectangularSelection(),
+        crosshairCursor(),
+        highlightActiveLine(),
+        highlightSelectionMatches(),
+        keymap.of([
+          ...closeBracketsKeymap,
+          ...defaultKeymap,
+          ...searchKeymap,
+          ...historyKeymap,
+          ...foldKeymap,
+          ...completionKeymap,
+          ...lintKeymap,
+          indentWithTab,
+        ]),
+        yaml(),
+        lintGutter(),
+        workflowLinter(options.onIssues),
+        consoleTheme,
+        readOnly.of(readOnlyExtensions(options.readOnly)),
+        EditorView.contentAttributes.of({ "aria-label": "Workflow YAML" }),
+        replaceLinesOurselves,
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) options.onChange(update.state.doc.toString());
+        }),
+      ],
+    }),
+  });
+
+  return {
+    text: () => view.state.doc.toString(),
+    setText(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: EditorSelection.cursor(0) });
+    },
+    goTo(line, column) {
+      const pos = offsetOf(view.state.doc, line, column);
+      view.dispatch({ selection: EditorSelection.cursor(pos), effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+      view.focus();
+    },
+    showIssues(issues) {
+      view.dispatch(setDiagnostics(view.state, toDiagnostics(view.state.doc, issues)));
+    },
+    setReadOnly(on) {
+      view.dispatch({ effects: readOnly.reconfigure(readOnlyExtensions(on)) });
+    },
+    destroy: () => view.destroy(),
+  };
+}

@@ -1,0 +1,41 @@
+import { useEffect, useRef, type RefObject } from "react";
+import type { WorkflowIssue } from "../../api/types";
+import type { WorkflowEditor } from "../../editor";
+import type { EditorModule } from "./useEditorModule";
+
+/**
+ * Hosts the CodeMirror view. `text` is only where it starts: from then on the view owns the text
+ * (the page reads it, or replaces it through `editor.setText`), so a render never resets it.
+ */
+export function YamlEditor(props: {
+  module: EditorModule;
+  text: string;
+  readOnly: boolean;
+  editor: RefObject<WorkflowEditor | null>;
+  onChange(text: string): void;
+  onIssues(issues: WorkflowIssue[]): void;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const latest = useRef(props);
+  latest.current = props;
+
+  useEffect(() => {
+    if (!host.current) return;
+    const { module, text, readOnly, editor } = latest.current;
+    const view = module.createWorkflowEditor(host.current, {
+      text,
+      readOnly,
+      onChange: (t) => latest.current.onChange(t),
+      onIssues: (issues) => latest.current.onIssues(issues),
+    });
+    editor.current = view;
+    return () => {
+      view.destroy();
+      editor.current = null;
+    };
+  }, []);
+
+  useEffect(() => props.editor.current?.setReadOnly(props.readOnly), [props.readOnly, props.editor]);
+
+  return <div ref={host} className="yaml-editor" />;
+}
