@@ -48,6 +48,7 @@ describe("console workflow routes: sessions, CSRF and visibility", () => {
       ["GET", `/api/console/workflows/${theirs.id}/versions/1`],
       ["GET", `/api/console/workflows/${theirs.id}/diff?from=1&to=1`],
       ["PUT", `/api/console/workflows/${theirs.id}/sharing`, { userEmail: me.user.email, role: "viewer" }],
+      ["PUT", `/api/console/workflows/${theirs.id}/layout`, { positions: { first: { x: 1, y: 2 } } }],
     ];
     for (const [method, path, body] of routes) {
       const opts = body === undefined ? {} : { body };
@@ -218,5 +219,39 @@ describe("sharing and deleting", () => {
     expect(deleted.status).toBe(204);
     expect(statusAndCode(await send(owner, "GET", `/api/console/workflows/${w.id}`))).toEqual([404, "NOT_FOUND"]);
     expect(await env().platform.store.workflows.get(w.id)).toBeNull();
+  });
+});
+
+describe("PUT /api/console/workflows/{id}/layout", () => {
+  it("keeps the canvas positions beside the YAML: shown in the detail, not a new version, kept across saves, replaced by the next layout", async () => {
+    const me = await consoleSession(env());
+    const w = await create(me, yamlNamed("laid-out"));
+    expect(w.layout).toEqual({ positions: {} });
+    const put = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { first: { x: 120.5, y: -40 } } } });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ positions: { first: { x: 120.5, y: -40 } } });
+    const read = ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body);
+    expect([read.version, read.layout]).toEqual([1, { positions: { first: { x: 120.5, y: -40 } } }]);
+
+    const saved = await send(me, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("laid-out", "two"), baseVersion: 1 } });
+    expect(ConsoleWorkflowDetail.parse(saved.body)).toMatchObject({ version: 2, layout: { positions: { first: { x: 120.5, y: -40 } } } });
+    await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { renamed: { x: 0, y: 0 } } } });
+    expect(ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body).layout).toEqual({
+      positions: { renamed: { x: 0, y: 0 } },
+    });
+  });
+
+  it("is refused to a viewer (403), and names a bad position (400)", async () => {
+    const me = await consoleSession(env());
+    const viewer = await consoleSession(env());
+    const w = await create(me, yamlNamed("shared-layout"));
+    await send(me, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: viewer.user.email, role: "viewer" } });
+    expect(statusAndCode(await send(viewer, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: {} } }))).toEqual([403, "FORBIDDEN"]);
+    const bad = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { first: { x: "left", y: 1 } } } });
+    expect(bad.status).toBe(400);
+    expect((bad.body.details as { field: string }[]).map((d) => d.field)).toEqual(["positions.first.x"]);
+    const extra = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { first: { x: 1, y: 1, z: 3 } } } });
+    expect(extra.status).toBe(400);
+    expect(ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body).layout).toEqual({ positions: {} });
   });
 });

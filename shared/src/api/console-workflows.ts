@@ -50,6 +50,24 @@ export const ConsoleWorkflowUpdateBody = z.strictObject({
 
 export const ConsoleSharee = z.object({ userId: z.string(), email: z.string().nullable(), role: z.enum(["viewer", "editor"]) });
 
+/** The most steps a layout places: well over any workflow a canvas can show. */
+export const MAX_LAYOUT_POSITIONS = 2000;
+
+const Coordinate = z
+  .number({ error: "must be a number" })
+  .finite("must be a finite number")
+  .min(-1e6, "must be at least -1000000")
+  .max(1e6, "must be at most 1000000");
+
+export const ConsoleWorkflowLayout = z.object({
+  positions: z
+    .record(z.string().min(1, "must not be empty").max(128, "must have at most 128 characters"), z.strictObject({ x: Coordinate, y: Coordinate }))
+    .refine((p) => Object.keys(p).length <= MAX_LAYOUT_POSITIONS, `must place at most ${MAX_LAYOUT_POSITIONS} steps`)
+    .describe("Canvas positions a person chose, by step name; steps not named here are placed automatically."),
+});
+
+export const ConsoleLayoutBody = z.strictObject({ positions: ConsoleWorkflowLayout.shape.positions });
+
 export const ConsoleWorkflowDetail = z.object({
   id: z.string(),
   name: z.string(),
@@ -61,6 +79,7 @@ export const ConsoleWorkflowDetail = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   sharedWith: z.array(ConsoleSharee).nullable().describe("Who it is shared with; shown to the owner only (null for others)."),
+  layout: ConsoleWorkflowLayout,
 });
 
 export const WorkflowIssueView = z.object({ path: z.string(), line: z.number().int(), column: z.number().int(), message: z.string() });

@@ -9,6 +9,7 @@ import { consoleKeyRoutes } from "./keys";
 import { rerunRoutes } from "./rerun";
 import { consoleSecretRoutes } from "./secrets";
 import { consoleUsageRoutes } from "./usage";
+import { consoleWorkflowLayoutRoutes } from "./workflow-layout";
 import { consoleWorkflowRoutes } from "./workflows";
 
 /**
@@ -24,6 +25,7 @@ export const consoleApiRoutes: readonly Route[] = [
   ...consoleExecutionListRoutes,
   ...consoleApprovalRoutes,
   ...consoleWorkflowRoutes,
+  ...consoleWorkflowLayoutRoutes,
   ...consoleKeyRoutes,
   ...consoleSecretRoutes,
   ...consoleAccountRoutes,

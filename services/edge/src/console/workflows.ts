@@ -298,6 +298,7 @@ async function detailOf(store: Store, w: WorkflowRecord, role: Role) {
     role,
     createdAt: w.createdAt,
     sharedWith: role === "owner" ? await shareesOf(store, w) : null,
+    layout: w.layout ?? { positions: {} },
   };
 }
 
