@@ -1,29 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService } from "./support";
+import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, unexpectedErrors, useConsoleService } from "./support";
 
 const service = useConsoleService();
-
-interface Answer<T> {
-  status: number;
-  body: T;
-}
-
-/** A console API call from inside the page: its session cookie, and the CSRF token that login set in the `wf_csrf` cookie. */
-async function consoleApi<T = Record<string, unknown>>(page: Page, method: string, path: string, body?: unknown): Promise<Answer<T>> {
-  const csrf = (await page.context().cookies()).find((c) => c.name === "wf_csrf")?.value ?? "";
-  return page.evaluate(
-    async ({ method, path, body, csrf }) => {
-      const headers: Record<string, string> = { "x-csrf-token": csrf };
-      if (body !== undefined) headers["content-type"] = "application/json";
-      const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      return { status: response.status, body: text === "" ? null : JSON.parse(text) };
-    },
-    { method, path, body, csrf },
-  ) as Promise<Answer<T>>;
-}
 
 /** Three rows to review; the gated step outputs the rows it was given, and the next step passes them on. */
 function reviewWorkflow(name: string): string {
@@ -62,21 +42,14 @@ interface ExecutionView {
   steps: Record<string, { status: string; output: unknown }>;
 }
 
-async function createWorkflow(page: Page): Promise<{ id: string; name: string }> {
+/** The review workflow, stored under a name of its own. */
+async function createReview(page: Page): Promise<{ id: string; name: string }> {
   const name = `review-${randomBytes(4).toString("hex")}`;
-  const created = await consoleApi<{ id: string }>(page, "POST", "/api/console/workflows", { yaml: reviewWorkflow(name) });
-  expect(created.status).toBe(201);
-  return { id: created.body.id, name };
-}
-
-async function run(page: Page, workflowId: string): Promise<string> {
-  const started = await consoleApi<{ executionId: string }>(page, "POST", `/api/console/workflows/${workflowId}/executions`, {});
-  expect(started.status).toBe(202);
-  return started.body.executionId;
+  return { id: await createWorkflow(page, reviewWorkflow(name)), name };
 }
 
 async function executionOf(page: Page, executionId: string): Promise<ExecutionView> {
-  return (await consoleApi<ExecutionView>(page, "GET", `/api/console/executions/${executionId}`)).body;
+  return (await consoleApi<ExecutionView>(page, "GET", `/api/console/executions/${executionId}`)).json;
 }
 
 async function endOf(page: Page, executionId: string): Promise<ExecutionView> {
@@ -84,27 +57,22 @@ async function endOf(page: Page, executionId: string): Promise<ExecutionView> {
   return executionOf(page, executionId);
 }
 
-/** The login page's question whether there is a session is a 401 Chromium logs; anything else logged is a fault. */
-const unexpected = (errors: string[]) => errors.filter((e) => !e.includes("status of 401"));
-
 describeInBrowser("approvals in the console", () => {
   it(
     "a request appears in the open inbox live; approved with an edited and a removed row, only the kept rows run as edited",
     { timeout: 120_000 },
     async () => {
-      const person = await createPerson(service());
-      const { context, page, errors } = await openPage(service());
-      await logIn(page, person);
-      const workflow = await createWorkflow(page);
+      const { person, context, page, errors } = await signedIn(service());
+      const workflow = await createReview(page);
 
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Approvals" }).click();
       await page.getByText("Nothing waits for your decision").waitFor();
       // The inbox follows the event stream from now on: the run must start after it is live.
-      await page.locator(".live-state.live").waitFor();
+      await page.locator(".live-indicator.live-live").waitFor();
       let loads = 0;
       page.on("load", () => loads++);
 
-      const executionId = await run(page, workflow.id);
+      const executionId = await startExecution(page, workflow.id);
       const row = page.getByRole("row", { name: new RegExp(workflow.name) });
       await row.waitFor({ timeout: 20_000 });
       expect(loads).toBe(0);
@@ -151,25 +119,23 @@ describeInBrowser("approvals in the console", () => {
       await screenshot(page, "approval-approved");
 
       const approvals = await consoleApi<{ approvals: { id: string; status: string }[] }>(page, "GET", "/api/console/approvals?status=APPROVED");
-      expect(approvals.body.approvals).toHaveLength(1);
+      expect(approvals.json.approvals).toHaveLength(1);
       const record = await consoleApi<{ comment: string; editedItems: unknown; decidedBy: string }>(
         page,
         "GET",
-        `/api/console/approvals/${approvals.body.approvals[0]!.id}`,
+        `/api/console/approvals/${approvals.json.approvals[0]!.id}`,
       );
-      expect(record.body).toMatchObject({ comment: "archive the first, keep the third", editedItems: { rows: kept }, decidedBy: person.id });
+      expect(record.json).toMatchObject({ comment: "archive the first, keep the third", editedItems: { rows: kept }, decidedBy: person.id });
 
-      expect(unexpected(errors)).toEqual([]);
+      expect(errors).toEqual([]);
       await context.close();
     },
   );
 
   it("rejected with a reason after a confirmation, the execution fails naming it; decided ones are in the history", { timeout: 120_000 }, async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service());
-    await logIn(page, person);
-    const workflow = await createWorkflow(page);
-    const executionId = await run(page, workflow.id);
+    const { context, page, errors } = await signedIn(service());
+    const workflow = await createReview(page);
+    const executionId = await startExecution(page, workflow.id);
 
     await page.goto("/console/approvals");
     const row = page.getByRole("row", { name: new RegExp(workflow.name) });
@@ -205,16 +171,14 @@ describeInBrowser("approvals in the console", () => {
     await page.getByLabel("Show").selectOption("APPROVED");
     await page.getByText("No approvals here yet").waitFor();
 
-    expect(unexpected(errors)).toEqual([]);
+    expect(errors).toEqual([]);
     await context.close();
   });
 
   it("a refused decision is told in words: a 400 at the cell it names, a 409 when someone decided first", { timeout: 120_000 }, async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service());
-    await logIn(page, person);
-    const workflow = await createWorkflow(page);
-    const executionId = await run(page, workflow.id);
+    const { context, page, errors } = await signedIn(service());
+    const workflow = await createReview(page);
+    const executionId = await startExecution(page, workflow.id);
     // Without its event stream the page cannot learn of a decision made elsewhere: its own decision finds out.
     await page.route(/\/api\/console\/executions\/[^/]+\/events/, (route) => route.fulfill({ status: 204 }));
 
@@ -244,7 +208,7 @@ describeInBrowser("approvals in the console", () => {
     await page.evaluate("window.scrollTo(0, 0)");
     await screenshot(page, "approval-refused");
 
-    const [pending] = (await consoleApi<{ approvals: { id: string; executionId: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).body
+    const [pending] = (await consoleApi<{ approvals: { id: string; executionId: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json
       .approvals;
     expect(pending?.executionId).toBe(executionId);
     expect((await consoleApi(page, "POST", `/api/console/approvals/${pending!.id}/reject`, { comment: "decided first" })).status).toBe(200);
@@ -254,21 +218,14 @@ describeInBrowser("approvals in the console", () => {
     await page.getByRole("heading", { name: "Rejected" }).waitFor();
     await page.getByText("decided first", { exact: true }).waitFor();
 
-    expect(unexpected(errors).filter((e) => !/status of (400|409)/.test(e))).toEqual([]);
+    expect(unexpectedErrors(errors, [400, 409])).toEqual([]);
     await context.close();
   });
 
   it("on a phone the inbox is cards and the review fits the screen; a decision made elsewhere shows live", { timeout: 120_000 }, async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service(), { viewport: { width: 375, height: 812 }, colorScheme: "dark" });
-    // logIn waits for the main navigation to show, which a phone folds into the menu button.
-    await page.goto("/console/login");
-    await page.getByLabel("Email").fill(person.email);
-    await page.getByLabel("Password").fill(person.password);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("button", { name: "Menu" }).waitFor();
-    const workflow = await createWorkflow(page);
-    const executionId = await run(page, workflow.id);
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 375, height: 812 }, colorScheme: "dark" });
+    const workflow = await createReview(page);
+    const executionId = await startExecution(page, workflow.id);
 
     await page.goto("/console/approvals");
     const card = page.getByRole("link", { name: new RegExp(workflow.name) });
@@ -288,7 +245,7 @@ describeInBrowser("approvals in the console", () => {
     await page.evaluate("window.scrollTo(0, 0)");
     await screenshot(page, "approval-detail-phone");
 
-    const [pending] = (await consoleApi<{ approvals: { id: string; executionId: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).body
+    const [pending] = (await consoleApi<{ approvals: { id: string; executionId: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json
       .approvals;
     expect(pending?.executionId).toBe(executionId);
     expect((await consoleApi(page, "POST", `/api/console/approvals/${pending!.id}/reject`, { comment: "decided on another device" })).status).toBe(200);
@@ -296,7 +253,7 @@ describeInBrowser("approvals in the console", () => {
     await page.getByText("decided on another device", { exact: true }).waitFor();
     expect(await group.getByRole("button", { name: "Remove row 1" }).count()).toBe(0);
 
-    expect(unexpected(errors)).toEqual([]);
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

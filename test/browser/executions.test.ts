@@ -5,7 +5,7 @@ import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
 import { openConfiguredStore } from "@wf/shared/store";
 import { LlmTestServer } from "../ai/support/llm-server";
-import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService, type ConsoleService, type PageOptions } from "./support";
+import { createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService, type ConsoleService } from "./support";
 
 // Registered before the service's hooks, so the provider is listening when the service reads its environment.
 let llm: LlmTestServer | undefined;
@@ -30,45 +30,6 @@ const service = useConsoleService({
 
 const unique = () => newId().slice(-10).toLowerCase();
 
-/** A person logged in on a fresh page of their own. */
-async function signedIn(opts: PageOptions = {}) {
-  const person = await createPerson(service());
-  const opened = await openPage(service(), opts);
-  await logIn(opened.page, person);
-  // The app asks for a session before logging in (a 401): only what fails after that counts.
-  opened.errors.length = 0;
-  return { person, ...opened };
-}
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-/** A console API call with the page's session, as the app makes it: the cookie, and the CSRF token the wf_csrf cookie holds. */
-async function call(page: Page, method: string, path: string, body?: unknown): Promise<Answer> {
-  const csrf = (await page.context().cookies()).find((c) => c.name === "wf_csrf")?.value ?? "";
-  const r = await page.context().request.fetch(path, {
-    method,
-    headers: { "content-type": "application/json", "x-csrf-token": csrf },
-    ...(body === undefined ? {} : { data: JSON.stringify(body) }),
-  });
-  const text = await r.text();
-  return { status: r.status(), body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
-
-async function createWorkflow(page: Page, yaml: string): Promise<string> {
-  const r = await call(page, "POST", "/api/console/workflows", { yaml });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body.id as string;
-}
-
-async function startRun(page: Page, workflowId: string, body: Record<string, unknown> = {}): Promise<string> {
-  const r = await call(page, "POST", `/api/console/workflows/${workflowId}/executions`, body);
-  expect(r.status, JSON.stringify(r.body)).toBe(202);
-  return r.body.executionId as string;
-}
-
 /** expect.poll with a bound fit for a service under test on a busy machine (vitest's default is 1 s). */
 const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 100 });
 
@@ -79,7 +40,7 @@ const headerStatus = (page: Page) => word(page.locator(".page-head .badge").firs
 
 describeInBrowser("executions in the console", () => {
   it("shows a run's steps turn running then completed live, nested items and branches, a step's output and its artifact's file", async () => {
-    const { page, context, errors } = await signedIn();
+    const { page, context, errors } = await signedIn(service());
     const u = unique();
     const workflowId = await createWorkflow(
       page,
@@ -111,7 +72,7 @@ steps:
   - { name: settle, type: wait, seconds: 1 }
 `,
     );
-    const id = await startRun(page, workflowId);
+    const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}`);
     await page.getByRole("heading", { name: `Execution ${id}` }).waitFor();
     // Set once: a reload would lose it, so finding it at the end proves the page was never reloaded.
@@ -149,17 +110,19 @@ steps:
   }, 90_000);
 
   it("cancels a long-running execution after the confirmation, and the page shows it cancelled", async () => {
-    const { page, context, errors } = await signedIn();
+    const { page, context, errors } = await signedIn(service());
     const workflowId = await createWorkflow(
       page,
       `name: long-${unique()}\nsteps:\n  - { name: hold, type: wait, seconds: 600 }\n  - { name: after, type: transform, output: never }\n`,
     );
-    const id = await startRun(page, workflowId);
+    const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}`);
     await poll(() => stepStatus(page, "hold"), 15_000).toBe("running");
 
     await page.getByRole("button", { name: "Cancel execution" }).click();
     const dialog = page.getByRole("dialog", { name: "Cancel this execution?" });
+    // The way out says what it leaves be: "Cancel" beside "Cancel execution" would read as the same thing.
+    expect(await dialog.getByRole("button", { name: "Keep running" }).count()).toBe(1);
     await dialog.getByRole("button", { name: "Cancel execution" }).click();
     await poll(() => headerStatus(page), 15_000).toBe("cancelled");
     await poll(() => stepStatus(page, "hold"), 15_000).toBe("cancelled");
@@ -169,7 +132,7 @@ steps:
   });
 
   it("reruns a failed execution from the failed step: the plan shows the reused step and what it saves, and the rerun completes", async () => {
-    const { page, context, errors } = await signedIn();
+    const { page, context, errors } = await signedIn(service());
     const model = `oa-${unique()}`;
     llm!.script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
     const workflowId = await createWorkflow(
@@ -188,7 +151,7 @@ steps:
       return "checked";
 `,
     );
-    const id = await startRun(page, workflowId);
+    const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}`);
     await poll(() => headerStatus(page), 20_000).toBe("failed");
     expect(await page.getByRole("note", { name: "Execution error" }).textContent()).toContain("the check failed");
@@ -220,7 +183,7 @@ steps:
   });
 
   it("debugs a run: the pause at a before-step breakpoint, a variable edited, F10 and F8, the edit in the next step's output", async () => {
-    const { page, context, errors } = await signedIn({ colorScheme: "dark" });
+    const { page, context, errors } = await signedIn(service(), { colorScheme: "dark" });
     const workflowId = await createWorkflow(
       page,
       `
@@ -233,7 +196,7 @@ steps:
   - { name: last, type: transform, output: "{{ steps.greet.output }}!" }
 `,
     );
-    const id = await startRun(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } });
+    const id = await startExecution(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } });
     await page.goto(`/console/executions/${id}`);
     await page.getByRole("link", { name: "Open the debugger" }).click({ timeout: 20_000 });
     await page.waitForURL(`**/console/executions/${id}/debug`);
@@ -281,7 +244,7 @@ steps:
   });
 
   it("lists 10,000 executions newest first, one page at a time, filtered in the URL, with new executions coming in live", async () => {
-    const { person, page, context, errors } = await signedIn();
+    const { person, page, context, errors } = await signedIn(service());
     const name = `bulk-${unique()}`;
     const workflowId = await createWorkflow(page, `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`);
     const newest = await seedExecutions(service(), person.id, workflowId, name, 10_000);
@@ -311,7 +274,7 @@ steps:
     expect(await rows.nth(50).getAttribute("data-execution-id")).toBe(newest[50]);
 
     // A run started elsewhere comes first, without a reload.
-    const fresh = await startRun(page, workflowId);
+    const fresh = await startExecution(page, workflowId);
     await poll(() => rows.first().getAttribute("data-execution-id"), 15_000).toBe(fresh);
     await poll(() => word(rows.first().locator(".badge")), 15_000).toBe("completed");
 

@@ -1,23 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
-import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService } from "./support";
+import { createPerson, describeInBrowser, logIn, openPage, screenshot, signedIn, unexpectedErrors, useConsoleService } from "./support";
 
 const service = useConsoleService();
 
 /** A unique name per test, fit for a key's name and a secret's name. */
 const unique = (prefix: string) => `${prefix}_${randomBytes(4).toString("hex")}`;
 
-/**
- * Chromium logs every refused request as a console error: the ones a test provokes on purpose are
- * expected, and so is the 401 of the login page asking whether there is a session.
- */
-const unexpected = (errors: string[], statuses: number[]) => errors.filter((e) => ![401, ...statuses].some((s) => e.includes(`status of ${s}`)));
-
 describeInBrowser("API keys, secrets and the password in the console", () => {
   it("creates a key shown once, which the v1 API takes until it is revoked in the console", { timeout: 120_000 }, async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service());
-    await logIn(page, person);
+    const { context, page, errors } = await signedIn(service());
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click();
     await page.getByText("No API keys yet").waitFor();
 
@@ -73,14 +65,12 @@ describeInBrowser("API keys, secrets and the password in the console", () => {
     expect(await row.getByRole("button", { name: `Revoke ${name}` }).count()).toBe(0);
     expect(await call()).toBe(401);
 
-    expect(unexpected(errors, [400])).toEqual([]);
+    expect(unexpectedErrors(errors, [400])).toEqual([]);
     await context.close();
   });
 
   it("sets, lists, replaces and deletes a secret; its value is never shown, a short one refused at the field", { timeout: 120_000 }, async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service(), { colorScheme: "dark" });
-    await logIn(page, person);
+    const { context, page, errors } = await signedIn(service(), { colorScheme: "dark" });
     await page.goto("/console/secrets");
     await page.getByText("No secrets yet").waitFor();
 
@@ -121,7 +111,7 @@ describeInBrowser("API keys, secrets and the password in the console", () => {
     await page.getByText("No secrets yet").waitFor();
     expect(await page.getByRole("row", { name: new RegExp(name) }).count()).toBe(0);
 
-    expect(unexpected(errors, [400])).toEqual([]);
+    expect(unexpectedErrors(errors, [400])).toEqual([]);
     await context.close();
   });
 
@@ -169,8 +159,8 @@ describeInBrowser("API keys, secrets and the password in the console", () => {
     await page.reload();
     await page.getByLabel("Current password").waitFor();
 
-    expect(unexpected(mine.errors, [400, 403])).toEqual([]);
-    expect(unexpected(elsewhere.errors, [])).toEqual([]);
+    expect(unexpectedErrors(mine.errors, [400, 403])).toEqual([]);
+    expect(unexpectedErrors(elsewhere.errors)).toEqual([]);
     await mine.context.close();
     await elsewhere.context.close();
   });

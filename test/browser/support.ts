@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { runCli } from "../cli/cli-process";
 import { uniqueNamespace } from "../support/runtime";
@@ -174,13 +174,39 @@ export async function openPage(service: ConsoleService, opts: PageOptions = {}):
   return { context, page, errors };
 }
 
-/** Logs in through the login page, as a person does, and waits for the signed-in frame. */
+/**
+ * Logs in through the login page, as a person does, and waits for the signed-in frame: its main
+ * navigation in the document (a phone shows it only behind the menu button, so not visible).
+ */
 export async function logIn(page: Page, person: Person): Promise<void> {
   await page.goto("/console/login");
   await page.getByLabel("Email").fill(person.email);
   await page.getByLabel("Password").fill(person.password);
   await page.getByRole("button", { name: "Log in" }).click();
-  await page.getByRole("navigation", { name: "Main" }).waitFor();
+  await page.getByRole("navigation", { name: "Main", includeHidden: true }).waitFor({ state: "attached" });
+}
+
+/**
+ * A new person logged in on a fresh page of their own. The login page's question whether there is
+ * a session is answered 401, which Chromium logs: `errors` starts empty after it.
+ */
+export async function signedIn(
+  service: ConsoleService,
+  opts: PageOptions = {},
+): Promise<{ person: Person; context: BrowserContext; page: Page; errors: string[] }> {
+  const person = await createPerson(service);
+  const opened = await openPage(service, opts);
+  await logIn(opened.page, person);
+  opened.errors.length = 0;
+  return { person, ...opened };
+}
+
+/**
+ * The page's logged errors but the refused requests a test provokes on purpose (`statuses`), and
+ * the login page's 401 (Chromium logs every refused request as a console error).
+ */
+export function unexpectedErrors(errors: string[], statuses: number[] = []): string[] {
+  return errors.filter((e) => ![401, ...statuses].some((s) => e.includes(`status of ${s}`)));
 }
 
 /** Writes `.tmp/screenshots/<name>.png`. */
@@ -211,4 +237,18 @@ export async function consoleApi<T>(page: Page, method: string, path: string, bo
     },
     { method, path, body },
   );
+}
+
+/** A workflow stored through the console API, as the editor stores it; answers its id. */
+export async function createWorkflow(page: Page, yaml: string): Promise<string> {
+  const created = await consoleApi<{ id: string }>(page, "POST", "/api/console/workflows", { yaml });
+  expect(created.status, JSON.stringify(created.json)).toBe(201);
+  return created.json.id;
+}
+
+/** Starts the workflow through the console API, as its Run button does (`body`: variables, debug); answers the execution's id. */
+export async function startExecution(page: Page, workflowId: string, body: Record<string, unknown> = {}): Promise<string> {
+  const started = await consoleApi<{ executionId: string }>(page, "POST", `/api/console/workflows/${workflowId}/executions`, body);
+  expect(started.status, JSON.stringify(started.json)).toBe(202);
+  return started.json.executionId;
 }

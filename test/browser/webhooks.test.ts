@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { uniqueNamespace } from "../support/runtime";
-import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService } from "./support";
+import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, unexpectedErrors, useConsoleService } from "./support";
 
 const service = useConsoleService();
 
@@ -13,36 +13,12 @@ const service = useConsoleService();
 const SHELL_TOOLS = ["/usr/bin/curl", "/usr/bin/openssl"].every((tool) => existsSync(tool));
 if (!SHELL_TOOLS) console.warn("[browser tests] the curl commands of the webhook page are not run: no /usr/bin/curl or /usr/bin/openssl");
 
-/** A console API call made by the page itself: its session cookie, and the CSRF token the app reads from `wf_csrf`. */
-async function consoleApi<T>(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
-  return page.evaluate(
-    async ({ method, path, body }) => {
-      // Runs in the page; the tests' tsconfig has no DOM types.
-      const { document } = globalThis as unknown as { document: { cookie: string } };
-      const csrf = document.cookie
-        .split(";")
-        .map((c) => c.trim())
-        .find((c) => c.startsWith("wf_csrf="));
-      const response = await fetch(path, {
-        method,
-        headers: { "content-type": "application/json", "x-csrf-token": csrf?.slice("wf_csrf=".length) ?? "" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, json: text === "" ? null : JSON.parse(text) };
-    },
-    { method, path, body },
-  );
-}
-
 /** A workflow that greets `who`, made through the console API; `who` required or with a default. */
 async function greetingWorkflow(page: Page, who: "required" | "defaulted"): Promise<{ id: string; name: string }> {
   const name = `greet-${uniqueNamespace()}`;
   const variable = who === "required" ? "{ type: string, required: true }" : "{ type: string, default: nobody }";
   const yaml = `name: ${name}\nvariables:\n  who: ${variable}\nsteps:\n  - name: greet\n    type: transform\n    output: "hello {{ vars.who }}"\n`;
-  const created = await consoleApi<{ id: string }>(page, "POST", "/api/console/workflows", { yaml });
-  expect(created.status).toBe(201);
-  return { id: created.json.id, name };
+  return { id: await createWorkflow(page, yaml), name };
 }
 
 type Execution = { id: string; status: string; triggerSource: string; steps: Record<string, { output: unknown }> };
@@ -73,17 +49,9 @@ function figure(page: Page, label: RegExp) {
     .locator("dd");
 }
 
-/**
- * The page's errors but the refused requests Chromium logs that are meant: the login page's
- * session check before logging in (401), and those a test makes on purpose.
- */
-const unexpected = (errors: string[], statuses: number[] = []) => errors.filter((e) => ![401, ...statuses].some((s) => e.includes(`status of ${s}`)));
-
 describeInBrowser("webhooks in the console", () => {
   it("creates an HMAC webhook with a mapping and an allow-list, shows a refused field at its input, and counts a signed trigger and a forged one", async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service());
-    await logIn(page, person);
+    const { context, page, errors } = await signedIn(service());
     const workflow = await greetingWorkflow(page, "required");
 
     await page.goto("/console/webhooks");
@@ -154,14 +122,12 @@ describeInBrowser("webhooks in the console", () => {
       .click();
     await page.getByText("No webhooks yet").waitFor();
     expect((await fetch(url, { method: "POST", headers: { "x-webhook-signature": `sha256=${signature}` }, body })).status).toBe(404);
-    expect(unexpected(errors, [400])).toEqual([]);
+    expect(unexpectedErrors(errors, [400])).toEqual([]);
     await context.close();
   });
 
   it("binds a webhook to an API key, triggers it with the key, then switches it to HMAC with a PUT: the key is refused and a signature accepted (dark theme)", async () => {
-    const person = await createPerson(service());
-    const { context, page, errors } = await openPage(service(), { colorScheme: "dark" });
-    await logIn(page, person);
+    const { context, page, errors } = await signedIn(service(), { colorScheme: "dark" });
     const workflow = await greetingWorkflow(page, "defaulted");
     const keyName = `hook-key-${uniqueNamespace()}`;
     const key = await consoleApi<{ key: string }>(page, "POST", "/api/console/keys", { name: keyName, scopes: ["WEBHOOK_TRIGGER"] });
@@ -216,16 +182,14 @@ describeInBrowser("webhooks in the console", () => {
     // Saving scrolled the page: from the top, the sticky bar stays where it belongs in the full-page picture.
     await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
     await screenshot(page, "webhook-detail-dark");
-    expect(unexpected(errors)).toEqual([]);
+    expect(unexpectedErrors(errors)).toEqual([]);
     await context.close();
   });
 
   it.skipIf(!SHELL_TOOLS)(
     "the curl command the page shows triggers the webhook as it stands: HMAC, HMAC with replay protection, then bound to a key",
     async () => {
-      const person = await createPerson(service());
-      const { context, page, errors } = await openPage(service());
-      await logIn(page, person);
+      const { context, page, errors } = await signedIn(service());
       const workflow = await greetingWorkflow(page, "defaulted");
       const secret = "a shared secret of 16+ chars";
       const created = await consoleApi<{ id: string }>(page, "POST", "/api/webhooks", {
@@ -267,7 +231,7 @@ describeInBrowser("webhooks in the console", () => {
       await settings.getByRole("button", { name: "Save changes" }).click();
       await expect.poll(() => page.getByLabel("curl example").textContent()).toContain("Authorization: Bearer $WF_API_KEY");
       expect((await runShown("Keyed")).steps.greet!.output).toBe("hello Keyed");
-      expect(unexpected(errors)).toEqual([]);
+      expect(unexpectedErrors(errors)).toEqual([]);
       await context.close();
     },
   );

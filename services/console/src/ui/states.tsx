@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { ApiError } from "../api/client";
+import { ApiError, type FieldProblem } from "../api/client";
 
 export function Loading({ what = "Loading" }: { what?: string }) {
   return (
@@ -44,17 +44,26 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
   );
 }
 
-/** An error inline in a form: the message, and the fields the service named. */
-export function FormError({ error }: { error: unknown }) {
+/**
+ * An error inline in a form: its message, and the field problems the service named, each naming its
+ * field. A form that marks some problems at their own inputs says which with `placed` (field names,
+ * or a test of a problem): those are not listed again. When the service named fields, `refused` is
+ * said in place of its message, pointing at the marked fields; without it, nothing is shown once
+ * the inputs show every problem.
+ */
+export function FormError({ error, placed, refused }: { error: unknown; placed?: readonly string[] | ((problem: FieldProblem) => boolean); refused?: string }) {
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
   const details = error instanceof ApiError ? error.details : [];
+  const isPlaced = placed === undefined ? () => false : typeof placed === "function" ? placed : (d: FieldProblem) => placed.includes(d.field);
+  const listed = details.filter((d) => !isPlaced(d));
+  if (details.length > 0 && listed.length === 0 && refused === undefined) return null;
+  const message = details.length > 0 && refused !== undefined ? refused : error instanceof Error ? error.message : String(error);
   return (
     <div className="form-error" role="alert">
       {message}
-      {details.length > 0 ? (
+      {listed.length > 0 ? (
         <ul>
-          {details.map((d, i) => (
+          {listed.map((d, i) => (
             <li key={i}>
               {d.field ? <code>{d.field}</code> : null} {d.message}
             </li>

@@ -18,7 +18,7 @@ export default function AccountPage() {
         <h2 id="profile-title" className="sr-only">
           Profile
         </h2>
-        <dl className="account-facts">
+        <dl className="facts account-facts">
           <div>
             <dt>Email</dt>
             <dd>{user.email}</dd>

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { api, ApiError } from "../../api/client";
 import type { PasswordBody, PasswordChanged } from "../../api/types";
-import { FieldError, FormProblem, fieldProblem } from "./fields";
+import { FieldError, FormActions, fieldProblem } from "../../ui/fields";
+import { FormError } from "../../ui/states";
 
 function ended(n: number): string {
   if (n === 0) return "You had no other session.";
@@ -89,17 +90,13 @@ export function PasswordForm() {
         />
         <FieldError id="repeat-problem" message={repeatProblem} />
       </label>
-      {wrongCurrent ? null : <FormProblem error={change.error} fields={["current", "next"]} />}
+      {wrongCurrent ? null : <FormError error={change.error} placed={["current", "next"]} />}
       {change.data ? (
         <div className="notice-ok" role="status">
           Password changed. {ended(change.data.otherSessionsEnded)} Your API keys keep working.
         </div>
       ) : null}
-      <div className="row end">
-        <button type="submit" className="primary" disabled={change.isPending}>
-          {change.isPending ? "Changing…" : "Change password"}
-        </button>
-      </div>
+      <FormActions submit="Change password" busyLabel="Changing…" pending={change.isPending} />
     </form>
   );
 }

@@ -1,7 +1,9 @@
 import { Link } from "react-router";
 import type { ApprovalView } from "../../api/types";
+import { ActionsHeader } from "../../ui/ActionsHeader";
 import { StatusBadge } from "../../ui/StatusBadge";
-import { formatAgo, formatTime } from "../../ui/format";
+import { formatTime } from "../../ui/format";
+import { When } from "../../ui/When";
 import { useNarrow } from "./narrow";
 import { formatRelative, useNow } from "./time";
 import { useWorkflowNames } from "./workflow-names";
@@ -18,15 +20,6 @@ function Expires({ approval, now }: { approval: ApprovalView; now: number }) {
   return (
     <time dateTime={new Date(approval.expiresAt).toISOString()} title={formatTime(approval.expiresAt)} className={past ? "expired-text" : undefined}>
       {past ? `expired ${formatRelative(approval.expiresAt, now)}` : formatRelative(approval.expiresAt, now)}
-    </time>
-  );
-}
-
-function Ago({ at }: { at: number | null }) {
-  if (at === null) return <span className="muted">—</span>;
-  return (
-    <time dateTime={new Date(at).toISOString()} title={formatTime(at)}>
-      {formatAgo(at)}
     </time>
   );
 }
@@ -56,10 +49,10 @@ export function ApprovalList({ approvals, history }: { approvals: ApprovalView[]
               </div>
               {a.approvalMessage ? <div className="approval-message-clip">{a.approvalMessage}</div> : null}
               <div className="muted small">
-                requested <Ago at={a.createdAt} /> ·{" "}
+                requested <When at={a.createdAt} ago /> ·{" "}
                 {history && a.status !== "PENDING" ? (
                   <>
-                    decided <Ago at={a.decidedAt} />
+                    decided <When at={a.decidedAt} ago />
                   </>
                 ) : (
                   <>
@@ -86,9 +79,7 @@ export function ApprovalList({ approvals, history }: { approvals: ApprovalView[]
             <th>Requested</th>
             {history ? <th>Decided</th> : <th>Expires</th>}
             {history ? <th>Comment</th> : null}
-            <th>
-              <span className="sr-only">Open</span>
-            </th>
+            <ActionsHeader label="Open" />
           </tr>
         </thead>
         <tbody>
@@ -105,9 +96,9 @@ export function ApprovalList({ approvals, history }: { approvals: ApprovalView[]
               </td>
               <td>{history ? <StatusBadge status={a.status} /> : rowCount(a)}</td>
               <td>
-                <Ago at={a.createdAt} />
+                <When at={a.createdAt} ago />
               </td>
-              <td>{history ? <Ago at={a.decidedAt} /> : <Expires approval={a} now={now} />}</td>
+              <td>{history ? <When at={a.decidedAt} ago /> : <Expires approval={a} now={now} />}</td>
               {history ? (
                 <td className="approval-message-cell">
                   {a.comment ? <div className="approval-message-clip">{a.comment}</div> : <span className="muted">—</span>}

@@ -4,6 +4,7 @@ import { Link, useParams } from "react-router";
 import { api } from "../../api/client";
 import { useEventStream } from "../../api/events";
 import { useSession } from "../../api/session";
+import { useCoalesced } from "../../api/useCoalesced";
 import type { ApprovalView, ExecutionView } from "../../api/types";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { ErrorState, Loading } from "../../ui/states";
@@ -12,7 +13,7 @@ import { DecisionPanel } from "./DecisionPanel";
 import { GroupTable } from "./GroupTable";
 import { Outcome } from "./Outcome";
 import { detailKey, useDecision } from "./decide";
-import { changesStatus, useCoalesced } from "./live";
+import { REFETCH_MS, changesStatus } from "./live";
 import { useNow } from "./time";
 import { changesOf, draftOf, resetGroup, setCell, toggleRemoved, type Drafts } from "./rows";
 import { useWorkflowNames } from "./workflow-names";
@@ -43,10 +44,14 @@ function ApprovalDetail({ approval }: { approval: ApprovalView }) {
     queryFn: ({ signal }) => api<ExecutionView>("GET", `/api/console/executions/${encodeURIComponent(approval.executionId)}`, undefined, signal),
   });
   // The execution's own stream: a decision made elsewhere, an expiry, and the run going on after a decision all show here.
-  const refresh = useCoalesced(() => {
-    void queries.invalidateQueries({ queryKey: detailKey(approval.id) });
-    void queries.invalidateQueries({ queryKey: executionKey });
-  });
+  const refresh = useCoalesced(
+    () => {
+      void queries.invalidateQueries({ queryKey: detailKey(approval.id) });
+      void queries.invalidateQueries({ queryKey: executionKey });
+    },
+    REFETCH_MS,
+    REFETCH_MS,
+  );
   useEventStream(`/api/console/executions/${encodeURIComponent(approval.executionId)}/events`, (event) => {
     if (changesStatus(event)) refresh();
   });

@@ -2,9 +2,10 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useSearchParams } from "react-router";
 import { api, query } from "../../api/client";
 import type { ApprovalList as ApprovalListBody, ApprovalStatus } from "../../api/types";
+import { LiveIndicator } from "../../ui/LiveIndicator";
 import { Empty, ErrorState, Loading } from "../../ui/states";
 import { ApprovalList } from "./ApprovalList";
-import { STREAM_LABEL, useLiveApprovals } from "./live";
+import { useLiveApprovals } from "./live";
 import "./approvals.css";
 
 const SIZE = 20;
@@ -50,9 +51,7 @@ export default function ApprovalsPage() {
     <div className="stack">
       <div className="page-head">
         <h1>Approvals</h1>
-        <span className={`live-state ${stream}`} role="status" title="New requests and decisions appear without reloading while this is live">
-          <span className="live-dot" aria-hidden="true" /> {STREAM_LABEL[stream]}
-        </span>
+        <LiveIndicator state={stream} endedLabel="Not live" title="New requests and decisions appear without reloading while this is live" />
       </div>
       <div className="tabs" role="tablist" aria-label="Approvals">
         <button type="button" role="tab" aria-selected={!history} onClick={() => go({})}>

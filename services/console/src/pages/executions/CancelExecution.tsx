@@ -30,6 +30,7 @@ export function CancelExecution({ executionId }: { executionId: string }) {
         open={asking}
         title="Cancel this execution?"
         confirmLabel={cancel.isPending ? "Cancelling…" : "Cancel execution"}
+        cancelLabel="Keep running"
         danger
         busy={cancel.isPending}
         onConfirm={() => cancel.mutate()}

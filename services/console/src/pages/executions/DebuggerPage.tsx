@@ -15,7 +15,7 @@ import { COMMANDS, applies, commandTitle, debugErrorWords, type CommandSpec } fr
 import { EditsList } from "./EditsList";
 import { hasEnded } from "./execution-status";
 import { JsonField, parseJson } from "./JsonField";
-import { LiveIndicator } from "./LiveIndicator";
+import { LiveIndicator } from "../../ui/LiveIndicator";
 import { PauseEditors } from "./PauseEditors";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { StepDetailPanel } from "./StepDetailPanel";
@@ -169,6 +169,7 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
         open={aborting}
         title="Abort this run?"
         confirmLabel="Abort the run"
+        cancelLabel="Keep debugging"
         danger
         busy={command.isPending}
         onConfirm={() => send("abort")}

@@ -1,6 +1,6 @@
 import type { ExecutionEvent, StreamState } from "../../api/events";
 import { Empty } from "../../ui/states";
-import { LiveIndicator } from "./LiveIndicator";
+import { LiveIndicator } from "../../ui/LiveIndicator";
 
 const clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", fractionalSecondDigits: 3 });
 

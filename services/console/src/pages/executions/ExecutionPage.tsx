@@ -8,7 +8,7 @@ import { ErrorState, Loading } from "../../ui/states";
 import { CancelExecution } from "./CancelExecution";
 import { EventsPanel } from "./EventsPanel";
 import { executionDuration, hasEnded } from "./execution-status";
-import { LiveIndicator } from "./LiveIndicator";
+import { LiveIndicator } from "../../ui/LiveIndicator";
 import { PauseBanner } from "./PauseBanner";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { RerunDialog } from "./RerunDialog";

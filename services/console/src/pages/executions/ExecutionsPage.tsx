@@ -7,7 +7,7 @@ import { formatAgo, formatDuration, formatTime } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
 import { executionDuration, hasEnded } from "./execution-status";
 import { ExecutionFilters } from "./ExecutionFilters";
-import { LiveIndicator } from "./LiveIndicator";
+import { LiveIndicator } from "../../ui/LiveIndicator";
 import { hasFilters, readUrlFilters, toListFilters, writeUrlFilters, type UrlFilters } from "./list-filters";
 import { executionPath, fetchExecutionPage, fetchWorkflowNames, keys } from "./queries";
 import { formatTokens, formatUsageCost } from "./usage-format";

@@ -1,4 +1,5 @@
 import { useId } from "react";
+import { FieldError } from "../../ui/fields";
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -46,11 +47,7 @@ export function JsonField(props: {
         aria-invalid={problem !== null}
         aria-describedby={[props.hint ? `${id}-hint` : "", problem ? `${id}-problem` : ""].filter(Boolean).join(" ") || undefined}
       />
-      {problem ? (
-        <span id={`${id}-problem`} className="json-problem" role="alert">
-          {problem}
-        </span>
-      ) : null}
+      <FieldError id={`${id}-problem`} message={problem} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { ApiError } from "../../api/client";
 import type { ArtifactView, StepDetail, ToolCallRecord } from "../../api/types";
+import { ActionsHeader } from "../../ui/ActionsHeader";
 import { CopyButton } from "../../ui/CopyButton";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration, formatTime, prettyJson } from "../../ui/format";
@@ -186,7 +187,7 @@ function Artifacts({ artifacts }: { artifacts: ArtifactView[] }) {
             <th>Name</th>
             <th className="num">Size</th>
             <th>Type</th>
-            <th aria-label="Download" />
+            <ActionsHeader label="Download" />
           </tr>
         </thead>
         <tbody>

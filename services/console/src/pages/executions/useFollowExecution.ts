@@ -4,7 +4,7 @@ import { useEventStream, type ExecutionEvent, type StreamState } from "../../api
 import type { ExecutionView } from "../../api/types";
 import { applyEvent } from "./apply-event";
 import { keys } from "./queries";
-import { useCoalesced } from "./useCoalesced";
+import { useCoalesced } from "../../api/useCoalesced";
 
 /** The events panel keeps the newest this many; a long run's streamed answer text would otherwise grow the page without end. */
 const KEEP = 2_000;

@@ -4,7 +4,7 @@ import type { ExecutionList, ExecutionStatus } from "../../api/types";
 import { hasEnded } from "./execution-status";
 import { STATUSES } from "./list-filters";
 import { keys } from "./queries";
-import { useCoalesced } from "./useCoalesced";
+import { useCoalesced } from "../../api/useCoalesced";
 
 /** Events after which a summary reads differently (status, progress, usage); logs and deltas change nothing in a row. */
 const CHANGES_A_ROW = new Set([

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../../api/client";
 import type { CreatedApiKey, CreateKeyBody, Scope } from "../../api/types";
-import { FieldError, FormProblem, fieldProblem } from "../account/fields";
+import { FieldError, FormActions, fieldProblem } from "../../ui/fields";
+import { FormError } from "../../ui/states";
 import { SCOPE_HELP, SCOPES } from "./scopes";
 
 /** The form of the create-key modal: a name, the scopes it grants, and an optional lifetime. */
@@ -41,10 +42,10 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated(key: CreatedA
         />
         <FieldError id="key-name-problem" message={nameProblem} />
       </label>
-      <fieldset className="scope-list" aria-describedby={scopesProblem ? "key-scopes-problem" : undefined}>
+      <fieldset className="field-group" aria-describedby={scopesProblem ? "key-scopes-problem" : undefined}>
         <legend>Scopes</legend>
         {SCOPES.map((scope) => (
-          <label key={scope} className="scope-choice">
+          <label key={scope} className="inline choice scope-choice">
             <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
             <span>
               <code>{scope}</code>
@@ -69,15 +70,8 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated(key: CreatedA
         />
         <FieldError id="key-days-problem" message={daysProblem} />
       </label>
-      <FormProblem error={create.error} fields={["name", "scopes", "expiresInDays"]} />
-      <div className="row end">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create key"}
-        </button>
-      </div>
+      <FormError error={create.error} placed={["name", "scopes", "expiresInDays"]} />
+      <FormActions submit="Create key" busyLabel="Creating…" pending={create.isPending} other={{ label: "Cancel", onClick: onCancel }} />
     </form>
   );
 }

@@ -1,19 +1,12 @@
 import type { ApiKeyView } from "../../api/types";
+import { ActionsHeader } from "../../ui/ActionsHeader";
 import { StatusBadge } from "../../ui/StatusBadge";
-import { formatAgo, formatTime } from "../../ui/format";
+import { formatTime } from "../../ui/format";
+import { When } from "../../ui/When";
 
 export function keyStatus(key: ApiKeyView, now: number): "revoked" | "expired" | "active" {
   if (key.revoked) return "revoked";
   return key.expiresAt !== null && key.expiresAt <= now ? "expired" : "active";
-}
-
-function When({ at, ago = false }: { at: number | null; ago?: boolean }) {
-  if (at === null) return <span className="muted">{ago ? "never" : "—"}</span>;
-  return (
-    <time dateTime={new Date(at).toISOString()} title={formatTime(at)}>
-      {ago ? formatAgo(at) : formatTime(at)}
-    </time>
-  );
 }
 
 /** The user's keys, newest first, revoked ones kept; never their secrets. */
@@ -29,9 +22,7 @@ export function KeyTable({ keys, now, onRevoke }: { keys: ApiKeyView[]; now: num
             <th>Last used</th>
             <th>Expires</th>
             <th>Status</th>
-            <th>
-              <span className="sr-only">Revoke</span>
-            </th>
+            <ActionsHeader label="Revoke" />
           </tr>
         </thead>
         <tbody>
@@ -56,7 +47,7 @@ export function KeyTable({ keys, now, onRevoke }: { keys: ApiKeyView[]; now: num
                   <When at={key.createdAt} />
                 </td>
                 <td>
-                  <When at={key.lastUsedAt} ago />
+                  <When at={key.lastUsedAt} ago missing="never" />
                 </td>
                 <td>{key.expiresAt === null ? <span className="muted">never</span> : <When at={key.expiresAt} />}</td>
                 <td>

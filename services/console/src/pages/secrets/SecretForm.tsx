@@ -2,7 +2,8 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../../api/client";
 import type { PutSecretBody, SecretView } from "../../api/types";
-import { FieldError, FormProblem, fieldProblem } from "../account/fields";
+import { FieldError, FormActions, fieldProblem } from "../../ui/fields";
+import { FormError } from "../../ui/states";
 
 /**
  * Sets a secret's value, creating it or replacing it. The value goes in a password field and is
@@ -65,17 +66,13 @@ export function SecretForm(props: { name?: string; existing: string[]; onSaved(s
         />
         <FieldError id={`${prefix}-value-problem`} message={valueProblem} />
       </label>
-      <FormProblem error={save.error} fields={["name", "value"]} />
-      <div className="row end">
-        {props.onCancel ? (
-          <button type="button" onClick={props.onCancel}>
-            Cancel
-          </button>
-        ) : null}
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : props.name !== undefined || replaces ? "Replace value" : "Save secret"}
-        </button>
-      </div>
+      <FormError error={save.error} placed={["name", "value"]} />
+      <FormActions
+        submit={props.name !== undefined || replaces ? "Replace value" : "Save secret"}
+        busyLabel="Saving…"
+        pending={save.isPending}
+        other={props.onCancel ? { label: "Cancel", onClick: props.onCancel } : undefined}
+      />
     </form>
   );
 }

@@ -1,13 +1,6 @@
 import type { SecretView } from "../../api/types";
-import { formatAgo, formatTime } from "../../ui/format";
-
-function When({ at }: { at: number }) {
-  return (
-    <time dateTime={new Date(at).toISOString()} title={formatTime(at)}>
-      {formatAgo(at)}
-    </time>
-  );
-}
+import { ActionsHeader } from "../../ui/ActionsHeader";
+import { When } from "../../ui/When";
 
 /** The user's secrets by name, with when each was made and last set; the values are never answered. */
 export function SecretTable({ secrets, onReplace, onDelete }: { secrets: SecretView[]; onReplace(name: string): void; onDelete(name: string): void }) {
@@ -19,9 +12,7 @@ export function SecretTable({ secrets, onReplace, onDelete }: { secrets: SecretV
             <th>Name</th>
             <th>Created</th>
             <th>Updated</th>
-            <th>
-              <span className="sr-only">Actions</span>
-            </th>
+            <ActionsHeader />
           </tr>
         </thead>
         <tbody>
@@ -32,10 +23,10 @@ export function SecretTable({ secrets, onReplace, onDelete }: { secrets: SecretV
                 <div className="muted small mono">{`{{ secrets.${s.name} }}`}</div>
               </td>
               <td>
-                <When at={s.createdAt} />
+                <When at={s.createdAt} ago />
               </td>
               <td>
-                <When at={s.updatedAt} />
+                <When at={s.updatedAt} ago />
               </td>
               <td className="num">
                 <div className="row end">

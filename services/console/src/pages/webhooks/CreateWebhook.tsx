@@ -5,10 +5,10 @@ import { api } from "../../api/client";
 import type { WebhookView } from "../../api/types";
 import { CopyButton } from "../../ui/CopyButton";
 import { Modal } from "../../ui/confirm";
-import { ErrorState, Loading } from "../../ui/states";
+import { FormActions } from "../../ui/fields";
+import { ErrorState, FormError, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { createBody, emptyForm } from "./form-state";
-import { FormProblems } from "./FormProblems";
 import { useKeyChoices, useWorkflowChoices, webhookKeys } from "./queries";
 import { useProblems } from "./use-problems";
 import { WebhookFields } from "./WebhookFields";
@@ -86,16 +86,9 @@ function CreateWebhookForm({ onClose }: { onClose(): void }) {
   };
   return (
     <form className="form" onSubmit={submit} noValidate>
-      <FormProblems error={problems.error} unplaced={problems.unplaced} localCount={Object.keys(problems.problems).length} />
+      <FormError {...problems.summary} />
       <WebhookFields form={form} onChange={setForm} problems={problems.problems} current={null} workflows={workflows.data.items} keys={keys.data.items} />
-      <div className="row end">
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create webhook"}
-        </button>
-      </div>
+      <FormActions submit="Create webhook" busyLabel="Creating…" pending={create.isPending} other={{ label: "Cancel", onClick: onClose }} />
     </form>
   );
 }

@@ -2,9 +2,10 @@ import { useState, type FormEvent } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../api/client";
 import type { ApiKeyView, WebhookView, WorkflowItem } from "../../api/types";
+import { FormActions } from "../../ui/fields";
+import { FormError } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { formOf, updateBody } from "./form-state";
-import { FormProblems } from "./FormProblems";
 import { webhookKeys } from "./queries";
 import { useProblems } from "./use-problems";
 import { WebhookFields } from "./WebhookFields";
@@ -31,23 +32,21 @@ export function EditWebhook({ webhook, workflows, keys }: { webhook: WebhookView
   return (
     <form className="card form" onSubmit={submit} noValidate aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
-      <FormProblems error={problems.error} unplaced={problems.unplaced} localCount={Object.keys(problems.problems).length} />
+      <FormError {...problems.summary} />
       <WebhookFields form={form} onChange={setForm} problems={problems.problems} current={webhook} workflows={workflows} keys={keys} />
-      <div className="row end">
-        <button
-          type="button"
-          disabled={save.isPending}
-          onClick={() => {
+      <FormActions
+        submit="Save changes"
+        busyLabel="Saving…"
+        pending={save.isPending}
+        other={{
+          label: "Revert",
+          disabled: save.isPending,
+          onClick: () => {
             setForm(formOf(webhook));
             problems.clear();
-          }}
-        >
-          Revert
-        </button>
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : "Save changes"}
-        </button>
-      </div>
+          },
+        }}
+      />
     </form>
   );
 }

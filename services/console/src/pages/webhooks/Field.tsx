@@ -1,5 +1,4 @@
 import { useId, type ReactNode } from "react";
-import { FieldNote } from "./FormProblems";
 
 export interface FieldControl {
   id: string;
@@ -20,4 +19,19 @@ export function Field({ label, problem, hint, children }: { label: string; probl
       <FieldNote id={`${id}-note`} problem={problem} hint={hint} />
     </div>
   );
+}
+
+/** A field's problem in place of its hint, so that the message sits where the mistake is. */
+export function FieldNote({ problem, hint, id }: { problem?: string; hint?: ReactNode; id?: string }) {
+  if (problem)
+    return (
+      <span className="wh-problem" id={id}>
+        {problem}
+      </span>
+    );
+  return hint ? (
+    <span className="field-hint" id={id}>
+      {hint}
+    </span>
+  ) : null;
 }

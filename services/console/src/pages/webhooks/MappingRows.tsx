@@ -1,5 +1,5 @@
 import { nextRowId, type MappingRow, type Problems } from "./form-state";
-import { FieldNote } from "./FormProblems";
+import { FieldNote } from "./Field";
 
 /** Variable ← top-level payload field, one row each (docs/webhooks.md, Variables). */
 export function MappingRows({ rows, problems, onChange }: { rows: MappingRow[]; problems: Problems; onChange(rows: MappingRow[]): void }) {

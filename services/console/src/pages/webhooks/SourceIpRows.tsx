@@ -1,5 +1,5 @@
 import { nextRowId, type IpRow, type Problems } from "./form-state";
-import { FieldNote } from "./FormProblems";
+import { FieldNote } from "./Field";
 
 /** The source allow-list, one address or CIDR range a row; none allows every address. */
 export function SourceIpRows({ rows, problems, onChange }: { rows: IpRow[]; problems: Problems; onChange(rows: IpRow[]): void }) {

@@ -2,8 +2,7 @@ import { useId } from "react";
 import { Link } from "react-router";
 import type { ApiKeyView, WebhookMode, WebhookView, WorkflowItem } from "../../api/types";
 import type { Problems, WebhookForm } from "./form-state";
-import { Field } from "./Field";
-import { FieldNote } from "./FormProblems";
+import { Field, FieldNote } from "./Field";
 import { MappingRows } from "./MappingRows";
 import { generateSecret } from "./secret";
 import { SourceIpRows } from "./SourceIpRows";
@@ -56,10 +55,10 @@ export function WebhookFields(props: {
         {(control) => <input {...control} value={form.name} maxLength={200} onChange={(e) => set({ name: e.target.value })} placeholder="from CI" />}
       </Field>
 
-      <fieldset className="wh-fieldset">
+      <fieldset className="field-group">
         <legend>Authentication</legend>
         {MODES.map((m) => (
-          <label key={m.mode} className="inline wh-mode">
+          <label key={m.mode} className="inline choice">
             <input type="radio" name={modeGroup} value={m.mode} checked={form.mode === m.mode} onChange={() => set({ mode: m.mode })} />
             <span>
               <strong>{m.label}</strong> <span className="muted small">{m.hint}</span>
@@ -122,7 +121,7 @@ export function WebhookFields(props: {
         </>
       ) : null}
 
-      <fieldset className="wh-fieldset">
+      <fieldset className="field-group">
         <legend>Variables</legend>
         <label className="inline">
           <input type="checkbox" checked={form.mapFields} onChange={(e) => set({ mapFields: e.target.checked })} />
@@ -136,7 +135,7 @@ export function WebhookFields(props: {
         <FieldNote problem={problems.variableMapping} />
       </fieldset>
 
-      <fieldset className="wh-fieldset">
+      <fieldset className="field-group">
         <legend>Allowed source addresses</legend>
         <SourceIpRows rows={form.ips} problems={problems} onChange={(ips) => set({ ips })} />
         <FieldNote problem={problems.allowedSourceIps} />

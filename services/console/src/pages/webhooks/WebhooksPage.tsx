@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import type { WebhookView } from "../../api/types";
+import { ActionsHeader } from "../../ui/ActionsHeader";
 import { formatAgo, formatTime } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
 import { CreateWebhookModal } from "./CreateWebhook";
@@ -52,9 +53,7 @@ export default function WebhooksPage() {
                   <th>Sources</th>
                   <th>State</th>
                   <th>Created</th>
-                  <th>
-                    <span className="wh-hidden">Actions</span>
-                  </th>
+                  <ActionsHeader />
                 </tr>
               </thead>
               <tbody>

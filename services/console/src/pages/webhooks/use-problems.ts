@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { ApiError } from "../../api/client";
+import { ApiError, type FieldProblem } from "../../api/client";
 import type { WebhookView } from "../../api/types";
 import { localProblems, placeProblems, type Problems, type WebhookForm } from "./form-state";
 
@@ -7,11 +7,18 @@ import { localProblems, placeProblems, type Problems, type WebhookForm } from ".
 export function useProblems() {
   const [error, setError] = useState<unknown>(null);
   const [problems, setProblems] = useState<Problems>({});
-  const [unplaced, setUnplaced] = useState<{ field: string; message: string }[]>([]);
+  const [unplaced, setUnplaced] = useState<FieldProblem[]>([]);
   return {
-    error,
     problems,
-    unplaced,
+    /**
+     * The summary above the form, as FormError's props: the service's refusal (its problems that no
+     * input shows listed), or, before anything is sent, the form's own check pointing at the fields.
+     */
+    summary: {
+      error: error ?? (Object.keys(problems).length > 0 ? "Correct the fields marked below." : null),
+      placed: (d: FieldProblem) => !unplaced.some((u) => u.field === d.field && u.message === d.message),
+      refused: "The service refused the webhook: correct the fields marked below.",
+    },
     /** True when the form may be sent; otherwise its problems are shown. */
     check(form: WebhookForm, current: WebhookView | null): boolean {
       const found = localProblems(form, current);
