@@ -130,7 +130,7 @@ describe("POST /api/console/workflows/{id}/executions", () => {
       "body debug.breakpoints[4].step",
     ]);
 
-    const shape = await start(me, wf.id, { debug: { breakpoints: [{ type: "sometimes", step: "sum" }], idleTimeout: 0 }, enableMonitoring: true });
+    const shape = await start(me, wf.id, { debug: { breakpoints: [{ type: "sometimes", step: "sum" }], idleTimeout: 0 }, enableMonitoring: "yes" });
     expect(statusAndCode(shape)).toEqual([400, "VALIDATION_FAILED"]);
     expect(fields(shape)).toEqual(expect.arrayContaining(["body debug.breakpoints[0].type", "body debug.idleTimeout", "body enableMonitoring"]));
 
