@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { brotliCompressSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WfError } from "@wf/shared/errors";
 
@@ -33,8 +33,18 @@ const TYPES: Record<string, string> = {
 interface StaticFile {
   type: string;
   raw: Buffer;
-  gzip: Buffer;
-  br: Buffer;
+  /** Compressed on first request, then kept: compressing the whole build at start took seconds. */
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+/** Brotli's quality 11 (its default) takes ~17 s for the build here; 5 takes <1 s for a few % more bytes. */
+const BROTLI_QUALITY = 5;
+
+function encoded(file: StaticFile, accepts: string): [Buffer, string | undefined] {
+  if (accepts.includes("br")) return [(file.br ??= brotliCompressSync(file.raw, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })), "br"];
+  if (accepts.includes("gzip")) return [(file.gzip ??= gzipSync(file.raw)), "gzip"];
+  return [file.raw, undefined];
 }
 
 /** Vite names built assets by content hash: such a file never changes under its name. */
@@ -44,13 +54,13 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
  * Serves the built console at /console/: files under assets/ cached for a year (their names
  * carry their content's hash), everything else answered with index.html, never cached, so that
  * every page of the app is a URL to bookmark and a new build is picked up at the next load.
- * Files are read and compressed once, at start; a missing build answers 503 saying how to build.
+ * Files are read once, at start, and compressed at their first request; a missing build answers 503 saying how to build.
  */
 export function registerConsoleApp(app: FastifyInstance, dir: string): void {
   const files = loadBuild(dir);
   const send = (request: FastifyRequest, reply: FastifyReply, file: StaticFile, cache: string) => {
     const accepts = String(request.headers["accept-encoding"] ?? "");
-    const [body, encoding] = accepts.includes("br") ? [file.br, "br"] : accepts.includes("gzip") ? [file.gzip, "gzip"] : [file.raw, undefined];
+    const [body, encoding] = encoded(file, accepts);
     void reply
       .header("content-type", file.type)
       .header("cache-control", cache)
@@ -104,7 +114,7 @@ function readBuild(dir: string): Map<string, StaticFile> | null {
       if (statSync(join(dir, rel)).isDirectory()) walk(rel);
       else {
         const raw = readFileSync(join(dir, rel));
-        files.set(rel, { type: TYPES[extname(name)] ?? "application/octet-stream", raw, gzip: gzipSync(raw), br: brotliCompressSync(raw) });
+        files.set(rel, { type: TYPES[extname(name)] ?? "application/octet-stream", raw });
       }
     }
   };
