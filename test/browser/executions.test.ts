@@ -73,7 +73,8 @@ steps:
 `,
     );
     const id = await startExecution(page, workflowId);
-    await page.goto(`/console/executions/${id}`);
+    // The steps as the nested list (the canvas is the default: canvas-runs.test.ts).
+    await page.goto(`/console/executions/${id}?steps=list`);
     await page.getByRole("heading", { name: `Execution ${id}` }).waitFor();
     // Set once: a reload would lose it, so finding it at the end proves the page was never reloaded.
     await page.evaluate("window.notReloaded = true");
@@ -116,7 +117,7 @@ steps:
       `name: long-${unique()}\nsteps:\n  - { name: hold, type: wait, seconds: 600 }\n  - { name: after, type: transform, output: never }\n`,
     );
     const id = await startExecution(page, workflowId);
-    await page.goto(`/console/executions/${id}`);
+    await page.goto(`/console/executions/${id}?steps=list`);
     await poll(() => stepStatus(page, "hold"), 15_000).toBe("running");
 
     await page.getByRole("button", { name: "Cancel execution" }).click();
@@ -152,7 +153,7 @@ steps:
 `,
     );
     const id = await startExecution(page, workflowId);
-    await page.goto(`/console/executions/${id}`);
+    await page.goto(`/console/executions/${id}?steps=list`);
     await poll(() => headerStatus(page), 20_000).toBe("failed");
     expect(await page.getByRole("note", { name: "Execution error" }).textContent()).toContain("the check failed");
 
@@ -174,6 +175,7 @@ steps:
 
     await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
     await poll(() => headerStatus(page), 20_000).toBe("completed");
+    await page.getByRole("button", { name: "List", exact: true }).click();
     expect(await page.locator('tr[data-step-path="ask"] .badge.reused').count()).toBe(1);
     expect(await page.getByRole("region", { name: "Summary" }).textContent()).toContain(`Rerun of${id}`);
     // The reused step's LLM call was not made again.
@@ -237,6 +239,7 @@ steps:
 
     await page.keyboard.press("F8");
     await poll(() => headerStatus(page), 15_000).toBe("completed");
+    await page.getByRole("button", { name: "List", exact: true }).click();
     await page.getByRole("button", { name: "last", exact: true }).click();
     await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe('"hello Ada!"');
     expect(errors).toEqual([]);

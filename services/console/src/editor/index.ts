@@ -5,12 +5,12 @@
  */
 import "./zod-jitless";
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory, redo, undo } from "@codemirror/commands";
 import { yaml } from "@codemirror/lang-yaml";
 import { bracketMatching, foldGutter, foldKeymap, indentOnInput, indentUnit } from "@codemirror/language";
 import { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { Annotation, Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
 import {
   crosshairCursor,
   drawSelection,
@@ -40,6 +40,15 @@ export interface WorkflowEditorOptions {
   onChange(text: string): void;
   /** The mistakes found after each pause in typing (an empty list once there are none). */
   onIssues(issues: WorkflowIssue[]): void;
+  /** The person moved the cursor (by clicking, typing, undoing): its offset. Not called for the page's own `select` and edits. */
+  onCursor?(offset: number): void;
+}
+
+/** A replacement of `[from, to)` in the document as it was before the change. */
+export interface EditorEdit {
+  from: number;
+  to: number;
+  insert: string;
 }
 
 export interface WorkflowEditor {
@@ -48,11 +57,24 @@ export interface WorkflowEditor {
   setText(text: string): void;
   /** Puts the cursor at a 1-based line and column, scrolled into view, and focuses the editor. */
   goTo(line: number, column: number): void;
+  /**
+   * Applies changes made elsewhere (the canvas) as one transaction: one step of the editor's
+   * undo history, never merged with typing before or after it.
+   */
+  applyEdits(edits: readonly EditorEdit[]): void;
+  /** Selects `[from, to)` and scrolls its start into view, leaving the focus where it is. */
+  select(from: number, to: number): void;
+  /** The editor's own undo and redo, for keys pressed elsewhere on the page; false when there was nothing to undo or redo. */
+  undo(): boolean;
+  redo(): boolean;
   /** Shows issues found elsewhere (the service's answer to a save) until the next edit is checked. */
   showIssues(issues: readonly WorkflowIssue[]): void;
   setReadOnly(readOnly: boolean): void;
   destroy(): void;
 }
+
+/** Marks the page's own changes, which are not the person moving the cursor. */
+const fromPage = Annotation.define<boolean>();
 
 // JSON imports are typed by their literal contents, which TypeScript cannot relate to a recursive schema type.
 const nav = new SchemaNav(schema as unknown as Schema);
@@ -126,6 +148,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         replaceLinesOurselves,
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange(update.state.doc.toString());
+          if (update.selectionSet && !update.transactions.some((tr) => tr.annotation(fromPage))) options.onCursor?.(update.state.selection.main.head);
         }),
       ],
     }),
@@ -134,8 +157,21 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
   return {
     text: () => view.state.doc.toString(),
     setText(text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: EditorSelection.cursor(0) });
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: EditorSelection.cursor(0), annotations: fromPage.of(true) });
     },
+    applyEdits(edits) {
+      view.dispatch({ changes: [...edits], userEvent: "canvas", annotations: [fromPage.of(true), isolateHistory.of("full")] });
+    },
+    select(from, to) {
+      const max = view.state.doc.length;
+      view.dispatch({
+        selection: EditorSelection.range(Math.min(from, max), Math.min(to, max)),
+        effects: EditorView.scrollIntoView(Math.min(from, max), { y: "start", yMargin: 40 }),
+        annotations: fromPage.of(true),
+      });
+    },
+    undo: () => undo(view),
+    redo: () => redo(view),
     goTo(line, column) {
       const pos = offsetOf(view.state.doc, line, column);
       view.dispatch({ selection: EditorSelection.cursor(pos), effects: EditorView.scrollIntoView(pos, { y: "center" }) });

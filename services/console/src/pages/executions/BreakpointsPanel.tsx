@@ -1,36 +1,23 @@
 import { useId, useState, type FormEvent } from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { api, ApiError } from "../../api/client";
-import type { Breakpoint, BreakpointInput, BreakpointsAccepted, BreakpointType, ExecutionView } from "../../api/types";
+import { ApiError } from "../../api/client";
+import type { Breakpoint, BreakpointInput, BreakpointType } from "../../api/types";
 import { FormError } from "../../ui/states";
-import { useToast } from "../../ui/toast";
 import { BREAKPOINT_SPECS, BREAKPOINT_TYPES, FIELD_LABELS, buildBreakpoint, describeBreakpoint, type BreakpointField } from "./breakpoints";
 import { debugErrorWords } from "./debug-commands";
-import { keys } from "./queries";
+import type { BreakpointsUpdate } from "./useBreakpoints";
 
-/** A debug run's breakpoints: each change replaces the whole list (PUT), which the run takes from its next breakpoint check. */
+/** A debug run's breakpoints: each change replaces the whole list (`put`, shared with the canvas's marks). */
 export function BreakpointsPanel({
-  executionId,
+  put,
   breakpoints,
   stepPaths,
   ended,
 }: {
-  executionId: string;
+  put: BreakpointsUpdate;
   breakpoints: Breakpoint[];
   stepPaths: string[];
   ended: boolean;
 }) {
-  const queries = useQueryClient();
-  const toast = useToast();
-  const put = useMutation({
-    mutationFn: (next: BreakpointInput[]) =>
-      api<BreakpointsAccepted>("PUT", `/api/console/executions/${encodeURIComponent(executionId)}/debug/breakpoints`, { breakpoints: next }),
-    onSuccess: (answer) => {
-      // The executor applies the list on its own time; the page shows what was sent (ids as the service gave them).
-      queries.setQueryData<ExecutionView>(keys.execution(executionId), (view) => view && { ...view, breakpoints: answer.breakpoints });
-      toast("Breakpoints sent: the run uses them from its next breakpoint check");
-    },
-  });
   const error = put.error instanceof ApiError && put.error.status === 400 ? put.error : put.error ? new Error(debugErrorWords(put.error)) : null;
 
   return (

@@ -20,7 +20,8 @@ import { PauseEditors } from "./PauseEditors";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { StepDetailPanel } from "./StepDetailPanel";
 import { breakpointPaths, buildStepTree } from "./step-tree";
-import { StepTree } from "./StepTree";
+import { RunSteps } from "./RunSteps";
+import { useBreakpointMarks, useBreakpointsUpdate } from "./useBreakpoints";
 import { useFollowExecution } from "./useFollowExecution";
 import { useNow } from "./useNow";
 import "./executions.css";
@@ -64,6 +65,8 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
   const tree = useMemo(() => buildStepTree(view.definition, view.steps), [view.definition, view.steps]);
   const stepPaths = useMemo(() => breakpointPaths(view.definition), [view.definition]);
   const [selected, setSelected] = useState<string | null>(null);
+  const put = useBreakpointsUpdate(view.id);
+  const { marks, onGutterClick } = useBreakpointMarks(view, put);
   const [skipping, setSkipping] = useState(false);
   const [aborting, setAborting] = useState(false);
 
@@ -128,6 +131,8 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
         ) : null}
       </section>
 
+      <RunSteps view={view} tree={tree} now={now} selected={selected} onSelect={setSelected} compact marks={marks} onGutterClick={onGutterClick} />
+
       <div className="debugger-columns">
         <div className="stack">
           {pause ? (
@@ -147,14 +152,10 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
               </Empty>
             </section>
           )}
-          <section className="card stack" aria-label="Steps">
-            <h2>Steps</h2>
-            <StepTree tree={tree} steps={view.steps} now={now} selected={selected} onSelect={setSelected} pausedAt={pause?.stepPath ?? null} compact />
-          </section>
           {selected !== null ? <StepDetailPanel executionId={view.id} path={selected} child={childRuns.get(selected)} /> : null}
         </div>
         <div className="stack">
-          <BreakpointsPanel executionId={view.id} breakpoints={view.breakpoints} stepPaths={stepPaths} ended={ended} />
+          <BreakpointsPanel put={put} breakpoints={view.breakpoints} stepPaths={stepPaths} ended={ended} />
           <EditsList edits={view.edits} />
         </div>
       </div>

@@ -1,7 +1,7 @@
 import { useMemo, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { Link, useParams } from "react-router";
-import type { ExecutionView } from "../../api/types";
+import { Link, useLocation, useParams } from "react-router";
+import type { ExecutionView, RerunResponse } from "../../api/types";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration, formatNumber, formatTime } from "../../ui/format";
 import { ErrorState, Loading } from "../../ui/states";
@@ -13,8 +13,12 @@ import { PauseBanner } from "./PauseBanner";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { RerunDialog } from "./RerunDialog";
 import { StepDetailPanel } from "./StepDetailPanel";
-import { buildStepTree } from "./step-tree";
-import { StepTree } from "./StepTree";
+import { debugErrorWords } from "./debug-commands";
+import { RunSteps } from "./RunSteps";
+import { rerunSaving } from "./rerun-saving";
+import { RerunSavingNote } from "./RerunSavingNote";
+import { buildStepTree, topLevelSteps } from "./step-tree";
+import { useBreakpointMarks, useBreakpointsUpdate } from "./useBreakpoints";
 import { formatUsageCost, hasUsage } from "./usage-format";
 import { useFollowExecution } from "./useFollowExecution";
 import { useNow } from "./useNow";
@@ -42,6 +46,10 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
   const tree = useMemo(() => buildStepTree(view.definition, view.steps), [view.definition, view.steps]);
   const [selected, setSelected] = useState<string | null>(null);
   const [rerunFrom, setRerunFrom] = useState<string | null>(null);
+  const started = (useLocation().state as { rerun?: RerunResponse } | null)?.rerun ?? null;
+  const saving = useMemo(() => rerunSaving(view, topLevelSteps(tree), started), [view, tree, started]);
+  const put = useBreakpointsUpdate(view.id);
+  const { marks, onGutterClick } = useBreakpointMarks(view, put);
 
   const rerunButton = (path: string) => (
     <button
@@ -126,16 +134,11 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
                 <Link to={executionPath(view.rerunOf)} className="mono">
                   {view.rerunOf}
                 </Link>
-                {hasUsage(view.savedUsage) ? (
-                  <span className="muted">
-                    {" "}
-                    saved {formatNumber(view.savedUsage.totalTokens)} tokens, {formatUsageCost(view.savedUsage)}
-                  </span>
-                ) : null}
               </dd>
             </div>
           ) : null}
         </dl>
+        {saving ? <RerunSavingNote saving={saving} /> : null}
         {view.error ? (
           <div className="step-error" role="note" aria-label="Execution error">
             <strong>Error</strong>
@@ -144,19 +147,22 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
         ) : null}
       </section>
 
+      {put.error ? (
+        <div className="form-error" role="alert">
+          {debugErrorWords(put.error)}
+        </div>
+      ) : null}
       <div className="detail-columns">
-        <section className="card stack" aria-label="Steps">
-          <h2>Steps</h2>
-          <StepTree
-            tree={tree}
-            steps={view.steps}
-            now={now}
-            selected={selected}
-            onSelect={setSelected}
-            pausedAt={view.pause?.stepPath ?? null}
-            actions={ended ? (path, topLevel) => (topLevel ? rerunButton(path) : null) : undefined}
-          />
-        </section>
+        <RunSteps
+          view={view}
+          tree={tree}
+          now={now}
+          selected={selected}
+          onSelect={setSelected}
+          marks={marks}
+          onGutterClick={onGutterClick}
+          actions={ended ? (path, topLevel) => (topLevel ? rerunButton(path) : null) : undefined}
+        />
         {selected !== null ? (
           <StepDetailPanel
             executionId={view.id}

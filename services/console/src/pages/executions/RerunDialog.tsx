@@ -47,7 +47,8 @@ function RerunForm({ executionId, fromStep, onClose }: { executionId: string; fr
       toast(`Rerun started from ${fromStep}`);
       void queries.invalidateQueries({ queryKey: keys.lists });
       onClose();
-      void navigate(executionPath(answer.executionId));
+      // The new page shows the planned saving from this answer until an executor has built the rerun.
+      void navigate(executionPath(answer.executionId), { state: { rerun: answer } });
     },
   });
   const dirty = text.trim() !== checked.trim();

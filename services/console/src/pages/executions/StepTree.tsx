@@ -2,7 +2,7 @@ import { useState, type ReactNode } from "react";
 import type { StepView } from "../../api/types";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration } from "../../ui/format";
-import { groupStatus, type TreeNode } from "./step-tree";
+import { groupStatus, stepDuration, type TreeNode } from "./step-tree";
 import { formatTokens, formatUsageCost } from "./usage-format";
 
 interface Props {
@@ -17,12 +17,6 @@ interface Props {
   actions?: (path: string, topLevel: boolean) => ReactNode;
   /** Status and duration only, for a narrow column (the debugger's). */
   compact?: boolean;
-}
-
-function stepDuration(st: StepView | undefined, now: number): number | null {
-  if (!st) return null;
-  if (st.duration !== null) return st.duration;
-  return st.status === "RUNNING" && st.startedAt !== null ? now - st.startedAt : null;
 }
 
 /**

@@ -27,6 +27,19 @@ describe("an event applied to the view", () => {
     expect(applyEvent(done, event("step_log", { lines: ["x"] }, "a"))).toBe(done);
   });
 
+  it("counts a step's tokens and cost up with each LLM call, and takes a reused step's usage as recorded", () => {
+    const spent = { promptTokens: 90, completionTokens: 10, totalTokens: 100, costUsd: 0.001 };
+    const running = applyEvent(view, event("step_started", { attempt: 1 }, "ask"));
+    const called = applyEvent(running, event("step_usage", { call: 1, totalTokens: 100, stepUsage: spent }, "ask"));
+    expect(called.steps.ask).toMatchObject({ status: "RUNNING", usage: spent });
+    expect(applyEvent(called, event("step_usage", { call: 2 }, "ask"))).toBe(called);
+    expect(applyEvent(view, event("step_reused", { status: "COMPLETED", output: "x", usage: spent }, "ask")).steps.ask).toMatchObject({
+      status: "COMPLETED",
+      reused: true,
+      usage: spent,
+    });
+  });
+
   it("says PAUSED while a debug run waits, even when the executor reports it RUNNING as it parks", () => {
     const pause = {
       id: "p1",

@@ -1,5 +1,5 @@
 import type { ExecutionEvent } from "../../api/events";
-import type { ConsoleExecutionStatus, ExecutionView, PauseRecord, StepStatus, StepView } from "../../api/types";
+import type { ConsoleExecutionStatus, ExecutionView, PauseRecord, StepStatus, StepView, Usage } from "../../api/types";
 
 const STEP_STATUSES: ReadonlySet<string> = new Set([
   "PENDING",
@@ -14,6 +14,11 @@ const STEP_STATUSES: ReadonlySet<string> = new Set([
 ]);
 const EXECUTION_STATUSES: ReadonlySet<string> = new Set(["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 const ENDS: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+
+const isUsage = (v: unknown): v is Usage =>
+  typeof v === "object" &&
+  v !== null &&
+  ["promptTokens", "completionTokens", "totalTokens", "costUsd"].every((k) => typeof (v as Record<string, unknown>)[k] === "number");
 
 const blankStep = (at: number): StepView => ({
   status: "PENDING",
@@ -36,6 +41,8 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
     return { ...st, status: "RUNNING", attempts: typeof d.attempt === "number" ? d.attempt : st.attempts, completedAt: null, error: null };
   }
   if (e.type === "step_awaiting_approval") return { ...st, status: "AWAITING_APPROVAL" };
+  // Each LLM call's event carries the step's usage so far: tokens and cost count up while it runs.
+  if (e.type === "step_usage") return isUsage(d.stepUsage) ? { ...st, usage: d.stepUsage } : null;
   if (typeof d.status !== "string" || !STEP_STATUSES.has(d.status)) return null;
   const status = d.status as StepStatus;
   return {
@@ -46,7 +53,7 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
     ...(typeof d.error === "string" ? { error: d.error } : {}),
     ...(typeof d.duration === "number" ? { duration: d.duration } : {}),
     ...(typeof d.attempts === "number" ? { attempts: d.attempts } : {}),
-    ...(e.type === "step_reused" ? { reused: true } : {}),
+    ...(e.type === "step_reused" ? { reused: true, ...(isUsage(d.usage) ? { usage: d.usage } : {}) } : {}),
   };
 }
 

@@ -110,7 +110,14 @@ export function breakpointPaths(definition: unknown): string[] {
 
 const ORDER: StepStatus[] = ["FAILED", "RUNNING", "AWAITING_APPROVAL", "REJECTED", "EXPIRED", "CANCELLED", "PENDING"];
 
-/** A group's status, from the steps in it: the most telling one (a failure, else what still runs), else completed. */
+/** Several steps' statuses as one: the most telling (a failure, else what still runs), else completed; null for none. */
+export function combinedStatus(seen: ReadonlySet<StepStatus>): StepStatus | null {
+  if (seen.size === 0) return null;
+  if ([...seen].every((s) => s === "SKIPPED")) return "SKIPPED";
+  return ORDER.find((s) => seen.has(s)) ?? "COMPLETED";
+}
+
+/** A group's status, from the steps in it. */
 export function groupStatus(node: TreeNode, steps: Record<string, StepView>): StepStatus | null {
   const seen = new Set<StepStatus>();
   const collect = (n: TreeNode) => {
@@ -121,7 +128,12 @@ export function groupStatus(node: TreeNode, steps: Record<string, StepView>): St
     n.children.forEach(collect);
   };
   collect(node);
-  if (seen.size === 0) return null;
-  if ([...seen].every((s) => s === "SKIPPED")) return "SKIPPED";
-  return ORDER.find((s) => seen.has(s)) ?? "COMPLETED";
+  return combinedStatus(seen);
+}
+
+/** How long a step took, or has taken so far while it runs. */
+export function stepDuration(st: StepView | undefined, now: number): number | null {
+  if (!st) return null;
+  if (st.duration !== null) return st.duration;
+  return st.status === "RUNNING" && st.startedAt !== null ? now - st.startedAt : null;
 }

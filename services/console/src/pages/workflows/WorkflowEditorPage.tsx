@@ -8,11 +8,16 @@ import { shortcutLabel, useShortcut } from "../../app/shortcuts";
 import { ConfirmDialog } from "../../ui/confirm";
 import { ErrorState, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
+import { CanvasPane } from "./CanvasPane";
 import { templateByKey } from "./examples";
+import type { Positions } from "./layout-positions";
 import { ProblemsPanel } from "./ProblemsPanel";
 import { createWorkflow, editorPath, fetchWorkflow, updateWorkflow, workflowKeys } from "./queries";
 import { RoleBadge } from "./RoleBadge";
 import { RunDialog } from "./RunDialog";
+import { SplitView } from "./SplitView";
+import { StepPanel } from "./StepPanel";
+import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
 import { useLeaveGuard } from "./useLeaveGuard";
 import { YamlEditor } from "./YamlEditor";
@@ -27,6 +32,8 @@ interface Start {
   role: WorkflowRole;
   /** The text that counts as "nothing to save": a template is, an imported file with mistakes is not. */
   pristine: string;
+  /** Where a person placed steps on the canvas. */
+  positions: Positions;
 }
 
 /** What navigating here may carry: an imported file with mistakes, or "open the run form" after a first save. */
@@ -36,7 +43,15 @@ interface Arrival {
   openRun?: boolean;
 }
 
-const fromDetail = (w: WorkflowDetail): Start => ({ id: w.id, name: w.name, yaml: w.yaml, version: w.version, role: w.role, pristine: w.yaml });
+const fromDetail = (w: WorkflowDetail): Start => ({
+  id: w.id,
+  name: w.name,
+  yaml: w.yaml,
+  version: w.version,
+  role: w.role,
+  pristine: w.yaml,
+  positions: w.layout.positions,
+});
 
 /**
  * `/workflows/new` and `/workflows/:id`: the YAML editor, with save, run and versions. Both routes
@@ -62,7 +77,15 @@ function WorkflowEditorLoader({ id }: { id: string | undefined }) {
       const arrival = (location.state ?? {}) as Arrival;
       const template = templateByKey(search.get("example"));
       const yaml = arrival.yaml ?? template.yaml;
-      setStart({ id: null, name: arrival.fileName ?? "New workflow", yaml, version: null, role: "owner", pristine: arrival.yaml === undefined ? yaml : "" });
+      setStart({
+        id: null,
+        name: arrival.fileName ?? "New workflow",
+        yaml,
+        version: null,
+        role: "owner",
+        pristine: arrival.yaml === undefined ? yaml : "",
+        positions: {},
+      });
     } else if (detail.data) setStart(fromDetail(detail.data));
   }, [id, detail.data, start, location.state, search]);
 
@@ -87,15 +110,18 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const [runOutline, setRunOutline] = useState<WorkflowOutline | null>(null);
   const { blocker, markClean } = useLeaveGuard(dirty);
   const canEdit = saved.role !== "viewer";
+  const canvas = useEditorCanvas({ editor, text: start.yaml, positions: start.positions, workflowId: saved.id, canEdit });
+  const [canvasOpen, setCanvasOpen] = useState(true);
 
   const save = useMutation({
     mutationFn: ({ yaml, baseVersion }: { yaml: string; baseVersion: number | null; thenRun: boolean }) =>
       saved.id === null || baseVersion === null ? createWorkflow(yaml) : updateWorkflow(saved.id, yaml, baseVersion),
-    onSuccess: (stored, { yaml, thenRun }) => {
+    onSuccess: async (stored, { yaml, thenRun }) => {
       queries.setQueryData(workflowKeys.detail(stored.id), stored);
       void queries.invalidateQueries({ queryKey: workflowKeys.all, predicate: (q) => q.queryKey[1] !== "detail" });
       setConflict(null);
       if (saved.id === null) {
+        await canvas.storeLayoutFor(stored.id).catch((err: Error) => toast(`The canvas layout was not stored: ${err.message}`, "error"));
         markClean();
         toast(`Created “${stored.name}”`);
         void navigate(editorPath(stored.id), { replace: true, state: { openRun: thenRun } satisfies Arrival });
@@ -163,6 +189,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const onChange = (text: string) => {
     setDirty(text !== saved.pristine);
     setIssuesFromService(false);
+    canvas.onText(text);
   };
 
   return (
@@ -183,6 +210,9 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
           </span>
         ) : null}
         <div className="spacer" />
+        <button type="button" aria-pressed={canvasOpen} onClick={() => setCanvasOpen(!canvasOpen)} title="Show or hide the canvas beside the YAML">
+          Canvas
+        </button>
         {saved.id === null ? null : (
           <Link to={`${editorPath(saved.id)}/versions`} className="button" title="Every saved version, and what changed">
             Versions
@@ -222,22 +252,56 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
         </div>
       )}
 
-      <div className="editor-layout">
-        <div className="editor-frame">
-          <YamlEditor
-            module={module}
-            text={start.yaml}
-            readOnly={!canEdit}
-            editor={editor}
-            onChange={onChange}
-            onIssues={(found) => {
-              setIssues(found);
-              setIssuesFromService(false);
-            }}
+      <SplitView
+        label="Resize the editor and the canvas"
+        showRight={canvasOpen}
+        left={
+          <div className="editor-layout">
+            <div className="editor-frame">
+              <YamlEditor
+                module={module}
+                text={start.yaml}
+                readOnly={!canEdit}
+                editor={editor}
+                onChange={onChange}
+                onCursor={canvas.onCursor}
+                onIssues={(found) => {
+                  setIssues(found);
+                  setIssuesFromService(false);
+                }}
+              />
+            </div>
+            <ProblemsPanel issues={issues} fromService={issuesFromService} onPick={(issue) => editor.current?.goTo(issue.line, issue.column)} />
+          </div>
+        }
+        right={
+          <CanvasPane
+            graph={canvas.graph}
+            stale={canvas.stale}
+            positions={canvas.positions}
+            selected={canvas.selected}
+            editable={canEdit}
+            onSelect={canvas.select}
+            onOperation={canvas.operate}
+            onMove={canvas.move}
+            onUndo={() => editor.current?.undo()}
+            onRedo={() => editor.current?.redo()}
+            panel={
+              canvas.selectedNode ? (
+                <StepPanel
+                  node={canvas.selectedNode}
+                  values={canvas.selectedValues}
+                  agents={canvas.graph.agents}
+                  container={canvas.graph.groups.some((group) => group.owner === canvas.selectedNode?.id)}
+                  readOnly={!canEdit}
+                  onOperation={canvas.operate}
+                  onClose={canvas.deselect}
+                />
+              ) : null
+            }
           />
-        </div>
-        <ProblemsPanel issues={issues} fromService={issuesFromService} onPick={(issue) => editor.current?.goTo(issue.line, issue.column)} />
-      </div>
+        }
+      />
 
       {saved.id === null ? null : <RunDialog workflowId={saved.id} outline={runOutline} open={runOutline !== null} onClose={() => setRunOutline(null)} />}
       <ConfirmDialog

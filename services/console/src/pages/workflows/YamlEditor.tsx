@@ -14,6 +14,7 @@ export function YamlEditor(props: {
   editor: RefObject<WorkflowEditor | null>;
   onChange(text: string): void;
   onIssues(issues: WorkflowIssue[]): void;
+  onCursor(offset: number): void;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const latest = useRef(props);
@@ -27,6 +28,7 @@ export function YamlEditor(props: {
       readOnly,
       onChange: (t) => latest.current.onChange(t),
       onIssues: (issues) => latest.current.onIssues(issues),
+      onCursor: (offset) => latest.current.onCursor(offset),
     });
     editor.current = view;
     return () => {

@@ -27,6 +27,8 @@ export const fetchDiff = (id: string, from: number, to: number, signal: AbortSig
 
 export const createWorkflow = (yaml: string) => api<WorkflowDetail>("POST", base, { yaml });
 export const updateWorkflow = (id: string, yaml: string, baseVersion: number) => api<WorkflowDetail>("PUT", one(id), { yaml, baseVersion });
+export const saveLayout = (id: string, positions: WorkflowDetail["layout"]["positions"]) =>
+  api<WorkflowDetail["layout"]>("PUT", `${one(id)}/layout`, { positions });
 export const deleteWorkflow = (id: string) => api<void>("DELETE", one(id));
 export const startExecution = (id: string, body: StartBody) => api<StartResponse>("POST", `${one(id)}/executions`, body);
 

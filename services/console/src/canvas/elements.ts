@@ -1,0 +1,114 @@
+import { MarkerType, type Edge, type Node } from "@xyflow/react";
+import type { Badge, CanvasGraph } from "@wf/shared/canvas";
+import type { CanvasLayout } from "./layout";
+import type { NodeOverlay } from "./WorkflowCanvas";
+
+/** Only what a node shows, so that an edit elsewhere in the text (which moves every offset after it) leaves it equal. */
+export type StepNodeData = {
+  name: string;
+  type: string | undefined;
+  badges: Pick<Badge, "kind" | "label">[];
+  /** The messages of the problems found in the step. */
+  issues: string[];
+  overlay: NodeOverlay | undefined;
+  container: boolean;
+  gutter: boolean;
+};
+
+export type BranchNodeData = { branch: string };
+
+export type StepFlowNode = Node<StepNodeData, "step">;
+export type BranchFlowNode = Node<BranchNodeData, "branch">;
+export type FlowNode = StepFlowNode | BranchFlowNode;
+
+export interface NodeOptions {
+  selected: string | null;
+  overlay: Readonly<Record<string, NodeOverlay>> | undefined;
+  editable: boolean;
+  gutter: boolean;
+}
+
+function issuesByNode(graph: CanvasGraph): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const issue of graph.issues) {
+    if (issue.node === undefined) continue;
+    out.set(issue.node, [...(out.get(issue.node) ?? []), `line ${issue.line}: ${issue.message}`]);
+  }
+  return out;
+}
+
+/** The layout's boxes as xyflow nodes, parents first: steps (a container's box is the step itself) and a parallel's branches. */
+export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: NodeOptions): FlowNode[] {
+  const steps = new Map(graph.nodes.map((node) => [node.id, node]));
+  const branches = new Map(graph.groups.map((group) => [group.id, group.branch]));
+  const issues = issuesByNode(graph);
+  return layout.boxes.flatMap((box): FlowNode[] => {
+    const common = { id: box.id, position: { x: box.x, y: box.y }, width: box.width, height: box.height, ...(box.parent ? { parentId: box.parent } : {}) };
+    if (box.kind === "branch") {
+      return [{ ...common, type: "branch", data: { branch: branches.get(box.id) ?? "" }, draggable: false, selectable: false, focusable: false }];
+    }
+    const node = steps.get(box.id);
+    if (!node) return [];
+    return [
+      {
+        ...common,
+        type: "step",
+        data: {
+          name: node.name ?? node.id,
+          type: node.type,
+          badges: node.badges.map(({ kind, label }) => ({ kind, label })),
+          issues: issues.get(box.id) ?? [],
+          overlay: options.overlay?.[box.id],
+          container: box.kind === "container",
+          gutter: options.gutter,
+        },
+        selected: box.id === options.selected,
+        draggable: options.editable,
+        ...(options.overlay?.[box.id]?.paused ? { className: "is-paused" } : {}),
+        ariaLabel: `Step ${node.name ?? node.id}`,
+      },
+    ];
+  });
+}
+
+function sameNode(a: FlowNode, b: FlowNode): boolean {
+  return (
+    a.type === b.type &&
+    a.position.x === b.position.x &&
+    a.position.y === b.position.y &&
+    a.width === b.width &&
+    a.height === b.height &&
+    a.parentId === b.parentId &&
+    a.selected === b.selected &&
+    a.draggable === b.draggable &&
+    a.className === b.className &&
+    JSON.stringify(a.data) === JSON.stringify(b.data)
+  );
+}
+
+/** `next` with each node that shows the same as before replaced by the earlier object, which xyflow then leaves alone. */
+export function keepUnchanged(previous: readonly FlowNode[], next: FlowNode[]): FlowNode[] {
+  const before = new Map(previous.map((node) => [node.id, node]));
+  return next.map((node) => {
+    const old = before.get(node.id);
+    return old && sameNode(old, node) ? old : node;
+  });
+}
+
+const ARROW = { type: MarkerType.ArrowClosed, width: 14, height: 14, color: "var(--muted)" };
+const DATA_ARROW = { ...ARROW, color: "var(--info)" };
+
+/**
+ * Sequence edges from bottom to top, and data edges (a step reading another) as dashed arcs on
+ * the right (DataEdge). The nesting of the boxes already says what a container runs, so its enter
+ * and exit edges are not drawn.
+ */
+export function flowEdges(graph: CanvasGraph): Edge[] {
+  return graph.edges.flatMap((edge): Edge[] => {
+    const common = { id: edge.id, source: edge.from, target: edge.to, selectable: false, focusable: false };
+    if (edge.kind === "sequence") return [{ ...common, sourceHandle: "out", targetHandle: "in", className: "wf-edge-sequence", markerEnd: ARROW }];
+    if (edge.kind === "data")
+      return [{ ...common, type: "data", sourceHandle: "data-out", targetHandle: "data-in", className: "wf-edge-data", markerEnd: DATA_ARROW }];
+    return [];
+  });
+}

@@ -1,0 +1,125 @@
+import { lazy, Suspense, useMemo, type ReactNode } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useSearchParams } from "react-router";
+import type { ExecutionView } from "../../api/types";
+import { Loading } from "../../ui/states";
+import { fetchWorkflow, workflowKeys } from "../workflows/queries";
+import type { BreakpointKind } from "../../canvas/WorkflowCanvas";
+import { nodeOfPath, stepToOpen } from "./node-paths";
+import { runGraph } from "./run-graph";
+import { runOverlay } from "./run-overlay";
+import type { TreeNode } from "./step-tree";
+import { StepTree } from "./StepTree";
+
+/** The canvas is the page's largest download: loaded only when a run is shown on it. */
+const WorkflowCanvas = lazy(() => import("../../canvas/WorkflowCanvas"));
+
+interface Props {
+  view: ExecutionView;
+  tree: TreeNode[];
+  now: number;
+  selected: string | null;
+  onSelect(path: string | null): void;
+  /** The list's row actions (rerun from a top-level step). */
+  actions?: (path: string, topLevel: boolean) => ReactNode;
+  /** The list with status and duration only, for the debugger's narrower column. */
+  compact?: boolean;
+  /** A debug run's breakpoints on the nodes. */
+  marks?: Record<string, BreakpointKind[]>;
+  /** Given: a click on a node's mark sets or removes that breakpoint. */
+  onGutterClick?(node: string, kind: BreakpointKind): void;
+}
+
+/**
+ * A run's steps on the workflow's canvas, live, or as the nested list (`?steps=list` keeps the
+ * choice in the address). The canvas is the default when the run's definition can be drawn.
+ */
+export function RunSteps({ view, tree, now, selected, onSelect, actions, compact, marks, onGutterClick }: Props) {
+  const [params, setParams] = useSearchParams();
+  const drawn = useMemo(() => runGraph(view.definition), [view.definition]);
+  const onCanvas = drawn !== null && params.get("steps") !== "list";
+  const pausedAt = view.pause?.stepPath ?? null;
+  const choose = (steps: "canvas" | "list") =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (steps === "list") next.set("steps", "list");
+        else next.delete("steps");
+        return next;
+      },
+      { replace: true },
+    );
+
+  return (
+    <section className="card stack" aria-label="Steps">
+      <div className="row between">
+        <h2>Steps</h2>
+        {drawn !== null ? (
+          <div className="steps-views" role="group" aria-label="Show the steps as">
+            <button type="button" aria-pressed={onCanvas} className={onCanvas ? "primary" : undefined} onClick={() => choose("canvas")}>
+              Canvas
+            </button>
+            <button type="button" aria-pressed={!onCanvas} className={onCanvas ? undefined : "primary"} onClick={() => choose("list")}>
+              List
+            </button>
+          </div>
+        ) : null}
+      </div>
+      {onCanvas ? (
+        <RunCanvas
+          view={view}
+          drawn={drawn}
+          now={now}
+          selected={selected}
+          onSelect={(clicked) => onSelect(clicked === null ? null : stepToOpen(clicked, view.steps, pausedAt))}
+          marks={marks}
+          onGutterClick={onGutterClick}
+        />
+      ) : (
+        <StepTree tree={tree} steps={view.steps} now={now} selected={selected} onSelect={onSelect} pausedAt={pausedAt} actions={actions} compact={compact} />
+      )}
+    </section>
+  );
+}
+
+interface CanvasProps {
+  view: ExecutionView;
+  drawn: NonNullable<ReturnType<typeof runGraph>>;
+  now: number;
+  selected: string | null;
+  onSelect(clicked: string | null): void;
+  marks?: Record<string, BreakpointKind[]>;
+  onGutterClick?(node: string, kind: BreakpointKind): void;
+}
+
+function RunCanvas({ view, drawn, now, selected, onSelect, marks, onGutterClick }: CanvasProps) {
+  // Where the workflow's author placed the steps; a deleted workflow's run is laid out afresh.
+  const layout = useQuery({
+    queryKey: workflowKeys.detail(view.workflowId),
+    queryFn: ({ signal }) => fetchWorkflow(view.workflowId, signal),
+    retry: false,
+    select: (w) => w.layout.positions,
+  });
+  const overlay = useMemo(
+    () => runOverlay(drawn, { steps: view.steps, pausedAt: view.pause?.stepPath ?? null, marks }, now),
+    [drawn, view.steps, view.pause, marks, now],
+  );
+  return (
+    <div className="run-canvas">
+      {layout.isPending ? (
+        <Loading what="Drawing the workflow" />
+      ) : (
+        <Suspense fallback={<Loading what="Loading the canvas" />}>
+          <WorkflowCanvas
+            graph={drawn}
+            positions={layout.data}
+            selected={selected === null ? null : nodeOfPath(selected)}
+            onSelect={onSelect}
+            overlay={overlay}
+            onGutterClick={onGutterClick}
+          />
+        </Suspense>
+      )}
+    </div>
+  );
+}

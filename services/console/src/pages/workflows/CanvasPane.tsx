@@ -1,0 +1,68 @@
+import { lazy, Suspense, type KeyboardEvent, type ReactNode } from "react";
+import type { CanvasGraph, CanvasIssue, CanvasOperation } from "@wf/shared/canvas";
+import { Loading } from "../../ui/states";
+import type { Positions } from "./layout-positions";
+
+// Only the editor and the execution pages draw workflows: xyflow and dagre load with the first of them.
+const WorkflowCanvas = lazy(() => import("../../canvas/WorkflowCanvas"));
+
+interface Props {
+  graph: CanvasGraph;
+  /** The text's problems while the canvas draws its last valid version; null while it draws the text as it is. */
+  stale: CanvasIssue[] | null;
+  positions: Positions;
+  selected: string | null;
+  editable: boolean;
+  onSelect(id: string | null): void;
+  onOperation(op: CanvasOperation): void;
+  onMove(moved: Positions): void;
+  onUndo(): void;
+  onRedo(): void;
+  panel: ReactNode;
+}
+
+function Banner({ graph, stale }: { graph: CanvasGraph; stale: CanvasIssue[] | null }) {
+  const issues = stale ?? graph.issues;
+  const [first] = issues;
+  if (!first) return null;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  return (
+    <div className="canvas-banner" role="status">
+      <strong>{stale ? "The canvas shows the last valid version:" : "The canvas shows what could be read:"}</strong> line {first.line}: {first.message}
+      {more}
+    </div>
+  );
+}
+
+/** The canvas beside the editor, with the selected step's panel; undo and redo pressed on it are the editor's. */
+export function CanvasPane({ graph, stale, positions, selected, editable, onSelect, onOperation, onMove, onUndo, onRedo, panel }: Props) {
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+    const key = event.key.toLowerCase();
+    if (key === "z" && !event.shiftKey) onUndo();
+    else if ((key === "z" && event.shiftKey) || key === "y") onRedo();
+    else return;
+    event.preventDefault();
+  };
+  return (
+    <section className="canvas-pane" aria-label="Canvas">
+      <Banner graph={graph} stale={stale} />
+      <div className="canvas-main">
+        <div className="canvas-frame" onKeyDown={onKeyDown}>
+          <Suspense fallback={<Loading what="Loading the canvas" />}>
+            <WorkflowCanvas
+              graph={graph}
+              positions={positions}
+              selected={selected}
+              onSelect={onSelect}
+              editable={editable}
+              onOperation={onOperation}
+              onMove={onMove}
+            />
+          </Suspense>
+        </div>
+        {panel}
+      </div>
+    </section>
+  );
+}

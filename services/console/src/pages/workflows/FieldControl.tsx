@@ -1,0 +1,116 @@
+import { useId, useState, type KeyboardEvent } from "react";
+import type { ScalarValue } from "@wf/shared/canvas";
+import type { FormField } from "./step-form";
+
+export interface FieldChange {
+  set(value: ScalarValue): void;
+  remove(): void;
+}
+
+type Draft = "text" | "textarea" | "number" | "integer";
+
+/** A typed value as the field's kind; undefined when it is not one (then the field goes back to what the file says). */
+function parsed(control: Draft, draft: string): string | number | undefined {
+  if (control === "text" || control === "textarea") return draft;
+  const n = Number(draft);
+  return Number.isFinite(n) && (control === "number" || Number.isInteger(n)) ? n : undefined;
+}
+
+/**
+ * A text or number kept as typed until it is done (Enter, or leaving the field): one change of
+ * the YAML per edit, not per key. Emptied, an optional field is removed from the step.
+ */
+function DraftInput({
+  id,
+  field,
+  value,
+  disabled,
+  change,
+}: {
+  id: string;
+  field: FormField & { control: Draft };
+  value: unknown;
+  disabled: boolean;
+  change: FieldChange;
+}) {
+  const shown = value === undefined || value === null ? "" : String(value);
+  const [draft, setDraft] = useState(shown);
+  const commit = () => {
+    if (draft === shown) return;
+    if (draft.trim() === "" && field.control !== "textarea") {
+      if (!field.required && value !== undefined) change.remove();
+      else setDraft(shown);
+      return;
+    }
+    const next = parsed(field.control, draft);
+    if (next === undefined) setDraft(shown);
+    else change.set(next);
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Enter" && field.control !== "textarea") {
+      event.preventDefault();
+      commit();
+    } else if (event.key === "Escape") setDraft(shown);
+  };
+  const common = { id, disabled, value: draft, onBlur: commit, onKeyDown, required: field.required, title: field.description };
+  if (field.control === "textarea")
+    return <textarea {...common} rows={Math.min(8, Math.max(3, draft.split("\n").length))} onChange={(e) => setDraft(e.target.value)} />;
+  const numeric = field.control !== "text";
+  return <input {...common} type={numeric ? "number" : "text"} step={field.control === "integer" ? 1 : "any"} onChange={(e) => setDraft(e.target.value)} />;
+}
+
+/** One field of the side panel, built from its schema (step-form.ts); `value` is what the file says. */
+export function FieldControl({ field, value, disabled, change }: { field: FormField; value: unknown; disabled: boolean; change: FieldChange }) {
+  const id = useId();
+  const label = field.path.join(".");
+  const title = (
+    <span className="step-field-label" title={field.description}>
+      {field.path[field.path.length - 1]}
+      {field.required ? <span className="required">*</span> : null}
+    </span>
+  );
+  switch (field.control) {
+    case "checkbox":
+      return (
+        <label className="inline step-field" title={field.description}>
+          <input type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => change.set(e.target.checked)} aria-label={label} />
+          {title}
+        </label>
+      );
+    case "select":
+      return (
+        <label className="step-field" htmlFor={id}>
+          {title}
+          <select
+            id={id}
+            value={value === undefined ? "" : String(value)}
+            disabled={disabled}
+            onChange={(e) => (e.target.value === "" ? change.remove() : change.set(e.target.value))}
+          >
+            {field.required && value !== undefined ? null : <option value="">—</option>}
+            {(field.options ?? []).map((option) => (
+              <option key={option} value={option}>
+                {option}
+              </option>
+            ))}
+          </select>
+        </label>
+      );
+    case "yaml":
+      return (
+        <div className="step-field">
+          {title}
+          <code className="step-field-yaml" title="A list or a mapping: edit it in the YAML">
+            {value === undefined ? "—" : JSON.stringify(value)}
+          </code>
+        </div>
+      );
+    default:
+      return (
+        <label className="step-field" htmlFor={id}>
+          {title}
+          <DraftInput key={JSON.stringify(value)} id={id} field={{ ...field, control: field.control }} value={value} disabled={disabled} change={change} />
+        </label>
+      );
+  }
+}

@@ -1,0 +1,128 @@
+import { useMemo } from "react";
+import type { CanvasNode, CanvasOperation, Modifier } from "@wf/shared/canvas";
+import schema from "../../../../../shared/schema/workflow.schema.json";
+import type { Schema } from "../../editor/schema-nav";
+import { FieldControl } from "./FieldControl";
+import { stepForm, type FormField } from "./step-form";
+
+// JSON imports are typed by their literal contents, which TypeScript cannot relate to a recursive schema type.
+const root = schema as unknown as Schema;
+
+const MODIFIER_LABELS: Record<Modifier, string> = { condition: "Condition", retry: "Retry", timeout: "Timeout", manual_approval: "Manual approval" };
+
+function valueAt(values: Record<string, unknown>, path: readonly string[]): unknown {
+  let at: unknown = values;
+  for (const key of path) at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined;
+  return at;
+}
+
+interface Props {
+  node: CanvasNode;
+  /** The step as the file writes it; undefined while the text does not validate. */
+  values: Record<string, unknown> | undefined;
+  agents: readonly string[];
+  container: boolean;
+  readOnly: boolean;
+  onOperation(op: CanvasOperation): void;
+  onClose(): void;
+}
+
+/** The selected step's fields as a form built from the JSON Schema; each change is one canvas operation on the text. */
+export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose }: Props) {
+  return (
+    <aside className="step-panel" aria-label="Selected step">
+      <div className="step-panel-head">
+        <h2>{node.name ?? node.id}</h2>
+        <span className="badge">{node.type ?? "no type"}</span>
+        <div className="spacer" />
+        <button type="button" className="ghost" aria-label="Close the step's panel" title="Close (Esc on the canvas)" onClick={onClose}>
+          ×
+        </button>
+      </div>
+      {values === undefined ? (
+        <p className="muted small">Fix the problems in the YAML to edit this step here.</p>
+      ) : (
+        <StepFields node={node} values={values} agents={agents} readOnly={readOnly} onOperation={onOperation} />
+      )}
+      <div className="step-panel-actions">
+        <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "wrapInForeach", ids: [node.id] })}>
+          Wrap in foreach
+        </button>
+        <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "wrapInParallel", ids: [node.id] })}>
+          Wrap in parallel
+        </button>
+        {container ? (
+          <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "unwrap", id: node.id })}>
+            Unwrap
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="danger-outline"
+          disabled={readOnly}
+          title="Delete (Delete on the canvas)"
+          onClick={() => onOperation({ kind: "deleteStep", id: node.id })}
+        >
+          Delete step
+        </button>
+      </div>
+    </aside>
+  );
+}
+
+const NAME_FIELD: FormField = {
+  path: ["name"],
+  control: "text",
+  required: true,
+  description: "Unique in the whole file; renaming also renames the references to it.",
+};
+
+function StepFields({ node, values, agents, readOnly, onOperation }: Omit<Props, "values" | "container" | "onClose"> & { values: Record<string, unknown> }) {
+  const type = node.type ?? "";
+  const form = useMemo(() => stepForm(root, type, values, agents), [type, values, agents]);
+  const control = (field: FormField) => (
+    <FieldControl
+      key={field.path.join(".")}
+      field={field}
+      value={valueAt(values, field.path)}
+      disabled={readOnly}
+      change={{
+        set: (value) => onOperation({ kind: "setField", id: node.id, key: field.path, value }),
+        remove: () => onOperation({ kind: "removeField", id: node.id, key: field.path }),
+      }}
+    />
+  );
+  return (
+    <>
+      <div className="step-panel-fields">
+        {node.name === undefined ? null : (
+          <FieldControl
+            field={NAME_FIELD}
+            value={node.name}
+            disabled={readOnly}
+            // A name is required: emptied, the field goes back to it rather than removing it.
+            change={{ set: (value) => onOperation({ kind: "renameStep", id: node.id, name: String(value) }), remove: () => {} }}
+          />
+        )}
+        {form.fields.map(control)}
+      </div>
+      <fieldset className="field-group step-panel-modifiers">
+        <legend>Modifiers</legend>
+        {form.modifiers.map((m) => (
+          <div key={m.modifier} className="step-modifier">
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={m.on}
+                disabled={readOnly}
+                onChange={() => onOperation({ kind: "toggleModifier", id: node.id, modifier: m.modifier })}
+              />
+              {MODIFIER_LABELS[m.modifier]}
+            </label>
+            {m.fields.map(control)}
+          </div>
+        ))}
+      </fieldset>
+    </>
+  );
+}

@@ -1,0 +1,129 @@
+import { MODIFIERS, type Modifier } from "@wf/shared/canvas";
+import { SchemaNav, type Schema } from "../../editor/schema-nav";
+
+/** How a field is edited: `yaml` when its value is a list or a mapping, which only the YAML holds well. */
+export type Control = "text" | "textarea" | "number" | "integer" | "checkbox" | "select" | "yaml";
+
+export interface FormField {
+  /** The key in the step, or the path into one of its mappings (`["retry", "max_attempts"]`). */
+  path: string[];
+  control: Control;
+  /** A select's choices. */
+  options?: string[];
+  required: boolean;
+  description?: string;
+}
+
+export interface ModifierForm {
+  modifier: Modifier;
+  on: boolean;
+  fields: FormField[];
+}
+
+export interface StepForm {
+  fields: FormField[];
+  modifiers: ModifierForm[];
+}
+
+/** Keys with operations of their own (a rename, the lists of a container) or shown apart (the modifiers). */
+const NOT_FIELDS = new Set<string>(["name", "type", "steps", "branches", ...MODIFIERS]);
+/** Strings that are usually several lines, whatever they hold now. */
+const MULTILINE = new Set(["code", "prompt", "system", "instructions"]);
+
+type Kind = "string" | "number" | "integer" | "boolean" | "array" | "object" | "any";
+
+function kinds(nav: SchemaNav, schema: Schema): Kind[] {
+  return nav.alternatives(schema).flatMap((s): Kind[] => (s.type === undefined ? ["any"] : ([s.type].flat() as Kind[])));
+}
+
+function kindOf(value: unknown): Kind | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value as Kind;
+}
+
+function scalarControl(kind: Kind, key: string, value: unknown): Control {
+  switch (kind) {
+    case "string":
+    case "any":
+      return MULTILINE.has(key) || (typeof value === "string" && value.includes("\n")) ? "textarea" : "text";
+    case "number":
+      return "number";
+    case "integer":
+      return "integer";
+    case "boolean":
+      return "checkbox";
+    default:
+      return "yaml";
+  }
+}
+
+/**
+ * The control for a value of `schema` as it stands: an enum is a select; a value that may be of
+ * several kinds (`items`: a template or a list) gets the control of the kind it has now, or,
+ * when unset, of the first scalar kind the schema allows.
+ */
+function controlFor(nav: SchemaNav, schema: Schema, key: string, value: unknown): Pick<FormField, "control" | "options"> {
+  const options = nav.alternatives(schema).flatMap((s) => s.enum ?? []);
+  if (options.length > 0) return { control: "select", options: options.map(String) };
+  const allowed = kinds(nav, schema);
+  const has = kindOf(value);
+  if (has === undefined) {
+    const first = allowed.find((k) => k !== "array" && k !== "object");
+    return { control: first === undefined ? "yaml" : scalarControl(first, key, value) };
+  }
+  if (allowed.includes(has) || allowed.includes("any")) return { control: scalarControl(has, key, value) };
+  // A whole number where the schema says number.
+  if (has === "integer" && allowed.includes("number")) return { control: "number" };
+  return { control: "yaml" };
+}
+
+function field(nav: SchemaNav, path: string[], schema: Schema, required: boolean, value: unknown): FormField {
+  const node = nav.deref(schema);
+  const key = path[path.length - 1] ?? "";
+  return { path, ...controlFor(nav, node, key, value), required, ...(node.description ? { description: node.description } : {}) };
+}
+
+function mappingFields(nav: SchemaNav, prefix: string[], schema: Schema, values: Record<string, unknown>, skip: ReadonlySet<string>): FormField[] {
+  const node = nav.deref(schema);
+  return Object.entries(node.properties ?? {}).flatMap(([key, prop]) =>
+    skip.has(key) ? [] : [field(nav, [...prefix, key], prop, node.required?.includes(key) ?? false, values[key])],
+  );
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The schema of a step of `type`: the `Step` variant whose `type` is that constant. */
+function stepSchema(nav: SchemaNav, root: Schema, type: string): Schema | undefined {
+  return nav.alternatives(root.$defs?.Step ?? {}).find((s) => s.properties?.type?.const === type);
+}
+
+/**
+ * The side panel's form for a step, read from the workflow's JSON Schema: its type's own fields,
+ * then each modifier, on or off, with its fields when on. `values` is the step as the file has it;
+ * an agent step picks its `agent` among the file's `agents`.
+ */
+export function stepForm(root: Schema, type: string, values: Record<string, unknown>, agents: readonly string[] = []): StepForm {
+  const nav = new SchemaNav(root);
+  const schema = stepSchema(nav, root, type);
+  if (!schema) return { fields: [], modifiers: [] };
+  const props = schema.properties ?? {};
+  const modifiers = MODIFIERS.map((modifier): ModifierForm => {
+    const prop = props[modifier] ?? {};
+    const on = values[modifier] !== undefined;
+    const node = nav.deref(prop);
+    const fields = !on
+      ? []
+      : node.properties
+        ? mappingFields(nav, [modifier], node, record(values[modifier]), new Set())
+        : [field(nav, [modifier], prop, true, values[modifier])];
+    return { modifier, on, fields };
+  });
+  const fields = mappingFields(nav, [], schema, values, NOT_FIELDS).map((f) =>
+    f.path[0] === "agent" && agents.length > 0 ? { ...f, control: "select" as const, options: [...agents] } : f,
+  );
+  return { fields, modifiers };
+}

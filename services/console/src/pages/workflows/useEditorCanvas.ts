@@ -1,0 +1,94 @@
+import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { applyOperation, nodeAt, rangeOf, type CanvasOperation } from "@wf/shared/canvas";
+import type { WorkflowEditor } from "../../editor";
+import { shortcutLabel } from "../../app/shortcuts";
+import { useToast } from "../../ui/toast";
+import type { Positions } from "./layout-positions";
+import { stepValues } from "./step-values";
+import { useLayoutPositions } from "./useLayoutPositions";
+import { useWorkflowGraph } from "./useWorkflowGraph";
+
+interface Options {
+  editor: RefObject<WorkflowEditor | null>;
+  text: string;
+  positions: Positions;
+  workflowId: string | null;
+  canEdit: boolean;
+}
+
+/**
+ * The canvas and the YAML editor as one document. The text stays the only truth: the canvas is
+ * drawn from it, and every change made on the canvas is a canvas operation applied to the editor
+ * as one transaction, so the editor's undo history is the history of both.
+ */
+export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }: Options) {
+  const toast = useToast();
+  const sync = useWorkflowGraph(text);
+  const layout = useLayoutPositions(workflowId, positions, canEdit);
+  const [selected, setSelected] = useState<string | null>(null);
+  // Where the person put the cursor, until the graph of the text they typed is read.
+  const cursor = useRef<number | null>(null);
+
+  /** The node under the cursor, once the graph is of the text the cursor is in. */
+  const followCursor = () => {
+    if (cursor.current === null || editor.current?.text() !== sync.text) return;
+    setSelected(nodeAt(sync.current, cursor.current) ?? null);
+    cursor.current = null;
+  };
+  useEffect(followCursor, [sync.current]);
+
+  /** Selecting on the canvas selects the step's lines in the editor. */
+  const select = (id: string | null) => {
+    setSelected(id);
+    const now = editor.current?.text();
+    const range = id === null || now === undefined ? undefined : rangeOf(sync.graphOf(now), id);
+    // The step's last line, not the start of the next one.
+    if (range) editor.current?.select(range.start, now?.[range.end - 1] === "\n" ? range.end - 1 : range.end);
+  };
+
+  const operate = (op: CanvasOperation) => {
+    const view = editor.current;
+    if (!view || !canEdit) return;
+    const result = applyOperation(view.text(), op);
+    if (!result.ok) {
+      toast(`Not changed: ${result.error}`, "error");
+      return;
+    }
+    if (result.edits.length === 0) return;
+    const drawn = sync.shown;
+    view.applyEdits(result.edits);
+    sync.update(result.text, true);
+    layout.afterOperation(op, result, drawn);
+    if (result.warnings.length > 0) {
+      toast(`${result.warnings.map((w) => `Line ${w.range.startLine}: ${w.message}`).join("; ")}. ${shortcutLabel("mod+z")} undoes it.`, "error");
+    }
+    select(op.kind === "deleteStep" || op.kind === "unwrap" ? null : (result.id ?? selected));
+  };
+
+  const selectedNode = sync.shown.nodes.find((node) => node.id === selected);
+  // The panel edits what the text says, so only while the text validates (the canvas then draws it as it is).
+  const valid = sync.good !== null && sync.current === sync.good.graph;
+  const values = useMemo(() => (selectedNode && valid ? stepValues(sync.text) : null), [sync.text, valid, selectedNode !== undefined]);
+
+  return {
+    graph: sync.shown,
+    /** The text's problems while the canvas draws its last valid version. */
+    stale: sync.good && !valid ? sync.current.issues : null,
+    positions: layout.positions,
+    move: layout.move,
+    storeLayoutFor: layout.storeFor,
+    selected,
+    selectedNode,
+    /** The selected step as the file writes it; undefined while the text does not validate. */
+    selectedValues: selectedNode ? values?.get(selectedNode.id) : undefined,
+    select,
+    deselect: () => setSelected(null),
+    operate,
+    /** Every change of the editor's text. */
+    onText: (now: string) => sync.update(now),
+    onCursor: (offset: number) => {
+      cursor.current = offset;
+      followCursor();
+    },
+  };
+}

@@ -1,0 +1,301 @@
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
+import { newId } from "@wf/shared/execution";
+import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, useConsoleService } from "./support";
+
+const service = useConsoleService();
+
+const unique = () => newId().slice(-10).toLowerCase();
+
+/** expect.poll with a bound fit for a service under test on a busy machine. */
+const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 50 });
+
+/** Laid out by hand, with comments above, beside and inside steps and blank lines between some. */
+function commented(name: string): string {
+  return `# Nightly report, laid out by hand
+name: ${name}
+# the inputs
+variables:
+  day: { type: string, default: today }
+
+steps:
+  # fetch the rows first
+  - name: fetch
+    type: code
+    language: python   # the sandbox's python
+    code: |
+      print('{"rows": [1, 2, 3]}')
+
+  # then wait a little
+  - name: pause
+    type: wait
+    seconds: 1
+
+  - name: each
+    type: foreach
+    items: "{{ steps.fetch.output.rows }}"
+    steps:
+      # one per row
+      - name: show
+        type: transform
+        output: "{{ item }}"
+  - name: report
+    type: transform
+    output: { rows: "{{ steps.fetch.output.rows }}" }   # the end
+`;
+}
+
+/** A step's node (xyflow names its nodes by id: the step name). */
+const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
+const editorContent = (page: Page) => page.locator(".cm-content");
+/** A click at a line's start: one in its middle would scroll a line wider than the editor sideways. */
+const LINE_START = { x: 4, y: 4 };
+
+/** The editor's text, line by line as it shows them (all of them: the tests' files are short enough to be drawn whole). */
+async function editorText(page: Page): Promise<string> {
+  return (await page.locator(".cm-content .cm-line").allTextContents()).join("\n");
+}
+
+/** The editor's lines that its selection covers, read from where the selection is drawn. */
+function selectedLines(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    // Runs in the page; the tests' tsconfig has no DOM types.
+    interface Rect {
+      top: number;
+      bottom: number;
+      width: number;
+    }
+    interface El {
+      textContent: string | null;
+      getBoundingClientRect(): Rect;
+    }
+    interface Root {
+      querySelectorAll(selector: string): Iterable<El>;
+    }
+    const host = (globalThis as unknown as { document: { querySelector(s: string): { shadowRoot: Root } } }).document.querySelector(".yaml-editor");
+    const drawn = [...host.shadowRoot.querySelectorAll(".cm-selectionBackground")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0);
+    return [...host.shadowRoot.querySelectorAll(".cm-line")]
+      .filter((line) => {
+        const r = line.getBoundingClientRect();
+        const middle = (r.top + r.bottom) / 2;
+        return drawn.some((box) => box.top <= middle && middle <= box.bottom);
+      })
+      .map((line) => line.textContent ?? "");
+  });
+}
+
+/** Puts the editor's cursor at the end of the line that reads `text` (its indentation aside). */
+async function endOfLine(page: Page, text: string): Promise<void> {
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  await page.locator(".cm-line", { hasText: new RegExp(`^\\s*${escaped}$`) }).click({ position: LINE_START });
+  await page.keyboard.press("End");
+}
+
+async function openEditor(page: Page, workflowId: string): Promise<void> {
+  await page.goto(`/console/workflows/${workflowId}`);
+  await editorContent(page).waitFor();
+  await node(page, "fetch").waitFor();
+}
+
+/**
+ * Milliseconds from the page's next input event (a key, typed or inserted text) until `ready`
+ * (evaluated in the page every frame) holds; `act` makes the input.
+ */
+async function timeToCanvas(page: Page, ready: string, act: () => Promise<void>): Promise<number> {
+  // The probe is left in the page: an evaluation that answers a promise would wait for it.
+  await page.evaluate(`window.__probe = new Promise((resolve) => {
+    let start;
+    const mark = () => { start ??= performance.now(); };
+    document.addEventListener("keydown", mark, { capture: true, once: true });
+    document.addEventListener("beforeinput", mark, { capture: true, once: true });
+    const check = () => (start !== undefined && (${ready}) ? resolve(performance.now() - start) : requestAnimationFrame(check));
+    requestAnimationFrame(check);
+  }); "armed"`);
+  await act();
+  return page.evaluate<number>("window.__probe");
+}
+
+/** 200 steps of every leaf type, each with a timeout of its number, every fifth reading the one before it. */
+function twoHundred(name: string): string {
+  const steps = Array.from({ length: 200 }, (_, k) => {
+    const i = k + 1;
+    const read = i % 5 === 0 ? `{{ steps.s${i - 1}.output }}` : `step ${i}`;
+    const head = `  - name: s${i}\n`;
+    const timeout = `    timeout: ${i}\n`;
+    switch (i % 4) {
+      case 0:
+        return `${head}    type: transform\n${timeout}    output: "${read}"\n`;
+      case 1:
+        return `${head}    type: code\n    language: python\n${timeout}    code: print(${i})\n`;
+      case 2:
+        return `${head}    type: llm\n    model: gpt-4o-mini\n${timeout}    prompt: "${read}"\n`;
+      default:
+        return `${head}    type: wait\n${timeout}    seconds: 1\n`;
+    }
+  });
+  return `name: ${name}\nsteps:\n${steps.join("")}`;
+}
+
+describeInBrowser("the canvas beside the YAML", () => {
+  it("edits one document from both sides, with one undo history, and keeps the places a person gives the steps", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`nightly-${unique()}`);
+    const workflowId = await createWorkflow(page, original);
+    await openEditor(page, workflowId);
+    await poll(() => editorText(page)).toBe(original);
+    const comments = original.split("\n").filter((line) => line.trim().startsWith("#"));
+
+    // A wait step dragged from the palette onto the top of `each` goes before it, written as the file writes its steps.
+    await page.getByRole("button", { name: "Add a Wait step" }).dragTo(node(page, "each"), { targetPosition: { x: 60, y: 6 } });
+    await node(page, "step_6").waitFor();
+    const added = "  - name: step_6\n    type: wait\n    seconds: 1\n\n";
+    await poll(() => editorText(page)).toBe(original.replace("  - name: each\n", `${added}  - name: each\n`));
+    const afterDrop = await editorText(page);
+    for (const comment of comments) expect(afterDrop.split("\n")).toContain(comment);
+
+    // A field changed in the side panel changes that one line.
+    await node(page, "pause").click();
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await panel.getByRole("heading", { name: "pause" }).waitFor();
+    await panel.getByLabel("seconds").fill("45");
+    await panel.getByLabel("seconds").press("Enter");
+    await poll(() => editorText(page)).not.toBe(afterDrop);
+    const afterField = await editorText(page);
+    const changed = afterField.split("\n").flatMap((line, i) => (line === afterDrop.split("\n")[i] ? [] : [[afterDrop.split("\n")[i], line]]));
+    expect(changed).toEqual([["    seconds: 1", "    seconds: 45"]]);
+    await screenshot(page, "canvas-editor");
+
+    // A step typed in the editor appears on the canvas.
+    await editorContent(page).click();
+    await page.keyboard.press("ControlOrMeta+End");
+    await page.keyboard.insertText("  - name: typed\n    type: wait\n    seconds: 2\n");
+    await node(page, "typed").waitFor();
+
+    // Undo on the canvas undoes the typing, then the panel's edit; undo in the editor, the drop: the text is the original again.
+    await page.locator(".react-flow__pane").click({ position: { x: 300, y: 20 } });
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => node(page, "typed").count()).toBe(0);
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(afterDrop);
+    await editorContent(page).click();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(original);
+    await poll(() => node(page, "step_6").count()).toBe(0);
+    await poll(() => page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(0);
+
+    // Selecting a node selects its lines; the editor's cursor selects the node it is in.
+    await node(page, "report").click();
+    await poll(() => selectedLines(page)).toEqual([
+      "  - name: report",
+      "    type: transform",
+      '    output: { rows: "{{ steps.fetch.output.rows }}" }   # the end',
+    ]);
+    await endOfLine(page, `print('{"rows": [1, 2, 3]}')`);
+    await poll(() => node(page, "fetch").getAttribute("class")).toContain("selected");
+    await panel.getByRole("heading", { name: "fetch" }).waitFor();
+
+    // A node dragged aside keeps its place, stored beside the workflow; a rename takes it along.
+    const box = (await node(page, "report").boundingBox())!;
+    await page.mouse.move(box.x + 40, box.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 140, box.y + 24, { steps: 8 });
+    await page.mouse.move(box.x + 240, box.y + 28, { steps: 8 });
+    await page.mouse.up();
+    const stored = () =>
+      consoleApi<{ layout: { positions: Record<string, { x: number; y: number }> }; version: number }>(page, "GET", `/api/console/workflows/${workflowId}`);
+    await poll(async () => Object.keys((await stored()).json.layout.positions)).toEqual(["report"]);
+    const placed = (await stored()).json.layout.positions.report!;
+    await node(page, "report").click();
+    await panel.getByLabel("name").fill("summary");
+    await panel.getByLabel("name").press("Enter");
+    await node(page, "summary").waitFor();
+    await poll(async () => (await stored()).json.layout.positions).toEqual({ summary: placed });
+    // The layout is not a version of the workflow.
+    expect((await stored()).json.version).toBe(1);
+
+    // Delete on the canvas deletes the selected step, naming the references left reading it; undo brings it back.
+    const beforeDelete = await editorText(page);
+    // The cursor in its lines brings it into view (the canvas followed the renamed step away from it).
+    await endOfLine(page, `print('{"rows": [1, 2, 3]}')`);
+    await node(page, "fetch").click();
+    await page.keyboard.press("Delete");
+    await poll(() => node(page, "fetch").count()).toBe(0);
+    await page.getByRole("status").filter({ hasText: "step `each` still reads `steps.fetch`" }).waitFor();
+    expect(await editorText(page)).not.toContain("- name: fetch");
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(beforeDelete);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("moves a step into a foreach by dragging it there, and keeps the last valid drawing while the YAML has a mistake (dark theme)", async () => {
+    const { page, context, errors } = await signedIn(service(), { colorScheme: "dark" });
+    const original = commented(`dark-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+
+    // Dropped in `each` under `show`: moved there in the text, with its comment, indented for it.
+    const from = (await node(page, "pause").boundingBox())!;
+    const to = (await node(page, "show").boundingBox())!;
+    await page.mouse.move(from.x + 40, from.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(to.x + 40, to.y + to.height + 4, { steps: 12 });
+    await page.mouse.move(to.x + 40, to.y + to.height + 8, { steps: 4 });
+    await page.mouse.up();
+    await poll(() => editorText(page)).toContain(
+      '        output: "{{ item }}"\n      # then wait a little\n      - name: pause\n        type: wait\n        seconds: 1\n  - name: report',
+    );
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(original);
+    // On its header: the middle of a container is its steps'.
+    await node(page, "each").click({ position: { x: 40, y: 20 } });
+    await endOfLine(page, "type: wait");
+    await page.keyboard.type("x");
+    const banner = page.locator(".canvas-banner");
+    await poll(() => banner.textContent()).toContain("The canvas shows the last valid version: line 17");
+    await poll(() => node(page, "pause").locator(".wf-node-issue").getAttribute("title")).toContain("waitx");
+    expect(await node(page, "pause").textContent()).toContain("Wait");
+    await screenshot(page, "canvas-editor-dark");
+    await page.keyboard.press("Backspace");
+    await poll(() => banner.count()).toBe(0);
+    expect(await node(page, "pause").locator(".wf-node-issue").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("draws a 200-step workflow, and follows typing in it (measured, printed)", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const name = `long-${unique()}`;
+    await openEditor(page, await createWorkflow(page, commented(name)));
+
+    await editorContent(page).click();
+    await page.keyboard.press("ControlOrMeta+a");
+    const drawn = await timeToCanvas(
+      page,
+      `document.querySelectorAll(".react-flow__node-step").length === 200 && document.querySelector('.react-flow__node[data-id="s200"]')`,
+      () => page.keyboard.insertText(twoHundred(name)),
+    );
+    console.log(`[canvas] 200 steps: ${drawn.toFixed(0)} ms from setting the text to the canvas drawn (the 150 ms pause in typing included)`);
+    // Zoomed out to see a stretch of it, the arcs of the steps that read the one before them among them.
+    for (let i = 0; i < 4; i++) await page.getByRole("button", { name: "Zoom Out" }).click();
+    const pane = (await page.locator(".react-flow__pane").boundingBox())!;
+    await page.mouse.move(pane.x + 200, pane.y + pane.height - 30);
+    await page.mouse.down();
+    await page.mouse.move(pane.x + 200, pane.y + pane.height - 290, { steps: 10 });
+    await page.mouse.up();
+    await screenshot(page, "canvas-200-steps");
+
+    // A keystroke in a step's field: the graph is read again, the layout is kept.
+    await editorContent(page).click({ position: LINE_START });
+    await page.keyboard.press("ControlOrMeta+Home");
+    await endOfLine(page, "timeout: 3");
+    const field = await timeToCanvas(page, `document.querySelector('.react-flow__node[data-id="s3"] .wf-badge-timeout')?.textContent === "timeout 35s"`, () =>
+      page.keyboard.type("5"),
+    );
+    // A keystroke in a step's name: a new node id, so all 200 are laid out again.
+    await endOfLine(page, "- name: s4");
+    const rename = await timeToCanvas(page, `document.querySelector('.react-flow__node[data-id="s4x"]')`, () => page.keyboard.type("x"));
+    console.log(`[canvas] 200 steps, keystroke to canvas: ${field.toFixed(0)} ms in a field, ${rename.toFixed(0)} ms in a name (150 ms pause included)`);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
