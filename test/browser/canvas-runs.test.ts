@@ -1,7 +1,6 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
-import { LlmTestServer } from "../ai/support/llm-server";
 import {
   consoleApi,
   createWorkflow,
@@ -12,29 +11,12 @@ import {
   signedIn,
   startExecution,
   unexpectedErrors,
-  useConsoleService,
+  TEST_LLM_PRICE,
+  useConsoleServiceWithLlm,
 } from "./support";
 
-// Registered before the service's hooks, so the provider is listening when the service reads its environment.
-let llm: LlmTestServer | undefined;
-beforeAll(async () => {
-  llm = await LlmTestServer.start("openai");
-});
-afterAll(async () => {
-  await llm?.close();
-});
-
-/** USD per million tokens of the test models. */
-const PRICE = { input: 2, output: 8 };
-
-const service = useConsoleService({
-  env: () => ({
-    WF_LLM_PROVIDERS: JSON.stringify([
-      { name: "test-openai", protocol: "openai", baseUrl: llm!.baseUrl, models: ["oa-*"], apiKey: "sk-test-browser", maxRetries: 0 },
-    ]),
-    WF_LLM_PRICES: JSON.stringify({ "oa-*": PRICE }),
-  }),
-});
+const { service, llm } = useConsoleServiceWithLlm();
+const PRICE = TEST_LLM_PRICE;
 
 const unique = () => newId().slice(-10).toLowerCase();
 
@@ -187,7 +169,7 @@ steps:
   it("reruns from a node after a failure: the plan says what is reused and saved, and the rerun's canvas marks the reused node", async () => {
     const { page, context, errors } = await signedIn(service(), { colorScheme: "dark" });
     const model = `oa-${unique()}`;
-    llm!.script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
+    llm().script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
     const workflowId = await createWorkflow(
       page,
       `
@@ -233,7 +215,7 @@ steps:
     await poll(() => page.locator(".events-table tr[data-event-type=step_reused]").count()).toBe(1);
     await screenshot(page, "canvas-rerun");
     // The reused step's LLM call was not made again.
-    expect(llm!.requests(model)).toHaveLength(1);
+    expect(llm().requests(model)).toHaveLength(1);
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);

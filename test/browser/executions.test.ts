@@ -1,32 +1,22 @@
 import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
 import { openConfiguredStore } from "@wf/shared/store";
-import { LlmTestServer } from "../ai/support/llm-server";
-import { createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService, type ConsoleService } from "./support";
+import {
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  TEST_LLM_PRICE,
+  useConsoleServiceWithLlm,
+  type ConsoleService,
+} from "./support";
 
-// Registered before the service's hooks, so the provider is listening when the service reads its environment.
-let llm: LlmTestServer | undefined;
-beforeAll(async () => {
-  llm = await LlmTestServer.start("openai");
-});
-afterAll(async () => {
-  await llm?.close();
-});
-
-/** USD per million tokens of the test models. */
-const PRICE = { input: 2, output: 8 };
-
-const service = useConsoleService({
-  env: () => ({
-    WF_LLM_PROVIDERS: JSON.stringify([
-      { name: "test-openai", protocol: "openai", baseUrl: llm!.baseUrl, models: ["oa-*"], apiKey: "sk-test-browser", maxRetries: 0 },
-    ]),
-    WF_LLM_PRICES: JSON.stringify({ "oa-*": PRICE }),
-  }),
-});
+const { service, llm } = useConsoleServiceWithLlm();
+const PRICE = TEST_LLM_PRICE;
 
 const unique = () => newId().slice(-10).toLowerCase();
 
@@ -135,7 +125,7 @@ steps:
   it("reruns a failed execution from the failed step: the plan shows the reused step and what it saves, and the rerun completes", async () => {
     const { page, context, errors } = await signedIn(service());
     const model = `oa-${unique()}`;
-    llm!.script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
+    llm().script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
     const workflowId = await createWorkflow(
       page,
       `
@@ -179,7 +169,7 @@ steps:
     expect(await page.locator('tr[data-step-path="ask"] .badge.reused').count()).toBe(1);
     expect(await page.getByRole("region", { name: "Summary" }).textContent()).toContain(`Rerun of${id}`);
     // The reused step's LLM call was not made again.
-    expect(llm!.requests(model)).toHaveLength(1);
+    expect(llm().requests(model)).toHaveLength(1);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { LlmTestServer } from "../ai/support/llm-server";
 import { runCli } from "../cli/cli-process";
 import { uniqueNamespace } from "../support/runtime";
 
@@ -251,4 +252,35 @@ export async function startExecution(page: Page, workflowId: string, body: Recor
   const started = await consoleApi<{ executionId: string }>(page, "POST", `/api/console/workflows/${workflowId}/executions`, body);
   expect(started.status, JSON.stringify(started.json)).toBe(202);
   return started.json.executionId;
+}
+
+/** USD per million tokens of the `oa-*` models the scripted provider of useConsoleServiceWithLlm serves. */
+export const TEST_LLM_PRICE = { input: 2, output: 8 };
+
+/**
+ * useConsoleService with a scripted OpenAI-protocol provider (a real HTTP server) serving `oa-*`
+ * models at TEST_LLM_PRICE; the provider starts first, so it is listening when the service reads
+ * its environment.
+ */
+export function useConsoleServiceWithLlm(): { service: () => ConsoleService; llm: () => LlmTestServer } {
+  let llm: LlmTestServer | undefined;
+  beforeAll(async () => {
+    llm = await LlmTestServer.start("openai");
+  });
+  afterAll(async () => {
+    await llm?.close();
+  });
+  const provider = () => {
+    if (!llm) throw new Error("the scripted LLM provider is not started yet");
+    return llm;
+  };
+  const service = useConsoleService({
+    env: () => ({
+      WF_LLM_PROVIDERS: JSON.stringify([
+        { name: "test-openai", protocol: "openai", baseUrl: provider().baseUrl, models: ["oa-*"], apiKey: "sk-test-browser", maxRetries: 0 },
+      ]),
+      WF_LLM_PRICES: JSON.stringify({ "oa-*": TEST_LLM_PRICE }),
+    }),
+  });
+  return { service, llm: provider };
 }
