@@ -82,10 +82,10 @@ export function registerConsoleApp(app: FastifyInstance, dir: string): void {
   app.get("/console/", page);
   app.get("/console/*", (request, reply) => {
     const rest = (request.params as { "*": string })["*"];
-    const file = rest === "index.html" ? undefined : files?.get(rest);
+    const file = files?.get(rest);
     if (file) return send(request, reply, file, rest.startsWith("assets/") ? IMMUTABLE : "no-cache");
     // A missing asset is a 404, not the app's page: a browser would run HTML as a script otherwise.
-    if (rest.startsWith("assets/") || (extname(rest) !== "" && rest !== "index.html")) throw new WfError("NOT_FOUND", `no console file ${rest}`);
+    if (rest.startsWith("assets/") || extname(rest) !== "") throw new WfError("NOT_FOUND", `no console file ${rest}`);
     return page(request, reply);
   });
 }
