@@ -1,16 +1,8 @@
 import { useEffect, useRef, useState } from "react";
+import type { ExecutionEvent } from "@wf/shared/execution";
 
-/** An execution event as the service publishes it (the `data:` of an SSE frame). */
-export interface ExecutionEvent {
-  type: string;
-  executionId: string;
-  workflowId: string;
-  ownerId: string;
-  at: number;
-  id: string;
-  step?: string;
-  data: Record<string, unknown>;
-}
+/** An execution event as the service publishes it (the `data:` of an SSE frame): the service's own schema's type. */
+export type { ExecutionEvent } from "@wf/shared/execution";
 
 /** The event types the service publishes (docs/api.md, Events). */
 export const EVENT_TYPES = [
