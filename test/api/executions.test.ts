@@ -222,4 +222,33 @@ describe("GET /api/v1/executions", () => {
     ).toEqual(["size", "status"]);
     await call(api(), "POST", `/api/v1/executions/${slow}/cancel`, { key: me.key });
   });
+
+  it("with `from`, pages stay put while new executions start; a `from` outside the list is a 400 saying what to pass", async () => {
+    const me = await account(api());
+    const w = await storeWorkflow(api(), me.user.id, SLOW_YAML);
+    const started: string[] = [];
+    for (let i = 0; i < 5; i++) started.push((await start(api(), me, w.id)).json().executionId);
+    const list = async (query: string) => ExecutionList.parse((await call(api(), "GET", `/api/v1/executions?${query}`, { key: me.key })).json());
+    const first = await list("size=2");
+    const anchor = first.items[0]!.id;
+    const seen = first.items.map((e) => e.id);
+    for (let page = 2; page <= 3; page++) {
+      started.push((await start(api(), me, w.id)).json().executionId);
+      const next = await list(`size=2&page=${page}&from=${anchor}`);
+      expect(next.total).toBe(5);
+      seen.push(...next.items.map((e) => e.id));
+    }
+    expect(seen).toEqual(started.slice(0, 5).reverse());
+    // Without the anchor, the two started meanwhile push the oldest off page 3.
+    expect((await list("size=2&page=3")).items.map((e) => e.id)).toEqual([started[2], started[1]]);
+
+    const other = await account(api());
+    const foreign = (await start(api(), other, (await storeWorkflow(api(), other.user.id, SLOW_YAML)).id)).json().executionId;
+    for (const from of [foreign, "no-such-execution"]) {
+      const bad = await call(api(), "GET", `/api/v1/executions?from=${from}`, { key: me.key });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error).toContain(`from: no execution ${from} in this list`);
+    }
+    for (const id of [...started, foreign]) await call(api(), "POST", `/api/v1/executions/${id}/cancel`, { key: id === foreign ? other.key : me.key });
+  });
 });

@@ -619,6 +619,64 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         });
       });
 
+      it("pages anchored at page 1's first execution neither skip nor repeat while newer ones are written", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const seeded = Array.from({ length: 45 }, (_, i) => executionOf(ownerId, { workflowId: i % 3 ? "wf-a" : "wf-b", createdAt: T0 + i }));
+        const versions = await Promise.all(seeded.map((e) => store.executions.create(e)));
+        const first = await store.executions.list({ ownerId, page: 1, size: 10 });
+        const anchor = first.items[0]!;
+        const seen: string[] = ids(first.items);
+        let written = 0;
+        for (let page = 2; ; page++) {
+          // Newer executions arrive between the pages, and some listed ones change status.
+          await store.executions.create(executionOf(ownerId, { createdAt: T0 + 100 + written++ }));
+          const changed = seeded[page * 4]!;
+          await store.executions.update({ ...changed, status: "RUNNING" }, versions[page * 4]!);
+          const { items, total } = await store.executions.list({ ownerId, from: anchor, page, size: 10 });
+          expect(total).toBe(45);
+          if (items.length === 0) break;
+          seen.push(...ids(items));
+        }
+        expect(seen).toEqual(ids([...seeded].reverse()));
+        const anchoredToWorkflow = await store.executions.list({ ownerId, workflowId: "wf-b", from: seeded[30]!, page: 1, size: 3 });
+        expect({ ids: ids(anchoredToWorkflow.items), total: anchoredToWorkflow.total }).toEqual({
+          ids: ids([seeded[30]!, seeded[27]!, seeded[24]!]),
+          total: 11,
+        });
+      });
+
+      it("totals equal a full count of the pages after concurrent creates and status changes", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const statuses = ["COMPLETED", "FAILED", "RUNNING"] as const;
+        const final = await Promise.all(
+          Array.from({ length: 60 }, async (_, i) => {
+            const e = executionOf(ownerId, { workflowId: `wf-${i % 2}`, createdAt: T0 + (i % 7) });
+            const version = await store.executions.create(e);
+            const done = { ...e, status: statuses[i % 3]!, completedSteps: 1 };
+            await store.executions.update(done, version);
+            return done;
+          }),
+        );
+        for (const q of [{}, { status: "COMPLETED" as const }, { workflowId: "wf-1" }, { workflowId: "wf-0", status: "RUNNING" as const }]) {
+          const listed: ExecutionSnapshot[] = [];
+          let total = -1;
+          for (let page = 1; ; page++) {
+            const got = await store.executions.list({ ownerId, ...q, page, size: 7 });
+            total = got.total;
+            if (got.items.length === 0) break;
+            listed.push(...got.items);
+          }
+          const expected = final.filter(
+            (e) => (q.status === undefined || e.status === q.status) && (q.workflowId === undefined || e.workflowId === q.workflowId),
+          );
+          expect(total).toBe(expected.length);
+          expect(new Set(ids(listed))).toEqual(new Set(ids(expected)));
+          expect(listed).toHaveLength(expected.length);
+        }
+      });
+
       it("keeps owners and workflow ids apart whatever characters they hold", async () => {
         const store = await fresh();
         const base = newId();

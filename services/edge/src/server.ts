@@ -122,6 +122,9 @@ function clientError(err: Error & { code?: string }, socket: Duplex): void {
 
 export async function startEdge(p: Platform, opts: EdgeOptions = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const app = await buildEdge(p, opts);
+  // The in-memory view of the execution lists is built from the store while the edge starts
+  // serving, not on the first list that asks.
+  await p.store.executions.startListing();
   const address = await app.listen({ port: p.config.PORT, host: p.config.HOST });
   p.log.info("edge listening", { address });
   return { url: address, stop: () => app.close() };

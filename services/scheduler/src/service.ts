@@ -1,5 +1,6 @@
 import { command, consumeCommands, consumerNames, ensureConsumer, fireTimer, streamNames, TimerMessage } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
+import { startRetention } from "./retention";
 import { startTriggers } from "./triggers";
 
 const ACK_WAIT_MS = 5_000;
@@ -10,7 +11,8 @@ const TIMERS_AT_ONCE = 1_000;
  * Durable timers: every timer is a message on the TIMER stream that this consumer holds back
  * (`nak` with the time left) until due, then fires (publishes its command) and acknowledges.
  * A timer thus outlives any process, the NATS server included (file storage). Schedules and
- * chained triggers (`triggers.ts`) run beside it, on timers of their own.
+ * chained triggers (`triggers.ts`) run beside it, on timers of their own, and so does the removal
+ * of old executions (`retention.ts`).
  */
 export async function startScheduler(p: Platform): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;
@@ -44,9 +46,11 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
     maxDeliver: Number.POSITIVE_INFINITY,
     redeliverOnce: false,
   });
+  const retention = startRetention(p, log);
   log.info("scheduler ready");
   return {
     async stop() {
+      await retention.stop();
       await triggers.stop();
       await timers.stop();
     },

@@ -24,6 +24,9 @@ export const StartExecutionResponse = z.object({
 export const ExecutionListQuery = z.strictObject({
   workflowId: Id.optional().describe("Only this workflow's executions (it may be one shared with the caller)."),
   status: ExecutionStatus.optional(),
+  from: Id.optional().describe(
+    "Start the list at this execution (it and older ones): pass page 1's first item here for every later page, and pages neither skip nor repeat an execution while newer ones are started.",
+  ),
   ...pageQuery(20),
 });
 

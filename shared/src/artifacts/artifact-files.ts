@@ -68,6 +68,17 @@ export class ArtifactFiles {
     return result ? result.data : null;
   }
 
+  /** Removes an execution's files and their records (retention). */
+  async removeAll(executionId: string): Promise<number> {
+    const records = await this.store.artifacts.listByExecution(executionId);
+    for (const record of records) {
+      // The file first: a record left by a crash still names it, and the next pass removes both.
+      await this.bucket.delete(record.storageKey);
+      await this.store.artifacts.delete(record.id);
+    }
+    return records.length;
+  }
+
   async read(storageKey: string): Promise<Uint8Array | null> {
     return this.bucket.getBlob(storageKey);
   }

@@ -77,6 +77,21 @@ export const ENV_SCHEMA = {
     default: "5000",
     doc: "Waits and retry backoffs shorter than this stay in memory (still backed by a durable timer); longer ones park the execution.",
   },
+  WF_EXECUTION_RETENTION: {
+    schema: z
+      .string()
+      .regex(/^(off|\d+[smhd])$/, "must be a number of seconds, minutes, hours or days (`90s`, `15m`, `12h`, `30d`), or `off`")
+      .transform((v) =>
+        v === "off" ? null : Number(v.slice(0, -1)) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[v.at(-1) as "s" | "m" | "h" | "d"],
+      ),
+    default: "30d",
+    doc: "How long finished executions (COMPLETED, FAILED, CANCELLED, INTERRUPTED) are kept, counted from their start request: older ones are removed in the background by the scheduler, with their list entries, approvals, artifact files and events. `off` keeps them for good. Unfinished executions are never removed.",
+  },
+  WF_RETENTION_SWEEP_MS: {
+    schema: int(1_000, 86_400_000),
+    default: "60000",
+    doc: "How often each scheduler replica removes the executions WF_EXECUTION_RETENTION lets go (each pass removes all that are due, in batches).",
+  },
   WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
   WF_SCHEDULE_SCAN_MS: {
     schema: int(100, 3_600_000),

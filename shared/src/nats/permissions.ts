@@ -225,6 +225,11 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .records("executions", "write")
       .records("schedules", "write")
       .records("chain_runs", "write")
+      // Retention removes old executions with their approvals, artifacts and events.
+      .records("approvals", "write")
+      .records("artifacts", "write")
+      .objects(`${ns}_artifacts`, "write")
+      .publish(`$JS.API.STREAM.PURGE.${streams.evt}`)
       .durable(streams.timer, consumers.timers)
       .durable(streams.cmd, consumers.scheduler)
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))

@@ -7,6 +7,7 @@ export type {
   Repo,
   WorkflowRepo,
   ExecutionRepo,
+  ExecutionListQuery,
   ApprovalRepo,
   ArtifactRepo,
   WebhookRepo,

@@ -286,3 +286,31 @@ describe("JetStream KV adapter: users", () => {
     expect(await store.users.getByEmail(email)).toEqual({ value: user, version });
   });
 });
+
+describe("JetStream KV adapter: the execution index", () => {
+  it("another process lists a write as soon as it returned: creates, status changes and deletions", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const nc2 = await connect({ servers: server.url });
+    onTestFinished(() => nc2.close());
+    const other = await openStore({ kind: "kv", nc: nc2, namespace });
+    onTestFinished(() => other.close());
+    const ownerId = `user-${newId()}`;
+    await other.executions.startListing();
+    for (let i = 0; i < 5; i++) {
+      const e = execution(ownerId, { createdAt: 100 + i });
+      const version = await store.executions.create(e);
+      expect((await other.executions.list({ ownerId, page: 1, size: 1 })).items).toEqual([e]);
+      const done = { ...e, status: "COMPLETED" as const };
+      await store.executions.update(done, version);
+      const completed = await other.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 });
+      expect([completed.items[0], completed.total]).toEqual([done, i + 1]);
+      expect((await other.executions.list({ ownerId, status: "PENDING", page: 1, size: 10 })).total).toBe(0);
+    }
+    const newest = (await other.executions.list({ ownerId, page: 1, size: 1 })).items[0]!;
+    await store.executions.delete(newest.id);
+    const after = await other.executions.list({ ownerId, page: 1, size: 10 });
+    expect(after.total).toBe(4);
+    expect(after.items.map((e) => e.id)).not.toContain(newest.id);
+  });
+});

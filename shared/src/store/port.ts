@@ -74,8 +74,28 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * executor already took is left as it is.
    */
   withdraw(pending: ExecutionSnapshot): Promise<void>;
-  /** Newest first (by createdAt, then id). Filters are optional. */
-  list(query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery): Promise<Page<ExecutionSnapshot>>;
+  /**
+   * Newest first (by createdAt, then id). Filters are optional; with `from`, the list starts at
+   * that execution (it and older ones), so that pages anchored on the first one of page 1 neither
+   * skip nor repeat any while newer ones are written. Reads only the page it returns (KV: from an
+   * in-memory view of the index; MongoDB: compound indexes).
+   */
+  list(query: ExecutionListQuery): Promise<Page<ExecutionSnapshot>>;
+  /** Prepares lists ahead of the first (KV: starts following the index); lists do it themselves. */
+  startListing(): Promise<void>;
+  /**
+   * Finished executions (a terminal status) of any owner created before `createdBefore` (epoch
+   * ms), oldest first, at most `limit`: what retention removes.
+   */
+  listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]>;
+}
+
+export interface ExecutionListQuery extends PageQuery {
+  ownerId: string;
+  workflowId?: string;
+  status?: ExecutionStatus;
+  /** The execution the list starts at (inclusive), by its createdAt and id. */
+  from?: { createdAt: number; id: string };
 }
 
 export interface ApprovalRepo extends Repo<ApprovalRecord> {

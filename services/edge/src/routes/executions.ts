@@ -34,7 +34,7 @@ export const executionRoutes: Route[] = [
     status: 200,
     responses: { 200: { description: "One page of executions (status views without stepResults).", schema: ExecutionList } },
     async handler({ query }, { ctx, caller }) {
-      const { page, size, workflowId, status } = query;
+      const { page, size, workflowId, status, from } = query;
       const userId = caller().userId;
       // Executions belong to their workflow's owner: a shared workflow's are listed under its owner.
       let ownerId = userId;
@@ -42,7 +42,8 @@ export const executionRoutes: Route[] = [
         const workflow = await ctx.store.workflows.get(workflowId);
         if (workflow && roleOn(workflow.value, userId)) ownerId = workflow.value.ownerId;
       }
-      const { items, total } = await ctx.store.executions.list({ ownerId, workflowId, status, page, size });
+      const anchor = from === undefined ? undefined : await anchorOf(ctx.store, from, ownerId);
+      const { items, total } = await ctx.store.executions.list({ ownerId, workflowId, status, page, size, ...(anchor ? { from: anchor } : {}) });
       return { items: items.map(executionSummary), total, page, size };
     },
   }),
@@ -135,4 +136,13 @@ async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>)
 
 function hasResult(s: ExecutionSnapshot): s is ExecutionSnapshot & { status: (typeof RESULT_STATUSES)[number] } {
   return (RESULT_STATUSES as readonly string[]).includes(s.status);
+}
+
+/** The execution a list starts at: one of the owner's, or the request names what to fix. */
+async function anchorOf(store: Store, id: string, ownerId: string): Promise<{ createdAt: number; id: string }> {
+  const execution = await store.executions.get(id);
+  if (!execution || execution.value.ownerId !== ownerId) {
+    throw new WfError("VALIDATION_FAILED", `from: no execution ${id} in this list; pass the id of an item of its first page`);
+  }
+  return { createdAt: execution.value.createdAt, id };
 }

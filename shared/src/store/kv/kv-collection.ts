@@ -52,17 +52,18 @@ export interface IndexLayout<T> {
    * collection carried values hold "" and are read as unknown.
    */
   value?(value: T): string;
-}
-
-/** One scanned index key, with the value it carries ("" when none or unknown). */
-interface IndexRow {
-  key: string;
-  value: string;
+  /**
+   * Removed keys are marked deleted instead of purged, so that a follower of the bucket (the
+   * execution index) sees them go; the markers are purged later, by their remover.
+   */
+  followed?: boolean;
 }
 
 type Loaded<T> = Versioned<T> & Known;
 
 const KNOWN_CAPACITY = 10_000;
+/** How long a followed layout's delete marker stays before it is purged: followers see it well within this. */
+const MARKER_PURGE_MS = 60_000;
 
 /**
  * One record type on JetStream KV: records keyed by id in one bucket, secondary index keys
@@ -101,6 +102,7 @@ const KNOWN_CAPACITY = 10_000;
  */
 export class KvCollection<T extends { id: string }> {
   readonly #known = new Lru<string, Known>(KNOWN_CAPACITY);
+  readonly #markerPurges = new Set<NodeJS.Timeout>();
   /** Created by the first getRecent: collections nobody reads that way keep no watch. */
   #recent: RecentReads<T> | null = null;
 
@@ -179,9 +181,11 @@ export class KvCollection<T extends { id: string }> {
     return loaded;
   }
 
-  /** Stops the watch behind getRecent, if one was started. */
+  /** Stops the watch behind getRecent, if one was started; delete markers not purged yet stay. */
   close(): void {
     this.#recent?.close();
+    for (const timer of this.#markerPurges) clearTimeout(timer);
+    this.#markerPurges.clear();
   }
 
   async update(value: T, expectedVersion: number): Promise<number> {
@@ -259,34 +263,19 @@ export class KvCollection<T extends { id: string }> {
 
   /**
    * One page of the records listed under `filter`, with the number listed in all; with `from`,
-   * only keys whose sort token is at least `from` count; with `valueIs`, only keys carrying that
-   * value (the layout's `value`).
+   * only keys whose sort token is at least `from` count.
    */
-  protected async page(filter: string, order: KeyOrder, query: PageQuery, opts: { from?: string; valueIs?: string | undefined } = {}): Promise<Page<T>> {
+  protected async page(filter: string, order: KeyOrder, query: PageQuery, opts: { from?: string } = {}): Promise<Page<T>> {
     const { skip, limit } = pageWindow(query);
     const rows = await this.#sortedRows(filter, order, opts.from);
-    const listed = opts.valueIs === undefined ? rows : await this.#withValue(rows, opts.valueIs);
-    const window = listed.slice(skip, skip + limit);
-    const items = await this.#resolve(window, opts.valueIs);
-    return { items, total: listed.length - (window.length - items.length) };
+    const window = rows.slice(skip, skip + limit);
+    const items = await this.#resolve(window);
+    return { items, total: rows.length - (window.length - items.length) };
   }
 
   /** Every record listed under `filter`. */
   protected async all(filter: string, order: KeyOrder): Promise<T[]> {
     return this.#resolve(await this.#sortedRows(filter, order));
-  }
-
-  /** The rows carrying `value`; a row of unknown value ("") is looked up in its record. */
-  async #withValue(rows: IndexRow[], value: string): Promise<IndexRow[]> {
-    const unknown = rows.filter((row) => row.value === "");
-    if (unknown.length > 0) {
-      const records = await Promise.all(unknown.map((row) => this.#load(tokenOf(row.key))));
-      unknown.forEach((row, i) => {
-        const record = records[i];
-        if (record?.index.has(row.key)) row.value = record.indexValue;
-      });
-    }
-    return rows.filter((row) => row.value === value);
   }
 
   /**
@@ -298,16 +287,16 @@ export class KvCollection<T extends { id: string }> {
     return (await jsm.direct.getMessage(`KV_${indexBucket}`, { next_by_subj: `$KV.${indexBucket}.${filter}` })) !== null;
   }
 
-  async #sortedRows(filter: string, order: KeyOrder, from?: string): Promise<IndexRow[]> {
-    const rows: (IndexRow & { sort: string; id: string })[] = [];
-    for (const row of await this.#scanKeys(filter)) {
-      const tokens = row.key.split(".");
+  async #sortedRows(filter: string, order: KeyOrder, from?: string): Promise<string[]> {
+    const rows: { key: string; sort: string; id: string }[] = [];
+    for (const key of await this.#scanKeys(filter)) {
+      const tokens = key.split(".");
       const sort = fromKeyToken(tokens.at(-2)!);
-      if (from === undefined || sort >= from) rows.push({ ...row, sort, id: fromKeyToken(tokens.at(-1)!) });
+      if (from === undefined || sort >= from) rows.push({ key, sort, id: fromKeyToken(tokens.at(-1)!) });
     }
     const sign = order === "asc" ? 1 : -1;
     rows.sort((a, b) => sign * (compare(a.sort, b.sort) || compare(a.id, b.id)));
-    return rows.map(({ key, value }) => ({ key, value }));
+    return rows.map(({ key }) => key);
   }
 
   /**
@@ -315,25 +304,25 @@ export class KvCollection<T extends { id: string }> {
    * pending or has been idle for 5 s, which under a steady flow of writes (a per-second
    * schedule, an API under load) may be never. This scan counts down what its consumer had
    * pending when it started, and stops waiting after a second without a message (keys purged
-   * meanwhile are never delivered). Values are fetched only for a layout that has them.
+   * meanwhile are never delivered).
    */
-  async #scanKeys(filter: string): Promise<IndexRow[]> {
+  async #scanKeys(filter: string): Promise<string[]> {
     const { jsm, indexBucket } = this.buckets;
     const prefix = `$KV.${indexBucket}.`;
     const consumer = await jsm.jetstream().consumers.get(`KV_${indexBucket}`, {
       filter_subjects: prefix + filter,
       deliver_policy: DeliverPolicy.LastPerSubject,
-      headers_only: this.layout.value === undefined,
+      headers_only: true,
     });
     let left = (await consumer.info(true)).num_pending;
-    const keys: IndexRow[] = [];
+    const keys: string[] = [];
     while (left > 0) {
       let got = 0;
       for await (const m of await consumer.fetch({ max_messages: Math.min(left, SCAN_BATCH), expires: SCAN_IDLE_MS })) {
         got += 1;
         left -= 1;
         const op = m.headers?.get("KV-Operation");
-        if (op !== "DEL" && op !== "PURGE") keys.push({ key: m.subject.slice(prefix.length), value: m.data.length === 0 ? "" : m.string() });
+        if (op !== "DEL" && op !== "PURGE") keys.push(m.subject.slice(prefix.length));
         if (m.info.pending === 0) left = 0;
         if (left === 0) break;
       }
@@ -342,10 +331,15 @@ export class KvCollection<T extends { id: string }> {
     return keys;
   }
 
+  /** The records of index `keys`, as `page` resolves them. */
+  protected resolveKeys(keys: readonly string[], valueIs?: string): Promise<T[]> {
+    return this.#resolve(keys, valueIs);
+  }
+
   /** The records of `rows` that still claim their key (and, with `valueIs`, still carry that value). */
-  async #resolve(rows: IndexRow[], valueIs?: string): Promise<T[]> {
-    const loaded = await Promise.all(rows.map((row) => this.#load(tokenOf(row.key))));
-    return loaded.flatMap((record, i) => (record?.index.has(rows[i]!.key) && (valueIs === undefined || record.indexValue === valueIs) ? [record.value] : []));
+  async #resolve(keys: readonly string[], valueIs?: string): Promise<T[]> {
+    const loaded = await Promise.all(keys.map((key) => this.#load(tokenOf(key))));
+    return loaded.flatMap((record, i) => (record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs) ? [record.value] : []));
   }
 
   async #load(token: string): Promise<Loaded<T> | null> {
@@ -440,8 +434,30 @@ export class KvCollection<T extends { id: string }> {
     return (await this.buckets.publisher.publish(subject, value, after === undefined ? undefined : { expect: { lastSubjectSequence: after } })).seq;
   }
 
-  /** Removes a key's messages (before revision `before`, when given) without a delete marker. */
+  /**
+   * Removes a key's messages (before revision `before`, when given) without a delete marker; a
+   * followed layout's key gets a marker instead (unless put again after `before`), which is
+   * purged a while later, once followers have seen it.
+   */
   async #purge(key: string, before?: number): Promise<void> {
+    if (!this.layout.followed) return this.#purgeMessages(key, before);
+    try {
+      await this.buckets.index.delete(key, before === undefined ? undefined : { previousSeq: before - 1 });
+    } catch (err) {
+      if (isWrongLastSequence(err)) return;
+      throw err;
+    }
+    const marker = await this.buckets.index.get(key).catch(() => null);
+    if (marker?.operation !== "DEL") return;
+    const timer = setTimeout(() => {
+      this.#markerPurges.delete(timer);
+      this.#purgeMessages(key, marker.revision + 1).catch(() => undefined);
+    }, MARKER_PURGE_MS);
+    timer.unref();
+    this.#markerPurges.add(timer);
+  }
+
+  async #purgeMessages(key: string, before?: number): Promise<void> {
     const { jsm, indexBucket } = this.buckets;
     const filter = `$KV.${indexBucket}.${key}`;
     await jsm.streams.purge(`KV_${indexBucket}`, before === undefined ? { filter } : { filter, seq: before });

@@ -33,13 +33,28 @@ import { keyToken as t, sortableNumber } from "./key-codec";
 const NAME_KEY_CHARS = 64;
 
 export const executionLayout: IndexLayout<ExecutionSnapshot> = {
-  keys: (e) => [`o.${t(e.ownerId)}.${t(e.workflowId)}.${sortableNumber(e.createdAt)}.${t(e.id)}`],
+  keys: (e) => [`o.${t(e.ownerId)}.${t(e.workflowId)}.${executionSortId(e)}`],
   value: (e) => e.status,
+  followed: true,
 };
 
-/** The key filter of an execution list; its status, if any, filters on the keys' value. */
-export const executionFilter = (q: { ownerId: string; workflowId?: string }): string =>
-  q.workflowId === undefined ? `o.${t(q.ownerId)}.>` : `o.${t(q.ownerId)}.${t(q.workflowId)}.>`;
+/** The parts of an execution's index key, as tokens; `sortId` is `<createdAt>.<id>`, its sort order. */
+export interface ExecutionKey {
+  owner: string;
+  workflow: string;
+  sortId: string;
+  id: string;
+}
+
+export function parseExecutionKey(key: string): ExecutionKey | null {
+  const tokens = key.split(".");
+  if (tokens.length !== 5 || tokens[0] !== "o") return null;
+  const [, owner, workflow, createdAt, id] = tokens as [string, string, string, string, string];
+  return { owner, workflow, sortId: `${createdAt}.${id}`, id };
+}
+
+/** The sort key of an execution in its lists (see `parseExecutionKey`). */
+export const executionSortId = (e: { createdAt: number; id: string }): string => `${sortableNumber(e.createdAt)}.${t(e.id)}`;
 
 /** Record types read by id only. */
 export const NO_INDEX: IndexLayout<unknown> = { keys: () => [] };

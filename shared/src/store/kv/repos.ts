@@ -1,12 +1,13 @@
 import type { KV } from "@nats-io/kv";
 import { AlreadyExistsError } from "../../errors";
-import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
+import { ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import type {
   ApiKeyRepo,
   ApprovalRepo,
   ArtifactRepo,
   AuditRepo,
   ChainRunsRepo,
+  ExecutionListQuery,
   ExecutionRepo,
   ScheduleRepo,
   SecretRepo,
@@ -30,7 +31,9 @@ import {
   WebhookRecord,
   WorkflowRecord,
 } from "../records";
-import { keyToken, sortableNumber } from "./key-codec";
+import { pageWindow } from "../paging";
+import { ExecutionIndex } from "./execution-index";
+import { fromKeyToken, keyToken, sortableNumber } from "./key-codec";
 import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collection";
 import type { PendingStarts } from "./pending-starts";
 import {
@@ -46,8 +49,8 @@ import {
   byOwner,
   chainedAfter,
   NO_INDEX,
-  executionFilter,
   executionLayout,
+  executionSortId,
   secretKeys,
   visibleTo,
   webhookKeys,
@@ -76,11 +79,14 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 }
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
+  readonly #index: ExecutionIndex;
+
   constructor(
     buckets: KvBuckets,
     private readonly starts: PendingStarts,
   ) {
     super(buckets, "executions", ExecutionSnapshot, executionLayout, (id) => starts.get(id));
+    this.#index = new ExecutionIndex(buckets.jsm, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
   }
 
   announce(pending: ExecutionSnapshot): Promise<void> {
@@ -93,8 +99,34 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     await this.dropKeysUnlessWritten(pending);
   }
 
-  list(query: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery): Promise<Page<ExecutionSnapshot>> {
-    return this.page(executionFilter(query), "desc", query, { valueIs: query.status });
+  async list(query: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
+    const { skip, limit } = pageWindow(query);
+    const { keys, total } = await this.#index.page({
+      owner: keyToken(query.ownerId),
+      ...(query.workflowId === undefined ? {} : { workflow: keyToken(query.workflowId) }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.from === undefined ? {} : { from: executionSortId(query.from) }),
+      skip,
+      limit,
+    });
+    const items = await this.resolveKeys(keys, query.status);
+    // An entry whose record is gone or moved on (a write the index has not seen yet) is left out.
+    return { items, total: total - (keys.length - items.length) };
+  }
+
+  startListing(): Promise<void> {
+    return this.#index.start();
+  }
+
+  async listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
+    const keys = await this.#index.oldest([...TERMINAL_STATUSES], sortableNumber(createdBefore), limit);
+    const records = await this.resolveKeys(keys);
+    return records.filter((e) => TERMINAL_STATUSES.has(e.status));
+  }
+
+  override close(): void {
+    super.close();
+    this.#index.close();
   }
 }
 

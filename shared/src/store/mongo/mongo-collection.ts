@@ -85,8 +85,8 @@ export class MongoCollection<T extends { id: string }> {
     return { items: docs.map((doc) => this.#parse(doc)), total };
   }
 
-  protected async all(filter: Filter<StoredDoc>, sort: Sort): Promise<T[]> {
-    const docs = await this.docs.find(filter).sort(sort).toArray();
+  protected async all(filter: Filter<StoredDoc>, sort: Sort, limit = 0): Promise<T[]> {
+    const docs = await this.docs.find(filter).sort(sort).limit(limit).toArray();
     return docs.map((doc) => this.#parse(doc));
   }
 

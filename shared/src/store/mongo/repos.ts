@@ -1,12 +1,13 @@
 import type { Collection, IndexDescription } from "mongodb";
 import { AlreadyExistsError } from "../../errors";
-import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
+import { ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import type {
   ApiKeyRepo,
   ApprovalRepo,
   ArtifactRepo,
   AuditRepo,
   ChainRunsRepo,
+  ExecutionListQuery,
   ExecutionRepo,
   Page,
   SecretRepo,
@@ -78,6 +79,8 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     { key: { ownerId: 1, workflowId: 1, ...NEWEST } },
     { key: { ownerId: 1, status: 1, ...NEWEST } },
     { key: { ownerId: 1, workflowId: 1, status: 1, ...NEWEST } },
+    // Retention's query: finished ones, oldest first, any owner.
+    { key: { status: 1, ...OLDEST } },
   ];
 
   constructor(docs: Collection<StoredDoc>) {
@@ -98,18 +101,22 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     if (current?.value.status === "PENDING" && current.value.holder === null) await this.deleteAt(pending.id, current.version);
   }
 
-  list({
-    ownerId,
-    workflowId,
-    status,
-    ...page
-  }: { ownerId: string; workflowId?: string; status?: ExecutionStatus } & PageQuery): Promise<Page<ExecutionSnapshot>> {
+  list({ ownerId, workflowId, status, from, ...page }: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
     const filter = {
       ownerId,
       ...(workflowId === undefined ? {} : { workflowId }),
       ...(status === undefined ? {} : { status }),
+      ...(from === undefined ? {} : { $or: [{ createdAt: { $lt: from.createdAt } }, { createdAt: from.createdAt, _id: { $lte: from.id } }] }),
     };
     return this.page(filter, NEWEST, page);
+  }
+
+  async startListing(): Promise<void> {
+    // The compound indexes answer each list; nothing to prepare.
+  }
+
+  listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
+    return this.all({ status: { $in: [...TERMINAL_STATUSES] }, createdAt: { $lt: createdBefore } }, OLDEST, limit);
   }
 }
 

@@ -1,0 +1,270 @@
+import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { WfError } from "../../errors";
+import { parseExecutionKey, type ExecutionKey } from "./layouts";
+import { SortedList } from "./sorted-list";
+
+/** One listed execution: its sort key (`<createdAt>.<id>` tokens), workflow token and status. */
+interface Entry {
+  sortId: string;
+  workflow: string;
+  status: string;
+}
+
+const sortIdOf = (e: Entry): string => e.sortId;
+
+/** An execution list and its sublists by status. */
+class Lists {
+  constructor(
+    /** The workflow token of a workflow's lists, one string for all its entries ("" for an owner's). */
+    readonly workflow = "",
+  ) {}
+
+  readonly all = new SortedList<Entry>(sortIdOf);
+  readonly byStatus = new Map<string, SortedList<Entry>>();
+
+  put(entry: Entry): void {
+    this.all.put(entry);
+    let list = this.byStatus.get(entry.status);
+    if (!list) this.byStatus.set(entry.status, (list = new SortedList(sortIdOf)));
+    list.put(entry);
+  }
+
+  delete(entry: Entry): void {
+    this.all.delete(entry.sortId);
+    const list = this.byStatus.get(entry.status);
+    if (list?.delete(entry.sortId) && list.size === 0) this.byStatus.delete(entry.status);
+  }
+
+  list(status: string | undefined): SortedList<Entry> | undefined {
+    return status === undefined ? this.all : this.byStatus.get(status);
+  }
+}
+
+class OwnerLists extends Lists {
+  readonly byWorkflow = new Map<string, Lists>();
+}
+
+export interface IndexPageQuery {
+  /** Tokens, as in the index keys. */
+  owner: string;
+  workflow?: string;
+  status?: string;
+  /** Only entries whose `<createdAt>.<id>` sort key is at most this one. */
+  from?: string;
+  skip: number;
+  limit: number;
+}
+
+/** Writes the follower has not applied yet are waited for this long before a list answers anyway. */
+const CATCH_UP_MS = 2_000;
+/** After this long without reaching the sequence waited for, the consumer is asked whether any is left. */
+const STALL_MS = 50;
+
+/**
+ * The execution lists of every owner, held in memory and kept up to date by following the
+ * executions' index bucket (`o.<owner>.<workflow>.<createdAt>.<id>` = status) from its first key:
+ * a page reads no key it does not return. The bucket stays the one source; this is a view of it,
+ * rebuilt by each process that lists (one ordered consumer, no durable state).
+ *
+ * Read-your-writes: before answering, a list asks the server for the bucket's last sequence and
+ * waits until the follower has applied it, so a list made after a write returned (by any
+ * process) sees that write.
+ */
+export class ExecutionIndex {
+  readonly #owners = new Map<string, OwnerLists>();
+  /** Status strings are shared between entries rather than one copy each. */
+  readonly #statuses = new Map<string, string>();
+  #applied = 0;
+  #waiters: { seq: number; done(): void }[] = [];
+  #messages: ConsumerMessages | null = null;
+  #consumer: Consumer | null = null;
+  #started: Promise<void> | null = null;
+  #failed: unknown = null;
+  /** Status reads of keys that carry none, still in flight. */
+  #pending = 0;
+
+  constructor(
+    private readonly jsm: JetStreamManager,
+    private readonly bucket: string,
+    /** The status of an execution whose key carries none (written before keys carried it). */
+    private readonly statusOf: (id: string) => Promise<string | null>,
+  ) {}
+
+  /** Starts following the bucket; lists do it themselves, a process that serves lists may do it early. */
+  start(): Promise<void> {
+    this.#started ??= this.#follow();
+    return this.#started;
+  }
+
+  close(): void {
+    void this.#messages?.close();
+    this.#fail(new WfError("UNAVAILABLE", "execution index closed"));
+  }
+
+  /** The index keys of one page, and how many entries the list holds in all. */
+  async page(q: IndexPageQuery): Promise<{ keys: string[]; total: number }> {
+    await this.start();
+    await this.#caughtUp();
+    const owner = this.#owners.get(q.owner);
+    const lists = q.workflow === undefined ? owner : owner?.byWorkflow.get(q.workflow);
+    const list = lists?.list(q.status);
+    if (!list) return { keys: [], total: 0 };
+    const above = q.from === undefined ? 0 : list.countAbove(q.from);
+    const entries = list.descending(above + q.skip, q.limit);
+    return { keys: entries.map((e) => `o.${q.owner}.${e.workflow}.${e.sortId}`), total: list.size - above };
+  }
+
+  /**
+   * The index keys of up to `limit` entries, any owner's, in one of `statuses` and sorted below
+   * `below`, oldest first.
+   */
+  async oldest(statuses: readonly string[], below: string, limit: number): Promise<string[]> {
+    await this.start();
+    await this.#caughtUp();
+    const found: { key: string; sortId: string }[] = [];
+    for (const [owner, lists] of this.#owners) {
+      for (const status of statuses) {
+        for (const e of lists.byStatus.get(status)?.ascendingBelow(below, limit) ?? [])
+          found.push({ key: `o.${owner}.${e.workflow}.${e.sortId}`, sortId: e.sortId });
+      }
+    }
+    found.sort((a, b) => (a.sortId < b.sortId ? -1 : a.sortId > b.sortId ? 1 : 0));
+    return found.slice(0, limit).map((f) => f.key);
+  }
+
+  async #follow(): Promise<void> {
+    const stream = `KV_${this.bucket}`;
+    const prefix = `$KV.${this.bucket}.`;
+    const consumer = await this.jsm.jetstream().consumers.get(stream, {
+      // Every key, not only `o.` ones: the last sequence waited for may be any key's.
+      filter_subjects: `${prefix}>`,
+      deliver_policy: DeliverPolicy.LastPerSubject,
+    });
+    this.#consumer = consumer;
+    const messages = await consumer.consume({ max_messages: 10_000 });
+    this.#messages = messages;
+    void (async () => {
+      try {
+        for await (const m of messages) this.#apply(m, prefix.length);
+      } catch (err) {
+        this.#fail(err);
+      }
+    })();
+  }
+
+  #apply(m: JsMsg, prefixLength: number): void {
+    const key = parseExecutionKey(m.subject.slice(prefixLength));
+    if (key) {
+      const op = m.headers?.get("KV-Operation");
+      if (op === "DEL" || op === "PURGE") this.#remove(key);
+      else if (m.data.length > 0) this.#put(key, m.string());
+      else this.#putUnknown(key, m.seq);
+    }
+    this.#advance(m.seq);
+  }
+
+  #put(key: ExecutionKey, status: string): void {
+    let owner = this.#owners.get(key.owner);
+    if (!owner) this.#owners.set(key.owner, (owner = new OwnerLists()));
+    let lists = owner.byWorkflow.get(key.workflow);
+    if (!lists) owner.byWorkflow.set(key.workflow, (lists = new Lists(key.workflow)));
+    const before = owner.all.find(key.sortId);
+    if (before?.status === status) return;
+    if (before) {
+      owner.delete(before);
+      lists.delete(before);
+    }
+    let shared = this.#statuses.get(status);
+    if (shared === undefined) this.#statuses.set(status, (shared = status));
+    const entry: Entry = { sortId: detached(key.sortId), workflow: lists.workflow, status: shared };
+    owner.put(entry);
+    lists.put(entry);
+  }
+
+  #remove(key: ExecutionKey): void {
+    const owner = this.#owners.get(key.owner);
+    const entry = owner?.all.find(key.sortId);
+    if (!owner || !entry) return;
+    owner.delete(entry);
+    const lists = owner.byWorkflow.get(key.workflow);
+    lists?.delete(entry);
+    if (lists?.all.size === 0) owner.byWorkflow.delete(key.workflow);
+    if (owner.all.size === 0) this.#owners.delete(key.owner);
+  }
+
+  /**
+   * A key written before keys carried the status: listed at once under "" and moved to its
+   * record's status when read; lists wait for that read as for a write not yet applied.
+   */
+  #putUnknown(key: ExecutionKey, seq: number): void {
+    this.#put(key, "");
+    this.#pending += 1;
+    void this.statusOf(key.id)
+      .then((status) => {
+        const entry = this.#owners.get(key.owner)?.all.find(key.sortId);
+        if (status !== null && entry?.status === "") this.#put(key, status);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.#pending -= 1;
+        this.#advance(seq);
+      });
+  }
+
+  #advance(seq: number): void {
+    if (seq > this.#applied) this.#applied = seq;
+    if (this.#pending > 0 || this.#waiters.length === 0) return;
+    const ready = this.#waiters.filter((w) => w.seq <= this.#applied);
+    if (ready.length === 0) return;
+    this.#waiters = this.#waiters.filter((w) => w.seq > this.#applied);
+    for (const w of ready) w.done();
+  }
+
+  /**
+   * Waits until the follower has applied every write stored before now: the bucket's last
+   * sequence, read from the server. Should that message be gone before it was delivered (a
+   * marker purged meanwhile), the consumer's own state says when nothing is left to deliver.
+   */
+  async #caughtUp(): Promise<void> {
+    if (this.#failed !== null) throw this.#failed;
+    const last = (await this.jsm.streams.info(`KV_${this.bucket}`)).state.last_seq;
+    const deadline = Date.now() + CATCH_UP_MS;
+    while (!this.#isApplied(last) && Date.now() < deadline) {
+      if (await this.#appliedBy(last, STALL_MS)) break;
+      const info = await this.#consumer?.info().catch(() => null);
+      if (info && info.num_pending === 0 && this.#isApplied(info.delivered.stream_seq)) break;
+    }
+    if (this.#failed !== null) throw this.#failed;
+  }
+
+  #isApplied(seq: number): boolean {
+    return this.#applied >= seq && this.#pending === 0;
+  }
+
+  /** Whether `seq` gets applied within `ms`. */
+  #appliedBy(seq: number, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const waiter = { seq, done: () => (clearTimeout(timer), resolve(true)) };
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, ms);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  #fail(err: unknown): void {
+    this.#failed = err;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.done();
+  }
+}
+
+/**
+ * A copy of `s` that holds no reference to the string it was cut from: V8 keeps a slice of a
+ * subject as a view of the whole subject, which would keep every key's full subject in memory.
+ */
+function detached(s: string): string {
+  return Buffer.from(s, "latin1").toString("latin1");
+}

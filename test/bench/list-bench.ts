@@ -1,0 +1,255 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
+import { JetStreamPublisher, openStore, type Store } from "@wf/shared/store";
+import type { NatsServerHandle } from "@wf/testing";
+import { keyToken } from "../../shared/src/store/kv/key-codec";
+import { executionLayout } from "../../shared/src/store/kv/layouts";
+import { percentile, round } from "./stats";
+
+export interface ListBenchSizes {
+  /** Executions of the one owner at which lists are measured, cumulative, ascending. */
+  levels: number[];
+  /** Timed lists per query shape and level. */
+  samples: number;
+  /** Executions written per second by another process while lists are timed. */
+  writeRate: number;
+}
+
+export const LIST_BENCH_SIZES: ListBenchSizes = { levels: [10_000, 100_000, 1_000_000], samples: 500, writeRate: 1_000 };
+export const LIST_BENCH_QUICK_SIZES: ListBenchSizes = { levels: [10_000, 50_000], samples: 50, writeRate: 500 };
+
+interface QueryTiming {
+  query: string;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface ListLevelResult {
+  executions: number;
+  /** A process that starts listing reads the whole index once: how long, and its heap per execution. */
+  indexBuildMs: number;
+  heapBytesPerExecution: number;
+  queries: QueryTiming[];
+  /** Baseline in the same run: reading the 20 records of a page by id, no list involved. */
+  baselineGetsP50Ms: number;
+  baselineGetsP99Ms: number;
+  /** Executions the writer actually created per second while the lists were timed. */
+  writtenPerSecond: number;
+}
+
+export interface ListBenchResult {
+  levels: ListLevelResult[];
+  seedPerSecond: number;
+}
+
+const WORKFLOWS = 10;
+
+/** A full collection, for heap figures, whether or not node was started with --expose-gc. */
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
+const PAGE_SIZE = 20;
+
+/** A finished execution as a run of a 3-step workflow leaves it, at its real size. */
+function seeded(ownerId: string, i: number, createdAt: number): ExecutionSnapshot {
+  const status: ExecutionStatus = i % 20 === 0 ? "RUNNING" : i % 7 === 0 ? "FAILED" : "COMPLETED";
+  return ExecutionSnapshot.parse({
+    id: newId(),
+    workflowId: `wf-${i % WORKFLOWS}`,
+    workflowName: `workflow ${i % WORKFLOWS}`,
+    ownerId,
+    triggerSource: "webhook",
+    status,
+    totalSteps: 3,
+    completedSteps: 3,
+    createdAt,
+    vars: { order: i, customer: `c-${i % 997}` },
+    definition: {},
+  });
+}
+
+/**
+ * Seeds through the buckets' subjects as the store writes them (record and index key), many
+ * publishes in flight: a million executions in tens of seconds rather than hours of API calls.
+ */
+async function seed(nc: NatsConnection, namespace: string, ownerId: string, from: number, to: number, t0: number): Promise<void> {
+  const publisher = new JetStreamPublisher(nc);
+  const window = new Set<Promise<unknown>>();
+  try {
+    for (let i = from; i < to; i++) {
+      const e = seeded(ownerId, i, t0 + i);
+      const writes = [
+        publisher.publish(`$KV.${namespace}_executions.${keyToken(e.id)}`, JSON.stringify(e)),
+        ...executionLayout.keys(e).map((key) => publisher.publish(`$KV.${namespace}_executions_idx.${key}`, e.status)),
+      ];
+      for (const w of writes) {
+        const p = w.finally(() => window.delete(p));
+        window.add(p);
+      }
+      if (window.size >= 4_000) await Promise.race(window);
+    }
+    await Promise.all(window);
+  } finally {
+    publisher.close();
+  }
+}
+
+/** Creates executions at `rate`/s (create, then the status change to COMPLETED) until stopped. */
+function steadyWriter(store: Store, ownerId: string, rate: number): { stop(): Promise<number> } {
+  let running = true;
+  let written = 0;
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  const loop = (async () => {
+    let due = started;
+    while (running) {
+      due += 1_000 / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const e = seeded(ownerId, written, Date.now());
+      const p = store.executions
+        .create(e)
+        .then((v) => store.executions.update({ ...e, status: "COMPLETED" }, v))
+        .then(() => void (written += 1))
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      await Promise.all(inFlight);
+      return written / ((performance.now() - started) / 1000);
+    },
+  };
+}
+
+async function timed(samples: number, run: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t = performance.now();
+    await run(i);
+    ms.push(performance.now() - t);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)) };
+}
+
+/**
+ * Executions lists of one owner at 10k, 100k and 1M executions, timed through the store as the
+ * edge calls it, in a process of their own (its index built from scratch), while another process
+ * writes executions of the same owner at `writeRate`/s. Every filter, at the first page, a middle
+ * page and the last page.
+ */
+export async function runListBench(server: NatsServerHandle, sizes: ListBenchSizes, progress: (line: string) => void): Promise<ListBenchResult> {
+  const namespace = `listbench${Date.now().toString(36)}`;
+  const ownerId = `owner-${newId()}`;
+  const writerNc = await connect({ servers: server.url });
+  const writerStore = await openStore({ kind: "kv", nc: writerNc, namespace });
+  const levels: ListLevelResult[] = [];
+  let seededCount = 0;
+  let seedMs = 0;
+  const t0 = Date.UTC(2026, 0, 1);
+  try {
+    for (const level of sizes.levels) {
+      progress(`lists: seeding to ${level.toLocaleString("en")} executions of one owner`);
+      const seedStart = performance.now();
+      await seed(writerNc, namespace, ownerId, seededCount, level, t0);
+      seedMs += performance.now() - seedStart;
+      seededCount = level;
+      levels.push(await measureLevel(server, namespace, ownerId, level, writerStore, sizes, progress));
+    }
+  } finally {
+    await writerStore.close();
+    await writerNc.close();
+  }
+  return { levels, seedPerSecond: Math.round(seededCount / (seedMs / 1000)) };
+}
+
+async function measureLevel(
+  server: NatsServerHandle,
+  namespace: string,
+  ownerId: string,
+  level: number,
+  writerStore: Store,
+  sizes: ListBenchSizes,
+  progress: (line: string) => void,
+): Promise<ListLevelResult> {
+  const nc = await connect({ servers: server.url });
+  const store = await openStore({ kind: "kv", nc, namespace });
+  try {
+    collectGarbage();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const buildStart = performance.now();
+    await store.executions.list({ ownerId, page: 1, size: 1 });
+    const indexBuildMs = Math.round(performance.now() - buildStart);
+    collectGarbage();
+    const heapBytesPerExecution = Math.round((process.memoryUsage().heapUsed - heapBefore) / level);
+    progress(`lists: ${level.toLocaleString("en")} executions, index built in ${indexBuildMs} ms; timing lists while writing ${sizes.writeRate}/s`);
+
+    const writer = steadyWriter(writerStore, ownerId, sizes.writeRate);
+    const queries: QueryTiming[] = [];
+    const shapes: [string, { workflowId?: string; status?: ExecutionStatus }][] = [
+      ["all", {}],
+      ["workflow", { workflowId: "wf-3" }],
+      ["status COMPLETED", { status: "COMPLETED" }],
+      ["status RUNNING", { status: "RUNNING" }],
+      ["workflow + status FAILED", { workflowId: "wf-3", status: "FAILED" }],
+    ];
+    let baseline = { p50: 0, p99: 0 };
+    let writtenPerSecond = 0;
+    try {
+      for (const [name, filter] of shapes) {
+        const { total } = await store.executions.list({ ownerId, ...filter, page: 1, size: PAGE_SIZE });
+        const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+        for (let i = 0; i < 20; i++) await store.executions.list({ ownerId, ...filter, page: 1 + i, size: PAGE_SIZE });
+        for (const [where, page] of [
+          ["page 1", 1],
+          ["middle page", Math.ceil(last / 2)],
+          ["last page", last],
+        ] as const) {
+          const t = await timed(sizes.samples, () => store.executions.list({ ownerId, ...filter, page, size: PAGE_SIZE }));
+          queries.push({ query: `${name}, ${where}`, p50Ms: t.p50, p99Ms: t.p99 });
+        }
+      }
+      const ids = (await store.executions.list({ ownerId, page: 3, size: PAGE_SIZE })).items.map((e) => e.id);
+      baseline = await timed(sizes.samples, () => Promise.all(ids.map((id) => store.executions.get(id))));
+    } finally {
+      writtenPerSecond = Math.round(await writer.stop());
+    }
+    return {
+      executions: level,
+      indexBuildMs,
+      heapBytesPerExecution,
+      queries,
+      baselineGetsP50Ms: baseline.p50,
+      baselineGetsP99Ms: baseline.p99,
+      writtenPerSecond,
+    };
+  } finally {
+    await store.close();
+    await nc.close();
+  }
+}
+
+export function renderListBench(r: ListBenchResult): string {
+  const lines = [`Execution lists of one owner (size ${PAGE_SIZE}; store seeded at ${r.seedPerSecond.toLocaleString("en")} executions/s)`];
+  for (const level of r.levels) {
+    const worst = Math.max(...level.queries.map((q) => q.p99Ms));
+    lines.push(
+      `  ${level.executions.toLocaleString("en")} executions: index built in ${level.indexBuildMs} ms, ${level.heapBytesPerExecution} B of heap each; ` +
+        `writer at ${level.writtenPerSecond}/s; worst p99 ${worst} ms (aim < 20 ms); baseline (the page's ${PAGE_SIZE} records read by id) p50 ${level.baselineGetsP50Ms} ms, p99 ${level.baselineGetsP99Ms} ms`,
+    );
+    for (const q of level.queries) {
+      lines.push(
+        `    ${q.query.padEnd(40)} p50 ${String(q.p50Ms).padStart(6)} ms  p99 ${String(q.p99Ms).padStart(6)} ms  (${round(q.p50Ms / Math.max(level.baselineGetsP50Ms, 0.01), 1)}× baseline p50)`,
+      );
+    }
+  }
+  return lines.join("\n");
+}
