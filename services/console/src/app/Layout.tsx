@@ -1,7 +1,6 @@
 import { useState } from "react";
 import { Navigate, NavLink, Outlet, useLocation } from "react-router";
 import { useSession } from "../api/session";
-import { Loading } from "../ui/states";
 import { useTheme } from "./theme";
 
 const NAV = [
@@ -14,13 +13,17 @@ const NAV = [
   { to: "/usage", label: "Usage" },
 ];
 
-/** The frame of every signed-in page: navigation, theme switch, the account; anonymous visitors go to login. */
+/**
+ * The frame of every signed-in page: navigation, theme switch, the account; anonymous visitors go
+ * to login. The page is rendered while the session is still being checked, so that its code and
+ * its data load at the same time as the check; an anonymous visitor's page gets a 401, which
+ * ends the session here as the check does.
+ */
 export function Layout() {
   const { state, logout } = useSession();
   const [theme, toggleTheme] = useTheme();
   const [menuOpen, setMenuOpen] = useState(false);
   const location = useLocation();
-  if (state.status === "loading") return <Loading what="Checking your session" />;
   if (state.status === "anonymous") return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   return (
     <div className="shell">
@@ -42,9 +45,15 @@ export function Layout() {
         <button type="button" className="ghost" onClick={toggleTheme} aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`} title="Theme">
           {theme === "dark" ? "☀" : "☾"}
         </button>
-        <NavLink to="/account" className="account" title={`${state.session.user.email} (${state.session.user.plan})`}>
-          {state.session.user.email}
-        </NavLink>
+        {state.status === "signed-in" ? (
+          <NavLink to="/account" className="account" title={`${state.session.user.email} (${state.session.user.plan})`}>
+            {state.session.user.email}
+          </NavLink>
+        ) : (
+          <span className="account muted" aria-busy="true">
+            Checking your session…
+          </span>
+        )}
         <button type="button" className="ghost" onClick={() => void logout()}>
           Log out
         </button>

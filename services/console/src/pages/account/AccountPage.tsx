@@ -1,13 +1,15 @@
 import { Link } from "react-router";
 import { useSession } from "../../api/session";
 import { formatTime } from "../../ui/format";
+import { Loading } from "../../ui/states";
 import { PasswordForm } from "./PasswordForm";
 import "./account.css";
 
 /** Who is logged in, on which plan, and the password. */
 export default function AccountPage() {
   const { state } = useSession();
-  if (state.status !== "signed-in") return null;
+  // The frame shows pages while the session is being checked; this one is made of it.
+  if (state.status !== "signed-in") return <Loading what="Checking your session" />;
   const { user, expiresAt } = state.session;
   return (
     <div className="stack account-page">
