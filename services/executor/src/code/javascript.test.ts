@@ -105,6 +105,39 @@ describe("JavaScript code steps", () => {
     });
   });
 
+  it("lets the steps of one execution share a context, never with another execution's", async () => {
+    const ours = `execution-${Math.random()}`;
+    const theirs = `execution-${Math.random()}`;
+    const code = "const seen = globalThis.mark ?? null; globalThis.mark = input; Object.prototype.tag = input; return [seen, ({}).tag];";
+    expect(await runner.run(js(code, { input: "one", execution: ours }))).toMatchObject({ ok: true, output: [null, "one"] });
+    // Others run between the two steps: another execution, and steps of none.
+    expect(await runner.run(js(code, { input: "x", execution: theirs }))).toMatchObject({ ok: true, output: [null, "x"] });
+    expect(await runner.run(js("return [globalThis.mark ?? null, ({}).tag ?? null]"))).toMatchObject({ ok: true, output: [null, null] });
+    expect(await runner.run(js(code, { input: "two", execution: ours }))).toMatchObject({ ok: true, output: ["one", "two"] });
+    expect(await runner.run(js(code, { input: "y", execution: theirs }))).toMatchObject({ ok: true, output: ["x", "y"] });
+  });
+
+  it("gives each step of a shared context its own log allowance, and a fresh context after a step that timed out", async () => {
+    const execution = `execution-${Math.random()}`;
+    const noisy = "for (let i = 0; i < 1500; i++) console.log(i); globalThis.kept = true; return 0";
+    for (let i = 0; i < 2; i++) {
+      const result = await runner.run(js(noisy, { execution }));
+      expect([result.logs.length, result.logs[0]]).toEqual([1000, "0"]);
+    }
+    expect(await runner.run(js("return globalThis.kept ?? false", { execution }))).toMatchObject({ ok: true, output: true });
+    expect(await runner.run(js("globalThis.kept = 'late'; while (true) {}", { execution, timeoutMs: 300 }))).toMatchObject({ ok: false, timedOut: true });
+    expect(await runner.run(js("return globalThis.kept ?? false", { execution }))).toMatchObject({ ok: true, output: false });
+  });
+
+  it("does not hold a step back behind steps stuck in endless loops", async () => {
+    // Six: isolated-vm runs isolates on a pool of threads, and eight stuck ones hold every thread until their timeouts.
+    const order: string[] = [];
+    const stuck = Array.from({ length: 6 }, () => runner.run(js("while (true) {}", { timeoutMs: 3_000 })).then(() => order.push("stuck")));
+    const quick = runner.run(js("return 'quick'")).then((r) => order.push(r.ok ? String(r.output) : r.error));
+    await Promise.all([...stuck, quick]);
+    expect(order[0]).toBe("quick");
+  });
+
   it("gives user code nothing of the host: no Node APIs, no isolated-vm objects, no host globals", async () => {
     const code = `
       const globals = Object.getOwnPropertyNames(globalThis);

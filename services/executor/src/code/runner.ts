@@ -38,8 +38,8 @@ const UNKNOWN_ISOLATION: Isolation = {
 
 /** Where runs go: local runner processes or a remote runner, each with its connection(s). */
 interface Runners {
-  /** The connection for the next run. */
-  pick(): RunnerConnection;
+  /** The connection for the next run; runs of one execution go to one runner, which may reuse their JavaScript context. */
+  pick(execution?: string): RunnerConnection;
   close(): Promise<void>;
 }
 
@@ -62,7 +62,7 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
       if (closed) throw new Error("the code runner is closed");
       if (!CODE_LANGUAGES.includes(req.language)) throw new UnsupportedLanguageError(req.language);
       const started = performance.now();
-      const result = await runners.pick().run(req, limits, signal, onLog);
+      const result = await runners.pick(req.execution).run(req, limits, signal, onLog);
       return { ...result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
     },
     open(req, onStdout) {
@@ -88,7 +88,8 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
   const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, settings }));
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
   return {
-    pick: () => pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least)).live(),
+    pick: (execution) =>
+      (execution === undefined ? pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least)) : pool[hashOf(execution) % pool.length]!).live(),
     async close() {
       await Promise.all(pool.map((runner) => runner.close()));
       await rm(root, { recursive: true, force: true, maxRetries: 2 });
@@ -116,4 +117,11 @@ async function remoteRunner(socket: string): Promise<Runners> {
       conn.fail(new Error("the code runner was closed"));
     },
   };
+}
+
+/** FNV-1a: spreads execution ids evenly over the runners. */
+function hashOf(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }

@@ -27,6 +27,11 @@ export interface CodeRequest {
   ownerAllow?: string[];
   /** Whose step this is (the execution's owner): steps of different owners never share a zygote. */
   owner?: string;
+  /**
+   * The execution the step belongs to: its JavaScript steps may run in one context (a later step
+   * may see globals an earlier one set), never in a context another execution used.
+   */
+  execution?: string;
 }
 
 /** A file the step wrote into WF_ARTIFACTS_DIR (JavaScript: `artifacts.write`). */

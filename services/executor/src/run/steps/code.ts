@@ -33,6 +33,7 @@ export const codeStep: StepKind<CodeStep> = {
         timeoutMs: (step.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
         network: step.network ?? false,
         owner: snap.ownerId,
+        execution: snap.id,
       },
       scope.signal,
       live?.add,
