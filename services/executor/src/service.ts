@@ -3,6 +3,7 @@ import { newId } from "@wf/shared/execution";
 import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
+import { JetStreamPublisher } from "@wf/shared/store";
 import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
@@ -66,8 +67,10 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const mcpStdio = config.WF_MCP_STDIO ? new SandboxedStdio(codeRunner, config.WF_MCP_STDIO_ALLOW ?? []) : null;
   const limits = resultLimits(nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
   const artifactFiles = await ArtifactFiles.open(nc, ns, p.store);
+  const events = new JetStreamPublisher(nc);
   const actor = new ExecutorActor({
     js,
+    events,
     artifactFiles,
     store: p.store,
     timers: p.timers,
@@ -116,6 +119,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       cancelSub.unsubscribe();
       secretsSub.unsubscribe();
       await codeRunner.close();
+      events.close();
     },
   };
 }

@@ -34,7 +34,7 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
     if (!v || !v.value.debug || TERMINAL_STATUSES.has(v.value.status)) return;
     const snap = v.value;
     const d = v.value.debug;
-    const c = new Committer(snap, v.version, deps.store, deps.js, deps.ns, deps.resultLimits, "guest");
+    const c = new Committer(snap, v.version, deps.store, deps.events, deps.ns, deps.resultLimits, "guest");
     let then: (() => Promise<void>) | null = null;
     if (msg.command === "breakpoints") {
       const breakpoints = withBreakpointIds(msg.breakpoints);

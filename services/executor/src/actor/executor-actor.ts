@@ -99,7 +99,7 @@ export class ExecutorActor {
     for (;;) {
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
-      const c = new Committer(v.value, v.version, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits, "guest");
+      const c = new Committer(v.value, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
       const s = c.snap;
       s.status = "FAILED";
       s.error = reason;
@@ -133,7 +133,7 @@ export class ExecutorActor {
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
     const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.deps.actorId, seq: m.seq, since: now }, now);
     const problem = checked.ok ? null : checked.error;
-    const c = new Committer(snap, 0, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits);
+    const c = new Committer(snap, 0, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
     const runnable = checked.ok && (await reuseSourceSteps(c, checked.workflow, this.deps.store));
@@ -168,7 +168,7 @@ export class ExecutorActor {
       const takeover = snap.holder !== null;
       const wf = storedWorkflow(snap);
       snap.holder = { actor: this.deps.actorId, seq: m.seq, since: Date.now() };
-      const c = new Committer(snap, v.version, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits);
+      const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
       c.touch();
       if (takeover) {
         // The events of the last change may never have reached the stream.
@@ -265,7 +265,7 @@ export class ExecutorActor {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       snap.cancelRequested = true;
-      const c = new Committer(snap, v.version, this.deps.store, this.deps.js, this.deps.ns, this.deps.resultLimits, "guest");
+      const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = WorkflowSchema.safeParse(snap.definition);

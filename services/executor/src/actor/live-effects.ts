@@ -7,6 +7,7 @@ import type { Logger } from "@wf/shared/log";
 import { retryDelayMs, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
+import type { EventPublisher } from "../run/committer";
 import type { RunEffects } from "../run/effects";
 import type { ResultLimits } from "../run/result-limits";
 import { aiEffects, type AiDeps } from "./live-ai-effects";
@@ -17,6 +18,8 @@ const CANCEL_CHILD_ATTEMPTS = 5;
 export interface EffectDeps extends AiDeps {
   log: Logger;
   js: JetStreamClient;
+  /** Events and snapshots' companions, sent without a request each. */
+  events: EventPublisher;
   artifactFiles: ArtifactFiles;
   store: Store;
   timers: Timers;

@@ -116,7 +116,8 @@ interface PooledIsolate {
  * isolate waits for its next run. Making a context costs ~0.3-0.6 ms of CPU, most of a light
  * step's cost, so the steps of one execution reuse theirs (a step then costs ~0.23 ms of CPU
  * instead of ~0.54, one execution at a time): after a step, its context is kept (at most
- * MAX_KEPT_CONTEXTS, each for KEPT_IDLE_MS, and only while its isolate's heap is small) for the
+ * MAX_KEPT_CONTEXTS, each for KEPT_IDLE_MS, only while its isolate's heap is small, and not
+ * while all MAX_IDLE_ISOLATES slots are busy) for the
  * execution's next step, which gets it if its isolate is idle then, and a fresh one otherwise.
  * So a step may see globals an earlier step of its execution set, never another execution's:
  * each context serves one execution only, and contexts have their own globals and builtins. An
@@ -245,7 +246,16 @@ export class JsSteps {
     });
   }
 
+  /**
+   * Keeps the context for the execution's next step, the least recently used one making room.
+   * Not while every slot is taken: with that many executions at once, a next step would rarely
+   * find its context before it is pushed out, and keeping would only add work.
+   */
   private keep(execution: string, pooled: PooledIsolate, prepared: Prepared): void {
+    if (this.slots.saturated()) {
+      release(prepared);
+      return;
+    }
     const entry = { pooled, prepared, at: Date.now() };
     this.kept.set(execution, entry);
     // Asked without waiting: the synchronous form blocks this thread on the isolate (measured at a sixth of the runner's CPU).
@@ -319,6 +329,11 @@ class Slots {
       }, this.waitMs);
       this.waiting.push(go);
     });
+  }
+
+  /** Whether every slot is taken, or runs wait for one. */
+  saturated(): boolean {
+    return this.busy >= this.size;
   }
 
   release(): void {

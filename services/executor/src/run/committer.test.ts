@@ -3,19 +3,23 @@ import { loadConfig } from "@wf/shared/config";
 import { DebugRequest, ExecutionSnapshot, newDebugState, newId } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
+import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { Committer } from "./committer";
 import { resultLimits } from "./result-limits";
 
 let server: NatsServerHandle;
 let platform: Platform;
+let events: JetStreamPublisher;
 const ns = `c${newId().slice(-10)}`;
 
 beforeAll(async () => {
   server = await startNatsServer();
   platform = await openPlatform(loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns, LOG_LEVEL: "error" }), "committer-test");
+  events = new JetStreamPublisher(platform.nc);
 });
 afterAll(async () => {
+  events?.close();
   await platform?.close();
   await server?.stop();
 });
@@ -34,7 +38,7 @@ async function created(extra: Record<string, unknown> = {}): Promise<Committer> 
     vars: {},
     definition: { name: "w", steps: [] },
   });
-  const c = new Committer(snap, 0, platform.store, platform.js, ns, resultLimits(platform.nc.info!.max_payload));
+  const c = new Committer(snap, 0, platform.store, events, ns, resultLimits(platform.nc.info!.max_payload));
   c.emit("exec_started");
   await c.create();
   return c;

@@ -1,4 +1,5 @@
-import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
+import type { PubAck } from "@nats-io/jetstream";
+import type { JetStreamPublisher } from "@wf/shared/store";
 import { CasConflictError } from "@wf/shared/errors";
 import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
 import { subjects, toToken } from "@wf/shared/nats";
@@ -56,7 +57,8 @@ export class Committer implements RunCommitter {
     snap: ExecutionSnapshot,
     version: number,
     private readonly store: Store,
-    private readonly js: JetStreamClient,
+    /** Events go out through a publisher that sends without a request each (JetStreamPublisher). */
+    private readonly events: EventPublisher,
     ns: string,
     readonly limits: ResultLimits,
     private readonly role: "holder" | "guest" = "holder",
@@ -202,13 +204,15 @@ export class Committer implements RunCommitter {
   private publish(events: ExecutionEvent[]): void {
     for (const e of events) {
       const subject = this.subj.event(toToken(e.ownerId), toToken(e.workflowId), e.executionId, e.type);
-      const ack = this.js.publish(subject, JSON.stringify(e), { msgID: e.id });
+      const ack = this.events.publish(subject, JSON.stringify(e), { msgID: e.id });
       // Awaited in the next write or settle(); until then a failure must not count as unhandled.
       ack.catch(() => undefined);
       this.acks.push(ack);
     }
   }
 }
+
+export type EventPublisher = Pick<JetStreamPublisher, "publish">;
 
 /** Outputs can be large; events carry a marker instead of values over `maxBytes` of JSON (the snapshot has them). */
 function capValues(data: Record<string, unknown>, maxBytes: number): Record<string, unknown> {
