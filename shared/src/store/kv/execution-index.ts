@@ -55,8 +55,8 @@ export interface IndexPageQuery {
   limit: number;
 }
 
-/** Writes the follower has not applied yet are waited for this long before a list answers anyway. */
-const CATCH_UP_MS = 2_000;
+/** A list waits this long for a follower that makes no progress before it fails. */
+const CATCH_UP_MS = 5_000;
 /** After this long without reaching the sequence waited for, the consumer is asked whether any is left. */
 const STALL_MS = 50;
 
@@ -224,15 +224,27 @@ export class ExecutionIndex {
    * Waits until the follower has applied every write stored before now: the bucket's last
    * sequence, read from the server. Should that message be gone before it was delivered (a
    * marker purged meanwhile), the consumer's own state says when nothing is left to deliver.
+   * However long the follower takes while it makes progress (a first build reads every key);
+   * after CATCH_UP_MS without any, the list fails rather than answer from a partial view.
    */
   async #caughtUp(): Promise<void> {
     if (this.#failed !== null) throw this.#failed;
     const last = (await this.jsm.streams.info(`KV_${this.bucket}`)).state.last_seq;
-    const deadline = Date.now() + CATCH_UP_MS;
-    while (!this.#isApplied(last) && Date.now() < deadline) {
+    let progress = this.#applied;
+    let stalledSince = Date.now();
+    while (!this.#isApplied(last)) {
       if (await this.#appliedBy(last, STALL_MS)) break;
+      if (this.#failed !== null) throw this.#failed;
+      if (this.#applied > progress) {
+        progress = this.#applied;
+        stalledSince = Date.now();
+        continue;
+      }
       const info = await this.#consumer?.info().catch(() => null);
       if (info && info.num_pending === 0 && this.#isApplied(info.delivered.stream_seq)) break;
+      if (Date.now() - stalledSince > CATCH_UP_MS) {
+        throw new WfError("UNAVAILABLE", `the execution lists are behind the store by ${last - this.#applied} writes and not catching up; retry`);
+      }
     }
     if (this.#failed !== null) throw this.#failed;
   }

@@ -18,6 +18,7 @@ export class SortedList<T> {
 
   /** The item with `key`, if listed. */
   find(key: string): T | undefined {
+    if (this.#pastEnd(key)) return undefined;
     const chunk = this.#chunks[this.#chunkFor(key)];
     if (!chunk) return undefined;
     const i = this.#indexIn(chunk, key);
@@ -32,14 +33,15 @@ export class SortedList<T> {
       this.#size = 1;
       return;
     }
-    const c = this.#chunkFor(key);
+    // Nearly every insert is the newest item, greater than all: no search for it.
+    const newest = this.#pastEnd(key);
+    const c = newest ? this.#chunks.length - 1 : this.#chunkFor(key);
     const chunk = this.#chunks[c]!;
-    const i = this.#indexIn(chunk, key);
+    const i = newest ? chunk.length : this.#indexIn(chunk, key);
     if (i < chunk.length && this.keyOf(chunk[i]!) === key) {
       chunk[i] = item;
       return;
     }
-    // Nearly every insert is the newest item: a push onto the last chunk.
     if (i === chunk.length) chunk.push(item);
     else chunk.splice(i, 0, item);
     this.#size += 1;
@@ -92,6 +94,12 @@ export class SortedList<T> {
     const chunk = this.#chunks[c]!;
     const i = this.#indexIn(chunk, key);
     return count + chunk.length - (i < chunk.length && this.keyOf(chunk[i]!) === key ? i + 1 : i);
+  }
+
+  /** Whether `key` is greater than every listed key. */
+  #pastEnd(key: string): boolean {
+    const last = this.#chunks.at(-1);
+    return last !== undefined && this.keyOf(last[last.length - 1]!) < key;
   }
 
   /** The chunk whose range holds `key`: the first whose last key is at least `key`, else the last. */
