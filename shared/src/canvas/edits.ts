@@ -1,8 +1,8 @@
-import { validateWorkflowText } from "../workflow/validate";
 import { findReferences } from "./references";
 import { readSource, sourceRange, type Source } from "./source";
 import { collectSteps, type StepTree } from "./steps";
 import type { CanvasWarning, EditFailure, EditResult, TextEdit, TextRange } from "./types";
+import { validated } from "./validation";
 
 /** What an operation decided: the splices, the step to select, and the names it removed (whose references now dangle). */
 export interface Plan {
@@ -59,9 +59,9 @@ export function runOperation(text: string, planner: Planner): EditResult {
   const plan = planner(source, collectSteps(source));
   if (typeof plan === "string") return failure(plan);
   const applied = applyEdits(text, plan.edits);
-  const after = validateWorkflowText(applied.text);
+  const after = validated(applied.text);
   if (!after.ok) {
-    if (validateWorkflowText(text).ok || readSource(applied.text).doc.errors.length > 0) {
+    if (validated(text).ok || readSource(applied.text).doc.errors.length > 0) {
       return failure(`the change would leave the workflow invalid: ${after.errors[0]?.message ?? "unknown problem"}`, after.errors);
     }
   }

@@ -1,12 +1,12 @@
 import { isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from "yaml";
 import { formatPath } from "../workflow/locate";
-import { validateWorkflowText } from "../workflow/validate";
 import { contentEnd, pairEnd } from "./extent";
 import { findReferences } from "./references";
 import { readSource, sourceRange, type Source } from "./source";
 import { agentNames, collectSteps, pairOf, stringField, type ListSite, type StepSite, type StepTree } from "./steps";
 import type { Badge, CanvasEdge, CanvasGraph, CanvasGroup, CanvasIssue, CanvasNode, EdgeKind, Modifier, SourceRange } from "./types";
 import { MODIFIERS } from "./types";
+import { validated } from "./validation";
 
 function pairRange(source: Source, pair: Pair): SourceRange | undefined {
   const key = (pair.key as Node | null)?.range;
@@ -144,7 +144,7 @@ export function innermostAt(nodes: readonly CanvasNode[], offset: number): Canva
 }
 
 function issues(source: Source, nodes: readonly CanvasNode[]): CanvasIssue[] {
-  const result = validateWorkflowText(source.text);
+  const result = validated(source.text, source);
   if (result.ok) return [];
   const lineStarts = source.lines.lineStarts;
   return result.errors.map((issue) => {

@@ -18,6 +18,7 @@ export { renameStep, type RenameStepOp } from "./op-rename";
 export { wrapInForeach, wrapInParallel, unwrap, type WrapOp, type UnwrapOp } from "./op-wrap";
 export { setField, removeField, toggleModifier, type SetFieldOp, type RemoveFieldOp, type ToggleModifierOp } from "./op-fields";
 export { applyOperation, type CanvasOperation } from "./operations";
+export { validated } from "./validation";
 export type { ScalarValue } from "./scalars";
 export {
   MODIFIERS,

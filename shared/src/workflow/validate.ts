@@ -57,7 +57,15 @@ function place(doc: Document.Parsed, text: string, finding: Finding): { offset: 
  */
 export function validateWorkflowText(text: string): ValidationResult {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter });
+  return validateParsedWorkflow(text, parseDocument(text, { ...YAML_OPTIONS, lineCounter }), lineCounter);
+}
+
+/**
+ * `validateWorkflowText` of a text its caller has parsed already, with YAML_OPTIONS and
+ * `lineCounter` (the canvas parses each text once, for its picture and for this): the parse is
+ * most of the cost of validating a long workflow.
+ */
+export function validateParsedWorkflow(text: string, doc: Document.Parsed, lineCounter: LineCounter): ValidationResult {
   const syntax = syntaxIssues(doc, lineCounter);
   if (doc.contents === null) {
     const empty = { path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" };

@@ -1,7 +1,18 @@
 import "@xyflow/react/dist/style.css";
 import "./canvas.css";
-import { useMemo, type DragEvent, type JSX, type KeyboardEvent } from "react";
-import { Background, Controls, MiniMap, Panel, ReactFlow, ReactFlowProvider, useReactFlow, type NodeMouseHandler, type OnNodeDrag } from "@xyflow/react";
+import { useMemo, useRef, type DragEvent, type JSX, type KeyboardEvent } from "react";
+import {
+  Background,
+  Controls,
+  MiniMap,
+  Panel,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+  type Edge,
+  type NodeMouseHandler,
+  type OnNodeDrag,
+} from "@xyflow/react";
 import type { CanvasGraph, CanvasOperation } from "@wf/shared/canvas";
 import { CanvasActionsContext, type CanvasActions } from "./actions";
 import { BranchNode } from "./BranchNode";
@@ -13,6 +24,7 @@ import { isStepType, Palette, STEP_MIME } from "./Palette";
 import { StepNode } from "./StepNode";
 import { useFlowNodes } from "./useFlowNodes";
 import { usePaneView } from "./usePaneView";
+import { useSteadyHandler } from "./useSteadyHandler";
 
 export type BreakpointKind = "before" | "after" | "on_error";
 
@@ -92,9 +104,10 @@ function CanvasFlow({
   });
   const { pane, showAll } = usePaneView(layout, selected);
   const edgeKey = JSON.stringify(graph.edges);
-  const edges = useMemo(() => flowEdges(graph), [edgeKey]);
+  const drawnEdges = useRef<Edge[]>([]);
+  const edges = useMemo(() => (drawnEdges.current = flowEdges(graph, drawnEdges.current)), [edgeKey]);
 
-  const onNodeDragStop: OnNodeDrag<FlowNode> = (event, dragged) => {
+  const onNodeDragStop = useSteadyHandler<OnNodeDrag<FlowNode>>((event, dragged) => {
     settle();
     const node = graph.nodes.find((n) => n.id === dragged.id);
     if (!editable || !node) return;
@@ -103,17 +116,22 @@ function CanvasFlow({
     const outcome = dragOutcome(layout, node, flow.screenToFlowPosition({ x: pointer.clientX, y: pointer.clientY }));
     if (outcome.kind === "move") onOperation?.({ kind: "moveStep", id: node.id, to: outcome.target.list, index: outcome.target.index });
     else onMove?.({ [node.id]: rounded(dragged.position) });
-  };
+  });
 
   // Keys pressed after a click (Delete, undo) must reach the canvas, not whatever had the focus before.
   const focusCanvas = () => {
     if (!pane.current?.contains(document.activeElement)) pane.current?.focus({ preventScroll: true });
   };
 
-  const onNodeClick: NodeMouseHandler<FlowNode> = (_event, node) => {
+  const onNodeClick = useSteadyHandler<NodeMouseHandler<FlowNode>>((_event, node) => {
     focusCanvas();
     onSelect?.(node.type === "branch" ? (node.parentId ?? null) : node.id);
-  };
+  });
+
+  const onPaneClick = useSteadyHandler(() => {
+    focusCanvas();
+    onSelect?.(null);
+  });
 
   const onDragOver = (event: DragEvent) => {
     if (!editable || !event.dataTransfer.types.includes(STEP_MIME)) return;
@@ -151,10 +169,7 @@ function CanvasFlow({
           edgeTypes={edgeTypes}
           onNodesChange={onNodesChange}
           onNodeClick={onNodeClick}
-          onPaneClick={() => {
-            focusCanvas();
-            onSelect?.(null);
-          }}
+          onPaneClick={onPaneClick}
           onNodeDragStop={onNodeDragStop}
           onInit={showAll}
           nodesDraggable={editable}

@@ -43,7 +43,10 @@ export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: Nod
   const branches = new Map(graph.groups.map((group) => [group.id, group.branch]));
   const issues = issuesByNode(graph);
   return layout.boxes.flatMap((box): FlowNode[] => {
-    const common = { id: box.id, position: { x: box.x, y: box.y }, width: box.width, height: box.height, ...(box.parent ? { parentId: box.parent } : {}) };
+    const size = { width: box.width, height: box.height };
+    // The box is drawn at its size, so it is given as measured too: xyflow then finds nothing to
+    // report once it has drawn the nodes, and keeps a node's handles when its content changes.
+    const common = { id: box.id, position: { x: box.x, y: box.y }, ...size, measured: size, ...(box.parent ? { parentId: box.parent } : {}) };
     if (box.kind === "branch") {
       return [{ ...common, type: "branch", data: { branch: branches.get(box.id) ?? "" }, draggable: false, selectable: false, focusable: false }];
     }
@@ -86,13 +89,18 @@ function sameNode(a: FlowNode, b: FlowNode): boolean {
   );
 }
 
-/** `next` with each node that shows the same as before replaced by the earlier object, which xyflow then leaves alone. */
-export function keepUnchanged(previous: readonly FlowNode[], next: FlowNode[]): FlowNode[] {
+/**
+ * `next` with each node that shows the same as before replaced by the earlier object, which xyflow
+ * then leaves alone; `previous` itself when they all do (an edit that changes nothing drawn), so
+ * that xyflow has nothing to look through.
+ */
+export function keepUnchanged(previous: FlowNode[], next: FlowNode[]): FlowNode[] {
   const before = new Map(previous.map((node) => [node.id, node]));
-  return next.map((node) => {
+  const kept = next.map((node) => {
     const old = before.get(node.id);
     return old && sameNode(old, node) ? old : node;
   });
+  return kept.length === previous.length && kept.every((node, i) => node === previous[i]) ? previous : kept;
 }
 
 const ARROW = { type: MarkerType.ArrowClosed, width: 14, height: 14, color: "var(--muted)" };
@@ -101,10 +109,14 @@ const DATA_ARROW = { ...ARROW, color: "var(--info)" };
 /**
  * Sequence edges from bottom to top, and data edges (a step reading another) as dashed arcs on
  * the right (DataEdge). The nesting of the boxes already says what a container runs, so its enter
- * and exit edges are not drawn.
+ * and exit edges are not drawn. An edge among `previous` keeps its object, which xyflow then
+ * leaves alone: its id says all it draws (its kind and its ends).
  */
-export function flowEdges(graph: CanvasGraph): Edge[] {
+export function flowEdges(graph: CanvasGraph, previous: readonly Edge[] = []): Edge[] {
+  const before = new Map(previous.map((edge) => [edge.id, edge]));
   return graph.edges.flatMap((edge): Edge[] => {
+    const old = before.get(edge.id);
+    if (old) return [old];
     const common = { id: edge.id, source: edge.from, target: edge.to, selectable: false, focusable: false };
     if (edge.kind === "sequence") return [{ ...common, sourceHandle: "out", targetHandle: "in", className: "wf-edge-sequence", markerEnd: ARROW }];
     if (edge.kind === "data")

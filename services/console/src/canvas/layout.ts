@@ -1,4 +1,3 @@
-import dagre from "@dagrejs/dagre";
 import type { CanvasGraph, CanvasGroup, StepList } from "@wf/shared/canvas";
 
 export interface Point {
@@ -110,35 +109,21 @@ class Layouter {
     this.#stepHeight = STEP_HEIGHT + (options.overlay ? OVERLAY_HEIGHT : 0);
   }
 
-  /** A list laid out top to bottom by dagre, its steps in order, as one column centred on its widest step. */
+  /**
+   * A list top to bottom in its order, each step centred on the widest: the layered drawing of a
+   * chain, computed in one pass rather than by a general graph layout, since every keystroke that
+   * renames a step lays the whole workflow out again.
+   */
   column(ids: readonly string[]): Column {
     const trees = ids.map((id) => this.step(id));
-    if (trees.length === 0) return { items: [], width: 0, height: 0 };
-    const g = new dagre.graphlib.Graph();
-    g.setGraph({ rankdir: "TB", ranksep: RANK_GAP, nodesep: SIDE_GAP, marginx: 0, marginy: 0 });
-    g.setDefaultEdgeLabel(() => ({}));
-    for (const tree of trees) g.setNode(tree.id, { width: tree.width, height: tree.height });
-    trees.forEach((tree, i) => {
-      const next = trees[i + 1];
-      if (next) g.setEdge(tree.id, next.id);
+    const width = Math.max(0, ...trees.map((tree) => tree.width));
+    let y = 0;
+    const items = trees.map((tree) => {
+      const placed = { tree, x: (width - tree.width) / 2, y };
+      y += tree.height + RANK_GAP;
+      return placed;
     });
-    dagre.layout(g);
-    return this.#normalised(trees.map((tree) => ({ tree, ...this.#topLeft(g.node(tree.id), tree) })));
-  }
-
-  #topLeft(centre: Point, tree: Tree): Point {
-    return { x: centre.x - tree.width / 2, y: centre.y - tree.height / 2 };
-  }
-
-  #normalised(items: Placed[]): Column {
-    const left = Math.min(...items.map((p) => p.x));
-    const top = Math.min(...items.map((p) => p.y));
-    const moved = items.map((p) => ({ ...p, x: p.x - left, y: p.y - top }));
-    return {
-      items: moved,
-      width: Math.max(...moved.map((p) => p.x + p.tree.width)),
-      height: Math.max(...moved.map((p) => p.y + p.tree.height)),
-    };
+    return { items, width, height: Math.max(0, y - RANK_GAP) };
   }
 
   /**
@@ -189,7 +174,7 @@ class Layouter {
     };
   }
 
-  /** Branches side by side (dagre's one rank), equally tall so they read as one row. */
+  /** Branches side by side in their order, equally tall so they read as one row. */
   #parallel(id: string, group: CanvasGroup): Tree {
     const branches = group.branches.flatMap((branchId) => {
       const branch = this.#groups.get(branchId);
@@ -197,16 +182,17 @@ class Layouter {
     });
     const tallest = Math.max(0, ...branches.map((b) => b.height));
     for (const branch of branches) branch.height = tallest;
-    const g = new dagre.graphlib.Graph();
-    g.setGraph({ rankdir: "TB", nodesep: SIDE_GAP, marginx: 0, marginy: 0 });
-    for (const branch of branches) g.setNode(branch.id, { width: branch.width, height: branch.height });
-    if (branches.length > 0) dagre.layout(g);
-    const row: Column =
-      branches.length > 0 ? this.#normalised(branches.map((tree) => ({ tree, ...this.#topLeft(g.node(tree.id), tree) }))) : { items: [], width: 0, height: 0 };
-    const width = Math.max(this.#stepWidth, row.width + 2 * PAD);
+    let x = 0;
+    const row = branches.map((tree) => {
+      const placed = { tree, x, y: 0 };
+      x += tree.width + SIDE_GAP;
+      return placed;
+    });
+    const rowWidth = Math.max(0, x - SIDE_GAP);
+    const width = Math.max(this.#stepWidth, rowWidth + 2 * PAD);
     const top = this.#stepHeight;
-    const children = row.items.map((p) => ({ ...p, x: p.x + (width - row.width) / 2, y: p.y + top }));
-    return { id, kind: "container", width, height: top + row.height + PAD, children, lists: [] };
+    const children = row.map((p) => ({ ...p, x: p.x + (width - rowWidth) / 2, y: p.y + top }));
+    return { id, kind: "container", width, height: top + tallest + PAD, children, lists: [] };
   }
 }
 
@@ -248,9 +234,9 @@ function flatten(placed: Placed, parent: Box | undefined, depth: number, out: Ca
 }
 
 /**
- * Where each node of a workflow's canvas goes: every list of steps a column laid out by dagre
- * top to bottom, containers sized around their lists, a parallel's branches side by side, and
- * the positions a person chose in place of the computed ones. Pure, so it can be tested and timed.
+ * Where each node of a workflow's canvas goes: every list of steps a column top to bottom,
+ * containers sized around their lists, a parallel's branches side by side, and the positions a
+ * person chose in place of the computed ones. Pure, so it can be tested and timed.
  */
 export function layoutGraph(graph: CanvasGraph, options: LayoutOptions = {}): CanvasLayout {
   const layouter = new Layouter(graph, options);

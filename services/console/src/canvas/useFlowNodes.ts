@@ -1,8 +1,9 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { applyNodeChanges, type NodeChange } from "@xyflow/react";
 import type { CanvasGraph } from "@wf/shared/canvas";
 import { flowNodes, keepUnchanged, type FlowNode, type NodeOptions } from "./elements";
 import { layoutGraph, structureKey, type CanvasLayout, type LayoutOptions } from "./layout";
+import { useSteadyHandler } from "./useSteadyHandler";
 
 /**
  * The layout and xyflow's nodes for a graph. Laid out again only when the lists change (typing
@@ -22,13 +23,10 @@ export function useFlowNodes(graph: CanvasGraph, positions: LayoutOptions["posit
 
   const [local, setLocal] = useState({ from: derived, nodes: derived });
   const nodes = local.from === derived ? local.nodes : derived;
-  const onNodesChange = useCallback(
-    (changes: NodeChange<FlowNode>[]) => {
-      const kept = changes.filter((change) => change.type === "position" || change.type === "dimensions");
-      if (kept.length > 0) setLocal((cur) => ({ from: derived, nodes: applyNodeChanges(kept, cur.from === derived ? cur.nodes : derived) }));
-    },
-    [derived],
-  );
+  const onNodesChange = useSteadyHandler((changes: NodeChange<FlowNode>[]) => {
+    const kept = changes.filter((change) => change.type === "position" || change.type === "dimensions");
+    if (kept.length > 0) setLocal((cur) => ({ from: derived, nodes: applyNodeChanges(kept, cur.from === derived ? cur.nodes : derived) }));
+  });
   const settle = () => setLocal({ from: derived, nodes: derived });
   return { layout, nodes, onNodesChange, settle };
 }

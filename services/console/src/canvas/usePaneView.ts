@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import { useReactFlow } from "@xyflow/react";
 import type { FlowNode } from "./elements";
 import type { CanvasLayout } from "./layout";
+import { useSteadyHandler } from "./useSteadyHandler";
 import { initialViewport, inView } from "./viewport";
 
 /** The palette's distance from the pane's left edge (xyflow's panel margin), and as much again beside it. */
@@ -43,6 +44,8 @@ export function usePaneView(layout: CanvasLayout, selected: string | null) {
     return () => observer.disconnect();
   }, [flow]);
 
-  const showAll = () => void flow.setViewport(initialViewport({ width: layout.width + ARC_ROOM, height: layout.height }, paneSize(), paletteRoom()));
+  const showAll = useSteadyHandler(
+    () => void flow.setViewport(initialViewport({ width: layout.width + ARC_ROOM, height: layout.height }, paneSize(), paletteRoom())),
+  );
   return { pane, showAll };
 }

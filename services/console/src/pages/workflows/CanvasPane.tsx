@@ -3,7 +3,7 @@ import type { CanvasGraph, CanvasIssue, CanvasOperation } from "@wf/shared/canva
 import { Loading } from "../../ui/states";
 import type { Positions } from "./layout-positions";
 
-// Only the editor and the execution pages draw workflows: xyflow and dagre load with the first of them.
+// Only the editor and the execution pages draw workflows: xyflow loads with the first of them.
 const WorkflowCanvas = lazy(() => import("../../canvas/WorkflowCanvas"));
 
 interface Props {

@@ -1,6 +1,7 @@
 // The validator's own parse, for the file's values as written: the public parseWorkflow answers the
-// model with its defaults filled in, which the form would show as if the file said them.
-import { validateWorkflowText } from "@wf/shared/workflow";
+// model with its defaults filled in, which the form would show as if the file said them. The
+// canvas's graph of the same text has just validated it: `validated` answers that again.
+import { validated } from "@wf/shared/canvas";
 
 export type StepValues = ReadonlyMap<string, Record<string, unknown>>;
 
@@ -20,7 +21,7 @@ function collect(list: unknown, out: Map<string, Record<string, unknown>>): void
 
 /** Each step's fields as the file writes them, by step name (nested steps included); empty when the text does not validate. */
 export function stepValues(text: string): StepValues {
-  const result = validateWorkflowText(text);
+  const result = validated(text);
   const out = new Map<string, Record<string, unknown>>();
   if (result.ok) {
     const root: unknown = result.yaml.toJS();

@@ -1,5 +1,5 @@
-import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
-import { applyOperation, nodeAt, rangeOf, type CanvasOperation } from "@wf/shared/canvas";
+import { useMemo, useRef, useState, type RefObject } from "react";
+import { applyOperation, nodeAt, rangeOf, type CanvasGraph, type CanvasOperation } from "@wf/shared/canvas";
 import type { WorkflowEditor } from "../../editor";
 import { shortcutLabel } from "../../app/shortcuts";
 import { useToast } from "../../ui/toast";
@@ -23,19 +23,18 @@ interface Options {
  */
 export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }: Options) {
   const toast = useToast();
-  const sync = useWorkflowGraph(text);
-  const layout = useLayoutPositions(workflowId, positions, canEdit);
   const [selected, setSelected] = useState<string | null>(null);
   // Where the person put the cursor, until the graph of the text they typed is read.
   const cursor = useRef<number | null>(null);
 
-  /** The node under the cursor, once the graph is of the text the cursor is in. */
-  const followCursor = () => {
-    if (cursor.current === null || editor.current?.text() !== sync.text) return;
-    setSelected(nodeAt(sync.current, cursor.current) ?? null);
+  /** The node under the cursor, once the graph is of the text the cursor is in (a rename typed there selects the renamed node). */
+  const followCursor = (graph: CanvasGraph, read: string) => {
+    if (cursor.current === null || editor.current?.text() !== read) return;
+    setSelected(nodeAt(graph, cursor.current) ?? null);
     cursor.current = null;
   };
-  useEffect(followCursor, [sync.current]);
+  const sync = useWorkflowGraph(text, followCursor);
+  const layout = useLayoutPositions(workflowId, positions, canEdit);
 
   /** Selecting on the canvas selects the step's lines in the editor. */
   const select = (id: string | null) => {
@@ -88,7 +87,7 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     onText: (now: string) => sync.update(now),
     onCursor: (offset: number) => {
       cursor.current = offset;
-      followCursor();
+      followCursor(sync.current, sync.text);
     },
   };
 }

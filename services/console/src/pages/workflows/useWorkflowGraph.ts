@@ -1,9 +1,15 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { graph, type CanvasGraph } from "@wf/shared/canvas";
 import { shownGraph } from "./canvas-sync";
+import { leadingThrottle } from "./leading-throttle";
 
-/** How long typing pauses before the canvas reads the text again. */
-export const GRAPH_DELAY_MS = 150;
+/**
+ * While typing goes on, the text is read again once three times what the last reading took has
+ * passed since it ended: reading and drawing a long workflow (tens of milliseconds) then take no
+ * more than about a third of the main thread, and the editor keeps the rest. A keystroke after a
+ * pause is read at once.
+ */
+const REST_PER_READ = 3;
 
 interface Read {
   /** The graph of `text`, problems and all. */
@@ -22,32 +28,34 @@ export interface WorkflowGraph extends Read {
   shown: CanvasGraph;
   /** The graph of a text: computed once per text. */
   graphOf(text: string): CanvasGraph;
-  /** Reads the text again after a pause in typing, or at once (`now`: an edit made on the canvas, which should show at once). */
+  /** Reads the text again, as the typing allows (see REST_PER_READ), or at once (`now`: an edit made on the canvas). */
   update(text: string, now?: boolean): void;
 }
 
-/** The editor's text as the canvas's graph, kept up with the typing. */
-export function useWorkflowGraph(initial: string): WorkflowGraph {
+/**
+ * The editor's text as the canvas's graph, kept up with the typing. `onRead` hears of each text
+ * read, in the same task: what it sets is drawn in the same render as the graph.
+ */
+export function useWorkflowGraph(initial: string, onRead: (graph: CanvasGraph, text: string) => void): WorkflowGraph {
   const cache = useRef<{ text: string; graph: CanvasGraph } | null>(null);
   const graphOf = useCallback((text: string) => {
     if (cache.current?.text !== text) cache.current = { text, graph: graph(text) };
     return cache.current.graph;
   }, []);
   const [state, setState] = useState(() => read(graphOf(initial), initial, null));
-  const timer = useRef<number | undefined>(undefined);
-  const update = useCallback(
-    (text: string, now = false) => {
-      window.clearTimeout(timer.current);
-      const run = () => {
+  const heard = useRef(onRead);
+  heard.current = onRead;
+  const reads = useMemo(
+    () =>
+      leadingThrottle((text: string) => {
         const next = graphOf(text);
         setState((prev) => (prev.text === text ? prev : read(next, text, prev.good)));
-      };
-      if (now) run();
-      else timer.current = window.setTimeout(run, GRAPH_DELAY_MS);
-    },
+        heard.current(next, text);
+      }, REST_PER_READ),
     [graphOf],
   );
-  useEffect(() => () => window.clearTimeout(timer.current), []);
+  const update = useCallback((text: string, now = false) => (now ? reads.flush(text) : reads.push(text)), [reads]);
+  useEffect(() => () => reads.cancel(), [reads]);
   const shown = useMemo(() => shownGraph(state.current, state.good?.graph ?? null), [state]);
   return { ...state, shown, graphOf, update };
 }

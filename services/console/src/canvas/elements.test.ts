@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { graph } from "@wf/shared/canvas";
+import { flowEdges, flowNodes, keepUnchanged, type FlowNode } from "./elements";
+import { layoutGraph } from "./layout";
+
+const TEXT = `name: three
+steps:
+  - { name: fetch, type: wait, seconds: 1 }
+  - { name: shape, type: transform, output: "{{ steps.fetch.output }}", timeout: 5 }
+  - { name: done, type: wait, seconds: 1 }
+`;
+
+const OPTIONS = { selected: null, overlay: undefined, editable: true, gutter: false };
+
+function nodesOf(text: string, previous: FlowNode[] = []): FlowNode[] {
+  const g = graph(text);
+  return keepUnchanged(previous, flowNodes(g, layoutGraph(g), OPTIONS));
+}
+
+describe("the elements xyflow draws", () => {
+  it("gives each node its box's size as measured, so that xyflow has nothing to report once it has drawn it", () => {
+    for (const node of nodesOf(TEXT)) expect(node.measured).toEqual({ width: node.width, height: node.height });
+  });
+
+  it("keeps the object of each node that shows the same, and the whole list when nothing drawn changed", () => {
+    const before = nodesOf(TEXT);
+    // A field the canvas does not show.
+    expect(nodesOf(TEXT.replace("seconds: 1 }\n  - { name: shape", "seconds: 2 }\n  - { name: shape"), before)).toBe(before);
+    // A badge the canvas shows: that node only is new.
+    const after = nodesOf(TEXT.replace("timeout: 5", "timeout: 50"), before);
+    expect(after.map((node, i) => node === before[i])).toEqual([true, false, true]);
+  });
+
+  it("keeps the object of each edge drawn before, by its id", () => {
+    const before = flowEdges(graph(TEXT));
+    const after = flowEdges(graph(TEXT.replace("name: done", "name: finish")), before);
+    expect(after.map((edge) => [edge.id, before.includes(edge)])).toEqual([
+      ["sequence:fetch->shape", true],
+      ["sequence:shape->finish", false],
+      ["data:fetch->shape", true],
+    ]);
+  });
+});
