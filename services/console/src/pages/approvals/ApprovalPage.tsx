@@ -118,7 +118,7 @@ function ApprovalDetail({ approval }: { approval: ApprovalView }) {
           }}
         />
       ) : approval.status !== "PENDING" ? (
-        <Outcome approval={approval} execution={execution.data} me={me} justDecided={decidedHere} />
+        <Outcome approval={approval} execution={execution.data} me={me} justDecided={decidedHere} lost={decision.lost} />
       ) : null}
     </div>
   );

@@ -31,21 +31,29 @@ export function Outcome({
   execution,
   me,
   justDecided,
+  lost,
 }: {
   approval: ApprovalView;
   execution: ExecutionView | undefined;
   me: string | null;
   justDecided: boolean;
+  /** Why this person's own decision did not count (someone decided first), kept in view with the decision that did. */
+  lost: string | null;
 }) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     // The decision is made at the foot of the page: its outcome replaces the form there, so it is brought into view.
-    if (justDecided) ref.current?.scrollIntoView({ block: "nearest" });
-  }, [justDecided]);
+    if (justDecided || lost) ref.current?.scrollIntoView({ block: "nearest" });
+  }, [justDecided, lost]);
   const by = approval.decidedBy === null ? null : approval.decidedBy === me ? "you" : approval.decidedBy === "timeout" ? "the timeout" : approval.decidedBy;
   return (
     <section ref={ref} className={`card stack outcome outcome-${approval.status.toLowerCase()}`} aria-labelledby="outcome-title">
       <h2 id="outcome-title">{HEADLINE[approval.status] ?? approval.status}</h2>
+      {lost ? (
+        <div className="form-error" role="alert">
+          {lost}
+        </div>
+      ) : null}
       {by ? (
         <p>
           Decided by {by}

@@ -22,6 +22,8 @@ export interface Decision {
   busy: boolean;
   verb: Verb | undefined;
   problem: DecisionProblem | null;
+  /** Why the decision did not count when another one came first (404, 409): shown beside the one that did. */
+  lost: string | null;
   /** The cells a 400 named, by `<group>|<row>|<key>`, the row being the one the reviewer sees. */
   cellProblems: Map<string, string>;
   reset(): void;
@@ -86,6 +88,7 @@ export function useDecision(approval: ApprovalView, drafts: Drafts): Decision {
     busy: mutation.isPending,
     verb,
     problem,
+    lost: error instanceof ApiError && (error.status === 404 || error.status === 409) ? explain(error, verb ?? "approve") : null,
     cellProblems,
     reset: () => {
       if (mutation.error) mutation.reset();
