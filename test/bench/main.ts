@@ -19,11 +19,12 @@ import { runSuite } from "./suite";
 import { renderTimerBench, runTimerBench, TIMER_BENCH_QUICK_SIZES, TIMER_BENCH_SIZES } from "./timer-bench";
 import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
 import { renderConsoleBundle, runConsoleBundle } from "./console-bundle";
+import { renderWebhookE2e, runWebhookE2e, WEBHOOK_E2E_QUICK_SIZES, WEBHOOK_E2E_SIZES } from "./webhook-e2e";
 import { LIST_BENCH_QUICK_SIZES, LIST_BENCH_SIZES, renderListBench, runListBench } from "./list-bench";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
-const BUDGET_MS = { quick: 160_000, full: 640_000 };
+const BUDGET_MS = { quick: 200_000, full: 900_000 };
 const CLOSE_TIMEOUT_MS = 15_000;
 
 /** What to close, newest first; each entry removes itself once closed normally. */
@@ -86,9 +87,10 @@ async function main(): Promise<void> {
   const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
   if (parts.has("console")) progress("console bundle: building it and a bare React app");
   const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
+  const e2e = parts.has("e2e") ? await runWebhookE2e(server, quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES, { progress, track }) : undefined;
   const lists = parts.has("lists") ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress) : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists }, null, 2)}\n`);
+  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, e2e }, null, 2)}\n`);
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
   if (webhook) console.log(`\n${renderWebhookBench(webhook)}`);
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
   if (debug) console.log(`\n${renderDebugBench(debug)}`);
   if (consoleBundle) console.log(`\n${renderConsoleBundle(consoleBundle)}`);
   if (lists) console.log(`\n${renderListBench(lists)}`);
+  if (e2e) console.log(`\n${renderWebhookE2e(e2e, server.version)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

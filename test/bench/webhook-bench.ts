@@ -89,7 +89,7 @@ export interface WebhookBenchResult {
   aimMet: boolean;
 }
 
-const SECRET = "bench webhook secret, 32+ characters long";
+export const SECRET = "bench webhook secret, 32+ characters long";
 
 const YAML = `
 name: bench-webhook
@@ -101,8 +101,8 @@ steps:
     output: "hello {{ vars.who }}"
 `;
 
-const BODY = JSON.stringify({ who: "bench", event: "push", n: 1 });
-const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("hex")}`;
+export const BODY = JSON.stringify({ who: "bench", event: "push", n: 1 });
+export const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("hex")}`;
 
 /**
  * `POST /api/webhooks/{id}/trigger` of a real edge process (webhook read, HMAC verified, owner
@@ -212,7 +212,7 @@ export async function runWebhookBench(
 }
 
 /** `n` HMAC webhooks of the workflow (secret sealed by the edge's key). */
-async function seedWebhooks(store: Store, box: SecretBox, ownerId: string, workflowId: string, n: number): Promise<string[]> {
+export async function seedWebhooks(store: Store, box: SecretBox, ownerId: string, workflowId: string, n: number): Promise<string[]> {
   const now = Date.now();
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {

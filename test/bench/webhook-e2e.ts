@@ -1,0 +1,163 @@
+import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { loadConfig } from "@wf/shared/config";
+import { newId } from "@wf/shared/execution";
+import { connectNats, streamNames, subjects } from "@wf/shared/nats";
+import { SecretBox, serverKey } from "@wf/shared/secrets";
+import { openStore } from "@wf/shared/store";
+import type { NatsServerHandle } from "@wf/testing";
+import { ENTRIES, startServiceProcess } from "../support/processes";
+import { runLoadAtRate, type LoadResult } from "./api-load";
+import { processCpuMs, sampleCpu } from "./cpu";
+import { seedEnterpriseWorkflow } from "./edge-targets";
+import { round } from "./stats";
+import { BODY, SIGNATURE, seedWebhooks } from "./webhook-bench";
+import { threeStepWorkflow } from "./workflows";
+
+export interface WebhookE2eSizes {
+  /** Trigger rates of the open-loop runs, each against a fresh namespace of the one service. */
+  rates: number[];
+  warmupMs: number;
+  durationMs: number;
+  connections: number;
+  /** How long the executions started in a run may take to complete after its triggers stop. */
+  drainMs: number;
+}
+
+export const WEBHOOK_E2E_SIZES: WebhookE2eSizes = { rates: [500, 1_000, 5_000], warmupMs: 2_000, durationMs: 10_000, connections: 64, drainMs: 120_000 };
+export const WEBHOOK_E2E_QUICK_SIZES: WebhookE2eSizes = { rates: [500], warmupMs: 500, durationMs: 3_000, connections: 64, drainMs: 30_000 };
+
+/** The aim of completed workflows per second, and of the webhook's p99 while they run. */
+export const E2E_AIM = { completedPerSec: 1_000, p99Ms: 20 } as const;
+
+export interface WebhookE2eRun {
+  ratePerSec: number;
+  /** The triggers, timed from when each was due (open loop). */
+  webhook: LoadResult;
+  /** exec_completed events per second over the measured window, while triggers arrive. */
+  completedPerSec: number;
+  /** Executions accepted (202) in the whole run, and completed by the end of the drain. */
+  accepted: number;
+  completed: number;
+  /** Seconds from the last trigger to the last completion. */
+  drainSeconds: number;
+  /** CPU ms per completed workflow: the service process with its sandbox runners, and nats-server. */
+  cpuMsPerWorkflow: { service: number | null; natsServer: number | null };
+}
+
+export interface WebhookE2eResult {
+  runs: WebhookE2eRun[];
+}
+
+/**
+ * Webhook-triggered 3-step JavaScript workflows end to end, as `npm start` runs them: one
+ * all-in-one process (edge, executor with its sandbox runners, approvals, scheduler) on the
+ * bench's nats-server, HMAC webhook triggers sent in an open loop at each rate, and every
+ * execution's exec_completed counted from the EVT stream. The webhook's latency is measured
+ * while the executor works through what it accepted.
+ */
+export async function runWebhookE2e(
+  server: NatsServerHandle,
+  sizes: WebhookE2eSizes,
+  opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void },
+): Promise<WebhookE2eResult> {
+  const ns = `e2e${newId().slice(-10)}`;
+  const service = await startServiceProcess(
+    ENTRIES.allInOne,
+    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", WF_EXEC_CONCURRENCY: "256" },
+    ["executor ready", "[wf] ready"],
+  );
+  const untrack = opts.track(() => service.kill());
+  let nc: NatsConnection | undefined;
+  try {
+    const url = /edge on (http:\/\/[^,\s]+)/.exec(service.output())![1]!;
+    nc = await connectNats(server.url, "wf-bench-e2e");
+    const store = await openStore({ kind: "kv", nc, namespace: ns });
+    const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
+    const yaml = threeStepWorkflow("javascript").replace("steps:", "variables:\n  who: { type: string, default: x }\nsteps:");
+    const { userId, workflow } = await seedEnterpriseWorkflow(store, yaml);
+    const runs: WebhookE2eRun[] = [];
+    for (const ratePerSec of sizes.rates) {
+      opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
+      const webhookIds = await seedWebhooks(store, box, userId, workflow.id, sizes.connections);
+      runs.push(await runAt(nc, ns, service.pid, url, webhookIds, ratePerSec, sizes));
+    }
+    await store.close();
+    return { runs };
+  } finally {
+    await nc?.close();
+    untrack();
+    await service.stop();
+  }
+}
+
+async function runAt(
+  nc: NatsConnection,
+  ns: string,
+  servicePid: number,
+  url: string,
+  webhookIds: string[],
+  ratePerSec: number,
+  sizes: WebhookE2eSizes,
+): Promise<WebhookE2eRun> {
+  const jsm = await jetstreamManager(nc);
+  const evt = streamNames(ns).evt;
+  const consumer = await jetstream(nc).consumers.get(evt, {
+    filter_subjects: subjects(ns).eventFilter({ type: "exec_completed" }),
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: (await jsm.streams.info(evt)).state.last_seq + 1,
+  });
+  const completions: number[] = [];
+  const messages = await consumer.consume();
+  const counting = (async () => {
+    for await (const _ of messages) completions.push(performance.now());
+  })();
+  const cpu0 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
+  const started = performance.now();
+  const webhook = await runLoadAtRate(
+    {
+      url,
+      path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger`,
+      headers: () => ({ "x-webhook-signature": SIGNATURE }),
+      body: BODY,
+    },
+    { ratePerSec, connections: sizes.connections, warmupMs: sizes.warmupMs, durationMs: sizes.durationMs },
+  );
+  const triggersEnded = performance.now();
+  const accepted = webhook.allStatuses["202"] ?? 0;
+  const deadline = triggersEnded + sizes.drainMs;
+  while (completions.length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const cpu1 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
+  await messages.close();
+  await counting;
+  const from = started + sizes.warmupMs;
+  const inWindow = completions.filter((t) => t >= from && t < triggersEnded).length;
+  const per = (a: number | null, b: number | null) => (a === null || b === null || completions.length === 0 ? null : round((b - a) / completions.length, 2));
+  return {
+    ratePerSec,
+    webhook,
+    completedPerSec: Math.round(inWindow / ((triggersEnded - from) / 1000)),
+    accepted,
+    completed: completions.length,
+    drainSeconds: round(((completions.at(-1) ?? triggersEnded) - triggersEnded) / 1000, 1),
+    cpuMsPerWorkflow: { service: per(cpu0.service, cpu1.service), natsServer: per(cpu0.nats, cpu1.nats) },
+  };
+}
+
+export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): string {
+  const lines = [
+    `Webhook-triggered 3-step JavaScript workflows end to end (one all-in-one process: edge, executor with 2 sandbox runners, scheduler, approvals; nats-server ${natsVersion}; open loop, 64 connections)`,
+  ];
+  for (const run of r.runs) {
+    const met = run.completedPerSec >= E2E_AIM.completedPerSec && run.webhook.latencyMs.p99 < E2E_AIM.p99Ms;
+    lines.push(
+      `  triggers at ${run.ratePerSec}/s: answered ${run.webhook.perSec}/s, webhook p50 ${run.webhook.latencyMs.p50} ms p99 ${run.webhook.latencyMs.p99} ms; ` +
+        `completed ${run.completedPerSec}/s while triggers arrived; ${run.completed} of ${run.accepted} accepted completed, the last ${run.drainSeconds} s after the triggers stopped; ` +
+        `CPU per workflow: service ${run.cpuMsPerWorkflow.service ?? "?"} ms, nats-server ${run.cpuMsPerWorkflow.natsServer ?? "?"} ms` +
+        (run.ratePerSec >= E2E_AIM.completedPerSec
+          ? `  (aim >= ${E2E_AIM.completedPerSec} completed/s with webhook p99 < ${E2E_AIM.p99Ms} ms: ${met ? "MET" : "NOT MET"})`
+          : ""),
+    );
+  }
+  return lines.join("\n");
+}
