@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useLayoutEffect, useRef } from "react";
 
 /**
  * A keyboard shortcut while the component is mounted. `keys` is like "mod+s" (mod: Ctrl, or ⌘ on
@@ -7,7 +7,8 @@ import { useEffect, useRef } from "react";
 export function useShortcut(keys: string, action: () => void, enabled = true): void {
   const latest = useRef(action);
   latest.current = action;
-  useEffect(() => {
+  // Attached before the browser paints what enables it: a key pressed as soon as a pause shows is not lost.
+  useLayoutEffect(() => {
     if (!enabled) return;
     const parts = keys.toLowerCase().split("+");
     const key = parts.pop() ?? "";
