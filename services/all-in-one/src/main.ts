@@ -2,13 +2,16 @@ import { loadConfig } from "@wf/shared/config";
 import { openPlatform, runUntilSignal } from "@wf/shared/runtime";
 import { startApprovals } from "@wf/approvals";
 import { startEdge } from "@wf/edge";
-import { startExecutor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
+import { startExecutorThread } from "./executor-thread-start";
 
-/** `npm start`: edge, executor, approvals and scheduler in one process, on the embedded defaults. */
+/**
+ * `npm start`: edge, executor, approvals and scheduler in one process, on the embedded defaults;
+ * the executor in a thread of its own (executor-thread.ts).
+ */
 await runUntilSignal("all-in-one", async () => {
   const platform = await openPlatform(loadConfig(), "all-in-one");
-  const executor = await startExecutor(platform);
+  const executor = await startExecutorThread(platform.natsTarget);
   const scheduler = await startScheduler(platform);
   const approvals = await startApprovals(platform);
   const edge = await startEdge(platform);

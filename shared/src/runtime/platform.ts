@@ -3,6 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { Config } from "../config/index";
 import { createLogger, type Logger } from "../log/index";
 import { connectNats } from "../nats/connect";
+import type { NatsTarget } from "../nats/credentials";
 import { inboxPrefix } from "../nats/permissions";
 import { ensureStreams } from "../nats/streams";
 import { jetStreamTimers, type Timers } from "../nats/timers";
@@ -13,6 +14,8 @@ import { resolveNats } from "./resolve-nats";
 /** What every service needs: one NATS connection, the streams, the store, timers, a logger. */
 export interface Platform {
   config: Config;
+  /** The server connected to, with its credentials: another thread of this process connects with them. */
+  natsTarget: NatsTarget;
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
@@ -39,6 +42,7 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
   log.info("platform ready", { nats: nats.target.url, store: store.kind, namespace: config.WF_NAMESPACE });
   return {
     config,
+    natsTarget: nats.target,
     nc,
     js,
     jsm,

@@ -1,0 +1,49 @@
+import { Worker } from "node:worker_threads";
+import type { NatsTarget } from "@wf/shared/nats";
+
+/** How long a stopping executor may take to hand back what it holds before its thread is ended. */
+const STOP_MS = 30_000;
+
+/**
+ * Starts the executor thread (executor-thread.ts) on `target`, and resolves once it is ready;
+ * rejects when it fails to start. An executor that dies later ends the process: a service whose
+ * executions no longer run should be restarted, not go on answering.
+ */
+export async function startExecutorThread(target: NatsTarget): Promise<{ stop(): Promise<void> }> {
+  const auth = target.auth;
+  const env: Record<string, string> = {
+    ...(Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) as Record<string, string>),
+    NATS_URL: target.url,
+    ...("token" in auth ? { NATS_TOKEN: auth.token } : {}),
+    ...("user" in auth ? { NATS_USER: auth.user, NATS_PASSWORD: auth.pass } : {}),
+  };
+  const worker = new Worker(new URL("./executor-thread.ts", import.meta.url), { workerData: { env } });
+  let stopping = false;
+  await new Promise<void>((resolve, reject) => {
+    worker.once("message", () => resolve());
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the executor thread exited with code ${code} while starting`)));
+  });
+  worker.removeAllListeners();
+  worker.on("error", (err) => {
+    process.stderr.write(`[wf] the executor thread failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+  worker.on("exit", (code) => {
+    if (stopping) return;
+    process.stderr.write(`[wf] the executor thread exited (code ${code})\n`);
+    process.exit(1);
+  });
+  return {
+    async stop() {
+      stopping = true;
+      const stopped = new Promise<void>((resolve) => {
+        worker.once("message", () => resolve());
+        worker.once("exit", () => resolve());
+      });
+      worker.postMessage("stop");
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, STOP_MS).unref())]);
+      await worker.terminate();
+    },
+  };
+}
