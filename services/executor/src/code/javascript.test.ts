@@ -105,28 +105,31 @@ describe("JavaScript code steps", () => {
     });
   });
 
-  it("lets the steps of one execution share a context, never with another execution's", async () => {
-    const ours = `execution-${Math.random()}`;
-    const theirs = `execution-${Math.random()}`;
+  it("lets the steps of one workflow share a context, never with another workflow's or another owner's", async () => {
+    const ours = { owner: `owner-${Math.random()}`, workflow: "w1", execution: "e1" };
+    const otherWorkflow = { ...ours, workflow: "w2" };
+    const otherOwner = { ...ours, owner: `owner-${Math.random()}` };
     const code = "const seen = globalThis.mark ?? null; globalThis.mark = input; Object.prototype.tag = input; return [seen, ({}).tag];";
-    expect(await runner.run(js(code, { input: "one", execution: ours }))).toMatchObject({ ok: true, output: [null, "one"] });
-    // Others run between the two steps: another execution, and steps of none.
-    expect(await runner.run(js(code, { input: "x", execution: theirs }))).toMatchObject({ ok: true, output: [null, "x"] });
+    expect(await runner.run(js(code, { input: "one", ...ours }))).toMatchObject({ ok: true, output: [null, "one"] });
+    // Others run between: another workflow of the owner, the same workflow id of another owner, and steps of none.
+    expect(await runner.run(js(code, { input: "x", ...otherWorkflow }))).toMatchObject({ ok: true, output: [null, "x"] });
+    expect(await runner.run(js(code, { input: "z", ...otherOwner }))).toMatchObject({ ok: true, output: [null, "z"] });
     expect(await runner.run(js("return [globalThis.mark ?? null, ({}).tag ?? null]"))).toMatchObject({ ok: true, output: [null, null] });
-    expect(await runner.run(js(code, { input: "two", execution: ours }))).toMatchObject({ ok: true, output: ["one", "two"] });
-    expect(await runner.run(js(code, { input: "y", execution: theirs }))).toMatchObject({ ok: true, output: ["x", "y"] });
+    // A later execution of the same workflow is a later step of it too.
+    expect(await runner.run(js(code, { input: "two", ...ours, execution: "e2" }))).toMatchObject({ ok: true, output: ["one", "two"] });
+    expect(await runner.run(js(code, { input: "y", ...otherWorkflow }))).toMatchObject({ ok: true, output: ["x", "y"] });
   });
 
   it("gives each step of a shared context its own log allowance, and a fresh context after a step that timed out", async () => {
-    const execution = `execution-${Math.random()}`;
+    const shared = { owner: `owner-${Math.random()}`, workflow: "w" };
     const noisy = "for (let i = 0; i < 1500; i++) console.log(i); globalThis.kept = true; return 0";
     for (let i = 0; i < 2; i++) {
-      const result = await runner.run(js(noisy, { execution }));
+      const result = await runner.run(js(noisy, shared));
       expect([result.logs.length, result.logs[0]]).toEqual([1000, "0"]);
     }
-    expect(await runner.run(js("return globalThis.kept ?? false", { execution }))).toMatchObject({ ok: true, output: true });
-    expect(await runner.run(js("globalThis.kept = 'late'; while (true) {}", { execution, timeoutMs: 300 }))).toMatchObject({ ok: false, timedOut: true });
-    expect(await runner.run(js("return globalThis.kept ?? false", { execution }))).toMatchObject({ ok: true, output: false });
+    expect(await runner.run(js("return globalThis.kept ?? false", shared))).toMatchObject({ ok: true, output: true });
+    expect(await runner.run(js("globalThis.kept = 'late'; while (true) {}", { ...shared, timeoutMs: 300 }))).toMatchObject({ ok: false, timedOut: true });
+    expect(await runner.run(js("return globalThis.kept ?? false", shared))).toMatchObject({ ok: true, output: false });
   });
 
   it("does not hold a step back behind steps stuck in endless loops", async () => {

@@ -16,12 +16,12 @@ const MAX_RUNS_PER_ISOLATE = 500;
  */
 const SLOT_WAIT_MS = 100;
 /**
- * Contexts kept for the next step of their execution, at most, in one runner process. Each holds
- * its own builtins (~150 KB of its isolate's heap): with hundreds kept, the isolates' garbage
+ * Contexts kept for later steps of their workflow, at most, in one runner process. Each holds its
+ * own builtins (~150 KB of its isolate's heap): with hundreds kept, the isolates' garbage
  * collection cost more than the contexts saved (measured with 64 executions at once).
  */
 const MAX_KEPT_CONTEXTS = 16;
-/** A kept context its execution has not used for this long is released. */
+/** A kept context unused for this long is released. */
 const KEPT_IDLE_MS = 2_000;
 /**
  * A context is kept only while its isolate's heap stays under this: a step that leaves much
@@ -83,15 +83,16 @@ interface Sink {
   artifacts?: ArtifactSet;
 }
 
-/** A context with the prelude run in it, used by one run at a time: one step, or the steps of one execution. */
+/** A context with the prelude run in it, used by one run at a time: one step, or steps of one workflow one after another. */
 interface Prepared {
   context: ivm.Context;
   begin: ivm.Reference<unknown>;
   sink: Sink;
 }
 
-/** A context kept for its execution's next step, in an isolate that other runs use meanwhile. */
+/** A context kept for a next step of its key, in an isolate that other runs use meanwhile. */
 interface Kept {
+  key: string;
   pooled: PooledIsolate;
   prepared: Prepared;
   at: number;
@@ -114,13 +115,13 @@ interface PooledIsolate {
  * Isolates are pooled, each run getting a context in an isolate no other run is using: against
  * a fresh isolate per run that saves ~1.5 ms, and a fresh context is made ahead, while the
  * isolate waits for its next run. Making a context costs ~0.3-0.6 ms of CPU, most of a light
- * step's cost, so the steps of one execution reuse theirs (a step then costs ~0.23 ms of CPU
- * instead of ~0.54, one execution at a time): after a step, its context is kept (at most
- * MAX_KEPT_CONTEXTS, each for KEPT_IDLE_MS, only while its isolate's heap is small, and not
- * while all MAX_IDLE_ISOLATES slots are busy) for the
- * execution's next step, which gets it if its isolate is idle then, and a fresh one otherwise.
- * So a step may see globals an earlier step of its execution set, never another execution's:
- * each context serves one execution only, and contexts have their own globals and builtins. An
+ * step's cost, so the steps of one workflow reuse contexts, like a warm serverless function:
+ * after a step its context is kept (at most MAX_KEPT_CONTEXTS, each for KEPT_IDLE_MS, and only
+ * while its isolate's heap is small), and a later step of the same owner's same workflow, of
+ * any of its executions, takes one whose isolate is idle. A step then costs ~0.09 ms of CPU
+ * instead of ~0.54 (0.67 with 64 at once). So a step may find globals an earlier step of its
+ * workflow left; never another workflow's or another owner's: each context serves one owner's
+ * one workflow, and contexts have their own globals and builtins. An
  * isolate is idle once a run has its result (no timers or I/O exist inside; a never-ending
  * microtask chain keeps the result from settling, so it ends in the timeout). A run stopped by
  * its timeout, an abort or the memory limit disposes its isolate, and the contexts kept in it.
@@ -132,8 +133,8 @@ export class JsSteps {
   private readonly idle = new Map<number, PooledIsolate[]>();
   /** Isolates in circulation (idle or running), per memory limit. */
   private readonly isolates = new Map<number, number>();
-  /** By execution, least recently used first. */
-  private readonly kept = new Map<string, Kept>();
+  /** Least recently used first. */
+  private kept: Kept[] = [];
   private readonly sweeper = setInterval(() => this.releaseIdle(), KEPT_IDLE_MS);
   private readonly slots = new Slots(MAX_IDLE_ISOLATES, SLOT_WAIT_MS);
 
@@ -155,7 +156,8 @@ export class JsSteps {
   private async runInSlot(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     const logs = new LogLines(onLog);
     const artifacts = new ArtifactSet(limits);
-    const reused = req.execution === undefined ? undefined : this.takeKept(req.execution, limits.jsMemoryMb);
+    const key = contextKey(req);
+    const reused = key === undefined ? undefined : this.takeKept(key, limits.jsMemoryMb);
     const pooled = reused?.pooled ?? this.take(limits.jsMemoryMb);
     let stopped: "timeout" | "aborted" | undefined;
     const stop = (reason: "timeout" | "aborted"): void => {
@@ -192,7 +194,7 @@ export class JsSteps {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       if (prepared && !pooled.isolate.isDisposed) {
-        if (req.execution !== undefined) this.keep(req.execution, pooled, prepared);
+        if (key !== undefined) this.keep(key, pooled, prepared);
         else release(prepared);
       }
       this.giveBack(pooled);
@@ -202,7 +204,7 @@ export class JsSteps {
 
   close(): void {
     clearInterval(this.sweeper);
-    this.kept.clear();
+    this.kept = [];
     for (const pool of this.idle.values()) for (const { isolate } of pool.splice(0)) isolate.dispose();
   }
 
@@ -219,20 +221,21 @@ export class JsSteps {
     return pooled;
   }
 
-  /** The execution's kept context and its isolate, when that isolate is idle now; its context is dropped otherwise. */
-  private takeKept(execution: string, memoryMb: number): Kept | undefined {
-    const kept = this.kept.get(execution);
-    if (!kept) return undefined;
-    this.kept.delete(execution);
+  /** A context kept for `key` whose isolate is idle now, and that isolate; the newest such first. */
+  private takeKept(key: string, memoryMb: number): Kept | undefined {
     const pool = this.idle.get(memoryMb);
-    const at = kept.pooled.memoryMb === memoryMb && !kept.pooled.isolate.isDisposed ? (pool?.indexOf(kept.pooled) ?? -1) : -1;
-    if (at < 0) {
-      if (!kept.pooled.isolate.isDisposed) release(kept.prepared);
-      return undefined;
+    if (!pool) return undefined;
+    for (let i = this.kept.length - 1; i >= 0; i--) {
+      const kept = this.kept[i]!;
+      if (kept.key !== key || kept.pooled.memoryMb !== memoryMb) continue;
+      const at = pool.indexOf(kept.pooled);
+      if (at < 0) continue;
+      this.kept.splice(i, 1);
+      pool.splice(at, 1);
+      this.refill(pool, memoryMb);
+      return kept;
     }
-    pool!.splice(at, 1);
-    this.refill(pool!, memoryMb);
-    return kept;
+    return undefined;
   }
 
   /** Makes a spare isolate when the last idle one was taken, while there are fewer than the pool holds. */
@@ -246,38 +249,30 @@ export class JsSteps {
     });
   }
 
-  /**
-   * Keeps the context for the execution's next step, the least recently used one making room.
-   * Not while every slot is taken: with that many executions at once, a next step would rarely
-   * find its context before it is pushed out, and keeping would only add work.
-   */
-  private keep(execution: string, pooled: PooledIsolate, prepared: Prepared): void {
-    if (this.slots.saturated()) {
-      release(prepared);
-      return;
-    }
-    const entry = { pooled, prepared, at: Date.now() };
-    this.kept.set(execution, entry);
+  /** Keeps the context for a next step of its key, the least recently used one making room. */
+  private keep(key: string, pooled: PooledIsolate, prepared: Prepared): void {
+    const entry: Kept = { key, pooled, prepared, at: Date.now() };
+    this.kept.push(entry);
     // Asked without waiting: the synchronous form blocks this thread on the isolate (measured at a sixth of the runner's CPU).
     pooled.isolate.getHeapStatistics().then(
       (heap) => {
-        if (heap.used_heap_size < KEPT_HEAP_BYTES || this.kept.get(execution) !== entry) return;
-        this.kept.delete(execution);
+        const at = this.kept.indexOf(entry);
+        if (heap.used_heap_size < KEPT_HEAP_BYTES || at < 0) return;
+        this.kept.splice(at, 1);
         if (!pooled.isolate.isDisposed) release(prepared);
       },
       () => undefined,
     );
-    if (this.kept.size <= MAX_KEPT_CONTEXTS) return;
-    const [oldest, evicted] = this.kept.entries().next().value!;
-    this.kept.delete(oldest);
-    if (!evicted.pooled.isolate.isDisposed) release(evicted.prepared);
+    while (this.kept.length > MAX_KEPT_CONTEXTS) {
+      const evicted = this.kept.shift()!;
+      if (!evicted.pooled.isolate.isDisposed) release(evicted.prepared);
+    }
   }
 
   private releaseIdle(): void {
     const before = Date.now() - KEPT_IDLE_MS;
-    for (const [execution, entry] of this.kept) {
-      if (entry.at > before) break;
-      this.kept.delete(execution);
+    while (this.kept.length > 0 && this.kept[0]!.at <= before) {
+      const entry = this.kept.shift()!;
       if (!entry.pooled.isolate.isDisposed) release(entry.prepared);
     }
   }
@@ -331,16 +326,16 @@ class Slots {
     });
   }
 
-  /** Whether every slot is taken, or runs wait for one. */
-  saturated(): boolean {
-    return this.busy >= this.size;
-  }
-
   release(): void {
     const next = this.waiting.shift();
     if (next) next();
     else this.busy -= 1;
   }
+}
+
+/** Which runs may share a context: one owner's runs of one workflow. */
+function contextKey(req: CodeRequest): string | undefined {
+  return req.owner === undefined || req.workflow === undefined ? undefined : JSON.stringify([req.owner, req.workflow]);
 }
 
 function release(prepared: Prepared): void {

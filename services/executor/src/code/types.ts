@@ -27,11 +27,14 @@ export interface CodeRequest {
   ownerAllow?: string[];
   /** Whose step this is (the execution's owner): steps of different owners never share a zygote. */
   owner?: string;
-  /**
-   * The execution the step belongs to: its JavaScript steps may run in one context (a later step
-   * may see globals an earlier one set), never in a context another execution used.
-   */
+  /** The execution the step belongs to: its steps go to one runner. */
   execution?: string;
+  /**
+   * The workflow the step belongs to: with `owner`, the JavaScript steps of its executions may
+   * run in a context an earlier one of them used (globals it left may be there), never in one
+   * another workflow or owner used.
+   */
+  workflow?: string;
 }
 
 /** A file the step wrote into WF_ARTIFACTS_DIR (JavaScript: `artifacts.write`). */

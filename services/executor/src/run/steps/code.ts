@@ -34,6 +34,7 @@ export const codeStep: StepKind<CodeStep> = {
         network: step.network ?? false,
         owner: snap.ownerId,
         execution: snap.id,
+        workflow: snap.workflowId,
       },
       scope.signal,
       live?.add,
