@@ -87,7 +87,9 @@ async function main(): Promise<void> {
   const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
   if (parts.has("console")) progress("console bundle: building it and a bare React app");
   const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
-  const e2e = parts.has("e2e") ? await runWebhookE2e(server, quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES, { progress, track }) : undefined;
+  const e2e = parts.has("e2e")
+    ? await runWebhookE2e(server, quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES, { progress, track, serviceEnv: edgeEnv })
+    : undefined;
   const lists = parts.has("lists") ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress) : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, e2e }, null, 2)}\n`);

@@ -129,7 +129,7 @@ export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /**
  * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, comma-separated) runs only those parts; all by default.
- * BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api and webhook parts write a V8
+ * BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api and webhook parts (and the e2e part's service) write a V8
  * CPU profile there, to see where a request's time goes under load.
  */
 export function partsFromEnv(env: NodeJS.ProcessEnv = process.env): { parts: ReadonlySet<BenchPart>; edgeEnv?: Record<string, string> } {

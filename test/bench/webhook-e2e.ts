@@ -59,12 +59,12 @@ export interface WebhookE2eResult {
 export async function runWebhookE2e(
   server: NatsServerHandle,
   sizes: WebhookE2eSizes,
-  opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void },
+  opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void; serviceEnv?: Record<string, string> | undefined },
 ): Promise<WebhookE2eResult> {
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
     ENTRIES.allInOne,
-    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", WF_EXEC_CONCURRENCY: "256" },
+    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", WF_EXEC_CONCURRENCY: "256", ...opts.serviceEnv },
     ["executor ready", "[wf] ready"],
   );
   const untrack = opts.track(() => service.kill());
