@@ -34,7 +34,7 @@ describe("wf against the service `npm start` runs, with nothing set up", () => {
     const service = await startServiceProcess(ENTRIES.allInOne, { WF_DATA_DIR: dataDir, WF_NAMESPACE: ns, PORT: "0", NATS_SERVER_BIN: natsServerBin() }, [
       "[wf] ready",
     ]);
-    onTestFinished(() => service.stop());
+    onTestFinished(async () => void (await service.stop()));
     const url = (await readFile(join(dataDir, "nats-url"), "utf8")).trim();
     await expect(connect({ servers: url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });
 
@@ -57,6 +57,10 @@ describe("wf against the service `npm start` runs, with nothing set up", () => {
     expect(result).toMatchObject({ status: "COMPLETED", output: { length: token.length } });
 
     for (const file of ["keys.json", "nats-credentials.json", "nats-server.conf"]) expect(await mode(join(dataDir, file)), file).toBe(0o600);
+
+    // SIGTERM stops it, the executor's thread included, rather than the SIGKILL that follows 10 s later.
+    expect(await service.stop()).toEqual({ code: 0, signal: null });
+    expect(service.output()).toContain("SIGTERM: stopping");
   }, 60_000);
 
   it("without NATS_URL and without a server started for the data directory, says what to do", async () => {

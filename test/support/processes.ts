@@ -8,8 +8,11 @@ export interface ServiceProcess {
   readonly output: () => string;
   /** SIGKILL: a crash, nothing cleaned up. */
   kill(): Promise<void>;
-  /** SIGTERM, as an operator stops it: it stops what it started (npm start's nats-server). */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM, as an operator stops it: it stops what it started (npm start's nats-server). After
+   * 10 s it is SIGKILLed; the answer tells which ended it.
+   */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const live = new Set<ChildProcess>();
@@ -62,12 +65,14 @@ export async function startServiceProcess(entry: string, env: Record<string, str
       await exited;
     },
     async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise((r) => proc.once("exit", r));
-      proc.kill("SIGTERM");
-      const late = setTimeout(() => proc.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(late);
+      if (proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise((r) => proc.once("exit", r));
+        proc.kill("SIGTERM");
+        const late = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(late);
+      }
+      return { code: proc.exitCode, signal: proc.signalCode };
     },
   };
 }

@@ -18,31 +18,33 @@ export async function startExecutorThread(target: NatsTarget): Promise<{ stop():
     ...("user" in auth ? { NATS_USER: auth.user, NATS_PASSWORD: auth.pass } : {}),
   };
   const worker = new Worker(new URL("./executor-thread.ts", import.meta.url), { workerData: { env } });
-  let stopping = false;
+  let state: "starting" | "running" | "stopping" = "starting";
+  let stopped: () => void = () => undefined;
   await new Promise<void>((resolve, reject) => {
-    worker.once("message", () => resolve());
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`the executor thread exited with code ${code} while starting`)));
+    // One listener each for the thread's life: its messages are "ready", then "stopped".
+    worker.on("message", (msg: unknown) => {
+      if (msg === "ready") resolve();
+      if (msg === "stopped") stopped();
+    });
+    worker.on("error", (err) => {
+      if (state === "starting") return reject(err);
+      process.stderr.write(`[wf] the executor thread failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    });
+    worker.on("exit", (code) => {
+      if (state === "starting") return reject(new Error(`the executor thread exited with code ${code} while starting`));
+      if (state === "stopping") return stopped();
+      process.stderr.write(`[wf] the executor thread exited (code ${code})\n`);
+      process.exit(1);
+    });
   });
-  worker.removeAllListeners();
-  worker.on("error", (err) => {
-    process.stderr.write(`[wf] the executor thread failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  });
-  worker.on("exit", (code) => {
-    if (stopping) return;
-    process.stderr.write(`[wf] the executor thread exited (code ${code})\n`);
-    process.exit(1);
-  });
+  state = "running";
   return {
     async stop() {
-      stopping = true;
-      const stopped = new Promise<void>((resolve) => {
-        worker.once("message", () => resolve());
-        worker.once("exit", () => resolve());
-      });
+      state = "stopping";
+      const done = new Promise<void>((resolve) => (stopped = resolve));
       worker.postMessage("stop");
-      await Promise.race([stopped, new Promise((r) => setTimeout(r, STOP_MS).unref())]);
+      await Promise.race([done, new Promise((r) => setTimeout(r, STOP_MS).unref())]);
       await worker.terminate();
     },
   };
