@@ -314,3 +314,36 @@ describe("JetStream KV adapter: the execution index", () => {
     expect(after.items.map((e) => e.id)).not.toContain(newest.id);
   });
 });
+
+describe("JetStream KV adapter: the execution index across a restart", () => {
+  it("one store keeps listing across a SIGKILL of nats-server, writes made after it included", async () => {
+    const { store, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const before = execution(ownerId, { createdAt: 1 });
+    await store.executions.create(before);
+    expect((await store.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([before]);
+
+    await server.kill();
+    await server.start();
+    await waitFor(() => nc.flush().then(() => true), { what: "the shared connection to reconnect" });
+    const after = execution(ownerId, { createdAt: 2 });
+    await waitFor(
+      () =>
+        store.executions.create(after).then(
+          () => true,
+          () => undefined,
+        ),
+      { what: "a write after the restart" },
+    );
+    const listed = await waitFor(
+      () =>
+        store.executions.list({ ownerId, page: 1, size: 10 }).then(
+          (page) => (page.total === 2 ? page : undefined),
+          () => undefined,
+        ),
+      { what: "the list to show both" },
+    );
+    expect(listed.items).toEqual([after, before]);
+  });
+});

@@ -75,11 +75,13 @@ export class ExecutionIndex {
   /** Status strings are shared between entries rather than one copy each. */
   readonly #statuses = new Map<string, string>();
   #applied = 0;
-  #waiters: { seq: number; done(): void }[] = [];
+  #waiters: { seq: number; done(): void; fail(err: unknown): void }[] = [];
   #messages: ConsumerMessages | null = null;
   #consumer: Consumer | null = null;
   #started: Promise<void> | null = null;
-  #failed: unknown = null;
+  #closed = false;
+  /** Counts the views built: a status read started for an earlier one is dropped. */
+  #generation = 0;
   /** Status reads of keys that carry none, still in flight. */
   #pending = 0;
 
@@ -92,13 +94,18 @@ export class ExecutionIndex {
 
   /** Starts following the bucket; lists do it themselves, a process that serves lists may do it early. */
   start(): Promise<void> {
-    this.#started ??= this.#follow();
+    if (this.#closed) return Promise.reject(closedError());
+    this.#started ??= this.#follow().catch((err: unknown) => {
+      this.#started = null;
+      throw err;
+    });
     return this.#started;
   }
 
   close(): void {
+    this.#closed = true;
     void this.#messages?.close();
-    this.#fail(new WfError("UNAVAILABLE", "execution index closed"));
+    this.#lose(closedError());
   }
 
   /** The index keys of one page, and how many entries the list holds in all. */
@@ -144,11 +151,14 @@ export class ExecutionIndex {
     const messages = await consumer.consume({ max_messages: 10_000 });
     this.#messages = messages;
     void (async () => {
+      let lost: unknown = new WfError("UNAVAILABLE", "the execution lists lost their consumer; the next list builds them again");
       try {
         for await (const m of messages) this.#apply(m, prefix.length);
       } catch (err) {
-        this.#fail(err);
+        lost = err;
       }
+      // Whatever ended it (the stream gone, a fatal consumer error), the next list starts afresh.
+      if (!this.#closed && this.#messages === messages) this.#lose(lost);
     })();
   }
 
@@ -199,13 +209,15 @@ export class ExecutionIndex {
   #putUnknown(key: ExecutionKey, seq: number): void {
     this.#put(key, "");
     this.#pending += 1;
+    const generation = this.#generation;
     void this.statusOf(key.id)
       .then((status) => {
         const entry = this.#owners.get(key.owner)?.all.find(key.sortId);
-        if (status !== null && entry?.status === "") this.#put(key, status);
+        if (generation === this.#generation && status !== null && entry?.status === "") this.#put(key, status);
       })
       .catch(() => undefined)
       .finally(() => {
+        if (generation !== this.#generation) return;
         this.#pending -= 1;
         this.#advance(seq);
       });
@@ -228,13 +240,13 @@ export class ExecutionIndex {
    * after CATCH_UP_MS without any, the list fails rather than answer from a partial view.
    */
   async #caughtUp(): Promise<void> {
-    if (this.#failed !== null) throw this.#failed;
     const last = (await this.jsm.streams.info(`KV_${this.bucket}`)).state.last_seq;
     let progress = this.#applied;
     let stalledSince = Date.now();
     while (!this.#isApplied(last)) {
+      // A view lost meanwhile is built again, and waited for like a first one.
+      if (this.#started === null) await this.start();
       if (await this.#appliedBy(last, STALL_MS)) break;
-      if (this.#failed !== null) throw this.#failed;
       if (this.#applied > progress) {
         progress = this.#applied;
         stalledSince = Date.now();
@@ -246,17 +258,20 @@ export class ExecutionIndex {
         throw new WfError("UNAVAILABLE", `the execution lists are behind the store by ${last - this.#applied} writes and not catching up; retry`);
       }
     }
-    if (this.#failed !== null) throw this.#failed;
   }
 
   #isApplied(seq: number): boolean {
     return this.#applied >= seq && this.#pending === 0;
   }
 
-  /** Whether `seq` gets applied within `ms`. */
+  /** Whether `seq` gets applied within `ms`; rejects when the view is lost meanwhile. */
   #appliedBy(seq: number, ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const waiter = { seq, done: () => (clearTimeout(timer), resolve(true)) };
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        seq,
+        done: () => (clearTimeout(timer), resolve(true)),
+        fail: (err: unknown) => (clearTimeout(timer), reject(err)),
+      };
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
         resolve(false);
@@ -265,11 +280,18 @@ export class ExecutionIndex {
     });
   }
 
-  #fail(err: unknown): void {
-    this.#failed = err;
+  /** Drops the view (its consumer ended, or it is closed): waiting lists fail, the next one builds it again. */
+  #lose(err: unknown): void {
     const waiters = this.#waiters;
     this.#waiters = [];
-    for (const w of waiters) w.done();
+    this.#owners.clear();
+    this.#applied = 0;
+    this.#pending = 0;
+    this.#generation += 1;
+    this.#started = null;
+    this.#consumer = null;
+    this.#messages = null;
+    for (const w of waiters) w.fail(err);
   }
 }
 
@@ -279,4 +301,8 @@ export class ExecutionIndex {
  */
 function detached(s: string): string {
   return Buffer.from(s, "latin1").toString("latin1");
+}
+
+function closedError(): WfError {
+  return new WfError("UNAVAILABLE", "the execution lists are closed");
 }
