@@ -50,8 +50,8 @@ export interface WebhookE2eResult {
 }
 
 /**
- * Webhook-triggered 3-step JavaScript workflows end to end, as `npm start` runs them: one
- * all-in-one process (edge, executor with its sandbox runners, approvals, scheduler) on the
+ * Webhook-triggered 3-step JavaScript workflows end to end, as `npm start` runs them, with its
+ * defaults (WF_EXEC_CONCURRENCY 64): one all-in-one process (edge, executor with its sandbox runners, approvals, scheduler) on the
  * bench's nats-server, HMAC webhook triggers sent in an open loop at each rate, and every
  * execution's exec_completed counted from the EVT stream. The webhook's latency is measured
  * while the executor works through what it accepted.
@@ -64,7 +64,7 @@ export async function runWebhookE2e(
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
     ENTRIES.allInOne,
-    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", WF_EXEC_CONCURRENCY: "256", ...opts.serviceEnv },
+    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.serviceEnv },
     ["executor ready", "[wf] ready"],
   );
   const untrack = opts.track(() => service.kill());
