@@ -133,7 +133,7 @@ describe("JavaScript code steps", () => {
   });
 
   it("does not hold a step back behind steps stuck in endless loops", async () => {
-    // Six: isolated-vm runs isolates on a pool of threads, and eight stuck ones hold every thread until their timeouts.
+    // Six, not eight: with eight stuck, the other steps of the runner waited for their timeouts, for a cause not found yet.
     const order: string[] = [];
     const stuck = Array.from({ length: 6 }, () => runner.run(js("while (true) {}", { timeoutMs: 3_000 })).then(() => order.push("stuck")));
     const quick = runner.run(js("return 'quick'")).then((r) => order.push(r.ok ? String(r.output) : r.error));
