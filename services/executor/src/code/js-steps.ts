@@ -2,6 +2,7 @@ import { stripTypeScriptTypes } from "node:module";
 import ivm from "isolated-vm";
 import { ArtifactSet, artifactPath, describeBytes } from "./artifacts";
 import { LogLines, MAX_LOG_LINES, timeoutMessage } from "./output";
+import { Slots } from "./slots";
 import type { CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
 
 /** Isolates per memory limit, and runs at once (see SLOT_WAIT_MS); runs past it make isolates that are then disposed. */
@@ -293,43 +294,6 @@ export class JsSteps {
       pooled.spare ??= prepare(pooled.isolate).catch(() => undefined);
       pool.push(pooled);
     }
-  }
-}
-
-/** At most `size` runs at once, except that a run waiting `waitMs` goes ahead anyway. */
-class Slots {
-  private busy = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(
-    private readonly size: number,
-    private readonly waitMs: number,
-  ) {}
-
-  acquire(): Promise<void> {
-    if (this.busy < this.size) {
-      this.busy += 1;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const go = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      // Past the wait it runs beside the others; `busy` counts it all the same.
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(go), 1);
-        this.busy += 1;
-        resolve();
-      }, this.waitMs);
-      this.waiting.push(go);
-    });
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.busy -= 1;
   }
 }
 

@@ -13,6 +13,12 @@ const STUCK_GRACE_MS = 5000;
  * CPU), which measured slower than queueing. Queued time does not count against a run's timeout.
  */
 const MAX_CONCURRENT_JS_RUNS = 8;
+/**
+ * A queued JavaScript run goes to the runner anyway after this long: the runs ahead of it are
+ * stuck (light steps take well under a millisecond, so a queue of hundreds drains in tens), and
+ * steps in endless loops must not hold every other one back until their timeouts.
+ */
+const MAX_JS_QUEUE_MS = 250;
 
 interface InFlight {
   onLog: LogListener | undefined;
@@ -27,7 +33,7 @@ interface InFlight {
 export class RunnerConnection {
   readonly ready: Promise<Isolation>;
   private readonly inFlight = new Map<number, InFlight>();
-  private readonly jsSlots = new Slots(MAX_CONCURRENT_JS_RUNS);
+  private readonly jsSlots = new Slots(MAX_CONCURRENT_JS_RUNS, MAX_JS_QUEUE_MS);
   private nextId = 1;
   private pending = 0;
   private failure: Error | undefined;

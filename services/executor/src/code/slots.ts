@@ -1,13 +1,21 @@
-/** A counting semaphore whose waiters can give up (an aborted run leaves the queue). */
+/**
+ * A counting semaphore whose waiters can give up (an aborted run leaves the queue) and, given
+ * `maxWaitMs`, stop waiting: a waiter that waited that long goes ahead beside the holders, so
+ * that holders stuck for long (steps in endless loops, until their timeouts) hold nobody back
+ * by more than that.
+ */
 export class Slots {
   private free: number;
   private readonly waiters: Array<() => void> = [];
 
-  constructor(size: number) {
+  constructor(
+    size: number,
+    private readonly maxWaitMs?: number,
+  ) {
     this.free = size;
   }
 
-  /** Resolves true once a slot is held, false if `signal` aborted first. */
+  /** Resolves true once a slot is held (or the wait ran out), false if `signal` aborted first. */
   acquire(signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
     if (this.free > 0) {
@@ -15,15 +23,29 @@ export class Slots {
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const grant = () => {
+      const leave = (): void => {
+        clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        resolve(true);
-      };
-      const onAbort = () => {
         const i = this.waiters.indexOf(grant);
         if (i >= 0) this.waiters.splice(i, 1);
+      };
+      const grant = (): void => {
+        leave();
+        resolve(true);
+      };
+      const onAbort = (): void => {
+        leave();
         resolve(false);
       };
+      // Past the wait it holds a slot beyond the size: `free` goes below zero until it releases.
+      const timer =
+        this.maxWaitMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              leave();
+              this.free--;
+              resolve(true);
+            }, this.maxWaitMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(grant);
     });
