@@ -58,6 +58,11 @@ export class CompletionWatcher {
     return new Promise((resolve) => this.waiters.set(executionId, resolve));
   }
 
+  /** The terminal events no `expect` waited for, in the order they arrived. */
+  unclaimed(): Completion[] {
+    return [...this.done.values()];
+  }
+
   /** Forgets an execution whose wait timed out, so a late event does not resolve a dead promise. */
   forget(executionId: string): void {
     this.waiters.delete(executionId);

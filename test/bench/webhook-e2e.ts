@@ -1,13 +1,14 @@
-import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
-import { connectNats, streamNames, subjects } from "@wf/shared/nats";
+import { connectNats } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import { openStore } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult } from "./api-load";
+import { CompletionWatcher } from "./completions";
 import { processCpuMs, sampleCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
@@ -100,18 +101,8 @@ async function runAt(
   ratePerSec: number,
   sizes: WebhookE2eSizes,
 ): Promise<WebhookE2eRun> {
-  const jsm = await jetstreamManager(nc);
-  const evt = streamNames(ns).evt;
-  const consumer = await jetstream(nc).consumers.get(evt, {
-    filter_subjects: subjects(ns).eventFilter({ type: "exec_completed" }),
-    deliver_policy: DeliverPolicy.StartSequence,
-    opt_start_seq: (await jsm.streams.info(evt)).state.last_seq + 1,
-  });
-  const completions: number[] = [];
-  const messages = await consumer.consume();
-  const counting = (async () => {
-    for await (const _ of messages) completions.push(performance.now());
-  })();
+  // Nobody waits on a given execution: every terminal event stays unclaimed, with when it came.
+  const watcher = await CompletionWatcher.open(jetstream(nc), await jetstreamManager(nc), ns);
   const cpu0 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const started = performance.now();
   const webhook = await runLoadAtRate(
@@ -126,10 +117,13 @@ async function runAt(
   const triggersEnded = performance.now();
   const accepted = webhook.allStatuses["202"] ?? 0;
   const deadline = triggersEnded + sizes.drainMs;
-  while (completions.length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (watcher.unclaimed().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const cpu1 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
-  await messages.close();
-  await counting;
+  await watcher.close();
+  const completions = watcher
+    .unclaimed()
+    .filter((c) => c.type === "exec_completed")
+    .map((c) => c.seenAt);
   const from = started + sizes.warmupMs;
   const inWindow = completions.filter((t) => t >= from && t < triggersEnded).length;
   const per = (a: number | null, b: number | null) => (a === null || b === null || completions.length === 0 ? null : round((b - a) / completions.length, 2));

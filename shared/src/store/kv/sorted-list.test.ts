@@ -1,18 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { seeded } from "../../canvas/testing/generate";
 import { SortedList } from "./sorted-list";
-
-/** A deterministic generator, so a failure replays. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1_664_525 + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 describe("SortedList", () => {
   it("answers every page, count and lookup as a sorted array would, across splits and emptied chunks", () => {
-    const next = random(7);
+    // Seeded, so that a failure replays.
+    const next = seeded(7);
     const list = new SortedList<{ key: string; n: number }>((item) => item.key);
     const model = new Map<string, number>();
     const keyOf = (n: number) => n.toString().padStart(6, "0");
