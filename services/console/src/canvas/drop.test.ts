@@ -2,23 +2,9 @@ import { describe, expect, it } from "vitest";
 import { graph, type CanvasNode } from "@wf/shared/canvas";
 import { dragOutcome, dropTarget } from "./drop";
 import { layoutGraph, type Box } from "./layout";
+import { NESTED_WORKFLOW } from "./test-support";
 
-const g = graph(`name: nested
-steps:
-  - { name: fetch, type: wait, seconds: 1 }
-  - name: loop
-    type: foreach
-    items: [1, 2]
-    steps:
-      - { name: a, type: transform, output: 1 }
-      - { name: b, type: transform, output: 2 }
-  - name: both
-    type: parallel
-    branches:
-      left: [{ name: l1, type: wait, seconds: 1 }]
-      right: [{ name: r1, type: wait, seconds: 1 }, { name: r2, type: wait, seconds: 1 }]
-  - { name: done, type: wait, seconds: 1 }
-`);
+const g = graph(NESTED_WORKFLOW);
 const layout = layoutGraph(g);
 const box = (id: string): Box => layout.boxes.find((b) => b.id === id)!;
 const node = (id: string): CanvasNode => g.nodes.find((n) => n.id === id)!;

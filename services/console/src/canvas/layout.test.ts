@@ -1,23 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { graph } from "@wf/shared/canvas";
+import { NESTED_WORKFLOW } from "./test-support";
 import { layoutGraph, STEP_HEIGHT, STEP_WIDTH, structureKey, type Box, type CanvasLayout } from "./layout";
-
-const NESTED = `name: nested
-steps:
-  - { name: fetch, type: wait, seconds: 1 }
-  - name: loop
-    type: foreach
-    items: [1, 2]
-    steps:
-      - { name: a, type: transform, output: 1 }
-      - { name: b, type: transform, output: 2 }
-  - name: both
-    type: parallel
-    branches:
-      left: [{ name: l1, type: wait, seconds: 1 }]
-      right: [{ name: r1, type: wait, seconds: 1 }, { name: r2, type: wait, seconds: 1 }]
-  - { name: done, type: wait, seconds: 1 }
-`;
 
 function chain(n: number): string {
   const steps = Array.from(
@@ -53,7 +37,7 @@ describe("layoutGraph", () => {
   });
 
   it("draws a foreach around its steps and a parallel's branches side by side, parents first", () => {
-    const layout = layoutGraph(graph(NESTED));
+    const layout = layoutGraph(graph(NESTED_WORKFLOW));
     expect(layout.boxes.map((b) => [b.id, b.kind, b.parent ?? "-"])).toEqual([
       ["fetch", "step", "-"],
       ["loop", "container", "-"],
@@ -82,8 +66,8 @@ describe("layoutGraph", () => {
   });
 
   it("puts a step a person placed where they put it, and grows its container to hold it", () => {
-    const auto = layoutGraph(graph(NESTED));
-    const layout = layoutGraph(graph(NESTED), { positions: { done: { x: 900, y: -40 }, b: { x: 400, y: 300 }, a: { x: -50, y: 0 } } });
+    const auto = layoutGraph(graph(NESTED_WORKFLOW));
+    const layout = layoutGraph(graph(NESTED_WORKFLOW), { positions: { done: { x: 900, y: -40 }, b: { x: 400, y: 300 }, a: { x: -50, y: 0 } } });
     expect(box(layout, "done")).toMatchObject({ x: 900, y: -40, absX: 900, absY: -40 });
     expect(box(layout, "b")).toMatchObject({ x: 400, y: 300 });
     const loop = box(layout, "loop");
@@ -107,7 +91,7 @@ describe("layoutGraph", () => {
   });
 
   it("tells where each list's steps are, for dropping into it", () => {
-    const layout = layoutGraph(graph(NESTED));
+    const layout = layoutGraph(graph(NESTED_WORKFLOW));
     expect(layout.lists.map((l) => [l.list, l.owner ?? "-", l.depth, l.items.map((i) => i.id)])).toEqual([
       [{}, "-", 0, ["fetch", "loop", "both", "done"]],
       [{ parent: "loop" }, "loop", 1, ["a", "b"]],
@@ -123,10 +107,10 @@ describe("layoutGraph", () => {
   });
 
   it("keys a graph by what the layout reads: its lists, not what the steps say", () => {
-    const key = structureKey(graph(NESTED));
-    expect(structureKey(graph(NESTED.replace("seconds: 1 }\n", "seconds: 9, timeout: 3 }\n")))).toBe(key);
-    expect(structureKey(graph(NESTED.replace("name: done", "name: finish")))).not.toBe(key);
-    expect(structureKey(graph(NESTED.replace("      - { name: b, type: transform, output: 2 }\n", "")))).not.toBe(key);
+    const key = structureKey(graph(NESTED_WORKFLOW));
+    expect(structureKey(graph(NESTED_WORKFLOW.replace("seconds: 1 }\n", "seconds: 9, timeout: 3 }\n")))).toBe(key);
+    expect(structureKey(graph(NESTED_WORKFLOW.replace("name: done", "name: finish")))).not.toBe(key);
+    expect(structureKey(graph(NESTED_WORKFLOW.replace("      - { name: b, type: transform, output: 2 }\n", "")))).not.toBe(key);
   });
 
   it("lays out 200 steps", () => {

@@ -1,20 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { StepStatus, StepView } from "../../api/types";
 import { enclosingForeach, nodeOfPath, stepToOpen } from "./node-paths";
+import { stepView } from "./test-support";
 
-const step = (status: StepStatus, startedAt = 1): StepView => ({
-  status,
-  output: null,
-  error: null,
-  attempts: 1,
-  duration: null,
-  startedAt,
-  completedAt: null,
-  usage: null,
-  reused: false,
-  artifacts: [],
-  edits: [],
-});
+const step = (status: StepStatus, startedAt = 1): StepView => stepView(status, { startedAt });
 
 describe("step paths and the canvas's nodes", () => {
   it("draws a path on its last step name: foreach items and parallel branches on their step's node", () => {

@@ -2,21 +2,9 @@ import { describe, expect, it } from "vitest";
 import { graph } from "@wf/shared/canvas";
 import type { StepStatus, StepView } from "../../api/types";
 import { runOverlay } from "./run-overlay";
+import { stepView } from "./test-support";
 
-const step = (status: StepStatus, more: Partial<StepView> = {}): StepView => ({
-  status,
-  output: null,
-  error: null,
-  attempts: 1,
-  duration: null,
-  startedAt: 1_000,
-  completedAt: null,
-  usage: null,
-  reused: false,
-  artifacts: [],
-  edits: [],
-  ...more,
-});
+const step = (status: StepStatus, more: Partial<StepView> = {}): StepView => stepView(status, { startedAt: 1_000, ...more });
 
 const usage = (totalTokens: number, costUsd: number) => ({ promptTokens: totalTokens - 10, completionTokens: 10, totalTokens, costUsd });
 

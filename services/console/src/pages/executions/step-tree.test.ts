@@ -1,21 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { StepStatus, StepView } from "../../api/types";
+import { stepView } from "./test-support";
 import { breakpointPaths, buildStepTree, groupStatus, topLevelSteps, type TreeNode } from "./step-tree";
-
-const step = (status: StepStatus, more: Partial<StepView> = {}): StepView => ({
-  status,
-  output: null,
-  error: null,
-  attempts: 1,
-  duration: null,
-  startedAt: 1,
-  completedAt: null,
-  usage: null,
-  reused: false,
-  artifacts: [],
-  edits: [],
-  ...more,
-});
 
 const definition = {
   name: "nested",
@@ -34,11 +19,11 @@ function outline(nodes: TreeNode[], depth = 0): string[] {
 describe("the step tree", () => {
   it("nests foreach items (by the indexes recorded, in order) and parallel branches (their steps at their own names)", () => {
     const steps = {
-      fetch: step("COMPLETED"),
-      loop: step("RUNNING"),
-      "loop[10].each": step("RUNNING"),
-      "loop[2].each": step("COMPLETED"),
-      l1: step("COMPLETED"),
+      fetch: stepView("COMPLETED"),
+      loop: stepView("RUNNING"),
+      "loop[10].each": stepView("RUNNING"),
+      "loop[2].each": stepView("COMPLETED"),
+      l1: stepView("COMPLETED"),
     };
     const tree = buildStepTree(definition, steps);
     expect(outline(tree)).toEqual([
@@ -63,8 +48,8 @@ describe("the step tree", () => {
   });
 
   it("lists a recorded path the definition does not explain at the end, and survives a definition it cannot read", () => {
-    expect(outline(buildStepTree(definition, { ghost: step("FAILED") })).at(-1)).toBe("ghost");
-    expect(outline(buildStepTree("not a workflow", { a: step("COMPLETED") }))).toEqual(["a"]);
+    expect(outline(buildStepTree(definition, { ghost: stepView("FAILED") })).at(-1)).toBe("ghost");
+    expect(outline(buildStepTree("not a workflow", { a: stepView("COMPLETED") }))).toEqual(["a"]);
   });
 
   it("offers breakpoint paths with [*] for a foreach's steps", () => {
