@@ -13,6 +13,7 @@ import {
   unexpectedErrors,
   TEST_LLM_PRICE,
   useConsoleServiceWithLlm,
+  createRerunWorkflow,
 } from "./support";
 
 const { service, llm } = useConsoleServiceWithLlm();
@@ -168,24 +169,7 @@ steps:
 
   it("reruns from a node after a failure: the plan says what is reused and saved, and the rerun's canvas marks the reused node", async () => {
     const { page, context, errors } = await signedIn(service(), { colorScheme: "dark" });
-    const model = `oa-${unique()}`;
-    llm().script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
-    const workflowId = await createWorkflow(
-      page,
-      `
-name: canvas-rerun-${unique()}
-variables:
-  fail: { type: boolean, default: true }
-steps:
-  - { name: ask, type: llm, model: ${model}, prompt: Summarise the ticket }
-  - name: check
-    type: code
-    language: javascript
-    code: |
-      if (vars.fail) throw new Error("the check failed");
-      return "checked";
-`,
-    );
+    const { workflowId, model } = await createRerunWorkflow(page, llm(), `canvas-rerun-${unique()}`);
     const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}`);
     await poll(() => headerStatus(page), 20_000).toBe("failed");

@@ -13,6 +13,7 @@ import {
   TEST_LLM_PRICE,
   useConsoleServiceWithLlm,
   type ConsoleService,
+  createRerunWorkflow,
 } from "./support";
 
 const { service, llm } = useConsoleServiceWithLlm();
@@ -124,24 +125,7 @@ steps:
 
   it("reruns a failed execution from the failed step: the plan shows the reused step and what it saves, and the rerun completes", async () => {
     const { page, context, errors } = await signedIn(service());
-    const model = `oa-${unique()}`;
-    llm().script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
-    const workflowId = await createWorkflow(
-      page,
-      `
-name: rerun-${unique()}
-variables:
-  fail: { type: boolean, default: true }
-steps:
-  - { name: ask, type: llm, model: ${model}, prompt: Summarise the ticket }
-  - name: check
-    type: code
-    language: javascript
-    code: |
-      if (vars.fail) throw new Error("the check failed");
-      return "checked";
-`,
-    );
+    const { workflowId, model } = await createRerunWorkflow(page, llm(), `rerun-${unique()}`);
     const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}?steps=list`);
     await poll(() => headerStatus(page), 20_000).toBe("failed");

@@ -254,6 +254,33 @@ export async function startExecution(page: Page, workflowId: string, body: Recor
   return started.json.executionId;
 }
 
+/**
+ * A workflow that fails for a rerun to mend: `ask`, an llm step on a model of its own scripted to
+ * use 1,500 tokens, then `check`, a JavaScript step that throws while the variable `fail` is true
+ * (its default). A rerun from `check` with `fail: false` reuses `ask` and completes.
+ */
+export async function createRerunWorkflow(page: Page, llm: LlmTestServer, name: string): Promise<{ workflowId: string; model: string }> {
+  const model = `oa-${uniqueNamespace()}`;
+  llm.script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
+  const workflowId = await createWorkflow(
+    page,
+    `
+name: ${name}
+variables:
+  fail: { type: boolean, default: true }
+steps:
+  - { name: ask, type: llm, model: ${model}, prompt: Summarise the ticket }
+  - name: check
+    type: code
+    language: javascript
+    code: |
+      if (vars.fail) throw new Error("the check failed");
+      return "checked";
+`,
+  );
+  return { workflowId, model };
+}
+
 /** USD per million tokens of the `oa-*` models the scripted provider of useConsoleServiceWithLlm serves. */
 export const TEST_LLM_PRICE = { input: 2, output: 8 };
 
