@@ -68,7 +68,8 @@ const MARKER_PURGE_MS = 60_000;
 /**
  * One record type on JetStream KV: records keyed by id in one bucket, secondary index keys
  * (values empty; the key is the information) in another, each key ending in a sort token and the
- * id, so a list is one key scan with a subject filter, a sort, and reads of one page of records.
+ * id, so a list is one key scan with a subject filter, a sort, and reads of one page of records
+ * (executions are listed from an in-memory view of their index instead: execution-index.ts).
  *
  * Consistency model. The record is the truth; the index is a hint that reads verify. A listed key
  * counts only if its record exists and, recomputed from the record, still claims that key (and,
@@ -91,7 +92,8 @@ const MARKER_PURGE_MS = 60_000;
  * - Removals are best effort: a crash or error there leaves a stale key that reads skip; it
  *   makes `total` overcount by one on pages that do not show it. Removals purge the key's
  *   messages instead of writing a KV delete marker, because markers stay in the stream and every
- *   later scan of that prefix would have to walk past them.
+ *   later scan of that prefix would have to walk past them; a followed layout's removals write
+ *   a marker, which its follower needs to see, and purge it a minute later.
  * - To write one message per update when the keys do not change, the old keys come from a bounded
  *   in-process memory of each record's last version seen, trusted only when that version is the
  *   expected one (another process's write changes the version); otherwise the record is read.
@@ -280,7 +282,8 @@ export class KvCollection<T extends { id: string }> {
 
   /**
    * Whether any index key matches `filter`: one direct read, where a key scan costs a consumer.
-   * Removed keys are purged, never marked, so a match is a key that exists (its record may not).
+   * Removed keys are purged, never marked (but in a followed layout, whose lists do not ask
+   * this), so a match is a key that exists (its record may not).
    */
   protected async anyKey(filter: string): Promise<boolean> {
     const { jsm, indexBucket } = this.buckets;
