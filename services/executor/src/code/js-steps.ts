@@ -196,7 +196,7 @@ export class JsSteps {
       signal.removeEventListener("abort", onAbort);
       if (prepared && !pooled.isolate.isDisposed) {
         if (key !== undefined) this.keep(key, pooled, prepared);
-        else release(prepared);
+        else release(prepared, pooled);
       }
       this.giveBack(pooled);
     }
@@ -260,13 +260,13 @@ export class JsSteps {
         const at = this.kept.indexOf(entry);
         if (heap.used_heap_size < KEPT_HEAP_BYTES || at < 0) return;
         this.kept.splice(at, 1);
-        if (!pooled.isolate.isDisposed) release(prepared);
+        release(prepared, pooled);
       },
       () => undefined,
     );
     while (this.kept.length > MAX_KEPT_CONTEXTS) {
       const evicted = this.kept.shift()!;
-      if (!evicted.pooled.isolate.isDisposed) release(evicted.prepared);
+      release(evicted.prepared, evicted.pooled);
     }
   }
 
@@ -274,7 +274,7 @@ export class JsSteps {
     const before = Date.now() - KEPT_IDLE_MS;
     while (this.kept.length > 0 && this.kept[0]!.at <= before) {
       const entry = this.kept.shift()!;
-      if (!entry.pooled.isolate.isDisposed) release(entry.prepared);
+      release(entry.prepared, entry.pooled);
     }
   }
 
@@ -302,7 +302,9 @@ function contextKey(req: CodeRequest): string | undefined {
   return req.owner === undefined || req.workflow === undefined ? undefined : JSON.stringify([req.owner, req.workflow]);
 }
 
-function release(prepared: Prepared): void {
+/** Frees a context's handles; a disposed isolate took them along. */
+function release(prepared: Prepared, pooled: PooledIsolate): void {
+  if (pooled.isolate.isDisposed) return;
   prepared.begin.release();
   prepared.context.release();
 }
