@@ -217,6 +217,8 @@ describeInBrowser("approvals in the console", () => {
     await page.getByText("Someone decided this request before you").waitFor();
     await page.getByRole("heading", { name: "Rejected" }).waitFor();
     await page.getByText("decided first", { exact: true }).waitFor();
+    await page.evaluate("window.scrollTo(0, 0)");
+    await screenshot(page, "approval-decided-first");
 
     expect(unexpectedErrors(errors, [400, 409])).toEqual([]);
     await context.close();
