@@ -3,7 +3,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".data/**", "coverage/**", "services/console/dist/**", "services/console/.dist-*/**"] },
+  { ignores: ["**/node_modules/**", ".data/**", "coverage/**", "services/console/dist/**", "services/console/.dist-*/**", "dist/**", ".dist-*/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

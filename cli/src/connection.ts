@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from "@nats-io/nats-core";
 import { loadConfig, type Config } from "@wf/shared/config";
 import { ConfigError } from "@wf/shared/errors";
-import { connectNats, ensureStreams, isNotFound, natsTargetFromEnv, streamNames, type NatsTarget } from "@wf/shared/nats";
+import { connectNats, ensureStreams, isNotFound, natsTargetFromEnv, streamNames, streamPlacement, type NatsTarget } from "@wf/shared/nats";
 import { embeddedNatsFiles, recordedNats } from "@wf/shared/runtime";
 import { UsageError } from "./usage";
 
@@ -77,6 +77,6 @@ async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
-  await ensureStreams(jsm, ns, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000 });
+  await ensureStreams(jsm, ns, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000, placement: streamPlacement(config, nc) });
   console.error(`wf: created the streams of namespace \`${ns}\`: the service has not run with WF_NAMESPACE=${ns} on this NATS yet`);
 }

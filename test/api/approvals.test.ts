@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApprovalDecision, ApprovalList, ApprovalsOfExecution, ApprovalView } from "@wf/shared/api";
 import { newId } from "@wf/shared/execution";
-import { ensureStreams, streamNames, subjects } from "@wf/shared/nats";
+import { ensureStreams, ONE_REPLICA, streamNames, subjects } from "@wf/shared/nats";
 import { ApprovalRecord, type ApprovalStatus } from "@wf/shared/store";
 import { definitionOf } from "../support/runtime";
 import { account, call, SIMPLE_YAML, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
@@ -262,7 +262,7 @@ describe("a decision whose command cannot be published", () => {
       expect(r.statusCode).toBe(503);
       expect((await api().platform.store.approvals.get(a.id))!.value).toMatchObject({ status: "PENDING", decidedAt: null });
     } finally {
-      await ensureStreams(jsm, api().ns, { eventsMaxAgeMs: 3_600_000 });
+      await ensureStreams(jsm, api().ns, { eventsMaxAgeMs: 3_600_000, placement: ONE_REPLICA });
     }
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: me.key })).statusCode).toBe(200);
   });

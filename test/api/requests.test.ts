@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { ensureStreams, streamNames } from "@wf/shared/nats";
+import { ensureStreams, ONE_REPLICA, streamNames } from "@wf/shared/nats";
 import { account, call, SIMPLE_YAML, storeWorkflow, useApi } from "./support";
 
 const api = useApi();
@@ -194,7 +194,7 @@ describe("a start whose command cannot be published", () => {
       expect(r.json()).toEqual({ error: expect.any(String), code: "UNAVAILABLE" });
       expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
     } finally {
-      await ensureStreams(jsm, api().ns, { eventsMaxAgeMs: 3_600_000 });
+      await ensureStreams(jsm, api().ns, { eventsMaxAgeMs: 3_600_000, placement: ONE_REPLICA });
     }
   });
 });

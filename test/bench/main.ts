@@ -21,10 +21,11 @@ import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, run
 import { renderConsoleBundle, runConsoleBundle } from "./console-bundle";
 import { renderWebhookE2e, runWebhookE2e, WEBHOOK_E2E_QUICK_SIZES, WEBHOOK_E2E_SIZES } from "./webhook-e2e";
 import { LIST_BENCH_QUICK_SIZES, LIST_BENCH_SIZES, renderListBench, runListBench } from "./list-bench";
+import { CLUSTER_BENCH_QUICK_SIZES, CLUSTER_BENCH_SIZES, renderClusterBench, runClusterBench } from "./cluster-bench";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
-const BUDGET_MS = { quick: 200_000, full: 900_000 };
+const BUDGET_MS = { quick: 240_000, full: 1_200_000 };
 const CLOSE_TIMEOUT_MS = 15_000;
 
 /** What to close, newest first; each entry removes itself once closed normally. */
@@ -90,9 +91,15 @@ async function main(): Promise<void> {
   const e2e = parts.has("e2e")
     ? await runWebhookE2e(server, quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES, { progress, track, serviceEnv: edgeEnv })
     : undefined;
+  const cluster = parts.has("cluster")
+    ? await runClusterBench(server, quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES, { progress, track })
+    : undefined;
   const lists = parts.has("lists") ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress) : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(OUTPUT, `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, e2e }, null, 2)}\n`);
+  await writeFile(
+    OUTPUT,
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, e2e, cluster }, null, 2)}\n`,
+  );
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
   if (webhook) console.log(`\n${renderWebhookBench(webhook)}`);
@@ -104,6 +111,7 @@ async function main(): Promise<void> {
   if (consoleBundle) console.log(`\n${renderConsoleBundle(consoleBundle)}`);
   if (lists) console.log(`\n${renderListBench(lists)}`);
   if (e2e) console.log(`\n${renderWebhookE2e(e2e, server.version)}`);
+  if (cluster) console.log(`\n${renderClusterBench(cluster)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

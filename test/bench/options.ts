@@ -124,11 +124,11 @@ export function sizesFromEnv(env: NodeJS.ProcessEnv = process.env): { quick: boo
   return { quick, sizes: quick ? QUICK_SIZES : DEFAULT_SIZES };
 }
 
-export const BENCH_PARTS = ["suite", "api", "webhook", "timers", "llm", "auth", "expressions", "debug", "console", "lists", "e2e"] as const;
+export const BENCH_PARTS = ["suite", "api", "webhook", "timers", "llm", "auth", "expressions", "debug", "console", "lists", "e2e", "cluster"] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /**
- * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, comma-separated) runs only those parts; all by default.
+ * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, cluster, comma-separated) runs only those parts; all by default.
  * BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api and webhook parts (and the e2e part's service) write a V8
  * CPU profile there, to see where a request's time goes under load.
  */

@@ -1,5 +1,4 @@
 import { RetentionPolicy, StorageType } from "@nats-io/jetstream";
-import { jetStreamTimers } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import { waitFor } from "@wf/testing";
 import { startRuntime, testConfig } from "../support/runtime";
@@ -68,7 +67,7 @@ export async function runTimerBench(server: NatsServerHandle, sizes: TimerBenchS
       },
     });
     await platform.nc.flush();
-    const timers = jetStreamTimers(platform.js, ns);
+    const timers = platform.timers;
     const dueAt = Date.now() + sizes.leadMs;
     const t0 = performance.now();
     await runBounded(sizes.timers, 256, (i) =>

@@ -4,7 +4,7 @@ import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startExecution } from "@wf/shared/client";
 import { newId } from "@wf/shared/execution";
-import { connectNats, ensureStreams, streamNames } from "@wf/shared/nats";
+import { connectNats, ensureStreams, ONE_REPLICA, streamNames } from "@wf/shared/nats";
 import { JetStreamPublisher, openStore, type Store, type WorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { loadConfig } from "@wf/shared/config";
@@ -250,7 +250,7 @@ async function runStoreAtRate(
   w: WorkflowRecord,
   opts: { ratePerSec: number; warmupMs: number; durationMs: number },
 ): Promise<{ storeAtAim: LoadResult; commandAtAim: LoadResult }> {
-  await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000 });
+  await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000, placement: ONE_REPLICA });
   const store = await openStore({ kind: "kv", nc, namespace: ns });
   const publisher = new JetStreamPublisher(nc);
   const req = {

@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
-import { connectNats } from "@wf/shared/nats";
+import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import { openStore } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
@@ -58,7 +58,7 @@ export interface WebhookE2eResult {
  * while the executor works through what it accepted.
  */
 export async function runWebhookE2e(
-  server: NatsServerHandle,
+  server: Pick<NatsServerHandle, "url">,
   sizes: WebhookE2eSizes,
   opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void; serviceEnv?: Record<string, string> | undefined },
 ): Promise<WebhookE2eResult> {
@@ -73,7 +73,8 @@ export async function runWebhookE2e(
   try {
     const url = /edge on (http:\/\/[^,\s]+)/.exec(service.output())![1]!;
     nc = await connectNats(server.url, "wf-bench-e2e");
-    const store = await openStore({ kind: "kv", nc, namespace: ns });
+    // The service's placement (three copies on a cluster): opening the store reconciles its buckets to it.
+    const store = await openStore({ kind: "kv", nc, namespace: ns, placement: streamPlacement({ WF_REPLICAS: "auto" }, nc) });
     const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
     const yaml = threeStepWorkflow("javascript").replace("steps:", "variables:\n  who: { type: string, default: x }\nsteps:");
     const { userId, workflow } = await seedEnterpriseWorkflow(store, yaml);

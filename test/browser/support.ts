@@ -77,6 +77,7 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       WF_NAMESPACE: ns,
       WF_DATA_DIR: dataDir,
       PORT: "0",
+      WF_OPS_PORT: "0",
       LOG_LEVEL: "warn",
       ...opts.env?.(),
     };

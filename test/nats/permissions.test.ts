@@ -12,7 +12,7 @@ import { ADMIN_USER, connectNats, inboxPrefix, passwordVariable, SERVICE_USERS, 
 import { SecretBox, SERVER_KEYS, setSecret } from "@wf/shared/secrets";
 import { newWorkflowRecord, openStore, type Store } from "@wf/shared/store";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
-import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
+import { ENTRIES, opsBase, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { definitionOf } from "../support/runtime";
 
 /*
@@ -29,7 +29,7 @@ const KEYS = {
   WF_WEBHOOK_SECRET_KEY: randomBytes(24).toString("base64url"),
   WF_URL_SIGNING_KEY: randomBytes(24).toString("base64url"),
 };
-/** What each service gets in docker-compose.yml: its user, and the keys it uses. */
+/** What each service gets in deploy/compose/docker-compose.yml: its user, and the keys it uses. */
 const SERVICE_KEYS: Record<ServiceUser, Partial<typeof KEYS>> = {
   edge: { WF_WEBHOOK_SECRET_KEY: KEYS.WF_WEBHOOK_SECRET_KEY, WF_URL_SIGNING_KEY: KEYS.WF_URL_SIGNING_KEY },
   executor: { WF_SECRETS_KEY: KEYS.WF_SECRETS_KEY },
@@ -260,6 +260,13 @@ steps:
     await waitFor(async () => (await ended(chained.id, "chained")) >= 1, { timeoutMs: 30_000, what: "the chained workflow to run after the tour" });
     await waitFor(async () => (await ended(chained.id, "webhook")) >= 2, { timeoutMs: 30_000, what: "the webhooks' executions to complete" });
     await waitFor(async () => (await ended(scheduled.id, "schedule")) >= 1, { timeoutMs: 30_000, what: "a scheduled tick to run" });
+
+    // Their readiness checks and consumers' gauges ask only what each user may.
+    for (const [name, proc] of Object.entries(services)) {
+      expect((await fetch(`${opsBase(proc)}/readyz`)).status, name).toBe(200);
+      expect((await fetch(`${opsBase(proc)}/metrics`)).status, name).toBe(200);
+    }
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
 
     // Nothing any service did was refused.
     expect(serviceViolations()).toEqual([]);

@@ -242,7 +242,7 @@ export function stepSuite(env: Record<string, string> = {}): void {
           ["report", "summary.txt", 8, true],
         ].sort(),
       );
-      const files = await ArtifactFiles.open(rt.platform.nc, rt.ns, rt.platform.store);
+      const files = await ArtifactFiles.open(rt.platform.nc, rt.ns, rt.platform.placement, rt.platform.store);
       const summary = listed.find((a) => a.name === "summary.txt")!;
       expect(new TextDecoder().decode((await files.read(summary.storageKey))!)).toBe("all good");
     });

@@ -66,7 +66,7 @@ describe("execution retention", () => {
     const p = await platform({ WF_EXECUTION_RETENTION: "1h" });
     const ownerId = `owner-${newId()}`;
     const now = Date.now();
-    const files = await ArtifactFiles.open(p.nc, p.config.WF_NAMESPACE, p.store);
+    const files = await ArtifactFiles.open(p.nc, p.config.WF_NAMESPACE, p.placement, p.store);
     const subj = subjects(p.config.WF_NAMESPACE);
     const evt = streamNames(p.config.WF_NAMESPACE).evt;
 

@@ -48,7 +48,7 @@ export async function startServiceInTerminal(env: Record<string, string>, timeou
   const command = `exec ${quote(process.execPath)} --import tsx ${ENTRIES.allInOne}`;
   const proc = spawn("script", ["--quiet", "--flush", "--return", "--command", command, "/dev/null"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SHELL: "/bin/sh", LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SHELL: "/bin/sh", LOG_LEVEL: "info", WF_OPS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.set(proc, undefined);

@@ -22,12 +22,13 @@ process.once("exit", () => {
 
 /**
  * Starts one of the service entry points as its own process (as in production) and resolves
- * once it logged `readyMessage`.
+ * once it logged `readyMessage`. Its ops listener takes a free port (`opsBase` reads it), so
+ * that processes of parallel tests never contend for the default one.
  */
 export async function startServiceProcess(entry: string, env: Record<string, string>, readyMessages: string[], timeoutMs = 20_000): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", WF_OPS_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.add(proc);
@@ -83,4 +84,13 @@ export const ENTRIES = {
   executor: "services/executor/src/main.ts",
   approvals: "services/approvals/src/main.ts",
   scheduler: "services/scheduler/src/main.ts",
+  /** The standalone sandbox runner: needs WF_SANDBOX_SOCKET. */
+  sandbox: "services/executor/src/sandbox-main.ts",
 };
+
+/** The base URL of a process's ops listener, from its `ops listening` log line. */
+export function opsBase(proc: Pick<ServiceProcess, "output">): string {
+  const m = /"msg":"ops listening"[^\n]*?"host":"([^"]+)","port":(\d+)/.exec(proc.output());
+  if (!m) throw new Error(`no ops listener in the output:\n${proc.output()}`);
+  return `http://${m[1]}:${m[2]}`;
+}

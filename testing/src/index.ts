@@ -3,3 +3,4 @@ export { waitFor } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
 export { sleepers, sleepMarker } from "./sleepers";
 export { testUser } from "./users";
+export { startNatsCluster, type NatsClusterHandle } from "./nats-cluster";

@@ -24,6 +24,10 @@ export interface NatsServerOptions {
   config?: string;
   /** The server's environment: the configuration may read passwords from it. */
   env?: Record<string, string>;
+  /** The client port; a random one when unset. A cluster's members know each other's in advance. */
+  port?: number;
+  /** More command-line arguments (a cluster's name, routes and server name). */
+  args?: string[];
 }
 
 /** Past this, a server's log keeps its end only. */
@@ -82,11 +86,13 @@ function launch(args: string[], env?: Record<string, string>): Promise<{ proc: C
 /** Starts a private nats-server with JetStream on a random port and a temp store dir. */
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const storeDir = await mkdtemp(join(tmpdir(), "wf-nats-"));
-  const config = opts.config === undefined ? [] : ["-c", opts.config];
-  let { proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", "-1", "-js", "-sd", storeDir], opts.env).catch(async (err: unknown) => {
-    await rm(storeDir, { recursive: true, force: true });
-    throw err;
-  });
+  const config = [...(opts.config === undefined ? [] : ["-c", opts.config]), ...(opts.args ?? [])];
+  let { proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-js", "-sd", storeDir], opts.env).catch(
+    async (err: unknown) => {
+      await rm(storeDir, { recursive: true, force: true });
+      throw err;
+    },
+  );
   let running = true;
   const handle: NatsServerHandle = {
     get url() {

@@ -1,7 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { CommandPublisher } from "@wf/shared/client";
-import { ensureStreams, streamNames } from "@wf/shared/nats";
+import { ensureStreams, ONE_REPLICA, streamNames } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 
 /**
@@ -12,7 +12,7 @@ import { JetStreamPublisher } from "@wf/shared/store";
 export function startCommandsIn(nc: NatsConnection, ns: string): { publisher: CommandPublisher; cleanup(): Promise<void> } {
   let ready: Promise<JetStreamPublisher> | undefined;
   const open = async (): Promise<JetStreamPublisher> => {
-    await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000 });
+    await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000, placement: ONE_REPLICA });
     return new JetStreamPublisher(nc);
   };
   return {

@@ -3,6 +3,11 @@ import type { NatsTarget } from "@wf/shared/nats";
 
 /** How long a stopping executor may take to hand back what it holds before its thread is ended. */
 const STOP_MS = 30_000;
+/**
+ * The thread's module beside this one: built (dist/*.js, `npm run build`) or the TypeScript
+ * source, which the tsx loader this process runs under (and the thread inherits) compiles.
+ */
+const THREAD = new URL(import.meta.url.endsWith(".js") ? "./executor-thread.js" : "./executor-thread.ts", import.meta.url);
 
 /**
  * Starts the executor thread (executor-thread.ts) on `target`, and resolves once it is ready;
@@ -17,7 +22,7 @@ export async function startExecutorThread(target: NatsTarget): Promise<{ stop():
     ...("token" in auth ? { NATS_TOKEN: auth.token } : {}),
     ...("user" in auth ? { NATS_USER: auth.user, NATS_PASSWORD: auth.pass } : {}),
   };
-  const worker = new Worker(new URL("./executor-thread.ts", import.meta.url), { workerData: { env } });
+  const worker = new Worker(THREAD, { workerData: { env } });
   let state: "starting" | "running" | "stopping" = "starting";
   let stopped: () => void = () => undefined;
   await new Promise<void>((resolve, reject) => {

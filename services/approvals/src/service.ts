@@ -1,4 +1,5 @@
 import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { ApprovalActor } from "./approval-actor";
 
@@ -39,6 +40,7 @@ export async function startApprovals(p: Platform): Promise<{ stop(): Promise<voi
     maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: p.config.WF_REDELIVER_ONCE,
   });
+  platformHealth(p).watchConsumer(stream, durable);
   log.info("approvals ready");
   return consumer;
 }

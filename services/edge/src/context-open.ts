@@ -29,11 +29,11 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
   const secretBox = await openWebhookSecretBox(p);
   const publisher = new JetStreamPublisher(p.nc);
   const [files, counters, sessions, webhookStats, replayGuard] = await Promise.all([
-    ArtifactFiles.open(p.nc, ns, p.store),
-    WindowCounters.open(p.nc, ns, publisher),
-    SessionStore.open(p.nc, ns, p.config.WF_SESSION_TTL_S),
-    WebhookStats.open(p.nc, ns, publisher, log),
-    ReplayGuard.open(p.nc, ns),
+    ArtifactFiles.open(p.nc, ns, p.placement, p.store),
+    WindowCounters.open(p.nc, ns, p.placement, publisher),
+    SessionStore.open(p.nc, ns, p.placement, p.config.WF_SESSION_TTL_S),
+    WebhookStats.open(p.nc, ns, p.placement, publisher, log),
+    ReplayGuard.open(p.nc, ns, p.placement),
   ]).catch((err: unknown) => {
     publisher.close();
     throw err;

@@ -4,3 +4,4 @@ export { apiRoutes, consoleApi, sessionRoutes } from "./routes/index";
 export { triggerRouteDocs } from "./webhooks/trigger-doc";
 export { approvalLinkDocs } from "./approval-link/link-doc";
 export { openApiDocument, allResponses } from "./openapi/document";
+export { edgeMetrics } from "./ops/http-metrics";

@@ -1,8 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { whileStarting } from "@wf/shared/nats";
 import { SCOPES, type Scope } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
+import { platformHealth, readyAnswer } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { registerApprovalLink } from "./approval-link/routes";
 import { DEFAULT_CONSOLE_DIR, registerConsoleApp } from "./console-app/serve";
@@ -11,6 +13,7 @@ import { authenticateSession } from "./console/authenticate-session";
 import { openEdgeContext, type EdgeOptions } from "./context-open";
 import type { EdgeContext } from "./context";
 import { errorAnswer } from "./errors";
+import { observeRequests } from "./ops/http-metrics";
 import { apiRoutes, consoleApi, sessionRoutes } from "./routes/index";
 import { registerRoutes } from "./routes/route";
 import { depthError } from "./routes/validate";
@@ -76,7 +79,12 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     await Promise.all([ctx.counters.close(), ctx.webhookStats.close()]);
     ctx.publisher.close();
   });
+  observeRequests(app);
   app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
+  app.get("/readyz", async (_request, reply) => {
+    const { status, body } = await readyAnswer(() => platformHealth(p).report());
+    return reply.code(status).send(body);
+  });
   registerRoutes(app, apiRoutes, ctx);
   registerRoutes(app, sessionRoutes, ctx);
   registerRoutes(app, consoleApi, ctx);
@@ -123,8 +131,8 @@ function clientError(err: Error & { code?: string }, socket: Duplex): void {
 export async function startEdge(p: Platform, opts: EdgeOptions = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const app = await buildEdge(p, opts);
   // The in-memory view of the execution lists is built from the store while the edge starts
-  // serving, not on the first list that asks.
-  await p.store.executions.startListing();
+  // serving, not on the first list that asks; a cluster still moving leaders is waited for.
+  await whileStarting(() => p.store.executions.startListing());
   const address = await app.listen({ port: p.config.PORT, host: p.config.HOST });
   p.log.info("edge listening", { address });
   return { url: address, stop: () => app.close() };

@@ -1,1 +1,2 @@
 export { startExecutor, type RunningService } from "./service";
+export { executorMetrics } from "./ops/executor-metrics";

@@ -1,12 +1,19 @@
 import { loadConfig } from "@wf/shared/config";
+import { localSource, markStopping, openOps, platformHealth } from "@wf/shared/ops";
 import { openPlatform, runUntilSignal } from "@wf/shared/runtime";
+import { executorMetrics } from "./ops/executor-metrics";
 import { startExecutor } from "./service";
 
 await runUntilSignal("executor", async () => {
-  const platform = await openPlatform(loadConfig(), "executor");
+  const config = loadConfig();
+  const ops = await openOps(config, "executor");
+  const platform = await openPlatform(config, "executor");
   const executor = await startExecutor(platform);
+  ops.attach([localSource({ metrics: executorMetrics, processMetrics: true, health: platformHealth(platform) })]);
   return async () => {
+    markStopping();
     await executor.stop();
     await platform.close();
+    await ops.close();
   };
 });

@@ -1,10 +1,12 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
+import { answerHolds, holderAlive } from "./actor/holder-liveness";
 import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { describeIsolation } from "./code/describe-isolation";
@@ -66,9 +68,12 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   // Stdio MCP servers run where code steps do, and only the commands the operator lists.
   const mcpStdio = config.WF_MCP_STDIO ? new SandboxedStdio(codeRunner, config.WF_MCP_STDIO_ALLOW ?? []) : null;
   const limits = resultLimits(nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
-  const artifactFiles = await ArtifactFiles.open(nc, ns, p.store);
+  const artifactFiles = await ArtifactFiles.open(nc, ns, p.placement, p.store);
   const events = new JetStreamPublisher(nc);
+  const actorId = `executor-${newId()}`;
+  let stopping = false;
   const actor = new ExecutorActor({
+    stopping: () => stopping,
     js,
     events,
     artifactFiles,
@@ -80,12 +85,15 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     mcpStdio,
     egress: operatorPolicy(config),
     ns,
-    actorId: `executor-${newId()}`,
+    actorId,
+    holderAlive: (holder, executionId) => holderAlive(nc, ns, holder, executionId),
+    leaseMs: config.WF_EXEC_LEASE_MS,
     holdMs: config.WF_HOLD_WAIT_MS,
     resultLimits: limits,
     log,
   });
   const secretsSub = serveSecrets(nc, ns, p.store, secretBox, log);
+  const holdsSub = answerHolds(nc, ns, actorId, (executionId) => actor.holds(executionId));
   const cancelSub = nc.subscribe(subj.execCancelAll, {
     callback: (_err, msg) => {
       const id = msg.subject.split(".").pop();
@@ -109,14 +117,18 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     maxDeliver: config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: config.WF_REDELIVER_ONCE,
   });
+  platformHealth(p).watchConsumer(stream, durable);
   log.info("executor ready", { concurrency: config.WF_EXEC_CONCURRENCY, maxPayload: limits.recordBytes, stepOutputBytes: limits.outputBytes });
 
   return {
     actor,
     async stop() {
-      // Runs still going keep their messages unacknowledged: another replica takes them over.
-      await consumer.stop();
+      // Each run parks at its next step or wait and is handed over; one still in a step after the
+      // grace period keeps its message unacknowledged, for another replica to take after the lease.
+      stopping = true;
+      await consumer.stop(config.WF_STOP_GRACE_MS);
       cancelSub.unsubscribe();
+      holdsSub.unsubscribe();
       secretsSub.unsubscribe();
       await codeRunner.close();
       events.close();

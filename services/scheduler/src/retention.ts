@@ -29,7 +29,7 @@ export function startRetention(p: Platform, log: Logger): Retention {
   let files: Promise<ArtifactFiles> | null = null;
 
   const remove = async (e: ExecutionSnapshot): Promise<void> => {
-    files ??= ArtifactFiles.open(p.nc, p.config.WF_NAMESPACE, p.store);
+    files ??= ArtifactFiles.open(p.nc, p.config.WF_NAMESPACE, p.placement, p.store);
     await (await files).removeAll(e.id);
     for (const approval of await p.store.approvals.listByExecution(e.id)) await p.store.approvals.delete(approval.id);
     // The EVT stream drops events by age on its own; only a retention shorter than that purges them.

@@ -1,6 +1,8 @@
 import { command, consumeCommands, consumerNames, ensureConsumer, fireTimer, streamNames, TimerMessage } from "@wf/shared/nats";
+import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startRetention } from "./retention";
+import { timerFired } from "./timer-metrics";
 import { startTriggers } from "./triggers";
 
 const ACK_WAIT_MS = 5_000;
@@ -37,7 +39,13 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
     durable,
     log,
     commandOf: () => "timer",
-    commands: { timer: command(TimerMessage, (timer) => fireTimer(p.js, timer)) },
+    commands: {
+      timer: command(TimerMessage, async (timer, m) => {
+        const handled = await fireTimer(p.js, timer);
+        if (handled === undefined) timerFired(m.subject, timer.dueAt);
+        return handled;
+      }),
+    },
     // Every pending timer is held unacknowledged, most of them waiting (`nak`ed) on the server.
     concurrency: TIMERS_AT_ONCE,
     ackWaitMs: ACK_WAIT_MS,
@@ -46,6 +54,7 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
     maxDeliver: Number.POSITIVE_INFINITY,
     redeliverOnce: false,
   });
+  platformHealth(p).watchConsumer(stream, durable);
   const retention = startRetention(p, log);
   log.info("scheduler ready");
   return {

@@ -1,6 +1,7 @@
 import { ExecutionEvent } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import { command, consumeCommands, consumerNames, ensureConsumer, streamNames, subjects, type CommandConsumerOptions } from "@wf/shared/nats";
+import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { Chains, END_EVENTS, type EndEventType } from "./chains";
 import { ChainFireCommand, TickCommand } from "./commands";
@@ -30,8 +31,8 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     maxDeliver: -1,
     maxAckPending: 10_000,
   });
-  const consume = (stream: string, durable: string, commandOf: (subject: string) => string | undefined, commands: CommandConsumerOptions["commands"]) =>
-    consumeCommands({
+  const consume = async (stream: string, durable: string, commandOf: (subject: string) => string | undefined, commands: CommandConsumerOptions["commands"]) => {
+    const consumer = await consumeCommands({
       js: p.js,
       ns,
       stream,
@@ -44,6 +45,9 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
       maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
       redeliverOnce: p.config.WF_REDELIVER_ONCE,
     });
+    platformHealth(p).watchConsumer(stream, durable);
+    return consumer;
+  };
   const commands = await consume(streams.cmd, names.scheduler, (subject) => subject.split(".")[3], {
     tick: command(TickCommand, (cmd) => schedules.tick(cmd)),
     chain: command(ChainFireCommand, (cmd) => chains.fire(cmd)),

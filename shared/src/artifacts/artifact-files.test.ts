@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connectNats } from "../nats/connect";
+import { ONE_REPLICA } from "../nats/placement";
 import { openStore } from "../store/index";
 import type { Store } from "../store/port";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
@@ -24,7 +25,7 @@ afterAll(async () => {
 
 describe("artifact files", () => {
   it("stores files and their records, listed by execution, bytes read back intact", async () => {
-    const files = await ArtifactFiles.open(nc, "art", store);
+    const files = await ArtifactFiles.open(nc, "art", ONE_REPLICA, store);
     const big = new Uint8Array(300_000).map((_, i) => i % 251);
     const saved = await files.save({ executionId: "e1", ownerId: "o1", stepName: "report" }, [
       { path: "report.html", content: new TextEncoder().encode("<h1>hi</h1>") },

@@ -1,8 +1,9 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { Objm, type ObjectStore } from "@nats-io/obj";
-import { StorageType } from "@nats-io/jetstream";
+import type { ObjectStore } from "@nats-io/obj";
 import { basename } from "node:path";
 import { newId } from "../execution/ids";
+import { openObjectBucket } from "../nats/buckets";
+import type { StreamPlacement } from "../nats/placement";
 import type { ArtifactRecord } from "../store/records";
 import type { Store } from "../store/port";
 import { contentTypeOf, isPreviewable } from "./content-type";
@@ -30,8 +31,8 @@ export class ArtifactFiles {
     private readonly store: Store,
   ) {}
 
-  static async open(nc: NatsConnection, namespace: string, store: Store): Promise<ArtifactFiles> {
-    const bucket = await new Objm(nc).create(`${namespace}_artifacts`, { storage: StorageType.File });
+  static async open(nc: NatsConnection, namespace: string, placement: StreamPlacement, store: Store): Promise<ArtifactFiles> {
+    const bucket = await openObjectBucket(nc, `${namespace}_artifacts`, placement);
     return new ArtifactFiles(bucket, store);
   }
 

@@ -35,10 +35,23 @@ export const ENV_SCHEMA = {
     default: "1",
     doc: "Edge processes `npm run start:edge` runs on the one port (node cluster). The edge is CPU-bound under load: about one per core, less what nats-server needs.",
   },
+  WF_OPS_HOST: {
+    schema: z.string().min(1),
+    default: "127.0.0.1",
+    doc: "Address of the ops listener every service process opens (`/healthz`, `/readyz`, `/metrics`: docs/metrics.md). Use 0.0.0.0 for probes and scrapes from other hosts (a kubelet, Prometheus); it needs no key, so keep it off public networks.",
+  },
+  WF_OPS_PORT: {
+    schema: z.union([z.literal("off").transform(() => null), int(0, 65535)]),
+    default: "9464",
+    doc: "Port of the ops listener; `0`: a free one (logged with `ops listening`), `off`: no listener. Processes on one host each need their own port: one that is taken stops start-up.",
+  },
   NATS_URL: {
-    schema: z.string().url().optional(),
+    schema: z
+      .string()
+      .refine((v) => v.split(",").every((u) => URL.canParse(u.trim())), "must be a URL, or a comma-separated list of a cluster's URLs")
+      .optional(),
     default: undefined,
-    doc: "NATS server URL, with credentials in it (`nats://user:password@host:4222`, `nats://token@host:4222`) or in NATS_USER and NATS_PASSWORD or NATS_TOKEN. Unset: the nats-server of WF_DATA_DIR, started as a child with credentials when none runs.",
+    doc: "NATS server URL, or a cluster's as a comma-separated list (`nats://n1:4222,nats://n2:4222,nats://n3:4222`), with credentials in it (`nats://user:password@host:4222`, `nats://token@host:4222`) or in NATS_USER and NATS_PASSWORD or NATS_TOKEN. Unset: the nats-server of WF_DATA_DIR, started as a child with credentials when none runs.",
   },
   NATS_USER: {
     schema: z.string().min(1).optional(),
@@ -72,6 +85,11 @@ export const ENV_SCHEMA = {
     doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it.",
   },
   WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },
+  WF_STOP_GRACE_MS: {
+    schema: int(0, 600_000),
+    default: "20000",
+    doc: "How long a stopping executor (SIGTERM) finishes the work it holds: it runs each execution to the end of its current step, then hands it to another replica; one still in a step after this is left to its lease (WF_EXEC_LEASE_MS). Keep it below the orchestrator's grace period (Kubernetes: 30 s).",
+  },
   WF_HOLD_WAIT_MS: {
     schema: int(0, 600_000),
     default: "5000",
@@ -93,6 +111,24 @@ export const ENV_SCHEMA = {
     doc: "How often each scheduler replica removes the executions WF_EXECUTION_RETENTION lets go (each pass removes all that are due, in batches).",
   },
   WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
+  WF_REPLICAS: {
+    schema: z.union([z.literal("auto"), z.enum(["1", "3", "5"]).transform(Number)]),
+    default: "auto",
+    doc: "Copies JetStream keeps of every stream and bucket the service creates: 1, 3 or 5. `auto`: 3 when the server NATS_URL names is part of a cluster, 1 otherwise. Set on creation and reconciled at every start, so raising it on a running installation replicates what exists.",
+  },
+  WF_PLACEMENT_TAGS: {
+    schema: z
+      .string()
+      .transform((v) =>
+        v
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean),
+      )
+      .optional(),
+    default: undefined,
+    doc: "Comma-separated server tags (`server_tags` in nats-server's configuration) the streams and buckets are placed on, e.g. `ssd,region:eu`. Unset: any server of the cluster.",
+  },
   WF_SCHEDULE_SCAN_MS: {
     schema: int(100, 3_600_000),
     default: "10000",

@@ -32,10 +32,13 @@ export const StartCommand = z.object({
 });
 export type StartCommand = z.input<typeof StartCommand>;
 
-/** `<ns>.cmd.exec.resume.<execId>`: wake a parked execution; the snapshot says what is due. */
+/**
+ * `<ns>.cmd.exec.resume.<execId>`: wake a parked execution; the snapshot says what is due.
+ * `handover`: a stopping executor left it between two steps, for another replica to go on.
+ */
 export const ResumeCommand = z.object({
   executionId: z.string(),
-  reason: z.enum(["timer", "child", "approval", "debug"]),
+  reason: z.enum(["timer", "child", "approval", "debug", "handover"]),
   stepPath: z.string().optional(),
 });
 export type ResumeCommand = z.input<typeof ResumeCommand>;

@@ -15,13 +15,14 @@ export interface ConnectOptions {
 }
 
 /**
- * One connection per process: reconnects forever, as a service should. `noAsyncTraces`: the
+ * One connection per process: reconnects forever, as a service should, to any server `url`
+ * lists (comma-separated) or the cluster announced since. `noAsyncTraces`: the
  * client otherwise captures a stack trace for every request (a KV write, a publish ack), which
  * measured as a fifth of the executor's CPU under load.
  */
 export async function connectNats(url: string, name: string, opts: ConnectOptions = {}): Promise<NatsConnection> {
   const nc = await connect({
-    servers: url,
+    servers: url.split(","),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,

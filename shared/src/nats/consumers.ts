@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type ConsumerConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/nats-core";
 import { isNotFound } from "./streams";
+import { whileStarting } from "./while-starting";
 
 /**
  * Creates or updates a durable pull consumer shared by every replica of a service. `fromNew`: a
@@ -20,15 +21,19 @@ export async function ensureConsumer(
     max_deliver: cfg.maxDeliver,
     max_ack_pending: cfg.maxAckPending,
   };
-  try {
-    await jsm.consumers.info(stream, cfg.durable);
-    await jsm.consumers.update(stream, cfg.durable, config);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+  await whileStarting(async () => {
     try {
-      await jsm.consumers.add(stream, config);
-    } catch (addErr) {
-      if (!/already in use|exists/i.test(String(addErr))) throw addErr;
+      const current = (await jsm.consumers.info(stream, cfg.durable)).config;
+      // Every update is a proposal the cluster agrees on: sent only when a setting changed.
+      const changed = (["filter_subject", "ack_wait", "max_deliver", "max_ack_pending"] as const).some((k) => current[k] !== config[k]);
+      if (changed) await jsm.consumers.update(stream, cfg.durable, config);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await jsm.consumers.add(stream, config);
+      } catch (addErr) {
+        if (!/already in use|exists/i.test(String(addErr))) throw addErr;
+      }
     }
-  }
+  });
 }

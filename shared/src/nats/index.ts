@@ -5,7 +5,7 @@ export { connectNats } from "./connect";
 export { natsTargetFromEnv, type NatsTarget } from "./credentials";
 export { inboxPrefix, SERVICE_USERS, type ServiceUser } from "./permissions";
 export { renderAuthConf, passwordVariable, ADMIN_USER } from "./auth-conf";
-export { jetStreamTimers, fireTimer, TimerMessage, type Timers, type TimerSpec } from "./timers";
+export { jetStreamTimers, fireTimer, serverHasSchedules, TimerMessage, type Timers, type TimerMode, type TimerSpec } from "./timers";
 export {
   consumeCommands,
   command,
@@ -16,3 +16,7 @@ export {
   type CommandDropped,
   type Handled,
 } from "./command-consumer";
+export { streamPlacement, placementConfig, reconcileStream, ONE_REPLICA, type StreamPlacement } from "./placement";
+export { openKvBucket, openObjectBucket, type KvBucketSpec } from "./buckets";
+export { whileStarting } from "./while-starting";
+export { isTransient, retryTransient, TRANSIENT_RETRY_MS } from "./transient";

@@ -89,7 +89,8 @@ class Grants {
   kv(bucket: string, access: Access): this {
     const stream = `KV_${bucket}`;
     this.exists(stream).read(stream);
-    return access === "write" ? this.publish(`$KV.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`) : this;
+    // A writer also brings the bucket to the configured replicas and TTL (reconcileStream).
+    return access === "write" ? this.publish(`$KV.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`) : this;
   }
 
   /** Both buckets of a record type of the KV store. */
@@ -100,12 +101,16 @@ class Grants {
   objects(bucket: string, access: Access): this {
     const stream = `OBJ_${bucket}`;
     this.exists(stream).read(stream);
-    return access === "write" ? this.publish(`$O.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`) : this;
+    return access === "write" ? this.publish(`$O.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`) : this;
   }
 
   /** One key of a KV bucket only: read, and created where it is missing. */
   kvKey(bucket: string, key: string): this {
-    return this.exists(`KV_${bucket}`).publish(`$KV.${bucket}.${key}`, `$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${key}`);
+    return this.exists(`KV_${bucket}`).publish(
+      `$JS.API.STREAM.UPDATE.KV_${bucket}`,
+      `$KV.${bucket}.${key}`,
+      `$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${key}`,
+    );
   }
 
   /** Pulls from (and sets up) one durable consumer, and acknowledges what it gets. */
@@ -206,10 +211,12 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .serverKeys(OWNER_SECRETS)
       .durable(streams.cmd, consumers.executor)
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
-      .subscribe(subj.execCancelAll, subj.secrets)
+      .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll)
+      // Whether another executor still runs an execution it holds, before taking it over.
+      .publish(subj.holdsAll)
       .respond()
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
-      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
+      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${ns}.timersched.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
       .build(),
     approvals: new Grants(ns)
       .base("approvals")
@@ -235,7 +242,16 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and the starts of schedules and chains.
-      .publish(`${ns}.timer.>`, `${cmd}.exec.resume.*`, `${cmd}.exec.debug.*`, `${cmd}.approval.expire.*`, `${cmd}.sched.>`, `${cmd}.exec.start.*`, dropped)
+      .publish(
+        `${ns}.timer.>`,
+        `${ns}.timersched.>`,
+        `${cmd}.exec.resume.*`,
+        `${cmd}.exec.debug.*`,
+        `${cmd}.approval.expire.*`,
+        `${cmd}.sched.>`,
+        `${cmd}.exec.start.*`,
+        dropped,
+      )
       .build(),
   };
 }

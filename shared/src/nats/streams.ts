@@ -1,12 +1,20 @@
 import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/nats-core";
+import { ConfigError } from "../errors/wf-error";
+import { placementConfig, type StreamPlacement } from "./placement";
 import { streamNames } from "./subjects";
 
 export interface StreamOptions {
   eventsMaxAgeMs: number;
+  placement: StreamPlacement;
+  /** The TIMER stream holds message schedules too (timers.ts): for servers that have them. */
+  scheduledTimers?: boolean;
 }
 
-/** Creates or updates the service's streams; safe to call from every process at start. */
+/**
+ * Creates the service's streams, or brings existing ones to the current configuration (limits,
+ * replicas, placement); safe to call from every process at start.
+ */
 export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: StreamOptions): Promise<void> {
   const names = streamNames(ns);
   const configs: (Partial<StreamConfig> & { name: string })[] = [
@@ -27,7 +35,8 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
     },
     {
       name: names.timer,
-      subjects: [`${ns}.timer.>`],
+      subjects: opts.scheduledTimers ? [`${ns}.timer.>`, `${ns}.timersched.>`] : [`${ns}.timer.>`],
+      ...(opts.scheduledTimers ? { allow_msg_schedules: true } : {}),
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: nanos(120_000),
@@ -40,18 +49,28 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
       max_age: nanos(90 * 24 * 3600_000),
     },
   ];
-  for (const cfg of configs) {
+  for (const base of configs) {
+    const cfg = { ...base, ...placementConfig(opts.placement) };
     try {
-      await jsm.streams.info(cfg.name);
-      await jsm.streams.update(cfg.name, cfg);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
       try {
-        await jsm.streams.add(cfg);
-      } catch (addErr) {
-        // Another process created it between our info and add.
-        if (!/already in use|exists/i.test(String(addErr))) throw addErr;
+        const current = (await jsm.streams.info(cfg.name)).config as unknown as Record<string, unknown>;
+        // Every update is a proposal the cluster agrees on: only what changed is sent.
+        if (Object.entries(cfg).some(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v))) await jsm.streams.update(cfg.name, cfg);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        try {
+          await jsm.streams.add(cfg);
+        } catch (addErr) {
+          // Another process created it between our info and add.
+          if (!/already in use|exists/i.test(String(addErr))) throw addErr;
+        }
       }
+    } catch (err) {
+      const reason = String((err as Error)?.message ?? err);
+      if (!/insufficient resources|no suitable peers|not supported in non-clustered|replicas/i.test(reason)) throw err;
+      throw new ConfigError(
+        `cannot keep stream ${cfg.name} at ${opts.placement.replicas} replica(s): ${reason}. Set WF_REPLICAS to at most the number of JetStream servers (1 for a lone server), and WF_PLACEMENT_TAGS to tags they carry`,
+      );
     }
   }
 }

@@ -20,9 +20,14 @@ export function subjects(ns: string) {
     eventFilter: (f: { ownerId?: string; workflowId?: string; executionId?: string; type?: string } = {}) =>
       `${ns}.evt.${f.ownerId ?? "*"}.${f.workflowId ?? "*"}.${f.executionId ?? "*"}.${f.type ?? "*"}`,
     timer: (kind: string, id: string) => `${ns}.timer.${kind}.${id}`,
+    /** A timer held by the server until due (message schedules, nats-server 2.12+): it then publishes `timer`. */
+    timerSchedule: (kind: string, id: string) => `${ns}.timersched.${kind}.${id}`,
     audit: (reason: string) => `${ns}.audit.${reason}`,
     /** Requests to the executors, which alone hold the owners' secrets key (SecretsRequest). */
     secrets: `${ns}.svc.secrets`,
+    /** Asks one executor process whether it still runs an execution it holds (the payload: its id). */
+    holds: (actorId: string) => `${ns}.svc.holds.${actorId}`,
+    holdsAll: `${ns}.svc.holds.*`,
   };
 }
 export type Subjects = ReturnType<typeof subjects>;

@@ -3,6 +3,7 @@ import { headers } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { Handled } from "./command-consumer";
 import { subjects, toToken } from "./subjects";
+import { retryTransient } from "./transient";
 
 /** What a timer does when due: publish one message (a command) with a dedup id. */
 export const TimerMessage = z.object({
@@ -17,24 +18,47 @@ export interface TimerSpec extends TimerMessage {
 }
 
 /**
- * Durable timers. This implementation suits every nats-server: the timer is a message on the
- * TIMER stream that the timer consumer `nak`s until it is due (servers from 2.12 could use
- * message schedules instead behind the same interface).
+ * Durable timers: a message on the TIMER stream (subject `<ns>.timer.<kind>.<id>`) that the
+ * timer consumer fires when due. Two ways to get it there:
+ * - `schedules` (nats-server 2.12+): a message schedule (`<ns>.timersched.<kind>.<id>`) the
+ *   server itself publishes as the timer at its due time, so the consumer sees it only then;
+ *   re-arming a timer replaces its schedule.
+ * - `nak` (every server): the timer is published at once, and the consumer `nak`s it until due.
  */
 export interface Timers {
+  readonly mode: TimerMode;
   schedule(t: TimerSpec): Promise<void>;
 }
 
-export function jetStreamTimers(js: JetStreamClient, ns: string): Timers {
+export type TimerMode = "schedules" | "nak";
+
+/** Timers due sooner than this are published at once: the consumer holds them the rest of the way. */
+const SCHEDULE_AFTER_MS = 2_000;
+
+export function jetStreamTimers(js: JetStreamClient, ns: string, mode: TimerMode): Timers {
   const subj = subjects(ns);
   return {
-    async schedule(t) {
-      const body: TimerMessage = { dueAt: t.dueAt, fire: t.fire };
-      await js.publish(subj.timer(toToken(t.kind), toToken(t.id)), JSON.stringify(body), {
-        msgID: `timer:${t.kind}:${t.id}`,
-      });
+    mode,
+    schedule(t) {
+      const body = JSON.stringify({ dueAt: t.dueAt, fire: t.fire } satisfies TimerMessage);
+      const [kind, id] = [toToken(t.kind), toToken(t.id)];
+      // Decided once: a publish tried again goes the same way, under the same message id, so one
+      // that timed out but landed is not stored twice.
+      if (mode === "nak" || t.dueAt - Date.now() < SCHEDULE_AFTER_MS) {
+        return retryTransient(() => js.publish(subj.timer(kind, id), body, { msgID: `timer:${t.kind}:${t.id}` })).then(() => undefined);
+      }
+      const h = headers();
+      h.set("Nats-Schedule", `@at ${new Date(t.dueAt).toISOString()}`);
+      h.set("Nats-Schedule-Target", subj.timer(kind, id));
+      return retryTransient(() => js.publish(subj.timerSchedule(kind, id), body, { msgID: `timersched:${t.kind}:${t.id}`, headers: h })).then(() => undefined);
     },
   };
+}
+
+/** Whether the server connected to has message schedules (2.12+). */
+export function serverHasSchedules(version: string | undefined): boolean {
+  const [major = 0, minor = 0] = (version ?? "").replace(/^v/, "").split(".").map(Number);
+  return major > 2 || (major === 2 && minor >= 12);
 }
 
 /**

@@ -1,12 +1,15 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Config } from "../config/index";
+import { ConfigError } from "../errors/wf-error";
 import { createLogger, type Logger } from "../log/index";
 import { connectNats } from "../nats/connect";
 import type { NatsTarget } from "../nats/credentials";
 import { inboxPrefix } from "../nats/permissions";
+import { streamPlacement, type StreamPlacement } from "../nats/placement";
 import { ensureStreams } from "../nats/streams";
-import { jetStreamTimers, type Timers } from "../nats/timers";
+import { whileStarting } from "../nats/while-starting";
+import { jetStreamTimers, serverHasSchedules, type TimerMode, type Timers } from "../nats/timers";
 import { openConfiguredStore } from "../store/index";
 import type { Store } from "../store/port";
 import { resolveNats } from "./resolve-nats";
@@ -20,6 +23,8 @@ export interface Platform {
   js: JetStreamClient;
   jsm: JetStreamManager;
   store: Store;
+  /** Replicas and placement of every stream and bucket this process creates or reconciles. */
+  placement: StreamPlacement;
   timers: Timers;
   log: Logger;
   close(): Promise<void>;
@@ -35,11 +40,12 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
         "Give it users (docs/operations.md) and set NATS_USER and NATS_PASSWORD",
     );
   }
-  const jsm = await jetstreamManager(nc);
+  const jsm = await whileStarting(() => jetstreamManager(nc));
   const js = jetstream(nc);
-  await ensureStreams(jsm, config.WF_NAMESPACE, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000 });
-  const store = await openConfiguredStore(config, nc);
-  log.info("platform ready", { nats: nats.target.url, store: store.kind, namespace: config.WF_NAMESPACE });
+  const placement = streamPlacement(config, nc);
+  const timerMode = await openStreams(jsm, config, placement, serverHasSchedules(nc.info?.version), log);
+  const store = await whileStarting(() => openConfiguredStore(config, nc));
+  log.info("platform ready", { nats: nats.target.url, store: store.kind, namespace: config.WF_NAMESPACE, replicas: placement.replicas, timers: timerMode });
   return {
     config,
     natsTarget: nats.target,
@@ -47,7 +53,8 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
     js,
     jsm,
     store,
-    timers: jetStreamTimers(js, config.WF_NAMESPACE),
+    placement,
+    timers: jetStreamTimers(js, config.WF_NAMESPACE, timerMode),
     log,
     async close() {
       await store.close();
@@ -59,4 +66,23 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
       }
     },
   };
+}
+
+/**
+ * The service's streams, with the timers held as message schedules where the server has them. A
+ * cluster that refuses them (a member older than 2.12, mid-upgrade) keeps the `nak` timers.
+ */
+async function openStreams(jsm: JetStreamManager, config: Config, placement: StreamPlacement, schedules: boolean, log: Logger): Promise<TimerMode> {
+  const opts = { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000, placement };
+  if (schedules) {
+    try {
+      await whileStarting(() => ensureStreams(jsm, config.WF_NAMESPACE, { ...opts, scheduledTimers: true }));
+      return "schedules";
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      log.warn("the TIMER stream cannot hold message schedules: timers are redelivered until due", { err });
+    }
+  }
+  await whileStarting(() => ensureStreams(jsm, config.WF_NAMESPACE, opts));
+  return "nak";
 }

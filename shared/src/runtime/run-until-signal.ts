@@ -9,7 +9,8 @@ export async function runUntilSignal(name: string, start: () => Promise<() => Pr
   try {
     stop = await start();
   } catch (err) {
-    const msg = err instanceof WfError || err instanceof Error ? err.message : String(err);
+    // A configuration error says what to fix; anything else is unexpected, and its stack says where.
+    const msg = err instanceof WfError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
     process.stderr.write(`[wf ${name}] cannot start: ${msg}\n`);
     process.exit(1);
   }

@@ -1,8 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { Kvm } from "@nats-io/kv";
-import { NoRespondersError, TimeoutError, type NatsConnection } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { Config } from "../config/index";
 import { ConfigError } from "../errors/wf-error";
+import { openKvBucket } from "../nats/buckets";
+import { streamPlacement } from "../nats/placement";
+import { whileStarting } from "../nats/while-starting";
 import { isWrongLastSequence } from "../store/kv/kv-collection";
 import { keyFilePath, readOrCreateKeyFile, type KeyFile } from "./key-file";
 
@@ -46,7 +48,10 @@ export const SERVER_KEYS: Record<ServerKeyKind, ServerKeySpec> = {
 
 export interface ServerKeyDeps {
   nc: NatsConnection;
-  config: Pick<Config, "WF_NAMESPACE" | "WF_DATA_DIR" | "WF_SECRETS_KEY" | "WF_WEBHOOK_SECRET_KEY" | "WF_URL_SIGNING_KEY">;
+  config: Pick<
+    Config,
+    "WF_NAMESPACE" | "WF_DATA_DIR" | "WF_SECRETS_KEY" | "WF_WEBHOOK_SECRET_KEY" | "WF_URL_SIGNING_KEY" | "WF_REPLICAS" | "WF_PLACEMENT_TAGS"
+  >;
 }
 
 /** The bucket of key checks: one per key, proof of which key a namespace uses, no key material. */
@@ -62,7 +67,7 @@ export async function serverKey(kind: ServerKeyKind, deps: ServerKeyDeps): Promi
   const spec = SERVER_KEYS[kind];
   const configured = deps.config[spec.variable];
   const key = configured !== undefined ? spec.fromVariable(configured) : Buffer.from((await keyFileFor(spec, deps.config.WF_DATA_DIR))[kind], "hex");
-  await checkKey(deps.nc, deps.config.WF_NAMESPACE, kind, key, configured !== undefined ? spec.variable : keyFilePath(deps.config.WF_DATA_DIR));
+  await checkKey(deps, kind, key, configured !== undefined ? spec.variable : keyFilePath(deps.config.WF_DATA_DIR));
   return key;
 }
 
@@ -83,12 +88,12 @@ function checkOf(kind: ServerKeyKind, key: Buffer): Buffer {
   return createHmac("sha256", key).update(`wf-key-check:${kind}`, "utf8").digest();
 }
 
-async function checkKey(nc: NatsConnection, ns: string, kind: ServerKeyKind, key: Buffer, source: string): Promise<void> {
+async function checkKey({ nc, config }: ServerKeyDeps, kind: ServerKeyKind, key: Buffer, source: string): Promise<void> {
   const spec = SERVER_KEYS[kind];
-  const bucket = keyChecksBucket(ns);
+  const bucket = keyChecksBucket(config.WF_NAMESPACE);
   const check = checkOf(kind, key);
   const kv = await whileStarting(async () => {
-    const kv = await new Kvm(nc).create(bucket, { history: 1 });
+    const kv = await openKvBucket(nc, bucket, { history: 1 }, streamPlacement(config, nc));
     try {
       await kv.create(kind, check.toString("hex"));
       return null;
@@ -101,37 +106,8 @@ async function checkKey(nc: NatsConnection, ns: string, kind: ServerKeyKind, key
   const recorded = Buffer.from((await kv.get(kind))?.string() ?? "", "hex");
   if (recorded.length === check.length && timingSafeEqual(recorded, check)) return;
   throw new ConfigError(
-    `the ${spec.what} of this process (from ${source}) is not the one namespace \`${ns}\` uses: what either one sealed or signed, the other could not open. ` +
+    `the ${spec.what} of this process (from ${source}) is not the one namespace \`${config.WF_NAMESPACE}\` uses: what either one sealed or signed, the other could not open. ` +
       `Give ${spec.sharedBy} the same key: the same ${spec.variable}, or the same keys.json in WF_DATA_DIR. ` +
       `To replace the key on purpose (what the old one sealed is then lost), delete \`${kind}\` from the KV bucket \`${bucket}\` (\`nats kv del ${bucket} ${kind}\`) and start again.`,
-  );
-}
-
-/** Attempts while the bucket is being created, by this process or a replica starting beside it. */
-const STARTING_ATTEMPTS = 5;
-
-/**
- * Runs `body` again when JetStream answers that the bucket is not there yet, or not in time:
- * replicas starting at once create it together, and a write may reach the server before the
- * bucket's stream listens (no responders, "jetstream is not enabled"). Both steps are idempotent.
- */
-async function whileStarting<T>(body: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await body();
-    } catch (err) {
-      if (attempt >= STARTING_ATTEMPTS || !isNotReady(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
-}
-
-function isNotReady(err: unknown, depth = 0): boolean {
-  if (depth > 3 || !(err instanceof Error)) return false;
-  return (
-    err instanceof NoRespondersError ||
-    err instanceof TimeoutError ||
-    /no responders|jetstream is not enabled/i.test(err.message) ||
-    isNotReady(err.cause, depth + 1)
   );
 }

@@ -5,8 +5,11 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { WfError } from "@wf/shared/errors";
 
-/** The built app of this checkout, which `npm start` builds (scripts/ensure-console-build.mjs). */
-export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL("../../../console/dist", import.meta.url));
+/**
+ * The built app of this checkout, which `npm start` builds (scripts/ensure-console-build.mjs);
+ * from `npm run build`'s bundles (dist/*.js), the copy the build puts beside them.
+ */
+export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL(import.meta.url.endsWith(".js") ? "./console" : "../../../console/dist", import.meta.url));
 
 /**
  * Scripts, styles, fonts and images only from the app's own files: no inline script or style

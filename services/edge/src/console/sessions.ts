@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { Kvm, type KV } from "@nats-io/kv";
+import type { KV } from "@nats-io/kv";
+import { openKvBucket, type StreamPlacement } from "@wf/shared/nats";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 
@@ -21,8 +22,8 @@ export class SessionStore {
     private readonly ttlMs: number,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, ttlSeconds: number): Promise<SessionStore> {
-    return new SessionStore(await new Kvm(nc).create(`${ns}_sessions`, { history: 1, ttl: ttlSeconds * 1000 }), ttlSeconds * 1000);
+  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement, ttlSeconds: number): Promise<SessionStore> {
+    return new SessionStore(await openKvBucket(nc, `${ns}_sessions`, { history: 1, ttlMs: ttlSeconds * 1000 }, placement), ttlSeconds * 1000);
   }
 
   async create(userId: string, now: number): Promise<{ sessionId: string; csrfToken: string; expiresAt: number }> {

@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
-import { connectNats } from "@wf/shared/nats";
+import { connectNats, ONE_REPLICA } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { WindowCounters } from "./window-counters";
@@ -21,7 +21,7 @@ afterAll(async () => {
 async function replica(ns: string): Promise<WindowCounters> {
   const nc = await connectNats(server.url, "counters-test");
   connections.push(nc);
-  return WindowCounters.open(nc, ns, new JetStreamPublisher(nc));
+  return WindowCounters.open(nc, ns, ONE_REPLICA, new JetStreamPublisher(nc));
 }
 
 const T = Date.UTC(2030, 0, 15, 10, 0, 5);

@@ -1,5 +1,5 @@
 import type { KV } from "@nats-io/kv";
-import { Kvm } from "@nats-io/kv";
+import { openKvBucket, type StreamPlacement } from "@wf/shared/nats";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { PlanLimits } from "@wf/shared/auth";
@@ -76,9 +76,9 @@ export class WindowCounters {
     private readonly publisher: JetStreamPublisher,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher): Promise<WindowCounters> {
+  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement, publisher: JetStreamPublisher): Promise<WindowCounters> {
     const bucket = `${ns}_ratelimits`;
-    return new WindowCounters(await new Kvm(nc).create(bucket, { history: 1, ttl: MAX_AGE_MS }), bucket, publisher);
+    return new WindowCounters(await openKvBucket(nc, bucket, { history: 1, ttlMs: MAX_AGE_MS }, placement), bucket, publisher);
   }
 
   /**

@@ -1,4 +1,5 @@
-import { Kvm, type KV } from "@nats-io/kv";
+import type { KV } from "@nats-io/kv";
+import { openKvBucket, type StreamPlacement } from "@wf/shared/nats";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { isWrongLastSequence } from "@wf/shared/store";
 import { REPLAY_TOLERANCE_S } from "./signature";
@@ -11,8 +12,8 @@ import { REPLAY_TOLERANCE_S } from "./signature";
 export class ReplayGuard {
   private constructor(private readonly kv: KV) {}
 
-  static async open(nc: NatsConnection, ns: string): Promise<ReplayGuard> {
-    return new ReplayGuard(await new Kvm(nc).create(`${ns}_webhookreplay`, { history: 1, ttl: 2 * REPLAY_TOLERANCE_S * 1000 }));
+  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement): Promise<ReplayGuard> {
+    return new ReplayGuard(await openKvBucket(nc, `${ns}_webhookreplay`, { history: 1, ttlMs: 2 * REPLAY_TOLERANCE_S * 1000 }, placement));
   }
 
   /** False when this webhook has seen this message id within the window. */

@@ -2,7 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { createLogger } from "@wf/shared/log";
-import { connectNats } from "@wf/shared/nats";
+import { connectNats, ONE_REPLICA } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { WebhookStats } from "./stats";
@@ -23,7 +23,7 @@ afterAll(async () => {
 async function replica(ns: string): Promise<WebhookStats> {
   const nc = await connectNats(server.url, "stats-test");
   connections.push(nc);
-  return WebhookStats.open(nc, ns, new JetStreamPublisher(nc), createLogger("silent"));
+  return WebhookStats.open(nc, ns, ONE_REPLICA, new JetStreamPublisher(nc), createLogger("silent"));
 }
 
 describe("webhook stats", () => {

@@ -1,4 +1,5 @@
-import { Kvm, type KV } from "@nats-io/kv";
+import type { KV } from "@nats-io/kv";
+import { openKvBucket, type StreamPlacement } from "@wf/shared/nats";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { WebhookStatsView } from "@wf/shared/api";
@@ -48,9 +49,9 @@ export class WebhookStats {
     private readonly log: Logger,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
+  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
     const bucket = `${ns}_webhookstats`;
-    return new WebhookStats(await new Kvm(nc).create(bucket, { history: 1 }), bucket, publisher, log);
+    return new WebhookStats(await openKvBucket(nc, bucket, { history: 1 }, placement), bucket, publisher, log);
   }
 
   /** Counts one answer to a trigger of `webhookId`; 202 is accepted, anything else rejected. */

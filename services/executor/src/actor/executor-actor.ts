@@ -12,12 +12,16 @@ import { ExecutionRun, inFlightType } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
 import { handleDebugMessage } from "./debug-commands";
 import { loadRunSecrets } from "./live-ai-effects";
-import { notifyParent, runEffects, type EffectDeps } from "./live-effects";
+import { handOver, notifyParent, runEffects, type EffectDeps } from "./live-effects";
 import { reuseSourceSteps } from "./rerun-snapshot";
 
 export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */
   actorId: string;
+  /** Whether another executor process says it still runs the execution (holder-liveness.ts). */
+  holderAlive(actorId: string, executionId: string): Promise<boolean>;
+  /** The commands' lease (AckWait). */
+  leaseMs: number;
 }
 
 /** Sources whose in-flight executions are not replayed after a crash (docs/architecture.md, Restarts). */
@@ -31,8 +35,8 @@ const PENDING_READ_ATTEMPTS = 10;
  * Handles execution commands. One execution is run by at most one actor at a time: the holder
  * recorded in its snapshot by compare-and-set, tied to the command message whose lease
  * (AckWait, kept alive by `working()`) it holds. A command for an execution held under another
- * message waits (`nak` with a delay); the same message delivered again means its holder died,
- * and the new delivery takes over.
+ * message waits (`nak` with a delay); the same message delivered again means its lease lapsed,
+ * and the new delivery takes over once the holder, asked, does not say it still runs it.
  */
 export class ExecutorActor {
   private readonly running = new Map<string, ExecutionRun>();
@@ -43,6 +47,11 @@ export class ExecutorActor {
 
   get activeCount(): number {
     return this.running.size;
+  }
+
+  /** Whether this process runs the execution now (or is taking it up). */
+  holds(executionId: string): boolean {
+    return this.claimed.has(executionId) || this.running.has(executionId);
   }
 
   /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */
@@ -165,6 +174,11 @@ export class ExecutorActor {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       if (snap.holder && snap.holder.seq !== m.seq) return this.retryLater(m);
+      // Its lease lapsed under a live holder (a consumer whose leader moved): asked again a lease
+      // later, so that a long step does not use up the command's deliveries meanwhile.
+      if (snap.holder && snap.holder.actor !== this.deps.actorId && (await this.deps.holderAlive(snap.holder.actor, snap.id))) {
+        return { retryInMs: this.deps.leaseMs };
+      }
       const takeover = snap.holder !== null;
       const wf = storedWorkflow(snap);
       snap.holder = { actor: this.deps.actorId, seq: m.seq, since: Date.now() };
@@ -248,6 +262,8 @@ export class ExecutorActor {
       c.touch();
       await c.settle();
       if (result === "terminal") await notifyParent(this.deps.js, this.deps.ns, c.snap);
+      // Parked because this process stops (or for a timer as well: the resume then finds it not due).
+      else if (this.deps.stopping()) await handOver(this.deps.js, this.deps.ns, id);
     } catch (err) {
       // Branches still running must stop: the redelivered message starts them over.
       run.cancel();

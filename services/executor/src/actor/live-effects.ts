@@ -4,7 +4,7 @@ import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { AlreadyExistsError } from "@wf/shared/errors";
 import type { ApprovalExpireCommand, CancelCommand, DebugIdleCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
-import { retryDelayMs, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
+import { retryDelayMs, retryTransient, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRunner } from "../code/index";
 import type { EventPublisher } from "../run/committer";
@@ -26,6 +26,8 @@ export interface EffectDeps extends AiDeps {
   codeRunner: CodeRunner;
   ns: string;
   holdMs: number;
+  /** Whether the executor is stopping (WF_STOP_GRACE_MS). */
+  stopping(): boolean;
   /** What an execution's record and messages may hold, from the NATS server's max_payload. */
   resultLimits: ResultLimits;
 }
@@ -36,6 +38,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
   return {
     ...aiEffects(deps, snap, secrets),
     holdMs: deps.holdMs,
+    handingBack: deps.stopping,
     // A step that may connect is narrowed by its owner's list too, read as it starts: a change holds from the next step on.
     async runCode(req, signal, onLog) {
       const ownerAllow = req.network ? (await deps.store.users.get(snap.ownerId))?.value.egressAllow : undefined;
@@ -131,7 +134,13 @@ export function debugIdleTimer(ns: string, executionId: string, pauseId: string,
 export async function notifyParent(js: JetStreamClient, ns: string, snap: ExecutionSnapshot): Promise<void> {
   if (!snap.parent) return;
   const cmd: ResumeCommand = { executionId: snap.parent.executionId, reason: "child", stepPath: snap.parent.stepPath };
-  await js.publish(subjects(ns).execResume(snap.parent.executionId), JSON.stringify(cmd), { msgID: `child:${snap.id}` });
+  await retryTransient(() => js.publish(subjects(ns).execResume(snap.parent!.executionId), JSON.stringify(cmd), { msgID: `child:${snap.id}` }));
+}
+
+/** Asks another replica to go on with an execution this stopping process parked (ExecutionRun, handingBack). */
+export async function handOver(js: JetStreamClient, ns: string, executionId: string): Promise<void> {
+  const cmd: ResumeCommand = { executionId, reason: "handover" };
+  await retryTransient(() => js.publish(subjects(ns).execResume(executionId), JSON.stringify(cmd)));
 }
 
 async function publishRetrying(publish: () => Promise<unknown>): Promise<void> {

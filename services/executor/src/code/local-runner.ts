@@ -6,9 +6,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { RunnerConnection } from "./runner-connection";
 import type { SandboxSettings } from "./sandbox-settings";
 
-const RUNNER_SCRIPT = fileURLToPath(new URL("./sandbox-process.ts", import.meta.url));
-/** The TypeScript loader, by absolute URL: the runner's cwd is its private directory, with no node_modules above it. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+/** Run from `npm run build`'s bundles (dist/*.js) rather than from the TypeScript sources. */
+const BUILT = import.meta.url.endsWith(".js");
+const RUNNER_SCRIPT = fileURLToPath(new URL(BUILT ? "./sandbox-process.js" : "./sandbox-process.ts", import.meta.url));
+/**
+ * From the sources, the TypeScript loader, by absolute URL: the runner's cwd is its private
+ * directory, with no node_modules above it. The built runner is plain JavaScript.
+ */
+const LOADER_FLAGS = BUILT ? [] : ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href];
 const STDERR_TAIL_CHARS = 2048;
 const CLOSE_GRACE_MS = 3000;
 
@@ -40,8 +45,7 @@ export class LocalRunner {
       process.execPath,
       [
         // Our own flags only, never the service's (inspector, other loaders); isolated-vm needs no snapshot on Node 20+.
-        "--import",
-        TSX_LOADER,
+        ...LOADER_FLAGS,
         "--no-node-snapshot",
         "--disable-warning=ExperimentalWarning",
         RUNNER_SCRIPT,

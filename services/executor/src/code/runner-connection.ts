@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream";
+import { sandboxPool } from "../ops/sandbox-metrics";
 import { timeoutMessage } from "./output";
 import type { RunnerMessage, WireResult } from "./protocol";
 import { fromWire, readMessages, writeMessage } from "./protocol";
@@ -73,7 +74,12 @@ export class RunnerConnection {
     this.pending += 1;
     const js = req.language === "javascript" || req.language === "typescript";
     try {
-      if (js && !(await this.jsSlots.acquire(signal))) return failed("aborted");
+      if (js) {
+        const queued = this.jsSlots.full;
+        const since = queued ? performance.now() : 0;
+        if (!(await this.jsSlots.acquire(signal))) return failed("aborted");
+        if (queued) sandboxPool.waited((performance.now() - since) / 1000);
+      }
       try {
         await this.ready;
         return await this.send(req, limits, signal, onLog);

@@ -92,7 +92,10 @@ describe("createCodeRunner", () => {
   async function standaloneRunner(name: string, prefix: string[] = [], env: Record<string, string> = {}): Promise<{ socket: string; stop(): Promise<void> }> {
     const socket = join(scratch, `${name}.sock`);
     const [file, ...args] = [...prefix, process.execPath, "--import", "tsx", "--no-node-snapshot", SANDBOX_MAIN];
-    const proc = spawn(file!, args, { env: { PATH: process.env.PATH ?? "", WF_SANDBOX_SOCKET: socket, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(file!, args, {
+      env: { PATH: process.env.PATH ?? "", WF_SANDBOX_SOCKET: socket, WF_OPS_PORT: "off", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let log = "";
     proc.stderr?.setEncoding("utf8").on("data", (text: string) => (log += text));
     await waitFor(() => log.includes("ready on"), { what: `the sandbox runner to listen (${log})`, timeoutMs: 20_000 });

@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
+import { sandboxPool } from "../ops/sandbox-metrics";
 import { makeCodeRoot } from "./code-root";
 import { LocalRunner } from "./local-runner";
 import { RunnerConnection } from "./runner-connection";
@@ -38,6 +39,8 @@ const UNKNOWN_ISOLATION: Isolation = {
 
 /** Where runs go: local runner processes or a remote runner, each with its connection(s). */
 interface Runners {
+  /** How many runners there are. */
+  readonly size: number;
   /** The connection for the next run; runs of one execution go to one runner, which may reuse their JavaScript context. */
   pick(execution?: string): RunnerConnection;
   close(): Promise<void>;
@@ -56,14 +59,20 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
   const runners = opts.socket ? await remoteRunner(opts.socket) : await localRunners(opts);
   const isolation = await runners.pick().ready.catch(() => UNKNOWN_ISOLATION);
   let closed = false;
+  sandboxPool.opened(runners.size);
 
   return {
     async run(req, signal, onLog) {
       if (closed) throw new Error("the code runner is closed");
       if (!CODE_LANGUAGES.includes(req.language)) throw new UnsupportedLanguageError(req.language);
       const started = performance.now();
-      const result = await runners.pick(req.execution).run(req, limits, signal, onLog);
-      return { ...result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
+      sandboxPool.runStarted();
+      try {
+        const result = await runners.pick(req.execution).run(req, limits, signal, onLog);
+        return { ...result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
+      } finally {
+        sandboxPool.runEnded();
+      }
     },
     open(req, onStdout) {
       if (closed) throw new Error("the code runner is closed");
@@ -75,6 +84,7 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
     async close() {
       if (closed) return;
       closed = true;
+      sandboxPool.closed(runners.size);
       await runners.close();
     },
   };
@@ -88,6 +98,7 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
   const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, settings }));
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
   return {
+    size: pool.length,
     pick: (execution) =>
       (execution === undefined ? pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least)) : pool[hashOf(execution) % pool.length]!).live(),
     async close() {
@@ -109,6 +120,7 @@ async function remoteRunner(socket: string): Promise<Runners> {
   let conn = connect();
   await conn.ready;
   return {
+    size: 1,
     pick: () => {
       if (!conn.alive) conn = connect();
       return conn;

@@ -15,6 +15,11 @@ export class Slots {
     this.free = size;
   }
 
+  /** Whether an acquire now would wait. */
+  get full(): boolean {
+    return this.free <= 0;
+  }
+
   /** Resolves true once a slot is held (or the wait ran out), false if `signal` aborted first. */
   acquire(signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);

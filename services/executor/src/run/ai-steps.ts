@@ -4,6 +4,7 @@ import type { LlmAnswer } from "../ai/gateway";
 import { McpConnectError, type McpServerTarget, type McpToolResult } from "../ai/mcp-pool";
 import { checkAnswer, compileOutputSchema } from "../ai/output-schema";
 import { addUsage } from "../ai/pricing";
+import { countLlmCall } from "../ops/llm-metrics";
 import { ProviderError, type ChatMessage, type ChatRequest, type ToolSpec } from "../ai/providers/types";
 import { Conversation, ConversationInput } from "./ai-conversation";
 import { jsonBytes } from "./result-limits";
@@ -302,6 +303,7 @@ class StepCalls {
       stream?.end();
     }
     const spent = { ...answer.usage, costUsd: answer.costUsd };
+    countLlmCall(answer.provider, req.model, spent);
     this.last = spent;
     this.st.usage = addUsage(this.st.usage ?? ZERO_USAGE, spent);
     snap.usage = addUsage(snap.usage, spent);

@@ -2,9 +2,10 @@ import type { PubAck } from "@nats-io/jetstream";
 import type { JetStreamPublisher } from "@wf/shared/store";
 import { CasConflictError } from "@wf/shared/errors";
 import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
-import { subjects, toToken } from "@wf/shared/nats";
+import { isTransient, retryTransient, subjects, toToken, TRANSIENT_RETRY_MS } from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
+import { countCommitted } from "../ops/execution-metrics";
 import { RecordBudget } from "./record-budget";
 import { jsonBytes, type ResultLimits } from "./result-limits";
 import { LostOwnershipError } from "./signals";
@@ -118,9 +119,28 @@ export class Committer implements RunCommitter {
   /** Waits until JetStream has acknowledged every event published so far. */
   async settle(): Promise<void> {
     await this.flush();
-    const acks = this.acks;
-    this.acks = [];
-    await Promise.all(acks);
+    await this.eventsStored();
+  }
+
+  /**
+   * Waits for the acks of the events published so far. Through a transient failure (a stream
+   * electing a leader) the snapshot's outbox is published again, its events already stored
+   * being dropped by id: the run goes on, rather than giving up what it holds.
+   */
+  private async eventsStored(): Promise<void> {
+    const deadline = Date.now() + TRANSIENT_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      const acks = this.acks;
+      this.acks = [];
+      try {
+        await Promise.all(acks);
+        return;
+      } catch (err) {
+        if (!isTransient(err) || Date.now() >= deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 1_000)));
+        this.publish(this.snap.outbox);
+      }
+    }
   }
 
   /** The first write of an execution: creates the snapshot, with its first events as outbox. */
@@ -132,6 +152,7 @@ export class Committer implements RunCommitter {
     this.snap.outbox = events;
     this.masker.inPlace(this.snap);
     this.version = await this.store.executions.create(this.snap);
+    countCommitted(this.snap, events);
     this.publish(events);
   }
 
@@ -152,9 +173,7 @@ export class Committer implements RunCommitter {
 
   private async write(): Promise<void> {
     // The outbox being replaced must be safely in the stream first.
-    const acks = this.acks;
-    this.acks = [];
-    await Promise.all(acks);
+    await this.eventsStored();
     const events = this.pending;
     // Runs write at step boundaries once their events pass outboxBytes; only branches that all
     // finish steps at once (a wide foreach) can pile up more, and their values then give way.
@@ -167,13 +186,16 @@ export class Committer implements RunCommitter {
     this.masker.inPlace(this.snap);
     for (;;) {
       try {
-        this.version = await this.store.executions.update(this.snap, this.version);
+        // A write that timed out may have landed: the next one then conflicts with it, and the
+        // holder, finding itself still holding, adopts its version (adoptConcurrentChange).
+        this.version = await retryTransient(() => this.store.executions.update(this.snap, this.version));
         break;
       } catch (err) {
         if (!(err instanceof CasConflictError) || this.role === "guest") throw err;
-        await this.adoptConcurrentChange();
+        await retryTransient(() => this.adoptConcurrentChange());
       }
     }
+    countCommitted(this.snap, events);
     this.publish(events);
   }
 

@@ -10,6 +10,11 @@ import type { AiEffects } from "./ai-effects";
 export interface RunEffects extends AiEffects {
   /** Waits shorter than this stay in memory; longer ones park the execution. */
   readonly holdMs: number;
+  /**
+   * The process is stopping: the run parks at the next step it would start and at any wait, to
+   * be handed to another replica, rather than run on past the stop's grace period.
+   */
+  handingBack(): boolean;
   runCode(req: CodeRequest, signal: AbortSignal, onLog?: LogListener): Promise<CodeResult>;
   /** Stores the files a step wrote as the execution's artifacts. */
   saveArtifacts(stepPath: string, files: Artifact[]): Promise<ArtifactRecord[]>;

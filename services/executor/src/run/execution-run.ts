@@ -181,6 +181,8 @@ export class ExecutionRun {
   private async runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome> {
     let last: Outcome = { kind: "skipped" };
     for (const [i, step] of steps.entries()) {
+      // Stopping: what is left is handed over (the actor asks another replica to resume it).
+      if (this.effects.handingBack()) return { kind: "parked" };
       const r = await this.runStep(step, scope);
       if (this.committer.outboxFull) await this.committer.flush();
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
@@ -306,9 +308,12 @@ export class ExecutionRun {
     // Replaying a step whose attempt had begun (a parked wait, a child, or an attempt in flight
     // when its actor died) continues that attempt under the same number.
     let continuing = st.attempts > 0 && st.retryAt === null;
+    // A backoff found in the snapshot had its timer armed; one begun here has none yet.
+    let retryArmed = true;
     for (;;) {
       if (st.retryAt !== null) {
-        const due = await untilDue(this.effects, path, st.retryAt, scope.signal);
+        const due = await untilDue(this.effects, path, st.retryAt, scope.signal, retryArmed);
+        retryArmed = true;
         if (due === "parked") return { kind: "parked" };
         if (this.debug) {
           const verdict = await this.debug.retry(path, st, scope);
@@ -344,6 +349,7 @@ export class ExecutionRun {
         if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);
       }
       if (!(await this.backOff(step, path, st, r))) return this.finishFailed(path, st, r.error);
+      retryArmed = false;
     }
   }
 
@@ -400,7 +406,7 @@ export class ExecutionRun {
     return { kind: "completed", output: st.output };
   }
 
-  /** Arms the timer of the next attempt when the step's `retry` allows one more; says whether it did. */
+  /** Sets the next attempt's time when the step's `retry` allows one more (its timer is armed as it is waited for); says whether it did. */
   private async backOff(step: Step, path: string, st: StepState, failed: Extract<Attempt, { kind: "failed" }>): Promise<boolean> {
     const retry = step.retry;
     if (!failed.retryable || !retry || st.attempts >= retry.max_attempts) return false;
@@ -409,7 +415,6 @@ export class ExecutionRun {
     this.committer.budget.account(path, st);
     this.committer.emit("step_retrying", path, { attempt: st.attempts, error: st.error, retryAt: st.retryAt });
     await this.committer.flush();
-    await this.effects.scheduleWake(path, st.retryAt);
     return true;
   }
 

@@ -82,6 +82,8 @@ export function answer(text: string): LlmAnswer {
 /** Effects that act on nothing: scripted results, and every call recorded. */
 export class FakeEffects implements RunEffects {
   holdMs = 50;
+  stopping = false;
+  handingBack = (): boolean => this.stopping;
   readonly secrets: Readonly<Record<string, string>> = {};
   code: CodeScript = () => codeOk(null);
   llmScript: LlmScript = () => answer("");

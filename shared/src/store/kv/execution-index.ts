@@ -59,6 +59,11 @@ export interface IndexPageQuery {
 const CATCH_UP_MS = 5_000;
 /** After this long without reaching the sequence waited for, the consumer is asked whether any is left. */
 const STALL_MS = 50;
+/**
+ * The follower's heartbeat: two missed, and the ordered consumer is made again from where it
+ * was. Its server may die (a cluster member restarting), which otherwise goes unseen for 30 s.
+ */
+const HEARTBEAT_MS = 1_000;
 
 /**
  * The execution lists of every owner, held in memory and kept up to date by following the
@@ -148,7 +153,7 @@ export class ExecutionIndex {
       deliver_policy: DeliverPolicy.LastPerSubject,
     });
     this.#consumer = consumer;
-    const messages = await consumer.consume({ max_messages: 10_000 });
+    const messages = await consumer.consume({ max_messages: 10_000, idle_heartbeat: HEARTBEAT_MS, expires: 5 * HEARTBEAT_MS });
     this.#messages = messages;
     void (async () => {
       let lost: unknown = new WfError("UNAVAILABLE", "the execution lists lost their consumer; the next list builds them again");
@@ -255,6 +260,8 @@ export class ExecutionIndex {
       const info = await this.#consumer?.info().catch(() => null);
       if (info && info.num_pending === 0 && this.#isApplied(info.delivered.stream_seq)) break;
       if (Date.now() - stalledSince > CATCH_UP_MS) {
+        // A follower stuck without an error is dropped too: the next list builds the view afresh.
+        this.#drop();
         throw new WfError("UNAVAILABLE", `the execution lists are behind the store by ${last - this.#applied} writes and not catching up; retry`);
       }
     }
@@ -278,6 +285,13 @@ export class ExecutionIndex {
       }, ms);
       this.#waiters.push(waiter);
     });
+  }
+
+  /** Stops a follower that makes no progress, though its consumer did not end. */
+  #drop(): void {
+    const messages = this.#messages;
+    this.#lose(new WfError("UNAVAILABLE", "the execution lists stopped catching up; the next list builds them again"));
+    void messages?.close();
   }
 
   /** Drops the view (its consumer ended, or it is closed): waiting lists fail, the next one builds it again. */

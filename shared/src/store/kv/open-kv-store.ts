@@ -1,7 +1,8 @@
 import { jetstreamManager } from "@nats-io/jetstream";
-import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../../errors";
+import { openKvBucket } from "../../nats/buckets";
+import type { StreamPlacement } from "../../nats/placement";
 import type { Store } from "../port";
 import { AUDIT_RETENTION_MS } from "../records";
 import { JetStreamPublisher } from "./jetstream-publisher";
@@ -25,19 +26,18 @@ import {
  * The JetStream KV store: buckets `<namespace>_<type>` (records) and `<namespace>_<type>_idx`
  * (index keys), created on first open. The connection stays the caller's: `close` leaves it open.
  */
-export async function openKvStore(nc: NatsConnection, namespace: string): Promise<Store> {
+export async function openKvStore(nc: NatsConnection, namespace: string, placement: StreamPlacement): Promise<Store> {
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) {
     throw new ConfigError(`store namespace "${namespace}" must match [A-Za-z0-9_-]+ (it names KV buckets)`);
   }
-  const kvm = new Kvm(nc);
   const jsm = await jetstreamManager(nc);
   const publisher = new JetStreamPublisher(nc);
   // One value per key is all a record needs: CAS compares against the latest revision only.
   const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
     const recordsBucket = `${namespace}_${type}`;
     const indexBucket = `${recordsBucket}_idx`;
-    const opts = { history: 1, ...(maxAgeMs > 0 ? { ttl: maxAgeMs } : {}) };
-    const [records, index] = await Promise.all([kvm.create(recordsBucket, opts), kvm.create(indexBucket, opts)]);
+    const spec = { history: 1, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
+    const [records, index] = await Promise.all([openKvBucket(nc, recordsBucket, spec, placement), openKvBucket(nc, indexBucket, spec, placement)]);
     return { jsm, publisher, records, recordsBucket, index, indexBucket };
   };
   const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
@@ -47,7 +47,7 @@ export async function openKvStore(nc: NatsConnection, namespace: string): Promis
     open("artifacts"),
     open("webhooks"),
     open("users"),
-    kvm.create(`${namespace}_user_emails`, { history: 1 }),
+    openKvBucket(nc, `${namespace}_user_emails`, { history: 1 }, placement),
     open("api_keys"),
     // Audit records expire with the AUDIT stream's events; the record and its key age together.
     open("audit", AUDIT_RETENTION_MS),

@@ -4,6 +4,7 @@ import type { StepKind } from "./step-kind";
 
 export const waitStep: StepKind<WaitStep> = {
   async run(ctx, step, { path, state: st, scope }) {
+    const armed = st.waitUntil !== null;
     if (st.waitUntil === null) {
       const until = step.seconds !== undefined ? Date.now() + step.seconds * 1000 : Date.parse(String(await ctx.render(step.until, scope)));
       if (Number.isNaN(until)) {
@@ -12,9 +13,8 @@ export const waitStep: StepKind<WaitStep> = {
       st.waitUntil = until;
       ctx.committer.emit("step_waiting", path, { until });
       await ctx.committer.flush();
-      await ctx.effects.scheduleWake(path, until);
     }
-    const due = await untilDue(ctx.effects, path, st.waitUntil, scope.signal);
+    const due = await untilDue(ctx.effects, path, st.waitUntil, scope.signal, armed);
     if (due === "parked") return { kind: "parked" };
     return { kind: "completed", output: { waitedUntil: st.waitUntil } };
   },

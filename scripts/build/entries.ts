@@ -1,0 +1,45 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** One bundle of `npm run build`: `source` (from the repository's root) compiled to `dist/<out>`. */
+export interface Entry {
+  source: string;
+  out: string;
+}
+
+/**
+ * Everything that runs from `dist/`, in one flat folder: the code looks for its helpers beside
+ * its own module (`new URL("./x", import.meta.url)`), so these names are the ones it asks for.
+ * Each service's main.ts is `dist/<service>.js`.
+ */
+export function entries(root: string): Entry[] {
+  const services = readdirSync(join(root, "services"))
+    .filter((name) => existsSync(join(root, "services", name, "src/main.ts")))
+    .sort()
+    .map((name) => ({ source: `services/${name}/src/main.ts`, out: `${name}.js` }));
+  return [
+    ...services,
+    // The sandbox runner as a service of its own (its own container).
+    { source: "services/executor/src/sandbox-main.ts", out: "sandbox.js" },
+    // Started beside the modules that start them: all-in-one's executor thread, and the sandbox
+    // runner process every executor forks.
+    { source: "services/all-in-one/src/executor-thread.ts", out: "executor-thread.js" },
+    { source: "services/executor/src/code/sandbox-process.ts", out: "sandbox-process.js" },
+    // The expression pool's host process and its thread (eval-pool.ts, eval-host.mjs).
+    { source: "shared/src/expressions/eval-host.mjs", out: "eval-host.mjs" },
+    { source: "shared/src/expressions/eval-thread.mjs", out: "eval-thread.mjs" },
+    { source: "cli/src/main.ts", out: "wf.js" },
+  ];
+}
+
+/** Folders copied as they are: the sandbox zygote's Python (sandbox-plan.ts) and the console's build (the edge's WF_CONSOLE_DIR). */
+export const ASSETS = [
+  { source: "services/executor/src/code/zygote", out: "zygote" },
+  { source: "services/console/dist", out: "console" },
+];
+
+/**
+ * The workspaces whose production dependencies dist/ imports (every import of a package that is
+ * not bundled must be one of theirs: the build checks it), and which the Dockerfile installs.
+ */
+export const RUNTIME_WORKSPACES = ["shared", "services/edge", "services/executor", "services/approvals", "services/scheduler", "services/all-in-one"];

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { waitFor } from "@wf/testing";
+import { createCodeRunner } from "../code/index";
+import { step } from "../code/test-support";
+import { sandboxMetrics } from "./sandbox-metrics";
+
+/** The value of a metric's sample named `name` (a histogram has several). */
+async function sample(name: string): Promise<number | undefined> {
+  for (const metric of sandboxMetrics) {
+    const { name: metricName, values } = await metric.get();
+    for (const v of values) if (("metricName" in v && v.metricName ? v.metricName : metricName) === name) return v.value;
+  }
+  return undefined;
+}
+
+describe("the sandbox runner pool's metrics", () => {
+  it("count the runners, the runs in flight, and the runs that waited for one of a runner's JavaScript slots", async () => {
+    const runner = await createCodeRunner({ pool: 1 });
+    try {
+      expect(await sample("wf_sandbox_runners")).toBe(1);
+      // Ten runs of one execution on one runner, which takes 8 JavaScript runs at once: two wait.
+      const busy = "const end = Date.now() + 300; while (Date.now() < end) {} return 1";
+      const runs = Array.from({ length: 10 }, () => runner.run(step("javascript", busy, { execution: "e1" })));
+      await waitFor(async () => (await sample("wf_sandbox_runs_in_flight")) === 10, { what: "ten runs in flight" });
+      for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: true, output: 1 });
+      expect(await sample("wf_sandbox_runs_in_flight")).toBe(0);
+      expect(await sample("wf_sandbox_run_wait_seconds_count")).toBe(2);
+      expect(await sample("wf_sandbox_run_wait_seconds_sum")).toBeGreaterThan(0.1);
+    } finally {
+      await runner.close();
+    }
+    expect(await sample("wf_sandbox_runners")).toBe(0);
+  });
+});

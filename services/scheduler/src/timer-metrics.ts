@@ -1,0 +1,21 @@
+import { Histogram } from "@wf/shared/metrics";
+
+const lateness = new Histogram({
+  name: "wf_timer_lateness_seconds",
+  help: "How late durable timers fired: from their due time to the acknowledged publish of their command, by kind (exec, approval, debug, tick, chain).",
+  labelNames: ["kind"],
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [],
+});
+
+/** The scheduler's own metrics (docs/metrics.md). */
+export const schedulerMetrics = [lateness];
+
+/** The kinds of timers the services arm (`<ns>.timer.<kind>.<id>`); anything else is `other`. */
+const KINDS: ReadonlySet<string> = new Set(["exec", "approval", "debug", "tick", "chain"]);
+
+/** A timer on `subject`, due at `dueAt`, fired now. A timer never fires early, so this is never negative but for clock steps. */
+export function timerFired(subject: string, dueAt: number): void {
+  const kind = subject.split(".")[2] ?? "";
+  lateness.observe({ kind: KINDS.has(kind) ? kind : "other" }, Math.max(0, Date.now() - dueAt) / 1000);
+}

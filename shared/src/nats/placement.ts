@@ -1,0 +1,63 @@
+import type { JetStreamManager, Placement, StreamConfig } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { ConfigError } from "../errors/wf-error";
+
+/** Where the service's streams and buckets live: how many copies, on which servers. */
+export interface StreamPlacement {
+  replicas: number;
+  /** Server tags every copy must carry; empty: any server. */
+  tags: string[];
+}
+
+/** One copy anywhere: a single server, and tests. */
+export const ONE_REPLICA: StreamPlacement = Object.freeze({ replicas: 1, tags: [] as string[] }) as StreamPlacement;
+
+/**
+ * WF_REPLICAS and WF_PLACEMENT_TAGS against the server connected to: `auto` is 3 in a cluster
+ * (a server that routes to others reports its cluster's name) and 1 on a lone server.
+ */
+export function streamPlacement(settings: { WF_REPLICAS: "auto" | number; WF_PLACEMENT_TAGS?: string[] | undefined }, nc: NatsConnection): StreamPlacement {
+  const replicas = settings.WF_REPLICAS === "auto" ? (nc.info?.cluster ? 3 : 1) : settings.WF_REPLICAS;
+  return { replicas, tags: settings.WF_PLACEMENT_TAGS ?? [] };
+}
+
+/** The stream configuration fields a placement sets. */
+export function placementConfig(p: StreamPlacement): { num_replicas: number; placement?: Placement } {
+  return { num_replicas: p.replicas, ...(p.tags.length > 0 ? { placement: { tags: p.tags } as Placement } : {}) };
+}
+
+/** The limits a stream is kept at, beside its placement: reconciled when they changed. */
+export interface StreamLimits {
+  /** Nanoseconds; 0 = no limit. */
+  max_age?: number;
+}
+
+/**
+ * Brings an existing stream to `placement` and `limits` when it differs: a stream created by an
+ * older configuration (one replica before the cluster, a shorter TTL) follows the current one.
+ * The server moves or copies the data itself. A refusal stops the start, naming the stream,
+ * since a service running on streams other than configured would keep less than asked; only a
+ * service without the grant to change it (one that reads it) leaves it to those that write it.
+ */
+export async function reconcileStream(jsm: JetStreamManager, name: string, placement: StreamPlacement, limits: StreamLimits = {}): Promise<void> {
+  const current = (await jsm.streams.info(name)).config;
+  const want: Partial<StreamConfig> = { ...placementConfig(placement), ...limits };
+  if (!differs(current, want)) return;
+  try {
+    await jsm.streams.update(name, want);
+  } catch (err) {
+    // A service that only reads this bucket may not change it: its writers bring it up to date.
+    if (/permissions violation/i.test(String((err as Error)?.message ?? err))) return;
+    throw new ConfigError(
+      `cannot bring stream ${name} to ${placement.replicas} replica(s)${placement.tags.length ? ` on tags ${placement.tags.join(",")}` : ""}: ${String((err as Error)?.message ?? err)}. ` +
+        `Check WF_REPLICAS (a lone server holds 1) and WF_PLACEMENT_TAGS against the servers' tags`,
+    );
+  }
+}
+
+function differs(current: StreamConfig, want: Partial<StreamConfig>): boolean {
+  if (want.num_replicas !== undefined && (current.num_replicas || 1) !== want.num_replicas) return true;
+  if (want.max_age !== undefined && (current.max_age ?? 0) !== want.max_age) return true;
+  const tags = [...(want.placement?.tags ?? [])].sort().join(",");
+  return tags !== [...(current.placement?.tags ?? [])].sort().join(",");
+}

@@ -1,0 +1,204 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, createUser } from "@wf/shared/auth";
+import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connectNats, streamNames } from "@wf/shared/nats";
+import { openConfiguredStore, type Store } from "@wf/shared/store";
+import { startNatsCluster, waitFor, type NatsClusterHandle } from "@wf/testing";
+import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
+import { sideEffects, type SideEffects } from "../support/side-effects";
+import { Fleet } from "./fleet";
+import { LoadClient, type Started } from "./load-client";
+import { chaosWorkflows } from "./workflows";
+
+/**
+ * The scale-out promise under faults: three nats-servers clustered on loopback with everything
+ * at three replicas, two processes of every service, mixed workflows started through webhooks,
+ * the v1 API and the console for a minute, while service processes and one nats-server are
+ * SIGKILLed and restarted. Nothing that got a 202 may be lost, end in a state the restart rules
+ * do not give, or run a finished step twice.
+ */
+const LOAD_MS = Number(process.env.WF_CHAOS_LOAD_MS ?? 60_000);
+const KILL_EVERY_MS = 4_000;
+
+let cluster: NatsClusterHandle;
+let nc: NatsConnection;
+let store: Store;
+let dataDir: string;
+
+beforeAll(async () => {
+  cluster = await startNatsCluster(3, `chaos-${newId().slice(-6)}`);
+  nc = await connectNats(cluster.url, "chaos-test");
+  dataDir = await mkdtemp(join(tmpdir(), "wf-chaos-"));
+}, 60_000);
+afterAll(async () => {
+  await store?.close();
+  await nc?.close();
+  await cluster?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("a cluster under faults", () => {
+  it("loses no execution, duplicates no finished step and resolves every approval and timer", async () => {
+    const ns = `chaos${newId().slice(-8)}`;
+    const fx: SideEffects = await sideEffects();
+    const fleet = await Fleet.start(
+      {
+        NATS_URL: cluster.url,
+        WF_NAMESPACE: ns,
+        WF_DATA_DIR: dataDir,
+        PORT: "0",
+        // Longer than a cluster takes to move a dead server's leaders: an executor cut off that long
+        // from its lease looks dead, and its API and webhook executions would end INTERRUPTED.
+        WF_EXEC_LEASE_MS: "10000",
+        WF_HOLD_WAIT_MS: "200",
+        WF_SCHEDULE_SCAN_MS: "500",
+        WF_OPS_PORT: "0",
+        ...EGRESS_TEST_ALLOWANCE,
+      },
+      2,
+    );
+    try {
+      store = await openConfiguredStore({ WF_NAMESPACE: ns, MONGODB_DATABASE: "wf" }, nc);
+      const password = "correct horse battery";
+      const user = await createUser(store, { email: `${newId()}@example.com`, password, plan: "enterprise" });
+      const { key } = await createApiKey(store, { ownerId: user.id, scopes: ["WORKFLOW_EXECUTE", "EXECUTION_READ", "APPROVAL_RESPOND", "WORKFLOW_READ"] });
+      const client = await LoadClient.login(fleet, { email: user.email, password, apiKey: key });
+      const flows = await chaosWorkflows(client, fx);
+      // The schedulers arm the chained trigger at their next scan; ends before that chain nothing.
+      const jsm = await jetstreamManager(nc);
+      await waitFor(() => jsm.consumers.info(streamNames(ns).evt, "chains-exec_completed"), { timeoutMs: 20_000, what: "the chained trigger to be armed" });
+
+      const started: Started[] = [];
+      const stopLoad = client.runLoad(flows, started);
+      const stopApprovals = client.approveWhilePending();
+      const natsKillAt = Date.now() + LOAD_MS / 3;
+      let natsDown: number | null = null;
+      let natsKills = 0;
+      const end = Date.now() + LOAD_MS;
+      const restarts: Promise<void>[] = [];
+      const t0 = Date.now();
+      const events: string[] = [];
+      while (Date.now() < end) {
+        await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
+        if (natsDown === null && natsKills === 0 && Date.now() >= natsKillAt) {
+          natsDown = Math.floor(Math.random() * 3);
+          natsKills++;
+          events.push(`nats ${natsDown + 1} killed at ${Date.now() - t0}`);
+          await cluster.servers[natsDown]!.kill();
+          client.quorumNote(`nats-server ${natsDown + 1} down`);
+        } else if (natsDown !== null && Date.now() >= natsKillAt + 12_000) {
+          await cluster.servers[natsDown]!.start();
+          events.push(`nats ${natsDown + 1} back at ${Date.now() - t0}`);
+          client.quorumNote(`nats-server ${natsDown + 1} back`);
+          natsDown = null;
+        }
+        // Killed and brought back as an orchestrator would, while the next kill comes on schedule.
+        const up = fleet.members.filter((m) => m.process !== null);
+        const victim = up[Math.floor(Math.random() * up.length)]!;
+        events.push(`${victim.role}${victim.index} killed at ${Date.now() - t0}`);
+        await fleet.kill(victim);
+        restarts.push(fleet.restart(victim));
+      }
+      await Promise.all(restarts);
+      await stopLoad();
+      if (natsDown !== null) await cluster.servers[natsDown]!.start();
+
+      // Everything settles: every 202 ends, approvals keep being decided until then.
+      const finals = new Map<string, ExecutionSnapshot>();
+      await waitFor(
+        async () => {
+          for (const s of started) {
+            if (finals.has(s.executionId)) continue;
+            const v = (await store.executions.get(s.executionId))?.value;
+            if (v && TERMINAL_STATUSES.has(v.status)) finals.set(s.executionId, v);
+          }
+          return finals.size === started.length;
+        },
+        { timeoutMs: 180_000, intervalMs: 500, what: `every started execution to end (${started.length})` },
+      ).catch(async (err: unknown) => {
+        const open = await Promise.all(
+          started
+            .filter((s) => !finals.has(s.executionId))
+            .slice(0, 8)
+            .map(async (s) => {
+              const v = (await store.executions.get(s.executionId))?.value;
+              const steps = Object.entries(v?.steps ?? {}).map(
+                ([n, r]) => `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}`,
+              );
+              return `${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${v?.holder ?? null} ${steps.join(",")}`;
+            }),
+        );
+        throw new Error(`${String(err)}; still open:\n${open.join("\n")}`);
+      });
+      await stopApprovals();
+
+      const report = {
+        started: started.length,
+        bySource: countBy(started.map((s) => s.source)),
+        statuses: countBy([...finals.values()].map((v) => `${v.triggerSource}:${v.status}`)),
+        serviceKills: fleet.kills,
+        failedStarts: fleet.failedStarts,
+        natsKills,
+        lost: started.length - finals.size,
+        duplicates: 0,
+        http: client.answers,
+      };
+
+      // The restart rules: API and webhook starts end INTERRUPTED only when an executor died while
+      // they ran; every other start ends as its workflow does.
+      const wrong: string[] = [];
+      const dupes: string[] = [];
+      for (const s of started) {
+        const v = finals.get(s.executionId)!;
+        const diedWhileRunning = fleet.executorKills.some((t) => t >= s.at && t <= (v.completedAt ?? Date.now()));
+        const allowed = s.source !== "console" && diedWhileRunning ? ["COMPLETED", "INTERRUPTED"] : ["COMPLETED"];
+        const timeline = () =>
+          `started ${s.at - t0}, steps ${Object.entries(v.steps)
+            .map(([n, r]) => `${n}:${(r.startedAt ?? 0) - t0}..${(r.completedAt ?? 0) - t0}`)
+            .join(" ")}, ended ${(v.completedAt ?? 0) - t0}`;
+        if (!allowed.includes(v.status)) wrong.push(`${s.executionId} (${s.source}, ${s.workflow}): ${v.status} ${v.error ?? ""} ${timeline()}`);
+        for (const [step, result] of Object.entries(v.steps)) {
+          if (!flows.codeSteps.has(step) || result.status !== "COMPLETED") continue;
+          const runs = fx.lines(`${s.executionId}/${step}`).length;
+          // A step in flight when its executor died runs again only for the sources that replay.
+          const replayed = s.source === "console" && diedWhileRunning ? 1 : 0;
+          if (runs > (result.attempts ?? 1) + replayed) dupes.push(`${s.executionId} ${step}: ${runs} runs for ${result.attempts} attempt(s) ${timeline()}`);
+        }
+      }
+      report.duplicates = dupes.length;
+      // A waiter that ended last chains its run a moment later: every chain fires once, and ends.
+      const chained = await waitFor(
+        async () => {
+          const c = await client.chainedEndings(flows);
+          return c.open === 0 && c.runs === c.waitersCompleted ? c : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, what: "every completed waiter's chained run to end" },
+      ).catch(() => client.chainedEndings(flows));
+      process.stdout.write(`[chaos] ${JSON.stringify({ ...report, chained, events, wrong, dupes, unexpected5xx: client.unexpected5xx })}\n`);
+
+      expect(wrong).toEqual([]);
+      expect(dupes).toEqual([]);
+      expect(client.unexpected5xx).toEqual([]);
+      expect(report.lost).toBe(0);
+      expect(fleet.failedStarts).toEqual([]);
+      expect(await client.pendingApprovals()).toBe(0);
+      expect(chained.open).toBe(0);
+      expect(chained.runs).toBe(chained.waitersCompleted);
+      expect(started.length).toBeGreaterThan(LOAD_MS / 1_000);
+      expect(fleet.kills).toBeGreaterThanOrEqual(Math.floor(LOAD_MS / KILL_EVERY_MS) - 1);
+    } finally {
+      await fleet.stop();
+    }
+  }, 600_000);
+});
+
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}

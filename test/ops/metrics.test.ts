@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, SCOPES } from "@wf/shared/auth";
+import { openPlatform, type Platform } from "@wf/shared/runtime";
+import { newWorkflowRecord, type WorkflowRecord } from "@wf/shared/store";
+import { testUser, type NatsServerHandle } from "@wf/testing";
+import { LlmTestServer } from "../ai/support/llm-server";
+import { ENTRIES, opsBase, startServiceProcess, type ServiceProcess } from "../support/processes";
+import { definitionOf, run, startNatsServer, startRuntime, testConfig, uniqueNamespace, waitFor, waitForStatus } from "../support/runtime";
+import { readyz, scrape, valueOf } from "./support";
+
+/**
+ * What `/metrics` of the service as `npm start` runs it (one process, the executor in a thread
+ * of its own) says after work done through the API: the counts are exactly the work's.
+ */
+let server: NatsServerHandle;
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const METERED = `
+name: metered
+steps:
+  - name: double
+    type: code
+    language: javascript
+    code: |
+      return 2 * 21;
+  - { name: pause, type: wait, seconds: 1 }
+  - { name: done, type: transform, output: "{{ steps.double.output }}" }
+`;
+
+const LINGERING = `
+name: lingering
+steps:
+  - { name: pause, type: wait, seconds: 4 }
+`;
+
+interface Service {
+  proc: ServiceProcess;
+  ops: string;
+  edge: string;
+  client: Platform;
+  key: string;
+  workflow(yaml: string): Promise<WorkflowRecord>;
+  start(workflowId: string): Promise<string>;
+  status(executionId: string): Promise<string>;
+}
+
+/** The all-in-one service on a namespace of its own, with an account and key made in its store. */
+async function startService(env: Record<string, string> = {}): Promise<Service> {
+  const ns = uniqueNamespace();
+  const proc = await startServiceProcess(ENTRIES.allInOne, { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", ...env }, ["[wf] ready"]);
+  const edge = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(proc.output())![1]!;
+  const client = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
+  const user = testUser();
+  await client.store.users.create(user);
+  const { key } = await createApiKey(client.store, { ownerId: user.id, scopes: [...SCOPES] });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(edge + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  return {
+    proc,
+    ops: opsBase(proc),
+    edge,
+    client,
+    key,
+    async workflow(yaml) {
+      const wf = newWorkflowRecord({ ownerId: user.id, yaml, definition: definitionOf(yaml) });
+      await client.store.workflows.create(wf);
+      return wf;
+    },
+    async start(workflowId) {
+      const r = await call("POST", `/api/v1/workflows/${workflowId}/executions`, {});
+      expect(r.status).toBe(202);
+      return r.body.executionId as string;
+    },
+    async status(executionId) {
+      return (await call("GET", `/api/v1/executions/${executionId}`)).body.status as string;
+    },
+  };
+}
+
+describe("/metrics of the all-in-one service", () => {
+  it("counts the executions, steps, requests and timers of workflows run through the API", async () => {
+    // Waits park, so that their timers are what wakes them.
+    const svc = await startService({ WF_HOLD_WAIT_MS: "0" });
+    try {
+      const wf = await svc.workflow(METERED);
+      const ids = [await svc.start(wf.id), await svc.start(wf.id), await svc.start(wf.id)];
+      for (const id of ids) await waitFor(async () => (await svc.status(id)) === "COMPLETED", { timeoutMs: 30_000, what: `execution ${id} to complete` });
+
+      const samples = await waitFor(async () => {
+        // The last end is counted once its write is made, a moment after the status shows.
+        const s = await scrape(svc.ops);
+        return valueOf(s, "wf_executions_finished_total", { source: "open_api", status: "COMPLETED" }) === 3 ? s : undefined;
+      });
+      expect(valueOf(samples, "wf_executions_started_total", { source: "open_api" })).toBe(3);
+      expect(samples.filter((s) => s.name === "wf_executions_started_total")).toHaveLength(1);
+      expect(samples.filter((s) => s.name === "wf_executions_finished_total")).toHaveLength(1);
+      for (const type of ["code", "wait", "transform"]) {
+        expect(valueOf(samples, "wf_step_duration_seconds_count", { type, status: "COMPLETED" }), type).toBe(3);
+      }
+      // A parked wait of 1 s lasts at least that.
+      expect(valueOf(samples, "wf_step_duration_seconds_bucket", { type: "wait", status: "COMPLETED", le: "0.5" })).toBe(0);
+      expect(
+        valueOf(samples, "wf_http_request_duration_seconds_count", { method: "POST", route: "/api/v1/workflows/:id/executions", status_code: "202" }),
+      ).toBe(3);
+      expect(
+        valueOf(samples, "wf_http_request_duration_seconds_count", { method: "GET", route: "/api/v1/executions/:id", status_code: "200" }),
+      ).toBeGreaterThanOrEqual(3);
+      expect(samples.some((s) => s.name.startsWith("wf_http_request_duration_seconds") && s.labels.route?.includes(ids[0]!))).toBe(false);
+      // Each wait arms one timer, which fires once.
+      expect(valueOf(samples, "wf_timer_lateness_seconds_count", { kind: "exec" })).toBe(3);
+      expect(valueOf(samples, "wf_sandbox_runners")).toBe(2);
+      expect(valueOf(samples, "wf_sandbox_runs_in_flight")).toBe(0);
+      const ns = svc.client.config.WF_NAMESPACE;
+      expect(valueOf(samples, "wf_consumer_pending_messages", { stream: `${ns}_CMD`, consumer: "executor" })).toBe(0);
+      expect(valueOf(samples, "wf_consumer_pending_messages", { stream: `${ns}_TIMER`, consumer: "timers" })).toBe(0);
+      // The process's own metrics, once: the thread adds none.
+      expect(samples.filter((s) => s.name === "process_start_time_seconds")).toHaveLength(1);
+      expect(
+        valueOf(samples, "nodejs_version_info", {
+          version: process.version,
+          major: process.version.slice(1).split(".")[0]!,
+          minor: process.version.split(".")[1]!,
+          patch: process.version.split(".")[2]!,
+        }),
+      ).toBe(1);
+
+      const ready = await readyz(svc.ops);
+      expect(ready.status).toBe(200);
+      expect(ready.body.checks).toMatchObject({ nats: "ok", consumers: "ok", "executor thread: nats": "ok", "executor thread: consumers": "ok" });
+    } finally {
+      await svc.client.close();
+      await svc.proc.stop();
+    }
+  });
+
+  it("answers /readyz 503 from the moment a stop begins, while work in hand finishes", async () => {
+    const svc = await startService();
+    try {
+      const wf = await svc.workflow(LINGERING);
+      const id = await svc.start(wf.id);
+      await waitFor(async () => (await svc.status(id)) === "RUNNING", { what: "the wait to begin" });
+      expect((await readyz(svc.ops)).status).toBe(200);
+      const stopped = svc.proc.stop();
+      const stopping = await waitFor(
+        async () => {
+          const r = await readyz(svc.ops);
+          return r.status === 503 ? r : undefined;
+        },
+        { intervalMs: 10, what: "/readyz to say the service is stopping" },
+      );
+      expect(stopping.body).toEqual({ status: "not ready", checks: { process: "stopping" } });
+      expect((await fetch(`${svc.ops}/healthz`)).status).toBe(200);
+      expect((await stopped).code).toBe(0);
+    } finally {
+      await svc.client.close();
+      await svc.proc.stop();
+    }
+  });
+});
+
+describe("/metrics of an executor process", () => {
+  it("counts the tokens and cost of LLM calls by provider and model, as the provider reported them", async () => {
+    const openai = await LlmTestServer.start("openai");
+    const ns = uniqueNamespace();
+    const executor = await startServiceProcess(
+      ENTRIES.executor,
+      {
+        NATS_URL: server.url,
+        WF_NAMESPACE: ns,
+        WF_LLM_PROVIDERS: JSON.stringify([{ name: "metered-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-metered-0001" }]),
+        WF_LLM_PRICES: JSON.stringify({ "gpt-metered": { input: 2, output: 6 } }),
+      },
+      ["executor ready"],
+    );
+    const client = await startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, scheduler: false, approvals: false });
+    try {
+      openai.script("gpt-metered", { text: "one", usage: { prompt: 31, completion: 9 } }, { text: "two", usage: { prompt: 40, completion: 1 } });
+      const id = await run(
+        client.platform,
+        `
+name: metered-llm
+steps:
+  - { name: first, type: llm, model: gpt-metered, prompt: "one?" }
+  - { name: second, type: llm, model: gpt-metered, prompt: "two?" }
+`,
+      );
+      expect((await waitForStatus(client.platform, id)).status).toBe("COMPLETED");
+      const samples = await scrape(opsBase(executor));
+      const labels = { provider: "metered-openai", model: "gpt-metered" };
+      expect(valueOf(samples, "wf_llm_tokens_total", { ...labels, type: "input" })).toBe(31 + 40);
+      expect(valueOf(samples, "wf_llm_tokens_total", { ...labels, type: "output" })).toBe(9 + 1);
+      expect(valueOf(samples, "wf_llm_cost_usd_total", labels)).toBeCloseTo(((31 + 40) * 2 + (9 + 1) * 6) / 1_000_000, 12);
+      expect(valueOf(samples, "wf_step_duration_seconds_count", { type: "llm", status: "COMPLETED" })).toBe(2);
+      expect(valueOf(samples, "wf_executions_started_total", { source: "console" })).toBe(1);
+    } finally {
+      await client.stop();
+      await executor.stop();
+      await openai.close();
+    }
+  });
+});
