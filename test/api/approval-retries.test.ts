@@ -68,11 +68,12 @@ describe("an approval whose publish acknowledgement is lost", () => {
     expect(s.output).toBe("done");
   });
 
-  it("every ack lost: 503 and the approval back to PENDING; the client's retry then takes effect", async () => {
+  it("every ack lost: 503 and the approval still PENDING (the command goes before the record); the client's retry then takes effect", async () => {
     const { me, executionId, approvalId } = await awaitingApproval();
     loseAcks(api().platform.js, subjects(api().ns).approval("approve", approvalId), Number.POSITIVE_INFINITY);
     const failed = await call(api(), "POST", `/api/v1/approvals/${approvalId}/approve`, { key: me.key });
     expect(failed.statusCode).toBe(503);
+    expect((await api().platform.store.approvals.get(approvalId))!.value.status).toBe("PENDING");
     restore?.();
 
     const retried = await call(api(), "POST", `/api/v1/approvals/${approvalId}/approve`, { key: me.key });

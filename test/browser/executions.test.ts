@@ -150,7 +150,8 @@ steps:
     await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
     await poll(() => headerStatus(page), 20_000).toBe("completed");
     await page.getByRole("button", { name: "List", exact: true }).click();
-    expect(await page.locator('tr[data-step-path="ask"] .badge.reused').count()).toBe(1);
+    // The list view draws its rows after the switch: the badge is waited for, not read at once.
+    await poll(() => page.locator('tr[data-step-path="ask"] .badge.reused').count()).toBe(1);
     expect(await page.getByRole("region", { name: "Summary" }).textContent()).toContain(`Rerun of${id}`);
     // The reused step's LLM call was not made again.
     expect(llm().requests(model)).toHaveLength(1);

@@ -4,7 +4,7 @@ import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/pr
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import type { SideEffects } from "../support/side-effects";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
-import { sideEffects } from "../support/side-effects";
+import { sideEffects, slowRecordedStep } from "../support/side-effects";
 
 /**
  * Crashes: service processes (and the NATS server) die by SIGKILL mid-work; what was durable
@@ -36,15 +36,7 @@ const SLOW_STEP = (fx: SideEffects) => `
 name: crash-mid-step
 steps:
   - { name: first, type: transform, output: 1 }
-  - name: slow
-    type: code
-    language: python
-    network: { allow: ["${fx.allow}"] }
-    code: |
-      import time, urllib.request
-      urllib.request.urlopen(urllib.request.Request("${fx.url}/runs", data=b"run", method="POST")).read()
-      time.sleep(1.5)
-      print('{"done": true}')
+${slowRecordedStep(fx, "slow", "runs", '{"done": true}')}
   - { name: last, type: transform, output: "{{ steps.slow.output.done }}" }
 `;
 

@@ -3,7 +3,7 @@ import type { NatsServerHandle } from "@wf/testing";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { ENTRIES, startServiceProcess } from "../support/processes";
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
-import { sideEffects } from "../support/side-effects";
+import { sideEffects, slowRecordedStep } from "../support/side-effects";
 
 /**
  * SIGTERM, as an orchestrator stops a replica: the executor finishes the step in hand, hands
@@ -34,15 +34,7 @@ describe("an executor stopped with SIGTERM", () => {
 name: handed-over
 steps:
   - { name: first, type: transform, output: 1 }
-  - name: slow
-    type: code
-    language: python
-    network: { allow: ["${fx.allow}"] }
-    code: |
-      import time, urllib.request
-      urllib.request.urlopen(urllib.request.Request("${fx.url}/slow", data=b"run", method="POST")).read()
-      time.sleep(1.5)
-      print(2)
+${slowRecordedStep(fx, "slow", "slow", "2")}
   - name: last
     type: code
     language: bash

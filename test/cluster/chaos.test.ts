@@ -130,10 +130,15 @@ describe("a cluster under faults", () => {
               const steps = Object.entries(v?.steps ?? {}).map(
                 ([n, r]) => `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}`,
               );
-              return `${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${v?.holder ?? null} ${steps.join(",")}`;
+              const holder = v?.holder
+                ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${Date.now() - v.holder.since} ms`
+                : null;
+              return `${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")}`;
             }),
         );
-        throw new Error(`${String(err)}; still open:\n${open.join("\n")}`);
+        const executor = await jsm.consumers.info(streamNames(ns).cmd, "executor").catch(() => null);
+        const queue = executor && { pending: executor.num_pending, ackPending: executor.num_ack_pending, redelivered: executor.num_redelivered };
+        throw new Error(`${String(err)}; still open:\n${open.join("\n")}\nexecutor consumer: ${JSON.stringify(queue)}\nevents: ${events.join(", ")}`);
       });
       await stopApprovals();
 

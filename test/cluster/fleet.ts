@@ -29,6 +29,8 @@ export class Fleet {
   kills = 0;
   /** Starts that failed (and were tried again): each says why. */
   readonly failedStarts: string[] = [];
+  /** What killed processes logged: whose actor an execution's holder was. */
+  private readonly pastOutputs: string[] = [];
 
   private constructor(private readonly env: Record<string, string>) {}
 
@@ -65,11 +67,22 @@ export class Fleet {
 
   async kill(m: Member): Promise<void> {
     const p = m.process;
+    if (p) this.pastOutputs.push(p.output());
     m.process = null;
     m.base = null;
     if (m.role === "executor") this.executorKills.push(Date.now());
     this.kills++;
     await p?.kill();
+  }
+
+  /** Which member an executor's actor id belongs to, and whether that process still runs. */
+  whereIs(actorId: string): string {
+    for (const m of this.members) {
+      if (m.role !== "executor") continue;
+      if (m.process?.output().includes(actorId)) return `executor${m.index}, running`;
+      if (this.pastOutputs.some((o) => o.includes(actorId))) return `executor${m.index}, killed`;
+    }
+    return "unknown";
   }
 
   /** The edges that are up now. */

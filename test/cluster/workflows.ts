@@ -24,6 +24,16 @@ const post = (fx: SideEffects, step: string) => `${fx.url}/$ID/${step}`;
 export async function chaosWorkflows(client: LoadClient, fx: SideEffects): Promise<ChaosWorkflows> {
   const net = `network: { allow: ["${fx.allow}"] }`;
   const input = `input: { id: "{{ execution.id }}" }`;
+  /** A Bash step that may reach the sink, its execution's id in `$id`. */
+  const bash = (name: string, lines: string[], modifiers = "") => `
+  - name: ${name}
+    type: code
+    language: bash
+    ${net}
+    ${input}${modifiers}
+    code: |
+      id=$(echo "$WF_INPUT" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
+${lines.map((l) => `      ${l}`).join("\n")}`;
   const codeMix = await client.createWorkflow(`
 name: chaos-code-mix
 steps:
@@ -75,30 +85,11 @@ steps:
   const waiter = await client.createWorkflow(`
 name: chaos-waiter
 steps:
-  - { name: pause, type: wait, seconds: 1.5 }
-  - name: after
-    type: code
-    language: bash
-    ${net}
-    ${input}
-    code: |
-      id=$(echo "$WF_INPUT" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
-      curl -s -o /dev/null -X POST --data run "${fx.url}/$id/after"
-      echo done
+  - { name: pause, type: wait, seconds: 1.5 }${bash("after", [`curl -s -o /dev/null -X POST --data run "${fx.url}/$id/after"`, "echo done"])}
 `);
   const retrier = await client.createWorkflow(`
 name: chaos-retrier
-steps:
-  - name: flaky
-    type: code
-    language: bash
-    ${net}
-    ${input}
-    retry: { max_attempts: 3, backoff: fixed, initial_delay: 1 }
-    code: |
-      id=$(echo "$WF_INPUT" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
-      [ "$(curl -s -X POST --data run "${fx.url}/$id/flaky")" -ge 2 ] || exit 1
-      echo ok
+steps:${bash("flaky", [`[ "$(curl -s -X POST --data run "${fx.url}/$id/flaky")" -ge 2 ] || exit 1`, "echo ok"], "\n    retry: { max_attempts: 3, backoff: fixed, initial_delay: 1 }")}
 `);
   const approval = await client.createWorkflow(`
 name: chaos-approval
@@ -128,16 +119,7 @@ steps:
 name: chaos-chained
 triggers:
   - { type: DELAYED_COMPLETION, after: ${waiter}, on: [COMPLETED], delay: 0 }
-steps:
-  - name: follow
-    type: code
-    language: bash
-    ${net}
-    ${input}
-    code: |
-      id=$(echo "$WF_INPUT" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
-      curl -s -o /dev/null -X POST --data run "${fx.url}/$id/follow"
-      echo followed
+steps:${bash("follow", [`curl -s -o /dev/null -X POST --data run "${fx.url}/$id/follow"`, "echo followed"])}
 `);
   const webhookPath = await client.createWebhook(waiter);
   return { codeMix, waiter, retrier, approval, chained, webhookPath, codeSteps: new Set(["py", "rb", "lua", "sh", "after", "flaky", "propose", "follow"]) };

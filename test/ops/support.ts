@@ -31,6 +31,10 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
   return samples.find((s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v))?.value;
 }
 
+/** The labels of `nodejs_version_info` for the Node running the tests (and the services they start). */
+const [major, minor, patch] = process.version.slice(1).split(".") as [string, string, string];
+export const THIS_NODE = { version: process.version, major, minor, patch };
+
 export interface Readiness {
   status: number;
   body: { status: string; checks: Record<string, string> };

@@ -34,3 +34,19 @@ export async function sideEffects(): Promise<SideEffects> {
   const port = (server.address() as { port: number }).port;
   return { allow: `${SIDE_EFFECTS_HOST}:${port}`, url: `http://${SIDE_EFFECTS_HOST}:${port}`, lines: (key) => kept.get(key) ?? [] };
 }
+
+/**
+ * A Python step (YAML, indented as a list item of `steps`) that tells the sink under `key` each
+ * time it runs, then takes 1.5 s: long enough for a test to kill or stop its executor mid-way.
+ */
+export function slowRecordedStep(fx: SideEffects, name: string, key: string, output: string): string {
+  return `  - name: ${name}
+    type: code
+    language: python
+    network: { allow: ["${fx.allow}"] }
+    code: |
+      import time, urllib.request
+      urllib.request.urlopen(urllib.request.Request("${fx.url}/${key}", data=b"run", method="POST")).read()
+      time.sleep(1.5)
+      print('${output}')`;
+}

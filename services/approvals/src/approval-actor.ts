@@ -1,9 +1,12 @@
-import type { JetStreamClient } from "@nats-io/jetstream";
+import type { JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { ApprovalDecision } from "@wf/shared/api";
 import type { Logger } from "@wf/shared/log";
 import { ApprovalExpireCommand, type FailCommand, type ResumeCommand } from "@wf/shared/messages";
 import { command, subjects, type Handled } from "@wf/shared/nats";
 import { settleApproval, type ApprovalRecord, type Store } from "@wf/shared/store";
+
+/** How long a decision's command waits for the edge to record it (its write takes milliseconds; a retried one seconds). */
+const RECORD_WAIT_MS = 30_000;
 
 export interface ApprovalActorDeps {
   js: JetStreamClient;
@@ -16,7 +19,7 @@ export interface ApprovalActorDeps {
 /**
  * Carries out approval commands. The approval record is the one place a decision is taken: its
  * status leaves PENDING by compare-and-set exactly once, whoever comes first among approve and
- * reject (recorded by the edge before it publishes), the timeout (this actor, when the timer
+ * reject (recorded by the edge after it publishes their command), the timeout (this actor, when the timer
  * fires) and the execution's cancel (the executor, when it cancels). The winner's execution is
  * then woken up (a resume command); the losers change nothing.
  */
@@ -29,7 +32,7 @@ export class ApprovalActor {
 
   /** The approval commands, by the verb of their subject (`<ns>.cmd.approval.<verb>.<approvalId>`). */
   commands() {
-    const decided = command(ApprovalDecision, (cmd) => this.onDecided(cmd));
+    const decided = command(ApprovalDecision, (cmd, m) => this.onDecided(cmd, m));
     return {
       approve: decided,
       reject: decided,
@@ -50,15 +53,23 @@ export class ApprovalActor {
     await this.deps.js.publish(subjects(this.deps.ns).execFail(executionId), JSON.stringify(cmd), { msgID: `fail:${executionId}` });
   }
 
-  /** The edge recorded the decision: wake the execution if the record says so. */
-  private async onDecided(cmd: ApprovalDecision): Promise<void> {
-    const current = await this.deps.store.approvals.get(cmd.approvalId);
+  /**
+   * A decision's command, which the edge publishes before it records the decision: the
+   * execution is woken once the record shows this decision. While the record is still PENDING
+   * the command comes back (the edge's write may be on its way), for RECORD_WAIT_MS; a decision
+   * never recorded (its request failed) or beaten by another is then ignored.
+   */
+  private async onDecided(cmd: ApprovalDecision, m: JsMsg): Promise<Handled> {
+    const current = (await this.deps.store.approvals.get(cmd.approvalId))?.value;
+    if (current?.status === "PENDING" && this.now() - m.info.timestampNanos / 1e6 < RECORD_WAIT_MS) {
+      return { retryInMs: Math.min(250 * 2 ** (m.info.deliveryCount - 1), 8_000) };
+    }
     const expected = cmd.verb === "approve" ? "APPROVED" : "REJECTED";
-    if (current?.value.status !== expected) {
-      this.deps.log.warn("approval command does not match its record; ignored", { approvalId: cmd.approvalId, verb: cmd.verb });
+    if (current?.status !== expected || current.decidedAt !== cmd.decidedAt || current.decidedBy !== cmd.decidedBy) {
+      this.deps.log.info("an approval's command whose decision is not the recorded one; ignored", { approvalId: cmd.approvalId, verb: cmd.verb });
       return;
     }
-    await this.resume(current.value);
+    await this.resume(current);
   }
 
   /** Returns how long until the approval is due when the timer came early, else 0. */

@@ -118,7 +118,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     redeliverOnce: config.WF_REDELIVER_ONCE,
   });
   platformHealth(p).watchConsumer(stream, durable);
-  log.info("executor ready", { concurrency: config.WF_EXEC_CONCURRENCY, maxPayload: limits.recordBytes, stepOutputBytes: limits.outputBytes });
+  log.info("executor ready", { actorId, concurrency: config.WF_EXEC_CONCURRENCY, maxPayload: limits.recordBytes, stepOutputBytes: limits.outputBytes });
 
   return {
     actor,

@@ -140,10 +140,11 @@ export async function visibleApproval(ctx: EdgeContext, id: string, userId: stri
 }
 
 /**
- * Records the decision on the approval record by compare-and-set (of two concurrent decisions
- * one wins, the other finds it handled), then publishes `<ns>.cmd.approval.<verb>.<id>` for the
- * approvals actor, which resumes the execution. If the publish fails, the record is put back to
- * PENDING, so that a failed request leaves nothing half-done.
+ * Publishes the decision's command (`<ns>.cmd.approval.<verb>.<id>`), then records it on the
+ * approval record by compare-and-set: of two concurrent decisions one wins, the other finds it
+ * handled. The command goes first so that a recorded decision always has one, whatever process
+ * dies when; the approvals actor wakes the execution once the record shows this very decision,
+ * and ignores a command whose decision was never recorded (its request failed) or lost.
  */
 export async function decide(
   ctx: EdgeContext,
@@ -153,48 +154,42 @@ export async function decide(
   decision: Pick<ApprovalDecision, "comment" | "editedItems">,
 ): Promise<ReturnType<typeof approvalView>> {
   const now = ctx.clock();
-  let before: ApprovalRecord = approval.value;
+  const pending = approval.value;
+  // Past its expiresAt, an approval is handled even before its timer has fired.
+  const open = pending.status === "PENDING" && pending.expiresAt > now;
+  if (open && decision.editedItems) {
+    const problems = editedItemsProblems(pending, decision.editedItems);
+    if (problems.length > 0) throw validationError(problems);
+  }
+  if (open) {
+    const command: ApprovalDecision = { approvalId: pending.id, executionId: pending.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
+    await publishDecision(ctx, subjects(ctx.ns).approval(verb, pending.id), JSON.stringify(command), `${pending.id}.${verb}.${approval.version}.${now}`);
+  }
   const settled = await settleApproval(
     ctx.store,
-    approval.value.id,
-    (pending) => {
-      // Past its expiresAt, an approval is handled even before its timer has fired.
-      if (pending.expiresAt <= now) return 0;
-      if (decision.editedItems) {
-        const problems = editedItemsProblems(pending, decision.editedItems);
-        if (problems.length > 0) throw validationError(problems);
-      }
-      before = pending;
-      return {
-        ...pending,
-        status: verb === "approve" ? "APPROVED" : "REJECTED",
-        decidedAt: now,
-        decidedBy: userId,
-        comment: decision.comment,
-        editedItems: decision.editedItems,
-      };
-    },
+    pending.id,
+    (current) =>
+      current.expiresAt <= now
+        ? 0
+        : {
+            ...current,
+            status: verb === "approve" ? "APPROVED" : "REJECTED",
+            decidedAt: now,
+            decidedBy: userId,
+            comment: decision.comment,
+            editedItems: decision.editedItems,
+          },
     approval,
   );
   if (!settled.won) {
     const current = settled.record;
-    if (!current) throw new WfError("NOT_FOUND", `approval ${approval.value.id} not found`);
+    if (!current) throw new WfError("NOT_FOUND", `approval ${pending.id} not found`);
     // Approving a handled approval is a 404, rejecting a decided one a 409 (docs/api.md, Approvals).
     const state = current.status === "PENDING" ? "expired" : current.status.toLowerCase();
     if (verb === "approve") throw new WfError("NOT_FOUND", `approval ${current.id} was already handled (${state})`);
     throw new WfError("CONFLICT", `approval ${current.id} was already decided (${state})`);
   }
-  const { record: decided, version } = settled;
-  const command: ApprovalDecision = { approvalId: decided.id, executionId: decided.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
-  try {
-    await publishDecision(ctx, subjects(ctx.ns).approval(verb, decided.id), JSON.stringify(command), `${decided.id}.${verb}.${version}`);
-  } catch (err) {
-    await ctx.store.approvals.update(before, version).catch((undo: unknown) => {
-      ctx.log.error("an approval whose command was not published could not be put back to PENDING", { approvalId: decided.id, err: undo });
-    });
-    throw err;
-  }
-  return approvalView(decided, "with-items");
+  return approvalView(settled.record, "with-items");
 }
 
 /** Publishes of one decision before the request fails: a retry finds out whether a publish whose ack was lost landed. */
@@ -203,8 +198,8 @@ const DECISION_PUBLISHES = 3;
 /**
  * A decision's command, published again (same message id) when its ack does not come: a publish
  * that landed is then acknowledged as a duplicate, and the request succeeds. The id names the
- * record's version, so that after a failed request (the record put back to PENDING) the client's
- * retry is a new decision, never taken for a duplicate of one the approvals actor ignored.
+ * record's version and the decision's time, so that a client's retry after a failed request is a
+ * new decision, never taken for a duplicate of one the approvals actor ignored.
  */
 async function publishDecision(ctx: EdgeContext, subject: string, data: string, msgID: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
