@@ -6,6 +6,7 @@ import { throwIfAborted } from "../signals";
 import type { StepContext, StepKind } from "./step-kind";
 
 const DEFAULT_TIMEOUT_S = 30;
+const ISOLATE_LANGUAGES: ReadonlySet<string> = new Set(["javascript", "typescript"]);
 
 export const codeStep: StepKind<CodeStep> = {
   // The runner kills the program at the step's timeout.
@@ -19,8 +20,10 @@ export const codeStep: StepKind<CodeStep> = {
       st.input = committer.budget.input(input);
       committer.budget.account(path, st);
     }
-    // The attempt's start must be durable before its side effects begin.
-    await committer.flush();
+    // The attempt's start must be durable before its side effects begin. JavaScript and
+    // TypeScript have none outside their isolate (no network, no files): their start goes with
+    // the next write, which saves a write per step, and one cut short by a crash simply runs again.
+    if (!ISOLATE_LANGUAGES.has(step.language)) await committer.flush();
     const live = snap.enableMonitoring ? liveLog(committer, path, st.attempts) : undefined;
     const res = await effects.runCode(
       {
