@@ -41,6 +41,20 @@ describe("a sequence of steps", () => {
   });
 });
 
+describe("what is written when", () => {
+  it("a JavaScript step's start is not written on its own, its result is before the next step begins; a Python step's start is written before it runs", async () => {
+    const t = start([code("a", { language: "javascript" }), code("b", { language: "typescript" }), code("c")]);
+    const stored: Record<string, string>[] = [];
+    t.effects.code = () => {
+      // What a crash at this moment would leave.
+      stored.push(Object.fromEntries(Object.entries(t.committer.stored.steps).map(([path, st]) => [path, st.status])));
+      return codeOk(1);
+    };
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored).toEqual([{}, { a: "COMPLETED" }, { a: "COMPLETED", b: "COMPLETED", c: "RUNNING" }]);
+  });
+});
+
 describe("conditions", () => {
   it("a step whose condition is false is skipped without running; one whose condition is true runs", async () => {
     const t = start([code("no", { condition: "vars.off" }), code("yes", { condition: "vars.on" })], { off: false, on: true });

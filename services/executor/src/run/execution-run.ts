@@ -12,6 +12,7 @@ import { jsonBytes } from "./result-limits";
 import { expressionContext, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
+import { writesResultOnly } from "./steps/code";
 import { untilDue } from "./until-due";
 
 /** A running step reached its deadline: its attempt fails, and a container's running children are cancelled with this reason. */
@@ -184,7 +185,11 @@ export class ExecutionRun {
       // Stopping: what is left is handed over (the actor asks another replica to resume it).
       if (this.effects.handingBack()) return { kind: "parked" };
       const r = await this.runStep(step, scope);
-      if (this.committer.outboxFull) await this.committer.flush();
+      const next = steps[i + 1];
+      // A snapshot per step: the result of a step that wrote no start of its own (JavaScript,
+      // TypeScript) is written before the next step begins, unless that step's own start write
+      // carries it; after the last one, the run's end does.
+      if (this.committer.outboxFull || (r.kind === "completed" && next && writesResultOnly(step) && !writesStart(next))) await this.committer.flush();
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
@@ -510,6 +515,11 @@ function newState(step: Step, status: StepStatus, now: number): StepState {
 /** Steps whose attempt acts outside the service (by a state's type): the ones a crash interrupts. */
 export function inFlightType(step: { type: string }): boolean {
   return stepTypeSpec(step.type)?.externalEffects ?? false;
+}
+
+/** Whether a step writes its start before it runs (its effects reach outside the snapshot). */
+function writesStart(step: Step): boolean {
+  return inFlightType(step) && !writesResultOnly(step);
 }
 
 /**

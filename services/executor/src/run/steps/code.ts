@@ -8,6 +8,11 @@ import type { StepContext, StepKind } from "./step-kind";
 const DEFAULT_TIMEOUT_S = 30;
 const ISOLATE_LANGUAGES: ReadonlySet<string> = new Set(["javascript", "typescript"]);
 
+/** A code step whose start is not written before it runs: the write that records its result records both. */
+export function writesResultOnly(step: { type: string; language?: string }): boolean {
+  return step.type === "code" && step.language !== undefined && ISOLATE_LANGUAGES.has(step.language);
+}
+
 export const codeStep: StepKind<CodeStep> = {
   // The runner kills the program at the step's timeout.
   timesItself: true,
@@ -21,9 +26,9 @@ export const codeStep: StepKind<CodeStep> = {
       committer.budget.account(path, st);
     }
     // The attempt's start must be durable before its side effects begin. JavaScript and
-    // TypeScript have none outside their isolate (no network, no files): their start goes with
-    // the next write, which saves a write per step, and one cut short by a crash simply runs again.
-    if (!ISOLATE_LANGUAGES.has(step.language)) await committer.flush();
+    // TypeScript have none outside their isolate (no network, no files): their start is written
+    // with their result (writesResultOnly), and one cut short by a crash simply runs again.
+    if (!writesResultOnly(step)) await committer.flush();
     const live = snap.enableMonitoring ? liveLog(committer, path, st.attempts) : undefined;
     const res = await effects.runCode(
       {
