@@ -55,7 +55,7 @@ steps:
     code: |
       require "json"
       id = JSON.parse(ENV["WF_INPUT"])["id"]
-      system("curl", "-s", "-o", "/dev/null", "-X", "POST", "--data", "run", "${post(fx, "rb")}".sub("$ID", id)) or exit 1
+      system("curl", "-sS", "-o", "/dev/null", "-X", "POST", "--data", "run", "${post(fx, "rb")}".sub("$ID", id)) or exit 1
       puts 3
   - name: lua
     type: code
@@ -65,7 +65,7 @@ steps:
     code: |
       local id = string.match(os.getenv("WF_INPUT"), '"id":"([^"]+)"')
       local url = string.gsub("${post(fx, "lua")}", "%$ID", id)
-      assert(os.execute("curl -s -o /dev/null -X POST --data run " .. url))
+      assert(os.execute("curl -sS -o /dev/null -X POST --data run " .. url))
       print(4)
   - name: js
     type: code
@@ -79,17 +79,17 @@ steps:
     input: { id: "{{ execution.id }}", product: "{{ steps.js.output }}" }
     code: |
       id=$(echo "$WF_INPUT" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
-      curl -s -o /dev/null -X POST --data run "${fx.url}/$id/sh"
+      curl -sS -o /dev/null -X POST --data run "${fx.url}/$id/sh"
       echo 24
 `);
   const waiter = await client.createWorkflow(`
 name: chaos-waiter
 steps:
-  - { name: pause, type: wait, seconds: 1.5 }${bash("after", [`curl -s -o /dev/null -X POST --data run "${fx.url}/$id/after"`, "echo done"])}
+  - { name: pause, type: wait, seconds: 1.5 }${bash("after", [`curl -sS -o /dev/null -X POST --data run "${fx.url}/$id/after"`, "echo done"])}
 `);
   const retrier = await client.createWorkflow(`
 name: chaos-retrier
-steps:${bash("flaky", [`[ "$(curl -s -X POST --data run "${fx.url}/$id/flaky")" -ge 2 ] || exit 1`, "echo ok"], "\n    retry: { max_attempts: 3, backoff: fixed, initial_delay: 1 }")}
+steps:${bash("flaky", [`[ "$(curl -sS -X POST --data run "${fx.url}/$id/flaky")" -ge 2 ] || exit 1`, "echo ok"], "\n    retry: { max_attempts: 3, backoff: fixed, initial_delay: 1 }")}
 `);
   const approval = await client.createWorkflow(`
 name: chaos-approval
@@ -119,7 +119,7 @@ steps:
 name: chaos-chained
 triggers:
   - { type: DELAYED_COMPLETION, after: ${waiter}, on: [COMPLETED], delay: 0 }
-steps:${bash("follow", [`curl -s -o /dev/null -X POST --data run "${fx.url}/$id/follow"`, "echo followed"])}
+steps:${bash("follow", [`curl -sS -o /dev/null -X POST --data run "${fx.url}/$id/follow"`, "echo followed"])}
 `);
   const webhookPath = await client.createWebhook(waiter);
   return { codeMix, waiter, retrier, approval, chained, webhookPath, codeSteps: new Set(["py", "rb", "lua", "sh", "after", "flaky", "propose", "follow"]) };
