@@ -133,7 +133,16 @@ describe("a cluster under faults", () => {
               const holder = v?.holder
                 ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${Date.now() - v.holder.since} ms`
                 : null;
-              return `${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")}`;
+              // An approval it waits on: the record, and whether the lists show it.
+              const approvalIds = Object.values(v?.steps ?? {}).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
+              const approvals = await Promise.all(
+                approvalIds.map(async (aid) => {
+                  const a = (await store.approvals.get(aid))?.value;
+                  const listed = (await store.approvals.listByExecution(s.executionId)).some((l) => l.id === aid);
+                  return `${aid}: ${a ? `${a.status} decidedAt ${a.decidedAt === null ? null : a.decidedAt - t0} by ${a.decidedBy}` : "no record"}, ${listed ? "listed" : "not listed"}`;
+                }),
+              );
+              return `${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`;
             }),
         );
         const executor = await jsm.consumers.info(streamNames(ns).cmd, "executor").catch(() => null);

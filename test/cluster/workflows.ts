@@ -34,19 +34,21 @@ export async function chaosWorkflows(client: LoadClient, fx: SideEffects): Promi
     code: |
       id=$(echo "$WF_INPUT" | sed 's/.*"id":"\\([^"]*\\)".*/\\1/')
 ${lines.map((l) => `      ${l}`).join("\n")}`;
-  const codeMix = await client.createWorkflow(`
-name: chaos-code-mix
-steps:
-  - name: py
+  /** A Python step that tells the sink it ran, then prints `output` (a Python expression) as JSON. */
+  const python = (name: string, output: string) => `
+  - name: ${name}
     type: code
     language: python
     ${net}
     ${input}
     code: |
       import json, os, urllib.request
-      url = "${post(fx, "py")}".replace("$ID", json.loads(os.environ["WF_INPUT"])["id"])
+      url = "${post(fx, name)}".replace("$ID", json.loads(os.environ["WF_INPUT"])["id"])
       urllib.request.urlopen(urllib.request.Request(url, data=b"run", method="POST")).read()
-      print(json.dumps({"n": 2}))
+      print(json.dumps(${output}))`;
+  const codeMix = await client.createWorkflow(`
+name: chaos-code-mix
+steps:${python("py", '{"n": 2}')}
   - name: rb
     type: code
     language: ruby
@@ -93,17 +95,7 @@ steps:${bash("flaky", [`[ "$(curl -sS -X POST --data run "${fx.url}/$id/flaky")"
 `);
   const approval = await client.createWorkflow(`
 name: chaos-approval
-steps:
-  - name: propose
-    type: code
-    language: python
-    ${net}
-    ${input}
-    code: |
-      import json, os, urllib.request
-      url = "${post(fx, "propose")}".replace("$ID", json.loads(os.environ["WF_INPUT"])["id"])
-      urllib.request.urlopen(urllib.request.Request(url, data=b"run", method="POST")).read()
-      print(json.dumps([{"id": 1, "action": "ship"}]))
+steps:${python("propose", '[{"id": 1, "action": "ship"}]')}
   - name: apply
     type: code
     language: javascript

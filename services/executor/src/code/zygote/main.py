@@ -106,6 +106,7 @@ class Zygote:
     def start(self, run_id, token, run, network):
         """Forks the process of one step into namespaces of its own."""
         status_r = status_w = done_w = None
+        listener = None
         try:
             if run is not None:
                 make_run_dir(os.path.join(RUNS, run["name"]), run["uid"])
@@ -116,10 +117,15 @@ class Zygote:
                 else:
                     linux.unshare(linux.CLONE_NEWNET)
                     linux.loopback_up()
+                    # Listening before the step exists: a step that connects at once waits in the
+                    # backlog until the relay accepts, rather than being refused.
+                    listener = relay.listen(network["port"])
                     done_r, done_w = os.pipe()
                     path = os.path.join(self.ctl_dir, network["socket"])
-                    self.fork_helper(lambda: relay.run_relay(network["port"], path, done_r), keep=(done_r,))
+                    self.fork_helper(lambda: relay.run_relay(listener, path, done_r), keep=(done_r, listener.fileno()))
                     os.close(done_r)
+                    listener.close()
+                    listener = None
                 linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
                 linux.unshare(linux.CLONE_NEWPID)
             status_r, status_w = os.pipe()
@@ -128,6 +134,8 @@ class Zygote:
             for fd in (status_r, status_w, done_w):
                 if fd is not None:
                     os.close(fd)
+            if listener is not None:
+                listener.close()
             send({"id": run_id, "error": f"the step's process could not be started: {e}"})
             return
         if pid == 0:

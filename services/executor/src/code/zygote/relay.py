@@ -19,17 +19,18 @@ _OUT = select.POLLOUT
 _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 
-def run_relay(port, egress_path, done_fd):
-    """The relay process: serves until the zygote closes `done_fd` (the step has ended). Never returns."""
+def run_relay(listener, egress_path, done_fd):
+    """The relay process, on the listener the zygote opened in the step's namespace: serves until
+    the zygote closes `done_fd` (the step has ended). Never returns."""
     try:
         linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL, what="parent death signal")
-        listener = listen(port)
         serve_until(done_fd, listener, egress_path)
     finally:
         os._exit(0)
 
 
 def listen(port):
+    """The relay's listening socket on 127.0.0.1:`port` of the calling process's network namespace."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
