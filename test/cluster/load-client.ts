@@ -103,10 +103,26 @@ export class LoadClient {
     };
   }
 
-  async pendingApprovals(): Promise<number> {
-    const r = await this.v1("GET", "/api/v1/approvals?status=PENDING&size=1");
+  /**
+   * Executions of the owner not ended yet, by status, by the API's lists: those the test tracks,
+   * and those whose 202 never reached it (an edge killed as it answered, the request sent again
+   * elsewhere), or whose start failed.
+   */
+  async unfinished(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"]) {
+      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=1`);
+      if (r.status !== 200) throw new Error(`executions: ${r.status} ${JSON.stringify(r.body)}`);
+      if ((r.body.total as number) > 0) out[status] = r.body.total as number;
+    }
+    return out;
+  }
+
+  /** The approvals still pending, as the API lists them. */
+  async pendingApprovals(): Promise<{ id: string; executionId: string; stepName: string; createdAt: number }[]> {
+    const r = await this.v1("GET", "/api/v1/approvals?status=PENDING&size=100");
     if (r.status !== 200) throw new Error(`approvals: ${r.status}`);
-    return r.body.total as number;
+    return r.body.approvals as { id: string; executionId: string; stepName: string; createdAt: number }[];
   }
 
   /** The chained workflow's executions: one per completed `waiter`, every one ended. */

@@ -97,7 +97,9 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     },
     async openApproval(record) {
       try {
-        await deps.store.approvals.create(record);
+        // Sent again through a transient failure: a create that landed unseen then finds the
+        // record there, and puts its list keys once more, which the first may have missed.
+        await retryTransient(() => deps.store.approvals.create(record));
       } catch (err) {
         if (!(err instanceof AlreadyExistsError)) throw err;
       }

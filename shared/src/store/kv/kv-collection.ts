@@ -2,6 +2,7 @@ import { DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type JetStreamMana
 import type { KV } from "@nats-io/kv";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
+import { isTransient, retryTransient } from "../../nats/transient";
 import { pageWindow } from "../paging";
 import { parseRecord } from "../parse-record";
 import type { Page, PageQuery, Versioned } from "../port";
@@ -128,12 +129,26 @@ export class KvCollection<T extends { id: string }> {
     const token = keyToken(value.id);
     const keys = this.layout.keys(value);
     const indexValue = this.#indexValue(value);
-    const [record, ...puts] = await Promise.allSettled([this.#createRecord(token, JSON.stringify(value)), ...keys.map((key) => this.#putKey(key, indexValue))]);
+    const [record, ...settled] = await Promise.allSettled([
+      this.#createRecord(token, JSON.stringify(value)),
+      ...keys.map((key) => this.#putKey(key, indexValue)),
+    ]);
     if (record.status === "rejected") {
       if (!isWrongLastSequence(record.reason)) throw record.reason;
-      await this.#dropUnclaimed(token, keys, indexValue, puts);
+      await this.#dropUnclaimed(token, keys, indexValue, settled);
       throw new AlreadyExistsError(`${this.type}/${value.id}`);
     }
+    // The record is there: a key whose put failed for now (a stream electing its leader) is put
+    // again, or the record would stay out of every list, and a second create only finds it exists.
+    const puts = await Promise.all(
+      settled.map(async (put, i): Promise<PromiseSettledResult<number>> => {
+        if (put.status === "fulfilled" || !isTransient(put.reason)) return put;
+        return retryTransient(() => this.#putKey(keys[i]!, indexValue)).then(
+          (revision) => ({ status: "fulfilled", value: revision }),
+          (reason: unknown) => ({ status: "rejected", reason }),
+        );
+      }),
+    );
     throwFirstRejection(puts);
     this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
     this.#recent?.wrote(token, { value, version: record.value });
