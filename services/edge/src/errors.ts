@@ -1,5 +1,6 @@
 import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from "@nats-io/nats-core";
 import { WfError, type ErrorCode } from "@wf/shared/errors";
+import { isTransient } from "@wf/shared/nats";
 
 /** A WfError whose answer carries fields beside `error` (429's window, 409's status). */
 export class AnswerError extends WfError {
@@ -68,6 +69,8 @@ function isUnavailable(err: unknown, depth = 0): boolean {
     err instanceof DrainingConnectionError ||
     err instanceof ConnectionError ||
     err instanceof RequestError ||
+    // A cluster electing a stream's leader, or otherwise not answering for now.
+    isTransient(err) ||
     /^Mongo(Network|ServerSelection|NotConnected)/.test(err.name)
   );
 }

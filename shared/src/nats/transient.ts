@@ -11,7 +11,9 @@ export function isTransient(err: unknown, depth = 0): boolean {
   return (
     err instanceof NoRespondersError ||
     err instanceof TimeoutError ||
-    /no responders|jetstream is not enabled|timeout|jetstream cluster not available|no suitable peers|stream is offline/i.test(err.message) ||
+    /no responders|jetstream is not enabled|timeout|jetstream cluster not available|no suitable peers|stream is offline|temporarily unavailable|no leader/i.test(
+      err.message,
+    ) ||
     isTransient(err.cause, depth + 1)
   );
 }
