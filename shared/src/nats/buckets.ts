@@ -3,8 +3,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { nanos } from "@nats-io/nats-core";
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { ConfigError } from "../errors/wf-error";
-import { reconcileStream, type StreamPlacement } from "./placement";
+import { placementError, placementOption, reconcileStream, type StreamPlacement } from "./placement";
 import { whileStarting } from "./while-starting";
 
 export interface KvBucketSpec {
@@ -24,7 +23,7 @@ export function openKvBucket(nc: NatsConnection, name: string, spec: KvBucketSpe
       new Kvm(nc).create(name, {
         history: spec.history,
         replicas: placement.replicas,
-        ...(placement.tags.length ? { placement: { cluster: "", tags: placement.tags } } : {}),
+        ...placementOption(placement),
         ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
       }),
     );
@@ -40,7 +39,7 @@ export function openObjectBucket(nc: NatsConnection, name: string, placement: St
       new Objm(nc).create(name, {
         storage: StorageType.File,
         replicas: placement.replicas,
-        ...(placement.tags.length ? { placement: { cluster: "", tags: placement.tags } } : {}),
+        ...placementOption(placement),
       }),
     );
     await reconcileStream(await jetstreamManager(nc), `OBJ_${name}`, placement);
@@ -48,15 +47,10 @@ export function openObjectBucket(nc: NatsConnection, name: string, placement: St
   });
 }
 
-/** A creation the servers cannot place says which knob to turn, not only "insufficient resources". */
 async function created<T>(name: string, placement: StreamPlacement, create: () => Promise<T>): Promise<T> {
   try {
     return await create();
   } catch (err) {
-    if (!/insufficient resources|no suitable peers|not supported in non-clustered/i.test(String((err as Error)?.message ?? err))) throw err;
-    throw new ConfigError(
-      `cannot create bucket ${name} with ${placement.replicas} replica(s)${placement.tags.length ? ` on tags ${placement.tags.join(",")}` : ""}: ` +
-        `the JetStream servers cannot hold that many copies. Set WF_REPLICAS to at most the number of JetStream servers (1 for a lone server)`,
-    );
+    throw placementError(err, `bucket ${name}`, placement);
   }
 }

@@ -23,7 +23,28 @@ export function streamPlacement(settings: { WF_REPLICAS: "auto" | number; WF_PLA
 
 /** The stream configuration fields a placement sets. */
 export function placementConfig(p: StreamPlacement): { num_replicas: number; placement?: Placement } {
-  return { num_replicas: p.replicas, ...(p.tags.length > 0 ? { placement: { tags: p.tags } as Placement } : {}) };
+  return { num_replicas: p.replicas, ...placementOption(p) };
+}
+
+/** The `placement` option of streams, KV buckets and object stores: none without tags. */
+export function placementOption(p: StreamPlacement): { placement?: Placement } {
+  return p.tags.length > 0 ? { placement: { tags: p.tags } as Placement } : {};
+}
+
+/** What servers that cannot hold a placement answer. */
+const REFUSED = /insufficient resources|no suitable peers|not supported in non-clustered/i;
+
+/**
+ * A creation or update the servers refused for its placement, said as the knobs to turn (not
+ * only "insufficient resources"); any other error as it is.
+ */
+export function placementError(err: unknown, what: string, p: StreamPlacement): unknown {
+  const reason = String((err as Error)?.message ?? err);
+  if (!REFUSED.test(reason)) return err;
+  return new ConfigError(
+    `cannot keep ${what} at ${p.replicas} replica(s)${p.tags.length ? ` on tags ${p.tags.join(",")}` : ""}: ${reason}. ` +
+      `Set WF_REPLICAS to at most the number of JetStream servers (1 for a lone server), and WF_PLACEMENT_TAGS to tags they carry`,
+  );
 }
 
 /** The limits a stream is kept at, beside its placement: reconciled when they changed. */

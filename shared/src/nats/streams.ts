@@ -1,7 +1,6 @@
 import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/nats-core";
-import { ConfigError } from "../errors/wf-error";
-import { placementConfig, type StreamPlacement } from "./placement";
+import { placementConfig, placementError, type StreamPlacement } from "./placement";
 import { streamNames } from "./subjects";
 
 export interface StreamOptions {
@@ -51,26 +50,24 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
   ];
   for (const base of configs) {
     const cfg = { ...base, ...placementConfig(opts.placement) };
+    await ensureStream(jsm, cfg).catch((err: unknown) => {
+      throw placementError(err, `stream ${cfg.name}`, opts.placement);
+    });
+  }
+}
+
+async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    const current = (await jsm.streams.info(cfg.name)).config as unknown as Record<string, unknown>;
+    // Every update is a proposal the cluster agrees on: only what changed is sent.
+    if (Object.entries(cfg).some(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v))) await jsm.streams.update(cfg.name, cfg);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
     try {
-      try {
-        const current = (await jsm.streams.info(cfg.name)).config as unknown as Record<string, unknown>;
-        // Every update is a proposal the cluster agrees on: only what changed is sent.
-        if (Object.entries(cfg).some(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v))) await jsm.streams.update(cfg.name, cfg);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-        try {
-          await jsm.streams.add(cfg);
-        } catch (addErr) {
-          // Another process created it between our info and add.
-          if (!/already in use|exists/i.test(String(addErr))) throw addErr;
-        }
-      }
-    } catch (err) {
-      const reason = String((err as Error)?.message ?? err);
-      if (!/insufficient resources|no suitable peers|not supported in non-clustered|replicas/i.test(reason)) throw err;
-      throw new ConfigError(
-        `cannot keep stream ${cfg.name} at ${opts.placement.replicas} replica(s): ${reason}. Set WF_REPLICAS to at most the number of JetStream servers (1 for a lone server), and WF_PLACEMENT_TAGS to tags they carry`,
-      );
+      await jsm.streams.add(cfg);
+    } catch (addErr) {
+      // Another process created it between our info and add.
+      if (!/already in use|exists/i.test(String(addErr))) throw addErr;
     }
   }
 }
