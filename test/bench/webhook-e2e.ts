@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { loadConfig } from "@wf/shared/config";
+import { ENV_SCHEMA, loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
@@ -65,7 +65,16 @@ export async function runWebhookE2e(
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
     ENTRIES.allInOne,
-    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...opts.serviceEnv },
+    // As `npm start` runs it: the test processes' WF_EXECUTOR_NICE of 0 is not the service's default.
+    {
+      NATS_URL: server.url,
+      WF_NAMESPACE: ns,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      WF_EXECUTOR_NICE: ENV_SCHEMA.WF_EXECUTOR_NICE.default,
+      ...opts.serviceEnv,
+    },
     ["executor ready", "[wf] ready"],
   );
   const untrack = opts.track(() => service.kill());

@@ -128,10 +128,22 @@ describe("a cluster under faults", () => {
             .map(async (s) => {
               const v = (await store.executions.get(s.executionId))?.value;
               const steps = Object.entries(v?.steps ?? {}).map(
-                ([n, r]) => `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}`,
+                ([n, r]) =>
+                  `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}` +
+                  `${r.startedAt ? `(started@${r.startedAt - t0})` : ""}${fx
+                    .arrivals(`${s.executionId}/${n}`)
+                    .map((a) => `(ran@${a - t0})`)
+                    .join("")}`,
               );
+              // Whether the command its holder took is still in the work queue.
+              const command = v?.holder
+                ? await jsm.streams.getMessage(streamNames(ns).cmd, { seq: v.holder.seq }).then(
+                    (m) => `command ${m?.subject ?? "gone"}`,
+                    (e: unknown) => `command ${String(e)}`,
+                  )
+                : "";
               const holder = v?.holder
-                ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${Date.now() - v.holder.since} ms`
+                ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${v.holder.since - t0}, ${command}`
                 : null;
               // An approval it waits on: the record, and whether the lists show it.
               const approvalIds = Object.values(v?.steps ?? {}).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
@@ -142,11 +154,22 @@ describe("a cluster under faults", () => {
                   return `${aid}: ${a ? `${a.status} decidedAt ${a.decidedAt === null ? null : a.decidedAt - t0} by ${a.decidedBy}` : "no record"}, ${listed ? "listed" : "not listed"}`;
                 }),
               );
-              return `${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`;
+              const logged = fleet.linesAbout(s.executionId).map((line) => `    ${line.slice(0, 600)}`);
+              return [`${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`, ...logged].join(
+                "\n",
+              );
             }),
         );
         const executor = await jsm.consumers.info(streamNames(ns).cmd, "executor").catch(() => null);
-        const queue = executor && { pending: executor.num_pending, ackPending: executor.num_ack_pending, redelivered: executor.num_redelivered };
+        const queue = executor && {
+          pending: executor.num_pending,
+          ackPending: executor.num_ack_pending,
+          redelivered: executor.num_redelivered,
+          delivered: executor.delivered,
+          ackFloor: executor.ack_floor,
+          leader: executor.cluster?.leader,
+          stream: (await jsm.streams.info(streamNames(ns).cmd).catch(() => null))?.state,
+        };
         throw new Error(`${String(err)}; still open:\n${open.join("\n")}\nexecutor consumer: ${JSON.stringify(queue)}\nevents: ${events.join(", ")}`);
       });
       // Executions whose 202 was lost with its edge go on too: their approvals are decided until none is left.
@@ -176,18 +199,28 @@ describe("a cluster under faults", () => {
       const dupes: string[] = [];
       for (const s of started) {
         const v = finals.get(s.executionId)!;
-        const diedWhileRunning = fleet.executorKills.some((t) => t >= s.at && t <= (v.completedAt ?? Date.now()));
+        const killsWhileRunning = fleet.executorKills.filter((t) => t >= s.at && t <= (v.completedAt ?? Date.now())).length;
+        const diedWhileRunning = killsWhileRunning > 0;
         const allowed = s.source !== "console" && diedWhileRunning ? ["COMPLETED", "INTERRUPTED"] : ["COMPLETED"];
         const timeline = () =>
           `started ${s.at - t0}, steps ${Object.entries(v.steps)
-            .map(([n, r]) => `${n}:${(r.startedAt ?? 0) - t0}..${(r.completedAt ?? 0) - t0}`)
+            .map(
+              ([n, r]) =>
+                `${n}:${(r.startedAt ?? 0) - t0}..${(r.completedAt ?? 0) - t0}${fx
+                  .arrivals(`${s.executionId}/${n}`)
+                  .map((a) => `(ran@${a - t0})`)
+                  .join("")}`,
+            )
             .join(" ")}, ended ${(v.completedAt ?? 0) - t0}`;
-        if (!allowed.includes(v.status)) wrong.push(`${s.executionId} (${s.source}, ${s.workflow}): ${v.status} ${v.error ?? ""} ${timeline()}`);
+        if (!allowed.includes(v.status)) {
+          const logged = wrong.length < 3 ? fleet.linesAbout(s.executionId).map((line) => `\n    ${line.slice(0, 600)}`) : [];
+          wrong.push(`${s.executionId} (${s.source}, ${s.workflow}): ${v.status} ${v.error ?? ""} ${timeline()}${logged.join("")}`);
+        }
         for (const [step, result] of Object.entries(v.steps)) {
           if (!flows.codeSteps.has(step) || result.status !== "COMPLETED") continue;
           const runs = fx.lines(`${s.executionId}/${step}`).length;
-          // A step in flight when its executor died runs again only for the sources that replay.
-          const replayed = s.source === "console" && diedWhileRunning ? 1 : 0;
+          // A step in flight when its executor died runs again only for the sources that replay: once per death.
+          const replayed = s.source === "console" ? killsWhileRunning : 0;
           if (runs > (result.attempts ?? 1) + replayed) dupes.push(`${s.executionId} ${step}: ${runs} runs for ${result.attempts} attempt(s) ${timeline()}`);
         }
       }

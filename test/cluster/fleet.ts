@@ -29,8 +29,8 @@ export class Fleet {
   kills = 0;
   /** Starts that failed (and were tried again): each says why. */
   readonly failedStarts: string[] = [];
-  /** What killed processes logged: whose actor an execution's holder was. */
-  private readonly pastOutputs: string[] = [];
+  /** What killed processes logged, by member: whose actor an execution's holder was. */
+  private readonly pastOutputs: { member: Member; output: string }[] = [];
 
   private constructor(private readonly env: Record<string, string>) {}
 
@@ -67,7 +67,7 @@ export class Fleet {
 
   async kill(m: Member): Promise<void> {
     const p = m.process;
-    if (p) this.pastOutputs.push(p.output());
+    if (p) this.pastOutputs.push({ member: m, output: p.output() });
     m.process = null;
     m.base = null;
     if (m.role === "executor") this.executorKills.push(Date.now());
@@ -80,9 +80,16 @@ export class Fleet {
     for (const m of this.members) {
       if (m.role !== "executor") continue;
       if (m.process?.output().includes(actorId)) return `executor${m.index}, running`;
-      if (this.pastOutputs.some((o) => o.includes(actorId))) return `executor${m.index}, killed`;
+      const killed = this.pastOutputs.find((o) => o.member === m && o.output.includes(actorId));
+      if (killed) return `executor${m.index}, killed at ${killed.output.length} chars of output`;
     }
     return "unknown";
+  }
+
+  /** Every line any process of the fleet logged that names the execution (killed ones' too). */
+  linesAbout(executionId: string): string[] {
+    const outputs = [...this.pastOutputs.map((o) => o.output), ...this.members.flatMap((m) => (m.process ? [m.process.output()] : []))];
+    return outputs.flatMap((o) => o.split("\n").filter((line) => line.includes(executionId)));
   }
 
   /** The edges that are up now. */

@@ -22,7 +22,9 @@ export interface ChaosWorkflows {
 const post = (fx: SideEffects, step: string) => `${fx.url}/$ID/${step}`;
 
 export async function chaosWorkflows(client: LoadClient, fx: SideEffects): Promise<ChaosWorkflows> {
-  const net = `network: { allow: ["${fx.allow}"] }`;
+  // With a generous timeout: on two cores shared by three nats-servers and eight service processes, the
+  // burst of takeovers after an executor's death queues the sandbox's process starts for tens of seconds.
+  const net = `network: { allow: ["${fx.allow}"] }\n    timeout: 120`;
   const input = `input: { id: "{{ execution.id }}" }`;
   /** A Bash step that may reach the sink, its execution's id in `$id`. */
   const bash = (name: string, lines: string[], modifiers = "") => `

@@ -1,5 +1,7 @@
+import { readdir, readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, SCOPES } from "@wf/shared/auth";
+import { ENV_SCHEMA } from "@wf/shared/config";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type WorkflowRecord } from "@wf/shared/store";
 import { testUser, type NatsServerHandle } from "@wf/testing";
@@ -91,7 +93,7 @@ async function startService(env: Record<string, string> = {}): Promise<Service> 
 describe("/metrics of the all-in-one service", () => {
   it("counts the executions, steps, requests and timers of workflows run through the API", async () => {
     // Waits park, so that their timers are what wakes them.
-    const svc = await startService({ WF_HOLD_WAIT_MS: "0" });
+    const svc = await startService({ WF_HOLD_WAIT_MS: "0", WF_EXECUTOR_NICE: ENV_SCHEMA.WF_EXECUTOR_NICE.default });
     try {
       const wf = await svc.workflow(METERED);
       const ids = [await svc.start(wf.id), await svc.start(wf.id), await svc.start(wf.id)];
@@ -131,6 +133,14 @@ describe("/metrics of the all-in-one service", () => {
       const ready = await readyz(svc.ops);
       expect(ready.status).toBe(200);
       expect(ready.body.checks).toMatchObject({ nats: "ok", consumers: "ok", "executor thread: nats": "ok", "executor thread: consumers": "ok" });
+
+      // The executor thread and the code runners it forked yield the CPU to the edge (WF_EXECUTOR_NICE's default; the suite's other processes run at 0).
+      const threads = await threadNices(svc.proc.pid);
+      expect(threads.get(svc.proc.pid)).toBe(0);
+      expect([...threads.values()]).toContain(10);
+      const runners = await childrenOf(svc.proc.pid);
+      expect(runners.length).toBeGreaterThan(0);
+      for (const pid of runners) expect((await threadNices(pid)).get(pid)).toBe(10);
     } finally {
       await svc.client.close();
       await svc.proc.stop();
@@ -203,3 +213,28 @@ steps:
     }
   });
 });
+
+/** `/proc/<pid>/stat`'s fields after the command's closing parenthesis: state is the first, ppid the second, nice the 17th. */
+async function statFields(path: string): Promise<string[]> {
+  const stat = await readFile(path, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** The nice value of each thread of a process, by thread id. */
+async function threadNices(pid: number): Promise<Map<number, number>> {
+  const tids = await readdir(`/proc/${pid}/task`);
+  return new Map(await Promise.all(tids.map(async (tid) => [Number(tid), Number((await statFields(`/proc/${pid}/task/${tid}/stat`))[16])] as const)));
+}
+
+async function childrenOf(parent: number): Promise<number[]> {
+  const pids = (await readdir("/proc")).filter((d) => /^\d+$/.test(d)).map(Number);
+  const parents = await Promise.all(
+    pids.map((pid) =>
+      statFields(`/proc/${pid}/stat`).then(
+        (f) => Number(f[1]),
+        () => -1,
+      ),
+    ),
+  );
+  return pids.filter((_, i) => parents[i] === parent);
+}

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { cancelExecution } from "@wf/shared/client";
+import { TimeoutError } from "@nats-io/nats-core";
+import { cancelExecution, startExecution } from "@wf/shared/client";
 import { newId } from "@wf/shared/execution";
 import { subjects, type CommandDropped } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
@@ -94,6 +95,38 @@ describe("commands that fail", () => {
   `,
     );
     expect((await waitForStatus(rt.platform, after)).status).toBe("COMPLETED");
+  });
+
+  it("a start whose command could not be published is withdrawn, through transient failures of the withdrawal too", async () => {
+    const ownerId = `owner-${newId()}`;
+    const wf = newWorkflowRecord({ id: `wf-${newId()}`, ownerId, yaml: parked("never-started"), definition: definitionOf(parked("never-started")) });
+    const executions = rt.platform.store.executions;
+    const withdraw = executions.withdraw.bind(executions);
+    let withdrawals = 0;
+    executions.withdraw = (pending) => (++withdrawals <= 2 ? Promise.reject(new TimeoutError()) : withdraw(pending));
+    try {
+      const js = rt.platform.js;
+      const original = js.publish.bind(js);
+      js.publish = (subj, ...rest) => (subj.includes(".cmd.exec.start.") ? Promise.reject(new TimeoutError()) : original(subj, ...rest));
+      restorePublish = () => {
+        js.publish = original;
+      };
+      await expect(
+        startExecution(
+          js,
+          rt.ns,
+          { workflow: { id: wf.id, name: "never-started", ownerId, version: 1, definition: wf.definition }, triggerSource: "open_api" },
+          { store: rt.platform.store },
+        ),
+      ).rejects.toThrow(TimeoutError);
+      // Listed PENDING at first (its list entry landed); gone once the third withdrawal goes through.
+      await waitFor(async () => (await executions.list({ ownerId, page: 1, size: 10 })).total === 0 && withdrawals === 3, {
+        timeoutMs: 10_000,
+        what: "the failed start to be withdrawn",
+      });
+    } finally {
+      executions.withdraw = withdraw;
+    }
   });
 
   it("an execution whose stored workflow no longer parses ends FAILED, saying so, when it is resumed", async () => {

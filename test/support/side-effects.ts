@@ -14,17 +14,23 @@ export interface SideEffects {
   allow: string;
   url: string;
   lines(key: string): string[];
+  /** When each of those lines arrived (Date.now()). */
+  arrivals(key: string): number[];
 }
 
 export async function sideEffects(): Promise<SideEffects> {
   const kept = new Map<string, string[]>();
+  const arrived = new Map<string, number[]>();
   const server: Server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
       const key = decodeURIComponent((req.url ?? "/").slice(1));
       const lines = kept.get(key) ?? [];
-      if (req.method === "POST") lines.push(body.trim());
+      if (req.method === "POST") {
+        lines.push(body.trim());
+        arrived.set(key, [...(arrived.get(key) ?? []), Date.now()]);
+      }
       kept.set(key, lines);
       res.end(String(lines.length));
     });
@@ -32,7 +38,12 @@ export async function sideEffects(): Promise<SideEffects> {
   await new Promise<void>((resolve) => server.listen(0, SIDE_EFFECTS_HOST, resolve));
   onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const port = (server.address() as { port: number }).port;
-  return { allow: `${SIDE_EFFECTS_HOST}:${port}`, url: `http://${SIDE_EFFECTS_HOST}:${port}`, lines: (key) => kept.get(key) ?? [] };
+  return {
+    allow: `${SIDE_EFFECTS_HOST}:${port}`,
+    url: `http://${SIDE_EFFECTS_HOST}:${port}`,
+    lines: (key) => kept.get(key) ?? [],
+    arrivals: (key) => arrived.get(key) ?? [],
+  };
 }
 
 /**

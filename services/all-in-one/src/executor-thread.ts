@@ -3,9 +3,10 @@
  * traffic and its garbage collections never hold up the edge's event loop (with both on one
  * loop, a webhook's p99 was 64–111 ms at 500–1,000 triggers/s). It connects to the server the
  * main thread resolved, with its credentials, handed over in `workerData`. A thread, not a
- * process: a SIGKILL of the service takes it along, so nothing outlives the service. The
- * process's ops listener asks it for its readiness and metrics (executor-ops.ts); the process's
- * own metrics (CPU, memory) are the main thread's to report.
+ * process: a SIGKILL of the service takes it along, so nothing outlives the service. It runs at
+ * a lower CPU priority (WF_EXECUTOR_NICE), its code runners too: under load the edge answers
+ * first, and executions wait in JetStream. The process's ops listener asks it for its readiness
+ * and metrics (executor-ops.ts); the process's own metrics (CPU, memory) are the main thread's.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { loadConfig } from "@wf/shared/config";
@@ -13,11 +14,17 @@ import { localSource, platformHealth, type OpsSource } from "@wf/shared/ops";
 import { openPlatform } from "@wf/shared/runtime";
 import { executorMetrics, startExecutor } from "@wf/executor";
 import { answerOps } from "./executor-ops";
+import { niceThisThread } from "./thread-priority";
 
 let source: OpsSource | null = null;
 answerOps(() => source);
 const { env } = workerData as { env: Record<string, string> };
-const platform = await openPlatform(loadConfig(env), "executor");
+const config = loadConfig(env);
+const platform = await openPlatform(config, "executor");
+// Before the executor forks its code runners, which inherit it.
+const refused = config.WF_EXECUTOR_NICE > 0 ? niceThisThread(config.WF_EXECUTOR_NICE) : null;
+if (refused) platform.log.warn(`the executor thread keeps the process's CPU priority (WF_EXECUTOR_NICE): ${refused}`);
+else platform.log.info("executor thread priority", { nice: config.WF_EXECUTOR_NICE });
 const executor = await startExecutor(platform);
 source = localSource({ metrics: executorMetrics, processMetrics: false, health: platformHealth(platform) });
 parentPort!.on("message", (msg: unknown) => {

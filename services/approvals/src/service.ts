@@ -27,6 +27,7 @@ export async function startApprovals(p: Platform): Promise<{ stop(): Promise<voi
   const actor = new ApprovalActor({ js: p.js, store: p.store, ns, log });
   const consumer = await consumeCommands({
     js: p.js,
+    jsm: p.jsm,
     ns,
     stream,
     durable,

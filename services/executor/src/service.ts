@@ -38,7 +38,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     durable,
     filter: subj.execAll,
     ackWaitMs: config.WF_EXEC_LEASE_MS,
-    // Bounded by the actor itself (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
+    // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
     maxDeliver: -1,
     maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
   });
@@ -104,6 +104,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const commands = actor.commands();
   const consumer = await consumeCommands({
     js,
+    jsm,
     ns,
     stream,
     durable,

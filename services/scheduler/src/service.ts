@@ -34,6 +34,7 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
   const triggers = await startTriggers(p, log);
   const timers = await consumeCommands({
     js: p.js,
+    jsm: p.jsm,
     ns,
     stream,
     durable,

@@ -34,6 +34,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
   const consume = async (stream: string, durable: string, commandOf: (subject: string) => string | undefined, commands: CommandConsumerOptions["commands"]) => {
     const consumer = await consumeCommands({
       js: p.js,
+      jsm: p.jsm,
       ns,
       stream,
       durable,

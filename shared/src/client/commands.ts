@@ -3,6 +3,7 @@ import { WfError } from "../errors/index";
 import { checkStart, firstSnapshot, newId, type DebugRequest, type TriggerSource } from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects, type Subjects } from "../nats/subjects";
+import { retryTransient } from "../nats/transient";
 import type { Logger } from "../log/index";
 import type { Store } from "../store/port";
 
@@ -50,6 +51,9 @@ export interface StartRequest {
  * - a caller's id may have been started before (a derived id): the record is created, and
  *   AlreadyExistsError says it was; the command leaves the definition out.
  */
+/** How long a failed start's withdrawal is tried through transient failures. */
+const WITHDRAW_RETRY_MS = 60_000;
+
 export async function startExecution(
   js: CommandPublisher,
   ns: string,
@@ -92,9 +96,11 @@ export async function startExecution(
   ]);
   const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed === undefined) return executionId;
-  await store.executions
-    .withdraw(pending)
-    .catch((e: unknown) => opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }));
+  // Withdrawn through a cluster's leader election too, or its list entry would stay PENDING for
+  // good; the caller is told at once, without waiting on it.
+  void retryTransient(() => store.executions.withdraw(pending), WITHDRAW_RETRY_MS).catch((e: unknown) =>
+    opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }),
+  );
   throw failed.reason;
 }
 

@@ -79,12 +79,23 @@ export const ENV_SCHEMA = {
     doc: "Local data, files 0600: `keys.json` (the server keys no variable sets), and without NATS_URL the nats-server child's store (`nats/`), credentials, configuration and URL.",
   },
   WF_EXEC_CONCURRENCY: { schema: int(1, 10_000), default: "64", doc: "Executions one executor process runs at once (parked ones do not count)." },
+  WF_EXECUTOR_NICE: {
+    schema: int(0, 19),
+    default: "10",
+    doc:
+      "The nice value of the all-in-one service's executor thread, which its code steps' processes inherit (Linux). Above 0, the edge and the NATS server come first " +
+      "when the CPU is short: triggers keep being answered at once and executions queue in JetStream meanwhile. 0 runs the executor as the rest of the process.",
+  },
   WF_EXEC_LEASE_MS: {
     schema: int(1_000, 600_000),
     default: "30000",
     doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it.",
   },
-  WF_EXEC_MAX_DELIVER: { schema: int(2, 1_000), default: "20", doc: "Deliveries of one command before it is given up and recorded as poison." },
+  WF_EXEC_MAX_DELIVER: {
+    schema: int(2, 1_000),
+    default: "20",
+    doc: "Failed attempts at one command, in one process, before it is given up and recorded as poison (deliveries that found the work busy, and transient failures, do not count).",
+  },
   WF_STOP_GRACE_MS: {
     schema: int(0, 600_000),
     default: "20000",

@@ -169,7 +169,8 @@ describe("hard deadline", () => {
     const err = (settled as PromiseRejectedResult).reason as ExpressionError;
     expect(err).toBeInstanceOf(ExpressionError);
     expect(err.message).toBe(`expression \`${expression}\` failed: took longer than ${EXPRESSION_LIMITS.deadlineMs} ms`);
-    expect(worstGapMs).toBeLessThan(200);
+    // A main thread held by the evaluation would show a gap of the whole deadline; half of it leaves a loaded machine room to schedule.
+    expect(worstGapMs).toBeLessThan(EXPRESSION_LIMITS.deadlineMs / 2);
     // The timer ran all along (at 5 ms, a 1 s deadline leaves room for ~200 ticks).
     expect(ticks).toBeGreaterThan(20);
   });

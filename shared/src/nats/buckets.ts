@@ -47,10 +47,17 @@ export function openObjectBucket(nc: NatsConnection, name: string, placement: St
   });
 }
 
+/**
+ * Creates the bucket, or opens it as another process just created it: two creates at once can
+ * lose to each other's half-made stream ("subjects overlap"), and the second try finds it whole.
+ */
 async function created<T>(name: string, placement: StreamPlacement, create: () => Promise<T>): Promise<T> {
-  try {
-    return await create();
-  } catch (err) {
-    throw placementError(err, `bucket ${name}`, placement);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (err) {
+      if (attempt < 3 && err instanceof Error && /subjects overlap|already in use/i.test(err.message)) continue;
+      throw placementError(err, `bucket ${name}`, placement);
+    }
   }
 }

@@ -1,8 +1,10 @@
-import type { ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import { TerminalError } from "../errors";
 import type { Logger } from "../log";
+import { ORPHAN_GRACE_MS, OrphanRescue } from "./orphans";
 import { subjects } from "./subjects";
+import { isTransient } from "./transient";
 
 /**
  * What a handler made of its message. Nothing (undefined): done, acknowledged. `retryInMs`: not
@@ -23,6 +25,8 @@ export function command<T>(schema: z.ZodType<T>, handle: (body: T, m: JsMsg) => 
 
 export interface CommandConsumerOptions {
   js: JetStreamClient;
+  /** For the rescue of a work queue's orphans (./orphans.ts); without it, none is looked for. */
+  jsm?: JetStreamManager;
   ns: string;
   stream: string;
   durable: string;
@@ -36,16 +40,23 @@ export interface CommandConsumerOptions {
   executionOf?(subject: string, body: unknown): string | undefined;
   /**
    * The one give-up hook: a message about an execution was dropped (its body did not validate)
-   * or given up (a terminal error, or the delivery limit reached): the execution must end
-   * FAILED, saying why. An error here is logged; the message is dropped all the same.
+   * or given up (a terminal error, or the failure limit reached): the execution must end
+   * FAILED, saying why. While the hook fails transiently the message is kept and tried again;
+   * another error is logged and the message dropped all the same.
    */
   giveUp?(executionId: string, reason: string): Promise<void>;
   /** Messages handled at once; no more are fetched, so none waits in a buffer while its lease runs. */
   concurrency: number;
   /** The consumer's AckWait: a message being handled has its lease renewed well within it. */
   ackWaitMs: number;
-  /** Deliveries of a message whose handler keeps failing before it is given up. */
+  /**
+   * Failed attempts at a message, in this process, before it is given up. Deliveries that only
+   * found the work busy (`retryInMs`) and transient failures (a cluster electing a leader) do not
+   * count: a long execution must not use up its command while other commands wait on it.
+   */
   maxDeliver: number;
+  /** The wait before a failed message's next delivery, by its failures so far (`retryDelayMs`). */
+  retryDelay?: (failures: number) => number;
   /** Every message handled twice, acknowledged on its second delivery (tests: handlers are idempotent). */
   redeliverOnce: boolean;
 }
@@ -56,8 +67,27 @@ export interface CommandConsumer {
 }
 
 /** How long a failed message waits before its next delivery: 1 s, doubling to 30 s. */
-export function retryDelayMs(deliveries: number): number {
-  return Math.min(30_000, 1_000 * 2 ** Math.min(Math.max(deliveries, 1) - 1, 5));
+export function retryDelayMs(failures: number): number {
+  return Math.min(30_000, 1_000 * 2 ** Math.min(Math.max(failures, 1) - 1, 5));
+}
+
+/** Messages whose handler failed here, by stream sequence, until they are settled. */
+class FailureCounts {
+  private static readonly KEPT = 10_000;
+  private readonly counts = new Map<number, number>();
+
+  add(seq: number): number {
+    const n = (this.counts.get(seq) ?? 0) + 1;
+    this.counts.delete(seq);
+    this.counts.set(seq, n);
+    // Taken by another process and settled there: the oldest are forgotten.
+    if (this.counts.size > FailureCounts.KEPT) this.counts.delete(this.counts.keys().next().value!);
+    return n;
+  }
+
+  clear(seq: number): void {
+    this.counts.delete(seq);
+  }
 }
 
 /** What an operator's tools see on `<ns>.audit.command_dropped` when a message is dropped. */
@@ -85,6 +115,12 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
   let wake: (() => void) | null = null;
   let batch: ConsumerMessages | null = null;
   const inflight = new Set<Promise<void>>();
+  const failures = new FailureCounts();
+
+  const rescue =
+    opts.jsm && (await isWorkQueue(opts.jsm, opts.stream))
+      ? watchOrphans(new OrphanRescue(opts.jsm, opts.js, opts.stream, opts.durable, opts.log), opts)
+      : null;
 
   const loop = (async () => {
     while (!stopped) {
@@ -96,7 +132,7 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
         batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
         for await (const m of batch) {
           free--;
-          const job = handleOne(opts, m, heartbeatMs).finally(() => {
+          const job = handleOne(opts, m, heartbeatMs, failures).finally(() => {
             free++;
             inflight.delete(job);
             wake?.();
@@ -115,6 +151,7 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
   return {
     async stop(graceMs = 10_000): Promise<void> {
       stopped = true;
+      rescue?.stop();
       batch?.stop();
       wake?.();
       await loop;
@@ -123,43 +160,88 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
   };
 }
 
-async function handleOne(opts: CommandConsumerOptions, m: JsMsg, heartbeatMs: number): Promise<void> {
+async function isWorkQueue(jsm: JetStreamManager, stream: string): Promise<boolean> {
+  return (await jsm.streams.info(stream)).config.retention === "workqueue";
+}
+
+/** Looks for orphans every ORPHAN_GRACE_MS (jittered: replicas look at different moments). */
+function watchOrphans(rescue: OrphanRescue, opts: CommandConsumerOptions): { stop(): void } {
+  let timer: NodeJS.Timeout;
+  const next = (): void => {
+    timer = setTimeout(
+      () => {
+        rescue
+          .check()
+          .catch((err: unknown) => opts.log.warn("could not look for orphaned messages; looking again later", { err, consumer: opts.durable }))
+          .finally(next);
+      },
+      ORPHAN_GRACE_MS * (0.5 + Math.random()),
+    );
+    timer.unref();
+  };
+  next();
+  return { stop: () => clearTimeout(timer) };
+}
+
+async function handleOne(opts: CommandConsumerOptions, m: JsMsg, heartbeatMs: number, failures: FailureCounts): Promise<void> {
   const name = opts.commandOf(m.subject);
   const cmd = name === undefined ? undefined : opts.commands[name];
   const raw = parseJson(m.string());
   const executionId = opts.executionOf?.(m.subject, raw);
-  if (!cmd) return drop(opts, m, `no such command: ${name ?? m.subject}`, executionId);
+  const delay = opts.retryDelay ?? retryDelayMs;
+  if (!cmd) return drop(opts, m, `no such command: ${name ?? m.subject}`, executionId, delay);
   const parsed = cmd.schema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
-    return drop(opts, m, `malformed ${name} command (${raw === undefined ? "not JSON" : problems.join("; ")})`, executionId);
+    return drop(opts, m, `malformed ${name} command (${raw === undefined ? "not JSON" : problems.join("; ")})`, executionId, delay);
   }
   const heartbeat = setInterval(() => m.working(), heartbeatMs);
   try {
     const handled = await cmd.handle(parsed.data, m);
     if (handled === "unacked") return;
-    if (handled) m.nak(handled.retryInMs);
-    else if (opts.redeliverOnce && m.info.deliveryCount === 1) m.nak();
+    if (handled) {
+      m.nak(handled.retryInMs);
+      return;
+    }
+    failures.clear(m.seq);
+    if (opts.redeliverOnce && m.info.deliveryCount === 1) m.nak();
     else m.ack();
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (!(err instanceof TerminalError) && m.info.deliveryCount < opts.maxDeliver) {
-      opts.log.warn("command failed; will be redelivered", { subject: m.subject, deliveries: m.info.deliveryCount, err });
-      m.nak(retryDelayMs(m.info.deliveryCount));
+    const terminal = err instanceof TerminalError;
+    const failed = terminal ? 0 : failures.add(m.seq);
+    if (!terminal && (isTransient(err) || failed < opts.maxDeliver)) {
+      opts.log.warn("command failed; will be redelivered", { subject: m.subject, failures: failed, transient: isTransient(err), err });
+      m.nak(delay(failed));
       return;
     }
-    const why = err instanceof TerminalError ? message : `gave up after ${m.info.deliveryCount} failed deliveries: ${message}`;
+    const why = terminal ? message : `gave up after ${failed} failed attempts: ${message}`;
     opts.log.error("command given up", { subject: m.subject, err });
-    await failExecution(opts, executionId, why);
-    m.term(why.slice(0, 200));
+    if (!(await failExecution(opts, executionId, why))) {
+      m.nak(delay(failed));
+      return;
+    }
+    failures.clear(m.seq);
+    // No reason with it: servers before 2.10 do not parse `+TERM <reason>`, and would deliver the message again.
+    m.term();
   } finally {
     clearInterval(heartbeat);
   }
 }
 
-/** A message no handler can take: dropped, told to the audit stream, its execution failed. */
-async function drop(opts: CommandConsumerOptions, m: JsMsg, problem: string, executionId: string | undefined): Promise<void> {
+/** A message no handler can take: its execution failed, told to the audit stream, dropped. */
+async function drop(
+  opts: CommandConsumerOptions,
+  m: JsMsg,
+  problem: string,
+  executionId: string | undefined,
+  delay: (failures: number) => number,
+): Promise<void> {
   opts.log.error("command dropped", { subject: m.subject, problem });
+  if (!(await failExecution(opts, executionId, `a command for it was dropped: ${problem}`))) {
+    m.nak(delay(m.info.deliveryCount));
+    return;
+  }
   const event: CommandDropped = {
     at: Date.now(),
     reason: "command_dropped",
@@ -171,15 +253,29 @@ async function drop(opts: CommandConsumerOptions, m: JsMsg, problem: string, exe
   await opts.js.publish(subjects(opts.ns).audit("command_dropped"), JSON.stringify(event)).catch((err: unknown) => {
     opts.log.error("audit event not published", { err, subject: m.subject });
   });
-  await failExecution(opts, executionId, `a command for it was dropped: ${problem}`);
-  m.term(problem.slice(0, 200));
+  m.term();
 }
 
-async function failExecution(opts: CommandConsumerOptions, executionId: string | undefined, reason: string): Promise<void> {
-  if (executionId === undefined || !opts.giveUp) return;
-  await opts.giveUp(executionId, reason).catch((err: unknown) => {
-    opts.log.error("could not fail the execution of a command given up", { err, executionId });
-  });
+/**
+ * Ends the execution a given-up message names. False when that failed only for now: the message
+ * is kept, so that the execution is not left unfinished with nothing to finish it.
+ */
+async function failExecution(opts: CommandConsumerOptions, executionId: string | undefined, reason: string): Promise<boolean> {
+  if (executionId === undefined || !opts.giveUp) return true;
+  try {
+    await opts.giveUp(executionId, reason);
+    return true;
+  } catch (err) {
+    const transient = isTransient(err);
+    opts.log.error(
+      transient ? "the execution of a command given up could not be failed yet; kept to try again" : "could not fail the execution of a command given up",
+      {
+        err,
+        executionId,
+      },
+    );
+    return !transient;
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -20,3 +20,4 @@ export { streamPlacement, placementConfig, reconcileStream, ONE_REPLICA, type St
 export { openKvBucket, openObjectBucket, type KvBucketSpec } from "./buckets";
 export { whileStarting } from "./while-starting";
 export { isTransient, retryTransient, TRANSIENT_RETRY_MS } from "./transient";
+export { commandSeq, OrphanRescue, ORPHAN_GRACE_MS, ORPHAN_OF_HEADER } from "./orphans";

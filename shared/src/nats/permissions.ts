@@ -125,6 +125,14 @@ class Grants {
     );
   }
 
+  /**
+   * A work queue's durable consumer, with the rescue of its orphans (orphans.ts): it reads them,
+   * publishes them again on their subjects (`filter`), and removes the originals.
+   */
+  workQueue(stream: string, name: string, filter: string): this {
+    return this.durable(stream, name).exists(stream).publish(`$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.STREAM.MSG.DELETE.${stream}`, filter);
+  }
+
   durables(stream: string, names: string[]): this {
     for (const name of names) this.durable(stream, name);
     return this;
@@ -209,8 +217,7 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .records("artifacts", "write")
       .objects(`${ns}_artifacts`, "write")
       .serverKeys(OWNER_SECRETS)
-      .durable(streams.cmd, consumers.executor)
-      .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
+      .workQueue(streams.cmd, consumers.executor, subj.execAll)
       .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll)
       // Whether another executor still runs an execution it holds, before taking it over.
       .publish(subj.holdsAll)
@@ -221,7 +228,7 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
     approvals: new Grants(ns)
       .base("approvals")
       .records("approvals", "write")
-      .durable(streams.cmd, consumers.approvals)
+      .workQueue(streams.cmd, consumers.approvals, subj.approvalAll)
       // Executions woken, or failed when a command about their approval is given up.
       .publish(`${cmd}.exec.resume.*`, `${cmd}.exec.fail.*`, dropped)
       .build(),
@@ -237,10 +244,9 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .records("artifacts", "write")
       .objects(`${ns}_artifacts`, "write")
       .publish(`$JS.API.STREAM.PURGE.${streams.evt}`)
-      .durable(streams.timer, consumers.timers)
-      .durable(streams.cmd, consumers.scheduler)
+      .workQueue(streams.timer, consumers.timers, `${ns}.timer.>`)
+      .workQueue(streams.cmd, consumers.scheduler, subj.schedAll)
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
-      .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`)
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and the starts of schedules and chains.
       .publish(
         `${ns}.timer.>`,

@@ -56,7 +56,7 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
   }
 }
 
-async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }): Promise<void> {
+async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }, attempt = 1): Promise<void> {
   try {
     const current = (await jsm.streams.info(cfg.name)).config as unknown as Record<string, unknown>;
     // Every update is a proposal the cluster agrees on: only what changed is sent.
@@ -66,8 +66,10 @@ async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & 
     try {
       await jsm.streams.add(cfg);
     } catch (addErr) {
-      // Another process created it between our info and add.
-      if (!/already in use|exists/i.test(String(addErr))) throw addErr;
+      // Another process created it between our info and add (while half made, it reads as overlapping subjects):
+      // it is then reconciled as any existing stream.
+      if (!/already in use|exists|subjects overlap/i.test(String(addErr)) || attempt >= 3) throw addErr;
+      await ensureStream(jsm, cfg, attempt + 1);
     }
   }
 }

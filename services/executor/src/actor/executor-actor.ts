@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/errors";
 import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
-import { command, type Handled } from "@wf/shared/nats";
+import { command, commandSeq, type Handled } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
@@ -35,8 +35,9 @@ const PENDING_READ_ATTEMPTS = 10;
  * Handles execution commands. One execution is run by at most one actor at a time: the holder
  * recorded in its snapshot by compare-and-set, tied to the command message whose lease
  * (AckWait, kept alive by `working()`) it holds. A command for an execution held under another
- * message waits (`nak` with a delay); the same message delivered again means its lease lapsed,
- * and the new delivery takes over once the holder, asked, does not say it still runs it.
+ * message waits (`nak` with a delay); the same message delivered again (or a rescued copy of it,
+ * under the same `commandSeq`) means its lease lapsed, and the new delivery takes over once the
+ * holder, asked, does not say it still runs it.
  */
 export class ExecutorActor {
   private readonly running = new Map<string, ExecutionRun>();
@@ -140,7 +141,7 @@ export class ExecutorActor {
     // Create first, read only if that fails: a first delivery (the common case) costs one write.
     const now = Date.now();
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
-    const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.deps.actorId, seq: m.seq, since: now }, now);
+    const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.deps.actorId, seq: commandSeq(m), since: now }, now);
     const problem = checked.ok ? null : checked.error;
     const c = new Committer(snap, 0, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
@@ -173,7 +174,7 @@ export class ExecutorActor {
     for (;;) {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
-      if (snap.holder && snap.holder.seq !== m.seq) return this.retryLater(m);
+      if (snap.holder && snap.holder.seq !== commandSeq(m)) return this.retryLater(m);
       // Its lease lapsed under a live holder (a consumer whose leader moved): asked again a lease
       // later, so that a long step does not use up the command's deliveries meanwhile.
       if (snap.holder && snap.holder.actor !== this.deps.actorId && (await this.deps.holderAlive(snap.holder.actor, snap.id))) {
@@ -181,7 +182,7 @@ export class ExecutorActor {
       }
       const takeover = snap.holder !== null;
       const wf = storedWorkflow(snap);
-      snap.holder = { actor: this.deps.actorId, seq: m.seq, since: Date.now() };
+      snap.holder = { actor: this.deps.actorId, seq: commandSeq(m), since: Date.now() };
       const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
       c.touch();
       if (takeover) {

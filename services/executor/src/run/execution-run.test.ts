@@ -309,6 +309,16 @@ describe("manual_approval", () => {
     expect(t.effects.openedApprovals).toHaveLength(1);
   });
 
+  it("replayed while still pending: opens the same approval again (a writer that died after its record may have left out its list entries and timer) and parks", async () => {
+    const t = await parkedOnApproval();
+    const id = stateOf(t, "ship").approvalId;
+    const replayed = t.resumed();
+    expect(await replayed.run.run()).toBe("parked");
+    expect(t.effects.openedApprovals).toEqual([id, id]);
+    expect([...t.effects.approvals.keys()]).toEqual([id]);
+    expect(t.effects.codeCalls).toHaveLength(0);
+  });
+
   it.each([
     ["REJECTED", { comment: "not today" }, /^approval \S+ rejected: not today$/],
     ["EXPIRED", {}, /^approval \S+ expired$/],

@@ -247,6 +247,9 @@ export class ExecutionRun {
       await this.committer.flush();
     }
     let record = await this.effects.loadApproval(st.approvalId);
+    // Found pending on a replay: its writer may have died after the record and before its list
+    // entries or its expiry timer. Opening it again writes those and changes nothing else.
+    if (record?.status === "PENDING") await this.effects.openApproval(record);
     if (!record) {
       let built;
       try {

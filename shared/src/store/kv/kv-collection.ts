@@ -135,24 +135,37 @@ export class KvCollection<T extends { id: string }> {
     ]);
     if (record.status === "rejected") {
       if (!isWrongLastSequence(record.reason)) throw record.reason;
-      await this.#dropUnclaimed(token, keys, indexValue, settled);
+      const current = await this.#dropUnclaimed(token, keys, indexValue, settled);
+      // It may be this very create, sent again after its answer was lost while its key puts
+      // failed: the keys the stored record claims are put again, or it stays out of every list.
+      if (current?.indexValue === indexValue) await this.#putFailedAgain(keys, indexValue, settled, (key) => current.index.has(key));
       throw new AlreadyExistsError(`${this.type}/${value.id}`);
     }
     // The record is there: a key whose put failed for now (a stream electing its leader) is put
     // again, or the record would stay out of every list, and a second create only finds it exists.
-    const puts = await Promise.all(
+    const puts = await this.#putFailedAgain(keys, indexValue, settled, () => true);
+    throwFirstRejection(puts);
+    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
+    this.#recent?.wrote(token, { value, version: record.value });
+    return record.value;
+  }
+
+  /** Puts again, through transient failures, each of `keys` whose put failed for now and that `claimed` accepts. */
+  #putFailedAgain(
+    keys: readonly string[],
+    indexValue: string,
+    settled: readonly PromiseSettledResult<number>[],
+    claimed: (key: string) => boolean,
+  ): Promise<PromiseSettledResult<number>[]> {
+    return Promise.all(
       settled.map(async (put, i): Promise<PromiseSettledResult<number>> => {
-        if (put.status === "fulfilled" || !isTransient(put.reason)) return put;
+        if (put.status === "fulfilled" || !isTransient(put.reason) || !claimed(keys[i]!)) return put;
         return retryTransient(() => this.#putKey(keys[i]!, indexValue)).then(
           (revision) => ({ status: "fulfilled", value: revision }),
           (reason: unknown) => ({ status: "rejected", reason }),
         );
       }),
     );
-    throwFirstRejection(puts);
-    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
-    this.#recent?.wrote(token, { value, version: record.value });
-    return record.value;
   }
 
   /**
