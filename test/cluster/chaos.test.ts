@@ -108,6 +108,37 @@ describe("a cluster under faults", () => {
       await stopLoad();
       if (natsDown !== null) await cluster.servers[natsDown]!.start();
 
+      /** An execution that did not end: its steps (with the sink's record of their runs), holder, command and approvals, and what the fleet logged of it. */
+      const describeOpen = async (executionId: string, source: string): Promise<string> => {
+        const v = (await store.executions.get(executionId))?.value;
+        const steps = Object.entries(v?.steps ?? {}).map(
+          ([n, r]) =>
+            `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}` +
+            `${r.startedAt ? `(started@${r.startedAt - t0})` : ""}${fx
+              .arrivals(`${executionId}/${n}`)
+              .map((a) => `(ran@${a - t0})`)
+              .join("")}`,
+        );
+        // Whether the command its holder took is still in the work queue.
+        const command = v?.holder
+          ? await jsm.streams.getMessage(streamNames(ns).cmd, { seq: v.holder.seq }).then(
+              (m) => `command ${m?.subject ?? "gone"}`,
+              (e: unknown) => `command ${String(e)}`,
+            )
+          : "";
+        const holder = v?.holder ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${v.holder.since - t0}, ${command}` : null;
+        // An approval it waits on: the record, and whether the lists show it.
+        const approvalIds = Object.values(v?.steps ?? {}).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
+        const approvals = await Promise.all(
+          approvalIds.map(async (aid) => {
+            const a = (await store.approvals.get(aid))?.value;
+            const listed = (await store.approvals.listByExecution(executionId)).some((l) => l.id === aid);
+            return `${aid}: ${a ? `${a.status} decidedAt ${a.decidedAt === null ? null : a.decidedAt - t0} by ${a.decidedBy}` : "no record"}, ${listed ? "listed" : "not listed"}`;
+          }),
+        );
+        const logged = fleet.linesAbout(executionId).map((line) => `    ${line.slice(0, 600)}`);
+        return [`${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`, ...logged].join("\n");
+      };
       // Everything settles: every 202 ends, approvals keep being decided until then.
       const finals = new Map<string, ExecutionSnapshot>();
       await waitFor(
@@ -125,40 +156,7 @@ describe("a cluster under faults", () => {
           started
             .filter((s) => !finals.has(s.executionId))
             .slice(0, 8)
-            .map(async (s) => {
-              const v = (await store.executions.get(s.executionId))?.value;
-              const steps = Object.entries(v?.steps ?? {}).map(
-                ([n, r]) =>
-                  `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}` +
-                  `${r.startedAt ? `(started@${r.startedAt - t0})` : ""}${fx
-                    .arrivals(`${s.executionId}/${n}`)
-                    .map((a) => `(ran@${a - t0})`)
-                    .join("")}`,
-              );
-              // Whether the command its holder took is still in the work queue.
-              const command = v?.holder
-                ? await jsm.streams.getMessage(streamNames(ns).cmd, { seq: v.holder.seq }).then(
-                    (m) => `command ${m?.subject ?? "gone"}`,
-                    (e: unknown) => `command ${String(e)}`,
-                  )
-                : "";
-              const holder = v?.holder
-                ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${v.holder.since - t0}, ${command}`
-                : null;
-              // An approval it waits on: the record, and whether the lists show it.
-              const approvalIds = Object.values(v?.steps ?? {}).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
-              const approvals = await Promise.all(
-                approvalIds.map(async (aid) => {
-                  const a = (await store.approvals.get(aid))?.value;
-                  const listed = (await store.approvals.listByExecution(s.executionId)).some((l) => l.id === aid);
-                  return `${aid}: ${a ? `${a.status} decidedAt ${a.decidedAt === null ? null : a.decidedAt - t0} by ${a.decidedBy}` : "no record"}, ${listed ? "listed" : "not listed"}`;
-                }),
-              );
-              const logged = fleet.linesAbout(s.executionId).map((line) => `    ${line.slice(0, 600)}`);
-              return [`${s.executionId} ${s.source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`, ...logged].join(
-                "\n",
-              );
-            }),
+            .map((s) => describeOpen(s.executionId, s.source)),
         );
         const executor = await jsm.consumers.info(streamNames(ns).cmd, "executor").catch(() => null);
         const queue = executor && {
@@ -179,12 +177,16 @@ describe("a cluster under faults", () => {
       await stopApprovals();
       // Reported, not asserted: a start that failed with a 503 is the caller's to retry (its list entry is withdrawn).
       const unfinished = await client.unfinished();
+      const unfinishedDetails = await Promise.all((await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")));
 
       const report = {
         started: started.length,
         bySource: countBy(started.map((s) => s.source)),
         statuses: countBy([...finals.values()].map((v) => `${v.triggerSource}:${v.status}`)),
         unfinishedUntracked: unfinished,
+        unfinishedDetails,
+        // Commands the cluster's consumers forgot at a leader change, published again (orphans).
+        orphansRescued: fleet.linesAbout("a message the consumer had lost track of was published again").length,
         serviceKills: fleet.kills,
         failedStarts: fleet.failedStarts,
         natsKills,

@@ -53,7 +53,8 @@ export class Fleet {
         p = await startServiceProcess(ENTRIES[m.role], { ...this.env, LOG_LEVEL: "info" }, READY[m.role], 60_000);
         break;
       } catch (err) {
-        this.failedStarts.push(String(err).slice(0, 2_000));
+        // The end says why it exited.
+        this.failedStarts.push(String(err).slice(-2_000));
         if (attempt >= 3) throw err;
       }
     }
@@ -86,10 +87,10 @@ export class Fleet {
     return "unknown";
   }
 
-  /** Every line any process of the fleet logged that names the execution (killed ones' too). */
-  linesAbout(executionId: string): string[] {
+  /** Every line any process of the fleet logged that holds `text` (killed ones' too). */
+  linesAbout(text: string): string[] {
     const outputs = [...this.pastOutputs.map((o) => o.output), ...this.members.flatMap((m) => (m.process ? [m.process.output()] : []))];
-    return outputs.flatMap((o) => o.split("\n").filter((line) => line.includes(executionId)));
+    return outputs.flatMap((o) => o.split("\n").filter((line) => line.includes(text)));
   }
 
   /** The edges that are up now. */

@@ -118,6 +118,16 @@ export class LoadClient {
     return out;
   }
 
+  /** The ids of executions not ended, as the API lists them. */
+  async unfinishedIds(): Promise<string[]> {
+    const ids: string[] = [];
+    for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"]) {
+      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=10`);
+      if (r.status === 200) ids.push(...(r.body.items as { id: string }[]).map((e) => e.id));
+    }
+    return ids;
+  }
+
   /** The approvals still pending, as the API lists them. */
   async pendingApprovals(): Promise<{ id: string; executionId: string; stepName: string; createdAt: number }[]> {
     const r = await this.v1("GET", "/api/v1/approvals?status=PENDING&size=100");

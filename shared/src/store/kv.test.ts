@@ -1,6 +1,6 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/nats-core";
+import { TimeoutError, type NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startExecution } from "../client/commands";
@@ -13,6 +13,7 @@ import { startCommandsIn } from "@wf/testing";
 import { runStoreContract, type TestStarts } from "@wf/testing/store-contract";
 import { keyToken } from "./kv/key-codec";
 import { executionLayout } from "./kv/layouts";
+import type { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
 import { UserRecord } from "./records";
@@ -125,6 +126,31 @@ describe("JetStream KV adapter", () => {
     await store.executions.update(done, v2);
     expect(await list("COMPLETED")).toEqual({ items: [done], total: 1 });
     expect(await list()).toEqual({ items: [done], total: 1 });
+  });
+
+  it("an update puts its record's list keys again through transient failures (a cluster electing a leader)", async () => {
+    const { store, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const pending = execution(ownerId, { createdAt: 10 });
+    const v1 = await store.executions.create(pending);
+    // A status change puts the execution's list keys again, carrying the new status.
+    const { publisher } = (store.executions as unknown as { buckets: { publisher: JetStreamPublisher } }).buckets;
+    const publish = publisher.publish.bind(publisher);
+    let failed = 0;
+    publisher.publish = (subject, ...rest) =>
+      subject.includes("_executions_idx.") && ++failed <= 2 ? Promise.reject(new TimeoutError()) : publish(subject, ...rest);
+    const running = { ...pending, status: "RUNNING" as const };
+    try {
+      await store.executions.update(running, v1);
+    } finally {
+      publisher.publish = publish;
+    }
+    expect(failed).toBeGreaterThan(2);
+    // A page of one: a key left with the old status would be counted in its total, though left out of the items.
+    const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 1 });
+    expect(await list("PENDING")).toEqual({ items: [], total: 0 });
+    expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
   });
 
   it("an announce that lands after the executor's first write leaves that write's list entry alone", async () => {

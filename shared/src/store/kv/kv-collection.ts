@@ -247,7 +247,7 @@ export class KvCollection<T extends { id: string }> {
     const bounds = removed.map((key) => {
       const revision = before.index.get(key) ?? 0;
       if (revision > 0) return revision;
-      return this.buckets.index.get(key).then(
+      return retryTransient(() => this.buckets.index.get(key)).then(
         (entry) => entry?.revision ?? 0,
         () => 0,
       );
@@ -258,15 +258,19 @@ export class KvCollection<T extends { id: string }> {
     ]);
     if (record.status === "rejected") throw await this.#lostWrite(record.reason, token, value.id, added, indexValue, puts);
     this.#recent?.wrote(token, { value, version: record.value });
-    const reputs = await Promise.allSettled(reput.map((key) => this.#putKey(key, indexValue)));
+    // The record is stored: keys are put through a cluster's leader election too. One that kept the
+    // value the record had (a status) would be left out of its list's pages but counted in its total.
+    const added2 = await this.#putFailedAgain(added, indexValue, puts, () => true);
+    const reputs = await Promise.allSettled(reput.map((key) => retryTransient(() => this.#putKey(key, indexValue))));
     const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
-    this.#known.set(token, { version: record.value, index: withRevisions(withRevisions(index, added, puts), reput, reputs), indexValue });
-    throwFirstRejection(puts);
+    this.#known.set(token, { version: record.value, index: withRevisions(withRevisions(index, added, added2), reput, reputs), indexValue });
+    throwFirstRejection(added2);
     throwFirstRejection(reputs);
+    // Through a cluster's leader election too: a key left behind would be counted in its list's total.
     await Promise.allSettled(
       removed.map(async (key, i) => {
         const revision = await bounds[i]!;
-        if (revision > 0) await this.#purge(key, revision + 1);
+        if (revision > 0) await retryTransient(() => this.#purge(key, revision + 1));
       }),
     );
     return record.value;
