@@ -5,6 +5,7 @@ import type { Logger } from "../log";
 import { ORPHAN_GRACE_MS, OrphanRescue } from "./orphans";
 import { subjects } from "./subjects";
 import { isTransient } from "./transient";
+import { whileStarting } from "./while-starting";
 
 /**
  * What a handler made of its message. Nothing (undefined): done, acknowledged. `retryInMs`: not
@@ -108,7 +109,7 @@ export interface CommandDropped {
  * alive; at most `concurrency` messages are held at once.
  */
 export async function consumeCommands(opts: CommandConsumerOptions): Promise<CommandConsumer> {
-  const consumer = await opts.js.consumers.get(opts.stream, opts.durable);
+  const consumer = await whileStarting(() => opts.js.consumers.get(opts.stream, opts.durable));
   const heartbeatMs = Math.max(250, Math.floor(opts.ackWaitMs / 3));
   let stopped = false;
   let free = opts.concurrency;
@@ -161,7 +162,7 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
 }
 
 async function isWorkQueue(jsm: JetStreamManager, stream: string): Promise<boolean> {
-  return (await jsm.streams.info(stream)).config.retention === "workqueue";
+  return (await whileStarting(() => jsm.streams.info(stream))).config.retention === "workqueue";
 }
 
 /** Looks for orphans every ORPHAN_GRACE_MS (jittered: replicas look at different moments). */

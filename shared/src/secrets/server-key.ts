@@ -103,7 +103,7 @@ async function checkKey({ nc, config }: ServerKeyDeps, kind: ServerKeyKind, key:
     }
   });
   if (kv === null) return;
-  const recorded = Buffer.from((await kv.get(kind))?.string() ?? "", "hex");
+  const recorded = Buffer.from((await whileStarting(() => kv.get(kind)))?.string() ?? "", "hex");
   if (recorded.length === check.length && timingSafeEqual(recorded, check)) return;
   throw new ConfigError(
     `the ${spec.what} of this process (from ${source}) is not the one namespace \`${config.WF_NAMESPACE}\` uses: what either one sealed or signed, the other could not open. ` +
