@@ -118,11 +118,11 @@ export class LoadClient {
     return out;
   }
 
-  /** The ids of executions not ended, as the API lists them. */
-  async unfinishedIds(): Promise<string[]> {
+  /** The ids of executions not ended (of one workflow, given its id), as the API lists them. */
+  async unfinishedIds(workflowId?: string): Promise<string[]> {
     const ids: string[] = [];
     for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"]) {
-      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=10`);
+      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=10${workflowId ? `&workflowId=${workflowId}` : ""}`);
       if (r.status === 200) ids.push(...(r.body.items as { id: string }[]).map((e) => e.id));
     }
     return ids;
