@@ -39,6 +39,9 @@ export interface StartRequest {
   rerun?: { of: string; fromStep: string };
 }
 
+/** How long a failed start's withdrawal is tried through transient failures. */
+const WITHDRAW_RETRY_MS = 60_000;
+
 /**
  * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
  * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and the
@@ -51,9 +54,6 @@ export interface StartRequest {
  * - a caller's id may have been started before (a derived id): the record is created, and
  *   AlreadyExistsError says it was; the command leaves the definition out.
  */
-/** How long a failed start's withdrawal is tried through transient failures. */
-const WITHDRAW_RETRY_MS = 60_000;
-
 export async function startExecution(
   js: CommandPublisher,
   ns: string,

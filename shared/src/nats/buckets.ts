@@ -4,6 +4,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { nanos } from "@nats-io/nats-core";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { placementError, placementOption, reconcileStream, type StreamPlacement } from "./placement";
+import { isRacedCreate } from "./streams";
 import { whileStarting } from "./while-starting";
 
 export interface KvBucketSpec {
@@ -56,7 +57,7 @@ async function created<T>(name: string, placement: StreamPlacement, create: () =
     try {
       return await create();
     } catch (err) {
-      if (attempt < 3 && err instanceof Error && /subjects overlap|already in use/i.test(err.message)) continue;
+      if (attempt < 3 && isRacedCreate(err)) continue;
       throw placementError(err, `bucket ${name}`, placement);
     }
   }

@@ -211,8 +211,9 @@ async function handleOne(opts: CommandConsumerOptions, m: JsMsg, heartbeatMs: nu
     const message = err instanceof Error ? err.message : String(err);
     const terminal = err instanceof TerminalError;
     const failed = terminal ? 0 : failures.add(m.seq);
-    if (!terminal && (isTransient(err) || failed < opts.maxDeliver)) {
-      opts.log.warn("command failed; will be redelivered", { subject: m.subject, failures: failed, transient: isTransient(err), err });
+    const transient = !terminal && isTransient(err);
+    if (!terminal && (transient || failed < opts.maxDeliver)) {
+      opts.log.warn("command failed; will be redelivered", { subject: m.subject, failures: failed, transient, err });
       m.nak(delay(failed));
       return;
     }

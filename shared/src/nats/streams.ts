@@ -66,12 +66,16 @@ async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & 
     try {
       await jsm.streams.add(cfg);
     } catch (addErr) {
-      // Another process created it between our info and add (while half made, it reads as overlapping subjects):
-      // it is then reconciled as any existing stream.
-      if (!/already in use|exists|subjects overlap/i.test(String(addErr)) || attempt >= 3) throw addErr;
+      // Another process created it between our info and add: it is then reconciled as any existing stream.
+      if (!isRacedCreate(addErr) || attempt >= 3) throw addErr;
       await ensureStream(jsm, cfg, attempt + 1);
     }
   }
+}
+
+/** A create that lost to another process's create of the same stream (half made, it reads as overlapping subjects). */
+export function isRacedCreate(err: unknown): boolean {
+  return /already in use|exists|subjects overlap/i.test(String((err as Error)?.message ?? err));
 }
 
 export function isNotFound(err: unknown): boolean {

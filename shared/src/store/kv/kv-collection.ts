@@ -143,19 +143,19 @@ export class KvCollection<T extends { id: string }> {
     }
     // The record is there: a key whose put failed for now (a stream electing its leader) is put
     // again, or the record would stay out of every list, and a second create only finds it exists.
-    const puts = await this.#putFailedAgain(keys, indexValue, settled, () => true);
+    const puts = await this.#putFailedAgain(keys, indexValue, settled);
     throwFirstRejection(puts);
     this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
     this.#recent?.wrote(token, { value, version: record.value });
     return record.value;
   }
 
-  /** Puts again, through transient failures, each of `keys` whose put failed for now and that `claimed` accepts. */
+  /** Puts again, through transient failures, each of `keys` whose put failed for now (of those `claimed` accepts, when given). */
   #putFailedAgain(
     keys: readonly string[],
     indexValue: string,
     settled: readonly PromiseSettledResult<number>[],
-    claimed: (key: string) => boolean,
+    claimed: (key: string) => boolean = () => true,
   ): Promise<PromiseSettledResult<number>[]> {
     return Promise.all(
       settled.map(async (put, i): Promise<PromiseSettledResult<number>> => {
@@ -260,11 +260,11 @@ export class KvCollection<T extends { id: string }> {
     this.#recent?.wrote(token, { value, version: record.value });
     // The record is stored: keys are put through a cluster's leader election too. One that kept the
     // value the record had (a status) would be left out of its list's pages but counted in its total.
-    const added2 = await this.#putFailedAgain(added, indexValue, puts, () => true);
+    const addedPuts = await this.#putFailedAgain(added, indexValue, puts);
     const reputs = await Promise.allSettled(reput.map((key) => retryTransient(() => this.#putKey(key, indexValue))));
     const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
-    this.#known.set(token, { version: record.value, index: withRevisions(withRevisions(index, added, added2), reput, reputs), indexValue });
-    throwFirstRejection(added2);
+    this.#known.set(token, { version: record.value, index: withRevisions(withRevisions(index, added, addedPuts), reput, reputs), indexValue });
+    throwFirstRejection(addedPuts);
     throwFirstRejection(reputs);
     // Through a cluster's leader election too: a key left behind would be counted in its list's total.
     await Promise.allSettled(
