@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, createUser } from "@wf/shared/auth";
 import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { connectNats, streamNames } from "@wf/shared/nats";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
 import { startNatsCluster, waitFor, type NatsClusterHandle } from "@wf/testing";
@@ -178,6 +179,21 @@ describe("a cluster under faults", () => {
       // Reported, not asserted: a start that failed with a 503 is the caller's to retry (its list entry is withdrawn).
       const unfinished = await client.unfinished();
       const unfinishedDetails = await Promise.all((await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")));
+      // Where a list total counts what no page shows: list entries in the bucket itself, or a
+      // view of them (the edges', or this test's own fresh one) that missed a write.
+      const listAudit = async () => {
+        const out: Record<string, number> = {};
+        for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"] as const) {
+          const page = await store.executions.list({ ownerId: user.id, status, page: 1, size: 1 });
+          if (page.total > 0) out[`freshView:${status}`] = page.total;
+        }
+        const idx = await new Kvm(nc).open(`${ns}_executions_idx`);
+        for await (const key of await idx.keys("o.>")) {
+          const value = (await idx.get(key))?.string() ?? "";
+          if (!TERMINAL_STATUSES.has(value as ExecutionSnapshot["status"])) out[`bucket:${value}`] = (out[`bucket:${value}`] ?? 0) + 1;
+        }
+        return out;
+      };
 
       const report = {
         started: started.length,
@@ -185,6 +201,7 @@ describe("a cluster under faults", () => {
         statuses: countBy([...finals.values()].map((v) => `${v.triggerSource}:${v.status}`)),
         unfinishedUntracked: unfinished,
         unfinishedDetails,
+        listAudit: Object.keys(unfinished).length > 0 ? await listAudit() : {},
         // Commands the cluster's consumers forgot at a leader change, published again (orphans).
         orphansRescued: fleet.linesAbout("a message the consumer had lost track of was published again").length,
         serviceKills: fleet.kills,

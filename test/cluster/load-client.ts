@@ -182,7 +182,8 @@ export class LoadClient {
         const text = await res.text();
         this.answers[res.status] = (this.answers[res.status] ?? 0) + 1;
         if (res.status >= 500 && !(res.status === 503 && this.leaderMoves.some((t) => Date.now() - t < LEADER_MOVE_MS))) {
-          this.unexpected5xx.push(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+          const since = this.leaderMoves.length === 0 ? "no leader move yet" : `${Date.now() - this.leaderMoves.at(-1)!} ms after the last leader move`;
+          this.unexpected5xx.push(`${method} ${path}: ${res.status} (${since}) ${text.slice(0, 300)}`);
         }
         return { answer: { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }, headers: res.headers };
       } catch (err) {

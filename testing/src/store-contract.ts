@@ -804,6 +804,26 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(publishes).toBe(0);
         expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
       });
+
+      it("repairStale undoes, once stale, a failed start its withdrawal missed, and keeps a start still queued", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        // Announced, its command never stored: a start whose publish and withdrawal both failed.
+        const abandoned = executionOf(ownerId, { createdAt: Date.now() - 10_000 });
+        await store.executions.announce(abandoned);
+        const queuedId = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
+        const isQueued = (id: string) => Promise.resolve(id === queuedId);
+        expect(await store.executions.repairStale(abandoned.createdAt, 10, isQueued)).toBe(0);
+        // A page of one shows the newer, queued one: the abandoned one is counted in its total only.
+        expect((await store.executions.list({ ownerId, page: 1, size: 1 })).total).toBe(2);
+
+        expect(await store.executions.repairStale(Date.now() + 1, 10, isQueued)).toBe(1);
+        const queued = (await store.executions.get(queuedId))!.value;
+        expect(await listed(store, ownerId)).toEqual({ items: [queued], total: 1 });
+        expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [queued], total: 1 });
+        expect(await store.executions.get(abandoned.id)).toBeNull();
+        expect(await store.executions.repairStale(Date.now() + 1, 10, isQueued)).toBe(0);
+      });
     });
 
     describe("approvals", () => {

@@ -2,6 +2,7 @@ import { command, consumeCommands, consumerNames, ensureConsumer, fireTimer, str
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startRetention } from "./retention";
+import { startStaleRepair } from "./stale-executions";
 import { timerFired } from "./timer-metrics";
 import { startTriggers } from "./triggers";
 
@@ -13,8 +14,9 @@ const TIMERS_AT_ONCE = 1_000;
  * Durable timers: every timer is a message on the TIMER stream that this consumer holds back
  * (`nak` with the time left) until due, then fires (publishes its command) and acknowledges.
  * A timer thus outlives any process, the NATS server included (file storage). Schedules and
- * chained triggers (`triggers.ts`) run beside it, on timers of their own, and so does the removal
- * of old executions (`retention.ts`).
+ * chained triggers (`triggers.ts`) run beside it, on timers of their own, and so do the removal
+ * of old executions (`retention.ts`) and the repair of what failed starts and cut-short writes
+ * leave (`stale-executions.ts`).
  */
 export async function startScheduler(p: Platform): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;
@@ -57,10 +59,12 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
   });
   platformHealth(p).watchConsumer(stream, durable);
   const retention = startRetention(p, log);
+  const staleRepair = startStaleRepair(p, log);
   log.info("scheduler ready");
   return {
     async stop() {
       await retention.stop();
+      await staleRepair.stop();
       await triggers.stop();
       await timers.stop();
     },

@@ -174,6 +174,27 @@ describe("JetStream KV adapter", () => {
     expect(await list("PENDING")).toEqual({ items: [], total: 0 });
   });
 
+  it("repairStale gives a list entry a status change left behind its record's status", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const running = execution(ownerId, { createdAt: 10, status: "RUNNING" });
+    const pending = execution(ownerId, { createdAt: 20 });
+    await store.executions.create(running);
+    await store.executions.create(pending);
+    // The record moved on to RUNNING; its list write was cut short.
+    const index = await new Kvm(nc).open(`${namespace}_executions_idx`);
+    await index.put(executionLayout.keys(running)[0]!, "PENDING");
+    // Pages of one: the stale entry is on no page, but counted in the total.
+    const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 1 });
+    expect(await list("PENDING")).toEqual({ items: [pending], total: 2 });
+
+    expect(await store.executions.repairStale(Date.now(), 10, () => Promise.resolve(false))).toBe(1);
+    expect(await list("PENDING")).toEqual({ items: [pending], total: 1 });
+    expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
+    expect(await store.executions.get(running.id)).toEqual({ value: running, version: expect.any(Number) });
+  });
+
   it("lists by status the executions of a bucket written before keys carried the status", async () => {
     const { store, namespace, cleanup } = await freshStore();
     onTestFinished(cleanup);

@@ -88,6 +88,17 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * ms), oldest first, at most `limit`: what retention removes.
    */
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]>;
+  /**
+   * Puts right what a crash or a long outage can leave of unfinished executions created before
+   * `createdBefore` (at most `limit` of the oldest), for the scheduler's sweep; returns how many
+   * it changed. A start whose command publish failed and whose withdrawal failed too is undone:
+   * the KV adapter removes list entries whose record was never written and whose start command
+   * is gone (it reads the command stream itself), MongoDB deletes a PENDING record held by
+   * nobody when `isQueued` says its start command is gone. The KV adapter also gives a list entry
+   * that still carries a status its record has left (a status change whose list write was cut
+   * short) the record's status, so list totals count only what their pages show.
+   */
+  repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>): Promise<number>;
 }
 
 export interface ExecutionListQuery extends PageQuery {

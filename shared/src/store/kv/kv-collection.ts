@@ -195,6 +195,32 @@ export class KvCollection<T extends { id: string }> {
     await Promise.all(this.layout.keys(value).map((key) => this.#purge(key)));
   }
 
+  /**
+   * Puts index `keys` right where they disagree with their record: a key whose record is gone
+   * (neither written nor unwritten) is removed, and one carrying a value its record has left
+   * gets the record's. Each change is bound to the key's revision read here, so a writer's put
+   * made meanwhile wins. Returns how many keys it changed.
+   */
+  protected async repairKeys(keys: readonly string[]): Promise<number> {
+    const changed = await Promise.all(
+      keys.map(async (key) => {
+        const entry = await this.buckets.index.get(key);
+        if (entry?.operation !== "PUT") return false;
+        const current = await this.#load(tokenOf(key));
+        try {
+          if (!current?.index.has(key)) await this.#purge(key, entry.revision + 1);
+          else if (current.indexValue !== entry.string()) await this.#putKey(key, current.indexValue, entry.revision);
+          else return false;
+          return true;
+        } catch (err) {
+          if (isWrongLastSequence(err)) return false;
+          throw err;
+        }
+      }),
+    );
+    return changed.filter(Boolean).length;
+  }
+
   async get(id: string): Promise<Versioned<T> | null> {
     const loaded = await this.#load(keyToken(id));
     return loaded && { value: loaded.value, version: loaded.version };

@@ -1,6 +1,6 @@
 import type { KV } from "@nats-io/kv";
 import { AlreadyExistsError } from "../../errors";
-import { ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
+import { EXECUTION_STATUSES, ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import type {
   ApiKeyRepo,
   ApprovalRepo,
@@ -78,6 +78,8 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
   }
 }
 
+const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
+
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
   readonly #index: ExecutionIndex;
 
@@ -122,6 +124,11 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     const keys = await this.#index.oldest([...TERMINAL_STATUSES], sortableNumber(createdBefore), limit);
     const records = await this.resolveKeys(keys);
     return records.filter((e) => TERMINAL_STATUSES.has(e.status));
+  }
+
+  async repairStale(createdBefore: number, limit: number): Promise<number> {
+    const keys = await this.#index.oldest(UNFINISHED, sortableNumber(createdBefore), limit);
+    return this.repairKeys(keys);
   }
 
   override close(): void {

@@ -115,6 +115,16 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     // The compound indexes answer each list; nothing to prepare.
   }
 
+  async repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>): Promise<number> {
+    let withdrawn = 0;
+    for (const e of await this.all({ status: "PENDING", createdAt: { $lt: createdBefore } }, OLDEST, limit)) {
+      if (e.holder !== null || (await isQueued(e.id))) continue;
+      await this.withdraw(e);
+      withdrawn++;
+    }
+    return withdrawn;
+  }
+
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
     return this.all({ status: { $in: [...TERMINAL_STATUSES] }, createdAt: { $lt: createdBefore } }, OLDEST, limit);
   }

@@ -1,0 +1,30 @@
+import type { Logger } from "@wf/shared/log";
+import { streamNames, subjects } from "@wf/shared/nats";
+import type { Platform } from "@wf/shared/runtime";
+import { startSweeper, type Sweeper } from "./sweeper";
+
+/**
+ * Younger executions are left alone: a failed start's withdrawal is still being retried (for a
+ * minute), and a status change's list write may still be in flight.
+ */
+export const STALE_AFTER_MS = 120_000;
+/** The oldest unfinished executions checked per pass; each costs a read or two. */
+const BATCH = 1_000;
+
+/**
+ * Puts right, every WF_RETENTION_SWEEP_MS, what a crash or an election can leave of unfinished
+ * executions (the store's `repairStale`): starts that failed and could not be withdrawn, and
+ * list entries a status change left behind. Replicas may sweep at once: every change is bound
+ * to the revision it read.
+ */
+export function startStaleRepair(p: Platform, log: Logger): Sweeper {
+  const cmd = streamNames(p.config.WF_NAMESPACE).cmd;
+  const startSubject = subjects(p.config.WF_NAMESPACE).execStart;
+  const isQueued = async (id: string): Promise<boolean> => (await p.jsm.streams.getMessage(cmd, { last_by_subj: startSubject(id) })) !== null;
+  const pass = async (now: number): Promise<number> => {
+    const repaired = await p.store.executions.repairStale(now - STALE_AFTER_MS, BATCH, isQueued);
+    if (repaired > 0) log.info("stale executions put right", { repaired });
+    return repaired;
+  };
+  return startSweeper(pass, p.config.WF_RETENTION_SWEEP_MS, log, "stale execution repair");
+}
