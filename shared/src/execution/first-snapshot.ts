@@ -1,31 +1,13 @@
 import type { z } from "zod";
 import type { StartCommand } from "../messages/commands";
-import { resolveVariables, WorkflowSchema, type Workflow } from "../workflow/index";
+import { resolveVariables, type Workflow } from "../workflow/index";
+import { parseDefinition } from "./parsed-definitions";
 import { newDebugState } from "./debug";
 import { ZERO_USAGE, type ExecutionSnapshot, type ExecutionStatus, type Holder } from "./snapshot";
 
 export type StartRequestParsed = z.output<typeof StartCommand>;
 
 export type CheckedStart = { ok: true; workflow: Workflow; vars: Record<string, unknown> } | { ok: false; workflow: Workflow | null; error: string };
-
-type ParsedDefinition = ReturnType<typeof WorkflowSchema.safeParse>;
-
-/**
- * Parses of frozen definitions: a frozen definition is a shared, never-changing record (the
- * edge's recent reads), so its parse is the parse of every start of it. Re-parsing it with zod
- * on every webhook trigger cost the edge about 6% of its CPU.
- */
-const parsedDefinitions = new WeakMap<object, ParsedDefinition>();
-
-function parseDefinition(definition: unknown): ParsedDefinition {
-  if (typeof definition !== "object" || definition === null || !Object.isFrozen(definition)) return WorkflowSchema.safeParse(definition);
-  let parsed = parsedDefinitions.get(definition);
-  if (parsed === undefined) {
-    parsed = WorkflowSchema.safeParse(definition);
-    parsedDefinitions.set(definition, parsed);
-  }
-  return parsed;
-}
 
 /**
  * Validates what a start carries: the definition, and the inputs against its variables. The

@@ -14,6 +14,7 @@ export {
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";
+export { parseDefinition, type ParsedDefinition } from "./parsed-definitions";
 export { planRerun, sourceInputs, stepHash, type RerunPlan, type RerunPlanResult, type RerunProblem } from "./rerun-plan";
 export {
   BREAKPOINT_TYPES,

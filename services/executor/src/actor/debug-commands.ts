@@ -1,8 +1,7 @@
 import { CasConflictError } from "@wf/shared/errors";
-import { TERMINAL_STATUSES, withBreakpointIds, type DebugCommandName } from "@wf/shared/execution";
+import { parseDefinition, TERMINAL_STATUSES, withBreakpointIds, type DebugCommandName } from "@wf/shared/execution";
 import type { DebugMessage, ResumeCommand } from "@wf/shared/messages";
 import { subjects, type Handled } from "@wf/shared/nats";
-import { WorkflowSchema } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
 import { applyClaimedCommand } from "../run/debug/commands";
 import { idleDue, idleError } from "../run/debug/idle";
@@ -90,7 +89,7 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
 async function cancel(deps: EffectDeps, c: Committer, error: string): Promise<void> {
   const snap = c.snap;
   snap.cancelRequested = true;
-  const wf = WorkflowSchema.safeParse(snap.definition);
+  const wf = parseDefinition(snap.definition);
   if (wf.success) {
     await new ExecutionRun(c, wf.data, runEffects(deps, snap)).finishCancelled(error);
     return;

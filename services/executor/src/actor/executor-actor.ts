@@ -1,11 +1,11 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/errors";
-import { checkStart, firstSnapshot, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { checkStart, firstSnapshot, parseDefinition, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import { command, commandSeq, type Handled } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
-import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
+import type { Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
 import { heldByPause } from "../run/debug/debugger";
 import { ExecutionRun, inFlightType } from "../run/execution-run";
@@ -285,7 +285,7 @@ export class ExecutorActor {
       const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
-        const wf = WorkflowSchema.safeParse(snap.definition);
+        const wf = parseDefinition(snap.definition);
         if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.deps, snap)).finishCancelled();
         else {
           snap.status = "CANCELLED";
@@ -315,7 +315,7 @@ export function executionOfSubject(subject: string): string {
 
 /** The workflow an execution runs, as its snapshot keeps it: one that no longer parses (stored by another version) cannot run. */
 function storedWorkflow(snap: ExecutionSnapshot): Workflow {
-  const wf = WorkflowSchema.safeParse(snap.definition);
+  const wf = parseDefinition(snap.definition);
   if (wf.success) return wf.data;
   const problems = wf.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
   throw new TerminalError(`the execution's stored workflow definition no longer parses (${problems.join("; ")})`);

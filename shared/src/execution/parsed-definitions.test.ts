@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { parseDefinition } from "./parsed-definitions";
+
+const definition = (output: string) => ({ name: "parsed", steps: [{ name: "a", type: "transform", output }] });
+
+describe("parseDefinition", () => {
+  it("shares one frozen workflow between equal definitions read apart, and parses a different one anew", () => {
+    const first = parseDefinition(JSON.parse(JSON.stringify(definition("1"))));
+    const again = parseDefinition(JSON.parse(JSON.stringify(definition("1"))));
+    const other = parseDefinition(definition("2"));
+    expect(first.success && again.success && other.success).toBe(true);
+    expect(again.data).toBe(first.data);
+    expect(other.data).not.toBe(first.data);
+    expect(other.data?.steps[0]).toMatchObject({ name: "a", output: "2" });
+    // Shared, so never changed: a write throws rather than reaching another execution.
+    expect(() => {
+      (first.data!.steps as unknown[]).push({});
+    }).toThrow(TypeError);
+    expect(Object.isFrozen(first.data!.steps[0])).toBe(true);
+  });
+
+  it("reports an invalid definition each time it is asked, with its problems", () => {
+    const bad = { name: "bad", steps: [{ name: "a", type: "no-such-type" }] };
+    for (let i = 0; i < 2; i++) {
+      const parsed = parseDefinition(structuredClone(bad));
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("keeps a bounded number of parses: a definition pushed out is parsed again, equal but not the same object", () => {
+    const first = parseDefinition(definition("first"));
+    for (let i = 0; i < 300; i++) parseDefinition(definition(`filler ${i}`));
+    const again = parseDefinition(definition("first"));
+    expect(again.data).toEqual(first.data);
+    expect(again.data).not.toBe(first.data);
+  });
+});
