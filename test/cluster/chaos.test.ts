@@ -255,8 +255,15 @@ describe("a cluster under faults", () => {
       const openChained =
         chained.open === 0 ? [] : await Promise.all((await client.unfinishedIds(flows.chained)).slice(0, 5).map((id) => describeOpen(id, "chained")));
       const audited = Object.keys(unfinished).length > 0 || chained.open > 0 ? await listAudit().catch((e: unknown) => ({ failed: String(e) })) : {};
+      // What the edges logged of each unexpected 5xx: the error behind it.
+      const unexpectedLogged = client.unexpected5xx.slice(0, 3).map((u) =>
+        fleet
+          .linesAbout(`"path":"${u.split(" ")[1]!.split("?")[0]}`)
+          .filter((line) => line.includes('"status":5'))
+          .map((line) => line.slice(0, 700)),
+      );
       process.stdout.write(
-        `[chaos] ${JSON.stringify({ ...report, listAudit: audited, chained, openChained, events, wrong, dupes, unexpected5xx: client.unexpected5xx })}\n`,
+        `[chaos] ${JSON.stringify({ ...report, listAudit: audited, chained, openChained, events, wrong, dupes, unexpected5xx: client.unexpected5xx, unexpectedLogged })}\n`,
       );
 
       expect(wrong).toEqual([]);

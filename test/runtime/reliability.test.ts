@@ -6,6 +6,7 @@ import { newId } from "@wf/shared/execution";
 import { subjects, type CommandDropped } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
+import { sideEffects } from "../support/side-effects";
 import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
 /**
@@ -95,6 +96,39 @@ describe("commands that fail", () => {
   `,
     );
     expect((await waitForStatus(rt.platform, after)).status).toBe("COMPLETED");
+  });
+
+  it("an API run whose networked code step finds the store timing out goes on to COMPLETED, rather than ending INTERRUPTED", async () => {
+    const fx = await sideEffects();
+    const ownerId = `owner-${newId()}`;
+    const users = rt.platform.store.users;
+    const get = users.get.bind(users);
+    let ownerReads = 0;
+    // The owner's egress list is read as the step starts: its first two reads time out (an election).
+    users.get = (id) => (id === ownerId && ++ownerReads <= 2 ? Promise.reject(new TimeoutError()) : get(id));
+    restorePublish = () => {
+      users.get = get;
+    };
+    const id = await run(
+      rt.platform,
+      `
+  name: reads-through-an-election
+  variables:
+    fx: { type: string, required: true }
+  steps:
+    - name: post
+      type: code
+      language: bash
+      network: { allow: ["${fx.allow}"] }
+      code: |
+        curl -sS -o /dev/null -X POST --data run "$WF_VAR_fx/post" && echo posted
+  `,
+      { inputs: { fx: fx.url }, triggerSource: "open_api", ownerId },
+    );
+    const done = await waitForStatus(rt.platform, id);
+    expect({ status: done.status, error: done.error, output: done.steps.post?.output }).toEqual({ status: "COMPLETED", error: null, output: "posted" });
+    expect(ownerReads).toBe(3);
+    expect(fx.lines("post")).toHaveLength(1);
   });
 
   it("a start whose command could not be published is withdrawn, through transient failures of the withdrawal too", async () => {

@@ -1,9 +1,11 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { ObjectStore } from "@nats-io/obj";
 import { basename } from "node:path";
+import { AlreadyExistsError } from "../errors";
 import { newId } from "../execution/ids";
 import { openObjectBucket } from "../nats/buckets";
 import type { StreamPlacement } from "../nats/placement";
+import { retryTransient } from "../nats/transient";
 import type { ArtifactRecord } from "../store/records";
 import type { Store } from "../store/port";
 import { contentTypeOf, isPreviewable } from "./content-type";
@@ -42,7 +44,9 @@ export class ArtifactFiles {
     for (const file of files) {
       const id = newId();
       const storageKey = `${owner.executionId}/${id}`;
-      await this.bucket.putBlob({ name: storageKey }, file.content);
+      // Through transient failures: the blob's name and the record's id are fixed, so one that
+      // landed unseen is written over, or found there.
+      await retryTransient(() => this.bucket.putBlob({ name: storageKey }, file.content));
       const contentType = contentTypeOf(file.path);
       const record: ArtifactRecord = {
         id,
@@ -57,7 +61,9 @@ export class ArtifactFiles {
         previewable: isPreviewable(contentType),
         createdAt: Date.now(),
       };
-      await this.store.artifacts.create(record);
+      await retryTransient(() => this.store.artifacts.create(record)).catch((err: unknown) => {
+        if (!(err instanceof AlreadyExistsError)) throw err;
+      });
       records.push(record);
     }
     return records;

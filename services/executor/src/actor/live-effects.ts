@@ -40,8 +40,10 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     holdMs: deps.holdMs,
     handingBack: deps.stopping,
     // A step that may connect is narrowed by its owner's list too, read as it starts: a change holds from the next step on.
+    // Reads and idempotent writes of a run under way go through transient failures (an election),
+    // or the command fails, and its redelivery ends an API run INTERRUPTED though no executor died.
     async runCode(req, signal, onLog) {
-      const ownerAllow = req.network ? (await deps.store.users.get(snap.ownerId))?.value.egressAllow : undefined;
+      const ownerAllow = req.network ? (await retryTransient(() => deps.store.users.get(snap.ownerId)))?.value.egressAllow : undefined;
       return deps.codeRunner.run(ownerAllow ? { ...req, ownerAllow } : req, signal, onLog);
     },
     saveArtifacts: (stepPath, files) => deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
@@ -57,7 +59,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
     async startChild(workflowId, childId, stepPath, inputs, debug) {
-      const wf = await deps.store.workflows.get(workflowId);
+      const wf = await retryTransient(() => deps.store.workflows.get(workflowId));
       const visible = wf && (wf.value.ownerId === snap.ownerId || wf.value.sharedWith[snap.ownerId] !== undefined);
       if (!wf || !visible) return `workflow ${workflowId} not found`;
       const cmd: StartCommand = {
@@ -83,11 +85,11 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       if (bytes > deps.resultLimits.recordBytes) {
         return `its start command (the sub-workflow's definition and inputs, ${bytes} bytes) is over the NATS server's max_payload of ${deps.resultLimits.recordBytes} bytes; pass smaller inputs`;
       }
-      await deps.js.publish(subj.execStart(childId), data, { msgID: childId });
+      await retryTransient(() => deps.js.publish(subj.execStart(childId), data, { msgID: childId }));
       return null;
     },
     async loadExecution(id) {
-      return (await deps.store.executions.get(id))?.value ?? null;
+      return (await retryTransient(() => deps.store.executions.get(id)))?.value ?? null;
     },
     cancelChild(id) {
       const cmd: CancelCommand = { executionId: id, reason: `parent ${snap.id} cancelled` };
@@ -112,7 +114,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       });
     },
     async loadApproval(id) {
-      return (await deps.store.approvals.get(id))?.value ?? null;
+      return (await retryTransient(() => deps.store.approvals.get(id)))?.value ?? null;
     },
     async cancelApproval(id, reason) {
       const settled = await settleApproval(deps.store, id, (a) => ({ ...a, status: "CANCELLED", decidedAt: Date.now(), comment: reason }));
