@@ -142,7 +142,7 @@ export class LoadClient {
   async unfinishedIds(workflowId?: string): Promise<string[]> {
     const ids: string[] = [];
     for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"]) {
-      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=10${workflowId ? `&workflowId=${workflowId}` : ""}`);
+      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=100${workflowId ? `&workflowId=${workflowId}` : ""}`);
       if (r.status === 200) ids.push(...(r.body.items as { id: string }[]).map((e) => e.id));
     }
     return ids;
