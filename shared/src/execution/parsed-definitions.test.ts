@@ -28,11 +28,23 @@ describe("parseDefinition", () => {
     }
   });
 
-  it("keeps a bounded number of parses: a definition pushed out is parsed again, equal but not the same object", () => {
+  it("keeps a bounded amount of parses: a definition pushed out is parsed again, equal but not the same object", () => {
     const first = parseDefinition(definition("first"));
-    for (let i = 0; i < 300; i++) parseDefinition(definition(`filler ${i}`));
+    // 4 MiB of definitions' JSON after it, in pieces small enough to be kept.
+    const filler = "x".repeat(200 * 1024);
+    for (let i = 0; i < 22; i++) parseDefinition(definition(`${filler} ${i}`));
     const again = parseDefinition(definition("first"));
     expect(again.data).toEqual(first.data);
     expect(again.data).not.toBe(first.data);
+  });
+
+  it("parses a definition over 256 KiB of JSON every time rather than keeping it", () => {
+    const large = definition("y".repeat(300 * 1024));
+    const first = parseDefinition(large);
+    const again = parseDefinition(structuredClone(large));
+    expect(again.data).toEqual(first.data);
+    expect(again.data).not.toBe(first.data);
+    const small = parseDefinition(definition("small"));
+    expect(parseDefinition(definition("small")).data).toBe(small.data);
   });
 });

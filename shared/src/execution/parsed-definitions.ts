@@ -14,7 +14,13 @@ const byIdentity = new WeakMap<object, ParsedDefinition>();
  * of its CPU at a few hundred starts a second); serializing it costs a fraction of parsing it.
  */
 const byContent = new Map<string, ParsedDefinition>();
-const BY_CONTENT_MAX = 256;
+/**
+ * Bounded by the JSON kept, not by count: a definition may be as large as a NATS message (and a
+ * parse is a few times its JSON). One larger than the limit is parsed every time.
+ */
+const BY_CONTENT_MAX_CHARS = 4 * 1024 * 1024;
+const ONE_MAX_CHARS = 256 * 1024;
+let byContentChars = 0;
 
 /**
  * A workflow definition parsed with WorkflowSchema. The result is shared with every other parse
@@ -34,8 +40,14 @@ export function parseDefinition(definition: unknown): ParsedDefinition {
   let parsed = byContent.get(key);
   if (parsed === undefined) {
     parsed = frozenParse(definition);
-    if (byContent.size >= BY_CONTENT_MAX) byContent.delete(byContent.keys().next().value!);
+    if (key.length > ONE_MAX_CHARS) return parsed;
+    while (byContentChars + key.length > BY_CONTENT_MAX_CHARS) {
+      const oldest = byContent.keys().next().value!;
+      byContent.delete(oldest);
+      byContentChars -= oldest.length;
+    }
     byContent.set(key, parsed);
+    byContentChars += key.length;
   }
   return parsed;
 }
