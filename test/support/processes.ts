@@ -21,11 +21,22 @@ process.once("exit", () => {
 });
 
 /**
+ * How long a start may take: under the full suite's load on two cores an all-in-one process's
+ * executor thread was seen taking 14 s to be ready (tsx loading its modules), 20 s in all.
+ */
+const READY_TIMEOUT_MS = 40_000;
+
+/**
  * Starts one of the service entry points as its own process (as in production) and resolves
  * once it logged `readyMessage`. Its ops listener takes a free port (`opsBase` reads it), so
  * that processes of parallel tests never contend for the default one.
  */
-export async function startServiceProcess(entry: string, env: Record<string, string>, readyMessages: string[], timeoutMs = 20_000): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  entry: string,
+  env: Record<string, string>,
+  readyMessages: string[],
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: ROOT,
     // The suite keeps every core busy: an executor thread at a lower priority would fall behind the test's bounds.
