@@ -131,6 +131,40 @@ describe("commands that fail", () => {
     expect(fx.lines("post")).toHaveLength(1);
   });
 
+  it("a cancel written while the run writes its park ends the execution CANCELLED then, not at its wake", async () => {
+    const executions = rt.platform.store.executions;
+    const update = executions.update.bind(executions);
+    let raced = false;
+    // The park's write (held by nobody, the wait's wake due) loses to a cancel's write made just before it.
+    executions.update = async (value, version) => {
+      if (!raced && value.workflowName === "cancel-while-parking" && value.holder === null && value.steps.pause?.waitUntil) {
+        raced = true;
+        const current = (await executions.get(value.id))!;
+        await update({ ...current.value, cancelRequested: true }, current.version);
+      }
+      return update(value, version);
+    };
+    restorePublish = () => {
+      executions.update = update;
+    };
+    const id = await run(
+      rt.platform,
+      `
+  name: cancel-while-parking
+  steps:
+    - { name: pause, type: wait, seconds: 600 }
+    - { name: never, type: transform, output: 1 }
+  `,
+    );
+    const done = await waitForStatus(rt.platform, id);
+    expect(raced).toBe(true);
+    expect({ status: done.status, pause: done.steps.pause?.status, never: done.steps.never }).toEqual({
+      status: "CANCELLED",
+      pause: "CANCELLED",
+      never: undefined,
+    });
+  });
+
   it("a start whose command could not be published is withdrawn, through transient failures of the withdrawal too", async () => {
     const ownerId = `owner-${newId()}`;
     const wf = newWorkflowRecord({ id: `wf-${newId()}`, ownerId, yaml: parked("never-started"), definition: definitionOf(parked("never-started")) });

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/errors";
 import { checkStart, firstSnapshot, parseDefinition, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
-import { command, commandSeq, type Handled } from "@wf/shared/nats";
+import { cancelExecution } from "@wf/shared/client";
+import { command, commandSeq, retryTransient, type Handled } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import type { Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
@@ -263,6 +264,9 @@ export class ExecutorActor {
       c.touch();
       await c.settle();
       if (result === "terminal") await notifyParent(this.deps.js, this.deps.ns, c.snap);
+      // A cancel written while the park was being written was adopted into it: held by nobody
+      // now, the execution is cancelled again, to be finished as a parked one, not at its wake.
+      else if (c.snap.cancelRequested) await retryTransient(() => cancelExecution(this.deps.js, this.deps.ns, id));
       // Parked because this process stops (or for a timer as well: the resume then finds it not due).
       else if (this.deps.stopping()) await handOver(this.deps.js, this.deps.ns, id);
     } catch (err) {
