@@ -7,11 +7,12 @@ import { createApiKey, createUser } from "@wf/shared/auth";
 import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { connectNats, streamNames, subjects } from "@wf/shared/nats";
+import { connectNats, streamNames } from "@wf/shared/nats";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
 import { startNatsCluster, waitFor, type NatsClusterHandle } from "@wf/testing";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { sideEffects, type SideEffects } from "../support/side-effects";
+import { startQueued } from "../../services/scheduler/src/stale-executions";
 import { Fleet } from "./fleet";
 import { LoadClient, type Started } from "./load-client";
 import { chaosWorkflows } from "./workflows";
@@ -181,11 +182,7 @@ describe("a cluster under faults", () => {
       const unfinishedDetails = await Promise.all((await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")));
       // What failed starts and cut-short list writes left, put right now as the schedulers' sweep
       // does once it is two minutes old (the load has stopped: nothing is starting any more).
-      const repaired = await store.executions.repairStale(
-        Date.now(),
-        10_000,
-        async (id) => (await jsm.streams.getMessage(streamNames(ns).cmd, { last_by_subj: subjects(ns).execStart(id) })) !== null,
-      );
+      const repaired = await store.executions.repairStale(Date.now(), 10_000, startQueued(jsm, ns));
       // Totals against the executions the pages show, until the two agree (a run may end between the two reads).
       const countsAfterRepair = async () => {
         const ids = (await client.unfinishedIds()).length;

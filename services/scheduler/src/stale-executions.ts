@@ -1,3 +1,4 @@
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { Logger } from "@wf/shared/log";
 import { streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
@@ -18,13 +19,18 @@ const BATCH = 1_000;
  * to the revision it read.
  */
 export function startStaleRepair(p: Platform, log: Logger): Sweeper {
-  const cmd = streamNames(p.config.WF_NAMESPACE).cmd;
-  const startSubject = subjects(p.config.WF_NAMESPACE).execStart;
-  const isQueued = async (id: string): Promise<boolean> => (await p.jsm.streams.getMessage(cmd, { last_by_subj: startSubject(id) })) !== null;
+  const isQueued = startQueued(p.jsm, p.config.WF_NAMESPACE);
   const pass = async (now: number): Promise<number> => {
     const repaired = await p.store.executions.repairStale(now - STALE_AFTER_MS, BATCH, isQueued);
     if (repaired > 0) log.info("stale executions put right", { repaired });
     return repaired;
   };
   return startSweeper(pass, p.config.WF_RETENTION_SWEEP_MS, log, "stale execution repair");
+}
+
+/** Whether an execution's start command is still stored, waiting for an executor: the `isQueued` of `repairStale`. */
+export function startQueued(jsm: JetStreamManager, ns: string): (id: string) => Promise<boolean> {
+  const cmd = streamNames(ns).cmd;
+  const startSubject = subjects(ns).execStart;
+  return async (id) => (await jsm.streams.getMessage(cmd, { last_by_subj: startSubject(id) })) !== null;
 }
