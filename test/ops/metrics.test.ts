@@ -134,13 +134,23 @@ describe("/metrics of the all-in-one service", () => {
       expect(ready.status).toBe(200);
       expect(ready.body.checks).toMatchObject({ nats: "ok", consumers: "ok", "executor thread: nats": "ok", "executor thread: consumers": "ok" });
 
-      // The executor thread and the code runners it forked yield the CPU to the edge (WF_EXECUTOR_NICE's default; the suite's other processes run at 0).
-      const threads = await threadNices(svc.proc.pid);
-      expect(threads.get(svc.proc.pid)).toBe(0);
-      expect([...threads.values()]).toContain(10);
+      // The executor thread and the code runners it forked yield the CPU to the edge (WF_EXECUTOR_NICE's default; the suite's other processes
+      // run at 0), and are scheduled as batch work (WF_EXECUTOR_BATCH), the edge's thread not.
+      const threads = await threadScheduling(svc.proc.pid);
+      expect(threads.get(svc.proc.pid)).toEqual({ nice: 0, policy: SCHED_OTHER });
+      expect([...threads.values()]).toContainEqual({ nice: 10, policy: SCHED_BATCH });
       const runners = await childrenOf(svc.proc.pid);
       expect(runners.length).toBeGreaterThan(0);
-      for (const pid of runners) expect((await threadNices(pid)).get(pid)).toBe(10);
+      // Each child named, so that a failure shows what it was; one that exited since it was listed is left out.
+      const children = await Promise.all(
+        runners.map(async (pid) => {
+          const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
+          const scheduling = await threadScheduling(pid).catch(() => null);
+          return command === null || scheduling === null ? null : { pid, command: command.slice(0, 300), ...scheduling.get(pid) };
+        }),
+      );
+      expect(children.some((c) => c !== null)).toBe(true);
+      expect(children.filter((c) => c !== null && (c.nice !== 10 || c.policy !== SCHED_BATCH))).toEqual([]);
     } finally {
       await svc.client.close();
       await svc.proc.stop();
@@ -206,6 +216,8 @@ steps:
       expect(valueOf(samples, "wf_llm_cost_usd_total", labels)).toBeCloseTo(((31 + 40) * 2 + (9 + 1) * 6) / 1_000_000, 12);
       expect(valueOf(samples, "wf_step_duration_seconds_count", { type: "llm", status: "COMPLETED" })).toBe(2);
       expect(valueOf(samples, "wf_executions_started_total", { source: "console" })).toBe(1);
+      // An executor process runs as batch work too (WF_EXECUTOR_BATCH), at the nice value it was started with.
+      expect((await threadScheduling(executor.pid)).get(executor.pid)).toEqual({ nice: 0, policy: SCHED_BATCH });
     } finally {
       await client.stop();
       await executor.stop();
@@ -214,16 +226,27 @@ steps:
   });
 });
 
-/** `/proc/<pid>/stat`'s fields after the command's closing parenthesis: state is the first, ppid the second, nice the 17th. */
+/** `/proc/<pid>/stat`'s fields after the command's closing parenthesis: state is the first, ppid the second, nice the 17th, policy the 39th. */
 async function statFields(path: string): Promise<string[]> {
   const stat = await readFile(path, "utf8");
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
-/** The nice value of each thread of a process, by thread id. */
-async function threadNices(pid: number): Promise<Map<number, number>> {
+/** Linux's scheduling policies, as /proc/<pid>/stat numbers them. */
+const SCHED_OTHER = 0;
+const SCHED_BATCH = 3;
+
+/** The nice value and scheduling policy of each thread of a process, by thread id. */
+async function threadScheduling(pid: number): Promise<Map<number, { nice: number; policy: number }>> {
   const tids = await readdir(`/proc/${pid}/task`);
-  return new Map(await Promise.all(tids.map(async (tid) => [Number(tid), Number((await statFields(`/proc/${pid}/task/${tid}/stat`))[16])] as const)));
+  return new Map(
+    await Promise.all(
+      tids.map(async (tid) => {
+        const f = await statFields(`/proc/${pid}/task/${tid}/stat`);
+        return [Number(tid), { nice: Number(f[16]), policy: Number(f[38]) }] as const;
+      }),
+    ),
+  );
 }
 
 async function childrenOf(parent: number): Promise<number[]> {

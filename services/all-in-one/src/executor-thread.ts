@@ -5,16 +5,16 @@
  * main thread resolved, with its credentials, handed over in `workerData`. A thread, not a
  * process: a SIGKILL of the service takes it along, so nothing outlives the service. It runs at
  * a lower CPU priority (WF_EXECUTOR_NICE), its code runners too: under load the edge answers
- * first, and executions wait in JetStream. The process's ops listener asks it for its readiness
+ * first, and executions wait in JetStream. It and its runners are scheduled as batch work
+ * (WF_EXECUTOR_BATCH). The process's ops listener asks it for its readiness
  * and metrics (executor-ops.ts); the process's own metrics (CPU, memory) are the main thread's.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { loadConfig } from "@wf/shared/config";
 import { localSource, platformHealth, type OpsSource } from "@wf/shared/ops";
-import { openPlatform } from "@wf/shared/runtime";
+import { batchScheduleThisThread, niceThisThread, openPlatform } from "@wf/shared/runtime";
 import { executorMetrics, startExecutor } from "@wf/executor";
 import { answerOps } from "./executor-ops";
-import { niceThisThread } from "./thread-priority";
 
 let source: OpsSource | null = null;
 answerOps(() => source);
@@ -24,7 +24,9 @@ const platform = await openPlatform(config, "executor");
 // Before the executor forks its code runners, which inherit it.
 const refused = config.WF_EXECUTOR_NICE > 0 ? niceThisThread(config.WF_EXECUTOR_NICE) : null;
 if (refused) platform.log.warn(`the executor thread keeps the process's CPU priority (WF_EXECUTOR_NICE): ${refused}`);
-else platform.log.info("executor thread priority", { nice: config.WF_EXECUTOR_NICE });
+const unbatched = config.WF_EXECUTOR_BATCH ? batchScheduleThisThread() : null;
+if (unbatched) platform.log.warn(`the executor thread keeps the default scheduling policy (WF_EXECUTOR_BATCH): ${unbatched}`);
+platform.log.info("executor thread scheduling", { nice: refused ? 0 : config.WF_EXECUTOR_NICE, batch: config.WF_EXECUTOR_BATCH && !unbatched });
 const executor = await startExecutor(platform);
 source = localSource({ metrics: executorMetrics, processMetrics: false, health: platformHealth(platform) });
 parentPort!.on("message", (msg: unknown) => {
