@@ -182,7 +182,7 @@ describe("a cluster under faults", () => {
       const unfinishedDetails = await Promise.all((await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")));
       // What failed starts and cut-short list writes left, put right now as the schedulers' sweep
       // does once it is two minutes old (the load has stopped: nothing is starting any more).
-      const repaired = await store.executions.repairStale(Date.now(), 10_000, startQueued(jsm, ns));
+      const { repaired } = await store.executions.repairStale(Date.now(), 10_000, startQueued(jsm, ns));
       // Totals against the executions the pages show, until the two agree (a run may end between the two reads).
       const countsAfterRepair = async () => {
         const ids = (await client.unfinishedIds()).length;

@@ -813,16 +813,21 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         await store.executions.announce(abandoned);
         const queuedId = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
         const isQueued = (id: string) => Promise.resolve(id === queuedId);
-        expect(await store.executions.repairStale(abandoned.createdAt, 10, isQueued)).toBe(0);
+        expect(await store.executions.repairStale(abandoned.createdAt, 10, isQueued)).toEqual({ repaired: 0, next: null });
         // A page of one shows the newer, queued one: the abandoned one is counted in its total only.
         expect((await store.executions.list({ ownerId, page: 1, size: 1 })).total).toBe(2);
 
-        expect(await store.executions.repairStale(Date.now() + 1, 10, isQueued)).toBe(1);
+        // One per pass, each going on from where the last stopped: the abandoned one, the queued one, then none.
+        const first = await store.executions.repairStale(Date.now() + 1, 1, isQueued);
+        expect(first).toEqual({ repaired: 1, next: expect.any(String) });
+        const second = await store.executions.repairStale(Date.now() + 1, 1, isQueued, first.next!);
+        expect(second).toEqual({ repaired: 0, next: expect.any(String) });
+        expect(await store.executions.repairStale(Date.now() + 1, 1, isQueued, second.next!)).toEqual({ repaired: 0, next: null });
         const queued = (await store.executions.get(queuedId))!.value;
         expect(await listed(store, ownerId)).toEqual({ items: [queued], total: 1 });
         expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [queued], total: 1 });
         expect(await store.executions.get(abandoned.id)).toBeNull();
-        expect(await store.executions.repairStale(Date.now() + 1, 10, isQueued)).toBe(0);
+        expect(await store.executions.repairStale(Date.now() + 1, 10, isQueued)).toEqual({ repaired: 0, next: null });
       });
     });
 

@@ -9,8 +9,8 @@ import { startSweeper, type Sweeper } from "./sweeper";
  * minute), and a status change's list write may still be in flight.
  */
 export const STALE_AFTER_MS = 120_000;
-/** The oldest unfinished executions checked per pass; each costs a read or two. */
-const BATCH = 1_000;
+/** The unfinished executions checked per pass; each costs a read or two. */
+const STALE_BATCH = 1_000;
 
 /**
  * Puts right, every WF_RETENTION_SWEEP_MS, what a crash or an election can leave of unfinished
@@ -18,10 +18,14 @@ const BATCH = 1_000;
  * list entries a status change left behind. Replicas may sweep at once: every change is bound
  * to the revision it read.
  */
-export function startStaleRepair(p: Platform, log: Logger): Sweeper {
+export function startStaleRepair(p: Platform, log: Logger, batch = STALE_BATCH): Sweeper {
   const isQueued = startQueued(p.jsm, p.config.WF_NAMESPACE);
+  // Each pass goes on past the last one's executions, and starts again at the oldest once a pass
+  // reaches the newest: a thousand long waits for approval do not hide the executions after them.
+  let after: string | undefined;
   const pass = async (now: number): Promise<number> => {
-    const repaired = await p.store.executions.repairStale(now - STALE_AFTER_MS, BATCH, isQueued);
+    const { repaired, next } = await p.store.executions.repairStale(now - STALE_AFTER_MS, batch, isQueued, after);
+    after = next ?? undefined;
     if (repaired > 0) log.info("stale executions put right", { repaired });
     return repaired;
   };

@@ -189,7 +189,7 @@ describe("JetStream KV adapter", () => {
     const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 1 });
     expect(await list("PENDING")).toEqual({ items: [pending], total: 2 });
 
-    expect(await store.executions.repairStale(Date.now(), 10, () => Promise.resolve(false))).toBe(1);
+    expect(await store.executions.repairStale(Date.now(), 10, () => Promise.resolve(false))).toEqual({ repaired: 1, next: null });
     expect(await list("PENDING")).toEqual({ items: [pending], total: 1 });
     expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
     expect(await store.executions.get(running.id)).toEqual({ value: running, version: expect.any(Number) });

@@ -128,15 +128,15 @@ export class ExecutionIndex {
 
   /**
    * The index keys of up to `limit` entries, any owner's, in one of `statuses` and sorted below
-   * `below`, oldest first.
+   * `below` and, given `above`, above it, oldest first.
    */
-  async oldest(statuses: readonly string[], below: string, limit: number): Promise<string[]> {
+  async oldest(statuses: readonly string[], below: string, limit: number, above?: string): Promise<string[]> {
     await this.start();
     await this.#caughtUp();
     const found: { key: string; sortId: string }[] = [];
     for (const [owner, lists] of this.#owners) {
       for (const status of statuses) {
-        for (const e of lists.byStatus.get(status)?.ascendingBelow(below, limit) ?? [])
+        for (const e of lists.byStatus.get(status)?.ascendingBetween(below, limit, above) ?? [])
           found.push({ key: `o.${owner}.${e.workflow}.${e.sortId}`, sortId: e.sortId });
       }
     }

@@ -11,6 +11,7 @@ import type {
   ExecutionRepo,
   ScheduleRepo,
   SecretRepo,
+  StaleRepair,
   Page,
   PageQuery,
   UserRepo,
@@ -51,6 +52,7 @@ import {
   NO_INDEX,
   executionLayout,
   executionSortId,
+  parseExecutionKey,
   secretKeys,
   visibleTo,
   webhookKeys,
@@ -126,9 +128,11 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     return records.filter((e) => TERMINAL_STATUSES.has(e.status));
   }
 
-  async repairStale(createdBefore: number, limit: number): Promise<number> {
-    const keys = await this.#index.oldest(UNFINISHED, sortableNumber(createdBefore), limit);
-    return this.repairKeys(keys);
+  async repairStale(createdBefore: number, limit: number, _isQueued: unknown, after?: string): Promise<StaleRepair> {
+    const keys = await this.#index.oldest(UNFINISHED, sortableNumber(createdBefore), limit, after);
+    const repaired = await this.repairKeys(keys);
+    // The cursor is the last key's sort id (`<createdAt>.<id>` tokens).
+    return { repaired, next: keys.length < limit ? null : (parseExecutionKey(keys.at(-1)!)?.sortId ?? null) };
   }
 
   override close(): void {

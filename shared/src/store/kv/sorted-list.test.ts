@@ -30,9 +30,20 @@ describe("SortedList", () => {
         ] as const) {
           expect(list.descending(skip, limit).map((i) => [i.key, i.n])).toEqual(sorted.slice(skip, skip + limit));
         }
+        const ascending = sorted.toReversed();
         for (const probe of [key, keyOf(2_500), keyOf(0), keyOf(999_999)]) {
           expect(list.countAbove(probe)).toBe(sorted.filter(([k]) => k > probe).length);
           expect(list.find(probe)?.n).toBe(model.get(probe));
+          // From the least up, below a bound, and past a cursor (listed or not) when one is given.
+          for (const [above, limit] of [
+            [undefined, 40],
+            [probe, 40],
+            [keyOf(1_000), 700],
+            [keyOf(999_999), 5],
+          ] as const) {
+            const expected = ascending.filter(([k]) => k < keyOf(100_000 + op) && (above === undefined || k > above)).slice(0, limit);
+            expect(list.ascendingBetween(keyOf(100_000 + op), limit, above).map((i) => [i.key, i.n])).toEqual(expected);
+          }
         }
       }
     }
@@ -40,7 +51,14 @@ describe("SortedList", () => {
 
   it("is empty before any item and after the last is removed", () => {
     const list = new SortedList<string>((s) => s);
-    expect([list.size, list.descending(0, 5), list.countAbove("a"), list.find("a"), list.delete("a")]).toEqual([0, [], 0, undefined, false]);
+    expect([list.size, list.descending(0, 5), list.countAbove("a"), list.find("a"), list.delete("a"), list.ascendingBetween("z", 5, "a")]).toEqual([
+      0,
+      [],
+      0,
+      undefined,
+      false,
+      [],
+    ]);
     list.put("a");
     list.put("a");
     expect(list.size).toBe(1);

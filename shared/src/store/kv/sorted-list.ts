@@ -73,13 +73,23 @@ export class SortedList<T> {
     return out;
   }
 
-  /** Up to `limit` items from the least up whose key is below `below`. */
-  ascendingBelow(below: string, limit: number): T[] {
+  /** Up to `limit` items from the least up whose key is below `below` and, given `above`, above it. */
+  ascendingBetween(below: string, limit: number, above?: string): T[] {
     const out: T[] = [];
-    for (const chunk of this.#chunks) {
-      for (const item of chunk) {
-        if (out.length >= limit || this.keyOf(item) >= below) return out;
-        out.push(item);
+    let c = 0;
+    let i = 0;
+    if (above !== undefined) {
+      if (this.#pastEnd(above) || this.#chunks.length === 0) return out;
+      c = this.#chunkFor(above);
+      i = this.#indexIn(this.#chunks[c]!, above);
+    }
+    for (; c < this.#chunks.length; c++, i = 0) {
+      const chunk = this.#chunks[c]!;
+      for (; i < chunk.length; i++) {
+        const key = this.keyOf(chunk[i]!);
+        if (key === above) continue;
+        if (out.length >= limit || key >= below) return out;
+        out.push(chunk[i]!);
       }
     }
     return out;

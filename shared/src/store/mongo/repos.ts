@@ -1,4 +1,4 @@
-import type { Collection, IndexDescription } from "mongodb";
+import type { Collection, Filter, IndexDescription } from "mongodb";
 import { AlreadyExistsError } from "../../errors";
 import { ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import type {
@@ -13,6 +13,7 @@ import type {
   SecretRepo,
   PageQuery,
   ScheduleRepo,
+  StaleRepair,
   UserRepo,
   Versioned,
   WebhookRepo,
@@ -115,14 +116,20 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     // The compound indexes answer each list; nothing to prepare.
   }
 
-  async repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>): Promise<number> {
-    let withdrawn = 0;
-    for (const e of await this.all({ status: "PENDING", createdAt: { $lt: createdBefore } }, OLDEST, limit)) {
+  async repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair> {
+    // The cursor is the last execution's [createdAt, id], in OLDEST order.
+    const past = after === undefined ? null : (JSON.parse(after) as [number, string]);
+    const filter: Filter<StoredDoc> = { status: "PENDING", createdAt: { $lt: createdBefore } };
+    if (past) filter.$or = [{ createdAt: { $gt: past[0] } }, { createdAt: past[0], _id: { $gt: past[1] } }];
+    const stale = await this.all(filter, OLDEST, limit);
+    let repaired = 0;
+    for (const e of stale) {
       if (e.holder !== null || (await isQueued(e.id))) continue;
       await this.withdraw(e);
-      withdrawn++;
+      repaired++;
     }
-    return withdrawn;
+    const last = stale.at(-1);
+    return { repaired, next: stale.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
   }
 
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
