@@ -14,6 +14,7 @@ import {
   TEST_LLM_PRICE,
   useConsoleServiceWithLlm,
   createRerunWorkflow,
+  whenCanvasStill,
 } from "./support";
 
 const { service, llm } = useConsoleServiceWithLlm();
@@ -70,6 +71,8 @@ steps:
     for (const name of ["prepare", "each", "double", "both", "left_one", "right_one"]) expect(await nodeStatus(page, name), name).toBe("completed");
     // The steps as a list are the default no more, but a click away (and back).
     expect(await page.locator(".steps-table").count()).toBe(0);
+
+    await whenCanvasStill(page);
 
     await node(page, "prepare").click();
     const detail = page.getByRole("region", { name: "Step prepare" });
@@ -130,8 +133,13 @@ steps:
     const breakpoints = page.getByRole("region", { name: "Breakpoints" });
     await breakpoints.locator('tr[data-breakpoint-id="bp2"]').waitFor();
     expect(await breakpoints.locator('tr[data-breakpoint-id="bp2"]').textContent()).toContain("step greet");
-    const setBreakpoints = await consoleApi<{ breakpoints: { type: string; step?: string }[] }>(page, "GET", `/api/console/executions/${id}`);
-    expect(setBreakpoints.json.breakpoints.map((b) => [b.type, b.step])).toEqual([
+    // The run takes the list on its own time (the PUT is a command to its executor): stored soon after, not at once.
+    const stored = async () =>
+      (await consoleApi<{ breakpoints: { type: string; step?: string }[] }>(page, "GET", `/api/console/executions/${id}`)).json.breakpoints.map((b) => [
+        b.type,
+        b.step,
+      ]);
+    await poll(stored).toEqual([
       ["before_step", "first"],
       ["before_step", "greet"],
     ]);
@@ -161,6 +169,7 @@ steps:
 
     await page.keyboard.press("F8");
     await poll(() => headerStatus(page), 15_000).toBe("completed");
+    await whenCanvasStill(page);
     await node(page, "last").click();
     await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe('"hello Ada!"');
     expect(errors).toEqual([]);
@@ -174,6 +183,8 @@ steps:
     await page.goto(`/console/executions/${id}`);
     await poll(() => headerStatus(page), 20_000).toBe("failed");
     expect(await nodeStatus(page, "check")).toBe("failed");
+
+    await whenCanvasStill(page);
 
     await node(page, "check").click();
     await page.getByRole("region", { name: "Step check" }).getByRole("button", { name: "Rerun from this step" }).click();

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, useConsoleService } from "./support";
+import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, useConsoleService, whenCanvasStill } from "./support";
 
 const service = useConsoleService();
 
@@ -154,6 +154,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     for (const comment of comments) expect(afterDrop.split("\n")).toContain(comment);
 
     // A field changed in the side panel changes that one line.
+    await whenCanvasStill(page);
     await node(page, "pause").click();
     const panel = page.getByRole("complementary", { name: "Selected step" });
     await panel.getByRole("heading", { name: "pause" }).waitFor();
@@ -184,6 +185,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(() => page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(0);
 
     // Selecting a node selects its lines; the editor's cursor selects the node it is in.
+    await whenCanvasStill(page);
     await node(page, "report").click();
     await poll(() => selectedLines(page)).toEqual([
       "  - name: report",
@@ -205,6 +207,7 @@ describeInBrowser("the canvas beside the YAML", () => {
       consoleApi<{ layout: { positions: Record<string, { x: number; y: number }> }; version: number }>(page, "GET", `/api/console/workflows/${workflowId}`);
     await poll(async () => Object.keys((await stored()).json.layout.positions)).toEqual(["report"]);
     const placed = (await stored()).json.layout.positions.report!;
+    await whenCanvasStill(page);
     await node(page, "report").click();
     await panel.getByLabel("name").fill("summary");
     await panel.getByLabel("name").press("Enter");
@@ -217,6 +220,8 @@ describeInBrowser("the canvas beside the YAML", () => {
     const beforeDelete = await editorText(page);
     // The cursor in its lines brings it into view (the canvas followed the renamed step away from it).
     await endOfLine(page, `print('{"rows": [1, 2, 3]}')`);
+    await poll(() => node(page, "fetch").getAttribute("class")).toContain("selected");
+    await whenCanvasStill(page);
     await node(page, "fetch").click();
     await page.keyboard.press("Delete");
     await poll(() => node(page, "fetch").count()).toBe(0);

@@ -211,6 +211,25 @@ export function unexpectedErrors(errors: string[], statuses: number[] = []): str
   return errors.filter((e) => ![401, ...statuses].some((s) => e.includes(`status of ${s}`)));
 }
 
+/**
+ * Waits until the canvas has stopped moving: a step selected from elsewhere is brought into view
+ * with a short animated pan, and a click made during it lands where the node was a moment before
+ * (on a busy machine, on the pane or another step). Still means the same transform 100 ms apart.
+ */
+export async function whenCanvasStill(page: Page): Promise<void> {
+  const transform = () => page.locator(".react-flow__viewport").getAttribute("style");
+  await expect
+    .poll(
+      async () => {
+        const before = await transform();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return before === (await transform());
+      },
+      { timeout: 10_000, interval: 50, message: "the canvas to stop moving" },
+    )
+    .toBe(true);
+}
+
 /** Writes `.tmp/screenshots/<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
