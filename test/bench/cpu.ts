@@ -77,3 +77,38 @@ function statOf(pid: number): { ppid: number; cpuMs: number } | null {
     return null;
   }
 }
+
+/** Where a service process's CPU went: its threads by role, and its live children. */
+export interface ServiceCpu {
+  /** The main thread: in the all-in-one service, the edge (and the scheduler and approvals). */
+  mainThread: number;
+  /** Node's worker threads: in the all-in-one service, the executor. */
+  workerThreads: number;
+  /** The rest of the process's threads: garbage collection, libuv's pool, the inspector. */
+  otherThreads: number;
+  /** Its live children: the sandbox runners, the expression hosts. */
+  children: number;
+}
+
+/** CPU ms (user + system) so far of `pid`'s threads by role, and of its children; null where /proc is not available. */
+export function serviceCpuMs(pid: number): ServiceCpu | null {
+  const out: ServiceCpu = { mainThread: 0, workerThreads: 0, otherThreads: 0, children: 0 };
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SEC;
+      if (Number(tid) === pid) out.mainThread += ms;
+      else if (name === "WorkerThread") out.workerThreads += ms;
+      else out.otherThreads += ms;
+    }
+  } catch {
+    return null;
+  }
+  for (const d of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    const child = statOf(Number(d));
+    if (child?.ppid === pid) out.children += child.cpuMs;
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import type { NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult } from "./api-load";
 import { CompletionWatcher } from "./completions";
-import { processCpuMs, sampleCpu } from "./cpu";
+import { processCpuMs, sampleCpu, serviceCpuMs } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
 import { BODY, SIGNATURE, seedWebhooks } from "./webhook-bench";
@@ -44,6 +44,8 @@ export interface WebhookE2eRun {
   drainSeconds: number;
   /** CPU ms per completed workflow: the service process with its sandbox runners, and nats-server. */
   cpuMsPerWorkflow: { service: number | null; natsServer: number | null };
+  /** The service's part split: edge thread, executor thread, the process's other threads, sandbox runners. */
+  serviceCpuMsPerWorkflow: { edgeThread: number; executorThread: number; otherThreads: number; runners: number } | null;
 }
 
 export interface WebhookE2eResult {
@@ -113,7 +115,7 @@ async function runAt(
 ): Promise<WebhookE2eRun> {
   // Nobody waits on a given execution: every terminal event stays unclaimed, with when it came.
   const watcher = await CompletionWatcher.open(jetstream(nc), await jetstreamManager(nc), ns);
-  const cpu0 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
+  const cpu0 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null, split: serviceCpuMs(servicePid) };
   const started = performance.now();
   const webhook = await runLoadAtRate(
     {
@@ -128,7 +130,7 @@ async function runAt(
   const accepted = webhook.allStatuses["202"] ?? 0;
   const deadline = triggersEnded + sizes.drainMs;
   while (watcher.unclaimed().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  const cpu1 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
+  const cpu1 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null, split: serviceCpuMs(servicePid) };
   await watcher.close();
   const completions = watcher
     .unclaimed()
@@ -145,6 +147,15 @@ async function runAt(
     completed: completions.length,
     drainSeconds: round(((completions.at(-1) ?? triggersEnded) - triggersEnded) / 1000, 1),
     cpuMsPerWorkflow: { service: per(cpu0.service, cpu1.service), natsServer: per(cpu0.nats, cpu1.nats) },
+    serviceCpuMsPerWorkflow:
+      cpu0.split && cpu1.split && completions.length > 0
+        ? {
+            edgeThread: per(cpu0.split.mainThread, cpu1.split.mainThread)!,
+            executorThread: per(cpu0.split.workerThreads, cpu1.split.workerThreads)!,
+            otherThreads: per(cpu0.split.otherThreads, cpu1.split.otherThreads)!,
+            runners: per(cpu0.split.children, cpu1.split.children)!,
+          }
+        : null,
   };
 }
 
@@ -157,11 +168,16 @@ export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): stri
     lines.push(
       `  triggers at ${run.ratePerSec}/s: answered ${run.webhook.perSec}/s, webhook p50 ${run.webhook.latencyMs.p50} ms p99 ${run.webhook.latencyMs.p99} ms; ` +
         `completed ${run.completedPerSec}/s while triggers arrived; ${run.completed} of ${run.accepted} accepted completed, the last ${run.drainSeconds} s after the triggers stopped; ` +
-        `CPU per workflow: service ${run.cpuMsPerWorkflow.service ?? "?"} ms, nats-server ${run.cpuMsPerWorkflow.natsServer ?? "?"} ms` +
+        `CPU per workflow: service ${run.cpuMsPerWorkflow.service ?? "?"} ms${splitText(run.serviceCpuMsPerWorkflow)}, nats-server ${run.cpuMsPerWorkflow.natsServer ?? "?"} ms` +
         (run.ratePerSec >= E2E_AIM.completedPerSec
           ? `  (aim >= ${E2E_AIM.completedPerSec} completed/s with webhook p99 < ${E2E_AIM.p99Ms} ms: ${met ? "MET" : "NOT MET"})`
           : ""),
     );
   }
   return lines.join("\n");
+}
+
+function splitText(split: WebhookE2eRun["serviceCpuMsPerWorkflow"]): string {
+  if (!split) return "";
+  return ` (edge thread ${split.edgeThread}, executor thread ${split.executorThread}, sandbox runners ${split.runners}, the process's other threads ${split.otherThreads})`;
 }
