@@ -59,8 +59,12 @@ export function cpuBetween(before: CpuSample, after: CpuSample, per: number): Re
  */
 export function processCpuMs(pid: number): number | null {
   const own = statOf(pid);
-  if (own === null) return null;
-  let ms = own.cpuMs;
+  return own === null ? null : own.cpuMs + childrenCpuMs(pid);
+}
+
+/** CPU ms (user + system) the live children of `pid` have used so far. */
+function childrenCpuMs(pid: number): number {
+  let ms = 0;
   for (const d of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
     const child = statOf(Number(d));
     if (child?.ppid === pid) ms += child.cpuMs;
@@ -68,18 +72,39 @@ export function processCpuMs(pid: number): number | null {
   return ms;
 }
 
-function statOf(pid: number): { ppid: number; cpuMs: number } | null {
+function statOf(pid: number): Stat | null {
+  return statAt(`/proc/${pid}/stat`);
+}
+
+interface Stat {
+  /** The command's (or thread's) name. */
+  name: string;
+  ppid: number;
+  cpuMs: number;
+}
+
+/** A process's or a thread's stat file (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`); null once it has ended. */
+function statAt(path: string): Stat | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(path, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { ppid: Number(f[1]), cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SEC };
+    return {
+      name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+      ppid: Number(f[1]),
+      cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SEC,
+    };
   } catch {
     return null;
   }
 }
 
-/** Where a service process's CPU went: its threads by role, and its live children. */
+/**
+ * Where a service process's CPU went: its threads by role, and its live children. The threads
+ * add up to less than the process (threads that ended are counted in its total only).
+ */
 export interface ServiceCpu {
+  /** The process itself, every thread it has had: `processCpuMs` less the children. */
+  process: number;
   /** The main thread: in the all-in-one service, the edge (and the scheduler and approvals). */
   mainThread: number;
   /** Node's worker threads: in the all-in-one service, the executor. */
@@ -90,25 +115,24 @@ export interface ServiceCpu {
   children: number;
 }
 
-/** CPU ms (user + system) so far of `pid`'s threads by role, and of its children; null where /proc is not available. */
+/** CPU ms (user + system) so far of `pid`, of its threads by role, and of its children; null where /proc is not available. */
 export function serviceCpuMs(pid: number): ServiceCpu | null {
-  const out: ServiceCpu = { mainThread: 0, workerThreads: 0, otherThreads: 0, children: 0 };
+  const own = statOf(pid);
+  if (own === null) return null;
+  const out: ServiceCpu = { process: own.cpuMs, mainThread: 0, workerThreads: 0, otherThreads: 0, children: childrenCpuMs(pid) };
+  let tids: string[];
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SEC;
-      if (Number(tid) === pid) out.mainThread += ms;
-      else if (name === "WorkerThread") out.workerThreads += ms;
-      else out.otherThreads += ms;
-    }
+    tids = readdirSync(`/proc/${pid}/task`);
   } catch {
     return null;
   }
-  for (const d of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-    const child = statOf(Number(d));
-    if (child?.ppid === pid) out.children += child.cpuMs;
+  for (const tid of tids) {
+    // A thread that ended since the listing counts in the process's total only.
+    const thread = statAt(`/proc/${pid}/task/${tid}/stat`);
+    if (thread === null) continue;
+    if (Number(tid) === pid) out.mainThread += thread.cpuMs;
+    else if (thread.name === "WorkerThread") out.workerThreads += thread.cpuMs;
+    else out.otherThreads += thread.cpuMs;
   }
   return out;
 }

@@ -9,7 +9,7 @@ import type { NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult } from "./api-load";
 import { CompletionWatcher } from "./completions";
-import { processCpuMs, sampleCpu, serviceCpuMs } from "./cpu";
+import { sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
 import { BODY, SIGNATURE, seedWebhooks } from "./webhook-bench";
@@ -115,7 +115,7 @@ async function runAt(
 ): Promise<WebhookE2eRun> {
   // Nobody waits on a given execution: every terminal event stays unclaimed, with when it came.
   const watcher = await CompletionWatcher.open(jetstream(nc), await jetstreamManager(nc), ns);
-  const cpu0 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null, split: serviceCpuMs(servicePid) };
+  const cpu0 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const started = performance.now();
   const webhook = await runLoadAtRate(
     {
@@ -130,7 +130,7 @@ async function runAt(
   const accepted = webhook.allStatuses["202"] ?? 0;
   const deadline = triggersEnded + sizes.drainMs;
   while (watcher.unclaimed().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  const cpu1 = { service: processCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null, split: serviceCpuMs(servicePid) };
+  const cpu1 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   await watcher.close();
   const completions = watcher
     .unclaimed()
@@ -146,7 +146,7 @@ async function runAt(
     accepted,
     completed: completions.length,
     drainSeconds: round(((completions.at(-1) ?? triggersEnded) - triggersEnded) / 1000, 1),
-    cpuMsPerWorkflow: { service: per(cpu0.service, cpu1.service), natsServer: per(cpu0.nats, cpu1.nats) },
+    cpuMsPerWorkflow: { service: per(serviceTotal(cpu0.split), serviceTotal(cpu1.split)), natsServer: per(cpu0.nats, cpu1.nats) },
     serviceCpuMsPerWorkflow:
       cpu0.split && cpu1.split && completions.length > 0
         ? {
@@ -176,6 +176,9 @@ export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): stri
   }
   return lines.join("\n");
 }
+
+/** The service process with its sandbox runners. */
+const serviceTotal = (cpu: ServiceCpu | null): number | null => (cpu === null ? null : cpu.process + cpu.children);
 
 function splitText(split: WebhookE2eRun["serviceCpuMsPerWorkflow"]): string {
   if (!split) return "";

@@ -19,7 +19,8 @@ describe("commands that fail", () => {
   let rt: InProcessRuntime;
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
-  let restorePublish: (() => void) | undefined;
+  /** Undoes the test's stub of a platform method (a publish, a store read or write). */
+  let restoreStub: (() => void) | undefined;
 
   beforeAll(async () => {
     process.on("unhandledRejection", onUnhandled);
@@ -27,8 +28,8 @@ describe("commands that fail", () => {
     rt = await startRuntime(testConfig(server));
   });
   afterEach(() => {
-    restorePublish?.();
-    restorePublish = undefined;
+    restoreStub?.();
+    restoreStub = undefined;
   });
   afterAll(async () => {
     process.off("unhandledRejection", onUnhandled);
@@ -47,7 +48,7 @@ describe("commands that fail", () => {
       }
       return original(subj, ...rest);
     };
-    restorePublish = () => {
+    restoreStub = () => {
       js.publish = original;
     };
     return { failed: () => failed };
@@ -106,7 +107,7 @@ describe("commands that fail", () => {
     let ownerReads = 0;
     // The owner's egress list is read as the step starts: its first two reads time out (an election).
     users.get = (id) => (id === ownerId && ++ownerReads <= 2 ? Promise.reject(new TimeoutError()) : get(id));
-    restorePublish = () => {
+    restoreStub = () => {
       users.get = get;
     };
     const id = await run(
@@ -144,7 +145,7 @@ describe("commands that fail", () => {
       }
       return update(value, version);
     };
-    restorePublish = () => {
+    restoreStub = () => {
       executions.update = update;
     };
     const id = await run(
@@ -176,7 +177,7 @@ describe("commands that fail", () => {
       const js = rt.platform.js;
       const original = js.publish.bind(js);
       js.publish = (subj, ...rest) => (subj.includes(".cmd.exec.start.") ? Promise.reject(new TimeoutError()) : original(subj, ...rest));
-      restorePublish = () => {
+      restoreStub = () => {
         js.publish = original;
       };
       await expect(

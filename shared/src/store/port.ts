@@ -93,12 +93,14 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * `createdBefore`, for the scheduler's sweep: at most `limit` of the oldest, past `after` when
    * given (the `next` of the pass before). Returns how many it changed, and where the next pass
    * goes on from: null once this one reached the newest, so that the next starts again at the
-   * oldest. A sweep of many passes so reaches every unfinished execution however many there are. A start whose command publish failed and whose withdrawal failed too is undone:
-   * the KV adapter removes list entries whose record was never written and whose start command
-   * is gone (it reads the command stream itself), MongoDB deletes a PENDING record held by
-   * nobody when `isQueued` says its start command is gone. The KV adapter also gives a list entry
-   * that still carries a status its record has left (a status change whose list write was cut
-   * short) the record's status, so list totals count only what their pages show.
+   * oldest. A sweep of many passes so reaches every unfinished execution however many there are.
+   *
+   * A start whose command publish failed and whose withdrawal failed too is undone: the KV
+   * adapter removes list entries whose record was never written and whose start command is gone
+   * (it reads the command stream itself), MongoDB deletes a PENDING record held by nobody when
+   * `isQueued` says its start command is gone. The KV adapter also gives a list entry that still
+   * carries a status its record has left (a status change whose list write was cut short) the
+   * record's status, so list totals count only what their pages show.
    */
   repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair>;
 }
