@@ -1,3 +1,5 @@
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ENV_SCHEMA, loadConfig } from "@wf/shared/config";
@@ -6,14 +8,16 @@ import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import { openStore } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
-import { ENTRIES, startServiceProcess } from "../support/processes";
+import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult } from "./api-load";
 import { CompletionWatcher } from "./completions";
 import { sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
-import { BODY, SIGNATURE, seedWebhooks } from "./webhook-bench";
+import { BODY, SECRET, SIGNATURE, seedWebhooks } from "./webhook-bench";
 import { threeStepWorkflow } from "./workflows";
+
+const FLOOR_ENTRY = fileURLToPath(new URL("./floor/floor-service.ts", import.meta.url));
 
 export interface WebhookE2eSizes {
   /** Trigger rates of the open-loop runs, each against a fresh namespace of the one service. */
@@ -31,7 +35,8 @@ export const WEBHOOK_E2E_QUICK_SIZES: WebhookE2eSizes = { rates: [500], warmupMs
 /** The aim of completed workflows per second, and of the webhook's p99 while they run. */
 export const E2E_AIM = { completedPerSec: 1_000, p99Ms: 20 } as const;
 
-export interface WebhookE2eRun {
+/** One open-loop run of webhook triggers against a process, with what it completed and the CPU it took. */
+export interface E2eMeasurement {
   ratePerSec: number;
   /** The triggers, timed from when each was due (open loop). */
   webhook: LoadResult;
@@ -42,10 +47,15 @@ export interface WebhookE2eRun {
   completed: number;
   /** Seconds from the last trigger to the last completion. */
   drainSeconds: number;
-  /** CPU ms per completed workflow: the service process with its sandbox runners, and nats-server. */
+  /** CPU ms per completed workflow: the process with its runners, and nats-server. */
   cpuMsPerWorkflow: { service: number | null; natsServer: number | null };
-  /** The service's part split: edge thread, executor thread, the process's other threads, sandbox runners. */
+  /** The process's part split: edge (main) thread, executor thread, the process's other threads, runners. */
   serviceCpuMsPerWorkflow: { edgeThread: number; executorThread: number; otherThreads: number; runners: number } | null;
+}
+
+/** The service's run at one rate, and the same-run floor's at the same rate (unless it was left out). */
+export interface WebhookE2eRun extends E2eMeasurement {
+  floor?: E2eMeasurement;
 }
 
 export interface WebhookE2eResult {
@@ -57,12 +67,19 @@ export interface WebhookE2eResult {
  * defaults (WF_EXEC_CONCURRENCY 64): one all-in-one process (edge, executor with its sandbox runners, approvals, scheduler) on the
  * bench's nats-server, HMAC webhook triggers sent in an open loop at each rate, and every
  * execution's exec_completed counted from the EVT stream. The webhook's latency is measured
- * while the executor works through what it accepted.
+ * while the executor works through what it accepted. Each rate is then run the same way against
+ * the floor (floor/floor-service.ts): the same durable writes and process layout, bare.
  */
 export async function runWebhookE2e(
   server: Pick<NatsServerHandle, "url">,
   sizes: WebhookE2eSizes,
-  opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void; serviceEnv?: Record<string, string> | undefined },
+  opts: {
+    progress: (line: string) => void;
+    track: (close: () => Promise<void>) => () => void;
+    serviceEnv?: Record<string, string> | undefined;
+    /** Runs each rate against the floor too (default true). */
+    floor?: boolean;
+  },
 ): Promise<WebhookE2eResult> {
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
@@ -80,8 +97,18 @@ export async function runWebhookE2e(
     ["executor ready", "[wf] ready"],
   );
   const untrack = opts.track(() => service.kill());
+  const floorNs = `floor${newId().slice(-10)}`;
+  let floor: ServiceProcess | undefined;
+  let untrackFloor = (): void => undefined;
   let nc: NatsConnection | undefined;
   try {
+    let floorTarget: E2eTarget | undefined;
+    if (opts.floor ?? true) {
+      const started = await startServiceProcess(FLOOR_ENTRY, { NATS_URL: server.url, WF_NAMESPACE: floorNs, FLOOR_SECRET: SECRET }, ["floor ready"]);
+      floor = started;
+      untrackFloor = opts.track(() => started.kill());
+      floorTarget = { ns: floorNs, pid: started.pid, url: /floor on (http:\/\/[^,\s]+)/.exec(started.output())![1]!, path: (i) => `/hooks/h${i}/trigger` };
+    }
     const url = /edge on (http:\/\/[^,\s]+)/.exec(service.output())![1]!;
     nc = await connectNats(server.url, "wf-bench-e2e");
     // The service's placement (three copies on a cluster): opening the store reconciles its buckets to it.
@@ -93,26 +120,34 @@ export async function runWebhookE2e(
     for (const ratePerSec of sizes.rates) {
       opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
       const webhookIds = await seedWebhooks(store, box, userId, workflow.id, sizes.connections);
-      runs.push(await runAt(nc, ns, service.pid, url, webhookIds, ratePerSec, sizes));
+      const ours = await runAt(nc, { ns, pid: service.pid, url, path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger` }, ratePerSec, sizes);
+      if (!floorTarget) {
+        runs.push(ours);
+        continue;
+      }
+      opts.progress(`webhook end to end: the floor at ${ratePerSec}/s`);
+      runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes) });
     }
     await store.close();
     return { runs };
   } finally {
     await nc?.close();
     untrack();
-    await service.stop();
+    untrackFloor();
+    await Promise.all([service.stop(), floor?.stop()]);
   }
 }
 
-async function runAt(
-  nc: NatsConnection,
-  ns: string,
-  servicePid: number,
-  url: string,
-  webhookIds: string[],
-  ratePerSec: number,
-  sizes: WebhookE2eSizes,
-): Promise<WebhookE2eRun> {
+/** A process the triggers go to: its namespace (where its events are read), pid, address and trigger path per connection. */
+interface E2eTarget {
+  ns: string;
+  pid: number;
+  url: string;
+  path(connection: number): string;
+}
+
+async function runAt(nc: NatsConnection, target: E2eTarget, ratePerSec: number, sizes: WebhookE2eSizes): Promise<E2eMeasurement> {
+  const { ns, pid: servicePid, url } = target;
   // Nobody waits on a given execution: every terminal event stays unclaimed, with when it came.
   const watcher = await CompletionWatcher.open(jetstream(nc), await jetstreamManager(nc), ns);
   const cpu0 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
@@ -120,7 +155,7 @@ async function runAt(
   const webhook = await runLoadAtRate(
     {
       url,
-      path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger`,
+      path: target.path,
       headers: () => ({ "x-webhook-signature": SIGNATURE }),
       body: BODY,
     },
@@ -161,26 +196,53 @@ async function runAt(
 
 export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): string {
   const lines = [
-    `Webhook-triggered 3-step JavaScript workflows end to end (one all-in-one process: edge, executor with 2 sandbox runners, scheduler, approvals; nats-server ${natsVersion}; open loop, 64 connections)`,
+    `Webhook-triggered 3-step JavaScript workflows end to end (one all-in-one process: edge, executor with 2 sandbox runners, scheduler, approvals; nats-server ${natsVersion}; open loop, 64 connections), ` +
+      `each rate then run against the same-run floor (the same durable writes and process layout, bare: floor/floor-service.ts)`,
   ];
   for (const run of r.runs) {
     const met = run.completedPerSec >= E2E_AIM.completedPerSec && run.webhook.latencyMs.p99 < E2E_AIM.p99Ms;
     lines.push(
-      `  triggers at ${run.ratePerSec}/s: answered ${run.webhook.perSec}/s, webhook p50 ${run.webhook.latencyMs.p50} ms p99 ${run.webhook.latencyMs.p99} ms; ` +
-        `completed ${run.completedPerSec}/s while triggers arrived; ${run.completed} of ${run.accepted} accepted completed, the last ${run.drainSeconds} s after the triggers stopped; ` +
-        `CPU per workflow: service ${run.cpuMsPerWorkflow.service ?? "?"} ms${splitText(run.serviceCpuMsPerWorkflow)}, nats-server ${run.cpuMsPerWorkflow.natsServer ?? "?"} ms` +
+      `  triggers at ${run.ratePerSec}/s: ${measurementText(run, "service")}` +
         (run.ratePerSec >= E2E_AIM.completedPerSec
           ? `  (aim >= ${E2E_AIM.completedPerSec} completed/s with webhook p99 < ${E2E_AIM.p99Ms} ms: ${met ? "MET" : "NOT MET"})`
           : ""),
+      ...(run.floor ? [`    floor: ${measurementText(run.floor, "process")}`, `    ${floorComparison(run, run.floor)}`] : []),
     );
   }
   return lines.join("\n");
 }
 
+function measurementText(m: E2eMeasurement, what: string): string {
+  return (
+    `answered ${m.webhook.perSec}/s, webhook p50 ${m.webhook.latencyMs.p50} ms p99 ${m.webhook.latencyMs.p99} ms; ` +
+    `completed ${m.completedPerSec}/s while triggers arrived; ${m.completed} of ${m.accepted} accepted completed, the last ${m.drainSeconds} s after the triggers stopped; ` +
+    `CPU per workflow: ${what} ${m.cpuMsPerWorkflow.service ?? "?"} ms${splitText(m.serviceCpuMsPerWorkflow)}, nats-server ${m.cpuMsPerWorkflow.natsServer ?? "?"} ms`
+  );
+}
+
+/** CPU ms per workflow of the process and nats-server together; null when either was not measured. */
+function totalCpu(m: E2eMeasurement): number | null {
+  const { service, natsServer } = m.cpuMsPerWorkflow;
+  return service === null || natsServer === null ? null : service + natsServer;
+}
+
+/** The service against the floor, and the rate the floor's CPU per workflow allows on this machine's cores. */
+function floorComparison(run: E2eMeasurement, floorRun: E2eMeasurement): string {
+  const ours = totalCpu(run);
+  const floor = totalCpu(floorRun);
+  if (ours === null || floor === null || floor === 0) return "(CPU not measured: no /proc)";
+  const ceiling = Math.round((cpus().length * 1000) / floor);
+  return (
+    `the service takes ${round(ours / floor, 2)}x the floor's CPU per workflow (${round(ours, 2)} against ${round(floor, 2)} ms with nats-server) ` +
+    `and completes ${floorRun.completedPerSec === 0 ? "?" : round(run.completedPerSec / floorRun.completedPerSec, 2)}x its rate; ` +
+    `at the floor's CPU per workflow, this machine's ${cpus().length} cores allow at most ~${ceiling} workflows/s`
+  );
+}
+
 /** The service process with its sandbox runners. */
 const serviceTotal = (cpu: ServiceCpu | null): number | null => (cpu === null ? null : cpu.process + cpu.children);
 
-function splitText(split: WebhookE2eRun["serviceCpuMsPerWorkflow"]): string {
+function splitText(split: E2eMeasurement["serviceCpuMsPerWorkflow"]): string {
   if (!split) return "";
-  return ` (edge thread ${split.edgeThread}, executor thread ${split.executorThread}, sandbox runners ${split.runners}, the process's other threads ${split.otherThreads})`;
+  return ` (edge thread ${split.edgeThread}, executor thread ${split.executorThread}, runners ${split.runners}, the process's other threads ${split.otherThreads})`;
 }

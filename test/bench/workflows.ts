@@ -6,12 +6,13 @@
 
 export type ChainLanguage = "javascript" | "python";
 
-const JS_BODY = "return input.prev + 1";
+/** The body of each step of the JavaScript benchmark workflows. */
+export const JS_STEP_CODE = "return input.prev + 1";
 // WF_INPUT is the step's rendered input as JSON; the last stdout line is the output.
 const PY_BODY = 'import json, os; print(json.loads(os.environ["WF_INPUT"])["prev"] + 1)';
 
 function codeStep(name: string, language: ChainLanguage, prevInput: string): string {
-  const body = language === "javascript" ? JS_BODY : PY_BODY;
+  const body = language === "javascript" ? JS_STEP_CODE : PY_BODY;
   return [
     `  - name: ${name}`,
     `    type: code`,

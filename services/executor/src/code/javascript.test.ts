@@ -133,7 +133,7 @@ describe("JavaScript code steps", () => {
   });
 
   it("does not hold a step back behind steps stuck in endless loops", async () => {
-    // More than the runs a runner takes at once (8) and than its isolates (8).
+    // More than the runs a runner takes at once (8) and than its isolates (2 to 8).
     const order: string[] = [];
     const stuck = Array.from({ length: 12 }, () => runner.run(js("while (true) {}", { timeoutMs: 3_000 })).then(() => order.push("stuck")));
     const quick = runner.run(js("return 'quick'")).then((r) => order.push(r.ok ? String(r.output) : r.error));

@@ -1,12 +1,19 @@
 import { stripTypeScriptTypes } from "node:module";
+import { availableParallelism } from "node:os";
 import ivm from "isolated-vm";
 import { ArtifactSet, artifactPath, describeBytes } from "./artifacts";
 import { LogLines, MAX_LOG_LINES, timeoutMessage } from "./output";
 import { Slots } from "./slots";
 import type { CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
 
-/** Isolates per memory limit, and runs at once (see SLOT_WAIT_MS); runs past it make isolates that are then disposed. */
-const MAX_IDLE_ISOLATES = 8;
+/**
+ * Isolates per memory limit, and runs at once (see SLOT_WAIT_MS; runs past it make isolates that
+ * are then disposed): one per core, 2 to 8. Each isolate runs on a thread of its own and every
+ * run is a hand-off to that thread and back, so isolates beyond the cores only add hand-offs: on
+ * 2 cores, 8 isolates cost a third more of a runner's CPU per light step than 2 did end to end
+ * (BENCH_PARTS=e2e), and 2x in a loop of 32 runs at once.
+ */
+const MAX_IDLE_ISOLATES = Math.min(8, Math.max(2, availableParallelism()));
 /** An isolate is retired after this many runs, so that a slow leak or fragmentation cannot build up. */
 const MAX_RUNS_PER_ISOLATE = 500;
 /**

@@ -10,7 +10,7 @@ import type { CodeRequest, InteractiveProcess, Isolation, LogListener, RunResult
 const STUCK_GRACE_MS = 5000;
 /**
  * JavaScript runs sent to one runner at once; the rest queue here. Above the runner's pool of
- * idle isolates (8), every extra concurrent run would build and throw away an isolate (~1.2 ms
+ * idle isolates (up to 8), every extra concurrent run would build and throw away an isolate (~1.2 ms
  * CPU), which measured slower than queueing. Queued time does not count against a run's timeout.
  */
 const MAX_CONCURRENT_JS_RUNS = 8;

@@ -1,0 +1,92 @@
+/**
+ * The floor's executor, a worker thread as the service's is: takes start commands from a durable
+ * consumer, up to 64 at once, and runs each workflow's steps one after another on the runners,
+ * with the durable writes the service's contract asks for and no more: the snapshot created and
+ * then written by compare-and-set after each step (four writes for three steps), each change's
+ * events published with a msg id once the snapshot holding them is written (eight), and the list
+ * entry moved to RUNNING and to COMPLETED (two). The command is acknowledged last.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { jetstream, type JsMsg, type PubAck } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { connect } from "@nats-io/transport-node";
+import { subjects } from "@wf/shared/nats";
+import { FloorRunners } from "./floor-runners";
+import { FLOOR_BUCKETS, FLOOR_CONSUMER, FLOOR_STREAMS, type FloorStart } from "./floor-schema";
+
+const { url, ns } = workerData as { url: string; ns: string };
+const nc = await connect({ servers: url, name: "floor-executor" });
+const js = jetstream(nc);
+const kvm = new Kvm(nc);
+const snapshots = await kvm.open(FLOOR_BUCKETS(ns).executions);
+const index = await kvm.open(FLOOR_BUCKETS(ns).index);
+const subj = subjects(ns);
+const runners = new FloorRunners();
+
+interface FloorEvent {
+  type: string;
+  executionId: string;
+  step?: string;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+async function execute(m: JsMsg): Promise<void> {
+  const start = JSON.parse(m.string()) as FloorStart;
+  const snap = {
+    ...start,
+    status: "RUNNING",
+    steps: {} as Record<string, { status: string; input: unknown; output: unknown }>,
+    output: null as unknown,
+    outbox: [] as FloorEvent[],
+  };
+  let eventSeq = 0;
+  let acks: Promise<PubAck>[] = [];
+  const event = (type: string, step?: string, data: Record<string, unknown> = {}): FloorEvent => ({
+    type,
+    executionId: start.id,
+    ...(step ? { step } : {}),
+    at: Date.now(),
+    data,
+  });
+  const publishOutbox = (): void => {
+    acks = snap.outbox.map((e) =>
+      js.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), { msgID: `${start.id}.${++eventSeq}` }),
+    );
+  };
+  const listKey = `o.${start.ownerId}.${start.workflowId}.${start.createdAt}.${start.id}`;
+
+  snap.outbox = [event("exec_started")];
+  let revision = await snapshots.create(start.id, JSON.stringify(snap));
+  publishOutbox();
+  const running = index.put(listKey, "RUNNING");
+  let prev: unknown = 0;
+  for (const [i, step] of start.steps.entries()) {
+    const input = { prev };
+    prev = await runners.run(`${start.ownerId}.${start.workflowId}`, step.code, input);
+    snap.steps[step.name] = { status: "COMPLETED", input, output: prev };
+    snap.outbox = [event("step_started", step.name), event("step_completed", step.name, { output: prev })];
+    if (i === start.steps.length - 1) {
+      snap.status = "COMPLETED";
+      snap.output = prev;
+      snap.outbox.push(event("exec_completed", undefined, { status: "COMPLETED", output: prev }));
+    }
+    // The outbox being replaced must be in the stream first.
+    await Promise.all(acks);
+    revision = await snapshots.update(start.id, JSON.stringify(snap), revision);
+    publishOutbox();
+  }
+  await Promise.all([...acks, running, index.put(listKey, "COMPLETED")]);
+  m.ack();
+}
+
+const consumer = await js.consumers.get(FLOOR_STREAMS(ns).cmd, FLOOR_CONSUMER);
+const messages = await consumer.consume({ max_messages: 64 });
+parentPort!.postMessage("ready");
+for await (const m of messages) {
+  execute(m).catch((err: unknown) => {
+    process.stderr.write(`floor: execution failed: ${String(err)}\n`);
+    m.nak();
+  });
+}
+runners.close();

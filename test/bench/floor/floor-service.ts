@@ -1,0 +1,72 @@
+/**
+ * The same-run floor of the end-to-end benchmark: webhook-triggered 3-step JavaScript workflows
+ * with the same durable writes and the same process layout as the service (an HTTP edge on the
+ * main thread, an executor worker thread, two runner processes running steps in isolated-vm)
+ * and nothing else: no validation, lookups, limits, scheduling, metrics or logs. What it costs
+ * per workflow is what this machine and this nats-server ask of any service that keeps the
+ * contract; the service's cost is reported against it.
+ *
+ * The trigger verifies the HMAC signature, then makes its three writes at once: the rate
+ * counter, the list entry (PENDING) and the start command (msg id = execution id), and answers
+ * 202 once all three are acknowledged.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { once } from "node:events";
+import { Worker } from "node:worker_threads";
+import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { nanos } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import Fastify from "fastify";
+import { newId } from "@wf/shared/execution";
+import { subjects } from "@wf/shared/nats";
+import { JS_STEP_CODE } from "../workflows";
+import { FLOOR_BUCKETS, FLOOR_CONSUMER, FLOOR_STREAMS, type FloorStart } from "./floor-schema";
+
+const url = process.env.NATS_URL!;
+const ns = process.env.WF_NAMESPACE!;
+const secret = process.env.FLOOR_SECRET!;
+const OWNER = "floorowner";
+const WORKFLOW = "floorworkflow";
+const STEPS = ["s1", "s2", "s3"].map((name) => ({ name, code: JS_STEP_CODE }));
+
+const nc = await connect({ servers: url, name: "floor-edge" });
+const js = jetstream(nc);
+const jsm = await jetstreamManager(nc);
+const streams = FLOOR_STREAMS(ns);
+const dedup = { storage: StorageType.File, duplicate_window: nanos(120_000) };
+await jsm.streams.add({ name: streams.cmd, subjects: [`${ns}.cmd.exec.>`], retention: RetentionPolicy.Workqueue, ...dedup });
+await jsm.streams.add({ name: streams.evt, subjects: [`${ns}.evt.>`], retention: RetentionPolicy.Limits, ...dedup });
+await jsm.consumers.add(streams.cmd, { durable_name: FLOOR_CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000), max_ack_pending: 64 });
+const kvm = new Kvm(nc);
+const buckets = FLOOR_BUCKETS(ns);
+await kvm.create(buckets.executions, { history: 1 });
+const index = await kvm.create(buckets.index, { history: 1 });
+const rates = await kvm.create(buckets.rates, { history: 1 });
+
+const worker = new Worker(new URL("./floor-executor.ts", import.meta.url), { workerData: { url, ns } });
+await once(worker, "message");
+
+const subj = subjects(ns);
+const counts = new Map<string, number>();
+const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+app.post<{ Params: { hook: string }; Body: string }>("/hooks/:hook/trigger", async (request, reply) => {
+  const given = Buffer.from(String(request.headers["x-webhook-signature"] ?? ""));
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.code(401).send({ error: "bad signature" });
+  const { hook } = request.params;
+  const id = newId();
+  const createdAt = Date.now();
+  const start: FloorStart = { id, ownerId: OWNER, workflowId: WORKFLOW, createdAt, steps: STEPS, input: JSON.parse(request.body) as unknown };
+  const count = (counts.get(hook) ?? 0) + 1;
+  counts.set(hook, count);
+  await Promise.all([
+    rates.put(`${hook}.${Math.floor(createdAt / 60_000)}`, String(count)),
+    index.put(`o.${OWNER}.${WORKFLOW}.${createdAt}.${id}`, "PENDING"),
+    js.publish(subj.execStart(id), JSON.stringify(start), { msgID: id }),
+  ]);
+  return reply.code(202).send({ executionId: id, status: "PENDING" });
+});
+const address = await app.listen({ port: 0, host: "127.0.0.1" });
+process.stdout.write(`floor on ${address}\nfloor ready\n`);
