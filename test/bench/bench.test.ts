@@ -10,6 +10,7 @@ import { render } from "./render";
 import { runSuite } from "./suite";
 import { renderTimerBench, runTimerBench } from "./timer-bench";
 import { renderWebhookBench, runWebhookBench } from "./webhook-bench";
+import { renderWebhookE2e, runWebhookE2e } from "./webhook-e2e";
 
 /** The quick mode's code paths at toy sizes: this checks the harness works, never how fast anything is. */
 const TINY_CODE: CodeOverheadSizes = {
@@ -184,6 +185,33 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("start command alone (no HTTP)");
     expect(text).toContain("p99 of each second: best");
   }, 60_000);
+
+  it("webhook end to end: every accepted trigger completes, in the service and in its floor, each with its CPU per workflow", async () => {
+    const closers: (() => Promise<void>)[] = [];
+    const track = (close: () => Promise<void>) => {
+      closers.push(close);
+      return () => void closers.splice(closers.indexOf(close), 1);
+    };
+    try {
+      const r = await runWebhookE2e(
+        server,
+        { rates: [40], warmupMs: 100, durationMs: 500, connections: 4, drainMs: 30_000 },
+        { progress: () => undefined, track },
+      );
+      const [run] = r.runs;
+      for (const m of [run!, run!.floor!]) {
+        expect(m.accepted).toBeGreaterThan(0);
+        expect(m.completed).toBe(m.accepted);
+        expect(Object.keys(m.webhook.statuses)).toEqual(["202"]);
+        expect(m.cpuMsPerWorkflow.service).toBeGreaterThan(0);
+      }
+      const text = renderWebhookE2e(r, server.version);
+      expect(text).toContain("    floor: answered");
+      expect(text).toMatch(/the service takes [\d.]+x the floor's CPU per workflow/);
+    } finally {
+      for (const close of closers) await close();
+    }
+  }, 120_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });
