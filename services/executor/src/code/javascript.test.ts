@@ -132,6 +132,15 @@ describe("JavaScript code steps", () => {
     expect(await runner.run(js("return globalThis.kept ?? false", shared))).toMatchObject({ ok: true, output: false });
   });
 
+  it("does not keep a context whose isolate's heap a step left large: the next step of its workflow starts afresh", async () => {
+    const shared = { owner: `owner-${Math.random()}`, workflow: "w" };
+    expect(await runner.run(js("globalThis.small = 1; return 0", shared))).toMatchObject({ ok: true });
+    expect(await runner.run(js("return globalThis.small ?? null", shared))).toMatchObject({ ok: true, output: 1 });
+    // 3 million doubles in a packed array: 24 MB of the isolate's heap, past the 16 MB a kept context may leave.
+    expect(await runner.run(js("globalThis.big = new Array(3_000_000).fill(0.5); return 0", shared))).toMatchObject({ ok: true });
+    expect(await runner.run(js("return [globalThis.small ?? null, globalThis.big?.length ?? null]", shared))).toMatchObject({ ok: true, output: [null, null] });
+  });
+
   it("does not hold a step back behind steps stuck in endless loops", async () => {
     // More than the runs a runner takes at once (8) and than its isolates (2 to 8).
     const order: string[] = [];
