@@ -231,11 +231,11 @@ function floorComparison(run: E2eMeasurement, floorRun: E2eMeasurement): string 
   const ours = totalCpu(run);
   const floor = totalCpu(floorRun);
   if (ours === null || floor === null || floor === 0) return "(CPU not measured: no /proc)";
-  const ceiling = Math.round((cpus().length * 1000) / floor);
+  const cores = cpus().length;
   return (
     `the service takes ${round(ours / floor, 2)}x the floor's CPU per workflow (${round(ours, 2)} against ${round(floor, 2)} ms with nats-server) ` +
     `and completes ${floorRun.completedPerSec === 0 ? "?" : round(run.completedPerSec / floorRun.completedPerSec, 2)}x its rate; ` +
-    `at the floor's CPU per workflow, this machine's ${cpus().length} cores allow at most ~${ceiling} workflows/s`
+    `at the floor's CPU per workflow, this machine's ${cores} cores allow at most ~${Math.round((cores * 1000) / floor)} workflows/s`
   );
 }
 

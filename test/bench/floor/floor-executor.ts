@@ -10,9 +10,9 @@ import { parentPort, workerData } from "node:worker_threads";
 import { jetstream, type JsMsg, type PubAck } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
-import { subjects } from "@wf/shared/nats";
+import { streamNames, subjects } from "@wf/shared/nats";
 import { FloorRunners } from "./floor-runners";
-import { FLOOR_BUCKETS, FLOOR_CONSUMER, FLOOR_STREAMS, type FloorStart } from "./floor-schema";
+import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorListKey, type FloorStart } from "./floor-schema";
 
 const { url, ns } = workerData as { url: string; ns: string };
 const nc = await connect({ servers: url, name: "floor-executor" });
@@ -54,7 +54,7 @@ async function execute(m: JsMsg): Promise<void> {
       js.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), { msgID: `${start.id}.${++eventSeq}` }),
     );
   };
-  const listKey = `o.${start.ownerId}.${start.workflowId}.${start.createdAt}.${start.id}`;
+  const listKey = floorListKey(start);
 
   snap.outbox = [event("exec_started")];
   let revision = await snapshots.create(start.id, JSON.stringify(snap));
@@ -80,7 +80,7 @@ async function execute(m: JsMsg): Promise<void> {
   m.ack();
 }
 
-const consumer = await js.consumers.get(FLOOR_STREAMS(ns).cmd, FLOOR_CONSUMER);
+const consumer = await js.consumers.get(streamNames(ns).cmd, FLOOR_CONSUMER);
 const messages = await consumer.consume({ max_messages: 64 });
 parentPort!.postMessage("ready");
 for await (const m of messages) {

@@ -1,5 +1,3 @@
-import { streamNames } from "@wf/shared/nats";
-
 /** A floor start command: the execution, and its workflow's steps. */
 export interface FloorStart {
   id: string;
@@ -10,7 +8,10 @@ export interface FloorStart {
   input: unknown;
 }
 
-/** The service's own stream names (so the bench's completion watcher reads the floor's events as it reads the service's). */
-export const FLOOR_STREAMS = (ns: string) => ({ cmd: streamNames(ns).cmd, evt: streamNames(ns).evt });
 export const FLOOR_BUCKETS = (ns: string) => ({ executions: `${ns}_executions`, index: `${ns}_executions_idx`, rates: `${ns}_ratelimits` });
 export const FLOOR_CONSUMER = "floor";
+
+/** The execution's list entry, keyed as the service keys its own (`o.<owner>.<workflow>.<createdAt>.<id>`). */
+export function floorListKey(start: FloorStart): string {
+  return `o.${start.ownerId}.${start.workflowId}.${start.createdAt}.${start.id}`;
+}

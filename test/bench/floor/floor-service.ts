@@ -19,9 +19,9 @@ import { nanos } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import Fastify from "fastify";
 import { newId } from "@wf/shared/execution";
-import { subjects } from "@wf/shared/nats";
+import { streamNames, subjects } from "@wf/shared/nats";
 import { JS_STEP_CODE } from "../workflows";
-import { FLOOR_BUCKETS, FLOOR_CONSUMER, FLOOR_STREAMS, type FloorStart } from "./floor-schema";
+import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorListKey, type FloorStart } from "./floor-schema";
 
 const url = process.env.NATS_URL!;
 const ns = process.env.WF_NAMESPACE!;
@@ -33,10 +33,12 @@ const STEPS = ["s1", "s2", "s3"].map((name) => ({ name, code: JS_STEP_CODE }));
 const nc = await connect({ servers: url, name: "floor-edge" });
 const js = jetstream(nc);
 const jsm = await jetstreamManager(nc);
-const streams = FLOOR_STREAMS(ns);
+// The service's own stream names and subjects: the bench's completion watcher reads the floor's events as it reads the service's.
+const streams = streamNames(ns);
+const subj = subjects(ns);
 const dedup = { storage: StorageType.File, duplicate_window: nanos(120_000) };
-await jsm.streams.add({ name: streams.cmd, subjects: [`${ns}.cmd.exec.>`], retention: RetentionPolicy.Workqueue, ...dedup });
-await jsm.streams.add({ name: streams.evt, subjects: [`${ns}.evt.>`], retention: RetentionPolicy.Limits, ...dedup });
+await jsm.streams.add({ name: streams.cmd, subjects: [subj.execAll], retention: RetentionPolicy.Workqueue, ...dedup });
+await jsm.streams.add({ name: streams.evt, subjects: [subj.eventFilter()], retention: RetentionPolicy.Limits, ...dedup });
 await jsm.consumers.add(streams.cmd, { durable_name: FLOOR_CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000), max_ack_pending: 64 });
 const kvm = new Kvm(nc);
 const buckets = FLOOR_BUCKETS(ns);
@@ -47,7 +49,6 @@ const rates = await kvm.create(buckets.rates, { history: 1 });
 const worker = new Worker(new URL("./floor-executor.ts", import.meta.url), { workerData: { url, ns } });
 await once(worker, "message");
 
-const subj = subjects(ns);
 const counts = new Map<string, number>();
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -63,7 +64,7 @@ app.post<{ Params: { hook: string }; Body: string }>("/hooks/:hook/trigger", asy
   counts.set(hook, count);
   await Promise.all([
     rates.put(`${hook}.${Math.floor(createdAt / 60_000)}`, String(count)),
-    index.put(`o.${OWNER}.${WORKFLOW}.${createdAt}.${id}`, "PENDING"),
+    index.put(floorListKey(start), "PENDING"),
     js.publish(subj.execStart(id), JSON.stringify(start), { msgID: id }),
   ]);
   return reply.code(202).send({ executionId: id, status: "PENDING" });
