@@ -749,6 +749,27 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         await expect(store.executions.update({ ...read.value, status: "CANCELLED" }, read.version)).rejects.toBeInstanceOf(CasConflictError);
       });
 
+      it("an executor holding the command creates the record where announce left it to the command, and finds it taken elsewhere", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
+        const read = (await store.executions.get(id))!;
+        const running: ExecutionSnapshot = { ...read.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+        if (!store.executions.announcedInCommand) {
+          await expect(store.executions.create(running)).rejects.toBeInstanceOf(AlreadyExistsError);
+          return;
+        }
+        // Created as an unannounced start is, from the command alone: one entry in each list, with the new status.
+        const version = await store.executions.create(running);
+        expect(await store.executions.get(id)).toEqual({ value: running, version });
+        expect(await listed(store, ownerId)).toEqual({ items: [running], total: 1 });
+        expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
+        expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
+        // The same command taken again (a redelivery) finds the record.
+        await expect(store.executions.create({ ...running, holder: { actor: "a2", seq: 2, since: Date.now() } })).rejects.toBeInstanceOf(AlreadyExistsError);
+        expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
+      });
+
       it("a start whose command was stored but not acknowledged is withdrawn: nothing is read or listed", async () => {
         const { store, starts } = await freshWithStarts();
         const ownerId = owner();

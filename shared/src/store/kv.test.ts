@@ -16,7 +16,7 @@ import { executionLayout } from "./kv/layouts";
 import type { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
-import { UserRecord } from "./records";
+import { UserRecord, WorkflowRecord } from "./records";
 
 let server: NatsServerHandle;
 let nc: NatsConnection;
@@ -318,6 +318,45 @@ describe("JetStream KV adapter: recent reads", () => {
     const shared = (await store.users.getRecent(user.id))!;
     expect(() => Object.assign(shared.value, { plan: "free" })).toThrow(TypeError);
     expect((await store.users.get(user.id))!.value.plan).toBe("pro");
+  });
+});
+
+describe("JetStream KV adapter: chained workflows", () => {
+  const chainedAfter = (source: string) =>
+    WorkflowRecord.parse({
+      id: newId(),
+      name: "follower",
+      ownerId: "u1",
+      yaml: "name: follower\nsteps: []\n",
+      definition: { name: "follower", triggers: [{ type: "DELAYED_COMPLETION", after: source, on: ["COMPLETED"], delay: 1 }], steps: [] },
+      version: 1,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+
+  it("'none' answers held in memory give way at once to this store's writes, and to another process's within a bounded delay", async () => {
+    const a = await freshStore();
+    onTestFinished(a.cleanup);
+    const b = await openStore({ kind: "kv", nc, namespace: a.namespace });
+    onTestFinished(() => b.close());
+    const source = newId();
+    const ids = async () => (await a.store.workflows.listChainedAfter(source)).map((w) => w.id);
+    // Asked as each execution's end asks it: the first answers start the watch, later ones may come from memory.
+    for (let i = 0; i < 20; i++) expect(await ids()).toEqual([]);
+
+    const mine = chainedAfter(source);
+    await a.store.workflows.create(mine);
+    expect(await ids()).toEqual([mine.id]);
+    await a.store.workflows.delete(mine.id);
+    expect(await ids()).toEqual([]);
+
+    for (let i = 0; i < 20; i++) expect(await ids()).toEqual([]);
+    const theirs = chainedAfter(source);
+    const v1 = await b.workflows.create(theirs);
+    await waitFor(async () => (await ids()).length === 1, { what: "another process's chained workflow to be seen" });
+    expect(await ids()).toEqual([theirs.id]);
+    await b.workflows.update({ ...theirs, version: 2, definition: { name: "follower", steps: [] } }, v1);
+    await waitFor(async () => (await ids()).length === 0, { what: "another process's unchained workflow to be seen" });
   });
 });
 

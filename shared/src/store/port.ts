@@ -68,6 +68,12 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    */
   announce(pending: ExecutionSnapshot): Promise<void>;
   /**
+   * Whether `announce` leaves the record to the executor that takes the start command (KV: the
+   * command is the record until then). That executor creates the record from the command it
+   * holds, as for a start nobody announced, where it would otherwise read it first.
+   */
+  readonly announcedInCommand: boolean;
+  /**
    * Undoes `announce` for a start whose announce or command publish failed, so that a failed start
    * leaves nothing behind: the KV adapter removes the command (if it was stored after all) and the
    * list entry; MongoDB deletes the record while it is PENDING and held by nobody. An execution an

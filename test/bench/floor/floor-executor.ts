@@ -4,22 +4,28 @@
  * with the durable writes the service's contract asks for and no more: the snapshot created and
  * then written by compare-and-set after each step (four writes for three steps), each change's
  * events published with a msg id once the snapshot holding them is written (eight), and the list
- * entry moved to RUNNING and to COMPLETED (two). The command is acknowledged last.
+ * entry moved to RUNNING and to COMPLETED (two). The command is acknowledged last. Writes go
+ * through the service's JetStreamPublisher, the cheapest acknowledged publish this client has,
+ * so that the floor is what any service could reach, not what nats.js's requests cost.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { jetstream, type JsMsg, type PubAck } from "@nats-io/jetstream";
-import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { streamNames, subjects } from "@wf/shared/nats";
+import { JetStreamPublisher } from "@wf/shared/store";
 import { FloorRunners } from "./floor-runners";
 import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorListKey, type FloorStart } from "./floor-schema";
 
 const { url, ns } = workerData as { url: string; ns: string };
-const nc = await connect({ servers: url, name: "floor-executor" });
+const nc = await connect({ servers: url, name: "floor-executor", noAsyncTraces: true });
 const js = jetstream(nc);
-const kvm = new Kvm(nc);
-const snapshots = await kvm.open(FLOOR_BUCKETS(ns).executions);
-const index = await kvm.open(FLOOR_BUCKETS(ns).index);
+const publisher = new JetStreamPublisher(nc);
+const buckets = FLOOR_BUCKETS(ns);
+/** KV bucket B is stream KV_B with subjects $KV.B.<key>; a compare-and-set is an expected last subject sequence. */
+const kvPut = (bucket: string, key: string, value: string, expectRevision?: number): Promise<number> =>
+  publisher
+    .publish(`$KV.${bucket}.${key}`, value, expectRevision === undefined ? undefined : { expect: { lastSubjectSequence: expectRevision } })
+    .then((ack) => ack.seq);
 const subj = subjects(ns);
 const runners = new FloorRunners();
 
@@ -51,15 +57,15 @@ async function execute(m: JsMsg): Promise<void> {
   });
   const publishOutbox = (): void => {
     acks = snap.outbox.map((e) =>
-      js.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), { msgID: `${start.id}.${++eventSeq}` }),
+      publisher.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), { msgID: `${start.id}.${++eventSeq}` }),
     );
   };
   const listKey = floorListKey(start);
 
   snap.outbox = [event("exec_started")];
-  let revision = await snapshots.create(start.id, JSON.stringify(snap));
+  let revision = await kvPut(buckets.executions, start.id, JSON.stringify(snap), 0);
   publishOutbox();
-  const running = index.put(listKey, "RUNNING");
+  const running = kvPut(buckets.index, listKey, "RUNNING");
   let prev: unknown = 0;
   for (const [i, step] of start.steps.entries()) {
     const input = { prev };
@@ -73,10 +79,10 @@ async function execute(m: JsMsg): Promise<void> {
     }
     // The outbox being replaced must be in the stream first.
     await Promise.all(acks);
-    revision = await snapshots.update(start.id, JSON.stringify(snap), revision);
+    revision = await kvPut(buckets.executions, start.id, JSON.stringify(snap), revision);
     publishOutbox();
   }
-  await Promise.all([...acks, running, index.put(listKey, "COMPLETED")]);
+  await Promise.all([...acks, running, kvPut(buckets.index, listKey, "COMPLETED")]);
   m.ack();
 }
 

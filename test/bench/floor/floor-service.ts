@@ -8,18 +8,20 @@
  *
  * The trigger verifies the HMAC signature, then makes its three writes at once: the rate
  * counter, the list entry (PENDING) and the start command (msg id = execution id), and answers
- * 202 once all three are acknowledged.
+ * 202 once all three are acknowledged. Writes go through the service's JetStreamPublisher, as the
+ * executor's do (floor-executor.ts).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
 import { Worker } from "node:worker_threads";
-import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { AckPolicy, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { nanos } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import Fastify from "fastify";
 import { newId } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
+import { JetStreamPublisher } from "@wf/shared/store";
 import { JS_STEP_CODE } from "../workflows";
 import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorListKey, type FloorStart } from "./floor-schema";
 
@@ -30,8 +32,8 @@ const OWNER = "floorowner";
 const WORKFLOW = "floorworkflow";
 const STEPS = ["s1", "s2", "s3"].map((name) => ({ name, code: JS_STEP_CODE }));
 
-const nc = await connect({ servers: url, name: "floor-edge" });
-const js = jetstream(nc);
+const nc = await connect({ servers: url, name: "floor-edge", noAsyncTraces: true });
+const publisher = new JetStreamPublisher(nc);
 const jsm = await jetstreamManager(nc);
 // The service's own stream names and subjects: the bench's completion watcher reads the floor's events as it reads the service's.
 const streams = streamNames(ns);
@@ -42,9 +44,7 @@ await jsm.streams.add({ name: streams.evt, subjects: [subj.eventFilter()], reten
 await jsm.consumers.add(streams.cmd, { durable_name: FLOOR_CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000), max_ack_pending: 64 });
 const kvm = new Kvm(nc);
 const buckets = FLOOR_BUCKETS(ns);
-await kvm.create(buckets.executions, { history: 1 });
-const index = await kvm.create(buckets.index, { history: 1 });
-const rates = await kvm.create(buckets.rates, { history: 1 });
+await Promise.all([buckets.executions, buckets.index, buckets.rates].map((bucket) => kvm.create(bucket, { history: 1 })));
 
 const worker = new Worker(new URL("./floor-executor.ts", import.meta.url), { workerData: { url, ns } });
 await once(worker, "message");
@@ -63,9 +63,9 @@ app.post<{ Params: { hook: string }; Body: string }>("/hooks/:hook/trigger", asy
   const count = (counts.get(hook) ?? 0) + 1;
   counts.set(hook, count);
   await Promise.all([
-    rates.put(`${hook}.${Math.floor(createdAt / 60_000)}`, String(count)),
-    index.put(floorListKey(start), "PENDING"),
-    js.publish(subj.execStart(id), JSON.stringify(start), { msgID: id }),
+    publisher.publish(`$KV.${buckets.rates}.${hook}.${Math.floor(createdAt / 60_000)}`, String(count)),
+    publisher.publish(`$KV.${buckets.index}.${floorListKey(start)}`, "PENDING"),
+    publisher.publish(subj.execStart(id), JSON.stringify(start), { msgID: id }),
   ]);
   return reply.code(202).send({ executionId: id, status: "PENDING" });
 });

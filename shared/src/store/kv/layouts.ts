@@ -84,6 +84,9 @@ export const byOwner = (ownerId: string): string => `o.${t(ownerId)}.>`;
 export const ALL_OWNERS = "o.>";
 export const visibleTo = (userId: string): string => `v.${t(userId)}.>`;
 export const chainedAfter = (workflowId: string): string => `c.${t(workflowId)}.>`;
+export const ALL_CHAINED = "c.>";
+/** The key token of the workflow a chain key (`c.<after>.…`) follows. */
+export const chainedAfterToken = (key: string): string => key.split(".")[1] ?? "";
 export const ALL_SCHEDULED = "s.>";
 
 export const apiKeyKeys = (k: ApiKeyRecord): string[] => [`o.${t(k.ownerId)}.${sortableNumber(k.createdAt)}.${t(k.id)}`];

@@ -30,7 +30,14 @@ export class RecentReads<T> {
   /** Bumped by every write and watch event; a read that saw it move is not kept. */
   #generation = 0;
 
-  constructor(private readonly records: KV) {}
+  /**
+   * `records` is watched whole, or only its keys under `opts.key` (a subject filter), each change
+   * evicting the entry `opts.tokenOf` names for its key (by default, the key's own).
+   */
+  constructor(
+    private readonly records: KV,
+    private readonly opts: { key?: string; tokenOf?: (key: string) => string } = {},
+  ) {}
 
   /** The entry to serve for `token`, if a fresh one is held; starts the watch on first use. */
   get(token: string): Versioned<T> | undefined {
@@ -76,6 +83,12 @@ export class RecentReads<T> {
     this.#entries.delete(token);
   }
 
+  /** This process changed records in ways it does not trace to tokens: nothing held is served again. */
+  forgetAll(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
   close(): void {
     this.#closed = true;
     this.#watch?.stop();
@@ -86,14 +99,15 @@ export class RecentReads<T> {
     this.#starting = true;
     // Only changes after the watch exists are delivered: nothing is kept until it does.
     this.records
-      .watch({ include: KvWatchInclude.UpdatesOnly, headers_only: true })
+      .watch({ include: KvWatchInclude.UpdatesOnly, headers_only: true, ...(this.opts.key === undefined ? {} : { key: this.opts.key }) })
       .then(async (watch) => {
         this.#watch = watch;
         if (this.#closed) watch.stop();
         for await (const change of watch) {
           this.#generation++;
-          const hit = this.#entries.get(change.key);
-          if (hit !== undefined && hit.entry.version < change.revision) this.#entries.delete(change.key);
+          const token = this.opts.tokenOf?.(change.key) ?? change.key;
+          const hit = this.#entries.get(token);
+          if (hit !== undefined && hit.entry.version < change.revision) this.#entries.delete(token);
         }
       })
       .catch(() => undefined)

@@ -37,6 +37,7 @@ import { ExecutionIndex } from "./execution-index";
 import { fromKeyToken, keyToken, sortableNumber } from "./key-codec";
 import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collection";
 import type { PendingStarts } from "./pending-starts";
+import { RecentReads } from "./recent-reads";
 import {
   ALL_AUDIT,
   ALL_OWNERS,
@@ -48,7 +49,9 @@ import {
   artifactKeys,
   byExecution,
   byOwner,
+  ALL_CHAINED,
   chainedAfter,
+  chainedAfterToken,
   NO_INDEX,
   executionLayout,
   executionSortId,
@@ -60,8 +63,45 @@ import {
 } from "./layouts";
 
 export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements WorkflowRepo {
+  /**
+   * Per workflow, whether any workflow is chained after it: asked at the end of every execution
+   * and nearly always "none", so answers are kept as hot reads are (recent-reads.ts), evicted by
+   * a watch of the chain keys (`c.<after>.…`) and forgotten at every write through this store.
+   */
+  readonly #chained: RecentReads<boolean>;
+
   constructor(buckets: KvBuckets) {
     super(buckets, "workflows", WorkflowRecord, { keys: workflowKeys });
+    this.#chained = new RecentReads<boolean>(buckets.index, { key: ALL_CHAINED, tokenOf: chainedAfterToken });
+  }
+
+  override async create(value: WorkflowRecord): Promise<number> {
+    try {
+      return await super.create(value);
+    } finally {
+      this.#chained.forgetAll();
+    }
+  }
+
+  override async update(value: WorkflowRecord, expectedVersion: number): Promise<number> {
+    try {
+      return await super.update(value, expectedVersion);
+    } finally {
+      this.#chained.forgetAll();
+    }
+  }
+
+  override async delete(id: string): Promise<void> {
+    try {
+      await super.delete(id);
+    } finally {
+      this.#chained.forgetAll();
+    }
+  }
+
+  override close(): void {
+    super.close();
+    this.#chained.close();
   }
 
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>> {
@@ -70,9 +110,13 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 
   async listChainedAfter(workflowId: string): Promise<WorkflowRecord[]> {
     const filter = chainedAfter(workflowId);
-    // Asked at the end of every execution, and nearly always answered "none".
-    if (!(await this.anyKey(filter))) return [];
-    return this.all(filter, "asc");
+    const token = keyToken(workflowId);
+    if (this.#chained.get(token)?.value === false) return [];
+    const mark = this.#chained.mark();
+    const any = await this.anyKey(filter);
+    // Version 0: any change of its keys the watch reports evicts the answer.
+    this.#chained.loaded(token, { value: any, version: 0 }, mark);
+    return any ? this.all(filter, "asc") : [];
   }
 
   listScheduled(): Promise<WorkflowRecord[]> {
@@ -92,6 +136,8 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     super(buckets, "executions", ExecutionSnapshot, executionLayout, (id) => starts.get(id));
     this.#index = new ExecutionIndex(buckets.jsm, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
   }
+
+  readonly announcedInCommand = true;
 
   announce(pending: ExecutionSnapshot): Promise<void> {
     return this.putKeys(pending);

@@ -93,6 +93,8 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     }));
   }
 
+  readonly announcedInCommand = false;
+
   async announce(pending: ExecutionSnapshot): Promise<void> {
     await this.create(pending);
   }
