@@ -73,7 +73,7 @@ function expectCodeOverheadFields(r: CodeOverheadResult, sizes: CodeOverheadSize
 
 let server: NatsServerHandle;
 beforeAll(async () => {
-  server = await startNatsServer();
+  server = await startNatsServer({ monitor: true });
 });
 afterAll(async () => {
   await server?.stop();
@@ -204,9 +204,13 @@ describe("bench harness (smoke)", () => {
         expect(m.completed).toBe(m.accepted);
         expect(Object.keys(m.webhook.statuses)).toEqual(["202"]);
         expect(m.cpuMsPerWorkflow.service).toBeGreaterThan(0);
+        // At least the start command and the snapshot writes reach the server, and their acks come back.
+        expect(m.natsMessagesPerWorkflow!.received).toBeGreaterThan(4);
+        expect(m.natsMessagesPerWorkflow!.sent).toBeGreaterThan(4);
       }
       const text = renderWebhookE2e(r, server.version);
       expect(text).toContain("    floor: answered");
+      expect(text).toMatch(/NATS messages per workflow: [\d.]+ to the server, [\d.]+ from it/);
       expect(text).toMatch(/the service takes [\d.]+x the floor's CPU per workflow/);
     } finally {
       for (const close of closers) await close();

@@ -66,7 +66,8 @@ async function main(): Promise<void> {
   );
   watchdog.unref();
 
-  const server = await startNatsServer();
+  // Monitoring on: the end-to-end part counts the messages a workflow costs.
+  const server = await startNatsServer({ monitor: true });
   track(() => server.stop());
   console.error(`bench: nats-server ${server.version} at ${server.url}${quick ? " (quick)" : ""}`);
   const { parts, edgeEnv } = partsFromEnv();

@@ -7,7 +7,6 @@ import { newId } from "@wf/shared/execution";
 import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import { openStore } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/testing";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult } from "./api-load";
 import { CompletionWatcher } from "./completions";
@@ -51,6 +50,11 @@ export interface E2eMeasurement {
   cpuMsPerWorkflow: { service: number | null; natsServer: number | null };
   /** The process's part split: edge (main) thread, executor thread, the process's other threads, runners. */
   serviceCpuMsPerWorkflow: { edgeThread: number; executorThread: number; otherThreads: number; runners: number } | null;
+  /**
+   * Messages per completed workflow that nats-server received (publishes, requests, acks) and
+   * sent (acks, replies, deliveries), its whole traffic over the run; null without its monitoring.
+   */
+  natsMessagesPerWorkflow: { received: number; sent: number } | null;
 }
 
 /** The service's run at one rate, and the same-run floor's at the same rate (unless it was left out). */
@@ -71,7 +75,7 @@ export interface WebhookE2eResult {
  * the floor (floor/floor-service.ts): the same durable writes and process layout, bare.
  */
 export async function runWebhookE2e(
-  server: Pick<NatsServerHandle, "url">,
+  server: { url: string; monitorUrl?: string | undefined },
   sizes: WebhookE2eSizes,
   opts: {
     progress: (line: string) => void;
@@ -120,13 +124,19 @@ export async function runWebhookE2e(
     for (const ratePerSec of sizes.rates) {
       opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
       const webhookIds = await seedWebhooks(store, box, userId, workflow.id, sizes.connections);
-      const ours = await runAt(nc, { ns, pid: service.pid, url, path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger` }, ratePerSec, sizes);
+      const ours = await runAt(
+        nc,
+        { ns, pid: service.pid, url, path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger` },
+        ratePerSec,
+        sizes,
+        server.monitorUrl,
+      );
       if (!floorTarget) {
         runs.push(ours);
         continue;
       }
       opts.progress(`webhook end to end: the floor at ${ratePerSec}/s`);
-      runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes) });
+      runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes, server.monitorUrl) });
     }
     await store.close();
     return { runs };
@@ -146,11 +156,18 @@ interface E2eTarget {
   path(connection: number): string;
 }
 
-async function runAt(nc: NatsConnection, target: E2eTarget, ratePerSec: number, sizes: WebhookE2eSizes): Promise<E2eMeasurement> {
+async function runAt(
+  nc: NatsConnection,
+  target: E2eTarget,
+  ratePerSec: number,
+  sizes: WebhookE2eSizes,
+  monitorUrl: string | undefined,
+): Promise<E2eMeasurement> {
   const { ns, pid: servicePid, url } = target;
   // Nobody waits on a given execution: every terminal event stays unclaimed, with when it came.
   const watcher = await CompletionWatcher.open(jetstream(nc), await jetstreamManager(nc), ns);
   const cpu0 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
+  const messages0 = await natsMessages(monitorUrl);
   const started = performance.now();
   const webhook = await runLoadAtRate(
     {
@@ -166,6 +183,7 @@ async function runAt(nc: NatsConnection, target: E2eTarget, ratePerSec: number, 
   const deadline = triggersEnded + sizes.drainMs;
   while (watcher.unclaimed().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const cpu1 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
+  const messages1 = await natsMessages(monitorUrl);
   await watcher.close();
   const completions = watcher
     .unclaimed()
@@ -191,7 +209,18 @@ async function runAt(nc: NatsConnection, target: E2eTarget, ratePerSec: number, 
             runners: per(cpu0.split.children, cpu1.split.children)!,
           }
         : null,
+    natsMessagesPerWorkflow:
+      messages0 && messages1 && completions.length > 0
+        ? { received: per(messages0.received, messages1.received)!, sent: per(messages0.sent, messages1.sent)! }
+        : null,
   };
+}
+
+/** nats-server's message counters since it started, from its monitoring endpoint. */
+async function natsMessages(monitorUrl: string | undefined): Promise<{ received: number; sent: number } | null> {
+  if (monitorUrl === undefined) return null;
+  const varz = (await (await fetch(`${monitorUrl}/varz`)).json()) as { in_msgs: number; out_msgs: number };
+  return { received: varz.in_msgs, sent: varz.out_msgs };
 }
 
 export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): string {
@@ -216,7 +245,10 @@ function measurementText(m: E2eMeasurement, what: string): string {
   return (
     `answered ${m.webhook.perSec}/s, webhook p50 ${m.webhook.latencyMs.p50} ms p99 ${m.webhook.latencyMs.p99} ms; ` +
     `completed ${m.completedPerSec}/s while triggers arrived; ${m.completed} of ${m.accepted} accepted completed, the last ${m.drainSeconds} s after the triggers stopped; ` +
-    `CPU per workflow: ${what} ${m.cpuMsPerWorkflow.service ?? "?"} ms${splitText(m.serviceCpuMsPerWorkflow)}, nats-server ${m.cpuMsPerWorkflow.natsServer ?? "?"} ms`
+    `CPU per workflow: ${what} ${m.cpuMsPerWorkflow.service ?? "?"} ms${splitText(m.serviceCpuMsPerWorkflow)}, nats-server ${m.cpuMsPerWorkflow.natsServer ?? "?"} ms` +
+    (m.natsMessagesPerWorkflow
+      ? `; NATS messages per workflow: ${m.natsMessagesPerWorkflow.received} to the server, ${m.natsMessagesPerWorkflow.sent} from it`
+      : "")
   );
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ENV_SCHEMA } from "@wf/shared/config";
 
@@ -9,6 +10,8 @@ export interface NatsServerHandle {
   readonly port: number;
   readonly storeDir: string;
   readonly version: string;
+  /** The HTTP monitoring endpoint (`/varz`, `/connz`), when started with `monitor`. */
+  readonly monitorUrl: string | undefined;
   /** SIGKILL, as a crash would. The store dir is kept so `start()` can bring the same data back. */
   kill(): Promise<void>;
   /** Start again on the same port and store dir (after kill). */
@@ -28,6 +31,8 @@ export interface NatsServerOptions {
   port?: number;
   /** More command-line arguments (a cluster's name, routes and server name). */
   args?: string[];
+  /** Serves HTTP monitoring on a free port of its own (benchmarks count messages through it). */
+  monitor?: boolean;
 }
 
 /** Past this, a server's log keeps its end only. */
@@ -86,7 +91,12 @@ function launch(args: string[], env?: Record<string, string>): Promise<{ proc: C
 /** Starts a private nats-server with JetStream on a random port and a temp store dir. */
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const storeDir = await mkdtemp(join(tmpdir(), "wf-nats-"));
-  const config = [...(opts.config === undefined ? [] : ["-c", opts.config]), ...(opts.args ?? [])];
+  const monitorPort = opts.monitor ? await freePort() : undefined;
+  const config = [
+    ...(opts.config === undefined ? [] : ["-c", opts.config]),
+    ...(opts.args ?? []),
+    ...(monitorPort === undefined ? [] : ["-m", String(monitorPort)]),
+  ];
   let { proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-js", "-sd", storeDir], opts.env).catch(
     async (err: unknown) => {
       await rm(storeDir, { recursive: true, force: true });
@@ -102,6 +112,7 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
       return port;
     },
     storeDir,
+    monitorUrl: monitorPort === undefined ? undefined : `http://127.0.0.1:${monitorPort}`,
     get version() {
       return version;
     },
@@ -124,6 +135,18 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     log: () => log(),
   };
   return handle;
+}
+
+/** A port nothing listens on now (nats-server's `-m` takes no "any free port"). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Compares dotted versions: is `version` at least `min`? For skipping tests of newer server features. */
