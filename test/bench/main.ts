@@ -12,7 +12,7 @@ import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } f
 import { EXPRESSION_BENCH_QUICK_SIZES, EXPRESSION_BENCH_SIZES, renderExpressionBench, runExpressionBench } from "./expression-isolation";
 import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
 import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
-import { partsFromEnv, sizesFromEnv } from "./options";
+import { e2eRatesFromEnv, partsFromEnv, sizesFromEnv } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
@@ -89,11 +89,13 @@ async function main(): Promise<void> {
   const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
   if (parts.has("console")) progress("console bundle: building it and a bare React app");
   const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
+  const rates = e2eRatesFromEnv();
+  const withRates = <T extends { rates: number[] }>(sizes: T): T => (rates ? { ...sizes, rates } : sizes);
   const e2e = parts.has("e2e")
-    ? await runWebhookE2e(server, quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES, { progress, track, serviceEnv: edgeEnv })
+    ? await runWebhookE2e(server, withRates(quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES), { progress, track, serviceEnv: edgeEnv })
     : undefined;
   const cluster = parts.has("cluster")
-    ? await runClusterBench(server, quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES, { progress, track })
+    ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), { progress, track })
     : undefined;
   const lists = parts.has("lists") ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress) : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });

@@ -143,3 +143,16 @@ export function partsFromEnv(env: NodeJS.ProcessEnv = process.env): { parts: Rea
   const dir = env.BENCH_EDGE_CPU_PROF;
   return dir ? { parts, edgeEnv: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } } : { parts };
 }
+
+/**
+ * BENCH_E2E_RATES=1000 (or 500,1000,5000) picks the e2e and cluster parts' trigger rates per
+ * second, in either mode: a quick run at the rate under study, rather than the default's three.
+ */
+export function e2eRatesFromEnv(env: NodeJS.ProcessEnv = process.env): number[] | undefined {
+  const text = env.BENCH_E2E_RATES?.trim();
+  if (!text) return undefined;
+  const rates = text.split(",").map((r) => Number(r.trim()));
+  if (rates.some((r) => !Number.isInteger(r) || r <= 0))
+    throw new Error(`BENCH_E2E_RATES: ${JSON.stringify(text)} is not a comma-separated list of positive whole numbers`);
+  return rates;
+}
