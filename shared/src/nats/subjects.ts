@@ -1,5 +1,19 @@
-/** Every subject and stream name the service uses, in one place (docs/architecture.md, Subjects and streams). */
-export function subjects(ns: string) {
+/**
+ * Every subject and stream name the service uses, in one place (docs/architecture.md, Subjects
+ * and streams). One object per namespace, made once: hot paths ask for it per message.
+ */
+export function subjects(ns: string): Subjects {
+  let made = byNamespace.get(ns);
+  if (made === undefined) {
+    made = Object.freeze(subjectsOf(ns));
+    byNamespace.set(ns, made);
+  }
+  return made;
+}
+
+const byNamespace = new Map<string, Subjects>();
+
+function subjectsOf(ns: string) {
   return {
     execStart: (execId: string) => `${ns}.cmd.exec.start.${execId}`,
     execResume: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
@@ -30,7 +44,7 @@ export function subjects(ns: string) {
     holdsAll: `${ns}.svc.holds.*`,
   };
 }
-export type Subjects = ReturnType<typeof subjects>;
+export type Subjects = Readonly<ReturnType<typeof subjectsOf>>;
 
 export function streamNames(ns: string) {
   return {
