@@ -1,4 +1,4 @@
-import type { JetStreamManager, Placement, StreamConfig } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type Placement, type StreamConfig, type StreamInfo } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../errors/wf-error";
 
@@ -61,7 +61,7 @@ export interface StreamLimits {
  * service without the grant to change it (one that reads it) leaves it to those that write it.
  */
 export async function reconcileStream(jsm: JetStreamManager, name: string, placement: StreamPlacement, limits: StreamLimits = {}): Promise<void> {
-  const current = (await jsm.streams.info(name)).config;
+  const current = (await infoOfCreated(jsm, name)).config;
   const want: Partial<StreamConfig> = { ...placementConfig(placement), ...limits };
   if (!differs(current, want)) return;
   try {
@@ -73,6 +73,26 @@ export async function reconcileStream(jsm: JetStreamManager, name: string, place
       `cannot bring stream ${name} to ${placement.replicas} replica(s)${placement.tags.length ? ` on tags ${placement.tags.join(",")}` : ""}: ${String((err as Error)?.message ?? err)}. ` +
         `Check WF_REPLICAS (a lone server holds 1) and WF_PLACEMENT_TAGS against the servers' tags`,
     );
+  }
+}
+
+/** How long a stream just created may stay unknown to its info request. */
+const CREATED_VISIBLE_MS = 5_000;
+
+/**
+ * The info of a stream this process has just created or opened. On a loaded cluster, the info
+ * request right after the create can find no stream yet (its group still forming): the suite
+ * saw it once in 1,500 tests. It is asked again for a few seconds before that counts.
+ */
+async function infoOfCreated(jsm: JetStreamManager, name: string): Promise<StreamInfo> {
+  const deadline = Date.now() + CREATED_VISIBLE_MS;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
+    try {
+      return await jsm.streams.info(name);
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) || Date.now() >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 }
 
