@@ -1,6 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type Placement, type StreamConfig, type StreamInfo } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../errors/wf-error";
+import { retryWhile } from "./transient";
 
 /** Where the service's streams and buckets live: how many copies, on which servers. */
 export interface StreamPlacement {
@@ -84,16 +85,9 @@ const CREATED_VISIBLE_MS = 5_000;
  * request right after the create can find no stream yet (its group still forming): the suite
  * saw it once in 1,500 tests. It is asked again for a few seconds before that counts.
  */
-async function infoOfCreated(jsm: JetStreamManager, name: string): Promise<StreamInfo> {
-  const deadline = Date.now() + CREATED_VISIBLE_MS;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    try {
-      return await jsm.streams.info(name);
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) || Date.now() >= deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
+function infoOfCreated(jsm: JetStreamManager, name: string): Promise<StreamInfo> {
+  const notFound = (err: unknown) => err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
+  return retryWhile(() => jsm.streams.info(name), notFound, CREATED_VISIBLE_MS);
 }
 
 function differs(current: StreamConfig, want: Partial<StreamConfig>): boolean {

@@ -26,13 +26,18 @@ export const TRANSIENT_RETRY_MS = 20_000;
  * 1 s: a cluster moving a stream's leader answers again within seconds. Other errors, and the
  * last transient one, are thrown.
  */
-export async function retryTransient<T>(body: () => Promise<T>, budgetMs = TRANSIENT_RETRY_MS): Promise<T> {
+export function retryTransient<T>(body: () => Promise<T>, budgetMs = TRANSIENT_RETRY_MS): Promise<T> {
+  return retryWhile(body, isTransient, budgetMs);
+}
+
+/** Runs `body` again while it fails with an error `passing` accepts, for up to `budgetMs`, with retryTransient's backoff. */
+export async function retryWhile<T>(body: () => Promise<T>, passing: (err: unknown) => boolean, budgetMs: number): Promise<T> {
   const deadline = Date.now() + budgetMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await body();
     } catch (err) {
-      if (Date.now() >= deadline || !isTransient(err)) throw err;
+      if (Date.now() >= deadline || !passing(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, Math.min(25 * 2 ** attempt, 1_000)));
     }
   }

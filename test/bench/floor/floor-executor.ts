@@ -14,18 +14,13 @@ import { connect } from "@nats-io/transport-node";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { FloorRunners } from "./floor-runners";
-import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorListKey, type FloorStart } from "./floor-schema";
+import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorKvPut, floorListKey, type FloorStart } from "./floor-schema";
 
 const { url, ns } = workerData as { url: string; ns: string };
 const nc = await connect({ servers: url, name: "floor-executor", noAsyncTraces: true });
 const js = jetstream(nc);
 const publisher = new JetStreamPublisher(nc);
 const buckets = FLOOR_BUCKETS(ns);
-/** KV bucket B is stream KV_B with subjects $KV.B.<key>; a compare-and-set is an expected last subject sequence. */
-const kvPut = (bucket: string, key: string, value: string, expectRevision?: number): Promise<number> =>
-  publisher
-    .publish(`$KV.${bucket}.${key}`, value, expectRevision === undefined ? undefined : { expect: { lastSubjectSequence: expectRevision } })
-    .then((ack) => ack.seq);
 const subj = subjects(ns);
 const runners = new FloorRunners();
 
@@ -63,9 +58,9 @@ async function execute(m: JsMsg): Promise<void> {
   const listKey = floorListKey(start);
 
   snap.outbox = [event("exec_started")];
-  let revision = await kvPut(buckets.executions, start.id, JSON.stringify(snap), 0);
+  let revision = await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), 0);
   publishOutbox();
-  const running = kvPut(buckets.index, listKey, "RUNNING");
+  const running = floorKvPut(publisher, buckets.index, listKey, "RUNNING");
   let prev: unknown = 0;
   for (const [i, step] of start.steps.entries()) {
     const input = { prev };
@@ -79,10 +74,10 @@ async function execute(m: JsMsg): Promise<void> {
     }
     // The outbox being replaced must be in the stream first.
     await Promise.all(acks);
-    revision = await kvPut(buckets.executions, start.id, JSON.stringify(snap), revision);
+    revision = await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), revision);
     publishOutbox();
   }
-  await Promise.all([...acks, running, kvPut(buckets.index, listKey, "COMPLETED")]);
+  await Promise.all([...acks, running, floorKvPut(publisher, buckets.index, listKey, "COMPLETED")]);
   m.ack();
 }
 

@@ -23,7 +23,7 @@ import { newId } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { JS_STEP_CODE } from "../workflows";
-import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorListKey, type FloorStart } from "./floor-schema";
+import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorKvPut, floorListKey, type FloorStart } from "./floor-schema";
 
 const url = process.env.NATS_URL!;
 const ns = process.env.WF_NAMESPACE!;
@@ -63,8 +63,8 @@ app.post<{ Params: { hook: string }; Body: string }>("/hooks/:hook/trigger", asy
   const count = (counts.get(hook) ?? 0) + 1;
   counts.set(hook, count);
   await Promise.all([
-    publisher.publish(`$KV.${buckets.rates}.${hook}.${Math.floor(createdAt / 60_000)}`, String(count)),
-    publisher.publish(`$KV.${buckets.index}.${floorListKey(start)}`, "PENDING"),
+    floorKvPut(publisher, buckets.rates, `${hook}.${Math.floor(createdAt / 60_000)}`, String(count)),
+    floorKvPut(publisher, buckets.index, floorListKey(start), "PENDING"),
     publisher.publish(subj.execStart(id), JSON.stringify(start), { msgID: id }),
   ]);
   return reply.code(202).send({ executionId: id, status: "PENDING" });

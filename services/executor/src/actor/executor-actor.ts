@@ -128,9 +128,10 @@ export class ExecutorActor {
   }
 
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<Handled> {
-    // An announce that left the record to us (KV) is created as an unannounced start is: reading
-    // it first would find no record, then this very command in the stream.
-    if (cmd.pending && !(cmd.workflow.definition !== undefined && this.deps.store.executions.announcedInCommand)) {
+    // An announce that left the record to us (KV: the command carries the definition) is created
+    // as an unannounced start is: reading it first would find no record, then this very command.
+    const writtenByStarter = cmd.pending && (cmd.workflow.definition === undefined || !this.deps.store.executions.announcedInCommand);
+    if (writtenByStarter) {
       const pending = await this.deps.store.executions.get(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
       // A read served by a replica that lags the write is given a moment; after that the

@@ -75,25 +75,22 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
     this.#chained = new RecentReads<boolean>(buckets.index, { key: ALL_CHAINED, tokenOf: chainedAfterToken });
   }
 
-  override async create(value: WorkflowRecord): Promise<number> {
-    try {
-      return await super.create(value);
-    } finally {
-      this.#chained.forgetAll();
-    }
+  override create(value: WorkflowRecord): Promise<number> {
+    return this.#forgettingChains(super.create(value));
   }
 
-  override async update(value: WorkflowRecord, expectedVersion: number): Promise<number> {
-    try {
-      return await super.update(value, expectedVersion);
-    } finally {
-      this.#chained.forgetAll();
-    }
+  override update(value: WorkflowRecord, expectedVersion: number): Promise<number> {
+    return this.#forgettingChains(super.update(value, expectedVersion));
   }
 
-  override async delete(id: string): Promise<void> {
+  override delete(id: string): Promise<void> {
+    return this.#forgettingChains(super.delete(id));
+  }
+
+  /** A write of this store: whether it stored or not, no answer about chains held before it is served again. */
+  async #forgettingChains<R>(write: Promise<R>): Promise<R> {
     try {
-      await super.delete(id);
+      return await write;
     } finally {
       this.#chained.forgetAll();
     }
