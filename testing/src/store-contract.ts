@@ -709,6 +709,15 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       });
       const listed = (store: Store, ownerId: string, q: { workflowId?: string; status?: ExecutionStatus } = {}) =>
         store.executions.list({ ownerId, ...q, page: 1, size: 10 });
+      /** A start announced on a fresh store, as read, and the RUNNING snapshot its executor would write. */
+      const announcedThenRunning = async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
+        const read = (await store.executions.get(id))!;
+        const running: ExecutionSnapshot = { ...read.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+        return { store, ownerId, id, read, running };
+      };
 
       it("a new execution is read and listed PENDING before any executor writes it", async () => {
         const { store, starts } = await freshWithStarts();
@@ -735,11 +744,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       });
 
       it("an update at the version read writes it: it moves to its new status in every list, once", async () => {
-        const { store, starts } = await freshWithStarts();
-        const ownerId = owner();
-        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
-        const read = (await store.executions.get(id))!;
-        const running: ExecutionSnapshot = { ...read.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+        const { store, ownerId, id, read, running } = await announcedThenRunning();
         const version = await store.executions.update(running, read.version);
         expect(await store.executions.get(id)).toEqual({ value: running, version });
         expect(await listed(store, ownerId)).toEqual({ items: [running], total: 1 });
@@ -750,11 +755,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       });
 
       it("an executor holding the command creates the record where announce left it to the command, and finds it taken elsewhere", async () => {
-        const { store, starts } = await freshWithStarts();
-        const ownerId = owner();
-        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
-        const read = (await store.executions.get(id))!;
-        const running: ExecutionSnapshot = { ...read.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+        const { store, ownerId, id, running } = await announcedThenRunning();
         if (!store.executions.announcedInCommand) {
           await expect(store.executions.create(running)).rejects.toBeInstanceOf(AlreadyExistsError);
           return;
@@ -982,6 +983,29 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         for (const w of [late, twice, elsewhere, workflowOf(owner())]) await store.workflows.create(w);
         expect(ids(await store.workflows.listChainedAfter(source))).toEqual([twice.id, late.id]);
         expect(await store.workflows.listChainedAfter(newId())).toEqual([]);
+      });
+
+      it("chainedSince is null while no workflow has a chained trigger, then when the oldest one stored was stored", async () => {
+        const store = await fresh();
+        const plain = withTriggers([schedule], T0);
+        await store.workflows.create(plain);
+        expect(await store.workflows.chainedSince()).toBeNull();
+        const before = Date.now();
+        const first = { ...withTriggers([after(newId())], T0), updatedAt: before };
+        await store.workflows.create(first);
+        const after1 = Date.now();
+        const since = await store.workflows.chainedSince();
+        expect(since).not.toBeNull();
+        // The server's clock and this process's may differ by a little on one machine.
+        expect(since!).toBeGreaterThanOrEqual(before - 1_000);
+        expect(since!).toBeLessThanOrEqual(after1 + 1_000);
+        const second = { ...withTriggers([after(newId())], T0 + 1), updatedAt: after1 + 60_000 };
+        await store.workflows.create(second);
+        expect(await store.workflows.chainedSince()).toBe(since);
+        await store.workflows.delete(first.id);
+        expect(await store.workflows.chainedSince()).toBeGreaterThanOrEqual(since!);
+        await store.workflows.delete(second.id);
+        expect(await store.workflows.chainedSince()).toBeNull();
       });
 
       it("listScheduled finds the workflows with a schedule trigger, oldest first", async () => {

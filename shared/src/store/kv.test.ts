@@ -2,7 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { TimeoutError, type NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from "vitest";
 import { startExecution } from "../client/commands";
 import { CasConflictError } from "../errors";
 import { newId } from "../execution/ids";
@@ -12,6 +12,7 @@ import { waitFor } from "@wf/testing";
 import { startCommandsIn } from "@wf/testing";
 import { runStoreContract, type TestStarts } from "@wf/testing/store-contract";
 import { keyToken } from "./kv/key-codec";
+import { RECENT_MAX_AGE_MS, RECENT_REFRESH_MS } from "./kv/recent-reads";
 import { executionLayout } from "./kv/layouts";
 import type { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openStore } from "./open-store";
@@ -34,6 +35,8 @@ afterAll(async () => {
 
 /** A namespace of its own for each test, and its buckets (and streams, if made) removed afterwards. */
 async function freshStore(): Promise<{ store: Store; namespace: string; starts: TestStarts; cleanup(): Promise<void> }> {
+  // The server tells a client only that it failed to make a store, say; the cause is in its log.
+  onTestFailed(() => void process.stderr.write(`nats-server ${server.version} log, last lines:\n${server.log().split("\n").slice(-40).join("\n")}\n`));
   const namespace = `t${++namespaces}`;
   const store = await openStore({ kind: "kv", nc, namespace });
   const commands = startCommandsIn(nc, namespace);
@@ -299,6 +302,67 @@ describe("JetStream KV adapter: recent reads", () => {
 
     await b.users.delete(user.id);
     await waitFor(async () => (await a.store.users.getRecent(user.id)) === null, { what: "the delete to be seen" });
+  });
+
+  /** Server reads of the `<ns>_users` bucket's records, counted as the requests pass. */
+  const countUserReads = (namespace: string) => {
+    let n = 0;
+    const bucket = `KV_${namespace}_users`;
+    const subs = [
+      nc.subscribe(`$JS.API.DIRECT.GET.${bucket}.>`),
+      nc.subscribe(`$JS.API.DIRECT.GET.${bucket}`),
+      nc.subscribe(`$JS.API.STREAM.MSG.GET.${bucket}`),
+    ];
+    for (const sub of subs)
+      void (async () => {
+        for await (const _ of sub) n++;
+      })();
+    onTestFinished(() => subs.forEach((sub) => sub.unsubscribe()));
+    return { count: () => n, settle: () => nc.flush() };
+  };
+  const someUser = () =>
+    UserRecord.parse({ id: newId(), email: `${newId()}@example.com`, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+
+  it("getRecent callers that miss together share one server read", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const [warm, user] = [someUser(), someUser()];
+    await store.users.create(warm);
+    await store.users.create(user);
+    // The watch first: reads are kept only once it is live.
+    await waitFor(async () => Object.isFrozen(await store.users.getRecent(warm.id)), { what: "a remembered read" });
+    const reads = countUserReads(namespace);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => store.users.getRecent(user.id)));
+    await reads.settle();
+    expect(answers.every((a) => a?.value.id === user.id)).toBe(true);
+    expect(reads.count()).toBe(1);
+  });
+
+  it("a record read often is read again before it expires, so no getRecent after the first waits for the server", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const user = someUser();
+    await store.users.create(user);
+    await waitFor(async () => Object.isFrozen(await store.users.getRecent(user.id)), { what: "a remembered read" });
+    const reads = countUserReads(namespace);
+    // Answered without I/O: settled before the event loop's next check phase.
+    const fromMemory = async () => {
+      let answered = false;
+      void store.users.getRecent(user.id).then(() => (answered = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      return answered;
+    };
+    const asked = Date.now();
+    let waited = 0;
+    while (Date.now() - asked < 2.5 * RECENT_MAX_AGE_MS) {
+      if (!(await fromMemory())) waited++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await reads.settle();
+    expect(waited).toBe(0);
+    // Read again in the background about once per RECENT_REFRESH_MS, not on every call.
+    expect(reads.count()).toBeGreaterThanOrEqual(2);
+    expect(reads.count()).toBeLessThanOrEqual(Math.ceil((2.5 * RECENT_MAX_AGE_MS) / RECENT_REFRESH_MS) + 1);
   });
 
   it("answers with records that cannot be changed in place, since every caller shares them", async () => {

@@ -52,6 +52,13 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>>;
   /** Workflows with a DELAYED_COMPLETION trigger whose `after` is `workflowId`, oldest first. */
   listChainedAfter(workflowId: string): Promise<WorkflowRecord[]>;
+  /**
+   * When the oldest chained trigger stored now was stored (epoch ms), or null while no workflow
+   * has one: the scheduler consumes execution ends only from then on. By the store's own clock
+   * where it keeps one per write (the KV adapter: the NATS server's), else the workflow's
+   * `updatedAt`.
+   */
+  chainedSince(): Promise<number | null>;
   /** Workflows with at least one `schedule` trigger, oldest first. */
   listScheduled(): Promise<WorkflowRecord[]>;
 }

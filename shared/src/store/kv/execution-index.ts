@@ -1,4 +1,4 @@
-import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { WfError } from "../../errors";
 import { parseExecutionKey, type ExecutionKey } from "./layouts";
 import { SortedList } from "./sorted-list";
@@ -92,6 +92,8 @@ export class ExecutionIndex {
 
   constructor(
     private readonly jsm: JetStreamManager,
+    /** Makes the consumer, whose first request answers once the server has the bucket's last value per key. */
+    private readonly viewJs: JetStreamClient,
     private readonly bucket: string,
     /** The status of an execution whose key carries none (written before keys carried it). */
     private readonly statusOf: (id: string) => Promise<string | null>,
@@ -147,7 +149,7 @@ export class ExecutionIndex {
   async #follow(): Promise<void> {
     const stream = `KV_${this.bucket}`;
     const prefix = `$KV.${this.bucket}.`;
-    const consumer = await this.jsm.jetstream().consumers.get(stream, {
+    const consumer = await this.viewJs.consumers.get(stream, {
       // Every key, not only `o.` ones: the last sequence waited for may be any key's.
       filter_subjects: `${prefix}>`,
       deliver_policy: DeliverPolicy.LastPerSubject,

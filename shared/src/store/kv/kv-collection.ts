@@ -1,10 +1,11 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { isTransient, retryTransient } from "../../nats/transient";
 import { pageWindow } from "../paging";
 import { parseRecord } from "../parse-record";
+import { storedForm, type StoredForm } from "../stored-form";
 import type { Page, PageQuery, Versioned } from "../port";
 import type { JetStreamPublisher } from "./jetstream-publisher";
 import { fromKeyToken, keyToken } from "./key-codec";
@@ -18,6 +19,12 @@ import { RecentReads } from "./recent-reads";
  */
 export interface KvBuckets {
   jsm: JetStreamManager;
+  /**
+   * For the API requests that make a view of a whole bucket (the execution lists' consumer):
+   * the server answers them only once it has gathered the bucket's last value per key, which at a
+   * million keys takes longer than the usual request timeout on a slow machine.
+   */
+  viewJs: JetStreamClient;
   publisher: JetStreamPublisher;
   records: KV;
   recordsBucket: string;
@@ -103,8 +110,11 @@ const MARKER_PURGE_MS = 60_000;
 export class KvCollection<T extends { id: string }> {
   readonly #known = new Lru<string, Known>(KNOWN_CAPACITY);
   readonly #markerPurges = new Set<NodeJS.Timeout>();
+  /** getRecent's server reads in flight, by token, with the RecentReads mark each started at. */
+  readonly #recentReads = new Map<string, { mark: number; read: Promise<Versioned<T> | null> }>();
   /** Created by the first getRecent: collections nobody reads that way keep no watch. */
   #recent: RecentReads<T> | null = null;
+  readonly #stored: StoredForm<T>;
 
   constructor(
     private readonly buckets: KvBuckets,
@@ -116,7 +126,14 @@ export class KvCollection<T extends { id: string }> {
      * start command); such a record is at version 0, and an update at version 0 creates it.
      */
     private readonly unwritten?: (id: string) => Promise<T | null>,
-  ) {}
+  ) {
+    this.#stored = storedForm(schema);
+  }
+
+  /** Records are written in their stored form (stored-form.ts); parseRecord restores what it leaves out. */
+  #encode(value: T): string {
+    return JSON.stringify(this.#stored(value));
+  }
 
   #indexValue(value: T): string {
     return this.layout.value?.(value) ?? "";
@@ -127,7 +144,7 @@ export class KvCollection<T extends { id: string }> {
     const keys = this.layout.keys(value);
     const indexValue = this.#indexValue(value);
     const [record, ...settled] = await Promise.allSettled([
-      this.#createRecord(token, JSON.stringify(value)),
+      this.#createRecord(token, this.#encode(value)),
       ...keys.map((key) => this.#putKey(key, indexValue)),
     ]);
     if (record.status === "rejected") {
@@ -225,13 +242,32 @@ export class KvCollection<T extends { id: string }> {
 
   async getRecent(id: string): Promise<Versioned<T> | null> {
     const token = keyToken(id);
-    this.#recent ??= new RecentReads<T>(this.buckets.records);
-    const hit = this.#recent.get(token);
-    if (hit !== undefined) return hit;
-    const mark = this.#recent.mark();
-    const loaded = await this.get(id);
-    this.#recent.loaded(token, loaded, mark);
-    return loaded;
+    const recent = (this.#recent ??= new RecentReads<T>(this.buckets.records));
+    const hit = recent.get(token);
+    if (hit === undefined) return this.#readRecent(recent, id, token);
+    if (recent.dueForRefresh(token)) this.#readRecent(recent, id, token).catch(() => undefined);
+    return hit;
+  }
+
+  /**
+   * One server read of `id` for getRecent at a time: callers that miss while it is in flight share
+   * it, unless a write or a watch event came since it started (it may have read what that replaced).
+   */
+  #readRecent(recent: RecentReads<T>, id: string, token: string): Promise<Versioned<T> | null> {
+    const mark = recent.mark();
+    const inFlight = this.#recentReads.get(token);
+    if (inFlight?.mark === mark) return inFlight.read;
+    const read = this.get(id).then((loaded) => {
+      recent.loaded(token, loaded, mark);
+      return loaded;
+    });
+    const entry = { mark, read };
+    this.#recentReads.set(token, entry);
+    const done = () => {
+      if (this.#recentReads.get(token) === entry) this.#recentReads.delete(token);
+    };
+    read.then(done, done);
+    return read;
   }
 
   /** Stops the watch behind getRecent, if one was started; delete markers not purged yet stay. */
@@ -251,7 +287,7 @@ export class KvCollection<T extends { id: string }> {
     // it: a key then never carries a value that no stored version of its record has.
     const reput = indexValue === before.indexValue ? [] : keys.filter((key) => before.index.has(key));
     const removed = [...before.index.keys()].filter((key) => !keys.includes(key));
-    const data = JSON.stringify(value);
+    const data = this.#encode(value);
 
     if (added.length === 0 && reput.length === 0 && removed.length === 0) {
       // The hot path (a step's snapshot): the index is untouched, one write.
@@ -336,13 +372,15 @@ export class KvCollection<T extends { id: string }> {
   }
 
   /**
-   * Whether any index key matches `filter`: one direct read, where a key scan costs a consumer.
-   * Removed keys are purged, never marked (but in a followed layout, whose lists do not ask
-   * this), so a match is a key that exists (its record may not).
+   * When the oldest index key matching `filter` was written (the server's clock), or null when
+   * none does: one direct read, where a key scan costs a consumer. Removed keys are purged, never
+   * marked (but in a followed layout, whose lists do not ask this), so a match is a key that
+   * exists (its record may not).
    */
-  protected async anyKey(filter: string): Promise<boolean> {
+  protected async firstKeyStoredAt(filter: string): Promise<number | null> {
     const { jsm, indexBucket } = this.buckets;
-    return (await jsm.direct.getMessage(`KV_${indexBucket}`, { next_by_subj: `$KV.${indexBucket}.${filter}` })) !== null;
+    const first = await jsm.direct.getMessage(`KV_${indexBucket}`, { next_by_subj: `$KV.${indexBucket}.${filter}` });
+    return first === null ? null : first.time.getTime();
   }
 
   async #sortedRows(filter: string, order: KeyOrder, from?: string): Promise<string[]> {

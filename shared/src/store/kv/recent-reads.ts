@@ -4,6 +4,11 @@ import type { Versioned } from "../port";
 
 /** Past this age an entry is read again, even if the watch never reported a change. */
 export const RECENT_MAX_AGE_MS = 2_000;
+/**
+ * Past this age an entry still served is read again in the background: a hot record is never
+ * missing, so no request waits for its read (many at once did, each 2 s, on a busy webhook).
+ */
+export const RECENT_REFRESH_MS = RECENT_MAX_AGE_MS / 2;
 const CAPACITY = 10_000;
 /** After a watch fails to start or ends, reads go to the server for this long before it is tried again. */
 const RETRY_MS = 1_000;
@@ -52,6 +57,12 @@ export class RecentReads<T> {
       return undefined;
     }
     return hit.entry;
+  }
+
+  /** Whether `token`'s entry is held but old enough to be read again before it must be. */
+  dueForRefresh(token: string): boolean {
+    const hit = this.#entries.get(token);
+    return hit !== undefined && Date.now() - hit.at > RECENT_REFRESH_MS;
   }
 
   /** Taken before a server read; `loaded` keeps that read only if nothing moved meanwhile. */

@@ -110,7 +110,7 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
     const token = keyToken(workflowId);
     if (this.#chained.get(token)?.value === false) return [];
     const mark = this.#chained.mark();
-    const any = await this.anyKey(filter);
+    const any = (await this.firstKeyStoredAt(filter)) !== null;
     // Version 0: any change of its keys the watch reports evicts the answer.
     this.#chained.loaded(token, { value: any, version: 0 }, mark);
     return any ? this.all(filter, "asc") : [];
@@ -118,6 +118,10 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 
   listScheduled(): Promise<WorkflowRecord[]> {
     return this.all(ALL_SCHEDULED, "asc");
+  }
+
+  chainedSince(): Promise<number | null> {
+    return this.firstKeyStoredAt(ALL_CHAINED);
   }
 }
 
@@ -131,7 +135,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     private readonly starts: PendingStarts,
   ) {
     super(buckets, "executions", ExecutionSnapshot, executionLayout, (id) => starts.get(id));
-    this.#index = new ExecutionIndex(buckets.jsm, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
+    this.#index = new ExecutionIndex(buckets.jsm, buckets.viewJs, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
   }
 
   readonly announcedInCommand = true;

@@ -72,6 +72,11 @@ export class MongoWorkflowRepo extends MongoCollection<WorkflowRecord> implement
   listScheduled(): Promise<WorkflowRecord[]> {
     return this.all({ scheduled: true }, OLDEST);
   }
+
+  async chainedSince(): Promise<number | null> {
+    const [oldest] = await this.all({ "chainedAfter.0": { $exists: true } }, OLDEST, 1);
+    return oldest?.updatedAt ?? null;
+  }
 }
 
 export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> implements ExecutionRepo {
