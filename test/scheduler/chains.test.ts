@@ -1,4 +1,5 @@
 import { newId } from "@wf/shared/execution";
+import { consumerNames, streamNames } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
@@ -106,6 +107,27 @@ describe("chained triggers", () => {
     expect(as.map((e) => e.triggerSource)).toEqual(["open_api", "chained", "chained"]);
     expect(bs.map((e) => e.triggerSource)).toEqual(["chained", "chained"]);
     expect([...as, ...bs].every((e) => e.status === "COMPLETED")).toBe(true);
+  });
+
+  it("execution ends are consumed only once a workflow has a chained trigger, and from its save on", async () => {
+    const rt = await runtime();
+    const p = rt.platform;
+    const owner = await createOwner(p, "pro");
+    const a = await storeWorkflow(p, owner.id, quick("a"));
+    expect((await waitForStatus(p, await startStored(p, a))).status).toBe("COMPLETED");
+    const endConsumer = () => p.jsm.consumers.info(streamNames(rt.ns).evt, consumerNames().chainEnds("exec_completed"));
+    // Nothing chains yet: no end was delivered to anyone, there is no consumer to deliver it to.
+    await expect(endConsumer()).rejects.toThrow(/not found/i);
+
+    // Followed at once, likely before the scheduler's next look (every second): chained all the same.
+    const b = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id)));
+    const followed = await waitForStatus(p, await startStored(p, a));
+    const run = await chainedRun(p, b);
+    expect(run.createdAt).toBeGreaterThanOrEqual(followed.completedAt!);
+    await waitFor(() => settled(p, [owner]), { timeoutMs: 20_000, what: "the chain to come to rest" });
+    // The end before the save started nothing.
+    expect((await executionsOf(p, b)).map((e) => e.id)).toEqual([run.id]);
+    expect((await endConsumer()).config.deliver_policy).toBe("by_start_time");
   });
 
   it("a chain armed before the scheduler is killed fires after it restarts", async () => {

@@ -1,6 +1,6 @@
 import { startExecution } from "@wf/shared/client";
 import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
-import { consumerNames, streamNames } from "@wf/shared/nats";
+import { consumerNames, isNotFound, streamNames } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
 import type { Plan } from "@wf/shared/auth";
@@ -65,8 +65,12 @@ async function idleNow(p: Platform, owners: readonly UserRecord[]): Promise<bool
   ]);
   if (cmd.state.messages > 0 || timer.state.messages > 0) return false;
   for (const type of END_TYPES) {
-    const c = await p.jsm.consumers.info(names.evt, consumerNames().chainEnds(type));
-    if (c.num_pending > 0 || c.num_ack_pending > 0) return false;
+    const c = await p.jsm.consumers.info(names.evt, consumerNames().chainEnds(type)).catch((err: unknown) => {
+      if (isNotFound(err)) return null;
+      throw err;
+    });
+    // None yet: at rest only while no workflow has a chained trigger (else the scheduler has yet to look).
+    if (c === null ? (await p.store.workflows.chainedSince()) !== null : c.num_pending > 0 || c.num_ack_pending > 0) return false;
   }
   const executions = (await Promise.all(owners.map((o) => p.store.executions.list({ ownerId: o.id, page: 1, size: 200 })))).flatMap((page) => page.items);
   if (executions.some((e) => !TERMINAL_STATUSES.has(e.status))) return false;

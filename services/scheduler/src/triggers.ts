@@ -1,8 +1,9 @@
 import { ExecutionEvent } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import { command, consumeCommands, consumerNames, ensureConsumer, streamNames, subjects, type CommandConsumerOptions } from "@wf/shared/nats";
+import { command, consumeCommands, consumerNames, ensureConsumer, isNotFound, streamNames, subjects, type CommandConsumerOptions } from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
+import { startChainEnds } from "./chain-ends";
 import { Chains, END_EVENTS, type EndEventType } from "./chains";
 import { ChainFireCommand, TickCommand } from "./commands";
 import { Schedules } from "./schedules";
@@ -14,8 +15,9 @@ const CONCURRENCY = 256;
 
 /**
  * Schedules and chained triggers: the consumer of the scheduler's own commands (`cmd.sched.>`,
- * sent by its timers), one consumer per kind of execution end on EVT, and the schedule scan.
- * Every replica runs all of them; the consumers are shared, so each message is handled once.
+ * sent by its timers), one consumer per kind of execution end on EVT once a workflow has a
+ * chained trigger (chain-ends.ts), and the schedule scan. Every replica runs all of them; the
+ * consumers are shared, so each message is handled once.
  */
 export async function startTriggers(p: Platform, log: Logger): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;
@@ -23,6 +25,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
   const names = consumerNames();
   const schedules = new Schedules(p, log);
   const chains = new Chains(p);
+  const endTypes = Object.keys(END_EVENTS) as EndEventType[];
 
   await ensureConsumer(p.jsm, streams.cmd, {
     durable: names.scheduler,
@@ -54,30 +57,55 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     chain: command(ChainFireCommand, (cmd) => chains.fire(cmd)),
   });
 
-  const ends = await Promise.all(
-    (Object.keys(END_EVENTS) as EndEventType[]).map(async (type) => {
-      const durable = names.chainEnds(type);
-      // From now on: a scheduler installed on a running service does not chain past ends.
-      await ensureConsumer(p.jsm, streams.evt, {
-        durable,
-        filter: subjects(ns).eventFilter({ type }),
-        ackWaitMs: ACK_WAIT_MS,
-        maxDeliver: -1,
-        maxAckPending: 10_000,
-        fromNew: true,
-      });
-      return consume(streams.evt, durable, () => "end", { end: command(ExecutionEvent, (e) => chains.ended(e, type)) });
-    }),
-  );
+  const ends = startChainEnds({
+    log,
+    exist: async () => {
+      const found = await Promise.all(endTypes.map((type) => consumerExists(p, streams.evt, names.chainEnds(type))));
+      return found.some(Boolean);
+    },
+    chainedSince: () => p.store.workflows.chainedSince(),
+    consume: async (startAt) => {
+      // All made before any is consumed: a failed attempt leaves nothing running to make again.
+      for (const type of endTypes)
+        await ensureConsumer(p.jsm, streams.evt, {
+          durable: names.chainEnds(type),
+          filter: subjects(ns).eventFilter({ type }),
+          ackWaitMs: ACK_WAIT_MS,
+          maxDeliver: -1,
+          maxAckPending: 10_000,
+          // One missing beside others that exist: from now on, as end consumers always started.
+          ...(startAt === undefined ? { fromNew: true } : { startAt }),
+        });
+      const started = await Promise.allSettled(
+        endTypes.map((type) => consume(streams.evt, names.chainEnds(type), () => "end", { end: command(ExecutionEvent, (e) => chains.ended(e, type)) })),
+      );
+      const running = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+      const failed = started.find((r) => r.status === "rejected");
+      if (!failed) return running;
+      // Stopped again, so that the next attempt does not run two of one.
+      await Promise.all(running.map((c) => c.stop()));
+      throw failed.reason;
+    },
+  });
 
   const scan = startScan(schedules, p.config.WF_SCHEDULE_SCAN_MS, log);
   await scan.first;
   return {
     async stop() {
       await scan.stop();
-      await Promise.all([commands, ...ends].map((c) => c.stop()));
+      await Promise.all([commands.stop(), ends.stop()]);
     },
   };
+}
+
+async function consumerExists(p: Platform, stream: string, durable: string): Promise<boolean> {
+  try {
+    await p.jsm.consumers.info(stream, durable);
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
 }
 
 /** Scans at once, then every `intervalMs` until stopped; a failed scan is logged and retried then. */

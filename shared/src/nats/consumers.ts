@@ -4,18 +4,21 @@ import { isNotFound } from "./streams";
 import { whileStarting } from "./while-starting";
 
 /**
- * Creates or updates a durable pull consumer shared by every replica of a service. `fromNew`: a
- * consumer created now starts at the next message instead of the first one the stream holds.
+ * Creates or updates a durable pull consumer shared by every replica of a service. A consumer
+ * created now starts at the first message the stream holds; with `fromNew`, at the next one; with
+ * `startAt` (epoch ms), at the first one stored since then.
  */
 export async function ensureConsumer(
   jsm: JetStreamManager,
   stream: string,
-  cfg: { durable: string; filter: string; ackWaitMs: number; maxDeliver: number; maxAckPending: number; fromNew?: boolean },
+  cfg: { durable: string; filter: string; ackWaitMs: number; maxDeliver: number; maxAckPending: number; fromNew?: boolean; startAt?: number },
 ): Promise<void> {
   const config: Partial<ConsumerConfig> = {
     durable_name: cfg.durable,
     ack_policy: AckPolicy.Explicit,
-    deliver_policy: cfg.fromNew ? DeliverPolicy.New : DeliverPolicy.All,
+    ...(cfg.startAt !== undefined
+      ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(cfg.startAt).toISOString() }
+      : { deliver_policy: cfg.fromNew ? DeliverPolicy.New : DeliverPolicy.All }),
     filter_subject: cfg.filter,
     ack_wait: nanos(cfg.ackWaitMs),
     max_deliver: cfg.maxDeliver,
