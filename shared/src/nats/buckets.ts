@@ -4,7 +4,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { nanos } from "@nats-io/nats-core";
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { placementError, placementOption, reconcileStream, type StreamPlacement } from "./placement";
-import { isRacedCreate } from "./streams";
+import { retryRacedCreate } from "./streams";
 import { whileStarting } from "./while-starting";
 
 export interface KvBucketSpec {
@@ -50,15 +50,10 @@ export function openObjectBucket(nc: NatsConnection, name: string, placement: St
 
 /**
  * Creates the bucket, or opens it as another process just created it: two creates at once can
- * lose to each other's half-made stream ("subjects overlap"), and the second try finds it whole.
+ * lose to each other's half-made stream ("subjects overlap"), and the next try finds it whole.
  */
-async function created<T>(name: string, placement: StreamPlacement, create: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await create();
-    } catch (err) {
-      if (attempt < 3 && isRacedCreate(err)) continue;
-      throw placementError(err, `bucket ${name}`, placement);
-    }
-  }
+function created<T>(name: string, placement: StreamPlacement, create: () => Promise<T>): Promise<T> {
+  return retryRacedCreate(create).catch((err: unknown) => {
+    throw placementError(err, `bucket ${name}`, placement);
+  });
 }
