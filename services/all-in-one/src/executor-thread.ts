@@ -3,16 +3,16 @@
  * traffic and its garbage collections never hold up the edge's event loop (with both on one
  * loop, a webhook's p99 was 64–111 ms at 500–1,000 triggers/s). It connects to the server the
  * main thread resolved, with its credentials, handed over in `workerData`. A thread, not a
- * process: a SIGKILL of the service takes it along, so nothing outlives the service. It runs at
- * a lower CPU priority (WF_EXECUTOR_NICE), its code runners too: under load the edge answers
- * first, and executions wait in JetStream. It and its runners are scheduled as batch work
- * (WF_EXECUTOR_BATCH). The process's ops listener asks it for its readiness
+ * process: a SIGKILL of the service takes it along, so nothing outlives the service. It and its
+ * code runners run on the CPU time nothing else wants (WF_EXECUTOR_IDLE; else at a lower nice
+ * value, WF_EXECUTOR_NICE, as batch work, WF_EXECUTOR_BATCH): under load the edge answers first,
+ * and executions wait in JetStream. The process's ops listener asks it for its readiness
  * and metrics (executor-ops.ts); the process's own metrics (CPU, memory) are the main thread's.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { loadConfig } from "@wf/shared/config";
 import { localSource, platformHealth, type OpsSource } from "@wf/shared/ops";
-import { batchScheduleThisThread, niceThisThread, openPlatform } from "@wf/shared/runtime";
+import { niceThisThread, openPlatform, scheduleThisThread } from "@wf/shared/runtime";
 import { executorMetrics, startExecutor } from "@wf/executor";
 import { answerOps } from "./executor-ops";
 
@@ -21,12 +21,16 @@ answerOps(() => source);
 const { env } = workerData as { env: Record<string, string> };
 const config = loadConfig(env);
 const platform = await openPlatform(config, "executor");
-// Before the executor forks its code runners, which inherit it.
+// Before the executor forks its code runners, which inherit it. The nice value stays if the policy cannot be set.
 const refused = config.WF_EXECUTOR_NICE > 0 ? niceThisThread(config.WF_EXECUTOR_NICE) : null;
 if (refused) platform.log.warn(`the executor thread keeps the process's CPU priority (WF_EXECUTOR_NICE): ${refused}`);
-const unbatched = config.WF_EXECUTOR_BATCH ? batchScheduleThisThread() : null;
-if (unbatched) platform.log.warn(`the executor thread keeps the default scheduling policy (WF_EXECUTOR_BATCH): ${unbatched}`);
-platform.log.info("executor thread scheduling", { nice: refused ? 0 : config.WF_EXECUTOR_NICE, batch: config.WF_EXECUTOR_BATCH && !unbatched });
+const policy = config.WF_EXECUTOR_IDLE ? "idle" : config.WF_EXECUTOR_BATCH ? "batch" : null;
+const unscheduled = policy ? scheduleThisThread(policy) : null;
+if (unscheduled)
+  platform.log.warn(
+    `the executor thread keeps the default scheduling policy (${policy === "idle" ? "WF_EXECUTOR_IDLE" : "WF_EXECUTOR_BATCH"}): ${unscheduled}`,
+  );
+platform.log.info("executor thread scheduling", { nice: refused ? 0 : config.WF_EXECUTOR_NICE, policy: unscheduled ? "other" : (policy ?? "other") });
 const executor = await startExecutor(platform);
 source = localSource({ metrics: executorMetrics, processMetrics: false, health: platformHealth(platform) });
 parentPort!.on("message", (msg: unknown) => {

@@ -78,19 +78,35 @@ export const ENV_SCHEMA = {
     default: ".data",
     doc: "Local data, files 0600: `keys.json` (the server keys no variable sets), and without NATS_URL the nats-server child's store (`nats/`), credentials, configuration and URL.",
   },
-  WF_EXEC_CONCURRENCY: { schema: int(1, 10_000), default: "64", doc: "Executions one executor process runs at once (parked ones do not count)." },
+  WF_EXEC_CONCURRENCY: {
+    schema: int(1, 10_000),
+    default: "64",
+    doc:
+      "Executions one executor process runs at once (parked ones do not count). Triggers and executions write to the same NATS server, which stores writes in the order they come: " +
+      "when both are busy, fewer executions at once shorten the wait of a trigger's writes behind theirs, and so the webhook's tail, at the cost of executions per second (docs/operations.md, the e2e benchmark's capped run).",
+  },
   WF_EXECUTOR_NICE: {
     schema: int(0, 19),
     default: "10",
     doc:
-      "The nice value of the all-in-one service's executor thread, which its code steps' processes inherit (Linux). Above 0, the edge and the NATS server come first " +
+      "The nice value of the all-in-one service's executor thread, which its code steps' processes inherit (Linux; without effect under WF_EXECUTOR_IDLE, unless chrt is missing). Above 0, the edge and the NATS server come first " +
       "when the CPU is short: triggers keep being answered at once and executions queue in JetStream meanwhile. 0 runs the executor as the rest of the process.",
+  },
+  WF_EXECUTOR_IDLE: {
+    schema: flag,
+    default: "0",
+    doc:
+      "1 runs the all-in-one service's executor thread, and the code runners it starts, under Linux's SCHED_IDLE policy instead of WF_EXECUTOR_NICE and WF_EXECUTOR_BATCH: " +
+      "they run only on CPU time nothing else on the host wants and give it up the moment anything else needs it. For a host that serves the service alone and takes bursts of " +
+      "triggers beyond what the executor can run: on 2 cores at 5,000 triggers/s with the executor saturated, it took the webhook p50 from 5.5–30 ms to 2.6–3.1 ms and its p99 " +
+      "from 35–400 ms to 20–47 ms, with no loss at 1,000/s. Anything else that keeps the CPU busy starves it: with two busy processes on those 2 cores, the service did not " +
+      "get ready in 60 s. Needs util-linux's `chrt`.",
   },
   WF_EXECUTOR_BATCH: {
     schema: flag,
     default: "1",
     doc:
-      "1 runs the executor (the all-in-one service's executor thread, or an executor process's main thread) and the code runners it starts under Linux's SCHED_BATCH policy: " +
+      "1 runs the executor (an executor process's main thread, or the all-in-one service's executor thread when WF_EXECUTOR_IDLE is 0) and the code runners it starts under Linux's SCHED_BATCH policy: " +
       "an executor and a runner woken by each other's messages wait for their turn instead of taking the CPU at once, which made end-to-end code workflows about 14% faster on 2 cores. " +
       "Needs util-linux's `chrt`; without it the executor warns and runs on. 0 keeps the default policy.",
   },

@@ -2,4 +2,4 @@ export { openPlatform, type Platform } from "./platform";
 export { resolveNats, type ResolvedNats } from "./resolve-nats";
 export { embeddedNatsFiles, recordedNats } from "./embedded-nats";
 export { runUntilSignal } from "./run-until-signal";
-export { batchScheduleThisThread, niceThisThread } from "./thread-scheduling";
+export { niceThisThread, scheduleThisThread, type ThreadPolicy } from "./thread-scheduling";

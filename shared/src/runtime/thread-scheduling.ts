@@ -18,15 +18,19 @@ export function niceThisThread(nice: number): string | null {
 }
 
 /**
- * Puts the calling thread under SCHED_BATCH, the policy for throughput work: a thread of it
- * woken by another does not preempt that one, it waits for its turn. The executor and its code
- * runners wake each other a few times per step; under the default policy each wake-up switched
- * the CPU over at once, and the executor spent a third of its time handed off inside its writes
- * to the runners. Node has no call for it: util-linux's chrt sets it (no privilege needed).
+ * Linux scheduling policies for work that may wait. SCHED_BATCH is for throughput work: a thread
+ * of it woken by another does not preempt that one, it waits for its turn. The executor and its
+ * code runners wake each other a few times per step; under the default policy each wake-up
+ * switched the CPU over at once, and the executor spent a third of its time handed off inside
+ * its writes to the runners. SCHED_IDLE goes further: its threads run only on CPU time no other
+ * thread wants, and give it up the moment one does, whatever their nice value.
  */
-export function batchScheduleThisThread(): string | null {
+export type ThreadPolicy = "batch" | "idle";
+
+/** Puts the calling thread under `policy`. Node has no call for it: util-linux's chrt sets it (no privilege needed). */
+export function scheduleThisThread(policy: ThreadPolicy): string | null {
   try {
-    const chrt = spawnSync("chrt", ["--batch", "--pid", "0", String(threadId())], { encoding: "utf8", timeout: 5_000 });
+    const chrt = spawnSync("chrt", [`--${policy}`, "--pid", "0", String(threadId())], { encoding: "utf8", timeout: 5_000 });
     if (chrt.error) return `chrt: ${chrt.error.message}`;
     return chrt.status === 0 ? null : `chrt exited with ${chrt.status ?? chrt.signal}: ${chrt.stderr.trim()}`;
   } catch (err) {

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { connectNats, ONE_REPLICA } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { Kvm } from "@nats-io/kv";
+import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { WindowCounters } from "./window-counters";
+import { counterKey } from "./windows";
 
 let server: NatsServerHandle;
 const connections: NatsConnection[] = [];
@@ -74,6 +76,26 @@ describe("window counters", () => {
     await a.close();
     expect(await b.count("k", T)).toEqual({ minute: 7, day: 7 });
     await b.close();
+  });
+
+  it("writes the counts a busy key answered ahead together, at most one write per 200 ms", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    const limits = { perMinute: 1_000, perDay: null };
+    await a.count("k", T);
+    // Five answered ahead, 30 ms apart.
+    const first = performance.now();
+    for (let i = 0; i < 5; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 30));
+      expect((await a.count("k", T, limits)).minute).toBe(i + 2);
+    }
+    const spreadMs = performance.now() - first;
+    await waitFor(async () => (await b.peek("k", T)).minute === 6, { what: "the five counts to be written" });
+    const kv = await new Kvm(connections.at(-1)!).open(`${ns}_ratelimits`);
+    // The exact count's write, then one per started 200 ms of the five (one, unless this machine stalled).
+    const writes = (await kv.get(counterKey("k", T)))!.revision - 1;
+    expect(writes).toBeGreaterThanOrEqual(1);
+    expect(writes).toBeLessThanOrEqual(Math.ceil(spreadMs / 200));
   });
 
   it("counts exactly near a limit, whatever the other replicas did", async () => {
