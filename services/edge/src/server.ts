@@ -130,10 +130,15 @@ function clientError(err: Error & { code?: string }, socket: Duplex): void {
 
 export async function startEdge(p: Platform, opts: EdgeOptions = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const app = await buildEdge(p, opts);
-  // The in-memory view of the execution lists is built from the store while the edge starts
-  // serving, not on the first list that asks; a cluster still moving leaders is waited for.
-  await whileStarting(() => p.store.executions.startListing());
   const address = await app.listen({ port: p.config.PORT, host: p.config.HOST });
   p.log.info("edge listening", { address });
+  // The in-memory view of the execution lists is built from the store once the edge serves, not
+  // on the first list that asks, and not before the edge serves: over a million executions it
+  // takes seconds, and a cluster moving leaders can hold its requests for a minute, while
+  // triggers, starts and reads need none of it. A list asked for meanwhile waits for it; one
+  // asked for after this gave up starts it again.
+  void whileStarting(() => p.store.executions.startListing()).catch((err: unknown) =>
+    p.log.warn("the execution lists' view did not start; the next list starts it", { err }),
+  );
   return { url: address, stop: () => app.close() };
 }
