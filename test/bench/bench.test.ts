@@ -10,7 +10,7 @@ import { render } from "./render";
 import { runSuite } from "./suite";
 import { renderTimerBench, runTimerBench } from "./timer-bench";
 import { renderWebhookBench, runWebhookBench } from "./webhook-bench";
-import { renderWebhookE2e, runWebhookE2e } from "./webhook-e2e";
+import { cappedAimMet, e2eAimMet, renderWebhookE2e, runWebhookE2e, type E2eMeasurement } from "./webhook-e2e";
 
 /** The quick mode's code paths at toy sizes: this checks the harness works, never how fast anything is. */
 const TINY_CODE: CodeOverheadSizes = {
@@ -186,7 +186,7 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("p99 of each second: best");
   }, 60_000);
 
-  it("webhook end to end: every accepted trigger completes, in the service and in its floor, each with its CPU per workflow", async () => {
+  it("webhook end to end: every accepted trigger completes, in the service, in its floor and with the executor capped, each with its CPU per workflow", async () => {
     const closers: (() => Promise<void>)[] = [];
     const track = (close: () => Promise<void>) => {
       closers.push(close);
@@ -195,11 +195,11 @@ describe("bench harness (smoke)", () => {
     try {
       const r = await runWebhookE2e(
         server,
-        { rates: [40], warmupMs: 100, durationMs: 500, connections: 4, drainMs: 30_000 },
+        { rates: [40], warmupMs: 100, durationMs: 500, connections: 4, drainMs: 30_000, capped: { ratePerSec: 40, concurrency: 1 } },
         { progress: () => undefined, track },
       );
       const [run] = r.runs;
-      for (const m of [run!, run!.floor!]) {
+      for (const m of [run!, run!.floor!, r.capped!]) {
         expect(m.accepted).toBeGreaterThan(0);
         expect(m.completed).toBe(m.accepted);
         expect(Object.keys(m.webhook.statuses)).toEqual(["202"]);
@@ -212,10 +212,42 @@ describe("bench harness (smoke)", () => {
       expect(text).toContain("    floor: answered");
       expect(text).toMatch(/NATS messages per workflow: [\d.]+ to the server, [\d.]+ from it/);
       expect(text).toMatch(/the service takes [\d.]+x the floor's CPU per workflow/);
+      expect(text).toContain("triggers at 40/s, the executor taking 1 executions at once (WF_EXEC_CONCURRENCY=1): answered");
     } finally {
       for (const close of closers) await close();
     }
   }, 120_000);
+
+  it("the end-to-end aim holds a rate kept up with, not a window's count: in-flight executions at the end do not fail it, a backlog does", () => {
+    const run = {
+      ratePerSec: 1_000,
+      webhook: { latencyMs: { p50: 2, p99: 10 } },
+      completedPerSec: 995,
+      accepted: 12_000,
+      completed: 12_000,
+      drainSeconds: 0,
+    } as unknown as E2eMeasurement;
+    expect(e2eAimMet(run)).toBe(true);
+    expect(e2eAimMet({ ...run, drainSeconds: 4.2 })).toBe(false);
+    expect(e2eAimMet({ ...run, completed: 11_999 })).toBe(false);
+    expect(e2eAimMet({ ...run, completedPerSec: 980 })).toBe(false);
+    expect(e2eAimMet({ ...run, ratePerSec: 500 })).toBe(false);
+    expect(e2eAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } })).toBe(false);
+  });
+
+  it("the capped executor's aim is the webhook part's, held while executions complete", () => {
+    const run = {
+      ratePerSec: 5_000,
+      webhook: { perSec: 5_000, latencyMs: { p50: 2, p99: 15, mean: 3 }, statuses: { "202": 50_000 } },
+      completedPerSec: 570,
+    } as unknown as E2eMeasurement;
+    expect(cappedAimMet(run)).toBe(true);
+    expect(cappedAimMet({ ...run, completedPerSec: 0 })).toBe(false);
+    expect(cappedAimMet({ ...run, ratePerSec: 1_000 })).toBe(false);
+    expect(cappedAimMet({ ...run, webhook: { ...run.webhook, perSec: 4_000 } })).toBe(false);
+    expect(cappedAimMet({ ...run, webhook: { ...run.webhook, statuses: { "202": 49_000, "429": 1_000 } } })).toBe(false);
+    expect(cappedAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } })).toBe(false);
+  });
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });

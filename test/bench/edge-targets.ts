@@ -55,9 +55,11 @@ export async function startEdgeTargets(
     await killAll();
   };
   try {
-    processes.push(await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"]));
+    processes.push(await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"], { fromSource: true }));
     for (const n of edgeProcesses)
-      processes.push(await startServiceProcess("services/edge/src/main.ts", { ...env, WF_EDGE_PROCESSES: String(n) }, ["edge listening"]));
+      processes.push(
+        await startServiceProcess("services/edge/src/main.ts", { ...env, WF_EDGE_PROCESSES: String(n) }, ["edge listening"], { fromSource: true }),
+      );
   } catch (err) {
     await stop();
     throw err;

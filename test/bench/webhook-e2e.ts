@@ -6,14 +6,14 @@ import { ENV_SCHEMA, loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
-import { openStore } from "@wf/shared/store";
+import { openStore, type Store } from "@wf/shared/store";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult } from "./api-load";
 import { CompletionWatcher } from "./completions";
 import { sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
-import { BODY, SECRET, SIGNATURE, seedWebhooks } from "./webhook-bench";
+import { AIM_RATE_SHARE, BODY, SECRET, SIGNATURE, seedWebhooks, WEBHOOK_AIM } from "./webhook-bench";
 import { threeStepWorkflow } from "./workflows";
 
 const FLOOR_ENTRY = fileURLToPath(new URL("./floor/floor-service.ts", import.meta.url));
@@ -26,9 +26,21 @@ export interface WebhookE2eSizes {
   connections: number;
   /** How long the executions started in a run may take to complete after its triggers stop. */
   drainMs: number;
+  /**
+   * One more run against a service whose executor takes at most `concurrency` executions at once
+   * (WF_EXEC_CONCURRENCY): the webhook's latency when execution yields nats-server to ingestion.
+   */
+  capped?: { ratePerSec: number; concurrency: number } | undefined;
 }
 
-export const WEBHOOK_E2E_SIZES: WebhookE2eSizes = { rates: [500, 1_000, 5_000], warmupMs: 2_000, durationMs: 10_000, connections: 64, drainMs: 120_000 };
+export const WEBHOOK_E2E_SIZES: WebhookE2eSizes = {
+  rates: [500, 1_000, 5_000],
+  warmupMs: 2_000,
+  durationMs: 10_000,
+  connections: 64,
+  drainMs: 120_000,
+  capped: { ratePerSec: 5_000, concurrency: 4 },
+};
 export const WEBHOOK_E2E_QUICK_SIZES: WebhookE2eSizes = { rates: [500], warmupMs: 500, durationMs: 3_000, connections: 64, drainMs: 30_000 };
 
 /** The aim of completed workflows per second, and of the webhook's p99 while they run. */
@@ -64,6 +76,8 @@ export interface WebhookE2eRun extends E2eMeasurement {
 
 export interface WebhookE2eResult {
   runs: WebhookE2eRun[];
+  /** The run against the service with its executor capped (sizes.capped), when asked for. */
+  capped?: E2eMeasurement & { concurrency: number };
 }
 
 /**
@@ -85,6 +99,59 @@ export async function runWebhookE2e(
     floor?: boolean;
   },
 ): Promise<WebhookE2eResult> {
+  const service = await startE2eService(server, opts.serviceEnv, opts.track);
+  const floorNs = `floor${newId().slice(-10)}`;
+  let floor: ServiceProcess | undefined;
+  let untrackFloor = (): void => undefined;
+  let nc: NatsConnection | undefined;
+  try {
+    let floorTarget: E2eTarget | undefined;
+    if (opts.floor ?? true) {
+      const started = await startServiceProcess(FLOOR_ENTRY, { NATS_URL: server.url, WF_NAMESPACE: floorNs, FLOOR_SECRET: SECRET }, ["floor ready"], {
+        fromSource: true,
+      });
+      floor = started;
+      untrackFloor = opts.track(() => started.kill());
+      floorTarget = { ns: floorNs, pid: started.pid, url: /floor on (http:\/\/[^,\s]+)/.exec(started.output())![1]!, path: (i) => `/hooks/h${i}/trigger` };
+    }
+    nc = await connectNats(server.url, "wf-bench-e2e");
+    const runs: WebhookE2eRun[] = [];
+    for (const ratePerSec of sizes.rates) {
+      opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
+      const ours = await runAt(nc, await service.target(nc, sizes.connections), ratePerSec, sizes, server.monitorUrl);
+      if (!floorTarget) {
+        runs.push(ours);
+        continue;
+      }
+      opts.progress(`webhook end to end: the floor at ${ratePerSec}/s`);
+      runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes, server.monitorUrl) });
+    }
+    if (!sizes.capped) return { runs };
+    const { ratePerSec, concurrency } = sizes.capped;
+    await service.stop();
+    opts.progress(`webhook end to end: triggered at ${ratePerSec}/s, the executor taking ${concurrency} executions at once`);
+    const capped = await startE2eService(server, { ...opts.serviceEnv, WF_EXEC_CONCURRENCY: String(concurrency) }, opts.track);
+    try {
+      return { runs, capped: { ...(await runAt(nc, await capped.target(nc, sizes.connections), ratePerSec, sizes, server.monitorUrl)), concurrency } };
+    } finally {
+      await capped.stop();
+    }
+  } finally {
+    untrackFloor();
+    await Promise.all([service.stop(), floor?.stop()]);
+    await nc?.close();
+  }
+}
+
+/**
+ * An all-in-one service on a namespace of its own, as `npm start` runs it (`env` on top), with
+ * the bench's workflow; `target` seeds fresh webhooks of it for a run. `stop` may be called again.
+ */
+async function startE2eService(
+  server: { url: string },
+  env: Record<string, string> | undefined,
+  track: (close: () => Promise<void>) => () => void,
+): Promise<{ target(nc: NatsConnection, webhooks: number): Promise<E2eTarget>; stop(): Promise<void> }> {
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
     ENTRIES.allInOne,
@@ -96,56 +163,38 @@ export async function runWebhookE2e(
       HOST: "127.0.0.1",
       LOG_LEVEL: "info",
       WF_EXECUTOR_NICE: ENV_SCHEMA.WF_EXECUTOR_NICE.default,
-      ...opts.serviceEnv,
+      ...env,
     },
     ["executor ready", "[wf] ready"],
+    // `npm run bench` runs outside vitest, where no test build is made.
+    { fromSource: true },
   );
-  const untrack = opts.track(() => service.kill());
-  const floorNs = `floor${newId().slice(-10)}`;
-  let floor: ServiceProcess | undefined;
-  let untrackFloor = (): void => undefined;
-  let nc: NatsConnection | undefined;
-  try {
-    let floorTarget: E2eTarget | undefined;
-    if (opts.floor ?? true) {
-      const started = await startServiceProcess(FLOOR_ENTRY, { NATS_URL: server.url, WF_NAMESPACE: floorNs, FLOOR_SECRET: SECRET }, ["floor ready"]);
-      floor = started;
-      untrackFloor = opts.track(() => started.kill());
-      floorTarget = { ns: floorNs, pid: started.pid, url: /floor on (http:\/\/[^,\s]+)/.exec(started.output())![1]!, path: (i) => `/hooks/h${i}/trigger` };
-    }
-    const url = /edge on (http:\/\/[^,\s]+)/.exec(service.output())![1]!;
-    nc = await connectNats(server.url, "wf-bench-e2e");
-    // The service's placement (three copies on a cluster): opening the store reconciles its buckets to it.
-    const store = await openStore({ kind: "kv", nc, namespace: ns, placement: streamPlacement({ WF_REPLICAS: "auto" }, nc) });
-    const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
-    const yaml = threeStepWorkflow("javascript").replace("steps:", "variables:\n  who: { type: string, default: x }\nsteps:");
-    const { userId, workflow } = await seedEnterpriseWorkflow(store, yaml);
-    const runs: WebhookE2eRun[] = [];
-    for (const ratePerSec of sizes.rates) {
-      opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
-      const webhookIds = await seedWebhooks(store, box, userId, workflow.id, sizes.connections);
-      const ours = await runAt(
-        nc,
-        { ns, pid: service.pid, url, path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger` },
-        ratePerSec,
-        sizes,
-        server.monitorUrl,
-      );
-      if (!floorTarget) {
-        runs.push(ours);
-        continue;
+  const untrack = track(() => service.kill());
+  const url = /edge on (http:\/\/[^,\s]+)/.exec(service.output())![1]!;
+  let seeded: { store: Store; box: SecretBox; userId: string; workflowId: string } | undefined;
+  let stopped: Promise<void> | undefined;
+  return {
+    async target(nc, webhooks) {
+      if (!seeded) {
+        // The service's placement (three copies on a cluster): opening the store reconciles its buckets to it.
+        const store = await openStore({ kind: "kv", nc, namespace: ns, placement: streamPlacement({ WF_REPLICAS: "auto" }, nc) });
+        const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
+        const yaml = threeStepWorkflow("javascript").replace("steps:", "variables:\n  who: { type: string, default: x }\nsteps:");
+        const { userId, workflow } = await seedEnterpriseWorkflow(store, yaml);
+        seeded = { store, box, userId, workflowId: workflow.id };
       }
-      opts.progress(`webhook end to end: the floor at ${ratePerSec}/s`);
-      runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes, server.monitorUrl) });
-    }
-    await store.close();
-    return { runs };
-  } finally {
-    await nc?.close();
-    untrack();
-    untrackFloor();
-    await Promise.all([service.stop(), floor?.stop()]);
-  }
+      const webhookIds = await seedWebhooks(seeded.store, seeded.box, seeded.userId, seeded.workflowId, webhooks);
+      return { ns, pid: service.pid, url, path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger` };
+    },
+    stop() {
+      stopped ??= (async () => {
+        await seeded?.store.close();
+        untrack();
+        await service.stop();
+      })();
+      return stopped;
+    },
+  };
 }
 
 /** A process the triggers go to: its namespace (where its events are read), pid, address and trigger path per connection. */
@@ -223,21 +272,54 @@ async function natsMessages(monitorUrl: string | undefined): Promise<{ received:
   return { received: varz.in_msgs, sent: varz.out_msgs };
 }
 
+/**
+ * Sustained: the executions keep up with triggers at the aim's rate. Completions counted while
+ * triggers arrive trail them by the executions still in flight when they stop, so the window's
+ * rate is held to the webhook part's share of the aim, and no backlog may be left (the last
+ * completion within a second of the last trigger).
+ */
+export function e2eAimMet(run: E2eMeasurement): boolean {
+  return (
+    run.ratePerSec >= E2E_AIM.completedPerSec &&
+    run.completedPerSec >= E2E_AIM.completedPerSec * AIM_RATE_SHARE &&
+    run.completed === run.accepted &&
+    run.drainSeconds <= 1 &&
+    run.webhook.latencyMs.p99 < E2E_AIM.p99Ms
+  );
+}
+
+/** The webhook part's aim (every trigger answered 202 at its rate, p99 under 20 ms), met while the executor consumes. */
+export function cappedAimMet(run: E2eMeasurement): boolean {
+  return (
+    run.ratePerSec >= WEBHOOK_AIM.perSec &&
+    run.webhook.perSec >= WEBHOOK_AIM.perSec * AIM_RATE_SHARE &&
+    run.webhook.latencyMs.p99 < WEBHOOK_AIM.p99Ms &&
+    Object.keys(run.webhook.statuses).join() === "202" &&
+    run.completedPerSec > 0
+  );
+}
+
 export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): string {
   const lines = [
     `Webhook-triggered 3-step JavaScript workflows end to end (one all-in-one process: edge, executor with 2 sandbox runners, scheduler, approvals; nats-server ${natsVersion}; open loop, 64 connections), ` +
       `each rate then run against the same-run floor (the same durable writes and process layout, bare: floor/floor-service.ts)`,
   ];
   for (const run of r.runs) {
-    const met = run.completedPerSec >= E2E_AIM.completedPerSec && run.webhook.latencyMs.p99 < E2E_AIM.p99Ms;
+    const met = e2eAimMet(run);
     lines.push(
       `  triggers at ${run.ratePerSec}/s: ${measurementText(run, "service")}` +
         (run.ratePerSec >= E2E_AIM.completedPerSec
-          ? `  (aim >= ${E2E_AIM.completedPerSec} completed/s with webhook p99 < ${E2E_AIM.p99Ms} ms: ${met ? "MET" : "NOT MET"})`
+          ? `  (aim >= ${E2E_AIM.completedPerSec} completed/s sustained, at least ${AIM_RATE_SHARE * 100}% while triggers arrive and no backlog after, with webhook p99 < ${E2E_AIM.p99Ms} ms: ${met ? "MET" : "NOT MET"})`
           : ""),
       ...(run.floor ? [`    floor: ${measurementText(run.floor, "process")}`, `    ${floorComparison(run, run.floor)}`] : []),
     );
   }
+  const { capped } = r;
+  if (capped)
+    lines.push(
+      `  triggers at ${capped.ratePerSec}/s, the executor taking ${capped.concurrency} executions at once (WF_EXEC_CONCURRENCY=${capped.concurrency}): ${measurementText(capped, "service")}` +
+        `  (aim: webhook p99 < ${WEBHOOK_AIM.p99Ms} ms at ${WEBHOOK_AIM.perSec}/s while an executor consumes: ${cappedAimMet(capped) ? "MET" : "NOT MET"})`,
+    );
   return lines.join("\n");
 }
 
