@@ -78,6 +78,17 @@ describe("expression pool", () => {
     await expect(other).resolves.toBe(42);
   });
 
+  it("a result too large to parse on the main thread is refused with a clear error, and the pool keeps serving", async () => {
+    // The size is only known once the result is JSON text; a deadline no loaded machine misses
+    // keeps this about the size limit (the service's 16 MiB limit takes ~200 ms to measure).
+    const p = pool({ deadlineMs: 20_000 });
+    const copies = Array.from({ length: 11 }, () => "$k").join(" & ");
+    const err = await p.evaluate(`($k := $pad('', 100000, 'x'); ${copies})`, {}).catch((e: unknown) => e);
+    expect(err).toEqual({ message: "its result is 1100002 characters of JSON, more than the 1000000 allowed" });
+    // Exactly at the limit: 999,998 characters and two quotes.
+    expect(((await p.evaluate(`$pad('', 999998, 'x')`, {})) as string).length).toBe(999_998);
+  });
+
   it("a context that cannot be sent fails its own job and leaves the pool serving", async () => {
     const p = pool();
     const err = await p.evaluate("1", { f: () => 1 }).catch((e: unknown) => e);
