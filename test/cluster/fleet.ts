@@ -50,7 +50,7 @@ export class Fleet {
     let p: ServiceProcess;
     for (let attempt = 1; ; attempt++) {
       try {
-        p = await startServiceProcess(ENTRIES[m.role], { ...this.env, LOG_LEVEL: "info" }, READY[m.role], 60_000);
+        p = await startServiceProcess(ENTRIES[m.role], { ...this.env, LOG_LEVEL: "info" }, READY[m.role], { timeoutMs: 60_000 });
         break;
       } catch (err) {
         // The end says why it exited.

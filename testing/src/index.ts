@@ -1,5 +1,5 @@
 export { natsServerBin, startNatsServer, serverAtLeast, type NatsServerHandle, type NatsServerOptions } from "./nats-server";
-export { waitFor } from "./wait-for";
+export { waitFor, waitForProgress } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
 export { sleepers, sleepMarker } from "./sleepers";
 export { testUser } from "./users";

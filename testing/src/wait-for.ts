@@ -18,3 +18,31 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Polls `progress` (a count that only grows) until it reaches `target`. Fails when it has not
+ * grown for `stallMs` (something is lost or stuck) or after `timeoutMs` in all: a bound on how
+ * long nothing happens rather than on the whole wait, so a slow machine that keeps working is
+ * given the time it needs.
+ */
+export async function waitForProgress(
+  progress: () => Promise<number> | number,
+  target: number,
+  { stallMs, timeoutMs, intervalMs = 500, what = "progress" }: { stallMs: number; timeoutMs: number; intervalMs?: number; what?: string },
+): Promise<void> {
+  const start = Date.now();
+  let best = -1;
+  let grewAt = start;
+  for (;;) {
+    const now = Date.now();
+    const n = await progress();
+    if (n >= target) return;
+    if (n > best) {
+      best = n;
+      grewAt = now;
+    }
+    if (now - grewAt > stallMs) throw new Error(`${what}: stalled at ${n} of ${target}, nothing for ${stallMs} ms (after ${now - start} ms)`);
+    if (now - start > timeoutMs) throw new Error(`${what}: timed out after ${timeoutMs} ms at ${n} of ${target}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
