@@ -6,38 +6,12 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type BuildOptions, type Plugin } from "esbuild";
-import { ASSETS, entries, RUNTIME_WORKSPACES } from "./entries";
+import { bundleEntries } from "./bundle";
+import { ASSETS, RUNTIME_WORKSPACES } from "./entries";
 import { missingRuntimeDependencies } from "./runtime-deps";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dist = join(root, "dist");
-
-const externalPackages: Plugin = {
-  name: "external-packages",
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@wf/") ? undefined : { path: args.path, external: true }));
-  },
-};
-
-function common(outdir: string): BuildOptions & { metafile: true } {
-  return {
-    absWorkingDir: root,
-    outdir,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node24",
-    sourcemap: "linked",
-    // The maps point at the sources by path; a stack trace needs no more.
-    sourcesContent: false,
-    // Bundling renames clashing top-level names; errors and logs keep the real ones.
-    keepNames: true,
-    plugins: [externalPackages],
-    logLevel: "warning",
-    metafile: true,
-  };
-}
 
 // The console is built (when its sources changed) before it is copied in.
 execFileSync(process.execPath, [join(root, "scripts/ensure-console-build.mjs")], { cwd: root, stdio: "inherit" });
@@ -47,17 +21,8 @@ const fresh = join(root, `.dist-${process.pid}`);
 const old = join(root, `.dist-old-${process.pid}`);
 rmSync(fresh, { recursive: true, force: true });
 try {
-  const all = entries(root);
-  const scripts = all.filter((e) => e.out.endsWith(".js"));
-  const modules = all.filter((e) => e.out.endsWith(".mjs"));
-  const results = [
-    await build({ ...common(fresh), entryPoints: scripts.map((e) => ({ in: e.source, out: e.out.replace(/\.js$/, "") })) }),
-    await build({ ...common(fresh), entryPoints: modules.map((e) => ({ in: e.source, out: e.out.replace(/\.mjs$/, "") })), outExtension: { ".js": ".mjs" } }),
-  ];
-  const missing = missingRuntimeDependencies(
-    root,
-    results.map((r) => r.metafile),
-  );
+  const metafiles = await bundleEntries(root, fresh);
+  const missing = missingRuntimeDependencies(root, metafiles);
   if (missing.length > 0) {
     throw new Error(
       `dist/ imports ${missing.join(", ")}, which no production dependency of ${RUNTIME_WORKSPACES.join(", ")} brings: add each to the dependencies of the workspace that uses it`,

@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
+import { entryArgs } from "../support/built-entries";
 import { startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** The launcher users run: the CLI's TypeScript through tsx. */
 const WF = fileURLToPath(new URL("../../cli/bin/wf.mjs", import.meta.url));
 
 export interface CliResult {
@@ -31,9 +34,12 @@ process.once("exit", () => {
   for (const p of live) p.kill("SIGKILL");
 });
 
-/** Starts `wf` as users do: its own process, configured only by the environment given. */
-export function startCli(args: string[], env: Record<string, string> = {}, opts: { stdin?: boolean } = {}): CliProcess {
-  const proc = spawn(process.execPath, [WF, ...args], {
+/**
+ * Starts `wf` as users do: its own process, configured only by the environment given; the test
+ * run's bundle of the CLI, or with `fromSource` the launcher (cli/bin/wf.mjs).
+ */
+export function startCli(args: string[], env: Record<string, string> = {}, opts: { stdin?: boolean; fromSource?: boolean } = {}): CliProcess {
+  const proc = spawn(process.execPath, [...(opts.fromSource ? [WF] : entryArgs(ROOT, "cli/src/main.ts")), ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
   });
@@ -66,8 +72,8 @@ export function startCli(args: string[], env: Record<string, string> = {}, opts:
   };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return startCli(args, env).exited;
+export function runCli(args: string[], env: Record<string, string> = {}, opts: { fromSource?: boolean } = {}): Promise<CliResult> {
+  return startCli(args, env, opts).exited;
 }
 
 /** Writes workflow files into a temp dir removed after the calling test file; returns their paths by name. */

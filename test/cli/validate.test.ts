@@ -50,8 +50,8 @@ describe("wf validate", () => {
     expect((await runCli(["validate"])).code).toBe(2);
   });
 
-  it("documents the exit codes in wf --help", async () => {
-    const r = await runCli(["--help"]);
+  it("documents the exit codes in wf --help, through the launcher users run (cli/bin/wf.mjs)", async () => {
+    const r = await runCli(["--help"], {}, { fromSource: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*\b3\b[\s\S]*--timeout/);
   });

@@ -75,7 +75,7 @@ function startService(user: ServiceUser): Promise<ServiceProcess> {
     WF_SCHEDULE_SCAN_MS: "200",
     ...SERVICE_KEYS[user],
   };
-  return startServiceProcess(ENTRIES[user], env, [READY[user]], 40_000);
+  return startServiceProcess(ENTRIES[user], env, [READY[user]], { timeoutMs: 40_000 });
 }
 
 function edgeAddress(): string {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { entryArgs } from "./built-entries";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -27,17 +28,18 @@ process.once("exit", () => {
 const READY_TIMEOUT_MS = 40_000;
 
 /**
- * Starts one of the service entry points as its own process (as in production) and resolves
- * once it logged `readyMessage`. Its ops listener takes a free port (`opsBase` reads it), so
+ * Starts one of the service entry points as its own process (as in production: from the test
+ * run's bundles, or with `fromSource` through tsx as `npm start` runs it) and resolves once it
+ * logged `readyMessage`. Its ops listener takes a free port (`opsBase` reads it), so
  * that processes of parallel tests never contend for the default one.
  */
 export async function startServiceProcess(
   entry: string,
   env: Record<string, string>,
   readyMessages: string[],
-  timeoutMs = READY_TIMEOUT_MS,
+  { timeoutMs = READY_TIMEOUT_MS, fromSource = false }: { timeoutMs?: number; fromSource?: boolean } = {},
 ): Promise<ServiceProcess> {
-  const proc = spawn(process.execPath, ["--import", "tsx", entry], {
+  const proc = spawn(process.execPath, entryArgs(ROOT, entry, { fromSource }), {
     cwd: ROOT,
     // The suite keeps every core busy: an executor thread at a lower priority would fall behind the test's bounds.
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", WF_OPS_PORT: "0", WF_EXECUTOR_NICE: "0", ...env },

@@ -1,0 +1,44 @@
+import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
+import { entries } from "./entries";
+
+const externalPackages: Plugin = {
+  name: "external-packages",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@wf/") ? undefined : { path: args.path, external: true }));
+  },
+};
+
+function common(root: string, outdir: string): BuildOptions & { metafile: true } {
+  return {
+    absWorkingDir: root,
+    outdir,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    sourcemap: "linked",
+    // The maps point at the sources by path; a stack trace needs no more.
+    sourcesContent: false,
+    // Bundling renames clashing top-level names; errors and logs keep the real ones.
+    keepNames: true,
+    plugins: [externalPackages],
+    logLevel: "warning",
+    metafile: true,
+  };
+}
+
+/**
+ * Every entry point (entries.ts) bundled into `outdir`, which must lie inside the repository:
+ * the repository's own packages (@wf/*) are bundled, every other package stays an import that
+ * node resolves from the node_modules above. Assets are the caller's to add.
+ */
+export async function bundleEntries(root: string, outdir: string): Promise<Metafile[]> {
+  const all = entries(root);
+  const scripts = all.filter((e) => e.out.endsWith(".js"));
+  const modules = all.filter((e) => e.out.endsWith(".mjs"));
+  const results = await Promise.all([
+    build({ ...common(root, outdir), entryPoints: scripts.map((e) => ({ in: e.source, out: e.out.replace(/\.js$/, "") })) }),
+    build({ ...common(root, outdir), entryPoints: modules.map((e) => ({ in: e.source, out: e.out.replace(/\.mjs$/, "") })), outExtension: { ".js": ".mjs" } }),
+  ]);
+  return results.map((r) => r.metafile);
+}

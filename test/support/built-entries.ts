@@ -1,0 +1,20 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { entries } from "../../scripts/build/entries";
+
+/** Where the test run's global setup (test-build.ts) put the bundles, for the test files' processes. */
+export const TEST_BUILD_ENV = "WF_TEST_BUILD_DIR";
+
+/**
+ * The node arguments that run `source` (an entry point's path from the repository's root) as its
+ * own process: its bundle of this test run, or with `fromSource` the TypeScript through tsx, as
+ * `npm start` runs it.
+ */
+export function entryArgs(root: string, source: string, opts: { fromSource?: boolean } = {}): string[] {
+  if (opts.fromSource) return ["--import", "tsx", source];
+  const entry = entries(root).find((e) => e.source === source);
+  if (!entry) throw new Error(`${source} is no entry point of the build (scripts/build/entries.ts)`);
+  const dir = process.env[TEST_BUILD_ENV];
+  if (!dir || !existsSync(join(dir, entry.out))) throw new Error(`no test build of ${source}: vitest's global setup (test/support/test-build.ts) makes it`);
+  return [join(dir, entry.out)];
+}
