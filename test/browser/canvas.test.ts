@@ -209,6 +209,9 @@ describeInBrowser("the canvas beside the YAML", () => {
     const placed = (await stored()).json.layout.positions.report!;
     await whenCanvasStill(page);
     await node(page, "report").click();
+    // Each step of the selection on its own: a run under the full suite's load once found no name field here.
+    await poll(() => node(page, "report").getAttribute("class")).toContain("selected");
+    await panel.getByRole("heading", { name: "report" }).waitFor();
     await panel.getByLabel("name").fill("summary");
     await panel.getByLabel("name").press("Enter");
     await node(page, "summary").waitFor();
