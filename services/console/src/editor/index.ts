@@ -26,7 +26,7 @@ import {
 import type { WorkflowIssue } from "@wf/shared/workflow";
 import schema from "../../../../shared/schema/workflow.schema.json";
 import { reopensAfter, workflowCompletions } from "./complete";
-import { offsetOf, toDiagnostics, workflowLinter } from "./lint";
+import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
 
@@ -67,7 +67,10 @@ export interface WorkflowEditor {
   /** The editor's own undo and redo, for keys pressed elsewhere on the page; false when there was nothing to undo or redo. */
   undo(): boolean;
   redo(): boolean;
-  /** Shows issues found elsewhere (the service's answer to a save) until the next edit is checked. */
+  /**
+   * Shows issues found elsewhere (the service's answer to a save) until the next edit is checked;
+   * a check of the text they were found in, pending when they came, leaves them standing.
+   */
   showIssues(issues: readonly WorkflowIssue[]): void;
   setReadOnly(readOnly: boolean): void;
   destroy(): void;
@@ -97,6 +100,7 @@ const replaceLinesOurselves = EditorView.domEventHandlers({
 
 export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEditorOptions): WorkflowEditor {
   const readOnly = new Compartment();
+  let standing: StandingIssues | null = null;
   const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
   // The editor lives in a shadow root: CodeMirror styles a document with a <style> element, which
   // the console's CSP (style-src 'self') refuses, and a shadow root with a constructed style sheet,
@@ -141,7 +145,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         ]),
         yaml(),
         lintGutter(),
-        workflowLinter(options.onIssues),
+        workflowLinter(options.onIssues, () => standing),
         consoleTheme,
         readOnly.of(readOnlyExtensions(options.readOnly)),
         EditorView.contentAttributes.of({ "aria-label": "Workflow YAML" }),
@@ -178,6 +182,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
       view.focus();
     },
     showIssues(issues) {
+      standing = { doc: view.state.doc, issues };
       view.dispatch(setDiagnostics(view.state, toDiagnostics(view.state.doc, issues)));
     },
     setReadOnly(on) {

@@ -36,10 +36,24 @@ export function toDiagnostics(doc: Text, issues: readonly WorkflowIssue[]): Diag
   }));
 }
 
-/** Validates as the person types (after a pause of 250 ms), underlining each mistake and telling `onIssues`. */
-export function workflowLinter(onIssues: (issues: WorkflowIssue[]) => void) {
+/**
+ * Issues found elsewhere (the service's answer to a save), held for the document they were shown
+ * on: a check of that same document, already pending when they arrived, must not replace them.
+ */
+export interface StandingIssues {
+  doc: Text;
+  issues: readonly WorkflowIssue[];
+}
+
+/**
+ * Validates as the person types (after a pause of 250 ms), underlining each mistake and telling
+ * `onIssues`; while the document is the one `standing()` holds issues for, those stay.
+ */
+export function workflowLinter(onIssues: (issues: WorkflowIssue[]) => void, standing: () => StandingIssues | null) {
   return linter(
     (view) => {
+      const held = standing();
+      if (held !== null && held.doc === view.state.doc) return toDiagnostics(view.state.doc, held.issues);
       const issues = checkWorkflow(view.state.doc.toString());
       onIssues(issues);
       return toDiagnostics(view.state.doc, issues);
