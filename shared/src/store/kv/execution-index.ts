@@ -1,4 +1,4 @@
-import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { WfError } from "../../errors";
 import { parseExecutionKey, type ExecutionKey } from "./layouts";
 import { SortedList } from "./sorted-list";
@@ -92,8 +92,6 @@ export class ExecutionIndex {
 
   constructor(
     private readonly jsm: JetStreamManager,
-    /** Makes the consumer, whose first request answers once the server has the bucket's last value per key. */
-    private readonly viewJs: JetStreamClient,
     private readonly bucket: string,
     /** The status of an execution whose key carries none (written before keys carried it). */
     private readonly statusOf: (id: string) => Promise<string | null>,
@@ -149,11 +147,12 @@ export class ExecutionIndex {
   async #follow(): Promise<void> {
     const stream = `KV_${this.bucket}`;
     const prefix = `$KV.${this.bucket}.`;
-    const consumer = await this.viewJs.consumers.get(stream, {
-      // Every key, not only `o.` ones: the last sequence waited for may be any key's.
-      filter_subjects: `${prefix}>`,
-      deliver_policy: DeliverPolicy.LastPerSubject,
-    });
+    // Every key, not only `o.` ones: the last sequence waited for may be any key's. The bucket
+    // keeps one value per key, so the whole stream is each key's last value, and a consumer of all
+    // of it, unfiltered, is made at once: one of each key's last value (LastPerSubject) had
+    // nats-server 2.9.10 gather them first, ~3 s at a million keys, past the 5 s request timeout
+    // on a slower VM. Its requests keep that timeout, so one lost in a leader move is soon sent again.
+    const consumer = await this.jsm.jetstream().consumers.get(stream, { deliver_policy: DeliverPolicy.All });
     this.#consumer = consumer;
     const messages = await consumer.consume({ max_messages: 10_000, idle_heartbeat: HEARTBEAT_MS, expires: 5 * HEARTBEAT_MS });
     this.#messages = messages;

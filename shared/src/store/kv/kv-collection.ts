@@ -1,4 +1,4 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
@@ -19,12 +19,6 @@ import { RecentReads } from "./recent-reads";
  */
 export interface KvBuckets {
   jsm: JetStreamManager;
-  /**
-   * For the API requests that make a view of a whole bucket (the execution lists' consumer):
-   * the server answers them only once it has gathered the bucket's last value per key, which at a
-   * million keys takes longer than the usual request timeout on a slow machine.
-   */
-  viewJs: JetStreamClient;
   publisher: JetStreamPublisher;
   records: KV;
   recordsBucket: string;

@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../../errors";
 import { openKvBucket } from "../../nats/buckets";
@@ -23,12 +23,6 @@ import {
 } from "./repos";
 
 /**
- * How long a request that makes a view of a whole bucket may take: on nats-server 2.9.10, the
- * execution lists' consumer over a million executions took over the 5 s default on a slow 2-core VM.
- */
-const VIEW_REQUEST_TIMEOUT_MS = 60_000;
-
-/**
  * The JetStream KV store: buckets `<namespace>_<type>` (records) and `<namespace>_<type>_idx`
  * (index keys), created on first open. The connection stays the caller's: `close` leaves it open.
  */
@@ -37,7 +31,6 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
     throw new ConfigError(`store namespace "${namespace}" must match [A-Za-z0-9_-]+ (it names KV buckets)`);
   }
   const jsm = await jetstreamManager(nc);
-  const viewJs = jetstream(nc, { timeout: VIEW_REQUEST_TIMEOUT_MS });
   const publisher = new JetStreamPublisher(nc);
   // One value per key is all a record needs: CAS compares against the latest revision only.
   const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
@@ -45,7 +38,7 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
     const indexBucket = `${recordsBucket}_idx`;
     const spec = { history: 1, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
     const [records, index] = await Promise.all([openKvBucket(nc, recordsBucket, spec, placement), openKvBucket(nc, indexBucket, spec, placement)]);
-    return { jsm, viewJs, publisher, records, recordsBucket, index, indexBucket };
+    return { jsm, publisher, records, recordsBucket, index, indexBucket };
   };
   const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
     open("workflows"),

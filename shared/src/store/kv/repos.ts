@@ -135,7 +135,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     private readonly starts: PendingStarts,
   ) {
     super(buckets, "executions", ExecutionSnapshot, executionLayout, (id) => starts.get(id));
-    this.#index = new ExecutionIndex(buckets.jsm, buckets.viewJs, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
+    this.#index = new ExecutionIndex(buckets.jsm, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
   }
 
   readonly announcedInCommand = true;
