@@ -140,6 +140,14 @@ export const ENV_SCHEMA = {
     default: "30d",
     doc: "How long finished executions (COMPLETED, FAILED, CANCELLED, INTERRUPTED) are kept, counted from their start request: older ones are removed in the background by the scheduler, with their list entries, approvals, artifact files and events. `off` keeps them for good. Unfinished executions are never removed.",
   },
+  WF_LIST_VIEW_AT_START: {
+    schema: flag,
+    default: "0",
+    doc:
+      "0 builds an edge's in-memory view of the execution lists on the first list request, which waits for it (0.2 s at 10,000 executions, about 10 s at a million), and keeps it from then on; 1 builds it as soon as the edge serves. " +
+      "The view receives every change of every execution's list entry: on 2 vCPU it cost an edge taking in webhooks 28% more CPU per trigger and nats-server 34% more (docs/operations.md). " +
+      "1 suits an edge that serves the console or list clients after a restart; 0 spares edges that only take webhooks and starts.",
+  },
   WF_RETENTION_SWEEP_MS: {
     schema: int(1_000, 86_400_000),
     default: "60000",
