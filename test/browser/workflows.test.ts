@@ -227,6 +227,39 @@ describeInBrowser("workflows in the console", () => {
     await context.close();
   });
 
+  it("a mistake fixed while its save is on its way is checked again, not left standing as the service's answer", async () => {
+    const { page, context } = await signedIn();
+    const name = `fixed-${unique()}`;
+    await page.clock.install();
+    await page.goto("/console/workflows/new?example=hello");
+    await editorText(page).waitFor();
+    await problems(page).getByText("No problems").waitFor();
+    await setEditorText(page, `name: ${name}\nsteps:\n  - name: first\n    type: transform\n    output: {}\n    retry: 3`);
+    await problems(page)
+      .getByRole("button", { name: /^line 6, column 12: / })
+      .waitFor();
+
+    // The save is held on its way (the real request, let through later) while the mistake is fixed.
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let saves = 0;
+    await page.route("**/api/console/workflows", async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      saves++;
+      await held;
+      await route.continue();
+    });
+    await page.keyboard.press("ControlOrMeta+s");
+    await expect.poll(() => saves).toBe(1);
+    await setEditorText(page, `name: ${name}\nsteps:\n  - name: first\n    type: transform\n    output: {}`);
+    release();
+    // The answer is about the text before the fix; the check of the fixed text, pending, decides.
+    await page.getByText("Not saved: the workflow has a mistake").waitFor();
+    await page.clock.runFor(1000);
+    await problems(page).getByText("No problems").waitFor();
+    await context.close();
+  });
+
   it("lists workflows newest first a page at a time, and finds them by part of the name", async () => {
     const { page, context, errors } = await signedIn();
     const u = unique();

@@ -68,10 +68,11 @@ export interface WorkflowEditor {
   undo(): boolean;
   redo(): boolean;
   /**
-   * Shows issues found elsewhere (the service's answer to a save) until the next edit is checked;
-   * a check of the text they were found in, pending when they came, leaves them standing.
+   * Shows issues found elsewhere in `text` (the service's answer to a save) until the next edit is
+   * checked. While the editor still holds that text, a check of it (one pending when they came)
+   * leaves them standing; if it was edited meanwhile, the pending check replaces them.
    */
-  showIssues(issues: readonly WorkflowIssue[]): void;
+  showIssues(issues: readonly WorkflowIssue[], text: string): void;
   setReadOnly(readOnly: boolean): void;
   destroy(): void;
 }
@@ -181,8 +182,8 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
       view.dispatch({ selection: EditorSelection.cursor(pos), effects: EditorView.scrollIntoView(pos, { y: "center" }) });
       view.focus();
     },
-    showIssues(issues) {
-      standing = { doc: view.state.doc, issues };
+    showIssues(issues, text) {
+      standing = view.state.doc.toString() === text ? { doc: view.state.doc, issues } : null;
       view.dispatch(setDiagnostics(view.state, toDiagnostics(view.state.doc, issues)));
     },
     setReadOnly(on) {

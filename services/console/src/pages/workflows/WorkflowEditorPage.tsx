@@ -132,12 +132,12 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
       // Typing may have gone on while the save was under way.
       setDirty((editor.current?.text() ?? yaml) !== stored.yaml);
     },
-    onError: (err) => {
+    onError: (err, { yaml }) => {
       if (err instanceof ApiError && err.code === "WORKFLOW_INVALID") {
         const found = (err.body.details ?? []) as WorkflowIssue[];
         setIssues(found);
         setIssuesFromService(true);
-        editor.current?.showIssues(found);
+        editor.current?.showIssues(found, yaml);
         toast(`Not saved: the workflow has ${found.length === 1 ? "a mistake" : `${found.length} mistakes`}, listed under the editor`, "error");
       } else if (err instanceof ApiError && err.status === 409 && typeof err.body.currentVersion === "number") {
         setConflict(err.body.currentVersion);
