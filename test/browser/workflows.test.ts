@@ -202,6 +202,7 @@ describeInBrowser("workflows in the console", () => {
     await problems(page).getByText("found by the service when you saved").waitFor();
     await page.clock.runFor(1000);
     await problems(page).getByText("found by the service when you saved").waitFor();
+    await screenshot(page, "workflow-editor-service-answer");
     await problems(page)
       .getByRole("button", { name: /^line 6, column 12: steps\[0\]\.retry: / })
       .waitFor();
