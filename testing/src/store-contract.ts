@@ -1002,9 +1002,15 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const second = { ...withTriggers([after(newId())], T0 + 1), updatedAt: after1 + 60_000 };
         await store.workflows.create(second);
         expect(await store.workflows.chainedSince()).toBe(since);
+        // Created before both, chained after them: the oldest chained trigger is still `first`'s.
+        const earlier = { ...withTriggers([schedule], T0 - 1), updatedAt: after1 + 60_000 };
+        const v1 = await store.workflows.create(earlier);
+        await store.workflows.update({ ...earlier, version: 2, definition: { name: "demo", triggers: [after(newId())], steps: [] } }, v1);
+        expect(await store.workflows.chainedSince()).toBe(since);
         await store.workflows.delete(first.id);
         expect(await store.workflows.chainedSince()).toBeGreaterThanOrEqual(since!);
         await store.workflows.delete(second.id);
+        await store.workflows.delete(earlier.id);
         expect(await store.workflows.chainedSince()).toBeNull();
       });
 

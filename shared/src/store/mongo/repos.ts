@@ -74,7 +74,8 @@ export class MongoWorkflowRepo extends MongoCollection<WorkflowRecord> implement
   }
 
   async chainedSince(): Promise<number | null> {
-    const [oldest] = await this.all({ "chainedAfter.0": { $exists: true } }, OLDEST, 1);
+    // By when each was last written, not created: a workflow made long ago may have been chained since.
+    const [oldest] = await this.all({ "chainedAfter.0": { $exists: true } }, { updatedAt: 1, _id: 1 }, 1);
     return oldest?.updatedAt ?? null;
   }
 }
