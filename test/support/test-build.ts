@@ -2,10 +2,11 @@
 // build` bundles them, so that the CLI and service processes the tests start run as plain node.
 // From the TypeScript sources every such process spends ~0.5 s of CPU more starting (tsx
 // resolving and loading ~150 modules), and the suite starts hundreds of them.
-import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleEntries } from "../../scripts/build/bundle";
+import { ASSETS } from "../../scripts/build/entries";
 import { TEST_BUILD_ENV } from "./built-entries";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -34,9 +35,9 @@ export default async function setup(): Promise<() => void> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);
   await bundleEntries(ROOT, dir);
-  cpSync(join(ROOT, "services/executor/src/code/zygote"), join(dir, "zygote"), { recursive: true });
-  // The console as the sources serve it: built by the tests that need it, while this runs.
-  symlinkSync(join(ROOT, "services/console/dist"), join(dir, "console"));
+  // The assets `npm run build` copies, linked instead: the console is built by the tests that
+  // need it, while this runs.
+  for (const asset of ASSETS) symlinkSync(join(ROOT, asset.source), join(dir, asset.out));
   // The test files' processes are forked after this, with this environment.
   process.env[TEST_BUILD_ENV] = dir;
   return () => rmSync(dir, { recursive: true, force: true });
