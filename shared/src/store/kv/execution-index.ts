@@ -1,47 +1,52 @@
 import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import { WfError } from "../../errors";
 import { parseExecutionKey, type ExecutionKey } from "./layouts";
+import { ExecutionEntries } from "./execution-entries";
 import { SortedList } from "./sorted-list";
 
-/** One listed execution: its sort key (`<createdAt>.<id>` tokens), workflow token and status. */
-interface Entry {
-  sortId: string;
-  workflow: string;
-  status: string;
-}
-
-const sortIdOf = (e: Entry): string => e.sortId;
-
-/** An execution list and its sublists by status. */
+/** An execution list and its sublists by status code, holding entries' handles. */
 class Lists {
-  constructor(
-    /** The workflow token of a workflow's lists, one string for all its entries ("" for an owner's). */
-    readonly workflow = "",
-  ) {}
+  readonly all: SortedList;
+  readonly byStatus = new Map<number, SortedList>();
 
-  readonly all = new SortedList<Entry>(sortIdOf);
-  readonly byStatus = new Map<string, SortedList<Entry>>();
-
-  put(entry: Entry): void {
-    this.all.put(entry);
-    let list = this.byStatus.get(entry.status);
-    if (!list) this.byStatus.set(entry.status, (list = new SortedList(sortIdOf)));
-    list.put(entry);
+  constructor(readonly sortIdOf: (handle: number) => string) {
+    this.all = new SortedList(sortIdOf);
   }
 
-  delete(entry: Entry): void {
-    this.all.delete(entry.sortId);
-    const list = this.byStatus.get(entry.status);
-    if (list?.delete(entry.sortId) && list.size === 0) this.byStatus.delete(entry.status);
+  add(handle: number, status: number): void {
+    this.all.put(handle);
+    this.#statusList(status).put(handle);
   }
 
-  list(status: string | undefined): SortedList<Entry> | undefined {
+  remove(sortId: string, status: number): void {
+    this.all.delete(sortId);
+    this.#leave(sortId, status);
+  }
+
+  move(handle: number, from: number, to: number): void {
+    this.#leave(this.sortIdOf(handle), from);
+    this.#statusList(to).put(handle);
+  }
+
+  list(status: number | undefined): SortedList | undefined {
     return status === undefined ? this.all : this.byStatus.get(status);
+  }
+
+  #statusList(status: number): SortedList {
+    let list = this.byStatus.get(status);
+    if (!list) this.byStatus.set(status, (list = new SortedList(this.sortIdOf)));
+    return list;
+  }
+
+  #leave(sortId: string, status: number): void {
+    const list = this.byStatus.get(status);
+    if (list?.delete(sortId) && list.size === 0) this.byStatus.delete(status);
   }
 }
 
 class OwnerLists extends Lists {
-  readonly byWorkflow = new Map<string, Lists>();
+  /** By workflow code. */
+  readonly byWorkflow = new Map<number, Lists>();
 }
 
 export interface IndexPageQuery {
@@ -77,8 +82,7 @@ const HEARTBEAT_MS = 1_000;
  */
 export class ExecutionIndex {
   readonly #owners = new Map<string, OwnerLists>();
-  /** Status strings are shared between entries rather than one copy each. */
-  readonly #statuses = new Map<string, string>();
+  #entries = new ExecutionEntries();
   #applied = 0;
   #waiters: { seq: number; done(): void; fail(err: unknown): void }[] = [];
   #messages: ConsumerMessages | null = null;
@@ -117,13 +121,16 @@ export class ExecutionIndex {
   async page(q: IndexPageQuery): Promise<{ keys: string[]; total: number }> {
     await this.start();
     await this.#caughtUp();
+    const entries = this.#entries;
     const owner = this.#owners.get(q.owner);
-    const lists = q.workflow === undefined ? owner : owner?.byWorkflow.get(q.workflow);
-    const list = lists?.list(q.status);
+    const workflow = q.workflow === undefined ? undefined : entries.workflows.codeOf(q.workflow);
+    const lists = q.workflow === undefined ? owner : workflow === undefined ? undefined : owner?.byWorkflow.get(workflow);
+    const status = q.status === undefined ? undefined : entries.statuses.codeOf(q.status);
+    const list = q.status !== undefined && status === undefined ? undefined : lists?.list(status);
     if (!list) return { keys: [], total: 0 };
     const above = q.from === undefined ? 0 : list.countAbove(q.from);
-    const entries = list.descending(above + q.skip, q.limit);
-    return { keys: entries.map((e) => `o.${q.owner}.${e.workflow}.${e.sortId}`), total: list.size - above };
+    const handles = list.descending(above + q.skip, q.limit);
+    return { keys: handles.map((h) => this.#keyOf(q.owner, h)), total: list.size - above };
   }
 
   /**
@@ -134,10 +141,11 @@ export class ExecutionIndex {
     await this.start();
     await this.#caughtUp();
     const found: { key: string; sortId: string }[] = [];
+    const codes = statuses.flatMap((s) => this.#entries.statuses.codeOf(s) ?? []);
     for (const [owner, lists] of this.#owners) {
-      for (const status of statuses) {
-        for (const e of lists.byStatus.get(status)?.ascendingBetween(below, limit, above) ?? [])
-          found.push({ key: `o.${owner}.${e.workflow}.${e.sortId}`, sortId: e.sortId });
+      for (const status of codes) {
+        for (const h of lists.byStatus.get(status)?.ascendingBetween(below, limit, above) ?? [])
+          found.push({ key: this.#keyOf(owner, h), sortId: this.#entries.sortIdOf(h) });
       }
     }
     found.sort((a, b) => (a.sortId < b.sortId ? -1 : a.sortId > b.sortId ? 1 : 0));
@@ -179,33 +187,52 @@ export class ExecutionIndex {
     this.#advance(m.seq);
   }
 
+  #keyOf(owner: string, handle: number): string {
+    const entries = this.#entries;
+    return `o.${owner}.${entries.workflows.value(entries.workflowOf(handle))}.${entries.sortIdOf(handle)}`;
+  }
+
   #put(key: ExecutionKey, status: string): void {
+    const entries = this.#entries;
     let owner = this.#owners.get(key.owner);
-    if (!owner) this.#owners.set(key.owner, (owner = new OwnerLists()));
-    let lists = owner.byWorkflow.get(key.workflow);
-    if (!lists) owner.byWorkflow.set(key.workflow, (lists = new Lists(key.workflow)));
+    if (!owner) this.#owners.set(key.owner, (owner = new OwnerLists(entries.sortIdOf)));
+    const workflow = entries.workflows.intern(key.workflow);
+    const code = entries.statuses.intern(status);
     const before = owner.all.find(key.sortId);
-    if (before?.status === status) return;
-    if (before) {
-      owner.delete(before);
-      lists.delete(before);
+    if (before >= 0 && entries.workflowOf(before) === workflow) {
+      const was = entries.statusOf(before);
+      if (was === code) return;
+      owner.move(before, was, code);
+      owner.byWorkflow.get(workflow)!.move(before, was, code);
+      entries.setStatus(before, code);
+      return;
     }
-    let shared = this.#statuses.get(status);
-    if (shared === undefined) this.#statuses.set(status, (shared = status));
-    const entry: Entry = { sortId: detached(key.sortId), workflow: lists.workflow, status: shared };
-    owner.put(entry);
-    lists.put(entry);
+    if (before >= 0) this.#removeEntry(owner, before);
+    let lists = owner.byWorkflow.get(workflow);
+    if (!lists) owner.byWorkflow.set(workflow, (lists = new Lists(entries.sortIdOf)));
+    const handle = entries.add(detached(key.sortId), workflow, code);
+    owner.add(handle, code);
+    lists.add(handle, code);
   }
 
   #remove(key: ExecutionKey): void {
     const owner = this.#owners.get(key.owner);
-    const entry = owner?.all.find(key.sortId);
-    if (!owner || !entry) return;
-    owner.delete(entry);
-    const lists = owner.byWorkflow.get(key.workflow);
-    lists?.delete(entry);
-    if (lists?.all.size === 0) owner.byWorkflow.delete(key.workflow);
+    const handle = owner?.all.find(key.sortId) ?? -1;
+    if (!owner || handle < 0) return;
+    this.#removeEntry(owner, handle);
     if (owner.all.size === 0) this.#owners.delete(key.owner);
+  }
+
+  #removeEntry(owner: OwnerLists, handle: number): void {
+    const entries = this.#entries;
+    const sortId = entries.sortIdOf(handle);
+    const status = entries.statusOf(handle);
+    const workflow = entries.workflowOf(handle);
+    owner.remove(sortId, status);
+    const lists = owner.byWorkflow.get(workflow);
+    lists?.remove(sortId, status);
+    if (lists?.all.size === 0) owner.byWorkflow.delete(workflow);
+    entries.remove(handle);
   }
 
   /**
@@ -218,8 +245,9 @@ export class ExecutionIndex {
     const generation = this.#generation;
     void this.statusOf(key.id)
       .then((status) => {
-        const entry = this.#owners.get(key.owner)?.all.find(key.sortId);
-        if (generation === this.#generation && status !== null && entry?.status === "") this.#put(key, status);
+        if (generation !== this.#generation || status === null) return;
+        const handle = this.#owners.get(key.owner)?.all.find(key.sortId) ?? -1;
+        if (handle >= 0 && this.#entries.statuses.value(this.#entries.statusOf(handle)) === "") this.#put(key, status);
       })
       .catch(() => undefined)
       .finally(() => {
@@ -300,6 +328,7 @@ export class ExecutionIndex {
     const waiters = this.#waiters;
     this.#waiters = [];
     this.#owners.clear();
+    this.#entries = new ExecutionEntries();
     this.#applied = 0;
     this.#pending = 0;
     this.#generation += 1;
