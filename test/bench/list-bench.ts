@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
+import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
@@ -14,7 +15,7 @@ export interface ListBenchSizes {
   levels: number[];
   /** Timed lists per query shape and level. */
   samples: number;
-  /** Executions written per second by another process while lists are timed. */
+  /** Executions written per second, on a connection of their own, while lists are timed. */
   writeRate: number;
 }
 
@@ -38,11 +39,41 @@ export interface ListLevelResult {
   baselineGetsP99Ms: number;
   /** Executions the writer actually created per second while the lists were timed. */
   writtenPerSecond: number;
+  /** The collector's pauses in the listing process while lists were timed: the tail the view's heap adds. */
+  gc: GcPauses;
 }
 
 export interface ListBenchResult {
   levels: ListLevelResult[];
   seedPerSecond: number;
+}
+
+/** Per kind of pause (scavenge, mark-compact, incremental marking step, weak callbacks): how many, and the longest. */
+type GcPauses = Record<string, { count: number; maxMs: number }>;
+
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: "scavenge",
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: "mark-compact",
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental",
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
+};
+
+/** Counts the collector's pauses from now until the returned function is called. */
+function watchGc(): () => GcPauses {
+  const pauses: GcPauses = {};
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = GC_KINDS[(entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? -1] ?? "other";
+      const p = (pauses[kind] ??= { count: 0, maxMs: 0 });
+      p.count += 1;
+      p.maxMs = Math.max(p.maxMs, round(entry.duration));
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return () => {
+    observer.disconnect();
+    return pauses;
+  };
 }
 
 const WORKFLOWS = 10;
@@ -142,9 +173,11 @@ async function timed(samples: number, run: (i: number) => Promise<unknown>): Pro
 
 /**
  * Executions lists of one owner at 10k, 100k and 1M executions, timed through the store as the
- * edge calls it, in a process of their own (its index built from scratch), while another process
- * writes executions of the same owner at `writeRate`/s. Every filter, at the first page, a middle
- * page and the last page.
+ * edge calls it, a store opened afresh per level (its index built from scratch), while a writer
+ * on a connection of its own writes executions of the same owner at `writeRate`/s. The writer
+ * shares the process, as an edge that both ingests and lists does: a writer process of its own
+ * made a third process on two cores, and every list slower. Every filter, at the first page, a
+ * middle page and the last page.
  */
 export async function runListBench(server: NatsServerHandle, sizes: ListBenchSizes, progress: (line: string) => void): Promise<ListBenchResult> {
   const namespace = `listbench${Date.now().toString(36)}`;
@@ -193,6 +226,7 @@ async function measureLevel(
     progress(`lists: ${level.toLocaleString("en")} executions, index built in ${indexBuildMs} ms; timing lists while writing ${sizes.writeRate}/s`);
 
     const writer = steadyWriter(writerStore, ownerId, sizes.writeRate);
+    const gcDone = watchGc();
     const queries: QueryTiming[] = [];
     const shapes: [string, { workflowId?: string; status?: ExecutionStatus }][] = [
       ["all", {}],
@@ -203,6 +237,7 @@ async function measureLevel(
     ];
     let baseline = { p50: 0, p99: 0 };
     let writtenPerSecond = 0;
+    let gc: GcPauses = {};
     try {
       for (const [name, filter] of shapes) {
         const { total } = await store.executions.list({ ownerId, ...filter, page: 1, size: PAGE_SIZE });
@@ -220,6 +255,7 @@ async function measureLevel(
       const ids = (await store.executions.list({ ownerId, page: 3, size: PAGE_SIZE })).items.map((e) => e.id);
       baseline = await timed(sizes.samples, () => Promise.all(ids.map((id) => store.executions.get(id))));
     } finally {
+      gc = gcDone();
       writtenPerSecond = Math.round(await writer.stop());
     }
     return {
@@ -230,6 +266,7 @@ async function measureLevel(
       baselineGetsP50Ms: baseline.p50,
       baselineGetsP99Ms: baseline.p99,
       writtenPerSecond,
+      gc,
     };
   } finally {
     await store.close();
@@ -243,7 +280,10 @@ export function renderListBench(r: ListBenchResult): string {
     const worst = Math.max(...level.queries.map((q) => q.p99Ms));
     lines.push(
       `  ${level.executions.toLocaleString("en")} executions: index built in ${level.indexBuildMs} ms, ${level.heapBytesPerExecution} B of heap each; ` +
-        `writer at ${level.writtenPerSecond}/s; worst p99 ${worst} ms (aim < 20 ms); baseline (the page's ${PAGE_SIZE} records read by id) p50 ${level.baselineGetsP50Ms} ms, p99 ${level.baselineGetsP99Ms} ms`,
+        `writer at ${level.writtenPerSecond}/s; worst p99 ${worst} ms (aim < 20 ms); baseline (the page's ${PAGE_SIZE} records read by id) p50 ${level.baselineGetsP50Ms} ms, p99 ${level.baselineGetsP99Ms} ms; ` +
+        `GC pauses while timed: ${Object.entries(level.gc)
+          .map(([kind, p]) => `${p.count} ${kind} (longest ${p.maxMs} ms)`)
+          .join(", ")}`,
     );
     for (const q of level.queries) {
       lines.push(
