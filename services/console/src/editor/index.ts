@@ -69,10 +69,11 @@ export interface WorkflowEditor {
   redo(): boolean;
   /**
    * Shows issues found elsewhere in `text` (the service's answer to a save) until the next edit is
-   * checked. While the editor still holds that text, a check of it (one pending when they came)
-   * leaves them standing; if it was edited meanwhile, the pending check replaces them.
+   * checked; a check of that same text (one pending when they came) leaves them standing. When
+   * the editor no longer holds `text` they are not shown, and false says so: the editor's own check
+   * of what it holds, already made or pending, is the answer about it.
    */
-  showIssues(issues: readonly WorkflowIssue[], text: string): void;
+  showIssues(issues: readonly WorkflowIssue[], text: string): boolean;
   setReadOnly(readOnly: boolean): void;
   destroy(): void;
 }
@@ -183,8 +184,10 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
       view.focus();
     },
     showIssues(issues, text) {
-      standing = view.state.doc.toString() === text ? { doc: view.state.doc, issues } : null;
+      if (view.state.doc.toString() !== text) return false;
+      standing = { doc: view.state.doc, issues };
       view.dispatch(setDiagnostics(view.state, toDiagnostics(view.state.doc, issues)));
+      return true;
     },
     setReadOnly(on) {
       view.dispatch({ effects: readOnly.reconfigure(readOnlyExtensions(on)) });

@@ -135,10 +135,15 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     onError: (err, { yaml }) => {
       if (err instanceof ApiError && err.code === "WORKFLOW_INVALID") {
         const found = (err.body.details ?? []) as WorkflowIssue[];
+        const mistakes = found.length === 1 ? "a mistake" : `${found.length} mistakes`;
+        if (editor.current?.showIssues(found, yaml) === false) {
+          // Edited while the save was on its way: the editor's own check of the new text stands.
+          toast(`Not saved: the text you saved had ${mistakes}; it has changed since, save again`, "error");
+          return;
+        }
         setIssues(found);
         setIssuesFromService(true);
-        editor.current?.showIssues(found, yaml);
-        toast(`Not saved: the workflow has ${found.length === 1 ? "a mistake" : `${found.length} mistakes`}, listed under the editor`, "error");
+        toast(`Not saved: the workflow has ${mistakes}, listed under the editor`, "error");
       } else if (err instanceof ApiError && err.status === 409 && typeof err.body.currentVersion === "number") {
         setConflict(err.body.currentVersion);
       } else toast(`Not saved: ${err.message}`, "error");
