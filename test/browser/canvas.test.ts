@@ -51,6 +51,44 @@ const editorContent = (page: Page) => page.locator(".cm-content");
 /** A click at a line's start: one in its middle would scroll a line wider than the editor sideways. */
 const LINE_START = { x: 4, y: 4 };
 
+// Run in the page; the tests' tsconfig has no DOM types.
+interface PageElement {
+  getAttribute(name: string): string | null;
+  closest(selector: string): PageElement | null;
+  tagName: string;
+}
+interface PageGlobals {
+  document: {
+    addEventListener(type: string, listener: (event: { target: PageElement }) => void, capture: boolean): void;
+    querySelectorAll(selector: string): Iterable<PageElement>;
+  };
+  pointerSeen?: string[];
+}
+
+/** From now on, the page notes each pointer event's target: the node's id, or the element's class. */
+async function recordPointer(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const page = globalThis as unknown as PageGlobals;
+    const seen: string[] = (page.pointerSeen = []);
+    for (const type of ["pointerdown", "pointerup", "click"]) {
+      page.document.addEventListener(
+        type,
+        ({ target }) => seen.push(`${type} ${target.closest(".react-flow__node")?.getAttribute("data-id") ?? target.getAttribute("class") ?? target.tagName}`),
+        true,
+      );
+    }
+  });
+}
+
+/** "selected: <the nodes drawn selected>; pointer: <the events noted since `recordPointer`>", to read in a failure's message. */
+function selectionSeen(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const page = globalThis as unknown as PageGlobals;
+    const selected = [...page.document.querySelectorAll(".react-flow__node.selected")].map((n) => n.getAttribute("data-id"));
+    return `selected: ${selected.join(", ")}; pointer: ${(page.pointerSeen ?? []).join(", ")}`;
+  });
+}
+
 /** The editor's text, line by line as it shows them (all of them: the tests' files are short enough to be drawn whole). */
 async function editorText(page: Page): Promise<string> {
   return (await page.locator(".cm-content .cm-line").allTextContents()).join("\n");
@@ -208,9 +246,11 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(async () => Object.keys((await stored()).json.layout.positions)).toEqual(["report"]);
     const placed = (await stored()).json.layout.positions.report!;
     await whenCanvasStill(page);
+    await recordPointer(page);
     await node(page, "report").click();
-    // Each step of the selection on its own: a run under the full suite's load once found no name field here.
-    await poll(() => node(page, "report").getAttribute("class")).toContain("selected");
+    // Each step of the selection on its own: runs under the full suite's load twice found the node
+    // not selected here. A failure's message names the node selected and what the click reached.
+    await poll(() => selectionSeen(page)).toMatch(/^selected: report;/);
     await panel.getByRole("heading", { name: "report" }).waitFor();
     await panel.getByLabel("name").fill("summary");
     await panel.getByLabel("name").press("Enter");
