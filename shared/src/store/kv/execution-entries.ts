@@ -3,8 +3,9 @@ class Interned {
   readonly #codes = new Map<string, number>();
   readonly #values: string[] = [];
 
-  codeOf(value: string): number | undefined {
-    return this.#codes.get(value);
+  /** -1 for a string never interned: no list is kept under it. */
+  codeOf(value: string): number {
+    return this.#codes.get(value) ?? -1;
   }
 
   intern(value: string): number {

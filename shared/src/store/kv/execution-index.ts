@@ -123,10 +123,8 @@ export class ExecutionIndex {
     await this.#caughtUp();
     const entries = this.#entries;
     const owner = this.#owners.get(q.owner);
-    const workflow = q.workflow === undefined ? undefined : entries.workflows.codeOf(q.workflow);
-    const lists = q.workflow === undefined ? owner : workflow === undefined ? undefined : owner?.byWorkflow.get(workflow);
-    const status = q.status === undefined ? undefined : entries.statuses.codeOf(q.status);
-    const list = q.status !== undefined && status === undefined ? undefined : lists?.list(status);
+    const lists = q.workflow === undefined ? owner : owner?.byWorkflow.get(entries.workflows.codeOf(q.workflow));
+    const list = lists?.list(q.status === undefined ? undefined : entries.statuses.codeOf(q.status));
     if (!list) return { keys: [], total: 0 };
     const above = q.from === undefined ? 0 : list.countAbove(q.from);
     const handles = list.descending(above + q.skip, q.limit);
@@ -141,7 +139,7 @@ export class ExecutionIndex {
     await this.start();
     await this.#caughtUp();
     const found: { key: string; sortId: string }[] = [];
-    const codes = statuses.flatMap((s) => this.#entries.statuses.codeOf(s) ?? []);
+    const codes = statuses.map((s) => this.#entries.statuses.codeOf(s));
     for (const [owner, lists] of this.#owners) {
       for (const status of codes) {
         for (const h of lists.byStatus.get(status)?.ascendingBetween(below, limit, above) ?? [])
@@ -247,7 +245,7 @@ export class ExecutionIndex {
       .then((status) => {
         if (generation !== this.#generation || status === null) return;
         const handle = this.#owners.get(key.owner)?.all.find(key.sortId) ?? -1;
-        if (handle >= 0 && this.#entries.statuses.value(this.#entries.statusOf(handle)) === "") this.#put(key, status);
+        if (handle >= 0 && this.#entries.statusOf(handle) === this.#entries.statuses.codeOf("")) this.#put(key, status);
       })
       .catch(() => undefined)
       .finally(() => {
