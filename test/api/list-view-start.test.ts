@@ -39,7 +39,7 @@ describe("the execution lists' view of an edge", () => {
   it("is built by the first list, which then answers, or with WF_LIST_VIEW_AT_START=1 once the edge serves", async () => {
     // Started side by side: by the time the eager one follows its index, the other would too.
     const [eager, lazy] = await Promise.all([edge("1"), edge("0")]);
-    await waitFor(async () => (await eager.viewConsumers()) === 1, { what: "the default edge's view to follow its index" });
+    await waitFor(async () => (await eager.viewConsumers()) === 1, { what: "the eager edge's view to follow its index" });
     expect(await lazy.viewConsumers()).toBe(0);
 
     const user = testUser();

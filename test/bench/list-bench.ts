@@ -39,7 +39,7 @@ export interface ListLevelResult {
   baselineGetsP99Ms: number;
   /** Executions the writer actually created per second while the lists were timed. */
   writtenPerSecond: number;
-  /** The collector's pauses in the listing process while lists were timed: the tail the view's heap adds. */
+  /** The collector's pauses in the listing process while lists were timed: the part of the tail that is the collector's. */
   gc: GcPauses;
 }
 
