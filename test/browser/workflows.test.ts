@@ -259,6 +259,7 @@ describeInBrowser("workflows in the console", () => {
     release();
     // The answer is about the text before the fix: it is not shown over the check of the fixed text.
     await page.getByText("Not saved: the text you saved had a mistake; it has changed since, save again").waitFor();
+    await screenshot(page, "workflow-editor-stale-answer");
     await page.clock.runFor(1000);
     await problems(page).getByText("No problems").waitFor();
     expect(
