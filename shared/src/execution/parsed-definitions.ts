@@ -1,4 +1,5 @@
 import { WorkflowSchema } from "../workflow/index";
+import { deepFreeze } from "../deep-freeze";
 
 export type ParsedDefinition = ReturnType<typeof WorkflowSchema.safeParse>;
 
@@ -57,12 +58,4 @@ function frozenParse(definition: object): ParsedDefinition {
   const parsed = WorkflowSchema.safeParse(definition);
   if (parsed.success) deepFreeze(parsed.data);
   return parsed;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

@@ -465,6 +465,30 @@ describe("JetStream KV adapter: the execution index", () => {
   });
 });
 
+describe("JetStream KV adapter: finished executions in lists", () => {
+  it("a list shows a finished execution as it is now after another process changed its status, and frozen", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const nc2 = await connect({ servers: server.url });
+    onTestFinished(() => nc2.close());
+    const other = await openStore({ kind: "kv", nc: nc2, namespace });
+    onTestFinished(() => other.close());
+    const ownerId = `user-${newId()}`;
+    const e = execution(ownerId, { status: "COMPLETED", completedSteps: 1 });
+    const version = await store.executions.create(e);
+    // Listed often, as pollers do: the later lists may answer from memory.
+    for (let i = 0; i < 5; i++) expect((await other.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([e]);
+    const listed = (await other.executions.list({ ownerId, page: 1, size: 10 })).items[0]!;
+    expect(() => Object.assign(listed, { status: "RUNNING" })).toThrow(TypeError);
+
+    const changed = { ...e, status: "FAILED" as const, error: "changed by another process" };
+    await store.executions.update(changed, version);
+    expect((await other.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([changed]);
+    expect((await other.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 })).total).toBe(0);
+    expect((await other.executions.list({ ownerId, status: "FAILED", page: 1, size: 10 })).items).toEqual([changed]);
+  });
+});
+
 describe("JetStream KV adapter: the execution index across a restart", () => {
   it("one store keeps listing across a SIGKILL of nats-server, writes made after it included", async () => {
     const { store, cleanup } = await freshStore();

@@ -117,18 +117,22 @@ export class ExecutionIndex {
     this.#lose(closedError());
   }
 
-  /** The index keys of one page, and how many entries the list holds in all. */
-  async page(q: IndexPageQuery): Promise<{ keys: string[]; total: number }> {
+  /** The index keys of one page with the status each carries, and how many entries the list holds in all. */
+  async page(q: IndexPageQuery): Promise<{ keys: string[]; statuses: string[]; total: number }> {
     await this.start();
     await this.#caughtUp();
     const entries = this.#entries;
     const owner = this.#owners.get(q.owner);
     const lists = q.workflow === undefined ? owner : owner?.byWorkflow.get(entries.workflows.codeOf(q.workflow));
     const list = lists?.list(q.status === undefined ? undefined : entries.statuses.codeOf(q.status));
-    if (!list) return { keys: [], total: 0 };
+    if (!list) return { keys: [], statuses: [], total: 0 };
     const above = q.from === undefined ? 0 : list.countAbove(q.from);
     const handles = list.descending(above + q.skip, q.limit);
-    return { keys: handles.map((h) => this.#keyOf(q.owner, h)), total: list.size - above };
+    return {
+      keys: handles.map((h) => this.#keyOf(q.owner, h)),
+      statuses: handles.map((h) => entries.statuses.value(entries.statusOf(h))),
+      total: list.size - above,
+    };
   }
 
   /**

@@ -58,7 +58,14 @@ export interface IndexLayout<T> {
   followed?: boolean;
 }
 
-type Loaded<T> = Versioned<T> & Known;
+/** `bytes`: the stored record's size (0 for an unwritten one). */
+type Loaded<T> = Versioned<T> & Known & { bytes: number };
+
+/** A listed record, with its stored size for callers that keep it. */
+export interface Resolved<T> {
+  value: T;
+  bytes: number;
+}
 
 const KNOWN_CAPACITY = 10_000;
 /** How long a followed layout's delete marker stays before it is purged: followers see it well within this. */
@@ -214,7 +221,7 @@ export class KvCollection<T extends { id: string }> {
       keys.map(async (key) => {
         const entry = await this.buckets.index.get(key);
         if (entry?.operation !== "PUT") return false;
-        const current = await this.#load(tokenOf(key));
+        const current = await this.#load(recordTokenOf(key));
         try {
           if (!current?.index.has(key)) await this.#purge(key, entry.revision + 1);
           else if (current.indexValue !== entry.string()) await this.#putKey(key, current.indexValue, entry.revision);
@@ -356,13 +363,13 @@ export class KvCollection<T extends { id: string }> {
     const { skip, limit } = pageWindow(query);
     const rows = await this.#sortedRows(filter, order, opts.from);
     const window = rows.slice(skip, skip + limit);
-    const items = await this.#resolve(window);
+    const items = (await this.#resolve(window)).map((r) => r.value);
     return { items, total: rows.length - (window.length - items.length) };
   }
 
   /** Every record listed under `filter`. */
   protected async all(filter: string, order: KeyOrder): Promise<T[]> {
-    return this.#resolve(await this.#sortedRows(filter, order));
+    return (await this.#resolve(await this.#sortedRows(filter, order))).map((r) => r.value);
   }
 
   /**
@@ -405,37 +412,38 @@ export class KvCollection<T extends { id: string }> {
   }
 
   /** The records of index `keys`, as `page` resolves them. */
-  protected resolveKeys(keys: readonly string[], valueIs?: string): Promise<T[]> {
+  protected resolveKeys(keys: readonly string[], valueIs?: string): Promise<Resolved<T>[]> {
     return this.#resolve(keys, valueIs);
   }
 
   /** The records of `rows` that still claim their key (and, with `valueIs`, still carry that value). */
-  async #resolve(keys: readonly string[], valueIs?: string): Promise<T[]> {
-    const loaded = await Promise.all(keys.map((key) => this.#load(tokenOf(key))));
-    return loaded.flatMap((record, i) => (record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs) ? [record.value] : []));
+  async #resolve(keys: readonly string[], valueIs?: string): Promise<Loaded<T>[]> {
+    const loaded = await Promise.all(keys.map((key) => this.#load(recordTokenOf(key))));
+    return loaded.filter((record, i): record is Loaded<T> => !!record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs));
   }
 
   async #load(token: string): Promise<Loaded<T> | null> {
     const entry = await this.buckets.records.get(token);
-    if (entry?.operation === "PUT") return this.#loaded(token, parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token)), entry.revision);
+    if (entry?.operation === "PUT")
+      return this.#loaded(token, parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token)), entry.revision, entry.length);
     // A deleted record stays deleted; one never written may be an unwritten one.
     if (entry !== null || this.unwritten === undefined) return null;
     const unwritten = await this.unwritten(fromKeyToken(token));
-    if (unwritten !== null) return this.#loaded(token, unwritten, 0);
+    if (unwritten !== null) return this.#loaded(token, unwritten, 0, 0);
     // Its writer writes the record before it lets the unwritten source go: read once more.
     const written = await this.buckets.records.get(token);
     return written?.operation === "PUT"
-      ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision)
+      ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision, written.length)
       : null;
   }
 
-  #loaded(token: string, value: T, version: number): Loaded<T> {
+  #loaded(token: string, value: T, version: number, bytes: number): Loaded<T> {
     // Same version, same keys: keep the put revisions this process may already know of them.
     const known = this.#known.get(token);
     const index = known?.version === version ? known.index : new Map(this.layout.keys(value).map((key) => [key, 0]));
     const indexValue = this.#indexValue(value);
     this.#known.set(token, { version, index, indexValue });
-    return { value, version, index, indexValue };
+    return { value, version, index, indexValue, bytes };
   }
 
   /** The index keys of the record at `expectedVersion`: from memory when we wrote or read it last. */
@@ -558,7 +566,8 @@ function withRevisions(index: Map<string, number>, keys: readonly string[], puts
 }
 
 /** Index keys end in the record's id token. */
-function tokenOf(key: string): string {
+/** The token of the record an index key lists: its last token. */
+export function recordTokenOf(key: string): string {
   return key.slice(key.lastIndexOf(".") + 1);
 }
 

@@ -1,6 +1,7 @@
 import { KvWatchInclude, type KV, type KvWatchEntry } from "@nats-io/kv";
 import type { QueuedIterator } from "@nats-io/nats-core";
 import type { Versioned } from "../port";
+import { deepFreeze } from "../../deep-freeze";
 
 /** Past this age an entry is read again, even if the watch never reported a change. */
 export const RECENT_MAX_AGE_MS = 2_000;
@@ -129,12 +130,4 @@ export class RecentReads<T> {
         this.#retryAt = Date.now() + RETRY_MS;
       });
   }
-}
-
-function deepFreeze<V>(value: V): V {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }

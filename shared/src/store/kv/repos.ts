@@ -34,8 +34,9 @@ import {
 } from "../records";
 import { pageWindow } from "../paging";
 import { ExecutionIndex } from "./execution-index";
+import { FinishedExecutions } from "./finished-executions";
 import { fromKeyToken, keyToken, sortableNumber } from "./key-codec";
-import { isWrongLastSequence, KvCollection, type KvBuckets } from "./kv-collection";
+import { isWrongLastSequence, KvCollection, recordTokenOf, type KvBuckets } from "./kv-collection";
 import type { PendingStarts } from "./pending-starts";
 import { RecentReads } from "./recent-reads";
 import {
@@ -129,6 +130,7 @@ const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
   readonly #index: ExecutionIndex;
+  readonly #finished = new FinishedExecutions();
 
   constructor(
     buckets: KvBuckets,
@@ -152,7 +154,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
 
   async list(query: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
     const { skip, limit } = pageWindow(query);
-    const { keys, total } = await this.#index.page({
+    const { keys, statuses, total } = await this.#index.page({
       owner: keyToken(query.ownerId),
       ...(query.workflowId === undefined ? {} : { workflow: keyToken(query.workflowId) }),
       ...(query.status === undefined ? {} : { status: query.status }),
@@ -160,9 +162,25 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
       skip,
       limit,
     });
-    const items = await this.resolveKeys(keys, query.status);
+    const held = keys.map((key, i) => this.#finished.get(recordTokenOf(key), statuses[i]!));
+    const missing = keys.filter((_, i) => held[i] === undefined);
+    const read = new Map<string, ExecutionSnapshot>();
+    for (const { value, bytes } of missing.length === 0 ? [] : await this.resolveKeys(missing, query.status)) {
+      const token = keyToken(value.id);
+      read.set(token, value);
+      this.#finished.keep(token, value, bytes);
+    }
     // An entry whose record is gone or moved on (a write the index has not seen yet) is left out.
+    const items = keys.flatMap((key, i) => held[i] ?? read.get(recordTokenOf(key)) ?? []);
     return { items, total: total - (keys.length - items.length) };
+  }
+
+  override async delete(id: string): Promise<void> {
+    try {
+      await super.delete(id);
+    } finally {
+      this.#finished.forget(keyToken(id));
+    }
   }
 
   startListing(): Promise<void> {
@@ -172,7 +190,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
   async listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
     const keys = await this.#index.oldest([...TERMINAL_STATUSES], sortableNumber(createdBefore), limit);
     const records = await this.resolveKeys(keys);
-    return records.filter((e) => TERMINAL_STATUSES.has(e.status));
+    return records.flatMap(({ value }) => (TERMINAL_STATUSES.has(value.status) ? [value] : []));
   }
 
   async repairStale(createdBefore: number, limit: number, _isQueued: unknown, after?: string): Promise<StaleRepair> {
