@@ -1,9 +1,9 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
 import { constants, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
+import { connectNats } from "@wf/shared/nats";
 import { JetStreamPublisher, openStore, type Store } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { keyToken } from "../../shared/src/store/kv/key-codec";
@@ -173,7 +173,7 @@ async function timed(samples: number, run: (i: number) => Promise<unknown>): Pro
 
 /**
  * Executions lists of one owner at 10k, 100k and 1M executions, timed through the store as the
- * edge calls it, a store opened afresh per level (its index built from scratch), while a writer
+ * edge calls it (on a connection made as the service makes its own), a store opened afresh per level (its index built from scratch), while a writer
  * on a connection of its own writes executions of the same owner at `writeRate`/s. The writer
  * shares the process, as an edge that both ingests and lists does: a writer process of its own
  * made a third process on two cores, and every list slower. Every filter, at the first page, a
@@ -182,7 +182,7 @@ async function timed(samples: number, run: (i: number) => Promise<unknown>): Pro
 export async function runListBench(server: NatsServerHandle, sizes: ListBenchSizes, progress: (line: string) => void): Promise<ListBenchResult> {
   const namespace = `listbench${Date.now().toString(36)}`;
   const ownerId = `owner-${newId()}`;
-  const writerNc = await connect({ servers: server.url });
+  const writerNc = await connectNats(server.url, "list-bench-writer");
   const writerStore = await openStore({ kind: "kv", nc: writerNc, namespace });
   const levels: ListLevelResult[] = [];
   let seededCount = 0;
@@ -213,7 +213,7 @@ async function measureLevel(
   sizes: ListBenchSizes,
   progress: (line: string) => void,
 ): Promise<ListLevelResult> {
-  const nc = await connect({ servers: server.url });
+  const nc = await connectNats(server.url, "list-bench-lists");
   const store = await openStore({ kind: "kv", nc, namespace });
   try {
     collectGarbage();

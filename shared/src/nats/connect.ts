@@ -2,6 +2,8 @@ import { connect } from "@nats-io/transport-node";
 import { createInbox, type NatsConnection } from "@nats-io/nats-core";
 import type { NatsAuth } from "./credentials";
 
+const PENDING_LIMIT_BYTES = 4 * 1024 * 1024;
+
 /** The inbox prefix each connection was opened with: replies to it arrive under that prefix. */
 const inboxPrefixes = new WeakMap<NatsConnection, string>();
 
@@ -27,6 +29,10 @@ export async function connectNats(url: string, name: string, opts: ConnectOption
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     noAsyncTraces: true,
+    // nats.js writes its outbound buffer once per microtask run, but writes each command at once
+    // when the buffer already holds 32 KB: under load every publish past that was a syscall of its
+    // own. The option is nats-core's, left out of its types.
+    ...{ pendingLimit: PENDING_LIMIT_BYTES },
     ...opts.auth,
     ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
   });

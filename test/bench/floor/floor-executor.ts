@@ -10,14 +10,13 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { jetstream, type JsMsg, type PubAck } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { streamNames, subjects, connectNats } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { FloorRunners } from "./floor-runners";
 import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorKvPut, floorListKey, type FloorStart } from "./floor-schema";
 
 const { url, ns } = workerData as { url: string; ns: string };
-const nc = await connect({ servers: url, name: "floor-executor", noAsyncTraces: true });
+const nc = await connectNats(url, "floor-executor");
 const js = jetstream(nc);
 const publisher = new JetStreamPublisher(nc);
 const buckets = FLOOR_BUCKETS(ns);

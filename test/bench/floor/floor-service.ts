@@ -17,10 +17,9 @@ import { Worker } from "node:worker_threads";
 import { AckPolicy, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { nanos } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
 import Fastify from "fastify";
 import { newId } from "@wf/shared/execution";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { streamNames, subjects, connectNats } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { JS_STEP_CODE } from "../workflows";
 import { FLOOR_BUCKETS, FLOOR_CONSUMER, floorKvPut, floorListKey, type FloorStart } from "./floor-schema";
@@ -32,7 +31,7 @@ const OWNER = "floorowner";
 const WORKFLOW = "floorworkflow";
 const STEPS = ["s1", "s2", "s3"].map((name) => ({ name, code: JS_STEP_CODE }));
 
-const nc = await connect({ servers: url, name: "floor-edge", noAsyncTraces: true });
+const nc = await connectNats(url, "floor-edge");
 const publisher = new JetStreamPublisher(nc);
 const jsm = await jetstreamManager(nc);
 // The service's own stream names and subjects: the bench's completion watcher reads the floor's events as it reads the service's.
