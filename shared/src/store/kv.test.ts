@@ -53,6 +53,17 @@ async function freshStore(): Promise<{ store: Store; namespace: string; starts: 
 
 runStoreContract("JetStream KV", freshStore);
 
+/** A fresh store, and another on the same buckets over a connection of its own: as another process sees them. */
+async function storeAndAnotherProcess(): Promise<{ store: Store; other: Store }> {
+  const { store, namespace, cleanup } = await freshStore();
+  onTestFinished(cleanup);
+  const nc2 = await connect({ servers: server.url });
+  onTestFinished(() => nc2.close());
+  const other = await openStore({ kind: "kv", nc: nc2, namespace });
+  onTestFinished(() => other.close());
+  return { store, other };
+}
+
 function execution(ownerId: string, over: Partial<ExecutionSnapshot> = {}): ExecutionSnapshot {
   return ExecutionSnapshot.parse({
     id: newId(),
@@ -439,12 +450,7 @@ describe("JetStream KV adapter: users", () => {
 
 describe("JetStream KV adapter: the execution index", () => {
   it("another process lists a write as soon as it returned: creates, status changes and deletions", async () => {
-    const { store, namespace, cleanup } = await freshStore();
-    onTestFinished(cleanup);
-    const nc2 = await connect({ servers: server.url });
-    onTestFinished(() => nc2.close());
-    const other = await openStore({ kind: "kv", nc: nc2, namespace });
-    onTestFinished(() => other.close());
+    const { store, other } = await storeAndAnotherProcess();
     const ownerId = `user-${newId()}`;
     await other.executions.startListing();
     for (let i = 0; i < 5; i++) {
@@ -467,12 +473,7 @@ describe("JetStream KV adapter: the execution index", () => {
 
 describe("JetStream KV adapter: finished executions in lists", () => {
   it("a list shows a finished execution as it is now after another process changed its status, and frozen", async () => {
-    const { store, namespace, cleanup } = await freshStore();
-    onTestFinished(cleanup);
-    const nc2 = await connect({ servers: server.url });
-    onTestFinished(() => nc2.close());
-    const other = await openStore({ kind: "kv", nc: nc2, namespace });
-    onTestFinished(() => other.close());
+    const { store, other } = await storeAndAnotherProcess();
     const ownerId = `user-${newId()}`;
     const e = execution(ownerId, { status: "COMPLETED", completedSteps: 1 });
     const version = await store.executions.create(e);
