@@ -10,6 +10,7 @@ import type { Page, PageQuery, Versioned } from "../port";
 import type { JetStreamPublisher } from "./jetstream-publisher";
 import { fromKeyToken, keyToken } from "./key-codec";
 import { Lru } from "./lru";
+import type { DirectReads, StoredEntry } from "./direct-reads";
 import { RecentReads } from "./recent-reads";
 
 /**
@@ -25,6 +26,8 @@ export interface KvBuckets {
   index: KV;
   /** The index bucket's name, for purging its keys through the stream API. */
   indexBucket: string;
+  /** Reads records by direct get; null for a records bucket that does not allow them. */
+  reads: DirectReads | null;
 }
 
 /** Ascending or descending on the last two tokens of the index keys (sort field, then id). */
@@ -204,7 +207,7 @@ export class KvCollection<T extends { id: string }> {
   /** Removes the keys of `value` unless its record was written meanwhile. */
   protected async dropKeysUnlessWritten(value: T): Promise<void> {
     const token = keyToken(value.id);
-    const entry = await this.buckets.records.get(token);
+    const entry = await this.#read(token);
     if (entry?.operation === "PUT") return;
     this.#known.delete(token);
     await Promise.all(this.layout.keys(value).map((key) => this.#purge(key)));
@@ -422,8 +425,13 @@ export class KvCollection<T extends { id: string }> {
     return loaded.filter((record, i): record is Loaded<T> => !!record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs));
   }
 
+  #read(token: string): Promise<StoredEntry | null> {
+    const { reads, records, recordsBucket } = this.buckets;
+    return reads === null ? records.get(token) : reads.last(recordsBucket, token);
+  }
+
   async #load(token: string): Promise<Loaded<T> | null> {
-    const entry = await this.buckets.records.get(token);
+    const entry = await this.#read(token);
     if (entry?.operation === "PUT")
       return this.#loaded(token, parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token)), entry.revision, entry.length);
     // A deleted record stays deleted; one never written may be an unwritten one.
@@ -431,7 +439,7 @@ export class KvCollection<T extends { id: string }> {
     const unwritten = await this.unwritten(fromKeyToken(token));
     if (unwritten !== null) return this.#loaded(token, unwritten, 0, 0);
     // Its writer writes the record before it lets the unwritten source go: read once more.
-    const written = await this.buckets.records.get(token);
+    const written = await this.#read(token);
     return written?.operation === "PUT"
       ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision, written.length)
       : null;

@@ -5,6 +5,7 @@ import { openKvBucket } from "../../nats/buckets";
 import type { StreamPlacement } from "../../nats/placement";
 import type { Store } from "../port";
 import { AUDIT_RETENTION_MS } from "../records";
+import { DirectReads } from "./direct-reads";
 import { JetStreamPublisher } from "./jetstream-publisher";
 import { PendingStarts } from "./pending-starts";
 import type { KvBuckets } from "./kv-collection";
@@ -32,13 +33,16 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
   }
   const jsm = await jetstreamManager(nc);
   const publisher = new JetStreamPublisher(nc);
+  const reads = new DirectReads(nc);
   // One value per key is all a record needs: CAS compares against the latest revision only.
   const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
     const recordsBucket = `${namespace}_${type}`;
     const indexBucket = `${recordsBucket}_idx`;
     const spec = { history: 1, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
     const [records, index] = await Promise.all([openKvBucket(nc, recordsBucket, spec, placement), openKvBucket(nc, indexBucket, spec, placement)]);
-    return { jsm, publisher, records, recordsBucket, index, indexBucket };
+    // A bucket made elsewhere without direct gets is read through nats.js.
+    const direct = (await records.status()).streamInfo.config.allow_direct === true;
+    return { jsm, publisher, records, recordsBucket, index, indexBucket, reads: direct ? reads : null };
   };
   const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
     open("workflows"),
@@ -56,6 +60,7 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
     open("schedules"),
   ]).catch((err: unknown) => {
     publisher.close();
+    reads.close();
     throw err;
   });
   const store = {
@@ -75,9 +80,10 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
   return {
     ...store,
     close: async () => {
-      // The watches behind getRecent and the ack subscription are this store's; the connection stays the caller's.
+      // The watches behind getRecent and the ack and read subscriptions are this store's; the connection stays the caller's.
       for (const repo of Object.values(store)) if (typeof repo === "object") repo.close();
       publisher.close();
+      reads.close();
     },
   };
 }

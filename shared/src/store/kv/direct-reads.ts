@@ -1,0 +1,62 @@
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import { ReplyInbox } from "./reply-inbox";
+
+/** As long as a JetStream API request waits by default. */
+const TIMEOUT_MS = 5_000;
+const EMPTY = new Uint8Array(0);
+const decoder = new TextDecoder();
+
+/** A KV key's last message, as nats.js's `KvEntry` gives it, with what the store reads of it. */
+export interface StoredEntry {
+  operation: "PUT" | "DEL" | "PURGE";
+  revision: number;
+  /** The stored value's size in bytes. */
+  length: number;
+  json(): unknown;
+}
+
+/**
+ * Reads of a KV key's last value by JetStream's direct get, the request nats.js's `kv.get` makes
+ * (`$JS.API.DIRECT.GET.<stream>.<subject>`, answered by any replica of a bucket that allows
+ * direct gets), with every answer arriving at one inbox (reply-inbox.ts): a read of a record by
+ * id is one publish and one map lookup rather than a nats.js request. For buckets that allow
+ * direct gets only; nats.js makes every bucket so on servers from 2.9.
+ */
+export class DirectReads {
+  readonly #replies: ReplyInbox;
+
+  constructor(private readonly nc: NatsConnection) {
+    this.#replies = new ReplyInbox(nc, TIMEOUT_MS);
+  }
+
+  /** The last message of `key` in `bucket`, or null when there never was one (or it was purged away). */
+  last(bucket: string, key: string): Promise<StoredEntry | null> {
+    const { reply, answer } = this.#replies.expect(`$KV.${bucket}.${key}`, entryOf);
+    try {
+      this.nc.publish(`$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${key}`, EMPTY, { reply });
+    } catch (err) {
+      this.#replies.fail(reply, err);
+    }
+    return answer;
+  }
+
+  close(): void {
+    this.#replies.close(new Error("the store was closed before its read was answered"));
+  }
+}
+
+function entryOf(msg: Msg, subject: string): StoredEntry | null {
+  const headers = msg.headers;
+  if (headers === undefined) throw new Error(`direct get of ${subject}: an answer without headers`);
+  if (headers.code === 404) return null;
+  if (headers.code !== 0) throw new Error(`direct get of ${subject}: ${headers.code} ${headers.description}`);
+  const size = headers.get("Nats-Msg-Size");
+  const data = msg.data;
+  return {
+    // A marker the server leaves when a key's TTL ends (2.11+) reads as a purge, as in nats.js.
+    operation: headers.get("Nats-Marker-Reason") === "MaxAge" ? "PURGE" : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]),
+    revision: Number(headers.get("Nats-Sequence")),
+    length: size === "" ? data.length : Number(size),
+    json: () => JSON.parse(decoder.decode(data)) as unknown,
+  };
+}
