@@ -1,8 +1,6 @@
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { ReplyInbox } from "./reply-inbox";
 
-/** As long as a JetStream API request waits by default. */
-const TIMEOUT_MS = 5_000;
 const EMPTY = new Uint8Array(0);
 const decoder = new TextDecoder();
 
@@ -26,7 +24,7 @@ export class DirectReads {
   readonly #replies: ReplyInbox;
 
   constructor(private readonly nc: NatsConnection) {
-    this.#replies = new ReplyInbox(nc, TIMEOUT_MS);
+    this.#replies = new ReplyInbox(nc);
   }
 
   /** The last message of `key` in `bucket`, or null when there never was one (or it was purged away). */

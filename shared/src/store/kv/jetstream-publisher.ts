@@ -2,8 +2,6 @@ import { JetStreamApiError, type JetStreamPublishOptions, type PubAck } from "@n
 import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import { ReplyInbox } from "./reply-inbox";
 
-const TIMEOUT_MS = 5_000;
-
 interface Queued {
   reply: string;
   subject: string;
@@ -33,7 +31,7 @@ export class JetStreamPublisher {
   #closed = false;
 
   constructor(private readonly nc: NatsConnection) {
-    this.#acks = new ReplyInbox(nc, TIMEOUT_MS);
+    this.#acks = new ReplyInbox(nc);
   }
 
   publish(subject: string, data: string | Uint8Array, opts?: PublishOptions): Promise<PubAck> {

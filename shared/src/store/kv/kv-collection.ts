@@ -573,8 +573,7 @@ function withRevisions(index: Map<string, number>, keys: readonly string[], puts
   return index;
 }
 
-/** Index keys end in the record's id token. */
-/** The token of the record an index key lists: its last token. */
+/** The token of the record an index key lists: index keys end in it. */
 export function recordTokenOf(key: string): string {
   return key.slice(key.lastIndexOf(".") + 1);
 }

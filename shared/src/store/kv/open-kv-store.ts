@@ -1,4 +1,5 @@
 import { jetstreamManager } from "@nats-io/jetstream";
+import { Bucket } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../../errors";
 import { openKvBucket } from "../../nats/buckets";
@@ -40,8 +41,9 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
     const indexBucket = `${recordsBucket}_idx`;
     const spec = { history: 1, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
     const [records, index] = await Promise.all([openKvBucket(nc, recordsBucket, spec, placement), openKvBucket(nc, indexBucket, spec, placement)]);
-    // A bucket made elsewhere without direct gets is read through nats.js.
-    const direct = (await records.status()).streamInfo.config.allow_direct === true;
+    // nats.js found out whether the bucket allows direct gets as it opened it (no request more
+    // here); one made elsewhere without them is read through nats.js.
+    const direct = records instanceof Bucket && records.direct;
     return { jsm, publisher, records, recordsBucket, index, indexBucket, reads: direct ? reads : null };
   };
   const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([

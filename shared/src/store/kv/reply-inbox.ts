@@ -2,6 +2,8 @@ import { ClosedConnectionError, NoRespondersError, TimeoutError, type Msg, type 
 import { newInbox } from "../../nats/connect";
 
 const SWEEP_MS = 250;
+/** As long as a JetStream API request waits in nats.js by default. */
+const TIMEOUT_MS = 5_000;
 
 interface Waiting {
   subject: string;
@@ -27,7 +29,7 @@ export class ReplyInbox {
 
   constructor(
     private readonly nc: NatsConnection,
-    private readonly timeoutMs: number,
+    private readonly timeoutMs = TIMEOUT_MS,
   ) {
     this.#prefix = newInbox(nc);
     this.#sub = nc.subscribe(`${this.#prefix}.*`, { callback: (_err, msg) => this.#reply(msg) });
