@@ -203,7 +203,7 @@ describe("a cluster under faults", () => {
       // Where a list total counts what no page shows: list entries in the bucket itself, or a
       // view of them (the edges', or this test's own fresh one) that missed a write.
       const listAudit = async () => {
-        const out: Record<string, number> = await client.unfinishedPerEdge();
+        const out: Record<string, number | string> = await client.unfinishedPerEdge();
         for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"] as const) {
           const page = await store.executions.list({ ownerId: user.id, status, page: 1, size: 1 });
           if (page.total > 0) out[`freshView:${status}`] = page.total;
@@ -211,7 +211,10 @@ describe("a cluster under faults", () => {
         const idx = await new Kvm(nc).open(`${ns}_executions_idx`);
         for await (const key of await idx.keys("o.>")) {
           const value = (await idx.get(key))?.string() ?? "";
-          if (!TERMINAL_STATUSES.has(value as ExecutionSnapshot["status"])) out[`bucket:${value}`] = (out[`bucket:${value}`] ?? 0) + 1;
+          if (TERMINAL_STATUSES.has(value as ExecutionSnapshot["status"])) continue;
+          // The entry, and the record it lists as it is now.
+          const record = (await store.executions.get(key.slice(key.lastIndexOf(".") + 1)))?.value;
+          out[`bucket:${key}`] = `${value}; record ${record?.status ?? "missing"} ${record ? `completed at ${(record.completedAt ?? 0) - t0}` : ""}`;
         }
         return out;
       };

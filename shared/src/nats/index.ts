@@ -1,5 +1,5 @@
 export { subjects, streamNames, consumerNames, toToken, type Subjects } from "./subjects";
-export { ensureStreams, isNotFound, type StreamOptions } from "./streams";
+export { ensureStreams, isNotFound, DUPLICATE_WINDOW_MS, type StreamOptions } from "./streams";
 export { ensureConsumer } from "./consumers";
 export { connectNats } from "./connect";
 export { natsTargetFromEnv, type NatsTarget } from "./credentials";

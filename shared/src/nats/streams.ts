@@ -3,6 +3,9 @@ import { nanos } from "@nats-io/nats-core";
 import { placementConfig, placementError, type StreamPlacement } from "./placement";
 import { streamNames } from "./subjects";
 
+/** How long a stream drops a message published again with the same Nats-Msg-Id. */
+export const DUPLICATE_WINDOW_MS = 120_000;
+
 export interface StreamOptions {
   eventsMaxAgeMs: number;
   placement: StreamPlacement;
@@ -22,7 +25,7 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
       subjects: [`${ns}.cmd.>`],
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
-      duplicate_window: nanos(120_000),
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     },
     {
       name: names.evt,
@@ -30,7 +33,7 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: nanos(opts.eventsMaxAgeMs),
-      duplicate_window: nanos(120_000),
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     },
     {
       name: names.timer,
@@ -38,7 +41,7 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
       ...(opts.scheduledTimers ? { allow_msg_schedules: true } : {}),
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
-      duplicate_window: nanos(120_000),
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     },
     {
       name: names.audit,

@@ -167,6 +167,61 @@ describe("JetStream KV adapter", () => {
     expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
   });
 
+  it("a status write whose answer was lost though it landed is listed under its status once its writer, having read the record, writes again", async () => {
+    const { store, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const running = execution(ownerId, { createdAt: 10, status: "RUNNING" });
+    const v1 = await store.executions.create(running);
+    // The record write lands but its answer is lost (a cluster member dying): the caller is told
+    // it timed out, and the list keys, put only after an answer, are not put.
+    const { publisher } = (store.executions as unknown as { buckets: { publisher: JetStreamPublisher } }).buckets;
+    const publish = publisher.publish.bind(publisher);
+    publisher.publish = async (subject, ...rest) => {
+      if (!subject.includes("_executions.")) return publish(subject, ...rest);
+      await publish(subject, ...rest);
+      throw new TimeoutError();
+    };
+    const completed = { ...running, status: "COMPLETED" as const, completedSteps: 1 };
+    try {
+      await expect(store.executions.update(completed, v1)).rejects.toBeInstanceOf(TimeoutError);
+    } finally {
+      publisher.publish = publish;
+    }
+    // The writer finds its write there, as a compare-and-set conflict tells it, and writes again.
+    const landed = (await store.executions.get(running.id))!;
+    expect(landed.value).toEqual(completed);
+    await store.executions.update(completed, landed.version);
+    const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 10 });
+    expect(await list("COMPLETED")).toEqual({ items: [completed], total: 1 });
+    expect(await list("RUNNING")).toEqual({ items: [], total: 0 });
+  });
+
+  it("relist gives list entries left behind their record's status the record's, and leaves right ones unwritten", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const done = execution(ownerId, { createdAt: 10, status: "COMPLETED" });
+    const other = execution(ownerId, { createdAt: 20, status: "FAILED" });
+    await store.executions.create(done);
+    await store.executions.create(other);
+    // Its holder died between the final record write and the list write.
+    const index = await new Kvm(nc).open(`${namespace}_executions_idx`);
+    const [key] = executionLayout.keys(done);
+    await index.put(key!, "RUNNING");
+    const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 10 });
+    expect(await list("COMPLETED")).toEqual({ items: [], total: 0 });
+
+    const [otherKey] = executionLayout.keys(other);
+    const untouched = (await index.get(otherKey!))!.revision;
+    await store.executions.relist(done.id);
+    await store.executions.relist(other.id);
+    await store.executions.relist(newId());
+    expect(await list("COMPLETED")).toEqual({ items: [done], total: 1 });
+    expect(await list("FAILED")).toEqual({ items: [other], total: 1 });
+    expect((await index.get(otherKey!))!.revision).toBe(untouched);
+  });
+
   it("an announce that lands after the executor's first write leaves that write's list entry alone", async () => {
     const { store, starts, cleanup } = await freshStore();
     onTestFinished(cleanup);

@@ -116,6 +116,14 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * record's status, so list totals count only what their pages show.
    */
   repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair>;
+  /**
+   * Gives an execution's list entries its record's status where they carry another: for a writer
+   * that takes over from one that may have stopped between a status write and its list writes
+   * (an ended run whose executor died before its command was acknowledged). KV: reads each
+   * entry, and puts it only where it differs, bound to the revision read; MongoDB: nothing to
+   * do, its lists read the records.
+   */
+  relist(id: string): Promise<void>;
 }
 
 /** One pass of `repairStale`: what it changed, and the opaque position the next pass goes on from. */

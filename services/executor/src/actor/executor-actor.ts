@@ -4,7 +4,7 @@ import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/
 import { checkStart, firstSnapshot, parseDefinition, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import { cancelExecution } from "@wf/shared/client";
-import { command, commandSeq, retryTransient, type Handled } from "@wf/shared/nats";
+import { command, commandSeq, DUPLICATE_WINDOW_MS, ORPHAN_OF_HEADER, retryTransient, type Handled } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import type { Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
@@ -176,7 +176,11 @@ export class ExecutorActor {
   private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
-      if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
+      if (!v) return;
+      if (TERMINAL_STATUSES.has(v.value.status)) {
+        if (deliveredAgain(m)) await this.finishEnding(v);
+        return;
+      }
       const snap = v.value;
       if (snap.holder && snap.holder.seq !== commandSeq(m)) return this.retryLater(m);
       // Its lease lapsed under a live holder (a consumer whose leader moved): asked again a lease
@@ -232,6 +236,24 @@ export class ExecutorActor {
       await this.drive(c, wf);
       return;
     }
+  }
+
+  /**
+   * The rest of an ending, done again: a command delivered again for an ended execution may be the
+   * one its holder died holding, after the final write and before what follows it. Each part is
+   * idempotent: the final outbox is published again (its events already stored are dropped by id,
+   * within the streams' duplicate window, so not later), the list entries get the final status,
+   * the parent is told.
+   */
+  private async finishEnding(v: Versioned<ExecutionSnapshot>): Promise<void> {
+    const snap = v.value;
+    if (Date.now() - (snap.completedAt ?? 0) < DUPLICATE_WINDOW_MS / 2) {
+      const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
+      c.republishOutbox();
+      await c.settle();
+    }
+    await retryTransient(() => this.deps.store.executions.relist(snap.id));
+    await notifyParent(this.deps.js, this.deps.ns, snap);
   }
 
   private interrupt(c: Committer, inFlight: [string, StepState][]): void {
@@ -330,4 +352,9 @@ function storedWorkflow(snap: ExecutionSnapshot): Workflow {
 
 function isInFlight(st: StepState): boolean {
   return st.status === "RUNNING" && st.attempts > 0 && st.retryAt === null && inFlightType(st);
+}
+
+/** Whether `m` was delivered before (or is a rescued copy of a command delivered before). */
+function deliveredAgain(m: JsMsg): boolean {
+  return m.info.redelivered || m.headers?.has(ORPHAN_OF_HEADER) === true;
 }

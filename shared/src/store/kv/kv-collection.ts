@@ -36,12 +36,17 @@ export type KeyOrder = "asc" | "desc";
 /**
  * What this process last wrote or read of a record: its version, its index keys, each with the
  * revision of the put that wrote it when this process made that put (else 0), and the value
- * those keys carry for that version.
+ * those keys are known to carry.
  */
 interface Known {
   version: number;
   index: ReadonlyMap<string, number>;
-  indexValue: string;
+  /**
+   * Known only from this process's own puts. A record read (not written) here may have keys
+   * behind it: its writer stopped, or its write's answer was lost though it landed, between the
+   * record write and the key puts. Then null, and the next write reads the keys and puts them right.
+   */
+  carried: string | null;
 }
 
 /** How a record type is listed: its index keys, and the one value all of them carry (if any). */
@@ -61,8 +66,8 @@ export interface IndexLayout<T> {
   followed?: boolean;
 }
 
-/** `bytes`: the stored record's size (0 for an unwritten one). */
-type Loaded<T> = Versioned<T> & Known & { bytes: number };
+/** `indexValue`: the value the record's keys should carry; `bytes`: its stored size (0 for an unwritten one). */
+type Loaded<T> = Versioned<T> & Known & { indexValue: string; bytes: number };
 
 /** A listed record, with its stored size for callers that keep it. */
 export interface Resolved<T> {
@@ -93,8 +98,11 @@ const MARKER_PURGE_MS = 60_000;
  *   those keys are purged again unless the stored record claims them, and given the stored
  *   record's value back if it claims them with another.
  * - Keys a write keeps but whose value it changes are put after the record write is stored: a
- *   crash in between leaves the key carrying the previous value, so the record is missing from
- *   lists filtered on its new value until its next change of value.
+ *   crash in between, or an answer lost though the write landed, leaves the key carrying the
+ *   previous value, so the record is missing from lists filtered on its new value. A process
+ *   knows what its keys carry only from its own puts: the next write of one that read the record
+ *   instead reads its keys and puts them right (as `settleKeys` does for a writer taking over an
+ *   ended record), and a sweep (`repairKeys`) puts right what nobody writes again.
  * - Keys a write removes are purged only after the record write succeeded, and only up to the
  *   key's revision as known before that write (this process's own put, or a read), so a put of
  *   the same key by a later writer (a status going back, say) survives.
@@ -163,7 +171,7 @@ export class KvCollection<T extends { id: string }> {
     // again, or the record would stay out of every list, and a second create only finds it exists.
     const puts = await this.#putFailedAgain(keys, indexValue, settled);
     throwFirstRejection(puts);
-    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), indexValue });
+    this.#known.set(token, { version: record.value, index: withRevisions(new Map(), keys, puts), carried: indexValue });
     this.#recent?.wrote(token, { value, version: record.value });
     return record.value;
   }
@@ -239,6 +247,24 @@ export class KvCollection<T extends { id: string }> {
     return changed.filter(Boolean).length;
   }
 
+  /** Gives each index key of record `id` the value the record gives it, where it carries another (#settleKey). */
+  protected async settleKeys(id: string): Promise<void> {
+    const token = keyToken(id);
+    const current = await this.#load(token);
+    if (!current || current.version === 0) return;
+    const keys = [...current.index.keys()];
+    const settled = await Promise.allSettled(keys.map((key) => retryTransient(() => this.#settleKey(key, current.indexValue))));
+    if (this.#known.get(token)?.version === current.version) {
+      const all = settled.every((p) => p.status === "fulfilled");
+      this.#known.set(token, {
+        version: current.version,
+        index: withRevisions(new Map(current.index), keys, settled),
+        carried: all ? current.indexValue : null,
+      });
+    }
+    throwFirstRejection(settled);
+  }
+
   async get(id: string): Promise<Versioned<T> | null> {
     const loaded = await this.#load(keyToken(id));
     return loaded && { value: loaded.value, version: loaded.version };
@@ -289,15 +315,15 @@ export class KvCollection<T extends { id: string }> {
     const added = keys.filter((key) => !before.index.has(key));
     // Kept keys whose value changes are put again once the record write is stored, never with
     // it: a key then never carries a value that no stored version of its record has.
-    const reput = indexValue === before.indexValue ? [] : keys.filter((key) => before.index.has(key));
+    const kept = indexValue === before.carried ? [] : keys.filter((key) => before.index.has(key));
     const removed = [...before.index.keys()].filter((key) => !keys.includes(key));
     const data = this.#encode(value);
 
-    if (added.length === 0 && reput.length === 0 && removed.length === 0) {
+    if (added.length === 0 && kept.length === 0 && removed.length === 0) {
       // The hot path (a step's snapshot): the index is untouched, one write.
       try {
         const version = await this.#updateRecord(token, data, expectedVersion);
-        this.#known.set(token, { version, index: before.index, indexValue });
+        this.#known.set(token, { version, index: before.index, carried: indexValue });
         this.#recent?.wrote(token, { value, version });
         return version;
       } catch (err) {
@@ -324,11 +350,21 @@ export class KvCollection<T extends { id: string }> {
     // The record is stored: keys are put through a cluster's leader election too. One that kept the
     // value the record had (a status) would be left out of its list's pages but counted in its total.
     const addedPuts = await this.#putFailedAgain(added, indexValue, puts);
-    const reputs = await Promise.allSettled(reput.map((key) => retryTransient(() => this.#putKey(key, indexValue))));
+    // Keys whose value is not known here are read first and put only where they differ, bound to
+    // the revision read: a writer that read the record too (a cancel) must not overwrite a newer
+    // status its holder put meanwhile.
+    const keptPuts = await Promise.allSettled(
+      kept.map((key) => retryTransient(() => (before.carried === null ? this.#settleKey(key, indexValue) : this.#putKey(key, indexValue)))),
+    );
     const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
-    this.#known.set(token, { version: record.value, index: withRevisions(withRevisions(index, added, addedPuts), reput, reputs), indexValue });
+    const allPut = [...addedPuts, ...keptPuts].every((p) => p.status === "fulfilled");
+    this.#known.set(token, {
+      version: record.value,
+      index: withRevisions(withRevisions(index, added, addedPuts), kept, keptPuts),
+      carried: allPut ? indexValue : null,
+    });
     throwFirstRejection(addedPuts);
-    throwFirstRejection(reputs);
+    throwFirstRejection(keptPuts);
     // Through a cluster's leader election too: a key left behind would be counted in its list's total.
     await Promise.allSettled(
       removed.map(async (key, i) => {
@@ -337,6 +373,22 @@ export class KvCollection<T extends { id: string }> {
       }),
     );
     return record.value;
+  }
+
+  /**
+   * Gives `key` the value `value` unless it carries it already, bound to the revision read; a put
+   * made meanwhile by another writer is newer and stays. Returns the key's revision as this
+   * process knows it (0 when it lost to such a put).
+   */
+  async #settleKey(key: string, value: string): Promise<number> {
+    const entry = await this.buckets.index.get(key);
+    if (entry?.operation === "PUT" && entry.string() === value) return entry.revision;
+    try {
+      return await this.#putKey(key, value, entry?.revision ?? 0);
+    } catch (err) {
+      if (isWrongLastSequence(err)) return 0;
+      throw err;
+    }
   }
 
   async delete(id: string): Promise<void> {
@@ -448,10 +500,14 @@ export class KvCollection<T extends { id: string }> {
   #loaded(token: string, value: T, version: number, bytes: number): Loaded<T> {
     // Same version, same keys: keep the put revisions this process may already know of them.
     const known = this.#known.get(token);
-    const index = known?.version === version ? known.index : new Map(this.layout.keys(value).map((key) => [key, 0]));
+    const same = known?.version === version;
+    const index = same ? known.index : new Map(this.layout.keys(value).map((key) => [key, 0]));
     const indexValue = this.#indexValue(value);
-    this.#known.set(token, { version, index, indexValue });
-    return { value, version, index, indexValue, bytes };
+    // An unwritten record's keys were put by its announcer, with its value; the keys of a layout
+    // without values carry "" whoever wrote them.
+    const carried = same ? known.carried : version === 0 || this.layout.value === undefined ? indexValue : null;
+    this.#known.set(token, { version, index, carried });
+    return { value, version, index, carried, indexValue, bytes };
   }
 
   /** The index keys of the record at `expectedVersion`: from memory when we wrote or read it last. */

@@ -187,6 +187,10 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     return this.#index.start();
   }
 
+  relist(id: string): Promise<void> {
+    return this.settleKeys(id);
+  }
+
   async listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
     const keys = await this.#index.oldest([...TERMINAL_STATUSES], sortableNumber(createdBefore), limit);
     const records = await this.resolveKeys(keys);

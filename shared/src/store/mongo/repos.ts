@@ -124,6 +124,10 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     // The compound indexes answer each list; nothing to prepare.
   }
 
+  async relist(): Promise<void> {
+    // Lists read the records themselves; nothing can lag behind them.
+  }
+
   async repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair> {
     // The cursor is the last execution's [createdAt, id], in OLDEST order.
     const past = after === undefined ? null : (JSON.parse(after) as [number, string]);
