@@ -164,18 +164,20 @@ export class ExecutionIndex {
     // on a slower VM. Its requests keep that timeout, so one lost in a leader move is soon sent again.
     const consumer = await this.jsm.jetstream().consumers.get(stream, { deliver_policy: DeliverPolicy.All });
     this.#consumer = consumer;
-    const messages = await consumer.consume({ max_messages: 10_000, idle_heartbeat: HEARTBEAT_MS, expires: 5 * HEARTBEAT_MS });
+    // A callback, not the async iterator: each message applied where it is parsed, without a
+    // promise of its own (the view follows every status change of every execution).
+    const messages = await consumer.consume({
+      max_messages: 10_000,
+      idle_heartbeat: HEARTBEAT_MS,
+      expires: 5 * HEARTBEAT_MS,
+      callback: (m) => this.#apply(m, prefix.length),
+    });
     this.#messages = messages;
-    void (async () => {
-      let lost: unknown = new WfError("UNAVAILABLE", "the execution lists lost their consumer; the next list builds them again");
-      try {
-        for await (const m of messages) this.#apply(m, prefix.length);
-      } catch (err) {
-        lost = err;
-      }
+    void messages.closed().then((err) => {
       // Whatever ended it (the stream gone, a fatal consumer error), the next list starts afresh.
-      if (!this.#closed && this.#messages === messages) this.#lose(lost);
-    })();
+      if (!this.#closed && this.#messages === messages)
+        this.#lose(err ?? new WfError("UNAVAILABLE", "the execution lists lost their consumer; the next list builds them again"));
+    });
   }
 
   #apply(m: JsMsg, prefixLength: number): void {
