@@ -186,7 +186,7 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("p99 of each second: best");
   }, 60_000);
 
-  it("webhook end to end: every accepted trigger completes, in the service, in its floor and with the executor capped, each with its CPU per workflow", async () => {
+  it("webhook end to end: every accepted trigger completes, in the service, in its floor, with the executor capped and following the lists' index, each with its CPU per workflow", async () => {
     const closers: (() => Promise<void>)[] = [];
     const track = (close: () => Promise<void>) => {
       closers.push(close);
@@ -195,11 +195,19 @@ describe("bench harness (smoke)", () => {
     try {
       const r = await runWebhookE2e(
         server,
-        { rates: [40], warmupMs: 100, durationMs: 500, connections: 4, drainMs: 30_000, capped: { ratePerSec: 40, concurrency: 1 } },
+        {
+          rates: [40],
+          warmupMs: 100,
+          durationMs: 500,
+          connections: 4,
+          drainMs: 30_000,
+          capped: { ratePerSec: 40, concurrency: 1 },
+          listing: { ratePerSec: 40 },
+        },
         { progress: () => undefined, track },
       );
       const [run] = r.runs;
-      for (const m of [run!, run!.floor!, r.capped!]) {
+      for (const m of [run!, run!.floor!, r.capped!, r.listing!]) {
         expect(m.accepted).toBeGreaterThan(0);
         expect(m.completed).toBe(m.accepted);
         expect(Object.keys(m.webhook.statuses)).toEqual(["202"]);
@@ -213,6 +221,9 @@ describe("bench harness (smoke)", () => {
       expect(text).toMatch(/NATS messages per workflow: [\d.]+ to the server, [\d.]+ from it/);
       expect(text).toMatch(/the service takes [\d.]+x the floor's CPU per workflow/);
       expect(text).toContain("triggers at 40/s, the executor taking 1 executions at once (WF_EXEC_CONCURRENCY=1): answered");
+      // The listing service receives each execution's list-entry writes (three) besides what the others do.
+      expect(r.listing!.natsMessagesPerWorkflow!.sent).toBeGreaterThan(run!.natsMessagesPerWorkflow!.sent + 1.5);
+      expect(text).toContain("triggers at 40/s, the service following the execution lists' index (WF_LIST_VIEW_AT_START=1");
     } finally {
       for (const close of closers) await close();
     }

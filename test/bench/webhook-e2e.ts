@@ -31,6 +31,12 @@ export interface WebhookE2eSizes {
    * (WF_EXEC_CONCURRENCY): the webhook's latency when execution yields nats-server to ingestion.
    */
   capped?: { ratePerSec: number; concurrency: number } | undefined;
+  /**
+   * One more run against a service that follows the execution lists' index from the start
+   * (WF_LIST_VIEW_AT_START=1), as the all-in-one service does from its scheduler's first sweep,
+   * a minute after start, on: the other runs end before that.
+   */
+  listing?: { ratePerSec: number } | undefined;
 }
 
 export const WEBHOOK_E2E_SIZES: WebhookE2eSizes = {
@@ -40,6 +46,7 @@ export const WEBHOOK_E2E_SIZES: WebhookE2eSizes = {
   connections: 64,
   drainMs: 120_000,
   capped: { ratePerSec: 5_000, concurrency: 4 },
+  listing: { ratePerSec: 1_000 },
 };
 export const WEBHOOK_E2E_QUICK_SIZES: WebhookE2eSizes = { rates: [500], warmupMs: 500, durationMs: 3_000, connections: 64, drainMs: 30_000 };
 
@@ -78,6 +85,8 @@ export interface WebhookE2eResult {
   runs: WebhookE2eRun[];
   /** The run against the service with its executor capped (sizes.capped), when asked for. */
   capped?: E2eMeasurement & { concurrency: number };
+  /** The run against a service following the lists' index (sizes.listing), when asked for. */
+  listing?: E2eMeasurement;
 }
 
 /**
@@ -115,6 +124,16 @@ export async function runWebhookE2e(
       floorTarget = { ns: floorNs, pid: started.pid, url: /floor on (http:\/\/[^,\s]+)/.exec(started.output())![1]!, path: (i) => `/hooks/h${i}/trigger` };
     }
     nc = await connectNats(server.url, "wf-bench-e2e");
+    const client = nc;
+    /** One run at `ratePerSec` against a service of its own, started with `env` on top. */
+    const runAgainst = async (env: Record<string, string>, ratePerSec: number): Promise<E2eMeasurement> => {
+      const other = await startE2eService(server, env, opts.track);
+      try {
+        return await runAt(client, await other.target(client, sizes.connections), ratePerSec, sizes, server.monitorUrl);
+      } finally {
+        await other.stop();
+      }
+    };
     const runs: WebhookE2eRun[] = [];
     for (const ratePerSec of sizes.rates) {
       opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
@@ -126,16 +145,19 @@ export async function runWebhookE2e(
       opts.progress(`webhook end to end: the floor at ${ratePerSec}/s`);
       runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes, server.monitorUrl) });
     }
-    if (!sizes.capped) return { runs };
-    const { ratePerSec, concurrency } = sizes.capped;
     await service.stop();
-    opts.progress(`webhook end to end: triggered at ${ratePerSec}/s, the executor taking ${concurrency} executions at once`);
-    const capped = await startE2eService(server, { ...opts.serviceEnv, WF_EXEC_CONCURRENCY: String(concurrency) }, opts.track);
-    try {
-      return { runs, capped: { ...(await runAt(nc, await capped.target(nc, sizes.connections), ratePerSec, sizes, server.monitorUrl)), concurrency } };
-    } finally {
-      await capped.stop();
+    const result: WebhookE2eResult = { runs };
+    if (sizes.listing) {
+      const { ratePerSec } = sizes.listing;
+      opts.progress(`webhook end to end: triggered at ${ratePerSec}/s, the service following the execution lists' index`);
+      result.listing = await runAgainst({ ...opts.serviceEnv, WF_LIST_VIEW_AT_START: "1" }, ratePerSec);
     }
+    if (sizes.capped) {
+      const { ratePerSec, concurrency } = sizes.capped;
+      opts.progress(`webhook end to end: triggered at ${ratePerSec}/s, the executor taking ${concurrency} executions at once`);
+      result.capped = { ...(await runAgainst({ ...opts.serviceEnv, WF_EXEC_CONCURRENCY: String(concurrency) }, ratePerSec)), concurrency };
+    }
+    return result;
   } finally {
     untrackFloor();
     await Promise.all([service.stop(), floor?.stop()]);
@@ -314,7 +336,11 @@ export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): stri
       ...(run.floor ? [`    floor: ${measurementText(run.floor, "process")}`, `    ${floorComparison(run, run.floor)}`] : []),
     );
   }
-  const { capped } = r;
+  const { listing, capped } = r;
+  if (listing)
+    lines.push(
+      `  triggers at ${listing.ratePerSec}/s, the service following the execution lists' index (WF_LIST_VIEW_AT_START=1, as the all-in-one service does a minute after start): ${measurementText(listing, "service")}`,
+    );
   if (capped)
     lines.push(
       `  triggers at ${capped.ratePerSec}/s, the executor taking ${capped.concurrency} executions at once (WF_EXEC_CONCURRENCY=${capped.concurrency}): ${measurementText(capped, "service")}` +
