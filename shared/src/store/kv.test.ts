@@ -524,6 +524,30 @@ describe("JetStream KV adapter: the execution index", () => {
     expect(after.total).toBe(4);
     expect(after.items.map((e) => e.id)).not.toContain(newest.id);
   });
+
+  it("lists asked together share one request for the index's last sequence, and each sees the writes stored before it asked", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    await store.executions.startListing();
+    // The requests as the server routes them, seen from a connection of its own.
+    const watcher = await connect({ servers: server.url });
+    onTestFinished(() => watcher.close());
+    const requests = watcher.subscribe(`$JS.API.STREAM.INFO.KV_${namespace}_executions_idx`);
+    await watcher.flush();
+    const e = execution(ownerId);
+    await store.executions.create(e);
+    const pages = await Promise.all(Array.from({ length: 10 }, () => store.executions.list({ ownerId, page: 1, size: 10 })));
+    for (const page of pages) expect(page).toEqual({ items: [e], total: 1 });
+    await watcher.flush();
+    expect(requests.getReceived()).toBe(1);
+    // A list asked after that one was sent asks again, and sees a write made since.
+    const later = execution(ownerId, { createdAt: e.createdAt + 1 });
+    await store.executions.create(later);
+    expect((await store.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([later, e]);
+    await watcher.flush();
+    expect(requests.getReceived()).toBe(2);
+  });
 });
 
 describe("JetStream KV adapter: finished executions in lists", () => {

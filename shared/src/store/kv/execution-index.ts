@@ -93,6 +93,8 @@ export class ExecutionIndex {
   #generation = 0;
   /** Status reads of keys that carry none, still in flight. */
   #pending = 0;
+  /** The last-sequence request the lists asking in this turn share, until it is sent. */
+  #nextLastSeq: Promise<number> | null = null;
 
   constructor(
     private readonly jsm: JetStreamManager,
@@ -278,7 +280,7 @@ export class ExecutionIndex {
    * after CATCH_UP_MS without any, the list fails rather than answer from a partial view.
    */
   async #caughtUp(): Promise<void> {
-    const last = (await this.jsm.streams.info(`KV_${this.bucket}`)).state.last_seq;
+    const last = await this.#lastSeq();
     let progress = this.#applied;
     let stalledSince = Date.now();
     while (!this.#isApplied(last)) {
@@ -298,6 +300,21 @@ export class ExecutionIndex {
         throw new WfError("UNAVAILABLE", `the execution lists are behind the store by ${last - this.#applied} writes and not catching up; retry`);
       }
     }
+  }
+
+  /**
+   * The bucket's last sequence, asked of the server once for every list that asks in the same
+   * event-loop turn: the request goes out after all of them asked, so its answer covers every
+   * write stored before any of them did. Many pollers then cost one request per turn, not each one.
+   */
+  #lastSeq(): Promise<number> {
+    this.#nextLastSeq ??= new Promise<number>((resolve, reject) => {
+      setImmediate(() => {
+        this.#nextLastSeq = null;
+        this.jsm.streams.info(`KV_${this.bucket}`).then((info) => resolve(info.state.last_seq), reject);
+      });
+    });
+    return this.#nextLastSeq;
   }
 
   #isApplied(seq: number): boolean {
