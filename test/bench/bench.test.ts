@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import { startNatsServer } from "../support/runtime";
+import { renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
 import { DEBUG_BENCH_QUICK_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "./expression-isolation";
@@ -259,6 +260,19 @@ describe("bench harness (smoke)", () => {
     expect(cappedAimMet({ ...run, webhook: { ...run.webhook, statuses: { "202": 49_000, "429": 1_000 } } })).toBe(false);
     expect(cappedAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } })).toBe(false);
   });
+
+  it("approval lists: times every status filter at its first, middle and last page from a view built afresh, beside the key scan", async () => {
+    const levels = await runApprovalListBench(server, { levels: [120, 300], samples: 3 }, () => undefined);
+    expect(levels.map((l) => l.approvals)).toEqual([120, 300]);
+    for (const level of levels) {
+      expect(level.queries.map((q) => q.query)).toEqual(
+        ["all", "PENDING", "APPROVED"].flatMap((s) => ["page 1", "middle page", "last page"].map((where) => `${s}, ${where}`)),
+      );
+      for (const t of [...level.queries, level.keyScan]) expect(Number.isFinite(t.p99Ms) && t.p99Ms >= t.p50Ms).toBe(true);
+      expect(level.viewBuildMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(renderApprovalListBench(levels)).toContain("300 approvals: view built in");
+  }, 60_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });

@@ -79,7 +79,7 @@ function watchGc(): () => GcPauses {
 const WORKFLOWS = 10;
 
 /** A full collection, for heap figures, whether or not node was started with --expose-gc. */
-function collectGarbage(): void {
+export function collectGarbage(): void {
   setFlagsFromString("--expose-gc");
   (runInNewContext("gc") as () => void)();
 }

@@ -4,6 +4,7 @@
  * BENCH_QUICK=1 runs a ~20 s smoke version; BENCH_PARTS picks parts (options.ts). Everything it starts is stopped on exit, on error and
  * on Ctrl-C; a watchdog ends a run that overstays its budget.
  */
+import { APPROVAL_LIST_BENCH_QUICK_SIZES, APPROVAL_LIST_BENCH_SIZES, renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,10 +110,13 @@ async function main(): Promise<void> {
     ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), { progress, track })
     : undefined;
   const lists = parts.has("lists") ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress) : undefined;
+  const approvalLists = parts.has("lists")
+    ? await runApprovalListBench(server, quick ? APPROVAL_LIST_BENCH_QUICK_SIZES : APPROVAL_LIST_BENCH_SIZES, progress)
+    : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, e2e, cluster }, null, 2)}\n`,
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, approvalLists, e2e, cluster }, null, 2)}\n`,
   );
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
@@ -124,6 +128,7 @@ async function main(): Promise<void> {
   if (debug) console.log(`\n${renderDebugBench(debug)}`);
   if (consoleBundle) console.log(`\n${renderConsoleBundle(consoleBundle)}`);
   if (lists) console.log(`\n${renderListBench(lists)}`);
+  if (approvalLists) console.log(`\n${renderApprovalListBench(approvalLists)}`);
   if (e2e) console.log(`\n${renderWebhookE2e(e2e, server.version)}`);
   if (cluster) console.log(`\n${renderClusterBench(cluster)}`);
   console.log(`\nresults: ${OUTPUT}`);

@@ -17,7 +17,7 @@ import { executionLayout } from "./kv/layouts";
 import type { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
-import { UserRecord, WorkflowRecord } from "./records";
+import { ApprovalRecord, UserRecord, WorkflowRecord } from "./records";
 
 let server: NatsServerHandle;
 let nc: NatsConnection;
@@ -62,6 +62,23 @@ async function storeAndAnotherProcess(): Promise<{ store: Store; other: Store }>
   const other = await openStore({ kind: "kv", nc: nc2, namespace });
   onTestFinished(() => other.close());
   return { store, other };
+}
+
+function approval(ownerId: string, over: Partial<ApprovalRecord> = {}): ApprovalRecord {
+  return ApprovalRecord.parse({
+    id: newId(),
+    executionId: `exec-${ownerId}`,
+    workflowId: "wf-a",
+    ownerId,
+    stepName: "review",
+    status: "PENDING",
+    approvalMessage: "please check",
+    timeout: 3600,
+    createdAt: Date.now(),
+    expiresAt: Date.now() + 3_600_000,
+    reviewableGroups: [],
+    ...over,
+  });
 }
 
 function execution(ownerId: string, over: Partial<ExecutionSnapshot> = {}): ExecutionSnapshot {
@@ -547,6 +564,59 @@ describe("JetStream KV adapter: the execution index", () => {
     expect((await store.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([later, e]);
     await watcher.flush();
     expect(requests.getReceived()).toBe(2);
+  });
+});
+
+describe("JetStream KV adapter: the approval lists' view", () => {
+  it("another process lists approvals as soon as a write returned: creates, decisions and deletions", async () => {
+    const { store, other } = await storeAndAnotherProcess();
+    const ownerId = `user-${newId()}`;
+    const made: ApprovalRecord[] = [];
+    for (let i = 0; i < 4; i++) {
+      const a = approval(ownerId, { createdAt: 100 + i });
+      const version = await store.approvals.create(a);
+      made.push(a);
+      expect(await other.approvals.list({ ownerId, page: 1, size: 1 })).toEqual({ items: [a], total: i + 1 });
+      const decided = { ...a, status: "APPROVED" as const, decidedAt: 200 + i, decidedBy: "u1" };
+      await store.approvals.update(decided, version);
+      made[i] = decided;
+      expect(await other.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 })).toEqual({ items: made.toReversed(), total: i + 1 });
+      expect(await other.approvals.list({ ownerId, status: "PENDING", page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+    }
+    await store.approvals.delete(made[2]!.id);
+    const kept = [made[3], made[1], made[0]];
+    expect(await other.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: kept, total: 3 });
+    expect(await other.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 })).toEqual({ items: kept, total: 3 });
+    // The execution's own list is a key scan, which a removal's marker does not fool.
+    expect(await other.approvals.listByExecution(made[0]!.executionId)).toEqual(kept.toReversed());
+  });
+
+  it("approval pages, each from the lists' view, add up to the whole list, which a store opened afterwards builds from the bucket", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    // Written out of order, two to a millisecond: the view sorts by time, then id, as a key scan
+    // does; some ids need escaping in a key, and sort as they are, not as escaped.
+    const all = Array.from({ length: 23 }, (_, i) =>
+      approval(ownerId, {
+        createdAt: 1_000 + Math.floor(((i * 7) % 23) / 2),
+        status: i % 3 === 0 ? "REJECTED" : "PENDING",
+        ...(i % 4 === 0 ? { id: `${i % 8 === 0 ? "ä" : "~"}.${newId()}` } : {}),
+      }),
+    );
+    await Promise.all(all.map((a) => store.approvals.create(a)));
+    await store.approvals.create(approval(`user-${newId()}`));
+    const newestFirst = all.toSorted((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+    const later = await openStore({ kind: "kv", nc, namespace });
+    onTestFinished(() => later.close());
+    for (const s of [store, later]) {
+      for (const status of [undefined, "PENDING", "REJECTED"] as const) {
+        const expected = newestFirst.filter((a) => status === undefined || a.status === status);
+        const pages = await Promise.all([1, 2, 3, 4, 5].map((page) => s.approvals.list({ ownerId, ...(status ? { status } : {}), page, size: 5 })));
+        expect(pages.flatMap((p) => p.items)).toEqual(expected);
+        expect(pages.map((p) => p.total)).toEqual(pages.map(() => expected.length));
+      }
+    }
   });
 });
 

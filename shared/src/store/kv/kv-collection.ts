@@ -61,7 +61,8 @@ export interface IndexLayout<T> {
   value?(value: T): string;
   /**
    * Removed keys are marked deleted instead of purged, so that a follower of the bucket (the
-   * execution index) sees them go; the markers are purged later, by their remover.
+   * execution index, the approval lists' view) sees them go; the markers are purged later, by
+   * their remover.
    */
   followed?: boolean;
 }
@@ -83,7 +84,8 @@ const MARKER_PURGE_MS = 60_000;
  * One record type on JetStream KV: records keyed by id in one bucket, secondary index keys
  * (values empty; the key is the information) in another, each key ending in a sort token and the
  * id, so a list is one key scan with a subject filter, a sort, and reads of one page of records
- * (executions are listed from an in-memory view of their index instead: execution-index.ts).
+ * (executions and an owner's approvals are listed from in-memory views of their index instead:
+ * execution-index.ts, key-groups-view.ts).
  *
  * Consistency model. The record is the truth; the index is a hint that reads verify. A listed key
  * counts only if its record exists and, recomputed from the record, still claims that key (and,
@@ -456,8 +458,9 @@ export class KvCollection<T extends { id: string }> {
    * stream's own state (STREAM.INFO with a subject filter, paged by nats.js past 100,000). One
    * request to the stream's leader, where a consumer per list was a consumer created and deleted
    * (in a cluster, a meta-leader proposal each, which timed out under load) and three times slower
-   * at 200 keys. Removed keys are purged, never marked (followed layouts aside, which are not
-   * scanned), so every subject held is a key that exists.
+   * at 200 keys. Removed keys are purged, never marked, so every subject held is a key that
+   * exists; in a followed layout a key removed in the last minute may still be held as its
+   * marker, which its record no longer claims, so reads drop it (an approval's execution list).
    */
   async #scanKeys(filter: string): Promise<string[]> {
     const { jsm, indexBucket } = this.buckets;

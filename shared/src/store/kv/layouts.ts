@@ -59,13 +59,21 @@ export const executionSortId = (e: { createdAt: number; id: string }): string =>
 /** Record types read by id only. */
 export const NO_INDEX: IndexLayout<unknown> = { keys: () => [] };
 
-export const approvalKeys = (a: ApprovalRecord): string[] => {
-  const tail = `${sortableNumber(a.createdAt)}.${t(a.id)}`;
-  return [`o.${t(a.ownerId)}.${tail}`, `s.${t(a.ownerId)}.${a.status}.${tail}`, `e.${t(a.executionId)}.${tail}`];
+export const approvalLayout: IndexLayout<ApprovalRecord> = {
+  keys: (a) => {
+    const tail = `${sortableNumber(a.createdAt)}.${t(a.id)}`;
+    return [`o.${t(a.ownerId)}.${tail}`, `s.${t(a.ownerId)}.${a.status}.${tail}`, `e.${t(a.executionId)}.${tail}`];
+  },
+  // Owner lists are paged from an in-memory view of the keys (key-groups-view.ts), which sees removals by their markers.
+  followed: true,
 };
 
-export const approvalFilter = (q: { ownerId: string; status?: ApprovalStatus }): string =>
-  q.status === undefined ? `o.${t(q.ownerId)}.>` : `s.${t(q.ownerId)}.${q.status}.>`;
+/** The approval lists the in-memory view holds: by owner, and by owner and status (not by execution). */
+export const approvalListed = (key: string): boolean => key.startsWith("o.") || key.startsWith("s.");
+
+/** The group of the keys of an owner's approvals, or of those in one status. */
+export const approvalGroup = (q: { ownerId: string; status?: ApprovalStatus }): string =>
+  q.status === undefined ? `o.${t(q.ownerId)}` : `s.${t(q.ownerId)}.${q.status}`;
 
 export const artifactKeys = (a: ArtifactRecord): string[] => [`e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`];
 

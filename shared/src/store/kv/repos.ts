@@ -34,6 +34,7 @@ import {
 } from "../records";
 import { pageWindow } from "../paging";
 import { ExecutionIndex } from "./execution-index";
+import { KeyGroupsView } from "./key-groups-view";
 import { FinishedExecutions } from "./finished-executions";
 import { fromKeyToken, keyToken, sortableNumber } from "./key-codec";
 import { isWrongLastSequence, KvCollection, recordTokenOf, type KvBuckets } from "./kv-collection";
@@ -45,8 +46,9 @@ import {
   ALL_SCHEDULED,
   apiKeyKeys,
   auditKeys,
-  approvalFilter,
-  approvalKeys,
+  approvalGroup,
+  approvalLayout,
+  approvalListed,
   artifactKeys,
   byExecution,
   byOwner,
@@ -211,12 +213,24 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
 }
 
 export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements ApprovalRepo {
+  readonly #lists: KeyGroupsView;
+
   constructor(buckets: KvBuckets) {
-    super(buckets, "approvals", ApprovalRecord, { keys: approvalKeys });
+    super(buckets, "approvals", ApprovalRecord, approvalLayout);
+    this.#lists = new KeyGroupsView(buckets.jsm, buckets.indexBucket, approvalListed, "the approval lists");
   }
 
-  list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
-    return this.page(approvalFilter(query), "desc", query);
+  async list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
+    const { skip, limit } = pageWindow(query);
+    const { keys, total } = await this.#lists.page(approvalGroup(query), skip, limit);
+    // A key whose record is gone or moved on (a write the view has not seen yet) is left out.
+    const items = (await this.resolveKeys(keys)).map((r) => r.value);
+    return { items, total: total - (keys.length - items.length) };
+  }
+
+  override close(): void {
+    super.close();
+    this.#lists.close();
   }
 
   listByExecution(executionId: string): Promise<ApprovalRecord[]> {
