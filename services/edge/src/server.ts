@@ -132,15 +132,19 @@ export async function startEdge(p: Platform, opts: EdgeOptions = {}): Promise<{ 
   const app = await buildEdge(p, opts);
   const address = await app.listen({ port: p.config.PORT, host: p.config.HOST });
   p.log.info("edge listening", { address });
-  // The in-memory view of the execution lists is built by the first list that asks: it receives
-  // every change of every execution's list entry, which costs an edge taking in webhooks a
-  // quarter more CPU per trigger. Told to (WF_LIST_VIEW_AT_START=1) the edge builds it once it
-  // serves, not before: over a million executions that takes seconds, and a cluster moving
-  // leaders can hold its requests, while triggers, starts and reads need none of it. A list
-  // asked for meanwhile waits for it; one asked for after this gave up starts it again.
-  if (p.config.WF_LIST_VIEW_AT_START)
+  // The in-memory views of the execution and approval lists are built by the first list that asks:
+  // the executions' receives every change of every execution's list entry, which costs an edge
+  // taking in webhooks a quarter more CPU per trigger. Told to (WF_LIST_VIEW_AT_START=1) the edge
+  // builds them once it serves, not before: over a million executions that takes seconds, and a
+  // cluster moving leaders can hold its requests, while triggers, starts and reads need none of
+  // it. A list asked for meanwhile waits for it; one asked for after this gave up starts it again.
+  if (p.config.WF_LIST_VIEW_AT_START) {
     void whileStarting(() => p.store.executions.startListing()).catch((err: unknown) =>
       p.log.warn("the execution lists' view did not start; the next list starts it", { err }),
     );
+    void whileStarting(() => p.store.approvals.startListing()).catch((err: unknown) =>
+      p.log.warn("the approval lists' view did not start; the next list starts it", { err }),
+    );
+  }
   return { url: address, stop: () => app.close() };
 }

@@ -144,7 +144,7 @@ export const ENV_SCHEMA = {
     schema: flag,
     default: "0",
     doc:
-      "0 builds an edge's in-memory view of the execution lists on the first list request, which waits for it (0.2 s at 10,000 executions, about 10 s at a million), and keeps it from then on; 1 builds it as soon as the edge serves. " +
+      "0 builds an edge's in-memory views of the execution lists and of the approval lists on the first list request of each, which waits for it (0.2 s at 10,000 executions, about 10 s at a million; 1.2 s at 100,000 approvals), and keeps them from then on; 1 builds them as soon as the edge serves. " +
       "The view receives every change of every execution's list entry: on 2 vCPU it cost an edge taking in webhooks 28% more CPU per trigger and nats-server 34% more (docs/operations.md). " +
       "1 suits an edge that serves the console or list clients after a restart; 0 spares edge processes that only take webhooks and starts. " +
       "A scheduler in the same process (the all-in-one service) builds the view all the same for its first retention and repair pass, one WF_RETENTION_SWEEP_MS after start.",

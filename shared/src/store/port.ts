@@ -145,6 +145,8 @@ export interface ApprovalRepo extends Repo<ApprovalRecord> {
   list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>>;
   /** All approvals of one execution, oldest first. */
   listByExecution(executionId: string): Promise<ApprovalRecord[]>;
+  /** Prepares lists ahead of the first (KV: starts following the index); lists do it themselves. */
+  startListing(): Promise<void>;
 }
 
 export interface ArtifactRepo extends Repo<ArtifactRecord> {

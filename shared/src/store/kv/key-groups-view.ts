@@ -28,6 +28,11 @@ export class KeyGroupsView {
     this.#follower = new BucketFollower(jsm, bucket, { apply: (key, _m, removed) => this.#apply(key, removed), reset: () => this.#groups.clear() }, name);
   }
 
+  /** Starts following the bucket; pages do it themselves. */
+  start(): Promise<void> {
+    return this.#follower.start();
+  }
+
   close(): void {
     this.#follower.close();
   }

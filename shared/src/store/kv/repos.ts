@@ -228,6 +228,10 @@ export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements Appr
     return { items, total: total - (keys.length - items.length) };
   }
 
+  startListing(): Promise<void> {
+    return this.#lists.start();
+  }
+
   override close(): void {
     super.close();
     this.#lists.close();

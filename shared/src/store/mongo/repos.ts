@@ -172,6 +172,10 @@ export class MongoApprovalRepo extends MongoCollection<ApprovalRecord> implement
   listByExecution(executionId: string): Promise<ApprovalRecord[]> {
     return this.all({ executionId }, OLDEST);
   }
+
+  async startListing(): Promise<void> {
+    // The compound indexes answer each list; nothing to prepare.
+  }
 }
 
 export class MongoArtifactRepo extends MongoCollection<ArtifactRecord> implements ArtifactRepo {
