@@ -62,7 +62,8 @@ function executionOf(ownerId: string, over: Partial<ExecutionSnapshot> = {}): Ex
   });
 }
 
-function approvalOf(ownerId: string, over: Partial<ApprovalRecord> = {}): ApprovalRecord {
+/** A pending approval of `ownerId`, with `over` on top: the contract's, and other store tests'. */
+export function approvalOf(ownerId: string, over: Partial<ApprovalRecord> = {}): ApprovalRecord {
   return ApprovalRecord.parse({
     id: newId(),
     executionId: "exec-1",

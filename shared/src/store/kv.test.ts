@@ -10,14 +10,14 @@ import { ExecutionSnapshot } from "../execution/snapshot";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { waitFor } from "@wf/testing";
 import { startCommandsIn } from "@wf/testing";
-import { runStoreContract, type TestStarts } from "@wf/testing/store-contract";
+import { approvalOf as approval, runStoreContract, type TestStarts } from "@wf/testing/store-contract";
 import { keyToken } from "./kv/key-codec";
 import { RECENT_MAX_AGE_MS, RECENT_REFRESH_MS } from "./kv/recent-reads";
 import { executionLayout } from "./kv/layouts";
 import type { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
-import { ApprovalRecord, UserRecord, WorkflowRecord } from "./records";
+import { UserRecord, WorkflowRecord, type ApprovalRecord } from "./records";
 
 let server: NatsServerHandle;
 let nc: NatsConnection;
@@ -62,23 +62,6 @@ async function storeAndAnotherProcess(): Promise<{ store: Store; other: Store }>
   const other = await openStore({ kind: "kv", nc: nc2, namespace });
   onTestFinished(() => other.close());
   return { store, other };
-}
-
-function approval(ownerId: string, over: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return ApprovalRecord.parse({
-    id: newId(),
-    executionId: `exec-${ownerId}`,
-    workflowId: "wf-a",
-    ownerId,
-    stepName: "review",
-    status: "PENDING",
-    approvalMessage: "please check",
-    timeout: 3600,
-    createdAt: Date.now(),
-    expiresAt: Date.now() + 3_600_000,
-    reviewableGroups: [],
-    ...over,
-  });
 }
 
 function execution(ownerId: string, over: Partial<ExecutionSnapshot> = {}): ExecutionSnapshot {
@@ -573,7 +556,7 @@ describe("JetStream KV adapter: the approval lists' view", () => {
     const ownerId = `user-${newId()}`;
     const made: ApprovalRecord[] = [];
     for (let i = 0; i < 4; i++) {
-      const a = approval(ownerId, { createdAt: 100 + i });
+      const a = approval(ownerId, { executionId: `exec-${ownerId}`, createdAt: 100 + i });
       const version = await store.approvals.create(a);
       made.push(a);
       expect(await other.approvals.list({ ownerId, page: 1, size: 1 })).toEqual({ items: [a], total: i + 1 });
