@@ -25,6 +25,12 @@ export interface LoadResult {
    * were due), which tells a tail spread over the run from one made in a few bad seconds.
    */
   secondP99s?: number[];
+  /**
+   * Open loop only: how late the load tool itself sent the measured requests (its own timer's
+   * lateness on a shared machine; a request then waiting for a free connection counts against
+   * the server), which tells a tail the tool made from the server's.
+   */
+  sentLateMs?: { p99: number; max: number };
 }
 
 /** POSTs the target's body for the n-th connection; resolves the answer's status, 0 when it failed. */
@@ -49,10 +55,16 @@ class Tally {
   readonly allStatuses: Record<string, number> = {};
   /** Latencies by the second of the measured window they were due in (open loop). */
   readonly #bySecond: number[][] = [];
+  /** How late each measured request was sent (open loop). */
+  readonly #late: number[] = [];
   failures = 0;
 
   answered(status: number): void {
     this.allStatuses[status] = (this.allStatuses[status] ?? 0) + 1;
+  }
+
+  sentLate(ms: number): void {
+    this.#late.push(ms);
   }
 
   measured(status: number, latencyMs: number, second?: number): void {
@@ -84,8 +96,14 @@ class Tally {
       failures: this.failures,
       allStatuses: this.allStatuses,
       ...(secondP99s.length > 0 ? { secondP99s } : {}),
+      ...(this.#late.length > 0 ? { sentLateMs: sentLate(this.#late) } : {}),
     };
   }
+}
+
+function sentLate(ms: number[]): { p99: number; max: number } {
+  const sorted = ms.sort((a, b) => a - b);
+  return { p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)!) };
 }
 
 /** The connections of a run and the sender of the n-th connection's request over them. */
@@ -150,7 +168,10 @@ export async function runAtRate(send: (i: number) => Promise<number>, opts: { ra
     const tick = (): void => {
       const now = performance.now();
       // Everything due by now goes out; the timer's own lateness is the load tool's, and counts.
-      for (let due = started + sent * intervalMs; due <= now && due < end; due = started + sent * intervalMs) start(sent++, due);
+      for (let due = started + sent * intervalMs; due <= now && due < end; due = started + sent * intervalMs) {
+        if (due >= measureFrom) tally.sentLate(now - due);
+        start(sent++, due);
+      }
       if (started + sent * intervalMs >= end) resolve();
       else setTimeout(tick, 1);
     };

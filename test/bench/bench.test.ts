@@ -170,8 +170,10 @@ describe("bench harness (smoke)", () => {
       expect(rated.requests).toBe(100);
       // Half a second measured: one second, whose requests are all of them.
       expect(rated.secondP99s).toEqual([rated.latencyMs.p99]);
+      expect(rated.sentLateMs!.max).toBeGreaterThanOrEqual(rated.sentLateMs!.p99);
+      expect(rated.sentLateMs!.p99).toBeGreaterThanOrEqual(0);
     }
-    for (const closed of [r.bare, ...r.runs.map((run) => run.load)]) expect(closed.secondP99s).toBeUndefined();
+    for (const closed of [r.bare, ...r.runs.map((run) => run.load)]) expect([closed.secondP99s, closed.sentLateMs]).toEqual([undefined, undefined]);
     // Below the aim's rate the aim is never met, whatever the latency.
     expect(r.aimMet).toBe(false);
     expect(r.rateLimited + r.otherAnswers).toBe(0);
@@ -182,6 +184,7 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("NOTHING LOST");
     expect(text).toContain("2 edge processes");
     expect(text).toContain("open loop at 200/s");
+    expect(text).toMatch(/p99 of each second: .*; the load tool sent them late by p99 [\d.]+ ms, at most [\d.]+ ms/);
     expect(text).toContain("durable start alone (no HTTP)");
     expect(text).toContain("start command alone (no HTTP)");
     expect(text).toContain("p99 of each second: best");
@@ -219,6 +222,7 @@ describe("bench harness (smoke)", () => {
       }
       const text = renderWebhookE2e(r, server.version);
       expect(text).toContain("    floor: answered");
+      expect(text).toMatch(/webhook p50 [\d.]+ ms p99 [\d.]+ ms \(the load tool's own lateness: p99 [\d.]+ ms\); completed/);
       expect(text).toMatch(/NATS messages per workflow: [\d.]+ to the server, [\d.]+ from it/);
       expect(text).toMatch(/the service takes [\d.]+x the floor's CPU per workflow/);
       expect(text).toContain("triggers at 40/s, the executor taking 1 executions at once (WF_EXEC_CONCURRENCY=1): answered");

@@ -306,7 +306,8 @@ const edgeName = (run: WebhookEdgeRun): string => `POST /api/webhooks/{id}/trigg
 export function renderWebhookBench(r: WebhookBenchResult): string {
   const row = (name: string, x: LoadResult, note = "") =>
     `  ${name.padEnd(48)} ${`${x.perSec.toLocaleString("en-US")}/s`.padStart(9)}  p50 ${x.latencyMs.p50.toFixed(2).padStart(6)} ms  p99 ${x.latencyMs.p99.toFixed(2).padStart(6)} ms  (${statusText(x.statuses)})${note}` +
-    (x.secondP99s ? `\n    p99 of each second: ${secondsText(x.secondP99s)}` : "");
+    (x.secondP99s ? `\n    p99 of each second: ${secondsText(x.secondP99s)}` : "") +
+    (x.sentLateMs ? `; the load tool sent them late by p99 ${x.sentLateMs.p99} ms, at most ${x.sentLateMs.max} ms` : "");
   const n8n = PUBLISHED.ingestContext.perSec["n8n single instance"];
   const aim = `aim >= ${WEBHOOK_AIM.perSec.toLocaleString("en-US")} triggers/s with p99 < ${WEBHOOK_AIM.p99Ms} ms`;
   return [

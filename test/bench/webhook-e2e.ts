@@ -351,7 +351,9 @@ export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): stri
 
 function measurementText(m: E2eMeasurement, what: string): string {
   return (
-    `answered ${m.webhook.perSec}/s, webhook p50 ${m.webhook.latencyMs.p50} ms p99 ${m.webhook.latencyMs.p99} ms; ` +
+    `answered ${m.webhook.perSec}/s, webhook p50 ${m.webhook.latencyMs.p50} ms p99 ${m.webhook.latencyMs.p99} ms` +
+    (m.webhook.sentLateMs ? ` (the load tool's own lateness: p99 ${m.webhook.sentLateMs.p99} ms)` : "") +
+    "; " +
     `completed ${m.completedPerSec}/s while triggers arrived; ${m.completed} of ${m.accepted} accepted completed, the last ${m.drainSeconds} s after the triggers stopped; ` +
     `CPU per workflow: ${what} ${m.cpuMsPerWorkflow.service ?? "?"} ms${splitText(m.serviceCpuMsPerWorkflow)}, nats-server ${m.cpuMsPerWorkflow.natsServer ?? "?"} ms` +
     (m.natsMessagesPerWorkflow
