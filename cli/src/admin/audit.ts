@@ -8,8 +8,10 @@ export const AUDIT_HELP = `Usage: wf admin audit [--since 1h] [--limit 100] [--j
 Lists refused requests, newest first: when, why (missing, malformed, unknown_key, bad_secret,
 revoked, expired, insufficient_scope, webhook_key_mismatch, hmac_mismatch, bad_signature,
 url_expired, url_lifetime_exceeded), the key id when one could be read, the client address,
-method and path. The same records are published on <namespace>.audit.<reason> (stream
-<namespace>_AUDIT).
+method and path. Past an edge's budget (WF_AUDIT_PER_IP_PER_MINUTE, WF_AUDIT_PER_MINUTE)
+refusals are counted instead: a summary line says how many came in the minute before it, from
+that address (* for many). The same records are published on <namespace>.audit.<reason>
+(stream <namespace>_AUDIT).
 
 Options:
   --since WHEN   a duration back from now (30s, 10m, 1h, 2d) or an ISO-8601 time (default 1h)
@@ -42,6 +44,10 @@ export async function auditCommand(argv: string[]): Promise<number> {
   });
   if (values.json) console.log(JSON.stringify(records, null, 2));
   else
-    for (const r of records) console.log(`${new Date(r.at).toISOString()}  ${r.reason.padEnd(18)}  ${r.method} ${r.path}  key ${r.keyId ?? "-"}  from ${r.ip}`);
+    for (const r of records)
+      console.log(
+        `${new Date(r.at).toISOString()}  ${r.reason.padEnd(18)}  ${r.method} ${r.path}  key ${r.keyId ?? "-"}  from ${r.ip}` +
+          (r.repeats > 0 ? `  (${r.repeats} refusals counted in the minute before, the last shown)` : ""),
+      );
   return EXIT.ok;
 }

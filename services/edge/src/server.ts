@@ -76,7 +76,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
 
   app.addHook("preClose", async () => ctx.closing.abort());
   app.addHook("onClose", async () => {
-    await Promise.all([ctx.counters.close(), ctx.webhookStats.close()]);
+    await Promise.all([ctx.counters.close(), ctx.webhookStats.close(), ctx.audit.close()]);
     ctx.publisher.close();
   });
   observeRequests(app);

@@ -140,6 +140,18 @@ export const ENV_SCHEMA = {
     default: "30d",
     doc: "How long finished executions (COMPLETED, FAILED, CANCELLED, INTERRUPTED) are kept, counted from their start request: older ones are removed in the background by the scheduler, with their list entries, approvals, artifact files and events. `off` keeps them for good. Unfinished executions are never removed.",
   },
+  WF_AUDIT_PER_IP_PER_MINUTE: {
+    schema: int(1, 1_000_000),
+    default: "20",
+    doc:
+      "Refused requests (401, 403) an edge process records one by one per minute from one client address for one reason; past it, and past WF_AUDIT_PER_MINUTE, they are counted, and each minute's counts are written as summary records (`repeats`). " +
+      "Every record is three messages, about 650 bytes kept 90 days: without a bound, any client without a key could fill the NATS server's disk.",
+  },
+  WF_AUDIT_PER_MINUTE: {
+    schema: int(1, 10_000_000),
+    default: "600",
+    doc: "Refused requests an edge process records one by one per minute, from all clients together (see WF_AUDIT_PER_IP_PER_MINUTE); at most 100 summaries per minute come on top, plus one per reason for the rest.",
+  },
   WF_LIST_VIEW_AT_START: {
     schema: flag,
     default: "0",

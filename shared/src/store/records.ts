@@ -158,6 +158,12 @@ export const AuditRecord = z.object({
   method: z.string(),
   /** The path only: a query string may carry an API key. */
   path: z.string(),
+  /**
+   * 0 for a refusal recorded by itself. Otherwise a summary: how many refusals for `reason` from
+   * `ip` (`*`: from addresses not summarised one by one) were counted, not recorded, in the minute
+   * before `at`, past the edge's audit budget; `method` and `path` are the last one's.
+   */
+  repeats: z.number().int().min(0).default(0),
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
 
