@@ -144,7 +144,7 @@ export const ENV_SCHEMA = {
     schema: int(1, 1_000_000),
     default: "20",
     doc:
-      "Refused requests (401, 403) an edge process records one by one per minute from one client address for one reason; past it, and past WF_AUDIT_PER_MINUTE, they are counted, and each minute's counts are written as summary records (`repeats`). " +
+      "Refused requests (401, 403) an edge process records one by one per minute from one client address, whatever the reason; past it, and past WF_AUDIT_PER_MINUTE, they are counted, and each minute's counts are written as summary records (`repeats`). " +
       "Every record is three messages, about 650 bytes kept 90 days: without a bound, any client without a key could fill the NATS server's disk.",
   },
   WF_AUDIT_PER_MINUTE: {

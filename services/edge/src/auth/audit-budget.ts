@@ -1,8 +1,8 @@
 /** Audit records are budgeted per minute: a refusal past the budget is counted, not recorded. */
 export const AUDIT_WINDOW_MS = 60_000;
-/** Sources (address and reason) counted in one window; refusals from further ones are counted together. */
+/** Client addresses counted in one window; refusals from further ones are counted together. */
 const SOURCES_KEPT = 10_000;
-/** Summaries written for one window: the sources counted most, then one per reason for the rest. */
+/** Summaries written for one window: the largest counts by address and reason, then one per reason for the rest. */
 const SUMMARIES_KEPT = 100;
 
 /** What a counted refusal came from, and the last request counted from it. */
@@ -18,17 +18,21 @@ export interface Counted<E> {
 interface Window<E> {
   start: number;
   recorded: number;
-  bySource: Map<string, { recorded: number; counted: Counted<E> | null }>;
-  /** Past SOURCES_KEPT sources: by reason. */
+  /** By client address: refusals recorded, and those counted by reason. */
+  bySource: Map<string, { recorded: number; counted: Map<string, Counted<E>> }>;
+  /** Past SOURCES_KEPT addresses: by reason. */
   rest: Map<string, Counted<E>>;
 }
 
 /**
  * Which refused requests the edge records one by one: at most `perSource` a minute from one
- * client address for one reason, and `perMinute` in all; the others are counted, and each
- * window's counts become a few summary records (`drain`). Every refusal writes three messages
- * (about 650 bytes kept 90 days), so without a budget any unauthenticated client could fill the
- * server's disk; with it, what a minute of refusals stores is bounded, whatever their rate.
+ * client address, and `perMinute` in all; the others are counted by address and reason, and
+ * each window's counts become a few summary records (`drain`). Every refusal writes three
+ * messages (about 650 bytes kept 90 days), so without a budget any unauthenticated client could
+ * fill the server's disk; with it, what a minute of refusals stores is bounded, whatever their
+ * rate. The reason never decides whether a refusal is recorded: a recorded 401 waits for its
+ * writes, and a budget per reason would let a client tell, by the answer's time, an unknown key
+ * id from a known one with a wrong secret.
  */
 export class AuditBudget<E> {
   #window: Window<E>;
@@ -45,31 +49,24 @@ export class AuditBudget<E> {
   /** Whether this refusal is recorded by itself; if not, it is counted for its window's summary. */
   admit(ip: string, reason: string, entry: E): boolean {
     const w = this.#current();
-    const key = `${ip}\u0000${reason}`;
-    let source = w.bySource.get(key);
-    if (source === undefined && w.bySource.size < SOURCES_KEPT) w.bySource.set(key, (source = { recorded: 0, counted: null }));
+    let source = w.bySource.get(ip);
+    if (source === undefined && w.bySource.size < SOURCES_KEPT) w.bySource.set(ip, (source = { recorded: 0, counted: new Map() }));
     if (source !== undefined && source.recorded < this.perSource && w.recorded < this.perMinute) {
       source.recorded += 1;
       w.recorded += 1;
       return true;
     }
-    const end = w.start + AUDIT_WINDOW_MS;
-    if (source !== undefined) {
-      source.counted ??= { ip, reason, count: 0, last: entry, windowEnd: end };
-      source.counted.count += 1;
-      source.counted.last = entry;
-    } else {
-      let rest = w.rest.get(reason);
-      if (rest === undefined) w.rest.set(reason, (rest = { ip: "*", reason, count: 0, last: entry, windowEnd: end }));
-      rest.count += 1;
-      rest.last = entry;
-    }
+    const counts = source?.counted ?? w.rest;
+    let counted = counts.get(reason);
+    if (counted === undefined) counts.set(reason, (counted = { ip: source ? ip : "*", reason, count: 0, last: entry, windowEnd: w.start + AUDIT_WINDOW_MS }));
+    counted.count += 1;
+    counted.last = entry;
     return false;
   }
 
   /**
-   * The counts of the windows that ended, for their summary records: the SUMMARIES_KEPT sources
-   * counted most, and the other sources' counts added up by reason (address `*`). With `all`,
+   * The counts of the windows that ended, for their summary records: the SUMMARIES_KEPT counts
+   * (by address and reason) that are largest, and the others added up by reason (address `*`). With `all`,
    * the current window's too (the edge is stopping).
    */
   drain(all = false): Counted<E>[] {
@@ -93,7 +90,7 @@ export class AuditBudget<E> {
 }
 
 function summaries<E>(w: Window<E>): Counted<E>[] {
-  const counted = [...w.bySource.values()].flatMap((s) => (s.counted ? [s.counted] : [])).sort((a, b) => b.count - a.count);
+  const counted = [...w.bySource.values()].flatMap((s) => [...s.counted.values()]).sort((a, b) => b.count - a.count);
   const rest = new Map(w.rest);
   for (const c of counted.slice(SUMMARIES_KEPT)) {
     const r = rest.get(c.reason);
