@@ -4,8 +4,7 @@ import { connectNats } from "@wf/shared/nats";
 import { ApprovalRecord, openStore, type ApprovalStatus, type Store } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { keyToken } from "../../shared/src/store/kv/key-codec";
-import { collectGarbage } from "./list-bench";
-import { percentile, round } from "./stats";
+import { firstListCost, PAGE_SIZE, pagesTimed, timed } from "./list-bench";
 
 export interface ApprovalListBenchSizes {
   /** Approvals of the one owner at which lists are measured, cumulative, ascending. */
@@ -36,7 +35,6 @@ export interface ApprovalListLevel {
   keyScan: Timing;
 }
 
-const PAGE_SIZE = 20;
 /** One in 50 waits for a decision, as in an inbox that is worked through. */
 const statusOf = (i: number): ApprovalStatus => (i % 50 === 0 ? "PENDING" : i % 7 === 0 ? "REJECTED" : "APPROVED");
 
@@ -56,17 +54,6 @@ function approval(ownerId: string, i: number, t0: number): ApprovalRecord {
     decidedAt: statusOf(i) === "PENDING" ? null : t0 + i + 1_000,
     decidedBy: statusOf(i) === "PENDING" ? null : "reviewer",
   });
-}
-
-async function timed(samples: number, run: () => Promise<unknown>): Promise<Timing> {
-  const ms: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const t = performance.now();
-    await run();
-    ms.push(performance.now() - t);
-  }
-  ms.sort((a, b) => a - b);
-  return { p50Ms: round(percentile(ms, 50)), p99Ms: round(percentile(ms, 99)) };
 }
 
 /**
@@ -104,32 +91,21 @@ async function measureLevel(server: NatsServerHandle, namespace: string, ownerId
   const nc = await connectNats(server.url, "approval-bench-lists");
   const store: Store = await openStore({ kind: "kv", nc, namespace });
   try {
-    collectGarbage();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const buildStart = performance.now();
-    await store.approvals.list({ ownerId, page: 1, size: 1 });
-    const viewBuildMs = Math.round(performance.now() - buildStart);
-    collectGarbage();
-    const heapBytesPerApproval = Math.round((process.memoryUsage().heapUsed - heapBefore) / level);
+    const built = await firstListCost(() => store.approvals.list({ ownerId, page: 1, size: 1 }), level);
     const queries: ApprovalListLevel["queries"] = [];
     for (const status of [undefined, "PENDING", "APPROVED"] as const) {
       const filter = status === undefined ? {} : { status };
       const { total } = await store.approvals.list({ ownerId, ...filter, page: 1, size: PAGE_SIZE });
-      const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
-      for (const [where, page] of [
-        ["page 1", 1],
-        ["middle page", Math.ceil(last / 2)],
-        ["last page", last],
-      ] as const) {
+      for (const [where, page] of pagesTimed(total)) {
         const t = await timed(samples, () => store.approvals.list({ ownerId, ...filter, page, size: PAGE_SIZE }));
-        queries.push({ query: `${status ?? "all"}, ${where}`, ...t });
+        queries.push({ query: `${status ?? "all"}, ${where}`, p50Ms: t.p50, p99Ms: t.p99 });
       }
     }
     const jsm = await jetstreamManager(nc);
     const bucket = `${namespace}_approvals_idx`;
     const filter = `$KV.${bucket}.o.${keyToken(ownerId)}.>`;
-    const keyScan = await timed(Math.max(5, Math.round(samples / 20)), () => jsm.streams.info(`KV_${bucket}`, { subjects_filter: filter }));
-    return { approvals: level, viewBuildMs, heapBytesPerApproval, queries, keyScan };
+    const scan = await timed(Math.max(5, Math.round(samples / 20)), () => jsm.streams.info(`KV_${bucket}`, { subjects_filter: filter }));
+    return { approvals: level, viewBuildMs: built.ms, heapBytesPerApproval: built.heapBytesEach, queries, keyScan: { p50Ms: scan.p50, p99Ms: scan.p99 } };
   } finally {
     await store.close();
     await nc.close();

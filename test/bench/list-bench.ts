@@ -79,11 +79,11 @@ function watchGc(): () => GcPauses {
 const WORKFLOWS = 10;
 
 /** A full collection, for heap figures, whether or not node was started with --expose-gc. */
-export function collectGarbage(): void {
+function collectGarbage(): void {
   setFlagsFromString("--expose-gc");
   (runInNewContext("gc") as () => void)();
 }
-const PAGE_SIZE = 20;
+export const PAGE_SIZE = 20;
 
 /** A finished execution as a run of a 3-step workflow leaves it, at its real size. */
 function seeded(ownerId: string, i: number, createdAt: number): ExecutionSnapshot {
@@ -160,7 +160,29 @@ function steadyWriter(store: Store, ownerId: string, rate: number): { stop(): Pr
   };
 }
 
-async function timed(samples: number, run: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+/** What a store's first list costs, which builds its view of `entries` entries: how long, and heap per entry. */
+export async function firstListCost(first: () => Promise<unknown>, entries: number): Promise<{ ms: number; heapBytesEach: number }> {
+  collectGarbage();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const start = performance.now();
+  await first();
+  const ms = Math.round(performance.now() - start);
+  collectGarbage();
+  return { ms, heapBytesEach: Math.round((process.memoryUsage().heapUsed - heapBefore) / entries) };
+}
+
+/** The pages a list is timed at, by name: the first, a middle one and the last of `total` entries. */
+export function pagesTimed(total: number): (readonly [string, number])[] {
+  const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  return [
+    ["page 1", 1],
+    ["middle page", Math.ceil(last / 2)],
+    ["last page", last],
+  ];
+}
+
+/** `run` timed `samples` times in a row: its p50 and p99 in ms. */
+export async function timed(samples: number, run: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
   const ms: number[] = [];
   for (let i = 0; i < samples; i++) {
     const t = performance.now();
@@ -216,13 +238,9 @@ async function measureLevel(
   const nc = await connectNats(server.url, "list-bench-lists");
   const store = await openStore({ kind: "kv", nc, namespace });
   try {
-    collectGarbage();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const buildStart = performance.now();
-    await store.executions.list({ ownerId, page: 1, size: 1 });
-    const indexBuildMs = Math.round(performance.now() - buildStart);
-    collectGarbage();
-    const heapBytesPerExecution = Math.round((process.memoryUsage().heapUsed - heapBefore) / level);
+    const built = await firstListCost(() => store.executions.list({ ownerId, page: 1, size: 1 }), level);
+    const indexBuildMs = built.ms;
+    const heapBytesPerExecution = built.heapBytesEach;
     progress(`lists: ${level.toLocaleString("en")} executions, index built in ${indexBuildMs} ms; timing lists while writing ${sizes.writeRate}/s`);
 
     const writer = steadyWriter(writerStore, ownerId, sizes.writeRate);
@@ -241,13 +259,8 @@ async function measureLevel(
     try {
       for (const [name, filter] of shapes) {
         const { total } = await store.executions.list({ ownerId, ...filter, page: 1, size: PAGE_SIZE });
-        const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
         for (let i = 0; i < 20; i++) await store.executions.list({ ownerId, ...filter, page: 1 + i, size: PAGE_SIZE });
-        for (const [where, page] of [
-          ["page 1", 1],
-          ["middle page", Math.ceil(last / 2)],
-          ["last page", last],
-        ] as const) {
+        for (const [where, page] of pagesTimed(total)) {
           const t = await timed(sizes.samples, () => store.executions.list({ ownerId, ...filter, page, size: PAGE_SIZE }));
           queries.push({ query: `${name}, ${where}`, p50Ms: t.p50, p99Ms: t.p99 });
         }

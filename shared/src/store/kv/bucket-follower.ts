@@ -24,7 +24,7 @@ export interface BucketView {
  * held in memory: the bucket stays the one source, the view is rebuilt by each process that
  * reads it (one ordered consumer, no durable state).
  *
- * Read-your-writes: `caughtUp` asks the server for the bucket's last sequence and waits until
+ * Read-your-writes: `ready` asks the server for the bucket's last sequence and waits until
  * the follower has applied it, so a read made after a write returned (by any process) sees that
  * write. A view may hold writes back while it completes them (`hold`, `release`).
  */
