@@ -92,12 +92,12 @@ async function main(): Promise<void> {
   const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
   const rates = e2eRatesFromEnv();
   const withRates = <T extends { rates: number[] }>(sizes: T): T => (rates ? { ...sizes, rates } : sizes);
-  // The capped executor's and the listing service's runs only when their rates are among those picked.
+  // The unyielding executor's and the listing service's runs only when their rates are among those picked.
   const extraRunsAtRates = (sizes: WebhookE2eSizes, picked: number[] | undefined): WebhookE2eSizes => {
     if (!picked) return sizes;
-    const capped = sizes.capped && picked.includes(sizes.capped.ratePerSec) ? sizes.capped : undefined;
+    const unyielding = sizes.unyielding && picked.includes(sizes.unyielding.ratePerSec) ? sizes.unyielding : undefined;
     const listing = sizes.listing && picked.includes(sizes.listing.ratePerSec) ? sizes.listing : undefined;
-    return { ...sizes, capped, listing };
+    return { ...sizes, unyielding, listing };
   };
   const e2e = parts.has("e2e")
     ? await runWebhookE2e(server, extraRunsAtRates(withRates(quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES), rates), {

@@ -13,6 +13,7 @@ import {
   ORPHAN_GRACE_MS,
   OrphanRescue,
   type CommandConsumer,
+  type ConcurrencyBound,
   type Handled,
 } from "@wf/shared/nats";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
@@ -155,6 +156,87 @@ describe("the command consumer", () => {
       await waitFor(async () => (await streamMessages(stream)) === 0, { timeoutMs: 5_000, what: "the command to be dropped then" });
       expect(giveUps).toBe(3);
     } finally {
+      await consumer.stop();
+    }
+  });
+});
+
+/** A bound the test moves by hand. */
+class MovableBound implements ConcurrencyBound {
+  private readonly listeners = new Set<() => void>();
+  constructor(public limit: number) {}
+  current(): number {
+    return this.limit;
+  }
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  move(limit: number): void {
+    this.limit = limit;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+describe("the command consumer's bound on messages in hand", () => {
+  it("holds no more than the bound, takes more as soon as it rises, and none while a lowered bound is still exceeded", async () => {
+    const ns = `ccb${newId().slice(-8)}`;
+    const stream = `${ns}_CMD`;
+    await jsm.streams.add({ name: stream, subjects: [`${ns}.cmd.>`], retention: RetentionPolicy.Workqueue });
+    await ensureConsumer(jsm, stream, { durable: "test", filter: `${ns}.cmd.>`, ackWaitMs: 30_000, maxDeliver: -1, maxAckPending: 100 });
+    const bound = new MovableBound(2);
+    const gates: (() => void)[] = [];
+    let holding = 0;
+    /** The number held, and the bound, as each message was taken. */
+    const takes: { held: number; bound: number }[] = [];
+    const consumer = await consumeCommands({
+      js,
+      ns,
+      stream,
+      durable: "test",
+      log: createLogger("silent"),
+      commandOf: (subject) => subject.split(".")[2],
+      commands: {
+        go: command(Body, async () => {
+          holding++;
+          takes.push({ held: holding, bound: bound.limit });
+          await new Promise<void>((resolve) => gates.push(resolve));
+          holding--;
+        }),
+      },
+      concurrency: bound,
+      ackWaitMs: 30_000,
+      maxDeliver: 3,
+      redeliverOnce: false,
+    });
+    const release = (n: number) => gates.splice(0, n).forEach((open) => open());
+    try {
+      for (let i = 0; i < 12; i++) await js.publish(`${ns}.cmd.go`, JSON.stringify({ id: `exec-${i}` }));
+      await waitFor(() => holding === 2, { what: "two messages in hand" });
+      release(1);
+      await waitFor(() => takes.length === 3 && holding === 2, { what: "a third taken in the freed place" });
+
+      bound.move(5);
+      await waitFor(() => holding === 5, { what: "three more taken once the bound rose, none released" });
+      expect((await jsm.consumers.info(stream, "test")).num_ack_pending).toBe(5);
+
+      bound.move(1);
+      const before = takes.length;
+      release(4);
+      await waitFor(() => holding === 1, { what: "four of the five released" });
+      expect(takes.length).toBe(before);
+      release(1);
+      await waitFor(() => takes.length === before + 1, { what: "the next one taken once none is held" });
+      while (takes.length < 12) {
+        release(1);
+        await waitFor(() => gates.length === 1, { what: "the next message in hand" });
+      }
+      release(1);
+      await waitFor(async () => (await streamMessages(stream)) === 0, { what: "every command acknowledged" });
+      expect(takes.every((t) => t.held <= t.bound)).toBe(true);
+      expect(Math.max(...takes.map((t) => t.held))).toBe(5);
+    } finally {
+      release(gates.length);
       await consumer.stop();
     }
   });

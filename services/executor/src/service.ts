@@ -9,12 +9,17 @@ import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
 import { answerHolds, holderAlive } from "./actor/holder-liveness";
 import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
+import { BacklogYield } from "./backlog/backlog-yield";
+import { followBacklog } from "./backlog/follow-backlog";
 import { describeIsolation } from "./code/describe-isolation";
 import { createCodeRunner } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
 import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
 import { operatorPolicy } from "./egress";
 import { serveSecrets } from "./secrets-service";
+
+/** How often the executor samples its work queue's backlog for the yield to triggers (WF_EXEC_YIELD_GROWTH). */
+const BACKLOG_SAMPLE_MS = 500;
 
 export interface RunningService {
   stop(): Promise<void>;
@@ -102,6 +107,12 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   });
 
   const commands = actor.commands();
+  const yieldTo = new BacklogYield({
+    full: config.WF_EXEC_CONCURRENCY,
+    yielded: config.WF_EXEC_YIELD_CONCURRENCY,
+    growthPerSec: config.WF_EXEC_YIELD_GROWTH,
+    maxMs: config.WF_EXEC_YIELD_MAX_MS,
+  });
   const consumer = await consumeCommands({
     js,
     jsm,
@@ -113,13 +124,20 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     commands,
     executionOf: executionOfSubject,
     giveUp: (executionId, reason) => actor.fail(executionId, reason),
-    concurrency: config.WF_EXEC_CONCURRENCY,
+    concurrency: yieldTo,
     ackWaitMs: config.WF_EXEC_LEASE_MS,
     maxDeliver: config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: config.WF_REDELIVER_ONCE,
   });
+  const backlog = followBacklog({ jsm, stream, durable, yieldTo, intervalMs: BACKLOG_SAMPLE_MS, log });
   platformHealth(p).watchConsumer(stream, durable);
-  log.info("executor ready", { actorId, concurrency: config.WF_EXEC_CONCURRENCY, maxPayload: limits.recordBytes, stepOutputBytes: limits.outputBytes });
+  log.info("executor ready", {
+    actorId,
+    concurrency: config.WF_EXEC_CONCURRENCY,
+    yieldConcurrency: yieldTo.yields() ? config.WF_EXEC_YIELD_CONCURRENCY : null,
+    maxPayload: limits.recordBytes,
+    stepOutputBytes: limits.outputBytes,
+  });
 
   return {
     actor,
@@ -127,6 +145,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       // Each run parks at its next step or wait and is handed over; one still in a step after the
       // grace period keeps its message unacknowledged, for another replica to take after the lease.
       stopping = true;
+      backlog.stop();
       await consumer.stop(config.WF_STOP_GRACE_MS);
       cancelSub.unsubscribe();
       holdsSub.unsubscribe();

@@ -83,7 +83,27 @@ export const ENV_SCHEMA = {
     default: "64",
     doc:
       "Executions one executor process runs at once (parked ones do not count). Triggers and executions write to the same NATS server, which stores writes in the order they come: " +
-      "when both are busy, fewer executions at once shorten the wait of a trigger's writes behind theirs, and so the webhook's tail, at the cost of executions per second (docs/operations.md, the e2e benchmark's capped run).",
+      "when both are busy, fewer executions at once shorten the wait of a trigger's writes behind theirs, and so the webhook's tail, at the cost of executions per second (docs/operations.md). While the work queue grows fast, an executor takes fewer (WF_EXEC_YIELD_CONCURRENCY).",
+  },
+  WF_EXEC_YIELD_CONCURRENCY: {
+    schema: int(0, 10_000),
+    default: "4",
+    doc:
+      "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more, triggers arrive faster than executions can be run anyway, and an executor takes at most " +
+      "this many executions at once, so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the queue stops growing. " +
+      "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
+  },
+  WF_EXEC_YIELD_GROWTH: {
+    schema: int(1, 10_000_000),
+    default: "1000",
+    doc: "The growth of the executors' work queue, in commands a second (sampled every half second), at which an executor yields (WF_EXEC_YIELD_CONCURRENCY).",
+  },
+  WF_EXEC_YIELD_MAX_MS: {
+    schema: int(0, 86_400_000),
+    default: "30000",
+    doc:
+      "The longest yield in a row: after it an executor takes WF_EXEC_CONCURRENCY at once all the same, until its backlog is drained, so that a sustained overload does not keep executions slow " +
+      "while their backlog grows without end.",
   },
   WF_EXECUTOR_NICE: {
     schema: int(0, 19),

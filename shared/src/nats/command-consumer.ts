@@ -46,8 +46,11 @@ export interface CommandConsumerOptions {
    * another error is logged and the message dropped all the same.
    */
   giveUp?(executionId: string, reason: string): Promise<void>;
-  /** Messages handled at once; no more are fetched, so none waits in a buffer while its lease runs. */
-  concurrency: number;
+  /**
+   * Messages handled at once; no more are fetched, so none waits in a buffer while its lease runs.
+   * A bound that changes is read before each fetch.
+   */
+  concurrency: number | ConcurrencyBound;
   /** The consumer's AckWait: a message being handled has its lease renewed well within it. */
   ackWaitMs: number;
   /**
@@ -60,6 +63,13 @@ export interface CommandConsumerOptions {
   retryDelay?: (failures: number) => number;
   /** Every message handled twice, acknowledged on its second delivery (tests: handlers are idempotent). */
   redeliverOnce: boolean;
+}
+
+/** A limit on the messages in hand that may change while consuming (the executor's backlog yield). */
+export interface ConcurrencyBound {
+  current(): number;
+  /** Calls `listener` after each change of the limit; returns what stops it. */
+  onChange(listener: () => void): () => void;
 }
 
 export interface CommandConsumer {
@@ -112,8 +122,12 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
   const consumer = await whileStarting(() => opts.js.consumers.get(opts.stream, opts.durable));
   const heartbeatMs = Math.max(250, Math.floor(opts.ackWaitMs / 3));
   let stopped = false;
-  let free = opts.concurrency;
+  const bound = typeof opts.concurrency === "number" ? fixedBound(opts.concurrency) : opts.concurrency;
   let wake: (() => void) | null = null;
+  const wakeLoop = (): void => {
+    wake?.();
+    wake = null;
+  };
   let batch: ConsumerMessages | null = null;
   const inflight = new Set<Promise<void>>();
   const failures = new FailureCounts();
@@ -123,21 +137,21 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
       ? watchOrphans(new OrphanRescue(opts.jsm, opts.js, opts.stream, opts.durable, opts.log), opts)
       : null;
 
+  // A limit lowered while a fetch waits takes effect at the next fetch: the one waiting may still bring what the old limit left room for.
+  const unbound = bound.onChange(wakeLoop);
   const loop = (async () => {
     while (!stopped) {
-      if (free === 0) {
+      const free = bound.current() - inflight.size;
+      if (free <= 0) {
         await new Promise<void>((resolve) => (wake = resolve));
         continue;
       }
       try {
         batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
         for await (const m of batch) {
-          free--;
           const job = handleOne(opts, m, heartbeatMs, failures).finally(() => {
-            free++;
             inflight.delete(job);
-            wake?.();
-            wake = null;
+            wakeLoop();
           });
           inflight.add(job);
         }
@@ -152,13 +166,18 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
   return {
     async stop(graceMs = 10_000): Promise<void> {
       stopped = true;
+      unbound();
       rescue?.stop();
       batch?.stop();
-      wake?.();
+      wakeLoop();
       await loop;
       await Promise.race([Promise.allSettled(inflight), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     },
   };
+}
+
+function fixedBound(limit: number): ConcurrencyBound {
+  return { current: () => limit, onChange: () => () => undefined };
 }
 
 async function isWorkQueue(jsm: JetStreamManager, stream: string): Promise<boolean> {

@@ -14,6 +14,7 @@ export {
   type CommandConsumer,
   type CommandConsumerOptions,
   type CommandDropped,
+  type ConcurrencyBound,
   type Handled,
 } from "./command-consumer";
 export { streamPlacement, placementConfig, reconcileStream, ONE_REPLICA, type StreamPlacement } from "./placement";

@@ -1,0 +1,56 @@
+import type { JetStreamManager } from "@nats-io/jetstream";
+import type { Logger } from "@wf/shared/log";
+import { executorConcurrency } from "../ops/concurrency-metrics";
+import type { BacklogYield } from "./backlog-yield";
+
+export interface BacklogFollowing {
+  stop(): void;
+}
+
+/**
+ * Samples the executors' durable consumer every `intervalMs` (one consumer info request) for the
+ * yield's backlog, and says when it yields and when it stops. A failed request leaves the state as it was.
+ */
+export function followBacklog(opts: {
+  jsm: JetStreamManager;
+  stream: string;
+  durable: string;
+  yieldTo: BacklogYield;
+  intervalMs: number;
+  log: Logger;
+}): BacklogFollowing {
+  const { yieldTo, log } = opts;
+  executorConcurrency.set(yieldTo.current());
+  const unfollow = yieldTo.onChange(() => {
+    const state = yieldTo.state();
+    executorConcurrency.set(yieldTo.current());
+    if (state.kind === "yielding")
+      log.info("the work queue grows fast: triggers first, executions taken fewer at once until it stops growing", { concurrency: yieldTo.current() });
+    else if (state.kind === "spent")
+      log.warn("the work queue has grown for the longest yield in a row: executions taken at full concurrency again", { concurrency: yieldTo.current() });
+    else log.info("the work queue no longer grows: executions taken at full concurrency", { concurrency: yieldTo.current() });
+  });
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const sample = async (): Promise<void> => {
+    try {
+      const info = await opts.jsm.consumers.info(opts.stream, opts.durable);
+      yieldTo.observe(info.num_pending, Date.now());
+    } catch (err) {
+      log.debug("could not sample the work queue's backlog", { err });
+    }
+  };
+  const next = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => void sample().finally(next), opts.intervalMs);
+    timer.unref();
+  };
+  next();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      unfollow();
+    },
+  };
+}

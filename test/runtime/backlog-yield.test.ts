@@ -1,0 +1,72 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executorMetrics } from "@wf/executor";
+import { consumerNames, streamNames } from "@wf/shared/nats";
+import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import type { NatsServerHandle } from "@wf/testing";
+
+/**
+ * Triggers first: an executor whose work queue grows fast takes fewer executions at once
+ * (WF_EXEC_YIELD_CONCURRENCY), and all again once it stops growing. What it holds is what the
+ * NATS server counts as delivered and unacknowledged on its consumer.
+ */
+let server: NatsServerHandle;
+let rt: InProcessRuntime;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  rt = await startRuntime(
+    testConfig(server, { WF_EXEC_CONCURRENCY: "4", WF_EXEC_YIELD_CONCURRENCY: "1", WF_EXEC_YIELD_GROWTH: "5", WF_EXEC_YIELD_MAX_MS: "60000" }),
+  );
+});
+afterAll(async () => {
+  await rt?.stop();
+  await server?.stop();
+});
+
+const PAUSE = `
+name: pause
+steps:
+  - name: pause
+    type: wait
+    seconds: 0.2
+`;
+
+async function concurrencyLimit(): Promise<number> {
+  const gauge = executorMetrics.find((m) => (m as { name?: string }).name === "wf_executor_concurrency_limit")!;
+  return (await gauge.get()).values[0]!.value;
+}
+
+describe("the executor's yield to triggers", () => {
+  it("holds one execution at a time while its work queue grows faster than it runs them, and four again once the queue stops growing", async () => {
+    const jsm = await jetstreamManager(rt.platform.nc);
+    const inHand = async () => (await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor)).num_ack_pending;
+    expect(await concurrencyLimit()).toBe(4);
+
+    // 30 starts a second of 0.2 s executions: four at once run 20 a second, so the queue grows.
+    const started: string[] = [];
+    let triggering = true;
+    const triggers = (async () => {
+      while (triggering) {
+        started.push(await run(rt.platform, PAUSE));
+        await new Promise((resolve) => setTimeout(resolve, 33));
+      }
+    })();
+    try {
+      await waitFor(async () => (await concurrencyLimit()) === 1, { timeoutMs: 10_000, what: "the executor to yield" });
+      await waitFor(async () => (await inHand()) <= 1, { timeoutMs: 5_000, what: "the executions in hand before the yield to end" });
+      const seen: number[] = [];
+      for (let i = 0; i < 10 && (await concurrencyLimit()) === 1; i++) {
+        seen.push(await inHand());
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(seen.length).toBeGreaterThan(0);
+      expect(Math.max(...seen)).toBeLessThanOrEqual(1);
+    } finally {
+      triggering = false;
+      await triggers;
+    }
+    await waitFor(async () => (await concurrencyLimit()) === 4, { timeoutMs: 10_000, what: "the executor to take four at once again" });
+    for (const id of started) expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
+  }, 120_000);
+});
