@@ -15,6 +15,8 @@ import { keyToken } from "./kv/key-codec";
 import { RECENT_MAX_AGE_MS, RECENT_REFRESH_MS } from "./kv/recent-reads";
 import { executionLayout } from "./kv/layouts";
 import type { JetStreamPublisher } from "./kv/jetstream-publisher";
+import { openKvStore } from "./kv/open-kv-store";
+import { ONE_REPLICA } from "../nats/placement";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
 import { UserRecord, WorkflowRecord, type ApprovalRecord } from "./records";
@@ -600,6 +602,39 @@ describe("JetStream KV adapter: the approval lists' view", () => {
         expect(pages.map((p) => p.total)).toEqual(pages.map(() => expected.length));
       }
     }
+  });
+});
+
+describe("JetStream KV adapter: the delete markers of followed lists", () => {
+  it("a removed approval's keys are marked deleted for followers, then purged after the delay; a key put again since stays", async () => {
+    const { namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs: 300 });
+    onTestFinished(() => store.close());
+    const jsm = await jetstreamManager(nc);
+    const subjects = async () => (await jsm.streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {};
+    const ownerId = `user-${newId()}`;
+    const gone = approval(ownerId, { createdAt: 100 });
+    const back = approval(ownerId, { createdAt: 200 });
+    await Promise.all([store.approvals.create(gone), store.approvals.create(back)]);
+    const keys = Object.keys(await subjects());
+    expect(keys.length).toBeGreaterThan(1);
+
+    await store.approvals.delete(gone.id);
+    await store.approvals.delete(back.id);
+    await store.approvals.create(back);
+    // Each key holds one message now: the markers of `gone`, and `back`'s keys put again after theirs.
+    expect(Object.values(await subjects())).toEqual(keys.map(() => 1));
+    const kvm = new Kvm(nc);
+    const index = await kvm.open(`${namespace}_approvals_idx`);
+    const operations = async () => Promise.all(keys.map(async (k) => (await index.get(k.slice(`$KV.${namespace}_approvals_idx.`.length)))?.operation));
+    expect((await operations()).toSorted()).toEqual(keys.map((_, i) => (i < keys.length / 2 ? "DEL" : "PUT")));
+
+    await waitFor(async () => Object.keys(await subjects()).length === keys.length / 2, { timeoutMs: 5_000, what: "the markers to be purged" });
+    expect(await operations()).not.toContain("DEL");
+    const later = await openStore({ kind: "kv", nc, namespace });
+    onTestFinished(() => later.close());
+    expect(await later.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [back], total: 1 });
   });
 });
 

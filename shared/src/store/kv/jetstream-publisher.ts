@@ -10,7 +10,11 @@ interface Queued {
 }
 
 /** The publish options this publisher honours, named as nats.js names them. */
-export type PublishOptions = Pick<Partial<JetStreamPublishOptions>, "msgID"> & { expect?: { lastSubjectSequence?: number } };
+export type PublishOptions = Pick<Partial<JetStreamPublishOptions>, "msgID"> & {
+  expect?: { lastSubjectSequence?: number };
+  /** A KV delete marker (`KV-Operation: DEL`), as nats.js's KV delete writes it. */
+  kvDelete?: true;
+};
 
 /**
  * JetStream publishes, each resolved once the stream acknowledged it, for hot write paths (a
@@ -82,8 +86,9 @@ const UNSAFE_HEADER_VALUE = /[\r\n]/;
  */
 function headersOf(opts: PublishOptions | undefined): { headers?: MsgHdrs } {
   const last = opts?.expect?.lastSubjectSequence;
-  if (opts?.msgID === undefined && last === undefined) return {};
+  if (opts?.msgID === undefined && last === undefined && opts?.kvDelete === undefined) return {};
   let text = "NATS/1.0";
+  if (opts?.kvDelete) text += "\r\nKV-Operation: DEL";
   if (opts?.msgID !== undefined) {
     if (UNSAFE_HEADER_VALUE.test(opts.msgID)) throw new TypeError(`a message id may not contain CR or LF: ${JSON.stringify(opts.msgID)}`);
     text += `\r\nNats-Msg-Id: ${opts.msgID}`;

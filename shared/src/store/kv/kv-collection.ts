@@ -10,6 +10,7 @@ import type { Page, PageQuery, Versioned } from "../port";
 import type { JetStreamPublisher } from "./jetstream-publisher";
 import { fromKeyToken, keyToken } from "./key-codec";
 import { Lru } from "./lru";
+import { MarkerPurges } from "./marker-purges";
 import type { DirectReads, StoredEntry } from "./direct-reads";
 import { RecentReads } from "./recent-reads";
 
@@ -28,6 +29,8 @@ export interface KvBuckets {
   indexBucket: string;
   /** Reads records by direct get; null for a records bucket that does not allow them. */
   reads: DirectReads | null;
+  /** How long a followed layout's delete marker stays before it is purged (MARKER_PURGE_MS; tests set less). */
+  markerPurgeMs?: number;
 }
 
 /** Ascending or descending on the last two tokens of the index keys (sort field, then id). */
@@ -78,7 +81,7 @@ export interface Resolved<T> {
 
 const KNOWN_CAPACITY = 10_000;
 /** How long a followed layout's delete marker stays before it is purged: followers see it well within this. */
-const MARKER_PURGE_MS = 60_000;
+export const MARKER_PURGE_MS = 60_000;
 
 /**
  * One record type on JetStream KV: records keyed by id in one bucket, secondary index keys
@@ -123,7 +126,7 @@ const MARKER_PURGE_MS = 60_000;
  */
 export class KvCollection<T extends { id: string }> {
   readonly #known = new Lru<string, Known>(KNOWN_CAPACITY);
-  readonly #markerPurges = new Set<NodeJS.Timeout>();
+  readonly #markerPurges: MarkerPurges;
   /** getRecent's server reads in flight, by token, with the RecentReads mark each started at. */
   readonly #recentReads = new Map<string, { mark: number; read: Promise<Versioned<T> | null> }>();
   /** Created by the first getRecent: collections nobody reads that way keep no watch. */
@@ -142,6 +145,7 @@ export class KvCollection<T extends { id: string }> {
     private readonly unwritten?: (id: string) => Promise<T | null>,
   ) {
     this.#stored = storedForm(schema);
+    this.#markerPurges = new MarkerPurges((key, before) => this.#purgeMessages(key, before), buckets.markerPurgeMs ?? MARKER_PURGE_MS);
   }
 
   /** Records are written in their stored form (stored-form.ts); parseRecord restores what it leaves out. */
@@ -305,8 +309,7 @@ export class KvCollection<T extends { id: string }> {
   /** Stops the watch behind getRecent, if one was started; delete markers not purged yet stay. */
   close(): void {
     this.#recent?.close();
-    for (const timer of this.#markerPurges) clearTimeout(timer);
-    this.#markerPurges.clear();
+    this.#markerPurges.close();
   }
 
   async update(value: T, expectedVersion: number): Promise<number> {
@@ -589,20 +592,18 @@ export class KvCollection<T extends { id: string }> {
    */
   async #purge(key: string, before?: number): Promise<void> {
     if (!this.layout.followed) return this.#purgeMessages(key, before);
+    let marker: number;
     try {
-      await this.buckets.index.delete(key, before === undefined ? undefined : { previousSeq: before - 1 });
+      const subject = `$KV.${this.buckets.indexBucket}.${key}`;
+      marker = (
+        await this.buckets.publisher.publish(subject, "", { kvDelete: true, ...(before === undefined ? {} : { expect: { lastSubjectSequence: before - 1 } }) })
+      ).seq;
     } catch (err) {
       if (isWrongLastSequence(err)) return;
       throw err;
     }
-    const marker = await this.buckets.index.get(key).catch(() => null);
-    if (marker?.operation !== "DEL") return;
-    const timer = setTimeout(() => {
-      this.#markerPurges.delete(timer);
-      this.#purgeMessages(key, marker.revision + 1).catch(() => undefined);
-    }, MARKER_PURGE_MS);
-    timer.unref();
-    this.#markerPurges.add(timer);
+    // Purged up to the marker: a put made since stays.
+    this.#markerPurges.add(key, marker + 1);
   }
 
   async #purgeMessages(key: string, before?: number): Promise<void> {

@@ -28,7 +28,12 @@ import {
  * The JetStream KV store: buckets `<namespace>_<type>` (records) and `<namespace>_<type>_idx`
  * (index keys), created on first open. The connection stays the caller's: `close` leaves it open.
  */
-export async function openKvStore(nc: NatsConnection, namespace: string, placement: StreamPlacement): Promise<Store> {
+export async function openKvStore(
+  nc: NatsConnection,
+  namespace: string,
+  placement: StreamPlacement,
+  opts: Pick<KvBuckets, "markerPurgeMs"> = {},
+): Promise<Store> {
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) {
     throw new ConfigError(`store namespace "${namespace}" must match [A-Za-z0-9_-]+ (it names KV buckets)`);
   }
@@ -44,7 +49,7 @@ export async function openKvStore(nc: NatsConnection, namespace: string, placeme
     // nats.js found out whether the bucket allows direct gets as it opened it (no request more
     // here); one made elsewhere without them is read through nats.js.
     const direct = records instanceof Bucket && records.direct;
-    return { jsm, publisher, records, recordsBucket, index, indexBucket, reads: direct ? reads : null };
+    return { jsm, publisher, records, recordsBucket, index, indexBucket, reads: direct ? reads : null, ...opts };
   };
   const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
     open("workflows"),
