@@ -46,12 +46,12 @@ const Body = z.object({ id: z.string() });
 async function consumerOf(
   handle: (deliveries: number) => Promise<Handled>,
   giveUp: (executionId: string, reason: string) => Promise<void>,
-  maxDeliver = 3,
+  { maxDeliver = 3, concurrency = 4, ackWaitMs = 5_000 }: { maxDeliver?: number; concurrency?: number | ConcurrencyBound; ackWaitMs?: number } = {},
 ): Promise<{ send: () => Promise<void>; consumer: CommandConsumer; stream: string }> {
   const ns = `cc${newId().slice(-8)}`;
   const stream = `${ns}_CMD`;
   await jsm.streams.add({ name: stream, subjects: [`${ns}.cmd.>`], retention: RetentionPolicy.Workqueue });
-  await ensureConsumer(jsm, stream, { durable: "test", filter: `${ns}.cmd.>`, ackWaitMs: 5_000, maxDeliver: -1, maxAckPending: 100 });
+  await ensureConsumer(jsm, stream, { durable: "test", filter: `${ns}.cmd.>`, ackWaitMs, maxDeliver: -1, maxAckPending: 100 });
   const consumer = await consumeCommands({
     js,
     ns,
@@ -62,8 +62,8 @@ async function consumerOf(
     commands: { go: command(Body, (_body, m) => handle(m.info.deliveryCount)) },
     executionOf: (_subject, body) => (body as { id?: string } | undefined)?.id,
     giveUp,
-    concurrency: 4,
-    ackWaitMs: 5_000,
+    concurrency,
+    ackWaitMs,
     maxDeliver,
     retryDelay: () => 20,
     redeliverOnce: false,
@@ -148,7 +148,7 @@ describe("the command consumer", () => {
         // The store was electing a leader the first two times.
         if (giveUps <= 2) throw new TimeoutError();
       },
-      1,
+      { maxDeliver: 1 },
     );
     try {
       await send();
@@ -180,38 +180,24 @@ class MovableBound implements ConcurrencyBound {
 
 describe("the command consumer's bound on messages in hand", () => {
   it("holds no more than the bound, takes more as soon as it rises, and none while a lowered bound is still exceeded", async () => {
-    const ns = `ccb${newId().slice(-8)}`;
-    const stream = `${ns}_CMD`;
-    await jsm.streams.add({ name: stream, subjects: [`${ns}.cmd.>`], retention: RetentionPolicy.Workqueue });
-    await ensureConsumer(jsm, stream, { durable: "test", filter: `${ns}.cmd.>`, ackWaitMs: 30_000, maxDeliver: -1, maxAckPending: 100 });
     const bound = new MovableBound(2);
     const gates: (() => void)[] = [];
     let holding = 0;
     /** The number held, and the bound, as each message was taken. */
     const takes: { held: number; bound: number }[] = [];
-    const consumer = await consumeCommands({
-      js,
-      ns,
-      stream,
-      durable: "test",
-      log: createLogger("silent"),
-      commandOf: (subject) => subject.split(".")[2],
-      commands: {
-        go: command(Body, async () => {
-          holding++;
-          takes.push({ held: holding, bound: bound.limit });
-          await new Promise<void>((resolve) => gates.push(resolve));
-          holding--;
-        }),
+    const { send, consumer, stream } = await consumerOf(
+      async () => {
+        holding++;
+        takes.push({ held: holding, bound: bound.limit });
+        await new Promise<void>((resolve) => gates.push(resolve));
+        holding--;
       },
-      concurrency: bound,
-      ackWaitMs: 30_000,
-      maxDeliver: 3,
-      redeliverOnce: false,
-    });
+      async () => undefined,
+      { concurrency: bound, ackWaitMs: 30_000 },
+    );
     const release = (n: number) => gates.splice(0, n).forEach((open) => open());
     try {
-      for (let i = 0; i < 12; i++) await js.publish(`${ns}.cmd.go`, JSON.stringify({ id: `exec-${i}` }));
+      for (let i = 0; i < 12; i++) await send();
       await waitFor(() => holding === 2, { what: "two messages in hand" });
       release(1);
       await waitFor(() => takes.length === 3 && holding === 2, { what: "a third taken in the freed place" });
