@@ -636,6 +636,26 @@ describe("JetStream KV adapter: the delete markers of followed lists", () => {
     onTestFinished(() => later.close());
     expect(await later.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [back], total: 1 });
   });
+
+  it("a view built once the bucket's last messages, delete markers, were purged lists what is left", async () => {
+    const { namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs: 200 });
+    onTestFinished(() => store.close());
+    const jsm = await jetstreamManager(nc);
+    const subjects = async () => Object.keys((await jsm.streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {});
+    const ownerId = `user-${newId()}`;
+    const [gone, kept] = [approval(ownerId, { createdAt: 100 }), approval(ownerId, { createdAt: 200 })];
+    await store.approvals.create(kept);
+    const keptKeys = (await subjects()).length;
+    // Removed last: its markers are the bucket's last messages, and go after the delay.
+    await store.approvals.create(gone);
+    await store.approvals.delete(gone.id);
+    await waitFor(async () => (await subjects()).length === keptKeys, { timeoutMs: 5_000, what: "the markers to be purged" });
+    const later = await openStore({ kind: "kv", nc, namespace });
+    onTestFinished(() => later.close());
+    expect(await later.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
+  });
 });
 
 describe("JetStream KV adapter: finished executions in lists", () => {

@@ -30,6 +30,8 @@ export interface BucketView {
  */
 export class BucketFollower {
   #applied = 0;
+  /** The consumer sequence of the last message handed to the view: what the consumer's own state is compared with. */
+  #received = 0;
   #waiters: { seq: number; done(): void; fail(err: unknown): void }[] = [];
   #messages: ConsumerMessages | null = null;
   #consumer: Consumer | null = null;
@@ -108,6 +110,7 @@ export class BucketFollower {
       callback: (m) => {
         const op = m.headers?.get("KV-Operation");
         this.view.apply(m.subject.slice(prefixLength), m, op === "DEL" || op === "PURGE");
+        this.#received = m.info.deliverySequence;
         this.#advance(m.seq);
       },
     });
@@ -147,8 +150,12 @@ export class BucketFollower {
         stalledSince = Date.now();
         continue;
       }
+      // Nothing left to deliver, and all it delivered received: its delivered stream sequence then
+      // counts as applied, though past the last message the view got (the bucket's last messages
+      // were purged markers: the server moves its delivered sequence over them).
       const info = await this.#consumer?.info().catch(() => null);
-      if (info && info.num_pending === 0 && this.#isApplied(info.delivered.stream_seq)) break;
+      if (info && info.num_pending === 0 && info.delivered.consumer_seq === this.#received) this.#advance(info.delivered.stream_seq);
+      if (this.#isApplied(last)) break;
       if (Date.now() - stalledSince > CATCH_UP_MS) {
         // A follower stuck without an error is dropped too: the next read builds the view afresh.
         this.#drop();
@@ -205,6 +212,7 @@ export class BucketFollower {
     this.#waiters = [];
     this.view.reset();
     this.#applied = 0;
+    this.#received = 0;
     this.#held = 0;
     this.#generation += 1;
     this.#started = null;
