@@ -150,11 +150,11 @@ export class BucketFollower {
         stalledSince = Date.now();
         continue;
       }
-      // Nothing left to deliver, and all it delivered received: its delivered stream sequence then
-      // counts as applied, though past the last message the view got (the bucket's last messages
-      // were purged markers: the server moves its delivered sequence over them).
+      // Nothing left to deliver, asked after `last` was read, and all it delivered received: every
+      // message up to `last` that still exists is applied, the rest were purged (the bucket's last
+      // messages were delete markers). nats-server 2.9 moves the delivered sequence over them, 2.15 does not.
       const info = await this.#consumer?.info().catch(() => null);
-      if (info && info.num_pending === 0 && info.delivered.consumer_seq === this.#received) this.#advance(info.delivered.stream_seq);
+      if (info && info.num_pending === 0 && info.delivered.consumer_seq === this.#received) this.#advance(Math.max(last, info.delivered.stream_seq));
       if (this.#isApplied(last)) break;
       if (Date.now() - stalledSince > CATCH_UP_MS) {
         // A follower stuck without an error is dropped too: the next read builds the view afresh.
