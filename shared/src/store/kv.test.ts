@@ -605,14 +605,20 @@ describe("JetStream KV adapter: the approval lists' view", () => {
   });
 });
 
+/** A fresh namespace's store, its markers purged `markerPurgeMs` after a removal, and the messages its approval index holds per subject. */
+async function storePurgingMarkersAfter(markerPurgeMs: number): Promise<{ namespace: string; store: Store; subjects(): Promise<Record<string, number>> }> {
+  const { namespace, cleanup } = await freshStore();
+  onTestFinished(cleanup);
+  const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs });
+  onTestFinished(() => store.close());
+  const jsm = await jetstreamManager(nc);
+  const subjects = async () => (await jsm.streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {};
+  return { namespace, store, subjects };
+}
+
 describe("JetStream KV adapter: the delete markers of followed lists", () => {
   it("a removed approval's keys are marked deleted for followers, then purged after the delay; a key put again since stays", async () => {
-    const { namespace, cleanup } = await freshStore();
-    onTestFinished(cleanup);
-    const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs: 300 });
-    onTestFinished(() => store.close());
-    const jsm = await jetstreamManager(nc);
-    const subjects = async () => (await jsm.streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {};
+    const { namespace, store, subjects } = await storePurgingMarkersAfter(300);
     const ownerId = `user-${newId()}`;
     const gone = approval(ownerId, { createdAt: 100 });
     const back = approval(ownerId, { createdAt: 200 });
@@ -638,20 +644,15 @@ describe("JetStream KV adapter: the delete markers of followed lists", () => {
   });
 
   it("a view built once the bucket's last messages, delete markers, were purged lists what is left", async () => {
-    const { namespace, cleanup } = await freshStore();
-    onTestFinished(cleanup);
-    const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs: 200 });
-    onTestFinished(() => store.close());
-    const jsm = await jetstreamManager(nc);
-    const subjects = async () => Object.keys((await jsm.streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {});
+    const { namespace, store, subjects } = await storePurgingMarkersAfter(200);
     const ownerId = `user-${newId()}`;
     const [gone, kept] = [approval(ownerId, { createdAt: 100 }), approval(ownerId, { createdAt: 200 })];
     await store.approvals.create(kept);
-    const keptKeys = (await subjects()).length;
+    const keptKeys = Object.keys(await subjects()).length;
     // Removed last: its markers are the bucket's last messages, and go after the delay.
     await store.approvals.create(gone);
     await store.approvals.delete(gone.id);
-    await waitFor(async () => (await subjects()).length === keptKeys, { timeoutMs: 5_000, what: "the markers to be purged" });
+    await waitFor(async () => Object.keys(await subjects()).length === keptKeys, { timeoutMs: 5_000, what: "the markers to be purged" });
     const later = await openStore({ kind: "kv", nc, namespace });
     onTestFinished(() => later.close());
     expect(await later.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
