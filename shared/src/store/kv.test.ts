@@ -605,15 +605,18 @@ describe("JetStream KV adapter: the approval lists' view", () => {
   });
 });
 
-/** A fresh namespace's store, its markers purged `markerPurgeMs` after a removal, and the messages its approval index holds per subject. */
+/** The messages a namespace's approval index holds, per subject. */
+function approvalIndexSubjects(namespace: string): () => Promise<Record<string, number>> {
+  return async () => (await (await jetstreamManager(nc)).streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {};
+}
+
+/** A fresh namespace's store, its markers purged `markerPurgeMs` after a removal. */
 async function storePurgingMarkersAfter(markerPurgeMs: number): Promise<{ namespace: string; store: Store; subjects(): Promise<Record<string, number>> }> {
   const { namespace, cleanup } = await freshStore();
   onTestFinished(cleanup);
   const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs });
   onTestFinished(() => store.close());
-  const jsm = await jetstreamManager(nc);
-  const subjects = async () => (await jsm.streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {};
-  return { namespace, store, subjects };
+  return { namespace, store, subjects: approvalIndexSubjects(namespace) };
 }
 
 describe("JetStream KV adapter: the delete markers of followed lists", () => {
@@ -656,6 +659,31 @@ describe("JetStream KV adapter: the delete markers of followed lists", () => {
     const later = await openStore({ kind: "kv", nc, namespace });
     onTestFinished(() => later.close());
     expect(await later.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
+  });
+
+  it("a view that meets a marker its remover left (it stopped before the purge) purges it, and lists the same", async () => {
+    const { namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const indexSubjects = approvalIndexSubjects(namespace);
+    const subjects = async () => Object.keys(await indexSubjects());
+    const ownerId = `user-${newId()}`;
+    const [gone, kept] = [approval(ownerId, { createdAt: 100 }), approval(ownerId, { createdAt: 200 })];
+    const remover = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs: 3_600_000 });
+    await Promise.all([remover.approvals.create(gone), remover.approvals.create(kept)]);
+    const keysOfBoth = (await subjects()).length;
+    await remover.approvals.delete(gone.id);
+    const removedAt = Date.now();
+    await remover.close();
+    expect((await subjects()).length).toBe(keysOfBoth);
+
+    await waitFor(() => Date.now() - removedAt > 300, { what: "the markers to be older than the reader's bound" });
+    const reader = await openKvStore(nc, namespace, ONE_REPLICA, { staleMarkerMs: 300 });
+    onTestFinished(() => reader.close());
+    expect(await reader.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
+    await waitFor(async () => (await subjects()).length === keysOfBoth / 2, { timeoutMs: 5_000, what: "the markers left behind to be purged" });
+    const again = await openStore({ kind: "kv", nc, namespace });
+    onTestFinished(() => again.close());
+    expect(await again.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
   });
 });
 

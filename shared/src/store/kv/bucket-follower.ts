@@ -11,6 +11,15 @@ const STALL_MS = 50;
  */
 const HEARTBEAT_MS = 1_000;
 
+/**
+ * Delete markers a follower meets older than `olderThanMs` (their remover stopped before it
+ * purged them): `found` gets each one's key and sequence, for a purge up to it.
+ */
+export interface StaleMarkers {
+  olderThanMs: number;
+  found(key: string, seq: number): void;
+}
+
 /** What a view built from a bucket's writes does with them. */
 export interface BucketView {
   /** One write: `key` without the bucket's subject prefix; `removed` for a delete or purge. */
@@ -50,6 +59,7 @@ export class BucketFollower {
     private readonly view: BucketView,
     /** What the view is, in errors: "the execution lists". */
     private readonly name: string,
+    private readonly stale?: StaleMarkers,
   ) {}
 
   /** Starts following the bucket; reads do it themselves, a process that serves them may do it early. */
@@ -109,8 +119,11 @@ export class BucketFollower {
       expires: 5 * HEARTBEAT_MS,
       callback: (m) => {
         const op = m.headers?.get("KV-Operation");
-        this.view.apply(m.subject.slice(prefixLength), m, op === "DEL" || op === "PURGE");
+        const key = m.subject.slice(prefixLength);
+        const removed = op === "DEL" || op === "PURGE";
+        this.view.apply(key, m, removed);
         this.#received = m.info.deliverySequence;
+        if (removed && this.stale && Date.now() - m.info.timestampNanos / 1e6 > this.stale.olderThanMs) this.stale.found(key, m.seq);
         this.#advance(m.seq);
       },
     });

@@ -1,5 +1,5 @@
 import type { JetStreamManager, JsMsg } from "@nats-io/jetstream";
-import { BucketFollower, type BucketView } from "./bucket-follower";
+import { BucketFollower, type BucketView, type StaleMarkers } from "./bucket-follower";
 import { parseExecutionKey, type ExecutionKey } from "./layouts";
 import { ExecutionEntries } from "./execution-entries";
 import { SortedList } from "./sorted-list";
@@ -80,9 +80,10 @@ export class ExecutionIndex {
     bucket: string,
     /** The status of an execution whose key carries none (written before keys carried it). */
     private readonly statusOf: (id: string) => Promise<string | null>,
+    stale?: StaleMarkers,
   ) {
     const view: BucketView = { apply: (key, m, removed) => this.#apply(key, m, removed), reset: () => this.#reset() };
-    this.#follower = new BucketFollower(jsm, bucket, view, "the execution lists");
+    this.#follower = new BucketFollower(jsm, bucket, view, "the execution lists", stale);
   }
 
   /** Starts following the bucket; lists do it themselves, a process that serves lists may do it early. */

@@ -1,5 +1,5 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
-import { BucketFollower } from "./bucket-follower";
+import { BucketFollower, type StaleMarkers } from "./bucket-follower";
 import { fromKeyToken, keyToken } from "./key-codec";
 
 /**
@@ -24,8 +24,15 @@ export class KeyGroupsView {
     private readonly keep: (key: string) => boolean,
     /** What the view lists, in errors: "the approval lists". */
     name: string,
+    stale?: StaleMarkers,
   ) {
-    this.#follower = new BucketFollower(jsm, bucket, { apply: (key, _m, removed) => this.#apply(key, removed), reset: () => this.#groups.clear() }, name);
+    this.#follower = new BucketFollower(
+      jsm,
+      bucket,
+      { apply: (key, _m, removed) => this.#apply(key, removed), reset: () => this.#groups.clear() },
+      name,
+      stale,
+    );
   }
 
   /** Starts following the bucket; pages do it themselves. */

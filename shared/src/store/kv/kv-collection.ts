@@ -10,6 +10,7 @@ import type { Page, PageQuery, Versioned } from "../port";
 import type { JetStreamPublisher } from "./jetstream-publisher";
 import { fromKeyToken, keyToken } from "./key-codec";
 import { Lru } from "./lru";
+import type { StaleMarkers } from "./bucket-follower";
 import { MarkerPurges } from "./marker-purges";
 import type { DirectReads, StoredEntry } from "./direct-reads";
 import { RecentReads } from "./recent-reads";
@@ -31,6 +32,8 @@ export interface KvBuckets {
   reads: DirectReads | null;
   /** How long a followed layout's delete marker stays before it is purged (MARKER_PURGE_MS; tests set less). */
   markerPurgeMs?: number;
+  /** A marker older than this that a view meets was left by a remover that stopped: the view's process purges it (STALE_MARKER_MS; tests set less). */
+  staleMarkerMs?: number;
 }
 
 /** Ascending or descending on the last two tokens of the index keys (sort field, then id). */
@@ -82,6 +85,8 @@ export interface Resolved<T> {
 const KNOWN_CAPACITY = 10_000;
 /** How long a followed layout's delete marker stays before it is purged: followers see it well within this. */
 export const MARKER_PURGE_MS = 60_000;
+/** Ten times the purge's delay: a marker this old was left behind, whatever the clocks of its remover and the server. */
+const STALE_MARKER_MS = 10 * MARKER_PURGE_MS;
 
 /**
  * One record type on JetStream KV: records keyed by id in one bucket, secondary index keys
@@ -304,6 +309,14 @@ export class KvCollection<T extends { id: string }> {
     };
     read.then(done, done);
     return read;
+  }
+
+  /** For a view of this collection's index: the markers it meets that their remover left behind are purged by this process. */
+  protected staleMarkers(): StaleMarkers {
+    return {
+      olderThanMs: this.buckets.staleMarkerMs ?? STALE_MARKER_MS,
+      found: (key, seq) => this.#markerPurges.purgeNow(key, seq + 1),
+    };
   }
 
   /** Stops the watch behind getRecent, if one was started; delete markers not purged yet stay. */

@@ -47,4 +47,22 @@ describe("the purges of delete markers", () => {
     now = 260;
     await waitFor(() => purged.length === 6_001, { timeoutMs: 2_000, what: "one more after the queue emptied" });
   });
+
+  it("purges markers found stale at once, 16 at a time however many", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const purged: string[] = [];
+    const purges = new MarkerPurges(async (key) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight -= 1;
+      purged.push(key);
+    }, 60_000);
+    for (let i = 0; i < 100; i++) purges.purgeNow(`k${i}`, i + 1);
+    await waitFor(() => purged.length === 100, { timeoutMs: 5_000, what: "every stale marker purged" });
+    expect(most).toBe(16);
+    expect(purged.toSorted()).toEqual(Array.from({ length: 100 }, (_, i) => `k${i}`).toSorted());
+    expect(purges.waiting).toBe(0);
+  });
 });

@@ -1,3 +1,6 @@
+/** Stale markers' purges in flight at once. */
+const STALE_IN_FLIGHT = 16;
+
 interface Due {
   key: string;
   /** The marker's revision + 1: its messages before this go, a later put stays. */
@@ -16,6 +19,9 @@ export class MarkerPurges {
   #queue: Due[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | null = null;
+  /** Stale markers found by a view, purged at once, STALE_IN_FLIGHT at a time. */
+  #stale: { key: string; before: number }[] = [];
+  #staleInFlight = 0;
 
   constructor(
     private readonly purge: (key: string, before: number) => Promise<void>,
@@ -29,9 +35,18 @@ export class MarkerPurges {
     if (this.#timer === null) this.#arm();
   }
 
+  /**
+   * Purges `key`'s messages before `before` now: a marker its remover did not purge (it stopped
+   * first), found by a view as it reads the bucket, which may meet a great many at once.
+   */
+  purgeNow(key: string, before: number): void {
+    this.#stale.push({ key, before });
+    this.#drainStale();
+  }
+
   /** Markers waiting for their purge. */
   get waiting(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.length - this.#head + this.#stale.length;
   }
 
   /** Forgets the purges not made yet: their markers stay. */
@@ -40,6 +55,20 @@ export class MarkerPurges {
     this.#timer = null;
     this.#queue = [];
     this.#head = 0;
+    this.#stale = [];
+  }
+
+  #drainStale(): void {
+    while (this.#staleInFlight < STALE_IN_FLIGHT && this.#stale.length > 0) {
+      const { key, before } = this.#stale.pop()!;
+      this.#staleInFlight += 1;
+      this.purge(key, before)
+        .catch(() => undefined)
+        .finally(() => {
+          this.#staleInFlight -= 1;
+          this.#drainStale();
+        });
+    }
   }
 
   #arm(): void {

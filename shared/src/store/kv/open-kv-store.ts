@@ -32,7 +32,7 @@ export async function openKvStore(
   nc: NatsConnection,
   namespace: string,
   placement: StreamPlacement,
-  opts: Pick<KvBuckets, "markerPurgeMs"> = {},
+  opts: Pick<KvBuckets, "markerPurgeMs" | "staleMarkerMs"> = {},
 ): Promise<Store> {
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) {
     throw new ConfigError(`store namespace "${namespace}" must match [A-Za-z0-9_-]+ (it names KV buckets)`);

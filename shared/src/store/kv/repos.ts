@@ -139,7 +139,12 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     private readonly starts: PendingStarts,
   ) {
     super(buckets, "executions", ExecutionSnapshot, executionLayout, (id) => starts.get(id));
-    this.#index = new ExecutionIndex(buckets.jsm, buckets.indexBucket, async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null);
+    this.#index = new ExecutionIndex(
+      buckets.jsm,
+      buckets.indexBucket,
+      async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null,
+      this.staleMarkers(),
+    );
   }
 
   readonly announcedInCommand = true;
@@ -217,7 +222,7 @@ export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements Appr
 
   constructor(buckets: KvBuckets) {
     super(buckets, "approvals", ApprovalRecord, approvalLayout);
-    this.#lists = new KeyGroupsView(buckets.jsm, buckets.indexBucket, approvalListed, "the approval lists");
+    this.#lists = new KeyGroupsView(buckets.jsm, buckets.indexBucket, approvalListed, "the approval lists", this.staleMarkers());
   }
 
   async list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
