@@ -32,7 +32,8 @@ export class BacklogYield implements ConcurrencyBound {
   constructor(private readonly settings: BacklogYieldSettings) {}
 
   current(): number {
-    return this.#state.kind === "yielding" ? Math.min(this.settings.yielded, this.settings.full) : this.settings.full;
+    // Only a yielded concurrency below the full one ever yields (`yields`).
+    return this.#state.kind === "yielding" ? this.settings.yielded : this.settings.full;
   }
 
   state(): YieldState {

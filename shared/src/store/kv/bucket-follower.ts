@@ -39,8 +39,8 @@ export interface BucketView {
  */
 export class BucketFollower {
   #applied = 0;
-  /** The consumer sequence of the last message handed to the view: what the consumer's own state is compared with. */
-  #received = 0;
+  /** The last message handed to the view: its consumer sequence is what the consumer's own state is compared with. */
+  #received: JsMsg | null = null;
   #waiters: { seq: number; done(): void; fail(err: unknown): void }[] = [];
   #messages: ConsumerMessages | null = null;
   #consumer: Consumer | null = null;
@@ -122,7 +122,8 @@ export class BucketFollower {
         const key = m.subject.slice(prefixLength);
         const removed = op === "DEL" || op === "PURGE";
         this.view.apply(key, m, removed);
-        this.#received = m.info.deliverySequence;
+        // Kept whole: its delivery sequence is parsed from the reply subject only when a read stalls.
+        this.#received = m;
         if (removed && this.stale && Date.now() - m.info.timestampNanos / 1e6 > this.stale.olderThanMs) this.stale.found(key, m.seq);
         this.#advance(m.seq);
       },
@@ -167,7 +168,9 @@ export class BucketFollower {
       // message up to `last` that still exists is applied, the rest were purged (the bucket's last
       // messages were delete markers). nats-server 2.9 moves the delivered sequence over them, 2.15 does not.
       const info = await this.#consumer?.info().catch(() => null);
-      if (info && info.num_pending === 0 && info.delivered.consumer_seq === this.#received) this.#advance(Math.max(last, info.delivered.stream_seq));
+      if (info && info.num_pending === 0 && info.delivered.consumer_seq === (this.#received?.info.deliverySequence ?? 0)) {
+        this.#advance(Math.max(last, info.delivered.stream_seq));
+      }
       if (this.#isApplied(last)) break;
       if (Date.now() - stalledSince > CATCH_UP_MS) {
         // A follower stuck without an error is dropped too: the next read builds the view afresh.
@@ -225,7 +228,7 @@ export class BucketFollower {
     this.#waiters = [];
     this.view.reset();
     this.#applied = 0;
-    this.#received = 0;
+    this.#received = null;
     this.#held = 0;
     this.#generation += 1;
     this.#started = null;

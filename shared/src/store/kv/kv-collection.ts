@@ -84,7 +84,7 @@ export interface Resolved<T> {
 
 const KNOWN_CAPACITY = 10_000;
 /** How long a followed layout's delete marker stays before it is purged: followers see it well within this. */
-export const MARKER_PURGE_MS = 60_000;
+const MARKER_PURGE_MS = 60_000;
 /** Ten times the purge's delay: a marker this old was left behind, whatever the clocks of its remover and the server. */
 const STALE_MARKER_MS = 10 * MARKER_PURGE_MS;
 

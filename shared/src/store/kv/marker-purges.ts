@@ -87,7 +87,8 @@ export class MarkerPurges {
       const { key, before } = this.#queue[this.#head++]!;
       this.purge(key, before).catch(() => undefined);
     }
-    // Dropped from the front once they are half of the queue: each entry is moved once at most twice.
+    // Purged entries are dropped from the front once they are half of the queue: the copy then
+    // costs no more than the purges that came before it.
     if (this.#head > 1_024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
