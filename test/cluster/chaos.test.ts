@@ -202,6 +202,25 @@ describe("a cluster under faults", () => {
       const leftAfterRepair = afterRepair.totals;
       // Where a list total counts what no page shows: list entries in the bucket itself, or a
       // view of them (the edges', or this test's own fresh one) that missed a write.
+      // The stream leader's last sequence of a KV key, then what 9 direct gets (answered by any
+      // replica) gave: a replica behind the leader shows as a lower sequence.
+      const sequences = async (bucket: string, key: string) => {
+        const jsm = await jetstreamManager(nc);
+        const subject = `$KV.${bucket}.${key}`;
+        const leader = await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: subject }).then(
+          (m) => String(m?.seq),
+          (e: unknown) => String(e),
+        );
+        const direct = await Promise.all(
+          Array.from({ length: 9 }, () =>
+            jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }).then(
+              (m) => String(m?.seq),
+              (e: unknown) => String(e),
+            ),
+          ),
+        );
+        return `leader ${leader}, direct ${[...new Set(direct)].join("/")}`;
+      };
       const listAudit = async () => {
         const out: Record<string, number | string> = await client.unfinishedPerEdge();
         for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"] as const) {
@@ -213,8 +232,11 @@ describe("a cluster under faults", () => {
           const value = (await idx.get(key))?.string() ?? "";
           if (TERMINAL_STATUSES.has(value as ExecutionSnapshot["status"])) continue;
           // The entry, and the record it lists as it is now.
-          const record = (await store.executions.get(key.slice(key.lastIndexOf(".") + 1)))?.value;
-          out[`bucket:${key}`] = `${value}; record ${record?.status ?? "missing"} ${record ? `completed at ${(record.completedAt ?? 0) - t0}` : ""}`;
+          const id = key.slice(key.lastIndexOf(".") + 1);
+          const record = (await store.executions.get(id))?.value;
+          out[`bucket:${key}`] =
+            `${value}; record ${record?.status ?? "missing"} ${record ? `completed at ${(record.completedAt ?? 0) - t0}` : ""}; ` +
+            `sequences: entry ${await sequences(`${ns}_executions_idx`, key)}, record ${await sequences(`${ns}_executions`, id)}`;
         }
         return out;
       };

@@ -13,6 +13,7 @@ import { Lru } from "./lru";
 import type { StaleMarkers } from "./bucket-follower";
 import { MarkerPurges } from "./marker-purges";
 import type { DirectReads, StoredEntry } from "./direct-reads";
+import { leaderLast, type LeaderEntry } from "./leader-reads";
 import { RecentReads } from "./recent-reads";
 
 /**
@@ -241,9 +242,9 @@ export class KvCollection<T extends { id: string }> {
   protected async repairKeys(keys: readonly string[]): Promise<number> {
     const changed = await Promise.all(
       keys.map(async (key) => {
-        const entry = await this.buckets.index.get(key);
+        const entry = await this.#indexEntry(key);
         if (entry?.operation !== "PUT") return false;
-        const current = await this.#load(recordTokenOf(key));
+        const current = await this.#load(recordTokenOf(key), "leader");
         try {
           if (!current?.index.has(key)) await this.#purge(key, entry.revision + 1);
           else if (current.indexValue !== entry.string()) await this.#putKey(key, current.indexValue, entry.revision);
@@ -261,7 +262,7 @@ export class KvCollection<T extends { id: string }> {
   /** Gives each index key of record `id` the value the record gives it, where it carries another (#settleKey). */
   protected async settleKeys(id: string): Promise<void> {
     const token = keyToken(id);
-    const current = await this.#load(token);
+    const current = await this.#load(token, "leader");
     if (!current || current.version === 0) return;
     const keys = [...current.index.keys()];
     const settled = await Promise.allSettled(keys.map((key) => retryTransient(() => this.#settleKey(key, current.indexValue))));
@@ -354,7 +355,7 @@ export class KvCollection<T extends { id: string }> {
     const bounds = removed.map((key) => {
       const revision = before.index.get(key) ?? 0;
       if (revision > 0) return revision;
-      return retryTransient(() => this.buckets.index.get(key)).then(
+      return retryTransient(() => this.#indexEntry(key)).then(
         (entry) => entry?.revision ?? 0,
         () => 0,
       );
@@ -399,7 +400,7 @@ export class KvCollection<T extends { id: string }> {
    * process knows it (0 when it lost to such a put).
    */
   async #settleKey(key: string, value: string): Promise<number> {
-    const entry = await this.buckets.index.get(key);
+    const entry = await this.#indexEntry(key);
     if (entry?.operation === "PUT" && entry.string() === value) return entry.revision;
     try {
       return await this.#putKey(key, value, entry?.revision ?? 0);
@@ -496,13 +497,23 @@ export class KvCollection<T extends { id: string }> {
     return loaded.filter((record, i): record is Loaded<T> => !!record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs));
   }
 
-  #read(token: string): Promise<StoredEntry | null> {
-    const { reads, records, recordsBucket } = this.buckets;
+  /**
+   * The record's last message, from any replica, or (`leader`) from the stream's leader, for a
+   * read whose answer is written back to the index (leader-reads.ts says why).
+   */
+  #read(token: string, from: "any" | "leader" = "any"): Promise<StoredEntry | null> {
+    const { reads, records, recordsBucket, jsm } = this.buckets;
+    if (from === "leader") return leaderLast(jsm, recordsBucket, token);
     return reads === null ? records.get(token) : reads.last(recordsBucket, token);
   }
 
-  async #load(token: string): Promise<Loaded<T> | null> {
-    const entry = await this.#read(token);
+  /** An index key's last message as its leader holds it: every read of one bounds a write of it. */
+  #indexEntry(key: string): Promise<LeaderEntry | null> {
+    return leaderLast(this.buckets.jsm, this.buckets.indexBucket, key);
+  }
+
+  async #load(token: string, from: "any" | "leader" = "any"): Promise<Loaded<T> | null> {
+    const entry = await this.#read(token, from);
     if (entry?.operation === "PUT")
       return this.#loaded(token, parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token)), entry.revision, entry.length);
     // A deleted record stays deleted; one never written may be an unwritten one.
@@ -510,7 +521,7 @@ export class KvCollection<T extends { id: string }> {
     const unwritten = await this.unwritten(fromKeyToken(token));
     if (unwritten !== null) return this.#loaded(token, unwritten, 0, 0);
     // Its writer writes the record before it lets the unwritten source go: read once more.
-    const written = await this.#read(token);
+    const written = await this.#read(token, from);
     return written?.operation === "PUT"
       ? this.#loaded(token, parseRecord(this.schema, written.json(), this.type, fromKeyToken(token)), written.revision, written.length)
       : null;
@@ -559,7 +570,7 @@ export class KvCollection<T extends { id: string }> {
    * after us (their put is the newer one).
    */
   async #dropUnclaimed(token: string, keys: readonly string[], indexValue: string, puts: readonly PromiseSettledResult<number>[]): Promise<Loaded<T> | null> {
-    const current = await this.#load(token);
+    const current = await this.#load(token, "leader");
     await Promise.allSettled(
       keys.map((key, i) => {
         const put = puts[i];

@@ -1,0 +1,134 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { newId } from "../../execution/ids";
+import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
+import { ONE_REPLICA } from "../../nats/placement";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { DirectReads, type StoredEntry } from "./direct-reads";
+import { JetStreamPublisher } from "./jetstream-publisher";
+import { keyToken } from "./key-codec";
+import { executionLayout } from "./layouts";
+import { leaderLast } from "./leader-reads";
+import { openKvStore } from "./open-kv-store";
+import { PendingStarts } from "./pending-starts";
+import { KvExecutionRepo } from "./repos";
+
+let server: NatsServerHandle;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await server?.stop();
+});
+
+/**
+ * Direct gets answered by a replica that has not applied the latest writes: every record is read
+ * from bucket `lagging`, a real bucket holding what such a replica would still hold.
+ */
+class LaggingReplica extends DirectReads {
+  constructor(
+    nc: NatsConnection,
+    private readonly lagging: string,
+  ) {
+    super(nc);
+  }
+
+  override last(_bucket: string, key: string): Promise<StoredEntry | null> {
+    return super.last(this.lagging, key);
+  }
+}
+
+/**
+ * An execution created RUNNING through the store, then moved to `status` by a record write alone
+ * (as an executor leaves it when it dies between its record write and its list-entry put, or
+ * with the list entry put too), and a repo over the same buckets whose direct gets answer what
+ * a lagging replica holds: the record as created.
+ */
+async function laggingSetup(status: ExecutionStatus, { entryToo }: { entryToo: boolean }) {
+  const ns = `lr${newId()}`;
+  const store = await openKvStore(nc, ns, ONE_REPLICA);
+  onTestFinished(() => store.close());
+  const created = ExecutionSnapshot.parse({
+    id: newId(),
+    workflowId: "wf",
+    workflowName: "wf",
+    ownerId: `u${newId()}`,
+    triggerSource: "webhook",
+    status: "RUNNING",
+    totalSteps: 1,
+    createdAt: Date.now(),
+    vars: {},
+    definition: {},
+  });
+  await store.executions.create(created);
+  const kvm = new Kvm(nc);
+  const records = await kvm.open(`${ns}_executions`);
+  const index = await kvm.open(`${ns}_executions_idx`);
+  const token = keyToken(created.id);
+  const lagging = await kvm.create(`${ns}_lagging`, { history: 1 });
+  await lagging.put(token, (await records.get(token))!.string());
+
+  const moved = { ...created, status, completedAt: Date.now() };
+  await records.put(token, JSON.stringify(moved));
+  const [key] = executionLayout.keys(created);
+  if (entryToo) await index.put(key!, status);
+
+  const jsm = await jetstreamManager(nc);
+  const reads = new LaggingReplica(nc, `${ns}_lagging`);
+  const publisher = new JetStreamPublisher(nc);
+  const buckets = { jsm, publisher, records, recordsBucket: `${ns}_executions`, index, indexBucket: `${ns}_executions_idx`, reads };
+  const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns));
+  onTestFinished(() => {
+    repo.close();
+    reads.close();
+    publisher.close();
+  });
+  return { store, repo, created, index, key: key!, lagging };
+}
+
+const entryOf = async (index: KV, key: string) => (await index.get(key))?.string();
+
+describe("reads that bound a write go to the stream's leader", () => {
+  it("leaderLast reads a key's last message as the leader holds it: a value, a deleted key and one never written", async () => {
+    const bucket = `l${newId()}`;
+    const kv = await new Kvm(nc).create(bucket, { history: 1 });
+    await kv.put("a", JSON.stringify({ n: 1 }));
+    await kv.put("a", JSON.stringify({ n: 2 }));
+    await kv.put("gone", "{}");
+    await kv.delete("gone");
+    const jsm = await jetstreamManager(nc);
+    const a = await leaderLast(jsm, bucket, "a");
+    expect({ operation: a?.operation, revision: a?.revision, value: a?.json() }).toEqual({ operation: "PUT", revision: 2, value: { n: 2 } });
+    expect((await leaderLast(jsm, bucket, "gone"))?.operation).toBe("DEL");
+    expect(await leaderLast(jsm, bucket, "never")).toBeNull();
+  });
+
+  it("the sweep gives a list entry left RUNNING its record's INTERRUPTED, though a lagging replica still holds the record RUNNING", async () => {
+    const { store, repo, created, index, key } = await laggingSetup("INTERRUPTED", { entryToo: false });
+    expect((await repo.get(created.id))?.value.status).toBe("RUNNING");
+    expect(await entryOf(index, key)).toBe("RUNNING");
+
+    expect((await repo.repairStale(Date.now() + 1, 100, async () => true)).repaired).toBe(1);
+    expect(await entryOf(index, key)).toBe("INTERRUPTED");
+    const lists = async (status: ExecutionStatus) => (await store.executions.list({ ownerId: created.ownerId, status, page: 1, size: 10 })).total;
+    expect([await lists("RUNNING"), await lists("INTERRUPTED")]).toEqual([0, 1]);
+  });
+
+  it("a takeover's relist gives the entry the record's status, and never puts back the status a lagging replica still holds", async () => {
+    const left = await laggingSetup("INTERRUPTED", { entryToo: false });
+    await left.repo.relist(left.created.id);
+    expect(await entryOf(left.index, left.key)).toBe("INTERRUPTED");
+
+    const settled = await laggingSetup("INTERRUPTED", { entryToo: true });
+    await settled.repo.relist(settled.created.id);
+    expect(await entryOf(settled.index, settled.key)).toBe("INTERRUPTED");
+  });
+});
