@@ -91,7 +91,7 @@ async function laggingSetup(status: ExecutionStatus, { entryToo }: { entryToo: b
     reads.close();
     publisher.close();
   });
-  return { store, repo, created, index, key: key!, lagging };
+  return { store, repo, created, index, key: key! };
 }
 
 const entryOf = async (index: KV, key: string) => (await index.get(key))?.string();
