@@ -200,27 +200,22 @@ describe("a cluster under faults", () => {
         { timeoutMs: 10_000, intervalMs: 500, what: "list totals to count what the pages show" },
       ).catch(() => countsAfterRepair());
       const leftAfterRepair = afterRepair.totals;
-      // Where a list total counts what no page shows: list entries in the bucket itself, or a
-      // view of them (the edges', or this test's own fresh one) that missed a write.
       // The stream leader's last sequence of a KV key, then what 9 direct gets (answered by any
       // replica) gave: a replica behind the leader shows as a lower sequence.
       const sequences = async (bucket: string, key: string) => {
         const jsm = await jetstreamManager(nc);
         const subject = `$KV.${bucket}.${key}`;
-        const leader = await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: subject }).then(
-          (m) => String(m?.seq),
-          (e: unknown) => String(e),
-        );
-        const direct = await Promise.all(
-          Array.from({ length: 9 }, () =>
-            jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }).then(
-              (m) => String(m?.seq),
-              (e: unknown) => String(e),
-            ),
-          ),
-        );
+        const seqOf = (read: Promise<{ seq: number } | null>) =>
+          read.then(
+            (m) => String(m?.seq),
+            (e: unknown) => String(e),
+          );
+        const leader = await seqOf(jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: subject }));
+        const direct = await Promise.all(Array.from({ length: 9 }, () => seqOf(jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }))));
         return `leader ${leader}, direct ${[...new Set(direct)].join("/")}`;
       };
+      // Where a list total counts what no page shows: list entries in the bucket itself, or a
+      // view of them (the edges', or this test's own fresh one) that missed a write.
       const listAudit = async () => {
         const out: Record<string, number | string> = await client.unfinishedPerEdge();
         for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"] as const) {

@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import { ReplyInbox } from "./reply-inbox";
 
 const EMPTY = new Uint8Array(0);
@@ -43,6 +43,11 @@ export class DirectReads {
   }
 }
 
+/** What a KV message's headers say it is; a marker the server leaves when a key's TTL ends (2.11+) reads as a purge, as in nats.js. */
+export function operationOf(headers: MsgHdrs): StoredEntry["operation"] {
+  return headers.get("Nats-Marker-Reason") === "MaxAge" ? "PURGE" : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]);
+}
+
 function entryOf(msg: Msg, subject: string): StoredEntry | null {
   const headers = msg.headers;
   if (headers === undefined) throw new Error(`direct get of ${subject}: an answer without headers`);
@@ -51,8 +56,7 @@ function entryOf(msg: Msg, subject: string): StoredEntry | null {
   const size = headers.get("Nats-Msg-Size");
   const data = msg.data;
   return {
-    // A marker the server leaves when a key's TTL ends (2.11+) reads as a purge, as in nats.js.
-    operation: headers.get("Nats-Marker-Reason") === "MaxAge" ? "PURGE" : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]),
+    operation: operationOf(headers),
     revision: Number(headers.get("Nats-Sequence")),
     length: size === "" ? data.length : Number(size),
     json: () => JSON.parse(decoder.decode(data)) as unknown,

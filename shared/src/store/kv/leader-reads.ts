@@ -1,5 +1,10 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
-import type { StoredEntry } from "./direct-reads";
+import { operationOf, type StoredEntry } from "./direct-reads";
+
+/** A stored entry whose value is also read as text (an index key's status). */
+export interface LeaderEntry extends StoredEntry {
+  string(): string;
+}
 
 /**
  * A KV key's last message as its stream's leader holds it, through JetStream's message get API
@@ -8,16 +13,8 @@ import type { StoredEntry } from "./direct-reads";
  * gave fails as if another writer had come first, and a status read there, put into a list
  * entry, would put back one the execution has left.
  */
-/** A stored entry whose value is also read as text (an index key's status). */
-export interface LeaderEntry extends StoredEntry {
-  string(): string;
-}
-
 export async function leaderLast(jsm: JetStreamManager, bucket: string, key: string): Promise<LeaderEntry | null> {
   const m = await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${key}` });
   if (m === null) return null;
-  const headers = m.header;
-  const marker = headers.get("Nats-Marker-Reason") === "MaxAge";
-  const operation = marker ? "PURGE" : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]);
-  return { operation, revision: m.seq, length: m.data.length, json: () => m.json(), string: () => m.string() };
+  return { operation: operationOf(m.header), revision: m.seq, length: m.data.length, json: () => m.json(), string: () => m.string() };
 }
