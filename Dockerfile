@@ -1,4 +1,4 @@
-# One image for every service: `node dist/<service>.js`, which deploy/compose/docker-compose.yml
+# One image for every service: `node dist/<service>.js`, which docker-compose.yml
 # and deploy/kubernetes/ pick per container (the default runs all of them in one process).
 
 # Build: every entry point bundled into dist/ (`npm run build`, which builds the console too).

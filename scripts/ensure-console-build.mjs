@@ -69,6 +69,9 @@ if (force || want !== current()) {
       execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "--outDir", fresh, "--emptyOutDir"], {
         cwd: app,
         stdio: "inherit",
+        // A start from inside a test runner inherits NODE_ENV=test, with which Vite bundles React's
+        // development build (StrictMode's doubled effects, slower renders): the console is always built for production.
+        env: { ...process.env, NODE_ENV: "production" },
       });
       writeFileSync(join(fresh, ".source-digest"), `${want}\n`);
       if (existsSync(join(app, "dist"))) renameSync(join(app, "dist"), old);

@@ -21,10 +21,11 @@ export function entries(root: string): Entry[] {
     ...services,
     // The sandbox runner as a service of its own (its own container).
     { source: "services/executor/src/sandbox-main.ts", out: "sandbox.js" },
-    // Started beside the modules that start them: all-in-one's executor thread, and the sandbox
-    // runner process every executor forks.
+    // Started beside the modules that start them: all-in-one's executor thread, the sandbox
+    // runner process every executor forks, and the JavaScript host every runner forks.
     { source: "services/all-in-one/src/executor-thread.ts", out: "executor-thread.js" },
     { source: "services/executor/src/code/sandbox-process.ts", out: "sandbox-process.js" },
+    { source: "services/executor/src/code/js-host-process.ts", out: "js-host-process.js" },
     // The expression pool's host process and its thread (eval-pool.ts, eval-host.mjs).
     { source: "shared/src/expressions/eval-host.mjs", out: "eval-host.mjs" },
     { source: "shared/src/expressions/eval-thread.mjs", out: "eval-thread.mjs" },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ArtifactList, ArtifactView, ExecutionStatusView } from "@wf/shared/api";
 import { TERMINAL_STATUSES } from "@wf/shared/execution";
-import { CLOCK_SKEW_S } from "../../services/edge/src/downloads/url-signer";
+import { CLOCK_SKEW_S } from "@wf/edge";
 import { waitFor } from "../support/runtime";
 import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 

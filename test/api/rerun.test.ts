@@ -283,4 +283,47 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     expect(view).toMatchObject({ status: "FAILED", rerunOf: sourceId, stepResults: { one: { reused: true, output: 1 }, two: { output: 2 } } });
     expect(view.stepResults.two).not.toHaveProperty("reused");
   });
+
+  it("reruns a stored version named by `version`, the latest saved one: nothing new is stored, and the execution says the version that ran", async () => {
+    const me = await consoleUser(api());
+    const w = await storeWorkflow(api(), me.user.id, PLAIN_YAML);
+    const sourceId = await startRun(api(), me, w);
+    expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
+    // Saved after the run, as the console's editor saves: version 2 mends `three`.
+    const save = async (yaml: string) => {
+      const r = await call(api(), "PUT", `/api/console/workflows/${w.id}`, { body: { yaml }, headers: { cookie: me.cookie, "x-csrf-token": me.csrf } });
+      expect(r.statusCode, r.body).toBe(200);
+    };
+    const mended = PLAIN_YAML.replace('throw new Error("three fails")', "return 3");
+    await save(mended);
+
+    const dry = await rerun(api(), me, sourceId, { fromStep: "three", version: 2 }, "?dryRun=true");
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(RerunPlanView.parse(dry.json())).toMatchObject({ reusedSteps: ["one", "two"], rerunSteps: ["three"] });
+    const r = await rerun(api(), me, sourceId, { fromStep: "three", version: 2 });
+    expect(r.statusCode, r.body).toBe(202);
+    const { executionId } = RerunResponse.parse(r.json());
+    const view = await ended(api(), me, executionId);
+    expect(view).toMatchObject({ status: "COMPLETED", stepResults: { one: { reused: true, output: 1 }, three: { output: 3 } } });
+    expect((await api().platform.store.workflows.get(w.id))?.value.version).toBe(2);
+    const shown = await call(api(), "GET", `/api/console/executions/${executionId}`, { headers: { cookie: me.cookie } });
+    expect(shown.json()).toMatchObject({ workflowVersion: 2, rerunOf: sourceId });
+    const source = await call(api(), "GET", `/api/console/executions/${sourceId}`, { headers: { cookie: me.cookie } });
+    expect(source.json()).toMatchObject({ workflowVersion: 1 });
+
+    // Version 3 changes `one`, a step before `three`: refused naming it, as an edited definition is.
+    await save(mended.replace("output: 1 }", "output: 10 }"));
+    const changed = await rerun(api(), me, sourceId, { fromStep: "three", version: 3 }, "?dryRun=true");
+    expect(changed.statusCode).toBe(409);
+    expect(changed.json()).toMatchObject({ code: "CONFLICT", step: "one" });
+    const unkept = await rerun(api(), me, sourceId, { fromStep: "three", version: 9 }, "?dryRun=true");
+    expect(unkept.statusCode).toBe(400);
+    expect(unkept.json()).toMatchObject({
+      code: "VALIDATION_FAILED",
+      details: [{ in: "body", field: "version", message: expect.stringContaining("no version 9") }],
+    });
+    const both = await rerun(api(), me, sourceId, { fromStep: "three", version: 2, definition: mended }, "?dryRun=true");
+    expect(both.statusCode).toBe(400);
+    expect(both.json()).toMatchObject({ code: "VALIDATION_FAILED", details: [expect.objectContaining({ field: "version" })] });
+  });
 });

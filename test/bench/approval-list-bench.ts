@@ -1,9 +1,8 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
-import { ApprovalRecord, openStore, type ApprovalStatus, type Store } from "@wf/shared/store";
+import { ApprovalRecord, keyToken, openStore, type ApprovalStatus, type Store } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
-import { keyToken } from "../../shared/src/store/kv/key-codec";
 import { firstListCost, PAGE_SIZE, pagesTimed, timed } from "./list-bench";
 
 export interface ApprovalListBenchSizes {

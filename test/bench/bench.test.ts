@@ -5,6 +5,7 @@ import { renderApprovalListBench, runApprovalListBench } from "./approval-list-b
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
 import { DEBUG_BENCH_QUICK_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "./expression-isolation";
+import { renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
 import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
@@ -310,6 +311,13 @@ describe("bench harness (smoke)", () => {
     const text = renderExpressionBench(r);
     expect(text).toContain("with hostile expressions");
     expect(text).toContain(`stopped at the ${r.deadlineMs} ms deadline`);
+  }, 60_000);
+  it("expression sharing: counts light expressions per second, and times another owner's light one during a flood", async () => {
+    const r = await runExpressionSharing({ light: 200, owners: 40, flood: 4, rounds: 1 });
+    for (const figure of [r.lightPerSec.oneOwner, r.lightPerSec.manyOwners]) expect(figure).toBeGreaterThan(0);
+    expect(r.floods).toHaveLength(1);
+    for (const figure of [r.floods[0]!.lightMs, r.floods[0]!.floodMs]) expect(Number.isFinite(figure)).toBe(true);
+    expect(renderExpressionSharing(r)).toContain("another owner's light one");
   }, 60_000);
   it("debugger: times runs with and without breakpoints that never hit, and pause round trips, every run completed", async () => {
     const r = await runDebugBench(server, DEBUG_BENCH_QUICK_SIZES);

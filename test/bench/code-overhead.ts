@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, realpathSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { createCodeRunner, type CodeLanguage, type CodeRequest, type CodeRunner, type Isolation } from "../../services/executor/src/code/index";
+import { createCodeRunner, type CodeLanguage, type CodeRequest, type CodeRunner, type Isolation } from "@wf/executor";
 import type { CodeOverheadSizes } from "./options";
 import { round, summarize, type Summary } from "./stats";
 

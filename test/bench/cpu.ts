@@ -8,12 +8,12 @@ export type CpuSample = Map<string, number>;
 
 /**
  * Which process does what: this one (bench client + executor + scheduler), its nats-server, the
- * sandbox runners (which run JavaScript steps in isolates), the Python zygote, whose reaped step children count in its own totals, and
+ * sandbox runners and their JavaScript hosts (which run JavaScript steps in isolates), the Python zygote, whose reaped step children count in its own totals, and
  * the processes that evaluate the executor's expressions.
  */
 function roleOf(pid: number, cmdline: string): string | null {
   if (pid === process.pid) return "service (executor + bench client)";
-  if (cmdline.includes("sandbox-process")) return "sandbox runners (JavaScript steps)";
+  if (cmdline.includes("sandbox-process") || cmdline.includes("js-host-process")) return "sandbox runners (JavaScript steps)";
   if (cmdline.includes("python-zygote")) return "Python zygote + steps";
   if (cmdline.includes("eval-host.mjs")) return "expression hosts";
   if (cmdline.includes("nats-server")) return "nats-server";

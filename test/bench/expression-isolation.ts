@@ -45,6 +45,7 @@ export interface ExpressionBenchResult {
 }
 
 const CONTEXT: ExpressionContext = { vars: {}, steps: {}, execution: { id: "bench" }, secrets: {} };
+const OWNER = "bench";
 
 /**
  * Expression isolation: how much the latency of unrelated work on this process (HTTP requests to
@@ -58,7 +59,7 @@ export async function runExpressionBench(sizes: ExpressionBenchSizes, opts: { pr
   const url = `${await app.listen({ port: 0, host: "127.0.0.1" })}/ping`;
   try {
     // Expression workers started before either run: neither pays for the first start.
-    await evaluateExpression("1 + 1", CONTEXT);
+    await evaluateExpression("1 + 1", CONTEXT, OWNER);
     progress(`expression isolation: ${sizes.ratePerSec} requests/s to a route of this process, quiet`);
     const quiet = await measure(url, sizes);
 
@@ -70,7 +71,7 @@ export async function runExpressionBench(sizes: ExpressionBenchSizes, opts: { pr
         const expression = HOSTILE_EXPRESSIONS[i % HOSTILE_EXPRESSIONS.length]!;
         tally.evaluations++;
         try {
-          await evaluateExpression(expression, CONTEXT);
+          await evaluateExpression(expression, CONTEXT, OWNER);
           tally.completed++;
         } catch (err) {
           if (err instanceof ExpressionError && err.message.endsWith(`took longer than ${EXPRESSION_LIMITS.deadlineMs} ms`)) tally.failedAtDeadline++;

@@ -19,6 +19,7 @@ describe("bench harness (smoke): API key timing", () => {
     for (const [p, n] of [
       [r.verify, 40],
       [r.storeRead, 40],
+      [r.serverAnswer, 40],
       [r.http, 20],
     ] as const) {
       expect(p.unknownUs.n).toBe(n);
@@ -28,7 +29,7 @@ describe("bench harness (smoke): API key timing", () => {
     expect(r.secretCheckUs.n).toBe(40);
     expect(Number.isFinite(r.residualUs)).toBe(true);
     const text = renderKeyTimingBench(r);
-    expect(text).toContain("baseline: store read");
+    expect(text).toContain("baseline: server's answer");
     expect(text).toContain("every answer was the expected refusal");
   }, 60_000);
 });

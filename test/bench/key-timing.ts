@@ -3,9 +3,11 @@
  * with a wrong secret, the two refusals an attacker would compare. Both are timed in the same
  * rounds, in alternating order (ABBA), so that drift and other load fall on both alike:
  * - verifyKey itself (the store read of the key record, the secret's hash and comparison);
- * - the baseline of the same run: the store read alone, of a missing and of an existing record,
- *   which is what verifyKey cannot make cost the same (the server answers "no message" faster
- *   than it sends a record, and a found record is decoded);
+ * - the store read alone, of a missing and of an existing record (a miss decodes a decoy record,
+ *   as a find decodes the stored one: ApiKeyRepo);
+ * - the baseline of the same run: the server's answer alone, a direct get of a missing and of an
+ *   existing key, not decoded: what no work of the edge's can make cost the same (the server
+ *   answers "no message" sooner than it reads and sends a record);
  * - the whole 401 through an edge in this process (Fastify inject, audit record written).
  * Figures in microseconds; ratios are unknown / wrong secret.
  */
@@ -15,8 +17,7 @@ import { createApiKey, DECOY_SECRET_HASH, secretMatches } from "@wf/shared/auth"
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
-import { buildEdge } from "@wf/edge";
-import { verifyKey } from "../../services/edge/src/auth/verify-key";
+import { buildEdge, verifyKey } from "@wf/edge";
 import { testConfig } from "../support/runtime";
 import { median, round, summarize, type Summary } from "./stats";
 
@@ -50,9 +51,11 @@ export interface KeyTimingResult {
   sizes: KeyTimingSizes;
   /** verifyKey: unknown id / known id with a wrong secret. */
   verify: PairedTiming;
-  /** Baseline: the store read of a missing / an existing key record. */
+  /** The store read of a missing / an existing key record. */
   storeRead: PairedTiming;
-  /** verify's difference less storeRead's: what verifyKey's own work leaks. Near 0 is the aim. */
+  /** Baseline: the server's answer to a direct get of a missing / an existing key, not decoded. */
+  serverAnswer: PairedTiming;
+  /** verify's difference less the server's: what the edge's own work leaks. Near 0 is the aim. */
   residualUs: number;
   /** The secret's check alone (SHA-256 and constant-time comparison), which the decoy adds to an unknown id. */
   secretCheckUs: Summary;
@@ -86,6 +89,14 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
       () => platform.store.apiKeys.get(newId()),
       () => platform.store.apiKeys.get(keyId),
     );
+    const bucket = `${platform.config.WF_NAMESPACE}_api_keys`;
+    const directGet = (id: string) => platform.nc.request(`$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${id}`, new Uint8Array(0));
+    const serverAnswer = await paired(
+      sizes.warmup,
+      sizes.rounds,
+      () => directGet(newId()),
+      () => directGet(keyId),
+    );
     const secretCheckUs = secretCheck(sizes.rounds);
 
     const app = await buildEdge(platform);
@@ -101,7 +112,7 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
         () => refused(fresh()),
         () => refused(wrong()),
       );
-      return { sizes, verify, storeRead, residualUs: round(verify.differenceUs - storeRead.differenceUs), secretCheckUs, http, wrongAnswers };
+      return { sizes, verify, storeRead, serverAnswer, residualUs: round(verify.differenceUs - serverAnswer.differenceUs), secretCheckUs, http, wrongAnswers };
     } finally {
       await app.close();
     }
@@ -166,8 +177,9 @@ export function renderKeyTimingBench(r: KeyTimingResult): string {
   return [
     `API key timing: unknown key id against a known id with a wrong secret (${r.sizes.rounds} interleaved rounds, ${r.sizes.httpRounds} through the edge)`,
     row("verifyKey (store read, secret hashed, compared)", r.verify),
-    row("baseline: store read, missing / existing record", r.storeRead),
-    `  verifyKey beyond its store read (difference of differences): ${us(r.residualUs)}; the decoy's hash and comparison cost ${us(r.secretCheckUs.median)}`,
+    row("store read, missing / existing record", r.storeRead),
+    row("baseline: server's answer, missing / existing key", r.serverAnswer),
+    `  verifyKey beyond the server's answer (difference of differences): ${us(r.residualUs)}; the decoy's hash and comparison cost ${us(r.secretCheckUs.median)}`,
     row("the 401 through the edge (inject, audited)", r.http),
     r.wrongAnswers === 0 ? "  every answer was the expected refusal" : `  WRONG ANSWERS: ${r.wrongAnswers}`,
   ].join("\n");

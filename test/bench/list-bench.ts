@@ -4,10 +4,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
-import { JetStreamPublisher, openStore, type Store } from "@wf/shared/store";
+import { executionLayout, JetStreamPublisher, keyToken, openStore, type Store } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
-import { keyToken } from "../../shared/src/store/kv/key-codec";
-import { executionLayout } from "../../shared/src/store/kv/layouts";
 import { percentile, round } from "./stats";
 
 export interface ListBenchSizes {

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { startNatsServer } from "@wf/testing";
 import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
 import { EXPRESSION_BENCH_QUICK_SIZES, EXPRESSION_BENCH_SIZES, renderExpressionBench, runExpressionBench } from "./expression-isolation";
+import { EXPRESSION_SHARING_QUICK_SIZES, EXPRESSION_SHARING_SIZES, renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
 import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
 import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
 import { e2eRatesFromEnv, partsFromEnv, sizesFromEnv } from "./options";
@@ -86,6 +87,9 @@ async function main(): Promise<void> {
   const expressions = parts.has("expressions")
     ? await runExpressionBench(quick ? EXPRESSION_BENCH_QUICK_SIZES : EXPRESSION_BENCH_SIZES, { progress })
     : undefined;
+  const expressionSharing = parts.has("expressions")
+    ? await runExpressionSharing(quick ? EXPRESSION_SHARING_QUICK_SIZES : EXPRESSION_SHARING_SIZES, { progress })
+    : undefined;
   if (parts.has("debug")) progress("debugger: breakpoints that never hit, pause round trips");
   const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
   if (parts.has("console")) progress("console bundle: building it and a bare React app");
@@ -118,7 +122,7 @@ async function main(): Promise<void> {
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, debug, consoleBundle, lists, approvalLists, e2e, cluster }, null, 2)}\n`,
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, cluster }, null, 2)}\n`,
   );
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
   if (llm) console.log(`\n${renderLlmOverhead(llm)}`);
   if (auth) console.log(`\n${renderKeyTimingBench(auth)}`);
   if (expressions) console.log(`\n${renderExpressionBench(expressions)}`);
+  if (expressionSharing) console.log(`\n${renderExpressionSharing(expressionSharing)}`);
   if (debug) console.log(`\n${renderDebugBench(debug)}`);
   if (consoleBundle) console.log(`\n${renderConsoleBundle(consoleBundle)}`);
   if (lists) console.log(`\n${renderListBench(lists)}`);

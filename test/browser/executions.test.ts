@@ -5,6 +5,7 @@ import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
 import { openConfiguredStore } from "@wf/shared/store";
 import {
+  consoleApi,
   createWorkflow,
   describeInBrowser,
   screenshot,
@@ -28,6 +29,13 @@ const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(re
 const word = async (badge: Locator) => (await badge.textContent())?.toLowerCase().replaceAll("_", " ");
 const stepStatus = (page: Page, path: string) => word(page.locator(`.steps-table tr[data-step-path="${path}"] .badge`).first());
 const headerStatus = (page: Page) => word(page.locator(".page-head .badge").first());
+/** A figure of the execution page's summary, by its label. */
+const fact = (page: Page, label: string) =>
+  page
+    .getByRole("region", { name: "Summary" })
+    .locator("div", { has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) })
+    .locator("dd")
+    .textContent();
 
 describeInBrowser("executions in the console", () => {
   it("shows a run's steps turn running then completed live, nested items and branches, a step's output and its artifact's file", async () => {
@@ -158,6 +166,117 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("reruns with the latest saved version when the steps before the step are unchanged: what differs, what is reused and saved; the page says the version that ran", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const { workflowId, model } = await createRerunWorkflow(page, llm(), `latest-${unique()}`);
+    const id = await startExecution(page, workflowId);
+    await page.goto(`/console/executions/${id}?steps=list`);
+    await poll(() => headerStatus(page), 20_000).toBe("failed");
+    expect(await fact(page, "Version")).toBe("v1");
+
+    // Version 2 mends `check`, as the editor saves it; `ask`, before it, is unchanged.
+    const v1 = (await consoleApi<{ yaml: string }>(page, "GET", `/api/console/workflows/${workflowId}`)).json.yaml;
+    const v2 = v1.replace('return "checked";', 'return "checked by v2";').replace("if (vars.fail) ", "if (vars.fail === null) ");
+    expect((await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v2, baseVersion: 1 })).status).toBe(200);
+
+    await page.locator('tr[data-step-path="check"]').getByRole("button", { name: "Rerun from this step" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rerun from check" });
+    const latest = dialog.getByRole("radio", { name: /^v2, the latest saved/ });
+    await poll(() => latest.isChecked()).toBe(true);
+    expect(await dialog.getByRole("radio", { name: /^v1, the version this execution ran/ }).isChecked()).toBe(false);
+    const changes = dialog.getByLabel("Differences");
+    await poll(() => changes.textContent()).toContain('return "checked by v2";');
+    expect(await changes.textContent()).toContain('return "checked";');
+    const plan = dialog.getByLabel("Rerun plan");
+    await poll(() => plan.getByRole("listitem").allTextContents()).toEqual(["↺ ask", "▶ check"]);
+    expect(await plan.getByRole("note", { name: "Saving" }).textContent()).toContain("1,500 tokens");
+    await screenshot(page, "rerun-latest-version");
+    await dialog.getByRole("button", { name: "Rerun from check" }).click();
+
+    await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    await poll(() => fact(page, "Version")).toBe("v2");
+    const rerunId = page.url().split("/").pop()!.split("?")[0]!;
+    const rerun = await consoleApi<{ steps: Record<string, { output: unknown; reused: boolean }> }>(page, "GET", `/api/console/executions/${rerunId}`);
+    expect(rerun.json.steps.check!.output).toBe("checked by v2");
+    expect(rerun.json.steps.ask!.reused).toBe(true);
+    expect(llm().requests(model)).toHaveLength(1);
+    await screenshot(page, "execution-rerun-version");
+
+    // Version 3 changes `ask` too: its recorded answer cannot stand for the new one, so the dialog keeps the version that ran and says why.
+    const v3 = v2.replace("prompt: Summarise the ticket", "prompt: Summarise the ticket in French");
+    expect((await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v3, baseVersion: 2 })).status).toBe(200);
+    await page.goto(`/console/executions/${id}?steps=list`);
+    await page.locator('tr[data-step-path="check"]').getByRole("button", { name: "Rerun from this step" }).click();
+    await poll(() => dialog.getByRole("radio", { name: /^v1, the version this execution ran/ }).isChecked()).toBe(true);
+    expect(await dialog.getByRole("radio", { name: /^v3, the latest saved/ }).isChecked()).toBe(false);
+    await poll(() => dialog.getByRole("group", { name: "Version to run" }).textContent()).toContain("v3 changes step ask, which comes before check");
+    await poll(() => plan.getByRole("listitem").allTextContents()).toEqual(["↺ ask", "▶ check"]);
+    await screenshot(page, "rerun-latest-refused");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    // The refused plan of version 3 is a 409 the dialog asked for on purpose.
+    expect(errors.filter((e) => !e.includes("status of 409"))).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("shows a run's inputs, a link to the approval it waits for, and its final output once it completes", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const workflowId = await createWorkflow(
+      page,
+      `
+name: gated-${unique()}
+variables:
+  who: { type: string, required: true }
+  times: { type: number, default: 2 }
+steps:
+  - name: fetch
+    type: transform
+    output:
+      rows:
+        - { id: 1, action: "greet {{ vars.who }}" }
+  - name: apply
+    type: transform
+    manual_approval:
+      message: "Greet {{ vars.who }}?"
+      timeout: 3600
+      groups:
+        - name: rows
+          title: Greetings
+          items: "{{ steps.fetch.output.rows }}"
+          columns:
+            - { key: id, title: ID, type: number }
+            - { key: action, title: Action, type: string }
+    output: { greeted: "{{ vars.who }}", times: "{{ vars.times }}" }
+`,
+    );
+    const id = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
+    await page.goto(`/console/executions/${id}?steps=list`);
+    const inputs = page.getByRole("region", { name: "Inputs", exact: true });
+    await poll(() => inputs.textContent()).toContain('"who": "Ada"');
+    // Defaults applied: what the run was given is what it ran with.
+    expect(await inputs.textContent()).toContain('"times": 2');
+
+    const review = page.getByRole("link", { name: "Review the approval" });
+    await review.waitFor({ timeout: 20_000 });
+    expect(await page.getByRole("status").filter({ hasText: "Waiting for an approval" }).textContent()).toContain("apply");
+    expect(await page.getByRole("region", { name: "Output", exact: true }).textContent()).toContain("once the run completes");
+    await screenshot(page, "execution-awaiting-approval");
+    const approvalId = /\/console\/approvals\/([^/?]+)$/.exec((await review.getAttribute("href")) ?? "")?.[1] ?? "";
+    expect(approvalId).not.toBe("");
+    await review.click();
+    await page.waitForURL(`**/console/approvals/${approvalId}`);
+    expect((await consoleApi(page, "POST", `/api/console/approvals/${approvalId}/approve`, {})).status).toBe(200);
+
+    await page.goto(`/console/executions/${id}?steps=list`);
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    const output = page.getByRole("region", { name: "Output", exact: true });
+    await poll(() => output.textContent()).toContain('"greeted": "Ada"');
+    expect(await page.getByRole("link", { name: "Review the approval" }).count()).toBe(0);
+    await screenshot(page, "execution-inputs-output");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
 
   it("debugs a run: the pause at a before-step breakpoint, a variable edited, F10 and F8, the edit in the next step's output", async () => {
     const { page, context, errors } = await signedIn(service(), { colorScheme: "dark" });

@@ -97,7 +97,7 @@ describeInBrowser("API keys, secrets and the password in the console", () => {
     await form.getByLabel("Name").fill("");
     await screenshot(page, "secrets");
 
-    await row.getByRole("button", { name: `Replace the value of ${name}` }).click();
+    await row.getByRole("button", { name: `Replace value of ${name}` }).click();
     const replace = page.getByRole("dialog", { name: `Replace the value of ${name}` });
     await replace.getByLabel("New value").fill(`${value}-2`);
     await replace.getByRole("button", { name: "Replace value" }).click();

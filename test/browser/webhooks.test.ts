@@ -41,6 +41,29 @@ async function finishedRun(page: Page, workflowId: string, id: string): Promise<
   return (await consoleApi<Execution>(page, "GET", `/api/console/executions/${id}`)).json;
 }
 
+/** Runs a shown curl command as a person pastes it into bash, and answers what the service said. */
+async function runCommand(command: string, env: Record<string, string>): Promise<{ executionId?: string }> {
+  // --norc: with a socket for stdin (as Node gives it) Debian's bash would read bashrc, as under sshd.
+  const { stdout } = await promisify(execFile)("bash", ["--norc", "-e", "-c", command], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    timeout: 10_000,
+  });
+  return JSON.parse(stdout) as { executionId?: string };
+}
+
+/** The payload a shown curl command sends: its `body='…'` line, unquoted as the shell would. */
+function bodyOf(command: string): Record<string, unknown> {
+  const quoted = /^body='((?:[^']|'\\'')*)'$/m.exec(command)?.[1];
+  expect(quoted, command).toBeDefined();
+  return JSON.parse(quoted!.replaceAll(`'\\''`, "'")) as Record<string, unknown>;
+}
+
+/** A full-page screenshot taken from the top, where the sticky bar belongs: clicks lower down scrolled the page. */
+async function screenshotFromTop(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+  await screenshot(page, name);
+}
+
 /** The figure under a label of the webhook page's Triggers card. */
 function figure(page: Page, label: RegExp) {
   return page
@@ -63,7 +86,7 @@ describeInBrowser("webhooks in the console", () => {
     await dialog.getByLabel("Name", { exact: true }).fill(name);
     expect(await dialog.getByRole("radio", { name: /^HMAC signature/ }).isChecked()).toBe(true);
     await dialog.getByRole("button", { name: "Generate" }).click();
-    await dialog.getByLabel("Map payload fields to variables").check();
+    await dialog.getByRole("radio", { name: /^Only the fields listed/ }).check();
     await dialog.getByRole("button", { name: "Add a mapping" }).click();
     await dialog.getByLabel("Variable 1", { exact: true }).fill("who");
     await dialog.getByLabel("Payload field 1", { exact: true }).fill("name");
@@ -87,7 +110,8 @@ describeInBrowser("webhooks in the console", () => {
     const curl = (await page.getByLabel("curl example").textContent()) ?? "";
     expect(curl).toContain(`openssl dgst -sha256 -hmac "$WF_WEBHOOK_SECRET"`);
     expect(curl).toContain(`X-Webhook-Signature: sha256=$sig`);
-    expect(curl).toContain(`body='{"name":"value"}'`);
+    // The listed field carries a value of `who`'s type, so that the line runs as shown.
+    expect(curl).toContain(`body='{"name":"example"}'`);
 
     const body = JSON.stringify({ name: "Ada" });
     const signature = createHmac("sha256", secret).update(body).digest("hex");
@@ -180,8 +204,7 @@ describeInBrowser("webhooks in the console", () => {
     await expect.poll(() => figure(page, /^Accepted/).textContent(), { timeout: 20_000 }).toBe("2");
     await expect.poll(() => figure(page, /^Rejected/).textContent(), { timeout: 20_000 }).toBe("2");
     // Saving scrolled the page: from the top, the sticky bar stays where it belongs in the full-page picture.
-    await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
-    await screenshot(page, "webhook-detail-dark");
+    await screenshotFromTop(page, "webhook-detail-dark");
     expect(unexpectedErrors(errors)).toEqual([]);
     await context.close();
   });
@@ -203,17 +226,14 @@ describeInBrowser("webhooks in the console", () => {
         scopes: ["WEBHOOK_TRIGGER"],
       });
       await page.goto(`/console/webhooks/${created.json.id}`);
-      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", WF_WEBHOOK_SECRET: secret, WF_API_KEY: key.json.key };
+      const env = { WF_WEBHOOK_SECRET: secret, WF_API_KEY: key.json.key };
 
       /** Runs the command shown for the payload `{"who": who}` and returns the run it started. */
       const runShown = async (who: string) => {
         await page.getByLabel("Example payload (a JSON object)").fill(JSON.stringify({ who }));
         await expect.poll(() => page.getByLabel("curl example").textContent()).toContain(who.replaceAll("'", `'\\''`));
-        const command = (await page.getByLabel("curl example").textContent()) ?? "";
-        // --norc: with a socket for stdin (as Node gives it) Debian's bash would read bashrc, as under sshd.
-        const { stdout } = await promisify(execFile)("bash", ["--norc", "-e", "-c", command], { env, timeout: 10_000 });
-        const answer = JSON.parse(stdout) as { executionId?: string };
-        expect(answer.executionId, stdout).toBeDefined();
+        const answer = await runCommand((await page.getByLabel("curl example").textContent()) ?? "", env);
+        expect(answer.executionId, JSON.stringify(answer)).toBeDefined();
         return finishedRun(page, workflow.id, answer.executionId!);
       };
 
@@ -231,6 +251,106 @@ describeInBrowser("webhooks in the console", () => {
       await settings.getByRole("button", { name: "Save changes" }).click();
       await expect.poll(() => page.getByLabel("curl example").textContent()).toContain("Authorization: Bearer $WF_API_KEY");
       expect((await runShown("Keyed")).steps.greet!.output).toBe("hello Keyed");
+      expect(unexpectedErrors(errors)).toEqual([]);
+      await context.close();
+    },
+  );
+  it.skipIf(!SHELL_TOOLS)(
+    "maps payload fields to variables when asked to, by name or as listed; the curl line as shown starts a workflow with required variables; a refusal says why",
+    async () => {
+      const { context, page, errors } = await signedIn(service());
+      const name = `order-${uniqueNamespace()}`;
+      const workflowId = await createWorkflow(
+        page,
+        `name: ${name}
+variables:
+  who: { type: string, required: true }
+  count: { type: number, required: true }
+  rush: { type: boolean, default: false }
+steps:
+  - name: greet
+    type: transform
+    output: "{{ vars.who }} x{{ vars.count }} rush={{ vars.rush }}"
+`,
+      );
+
+      await page.goto("/console/webhooks");
+      await page.getByRole("button", { name: "New webhook" }).click();
+      const dialog = page.getByRole("dialog", { name: "New webhook" });
+      await dialog.getByLabel("Workflow", { exact: true }).selectOption({ label: name });
+      const hookName = `vars-${uniqueNamespace()}`;
+      await dialog.getByLabel("Name", { exact: true }).fill(hookName);
+      await dialog.getByRole("button", { name: "Generate" }).click();
+      // Checked, the box does what it says: the payload's fields set the variables they name.
+      expect(await dialog.getByLabel("Map payload fields to variables").isChecked()).toBe(true);
+      expect(await dialog.getByRole("radio", { name: /^By name/ }).isChecked()).toBe(true);
+      await dialog.getByText("The workflow's variables:").waitFor();
+      await screenshot(page, "webhook-new-variables");
+      await dialog.getByRole("button", { name: "Create webhook" }).click();
+      const secret = (await dialog.getByLabel("Webhook secret").textContent()) ?? "";
+      await dialog.getByRole("button", { name: "Open the webhook" }).click();
+      await page.getByRole("heading", { name: hookName, level: 1 }).waitFor();
+      const id = /\/console\/webhooks\/([^/?]+)$/.exec(page.url())?.[1] ?? "";
+      expect((await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping).toBeNull();
+
+      // The ready-made line sets both required variables with values of their types: run as shown, it starts the workflow.
+      const env = { WF_WEBHOOK_SECRET: secret };
+      const shown = (await page.getByLabel("curl example").textContent()) ?? "";
+      const sent = bodyOf(shown);
+      expect(Object.keys(sent).sort()).toEqual(["count", "rush", "who"]);
+      expect(typeof sent.who).toBe("string");
+      expect(typeof sent.count).toBe("number");
+      expect(sent.rush).toBe(false);
+      const byName = await runCommand(shown, env);
+      expect(byName.executionId, JSON.stringify(byName)).toBeDefined();
+      const first = await finishedRun(page, workflowId, byName.executionId!);
+      expect(first.status).toBe("COMPLETED");
+      expect(first.steps.greet!.output).toBe(`${String(sent.who)} x${String(sent.count)} rush=false`);
+
+      // Unchecked, nothing in the payload would set `who` or `count`: the form says so instead of saving a webhook that always answers 400.
+      const settings = page.getByRole("form", { name: "Settings" });
+      await settings.getByLabel("Map payload fields to variables").uncheck();
+      await settings.getByRole("button", { name: "Save changes" }).click();
+      await settings.getByText("who and count are required").waitFor();
+      await screenshotFromTop(page, "webhook-variables-unset");
+      expect((await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping).toBeNull();
+
+      // Listed fields: the payload's own names, set as the rows say.
+      await settings.getByLabel("Map payload fields to variables").check();
+      await settings.getByRole("radio", { name: /^Only the fields listed/ }).check();
+      for (const [i, [variable, field]] of [
+        ["who", "customer"],
+        ["count", "quantity"],
+      ].entries()) {
+        await settings.getByRole("button", { name: "Add a mapping" }).click();
+        await settings.getByLabel(`Variable ${i + 1}`, { exact: true }).fill(variable!);
+        await settings.getByLabel(`Payload field ${i + 1}`, { exact: true }).fill(field!);
+      }
+      await settings.getByRole("button", { name: "Save changes" }).click();
+      await expect.poll(() => page.getByLabel("curl example").textContent()).toContain('"customer":');
+      expect((await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping).toEqual({
+        who: "customer",
+        count: "quantity",
+      });
+      const listed = (await page.getByLabel("curl example").textContent()) ?? "";
+      expect(Object.keys(bodyOf(listed)).sort()).toEqual(["customer", "quantity"]);
+      const byField = await runCommand(listed, env);
+      expect(byField.executionId, JSON.stringify(byField)).toBeDefined();
+      expect((await finishedRun(page, workflowId, byField.executionId!)).status).toBe("COMPLETED");
+
+      // A payload without them is refused, and the Triggers card says it was for a missing variable.
+      const url = (await page.getByLabel("Trigger URL").textContent()) ?? "";
+      const empty = await fetch(url, {
+        method: "POST",
+        headers: { "x-webhook-signature": createHmac("sha256", secret).update("{}").digest("hex") },
+        body: "{}",
+      });
+      expect(empty.status).toBe(400);
+      const refusals = page.getByRole("table", { name: "Rejected by status" });
+      await expect
+        .poll(() => refusals.getByRole("row", { name: /400/ }).textContent(), { timeout: 20_000 })
+        .toContain("required variable `who` (string) is missing");
+      await screenshotFromTop(page, "webhook-variables");
       expect(unexpectedErrors(errors)).toEqual([]);
       await context.close();
     },

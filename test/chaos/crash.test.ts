@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
+import type { ExecutionSnapshot } from "@wf/shared/execution";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import type { SideEffects } from "../support/side-effects";
@@ -173,8 +174,13 @@ steps:
       - { name: pause, type: wait, seconds: 0.2 }
 `;
       const ids = await Promise.all(Array.from({ length: 12 }, () => run(c.platform, yaml)));
-      const done = await Promise.all(ids.map((id) => waitForStatus(c.platform, id, undefined, 60_000)));
-      expect(done.map((s) => s.status)).toEqual(ids.map(() => "COMPLETED"));
+      // Bounded well inside the test's time, so that a run that hangs is named with where it stands.
+      const done = await Promise.all(ids.map((id) => waitForStatus(c.platform, id, undefined, 90_000).catch(() => undefined)));
+      const unfinished = await Promise.all(
+        ids.filter((_, i) => done[i] === undefined).map(async (id) => describeRun(id, (await c.platform.store.executions.get(id))?.value)),
+      );
+      expect(unfinished, "executions that did not end").toEqual([]);
+      expect(done.map((s) => s?.status)).toEqual(ids.map(() => "COMPLETED"));
       const runners = new Set<string>();
       for (const id of ids) {
         const lines = fx.lines(id).map((l) => l.split(" "));
@@ -188,5 +194,12 @@ steps:
       await c.stop();
       await Promise.all([a.kill(), b.kill(), sched.kill()]);
     }
-  });
+  }, 150_000);
 });
+
+/** An execution's status and its steps', for a failure's message. */
+function describeRun(id: string, snap: ExecutionSnapshot | undefined): string {
+  if (!snap) return `${id}: no snapshot`;
+  const steps = Object.entries(snap.steps).map(([path, st]) => `${path} ${st.status}`);
+  return `${id}: ${snap.status} (${steps.join(", ")})`;
+}

@@ -12,7 +12,7 @@ import { openConfiguredStore, type Store } from "@wf/shared/store";
 import { startNatsCluster, waitFor, waitForProgress, type NatsClusterHandle } from "@wf/testing";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { sideEffects, type SideEffects } from "../support/side-effects";
-import { startQueued } from "../../services/scheduler/src/stale-executions";
+import { startQueued } from "@wf/scheduler";
 import { Fleet } from "./fleet";
 import { LoadClient, type Started } from "./load-client";
 import { chaosWorkflows } from "./workflows";

@@ -1,5 +1,4 @@
 import type { SideEffects } from "../support/side-effects";
-import type { LoadClient } from "./load-client";
 
 /** The workflows the chaos test starts, stored through the console as a person would. */
 export interface ChaosWorkflows {
@@ -21,7 +20,13 @@ export interface ChaosWorkflows {
 /** A step posting `<execution id>/<step>` to the sink once per run; the answer is the count so far. */
 const post = (fx: SideEffects, step: string) => `${fx.url}/$ID/${step}`;
 
-export async function chaosWorkflows(client: LoadClient, fx: SideEffects): Promise<ChaosWorkflows> {
+/** What storing the workflows takes of a client (load-client.ts's LoadClient has it). */
+interface WorkflowWriter {
+  createWorkflow(yaml: string): Promise<string>;
+  createWebhook(workflowId: string): Promise<string>;
+}
+
+export async function chaosWorkflows(client: WorkflowWriter, fx: SideEffects): Promise<ChaosWorkflows> {
   // With a generous timeout: on two cores shared by three nats-servers and eight service processes, the
   // burst of takeovers after an executor's death queues the sandbox's process starts for tens of seconds.
   const net = `network: { allow: ["${fx.allow}"] }\n    timeout: 120`;

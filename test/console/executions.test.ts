@@ -60,6 +60,10 @@ describe("POST /api/console/workflows/{id}/executions", () => {
       savedUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
       usage: { totalTokens: 0, costUsd: 0 },
       definition: { name: "simple", steps: [expect.objectContaining({ name: "greet", type: "transform" })] },
+      // What the page shows of the run as a whole: the version that ran, what it was given (defaults applied), what it made.
+      workflowVersion: 1,
+      variables: { who: "Ada", n: 1 },
+      output: { text: "hello Ada", n: 1 },
     });
     expect(done.steps).toEqual({
       greet: {
@@ -74,6 +78,7 @@ describe("POST /api/console/workflows/{id}/executions", () => {
         reused: false,
         edits: [],
         artifacts: [],
+        approvalId: null,
       },
     });
   });

@@ -280,6 +280,9 @@ describe("console approvals", () => {
   it("reject: the execution FAILED; rejecting again is 409", async () => {
     const me = await consoleSession(env());
     const { executionId, approval } = await pausedApproval(me);
+    // The execution names the approval its step waits on, for the execution page to link to it.
+    const waiting = await statusOf(me, executionId, ["AWAITING_APPROVAL"]);
+    expect((waiting.steps as Record<string, unknown>).apply).toMatchObject({ status: "AWAITING_APPROVAL", approvalId: approval.id });
     const r = await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/reject`, { body: { comment: "too risky" } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "REJECTED", comment: "too risky" });

@@ -157,6 +157,16 @@ describe("creating, editing and versions", () => {
     expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/diff?from=1&to=7`))).toEqual([404, "NOT_FOUND"]);
   });
 
+  it("the detail gives the variables the current version declares, for a run's form and a webhook's payload", async () => {
+    const me = await consoleSession(env());
+    const created = await create(me, yamlNamed("bare"));
+    expect(created.variables).toEqual({});
+    const yaml = `name: declared\nvariables:\n  who: { type: string, required: true, description: whom to greet }\n  n: { type: number, default: 1 }\nsteps:\n  - { name: first, type: transform, output: one }\n`;
+    expect((await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml } })).status).toBe(200);
+    const got = ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${created.id}`)).body);
+    expect(got.variables).toEqual({ who: { type: "string", required: true, description: "whom to greet" }, n: { type: "number", default: 1 } });
+  });
+
   it("lists own and shared workflows newest first, searched by name in any case, paged by cursor", async () => {
     const me = await consoleSession(env());
     const other = await consoleSession(env());

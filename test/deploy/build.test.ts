@@ -111,7 +111,7 @@ describe("npm run build", () => {
     expect(await page.text()).toContain("<html");
   });
 
-  it("loads no TypeScript tooling: the service and the sandbox runners it forked run built files with plain node", () => {
+  it("loads no TypeScript tooling: the service, the sandbox runners it forked and their JavaScript hosts run built files with plain node", () => {
     expect(commandLine(service.pid)).toEqual([process.execPath, "dist/all-in-one.js"]);
     const children = descendants(service.pid).flatMap((pid) => {
       try {
@@ -123,6 +123,9 @@ describe("npm run build", () => {
     const runners = children.filter((c) => c.includes("sandbox-process"));
     expect(runners.length, children.join("\n")).toBeGreaterThan(0);
     for (const runner of runners) expect(runner).toContain(join(ROOT, "dist/sandbox-process.js"));
+    const hosts = children.filter((c) => c.includes("js-host-process"));
+    expect(hosts.length, children.join("\n")).toBe(runners.length);
+    for (const host of hosts) expect(host).toContain(join(ROOT, "dist/js-host-process.js"));
     for (const child of children) expect(child).not.toMatch(/tsx|\.ts\b/);
   });
 });

@@ -10,8 +10,9 @@ import { entries } from "../../scripts/build/entries";
 import { ROOT } from "./built-process";
 
 /*
- * deploy/compose/docker-compose.yml, checked as `docker compose config` would read it (YAML with
- * merge keys) where no docker is at hand: what each container runs and may reach.
+ * docker-compose.yml at the repository's top level, where a bare `docker compose up` finds it,
+ * checked as `docker compose config` would read it (YAML with merge keys) where no docker is at
+ * hand: what each container runs and may reach.
  */
 interface Service {
   image?: string;
@@ -29,7 +30,8 @@ interface Service {
   cap_add?: string[];
 }
 
-const COMPOSE_DIR = new URL("../../deploy/compose/", import.meta.url);
+/** Compose resolves the file's relative paths (build context, bind mounts) from its own directory. */
+const COMPOSE_DIR = new URL("../../", import.meta.url);
 const compose = parse(await readFile(new URL("docker-compose.yml", COMPOSE_DIR), "utf8"), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 const NATS_NODES = ["nats-1", "nats-2", "nats-3"];
@@ -56,7 +58,7 @@ function composeSpecErrors(doc: unknown): string[] {
 /** How many containers a service runs. */
 const replicas = (name: string) => services[name]!.deploy?.replicas ?? 1;
 
-describe("deploy/compose/docker-compose.yml", () => {
+describe("docker-compose.yml", () => {
   it("is a Compose file by the Compose Specification's schema, with no key it does not know", () => {
     expect(composeSpecErrors(compose)).toEqual([]);
   });
@@ -74,8 +76,8 @@ describe("deploy/compose/docker-compose.yml", () => {
       const node = services[name]!;
       const conf = `cluster-${i + 1}.conf`;
       expect(node.command).toEqual(["-c", `/etc/nats/${conf}`]);
-      expect(node.volumes).toEqual(["../nats:/etc/nats:ro", `${name}-data:/data`]);
-      const text = await readFile(new URL(`../nats/${conf}`, COMPOSE_DIR), "utf8");
+      expect(node.volumes).toEqual(["./deploy/nats:/etc/nats:ro", `${name}-data:/data`]);
+      const text = await readFile(new URL(`deploy/nats/${conf}`, COMPOSE_DIR), "utf8");
       expect(text, conf).toMatch(/^\s*sync_interval: always$/m);
       expect(text, conf).toMatch(new RegExp(`^server_name: ${name}$`, "m"));
       for (const peer of NATS_NODES) expect(text, conf).toContain(`nats-route://${peer}:6222`);
@@ -95,14 +97,21 @@ describe("deploy/compose/docker-compose.yml", () => {
   it("runs the built files with plain node, from the image the repository's Dockerfile builds", () => {
     for (const name of [...WF_SERVICES, ...SANDBOXES]) {
       const svc = services[name]!;
-      expect(svc.build, name).toBe("../..");
+      expect(svc.build, name).toBe(".");
       expect(svc.image, name).toBe("wf-service:latest");
       const command = (svc.command ?? []).join(" ");
       const file = /\bnode (dist\/\S+)/.exec(command)?.[1];
       expect(built, `${name}: ${command}`).toContain(file);
       expect(command, name).not.toMatch(/tsx|\.ts\b|--import/);
     }
-    expect(existsSync(new URL("../../Dockerfile", COMPOSE_DIR))).toBe(true);
+    expect(existsSync(new URL("Dockerfile", COMPOSE_DIR))).toBe(true);
+  });
+
+  it("keeps the secrets file beside it out of git and out of the image's build context", async () => {
+    for (const ignore of [".gitignore", ".dockerignore"]) {
+      const lines = (await readFile(new URL(ignore, COMPOSE_DIR), "utf8")).split("\n");
+      expect(lines, ignore).toContain(".env");
+    }
   });
 
   it("checks each service's and each sandbox's readiness on its ops listener", () => {

@@ -240,7 +240,7 @@ describe("deploy/kubernetes", () => {
   });
 
   it("gives the sandbox what the compose file's sandbox has, in the pod's own user namespace, and no credential", () => {
-    const compose = parse(readFileSync(new URL("../../deploy/compose/docker-compose.yml", import.meta.url), "utf8"), { merge: true }) as {
+    const compose = parse(readFileSync(new URL("../../docker-compose.yml", import.meta.url), "utf8"), { merge: true }) as {
       services: Record<string, { cap_add: string[]; user: string; command: string[]; environment: Record<string, string> }>;
     };
     const composed = compose.services["sandbox-1"]!;

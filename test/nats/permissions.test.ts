@@ -29,7 +29,7 @@ const KEYS = {
   WF_WEBHOOK_SECRET_KEY: randomBytes(24).toString("base64url"),
   WF_URL_SIGNING_KEY: randomBytes(24).toString("base64url"),
 };
-/** What each service gets in deploy/compose/docker-compose.yml: its user, and the keys it uses. */
+/** What each service gets in docker-compose.yml: its user, and the keys it uses. */
 const SERVICE_KEYS: Record<ServiceUser, Partial<typeof KEYS>> = {
   edge: { WF_WEBHOOK_SECRET_KEY: KEYS.WF_WEBHOOK_SECRET_KEY, WF_URL_SIGNING_KEY: KEYS.WF_URL_SIGNING_KEY },
   executor: { WF_SECRETS_KEY: KEYS.WF_SECRETS_KEY },

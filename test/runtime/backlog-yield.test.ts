@@ -1,6 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorMetrics } from "@wf/executor";
+import { START_LANES } from "@wf/shared/execution";
 import { consumerNames, streamNames } from "@wf/shared/nats";
 import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import type { NatsServerHandle } from "@wf/testing";
@@ -8,7 +9,7 @@ import type { NatsServerHandle } from "@wf/testing";
 /**
  * Triggers first: an executor whose work queue grows fast takes fewer executions at once
  * (WF_EXEC_YIELD_CONCURRENCY), and all again once it stops growing. What it holds is what the
- * NATS server counts as delivered and unacknowledged on its consumer.
+ * NATS server counts as delivered and unacknowledged on its start lanes' consumers.
  */
 let server: NatsServerHandle;
 let rt: InProcessRuntime;
@@ -40,7 +41,13 @@ async function concurrencyLimit(): Promise<number> {
 describe("the executor's yield to triggers", () => {
   it("holds one execution at a time while its work queue grows faster than it runs them, and four again once the queue stops growing", async () => {
     const jsm = await jetstreamManager(rt.platform.nc);
-    const inHand = async () => (await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor)).num_ack_pending;
+    // The executions it holds are the starts in hand, over every start lane's consumer. (The other
+    // commands' consumer takes the durable timers of these held waits, each acknowledged at once.)
+    const durables = Array.from({ length: START_LANES }, (_, lane) => consumerNames().executorLane(lane));
+    const inHand = async () => {
+      const infos = await Promise.all(durables.map((d) => jsm.consumers.info(streamNames(rt.ns).cmd, d)));
+      return infos.reduce((sum, info) => sum + info.num_ack_pending, 0);
+    };
     expect(await concurrencyLimit()).toBe(4);
 
     // 30 starts a second of 0.2 s executions: four at once run 20 a second, so the queue grows.

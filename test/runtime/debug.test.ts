@@ -17,6 +17,23 @@ const TWO_STEPS = `
     add: { type: number, default: 1 }
 `;
 
+/** The scenario of issue 42: two items at a time, each doubled. */
+const DOUBLING = `
+  name: doubling
+  steps:
+    - name: each
+      type: foreach
+      items: [1, 2, 3, 4, 5]
+      concurrency: 2
+      steps:
+        - { name: double, type: transform, output: "{{ item * 2 }}" }
+`;
+
+/** A pause's breakpoint and point, as one comparable string. */
+function pointOf(pause: PauseRecord): string {
+  return `${pause.breakpointId} ${pause.phase} ${pause.stepPath} ${pause.occurrence}`;
+}
+
 function debug(breakpoints: BreakpointInput[], idleTimeout = 3_600): DebugRequest {
   return DebugRequest.parse({ breakpoints, idleTimeout });
 }
@@ -144,6 +161,48 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect(atAfter.debug.pause).toMatchObject({ stepPath: "after", breakpointId: "step" });
       await sendDebugCommand(p.js, p.store, rt.ns, id, atAfter.debug.pause.id, { command: "continue", body: {}, by: "ada" });
       expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 42 });
+    });
+
+    it("a foreach of concurrency 2 pauses once at each point of two breakpoints: Continue until the end is 6 pauses, each accepted", async () => {
+      const p = rt.platform;
+      const id = await run(p, DOUBLING, {
+        debug: debug([
+          { type: "foreach_item", step: "each", index: 2 },
+          { type: "before_step", step: "each[*].double" },
+        ]),
+      });
+      const announced: string[] = [];
+      const tail = (async () => {
+        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
+          if (e.type === "debug_paused") announced.push(pointOf(e.data as PauseRecord));
+          if (e.type === "exec_completed") return;
+        }
+      })();
+      const answered: string[] = [];
+      let last: string | undefined;
+      for (;;) {
+        const s = await waitFor(
+          async () => {
+            const v = (await p.store.executions.get(id))?.value;
+            if (v?.status === "COMPLETED") return v;
+            return v?.debug?.pause && v.debug.pause.id !== last && v.holder === null ? v : undefined;
+          },
+          { timeoutMs: 20_000, what: `execution ${id} to pause again or complete` },
+        );
+        const pause = s.debug!.pause;
+        if (s.status === "COMPLETED" || !pause) break;
+        answered.push(pointOf(pause));
+        // Bounded: a debugger that pauses again where it paused would go on without end.
+        expect(answered.length, answered.join(", ")).toBeLessThanOrEqual(6);
+        expect(await sendDebugCommand(p.js, p.store, rt.ns, id, pause.id, { command: "continue", body: {}, by: "ada" })).toMatchObject({ ok: true });
+        last = pause.id;
+      }
+      await tail;
+      const expected = ["bp1 item each 2", ...[0, 1, 2, 3, 4].map((i) => `bp2 before each[${i}].double 0`)];
+      expect(answered.sort()).toEqual(expected);
+      // Every pause announced is one that was answered: none was overwritten by another branch's.
+      expect(announced.sort()).toEqual(expected);
+      expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: [2, 4, 6, 8, 10], debug: { pause: null, hits: { bp1: 1, bp2: 5 } } });
     });
 
     it("a pause left without a command past its idle timeout cancels the run", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { checkStart, firstSnapshot, newId } from "@wf/shared/execution";
+import { checkStart, firstSnapshot, laneOf, newId } from "@wf/shared/execution";
 import { StartCommand } from "@wf/shared/messages";
 import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
@@ -211,7 +211,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const jsm = await rt.platform.js.jetstreamManager();
       await waitFor(
         async () => {
-          const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor);
+          const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executorLane(laneOf(executionId)));
           return info.delivered.stream_seq >= seq && info.num_redelivered > 0 ? true : undefined;
         },
         { what: "the executor to find the command without its snapshot" },

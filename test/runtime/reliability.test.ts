@@ -176,7 +176,7 @@ describe("commands that fail", () => {
     try {
       const js = rt.platform.js;
       const original = js.publish.bind(js);
-      js.publish = (subj, ...rest) => (subj.includes(".cmd.exec.start.") ? Promise.reject(new TimeoutError()) : original(subj, ...rest));
+      js.publish = (subj, ...rest) => (subj.includes(".cmd.start.") ? Promise.reject(new TimeoutError()) : original(subj, ...rest));
       restoreStub = () => {
         js.publish = original;
       };

@@ -4,7 +4,7 @@ import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
 import type { Platform } from "@wf/shared/runtime";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import { createOwner, executionsOf, settled, startStored, storeWorkflow } from "./support";
@@ -88,6 +88,32 @@ describe("chained triggers", () => {
     expect(runs).toHaveLength(2);
     expect(runs.every((e) => e.triggerSource === "chained" && e.status === "COMPLETED")).toBe(true);
     expect((await p.store.chainRuns.get(`${b.id}:${a.id}:0`))?.value.runs).toBe(2);
+  });
+
+  it("a chain the owner may no longer start (the account deactivated before the run) is skipped, and the log says why", async () => {
+    const rt = await runtime({ LOG_LEVEL: "warn" });
+    const p = rt.platform;
+    const owner = await createOwner(p, "pro");
+    const a = await storeWorkflow(p, owner.id, quick("a"));
+    const b = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id)));
+    const stderr = vi.spyOn(process.stderr, "write");
+    onTestFinished(() => stderr.mockRestore());
+
+    const sourceId = await startStored(p, a);
+    await p.store.users.update({ ...owner, status: "deactivated" }, (await p.store.users.get(owner.id))!.version);
+    expect((await waitForStatus(p, sourceId)).status).toBe("COMPLETED");
+    const line = await waitFor(() => stderr.mock.calls.map(([chunk]) => String(chunk)).find((l) => l.includes("chained run skipped") && l.includes(b.id)), {
+      timeoutMs: 20_000,
+      what: "the skipped chain's log line",
+    });
+    expect(JSON.parse(line)).toMatchObject({
+      level: "warn",
+      workflowId: b.id,
+      sourceExecutionId: sourceId,
+      reason: `forbidden: starting workflow ${b.id} needs an active account, and user ${owner.id}'s is deactivated`,
+    });
+    await waitFor(() => settled(p, [owner]), { timeoutMs: 20_000, what: "the chain to come to rest" });
+    expect(await executionsOf(p, b)).toEqual([]);
   });
 
   it("a loop A → B → A stops when the caps are reached", async () => {

@@ -5,7 +5,7 @@ import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { ApprovalRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { startRetention } from "../../services/scheduler/src/retention";
+import { startRetention } from "@wf/scheduler";
 import { startNatsServer, startRuntime, testConfig, waitFor } from "../support/runtime";
 import { createOwner, startStored, storeWorkflow } from "./support";
 

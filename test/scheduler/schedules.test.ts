@@ -42,7 +42,7 @@ steps:
 /** The tick each execution of `w` ran for (its id is derived from it), from `from` on; undefined when none matches. */
 function tickOf(w: WorkflowRecord, id: string, from: number, to: number): number | undefined {
   for (let tick = Math.floor(from / 1_000) * 1_000; tick <= to; tick += 1_000) {
-    if (scheduleExecutionId(w.id, tick) === id) return tick;
+    if (scheduleExecutionId(w, tick) === id) return tick;
   }
   return undefined;
 }
@@ -61,7 +61,7 @@ async function edit(p: Platform, w: WorkflowRecord, yaml: string): Promise<void>
 async function ticksFired(p: Platform, w: WorkflowRecord, from: number): Promise<number[]> {
   const ticks: number[] = [];
   for (let tick = Math.floor(from / 1_000) * 1_000; tick <= Date.now(); tick += 1_000) ticks.push(tick);
-  const found = await Promise.all(ticks.map((tick) => p.store.executions.get(scheduleExecutionId(w.id, tick))));
+  const found = await Promise.all(ticks.map((tick) => p.store.executions.get(scheduleExecutionId(w, tick))));
   return ticks.filter((_, i) => found[i] !== null);
 }
 
@@ -115,14 +115,14 @@ describe("schedules", () => {
     );
     await first.kill();
     await waitFor(() => Date.now() > due + 200, { timeoutMs: 10_000, what: "the armed tick to pass" });
-    expect(await p.store.executions.get(scheduleExecutionId(w.id, due))).toBeNull();
+    expect(await p.store.executions.get(scheduleExecutionId(w, due))).toBeNull();
 
     await schedulerProcess(rt.ns);
     // Late by the restart, or by the timer consumer's AckWait when the kill lost a delivery.
-    const missed = await waitForStatus(p, scheduleExecutionId(w.id, due), ["COMPLETED"], 30_000);
+    const missed = await waitForStatus(p, scheduleExecutionId(w, due), ["COMPLETED"], 30_000);
     expect(missed).toMatchObject({ triggerSource: "schedule", output: missed.id });
     // The schedule carries on from there.
-    await waitForStatus(p, scheduleExecutionId(w.id, due + 5_000), ["COMPLETED"]);
+    await waitForStatus(p, scheduleExecutionId(w, due + 5_000), ["COMPLETED"]);
   });
 
   it("picks up a schedule added by an edit, and stops when an edit removes it", async () => {

@@ -3,7 +3,7 @@ import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { startStaleRepair, STALE_AFTER_MS } from "../../services/scheduler/src/stale-executions";
+import { startStaleRepair, STALE_AFTER_MS } from "@wf/scheduler";
 import { startNatsServer, testConfig } from "../support/runtime";
 
 let server: NatsServerHandle;

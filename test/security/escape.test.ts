@@ -11,7 +11,7 @@ import type { ExecutionResult } from "@wf/shared/api";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { natsServerBin, sleepers, sleepMarker, waitFor } from "@wf/testing";
-import { isAlive, runDirs } from "../../services/executor/src/code/test-support";
+import { isAlive, runDirs } from "@wf/executor/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { uniqueNamespace } from "../support/runtime";
 import { hostFacts, hostUid, type HostFacts } from "./host-facts";
@@ -265,7 +265,7 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       edge_direct: expect.objectContaining({ rc: 7 }),
       edge_proxy: refused("127.0.0.1 is a loopback address"),
       nats_connect: expect.objectContaining({ rc: 56, out: expect.stringContaining("CONNECT tunnel failed, response 403") }),
-      localhost_proxy: refused("localhost resolves to 127.0.0.1, a loopback address"),
+      localhost_proxy: refused("localhost resolves to a loopback address"),
       private: refused("10.255.255.1 is a private address"),
       metadata: refused("169.254.169.254 is the cloud metadata address"),
       other: expect.objectContaining({ rc: 0, out: expect.stringMatching(/^egress refused: .* HTTP 403$/) }),
@@ -474,7 +474,8 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     expect(reportOf(result, "js")).toEqual({
       ...absent,
       functionConstructor: "undefined",
-      callbackConstructor: "undefined",
+      // Lockdown tames Function.prototype.constructor: a host callback's constructor makes nothing.
+      callbackConstructor: "TypeError: Function.prototype.constructor is not a valid constructor.",
       // isolated-vm has no module loader for a script: no import reaches the host's modules.
       dynamicImport: "Error: Not supported",
       "write ../escape.txt": notRelative("../escape.txt"),

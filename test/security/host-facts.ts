@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
-import { descendants, RUNNER_PROCESS } from "../../services/executor/src/code/test-support";
+import { descendants, RUNNER_PROCESS } from "@wf/executor/testing";
 
 /** What the host knows of the running service, and a step should never learn or reach. */
 export interface HostFacts {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "@wf/testing";
-import { descendants } from "../../services/executor/src/code/test-support";
+import { descendants } from "@wf/executor/testing";
 import { ENTRIES } from "../support/processes";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

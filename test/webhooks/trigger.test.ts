@@ -232,6 +232,32 @@ describe("webhook trigger: rules", () => {
     expect(stats).toMatchObject({ webhookId: id, total: 2, accepted: 1, rejected: { "401": 1 } });
     expect(typeof stats.lastTriggeredAt).toBe("number");
   });
+
+  it("stats keep the latest refusal of each status with its reason: a missing required variable is named", async () => {
+    const env = edge();
+    const o = await consoleOwner(env);
+    const wf = await storeWorkflow(
+      env,
+      o.user.id,
+      'name: required\nvariables:\n  who: { type: string, required: true }\nsteps:\n  - { name: greet, type: transform, output: "{{ vars.who }}" }\n',
+    );
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "hook", secretKey: SECRET });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    expect((await trigger(env, id, "{}", { "x-webhook-signature": hmacHex(SECRET, "{}") })).status).toBe(400);
+    expect((await trigger(env, id, "{}")).status).toBe(401);
+    const stats = await waitFor(async () => {
+      const r = await consoleCall(env, o.session, "GET", `/api/webhooks/${id}/stats`);
+      return r.body.total === 2 ? r.body : undefined;
+    });
+    expect(stats).toMatchObject({
+      rejected: { "400": 1, "401": 1 },
+      lastRefusals: {
+        "400": { message: expect.stringContaining("required variable `who` (string) is missing"), at: expect.any(Number) },
+        "401": { message: expect.stringContaining("credentials are missing or wrong"), at: expect.any(Number) },
+      },
+    });
+  });
 });
 
 describe("trusted proxies", () => {

@@ -7,11 +7,11 @@ export const AUDIT_HELP = `Usage: wf admin audit [--since 1h] [--limit 100] [--j
 
 Lists refused requests, newest first: when, why (missing, malformed, unknown_key, bad_secret,
 revoked, expired, insufficient_scope, webhook_key_mismatch, hmac_mismatch, bad_signature,
-url_expired, url_lifetime_exceeded), the key id when one could be read, the client address,
-method and path. Past an edge's budget (WF_AUDIT_PER_IP_PER_MINUTE, WF_AUDIT_PER_MINUTE)
-refusals are counted instead: a summary line says how many came in the minute before it, from
-that address (* for many). The same records are published on <namespace>.audit.<reason>
-(stream <namespace>_AUDIT).
+url_expired, url_lifetime_exceeded; login_throttled: a console login refused by its throttle),
+the key id when one could be read, the client address, method and path. Past an edge's budget
+(WF_AUDIT_PER_IP_PER_MINUTE, WF_AUDIT_PER_MINUTE) refusals are counted instead: a summary line
+says how many came in the minute before it, from that address (* for many). The same records
+are published on <namespace>.audit.<reason> (stream <namespace>_AUDIT).
 
 Options:
   --since WHEN   a duration back from now (30s, 10m, 1h, 2d) or an ISO-8601 time (default 1h)

@@ -156,7 +156,8 @@ async function evaluateAt(pause: PauseRecord, expression: string): Promise<strin
   const c = pause.context;
   const steps = Object.fromEntries(Object.entries(c.outputs).map(([path, output]) => [path, { output }]));
   try {
-    const value = await evaluateExpression(expression, { vars: c.vars, steps, item: c.item, execution: {}, secrets: {} });
+    // In the CLI's own expression pool, whose one user is whoever runs it.
+    const value = await evaluateExpression(expression, { vars: c.vars, steps, item: c.item, execution: {}, secrets: {} }, "cli");
     return JSON.stringify(value, null, 2) ?? "undefined";
   } catch (err) {
     return `error: ${(err as Error).message}`;

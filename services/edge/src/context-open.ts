@@ -3,6 +3,8 @@ import type { Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { AuditLog } from "./auth/audit-log";
 import { LastUsed } from "./auth/last-used";
+import { LoginThrottle } from "./console/login-throttle";
+import { PasswordChecks } from "./console/password-checks";
 import { SessionStore } from "./console/sessions";
 import type { EdgeContext } from "./context";
 import { resolveSigningKey } from "./downloads/signing-key";
@@ -58,6 +60,12 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     ),
     lastUsed: new LastUsed(p.store, log),
     sessions,
+    loginThrottle: new LoginThrottle({
+      perAccount: p.config.WF_LOGIN_FAILURES_PER_ACCOUNT,
+      perAddress: p.config.WF_LOGIN_FAILURES_PER_ADDRESS,
+      windowMs: p.config.WF_LOGIN_THROTTLE_WINDOW_S * 1000,
+    }),
+    passwordChecks: new PasswordChecks(p.config.WF_PASSWORD_HASH_CONCURRENCY, p.config.WF_PASSWORD_HASH_QUEUE),
     secretBox,
     nc: p.nc,
     webhookStats,

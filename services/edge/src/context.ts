@@ -7,6 +7,8 @@ import type { SecretBox } from "@wf/shared/secrets";
 import type { JetStreamPublisher, Store } from "@wf/shared/store";
 import type { AuditLog } from "./auth/audit-log";
 import type { LastUsed } from "./auth/last-used";
+import type { LoginThrottle } from "./console/login-throttle";
+import type { PasswordChecks } from "./console/password-checks";
 import type { SessionStore } from "./console/sessions";
 import type { UrlSigner } from "./downloads/url-signer";
 import type { WindowCounters } from "./rate-limit/window-counters";
@@ -28,6 +30,10 @@ export interface EdgeContext {
   audit: AuditLog;
   lastUsed: LastUsed;
   sessions: SessionStore;
+  /** Failed console logins of this process, per email and address and per address. */
+  loginThrottle: LoginThrottle;
+  /** The scrypt jobs of this process, bounded. */
+  passwordChecks: PasswordChecks;
   secretBox: SecretBox;
   /** The service's NATS connection: the console's secret routes ask the executors over it (they alone hold the secrets key). */
   nc: NatsConnection;

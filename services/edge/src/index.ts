@@ -4,4 +4,6 @@ export { apiRoutes, consoleApi, sessionRoutes } from "./routes/index";
 export { triggerRouteDocs } from "./webhooks/trigger-doc";
 export { approvalLinkDocs } from "./approval-link/link-doc";
 export { openApiDocument, allResponses } from "./openapi/document";
-export { edgeMetrics } from "./ops/http-metrics";
+export { edgeMetrics } from "./ops/edge-metrics";
+export { CLOCK_SKEW_S } from "./downloads/url-signer";
+export { verifyKey } from "./auth/verify-key";

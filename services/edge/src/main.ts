@@ -3,7 +3,7 @@ import { loadConfig } from "@wf/shared/config";
 import { localSource, markStopping, openOps, platformHealth, type OpsSource } from "@wf/shared/ops";
 import { openPlatform, runUntilSignal } from "@wf/shared/runtime";
 import { superviseEdgeProcesses } from "./edge-processes";
-import { edgeMetrics } from "./ops/http-metrics";
+import { edgeMetrics } from "./ops/edge-metrics";
 import { answerSupervisor, edgeProcessesSource } from "./ops/edge-process-ops";
 import { startEdge } from "./server";
 

@@ -55,7 +55,12 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
   // JSON only (anything else is a 415); an empty body is no body, and every body is optional;
   // one nested past MAX_JSON_DEPTH is a 400 before anything recursive sees it.
   app.removeAllContentTypeParsers();
-  const json = app.getDefaultJsonParser("error", "error");
+  // Typed as either parser form, it is the callback form: it calls `done` and returns nothing.
+  const json = app.getDefaultJsonParser("error", "error") as (
+    request: FastifyRequest,
+    body: string,
+    done: (err: Error | null, parsed?: unknown) => void,
+  ) => void;
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === "") {
@@ -101,7 +106,9 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
 
 function sendError(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply, err: unknown): void {
   const { status, body } = errorAnswer(err);
-  if (status >= 500) ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
+  // A full queue of password checks is a refusal under load (wf_console_logins_total counts the
+  // logins'), not a failure: a line each would let a flood of logins fill the log.
+  if (status >= 500 && body.code !== "PASSWORD_CHECKS_BUSY") ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
   void reply.code(status).type("application/json; charset=utf-8").send(body);
 }
 

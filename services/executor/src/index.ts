@@ -1,2 +1,3 @@
 export { startExecutor, type RunningService } from "./service";
 export { executorMetrics } from "./ops/executor-metrics";
+export { createCodeRunner, type CodeLanguage, type CodeRequest, type CodeRunner, type Isolation } from "./code/index";

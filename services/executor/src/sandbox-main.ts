@@ -31,7 +31,7 @@ const ops = await openOps(config, "sandbox").catch((err: unknown) => {
 });
 const settings = sandboxSettings(config);
 const egress = new EgressProxy({ policy: operatorPolicy(config), log: createLogger(config.LOG_LEVEL, { component: "egress" }) });
-const sandbox = await Sandbox.start({ tmpRoot, uids: settings.uids, readOnly: settings.readOnly, unsafe: settings.unsafe, egress });
+const sandbox = await Sandbox.start({ tmpRoot, ...settings, egress });
 // A socket left by a runner that died would make listen() fail with EADDRINUSE.
 if ((await lstat(socketPath).catch(() => undefined))?.isSocket()) await rm(socketPath);
 const server = createServer((socket) => serveConnection(socket, sandbox));

@@ -1,5 +1,5 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
-import { newId } from "@wf/shared/execution";
+import { newId, START_LANES } from "@wf/shared/execution";
 import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
@@ -11,7 +11,9 @@ import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { BacklogYield } from "./backlog/backlog-yield";
 import { followBacklog } from "./backlog/follow-backlog";
+import { LaneShares } from "./backlog/lane-shares";
 import { describeIsolation } from "./code/describe-isolation";
+import { OwnerPlans } from "./actor/owner-plans";
 import { createCodeRunner } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
 import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
@@ -26,8 +28,8 @@ export interface RunningService {
 }
 
 /**
- * Execution actors: pulls commands from the shared durable consumer, at most
- * WF_EXEC_CONCURRENCY at a time (consumeCommands).
+ * Execution actors: pull commands from the shared durable consumers (the start lanes' and the
+ * other commands'), at most WF_EXEC_CONCURRENCY in hand at a time, lanes in turn (LaneShares).
  */
 export async function startExecutor(p: Platform): Promise<RunningService & { actor: ExecutorActor }> {
   const { config, js, jsm, nc } = p;
@@ -38,15 +40,22 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const ns = config.WF_NAMESPACE;
   const subj = subjects(ns);
   const stream = streamNames(ns).cmd;
-  const durable = consumerNames().executor;
-  await ensureConsumer(jsm, stream, {
-    durable,
-    filter: subj.execAll,
-    ackWaitMs: config.WF_EXEC_LEASE_MS,
-    // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
-    maxDeliver: -1,
-    maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
-  });
+  // The other commands' consumer, and one per start lane (docs/architecture.md#start-lanes).
+  const queues = [
+    { durable: consumerNames().executor, filter: subj.execAll },
+    ...Array.from({ length: START_LANES }, (_, lane) => ({ durable: consumerNames().executorLane(lane), filter: subj.execStartLane(lane) })),
+  ];
+  await Promise.all(
+    queues.map((q) =>
+      ensureConsumer(jsm, stream, {
+        ...q,
+        ackWaitMs: config.WF_EXEC_LEASE_MS,
+        // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
+        maxDeliver: -1,
+        maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
+      }),
+    ),
+  );
   const codeRunner = await createCodeRunner({
     pool: config.WF_SANDBOX_POOL,
     ...(config.WF_SANDBOX_SOCKET ? { socket: config.WF_SANDBOX_SOCKET } : {}),
@@ -85,6 +94,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     store: p.store,
     timers: p.timers,
     codeRunner,
+    ownerPlans: new OwnerPlans(p.store.users),
     llm,
     secretBox,
     mcpStdio,
@@ -113,24 +123,30 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     growthPerSec: config.WF_EXEC_YIELD_GROWTH,
     maxMs: config.WF_EXEC_YIELD_MAX_MS,
   });
-  const consumer = await consumeCommands({
-    js,
-    jsm,
-    ns,
-    stream,
-    durable,
-    log,
-    commandOf: (subject) => subject.split(".")[3],
-    commands,
-    executionOf: executionOfSubject,
-    giveUp: (executionId, reason) => actor.fail(executionId, reason),
-    concurrency: yieldTo,
-    ackWaitMs: config.WF_EXEC_LEASE_MS,
-    maxDeliver: config.WF_EXEC_MAX_DELIVER,
-    redeliverOnce: config.WF_REDELIVER_ONCE,
-  });
-  const backlog = followBacklog({ jsm, stream, durable, yieldTo, intervalMs: BACKLOG_SAMPLE_MS, log });
-  platformHealth(p).watchConsumer(stream, durable);
+  const shares = new LaneShares(yieldTo);
+  const consumers = await Promise.all(
+    queues.map(({ durable }, i) =>
+      consumeCommands({
+        js,
+        jsm,
+        ns,
+        stream,
+        durable,
+        log,
+        // `<ns>.cmd.exec.<verb>.<execId>`; a lane's are `<ns>.cmd.start.<lane>.<execId>`.
+        commandOf: i === 0 ? (subject) => subject.split(".")[3] : () => "start",
+        commands: i === 0 ? commands : { start: commands.start },
+        executionOf: executionOfSubject,
+        giveUp: (executionId, reason) => actor.fail(executionId, reason),
+        concurrency: shares.lane(),
+        ackWaitMs: config.WF_EXEC_LEASE_MS,
+        maxDeliver: config.WF_EXEC_MAX_DELIVER,
+        redeliverOnce: config.WF_REDELIVER_ONCE,
+      }),
+    ),
+  );
+  const backlog = followBacklog({ jsm, stream, inHand: () => shares.inHand(), yieldTo, intervalMs: BACKLOG_SAMPLE_MS, log });
+  for (const { durable } of queues) platformHealth(p).watchConsumer(stream, durable);
   log.info("executor ready", {
     actorId,
     concurrency: config.WF_EXEC_CONCURRENCY,
@@ -146,7 +162,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       // grace period keeps its message unacknowledged, for another replica to take after the lease.
       stopping = true;
       backlog.stop();
-      await consumer.stop(config.WF_STOP_GRACE_MS);
+      await Promise.all(consumers.map((c) => c.stop(config.WF_STOP_GRACE_MS)));
       cancelSub.unsubscribe();
       holdsSub.unsubscribe();
       secretsSub.unsubscribe();

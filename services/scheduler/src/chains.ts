@@ -1,5 +1,7 @@
+import { startRefusal, starterOf } from "@wf/shared/auth";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import type { ExecutionEvent } from "@wf/shared/execution";
+import type { Logger } from "@wf/shared/log";
 import { subjects, toToken } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { Store, WorkflowRecord } from "@wf/shared/store";
@@ -34,7 +36,10 @@ const REMEMBERED_SOURCES = 64;
 export class Chains {
   private readonly subj;
 
-  constructor(private readonly platform: Platform) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly log: Logger,
+  ) {
     this.subj = subjects(platform.config.WF_NAMESPACE);
   }
 
@@ -59,7 +64,19 @@ export class Chains {
     const w = await this.platform.store.workflows.get(cmd.workflowId);
     // The trigger was removed, or the workflow deleted, during the delay: the run is not started.
     if (!w || !chainTriggers(w.value.id, w.value.definition).some((c) => c.key === cmd.chainKey)) return;
-    await startTriggered(this.platform, w.value, chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt), "chained");
+    // The run is the owner's: it starts only if the owner may start the workflow now, as the API would let them.
+    const owner = await this.platform.store.users.get(w.value.ownerId);
+    const refusal = startRefusal(starterOf(w.value.ownerId, owner?.value ?? null), w.value.id, w.value);
+    if (refusal) {
+      this.log.warn("chained run skipped: the workflow's owner may not start it", {
+        workflowId: w.value.id,
+        chainKey: cmd.chainKey,
+        sourceExecutionId: cmd.sourceExecutionId,
+        reason: refusal.message,
+      });
+      return;
+    }
+    await startTriggered(this.platform, w.value, chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt, w.value.ownerId), "chained");
   }
 
   private async arm(cmd: ChainFireCommand): Promise<void> {

@@ -57,7 +57,7 @@ export class Schedules {
     // An edit replaced the schedule that armed this tick; the scan arms the new one.
     if (scheduleFingerprint(triggers) !== cmd.fingerprint) return;
     if (!(await ownerMaySchedule(this.platform.store, w.value.ownerId))) return;
-    await startTriggered(this.platform, w.value, scheduleExecutionId(w.value.id, cmd.tickAt), "schedule");
+    await startTriggered(this.platform, w.value, scheduleExecutionId(w.value, cmd.tickAt), "schedule");
     const next = nextTick(triggers, Math.max(cmd.tickAt, now - CATCH_UP_MS));
     if (next !== null) await this.arm(w.value.id, cmd.fingerprint, next);
   }

@@ -24,7 +24,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
   const streams = streamNames(ns);
   const names = consumerNames();
   const schedules = new Schedules(p, log);
-  const chains = new Chains(p);
+  const chains = new Chains(p, log);
   const endTypes = Object.keys(END_EVENTS) as EndEventType[];
 
   await ensureConsumer(p.jsm, streams.cmd, {

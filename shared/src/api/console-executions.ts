@@ -31,6 +31,7 @@ export const ConsoleStepView = z.object({
   completedAt: Timestamp.nullable(),
   usage: Usage.nullable().describe("Tokens and cost of an `llm` or `agent` step's calls, every attempt included."),
   reused: z.boolean().describe("A rerun took this step's result from the execution it reruns: it did not run here."),
+  approvalId: z.string().nullable().describe("The approval a `manual_approval` step waits on, or was decided by."),
   artifacts: z.array(z.string()).describe("Ids of the artifacts the step wrote."),
   edits: z
     .array(DebugEdit)
@@ -48,5 +49,8 @@ export const ConsoleExecutionView = ExecutionSummary.extend({
   rerunOf: z.string().nullable().describe("The execution this one reruns."),
   savedUsage: Usage.describe("What the reused steps had cost their first run; `usage` counts only what ran here."),
   definition: z.unknown().describe("The workflow as it was when the execution started (a later import does not change a run)."),
+  workflowVersion: z.number().int().nullable().describe("The version of the stored workflow that ran; null when none was recorded."),
+  variables: z.record(z.string(), z.unknown()).describe("The variables it runs with: its inputs, defaults applied (and what a debugger's `set` changed)."),
+  output: z.unknown().describe("The execution's output, its last completed top-level step's; null until it completes."),
 });
 export type ConsoleExecutionView = z.infer<typeof ConsoleExecutionView>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VARIABLE_TYPES } from "../workflow/value-types";
 import { Id, Timestamp } from "./common";
 import { ErrorBody } from "./errors";
 import { MAX_PAGE_SIZE } from "./pagination";
@@ -68,6 +69,15 @@ export const ConsoleWorkflowLayout = z.object({
 
 export const ConsoleLayoutBody = z.strictObject({ positions: ConsoleWorkflowLayout.shape.positions });
 
+/** A declared variable as the YAML gives it: what a run's form or a webhook's payload has to set, and with what. */
+export const ConsoleWorkflowVariable = z.object({
+  type: z.enum(VARIABLE_TYPES),
+  required: z.boolean().optional(),
+  default: z.unknown().optional(),
+  description: z.string().optional(),
+});
+export type ConsoleWorkflowVariable = z.infer<typeof ConsoleWorkflowVariable>;
+
 export const ConsoleWorkflowDetail = z.object({
   id: z.string(),
   name: z.string(),
@@ -80,6 +90,7 @@ export const ConsoleWorkflowDetail = z.object({
   updatedAt: Timestamp,
   sharedWith: z.array(ConsoleSharee).nullable().describe("Who it is shared with; shown to the owner only (null for others)."),
   layout: ConsoleWorkflowLayout,
+  variables: z.record(z.string(), ConsoleWorkflowVariable).describe("The variables the current version declares, by name."),
 });
 
 export const WorkflowIssueView = z.object({ path: z.string(), line: z.number().int(), column: z.number().int(), message: z.string() });

@@ -43,5 +43,8 @@ export const RateLimitErrorBody = ErrorBody.extend({
 });
 export type RateLimitErrorBody = z.infer<typeof RateLimitErrorBody>;
 
+/** A refusal to retry later without a quota window: a throttled console login, a full queue of password checks. */
+export const RetryAfterErrorBody = ErrorBody.extend({ retryAfterSeconds: z.number().int() });
+
 /** 409 of the result endpoint before the execution reached COMPLETED, FAILED or CANCELLED. */
 export const ResultNotReadyBody = ErrorBody.extend({ status: ExecutionStatus });

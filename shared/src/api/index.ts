@@ -1,7 +1,16 @@
 export { Id, IdParams, Timestamp } from "./common";
 export { MAX_JSON_DEPTH, tooDeepAt } from "./json-depth";
 export { MAX_PAGE_SIZE, pageQuery, PageFields } from "./pagination";
-export { ErrorBody, ErrorCodeSchema, FieldProblem, ValidationErrorBody, RateLimitWindow, RateLimitErrorBody, ResultNotReadyBody } from "./errors";
+export {
+  ErrorBody,
+  ErrorCodeSchema,
+  FieldProblem,
+  ValidationErrorBody,
+  RateLimitWindow,
+  RateLimitErrorBody,
+  RetryAfterErrorBody,
+  ResultNotReadyBody,
+} from "./errors";
 export { WorkflowListQuery, WorkflowSummary, WorkflowList, WorkflowDetail } from "./workflows";
 export {
   StartExecutionBody,
@@ -57,6 +66,7 @@ export {
   ConsoleWorkflowUpdateBody,
   ConsoleSharee,
   ConsoleWorkflowDetail,
+  ConsoleWorkflowVariable,
   ConsoleWorkflowLayout,
   ConsoleLayoutBody,
   MAX_LAYOUT_POSITIONS,

@@ -19,6 +19,14 @@ export const RerunBody = z.strictObject({
     .describe(
       "An edited workflow (YAML) to run instead of the one the execution ran. The steps before fromStep must be unchanged; it is stored as a new version of the workflow.",
     ),
+  version: z
+    .number()
+    .int("must be an integer")
+    .positive("must be positive")
+    .optional()
+    .describe(
+      "A stored version of the workflow to run instead of the one the execution ran, such as the latest saved. The steps before fromStep must be unchanged in it; nothing is stored. Not with `definition`.",
+    ),
 });
 export type RerunBody = z.infer<typeof RerunBody>;
 

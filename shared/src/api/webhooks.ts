@@ -82,6 +82,9 @@ export const WebhookStatsView = z.object({
   total: z.number().int(),
   accepted: z.number().int(),
   rejected: z.record(z.string(), z.number().int()).describe("HTTP status -> count."),
+  lastRefusals: z
+    .record(z.string(), z.object({ message: z.string(), at: Timestamp }))
+    .describe("HTTP status -> the latest refusal of that status: its answer's `error` (why it was refused) and when."),
   lastTriggeredAt: Timestamp.nullable(),
 });
 export type WebhookStatsView = z.infer<typeof WebhookStatsView>;

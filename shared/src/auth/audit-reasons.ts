@@ -1,10 +1,12 @@
 import { z } from "zod";
 
 /**
- * Why a request was refused with 401. The client never learns which; the audit log does. The
- * first nine are API keys' and webhooks'; the last three are the signed download URL's, where
+ * Why a request was refused. The client never learns which; the audit log does. The first nine
+ * are API keys' and webhooks' 401s; the next three are the signed download URL's, where
  * `url_lifetime_exceeded` is a genuine signature over an expiry further off than any URL is
  * issued for: the signing key may have leaked (or the lifetime was shortened since).
+ * `login_throttled` is a console login refused with 429 unchecked: too many failed logins
+ * (console/login-throttle.ts).
  */
 export const AUDIT_REASONS = [
   "missing",
@@ -19,6 +21,7 @@ export const AUDIT_REASONS = [
   "bad_signature",
   "url_expired",
   "url_lifetime_exceeded",
+  "login_throttled",
 ] as const;
 export const AuditReason = z.enum(AUDIT_REASONS);
 export type AuditReason = z.infer<typeof AuditReason>;

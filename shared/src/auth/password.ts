@@ -16,6 +16,13 @@ export async function hashPassword(password: string): Promise<string> {
   return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("hex"), key.toString("hex")].join("$");
 }
 
+/**
+ * What a login for an unknown email is checked against, so that it costs the one scrypt a wrong
+ * password costs and its timing does not tell which emails have an account. A random salt and key
+ * at the current parameters: no password derives to it.
+ */
+export const DECOY_PASSWORD_HASH = ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString("hex"), randomBytes(KEY_BYTES).toString("hex")].join("$");
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [kind, n, r, p, salt, key] = stored.split("$");
   if (kind !== "scrypt" || !n || !r || !p || !salt || !key) return false;

@@ -3,6 +3,7 @@ import { readSource, sourceRange, type Source } from "./source";
 import { collectSteps, type StepTree } from "./steps";
 import type { CanvasWarning, EditFailure, EditResult, TextEdit, TextRange } from "./types";
 import { validated } from "./validation";
+import { isUnknownStepIssue } from "../workflow/semantic";
 
 /** What an operation decided: the splices, the step to select, and the names it removed (whose references now dangle). */
 export interface Plan {
@@ -60,7 +61,9 @@ export function runOperation(text: string, planner: Planner): EditResult {
   if (typeof plan === "string") return failure(plan);
   const applied = applyEdits(text, plan.edits);
   const after = validated(applied.text);
-  if (!after.ok) {
+  // A deleted step that others read is deleted all the same: what reads it is then a problem at its own line, to fix there.
+  const onlyDangling = !after.ok && plan.removed !== undefined && after.errors.every((issue) => isUnknownStepIssue(issue, plan.removed));
+  if (!after.ok && !onlyDangling) {
     if (validated(text).ok || readSource(applied.text).doc.errors.length > 0) {
       return failure(`the change would leave the workflow invalid: ${after.errors[0]?.message ?? "unknown problem"}`, after.errors);
     }

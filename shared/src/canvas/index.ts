@@ -9,7 +9,8 @@
  * - A step carries its comment lines: those above its `-` at its indentation, and those right
  *   below it indented under it. Moving or deleting a step takes them along.
  * - Deleting a step that others read is done, and the references left dangling come back as
- *   warnings; an operation that would make a valid file invalid is refused instead.
+ *   warnings, and as the validator's problems at their lines (`isUnknownStepIssue`); any other
+ *   operation that would make a valid file invalid is refused instead.
  */
 export { graph } from "./graph";
 export { nodeAt, rangeOf } from "./cursor";
@@ -19,6 +20,7 @@ export { wrapInForeach, wrapInParallel, unwrap, type WrapOp, type UnwrapOp } fro
 export { setField, removeField, toggleModifier, type SetFieldOp, type RemoveFieldOp, type ToggleModifierOp } from "./op-fields";
 export { applyOperation, type CanvasOperation } from "./operations";
 export { validated } from "./validation";
+export { isUnknownStepIssue } from "../workflow/semantic";
 export type { ScalarValue } from "./scalars";
 export {
   MODIFIERS,

@@ -1,13 +1,8 @@
 import { isMap, isScalar, isSeq, type Node } from "yaml";
 import type { PathSegment } from "../workflow/locate";
+import { STEP_REFERENCE as REFERENCE, templateSpans } from "../workflow/step-references";
 import type { Source } from "./source";
 import { pairOf, type StepSite, type StepTree } from "./steps";
-
-/**
- * `steps.fetch`, or `steps.\`my-step\`` for a name JSONata would read as a subtraction. Not after
- * `.` or `$` (a field or variable of that name) or a name character.
- */
-const REFERENCE = /(?<![\w$.`])steps\.(?:([A-Za-z_][A-Za-z0-9_]*)|`([^`\n]+)`)/g;
 
 /** Step keys whose strings are never evaluated, so they hold no references. */
 const LITERAL_KEYS = new Set(["name", "type", "description", "code"]);
@@ -23,18 +18,6 @@ export interface FoundReference {
 /** How an expression names a step. */
 export function stepRef(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `steps.${name}` : `steps.\`${name}\``;
-}
-
-/** The insides of each `{{ … }}`, which ends at the first `}}` as in the renderer. */
-function templateSpans(raw: string): [number, number][] {
-  const spans: [number, number][] = [];
-  for (let open = raw.indexOf("{{"); open >= 0;) {
-    const close = raw.indexOf("}}", open + 2);
-    spans.push([open + 2, close < 0 ? raw.length : close]);
-    if (close < 0) break;
-    open = raw.indexOf("{{", close + 2);
-  }
-  return spans;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { WfError } from "../errors/index";
-import { checkStart, firstSnapshot, newId, type DebugRequest, type TriggerSource } from "../execution/index";
+import { checkStart, firstSnapshot, inOwnerLane, newId, type DebugRequest, type TriggerSource } from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
@@ -60,7 +60,7 @@ export async function startExecution(
   req: StartRequest,
   opts: { store?: Store; log?: Pick<Logger, "error"> } = {},
 ): Promise<string> {
-  const executionId = req.executionId ?? newId();
+  const executionId = req.executionId ?? inOwnerLane(newId(), req.workflow.ownerId);
   const cmd: StartCommand = {
     executionId,
     workflow: req.workflow,

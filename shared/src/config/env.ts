@@ -230,7 +230,17 @@ export const ENV_SCHEMA = {
       })
       .refine((r) => r.first > 0 && r.count >= 1025 && r.first + r.count <= 0xffffffff, "must be a range above uid 0, of at least 1025 uids, below 2^32 - 1"),
     default: "1879048192:1048576",
-    doc: "Host uids the code sandbox runs steps as, `<first>:<count>`: each sandbox runner on the host claims a block of 1025 (its zygotes' uid and one per step running at once), so no two running steps share a uid and none is the host's root. Keep it clear of real accounts; in a container, inside the container's uid map.",
+    doc: "Host uids the code sandbox runs steps as, `<first>:<count>`: each sandbox runner on the host claims a block of 1025 (its zygotes' uid, its JavaScript host's, and one per step running at once), so no two running steps share a uid and none is the host's root. Keep it clear of real accounts; in a container, inside the container's uid map.",
+  },
+  WF_SANDBOX_STEPS: {
+    schema: int(1, 1023),
+    default: "32",
+    doc: "Process steps (every language but JavaScript and TypeScript) one sandbox runner runs at once. Owners take turns at them, each holding at most its plan's share (free 1/4, pro 1/2, team and enterprise 3/4) but never fewer than 4 per core, so that one owner's fan-out waits for its own share (docs/sandbox.md#what-tenants-share).",
+  },
+  WF_SANDBOX_STEPS_MEMORY_MB: {
+    schema: int(0, 16_777_216),
+    default: "0",
+    doc: "Memory the process steps of one sandbox runner hold together (a memory cgroup above theirs), beside each step's own limit: past it, the kernel stops the biggest step, which fails saying so. 0: a quarter of the host's memory.",
   },
   WF_SANDBOX_READ_ONLY: {
     schema: z
@@ -289,6 +299,39 @@ export const ENV_SCHEMA = {
     schema: flag,
     default: "1",
     doc: "`1`: the console session cookie is `Secure` (sent over HTTPS and to localhost only). `0` only for plain-HTTP set-ups.",
+  },
+  WF_LOGIN_FAILURES_PER_ACCOUNT: {
+    schema: int(1, 1_000_000),
+    default: "10",
+    doc:
+      "Failed console logins one edge process takes for one email from one client address (an IPv6 address counts by its /64) within WF_LOGIN_THROTTLE_WINDOW_S; past it, that email from that address is refused with 429 `LOGIN_THROTTLED` without checking the password, until the window ends. " +
+      "Keyed by the address too, so that guessing from elsewhere cannot lock the account's owner out; a successful login clears the count. Attempts still being checked count as failures.",
+  },
+  WF_LOGIN_FAILURES_PER_ADDRESS: {
+    schema: int(1, 1_000_000),
+    default: "50",
+    doc: "Failed console logins one edge process takes from one client address (an IPv6 address by its /64), for any emails, within WF_LOGIN_THROTTLE_WINDOW_S; past it, every login from that address is refused with 429 `LOGIN_THROTTLED` until the window ends.",
+  },
+  WF_LOGIN_THROTTLE_WINDOW_S: {
+    schema: int(1, 86_400),
+    default: "900",
+    doc: "The console login throttle's window, in seconds: a budget's count starts at its first attempt and is dropped this long after (docs/webhooks.md, Login throttling).",
+  },
+  WF_PASSWORD_HASH_CONCURRENCY: {
+    schema: int(1, 64),
+    default: "2",
+    doc:
+      "Password checks (scrypt: 128 MB and about half a second of a core each) one edge process runs at once, for console logins and password changes. They run on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which the process's file and DNS work shares: " +
+      "at 2, a flood of logins leaves it 2 threads. One email from one address runs on all but one at most, so that someone else's login need not wait behind a flood (at 1, it waits for the check running). " +
+      "On a host of few cores, fewer leave more CPU to the API.",
+  },
+  WF_PASSWORD_HASH_QUEUE: {
+    schema: int(0, 10_000),
+    default: "16",
+    doc:
+      "Password checks one edge process keeps waiting for WF_PASSWORD_HASH_CONCURRENCY; past it, a login or password change is refused at once with 503 `PASSWORD_CHECKS_BUSY`. " +
+      "Keep it at WF_LOGIN_FAILURES_PER_ACCOUNT or more: one email from one address runs one check at a time, and those its budget admits should wait, not be refused. " +
+      "Waiting checks are taken first from the client addresses, then the emails, that had the fewest started, so that one client's flood does not make another wait behind it (docs/webhooks.md, Login throttling).",
   },
   WF_LLM_PROVIDERS: {
     schema: jsonOrFile(z.array(LlmProviderConfig)).optional(),

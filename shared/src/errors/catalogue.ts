@@ -36,7 +36,15 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, doc: "The request body is not `application/json`." },
   RANGE_NOT_SATISFIABLE: { status: 416, doc: "A download's `Range` lies outside the file." },
   RATE_LIMITED: { status: 429, doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when." },
+  LOGIN_THROTTLED: {
+    status: 429,
+    doc: "Console login: too many failed logins for this email from this client address, or from this address in all, within the window; the password was not checked. The body's `retryAfterSeconds` and `Retry-After` say when the window ends (docs/webhooks.md, Login throttling).",
+  },
   UNAVAILABLE: { status: 503, doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff." },
+  PASSWORD_CHECKS_BUSY: {
+    status: 503,
+    doc: "Console login or password change: this edge process has as many password checks (scrypt) running and waiting as it takes (`WF_PASSWORD_HASH_CONCURRENCY`, `WF_PASSWORD_HASH_QUEUE`); nothing was checked. Retry after `Retry-After` seconds.",
+  },
   CONSOLE_NOT_BUILT: { status: 503, doc: "The console app is not built in `WF_CONSOLE_DIR`: run `npm run build:console` (`npm start` builds it)." },
   CONFIG_INVALID: { status: 500, doc: "An environment variable has a value the service cannot use; the message names it." },
   INTERNAL: {

@@ -158,7 +158,10 @@ export const DebugClaim = z.object({
 });
 export type DebugClaim = z.infer<typeof DebugClaim>;
 
-/** The point a pause was resumed from, and what the command that resumed it asked for there. */
+/**
+ * A point a pause was resumed from, and what the command that resumed it asked for there: done
+ * the first time the run comes back to the point, though another branch may pause before that.
+ */
 export const ResumedFrom = z.object({
   breakpointId: z.string(),
   stepPath: z.string(),
@@ -171,7 +174,7 @@ export const ResumedFrom = z.object({
   /** on_error: the failure the pause held, handled as the command says. */
   error: z.string().optional(),
   retryable: z.boolean().optional(),
-  /** The run went past the point (a later pass through it is a new hit). */
+  /** The run went past the point, doing what the command asked: it never pauses there again. */
   passed: z.boolean().default(false),
 });
 export type ResumedFrom = z.infer<typeof ResumedFrom>;
@@ -185,8 +188,12 @@ export const DebugState = z.object({
   pause: PauseRecord.nullable().default(null),
   /** What the last command asked the run to do until its next pause (step: pause at the next boundary). */
   mode: z.enum(["run", "step", "step_into"]).default("run"),
-  /** The point the last pause was resumed from: its breakpoint does not hit there again. */
-  resumedFrom: ResumedFrom.nullable().default(null),
+  /**
+   * The points pauses were resumed from, oldest first (the last one's command sets `mode`): the
+   * run never pauses at one of them again, until a new attempt of its step (or of a step holding
+   * it) passes there anew. The oldest passed ones give way past a hundred.
+   */
+  resumed: z.array(ResumedFrom).default([]),
   edits: z.array(DebugEdit).default([]),
   /** The command that won the current pause, until the executor has carried it out. */
   claimed: DebugClaim.nullable().default(null),
@@ -224,7 +231,7 @@ export function newDebugState(req: DebugRequest): DebugState {
     hits: {},
     pause: null,
     mode: "run",
-    resumedFrom: null,
+    resumed: [],
     edits: [],
     claimed: null,
     appliedClaim: null,

@@ -1,6 +1,7 @@
 import { createHash, randomFillSync } from "node:crypto";
 
-const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+/** Crockford base32, lowercase: the characters of every id made here. */
+export const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 function encodeTime(ms: number): string {
   let out = "";

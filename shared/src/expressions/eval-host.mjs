@@ -16,6 +16,8 @@ let threadReady = false;
 const jobs = [];
 let running = false;
 let deadline;
+/** When the running job started (performance.now()): each answer says how long its job ran. */
+let startedAt = 0;
 let announced = false;
 
 function startThread() {
@@ -45,6 +47,7 @@ function startThread() {
 function next() {
   if (running || !threadReady || jobs.length === 0) return;
   running = true;
+  startedAt = performance.now();
   thread.postMessage(jobs[0]);
   deadline = setTimeout(() => replace(`took longer than ${deadlineMs} ms`), deadlineMs);
 }
@@ -53,7 +56,7 @@ function answer(m) {
   clearTimeout(deadline);
   jobs.shift();
   running = false;
-  process.send(m);
+  process.send({ ...m, ms: performance.now() - startedAt });
   next();
 }
 
@@ -66,7 +69,7 @@ function replace(reason) {
   startThread();
   if (failed) {
     jobs.shift();
-    process.send({ ok: false, message: reason });
+    process.send({ ok: false, message: reason, ms: performance.now() - startedAt });
   }
   void old.terminate();
 }

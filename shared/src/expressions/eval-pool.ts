@@ -1,6 +1,8 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { serialize } from "node:v8";
+import { FairQueue } from "./fair-queue";
+import { OwnerAllowance } from "./owner-allowance";
 
 export interface EvalPoolOptions {
   /** Host processes at most; each is started on first need. */
@@ -22,6 +24,8 @@ export interface EvalFailure {
 }
 
 interface Job {
+  /** Whose expression it is: owners are served in turn, each within its allowance of hosts. */
+  owner: string;
   expression: string;
   /** The context, serialised once (v8): the host hands these bytes to its thread as they are. */
   context: Buffer;
@@ -40,12 +44,16 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
 }
 
-type Message = { ready: true } | { ok: true; json?: string } | { ok: false; message: string; position?: number };
+/** An answer says how long its job ran in the host, as the host measured it: this thread may have been busy meanwhile. */
+type Message = { ready: true } | { ok: true; json?: string; ms: number } | { ok: false; message: string; position?: number; ms: number };
 
 const HOST = fileURLToPath(new URL("./eval-host.mjs", import.meta.url));
 /** Jobs queued in one host at most: enough to keep it busy between the service's turns. */
 const MAX_JOBS_PER_HOST = 16;
-/** A host whose job has run this long gets no more jobs queued behind it until it answers. */
+/**
+ * A host whose job has run this long gets no more jobs queued behind it until it answers; an
+ * owner whose job ran this long is held to one job per host (OwnerAllowance).
+ */
 const SLOW_MS = 50;
 
 /**
@@ -54,10 +62,18 @@ const SLOW_MS = 50;
  * the wait before), by terminating and replacing the thread that evaluates: the runaway job fails,
  * the ones queued behind it run on the new thread. A new job goes to an idle host; when every
  * host is busy, another one starts (up to the pool's size) and takes it; at full size it queues
- * behind the shortest queue, unless that host's current job has already run for SLOW_MS: then it
- * waits here for the first host to answer. A host that dies (an expression exhausted its
- * memory) or stops answering for twice the deadline is killed and replaced: the job it was running
- * fails, the ones queued behind it go to another host.
+ * behind the shortest queue, unless that host's current job has already run for SLOW_MS, or the
+ * host holds a job of an owner whose last one ran that long: then it waits here for the first
+ * host to answer. A host that dies (an expression exhausted its memory) or stops answering for
+ * twice the deadline is killed and replaced: the job it was running fails, the ones queued
+ * behind it go to another host.
+ *
+ * Owners share the pool fairly: jobs wait in one queue per owner (FairQueue), served in turn,
+ * and an owner may have only so many jobs in the hosts at once (OwnerAllowance: one per host
+ * while its expressions are slow), so one owner's fan-out of heavy expressions waits for its own
+ * turns rather than ahead of everyone's, and cannot park a queue of them inside the hosts, where
+ * they could not be taken back. Another owner's expression then waits for the first host to
+ * answer, not for the fan-out. A lone owner still has every host.
  *
  * Processes around the threads: a thread that exhausts its heap with one large allocation can
  * abort its whole process (Node's resourceLimits are best effort), and in the service's process
@@ -67,13 +83,16 @@ const SLOW_MS = 50;
  */
 export class EvalPool {
   private readonly slots: Slot[] = [];
-  private readonly waiting: Job[] = [];
+  private readonly waiting = new FairQueue<Job>();
+  private readonly allowance: OwnerAllowance;
   private closed = false;
 
-  constructor(private readonly opts: EvalPoolOptions) {}
+  constructor(private readonly opts: EvalPoolOptions) {
+    this.allowance = new OwnerAllowance(opts.size, opts.size * MAX_JOBS_PER_HOST, SLOW_MS);
+  }
 
   /** Rejects with an EvalFailure. `context` must be cloneable (JSON data is). */
-  evaluate(expression: string, context: unknown): Promise<unknown> {
+  evaluate(expression: string, context: unknown, owner: string): Promise<unknown> {
     let bytes: Buffer;
     try {
       bytes = serialize(context);
@@ -82,7 +101,7 @@ export class EvalPool {
     }
     return new Promise((resolve, reject) => {
       if (this.closed) return reject({ message: "expression pool closed" });
-      this.waiting.push({ expression, context: bytes, resolve, reject });
+      this.waiting.push(owner, { owner, expression, context: bytes, resolve, reject });
       this.dispatch();
     });
   }
@@ -92,28 +111,39 @@ export class EvalPool {
     this.closed = true;
     const failure = { message: "expression pool closed" };
     for (const slot of [...this.slots]) this.retire(slot, failure);
-    for (const job of this.waiting.splice(0)) job.reject(failure);
+    for (const job of this.waiting.drain()) job.reject(failure);
   }
 
   private dispatch(): void {
-    while (this.waiting.length > 0) {
-      const ready = this.slots.filter((s) => s.ready);
-      const idleHost = ready.find((s) => s.jobs.length === 0);
-      if (idleHost) {
-        this.send(idleHost, this.waiting.shift()!);
-        continue;
-      }
-      if (ready.length === this.slots.length && this.slots.length < this.opts.size) this.spawn();
-      // A host starting takes the next job as soon as it is ready.
-      if (ready.length < this.slots.length) return;
-      const now = performance.now();
-      let shortest: Slot | undefined;
-      for (const s of ready) {
-        if (s.jobs.length < MAX_JOBS_PER_HOST && now - s.headSince < SLOW_MS && (!shortest || s.jobs.length < shortest.jobs.length)) shortest = s;
-      }
-      if (!shortest) return;
-      this.send(shortest, this.waiting.shift()!);
+    for (;;) {
+      const host = this.hostForNext();
+      if (!host) return;
+      const job = this.waiting.take((owner) => this.allowance.mayAdd(owner));
+      if (!job) return;
+      this.send(host, job);
     }
+  }
+
+  /** The host the next job waiting should go to; none: it waits for an answer or a host's start. */
+  private hostForNext(): Slot | undefined {
+    if (this.waiting.size === 0) return undefined;
+    const ready = this.slots.filter((s) => s.ready);
+    const idleHost = ready.find((s) => s.jobs.length === 0);
+    if (idleHost) return idleHost;
+    if (ready.length === this.slots.length && this.slots.length < this.opts.size) this.spawn();
+    // A host starting takes the next job as soon as it is ready.
+    if (ready.length < this.slots.length) return undefined;
+    const now = performance.now();
+    let shortest: Slot | undefined;
+    for (const s of ready) {
+      if (this.mayQueueBehind(s, now) && (!shortest || s.jobs.length < shortest.jobs.length)) shortest = s;
+    }
+    return shortest;
+  }
+
+  /** Not behind a job that has run SLOW_MS already, nor behind one of an owner whose last job was that slow. */
+  private mayQueueBehind(slot: Slot, now: number): boolean {
+    return slot.jobs.length < MAX_JOBS_PER_HOST && now - slot.headSince < SLOW_MS && !slot.jobs.some((j) => this.allowance.slow(j.owner));
   }
 
   private spawn(): void {
@@ -140,6 +170,7 @@ export class EvalPool {
   private send(slot: Slot, job: Job): void {
     slot.child.send({ expression: job.expression, context: job.context });
     slot.jobs.push(job);
+    this.allowance.added(job.owner);
     if (slot.jobs.length === 1) {
       slot.headSince = performance.now();
       busy(slot.child);
@@ -148,12 +179,15 @@ export class EvalPool {
   }
 
   private receive(slot: Slot, m: Message): void {
+    // A retired host's answers still on their way: its jobs have been dealt with.
+    if (!this.slots.includes(slot)) return;
     if ("ready" in m) {
       slot.ready = true;
       idle(slot.child);
       return this.dispatch();
     }
-    const job = slot.jobs.shift();
+    const job = slot.jobs.shift()!;
+    this.allowance.removed(job.owner, m.ms);
     clearTimeout(slot.timer);
     if (slot.jobs.length > 0) {
       slot.headSince = performance.now();
@@ -161,8 +195,8 @@ export class EvalPool {
     } else {
       idle(slot.child);
     }
-    if (m.ok) job?.resolve(m.json === undefined ? undefined : JSON.parse(m.json));
-    else job?.reject({ message: m.message, ...(m.position === undefined ? {} : { position: m.position }) });
+    if (m.ok) job.resolve(m.json === undefined ? undefined : JSON.parse(m.json));
+    else job.reject({ message: m.message, ...(m.position === undefined ? {} : { position: m.position }) });
     this.dispatch();
   }
 
@@ -180,16 +214,21 @@ export class EvalPool {
     clearTimeout(slot.timer);
     slot.child.kill("SIGKILL");
     const [running, ...queued] = slot.jobs;
-    running?.reject(failure);
+    if (running) {
+      // However long it had run, it ended its host: its owner is back to one job per host.
+      this.allowance.removed(running.owner, Infinity);
+      running.reject(failure);
+    }
+    for (const job of queued) this.allowance.removed(job.owner, undefined);
     if (this.closed) {
       for (const job of queued) job.reject(failure);
       return;
     }
-    this.waiting.unshift(...queued);
+    for (const job of queued.reverse()) this.waiting.putBack(job.owner, job);
     if (!slot.ready) {
       // It died starting up: the next would likely too, so the jobs waiting fail rather than
       // start host after host.
-      for (const job of this.waiting.splice(0)) job.reject({ message: `could not start an expression host: ${failure.message}` });
+      for (const job of this.waiting.drain()) job.reject({ message: `could not start an expression host: ${failure.message}` });
       return;
     }
     // Replace it now, so that the next job does not wait for a host to start.

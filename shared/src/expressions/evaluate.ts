@@ -42,9 +42,10 @@ let pool: EvalPool | undefined;
  * (a lookup per name, see readNamePath) and comparing such paths with scalar literals
  * (inline-comparison.ts). Everything else, where the data's size, regular
  * expressions or the author's loops decide the cost, runs in the expression pool's processes,
- * stopped at the deadline, with only the part of the context the expression can read.
+ * stopped at the deadline, with only the part of the context the expression can read. The pool
+ * serves `owner` (the execution's owner) in turn with the others (EvalPool).
  */
-export async function evaluateExpression(expression: string, context: ExpressionContext): Promise<unknown> {
+export async function evaluateExpression(expression: string, context: ExpressionContext, owner: string): Promise<unknown> {
   let plan: ExpressionPlan;
   try {
     plan = planFor(expression);
@@ -61,7 +62,7 @@ export async function evaluateExpression(expression: string, context: Expression
   }
   pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
   try {
-    return await pool.evaluate(expression, contextFor(plan.needs, context));
+    return await pool.evaluate(expression, contextFor(plan.needs, context), owner);
   } catch (err) {
     throw new ExpressionError(expression, reasonOf(err));
   }
@@ -76,7 +77,7 @@ function reasonOf(err: unknown): string {
 }
 
 /** `condition`: a bare expression; missing values count as false. */
-export async function evaluateCondition(expression: string, context: ExpressionContext): Promise<boolean> {
-  const v = await evaluateExpression(expression, context);
+export async function evaluateCondition(expression: string, context: ExpressionContext, owner: string): Promise<boolean> {
+  const v = await evaluateExpression(expression, context, owner);
   return v !== undefined && v !== null && v !== false && v !== 0 && v !== "";
 }

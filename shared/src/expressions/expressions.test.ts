@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCondition, evaluateExpression, EXPRESSION_LIMITS, ExpressionError, renderTemplate, type ExpressionContext } from "./index";
 
+/** The execution's owner: the pool serves owners in turn (eval-pool.ts). */
+const OWNER = "u1";
+
 const ctx = (over: Partial<ExpressionContext> = {}): ExpressionContext => ({
   vars: { ticket_id: "T-1", dry_run: false, priority: 3 },
   steps: { fetch: { output: { rows: [{ id: 1 }, { id: 2 }] }, status: "COMPLETED" } },
@@ -11,57 +14,57 @@ const ctx = (over: Partial<ExpressionContext> = {}): ExpressionContext => ({
 
 describe("templates", () => {
   it("a whole template yields the typed value", async () => {
-    expect(await renderTemplate("{{ steps.fetch.output.rows }}", ctx())).toEqual([{ id: 1 }, { id: 2 }]);
-    expect(await renderTemplate("{{ 1 + 1 }}", ctx())).toBe(2);
-    expect(await renderTemplate("{{ vars.dry_run }}", ctx())).toBe(false);
+    expect(await renderTemplate("{{ steps.fetch.output.rows }}", ctx(), OWNER)).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(await renderTemplate("{{ 1 + 1 }}", ctx(), OWNER)).toBe(2);
+    expect(await renderTemplate("{{ vars.dry_run }}", ctx(), OWNER)).toBe(false);
   });
 
   it("mixed text interpolates values as text", async () => {
-    expect(await renderTemplate("Ticket {{ vars.ticket_id }} has {{ $count(steps.fetch.output.rows) }} rows", ctx())).toBe("Ticket T-1 has 2 rows");
-    expect(await renderTemplate("rows: {{ steps.fetch.output.rows }}", ctx())).toBe('rows: [{"id":1},{"id":2}]');
-    expect(await renderTemplate("missing: [{{ vars.nope }}]", ctx())).toBe("missing: []");
+    expect(await renderTemplate("Ticket {{ vars.ticket_id }} has {{ $count(steps.fetch.output.rows) }} rows", ctx(), OWNER)).toBe("Ticket T-1 has 2 rows");
+    expect(await renderTemplate("rows: {{ steps.fetch.output.rows }}", ctx(), OWNER)).toBe('rows: [{"id":1},{"id":2}]');
+    expect(await renderTemplate("missing: [{{ vars.nope }}]", ctx(), OWNER)).toBe("missing: []");
   });
 
   it("renders nested objects and arrays, leaving plain values alone", async () => {
-    expect(await renderTemplate({ a: ["{{ vars.priority * 2 }}", 5, null], b: { c: "x{{ vars.ticket_id }}" } }, ctx())).toEqual({
+    expect(await renderTemplate({ a: ["{{ vars.priority * 2 }}", 5, null], b: { c: "x{{ vars.ticket_id }}" } }, ctx(), OWNER)).toEqual({
       a: [6, 5, null],
       b: { c: "xT-1" },
     });
   });
 
   it("two templates in one string are text, not one expression", async () => {
-    expect(await renderTemplate("{{ 1 }}{{ 2 }}", ctx())).toBe("12");
+    expect(await renderTemplate("{{ 1 }}{{ 2 }}", ctx(), OWNER)).toBe("12");
   });
 });
 
 describe("conditions and errors", () => {
   it("conditions are truthy tests of a bare expression", async () => {
-    expect(await evaluateCondition("vars.dry_run = false", ctx())).toBe(true);
-    expect(await evaluateCondition("vars.priority > 5", ctx())).toBe(false);
-    expect(await evaluateCondition("vars.missing", ctx())).toBe(false);
+    expect(await evaluateCondition("vars.dry_run = false", ctx(), OWNER)).toBe(true);
+    expect(await evaluateCondition("vars.priority > 5", ctx(), OWNER)).toBe(false);
+    expect(await evaluateCondition("vars.missing", ctx(), OWNER)).toBe(false);
   });
 
   it("a syntax error names the expression", async () => {
-    const err = await evaluateExpression("vars.(", ctx()).catch((e: unknown) => e);
+    const err = await evaluateExpression("vars.(", ctx(), OWNER).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExpressionError);
     expect((err as ExpressionError).message).toContain("`vars.(`");
   });
 
   it("cannot reach prototypes or globals", async () => {
-    expect(await evaluateExpression("vars.constructor", ctx())).toBeUndefined();
-    expect(await evaluateExpression("vars.__proto__", ctx())).toBeUndefined();
-    expect(await evaluateExpression("$process", ctx())).toBeUndefined();
+    expect(await evaluateExpression("vars.constructor", ctx(), OWNER)).toBeUndefined();
+    expect(await evaluateExpression("vars.__proto__", ctx(), OWNER)).toBeUndefined();
+    expect(await evaluateExpression("$process", ctx(), OWNER)).toBeUndefined();
   });
 
   it("a runaway expression is stopped", async () => {
-    const err = await evaluateExpression("($f := function($n) { $f($n + 1) }; $f(0))", ctx()).catch((e: unknown) => e);
+    const err = await evaluateExpression("($f := function($n) { $f($n + 1) }; $f(0))", ctx(), OWNER).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExpressionError);
   });
 });
 
 /** The error an evaluation rejected with (fails the test if it resolved). */
 async function failure(expression: string, context = ctx()): Promise<ExpressionError> {
-  const err = await evaluateExpression(expression, context).then(
+  const err = await evaluateExpression(expression, context, OWNER).then(
     (v) => {
       throw new Error(`\`${expression}\` gave ${JSON.stringify(v)}`);
     },
@@ -127,7 +130,7 @@ describe("regular expressions (linear-time engine)", () => {
     ['$match("x", /(?<n>x)/)', { match: "x", index: 0, groups: ["x"] }],
     ["vars.s ~> /W.r/", { match: "Wor", start: 6, end: 9, groups: [] }],
   ])("%s", async (expression, expected) => {
-    expect(await evaluateExpression(expression, text)).toEqual(expected);
+    expect(await evaluateExpression(expression, text, OWNER)).toEqual(expected);
   });
 
   it.each([
@@ -151,7 +154,7 @@ describe("regular expressions (linear-time engine)", () => {
     // days; in linear time both take milliseconds, and the result is "no match".
     for (const n of [28, 40, 100_000]) {
       const expression = `$match($pad('', ${n}, 'a') & '!', /(a+)+$/)`;
-      const { settled, worstGapMs } = await whileTimerRuns(evaluateExpression(expression, ctx()));
+      const { settled, worstGapMs } = await whileTimerRuns(evaluateExpression(expression, ctx(), OWNER));
       expect(settled).toEqual({ status: "fulfilled", value: undefined });
       expect(worstGapMs).toBeLessThan(200);
     }
@@ -164,7 +167,7 @@ describe("hard deadline", () => {
     // One call of a built-in, millions of matches: no JSONata evaluation step in between to check a clock.
     ["a single built-in call that burns CPU", "$replace($pad('', 5000000, 'a'), /a/, 'b')"],
   ])("%s fails at the deadline, naming the expression, while the main thread keeps answering", async (_what, expression) => {
-    const { settled, worstGapMs, ticks } = await whileTimerRuns(evaluateExpression(expression, ctx()));
+    const { settled, worstGapMs, ticks } = await whileTimerRuns(evaluateExpression(expression, ctx(), OWNER));
     expect(settled.status).toBe("rejected");
     const err = (settled as PromiseRejectedResult).reason as ExpressionError;
     expect(err).toBeInstanceOf(ExpressionError);
@@ -177,35 +180,35 @@ describe("hard deadline", () => {
 
   it("deep recursion fails with JSONata's own error, without waiting for the deadline", async () => {
     const down = (n: number) => `($down := function($n) { $n = 0 ? 0 : 1 + $down($n - 1) }; $down(${n}))`;
-    expect(await evaluateExpression(down(20), ctx())).toBe(20);
+    expect(await evaluateExpression(down(20), ctx(), OWNER)).toBe(20);
     const err = await failure(down(1000));
     expect(err.message).toContain(`failed: Stack overflow. Check for non-terminating recursive function.`);
   });
 
   it("a runaway expression fails alone: another execution's expression in flight at the same time succeeds", async () => {
     // Its failure is taken at once: it may come before the others are done.
-    const runaway = evaluateExpression("($loop := function($n) { $loop($n + 1) }; $loop(0))", ctx()).catch((e: unknown) => e);
+    const runaway = evaluateExpression("($loop := function($n) { $loop($n + 1) }; $loop(0))", ctx(), OWNER).catch((e: unknown) => e);
     // Defines a function too, as the runaway does: both need JSONata proper, not the name-path shortcut.
-    const others = Array.from({ length: 6 }, (_, i) => evaluateExpression(`($double := function($x) { $x * 2 }; $double(vars.priority + ${i}))`, ctx()));
+    const others = Array.from({ length: 6 }, (_, i) => evaluateExpression(`($double := function($x) { $x * 2 }; $double(vars.priority + ${i}))`, ctx(), OWNER));
     expect(await Promise.all(others)).toEqual([6, 8, 10, 12, 14, 16]);
     const err = await runaway;
     expect(err).toBeInstanceOf(ExpressionError);
     expect((err as ExpressionError).message).toContain("took longer than");
     // And the pool serves on after the runaway's worker was replaced.
-    expect(await evaluateExpression("($double := function($x) { $x * 2 }; $double(21))", ctx())).toBe(42);
+    expect(await evaluateExpression("($double := function($x) { $x * 2 }; $double(21))", ctx(), OWNER)).toBe(42);
   });
 });
 
 describe("results", () => {
   it("are plain JSON: no JSONata sequence markers, no functions, plain prototypes", async () => {
-    const list = await evaluateExpression("$map(steps.fetch.output.rows, function($r) { $r.id * 10 })", ctx());
+    const list = await evaluateExpression("$map(steps.fetch.output.rows, function($r) { $r.id * 10 })", ctx(), OWNER);
     expect(list).toEqual([10, 20]);
     expect(Object.keys(list as object)).toEqual(["0", "1"]);
     expect(Object.getPrototypeOf(list)).toBe(Array.prototype);
-    const obj = await evaluateExpression('{"ids": steps.fetch.output.rows.id, "f": function() { 1 }}', ctx());
+    const obj = await evaluateExpression('{"ids": steps.fetch.output.rows.id, "f": function() { 1 }}', ctx(), OWNER);
     expect(obj).toStrictEqual({ ids: [1, 2] });
     expect(Object.getPrototypeOf(obj)).toBe(Object.prototype);
-    expect(await evaluateExpression("$uppercase", ctx())).toBeUndefined();
+    expect(await evaluateExpression("$uppercase", ctx(), OWNER)).toBeUndefined();
   });
 
   it("a bare path of names reads the same value as JSONata does", async () => {
@@ -220,7 +223,7 @@ describe("results", () => {
       "steps.fetch.output",
     ]) {
       // The same path inside a block is not a bare path of names: JSONata evaluates it in a worker.
-      expect(await evaluateExpression(path, data), path).toEqual(await evaluateExpression(`(${path})`, data));
+      expect(await evaluateExpression(path, data, OWNER), path).toEqual(await evaluateExpression(`(${path})`, data, OWNER));
     }
   });
 });

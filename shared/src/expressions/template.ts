@@ -5,24 +5,25 @@ const PART = /\{\{([\s\S]*?)\}\}/g;
 
 /**
  * Renders `{{ … }}` templates inside any value. A string that is one whole template yields the
- * typed value; otherwise values are interpolated as text (objects as JSON, missing as "").
+ * typed value; otherwise values are interpolated as text (objects as JSON, missing as ""). The
+ * expressions are evaluated for `owner` (evaluateExpression).
  */
-export async function renderTemplate(value: unknown, context: ExpressionContext): Promise<unknown> {
-  if (typeof value === "string") return renderString(value, context);
-  if (Array.isArray(value)) return Promise.all(value.map((v) => renderTemplate(v, context)));
+export async function renderTemplate(value: unknown, context: ExpressionContext, owner: string): Promise<unknown> {
+  if (typeof value === "string") return renderString(value, context, owner);
+  if (Array.isArray(value)) return Promise.all(value.map((v) => renderTemplate(v, context, owner)));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await renderTemplate(v, context);
+    for (const [k, v] of Object.entries(value)) out[k] = await renderTemplate(v, context, owner);
     return out;
   }
   return value;
 }
 
-async function renderString(s: string, context: ExpressionContext): Promise<unknown> {
+async function renderString(s: string, context: ExpressionContext, owner: string): Promise<unknown> {
   if (!s.includes("{{")) return s;
   const whole = WHOLE.exec(s);
   if (whole && !whole[1]!.includes("}}") && s.indexOf("{{") === s.lastIndexOf("{{")) {
-    const v = await evaluateExpression(whole[1]!.trim(), context);
+    const v = await evaluateExpression(whole[1]!.trim(), context, owner);
     return v === undefined ? null : v;
   }
   const parts: Promise<string>[] = [];
@@ -30,7 +31,7 @@ async function renderString(s: string, context: ExpressionContext): Promise<unkn
   let last = 0;
   for (const m of s.matchAll(PART)) {
     literals.push(s.slice(last, m.index));
-    parts.push(evaluateExpression(m[1]!.trim(), context).then(asText));
+    parts.push(evaluateExpression(m[1]!.trim(), context, owner).then(asText));
     last = m.index! + m[0].length;
   }
   const texts = await Promise.all(parts);

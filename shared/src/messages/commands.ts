@@ -3,7 +3,7 @@ import { Breakpoint, DEBUG_COMMANDS, DebugCommandBody, DebugRequest } from "../e
 import { TriggerSource } from "../execution/snapshot";
 
 /**
- * `<ns>.cmd.exec.start.<execId>`: everything an executor needs, so it reads no other record;
+ * `<ns>.cmd.start.<lane>.<execId>`: everything an executor needs, so it reads no other record;
  * unless `pending`: the starter stored the execution PENDING first, and the executor takes over
  * what the store holds. On KV, an announced execution's stored form is this command itself
  * (with the definition) until an executor writes the record.

@@ -65,11 +65,16 @@ export interface CommandConsumerOptions {
   redeliverOnce: boolean;
 }
 
-/** A limit on the messages in hand that may change while consuming (the executor's backlog yield). */
+/** A limit on the messages in hand that may change while consuming (the executor's backlog yield, its start lanes' shares). */
 export interface ConcurrencyBound {
   current(): number;
   /** Calls `listener` after each change of the limit; returns what stops it. */
   onChange(listener: () => void): () => void;
+  /**
+   * Told the messages in hand after each one taken or settled, with, for one taken, how many the
+   * consumer holds beyond it (0 after a fetch that brought none).
+   */
+  observe?(inHand: number, pending: number | undefined): void;
 }
 
 export interface CommandConsumer {
@@ -148,13 +153,18 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
       }
       try {
         batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
+        let taken = 0;
         for await (const m of batch) {
           const job = handleOne(opts, m, heartbeatMs, failures).finally(() => {
             inflight.delete(job);
+            bound.observe?.(inflight.size, undefined);
             wakeLoop();
           });
           inflight.add(job);
+          taken++;
+          bound.observe?.(inflight.size, m.info.pending);
         }
+        if (taken === 0) bound.observe?.(inflight.size, 0);
       } catch (err) {
         if (stopped) break;
         opts.log.warn("fetch failed; retrying", { err, consumer: opts.durable });

@@ -1,3 +1,4 @@
+import { START_LANES } from "../execution/start-lanes";
 import { consumerNames, streamNames, subjects } from "./subjects";
 
 /**
@@ -133,6 +134,12 @@ class Grants {
     return this.durable(stream, name).exists(stream).publish(`$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.STREAM.MSG.DELETE.${stream}`, filter);
   }
 
+  /** Work queues of one stream: [consumer, filter] each. */
+  workQueues(stream: string, queues: Array<[string, string]>): this {
+    for (const [name, filter] of queues) this.workQueue(stream, name, filter);
+    return this;
+  }
+
   durables(stream: string, names: string[]): this {
     for (const name of names) this.durable(stream, name);
     return this;
@@ -201,7 +208,7 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .publish(subj.secrets)
       // A PENDING execution is read from its start command, and a failed start removes it.
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`, `$JS.API.STREAM.PURGE.${streams.cmd}`)
-      .publish(`${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.approval.approve.*`, `${cmd}.approval.reject.*`, `${ns}.audit.>`)
+      .publish(subj.execStartAll, `${cmd}.exec.cancel.*`, `${cmd}.approval.approve.*`, `${cmd}.approval.reject.*`, `${ns}.audit.>`)
       // Debugger commands, claimed on the execution's record first.
       .publish(`${cmd}.exec.debug.*`)
       // The console's event streams: an ordered consumer each, and a get that finds an execution's next event.
@@ -210,6 +217,9 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
     executor: new Grants(ns)
       .base("executor")
       .records("workflows", "read")
+      // An owner's account: its plan (its share of the sandbox's pools), its egress list, and
+      // whether it may start the workflow a sub-workflow step names.
+      .records("users", "read")
       // Written only to re-seal the secrets under a new key (an upgrade); it holds that key anyway.
       .records("secrets", "write")
       .records("executions", "write")
@@ -218,12 +228,16 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .objects(`${ns}_artifacts`, "write")
       .serverKeys(OWNER_SECRETS)
       .workQueue(streams.cmd, consumers.executor, subj.execAll)
+      .workQueues(
+        streams.cmd,
+        Array.from({ length: START_LANES }, (_, lane) => [consumers.executorLane(lane), subj.execStartLane(lane)]),
+      )
       .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll)
       // Whether another executor still runs an execution it holds, before taking it over.
       .publish(subj.holdsAll)
       .respond()
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
-      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${ns}.timersched.>`, `${cmd}.exec.start.*`, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
+      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${ns}.timersched.>`, subj.execStartAll, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
       .build(),
     approvals: new Grants(ns)
       .base("approvals")
@@ -255,7 +269,7 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
         `${cmd}.exec.debug.*`,
         `${cmd}.approval.expire.*`,
         `${cmd}.sched.>`,
-        `${cmd}.exec.start.*`,
+        subj.execStartAll,
         dropped,
       )
       .build(),

@@ -1,3 +1,5 @@
+import { laneOf } from "../execution/start-lanes";
+
 /**
  * Every subject and stream name the service uses, in one place (docs/architecture.md, Subjects
  * and streams). One object per namespace, made once: hot paths ask for it per message.
@@ -15,7 +17,10 @@ const byNamespace = new Map<string, Subjects>();
 
 function subjectsOf(ns: string) {
   return {
-    execStart: (execId: string) => `${ns}.cmd.exec.start.${execId}`,
+    /** A start command, in its execution's lane (start-lanes.ts); outside `execAll`, so that each lane has a consumer of its own. */
+    execStart: (execId: string) => `${ns}.cmd.start.${laneOf(execId)}.${execId}`,
+    execStartLane: (lane: number) => `${ns}.cmd.start.${lane}.*`,
+    execStartAll: `${ns}.cmd.start.*.*`,
     execResume: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
     execCancel: (execId: string) => `${ns}.cmd.exec.cancel.${execId}`,
     execFail: (execId: string) => `${ns}.cmd.exec.fail.${execId}`,
@@ -58,6 +63,8 @@ export function streamNames(ns: string) {
 export function consumerNames() {
   return {
     executor: "executor",
+    /** The executors' consumer of one start lane. */
+    executorLane: (lane: number) => `executor-start-${lane}`,
     approvals: "approvals",
     timers: "timers",
     scheduler: "scheduler",

@@ -38,8 +38,11 @@ export {
 } from "./records";
 export { openConfiguredStore, openStore, type StoreOptions, type StoreSettings } from "./open-store";
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
-export { isWrongLastSequence } from "./kv/kv-collection";
+export { isWrongLastSequence } from "./kv/wrong-last-sequence";
 export { JetStreamPublisher, type PublishOptions } from "./kv/jetstream-publisher";
 export { newWorkflowRecord, nextWorkflowVersion } from "./new-workflow-record";
 export { storeNextVersion } from "./store-next-version";
 export { settleApproval, type ApprovalSettlement } from "./settle-approval";
+/** The KV adapter's key layout, for tools that fill its buckets directly (the list benchmarks). */
+export { keyToken } from "./kv/key-codec";
+export { executionLayout } from "./kv/layouts";

@@ -2,7 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { TimeoutError, type NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished, vi } from "vitest";
 import { startExecution } from "../client/commands";
 import { CasConflictError } from "../errors";
 import { newId } from "../execution/ids";
@@ -14,7 +14,7 @@ import { approvalOf as approval, runStoreContract, type TestStarts } from "@wf/t
 import { keyToken } from "./kv/key-codec";
 import { RECENT_MAX_AGE_MS, RECENT_REFRESH_MS } from "./kv/recent-reads";
 import { executionLayout } from "./kv/layouts";
-import type { JetStreamPublisher } from "./kv/jetstream-publisher";
+import { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openKvStore } from "./kv/open-kv-store";
 import { ONE_REPLICA } from "../nats/placement";
 import { openStore } from "./open-store";
@@ -34,6 +34,16 @@ afterAll(async () => {
   await nc?.close();
   await server?.stop();
 });
+
+type Publish = JetStreamPublisher["publish"];
+
+/** Every store's publishes go through `intercept`, which may call the real one, until the returned spy is restored. */
+function interceptPublishes(intercept: (publish: Publish, ...args: Parameters<Publish>) => ReturnType<Publish>) {
+  const real: Publish = JetStreamPublisher.prototype.publish;
+  return vi.spyOn(JetStreamPublisher.prototype, "publish").mockImplementation(function (this: JetStreamPublisher, ...args) {
+    return intercept(real.bind(this), ...args);
+  });
+}
 
 /** A namespace of its own for each test, and its buckets (and streams, if made) removed afterwards. */
 async function freshStore(): Promise<{ store: Store; namespace: string; starts: TestStarts; cleanup(): Promise<void> }> {
@@ -145,22 +155,21 @@ describe("JetStream KV adapter", () => {
   });
 
   it("an update puts its record's list keys again through transient failures (a cluster electing a leader)", async () => {
-    const { store, cleanup } = await freshStore();
+    const { store, namespace, cleanup } = await freshStore();
     onTestFinished(cleanup);
     const ownerId = `user-${newId()}`;
     const pending = execution(ownerId, { createdAt: 10 });
     const v1 = await store.executions.create(pending);
     // A status change puts the execution's list keys again, carrying the new status.
-    const { publisher } = (store.executions as unknown as { buckets: { publisher: JetStreamPublisher } }).buckets;
-    const publish = publisher.publish.bind(publisher);
     let failed = 0;
-    publisher.publish = (subject, ...rest) =>
-      subject.includes("_executions_idx.") && ++failed <= 2 ? Promise.reject(new TimeoutError()) : publish(subject, ...rest);
+    const publishing = interceptPublishes((publish, subject, ...rest) =>
+      subject.includes(`${namespace}_executions_idx.`) && ++failed <= 2 ? Promise.reject(new TimeoutError()) : publish(subject, ...rest),
+    );
     const running = { ...pending, status: "RUNNING" as const };
     try {
       await store.executions.update(running, v1);
     } finally {
-      publisher.publish = publish;
+      publishing.mockRestore();
     }
     expect(failed).toBeGreaterThan(2);
     // A page of one: a key left with the old status would be counted in its total, though left out of the items.
@@ -170,25 +179,23 @@ describe("JetStream KV adapter", () => {
   });
 
   it("a status write whose answer was lost though it landed is listed under its status once its writer, having read the record, writes again", async () => {
-    const { store, cleanup } = await freshStore();
+    const { store, namespace, cleanup } = await freshStore();
     onTestFinished(cleanup);
     const ownerId = `user-${newId()}`;
     const running = execution(ownerId, { createdAt: 10, status: "RUNNING" });
     const v1 = await store.executions.create(running);
     // The record write lands but its answer is lost (a cluster member dying): the caller is told
     // it timed out, and the list keys, put only after an answer, are not put.
-    const { publisher } = (store.executions as unknown as { buckets: { publisher: JetStreamPublisher } }).buckets;
-    const publish = publisher.publish.bind(publisher);
-    publisher.publish = async (subject, ...rest) => {
-      if (!subject.includes("_executions.")) return publish(subject, ...rest);
+    const publishing = interceptPublishes(async (publish, subject, ...rest) => {
+      if (!subject.includes(`${namespace}_executions.`)) return publish(subject, ...rest);
       await publish(subject, ...rest);
       throw new TimeoutError();
-    };
+    });
     const completed = { ...running, status: "COMPLETED" as const, completedSteps: 1 };
     try {
       await expect(store.executions.update(completed, v1)).rejects.toBeInstanceOf(TimeoutError);
     } finally {
-      publisher.publish = publish;
+      publishing.mockRestore();
     }
     // The writer finds its write there, as a compare-and-set conflict tells it, and writes again.
     const landed = (await store.executions.get(running.id))!;

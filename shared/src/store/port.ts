@@ -68,7 +68,7 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * Makes a new PENDING execution (an id never used before) listed and readable with one write,
    * for a start that publishes its command at the same time: the KV adapter writes only its list
    * entry (where there is none yet: an executor that took the command first may have written a
-   * newer one) and reads the snapshot from that start command (`<ns>.cmd.exec.start.<id>`, which
+   * newer one) and reads the snapshot from that start command (`<ns>.cmd.start.<lane>.<id>`, which
    * carries the definition) until an executor creates the record; `get` then answers version 0,
    * and an update at version 0 creates the record. MongoDB inserts the record, as `create` does
    * (an executor that reads before the insert waits for it).
@@ -170,6 +170,11 @@ export interface UserRepo extends Repo<UserRecord> {
   getByEmail(email: string): Promise<Versioned<UserRecord> | null>;
 }
 
+/**
+ * `get` of an id that no key has costs this process what finding one costs (a decoy record is
+ * decoded, decoy-api-key.ts): the time a presented key takes to check must not tell which ids
+ * exist. What remains is the server's part: it answers for a missing id sooner.
+ */
 export interface ApiKeyRepo extends Repo<ApiKeyRecord> {
   /**
    * One owner's keys, newest first (the console's key list). Keys created before this listing

@@ -64,3 +64,5 @@ export { walkSteps, countSteps } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";
 export { compileError } from "./expressions-check";
+export { isUnknownStepIssue } from "./semantic";
+export { STEP_REFERENCE, stepReferences } from "./step-references";

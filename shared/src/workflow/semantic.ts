@@ -1,6 +1,7 @@
 import { conditionProblem, templateProblems } from "./expressions-check";
 import type { Finding } from "./issues";
 import type { PathSegment } from "./locate";
+import { stepReferences } from "./step-references";
 import { didYouMean } from "./suggest";
 import { isPlainObject } from "./value-types";
 
@@ -39,9 +40,41 @@ function templateFindings(value: unknown, path: PathSegment[], out: Finding[]): 
   }
 }
 
+/** The start of the message of a reference to a step the file does not have: `isUnknownStepIssue` tells such problems from others. */
+const UNKNOWN_STEP = "unknown step `";
+
 /**
- * Checks that span more than one value: unique step and agent names, agent references, and the
- * syntax of every `{{ }}` template and `condition`. `lineOf` names the line of an earlier duplicate.
+ * Whether a problem is a `steps.<name>` naming no step of the file, and no other: a step deleted
+ * while others still read it. The file is still drawn and edited as a whole; the reference is what
+ * to fix. `names`, when given, narrows it to references to those names.
+ */
+export function isUnknownStepIssue(issue: { message: string }, names?: readonly string[]): boolean {
+  if (!issue.message.startsWith(UNKNOWN_STEP)) return false;
+  return names === undefined || names.some((name) => issue.message.startsWith(`${UNKNOWN_STEP}${name}\``));
+}
+
+/** Every `steps.<name>` in a value where it is evaluated, with the path of the string and its offset there. */
+function referenceFindings(value: unknown, path: PathSegment[], whole: boolean, names: ReadonlySet<string>, out: Finding[]): void {
+  if (typeof value === "string") {
+    for (const ref of stepReferences(value, whole)) {
+      if (names.has(ref.name)) continue;
+      const message =
+        names.size === 0
+          ? `${UNKNOWN_STEP}${ref.name}\`: the workflow has no step of that name`
+          : `${UNKNOWN_STEP}${ref.name}\`${didYouMean(ref.name, names)}: no step of the workflow has that name (a step deleted or renamed?); read one of ${[...names].join(", ")}`;
+      out.push({ path, message, at: "value", index: ref.index });
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => referenceFindings(item, [...path, i], false, names, out));
+  } else if (isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value)) referenceFindings(item, [...path, key], false, names, out);
+  }
+}
+
+/**
+ * Checks that span more than one value: unique step and agent names, agent references, the
+ * syntax of every `{{ }}` template and `condition`, and that each `steps.<name>` read in them
+ * names a step of the file. `lineOf` names the line of an earlier duplicate.
  */
 export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) => number): Finding[] {
   if (!isPlainObject(data)) return [];
@@ -91,6 +124,21 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
     if (conditionMessage !== undefined) findings.push({ path: [...path, "condition"], at: "value", message: conditionMessage });
     for (const [key, value] of Object.entries(step)) {
       if (!NOT_TEMPLATED.has(key)) templateFindings(value, [...path, key], findings);
+    }
+  }
+
+  // References last: a step may read one defined after it (or nested anywhere in the file).
+  const names = new Set(stepNames.keys());
+  if (Array.isArray(data.agents)) {
+    for (const [i, agent] of data.agents.entries()) {
+      if (!isPlainObject(agent)) continue;
+      for (const [key, value] of Object.entries(agent)) if (key !== "name") referenceFindings(value, ["agents", i, key], false, names, findings);
+    }
+  }
+  for (const { step, path } of rawSteps(data.steps, ["steps"])) {
+    for (const [key, value] of Object.entries(step)) {
+      if (key === "condition") referenceFindings(value, [...path, key], true, names, findings);
+      else if (!NOT_TEMPLATED.has(key)) referenceFindings(value, [...path, key], false, names, findings);
     }
   }
   return findings;

@@ -17,13 +17,15 @@ export class LogCollector {
 
   static async start(onEntry: (entry: LogEntry) => void = () => undefined): Promise<LogCollector> {
     let self: LogCollector | null = null;
-    const server = createServer(async (req, res) => {
+    const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const entry = JSON.parse(Buffer.concat(chunks).toString("utf8")) as LogEntry;
-      self!.entries.push(entry);
-      onEntry(entry);
-      res.writeHead(204).end();
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const entry = JSON.parse(Buffer.concat(chunks).toString("utf8")) as LogEntry;
+        self!.entries.push(entry);
+        onEntry(entry);
+        res.writeHead(204).end();
+      });
     });
     self = new LogCollector(server);
     await new Promise<void>((resolve) => server.listen(0, SIDE_EFFECTS_HOST, resolve));

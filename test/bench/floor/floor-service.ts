@@ -38,7 +38,7 @@ const jsm = await jetstreamManager(nc);
 const streams = streamNames(ns);
 const subj = subjects(ns);
 const dedup = { storage: StorageType.File, duplicate_window: nanos(120_000) };
-await jsm.streams.add({ name: streams.cmd, subjects: [subj.execAll], retention: RetentionPolicy.Workqueue, ...dedup });
+await jsm.streams.add({ name: streams.cmd, subjects: [subj.execAll, subj.execStartAll], retention: RetentionPolicy.Workqueue, ...dedup });
 await jsm.streams.add({ name: streams.evt, subjects: [subj.eventFilter()], retention: RetentionPolicy.Limits, ...dedup });
 await jsm.consumers.add(streams.cmd, { durable_name: FLOOR_CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000), max_ack_pending: 64 });
 const kvm = new Kvm(nc);

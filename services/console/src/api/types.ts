@@ -10,6 +10,7 @@ export type LoginResponse = Out<typeof S.LoginResponse>;
 export type WorkflowList = Out<typeof S.ConsoleWorkflowList>;
 export type WorkflowItem = Out<typeof S.ConsoleWorkflowItem>;
 export type WorkflowDetail = Out<typeof S.ConsoleWorkflowDetail>;
+export type WorkflowVariable = Out<typeof S.ConsoleWorkflowVariable>;
 export type WorkflowIssue = Out<typeof S.WorkflowIssueView>;
 export type WorkflowVersionList = Out<typeof S.ConsoleWorkflowVersionList>;
 export type WorkflowVersion = Out<typeof S.ConsoleWorkflowVersion>;

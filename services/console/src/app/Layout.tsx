@@ -1,5 +1,5 @@
-import { useState } from "react";
-import { Navigate, NavLink, Outlet, useLocation } from "react-router";
+import { useEffect, useRef, useState } from "react";
+import { Navigate, NavLink, Outlet, useLocation, useNavigationType } from "react-router";
 import { useSession } from "../api/session";
 import { useTheme } from "./theme";
 
@@ -24,9 +24,31 @@ export function Layout() {
   const [theme, toggleTheme] = useTheme();
   const [menuOpen, setMenuOpen] = useState(false);
   const location = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const navigation = useNavigationType();
+  // A page reached by a link (or Back) takes the focus, as a new document would: the next Tab is
+  // in the page's content, not back at the top of the frame. The document's first page keeps the
+  // document's start (however often an effect runs for it: StrictMode runs it twice); a page that
+  // replaces itself (a first save moving /workflows/new to its id) keeps the focus.
+  const shown = useRef(location.pathname);
+  useEffect(() => {
+    if (shown.current === location.pathname) return;
+    shown.current = location.pathname;
+    if (navigation !== "REPLACE") main.current?.focus({ preventScroll: true });
+  }, [location.pathname]);
   if (state.status === "anonymous") return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   return (
     <div className="shell">
+      <a
+        className="skip-link"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
+        Skip to the content
+      </a>
       <header className="topbar">
         <button type="button" className="ghost menu-toggle" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen((o) => !o)}>
           ☰
@@ -58,7 +80,7 @@ export function Layout() {
           Log out
         </button>
       </header>
-      <main className="content">
+      <main className="content" id="main" tabIndex={-1} ref={main}>
         <Outlet />
       </main>
     </div>

@@ -1,6 +1,6 @@
 import { useContext } from "react";
 import { CanvasActionsContext } from "./actions";
-import type { BreakpointKind } from "./WorkflowCanvas";
+import type { BreakpointKind } from "./overlay";
 
 const MARKS: { kind: BreakpointKind; glyph: string; title: string }[] = [
   { kind: "before", glyph: "▸", title: "Break before" },

@@ -23,7 +23,6 @@ export function Palette({ hasAgents, onAdd }: { hasAgents: boolean; onAdd(type: 
             data-type={type}
             draggable={!missing}
             disabled={missing}
-            aria-label={`Add a ${look.label} step`}
             title={
               missing ? "An agent step names one of the workflow's agents: define one under `agents` first" : `Drag onto the canvas, or click to add at the end`
             }
@@ -36,7 +35,12 @@ export function Palette({ hasAgents, onAdd }: { hasAgents: boolean; onAdd(type: 
             <span className="wf-glyph" aria-hidden="true">
               {look.glyph}
             </span>
-            <span className="wf-palette-label">{look.label}</span>
+            {/* The name is the words shown, whole ("Add a Code step"): a label that differed would not match what a voice user says. */}
+            <span className="wf-palette-label">
+              <span className="sr-only">Add a </span>
+              {look.label}
+              <span className="sr-only"> step</span>
+            </span>
           </button>
         );
       })}

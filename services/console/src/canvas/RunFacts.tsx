@@ -1,7 +1,7 @@
 import { useContext, useState } from "react";
 import { formatCost, formatDuration, formatNumber } from "../ui/format";
 import { CanvasActionsContext } from "./actions";
-import type { NodeOverlay } from "./WorkflowCanvas";
+import type { NodeOverlay } from "./overlay";
 
 const statusWord = (status: string): string => status.toLowerCase().replaceAll("_", " ");
 

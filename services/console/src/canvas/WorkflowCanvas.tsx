@@ -20,29 +20,12 @@ import { DataEdge } from "./DataEdge";
 import { dragOutcome, dropTarget } from "./drop";
 import { flowEdges, type FlowNode } from "./elements";
 import type { Point } from "./layout";
+import type { NodeOverlay } from "./overlay";
 import { isStepType, Palette, STEP_MIME } from "./Palette";
 import { StepNode } from "./StepNode";
 import { useFlowNodes } from "./useFlowNodes";
 import { usePaneView } from "./usePaneView";
 import { useSteadyHandler } from "./useSteadyHandler";
-
-export type BreakpointKind = "before" | "after" | "on_error";
-
-/**
- * A run or a debug session on a node. `status` is a step's status (`COMPLETED`…), or `REUSED` for
- * a step a rerun took over from the run it reruns. `items` are the runs of a step in a foreach
- * (or a foreach's items): the node lists them, and clicking one calls `onSelect` with its `path`.
- */
-export interface NodeOverlay {
-  status?: string;
-  durationMs?: number | null;
-  attempts?: number;
-  tokens?: number | null;
-  costUsd?: number | null;
-  paused?: boolean;
-  breakpoints?: ("before" | "after" | "on_error")[];
-  items?: { label: string; status: string; path: string }[];
-}
 
 export interface WorkflowCanvasProps {
   graph: CanvasGraph; // from @wf/shared/canvas
@@ -55,12 +38,18 @@ export interface WorkflowCanvasProps {
   /** The nodes a person just dragged to new places, relative to their parent box as `positions` are: merge them into `positions`. */
   onMove?(positions: Record<string, { x: number; y: number }>): void; // a person dragged nodes to places
   onGutterClick?(id: string, kind: "before" | "after" | "on_error"): void; // when given, each node shows a breakpoint gutter with three marks
+  /** A step kept in view as it changes (a run's running step), until a person moves the view; a button hands the view back. */
+  follow?: string | null;
+  /** Enter (or Space) on a focused step: open it, as a click selects it; `onSelect` when not given. The page may then move the focus to the step's panel. */
+  onActivate?(id: string): void;
   className?: string;
 }
 
 const nodeTypes = { step: StepNode, branch: BranchNode };
 const edgeTypes = { data: DataEdge };
 const MINIMAP_SIZE = { width: 128, height: 96 };
+/** Past this many nodes only those in view are in the page: a live run redraws them as it goes. */
+const DRAW_ALL_UP_TO = 100;
 
 /** Keys that edit text inside the canvas's own controls belong to those controls. */
 function typingIn(target: EventTarget): boolean {
@@ -92,6 +81,8 @@ function CanvasFlow({
   onOperation,
   onMove,
   onGutterClick,
+  onActivate,
+  follow = null,
   className,
 }: WorkflowCanvasProps) {
   const flow = useReactFlow<FlowNode>();
@@ -102,7 +93,7 @@ function CanvasFlow({
     gutter: onGutterClick !== undefined,
     overlaid: overlay !== undefined,
   });
-  const { pane, showAll } = usePaneView(layout, selected);
+  const { pane, showAll, onMoveStart, following, followAgain } = usePaneView(layout, selected, follow);
   const edgeKey = JSON.stringify(graph.edges);
   const drawnEdges = useRef<Edge[]>([]);
   const edges = useMemo(() => (drawnEdges.current = flowEdges(graph, drawnEdges.current)), [edgeKey]);
@@ -149,6 +140,19 @@ function CanvasFlow({
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (typingIn(event.target)) return;
+    // A step reached with Tab opens with Enter or Space, as a click opens it (xyflow only marks it selected).
+    const focusedNode = event.target instanceof HTMLElement && event.target.classList.contains("react-flow__node") ? event.target : null;
+    if (focusedNode && (event.key === "Enter" || event.key === " ")) {
+      const node = nodes.find((n) => n.id === focusedNode.dataset.id);
+      const id = node?.type === "branch" ? node.parentId : node?.id;
+      if (id !== undefined) {
+        event.preventDefault();
+        event.stopPropagation();
+        if (onActivate) onActivate(id);
+        else onSelect?.(id);
+        return;
+      }
+    }
     if (event.key === "Escape" && selected !== null) onSelect?.(null);
     const deletable = editable && selected !== null && graph.nodes.some((node) => node.id === selected);
     if ((event.key === "Delete" || event.key === "Backspace") && deletable) {
@@ -172,6 +176,8 @@ function CanvasFlow({
           onPaneClick={onPaneClick}
           onNodeDragStop={onNodeDragStop}
           onInit={showAll}
+          onMoveStart={onMoveStart}
+          onlyRenderVisibleElements={nodes.length > DRAW_ALL_UP_TO}
           nodesDraggable={editable}
           nodesConnectable={false}
           edgesFocusable={false}
@@ -185,6 +191,13 @@ function CanvasFlow({
           <Background gap={20} size={1} />
           <Controls showInteractive={false} />
           <MiniMap pannable zoomable ariaLabel="Overview of the workflow" style={MINIMAP_SIZE} />
+          {follow !== null && !following ? (
+            <Panel position="top-right">
+              <button type="button" className="small-button" onClick={followAgain}>
+                Follow the running step
+              </button>
+            </Panel>
+          ) : null}
           {editable ? (
             <Panel position="top-left">
               <Palette hasAgents={graph.agents.length > 0} onAdd={(type) => onOperation?.({ kind: "addStep", type })} />

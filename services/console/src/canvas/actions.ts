@@ -1,5 +1,5 @@
 import { createContext } from "react";
-import type { BreakpointKind } from "./WorkflowCanvas";
+import type { BreakpointKind } from "./overlay";
 
 /** What a node's own controls do, handed down by the canvas so that node data stays plain values. */
 export interface CanvasActions {

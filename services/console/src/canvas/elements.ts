@@ -1,7 +1,7 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import type { Badge, CanvasGraph } from "@wf/shared/canvas";
 import type { CanvasLayout } from "./layout";
-import type { NodeOverlay } from "./WorkflowCanvas";
+import type { NodeOverlay } from "./overlay";
 
 /** Only what a node shows, so that an edit elsewhere in the text (which moves every offset after it) leaves it equal. */
 export type StepNodeData = {

@@ -56,7 +56,8 @@ export interface LayoutOptions {
 export const STEP_WIDTH = 232;
 export const STEP_HEIGHT = 70;
 const OVERLAY_HEIGHT = 24;
-const GUTTER_WIDTH = 22;
+/** The breakpoint gutter: marks of 26 px, touch targets of at least 24 px at the first view's zoom of 1. */
+const GUTTER_WIDTH = 30;
 /** Inside a container: the padding around its list, under a header as tall as a step. */
 const PAD = 16;
 const BRANCH_HEADER = 30;

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useReactFlow } from "@xyflow/react";
 import type { FlowNode } from "./elements";
 import type { CanvasLayout } from "./layout";
@@ -7,15 +7,19 @@ import { initialViewport, inView } from "./viewport";
 
 /** The palette's distance from the pane's left edge (xyflow's panel margin), and as much again beside it. */
 const PANEL_MARGIN = 15;
+/** Where a followed step is put when it leaves the view: its top this far down the pane. */
+const FOLLOW_TOP = 0.15;
 /** Room on the right of the steps for the arcs of data edges (DataEdge), kept in the first view. */
 const ARC_ROOM = 80;
 
 /**
  * Where the canvas looks: the first view (`showAll`, when xyflow is ready), a step selected
- * elsewhere (the editor's cursor, a list of steps) brought into view, and the middle of the
- * drawing kept in the middle when the pane is made narrower or wider (the side panel, the split).
+ * elsewhere (the editor's cursor, a list of steps) brought into view, the step `follow` names (a
+ * run's running step) kept in view until a person moves the view (`followAgain` hands it back),
+ * and the middle of the drawing kept in the middle when the pane is made narrower or wider (the
+ * side panel, the split).
  */
-export function usePaneView(layout: CanvasLayout, selected: string | null) {
+export function usePaneView(layout: CanvasLayout, selected: string | null, follow: string | null = null) {
   const flow = useReactFlow<FlowNode>();
   const pane = useRef<HTMLDivElement>(null);
   const paneSize = () => ({ width: pane.current?.clientWidth ?? 0, height: pane.current?.clientHeight ?? 0 });
@@ -25,11 +29,44 @@ export function usePaneView(layout: CanvasLayout, selected: string | null) {
     return palette ? palette.offsetWidth + 2 * PANEL_MARGIN : 0;
   };
 
+  // The selected step, brought into view once per selection: a step just added (from the palette)
+  // is selected in the same change that draws it, and may only be laid out in a later render.
+  const revealed = useRef<string | null>(null);
+  /** When the last reveal started: a resize in the middle of its pan (the step's panel opening) must not cut it short. */
+  const revealedAt = useRef(-Infinity);
+  const reveal = (box: { absX: number; absY: number; width: number; height: number }, duration: number) => {
+    revealedAt.current = performance.now();
+    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, { zoom: flow.getZoom(), duration });
+  };
+  const selectedBox = () => layout.boxes.find((b) => b.id === selected);
   useEffect(() => {
-    const box = layout.boxes.find((b) => b.id === selected);
-    if (!box || inView(box, flow.getViewport(), paneSize())) return;
-    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, { zoom: flow.getZoom(), duration: 200 });
-  }, [selected]);
+    if (selected === null || revealed.current === selected) {
+      revealed.current = selected;
+      return;
+    }
+    const box = selectedBox();
+    if (!box) return;
+    revealed.current = selected;
+    if (!inView(box, flow.getViewport(), paneSize())) reveal(box, 200);
+  }, [selected, layout]);
+  const current = useRef(selectedBox);
+  current.current = selectedBox;
+
+  // A run's step is followed only while the view is the canvas's: a person's pan or zoom ends it.
+  const [following, setFollowing] = useState(true);
+  const onMoveStart = useSteadyHandler((event: MouseEvent | TouchEvent | null) => {
+    if (event !== null && follow !== null) setFollowing(false);
+  });
+  useEffect(() => {
+    const box = follow === null || !following ? undefined : layout.boxes.find((b) => b.id === follow);
+    const size = paneSize();
+    if (!box || inView(box, flow.getViewport(), size)) return;
+    // Put without a pan (a pan redraws the canvas every frame), near the top, so that the steps
+    // after it are in view too and the view moves seldom.
+    const zoom = flow.getZoom();
+    void flow.setCenter(box.absX + box.width / 2, box.absY + (size.height * (0.5 - FOLLOW_TOP)) / zoom, { zoom, duration: 0 });
+  }, [follow, following, layout]);
+  const followAgain = useSteadyHandler(() => setFollowing(true));
 
   useEffect(() => {
     const element = pane.current;
@@ -37,8 +74,15 @@ export function usePaneView(layout: CanvasLayout, selected: string | null) {
     let width = element.clientWidth;
     const observer = new ResizeObserver(() => {
       const view = flow.getViewport();
-      void flow.setViewport({ ...view, x: view.x + (element.clientWidth - width) / 2 });
+      const moved = { ...view, x: view.x + (element.clientWidth - width) / 2 };
+      const before = { width, height: element.clientHeight };
       width = element.clientWidth;
+      // A side panel opening with a selection narrows the pane: a selected step in view, or being
+      // brought into view, stays in view (setting the viewport would stop the pan to it).
+      const box = current.current();
+      const panning = performance.now() - revealedAt.current < 500;
+      if (box && (panning || inView(box, view, before)) && !inView(box, moved, paneSize())) reveal(box, 0);
+      else void flow.setViewport(moved);
     });
     observer.observe(element);
     return () => observer.disconnect();
@@ -47,5 +91,5 @@ export function usePaneView(layout: CanvasLayout, selected: string | null) {
   const showAll = useSteadyHandler(
     () => void flow.setViewport(initialViewport({ width: layout.width + ARC_ROOM, height: layout.height }, paneSize(), paletteRoom())),
   );
-  return { pane, showAll };
+  return { pane, showAll, onMoveStart, following: follow !== null && following, followAgain };
 }

@@ -5,12 +5,12 @@
  */
 import "./zod-jitless";
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
-import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory, redo, undo } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentLess, indentMore, isolateHistory, redo, undo } from "@codemirror/commands";
 import { yaml } from "@codemirror/lang-yaml";
 import { bracketMatching, foldGutter, foldKeymap, indentOnInput, indentUnit } from "@codemirror/language";
 import { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Annotation, Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { Annotation, Compartment, EditorSelection, EditorState, Prec, type Extension } from "@codemirror/state";
 import {
   crosshairCursor,
   drawSelection,
@@ -22,9 +22,11 @@ import {
   keymap,
   lineNumbers,
   rectangularSelection,
+  showPanel,
+  type Panel,
 } from "@codemirror/view";
 import type { WorkflowIssue } from "@wf/shared/workflow";
-import schema from "../../../../shared/schema/workflow.schema.json";
+import schema from "@wf/shared/schema/workflow.schema.json";
 import { reopensAfter, workflowCompletions } from "./complete";
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { SchemaNav, type Schema } from "./schema-nav";
@@ -100,10 +102,67 @@ const replaceLinesOurselves = EditorView.domEventHandlers({
   },
 });
 
+/** Keys that leave the editor's "Tab moves on" state as it is: Tab itself, Escape, and modifiers alone. */
+const KEEPS_TAB_PASSING = new Set(["Tab", "Escape", "Shift", "Control", "Alt", "Meta", "CapsLock"]);
+
+/**
+ * Tab in the editor indents, as in any code editor; a keyboard user must still be able to leave.
+ * CodeMirror's way is kept (Escape, then Tab within 2 s, moves the focus on; Ctrl+M makes Tab
+ * always move it), and said on screen: a line under the text, shown while the editor has the
+ * focus and read out with it (`aria-describedby`). And the editor is not a trap for someone
+ * tabbing through the page: reached with Tab, it lets the next Tab go on to the next control, until
+ * a key that edits or moves in the text is pressed there. A click in it is editing at once.
+ */
+function tabKeys(): { extensions: Extension; destroy(): void } {
+  let lastTab = -Infinity;
+  let passing = false;
+  const hint = document.createElement("div");
+  hint.className = "cm-tab-hint";
+  hint.id = "wf-tab-hint";
+  const say = () => {
+    hint.textContent = passing
+      ? "Tab moves on · type or use the arrows to edit here · Esc then Tab leaves"
+      : "Tab indents · Esc then Tab leaves the editor · Ctrl+M: Tab moves on";
+    hint.dataset.passing = String(passing);
+  };
+  say();
+  const heardTab = (event: KeyboardEvent) => {
+    if (event.key === "Tab") lastTab = event.timeStamp;
+  };
+  window.addEventListener("keydown", heardTab, true);
+  const extensions = [
+    keymap.of([{ key: "Tab", run: (view) => !passing && indentMore(view), shift: (view) => !passing && indentLess(view) }]),
+    showPanel.of((): Panel => ({ dom: hint, top: false })),
+    EditorView.domEventHandlers({
+      focus(event) {
+        passing = event.timeStamp - lastTab < 1000;
+        say();
+        return false;
+      },
+      mousedown() {
+        if (passing) {
+          passing = false;
+          say();
+        }
+        return false;
+      },
+      keydown(event) {
+        if (passing && !KEEPS_TAB_PASSING.has(event.key)) {
+          passing = false;
+          say();
+        }
+        return false;
+      },
+    }),
+  ];
+  return { extensions, destroy: () => window.removeEventListener("keydown", heardTab, true) };
+}
+
 export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEditorOptions): WorkflowEditor {
   const readOnly = new Compartment();
   let standing: StandingIssues | null = null;
   const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
+  const tab = tabKeys();
   // The editor lives in a shadow root: CodeMirror styles a document with a <style> element, which
   // the console's CSP (style-src 'self') refuses, and a shadow root with a constructed style sheet,
   // which it allows. The theme's custom properties cross the boundary. A host is reused when a
@@ -135,22 +194,15 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         crosshairCursor(),
         highlightActiveLine(),
         highlightSelectionMatches(),
-        keymap.of([
-          ...closeBracketsKeymap,
-          ...defaultKeymap,
-          ...searchKeymap,
-          ...historyKeymap,
-          ...foldKeymap,
-          ...completionKeymap,
-          ...lintKeymap,
-          indentWithTab,
-        ]),
+        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap]),
+        tab.extensions,
         yaml(),
         lintGutter(),
         workflowLinter(options.onIssues, () => standing),
         consoleTheme,
         readOnly.of(readOnlyExtensions(options.readOnly)),
-        EditorView.contentAttributes.of({ "aria-label": "Workflow YAML" }),
+        // tabindex: the text is a Tab stop (it is, being editable), said so for tools that look for a focusable element in the scrolled area.
+        EditorView.contentAttributes.of({ "aria-label": "Workflow YAML", "aria-describedby": "wf-tab-hint", tabindex: "0" }),
         replaceLinesOurselves,
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange(update.state.doc.toString());
@@ -192,6 +244,9 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
     setReadOnly(on) {
       view.dispatch({ effects: readOnly.reconfigure(readOnlyExtensions(on)) });
     },
-    destroy: () => view.destroy(),
+    destroy() {
+      tab.destroy();
+      view.destroy();
+    },
   };
 }

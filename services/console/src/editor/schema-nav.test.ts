@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CODE_LANGUAGES, STEP_TYPES } from "@wf/shared/workflow";
-import schema from "../../../../shared/schema/workflow.schema.json";
+import schema from "@wf/shared/schema/workflow.schema.json";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { contextAt } from "./yaml-context";
 
@@ -33,7 +33,7 @@ describe("completion from the workflow JSON Schema", () => {
 
   it("offers a step's keys by its type, and only the common ones before the type is known", () => {
     const code = suggest("name: x\nsteps:\n  - name: a\n    type: code\n    ‸");
-    expect(code).toEqual(expect.arrayContaining(["language", "code", "command", "network", "retry", "timeout", "condition"]));
+    expect(code).toEqual(expect.arrayContaining(["language", "code", "network", "retry", "timeout", "condition"]));
     expect(code).not.toContain("prompt");
     const llm = suggest("name: x\nsteps:\n  - name: a\n    type: llm\n    ‸");
     expect(llm).toEqual(expect.arrayContaining(["model", "prompt", "system", "temperature"]));
@@ -41,6 +41,32 @@ describe("completion from the workflow JSON Schema", () => {
     const open = suggest("name: x\nsteps:\n  - ‸");
     expect(open).toEqual(expect.arrayContaining(["name", "type", "retry", "condition", "manual_approval"]));
     expect(open).not.toContain("language");
+  });
+
+  it("offers `command` on a cli step only, and `code` on every other language", () => {
+    const step = (language: string) => `name: x\nsteps:\n  - name: a\n    type: code\n    language: ${language}\n    ‸`;
+    for (const language of CODE_LANGUAGES.filter((l) => l !== "cli")) {
+      const keys = suggest(step(language));
+      expect(keys, language).toContain("code");
+      expect(keys, language).not.toContain("command");
+    }
+    const cli = suggest(step("cli"));
+    expect(cli).toContain("command");
+    expect(cli).not.toContain("code");
+    // Before the language is written it is not cli (the schema's `else`): `code`, not `command`.
+    expect(suggest("name: x\nsteps:\n  - name: a\n    type: code\n    ‸")).not.toContain("command");
+    // Required by the language: `command` comes first for cli.
+    const required = (text: string, key: string) => {
+      const lines = text.split("\n");
+      const ctx = contextAt(
+        lines.map((l) => l.replace("‸", "")),
+        lines.length - 1,
+        lines.at(-1)!.indexOf("‸"),
+      );
+      return nav.keys(ctx!.path, ctx!.values).find((k) => k.name === key)?.required;
+    };
+    expect(required(step("cli"), "command")).toBe(true);
+    expect(required(step("python"), "code")).toBe(true);
   });
 
   it("offers the keys of modifiers, nested steps and variables, and enum values inside them", () => {

@@ -14,6 +14,11 @@ export interface Schema {
   enum?: unknown[];
   const?: unknown;
   $defs?: Record<string, Schema>;
+  /** A condition on the mapping's values, and what holds when it does (`then`) or not (`else`): a code step's `command` only under `language: cli`. */
+  if?: Schema;
+  then?: Schema;
+  else?: Schema;
+  not?: Schema;
 }
 
 export interface KeyOption {
@@ -52,6 +57,28 @@ export class SchemaNav {
     const node = this.deref(schema);
     const options = node.properties ? undefined : (node.oneOf ?? node.anyOf);
     return options ? options.flatMap((option) => this.alternatives(option)) : [node];
+  }
+
+  /**
+   * Whether the mapping's scalar values meet an `if`: each required key written, each constant or
+   * enum matched. A value not written yet fails `required`, as in JSON Schema (`language` absent
+   * is not `cli`).
+   */
+  private holds(condition: Schema, values: Record<string, string>): boolean {
+    if ((condition.required ?? []).some((key) => values[key] === undefined || values[key] === "")) return false;
+    return Object.entries(condition.properties ?? {}).every(([key, prop]) => {
+      const value = values[key];
+      if (value === undefined || value === "") return true;
+      if (prop.const !== undefined) return String(prop.const) === value;
+      return prop.enum === undefined || prop.enum.map(String).includes(value);
+    });
+  }
+
+  /** The branch of a variant's `if` that the values take: what it forbids (`not.required`) and what it requires. */
+  private branch(variant: Schema, values: Record<string, string>): { forbidden: string[]; required: string[] } {
+    if (!variant.if) return { forbidden: [], required: [] };
+    const taken = this.holds(variant.if, values) ? variant.then : variant.else;
+    return { forbidden: taken?.not?.required ?? [], required: taken?.required ?? [] };
   }
 
   /** The object schemas a mapping with these scalar values may be: a step's `type` picks its variant. */
@@ -95,11 +122,15 @@ export class SchemaNav {
     const found = new Map<string, KeyOption>();
     for (const node of this.resolve(path)) {
       const variants = this.objectVariants(node, values);
+      const branches = variants.map((variant) => this.branch(variant, values));
       for (const variant of variants) {
         for (const [name, schema] of Object.entries(variant.properties ?? {})) {
           const everywhere = variants.every((v) => v.properties?.[name] !== undefined);
           if (found.has(name) || !(everywhere || schema.const !== undefined)) continue;
-          found.set(name, { name, schema, required: variants.every((v) => v.required?.includes(name)) });
+          // A key the values rule out (a Python step's `command`) is not offered: it would be a mistake.
+          if (branches.every((b) => b.forbidden.includes(name))) continue;
+          const required = variants.every((v, i) => v.required?.includes(name) || branches[i]!.required.includes(name));
+          found.set(name, { name, schema, required });
         }
       }
     }

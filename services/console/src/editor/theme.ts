@@ -27,6 +27,9 @@ const chrome = EditorView.theme({
   ".cm-panels-bottom": { borderTop: "1px solid var(--border)" },
   ".cm-panels-top": { borderBottom: "1px solid var(--border)" },
   ".cm-panel input, .cm-panel button": { fontSize: "12px" },
+  // What Tab does here (index.ts, tabKeys): its room is kept, so the text does not move when the editor takes the focus.
+  ".cm-tab-hint": { padding: "3px 8px", fontSize: "12px", color: "var(--text)", fontFamily: "system-ui, sans-serif" },
+  "&:not(.cm-focused) .cm-tab-hint": { visibility: "hidden" },
   ".cm-tooltip": { backgroundColor: "var(--panel)", color: "var(--text)", border: "1px solid var(--border)", borderRadius: "6px", boxShadow: "var(--shadow)" },
   ".cm-tooltip-autocomplete > ul": { maxHeight: "16em" },
   ".cm-tooltip-autocomplete > ul > li": { padding: "2px 8px" },

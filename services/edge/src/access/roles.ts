@@ -1,18 +1,15 @@
+import { roleOn, startRefusal, type WorkflowRole } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { Store, Versioned, WorkflowRecord } from "@wf/shared/store";
 
-export type Role = "owner" | "editor" | "viewer";
-
-/**
+/*
  * Visibility (docs/api.md, Who may do what): a workflow is seen by its owner and the users it is
- * shared with; executions, approvals and artifacts belong to the workflow's owner and are seen
- * by whoever sees their workflow. Anything invisible is a 404, never a 403.
+ * shared with (roleOn); executions, approvals and artifacts belong to the workflow's owner and
+ * are seen by whoever sees their workflow. Anything invisible is a 404, never a 403.
  */
-export function roleOn(workflow: WorkflowRecord, userId: string): Role | null {
-  if (workflow.ownerId === userId) return "owner";
-  return Object.hasOwn(workflow.sharedWith, userId) ? workflow.sharedWith[userId]! : null;
-}
+export type Role = WorkflowRole;
+export { roleOn };
 
 export async function visibleWorkflow(store: Store, id: string, userId: string): Promise<{ workflow: Versioned<WorkflowRecord>; role: Role }> {
   const workflow = await store.workflows.get(id);
@@ -37,7 +34,19 @@ export async function visibleExecution(store: Store, id: string, userId: string)
   return { execution, role };
 }
 
-/** Starting, cancelling and deciding change things: a viewer may not. */
+/**
+ * The workflow `userId` may start, as every start decides it (startRefusal): 404 when it does
+ * not see it, 403 when it only views it. The caller's account is active: its authentication, in
+ * this request, refused it otherwise.
+ */
+export async function startableWorkflow(store: Store, id: string, userId: string): Promise<Versioned<WorkflowRecord>> {
+  const workflow = await store.workflows.get(id);
+  const refusal = startRefusal({ id: userId, status: "active" }, id, workflow?.value ?? null);
+  if (refusal) throw refusal;
+  return workflow!;
+}
+
+/** Cancelling, deciding, editing and debugging change things: a viewer may not. */
 export function requireWriter(role: Role, what: string): void {
   if (role === "viewer") throw new WfError("FORBIDDEN", `forbidden: ${what} needs the owner or editor role on the workflow; you are a viewer`);
 }

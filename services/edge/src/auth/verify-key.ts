@@ -7,7 +7,8 @@ export type KeyCheck = { ok: true; key: Versioned<ApiKeyRecord> } | { ok: false;
  * Checks a presented key against its record, read from the store on every request so that a
  * revocation or an expiry holds at once on every replica. The secret is checked before the
  * record's state, so that the audit log says `revoked` or `expired` only for the real key. An
- * unknown id's secret is checked too, against a decoy: it costs what a wrong secret costs.
+ * unknown id costs what a wrong secret costs: the store's read decodes a decoy record
+ * (ApiKeyRepo), and the secret is checked against the decoy's hash.
  */
 export async function verifyKey(store: Store, presented: string, now: number): Promise<KeyCheck> {
   const parsed = parseApiKey(presented);

@@ -1,7 +1,7 @@
-import { ConsoleSession, ErrorBody, PasswordBody, PasswordChanged } from "@wf/shared/api";
-import { hashPassword, verifyPassword } from "@wf/shared/auth";
+import { ConsoleSession, ErrorBody, PasswordBody, PasswordChanged, RetryAfterErrorBody } from "@wf/shared/api";
 import { CasConflictError, WfError } from "@wf/shared/errors";
 import { defineRoute, type Route } from "../routes/route";
+import { addressGroup } from "./address-group";
 
 /** The user's own account: who is logged in, changing the password. */
 export const consoleAccountRoutes: Route[] = [
@@ -36,14 +36,16 @@ export const consoleAccountRoutes: Route[] = [
     responses: {
       200: { description: "Changed.", schema: PasswordChanged },
       403: { description: "PASSWORD_INCORRECT: `current` is not your password; CSRF_FAILED or ACCOUNT_INACTIVE otherwise.", schema: ErrorBody },
+      503: { description: "`PASSWORD_CHECKS_BUSY`: too many password checks are waiting on this server; nothing was changed.", schema: RetryAfterErrorBody },
     },
-    async handler({ body }, { ctx, consoleUser }) {
+    async handler({ body }, { ctx, request, reply, consoleUser }) {
       const { userId, sessionId } = consoleUser();
-      const nextHash = await hashPassword(body.next);
+      const checkFor = { lanes: [addressGroup(request.ip), `user ${userId}`], reply };
+      const nextHash = await ctx.passwordChecks.hash(body.next, checkFor);
       for (let attempt = 1; ; attempt++) {
         const user = await ctx.store.users.get(userId);
         if (!user) throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
-        if (!(await verifyPassword(body.current, user.value.passwordHash))) {
+        if (!(await ctx.passwordChecks.verify(body.current, user.value.passwordHash, checkFor))) {
           throw new WfError("PASSWORD_INCORRECT", "`current` is not your password; nothing was changed");
         }
         try {

@@ -1,6 +1,6 @@
 import { ConsoleExecutionView, ConsoleStartBody, ErrorBody, IdParams, StartExecutionResponse } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
-import { requireWriter, visibleExecution, visibleWorkflow } from "../access/roles";
+import { startableWorkflow, visibleExecution } from "../access/roles";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { inputsError } from "../routes/workflows";
@@ -27,9 +27,7 @@ export const consoleExecutionRoutes: Route[] = [
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
-      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
-      requireWriter(role, "starting an execution");
-      const w = workflow.value;
+      const w = (await startableWorkflow(ctx.store, params.id, consoleUser().userId)).value;
       if (body.debug) {
         const problems = breakpointProblems(w.definition, body.debug.breakpoints, "debug.breakpoints");
         if (problems.length > 0) throw validationError(problems);

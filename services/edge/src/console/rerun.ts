@@ -2,12 +2,13 @@ import { ErrorBody, IdParams, RerunBody, RerunPlanView, RerunQuery, RerunRespons
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan } from "@wf/shared/execution";
-import { storeNextVersion, type Store } from "@wf/shared/store";
+import { storeNextVersion, type Store, type WorkflowRecord } from "@wf/shared/store";
 import { parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
-import { requireWriter, visibleExecution } from "../access/roles";
+import { startableWorkflow, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
+import { versionsOf } from "./workflow-versions";
 
 /** Rerunning a finished execution from one of its steps (docs/rerun.md). */
 export const rerunRoutes: Route[] = [
@@ -18,7 +19,8 @@ export const rerunRoutes: Route[] = [
     summary: "Rerun a finished execution from one of its top-level steps, reusing what the steps before it recorded (triggerSource console)",
     description:
       "The steps before fromStep are not run: their states (outputs, artifacts, usage) are the source's, marked `reused`. " +
-      "With `definition`, an edited workflow runs, and is stored as the workflow's next version; the steps before fromStep must be unchanged. " +
+      "With `definition`, an edited workflow runs, and is stored as the workflow's next version; with `version`, a stored version runs (the latest saved, say). " +
+      "Either way the steps before fromStep must be unchanged. " +
       "With `dryRun=true`, the answer is the plan and nothing is started or stored.",
     tag: "executions",
     auth: "console",
@@ -33,7 +35,7 @@ export const rerunRoutes: Route[] = [
         description: "You only view this workflow (`FORBIDDEN`), the account is inactive, or X-CSRF-Token is missing or wrong.",
         schema: ErrorBody,
       },
-      404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
+      404: { description: "No such execution, or not visible to you; or its workflow is no longer stored, or no longer visible to you.", schema: ErrorBody },
       409: {
         description:
           "The execution has not finished (`status` says how it is), a step before fromStep did not complete in it, the edited definition " +
@@ -43,11 +45,18 @@ export const rerunRoutes: Route[] = [
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, query, body }, { ctx, reply, consoleUser }) {
-      const { execution, role } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
-      requireWriter(role, "rerunning an execution");
-      const source = execution.value;
+      const { userId } = consoleUser();
+      const source = (await visibleExecution(ctx.store, params.id, userId)).execution.value;
+      // A rerun starts the workflow again, so it needs the right to start it as it stands now,
+      // whoever the source belongs to: a sub-workflow's child belongs to its parent's owner, who
+      // may only view the child's workflow (or not see it any more).
+      const stored = await startableWorkflow(ctx.store, source.workflowId, userId);
+      if (body.version !== undefined && body.definition !== undefined) {
+        throw validationError([{ in: "body", field: "version", message: "send `version` or `definition`, not both" }]);
+      }
       const edited = body.definition === undefined ? null : parseDefinition(body.definition);
-      const plan = planOrRefuse(source, body.fromStep, edited?.workflow);
+      const kept = body.version === undefined ? null : keptVersion(stored.value, body.version);
+      const plan = planOrRefuse(source, body.fromStep, (edited ?? kept)?.workflow);
       const inputs = body.inputs ?? sourceInputs(source, plan.workflow);
       checkInputs(plan.workflow, inputs);
       const fields = { rerunOf: plan.rerunOf, fromStep: plan.fromStep, reusedSteps: plan.reusedSteps, savedUsage: plan.savedUsage };
@@ -55,12 +64,18 @@ export const rerunRoutes: Route[] = [
         void reply.code(200);
         return { ...fields, rerunSteps: plan.rerunSteps };
       }
-      const version = edited ? await storeEditedVersion(ctx.store, source, edited) : source.workflowVersion;
+      const version = edited ? await storeEditedVersion(ctx.store, source, edited) : (kept?.version ?? source.workflowVersion);
       const executionId = await startExecution(
         ctx.publisher,
         ctx.ns,
         {
-          workflow: { id: source.workflowId, name: plan.workflow.name, ownerId: source.ownerId, version, definition: edited?.workflow ?? source.definition },
+          workflow: {
+            id: source.workflowId,
+            name: plan.workflow.name,
+            ownerId: source.ownerId,
+            version,
+            definition: (edited ?? kept)?.workflow ?? source.definition,
+          },
           inputs,
           triggerSource: "console",
           enableMonitoring: source.enableMonitoring,
@@ -79,17 +94,32 @@ interface EditedDefinition {
 }
 
 /** The edited YAML, checked as `wf validate` checks a file: every mistake with its line and column. */
-function parseDefinition(yaml: string): EditedDefinition {
+function parseDefinition(yaml: string, field: "definition" | "version" = "definition"): EditedDefinition {
   const parsed = parseWorkflow(yaml);
   if (!parsed.ok) {
     const details: FieldProblem[] = parsed.errors.map((e) => ({
       in: "body",
-      field: "definition",
+      field,
       message: `${e.line}:${e.column} ${e.path === "" ? "" : `${e.path}: `}${e.message}`,
     }));
-    throw new WfError("WORKFLOW_INVALID", `definition: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`, details);
+    throw new WfError("WORKFLOW_INVALID", `${field}: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`, details);
   }
   return { yaml, workflow: parsed.workflow };
+}
+
+/**
+ * A version the workflow still keeps, parsed from its text as the current validator reads it (a
+ * version saved under an older one may no longer pass). Running it stores nothing.
+ */
+function keptVersion(w: WorkflowRecord, version: number): EditedDefinition & { version: number } {
+  const versions = versionsOf(w);
+  const found = versions.find((v) => v.version === version);
+  if (!found) {
+    const kept = versions.map((v) => v.version);
+    const range = kept.length === 1 ? `${kept[0]}` : `${kept[0]} to ${kept[kept.length - 1]}`;
+    throw validationError([{ in: "body", field: "version", message: `workflow ${w.id} has no version ${version} kept; it keeps ${range}` }]);
+  }
+  return { version, ...parseDefinition(found.yaml, "version") };
 }
 
 function planOrRefuse(source: ExecutionSnapshot, fromStep: string, workflow: Workflow | undefined): RerunPlan {

@@ -1,11 +1,8 @@
-import { ErrorBody, LoginBody, LoginResponse } from "@wf/shared/api";
-import { hashPassword, verifyPassword } from "@wf/shared/auth";
+import { ErrorBody, LoginBody, LoginResponse, RetryAfterErrorBody } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 import { defineRoute, type Route } from "../routes/route";
 import { csrfCookie, sessionCookie } from "./cookie";
-
-// Unknown emails still pay one scrypt, so that timing does not tell which emails exist.
-let decoyHash: Promise<string> | undefined;
+import { checkLogin } from "./login";
 
 export const consoleRoutes: Route[] = [
   defineRoute({
@@ -17,12 +14,17 @@ export const consoleRoutes: Route[] = [
     auth: "public",
     body: LoginBody,
     status: 200,
-    responses: { 200: { description: "Logged in.", schema: LoginResponse }, 401: { description: "Wrong email or password.", schema: ErrorBody } },
-    async handler({ body }, { ctx, reply }) {
-      const user = await ctx.store.users.getByEmail(body.email.trim().toLowerCase());
-      decoyHash ??= hashPassword("decoy password");
-      const matches = await verifyPassword(body.password, user?.value.passwordHash ?? (await decoyHash));
-      if (!user || !matches) throw new WfError("LOGIN_FAILED", "unauthorized: wrong email or password");
+    responses: {
+      200: { description: "Logged in.", schema: LoginResponse },
+      401: { description: "Wrong email or password.", schema: ErrorBody },
+      429: {
+        description: "`LOGIN_THROTTLED`: too many failed logins for this email from this address, or from this address; the password was not checked.",
+        schema: RetryAfterErrorBody,
+      },
+      503: { description: "`PASSWORD_CHECKS_BUSY`: too many password checks are waiting on this server; nothing was checked.", schema: RetryAfterErrorBody },
+    },
+    async handler({ body }, { ctx, request, reply }) {
+      const user = await checkLogin(ctx, request, reply, { email: body.email.trim().toLowerCase(), password: body.password });
       if (user.value.status !== "active") throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
       const session = await ctx.sessions.create(user.value.id, ctx.clock());
       const secure = ctx.config.WF_SESSION_COOKIE_SECURE;

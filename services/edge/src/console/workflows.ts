@@ -10,6 +10,7 @@ import {
   ConsoleWorkflowUpdateBody,
   ConsoleWorkflowVersion,
   ConsoleWorkflowVersionList,
+  ConsoleWorkflowVariable,
   ConsoleWorkflowVersionParams,
   ErrorBody,
   IdParams,
@@ -22,10 +23,12 @@ import {
 import { CasConflictError, WfError } from "@wf/shared/errors";
 import { newWorkflowRecord, nextWorkflowVersion, type Store, type Versioned, type WorkflowRecord } from "@wf/shared/store";
 import { parseWorkflow, type Workflow } from "@wf/shared/workflow";
+import { z } from "zod";
 import { requireWriter, roleOn, visibleWorkflow, type Role } from "../access/roles";
 import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
+import { versionsOf } from "./workflow-versions";
 
 const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };
 const invalid = { description: "The YAML has mistakes: `details` lists each with its path, line and column.", schema: WorkflowInvalidBody };
@@ -286,6 +289,14 @@ function stepCount(w: WorkflowRecord): number {
   return Array.isArray(steps) ? steps.length : 0;
 }
 
+/** The variables the stored parse declares: the record holds it untyped, so it is read as what the answer promises. */
+const DeclaredVariables = z.object({ variables: z.record(z.string(), ConsoleWorkflowVariable).optional() });
+
+function variablesOf(w: WorkflowRecord): Record<string, ConsoleWorkflowVariable> {
+  const parsed = DeclaredVariables.safeParse(w.definition);
+  return parsed.success ? (parsed.data.variables ?? {}) : {};
+}
+
 function itemOf(w: WorkflowRecord): Omit<ConsoleWorkflowItem, "role"> {
   return { id: w.id, name: w.name, version: w.version, updatedAt: w.updatedAt, stepCount: stepCount(w) };
 }
@@ -299,6 +310,7 @@ async function detailOf(store: Store, w: WorkflowRecord, role: Role) {
     createdAt: w.createdAt,
     sharedWith: role === "owner" ? await shareesOf(store, w) : null,
     layout: w.layout ?? { positions: {} },
+    variables: variablesOf(w),
   };
 }
 
@@ -306,11 +318,6 @@ async function shareesOf(store: Store, w: WorkflowRecord) {
   const entries = Object.entries(w.sharedWith);
   const users = await Promise.all(entries.map(([userId]) => store.users.get(userId)));
   return entries.map(([userId, role], i) => ({ userId, email: (users[i] as Versioned<{ email: string }> | null)?.value.email ?? null, role }));
-}
-
-/** Every version kept, oldest first, the current one last. */
-function versionsOf(w: WorkflowRecord): { version: number; yaml: string; updatedAt: number }[] {
-  return [...(w.history ?? []), { version: w.version, yaml: w.yaml, updatedAt: w.updatedAt }];
 }
 
 function versionOf(w: WorkflowRecord, version: number): { version: number; yaml: string; updatedAt: number } {

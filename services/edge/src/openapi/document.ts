@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorBody, RateLimitErrorBody, ValidationErrorBody } from "@wf/shared/api";
+import { ErrorBody, RateLimitErrorBody, RetryAfterErrorBody, ValidationErrorBody } from "@wf/shared/api";
 import { SCOPES, type Scope } from "@wf/shared/auth";
 import { SESSION_COOKIE } from "../console/cookie";
 import type { ResponseDoc, RouteDoc } from "../routes/route";
@@ -161,7 +161,9 @@ function response(doc: ResponseDoc, route: RouteDoc, status: number): JsonObject
       "text/event-stream": { schema: { type: "string", contentMediaType: "text/event-stream" }, "x-event-data": jsonSchema(doc.eventStream, "output") },
     };
   } else if (doc.schema) out.content = { "application/json": { schema: jsonSchema(doc.schema, "output") } };
-  if (status === 429) {
+  if (doc.schema === RetryAfterErrorBody) {
+    out.headers = { "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } } };
+  } else if (status === 429) {
     out.headers = { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } }, ...RATE_HEADERS };
   } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && status === 202)) {
     out.headers = RATE_HEADERS;

@@ -9,8 +9,7 @@ const requestDuration = new Histogram({
   registers: [],
 });
 
-/** The edge's own metrics (docs/metrics.md). */
-export const edgeMetrics = [requestDuration];
+export const httpMetrics = [requestDuration];
 
 /**
  * Times every request the router took (the parser's refusals never reach it). The route is the

@@ -2,16 +2,23 @@ import type { FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { MAX_JSON_DEPTH, tooDeepAt, type FieldProblem } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
-import type { Route } from "./route";
 
 type Part = FieldProblem["in"];
+
+/** What parsing reads of a route (route.ts's Route has it): how it is authenticated, and its parts' schemas. */
+export interface RequestSchemas {
+  auth: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
 
 /**
  * Parses the path, query and body of a request with the route's zod schemas, reporting every
  * problem of every part at once (400 VALIDATION_FAILED, `details` one entry per field). On
  * API-key routes the `api_key` query parameter is a credential, not an input: it is left out.
  */
-export function parseRequestParts(route: Route, request: FastifyRequest): { params: unknown; query: unknown; body: unknown } {
+export function parseRequestParts(route: RequestSchemas, request: FastifyRequest): { params: unknown; query: unknown; body: unknown } {
   const problems: FieldProblem[] = [];
   const parse = (schema: z.ZodType | undefined, value: unknown, part: Part): unknown => {
     if (!schema) return undefined;

@@ -10,7 +10,7 @@ import {
 } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 import { resolveVariables, WorkflowSchema } from "@wf/shared/workflow";
-import { requireWriter, visibleWorkflow } from "../access/roles";
+import { startableWorkflow, visibleWorkflow } from "../access/roles";
 import { startStoredWorkflow } from "../start-execution";
 import { workflowDetail, workflowSummary } from "../views/workflow";
 import { defineRoute, type Route } from "./route";
@@ -67,9 +67,7 @@ export const workflowRoutes: Route[] = [
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, caller }) {
-      const { workflow, role } = await visibleWorkflow(ctx.store, params.id, caller().userId);
-      requireWriter(role, "starting an execution");
-      const w = workflow.value;
+      const w = (await startableWorkflow(ctx.store, params.id, caller().userId)).value;
       const startedAt = ctx.clock();
       let executionId: string;
       try {

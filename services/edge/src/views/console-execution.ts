@@ -17,6 +17,9 @@ export function consoleExecutionView(s: ExecutionSnapshot): ConsoleExecutionView
     rerunOf: s.rerunOf,
     savedUsage: s.savedUsage,
     definition: s.definition,
+    workflowVersion: s.workflowVersion,
+    variables: s.vars,
+    output: s.output ?? null,
   };
 }
 
@@ -47,6 +50,7 @@ function stepView(st: StepState, edits: DebugEdit[]): ConsoleStepView {
     usage: st.usage ?? null,
     reused: st.reused ?? false,
     artifacts: st.artifacts ?? [],
+    approvalId: st.approvalId,
     edits,
   };
 }

@@ -13,16 +13,22 @@ const MAX_ATTEMPTS = 50;
  */
 const LINGER_MS = 1_000;
 const REMEMBERED = 10_000;
+/** A reason is an answer's `error`; one quoting a sender's bad JSON is cut here, not kept whole. */
+const MAX_REASON_CHARS = 500;
+
+const Refusal = z.object({ message: z.string(), at: z.number() });
 
 const Stored = z.object({
   total: z.number().int(),
   accepted: z.number().int(),
   rejected: z.record(z.string(), z.number().int()),
+  // Counts written before reasons were kept read without them.
+  lastRefusals: z.record(z.string(), Refusal).default({}),
   lastTriggeredAt: z.number().nullable(),
 });
 type Stored = z.infer<typeof Stored>;
 
-const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastTriggeredAt: null });
+const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastRefusals: {}, lastTriggeredAt: null });
 
 /**
  * Trigger counts per webhook in the KV bucket `<ns>_webhookstats` (one value per webhook,
@@ -54,10 +60,13 @@ export class WebhookStats {
     return new WebhookStats(await openKvBucket(nc, bucket, { history: 1 }, placement), bucket, publisher, log);
   }
 
-  /** Counts one answer to a trigger of `webhookId`; 202 is accepted, anything else rejected. */
-  record(webhookId: string, status: number, at: number): void {
+  /**
+   * Counts one answer to a trigger of `webhookId`; 202 is accepted, anything else rejected, and
+   * `reason` (the answer's `error`) is kept as the latest refusal of its status.
+   */
+  record(webhookId: string, status: number, at: number, reason: string | null): void {
     const pending = this.#pending.get(webhookId) ?? empty();
-    this.#pending.set(webhookId, merge(pending, outcome(status, at)));
+    this.#pending.set(webhookId, merge(pending, outcome(status, at, reason)));
     if (!this.#lingering.has(webhookId) && !this.#writing.has(webhookId) && !this.#closing) this.#linger(webhookId);
   }
 
@@ -146,14 +155,19 @@ export class WebhookStats {
   }
 }
 
-function outcome(status: number, at: number): Stored {
+function outcome(status: number, at: number, reason: string | null): Stored {
   const accepted = status === 202;
-  return { total: 1, accepted: accepted ? 1 : 0, rejected: accepted ? {} : { [String(status)]: 1 }, lastTriggeredAt: at };
+  const refusal = accepted || reason === null ? {} : { [String(status)]: { message: reason.slice(0, MAX_REASON_CHARS), at } };
+  return { total: 1, accepted: accepted ? 1 : 0, rejected: accepted ? {} : { [String(status)]: 1 }, lastRefusals: refusal, lastTriggeredAt: at };
 }
 
 function merge(into: Stored, add: Stored): Stored {
   const rejected = { ...into.rejected };
   for (const [status, n] of Object.entries(add.rejected)) rejected[status] = (rejected[status] ?? 0) + n;
+  const lastRefusals = { ...into.lastRefusals };
+  for (const [status, refusal] of Object.entries(add.lastRefusals)) {
+    if (refusal.at >= (lastRefusals[status]?.at ?? 0)) lastRefusals[status] = refusal;
+  }
   const last = Math.max(into.lastTriggeredAt ?? 0, add.lastTriggeredAt ?? 0);
-  return { total: into.total + add.total, accepted: into.accepted + add.accepted, rejected, lastTriggeredAt: last === 0 ? null : last };
+  return { total: into.total + add.total, accepted: into.accepted + add.accepted, rejected, lastRefusals, lastTriggeredAt: last === 0 ? null : last };
 }

@@ -8,7 +8,7 @@ import { pathOf } from "../auth/authenticate";
 import { extractCredential } from "../auth/credentials";
 import { verifyKey } from "../auth/verify-key";
 import type { EdgeContext } from "../context";
-import { AnswerError } from "../errors";
+import { AnswerError, errorAnswer } from "../errors";
 import { judge } from "../rate-limit/limiter";
 import type { WindowCounts } from "../rate-limit/window-counters";
 import { fastifyPath } from "../routes/route";
@@ -25,6 +25,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The triggered webhook, once found and enabled. */
     webhook: WebhookRecord | null;
+    /** Why the trigger was refused: its answer's `error`, for the webhook's stats. */
+    refusal: string | null;
   }
 }
 
@@ -39,11 +41,15 @@ export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): 
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: TRIGGER_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
     scope.decorateRequest("webhook", null);
+    scope.decorateRequest("refusal", null);
     scope.addHook("preParsing", async (request) => {
       request.webhook = await triggerable(ctx, request);
     });
+    scope.addHook("onError", async (request, _reply, err) => {
+      request.refusal = errorAnswer(err).body.error;
+    });
     scope.addHook("onResponse", async (request, reply) => {
-      if (request.webhook) ctx.webhookStats.record(request.webhook.id, reply.statusCode, ctx.clock());
+      if (request.webhook) ctx.webhookStats.record(request.webhook.id, reply.statusCode, ctx.clock(), request.refusal);
     });
     for (const doc of triggerRouteDocs) scope.post(fastifyPath(doc.path), (request, reply) => trigger(ctx, request, reply));
   });

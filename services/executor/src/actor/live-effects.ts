@@ -1,6 +1,7 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { startRefusal, starterOf, type Plan } from "@wf/shared/auth";
 import { AlreadyExistsError } from "@wf/shared/errors";
 import type { ApprovalExpireCommand, CancelCommand, DebugIdleCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
@@ -11,6 +12,7 @@ import type { EventPublisher } from "../run/committer";
 import type { RunEffects } from "../run/effects";
 import type { ResultLimits } from "../run/result-limits";
 import { aiEffects, type AiDeps } from "./live-ai-effects";
+import type { OwnerPlans } from "./owner-plans";
 
 /** Publishes of a child's cancel before it is given up: about half a minute, with retryDelayMs. */
 const CANCEL_CHILD_ATTEMPTS = 5;
@@ -24,6 +26,8 @@ export interface EffectDeps extends AiDeps {
   store: Store;
   timers: Timers;
   codeRunner: CodeRunner;
+  /** Owners' plans: their steps' shares of the sandbox runners. */
+  ownerPlans: OwnerPlans;
   ns: string;
   holdMs: number;
   /** Whether the executor is stopping (WF_STOP_GRACE_MS). */
@@ -43,8 +47,18 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     // Reads and idempotent writes of a run under way go through transient failures (an election),
     // or the command fails, and its redelivery ends an API run INTERRUPTED though no executor died.
     async runCode(req, signal, onLog) {
-      const ownerAllow = req.network ? (await retryTransient(() => deps.store.users.get(snap.ownerId)))?.value.egressAllow : undefined;
-      return deps.codeRunner.run(ownerAllow ? { ...req, ownerAllow } : req, signal, onLog);
+      let ownerAllow: string[] | undefined;
+      let ownerPlan: Plan | undefined;
+      if (req.network) {
+        // One read for both, which also refreshes the cached plan.
+        const account = (await retryTransient(() => deps.store.users.get(snap.ownerId)))?.value;
+        ownerAllow = account?.egressAllow;
+        ownerPlan = account?.plan;
+        deps.ownerPlans.seen(snap.ownerId, ownerPlan);
+      } else {
+        ownerPlan = await deps.ownerPlans.of(snap.ownerId);
+      }
+      return deps.codeRunner.run({ ...req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) }, signal, onLog);
     },
     saveArtifacts: (stepPath, files) => deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
     async scheduleWake(stepPath, dueAt) {
@@ -59,17 +73,22 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
     async startChild(workflowId, childId, stepPath, inputs, debug) {
-      const wf = await retryTransient(() => deps.store.workflows.get(workflowId));
-      const visible = wf && (wf.value.ownerId === snap.ownerId || wf.value.sharedWith[snap.ownerId] !== undefined);
-      if (!wf || !visible) return `workflow ${workflowId} not found`;
+      // The parent's owner starts the child (it runs as theirs), with the right the API would ask of them.
+      const [wf, account] = await Promise.all([
+        retryTransient(() => deps.store.workflows.get(workflowId)),
+        retryTransient(() => deps.store.users.get(snap.ownerId)),
+      ]);
+      const refusal = startRefusal(starterOf(snap.ownerId, account?.value ?? null), workflowId, wf?.value ?? null);
+      if (refusal) return refusal.message;
+      const child = wf!.value;
       const cmd: StartCommand = {
         executionId: childId,
         workflow: {
-          id: wf.value.id,
-          name: wf.value.name,
+          id: child.id,
+          name: child.name,
           ownerId: snap.ownerId,
-          version: wf.value.version,
-          definition: wf.value.definition,
+          version: child.version,
+          definition: child.definition,
         },
         inputs,
         triggerSource: snap.triggerSource,

@@ -8,13 +8,15 @@ export interface BacklogFollowing {
 }
 
 /**
- * Samples the executors' durable consumer every `intervalMs` (one consumer info request) for the
- * yield's backlog, and says when it yields and when it stops. A failed request leaves the state as it was.
+ * Samples the command stream every `intervalMs` (one stream info request, however many consumers
+ * take from it) for the yield's backlog: what it holds less what this executor has in hand; and
+ * says when it yields and when it stops. A failed request leaves the state as it was.
  */
 export function followBacklog(opts: {
   jsm: JetStreamManager;
   stream: string;
-  durable: string;
+  /** Messages this executor holds. */
+  inHand: () => number;
   yieldTo: BacklogYield;
   intervalMs: number;
   log: Logger;
@@ -34,8 +36,8 @@ export function followBacklog(opts: {
   let timer: NodeJS.Timeout | undefined;
   const sample = async (): Promise<void> => {
     try {
-      const info = await opts.jsm.consumers.info(opts.stream, opts.durable);
-      yieldTo.observe(info.num_pending, Date.now());
+      const info = await opts.jsm.streams.info(opts.stream);
+      yieldTo.observe(Math.max(0, info.state.messages - opts.inHand()), Date.now());
     } catch (err) {
       log.debug("could not sample the work queue's backlog", { err });
     }

@@ -2,7 +2,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLanguage, CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner, UnsupportedLanguageError } from "./index";
-import { step } from "./test-support";
+import { step } from "./testing/processes";
 
 function js(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("javascript", code, extra);
@@ -92,86 +92,100 @@ describe("JavaScript code steps", () => {
     const code = `
       const seen = typeof globalThis.mine;
       globalThis.mine = input;
-      Object.prototype.polluted = input;
       for (let i = 0; i < 5; i++) await null;
-      return { seen, mine: globalThis.mine, polluted: ({}).polluted };`;
+      return { seen, mine: globalThis.mine, bare: mine };`;
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => runner.run(js(code, { input: i }))));
     results.forEach((result, i) => {
-      expect(result).toMatchObject({ ok: true, output: { seen: "undefined", mine: i, polluted: i } });
+      expect(result).toMatchObject({ ok: true, output: { seen: "undefined", mine: i, bare: i } });
     });
-    expect(await runner.run(js("return [typeof mine, ({}).polluted ?? null]"))).toMatchObject({
-      ok: true,
-      output: ["undefined", null],
-    });
+    expect(await runner.run(js("return [typeof mine, typeof globalThis.mine]"))).toMatchObject({ ok: true, output: ["undefined", "undefined"] });
   });
 
-  it("lets the steps of one workflow share a context, never with another workflow's or another owner's", async () => {
-    const ours = { owner: `owner-${Math.random()}`, workflow: "w1", execution: "e1" };
-    const otherWorkflow = { ...ours, workflow: "w2" };
-    const otherOwner = { ...ours, owner: `owner-${Math.random()}` };
-    const code = "const seen = globalThis.mark ?? null; globalThis.mark = input; Object.prototype.tag = input; return [seen, ({}).tag];";
-    expect(await runner.run(js(code, { input: "one", ...ours }))).toMatchObject({ ok: true, output: [null, "one"] });
-    // Others run between: another workflow of the owner, the same workflow id of another owner, and steps of none.
-    expect(await runner.run(js(code, { input: "x", ...otherWorkflow }))).toMatchObject({ ok: true, output: [null, "x"] });
-    expect(await runner.run(js(code, { input: "z", ...otherOwner }))).toMatchObject({ ok: true, output: [null, "z"] });
-    expect(await runner.run(js("return [globalThis.mark ?? null, ({}).tag ?? null]"))).toMatchObject({ ok: true, output: [null, null] });
-    // A later execution of the same workflow is a later step of it too.
-    expect(await runner.run(js(code, { input: "two", ...ours, execution: "e2" }))).toMatchObject({ ok: true, output: ["one", "two"] });
-    expect(await runner.run(js(code, { input: "y", ...otherWorkflow }))).toMatchObject({ ok: true, output: ["x", "y"] });
+  it("gives every step a fresh global scope and untouched intrinsics, whatever an earlier step of its workflow did", async () => {
+    const ours = { owner: "owner-a", workflow: "w1", execution: "e1" };
+    // What a step can observe of the realm: the same in every step, before and after the meddling.
+    const fingerprint = `
+      const probe = (f) => { try { return String(f()); } catch (e) { return "threw " + e.name; } };
+      return [
+        probe(() => typeof globalThis.leak), probe(() => typeof leak), probe(() => typeof leak2), probe(() => [].leak),
+        probe(() => ({}).leak), probe(() => Error.stackTraceLimit), probe(() => new Error("e").stack.split("\\n").length > 1),
+        probe(() => JSON.stringify({ a: 1 })), probe(() => Math.max(1, 2)), probe(() => typeof Promise.prototype.then),
+        probe(() => /x/.exec("the secret")), probe(() => typeof RegExp.lastMatch), probe(() => String([1, 2])),
+        probe(() => Symbol.for("k").description), probe(() => typeof Function("return this")().leak),
+      ];`;
+    const meddle = `
+      const attempt = (f) => { try { f(); return "changed"; } catch (e) { return e.name; } };
+      /(secret)/.exec("the secret");
+      return [
+        attempt(() => { globalThis.leak = 42; }), attempt(() => (0, eval)("var leak2 = 1")),
+        attempt(() => { Array.prototype.leak = 1; }), attempt(() => { Object.prototype.leak = 1; }),
+        attempt(() => { Error.stackTraceLimit = 0; }), attempt(() => { Error.prepareStackTrace = () => "mine"; }),
+        attempt(() => { JSON.stringify = () => "mine"; }), attempt(() => { Math.max = () => 0; }),
+        attempt(() => { Promise.prototype.then = null; }), attempt(() => { Array.prototype.toString = () => "mine"; }),
+        attempt(() => { Function("return this")().leak = 1; }), attempt(() => { Object.getPrototypeOf(globalThis).leak = 1; }),
+        typeof globalThis.leak,
+      ];`;
+    const before = await runner.run(js(fingerprint, ours));
+    if (!before.ok) throw new Error(before.error);
+    const meddled = await runner.run(js(meddle, ours));
+    // Writes to intrinsics fail (some setters, Error's, take the value and drop it); globalThis is the step's own.
+    expect(meddled).toMatchObject({ ok: true, output: expect.arrayContaining(["changed", "TypeError", "number"]) });
+    // The realm serving every isolate of the runner, in later steps and executions of the workflow and others.
+    for (const later of [ours, { ...ours, execution: "e2" }, { ...ours, workflow: "w2" }, {}, ours, ours]) {
+      expect(await runner.run(js(fingerprint, later))).toMatchObject({ ok: true, output: before.output });
+    }
   });
 
-  it("gives each step of a shared context its own log allowance, and a fresh context after a step that timed out", async () => {
-    const shared = { owner: `owner-${Math.random()}`, workflow: "w" };
-    const noisy = "for (let i = 0; i < 1500; i++) console.log(i); globalThis.kept = true; return 0";
+  it("gives each step its own log allowance", async () => {
+    const noisy = "for (let i = 0; i < 1500; i++) console.log(i); return 0";
     for (let i = 0; i < 2; i++) {
-      const result = await runner.run(js(noisy, shared));
+      const result = await runner.run(js(noisy));
       expect([result.logs.length, result.logs[0]]).toEqual([1000, "0"]);
     }
-    expect(await runner.run(js("return globalThis.kept ?? false", shared))).toMatchObject({ ok: true, output: true });
-    expect(await runner.run(js("globalThis.kept = 'late'; while (true) {}", { ...shared, timeoutMs: 300 }))).toMatchObject({ ok: false, timedOut: true });
-    expect(await runner.run(js("return globalThis.kept ?? false", shared))).toMatchObject({ ok: true, output: false });
   });
 
-  it("does not keep a context whose isolate's heap a step left large: the next step of its workflow starts afresh", async () => {
-    const shared = { owner: `owner-${Math.random()}`, workflow: "w" };
-    expect(await runner.run(js("globalThis.small = 1; return 0", shared))).toMatchObject({ ok: true });
-    expect(await runner.run(js("return globalThis.small ?? null", shared))).toMatchObject({ ok: true, output: 1 });
-    // 3 million doubles in a packed array: 24 MB of the isolate's heap, past the 16 MB a kept context may leave.
-    expect(await runner.run(js("globalThis.big = new Array(3_000_000).fill(0.5); return 0", shared))).toMatchObject({ ok: true });
-    expect(await runner.run(js("return [globalThis.small ?? null, globalThis.big?.length ?? null]", shared))).toMatchObject({ ok: true, output: [null, null] });
-  });
-
-  it("does not hold a step back behind steps stuck in endless loops", async () => {
-    // More than the runs a runner takes at once (8) and than its isolates (2 to 8).
+  it("does not hold another owner's step back behind one owner's steps stuck in endless loops", async () => {
+    // More than the isolates a runner keeps and than one free owner's share of them (2 each here).
     const order: string[] = [];
-    const stuck = Array.from({ length: 12 }, () => runner.run(js("while (true) {}", { timeoutMs: 3_000 })).then(() => order.push("stuck")));
-    const quick = runner.run(js("return 'quick'")).then((r) => order.push(r.ok ? String(r.output) : r.error));
-    await Promise.all([...stuck, quick]);
+    const stuck = Array.from({ length: 4 }, () => runner.run(js("while (true) {}", { owner: "looper", timeoutMs: 2_000 })).then(() => order.push("stuck")));
+    const quick = runner.run(js("return 'quick'", { owner: "other" })).then((r) => order.push(r.ok ? String(r.output) : r.error));
+    // The looper's own next step waits for its share: behind its own stuck steps, not beside them.
+    const own = runner.run(js("return 'own'", { owner: "looper" })).then((r) => order.push(r.ok ? String(r.output) : r.error));
+    await Promise.all([...stuck, quick, own]);
     expect(order[0]).toBe("quick");
+    expect(order.indexOf("own")).toBeGreaterThan(order.indexOf("stuck"));
   });
 
-  it("gives user code nothing of the host: no Node APIs, no isolated-vm objects, no host globals", async () => {
+  it("gives user code nothing of the host: no Node APIs, no isolated-vm objects, no host globals, no WebAssembly", async () => {
     const code = `
-      const globals = Object.getOwnPropertyNames(globalThis);
       const reachable = {};
-      for (const name of ["process", "require", "module", "global", "Buffer", "ivm", "isolatedVm", "$0", "$1", "$2", "$3", "$settle", "send", "writeArtifact", "setTimeout", "fetch", "WebAssembly"]) {
-        try { reachable[name] = typeof eval(name); } catch { reachable[name] = "unreachable"; }
+      for (const name of ["process", "require", "module", "global", "Buffer", "ivm", "isolatedVm", "$1", "$2", "$3", "$4", "send", "writeArtifact", "setTimeout", "fetch", "WebAssembly", "lockdown"]) {
+        try { reachable[name] = typeof eval(name); } catch (e) { reachable[name] = e.name; }
       }
-      const viaConstructor = console.log.constructor("return typeof process + typeof require")();
-      const hostGlobal = Function("return this")() === globalThis;
-      return { reachable, viaConstructor, hostGlobal, globals };`;
+      const viaFunction = Function("return typeof process + typeof require + typeof lockdown")();
+      let viaConstructor;
+      try { viaConstructor = console.log.constructor("return typeof process")(); } catch (e) { viaConstructor = e.name; }
+      const globals = Object.getOwnPropertyNames(Object.getPrototypeOf(globalThis));
+      return { reachable, viaFunction, viaConstructor, own: Object.getOwnPropertyNames(globalThis), globals };`;
     const result = await runner.run(js(code));
     if (!result.ok) throw new Error(result.error);
-    const output = result.output as { reachable: Record<string, string>; viaConstructor: string; hostGlobal: boolean; globals: string[] };
+    const output = result.output as { reachable: Record<string, string>; viaFunction: string; viaConstructor: string; own: string[]; globals: string[] };
     for (const [name, type] of Object.entries(output.reachable)) {
-      // $0…$3 are the step function's own (undefined) parameters, shadowing the host's.
-      expect([name, type]).toEqual([name, name === "WebAssembly" ? "object" : /^\$\d$/.test(name) ? "undefined" : "unreachable"]);
+      expect([name, type]).toEqual([name, name === "WebAssembly" ? "ReferenceError" : "undefined"]);
     }
-    expect(output.viaConstructor).toBe("undefinedundefined");
-    expect(output.hostGlobal).toBe(true);
-    // V8's own builtins, as a bare Node vm context has them, and `artifacts`.
+    expect(output.viaFunction).toBe("undefinedundefinedundefined");
+    expect(output.viaConstructor).toBe("TypeError");
+    expect(output.own).toEqual(["globalThis", "console", "artifacts"]);
+    // V8's own builtins, as a bare Node vm context has them, but WebAssembly; and SES's harden and Compartment.
     const builtins = new Set(runInNewContext("Object.getOwnPropertyNames(globalThis)") as string[]);
-    expect(output.globals.filter((name) => !builtins.has(name))).toEqual(["artifacts"]);
+    expect(output.globals.filter((name) => !builtins.has(name)).sort()).toEqual(["Compartment", "harden"]);
+    expect([...builtins].filter((name) => !output.globals.includes(name))).toEqual(["console"]);
+  });
+
+  it("runs steps in strict mode: an undeclared name read is undefined, assigned is a ReferenceError", async () => {
+    expect(await runner.run(js("return typeof undeclared"))).toMatchObject({ ok: true, output: "undefined" });
+    const assigned = await runner.run(js("\nundeclared = 1;"));
+    expect(!assigned.ok && assigned.error).toBe("ReferenceError: undeclared is not defined (line 2)");
   });
 
   it("runs TypeScript with its types stripped, keeping line numbers", async () => {

@@ -1,172 +1,118 @@
 import { stripTypeScriptTypes } from "node:module";
 import { availableParallelism } from "node:os";
+import { setFlagsFromString } from "node:v8";
 import ivm from "isolated-vm";
-import { ArtifactSet, artifactPath, describeBytes } from "./artifacts";
-import { LogLines, MAX_LOG_LINES, timeoutMessage } from "./output";
-import { Slots } from "./slots";
-import type { CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
+import { ArtifactSet, describeBytes } from "./artifacts";
+import type { RunnerLimits } from "./cgroup";
+import { FairSlots } from "./fair-slots";
+import { makeRealm, stepFunction, stepSource, type Realm } from "./js-realm";
+import { LogLines, timeoutMessage } from "./output";
+import { describeShares, ownerOf, poolShares, type PoolShares } from "./pool-shares";
+import { DEFAULT_LIMITS, type CodeRequest, type LogListener, type RunResult, type SandboxLimits } from "./types";
 
 /**
- * Isolates per memory limit, and runs at once (see SLOT_WAIT_MS; runs past it make isolates that
- * are then disposed): one per core, 2 to 8. Each isolate runs on a thread of its own and every
- * run is a hand-off to that thread and back, so isolates beyond the cores only add hand-offs: on
- * 2 cores, 8 isolates cost a third more of a runner's CPU per light step than 2 did end to end
- * (BENCH_PARTS=e2e), and 2x in a loop of 32 runs at once.
+ * Isolates kept idle per memory limit, and runs at once before SLOT_WAIT_MS: one per core, 2 to 8.
+ * Each isolate runs on a thread of its own and every run is a hand-off to that thread and back,
+ * so isolates beyond the cores only add hand-offs: on 2 cores, 8 isolates cost a third more of a
+ * runner's CPU per light step than 2 did end to end (BENCH_PARTS=e2e).
  */
 const MAX_IDLE_ISOLATES = Math.min(8, Math.max(2, availableParallelism()));
-/** An isolate is retired after this many runs, so that a slow leak or fragmentation cannot build up. */
-const MAX_RUNS_PER_ISOLATE = 500;
+/**
+ * An isolate is retired after this many runs, so that a slow leak or fragmentation cannot build
+ * up; its realm's ~10 ms of lockdown come to ~2 µs a run.
+ */
+const MAX_RUNS_PER_ISOLATE = 5_000;
 /**
  * A run waits at most this long for one of the MAX_IDLE_ISOLATES slots, then runs anyway in an
- * isolate of its own: under a burst, runs queue for the pooled isolates instead of each making
- * one (~0.7 ms of CPU each, and the contexts kept in them lost), while steps stuck in long
- * loops never hold the others back by more than this.
+ * isolate of its own (while its owner is under its share and the runner under its limit): runs
+ * queue for the pooled isolates rather than each making one, while steps stuck in long loops
+ * hold the others back by no more than this.
  */
 const SLOT_WAIT_MS = 100;
 /**
- * Contexts kept for later steps of their workflow, at most, in one runner process. Each holds its
- * own builtins (~150 KB of its isolate's heap): with hundreds kept, the isolates' garbage
- * collection cost more than the contexts saved (measured with 64 executions at once).
+ * WebAssembly memory is outside V8's heap and isolated-vm's accounting (2 GiB held by a step
+ * counted 0 bytes). Steps cannot reach WebAssembly (js-realm.ts); should a way be found, no
+ * single memory can pass a step's default heap. Process-wide: it is V8's flag, in 64 KiB pages.
  */
-const MAX_KEPT_CONTEXTS = 16;
-/** A kept context unused for this long is released. */
-const KEPT_IDLE_MS = 2_000;
-/**
- * A context is kept only while its isolate's heap stays under this: a step that leaves much
- * behind in its globals would otherwise narrow the memory of every run after it in that isolate.
- */
-const KEPT_HEAP_BYTES = 16 * 1024 * 1024;
+const WASM_MAX_PAGES = (DEFAULT_LIMITS.jsMemoryMb * 1024 * 1024) / (64 * 1024);
+
+/** The isolates a runner may have at once, per core it keeps idle ones for. */
+const ISOLATES_PER_SLOT = 4;
+/** Owners take turns at the isolates, each up to its plan's share of the runner's limit. */
+export const JS_SHARES = poolShares(MAX_IDLE_ISOLATES, MAX_IDLE_ISOLATES * ISOLATES_PER_SLOT);
+/** The runner's own memory besides its isolates' heaps: Node, the egress proxy, the zygotes. */
+const RUNNER_BASE_MB = 512;
 
 /**
- * Runs first in every context (sent as source text, not a host function's toString(), which the
- * TypeScript loader may have rewritten). $0 sends a log line, $1 writes an artifact; user code
- * reaches them only through `console` and `artifacts`. It returns `begin`, called as a step
- * starts, which returns `settle`: that turns the step's promise into "R" + output JSON or "E" +
- * error message. Errors carry the line in the step's code when the stack names one.
+ * The runner process's cgroup limits: its isolates' heaps at the default limit and its own base;
+ * all the cores but half of one, so that the service keeps some CPU whatever its steps do.
  */
-const PRELUDE = `return (() => {
-  const send = $0, writeArtifact = $1;
-  const text = (value) => {
-    if (typeof value === "string") return value;
-    if (value instanceof Error) return String(value.stack ?? value);
-    try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
-  };
-  // Counted here too, so that a logging loop stops crossing into the host once nothing more is kept.
-  let lines = 0;
-  const log = (...args) => { if (++lines <= ${MAX_LOG_LINES + 1}) send(args.map(text).join(" ")); };
-  globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log, trace: log });
-  globalThis.artifacts = Object.freeze({
-    write(path, content) {
-      if (typeof content !== "string" && !(content instanceof Uint8Array)) {
-        throw new TypeError("artifacts.write(path, content): content must be a string or a Uint8Array");
-      }
-      writeArtifact(String(path), content);
-    },
-  });
-  const describe = (error) => {
-    try {
-      if (!(error instanceof Error)) return "Uncaught " + text(error);
-      const line = [...String(error.stack).matchAll(/code\\.js:(-?\\d+)/g)].find((m) => Number(m[1]) >= 1);
-      return line ? String(error) + " (line " + line[1] + ")" : String(error);
-    } catch {
-      return "Uncaught exception";
-    }
-  };
-  const settle = (promise) => promise.then(
-    (value) => {
-      try { return "R" + (JSON.stringify(value === undefined ? null : value) ?? "null"); }
-      catch (error) { return "Eoutput is not JSON-serialisable: " + describe(error); }
-    },
-    (error) => "E" + describe(error),
+export function runnerBounds(shares: PoolShares = JS_SHARES): RunnerLimits {
+  return { memoryMb: shares.limit * DEFAULT_LIMITS.jsMemoryMb + RUNNER_BASE_MB, cpus: Math.max(1, availableParallelism() - 0.5) };
+}
+
+/** The bounds of JavaScript steps on a runner, for the start-up log; `uid`: its JavaScript host's, if it gave it one. */
+export function describeJsBounds(uid: number | undefined, shares: PoolShares = JS_SHARES): string {
+  const host = uid === undefined ? "the runner's uid" : `uid ${uid}`;
+  return (
+    `JavaScript: in a host process of its own (${host}, the runner's cgroups), heap and array buffers per step (isolate), no WebAssembly, a fresh global scope over frozen intrinsics per step, ` +
+    `${shares.limit} isolates at once per runner, of which an owner holds ${describeShares(shares)}`
   );
-  // Each step of a context logs up to the limit: the count starts again with it.
-  return () => { lines = 0; return settle; };
-})();`;
-/** The step's first line follows the line opening its function. */
-const LINE_OFFSET = -1;
-
-/** Where the host callbacks of one context deliver: the run using it, once it has one. */
-interface Sink {
-  logs?: LogLines;
-  artifacts?: ArtifactSet;
-}
-
-/** A context with the prelude run in it, used by one run at a time: one step, or steps of one workflow one after another. */
-interface Prepared {
-  context: ivm.Context;
-  begin: ivm.Reference<unknown>;
-  sink: Sink;
-}
-
-/** A context kept for a next step of its key, in an isolate that other runs use meanwhile. */
-interface Kept {
-  key: string;
-  pooled: PooledIsolate;
-  prepared: Prepared;
-  at: number;
 }
 
 interface PooledIsolate {
   isolate: ivm.Isolate;
   memoryMb: number;
   runs: number;
-  /**
-   * The context for the next run, prepared while the isolate was idle: making one is most of
-   * a light step's cost (~0.5 ms).
-   */
-  spare?: Promise<Prepared | undefined>;
+  /** Made as the isolate is, while it waits for its first run. */
+  realm: Promise<Realm>;
 }
 
 /**
  * JavaScript and TypeScript steps in isolated-vm isolates, inside the sandbox runner process.
  *
- * Isolates are pooled, each run getting a context in an isolate no other run is using: against
- * a fresh isolate per run that saves ~1.5 ms, and a fresh context is made ahead, while the
- * isolate waits for its next run. Making a context costs ~0.3-0.6 ms of CPU, most of a light
- * step's cost, so the steps of one workflow reuse contexts, like a warm serverless function:
- * after a step its context is kept (at most MAX_KEPT_CONTEXTS, each for KEPT_IDLE_MS, and only
- * while its isolate's heap is small), and a later step of the same owner's same workflow, of
- * any of its executions, takes one whose isolate is idle. A step then costs ~0.09 ms of CPU
- * instead of ~0.54 (0.67 with 64 at once). So a step may find globals an earlier step of its
- * workflow left; never another workflow's or another owner's: each context serves one owner's
- * one workflow, and contexts have their own globals and builtins. An
- * isolate is idle once a run has its result (no timers or I/O exist inside; a never-ending
- * microtask chain keeps the result from settling, so it ends in the timeout). A run stopped by
- * its timeout, an abort or the memory limit disposes its isolate, and the contexts kept in it.
- * What pooling does share is the heap: a V8 exploit could read an earlier run's garbage, but
- * such an exploit already owns this process, which sees every run, so the separate process,
- * not the isolate, is the security boundary.
+ * Isolates are pooled, each with one realm made ahead (js-realm.ts): a context SES's lockdown has
+ * frozen, where every step gets a global object of its own over the frozen intrinsics. A run takes
+ * an idle isolate and its realm, any owner's: no step can change what another sees, so a warm
+ * realm serves every step (~0.1 ms of CPU for a light one, where a fresh context costs ~0.5 ms).
+ * An isolate is idle once a run has its result (no timers or I/O exist inside; a never-ending
+ * microtask chain keeps the result from settling, so it ends in the timeout). A run stopped by its
+ * timeout, an abort or the memory limit disposes its isolate. The heap is shared by the runs of
+ * an isolate: a V8 exploit could read an earlier run's garbage, but such an exploit already owns
+ * this process, which sees every run, so the separate process, not the isolate, is the boundary.
+ *
+ * Owners take turns at the isolates (FairSlots), each up to its plan's share of the runner's
+ * limit of isolates: that limit times the heap limit bounds what JavaScript steps hold together.
  */
 export class JsSteps {
   private readonly idle = new Map<number, PooledIsolate[]>();
   /** Isolates in circulation (idle or running), per memory limit. */
   private readonly isolates = new Map<number, number>();
-  /** Least recently used first. */
-  private kept: Kept[] = [];
-  private readonly sweeper = setInterval(() => this.releaseIdle(), KEPT_IDLE_MS);
-  private readonly slots = new Slots(MAX_IDLE_ISOLATES, SLOT_WAIT_MS);
+  private readonly slots: FairSlots;
+  private nextStep = 1;
 
-  constructor() {
+  constructor(readonly shares: PoolShares = JS_SHARES) {
+    this.slots = new FairSlots({ size: MAX_IDLE_ISOLATES, maxWaitMs: SLOT_WAIT_MS, limit: shares.limit });
+    setFlagsFromString(`--wasm-max-mem-pages=${WASM_MAX_PAGES}`);
     // Loading the TypeScript stripper costs ~70 ms (and ~20 MB): pay it before the first step, not in it.
     stripTypeScriptTypes("let warm: number;", { mode: "strip" });
-    this.sweeper.unref();
   }
 
   async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
-    await this.slots.acquire();
+    const owner = ownerOf(req);
+    if (!(await this.slots.acquire(owner, this.shares.share(req.ownerPlan), signal)))
+      return failure(new Error("aborted"), "aborted", limits.jsMemoryMb, req.timeoutMs);
     try {
       return await this.runInSlot(req, limits, signal, onLog);
     } finally {
-      this.slots.release();
+      this.slots.release(owner);
     }
   }
 
   private async runInSlot(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     const logs = new LogLines(onLog);
     const artifacts = new ArtifactSet(limits);
-    const key = contextKey(req);
-    const reused = key === undefined ? undefined : this.takeKept(key, limits.jsMemoryMb);
-    const pooled = reused?.pooled ?? this.take(limits.jsMemoryMb);
+    const pooled = this.take(limits.jsMemoryMb);
     let stopped: "timeout" | "aborted" | undefined;
     const stop = (reason: "timeout" | "aborted"): void => {
       stopped ??= reason;
@@ -175,51 +121,44 @@ export class JsSteps {
     const timer = setTimeout(() => stop("timeout"), req.timeoutMs);
     const onAbort = (): void => stop("aborted");
     signal.addEventListener("abort", onAbort, { once: true });
-    let prepared = reused?.prepared;
+    const step = this.nextStep++;
+    let realm: Realm | undefined;
     let result: RunResult;
     try {
       if (signal.aborted) throw new Error("aborted");
-      if (!prepared) {
-        prepared = (await pooled.spare) ?? (await prepare(pooled.isolate));
-        pooled.spare = undefined;
-      }
-      prepared.sink.logs = logs;
-      prepared.sink.artifacts = artifacts;
-      const settled: string = await prepared.context.evalClosure(
-        stepSource(req),
+      realm = await pooled.realm;
+      Object.assign(realm.sink, { step, logs, artifacts });
+      const settled: string = await realm.context.evalClosure(
+        stepSource(functionOf(req)),
         [
-          prepared.begin.derefInto(),
+          realm.begin.derefInto(),
+          step,
           JSON.stringify(req.vars),
           JSON.stringify(req.input ?? null),
           req.item === undefined ? undefined : JSON.stringify(req.item),
         ],
-        { filename: "code.js", lineOffset: LINE_OFFSET, result: { promise: true } },
+        { filename: "code.js", lineOffset: -1, result: { promise: true } },
       );
       result = settledResult(settled, limits.outputBytes);
     } catch (err) {
-      result = failure(err, stopped, pooled, req.timeoutMs);
+      result = failure(err, stopped, pooled.isolate.isDisposed ? pooled.memoryMb : undefined, req.timeoutMs);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      if (prepared && !pooled.isolate.isDisposed) {
-        if (key !== undefined) this.keep(key, pooled, prepared);
-        else release(prepared, pooled);
-      }
+      // Late callbacks of this step find another step's number, or none.
+      if (realm) realm.sink.step = 0;
       this.giveBack(pooled);
     }
     return { ...result, logs: logs.kept(), artifacts: artifacts.list() };
   }
 
   close(): void {
-    clearInterval(this.sweeper);
-    this.kept = [];
     for (const pool of this.idle.values()) for (const { isolate } of pool.splice(0)) isolate.dispose();
   }
 
   /**
-   * The isolate idle longest, whose spare context is the likeliest to be ready. When it was the
-   * last one, another is made once this run is under way, so that back-to-back runs alternate
-   * between two isolates and find their contexts made.
+   * The isolate idle longest, whose realm is the likeliest to be ready. When it was the last one,
+   * another is made once this run is under way, so that back-to-back runs find a realm made.
    */
   private take(memoryMb: number): PooledIsolate {
     const pool = this.idle.get(memoryMb);
@@ -229,57 +168,22 @@ export class JsSteps {
     return pooled;
   }
 
-  /** A context kept for `key` whose isolate is idle now, and that isolate; the newest such first. */
-  private takeKept(key: string, memoryMb: number): Kept | undefined {
-    const pool = this.idle.get(memoryMb);
-    if (!pool) return undefined;
-    for (let i = this.kept.length - 1; i >= 0; i--) {
-      const kept = this.kept[i]!;
-      if (kept.key !== key || kept.pooled.memoryMb !== memoryMb) continue;
-      const at = pool.indexOf(kept.pooled);
-      if (at < 0) continue;
-      this.kept.splice(i, 1);
-      pool.splice(at, 1);
-      this.refill(pool, memoryMb);
-      return kept;
-    }
-    return undefined;
-  }
-
-  /** Makes a spare isolate when the last idle one was taken, while there are fewer than the pool holds. */
+  /** Makes a spare isolate when the last idle one was taken, while there are fewer than the pool keeps. */
   private refill(pool: PooledIsolate[], memoryMb: number): void {
     if (pool.length > 0) return;
     setImmediate(() => {
       if (pool.length > 0 || (this.isolates.get(memoryMb) ?? 0) >= MAX_IDLE_ISOLATES) return;
-      const extra = this.newIsolate(memoryMb);
-      extra.spare = prepare(extra.isolate).catch(() => undefined);
-      pool.push(extra);
+      pool.push(this.newIsolate(memoryMb));
     });
-  }
-
-  /** Keeps the context for a next step of its key, the least recently used one making room. */
-  private keep(key: string, pooled: PooledIsolate, prepared: Prepared): void {
-    // Read while this run still holds the isolate, idle now that the run settled: a quick lock,
-    // where the asynchronous form is a hand-off to the isolate's thread and back (4x the CPU).
-    if (pooled.isolate.getHeapStatisticsSync().used_heap_size >= KEPT_HEAP_BYTES) return release(prepared, pooled);
-    this.kept.push({ key, pooled, prepared, at: Date.now() });
-    while (this.kept.length > MAX_KEPT_CONTEXTS) {
-      const evicted = this.kept.shift()!;
-      release(evicted.prepared, evicted.pooled);
-    }
-  }
-
-  private releaseIdle(): void {
-    const before = Date.now() - KEPT_IDLE_MS;
-    while (this.kept.length > 0 && this.kept[0]!.at <= before) {
-      const entry = this.kept.shift()!;
-      release(entry.prepared, entry.pooled);
-    }
   }
 
   private newIsolate(memoryMb: number): PooledIsolate {
     this.isolates.set(memoryMb, (this.isolates.get(memoryMb) ?? 0) + 1);
-    return { isolate: new ivm.Isolate({ memoryLimit: memoryMb }), memoryMb, runs: 0 };
+    const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+    const realm = makeRealm(isolate);
+    // A realm that failed is found by the run that awaits it.
+    realm.catch(() => undefined);
+    return { isolate, memoryMb, runs: 0, realm };
   }
 
   private giveBack(pooled: PooledIsolate): void {
@@ -290,45 +194,15 @@ export class JsSteps {
       if (!pooled.isolate.isDisposed) pooled.isolate.dispose();
       this.isolates.set(pooled.memoryMb, this.isolates.get(pooled.memoryMb)! - 1);
     } else {
-      pooled.spare ??= prepare(pooled.isolate).catch(() => undefined);
       pool.push(pooled);
     }
   }
 }
 
-/** Which runs may share a context: one owner's runs of one workflow. */
-function contextKey(req: CodeRequest): string | undefined {
-  return req.owner === undefined || req.workflow === undefined ? undefined : JSON.stringify([req.owner, req.workflow]);
-}
-
-/** Frees a context's handles; a disposed isolate took them along. */
-function release(prepared: Prepared, pooled: PooledIsolate): void {
-  if (pooled.isolate.isDisposed) return;
-  prepared.begin.release();
-  prepared.context.release();
-}
-
-/** A context with `console`, `artifacts` and the prelude's `settle`, delivering to its own sink. */
-async function prepare(isolate: ivm.Isolate): Promise<Prepared> {
-  const context = await isolate.createContext();
-  const sink: Sink = {};
-  // Per context, not per isolate: a log line delivered late (the callback is asynchronous) still
-  // reaches the run that wrote it, never the next one.
-  const send = new ivm.Callback((line: string) => sink.logs?.push(line), { ignored: true });
-  const write = new ivm.Callback((path: string, content: string | Uint8Array) => {
-    sink.artifacts?.add(artifactPath(path), Buffer.from(content));
-  });
-  const begin = await context.evalClosure(PRELUDE, [send, write], { filename: "prelude.js", result: { reference: true } });
-  return { context, begin: begin as ivm.Reference<unknown>, sink };
-}
-
-/** The step function's parameters $0…$3 shadow the closure's, so user code cannot reach `begin`. */
-function stepSource(req: CodeRequest): string {
-  let fn = `(async function (vars, input, item, $0, $1, $2, $3) {\n${req.code ?? ""}\n})`;
-  // Strip mode blanks the types out in place, so line and column numbers stay the step's own.
-  if (req.language === "typescript") fn = stripTypeScriptTypes(fn, { mode: "strip" });
-  // `$0()` runs before the step's function: its log count starts at zero for this step.
-  return `return $0()(${fn}(JSON.parse($1), JSON.parse($2), $3 === undefined ? undefined : JSON.parse($3)));`;
+/** The step's function as source; TypeScript's types blanked out in place, so lines and columns stay the step's own. */
+function functionOf(req: CodeRequest): string {
+  const fn = stepFunction(req.code ?? "");
+  return req.language === "typescript" ? stripTypeScriptTypes(fn, { mode: "strip" }) : fn;
 }
 
 type Failure = Extract<RunResult, { ok: false }>;
@@ -343,11 +217,12 @@ function settledResult(settled: string, maxOutputBytes: number): RunResult {
   return { ok: true, output: JSON.parse(output) as unknown, ...bare };
 }
 
-function failure(err: unknown, stopped: "timeout" | "aborted" | undefined, pooled: PooledIsolate, timeoutMs: number): Failure {
+/** `disposedAtMb`: the memory limit of the run's isolate, when something disposed it. */
+function failure(err: unknown, stopped: "timeout" | "aborted" | undefined, disposedAtMb: number | undefined, timeoutMs: number): Failure {
   const fail = (error: string, timedOut = false): Failure => ({ ok: false, error, timedOut, logs: [], artifacts: [] });
   if (stopped === "timeout") return fail(timeoutMessage(timeoutMs), true);
   if (stopped === "aborted") return fail("aborted");
-  if (pooled.isolate.isDisposed) return fail(`memory limit of ${pooled.memoryMb} MB exceeded`);
+  if (disposedAtMb !== undefined) return fail(`memory limit of ${disposedAtMb} MB exceeded`);
   // Compile errors come as "Unexpected token ';' [code.js:2:9]".
   const message = err instanceof Error ? err.message : String(err);
   const at = /\s*\[code\.js:(-?\d+):\d+\]$/.exec(message);

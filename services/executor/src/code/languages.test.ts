@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLanguage, CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
 import { commandFor } from "./languages";
-import { step } from "./test-support";
+import { step } from "./testing/processes";
 
 /** Per language: a step printing what it was given, one failing, one never ending, one writing an artifact. */
 const PROGRAMS: Record<CodeLanguage, { vars: string; fails: string; loops: string; artifact: string }> = {

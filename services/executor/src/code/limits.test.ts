@@ -5,7 +5,7 @@ import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { step } from "./test-support";
+import { step } from "./testing/processes";
 
 /** Proves a step is over and the runner still serves: one more step, after each that went wrong. */
 async function stillServing(runner: CodeRunner): Promise<void> {

@@ -3,12 +3,26 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { JsHostLink, RoutedRunner } from "./js-host-link";
+import type { RunnerClient } from "./runner-client";
 import { RunnerConnection } from "./runner-connection";
-import type { SandboxSettings } from "./sandbox-settings";
+
+/** What to start: one of this directory's process entries, and how. */
+export interface RunnerProcess {
+  /** The entry's name: `sandbox-process` or `js-host-process`. */
+  entry: string;
+  args: string[];
+  cwd: string;
+  /** The uid (and gid) it runs as; the service's when absent. */
+  uid?: number;
+  /** What it is, in errors: "the sandbox runner process". */
+  what: string;
+  /** A sandbox runner that hands its JavaScript host's connection to this process (js-host-link.ts). */
+  handsOffJs?: boolean;
+}
 
 /** Run from `npm run build`'s bundles (dist/*.js) rather than from the TypeScript sources. */
 const BUILT = import.meta.url.endsWith(".js");
-const RUNNER_SCRIPT = fileURLToPath(new URL(BUILT ? "./sandbox-process.js" : "./sandbox-process.ts", import.meta.url));
 /**
  * From the sources, the TypeScript loader, by absolute URL: the runner's cwd is its private
  * directory, with no node_modules above it. The built runner is plain JavaScript.
@@ -20,59 +34,43 @@ const CLOSE_GRACE_MS = 3000;
 interface Incarnation {
   proc: ChildProcess;
   conn: RunnerConnection;
-  stderrTail: string;
+  /** Its JavaScript host's connection, when it hands the host to this process. */
+  link: JsHostLink | undefined;
+  /** What runs go to: the connection, or it and the link by language. */
+  client: RunnerClient;
+  stderrTail: () => string;
   /** Why the client killed it, if it did. */
   killedBecause?: string;
 }
 
 /**
- * One sandbox runner process forked by the service, forked anew by the next run after it died;
- * runs in flight when it dies fail with the reason.
+ * One runner process (the sandbox runner, forked by the service; the JavaScript host, forked by
+ * a runner), forked anew by the next run after it died; runs in flight when it dies fail with the
+ * reason.
  */
 export class LocalRunner {
   private current: Incarnation | undefined;
 
-  constructor(private readonly opts: { tmpRoot: string; settings: SandboxSettings }) {}
+  constructor(
+    private readonly opts: RunnerProcess,
+    /** Whether the connection takes turns of owners at JavaScript runs (RunnerConnection). */
+    private readonly turns = true,
+  ) {}
 
   get busy(): number {
-    return this.current?.conn.alive ? this.current.conn.busy : 0;
+    return this.current?.conn.alive ? this.current.client.busy : 0;
   }
 
   /** The live runner's connection, forked anew when there is none or it died. */
-  live(): RunnerConnection {
-    if (this.current?.conn.alive) return this.current.conn;
-    const proc = spawn(
-      process.execPath,
-      [
-        // Our own flags only, never the service's (inspector, other loaders); isolated-vm needs no snapshot on Node 20+.
-        ...LOADER_FLAGS,
-        "--no-node-snapshot",
-        "--disable-warning=ExperimentalWarning",
-        RUNNER_SCRIPT,
-        this.opts.tmpRoot,
-        JSON.stringify(this.opts.settings),
-      ],
-      {
-        cwd: this.opts.tmpRoot,
-        // Nothing of the service's environment: no credentials for an escaped sandbox to find.
-        env: cleanEnv(),
-        stdio: ["ignore", "ignore", "pipe", "pipe"],
-        // A session of its own: nothing it starts shares the service's controlling terminal.
-        detached: true,
-      },
-    );
-    const incarnation: Incarnation = {
-      proc,
-      conn: new RunnerConnection(proc.stdio[3] as Duplex, (why) => this.kill(incarnation, why)),
-      stderrTail: "",
-    };
-    proc.stderr?.setEncoding("utf8").on("data", (text: string) => {
-      incarnation.stderrTail = (incarnation.stderrTail + text).slice(-STDERR_TAIL_CHARS);
-    });
-    const fail = (how: string): void => {
-      const tail = incarnation.stderrTail.trim();
-      incarnation.conn.fail(new Error(`the sandbox runner process ${incarnation.killedBecause ?? how}${tail ? `: ${tail}` : ""}`));
-    };
+  live(): RunnerClient {
+    if (this.current?.conn.alive) return this.current.client;
+    const proc = spawnRunner(this.opts, this.opts.handsOffJs === true);
+    // Only a sandbox runner queues runs; the JavaScript host a runner relays to does not.
+    const conn = new RunnerConnection(proc.stdio[3] as Duplex, (why) => this.kill(incarnation, why), this.turns, this.opts.entry === "sandbox-process");
+    const link = this.opts.handsOffJs ? new JsHostLink(proc) : undefined;
+    const incarnation: Incarnation = { proc, conn, link, client: link ? new RoutedRunner(conn, link) : conn, stderrTail: stderrTail(proc) };
+    const fail = (how: string): void =>
+      failRuns(incarnation, new Error(endedBecause(this.opts.what, incarnation.killedBecause ?? how, incarnation.stderrTail())));
     // "close" rather than "exit": it comes after stderr is drained, so the error carries all of it.
     proc.on("close", (code, signal) => fail(`exited unexpectedly (${signal ?? `code ${code}`})`));
     proc.on("error", (err) => {
@@ -80,7 +78,7 @@ export class LocalRunner {
       proc.kill("SIGKILL");
     });
     this.current = incarnation;
-    return incarnation.conn;
+    return incarnation.client;
   }
 
   /**
@@ -91,7 +89,7 @@ export class LocalRunner {
     const incarnation = this.current;
     if (!incarnation) return;
     incarnation.killedBecause ??= "was stopped: the code runner was closed";
-    incarnation.conn.fail(new Error(`the sandbox runner process ${incarnation.killedBecause}`));
+    failRuns(incarnation, new Error(`${this.opts.what} ${incarnation.killedBecause}`));
     const { proc } = incarnation;
     if (proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((resolve) => proc.once("exit", resolve));
@@ -104,6 +102,50 @@ export class LocalRunner {
     incarnation.killedBecause ??= `was killed: ${reason}`;
     incarnation.proc.kill("SIGKILL");
   }
+}
+
+/** Fails the runs in flight and every later one, on the runner's connection and its JavaScript host's. */
+function failRuns(incarnation: Incarnation, err: Error): void {
+  incarnation.conn.fail(err);
+  incarnation.link?.fail(err);
+}
+
+/** Keeps the end of a process's stderr, for the error that says why it ended. */
+export function stderrTail(proc: ChildProcess): () => string {
+  let tail = "";
+  proc.stderr?.setEncoding("utf8").on("data", (text: string) => {
+    tail = (tail + text).slice(-STDERR_TAIL_CHARS);
+  });
+  return () => tail.trim();
+}
+
+/** Why a process ended, in words: "the sandbox runner process exited unexpectedly (SIGKILL): <its stderr's end>". */
+export function endedBecause(what: string, how: string, tail: string): string {
+  return `${what} ${how}${tail ? `: ${tail}` : ""}`;
+}
+
+/** Forks one of this directory's process entries; `ipc`: with a channel to hand sockets over (fd 4). */
+export function spawnRunner(opts: RunnerProcess, ipc: boolean): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      // Our own flags only, never the service's (inspector, other loaders); isolated-vm needs no snapshot on Node 20+.
+      ...LOADER_FLAGS,
+      "--no-node-snapshot",
+      "--disable-warning=ExperimentalWarning",
+      fileURLToPath(new URL(`./${opts.entry}.${BUILT ? "js" : "ts"}`, import.meta.url)),
+      ...opts.args,
+    ],
+    {
+      cwd: opts.cwd,
+      ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid }),
+      // Nothing of the service's environment: no credentials for an escaped sandbox to find.
+      env: cleanEnv(),
+      stdio: ["ignore", "ignore", "pipe", "pipe", ...(ipc ? ["ipc" as const] : [])],
+      // A session of its own: nothing it starts shares the service's controlling terminal.
+      detached: true,
+    },
+  );
 }
 
 /**

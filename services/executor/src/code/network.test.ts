@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
 import { DEFAULT_SANDBOX_SETTINGS } from "./sandbox-settings";
-import { step } from "./test-support";
+import { step } from "./testing/processes";
 
 /** A Python step that GETs each URL through whatever proxy its environment names, and says what it got. */
 function fetchAll(urls: string[]): string {

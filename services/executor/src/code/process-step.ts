@@ -5,12 +5,15 @@ import { basename, join } from "node:path";
 import { ArtifactLimitError, readArtifactStream } from "./artifacts";
 import type { StepCgroup, StepCgroups } from "./cgroup";
 import type { EgressProxy, EgressSession, SessionRefusal } from "../egress/index";
+import { FairSlots } from "./fair-slots";
+import { ownerOf, type PoolShares } from "./pool-shares";
 import { narrowing } from "../egress/index";
 import type { BaseEnv } from "./env";
 import { codeStepEnv, processEnv } from "./env";
 import type { UidBlock } from "./host/uid-block";
 import { stepUid, UidSlots } from "./host/uid-slots";
 import { LogLines, processResult } from "./output";
+import type { TurnState } from "./protocol";
 import type { StepProcess } from "./supervise";
 import { supervise } from "./supervise";
 import type { Artifact, CodeRequest, Interactive, LogListener, Refusals, RunResult, SandboxLimits } from "./types";
@@ -25,9 +28,15 @@ const REFUSALS_KEPT = 20;
 /** How long the artifact reader may take to send the artifacts. */
 const ARTIFACTS_GRACE_MS = 10_000;
 
-/** What every process-based step shares: the base environment, the cgroups, the uids, the way out. */
+/** A step waits this long for one of the pool's size (every owner's) before it may go past it, up to the limit. */
+const SLOT_WAIT_MS = 100;
+
+/** What every process-based step shares: the base environment, the cgroups, the uids, the way out, the turns. */
 interface ProcessStepContext {
   baseEnv: BaseEnv;
+  /** The pool's size (steps at once before anyone waited long), its limit and each plan's share of it. */
+  size: number;
+  shares: PoolShares;
   cgroups: StepCgroups | undefined;
   /** The steps' uids; undefined: steps keep the runner's (only without the sandbox). */
   uids: UidBlock | undefined;
@@ -43,9 +52,28 @@ interface ProcessStepContext {
 export class ProcessSteps {
   private readonly running = new Set<StepProcess>();
   private readonly slots = new UidSlots();
+  private readonly turns: FairSlots;
   private nextId = 1;
 
-  constructor(private readonly ctx: ProcessStepContext) {}
+  constructor(private readonly ctx: ProcessStepContext) {
+    this.turns = new FairSlots({ size: ctx.size, maxWaitMs: SLOT_WAIT_MS, limit: ctx.shares.limit });
+  }
+
+  /**
+   * The step's turn at the runner's process steps (before its zygote: an owner's zygote runs only
+   * while the owner holds a turn): owners take turns, each up to its plan's share. Resolves with
+   * the release, or undefined when `signal` aborted first.
+   */
+  async turn(req: CodeRequest, signal: AbortSignal, onTurn?: (state: TurnState) => void): Promise<(() => void) | undefined> {
+    const owner = ownerOf(req);
+    const share = this.ctx.shares.share(req.ownerPlan);
+    // The client's clock of the run's timeout stops while it waits here.
+    const queued = this.turns.wouldWait(owner, share);
+    if (queued) onTurn?.("queued");
+    if (!(await this.turns.acquire(owner, share, signal))) return undefined;
+    if (queued) onTurn?.("started");
+    return () => this.turns.release(owner);
+  }
 
   async run(
     req: CodeRequest,
@@ -60,7 +88,7 @@ export class ProcessSteps {
     if (slot === undefined) return aborted();
     const id = this.nextId++;
     const self = process.getuid?.() ?? 0;
-    const hostUid = this.ctx.uids ? this.ctx.uids.hostBase + 1 + slot : self;
+    const hostUid = this.ctx.uids ? this.ctx.uids.firstStep + slot : self;
     let dir: string | undefined;
     let cgroup: StepCgroup | undefined;
     let egress: EgressSession | undefined;

@@ -21,11 +21,17 @@ export type WireResult =
   | { ok: true; output: unknown; logs: string[]; artifacts: WireArtifact[] }
   | { ok: false; error: string; logs: string[]; artifacts: WireArtifact[]; timedOut: boolean };
 
+/** Where a run is in its owner's turns at a runner: waiting for one, or running. */
+export type TurnState = "queued" | "started";
+
 export type RunnerMessage =
   | { t: "ready"; isolation: Isolation }
   | { t: "log"; id: number; line: string }
   | { t: "out"; id: number; data: string }
-  | { t: "result"; id: number; result: WireResult };
+  | { t: "result"; id: number; result: WireResult }
+  /** The run waits for its owner's turn at the runner (`queued`) until it has it (`started`): its timeout counts from then. */
+  | { t: "queued"; id: number }
+  | { t: "started"; id: number };
 
 export function toWire(result: RunResult): WireResult {
   return { ...result, artifacts: result.artifacts.map((a) => ({ ...a, content: a.content.toString("base64") })) };

@@ -5,7 +5,7 @@ import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { runDirs, step, zygotes } from "./test-support";
+import { runDirs, step, zygotes } from "./testing/processes";
 
 function py(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("python", code, extra);

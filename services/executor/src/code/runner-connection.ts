@@ -1,9 +1,10 @@
 import type { Duplex } from "node:stream";
 import { sandboxPool } from "../ops/sandbox-metrics";
 import { timeoutMessage } from "./output";
-import type { RunnerMessage, WireResult } from "./protocol";
+import type { RunnerMessage, TurnState, WireResult } from "./protocol";
 import { fromWire, readMessages, writeMessage } from "./protocol";
-import { Slots } from "./slots";
+import { FairSlots } from "./fair-slots";
+import { ownerOf, poolShares } from "./pool-shares";
 import type { CodeRequest, InteractiveProcess, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
 
 /** How long past its timeout a run may go unanswered before the runner is deemed stuck. */
@@ -15,14 +16,19 @@ const STUCK_GRACE_MS = 5000;
  */
 const MAX_CONCURRENT_JS_RUNS = 8;
 /**
- * A queued JavaScript run goes to the runner anyway after this long: the runs ahead of it are
- * stuck (light steps take well under a millisecond, so a queue of hundreds drains in tens), and
- * steps in endless loops must not hold every other one back until their timeouts.
+ * A queued JavaScript run goes to the runner anyway after this long, while its owner is under its
+ * share: the runs ahead of it are stuck (light steps take well under a millisecond, so a queue of
+ * hundreds drains in tens), and steps in endless loops must not hold every other one back until
+ * their timeouts.
  */
 const MAX_JS_QUEUE_MS = 250;
+/** Owners take turns at the runner's JavaScript runs, each up to its plan's share of what it runs at once. */
+const JS_SHARES = poolShares(MAX_CONCURRENT_JS_RUNS, 2 * MAX_CONCURRENT_JS_RUNS);
 
 interface InFlight {
   onLog: LogListener | undefined;
+  /** The runner queued the run (its timeout's clock stops), or started it (the clock starts again). */
+  onTurn?: (state: TurnState) => void;
   onStdout?: (data: string) => void;
   settle: (reply: WireResult | Error) => void;
 }
@@ -34,7 +40,7 @@ interface InFlight {
 export class RunnerConnection {
   readonly ready: Promise<Isolation>;
   private readonly inFlight = new Map<number, InFlight>();
-  private readonly jsSlots = new Slots(MAX_CONCURRENT_JS_RUNS, MAX_JS_QUEUE_MS);
+  private readonly jsSlots = new FairSlots({ size: MAX_CONCURRENT_JS_RUNS, maxWaitMs: MAX_JS_QUEUE_MS, limit: JS_SHARES.limit });
   private nextId = 1;
   private pending = 0;
   private failure: Error | undefined;
@@ -45,6 +51,13 @@ export class RunnerConnection {
     private readonly stream: Duplex,
     /** Called when a run went unanswered long past its timeout. */
     private readonly onStuck: (why: string) => void,
+    /** Owners take turns at JavaScript runs here; not where a runner relays them to its JavaScript host, past these turns. */
+    private readonly turns = true,
+    /**
+     * Whether the peer queues runs for owners' turns (a sandbox runner's process steps). A JavaScript
+     * host never does: its "queued" would stop the clock that finds it stuck, so it is not heard.
+     */
+    private readonly peerQueues = true,
   ) {
     this.ready = new Promise<Isolation>((resolve, reject) => {
       this.onReady = resolve;
@@ -57,7 +70,9 @@ export class RunnerConnection {
       if (msg.t === "ready") this.onReady(msg.isolation);
       else if (msg.t === "log") this.inFlight.get(msg.id)?.onLog?.(msg.line);
       else if (msg.t === "out") this.inFlight.get(msg.id)?.onStdout?.(msg.data);
-      else this.inFlight.get(msg.id)?.settle(msg.result);
+      else if (msg.t === "queued" || msg.t === "started") {
+        if (this.peerQueues) this.inFlight.get(msg.id)?.onTurn?.(msg.t);
+      } else this.inFlight.get(msg.id)?.settle(msg.result);
     });
   }
 
@@ -72,12 +87,14 @@ export class RunnerConnection {
 
   async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     this.pending += 1;
-    const js = req.language === "javascript" || req.language === "typescript";
+    const js = this.turns && (req.language === "javascript" || req.language === "typescript");
     try {
+      const owner = ownerOf(req);
       if (js) {
-        const queued = this.jsSlots.full;
+        const share = JS_SHARES.share(req.ownerPlan);
+        const queued = this.jsSlots.wouldWait(owner, share);
         const since = queued ? performance.now() : 0;
-        if (!(await this.jsSlots.acquire(signal))) return failed("aborted");
+        if (!(await this.jsSlots.acquire(owner, share, signal))) return failed("aborted");
         if (queued) sandboxPool.waited((performance.now() - since) / 1000);
       }
       try {
@@ -86,7 +103,7 @@ export class RunnerConnection {
       } catch (err) {
         return failed(err instanceof Error ? err.message : String(err));
       } finally {
-        if (js) this.jsSlots.release();
+        if (js) this.jsSlots.release(owner);
       }
     } finally {
       this.pending -= 1;
@@ -155,13 +172,20 @@ export class RunnerConnection {
         finish(failed("aborted"));
         writeMessage(this.stream, { t: "cancel", id });
       };
-      const stuckTimer = setTimeout(() => {
-        finish(failed(timeoutMessage(req.timeoutMs), true));
-        writeMessage(this.stream, { t: "cancel", id });
-        this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
-      }, req.timeoutMs + STUCK_GRACE_MS);
+      const stuck = (): NodeJS.Timeout =>
+        setTimeout(() => {
+          finish(failed(timeoutMessage(req.timeoutMs), true));
+          writeMessage(this.stream, { t: "cancel", id });
+          this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
+        }, req.timeoutMs + STUCK_GRACE_MS);
+      let stuckTimer = stuck();
       this.inFlight.set(id, {
         onLog,
+        // Time queued at the runner for its owner's turn does not count against the run's timeout.
+        onTurn: (state) => {
+          clearTimeout(stuckTimer);
+          if (state === "started") stuckTimer = stuck();
+        },
         settle: (reply) => finish(reply instanceof Error ? failed(reply.message) : fromWire(reply)),
       });
       signal?.addEventListener("abort", onAbort, { once: true });

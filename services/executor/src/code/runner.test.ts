@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodeRunner } from "./index";
-import { allGone, descendants, isAlive, RUNNER_PROCESS, step, zygotes } from "./test-support";
+import { allGone, descendants, isAlive, JS_HOST_PROCESS, RUNNER_PROCESS, step, zygotes } from "./testing/processes";
 
 const SANDBOX_MAIN = fileURLToPath(new URL("../sandbox-main.ts", import.meta.url));
 
@@ -47,6 +47,8 @@ describe("createCodeRunner", () => {
     try {
       const [pid] = descendants(process.pid, RUNNER_PROCESS);
       if (pid === undefined) throw new Error("no runner process");
+      await waitFor(() => descendants(pid, JS_HOST_PROCESS).length === 1, { what: "the runner's JavaScript host" });
+      const [jsHost] = descendants(pid, JS_HOST_PROCESS) as [number];
       const marker = sleepMarker();
       const js = runner.run(step("javascript", "for (;;) {}", { timeoutMs: 60_000 }));
       const bash = runner.run(step("bash", `sleep ${marker}`, { timeoutMs: 60_000 }));
@@ -61,6 +63,8 @@ describe("createCodeRunner", () => {
       expect(await runner.run(step("bash", "echo again"))).toMatchObject({ ok: true, output: "again" });
       expect(isAlive(pid)).toBe(false);
       expect(descendants(process.pid, RUNNER_PROCESS)).toHaveLength(1);
+      // Its JavaScript host, orphaned, stopped its run and left with it.
+      await allGone([jsHost]);
     } finally {
       await runner.close();
     }
@@ -78,8 +82,8 @@ describe("createCodeRunner", () => {
       runner.run({ ...base, language: "python", code: `import subprocess\nsubprocess.run(["sleep", "${markers[1]}"])` }),
     ];
     await waitFor(() => markers.every((m) => sleepers(m).length === 1), { what: "the steps to run" });
-    const processes = [...descendants(process.pid, RUNNER_PROCESS), ...zygotes()];
-    expect(processes.length).toBeGreaterThanOrEqual(3);
+    const processes = [...descendants(process.pid, RUNNER_PROCESS), ...descendants(process.pid, JS_HOST_PROCESS), ...zygotes()];
+    expect(processes.length).toBeGreaterThanOrEqual(4);
     await runner.close();
     for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: false });
     await allGone(processes);

@@ -5,11 +5,12 @@ import { resolve } from "node:path";
 import { sandboxPool } from "../ops/sandbox-metrics";
 import { makeCodeRoot } from "./code-root";
 import { LocalRunner } from "./local-runner";
+import type { RunnerClient } from "./runner-client";
 import { RunnerConnection } from "./runner-connection";
 import type { SandboxSettings } from "./sandbox-settings";
 import { DEFAULT_SANDBOX_SETTINGS } from "./sandbox-settings";
-import type { CodeRunner, Isolation, SandboxLimits } from "./types";
-import { CODE_LANGUAGES, DEFAULT_LIMITS, UnsupportedLanguageError } from "./types";
+import type { CodeRunner, SandboxLimits } from "./types";
+import { CODE_LANGUAGES, DEFAULT_LIMITS, refusedIsolation, UnsupportedLanguageError } from "./types";
 
 export interface CodeRunnerOptions {
   /** Where local runners keep their run directories (in a private directory made here). */
@@ -26,23 +27,14 @@ export interface CodeRunnerOptions {
 }
 
 const DEFAULT_POOL = 2;
-const UNKNOWN_ISOLATION: Isolation = {
-  processes: "refused",
-  reason: "the sandbox runner did not start",
-  network: "none",
-  filesystem: "none",
-  readable: [],
-  uids: "none",
-  seccomp: false,
-  limits: [],
-};
+const UNKNOWN_ISOLATION = refusedIsolation("the sandbox runner did not start");
 
 /** Where runs go: local runner processes or a remote runner, each with its connection(s). */
 interface Runners {
   /** How many runners there are. */
   readonly size: number;
-  /** The connection for the next run; runs of one execution go to one runner, which may reuse their JavaScript context. */
-  pick(execution?: string): RunnerConnection;
+  /** The connection for the next run; runs of one execution go to one runner. */
+  pick(execution?: string): RunnerClient;
   close(): Promise<void>;
 }
 
@@ -95,7 +87,11 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
   // removes the roots of executors that were killed before they could.
   const root = await makeCodeRoot(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-");
   const settings = opts.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
-  const pool = Array.from({ length: Math.max(1, opts.pool ?? DEFAULT_POOL) }, () => new LocalRunner({ tmpRoot: root, settings }));
+  const pool = Array.from(
+    { length: Math.max(1, opts.pool ?? DEFAULT_POOL) },
+    () =>
+      new LocalRunner({ entry: "sandbox-process", args: [root, JSON.stringify(settings)], cwd: root, what: "the sandbox runner process", handsOffJs: true }),
+  );
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
   return {
     size: pool.length,

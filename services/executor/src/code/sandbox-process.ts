@@ -8,6 +8,7 @@ import { Socket } from "node:net";
 import { createLogger } from "@wf/shared/log";
 import { EgressPolicy, EgressProxy } from "../egress/index";
 import { hostAddresses } from "../egress/host-addresses";
+import type { HandOffChannel, HandOffRequest } from "./hand-off-protocol";
 import { Sandbox } from "./sandbox";
 import { serveConnection } from "./sandbox-server";
 import { SandboxSettings } from "./sandbox-settings";
@@ -17,7 +18,14 @@ if (!tmpRoot || !settingsJson) throw new Error("usage: sandbox-process.ts TMP_RO
 const settings = SandboxSettings.parse(JSON.parse(settingsJson));
 const policy = new EgressPolicy({ allow: settings.egressAllow, hostAddresses: hostAddresses() });
 const egress = new EgressProxy({ policy, log: createLogger("warn", { component: "egress" }) });
-const sandbox = await Sandbox.start({ tmpRoot, uids: settings.uids, readOnly: settings.readOnly, unsafe: settings.unsafe, egress });
+// Forked with an IPC channel (its client's fd 4), the runner hands its JavaScript host over there.
+const handOff: HandOffChannel | undefined = process.send
+  ? {
+      send: (msg, handle) => void process.send!(msg, handle, undefined, () => undefined),
+      onRequest: (listener) => void process.on("message", (msg: HandOffRequest) => listener(msg)),
+    }
+  : undefined;
+const sandbox = await Sandbox.start({ tmpRoot, ...settings, egress, ...(handOff ? { handOff } : {}) });
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 channel.on("close", () => {
   void Promise.all([sandbox.close(), egress.close()]).finally(() => process.exit(0));

@@ -1,15 +1,27 @@
 import type { Duplex } from "node:stream";
 import { PassThrough } from "node:stream";
-import type { ClientMessage } from "./protocol";
+import type { ClientMessage, TurnState } from "./protocol";
 import { readMessages, toWire, writeMessage } from "./protocol";
-import type { Sandbox } from "./sandbox";
-import type { RunResult } from "./types";
+import type { Interactive, Isolation, CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
+
+/** What a connection is served by: a runner's Sandbox, or a JavaScript host's steps. */
+export interface Served {
+  readonly isolation: Isolation;
+  run(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal,
+    onLog?: LogListener,
+    interactive?: Interactive,
+    onTurn?: (state: TurnState) => void,
+  ): Promise<RunResult>;
+}
 
 /**
  * Serves one client connection (see protocol.ts): runs what it asks, streams the logs of runs
  * that asked for them, stops a run on `cancel`, and every run of a connection that closes.
  */
-export function serveConnection(stream: Duplex, sandbox: Sandbox): void {
+export function serveConnection(stream: Duplex, sandbox: Served): void {
   const runs = new Map<number, AbortController>();
   const inputs = new Map<number, PassThrough>();
   stream.on("error", () => stream.destroy());
@@ -39,7 +51,7 @@ export function serveConnection(stream: Duplex, sandbox: Sandbox): void {
     }
     const interactive = input && { input, onStdout: (data: string) => writeMessage(stream, { t: "out", id: msg.id, data }) };
     void sandbox
-      .run(msg.req, msg.limits, controller.signal, onLog, interactive)
+      .run(msg.req, msg.limits, controller.signal, onLog, interactive, (state) => writeMessage(stream, { t: state, id: msg.id }))
       .catch((err: unknown): RunResult => ({ ok: false, error: `the sandbox runner failed: ${String(err)}`, logs: [], artifacts: [], timedOut: false }))
       .then((result) => {
         runs.delete(msg.id);

@@ -6,7 +6,7 @@ import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { descendants, RUNNER_PROCESS, runDirs, step } from "./test-support";
+import { descendants, RUNNER_PROCESS, runDirs, step } from "./testing/processes";
 
 /** Each probe prints one JSON line; the step's output is what the probe saw. */
 async function probe(runner: CodeRunner, code: string, language: "python" | "bash" = "python"): Promise<Record<string, unknown>> {
@@ -36,7 +36,14 @@ describe("the sandbox of code steps: what a step can see and do", () => {
     expect(isolation.readable).toContain("/usr");
     expect(isolation.readable).not.toContain("/");
     expect(isolation.limits).toEqual(
-      expect.arrayContaining(["memory per step (memory cgroup)", "processes per step (pids cgroup)", "CPU per step (cpu cgroup)"]),
+      expect.arrayContaining([
+        "memory per step (memory cgroup)",
+        "processes per step (pids cgroup)",
+        "CPU per step (cpu cgroup)",
+        expect.stringMatching(
+          /^JavaScript: in a host process of its own \(uid \d+, the runner's cgroups\), heap and array buffers per step \(isolate\), no WebAssembly, .* \d+ isolates at once per runner, of which an owner holds \d+ \(free\)/,
+        ),
+      ]),
     );
   });
 

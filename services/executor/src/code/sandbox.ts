@@ -1,16 +1,24 @@
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
+import { availableParallelism, totalmem } from "node:os";
 import { join } from "node:path";
 import { StepCgroups } from "./cgroup";
 import type { EgressProxy } from "../egress/index";
 import type { UidBlock } from "./host/uid-block";
 import { claimUidBlock } from "./host/uid-block";
-import { JsSteps } from "./js-steps";
+import { describeJsBounds, runnerBounds } from "./js-steps";
+import type { HandOffChannel } from "./hand-off-protocol";
+import { JsHostHandOff } from "./js-host-hand-off";
+import { LocalRunner, type RunnerProcess } from "./local-runner";
 import type { Python } from "./languages";
 import { commandFor, findInterpreters, notInstalled, resolvePython } from "./languages";
+import { describeShares, poolShares, type PoolShares } from "./pool-shares";
 import { ProcessSteps } from "./process-step";
+import type { TurnState } from "./protocol";
 import type { SandboxView } from "./sandbox-plan";
 import { sandboxView, zygotePlan } from "./sandbox-plan";
+import type { Served } from "./sandbox-server";
 import type { CodeRequest, Interactive, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
+import { refusedIsolation } from "./types";
 import { Zygote } from "./zygote";
 import { ZygotePool } from "./zygote-pool";
 
@@ -24,74 +32,63 @@ export interface SandboxOptions {
   readOnly: string[];
   /** Where the sandbox cannot start, run steps on the host all the same (WF_SANDBOX_UNSAFE). */
   unsafe: boolean;
+  /** Process steps at once (WF_SANDBOX_STEPS) and their memory together, 0: a quarter of the host's (WF_SANDBOX_STEPS_MEMORY_MB). */
+  processSteps: { atOnce: number; memoryMb: number };
   egress: EgressProxy | undefined;
+  /** The IPC channel to the executor that forked this runner: its JavaScript host is handed over there. Absent: runs are relayed to it. */
+  handOff?: HandOffChannel;
 }
+
+/** Where JavaScript runs go: relayed to the runner's JavaScript host, or sent to it directly by the client it was handed to. */
+interface JsRoute {
+  run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/** Process steps a runner runs at once per core before anyone waited long: at least what a lone owner gets. */
+const PROCESS_STEPS_PER_CORE = 4;
+
+type Processes = { pool: ZygotePool; steps: ProcessSteps; close: () => Promise<void> } | Error;
 
 /**
  * Everything that runs user code, inside a sandbox runner process (never the service's):
- * JavaScript and TypeScript in isolates, every other language in processes forked by a zygote
- * that runs in the sandbox (one per owner with steps running, see ZygotePool). The sandbox is
- * tried at start-up by starting a zygote: where it cannot start (no user namespaces, say), steps
- * other than JavaScript and TypeScript fail with the reason, unless the operator opted to run
- * them on the host all the same.
+ * JavaScript and TypeScript in isolates in a host process of its own (js-host-process.ts), every
+ * other language in processes forked by a zygote that runs in the sandbox (one per owner with
+ * steps running, see ZygotePool). The sandbox is tried at start-up by starting a zygote: where it
+ * cannot start (no user namespaces, say), steps other than JavaScript and TypeScript fail with
+ * the reason, unless the operator opted to run them on the host all the same.
  */
-export class Sandbox {
-  private readonly js = new JsSteps();
-
+export class Sandbox implements Served {
   private constructor(
     readonly isolation: Isolation,
     private readonly python: Python | Error,
     private readonly interpreters: ReturnType<typeof findInterpreters>,
-    private readonly processes: { pool: ZygotePool; steps: ProcessSteps; close: () => Promise<void> } | Error,
+    private readonly processes: Processes,
+    private readonly js: JsRoute,
+    private readonly uids: UidBlock | Error,
   ) {}
 
   static async start(opts: SandboxOptions): Promise<Sandbox> {
-    const hostPath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
-    const interpreters = findInterpreters(hostPath);
-    const python = await resolvePython().catch(() => new Error(`${notInstalled("python3", "python3")} (it starts the steps in every language but JavaScript)`));
-    const runtimes = { executables: Object.values(interpreters), prefixes: [] as string[] };
-    if (!(python instanceof Error)) {
-      runtimes.executables.unshift(python.executable);
-      runtimes.prefixes.push(...python.prefixes);
-    }
-    if (python instanceof Error) return new Sandbox(refused(python), python, interpreters, python);
-    let view: SandboxView;
-    try {
-      view = sandboxView(runtimes, opts.readOnly, hostPath);
-    } catch (err) {
-      return new Sandbox(refused(asError(err)), python, interpreters, asError(err));
-    }
-    const processes = await startProcesses(opts, python, view, true).catch((err: unknown) => asError(err));
-    if (!(processes instanceof Error)) {
-      const isolation: Isolation = {
-        processes: "sandbox",
-        network: "proxy",
-        filesystem: "sandbox",
-        readable: view.readable,
-        uids: "per step",
-        seccomp: processes.seccomp,
-        limits: limitsOf(processes.cgroups),
-      };
-      return new Sandbox(isolation, python, interpreters, processes);
-    }
-    if (!opts.unsafe) return new Sandbox(refused(processes), python, interpreters, processes);
-    const unsafe = await startProcesses(opts, python, view, false).catch((err: unknown) => asError(err));
-    if (unsafe instanceof Error) return new Sandbox(refused(unsafe), python, interpreters, unsafe);
-    const isolation: Isolation = {
-      processes: "unsafe",
-      reason: processes.message,
-      network: "host",
-      filesystem: "host",
-      readable: ["/"],
-      uids: unsafe.stepUids ? "per step" : "none",
-      seccomp: unsafe.seccomp,
-      limits: limitsOf(unsafe.cgroups),
-    };
-    return new Sandbox(isolation, python, interpreters, unsafe);
+    const uids = await claimUidBlock(opts.uids.first, opts.uids.count).catch((err: unknown) => asError(err));
+    // A root runner gives it a uid of its own; any other runner is unprivileged already.
+    const jsUid = process.getuid?.() === 0 && !(uids instanceof Error) && (await mapsUid(uids.jsHost)) ? uids.jsHost : undefined;
+    const { isolation, python, interpreters, processes } = await startSteps(opts, uids, describeJsBounds(jsUid));
+    // Forked once the runner is in its cgroups (startProcesses), so that it is too; it gets ready
+    // while the runner tells it is, and a JavaScript step that comes first waits for it.
+    const host: RunnerProcess = { entry: "js-host-process", args: [], cwd: "/", uid: jsUid, what: "the JavaScript host process" };
+    const js = opts.handOff ? handedOff(new JsHostHandOff(host, opts.handOff)) : relayed(new LocalRunner(host, false));
+    return new Sandbox(isolation, python, interpreters, processes, js, uids);
   }
 
   /** Runs a step; `interactive`: a process whose stdin and stdout are the caller's (a `cli` request). */
-  async run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener, interactive?: Interactive): Promise<RunResult> {
+  async run(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal,
+    onLog?: LogListener,
+    interactive?: Interactive,
+    onTurn?: (state: TurnState) => void,
+  ): Promise<RunResult> {
     if (interactive && req.language !== "cli") return failed("only a command (an argv) runs as an interactive process");
     if (req.language === "javascript" || req.language === "typescript") return this.js.run(req, limits, signal, onLog);
     const command = commandFor(req, this.interpreters);
@@ -102,45 +99,116 @@ export class Sandbox {
         `code steps in ${req.language} need the sandbox, which cannot start on this runner: ${this.processes.message} (WF_SANDBOX_UNSAFE=1 runs them without it)`,
       );
     }
+    const endTurn = await this.processes.steps.turn(req, signal, onTurn);
+    if (!endTurn) return failed("aborted");
     let held: Awaited<ReturnType<ZygotePool["acquire"]>>;
     try {
       held = await this.processes.pool.acquire(req.owner ?? "");
     } catch (err) {
+      endTurn();
       return failed(asError(err).message);
     }
     try {
       return await this.processes.steps.run(req, limits, signal, onLog, held.zygote, command, interactive);
     } finally {
       held.release();
+      endTurn();
     }
   }
 
   async close(): Promise<void> {
-    this.js.close();
+    await this.js.close();
     if (!(this.processes instanceof Error)) await this.processes.close();
+    if (!(this.uids instanceof Error)) this.uids.release();
   }
 }
 
+/** JavaScript runs relayed to a host this runner keeps: a standalone runner's, whose clients are elsewhere. */
+function relayed(runner: LocalRunner): JsRoute {
+  runner.live();
+  return { run: (req, limits, signal, onLog) => runner.live().run(req, limits, signal, onLog), close: () => runner.close() };
+}
+
+/** A host handed to the executor that forked this runner: it sends JavaScript runs there itself. */
+function handedOff(handOff: JsHostHandOff): JsRoute {
+  handOff.offer();
+  return {
+    run: () => Promise.resolve(failed("JavaScript runs go to this runner's JavaScript host, handed to its client, not to the runner")),
+    close: () => Promise.resolve(handOff.close()),
+  };
+}
+
+/** The sandbox of process steps, tried at start-up; where it cannot start, why. */
+async function startSteps(
+  opts: SandboxOptions,
+  uids: UidBlock | Error,
+  jsBounds: string,
+): Promise<{ isolation: Isolation; python: Python | Error; interpreters: ReturnType<typeof findInterpreters>; processes: Processes }> {
+  const hostPath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
+  const interpreters = findInterpreters(hostPath);
+  const python = await resolvePython().catch(() => new Error(`${notInstalled("python3", "python3")} (it starts the steps in every language but JavaScript)`));
+  const runtimes = { executables: Object.values(interpreters), prefixes: [] as string[] };
+  if (!(python instanceof Error)) {
+    runtimes.executables.unshift(python.executable);
+    runtimes.prefixes.push(...python.prefixes);
+  }
+  const none = (err: Error) => ({ isolation: refused(err, jsBounds), python, interpreters, processes: err });
+  if (python instanceof Error) return none(python);
+  if (uids instanceof Error) return none(uids);
+  let view: SandboxView;
+  try {
+    view = sandboxView(runtimes, opts.readOnly, hostPath);
+  } catch (err) {
+    return none(asError(err));
+  }
+  const processes = await startProcesses(opts, uids, python, view, true).catch((err: unknown) => asError(err));
+  if (!(processes instanceof Error)) {
+    const isolation: Isolation = {
+      processes: "sandbox",
+      network: "proxy",
+      filesystem: "sandbox",
+      readable: view.readable,
+      uids: "per step",
+      seccomp: processes.seccomp,
+      limits: limitsOf(processes, jsBounds),
+    };
+    return { isolation, python, interpreters, processes };
+  }
+  if (!opts.unsafe) return none(processes);
+  const unsafe = await startProcesses(opts, uids, python, view, false).catch((err: unknown) => asError(err));
+  if (unsafe instanceof Error) return none(unsafe);
+  const isolation: Isolation = {
+    processes: "unsafe",
+    reason: processes.message,
+    network: "host",
+    filesystem: "host",
+    readable: ["/"],
+    uids: unsafe.stepUids ? "per step" : "none",
+    seccomp: unsafe.seccomp,
+    limits: limitsOf(unsafe, jsBounds),
+  };
+  return { isolation, python, interpreters, processes: unsafe };
+}
+
 /** The zygotes and what their steps share; `confined`: in the sandbox, else on the host. */
-async function startProcesses(opts: SandboxOptions, python: Python, view: SandboxView, confined: boolean) {
+async function startProcesses(opts: SandboxOptions, uids: UidBlock, python: Python, view: SandboxView, confined: boolean) {
   // Its own: several runners may share tmpRoot.
   const dir = await mkdtemp(join(opts.tmpRoot, "runner-"));
-  const uids: UidBlock = await claimUidBlock(opts.uids.first, opts.uids.count).catch(async (err: unknown) => {
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  });
   // The steps' uids own their run directories: where this process cannot give them files (not
   // root, or the range not mapped here), the sandbox cannot run, and steps without it share its uid.
-  const stepUids = await canGiveFiles(dir, uids.hostBase + 1);
+  const stepUids = await canGiveFiles(dir, uids.firstStep);
   if (confined && stepUids !== true) {
-    uids.release();
     await rm(dir, { recursive: true, force: true });
     throw new Error(
       `the sandbox's uids (WF_SANDBOX_UIDS, from ${opts.uids.first}) cannot own files here (${stepUids}): run the service as root, with a range this host maps`,
     );
   }
   // The zygote's uid writes a step's pid into its cgroups; without the sandbox it is this process's.
-  const cgroups = StepCgroups.create(confined ? uids.hostBase : undefined);
+  const runner = runnerBounds();
+  const memoryMb = opts.processSteps.memoryMb || Math.floor(totalmem() / 4 / 2 ** 20);
+  const cgroups = StepCgroups.create(confined ? uids.hostBase : undefined, { memoryMb, cpus: runner.cpus });
+  // Before the first zygote starts: the zygotes, forked from this process, start in its cgroups.
+  const runnerLimits = cgroups?.confineRunner(runner) ?? [];
   const env = { PATH: confined ? view.path : (process.env.PATH ?? view.path), LANG: process.env.LANG ?? "C.UTF-8" };
   let next = 1;
   const pool = new ZygotePool(() =>
@@ -152,12 +220,13 @@ async function startProcesses(opts: SandboxOptions, python: Python, view: Sandbo
       env: { ...env, HOME: "/" },
     }),
   );
-  const steps = new ProcessSteps({ baseEnv: env, cgroups, uids: stepUids === true ? uids : undefined, egress: opts.egress });
+  const size = Math.min(opts.processSteps.atOnce, PROCESS_STEPS_PER_CORE * availableParallelism());
+  const shares = poolShares(size, opts.processSteps.atOnce);
+  const steps = new ProcessSteps({ baseEnv: env, size, shares, cgroups, uids: stepUids === true ? uids : undefined, egress: opts.egress });
   const close = async (): Promise<void> => {
     steps.killAll();
     await pool.close();
     await cgroups?.close();
-    uids.release();
     await rm(dir, { recursive: true, force: true, maxRetries: 2 });
   };
   // Started now, so that neither the first step nor the service, busy with its first steps by
@@ -166,7 +235,17 @@ async function startProcesses(opts: SandboxOptions, python: Python, view: Sandbo
     await close();
     throw err;
   });
-  return { pool, steps, close, seccomp: first.seccomp, cgroups, stepUids: stepUids === true };
+  return { pool, steps, close, seccomp: first.seccomp, cgroups, runnerLimits, shares, stepUids: stepUids === true };
+}
+
+/** Whether `uid` exists in this process's user namespace (a root mapped alone, as by `unshare --map-root-user`, has no other). */
+async function mapsUid(uid: number): Promise<boolean> {
+  const map = await readFile("/proc/self/uid_map", "utf8").catch(() => "0 0 4294967295");
+  return map
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .some(([inside, , count]) => inside! <= uid && uid < inside! + count!);
 }
 
 /** True when this process can give `dir` to `uid` (and take it back), else why not. */
@@ -181,9 +260,16 @@ async function canGiveFiles(dir: string, uid: number): Promise<true | string> {
   }
 }
 
-function limitsOf(cgroups: StepCgroups | undefined): string[] {
+function limitsOf(
+  { cgroups, runnerLimits, shares }: { cgroups: StepCgroups | undefined; runnerLimits: string[]; shares: PoolShares },
+  jsBounds: string,
+): string[] {
   const by = cgroups?.dirs;
   return [
+    ...runnerLimits,
+    ...(by?.has("cpu") ? [`runner and its steps together ${cgroups!.bound.cpus} CPU (cpu cgroup)`] : []),
+    `${shares.limit} process steps at once, of which an owner holds ${describeShares(shares)}`,
+    ...(by?.has("memory") ? [`process steps together ${cgroups!.bound.memoryMb} MB (memory cgroup)`] : []),
     ...(by?.has("memory") ? ["memory per step (memory cgroup)"] : []),
     ...(by?.has("pids") ? ["processes per step (pids cgroup)"] : []),
     ...(by?.has("cpu") ? ["CPU per step (cpu cgroup)"] : []),
@@ -194,21 +280,12 @@ function limitsOf(cgroups: StepCgroups | undefined): string[] {
     "private /tmp (size)",
     "output size (cut)",
     "artifacts (count and size)",
-    "JavaScript heap (isolate)",
+    jsBounds,
   ];
 }
 
-function refused(reason: Error): Isolation {
-  return {
-    processes: "refused",
-    reason: reason.message,
-    network: "none",
-    filesystem: "none",
-    readable: [],
-    uids: "none",
-    seccomp: false,
-    limits: ["JavaScript heap (isolate)"],
-  };
+function refused(reason: Error, jsBounds: string): Isolation {
+  return refusedIsolation(reason.message, [jsBounds]);
 }
 
 function asError(err: unknown): Error {

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { Plan } from "@wf/shared/auth";
 
 export type CodeLanguage = "python" | "javascript" | "typescript" | "bash" | "ruby" | "lua" | "cli";
 
@@ -27,14 +28,10 @@ export interface CodeRequest {
   ownerAllow?: string[];
   /** Whose step this is (the execution's owner): steps of different owners never share a zygote. */
   owner?: string;
+  /** The owner's plan: its share of the runners' pools (pool-shares.ts). */
+  ownerPlan?: Plan;
   /** The execution the step belongs to: its steps go to one runner. */
   execution?: string;
-  /**
-   * The workflow the step belongs to: with `owner`, the JavaScript steps of its executions may
-   * run in a context an earlier one of them used (globals it left may be there), never in one
-   * another workflow or owner used.
-   */
-  workflow?: string;
 }
 
 /** A file the step wrote into WF_ARTIFACTS_DIR (JavaScript: `artifacts.write`). */
@@ -83,6 +80,11 @@ export interface Isolation {
   seccomp: boolean;
   /** The limits in force, each with its mechanism, e.g. "processes per step (pids cgroup)". */
   limits: string[];
+}
+
+/** The isolation of a runner whose process steps cannot run, saying why; `limits`: what holds all the same. */
+export function refusedIsolation(reason: string, limits: string[] = []): Isolation {
+  return { processes: "refused", reason, network: "none", filesystem: "none", readable: [], uids: "none", seccomp: false, limits };
 }
 
 /** Per-step limits, sent with every run: a remote runner applies its clients' limits. */

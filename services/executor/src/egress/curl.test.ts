@@ -10,7 +10,7 @@ import { createLogger } from "@wf/shared/log";
 import { hostAddresses } from "./host-addresses";
 import { EgressPolicy } from "./policy";
 import { EgressProxy, type SessionRefusal } from "./proxy";
-import { httpOrigin, socketPathForTest } from "./test-support";
+import { httpOrigin, socketPathForTest } from "./testing/origins";
 
 const run = promisify(execFile);
 
@@ -123,7 +123,6 @@ describe("egress proxy with a real curl behind a TCP forwarder", () => {
       {
         host: "127.0.0.2",
         port: refusedOrigin.port,
-        address: "127.0.0.2",
         reason: "127.0.0.2 is a loopback address (allow it with WF_EGRESS_ALLOW)",
         rule: "operator",
       },

@@ -5,7 +5,7 @@ import { loadConfig } from "@wf/shared/config";
 import { egressFetch, EgressRefusedError } from "./egress-fetch";
 import { hostAddresses } from "./host-addresses";
 import { EgressPolicy } from "./policy";
-import { httpOrigin } from "./test-support";
+import { httpOrigin } from "./testing/origins";
 
 function fetchUnder(allow: string): ReturnType<typeof egressFetch> {
   const policy = new EgressPolicy({ allow: loadConfig({ WF_EGRESS_ALLOW: allow }).WF_EGRESS_ALLOW ?? [], hostAddresses: hostAddresses() });
@@ -37,6 +37,15 @@ describe("egressFetch", () => {
       });
     }
     expect(origin.connections()).toBe(0);
+  });
+
+  it("refuses an MCP URL whose name resolves to a private address without naming the address", async () => {
+    const policy = new EgressPolicy({ allow: [], hostAddresses: hostAddresses() });
+    const f = egressFetch({ policy, lookup: async () => [{ address: "10.20.30.40", family: 4 }] });
+    onTestFinished(() => f.close());
+    const err = await f.fetch("https://mcp.corp.example/mcp").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EgressRefusedError);
+    expect((err as EgressRefusedError).message).toBe("mcp.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)");
   });
 
   it("never follows a redirect itself: the answer comes back as it is, its target untouched", async () => {

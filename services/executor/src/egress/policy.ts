@@ -8,9 +8,10 @@ export interface EgressRefusal {
   /** As normalised: a lower-case name, or an address (IPv6 without brackets). */
   host: string;
   port: number;
-  /** The refused address, when the refusal is about one. */
-  address?: string;
-  /** One line, e.g. `10.0.0.5 is a private address (allow it with WF_EGRESS_ALLOW)`. */
+  /**
+   * One line, e.g. `10.0.0.5 is a private address (allow it with WF_EGRESS_ALLOW)`; for a name,
+   * `db.corp resolves to a private address (…)`, never the address it resolved to.
+   */
   reason: string;
   /** `operator`: the default refusals; `narrowing`: a step's allow list; `malformed`: not a host or port. */
   rule: "operator" | "narrowing" | "malformed";
@@ -79,15 +80,19 @@ export class EgressPolicy {
     this.hostAddresses = opts.hostAddresses;
   }
 
-  /** Why the operator's policy refuses `ip` reached as `dest`, or null. */
+  /**
+   * Why the operator's policy refuses `ip` reached as `dest`, or null. A name's refusal says what
+   * kind of address it resolves to, not which: the step did not give that address, and naming it
+   * would show the tenant the operator's internal DNS.
+   */
   refusal(dest: Destination, ip: Ip): string | null {
     if (this.allow.matchesName(dest) || this.allow.matchesAddress(ip, dest.port)) return null;
     const what = specialAddress(ip) ?? (this.isHostAddress(ip) ? "an address of this host" : null);
     if (what === null) return null;
+    if (dest.kind === "name") return `${dest.name} resolves to ${what} (allow it with WF_EGRESS_ALLOW)`;
     const v4 = embeddedIpv4(ip);
     const address = v4 ? `${formatIp(ip)} (${formatIp(v4)})` : formatIp(ip);
-    const subject = dest.kind === "name" ? `${dest.name} resolves to ${address}, ${what}` : `${address} is ${what}`;
-    return `${subject} (allow it with WF_EGRESS_ALLOW)`;
+    return `${address} is ${what} (allow it with WF_EGRESS_ALLOW)`;
   }
 
   private isHostAddress(ip: Ip): boolean {
@@ -118,7 +123,7 @@ export function judge(policy: EgressPolicy, narrowing: readonly Narrowing[], des
   }
   for (const ip of addresses) {
     const reason = policy.refusal(dest, ip);
-    if (reason !== null) return { host: dest.host, port: dest.port, address: formatIp(ip), reason, rule: "operator" };
+    if (reason !== null) return { host: dest.host, port: dest.port, reason, rule: "operator" };
   }
   return null;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { waitFor } from "@wf/testing";
 import { createCodeRunner } from "../code/index";
-import { step } from "../code/test-support";
+import { step } from "../code/testing/processes";
 import { sandboxMetrics } from "./sandbox-metrics";
 
 /** The value of a metric's sample named `name` (a histogram has several). */
@@ -18,9 +18,10 @@ describe("the sandbox runner pool's metrics", () => {
     const runner = await createCodeRunner({ pool: 1 });
     try {
       expect(await sample("wf_sandbox_runners")).toBe(1);
-      // Ten runs of one execution on one runner, which takes 8 JavaScript runs at once: two wait.
+      // Ten runs of one execution on one runner, which takes 8 JavaScript runs at once (a team
+      // owner's share is 12 of them): two wait.
       const busy = "const end = Date.now() + 300; while (Date.now() < end) {} return 1";
-      const runs = Array.from({ length: 10 }, () => runner.run(step("javascript", busy, { execution: "e1" })));
+      const runs = Array.from({ length: 10 }, () => runner.run(step("javascript", busy, { execution: "e1", owner: "o1", ownerPlan: "team" })));
       await waitFor(async () => (await sample("wf_sandbox_runs_in_flight")) === 10, { what: "ten runs in flight" });
       for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: true, output: 1 });
       expect(await sample("wf_sandbox_runs_in_flight")).toBe(0);

@@ -201,6 +201,8 @@ export class ExecutionRun {
     const path = scope.prefix + step.name;
     let st = this.snap.steps[path];
     if (st && DONE.has(st.status)) {
+      // Paused after it (a wake while paused): what holds it must not complete past the pause.
+      if (this.debug?.pausedAfter(path)) return { kind: "parked" };
       return st.status === "SKIPPED" ? { kind: "skipped" } : { kind: "completed", output: st.output };
     }
     if (st && st.status === "FAILED") return { kind: "failed", error: st.error ?? "failed" };
@@ -211,7 +213,7 @@ export class ExecutionRun {
       if (step.condition !== undefined) {
         let go: boolean;
         try {
-          go = await evaluateCondition(step.condition, expressionContext(this.snap, this.names, scope));
+          go = await evaluateCondition(step.condition, expressionContext(this.snap, this.names, scope), this.snap.ownerId);
         } catch (err) {
           return this.failNew(step, path, expressionFailure(step.name, err));
         }
@@ -380,8 +382,11 @@ export class ExecutionRun {
   private startAttempt(step: Step, path: string, st: StepState, scope: Scope): void {
     st.attempts += 1;
     if (step.timeout !== undefined && keepsDeadline(step)) st.deadline = Date.now() + step.timeout * 1000;
-    // A container's new attempt runs its steps afresh.
-    if (st.attempts > 1) this.clearNested(step, path, scope);
+    // A container's new attempt runs its steps afresh; a debugger's pauses inside the last one may come again.
+    if (st.attempts > 1) {
+      this.clearNested(step, path, scope);
+      this.debug?.attemptStarted(step, path, scope);
+    }
     this.snap.currentStep = path;
     this.committer.emit("step_started", path, { attempt: st.attempts });
   }
@@ -463,7 +468,7 @@ export class ExecutionRun {
   }
 
   private render(value: unknown, scope: Scope): Promise<unknown> {
-    return renderTemplate(value, expressionContext(this.snap, this.names, scope));
+    return renderTemplate(value, expressionContext(this.snap, this.names, scope), this.snap.ownerId);
   }
 
   private failNew(step: Step, path: string, error: string): Outcome {

@@ -1,5 +1,5 @@
 import type { RunEffects } from "./effects";
-import { sleep } from "./signals";
+import { sleep } from "../sleep";
 
 /**
  * Waits for a durable timer's due time, that of a `wait` step or of a retry's next attempt.

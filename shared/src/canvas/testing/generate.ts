@@ -3,24 +3,7 @@
  * inside, after and beside steps, blank lines, every quoting style, block and flow mappings and
  * lists, nested foreach and parallel steps, names with `-`, and references between steps.
  */
-
-export type Random = () => number;
-
-/** mulberry32: small, fast and good enough to spread test cases. */
-export function seeded(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function pick<T>(random: Random, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)] as T;
-}
+import { pick, seeded, type Random } from "../../testing/random";
 
 const BASES = ["fetch", "classify", "summarise", "notify", "load-data", "apply_rows", "check", "render", "pause", "call"];
 const COMMENTS = ["# why this step exists", "# TODO: tune later", "# keep in sync with the API", "# disabled: retry: { max_attempts: 9 }"];

@@ -4,7 +4,7 @@ import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { newId } from "../../execution/ids";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
-import { DirectReads } from "./direct-reads";
+import { decodeFound, DirectReads, foundAnswer } from "./direct-reads";
 import { ReplyInbox } from "./reply-inbox";
 
 let server: NatsServerHandle;
@@ -44,6 +44,13 @@ describe("DirectReads", () => {
     for (const key of ["a", "gone", "purged", "never"]) expect(seen(await reads.last(name, key)), key).toEqual(seen(await kv.get(key)));
     expect(seen(await reads.last(name, "a"))).toMatchObject({ operation: "PUT", revision: 2, value: { n: 2 } });
     expect(await reads.last(name, "never")).toBeNull();
+  });
+
+  it("decodes an answer made up for a key as it decodes the server's answer for that key (the decoy of reads whose misses must cost what a find does)", async () => {
+    const { name, kv } = await bucket();
+    const json = JSON.stringify({ n: 1, text: "é".repeat(10) });
+    await kv.put("a", json);
+    expect(seen(decodeFound(foundAnswer(name, "a", json)))).toEqual(seen(await reads.last(name, "a")));
   });
 
   it("answers the reads of one turn each with its own key's value", async () => {

@@ -1,8 +1,9 @@
-import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/nats-core";
+import { MsgHdrsImpl, type Msg, type MsgHdrs, type NatsConnection } from "@nats-io/nats-core";
 import { ReplyInbox } from "./reply-inbox";
 
 const EMPTY = new Uint8Array(0);
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /** A KV key's last message, as nats.js's `KvEntry` gives it, with what the store reads of it. */
 export interface StoredEntry {
@@ -48,7 +49,30 @@ export function operationOf(headers: MsgHdrs): StoredEntry["operation"] {
   return headers.get("Nats-Marker-Reason") === "MaxAge" ? "PURGE" : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]);
 }
 
-function entryOf(msg: Msg, subject: string): StoredEntry | null {
+/** A direct get's answer for a key that holds a record, as the server sends it, to be decoded with nothing asked of the server. */
+export interface FoundAnswer {
+  /** The KV key (a record's key token). */
+  key: string;
+  subject: string;
+  headers: Uint8Array;
+  data: Uint8Array;
+}
+
+/** The answer a direct get of `key` in `bucket` gets when the key holds `json`: the server's status line and headers, then the value. */
+export function foundAnswer(bucket: string, key: string, json: string): FoundAnswer {
+  const subject = `$KV.${bucket}.${key}`;
+  const head = `NATS/1.0\r\nNats-Stream: KV_${bucket}\r\nNats-Subject: ${subject}\r\nNats-Sequence: 1\r\nNats-Time-Stamp: ${new Date().toISOString().replace("Z", "000000Z")}\r\n\r\n`;
+  return { key, subject, headers: encoder.encode(head), data: encoder.encode(json) };
+}
+
+/** Decodes `answer` as an answer from the server is decoded, its headers anew on every call as nats.js decodes each message's. */
+export function decodeFound(answer: FoundAnswer): StoredEntry {
+  const entry = entryOf({ headers: MsgHdrsImpl.decode(answer.headers), data: answer.data }, answer.subject);
+  if (entry === null) throw new Error(`${answer.subject}: the found answer reads as a missing key`);
+  return entry;
+}
+
+function entryOf(msg: Pick<Msg, "headers" | "data">, subject: string): StoredEntry | null {
   const headers = msg.headers;
   if (headers === undefined) throw new Error(`direct get of ${subject}: an answer without headers`);
   if (headers.code === 404) return null;

@@ -7,7 +7,7 @@ import { fromKeyToken, keyToken } from "./key-codec";
  * sort token and the id: `s.<owner>.PENDING` for `s.<owner>.PENDING.<createdAt>.<id>`), each
  * group sorted, kept up to date by following the bucket (bucket-follower.ts): a page of a group
  * costs a binary search and a slice, where a key scan walks every key under its filter. Only the
- * keys `keep` accepts are held. The layout's removals must write markers (`followed`), or the
+ * keys `keep` accepts are held. The index's removals must write markers (MarkedRemovals), or the
  * view would never see a key go.
  *
  * A group holds each key as `<sort>.<id>`, both decoded, one flat string (about 70 bytes): its

@@ -1,7 +1,6 @@
 import type { ExecutionSnapshot } from "../../execution/snapshot";
 import type { ApiKeyRecord, ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, SecretRecord, WebhookRecord, WorkflowRecord } from "../records";
 import { triggerFacts } from "../workflow-triggers";
-import type { IndexLayout } from "./kv-collection";
 import { keyToken as t, sortableNumber } from "./key-codec";
 
 /*
@@ -29,13 +28,24 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  * nothing reads any more, and `o.` keys with an empty value, whose status lists read from the record.
  */
 
+/** How a record type is listed: its index keys, and the one value all of them carry (if any). */
+export interface IndexLayout<T> {
+  keys(value: T): string[];
+  /**
+   * A field of the record that lists filter on (a status) carried as the keys' value instead of
+   * as a key family of its own: a change of it is one put of the same keys, where a family of
+   * its own costs a put of the new key and a purge of the old one. Keys written before a
+   * collection carried values hold "" and are read as unknown.
+   */
+  value?(value: T): string;
+}
+
 /** Names past this many characters are left out of the key (they tie, and the id breaks the tie). */
 const NAME_KEY_CHARS = 64;
 
 export const executionLayout: IndexLayout<ExecutionSnapshot> = {
   keys: (e) => [`o.${t(e.ownerId)}.${t(e.workflowId)}.${executionSortId(e)}`],
   value: (e) => e.status,
-  followed: true,
 };
 
 /** The parts of an execution's index key, as tokens; `sortId` is `<createdAt>.<id>`, its sort order. */
@@ -64,8 +74,6 @@ export const approvalLayout: IndexLayout<ApprovalRecord> = {
     const tail = `${sortableNumber(a.createdAt)}.${t(a.id)}`;
     return [`o.${t(a.ownerId)}.${tail}`, `s.${t(a.ownerId)}.${a.status}.${tail}`, `e.${t(a.executionId)}.${tail}`];
   },
-  // Owner lists are paged from an in-memory view of the keys (key-groups-view.ts), which sees removals by their markers.
-  followed: true,
 };
 
 /** The approval lists the in-memory view holds: by owner, and by owner and status (not by execution). */

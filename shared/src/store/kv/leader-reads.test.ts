@@ -14,7 +14,7 @@ import { executionLayout } from "./layouts";
 import { leaderLast } from "./leader-reads";
 import { openKvStore } from "./open-kv-store";
 import { PendingStarts } from "./pending-starts";
-import { KvExecutionRepo } from "./repos";
+import { KvExecutionRepo } from "./execution-repo";
 
 let server: NatsServerHandle;
 let nc: NatsConnection;

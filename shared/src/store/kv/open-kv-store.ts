@@ -9,20 +9,20 @@ import { AUDIT_RETENTION_MS } from "../records";
 import { DirectReads } from "./direct-reads";
 import { JetStreamPublisher } from "./jetstream-publisher";
 import { PendingStarts } from "./pending-starts";
-import type { KvBuckets } from "./kv-collection";
+import type { KvBuckets } from "./kv-buckets";
+import { KvExecutionRepo } from "./execution-repo";
 import {
   KvApiKeyRepo,
   KvApprovalRepo,
   KvArtifactRepo,
   KvAuditRepo,
   KvChainRunsRepo,
-  KvExecutionRepo,
   KvScheduleRepo,
   KvSecretRepo,
-  KvUserRepo,
   KvWebhookRepo,
   KvWorkflowRepo,
 } from "./repos";
+import { KvUserRepo } from "./user-repo";
 
 /**
  * The JetStream KV store: buckets `<namespace>_<type>` (records) and `<namespace>_<type>_idx`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seeded } from "../../canvas/testing/generate";
+import { seeded } from "../../testing/random";
 import { SortedList } from "./sorted-list";
 
 describe("SortedList", () => {

@@ -47,6 +47,17 @@ export class MongoCollection<T extends { id: string }> {
     return this.findOne({ _id: id });
   }
 
+  /**
+   * `get` where a miss costs this process what a find costs: `decoy`, a record of this type as
+   * stored, is parsed as a found one is, then dropped (kv/known-records.ts has the why). The
+   * database's part stays uneven: it answers for a missing id without a document.
+   */
+  protected async getEvenly(id: string, decoy: StoredDoc): Promise<Versioned<T> | null> {
+    const found = await this.findOne({ _id: id });
+    if (found === null) this.#parse(decoy);
+    return found;
+  }
+
   /** No change stream is kept: every read goes to the database. */
   getRecent(id: string): Promise<Versioned<T> | null> {
     return this.get(id);

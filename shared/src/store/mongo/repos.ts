@@ -33,6 +33,7 @@ import {
   WebhookRecord,
   WorkflowRecord,
 } from "../records";
+import { DECOY_API_KEY } from "../decoy-api-key";
 import { triggerFacts } from "../workflow-triggers";
 import { MongoCollection, type StoredDoc } from "./mongo-collection";
 
@@ -237,9 +238,20 @@ export class MongoUserRepo extends MongoCollection<UserRecord> implements UserRe
 
 export class MongoApiKeyRepo extends MongoCollection<ApiKeyRecord> implements ApiKeyRepo {
   static readonly indexes: IndexDescription[] = [{ key: { ownerId: 1, ...NEWEST } }];
+  static readonly #decoy: StoredDoc = {
+    _id: DECOY_API_KEY.id,
+    ownerId: DECOY_API_KEY.ownerId,
+    createdAt: DECOY_API_KEY.createdAt,
+    version: 1,
+    record: JSON.stringify(DECOY_API_KEY),
+  };
 
   constructor(docs: Collection<StoredDoc>) {
     super(docs, "api_keys", ApiKeyRecord, (k) => ({ ownerId: k.ownerId, createdAt: k.createdAt }));
+  }
+
+  override get(id: string): Promise<Versioned<ApiKeyRecord> | null> {
+    return this.getEvenly(id, MongoApiKeyRepo.#decoy);
   }
 
   listByOwner(ownerId: string): Promise<ApiKeyRecord[]> {

@@ -9,7 +9,7 @@ import type { ApprovalView, ExecutionView } from "../../api/types";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { ErrorState, Loading } from "../../ui/states";
 import { ApprovalContext } from "./ApprovalContext";
-import { DecisionPanel } from "./DecisionPanel";
+import { DECISION_COMMENT, DecisionPanel } from "./DecisionPanel";
 import { GroupTable } from "./GroupTable";
 import { Outcome } from "./Outcome";
 import { detailKey, useDecision } from "./decide";
@@ -69,6 +69,19 @@ function ApprovalDetail({ approval }: { approval: ApprovalView }) {
 
   return (
     <div className="stack approval-page">
+      {editing ? (
+        // A keyboard's way past the rows (three stops each) when they need no change; shown when it has the focus.
+        <a
+          href={`#${DECISION_COMMENT}`}
+          className="skip-link"
+          onClick={(event) => {
+            event.preventDefault();
+            document.getElementById(DECISION_COMMENT)?.focus();
+          }}
+        >
+          Skip to your decision
+        </a>
+      ) : null}
       <Link to="/approvals" className="back-link">
         ← Approvals
       </Link>

@@ -19,6 +19,9 @@ function approvalSummary(approval: ApprovalView, drafts: Drafts): string {
   return `Approving runs ${step} with your changes only: ${changed.join("; ")}.`;
 }
 
+/** The comment box, where "Skip to your decision" takes the focus: the next Tab is Reject, then Approve. */
+export const DECISION_COMMENT = "decision-comment";
+
 /** The reviewer's decision: approve with a comment, or reject with a reason after a confirmation. */
 export function DecisionPanel({ approval, drafts, decision, blocked }: { approval: ApprovalView; drafts: Drafts; decision: Decision; blocked: boolean }) {
   const [comment, setComment] = useState("");
@@ -32,7 +35,7 @@ export function DecisionPanel({ approval, drafts, decision, blocked }: { approva
       <label>
         Comment
         <span className="field-hint">Optional; kept on the record with your decision.</span>
-        <textarea rows={3} maxLength={10_000} value={comment} onChange={(e) => setComment(e.target.value)} />
+        <textarea id={DECISION_COMMENT} rows={3} maxLength={10_000} value={comment} onChange={(e) => setComment(e.target.value)} />
       </label>
       {blocked ? <div className="form-error">Some edited cells hold no valid value: fix them, or undo the change, before approving.</div> : null}
       {decision.problem ? (

@@ -18,7 +18,8 @@ export function BreakpointsPanel({
   stepPaths: string[];
   ended: boolean;
 }) {
-  const error = put.error instanceof ApiError && put.error.status === 400 ? put.error : put.error ? new Error(debugErrorWords(put.error)) : null;
+  // A refusal is about a change to a run that goes on: once the run has ended, it is moot.
+  const error = ended ? null : put.error instanceof ApiError && put.error.status === 400 ? put.error : put.error ? new Error(debugErrorWords(put.error)) : null;
 
   return (
     <section className="card stack breakpoints" aria-label="Breakpoints">
@@ -63,7 +64,7 @@ export function BreakpointsPanel({
       ) : (
         <AddBreakpoint busy={put.isPending} stepPaths={stepPaths} onAdd={(bp) => put.mutate([...breakpoints, bp])} />
       )}
-      <FormError error={error} />
+      <FormError error={error} refused="The breakpoints were not changed:" />
     </section>
   );
 }

@@ -10,13 +10,13 @@ import { formatAgo, formatTime, prettyJson } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { BreakpointsPanel } from "./BreakpointsPanel";
-import { breakpointLabel } from "./breakpoints";
 import { COMMANDS, applies, commandTitle, debugErrorWords, type CommandSpec } from "./debug-commands";
 import { EditsList } from "./EditsList";
 import { hasEnded } from "./execution-status";
 import { JsonField, parseJson } from "./JsonField";
 import { LiveIndicator } from "../../ui/LiveIndicator";
 import { PauseEditors } from "./PauseEditors";
+import { pauseErrorTitle, pauseSentence } from "./pause-words";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { StepDetailPanel } from "./StepDetailPanel";
 import { breakpointPaths, buildStepTree } from "./step-tree";
@@ -190,18 +190,11 @@ function PauseCard({ pause }: { pause: PauseRecord }) {
         Paused at <code>{pause.stepPath}</code>
       </h2>
       <p className="pause-why">
-        {pause.breakpointId === "step" ? (
-          <>A step command asked to pause here</>
-        ) : (
-          <>
-            <strong>{breakpointLabel(pause.type)}</strong> breakpoint <code>{pause.breakpointId}</code>
-          </>
-        )}
-        , {pause.phase} the step{pause.occurrence > 0 ? ` (occurrence ${pause.occurrence})` : ""}, since {formatTime(pause.pausedAt)}.
+        {pauseSentence(pause)} Paused since {formatTime(pause.pausedAt)}.
       </p>
       {c.error !== undefined ? (
         <div className="step-error">
-          <strong>Error{c.attempt !== undefined ? ` (attempt ${c.attempt})` : ""}</strong>
+          <strong>{pauseErrorTitle(pause)}</strong>
           <pre>{c.error}</pre>
           {c.retryable !== undefined ? <span className="muted small">{c.retryable ? "Its retry may try again." : "Its retry will not try again."}</span> : null}
         </div>

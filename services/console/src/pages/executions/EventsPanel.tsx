@@ -1,3 +1,4 @@
+import { useState } from "react";
 import type { ExecutionEvent, StreamState } from "../../api/events";
 import { Empty } from "../../ui/states";
 import { LiveIndicator } from "../../ui/LiveIndicator";
@@ -18,9 +19,13 @@ function summary(e: ExecutionEvent): string {
   return cut(rest);
 }
 
+/** Rows drawn until a person asks for all: a long run's thousands would be redrawn with every event. */
+const SHOWN = 200;
+
 /** The execution's events as they stream, newest first. */
 export function EventsPanel({ events, stream }: { events: ExecutionEvent[]; stream: StreamState }) {
-  const newestFirst = [...events].reverse();
+  const [all, setAll] = useState(false);
+  const newestFirst = (all ? [...events] : events.slice(-SHOWN)).reverse();
   return (
     <section className="card stack events-panel" aria-label="Events">
       <div className="row between">
@@ -33,7 +38,8 @@ export function EventsPanel({ events, stream }: { events: ExecutionEvent[]; stre
       {events.length === 0 ? (
         <Empty title={stream === "ended" ? "No events are kept for this execution" : "Waiting for events"} />
       ) : (
-        <div className="events-scroll">
+        // Focusable, so that a keyboard scrolls it (its rows hold nothing else to focus).
+        <div className="events-scroll" role="region" aria-label="Events, newest first" tabIndex={0}>
           <table className="events-table">
             <tbody>
               {newestFirst.map((e) => (
@@ -46,6 +52,11 @@ export function EventsPanel({ events, stream }: { events: ExecutionEvent[]; stre
               ))}
             </tbody>
           </table>
+          {!all && events.length > SHOWN ? (
+            <button type="button" className="small-button" onClick={() => setAll(true)}>
+              Show all {events.length} events
+            </button>
+          ) : null}
         </div>
       )}
     </section>

@@ -5,6 +5,7 @@ import type { ExecutionView, RerunResponse } from "../../api/types";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration, formatNumber, formatTime } from "../../ui/format";
 import { ErrorState, Loading } from "../../ui/states";
+import { ApprovalWaits } from "./ApprovalWaits";
 import { CancelExecution } from "./CancelExecution";
 import { EventsPanel } from "./EventsPanel";
 import { executionDuration, hasEnded } from "./execution-status";
@@ -12,6 +13,7 @@ import { LiveIndicator } from "../../ui/LiveIndicator";
 import { PauseBanner } from "./PauseBanner";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { RerunDialog } from "./RerunDialog";
+import { RunInputsOutput } from "./RunInputsOutput";
 import { StepDetailPanel } from "./StepDetailPanel";
 import { debugErrorWords } from "./debug-commands";
 import { RunSteps } from "./RunSteps";
@@ -24,7 +26,10 @@ import { useFollowExecution } from "./useFollowExecution";
 import { useNow } from "./useNow";
 import "./executions.css";
 
-/** One execution: its state, its steps live as they run, a step in full, its events; cancel, rerun, debug. */
+/**
+ * One execution: its state, the version that ran, its inputs and output, the approval it waits
+ * on, its steps live as they run, a step in full, its events; cancel, rerun, debug.
+ */
 export default function ExecutionPage() {
   const id = useParams().id ?? "";
   const execution = useQuery({ queryKey: keys.execution(id), queryFn: ({ signal }) => fetchExecution(id, signal) });
@@ -80,6 +85,7 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
       </div>
 
       {view.pause ? <PauseBanner executionId={view.id} pause={view.pause} /> : null}
+      <ApprovalWaits view={view} />
 
       <section className="card" aria-label="Summary">
         <dl className="facts">
@@ -87,6 +93,18 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
             <dt>Workflow</dt>
             <dd>
               <Link to={`/workflows/${encodeURIComponent(view.workflowId)}`}>{workflowName(view)}</Link>
+            </dd>
+          </div>
+          <div>
+            <dt>Version</dt>
+            <dd>
+              {view.workflowVersion === null ? (
+                "—"
+              ) : (
+                <Link to={`/workflows/${encodeURIComponent(view.workflowId)}/versions`} title="The version of the workflow this execution ran">
+                  v{view.workflowVersion}
+                </Link>
+              )}
             </dd>
           </div>
           <div>
@@ -147,6 +165,8 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
         ) : null}
       </section>
 
+      <RunInputsOutput view={view} />
+
       {put.error ? (
         <div className="form-error" role="alert">
           {debugErrorWords(put.error)}
@@ -178,7 +198,7 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
       </div>
 
       <EventsPanel events={followed.events} stream={followed.stream} />
-      <RerunDialog executionId={view.id} fromStep={rerunFrom} onClose={() => setRerunFrom(null)} />
+      <RerunDialog execution={view} fromStep={rerunFrom} onClose={() => setRerunFrom(null)} />
     </div>
   );
 }

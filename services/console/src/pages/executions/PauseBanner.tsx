@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 import type { PauseRecord } from "../../api/types";
-import { breakpointLabel } from "./breakpoints";
+import { pauseSentence } from "./pause-words";
 import { executionPath } from "./queries";
 
 /** A debug run waiting at a breakpoint: it stays there until someone answers it in the debugger. */
@@ -8,8 +8,7 @@ export function PauseBanner({ executionId, pause }: { executionId: string; pause
   return (
     <div className="pause-banner" role="status">
       <span>
-        <strong>Paused in the debugger</strong> at <code>{pause.stepPath}</code>:{" "}
-        {pause.breakpointId === "step" ? "a step command" : `${breakpointLabel(pause.type)} breakpoint ${pause.breakpointId}`} ({pause.phase}).
+        <strong>Paused in the debugger.</strong> {pauseSentence(pause)}
       </span>
       <Link className="button primary" to={`${executionPath(executionId)}/debug`}>
         Open the debugger

@@ -2,50 +2,80 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "react-router";
 import { api } from "../../api/client";
-import type { RerunBody, RerunPlan, RerunResponse } from "../../api/types";
+import type { ExecutionView, RerunBody, RerunPlan, RerunResponse } from "../../api/types";
 import { Modal } from "../../ui/confirm";
 import { formatCost, formatNumber } from "../../ui/format";
 import { FormError, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
+import { fetchWorkflow, workflowKeys } from "../workflows/queries";
 import { JsonField, parseJson } from "./JsonField";
 import { executionPath, keys } from "./queries";
+import { VersionChanges } from "./VersionChanges";
+import { VersionChoice, type Choice } from "./VersionChoice";
 
-/** Rerun from a step: the plan first (what is reused, what it saves), then, confirmed, the new execution. */
-export function RerunDialog({ executionId, fromStep, onClose }: { executionId: string; fromStep: string | null; onClose(): void }) {
+export type RerunSource = Pick<ExecutionView, "id" | "workflowId" | "workflowVersion">;
+
+/**
+ * Rerun from a step: which version to run (the latest saved, when one was saved since), what it
+ * changes, the plan (what is reused, what it saves), then, confirmed, the new execution.
+ */
+export function RerunDialog({ execution, fromStep, onClose }: { execution: RerunSource; fromStep: string | null; onClose(): void }) {
   return (
     <Modal open={fromStep !== null} title={`Rerun from ${fromStep ?? ""}`} onClose={onClose}>
-      {fromStep !== null ? <RerunForm executionId={executionId} fromStep={fromStep} onClose={onClose} /> : null}
+      {fromStep !== null ? <RerunForm execution={execution} fromStep={fromStep} onClose={onClose} /> : null}
     </Modal>
   );
 }
 
-function bodyOf(fromStep: string, variables: string): RerunBody {
+/** `version`: a stored version to run instead of the one the execution ran. */
+function bodyOf(fromStep: string, variables: string, version: number | null): RerunBody {
   const parsed = parseJson(variables, { object: true, optional: true });
-  return parsed.ok && parsed.value !== undefined ? { fromStep, inputs: parsed.value as Record<string, unknown> } : { fromStep };
+  return {
+    fromStep,
+    ...(parsed.ok && parsed.value !== undefined ? { inputs: parsed.value as Record<string, unknown> } : {}),
+    ...(version === null ? {} : { version }),
+  };
 }
 
-function RerunForm({ executionId, fromStep, onClose }: { executionId: string; fromStep: string; onClose(): void }) {
+/** The dry run of a rerun: what it would reuse and run, and what it saves; nothing is started. */
+function usePlan(executionId: string, body: RerunBody, enabled: boolean) {
+  return useQuery({
+    queryKey: ["rerun-plan", executionId, body],
+    queryFn: ({ signal }) => api<RerunPlan>("POST", `/api/console/executions/${encodeURIComponent(executionId)}/rerun?dryRun=true`, body, signal),
+    enabled,
+    retry: false,
+    staleTime: 0,
+    gcTime: 0,
+  });
+}
+
+function RerunForm({ execution, fromStep, onClose }: { execution: RerunSource; fromStep: string; onClose(): void }) {
   const navigate = useNavigate();
   const toast = useToast();
   const queries = useQueryClient();
   const [text, setText] = useState("");
   // The variables the plan shown was made with: the rerun starts with exactly those.
   const [checked, setChecked] = useState("");
+  const [picked, setPicked] = useState<Choice | null>(null);
   const parsed = parseJson(text, { object: true, optional: true });
-  const rerunUrl = `/api/console/executions/${encodeURIComponent(executionId)}/rerun`;
 
-  const plan = useQuery({
-    queryKey: ["rerun-plan", executionId, fromStep, checked],
-    queryFn: ({ signal }) => api<RerunPlan>("POST", `${rerunUrl}?dryRun=true`, bodyOf(fromStep, checked), signal),
-    retry: false,
-    staleTime: 0,
-    gcTime: 0,
-  });
+  const workflow = useQuery({ queryKey: workflowKeys.detail(execution.workflowId), queryFn: ({ signal }) => fetchWorkflow(execution.workflowId, signal) });
+  // A version saved since the execution ran is offered, and chosen unless it changes a step the rerun reuses.
+  const latest = workflow.data && workflow.data.version !== execution.workflowVersion ? workflow.data.version : null;
+  const latestPlan = usePlan(execution.id, bodyOf(fromStep, checked, latest), latest !== null);
+  const decided: Choice | null = workflow.isPending ? null : latest === null || latestPlan.isError ? "ran" : latestPlan.isSuccess ? "latest" : null;
+  const chosen = picked ?? decided;
+  const ranPlan = usePlan(execution.id, bodyOf(fromStep, checked, null), chosen === "ran");
+  const plan = chosen === "latest" ? latestPlan : chosen === "ran" ? ranPlan : null;
+  const body = bodyOf(fromStep, checked, chosen === "latest" ? latest : null);
+
   const start = useMutation({
-    mutationFn: () => api<RerunResponse>("POST", rerunUrl, bodyOf(fromStep, checked)),
+    mutationFn: () => api<RerunResponse>("POST", `/api/console/executions/${encodeURIComponent(execution.id)}/rerun`, body),
     onSuccess: (answer) => {
       toast(`Rerun started from ${fromStep}`);
       void queries.invalidateQueries({ queryKey: keys.lists });
+      // A rerun never saves a version, but the choice above was made against this one: read it afresh next time.
+      void queries.invalidateQueries({ queryKey: workflowKeys.detail(execution.workflowId) });
       onClose();
       // The new page shows the planned saving from this answer until an executor has built the rerun.
       void navigate(executionPath(answer.executionId), { state: { rerun: answer } });
@@ -59,9 +89,17 @@ function RerunForm({ executionId, fromStep, onClose }: { executionId: string; fr
         The steps before <code>{fromStep}</code> keep what this execution recorded (outputs, artifacts, usage) and do not run again; <code>{fromStep}</code> and
         the steps after it run.
       </p>
-      {plan.isPending ? <Loading what="Planning the rerun" /> : null}
-      {plan.isError ? <FormError error={plan.error} /> : null}
-      {plan.data ? <PlanView plan={plan.data} /> : null}
+      {latest !== null ? (
+        <>
+          <VersionChoice latest={latest} ran={execution.workflowVersion} fromStep={fromStep} chosen={chosen} latestPlan={latestPlan} onPick={setPicked} />
+          <VersionChanges workflowId={execution.workflowId} from={execution.workflowVersion} to={latest} />
+        </>
+      ) : workflow.data ? (
+        <p className="muted small">Runs v{workflow.data.version}, the version this execution ran and the latest saved.</p>
+      ) : null}
+      {plan === null || plan.isPending ? <Loading what="Planning the rerun" /> : null}
+      {plan?.isError ? <FormError error={plan.error} /> : null}
+      {plan?.data ? <PlanView plan={plan.data} /> : null}
       <JsonField
         label="Variables (optional)"
         hint="A JSON object replacing the execution's variables; leave empty to keep them. Reused outputs stay as recorded."
@@ -83,7 +121,7 @@ function RerunForm({ executionId, fromStep, onClose }: { executionId: string; fr
         <button
           type="button"
           className="primary"
-          disabled={!plan.isSuccess || dirty || start.isPending}
+          disabled={!plan?.isSuccess || dirty || start.isPending}
           title={dirty ? "Check the plan with the changed variables first" : undefined}
           onClick={() => start.mutate()}
         >

@@ -4,11 +4,11 @@ import { useSearchParams } from "react-router";
 import type { ExecutionView } from "../../api/types";
 import { Loading } from "../../ui/states";
 import { fetchWorkflow, workflowKeys } from "../workflows/queries";
-import type { BreakpointKind } from "../../canvas/WorkflowCanvas";
+import type { BreakpointKind } from "../../canvas/overlay";
 import { nodeOfPath, stepToOpen } from "./node-paths";
 import { runGraph } from "./run-graph";
-import { runOverlay } from "./run-overlay";
-import type { TreeNode } from "./step-tree";
+import { followedNode, runOverlay } from "./run-overlay";
+import { unreachedStatus, type TreeNode } from "./step-tree";
 import { StepTree } from "./StepTree";
 
 /** The canvas is the page's largest download: loaded only when a run is shown on it. */
@@ -76,7 +76,17 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
           onGutterClick={onGutterClick}
         />
       ) : (
-        <StepTree tree={tree} steps={view.steps} now={now} selected={selected} onSelect={onSelect} pausedAt={pausedAt} actions={actions} compact={compact} />
+        <StepTree
+          tree={tree}
+          steps={view.steps}
+          now={now}
+          selected={selected}
+          onSelect={onSelect}
+          pausedAt={pausedAt}
+          actions={actions}
+          compact={compact}
+          unreached={unreachedStatus(view.status)}
+        />
       )}
     </section>
   );
@@ -101,9 +111,10 @@ function RunCanvas({ view, drawn, now, selected, onSelect, marks, onGutterClick 
     select: (w) => w.layout.positions,
   });
   const overlay = useMemo(
-    () => runOverlay(drawn, { steps: view.steps, pausedAt: view.pause?.stepPath ?? null, marks }, now),
-    [drawn, view.steps, view.pause, marks, now],
+    () => runOverlay(drawn, { steps: view.steps, pausedAt: view.pause?.stepPath ?? null, marks, unreached: unreachedStatus(view.status) }, now),
+    [drawn, view.steps, view.pause, view.status, marks, now],
   );
+  const follow = useMemo(() => followedNode(view.steps, view.pause?.stepPath ?? null, view.status === "RUNNING"), [view.steps, view.pause, view.status]);
   return (
     <div className="run-canvas">
       {layout.isPending ? (
@@ -117,6 +128,7 @@ function RunCanvas({ view, drawn, now, selected, onSelect, marks, onGutterClick 
             onSelect={onSelect}
             overlay={overlay}
             onGutterClick={onGutterClick}
+            follow={follow}
           />
         </Suspense>
       )}

@@ -4,10 +4,10 @@ import { Link } from "react-router";
 import { ApiError } from "../../api/client";
 import type { ArtifactView, StepDetail, ToolCallRecord } from "../../api/types";
 import { ActionsHeader } from "../../ui/ActionsHeader";
-import { CopyButton } from "../../ui/CopyButton";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration, formatTime, prettyJson } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
+import { JsonBlock } from "./JsonBlock";
 import { executionPath, fetchStep, keys } from "./queries";
 import { formatTokens, formatUsageCost } from "./usage-format";
 
@@ -120,17 +120,6 @@ function StepBody({ step, child, actions }: { step: StepDetail; child: string | 
         {tab === "artifacts" ? <Artifacts artifacts={step.artifacts} /> : null}
       </div>
     </>
-  );
-}
-
-function JsonBlock({ value, empty }: { value: unknown; empty: string }) {
-  if (value === null || value === undefined) return <p className="muted">{empty}</p>;
-  const text = prettyJson(value);
-  return (
-    <div className="json-block">
-      <pre className="step-output">{text}</pre>
-      <CopyButton text={text} />
-    </div>
   );
 }
 

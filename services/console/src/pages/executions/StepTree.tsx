@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from "react";
-import type { StepView } from "../../api/types";
+import type { StepStatus, StepView } from "../../api/types";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration } from "../../ui/format";
 import { groupStatus, stepDuration, type TreeNode } from "./step-tree";
@@ -17,13 +17,15 @@ interface Props {
   actions?: (path: string, topLevel: boolean) => ReactNode;
   /** Status and duration only, for a narrow column (the debugger's). */
   compact?: boolean;
+  /** What a step without a record shows (unreachedStatus). */
+  unreached?: StepStatus;
 }
 
 /**
  * The steps, foreach items and parallel branches nested as the workflow has them. Containers
  * start open and foreach items closed (a long list of items would bury the steps after it).
  */
-export function StepTree({ tree, steps, now, selected, onSelect, pausedAt, actions, compact = false }: Props) {
+export function StepTree({ tree, steps, now, selected, onSelect, pausedAt, actions, compact = false, unreached = "PENDING" }: Props) {
   const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
   const isOpen = (node: TreeNode) => (node.kind !== "item") !== toggled.has(node.key);
   const toggle = (key: string) =>
@@ -80,7 +82,7 @@ export function StepTree({ tree, steps, now, selected, onSelect, pausedAt, actio
           </td>
           <td className="muted">{node.type}</td>
           <td>
-            <StatusBadge status={st?.status ?? "PENDING"} />
+            <StatusBadge status={st?.status ?? unreached} />
           </td>
           <td className="num">{formatDuration(stepDuration(st, now))}</td>
           {compact ? null : (

@@ -4,7 +4,7 @@ import type { ExecutionView } from "../../api/types";
 import { applyEvent } from "./apply-event";
 
 describe("an event applied to the view", () => {
-  const view = { status: "RUNNING", pause: null, completeAt: null, currentStep: null, steps: {} } as unknown as ExecutionView;
+  const view = { status: "RUNNING", pause: null, completeAt: null, currentStep: null, completedSteps: 0, steps: {} } as unknown as ExecutionView;
   const event = (type: string, data: Record<string, unknown>, stepPath?: string): ExecutionEvent => ({
     type,
     executionId: "e1",
@@ -22,6 +22,10 @@ describe("an event applied to the view", () => {
     expect(started.currentStep).toBe("a");
     const done = applyEvent(started, event("step_completed", { status: "COMPLETED", output: { n: 1 }, duration: 12, attempts: 1 }, "a"));
     expect(done.steps.a).toMatchObject({ status: "COMPLETED", output: { n: 1 }, duration: 12, completedAt: 1000 });
+    // The summary counts it, as the executor does: once, and only at the top level.
+    expect(done.completedSteps).toBe(1);
+    expect(applyEvent(done, event("step_completed", { status: "COMPLETED" }, "a")).completedSteps).toBe(1);
+    expect(applyEvent(done, event("step_completed", { status: "COMPLETED" }, "each[0].b")).completedSteps).toBe(1);
     expect(applyEvent(done, event("exec_completed", { status: "COMPLETED" }))).toMatchObject({ status: "COMPLETED", completeAt: 1000 });
     // A log line changes no state.
     expect(applyEvent(done, event("step_log", { lines: ["x"] }, "a"))).toBe(done);

@@ -31,6 +31,7 @@ const blankStep = (at: number): StepView => ({
   usage: null,
   reused: false,
   artifacts: [],
+  approvalId: null,
   edits: [],
 });
 
@@ -81,5 +82,12 @@ export function applyEvent(view: ExecutionView, e: ExecutionEvent): ExecutionVie
   if (e.step === undefined || !e.type.startsWith("step_")) return view;
   const st = nextStep(view.steps[e.step] ?? blankStep(e.at), e);
   if (st === null) return view;
-  return { ...view, steps: { ...view.steps, [e.step]: st }, ...(e.type === "step_started" ? { currentStep: e.step } : {}) };
+  // The summary's count, as the executor keeps it: top-level steps completed (a reused one was counted at the rerun's start).
+  const counted = e.type !== "step_reused" && st.status === "COMPLETED" && view.steps[e.step]?.status !== "COMPLETED" && !/[.[]/.test(e.step);
+  return {
+    ...view,
+    steps: { ...view.steps, [e.step]: st },
+    ...(e.type === "step_started" ? { currentStep: e.step } : {}),
+    ...(counted ? { completedSteps: view.completedSteps + 1 } : {}),
+  };
 }

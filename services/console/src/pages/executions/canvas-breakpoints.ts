@@ -1,5 +1,5 @@
 import type { Breakpoint, BreakpointInput } from "../../api/types";
-import type { BreakpointKind } from "../../canvas/WorkflowCanvas";
+import type { BreakpointKind } from "../../canvas/overlay";
 import { nodeOfPath } from "./node-paths";
 
 /** The breakpoints a node's gutter shows and sets: the ones naming one step. The other types stay in the panel. */

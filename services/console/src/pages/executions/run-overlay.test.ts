@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { graph } from "@wf/shared/canvas";
 import type { StepStatus, StepView } from "../../api/types";
 import { runOverlay } from "./run-overlay";
+import { unreachedStatus } from "./step-tree";
 import { stepView } from "./test-support";
 
 const step = (status: StepStatus, more: Partial<StepView> = {}): StepView => stepView(status, { startedAt: 1_000, ...more });
@@ -34,6 +35,13 @@ describe("the run on the canvas", () => {
     expect(overlay.ask).toEqual({ status: "COMPLETED", durationMs: 1_234, attempts: 2, tokens: 1_500, costUsd: 0.0048 });
     expect(overlay.last).toEqual({ status: "PENDING" });
     expect(Object.keys(overlay).sort()).toEqual(["ask", "both", "double", "each", "last", "left_one", "note", "right_one"]);
+  });
+
+  it("shows a step a cancelled run never reached cancelled", () => {
+    const overlay = runOverlay(nested, { steps: { ask: step("CANCELLED") }, unreached: unreachedStatus("CANCELLED") }, 5_000);
+    expect(overlay.ask!.status).toBe("CANCELLED");
+    expect(overlay.last).toEqual({ status: "CANCELLED" });
+    expect(unreachedStatus("RUNNING")).toBe("PENDING");
   });
 
   it("counts a running step's duration up to now, and shows no usage for a step without LLM calls", () => {

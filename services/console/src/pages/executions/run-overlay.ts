@@ -1,6 +1,6 @@
 import type { CanvasGraph } from "@wf/shared/canvas";
 import type { StepStatus, StepView } from "../../api/types";
-import type { BreakpointKind, NodeOverlay } from "../../canvas/WorkflowCanvas";
+import type { BreakpointKind, NodeOverlay } from "../../canvas/overlay";
 import { enclosingForeach, nodeOfPath, pathsByNode } from "./node-paths";
 import { combinedStatus, stepDuration } from "./step-tree";
 import { hasUsage } from "./usage-format";
@@ -77,13 +77,15 @@ export interface RunOnCanvas {
   pausedAt?: string | null;
   /** The breakpoints marked on each node (canvas-breakpoints.ts). */
   marks?: Record<string, BreakpointKind[]>;
+  /** What a node the run has no record of shows (unreachedStatus); pending when not given. */
+  unreached?: StepStatus;
 }
 
 /**
  * What each node of the workflow's canvas shows of a run: status, duration, attempts, tokens and
  * cost of its step, a foreach's items, the debugger's pause and breakpoints. A step inside a
  * foreach runs once per item: its node sums them up and lists each. A node the run has not
- * reached is pending; one a rerun reused is "reused".
+ * reached is pending (cancelled, once the run was); one a rerun reused is "reused".
  * The view is live already (events patch it as they come), so this is too.
  */
 export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): Record<string, NodeOverlay> {
@@ -95,7 +97,7 @@ export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): R
     const paths = byNode.get(node.id) ?? [];
     const overlay: NodeOverlay =
       paths.length === 0
-        ? { status: "PENDING" }
+        ? { status: run.unreached ?? "PENDING" }
         : paths.length === 1 && enclosingForeach(paths[0]!) === null
           ? single(steps[paths[0]!]!, now)
           : combined(paths, steps, now);
@@ -113,4 +115,25 @@ export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): R
     out[node.id] = overlay;
   }
   return out;
+}
+
+/**
+ * The node a live view keeps in sight: where a debug run is paused, else the step that started
+ * running last (the innermost of a foreach's or a parallel's), else, while the run goes on, the
+ * step that ended last (a quick step may start and end between two updates); null once it ended.
+ */
+export function followedNode(steps: Record<string, StepView>, pausedAt: string | null, running: boolean): string | null {
+  if (pausedAt !== null) return nodeOfPath(pausedAt);
+  if (!running) return null;
+  const latest = (candidates: Array<[string, number | null]>) => {
+    let best: { path: string; at: number } | null = null;
+    for (const [path, at] of candidates) {
+      if (at === null) continue;
+      if (best === null || at > best.at || (at === best.at && path.length > best.path.length)) best = { path, at };
+    }
+    return best?.path ?? null;
+  };
+  const entries = Object.entries(steps);
+  const path = latest(entries.map(([p, st]) => [p, st.status === "RUNNING" ? st.startedAt : null])) ?? latest(entries.map(([p, st]) => [p, st.completedAt]));
+  return path === null ? null : nodeOfPath(path);
 }

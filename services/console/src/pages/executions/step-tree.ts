@@ -1,4 +1,4 @@
-import type { StepStatus, StepView } from "../../api/types";
+import type { ConsoleExecutionStatus, StepStatus, StepView } from "../../api/types";
 
 /** A step of the workflow, at the path its execution records it under. */
 export interface StepNode {
@@ -129,6 +129,11 @@ export function groupStatus(node: TreeNode, steps: Record<string, StepView>): St
   };
   collect(node);
   return combinedStatus(seen);
+}
+
+/** What a step with no record shows: cancelled once its execution was (it will never run), else pending. */
+export function unreachedStatus(execution: ConsoleExecutionStatus): StepStatus {
+  return execution === "CANCELLED" ? "CANCELLED" : "PENDING";
 }
 
 /** How long a step took, or has taken so far while it runs. */

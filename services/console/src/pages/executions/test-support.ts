@@ -13,6 +13,7 @@ export function stepView(status: StepStatus, more: Partial<StepView> = {}): Step
     usage: null,
     reused: false,
     artifacts: [],
+    approvalId: null,
     edits: [],
     ...more,
   };

@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../api/client";
 import type { BreakpointInput, BreakpointsAccepted, ExecutionView } from "../../api/types";
-import type { BreakpointKind } from "../../canvas/WorkflowCanvas";
+import type { BreakpointKind } from "../../canvas/overlay";
 import { useToast } from "../../ui/toast";
 import { breakpointMarks, toggleMark } from "./canvas-breakpoints";
 import { hasEnded } from "./execution-status";

@@ -9,6 +9,9 @@ import { useCoalesced } from "../../api/useCoalesced";
 /** The events panel keeps the newest this many; a long run's streamed answer text would otherwise grow the page without end. */
 const KEEP = 2_000;
 
+/** The least time between two renders of streamed events. */
+const FLUSH_MS = 150;
+
 const END_EVENTS = new Set(["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"]);
 
 export interface FollowedExecution {
@@ -20,9 +23,9 @@ export interface FollowedExecution {
 }
 
 /**
- * Follows one execution's event stream (its history, then live events until it ends): each event
- * patches the cached view at once (a step turns running, then completed, as it happens) and
- * schedules a coalesced refetch of the view and its open step details for everything an event
+ * Follows one execution's event stream (its history, then live events until it ends): the events
+ * patch the cached view within FLUSH_MS (a step turns running, then completed, as it happens) and
+ * schedule a coalesced refetch of the view and its open step details for everything an event
  * does not carry.
  */
 export function useFollowExecution(id: string): FollowedExecution {
@@ -31,7 +34,8 @@ export function useFollowExecution(id: string): FollowedExecution {
   // After its end event nothing more comes: the stream is closed rather than left to reconnect for a 204.
   const [ended, setEnded] = useState(false);
   const buffer = useRef<ExecutionEvent[]>([]);
-  const frame = useRef<number | null>(null);
+  const timer = useRef<number | null>(null);
+  const lastFlush = useRef(-Infinity);
   const refetch = useCoalesced(() => void queries.invalidateQueries({ queryKey: keys.execution(id) }), 250, 1_500);
 
   useEffect(() => {
@@ -39,24 +43,29 @@ export function useFollowExecution(id: string): FollowedExecution {
     setEvents([]);
     setEnded(false);
     return () => {
-      if (frame.current !== null) cancelAnimationFrame(frame.current);
-      frame.current = null;
+      if (timer.current !== null) window.clearTimeout(timer.current);
+      timer.current = null;
     };
   }, [id]);
 
-  const stream = useEventStream(ended ? null : `/api/console/executions/${encodeURIComponent(id)}/events`, (event) => {
-    if (event.executionId !== id) return;
-    // The history replays in a burst: rendered once a frame, not once an event.
-    buffer.current.push(event);
-    frame.current ??= requestAnimationFrame(() => {
-      frame.current = null;
-      const fresh = buffer.current;
-      buffer.current = [];
-      setEvents((all) => [...all, ...fresh].slice(-KEEP));
-    });
+  // Events are applied together, at most every FLUSH_MS: a run of hundreds of steps sends tens a
+  // second, and each render of its page (the canvas, the list, the events) costs milliseconds.
+  const flush = (): void => {
+    timer.current = null;
+    lastFlush.current = performance.now();
+    const fresh = buffer.current;
+    buffer.current = [];
+    setEvents((all) => [...all, ...fresh].slice(-KEEP));
     // An event older than the view fetched is already in it: replayed history must not turn a finished step back to running.
     const cached = queries.getQueryState<ExecutionView>(keys.execution(id));
-    if (cached?.data && event.at >= cached.dataUpdatedAt) queries.setQueryData<ExecutionView>(keys.execution(id), (view) => view && applyEvent(view, event));
+    const newer = cached?.data ? fresh.filter((event) => event.at >= cached.dataUpdatedAt) : [];
+    if (newer.length > 0) queries.setQueryData<ExecutionView>(keys.execution(id), (view) => view && newer.reduce(applyEvent, view));
+  };
+
+  const stream = useEventStream(ended ? null : `/api/console/executions/${encodeURIComponent(id)}/events`, (event) => {
+    if (event.executionId !== id) return;
+    buffer.current.push(event);
+    timer.current ??= window.setTimeout(flush, Math.max(0, lastFlush.current + FLUSH_MS - performance.now()));
     if (event.type !== "step_delta") refetch();
     if (END_EVENTS.has(event.type)) setEnded(true);
   });

@@ -30,7 +30,7 @@ export function SecretTable({ secrets, onReplace, onDelete }: { secrets: SecretV
               </td>
               <td className="num">
                 <div className="row end">
-                  <button type="button" onClick={() => onReplace(s.name)} aria-label={`Replace the value of ${s.name}`}>
+                  <button type="button" onClick={() => onReplace(s.name)} aria-label={`Replace value of ${s.name}`}>
                     Replace value
                   </button>
                   <button type="button" className="danger-outline" onClick={() => onDelete(s.name)} aria-label={`Delete ${s.name}`}>

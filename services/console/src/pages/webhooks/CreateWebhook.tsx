@@ -9,7 +9,7 @@ import { FormActions } from "../../ui/fields";
 import { ErrorState, FormError, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { createBody, emptyForm } from "./form-state";
-import { useKeyChoices, useWorkflowChoices, webhookKeys } from "./queries";
+import { useKeyChoices, useWorkflowChoices, useWorkflowVariables, webhookKeys } from "./queries";
 import { useProblems } from "./use-problems";
 import { WebhookFields } from "./WebhookFields";
 
@@ -28,6 +28,7 @@ function CreateWebhookForm({ onClose }: { onClose(): void }) {
   const navigate = useNavigate();
   const toast = useToast();
   const [form, setForm] = useState(emptyForm);
+  const variables = useWorkflowVariables(form.workflowId);
   const problems = useProblems();
   // The secret is write-only on the API: this answer is the one moment it can still be shown.
   const [created, setCreated] = useState<{ webhook: WebhookView; secret: string } | null>(null);
@@ -82,12 +83,20 @@ function CreateWebhookForm({ onClose }: { onClose(): void }) {
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (problems.check(form, null)) create.mutate();
+    if (problems.check(form, null, variables.data)) create.mutate();
   };
   return (
     <form className="form" onSubmit={submit} noValidate>
       <FormError {...problems.summary} />
-      <WebhookFields form={form} onChange={setForm} problems={problems.problems} current={null} workflows={workflows.data.items} keys={keys.data.items} />
+      <WebhookFields
+        form={form}
+        onChange={setForm}
+        problems={problems.problems}
+        current={null}
+        workflows={workflows.data.items}
+        keys={keys.data.items}
+        variables={variables.data}
+      />
       <FormActions submit="Create webhook" busyLabel="Creating…" pending={create.isPending} other={{ label: "Cancel", onClick: onClose }} />
     </form>
   );

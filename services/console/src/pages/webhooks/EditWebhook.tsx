@@ -6,7 +6,7 @@ import { FormActions } from "../../ui/fields";
 import { FormError } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { formOf, updateBody } from "./form-state";
-import { webhookKeys } from "./queries";
+import { useWorkflowVariables, webhookKeys } from "./queries";
 import { useProblems } from "./use-problems";
 import { WebhookFields } from "./WebhookFields";
 
@@ -15,6 +15,7 @@ export function EditWebhook({ webhook, workflows, keys }: { webhook: WebhookView
   const queries = useQueryClient();
   const toast = useToast();
   const [form, setForm] = useState(() => formOf(webhook));
+  const variables = useWorkflowVariables(webhook.workflowId);
   const problems = useProblems();
   const save = useMutation({
     mutationFn: () => api<WebhookView>("PUT", `/api/webhooks/${encodeURIComponent(webhook.id)}`, updateBody(form, webhook)),
@@ -27,13 +28,21 @@ export function EditWebhook({ webhook, workflows, keys }: { webhook: WebhookView
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (problems.check(form, webhook)) save.mutate();
+    if (problems.check(form, webhook, variables.data)) save.mutate();
   };
   return (
     <form className="card form" onSubmit={submit} noValidate aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
       <FormError {...problems.summary} />
-      <WebhookFields form={form} onChange={setForm} problems={problems.problems} current={webhook} workflows={workflows} keys={keys} />
+      <WebhookFields
+        form={form}
+        onChange={setForm}
+        problems={problems.problems}
+        current={webhook}
+        workflows={workflows}
+        keys={keys}
+        variables={variables.data}
+      />
       <FormActions
         submit="Save changes"
         busyLabel="Saving…"

@@ -1,10 +1,14 @@
 import { formatAgo, formatNumber, formatTime } from "../../ui/format";
 import { ErrorState, Loading } from "../../ui/states";
+import type { WebhookStats } from "../../api/types";
 import { useWebhookStats } from "./queries";
 
-/** Why a trigger gets each refusal, in the order the service checks (docs/webhooks.md, Order of checks). */
+/**
+ * Why a trigger gets each refusal, in the order the service checks (docs/webhooks.md, Order of
+ * checks): said when the stats keep no reason of their own (counts from before reasons were kept).
+ */
 const REFUSALS: Record<string, string> = {
-  "400": "invalid JSON, or a variable of the wrong type",
+  "400": "invalid JSON, a required variable missing, or a variable of the wrong type",
   "401": "missing or wrong credential",
   "403": "source address not allowed, or the owner's plan or account",
   "404": "unknown webhook",
@@ -32,17 +36,7 @@ export function StatsCard({ webhookId }: { webhookId: string }) {
   );
 }
 
-function StatsBody({
-  total,
-  accepted,
-  rejected,
-  lastTriggeredAt,
-}: {
-  total: number;
-  accepted: number;
-  rejected: Record<string, number>;
-  lastTriggeredAt: number | null;
-}) {
+function StatsBody({ total, accepted, rejected, lastRefusals, lastTriggeredAt }: WebhookStats) {
   const refused = Object.entries(rejected).sort(([a], [b]) => a.localeCompare(b));
   const refusedTotal = refused.reduce((sum, [, n]) => sum + n, 0);
   return (
@@ -75,7 +69,7 @@ function StatsBody({
           <thead>
             <tr>
               <th>Status</th>
-              <th>Why</th>
+              <th>Why (the latest)</th>
               <th className="num">Count</th>
             </tr>
           </thead>
@@ -85,7 +79,9 @@ function StatsBody({
                 <td>
                   <code>{status}</code>
                 </td>
-                <td className="muted">{REFUSALS[status] ?? "refused"}</td>
+                <td>
+                  <RefusalReason status={status} latest={lastRefusals[status]} />
+                </td>
                 <td className="num">{formatNumber(count)}</td>
               </tr>
             ))}
@@ -93,5 +89,18 @@ function StatsBody({
         </table>
       ) : null}
     </>
+  );
+}
+
+/** The reason the service gave the latest refusal of a status, and when; or what the status generally means. */
+function RefusalReason({ status, latest }: { status: string; latest: WebhookStats["lastRefusals"][string] | undefined }) {
+  if (!latest) return <span className="muted">{REFUSALS[status] ?? "refused"}</span>;
+  return (
+    <span className="stack wh-reason">
+      <span className="wh-reason-text">{latest.message}</span>
+      <span className="muted small" title={formatTime(latest.at)}>
+        {formatAgo(latest.at)}
+      </span>
+    </span>
   );
 }

@@ -1,12 +1,24 @@
 import { useState } from "react";
-import type { ApiKeyView, WebhookView } from "../../api/types";
+import type { ApiKeyView, WebhookView, WorkflowVariable } from "../../api/types";
 import { CopyButton } from "../../ui/CopyButton";
 import { curlExample, samplePayload } from "./curl";
 
-/** Where and how to trigger the webhook: its absolute URL and a curl command for its mode. */
-export function TriggerCard({ webhook, boundKey }: { webhook: WebhookView; boundKey: ApiKeyView | undefined }) {
+/**
+ * Where and how to trigger the webhook: its absolute URL and a curl command for its mode, whose
+ * payload sets the workflow's variables until the person writes one of their own.
+ */
+export function TriggerCard({
+  webhook,
+  boundKey,
+  variables,
+}: {
+  webhook: WebhookView;
+  boundKey: ApiKeyView | undefined;
+  variables: Record<string, WorkflowVariable>;
+}) {
   const url = `${window.location.origin}${webhook.triggerUrl}`;
-  const [payload, setPayload] = useState(() => samplePayload(webhook));
+  const [written, setPayload] = useState<string | null>(null);
+  const payload = written ?? samplePayload(webhook, variables);
   const command = curlExample(webhook, url, payload);
   return (
     <section className="card stack" aria-labelledby="trigger-title">

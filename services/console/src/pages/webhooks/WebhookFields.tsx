@@ -1,11 +1,11 @@
 import { useId } from "react";
 import { Link } from "react-router";
-import type { ApiKeyView, WebhookMode, WebhookView, WorkflowItem } from "../../api/types";
+import type { ApiKeyView, WebhookMode, WebhookView, WorkflowItem, WorkflowVariable } from "../../api/types";
 import type { Problems, WebhookForm } from "./form-state";
 import { Field, FieldNote } from "./Field";
-import { MappingRows } from "./MappingRows";
 import { generateSecret } from "./secret";
 import { SourceIpRows } from "./SourceIpRows";
+import { VariableFields } from "./VariableFields";
 
 const MODES: { mode: WebhookMode; label: string; hint: string }[] = [
   { mode: "hmac", label: "HMAC signature", hint: "The sender signs each body with a shared secret." },
@@ -26,6 +26,8 @@ export function WebhookFields(props: {
   current: WebhookView | null;
   workflows: WorkflowItem[];
   keys: ApiKeyView[];
+  /** The chosen workflow's variables, once known. */
+  variables: Record<string, WorkflowVariable> | undefined;
 }) {
   const { form, problems, current } = props;
   const set = (patch: Partial<WebhookForm>) => props.onChange({ ...form, ...patch });
@@ -121,19 +123,7 @@ export function WebhookFields(props: {
         </>
       ) : null}
 
-      <fieldset className="field-group">
-        <legend>Variables</legend>
-        <label className="inline">
-          <input type="checkbox" checked={form.mapFields} onChange={(e) => set({ mapFields: e.target.checked })} />
-          Map payload fields to variables
-        </label>
-        {form.mapFields ? (
-          <MappingRows rows={form.mapping} problems={problems} onChange={(mapping) => set({ mapping })} />
-        ) : (
-          <span className="field-hint">Each top-level string, number or boolean field of the payload named like a variable sets it.</span>
-        )}
-        <FieldNote problem={problems.variableMapping} />
-      </fieldset>
+      <VariableFields form={form} onChange={set} problems={problems} variables={props.variables} />
 
       <fieldset className="field-group">
         <legend>Allowed source addresses</legend>

@@ -5,7 +5,7 @@ import { ErrorState, Loading } from "../../ui/states";
 import { DeleteWebhookDialog } from "./DeleteWebhook";
 import { EditWebhook } from "./EditWebhook";
 import { ModeBadge } from "./ModeBadge";
-import { useKeyChoices, useWebhook, useWorkflowChoices } from "./queries";
+import { useKeyChoices, useWebhook, useWorkflowChoices, useWorkflowVariables } from "./queries";
 import { StatsCard } from "./StatsCard";
 import { TriggerCard } from "./TriggerCard";
 import "./webhooks.css";
@@ -16,9 +16,12 @@ export default function WebhookPage() {
   const webhook = useWebhook(id);
   const workflows = useWorkflowChoices();
   const keys = useKeyChoices();
+  const variables = useWorkflowVariables(webhook.data?.workflowId ?? "");
   const [deleting, setDeleting] = useState(false);
 
-  if (webhook.isPending || workflows.isPending || keys.isPending) return <Loading what="Loading the webhook" />;
+  // Without its variables the example would change under the reader; a workflow gone (an error) has none.
+  if (webhook.isPending || workflows.isPending || keys.isPending || (variables.isPending && variables.fetchStatus !== "idle"))
+    return <Loading what="Loading the webhook" />;
   if (webhook.isError || workflows.isError || keys.isError)
     return (
       <>
@@ -57,7 +60,7 @@ export default function WebhookPage() {
       </p>
       <div className="wh-detail">
         <div className="stack">
-          <TriggerCard webhook={w} boundKey={boundKey} />
+          <TriggerCard webhook={w} boundKey={boundKey} variables={variables.data ?? {}} />
           <StatsCard webhookId={w.id} />
         </div>
         <EditWebhook key={w.updatedAt} webhook={w} workflows={workflows.data.items} keys={keys.data.items} />

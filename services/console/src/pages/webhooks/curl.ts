@@ -1,14 +1,31 @@
-import type { WebhookView } from "../../api/types";
+import type { WebhookView, WorkflowVariable } from "../../api/types";
 
 /** A string as one single-quoted shell word: nothing in it is expanded. */
 export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A payload that sets each mapped variable, for the example to start from. */
-export function samplePayload(w: Pick<WebhookView, "variableMapping">): string {
-  const fields = Object.values(w.variableMapping ?? {});
-  return JSON.stringify(Object.fromEntries(fields.map((f) => [f, "value"])));
+const SAMPLES: Record<WorkflowVariable["type"], unknown> = { string: "example", number: 1, boolean: true, array: [], object: {} };
+
+/** A value the variable takes: its default, or else an example of its type. */
+function sampleValue(v: WorkflowVariable | undefined): unknown {
+  if (v === undefined) return "value";
+  return v.default !== undefined ? v.default : SAMPLES[v.type];
+}
+
+/**
+ * A payload that sets every variable the webhook can set, each to a value of its type (its
+ * default when it has one), so that the example, sent as shown, starts the workflow: by name,
+ * each string, number or boolean variable; as listed, each listed field.
+ */
+export function samplePayload(w: Pick<WebhookView, "variableMapping">, variables: Record<string, WorkflowVariable>): string {
+  const fields =
+    w.variableMapping === null
+      ? Object.entries(variables)
+          .filter(([, v]) => v.type === "string" || v.type === "number" || v.type === "boolean")
+          .map(([name, v]) => [name, sampleValue(v)])
+      : Object.entries(w.variableMapping).map(([variable, field]) => [field, sampleValue(variables[variable])]);
+  return JSON.stringify(Object.fromEntries(fields));
 }
 
 /**

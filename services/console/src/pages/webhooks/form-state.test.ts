@@ -47,17 +47,27 @@ describe("the PUT a webhook form sends", () => {
     expect(updateBody(formOf(keyed), keyed)).not.toHaveProperty("apiKeyId");
   });
 
-  it("sends the mapping only when mapping is on, without blank rows, and the addresses without blank rows", () => {
+  it("maps fields by name (null), as listed without blank rows, or not at all ({}); the addresses without blank rows", () => {
     const w = view({ variableMapping: { who: "name" }, allowedSourceIps: ["10.0.0.0/8"] });
     const form = formOf(w);
+    expect(form).toMatchObject({ mapFields: true, listed: true });
     form.mapping.push({ id: 900, variable: " ", field: "" });
     form.ips.push({ id: 901, value: "  " });
     expect(updateBody(form, w)).toMatchObject({ variableMapping: { who: "name" }, allowedSourceIps: ["10.0.0.0/8"] });
-    expect(updateBody({ ...form, mapFields: false }, w)).toMatchObject({ variableMapping: null });
+    expect(updateBody({ ...form, listed: false }, w)).toMatchObject({ variableMapping: null });
+    expect(updateBody({ ...form, mapFields: false }, w)).toMatchObject({ variableMapping: {} });
+    // And back: each of the API's three cases opens as the form that sends it.
+    expect(formOf(view({ variableMapping: null }))).toMatchObject({ mapFields: true, listed: false });
+    expect(formOf(view({ variableMapping: {} }))).toMatchObject({ mapFields: false, listed: false });
   });
 });
 
 describe("creating", () => {
+  it("maps the payload's fields to variables by name unless told otherwise", () => {
+    expect(emptyForm()).toMatchObject({ mapFields: true, listed: false });
+    expect(createBody(emptyForm()).variableMapping).toBeNull();
+  });
+
   it("sends only the credential of the chosen mode, and replay protection only with HMAC", () => {
     const form: WebhookForm = { ...emptyForm(), workflowId: "f1", name: "n", apiKeyId: "k1", secretKey: "0123456789abcdef", replayProtection: true };
     expect(createBody({ ...form, mode: "hmac" })).toMatchObject({ secretKey: "0123456789abcdef", replayProtection: true });
@@ -70,7 +80,7 @@ describe("creating", () => {
 
 describe("problems", () => {
   it("catches what the API would take as another mode, or a variable mapped twice", () => {
-    const form: WebhookForm = { ...emptyForm(), mapFields: true, mapping: [1, 2].map((id) => ({ id, variable: "who", field: `f${id}` })) };
+    const form: WebhookForm = { ...emptyForm(), listed: true, mapping: [1, 2].map((id) => ({ id, variable: "who", field: `f${id}` })) };
     expect(localProblems(form, null)).toEqual({
       workflowId: expect.any(String),
       name: "must not be empty",
@@ -82,6 +92,35 @@ describe("problems", () => {
     expect(localProblems({ ...formOf(view()), secretKey: "" }, view())).toEqual({});
   });
 
+  it("refuses a mapping that leaves a required variable unset, or names a variable the workflow does not have", () => {
+    const variables = {
+      who: { type: "string", required: true },
+      count: { type: "number", required: true },
+      tags: { type: "array", required: true },
+      rush: { type: "boolean", required: true, default: false },
+    } as const;
+    const form: WebhookForm = { ...emptyForm(), workflowId: "f", name: "n", mode: "open" };
+    // By name, an array is never taken from the payload; a default stands in for a missing value.
+    expect(localProblems(form, null, variables)).toEqual({ variableMapping: expect.stringMatching(/^tags is required and has no default/) });
+    expect(localProblems({ ...form, mapFields: false }, null, variables)).toEqual({
+      variableMapping: expect.stringMatching(/^who, count and tags are required and have no default/),
+    });
+    const rows = [
+      { id: 1, variable: "who", field: "name" },
+      { id: 2, variable: "count", field: "n" },
+      { id: 3, variable: "tags", field: "labels" },
+    ];
+    expect(localProblems({ ...form, listed: true, mapping: rows }, null, variables)).toEqual({});
+    expect(localProblems({ ...form, listed: true, mapping: [...rows, { id: 4, variable: "colour", field: "c" }] }, null, variables)).toEqual({
+      "mapping:4": "the workflow has no variable colour; it has who, count, tags, rush",
+    });
+    expect(localProblems({ ...form, listed: true, mapping: [] }, null, variables)).toEqual({
+      variableMapping: expect.stringContaining("list a payload field"),
+    });
+    // The workflow's variables not known (yet): nothing is assumed about them.
+    expect(localProblems({ ...form, mapFields: false }, null)).toEqual({});
+  });
+
   it("places the service's field problems at the row they name, counting only the addresses sent", () => {
     const form: WebhookForm = {
       ...emptyForm(),
@@ -89,7 +128,7 @@ describe("problems", () => {
         { id: 10, value: "" },
         { id: 11, value: "bad" },
       ],
-      mapFields: true,
+      listed: true,
       mapping: [{ id: 20, variable: "who", field: "" }],
     };
     const placed = placeProblems(

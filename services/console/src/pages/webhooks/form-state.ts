@@ -1,4 +1,4 @@
-import type { CreateWebhookBody, UpdateWebhookBody, WebhookMode, WebhookView } from "../../api/types";
+import type { CreateWebhookBody, UpdateWebhookBody, WebhookMode, WebhookView, WorkflowVariable } from "../../api/types";
 
 export interface MappingRow {
   id: number;
@@ -20,8 +20,10 @@ export interface WebhookForm {
   /** Empty while editing an HMAC webhook: keep the stored secret. */
   secretKey: string;
   replayProtection: boolean;
-  /** Off: the API's default mapping (each top-level field that names a variable sets it). */
+  /** On: fields of the payload set variables (by name, or as `listed`); off: the payload sets none. */
   mapFields: boolean;
+  /** Only the fields of `mapping` set variables, each the one its row names, instead of every field named like a variable. */
+  listed: boolean;
   mapping: MappingRow[];
   ips: IpRow[];
   enabled: boolean;
@@ -41,7 +43,8 @@ export function emptyForm(): WebhookForm {
     apiKeyId: "",
     secretKey: "",
     replayProtection: false,
-    mapFields: false,
+    mapFields: true,
+    listed: false,
     mapping: [],
     ips: [],
     enabled: true,
@@ -56,7 +59,9 @@ export function formOf(w: WebhookView): WebhookForm {
     apiKeyId: w.apiKeyId ?? "",
     secretKey: "",
     replayProtection: w.replayProtection,
-    mapFields: w.variableMapping !== null,
+    // The API's three cases: null maps by name, `{}` maps nothing, anything else as listed.
+    mapFields: w.variableMapping === null || Object.keys(w.variableMapping).length > 0,
+    listed: w.variableMapping !== null && Object.keys(w.variableMapping).length > 0,
     mapping: Object.entries(w.variableMapping ?? {}).map(([variable, field]) => ({ id: nextRowId(), variable, field })),
     ips: w.allowedSourceIps.map((value) => ({ id: nextRowId(), value })),
     enabled: w.enabled,
@@ -68,7 +73,8 @@ const filledMapping = (f: WebhookForm) => f.mapping.filter((r) => r.variable.tri
 export const sentIps = (f: WebhookForm): IpRow[] => f.ips.filter((r) => r.value.trim() !== "");
 
 function variableMapping(f: WebhookForm): Record<string, string> | null {
-  if (!f.mapFields) return null;
+  if (!f.mapFields) return {};
+  if (!f.listed) return null;
   return Object.fromEntries(filledMapping(f).map((r) => [r.variable.trim(), r.field.trim()]));
 }
 
@@ -113,25 +119,55 @@ export function updateBody(f: WebhookForm, current: WebhookView): UpdateWebhookB
   return body;
 }
 
+/** By name, only these types: an object or array field is the sender's own structure, never a variable. */
+const BY_NAME_TYPES: ReadonlySet<WorkflowVariable["type"]> = new Set(["string", "number", "boolean"]);
+
+const needsValue = (v: WorkflowVariable) => v.required === true && v.default === undefined;
+
+/** "a", "a and b", "a, b and c". */
+function andList(names: string[]): string {
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/**
+ * Required variables with no default that the mapping leaves unset: every trigger would be
+ * refused 400 for want of them. Unknown while the workflow's variables are.
+ */
+function unsetRequired(f: WebhookForm, variables: Record<string, WorkflowVariable>): string[] {
+  const mapped = new Set(filledMapping(f).map((r) => r.variable.trim()));
+  return Object.entries(variables)
+    .filter(([name, v]) => needsValue(v) && (!f.mapFields || (f.listed ? !mapped.has(name) : !BY_NAME_TYPES.has(v.type))))
+    .map(([name]) => name);
+}
+
 /**
  * What the service would accept but not as meant: the API derives the mode from the fields sent,
- * so a key or secret left out would silently make an open webhook, and two rows for one variable
- * would silently keep only the last.
+ * so a key or secret left out would silently make an open webhook, two rows for one variable
+ * would silently keep only the last, and a mapping that leaves a required variable unset (or
+ * names one the workflow does not declare) makes a webhook that refuses every trigger.
  */
-export function localProblems(f: WebhookForm, current: WebhookView | null): Problems {
+export function localProblems(f: WebhookForm, current: WebhookView | null, variables?: Record<string, WorkflowVariable>): Problems {
   const problems: Problems = {};
   if (current === null && f.workflowId === "") problems.workflowId = "choose the workflow the webhook starts";
   if (f.name.trim() === "") problems.name = "must not be empty";
   if (f.mode === "api_key" && f.apiKeyId === "") problems.apiKeyId = "choose the API key that may trigger it";
   if (f.mode === "hmac" && f.secretKey === "" && current?.mode !== "hmac") problems.secretKey = "needed for HMAC mode: type one or generate one";
-  if (f.mapFields) {
+  if (f.mapFields && f.listed) {
     const seen = new Set<string>();
     for (const row of filledMapping(f)) {
       const variable = row.variable.trim();
       if (variable === "" || row.field.trim() === "") problems[`mapping:${row.id}`] = "needs both a variable and a payload field";
       else if (seen.has(variable)) problems[`mapping:${row.id}`] = `${variable} is mapped twice`;
+      else if (variables && !Object.hasOwn(variables, variable))
+        problems[`mapping:${row.id}`] = `the workflow has no variable ${variable}; it has ${Object.keys(variables).join(", ") || "none"}`;
       seen.add(variable);
     }
+    if (filledMapping(f).length === 0) problems.variableMapping = "list a payload field for a variable, or map fields by name";
+  }
+  const unset = variables ? unsetRequired(f, variables) : [];
+  if (unset.length > 0 && problems.variableMapping === undefined) {
+    const many = unset.length > 1;
+    problems.variableMapping = `${andList(unset)} ${many ? "are" : "is"} required and ${many ? "have" : "has"} no default, and nothing in the payload would set ${many ? "them" : "it"}: every trigger would be refused (400)`;
   }
   return problems;
 }

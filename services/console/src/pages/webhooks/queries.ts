@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, query } from "../../api/client";
-import type { ApiKeyList, WebhookList, WebhookStats, WebhookView, WorkflowList } from "../../api/types";
+import type { ApiKeyList, WebhookList, WebhookStats, WebhookView, WorkflowDetail, WorkflowList } from "../../api/types";
 
 /** The cache keys of this page's data, so that a change can refresh exactly what it touched. */
 export const webhookKeys = {
@@ -10,6 +10,7 @@ export const webhookKeys = {
   stats: (id: string) => ["webhooks", "stats", id] as const,
   workflowChoices: ["webhooks", "choices", "workflows"] as const,
   keyChoices: ["webhooks", "choices", "keys"] as const,
+  variables: (workflowId: string) => ["webhooks", "variables", workflowId] as const,
 };
 
 export const LIST_SIZE = 20;
@@ -49,4 +50,17 @@ export function useWorkflowChoices() {
 
 export function useKeyChoices() {
   return useQuery({ queryKey: webhookKeys.keyChoices, queryFn: ({ signal }) => api<ApiKeyList>("GET", "/api/console/keys", undefined, signal) });
+}
+
+/**
+ * The variables the workflow declares, for the form to check a mapping against and the curl line
+ * to set: none asked for before a workflow is chosen.
+ */
+export function useWorkflowVariables(workflowId: string) {
+  return useQuery({
+    queryKey: webhookKeys.variables(workflowId),
+    queryFn: ({ signal }) => api<WorkflowDetail>("GET", `/api/console/workflows/${encodeURIComponent(workflowId)}`, undefined, signal),
+    select: (detail) => detail.variables,
+    enabled: workflowId !== "",
+  });
 }

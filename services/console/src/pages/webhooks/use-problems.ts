@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { ApiError, type FieldProblem } from "../../api/client";
-import type { WebhookView } from "../../api/types";
+import type { WebhookView, WorkflowVariable } from "../../api/types";
 import { localProblems, placeProblems, type Problems, type WebhookForm } from "./form-state";
 
 /** The problems of a webhook form: found before sending, or named by the service's 400. */
@@ -19,9 +19,9 @@ export function useProblems() {
       placed: (d: FieldProblem) => !unplaced.some((u) => u.field === d.field && u.message === d.message),
       refused: "The service refused the webhook: correct the fields marked below.",
     },
-    /** True when the form may be sent; otherwise its problems are shown. */
-    check(form: WebhookForm, current: WebhookView | null): boolean {
-      const found = localProblems(form, current);
+    /** True when the form may be sent; otherwise its problems are shown. `variables`: the workflow's, once known. */
+    check(form: WebhookForm, current: WebhookView | null, variables: Record<string, WorkflowVariable> | undefined): boolean {
+      const found = localProblems(form, current, variables);
       setError(null);
       setUnplaced([]);
       setProblems(found);

@@ -1,4 +1,4 @@
-import { lazy, Suspense, type KeyboardEvent, type ReactNode } from "react";
+import { lazy, Suspense, useRef, type KeyboardEvent, type ReactNode } from "react";
 import type { CanvasGraph, CanvasIssue, CanvasOperation } from "@wf/shared/canvas";
 import { Loading } from "../../ui/states";
 import type { Positions } from "./layout-positions";
@@ -44,10 +44,16 @@ export function CanvasPane({ graph, stale, positions, selected, editable, onSele
     else return;
     event.preventDefault();
   };
+  const main = useRef<HTMLDivElement>(null);
+  /** Enter on a step: selected, and the focus in its panel (drawn in the next frame), so that Tab goes on to its fields. */
+  const activate = (id: string) => {
+    onSelect(id);
+    requestAnimationFrame(() => main.current?.querySelector<HTMLElement>(".step-panel")?.focus());
+  };
   return (
     <section className="canvas-pane" aria-label="Canvas">
       <Banner graph={graph} stale={stale} />
-      <div className="canvas-main">
+      <div className="canvas-main" ref={main}>
         <div className="canvas-frame" onKeyDown={onKeyDown}>
           <Suspense fallback={<Loading what="Loading the canvas" />}>
             <WorkflowCanvas
@@ -55,6 +61,7 @@ export function CanvasPane({ graph, stale, positions, selected, editable, onSele
               positions={positions}
               selected={selected}
               onSelect={onSelect}
+              onActivate={activate}
               editable={editable}
               onOperation={onOperation}
               onMove={onMove}

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { WorkflowDiffLine } from "../../api/types";
+import "./DiffView.css";
 
 /** Unchanged lines kept on each side of a change; longer unchanged runs fold away. */
 const CONTEXT = 3;
@@ -53,9 +54,10 @@ function Line({ line }: { line: Numbered }) {
     <div className={`diff-line diff-${line.op}`} title={SAY[line.op]}>
       <span className="diff-num">{line.before ?? ""}</span>
       <span className="diff-num">{line.after ?? ""}</span>
-      <span className="diff-sign" aria-label={SAY[line.op]}>
+      <span className="diff-sign" aria-hidden="true">
         {SIGN[line.op]}
       </span>
+      {line.op === "same" ? null : <span className="sr-only">{SAY[line.op]}: </span>}
       <span className="diff-text">{line.line}</span>
     </div>
   );
@@ -66,7 +68,7 @@ export function DiffView({ lines }: { lines: readonly WorkflowDiffLine[] }) {
   const [opened, setOpened] = useState<Set<number>>(new Set());
   const pieces = fold(number(lines));
   return (
-    <div className="diff" aria-label="Differences">
+    <div className="diff" role="region" aria-label="Differences" tabIndex={0}>
       {pieces.map((piece) =>
         "line" in piece ? (
           <Line key={`${piece.line.before}:${piece.line.after}`} line={piece.line} />

@@ -1,6 +1,6 @@
 import { useMemo } from "react";
 import type { CanvasNode, CanvasOperation, Modifier } from "@wf/shared/canvas";
-import schema from "../../../../../shared/schema/workflow.schema.json";
+import schema from "@wf/shared/schema/workflow.schema.json";
 import type { Schema } from "../../editor/schema-nav";
 import { FieldControl } from "./FieldControl";
 import { stepForm, type FormField } from "./step-form";
@@ -30,7 +30,7 @@ interface Props {
 /** The selected step's fields as a form built from the JSON Schema; each change is one canvas operation on the text. */
 export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose }: Props) {
   return (
-    <aside className="step-panel" aria-label="Selected step">
+    <aside className="step-panel" aria-label="Selected step" tabIndex={-1}>
       <div className="step-panel-head">
         <h2>{node.name ?? node.id}</h2>
         <span className="badge">{node.type ?? "no type"}</span>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import schema from "../../../../../shared/schema/workflow.schema.json";
+import schema from "@wf/shared/schema/workflow.schema.json";
 import type { Schema } from "../../editor/schema-nav";
 import { stepForm, type FormField } from "./step-form";
 

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { graph, type CanvasGraph } from "@wf/shared/canvas";
+import { graph, isUnknownStepIssue, type CanvasGraph } from "@wf/shared/canvas";
 import { shownGraph } from "./canvas-sync";
 import { leadingThrottle } from "./leading-throttle";
 
@@ -15,12 +15,21 @@ interface Read {
   /** The graph of `text`, problems and all. */
   current: CanvasGraph;
   text: string;
-  /** The last text that validated, and its graph. */
+  /** The last text that validated (or whose only problems are references to missing steps), and its graph. */
   good: { graph: CanvasGraph; text: string } | null;
 }
 
+/**
+ * Whether the canvas can draw a text as it is: it validates, or its only problems are references
+ * to steps it no longer has (a step deleted while others read it): every step is there to draw,
+ * and the problems are at the references' lines.
+ */
+function drawable(current: CanvasGraph): boolean {
+  return current.issues.every((issue) => isUnknownStepIssue(issue));
+}
+
 function read(current: CanvasGraph, text: string, good: Read["good"]): Read {
-  return { current, text, good: current.issues.length === 0 ? { graph: current, text } : good };
+  return { current, text, good: drawable(current) ? { graph: current, text } : good };
 }
 
 export interface WorkflowGraph extends Read {

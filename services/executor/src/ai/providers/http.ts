@@ -1,4 +1,4 @@
-import { sleep } from "../../run/signals";
+import { sleep } from "../../sleep";
 import { ProviderError } from "./types";
 
 export interface HttpPolicy {

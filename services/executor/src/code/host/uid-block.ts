@@ -2,15 +2,19 @@ import type { Server } from "node:net";
 import { createServer } from "node:net";
 
 /** Step uids a runner can give at once: its steps never share a uid while they run. */
-export const STEP_SLOTS = 1024;
+export const STEP_SLOTS = 1023;
 /** In the sandbox's user namespace: 0 is the zygote, steps get FIRST_STEP_UID and up. */
 export const FIRST_STEP_UID = 1000;
-const BLOCK = 1 + STEP_SLOTS;
+const BLOCK = 2 + STEP_SLOTS;
 
-/** The host uids one runner maps into its sandboxes: the zygote's, then one per step slot. */
+/** The host uids of one runner: its zygotes', its JavaScript host's, then one per step slot. */
 export interface UidBlock {
-  /** The zygote's uid on the host; step slot n is hostBase + 1 + n. */
+  /** The zygote's uid on the host. */
   readonly hostBase: number;
+  /** Step slot n's uid on the host is firstStep + n. */
+  readonly firstStep: number;
+  /** The JavaScript host's uid on the host: in no sandbox's map, owning nothing. */
+  readonly jsHost: number;
   /** uid_map (and gid_map) of a zygote's user namespace. */
   readonly idMap: string;
   release(): void;
@@ -30,8 +34,8 @@ export async function claimUidBlock(first: number, count: number): Promise<UidBl
     const hostBase = first + k * BLOCK;
     const server = await listen(`\0wf-sandbox-uids:${first}:${k}`);
     if (!server) continue;
-    const idMap = `0 ${hostBase} 1\n${FIRST_STEP_UID} ${hostBase + 1} ${STEP_SLOTS}\n`;
-    return { hostBase, idMap, release: () => void server.close() };
+    const idMap = `0 ${hostBase} 1\n${FIRST_STEP_UID} ${hostBase + 2} ${STEP_SLOTS}\n`;
+    return { hostBase, jsHost: hostBase + 1, firstStep: hostBase + 2, idMap, release: () => void server.close() };
   }
   throw new Error(`all ${blocks} uid blocks of WF_SANDBOX_UIDS are held by other runners on this host`);
 }

@@ -1,15 +1,18 @@
-import type { DebugClaim, DebugEdit, DebugState, ExecutionSnapshot, PauseRecord } from "@wf/shared/execution";
+import type { DebugClaim, DebugEdit, DebugState, ExecutionSnapshot, PauseRecord, ResumedFrom } from "@wf/shared/execution";
 import { cutValue } from "../result-limits";
 import type { RunCommitter } from "../committer";
 
 /** What carrying out a claimed command asks of the caller next. */
 export type Applied =
-  /** The pause is over: wake the run (a resume command), which goes on as `resumedFrom` says. */
+  /** The pause is over: wake the run (a resume command), which goes on as `debug.resumed` says. */
   | "resume"
   /** `abort`: the run is to be cancelled. */
   | "abort"
   /** `set`: edits made, the pause goes on (its idle timer counts from now). */
   | "edited";
+
+/** How many resumed points a debug run keeps (see remember). */
+const RESUMED_KEPT = 100;
 
 /** Values an edit only records (the snapshot holds the live ones) are kept this small in `debug.edits`. */
 const RECORDED_EDIT_BYTES = 1024;
@@ -42,7 +45,7 @@ export function applyClaimedCommand(committer: Pick<RunCommitter, "snap" | "emit
     return "abort";
   }
   d.mode = claim.command === "step" ? "step" : claim.command === "step_into" ? "step_into" : "run";
-  d.resumedFrom = {
+  remember(d, {
     breakpointId: pause.breakpointId,
     stepPath: pause.stepPath,
     phase: pause.phase,
@@ -52,11 +55,23 @@ export function applyClaimedCommand(committer: Pick<RunCommitter, "snap" | "emit
     ...(claim.command === "skip" && claim.body.output !== undefined ? { output: claim.body.output } : {}),
     ...(pause.phase === "error" ? { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false } : {}),
     passed: false,
-  };
+  });
   // Time stops while paused: the deadlines of the steps under way move on by the pause.
   const paused = Math.max(0, now - pause.pausedAt);
   for (const st of Object.values(snap.steps)) if (st.status === "RUNNING" && st.deadline !== null) st.deadline += paused;
   return "resume";
+}
+
+/**
+ * Adds a resumed point to `debug.resumed`. Past RESUMED_KEPT the oldest the run is past give way:
+ * a person answered each pause, so only a long session gets there, and its oldest points lie far behind the run.
+ */
+function remember(d: DebugState, resumed: ResumedFrom): void {
+  d.resumed.push(resumed);
+  for (let i = 0; d.resumed.length > RESUMED_KEPT && i < d.resumed.length;) {
+    if (d.resumed[i]!.passed) d.resumed.splice(i, 1);
+    else i++;
+  }
 }
 
 /** The edits of a `set`, made where the run reads them, each recorded in `debug.edits`. */

@@ -1,100 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { CasConflictError } from "@wf/shared/errors";
-import {
-  claimPause,
-  DebugRequest,
-  newDebugState,
-  type BreakpointInput,
-  type ClaimResult,
-  type DebugCommandBody,
-  type DebugCommandName,
-  type ExecutionSnapshot,
-  type PauseRecord,
-  type StepState,
-} from "@wf/shared/execution";
-import type { Store } from "@wf/shared/store";
+import { claimPause } from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
-import { FakeEffects, MemoryCommitter, RunUnderTest, answer, codeFailed, codeOk, snapshotOf, workflowOf } from "../fake-run";
+import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
 import { stepMatches } from "./breakpoints";
-import { applyClaimedCommand, type Applied } from "./commands";
+import { applyClaimedCommand } from "./commands";
 import { formatIdle, idleDue, idleError } from "./idle";
-
-/** The executions of a store holding one snapshot: compare-and-set as the adapters do. */
-function storeHolding(snap: ExecutionSnapshot): { store: Store; stored: () => ExecutionSnapshot } {
-  let value = structuredClone(snap);
-  let version = 1;
-  const executions = {
-    get: async (id: string) => (id === value.id ? { value: structuredClone(value), version } : null),
-    update: async (next: ExecutionSnapshot, expected: number) => {
-      if (expected !== version) throw new CasConflictError(next.id);
-      value = structuredClone(next);
-      return ++version;
-    },
-  };
-  return { store: { executions } as unknown as Store, stored: () => structuredClone(value) };
-}
-
-/**
- * A debug run over the fake effects, and a debugger driving it as the edge and the executor do:
- * a command is claimed on the stored snapshot (claimPause), carried out on it
- * (applyClaimedCommand), and a resuming one starts the next run from it, as its wake would.
- */
-class Session {
-  t: RunUnderTest;
-  applied: Applied | null = null;
-  /** Events written by the commands (debug_resumed, debug_edited). */
-  readonly commandEvents: { type: string; step?: string; data: Record<string, unknown> }[] = [];
-
-  constructor(steps: unknown[], breakpoints: BreakpointInput[], opts: { vars?: Record<string, unknown>; agents?: unknown[]; idleTimeout?: number } = {}) {
-    const workflow = workflowOf({ name: "t", steps, ...(opts.agents ? { agents: opts.agents } : {}) });
-    const snap = snapshotOf(workflow, opts.vars ?? {});
-    snap.debug = newDebugState(DebugRequest.parse({ breakpoints, ...(opts.idleTimeout ? { idleTimeout: opts.idleTimeout } : {}) }));
-    this.t = new RunUnderTest(workflow, new FakeEffects(), snap);
-  }
-
-  get effects(): FakeEffects {
-    return this.t.effects;
-  }
-
-  get snap(): ExecutionSnapshot {
-    return this.t.snap;
-  }
-
-  get pause(): PauseRecord {
-    const pause = this.snap.debug?.pause;
-    if (!pause) throw new Error("not paused");
-    return pause;
-  }
-
-  run(): Promise<"terminal" | "parked"> {
-    return this.t.run.run();
-  }
-
-  step(path: string): StepState {
-    const st = this.snap.steps[path];
-    if (!st) throw new Error(`no state recorded for \`${path}\``);
-    return st;
-  }
-
-  async send(command: DebugCommandName, body: DebugCommandBody = {}, pauseId?: string): Promise<ClaimResult> {
-    const { store, stored } = storeHolding(this.snap);
-    const claimed = await claimPause(store, this.snap.id, pauseId, { command, body, by: "ada" });
-    if (!claimed.ok) return claimed;
-    const guest = new MemoryCommitter(stored());
-    this.applied = applyClaimedCommand(guest, claimed.claim.id, Date.now());
-    this.commandEvents.push(...guest.events);
-    this.t = this.t.resumed(guest.snap);
-    if (this.applied === "abort") await this.t.run.finishCancelled("execution aborted in the debugger by ada");
-    return claimed;
-  }
-
-  /** Sends a resuming command and runs the woken run to its next park or end. */
-  async resume(command: DebugCommandName, body: DebugCommandBody = {}): Promise<"terminal" | "parked"> {
-    const claimed = await this.send(command, body);
-    if (!claimed.ok) throw new Error(claimed.message);
-    return this.run();
-  }
-}
+import { Session, storeHolding } from "./testing/session";
 
 function code(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name, type: "code", language: "python", code: "pass", ...extra };
@@ -141,7 +52,7 @@ describe("before_step", () => {
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.snap.status).toBe("COMPLETED");
     expect(s.effects.codeCalls).toHaveLength(2);
-    expect(s.snap.debug).toMatchObject({ pause: null, hits: { bp1: 1 }, resumedFrom: { pauseId, command: "continue", passed: true } });
+    expect(s.snap.debug).toMatchObject({ pause: null, hits: { bp1: 1 }, resumed: [{ pauseId, command: "continue", passed: true }] });
     expect(s.commandEvents).toEqual([{ type: "debug_resumed", step: "a", data: { pauseId, command: "continue", by: "ada" } }]);
   });
 
@@ -490,6 +401,66 @@ describe("parallel branches", () => {
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.snap.status).toBe("COMPLETED");
     expect(s.effects.codeCalls.map((c) => c.code)).toHaveLength(4);
+  });
+});
+
+describe("concurrent branches: each point pauses once", () => {
+  it("woken again while paused after a branch's step, the run does not complete the parallel past the pause", async () => {
+    const s = new Session(
+      [{ name: "both", type: "parallel", branches: { left: [code("l1")], right: [code("r1")] } }, code("c")],
+      [
+        { type: "after_step", step: "l1" },
+        { type: "after_step", step: "both" },
+      ],
+    );
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ stepPath: "l1", phase: "after" });
+    s.t = s.t.resumed();
+    expect(await s.run()).toBe("parked");
+    expect(s.step("both").status).toBe("RUNNING");
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "bp2", stepPath: "both", phase: "after" });
+  });
+
+  const doubling = (child: Record<string, unknown>) => [{ name: "each", type: "foreach", items: [1, 2, 3, 4, 5], concurrency: 2, steps: [child] }];
+
+  /** Answers every pause with `command` until the run ends (at most `bound` pauses); the pauses announced, as `breakpoint phase path occurrence`. */
+  async function answerAll(s: Session, command: "continue" | "skip", bound: number): Promise<string[]> {
+    const announced: string[] = [];
+    for (let outcome = await s.run(); ; outcome = await s.resume(command)) {
+      for (const e of s.t.committer.events)
+        if (e.type === "debug_paused") announced.push(`${e.data.breakpointId} ${e.data.phase} ${e.data.stepPath} ${e.data.occurrence}`);
+      if (outcome === "terminal" || announced.length > bound) return announced;
+    }
+  }
+
+  it("a foreach of concurrency 2 with a foreach_item and a before_step breakpoint: Continue until the end pauses 6 times, once at each point", async () => {
+    const s = new Session(doubling({ name: "double", type: "transform", output: "{{ item * 2 }}" }), [
+      { type: "foreach_item", step: "each", index: 2 },
+      { type: "before_step", step: "each[*].double" },
+    ]);
+    const announced = await answerAll(s, "continue", 6);
+    expect(announced.sort()).toEqual(["bp1 item each 2", ...[0, 1, 2, 3, 4].map((i) => `bp2 before each[${i}].double 0`)]);
+    expect(s.snap).toMatchObject({ status: "COMPLETED", output: [2, 4, 6, 8, 10] });
+    expect(s.snap.debug!.hits).toEqual({ bp1: 1, bp2: 5 });
+  });
+
+  it("a skip is carried out where it was given, though another item paused before the run came back there", async () => {
+    const s = new Session(doubling(code("double")), [{ type: "before_step", step: "each[*].double" }]);
+    expect(await answerAll(s, "skip", 5)).toHaveLength(5);
+    expect(s.effects.codeCalls).toHaveLength(0);
+    expect([0, 1, 2, 3, 4].map((i) => s.step(`each[${i}].double`).status)).toEqual(Array(5).fill("SKIPPED"));
+    expect(s.snap.status).toBe("COMPLETED");
+  });
+
+  it("a new attempt of a foreach passes its steps anew: a point paused at in the failed attempt pauses again", async () => {
+    const s = new Session(
+      [{ name: "loop", type: "foreach", items: [1, 2], retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 }, steps: [code("x")] }],
+      [{ type: "before_step", step: "loop[0].x" }],
+    );
+    s.effects.code = () => (s.effects.codeCalls.length === 1 ? codeFailed("first") : codeOk("ok"));
+    expect(await answerAll(s, "continue", 2)).toEqual(["bp1 before loop[0].x 0", "bp1 before loop[0].x 0"]);
+    expect(s.step("loop")).toMatchObject({ status: "COMPLETED", attempts: 2, output: ["ok", "ok"] });
   });
 });
 

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import type { Breakpoint, DebugRequest, DebugState, ExecutionSnapshot, PausePhase, StepState, Usage } from "@wf/shared/execution";
+import type { Breakpoint, DebugRequest, DebugState, ExecutionSnapshot, PausePhase, ResumedFrom, StepState, Usage } from "@wf/shared/execution";
 import { evaluateCondition, evaluateExpression, ExpressionError } from "@wf/shared/expressions";
 import type { Step, Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
 import type { RunEffects } from "../effects";
+import { nestedPathTest } from "../nested-paths";
 import { cutValue } from "../result-limits";
 import { expressionContext, type Scope } from "../scope";
 import { lastName, matchesPoint, stepDepths, type Point } from "./breakpoints";
@@ -31,6 +32,9 @@ const PARK: Verdict = { kind: "park" };
  */
 const STOPS_FOR_OTHERS: ReadonlySet<PausePhase> = new Set(["before", "item", "retry"]);
 
+/** Phases that come again with each attempt of their step: within it, or (a foreach's items) of what it runs. */
+const INSIDE_AN_ATTEMPT: ReadonlySet<PausePhase> = new Set(["item", "tool_call", "llm_call"]);
+
 /** A watch's value is kept this small in the snapshot (a hash decides whether it changed). */
 const WATCH_VALUE_BYTES = 4 * 1024;
 
@@ -50,18 +54,23 @@ export interface DebugHost {
   stepInput(step: Step, scope: Scope): Promise<unknown>;
 }
 
-/**
- * The breakpoints of a debug run (an execution whose snapshot has `debug`), at the points the
- * run and its step kinds call it. Each point: while the execution is paused, stop; when the run
- * was resumed from this very point, do what the command said (never hitting again there); else
- * evaluate the breakpoints, and on a hit write the pause (./pause.ts) and stop. Everything it
- * decides is read from and written to the snapshot, so a run resumed elsewhere decides the same.
- */
 /** The breakpoint a stepped-into child execution pauses at, before its first step. */
 export const STEP_INTO_CHILD = "step_into";
 
+/**
+ * The breakpoints of a debug run (an execution whose snapshot has `debug`), at the points the
+ * run and its step kinds call it. Each point: while the execution is paused elsewhere, stop (or
+ * go on, where nothing of a step is left to hold); when a pause was resumed from this very point,
+ * do what its command said the first time the run comes there, and never pause there again;
+ * else evaluate the breakpoints, and on a hit write the pause (./pause.ts) and stop. Everything
+ * it decides is read from and written to the snapshot, so a run resumed elsewhere decides the
+ * same. Concurrent branches (a parallel, a foreach's items) come to their points one at a time,
+ * so that a pause written by one is seen by all the others' next points.
+ */
 export class Debugger {
   private readonly depths: Map<string, number>;
+  /** The last point's decision in progress: the next one waits for it. */
+  private deciding: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly host: DebugHost) {
     this.depths = stepDepths(host.workflow);
@@ -78,6 +87,12 @@ export class Debugger {
   /** The step the execution waits at while paused, else null. */
   get pausedStep(): string | null {
     return this.d.pause?.stepPath ?? null;
+  }
+
+  /** Whether the execution is paused after the step at `path` completed. */
+  pausedAfter(path: string): boolean {
+    const pause = this.d.pause;
+    return pause?.phase === "after" && pause.stepPath === path;
   }
 
   /** Before a step starts (its condition passed): before_step, conditional, and the `step` commands' boundary. */
@@ -123,9 +138,10 @@ export class Debugger {
    */
   heldFailure(path: string, attempt: number): { error: string; retryable: boolean } | null {
     const point: Point = { phase: "error", path, occurrence: attempt };
-    const { pause, resumedFrom: r } = this.d;
+    const pause = this.d.pause;
     if (pause && samePoint(pause, point)) return { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false };
-    if (r && !r.passed && samePoint(r, point)) return { error: r.error ?? "failed", retryable: r.retryable ?? false };
+    const r = this.resumedAt(point);
+    if (r && !r.passed) return { error: r.error ?? "failed", retryable: r.retryable ?? false };
     return null;
   }
 
@@ -200,6 +216,16 @@ export class Debugger {
     return editedInput(this.d, path);
   }
 
+  /**
+   * A new attempt of the step at `path` begins (its second or later): the points inside it (its
+   * tool and LLM calls, a container's items and steps) are passed anew, so they may pause again.
+   */
+  attemptStarted(step: Step, path: string, scope: Scope): void {
+    const nested = nestedPathTest(step, path, scope.prefix);
+    const inside = (r: ResumedFrom) => (r.stepPath === path ? INSIDE_AN_ATTEMPT.has(r.phase) : nested(r.stepPath));
+    this.d.resumed = this.d.resumed.filter((r) => !inside(r));
+  }
+
   /** The run ended (completed, failed, cancelled): a pause still recorded (another branch's) is over. */
   ended(): void {
     const d = this.d;
@@ -208,7 +234,20 @@ export class Debugger {
     d.checkpoint = null;
   }
 
-  private async check(
+  /** One point at a time: evaluating breakpoints and writing a pause is one step, which no other branch's point sees half done. */
+  private check(
+    point: Point,
+    scope: Scope,
+    evaluate: () => Promise<Hit | null>,
+    details: () => Promise<Partial<PauseDetails>>,
+    checkpoint?: () => { attempt: number; state: unknown },
+  ): Promise<Verdict> {
+    const decided = this.deciding.then(() => this.decide(point, scope, evaluate, details, checkpoint));
+    this.deciding = decided.catch(() => undefined);
+    return decided;
+  }
+
+  private async decide(
     point: Point,
     scope: Scope,
     evaluate: () => Promise<Hit | null>,
@@ -216,25 +255,42 @@ export class Debugger {
     checkpoint?: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const d = this.d;
-    if (d.pause) {
-      if (!samePoint(d.pause, point)) return STOPS_FOR_OTHERS.has(point.phase) ? PARK : GO;
+    if (d.pause && samePoint(d.pause, point)) {
       // Back at its own pause (a wake while paused, a takeover): its idle timer may never have been armed.
       await armIdleTimer(this.snap, this.host.effects);
       return PARK;
     }
-    const r = d.resumedFrom;
-    if (r && !r.passed && samePoint(r, point)) {
-      r.passed = true;
-      if (d.checkpoint?.stepPath === point.path) d.checkpoint = null;
-      if (r.command === "skip") return r.output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: r.output } };
-      if (r.command === "retry") return { kind: "retry" };
-      const edited = point.phase === "tool_call" && r.pauseId ? editedArguments(d, r.pauseId) : undefined;
-      return edited ? { kind: "go", edited } : GO;
-    }
+    // Paused elsewhere: a branch waits at a boundary, a resumed one too (it comes back here).
+    if (d.pause && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
+    const r = this.resumedAt(point);
+    if (r) return r.passed ? GO : this.pass(r, point);
+    // Nothing of the step is left to hold here: it goes on, and the breakpoints it passes do not hit.
+    if (d.pause) return GO;
     const hit = await evaluate();
     if (!hit) return GO;
     await writePause(this.host.committer, this.host.effects, point, hit.cause, scope, { ...(await details()), ...hit.details }, checkpoint?.());
     return PARK;
+  }
+
+  /** The first time the run comes to a point a pause was resumed from: what the command asked for there. */
+  private pass(r: ResumedFrom, point: Point): Verdict {
+    const d = this.d;
+    const { command, output } = r;
+    // Done with: a passed point is kept only to say that it paused.
+    r.passed = true;
+    delete r.output;
+    delete r.error;
+    delete r.retryable;
+    if (d.checkpoint?.stepPath === point.path) d.checkpoint = null;
+    if (command === "skip") return output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: output } };
+    if (command === "retry") return { kind: "retry" };
+    const edited = point.phase === "tool_call" && r.pauseId ? editedArguments(d, r.pauseId) : undefined;
+    return edited ? { kind: "go", edited } : GO;
+  }
+
+  /** The resumed pause at `point`, if one was. */
+  private resumedAt(point: Point): ResumedFrom | undefined {
+    return this.d.resumed.find((r) => samePoint(r, point));
   }
 
   /** Every enabled breakpoint that hits at `point` counts the hit; the first whose `hitCount` it is pauses. */
@@ -270,7 +326,7 @@ export class Debugger {
   /** An expression that fails hits too, saying so: a breakpoint that cannot be evaluated is one to look at. */
   private async truthy(expression: string, scope: Scope): Promise<Partial<PauseDetails> | null> {
     try {
-      return (await evaluateCondition(expression, expressionContext(this.snap, this.host.names, scope))) ? {} : null;
+      return (await evaluateCondition(expression, expressionContext(this.snap, this.host.names, scope), this.snap.ownerId)) ? {} : null;
     } catch (err) {
       if (err instanceof ExpressionError) return { error: `breakpoint ${err.message}` };
       throw err;
@@ -293,7 +349,7 @@ export class Debugger {
   private async remember(bp: Extract<Breakpoint, { type: "watch" }>, scope: Scope): Promise<{ hash: string; value: unknown }> {
     let value: unknown;
     try {
-      value = (await evaluateExpression(bp.expression, expressionContext(this.snap, this.host.names, scope))) ?? null;
+      value = (await evaluateExpression(bp.expression, expressionContext(this.snap, this.host.names, scope), this.snap.ownerId)) ?? null;
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       value = { error: err.message };
@@ -308,13 +364,13 @@ export class Debugger {
    * pauses before its first step, with this run's idle timeout; undefined for any other start.
    */
   childDebug(path: string): DebugRequest | undefined {
-    if (this.d.mode !== "step_into" || this.d.resumedFrom?.stepPath !== path) return undefined;
+    if (this.d.mode !== "step_into" || this.d.resumed.at(-1)?.stepPath !== path) return undefined;
     return { breakpoints: [{ id: STEP_INTO_CHILD, type: "conditional", expression: "true", hitCount: 1, enabled: true }], idleTimeout: this.d.idleTimeout };
   }
 
   /** After `step` / `step_into`: the next step boundary at the level asked for (one deeper for step_into, or from a foreach item). */
   private stepBoundary(path: string): Hit | null {
-    const r = this.d.resumedFrom;
+    const r = this.d.resumed.at(-1);
     if (this.d.mode === "run" || !r) return null;
     const level = this.depthOf(r.stepPath) + (this.d.mode === "step_into" || r.phase === "item" ? 1 : 0);
     return this.depthOf(path) <= level ? { cause: { breakpointId: "step", type: "before_step" }, details: {} } : null;
@@ -339,8 +395,8 @@ export class Debugger {
   /** Whether iteration `index` of the foreach at `path` has begun: a state recorded, or a pause in it. */
   private iterationStarted(path: string, index: number): boolean {
     const prefix = `${path}[${index}].`;
-    const { pause, resumedFrom } = this.d;
-    if (pause?.stepPath.startsWith(prefix) || resumedFrom?.stepPath.startsWith(prefix)) return true;
+    const { pause, resumed } = this.d;
+    if (pause?.stepPath.startsWith(prefix) || resumed.some((r) => r.stepPath.startsWith(prefix))) return true;
     for (const p of Object.keys(this.snap.steps)) if (p.startsWith(prefix)) return true;
     return false;
   }

@@ -41,7 +41,6 @@ export async function writePause(
   };
   d.pause = pause;
   d.mode = "run";
-  d.resumedFrom = null;
   d.checkpoint =
     checkpoint && jsonBytes(checkpoint.state) <= committer.limits.toolCallBytes
       ? { stepPath: point.path, attempt: checkpoint.attempt, state: structuredClone(checkpoint.state) }

@@ -42,7 +42,6 @@ export const codeStep: StepKind<CodeStep> = {
         network: step.network ?? false,
         owner: snap.ownerId,
         execution: snap.id,
-        workflow: snap.workflowId,
       },
       scope.signal,
       live?.add,

@@ -1,4 +1,4 @@
-import { newId, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { inOwnerLane, newId, TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowCallStep } from "@wf/shared/workflow";
 import type { Scope } from "../scope";
 import type { StepContext, StepKind } from "./step-kind";
@@ -9,7 +9,8 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
   async run(ctx, step, { path, state: st, scope, input }) {
     const { committer, effects } = ctx;
     if (st.childExecutionId === null) {
-      st.childExecutionId = newId();
+      // In the parent's owner's start lane: whoever fans out waits in their own lane.
+      st.childExecutionId = inOwnerLane(newId(), committer.snap.ownerId);
       committer.emit("step_child", path, { childExecutionId: st.childExecutionId, workflowId: step.workflow });
       // Recorded before the start is published: a crash in between re-publishes the same child.
       await committer.flush();

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { waitFor } from "@wf/testing";
-import type { CodeLanguage, CodeRequest } from "./types";
+import type { CodeLanguage, CodeRequest } from "../types";
 
 export function step(language: CodeLanguage, code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return { language, code, vars: {}, input: null, timeoutMs: 10_000, ...extra };
@@ -47,6 +47,8 @@ export function descendants(ancestor: number, pattern: RegExp): number[] {
 
 /** The sandbox runner processes started by this process. */
 export const RUNNER_PROCESS = /sandbox-process\.ts/;
+/** The JavaScript hosts the runners started by this process started. */
+export const JS_HOST_PROCESS = /js-host-process\.ts/;
 const ZYGOTE_COMMAND = /^\S*python\S* -I -B \/run\/wf\/lib\/main\.py/;
 
 /** The zygotes started by this process (not the steps' processes forked from them, which share their command line). */

@@ -23,14 +23,16 @@ export interface SeenRequest {
 export async function httpOrigin(host = "127.0.0.1"): Promise<{ port: number; seen: SeenRequest[]; connections: () => number }> {
   const seen: SeenRequest[] = [];
   let connections = 0;
-  const server = createHttpServer(async (req, res) => {
+  const server = createHttpServer((req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
-    res.setHeader("set-cookie", ["a=1", "b=2"]);
-    res.setHeader("x-origin-hop", "dropped");
-    res.setHeader("connection", "x-origin-hop");
-    res.end(`origin ${port} saw ${req.method} ${req.url}`);
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
+      res.setHeader("set-cookie", ["a=1", "b=2"]);
+      res.setHeader("x-origin-hop", "dropped");
+      res.setHeader("connection", "x-origin-hop");
+      res.end(`origin ${port} saw ${req.method} ${req.url}`);
+    });
   });
   server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, host, resolve));

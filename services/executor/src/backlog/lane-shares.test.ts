@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { ConcurrencyBound } from "@wf/shared/nats";
+import { LaneShares } from "./lane-shares";
+
+function fixed(n: number): ConcurrencyBound & { set(n: number): void } {
+  const listeners = new Set<() => void>();
+  return {
+    current: () => n,
+    onChange: (l) => (listeners.add(l), () => listeners.delete(l)),
+    set(next) {
+      n = next;
+      for (const l of listeners) l();
+    },
+  };
+}
+
+describe("LaneShares", () => {
+  it("gives a lone lane with a backlog the whole bound, and an idle lane one message to look with while there is room", () => {
+    const shares = new LaneShares(fixed(8));
+    const [busy, idle] = [shares.lane(), shares.lane()];
+    busy.observe!(1, 100);
+    expect(busy.current()).toBe(8);
+    expect(idle.current()).toBe(1);
+  });
+
+  it("splits the bound between lanes with backlogs; one over its share takes nothing more until it is under", () => {
+    const shares = new LaneShares(fixed(8));
+    const [a, b] = [shares.lane(), shares.lane()];
+    a.observe!(8, 100);
+    // Full house: a newcomer lane waits for a free slot.
+    expect(b.current()).toBe(0);
+    a.observe!(7, undefined);
+    expect(b.current()).toBe(1);
+    b.observe!(1, 5);
+    // Now both have backlogs: 4 each. `a` holds 7: nothing more until it is under 4.
+    expect(a.current()).toBe(4);
+    expect(b.current()).toBe(1);
+    a.observe!(6, undefined);
+    a.observe!(5, undefined);
+    a.observe!(4, undefined);
+    a.observe!(3, undefined);
+    // Under its share again: each may go up to its share, `b` taking the slots `a` freed.
+    expect(b.current()).toBe(4);
+    expect(a.current()).toBe(4);
+  });
+
+  it("lets a lane without a known backlog take one more while there is room", () => {
+    const bound = fixed(4);
+    const shares = new LaneShares(bound);
+    const lane = shares.lane();
+    lane.observe!(3, 0);
+    expect(lane.current()).toBe(4);
+    lane.observe!(4, undefined);
+    expect(lane.current()).toBe(4);
+    bound.set(2);
+    expect(lane.current()).toBe(4);
+    expect(shares.inHand()).toBe(4);
+  });
+
+  it("wakes every lane's consumer when any lane's hand or the bound changes", () => {
+    const bound = fixed(4);
+    const shares = new LaneShares(bound);
+    const [a, b] = [shares.lane(), shares.lane()];
+    let woken = 0;
+    b.onChange(() => woken++);
+    a.observe!(1, 3);
+    bound.set(6);
+    expect(woken).toBe(2);
+  });
+});

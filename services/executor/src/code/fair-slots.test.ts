@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { FairSlots } from "./fair-slots";
+
+const never = 60_000;
+
+/** Acquires for `owner` and records the order slots were granted in. */
+function taker(slots: FairSlots, order: string[], shares: Record<string, number> = {}) {
+  return (owner: string, signal?: AbortSignal) => slots.acquire(owner, shares[owner] ?? 1, signal).then((held) => (held ? order.push(owner) : 0));
+}
+
+describe("FairSlots", () => {
+  it("serves waiting owners in turn, not in arrival order", async () => {
+    const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1 });
+    const order: string[] = [];
+    const take = taker(slots, order);
+    await take("a");
+    const waiting = [take("a"), take("a"), take("a"), take("b"), take("c")];
+    for (let i = 0; i < 5; i++) {
+      slots.release(order.at(-1)!);
+      await Promise.resolve();
+    }
+    await Promise.all(waiting);
+    expect(order).toEqual(["a", "a", "b", "c", "a", "a"]);
+  });
+
+  it("holds an owner to its share while another owner's waiter takes the free slot", async () => {
+    const slots = new FairSlots({ size: 4, maxWaitMs: never, limit: 4 });
+    const order: string[] = [];
+    const take = taker(slots, order, { free: 1, pro: 4 });
+    await take("free");
+    let second = false;
+    const waiting = take("free").then(() => (second = true));
+    await take("pro");
+    await take("pro");
+    expect([order, second, slots.wouldWait("free", 1), slots.wouldWait("pro", 4)]).toEqual([["free", "pro", "pro"], false, true, true]);
+    slots.release("free");
+    await waiting;
+    expect(order).toEqual(["free", "pro", "pro", "free"]);
+  });
+
+  it("lets an overdue waiter past the size, never past the limit or its owner's share", async () => {
+    const slots = new FairSlots({ size: 1, maxWaitMs: 20, limit: 3 });
+    const order: string[] = [];
+    const take = taker(slots, order, { a: 2, b: 3, c: 3 });
+    await take("a");
+    // Both wait past maxWaitMs: a's second goes past the size (a's share is 2), a's third cannot.
+    await Promise.all([take("a"), take("b")]);
+    expect(order.sort()).toEqual(["a", "a", "b"]);
+    let fourth = false;
+    const waiting = take("c").then(() => (fourth = true));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(fourth).toBe(false);
+    slots.release("a");
+    await waiting;
+    expect(order.at(-1)).toBe("c");
+  });
+
+  it("drops an aborted waiter, and its place no longer holds back the ones behind it", async () => {
+    const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1 });
+    const order: string[] = [];
+    const take = taker(slots, order);
+    await take("a");
+    const controller = new AbortController();
+    const aborted = slots.acquire("b", 1, controller.signal);
+    const next = take("c");
+    controller.abort();
+    expect(await aborted).toBe(false);
+    slots.release("a");
+    await next;
+    expect(order).toEqual(["a", "c"]);
+    expect(await slots.acquire("d", 1, AbortSignal.abort())).toBe(false);
+  });
+});

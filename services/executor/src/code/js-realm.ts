@@ -1,0 +1,147 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import ivm from "isolated-vm";
+import type { ArtifactSet } from "./artifacts";
+import { artifactPath } from "./artifacts";
+import type { LogLines } from "./output";
+import { MAX_LOG_LINES } from "./output";
+
+/** SES (hardened JavaScript): `lockdown()` freezes every intrinsic of the realm it runs in. */
+const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve("ses/package.json")), "dist", "ses.umd.min.js"), "utf8");
+
+/**
+ * Errors keep their stacks (the step's line is read off them); `Error.prepareStackTrace` and
+ * `stackTraceLimit` stay the host's own only in the realm's start compartment, which no step
+ * reaches: steps see the shared, tamed `Error` of a compartment.
+ */
+const LOCKDOWN = `lockdown({ errorTaming: "unsafe", stackFiltering: "verbose", consoleTaming: "unsafe" });`;
+
+/**
+ * Runs in every realm after lockdown, as source text (not a host function's toString(), which the
+ * TypeScript loader may have rewritten). $0 sends a log line, $1 writes an artifact; user code
+ * reaches them only through its own `console` and `artifacts`. It returns `begin(step)`, called
+ * as a step starts, which returns the step's scope, `settle` (that turns the step's promise into
+ * "R" + output JSON or "E" + error message, with the step's line when the stack names one) and
+ * the terminator.
+ *
+ * Names in a step resolve through its scope: a global object of its own, whose prototype is one
+ * compartment's global, frozen, with every standard global but `WebAssembly` (its memory is outside
+ * the isolate's limit: naming it throws, saying so): the intrinsics, frozen by lockdown and shared by every step, `Date` and
+ * `Math` that work, and the compartment's tamed `Error`, `eval` and `Function`, which cannot reach
+ * the realm's own global. Past the scope, the terminator answers every other name: undefined to
+ * read, a ReferenceError to assign. What a step sets on `globalThis` is on its own scope, gone
+ * with the step; nothing else is writable.
+ */
+const PRELUDE = `return (() => {
+  const send = $0, writeArtifact = $1;
+  const { create, defineProperties, freeze, getOwnPropertyNames } = Object;
+  const { stringify } = JSON;
+  const hidden = new Set(["WebAssembly", "lockdown", "repairIntrinsics", "console", "getStackString", "assert"]);
+  delete globalThis.WebAssembly;
+  const compartmentHas = new Compartment().globalThis;
+  const globals = { Date, Math };
+  for (const name of getOwnPropertyNames(globalThis)) {
+    if (!hidden.has(name) && !(name in compartmentHas)) globals[name] = globalThis[name];
+  }
+  const shared = new Compartment({ __options__: true, globals }).globalThis;
+  for (const name of hidden) delete shared[name];
+  Object.defineProperty(shared, "WebAssembly", {
+    get() { throw new ReferenceError("WebAssembly is not available in JavaScript steps: its memory would be outside the step's memory limit"); },
+  });
+  harden(shared);
+  freeze(globalThis);
+  const terminator = new Proxy(freeze(create(null)), {
+    // $0 is the wrapper's own (stepSource): the step's scope, settle, terminator and function.
+    has: (_, name) => typeof name === "string" && name !== "$0",
+    get: () => undefined,
+    set: (_, name) => { throw new ReferenceError(String(name) + " is not defined"); },
+  });
+  const text = (value) => {
+    if (typeof value === "string") return value;
+    if (value instanceof Error) return String(value.stack ?? value);
+    try { return stringify(value) ?? String(value); } catch { return String(value); }
+  };
+  const describe = (error) => {
+    try {
+      if (!(error instanceof Error)) return "Uncaught " + text(error);
+      const line = [...String(error.stack).matchAll(/code\\.js:(-?\\d+)/g)].find((m) => Number(m[1]) >= 1);
+      return line ? String(error) + " (line " + line[1] + ")" : String(error);
+    } catch {
+      return "Uncaught exception";
+    }
+  };
+  const settle = (promise) => promise.then(
+    (value) => {
+      try { return "R" + (stringify(value === undefined ? null : value) ?? "null"); }
+      catch (error) { return "Eoutput is not JSON-serialisable: " + describe(error); }
+    },
+    (error) => "E" + describe(error),
+  );
+  return (step) => {
+    // Counted here too, so that a logging loop stops crossing into the host once nothing more is kept.
+    let lines = 0;
+    const log = (...args) => { if (++lines <= ${MAX_LOG_LINES + 1}) send(step, args.map(text).join(" ")); };
+    const console = freeze({ log, info: log, warn: log, error: log, debug: log, trace: log });
+    const artifacts = freeze({
+      write(path, content) {
+        if (typeof content !== "string" && !(content instanceof Uint8Array)) {
+          throw new TypeError("artifacts.write(path, content): content must be a string or a Uint8Array");
+        }
+        writeArtifact(step, String(path), content);
+      },
+    });
+    const scope = create(shared);
+    const own = (value) => ({ value, writable: true, configurable: true });
+    defineProperties(scope, { globalThis: own(scope), console: own(console), artifacts: own(artifacts) });
+    return [scope, settle, terminator];
+  };
+})();`;
+
+/** Where a realm's host callbacks deliver: the step using it, by its number, once it has one. */
+interface Sink {
+  step: number;
+  logs?: LogLines;
+  artifacts?: ArtifactSet;
+}
+
+/** A locked-down context, serving one step at a time, any step: none can leave anything in it for the next. */
+export interface Realm {
+  context: ivm.Context;
+  begin: ivm.Reference<unknown>;
+  sink: Sink;
+}
+
+/**
+ * Makes an isolate's realm: ~10 ms of CPU (SES's source and lockdown), paid once per isolate,
+ * where a fresh context per step would cost ~0.5 ms each.
+ */
+export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
+  const context = await isolate.createContext();
+  const sink: Sink = { step: 0 };
+  // A line or file from an earlier step (a callback it left behind) is dropped, never given to the next.
+  const send = new ivm.Callback((step: number, line: string) => (step === sink.step ? sink.logs?.push(line) : undefined), { ignored: true });
+  const write = new ivm.Callback((step: number, path: string, content: string | Uint8Array) => {
+    if (step === sink.step) sink.artifacts?.add(artifactPath(path), Buffer.from(content));
+  });
+  await context.eval(SES_SOURCE);
+  await context.eval(LOCKDOWN);
+  const begin = await context.evalClosure(PRELUDE, [send, write], { filename: "prelude.js", result: { reference: true } });
+  return { context, begin: begin as ivm.Reference<unknown>, sink };
+}
+
+/**
+ * The step's source: its code is the body of an async, strict function made inside
+ * `with (terminator) with (scope)`, so that every name it does not declare resolves through its
+ * own global object or the terminator, never past them (to the wrapper's $1…$4 or the realm's
+ * global); the one name the terminator lets through, $0, holds only what is the step's own.
+ * The function opens on the first line, so the step's lines are its own, one down.
+ */
+export function stepSource(fn: string): string {
+  return `return (($0) => { with ($0[2]) { with ($0[0]) { $0[3] = ${fn}; } } return $0[1]($0[3](JSON.parse($2), JSON.parse($3), $4 === undefined ? undefined : JSON.parse($4))); })($0($1));`;
+}
+
+/** The step's function, before TypeScript's types are stripped from it. */
+export function stepFunction(code: string): string {
+  return `(async function (vars, input, item) { "use strict";\n${code}\n})`;
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { FairQueue } from "./fair-queue";
+
+const anyone = () => true;
+
+function takeAll(q: FairQueue<string>, may: (owner: string) => boolean = anyone): string[] {
+  const out: string[] = [];
+  for (let item = q.take(may); item !== undefined; item = q.take(may)) out.push(item);
+  return out;
+}
+
+describe("fair queue", () => {
+  it("serves owners in turn, each owner's items in order", () => {
+    const q = new FairQueue<string>();
+    for (let i = 1; i <= 4; i++) q.push("heavy", `h${i}`);
+    q.push("light", "l1");
+    q.push("other", "o1");
+    q.push("light", "l2");
+    expect(q.size).toBe(7);
+    expect(takeAll(q)).toEqual(["h1", "l1", "o1", "h2", "l2", "h3", "h4"]);
+    expect(q.size).toBe(0);
+  });
+
+  it("an owner that starts waiting goes ahead of one already served with more waiting", () => {
+    const q = new FairQueue<string>();
+    q.push("a", "a1");
+    q.push("a", "a2");
+    expect(q.take(anyone)).toBe("a1");
+    q.push("b", "b1");
+    expect(takeAll(q)).toEqual(["b1", "a2"]);
+  });
+
+  it("skips owners that may not take more, leaving their items in order", () => {
+    const q = new FairQueue<string>();
+    q.push("full", "f1");
+    q.push("full", "f2");
+    q.push("free", "x1");
+    expect(takeAll(q, (owner) => owner !== "full")).toEqual(["x1"]);
+    expect(q.size).toBe(2);
+    expect(takeAll(q)).toEqual(["f1", "f2"]);
+  });
+
+  it("an item put back goes ahead of its owner's others", () => {
+    const q = new FairQueue<string>();
+    q.push("a", "a2");
+    q.putBack("a", "a1");
+    q.putBack("b", "b1");
+    expect(takeAll(q)).toEqual(["a1", "b1", "a2"]);
+  });
+
+  it("drains every item", () => {
+    const q = new FairQueue<string>();
+    q.push("a", "a1");
+    q.push("b", "b1");
+    expect(q.drain().sort()).toEqual(["a1", "b1"]);
+    expect(q.size).toBe(0);
+    expect(q.take(anyone)).toBeUndefined();
+  });
+});

@@ -1,0 +1,110 @@
+import { EXECUTION_STATUSES, ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
+import { pageWindow } from "../paging";
+import type { ExecutionListQuery, ExecutionRepo, Page, StaleRepair } from "../port";
+import { ExecutionIndex } from "./execution-index";
+import { FinishedExecutions } from "./finished-executions";
+import { recordTokenOf } from "./index-keys";
+import { IndexLists } from "./index-lists";
+import { MarkedRemovals } from "./index-removals";
+import { IndexRepairs } from "./index-repairs";
+import { fromKeyToken, keyToken, sortableNumber } from "./key-codec";
+import type { KvBuckets } from "./kv-buckets";
+import { KvCollection, kvParts } from "./kv-collection";
+import { executionLayout, executionSortId, parseExecutionKey } from "./layouts";
+import type { PendingStarts } from "./pending-starts";
+
+const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
+
+export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
+  readonly #index: ExecutionIndex;
+  readonly #finished = new FinishedExecutions();
+  readonly #lists: IndexLists<ExecutionSnapshot>;
+  readonly #repairs: IndexRepairs<ExecutionSnapshot>;
+
+  constructor(
+    buckets: KvBuckets,
+    private readonly starts: PendingStarts,
+  ) {
+    // The execution index follows the bucket, and sees removed keys go by their markers.
+    const removals = new MarkedRemovals(buckets);
+    const parts = kvParts(buckets, "executions", ExecutionSnapshot, executionLayout, { removals, unwritten: (id) => starts.get(id) });
+    super(parts);
+    this.#lists = new IndexLists(buckets, parts.known);
+    this.#repairs = new IndexRepairs(parts.known, parts.keys);
+    this.#index = new ExecutionIndex(
+      buckets.jsm,
+      buckets.indexBucket,
+      async (id) => (await this.get(fromKeyToken(id)))?.value.status ?? null,
+      removals.staleMarkers(),
+    );
+  }
+
+  readonly announcedInCommand = true;
+
+  announce(pending: ExecutionSnapshot): Promise<void> {
+    return this.#repairs.putKeys(pending);
+  }
+
+  async withdraw(pending: ExecutionSnapshot): Promise<void> {
+    // The command first: once it is gone, no executor can take it and write the record.
+    await this.starts.remove(pending.id);
+    await this.#repairs.dropKeysUnlessWritten(pending);
+  }
+
+  async list(query: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
+    const { skip, limit } = pageWindow(query);
+    const { keys, statuses, total } = await this.#index.page({
+      owner: keyToken(query.ownerId),
+      ...(query.workflowId === undefined ? {} : { workflow: keyToken(query.workflowId) }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.from === undefined ? {} : { from: executionSortId(query.from) }),
+      skip,
+      limit,
+    });
+    const held = keys.map((key, i) => this.#finished.get(recordTokenOf(key), statuses[i]!));
+    const missing = keys.filter((_, i) => held[i] === undefined);
+    const read = new Map<string, ExecutionSnapshot>();
+    for (const { value, bytes } of missing.length === 0 ? [] : await this.#lists.resolve(missing, query.status)) {
+      const token = keyToken(value.id);
+      read.set(token, value);
+      this.#finished.keep(token, value, bytes);
+    }
+    // An entry whose record is gone or moved on (a write the index has not seen yet) is left out.
+    const items = keys.flatMap((key, i) => held[i] ?? read.get(recordTokenOf(key)) ?? []);
+    return { items, total: total - (keys.length - items.length) };
+  }
+
+  override async delete(id: string): Promise<void> {
+    try {
+      await super.delete(id);
+    } finally {
+      this.#finished.forget(keyToken(id));
+    }
+  }
+
+  startListing(): Promise<void> {
+    return this.#index.start();
+  }
+
+  relist(id: string): Promise<void> {
+    return this.#repairs.settleKeys(id);
+  }
+
+  async listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
+    const keys = await this.#index.oldest([...TERMINAL_STATUSES], sortableNumber(createdBefore), limit);
+    const records = await this.#lists.resolve(keys);
+    return records.flatMap(({ value }) => (TERMINAL_STATUSES.has(value.status) ? [value] : []));
+  }
+
+  async repairStale(createdBefore: number, limit: number, _isQueued: unknown, after?: string): Promise<StaleRepair> {
+    const keys = await this.#index.oldest(UNFINISHED, sortableNumber(createdBefore), limit, after);
+    const repaired = await this.#repairs.repairKeys(keys);
+    // The cursor is the last key's sort id (`<createdAt>.<id>` tokens).
+    return { repaired, next: keys.length < limit ? null : (parseExecutionKey(keys.at(-1)!)?.sortId ?? null) };
+  }
+
+  override close(): void {
+    super.close();
+    this.#index.close();
+  }
+}

@@ -1,0 +1,80 @@
+import type { z } from "zod";
+import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
+import { parseRecord } from "../parse-record";
+import { storedForm, type StoredForm } from "../stored-form";
+import type { StoredEntry } from "./direct-reads";
+import { fromKeyToken, keyToken } from "./key-codec";
+import type { KvBuckets } from "./kv-buckets";
+import { leaderLast } from "./leader-reads";
+import { isWrongLastSequence } from "./wrong-last-sequence";
+
+/** Where a read is answered: any replica, or the stream's leader for a read that bounds a write (leader-reads.ts). */
+export type ReadFrom = "any" | "leader";
+
+/** The records of one type in their bucket, by key token, written in their stored form (stored-form.ts). */
+export class RecordBucket<T extends { id: string }> {
+  readonly #stored: StoredForm<T>;
+
+  constructor(
+    private readonly buckets: KvBuckets,
+    /** The record type's name, in errors: "executions". */
+    readonly type: string,
+    private readonly schema: z.ZodType<T>,
+  ) {
+    this.#stored = storedForm(schema);
+  }
+
+  /** The record's last message. */
+  read(token: string, from: ReadFrom = "any"): Promise<StoredEntry | null> {
+    const { reads, records, recordsBucket, jsm } = this.buckets;
+    if (from === "leader") return leaderLast(jsm, recordsBucket, token);
+    return reads === null ? records.get(token) : reads.last(recordsBucket, token);
+  }
+
+  /** The record a stored entry holds: parseRecord restores what its stored form leaves out. */
+  parse(token: string, entry: StoredEntry): T {
+    return parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token));
+  }
+
+  /** Creates the record; like KV create, also over a deleted record's marker. */
+  async create(value: T): Promise<number> {
+    const token = keyToken(value.id);
+    const data = this.#encode(value);
+    try {
+      return (await this.buckets.publisher.publish(this.#subject(token), data, { expect: { lastSubjectSequence: 0 } })).seq;
+    } catch (err) {
+      // The id exists, or was deleted (its delete marker is the last message): nats.js tells which.
+      if (isWrongLastSequence(err)) return this.buckets.records.create(token, data);
+      throw err;
+    }
+  }
+
+  async update(value: T, expectedVersion: number): Promise<number> {
+    const subject = this.#subject(keyToken(value.id));
+    return (await this.buckets.publisher.publish(subject, this.#encode(value), { expect: { lastSubjectSequence: expectedVersion } })).seq;
+  }
+
+  async delete(token: string): Promise<void> {
+    await this.buckets.records.delete(token);
+  }
+
+  notFound(id: string): WfError {
+    return new WfError("NOT_FOUND", `${this.type}/${id} does not exist`);
+  }
+
+  conflict(id: string): CasConflictError {
+    return new CasConflictError(`${this.type}/${id}`);
+  }
+
+  exists(id: string): AlreadyExistsError {
+    return new AlreadyExistsError(`${this.type}/${id}`);
+  }
+
+  #encode(value: T): string {
+    return JSON.stringify(this.#stored(value));
+  }
+
+  #subject(token: string): string {
+    return `$KV.${this.buckets.recordsBucket}.${token}`;
+  }
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { ExecutionStatusView } from "@wf/shared/api";
+import { createApiKey, createUser } from "@wf/shared/auth";
+import { newId, TERMINAL_STATUSES } from "@wf/shared/execution";
+import type { WorkflowRecord } from "@wf/shared/store";
+import { waitFor } from "../support/runtime";
+import { account, ALL_SCOPES, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+
+/** Every start on a user's behalf asks for the right the v1 start asks for (docs/api.md, Who may do what). */
+const api = useApi({ runtime: true });
+
+const SHARED_YAML = `
+name: shared
+steps:
+  - { name: one, type: transform, output: 1 }
+  - { name: two, type: transform, output: "{{ steps.one.output + 1 }}" }
+`;
+
+/** A workflow of `owner`'s own whose one step runs `target` as a sub-workflow, with retries it must not spend on a refusal. */
+function parentYaml(target: string): string {
+  return `
+name: parent
+steps:
+  - name: call
+    type: workflow
+    workflow: ${target}
+    retry: { max_attempts: 3, initial_delay: 0.1 }
+`;
+}
+
+async function share(env: ApiEnv, w: WorkflowRecord, userId: string, role: "viewer" | "editor"): Promise<void> {
+  const current = (await env.platform.store.workflows.get(w.id))!;
+  await env.platform.store.workflows.update({ ...current.value, sharedWith: { [userId]: role } }, current.version);
+}
+
+/** A user with a real password, logged in to the console, and with an API key for the v1 routes. */
+async function consoleAccount(env: ApiEnv): Promise<Account & { session: Record<string, string> }> {
+  const password = "correct horse battery";
+  const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan: "pro" });
+  const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
+  const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
+  expect(login.statusCode).toBe(200);
+  const session = { cookie: String(login.headers["set-cookie"]).split(";")[0]!, "x-csrf-token": (login.json() as { csrfToken: string }).csrfToken };
+  return { user, key, keyId: record.id, session };
+}
+
+async function start(env: ApiEnv, who: Account, w: WorkflowRecord): Promise<string> {
+  const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: who.key, body: {} });
+  expect(started.statusCode).toBe(202);
+  return (started.json() as { executionId: string }).executionId;
+}
+
+function ended(env: ApiEnv, who: Account, executionId: string): Promise<ExecutionStatusView> {
+  return waitFor(
+    async () => {
+      const v = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json());
+      return TERMINAL_STATUSES.has(v.status) ? v : undefined;
+    },
+    { timeoutMs: 30_000, what: `execution ${executionId} to end` },
+  );
+}
+
+describe("sub-workflow steps", () => {
+  it("fail, not retried, naming the workflow and the missing right, when the parent's owner only views it; run it as an editor", async () => {
+    const owner = await account(api());
+    const viewer = await account(api());
+    const shared = await storeWorkflow(api(), owner.user.id, SHARED_YAML);
+    await share(api(), shared, viewer.user.id, "viewer");
+    const direct = await call(api(), "POST", `/api/v1/workflows/${shared.id}/executions`, { key: viewer.key, body: {} });
+    expect([direct.statusCode, direct.json().code]).toEqual([403, "FORBIDDEN"]);
+
+    const parent = await storeWorkflow(api(), viewer.user.id, parentYaml(shared.id));
+    const refused = await ended(api(), viewer, await start(api(), viewer, parent));
+    const message = `forbidden: starting workflow ${shared.id} needs the owner or editor role on it, and user ${viewer.user.id} is a viewer`;
+    expect(refused).toMatchObject({ status: "FAILED", error: expect.stringContaining(message) });
+    expect(refused.stepResults.call).toMatchObject({ status: "FAILED", attempts: 1, error: `step \`call\`: ${message}` });
+    expect((await api().platform.store.executions.get(refused.id))!.value.steps.call!.childExecutionId).toBeNull();
+
+    await share(api(), shared, viewer.user.id, "editor");
+    const allowed = await ended(api(), viewer, await start(api(), viewer, parent));
+    expect(allowed).toMatchObject({ status: "COMPLETED", stepResults: { call: { output: 2 } } });
+  });
+});
+
+describe("reruns", () => {
+  it("need the right to start the workflow as it stands: a child its parent's owner started as an editor is not rerun once they only view it", async () => {
+    const owner = await account(api());
+    const member = await consoleAccount(api());
+    const shared = await storeWorkflow(api(), owner.user.id, SHARED_YAML);
+    await share(api(), shared, member.user.id, "editor");
+    const parent = await storeWorkflow(api(), member.user.id, parentYaml(shared.id));
+    const parentId = await start(api(), member, parent);
+    expect((await ended(api(), member, parentId)).status).toBe("COMPLETED");
+    // The child belongs to the parent's owner, who sees it whatever their role on its workflow.
+    const childId = (await api().platform.store.executions.get(parentId))!.value.steps.call!.childExecutionId!;
+    const rerun = (query = "") =>
+      call(api(), "POST", `/api/console/executions/${childId}/rerun${query}`, { body: { fromStep: "two" }, headers: member.session });
+    expect((await rerun("?dryRun=true")).statusCode).toBe(200);
+
+    await share(api(), shared, member.user.id, "viewer");
+    const refused = await rerun();
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      code: "FORBIDDEN",
+      error: `forbidden: starting workflow ${shared.id} needs the owner or editor role on it, and user ${member.user.id} is a viewer`,
+    });
+  });
+});

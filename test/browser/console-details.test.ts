@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
+import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService, whenCanvasStill } from "./support";
+
+const service = useConsoleService();
+
+const unique = () => randomBytes(4).toString("hex");
+
+/** expect.poll with a bound fit for a service under test on a busy machine. */
+const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 50 });
+
+const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
+
+/** WCAG 2.2's minimum for a pointer target (2.5.8), in CSS pixels as drawn. */
+const TARGET = 24;
+
+describeInBrowser("the console's smaller promises", () => {
+  it("shows a step added from the palette in view, on a workflow taller than the canvas", async () => {
+    const { context, page, errors } = await signedIn(service());
+    const steps = Array.from({ length: 14 }, (_, i) => `  - { name: s${i}, type: wait, seconds: 1 }\n`).join("");
+    const id = await createWorkflow(page, `name: tall-${unique()}\nsteps:\n${steps}`);
+    await page.goto(`/console/workflows/${id}`);
+    await node(page, "s0").waitFor();
+    await whenCanvasStill(page);
+    await page.getByRole("button", { name: "Add a Transform step" }).click();
+    const added = node(page, "step_15");
+    await added.waitFor();
+    await whenCanvasStill(page);
+    const pane = (await page.locator(".wf-canvas").boundingBox())!;
+    const box = (await added.boundingBox())!;
+    await screenshot(page, "canvas-palette-added");
+    expect({
+      top: box.y >= pane.y,
+      bottom: box.y + box.height <= pane.y + pane.height,
+      left: box.x >= pane.x,
+      right: box.x + box.width <= pane.x + pane.width,
+    }).toEqual({
+      top: true,
+      bottom: true,
+      left: true,
+      right: true,
+    });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("deleting a step others read leaves a problem at each reference's line, and the canvas drawn without the step", async () => {
+    const { context, page, errors } = await signedIn(service());
+    const id = await createWorkflow(
+      page,
+      `name: reads-${unique()}\nsteps:\n  - { name: fetch, type: transform, output: [1, 2] }\n  - name: report\n    type: transform\n    output: "{{ steps.fetch.output }}"\n`,
+    );
+    await page.goto(`/console/workflows/${id}`);
+    await node(page, "fetch").waitFor();
+    await whenCanvasStill(page);
+    await node(page, "fetch").click();
+    await page.getByRole("complementary", { name: "Selected step" }).getByRole("button", { name: "Delete step" }).click();
+    await poll(() => node(page, "fetch").count()).toBe(0);
+    const problems = page.getByRole("region", { name: "Problems" });
+    await poll(() => problems.textContent()).toContain("line 5, column 17: steps[0].output: unknown step `fetch`");
+    expect(await node(page, "report").count()).toBe(1);
+    await screenshot(page, "editor-dangling-reference");
+    // The service refuses to save it, at the same place.
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("found by the service when you saved").waitFor();
+    expect(await problems.textContent()).toContain("line 5, column 17");
+    expect(errors.filter((e) => !e.includes("status of 400"))).toEqual([]);
+    await context.close();
+  });
+
+  it("draws the debugger's breakpoint toggles as touch targets of at least 24 px", async () => {
+    const { context, page, errors } = await signedIn(service());
+    const workflowId = await createWorkflow(
+      page,
+      `name: marks-${unique()}\nsteps:\n  - { name: first, type: transform, output: a }\n  - { name: second, type: transform, output: b }\n`,
+    );
+    const id = await startExecution(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "second" }] } });
+    await page.goto(`/console/executions/${id}/debug`);
+    await poll(() => page.getByRole("region", { name: "Pause", exact: true }).textContent(), 20_000).toContain("Paused at second");
+    const marks = page.locator(".wf-mark");
+    await marks.first().waitFor();
+    await whenCanvasStill(page);
+    const sizes = await Promise.all((await marks.all()).map(async (mark) => (await mark.boundingBox())!));
+    expect(sizes.length).toBe(6);
+    for (const size of sizes) expect(Math.min(size.width, size.height)).toBeGreaterThanOrEqual(TARGET);
+    await screenshot(page, "debugger-marks");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("draws a phone's approval checkboxes as touch targets of at least 24 px", async () => {
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 375, height: 812 } });
+    await startExecution(
+      page,
+      await createWorkflow(
+        page,
+        `name: phone-${unique()}
+steps:
+  - name: apply
+    type: transform
+    manual_approval:
+      message: Notify them?
+      timeout: 3600
+      groups:
+        - name: rows
+          title: People
+          items: [{ who: Ada, notify: true }, { who: Grace, notify: false }]
+          columns:
+            - { key: who, title: Who, type: string }
+            - { key: notify, title: Notify, type: boolean, editable: true }
+    output: "{{ approval.rows }}"
+`,
+      ),
+    );
+    let approvalId = "";
+    await poll(async () => {
+      approvalId = (await consoleApi<{ approvals: { id: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json.approvals[0]?.id ?? "";
+      return approvalId;
+    }, 20_000).not.toBe("");
+    await page.goto(`/console/approvals/${approvalId}`);
+    const boxes = page.getByRole("checkbox");
+    await boxes.first().waitFor();
+    const sizes = await Promise.all((await boxes.all()).map(async (box) => (await box.boundingBox())!));
+    expect(sizes.length).toBe(2);
+    for (const size of sizes) expect(Math.min(size.width, size.height)).toBeGreaterThanOrEqual(TARGET);
+    await screenshot(page, "approval-checkboxes-phone");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

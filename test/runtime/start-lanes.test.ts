@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { laneOf, ownerLane, TERMINAL_STATUSES } from "@wf/shared/execution";
+import type { NatsServerHandle } from "@wf/testing";
+import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+
+/** Holds an executor's slot for 0.4 s without CPU: a wait under the hold threshold stays in hand. */
+const HOLDING = `
+name: holding
+steps:
+  - name: hold
+    type: wait
+    seconds: 0.4
+`;
+
+const QUICK = `
+name: quick
+steps:
+  - name: one
+    type: transform
+    output: "{{ 1 }}"
+`;
+
+/** Two owners whose starts go to different lanes. */
+const FLOOD = "owner-flood";
+const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(FLOOD))!;
+
+describe("start lanes", () => {
+  let server: NatsServerHandle;
+  let rt: InProcessRuntime;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    // Four executions at once: forty starts of 0.4 s make a backlog of about 4 s.
+    rt = await startRuntime(testConfig(server, { WF_EXEC_CONCURRENCY: "4", WF_EXEC_YIELD_CONCURRENCY: "0" }));
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await server?.stop();
+  });
+
+  it("puts an execution's start in its owner's lane, named by its id", async () => {
+    const id = await run(rt.platform, QUICK, { ownerId: FLOOD });
+    expect(laneOf(id)).toBe(ownerLane(FLOOD));
+    expect((await waitForStatus(rt.platform, id)).status).toBe("COMPLETED");
+  });
+
+  // Judged by order, not by the clock: taken in the order they came, the quiet owner's start
+  // would run after the whole backlog (40 of 40 ended first); in turn, beside it.
+  it("runs another owner's start beside one owner's backlog, not after it", async () => {
+    const flood = await Promise.all(Array.from({ length: 40 }, () => run(rt.platform, HOLDING, { ownerId: FLOOD })));
+    const ended = async () => {
+      const states = await Promise.all(flood.map((id) => rt.platform.store.executions.get(id)));
+      return states.filter((v) => v && TERMINAL_STATUSES.has(v.value.status)).length;
+    };
+    await waitFor(async () => (await ended()) >= 4, { timeoutMs: 60_000, what: "the backlog's first executions" });
+    const before = await ended();
+    const quiet = await waitForStatus(rt.platform, await run(rt.platform, QUICK, { ownerId: QUIET }), undefined, 60_000);
+    const after = await ended();
+    expect(quiet.status).toBe("COMPLETED");
+    console.log(`quiet owner's workflow: ${quiet.completedAt! - quiet.startedAt!} ms; ${after - before} of the backlog's executions ended meanwhile`);
+    expect(after - before, "the backlog's executions that went first").toBeLessThan(12);
+    expect(after, "the backlog was still under way").toBeLessThan(40);
+    await waitFor(async () => (await ended()) === 40, { timeoutMs: 60_000, what: "the backlog to drain" });
+  });
+});
