@@ -122,13 +122,11 @@ function startWindow(opts: { warmupMs: number; durationMs: number }) {
 }
 
 /**
- * Open-loop load at a fixed rate: request i is due at start + i / ratePerSec whatever became of
- * the earlier ones, sent over at most `connections` keep-alive connections (one request in
- * flight on each, no pipelining; a due request waits for a free one). Its latency runs from when
- * it was due, not from when it was sent, so a server that falls behind shows it in the tail
- * instead of slowing the load down (no coordinated omission). Latencies are of the requests due
- * in the measured window; `perSec` counts the answers that arrived in it: below `ratePerSec`,
- * the server (or the load tool) could not keep up.
+ * Open-loop load at a fixed rate: request i is due at start + i / ratePerSec whatever became of the
+ * earlier ones, sent over at most `connections` keep-alive connections. Its latency runs from when it
+ * was due, not when it was sent, so a server that falls behind shows it in the tail (no coordinated
+ * omission). Latencies are of the requests due in the measured window; `perSec` counts the answers
+ * that arrived in it: below `ratePerSec`, the server (or the load tool) could not keep up.
  */
 export async function runLoadAtRate(
   target: LoadTarget,

@@ -14,13 +14,11 @@ const CHUNKED = /\r\ntransfer-encoding:\s*chunked/i;
 const CLOSE = /\r\nconnection:\s*close/i;
 
 /**
- * HTTP/1.1 keep-alive connections for the load tool, one request in flight on each (no
- * pipelining), requests queued in order while all are busy. It writes prepared bytes and reads
- * no more of an answer than its status, length and end, where node:http's client builds a
- * request object, header maps and streams per request: measured at about 70 µs of the load
- * tool's CPU per request against the edge's 150, on the same two cores the server under test
- * needs. What the tool does not spend is not taken from the server, and a tool that stalls less
- * (fewer allocations, shorter collections) adds less of its own delay to the latencies it reports.
+ * HTTP/1.1 keep-alive connections for the load tool, one request in flight on each (no pipelining),
+ * requests queued in order while all are busy. It writes prepared bytes and reads no more of an
+ * answer than its status, length and end: node:http's client cost about 70 µs of the tool's CPU per
+ * request against the edge's 150, on the cores the server under test needs
+ * (docs/operations.md#benchmarks).
  */
 export class KeepAlivePool {
   readonly #idle: Connection[] = [];

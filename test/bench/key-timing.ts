@@ -1,15 +1,9 @@
 /**
- * Whether an API key's id shows through timing: a key with an unknown id against a known id
- * with a wrong secret, the two refusals an attacker would compare. Both are timed in the same
- * rounds, in alternating order (ABBA), so that drift and other load fall on both alike:
- * - verifyKey itself (the store read of the key record, the secret's hash and comparison);
- * - the store read alone, of a missing and of an existing record (a miss decodes a decoy record,
- *   as a find decodes the stored one: ApiKeyRepo);
- * - the baseline of the same run: the server's answer alone, a direct get of a missing and of an
- *   existing key, not decoded: what no work of the edge's can make cost the same (the server
- *   answers "no message" sooner than it reads and sends a record);
- * - the whole 401 through an edge in this process (Fastify inject, audit record written).
- * Figures in microseconds; ratios are unknown / wrong secret.
+ * Whether an API key's id shows through timing: a key with an unknown id against a known id with a
+ * wrong secret, timed in the same rounds in alternating order (ABBA) so that drift and other load
+ * fall on both alike: verifyKey, the store's read alone, the server's answer alone (the baseline, not
+ * decoded) and the whole 401 through an edge. Figures in microseconds; ratios are unknown / wrong
+ * secret (docs/operations.md#benchmarks).
  */
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";

@@ -192,12 +192,10 @@ export async function timed(samples: number, run: (i: number) => Promise<unknown
 }
 
 /**
- * Executions lists of one owner at 10k, 100k and 1M executions, timed through the store as the
- * edge calls it (on a connection made as the service makes its own), a store opened afresh per
- * level (its index built from scratch), while a writer on a connection of its own writes
- * executions of the same owner at `writeRate`/s. The writer shares the process, as an edge that
- * both ingests and lists does: a writer process of its own made a third process on two cores, and
- * every list slower. Every filter, at the first page, a middle page and the last page.
+ * Executions lists of one owner at 10k, 100k and 1M executions, every filter at its first, a middle
+ * and its last page, through a store opened afresh per level (its index built from scratch), while a
+ * writer in this process (as in an edge that both ingests and lists) writes executions of that owner
+ * at `writeRate`/s (docs/operations.md#benchmarks).
  */
 export async function runListBench(server: NatsServerHandle, sizes: ListBenchSizes, progress: (line: string) => void): Promise<ListBenchResult> {
   const namespace = `listbench${Date.now().toString(36)}`;

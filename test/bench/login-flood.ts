@@ -1,13 +1,9 @@
 /**
- * A flood of wrong console passwords, as the throttle's issue measured it (docs/webhooks.md,
- * Login throttling): `npx tsx test/bench/login-flood.ts`. An edge with the runtime in this
- * process on a private nats-server, two accounts, a key and a one-step workflow. Timed alone,
- * then while LOGIN_FLOOD parallel wrong passwords for the first account are answered (from one
- * client address, or from as many with LOGIN_FLOOD_SPREAD=1), LOGIN_FLOOD_DELAY_MS after they
- * were sent: the second account's correct login, and a workflow started over the API and polled
- * until it completes. Then whether the first account's right password, after as many wrong ones
- * again, is refused from the flood's address and taken from another. Logins give up after 30 s
- * (the second account's after 300 s), and count as status 0. The client runs in this process too.
+ * A flood of wrong console passwords, as the throttle's issue measured it: `npx tsx test/bench/login-flood.ts`.
+ * Times another account's correct login and an API-started workflow alone, then LOGIN_FLOOD_DELAY_MS
+ * into LOGIN_FLOOD parallel wrong passwords (from one address, or as many with LOGIN_FLOOD_SPREAD=1);
+ * then whether the right password is refused from the flood's address and taken from another. A login
+ * that gives up (30 s; the other account's 300 s) is status 0 (docs/webhooks.md#login-throttling).
  */
 import { z } from "zod";
 import { createApiKey, createUser, SCOPES } from "@wf/shared/auth";

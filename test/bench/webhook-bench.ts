@@ -105,17 +105,11 @@ export const BODY = JSON.stringify({ who: "bench", event: "push", n: 1 });
 export const SIGNATURE = `sha256=${createHmac("sha256", SECRET).update(BODY).digest("hex")}`;
 
 /**
- * `POST /api/webhooks/{id}/trigger` of a real edge process (webhook read, HMAC verified, owner
- * and workflow read, rate window counted in KV, PENDING execution listed and its start command
- * acked by JetStream) next to the bare Fastify route, in processes of their own, driven by the
- * same load tool at the same concurrency (keep-alive, one request in flight per connection, no
- * pipelining).
- * No executor runs: executions stay PENDING, and afterwards the executions bucket must hold one
- * execution per 202. An HMAC or open trigger counts against its owner's plan keyed by the webhook
- * (docs/webhooks.md), so each connection triggers a webhook of its own, as separate senders would,
- * and each load run a set of its own: Enterprise allows 6,000 per minute each, which a fast
- * machine's closed loop followed by an open loop within the minute would otherwise reach on one
- * set. 429s are counted apart, never hidden.
+ * `POST /api/webhooks/{id}/trigger` of a real edge process next to the bare Fastify route, in
+ * processes of their own, driven by the same load tool at the same concurrency. No executor runs:
+ * afterwards the executions bucket must hold one execution per 202. Each connection triggers a webhook
+ * of its own, and each load run a set of its own, so that no plan's per-webhook limit is what is
+ * measured; 429s are counted apart, never hidden (docs/operations.md#benchmarks).
  */
 export async function runWebhookBench(
   server: NatsServerHandle,

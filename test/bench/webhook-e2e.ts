@@ -90,12 +90,11 @@ export interface WebhookE2eResult {
 }
 
 /**
- * Webhook-triggered 3-step JavaScript workflows end to end, as `npm start` runs them, with its
- * defaults (WF_EXEC_CONCURRENCY 64): one all-in-one process (edge, executor with its sandbox runners, approvals, scheduler) on the
- * bench's nats-server, HMAC webhook triggers sent in an open loop at each rate, and every
- * execution's exec_completed counted from the EVT stream. The webhook's latency is measured
- * while the executor works through what it accepted. Each rate is then run the same way against
- * the floor (floor/floor-service.ts): the same durable writes and process layout, bare.
+ * Webhook-triggered 3-step JavaScript workflows end to end, as `npm start` runs them with its
+ * defaults: one all-in-one process on the bench's nats-server, HMAC triggers in an open loop at each
+ * rate, every exec_completed counted from the EVT stream, the webhook's latency measured while the
+ * executor works. Each rate is then run against the floor, floor/floor-service.ts
+ * (docs/operations.md#benchmarks).
  */
 export async function runWebhookE2e(
   server: { url: string; monitorUrl?: string | undefined },

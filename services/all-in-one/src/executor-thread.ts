@@ -1,13 +1,9 @@
 /**
- * The executor of `npm start`, in a worker thread of its own: its run loop, its code runners'
- * traffic and its garbage collections never hold up the edge's event loop (with both on one
- * loop, a webhook's p99 was 64–111 ms at 500–1,000 triggers/s). It connects to the server the
- * main thread resolved, with its credentials, handed over in `workerData`. A thread, not a
- * process: a SIGKILL of the service takes it along, so nothing outlives the service. It and its
- * code runners run on the CPU time nothing else wants (WF_EXECUTOR_IDLE; else at a lower nice
- * value, WF_EXECUTOR_NICE, as batch work, WF_EXECUTOR_BATCH): under load the edge answers first,
- * and executions wait in JetStream. The process's ops listener asks it for its readiness
- * and metrics (executor-ops.ts); the process's own metrics (CPU, memory) are the main thread's.
+ * The executor of `npm start`, in a worker thread of its own: its run loop, its runners' traffic and
+ * its garbage collections never hold up the edge's event loop (on one loop, a webhook's p99 was
+ * 64–111 ms at 500–1,000 triggers/s). A thread, not a process: a SIGKILL of the service takes it
+ * along. It connects with the main thread's server and credentials (`workerData`), runs on spare CPU
+ * (WF_EXECUTOR_IDLE, _NICE, _BATCH) and answers the process's ops listener (executor-ops.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { loadConfig } from "@wf/shared/config";

@@ -27,12 +27,10 @@ const FRAMEWORK_ERRORS: Record<number, [ErrorCode, string]> = {
 };
 
 /**
- * Every error answer is `{error, code, details?}` (docs/errors.md), `code` being the
- * catalogue's stable code; an AnswerError adds its own fields. WfErrors answer with their
- * catalogue status; NATS or MongoDB not answering is 503 UNAVAILABLE; Fastify's 413 and 415 have
- * codes of their own, and its other 4xx (a malformed request: bad URL or Content-Length, a path
- * segment too long, headers too large, too slow to arrive) keep their status as
- * VALIDATION_FAILED; anything else is a 500 INTERNAL whose details stay in the log.
+ * Every error answer is `{error, code, details?}` (docs/errors.md); an AnswerError adds its own
+ * fields. WfErrors answer with their catalogue status, NATS or MongoDB not answering is 503
+ * UNAVAILABLE, Fastify's 413 and 415 have codes of their own and its other 4xx (a malformed request)
+ * keep their status as VALIDATION_FAILED; anything else is a 500 INTERNAL whose details stay in the log.
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   const known = asWfError(err);

@@ -15,12 +15,11 @@ export interface ChainEndsOptions {
 }
 
 /**
- * The consumers of execution ends that chained triggers follow exist only once a workflow has a
- * chained trigger: an installation that chains nothing pays no delivery, acknowledgement and
- * parse at each execution's end. Until then the scheduler looks every CHAIN_LOOK_MS; the
- * consumers it then makes start at the stored time of the oldest chained trigger, so an end
- * between that save and the look is chained all the same. Consumers that exist already are
- * consumed as they are, from where they stand.
+ * The consumers of execution ends that chained triggers follow, made only once a workflow has a
+ * chained trigger, so an installation that chains nothing pays nothing at each execution's end.
+ * Until then the scheduler looks every CHAIN_LOOK_MS, and makes them from the stored time of the
+ * oldest chained trigger; consumers that exist already are consumed from where they stand
+ * (docs/scheduling.md#chained-triggers).
  */
 export function startChainEnds(opts: ChainEndsOptions): { stop(): Promise<void> } {
   let stopped = false;

@@ -11,12 +11,10 @@ const ACK_WAIT_MS = 5_000;
 const TIMERS_AT_ONCE = 1_000;
 
 /**
- * Durable timers: every timer is a message on the TIMER stream that this consumer holds back
- * (`nak` with the time left) until due, then fires (publishes its command) and acknowledges.
- * A timer thus outlives any process, the NATS server included (file storage). Schedules and
- * chained triggers (`triggers.ts`) run beside it, on timers of their own, and so do the removal
- * of old executions (`retention.ts`) and the repair of what failed starts and cut-short writes
- * leave (`stale-executions.ts`).
+ * Durable timers: every timer is a message on the TIMER stream that this consumer holds back until
+ * due, then fires (publishes its command) and acknowledges, so a timer outlives any process, the
+ * NATS server included. Schedules and chained triggers (`triggers.ts`), retention (`retention.ts`)
+ * and the repair of failed starts and cut-short writes (`stale-executions.ts`) run beside it.
  */
 export async function startScheduler(p: Platform): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;

@@ -1,12 +1,11 @@
 import { z } from "zod";
 
 /**
- * Why a request was refused. The client never learns which; the audit log does. The first nine
- * are API keys' and webhooks' 401s; the next three are the signed download URL's, where
- * `url_lifetime_exceeded` is a genuine signature over an expiry further off than any URL is
- * issued for: the signing key may have leaked (or the lifetime was shortened since).
- * `login_throttled` is a console login refused with 429 unchecked: too many failed logins
- * (console/login-throttle.ts).
+ * Why a request was refused; the client never learns which, the audit log does. The first nine are
+ * API keys' and webhooks' 401s, the next three the signed download URL's: `url_lifetime_exceeded` is a
+ * genuine signature over an expiry further off than any URL is issued for, so the signing key may
+ * have leaked (or the lifetime was shortened). `login_throttled` is a console login refused with 429
+ * unchecked (console/login-throttle.ts).
  */
 export const AUDIT_REASONS = [
   "missing",

@@ -26,12 +26,10 @@ export function starterOf(id: string, account: Pick<UserRecord, "status"> | null
 }
 
 /**
- * Why `starter` may not start workflow `workflowId` (the stored record, or null when there is
- * none), or null when it may: the rule of the v1 start (docs/api.md, Who may do what), which
- * every start on a user's behalf follows: the API and the console, a rerun, a sub-workflow
- * step (its parent's owner starts the child) and a chained trigger (the workflow's owner). In
- * the order the v1 start meets them: an account that is not active starts nothing (403); a
- * workflow the starter cannot see is not found (404, never a 403); a viewer may not start (403).
+ * Why `starter` may not start workflow `workflowId` (the stored record, or null), or null when it
+ * may: the v1 start's rule, which every start on a user's behalf follows (docs/api.md#who-may-do-what).
+ * In the order the v1 start meets them: an inactive account starts nothing (403); a workflow the
+ * starter cannot see is not found (404, never a 403); a viewer may not start (403).
  */
 export function startRefusal(starter: Starter, workflowId: string, workflow: WorkflowRecord | null): WfError | null {
   if (starter.status !== null && starter.status !== "active") {

@@ -1,16 +1,9 @@
 /**
- * The model between a workflow's YAML text and the visual canvas. The text stays the source of
- * truth: `graph` reads it (never throwing, whatever state it is in), and every operation returns
- * new text made of minimal splices, so comments, quoting, key order and blank lines it does not
- * concern stay byte for byte. Pure: no DOM and no Node APIs of its own.
- *
- * - A node's id is its step name (unique in a valid file), so it survives edits; a step without
- *   a usable name gets its YAML path.
- * - A step carries its comment lines: those above its `-` at its indentation, and those right
- *   below it indented under it. Moving or deleting a step takes them along.
- * - Deleting a step that others read is done, and the references left dangling come back as
- *   warnings, and as the validator's problems at their lines (`isUnknownStepIssue`); any other
- *   operation that would make a valid file invalid is refused instead.
+ * The model between a workflow's YAML text and the visual canvas (pure: no DOM, no Node APIs). The
+ * text stays the source of truth: `graph` reads it (never throwing), and every operation returns new
+ * text made of minimal splices, so what it does not concern stays byte for byte. A node's id is its
+ * step name (else its YAML path); a step carries its comment lines along. Deleting a step others read
+ * leaves warnings (`isUnknownStepIssue`); any other operation that would make a valid file invalid is refused.
  */
 export { graph } from "./graph";
 export { nodeAt, rangeOf } from "./cursor";

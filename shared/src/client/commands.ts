@@ -43,16 +43,11 @@ export interface StartRequest {
 const WITHDRAW_RETRY_MS = 60_000;
 
 /**
- * Publishes a start command; durable once this resolves (JetStream acknowledged it). With a
- * `store`, the inputs are checked first (a WfError VALIDATION_FAILED names each bad one) and the
- * execution is stored PENDING before this resolves, so that a status read or a list right after
- * finds it (the API's 202 then poll); the command then says `pending`:
- * - an id made here is new: the store announces the execution while the command goes out (one
- *   write on KV, where the command, carrying the definition, is its record until an executor
- *   takes it), and withdraws it again when either write fails, so that a failed start leaves
- *   nothing;
- * - a caller's id may have been started before (a derived id): the record is created, and
- *   AlreadyExistsError says it was; the command leaves the definition out.
+ * Publishes a start command; durable once this resolves. With a `store`, the inputs are checked
+ * first (VALIDATION_FAILED names each bad one) and the execution is stored PENDING before this
+ * resolves, the command saying `pending`: a new id is announced (on KV the command, with the
+ * definition, is its record) and withdrawn if either write fails; a caller's derived id is created
+ * first (AlreadyExistsError if it was), its command without the definition (docs/architecture.md#starts-from-the-api-and-webhooks).
  */
 export async function startExecution(
   js: CommandPublisher,

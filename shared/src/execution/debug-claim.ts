@@ -34,12 +34,11 @@ const ABANDONED_CLAIM_MS = 60_000;
 const SET_POLL_MS = 50;
 
 /**
- * Claims the current pause of a debug run for one command, by compare-and-set on its snapshot:
- * of commands racing for a pause exactly one wins; the caller then publishes it
- * (`debugCommandOf`) for the executor, which carries it out only while the claim is there. The
- * answer comes from the store, so an API can say at once whether the command was taken (202)
- * or refused (409). A `set` leaves the pause in place: a command claimed while a `set` is being
- * carried out waits for it (up to `waitMs`) instead of being refused.
+ * Claims the current pause of a debug run for one command, by compare-and-set on its snapshot: of
+ * commands racing for a pause exactly one wins, and the caller publishes it (`debugCommandOf`). The
+ * answer comes from the store, so an API can say at once 202 or 409. A `set` leaves the pause in
+ * place: a claim made while one is carried out waits for it (up to `waitMs`) instead of being refused
+ * (docs/debugger.md#exactly-one-command-per-pause).
  */
 export async function claimPause(
   store: Store,

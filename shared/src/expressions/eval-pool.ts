@@ -57,29 +57,11 @@ const MAX_JOBS_PER_HOST = 16;
 const SLOW_MS = 50;
 
 /**
- * Evaluates expressions in a few host processes (eval-host.mjs). Each host runs its jobs one at a
- * time in the order sent, and enforces the deadline, counted from the moment it starts a job (not
- * the wait before), by terminating and replacing the thread that evaluates: the runaway job fails,
- * the ones queued behind it run on the new thread. A new job goes to an idle host; when every
- * host is busy, another one starts (up to the pool's size) and takes it; at full size it queues
- * behind the shortest queue, unless that host's current job has already run for SLOW_MS, or the
- * host holds a job of an owner whose last one ran that long: then it waits here for the first
- * host to answer. A host that dies (an expression exhausted its memory) or stops answering for
- * twice the deadline is killed and replaced: the job it was running fails, the ones queued
- * behind it go to another host.
- *
- * Owners share the pool fairly: jobs wait in one queue per owner (FairQueue), served in turn,
- * and an owner may have only so many jobs in the hosts at once (OwnerAllowance: one per host
- * while its expressions are slow), so one owner's fan-out of heavy expressions waits for its own
- * turns rather than ahead of everyone's, and cannot park a queue of them inside the hosts, where
- * they could not be taken back. Another owner's expression then waits for the first host to
- * answer, not for the fan-out. A lone owner still has every host.
- *
- * Processes around the threads: a thread that exhausts its heap with one large allocation can
- * abort its whole process (Node's resourceLimits are best effort), and in the service's process
- * that would take every execution of every tenant with it. Threads inside the host: terminating
- * one costs nothing here, where starting a process blocks this thread while it forks (tens of ms
- * under load).
+ * Evaluates expressions in a few host processes (eval-host.mjs), each running its jobs one at a time,
+ * in order, on a thread it replaces at the deadline (counted from the job's start, not the wait).
+ * Owners take turns (FairQueue) and may hold only so many jobs in the hosts at once (OwnerAllowance),
+ * since a job sent to a host cannot be taken back. How jobs are routed, and why processes around
+ * threads (docs/sandbox.md#expression-hosts).
  */
 export class EvalPool {
   private readonly slots: Slot[] = [];

@@ -37,13 +37,11 @@ const POOL_SIZE = Math.min(4, Math.max(2, availableParallelism()));
 let pool: EvalPool | undefined;
 
 /**
- * Evaluates one JSONata expression. Only three things happen on the calling thread: parsing (one
- * pass over the expression's text, cached), reading a bare path of names through plain objects
- * (a lookup per name, see readNamePath) and comparing such paths with scalar literals
- * (inline-comparison.ts). Everything else, where the data's size, regular
- * expressions or the author's loops decide the cost, runs in the expression pool's processes,
- * stopped at the deadline, with only the part of the context the expression can read. The pool
- * serves `owner` (the execution's owner) in turn with the others (EvalPool).
+ * Evaluates one JSONata expression. Only parsing (cached), reading a bare path of names through
+ * plain objects (readNamePath) and comparing such paths with scalar literals (inline-comparison.ts)
+ * happen on the calling thread; everything else runs in the expression pool, stopped at the deadline,
+ * with only the part of the context it can read, `owner` served in turn with the others (EvalPool)
+ * (docs/sandbox.md#expression-hosts).
  */
 export async function evaluateExpression(expression: string, context: ExpressionContext, owner: string): Promise<unknown> {
   let plan: ExpressionPlan;

@@ -156,13 +156,10 @@ class ReadsAll extends Error {}
 
 /**
  * Conservative by construction: every node type and field is handled explicitly, and anything
- * unknown, or any construct through which the root input can be reached other than by name
- * (`$$`, `$` at the root, `%`, `@`/`#` bindings, wildcards at the root, functions that may take
- * the root as their context argument, signatures, $eval), means "all".
- *
- * "Root focus" is where the input is the whole context: the top of the expression, the first step
- * of a path, function arguments and operands there, and the bodies of lambdas defined there
- * (JSONata evaluates a lambda's body on the input it was defined on).
+ * unknown, or any way to the root input other than by name (`$$`, `$` at the root, `%`, `@`/`#`
+ * bindings, wildcards at the root, functions that may take the root as context, signatures, $eval),
+ * means "all". "Root focus" is where the input is the whole context: the top, a path's first step,
+ * arguments and operands there, and the bodies of lambdas defined there (evaluated on that input).
  */
 function needsOf(ast: Node): ContextNeeds {
   const needs = new Map<string, "whole" | Set<string>>();

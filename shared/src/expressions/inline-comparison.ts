@@ -2,11 +2,10 @@ import { readNamePath } from "./name-path";
 
 /**
  * Comparisons of bare paths and scalar literals (`vars.n > 3`, `steps.check.output = "ok" and
- * vars.strict`), evaluated on the calling thread: their cost is one lookup per name and one
- * comparison, whatever the data. Conditions and conditional breakpoints are mostly of this
- * shape, and sending each to the expression pool costs a round trip per step. Anything whose
- * result JSONata would reach otherwise (an array on the path, operands of mixed types, an error)
- * is left to the pool, so the answer is always JSONata's.
+ * vars.strict`), evaluated on the calling thread: conditions and conditional breakpoints are mostly
+ * of this shape, and the pool would cost a round trip per step. Anything whose result JSONata would
+ * reach otherwise (an array on the path, mixed types, an error) is left to the pool, so the answer is
+ * always JSONata's (docs/sandbox.md#expression-hosts).
  */
 export type InlineNode =
   | { kind: "path"; names: readonly string[] }

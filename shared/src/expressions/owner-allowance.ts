@@ -1,13 +1,9 @@
 /**
- * What each owner's recent expressions say about how it may use the expression hosts. A job sent
- * to a host cannot be taken back, and whatever is queued behind it waits for it: an owner with
- * many slow expressions in the hosts would hold every other owner's behind them. So an owner may
- * have only so many jobs in the hosts at once, running or queued: one per host to start with (a
- * lone owner still keeps every host busy), one more for each of its jobs that ran quicker than
- * `slowMs` (many light expressions get the queue in each host that keeps it busy between the
- * service's turns), and back to one per host as soon as one ran `slowMs` or longer; and while
- * its last job was that slow, nothing is queued behind its jobs. An owner with nothing in the
- * hosts is forgotten, and starts over.
+ * What each owner's recent expressions say about how it may use the expression hosts. A job sent to
+ * a host cannot be taken back, so an owner may have only so many there at once, running or queued:
+ * one per host to start with, one more for each that ran quicker than `slowMs`, back to one per host
+ * as soon as one ran that long, and none queued behind its jobs while its last was that slow. An
+ * owner with nothing in the hosts is forgotten (docs/sandbox.md#what-tenants-share).
  */
 export class OwnerAllowance {
   private readonly owners = new Map<string, { inHosts: number; allowed: number; slow: boolean }>();

@@ -20,13 +20,11 @@ export const ORPHAN_GRACE_MS = 5_000;
 const CHECK_LIMIT = 200;
 
 /**
- * Finds and rescues a work-queue consumer's orphans. nats-server 2.9 can lose a delivered
- * message's pending state when a clustered consumer's leader changes: its ack floor moves past
- * the message, which stays in the stream and is never delivered again (the chaos test caught an
- * execution left RUNNING so). An acknowledged message leaves a work queue at once, so a message
- * of the consumer's filter still stored at or below its ack floor is such an orphan. One seen so
- * for ORPHAN_GRACE_MS is published again, carrying its original sequence (commandSeq), and the
- * original removed. Replicas may rescue the same one: the publish's message id keeps one copy.
+ * Finds and rescues a work-queue consumer's orphans: messages of its filter still stored at or below
+ * its ack floor, which nats-server 2.9 leaves when a clustered consumer's leader changes and never
+ * delivers again. One seen so for ORPHAN_GRACE_MS is published again with its original sequence
+ * (commandSeq) and the original removed; the publish's message id keeps one copy when replicas rescue
+ * the same one (docs/architecture.md#subjects-and-streams).
  */
 export class OrphanRescue {
   /** Suspects by stream sequence: when each was first seen at or below the floor. */

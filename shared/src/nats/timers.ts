@@ -18,12 +18,11 @@ export interface TimerSpec extends TimerMessage {
 }
 
 /**
- * Durable timers: a message on the TIMER stream (subject `<ns>.timer.<kind>.<id>`) that the
- * timer consumer fires when due. Two ways to get it there:
- * - `schedules` (nats-server 2.12+): a message schedule (`<ns>.timersched.<kind>.<id>`) the
- *   server itself publishes as the timer at its due time, so the consumer sees it only then;
- *   re-arming a timer replaces its schedule.
- * - `nak` (every server): the timer is published at once, and the consumer `nak`s it until due.
+ * Durable timers: a message on the TIMER stream (`<ns>.timer.<kind>.<id>`) that the timer consumer
+ * fires when due, put there one of two ways: `schedules` (nats-server 2.12+), a message schedule
+ * (`<ns>.timersched.<kind>.<id>`) that the server publishes as the timer when due, re-arming replacing
+ * it; or `nak` (every server), published at once and `nak`ed until due
+ * (docs/architecture.md#parked-executions).
  */
 export interface Timers {
   readonly mode: TimerMode;

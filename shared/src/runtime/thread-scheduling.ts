@@ -18,12 +18,10 @@ export function niceThisThread(nice: number): string | null {
 }
 
 /**
- * Linux scheduling policies for work that may wait. SCHED_BATCH is for throughput work: a thread
- * of it woken by another does not preempt that one, it waits for its turn. The executor and its
- * code runners wake each other a few times per step; under the default policy each wake-up
- * switched the CPU over at once, and the executor spent a third of its time handed off inside
- * its writes to the runners. SCHED_IDLE goes further: its threads run only on CPU time no other
- * thread wants, and give it up the moment one does, whatever their nice value.
+ * Linux scheduling policies for work that may wait. A SCHED_BATCH thread woken by another does not
+ * preempt it but waits its turn: the executor and its runners wake each other a few times per step,
+ * and under the default policy the executor spent a third of its time handed off inside its writes to
+ * the runners. SCHED_IDLE threads run only on CPU time no other thread wants, whatever their nice value.
  */
 export type ThreadPolicy = "batch" | "idle";
 

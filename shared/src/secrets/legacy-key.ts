@@ -13,12 +13,10 @@ export interface ResealOutcome {
 }
 
 /**
- * Takes a server key out of the store, where earlier versions kept it: when `<ns>_edge` still
- * holds it, `reseal` moves every record sealed under it to the new key, and only then is the
- * key erased (its message deleted and overwritten in the stream). A crash before the erasure
- * leaves the key in place, and the next start runs the pass again (records already under the
- * new key are left as they are); replicas that run it together meet on compare-and-set. A key
- * that sealed nothing (the URL signing key) is erased at once: what it signed stops verifying.
+ * Takes a server key out of the store, where earlier versions kept it: while `<ns>_edge` holds it,
+ * `reseal` moves every record sealed under it to the new key, and only then is the key erased. A
+ * crash before the erasure leaves it, and the next start runs the pass again; a key that sealed
+ * nothing (the URL signing key) is erased at once (docs/operations.md#upgrades).
  */
 export async function retireLegacyKey(
   kind: ServerKeyKind,

@@ -65,13 +65,11 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
 
 export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
   /**
-   * Makes a new PENDING execution (an id never used before) listed and readable with one write,
-   * for a start that publishes its command at the same time: the KV adapter writes only its list
-   * entry (where there is none yet: an executor that took the command first may have written a
-   * newer one) and reads the snapshot from that start command (`<ns>.cmd.start.<lane>.<id>`, which
-   * carries the definition) until an executor creates the record; `get` then answers version 0,
-   * and an update at version 0 creates the record. MongoDB inserts the record, as `create` does
-   * (an executor that reads before the insert waits for it).
+   * Makes a new PENDING execution (an id never used before) listed and readable with one write, for a
+   * start that publishes its command at the same time. KV writes only its list entry (where there is
+   * none yet) and reads the snapshot from the start command until an executor creates the record
+   * (`get` answers version 0; an update at version 0 creates it); MongoDB inserts the record
+   * (docs/architecture.md#starts-from-the-api-and-webhooks).
    */
   announce(pending: ExecutionSnapshot): Promise<void>;
   /**
@@ -103,17 +101,10 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]>;
   /**
    * Puts right what a crash or a long outage can leave of unfinished executions created before
-   * `createdBefore`, for the scheduler's sweep: at most `limit` of the oldest, past `after` when
-   * given (the `next` of the pass before). Returns how many it changed, and where the next pass
-   * goes on from: null once this one reached the newest, so that the next starts again at the
-   * oldest. A sweep of many passes so reaches every unfinished execution however many there are.
-   *
-   * A start whose command publish failed and whose withdrawal failed too is undone: the KV
-   * adapter removes list entries whose record was never written and whose start command is gone
-   * (it reads the command stream itself), MongoDB deletes a PENDING record held by nobody when
-   * `isQueued` says its start command is gone. The KV adapter also gives a list entry that still
-   * carries a status its record has left (a status change whose list write was cut short) the
-   * record's status, so list totals count only what their pages show.
+   * `createdBefore`, for the scheduler's sweep: at most `limit` of the oldest, past `after` (the
+   * `next` of the pass before); returns how many it changed and where the next pass goes on (null once
+   * this one reached the newest). `isQueued` tells the MongoDB adapter whether a start command is still
+   * queued. What it undoes and puts right (docs/architecture.md#retention).
    */
   repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair>;
   /**

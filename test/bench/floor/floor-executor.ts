@@ -1,12 +1,9 @@
 /**
- * The floor's executor, a worker thread as the service's is: takes start commands from a durable
- * consumer, up to 64 at once, and runs each workflow's steps one after another on the runners,
- * with the durable writes the service's contract asks for and no more: the snapshot created and
- * then written by compare-and-set after each step (four writes for three steps), each change's
- * events published with a msg id once the snapshot holding them is written (eight), and the list
- * entry moved to RUNNING and to COMPLETED (two). The command is acknowledged last. Writes go
- * through the service's JetStreamPublisher, the cheapest acknowledged publish this client has,
- * so that the floor is what any service could reach, not what nats.js's requests cost.
+ * The floor's executor, a worker thread as the service's is: up to 64 start commands at once, each
+ * workflow's steps run one after another on the runners with only the durable writes the contract
+ * asks for (the snapshot created, then written by compare-and-set after each step; each change's
+ * events with a msg id once written; the list entry moved twice), the command acknowledged last.
+ * Writes go through the service's JetStreamPublisher, the cheapest acknowledged publish this client has.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { jetstream, type JsMsg, type PubAck } from "@nats-io/jetstream";

@@ -1,15 +1,9 @@
 /**
- * The same-run floor of the end-to-end benchmark: webhook-triggered 3-step JavaScript workflows
- * with the same durable writes and the same process layout as the service (an HTTP edge on the
- * main thread, an executor worker thread, two runner processes running steps in isolated-vm)
- * and nothing else: no validation, lookups, limits, scheduling, metrics or logs. What it costs
- * per workflow is what this machine and this nats-server ask of any service that keeps the
- * contract; the service's cost is reported against it.
- *
- * The trigger verifies the HMAC signature, then makes its three writes at once: the rate
- * counter, the list entry (PENDING) and the start command (msg id = execution id), and answers
- * 202 once all three are acknowledged. Writes go through the service's JetStreamPublisher, as the
- * executor's do (floor-executor.ts).
+ * The end-to-end benchmark's same-run floor: the service's durable writes and process layout, and
+ * nothing else. Its trigger verifies the HMAC signature, makes its three writes at once (rate
+ * counter, PENDING list entry, start command with msg id = execution id) and answers 202 once all
+ * three are acknowledged. Writes go through the service's JetStreamPublisher, as the executor's do
+ * (floor-executor.ts). Why a floor (docs/operations.md#benchmarks).
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";

@@ -107,11 +107,10 @@ const KEEPS_TAB_PASSING = new Set(["Tab", "Escape", "Shift", "Control", "Alt", "
 
 /**
  * Tab in the editor indents, as in any code editor; a keyboard user must still be able to leave.
- * CodeMirror's way is kept (Escape, then Tab within 2 s, moves the focus on; Ctrl+M makes Tab
- * always move it), and said on screen: a line under the text, shown while the editor has the
- * focus and read out with it (`aria-describedby`). And the editor is not a trap for someone
- * tabbing through the page: reached with Tab, it lets the next Tab go on to the next control, until
- * a key that edits or moves in the text is pressed there. A click in it is editing at once.
+ * CodeMirror's way is kept (Escape, then Tab within 2 s, moves the focus on; Ctrl+M makes Tab always
+ * move it) and said on screen, in a line shown and read out with the focus (`aria-describedby`).
+ * Reached with Tab, the editor lets the next Tab go on until a key that edits or moves is pressed
+ * there; a click in it is editing at once (docs/console.md#pages).
  */
 function tabKeys(): { extensions: Extension; destroy(): void } {
   let lastTab = -Infinity;

@@ -25,14 +25,11 @@ interface Window<E> {
 }
 
 /**
- * Which refused requests the edge records one by one: at most `perSource` a minute from one
- * client address, and `perMinute` in all; the others are counted by address and reason, and
- * each window's counts become a few summary records (`drain`). Every refusal writes three
- * messages (about 650 bytes kept 90 days), so without a budget any unauthenticated client could
- * fill the server's disk; with it, what a minute of refusals stores is bounded, whatever their
- * rate. The reason never decides whether a refusal is recorded: a recorded 401 waits for its
- * writes, and a budget per reason would let a client tell, by the answer's time, an unknown key
- * id from a known one with a wrong secret.
+ * Which refused requests the edge records one by one: at most `perSource` a minute from one client
+ * address and `perMinute` in all; the others are counted by address and reason, and each window's
+ * counts become a few summary records (`drain`). The reason never decides whether a refusal is
+ * recorded: a recorded 401 waits for its writes, and its time would tell an unknown key id from a
+ * wrong secret. Why a budget (docs/api.md#authentication).
  */
 export class AuditBudget<E> {
   #window: Window<E>;

@@ -20,12 +20,11 @@ export interface AuditEntry {
 const FLUSH_MS = 5_000;
 
 /**
- * Where refused requests go: a record in the store (listed by `wf admin audit`) and an event on
- * `<ns>.audit.<reason>` (stream `<ns>_AUDIT`) for operators' own tools. The answer waits for
- * both, so that a client that got its 401 finds the record; a failure of either is logged, and
- * the answer is still the 401. Past the budget (audit-budget.ts: per client address, whatever
- * the reason, and in all, per minute) a refusal is counted instead, and each minute's counts
- * are written as summary records (`repeats`) once it ended, and when the edge stops.
+ * Where refused requests go: a record in the store (`wf admin audit`) and an event on
+ * `<ns>.audit.<reason>` (stream `<ns>_AUDIT`). The answer waits for both, so a client that got its
+ * 401 finds the record; a failure of either is logged and the answer is still the 401. Past the
+ * budget (audit-budget.ts) a refusal is counted instead, each minute's counts written as summary
+ * records (`repeats`) once it ended, and when the edge stops.
  */
 export class AuditLog {
   readonly #budget: AuditBudget<AuditEntry>;

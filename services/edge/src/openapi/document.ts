@@ -30,12 +30,11 @@ export interface DocumentInfo {
 }
 
 /**
- * An OpenAPI 3.1 document of the routes (v1's, the console's), generated from the very zod
- * schemas that validate the requests (inputs as accepted, answers as produced). The common
- * answers follow from each route's authentication and parts: 400 for any validated part,
- * 401/403/429 for API-key routes, 401/403 for console routes, 413/415 for a body, 401 for the
- * signed download. The webhook trigger declares its own (its checks run in an order of their
- * own). Only the security schemes the routes use are listed.
+ * An OpenAPI 3.1 document of the routes (v1's, the console's), generated from the zod schemas that
+ * validate the requests. Each route's common answers follow from its authentication and parts (400
+ * for any validated part, 401/403/429 for API-key routes, 401/403 for console routes, 413/415 for a
+ * body, 401 for the signed download); the webhook trigger declares its own. Only the security
+ * schemes the routes use are listed.
  */
 export function openApiDocument(info: DocumentInfo, routes: readonly RouteDoc[]): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};

@@ -47,27 +47,11 @@ interface Queue {
 const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined, reject: () => undefined };
 
 /**
- * Per-key request counters shared by every edge replica, in the KV bucket `<ns>_ratelimits`:
- * one value per key and UTC date, `<keyId>.<yyyymmdd>` -> `{d, m, e}`, holding both windows so
- * that a request costs one write. The day window is the key itself (a new date is a new key);
- * the minute window restarts whenever the epoch minute `e` moves on. Keys expire two days after
- * their last write.
- *
- * A write is a compare-and-set at the revision this process last saw, so replicas never lose
- * each other's counts; a lost race re-reads and retries. Requests of one key that arrive while a
- * write of it is in flight are counted together in the next write (each still gets its own
- * rank), so a busy key costs about one write per round trip, and concurrent requests of one
- * process do not race each other.
- *
- * Given the key's limits, a request is answered without waiting for its write while this
- * process's own view of the key (its last write, plus what it counted since) stays below
- * PROMPT_SHARE of each limit and at most AHEAD_SHARE of the minute limit is answered ahead of
- * its writes. Such a rank leaves out what other replicas counted since this process last wrote,
- * so replicas together can admit more than a limit only when more than ten of them burst at
- * once, by about 1% of it each; a process that dies loses its unwritten counts (at most that
- * 1%). Counts answered ahead wait LINGER_MS for others to share their write, so a busy key costs
- * a write per LINGER_MS, not per request. Near a limit every request waits for its write again,
- * and 429s are exact.
+ * Per-key request counters shared by every edge replica, in the KV bucket `<ns>_ratelimits`: one
+ * value per key and UTC date, `<keyId>.<yyyymmdd>` -> `{d, m, e}`, both windows in one write (the
+ * minute restarts when the epoch minute `e` moves on). A key's requests during a write share its next
+ * compare-and-set write; given limits, a count well within them is answered ahead of its write, which
+ * replicas together can overrun only slightly (docs/webhooks.md#the-trigger).
  */
 export class WindowCounters {
   readonly #known = new Map<string, { value: Stored; revision: number }>();

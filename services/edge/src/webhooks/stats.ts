@@ -31,13 +31,11 @@ type Stored = z.infer<typeof Stored>;
 const empty = (): Stored => ({ total: 0, accepted: 0, rejected: {}, lastRefusals: {}, lastTriggeredAt: null });
 
 /**
- * Trigger counts per webhook in the KV bucket `<ns>_webhookstats` (one value per webhook,
- * updated by compare-and-set so replicas add up). Counting never delays an answer: outcomes
- * are queued in memory, each webhook's queue waits LINGER_MS for company and is then written by
- * one write at a time, so a busy webhook costs at most about one write per LINGER_MS; close()
- * writes what is queued without waiting. The write is a compare-and-set at the revision this
- * process last wrote (no read first); a lost race re-reads and retries. A process that dies
- * loses its unwritten counts: these are statistics, not billing.
+ * Trigger counts per webhook in the KV bucket `<ns>_webhookstats`, one value per webhook. Counting
+ * never delays an answer: outcomes are queued in memory, each webhook's queue waits LINGER_MS for
+ * company and is then written by compare-and-set at the revision this process last wrote (a lost
+ * race re-reads and retries); close() writes what is queued. A process that dies loses its unwritten
+ * counts: statistics, not billing (docs/webhooks.md#managing-webhooks).
  */
 export class WebhookStats {
   readonly #pending = new Map<string, Stored>();

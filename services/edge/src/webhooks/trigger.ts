@@ -65,11 +65,10 @@ async function triggerable(ctx: EdgeContext, request: FastifyRequest): Promise<W
 
 /**
  * After the hook and the body limit: credentials 401 → source address 403 → JSON 400 → owner's
- * account, plan and rate 403/429 → 202 once JetStream has the start. The webhook, owner and
- * workflow are recent reads (store getRecent: a change made through this edge holds at once, one
- * made elsewhere within the watch's delay); the owner and the workflow are read while the
- * credentials are checked. The request is counted as soon as it is authenticated, whatever the
- * answer (docs/webhooks.md, Rate limits), against the owner's plan so that a count well within it need not wait.
+ * account, plan and rate 403/429 → 202 once JetStream has the start. The webhook, owner and workflow
+ * are recent reads (store getRecent), the owner and workflow read while the credentials are checked.
+ * The request counts once authenticated, whatever the answer, against the owner's plan so that a
+ * count well within it need not wait (docs/webhooks.md#the-trigger).
  */
 async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const webhook = request.webhook!;

@@ -17,14 +17,11 @@ const PARKING_POLL_MS = 2;
 const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "step_into", "skip", "retry"]);
 
 /**
- * `<ns>.cmd.exec.debug.<execId>`, by compare-and-set on the snapshot, as the cancel handler
- * writes (a guest: a lost write is read again and decided again):
- * - a claimed command (claimPause) is carried out on the paused run's snapshot (the run is
- *   parked, so nobody holds it; one still held is being parked and is waited for): a `set`
- *   edits, `abort` cancels, the others end the pause and wake the run with a resume command;
- *   a message whose claim the snapshot no longer holds changes nothing;
- * - `breakpoints` replaces the breakpoints, held or not (a holder adopts them on its next write);
- * - `idle`, from a pause's idle timer, cancels the run if that pause has waited idle that long.
+ * `<ns>.cmd.exec.debug.<execId>`, by compare-and-set on the snapshot, as a guest (a lost write is read
+ * again and decided again): a claimed command (claimPause) is carried out on the paused run's snapshot
+ * only while it holds the claim (a run still held is being parked, and is waited for); `breakpoints`
+ * replaces the breakpoints, held or not; `idle`, from a pause's idle timer, cancels the run if that
+ * pause has waited idle that long (docs/debugger.md#exactly-one-command-per-pause).
  */
 export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, busy: () => Handled): Promise<Handled> {
   const heldSince = Date.now();

@@ -34,11 +34,10 @@ const PENDING_READ_ATTEMPTS = 10;
 
 /**
  * Handles execution commands. One execution is run by at most one actor at a time: the holder
- * recorded in its snapshot by compare-and-set, tied to the command message whose lease
- * (AckWait, kept alive by `working()`) it holds. A command for an execution held under another
- * message waits (`nak` with a delay); the same message delivered again (or a rescued copy of it,
- * under the same `commandSeq`) means its lease lapsed, and the new delivery takes over once the
- * holder, asked, does not say it still runs it.
+ * recorded in its snapshot, tied to the command message whose lease it holds. A command held under
+ * another message waits (`nak` with a delay); the same message again (or its rescued copy, same
+ * `commandSeq`) means the lease lapsed, and it takes over once the holder, asked, does not say it
+ * still runs it (docs/architecture.md#executions).
  */
 export class ExecutorActor {
   private readonly running = new Map<string, ExecutionRun>();

@@ -11,15 +11,11 @@ export interface RerunStore {
 }
 
 /**
- * Fills a rerun's first snapshot with the states of the steps it reuses (docs/rerun.md): each
- * step before `rerunFrom`, and all nested in it, as the source recorded it, marked `reused`. The
- * run then replays them as finished steps, so none of them runs again, and `usage` counts only
- * what runs here; `savedUsage` is what the reused steps had cost. Their artifacts are the same
- * stored files, given records of the new execution so that it lists and serves them.
- *
- * The plan is made again here, from the source as stored, whatever the starter checked: a
- * command may come from any client. Returns false when the rerun cannot be made: the execution
- * has then ended FAILED, saying why. Does nothing for an execution that is no rerun.
+ * Fills a rerun's first snapshot with the states of the steps it reuses, marked `reused`: each step
+ * before `rerunFrom` and all nested in it, as the source recorded them, with `savedUsage` and records
+ * of their artifacts. The plan is made again here from the stored source, whatever the starter
+ * checked: a command may come from any client. Returns false when the rerun cannot be made (it has
+ * then ended FAILED, saying why); does nothing for an execution that is no rerun (docs/rerun.md#how-it-works).
  */
 export async function reuseSourceSteps(c: Pick<RunCommitter, "snap" | "emit">, workflow: Workflow, store: RerunStore): Promise<boolean> {
   const s = c.snap;

@@ -14,15 +14,11 @@ export interface BacklogYieldSettings {
 export type YieldState = { kind: "full" } | { kind: "yielding"; since: number } | { kind: "spent" };
 
 /**
- * Triggers first: while the executors' work queue grows by `growthPerSec` or more, commands
- * arrive faster than the executors can run them whatever their concurrency, and every execution
- * at once adds its writes to the NATS server the triggers are waiting on. The executor then takes
- * at most `yielded` at once, which keeps the triggers' answers fast, until the backlog stops
- * growing (the burst is over: back to `full` to drain it). After `maxMs` in a row the executor runs
- * at full concurrency all the same ("spent"), until its backlog is drained: a sustained overload
- * must not keep it slow while the backlog grows without end.
- *
- * Deterministic: it sees the backlog only through `observe`, with the time of each sample.
+ * Triggers first: while the executors' work queue grows by `growthPerSec` or more, the executor takes
+ * at most `yielded` executions at once instead of `full`, until the backlog stops growing; after
+ * `maxMs` in a row it runs at full concurrency all the same ("spent") until its backlog is drained.
+ * Deterministic: it sees the backlog only through `observe`, with the time of each sample. Why, and
+ * what it costs (docs/operations.md#triggers-first-the-executors-yield).
  */
 export class BacklogYield implements ConcurrencyBound {
   #state: YieldState = { kind: "full" };

@@ -9,13 +9,11 @@ interface Lane {
 }
 
 /**
- * One bound on the messages in hand (`total`: WF_EXEC_CONCURRENCY, less while the executor
- * yields), shared by several consumers, the start lanes and the other commands', served in turn:
- * the lanes with messages waiting split it evenly, each taking what the others leave; a lane with
- * nothing known waiting may take one more while there is room. A lane over its share takes
- * nothing more until it is back under it, so the slots its executions free go to the others: a
- * newcomer's start waits for the next free slot, not for a backlog ahead of it. The bound holds
- * (the yield's lower one too) but for the moment lanes woken by one free slot fetch at once.
+ * One bound on the messages in hand (`total`: WF_EXEC_CONCURRENCY, less while the executor yields),
+ * shared by the start lanes' consumers and the other commands', served in turn: lanes with messages
+ * waiting split it evenly, and a lane over its share takes nothing until it is back under it
+ * (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
+ * slot fetch at once.
  */
 export class LaneShares {
   readonly #lanes: Lane[] = [];

@@ -39,14 +39,11 @@ export interface StepsBound {
 }
 
 /**
- * A cgroup per step in each of the pids, memory and cpu hierarchies, under one for all the steps
- * of a runner process (a memory bound of their own), under one per runner process, itself under
- * the runner's own cgroup (so that what contains the service, a systemd unit or a container's
- * limits, contains its steps too). The runner writes the limits; the step's first process joins
- * by writing its own pid to `cgroup.procs`, the one file given to the sandbox's uid (the
- * zygote's); the limits stay the host root's to change. A cgroup counts the step's processes and
- * memory in all, not per process, and lists them, so that everything a step started is found and
- * killed.
+ * A cgroup per step in each of the pids, memory and cpu hierarchies, nested under one for all the
+ * runner's steps and the runner's own, so that what contains the service contains its steps
+ * (docs/sandbox.md#limits). The step's first process joins by writing its pid to `cgroup.procs`, the
+ * one file given to the sandbox's uid; the limits stay the host root's. A cgroup counts and lists all
+ * of a step's processes, so that everything a step started is found and killed.
  */
 export class StepCgroups {
   private spare: { key: string; step: StepCgroup } | undefined;

@@ -17,12 +17,10 @@ interface Waiter {
 
 /**
  * A counting semaphore shared by tenants: each owner waits in a queue of its own, and a free slot
- * goes to the owners in turn (the one served longest ago first), each holding at most its
- * share (given with each acquire). So one owner's fan-out waits for its own share, not for everyone's queue.
- * Waiters can give up (an aborted run leaves its queue), and one that waited `maxWaitMs` goes
- * past `size` (up to `limit`): holders stuck for long, steps in endless loops until their
- * timeouts, hold the others back by no more than that, and by nothing once their owner is at its
- * share.
+ * goes to the owners in turn (the one served longest ago first), each up to its share (given with
+ * each acquire). Waiters can give up (an aborted run leaves its queue); one that waited `maxWaitMs`
+ * goes past `size` up to `limit`, so holders stuck for long hold the others back by no more than
+ * that (docs/sandbox.md#what-tenants-share).
  */
 export class FairSlots {
   private held = 0;

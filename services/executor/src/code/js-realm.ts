@@ -19,19 +19,10 @@ const LOCKDOWN = `lockdown({ errorTaming: "unsafe", stackFiltering: "verbose", c
 
 /**
  * Runs in every realm after lockdown, as source text (not a host function's toString(), which the
- * TypeScript loader may have rewritten). $0 sends a log line, $1 writes an artifact; user code
- * reaches them only through its own `console` and `artifacts`. It returns `begin(step)`, called
- * as a step starts, which returns the step's scope, `settle` (that turns the step's promise into
- * "R" + output JSON or "E" + error message, with the step's line when the stack names one) and
- * the terminator.
- *
- * Names in a step resolve through its scope: a global object of its own, whose prototype is one
- * compartment's global, frozen, with every standard global but `WebAssembly` (its memory is outside
- * the isolate's limit: naming it throws, saying so): the intrinsics, frozen by lockdown and shared by every step, `Date` and
- * `Math` that work, and the compartment's tamed `Error`, `eval` and `Function`, which cannot reach
- * the realm's own global. Past the scope, the terminator answers every other name: undefined to
- * read, a ReferenceError to assign. What a step sets on `globalThis` is on its own scope, gone
- * with the step; nothing else is writable.
+ * TypeScript loader may have rewritten). $0 sends a log line, $1 writes an artifact: user code
+ * reaches them only through its own `console` and `artifacts`. It returns `begin(step)`, which returns
+ * the step's scope, `settle` (the step's promise as "R" + output JSON or "E" + error) and the
+ * terminator. How names resolve in a step (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
  */
 const PRELUDE = `return (() => {
   const send = $0, writeArtifact = $1;

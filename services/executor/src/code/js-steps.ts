@@ -69,20 +69,11 @@ interface PooledIsolate {
 }
 
 /**
- * JavaScript and TypeScript steps in isolated-vm isolates, inside the sandbox runner process.
- *
- * Isolates are pooled, each with one realm made ahead (js-realm.ts): a context SES's lockdown has
- * frozen, where every step gets a global object of its own over the frozen intrinsics. A run takes
- * an idle isolate and its realm, any owner's: no step can change what another sees, so a warm
- * realm serves every step (~0.1 ms of CPU for a light one, where a fresh context costs ~0.5 ms).
- * An isolate is idle once a run has its result (no timers or I/O exist inside; a never-ending
- * microtask chain keeps the result from settling, so it ends in the timeout). A run stopped by its
- * timeout, an abort or the memory limit disposes its isolate. The heap is shared by the runs of
- * an isolate: a V8 exploit could read an earlier run's garbage, but such an exploit already owns
- * this process, which sees every run, so the separate process, not the isolate, is the boundary.
- *
- * Owners take turns at the isolates (FairSlots), each up to its plan's share of the runner's
- * limit of isolates: that limit times the heap limit bounds what JavaScript steps hold together.
+ * JavaScript and TypeScript steps in pooled isolated-vm isolates, inside the sandbox's JavaScript host
+ * (js-host-process.ts). Each isolate holds one realm made ahead (js-realm.ts) that any owner's step may
+ * take: no step can change what another sees. A run stopped by its timeout, an abort or the memory
+ * limit disposes its isolate. Owners take turns at the isolates (FairSlots), each up to its plan's
+ * share. Why the process, not the isolate, is the boundary (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
  */
 export class JsSteps {
   private readonly idle = new Map<number, PooledIsolate[]>();

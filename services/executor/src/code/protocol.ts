@@ -3,11 +3,9 @@ import type { CodeRequest, Isolation, RunResult, SandboxLimits } from "./types";
 
 /**
  * Between a client (the executor) and a sandbox runner, over a forked runner's socket pair or a
- * standalone runner's Unix socket alike: one JSON message per line, artifact contents base64.
- *
- * Runner to client: `ready` once, then for each run any number of `log` (only when the run asked
- * for live logs) and one `result`. An interactive process (`open`) also gets `stdin` and `eof`
- * from the client and sends `out` (its stdout, as it comes) and its stderr as `log`.
+ * standalone runner's Unix socket: one JSON message per line, artifact contents base64. Runner to
+ * client: `ready` once, then per run any `log` (only if it asked for live logs) and one `result`. An
+ * interactive process (`open`) also gets `stdin` and `eof`, and sends `out` (stdout) and stderr as `log`.
  */
 export type ClientMessage =
   | { t: "run"; id: number; req: CodeRequest; limits: SandboxLimits; live: boolean }

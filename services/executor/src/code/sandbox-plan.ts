@@ -50,11 +50,9 @@ const ETC = [
 
 /**
  * The file system of every sandboxed process: read-only, /usr and the root's links into it, the
- * interpreters' own prefixes wherever they are installed (`runtimes`: the executables found at
- * start-up, whose installation prefix is bound when it lies outside /usr, and prefixes an
- * interpreter reported), the paths an operator added, and a minimal /etc: generated passwd and group (the sandbox's uids), hosts, nsswitch.conf
- * and resolv.conf, and the host's certificates and linker configuration. Nothing else of the
- * host: not its /tmp, /root, /home, /var, /srv, /run, the service's repository or data, sockets.
+ * interpreters' own prefixes wherever they are installed (`runtimes`: each executable found at
+ * start-up, its prefix bound when outside /usr, and prefixes an interpreter reported), the paths an
+ * operator added, and a minimal generated /etc. Nothing else of the host (docs/sandbox.md#what-a-sandboxed-step-sees).
  */
 export function sandboxView(runtimes: { executables: string[]; prefixes: string[] }, extraReadOnly: string[], hostPath: string): SandboxView {
   const entries: PlanEntry[] = [{ kind: "ro", source: "/usr", target: "/usr" }];

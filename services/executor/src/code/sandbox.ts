@@ -51,12 +51,11 @@ const PROCESS_STEPS_PER_CORE = 4;
 type Processes = { pool: ZygotePool; steps: ProcessSteps; close: () => Promise<void> } | Error;
 
 /**
- * Everything that runs user code, inside a sandbox runner process (never the service's):
- * JavaScript and TypeScript in isolates in a host process of its own (js-host-process.ts), every
- * other language in processes forked by a zygote that runs in the sandbox (one per owner with
- * steps running, see ZygotePool). The sandbox is tried at start-up by starting a zygote: where it
- * cannot start (no user namespaces, say), steps other than JavaScript and TypeScript fail with
- * the reason, unless the operator opted to run them on the host all the same.
+ * Everything that runs user code, inside a sandbox runner process (never the service's): JavaScript
+ * and TypeScript in isolates in a host process of its own (js-host-process.ts), other languages in
+ * processes forked by a zygote per owner (ZygotePool). Where the sandbox cannot start (tried at
+ * start-up), the other languages fail with the reason unless the operator opted to run them on the
+ * host (docs/sandbox.md#start-up-and-the-unsafe-mode).
  */
 export class Sandbox implements Served {
   private constructor(

@@ -76,13 +76,11 @@ export interface ArtifactRequest {
 }
 
 /**
- * The runner side of a zygote (zygote/main.py): starts it in its sandbox (zygote/enter.py,
- * which this process answers by writing the user namespace's uid and gid maps), asks it to fork
- * a step's processes and hands each step's stdio and artifacts to the caller as streams. A step's
- * process connects to a Unix socket served here (in the zygote's `ctl` directory, which only
- * the zygote's uid may enter) with the random single-use token it was forked with, receives its
- * request on that connection, which becomes the step's stdout, and opens its other connections
- * with the tokens the request names; an unknown token is hung up on.
+ * The runner side of a zygote (zygote/main.py): starts it in its sandbox (zygote/enter.py, whose uid
+ * and gid maps this process writes), asks it to fork a step's processes and hands each step's stdio
+ * and artifacts to the caller as streams. A step's process connects to a Unix socket served here (in
+ * the zygote's `ctl` directory, only its uid may enter) with its single-use token; that connection
+ * carries its request and becomes its stdout, the others carry tokens it names; unknown ones are hung up on.
  */
 export class Zygote {
   private readonly runs = new Map<number, ZygoteRun>();

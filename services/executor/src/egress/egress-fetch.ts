@@ -20,11 +20,10 @@ const DEFAULT_PORT: Record<string, number> = { "http:": 80, "https:": 443 };
 const NO_BODY = new Set([101, 204, 205, 304]);
 
 /**
- * A `fetch` for outbound calls the operator's egress policy governs (MCP servers given by URL):
- * each request's host is resolved once, every address checked, and the connection made to a
- * checked address only. A refused destination throws EgressRefusedError before anything is sent.
- * Redirects are never followed, whatever `init.redirect` says: the answer comes back as it is,
- * and a caller that follows it (the MCP SDK does, within the origin) comes through here again.
+ * A `fetch` for outbound calls the operator's egress policy governs (MCP servers given by URL): each
+ * host is resolved once, every address checked, and only a checked address connected to; a refused
+ * destination throws EgressRefusedError before anything is sent. Redirects are never followed: a
+ * caller that follows one (the MCP SDK does, within the origin) comes through here again.
  * Connections are kept alive until `close`.
  */
 export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }): { fetch: EgressFetchFn; close(): void } {

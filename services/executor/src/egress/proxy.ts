@@ -42,13 +42,11 @@ export interface EgressSession {
 }
 
 /**
- * The HTTP proxy that is a sandboxed step's only way out: one session per step, each listening on
- * a Unix socket of its own, which the step's forwarder relays its TCP connections to. It serves
- * `CONNECT host:port` (tunnels: HTTPS and anything else) and absolute-form requests
- * (`GET http://host/path`, `https:` too); every destination passes `policy` and the session's
- * narrowing lists, is resolved once and connected to at a checked address only. One HTTP parser
- * serves every session (a session is a listener and a set of connections, so opening one costs
- * about what binding a socket does).
+ * The HTTP proxy that is a sandboxed step's only way out: one session per step, each on a Unix socket
+ * of its own that the step's forwarder relays its connections to. It serves `CONNECT host:port` and
+ * absolute-form requests; every destination passes `policy` and the session's narrowing lists, is
+ * resolved once and connected to at a checked address only (docs/sandbox.md#egress). One HTTP parser
+ * serves every session, so opening one costs about what binding a socket does.
  */
 export class EgressProxy {
   private readonly http: HttpServer;

@@ -30,12 +30,10 @@ export interface BucketView {
 
 /**
  * Follows a KV bucket's stream from its first write, unfiltered, and hands every write to a view
- * held in memory: the bucket stays the one source, the view is rebuilt by each process that
- * reads it (one ordered consumer, no durable state).
- *
- * Read-your-writes: `ready` asks the server for the bucket's last sequence and waits until
- * the follower has applied it, so a read made after a write returned (by any process) sees that
- * write. A view may hold writes back while it completes them (`hold`, `release`).
+ * held in memory: the bucket stays the one source, the view is rebuilt by each process that reads it
+ * (one ordered consumer, no durable state). `ready` waits until the follower has applied the bucket's
+ * last sequence, so a read made after a write returned (by any process) sees it. A view may hold
+ * writes back while it completes them (`hold`, `release`).
  */
 export class BucketFollower {
   #applied = 0;

@@ -61,14 +61,11 @@ export interface IndexPageQuery {
 }
 
 /**
- * The execution lists of every owner, held in memory and kept up to date by following the
- * executions' index bucket (`o.<owner>.<workflow>.<createdAt>.<id>` = status) from its first key:
- * a page reads no key it does not return. The bucket stays the one source; this is a view of it,
- * rebuilt by each process that lists (one ordered consumer, no durable state).
- *
- * Read-your-writes: before answering, a list asks the server for the bucket's last sequence and
- * waits until the follower has applied it, so a list made after a write returned (by any
- * process) sees that write.
+ * The execution lists of every owner, in memory, kept up to date by following the executions' index
+ * bucket (`o.<owner>.<workflow>.<createdAt>.<id>` = status) from its first key: a page reads no key it
+ * does not return. A view of the bucket, rebuilt by each process that lists; before answering, a list
+ * waits until it has applied the bucket's last sequence, so it sees every write that returned before
+ * it was asked (docs/architecture.md#execution-lists).
  */
 export class ExecutionIndex {
   readonly #owners = new Map<string, OwnerLists>();

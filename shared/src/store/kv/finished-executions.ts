@@ -8,14 +8,11 @@ export const FINISHED_CAPACITY = 2_000;
 export const FINISHED_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /**
- * Finished executions as lists last read them, by record token. A finished execution does not
- * change (every writer stops at a terminal status; only its deletion follows), so a list may
- * answer one from here instead of reading and parsing it again: the reads of a page that
- * pollers ask for over and over were most of what a list allocated.
- *
- * A held record is served only while the index, caught up at the list's start, still lists it
- * with the same terminal status, and only for FINISHED_MAX_AGE_MS. Values are frozen: every
- * caller shares them. The oldest entry goes first past either bound.
+ * Finished executions as lists last read them, by record token: a finished execution does not
+ * change, so a list may answer one from here instead of reading and parsing it again. One is served
+ * only while the index, caught up at the list's start, still lists it with the same terminal status,
+ * and for FINISHED_MAX_AGE_MS; the oldest goes first past either bound. Values are frozen: every
+ * caller shares them (docs/architecture.md#execution-lists).
  */
 export class FinishedExecutions {
   readonly #entries = new Map<string, { value: ExecutionSnapshot; bytes: number; at: number }>();

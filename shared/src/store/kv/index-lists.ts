@@ -15,12 +15,11 @@ export interface Resolved<T> {
 }
 
 /**
- * Lists of one record type by its index keys: each key ends in a sort token and the id, so a
- * list is one key scan with a subject filter, a sort, and reads of one page of records. A listed
- * key counts only if its record still claims it (docs/architecture.md#index-consistency-on-kv); keys that fail
- * are dropped from the page and from `total`, so a page can come back short, never with a
- * duplicate. Executions and an owner's approvals are listed from in-memory views of their index
- * instead (execution-index.ts, key-groups-view.ts), whose keys `resolve` reads.
+ * Lists of one record type by its index keys, each ending in a sort token and the id: one key scan
+ * with a subject filter, a sort, and reads of one page of records. A listed key counts only if its
+ * record still claims it (docs/architecture.md#index-consistency-on-kv). Executions and an owner's
+ * approvals are listed from in-memory views of their index instead (execution-index.ts,
+ * key-groups-view.ts), whose keys `resolve` reads.
  */
 export class IndexLists<T extends { id: string }> {
   constructor(
@@ -76,13 +75,11 @@ export class IndexLists<T extends { id: string }> {
   }
 
   /**
-   * The index keys matching `filter`: the subjects the index stream holds under it, from the
-   * stream's own state (STREAM.INFO with a subject filter, paged by nats.js past 100,000). One
-   * request to the stream's leader, where a consumer per list was a consumer created and deleted
-   * (in a cluster, a meta-leader proposal each, which timed out under load) and three times slower
-   * at 200 keys. Removed keys are purged, never marked, so every subject held is a key that
-   * exists; in a followed index a key removed in the last minute may still be held as its
-   * marker, which its record no longer claims, so reads drop it (an approval's execution list).
+   * The index keys matching `filter`, from the index stream's own subject state (STREAM.INFO with a
+   * subject filter, paged by nats.js past 100,000): one request to the stream's leader, no consumer
+   * (docs/architecture.md#storage). Removed keys are purged, never marked, so every subject held is a
+   * key that exists; in a followed index a key removed in the last minute may still be held as its
+   * marker, which its record no longer claims, so reads drop it.
    */
   async #scanKeys(filter: string): Promise<string[]> {
     const { jsm, indexBucket } = this.buckets;

@@ -17,17 +17,11 @@ export type PublishOptions = Pick<Partial<JetStreamPublishOptions>, "msgID"> & {
 };
 
 /**
- * JetStream publishes, each resolved once the stream acknowledged it, for hot write paths (a
- * webhook trigger writes two KV entries and publishes a command). nats.js's `js.publish`
- * goes through a request per publish: measured at 45-60 µs of client CPU per publish, against
- * 17-19 µs with every ack arriving at one inbox (reply-inbox.ts). Failures are nats.js's own
- * error types, so callers tell them apart as before: JetStreamApiError (its `code`, e.g. wrong
- * last sequence), TimeoutError, NoRespondersError.
- *
- * Publishes are handed to the connection once per event-loop turn, all together: nats.js
- * writes its outbound buffer to the socket at the end of every microtask run, which under load
- * is one write syscall per publish (measured at a quarter of the edge's CPU); handed over
- * together, the publishes of every request served in that turn share one write.
+ * JetStream publishes for hot write paths, each resolved once the stream acknowledged it: the acks
+ * arrive at one inbox (reply-inbox.ts), and a turn's publishes are handed to the connection together,
+ * so that they share one socket write (docs/architecture.md#storage). Failures are nats.js's own error
+ * types (JetStreamApiError with its `code`, TimeoutError, NoRespondersError), so callers tell them
+ * apart as before.
  */
 export class JetStreamPublisher {
   readonly #acks: ReplyInbox;

@@ -3,16 +3,11 @@ import { BucketFollower, type StaleMarkers } from "./bucket-follower";
 import { fromKeyToken, keyToken } from "./key-codec";
 
 /**
- * The keys of an index bucket in memory, by group (every token of a key but its last two, the
- * sort token and the id: `s.<owner>.PENDING` for `s.<owner>.PENDING.<createdAt>.<id>`), each
- * group sorted, kept up to date by following the bucket (bucket-follower.ts): a page of a group
- * costs a binary search and a slice, where a key scan walks every key under its filter. Only the
- * keys `keep` accepts are held. The index's removals must write markers (MarkedRemovals), or the
- * view would never see a key go.
- *
- * A group holds each key as `<sort>.<id>`, both decoded, one flat string (about 70 bytes): its
- * order is the pair's, as key scans sort them, since sort tokens are of one length
- * (sortableNumber), and the key is made again from it.
+ * The keys of an index bucket in memory, by group (every token of a key but its last two, the sort
+ * token and the id), kept up to date by following the bucket (bucket-follower.ts): a page costs a
+ * binary search and a slice, where a key scan walks every key under its filter. Only keys `keep`
+ * accepts are held, each as one string `<sort>.<id>` (sort tokens have one length, so these sort as
+ * the pairs do). The index's removals must write markers (MarkedRemovals), or no key would ever go.
  */
 export class KeyGroupsView {
   readonly #groups = new Map<string, string[]>();

@@ -4,12 +4,10 @@ import type { DirectReads } from "./direct-reads";
 import type { JetStreamPublisher } from "./jetstream-publisher";
 
 /**
- * The two buckets of one record type: the records by id, and the index keys that list them.
- * Hot writes (create, update, index puts) go through `publisher` to the buckets' subjects;
- * reads, deletes and the rare paths use the nats.js KV handles.
- *
- * KV bucket B is stream KV_B with subjects $KV.B.<key> (the KV layout spec, ADR-8). Keys come
- * from keyToken and the layouts, so they are valid subject tokens without nats.js's checks.
+ * The two buckets of one record type: the records by id, and the index keys that list them. Hot
+ * writes (create, update, index puts) go through `publisher` to the buckets' subjects; reads, deletes
+ * and the rare paths use the nats.js KV handles. Bucket B is stream KV_B with subjects $KV.B.<key>
+ * (ADR-8); keys come from keyToken and the layouts, so they are valid subject tokens unchecked.
  */
 export interface KvBuckets {
   jsm: JetStreamManager;

@@ -10,22 +10,17 @@ export const RECENT_MAX_AGE_MS = 2_000;
  * missing, so no request waits for its read (many at once did, each 2 s, on a busy webhook).
  */
 export const RECENT_REFRESH_MS = RECENT_MAX_AGE_MS / 2;
+/** Past this the oldest entry goes: hits do not reorder, since every entry is read again within RECENT_MAX_AGE_MS anyway. */
 const CAPACITY = 10_000;
 /** After a watch fails to start or ends, reads go to the server for this long before it is tried again. */
 const RETRY_MS = 1_000;
 
 /**
- * Records of one KV bucket kept in memory for hot read paths (a webhook trigger reads its
- * webhook, owner and workflow on every request). Served only while a watch of the bucket is
- * live: any change by any writer evicts the key when the watch delivers it (normally within a
- * millisecond or so), and no entry is served past RECENT_MAX_AGE_MS, which bounds staleness if
- * the watch falls behind. Writes through this process's collection replace the entry at once,
- * so the process that made a change never sees the record before it.
- *
- * A server read that overlaps any write or watch event is returned but not kept: it may have
- * read the value that write replaced. Entries are deep-frozen because every caller shares them.
- * Past CAPACITY the oldest entry goes: hits do not reorder the map, since every entry is read
- * again within RECENT_MAX_AGE_MS anyway.
+ * Records of one KV bucket kept in memory for hot read paths, served only while a watch of the bucket
+ * is live: any writer's change evicts the key when the watch delivers it, and no entry is served past
+ * RECENT_MAX_AGE_MS. Writes through this process replace the entry at once; a server read that
+ * overlaps a write or watch event is returned but not kept (it may hold the replaced value). Entries
+ * are deep-frozen: every caller shares them (docs/architecture.md#storage).
  */
 export class RecentReads<T> {
   readonly #entries = new Map<string, { entry: Versioned<T>; at: number }>();

@@ -13,12 +13,11 @@ interface Waiting {
 }
 
 /**
- * The replies to many requests on one inbox subscription, for hot paths (JetStream publishes,
- * KV reads). nats.js's `request` makes, per request, a promise, a timer, and an error object that
- * captures a stack, plus one more when it cancels its own timeout after success; here one
- * subscription receives every reply and one timer expires requests in order. Failures are
- * nats.js's own types (TimeoutError, NoRespondersError, ClosedConnectionError), so callers tell
- * them apart as before.
+ * The replies to many requests on one inbox subscription, for hot paths (JetStream publishes, KV
+ * reads): one subscription receives every reply and one timer expires requests in order, where
+ * nats.js's `request` makes a promise, a timer and errors that capture a stack per request
+ * (docs/architecture.md#storage). Failures are nats.js's own types (TimeoutError, NoRespondersError,
+ * ClosedConnectionError), so callers tell them apart as before.
  */
 export class ReplyInbox {
   readonly #pending = new Map<string, Waiting>();

@@ -6,12 +6,10 @@ import { parseRecord } from "../parse-record";
 import type { Page, PageQuery, Versioned } from "../port";
 
 /**
- * A stored document: `_id` is the record's id, `version` its CAS counter, `record` the record as
- * JSON, and beside them copies of the fields the list queries filter and sort on (the indexed
- * ones). The record is kept as a JSON string, not as a BSON subdocument, because its maps have
- * keys MongoDB handles badly or not at all in updates: step paths with dots (`loop[2].name`),
- * variable names and edited rows with any characters, '$' prefixes included. It also keeps the
- * record's own `version` field (a workflow's) apart from the CAS counter.
+ * A stored document: `_id` the record's id, `version` its CAS counter, `record` the record as JSON,
+ * and copies of the fields the list queries filter and sort on. The record is a JSON string, not a
+ * BSON subdocument: its maps have keys MongoDB handles badly or not at all in updates (step paths with
+ * dots such as `loop[2].name`, `$` prefixes), and its own `version` (a workflow's) stays apart.
  */
 export interface StoredDoc {
   _id: string;
