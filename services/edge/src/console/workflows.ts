@@ -18,7 +18,6 @@ import {
   VersionConflictBody,
   WorkflowInvalidBody,
   type ConsoleWorkflowItem,
-  type DiffLine,
 } from "@wf/shared/api";
 import { CasConflictError, WfError } from "@wf/shared/errors";
 import { newWorkflowRecord, nextWorkflowVersion, type Store, type Versioned, type WorkflowRecord } from "@wf/shared/store";
@@ -28,6 +27,7 @@ import { requireWriter, roleOn, visibleWorkflow, type Role } from "../access/rol
 import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
+import { lineDiff } from "../text-diff";
 import { versionsOf } from "./workflow-versions";
 
 const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };
@@ -324,46 +324,4 @@ function versionOf(w: WorkflowRecord, version: number): { version: number; yaml:
   const found = versionsOf(w).find((v) => v.version === version);
   if (!found) throw new WfError("NOT_FOUND", `workflow ${w.id} has no version ${version} kept`);
   return found;
-}
-
-/** Beyond this many cells the middle (after common head and tail) is shown as removed then added. */
-const MAX_LCS_CELLS = 4_000_000;
-
-/** A line diff by longest common subsequence: every line of both texts, in order. */
-export function lineDiff(fromText: string, toText: string): DiffLine[] {
-  const a = fromText.split("\n");
-  const b = toText.split("\n");
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const same = (line: string): DiffLine => ({ op: "same", line });
-  const x = a.slice(head, a.length - tail);
-  const y = b.slice(head, b.length - tail);
-  const middle: DiffLine[] = [];
-  if ((x.length + 1) * (y.length + 1) > MAX_LCS_CELLS) {
-    middle.push(...x.map((line): DiffLine => ({ op: "remove", line })), ...y.map((line): DiffLine => ({ op: "add", line })));
-  } else {
-    // lcs[i][j]: the longest common subsequence of x[i..] and y[j..]
-    const width = y.length + 1;
-    const lcs = new Uint32Array((x.length + 1) * width);
-    for (let i = x.length - 1; i >= 0; i--) {
-      for (let j = y.length - 1; j >= 0; j--) {
-        lcs[i * width + j] = x[i] === y[j] ? lcs[(i + 1) * width + j + 1]! + 1 : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
-      }
-    }
-    let i = 0;
-    let j = 0;
-    while (i < x.length && j < y.length) {
-      if (x[i] === y[j]) {
-        middle.push(same(x[i]!));
-        i++;
-        j++;
-      } else if (lcs[(i + 1) * width + j]! >= lcs[i * width + j + 1]!) middle.push({ op: "remove", line: x[i++]! });
-      else middle.push({ op: "add", line: y[j++]! });
-    }
-    while (i < x.length) middle.push({ op: "remove", line: x[i++]! });
-    while (j < y.length) middle.push({ op: "add", line: y[j++]! });
-  }
-  return [...a.slice(0, head).map(same), ...middle, ...a.slice(a.length - tail).map(same)];
 }
