@@ -1,10 +1,8 @@
 import { ConsoleExecutionView, ConsoleStartBody, ErrorBody, IdParams, StartExecutionResponse } from "@wf/shared/api";
-import { WfError } from "@wf/shared/errors";
 import { startableWorkflow, visibleExecution } from "../access/roles";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
-import { inputsError } from "../routes/workflows";
-import { startStoredWorkflow } from "../start-execution";
+import { startRequested } from "../start-execution";
 import { consoleExecutionView } from "../views/console-execution";
 import { breakpointProblems } from "./breakpoint-problems";
 
@@ -32,20 +30,12 @@ export const consoleExecutionRoutes: Route[] = [
         const problems = breakpointProblems(w.definition, body.debug.breakpoints, "debug.breakpoints");
         if (problems.length > 0) throw validationError(problems);
       }
-      const startedAt = ctx.clock();
-      let executionId: string;
-      try {
-        executionId = await startStoredWorkflow(ctx, w, {
-          inputs: body.inputs,
-          triggerSource: "console",
-          enableMonitoring: body.enableMonitoring,
-          ...(body.debug ? { debug: body.debug } : {}),
-        });
-      } catch (err) {
-        if (err instanceof WfError && err.code === "VALIDATION_FAILED") throw inputsError(w.definition, body.inputs, err);
-        throw err;
-      }
-      return { executionId, status: "PENDING" as const, workflowId: w.id, startedAt };
+      return startRequested(ctx, w, {
+        inputs: body.inputs,
+        triggerSource: "console",
+        enableMonitoring: body.enableMonitoring,
+        ...(body.debug ? { debug: body.debug } : {}),
+      });
     },
   }),
   defineRoute({

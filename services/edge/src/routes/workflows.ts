@@ -1,20 +1,8 @@
-import {
-  ErrorBody,
-  IdParams,
-  StartExecutionBody,
-  StartExecutionResponse,
-  WorkflowDetail,
-  WorkflowList,
-  WorkflowListQuery,
-  type FieldProblem,
-} from "@wf/shared/api";
-import { WfError } from "@wf/shared/errors";
-import { resolveVariables, WorkflowSchema } from "@wf/shared/workflow";
+import { ErrorBody, IdParams, StartExecutionBody, StartExecutionResponse, WorkflowDetail, WorkflowList, WorkflowListQuery } from "@wf/shared/api";
 import { startableWorkflow, visibleWorkflow } from "../access/roles";
-import { startStoredWorkflow } from "../start-execution";
+import { startRequested } from "../start-execution";
 import { workflowDetail, workflowSummary } from "../views/workflow";
 import { defineRoute, type Route } from "./route";
-import { validationError } from "./validate";
 
 export const workflowRoutes: Route[] = [
   defineRoute({
@@ -68,28 +56,7 @@ export const workflowRoutes: Route[] = [
     },
     async handler({ params, body }, { ctx, caller }) {
       const w = (await startableWorkflow(ctx.store, params.id, caller().userId)).value;
-      const startedAt = ctx.clock();
-      let executionId: string;
-      try {
-        executionId = await startStoredWorkflow(ctx, w, {
-          inputs: body.inputs,
-          triggerSource: "open_api",
-          enableMonitoring: body.enableMonitoring,
-        });
-      } catch (err) {
-        if (err instanceof WfError && err.code === "VALIDATION_FAILED") throw inputsError(w.definition, body.inputs, err);
-        throw err;
-      }
-      return { executionId, status: "PENDING" as const, workflowId: w.id, startedAt };
+      return startRequested(ctx, w, { inputs: body.inputs, triggerSource: "open_api", enableMonitoring: body.enableMonitoring });
     },
   }),
 ];
-
-/** The 400 of bad inputs, one problem per input, as `inputs.<name>` (checked only where a start fails VALIDATION_FAILED). */
-export function inputsError(definition: unknown, inputs: Record<string, unknown>, err: WfError): WfError {
-  const workflow = WorkflowSchema.safeParse(definition);
-  const resolved = workflow.success ? resolveVariables(workflow.data, inputs) : null;
-  if (!resolved || resolved.ok) return err;
-  const problems: FieldProblem[] = resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message }));
-  return validationError(problems);
-}
