@@ -1,7 +1,7 @@
 import { roleOn, startRefusal, type WorkflowRole } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
-import type { Store, Versioned, WorkflowRecord } from "@wf/shared/store";
+import type { ApprovalRecord, Store, Versioned, WorkflowRecord } from "@wf/shared/store";
 
 /*
  * Visibility (docs/api.md, Who may do what): a workflow is seen by its owner and the users it is
@@ -32,6 +32,13 @@ export async function visibleExecution(store: Store, id: string, userId: string)
   const role = execution && (await roleOnOwned(store, execution.value, userId));
   if (!execution || !role) throw new WfError("NOT_FOUND", `execution ${id} not found`);
   return { execution, role };
+}
+
+export async function visibleApproval(store: Store, id: string, userId: string): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
+  const approval = await store.approvals.get(id);
+  const role = approval && (await roleOnOwned(store, approval.value, userId));
+  if (!approval || !role) throw new WfError("NOT_FOUND", `approval ${id} not found`);
+  return { approval, role };
 }
 
 /**

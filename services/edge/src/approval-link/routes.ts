@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { WfError } from "@wf/shared/errors";
-import { requireWriter } from "../access/roles";
+import { requireWriter, visibleApproval } from "../access/roles";
 import type { EdgeContext } from "../context";
+import { decide } from "../decide-approval";
 import { errorAnswer } from "../errors";
-import { decide, visibleApproval } from "../routes/approvals";
 import { validationError } from "../routes/validate";
 import { LinkForm, LinkParams } from "./link-doc";
 import { renderLinkPage, type LinkPage } from "./page";
@@ -26,7 +26,7 @@ export function registerApprovalLink(app: FastifyInstance, ctx: EdgeContext): vo
     const config = { auth: "APPROVAL_RESPOND" as const };
     scope.get(APPROVAL_LINK_PATH, { config }, async (request, reply) => {
       return answer(reply, async () => {
-        const { approval } = await visibleApproval(ctx, linkId(request.params), request.caller!.userId);
+        const { approval } = await visibleApproval(ctx.store, linkId(request.params), request.caller!.userId);
         return { kind: "review", approval: approval.value };
       });
     });
@@ -36,7 +36,7 @@ export function registerApprovalLink(app: FastifyInstance, ctx: EdgeContext): vo
         const form = LinkForm.safeParse(request.body ?? {});
         if (!form.success) throw new WfError("VALIDATION_FAILED", `comment ${form.error.issues[0]?.message ?? "is invalid"}`);
         const userId = request.caller!.userId;
-        const { approval, role } = await visibleApproval(ctx, id, userId);
+        const { approval, role } = await visibleApproval(ctx.store, id, userId);
         requireWriter(role, "deciding an approval");
         const comment = form.data.comment?.trim() || null;
         await decide(ctx, approval, userId, "approve", { comment, editedItems: null });

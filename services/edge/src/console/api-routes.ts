@@ -1,5 +1,5 @@
+import { consoleApprovalRoutes } from "../routes/approvals";
 import type { Route } from "../routes/route";
-import { consoleApprovalRoutes } from "./approvals";
 import { consoleAccountRoutes } from "./account";
 import { consoleDebugRoutes } from "./debug";
 import { consoleEventRoutes } from "./events";

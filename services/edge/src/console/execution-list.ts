@@ -1,18 +1,9 @@
-import {
-  CancelBody,
-  CancelResponse,
-  ConsoleExecutionList,
-  ConsoleExecutionListQuery,
-  ConsoleStepDetail,
-  ErrorBody,
-  IdParams,
-  StepParams,
-} from "@wf/shared/api";
+import { ConsoleExecutionList, ConsoleExecutionListQuery, ConsoleStepDetail, ErrorBody, StepParams } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { Store } from "@wf/shared/store";
 import { roleOn, visibleExecution } from "../access/roles";
-import { cancelAs } from "../routes/executions";
+import { cancelExecution } from "../routes/executions";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { artifactView } from "../views/artifact";
@@ -35,23 +26,7 @@ export const consoleExecutionListRoutes: Route[] = [
       return { items: items.map(executionSummary), nextCursor };
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/api/console/executions/{id}/cancel",
-    operationId: "consoleCancelExecution",
-    summary: "Cancel a PENDING, RUNNING, PAUSED or AWAITING_APPROVAL execution",
-    tag: "executions",
-    auth: "console",
-    params: IdParams,
-    body: CancelBody,
-    status: 200,
-    responses: {
-      200: { description: "The cancel command is durable; the execution ends CANCELLED.", schema: CancelResponse },
-      403: { description: "You only view this workflow (or the account is inactive, or X-CSRF-Token is wrong).", schema: ErrorBody },
-      404: { description: "No such execution, not visible to you, or already finished.", schema: ErrorBody },
-    },
-    handler: ({ params }, { ctx, consoleUser }) => cancelAs(ctx, params.id, consoleUser().userId),
-  }),
+  cancelExecution.console,
   defineRoute({
     method: "GET",
     path: "/api/console/executions/{id}/steps/{path}",

@@ -10,17 +10,39 @@ import {
   RESULT_STATUSES,
   ResultNotReadyBody,
 } from "@wf/shared/api";
-import { cancelExecution } from "@wf/shared/client";
-import { CasConflictError, WfError } from "@wf/shared/errors";
-import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
-import type { Store, Versioned } from "@wf/shared/store";
-import { requireWriter, roleOn, visibleExecution } from "../access/roles";
-import type { EdgeContext } from "../context";
+import { WfError } from "@wf/shared/errors";
+import type { ExecutionSnapshot } from "@wf/shared/execution";
+import type { Store } from "@wf/shared/store";
+import { roleOn, visibleExecution } from "../access/roles";
+import { cancelAs } from "../cancel-execution";
 import { AnswerError } from "../errors";
 import { executionResult, executionStatusView, executionSummary } from "../views/execution";
 import { defineRoute, type Route } from "./route";
+import { defineTwin, viewerForbidden } from "./twin";
 
 const notFound = { description: "No such execution, or not visible to the key's owner.", schema: ErrorBody };
+
+/** Cancelling an execution, in both APIs (the console's is in console/execution-list.ts's routes). */
+export const cancelExecution = defineTwin({
+  method: "POST",
+  path: "/executions/{id}/cancel",
+  operationId: "cancelExecution",
+  summary: { v1: "Cancel a PENDING, RUNNING or AWAITING_APPROVAL execution", console: "Cancel a PENDING, RUNNING, PAUSED or AWAITING_APPROVAL execution" },
+  tag: "executions",
+  scope: "EXECUTION_CANCEL",
+  params: IdParams,
+  body: CancelBody,
+  status: 200,
+  responses: {
+    200: { description: "The cancel command is durable; the execution ends CANCELLED.", schema: CancelResponse },
+    403: viewerForbidden,
+    404: {
+      description: { v1: "No such execution, not visible, or already finished.", console: "No such execution, not visible to you, or already finished." },
+      schema: ErrorBody,
+    },
+  },
+  handler: ({ params }, { ctx, userId }) => cancelAs(ctx, params.id, userId),
+});
 
 export const executionRoutes: Route[] = [
   defineRoute({
@@ -85,54 +107,8 @@ export const executionRoutes: Route[] = [
       return executionResult(snapshot);
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/api/v1/executions/{id}/cancel",
-    operationId: "cancelExecution",
-    summary: "Cancel a PENDING, RUNNING or AWAITING_APPROVAL execution",
-    tag: "executions",
-    auth: "EXECUTION_CANCEL",
-    params: IdParams,
-    body: CancelBody,
-    status: 200,
-    responses: {
-      200: { description: "The cancel command is durable; the execution ends CANCELLED.", schema: CancelResponse },
-      403: { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody },
-      404: { description: "No such execution, not visible, or already finished.", schema: ErrorBody },
-    },
-    handler: ({ params }, { ctx, caller }) => cancelAs(ctx, params.id, caller().userId),
-  }),
+  cancelExecution.v1,
 ];
-
-/**
- * A cancel by a user who may see the execution (404 otherwise, and for one that has finished) and
- * act on it (owner or editor, 403 otherwise): durable once this returns.
- */
-export async function cancelAs(ctx: EdgeContext, id: string, userId: string): Promise<{ executionId: string; status: "CANCELLED" }> {
-  const { execution, role } = await visibleExecution(ctx.store, id, userId);
-  const { status } = execution.value;
-  if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${id} has already finished (${status})`);
-  requireWriter(role, "cancelling an execution");
-  await flagQueued(ctx.store, execution);
-  await cancelExecution(ctx.js, ctx.ns, id);
-  return { executionId: id, status: "CANCELLED" };
-}
-
-/**
- * A PENDING execution nobody holds is flagged before the cancel command goes out: its start
- * command is queued ahead of the cancel, and whichever executor takes either one then finishes
- * it CANCELLED before its first step. Lost to a concurrent write, the flag is left to the cancel
- * command, which the holder sees.
- */
-async function flagQueued(store: Store, execution: Versioned<ExecutionSnapshot>): Promise<void> {
-  const { value, version } = execution;
-  if (value.status !== "PENDING" || value.holder !== null || value.cancelRequested) return;
-  try {
-    await store.executions.update({ ...value, cancelRequested: true }, version);
-  } catch (err) {
-    if (!(err instanceof CasConflictError)) throw err;
-  }
-}
 
 function hasResult(s: ExecutionSnapshot): s is ExecutionSnapshot & { status: (typeof RESULT_STATUSES)[number] } {
   return (RESULT_STATUSES as readonly string[]).includes(s.status);
