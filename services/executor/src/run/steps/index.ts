@@ -1,5 +1,5 @@
 import type { Step, StepType } from "@wf/shared/workflow";
-import { aiStep } from "./ai";
+import { aiStep } from "./ai/index";
 import { codeStep } from "./code";
 import { foreachStep } from "./foreach";
 import { parallelStep } from "./parallel";

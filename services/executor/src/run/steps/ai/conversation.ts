@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { Usage } from "@wf/shared/execution";
+import type { Attempt, StepAt } from "../step-kind";
+import type { AiStepHost } from "./host";
 
 /**
  * An llm or agent step's conversation as the debugger sees it: what `set input` may give the
@@ -42,3 +44,25 @@ export const Conversation = z.object({
     .nullable(),
 });
 export type Conversation = z.infer<typeof Conversation>;
+
+/** The conversation an attempt starts from: a debugger's edited input, or the step's own prompt. */
+export interface Opening {
+  system: string | undefined;
+  messages: ConversationInput["messages"];
+}
+
+/** A debugger's `set input`, checked: the conversation to start with, or what is wrong with it. */
+export function editedConversation(stepName: string, edited: { value: unknown }): ConversationInput | Attempt {
+  const parsed = ConversationInput.safeParse(edited.value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
+  return { kind: "failed", error: `step \`${stepName}\`: the input set in the debugger is not {system?, messages}: ${problems.join("; ")}`, retryable: false };
+}
+
+/** Where the attempt stood at a debugger's pause inside it, when it is resuming from there. */
+export function resumedConversation(host: AiStepHost, { path, state }: StepAt): Conversation | null {
+  const saved = host.debug?.conversation(path, state.attempts);
+  if (saved === undefined) return null;
+  const parsed = Conversation.safeParse(saved);
+  return parsed.success ? parsed.data : null;
+}
