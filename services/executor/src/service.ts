@@ -1,6 +1,7 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, START_LANES } from "@wf/shared/execution";
-import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects, type Subjects } from "@wf/shared/nats";
+import type { Logger } from "@wf/shared/log";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
@@ -14,7 +15,7 @@ import { followBacklog } from "./backlog/follow-backlog";
 import { LaneShares } from "./backlog/lane-shares";
 import { describeIsolation } from "./code/describe-isolation";
 import { OwnerPlans } from "./actor/owner-plans";
-import { createCodeRunner } from "./code/index";
+import { createCodeRunner, type CodeRunner } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
 import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
 import { operatorPolicy } from "./egress";
@@ -27,12 +28,18 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** A command queue: a durable consumer of the command stream, and the subjects it takes. */
+interface CommandQueue {
+  durable: string;
+  filter: string;
+}
+
 /**
  * Execution actors: pull commands from the shared durable consumers (the start lanes' and the
  * other commands'), at most WF_EXEC_CONCURRENCY in hand at a time, lanes in turn (LaneShares).
  */
 export async function startExecutor(p: Platform): Promise<RunningService & { actor: ExecutorActor }> {
-  const { config, js, jsm, nc } = p;
+  const { config, js, nc } = p;
   // First: a provider whose key variable is missing stops start-up before anything is opened.
   const llm = LlmGateway.fromConfig(config);
   // Then the secrets' key: a process given another key than its peers stops here too.
@@ -40,45 +47,10 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const ns = config.WF_NAMESPACE;
   const subj = subjects(ns);
   const stream = streamNames(ns).cmd;
-  // The other commands' consumer, and one per start lane (docs/architecture.md#start-lanes).
-  const queues = [
-    { durable: consumerNames().executor, filter: subj.execAll },
-    ...Array.from({ length: START_LANES }, (_, lane) => ({ durable: consumerNames().executorLane(lane), filter: subj.execStartLane(lane) })),
-  ];
-  await Promise.all(
-    queues.map((q) =>
-      ensureConsumer(jsm, stream, {
-        ...q,
-        ackWaitMs: config.WF_EXEC_LEASE_MS,
-        // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
-        maxDeliver: -1,
-        maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
-      }),
-    ),
-  );
-  const codeRunner = await createCodeRunner({
-    pool: config.WF_SANDBOX_POOL,
-    ...(config.WF_SANDBOX_SOCKET ? { socket: config.WF_SANDBOX_SOCKET } : {}),
-    ...(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {}),
-    sandbox: sandboxSettings(config),
-  });
+  const queues = commandQueues(subj);
+  await ensureQueues(p, stream, queues);
   const log = p.log.child({ component: "executor" });
-  const isolation = codeRunner.isolation();
-  log.info(`code sandbox: ${describeIsolation(isolation)}`, { ...isolation });
-  if (isolation.processes === "refused") {
-    log.warn(
-      `the code sandbox cannot start on this machine (${isolation.reason ?? "unknown"}): code steps in Python, Bash, Ruby, Lua and CLI commands fail, saying so. ` +
-        "It needs to be root with user namespaces; in a container, allow them (docs/sandbox.md). WF_SANDBOX_UNSAFE=1 runs such steps without it.",
-      { ...isolation },
-    );
-  }
-  if (isolation.processes === "unsafe") {
-    log.error(
-      "CODE STEPS RUN WITHOUT THE SANDBOX (WF_SANDBOX_UNSAFE=1): any workflow author can read what this host's files and network give the step's uid. " +
-        `The sandbox cannot start here: ${isolation.reason ?? "unknown"}. Never do this where workflows come from people you do not trust.`,
-      { ...isolation },
-    );
-  }
+  const codeRunner = await startCodeRunner(p, log);
   // Stdio MCP servers run where code steps do, and only the commands the operator lists.
   const mcpStdio = config.WF_MCP_STDIO ? new SandboxedStdio(codeRunner, config.WF_MCP_STDIO_ALLOW ?? []) : null;
   const limits = resultLimits(nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
@@ -115,37 +87,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       if (id) actor.cancelLocal(id);
     },
   });
-
-  const commands = actor.commands();
-  const yieldTo = new BacklogYield({
-    full: config.WF_EXEC_CONCURRENCY,
-    yielded: config.WF_EXEC_YIELD_CONCURRENCY,
-    growthPerSec: config.WF_EXEC_YIELD_GROWTH,
-    maxMs: config.WF_EXEC_YIELD_MAX_MS,
-  });
-  const shares = new LaneShares(yieldTo);
-  const consumers = await Promise.all(
-    queues.map(({ durable }, i) =>
-      consumeCommands({
-        js,
-        jsm,
-        ns,
-        stream,
-        durable,
-        log,
-        // `<ns>.cmd.exec.<verb>.<execId>`; a lane's are `<ns>.cmd.start.<lane>.<execId>`.
-        commandOf: i === 0 ? (subject) => subject.split(".")[3] : () => "start",
-        commands: i === 0 ? commands : { start: commands.start },
-        executionOf: executionOfSubject,
-        giveUp: (executionId, reason) => actor.fail(executionId, reason),
-        concurrency: shares.lane(),
-        ackWaitMs: config.WF_EXEC_LEASE_MS,
-        maxDeliver: config.WF_EXEC_MAX_DELIVER,
-        redeliverOnce: config.WF_REDELIVER_ONCE,
-      }),
-    ),
-  );
-  const backlog = followBacklog({ jsm, stream, inHand: () => shares.inHand(), yieldTo, intervalMs: BACKLOG_SAMPLE_MS, log });
+  const { consumers, backlog, yieldTo } = await consumeQueues(p, log, actor, stream, queues);
   for (const { durable } of queues) platformHealth(p).watchConsumer(stream, durable);
   log.info("executor ready", {
     actorId,
@@ -170,4 +112,90 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       events.close();
     },
   };
+}
+
+/** The other commands' queue, and one per start lane (docs/architecture.md#start-lanes). */
+function commandQueues(subj: Subjects): CommandQueue[] {
+  return [
+    { durable: consumerNames().executor, filter: subj.execAll },
+    ...Array.from({ length: START_LANES }, (_, lane) => ({ durable: consumerNames().executorLane(lane), filter: subj.execStartLane(lane) })),
+  ];
+}
+
+/** Creates or updates the queues' durable consumers, shared by every executor. */
+async function ensureQueues({ config, jsm }: Platform, stream: string, queues: readonly CommandQueue[]): Promise<void> {
+  await Promise.all(
+    queues.map((q) =>
+      ensureConsumer(jsm, stream, {
+        ...q,
+        ackWaitMs: config.WF_EXEC_LEASE_MS,
+        // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
+        maxDeliver: -1,
+        maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
+      }),
+    ),
+  );
+}
+
+/** The code steps' runner, its isolation logged: loudly when the sandbox cannot start. */
+async function startCodeRunner({ config }: Platform, log: Logger): Promise<CodeRunner> {
+  const codeRunner = await createCodeRunner({
+    pool: config.WF_SANDBOX_POOL,
+    ...(config.WF_SANDBOX_SOCKET ? { socket: config.WF_SANDBOX_SOCKET } : {}),
+    ...(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {}),
+    sandbox: sandboxSettings(config),
+  });
+  const isolation = codeRunner.isolation();
+  log.info(`code sandbox: ${describeIsolation(isolation)}`, { ...isolation });
+  if (isolation.processes === "refused") {
+    log.warn(
+      `the code sandbox cannot start on this machine (${isolation.reason ?? "unknown"}): code steps in Python, Bash, Ruby, Lua and CLI commands fail, saying so. ` +
+        "It needs to be root with user namespaces; in a container, allow them (docs/sandbox.md). WF_SANDBOX_UNSAFE=1 runs such steps without it.",
+      { ...isolation },
+    );
+  }
+  if (isolation.processes === "unsafe") {
+    log.error(
+      "CODE STEPS RUN WITHOUT THE SANDBOX (WF_SANDBOX_UNSAFE=1): any workflow author can read what this host's files and network give the step's uid. " +
+        `The sandbox cannot start here: ${isolation.reason ?? "unknown"}. Never do this where workflows come from people you do not trust.`,
+      { ...isolation },
+    );
+  }
+  return codeRunner;
+}
+
+/** Pulls the queues' commands into the actor, lanes in turn, yielding to the triggers when the backlog grows (BacklogYield). */
+async function consumeQueues(p: Platform, log: Logger, actor: ExecutorActor, stream: string, queues: readonly CommandQueue[]) {
+  const { config, js, jsm } = p;
+  const commands = actor.commands();
+  const yieldTo = new BacklogYield({
+    full: config.WF_EXEC_CONCURRENCY,
+    yielded: config.WF_EXEC_YIELD_CONCURRENCY,
+    growthPerSec: config.WF_EXEC_YIELD_GROWTH,
+    maxMs: config.WF_EXEC_YIELD_MAX_MS,
+  });
+  const shares = new LaneShares(yieldTo);
+  const consumers = await Promise.all(
+    queues.map(({ durable }, i) =>
+      consumeCommands({
+        js,
+        jsm,
+        ns: config.WF_NAMESPACE,
+        stream,
+        durable,
+        log,
+        // `<ns>.cmd.exec.<verb>.<execId>`; a lane's are `<ns>.cmd.start.<lane>.<execId>`.
+        commandOf: i === 0 ? (subject) => subject.split(".")[3] : () => "start",
+        commands: i === 0 ? commands : { start: commands.start },
+        executionOf: executionOfSubject,
+        giveUp: (executionId, reason) => actor.fail(executionId, reason),
+        concurrency: shares.lane(),
+        ackWaitMs: config.WF_EXEC_LEASE_MS,
+        maxDeliver: config.WF_EXEC_MAX_DELIVER,
+        redeliverOnce: config.WF_REDELIVER_ONCE,
+      }),
+    ),
+  );
+  const backlog = followBacklog({ jsm, stream, inHand: () => shares.inHand(), yieldTo, intervalMs: BACKLOG_SAMPLE_MS, log });
+  return { consumers, backlog, yieldTo };
 }

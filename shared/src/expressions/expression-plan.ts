@@ -162,28 +162,36 @@ class ReadsAll extends Error {}
  * arguments and operands there, and the bodies of lambdas defined there (evaluated on that input).
  */
 function needsOf(ast: Node): ContextNeeds {
-  const needs = new Map<string, "whole" | Set<string>>();
-  const whole = (name: string) => needs.set(name, "whole");
-  const child = (name: string, key: string) => {
-    const need = needs.get(name);
-    if (need === "whole") return;
-    needs.set(name, (need ?? new Set<string>()).add(key));
-  };
+  const walker = new NeedsWalk();
+  try {
+    walker.walk(ast, true);
+  } catch (err) {
+    if (err instanceof ReadsAll) return "all";
+    throw err;
+  }
+  return walker.needs;
+}
 
-  const walk = (node: unknown, root: boolean): void => {
+/** Fields any node may have; each type's own are listed where it is walked. */
+const COMMON_FIELDS = ["type", "position", "predicate", "group", "keepArray", "consarray"];
+
+/** needsOf's walk: collects what the expression reads, and throws ReadsAll where it may read anything. */
+class NeedsWalk {
+  readonly needs = new Map<string, "whole" | Set<string>>();
+
+  walk(node: unknown, root: boolean): void {
     if (!isNode(node)) throw new ReadsAll();
     if (["focus", "index", "tuple", "ancestor", "seekingParent"].some((f) => f in node)) throw new ReadsAll();
     // Predicates and group-by clauses of a non-path node run on that node's value.
-    for (const stage of (node.predicate ?? []) as unknown[]) walkStage(stage);
-    walkGroup(node.group);
-    const common = ["type", "position", "predicate", "group", "keepArray", "consarray"];
+    for (const stage of (node.predicate ?? []) as unknown[]) this.walkStage(stage);
+    this.walkGroup(node.group);
     const expect = (...fields: string[]) => {
-      if (!onlyFields(node, [...common, ...fields])) throw new ReadsAll();
+      if (!onlyFields(node, [...COMMON_FIELDS, ...fields])) throw new ReadsAll();
     };
     switch (node.type) {
       case "path":
         expect("steps", "keepSingletonArray");
-        return walkPath(node.steps, root);
+        return this.walkPath(node.steps, root);
       case "string":
       case "number":
       case "value":
@@ -200,128 +208,148 @@ function needsOf(ast: Node): ContextNeeds {
       case "binary":
       case "apply":
         expect("value", "lhs", "rhs");
-        walk(node.lhs, root);
-        return walk(node.rhs, root);
-      case "bind": {
+        this.walk(node.lhs, root);
+        return this.walk(node.rhs, root);
+      case "bind":
         expect("value", "lhs", "rhs");
-        const lhs = node.lhs as Node;
-        if (!isNode(lhs) || lhs.type !== "variable" || !bindable(lhs.value)) throw new ReadsAll();
-        return walk(node.rhs, root);
-      }
+        return this.walkBind(node, root);
       case "unary":
         expect("value", "expressions", "lhs", "expression");
-        if (node.value === "[") return eachOf(node.expressions).forEach((e) => walk(e, root));
-        if (node.value === "{") return pairsOf(node.lhs).forEach(([k, v]) => (walk(k, root), walk(v, root)));
-        return walk(node.expression, root);
+        return this.walkUnary(node, root);
       case "condition":
         expect("condition", "then", "else");
-        walk(node.condition, root);
-        walk(node.then, root);
-        if (node.else !== undefined) walk(node.else, root);
-        return;
+        return this.walkCondition(node, root);
       case "block":
         expect("expressions");
-        return eachOf(node.expressions).forEach((e) => walk(e, root));
+        return eachOf(node.expressions).forEach((e) => this.walk(e, root));
       case "function":
         expect("value", "name", "arguments", "procedure");
-        callee(node.procedure, root);
-        return eachOf(node.arguments).forEach((a) => walk(a, root));
+        this.callee(node.procedure, root);
+        return eachOf(node.arguments).forEach((a) => this.walk(a, root));
       case "lambda":
         expect("arguments", "signature", "body", "thunk");
-        if (node.signature !== undefined) throw new ReadsAll();
-        for (const param of eachOf(node.arguments)) if (!isNode(param) || param.type !== "variable" || !bindable(param.value)) throw new ReadsAll();
-        return walk(node.body, root);
+        return this.walkLambda(node, root);
       case "transform":
-        // A function of its argument: its pattern and updates never see the root.
         expect("pattern", "update", "delete");
-        walk(node.pattern, false);
-        walk(node.update, false);
-        if (node.delete !== undefined) walk(node.delete, false);
-        return;
+        return this.walkTransform(node);
       default:
         // partial, parent, sort outside a path, anything newer than this analysis.
         throw new ReadsAll();
     }
-  };
+  }
 
-  const walkPath = (stepsField: unknown, root: boolean): void => {
+  private walkBind(node: Node, root: boolean): void {
+    const lhs = node.lhs as Node;
+    if (!isNode(lhs) || lhs.type !== "variable" || !bindable(lhs.value)) throw new ReadsAll();
+    this.walk(node.rhs, root);
+  }
+
+  /** An array constructor `[…]`, an object constructor `{…}`, or a negation. */
+  private walkUnary(node: Node, root: boolean): void {
+    if (node.value === "[") return eachOf(node.expressions).forEach((e) => this.walk(e, root));
+    if (node.value === "{") return pairsOf(node.lhs).forEach(([k, v]) => (this.walk(k, root), this.walk(v, root)));
+    return this.walk(node.expression, root);
+  }
+
+  private walkCondition(node: Node, root: boolean): void {
+    this.walk(node.condition, root);
+    this.walk(node.then, root);
+    if (node.else !== undefined) this.walk(node.else, root);
+  }
+
+  private walkLambda(node: Node, root: boolean): void {
+    if (node.signature !== undefined) throw new ReadsAll();
+    for (const param of eachOf(node.arguments)) if (!isNode(param) || param.type !== "variable" || !bindable(param.value)) throw new ReadsAll();
+    this.walk(node.body, root);
+  }
+
+  /** A function of its argument: its pattern and updates never see the root. */
+  private walkTransform(node: Node): void {
+    this.walk(node.pattern, false);
+    this.walk(node.update, false);
+    if (node.delete !== undefined) this.walk(node.delete, false);
+  }
+
+  private walkPath(stepsField: unknown, root: boolean): void {
     const steps = eachOf(stepsField);
     steps.forEach((step, i) => {
       const first = i === 0 && root;
-      if (!first || !isNode(step) || step.type !== "name") return walkStep(step, first);
-      walkStep(step, false);
+      if (!first || !isNode(step) || step.type !== "name") return this.walkStep(step, first);
+      this.walkStep(step, false);
       const next = steps[1];
       // `steps.fetch…` reads `steps.fetch` only, unless `steps` itself is filtered or grouped.
       if (step.stages === undefined && step.group === undefined && isNode(next) && next.type === "name" && typeof next.value === "string") {
-        child(String(step.value), next.value);
+        this.child(String(step.value), next.value);
       } else {
-        whole(String(step.value));
+        this.whole(String(step.value));
       }
     });
-  };
+  }
 
   /** A path step: a name (with its filters), a sort, or any expression (walked on the step's input). */
-  const walkStep = (step: unknown, root: boolean): void => {
+  private walkStep(step: unknown, root: boolean): void {
     if (!isNode(step)) throw new ReadsAll();
     if (step.type === "name") {
       if (!onlyFields(step, ["type", "value", "position", "stages", "group", "keepArray"]) || typeof step.value !== "string") throw new ReadsAll();
-      if (root) whole(step.value);
-      for (const stage of eachOf(step.stages ?? [])) walkStage(stage);
-      return walkGroup(step.group);
+      if (root) this.whole(step.value);
+      for (const stage of eachOf(step.stages ?? [])) this.walkStage(stage);
+      return this.walkGroup(step.group);
     }
     if (step.type === "sort") {
       if (!onlyFields(step, ["type", "position", "terms", "stages"])) throw new ReadsAll();
-      for (const term of eachOf(step.terms)) walk((term as { expression?: unknown }).expression, false);
-      for (const stage of eachOf(step.stages ?? [])) walkStage(stage);
+      for (const term of eachOf(step.terms)) this.walk((term as { expression?: unknown }).expression, false);
+      for (const stage of eachOf(step.stages ?? [])) this.walkStage(stage);
       return;
     }
     if ("stages" in step) {
-      for (const stage of eachOf(step.stages)) walkStage(stage);
+      for (const stage of eachOf(step.stages)) this.walkStage(stage);
       const { stages: _stages, ...rest } = step;
-      return walk(rest, root);
+      return this.walk(rest, root);
     }
-    return walk(step, root);
-  };
+    return this.walk(step, root);
+  }
 
-  const walkStage = (stage: unknown): void => {
+  private walkStage(stage: unknown): void {
     if (!isNode(stage) || stage.type !== "filter") throw new ReadsAll();
-    walk(stage.expr, false);
-  };
+    this.walk(stage.expr, false);
+  }
 
-  const walkGroup = (group: unknown): void => {
+  private walkGroup(group: unknown): void {
     if (group === undefined) return;
     for (const [k, v] of pairsOf((group as { lhs?: unknown }).lhs)) {
-      walk(k, false);
-      walk(v, false);
+      this.walk(k, false);
+      this.walk(v, false);
     }
-  };
+  }
 
-  const readVariable = (name: unknown, root: boolean): void => {
-    if (typeof name !== "string") throw new ReadsAll();
-    // `$$` is the root wherever it appears; `$` is the root at the root.
-    if (name === "$" || (name === "" && root)) throw new ReadsAll();
-    // A built-in that may take its caller's input, passed around as a value, may be called on the root.
-    if (BUILT_INS.has(name) && !CONTEXT_FREE.has(name)) throw new ReadsAll();
-  };
-
-  const callee = (procedure: unknown, root: boolean): void => {
+  private callee(procedure: unknown, root: boolean): void {
     if (!isNode(procedure)) throw new ReadsAll();
     if (procedure.type !== "variable") {
       if (root) throw new ReadsAll();
-      return walk(procedure, root);
+      return this.walk(procedure, root);
     }
     const name = procedure.value;
     if (typeof name !== "string" || name === "$" || name === "" || name === "eval") throw new ReadsAll();
     if (root && BUILT_INS.has(name) && !CONTEXT_FREE.has(name)) throw new ReadsAll();
-  };
-
-  try {
-    walk(ast, true);
-  } catch (err) {
-    if (err instanceof ReadsAll) return "all";
-    throw err;
   }
-  return needs;
+
+  private whole(name: string): void {
+    this.needs.set(name, "whole");
+  }
+
+  private child(name: string, key: string): void {
+    const need = this.needs.get(name);
+    if (need === "whole") return;
+    this.needs.set(name, (need ?? new Set<string>()).add(key));
+  }
+}
+
+function readVariable(name: unknown, root: boolean): void {
+  if (typeof name !== "string") throw new ReadsAll();
+  // `$$` is the root wherever it appears; `$` is the root at the root.
+  if (name === "$" || (name === "" && root)) throw new ReadsAll();
+  // A built-in that may take its caller's input, passed around as a value, may be called on the root.
+  if (BUILT_INS.has(name) && !CONTEXT_FREE.has(name)) throw new ReadsAll();
 }
 
 /** Rebinding a built-in, `$` or `$$` would break the reasoning above, which goes by name. */

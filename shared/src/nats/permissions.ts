@@ -179,14 +179,28 @@ const URL_SIGNING = { check: "urlSigning", legacy: "url-signing-key" };
 
 /** The least each service needs, in namespace `ns`. */
 export function servicePermissions(ns: string): Record<ServiceUser, Permissions> {
+  const names = namesIn(ns);
+  return { edge: edgePermissions(names), executor: executorPermissions(names), approvals: approvalsPermissions(names), scheduler: schedulerPermissions(names) };
+}
+
+/** The subjects, streams and consumers of namespace `ns` that the grants name. */
+function namesIn(ns: string) {
   const subj = subjects(ns);
-  const streams = streamNames(ns);
-  const consumers = consumerNames();
-  const cmd = `${ns}.cmd`;
-  // A command consumer's audit event for a message it dropped (consumeCommands).
-  const dropped = subj.audit("command_dropped");
   return {
-    edge: new Grants(ns)
+    ns,
+    subj,
+    streams: streamNames(ns),
+    consumers: consumerNames(),
+    cmd: `${ns}.cmd`,
+    // A command consumer's audit event for a message it dropped (consumeCommands).
+    dropped: subj.audit("command_dropped"),
+  };
+}
+type Names = ReturnType<typeof namesIn>;
+
+function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
+  return (
+    new Grants(ns)
       .base("edge")
       // The console creates, edits, shares and deletes workflows and changes passwords; it asks the
       // executors to keep secrets (<ns>.svc.secrets), whose key and records the edge never holds.
@@ -213,8 +227,13 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .publish(`${cmd}.exec.debug.*`)
       // The console's event streams: an ordered consumer each, and a get that finds an execution's next event.
       .read(streams.evt)
-      .build(),
-    executor: new Grants(ns)
+      .build()
+  );
+}
+
+function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Names): Permissions {
+  return (
+    new Grants(ns)
       .base("executor")
       .records("workflows", "read")
       // An owner's account: its plan (its share of the sandbox's pools), its egress list, and
@@ -238,15 +257,25 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
       .respond()
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
       .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${ns}.timersched.>`, subj.execStartAll, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
-      .build(),
-    approvals: new Grants(ns)
+      .build()
+  );
+}
+
+function approvalsPermissions({ ns, subj, streams, consumers, cmd, dropped }: Names): Permissions {
+  return (
+    new Grants(ns)
       .base("approvals")
       .records("approvals", "write")
       .workQueue(streams.cmd, consumers.approvals, subj.approvalAll)
       // Executions woken, or failed when a command about their approval is given up.
       .publish(`${cmd}.exec.resume.*`, `${cmd}.exec.fail.*`, dropped)
-      .build(),
-    scheduler: new Grants(ns)
+      .build()
+  );
+}
+
+function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Names): Permissions {
+  return (
+    new Grants(ns)
       .base("scheduler")
       .records("workflows", "read")
       .records("users", "read")
@@ -272,6 +301,6 @@ export function servicePermissions(ns: string): Record<ServiceUser, Permissions>
         subj.execStartAll,
         dropped,
       )
-      .build(),
-  };
+      .build()
+  );
 }

@@ -1,13 +1,13 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
-import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { newId, type DebugRequest, type ExecutionSnapshot } from "@wf/shared/execution";
 import { startRefusal, starterOf, type Plan } from "@wf/shared/auth";
 import { AlreadyExistsError } from "@wf/shared/errors";
 import type { ApprovalExpireCommand, CancelCommand, DebugIdleCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
 import { retryDelayMs, retryTransient, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
-import type { CodeRunner } from "../code/index";
+import type { CodeRequest, CodeResult, CodeRunner, LogListener } from "../code/index";
 import type { EventPublisher } from "../run/committer";
 import type { RunEffects } from "../run/effects";
 import type { ResultLimits } from "../run/result-limits";
@@ -43,23 +43,9 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     ...aiEffects(deps, snap, secrets),
     holdMs: deps.holdMs,
     handingBack: deps.stopping,
-    // A step that may connect is narrowed by its owner's list too, read as it starts: a change holds from the next step on.
     // Reads and idempotent writes of a run under way go through transient failures (an election),
     // or the command fails, and its redelivery ends an API run INTERRUPTED though no executor died.
-    async runCode(req, signal, onLog) {
-      let ownerAllow: string[] | undefined;
-      let ownerPlan: Plan | undefined;
-      if (req.network) {
-        // One read for both, which also refreshes the cached plan.
-        const account = (await retryTransient(() => deps.store.users.get(snap.ownerId)))?.value;
-        ownerAllow = account?.egressAllow;
-        ownerPlan = account?.plan;
-        deps.ownerPlans.seen(snap.ownerId, ownerPlan);
-      } else {
-        ownerPlan = await deps.ownerPlans.of(snap.ownerId);
-      }
-      return deps.codeRunner.run({ ...req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) }, signal, onLog);
-    },
+    runCode: (req, signal, onLog) => runOwnersCode(deps, snap, req, signal, onLog),
     saveArtifacts: (stepPath, files) => deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
     async scheduleWake(stepPath, dueAt) {
       const timerId = `${snap.id}-${toToken(stepPath)}-${newId()}`;
@@ -72,41 +58,7 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       });
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
-    async startChild(workflowId, childId, stepPath, inputs, debug) {
-      // The parent's owner starts the child (it runs as theirs), with the right the API would ask of them.
-      const [wf, account] = await Promise.all([
-        retryTransient(() => deps.store.workflows.get(workflowId)),
-        retryTransient(() => deps.store.users.get(snap.ownerId)),
-      ]);
-      const refusal = startRefusal(starterOf(snap.ownerId, account?.value ?? null), workflowId, wf?.value ?? null);
-      if (refusal) return refusal.message;
-      const child = wf!.value;
-      const cmd: StartCommand = {
-        executionId: childId,
-        workflow: {
-          id: child.id,
-          name: child.name,
-          ownerId: snap.ownerId,
-          version: child.version,
-          definition: child.definition,
-        },
-        inputs,
-        triggerSource: snap.triggerSource,
-        enableMonitoring: snap.enableMonitoring,
-        parent: { executionId: snap.id, stepPath },
-        requestedAt: Date.now(),
-        // Stepped into from its parent's pause: a debug run that pauses before its first step.
-        ...(debug ? { debug } : {}),
-      };
-      const data = JSON.stringify(cmd);
-      const bytes = Buffer.byteLength(data);
-      // NATS refuses the publish of a larger one, which would end the parent's run.
-      if (bytes > deps.resultLimits.recordBytes) {
-        return `its start command (the sub-workflow's definition and inputs, ${bytes} bytes) is over the NATS server's max_payload of ${deps.resultLimits.recordBytes} bytes; pass smaller inputs`;
-      }
-      await retryTransient(() => deps.js.publish(subj.execStart(childId), data, { msgID: childId }));
-      return null;
-    },
+    startChild: (workflowId, childId, stepPath, inputs, debug) => startChildExecution(deps, snap, workflowId, childId, stepPath, inputs, debug),
     async loadExecution(id) {
       return (await retryTransient(() => deps.store.executions.get(id)))?.value ?? null;
     },
@@ -140,6 +92,67 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       return settled.record;
     },
   };
+}
+
+/** Runs a code step: one that may connect is narrowed by its owner's list too, read as it starts (a change holds from the next step on). */
+async function runOwnersCode(deps: EffectDeps, snap: ExecutionSnapshot, req: CodeRequest, signal: AbortSignal, onLog?: LogListener): Promise<CodeResult> {
+  let ownerAllow: string[] | undefined;
+  let ownerPlan: Plan | undefined;
+  if (req.network) {
+    // One read for both, which also refreshes the cached plan.
+    const account = (await retryTransient(() => deps.store.users.get(snap.ownerId)))?.value;
+    ownerAllow = account?.egressAllow;
+    ownerPlan = account?.plan;
+    deps.ownerPlans.seen(snap.ownerId, ownerPlan);
+  } else {
+    ownerPlan = await deps.ownerPlans.of(snap.ownerId);
+  }
+  return deps.codeRunner.run({ ...req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) }, signal, onLog);
+}
+
+/** Starts a child execution: its parent's owner starts it (it runs as theirs), with the right the API would ask of them. */
+async function startChildExecution(
+  deps: EffectDeps,
+  snap: ExecutionSnapshot,
+  workflowId: string,
+  childId: string,
+  stepPath: string,
+  inputs: Record<string, unknown>,
+  debug?: DebugRequest,
+): Promise<string | null> {
+  const subj = subjects(deps.ns);
+  const [wf, account] = await Promise.all([
+    retryTransient(() => deps.store.workflows.get(workflowId)),
+    retryTransient(() => deps.store.users.get(snap.ownerId)),
+  ]);
+  const refusal = startRefusal(starterOf(snap.ownerId, account?.value ?? null), workflowId, wf?.value ?? null);
+  if (refusal) return refusal.message;
+  const child = wf!.value;
+  const cmd: StartCommand = {
+    executionId: childId,
+    workflow: {
+      id: child.id,
+      name: child.name,
+      ownerId: snap.ownerId,
+      version: child.version,
+      definition: child.definition,
+    },
+    inputs,
+    triggerSource: snap.triggerSource,
+    enableMonitoring: snap.enableMonitoring,
+    parent: { executionId: snap.id, stepPath },
+    requestedAt: Date.now(),
+    // Stepped into from its parent's pause: a debug run that pauses before its first step.
+    ...(debug ? { debug } : {}),
+  };
+  const data = JSON.stringify(cmd);
+  const bytes = Buffer.byteLength(data);
+  // NATS refuses the publish of a larger one, which would end the parent's run.
+  if (bytes > deps.resultLimits.recordBytes) {
+    return `its start command (the sub-workflow's definition and inputs, ${bytes} bytes) is over the NATS server's max_payload of ${deps.resultLimits.recordBytes} bytes; pass smaller inputs`;
+  }
+  await retryTransient(() => deps.js.publish(subj.execStart(childId), data, { msgID: childId }));
+  return null;
 }
 
 /**
