@@ -189,6 +189,14 @@ const PAGES: AuditedPage[] = [
     },
   },
   {
+    name: "execution-timeline",
+    open: async (page) => {
+      await page.goto(`/console/executions/${fixture.failedId}?steps=timeline`);
+      await page.getByRole("heading", { name: `Execution ${fixture.failedId}` }).waitFor();
+      await page.locator(".timeline-bar").first().waitFor();
+    },
+  },
+  {
     name: "debugger",
     open: async (page) => {
       await page.goto(`/console/executions/${fixture.debugId}/debug`);

@@ -10,6 +10,7 @@ import { runGraph } from "./run-graph";
 import { followedNode, runOverlay } from "./run-overlay";
 import { unreachedStatus, type TreeNode } from "./step-tree";
 import { StepTree } from "./StepTree";
+import { RunTimeline } from "./RunTimeline";
 
 /** The canvas is the page's largest download: loaded only when a run is shown on it. */
 const WorkflowCanvas = lazy(() => import("../../canvas/WorkflowCanvas"));
@@ -30,42 +31,43 @@ interface Props {
   onGutterClick?(node: string, kind: BreakpointKind): void;
 }
 
+type StepsView = "canvas" | "list" | "timeline";
+
 /**
- * A run's steps on the workflow's canvas, live, or as the nested list (`?steps=list` keeps the
- * choice in the address). The canvas is the default when the run's definition can be drawn.
+ * A run's steps on the workflow's canvas, live, as the nested list or as a timeline (`?steps=list`
+ * or `timeline` keeps the choice in the address). The canvas is the default when it can be drawn.
  */
 export function RunSteps({ view, tree, now, selected, onSelect, actions, compact, marks, onGutterClick }: Props) {
   const [params, setParams] = useSearchParams();
   const drawn = useMemo(() => runGraph(view.definition), [view.definition]);
-  const onCanvas = drawn !== null && params.get("steps") !== "list";
+  const asked = params.get("steps");
+  const shown: StepsView = asked === "timeline" ? "timeline" : drawn !== null && asked !== "list" ? "canvas" : "list";
   const pausedAt = view.pause?.stepPath ?? null;
-  const choose = (steps: "canvas" | "list") =>
+  const choose = (steps: StepsView) =>
     setParams(
       (current) => {
         const next = new URLSearchParams(current);
-        if (steps === "list") next.set("steps", "list");
-        else next.delete("steps");
+        if (steps === "canvas") next.delete("steps");
+        else next.set("steps", steps);
         return next;
       },
       { replace: true },
     );
+  const views: StepsView[] = drawn === null ? ["list", "timeline"] : ["canvas", "list", "timeline"];
 
   return (
     <section className="card stack" aria-label="Steps">
       <div className="row between">
         <h2>Steps</h2>
-        {drawn !== null ? (
-          <div className="steps-views" role="group" aria-label="Show the steps as">
-            <button type="button" aria-pressed={onCanvas} className={onCanvas ? "primary" : undefined} onClick={() => choose("canvas")}>
-              Canvas
+        <div className="steps-views" role="group" aria-label="Show the steps as">
+          {views.map((v) => (
+            <button key={v} type="button" aria-pressed={shown === v} className={shown === v ? "primary" : undefined} onClick={() => choose(v)}>
+              {VIEW_NAMES[v]}
             </button>
-            <button type="button" aria-pressed={!onCanvas} className={onCanvas ? undefined : "primary"} onClick={() => choose("list")}>
-              List
-            </button>
-          </div>
-        ) : null}
+          ))}
+        </div>
       </div>
-      {onCanvas ? (
+      {shown === "canvas" && drawn !== null ? (
         <RunCanvas
           view={view}
           drawn={drawn}
@@ -75,6 +77,8 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
           marks={marks}
           onGutterClick={onGutterClick}
         />
+      ) : shown === "timeline" ? (
+        <RunTimeline tree={tree} steps={view.steps} now={now} selected={selected} onSelect={onSelect} live={view.status === "RUNNING"} />
       ) : (
         <StepTree
           tree={tree}
@@ -91,6 +95,8 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
     </section>
   );
 }
+
+const VIEW_NAMES: Record<StepsView, string> = { canvas: "Canvas", list: "List", timeline: "Timeline" };
 
 interface CanvasProps {
   view: ExecutionView;
