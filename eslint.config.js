@@ -11,7 +11,9 @@ const TEST_FILES = ["**/*.test.{ts,tsx}", "test/**", "testing/**", "**/testing/*
 /** The root package.json's workspaces, `services/*` spelled out. */
 const root = JSON.parse(readFileSync(new URL("package.json", import.meta.url), "utf8"));
 const WORKSPACES = root.workspaces.flatMap((glob) =>
-  glob.endsWith("/*") ? readdirSync(new URL(glob.slice(0, -1), import.meta.url)).map((dir) => glob.slice(0, -1) + dir) : [glob],
+  glob.endsWith("/*")
+    ? readdirSync(new URL(glob.slice(0, -1), import.meta.url)).map((dir) => glob.slice(0, -1) + dir)
+    : [glob],
 );
 
 /** Each workspace's entry points as other packages import them: `@wf/shared/store`, `@wf/testing`. */
@@ -22,18 +24,35 @@ const entryPoints = WORKSPACES.flatMap((dir) => {
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const ENTRY_MESSAGE = "Import another workspace through an entry point its package.json `exports` declares.";
-/** Imports past a workspace's entry points: a subpath its `exports` do not declare, or a relative path into its files. */
+/**
+ * Imports past a workspace's entry points: a subpath its `exports` do not declare, or a relative path into its files.
+ */
 const deepImports = [
   { regex: `^(?!(?:${entryPoints.map(escape).join("|")})$)@wf/[^/]+/`, message: ENTRY_MESSAGE },
-  { regex: "^\\.\\.?/(?:.*/)?(?:shared/(?:src|schema)|testing/src|services/[^/]+/src|cli/src)/", message: ENTRY_MESSAGE },
+  {
+    regex: "^\\.\\.?/(?:.*/)?(?:shared/(?:src|schema)|testing/src|services/[^/]+/src|cli/src)/",
+    message: ENTRY_MESSAGE,
+  },
 ];
 const testHelpers = {
   group: ["@wf/testing", "@wf/testing/*", "@wf/*/testing"],
-  message: "Test helpers are for tests: production code never imports them (test support lives in a `testing/` folder).",
+  message:
+    "Test helpers are for tests: production code never imports them (test support lives in a `testing/` folder).",
 };
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".data/**", ".tmp/**", "coverage/**", "services/console/dist/**", "services/console/.dist-*/**", "dist/**", ".dist-*/**"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      ".data/**",
+      ".tmp/**",
+      "coverage/**",
+      "services/console/dist/**",
+      "services/console/.dist-*/**",
+      "dist/**",
+      ".dist-*/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

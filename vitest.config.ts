@@ -2,7 +2,13 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["shared/**/*.test.ts", "testing/**/*.test.ts", "services/**/*.test.ts", "cli/**/*.test.ts", "test/**/*.test.ts"],
+    include: [
+      "shared/**/*.test.ts",
+      "testing/**/*.test.ts",
+      "services/**/*.test.ts",
+      "cli/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
     exclude: ["**/node_modules/**", ".data/**"],
     pool: "forks",
     // The entry points bundled once, for the CLI and service processes tests start.

@@ -2,7 +2,17 @@
 // build is missing or was made from other sources. Staleness is a digest of the sources' contents
 // (not times, which a fresh clone sets all alike), kept beside the build. `--force` always builds.
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { execFileSync } from "node:child_process";
 
@@ -26,7 +36,8 @@ function digest() {
   const add = (path) => {
     if (!existsSync(path)) return;
     if (statSync(path).isDirectory()) {
-      for (const name of readdirSync(path).sort()) if (name !== "node_modules" && !name.endsWith(".test.ts")) add(join(path, name));
+      for (const name of readdirSync(path).sort())
+        if (name !== "node_modules" && !name.endsWith(".test.ts")) add(join(path, name));
       return;
     }
     hash.update(relative(root, path)).update("\0").update(readFileSync(path)).update("\0");
@@ -48,7 +59,8 @@ function acquire() {
       return;
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > STALE_LOCK_MS || Date.now() > deadline) rmSync(lock, { force: true });
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > STALE_LOCK_MS || Date.now() > deadline)
+        rmSync(lock, { force: true });
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
   }
@@ -66,13 +78,25 @@ if (force || want !== current()) {
       // Built beside, then swapped in by renames: an edge starting meanwhile reads a whole build.
       const fresh = join(app, `.dist-${process.pid}`);
       const old = join(app, `.dist-old-${process.pid}`);
-      execFileSync(process.execPath, [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "--outDir", fresh, "--emptyOutDir"], {
-        cwd: app,
-        stdio: "inherit",
-        // A start from inside a test runner inherits NODE_ENV=test, with which Vite bundles React's
-        // development build (StrictMode's doubled effects, slower renders): the console is always built for production.
-        env: { ...process.env, NODE_ENV: "production" },
-      });
+      execFileSync(
+        process.execPath,
+        [
+          join(root, "node_modules/vite/bin/vite.js"),
+          "build",
+          "--logLevel",
+          "warn",
+          "--outDir",
+          fresh,
+          "--emptyOutDir",
+        ],
+        {
+          cwd: app,
+          stdio: "inherit",
+          // A start from inside a test runner inherits NODE_ENV=test, with which Vite bundles React's development build
+          // (StrictMode's doubled effects, slower renders): the console is always built for production.
+          env: { ...process.env, NODE_ENV: "production" },
+        },
+      );
       writeFileSync(join(fresh, ".source-digest"), `${want}\n`);
       if (existsSync(join(app, "dist"))) renameSync(join(app, "dist"), old);
       renameSync(fresh, join(app, "dist"));

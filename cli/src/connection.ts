@@ -2,7 +2,15 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from "@nats-io/nats-core";
 import { loadConfig, type Config } from "@wf/shared/config";
 import { ConfigError } from "@wf/shared/errors";
-import { connectNats, ensureStreams, isNotFound, natsTargetFromEnv, streamNames, streamPlacement, type NatsTarget } from "@wf/shared/nats";
+import {
+  connectNats,
+  ensureStreams,
+  isNotFound,
+  natsTargetFromEnv,
+  streamNames,
+  streamPlacement,
+  type NatsTarget,
+} from "@wf/shared/nats";
 import { embeddedNatsFiles, recordedNats } from "@wf/shared/runtime";
 import { UsageError } from "./usage";
 
@@ -33,7 +41,9 @@ export async function connectToService(env: NodeJS.ProcessEnv = process.env): Pr
   const start =
     "Start the service (`npm start` in the repository, with the same WF_DATA_DIR), or set NATS_URL to the NATS server it uses (and NATS_USER and NATS_PASSWORD, or NATS_TOKEN).";
   if (target === undefined)
-    throw new UsageError(`NATS_URL is not set, and no nats-server was started for ${embeddedNatsFiles(config.WF_DATA_DIR).dir} (WF_DATA_DIR).\n${start}`);
+    throw new UsageError(
+      `NATS_URL is not set, and no nats-server was started for ${embeddedNatsFiles(config.WF_DATA_DIR).dir} (WF_DATA_DIR).\n${start}`,
+    );
   const { url } = target;
   let nc: NatsConnection;
   try {
@@ -69,7 +79,9 @@ async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise
   try {
     jsm = await jetstreamManager(nc);
   } catch (err) {
-    throw new UsageError(`the NATS server does not offer JetStream (${(err as Error).message}); the service needs \`nats-server -js\``);
+    throw new UsageError(
+      `the NATS server does not offer JetStream (${(err as Error).message}); the service needs \`nats-server -js\``,
+    );
   }
   try {
     await jsm.streams.info(streamNames(ns).evt);
@@ -77,6 +89,11 @@ async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
-  await ensureStreams(jsm, ns, { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000, placement: streamPlacement(config, nc) });
-  console.error(`wf: created the streams of namespace \`${ns}\`: the service has not run with WF_NAMESPACE=${ns} on this NATS yet`);
+  await ensureStreams(jsm, ns, {
+    eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000,
+    placement: streamPlacement(config, nc),
+  });
+  console.error(
+    `wf: created the streams of namespace \`${ns}\`: the service has not run with WF_NAMESPACE=${ns} on this NATS yet`,
+  );
 }

@@ -32,7 +32,9 @@ export async function readResult(conn: ServiceConnection, end: ExecutionEvent): 
     const snap = record.value;
     return { executionId: snap.id, status: snap.status, output: snap.output ?? null, error: snap.error };
   } catch (err) {
-    console.error(`wf: cannot read the execution's record (${(err as Error).message}); showing its last event's result`);
+    console.error(
+      `wf: cannot read the execution's record (${(err as Error).message}); showing its last event's result`,
+    );
     return fromEvent;
   } finally {
     await store?.close().catch(() => undefined);

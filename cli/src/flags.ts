@@ -2,9 +2,14 @@ import type { z } from "zod";
 import { UsageError } from "./usage";
 
 /** The required flags of a command, or a usage error naming the first one missing. */
-export function required<K extends string>(command: string, values: Partial<Record<K, string>>, ...names: K[]): Record<K, string> {
+export function required<K extends string>(
+  command: string,
+  values: Partial<Record<K, string>>,
+  ...names: K[]
+): Record<K, string> {
   for (const name of names) {
-    if (values[name] === undefined || values[name] === "") throw new UsageError(`wf ${command} needs --${name}\nsee: wf ${command} --help`);
+    if (values[name] === undefined || values[name] === "")
+      throw new UsageError(`wf ${command} needs --${name}\nsee: wf ${command} --help`);
   }
   return values as Record<K, string>;
 }

@@ -7,7 +7,12 @@ import type { ExecutionEvent } from "@wf/shared/execution";
  * exists, so an abort while it is still being set up (or while no event comes) ends the
  * iteration here instead of waiting on the next event forever.
  */
-export async function* followEvents(js: JetStreamClient, ns: string, opts: TailOptions, signal: AbortSignal): AsyncGenerator<ExecutionEvent> {
+export async function* followEvents(
+  js: JetStreamClient,
+  ns: string,
+  opts: TailOptions,
+  signal: AbortSignal,
+): AsyncGenerator<ExecutionEvent> {
   const aborted = new Promise<"aborted">((resolve) => {
     if (signal.aborted) resolve("aborted");
     else signal.addEventListener("abort", () => resolve("aborted"), { once: true });

@@ -78,7 +78,9 @@ export async function startAndFollow(
   if (end === undefined) {
     if (stoppedBy === undefined) throw new Error(`the event stream closed before execution ${executionId} ended`);
     const why = stoppedBy === "timeout" ? `--timeout ${(opts.timeoutMs ?? 0) / 1000} s elapsed` : "stopped following";
-    console.error(`wf: ${why}; execution ${executionId} continues in the service (follow it: wf tail --execution ${executionId})`);
+    console.error(
+      `wf: ${why}; execution ${executionId} continues in the service (follow it: wf tail --execution ${executionId})`,
+    );
     return stoppedBy === "timeout" ? EXIT.timeout : EXIT.interrupted;
   }
   const result = await readResult(conn, end);

@@ -54,7 +54,9 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
     case "exec_interrupted": {
       const ms = opts.origin !== undefined ? e.at - opts.origin : num(d.duration);
       const mark = e.type === "exec_completed" ? "■" : "✗";
-      return [`${mark} execution ${TERMINAL_EVENTS.get(e.type)}${ms !== undefined ? ` in ${formatDuration(ms)}` : ""}${error ? `: ${error}` : ""}`];
+      return [
+        `${mark} execution ${TERMINAL_EVENTS.get(e.type)}${ms !== undefined ? ` in ${formatDuration(ms)}` : ""}${error ? `: ${error}` : ""}`,
+      ];
     }
     case "step_started":
       return [`▶ ${step} started${num(d.attempt) !== undefined ? ` (attempt ${num(d.attempt)})` : ""}`];
@@ -65,7 +67,9 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
     case "step_failed":
       return [`✗ ${step} failed${error ? `: ${error}` : ""}`];
     case "step_reused":
-      return [`↺ ${step} reused from execution ${text(d.rerunOf) ?? "?"} (${text(d.status) ?? "?"}) → ${preview(d.output)}`];
+      return [
+        `↺ ${step} reused from execution ${text(d.rerunOf) ?? "?"} (${text(d.status) ?? "?"}) → ${preview(d.output)}`,
+      ];
     case "step_skipped":
       return [`↷ ${step} skipped${d.reason === "condition" ? " (condition false)" : ""}`];
     case "step_retrying": {
@@ -77,7 +81,9 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
       return [`⏸ ${step} waiting${until !== undefined ? ` until ${new Date(until).toISOString()}` : ""}`];
     }
     case "step_child":
-      return [`↳ ${step} started child execution ${text(d.childExecutionId) ?? "?"} of workflow ${text(d.workflowId) ?? "?"}`];
+      return [
+        `↳ ${step} started child execution ${text(d.childExecutionId) ?? "?"} of workflow ${text(d.workflowId) ?? "?"}`,
+      ];
     case "step_cancelled":
       return [`✗ ${step} cancelled${error ? `: ${error}` : ""}`];
     case "step_log": {
@@ -89,14 +95,21 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
       return (text(d.text) ?? "").split("\n").map((line) => `    ${e.step ?? "?"} ┆ ${line}`);
     case "step_usage": {
       const cost = num(d.costUsd);
-      return [`Σ ${step} ${text(d.model) ?? "?"}: ${num(d.promptTokens) ?? 0} + ${num(d.completionTokens) ?? 0} tokens${cost ? ` ($${cost})` : ""}`];
+      return [
+        `Σ ${step} ${text(d.model) ?? "?"}: ${num(d.promptTokens) ?? 0} + ${num(d.completionTokens) ?? 0} tokens${cost ? ` ($${cost})` : ""}`,
+      ];
     }
     case "step_tool_call":
-      return [`⚙ ${step} called ${text(d.server) ?? "?"}.${text(d.tool) ?? "?"}${d.isError === true ? " (error)" : ""} → ${preview(d.result)}`];
+      return [
+        `⚙ ${step} called ${text(d.server) ?? "?"}.${text(d.tool) ?? "?"}${d.isError === true ? " (error)" : ""} → ${preview(d.result)}`,
+      ];
     case "debug_paused": {
       const where = PAUSE_PHASES[text(d.phase) ?? ""] ?? "at";
       const item = text(d.phase) === "item" && num(d.occurrence) !== undefined ? ` item ${num(d.occurrence)} of` : "";
-      const by = text(d.breakpointId) === "step" ? "stepping" : `breakpoint ${text(d.breakpointId) ?? "?"} (${text(d.type) ?? "?"})`;
+      const by =
+        text(d.breakpointId) === "step"
+          ? "stepping"
+          : `breakpoint ${text(d.breakpointId) ?? "?"} (${text(d.type) ?? "?"})`;
       return [`⏸ paused ${where}${item} ${step}: ${by}, pause ${text(d.id) ?? "?"}`];
     }
     case "debug_resumed":
@@ -106,7 +119,9 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
       return [`✎ ${text(d.by) ?? "?"} set ${fields.join(", ") || "?"} at pause ${text(d.pauseId) ?? "?"}`];
     }
     case "debug_breakpoints":
-      return [`● breakpoints replaced by ${text(d.by) ?? "?"}: ${Array.isArray(d.breakpoints) ? d.breakpoints.length : 0}`];
+      return [
+        `● breakpoints replaced by ${text(d.by) ?? "?"}: ${Array.isArray(d.breakpoints) ? d.breakpoints.length : 0}`,
+      ];
     default:
       return [`· ${e.type}${e.step ? ` ${step}` : ""} ${preview(d)}`];
   }

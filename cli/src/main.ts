@@ -58,7 +58,8 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (command === undefined) throw new UsageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(", ")} (see wf --help)`);
+  if (command === undefined)
+    throw new UsageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(", ")} (see wf --help)`);
   return command(rest);
 }
 

@@ -1,6 +1,13 @@
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
-import { newId, planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan, type Usage } from "@wf/shared/execution";
+import {
+  newId,
+  planRerun,
+  sourceInputs,
+  type ExecutionSnapshot,
+  type RerunPlan,
+  type Usage,
+} from "@wf/shared/execution";
 import { storeNextVersion } from "@wf/shared/store";
 import { resolveVariables, type Workflow } from "@wf/shared/workflow";
 import type { ServiceConnection } from "./connection";
@@ -56,7 +63,8 @@ export async function rerunCommand(argv: string[]): Promise<number> {
   if (!flags) return EXIT.ok;
   const { values, positionals } = flags;
   const [executionId, ...extra] = positionals;
-  if (executionId === undefined) throw new UsageError("wf rerun needs the id of the execution to rerun\nsee: wf rerun --help");
+  if (executionId === undefined)
+    throw new UsageError("wf rerun needs the id of the execution to rerun\nsee: wf rerun --help");
   if (extra.length > 0) throw new UsageError(`wf rerun takes one execution id; unexpected: ${extra.join(" ")}`);
   const { from } = required("rerun", values, "from");
   const timeoutMs = values.timeout === undefined ? undefined : parseTimeout(values.timeout);
@@ -75,7 +83,10 @@ export async function rerunCommand(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     const version = edited
-      ? await storeNextVersion(store, source.value.workflowId, source.value.ownerId, { yaml: edited.text, workflow: edited.workflow })
+      ? await storeNextVersion(store, source.value.workflowId, source.value.ownerId, {
+          yaml: edited.text,
+          workflow: edited.workflow,
+        })
       : source.value.workflowVersion;
     return rerunAndFollow(conn, source.value, plan, version, { json: values.json, timeoutMs });
   });
@@ -99,12 +110,21 @@ function rerunAndFollow(
   const inputs = sourceInputs(source, plan.workflow);
   const resolved = resolveVariables(plan.workflow, inputs);
   if (!resolved.ok)
-    throw new WfError("VALIDATION_FAILED", `the workflow to run does not take the execution's variables: ${resolved.errors.map((e) => e.message).join("; ")}`);
+    throw new WfError(
+      "VALIDATION_FAILED",
+      `the workflow to run does not take the execution's variables: ${resolved.errors.map((e) => e.message).join("; ")}`,
+    );
   const executionId = newId();
   const start = async () => {
     await startExecution(conn.js, conn.config.WF_NAMESPACE, {
       executionId,
-      workflow: { id: source.workflowId, name: plan.workflow.name, ownerId: source.ownerId, version, definition: plan.workflow },
+      workflow: {
+        id: source.workflowId,
+        name: plan.workflow.name,
+        ownerId: source.ownerId,
+        version,
+        definition: plan.workflow,
+      },
       inputs,
       triggerSource: "console",
       enableMonitoring: source.enableMonitoring,
@@ -113,7 +133,8 @@ function rerunAndFollow(
   };
   const started = () => {
     const { rerunOf, fromStep, reusedSteps, savedUsage } = plan;
-    if (opts.json) console.log(JSON.stringify({ type: "rerun", executionId, rerunOf, fromStep, reusedSteps, savedUsage }));
+    if (opts.json)
+      console.log(JSON.stringify({ type: "rerun", executionId, rerunOf, fromStep, reusedSteps, savedUsage }));
     else console.log(`execution ${executionId} reruns ${rerunOf} from step ${fromStep}${reused(plan)}`);
   };
   return startAndFollow(conn, executionId, start, started, opts);
@@ -136,7 +157,9 @@ function printPlan(plan: RerunPlan, json: boolean): void {
 }
 
 function reused(plan: RerunPlan): string {
-  return plan.reusedSteps.length === 0 ? "" : ` (reusing ${plan.reusedSteps.join(", ")}; saves ${usageText(plan.savedUsage)})`;
+  return plan.reusedSteps.length === 0
+    ? ""
+    : ` (reusing ${plan.reusedSteps.join(", ")}; saves ${usageText(plan.savedUsage)})`;
 }
 
 function usageText(u: Usage): string {

@@ -20,7 +20,8 @@ export function collectInputs(workflow: Workflow, pairs: readonly string[]): Rec
     const name = pair.slice(0, eq);
     const def = Object.hasOwn(defs, name) ? defs[name] : undefined;
     // An unknown name is passed on as text: resolveVariables below names it, with a suggestion.
-    const coerced = def === undefined ? { ok: true as const, value: pair.slice(eq + 1) } : coerceVariable(def, pair.slice(eq + 1));
+    const coerced =
+      def === undefined ? { ok: true as const, value: pair.slice(eq + 1) } : coerceVariable(def, pair.slice(eq + 1));
     if (coerced.ok) inputs.set(name, coerced.value);
     else problems.set(name, `--var ${name}: ${coerced.message}`);
   }

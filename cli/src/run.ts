@@ -50,9 +50,12 @@ export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = flags;
   const [file, ...extra] = positionals;
   if (file === undefined) throw new UsageError("wf run needs a workflow file\nsee: wf run --help");
-  if (extra.length > 0) throw new UsageError(`wf run takes one file; unexpected: ${extra.join(" ")} (variables go in --var name=value)`);
+  if (extra.length > 0)
+    throw new UsageError(`wf run takes one file; unexpected: ${extra.join(" ")} (variables go in --var name=value)`);
   if (!isSubjectToken(values.owner)) {
-    throw new UsageError(`--owner ${values.owner}: use 1 to 128 letters, digits, '_' or '-' (it is a NATS subject token)`);
+    throw new UsageError(
+      `--owner ${values.owner}: use 1 to 128 letters, digits, '_' or '-' (it is a NATS subject token)`,
+    );
   }
   const timeoutMs = values.timeout === undefined ? undefined : parseTimeout(values.timeout);
 
@@ -82,7 +85,12 @@ interface RunOptions {
   timeoutMs: number | undefined;
 }
 
-function runAndFollow(conn: ServiceConnection, workflow: Workflow, inputs: Record<string, unknown>, opts: RunOptions): Promise<number> {
+function runAndFollow(
+  conn: ServiceConnection,
+  workflow: Workflow,
+  inputs: Record<string, unknown>,
+  opts: RunOptions,
+): Promise<number> {
   const ns = conn.config.WF_NAMESPACE;
   const executionId = newId();
   const workflowId = cliWorkflowId(workflow.name);
@@ -96,7 +104,8 @@ function runAndFollow(conn: ServiceConnection, workflow: Workflow, inputs: Recor
     });
   };
   const started = () => {
-    if (!opts.json) console.log(`execution ${executionId} of workflow ${workflowId} (owner ${opts.ownerId}, namespace ${ns})`);
+    if (!opts.json)
+      console.log(`execution ${executionId} of workflow ${workflowId} (owner ${opts.ownerId}, namespace ${ns})`);
   };
   return startAndFollow(conn, executionId, start, started, opts);
 }

@@ -10,5 +10,7 @@ export function parseSince(text: string, now: number = Date.now()): number {
     const at = Date.parse(t);
     if (!Number.isNaN(at)) return at;
   }
-  throw new UsageError(`--since ${text}: give a duration back from now (30s, 10m, 1h30m, 2d) or an ISO-8601 time (2026-11-21T10:00:00Z)`);
+  throw new UsageError(
+    `--since ${text}: give a duration back from now (30s, 10m, 1h30m, 2d) or an ISO-8601 time (2026-11-21T10:00:00Z)`,
+  );
 }

@@ -18,7 +18,10 @@ export class UsageError extends Error {
 }
 
 /** `parseArgs`, with its errors (unknown flag, missing value) turned into usage errors. */
-export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+export function parseCommandArgs<T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (err) {
@@ -37,8 +40,19 @@ const HELP_FLAG = { help: { type: "boolean", short: "h" } } as const;
  * A command's flags, `-h/--help` added to its own: with it, the command's help is printed and
  * null returned (the command has nothing left to do). A flag error is a usage error naming the command.
  */
-export function commandFlags<O extends Options>(command: string, help: string, argv: string[], options: O, allowPositionals = false) {
-  const parsed = parseCommandArgs(command, { args: argv, options: { ...options, ...HELP_FLAG }, allowPositionals, strict: true });
+export function commandFlags<O extends Options>(
+  command: string,
+  help: string,
+  argv: string[],
+  options: O,
+  allowPositionals = false,
+) {
+  const parsed = parseCommandArgs(command, {
+    args: argv,
+    options: { ...options, ...HELP_FLAG },
+    allowPositionals,
+    strict: true,
+  });
   if ((parsed.values as { help?: boolean }).help) {
     console.log(help);
     return null;

@@ -18,5 +18,7 @@ export async function loadWorkflowFile(file: string): Promise<LoadedWorkflow> {
     throw new UsageError(`cannot read workflow file ${file}: ${why}`);
   }
   const parsed = parseWorkflow(text);
-  return parsed.ok ? { ok: true, workflow: parsed.workflow, text } : { ok: false, report: formatIssues(parsed.errors, file) };
+  return parsed.ok
+    ? { ok: true, workflow: parsed.workflow, text }
+    : { ok: false, report: formatIssues(parsed.errors, file) };
 }

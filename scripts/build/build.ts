@@ -36,7 +36,8 @@ try {
     renameSync(fresh, dist);
   } catch (err) {
     // Another build of this checkout swapped its own in meanwhile: that one stands.
-    if ((err as NodeJS.ErrnoException).code !== "ENOTEMPTY" && (err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if ((err as NodeJS.ErrnoException).code !== "ENOTEMPTY" && (err as NodeJS.ErrnoException).code !== "EEXIST")
+      throw err;
   }
 } finally {
   rmSync(fresh, { recursive: true, force: true });

@@ -4,7 +4,9 @@ import { entries } from "./entries";
 const externalPackages: Plugin = {
   name: "external-packages",
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@wf/") ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith("@wf/") ? undefined : { path: args.path, external: true },
+    );
   },
 };
 
@@ -37,8 +39,15 @@ export async function bundleEntries(root: string, outdir: string): Promise<Metaf
   const scripts = all.filter((e) => e.out.endsWith(".js"));
   const modules = all.filter((e) => e.out.endsWith(".mjs"));
   const results = await Promise.all([
-    build({ ...common(root, outdir), entryPoints: scripts.map((e) => ({ in: e.source, out: e.out.replace(/\.js$/, "") })) }),
-    build({ ...common(root, outdir), entryPoints: modules.map((e) => ({ in: e.source, out: e.out.replace(/\.mjs$/, "") })), outExtension: { ".js": ".mjs" } }),
+    build({
+      ...common(root, outdir),
+      entryPoints: scripts.map((e) => ({ in: e.source, out: e.out.replace(/\.js$/, "") })),
+    }),
+    build({
+      ...common(root, outdir),
+      entryPoints: modules.map((e) => ({ in: e.source, out: e.out.replace(/\.mjs$/, "") })),
+      outExtension: { ".js": ".mjs" },
+    }),
   ]);
   return results.map((r) => r.metafile);
 }

@@ -33,7 +33,10 @@ export function entries(root: string): Entry[] {
   ];
 }
 
-/** Folders copied as they are: the sandbox zygote's Python (sandbox-plan.ts) and the console's build (the edge's WF_CONSOLE_DIR). */
+/**
+ * Folders copied as they are: the sandbox zygote's Python (sandbox-plan.ts) and the console's build (the edge's
+ * WF_CONSOLE_DIR).
+ */
 export const ASSETS = [
   { source: "services/executor/src/code/zygote", out: "zygote" },
   { source: "services/console/dist", out: "console" },
@@ -43,4 +46,11 @@ export const ASSETS = [
  * The workspaces whose production dependencies dist/ imports (every import of a package that is
  * not bundled must be one of theirs: the build checks it), and which the Dockerfile installs.
  */
-export const RUNTIME_WORKSPACES = ["shared", "services/edge", "services/executor", "services/approvals", "services/scheduler", "services/all-in-one"];
+export const RUNTIME_WORKSPACES = [
+  "shared",
+  "services/edge",
+  "services/executor",
+  "services/approvals",
+  "services/scheduler",
+  "services/all-in-one",
+];

@@ -18,7 +18,9 @@ function packageOf(specifier: string): string {
 export function missingRuntimeDependencies(root: string, metafiles: Metafile[]): string[] {
   const provided = new Set<string>();
   for (const workspace of RUNTIME_WORKSPACES) {
-    const manifest = JSON.parse(readFileSync(join(root, workspace, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(root, workspace, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
     for (const name of Object.keys(manifest.dependencies ?? {})) provided.add(name);
   }
   const imported = new Set<string>();

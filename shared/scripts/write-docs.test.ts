@@ -8,10 +8,13 @@ describe("generated docs", () => {
   it.each([
     ["docs/configuration.md", CONFIGURATION_DOC, renderConfigurationDoc],
     ["docs/errors.md", ERRORS_DOC, renderErrorsDoc],
-  ] as const)("the committed %s is what the generator writes (run `npm run docs` after changing the code it comes from)", (_name, file, render) => {
-    const committed = readFileSync(file, "utf8");
-    expect(committed, `${file} is stale: run \`npm run docs\` and commit the result`).toBe(render(committed));
-  });
+  ] as const)(
+    "the committed %s is what the generator writes (run `npm run docs` after changing the code it comes from)",
+    (_name, file, render) => {
+      const committed = readFileSync(file, "utf8");
+      expect(committed, `${file} is stale: run \`npm run docs\` and commit the result`).toBe(render(committed));
+    },
+  );
 
   it("lists every environment variable with its default", () => {
     const text = readFileSync(CONFIGURATION_DOC, "utf8");

@@ -38,7 +38,11 @@ export function environmentTable(): string {
 }
 
 export function errorTable(): string {
-  const rows = Object.entries(ERROR_CATALOGUE).map(([code, { status, doc }]) => [`\`${code}\``, String(status), cell(doc)]);
+  const rows = Object.entries(ERROR_CATALOGUE).map(([code, { status, doc }]) => [
+    `\`${code}\``,
+    String(status),
+    cell(doc),
+  ]);
   return table(["code", "HTTP status", "meaning"], rows);
 }
 
@@ -47,12 +51,18 @@ function replaceRegion(text: string, file: string, source: string, generated: st
   const start = begin(source);
   const from = text.indexOf(start);
   const to = text.indexOf(END, from);
-  if (from < 0 || to < 0) throw new Error(`${file} has lost its markers: put back the lines\n${start}\n${END}\naround its table`);
+  if (from < 0 || to < 0)
+    throw new Error(`${file} has lost its markers: put back the lines\n${start}\n${END}\naround its table`);
   return `${text.slice(0, from + start.length)}\n\n${generated}\n\n${text.slice(to)}`;
 }
 
 export function renderConfigurationDoc(current: string): string {
-  return replaceRegion(current, CONFIGURATION_DOC, "shared/src/config/env.ts (the `doc` fields of ENV_SCHEMA)", environmentTable());
+  return replaceRegion(
+    current,
+    CONFIGURATION_DOC,
+    "shared/src/config/env.ts (the `doc` fields of ENV_SCHEMA)",
+    environmentTable(),
+  );
 }
 
 export function renderErrorsDoc(current: string): string {

@@ -55,7 +55,10 @@ describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
         ],
         usage: { prompt: 120, completion: 30 },
       },
-      { toolCalls: [{ name: "crm__escalate", arguments: { id: 7, team: "billing" } }], usage: { prompt: 200, completion: 20 } },
+      {
+        toolCalls: [{ name: "crm__escalate", arguments: { id: 7, team: "billing" } }],
+        usage: { prompt: 200, completion: 20 },
+      },
       { text: "Ticket 7 is high priority; escalated to billing.", usage: { prompt: 260, completion: 15 } },
     );
     const s = await runToEnd(
@@ -99,14 +102,20 @@ steps:
     // What the model saw: the tools, then the results of its calls.
     const reqs = env().openai.requests(m);
     expect(reqs).toHaveLength(3);
-    const tools = (reqs[0]!.body.tools as { function: { name: string; parameters: { properties: object } } }[]).map((t) => t.function.name).sort();
+    const tools = (reqs[0]!.body.tools as { function: { name: string; parameters: { properties: object } } }[])
+      .map((t) => t.function.name)
+      .sort();
     expect(tools).toEqual(["crm__crm_down", "crm__escalate", "crm__lookup_ticket", "files__probe", "files__read_file"]);
     const second = reqs[1]!.body.messages as { role: string; content?: string; tool_call_id?: string }[];
     expect(second[0]).toEqual({ role: "system", content: "You triage support tickets." });
     expect(second[1]).toEqual({ role: "user", content: "Triage ticket 7" });
     expect(second.filter((x) => x.role === "tool")).toEqual([
       { role: "tool", tool_call_id: "call_0", content: '{"id":7,"priority":"high"}' },
-      { role: "tool", tool_call_id: "call_1", content: "contents of policies/refunds.md: the refund policy is 30 days" },
+      {
+        role: "tool",
+        tool_call_id: "call_1",
+        content: "contents of policies/refunds.md: the refund policy is 30 days",
+      },
     ]);
 
     // What the step records: every call, and the usage of the three model calls.
@@ -124,13 +133,20 @@ steps:
       costUsd: priced("oa", reported),
     });
     const events = await eventsOf(env(), s.id);
-    expect(events.filter((e) => e.type === "step_tool_call").map((e) => e.data.tool)).toEqual(["lookup_ticket", "read_file", "escalate"]);
+    expect(events.filter((e) => e.type === "step_tool_call").map((e) => e.data.tool)).toEqual([
+      "lookup_ticket",
+      "read_file",
+      "escalate",
+    ]);
     expect(events.filter((e) => e.type === "step_usage")).toHaveLength(3);
     // The header's secret reached the server, and nothing stored or published.
     expect(JSON.stringify(s)).not.toContain(token);
     expect(JSON.stringify(events)).not.toContain(token);
     // Closed after the run: the stdio server saw its input end.
-    await waitFor(() => collector.of(files).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
+    await waitFor(() => collector.of(files).some((e) => e.closed), {
+      timeoutMs: 10_000,
+      what: "the stdio MCP server to be closed",
+    });
   });
 
   it("runs a stdio MCP server in the code steps' sandbox: its own uid, files, processes and way out, all gone after", async () => {
@@ -143,7 +159,14 @@ steps:
     await writeFile(hostFile, "the host's /tmp");
     env().openai.script(
       m,
-      { toolCalls: [{ name: "files__probe", arguments: { writeTo: [inRepo, inVarTmp, inHostTmp, hostFile], executorPid: process.pid } }] },
+      {
+        toolCalls: [
+          {
+            name: "files__probe",
+            arguments: { writeTo: [inRepo, inVarTmp, inHostTmp, hostFile], executorPid: process.pid },
+          },
+        ],
+      },
       { text: "probed" },
     );
     try {
@@ -169,8 +192,14 @@ steps:
       expect(seen!.pid).toBe(1);
       expect(seen!.executorVisible).toBe(false);
       // Stopped with the run, with everything it started.
-      await waitFor(() => collector.of(name).some((e) => e.closed), { timeoutMs: 10_000, what: "the stdio MCP server to be closed" });
-      await waitFor(() => sleepers(name).length === 0, { timeoutMs: 10_000, what: "the server's processes to be gone" });
+      await waitFor(() => collector.of(name).some((e) => e.closed), {
+        timeoutMs: 10_000,
+        what: "the stdio MCP server to be closed",
+      });
+      await waitFor(() => sleepers(name).length === 0, {
+        timeoutMs: 10_000,
+        what: "the server's processes to be gone",
+      });
     } finally {
       await Promise.all([hostFile, inRepo, inVarTmp, inHostTmp].map((f) => rm(f, { force: true })));
     }
@@ -191,7 +220,9 @@ steps:
     );
     expect(s.status).toBe("FAILED");
     expect(s.steps.probe).toMatchObject({ attempts: 1 });
-    expect(s.steps.probe!.error).toContain("`bash` is not a command this service starts stdio MCP servers with (WF_MCP_STDIO_ALLOW: it allows");
+    expect(s.steps.probe!.error).toContain(
+      "`bash` is not a command this service starts stdio MCP servers with (WF_MCP_STDIO_ALLOW: it allows",
+    );
     expect(env().openai.requests(m)).toHaveLength(0);
   });
 
@@ -216,11 +247,19 @@ steps:
     expect(s.status, s.error ?? "").toBe("COMPLETED");
     expect(s.output).toBe("The CRM is down; try later.");
     const [, second, third] = env().anthropic.requests(m);
-    const results = (second!.body.messages as { role: string; content: { type: string; is_error?: boolean; content?: string }[] }[]).at(-1)!.content;
+    const results = (
+      second!.body.messages as { role: string; content: { type: string; is_error?: boolean; content?: string }[] }[]
+    ).at(-1)!.content;
     expect(results).toEqual([
-      { type: "tool_result", tool_use_id: "toolu_0", is_error: true, content: expect.stringContaining("the CRM is down for maintenance") },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_0",
+        is_error: true,
+        content: expect.stringContaining("the CRM is down for maintenance"),
+      },
     ]);
-    const unknown = (third!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
+    const unknown = (third!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!
+      .content[0]!;
     expect(unknown).toMatchObject({ is_error: true, content: "there is no tool named crm__no_such_tool" });
     expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, true]);
   });
@@ -278,7 +317,10 @@ steps:
     expect(calls).toHaveLength(2);
     expect(calls[0]!.session).toBeDefined();
     expect(calls[1]!.session).toBe(calls[0]!.session);
-    await waitFor(() => crm.sessionsClosed.includes(calls[0]!.session!), { timeoutMs: 10_000, what: "the MCP session to be ended" });
+    await waitFor(() => crm.sessionsClosed.includes(calls[0]!.session!), {
+      timeoutMs: 10_000,
+      what: "the MCP session to be ended",
+    });
   });
 
   it("an MCP server that cannot be reached fails the step naming it", async () => {

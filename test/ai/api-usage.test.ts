@@ -12,7 +12,9 @@ let crm: McpHttpTestServer;
 const serviceEnv: Record<string, string> = { ...LOOPBACK_ALLOWANCE };
 beforeAll(async () => {
   [openai, crm] = await Promise.all([LlmTestServer.start("openai"), McpHttpTestServer.start()]);
-  serviceEnv.WF_LLM_PROVIDERS = JSON.stringify([{ name: "api-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-api-test-0001" }]);
+  serviceEnv.WF_LLM_PROVIDERS = JSON.stringify([
+    { name: "api-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-api-test-0001" },
+  ]);
   serviceEnv.WF_LLM_PRICES = JSON.stringify(PRICES);
 });
 const api = useApi({ runtime: true, env: serviceEnv });
@@ -47,7 +49,9 @@ steps:
     const id = (started.json() as { executionId: string }).executionId;
     const view = await waitFor(
       async () => {
-        const v = ExecutionStatusView.parse((await call(api(), "GET", `/api/v1/executions/${id}`, { key: me.key })).json());
+        const v = ExecutionStatusView.parse(
+          (await call(api(), "GET", `/api/v1/executions/${id}`, { key: me.key })).json(),
+        );
         return v.status === "COMPLETED" || v.status === "FAILED" ? v : undefined;
       },
       { timeoutMs: 20_000, what: `execution ${id} to end` },
@@ -80,10 +84,14 @@ steps:
       },
     ]);
 
-    const result = ExecutionResult.parse((await call(api(), "GET", `/api/v1/executions/${id}/result`, { key: me.key })).json());
+    const result = ExecutionResult.parse(
+      (await call(api(), "GET", `/api/v1/executions/${id}/result`, { key: me.key })).json(),
+    );
     expect(result.usage).toEqual(view.usage);
     expect(result.stepResults.look!.usage).toEqual(view.stepResults.look!.usage);
-    const listed = (await call(api(), "GET", `/api/v1/executions?workflowId=${w.id}`, { key: me.key })).json() as { items: { usage: unknown }[] };
+    const listed = (await call(api(), "GET", `/api/v1/executions?workflowId=${w.id}`, { key: me.key })).json() as {
+      items: { usage: unknown }[];
+    };
     expect(listed.items[0]!.usage).toEqual(view.usage);
   });
 });

@@ -195,7 +195,10 @@ steps:
     expect(s.status).toBe("COMPLETED");
     expect(s.output).toEqual({ category: "billing", urgent: true });
     const body = env().openai.requests(m)[0]!.body;
-    expect(body.response_format).toMatchObject({ type: "json_schema", json_schema: { schema: { type: "object", required: ["category", "urgent"] } } });
+    expect(body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { schema: { type: "object", required: ["category", "urgent"] } },
+    });
   });
 
   it("an invalid answer gets one repair attempt that sees what was wrong", async () => {
@@ -221,7 +224,9 @@ steps:
     env().openai.script(m, { text: "not json at all" }, { text: '{"category": 7, "urgent": "yes"}' });
     const s = await classify(m, "llm-schema-fail");
     expect(s.status).toBe("FAILED");
-    expect(s.error).toMatch(/^step `classify`: the answer does not satisfy `output_schema` after one repair attempt: \/category must be string/);
+    expect(s.error).toMatch(
+      /^step `classify`: the answer does not satisfy `output_schema` after one repair attempt: \/category must be string/,
+    );
     expect(env().openai.requests(m)).toHaveLength(2);
   });
 });
@@ -248,7 +253,12 @@ steps:
       messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }],
       max_tokens: 4096,
     });
-    expect(s.usage).toEqual({ promptTokens: 21, completionTokens: 4, totalTokens: 25, costUsd: priced("claude", { prompt: 21, completion: 4 }) });
+    expect(s.usage).toEqual({
+      promptTokens: 21,
+      completionTokens: 4,
+      totalTokens: 25,
+      costUsd: priced("claude", { prompt: 21, completion: 4 }),
+    });
   });
 
   it("streams with monitoring; output_schema goes in the prompt and is validated", async () => {
@@ -328,7 +338,9 @@ steps:
     expect(s.status).toBe("FAILED");
     expect(s.steps.first!.status).toBe("COMPLETED");
     expect(s.steps.second!.status).toBe("FAILED");
-    expect(s.error).toMatch(/^step `second`: the execution's budget max_cost \$0\.005 would be passed: \$0\.006 spent so far/);
+    expect(s.error).toMatch(
+      /^step `second`: the execution's budget max_cost \$0\.005 would be passed: \$0\.006 spent so far/,
+    );
     expect(env().openai.requests(m)).toHaveLength(1);
     expect(s.usage).toMatchObject({ promptTokens: 1000, completionTokens: 500, costUsd: 0.006 });
   });

@@ -12,7 +12,18 @@ const env = useAiEnv({ WF_SECRETS_KEY: SECRETS_KEY });
 async function userWithSecret(name: string, value: string): Promise<string> {
   const cli = { NATS_URL: env().nats.url, WF_NAMESPACE: env().rt.ns, WF_SECRETS_KEY: SECRETS_KEY };
   const created = await runCli(
-    ["admin", "user", "create", "--email", `${newId()}@example.com`, "--password", "a long password", "--plan", "pro", "--json"],
+    [
+      "admin",
+      "user",
+      "create",
+      "--email",
+      `${newId()}@example.com`,
+      "--password",
+      "a long password",
+      "--plan",
+      "pro",
+      "--json",
+    ],
     cli,
   );
   expect(created.code, created.stderr).toBe(0);
@@ -32,7 +43,10 @@ describe("wf admin secret", () => {
     expect(stored.sealed).toMatch(/^v1\./);
     expect(JSON.stringify(stored)).not.toContain(value);
 
-    const again = await runCli(["admin", "secret", "set", "--user", user, "--name", "other", "--value", "second-value", "--json"], cli);
+    const again = await runCli(
+      ["admin", "secret", "set", "--user", user, "--name", "other", "--value", "second-value", "--json"],
+      cli,
+    );
     expect(again.code, again.stderr).toBe(0);
     const list = await runCli(["admin", "secret", "list", "--user", user, "--json"], cli);
     expect(list.code, list.stderr).toBe(0);
@@ -47,9 +61,15 @@ describe("wf admin secret", () => {
     const short = await runCli(["admin", "secret", "set", "--user", user, "--name", "tiny", "--value", "abc"], cli);
     expect(short.code).toBe(1);
     expect(short.stderr).toContain("at least 4 characters");
-    const badName = await runCli(["admin", "secret", "set", "--user", user, "--name", "has-dash", "--value", "abcdef"], cli);
+    const badName = await runCli(
+      ["admin", "secret", "set", "--user", user, "--name", "has-dash", "--value", "abcdef"],
+      cli,
+    );
     expect(badName.code).toBe(1);
-    const noUser = await runCli(["admin", "secret", "set", "--user", `nobody-${newId()}`, "--name", "x_1", "--value", "abcdef"], cli);
+    const noUser = await runCli(
+      ["admin", "secret", "set", "--user", `nobody-${newId()}`, "--name", "x_1", "--value", "abcdef"],
+      cli,
+    );
     expect(noUser.code).toBe(1);
   }, 60_000);
 });
@@ -62,7 +82,10 @@ describe("secrets in executions", () => {
     // The model echoes the secret, cut across stream pieces.
     const echoed = `the password is ${value}, keep it safe`;
     const cut = echoed.indexOf(value) + 5;
-    env().openai.script(m, { text: echoed, pieces: [echoed.slice(0, cut), echoed.slice(cut, cut + 7), echoed.slice(cut + 7)] });
+    env().openai.script(m, {
+      text: echoed,
+      pieces: [echoed.slice(0, cut), echoed.slice(cut, cut + 7), echoed.slice(cut + 7)],
+    });
     const id = await run(
       env().rt.platform,
       `
@@ -101,7 +124,9 @@ steps:
     expect(s.steps.ask!.output).toBe("the password is ***, keep it safe");
     expect(s.steps.fail!.error).toContain("***");
     // The provider got the real value: it is masked only in what the service keeps and publishes.
-    expect((env().openai.requests(m)[0]!.body.messages as { content: string }[])[0]!.content).toBe(`Repeat the password ${value}`);
+    expect((env().openai.requests(m)[0]!.body.messages as { content: string }[])[0]!.content).toBe(
+      `Repeat the password ${value}`,
+    );
 
     const events = await eventsOf(env(), id);
     const deltas = events

@@ -88,7 +88,9 @@ function baseExecution() {
 }
 
 async function lastCommand(env: ApiEnv, verb: string, approvalId: string): Promise<ApprovalDecision> {
-  const msg = await env.platform.jsm.streams.getMessage(streamNames(env.ns).cmd, { last_by_subj: subjects(env.ns).approval(verb, approvalId) });
+  const msg = await env.platform.jsm.streams.getMessage(streamNames(env.ns).cmd, {
+    last_by_subj: subjects(env.ns).approval(verb, approvalId),
+  });
   return ApprovalDecision.parse(msg!.json());
 }
 
@@ -104,9 +106,13 @@ describe("approval lists and detail", () => {
     const list = ApprovalList.parse(r.json());
     expect(list).toMatchObject({ total: 2, page: 1, size: 20 });
     expect(list.approvals.map((a) => a.id)).toEqual([newer.id, older.id]);
-    expect(list.approvals[0]!.reviewableGroups).toEqual([expect.objectContaining({ name: "refunds", items: [], itemsCount: 2 })]);
+    expect(list.approvals[0]!.reviewableGroups).toEqual([
+      expect.objectContaining({ name: "refunds", items: [], itemsCount: 2 }),
+    ]);
 
-    const detail = ApprovalView.parse((await call(api(), "GET", `/api/v1/approvals/${newer.id}`, { key: me.key })).json());
+    const detail = ApprovalView.parse(
+      (await call(api(), "GET", `/api/v1/approvals/${newer.id}`, { key: me.key })).json(),
+    );
     expect(detail).toMatchObject({
       id: newer.id,
       executionId: newer.executionId,
@@ -120,7 +126,9 @@ describe("approval lists and detail", () => {
     expect(detail.reviewableGroups[0]!.items).toHaveLength(2);
     expect(detail.reviewableGroups[0]!.columns).toHaveLength(3);
 
-    const pending = (await call(api(), "GET", "/api/v1/approvals?status=PENDING&size=1&page=2", { key: me.key })).json();
+    const pending = (
+      await call(api(), "GET", "/api/v1/approvals?status=PENDING&size=1&page=2", { key: me.key })
+    ).json();
     expect(pending).toMatchObject({ total: 2, page: 2, size: 1, approvals: [{ id: older.id }] });
     expect((await call(api(), "GET", "/api/v1/approvals?status=MAYBE", { key: me.key })).statusCode).toBe(400);
     expect((await call(api(), "GET", "/api/v1/approvals?size=201", { key: me.key })).statusCode).toBe(400);
@@ -134,10 +142,14 @@ describe("approval lists and detail", () => {
     const body = ApprovalsOfExecution.parse(r.json());
     expect(body.total).toBe(2);
     expect(body.approvals.map((a) => a.id)).toEqual([first.id, second.id]);
-    expect(body.approvals.every((a) => a.reviewableGroups.every((g) => g.items.length === 0 && g.itemsCount === 2))).toBe(true);
+    expect(
+      body.approvals.every((a) => a.reviewableGroups.every((g) => g.items.length === 0 && g.itemsCount === 2)),
+    ).toBe(true);
 
     const stranger = await account(api());
-    expect((await call(api(), "GET", `/api/v1/approvals/execution/${first.executionId}`, { key: stranger.key })).statusCode).toBe(404);
+    expect(
+      (await call(api(), "GET", `/api/v1/approvals/execution/${first.executionId}`, { key: stranger.key })).statusCode,
+    ).toBe(404);
     expect((await call(api(), "GET", `/api/v1/approvals/${first.id}`, { key: stranger.key })).statusCode).toBe(404);
     expect((await call(api(), "GET", `/api/v1/approvals/no-such`, { key: me.key })).statusCode).toBe(404);
   });
@@ -148,10 +160,20 @@ describe("approve and reject", () => {
     const me = await account(api());
     const a = await approvalFor(api(), me);
     const editedItems = { refunds: [{ order: "A-1", amount: 5, ok: true }] };
-    const r = await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: me.key, body: { comment: "fine", editedItems } });
+    const r = await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, {
+      key: me.key,
+      body: { comment: "fine", editedItems },
+    });
     expect(r.statusCode).toBe(200);
     const view = ApprovalView.parse(r.json());
-    expect(view).toMatchObject({ id: a.id, status: "APPROVED", decidedBy: me.user.id, comment: "fine", editedItems, decidedAt: expect.any(Number) });
+    expect(view).toMatchObject({
+      id: a.id,
+      status: "APPROVED",
+      decidedBy: me.user.id,
+      comment: "fine",
+      editedItems,
+      decidedAt: expect.any(Number),
+    });
     expect((await api().platform.store.approvals.get(a.id))!.value.status).toBe("APPROVED");
     expect(await lastCommand(api(), "approve", a.id)).toEqual({
       approvalId: a.id,
@@ -178,10 +200,17 @@ describe("approve and reject", () => {
   it("reject records the decision and publishes the reject command; a decided approval answers 409, a missing one 404", async () => {
     const me = await account(api());
     const a = await approvalFor(api(), me);
-    const r = await call(api(), "POST", `/api/v1/approvals/${a.id}/reject`, { key: me.key, body: { comment: "wrong amounts" } });
+    const r = await call(api(), "POST", `/api/v1/approvals/${a.id}/reject`, {
+      key: me.key,
+      body: { comment: "wrong amounts" },
+    });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ status: "REJECTED", comment: "wrong amounts", decidedBy: me.user.id });
-    expect(await lastCommand(api(), "reject", a.id)).toMatchObject({ verb: "reject", comment: "wrong amounts", editedItems: null });
+    expect(await lastCommand(api(), "reject", a.id)).toMatchObject({
+      verb: "reject",
+      comment: "wrong amounts",
+      editedItems: null,
+    });
     const again = await call(api(), "POST", `/api/v1/approvals/${a.id}/reject`, { key: me.key });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual({ error: expect.stringContaining("rejected"), code: "CONFLICT" });
@@ -210,7 +239,11 @@ describe("approve and reject", () => {
 
   it.each([
     [{ editedItems: { nope: [] } }, "editedItems.nope", /no group named `nope`/],
-    [{ editedItems: { refunds: [{ order: "A-1", colour: "red" }] } }, "editedItems.refunds[0].colour", /no column `colour`/],
+    [
+      { editedItems: { refunds: [{ order: "A-1", colour: "red" }] } },
+      "editedItems.refunds[0].colour",
+      /no column `colour`/,
+    ],
     [{ editedItems: { refunds: [{ amount: "ten" }] } }, "editedItems.refunds[0].amount", /must be a number/],
     [{ editedItems: { refunds: {} } }, "editedItems.refunds", /expected array/],
     [{ comment: 5 }, "comment", /expected string/],
@@ -230,7 +263,10 @@ describe("approve and reject", () => {
     const editor = await account(api());
     const a = await approvalFor(api(), owner);
     const w = (await api().platform.store.workflows.get(a.workflowId))!;
-    await api().platform.store.workflows.update({ ...w.value, sharedWith: { [viewer.user.id]: "viewer", [editor.user.id]: "editor" } }, w.version);
+    await api().platform.store.workflows.update(
+      { ...w.value, sharedWith: { [viewer.user.id]: "viewer", [editor.user.id]: "editor" } },
+      w.version,
+    );
     expect((await call(api(), "GET", `/api/v1/approvals/${a.id}`, { key: viewer.key })).statusCode).toBe(200);
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: viewer.key })).statusCode).toBe(403);
     expect((await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: editor.key })).statusCode).toBe(200);
@@ -260,7 +296,10 @@ describe("a decision whose command cannot be published", () => {
     try {
       const r = await call(api(), "POST", `/api/v1/approvals/${a.id}/approve`, { key: me.key });
       expect(r.statusCode).toBe(503);
-      expect((await api().platform.store.approvals.get(a.id))!.value).toMatchObject({ status: "PENDING", decidedAt: null });
+      expect((await api().platform.store.approvals.get(a.id))!.value).toMatchObject({
+        status: "PENDING",
+        decidedAt: null,
+      });
     } finally {
       await ensureStreams(jsm, api().ns, { eventsMaxAgeMs: 3_600_000, placement: ONE_REPLICA });
     }

@@ -64,14 +64,21 @@ steps:
 `;
 
 /** Starts the workflow through the API and waits for it to complete; its steps write the artifacts. */
-async function completedExecution(env: ApiEnv, me: Account, yaml: string, inputs: Record<string, unknown> = {}): Promise<ExecutionStatusView> {
+async function completedExecution(
+  env: ApiEnv,
+  me: Account,
+  yaml: string,
+  inputs: Record<string, unknown> = {},
+): Promise<ExecutionStatusView> {
   const w = await storeWorkflow(env, me.user.id, yaml);
   const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: { inputs } });
   expect(started.statusCode).toBe(202);
   const { executionId } = started.json();
   const view = await waitFor(
     async () => {
-      const v = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${executionId}`, { key: me.key })).json());
+      const v = ExecutionStatusView.parse(
+        (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: me.key })).json(),
+      );
       return TERMINAL_STATUSES.has(v.status) ? v : undefined;
     },
     { timeoutMs: 20_000, what: "the execution to end" },
@@ -100,7 +107,9 @@ describe("artifacts", () => {
     const times = list.artifacts.map((a) => a.createdAt);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     const byPath = new Map(list.artifacts.map((a) => [a.path, a]));
-    expect(byPath.get("data.json")!.createdAt).toBeGreaterThanOrEqual(Math.max(byPath.get("out/report.csv")!.createdAt, byPath.get("chart.bin")!.createdAt));
+    expect(byPath.get("data.json")!.createdAt).toBeGreaterThanOrEqual(
+      Math.max(byPath.get("out/report.csv")!.createdAt, byPath.get("chart.bin")!.createdAt),
+    );
 
     const report = stored.get("out/report.csv")!;
     expect(byPath.get("out/report.csv")).toEqual({
@@ -108,14 +117,22 @@ describe("artifacts", () => {
       name: "report.csv",
       path: "out/report.csv",
       storageKey: report.storageKey,
-      downloadUrl: expect.stringMatching(new RegExp(`^/api/artifacts/${report.id}/download\\?expires=\\d+&sig=[0-9a-f]{64}$`)),
+      downloadUrl: expect.stringMatching(
+        new RegExp(`^/api/artifacts/${report.id}/download\\?expires=\\d+&sig=[0-9a-f]{64}$`),
+      ),
       previewable: true,
       size: 8,
       contentType: "text/csv; charset=utf-8",
       stepName: "build",
       createdAt: report.createdAt,
     });
-    expect(byPath.get("chart.bin")).toMatchObject({ id: stored.get("chart.bin")!.id, name: "chart.bin", previewable: false, size: 3, stepName: "build" });
+    expect(byPath.get("chart.bin")).toMatchObject({
+      id: stored.get("chart.bin")!.id,
+      name: "chart.bin",
+      previewable: false,
+      size: 3,
+      stepName: "build",
+    });
     expect(byPath.get("data.json")).toMatchObject({
       id: stored.get("data.json")!.id,
       name: "data.json",
@@ -130,27 +147,49 @@ describe("artifacts", () => {
     expect(ArtifactView.parse(one.json())).toMatchObject({ id: chart.id, name: "chart.bin", size: 3 });
     const data = byPath.get("data.json")!;
     const written = await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${data.id}`, { key: me.key });
-    expect(ArtifactView.parse(written.json())).toMatchObject({ id: data.id, path: "data.json", stepName: "summary", contentType: "application/json" });
+    expect(ArtifactView.parse(written.json())).toMatchObject({
+      id: data.id,
+      path: "data.json",
+      stepName: "summary",
+      contentType: "application/json",
+    });
 
     const stranger = await account(api());
-    expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: stranger.key })).statusCode).toBe(404);
-    expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/no-such`, { key: me.key })).statusCode).toBe(404);
+    expect(
+      (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: stranger.key })).statusCode,
+    ).toBe(404);
+    expect(
+      (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/no-such`, { key: me.key })).statusCode,
+    ).toBe(404);
     const elsewhere = await completedExecution(api(), me, REPORT_YAML, { title: "Q4" });
     const [other] = await api().platform.store.artifacts.listByExecution(elsewhere.id);
     expect(other).toBeDefined();
     // An artifact of another execution is not found under this one.
-    expect((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${other!.id}`, { key: me.key })).statusCode).toBe(404);
+    expect(
+      (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${other!.id}`, { key: me.key }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it("downloads through downloadUrl over HTTP, whole and by Range (206, 416); refuses a tampered or expired URL", async () => {
     const me = await account(api());
     const body = new Uint8Array(300_000).map((_, i) => i % 251);
     const { id: executionId } = await completedExecution(api(), me, BLOB_YAML);
-    const listed = ArtifactList.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json());
+    const listed = ArtifactList.parse(
+      (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json(),
+    );
     expect(listed.total).toBe(1);
     const [artifact] = listed.artifacts;
-    expect(artifact).toMatchObject({ name: "blob one.bin", path: "data/blob one.bin", size: 300_000, previewable: false, stepName: "build" });
-    const meta = ArtifactView.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${artifact!.id}`, { key: me.key })).json());
+    expect(artifact).toMatchObject({
+      name: "blob one.bin",
+      path: "data/blob one.bin",
+      size: 300_000,
+      previewable: false,
+      stepName: "build",
+    });
+    const meta = ArtifactView.parse(
+      (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${artifact!.id}`, { key: me.key })).json(),
+    );
     expect(meta).toMatchObject({ id: artifact!.id, contentType: "application/octet-stream", size: 300_000 });
     const base = await api().app.listen({ port: 0, host: "127.0.0.1" });
     const url = `${base}${artifact!.downloadUrl}`;
@@ -159,7 +198,9 @@ describe("artifacts", () => {
     expect(whole.status).toBe(200);
     expect(whole.headers.get("content-type")).toBe("application/octet-stream");
     expect(whole.headers.get("content-length")).toBe("300000");
-    expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="blob one.bin"; filename*=UTF-8''blob%20one.bin`);
+    expect(whole.headers.get("content-disposition")).toBe(
+      `attachment; filename="blob one.bin"; filename*=UTF-8''blob%20one.bin`,
+    );
     expect(new Uint8Array(await whole.arrayBuffer())).toEqual(body);
 
     const part = await fetch(url, { headers: { range: "bytes=131000-131099" } });
@@ -195,7 +236,9 @@ describe("artifacts", () => {
     const expired = await fetch(url);
     api().clock.now = null;
     expect(expired.status).toBe(401);
-    const reasons = (await api().platform.store.audit.listSince(since, { page: 1, size: 10 })).items.map((a) => a.reason);
+    const reasons = (await api().platform.store.audit.listSince(since, { page: 1, size: 10 })).items.map(
+      (a) => a.reason,
+    );
     expect(reasons.sort()).toEqual(["bad_signature", "bad_signature", "bad_signature", "url_expired"]);
 
     expect((await fetch(`${base}/api/artifacts/${artifact!.id}/download`)).status).toBe(400);
@@ -204,7 +247,9 @@ describe("artifacts", () => {
   it("refuses, audited, a genuine URL whose expiry is further off than the URL lifetime and the clock skew", async () => {
     const me = await account(api());
     const { id: executionId } = await completedExecution(api(), me, NOTE_YAML);
-    const [artifact] = ArtifactList.parse((await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json()).artifacts;
+    const [artifact] = ArtifactList.parse(
+      (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts`, { key: me.key })).json(),
+    ).artifacts;
     const expires = Number(new URL(artifact!.downloadUrl, "http://x").searchParams.get("expires"));
     const lifetimeS = api().platform.config.WF_DOWNLOAD_URL_TTL_S;
     const download = (atS: number) => {
@@ -228,6 +273,10 @@ describe("artifacts", () => {
     const { items } = await api().platform.store.audit.listSince(tooFarAtS * 1000, { page: 1, size: 50 });
     const mine = items.filter((a) => a.path === path);
     expect(mine.map((a) => a.reason).sort()).toEqual(["bad_signature", "url_lifetime_exceeded"]);
-    expect(mine.find((a) => a.reason === "url_lifetime_exceeded")).toMatchObject({ at: tooFarAtS * 1000, keyId: null, method: "GET" });
+    expect(mine.find((a) => a.reason === "url_lifetime_exceeded")).toMatchObject({
+      at: tooFarAtS * 1000,
+      keyId: null,
+      method: "GET",
+    });
   });
 });

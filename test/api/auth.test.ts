@@ -18,7 +18,9 @@ async function audited(env: ApiEnv, reason: AuditReason, since: number) {
   const { items } = await env.platform.store.audit.listSince(since, { page: 1, size: 50 });
   const record = items.find((r) => r.reason === reason);
   expect(record, `an audit record with reason ${reason}`).toBeDefined();
-  const event = await env.platform.jsm.streams.getMessage(streamNames(env.ns).audit, { last_by_subj: subjects(env.ns).audit(reason) });
+  const event = await env.platform.jsm.streams.getMessage(streamNames(env.ns).audit, {
+    last_by_subj: subjects(env.ns).audit(reason),
+  });
   expect(event?.json()).toEqual(record);
   return record!;
 }
@@ -42,7 +44,9 @@ describe("credentials: three forms in priority order", () => {
     expect((await get(api(), { authorization: "", "x-api-key": me.key })).statusCode).toBe(200);
     expect((await get(api(), { authorization: "Bearer ", "x-api-key": me.key })).statusCode).toBe(200);
     expect((await get(api(), { authorization: "Bearer", "x-api-key": me.key })).statusCode).toBe(200);
-    expect((await get(api(), { authorization: "Bearer   ", "x-api-key": "" }, `?api_key=${me.key}`)).statusCode).toBe(200);
+    expect((await get(api(), { authorization: "Bearer   ", "x-api-key": "" }, `?api_key=${me.key}`)).statusCode).toBe(
+      200,
+    );
     expect((await get(api(), { "x-api-key": "   " }, `?api_key=${me.key}`)).statusCode).toBe(200);
   });
 
@@ -94,7 +98,10 @@ describe("401: one answer, the reason in the audit log", () => {
     const wrongSecret = `wfk_${me.keyId}_${secretOf((await account(api())).key)}`;
     const unknownId = `wfk_01zzzzzzzzzzzzzzzzzy_${secretOf(me.key)}`;
     const since = Date.now();
-    const [a, b] = [await get(api(), { authorization: `Bearer ${unknownId}` }), await get(api(), { authorization: `Bearer ${wrongSecret}` })];
+    const [a, b] = [
+      await get(api(), { authorization: `Bearer ${unknownId}` }),
+      await get(api(), { authorization: `Bearer ${wrongSecret}` }),
+    ];
     const shown = (r: typeof a) => ({ status: r.statusCode, body: r.body, headers: { ...r.headers, date: undefined } });
     expect(shown(a)).toEqual(shown(b));
     expect(a.statusCode).toBe(401);
@@ -141,15 +148,18 @@ describe("keys and accounts take effect at once", () => {
     api().clock.now = null;
   });
 
-  it.each(["deactivated", "locked"] as const)("answers 403 while the owner is %s, and 200 again once active", async (status) => {
-    const me = await account(api());
-    await updateUser(api().platform.store, me.user.id, { status });
-    const r = await call(api(), "GET", LIST, { key: me.key });
-    expect(r.statusCode).toBe(403);
-    expect(r.json()).toEqual({ error: expect.stringContaining(status), code: "ACCOUNT_INACTIVE" });
-    await updateUser(api().platform.store, me.user.id, { status: "active" });
-    expect((await call(api(), "GET", LIST, { key: me.key })).statusCode).toBe(200);
-  });
+  it.each(["deactivated", "locked"] as const)(
+    "answers 403 while the owner is %s, and 200 again once active",
+    async (status) => {
+      const me = await account(api());
+      await updateUser(api().platform.store, me.user.id, { status });
+      const r = await call(api(), "GET", LIST, { key: me.key });
+      expect(r.statusCode).toBe(403);
+      expect(r.json()).toEqual({ error: expect.stringContaining(status), code: "ACCOUNT_INACTIVE" });
+      await updateUser(api().platform.store, me.user.id, { status: "active" });
+      expect((await call(api(), "GET", LIST, { key: me.key })).statusCode).toBe(200);
+    },
+  );
 
   it("keeps lastUsedAt without a write per request", async () => {
     const me = await account(api());

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CancelResponse, ExecutionList, ExecutionResult, ExecutionStatusView, ResultNotReadyBody, StartExecutionResponse } from "@wf/shared/api";
+import {
+  CancelResponse,
+  ExecutionList,
+  ExecutionResult,
+  ExecutionStatusView,
+  ResultNotReadyBody,
+  StartExecutionResponse,
+} from "@wf/shared/api";
 import { waitFor, waitForStatus } from "../support/runtime";
 import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
@@ -30,13 +37,18 @@ steps:
 `;
 
 async function start(env: ApiEnv, who: Account, workflowId: string, body?: unknown) {
-  return call(env, "POST", `/api/v1/workflows/${workflowId}/executions`, { key: who.key, ...(body === undefined ? {} : { body }) });
+  return call(env, "POST", `/api/v1/workflows/${workflowId}/executions`, {
+    key: who.key,
+    ...(body === undefined ? {} : { body }),
+  });
 }
 
 async function poll(env: ApiEnv, who: Account, id: string, statuses: string[]) {
   return waitFor(
     async () => {
-      const view = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${id}`, { key: who.key })).json());
+      const view = ExecutionStatusView.parse(
+        (await call(env, "GET", `/api/v1/executions/${id}`, { key: who.key })).json(),
+      );
       return statuses.includes(view.status) ? view : undefined;
     },
     { timeoutMs: 20_000, what: `execution ${id} to reach ${statuses.join("/")} through the API` },
@@ -50,7 +62,12 @@ describe("POST /api/v1/workflows/{id}/executions", () => {
     const r = await start(api(), me, w.id, { inputs: { who: "Ada", times: 3 } });
     expect(r.statusCode).toBe(202);
     const started = StartExecutionResponse.parse(r.json());
-    expect(started).toEqual({ executionId: expect.any(String), status: "PENDING", workflowId: w.id, startedAt: expect.any(Number) });
+    expect(started).toEqual({
+      executionId: expect.any(String),
+      status: "PENDING",
+      workflowId: w.id,
+      startedAt: expect.any(Number),
+    });
 
     // Written before the 202: a poll right after it finds the execution.
     const first = await call(api(), "GET", `/api/v1/executions/${started.executionId}`, { key: me.key });
@@ -68,7 +85,12 @@ describe("POST /api/v1/workflows/{id}/executions", () => {
       startAt: expect.any(Number),
       completeAt: expect.any(Number),
       stepResults: {
-        hello: { status: "COMPLETED", output: { text: "hello Ada", times: 3 }, duration: expect.any(Number), attempts: 1 },
+        hello: {
+          status: "COMPLETED",
+          output: { text: "hello Ada", times: 3 },
+          duration: expect.any(Number),
+          attempts: 1,
+        },
         shape: { status: "COMPLETED", output: { greeting: "hello Ada", times: 3 } },
       },
     });
@@ -160,7 +182,11 @@ describe("executions: result and cancel", () => {
 
     const early = await call(api(), "GET", `/api/v1/executions/${executionId}/result`, { key: me.key });
     expect(early.statusCode).toBe(409);
-    expect(ResultNotReadyBody.parse(early.json())).toEqual({ error: expect.any(String), code: "CONFLICT", status: "RUNNING" });
+    expect(ResultNotReadyBody.parse(early.json())).toEqual({
+      error: expect.any(String),
+      code: "CONFLICT",
+      status: "RUNNING",
+    });
 
     const cancel = await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key });
     expect(cancel.statusCode).toBe(200);
@@ -174,7 +200,9 @@ describe("executions: result and cancel", () => {
     // Finished: cancel answers 404, like an execution that does not exist.
     const again = await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key });
     expect(again.statusCode).toBe(404);
-    expect((await call(api(), "POST", `/api/v1/executions/no-such-execution/cancel`, { key: me.key })).statusCode).toBe(404);
+    expect((await call(api(), "POST", `/api/v1/executions/no-such-execution/cancel`, { key: me.key })).statusCode).toBe(
+      404,
+    );
   });
 
   it("cancel of a COMPLETED execution answers 404; status and result of an unknown one answer 404", async () => {
@@ -182,8 +210,13 @@ describe("executions: result and cancel", () => {
     const w = await storeWorkflow(api(), me.user.id, BASH_YAML);
     const { executionId } = (await start(api(), me, w.id, { inputs: { who: "Cy" } })).json();
     await poll(api(), me, executionId, ["COMPLETED"]);
-    expect((await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key })).statusCode).toBe(404);
-    expect((await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key, body: { now: true } })).statusCode).toBe(400);
+    expect((await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await call(api(), "POST", `/api/v1/executions/${executionId}/cancel`, { key: me.key, body: { now: true } }))
+        .statusCode,
+    ).toBe(400);
     for (const path of ["/api/v1/executions/nope", "/api/v1/executions/nope/result"]) {
       expect((await call(api(), "GET", path, { key: me.key })).statusCode).toBe(404);
     }
@@ -196,7 +229,8 @@ describe("GET /api/v1/executions", () => {
     const a = await storeWorkflow(api(), me.user.id, BASH_YAML);
     const b = await storeWorkflow(api(), me.user.id, SLOW_YAML);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await start(api(), me, a.id, { inputs: { who: `n${i}` } })).json().executionId);
+    for (let i = 0; i < 3; i++)
+      ids.push((await start(api(), me, a.id, { inputs: { who: `n${i}` } })).json().executionId);
     const slow = (await start(api(), me, b.id)).json().executionId;
     for (const id of ids) await poll(api(), me, id, ["COMPLETED"]);
 
@@ -206,11 +240,18 @@ describe("GET /api/v1/executions", () => {
     expect(all.items.map((e) => e.id)).toEqual([slow, ...ids.reverse()]);
     expect(all.items[0]).not.toHaveProperty("stepResults");
 
-    const ofA = (await call(api(), "GET", `/api/v1/executions?workflowId=${a.id}&status=COMPLETED&size=2`, { key: me.key })).json();
+    const ofA = (
+      await call(api(), "GET", `/api/v1/executions?workflowId=${a.id}&status=COMPLETED&size=2`, { key: me.key })
+    ).json();
     expect(ofA).toMatchObject({ total: 3, page: 1, size: 2, items: [{ id: ids[0] }, { id: ids[1] }] });
     const other = await account(api());
-    expect((await call(api(), "GET", "/api/v1/executions", { key: other.key })).json()).toMatchObject({ items: [], total: 0 });
-    expect((await call(api(), "GET", `/api/v1/executions?workflowId=${a.id}`, { key: other.key })).json()).toMatchObject({ total: 0 });
+    expect((await call(api(), "GET", "/api/v1/executions", { key: other.key })).json()).toMatchObject({
+      items: [],
+      total: 0,
+    });
+    expect(
+      (await call(api(), "GET", `/api/v1/executions?workflowId=${a.id}`, { key: other.key })).json(),
+    ).toMatchObject({ total: 0 });
 
     const bad = await call(api(), "GET", "/api/v1/executions?status=DONE&size=500", { key: me.key });
     expect(bad.statusCode).toBe(400);
@@ -228,7 +269,8 @@ describe("GET /api/v1/executions", () => {
     const w = await storeWorkflow(api(), me.user.id, SLOW_YAML);
     const started: string[] = [];
     for (let i = 0; i < 5; i++) started.push((await start(api(), me, w.id)).json().executionId);
-    const list = async (query: string) => ExecutionList.parse((await call(api(), "GET", `/api/v1/executions?${query}`, { key: me.key })).json());
+    const list = async (query: string) =>
+      ExecutionList.parse((await call(api(), "GET", `/api/v1/executions?${query}`, { key: me.key })).json());
     const first = await list("size=2");
     const anchor = first.items[0]!.id;
     const seen = first.items.map((e) => e.id);
@@ -243,12 +285,14 @@ describe("GET /api/v1/executions", () => {
     expect((await list("size=2&page=3")).items.map((e) => e.id)).toEqual([started[2], started[1]]);
 
     const other = await account(api());
-    const foreign = (await start(api(), other, (await storeWorkflow(api(), other.user.id, SLOW_YAML)).id)).json().executionId;
+    const foreign = (await start(api(), other, (await storeWorkflow(api(), other.user.id, SLOW_YAML)).id)).json()
+      .executionId;
     for (const from of [foreign, "no-such-execution"]) {
       const bad = await call(api(), "GET", `/api/v1/executions?from=${from}`, { key: me.key });
       expect(bad.statusCode).toBe(400);
       expect(bad.json().error).toContain(`from: no execution ${from} in this list`);
     }
-    for (const id of [...started, foreign]) await call(api(), "POST", `/api/v1/executions/${id}/cancel`, { key: id === foreign ? other.key : me.key });
+    for (const id of [...started, foreign])
+      await call(api(), "POST", `/api/v1/executions/${id}/cancel`, { key: id === foreign ? other.key : me.key });
   });
 });

@@ -40,7 +40,9 @@ async function ended(env: ApiEnv, me: Account, id: string): Promise<ExecutionSta
 async function eventsOf(env: ApiEnv, id: string): Promise<ExecutionEvent[]> {
   return waitFor(
     async () => {
-      const consumer = await env.platform.js.consumers.get(streamNames(env.ns).evt, { filter_subjects: subjects(env.ns).eventFilter({ executionId: id }) });
+      const consumer = await env.platform.js.consumers.get(streamNames(env.ns).evt, {
+        filter_subjects: subjects(env.ns).eventFilter({ executionId: id }),
+      });
       const events: ExecutionEvent[] = [];
       for (;;) {
         const batch = await consumer.fetch({ max_messages: 500, expires: 1_000 });
@@ -88,7 +90,9 @@ steps:
     const output = step.output as string;
     const line = `a line of plain text ${"0".repeat(180)}`;
     expect(output.startsWith(`${line}\n${line}\n`)).toBe(true);
-    expect(output).toMatch(/\n\[output cut to 262144 bytes of JSON from \d{7}; write large results to WF_ARTIFACTS_DIR as artifacts\]$/);
+    expect(output).toMatch(
+      /\n\[output cut to 262144 bytes of JSON from \d{7}; write large results to WF_ARTIFACTS_DIR as artifacts\]$/,
+    );
     expect(Buffer.byteLength(JSON.stringify(output))).toBeLessThanOrEqual(STEP_OUTPUT_BYTES);
     // The log (kept with enableMonitoring: its first 1,000 lines) is cut to its own share, its newest lines kept.
     const [note, ...lines] = step.logs!;
@@ -216,7 +220,9 @@ steps:
     expect(view.stepResults.a!.status).toBe("COMPLETED");
     expect(view.stepResults.b!.status).toBe("COMPLETED");
     expect(view.stepResults.c!.status).toBe("FAILED");
-    expect(view.stepResults.c!.error).toMatch(/^step `c`: its result \(\d+ bytes\) would take the execution's record past its room/);
+    expect(view.stepResults.c!.error).toMatch(
+      /^step `c`: its result \(\d+ bytes\) would take the execution's record past its room/,
+    );
     expect(view.stepResults.d).toBeUndefined();
     expect(view.completedSteps).toBe(2);
     expect(await recordBytes(api(), id)).toBeLessThan(MAX_PAYLOAD);

@@ -24,7 +24,9 @@ afterAll(async () => {
 
 type Lists = "executions" | "approvals";
 
-async function edge(atStart: "0" | "1"): Promise<{ platform: Platform; url: string; viewConsumers(lists: Lists): Promise<number> }> {
+async function edge(
+  atStart: "0" | "1",
+): Promise<{ platform: Platform; url: string; viewConsumers(lists: Lists): Promise<number> }> {
   const config = testConfig(server, { WF_LIST_VIEW_AT_START: atStart, PORT: "0", HOST: "127.0.0.1" });
   const platform = await openPlatform(config, "edge-test");
   const started = await startEdge(platform);
@@ -45,7 +47,9 @@ describe("the list views of an edge", () => {
     // Started side by side: by the time the eager one follows its indexes, the other would too.
     const [eager, lazy] = await Promise.all([edge("1"), edge("0")]);
     for (const lists of ["executions", "approvals"] as const)
-      await waitFor(async () => (await eager.viewConsumers(lists)) === 1, { what: `the eager edge's ${lists} view to follow its index` });
+      await waitFor(async () => (await eager.viewConsumers(lists)) === 1, {
+        what: `the eager edge's ${lists} view to follow its index`,
+      });
     expect([await lazy.viewConsumers("executions"), await lazy.viewConsumers("approvals")]).toEqual([0, 0]);
 
     const user = testUser();

@@ -59,7 +59,8 @@ describe("GET /api/v1/openapi.json", () => {
     for (const [method, path, statuses] of SPEC) {
       const op = doc.paths[path]?.[method];
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
-      for (const status of statuses) expect(op!.responses, `${method.toUpperCase()} ${path} ${status}`).toHaveProperty(String(status));
+      for (const status of statuses)
+        expect(op!.responses, `${method.toUpperCase()} ${path} ${status}`).toHaveProperty(String(status));
     }
     const v1 = Object.entries(doc.paths)
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
@@ -69,15 +70,22 @@ describe("GET /api/v1/openapi.json", () => {
 
   it("documents exactly the routes the edge serves, each with the responses its definition declares", async () => {
     const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(ALL_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     for (const route of ALL_ROUTES) {
       const op = doc.paths[route.path]![route.method.toLowerCase()]!;
       expect(Object.keys(op.responses).sort()).toEqual(Object.keys(allResponses(route)).sort());
-      expect(api().app.hasRoute({ method: route.method, url: route.path.replace(/\{(\w+)\}/g, ":$1") }), route.path).toBe(true);
+      expect(
+        api().app.hasRoute({ method: route.method, url: route.path.replace(/\{(\w+)\}/g, ":$1") }),
+        route.path,
+      ).toBe(true);
       if ((SCOPES as readonly string[]).includes(route.auth)) expect(op["x-required-scope"]).toBe(route.auth);
       for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
-        expect(op.parameters).toContainEqual(expect.objectContaining({ name: name.slice(1, -1), in: "path", required: true }));
+        expect(op.parameters).toContainEqual(
+          expect.objectContaining({ name: name.slice(1, -1), in: "path", required: true }),
+        );
       }
     }
   });
@@ -85,7 +93,9 @@ describe("GET /api/v1/openapi.json", () => {
   it("console routes take the session cookie, and the X-CSRF-Token header when they change state", async () => {
     const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
     const schemes = doc.components.securitySchemes;
-    expect(schemes.consoleSession).toEqual(expect.objectContaining({ type: "apiKey", in: "cookie", name: "wf_session" }));
+    expect(schemes.consoleSession).toEqual(
+      expect.objectContaining({ type: "apiKey", in: "cookie", name: "wf_session" }),
+    );
     expect(schemes.csrfToken).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "X-CSRF-Token" }));
     for (const route of sessionRoutes.filter((r) => r.auth === "console")) {
       const op = doc.paths[route.path]![route.method.toLowerCase()]!;
@@ -99,7 +109,10 @@ describe("GET /api/v1/openapi.json", () => {
 
   it("the trigger offers the three modes' credentials and answers in the documented order", async () => {
     const doc = (await call(api(), "GET", "/api/v1/openapi.json")).json() as Doc;
-    expect(triggerRouteDocs.map((r) => r.path).sort()).toEqual(["/api/webhook-trigger/{webhook_id}", "/api/webhooks/{webhook_id}/trigger"]);
+    expect(triggerRouteDocs.map((r) => r.path).sort()).toEqual([
+      "/api/webhook-trigger/{webhook_id}",
+      "/api/webhooks/{webhook_id}/trigger",
+    ]);
     const schemes = doc.components.securitySchemes;
     expect(schemes.webhookSignature).toEqual(expect.objectContaining({ in: "header", name: "X-Webhook-Signature" }));
     for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
@@ -116,7 +129,8 @@ describe("GET /api/v1/openapi.json", () => {
         { standardWebhookId: [], standardWebhookTimestamp: [], standardWebhookSignature: [] },
         {},
       ]);
-      for (const status of [202, 400, 401, 403, 404, 409, 413, 429]) expect(op.responses, `${route.path} ${status}`).toHaveProperty(String(status));
+      for (const status of [202, 400, 401, 403, 404, 409, 413, 429])
+        expect(op.responses, `${route.path} ${status}`).toHaveProperty(String(status));
       expect(op.responses).not.toHaveProperty("415");
       expect(Object.keys(op.requestBody!.content)).toEqual(["*/*"]);
       expect(op.responses["202"]!.headers).toHaveProperty("X-RateLimit-Remaining");
@@ -137,7 +151,9 @@ describe("GET /api/v1/openapi.json", () => {
     const limited = list.responses["429"]!.content!["application/json"]!.schema as { required: string[] };
     expect(limited.required.sort()).toEqual(["code", "error", "limit", "retryAfterSeconds", "window"]);
     const approvals = doc.paths["/api/v1/approvals"]!.get!;
-    expect(approvals.parameters).toContainEqual(expect.objectContaining({ name: "size", schema: expect.objectContaining({ default: 20, maximum: 200 }) }));
+    expect(approvals.parameters).toContainEqual(
+      expect.objectContaining({ name: "size", schema: expect.objectContaining({ default: 20, maximum: 200 }) }),
+    );
   });
 
   it("every JSON error answer requires the catalogue's code, whose schema lists every code of the catalogue, described", async () => {
@@ -153,11 +169,14 @@ describe("GET /api/v1/openapi.json", () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         for (const [status, answer] of Object.entries(op.responses)) {
-          const schema = answer.content?.["application/json"]?.schema as { required?: string[]; properties?: Record<string, unknown> } | undefined;
+          const schema = answer.content?.["application/json"]?.schema as
+            { required?: string[]; properties?: Record<string, unknown> } | undefined;
           if (Number(status) < 400 || !schema) continue;
           errorAnswers++;
           expect(schema.required, `${method} ${path} ${status}`).toEqual(expect.arrayContaining(["error", "code"]));
-          expect(schema.properties!.code, `${method} ${path} ${status}`).toEqual({ $ref: "#/components/schemas/ErrorCode" });
+          expect(schema.properties!.code, `${method} ${path} ${status}`).toEqual({
+            $ref: "#/components/schemas/ErrorCode",
+          });
         }
       }
     }
@@ -171,7 +190,9 @@ describe("GET /api/v1/openapi.json", () => {
     expect(link.get!.security).toContainEqual({ apiKeyQuery: [] });
     expect(Object.keys(link.get!.responses["200"]!.content!)).toEqual(["text/html"]);
     expect(Object.keys(link.post!.requestBody!.content)).toEqual(["application/x-www-form-urlencoded"]);
-    expect((link.post!.requestBody!.content["application/x-www-form-urlencoded"] as { schema: unknown }).schema).toMatchObject({
+    expect(
+      (link.post!.requestBody!.content["application/x-www-form-urlencoded"] as { schema: unknown }).schema,
+    ).toMatchObject({
       properties: { comment: { type: "string" } },
     });
   });

@@ -19,7 +19,10 @@ describe("executions no executor has taken yet", () => {
     const me = await account(api());
     const w = await storeWorkflow(api(), me.user.id, YAML);
     const started = async (n: number) => {
-      const res = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: { inputs: { n } } });
+      const res = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, {
+        key: me.key,
+        body: { inputs: { n } },
+      });
       expect(res.statusCode).toBe(202);
       return (res.json() as { executionId: string }).executionId;
     };
@@ -31,8 +34,16 @@ describe("executions no executor has taken yet", () => {
       expect(res.statusCode).toBe(200);
       return ExecutionStatusView.parse(res.json());
     };
-    expect(await status(kept)).toMatchObject({ id: kept, workflowId: w.id, status: "PENDING", completedSteps: 0, totalSteps: 1, stepResults: {} });
-    const list = async (query: string) => ExecutionList.parse((await call(api(), "GET", `/api/v1/executions?${query}`, { key: me.key })).json());
+    expect(await status(kept)).toMatchObject({
+      id: kept,
+      workflowId: w.id,
+      status: "PENDING",
+      completedSteps: 0,
+      totalSteps: 1,
+      stepResults: {},
+    });
+    const list = async (query: string) =>
+      ExecutionList.parse((await call(api(), "GET", `/api/v1/executions?${query}`, { key: me.key })).json());
     const pending = await list(`workflowId=${w.id}&status=PENDING`);
     expect(pending.items.map((e) => e.id)).toEqual([cancelled, kept]);
     expect(pending.total).toBe(2);

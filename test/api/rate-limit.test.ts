@@ -9,7 +9,10 @@ const LIST = "/api/v1/workflows";
 /** A minute boundary plus one second: 61 requests stay in one minute window. */
 const MINUTE = Math.floor(Date.UTC(2030, 0, 15, 10, 0) / 60_000) * 60_000;
 
-/** Sets a key's day counter as if it had made `count` requests today, none this minute (layout as docs/api.md, Rate limits, documents). */
+/**
+ * Sets a key's day counter as if it had made `count` requests today, none this minute (layout as docs/api.md, Rate
+ * limits, documents).
+ */
 async function spendDay(env: ApiEnv, keyId: string, at: number, count: number): Promise<void> {
   const kv = await new Kvm(env.platform.nc).open(`${env.ns}_ratelimits`);
   const date = new Date(at).toISOString().slice(0, 10).replaceAll("-", "");
@@ -78,14 +81,28 @@ describe("per-key rate limits", () => {
       await spendDay(api(), free.keyId, at, 2_000);
       const limited = await call(api(), "GET", LIST, { key: free.key });
       expect(limited.statusCode).toBe(429);
-      expect(limited.json()).toEqual({ error: expect.any(String), code: "RATE_LIMITED", window: "day", limit: 2_000, retryAfterSeconds: 60 });
-      expect(limited.headers).toMatchObject({ "retry-after": "60", "x-ratelimit-window": "day", "x-ratelimit-limit": "2000" });
+      expect(limited.json()).toEqual({
+        error: expect.any(String),
+        code: "RATE_LIMITED",
+        window: "day",
+        limit: 2_000,
+        retryAfterSeconds: 60,
+      });
+      expect(limited.headers).toMatchObject({
+        "retry-after": "60",
+        "x-ratelimit-window": "day",
+        "x-ratelimit-limit": "2000",
+      });
 
       const big = await account(api(), { plan: "enterprise" });
       await spendDay(api(), big.keyId, at, 10_000_000);
       const ok = await call(api(), "GET", LIST, { key: big.key });
       expect(ok.statusCode).toBe(200);
-      expect(ok.headers).toMatchObject({ "x-ratelimit-limit": "6000", "x-ratelimit-window": "minute", "x-ratelimit-remaining": "5999" });
+      expect(ok.headers).toMatchObject({
+        "x-ratelimit-limit": "6000",
+        "x-ratelimit-window": "minute",
+        "x-ratelimit-remaining": "5999",
+      });
     } finally {
       api().clock.now = null;
     }
@@ -100,7 +117,8 @@ describe("rate limits across edge replicas", () => {
 
   it("shares one key's count between two edge processes", async () => {
     const env = { NATS_URL: api().server.url, WF_NAMESPACE: api().ns, PORT: "0", HOST: "127.0.0.1" };
-    for (let i = 0; i < 2; i++) edges.push(await startServiceProcess("services/edge/src/main.ts", env, ["edge listening"]));
+    for (let i = 0; i < 2; i++)
+      edges.push(await startServiceProcess("services/edge/src/main.ts", env, ["edge listening"]));
     const urls = edges.map((e) => /"msg":"edge listening".*?"address":"([^"]+)"/.exec(e.output())![1]!);
     const free = await account(api(), { plan: "free" });
 

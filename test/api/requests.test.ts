@@ -29,13 +29,20 @@ describe("request bodies", () => {
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
   });
 
-  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])("answers 415 for a %s body", async (type) => {
-    const me = await account(api());
-    const w = await storeWorkflow(api(), me.user.id, SIMPLE_YAML);
-    const r = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: "who=x", headers: { "content-type": type } });
-    expect(r.statusCode).toBe(415);
-    expect(r.json()).toEqual({ error: expect.stringContaining("application/json"), code: "UNSUPPORTED_MEDIA_TYPE" });
-  });
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
+    "answers 415 for a %s body",
+    async (type) => {
+      const me = await account(api());
+      const w = await storeWorkflow(api(), me.user.id, SIMPLE_YAML);
+      const r = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, {
+        key: me.key,
+        body: "who=x",
+        headers: { "content-type": type },
+      });
+      expect(r.statusCode).toBe(415);
+      expect(r.json()).toEqual({ error: expect.stringContaining("application/json"), code: "UNSUPPORTED_MEDIA_TYPE" });
+    },
+  );
 
   it("answers 400 for invalid JSON, and accepts application/json with a charset", async () => {
     const me = await account(api());
@@ -43,10 +50,18 @@ describe("request bodies", () => {
     const url = `/api/v1/workflows/${w.id}/executions`;
     const bad = await call(api(), "POST", url, { key: me.key, body: '{"inputs": {' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ error: expect.stringContaining("invalid JSON"), code: "VALIDATION_FAILED", details: [{ in: "body", field: "" }] });
+    expect(bad.json()).toMatchObject({
+      error: expect.stringContaining("invalid JSON"),
+      code: "VALIDATION_FAILED",
+      details: [{ in: "body", field: "" }],
+    });
     const poisoned = await call(api(), "POST", url, { key: me.key, body: '{"inputs": {"__proto__": {"x": 1}}}' });
     expect(poisoned.statusCode).toBe(400);
-    const ok = await call(api(), "POST", url, { key: me.key, body: { inputs: { who: "x" } }, headers: { "content-type": "application/json; charset=utf-8" } });
+    const ok = await call(api(), "POST", url, {
+      key: me.key,
+      body: { inputs: { who: "x" } },
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(ok.statusCode).toBe(202);
   });
 
@@ -66,7 +81,10 @@ describe("request bodies", () => {
         details: [{ in: "body", field: "inputs.meta", message: expect.stringContaining("flatten it") }],
       });
     }
-    const arrays = await call(api(), "POST", url, { key: me.key, body: `{"inputs": {"meta": {"list": ${"[".repeat(5_000)}${"]".repeat(5_000)}}}}` });
+    const arrays = await call(api(), "POST", url, {
+      key: me.key,
+      body: `{"inputs": {"meta": {"list": ${"[".repeat(5_000)}${"]".repeat(5_000)}}}}`,
+    });
     expect(arrays.statusCode).toBe(400);
     expect(arrays.json().details).toEqual([{ in: "body", field: "inputs.meta", message: expect.any(String) }]);
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(1);
@@ -86,7 +104,11 @@ describe("request bodies", () => {
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 5 })).total).toBe(0);
     const missing = await call(api(), "POST", url, { key: me.key });
     expect(missing.statusCode).toBe(202);
-    const empty = await call(api(), "POST", url, { key: me.key, body: "", headers: { "content-type": "application/json" } });
+    const empty = await call(api(), "POST", url, {
+      key: me.key,
+      body: "",
+      headers: { "content-type": "application/json" },
+    });
     expect(empty.statusCode).toBe(202);
   });
 
@@ -121,7 +143,10 @@ describe("error codes", () => {
     const inactive = await account(api(), { status: "deactivated" });
     const w = await storeWorkflow(api(), owner.user.id, SIMPLE_YAML, { sharedWith: { [viewer.user.id]: "viewer" } });
     const url = `/api/v1/workflows/${w.id}/executions`;
-    const [onlyViewer, deactivated] = [await call(api(), "POST", url, { key: viewer.key }), await call(api(), "POST", url, { key: inactive.key })];
+    const [onlyViewer, deactivated] = [
+      await call(api(), "POST", url, { key: viewer.key }),
+      await call(api(), "POST", url, { key: inactive.key }),
+    ];
     expect([onlyViewer.statusCode, deactivated.statusCode]).toEqual([403, 403]);
     expect(onlyViewer.json()).toEqual({ error: expect.stringContaining("viewer"), code: "FORBIDDEN" });
     expect(deactivated.json()).toEqual({ error: expect.stringContaining("deactivated"), code: "ACCOUNT_INACTIVE" });
@@ -139,7 +164,11 @@ describe("error codes", () => {
     // Ids have at most 128 characters: one of 300 reaches the schema, which names the field.
     const long = await call(api(), "GET", `/api/v1/workflows/${"x".repeat(300)}`, { key: me.key });
     expect(long.statusCode).toBe(400);
-    expect(long.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED", details: [{ in: "path", field: "id", message: expect.any(String) }] });
+    expect(long.json()).toEqual({
+      error: expect.any(String),
+      code: "VALIDATION_FAILED",
+      details: [{ in: "path", field: "id", message: expect.any(String) }],
+    });
     const tooLong = await call(api(), "GET", `/api/v1/workflows/${"x".repeat(600)}`, { key: me.key });
     expect(tooLong.statusCode).toBe(414);
     expect(tooLong.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
@@ -175,10 +204,19 @@ describe("error codes", () => {
     if (address === null || typeof address === "string") throw new Error("no port");
     const malformed = await rawRequest(address.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
     expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(malformed.slice(malformed.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: expect.any(String), code: "VALIDATION_FAILED" });
-    const huge = await rawRequest(address.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${"x".repeat(20_000)}\r\n\r\n`);
+    expect(JSON.parse(malformed.slice(malformed.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      error: expect.any(String),
+      code: "VALIDATION_FAILED",
+    });
+    const huge = await rawRequest(
+      address.port,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ${"x".repeat(20_000)}\r\n\r\n`,
+    );
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
-    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
+    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toEqual({
+      error: expect.any(String),
+      code: "VALIDATION_FAILED",
+    });
   });
 });
 

@@ -14,7 +14,9 @@ let openai: LlmTestServer;
 const serviceEnv: Record<string, string> = { ...LOOPBACK_ALLOWANCE };
 beforeAll(async () => {
   openai = await LlmTestServer.start("openai");
-  serviceEnv.WF_LLM_PROVIDERS = JSON.stringify([{ name: "rerun-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-rerun-test-0001" }]);
+  serviceEnv.WF_LLM_PROVIDERS = JSON.stringify([
+    { name: "rerun-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-rerun-test-0001" },
+  ]);
   serviceEnv.WF_LLM_PRICES = JSON.stringify(PRICES);
 });
 const api = useApi({ runtime: true, env: serviceEnv });
@@ -45,7 +47,9 @@ const END_EVENTS = new Set(["exec_completed", "exec_failed", "exec_cancelled", "
 
 /** Every event of an execution, the terminal one last. */
 async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEvent[]> {
-  const consumer = await env.platform.js.consumers.get(`${env.ns}_EVT`, { filter_subjects: subjects(env.ns).eventFilter({ executionId }) });
+  const consumer = await env.platform.js.consumers.get(`${env.ns}_EVT`, {
+    filter_subjects: subjects(env.ns).eventFilter({ executionId }),
+  });
   const events: ExecutionEvent[] = [];
   for await (const m of await consumer.consume()) {
     const e = JSON.parse(m.string()) as ExecutionEvent;
@@ -56,7 +60,10 @@ async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEven
 }
 
 function rerun(env: ApiEnv, who: ConsoleUser, executionId: string, body: unknown, query = "") {
-  return call(env, "POST", `/api/console/executions/${executionId}/rerun${query}`, { body, headers: { cookie: who.cookie, "x-csrf-token": who.csrf } });
+  return call(env, "POST", `/api/console/executions/${executionId}/rerun${query}`, {
+    body,
+    headers: { cookie: who.cookie, "x-csrf-token": who.csrf },
+  });
 }
 
 async function startRun(env: ApiEnv, who: ConsoleUser, w: WorkflowRecord): Promise<string> {
@@ -68,7 +75,9 @@ async function startRun(env: ApiEnv, who: ConsoleUser, w: WorkflowRecord): Promi
 async function ended(env: ApiEnv, who: ConsoleUser, executionId: string): Promise<ExecutionStatusView> {
   return waitFor(
     async () => {
-      const v = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json());
+      const v = ExecutionStatusView.parse(
+        (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json(),
+      );
       return TERMINAL_STATUSES.has(v.status) ? v : undefined;
     },
     { timeoutMs: 30_000, what: `execution ${executionId} to end` },
@@ -121,7 +130,11 @@ describe("POST /api/console/executions/{id}/rerun", () => {
   it("reruns from the failed code step with a fixed definition: no LLM call, the reused steps' usage saved to the token", async () => {
     const me = await consoleUser(api());
     const m = model();
-    openai.script(m, { text: "a draft", usage: { prompt: 1234, completion: 56 } }, { text: "a summary", usage: { prompt: 789, completion: 12 } });
+    openai.script(
+      m,
+      { text: "a draft", usage: { prompt: 1234, completion: 56 } },
+      { text: "a summary", usage: { prompt: 789, completion: 12 } },
+    );
     const w = await storeWorkflow(api(), me.user.id, llmYaml(m, false));
     const sourceId = await startRun(api(), me, w);
     const source = await ended(api(), me, sourceId);
@@ -151,15 +164,29 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     const view = await ended(api(), me, answer.executionId);
     expect(view.status, view.error ?? "").toBe("COMPLETED");
     expect(openai.requests(m)).toHaveLength(requestsBefore);
-    expect(view).toMatchObject({ rerunOf: sourceId, savedUsage: source.usage, usage: ZERO_USAGE, triggerSource: "console", completedSteps: 3, totalSteps: 3 });
+    expect(view).toMatchObject({
+      rerunOf: sourceId,
+      savedUsage: source.usage,
+      usage: ZERO_USAGE,
+      triggerSource: "console",
+      completedSteps: 3,
+      totalSteps: 3,
+    });
     for (const step of ["draft", "summary"]) {
       expect(view.stepResults[step]).toEqual({ ...source.stepResults[step], reused: true });
     }
     expect(view.stepResults.check!.reused).toBeUndefined();
     expect(view.stepResults.check!.output).toEqual({ checked: source.stepResults.summary!.output });
 
-    const result = ExecutionResult.parse((await call(api(), "GET", `/api/v1/executions/${answer.executionId}/result`, { key: me.key })).json());
-    expect(result).toMatchObject({ status: "COMPLETED", rerunOf: sourceId, savedUsage: source.usage, usage: ZERO_USAGE });
+    const result = ExecutionResult.parse(
+      (await call(api(), "GET", `/api/v1/executions/${answer.executionId}/result`, { key: me.key })).json(),
+    );
+    expect(result).toMatchObject({
+      status: "COMPLETED",
+      rerunOf: sourceId,
+      savedUsage: source.usage,
+      usage: ZERO_USAGE,
+    });
     // The source has neither field: it is no rerun.
     expect(source).not.toHaveProperty("rerunOf");
     expect(source).not.toHaveProperty("savedUsage");
@@ -188,12 +215,21 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     const view = await ended(api(), me, executionId);
     expect(view.status, view.error ?? "").toBe("COMPLETED");
 
-    const list = (id: string) => call(api(), "GET", `/api/v1/executions/${id}/artifacts`, { key: me.key }).then((res) => ArtifactList.parse(res.json()));
+    const list = (id: string) =>
+      call(api(), "GET", `/api/v1/executions/${id}/artifacts`, { key: me.key }).then((res) =>
+        ArtifactList.parse(res.json()),
+      );
     const [original] = (await list(sourceId)).artifacts;
     const listed = await list(executionId);
     expect(listed.total).toBe(1);
     const [copy] = listed.artifacts;
-    expect(copy).toMatchObject({ name: "note.txt", path: "reports/note.txt", stepName: "write", storageKey: original!.storageKey, size: original!.size });
+    expect(copy).toMatchObject({
+      name: "note.txt",
+      path: "reports/note.txt",
+      stepName: "write",
+      storageKey: original!.storageKey,
+      size: original!.size,
+    });
     expect(copy!.id).not.toBe(original!.id);
     const one = await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${copy!.id}`, { key: me.key });
     expect(one.statusCode).toBe(200);
@@ -215,7 +251,11 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     await waitForStatus(api().platform, runningId, ["RUNNING"]);
     const running = await rerun(api(), me, runningId, { fromStep: "after" });
     expect(running.statusCode).toBe(409);
-    expect(running.json()).toMatchObject({ code: "CONFLICT", status: "RUNNING", error: expect.stringContaining("only a finished execution") });
+    expect(running.json()).toMatchObject({
+      code: "CONFLICT",
+      status: "RUNNING",
+      error: expect.stringContaining("only a finished execution"),
+    });
 
     const plain = await storeWorkflow(api(), me.user.id, PLAIN_YAML);
     const failedId = await startRun(api(), me, plain);
@@ -238,7 +278,10 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     const viewer = await rerun(api(), stranger, failedId, { fromStep: "three" });
     expect(viewer.statusCode).toBe(403);
     expect(viewer.json()).toMatchObject({ code: "FORBIDDEN" });
-    const noCsrf = await call(api(), "POST", `/api/console/executions/${failedId}/rerun`, { body: { fromStep: "three" }, headers: { cookie: me.cookie } });
+    const noCsrf = await call(api(), "POST", `/api/console/executions/${failedId}/rerun`, {
+      body: { fromStep: "three" },
+      headers: { cookie: me.cookie },
+    });
     expect(noCsrf.statusCode).toBe(403);
     expect(noCsrf.json()).toMatchObject({ code: "CSRF_FAILED" });
   });
@@ -249,15 +292,26 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     const sourceId = await startRun(api(), me, w);
     expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
 
-    const changed = PLAIN_YAML.replace("output: 1 }", "output: 10 }").replace('throw new Error("three fails")', "return 3");
+    const changed = PLAIN_YAML.replace("output: 1 }", "output: 10 }").replace(
+      'throw new Error("three fails")',
+      "return 3",
+    );
     const refused = await rerun(api(), me, sourceId, { fromStep: "three", definition: changed });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ code: "CONFLICT", step: "one", error: expect.stringContaining("step `one`") });
+    expect(refused.json()).toMatchObject({
+      code: "CONFLICT",
+      step: "one",
+      error: expect.stringContaining("step `one`"),
+    });
     const invalid = await rerun(api(), me, sourceId, { fromStep: "three", definition: "name: broken\nsteps: 3\n" });
     expect(invalid.statusCode).toBe(400);
-    expect(invalid.json()).toMatchObject({ code: "WORKFLOW_INVALID", details: [expect.objectContaining({ field: "definition" })] });
+    expect(invalid.json()).toMatchObject({
+      code: "WORKFLOW_INVALID",
+      details: [expect.objectContaining({ field: "definition" })],
+    });
 
-    const executionsBefore = (await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 50 })).total;
+    const executionsBefore = (await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 50 }))
+      .total;
     const dry = await rerun(
       api(),
       me,
@@ -273,14 +327,20 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       rerunSteps: ["three"],
       savedUsage: ZERO_USAGE,
     });
-    expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 50 })).total).toBe(executionsBefore);
+    expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 50 })).total).toBe(
+      executionsBefore,
+    );
     expect((await api().platform.store.workflows.get(w.id))?.value.version).toBe(1);
 
     // Without a definition the source's own runs again, with the source's variables.
     const again = await rerun(api(), me, sourceId, { fromStep: "two" });
     expect(again.statusCode, again.body).toBe(202);
     const view = await ended(api(), me, RerunResponse.parse(again.json()).executionId);
-    expect(view).toMatchObject({ status: "FAILED", rerunOf: sourceId, stepResults: { one: { reused: true, output: 1 }, two: { output: 2 } } });
+    expect(view).toMatchObject({
+      status: "FAILED",
+      rerunOf: sourceId,
+      stepResults: { one: { reused: true, output: 1 }, two: { output: 2 } },
+    });
     expect(view.stepResults.two).not.toHaveProperty("reused");
   });
 
@@ -291,7 +351,10 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
     // Saved after the run, as the console's editor saves: version 2 mends `three`.
     const save = async (yaml: string) => {
-      const r = await call(api(), "PUT", `/api/console/workflows/${w.id}`, { body: { yaml }, headers: { cookie: me.cookie, "x-csrf-token": me.csrf } });
+      const r = await call(api(), "PUT", `/api/console/workflows/${w.id}`, {
+        body: { yaml },
+        headers: { cookie: me.cookie, "x-csrf-token": me.csrf },
+      });
       expect(r.statusCode, r.body).toBe(200);
     };
     const mended = PLAIN_YAML.replace('throw new Error("three fails")', "return 3");
@@ -304,9 +367,14 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     expect(r.statusCode, r.body).toBe(202);
     const { executionId } = RerunResponse.parse(r.json());
     const view = await ended(api(), me, executionId);
-    expect(view).toMatchObject({ status: "COMPLETED", stepResults: { one: { reused: true, output: 1 }, three: { output: 3 } } });
+    expect(view).toMatchObject({
+      status: "COMPLETED",
+      stepResults: { one: { reused: true, output: 1 }, three: { output: 3 } },
+    });
     expect((await api().platform.store.workflows.get(w.id))?.value.version).toBe(2);
-    const shown = await call(api(), "GET", `/api/console/executions/${executionId}`, { headers: { cookie: me.cookie } });
+    const shown = await call(api(), "GET", `/api/console/executions/${executionId}`, {
+      headers: { cookie: me.cookie },
+    });
     expect(shown.json()).toMatchObject({ workflowVersion: 2, rerunOf: sourceId });
     const source = await call(api(), "GET", `/api/console/executions/${sourceId}`, { headers: { cookie: me.cookie } });
     expect(source.json()).toMatchObject({ workflowVersion: 1 });
@@ -322,8 +390,17 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       code: "VALIDATION_FAILED",
       details: [{ in: "body", field: "version", message: expect.stringContaining("no version 9") }],
     });
-    const both = await rerun(api(), me, sourceId, { fromStep: "three", version: 2, definition: mended }, "?dryRun=true");
+    const both = await rerun(
+      api(),
+      me,
+      sourceId,
+      { fromStep: "three", version: 2, definition: mended },
+      "?dryRun=true",
+    );
     expect(both.statusCode).toBe(400);
-    expect(both.json()).toMatchObject({ code: "VALIDATION_FAILED", details: [expect.objectContaining({ field: "version" })] });
+    expect(both.json()).toMatchObject({
+      code: "VALIDATION_FAILED",
+      details: [expect.objectContaining({ field: "version" })],
+    });
   });
 });

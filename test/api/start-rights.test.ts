@@ -16,7 +16,10 @@ steps:
   - { name: two, type: transform, output: "{{ steps.one.output + 1 }}" }
 `;
 
-/** A workflow of `owner`'s own whose one step runs `target` as a sub-workflow, with retries it must not spend on a refusal. */
+/**
+ * A workflow of `owner`'s own whose one step runs `target` as a sub-workflow, with retries it must not spend on a
+ * refusal.
+ */
 function parentYaml(target: string): string {
   return `
 name: parent
@@ -40,7 +43,10 @@ async function consoleAccount(env: ApiEnv): Promise<Account & { session: Record<
   const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
   const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
   expect(login.statusCode).toBe(200);
-  const session = { cookie: String(login.headers["set-cookie"]).split(";")[0]!, "x-csrf-token": (login.json() as { csrfToken: string }).csrfToken };
+  const session = {
+    cookie: String(login.headers["set-cookie"]).split(";")[0]!,
+    "x-csrf-token": (login.json() as { csrfToken: string }).csrfToken,
+  };
   return { user, key, keyId: record.id, session };
 }
 
@@ -53,7 +59,9 @@ async function start(env: ApiEnv, who: Account, w: WorkflowRecord): Promise<stri
 function ended(env: ApiEnv, who: Account, executionId: string): Promise<ExecutionStatusView> {
   return waitFor(
     async () => {
-      const v = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json());
+      const v = ExecutionStatusView.parse(
+        (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json(),
+      );
       return TERMINAL_STATUSES.has(v.status) ? v : undefined;
     },
     { timeoutMs: 30_000, what: `execution ${executionId} to end` },
@@ -66,14 +74,21 @@ describe("sub-workflow steps", () => {
     const viewer = await account(api());
     const shared = await storeWorkflow(api(), owner.user.id, SHARED_YAML);
     await share(api(), shared, viewer.user.id, "viewer");
-    const direct = await call(api(), "POST", `/api/v1/workflows/${shared.id}/executions`, { key: viewer.key, body: {} });
+    const direct = await call(api(), "POST", `/api/v1/workflows/${shared.id}/executions`, {
+      key: viewer.key,
+      body: {},
+    });
     expect([direct.statusCode, direct.json().code]).toEqual([403, "FORBIDDEN"]);
 
     const parent = await storeWorkflow(api(), viewer.user.id, parentYaml(shared.id));
     const refused = await ended(api(), viewer, await start(api(), viewer, parent));
     const message = `forbidden: starting workflow ${shared.id} needs the owner or editor role on it, and user ${viewer.user.id} is a viewer`;
     expect(refused).toMatchObject({ status: "FAILED", error: expect.stringContaining(message) });
-    expect(refused.stepResults.call).toMatchObject({ status: "FAILED", attempts: 1, error: `step \`call\`: ${message}` });
+    expect(refused.stepResults.call).toMatchObject({
+      status: "FAILED",
+      attempts: 1,
+      error: `step \`call\`: ${message}`,
+    });
     expect((await api().platform.store.executions.get(refused.id))!.value.steps.call!.childExecutionId).toBeNull();
 
     await share(api(), shared, viewer.user.id, "editor");
@@ -94,7 +109,10 @@ describe("reruns", () => {
     // The child belongs to the parent's owner, who sees it whatever their role on its workflow.
     const childId = (await api().platform.store.executions.get(parentId))!.value.steps.call!.childExecutionId!;
     const rerun = (query = "") =>
-      call(api(), "POST", `/api/console/executions/${childId}/rerun${query}`, { body: { fromStep: "two" }, headers: member.session });
+      call(api(), "POST", `/api/console/executions/${childId}/rerun${query}`, {
+        body: { fromStep: "two" },
+        headers: member.session,
+      });
     expect((await rerun("?dryRun=true")).statusCode).toBe(200);
 
     await share(api(), shared, member.user.id, "viewer");

@@ -56,7 +56,10 @@ export interface Account {
  * A user with one key. Users are written directly (a placeholder password hash): scrypt's cost
  * belongs to the account tests, not to every test that needs a caller.
  */
-export async function account(env: ApiEnv, opts: { plan?: Plan; scopes?: Scope[]; status?: UserStatus; expiresAt?: number | null } = {}): Promise<Account> {
+export async function account(
+  env: ApiEnv,
+  opts: { plan?: Plan; scopes?: Scope[]; status?: UserStatus; expiresAt?: number | null } = {},
+): Promise<Account> {
   const user = testUser({ ...(opts.plan ? { plan: opts.plan } : {}), ...(opts.status ? { status: opts.status } : {}) });
   await env.platform.store.users.create(user);
   const { key, record } = await createApiKey(env.platform.store, {
@@ -72,7 +75,12 @@ export async function anotherKey(env: ApiEnv, owner: Account, scopes: Scope[] = 
 }
 
 /** Stores a workflow (as `wf workflow import` would) and returns its record. */
-export async function storeWorkflow(env: ApiEnv, ownerId: string, yaml: string, over: Partial<WorkflowRecord> = {}): Promise<WorkflowRecord> {
+export async function storeWorkflow(
+  env: ApiEnv,
+  ownerId: string,
+  yaml: string,
+  over: Partial<WorkflowRecord> = {},
+): Promise<WorkflowRecord> {
   const definition = definitionOf(yaml);
   const record: WorkflowRecord = { ...newWorkflowRecord({ ownerId, yaml, definition }), ...over };
   await env.platform.store.workflows.create(record);
@@ -86,7 +94,12 @@ export interface Call {
 }
 
 /** A request through the real routes (Fastify inject); the key goes in `Authorization: Bearer`. */
-export function call(env: ApiEnv, method: "GET" | "POST" | "PUT" | "DELETE", url: string, opts: Call = {}): Promise<LightMyRequestResponse> {
+export function call(
+  env: ApiEnv,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  url: string,
+  opts: Call = {},
+): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers["content-type"] ??= "application/json";
@@ -94,7 +107,9 @@ export function call(env: ApiEnv, method: "GET" | "POST" | "PUT" | "DELETE", url
     method,
     url,
     headers,
-    ...(opts.body === undefined ? {} : { payload: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) }),
+    ...(opts.body === undefined
+      ? {}
+      : { payload: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) }),
   });
 }
 

@@ -9,7 +9,10 @@ describe("GET /api/v1/workflows", () => {
     const me = await account(api());
     const other = await account(api());
     const mine = await storeWorkflow(api(), me.user.id, SIMPLE_YAML, { name: "b-mine" });
-    const shared = await storeWorkflow(api(), other.user.id, SIMPLE_YAML, { name: "a-shared", sharedWith: { [me.user.id]: "viewer" } });
+    const shared = await storeWorkflow(api(), other.user.id, SIMPLE_YAML, {
+      name: "a-shared",
+      sharedWith: { [me.user.id]: "viewer" },
+    });
     await storeWorkflow(api(), other.user.id, SIMPLE_YAML, { name: "hidden" });
 
     const r = await call(api(), "GET", "/api/v1/workflows", { key: me.key });
@@ -17,7 +20,12 @@ describe("GET /api/v1/workflows", () => {
     const body = WorkflowList.parse(r.json());
     expect(body).toEqual({
       items: [
-        { id: shared.id, name: "a-shared", ownerId: other.user.id, workflow: [expect.objectContaining({ name: "greet", type: "transform" })] },
+        {
+          id: shared.id,
+          name: "a-shared",
+          ownerId: other.user.id,
+          workflow: [expect.objectContaining({ name: "greet", type: "transform" })],
+        },
         { id: mine.id, name: "b-mine", ownerId: me.user.id, workflow: [expect.objectContaining({ name: "greet" })] },
       ],
       total: 2,
@@ -40,7 +48,10 @@ describe("GET /api/v1/workflows", () => {
     const me = await account(api());
     const r = await call(api(), "GET", `/api/v1/workflows?${query}`, { key: me.key });
     expect(r.statusCode).toBe(400);
-    expect(r.json()).toMatchObject({ error: expect.stringContaining(field), details: [{ in: "query", field, message }] });
+    expect(r.json()).toMatchObject({
+      error: expect.stringContaining(field),
+      details: [{ in: "query", field, message }],
+    });
   });
 });
 

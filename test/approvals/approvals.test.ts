@@ -72,7 +72,12 @@ describe("manual_approval over HTTP", () => {
       body: { comment: "only the second", editedItems: { rows: edited } },
     });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: approval.id, status: "APPROVED", decidedBy: me.user.id, comment: "only the second" });
+    expect(r.body).toMatchObject({
+      id: approval.id,
+      status: "APPROVED",
+      decidedBy: me.user.id,
+      comment: "only the second",
+    });
 
     const done = await statusOf(http, me.key, executionId, ["COMPLETED", "FAILED"]);
     expect(done.status).toBe("COMPLETED");
@@ -101,7 +106,10 @@ describe("manual_approval over HTTP", () => {
   it("reject: the execution fails naming the approval, the gated step never runs, what follows is SKIPPED, upstream kept", async () => {
     const me = await account(api());
     const { executionId, approval } = await pausedRun(me);
-    const r = await http("POST", `/api/v1/approvals/${approval.id}/reject`, { key: me.key, body: { comment: "too risky" } });
+    const r = await http("POST", `/api/v1/approvals/${approval.id}/reject`, {
+      key: me.key,
+      body: { comment: "too risky" },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "REJECTED", comment: "too risky" });
 
@@ -112,7 +120,9 @@ describe("manual_approval over HTTP", () => {
     expect(done.stepResults.after).toMatchObject({ status: "SKIPPED" });
 
     expect((await http("POST", `/api/v1/approvals/${approval.id}/reject`, { key: me.key, body: {} })).status).toBe(409);
-    expect((await http("POST", `/api/v1/approvals/${approval.id}/approve`, { key: me.key, body: {} })).status).toBe(404);
+    expect((await http("POST", `/api/v1/approvals/${approval.id}/approve`, { key: me.key, body: {} })).status).toBe(
+      404,
+    );
   });
 
   it("a 2-second approval times out into EXPIRED (never before its time) and the execution fails", async () => {
@@ -126,7 +136,9 @@ describe("manual_approval over HTTP", () => {
     const record = ApprovalView.parse((await http("GET", `/api/v1/approvals/${approval.id}`, { key: me.key })).body);
     expect(record).toMatchObject({ status: "EXPIRED", decidedBy: "timeout" });
     expect(record.decidedAt!).toBeGreaterThanOrEqual(record.expiresAt);
-    expect((await http("POST", `/api/v1/approvals/${approval.id}/approve`, { key: me.key, body: {} })).status).toBe(404);
+    expect((await http("POST", `/api/v1/approvals/${approval.id}/approve`, { key: me.key, body: {} })).status).toBe(
+      404,
+    );
   });
 
   it("cancel while awaiting approval: the execution is CANCELLED, its approval CANCELLED and no longer decidable", async () => {
@@ -141,10 +153,16 @@ describe("manual_approval over HTTP", () => {
     expect(done.stepResults.after).toBeUndefined();
     const [closed] = await approvalsOf(http, me.key, executionId);
     await expect
-      .poll(async () => ApprovalView.parse((await http("GET", `/api/v1/approvals/${approval.id}`, { key: me.key })).body).status, { timeout: 10_000 })
+      .poll(
+        async () =>
+          ApprovalView.parse((await http("GET", `/api/v1/approvals/${approval.id}`, { key: me.key })).body).status,
+        { timeout: 10_000 },
+      )
       .toBe("CANCELLED");
     expect(closed!.id).toBe(approval.id);
-    expect((await http("POST", `/api/v1/approvals/${approval.id}/approve`, { key: me.key, body: {} })).status).toBe(404);
+    expect((await http("POST", `/api/v1/approvals/${approval.id}/approve`, { key: me.key, body: {} })).status).toBe(
+      404,
+    );
   });
 
   it("an approval inside foreach gates each item with its own record", async () => {
@@ -202,7 +220,9 @@ steps:
     const executionId = (started.body as { executionId: string }).executionId;
     const done = await statusOf(http, me.key, executionId, ["COMPLETED", "FAILED"]);
     expect(done.error).toMatch(/approval group `g`: `items` must evaluate to a list of objects, got number/);
-    expect((await http("GET", `/api/v1/approvals/execution/${executionId}`, { key: me.key })).body).toMatchObject({ total: 0 });
+    expect((await http("GET", `/api/v1/approvals/execution/${executionId}`, { key: me.key })).body).toMatchObject({
+      total: 0,
+    });
   });
 
   it("the one-click link: GET shows the approval (escaped) and changes nothing; the form POST approves", async () => {
@@ -226,11 +246,18 @@ steps:
     expect(page.text).toMatch(/<form method="post">/);
     // Prefetching the link twice more changes nothing.
     await http("GET", link);
-    expect(ApprovalView.parse((await http("GET", `/api/v1/approvals/${approval.id}`, { key: me.key })).body).status).toBe("PENDING");
+    expect(
+      ApprovalView.parse((await http("GET", `/api/v1/approvals/${approval.id}`, { key: me.key })).body).status,
+    ).toBe("PENDING");
 
     const readOnly = await anotherKey(api(), me, ["EXECUTION_READ"]);
-    expect((await http("GET", `/api/webhook-trigger/approval/${approval.id}/approve?api_key=${readOnly}`)).status).toBe(401);
-    expect((await http("POST", `/api/webhook-trigger/approval/${approval.id}/approve?api_key=${readOnly}`, { form: {} })).status).toBe(401);
+    expect((await http("GET", `/api/webhook-trigger/approval/${approval.id}/approve?api_key=${readOnly}`)).status).toBe(
+      401,
+    );
+    expect(
+      (await http("POST", `/api/webhook-trigger/approval/${approval.id}/approve?api_key=${readOnly}`, { form: {} }))
+        .status,
+    ).toBe(401);
 
     const approved = await http("POST", link, { form: { comment: "from my phone" } });
     expect(approved.status).toBe(200);
@@ -246,9 +273,14 @@ steps:
     expect(again.text).toContain("Error code: <code>NOT_FOUND</code>");
     const shown = await http("GET", link);
     expect(shown.text).toContain("Status: <strong>APPROVED</strong>");
-    expect((await http("GET", `/api/webhook-trigger/approval/no-such/approve?api_key=${encodeURIComponent(me.key)}`)).status).toBe(404);
+    expect(
+      (await http("GET", `/api/webhook-trigger/approval/no-such/approve?api_key=${encodeURIComponent(me.key)}`)).status,
+    ).toBe(404);
     // An id over its limit is a 400 page naming the problem, not a 500.
-    const tooLong = await http("GET", `/api/webhook-trigger/approval/${"x".repeat(201)}/approve?api_key=${encodeURIComponent(me.key)}`);
+    const tooLong = await http(
+      "GET",
+      `/api/webhook-trigger/approval/${"x".repeat(201)}/approve?api_key=${encodeURIComponent(me.key)}`,
+    );
     expect(tooLong.status).toBe(400);
     expect(tooLong.text).toContain("Error code: <code>VALIDATION_FAILED</code>");
   });

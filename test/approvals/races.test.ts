@@ -10,7 +10,12 @@ const http = useHttp(api);
 type Contender = "approve" | "reject" | "timeout" | "cancel";
 
 /** The approval status each contender leaves when it wins. */
-const WINS_AS: Record<Contender, string> = { approve: "APPROVED", reject: "REJECTED", timeout: "EXPIRED", cancel: "CANCELLED" };
+const WINS_AS: Record<Contender, string> = {
+  approve: "APPROVED",
+  reject: "REJECTED",
+  timeout: "EXPIRED",
+  cancel: "CANCELLED",
+};
 
 const PAIRS: [Contender, Contender][] = [
   ["approve", "reject"],
@@ -52,7 +57,11 @@ describe("approve, reject, timeout and cancel racing two at a time: exactly one 
 
       if (hasTimeout) {
         api().clock.now = expiresAt - 1;
-        await waitFor(() => Date.now() >= expiresAt - 5, { timeoutMs: 5_000, intervalMs: 1, what: "the approval's due time" });
+        await waitFor(() => Date.now() >= expiresAt - 5, {
+          timeoutMs: 5_000,
+          intervalMs: 1,
+          what: "the approval's due time",
+        });
       }
       let answers: (HttpAnswer | null)[];
       try {
@@ -74,9 +83,11 @@ describe("approve, reject, timeout and cancel racing two at a time: exactly one 
 
       // A decision sent over the API got 200 exactly when it won.
       ([a, b] as Contender[]).forEach((c, i) => {
-        if (c === "approve" || c === "reject") expect(answers[i]!.status === 200, `${c} answered ${answers[i]!.status}`).toBe(c === winner);
+        if (c === "approve" || c === "reject")
+          expect(answers[i]!.status === 200, `${c} answered ${answers[i]!.status}`).toBe(c === winner);
       });
-      if (a === "approve" && b === "reject") expect(answers.map((r) => r!.status).sort()).toEqual([200, winner === "approve" ? 409 : 404].sort());
+      if (a === "approve" && b === "reject")
+        expect(answers.map((r) => r!.status).sort()).toEqual([200, winner === "approve" ? 409 : 404].sort());
 
       // The gated step shows the winning decision; the execution ends by it, unless a cancel
       // (which always stops an execution that has not ended yet) came after the decision.

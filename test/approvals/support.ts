@@ -13,7 +13,11 @@ export interface HttpAnswer {
 /** Real HTTP to the edge under test: it listens on a loopback port for the file's tests. */
 export function useHttp(
   api: () => ApiEnv,
-): (method: string, path: string, opts?: { key?: string; body?: unknown; form?: Record<string, string> }) => Promise<HttpAnswer> {
+): (
+  method: string,
+  path: string,
+  opts?: { key?: string; body?: unknown; form?: Record<string, string> },
+) => Promise<HttpAnswer> {
   let base = "";
   beforeAll(async () => {
     base = await api().app.listen({ port: 0, host: "127.0.0.1" });
@@ -38,11 +42,17 @@ export function useHttp(
 }
 
 /** Polls the approvals of an execution over the API until `count` exist. */
-export async function approvalsOf(http: ReturnType<typeof useHttp>, key: string, executionId: string, count = 1): Promise<ApprovalView[]> {
+export async function approvalsOf(
+  http: ReturnType<typeof useHttp>,
+  key: string,
+  executionId: string,
+  count = 1,
+): Promise<ApprovalView[]> {
   return waitFor(
     async () => {
       const r = await http("GET", `/api/v1/approvals/execution/${executionId}`, { key });
-      const list = r.status === 200 ? (r.body as { approvals: unknown[] }).approvals.map((a) => ApprovalView.parse(a)) : [];
+      const list =
+        r.status === 200 ? (r.body as { approvals: unknown[] }).approvals.map((a) => ApprovalView.parse(a)) : [];
       return list.length >= count ? list : undefined;
     },
     { timeoutMs: 20_000, what: `${count} approval(s) of execution ${executionId}` },
@@ -52,7 +62,12 @@ export async function approvalsOf(http: ReturnType<typeof useHttp>, key: string,
 type ExecutionView = Record<string, unknown> & { status: string; stepResults: Record<string, Record<string, unknown>> };
 
 /** Polls the execution's status view until its status is one of `statuses`. */
-export async function statusOf(http: ReturnType<typeof useHttp>, key: string, executionId: string, statuses: string[]): Promise<ExecutionView> {
+export async function statusOf(
+  http: ReturnType<typeof useHttp>,
+  key: string,
+  executionId: string,
+  statuses: string[],
+): Promise<ExecutionView> {
   return waitFor(
     async () => {
       const r = await http("GET", `/api/v1/executions/${executionId}`, { key });

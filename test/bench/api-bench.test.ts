@@ -17,7 +17,8 @@ describe("API bench harness (smoke)", () => {
     for (const load of [r.bare, r.api]) {
       expect(load.requests).toBeGreaterThan(0);
       expect(Object.keys(load.statuses)).toEqual(["202"]);
-      for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
+      for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99])
+        expect(Number.isFinite(figure)).toBe(true);
     }
     expect(renderApiBench(r)).toContain("authenticated start / bare");
   }, 60_000);

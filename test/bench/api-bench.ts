@@ -47,7 +47,11 @@ const BODY = JSON.stringify({ inputs: { who: "bench" } });
 export async function runApiBench(
   server: NatsServerHandle,
   sizes: ApiBenchSizes,
-  opts: { progress?: (line: string) => void; track?: (close: () => Promise<void>) => () => void; edgeEnv?: Record<string, string> } = {},
+  opts: {
+    progress?: (line: string) => void;
+    track?: (close: () => Promise<void>) => () => void;
+    edgeEnv?: Record<string, string>;
+  } = {},
 ): Promise<ApiBenchResult> {
   const progress = opts.progress ?? (() => undefined);
   const targets = await startEdgeTargets(server, "api", opts.track ?? (() => () => undefined), opts.edgeEnv);
@@ -58,7 +62,9 @@ export async function runApiBench(
 
     progress(`api: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
     const bare = await runLoad({ url: `${targets.bareUrl}/bare/executions`, headers: () => ({}), body: BODY }, sizes);
-    progress(`api: authenticated POST /api/v1/workflows/{id}/executions, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`);
+    progress(
+      `api: authenticated POST /api/v1/workflows/{id}/executions, ${sizes.connections} connections, ${sizes.durationMs / 1000} s`,
+    );
     const api = await runLoad(
       {
         url: `${targets.edgeUrl}/api/v1/workflows/${workflowId}/executions`,
@@ -75,11 +81,18 @@ export async function runApiBench(
 }
 
 /** An Enterprise user, one key per connection, and the workflow to start. */
-async function seed(nc: NatsConnection, ns: string, connections: number): Promise<{ workflowId: string; keys: string[] }> {
+async function seed(
+  nc: NatsConnection,
+  ns: string,
+  connections: number,
+): Promise<{ workflowId: string; keys: string[] }> {
   const store = await openStore({ kind: "kv", nc, namespace: ns });
   const { userId, workflow } = await seedEnterpriseWorkflow(store, YAML);
   const keys = await Promise.all(
-    Array.from({ length: connections }, async () => (await createApiKey(store, { ownerId: userId, scopes: ["WORKFLOW_EXECUTE"] })).key),
+    Array.from(
+      { length: connections },
+      async () => (await createApiKey(store, { ownerId: userId, scopes: ["WORKFLOW_EXECUTE"] })).key,
+    ),
   );
   return { workflowId: workflow.id, keys };
 }

@@ -41,7 +41,12 @@ function poster(target: LoadTarget, url: URL, pool: KeepAlivePool): (connection:
   return (connection) => {
     let bytes = prepared.get(connection);
     if (bytes === undefined) {
-      bytes = postBytes(url.host, target.path ? target.path(connection) : url.pathname + url.search, target.headers(connection), body);
+      bytes = postBytes(
+        url.host,
+        target.path ? target.path(connection) : url.pathname + url.search,
+        target.headers(connection),
+        body,
+      );
       prepared.set(connection, bytes);
     }
     return pool.send(bytes);
@@ -144,7 +149,10 @@ export async function runLoadAtRate(
  * The open loop itself, for any request: `send(i)` starts request i when it is due and resolves
  * its status (0 when it failed). Timed as runLoadAtRate says.
  */
-export async function runAtRate(send: (i: number) => Promise<number>, opts: { ratePerSec: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
+export async function runAtRate(
+  send: (i: number) => Promise<number>,
+  opts: { ratePerSec: number; warmupMs: number; durationMs: number },
+): Promise<LoadResult> {
   const { tally, started, measureFrom, end } = startWindow(opts);
   const intervalMs = 1000 / opts.ratePerSec;
   const inFlight = new Set<Promise<void>>();
@@ -184,7 +192,10 @@ export async function runAtRate(send: (i: number) => Promise<number>, opts: { ra
  * the previous answer is read in full, for `warmupMs` unmeasured then `durationMs` measured. The
  * same tool and settings drive every target, so their figures compare.
  */
-export async function runLoad(target: LoadTarget, opts: { connections: number; warmupMs: number; durationMs: number }): Promise<LoadResult> {
+export async function runLoad(
+  target: LoadTarget,
+  opts: { connections: number; warmupMs: number; durationMs: number },
+): Promise<LoadResult> {
   const { pool, post } = connectTo(target, opts.connections);
   const { tally, measureFrom, end } = startWindow(opts);
 

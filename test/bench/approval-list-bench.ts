@@ -76,7 +76,11 @@ export async function runApprovalListBench(
     for (const level of sizes.levels) {
       progress(`approval lists: seeding to ${level.toLocaleString("en")} approvals of one owner`);
       for (; seeded < level; seeded += 500)
-        await Promise.all(Array.from({ length: Math.min(500, level - seeded) }, (_, k) => writer.approvals.create(approval(ownerId, seeded + k, t0))));
+        await Promise.all(
+          Array.from({ length: Math.min(500, level - seeded) }, (_, k) =>
+            writer.approvals.create(approval(ownerId, seeded + k, t0)),
+          ),
+        );
       levels.push(await measureLevel(server, namespace, ownerId, level, sizes.samples));
     }
   } finally {
@@ -86,7 +90,13 @@ export async function runApprovalListBench(
   return levels;
 }
 
-async function measureLevel(server: NatsServerHandle, namespace: string, ownerId: string, level: number, samples: number): Promise<ApprovalListLevel> {
+async function measureLevel(
+  server: NatsServerHandle,
+  namespace: string,
+  ownerId: string,
+  level: number,
+  samples: number,
+): Promise<ApprovalListLevel> {
   const nc = await connectNats(server.url, "approval-bench-lists");
   const store: Store = await openStore({ kind: "kv", nc, namespace });
   try {
@@ -103,8 +113,16 @@ async function measureLevel(server: NatsServerHandle, namespace: string, ownerId
     const jsm = await jetstreamManager(nc);
     const bucket = `${namespace}_approvals_idx`;
     const filter = `$KV.${bucket}.o.${keyToken(ownerId)}.>`;
-    const scan = await timed(Math.max(5, Math.round(samples / 20)), () => jsm.streams.info(`KV_${bucket}`, { subjects_filter: filter }));
-    return { approvals: level, viewBuildMs: built.ms, heapBytesPerApproval: built.heapBytesEach, queries, keyScan: { p50Ms: scan.p50, p99Ms: scan.p99 } };
+    const scan = await timed(Math.max(5, Math.round(samples / 20)), () =>
+      jsm.streams.info(`KV_${bucket}`, { subjects_filter: filter }),
+    );
+    return {
+      approvals: level,
+      viewBuildMs: built.ms,
+      heapBytesPerApproval: built.heapBytesEach,
+      queries,
+      keyScan: { p50Ms: scan.p50, p99Ms: scan.p99 },
+    };
   } finally {
     await store.close();
     await nc.close();
@@ -119,7 +137,10 @@ export function renderApprovalListBench(levels: readonly ApprovalListLevel[]): s
       `  ${l.approvals.toLocaleString("en")} approvals: view built in ${l.viewBuildMs} ms, ${l.heapBytesPerApproval} B of heap each; worst p99 ${worst} ms; ` +
         `the key scan lists made before the view (its server request alone) p50 ${l.keyScan.p50Ms} ms, p99 ${l.keyScan.p99Ms} ms`,
     );
-    for (const q of l.queries) lines.push(`    ${q.query.padEnd(24)} p50 ${String(q.p50Ms).padStart(6)} ms  p99 ${String(q.p99Ms).padStart(6)} ms`);
+    for (const q of l.queries)
+      lines.push(
+        `    ${q.query.padEnd(24)} p50 ${String(q.p50Ms).padStart(6)} ms  p99 ${String(q.p99Ms).padStart(6)} ms`,
+      );
   }
   return lines.join("\n");
 }

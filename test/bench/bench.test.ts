@@ -152,7 +152,8 @@ describe("bench harness (smoke)", () => {
     expectCodeOverheadFields(r, TINY_CODE);
     expect(r.languages.javascript!.skipped).toBeNull();
     expect(r.languages.typescript!.skipped).toBeNull();
-    for (const language of ["python", "bash", "ruby", "lua", "cli"] as const) expect(r.languages[language]!.skipped).toMatch(/not installed|not found on PATH/);
+    for (const language of ["python", "bash", "ruby", "lua", "cli"] as const)
+      expect(r.languages[language]!.skipped).toMatch(/not installed|not found on PATH/);
     expect(renderCodeOverhead(r)).toContain("lua: skipped, lua5.4 or lua not found on PATH");
   }, 60_000);
 
@@ -160,10 +161,17 @@ describe("bench harness (smoke)", () => {
     const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 }, { ratePerSec: 200 });
     expect(r.webhooks).toBe(4);
     expect(r.runs.map((run) => run.processes)).toEqual([1, 2]);
-    for (const load of [r.bare, r.bareAtAim, r.storeAtAim, r.commandAtAim, ...r.runs.flatMap((run) => [run.load, run.atAim])]) {
+    for (const load of [
+      r.bare,
+      r.bareAtAim,
+      r.storeAtAim,
+      r.commandAtAim,
+      ...r.runs.flatMap((run) => [run.load, run.atAim]),
+    ]) {
       expect(load.requests).toBeGreaterThan(0);
       expect(Object.keys(load.statuses)).toEqual(["202"]);
-      for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99]) expect(Number.isFinite(figure)).toBe(true);
+      for (const figure of [load.perSec, load.latencyMs.p50, load.latencyMs.p99])
+        expect(Number.isFinite(figure)).toBe(true);
     }
     expect(r.accepted).toBeGreaterThanOrEqual(r.runs.reduce((n, run) => n + run.load.requests + run.atAim.requests, 0));
     // 200/s for 0.5 s is 100 requests due in the measured window, each answered.
@@ -174,7 +182,8 @@ describe("bench harness (smoke)", () => {
       expect(rated.sentLateMs!.max).toBeGreaterThanOrEqual(rated.sentLateMs!.p99);
       expect(rated.sentLateMs!.p99).toBeGreaterThanOrEqual(0);
     }
-    for (const closed of [r.bare, ...r.runs.map((run) => run.load)]) expect([closed.secondP99s, closed.sentLateMs]).toEqual([undefined, undefined]);
+    for (const closed of [r.bare, ...r.runs.map((run) => run.load)])
+      expect([closed.secondP99s, closed.sentLateMs]).toEqual([undefined, undefined]);
     // Below the aim's rate the aim is never met, whatever the latency.
     expect(r.aimMet).toBe(false);
     expect(r.rateLimited + r.otherAnswers).toBe(0);
@@ -223,13 +232,19 @@ describe("bench harness (smoke)", () => {
       }
       const text = renderWebhookE2e(r, server.version);
       expect(text).toContain("    floor: answered");
-      expect(text).toMatch(/webhook p50 [\d.]+ ms p99 [\d.]+ ms \(the load tool's own lateness: p99 [\d.]+ ms\); completed/);
+      expect(text).toMatch(
+        /webhook p50 [\d.]+ ms p99 [\d.]+ ms \(the load tool's own lateness: p99 [\d.]+ ms\); completed/,
+      );
       expect(text).toMatch(/NATS messages per workflow: [\d.]+ to the server, [\d.]+ from it/);
       expect(text).toMatch(/the service takes [\d.]+x the floor's CPU per workflow/);
-      expect(text).toContain("triggers at 40/s, the executor never yielding to triggers (WF_EXEC_YIELD_CONCURRENCY=0): answered");
+      expect(text).toContain(
+        "triggers at 40/s, the executor never yielding to triggers (WF_EXEC_YIELD_CONCURRENCY=0): answered",
+      );
       // The listing service receives each execution's list-entry writes (three) besides what the others do.
       expect(r.listing!.natsMessagesPerWorkflow!.sent).toBeGreaterThan(run!.natsMessagesPerWorkflow!.sent + 1.5);
-      expect(text).toContain("triggers at 40/s, the service following the execution lists' index (WF_LIST_VIEW_AT_START=1");
+      expect(text).toContain(
+        "triggers at 40/s, the service following the execution lists' index (WF_LIST_VIEW_AT_START=1",
+      );
     } finally {
       for (const close of closers) await close();
     }
@@ -249,7 +264,9 @@ describe("bench harness (smoke)", () => {
     expect(e2eAimMet({ ...run, completed: 11_999 })).toBe(false);
     expect(e2eAimMet({ ...run, completedPerSec: 980 })).toBe(false);
     expect(e2eAimMet({ ...run, ratePerSec: 500 })).toBe(false);
-    expect(e2eAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } })).toBe(false);
+    expect(e2eAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } })).toBe(
+      false,
+    );
   });
 
   it("the aim at 5,000 triggers/s is the webhook part's, held while executions complete", () => {
@@ -262,8 +279,12 @@ describe("bench harness (smoke)", () => {
     expect(consumingAimMet({ ...run, completedPerSec: 0 })).toBe(false);
     expect(consumingAimMet({ ...run, ratePerSec: 1_000 })).toBe(false);
     expect(consumingAimMet({ ...run, webhook: { ...run.webhook, perSec: 4_000 } })).toBe(false);
-    expect(consumingAimMet({ ...run, webhook: { ...run.webhook, statuses: { "202": 49_000, "429": 1_000 } } })).toBe(false);
-    expect(consumingAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } })).toBe(false);
+    expect(consumingAimMet({ ...run, webhook: { ...run.webhook, statuses: { "202": 49_000, "429": 1_000 } } })).toBe(
+      false,
+    );
+    expect(
+      consumingAimMet({ ...run, webhook: { ...run.webhook, latencyMs: { ...run.webhook.latencyMs, p99: 20 } } }),
+    ).toBe(false);
   });
 
   it("approval lists: times every status filter at its first, middle and last page from a view built afresh, beside the key scan", async () => {
@@ -271,9 +292,12 @@ describe("bench harness (smoke)", () => {
     expect(levels.map((l) => l.approvals)).toEqual([120, 300]);
     for (const level of levels) {
       expect(level.queries.map((q) => q.query)).toEqual(
-        ["all", "PENDING", "APPROVED"].flatMap((s) => ["page 1", "middle page", "last page"].map((where) => `${s}, ${where}`)),
+        ["all", "PENDING", "APPROVED"].flatMap((s) =>
+          ["page 1", "middle page", "last page"].map((where) => `${s}, ${where}`),
+        ),
       );
-      for (const t of [...level.queries, level.keyScan]) expect(Number.isFinite(t.p99Ms) && t.p99Ms >= t.p50Ms).toBe(true);
+      for (const t of [...level.queries, level.keyScan])
+        expect(Number.isFinite(t.p99Ms) && t.p99Ms >= t.p50Ms).toBe(true);
       expect(level.viewBuildMs).toBeGreaterThanOrEqual(0);
     }
     expect(renderApprovalListBench(levels)).toContain("300 approvals: view built in");
@@ -324,7 +348,8 @@ describe("bench harness (smoke)", () => {
     expect(r.plainMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.runs);
     expect(r.nineMissesMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.runs);
     expect(r.roundTripMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.roundTrips);
-    for (const figure of [r.plainMs.median, r.nineMissesMs.median, r.ratio, r.roundTripMs.median]) expect(Number.isFinite(figure)).toBe(true);
+    for (const figure of [r.plainMs.median, r.nineMissesMs.median, r.ratio, r.roundTripMs.median])
+      expect(Number.isFinite(figure)).toBe(true);
     expect(renderDebugBench(r)).toContain("9 breakpoints that never hit");
   }, 60_000);
 });

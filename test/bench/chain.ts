@@ -53,7 +53,9 @@ export async function runChain(
       const c = await withTimeout(done, opts.timeoutMs, `${language} chain ${id}`);
       const snap = await t.rt.platform.store.executions.get(id);
       if (c.type !== "exec_completed" || c.output !== steps || snap?.value.status !== "COMPLETED") {
-        failures.push(`${id}: ${c.type} output=${JSON.stringify(c.output)} snapshot=${snap?.value.status} ${c.error ?? ""}`);
+        failures.push(
+          `${id}: ${c.type} output=${JSON.stringify(c.output)} snapshot=${snap?.value.status} ${c.error ?? ""}`,
+        );
         return null;
       }
       return { ms: c.seenAt - t0, executorMs: c.duration, id };

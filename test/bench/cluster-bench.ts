@@ -3,8 +3,20 @@ import { startNatsCluster } from "@wf/testing";
 import { round } from "./stats";
 import { runWebhookE2e, type WebhookE2eRun, type WebhookE2eSizes } from "./webhook-e2e";
 
-export const CLUSTER_BENCH_SIZES: WebhookE2eSizes = { rates: [500, 1_000], warmupMs: 2_000, durationMs: 10_000, connections: 64, drainMs: 120_000 };
-export const CLUSTER_BENCH_QUICK_SIZES: WebhookE2eSizes = { rates: [300], warmupMs: 500, durationMs: 3_000, connections: 64, drainMs: 30_000 };
+export const CLUSTER_BENCH_SIZES: WebhookE2eSizes = {
+  rates: [500, 1_000],
+  warmupMs: 2_000,
+  durationMs: 10_000,
+  connections: 64,
+  drainMs: 120_000,
+};
+export const CLUSTER_BENCH_QUICK_SIZES: WebhookE2eSizes = {
+  rates: [300],
+  warmupMs: 500,
+  durationMs: 3_000,
+  connections: 64,
+  drainMs: 30_000,
+};
 
 export interface ClusterBenchResult {
   /** The same runs on the bench's one nats-server, then on three clustered on this machine (R3). */
@@ -31,7 +43,11 @@ export async function runClusterBench(
   const cluster = await startNatsCluster(3, "wf-bench");
   const untrack = opts.track(() => cluster.stop());
   try {
-    return { single, cluster: (await runWebhookE2e(cluster, sizes, { ...opts, floor: false })).runs, clusterVersion: cluster.servers[0]!.version };
+    return {
+      single,
+      cluster: (await runWebhookE2e(cluster, sizes, { ...opts, floor: false })).runs,
+      clusterVersion: cluster.servers[0]!.version,
+    };
   } finally {
     untrack();
     await cluster.stop();

@@ -15,26 +15,69 @@ import { round, summarize, type Summary } from "./stats";
 const SPAWN_TIMEOUT_MS = 10_000;
 
 /** The order of the table. */
-export const OVERHEAD_LANGUAGES = ["javascript", "typescript", "python", "bash", "ruby", "lua", "cli"] as const satisfies readonly CodeLanguage[];
+export const OVERHEAD_LANGUAGES = [
+  "javascript",
+  "typescript",
+  "python",
+  "bash",
+  "ruby",
+  "lua",
+  "cli",
+] as const satisfies readonly CodeLanguage[];
 
 /** What each language runs: the step through the runner, and the bare interpreter start it is compared with. */
 const CASES: Record<
   CodeLanguage,
-  { step: Pick<CodeRequest, "code" | "command">; shown: string; expected: unknown; bare: { names: string[]; args: string[]; shown: string } }
+  {
+    step: Pick<CodeRequest, "code" | "command">;
+    shown: string;
+    expected: unknown;
+    bare: { names: string[]; args: string[]; shown: string };
+  }
 > = {
-  javascript: { step: { code: "return 1" }, shown: "return 1", expected: 1, bare: { names: ["node"], args: ["-e", ""], shown: "node -e ''" } },
+  javascript: {
+    step: { code: "return 1" },
+    shown: "return 1",
+    expected: 1,
+    bare: { names: ["node"], args: ["-e", ""], shown: "node -e ''" },
+  },
   typescript: {
     step: { code: "const n: number = 1; return n;" },
     shown: "const n: number = 1; return n;",
     expected: 1,
     bare: { names: ["node"], args: ["-e", ""], shown: "node -e ''" },
   },
-  python: { step: { code: "print(1)" }, shown: "print(1)", expected: 1, bare: { names: ["python3"], args: ["-c", "pass"], shown: "python3 -c pass" } },
-  bash: { step: { code: "echo 1" }, shown: "echo 1", expected: 1, bare: { names: ["bash"], args: ["-c", "true"], shown: "bash -c true" } },
-  ruby: { step: { code: "puts 1" }, shown: "puts 1", expected: 1, bare: { names: ["ruby"], args: ["-e", ""], shown: "ruby -e ''" } },
+  python: {
+    step: { code: "print(1)" },
+    shown: "print(1)",
+    expected: 1,
+    bare: { names: ["python3"], args: ["-c", "pass"], shown: "python3 -c pass" },
+  },
+  bash: {
+    step: { code: "echo 1" },
+    shown: "echo 1",
+    expected: 1,
+    bare: { names: ["bash"], args: ["-c", "true"], shown: "bash -c true" },
+  },
+  ruby: {
+    step: { code: "puts 1" },
+    shown: "puts 1",
+    expected: 1,
+    bare: { names: ["ruby"], args: ["-e", ""], shown: "ruby -e ''" },
+  },
   // The runtime runs lua5.4, else lua: the same lookup here.
-  lua: { step: { code: "print(1)" }, shown: "print(1)", expected: 1, bare: { names: ["lua5.4", "lua"], args: ["-e", ""], shown: "lua5.4 -e ''" } },
-  cli: { step: { command: ["true"] }, shown: 'command: ["true"]', expected: "", bare: { names: ["true"], args: [], shown: "true" } },
+  lua: {
+    step: { code: "print(1)" },
+    shown: "print(1)",
+    expected: 1,
+    bare: { names: ["lua5.4", "lua"], args: ["-e", ""], shown: "lua5.4 -e ''" },
+  },
+  cli: {
+    step: { command: ["true"] },
+    shown: 'command: ["true"]',
+    expected: "",
+    bare: { names: ["true"], args: [], shown: "true" },
+  },
 };
 
 export interface LanguageOverhead {
@@ -60,7 +103,9 @@ export interface CodeOverheadResult {
   sizes: CodeOverheadSizes;
   /** The runner's isolation() (network, filesystem, limits in force): it changes the cost. */
   isolation: Isolation;
-  /** `python3` as found on PATH, and the interpreter actually spawned (its sys.executable, as the runtime resolves it). */
+  /**
+   * `python3` as found on PATH, and the interpreter actually spawned (its sys.executable, as the runtime resolves it).
+   */
   python: { onPath: string | null; executable: string | null; shim: boolean; shimMs: Summary | null };
   /** Every language asked for, in table order; skipped ones say why. */
   languages: Partial<Record<CodeLanguage, LanguageOverhead>>;
@@ -87,7 +132,10 @@ export function findBinary(names: readonly string[], path: string): string | nul
  * ran), then up to `runs` times timed, stopping when `budgetMs` has passed and `min` samples are
  * in. Returns the wall ms of each timed call; `task` throws to stop the loop.
  */
-async function sample(task: () => Promise<void>, n: { warmup: number; runs: number; min: number; budgetMs: number }): Promise<number[]> {
+async function sample(
+  task: () => Promise<void>,
+  n: { warmup: number; runs: number; min: number; budgetMs: number },
+): Promise<number[]> {
   const warmStart = performance.now();
   for (let i = 0; i < n.warmup; i++) {
     await task();
@@ -110,7 +158,11 @@ async function sample(task: () => Promise<void>, n: { warmup: number; runs: numb
  */
 function spawnOnce(file: string, args: string[], path: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { PATH: path }, timeout: SPAWN_TIMEOUT_MS });
+    const child = spawn(file, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: path },
+      timeout: SPAWN_TIMEOUT_MS,
+    });
     let stderr = "";
     child.stdout.resume();
     child.stderr.setEncoding("utf8").on("data", (text: string) => {
@@ -120,13 +172,22 @@ function spawnOnce(file: string, args: string[], path: string): Promise<void> {
     child.on("close", (code, signal) =>
       code === 0
         ? resolve()
-        : reject(new Error(`${file} ${args.join(" ")} exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`)),
+        : reject(
+            new Error(
+              `${file} ${args.join(" ")} exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim()}` : ""}`,
+            ),
+          ),
     );
   });
 }
 
 /** Spawns `file args` sequentially with a bare environment; wall ms per spawn. */
-function spawnSamples(file: string, args: string[], n: { warmup: number; runs: number; min: number; budgetMs: number }, path: string): Promise<number[]> {
+function spawnSamples(
+  file: string,
+  args: string[],
+  n: { warmup: number; runs: number; min: number; budgetMs: number },
+  path: string,
+): Promise<number[]> {
   return sample(() => spawnOnce(file, args, path), n);
 }
 
@@ -186,7 +247,10 @@ export async function runCodeOverhead(
       };
       languages[language] = entry;
       if (!bareExecutable) {
-        entry.skipped = language === "python" ? "python3 is not installed (no interpreter to resolve)" : `${c.bare.names.join(" or ")} not found on PATH`;
+        entry.skipped =
+          language === "python"
+            ? "python3 is not installed (no interpreter to resolve)"
+            : `${c.bare.names.join(" or ")} not found on PATH`;
         progress(`code overhead: ${language} skipped: ${entry.skipped}`);
         continue;
       }
@@ -198,7 +262,9 @@ export async function runCodeOverhead(
         progress(`code overhead: ${language} skipped: ${entry.skipped}`);
         continue;
       }
-      progress(`code overhead: ${language} (${c.shown}), ${sizes.warmup} warm-up + up to ${sizes.runs} steps within ${sizes.budgetMs / 1000} s`);
+      progress(
+        `code overhead: ${language} (${c.shown}), ${sizes.warmup} warm-up + up to ${sizes.runs} steps within ${sizes.budgetMs / 1000} s`,
+      );
       const stepSamples = await sample(
         async () => {
           const r = await runner.run(req);
@@ -227,7 +293,12 @@ export async function runCodeOverhead(
             await spawnSamples(
               bareExecutable,
               c.bare.args,
-              { warmup: sizes.bareWarmup, runs: sizes.bareRuns, min: Math.min(sizes.minRuns, sizes.bareRuns), budgetMs: sizes.bareBudgetMs },
+              {
+                warmup: sizes.bareWarmup,
+                runs: sizes.bareRuns,
+                min: Math.min(sizes.minRuns, sizes.bareRuns),
+                budgetMs: sizes.bareBudgetMs,
+              },
               path,
             ),
           );
@@ -237,7 +308,8 @@ export async function runCodeOverhead(
       } catch (err) {
         entry.failures.push(`${c.bare.shown}: ${errorText(err)}`);
       }
-      if (entry.oursMs && entry.bareMs && entry.bareMs.median > 0) entry.ratio = round(entry.oursMs.median / entry.bareMs.median, 3);
+      if (entry.oursMs && entry.bareMs && entry.bareMs.median > 0)
+        entry.ratio = round(entry.oursMs.median / entry.bareMs.median, 3);
     }
 
     // What every spawn of `python3` would cost through the shim the runtime resolves away.
@@ -245,13 +317,24 @@ export async function runCodeOverhead(
       progress(`code overhead: python3 -c pass through ${python.onPath}, ${sizes.shimRuns} spawns`);
       try {
         python.shimMs = summarize(
-          await spawnSamples(python.onPath, ["-c", "pass"], { warmup: 1, runs: sizes.shimRuns, min: 1, budgetMs: sizes.bareBudgetMs }, path),
+          await spawnSamples(
+            python.onPath,
+            ["-c", "pass"],
+            { warmup: 1, runs: sizes.shimRuns, min: 1, budgetMs: sizes.bareBudgetMs },
+            path,
+          ),
         );
       } catch {
         python.shimMs = null;
       }
     }
-    return { sizes, isolation: runner.isolation(), python, languages, seconds: round((performance.now() - started) / 1000, 1) };
+    return {
+      sizes,
+      isolation: runner.isolation(),
+      python,
+      languages,
+      seconds: round((performance.now() - started) / 1000, 1),
+    };
   } finally {
     untrack();
     await runner.close();
@@ -293,7 +376,9 @@ export function isolationText(i: Isolation): string {
 
 /** The section of the report: one row per language, then the skipped ones and the Python note. */
 export function renderCodeOverhead(r: CodeOverheadResult): string {
-  const rows: string[][] = [["language", "step", "ours median", "ours p90", "n", "bare command", "bare median", "bare p90", "n", "ours / bare"]];
+  const rows: string[][] = [
+    ["language", "step", "ours median", "ours p90", "n", "bare command", "bare median", "bare p90", "n", "ours / bare"],
+  ];
   const notes: string[] = [];
   const measured = OVERHEAD_LANGUAGES.flatMap((language) => r.languages[language] ?? []);
   for (const l of measured) {
@@ -330,7 +415,13 @@ export function renderCodeOverhead(r: CodeOverheadResult): string {
       ? `  python3 -c pass spawns ${p.executable} (sys.executable, resolved as the runtime does), not ${p.onPath}, a shim` +
         (p.shimMs ? ` that costs median ${fmt(p.shimMs.median)} per spawn (n=${p.shimMs.n})` : "")
       : `  python3 -c pass spawns ${p.executable} (sys.executable, the same as python3 on PATH)`;
-  const bares = [...new Set(measured.filter((l) => l.bareExecutable && !l.skipped).map((l) => `${l.bareCommand.split(" ")[0]} = ${l.bareExecutable}`))];
+  const bares = [
+    ...new Set(
+      measured
+        .filter((l) => l.bareExecutable && !l.skipped)
+        .map((l) => `${l.bareCommand.split(" ")[0]} = ${l.bareExecutable}`),
+    ),
+  ];
   return [
     `Code-step overhead per language (${r.sizes.pool} local runner, steps in sequence after warm-up; ${r.seconds} s)`,
     "  ours = wall time of one light step through createCodeRunner().run(), the overhead itself; bare = one child_process spawn of the interpreter, to exit",

@@ -52,13 +52,19 @@ export async function runConsoleBundle(): Promise<ConsoleBundleResult> {
 async function bareReact(): Promise<number> {
   const dir = await mkdtemp(join(ROOT, "services/console/.bench-bare-"));
   try {
-    await writeFile(join(dir, "index.html"), '<!doctype html><div id="root"></div><script type="module" src="./main.js"></script>');
+    await writeFile(
+      join(dir, "index.html"),
+      '<!doctype html><div id="root"></div><script type="module" src="./main.js"></script>',
+    );
     await writeFile(
       join(dir, "main.js"),
       'import { createElement } from "react";\nimport { createRoot } from "react-dom/client";\ncreateRoot(document.getElementById("root")).render(createElement("p", null, "hello"));\n',
     );
     const out = await mkdtemp(join(tmpdir(), "wf-bare-react-"));
-    execFileSync(process.execPath, [VITE, "build", "--logLevel", "error", "--outDir", out, "--emptyOutDir"], { cwd: dir, stdio: "inherit" });
+    execFileSync(process.execPath, [VITE, "build", "--logLevel", "error", "--outDir", out, "--emptyOutDir"], {
+      cwd: dir,
+      stdio: "inherit",
+    });
     let total = 0;
     for (const file of await readdir(join(out, "assets"))) total += await gz(join(out, "assets", file));
     await rm(out, { recursive: true, force: true });

@@ -35,7 +35,8 @@ export async function openTarget(client: Client, rt: InProcessRuntime): Promise<
 export function starter(t: Target, yaml: string): (executionId: string) => Promise<string> {
   const definition = definitionOf(yaml);
   const workflow = { id: `wf-${definition.name}`, name: definition.name, ownerId: "bench", version: null, definition };
-  return (executionId) => startExecution(t.client.js, t.ns, { workflow, inputs: {}, triggerSource: "open_api", executionId });
+  return (executionId) =>
+    startExecution(t.client.js, t.ns, { workflow, inputs: {}, triggerSource: "open_api", executionId });
 }
 
 /** Messages ever written to a stream: with history 1, a KV stream's last sequence counts its writes. */

@@ -7,13 +7,14 @@ const TICKS_PER_SEC = 100;
 export type CpuSample = Map<string, number>;
 
 /**
- * Which process does what: this one (bench client + executor + scheduler), its nats-server, the
- * sandbox runners and their JavaScript hosts (which run JavaScript steps in isolates), the Python zygote, whose reaped step children count in its own totals, and
- * the processes that evaluate the executor's expressions.
+ * Which process does what: this one (bench client + executor + scheduler), its nats-server, the sandbox runners and
+ * their JavaScript hosts (which run JavaScript steps in isolates), the Python zygote, whose reaped step children count
+ * in its own totals, and the processes that evaluate the executor's expressions.
  */
 function roleOf(pid: number, cmdline: string): string | null {
   if (pid === process.pid) return "service (executor + bench client)";
-  if (cmdline.includes("sandbox-process") || cmdline.includes("js-host-process")) return "sandbox runners (JavaScript steps)";
+  if (cmdline.includes("sandbox-process") || cmdline.includes("js-host-process"))
+    return "sandbox runners (JavaScript steps)";
   if (cmdline.includes("python-zygote")) return "Python zygote + steps";
   if (cmdline.includes("eval-host.mjs")) return "expression hosts";
   if (cmdline.includes("nats-server")) return "nats-server";
@@ -115,11 +116,20 @@ export interface ServiceCpu {
   children: number;
 }
 
-/** CPU ms (user + system) so far of `pid`, of its threads by role, and of its children; null where /proc is not available. */
+/**
+ * CPU ms (user + system) so far of `pid`, of its threads by role, and of its children; null where /proc is not
+ * available.
+ */
 export function serviceCpuMs(pid: number): ServiceCpu | null {
   const own = statOf(pid);
   if (own === null) return null;
-  const out: ServiceCpu = { process: own.cpuMs, mainThread: 0, workerThreads: 0, otherThreads: 0, children: childrenCpuMs(pid) };
+  const out: ServiceCpu = {
+    process: own.cpuMs,
+    mainThread: 0,
+    workerThreads: 0,
+    otherThreads: 0,
+    children: childrenCpuMs(pid),
+  };
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);

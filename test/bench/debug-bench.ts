@@ -66,12 +66,20 @@ function eventsOf(rt: InProcessRuntime, executionId: string) {
   });
   return {
     /** The next event of `type` from now on. */
-    next: (type: string) => new Promise<ExecutionEvent & { seenAt: number }>((resolve) => waiters.push({ type, after: seen.length, resolve })),
+    next: (type: string) =>
+      new Promise<ExecutionEvent & { seenAt: number }>((resolve) =>
+        waiters.push({ type, after: seen.length, resolve }),
+      ),
     close: () => sub.unsubscribe(),
   };
 }
 
-async function timedRun(rt: InProcessRuntime, yaml: string, debug: DebugRequest | undefined, timeoutMs: number): Promise<number> {
+async function timedRun(
+  rt: InProcessRuntime,
+  yaml: string,
+  debug: DebugRequest | undefined,
+  timeoutMs: number,
+): Promise<number> {
   const definition = definitionOf(yaml);
   const id = newId();
   const events = eventsOf(rt, id);
@@ -101,7 +109,10 @@ export async function runDebugBench(server: NatsServerHandle, sizes: DebugBenchS
   const rt = await startRuntime(testConfig(server, { LOG_LEVEL: "error" }), { scheduler: true });
   try {
     const chain = chainWorkflow("javascript", sizes.steps).replace(/^name: .*$/m, `name: bench-debug-chain`);
-    const variables = chain.replace("steps:\n", "variables:\n  constant: { type: number, default: 1 }\n  never: { type: boolean, default: false }\nsteps:\n");
+    const variables = chain.replace(
+      "steps:\n",
+      "variables:\n  constant: { type: number, default: 1 }\n  never: { type: boolean, default: false }\nsteps:\n",
+    );
     const nine = DebugRequest.parse({ breakpoints: nineMisses() });
     const plain: number[] = [];
     const misses: number[] = [];
@@ -112,14 +123,23 @@ export async function runDebugBench(server: NatsServerHandle, sizes: DebugBenchS
     }
     const plainMs = summarize(plain);
     const nineMissesMs = summarize(misses);
-    return { sizes, plainMs, nineMissesMs, ratio: round(nineMissesMs.median / plainMs.median, 3), roundTripMs: await roundTrips(rt, sizes) };
+    return {
+      sizes,
+      plainMs,
+      nineMissesMs,
+      ratio: round(nineMissesMs.median / plainMs.median, 3),
+      roundTripMs: await roundTrips(rt, sizes),
+    };
   } finally {
     await rt.stop();
   }
 }
 
 async function roundTrips(rt: InProcessRuntime, sizes: DebugBenchSizes): Promise<Summary> {
-  const steps = Array.from({ length: sizes.roundTrips + 1 }, (_, i) => `  - { name: s${i}, type: transform, output: ${i} }`);
+  const steps = Array.from(
+    { length: sizes.roundTrips + 1 },
+    (_, i) => `  - { name: s${i}, type: transform, output: ${i} }`,
+  );
   const yaml = `name: bench-debug-pauses\nsteps:\n${steps.join("\n")}\n`;
   const definition = definitionOf(yaml);
   const id = newId();
@@ -127,7 +147,10 @@ async function roundTrips(rt: InProcessRuntime, sizes: DebugBenchSizes): Promise
   const samples: number[] = [];
   try {
     // Paused before every step but the first: each `continue` runs one step to the next pause.
-    const breakpoints = Array.from({ length: sizes.roundTrips }, (_, i) => ({ type: "before_step" as const, step: `s${i + 1}` }));
+    const breakpoints = Array.from({ length: sizes.roundTrips }, (_, i) => ({
+      type: "before_step" as const,
+      step: `s${i + 1}`,
+    }));
     let paused = events.next("debug_paused");
     await startExecution(rt.platform.js, rt.ns, {
       executionId: id,
@@ -142,7 +165,11 @@ async function roundTrips(rt: InProcessRuntime, sizes: DebugBenchSizes): Promise
       const resumed = events.next("debug_resumed");
       paused = events.next("debug_paused");
       const t0 = performance.now();
-      const sent = await sendDebugCommand(rt.platform.js, rt.platform.store, rt.ns, id, String(pause.data.id), { command: "continue", body: {}, by: "bench" });
+      const sent = await sendDebugCommand(rt.platform.js, rt.platform.store, rt.ns, id, String(pause.data.id), {
+        command: "continue",
+        body: {},
+        by: "bench",
+      });
       if (!sent.ok) throw new Error(`continue at pause ${i} refused: ${sent.message}`);
       samples.push((await withTimeout(resumed, sizes.timeoutMs, `resume ${i} of ${id}`)).seenAt - t0);
     }

@@ -55,10 +55,17 @@ export async function startEdgeTargets(
     await killAll();
   };
   try {
-    processes.push(await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"], { fromSource: true }));
+    processes.push(
+      await startServiceProcess("test/bench/api-bare-server.ts", {}, ["bare listening"], { fromSource: true }),
+    );
     for (const n of edgeProcesses)
       processes.push(
-        await startServiceProcess("services/edge/src/main.ts", { ...env, WF_EDGE_PROCESSES: String(n) }, ["edge listening"], { fromSource: true }),
+        await startServiceProcess(
+          "services/edge/src/main.ts",
+          { ...env, WF_EDGE_PROCESSES: String(n) },
+          ["edge listening"],
+          { fromSource: true },
+        ),
       );
   } catch (err) {
     await stop();
@@ -66,11 +73,22 @@ export async function startEdgeTargets(
   }
   const [bareUrl, ...edgeUrls] = processes.map((p) => /"address":"([^"]+)"/.exec(p.output())![1]!);
   const edges = edgeUrls.map((url, i) => ({ processes: edgeProcesses[i]!, url, pid: processes[i + 1]!.pid }));
-  return { ns, bareUrl: bareUrl!, barePid: processes[0]!.pid, edgeUrl: edges[0]!.url, edgePid: edges[0]!.pid, edges, stop };
+  return {
+    ns,
+    bareUrl: bareUrl!,
+    barePid: processes[0]!.pid,
+    edgeUrl: edges[0]!.url,
+    edgePid: edges[0]!.pid,
+    edges,
+    stop,
+  };
 }
 
 /** An Enterprise user (no quota reached) and a workflow of theirs. */
-export async function seedEnterpriseWorkflow(store: Store, yaml: string): Promise<{ userId: string; workflow: WorkflowRecord }> {
+export async function seedEnterpriseWorkflow(
+  store: Store,
+  yaml: string,
+): Promise<{ userId: string; workflow: WorkflowRecord }> {
   const now = Date.now();
   const userId = newId();
   await store.users.create({
@@ -88,7 +106,10 @@ export async function seedEnterpriseWorkflow(store: Store, yaml: string): Promis
 }
 
 /** Ours against the bare route: throughput as a fraction, latencies as multiples. */
-export function ratiosToBare(ours: LoadResult, bare: LoadResult): { throughputRatio: number; p50Ratio: number; p99Ratio: number } {
+export function ratiosToBare(
+  ours: LoadResult,
+  bare: LoadResult,
+): { throughputRatio: number; p50Ratio: number; p99Ratio: number } {
   return {
     throughputRatio: round(ours.perSec / bare.perSec, 3),
     p50Ratio: round(ours.latencyMs.p50 / bare.latencyMs.p50, 2),

@@ -13,8 +13,18 @@ export interface ExpressionBenchSizes {
   durationMs: number;
 }
 
-export const EXPRESSION_BENCH_SIZES: ExpressionBenchSizes = { ratePerSec: 200, connections: 4, warmupMs: 1_000, durationMs: 6_000 };
-export const EXPRESSION_BENCH_QUICK_SIZES: ExpressionBenchSizes = { ratePerSec: 200, connections: 4, warmupMs: 300, durationMs: 2_500 };
+export const EXPRESSION_BENCH_SIZES: ExpressionBenchSizes = {
+  ratePerSec: 200,
+  connections: 4,
+  warmupMs: 1_000,
+  durationMs: 6_000,
+};
+export const EXPRESSION_BENCH_QUICK_SIZES: ExpressionBenchSizes = {
+  ratePerSec: 200,
+  connections: 4,
+  warmupMs: 300,
+  durationMs: 2_500,
+};
 
 /**
  * Evaluated one at a time, back to back, through the executor's own entry point: the security
@@ -39,7 +49,12 @@ export interface ExpressionBenchResult {
   deadlineMs: number;
   hostile: readonly string[];
   quiet: Responsiveness;
-  withHostile: Responsiveness & { evaluations: number; failedAtDeadline: number; completed: number; otherFailures: string[] };
+  withHostile: Responsiveness & {
+    evaluations: number;
+    failedAtDeadline: number;
+    completed: number;
+    otherFailures: string[];
+  };
   /** With hostile expressions / quiet, for the HTTP latency. */
   ratio: { p50: number; p99: number };
 }
@@ -52,7 +67,10 @@ const OWNER = "bench";
  * a Fastify route, and timer lateness) suffers while hostile expressions are evaluated, against
  * the same measurement without them, in the same run.
  */
-export async function runExpressionBench(sizes: ExpressionBenchSizes, opts: { progress?: Progress } = {}): Promise<ExpressionBenchResult> {
+export async function runExpressionBench(
+  sizes: ExpressionBenchSizes,
+  opts: { progress?: Progress } = {},
+): Promise<ExpressionBenchResult> {
   const progress = opts.progress ?? (() => undefined);
   const app = Fastify({ logger: false });
   app.post("/ping", async () => ({ ok: true }));
@@ -63,7 +81,9 @@ export async function runExpressionBench(sizes: ExpressionBenchSizes, opts: { pr
     progress(`expression isolation: ${sizes.ratePerSec} requests/s to a route of this process, quiet`);
     const quiet = await measure(url, sizes);
 
-    progress(`expression isolation: the same, with hostile expressions evaluated back to back (deadline ${EXPRESSION_LIMITS.deadlineMs} ms)`);
+    progress(
+      `expression isolation: the same, with hostile expressions evaluated back to back (deadline ${EXPRESSION_LIMITS.deadlineMs} ms)`,
+    );
     let stop = false;
     const tally = { evaluations: 0, failedAtDeadline: 0, completed: 0, otherFailures: [] as string[] };
     const hostile = (async () => {
@@ -74,7 +94,11 @@ export async function runExpressionBench(sizes: ExpressionBenchSizes, opts: { pr
           await evaluateExpression(expression, CONTEXT, OWNER);
           tally.completed++;
         } catch (err) {
-          if (err instanceof ExpressionError && err.message.endsWith(`took longer than ${EXPRESSION_LIMITS.deadlineMs} ms`)) tally.failedAtDeadline++;
+          if (
+            err instanceof ExpressionError &&
+            err.message.endsWith(`took longer than ${EXPRESSION_LIMITS.deadlineMs} ms`)
+          )
+            tally.failedAtDeadline++;
           else tally.otherFailures.push(err instanceof Error ? err.message : String(err));
         }
       }
@@ -119,7 +143,10 @@ async function measure(url: string, sizes: ExpressionBenchSizes): Promise<Respon
   clearInterval(timer);
   tick();
   const sorted = lateness.sort((a, b) => a - b);
-  return { http, loopDelayMs: { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)!) } };
+  return {
+    http,
+    loopDelayMs: { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1)!) },
+  };
 }
 
 export function renderExpressionBench(r: ExpressionBenchResult): string {

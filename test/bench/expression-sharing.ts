@@ -15,7 +15,12 @@ export interface ExpressionSharingSizes {
 }
 
 export const EXPRESSION_SHARING_SIZES: ExpressionSharingSizes = { light: 10_000, owners: 2_000, flood: 50, rounds: 3 };
-export const EXPRESSION_SHARING_QUICK_SIZES: ExpressionSharingSizes = { light: 2_000, owners: 400, flood: 8, rounds: 1 };
+export const EXPRESSION_SHARING_QUICK_SIZES: ExpressionSharingSizes = {
+  light: 2_000,
+  owners: 400,
+  flood: 8,
+  rounds: 1,
+};
 
 /** The issue's: one line that still needs JSONata (not a bare path), and a heavy transform under the deadline. */
 export const LIGHT_EXPRESSION = "vars.x + 1";
@@ -29,17 +34,29 @@ export interface ExpressionSharingResult {
   floods: { lightMs: number; floodMs: number; heavyFailed: number }[];
 }
 
-const context = (x: number, item?: number): ExpressionContext => ({ vars: { x }, steps: {}, execution: { id: "bench" }, secrets: {}, item });
+const context = (x: number, item?: number): ExpressionContext => ({
+  vars: { x },
+  steps: {},
+  execution: { id: "bench" },
+  secrets: {},
+  item,
+});
 
 /**
  * The expression pool shared by owners, through the executor's entry point: the throughput of
  * many light expressions (one owner's, and many owners'), and how long one owner's light
  * expression waits while another owner floods the pool with heavy ones.
  */
-export async function runExpressionSharing(sizes: ExpressionSharingSizes, opts: { progress?: Progress } = {}): Promise<ExpressionSharingResult> {
+export async function runExpressionSharing(
+  sizes: ExpressionSharingSizes,
+  opts: { progress?: Progress } = {},
+): Promise<ExpressionSharingResult> {
   const progress = opts.progress ?? (() => undefined);
   // Hosts started before anything is timed.
-  await Promise.all([evaluateExpression(LIGHT_EXPRESSION, context(0), "warm-a"), evaluateExpression(LIGHT_EXPRESSION, context(0), "warm-b")]);
+  await Promise.all([
+    evaluateExpression(LIGHT_EXPRESSION, context(0), "warm-a"),
+    evaluateExpression(LIGHT_EXPRESSION, context(0), "warm-b"),
+  ]);
 
   progress(`expression sharing: ${sizes.light} light expressions at once, of one owner, then of ${sizes.owners}`);
   const oneOwner = await lightPerSec(sizes.light, () => "one");
@@ -47,7 +64,9 @@ export async function runExpressionSharing(sizes: ExpressionSharingSizes, opts: 
 
   const floods: ExpressionSharingResult["floods"] = [];
   for (let i = 1; i <= sizes.rounds; i++) {
-    progress(`expression sharing: ${sizes.flood} heavy expressions of one owner at once, and another owner's light one (${i}/${sizes.rounds})`);
+    progress(
+      `expression sharing: ${sizes.flood} heavy expressions of one owner at once, and another owner's light one (${i}/${sizes.rounds})`,
+    );
     const floodStart = performance.now();
     let settled = 0;
     let heavyFailed = 0;

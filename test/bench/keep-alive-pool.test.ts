@@ -26,8 +26,17 @@ afterEach(async () => {
 });
 
 /** A real HTTP server that answers by path, recording concurrency per server and per socket. */
-async function serve(answer: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ port: number; seen: Seen }> {
-  const seen: Seen = { inFlight: 0, mostInFlight: 0, perSocket: new Map(), mostPerSocket: 0, bodies: [], sockets: new Set() };
+async function serve(
+  answer: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<{ port: number; seen: Seen }> {
+  const seen: Seen = {
+    inFlight: 0,
+    mostInFlight: 0,
+    perSocket: new Map(),
+    mostPerSocket: 0,
+    bodies: [],
+    sockets: new Set(),
+  };
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     seen.inFlight++;
@@ -59,17 +68,25 @@ describe("KeepAlivePool (the bench's load tool)", () => {
     const { port, seen } = await serve((req, res, body) => {
       const status = Number(req.url!.slice(1));
       // The head first and the body a moment later: the pool must wait for the whole answer.
-      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-seen": req.headers["x-tag"] ?? "" });
+      res.writeHead(status, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        "x-seen": req.headers["x-tag"] ?? "",
+      });
       res.flushHeaders();
       setTimeout(() => res.end(body), 5);
     });
     const pool = new KeepAlivePool("127.0.0.1", port, 2);
     const statuses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => pool.send(post(port, i % 2 ? "/202" : "/429", JSON.stringify({ i }), { "x-tag": "t" }))),
+      Array.from({ length: 20 }, (_, i) =>
+        pool.send(post(port, i % 2 ? "/202" : "/429", JSON.stringify({ i }), { "x-tag": "t" })),
+      ),
     );
     pool.close();
     expect(statuses).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? 202 : 429)));
-    expect(seen.bodies.map((b) => (JSON.parse(b) as { i: number }).i).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(seen.bodies.map((b) => (JSON.parse(b) as { i: number }).i).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
     expect(seen.mostInFlight).toBe(2);
     expect(seen.mostPerSocket).toBe(1);
     expect(seen.sockets.size).toBe(2);
@@ -126,7 +143,9 @@ describe("KeepAlivePool (the bench's load tool)", () => {
     const { port } = await serve((_req, res) => res.end());
     await new Promise((r) => server!.close(r));
     const pool = new KeepAlivePool("127.0.0.1", port, 2);
-    expect(await Promise.all([pool.send(post(port, "/")), pool.send(post(port, "/")), pool.send(post(port, "/"))])).toEqual([0, 0, 0]);
+    expect(
+      await Promise.all([pool.send(post(port, "/")), pool.send(post(port, "/")), pool.send(post(port, "/"))]),
+    ).toEqual([0, 0, 0]);
     pool.close();
   });
 });

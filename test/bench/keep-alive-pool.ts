@@ -117,7 +117,8 @@ class Connection {
     w.resolve(Number.isNaN(end) ? 0 : Number(STATUS_LINE.exec(head)?.[1] ?? 0));
     // Without a length the body runs to the close; with bytes past the answer, or a bad chunk,
     // the connection is out of step: either way it is not used again.
-    const reusable = (length !== null || chunked) && !Number.isNaN(end) && this.#buffered.length === end && !CLOSE.test(head);
+    const reusable =
+      (length !== null || chunked) && !Number.isNaN(end) && this.#buffered.length === end && !CLOSE.test(head);
     this.#buffered = Buffer.alloc(0);
     if (reusable) this.pool.free();
     else this.socket.destroy();
@@ -162,7 +163,13 @@ function chunkedEnd(buffered: Buffer, from: number): number | null {
 
 /** A POST's bytes as the load tool sends them: keep-alive, JSON body, the given headers. */
 export function postBytes(host: string, path: string, headers: Record<string, string>, body: Buffer): Buffer {
-  const lines = [`POST ${path} HTTP/1.1`, `host: ${host}`, "connection: keep-alive", "content-type: application/json", `content-length: ${body.length}`];
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    `host: ${host}`,
+    "connection: keep-alive",
+    "content-type: application/json",
+    `content-length: ${body.length}`,
+  ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"), body]);
 }

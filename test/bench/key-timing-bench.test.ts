@@ -24,7 +24,8 @@ describe("bench harness (smoke): API key timing", () => {
     ] as const) {
       expect(p.unknownUs.n).toBe(n);
       expect(p.knownUs.n).toBe(n);
-      for (const figure of [p.unknownUs.median, p.knownUs.median, p.differenceUs, p.ratio]) expect(Number.isFinite(figure)).toBe(true);
+      for (const figure of [p.unknownUs.median, p.knownUs.median, p.differenceUs, p.ratio])
+        expect(Number.isFinite(figure)).toBe(true);
     }
     expect(r.secretCheckUs.n).toBe(40);
     expect(Number.isFinite(r.residualUs)).toBe(true);

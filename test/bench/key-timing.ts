@@ -61,7 +61,10 @@ export interface KeyTimingResult {
 
 export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimingSizes): Promise<KeyTimingResult> {
   // Every refusal audited, as the first of a minute from an address are: the rest are only counted (docs/api.md).
-  const platform = await openPlatform(testConfig(server, { WF_AUDIT_PER_IP_PER_MINUTE: "1000000", WF_AUDIT_PER_MINUTE: "10000000" }), "bench-key-timing");
+  const platform = await openPlatform(
+    testConfig(server, { WF_AUDIT_PER_IP_PER_MINUTE: "1000000", WF_AUDIT_PER_MINUTE: "10000000" }),
+    "bench-key-timing",
+  );
   try {
     const keyId = await seedKey(platform);
     const fresh = () => `wfk_${newId()}_${randomBytes(32).toString("hex")}`;
@@ -84,7 +87,8 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
       () => platform.store.apiKeys.get(keyId),
     );
     const bucket = `${platform.config.WF_NAMESPACE}_api_keys`;
-    const directGet = (id: string) => platform.nc.request(`$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${id}`, new Uint8Array(0));
+    const directGet = (id: string) =>
+      platform.nc.request(`$JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.${id}`, new Uint8Array(0));
     const serverAnswer = await paired(
       sizes.warmup,
       sizes.rounds,
@@ -96,7 +100,11 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
     const app = await buildEdge(platform);
     try {
       const refused = async (key: string) => {
-        const r = await app.inject({ method: "GET", url: "/api/v1/workflows", headers: { authorization: `Bearer ${key}` } });
+        const r = await app.inject({
+          method: "GET",
+          url: "/api/v1/workflows",
+          headers: { authorization: `Bearer ${key}` },
+        });
         if (r.statusCode !== 401) wrongAnswers++;
       };
       const httpWarmup = Math.min(sizes.warmup, sizes.httpRounds);
@@ -106,7 +114,16 @@ export async function runKeyTimingBench(server: NatsServerHandle, sizes: KeyTimi
         () => refused(fresh()),
         () => refused(wrong()),
       );
-      return { sizes, verify, storeRead, serverAnswer, residualUs: round(verify.differenceUs - serverAnswer.differenceUs), secretCheckUs, http, wrongAnswers };
+      return {
+        sizes,
+        verify,
+        storeRead,
+        serverAnswer,
+        residualUs: round(verify.differenceUs - serverAnswer.differenceUs),
+        secretCheckUs,
+        http,
+        wrongAnswers,
+      };
     } finally {
       await app.close();
     }
@@ -131,7 +148,12 @@ async function seedKey(platform: Platform): Promise<string> {
 }
 
 /** Times `unknown` and `known` once per round, in ABBA order; the first `warmup` rounds are not kept. */
-async function paired(warmup: number, rounds: number, unknown: () => Promise<unknown>, known: () => Promise<unknown>): Promise<PairedTiming> {
+async function paired(
+  warmup: number,
+  rounds: number,
+  unknown: () => Promise<unknown>,
+  known: () => Promise<unknown>,
+): Promise<PairedTiming> {
   const samples = { unknown: [] as number[], known: [] as number[] };
   const timed = async (side: "unknown" | "known") => {
     const t0 = performance.now();
@@ -149,7 +171,12 @@ async function paired(warmup: number, rounds: number, unknown: () => Promise<unk
   const unknownUs = summarize(samples.unknown);
   const knownUs = summarize(samples.known);
   const differences = samples.unknown.map((u, i) => u - samples.known[i]!).sort((a, b) => a - b);
-  return { unknownUs, knownUs, differenceUs: round(median(differences)), ratio: round(unknownUs.median / knownUs.median, 3) };
+  return {
+    unknownUs,
+    knownUs,
+    differenceUs: round(median(differences)),
+    ratio: round(unknownUs.median / knownUs.median, 3),
+  };
 }
 
 /** The decoy comparison alone, per call: what it adds to an unknown id's check. */

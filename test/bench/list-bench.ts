@@ -17,7 +17,11 @@ export interface ListBenchSizes {
   writeRate: number;
 }
 
-export const LIST_BENCH_SIZES: ListBenchSizes = { levels: [10_000, 100_000, 1_000_000], samples: 500, writeRate: 1_000 };
+export const LIST_BENCH_SIZES: ListBenchSizes = {
+  levels: [10_000, 100_000, 1_000_000],
+  samples: 500,
+  writeRate: 1_000,
+};
 export const LIST_BENCH_QUICK_SIZES: ListBenchSizes = { levels: [10_000, 50_000], samples: 50, writeRate: 500 };
 
 interface QueryTiming {
@@ -37,7 +41,9 @@ export interface ListLevelResult {
   baselineGetsP99Ms: number;
   /** Executions the writer actually created per second while the lists were timed. */
   writtenPerSecond: number;
-  /** The collector's pauses in the listing process while lists were timed: the part of the tail that is the collector's. */
+  /**
+   * The collector's pauses in the listing process while lists were timed: the part of the tail that is the collector's.
+   */
   gc: GcPauses;
 }
 
@@ -105,7 +111,14 @@ function seeded(ownerId: string, i: number, createdAt: number): ExecutionSnapsho
  * Seeds through the buckets' subjects as the store writes them (record and index key), many
  * publishes in flight: a million executions in tens of seconds rather than hours of API calls.
  */
-async function seed(nc: NatsConnection, namespace: string, ownerId: string, from: number, to: number, t0: number): Promise<void> {
+async function seed(
+  nc: NatsConnection,
+  namespace: string,
+  ownerId: string,
+  from: number,
+  to: number,
+  t0: number,
+): Promise<void> {
   const publisher = new JetStreamPublisher(nc);
   const window = new Set<Promise<unknown>>();
   try {
@@ -159,7 +172,10 @@ function steadyWriter(store: Store, ownerId: string, rate: number): { stop(): Pr
 }
 
 /** What a store's first list costs, which builds its view of `entries` entries: how long, and heap per entry. */
-export async function firstListCost(first: () => Promise<unknown>, entries: number): Promise<{ ms: number; heapBytesEach: number }> {
+export async function firstListCost(
+  first: () => Promise<unknown>,
+  entries: number,
+): Promise<{ ms: number; heapBytesEach: number }> {
   collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;
   const start = performance.now();
@@ -180,7 +196,10 @@ export function pagesTimed(total: number): (readonly [string, number])[] {
 }
 
 /** `run` timed `samples` times in a row: its p50 and p99 in ms. */
-export async function timed(samples: number, run: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+export async function timed(
+  samples: number,
+  run: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number }> {
   const ms: number[] = [];
   for (let i = 0; i < samples; i++) {
     const t = performance.now();
@@ -197,7 +216,11 @@ export async function timed(samples: number, run: (i: number) => Promise<unknown
  * writer in this process (as in an edge that both ingests and lists) writes executions of that owner
  * at `writeRate`/s (docs/operations.md#benchmarks).
  */
-export async function runListBench(server: NatsServerHandle, sizes: ListBenchSizes, progress: (line: string) => void): Promise<ListBenchResult> {
+export async function runListBench(
+  server: NatsServerHandle,
+  sizes: ListBenchSizes,
+  progress: (line: string) => void,
+): Promise<ListBenchResult> {
   const namespace = `listbench${Date.now().toString(36)}`;
   const ownerId = `owner-${newId()}`;
   const writerNc = await connectNats(server.url, "list-bench-writer");
@@ -237,7 +260,9 @@ async function measureLevel(
     const built = await firstListCost(() => store.executions.list({ ownerId, page: 1, size: 1 }), level);
     const indexBuildMs = built.ms;
     const heapBytesPerExecution = built.heapBytesEach;
-    progress(`lists: ${level.toLocaleString("en")} executions, index built in ${indexBuildMs} ms; timing lists while writing ${sizes.writeRate}/s`);
+    progress(
+      `lists: ${level.toLocaleString("en")} executions, index built in ${indexBuildMs} ms; timing lists while writing ${sizes.writeRate}/s`,
+    );
 
     const writer = steadyWriter(writerStore, ownerId, sizes.writeRate);
     const gcDone = watchGc();
@@ -257,7 +282,9 @@ async function measureLevel(
         const { total } = await store.executions.list({ ownerId, ...filter, page: 1, size: PAGE_SIZE });
         for (let i = 0; i < 20; i++) await store.executions.list({ ownerId, ...filter, page: 1 + i, size: PAGE_SIZE });
         for (const [where, page] of pagesTimed(total)) {
-          const t = await timed(sizes.samples, () => store.executions.list({ ownerId, ...filter, page, size: PAGE_SIZE }));
+          const t = await timed(sizes.samples, () =>
+            store.executions.list({ ownerId, ...filter, page, size: PAGE_SIZE }),
+          );
           queries.push({ query: `${name}, ${where}`, p50Ms: t.p50, p99Ms: t.p99 });
         }
       }
@@ -284,7 +311,9 @@ async function measureLevel(
 }
 
 export function renderListBench(r: ListBenchResult): string {
-  const lines = [`Execution lists of one owner (size ${PAGE_SIZE}; store seeded at ${r.seedPerSecond.toLocaleString("en")} executions/s)`];
+  const lines = [
+    `Execution lists of one owner (size ${PAGE_SIZE}; store seeded at ${r.seedPerSecond.toLocaleString("en")} executions/s)`,
+  ];
   for (const level of r.levels) {
     const worst = Math.max(...level.queries.map((q) => q.p99Ms));
     lines.push(

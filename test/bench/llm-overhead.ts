@@ -56,7 +56,9 @@ export async function runLlmOverhead(
 
   const rt = await startRuntime(
     testConfig(server, {
-      WF_LLM_PROVIDERS: JSON.stringify([{ name: "bench", protocol: "openai", baseUrl: provider.baseUrl, apiKey: "sk-bench" }]),
+      WF_LLM_PROVIDERS: JSON.stringify([
+        { name: "bench", protocol: "openai", baseUrl: provider.baseUrl, apiKey: "sk-bench" },
+      ]),
       WF_LLM_PRICES: JSON.stringify({ [model]: { input: 0.15, output: 0.6 } }),
     }),
   );
@@ -68,8 +70,14 @@ export async function runLlmOverhead(
   try {
     t = await openTarget(client, rt);
     const target = t;
-    const llm = starter(t, `name: bench-llm\nsteps:\n  - { name: ask, type: llm, model: ${model}, prompt: "${PROMPT}" }\n`);
-    const transform = starter(t, `name: bench-transform\nsteps:\n  - { name: ask, type: transform, output: "${ANSWER}" }\n`);
+    const llm = starter(
+      t,
+      `name: bench-llm\nsteps:\n  - { name: ask, type: llm, model: ${model}, prompt: "${PROMPT}" }\n`,
+    );
+    const transform = starter(
+      t,
+      `name: bench-transform\nsteps:\n  - { name: ask, type: transform, output: "${ANSWER}" }\n`,
+    );
     const url = `${provider.baseUrl}/chat/completions`;
     const direct = async (): Promise<number> => {
       const t0 = performance.now();
@@ -82,7 +90,9 @@ export async function runLlmOverhead(
       return performance.now() - t0;
     };
     const samples = { provider: [] as number[], llm: [] as number[], transform: [] as number[] };
-    opts.progress?.(`llm step overhead: ${sizes.warmup} warm-up + ${sizes.runs} rounds (llm run, transform run, direct provider call)`);
+    opts.progress?.(
+      `llm step overhead: ${sizes.warmup} warm-up + ${sizes.runs} rounds (llm run, transform run, direct provider call)`,
+    );
     for (let i = 0; i < sizes.warmup + sizes.runs; i++) {
       const timed = i >= sizes.warmup;
       const a = await once(target, transform, "transform", sizes.timeoutMs, failures);
@@ -120,7 +130,13 @@ export async function runLlmOverhead(
 }
 
 /** One execution, start command to exec_completed at the client (ms); null when it did not complete. */
-async function once(t: Target, start: (id: string) => Promise<string>, what: string, timeoutMs: number, failures: string[]): Promise<number | null> {
+async function once(
+  t: Target,
+  start: (id: string) => Promise<string>,
+  what: string,
+  timeoutMs: number,
+  failures: string[],
+): Promise<number | null> {
   const id = newId();
   const done = t.watcher.expect(id);
   const t0 = performance.now();
@@ -140,7 +156,8 @@ async function once(t: Target, start: (id: string) => Promise<string>, what: str
 }
 
 export function renderLlmOverhead(r: LlmOverheadResult): string {
-  const row = (label: string, s: Summary) => `  ${label.padEnd(44)} median ${s.median.toFixed(2)} ms  p90 ${s.p90.toFixed(2)} ms  n=${s.n}`;
+  const row = (label: string, s: Summary) =>
+    `  ${label.padEnd(44)} median ${s.median.toFixed(2)} ms  p90 ${s.p90.toFixed(2)} ms  n=${s.n}`;
   return [
     `LLM step overhead (one-step executions in sequence, OpenAI-protocol test provider on localhost; ${r.seconds} s)`,
     row("execution with one llm step", r.llmRunMs),

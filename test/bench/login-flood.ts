@@ -67,7 +67,8 @@ try {
     const started = performance.now();
     const { executionId } = await api("POST", `/api/v1/workflows/${workflow.id}/executions`);
     const accepted = performance.now() - started;
-    while ((await api("GET", `/api/v1/executions/${executionId}`)).status !== "COMPLETED") await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await api("GET", `/api/v1/executions/${executionId}`)).status !== "COMPLETED")
+      await new Promise((resolve) => setTimeout(resolve, 20));
     return { accepted, completed: performance.now() - started };
   };
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -82,13 +83,30 @@ try {
   await new Promise((resolve) => setTimeout(resolve, options.LOGIN_FLOOD_DELAY_MS));
   const [during, run] = await Promise.all([login(other.email, PASSWORD, "203.0.113.2", 300_000), workflowRun()]);
   const answers = await Promise.all(flood);
-  const statuses = Object.fromEntries([...new Set(answers.map((a) => a.status))].map((status) => [status, answers.filter((a) => a.status === status).length]));
-  console.log(`flood of ${options.LOGIN_FLOOD} from ${spread ? "as many addresses" : "one address"}: answered in ${s(performance.now() - sent)}`, statuses);
-  console.log(`during: login ${during.status} in ${s(during.ms)}; workflow accepted ${s(run.accepted)}, completed ${s(run.completed)}`);
+  const statuses = Object.fromEntries(
+    [...new Set(answers.map((a) => a.status))].map((status) => [
+      status,
+      answers.filter((a) => a.status === status).length,
+    ]),
+  );
+  console.log(
+    `flood of ${options.LOGIN_FLOOD} from ${spread ? "as many addresses" : "one address"}: answered in ${s(performance.now() - sent)}`,
+    statuses,
+  );
+  console.log(
+    `during: login ${during.status} in ${s(during.ms)}; workflow accepted ${s(run.accepted)}, completed ${s(run.completed)}`,
+  );
 
-  await Promise.all(Array.from({ length: options.LOGIN_FLOOD }, (_, i) => login(target.email, `more wrong ${i}`, floodFrom(i))));
-  const [there, elsewhere] = [await login(target.email, PASSWORD, floodFrom(0)), await login(target.email, PASSWORD, "203.0.113.3")];
-  console.log(`the right password after ${2 * options.LOGIN_FLOOD} wrong: ${there.status} from the flood's address, ${elsewhere.status} from another`);
+  await Promise.all(
+    Array.from({ length: options.LOGIN_FLOOD }, (_, i) => login(target.email, `more wrong ${i}`, floodFrom(i))),
+  );
+  const [there, elsewhere] = [
+    await login(target.email, PASSWORD, floodFrom(0)),
+    await login(target.email, PASSWORD, "203.0.113.3"),
+  ];
+  console.log(
+    `the right password after ${2 * options.LOGIN_FLOOD} wrong: ${there.status} from the flood's address, ${elsewhere.status} from another`,
+  );
 } finally {
   await app.close();
   await runtime.stop();

@@ -1,17 +1,32 @@
 /**
- * `npm run bench`: starts a private nats-server, runs every benchmark against it with baselines
- * measured in the same run, prints the table and writes .data/bench/latest.json.
- * BENCH_QUICK=1 runs a ~20 s smoke version; BENCH_PARTS picks parts (options.ts). Everything it starts is stopped on exit, on error and
- * on Ctrl-C; a watchdog ends a run that overstays its budget.
+ * `npm run bench`: starts a private nats-server, runs every benchmark against it with baselines measured in the same
+ * run, prints the table and writes .data/bench/latest.json. BENCH_QUICK=1 runs a ~20 s smoke version; BENCH_PARTS picks
+ * parts (options.ts). Everything it starts is stopped on exit, on error and on Ctrl-C; a watchdog ends a run that
+ * overstays its budget.
  */
-import { APPROVAL_LIST_BENCH_QUICK_SIZES, APPROVAL_LIST_BENCH_SIZES, renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
+import {
+  APPROVAL_LIST_BENCH_QUICK_SIZES,
+  APPROVAL_LIST_BENCH_SIZES,
+  renderApprovalListBench,
+  runApprovalListBench,
+} from "./approval-list-bench";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startNatsServer } from "@wf/testing";
 import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
-import { EXPRESSION_BENCH_QUICK_SIZES, EXPRESSION_BENCH_SIZES, renderExpressionBench, runExpressionBench } from "./expression-isolation";
-import { EXPRESSION_SHARING_QUICK_SIZES, EXPRESSION_SHARING_SIZES, renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
+import {
+  EXPRESSION_BENCH_QUICK_SIZES,
+  EXPRESSION_BENCH_SIZES,
+  renderExpressionBench,
+  runExpressionBench,
+} from "./expression-isolation";
+import {
+  EXPRESSION_SHARING_QUICK_SIZES,
+  EXPRESSION_SHARING_SIZES,
+  renderExpressionSharing,
+  runExpressionSharing,
+} from "./expression-sharing";
 import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
 import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
 import { e2eRatesFromEnv, partsFromEnv, sizesFromEnv } from "./options";
@@ -21,7 +36,14 @@ import { runSuite } from "./suite";
 import { renderTimerBench, runTimerBench, TIMER_BENCH_QUICK_SIZES, TIMER_BENCH_SIZES } from "./timer-bench";
 import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
 import { renderConsoleBundle, runConsoleBundle } from "./console-bundle";
-import { E2E_AIM, renderWebhookE2e, runWebhookE2e, WEBHOOK_E2E_QUICK_SIZES, WEBHOOK_E2E_SIZES, type WebhookE2eSizes } from "./webhook-e2e";
+import {
+  E2E_AIM,
+  renderWebhookE2e,
+  runWebhookE2e,
+  WEBHOOK_E2E_QUICK_SIZES,
+  WEBHOOK_E2E_SIZES,
+  type WebhookE2eSizes,
+} from "./webhook-e2e";
 import { LIST_BENCH_QUICK_SIZES, LIST_BENCH_SIZES, renderListBench, runListBench } from "./list-bench";
 import { CLUSTER_BENCH_QUICK_SIZES, CLUSTER_BENCH_SIZES, renderClusterBench, runClusterBench } from "./cluster-bench";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
@@ -75,15 +97,27 @@ async function main(): Promise<void> {
   const { parts, edgeEnv } = partsFromEnv();
   const progress = (line: string) => console.error(`bench: ${line}`);
   const result = parts.has("suite") ? analyse(await runSuite(server, sizes, { quick, track, progress })) : undefined;
-  const api = parts.has("api") ? await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress, edgeEnv }) : undefined;
+  const api = parts.has("api")
+    ? await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress, edgeEnv })
+    : undefined;
   const webhook = parts.has("webhook")
-    ? await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, { track, progress, edgeEnv })
+    ? await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, {
+        track,
+        progress,
+        edgeEnv,
+      })
     : undefined;
   if (parts.has("timers")) progress("timer precision");
-  const timers = parts.has("timers") ? await runTimerBench(server, quick ? TIMER_BENCH_QUICK_SIZES : TIMER_BENCH_SIZES) : undefined;
-  const llm = parts.has("llm") ? await runLlmOverhead(server, quick ? LLM_OVERHEAD_QUICK_SIZES : LLM_OVERHEAD_SIZES, { track, progress }) : undefined;
+  const timers = parts.has("timers")
+    ? await runTimerBench(server, quick ? TIMER_BENCH_QUICK_SIZES : TIMER_BENCH_SIZES)
+    : undefined;
+  const llm = parts.has("llm")
+    ? await runLlmOverhead(server, quick ? LLM_OVERHEAD_QUICK_SIZES : LLM_OVERHEAD_SIZES, { track, progress })
+    : undefined;
   if (parts.has("auth")) progress("API key timing");
-  const auth = parts.has("auth") ? await runKeyTimingBench(server, quick ? KEY_TIMING_QUICK_SIZES : KEY_TIMING_SIZES) : undefined;
+  const auth = parts.has("auth")
+    ? await runKeyTimingBench(server, quick ? KEY_TIMING_QUICK_SIZES : KEY_TIMING_SIZES)
+    : undefined;
   const expressions = parts.has("expressions")
     ? await runExpressionBench(quick ? EXPRESSION_BENCH_QUICK_SIZES : EXPRESSION_BENCH_SIZES, { progress })
     : undefined;
@@ -91,7 +125,9 @@ async function main(): Promise<void> {
     ? await runExpressionSharing(quick ? EXPRESSION_SHARING_QUICK_SIZES : EXPRESSION_SHARING_SIZES, { progress })
     : undefined;
   if (parts.has("debug")) progress("debugger: breakpoints that never hit, pause round trips");
-  const debug = parts.has("debug") ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES) : undefined;
+  const debug = parts.has("debug")
+    ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES)
+    : undefined;
   if (parts.has("console")) progress("console bundle: building it and a bare React app");
   const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
   const rates = e2eRatesFromEnv();
@@ -106,16 +142,25 @@ async function main(): Promise<void> {
     return { ...sizes, unyielding, listing };
   };
   const e2e = parts.has("e2e")
-    ? await runWebhookE2e(server, extraRunsAtRates(withRates(quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES), rates), {
-        progress,
-        track,
-        serviceEnv: edgeEnv,
-      })
+    ? await runWebhookE2e(
+        server,
+        extraRunsAtRates(withRates(quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES), rates),
+        {
+          progress,
+          track,
+          serviceEnv: edgeEnv,
+        },
+      )
     : undefined;
   const cluster = parts.has("cluster")
-    ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), { progress, track })
+    ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), {
+        progress,
+        track,
+      })
     : undefined;
-  const lists = parts.has("lists") ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress) : undefined;
+  const lists = parts.has("lists")
+    ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress)
+    : undefined;
   const approvalLists = parts.has("lists")
     ? await runApprovalListBench(server, quick ? APPROVAL_LIST_BENCH_QUICK_SIZES : APPROVAL_LIST_BENCH_SIZES, progress)
     : undefined;

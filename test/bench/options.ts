@@ -124,21 +124,39 @@ export function sizesFromEnv(env: NodeJS.ProcessEnv = process.env): { quick: boo
   return { quick, sizes: quick ? QUICK_SIZES : DEFAULT_SIZES };
 }
 
-export const BENCH_PARTS = ["suite", "api", "webhook", "timers", "llm", "auth", "expressions", "debug", "console", "lists", "e2e", "cluster"] as const;
+export const BENCH_PARTS = [
+  "suite",
+  "api",
+  "webhook",
+  "timers",
+  "llm",
+  "auth",
+  "expressions",
+  "debug",
+  "console",
+  "lists",
+  "e2e",
+  "cluster",
+] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /**
- * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, cluster, comma-separated) runs only those parts; all by default.
- * BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api and webhook parts (and the e2e part's service) write a V8
- * CPU profile there, to see where a request's time goes under load.
+ * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, cluster,
+ * comma-separated) runs only those parts; all by default. BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api
+ * and webhook parts (and the e2e part's service) write a V8 CPU profile there, to see where a request's time goes under
+ * load.
  */
-export function partsFromEnv(env: NodeJS.ProcessEnv = process.env): { parts: ReadonlySet<BenchPart>; edgeEnv?: Record<string, string> } {
+export function partsFromEnv(env: NodeJS.ProcessEnv = process.env): {
+  parts: ReadonlySet<BenchPart>;
+  edgeEnv?: Record<string, string>;
+} {
   const named = (env.BENCH_PARTS ?? "")
     .split(",")
     .map((p) => p.trim())
     .filter(Boolean);
   const unknown = named.filter((p) => !(BENCH_PARTS as readonly string[]).includes(p));
-  if (unknown.length > 0) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}; known: ${BENCH_PARTS.join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}; known: ${BENCH_PARTS.join(", ")}`);
   const parts = new Set<BenchPart>(named.length > 0 ? (named as BenchPart[]) : BENCH_PARTS);
   const dir = env.BENCH_EDGE_CPU_PROF;
   return dir ? { parts, edgeEnv: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } } : { parts };

@@ -49,7 +49,10 @@ export class RawNats {
   }
 
   /** (b) KV compare-and-set updates: each key updated in sequence, `keys` keys at once. */
-  async casRate(keys: number, perKey: number): Promise<{ updates: number; keys: number; seconds: number; perSec: number }> {
+  async casRate(
+    keys: number,
+    perKey: number,
+  ): Promise<{ updates: number; keys: number; seconds: number; perSec: number }> {
     const value = "x".repeat(256);
     const r = ++this.measurement;
     const key = (k: number) => `cas${r}_${k}`;

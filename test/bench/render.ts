@@ -5,7 +5,8 @@ import type { Summary } from "./stats";
 const int = (x: number): string => Math.round(x).toLocaleString("en-US");
 const secs = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
-const dist = (s: Summary, f: (x: number) => string = secs): string => `median ${f(s.median)}  p90 ${f(s.p90)}  (n=${s.n}, min ${f(s.min)})`;
+const dist = (s: Summary, f: (x: number) => string = secs): string =>
+  `median ${f(s.median)}  p90 ${f(s.p90)}  (n=${s.n}, min ${f(s.min)})`;
 
 function cpuText(cpu: Record<string, number>): string {
   // Roles that did nothing in this part (the Python zygote during JavaScript runs) are left out.
@@ -18,7 +19,8 @@ function cpuText(cpu: Record<string, number>): string {
 /** `align`: one letter per column, "l" or "r" (numbers right, text left). */
 function table(rows: string[][], align: string): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  const pad = (cell: string, i: number): string => (align[i] === "r" ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!));
+  const pad = (cell: string, i: number): string =>
+    align[i] === "r" ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!);
   return rows.map((r) => r.map(pad).join("  ").trimEnd()).join("\n");
 }
 

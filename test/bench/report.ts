@@ -71,8 +71,15 @@ export function analyse(m: Measurements): BenchResult {
       });
     };
     time("aim", aim, (r) => (r < 1 ? "met" : "not met"));
-    time(`floor: ${c.steps} CAS + ${c.steps} publishes (median)`, c.floorMs.median / 1000, (r) => `${round(r, 1)}x the floor`);
-    time(`naive: ${c.steps} x ${language === "javascript" ? "node -e" : "python3 -c"} (median)`, m.naiveSpawnMs[language].median / 1000);
+    time(
+      `floor: ${c.steps} CAS + ${c.steps} publishes (median)`,
+      c.floorMs.median / 1000,
+      (r) => `${round(r, 1)}x the floor`,
+    );
+    time(
+      `naive: ${c.steps} x ${language === "javascript" ? "node -e" : "python3 -c"} (median)`,
+      m.naiveSpawnMs[language].median / 1000,
+    );
     for (const [who, s] of Object.entries(PUBLISHED.chain40.seconds)) time(`published: ${who}`, s);
     verdicts.push({
       aim: `${c.steps} sequential ${language} steps`,
@@ -91,7 +98,15 @@ export function analyse(m: Measurements): BenchResult {
     const name = `3-step ${t.kind} workflows, steady`;
     const rate = (reference: string, refValue: number, reading: (r: number) => string): void => {
       const ratio = t.steadyPerSec / refValue;
-      comparisons.push({ benchmark: name, ours: t.steadyPerSec, unit: "/s", reference, refValue, ratio: round(ratio, 2), reading: reading(ratio) });
+      comparisons.push({
+        benchmark: name,
+        ours: t.steadyPerSec,
+        unit: "/s",
+        reference,
+        refValue,
+        ratio: round(ratio, 2),
+        reading: reading(ratio),
+      });
     };
     rate("aim", AIMS.workflowsPerSec, (r) => (r >= 1 ? "met" : "not met"));
     rate(
@@ -99,8 +114,12 @@ export function analyse(m: Measurements): BenchResult {
       bound[t.kind] ?? 0,
       (r) => `${Math.round(r * 100)}% of the bound`,
     );
-    rate("raw KV CAS updates/s", m.raw.casPerSec, (r) => (r > 0 ? `a workflow costs ${round(1 / r, 1)} raw CAS updates` : "n/a"));
-    rate("raw JetStream publishes/s", m.raw.publishPerSec, (r) => (r > 0 ? `a workflow costs ${round(1 / r, 1)} raw publishes` : "n/a"));
+    rate("raw KV CAS updates/s", m.raw.casPerSec, (r) =>
+      r > 0 ? `a workflow costs ${round(1 / r, 1)} raw CAS updates` : "n/a",
+    );
+    rate("raw JetStream publishes/s", m.raw.publishPerSec, (r) =>
+      r > 0 ? `a workflow costs ${round(1 / r, 1)} raw publishes` : "n/a",
+    );
     // The aim is for durable steps: a variant writing fewer snapshots than it has steps (transform
     // steps are batched into the next write) cannot meet it, whatever its rate.
     const perStep = t.snapshotWritesPerWorkflow >= THROUGHPUT_STEPS;
@@ -126,12 +145,16 @@ export function analyse(m: Measurements): BenchResult {
       verdicts.push({
         aim,
         target,
-        measured: l?.skipped ? `skipped: ${l.skipped}` : `not measured${l?.failures.length ? `: ${l.failures[0]}` : ""}`,
+        measured: l?.skipped
+          ? `skipped: ${l.skipped}`
+          : `not measured${l?.failures.length ? `: ${l.failures[0]}` : ""}`,
         met: false,
       });
       continue;
     }
-    const bare = l.bareMs ? `; ${l.bareCommand} ${round(l.bareMs.median, 2)} ms, ours/bare ${l.ratio?.toFixed(2) ?? "n/a"}` : "";
+    const bare = l.bareMs
+      ? `; ${l.bareCommand} ${round(l.bareMs.median, 2)} ms, ours/bare ${l.ratio?.toFixed(2) ?? "n/a"}`
+      : "";
     verdicts.push({
       aim,
       target,

@@ -25,7 +25,14 @@ export interface Measurements {
   seconds: number;
   quick: boolean;
   sizes: BenchSizes;
-  machine: { cpus: number; cpuModel: string; node: string; natsServer: string; loadavgStart: number[]; loadavgEnd: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    node: string;
+    natsServer: string;
+    loadavgStart: number[];
+    loadavgEnd: number[];
+  };
   /** Raw rates measured just before and just after the throughput runs; ratios use their mean. */
   raw: { before: RawRates; after: RawRates; publishPerSec: number; casPerSec: number };
   naiveSpawnMs: Record<ChainLanguage, Summary>;
@@ -80,7 +87,8 @@ export async function runSuite(
         progress(`${language}: naive spawn baseline, ${sizes.spawnSamples} x ${sizes.chainSteps} spawns`);
         await naiveChainMs(language, 2, python); // the first spawn pays page-cache misses
         const samples: number[] = [];
-        for (let i = 0; i < sizes.spawnSamples; i++) samples.push(await naiveChainMs(language, sizes.chainSteps, python));
+        for (let i = 0; i < sizes.spawnSamples; i++)
+          samples.push(await naiveChainMs(language, sizes.chainSteps, python));
         naiveSpawnMs[language] = summarize(samples);
       }
     });
@@ -93,7 +101,12 @@ export async function runSuite(
     let transform: ThroughputResult | null = null;
     const env = { WF_EXEC_CONCURRENCY: String(sizes.throughputConcurrency) };
     await withRuntime(server, client, env, track, async (t) => {
-      const common = { n: sizes.throughputN, warmupN: sizes.throughputWarmupN, window: sizes.publishWindow, timeoutMs: sizes.throughputTimeoutMs };
+      const common = {
+        n: sizes.throughputN,
+        warmupN: sizes.throughputWarmupN,
+        window: sizes.publishWindow,
+        timeoutMs: sizes.throughputTimeoutMs,
+      };
       progress(`throughput: ${sizes.throughputN} x 3-step JavaScript workflows`);
       javascript = await runThroughput(t, { kind: "javascript", ...common });
       if (sizes.throughputTransform) {
@@ -141,7 +154,13 @@ export async function runSuite(
 async function rawRates(raw: RawNats, sizes: BenchSizes): Promise<RawRates> {
   const pub = await raw.publishRate(sizes.rawPublishN, sizes.publishWindow);
   const cas = await raw.casRate(sizes.casKeys, sizes.casUpdatesPerKey);
-  return { publishPerSec: pub.perSec, casPerSec: cas.perSec, publishMessages: pub.messages, casUpdates: cas.updates, casKeys: cas.keys };
+  return {
+    publishPerSec: pub.perSec,
+    casPerSec: cas.perSec,
+    publishMessages: pub.messages,
+    casUpdates: cas.updates,
+    casKeys: cas.keys,
+  };
 }
 
 async function withRuntime(

@@ -93,7 +93,13 @@ interface Burst {
   latencies: number[];
 }
 
-async function burst(t: Target, start: (id: string) => Promise<string>, n: number, window: number, timeoutMs: number): Promise<Burst> {
+async function burst(
+  t: Target,
+  start: (id: string) => Promise<string>,
+  n: number,
+  window: number,
+  timeoutMs: number,
+): Promise<Burst> {
   const ids = Array.from({ length: n }, () => newId());
   const completions: Completion[] = [];
   const latencies: number[] = [];

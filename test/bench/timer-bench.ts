@@ -57,7 +57,12 @@ export async function runTimerBench(server: NatsServerHandle, sizes: TimerBenchS
   const { platform, ns } = runtime;
   try {
     const subject = `${ns}.benchtimer`;
-    await platform.jsm.streams.add({ name: `${ns}_BENCHTIMER`, subjects: [`${subject}.>`], retention: RetentionPolicy.Limits, storage: StorageType.File });
+    await platform.jsm.streams.add({
+      name: `${ns}_BENCHTIMER`,
+      subjects: [`${subject}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+    });
     const arrivals = new Map<string, number[]>();
     const sub = platform.nc.subscribe(`${subject}.>`, {
       callback: (_err, msg) => {
@@ -71,11 +76,21 @@ export async function runTimerBench(server: NatsServerHandle, sizes: TimerBenchS
     const dueAt = Date.now() + sizes.leadMs;
     const t0 = performance.now();
     await runBounded(sizes.timers, 256, (i) =>
-      timers.schedule({ kind: "bench", id: `t${i}`, dueAt, fire: { subject: `${subject}.${i}`, payload: { i }, msgId: `benchtimer:${ns}:${i}` } }),
+      timers.schedule({
+        kind: "bench",
+        id: `t${i}`,
+        dueAt,
+        fire: { subject: `${subject}.${i}`, payload: { i }, msgId: `benchtimer:${ns}:${i}` },
+      }),
     );
     const scheduleMs = round(performance.now() - t0);
-    if (Date.now() >= dueAt) throw new Error(`scheduling ${sizes.timers} timers took ${scheduleMs} ms, past their due time: raise leadMs`);
-    await waitFor(() => arrivals.size >= sizes.timers, { timeoutMs: sizes.timeoutMs, intervalMs: 50, what: `${sizes.timers} timers to fire` });
+    if (Date.now() >= dueAt)
+      throw new Error(`scheduling ${sizes.timers} timers took ${scheduleMs} ms, past their due time: raise leadMs`);
+    await waitFor(() => arrivals.size >= sizes.timers, {
+      timeoutMs: sizes.timeoutMs,
+      intervalMs: 50,
+      what: `${sizes.timers} timers to fire`,
+    });
     // Duplicates would arrive right behind: give them a moment before counting.
     await platform.nc.flush();
     sub.unsubscribe();
@@ -90,7 +105,10 @@ export async function runTimerBench(server: NatsServerHandle, sizes: TimerBenchS
 async function setTimeoutBaseline(sizes: TimerBenchSizes): Promise<Lateness> {
   const dueAt = Date.now() + Math.min(sizes.leadMs, 1_000);
   const samples = await Promise.all(
-    Array.from({ length: sizes.timers }, () => new Promise<number>((resolve) => setTimeout(() => resolve(Date.now() - dueAt), dueAt - Date.now()))),
+    Array.from(
+      { length: sizes.timers },
+      () => new Promise<number>((resolve) => setTimeout(() => resolve(Date.now() - dueAt), dueAt - Date.now())),
+    ),
   );
   return lateness(samples);
 }

@@ -68,7 +68,10 @@ export interface WebhookBenchResult {
    * process, open loop, no HTTP.
    */
   storeAtAim: LoadResult;
-  /** The same rate of start commands alone: one JetStream write per request, what a trigger would cost that wrote nothing else. */
+  /**
+   * The same rate of start commands alone: one JetStream write per request, what a trigger would cost that wrote
+   * nothing else.
+   */
   commandAtAim: LoadResult;
   /** One run per entry of WEBHOOK_EDGE_PROCESSES, each against its own edge. */
   runs: WebhookEdgeRun[];
@@ -123,19 +126,29 @@ export async function runWebhookBench(
   } = {},
 ): Promise<WebhookBenchResult> {
   const progress = opts.progress ?? (() => undefined);
-  const targets = await startEdgeTargets(server, "wh", opts.track ?? (() => () => undefined), opts.edgeEnv, WEBHOOK_EDGE_PROCESSES);
+  const targets = await startEdgeTargets(
+    server,
+    "wh",
+    opts.track ?? (() => () => undefined),
+    opts.edgeEnv,
+    WEBHOOK_EDGE_PROCESSES,
+  );
   const { ns, bareUrl, barePid, edges } = targets;
   let nc: NatsConnection | undefined;
   try {
     nc = await connectNats(server.url, "wf-bench-webhook");
     const store = await openStore({ kind: "kv", nc, namespace: ns });
     // The edges' key, found as they find it (keys.json of the default WF_DATA_DIR).
-    const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
+    const box = new SecretBox(
+      await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }),
+    );
     const { userId, workflow } = await seedEnterpriseWorkflow(store, YAML);
     const webhooksPerRun = sizes.connections;
 
     const atAim = { ...sizes, ratePerSec: opts.ratePerSec ?? WEBHOOK_AIM.perSec };
-    progress(`webhook: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`);
+    progress(
+      `webhook: bare Fastify route, ${sizes.connections} connections, ${sizes.durationMs / 1000} s, then ${atAim.ratePerSec}/s`,
+    );
     const bareTarget: LoadTarget = { url: `${bareUrl}/bare/executions`, headers: () => ({}), body: BODY };
     const bareBefore = processCpuMs(barePid);
     const bare = await runLoad(bareTarget, sizes);
@@ -206,7 +219,13 @@ export async function runWebhookBench(
 }
 
 /** `n` HMAC webhooks of the workflow (secret sealed by the edge's key). */
-export async function seedWebhooks(store: Store, box: SecretBox, ownerId: string, workflowId: string, n: number): Promise<string[]> {
+export async function seedWebhooks(
+  store: Store,
+  box: SecretBox,
+  ownerId: string,
+  workflowId: string,
+  n: number,
+): Promise<string[]> {
   const now = Date.now();
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
@@ -295,13 +314,16 @@ function secondsText(p99s: readonly number[]): string {
   return `best ${sorted[0]!.toFixed(1)} ms, median ${median(sorted).toFixed(1)} ms, worst ${sorted.at(-1)!.toFixed(1)} ms; ${over} of ${sorted.length} s at or over ${WEBHOOK_AIM.p99Ms} ms`;
 }
 
-const edgeName = (run: WebhookEdgeRun): string => `POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`;
+const edgeName = (run: WebhookEdgeRun): string =>
+  `POST /api/webhooks/{id}/trigger, ${run.processes} edge process${run.processes > 1 ? "es" : ""}`;
 
 export function renderWebhookBench(r: WebhookBenchResult): string {
   const row = (name: string, x: LoadResult, note = "") =>
     `  ${name.padEnd(48)} ${`${x.perSec.toLocaleString("en-US")}/s`.padStart(9)}  p50 ${x.latencyMs.p50.toFixed(2).padStart(6)} ms  p99 ${x.latencyMs.p99.toFixed(2).padStart(6)} ms  (${statusText(x.statuses)})${note}` +
     (x.secondP99s ? `\n    p99 of each second: ${secondsText(x.secondP99s)}` : "") +
-    (x.sentLateMs ? `; the load tool sent them late by p99 ${x.sentLateMs.p99} ms, at most ${x.sentLateMs.max} ms` : "");
+    (x.sentLateMs
+      ? `; the load tool sent them late by p99 ${x.sentLateMs.p99} ms, at most ${x.sentLateMs.max} ms`
+      : "");
   const n8n = PUBLISHED.ingestContext.perSec["n8n single instance"];
   const aim = `aim >= ${WEBHOOK_AIM.perSec.toLocaleString("en-US")} triggers/s with p99 < ${WEBHOOK_AIM.p99Ms} ms`;
   return [
@@ -316,7 +338,11 @@ export function renderWebhookBench(r: WebhookBenchResult): string {
     ]),
     `  open loop at ${r.ratePerSec.toLocaleString("en-US")}/s (requests sent when due, latency from when due; at most ${r.sizes.connections} connections)`,
     row("bare Fastify route, 202 JSON", r.bareAtAim),
-    row("durable start alone (no HTTP)", r.storeAtAim, "  the store's own floor: the trigger's 2 JetStream writes from one client"),
+    row(
+      "durable start alone (no HTTP)",
+      r.storeAtAim,
+      "  the store's own floor: the trigger's 2 JetStream writes from one client",
+    ),
     row("start command alone (no HTTP)", r.commandAtAim, "  1 JetStream write per request"),
     ...r.runs.map((run) => row(edgeName(run), run.atAim, `  ${aim}: ${run.aimMet ? "MET" : "NOT MET"}`)),
     `  answers incl. warm-up: 202 x${r.accepted}, 429 x${r.rateLimited}, other x${r.otherAnswers}`,

@@ -48,7 +48,13 @@ export const WEBHOOK_E2E_SIZES: WebhookE2eSizes = {
   unyielding: { ratePerSec: 5_000 },
   listing: { ratePerSec: 1_000 },
 };
-export const WEBHOOK_E2E_QUICK_SIZES: WebhookE2eSizes = { rates: [500], warmupMs: 500, durationMs: 3_000, connections: 64, drainMs: 30_000 };
+export const WEBHOOK_E2E_QUICK_SIZES: WebhookE2eSizes = {
+  rates: [500],
+  warmupMs: 500,
+  durationMs: 3_000,
+  connections: 64,
+  drainMs: 30_000,
+};
 
 /** The aim of completed workflows per second, and of the webhook's p99 while they run. */
 export const E2E_AIM = { completedPerSec: 1_000, p99Ms: 20 } as const;
@@ -115,12 +121,22 @@ export async function runWebhookE2e(
   try {
     let floorTarget: E2eTarget | undefined;
     if (opts.floor ?? true) {
-      const started = await startServiceProcess(FLOOR_ENTRY, { NATS_URL: server.url, WF_NAMESPACE: floorNs, FLOOR_SECRET: SECRET }, ["floor ready"], {
-        fromSource: true,
-      });
+      const started = await startServiceProcess(
+        FLOOR_ENTRY,
+        { NATS_URL: server.url, WF_NAMESPACE: floorNs, FLOOR_SECRET: SECRET },
+        ["floor ready"],
+        {
+          fromSource: true,
+        },
+      );
       floor = started;
       untrackFloor = opts.track(() => started.kill());
-      floorTarget = { ns: floorNs, pid: started.pid, url: /floor on (http:\/\/[^,\s]+)/.exec(started.output())![1]!, path: (i) => `/hooks/h${i}/trigger` };
+      floorTarget = {
+        ns: floorNs,
+        pid: started.pid,
+        url: /floor on (http:\/\/[^,\s]+)/.exec(started.output())![1]!,
+        path: (i) => `/hooks/h${i}/trigger`,
+      };
     }
     nc = await connectNats(server.url, "wf-bench-e2e");
     const client = nc;
@@ -135,7 +151,9 @@ export async function runWebhookE2e(
     };
     const runs: WebhookE2eRun[] = [];
     for (const ratePerSec of sizes.rates) {
-      opts.progress(`webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`);
+      opts.progress(
+        `webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`,
+      );
       const ours = await runAt(nc, await service.target(nc, sizes.connections), ratePerSec, sizes, server.monitorUrl);
       if (!floorTarget) {
         runs.push(ours);
@@ -148,7 +166,9 @@ export async function runWebhookE2e(
     const result: WebhookE2eResult = { runs };
     if (sizes.listing) {
       const { ratePerSec } = sizes.listing;
-      opts.progress(`webhook end to end: triggered at ${ratePerSec}/s, the service following the execution lists' index`);
+      opts.progress(
+        `webhook end to end: triggered at ${ratePerSec}/s, the service following the execution lists' index`,
+      );
       result.listing = await runAgainst({ ...opts.serviceEnv, WF_LIST_VIEW_AT_START: "1" }, ratePerSec);
     }
     if (sizes.unyielding) {
@@ -198,9 +218,19 @@ async function startE2eService(
     async target(nc, webhooks) {
       if (!seeded) {
         // The service's placement (three copies on a cluster): opening the store reconciles its buckets to it.
-        const store = await openStore({ kind: "kv", nc, namespace: ns, placement: streamPlacement({ WF_REPLICAS: "auto" }, nc) });
-        const box = new SecretBox(await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }));
-        const yaml = threeStepWorkflow("javascript").replace("steps:", "variables:\n  who: { type: string, default: x }\nsteps:");
+        const store = await openStore({
+          kind: "kv",
+          nc,
+          namespace: ns,
+          placement: streamPlacement({ WF_REPLICAS: "auto" }, nc),
+        });
+        const box = new SecretBox(
+          await serverKey("webhookSecrets", { nc, config: loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns }) }),
+        );
+        const yaml = threeStepWorkflow("javascript").replace(
+          "steps:",
+          "variables:\n  who: { type: string, default: x }\nsteps:",
+        );
         const { userId, workflow } = await seedEnterpriseWorkflow(store, yaml);
         seeded = { store, box, userId, workflowId: workflow.id };
       }
@@ -218,7 +248,10 @@ async function startE2eService(
   };
 }
 
-/** A process the triggers go to: its namespace (where its events are read), pid, address and trigger path per connection. */
+/**
+ * A process the triggers go to: its namespace (where its events are read), pid, address and trigger path per
+ * connection.
+ */
 interface E2eTarget {
   ns: string;
   pid: number;
@@ -251,7 +284,8 @@ async function runAt(
   const triggersEnded = performance.now();
   const accepted = webhook.allStatuses["202"] ?? 0;
   const deadline = triggersEnded + sizes.drainMs;
-  while (watcher.unclaimed().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (watcher.unclaimed().length < accepted && performance.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   const cpu1 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const messages1 = await natsMessages(monitorUrl);
   await watcher.close();
@@ -261,7 +295,8 @@ async function runAt(
     .map((c) => c.seenAt);
   const from = started + sizes.warmupMs;
   const inWindow = completions.filter((t) => t >= from && t < triggersEnded).length;
-  const per = (a: number | null, b: number | null) => (a === null || b === null || completions.length === 0 ? null : round((b - a) / completions.length, 2));
+  const per = (a: number | null, b: number | null) =>
+    a === null || b === null || completions.length === 0 ? null : round((b - a) / completions.length, 2);
   return {
     ratePerSec,
     webhook,
@@ -269,7 +304,10 @@ async function runAt(
     accepted,
     completed: completions.length,
     drainSeconds: round(((completions.at(-1) ?? triggersEnded) - triggersEnded) / 1000, 1),
-    cpuMsPerWorkflow: { service: per(serviceTotal(cpu0.split), serviceTotal(cpu1.split)), natsServer: per(cpu0.nats, cpu1.nats) },
+    cpuMsPerWorkflow: {
+      service: per(serviceTotal(cpu0.split), serviceTotal(cpu1.split)),
+      natsServer: per(cpu0.nats, cpu1.nats),
+    },
     serviceCpuMsPerWorkflow:
       cpu0.split && cpu1.split && completions.length > 0
         ? {
@@ -309,7 +347,9 @@ export function e2eAimMet(run: E2eMeasurement): boolean {
   );
 }
 
-/** The webhook part's aim (every trigger answered 202 at its rate, p99 under 20 ms), met while the executor consumes. */
+/**
+ * The webhook part's aim (every trigger answered 202 at its rate, p99 under 20 ms), met while the executor consumes.
+ */
 export function consumingAimMet(run: E2eMeasurement): boolean {
   return (
     run.ratePerSec >= WEBHOOK_AIM.perSec &&
@@ -334,7 +374,9 @@ export function renderWebhookE2e(r: WebhookE2eResult, natsVersion: string): stri
           : run.ratePerSec >= E2E_AIM.completedPerSec
             ? `  (aim >= ${E2E_AIM.completedPerSec} completed/s sustained, at least ${AIM_RATE_SHARE * 100}% while triggers arrive and no backlog after, with webhook p99 < ${E2E_AIM.p99Ms} ms: ${met ? "MET" : "NOT MET"})`
             : ""),
-      ...(run.floor ? [`    floor: ${measurementText(run.floor, "process")}`, `    ${floorComparison(run, run.floor)}`] : []),
+      ...(run.floor
+        ? [`    floor: ${measurementText(run.floor, "process")}`, `    ${floorComparison(run, run.floor)}`]
+        : []),
     );
   }
   const { listing, unyielding } = r;

@@ -36,9 +36,12 @@ export type ThroughputKind = "javascript" | "transform";
 
 /** The sustained-throughput workflow: three light steps, output 3. */
 export function threeStepWorkflow(kind: ThroughputKind): string {
-  if (kind === "javascript") return chainWorkflow("javascript", 3).replace("bench-chain-javascript-3", "bench-3-javascript");
+  if (kind === "javascript")
+    return chainWorkflow("javascript", 3).replace("bench-chain-javascript-3", "bench-3-javascript");
   const steps = Array.from({ length: 3 }, (_, i) =>
-    i === 0 ? `  - { name: s1, type: transform, output: 1 }` : `  - { name: s${i + 1}, type: transform, output: "{{ steps.s${i}.output + 1 }}" }`,
+    i === 0
+      ? `  - { name: s1, type: transform, output: 1 }`
+      : `  - { name: s${i + 1}, type: transform, output: "{{ steps.s${i}.output + 1 }}" }`,
   );
   return `name: bench-3-transform\nsteps:\n${steps.join("\n")}\n`;
 }

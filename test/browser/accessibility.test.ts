@@ -20,7 +20,10 @@ const { service, llm } = useConsoleServiceWithLlm();
 
 const unique = () => randomBytes(4).toString("hex");
 
-/** What every page is shown with: a failed run with tokens, a paused debug run, a pending approval, a key, a webhook, a secret. */
+/**
+ * What every page is shown with: a failed run with tokens, a paused debug run, a pending approval, a key, a webhook, a
+ * secret.
+ */
 interface Fixture {
   person: Person;
   workflowId: string;
@@ -46,7 +49,8 @@ async function until<T>(read: () => Promise<T>, what: string, timeout = 30_000):
 
 async function waitForStatus(page: Page, id: string, status: RegExp): Promise<void> {
   await until(
-    async () => status.test((await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status),
+    async () =>
+      status.test((await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status),
     `${id} to be ${status}`,
   );
 }
@@ -58,7 +62,11 @@ beforeAll(async () => {
   const workflowName = `audit-${unique()}`;
   const { workflowId } = await createRerunWorkflow(page, llm(), workflowName);
   // A second version, for the versions page's diff.
-  const detail = await consoleApi<{ yaml: string; version: number }>(page, "GET", `/api/console/workflows/${workflowId}`);
+  const detail = await consoleApi<{ yaml: string; version: number }>(
+    page,
+    "GET",
+    `/api/console/workflows/${workflowId}`,
+  );
   const saved = await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, {
     yaml: detail.json.yaml.replace("Summarise the ticket", "Summarise the ticket briefly"),
     baseVersion: detail.json.version,
@@ -77,7 +85,9 @@ steps:
   - { name: greet, type: transform, output: "hello {{ vars.who }}" }
 `,
   );
-  const debugId = await startExecution(page, debugWorkflow, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } });
+  const debugId = await startExecution(page, debugWorkflow, {
+    debug: { breakpoints: [{ type: "before_step", step: "greet" }] },
+  });
   await waitForStatus(page, debugId, /^PAUSED$|^RUNNING$/);
 
   const review = await createWorkflow(
@@ -108,12 +118,19 @@ steps:
   );
   await startExecution(page, review);
   const approvalId: string = await until(
-    async () => (await consoleApi<{ approvals: { id: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json.approvals[0]?.id ?? "",
+    async () =>
+      (await consoleApi<{ approvals: { id: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json
+        .approvals[0]?.id ?? "",
     "the approval request",
   );
 
-  const key = await consoleApi(page, "POST", "/api/console/keys", { name: `audit-key-${unique()}`, scopes: ["WEBHOOK_TRIGGER"] });
-  const secret = await consoleApi(page, "PUT", "/api/console/secrets/AUDIT_TOKEN", { value: "a secret value of some length" });
+  const key = await consoleApi(page, "POST", "/api/console/keys", {
+    name: `audit-key-${unique()}`,
+    scopes: ["WEBHOOK_TRIGGER"],
+  });
+  const secret = await consoleApi(page, "PUT", "/api/console/secrets/AUDIT_TOKEN", {
+    value: "a secret value of some length",
+  });
   const webhook = await consoleApi<{ id: string }>(page, "POST", "/api/webhooks", {
     workflowId,
     name: `audit-hook-${unique()}`,
@@ -200,7 +217,9 @@ const PAGES: AuditedPage[] = [
     name: "debugger",
     open: async (page) => {
       await page.goto(`/console/executions/${fixture.debugId}/debug`);
-      await expect.poll(() => page.getByRole("region", { name: "Pause", exact: true }).textContent(), { timeout: 20_000 }).toContain("Paused at greet");
+      await expect
+        .poll(() => page.getByRole("region", { name: "Pause", exact: true }).textContent(), { timeout: 20_000 })
+        .toContain("Paused at greet");
     },
   },
   {
@@ -271,7 +290,8 @@ const PAGES: AuditedPage[] = [
   },
 ];
 
-const report = (findings: AxeFinding[]) => findings.map((f) => `${f.impact} ${f.rule} ×${f.nodes}: ${f.help} [${f.targets.join(" | ")}] ${f.summary}`);
+const report = (findings: AxeFinding[]) =>
+  findings.map((f) => `${f.impact} ${f.rule} ×${f.nodes}: ${f.help} [${f.targets.join(" | ")}] ${f.summary}`);
 
 describeInBrowser("accessibility: axe-core on every page", () => {
   for (const theme of ["light", "dark"] as const) {

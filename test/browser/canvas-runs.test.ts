@@ -27,12 +27,15 @@ const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(re
 
 /** A step's node on the canvas (xyflow names its nodes by id: the step name). */
 const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
-const nodeStatus = (page: Page, name: string) => node(page, name).locator(".wf-node").first().getAttribute("data-status");
+const nodeStatus = (page: Page, name: string) =>
+  node(page, name).locator(".wf-node").first().getAttribute("data-status");
 /** The node says where the debug run waits. */
 const isPaused = (page: Page, name: string) => node(page, name).getByText("paused here", { exact: true }).count();
 /** The before-step mark in a node's breakpoint gutter ("Break before <name>"). */
-const mark = (page: Page, name: string) => node(page, name).getByRole("button", { name: new RegExp(` before ${name}$`) });
-const headerStatus = async (page: Page) => (await page.locator(".page-head .badge").first().textContent())?.toLowerCase();
+const mark = (page: Page, name: string) =>
+  node(page, name).getByRole("button", { name: new RegExp(` before ${name}$`) });
+const headerStatus = async (page: Page) =>
+  (await page.locator(".page-head .badge").first().textContent())?.toLowerCase();
 
 describeInBrowser("runs on the canvas", () => {
   it("shows a run on the canvas, its nodes turning running then completed live, a node's step in full, and the list a click away", async () => {
@@ -68,7 +71,8 @@ steps:
     await poll(() => nodeStatus(page, "hold"), 20_000).toBe("completed");
     await poll(() => headerStatus(page), 20_000).toBe("completed");
     expect(await page.evaluate("window.notReloaded")).toBe(true);
-    for (const name of ["prepare", "each", "double", "both", "left_one", "right_one"]) expect(await nodeStatus(page, name), name).toBe("completed");
+    for (const name of ["prepare", "each", "double", "both", "left_one", "right_one"])
+      expect(await nodeStatus(page, name), name).toBe("completed");
     // The steps as a list are the default no more, but a click away (and back).
     expect(await page.locator(".steps-table").count()).toBe(0);
 
@@ -80,7 +84,9 @@ steps:
     // A foreach lists its items: one opens the step it ran first.
     await node(page, "each").getByRole("button", { name: "2 items" }).first().click();
     await node(page, "each").getByRole("button", { name: "item 1 completed" }).click();
-    await poll(() => page.getByRole("region", { name: "Step each[1].double" }).locator("pre.step-output").textContent()).toBe("4");
+    await poll(() =>
+      page.getByRole("region", { name: "Step each[1].double" }).locator("pre.step-output").textContent(),
+    ).toBe("4");
     await node(page, "each").getByRole("button", { name: "2 items" }).first().click();
     await screenshot(page, "canvas-run");
 
@@ -91,7 +97,8 @@ steps:
     await node(page, "hold").waitFor();
     expect(errors).toEqual([]);
 
-    // The run keeps the definition it ran: its canvas outlives the workflow (laid out afresh, the workflow's layout gone with it).
+    // The run keeps the definition it ran: its canvas outlives the workflow (laid out afresh, the workflow's layout
+    // gone with it).
     expect((await consoleApi(page, "DELETE", `/api/console/workflows/${workflowId}`)).status).toBe(204);
     await page.reload();
     await poll(() => nodeStatus(page, "right_one")).toBe("completed");
@@ -121,7 +128,9 @@ steps:
 `,
     );
     // Paused before its first step, as the editor's debug run starts.
-    const id = await startExecution(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "first" }] } });
+    const id = await startExecution(page, workflowId, {
+      debug: { breakpoints: [{ type: "before_step", step: "first" }] },
+    });
     await page.goto(`/console/executions/${id}/debug`);
     const pause = page.getByRole("region", { name: "Pause", exact: true });
     await poll(() => pause.textContent(), 15_000).toContain("Paused at first");
@@ -135,10 +144,13 @@ steps:
     expect(await breakpoints.locator('tr[data-breakpoint-id="bp2"]').textContent()).toContain("step greet");
     // The run takes the list on its own time (the PUT is a command to its executor): stored soon after, not at once.
     const stored = async () =>
-      (await consoleApi<{ breakpoints: { type: string; step?: string }[] }>(page, "GET", `/api/console/executions/${id}`)).json.breakpoints.map((b) => [
-        b.type,
-        b.step,
-      ]);
+      (
+        await consoleApi<{ breakpoints: { type: string; step?: string }[] }>(
+          page,
+          "GET",
+          `/api/console/executions/${id}`,
+        )
+      ).json.breakpoints.map((b) => [b.type, b.step]);
     await poll(stored).toEqual([
       ["before_step", "first"],
       ["before_step", "greet"],
@@ -171,7 +183,9 @@ steps:
     await poll(() => headerStatus(page), 15_000).toBe("completed");
     await whenCanvasStill(page);
     await node(page, "last").click();
-    await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe('"hello Ada!"');
+    await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe(
+      '"hello Ada!"',
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);
@@ -187,7 +201,10 @@ steps:
     await whenCanvasStill(page);
 
     await node(page, "check").click();
-    await page.getByRole("region", { name: "Step check" }).getByRole("button", { name: "Rerun from this step" }).click();
+    await page
+      .getByRole("region", { name: "Step check" })
+      .getByRole("button", { name: "Rerun from this step" })
+      .click();
     const dialog = page.getByRole("dialog", { name: "Rerun from check" });
     const plan = dialog.getByLabel("Rerun plan");
     await plan.waitFor();

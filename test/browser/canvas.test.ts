@@ -1,7 +1,15 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, useConsoleService, whenCanvasStill } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  useConsoleService,
+  whenCanvasStill,
+} from "./support";
 
 const service = useConsoleService();
 
@@ -73,23 +81,33 @@ async function recordPointer(page: Page): Promise<void> {
     for (const type of ["pointerdown", "pointerup", "click"]) {
       page.document.addEventListener(
         type,
-        ({ target }) => seen.push(`${type} ${target.closest(".react-flow__node")?.getAttribute("data-id") ?? target.getAttribute("class") ?? target.tagName}`),
+        ({ target }) =>
+          seen.push(
+            `${type} ${target.closest(".react-flow__node")?.getAttribute("data-id") ?? target.getAttribute("class") ?? target.tagName}`,
+          ),
         true,
       );
     }
   });
 }
 
-/** "selected: <the nodes drawn selected>; pointer: <the events noted since `recordPointer`>", to read in a failure's message. */
+/**
+ * "selected: <the nodes drawn selected>; pointer: <the events noted since `recordPointer`>", to read in a failure's
+ * message.
+ */
 function selectionSeen(page: Page): Promise<string> {
   return page.evaluate(() => {
     const page = globalThis as unknown as PageGlobals;
-    const selected = [...page.document.querySelectorAll(".react-flow__node.selected")].map((n) => n.getAttribute("data-id"));
+    const selected = [...page.document.querySelectorAll(".react-flow__node.selected")].map((n) =>
+      n.getAttribute("data-id"),
+    );
     return `selected: ${selected.join(", ")}; pointer: ${(page.pointerSeen ?? []).join(", ")}`;
   });
 }
 
-/** The editor's text, line by line as it shows them (all of them: the tests' files are short enough to be drawn whole). */
+/**
+ * The editor's text, line by line as it shows them (all of them: the tests' files are short enough to be drawn whole).
+ */
 async function editorText(page: Page): Promise<string> {
   return (await page.locator(".cm-content .cm-line").allTextContents()).join("\n");
 }
@@ -110,8 +128,12 @@ function selectedLines(page: Page): Promise<string[]> {
     interface Root {
       querySelectorAll(selector: string): Iterable<El>;
     }
-    const host = (globalThis as unknown as { document: { querySelector(s: string): { shadowRoot: Root } } }).document.querySelector(".yaml-editor");
-    const drawn = [...host.shadowRoot.querySelectorAll(".cm-selectionBackground")].map((el) => el.getBoundingClientRect()).filter((r) => r.width > 0);
+    const host = (
+      globalThis as unknown as { document: { querySelector(s: string): { shadowRoot: Root } } }
+    ).document.querySelector(".yaml-editor");
+    const drawn = [...host.shadowRoot.querySelectorAll(".cm-selectionBackground")]
+      .map((el) => el.getBoundingClientRect())
+      .filter((r) => r.width > 0);
     return [...host.shadowRoot.querySelectorAll(".cm-line")]
       .filter((line) => {
         const r = line.getBoundingClientRect();
@@ -184,7 +206,9 @@ describeInBrowser("the canvas beside the YAML", () => {
     const comments = original.split("\n").filter((line) => line.trim().startsWith("#"));
 
     // A wait step dragged from the palette onto the top of `each` goes before it, written as the file writes its steps.
-    await page.getByRole("button", { name: "Add a Wait step" }).dragTo(node(page, "each"), { targetPosition: { x: 60, y: 6 } });
+    await page
+      .getByRole("button", { name: "Add a Wait step" })
+      .dragTo(node(page, "each"), { targetPosition: { x: 60, y: 6 } });
     await node(page, "step_6").waitFor();
     const added = "  - name: step_6\n    type: wait\n    seconds: 1\n\n";
     await poll(() => editorText(page)).toBe(original.replace("  - name: each\n", `${added}  - name: each\n`));
@@ -200,7 +224,9 @@ describeInBrowser("the canvas beside the YAML", () => {
     await panel.getByLabel("seconds").press("Enter");
     await poll(() => editorText(page)).not.toBe(afterDrop);
     const afterField = await editorText(page);
-    const changed = afterField.split("\n").flatMap((line, i) => (line === afterDrop.split("\n")[i] ? [] : [[afterDrop.split("\n")[i], line]]));
+    const changed = afterField
+      .split("\n")
+      .flatMap((line, i) => (line === afterDrop.split("\n")[i] ? [] : [[afterDrop.split("\n")[i], line]]));
     expect(changed).toEqual([["    seconds: 1", "    seconds: 45"]]);
     await screenshot(page, "canvas-editor");
 
@@ -210,7 +236,8 @@ describeInBrowser("the canvas beside the YAML", () => {
     await page.keyboard.insertText("  - name: typed\n    type: wait\n    seconds: 2\n");
     await node(page, "typed").waitFor();
 
-    // Undo on the canvas undoes the typing, then the panel's edit; undo in the editor, the drop: the text is the original again.
+    // Undo on the canvas undoes the typing, then the panel's edit; undo in the editor, the drop: the text is the
+    // original again.
     await page.locator(".react-flow__pane").click({ position: { x: 300, y: 20 } });
     await page.keyboard.press("ControlOrMeta+z");
     await poll(() => node(page, "typed").count()).toBe(0);
@@ -242,7 +269,11 @@ describeInBrowser("the canvas beside the YAML", () => {
     await page.mouse.move(box.x + 240, box.y + 28, { steps: 8 });
     await page.mouse.up();
     const stored = () =>
-      consoleApi<{ layout: { positions: Record<string, { x: number; y: number }> }; version: number }>(page, "GET", `/api/console/workflows/${workflowId}`);
+      consoleApi<{ layout: { positions: Record<string, { x: number; y: number }> }; version: number }>(
+        page,
+        "GET",
+        `/api/console/workflows/${workflowId}`,
+      );
     await poll(async () => Object.keys((await stored()).json.layout.positions)).toEqual(["report"]);
     const placed = (await stored()).json.layout.positions.report!;
     await whenCanvasStill(page);
@@ -322,7 +353,9 @@ describeInBrowser("the canvas beside the YAML", () => {
       `document.querySelectorAll(".react-flow__node-step").length === 200 && document.querySelector('.react-flow__node[data-id="s200"]')`,
       () => page.keyboard.insertText(twoHundred(name)),
     );
-    console.log(`[canvas] 200 steps: ${drawn.toFixed(0)} ms from setting the text to the canvas drawn (read at once, no pause waited for)`);
+    console.log(
+      `[canvas] 200 steps: ${drawn.toFixed(0)} ms from setting the text to the canvas drawn (read at once, no pause waited for)`,
+    );
     // Zoomed out to see a stretch of it, the arcs of the steps that read the one before them among them.
     for (let i = 0; i < 4; i++) await page.getByRole("button", { name: "Zoom Out" }).click();
     const pane = (await page.locator(".react-flow__pane").boundingBox())!;
@@ -336,13 +369,19 @@ describeInBrowser("the canvas beside the YAML", () => {
     await editorContent(page).click({ position: LINE_START });
     await page.keyboard.press("ControlOrMeta+Home");
     await endOfLine(page, "timeout: 3");
-    const field = await timeToCanvas(page, `document.querySelector('.react-flow__node[data-id="s3"] .wf-badge-timeout')?.textContent === "timeout 35s"`, () =>
-      page.keyboard.type("5"),
+    const field = await timeToCanvas(
+      page,
+      `document.querySelector('.react-flow__node[data-id="s3"] .wf-badge-timeout')?.textContent === "timeout 35s"`,
+      () => page.keyboard.type("5"),
     );
     // A keystroke in a step's name: a new node id, so all 200 are laid out again.
     await endOfLine(page, "- name: s4");
-    const rename = await timeToCanvas(page, `document.querySelector('.react-flow__node[data-id="s4x"]')`, () => page.keyboard.type("x"));
-    console.log(`[canvas] 200 steps, keystroke to canvas: ${field.toFixed(0)} ms in a field, ${rename.toFixed(0)} ms in a name (read at once after a pause)`);
+    const rename = await timeToCanvas(page, `document.querySelector('.react-flow__node[data-id="s4x"]')`, () =>
+      page.keyboard.type("x"),
+    );
+    console.log(
+      `[canvas] 200 steps, keystroke to canvas: ${field.toFixed(0)} ms in a field, ${rename.toFixed(0)} ms in a name (read at once after a pause)`,
+    );
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService, whenCanvasStill } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  useConsoleService,
+  whenCanvasStill,
+} from "./support";
 
 const service = useConsoleService();
 
@@ -55,7 +64,10 @@ describeInBrowser("the console's smaller promises", () => {
     await node(page, "fetch").waitFor();
     await whenCanvasStill(page);
     await node(page, "fetch").click();
-    await page.getByRole("complementary", { name: "Selected step" }).getByRole("button", { name: "Delete step" }).click();
+    await page
+      .getByRole("complementary", { name: "Selected step" })
+      .getByRole("button", { name: "Delete step" })
+      .click();
     await poll(() => node(page, "fetch").count()).toBe(0);
     const problems = page.getByRole("region", { name: "Problems" });
     await poll(() => problems.textContent()).toContain("line 5, column 17: steps[0].output: unknown step `fetch`");
@@ -75,9 +87,13 @@ describeInBrowser("the console's smaller promises", () => {
       page,
       `name: marks-${unique()}\nsteps:\n  - { name: first, type: transform, output: a }\n  - { name: second, type: transform, output: b }\n`,
     );
-    const id = await startExecution(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "second" }] } });
+    const id = await startExecution(page, workflowId, {
+      debug: { breakpoints: [{ type: "before_step", step: "second" }] },
+    });
     await page.goto(`/console/executions/${id}/debug`);
-    await poll(() => page.getByRole("region", { name: "Pause", exact: true }).textContent(), 20_000).toContain("Paused at second");
+    await poll(() => page.getByRole("region", { name: "Pause", exact: true }).textContent(), 20_000).toContain(
+      "Paused at second",
+    );
     const marks = page.locator(".wf-mark");
     await marks.first().waitFor();
     await whenCanvasStill(page);
@@ -115,7 +131,9 @@ steps:
     );
     let approvalId = "";
     await poll(async () => {
-      approvalId = (await consoleApi<{ approvals: { id: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json.approvals[0]?.id ?? "";
+      approvalId =
+        (await consoleApi<{ approvals: { id: string }[] }>(page, "GET", "/api/console/approvals?status=PENDING")).json
+          .approvals[0]?.id ?? "";
       return approvalId;
     }, 20_000).not.toBe("");
     await page.goto(`/console/approvals/${approvalId}`);

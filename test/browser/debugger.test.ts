@@ -1,7 +1,15 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
-import { createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, unexpectedErrors, useConsoleService } from "./support";
+import {
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  unexpectedErrors,
+  useConsoleService,
+} from "./support";
 
 const service = useConsoleService();
 
@@ -14,7 +22,8 @@ const poll = <T>(read: () => T | Promise<T>, timeout = 15_000) => expect.poll(re
 const stepStatus = async (page: Page, path: string) =>
   (await page.locator(`.steps-table tr[data-step-path="${path}"] .badge`).first().textContent())?.toLowerCase();
 /** A step's status on its canvas node. */
-const nodeStatus = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"] .wf-node`).first().getAttribute("data-status");
+const nodeStatus = (page: Page, name: string) =>
+  page.locator(`.react-flow__node[data-id="${name}"] .wf-node`).first().getAttribute("data-status");
 
 /**
  * `flaky` fails while the variable `fail` is true (three attempts, a short backoff); then the
@@ -57,14 +66,18 @@ describeInBrowser("the debugger in the console", () => {
     const why = pause.locator(".pause-why");
     const failure = pause.locator(".step-error strong");
 
-    await poll(() => why.textContent()).toContain("On error breakpoint bp1 paused the run where attempt 1 of flaky failed.");
+    await poll(() => why.textContent()).toContain(
+      "On error breakpoint bp1 paused the run where attempt 1 of flaky failed.",
+    );
     expect(await failure.textContent()).toBe("Attempt 1 failed");
     await page.keyboard.press("F8");
     await poll(() => why.textContent()).toContain("where attempt 2 of flaky failed.");
     expect(await failure.textContent()).toBe("Attempt 2 failed");
 
     await page.keyboard.press("F8");
-    await poll(() => why.textContent()).toContain("On retry breakpoint bp2 paused the run before attempt 3 of flaky, a retry.");
+    await poll(() => why.textContent()).toContain(
+      "On retry breakpoint bp2 paused the run before attempt 3 of flaky, a retry.",
+    );
     expect(await failure.textContent()).toBe("Attempt 3 is next; attempt 2 failed");
     expect(await pause.locator(".step-error pre").textContent()).toContain("still broken");
     await screenshot(page, "debugger-retry-pause");
@@ -73,7 +86,9 @@ describeInBrowser("the debugger in the console", () => {
     await poll(() => page.getByRole("region", { name: "Edits" }).textContent()).toContain("false");
 
     await page.keyboard.press("F8");
-    await poll(() => why.textContent()).toContain("Foreach item breakpoint bp3 paused the run before item 1 of the foreach each.");
+    await poll(() => why.textContent()).toContain(
+      "Foreach item breakpoint bp3 paused the run before item 1 of the foreach each.",
+    );
     expect(await pause.locator(".step-error").count()).toBe(0);
     // The execution's page says the same in its banner.
     await page.goto(`/console/executions/${id}`);
@@ -87,7 +102,10 @@ describeInBrowser("the debugger in the console", () => {
   it("after Abort shows the steps that never ran cancelled, and a refused breakpoint once, gone once the run has ended", async () => {
     const { page, context, errors } = await signedIn(service());
     const workflowId = await createWorkflow(page, `name: abort-${unique()}${FLAKY}`);
-    const id = await startExecution(page, workflowId, { inputs: { fail: false }, debug: { breakpoints: [{ type: "before_step", step: "each" }] } });
+    const id = await startExecution(page, workflowId, {
+      inputs: { fail: false },
+      debug: { breakpoints: [{ type: "before_step", step: "each" }] },
+    });
     await page.goto(`/console/executions/${id}/debug`);
     const pause = page.getByRole("region", { name: "Pause", exact: true });
     await poll(() => pause.textContent()).toContain("Paused at each");

@@ -25,9 +25,12 @@ const unique = () => newId().slice(-10).toLowerCase();
 /** expect.poll with a bound fit for a service under test on a busy machine (vitest's default is 1 s). */
 const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 100 });
 
-/** A status badge's word as it reads (the badge lower-cases it with CSS; the DOM holds the status as the API says it). */
+/**
+ * A status badge's word as it reads (the badge lower-cases it with CSS; the DOM holds the status as the API says it).
+ */
 const word = async (badge: Locator) => (await badge.textContent())?.toLowerCase().replaceAll("_", " ");
-const stepStatus = (page: Page, path: string) => word(page.locator(`.steps-table tr[data-step-path="${path}"] .badge`).first());
+const stepStatus = (page: Page, path: string) =>
+  word(page.locator(`.steps-table tr[data-step-path="${path}"] .badge`).first());
 const headerStatus = (page: Page) => word(page.locator(".page-head .badge").first());
 /** A figure of the execution page's summary, by its label. */
 const fact = (page: Page, label: string) =>
@@ -82,7 +85,8 @@ steps:
     await poll(() => stepStatus(page, "hold"), 20_000).toBe("completed");
     await poll(() => headerStatus(page), 20_000).toBe("completed");
     expect(await page.evaluate("window.notReloaded")).toBe(true);
-    for (const path of ["prepare", "write", "each", "both", "left_one", "right_one", "settle"]) expect(await stepStatus(page, path), path).toBe("completed");
+    for (const path of ["prepare", "write", "each", "both", "left_one", "right_one", "settle"])
+      expect(await stepStatus(page, path), path).toBe("completed");
     await poll(() => page.locator(".events-table tr[data-event-type=exec_completed]").count()).toBe(1);
     expect(await page.locator(".events-table tr[data-event-type=step_started]").count()).toBeGreaterThanOrEqual(8);
 
@@ -101,7 +105,10 @@ steps:
     const written = page.getByRole("region", { name: "Step write" });
     await written.getByRole("tab", { name: "Artifacts (1)" }).click();
     expect(await written.getByRole("cell", { name: "report.txt" }).count()).toBe(1);
-    const [download] = await Promise.all([page.waitForEvent("download"), written.getByRole("link", { name: "Download" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      written.getByRole("link", { name: "Download" }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("report.txt");
     expect(await readFile(await download.path(), "utf8")).toBe("report for Ada");
 
@@ -177,8 +184,12 @@ steps:
 
     // Version 2 mends `check`, as the editor saves it; `ask`, before it, is unchanged.
     const v1 = (await consoleApi<{ yaml: string }>(page, "GET", `/api/console/workflows/${workflowId}`)).json.yaml;
-    const v2 = v1.replace('return "checked";', 'return "checked by v2";').replace("if (vars.fail) ", "if (vars.fail === null) ");
-    expect((await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v2, baseVersion: 1 })).status).toBe(200);
+    const v2 = v1
+      .replace('return "checked";', 'return "checked by v2";')
+      .replace("if (vars.fail) ", "if (vars.fail === null) ");
+    expect(
+      (await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v2, baseVersion: 1 })).status,
+    ).toBe(200);
 
     await page.locator('tr[data-step-path="check"]').getByRole("button", { name: "Rerun from this step" }).click();
     const dialog = page.getByRole("dialog", { name: "Rerun from check" });
@@ -198,20 +209,29 @@ steps:
     await poll(() => headerStatus(page), 20_000).toBe("completed");
     await poll(() => fact(page, "Version")).toBe("v2");
     const rerunId = page.url().split("/").pop()!.split("?")[0]!;
-    const rerun = await consoleApi<{ steps: Record<string, { output: unknown; reused: boolean }> }>(page, "GET", `/api/console/executions/${rerunId}`);
+    const rerun = await consoleApi<{ steps: Record<string, { output: unknown; reused: boolean }> }>(
+      page,
+      "GET",
+      `/api/console/executions/${rerunId}`,
+    );
     expect(rerun.json.steps.check!.output).toBe("checked by v2");
     expect(rerun.json.steps.ask!.reused).toBe(true);
     expect(llm().requests(model)).toHaveLength(1);
     await screenshot(page, "execution-rerun-version");
 
-    // Version 3 changes `ask` too: its recorded answer cannot stand for the new one, so the dialog keeps the version that ran and says why.
+    // Version 3 changes `ask` too: its recorded answer cannot stand for the new one, so the dialog keeps the version
+    // that ran and says why.
     const v3 = v2.replace("prompt: Summarise the ticket", "prompt: Summarise the ticket in French");
-    expect((await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v3, baseVersion: 2 })).status).toBe(200);
+    expect(
+      (await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v3, baseVersion: 2 })).status,
+    ).toBe(200);
     await page.goto(`/console/executions/${id}?steps=list`);
     await page.locator('tr[data-step-path="check"]').getByRole("button", { name: "Rerun from this step" }).click();
     await poll(() => dialog.getByRole("radio", { name: /^v1, the version this execution ran/ }).isChecked()).toBe(true);
     expect(await dialog.getByRole("radio", { name: /^v3, the latest saved/ }).isChecked()).toBe(false);
-    await poll(() => dialog.getByRole("group", { name: "Version to run" }).textContent()).toContain("v3 changes step ask, which comes before check");
+    await poll(() => dialog.getByRole("group", { name: "Version to run" }).textContent()).toContain(
+      "v3 changes step ask, which comes before check",
+    );
     await poll(() => plan.getByRole("listitem").allTextContents()).toEqual(["↺ ask", "▶ check"]);
     await screenshot(page, "rerun-latest-refused");
     await dialog.getByRole("button", { name: "Cancel" }).click();
@@ -259,8 +279,12 @@ steps:
 
     const review = page.getByRole("link", { name: "Review the approval" });
     await review.waitFor({ timeout: 20_000 });
-    expect(await page.getByRole("status").filter({ hasText: "Waiting for an approval" }).textContent()).toContain("apply");
-    expect(await page.getByRole("region", { name: "Output", exact: true }).textContent()).toContain("once the run completes");
+    expect(await page.getByRole("status").filter({ hasText: "Waiting for an approval" }).textContent()).toContain(
+      "apply",
+    );
+    expect(await page.getByRole("region", { name: "Output", exact: true }).textContent()).toContain(
+      "once the run completes",
+    );
     await screenshot(page, "execution-awaiting-approval");
     const approvalId = /\/console\/approvals\/([^/?]+)$/.exec((await review.getAttribute("href")) ?? "")?.[1] ?? "";
     expect(approvalId).not.toBe("");
@@ -292,7 +316,9 @@ steps:
   - { name: last, type: transform, output: "{{ steps.greet.output }}!" }
 `,
     );
-    const id = await startExecution(page, workflowId, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } });
+    const id = await startExecution(page, workflowId, {
+      debug: { breakpoints: [{ type: "before_step", step: "greet" }] },
+    });
     await page.goto(`/console/executions/${id}`);
     await page.getByRole("link", { name: "Open the debugger" }).click({ timeout: 20_000 });
     await page.waitForURL(`**/console/executions/${id}/debug`);
@@ -310,7 +336,9 @@ steps:
     await breakpoints.getByLabel("Step", { exact: true }).fill("nope");
     await breakpoints.getByRole("button", { name: "Add breakpoint" }).click();
     await poll(() => breakpoints.getByRole("alert").textContent()).toContain("breakpoints[1].step");
-    expect(errors.splice(0)).toEqual(["Failed to load resource: the server responded with a status of 400 (Bad Request)"]);
+    expect(errors.splice(0)).toEqual([
+      "Failed to load resource: the server responded with a status of 400 (Bad Request)",
+    ]);
     await breakpoints.getByLabel("Step", { exact: true }).fill("last");
     await breakpoints.getByRole("button", { name: "Add breakpoint" }).click();
     await breakpoints.locator('tr[data-breakpoint-id="bp2"]').waitFor();
@@ -335,7 +363,9 @@ steps:
     await poll(() => headerStatus(page), 15_000).toBe("completed");
     await page.getByRole("button", { name: "List", exact: true }).click();
     await page.getByRole("button", { name: "last", exact: true }).click();
-    await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe('"hello Ada!"');
+    await poll(() => page.getByRole("region", { name: "Step last" }).locator("pre.step-output").textContent()).toBe(
+      '"hello Ada!"',
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -343,7 +373,10 @@ steps:
   it("lists 10,000 executions newest first, one page at a time, filtered in the URL, with new executions coming in live", async () => {
     const { person, page, context, errors } = await signedIn(service());
     const name = `bulk-${unique()}`;
-    const workflowId = await createWorkflow(page, `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`);
+    const workflowId = await createWorkflow(
+      page,
+      `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`,
+    );
     const newest = await seedExecutions(service(), person.id, workflowId, name, 10_000);
 
     // When the first row is in the document, then painted: measured in the page, from navigation start.
@@ -377,18 +410,26 @@ steps:
 
     await page.getByLabel("Status").selectOption("FAILED");
     await poll(() => new URL(page.url()).searchParams.get("status")).toBe("FAILED");
-    await poll(() => rows.first().getAttribute("data-execution-id")).toBe(newest.find((_, i) => seededStatus(10_000 - 1 - i) === "FAILED"));
-    expect(new Set((await rows.locator(".badge").allTextContents()).map((t) => t.toLowerCase()))).toEqual(new Set(["failed"]));
+    await poll(() => rows.first().getAttribute("data-execution-id")).toBe(
+      newest.find((_, i) => seededStatus(10_000 - 1 - i) === "FAILED"),
+    );
+    expect(new Set((await rows.locator(".badge").allTextContents()).map((t) => t.toLowerCase()))).toEqual(
+      new Set(["failed"]),
+    );
     await page.getByLabel("Trigger").selectOption("webhook");
     await poll(() => new URL(page.url()).searchParams.get("triggerSource")).toBe("webhook");
-    await poll(async () => new Set(await rows.locator("td:nth-child(4)").allTextContents())).toEqual(new Set(["webhook"]));
+    await poll(async () => new Set(await rows.locator("td:nth-child(4)").allTextContents())).toEqual(
+      new Set(["webhook"]),
+    );
 
     // The filtered list is a bookmark: opened afresh, it shows the same.
     const bookmarked = page.url();
     await page.goto(bookmarked);
     await rows.first().waitFor();
     expect(await page.getByLabel("Status").inputValue()).toBe("FAILED");
-    expect(new Set((await rows.locator(".badge").allTextContents()).map((t) => t.toLowerCase()))).toEqual(new Set(["failed"]));
+    expect(new Set((await rows.locator(".badge").allTextContents()).map((t) => t.toLowerCase()))).toEqual(
+      new Set(["failed"]),
+    );
     await page.getByRole("button", { name: "Clear filters" }).click();
     await poll(() => rows.first().getAttribute("data-execution-id")).toBe(fresh);
     await screenshot(page, "executions-list");
@@ -418,7 +459,13 @@ const seededStatus = (i: number) => (i % 7 === 3 ? "FAILED" : i % 11 === 5 ? "CA
  * Writes `n` finished executions of one workflow straight to the service's store, as executors
  * would have left them, one second apart and ending just now; answers their ids newest first.
  */
-async function seedExecutions(svc: ConsoleService, ownerId: string, workflowId: string, workflowName: string, n: number): Promise<string[]> {
+async function seedExecutions(
+  svc: ConsoleService,
+  ownerId: string,
+  workflowId: string,
+  workflowName: string,
+  n: number,
+): Promise<string[]> {
   const nc = await connectNats(svc.cliEnv.NATS_URL!, "browser-test-seed");
   const store = await openConfiguredStore({ WF_NAMESPACE: svc.ns, MONGODB_DATABASE: "wf" }, nc);
   try {
@@ -441,7 +488,8 @@ async function seedExecutions(svc: ConsoleService, ownerId: string, workflowId: 
         completedAt: createdAt + 250 + (i % 40) * 10,
         vars: {},
         definition: { name: workflowName, steps: [{ name: "only", type: "transform", output: "done" }] },
-        usage: i % 5 === 0 ? { promptTokens: 100, completionTokens: 20, totalTokens: 120, costUsd: 0.00036 } : undefined,
+        usage:
+          i % 5 === 0 ? { promptTokens: 100, completionTokens: 20, totalTokens: 120, costUsd: 0.00036 } : undefined,
       });
     });
     let next = 0;

@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  useConsoleService,
+} from "./support";
 
 const service = useConsoleService();
 
@@ -11,8 +19,8 @@ const unique = () => randomBytes(4).toString("hex");
 const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(read, { timeout, interval: 50 });
 
 /**
- * What has the focus, as a person would name it: `tag[role]: label` (aria-label, or its text), looking into shadow roots
- * (the editor's). Evaluated from a string: the tests' tsconfig has no DOM types.
+ * What has the focus, as a person would name it: `tag[role]: label` (aria-label, or its text), looking into shadow
+ * roots (the editor's). Evaluated from a string: the tests' tsconfig has no DOM types.
  */
 function focused(page: Page): Promise<string> {
   return page.evaluate<string>(`(() => {
@@ -72,7 +80,14 @@ steps:
 describeInBrowser("the console with a keyboard only", () => {
   it("starts every page with a skip link to its content, which a page reached by a link already has the focus in", async () => {
     const { context, page } = await signedIn(service());
-    for (const path of ["/console/workflows", "/console/executions", "/console/approvals", "/console/keys", "/console/secrets", "/console/usage"]) {
+    for (const path of [
+      "/console/workflows",
+      "/console/executions",
+      "/console/approvals",
+      "/console/keys",
+      "/console/secrets",
+      "/console/usage",
+    ]) {
       await page.goto(path);
       await page.locator("main h1").first().waitFor();
       expect(await tabTo(page, /Skip to the content/, 1), path).toBe(1);
@@ -91,36 +106,43 @@ describeInBrowser("the console with a keyboard only", () => {
     await context.close();
   });
 
-  it("runs a workflow from the list: to its editor, Run, the run form, the execution", { timeout: 90_000 }, async () => {
-    const { context, page, errors } = await signedIn(service());
-    const name = `keys-run-${unique()}`;
-    await createWorkflow(
-      page,
-      `name: ${name}\nvariables:\n  who: { type: string, default: Ada }\nsteps:\n  - { name: greet, type: transform, output: "hello {{ vars.who }}" }\n`,
-    );
-    await page.goto("/console/workflows");
-    await page.getByRole("link", { name, exact: true }).waitFor();
+  it(
+    "runs a workflow from the list: to its editor, Run, the run form, the execution",
+    { timeout: 90_000 },
+    async () => {
+      const { context, page, errors } = await signedIn(service());
+      const name = `keys-run-${unique()}`;
+      await createWorkflow(
+        page,
+        `name: ${name}\nvariables:\n  who: { type: string, default: Ada }\nsteps:\n  - { name: greet, type: transform, output: "hello {{ vars.who }}" }\n`,
+      );
+      await page.goto("/console/workflows");
+      await page.getByRole("link", { name, exact: true }).waitFor();
 
-    const trail: string[] = [];
-    let tabs = await tabTo(page, /Skip to the content/, 40, trail);
-    await page.keyboard.press("Enter");
-    tabs += await tabTo(page, new RegExp(`^a: ${name}$`), 40, trail);
-    await page.keyboard.press("Enter");
-    await page.locator(".cm-content").waitFor();
-    tabs += await tabTo(page, /^button: Run$/, 40, trail);
-    await page.keyboard.press("Enter");
-    const dialog = page.getByRole("dialog", { name: `Run ${name}` });
-    await dialog.waitFor();
-    tabs += await tabTo(page, /^button: Run$/, 40, trail);
-    await page.keyboard.press("Enter");
-    await page.waitForURL(/\/console\/executions\/[^/]+$/);
-    const id = new URL(page.url()).pathname.split("/").pop()!;
-    await poll(async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status, 20_000).toBe("COMPLETED");
-    console.log(`[keyboard] running a workflow from the list took ${tabs} Tabs:\n  ${trail.join("\n  ")}`);
-    expect(tabs).toBeLessThanOrEqual(14);
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      const trail: string[] = [];
+      let tabs = await tabTo(page, /Skip to the content/, 40, trail);
+      await page.keyboard.press("Enter");
+      tabs += await tabTo(page, new RegExp(`^a: ${name}$`), 40, trail);
+      await page.keyboard.press("Enter");
+      await page.locator(".cm-content").waitFor();
+      tabs += await tabTo(page, /^button: Run$/, 40, trail);
+      await page.keyboard.press("Enter");
+      const dialog = page.getByRole("dialog", { name: `Run ${name}` });
+      await dialog.waitFor();
+      tabs += await tabTo(page, /^button: Run$/, 40, trail);
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/\/console\/executions\/[^/]+$/);
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      await poll(
+        async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status,
+        20_000,
+      ).toBe("COMPLETED");
+      console.log(`[keyboard] running a workflow from the list took ${tabs} Tabs:\n  ${trail.join("\n  ")}`);
+      expect(tabs).toBeLessThanOrEqual(14);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it("approves a request from the inbox, past its rows with the page's skip link", { timeout: 90_000 }, async () => {
     const { context, page, errors } = await signedIn(service());
@@ -145,7 +167,11 @@ describeInBrowser("the console with a keyboard only", () => {
     await page.getByRole("heading", { name: "Approved" }).waitFor();
     console.log(`[keyboard] approving a request from the inbox took ${tabs} Tabs:\n  ${trail.join("\n  ")}`);
     expect(tabs).toBeLessThanOrEqual(10);
-    await poll(async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status, 20_000).toBe("COMPLETED");
+    await poll(
+      async () =>
+        (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
+      20_000,
+    ).toBe("COMPLETED");
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -22,8 +22,11 @@ export const SCREENSHOTS = join(ROOT, ".tmp/screenshots");
 /**
  * `describe` for browser tests: skipped, saying why, on a machine without chromium (CI installs it).
  */
-export const describeInBrowser: typeof describe.skip = (existsSync(CHROMIUM) ? describe : describe.skip) as typeof describe.skip;
-if (!existsSync(CHROMIUM)) console.warn(`[browser tests] skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+export const describeInBrowser: typeof describe.skip = (
+  existsSync(CHROMIUM) ? describe : describe.skip
+) as typeof describe.skip;
+if (!existsSync(CHROMIUM))
+  console.warn(`[browser tests] skipped: no chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 export interface ConsoleService {
   /** The service's base URL, `http://127.0.0.1:<port>`. */
@@ -114,7 +117,13 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       ],
     });
     await mkdir(SCREENSHOTS, { recursive: true });
-    service = { base, ns, cliEnv: { NATS_URL: nats.url, WF_NAMESPACE: ns, WF_DATA_DIR: dataDir }, browser, output: () => out };
+    service = {
+      base,
+      ns,
+      cliEnv: { NATS_URL: nats.url, WF_NAMESPACE: ns, WF_DATA_DIR: dataDir },
+      browser,
+      output: () => out,
+    };
   }, 180_000);
 
   afterAll(async () => {
@@ -144,10 +153,16 @@ export interface Person {
 }
 
 /** A console account, made as an operator makes one: `wf admin user create`. */
-export async function createPerson(service: ConsoleService, plan: "free" | "pro" | "team" | "enterprise" = "pro"): Promise<Person> {
+export async function createPerson(
+  service: ConsoleService,
+  plan: "free" | "pro" | "team" | "enterprise" = "pro",
+): Promise<Person> {
   const email = `${uniqueNamespace()}@example.com`;
   const password = "correct horse battery staple";
-  const r = await runCli(["admin", "user", "create", "--email", email, "--password", password, "--plan", plan, "--json"], service.cliEnv);
+  const r = await runCli(
+    ["admin", "user", "create", "--email", email, "--password", password, "--plan", plan, "--json"],
+    service.cliEnv,
+  );
   if (r.code !== 0) throw new Error(`wf admin user create failed: ${r.stderr}`);
   return { email, password, id: (JSON.parse(r.stdout) as { id: string }).id };
 }
@@ -161,7 +176,10 @@ export interface PageOptions {
  * A fresh browser context (its own cookies) with a page at 1280×800 unless told otherwise. Every
  * console message of level error and every failed page script is collected: a test can assert none.
  */
-export async function openPage(service: ConsoleService, opts: PageOptions = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function openPage(
+  service: ConsoleService,
+  opts: PageOptions = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await service.browser.newContext({
     viewport: opts.viewport ?? { width: 1280, height: 800 },
     colorScheme: opts.colorScheme ?? "light",
@@ -239,7 +257,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
  * A console API call made by the page itself: its session cookie, and the CSRF token from its
  * `wf_csrf` cookie, as the app sends them. For setting up what a test then looks at in the UI.
  */
-export async function consoleApi<T>(page: Page, method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> {
+export async function consoleApi<T>(
+  page: Page,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: T }> {
   return page.evaluate(
     async ({ method, path, body }) => {
       // Runs in the page; the tests' tsconfig has no DOM types.
@@ -250,7 +273,10 @@ export async function consoleApi<T>(page: Page, method: string, path: string, bo
         .find((c) => c.startsWith("wf_csrf="));
       const response = await fetch(path, {
         method,
-        headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), "x-csrf-token": csrf?.slice("wf_csrf=".length) ?? "" },
+        headers: {
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          "x-csrf-token": csrf?.slice("wf_csrf=".length) ?? "",
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
@@ -267,9 +293,21 @@ export async function createWorkflow(page: Page, yaml: string): Promise<string> 
   return created.json.id;
 }
 
-/** Starts the workflow through the console API, as its Run button does (`body`: variables, debug); answers the execution's id. */
-export async function startExecution(page: Page, workflowId: string, body: Record<string, unknown> = {}): Promise<string> {
-  const started = await consoleApi<{ executionId: string }>(page, "POST", `/api/console/workflows/${workflowId}/executions`, body);
+/**
+ * Starts the workflow through the console API, as its Run button does (`body`: variables, debug); answers the
+ * execution's id.
+ */
+export async function startExecution(
+  page: Page,
+  workflowId: string,
+  body: Record<string, unknown> = {},
+): Promise<string> {
+  const started = await consoleApi<{ executionId: string }>(
+    page,
+    "POST",
+    `/api/console/workflows/${workflowId}/executions`,
+    body,
+  );
   expect(started.status, JSON.stringify(started.json)).toBe(202);
   return started.json.executionId;
 }
@@ -279,7 +317,11 @@ export async function startExecution(page: Page, workflowId: string, body: Recor
  * use 1,500 tokens, then `check`, a JavaScript step that throws while the variable `fail` is true
  * (its default). A rerun from `check` with `fail: false` reuses `ask` and completes.
  */
-export async function createRerunWorkflow(page: Page, llm: LlmTestServer, name: string): Promise<{ workflowId: string; model: string }> {
+export async function createRerunWorkflow(
+  page: Page,
+  llm: LlmTestServer,
+  name: string,
+): Promise<{ workflowId: string; model: string }> {
   const model = `oa-${uniqueNamespace()}`;
   llm.script(model, { text: "The ticket is about billing.", usage: { prompt: 1200, completion: 300 } });
   const workflowId = await createWorkflow(
@@ -324,7 +366,14 @@ export function useConsoleServiceWithLlm(): { service: () => ConsoleService; llm
   const service = useConsoleService({
     env: () => ({
       WF_LLM_PROVIDERS: JSON.stringify([
-        { name: "test-openai", protocol: "openai", baseUrl: provider().baseUrl, models: ["oa-*"], apiKey: "sk-test-browser", maxRetries: 0 },
+        {
+          name: "test-openai",
+          protocol: "openai",
+          baseUrl: provider().baseUrl,
+          models: ["oa-*"],
+          apiKey: "sk-test-browser",
+          maxRetries: 0,
+        },
       ]),
       WF_LLM_PRICES: JSON.stringify({ "oa-*": TEST_LLM_PRICE }),
     }),

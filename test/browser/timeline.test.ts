@@ -1,16 +1,29 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { axeAudit } from "./axe";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  useConsoleService,
+} from "./support";
 
 const service = useConsoleService();
 
 const ITEMS = 100;
 const TAIL = 98;
 
-/** 300 step records: a Bash step, a foreach of 100 items of two steps (4 at once), 98 transforms after it, and one more. */
+/**
+ * 300 step records: a Bash step, a foreach of 100 items of two steps (4 at once), 98 transforms after it, and one more.
+ */
 function wideWorkflow(name: string): string {
-  const tail = Array.from({ length: TAIL }, (_, i) => `  - { name: t${String(i + 1).padStart(3, "0")}, type: transform, output: ${i} }\n`);
+  const tail = Array.from(
+    { length: TAIL },
+    (_, i) => `  - { name: t${String(i + 1).padStart(3, "0")}, type: transform, output: ${i} }\n`,
+  );
   return `name: ${name}
 steps:
   - { name: prep, type: code, language: bash, code: "echo 1" }
@@ -27,7 +40,10 @@ ${tail.join("")}  - { name: last, type: transform, output: done }
 
 /** Bash steps of ~20 ms each, one after another: a run of 10 s or so, followed live. */
 function longWorkflow(name: string, steps: number): string {
-  const list = Array.from({ length: steps }, (_, i) => `  - { name: s${String(i + 1).padStart(3, "0")}, type: code, language: bash, code: "sleep 0.02" }\n`);
+  const list = Array.from(
+    { length: steps },
+    (_, i) => `  - { name: s${String(i + 1).padStart(3, "0")}, type: code, language: bash, code: "sleep 0.02" }\n`,
+  );
   return `name: ${name}\nsteps:\n${list.join("")}`;
 }
 
@@ -40,7 +56,10 @@ const LONG_TASKS = `(() => {
 
 async function waitForStatus(page: Page, id: string, status: string): Promise<void> {
   await expect
-    .poll(async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status, { timeout: 90_000, interval: 250 })
+    .poll(
+      async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status,
+      { timeout: 90_000, interval: 250 },
+    )
     .toBe(status);
 }
 
@@ -57,61 +76,67 @@ async function runningInView(page: Page): Promise<{ running: string | null; inVi
 }
 
 describeInBrowser("a run as a timeline", () => {
-  it("draws 300 steps with a foreach's items as lanes that collapse, and a bar opens its step", { timeout: 180_000 }, async () => {
-    const { context, page, errors } = await signedIn(service(), { viewport: { width: 1280, height: 900 } });
-    const workflowId = await createWorkflow(page, wideWorkflow(`timeline-${Date.now()}`));
-    const id = await startExecution(page, workflowId);
-    await waitForStatus(page, id, "COMPLETED");
-    await page.goto(`/console/executions/${id}?steps=list`);
-    await page.getByRole("table", { name: "Steps" }).waitFor();
+  it(
+    "draws 300 steps with a foreach's items as lanes that collapse, and a bar opens its step",
+    { timeout: 180_000 },
+    async () => {
+      const { context, page, errors } = await signedIn(service(), { viewport: { width: 1280, height: 900 } });
+      const workflowId = await createWorkflow(page, wideWorkflow(`timeline-${Date.now()}`));
+      const id = await startExecution(page, workflowId);
+      await waitForStatus(page, id, "COMPLETED");
+      await page.goto(`/console/executions/${id}?steps=list`);
+      await page.getByRole("table", { name: "Steps" }).waitFor();
 
-    // From the press of the view's button to the last row drawn, timed in the page.
-    const renderMs = await page.evaluate<number>(`(async () => {
+      // From the press of the view's button to the last row drawn, timed in the page.
+      const renderMs = await page.evaluate<number>(`(async () => {
       const t0 = performance.now();
       [...document.querySelectorAll('[aria-label="Show the steps as"] button')].find((b) => b.textContent === "Timeline").click();
       while (!document.querySelector('.timeline-bar[data-path="last"]')) await new Promise((r) => requestAnimationFrame(r));
       await new Promise((r) => requestAnimationFrame(r));
       return performance.now() - t0;
     })()`);
-    console.log(`[timeline] ${ITEMS * 2 + TAIL + 3} steps drawn ${renderMs.toFixed(0)} ms after the button was pressed`);
-    expect(new URL(page.url()).searchParams.get("steps")).toBe("timeline");
+      console.log(
+        `[timeline] ${ITEMS * 2 + TAIL + 3} steps drawn ${renderMs.toFixed(0)} ms after the button was pressed`,
+      );
+      expect(new URL(page.url()).searchParams.get("steps")).toBe("timeline");
 
-    // 100 items start collapsed: one row a step until they are opened, then a lane an item with its two bars.
-    const rows = page.getByRole("list", { name: "Steps on the timeline" }).locator(":scope > li");
-    expect(await rows.count()).toBe(TAIL + 3);
-    const expand = page.getByRole("button", { name: `Expand the ${ITEMS} items of loop` });
-    await expand.click();
-    await expect.poll(() => rows.count()).toBe(TAIL + 3 + ITEMS);
-    const lane = page.locator('.timeline-lane[data-key="loop[7]"]');
-    await expect.poll(() => lane.locator(".timeline-bar").count()).toBe(2);
-    await screenshot(page, "timeline-300-lanes");
-    expect(await axeAudit(page)).toEqual([]);
+      // 100 items start collapsed: one row a step until they are opened, then a lane an item with its two bars.
+      const rows = page.getByRole("list", { name: "Steps on the timeline" }).locator(":scope > li");
+      expect(await rows.count()).toBe(TAIL + 3);
+      const expand = page.getByRole("button", { name: `Expand the ${ITEMS} items of loop` });
+      await expand.click();
+      await expect.poll(() => rows.count()).toBe(TAIL + 3 + ITEMS);
+      const lane = page.locator('.timeline-lane[data-key="loop[7]"]');
+      await expect.poll(() => lane.locator(".timeline-bar").count()).toBe(2);
+      await screenshot(page, "timeline-300-lanes");
+      expect(await axeAudit(page)).toEqual([]);
 
-    // A bar is its step: clicked, the step's detail opens beside the timeline.
-    await lane.locator('.timeline-bar[data-path="loop[7].b"]').click();
-    await page.getByRole("region", { name: "Step loop[7].b" }).waitFor();
-    // From the keyboard: a lane opens into its steps' rows, whose names open the steps.
-    await page.getByRole("button", { name: "Expand the 2 steps of item 9", exact: true }).click();
-    const stepB = page.getByRole("button", { name: /^b: completed, / });
-    await stepB.focus();
-    await page.keyboard.press("Enter");
-    await page.getByRole("region", { name: "Step loop[9].b" }).waitFor();
-    await expect.poll(() => rows.count()).toBe(TAIL + 3 + ITEMS + 2);
-    await page.getByRole("button", { name: `Collapse the ${ITEMS} items of loop` }).click();
-    await expect.poll(() => rows.count()).toBe(TAIL + 3);
-    expect(await axeAudit(page)).toEqual([]);
+      // A bar is its step: clicked, the step's detail opens beside the timeline.
+      await lane.locator('.timeline-bar[data-path="loop[7].b"]').click();
+      await page.getByRole("region", { name: "Step loop[7].b" }).waitFor();
+      // From the keyboard: a lane opens into its steps' rows, whose names open the steps.
+      await page.getByRole("button", { name: "Expand the 2 steps of item 9", exact: true }).click();
+      const stepB = page.getByRole("button", { name: /^b: completed, / });
+      await stepB.focus();
+      await page.keyboard.press("Enter");
+      await page.getByRole("region", { name: "Step loop[9].b" }).waitFor();
+      await expect.poll(() => rows.count()).toBe(TAIL + 3 + ITEMS + 2);
+      await page.getByRole("button", { name: `Collapse the ${ITEMS} items of loop` }).click();
+      await expect.poll(() => rows.count()).toBe(TAIL + 3);
+      expect(await axeAudit(page)).toEqual([]);
 
-    // Zoomed, the tracks widen past the box, which scrolls; Fit brings them back.
-    const track = page.locator('.timeline-row[data-key="last"] .timeline-track');
-    const before = (await track.boundingBox())!.width;
-    await page.getByRole("button", { name: "Zoom in" }).click();
-    await page.getByRole("button", { name: "Zoom in" }).click();
-    await expect.poll(async () => (await track.boundingBox())!.width).toBeGreaterThan(before * 3);
-    await page.getByRole("button", { name: "Fit" }).click();
-    await expect.poll(async () => Math.round((await track.boundingBox())!.width)).toBe(Math.round(before));
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      // Zoomed, the tracks widen past the box, which scrolls; Fit brings them back.
+      const track = page.locator('.timeline-row[data-key="last"] .timeline-track');
+      const before = (await track.boundingBox())!.width;
+      await page.getByRole("button", { name: "Zoom in" }).click();
+      await page.getByRole("button", { name: "Zoom in" }).click();
+      await expect.poll(async () => (await track.boundingBox())!.width).toBeGreaterThan(before * 3);
+      await page.getByRole("button", { name: "Fit" }).click();
+      await expect.poll(async () => Math.round((await track.boundingBox())!.width)).toBe(Math.round(before));
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it("follows a run live without long tasks, until a person scrolls it", { timeout: 180_000 }, async () => {
     const { context, page, errors } = await signedIn(service(), { viewport: { width: 1280, height: 800 } });
@@ -126,12 +151,15 @@ describeInBrowser("a run as a timeline", () => {
     const badge = page.locator(".page-head .badge").first();
     for (let i = 0; i < 900 && (await badge.textContent())?.toLowerCase() !== "completed"; i++) {
       const sample = await runningInView(page);
-      if (sample.running !== null && seen.at(-1)?.running !== sample.running) seen.push({ running: sample.running, inView: sample.inView });
+      if (sample.running !== null && seen.at(-1)?.running !== sample.running)
+        seen.push({ running: sample.running, inView: sample.inView });
       await page.waitForTimeout(100);
     }
     expect((await badge.textContent())?.toLowerCase()).toBe("completed");
     const to = await page.evaluate<number>("performance.now()");
-    const tasks = (await page.evaluate<Array<{ start: number; duration: number }>>("window.__longTasks")).filter((t) => t.start >= from);
+    const tasks = (await page.evaluate<Array<{ start: number; duration: number }>>("window.__longTasks")).filter(
+      (t) => t.start >= from,
+    );
     const blocked = tasks.reduce((sum, t) => sum + t.duration, 0);
     const share = blocked / (to - from);
     console.log(
@@ -153,9 +181,14 @@ describeInBrowser("a run as a timeline", () => {
     await page.getByRole("button", { name: "Follow the running step" }).waitFor();
     const top = await page.locator(".timeline-scroll").evaluate((el) => el.scrollTop);
     await expect
-      .poll(async () => (await consoleApi<{ completedSteps: number }>(page, "GET", `/api/console/executions/${second}`)).json.completedSteps, {
-        timeout: 60_000,
-      })
+      .poll(
+        async () =>
+          (await consoleApi<{ completedSteps: number }>(page, "GET", `/api/console/executions/${second}`)).json
+            .completedSteps,
+        {
+          timeout: 60_000,
+        },
+      )
       .toBeGreaterThanOrEqual(60);
     expect(await page.locator(".timeline-scroll").evaluate((el) => el.scrollTop)).toBe(top);
     await page.getByRole("button", { name: "Follow the running step" }).click();

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "../ai/support/ai-env";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { uniqueNamespace } from "../support/runtime";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, startExecution, useConsoleService } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  useConsoleService,
+} from "./support";
 
 let openai: LlmTestServer;
 // Registered before useConsoleService's: the service's env is read once the provider listens.
@@ -13,7 +21,9 @@ beforeAll(async () => {
 const service = useConsoleService({
   env: () => ({
     ...LOOPBACK_ALLOWANCE,
-    WF_LLM_PROVIDERS: JSON.stringify([{ name: "browser-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-browser-test-0001" }]),
+    WF_LLM_PROVIDERS: JSON.stringify([
+      { name: "browser-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-browser-test-0001" },
+    ]),
     WF_LLM_PRICES: JSON.stringify(PRICES),
   }),
 });
@@ -31,7 +41,8 @@ async function rowCells(page: Page, table: string, first: string): Promise<strin
 }
 
 /** The figure under a label of the totals. */
-const total = (page: Page, label: string) => page.locator(".usage-totals div", { has: page.getByText(label, { exact: true }) }).locator("dd");
+const total = (page: Page, label: string) =>
+  page.locator(".usage-totals div", { has: page.getByText(label, { exact: true }) }).locator("dd");
 
 describeInBrowser("the usage page", () => {
   it("shows an llm step's tokens as the provider reported them and its cost from the price table, by day and by workflow, and a key's requests against the plan", async () => {
@@ -45,10 +56,14 @@ describeInBrowser("the usage page", () => {
     const yaml = `name: ${name}\nsteps:\n  - { name: summary, type: llm, model: ${m}, prompt: summarise }\n`;
     const executionId = await startExecution(page, await createWorkflow(page, yaml));
     await expect
-      .poll(async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status, {
-        timeout: 20_000,
-        interval: 200,
-      })
+      .poll(
+        async () =>
+          (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
+        {
+          timeout: 20_000,
+          interval: 200,
+        },
+      )
       .toBe("COMPLETED");
     const reported = openai.usage(m);
     expect(reported).toEqual({ prompt: 1234, completion: 56 });
@@ -63,11 +78,19 @@ describeInBrowser("the usage page", () => {
       scopes: ["WORKFLOW_READ"],
     });
     expect(key.status).toBe(201);
-    expect((await fetch(`${service().base}/api/v1/workflows`, { headers: { authorization: `Bearer ${key.json.key}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${service().base}/api/v1/workflows`, { headers: { authorization: `Bearer ${key.json.key}` } }))
+        .status,
+    ).toBe(200);
     await expect
-      .poll(async () => (await consoleApi<{ keys: { day: { count: number } }[] }>(page, "GET", "/api/console/usage")).json.keys[0]?.day.count, {
-        timeout: 10_000,
-      })
+      .poll(
+        async () =>
+          (await consoleApi<{ keys: { day: { count: number } }[] }>(page, "GET", "/api/console/usage")).json.keys[0]
+            ?.day.count,
+        {
+          timeout: 10_000,
+        },
+      )
       .toBe(1);
 
     await page.getByRole("button", { name: "7 days" }).click();
@@ -83,12 +106,16 @@ describeInBrowser("the usage page", () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(await rowCells(page, "Days with activity", today)).toEqual([today, "1", "1,234", "56", shownCost]);
     expect((await rowCells(page, "By workflow", name)).slice(0, 5)).toEqual([name, "1", "1,234", "56", shownCost]);
-    expect(await page.getByRole("region", { name: "Executions by status" }).getByRole("listitem").allTextContents()).toEqual(["COMPLETED1"]);
+    expect(
+      await page.getByRole("region", { name: "Executions by status" }).getByRole("listitem").allTextContents(),
+    ).toEqual(["COMPLETED1"]);
 
     const dayMeter = page.getByRole("meter", { name: `${key.json.name}: requests today` });
     expect(await dayMeter.getAttribute("aria-valuenow")).toBe("1");
     expect(await dayMeter.getAttribute("aria-valuemax")).toBe("50000");
-    expect(await page.getByRole("meter", { name: `${key.json.name}: requests this minute` }).getAttribute("aria-valuemax")).toBe("300");
+    expect(
+      await page.getByRole("meter", { name: `${key.json.name}: requests this minute` }).getAttribute("aria-valuemax"),
+    ).toBe("300");
 
     await screenshot(page, "usage");
     expect(errors).toEqual([]);

@@ -5,13 +5,24 @@ import { promisify } from "node:util";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { uniqueNamespace } from "../support/runtime";
-import { consoleApi, createWorkflow, describeInBrowser, screenshot, signedIn, unexpectedErrors, useConsoleService } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  unexpectedErrors,
+  useConsoleService,
+} from "./support";
 
 const service = useConsoleService();
 
 /** The shown curl commands need curl and openssl, as a person running them would. */
 const SHELL_TOOLS = ["/usr/bin/curl", "/usr/bin/openssl"].every((tool) => existsSync(tool));
-if (!SHELL_TOOLS) console.warn("[browser tests] the curl commands of the webhook page are not run: no /usr/bin/curl or /usr/bin/openssl");
+if (!SHELL_TOOLS)
+  console.warn(
+    "[browser tests] the curl commands of the webhook page are not run: no /usr/bin/curl or /usr/bin/openssl",
+  );
 
 /** A workflow that greets `who`, made through the console API; `who` required or with a default. */
 async function greetingWorkflow(page: Page, who: "required" | "defaulted"): Promise<{ id: string; name: string }> {
@@ -115,10 +126,18 @@ describeInBrowser("webhooks in the console", () => {
 
     const body = JSON.stringify({ name: "Ada" });
     const signature = createHmac("sha256", secret).update(body).digest("hex");
-    const accepted = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-webhook-signature": `sha256=${signature}` }, body });
+    const accepted = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-webhook-signature": `sha256=${signature}` },
+      body,
+    });
     expect(accepted.status).toBe(202);
     const { executionId } = (await accepted.json()) as { executionId: string };
-    const forged = await fetch(url, { method: "POST", headers: { "x-webhook-signature": `sha256=${"0".repeat(64)}` }, body });
+    const forged = await fetch(url, {
+      method: "POST",
+      headers: { "x-webhook-signature": `sha256=${"0".repeat(64)}` },
+      body,
+    });
     expect(forged.status).toBe(401);
 
     const run = await finishedRun(page, workflow.id, executionId);
@@ -145,7 +164,9 @@ describeInBrowser("webhooks in the console", () => {
       .getByRole("button", { name: "Delete webhook" })
       .click();
     await page.getByText("No webhooks yet").waitFor();
-    expect((await fetch(url, { method: "POST", headers: { "x-webhook-signature": `sha256=${signature}` }, body })).status).toBe(404);
+    expect(
+      (await fetch(url, { method: "POST", headers: { "x-webhook-signature": `sha256=${signature}` }, body })).status,
+    ).toBe(404);
     expect(unexpectedErrors(errors, [400])).toEqual([]);
     await context.close();
   });
@@ -154,7 +175,10 @@ describeInBrowser("webhooks in the console", () => {
     const { context, page, errors } = await signedIn(service(), { colorScheme: "dark" });
     const workflow = await greetingWorkflow(page, "defaulted");
     const keyName = `hook-key-${uniqueNamespace()}`;
-    const key = await consoleApi<{ key: string }>(page, "POST", "/api/console/keys", { name: keyName, scopes: ["WEBHOOK_TRIGGER"] });
+    const key = await consoleApi<{ key: string }>(page, "POST", "/api/console/keys", {
+      name: keyName,
+      scopes: ["WEBHOOK_TRIGGER"],
+    });
     expect(key.status).toBe(201);
 
     await page.goto("/console/webhooks");
@@ -174,7 +198,11 @@ describeInBrowser("webhooks in the console", () => {
     await page.getByRole("heading", { name, level: 1 }).waitFor();
     const url = (await page.getByLabel("Trigger URL").textContent()) ?? "";
     expect(await page.getByLabel("curl example").textContent()).toContain(`Authorization: Bearer $WF_API_KEY`);
-    const byKey = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key.json.key}` }, body: JSON.stringify({ who: "Grace" }) });
+    const byKey = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.json.key}` },
+      body: JSON.stringify({ who: "Grace" }),
+    });
     expect(byKey.status).toBe(202);
     const first = await finishedRun(page, workflow.id, ((await byKey.json()) as { executionId: string }).executionId);
     expect(first.steps.greet!.output).toBe("hello Grace");
@@ -188,7 +216,11 @@ describeInBrowser("webhooks in the console", () => {
     await expect.poll(() => page.getByLabel("curl example").textContent()).toContain("webhook-signature: v1,$sig");
     await page.getByText("HMAC + replay", { exact: true }).waitFor();
 
-    const refusedKey = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${key.json.key}` }, body: "{}" });
+    const refusedKey = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key.json.key}` },
+      body: "{}",
+    });
     expect(refusedKey.status).toBe(401);
     const body = JSON.stringify({ who: "Linus" });
     const messageId = `msg_${uniqueNamespace()}`;
@@ -249,7 +281,9 @@ describeInBrowser("webhooks in the console", () => {
       await settings.getByRole("radio", { name: /^API key/ }).check();
       await settings.getByLabel("Bound API key").selectOption({ label: key.json.name });
       await settings.getByRole("button", { name: "Save changes" }).click();
-      await expect.poll(() => page.getByLabel("curl example").textContent()).toContain("Authorization: Bearer $WF_API_KEY");
+      await expect
+        .poll(() => page.getByLabel("curl example").textContent())
+        .toContain("Authorization: Bearer $WF_API_KEY");
       expect((await runShown("Keyed")).steps.greet!.output).toBe("hello Keyed");
       expect(unexpectedErrors(errors)).toEqual([]);
       await context.close();
@@ -291,9 +325,12 @@ steps:
       await dialog.getByRole("button", { name: "Open the webhook" }).click();
       await page.getByRole("heading", { name: hookName, level: 1 }).waitFor();
       const id = /\/console\/webhooks\/([^/?]+)$/.exec(page.url())?.[1] ?? "";
-      expect((await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping).toBeNull();
+      expect(
+        (await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping,
+      ).toBeNull();
 
-      // The ready-made line sets both required variables with values of their types: run as shown, it starts the workflow.
+      // The ready-made line sets both required variables with values of their types: run as shown, it starts the
+      // workflow.
       const env = { WF_WEBHOOK_SECRET: secret };
       const shown = (await page.getByLabel("curl example").textContent()) ?? "";
       const sent = bodyOf(shown);
@@ -307,13 +344,16 @@ steps:
       expect(first.status).toBe("COMPLETED");
       expect(first.steps.greet!.output).toBe(`${String(sent.who)} x${String(sent.count)} rush=false`);
 
-      // Unchecked, nothing in the payload would set `who` or `count`: the form says so instead of saving a webhook that always answers 400.
+      // Unchecked, nothing in the payload would set `who` or `count`: the form says so instead of saving a webhook that
+      // always answers 400.
       const settings = page.getByRole("form", { name: "Settings" });
       await settings.getByLabel("Map payload fields to variables").uncheck();
       await settings.getByRole("button", { name: "Save changes" }).click();
       await settings.getByText("who and count are required").waitFor();
       await screenshotFromTop(page, "webhook-variables-unset");
-      expect((await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping).toBeNull();
+      expect(
+        (await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping,
+      ).toBeNull();
 
       // Listed fields: the payload's own names, set as the rows say.
       await settings.getByLabel("Map payload fields to variables").check();
@@ -328,7 +368,9 @@ steps:
       }
       await settings.getByRole("button", { name: "Save changes" }).click();
       await expect.poll(() => page.getByLabel("curl example").textContent()).toContain('"customer":');
-      expect((await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping).toEqual({
+      expect(
+        (await consoleApi<{ variableMapping: unknown }>(page, "GET", `/api/webhooks/${id}`)).json.variableMapping,
+      ).toEqual({
         who: "customer",
         count: "quantity",
       });

@@ -1,7 +1,15 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
-import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService, type PageOptions } from "./support";
+import {
+  createPerson,
+  describeInBrowser,
+  logIn,
+  openPage,
+  screenshot,
+  useConsoleService,
+  type PageOptions,
+} from "./support";
 
 const service = useConsoleService();
 
@@ -28,16 +36,21 @@ function apiGet<T>(page: Page, path: string): Promise<{ status: number; body: T 
 /** A console PUT or POST as another tab of the same person would make it: the cookie and the CSRF token. */
 async function apiSend(page: Page, method: "PUT" | "POST", path: string, body: unknown): Promise<number> {
   const csrf = (await page.context().cookies()).find((c) => c.name === "wf_csrf")?.value ?? "";
-  const r = await page
-    .context()
-    .request.fetch(path, { method, headers: { "content-type": "application/json", "x-csrf-token": csrf }, data: JSON.stringify(body) });
+  const r = await page.context().request.fetch(path, {
+    method,
+    headers: { "content-type": "application/json", "x-csrf-token": csrf },
+    data: JSON.stringify(body),
+  });
   return r.status();
 }
 
 const editorText = (page: Page) => page.locator(".cm-content");
 const problems = (page: Page) => page.getByRole("region", { name: "Problems" });
 
-/** Replaces the editor's whole text: select all, then the text arrives as typed text does (without a key press per character). */
+/**
+ * Replaces the editor's whole text: select all, then the text arrives as typed text does (without a key press per
+ * character).
+ */
 async function setEditorText(page: Page, text: string): Promise<void> {
   await editorText(page).click();
   await page.keyboard.press("ControlOrMeta+a");
@@ -82,7 +95,9 @@ describeInBrowser("workflows in the console", () => {
 
     // A misspelt step type on line 7: the problem is listed by its line and underlined there.
     await setEditorText(page, greeter(name, "Hello", true));
-    const problem = problems(page).getByRole("button", { name: /^line 7, column 11: steps\[0\]\.type: unknown type `transfrom`/ });
+    const problem = problems(page).getByRole("button", {
+      name: /^line 7, column 11: steps\[0\]\.type: unknown type `transfrom`/,
+    });
     await problem.waitFor();
     await expect.poll(() => page.locator(".cm-lintRange-error").count()).toBeGreaterThan(0);
     await expect.poll(() => page.locator(".cm-lintRange-error").first().textContent()).toBe("transfrom");
@@ -130,9 +145,15 @@ describeInBrowser("workflows in the console", () => {
     await page.waitForURL(/\/console\/executions\/[^/]+$/);
     const executionId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
     await expect
-      .poll(async () => (await apiGet<{ status: string }>(page, `/api/console/executions/${executionId}`)).body.status, { timeout: 30_000 })
+      .poll(
+        async () => (await apiGet<{ status: string }>(page, `/api/console/executions/${executionId}`)).body.status,
+        { timeout: 30_000 },
+      )
       .toBe("COMPLETED");
-    const execution = await apiGet<{ workflowId: string; steps: Record<string, { output: unknown }> }>(page, `/api/console/executions/${executionId}`);
+    const execution = await apiGet<{ workflowId: string; steps: Record<string, { output: unknown }> }>(
+      page,
+      `/api/console/executions/${executionId}`,
+    );
     expect(execution.body.workflowId).toBe(workflowId);
     expect(execution.body.steps.greet?.output).toEqual({ greeting: "Hello, Ada Lovelace!" });
 
@@ -145,8 +166,12 @@ describeInBrowser("workflows in the console", () => {
     await page.locator(".editor-head .badge", { hasText: "v2" }).waitFor();
     await page.getByRole("link", { name: "Versions" }).click();
     await page.getByRole("heading", { name: "Changes from v1 to v2" }).waitFor();
-    await expect.poll(() => page.locator(".diff-add").allTextContents()).toEqual([expect.stringContaining('greeting: "Good morning, {{ vars.who }}!"')]);
-    await expect.poll(() => page.locator(".diff-remove").allTextContents()).toEqual([expect.stringContaining('greeting: "Hello, {{ vars.who }}!"')]);
+    await expect
+      .poll(() => page.locator(".diff-add").allTextContents())
+      .toEqual([expect.stringContaining('greeting: "Good morning, {{ vars.who }}!"')]);
+    await expect
+      .poll(() => page.locator(".diff-remove").allTextContents())
+      .toEqual([expect.stringContaining('greeting: "Hello, {{ vars.who }}!"')]);
     await screenshot(page, "workflow-versions");
     await page.getByRole("button", { name: "View version 1" }).click();
     const version1 = page.getByRole("dialog", { name: "Version 1" });
@@ -176,7 +201,8 @@ describeInBrowser("workflows in the console", () => {
     await setEditorText(page, `name: ${name}\nsteps:\n  - name: first\n    `);
     await page.keyboard.press("ControlOrMeta+End");
     await page.keyboard.type("ty");
-    // Options are picked with the mouse: the list ignores keys for a moment after it opens, so that a fast typist's Enter is a new line.
+    // Options are picked with the mouse: the list ignores keys for a moment after it opens, so that a fast typist's
+    // Enter is a new line.
     const completions = page.locator(".cm-tooltip-autocomplete");
     await completions.getByText("type", { exact: true }).click();
     // Choosing `type` offers the step types at once.
@@ -215,10 +241,18 @@ describeInBrowser("workflows in the console", () => {
     await page.getByRole("dialog", { name: "Leave without saving?" }).getByRole("button", { name: "Leave" }).click();
     await page.getByText("No workflows yet — create one").waitFor();
     const file = page.getByLabel("Import a workflow file");
-    await file.setInputFiles({ name: "imported.yaml", mimeType: "application/yaml", buffer: Buffer.from(greeter(`imported-${name}`, "Hi")) });
+    await file.setInputFiles({
+      name: "imported.yaml",
+      mimeType: "application/yaml",
+      buffer: Buffer.from(greeter(`imported-${name}`, "Hi")),
+    });
     await page.getByRole("row", { name: new RegExp(`imported-${name}`) }).waitFor();
     await screenshot(page, "workflows-list-dark");
-    await file.setInputFiles({ name: "broken.yaml", mimeType: "application/yaml", buffer: Buffer.from(greeter(`broken-${name}`, "Hi", true)) });
+    await file.setInputFiles({
+      name: "broken.yaml",
+      mimeType: "application/yaml",
+      buffer: Buffer.from(greeter(`broken-${name}`, "Hi", true)),
+    });
     await page.waitForURL(/\/console\/workflows\/new$/);
     await problems(page)
       .getByRole("button", { name: /^line 7, column 11: / })
@@ -235,7 +269,10 @@ describeInBrowser("workflows in the console", () => {
     await page.goto("/console/workflows/new?example=hello");
     await editorText(page).waitFor();
     await problems(page).getByText("No problems").waitFor();
-    await setEditorText(page, `name: ${name}\nsteps:\n  - name: first\n    type: transform\n    output: {}\n    retry: 3`);
+    await setEditorText(
+      page,
+      `name: ${name}\nsteps:\n  - name: first\n    type: transform\n    output: {}\n    retry: 3`,
+    );
     await problems(page)
       .getByRole("button", { name: /^line 6, column 12: / })
       .waitFor();
@@ -285,7 +322,8 @@ describeInBrowser("workflows in the console", () => {
     const { page, context, errors } = await signedIn();
     const u = unique();
     const names = Array.from({ length: 52 }, (_, i) => `page-${String(i).padStart(2, "0")}-${u}`);
-    for (const name of names) expect(await apiSend(page, "POST", "/api/console/workflows", { yaml: greeter(name, "Hi") })).toBe(201);
+    for (const name of names)
+      expect(await apiSend(page, "POST", "/api/console/workflows", { yaml: greeter(name, "Hi") })).toBe(201);
 
     await page.goto("/console/workflows");
     const rows = page.locator("tbody tr");
@@ -323,7 +361,12 @@ describeInBrowser("workflows in the console", () => {
     await page.locator(".editor-head .badge", { hasText: "v1" }).waitFor();
 
     // Another tab stores version 2 while this one still edits version 1.
-    expect(await apiSend(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: greeter(name, "Hey"), baseVersion: 1 })).toBe(200);
+    expect(
+      await apiSend(page, "PUT", `/api/console/workflows/${workflowId}`, {
+        yaml: greeter(name, "Hey"),
+        baseVersion: 1,
+      }),
+    ).toBe(200);
     await setEditorText(page, greeter(name, "Howdy"));
     await page.keyboard.press("ControlOrMeta+s");
     const notice = page.getByRole("alert").filter({ hasText: "Someone saved version 2" });

@@ -30,7 +30,13 @@ async function startAll(ns: string): Promise<{ procs: ServiceProcess[]; base: st
   return { procs, base };
 }
 
-async function api(base: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(base + path, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -55,10 +61,14 @@ describe("an approval outlives every process", () => {
       const started = await api(all.base, key, "POST", `/api/v1/workflows/${wf.id}/executions`, {});
       expect(started.status).toBe(202);
       const executionId = started.body.executionId as string;
-      await waitFor(async () => (await api(all.base, key, "GET", `/api/v1/executions/${executionId}`)).body.status === "AWAITING_APPROVAL", {
-        timeoutMs: 20_000,
-        what: "the execution to pause",
-      });
+      await waitFor(
+        async () =>
+          (await api(all.base, key, "GET", `/api/v1/executions/${executionId}`)).body.status === "AWAITING_APPROVAL",
+        {
+          timeoutMs: 20_000,
+          what: "the execution to pause",
+        },
+      );
       const approvals = await api(all.base, key, "GET", `/api/v1/approvals/execution/${executionId}`);
       const approvalId = (approvals.body.approvals as { id: string }[])[0]!.id;
 
@@ -69,8 +79,12 @@ describe("an approval outlives every process", () => {
       all = await startAll(ns);
       client = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
 
-      expect((await api(all.base, key, "GET", `/api/v1/executions/${executionId}`)).body.status).toBe("AWAITING_APPROVAL");
-      const approved = await api(all.base, key, "POST", `/api/v1/approvals/${approvalId}/approve`, { editedItems: { rows: [{ id: 3, action: "escalate" }] } });
+      expect((await api(all.base, key, "GET", `/api/v1/executions/${executionId}`)).body.status).toBe(
+        "AWAITING_APPROVAL",
+      );
+      const approved = await api(all.base, key, "POST", `/api/v1/approvals/${approvalId}/approve`, {
+        editedItems: { rows: [{ id: 3, action: "escalate" }] },
+      });
       expect(approved.status).toBe(200);
       const done = await waitFor(
         async () => {

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 import type { SideEffects } from "../support/side-effects";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { sideEffects, slowRecordedStep } from "../support/side-effects";
@@ -26,7 +34,14 @@ async function client(ns: string): Promise<InProcessRuntime> {
 }
 
 function serviceEnv(ns: string, extra: Record<string, string> = {}) {
-  return { NATS_URL: server.url, WF_NAMESPACE: ns, WF_EXEC_LEASE_MS: "1000", PORT: "0", ...EGRESS_TEST_ALLOWANCE, ...extra };
+  return {
+    NATS_URL: server.url,
+    WF_NAMESPACE: ns,
+    WF_EXEC_LEASE_MS: "1000",
+    PORT: "0",
+    ...EGRESS_TEST_ALLOWANCE,
+    ...extra,
+  };
 }
 
 const startExecutorProcess = (ns: string, extra: Record<string, string> = {}) =>
@@ -175,9 +190,13 @@ steps:
 `;
       const ids = await Promise.all(Array.from({ length: 12 }, () => run(c.platform, yaml)));
       // Bounded well inside the test's time, so that a run that hangs is named with where it stands.
-      const done = await Promise.all(ids.map((id) => waitForStatus(c.platform, id, undefined, 90_000).catch(() => undefined)));
+      const done = await Promise.all(
+        ids.map((id) => waitForStatus(c.platform, id, undefined, 90_000).catch(() => undefined)),
+      );
       const unfinished = await Promise.all(
-        ids.filter((_, i) => done[i] === undefined).map(async (id) => describeRun(id, (await c.platform.store.executions.get(id))?.value)),
+        ids
+          .filter((_, i) => done[i] === undefined)
+          .map(async (id) => describeRun(id, (await c.platform.store.executions.get(id))?.value)),
       );
       expect(unfinished, "executions that did not end").toEqual([]);
       expect(done.map((s) => s?.status)).toEqual(ids.map(() => "COMPLETED"));

@@ -55,9 +55,15 @@ describe("a debug pause outlives every process", () => {
     let client: Platform = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
     let procs = await startServices(ns);
     try {
-      const id = await run(client, FAILING_UNTIL_FIXED, { debug: DebugRequest.parse({ breakpoints: [{ type: "on_error", step: "apply" }] }) });
+      const id = await run(client, FAILING_UNTIL_FIXED, {
+        debug: DebugRequest.parse({ breakpoints: [{ type: "on_error", step: "apply" }] }),
+      });
       const before = await paused(client, id);
-      expect(before.debug!.pause).toMatchObject({ phase: "error", stepPath: "apply", context: { error: expect.stringContaining("not fixed yet") } });
+      expect(before.debug!.pause).toMatchObject({
+        phase: "error",
+        stepPath: "apply",
+        context: { error: expect.stringContaining("not fixed yet") },
+      });
 
       await client.close();
       await Promise.all(procs.map((p) => p.kill()));
@@ -67,13 +73,25 @@ describe("a debug pause outlives every process", () => {
       client = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
 
       const after = await paused(client, id);
-      expect(after).toMatchObject({ status: "RUNNING", currentStep: "apply", debug: { pause: { id: before.debug!.pause!.id } } });
+      expect(after).toMatchObject({
+        status: "RUNNING",
+        currentStep: "apply",
+        debug: { pause: { id: before.debug!.pause!.id } },
+      });
       expect(after.steps.apply).toMatchObject({ status: "RUNNING", attempts: 1 });
 
       const pauseId = before.debug!.pause!.id;
-      const set = await sendDebugCommand(client.js, client.store, ns, id, pauseId, { command: "set", body: { vars: { fixed: true } }, by: "ada" });
+      const set = await sendDebugCommand(client.js, client.store, ns, id, pauseId, {
+        command: "set",
+        body: { vars: { fixed: true } },
+        by: "ada",
+      });
       expect(set.ok).toBe(true);
-      const retry = await sendDebugCommand(client.js, client.store, ns, id, pauseId, { command: "retry", body: {}, by: "ada" });
+      const retry = await sendDebugCommand(client.js, client.store, ns, id, pauseId, {
+        command: "retry",
+        body: {},
+        by: "ada",
+      });
       expect(retry.ok).toBe(true);
       expect(await waitForStatus(client, id, undefined, 30_000)).toMatchObject({
         status: "COMPLETED",

@@ -42,13 +42,16 @@ describe("an executor that died after an execution's final write", () => {
       for await (const key of await index.keys("o.>")) keys.push(key);
       expect(keys).toHaveLength(1);
       await index.put(keys[0]!, "RUNNING");
-      const completedList = () => store.executions.list({ ownerId: ended.ownerId, status: "COMPLETED", page: 1, size: 10 });
+      const completedList = () =>
+        store.executions.list({ ownerId: ended.ownerId, status: "COMPLETED", page: 1, size: 10 });
       expect((await completedList()).total).toBe(0);
 
       // Its command delivered again: here a copy rescued from a consumer that lost track of it.
       const h = headers();
       h.set(ORPHAN_OF_HEADER, "1");
-      await js.publish(subjects(c.ns).execResume(id), JSON.stringify({ executionId: id, reason: "handover" }), { headers: h });
+      await js.publish(subjects(c.ns).execResume(id), JSON.stringify({ executionId: id, reason: "handover" }), {
+        headers: h,
+      });
 
       const subject = subjects(c.ns).event(toToken(ended.ownerId), toToken(ended.workflowId), id, "exec_completed");
       const published = await waitFor(

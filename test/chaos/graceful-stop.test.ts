@@ -24,7 +24,13 @@ describe("an executor stopped with SIGTERM", () => {
     const ns = `graceful${Date.now() % 100000}`;
     const fx = await sideEffects();
     // A lease far longer than the test: a takeover by lease would time it out.
-    const env = { NATS_URL: server.url, WF_NAMESPACE: ns, WF_EXEC_LEASE_MS: "120000", WF_STOP_GRACE_MS: "10000", ...EGRESS_TEST_ALLOWANCE };
+    const env = {
+      NATS_URL: server.url,
+      WF_NAMESPACE: ns,
+      WF_EXEC_LEASE_MS: "120000",
+      WF_STOP_GRACE_MS: "10000",
+      ...EGRESS_TEST_ALLOWANCE,
+    };
     const first = await startServiceProcess(ENTRIES.executor, env, ["executor ready"]);
     const client = await startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, scheduler: false });
     try {

@@ -110,14 +110,46 @@ describe("wf admin and wf workflow, end to end with the API", () => {
     expect(imported.version).toBe(1);
     const listed = await api(key.key, "/api/v1/workflows");
     expect(listed.statusCode).toBe(200);
-    expect(listed.json()).toMatchObject({ items: [{ id: imported.id, name: "hello api", ownerId: user.id }], total: 1 });
+    expect(listed.json()).toMatchObject({
+      items: [{ id: imported.id, name: "hello api", ownerId: user.id }],
+      total: 1,
+    });
 
-    const updated = await json<{ id: string; version: number; name: string }>("workflow", "import", files.hello2, "--user", user.id, "--id", imported.id);
+    const updated = await json<{ id: string; version: number; name: string }>(
+      "workflow",
+      "import",
+      files.hello2,
+      "--user",
+      user.id,
+      "--id",
+      imported.id,
+    );
     expect(updated).toMatchObject({ id: imported.id, version: 2, name: "hello api v2" });
-    expect((await api(key.key, `/api/v1/workflows/${imported.id}`)).json()).toMatchObject({ version: 2, name: "hello api v2" });
+    expect((await api(key.key, `/api/v1/workflows/${imported.id}`)).json()).toMatchObject({
+      version: 2,
+      name: "hello api v2",
+    });
 
-    const friend = await json<{ id: string }>("admin", "user", "create", "--email", "friend@example.com", "--password", "12345678", "--plan", "pro");
-    const friendKey = await json<{ key: string }>("admin", "key", "create", "--user", friend.id, "--scopes", "WORKFLOW_READ");
+    const friend = await json<{ id: string }>(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "friend@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "pro",
+    );
+    const friendKey = await json<{ key: string }>(
+      "admin",
+      "key",
+      "create",
+      "--user",
+      friend.id,
+      "--scopes",
+      "WORKFLOW_READ",
+    );
     expect((await api(friendKey.key, `/api/v1/workflows/${imported.id}`)).statusCode).toBe(404);
     const shared = await json("workflow", "share", "--id", imported.id, "--user", friend.id, "--role", "viewer");
     expect(shared).toEqual({ id: imported.id, sharedWith: { [friend.id]: "viewer" } });
@@ -127,28 +159,72 @@ describe("wf admin and wf workflow, end to end with the API", () => {
     expect(revoked).toEqual({ id: key.id, revokedAt: expect.any(Number) });
     expect((await api(key.key, "/api/v1/workflows")).statusCode).toBe(401);
 
-    const audit = await json<{ reason: string; keyId: string | null; path: string }[]>("admin", "audit", "--since", "10m");
+    const audit = await json<{ reason: string; keyId: string | null; path: string }[]>(
+      "admin",
+      "audit",
+      "--since",
+      "10m",
+    );
     expect(audit[0]).toMatchObject({ reason: "revoked", keyId: key.id, path: "/api/v1/workflows" });
   });
 
   it("plan and status changes take effect on the next request", async () => {
-    const user = await json<{ id: string }>("admin", "user", "create", "--email", "plans@example.com", "--password", "12345678", "--plan", "free");
-    const { key } = await json<{ key: string }>("admin", "key", "create", "--user", user.id, "--scopes", "WORKFLOW_READ");
+    const user = await json<{ id: string }>(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "plans@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "free",
+    );
+    const { key } = await json<{ key: string }>(
+      "admin",
+      "key",
+      "create",
+      "--user",
+      user.id,
+      "--scopes",
+      "WORKFLOW_READ",
+    );
     expect((await api(key, "/api/v1/workflows")).headers["x-ratelimit-limit"]).toBe("60");
-    expect(await json("admin", "user", "update", "--id", user.id, "--plan", "team")).toMatchObject({ id: user.id, plan: "team", status: "active" });
+    expect(await json("admin", "user", "update", "--id", user.id, "--plan", "team")).toMatchObject({
+      id: user.id,
+      plan: "team",
+      status: "active",
+    });
     expect((await api(key, "/api/v1/workflows")).headers["x-ratelimit-limit"]).toBe("1200");
-    expect(await json("admin", "user", "update", "--id", user.id, "--status", "locked")).toMatchObject({ status: "locked" });
+    expect(await json("admin", "user", "update", "--id", user.id, "--status", "locked")).toMatchObject({
+      status: "locked",
+    });
     expect((await api(key, "/api/v1/workflows")).statusCode).toBe(403);
   });
 });
 
 describe("wf admin user update --egress-allow", () => {
   it("sets an account's egress list, checks its entries, and removes it", async () => {
-    const user = await json<{ id: string }>("admin", "user", "create", "--email", "egress@example.com", "--password", "12345678", "--plan", "pro");
-    expect(await json("admin", "user", "update", "--id", user.id, "--egress-allow", "api.github.com, *.example.com:443")).toMatchObject({
+    const user = await json<{ id: string }>(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "egress@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "pro",
+    );
+    expect(
+      await json("admin", "user", "update", "--id", user.id, "--egress-allow", "api.github.com, *.example.com:443"),
+    ).toMatchObject({
       egressAllow: ["api.github.com", "*.example.com:443"],
     });
-    expect((await platform.store.users.get(user.id))?.value.egressAllow).toEqual(["api.github.com", "*.example.com:443"]);
+    expect((await platform.store.users.get(user.id))?.value.egressAllow).toEqual([
+      "api.github.com",
+      "*.example.com:443",
+    ]);
     const bad = await wf("admin", "user", "update", "--id", user.id, "--egress-allow", "http://x");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/egressAllow\.0: "http:\/\/x": the port must be a number from 1 to 65535/);
@@ -162,20 +238,48 @@ describe("bad input: a clear message and a non-zero exit", () => {
   // Each case is its own CLI process and touches nothing the others read: they run side by side.
   it.concurrent.for<[string[], number, RegExp]>([
     [["admin", "user", "create", "--password", "12345678", "--plan", "free"], 2, /needs --email/],
-    [["admin", "user", "create", "--email", "a@b.c", "--password", "12345678", "--plan", "gold"], 2, /--plan gold: use one of free, pro, team, enterprise/],
-    [["admin", "user", "create", "--email", "not-an-email", "--password", "12345678", "--plan", "free"], 1, /email: must be an email address/],
-    [["admin", "user", "create", "--email", "short@example.com", "--password", "short", "--plan", "free"], 1, /password: must have at least 8 characters/],
+    [
+      ["admin", "user", "create", "--email", "a@b.c", "--password", "12345678", "--plan", "gold"],
+      2,
+      /--plan gold: use one of free, pro, team, enterprise/,
+    ],
+    [
+      ["admin", "user", "create", "--email", "not-an-email", "--password", "12345678", "--plan", "free"],
+      1,
+      /email: must be an email address/,
+    ],
+    [
+      ["admin", "user", "create", "--email", "short@example.com", "--password", "short", "--plan", "free"],
+      1,
+      /password: must have at least 8 characters/,
+    ],
     [["admin", "user", "update", "--id", "nobody", "--plan", "pro"], 1, /no user with id nobody/],
     [["admin", "user", "update", "--id", "nobody"], 2, /needs --plan, --status or --egress-allow/],
-    [["admin", "user", "update", "--id", "nobody", "--status", "asleep"], 2, /--status asleep: use one of active, deactivated, locked/],
+    [
+      ["admin", "user", "update", "--id", "nobody", "--status", "asleep"],
+      2,
+      /--status asleep: use one of active, deactivated, locked/,
+    ],
     [["admin", "key", "create", "--user", "nobody", "--scopes", "WORKFLOW_READ"], 1, /no user with id nobody/],
-    [["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ,EVERYTHING"], 2, /--scopes EVERYTHING: use one of WORKFLOW_READ/],
-    [["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ", "--expires-in", "soon"], 2, /--expires-in soon/],
+    [
+      ["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ,EVERYTHING"],
+      2,
+      /--scopes EVERYTHING: use one of WORKFLOW_READ/,
+    ],
+    [
+      ["admin", "key", "create", "--user", "u", "--scopes", "WORKFLOW_READ", "--expires-in", "soon"],
+      2,
+      /--expires-in soon/,
+    ],
     [["admin", "key", "revoke", "--id", "nokey"], 1, /no API key with id nokey/],
     [["admin", "audit", "--since", "yesterday"], 2, /--since yesterday/],
     [["admin", "keys"], 2, /unknown command `wf admin keys`/],
     [["workflow", "import", "--user", "u"], 2, /needs a workflow file/],
-    [["workflow", "share", "--id", "w", "--user", "u", "--role", "owner"], 2, /--role owner: use one of viewer, editor/],
+    [
+      ["workflow", "share", "--id", "w", "--user", "u", "--role", "owner"],
+      2,
+      /--role owner: use one of viewer, editor/,
+    ],
     [["workflow", "share", "--id", "nope", "--user", "u", "--role", "viewer"], 1, /no workflow with id nope/],
   ])("wf %j exits %i", async ([args, code, message], { expect }) => {
     const r = await wf(...args);
@@ -185,13 +289,33 @@ describe("bad input: a clear message and a non-zero exit", () => {
 
   it("refuses a second account with the same email, in any letter case", async () => {
     await json("admin", "user", "create", "--email", "twice@example.com", "--password", "12345678", "--plan", "free");
-    const r = await wf("admin", "user", "create", "--email", "TWICE@example.com", "--password", "12345678", "--plan", "pro");
+    const r = await wf(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "TWICE@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "pro",
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/a user with email twice@example.com already exists/);
   });
 
   it("prints a workflow file's mistakes with line and column, and stores nothing", async () => {
-    const user = await json<{ id: string }>("admin", "user", "create", "--email", "files@example.com", "--password", "12345678", "--plan", "free");
+    const user = await json<{ id: string }>(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "files@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "free",
+    );
     const r = await wf("workflow", "import", files.broken, "--user", user.id);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/broken\.yaml:\d+:\d+/);

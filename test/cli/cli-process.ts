@@ -38,7 +38,11 @@ process.once("exit", () => {
  * Starts `wf` as users do: its own process, configured only by the environment given; the test
  * run's bundle of the CLI, or with `fromSource` the launcher (cli/bin/wf.mjs).
  */
-export function startCli(args: string[], env: Record<string, string> = {}, opts: { stdin?: boolean; fromSource?: boolean } = {}): CliProcess {
+export function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { stdin?: boolean; fromSource?: boolean } = {},
+): CliProcess {
   const proc = spawn(process.execPath, [...(opts.fromSource ? [WF] : entryArgs(ROOT, "cli/src/main.ts")), ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
@@ -72,7 +76,11 @@ export function startCli(args: string[], env: Record<string, string> = {}, opts:
   };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, opts: { fromSource?: boolean } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { fromSource?: boolean } = {},
+): Promise<CliResult> {
   return startCli(args, env, opts).exited;
 }
 

@@ -23,7 +23,9 @@ steps:
 
 describe("wf debug at a prompt", () => {
   it("pauses after a step, evaluates against the pause, sets its output, steps to the next one and continues to the end", async () => {
-    const cli = startCli(["debug", files.chain, "--var", "n=2", "--break", "after_step:a"], service().env, { stdin: true });
+    const cli = startCli(["debug", files.chain, "--var", "n=2", "--break", "after_step:a"], service().env, {
+      stdin: true,
+    });
     await cli.waitForOutput("⏸ paused at a (after_step bp1");
     // The pause's lines come in several writes: waited for, not read at once.
     await cli.waitForOutput("output: 20");
@@ -72,7 +74,12 @@ describe("wf debug at a prompt", () => {
   it("si at a workflow step debugs the child in the same session, then comes back to the parent's next step", async () => {
     const childYaml =
       'name: cli-stepped-child\nsteps:\n  - { name: c1, type: transform, output: 20 }\n  - { name: c2, type: transform, output: "{{ steps.c1.output + 1 }}" }\n';
-    const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "local", yaml: childYaml, definition: definitionOf(childYaml) });
+    const child = newWorkflowRecord({
+      id: `wf-${newId()}`,
+      ownerId: "local",
+      yaml: childYaml,
+      definition: definitionOf(childYaml),
+    });
     await service().rt.platform.store.workflows.create(child);
     const dir = await mkdtemp(join(tmpdir(), "wf-debug-"));
     const parent = join(dir, "parent.yaml");

@@ -47,11 +47,28 @@ describe("wf against the service `npm start` runs, with nothing set up", () => {
     expect(hello.code, hello.stderr).toBe(0);
     expect(hello.stdout).toMatch(/■ execution COMPLETED/);
 
-    const created = await runCli(["admin", "user", "create", "--email", `${ns}@example.com`, "--password", "a long password", "--plan", "pro", "--json"], cli);
+    const created = await runCli(
+      [
+        "admin",
+        "user",
+        "create",
+        "--email",
+        `${ns}@example.com`,
+        "--password",
+        "a long password",
+        "--plan",
+        "pro",
+        "--json",
+      ],
+      cli,
+    );
     expect(created.code, created.stderr).toBe(0);
     const userId = (JSON.parse(created.stdout) as { id: string }).id;
     const token = `token-${ns}-0123456789`;
-    const set = await runCli(["admin", "secret", "set", "--user", userId, "--name", "api_token", "--value", token], cli);
+    const set = await runCli(
+      ["admin", "secret", "set", "--user", userId, "--name", "api_token", "--value", token],
+      cli,
+    );
     expect(set.code, set.stderr).toBe(0);
     // The executor opens what the CLI sealed: the same key, found the same way.
     const read = await runCli(["run", files.secret, "--owner", userId, "--json"], cli);
@@ -59,7 +76,8 @@ describe("wf against the service `npm start` runs, with nothing set up", () => {
     const result = JSON.parse(read.stdout.trim().split("\n").at(-1)!) as { status: string; output: unknown };
     expect(result).toMatchObject({ status: "COMPLETED", output: { length: token.length } });
 
-    for (const file of ["keys.json", "nats-credentials.json", "nats-server.conf"]) expect(await mode(join(dataDir, file)), file).toBe(0o600);
+    for (const file of ["keys.json", "nats-credentials.json", "nats-server.conf"])
+      expect(await mode(join(dataDir, file)), file).toBe(0o600);
 
     // SIGTERM stops it, the executor's thread included, rather than the SIGKILL that follows 10 s later.
     expect(await service.stop()).toEqual({ code: 0, signal: null });

@@ -58,7 +58,10 @@ describe("wf rerun", () => {
       savedUsage: ZERO_USAGE,
     });
     const executionId = String(lines[0]!.executionId);
-    expect(lines.find((l) => l.type === "step_reused")).toMatchObject({ step: "first", data: { status: "COMPLETED", output: 40, rerunOf: sourceId } });
+    expect(lines.find((l) => l.type === "step_reused")).toMatchObject({
+      step: "first",
+      data: { status: "COMPLETED", output: 40, rerunOf: sourceId },
+    });
     expect(lines.filter((l) => l.type === "step_started").map((l) => l.step)).toEqual(["second"]);
     expect(lines.at(-1)).toEqual({ type: "result", executionId, status: "COMPLETED", output: 41, error: null });
     const snap = await waitForStatus(service().rt.platform, executionId);
@@ -81,7 +84,13 @@ describe("wf rerun", () => {
     const plan = await runCli(["rerun", sourceId, "--from", "second", "--plan"], service().env);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toBe(
-      [`rerun of execution ${sourceId} from step second`, "  reused: first", "  run:    second", "  saves:  0 prompt + 0 completion tokens", ""].join("\n"),
+      [
+        `rerun of execution ${sourceId} from step second`,
+        "  reused: first",
+        "  run:    second",
+        "  saves:  0 prompt + 0 completion tokens",
+        "",
+      ].join("\n"),
     );
     const planJson = await runCli(["rerun", sourceId, "--from", "second", "--plan", "--json"], service().env);
     expect(JSON.parse(planJson.stdout)).toEqual({
@@ -95,7 +104,11 @@ describe("wf rerun", () => {
 
     const human = await runCli(["rerun", sourceId, "--from", "second"], service().env);
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(new RegExp(`^execution \\w+ reruns ${sourceId} from step second \\(reusing first; saves 0 prompt \\+ 0 completion tokens\\)`));
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^execution \\w+ reruns ${sourceId} from step second \\(reusing first; saves 0 prompt \\+ 0 completion tokens\\)`,
+      ),
+    );
     expect(human.stdout).toMatch(new RegExp(`↺ step first reused from execution ${sourceId} \\(COMPLETED\\) → 40`));
     expect(human.stdout).toMatch(/✗ step second failed: .*boom at the second step/);
   });
@@ -113,15 +126,25 @@ describe("wf rerun", () => {
     const r = await runCli(["rerun", sourceId, "--from", "second", "--file", files.fixed, "--json"], service().env);
     expect(r.code, r.stderr).toBe(0);
     const executionId = String(jsonLines(r.stdout)[0]!.executionId);
-    expect(await waitForStatus(platform, executionId)).toMatchObject({ status: "COMPLETED", workflowId: w.id, workflowVersion: 2, output: 3 });
-    expect((await platform.store.workflows.get(w.id))?.value).toMatchObject({ version: 2, yaml: await readFile(files.fixed, "utf8") });
+    expect(await waitForStatus(platform, executionId)).toMatchObject({
+      status: "COMPLETED",
+      workflowId: w.id,
+      workflowVersion: 2,
+      output: 3,
+    });
+    expect((await platform.store.workflows.get(w.id))?.value).toMatchObject({
+      version: 2,
+      yaml: await readFile(files.fixed, "utf8"),
+    });
   });
 
   it("exits 2 naming the top-level steps for an unknown --from, and 1 for a changed step, a missing execution or mistakes in --file", async () => {
     const sourceId = await failedExecution();
     const unknown = await runCli(["rerun", sourceId, "--from", "third"], service().env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("--from third: no top-level step `third` in the workflow; its steps: first, second");
+    expect(unknown.stderr).toContain(
+      "--from third: no top-level step `third` in the workflow; its steps: first, second",
+    );
     const changed = await runCli(["rerun", sourceId, "--from", "second", "--file", files.changed], service().env);
     expect(changed.code).toBe(1);
     expect(changed.stderr).toContain("step `first` comes before `second` but differs");

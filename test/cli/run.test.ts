@@ -56,11 +56,19 @@ describe("wf run", () => {
     expect(out).toContain('output: {\n  "total": 43\n}');
     const id = /^execution (\w+)/.exec(out)![1]!;
     const snap = await waitForStatus(service().rt.platform, id);
-    expect(snap).toMatchObject({ status: "COMPLETED", workflowId: "cli-cli_demo", ownerId: "local", triggerSource: "console" });
+    expect(snap).toMatchObject({
+      status: "COMPLETED",
+      workflowId: "cli-cli_demo",
+      ownerId: "local",
+      triggerSource: "console",
+    });
   });
 
   it("prints raw events and the result as JSON lines with --json", async () => {
-    const r = await runCli(["run", files.ok, "--var", "n=1", "--var", "label=sum", "--owner", "ops", "--json"], service().env);
+    const r = await runCli(
+      ["run", files.ok, "--var", "n=1", "--var", "label=sum", "--owner", "ops", "--json"],
+      service().env,
+    );
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trim()

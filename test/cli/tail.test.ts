@@ -11,7 +11,10 @@ steps:
 `);
 
 const service = useTestService();
-/** The time of a step or run with an expression: the service's first starts its evaluation host, past a second under load. */
+/**
+ * The time of a step or run with an expression: the service's first starts its evaluation host, past a second under
+ * load.
+ */
 const DURATION = String.raw`(\d+ ms|\d+\.\d{3} s)`;
 
 function start(workflowId: string): Promise<string> {
@@ -57,7 +60,14 @@ describe("wf tail", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { type: string; executionId: string });
-    expect(events.map((e) => e.type)).toEqual(["exec_started", "step_started", "step_completed", "step_started", "step_completed", "exec_completed"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "exec_started",
+      "step_started",
+      "step_completed",
+      "step_started",
+      "step_completed",
+      "exec_completed",
+    ]);
     expect(new Set(events.map((e) => e.executionId))).toEqual(new Set([id]));
   });
 

@@ -68,12 +68,18 @@ describe("a cluster under faults", () => {
       store = await openConfiguredStore({ WF_NAMESPACE: ns, MONGODB_DATABASE: "wf" }, nc);
       const password = "correct horse battery";
       const user = await createUser(store, { email: `${newId()}@example.com`, password, plan: "enterprise" });
-      const { key } = await createApiKey(store, { ownerId: user.id, scopes: ["WORKFLOW_EXECUTE", "EXECUTION_READ", "APPROVAL_RESPOND", "WORKFLOW_READ"] });
+      const { key } = await createApiKey(store, {
+        ownerId: user.id,
+        scopes: ["WORKFLOW_EXECUTE", "EXECUTION_READ", "APPROVAL_RESPOND", "WORKFLOW_READ"],
+      });
       const client = await LoadClient.login(fleet, { email: user.email, password, apiKey: key });
       const flows = await chaosWorkflows(client, fx);
       // The schedulers arm the chained trigger at their next scan; ends before that chain nothing.
       const jsm = await jetstreamManager(nc);
-      await waitFor(() => jsm.consumers.info(streamNames(ns).evt, "chains-exec_completed"), { timeoutMs: 20_000, what: "the chained trigger to be armed" });
+      await waitFor(() => jsm.consumers.info(streamNames(ns).evt, "chains-exec_completed"), {
+        timeoutMs: 20_000,
+        what: "the chained trigger to be armed",
+      });
 
       const started: Started[] = [];
       const stopLoad = client.runLoad(flows, started);
@@ -110,7 +116,10 @@ describe("a cluster under faults", () => {
       await stopLoad();
       if (natsDown !== null) await cluster.servers[natsDown]!.start();
 
-      /** An execution that did not end: its steps (with the sink's record of their runs), holder, command and approvals, and what the fleet logged of it. */
+      /**
+       * An execution that did not end: its steps (with the sink's record of their runs), holder, command and approvals,
+       * and what the fleet logged of it.
+       */
       const describeOpen = async (executionId: string, source: string): Promise<string> => {
         const v = (await store.executions.get(executionId))?.value;
         const steps = Object.entries(v?.steps ?? {}).map(
@@ -128,7 +137,9 @@ describe("a cluster under faults", () => {
               (e: unknown) => `command ${String(e)}`,
             )
           : "";
-        const holder = v?.holder ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${v.holder.since - t0}, ${command}` : null;
+        const holder = v?.holder
+          ? `${v.holder.actor} (${fleet.whereIs(v.holder.actor)}) seq ${v.holder.seq} since ${v.holder.since - t0}, ${command}`
+          : null;
         // An approval it waits on: the record, and whether the lists show it.
         const approvalIds = Object.values(v?.steps ?? {}).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
         const approvals = await Promise.all(
@@ -139,7 +150,10 @@ describe("a cluster under faults", () => {
           }),
         );
         const logged = fleet.linesAbout(executionId).map((line) => `    ${line.slice(0, 600)}`);
-        return [`${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`, ...logged].join("\n");
+        return [
+          `${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`,
+          ...logged,
+        ].join("\n");
       };
       // Everything settles: every 202 ends, approvals keep being decided until then.
       const finals = new Map<string, ExecutionSnapshot>();
@@ -173,16 +187,22 @@ describe("a cluster under faults", () => {
           leader: executor.cluster?.leader,
           stream: (await jsm.streams.info(streamNames(ns).cmd).catch(() => null))?.state,
         };
-        throw new Error(`${String(err)}; still open:\n${open.join("\n")}\nexecutor consumer: ${JSON.stringify(queue)}\nevents: ${events.join(", ")}`);
+        throw new Error(
+          `${String(err)}; still open:\n${open.join("\n")}\nexecutor consumer: ${JSON.stringify(queue)}\nevents: ${events.join(", ")}`,
+        );
       });
       // Executions whose 202 was lost with its edge go on too: their approvals are decided until none is left.
-      await waitFor(async () => (await client.pendingApprovals()).length === 0, { timeoutMs: 60_000, intervalMs: 500, what: "no approval left pending" }).catch(
-        () => undefined,
-      );
+      await waitFor(async () => (await client.pendingApprovals()).length === 0, {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+        what: "no approval left pending",
+      }).catch(() => undefined);
       await stopApprovals();
       // Reported, not asserted: a start that failed with a 503 is the caller's to retry (its list entry is withdrawn).
       const unfinished = await client.unfinished();
-      const unfinishedDetails = await Promise.all((await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")));
+      const unfinishedDetails = await Promise.all(
+        (await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")),
+      );
       // What failed starts and cut-short list writes left, put right now as the schedulers' sweep
       // does once it is two minutes old (the load has stopped: nothing is starting any more).
       const { repaired } = await store.executions.repairStale(Date.now(), 10_000, startQueued(jsm, ns));
@@ -211,7 +231,9 @@ describe("a cluster under faults", () => {
             (e: unknown) => String(e),
           );
         const leader = await seqOf(jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: subject }));
-        const direct = await Promise.all(Array.from({ length: 9 }, () => seqOf(jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }))));
+        const direct = await Promise.all(
+          Array.from({ length: 9 }, () => seqOf(jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }))),
+        );
         return `leader ${leader}, direct ${[...new Set(direct)].join("/")}`;
       };
       // Where a list total counts what no page shows: list entries in the bucket itself, or a
@@ -260,7 +282,9 @@ describe("a cluster under faults", () => {
       const dupes: string[] = [];
       for (const s of started) {
         const v = finals.get(s.executionId)!;
-        const killsWhileRunning = fleet.executorKills.filter((t) => t >= s.at && t <= (v.completedAt ?? Date.now())).length;
+        const killsWhileRunning = fleet.executorKills.filter(
+          (t) => t >= s.at && t <= (v.completedAt ?? Date.now()),
+        ).length;
         const diedWhileRunning = killsWhileRunning > 0;
         const allowed = s.source !== "console" && diedWhileRunning ? ["COMPLETED", "INTERRUPTED"] : ["COMPLETED"];
         const timeline = () =>
@@ -274,15 +298,19 @@ describe("a cluster under faults", () => {
             )
             .join(" ")}, ended ${(v.completedAt ?? 0) - t0}`;
         if (!allowed.includes(v.status)) {
-          const logged = wrong.length < 3 ? fleet.linesAbout(s.executionId).map((line) => `\n    ${line.slice(0, 600)}`) : [];
-          wrong.push(`${s.executionId} (${s.source}, ${s.workflow}): ${v.status} ${v.error ?? ""} ${timeline()}${logged.join("")}`);
+          const logged =
+            wrong.length < 3 ? fleet.linesAbout(s.executionId).map((line) => `\n    ${line.slice(0, 600)}`) : [];
+          wrong.push(
+            `${s.executionId} (${s.source}, ${s.workflow}): ${v.status} ${v.error ?? ""} ${timeline()}${logged.join("")}`,
+          );
         }
         for (const [step, result] of Object.entries(v.steps)) {
           if (!flows.codeSteps.has(step) || result.status !== "COMPLETED") continue;
           const runs = fx.lines(`${s.executionId}/${step}`).length;
           // A step in flight when its executor died runs again only for the sources that replay: once per death.
           const replayed = s.source === "console" ? killsWhileRunning : 0;
-          if (runs > (result.attempts ?? 1) + replayed) dupes.push(`${s.executionId} ${step}: ${runs} runs for ${result.attempts} attempt(s) ${timeline()}`);
+          if (runs > (result.attempts ?? 1) + replayed)
+            dupes.push(`${s.executionId} ${step}: ${runs} runs for ${result.attempts} attempt(s) ${timeline()}`);
         }
       }
       report.duplicates = dupes.length;
@@ -296,8 +324,15 @@ describe("a cluster under faults", () => {
       ).catch(() => client.chainedEndings(flows));
       // The chained runs still open, each as the executions left open above are described.
       const openChained =
-        chained.open === 0 ? [] : await Promise.all((await client.unfinishedIds(flows.chained)).slice(0, 5).map((id) => describeOpen(id, "chained")));
-      const audited = afterRepair.counted !== afterRepair.shown || chained.open > 0 ? await listAudit().catch((e: unknown) => ({ failed: String(e) })) : {};
+        chained.open === 0
+          ? []
+          : await Promise.all(
+              (await client.unfinishedIds(flows.chained)).slice(0, 5).map((id) => describeOpen(id, "chained")),
+            );
+      const audited =
+        afterRepair.counted !== afterRepair.shown || chained.open > 0
+          ? await listAudit().catch((e: unknown) => ({ failed: String(e) }))
+          : {};
       // What the edges logged of each unexpected 5xx: the error behind it.
       const unexpectedLogged = client.unexpected5xx.slice(0, 3).map((u) =>
         fleet

@@ -50,7 +50,9 @@ export class Fleet {
     let p: ServiceProcess;
     for (let attempt = 1; ; attempt++) {
       try {
-        p = await startServiceProcess(ENTRIES[m.role], { ...this.env, LOG_LEVEL: "info" }, READY[m.role], { timeoutMs: 60_000 });
+        p = await startServiceProcess(ENTRIES[m.role], { ...this.env, LOG_LEVEL: "info" }, READY[m.role], {
+          timeoutMs: 60_000,
+        });
         break;
       } catch (err) {
         // The end says why it exited.
@@ -89,7 +91,10 @@ export class Fleet {
 
   /** Every line any process of the fleet logged that holds `text` (killed ones' too). */
   linesAbout(text: string): string[] {
-    const outputs = [...this.pastOutputs.map((o) => o.output), ...this.members.flatMap((m) => (m.process ? [m.process.output()] : []))];
+    const outputs = [
+      ...this.pastOutputs.map((o) => o.output),
+      ...this.members.flatMap((m) => (m.process ? [m.process.output()] : [])),
+    ];
     return outputs.flatMap((o) => o.split("\n").filter((line) => line.includes(text)));
   }
 

@@ -69,10 +69,20 @@ export class LoadClient {
    */
   runLoad(flows: ChaosWorkflows, started: Started[]): () => Promise<void> {
     const kinds: (() => Promise<Started | null>)[] = [
-      () => this.start("open_api", flows.codeMix, () => this.v1("POST", `/api/v1/workflows/${flows.codeMix}/executions`, {})),
-      () => this.start("webhook", flows.waiter, () => this.call("POST", flows.webhookPath, { body: { from: "chaos" } })),
-      () => this.start("console", flows.retrier, () => this.console("POST", `/api/console/workflows/${flows.retrier}/executions`, {})),
-      () => this.start("open_api", flows.approval, () => this.v1("POST", `/api/v1/workflows/${flows.approval}/executions`, {})),
+      () =>
+        this.start("open_api", flows.codeMix, () =>
+          this.v1("POST", `/api/v1/workflows/${flows.codeMix}/executions`, {}),
+        ),
+      () =>
+        this.start("webhook", flows.waiter, () => this.call("POST", flows.webhookPath, { body: { from: "chaos" } })),
+      () =>
+        this.start("console", flows.retrier, () =>
+          this.console("POST", `/api/console/workflows/${flows.retrier}/executions`, {}),
+        ),
+      () =>
+        this.start("open_api", flows.approval, () =>
+          this.v1("POST", `/api/v1/workflows/${flows.approval}/executions`, {}),
+        ),
     ];
     const inFlight = new Set<Promise<void>>();
     let n = 0;
@@ -142,7 +152,10 @@ export class LoadClient {
   async unfinishedIds(workflowId?: string): Promise<string[]> {
     const ids: string[] = [];
     for (const status of ["PENDING", "RUNNING", "AWAITING_APPROVAL"]) {
-      const r = await this.v1("GET", `/api/v1/executions?status=${status}&size=100${workflowId ? `&workflowId=${workflowId}` : ""}`);
+      const r = await this.v1(
+        "GET",
+        `/api/v1/executions?status=${status}&size=100${workflowId ? `&workflowId=${workflowId}` : ""}`,
+      );
       if (r.status === 200) ids.push(...(r.body.items as { id: string }[]).map((e) => e.id));
     }
     return ids;
@@ -156,18 +169,31 @@ export class LoadClient {
   }
 
   /** The chained workflow's executions: one per completed `waiter`, every one ended. */
-  async chainedEndings(flows: ChaosWorkflows): Promise<{ runs: number; completed: number; open: number; waitersCompleted: number }> {
+  async chainedEndings(
+    flows: ChaosWorkflows,
+  ): Promise<{ runs: number; completed: number; open: number; waitersCompleted: number }> {
     const count = async (workflowId: string, status?: string) => {
-      const r = await this.v1("GET", `/api/v1/executions?workflowId=${workflowId}&size=1${status ? `&status=${status}` : ""}`);
+      const r = await this.v1(
+        "GET",
+        `/api/v1/executions?workflowId=${workflowId}&size=1${status ? `&status=${status}` : ""}`,
+      );
       if (r.status !== 200) throw new Error(`executions: ${r.status} ${JSON.stringify(r.body)}`);
       return r.body.total as number;
     };
-    const [runs, completed, waitersCompleted] = await Promise.all([count(flows.chained), count(flows.chained, "COMPLETED"), count(flows.waiter, "COMPLETED")]);
+    const [runs, completed, waitersCompleted] = await Promise.all([
+      count(flows.chained),
+      count(flows.chained, "COMPLETED"),
+      count(flows.waiter, "COMPLETED"),
+    ]);
     const ended = await Promise.all(["FAILED", "CANCELLED", "INTERRUPTED"].map((s) => count(flows.chained, s)));
     return { runs, completed, open: runs - completed - ended.reduce((a, b) => a + b, 0), waitersCompleted };
   }
 
-  private async start(source: Started["source"], workflow: string, send: () => Promise<Answer>): Promise<Started | null> {
+  private async start(
+    source: Started["source"],
+    workflow: string,
+    send: () => Promise<Answer>,
+  ): Promise<Started | null> {
     const at = Date.now();
     const r = await send().catch(() => null);
     return r?.status === 202 ? { executionId: r.body.executionId as string, source, workflow, at } : null;
@@ -178,15 +204,26 @@ export class LoadClient {
   }
 
   private console(method: string, path: string, body?: unknown): Promise<Answer> {
-    return this.call(method, path, { body, headers: { cookie: this.session.cookie, "x-csrf-token": this.session.csrf } });
+    return this.call(method, path, {
+      body,
+      headers: { cookie: this.session.cookie, "x-csrf-token": this.session.csrf },
+    });
   }
 
-  private async call(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> }): Promise<Answer> {
+  private async call(
+    method: string,
+    path: string,
+    opts: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<Answer> {
     return (await this.raw(method, path, opts)).answer;
   }
 
   /** Tries the live edges for up to 20 s: an edge killed mid-request gives no answer at all. */
-  private async raw(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> }): Promise<{ answer: Answer; headers: Headers }> {
+  private async raw(
+    method: string,
+    path: string,
+    opts: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ answer: Answer; headers: Headers }> {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const edges = this.fleet.edges();
@@ -201,11 +238,20 @@ export class LoadClient {
         });
         const text = await res.text();
         this.answers[res.status] = (this.answers[res.status] ?? 0) + 1;
-        if (res.status >= 500 && !(res.status === 503 && this.leaderMoves.some((t) => Date.now() - t < LEADER_MOVE_MS))) {
-          const since = this.leaderMoves.length === 0 ? "no leader move yet" : `${Date.now() - this.leaderMoves.at(-1)!} ms after the last leader move`;
+        if (
+          res.status >= 500 &&
+          !(res.status === 503 && this.leaderMoves.some((t) => Date.now() - t < LEADER_MOVE_MS))
+        ) {
+          const since =
+            this.leaderMoves.length === 0
+              ? "no leader move yet"
+              : `${Date.now() - this.leaderMoves.at(-1)!} ms after the last leader move`;
           this.unexpected5xx.push(`${method} ${path}: ${res.status} (${since}) ${text.slice(0, 300)}`);
         }
-        return { answer: { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }, headers: res.headers };
+        return {
+          answer: { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} },
+          headers: res.headers,
+        };
       } catch (err) {
         // Only a request that may not have arrived is tried again: a POST that timed out may have started something.
         if ((err as Error).name === "TimeoutError" || Date.now() > deadline) throw err;

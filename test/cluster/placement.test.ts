@@ -22,20 +22,32 @@ describe("streams and buckets follow the cluster", () => {
 
   it("WF_REPLICAS=auto keeps three copies on a cluster: streams, record and index buckets, artifacts", async () => {
     const ns = `p${newId().slice(0, 8)}`;
-    const platform = await openPlatform(loadConfig({ NATS_URL: cluster.url, WF_NAMESPACE: ns, LOG_LEVEL: "silent" }), "placement-test");
+    const platform = await openPlatform(
+      loadConfig({ NATS_URL: cluster.url, WF_NAMESPACE: ns, LOG_LEVEL: "silent" }),
+      "placement-test",
+    );
     try {
       expect(platform.placement.replicas).toBe(3);
       await ArtifactFiles.open(platform.nc, ns, platform.placement, platform.store);
       const jsm = await jetstreamManager(nc);
       const names = (await jsm.streams.names().next()).filter((n) => n.includes(ns));
       expect(names).toEqual(
-        expect.arrayContaining([streamNames(ns).cmd, streamNames(ns).evt, `KV_${ns}_executions`, `KV_${ns}_executions_idx`, `OBJ_${ns}_artifacts`]),
+        expect.arrayContaining([
+          streamNames(ns).cmd,
+          streamNames(ns).evt,
+          `KV_${ns}_executions`,
+          `KV_${ns}_executions_idx`,
+          `OBJ_${ns}_artifacts`,
+        ]),
       );
       for (const name of names) {
         const info = await jsm.streams.info(name);
         expect({ name, replicas: info.config.num_replicas }).toEqual({ name, replicas: 3 });
-        // The leader and its followers (a stream just made may not have elected its leader yet: all three are then followers).
-        const copies = new Set([info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter(Boolean));
+        // The leader and its followers (a stream just made may not have elected its leader yet: all three are then
+        // followers).
+        const copies = new Set(
+          [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter(Boolean),
+        );
         expect({ name, copies: copies.size }).toEqual({ name, copies: 3 });
       }
     } finally {
@@ -78,8 +90,12 @@ describe("streams and buckets on a lone server", () => {
       expect(streamPlacement({ WF_REPLICAS: "auto" }, nc).replicas).toBe(1);
       const jsm = await jetstreamManager(nc);
       const ns = `s${newId().slice(0, 8)}`;
-      await expect(ensureStreams(jsm, ns, { eventsMaxAgeMs: 3_600_000, placement: { replicas: 3, tags: [] } })).rejects.toThrow(/WF_REPLICAS/);
-      await expect(openKvBucket(nc, `${ns}_b`, { history: 1 }, { replicas: 3, tags: [] })).rejects.toThrow(/WF_REPLICAS/);
+      await expect(
+        ensureStreams(jsm, ns, { eventsMaxAgeMs: 3_600_000, placement: { replicas: 3, tags: [] } }),
+      ).rejects.toThrow(/WF_REPLICAS/);
+      await expect(openKvBucket(nc, `${ns}_b`, { history: 1 }, { replicas: 3, tags: [] })).rejects.toThrow(
+        /WF_REPLICAS/,
+      );
     } finally {
       await nc.close();
     }

@@ -121,5 +121,13 @@ triggers:
 steps:${bash("follow", [`curl -sS -o /dev/null -X POST --data run "${fx.url}/$id/follow"`, "echo followed"])}
 `);
   const webhookPath = await client.createWebhook(waiter);
-  return { codeMix, waiter, retrier, approval, chained, webhookPath, codeSteps: new Set(["py", "rb", "lua", "sh", "after", "flaky", "propose", "follow"]) };
+  return {
+    codeMix,
+    waiter,
+    retrier,
+    approval,
+    chained,
+    webhookPath,
+    codeSteps: new Set(["py", "rb", "lua", "sh", "after", "flaky", "propose", "follow"]),
+  };
 }

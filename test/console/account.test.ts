@@ -11,7 +11,12 @@ const env = useConsole({ runtime: true });
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 /** A console request through inject: the session's cookie (when given) and, unless `csrf` is false, its token. */
-async function send(session: Session | null, method: Method, url: string, opts: { body?: unknown; csrf?: boolean } = {}) {
+async function send(
+  session: Session | null,
+  method: Method,
+  url: string,
+  opts: { body?: unknown; csrf?: boolean } = {},
+) {
   const headers: Record<string, string> = {};
   if (session) headers.cookie = session.cookie;
   if (session && opts.csrf !== false) headers["x-csrf-token"] = session.csrf;
@@ -19,7 +24,8 @@ async function send(session: Session | null, method: Method, url: string, opts: 
   return { status: r.statusCode, body: (r.body === "" ? {} : r.json()) as Record<string, unknown>, raw: r.body };
 }
 
-const fields = (body: Record<string, unknown>): unknown[] => ((body.details ?? []) as { field: string }[]).map((d) => d.field);
+const fields = (body: Record<string, unknown>): unknown[] =>
+  ((body.details ?? []) as { field: string }[]).map((d) => d.field);
 
 const ROUTES: { method: Method; url: string; body?: unknown }[] = [
   { method: "POST", url: "/api/console/keys", body: { name: "ci", scopes: ["WORKFLOW_READ"] } },
@@ -54,11 +60,19 @@ describe("/api/console/keys", () => {
     const me = await consoleSession(env());
     await storeWorkflow(env(), me.user.id, SIMPLE_YAML);
     const before = Date.now();
-    const created = await send(me, "POST", "/api/console/keys", { body: { name: "ci", scopes: ["WORKFLOW_READ", "WORKFLOW_READ"], expiresInDays: 30 } });
+    const created = await send(me, "POST", "/api/console/keys", {
+      body: { name: "ci", scopes: ["WORKFLOW_READ", "WORKFLOW_READ"], expiresInDays: 30 },
+    });
     expect(created.status).toBe(201);
     const key = created.body.key as string;
     expect(key).toMatch(new RegExp(`^wfk_${created.body.id as string}_[0-9a-f]{64}$`));
-    expect(created.body).toMatchObject({ name: "ci", scopes: ["WORKFLOW_READ"], revoked: false, revokedAt: null, lastUsedAt: null });
+    expect(created.body).toMatchObject({
+      name: "ci",
+      scopes: ["WORKFLOW_READ"],
+      revoked: false,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
     expect(created.body.expiresAt as number).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
 
     const v1 = await call(env(), "GET", "/api/v1/workflows", { key });
@@ -87,7 +101,9 @@ describe("/api/console/keys", () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: created.body.id, revoked: true, revokedAt: expect.any(Number) });
     expect((await call(env(), "GET", "/api/v1/workflows", { key })).statusCode).toBe(401);
-    expect((await send(me, "GET", "/api/console/keys")).body.items).toEqual([expect.objectContaining({ id: created.body.id, revoked: true })]);
+    expect((await send(me, "GET", "/api/console/keys")).body.items).toEqual([
+      expect.objectContaining({ id: created.body.id, revoked: true }),
+    ]);
   });
 
   it("answers 400 naming the field for bad bodies", async () => {
@@ -110,7 +126,9 @@ describe("/api/console/keys", () => {
   it("does not show or revoke another user's key (404), nor list it", async () => {
     const me = await consoleSession(env());
     const other = await consoleSession(env());
-    const theirs = await send(other, "POST", "/api/console/keys", { body: { name: "theirs", scopes: ["WORKFLOW_READ"] } });
+    const theirs = await send(other, "POST", "/api/console/keys", {
+      body: { name: "theirs", scopes: ["WORKFLOW_READ"] },
+    });
     expect(theirs.status).toBe(201);
     const r = await send(me, "DELETE", `/api/console/keys/${theirs.body.id as string}`);
     expect([r.status, r.body.code]).toEqual([404, "NOT_FOUND"]);
@@ -138,7 +156,9 @@ describe("/api/console/secrets", () => {
 
     const listed = await send(me, "GET", "/api/console/secrets");
     expect(listed.status).toBe(200);
-    expect(listed.body.items).toEqual([{ name: "OPENAI_KEY", createdAt: put.body.createdAt, updatedAt: expect.any(Number) }]);
+    expect(listed.body.items).toEqual([
+      { name: "OPENAI_KEY", createdAt: put.body.createdAt, updatedAt: expect.any(Number) },
+    ]);
     expect(listed.raw).not.toContain("another-value");
     expect(listed.raw).not.toContain("sealed");
 
@@ -180,15 +200,21 @@ describe("POST /api/console/password", () => {
     const elsewhere = await login(me.user.email, "correct horse battery");
     expect(elsewhere.status).toBe(200);
 
-    const wrong = await send(me, "POST", "/api/console/password", { body: { current: "not it", next: "new password 1" } });
+    const wrong = await send(me, "POST", "/api/console/password", {
+      body: { current: "not it", next: "new password 1" },
+    });
     expect([wrong.status, wrong.body.code]).toEqual([403, "PASSWORD_INCORRECT"]);
     expect(wrong.body.error).toMatch(/current/);
 
-    const short = await send(me, "POST", "/api/console/password", { body: { current: "correct horse battery", next: "short" } });
+    const short = await send(me, "POST", "/api/console/password", {
+      body: { current: "correct horse battery", next: "short" },
+    });
     expect([short.status, short.body.code]).toEqual([400, "VALIDATION_FAILED"]);
     expect(fields(short.body)).toEqual(["next"]);
 
-    const changed = await send(me, "POST", "/api/console/password", { body: { current: "correct horse battery", next: "new password 1" } });
+    const changed = await send(me, "POST", "/api/console/password", {
+      body: { current: "correct horse battery", next: "new password 1" },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toEqual({ otherSessionsEnded: 1 });
 
@@ -228,14 +254,43 @@ describe("GET /api/console/usage", () => {
         usage,
       });
     const store = env().platform.store.executions;
-    await store.create(execution(me.user.id, "COMPLETED", now - 1000, { promptTokens: 100, completionTokens: 50, totalTokens: 150, costUsd: 0.25 }));
-    await store.create(execution(me.user.id, "FAILED", now - 500, { promptTokens: 10, completionTokens: 5, totalTokens: 15, costUsd: 0.5 }));
+    await store.create(
+      execution(me.user.id, "COMPLETED", now - 1000, {
+        promptTokens: 100,
+        completionTokens: 50,
+        totalTokens: 150,
+        costUsd: 0.25,
+      }),
+    );
+    await store.create(
+      execution(me.user.id, "FAILED", now - 500, {
+        promptTokens: 10,
+        completionTokens: 5,
+        totalTokens: 15,
+        costUsd: 0.5,
+      }),
+    );
     // Outside a 1-day window, and another user's: neither counts.
-    await store.create(execution(me.user.id, "COMPLETED", now - 3 * 86_400_000, { promptTokens: 1, completionTokens: 1, totalTokens: 2, costUsd: 9 }));
-    await store.create(execution(other.user.id, "COMPLETED", now - 100, { promptTokens: 1, completionTokens: 1, totalTokens: 2, costUsd: 7 }));
+    await store.create(
+      execution(me.user.id, "COMPLETED", now - 3 * 86_400_000, {
+        promptTokens: 1,
+        completionTokens: 1,
+        totalTokens: 2,
+        costUsd: 9,
+      }),
+    );
+    await store.create(
+      execution(other.user.id, "COMPLETED", now - 100, {
+        promptTokens: 1,
+        completionTokens: 1,
+        totalTokens: 2,
+        costUsd: 7,
+      }),
+    );
 
     const created = await send(me, "POST", "/api/console/keys", { body: { name: "ci", scopes: ["WORKFLOW_READ"] } });
-    for (let i = 0; i < 3; i++) expect((await call(env(), "GET", "/api/v1/workflows", { key: created.body.key as string })).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await call(env(), "GET", "/api/v1/workflows", { key: created.body.key as string })).statusCode).toBe(200);
 
     const r = await send(me, "GET", "/api/console/usage?days=1");
     expect(r.status).toBe(200);
@@ -248,12 +303,27 @@ describe("GET /api/console/usage", () => {
       plan: "pro",
     });
     expect(r.body.byWorkflow).toEqual([
-      { workflowId: wf.id, workflowName: wf.name, executions: 2, promptTokens: 110, completionTokens: 55, totalTokens: 165, costUsd: 0.75 },
+      {
+        workflowId: wf.id,
+        workflowName: wf.name,
+        executions: 2,
+        promptTokens: 110,
+        completionTokens: 55,
+        totalTokens: 165,
+        costUsd: 0.75,
+      },
     ]);
     const days = r.body.byDay as { date: string; executions: number; costUsd: number }[];
     expect(days.reduce((n, d) => n + d.executions, 0)).toBe(2);
     expect(days.reduce((n, d) => n + d.costUsd, 0)).toBeCloseTo(0.75);
-    expect(r.body.keys).toEqual([{ id: created.body.id, name: "ci", minute: { count: expect.any(Number), limit: 300 }, day: { count: 3, limit: 50_000 } }]);
+    expect(r.body.keys).toEqual([
+      {
+        id: created.body.id,
+        name: "ci",
+        minute: { count: expect.any(Number), limit: 300 },
+        day: { count: 3, limit: 50_000 },
+      },
+    ]);
 
     const wide = await send(me, "GET", "/api/console/usage");
     expect(wide.body).toMatchObject({ days: 30, executionsRead: 3, total: { costUsd: 9.75 } });

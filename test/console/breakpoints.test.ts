@@ -20,7 +20,15 @@ afterAll(() => openai.close());
 const env = useConsole({
   env: {
     WF_LLM_PROVIDERS: JSON.stringify([
-      { name: "test-openai", protocol: "openai", baseUrl: openai.baseUrl, models: ["oa-*"], apiKey: OPENAI_KEY, retryBaseMs: 1, maxRetries: 2 },
+      {
+        name: "test-openai",
+        protocol: "openai",
+        baseUrl: openai.baseUrl,
+        models: ["oa-*"],
+        apiKey: OPENAI_KEY,
+        retryBaseMs: 1,
+        maxRetries: 2,
+      },
     ]),
     WF_LLM_PRICES: JSON.stringify(PRICES),
     // The MCP server (127.0.0.1) and the side-effect servers (127.0.0.2).
@@ -33,7 +41,10 @@ type View = Record<string, unknown> & {
   error: string | null;
   pause: Pause | null;
   edits: Record<string, unknown>[];
-  steps: Record<string, { status: string; output: unknown; error: string | null; attempts: number; edits: Record<string, unknown>[] }>;
+  steps: Record<
+    string,
+    { status: string; output: unknown; error: string | null; attempts: number; edits: Record<string, unknown>[] }
+  >;
 };
 interface Pause {
   id: string;
@@ -61,7 +72,9 @@ async function debugging(yaml: string) {
     wf,
     view,
     async start(breakpoints: Record<string, unknown>[], inputs: Record<string, unknown> = {}): Promise<string> {
-      const r = await consoleCall(env(), me, "POST", `/api/console/workflows/${wf.id}/executions`, { body: { inputs, debug: { breakpoints } } });
+      const r = await consoleCall(env(), me, "POST", `/api/console/workflows/${wf.id}/executions`, {
+        body: { inputs, debug: { breakpoints } },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(202);
       return r.body.executionId as string;
     },
@@ -91,7 +104,10 @@ async function debugging(yaml: string) {
     /** A command that must win its pause (202). */
     async send(id: string, name: string, body: Record<string, unknown> & { pauseId: string }): Promise<void> {
       const r = await consoleCall(env(), me, "POST", `/api/console/executions/${id}/debug/${name}`, { body });
-      expect([r.status, r.body], `${name}: ${JSON.stringify(r.body)}`).toEqual([202, { executionId: id, command: name, pauseId: body.pauseId }]);
+      expect([r.status, r.body], `${name}: ${JSON.stringify(r.body)}`).toEqual([
+        202,
+        { executionId: id, command: name, pauseId: body.pauseId },
+      ]);
     },
     /** After a `set`: until the executor has recorded `count` edits (the pause stays). */
     async edited(id: string, count: number): Promise<View> {
@@ -171,7 +187,15 @@ steps:
     expect(fx.lines(`${key}-poke`)).toEqual([]);
     expect(fx.lines(`${key}-after`)).toEqual(["after"]);
     expect(done.edits).toEqual([
-      { pauseId: pause.id, stepPath: "poke", by: d.me.user.id, at: expect.any(Number), field: "output", before: null, after: { stubbed: true } },
+      {
+        pauseId: pause.id,
+        stepPath: "poke",
+        by: d.me.user.id,
+        at: expect.any(Number),
+        field: "output",
+        before: null,
+        after: { stubbed: true },
+      },
     ]);
     // The step's result shows the edit too.
     expect(done.steps.poke!.edits).toEqual(done.edits);
@@ -202,7 +226,9 @@ steps:
     await d.send(id, "set", { pauseId: pause.id, input });
     const edited = await d.edited(id, 1);
     expect(edited.status).toBe("PAUSED");
-    expect(edited.edits).toEqual([expect.objectContaining({ pauseId: pause.id, field: "input", by: d.me.user.id, after: input })]);
+    expect(edited.edits).toEqual([
+      expect.objectContaining({ pauseId: pause.id, field: "input", by: d.me.user.id, after: input }),
+    ]);
     await d.send(id, "continue", { pauseId: pause.id });
     const done = await d.ended(id);
     expect(done.status, done.error ?? "").toBe("COMPLETED");
@@ -248,7 +274,15 @@ steps:
     expect(done.steps.a!.output).toEqual({ n: 41 });
     expect(done.steps.b).toMatchObject({ status: "COMPLETED", output: 42 });
     expect(done.edits).toEqual([
-      { pauseId: pause.id, stepPath: "a", by: d.me.user.id, at: expect.any(Number), field: "output", before: { n: 1, tag: "from a" }, after: { n: 41 } },
+      {
+        pauseId: pause.id,
+        stepPath: "a",
+        by: d.me.user.id,
+        at: expect.any(Number),
+        field: "output",
+        before: { n: 1, tag: "from a" },
+        after: { n: 41 },
+      },
     ]);
   });
 });
@@ -284,7 +318,9 @@ steps:
 
     await d.send(id, "set", { pauseId: pause.id, vars: { fixed: true } });
     const edited = await d.edited(id, 1);
-    expect(edited.edits).toEqual([expect.objectContaining({ field: "vars", by: d.me.user.id, before: { fixed: false }, after: { fixed: true } })]);
+    expect(edited.edits).toEqual([
+      expect.objectContaining({ field: "vars", by: d.me.user.id, before: { fixed: false }, after: { fixed: true } }),
+    ]);
     await d.send(id, "retry", { pauseId: pause.id });
     const done = await d.ended(id);
     expect(done.status, done.error ?? "").toBe("COMPLETED");
@@ -320,7 +356,11 @@ steps:
 
     await d.send(id, "abort", { pauseId: second.pause.id });
     const done = await d.ended(id);
-    expect(done).toMatchObject({ status: "CANCELLED", error: `execution aborted in the debugger by ${d.me.user.id}`, pause: null });
+    expect(done).toMatchObject({
+      status: "CANCELLED",
+      error: `execution aborted in the debugger by ${d.me.user.id}`,
+      pause: null,
+    });
     expect(Object.keys(done.steps).sort()).toEqual(["a", "b", "c"]);
   });
 });
@@ -348,7 +388,13 @@ steps:
 
     await d.send(id, "step", { pauseId: pause.id });
     const next = await d.paused(id, pause.id);
-    expect(next.pause).toMatchObject({ breakpointId: "step", type: "before_step", stepPath: "c", phase: "before", context: { input: 51 } });
+    expect(next.pause).toMatchObject({
+      breakpointId: "step",
+      type: "before_step",
+      stepPath: "c",
+      phase: "before",
+      context: { input: 51 },
+    });
     expect(next.view.steps.c).toBeUndefined();
     await d.send(id, "step", { pauseId: next.pause.id });
     const third = await d.paused(id, next.pause.id);
@@ -387,7 +433,12 @@ steps:
 
     await d.send(id, "step_into", { pauseId: before.pause.id });
     const inside = await d.paused(id, before.pause.id);
-    expect(inside.pause).toMatchObject({ breakpointId: "step", stepPath: "each[0].double", phase: "before", context: { item: { id: 10 } } });
+    expect(inside.pause).toMatchObject({
+      breakpointId: "step",
+      stepPath: "each[0].double",
+      phase: "before",
+      context: { item: { id: 10 } },
+    });
     expect(inside.view.steps["each[0].double"]).toBeUndefined();
 
     await d.send(id, "continue", { pauseId: inside.pause.id });
@@ -429,7 +480,13 @@ steps:
 `);
     const id = await d.start([{ type: "on_retry", step: "flaky" }]);
     const { pause, view } = await d.paused(id);
-    expect(pause).toMatchObject({ type: "on_retry", stepPath: "flaky", phase: "retry", occurrence: 2, context: { attempt: 2 } });
+    expect(pause).toMatchObject({
+      type: "on_retry",
+      stepPath: "flaky",
+      phase: "retry",
+      occurrence: 2,
+      context: { attempt: 2 },
+    });
     expect(pause.context.error).toEqual(expect.stringContaining("try 1 failed"));
     expect(view.steps.flaky).toMatchObject({ attempts: 1 });
     // Paused before the second attempt: it has not run.
@@ -475,7 +532,14 @@ steps:
       await d.send(id, "set", { pauseId: pause.id, arguments: { id: 8 } });
       const edited = await d.edited(id, 1);
       expect(edited.edits).toEqual([
-        expect.objectContaining({ pauseId: pause.id, stepPath: "triage", field: "arguments", by: d.me.user.id, before: { id: 7 }, after: { id: 8 } }),
+        expect.objectContaining({
+          pauseId: pause.id,
+          stepPath: "triage",
+          field: "arguments",
+          by: d.me.user.id,
+          before: { id: 7 },
+          after: { id: 8 },
+        }),
       ]);
       await d.send(id, "continue", { pauseId: pause.id });
       const done = await d.ended(id);
@@ -485,7 +549,9 @@ steps:
       // The model was not asked again for the call it had made; it was given the edited call's result.
       const requests = openai.requests(m);
       expect(requests).toHaveLength(2);
-      const toolMessages = (requests[1]!.body.messages as { role: string; content?: string }[]).filter((x) => x.role === "tool");
+      const toolMessages = (requests[1]!.body.messages as { role: string; content?: string }[]).filter(
+        (x) => x.role === "tool",
+      );
       expect(toolMessages).toEqual([{ role: "tool", tool_call_id: "call_0", content: '{"id":8,"priority":"low"}' }]);
     } finally {
       await crm.close();
@@ -496,7 +562,11 @@ steps:
 describe("usage", () => {
   it("pauses before the LLM call once the execution's totals reach the threshold, with the usage so far and the call's messages", async () => {
     const m = model();
-    openai.script(m, { text: "first", usage: { prompt: 11, completion: 7 } }, { text: "second", usage: { prompt: 13, completion: 3 } });
+    openai.script(
+      m,
+      { text: "first", usage: { prompt: 11, completion: 7 } },
+      { text: "second", usage: { prompt: 13, completion: 3 } },
+    );
     const d = await debugging(`
 name: usage-threshold
 steps:
@@ -511,7 +581,12 @@ steps:
       phase: "llm_call",
       occurrence: 1,
       context: {
-        usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18, costUsd: expect.closeTo(priced("oa", { prompt: 11, completion: 7 }), 12) },
+        usage: {
+          promptTokens: 11,
+          completionTokens: 7,
+          totalTokens: 18,
+          costUsd: expect.closeTo(priced("oa", { prompt: 11, completion: 7 }), 12),
+        },
         input: { model: m, system: "answer in one word", messages: [{ role: "user", text: "then first" }] },
       },
     });
@@ -545,8 +620,14 @@ steps:
     const first = await d.paused(id);
     expect(first.pause.stepPath).toBe("a");
 
-    expect(statusAndCode(await consoleCall(env(), stranger, "GET", `/api/console/executions/${id}`))).toEqual([404, "NOT_FOUND"]);
-    expect(statusAndCode(await d.command(id, "continue", { pauseId: first.pause.id }, stranger))).toEqual([404, "NOT_FOUND"]);
+    expect(statusAndCode(await consoleCall(env(), stranger, "GET", `/api/console/executions/${id}`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
+    expect(statusAndCode(await d.command(id, "continue", { pauseId: first.pause.id }, stranger))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
     expect(statusAndCode(await d.command(id, "abort", {}, stranger))).toEqual([404, "NOT_FOUND"]);
     // The stranger's commands changed nothing: the same pause waits.
     expect((await d.view(id)).pause?.id).toBe(first.pause.id);

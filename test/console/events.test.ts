@@ -42,7 +42,10 @@ interface Stored {
 async function storedEvents(e: ConsoleEnv, executionId: string): Promise<Stored[]> {
   const out: Stored[] = [];
   for (let seq = 1; ;) {
-    const m = await e.platform.jsm.streams.getMessage(streamNames(e.ns).evt, { seq, next_by_subj: subjects(e.ns).eventFilter({ executionId }) } as {
+    const m = await e.platform.jsm.streams.getMessage(streamNames(e.ns).evt, {
+      seq,
+      next_by_subj: subjects(e.ns).eventFilter({ executionId }),
+    } as {
       seq: number;
     });
     if (m === null) return out;
@@ -66,7 +69,9 @@ async function readToEnd(stream: EventStream, timeoutMs = 20_000): Promise<SseMe
 /** The consumers on the EVT stream that follow this execution. */
 async function consumersOf(e: ConsoleEnv, executionId: string): Promise<number> {
   const infos = await e.platform.jsm.consumers.list(streamNames(e.ns).evt).next();
-  return infos.filter((c) => [c.config.filter_subject, ...(c.config.filter_subjects ?? [])].some((s) => s?.includes(executionId))).length;
+  return infos.filter((c) =>
+    [c.config.filter_subject, ...(c.config.filter_subjects ?? [])].some((s) => s?.includes(executionId)),
+  ).length;
 }
 
 async function startPaced(me: Session): Promise<string> {
@@ -82,9 +87,13 @@ describe("GET /api/console/executions/{id}/events", () => {
   it("sends the history, then live events, in stream order, each with its sequence as id, and ends after the terminal event", async () => {
     const me = await consoleSession(env());
     const id = await startPaced(me);
-    await waitFor(async () => (await env().platform.store.executions.get(id))?.value.steps.first?.status === "COMPLETED" || undefined, {
-      what: "step first to complete",
-    });
+    await waitFor(
+      async () =>
+        (await env().platform.store.executions.get(id))?.value.steps.first?.status === "COMPLETED" || undefined,
+      {
+        what: "step first to complete",
+      },
+    );
     const history = await storedEvents(env(), id);
     const stream = await openEvents(env(), me, id);
     expect(stream.status).toBe(200);
@@ -99,9 +108,17 @@ describe("GET /api/console/executions/{id}/events", () => {
     expect(received.filter((m) => Number(m.id) <= lastOfHistory).length).toBeGreaterThanOrEqual(3);
     expect(received.filter((m) => Number(m.id) > lastOfHistory).map((m) => m.event)).toContain("step_completed");
     for (const m of received) {
-      expect(JSON.parse(m.data!)).toMatchObject({ type: m.event, executionId: id, ownerId: me.user.id, at: expect.any(Number), id: expect.any(String) });
+      expect(JSON.parse(m.data!)).toMatchObject({
+        type: m.event,
+        executionId: id,
+        ownerId: me.user.id,
+        at: expect.any(Number),
+        id: expect.any(String),
+      });
     }
-    await waitFor(async () => (await consumersOf(env(), id)) === 0 || undefined, { what: "the stream's consumer to be deleted" });
+    await waitFor(async () => (await consumersOf(env(), id)) === 0 || undefined, {
+      what: "the stream's consumer to be deleted",
+    });
   });
 
   it("a client that leaves mid-run and comes back with Last-Event-ID gets exactly the events after it: no gap, no repeat", async () => {
@@ -115,7 +132,9 @@ describe("GET /api/console/executions/{id}/events", () => {
     }
     first.close();
     // The consumer goes with the client.
-    await waitFor(async () => (await consumersOf(env(), id)) === 0 || undefined, { what: "the left stream's consumer to be deleted" });
+    await waitFor(async () => (await consumersOf(env(), id)) === 0 || undefined, {
+      what: "the left stream's consumer to be deleted",
+    });
 
     const lastId = before.at(-1)!.id!;
     const again = await openEvents(env(), me, id, { lastEventId: lastId });
@@ -131,7 +150,10 @@ describe("GET /api/console/executions/{id}/events", () => {
     const wf = await storeWorkflow(env(), me.user.id, PACED_YAML.replace("seconds: 2", "seconds: 0"));
     const started = await consoleCall(env(), me, "POST", `/api/console/workflows/${wf.id}/executions`, { body: {} });
     const id = started.body.executionId as string;
-    await waitFor(async () => (await env().platform.store.executions.get(id))?.value.status === "COMPLETED" || undefined, { what: "the run to end" });
+    await waitFor(
+      async () => (await env().platform.store.executions.get(id))?.value.status === "COMPLETED" || undefined,
+      { what: "the run to end" },
+    );
     const all = await waitFor(
       async () => {
         const events = await storedEvents(env(), id);
@@ -144,9 +166,15 @@ describe("GET /api/console/executions/{id}/events", () => {
     const middle = all[Math.floor(all.length / 2)]!.seq;
     const rest = all.filter((e) => e.seq > middle);
     expect(asStored(await readToEnd(await openEvents(env(), me, id, { lastEventId: String(middle) })))).toEqual(rest);
-    expect(asStored(await readToEnd(await openEvents(env(), me, id, { query: `?lastEventId=${middle}` })))).toEqual(rest);
+    expect(asStored(await readToEnd(await openEvents(env(), me, id, { query: `?lastEventId=${middle}` })))).toEqual(
+      rest,
+    );
     // The header is what EventSource sends on a reconnect: it wins over the query the page was opened with.
-    expect(asStored(await readToEnd(await openEvents(env(), me, id, { query: "?lastEventId=1", lastEventId: String(middle) })))).toEqual(rest);
+    expect(
+      asStored(
+        await readToEnd(await openEvents(env(), me, id, { query: "?lastEventId=1", lastEventId: String(middle) })),
+      ),
+    ).toEqual(rest);
 
     const ended = await openEvents(env(), me, id, { lastEventId: String(all.at(-1)!.seq) });
     expect(ended.status).toBe(204);
@@ -156,13 +184,18 @@ describe("GET /api/console/executions/{id}/events", () => {
   it("needs the session (no CSRF for a GET), shows only visible executions, and refuses ids it never sent", async () => {
     const [me, stranger] = await Promise.all([consoleSession(env()), consoleSession(env())]);
     const id = await startPaced(me);
-    const events = (session: Session | null, executionId: string) => consoleCall(env(), session, "GET", `/api/console/executions/${executionId}/events`);
+    const events = (session: Session | null, executionId: string) =>
+      consoleCall(env(), session, "GET", `/api/console/executions/${executionId}/events`);
     expect(statusAndCode(await events(null, id))).toEqual([401, "SESSION_REQUIRED"]);
     expect(statusAndCode(await events(stranger, id))).toEqual([404, "NOT_FOUND"]);
     expect(statusAndCode(await events(me, "no-such-execution"))).toEqual([404, "NOT_FOUND"]);
-    const badHeader = await consoleCall(env(), me, "GET", `/api/console/executions/${id}/events`, { headers: { "last-event-id": "abc" } });
+    const badHeader = await consoleCall(env(), me, "GET", `/api/console/executions/${id}/events`, {
+      headers: { "last-event-id": "abc" },
+    });
     expect(statusAndCode(badHeader)).toEqual([400, "VALIDATION_FAILED"]);
-    expect(badHeader.body.details).toEqual([{ in: "query", field: "lastEventId", message: expect.stringContaining("Last-Event-ID header") }]);
+    expect(badHeader.body.details).toEqual([
+      { in: "query", field: "lastEventId", message: expect.stringContaining("Last-Event-ID header") },
+    ]);
     const badQuery = await consoleCall(env(), me, "GET", `/api/console/executions/${id}/events?lastEventId=0`);
     expect(badQuery.body.details).toEqual([{ in: "query", field: "lastEventId", message: expect.any(String) }]);
     const unknown = await consoleCall(env(), me, "GET", `/api/console/executions/${id}/events?since=1`);
@@ -194,7 +227,9 @@ describe("GET /api/console/executions/{id}/events", () => {
     if (address === null || typeof address === "string") throw new Error("no port");
     const stream = await openEvents({ ...env(), base: `http://127.0.0.1:${address.port}` }, me, quiet.id);
     expect(stream.status).toBe(200);
-    await waitFor(async () => (await consumersOf(env(), quiet.id)) === 1 || undefined, { what: "the stream's consumer" });
+    await waitFor(async () => (await consumersOf(env(), quiet.id)) === 1 || undefined, {
+      what: "the stream's consumer",
+    });
     const closing = Date.now();
     await other.close();
     expect(Date.now() - closing).toBeLessThan(5_000);

@@ -24,8 +24,16 @@ steps:
     output: done
 `;
 
-const start = (session: Parameters<typeof consoleCall>[1], workflowId: string, body: unknown = {}, csrf?: boolean | string) =>
-  consoleCall(env(), session, "POST", `/api/console/workflows/${workflowId}/executions`, { body, ...(csrf === undefined ? {} : { csrf }) });
+const start = (
+  session: Parameters<typeof consoleCall>[1],
+  workflowId: string,
+  body: unknown = {},
+  csrf?: boolean | string,
+) =>
+  consoleCall(env(), session, "POST", `/api/console/workflows/${workflowId}/executions`, {
+    body,
+    ...(csrf === undefined ? {} : { csrf }),
+  });
 
 describe("POST /api/console/workflows/{id}/executions", () => {
   it("runs a stored workflow for a free account (triggerSource console); GET shows it until COMPLETED, with its steps and definition", async () => {
@@ -34,7 +42,12 @@ describe("POST /api/console/workflows/{id}/executions", () => {
     const before = Date.now();
     const started = await start(me, wf.id, { inputs: { who: "Ada" } });
     expect(started.status).toBe(202);
-    expect(started.body).toEqual({ executionId: expect.any(String), status: "PENDING", workflowId: wf.id, startedAt: expect.any(Number) });
+    expect(started.body).toEqual({
+      executionId: expect.any(String),
+      status: "PENDING",
+      workflowId: wf.id,
+      startedAt: expect.any(Number),
+    });
     expect(started.body.startedAt).toBeGreaterThanOrEqual(before);
     const id = started.body.executionId as string;
     const done = await waitFor(
@@ -60,7 +73,8 @@ describe("POST /api/console/workflows/{id}/executions", () => {
       savedUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
       usage: { totalTokens: 0, costUsd: 0 },
       definition: { name: "simple", steps: [expect.objectContaining({ name: "greet", type: "transform" })] },
-      // What the page shows of the run as a whole: the version that ran, what it was given (defaults applied), what it made.
+      // What the page shows of the run as a whole: the version that ran, what it was given (defaults applied), what it
+      // made.
       workflowVersion: 1,
       variables: { who: "Ada", n: 1 },
       output: { text: "hello Ada", n: 1 },
@@ -135,9 +149,14 @@ describe("POST /api/console/workflows/{id}/executions", () => {
       "body debug.breakpoints[4].step",
     ]);
 
-    const shape = await start(me, wf.id, { debug: { breakpoints: [{ type: "sometimes", step: "sum" }], idleTimeout: 0 }, enableMonitoring: "yes" });
+    const shape = await start(me, wf.id, {
+      debug: { breakpoints: [{ type: "sometimes", step: "sum" }], idleTimeout: 0 },
+      enableMonitoring: "yes",
+    });
     expect(statusAndCode(shape)).toEqual([400, "VALIDATION_FAILED"]);
-    expect(fields(shape)).toEqual(expect.arrayContaining(["body debug.breakpoints[0].type", "body debug.idleTimeout", "body enableMonitoring"]));
+    expect(fields(shape)).toEqual(
+      expect.arrayContaining(["body debug.breakpoints[0].type", "body debug.idleTimeout", "body enableMonitoring"]),
+    );
 
     const { total } = await env().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 10 });
     expect(total).toBe(0);
@@ -150,7 +169,9 @@ describe("POST /api/console/workflows/{id}/executions", () => {
       consoleSession(env(), "free"),
       consoleSession(env(), "free"),
     ]);
-    const wf = await storeWorkflow(env(), owner.user.id, SIMPLE_YAML, { sharedWith: { [editor.user.id]: "editor", [viewer.user.id]: "viewer" } });
+    const wf = await storeWorkflow(env(), owner.user.id, SIMPLE_YAML, {
+      sharedWith: { [editor.user.id]: "editor", [viewer.user.id]: "viewer" },
+    });
     expect((await start(owner, wf.id)).status).toBe(202);
     const byEditor = await start(editor, wf.id);
     expect(byEditor.status).toBe(202);
@@ -159,15 +180,22 @@ describe("POST /api/console/workflows/{id}/executions", () => {
     expect(statusAndCode(await start(stranger, "no-such-workflow"))).toEqual([404, "NOT_FOUND"]);
 
     const path = `/api/console/executions/${byEditor.body.executionId as string}`;
-    for (const reader of [owner, editor, viewer]) expect((await consoleCall(env(), reader, "GET", path)).status).toBe(200);
+    for (const reader of [owner, editor, viewer])
+      expect((await consoleCall(env(), reader, "GET", path)).status).toBe(200);
     expect(statusAndCode(await consoleCall(env(), stranger, "GET", path))).toEqual([404, "NOT_FOUND"]);
-    expect(statusAndCode(await consoleCall(env(), owner, "GET", "/api/console/executions/no-such-execution"))).toEqual([404, "NOT_FOUND"]);
+    expect(statusAndCode(await consoleCall(env(), owner, "GET", "/api/console/executions/no-such-execution"))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
   });
 
   it("the session and CSRF checks: no session 401, an API key is no session, no or a wrong X-CSRF-Token 403 CSRF_FAILED", async () => {
     const me = await consoleSession(env(), "free");
     const wf = await storeWorkflow(env(), me.user.id, SIMPLE_YAML);
-    const { key } = await createApiKey(env().platform.store, { ownerId: me.user.id, scopes: ["WORKFLOW_EXECUTE", "EXECUTION_READ"] });
+    const { key } = await createApiKey(env().platform.store, {
+      ownerId: me.user.id,
+      scopes: ["WORKFLOW_EXECUTE", "EXECUTION_READ"],
+    });
     expect(statusAndCode(await start(null, wf.id))).toEqual([401, "SESSION_REQUIRED"]);
     const withKey = await consoleCall(env(), null, "POST", `/api/console/workflows/${wf.id}/executions`, {
       body: {},
@@ -176,8 +204,14 @@ describe("POST /api/console/workflows/{id}/executions", () => {
     expect(statusAndCode(withKey)).toEqual([401, "SESSION_REQUIRED"]);
     expect(statusAndCode(await start(me, wf.id, {}, false))).toEqual([403, "CSRF_FAILED"]);
     expect(statusAndCode(await start(me, wf.id, {}, "forged"))).toEqual([403, "CSRF_FAILED"]);
-    expect(statusAndCode(await consoleCall(env(), null, "GET", "/api/console/executions/x"))).toEqual([401, "SESSION_REQUIRED"]);
-    expect(statusAndCode(await start(me, wf.id, { inputs: { who: "x".repeat(1024 * 1024) } }))).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect(statusAndCode(await consoleCall(env(), null, "GET", "/api/console/executions/x"))).toEqual([
+      401,
+      "SESSION_REQUIRED",
+    ]);
+    expect(statusAndCode(await start(me, wf.id, { inputs: { who: "x".repeat(1024 * 1024) } }))).toEqual([
+      413,
+      "PAYLOAD_TOO_LARGE",
+    ]);
     const { total } = await env().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 10 });
     expect(total).toBe(0);
   });
@@ -197,7 +231,15 @@ describe("GET /api/console/executions/{id}", () => {
       pausedAt: now,
       context: { vars: { who: "world", n: 1 }, outputs: {}, input: { text: "hello world" } },
     };
-    const edit = { pauseId: "pause-0", stepPath: "greet", by: me.user.id, at: now, field: "vars", before: { n: 1 }, after: { n: 2 } };
+    const edit = {
+      pauseId: "pause-0",
+      stepPath: "greet",
+      by: me.user.id,
+      at: now,
+      field: "vars",
+      before: { n: 1 },
+      after: { n: 2 },
+    };
     // Written as the debugger leaves a paused run: no command is queued, so no executor touches it.
     const snapshot = ExecutionSnapshot.parse({
       id: newId(),
@@ -213,7 +255,12 @@ describe("GET /api/console/executions/{id}", () => {
       vars: { who: "world", n: 1 },
       definition: wf.definition,
       steps: { greet: { name: "greet", type: "transform", status: "PENDING" } },
-      debug: { breakpoints: [{ id: "bp1", type: "before_step", step: "greet" }], idleTimeout: 3600, pause, edits: [edit] },
+      debug: {
+        breakpoints: [{ id: "bp1", type: "before_step", step: "greet" }],
+        idleTimeout: 3600,
+        pause,
+        edits: [edit],
+      },
     });
     await env().platform.store.executions.create(snapshot);
 
@@ -226,10 +273,14 @@ describe("GET /api/console/executions/{id}", () => {
       edits: [edit],
       breakpoints: [{ id: "bp1", type: "before_step", step: "greet", enabled: true }],
     });
-    expect(r.body.steps).toEqual({ greet: expect.objectContaining({ status: "PENDING", output: null, reused: false, artifacts: [] }) });
+    expect(r.body.steps).toEqual({
+      greet: expect.objectContaining({ status: "PENDING", output: null, reused: false, artifacts: [] }),
+    });
 
     const { key } = await createApiKey(env().platform.store, { ownerId: me.user.id, scopes: ["EXECUTION_READ"] });
-    const v1 = await fetch(`${env().base}/api/v1/executions/${snapshot.id}`, { headers: { authorization: `Bearer ${key}` } });
+    const v1 = await fetch(`${env().base}/api/v1/executions/${snapshot.id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(((await v1.json()) as { status: string }).status).toBe("RUNNING");
   });
 });
@@ -259,8 +310,17 @@ steps:
       },
       { timeoutMs: 20_000, what: `execution ${id} to pause` },
     );
-  const command = (session: Parameters<typeof consoleCall>[1], id: string, name: string, body: unknown = {}, csrf?: boolean) =>
-    consoleCall(env(), session, "POST", `/api/console/executions/${id}/debug/${name}`, { body, ...(csrf === undefined ? {} : { csrf }) });
+  const command = (
+    session: Parameters<typeof consoleCall>[1],
+    id: string,
+    name: string,
+    body: unknown = {},
+    csrf?: boolean,
+  ) =>
+    consoleCall(env(), session, "POST", `/api/console/executions/${id}/debug/${name}`, {
+      body,
+      ...(csrf === undefined ? {} : { csrf }),
+    });
 
   it("a debug run pauses at its breakpoint; set, then continue with the pause's id, and it completes with the edit recorded", async () => {
     const [me, viewer] = await Promise.all([consoleSession(env(), "free"), consoleSession(env(), "free")]);
@@ -271,7 +331,10 @@ steps:
     expect(pause.stepPath).toBe("shout");
 
     expect(statusAndCode(await command(viewer, id, "continue", { pauseId: pause.id }))).toEqual([403, "FORBIDDEN"]);
-    expect(statusAndCode(await command(me, id, "continue", { pauseId: pause.id }, false))).toEqual([403, "CSRF_FAILED"]);
+    expect(statusAndCode(await command(me, id, "continue", { pauseId: pause.id }, false))).toEqual([
+      403,
+      "CSRF_FAILED",
+    ]);
     const stale = await command(me, id, "continue", { pauseId: "another-pause" });
     expect(statusAndCode(stale)).toEqual([409, "CONFLICT"]);
     expect(stale.body.reason).toBe("stale");
@@ -282,7 +345,9 @@ steps:
     const set = await command(me, id, "set", { pauseId: pause.id, vars: { who: "Ada" } });
     expect(set.status).toBe(202);
     expect(set.body).toEqual({ executionId: id, command: "set", pauseId: pause.id });
-    await waitFor(async () => ((await view(me, id)).edits as unknown[]).length === 1 || undefined, { what: "the edit to be recorded" });
+    await waitFor(async () => ((await view(me, id)).edits as unknown[]).length === 1 || undefined, {
+      what: "the edit to be recorded",
+    });
     const go = await command(me, id, "continue", { pauseId: pause.id });
     expect(go.status).toBe(202);
     const done = await waitFor(
@@ -293,7 +358,9 @@ steps:
       { timeoutMs: 20_000, what: `execution ${id} to complete` },
     );
     expect(done.pause).toBeNull();
-    expect(done.edits).toEqual([expect.objectContaining({ pauseId: pause.id, field: "vars", by: me.user.id, after: { who: "Ada" } })]);
+    expect(done.edits).toEqual([
+      expect.objectContaining({ pauseId: pause.id, field: "vars", by: me.user.id, after: { who: "Ada" } }),
+    ]);
     const again = await command(me, id, "continue", {});
     expect([again.status, again.body.reason]).toEqual([409, "no_pause"]);
   });
@@ -301,9 +368,13 @@ steps:
   it("of two commands racing for one pause exactly one wins; the other is a 409 conflict", async () => {
     const me = await consoleSession(env(), "free");
     const wf = await storeWorkflow(env(), me.user.id, TWO_STEPS);
-    const id = (await start(me, wf.id, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } })).body.executionId as string;
+    const id = (await start(me, wf.id, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } })).body
+      .executionId as string;
     const pause = await paused(me, id);
-    const answers = await Promise.all([command(me, id, "continue", { pauseId: pause.id }), command(me, id, "step", { pauseId: pause.id })]);
+    const answers = await Promise.all([
+      command(me, id, "continue", { pauseId: pause.id }),
+      command(me, id, "step", { pauseId: pause.id }),
+    ]);
     expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
     // The loser finds the pause claimed by the winner, or already over if the winner was carried out first.
     expect(["conflict", "no_pause"]).toContain(answers.find((a) => a.status === 409)!.body.reason);
@@ -312,28 +383,42 @@ steps:
   it("breakpoints are replaced while the run waits; checked against its workflow; refused for other runs and ended ones", async () => {
     const me = await consoleSession(env(), "free");
     const wf = await storeWorkflow(env(), me.user.id, TWO_STEPS);
-    const id = (await start(me, wf.id, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } })).body.executionId as string;
+    const id = (await start(me, wf.id, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } })).body
+      .executionId as string;
     const pause = await paused(me, id);
     const put = (executionId: string, body: unknown, csrf?: boolean) =>
-      consoleCall(env(), me, "PUT", `/api/console/executions/${executionId}/debug/breakpoints`, { body, ...(csrf === undefined ? {} : { csrf }) });
+      consoleCall(env(), me, "PUT", `/api/console/executions/${executionId}/debug/breakpoints`, {
+        body,
+        ...(csrf === undefined ? {} : { csrf }),
+      });
 
     expect(statusAndCode(await put(id, { breakpoints: [] }, false))).toEqual([403, "CSRF_FAILED"]);
     const bad = await put(id, { breakpoints: [{ type: "after_step", step: "nowhere" }] });
     expect(statusAndCode(bad)).toEqual([400, "VALIDATION_FAILED"]);
-    expect(bad.body.details).toEqual([{ in: "body", field: "breakpoints[0].step", message: expect.stringContaining("nowhere") }]);
+    expect(bad.body.details).toEqual([
+      { in: "body", field: "breakpoints[0].step", message: expect.stringContaining("nowhere") },
+    ]);
     expect(statusAndCode(await put(id, {}))).toEqual([400, "VALIDATION_FAILED"]);
 
     const replaced = await put(id, { breakpoints: [{ type: "after_step", step: "shout" }] });
     expect(replaced.status).toBe(202);
-    expect(replaced.body).toEqual({ executionId: id, breakpoints: [{ id: "bp1", type: "after_step", step: "shout", enabled: true }] });
-    await waitFor(async () => ((await view(me, id)).breakpoints as { type: string }[])[0]?.type === "after_step" || undefined, {
-      what: "the new breakpoints",
+    expect(replaced.body).toEqual({
+      executionId: id,
+      breakpoints: [{ id: "bp1", type: "after_step", step: "shout", enabled: true }],
     });
+    await waitFor(
+      async () => ((await view(me, id)).breakpoints as { type: string }[])[0]?.type === "after_step" || undefined,
+      {
+        what: "the new breakpoints",
+      },
+    );
     expect((await command(me, id, "continue", { pauseId: pause.id })).status).toBe(202);
     const next = await paused(me, id, pause.id);
     expect(next.stepPath).toBe("shout");
     expect((await command(me, id, "abort", { pauseId: next.id })).status).toBe(202);
-    await waitFor(async () => (await view(me, id)).status === "CANCELLED" || undefined, { what: "the aborted run to end" });
+    await waitFor(async () => (await view(me, id)).status === "CANCELLED" || undefined, {
+      what: "the aborted run to end",
+    });
     expect((await put(id, { breakpoints: [] })).body.reason).toBe("ended");
 
     const plain = (await start(me, wf.id)).body.executionId as string;

@@ -51,32 +51,64 @@ async function pausedApproval(me: Session): Promise<{ executionId: string; appro
     timeoutMs: 20_000,
     what: "the approval record",
   });
-  return { executionId, approval: ApprovalView.parse((await consoleCall(env(), me, "GET", `/api/console/approvals/${approval.id}`)).body) };
+  return {
+    executionId,
+    approval: ApprovalView.parse((await consoleCall(env(), me, "GET", `/api/console/approvals/${approval.id}`)).body),
+  };
 }
 
 describe("console lists: session and CSRF", () => {
   it("every route is 401 without a session; every change is 403 without X-CSRF-Token", async () => {
     const me = await consoleSession(env());
-    const gets = ["/api/console/executions", "/api/console/executions/x/steps/a", "/api/console/approvals", "/api/console/approvals/x"];
-    for (const path of gets) expect(statusAndCode(await consoleCall(env(), null, "GET", path)), path).toEqual([401, "SESSION_REQUIRED"]);
-    const posts = ["/api/console/executions/x/cancel", "/api/console/approvals/x/approve", "/api/console/approvals/x/reject"];
+    const gets = [
+      "/api/console/executions",
+      "/api/console/executions/x/steps/a",
+      "/api/console/approvals",
+      "/api/console/approvals/x",
+    ];
+    for (const path of gets)
+      expect(statusAndCode(await consoleCall(env(), null, "GET", path)), path).toEqual([401, "SESSION_REQUIRED"]);
+    const posts = [
+      "/api/console/executions/x/cancel",
+      "/api/console/approvals/x/approve",
+      "/api/console/approvals/x/reject",
+    ];
     for (const path of posts) {
-      expect(statusAndCode(await consoleCall(env(), null, "POST", path, { body: {} })), path).toEqual([401, "SESSION_REQUIRED"]);
-      expect(statusAndCode(await consoleCall(env(), me, "POST", path, { body: {}, csrf: false })), path).toEqual([403, "CSRF_FAILED"]);
+      expect(statusAndCode(await consoleCall(env(), null, "POST", path, { body: {} })), path).toEqual([
+        401,
+        "SESSION_REQUIRED",
+      ]);
+      expect(statusAndCode(await consoleCall(env(), me, "POST", path, { body: {}, csrf: false })), path).toEqual([
+        403,
+        "CSRF_FAILED",
+      ]);
     }
   });
 
   it("400 naming the field for a bad query or body", async () => {
     const me = await consoleSession(env());
-    const q = await consoleCall(env(), me, "GET", "/api/console/executions?status=NOPE&limit=0&since=yesterday&triggerSource=fax&extra=1");
+    const q = await consoleCall(
+      env(),
+      me,
+      "GET",
+      "/api/console/executions?status=NOPE&limit=0&since=yesterday&triggerSource=fax&extra=1",
+    );
     expect(statusAndCode(q)).toEqual([400, "VALIDATION_FAILED"]);
-    expect(fields(q).sort()).toEqual(["query extra", "query limit", "query since", "query status", "query triggerSource"]);
+    expect(fields(q).sort()).toEqual([
+      "query extra",
+      "query limit",
+      "query since",
+      "query status",
+      "query triggerSource",
+    ]);
     const cursor = await consoleCall(env(), me, "GET", "/api/console/executions?cursor=not-a-cursor");
     expect(statusAndCode(cursor)).toEqual([400, "VALIDATION_FAILED"]);
     expect(fields(cursor)).toEqual(["query cursor"]);
     const a = await consoleCall(env(), me, "GET", "/api/console/approvals?status=MAYBE");
     expect(fields(a)).toEqual(["query status"]);
-    const approve = await consoleCall(env(), me, "POST", "/api/console/approvals/x/approve", { body: { comment: 1, nope: true } });
+    const approve = await consoleCall(env(), me, "POST", "/api/console/approvals/x/approve", {
+      body: { comment: 1, nope: true },
+    });
     expect(statusAndCode(approve)).toEqual([400, "VALIDATION_FAILED"]);
     expect(fields(approve).sort()).toEqual(["body comment", "body nope"]);
     const cancel = await consoleCall(env(), me, "POST", "/api/console/executions/x/cancel", { body: { why: "x" } });
@@ -145,13 +177,21 @@ describe("POST /api/console/executions/{id}/cancel", () => {
     const id = await run(me, wf.id);
     await statusOf(me, id, ["RUNNING"]);
 
-    expect(statusAndCode(await consoleCall(env(), viewer, "POST", `/api/console/executions/${id}/cancel`))).toEqual([403, "FORBIDDEN"]);
-    expect(statusAndCode(await consoleCall(env(), stranger, "POST", `/api/console/executions/${id}/cancel`))).toEqual([404, "NOT_FOUND"]);
+    expect(statusAndCode(await consoleCall(env(), viewer, "POST", `/api/console/executions/${id}/cancel`))).toEqual([
+      403,
+      "FORBIDDEN",
+    ]);
+    expect(statusAndCode(await consoleCall(env(), stranger, "POST", `/api/console/executions/${id}/cancel`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
     const r = await consoleCall(env(), me, "POST", `/api/console/executions/${id}/cancel`);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ executionId: id, status: "CANCELLED" });
     await statusOf(me, id, ["CANCELLED"]);
-    expect((await consoleCall(env(), me, "POST", `/api/console/executions/${id}/cancel`, { body: {} })).status).toBe(404);
+    expect((await consoleCall(env(), me, "POST", `/api/console/executions/${id}/cancel`, { body: {} })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -184,13 +224,20 @@ describe("GET /api/console/executions/{id}/steps/{path}", () => {
       toolCalls: [],
       reused: false,
     });
-    expect(step.artifacts).toEqual([expect.objectContaining({ name: "note.txt", stepName: "write", downloadUrl: expect.any(String) })]);
+    expect(step.artifacts).toEqual([
+      expect.objectContaining({ name: "note.txt", stepName: "write", downloadUrl: expect.any(String) }),
+    ]);
     const file = await fetch(`${env().base}${step.artifacts[0]!.downloadUrl}`);
     expect(file.status).toBe(200);
     expect(await file.text()).toBe("a note");
 
-    expect(statusAndCode(await consoleCall(env(), me, "GET", `/api/console/executions/${id}/steps/nope`))).toEqual([404, "NOT_FOUND"]);
-    expect(statusAndCode(await consoleCall(env(), stranger, "GET", `/api/console/executions/${id}/steps/write`))).toEqual([404, "NOT_FOUND"]);
+    expect(statusAndCode(await consoleCall(env(), me, "GET", `/api/console/executions/${id}/steps/nope`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
+    expect(
+      statusAndCode(await consoleCall(env(), stranger, "GET", `/api/console/executions/${id}/steps/write`)),
+    ).toEqual([404, "NOT_FOUND"]);
   });
 });
 
@@ -217,7 +264,9 @@ steps:
       expect(started.status).toBe(202);
       const id = started.body.executionId as string;
       await statusOf(me, id, ["COMPLETED"]);
-      return ConsoleStepDetail.parse((await consoleCall(env(), me, "GET", `/api/console/executions/${id}/steps/say`)).body);
+      return ConsoleStepDetail.parse(
+        (await consoleCall(env(), me, "GET", `/api/console/executions/${id}/steps/say`)).body,
+      );
     };
     const watched = await detailOf({ inputs: { who: "Ada" } });
     expect(watched.input).toEqual({ who: "Ada" });
@@ -238,13 +287,23 @@ describe("console approvals", () => {
     const r = await consoleCall(env(), me, "GET", "/api/console/approvals?status=PENDING");
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ total: 1, page: 1, size: 20 });
-    expect((r.body.approvals as ApprovalView[])[0]).toMatchObject({ id: approval.id, reviewableGroups: [{ items: [], itemsCount: 3 }] });
-    expect((await consoleCall(env(), me, "GET", "/api/console/approvals?status=APPROVED")).body).toMatchObject({ total: 0 });
+    expect((r.body.approvals as ApprovalView[])[0]).toMatchObject({
+      id: approval.id,
+      reviewableGroups: [{ items: [], itemsCount: 3 }],
+    });
+    expect((await consoleCall(env(), me, "GET", "/api/console/approvals?status=APPROVED")).body).toMatchObject({
+      total: 0,
+    });
 
-    expect(statusAndCode(await consoleCall(env(), stranger, "GET", `/api/console/approvals/${approval.id}`))).toEqual([404, "NOT_FOUND"]);
+    expect(statusAndCode(await consoleCall(env(), stranger, "GET", `/api/console/approvals/${approval.id}`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
     expect((await consoleCall(env(), stranger, "GET", "/api/console/approvals")).body).toMatchObject({ total: 0 });
     for (const verb of ["approve", "reject"]) {
-      expect(statusAndCode(await consoleCall(env(), stranger, "POST", `/api/console/approvals/${approval.id}/${verb}`))).toEqual([404, "NOT_FOUND"]);
+      expect(
+        statusAndCode(await consoleCall(env(), stranger, "POST", `/api/console/approvals/${approval.id}/${verb}`)),
+      ).toEqual([404, "NOT_FOUND"]);
     }
     await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/reject`, { body: {} });
   });
@@ -254,9 +313,14 @@ describe("console approvals", () => {
     const viewer = await consoleSession(env());
     const { executionId, approval } = await pausedApproval(me);
     const wf = await env().platform.store.workflows.get(approval.workflowId);
-    await env().platform.store.workflows.update({ ...wf!.value, sharedWith: { [viewer.user.id]: "viewer" } }, wf!.version);
+    await env().platform.store.workflows.update(
+      { ...wf!.value, sharedWith: { [viewer.user.id]: "viewer" } },
+      wf!.version,
+    );
 
-    expect(statusAndCode(await consoleCall(env(), viewer, "POST", `/api/console/approvals/${approval.id}/approve`))).toEqual([403, "FORBIDDEN"]);
+    expect(
+      statusAndCode(await consoleCall(env(), viewer, "POST", `/api/console/approvals/${approval.id}/approve`)),
+    ).toEqual([403, "FORBIDDEN"]);
     const bad = await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/approve`, {
       body: { editedItems: { rows: [{ id: 9, nope: 1 }] } },
     });
@@ -267,11 +331,19 @@ describe("console approvals", () => {
       body: { comment: "only the second", editedItems: { rows: edited } },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ id: approval.id, status: "APPROVED", decidedBy: me.user.id, comment: "only the second" });
+    expect(r.body).toMatchObject({
+      id: approval.id,
+      status: "APPROVED",
+      decidedBy: me.user.id,
+      comment: "only the second",
+    });
 
     const done = await statusOf(me, executionId, ["COMPLETED", "FAILED"]);
     expect(done.status).toBe("COMPLETED");
-    expect((done.steps as Record<string, unknown>).apply).toMatchObject({ status: "COMPLETED", output: { applied: edited } });
+    expect((done.steps as Record<string, unknown>).apply).toMatchObject({
+      status: "COMPLETED",
+      output: { applied: edited },
+    });
 
     const again = await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/approve`, { body: {} });
     expect(statusAndCode(again)).toEqual([404, "NOT_FOUND"]);
@@ -282,12 +354,19 @@ describe("console approvals", () => {
     const { executionId, approval } = await pausedApproval(me);
     // The execution names the approval its step waits on, for the execution page to link to it.
     const waiting = await statusOf(me, executionId, ["AWAITING_APPROVAL"]);
-    expect((waiting.steps as Record<string, unknown>).apply).toMatchObject({ status: "AWAITING_APPROVAL", approvalId: approval.id });
-    const r = await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/reject`, { body: { comment: "too risky" } });
+    expect((waiting.steps as Record<string, unknown>).apply).toMatchObject({
+      status: "AWAITING_APPROVAL",
+      approvalId: approval.id,
+    });
+    const r = await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/reject`, {
+      body: { comment: "too risky" },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "REJECTED", comment: "too risky" });
     const done = await statusOf(me, executionId, ["COMPLETED", "FAILED"]);
     expect(done).toMatchObject({ status: "FAILED", error: `approval ${approval.id} rejected: too risky` });
-    expect(statusAndCode(await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/reject`, { body: {} }))).toEqual([409, "CONFLICT"]);
+    expect(
+      statusAndCode(await consoleCall(env(), me, "POST", `/api/console/approvals/${approval.id}/reject`, { body: {} })),
+    ).toEqual([409, "CONFLICT"]);
   });
 });

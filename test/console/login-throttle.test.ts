@@ -13,7 +13,10 @@ import { useConsole } from "./support";
  * has addresses of its own (X-Forwarded-For from a trusted loopback proxy), as budgets are per address.
  */
 const PER_ADDRESS = 12;
-const env = useConsole({ runtime: false, env: { WF_TRUSTED_PROXIES: "loopback", WF_LOGIN_FAILURES_PER_ADDRESS: String(PER_ADDRESS) } });
+const env = useConsole({
+  runtime: false,
+  env: { WF_TRUSTED_PROXIES: "loopback", WF_LOGIN_FAILURES_PER_ADDRESS: String(PER_ADDRESS) },
+});
 
 const PASSWORD = "correct horse battery";
 const PER_ACCOUNT = 10;
@@ -36,7 +39,13 @@ async function login(email: string, password: string, from: string): Promise<Log
     body: JSON.stringify({ email, password }),
   });
   const body = (await r.json()) as Record<string, unknown>;
-  return { status: r.status, code: body.code, retryAfter: r.headers.get("retry-after"), body, ms: performance.now() - started };
+  return {
+    status: r.status,
+    code: body.code,
+    retryAfter: r.headers.get("retry-after"),
+    body,
+    ms: performance.now() - started,
+  };
 }
 
 async function user(): Promise<UserRecord> {
@@ -76,14 +85,18 @@ describe("console login throttling", () => {
       }),
     );
     // Every one of the 40 has arrived once 30 are refused; the 10 admitted are still being checked.
-    await waitFor(async () => (await throttled()) - throttledBefore === 40 - PER_ACCOUNT, { what: "the flood's refusals" });
+    await waitFor(async () => (await throttled()) - throttledBefore === 40 - PER_ACCOUNT, {
+      what: "the flood's refusals",
+    });
     expect((await hashes()) - hashesBefore).toBeLessThan(PER_ACCOUNT);
 
     // Meanwhile: another account, from the flood's own address (an office behind one NAT).
     const checkedBefore = checked;
     const meanwhile = await login(other.email, PASSWORD, attacker);
     expect(meanwhile.status).toBe(200);
-    console.log(`another account's login: ${Math.round(meanwhile.ms)} ms; ${checked - checkedBefore} of the flood's checks ended meanwhile`);
+    console.log(
+      `another account's login: ${Math.round(meanwhile.ms)} ms; ${checked - checkedBefore} of the flood's checks ended meanwhile`,
+    );
     expect(checked - checkedBefore, "the flood's checks that went first").toBeLessThanOrEqual(2);
     // The target's owner, from elsewhere, is not locked out.
     const owner = await login(target.email, PASSWORD, address());
@@ -116,7 +129,9 @@ describe("console login throttling", () => {
   it("answers 429 to every email from an address past the address's budget, without a scrypt", async () => {
     const known = await user();
     const sprayer = address();
-    const spray = await Promise.all(Array.from({ length: PER_ADDRESS }, () => login(`${newId()}@example.com`, "guess", sprayer)));
+    const spray = await Promise.all(
+      Array.from({ length: PER_ADDRESS }, () => login(`${newId()}@example.com`, "guess", sprayer)),
+    );
     expect(spray.map((a) => a.code)).toEqual(Array(PER_ADDRESS).fill("LOGIN_FAILED"));
     const before = await hashes();
     const fresh = await login(`${newId()}@example.com`, "guess", sprayer);
@@ -129,7 +144,9 @@ describe("console login throttling", () => {
 
   it("refuses password checks past its concurrency and queue with 503 at once, unknown emails checked as known ones", async () => {
     const [before, busyBefore] = [await hashes(), await metric("wf_console_logins_total", { outcome: "busy" })];
-    const burst = await Promise.all(Array.from({ length: 30 }, () => login(`${newId()}@example.com`, "guess", address())));
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, () => login(`${newId()}@example.com`, "guess", address())),
+    );
     const checked = burst.filter((a) => a.status === 401);
     const busy = burst.filter((a) => a.status === 503);
     expect(checked.length + busy.length).toBe(burst.length);

@@ -5,7 +5,13 @@ import { call, useApi } from "../api/support";
 
 const api = useApi();
 
-type Schema = { type?: string; required?: string[]; properties?: Record<string, unknown>; enum?: string[]; $ref?: string };
+type Schema = {
+  type?: string;
+  required?: string[];
+  properties?: Record<string, unknown>;
+  enum?: string[];
+  $ref?: string;
+};
 
 type Operation = {
   operationId: string;
@@ -19,7 +25,10 @@ type Doc = {
   openapi: string;
   info: { title: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }>; schemas: Record<string, Schema> };
+  components: {
+    securitySchemes: Record<string, { type: string; in?: string; name?: string }>;
+    schemas: Record<string, Schema>;
+  };
 };
 
 /** What the console document lists: the session routes v1's lists too, and the console API with its own document. */
@@ -35,7 +44,9 @@ describe("GET /api/console/openapi.json", () => {
   it("lists exactly the console routes, each served, with the responses its definition declares and the session's security", async () => {
     const doc = await consoleDoc();
     expect(doc.openapi).toBe("3.1.0");
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(CONSOLE_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     expect(documented).toEqual(
       expect.arrayContaining([
@@ -51,10 +62,17 @@ describe("GET /api/console/openapi.json", () => {
     );
     for (const route of CONSOLE_ROUTES) {
       const op = doc.paths[route.path]![route.method.toLowerCase()]!;
-      expect(Object.keys(op.responses).sort(), `${route.method} ${route.path}`).toEqual(Object.keys(allResponses(route)).sort());
-      expect(api().app.hasRoute({ method: route.method, url: route.path.replace(/\{(\w+)\}/g, ":$1") }), route.path).toBe(true);
+      expect(Object.keys(op.responses).sort(), `${route.method} ${route.path}`).toEqual(
+        Object.keys(allResponses(route)).sort(),
+      );
+      expect(
+        api().app.hasRoute({ method: route.method, url: route.path.replace(/\{(\w+)\}/g, ":$1") }),
+        route.path,
+      ).toBe(true);
       for (const name of route.path.match(/\{(\w+)\}/g) ?? []) {
-        expect(op.parameters).toContainEqual(expect.objectContaining({ name: name.slice(1, -1), in: "path", required: true }));
+        expect(op.parameters).toContainEqual(
+          expect.objectContaining({ name: name.slice(1, -1), in: "path", required: true }),
+        );
       }
       if (route.auth === "console") {
         const expected = route.method === "GET" ? [{ consoleSession: [] }] : [{ consoleSession: [], csrfToken: [] }];
@@ -82,13 +100,26 @@ describe("GET /api/console/openapi.json", () => {
     );
 
     const view = doc.paths["/api/console/executions/{id}"]!.get!.responses["200"]!.content!["application/json"]!.schema;
-    for (const field of ["status", "pause", "breakpoints", "edits", "steps", "usage", "rerunOf", "savedUsage", "definition", "completedSteps"]) {
+    for (const field of [
+      "status",
+      "pause",
+      "breakpoints",
+      "edits",
+      "steps",
+      "usage",
+      "rerunOf",
+      "savedUsage",
+      "definition",
+      "completedSteps",
+    ]) {
       expect(view.properties, field).toHaveProperty(field);
     }
     expect((view.properties!.status as Schema).enum).toContain("PAUSED");
 
     const events = doc.paths["/api/console/executions/{id}/events"]!.get!;
-    expect(events.parameters).toContainEqual(expect.objectContaining({ name: "lastEventId", in: "query", required: false }));
+    expect(events.parameters).toContainEqual(
+      expect.objectContaining({ name: "lastEventId", in: "query", required: false }),
+    );
     const stream = events.responses["200"]!.content!["text/event-stream"]!;
     expect(stream.schema).toEqual({ type: "string", contentMediaType: "text/event-stream" });
     expect(stream["x-event-data"]!.required).toEqual(expect.arrayContaining(["type", "executionId", "at", "id"]));
@@ -103,7 +134,9 @@ describe("GET /api/console/openapi.json", () => {
       }),
     );
     expect(Object.keys(command.requestBody!.content["application/json"]!.schema.properties!)).toContain("pauseId");
-    expect(command.responses["409"]!.content!["application/json"]!.schema.required).toEqual(expect.arrayContaining(["error", "code", "reason"]));
+    expect(command.responses["409"]!.content!["application/json"]!.schema.required).toEqual(
+      expect.arrayContaining(["error", "code", "reason"]),
+    );
     const breakpoints = doc.paths["/api/console/executions/{id}/debug/breakpoints"]!.put!;
     expect(breakpoints.requestBody!.content["application/json"]!.schema.required).toEqual(["breakpoints"]);
   });
@@ -132,8 +165,11 @@ describe("GET /api/console/openapi.json", () => {
     const consoleDocument = await consoleDoc();
     expect(v1.info.title).toBe("Workflow service API");
     expect(consoleDocument.info.title).toBe("Workflow service console API");
-    for (const route of consoleApi) expect(v1.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeUndefined();
-    const v1Routes = Object.entries(v1.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    for (const route of consoleApi)
+      expect(v1.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeUndefined();
+    const v1Routes = Object.entries(v1.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(v1Routes).toEqual(expect.arrayContaining(apiRoutes.map((r) => `${r.method} ${r.path}`)));
     expect(Object.keys(v1.components.securitySchemes)).toHaveLength(9);
   });

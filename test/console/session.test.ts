@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { waitFor } from "@wf/testing";
 import { storeWorkflow } from "../api/support";
-import { consoleCall, consoleSession, openStream, useConsole, type EventStream, type Session, type SseMessage } from "./support";
+import {
+  consoleCall,
+  consoleSession,
+  openStream,
+  useConsole,
+  type EventStream,
+  type Session,
+  type SseMessage,
+} from "./support";
 
 const env = useConsole();
 
@@ -25,7 +33,11 @@ async function login(email: string, password: string): Promise<Response> {
 }
 
 /** Reads data frames until `done` says enough, or fails after `timeoutMs`. */
-async function framesUntil(stream: EventStream, done: (frames: SseMessage[]) => boolean, timeoutMs = 15_000): Promise<SseMessage[]> {
+async function framesUntil(
+  stream: EventStream,
+  done: (frames: SseMessage[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<SseMessage[]> {
   const frames: SseMessage[] = [];
   const timer = setTimeout(() => stream.close(), timeoutMs);
   try {
@@ -61,10 +73,23 @@ describe("the console session as the web app uses it", () => {
     expect(csrf).not.toContain("HttpOnly");
 
     // The cookie's token is the session's: a change sent with it is accepted.
-    const session: Session = { user: me.user, cookie: cookies.get("wf_session")!.split(";")[0]!, csrf: csrf.slice("wf_csrf=".length, csrf.indexOf(";")) };
-    expect((await consoleCall(env(), session, "PUT", "/api/console/secrets/FROM_COOKIE", { body: { value: "value-from-cookie" } })).status).toBe(200);
+    const session: Session = {
+      user: me.user,
+      cookie: cookies.get("wf_session")!.split(";")[0]!,
+      csrf: csrf.slice("wf_csrf=".length, csrf.indexOf(";")),
+    };
+    expect(
+      (
+        await consoleCall(env(), session, "PUT", "/api/console/secrets/FROM_COOKIE", {
+          body: { value: "value-from-cookie" },
+        })
+      ).status,
+    ).toBe(200);
 
-    const out = await fetch(`${env().base}/api/console/logout`, { method: "POST", headers: { cookie: session.cookie, "x-csrf-token": session.csrf } });
+    const out = await fetch(`${env().base}/api/console/logout`, {
+      method: "POST",
+      headers: { cookie: session.cookie, "x-csrf-token": session.csrf },
+    });
     expect(out.status).toBe(204);
     const cleared = cookiesOf(out);
     expect(cleared.get("wf_session")).toContain("Max-Age=0");
@@ -96,10 +121,16 @@ describe("GET /api/console/events: the owner's live events", () => {
     const theirs = await storeWorkflow(env(), other.user.id, QUICK_YAML);
     // An execution that ended before the stream opened is not replayed.
     const before = await start(me, mine.id);
-    await waitFor(async () => ((await consoleCall(env(), me, "GET", `/api/console/executions/${before}`)).body.status === "COMPLETED" ? true : undefined), {
-      timeoutMs: 15_000,
-      what: "the first execution to end",
-    });
+    await waitFor(
+      async () =>
+        (await consoleCall(env(), me, "GET", `/api/console/executions/${before}`)).body.status === "COMPLETED"
+          ? true
+          : undefined,
+      {
+        timeoutMs: 15_000,
+        what: "the first execution to end",
+      },
+    );
 
     const stream = await openStream(env(), me, "/api/console/events");
     expect(stream.status).toBe(200);
@@ -117,9 +148,13 @@ describe("GET /api/console/events: the owner's live events", () => {
     // A reconnect after the first frame gets the rest of them, and what came since: no gap, no repeat.
     const second = await start(me, mine.id);
     const resumed = await openStream(env(), me, "/api/console/events", { lastEventId: frames[0]!.id! });
-    const again = await framesUntil(resumed, (f) => f.some((m) => m.event === "exec_completed" && m.data!.includes(second)));
+    const again = await framesUntil(resumed, (f) =>
+      f.some((m) => m.event === "exec_completed" && m.data!.includes(second)),
+    );
     resumed.close();
     expect(again.slice(0, frames.length - 1).map((m) => m.id)).toEqual(frames.slice(1).map((m) => m.id));
-    expect(new Set(again.slice(frames.length - 1).map((m) => (JSON.parse(m.data!) as { executionId: string }).executionId))).toEqual(new Set([second]));
+    expect(
+      new Set(again.slice(frames.length - 1).map((m) => (JSON.parse(m.data!) as { executionId: string }).executionId)),
+    ).toEqual(new Set([second]));
   });
 });

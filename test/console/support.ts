@@ -60,7 +60,8 @@ export async function consoleCall(
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (session) headers.cookie = session.cookie;
-  if (session && opts.csrf !== false) headers["x-csrf-token"] = typeof opts.csrf === "string" ? opts.csrf : session.csrf;
+  if (session && opts.csrf !== false)
+    headers["x-csrf-token"] = typeof opts.csrf === "string" ? opts.csrf : session.csrf;
   if (opts.body !== undefined) headers["content-type"] = "application/json";
   const r = await fetch(`${env.base}${path}`, {
     method,
@@ -100,8 +101,16 @@ export function openEvents(
   return openStream(env, session, `/api/console/executions/${executionId}/events${opts.query ?? ""}`, opts);
 }
 
-/** Opens an event stream (an execution's, or the owner's `/api/console/events`) over real HTTP, the way EventSource does. */
-export async function openStream(env: ConsoleEnv, session: Session | null, path: string, opts: { lastEventId?: string } = {}): Promise<EventStream> {
+/**
+ * Opens an event stream (an execution's, or the owner's `/api/console/events`) over real HTTP, the way EventSource
+ * does.
+ */
+export async function openStream(
+  env: ConsoleEnv,
+  session: Session | null,
+  path: string,
+  opts: { lastEventId?: string } = {},
+): Promise<EventStream> {
   const ac = new AbortController();
   const headers: Record<string, string> = { accept: "text/event-stream" };
   if (session) headers.cookie = session.cookie;
@@ -124,7 +133,8 @@ async function* sseMessages(res: Response, signal: AbortSignal): AsyncGenerator<
         const message: SseMessage = {};
         for (const line of block.split("\n")) {
           const colon = line.indexOf(":");
-          const [field, value] = colon < 0 ? [line, ""] : [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, "")];
+          const [field, value] =
+            colon < 0 ? [line, ""] : [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, "")];
           if (field === "") message.comment = value;
           else if (field === "id" || field === "event" || field === "data") message[field] = value;
         }

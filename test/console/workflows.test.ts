@@ -8,7 +8,12 @@ const env = useConsole({ runtime: false });
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 /** consoleCall, DELETE included: the session cookie and (unless `csrf` is false) its token. */
-async function send(session: Session | null, method: Method, path: string, opts: { body?: unknown; csrf?: boolean } = {}): Promise<Answer> {
+async function send(
+  session: Session | null,
+  method: Method,
+  path: string,
+  opts: { body?: unknown; csrf?: boolean } = {},
+): Promise<Answer> {
   if (method !== "DELETE") return consoleCall(env(), session, method, path, opts);
   const headers: Record<string, string> = {};
   if (session) headers.cookie = session.cookie;
@@ -52,9 +57,17 @@ describe("console workflow routes: sessions, CSRF and visibility", () => {
     ];
     for (const [method, path, body] of routes) {
       const opts = body === undefined ? {} : { body };
-      expect(statusAndCode(await send(null, method, path, opts)), `${method} ${path}`).toEqual([401, "SESSION_REQUIRED"]);
-      if (method !== "GET") expect(statusAndCode(await send(me, method, path, { ...opts, csrf: false })), `${method} ${path}`).toEqual([403, "CSRF_FAILED"]);
-      if (path.includes(theirs.id)) expect(statusAndCode(await send(me, method, path, opts)), `${method} ${path}`).toEqual([404, "NOT_FOUND"]);
+      expect(statusAndCode(await send(null, method, path, opts)), `${method} ${path}`).toEqual([
+        401,
+        "SESSION_REQUIRED",
+      ]);
+      if (method !== "GET")
+        expect(statusAndCode(await send(me, method, path, { ...opts, csrf: false })), `${method} ${path}`).toEqual([
+          403,
+          "CSRF_FAILED",
+        ]);
+      if (path.includes(theirs.id))
+        expect(statusAndCode(await send(me, method, path, opts)), `${method} ${path}`).toEqual([404, "NOT_FOUND"]);
     }
     // Nothing of theirs changed, and it is not in my list.
     expect((await env().platform.store.workflows.get(theirs.id))?.value).toMatchObject({ version: 1, sharedWith: {} });
@@ -94,36 +107,58 @@ describe("creating, editing and versions", () => {
     expect(statusAndCode(r)).toEqual([400, "WORKFLOW_INVALID"]);
     const details = r.body.details as { path: string; line: number; column: number; message: string }[];
     expect(details.length).toBeGreaterThan(0);
-    expect(details[0]).toEqual({ path: expect.stringContaining("steps[0]"), line: 6, column: 5, message: expect.any(String) });
+    expect(details[0]).toEqual({
+      path: expect.stringContaining("steps[0]"),
+      line: 6,
+      column: 5,
+      message: expect.any(String),
+    });
     const unparsable = await send(me, "POST", "/api/console/workflows", { body: { yaml: "name: [unclosed\n" } });
     expect(statusAndCode(unparsable)).toEqual([400, "WORKFLOW_INVALID"]);
-    expect(unparsable.body.details).toEqual([expect.objectContaining({ line: expect.any(Number), column: expect.any(Number) })]);
+    expect(unparsable.body.details).toEqual([
+      expect.objectContaining({ line: expect.any(Number), column: expect.any(Number) }),
+    ]);
   });
 
   it("creates, gets with YAML and role, updates to a new version, refuses a stale baseVersion with the current version, keeps and diffs old versions", async () => {
     const me = await consoleSession(env());
     const created = await create(me, yamlNamed("versioned"));
-    expect(created).toMatchObject({ name: "versioned", version: 1, role: "owner", stepCount: 1, ownerId: me.user.id, sharedWith: [] });
+    expect(created).toMatchObject({
+      name: "versioned",
+      version: 1,
+      role: "owner",
+      stepCount: 1,
+      ownerId: me.user.id,
+      sharedWith: [],
+    });
 
     const got = await send(me, "GET", `/api/console/workflows/${created.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: created.id, yaml: yamlNamed("versioned"), version: 1, role: "owner" });
 
-    const v2 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: yamlNamed("versioned", "two"), baseVersion: 1 } });
+    const v2 = await send(me, "PUT", `/api/console/workflows/${created.id}`, {
+      body: { yaml: yamlNamed("versioned", "two"), baseVersion: 1 },
+    });
     expect(v2.status, JSON.stringify(v2.body)).toBe(200);
     expect(v2.body).toMatchObject({ version: 2, yaml: yamlNamed("versioned", "two") });
 
     // A second editor who started from version 1 does not overwrite version 2.
-    const stale = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: yamlNamed("versioned", "three"), baseVersion: 1 } });
+    const stale = await send(me, "PUT", `/api/console/workflows/${created.id}`, {
+      body: { yaml: yamlNamed("versioned", "three"), baseVersion: 1 },
+    });
     expect(statusAndCode(stale)).toEqual([409, "CONFLICT"]);
     expect(stale.body.currentVersion).toBe(2);
     expect(stale.body.error).toContain("version 2");
 
-    const bad = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: "name: x\nsteps: 3\n" } });
+    const bad = await send(me, "PUT", `/api/console/workflows/${created.id}`, {
+      body: { yaml: "name: x\nsteps: 3\n" },
+    });
     expect(statusAndCode(bad)).toEqual([400, "WORKFLOW_INVALID"]);
     expect(bad.body.details).toContainEqual(expect.objectContaining({ line: 2, column: expect.any(Number) }));
 
-    const v3 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: yamlNamed("renamed", "three") } });
+    const v3 = await send(me, "PUT", `/api/console/workflows/${created.id}`, {
+      body: { yaml: yamlNamed("renamed", "three") },
+    });
     expect(v3.body).toMatchObject({ version: 3, name: "renamed" });
 
     const versions = await send(me, "GET", `/api/console/workflows/${created.id}/versions`);
@@ -135,8 +170,16 @@ describe("creating, editing and versions", () => {
       ],
     });
     const old = await send(me, "GET", `/api/console/workflows/${created.id}/versions/1`);
-    expect(old.body).toEqual({ id: created.id, version: 1, updatedAt: expect.any(Number), yaml: yamlNamed("versioned") });
-    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/versions/9`))).toEqual([404, "NOT_FOUND"]);
+    expect(old.body).toEqual({
+      id: created.id,
+      version: 1,
+      updatedAt: expect.any(Number),
+      yaml: yamlNamed("versioned"),
+    });
+    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/versions/9`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
 
     const diff = await send(me, "GET", `/api/console/workflows/${created.id}/diff?from=1&to=3`);
     expect(diff.status).toBe(200);
@@ -154,7 +197,10 @@ describe("creating, editing and versions", () => {
         { op: "same", line: "" },
       ],
     });
-    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/diff?from=1&to=7`))).toEqual([404, "NOT_FOUND"]);
+    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/diff?from=1&to=7`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
   });
 
   it("the detail gives the variables the current version declares, for a run's form and a webhook's payload", async () => {
@@ -164,7 +210,10 @@ describe("creating, editing and versions", () => {
     const yaml = `name: declared\nvariables:\n  who: { type: string, required: true, description: whom to greet }\n  n: { type: number, default: 1 }\nsteps:\n  - { name: first, type: transform, output: one }\n`;
     expect((await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml } })).status).toBe(200);
     const got = ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${created.id}`)).body);
-    expect(got.variables).toEqual({ who: { type: "string", required: true, description: "whom to greet" }, n: { type: "number", default: 1 } });
+    expect(got.variables).toEqual({
+      who: { type: "string", required: true, description: "whom to greet" },
+      n: { type: "number", default: 1 },
+    });
   });
 
   it("lists own and shared workflows newest first, searched by name in any case, paged by cursor", async () => {
@@ -172,13 +221,23 @@ describe("creating, editing and versions", () => {
     const other = await consoleSession(env());
     const a = await create(me, yamlNamed("Alpha-report"));
     const b = await create(me, yamlNamed("beta"));
-    const c = await storeWorkflow(env(), other.user.id, yamlNamed("gamma-REPORT"), { sharedWith: { [me.user.id]: "editor" }, updatedAt: Date.now() + 1000 });
+    const c = await storeWorkflow(env(), other.user.id, yamlNamed("gamma-REPORT"), {
+      sharedWith: { [me.user.id]: "editor" },
+      updatedAt: Date.now() + 1000,
+    });
     await storeWorkflow(env(), other.user.id, yamlNamed("hidden-report"));
 
     const all = ConsoleWorkflowList.parse((await send(me, "GET", "/api/console/workflows")).body);
     expect(all.items.map((w) => w.id)).toEqual([c.id, b.id, a.id]);
     expect(all).toMatchObject({ total: 3, nextCursor: null });
-    expect(all.items[0]).toEqual({ id: c.id, name: "gamma-REPORT", version: 1, updatedAt: c.updatedAt, role: "editor", stepCount: 1 });
+    expect(all.items[0]).toEqual({
+      id: c.id,
+      name: "gamma-REPORT",
+      version: 1,
+      updatedAt: c.updatedAt,
+      role: "editor",
+      stepCount: 1,
+    });
 
     const searched = ConsoleWorkflowList.parse((await send(me, "GET", "/api/console/workflows?search=report")).body);
     expect(searched.items.map((w) => w.id)).toEqual([c.id, a.id]);
@@ -186,7 +245,9 @@ describe("creating, editing and versions", () => {
     const first = ConsoleWorkflowList.parse((await send(me, "GET", "/api/console/workflows?limit=2")).body);
     expect(first.items.map((w) => w.id)).toEqual([c.id, b.id]);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const second = ConsoleWorkflowList.parse((await send(me, "GET", `/api/console/workflows?limit=2&cursor=${first.nextCursor}`)).body);
+    const second = ConsoleWorkflowList.parse(
+      (await send(me, "GET", `/api/console/workflows?limit=2&cursor=${first.nextCursor}`)).body,
+    );
     expect(second).toMatchObject({ items: [{ id: a.id }], total: 3, nextCursor: null });
   });
 });
@@ -197,31 +258,51 @@ describe("sharing and deleting", () => {
     const friend = await consoleSession(env());
     const w = await create(owner, yamlNamed("shared"));
 
-    const shared = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: friend.user.email.toUpperCase(), role: "viewer" } });
+    const shared = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+      body: { userEmail: friend.user.email.toUpperCase(), role: "viewer" },
+    });
     expect(shared.status, JSON.stringify(shared.body)).toBe(200);
-    expect(shared.body).toEqual({ id: w.id, sharedWith: [{ userId: friend.user.id, email: friend.user.email, role: "viewer" }] });
+    expect(shared.body).toEqual({
+      id: w.id,
+      sharedWith: [{ userId: friend.user.id, email: friend.user.email, role: "viewer" }],
+    });
     expect(
-      statusAndCode(await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: "nobody@example.com", role: "viewer" } })),
+      statusAndCode(
+        await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+          body: { userEmail: "nobody@example.com", role: "viewer" },
+        }),
+      ),
     ).toEqual([404, "NOT_FOUND"]);
 
     const seen = await send(friend, "GET", `/api/console/workflows/${w.id}`);
     expect(seen.body).toMatchObject({ id: w.id, role: "viewer", sharedWith: null, yaml: yamlNamed("shared") });
     const listed = ConsoleWorkflowList.parse((await send(friend, "GET", "/api/console/workflows")).body);
     expect(listed.items).toEqual([expect.objectContaining({ id: w.id, role: "viewer" })]);
-    expect(statusAndCode(await send(friend, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("shared", "edit") } }))).toEqual([
-      403,
-      "FORBIDDEN",
-    ]);
+    expect(
+      statusAndCode(
+        await send(friend, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("shared", "edit") } }),
+      ),
+    ).toEqual([403, "FORBIDDEN"]);
 
-    await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: friend.user.email, role: "editor" } });
-    const edited = await send(friend, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("shared", "edit"), baseVersion: 1 } });
+    await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+      body: { userEmail: friend.user.email, role: "editor" },
+    });
+    const edited = await send(friend, "PUT", `/api/console/workflows/${w.id}`, {
+      body: { yaml: yamlNamed("shared", "edit"), baseVersion: 1 },
+    });
     expect(edited.body).toMatchObject({ version: 2, role: "editor" });
     expect(
-      statusAndCode(await send(friend, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: owner.user.email, role: "viewer" } })),
+      statusAndCode(
+        await send(friend, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+          body: { userEmail: owner.user.email, role: "viewer" },
+        }),
+      ),
     ).toEqual([403, "FORBIDDEN"]);
     expect(statusAndCode(await send(friend, "DELETE", `/api/console/workflows/${w.id}`))).toEqual([403, "FORBIDDEN"]);
 
-    const unshared = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: friend.user.email, role: "none" } });
+    const unshared = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+      body: { userEmail: friend.user.email, role: "none" },
+    });
     expect(unshared.body).toEqual({ id: w.id, sharedWith: [] });
     expect(statusAndCode(await send(friend, "GET", `/api/console/workflows/${w.id}`))).toEqual([404, "NOT_FOUND"]);
 
@@ -237,15 +318,24 @@ describe("PUT /api/console/workflows/{id}/layout", () => {
     const me = await consoleSession(env());
     const w = await create(me, yamlNamed("laid-out"));
     expect(w.layout).toEqual({ positions: {} });
-    const put = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { first: { x: 120.5, y: -40 } } } });
+    const put = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, {
+      body: { positions: { first: { x: 120.5, y: -40 } } },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ positions: { first: { x: 120.5, y: -40 } } });
     const read = ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body);
     expect([read.version, read.layout]).toEqual([1, { positions: { first: { x: 120.5, y: -40 } } }]);
 
-    const saved = await send(me, "PUT", `/api/console/workflows/${w.id}`, { body: { yaml: yamlNamed("laid-out", "two"), baseVersion: 1 } });
-    expect(ConsoleWorkflowDetail.parse(saved.body)).toMatchObject({ version: 2, layout: { positions: { first: { x: 120.5, y: -40 } } } });
-    await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { renamed: { x: 0, y: 0 } } } });
+    const saved = await send(me, "PUT", `/api/console/workflows/${w.id}`, {
+      body: { yaml: yamlNamed("laid-out", "two"), baseVersion: 1 },
+    });
+    expect(ConsoleWorkflowDetail.parse(saved.body)).toMatchObject({
+      version: 2,
+      layout: { positions: { first: { x: 120.5, y: -40 } } },
+    });
+    await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, {
+      body: { positions: { renamed: { x: 0, y: 0 } } },
+    });
     expect(ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body).layout).toEqual({
       positions: { renamed: { x: 0, y: 0 } },
     });
@@ -255,13 +345,23 @@ describe("PUT /api/console/workflows/{id}/layout", () => {
     const me = await consoleSession(env());
     const viewer = await consoleSession(env());
     const w = await create(me, yamlNamed("shared-layout"));
-    await send(me, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: viewer.user.email, role: "viewer" } });
-    expect(statusAndCode(await send(viewer, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: {} } }))).toEqual([403, "FORBIDDEN"]);
-    const bad = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { first: { x: "left", y: 1 } } } });
+    await send(me, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+      body: { userEmail: viewer.user.email, role: "viewer" },
+    });
+    expect(
+      statusAndCode(await send(viewer, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: {} } })),
+    ).toEqual([403, "FORBIDDEN"]);
+    const bad = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, {
+      body: { positions: { first: { x: "left", y: 1 } } },
+    });
     expect(bad.status).toBe(400);
     expect((bad.body.details as { field: string }[]).map((d) => d.field)).toEqual(["positions.first.x"]);
-    const extra = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, { body: { positions: { first: { x: 1, y: 1, z: 3 } } } });
+    const extra = await send(me, "PUT", `/api/console/workflows/${w.id}/layout`, {
+      body: { positions: { first: { x: 1, y: 1, z: 3 } } },
+    });
     expect(extra.status).toBe(400);
-    expect(ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body).layout).toEqual({ positions: {} });
+    expect(ConsoleWorkflowDetail.parse((await send(me, "GET", `/api/console/workflows/${w.id}`)).body).layout).toEqual({
+      positions: {},
+    });
   });
 });

@@ -46,9 +46,11 @@ async function wf(args: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  await promisify(execFile)("npm", ["run", "build"], { cwd: ROOT, timeout: 240_000 }).catch((err: { stdout?: string; stderr?: string }) => {
-    throw new Error(`npm run build failed:\n${err.stdout ?? ""}\n${err.stderr ?? ""}`);
-  });
+  await promisify(execFile)("npm", ["run", "build"], { cwd: ROOT, timeout: 240_000 }).catch(
+    (err: { stdout?: string; stderr?: string }) => {
+      throw new Error(`npm run build failed:\n${err.stdout ?? ""}\n${err.stderr ?? ""}`);
+    },
+  );
   dir = await mkdtemp(join(tmpdir(), "wf-built-"));
   service = startBuilt("dist/all-in-one.js", [], {
     ...env(),
@@ -73,11 +75,24 @@ describe("npm run build", () => {
 
   it("runs the service from dist/ with plain node: the API, a workflow to COMPLETED, the console", async () => {
     const user = JSON.parse(
-      await wf(["admin", "user", "create", "--email", `${ns}@example.com`, "--password", "a long password", "--plan", "pro", "--json"]),
+      await wf([
+        "admin",
+        "user",
+        "create",
+        "--email",
+        `${ns}@example.com`,
+        "--password",
+        "a long password",
+        "--plan",
+        "pro",
+        "--json",
+      ]),
     ) as {
       id: string;
     };
-    const { key } = JSON.parse(await wf(["admin", "key", "create", "--user", user.id, "--scopes", "WORKFLOW_EXECUTE,EXECUTION_READ", "--json"])) as {
+    const { key } = JSON.parse(
+      await wf(["admin", "key", "create", "--user", user.id, "--scopes", "WORKFLOW_EXECUTE,EXECUTION_READ", "--json"]),
+    ) as {
       key: string;
     };
     const file = join(dir, "built.yaml");
@@ -85,18 +100,26 @@ describe("npm run build", () => {
     const workflow = JSON.parse(await wf(["workflow", "import", file, "--user", user.id, "--json"])) as { id: string };
 
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const started = await fetch(`${base}/api/v1/workflows/${workflow.id}/executions`, { method: "POST", headers, body: "{}" });
+    const started = await fetch(`${base}/api/v1/workflows/${workflow.id}/executions`, {
+      method: "POST",
+      headers,
+      body: "{}",
+    });
     expect(started.status).toBe(202);
     const { executionId } = (await started.json()) as { executionId: string };
     let status = "";
     await waitFor(
       async () => {
-        status = ((await (await fetch(`${base}/api/v1/executions/${executionId}`, { headers })).json()) as { status: string }).status;
+        status = (
+          (await (await fetch(`${base}/api/v1/executions/${executionId}`, { headers })).json()) as { status: string }
+        ).status;
         return status === "COMPLETED" || status === "FAILED";
       },
       { timeoutMs: 30_000, what: `execution ${executionId} to end (${status})` },
     );
-    const result = (await (await fetch(`${base}/api/v1/executions/${executionId}/result`, { headers })).json()) as unknown;
+    const result = (await (
+      await fetch(`${base}/api/v1/executions/${executionId}/result`, { headers })
+    ).json()) as unknown;
     expect(status, JSON.stringify(result)).toBe("COMPLETED");
     expect(JSON.stringify(result)).toContain('"sum":5');
     expect(JSON.stringify(result)).toContain('"python":3');

@@ -32,7 +32,9 @@ interface Service {
 
 /** Compose resolves the file's relative paths (build context, bind mounts) from its own directory. */
 const COMPOSE_DIR = new URL("../../", import.meta.url);
-const compose = parse(await readFile(new URL("docker-compose.yml", COMPOSE_DIR), "utf8"), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(await readFile(new URL("docker-compose.yml", COMPOSE_DIR), "utf8"), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const services = compose.services;
 const NATS_NODES = ["nats-1", "nats-2", "nats-3"];
 const EXECUTORS = ["executor-1", "executor-2"];
@@ -47,12 +49,19 @@ const OPS_READY = `http://127.0.0.1:${ENV_SCHEMA.WF_OPS_PORT.default}/readyz`;
  * names its schema ids with draft-04's `id`, which ajv would take for `$id`: only annotations here.
  */
 function composeSpecErrors(doc: unknown): string[] {
-  const ajv = new Ajv2019({ strict: false, allErrors: true, validateSchema: false, formats: { expose: true, subnet_ip_address: true } });
+  const ajv = new Ajv2019({
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    formats: { expose: true, subnet_ip_address: true },
+  });
   ajv.removeKeyword("id");
   ajv.addFormat("duration", /^(\d+(\.\d+)?(us|ms|s|m|h))+$/);
   ajv.addFormat("ports", /^((\d{1,3}(\.\d{1,3}){3}:)?\d+(-\d+)?:)?\d+(-\d+)?(\/(tcp|udp))?$/);
   const validate = ajv.compile(composeSchema as object);
-  return validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath}: ${e.message} ${JSON.stringify(e.params)}`);
+  return validate(doc)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath}: ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 /** How many containers a service runs. */
@@ -81,7 +90,9 @@ describe("docker-compose.yml", () => {
       expect(text, conf).toMatch(/^\s*sync_interval: always$/m);
       expect(text, conf).toMatch(new RegExp(`^server_name: ${name}$`, "m"));
       for (const peer of NATS_NODES) expect(text, conf).toContain(`nats-route://${peer}:6222`);
-      expect(Object.keys(node.environment ?? {}).sort()).toEqual([...SERVICE_USERS, ADMIN_USER].map(passwordVariable).sort());
+      expect(Object.keys(node.environment ?? {}).sort()).toEqual(
+        [...SERVICE_USERS, ADMIN_USER].map(passwordVariable).sort(),
+      );
       expect(node.healthcheck?.test.join(" ")).toContain("http://127.0.0.1:8222/healthz");
     }
   });
@@ -115,7 +126,8 @@ describe("docker-compose.yml", () => {
   });
 
   it("checks each service's and each sandbox's readiness on its ops listener", () => {
-    for (const name of [...WF_SERVICES, ...SANDBOXES]) expect(services[name]!.healthcheck?.test.join(" "), name).toContain(OPS_READY);
+    for (const name of [...WF_SERVICES, ...SANDBOXES])
+      expect(services[name]!.healthcheck?.test.join(" "), name).toContain(OPS_READY);
   });
 
   it("sets only variables the service reads (and, on the NATS nodes, the users' passwords)", () => {
@@ -170,7 +182,8 @@ describe("docker-compose.yml", () => {
     for (const name of EXECUTORS) expect(keys(name)).toEqual(["WF_SECRETS_KEY"]);
     for (const name of ["approvals", "scheduler", ...SANDBOXES]) expect(keys(name), name).toEqual([]);
     for (const [name, svc] of Object.entries(services)) {
-      for (const [k, v] of Object.entries(svc.environment ?? {})) if (/_KEY$|PASSWORD$/.test(k)) expect(v, `${name} ${k}`).toMatch(/^\$\{\w+:\?/);
+      for (const [k, v] of Object.entries(svc.environment ?? {}))
+        if (/_KEY$|PASSWORD$/.test(k)) expect(v, `${name} ${k}`).toMatch(/^\$\{\w+:\?/);
     }
   });
 });

@@ -22,7 +22,8 @@ describe("Dockerfile", () => {
     expect(entries(ROOT).map((e) => `dist/${e.out}`)).toContain(cmd[1]);
     expect(runtime).not.toMatch(/tsx/);
     expect(runtime).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--"\]$/m);
-    for (const tool of ["python3", "ruby", "lua5.4", "bubblewrap", "tini"]) expect(runtime, tool).toContain(` ${tool} `);
+    for (const tool of ["python3", "ruby", "lua5.4", "bubblewrap", "tini"])
+      expect(runtime, tool).toContain(` ${tool} `);
     expect(runtime).toMatch(/^USER node$/m);
   });
 });

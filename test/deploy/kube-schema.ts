@@ -15,7 +15,9 @@ interface Model {
 type ModelClass = (new (data: object) => Model) & { apiVersion: string; kind: string };
 
 const MODELS = new Map<string, ModelClass>(
-  ([Deployment, Service, PodDisruptionBudget, NetworkPolicy, Namespace, ScaledObject] as unknown as ModelClass[]).map((m) => [`${m.apiVersion} ${m.kind}`, m]),
+  ([Deployment, Service, PodDisruptionBudget, NetworkPolicy, Namespace, ScaledObject] as unknown as ModelClass[]).map(
+    (m) => [`${m.apiVersion} ${m.kind}`, m],
+  ),
 );
 
 interface SchemaError {

@@ -67,15 +67,27 @@ interface PodSpec {
   volumes?: Record<string, unknown>[];
 }
 interface Deployment extends Obj {
-  spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
 }
 interface NetworkPolicyRule {
   from?: Record<string, unknown>[];
-  to?: { ipBlock?: { cidr: string; except?: string[] }; namespaceSelector?: { matchLabels?: Record<string, string> } }[];
+  to?: {
+    ipBlock?: { cidr: string; except?: string[] };
+    namespaceSelector?: { matchLabels?: Record<string, string> };
+  }[];
   ports?: { port: number; protocol?: string }[];
 }
 interface NetworkPolicy extends Obj {
-  spec: { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; ingress?: NetworkPolicyRule[]; egress?: NetworkPolicyRule[] };
+  spec: {
+    podSelector: { matchLabels?: Record<string, string> };
+    policyTypes: string[];
+    ingress?: NetworkPolicyRule[];
+    egress?: NetworkPolicyRule[];
+  };
 }
 
 const kustomization = parse(read("kustomization.yaml")) as { resources: string[] };
@@ -93,14 +105,21 @@ const built = new Set(entries(ROOT).map((e) => `dist/${e.out}`));
 const OPS_PORT = Number(ENV_SCHEMA.WF_OPS_PORT.default);
 const env = (c: Container) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e]));
 /** Every container of a pod, its native sidecars (init containers that keep running) included. */
-const containersOf = (d: Deployment) => [...(d.spec.template.spec.initContainers ?? []), ...d.spec.template.spec.containers];
+const containersOf = (d: Deployment) => [
+  ...(d.spec.template.spec.initContainers ?? []),
+  ...d.spec.template.spec.containers,
+];
 const sandbox = deployment("executor").spec.template.spec.initContainers![0]!;
 
 describe("deploy/kubernetes", () => {
   it("kustomization.yaml lists every manifest of the folder, each there (what `kustomize build` gathers)", () => {
-    const manifests = readdirSync(DIR).filter((f) => f.endsWith(".yaml") && f !== "kustomization.yaml" && f !== "nats-values.yaml");
+    const manifests = readdirSync(DIR).filter(
+      (f) => f.endsWith(".yaml") && f !== "kustomization.yaml" && f !== "nats-values.yaml",
+    );
     expect([...kustomization.resources].sort()).toEqual(manifests.sort());
-    expect(new Set(objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`)).size).toBe(objects.length);
+    expect(new Set(objects.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`)).size).toBe(
+      objects.length,
+    );
   });
 
   it("holds only objects valid against their kind's schema, Kubernetes' own or KEDA's, with no field the schema does not know", () => {
@@ -188,18 +207,29 @@ describe("deploy/kubernetes", () => {
     for (const d of deployments) {
       const pdb = byKind("PodDisruptionBudget").find((p) => p.metadata.name === d.metadata.name)!;
       expect(pdb.metadata.namespace, d.metadata.name).toBe(d.metadata.namespace);
-      expect(pdb.spec, d.metadata.name).toEqual({ minAvailable: 1, selector: { matchLabels: d.spec.selector.matchLabels } });
+      expect(pdb.spec, d.metadata.name).toEqual({
+        minAvailable: 1,
+        selector: { matchLabels: d.spec.selector.matchLabels },
+      });
       expect(d.spec.template.metadata.labels, d.metadata.name).toMatchObject(d.spec.selector.matchLabels);
     }
     for (const name of ["edge", "approvals", "scheduler"]) expect(deployment(name).spec.replicas, name).toBe(2);
-    const [service] = byKind("Service") as (Obj & { spec: { selector: Record<string, string>; ports: { targetPort: string }[] } })[];
+    const [service] = byKind("Service") as (Obj & {
+      spec: { selector: Record<string, string>; ports: { targetPort: string }[] };
+    })[];
     expect(service!.spec.selector).toEqual(deployment("edge").spec.selector.matchLabels);
-    expect(deployment("edge").spec.template.spec.containers[0]!.ports!.map((p) => p.name)).toContain(service!.spec.ports[0]!.targetPort);
+    expect(deployment("edge").spec.template.spec.containers[0]!.ports!.map((p) => p.name)).toContain(
+      service!.spec.ports[0]!.targetPort,
+    );
   });
 
   it("scales the executors with KEDA on their durable consumer's backlog", () => {
     const [scaler] = byKind("ScaledObject") as (Obj & {
-      spec: { scaleTargetRef: { name: string }; minReplicaCount: number; triggers: { type: string; metadata: Record<string, string> }[] };
+      spec: {
+        scaleTargetRef: { name: string };
+        minReplicaCount: number;
+        triggers: { type: string; metadata: Record<string, string> }[];
+      };
     })[];
     expect(scaler!.metadata.namespace).toBe(deployment("executor").metadata.namespace);
     expect(scaler!.spec.scaleTargetRef.name).toBe("executor");
@@ -208,7 +238,10 @@ describe("deploy/kubernetes", () => {
       {
         type: "nats-jetstream",
         metadata: {
-          stream: streamNames(deployment("executor").spec.template.spec.containers[0]!.env!.find((e) => e.name === "WF_NAMESPACE")!.value!).cmd,
+          stream: streamNames(
+            deployment("executor").spec.template.spec.containers[0]!.env!.find((e) => e.name === "WF_NAMESPACE")!
+              .value!,
+          ).cmd,
           consumer: consumerNames().executor,
         },
       },
@@ -218,12 +251,15 @@ describe("deploy/kubernetes", () => {
   });
 
   it("holds every pod but the sandbox to the `restricted` Pod Security Standard, and the `wf` namespace enforces it", () => {
-    expect(byKind("Namespace").find((n) => n.metadata.name === "wf")!.metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+    expect(byKind("Namespace").find((n) => n.metadata.name === "wf")!.metadata.labels).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "restricted",
+    });
     for (const d of deployments) {
       const pod = d.spec.template.spec;
       expect([pod.hostNetwork, pod.hostPID, pod.hostIPC], d.metadata.name).toEqual([undefined, undefined, undefined]);
       expect(pod.automountServiceAccountToken, d.metadata.name).toBe(false);
-      for (const volume of pod.volumes ?? []) expect(Object.keys(volume).sort(), d.metadata.name).toEqual(["emptyDir", "name"]);
+      for (const volume of pod.volumes ?? [])
+        expect(Object.keys(volume).sort(), d.metadata.name).toEqual(["emptyDir", "name"]);
       for (const c of containersOf(d)) {
         if (c === sandbox) continue;
         const what = `${d.metadata.name}/${c.name}`;
@@ -240,8 +276,13 @@ describe("deploy/kubernetes", () => {
   });
 
   it("gives the sandbox what the compose file's sandbox has, in the pod's own user namespace, and no credential", () => {
-    const compose = parse(readFileSync(new URL("../../docker-compose.yml", import.meta.url), "utf8"), { merge: true }) as {
-      services: Record<string, { cap_add: string[]; user: string; command: string[]; environment: Record<string, string> }>;
+    const compose = parse(readFileSync(new URL("../../docker-compose.yml", import.meta.url), "utf8"), {
+      merge: true,
+    }) as {
+      services: Record<
+        string,
+        { cap_add: string[]; user: string; command: string[]; environment: Record<string, string> }
+      >;
     };
     const composed = compose.services["sandbox-1"]!;
     const pod = deployment("executor").spec.template.spec;
@@ -281,19 +322,27 @@ describe("deploy/kubernetes", () => {
     const rulesFor = (port: number) => nats.spec.ingress!.filter((r) => r.ports?.some((p) => p.port === port));
     const fromNamespaces = (port: number) =>
       rulesFor(port).flatMap((r) =>
-        (r.from ?? []).map((f) => (f.namespaceSelector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels?.["kubernetes.io/metadata.name"]),
+        (r.from ?? []).map(
+          (f) =>
+            (f.namespaceSelector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels?.[
+              "kubernetes.io/metadata.name"
+            ],
+        ),
       );
     expect(fromNamespaces(4222).sort()).toEqual(["wf", "wf-executor"]);
     expect(fromNamespaces(6222)).toEqual([undefined]);
     expect(fromNamespaces(8222)).toEqual(["keda"]);
     // Egress to addresses: the executor's pods alone, and never to the private ranges that hold the cluster.
     const ipRules = policies.flatMap((p) =>
-      (p.spec.egress ?? []).flatMap((r) => (r.to ?? []).filter((t) => t.ipBlock).map((t) => ({ policy: p, block: t.ipBlock! }))),
+      (p.spec.egress ?? []).flatMap((r) =>
+        (r.to ?? []).filter((t) => t.ipBlock).map((t) => ({ policy: p, block: t.ipBlock! })),
+      ),
     );
     for (const { policy, block } of ipRules) {
       expect(policy.metadata.namespace).toBe("wf-executor");
       expect(policy.spec.podSelector.matchLabels).toEqual({ "app.kubernetes.io/name": "executor" });
-      if (block.cidr === "0.0.0.0/0") expect(block.except).toEqual(expect.arrayContaining(["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]));
+      if (block.cidr === "0.0.0.0/0")
+        expect(block.except).toEqual(expect.arrayContaining(["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]));
       else expect(block.except, block.cidr).toEqual(expect.arrayContaining(["fc00::/7", "fe80::/10"]));
     }
   });
@@ -303,19 +352,34 @@ describe("deploy/kubernetes/nats-values.yaml", () => {
   const values = parse(read("nats-values.yaml")) as {
     config: {
       cluster: { enabled: boolean; replicas: number };
-      jetstream: { enabled: boolean; fileStore: { enabled: boolean; pvc: { enabled: boolean } }; merge: Record<string, string> };
+      jetstream: {
+        enabled: boolean;
+        fileStore: { enabled: boolean; pvc: { enabled: boolean } };
+        merge: Record<string, string>;
+      };
       merge: Record<string, string>;
     };
-    container: { env: Record<string, { valueFrom: { secretKeyRef: { name: string; key: string } } }>; patch: { value: { mountPath: string } }[] };
+    container: {
+      env: Record<string, { valueFrom: { secretKeyRef: { name: string; key: string } } }>;
+      patch: { value: { mountPath: string } }[];
+    };
   };
 
   it("runs three NATS nodes with JetStream on files, syncing every write, with the service's users and their passwords from a Secret", () => {
     expect(values.config.cluster).toEqual({ enabled: true, replicas: 3 });
-    expect(values.config.jetstream).toMatchObject({ enabled: true, fileStore: { enabled: true, pvc: { enabled: true } }, merge: { sync_interval: "always" } });
+    expect(values.config.jetstream).toMatchObject({
+      enabled: true,
+      fileStore: { enabled: true, pvc: { enabled: true } },
+      merge: { sync_interval: "always" },
+    });
     expect(values.config.merge.max_payload).toBe("<< 8MB >>");
     const passwords = [...SERVICE_USERS, ADMIN_USER].map(passwordVariable).sort();
     expect(Object.keys(values.container.env).sort()).toEqual(passwords);
-    for (const variable of passwords) expect(values.container.env[variable]!.valueFrom.secretKeyRef).toEqual({ name: "wf-nats-passwords", key: variable });
+    for (const variable of passwords)
+      expect(values.container.env[variable]!.valueFrom.secretKeyRef).toEqual({
+        name: "wf-nats-passwords",
+        key: variable,
+      });
     // auth.conf's mount is what the chart's /etc/nats-config/nats.conf includes (paths relative to it).
     const mount = values.container.patch[0]!.value.mountPath;
     expect(posix.join("/etc/nats-config", values.config.merge.$include!)).toBe(`${mount}/auth.conf`);

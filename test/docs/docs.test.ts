@@ -39,7 +39,10 @@ describe("README", () => {
 // freshness test of `npm run docs` (shared/scripts/write-docs.test.ts).
 describe("docs", () => {
   it("link only to files and headings that exist", async () => {
-    const files = [new URL("../../README.md", import.meta.url), ...(await readdir(docsDir)).filter((f) => f.endsWith(".md")).map((f) => new URL(f, docsDir))];
+    const files = [
+      new URL("../../README.md", import.meta.url),
+      ...(await readdir(docsDir)).filter((f) => f.endsWith(".md")).map((f) => new URL(f, docsDir)),
+    ];
     const broken: string[] = [];
     for (const file of files) {
       const text = (await readFile(file, "utf8")).replace(/```[\s\S]*?```/g, "");
@@ -47,7 +50,9 @@ describe("docs", () => {
         if (/^[a-z]+:/.test(target!)) continue;
         const [path, anchor] = target!.split("#");
         // A leading `/` is the repository's root, as GitHub reads it.
-        const linked = path ? new URL(path.startsWith("/") ? `.${path}` : path, path.startsWith("/") ? repoRoot : file) : file;
+        const linked = path
+          ? new URL(path.startsWith("/") ? `.${path}` : path, path.startsWith("/") ? repoRoot : file)
+          : file;
         if (!existsSync(linked)) broken.push(`${file.pathname}: ${target}`);
         else if (anchor && linked.pathname.endsWith(".md") && !headingSlugs(await readFile(linked, "utf8")).has(anchor))
           broken.push(`${file.pathname}: ${target}`);

@@ -6,7 +6,9 @@ import { schedulerMetrics } from "@wf/scheduler";
 import { collectDefaultMetrics, consumerMetrics, Registry, type Metric } from "@wf/shared/metrics";
 
 const doc = await readFile(new URL("../../docs/metrics.md", import.meta.url), "utf8");
-const dashboard = JSON.parse(await readFile(new URL("../../deploy/grafana/wf-dashboard.json", import.meta.url), "utf8")) as Dashboard;
+const dashboard = JSON.parse(
+  await readFile(new URL("../../deploy/grafana/wf-dashboard.json", import.meta.url), "utf8"),
+) as Dashboard;
 
 interface Dashboard {
   templating: { list: { name: string; type: string; query?: unknown }[] };
@@ -31,7 +33,10 @@ async function registered(): Promise<{ name: string; type: string; labels: strin
 function documented(): Map<string, { type: string; labels: string[] }> {
   const rows = new Map<string, { type: string; labels: string[] }>();
   for (const [, name, type, labels] of doc.matchAll(/^\| `([a-z0-9_]+)` \| (\w+) \| ([^|]+) \|/gm)) {
-    rows.set(name!, { type: type!, labels: labels!.trim() === "none" ? [] : [...labels!.matchAll(/`(\w+)`/g)].map((l) => l[1]!) });
+    rows.set(name!, {
+      type: type!,
+      labels: labels!.trim() === "none" ? [] : [...labels!.matchAll(/`(\w+)`/g)].map((l) => l[1]!),
+    });
   }
   return rows;
 }
@@ -47,18 +52,24 @@ describe("docs/metrics.md", () => {
 
 describe("deploy/grafana/wf-dashboard.json", () => {
   /** The metric names a PromQL expression reads: a histogram's series by the histogram's name. */
-  const metricsIn = (expr: string) => [...expr.matchAll(/\b((?:wf|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, ""));
+  const metricsIn = (expr: string) =>
+    [...expr.matchAll(/\b((?:wf|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|count|sum)$/, ""));
 
   it("has a Prometheus data source variable that every panel uses", () => {
-    expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: "datasource", type: "datasource", query: "prometheus" }));
-    for (const panel of dashboard.panels.filter((p) => p.type !== "row")) expect(panel.datasource?.uid, panel.title).toBe("${datasource}");
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: "datasource", type: "datasource", query: "prometheus" }),
+    );
+    for (const panel of dashboard.panels.filter((p) => p.type !== "row"))
+      expect(panel.datasource?.uid, panel.title).toBe("${datasource}");
   });
 
   it("reads only documented metrics, and each panel at least one", () => {
     const rows = documented();
     const queries = [
       ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: p.title, expr: t.expr }))),
-      ...dashboard.templating.list.flatMap((v) => (v.type === "query" ? [{ where: v.name, expr: JSON.stringify(v.query) }] : [])),
+      ...dashboard.templating.list.flatMap((v) =>
+        v.type === "query" ? [{ where: v.name, expr: JSON.stringify(v.query) }] : [],
+      ),
     ];
     expect(queries.length).toBeGreaterThan(0);
     for (const { where, expr } of queries) {

@@ -10,7 +10,14 @@ import { buildEdge } from "@wf/edge";
 import type { Config } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import { KeyFile, legacyKeyBucket, openOwnerSecretsBox, SecretBox, SERVER_KEYS, type ServerKeyKind } from "@wf/shared/secrets";
+import {
+  KeyFile,
+  legacyKeyBucket,
+  openOwnerSecretsBox,
+  SecretBox,
+  SERVER_KEYS,
+  type ServerKeyKind,
+} from "@wf/shared/secrets";
 import { secretId, type SecretRecord, type WebhookRecord } from "@wf/shared/store";
 import { startExecutor } from "@wf/executor";
 import { definitionOf, run, startNatsServer, testConfig, waitForStatus } from "../support/runtime";
@@ -56,9 +63,22 @@ async function keyFileOf(config: Config): Promise<KeyFile> {
   return KeyFile.parse(JSON.parse(await readFile(join(config.WF_DATA_DIR, "keys.json"), "utf8")));
 }
 
-async function storeSecret(p: Platform, box: SecretBox, ownerId: string, name: string, value: string): Promise<SecretRecord> {
+async function storeSecret(
+  p: Platform,
+  box: SecretBox,
+  ownerId: string,
+  name: string,
+  value: string,
+): Promise<SecretRecord> {
   const id = secretId(ownerId, name);
-  const record: SecretRecord = { id, ownerId, name, sealed: box.seal(value, id), createdAt: Date.now(), updatedAt: Date.now() };
+  const record: SecretRecord = {
+    id,
+    ownerId,
+    name,
+    sealed: box.seal(value, id),
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+  };
   await p.store.secrets.create(record);
   return record;
 }
@@ -218,7 +238,10 @@ steps:
       method: "POST",
       url: `/api/webhooks/${webhook.id}/trigger`,
       payload: body,
-      headers: { "content-type": "application/json", "x-webhook-signature": `sha256=${createHmac("sha256", hmacSecret).update(body).digest("hex")}` },
+      headers: {
+        "content-type": "application/json",
+        "x-webhook-signature": `sha256=${createHmac("sha256", hmacSecret).update(body).digest("hex")}`,
+      },
     });
     expect(trigger.statusCode, trigger.body).toBe(202);
 
@@ -274,7 +297,9 @@ steps:
 
     const sealed = [
       ...(await p.store.secrets.listAll()).map((s) => ({ text: s.sealed, context: s.id })),
-      ...(await p.store.webhooks.listAll()).flatMap((w) => (w.secretKey === null ? [] : [{ text: w.secretKey, context: w.id }])),
+      ...(await p.store.webhooks.listAll()).flatMap((w) =>
+        w.secretKey === null ? [] : [{ text: w.secretKey, context: w.id }],
+      ),
     ];
     // The keys do open them: the check below could fail.
     const keys = await keyFileOf(config);
@@ -301,12 +326,20 @@ steps:
       const value = `value-${i}-${newId()}`;
       values.set((await storeSecret(seed, new SecretBox(legacy.ownerSecrets), owner, `s_${i}`, value)).id, value);
     }
-    const replicas = await Promise.all([platformOf(config, "replica-1"), platformOf(config, "replica-2"), platformOf(config, "replica-3")]);
+    const replicas = await Promise.all([
+      platformOf(config, "replica-1"),
+      platformOf(config, "replica-2"),
+      platformOf(config, "replica-3"),
+    ]);
     const boxes = await Promise.all(replicas.map((r) => openOwnerSecretsBox(r)));
     for (const record of await seed.store.secrets.listAll()) {
       for (const box of boxes) expect(box.open(record.sealed, record.id).toString("utf8")).toBe(values.get(record.id));
     }
-    expect(await (await new Kvm(seed.nc).open(legacyKeyBucket(config.WF_NAMESPACE))).get(SERVER_KEYS.ownerSecrets.legacyName)).toBeNull();
+    expect(
+      await (
+        await new Kvm(seed.nc).open(legacyKeyBucket(config.WF_NAMESPACE))
+      ).get(SERVER_KEYS.ownerSecrets.legacyName),
+    ).toBeNull();
   }, 60_000);
 
   it("a process given another key than the namespace uses does not start, and says what to set", async () => {
@@ -318,7 +351,10 @@ steps:
     expect(err.message).toContain("WF_SECRETS_KEY");
     expect(err.message).toContain("the same");
     await expect(startExecutor(other)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
-    const edgeWithOtherKey = await platformOf({ ...config, WF_WEBHOOK_SECRET_KEY: "another-webhook-key-0123456789abcdef" });
+    const edgeWithOtherKey = await platformOf({
+      ...config,
+      WF_WEBHOOK_SECRET_KEY: "another-webhook-key-0123456789abcdef",
+    });
     await buildEdge(await platformOf(config)).then((app) => app.close());
     await expect(buildEdge(edgeWithOtherKey)).rejects.toThrow("WF_WEBHOOK_SECRET_KEY");
   }, 60_000);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { headers, TimeoutError } from "@nats-io/nats-core";
-import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
 import { newId } from "@wf/shared/execution";
 import { createLogger } from "@wf/shared/log";
 import {
@@ -46,12 +53,22 @@ const Body = z.object({ id: z.string() });
 async function consumerOf(
   handle: (deliveries: number) => Promise<Handled>,
   giveUp: (executionId: string, reason: string) => Promise<void>,
-  { maxDeliver = 3, concurrency = 4, ackWaitMs = 5_000 }: { maxDeliver?: number; concurrency?: number | ConcurrencyBound; ackWaitMs?: number } = {},
+  {
+    maxDeliver = 3,
+    concurrency = 4,
+    ackWaitMs = 5_000,
+  }: { maxDeliver?: number; concurrency?: number | ConcurrencyBound; ackWaitMs?: number } = {},
 ): Promise<{ send: () => Promise<void>; consumer: CommandConsumer; stream: string }> {
   const ns = `cc${newId().slice(-8)}`;
   const stream = `${ns}_CMD`;
   await jsm.streams.add({ name: stream, subjects: [`${ns}.cmd.>`], retention: RetentionPolicy.Workqueue });
-  await ensureConsumer(jsm, stream, { durable: "test", filter: `${ns}.cmd.>`, ackWaitMs, maxDeliver: -1, maxAckPending: 100 });
+  await ensureConsumer(jsm, stream, {
+    durable: "test",
+    filter: `${ns}.cmd.>`,
+    ackWaitMs,
+    maxDeliver: -1,
+    maxAckPending: 100,
+  });
   const consumer = await consumeCommands({
     js,
     ns,
@@ -68,7 +85,11 @@ async function consumerOf(
     retryDelay: () => 20,
     redeliverOnce: false,
   });
-  return { send: async () => void (await js.publish(`${ns}.cmd.go`, JSON.stringify({ id: "exec-1" }))), consumer, stream };
+  return {
+    send: async () => void (await js.publish(`${ns}.cmd.go`, JSON.stringify({ id: "exec-1" }))),
+    consumer,
+    stream,
+  };
 }
 
 async function streamMessages(stream: string): Promise<number> {
@@ -97,7 +118,10 @@ describe("the command consumer", () => {
       await waitFor(() => doneAt > 0, { timeoutMs: 20_000, what: "the command to be handled" });
       expect(doneAt).toBe(10);
       expect(givenUp).toEqual([]);
-      await waitFor(async () => (await streamMessages(stream)) === 0, { timeoutMs: 5_000, what: "the acknowledged command to leave the work queue" });
+      await waitFor(async () => (await streamMessages(stream)) === 0, {
+        timeoutMs: 5_000,
+        what: "the acknowledged command to leave the work queue",
+      });
     } finally {
       await consumer.stop();
     }
@@ -128,11 +152,17 @@ describe("the command consumer", () => {
     try {
       await transient.send();
       await failing.send();
-      await waitFor(() => handled && givenUp.length === 1, { timeoutMs: 20_000, what: "one command handled, the other given up" });
+      await waitFor(() => handled && givenUp.length === 1, {
+        timeoutMs: 20_000,
+        what: "one command handled, the other given up",
+      });
       expect(transientFailures).toBe(6);
       expect(attempts).toBe(3);
       expect(givenUp).toEqual(["exec-1: gave up after 3 failed attempts: a bug"]);
-      await waitFor(async () => (await streamMessages(failing.stream)) === 0, { timeoutMs: 5_000, what: "the given-up command to be dropped" });
+      await waitFor(async () => (await streamMessages(failing.stream)) === 0, {
+        timeoutMs: 5_000,
+        what: "the given-up command to be dropped",
+      });
     } finally {
       await transient.consumer.stop();
       await failing.consumer.stop();
@@ -153,7 +183,10 @@ describe("the command consumer", () => {
     try {
       await send();
       await waitFor(() => giveUps === 3, { timeoutMs: 20_000, what: "the execution to be failed at the third try" });
-      await waitFor(async () => (await streamMessages(stream)) === 0, { timeoutMs: 5_000, what: "the command to be dropped then" });
+      await waitFor(async () => (await streamMessages(stream)) === 0, {
+        timeoutMs: 5_000,
+        what: "the command to be dropped then",
+      });
       expect(giveUps).toBe(3);
     } finally {
       await consumer.stop();
@@ -243,7 +276,11 @@ async function queueWithOrphan(): Promise<{ ns: string; stream: string; lostTrac
   h.set("X-Test", "first");
   await js.publish(`${ns}.cmd.exec.start.e1`, JSON.stringify({ executionId: "e1" }), { msgID: "start-e1", headers: h });
   await js.publish(`${ns}.cmd.exec.start.e2`, JSON.stringify({ executionId: "e2" }));
-  await jsm.consumers.add(stream, { durable_name: "executor", filter_subject: `${ns}.cmd.exec.>`, ack_policy: AckPolicy.Explicit });
+  await jsm.consumers.add(stream, {
+    durable_name: "executor",
+    filter_subject: `${ns}.cmd.exec.>`,
+    ack_policy: AckPolicy.Explicit,
+  });
   const lostTrack = await jetstreamManager(nc);
   const info = lostTrack.consumers.info.bind(lostTrack.consumers);
   lostTrack.consumers.info = async (...args) => {
@@ -267,7 +304,13 @@ describe("the rescue of a work queue's orphans", () => {
     const consumer = await js.consumers.get(stream, "executor");
     const got = [];
     for await (const m of await consumer.fetch({ max_messages: 2, expires: 2_000 })) {
-      got.push({ subject: m.subject, body: m.json(), test: m.headers?.get("X-Test") ?? null, commandSeq: commandSeq(m), seq: m.seq });
+      got.push({
+        subject: m.subject,
+        body: m.json(),
+        test: m.headers?.get("X-Test") ?? null,
+        commandSeq: commandSeq(m),
+        seq: m.seq,
+      });
       m.ack();
       if (got.length === 2) break;
     }
@@ -298,7 +341,9 @@ describe("the rescue of a work queue's orphans", () => {
     const t = Date.now();
     await rescue.check(t);
     expect(await rescue.check(t + ORPHAN_GRACE_MS)).toBe(1);
-    const left = await Promise.all([2, 3].map(async (seq) => (await jsm.streams.getMessage(stream, { seq }))?.subject ?? null));
+    const left = await Promise.all(
+      [2, 3].map(async (seq) => (await jsm.streams.getMessage(stream, { seq }))?.subject ?? null),
+    );
     expect(left).toEqual([`${ns}.cmd.exec.start.e2`, `${ns}.cmd.exec.start.e3`]);
   });
 });

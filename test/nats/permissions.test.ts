@@ -8,7 +8,14 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, createUser, SCOPES } from "@wf/shared/auth";
-import { ADMIN_USER, connectNats, inboxPrefix, passwordVariable, SERVICE_USERS, type ServiceUser } from "@wf/shared/nats";
+import {
+  ADMIN_USER,
+  connectNats,
+  inboxPrefix,
+  passwordVariable,
+  SERVICE_USERS,
+  type ServiceUser,
+} from "@wf/shared/nats";
 import { SecretBox, SERVER_KEYS, setSecret } from "@wf/shared/secrets";
 import { newWorkflowRecord, openStore, type Store } from "@wf/shared/store";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
@@ -22,8 +29,11 @@ import { definitionOf } from "../support/runtime";
  */
 const NS = "wf";
 const AUTH_CONF = new URL("../../deploy/nats/auth.conf", import.meta.url);
-// nats-server reads a password from its environment as a config value: one starting with a digit would be a number (docs/operations.md).
-const PASSWORDS = Object.fromEntries([...SERVICE_USERS, ADMIN_USER].map((user) => [user, `p${randomBytes(24).toString("hex")}`]));
+// nats-server reads a password from its environment as a config value: one starting with a digit would be a number
+// (docs/operations.md).
+const PASSWORDS = Object.fromEntries(
+  [...SERVICE_USERS, ADMIN_USER].map((user) => [user, `p${randomBytes(24).toString("hex")}`]),
+);
 const KEYS = {
   WF_SECRETS_KEY: randomBytes(24).toString("base64url"),
   WF_WEBHOOK_SECRET_KEY: randomBytes(24).toString("base64url"),
@@ -36,7 +46,12 @@ const SERVICE_KEYS: Record<ServiceUser, Partial<typeof KEYS>> = {
   approvals: {},
   scheduler: {},
 };
-const READY: Record<ServiceUser, string> = { edge: "edge listening", executor: "executor ready", approvals: "approvals ready", scheduler: "scheduler ready" };
+const READY: Record<ServiceUser, string> = {
+  edge: "edge listening",
+  executor: "executor ready",
+  approvals: "approvals ready",
+  scheduler: "scheduler ready",
+};
 
 let dir: string;
 let server: NatsServerHandle;
@@ -110,7 +125,11 @@ afterAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-async function api(method: string, path: string, opts: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
+async function api(
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {},
+) {
   const res = await fetch(base + path, {
     method,
     headers: {
@@ -118,10 +137,19 @@ async function api(method: string, path: string, opts: { key?: string; body?: un
       ...(opts.body !== undefined || opts.raw !== undefined ? { "content-type": "application/json" } : {}),
       ...opts.headers,
     },
-    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : opts.raw !== undefined ? { body: opts.raw } : {}),
+    ...(opts.body !== undefined
+      ? { body: JSON.stringify(opts.body) }
+      : opts.raw !== undefined
+        ? { body: opts.raw }
+        : {}),
   });
   const text = await res.text();
-  return { status: res.status, text, body: (text.startsWith("{") ? JSON.parse(text) : {}) as Json, headers: res.headers };
+  return {
+    status: res.status,
+    text,
+    body: (text.startsWith("{") ? JSON.parse(text) : {}) as Json,
+    headers: res.headers,
+  };
 }
 
 const TOUR = `
@@ -158,7 +186,11 @@ function serviceViolations(): string[] {
 
 describe("production NATS permissions (deploy/nats/auth.conf)", () => {
   it("each service under its own user carries a whole execution after an upgrade: HTTP trigger, code step with a secret and an artifact, a parked wait, an approval, webhooks, a schedule, a chain", async () => {
-    const user = await createUser(store, { email: `tour-${randomBytes(4).toString("hex")}@example.com`, password: "a long password", plan: "pro" });
+    const user = await createUser(store, {
+      email: `tour-${randomBytes(4).toString("hex")}@example.com`,
+      password: "a long password",
+      plan: "pro",
+    });
     const { key } = await createApiKey(store, { ownerId: user.id, scopes: [...SCOPES] });
     const tour = newWorkflowRecord({ ownerId: user.id, yaml: TOUR, definition: definitionOf(TOUR) });
     await store.workflows.create(tour);
@@ -178,14 +210,19 @@ triggers:
 steps:
   - { name: tick, type: transform, output: ticked }
 `;
-    const scheduled = newWorkflowRecord({ ownerId: user.id, yaml: scheduledYaml, definition: definitionOf(scheduledYaml) });
+    const scheduled = newWorkflowRecord({
+      ownerId: user.id,
+      yaml: scheduledYaml,
+      definition: definitionOf(scheduledYaml),
+    });
     await store.workflows.create(scheduled);
 
     // An upgrade: the keys where an earlier version kept them, in `wf_edge`, and records sealed under
     // them; the executor and the edge restart, and move them under their own users' permissions.
     const legacyKv = await new Kvm(admin).create(`${NS}_edge`, { history: 1 });
     const legacyKeys = { ownerSecrets: randomBytes(32), webhookSecrets: randomBytes(32), urlSigning: randomBytes(32) };
-    for (const [kind, k] of Object.entries(legacyKeys)) await legacyKv.put(SERVER_KEYS[kind as keyof typeof legacyKeys].legacyName, k.toString("hex"));
+    for (const [kind, k] of Object.entries(legacyKeys))
+      await legacyKv.put(SERVER_KEYS[kind as keyof typeof legacyKeys].legacyName, k.toString("hex"));
     const token = `token-${randomBytes(8).toString("hex")}`;
     await setSecret(store, new SecretBox(legacyKeys.ownerSecrets), user.id, "api_token", token);
     const oldSecret = "a webhook secret from before the upgrade";
@@ -221,7 +258,10 @@ steps:
       intervalMs: 250,
       what: "the tour to wait for its approval",
     });
-    expect((await status()).body.stepResults.compute).toMatchObject({ status: "COMPLETED", output: { secret_length: token.length } });
+    expect((await status()).body.stepResults.compute).toMatchObject({
+      status: "COMPLETED",
+      output: { secret_length: token.length },
+    });
 
     const artifacts = await api("GET", `/api/v1/executions/${executionId}/artifacts`, { key });
     expect(artifacts.body.total).toBe(1);
@@ -229,16 +269,29 @@ steps:
     expect(await download.text()).toBe("the report");
 
     const approvals = await api("GET", `/api/v1/approvals/execution/${executionId}`, { key });
-    const approved = await api("POST", `/api/v1/approvals/${approvals.body.approvals[0].id as string}/approve`, { key, body: {} });
+    const approved = await api("POST", `/api/v1/approvals/${approvals.body.approvals[0].id as string}/approve`, {
+      key,
+      body: {},
+    });
     expect(approved.status, approved.text).toBe(200);
-    await waitFor(async () => (await status()).body.status === "COMPLETED", { timeoutMs: 30_000, intervalMs: 250, what: "the tour to complete" });
+    await waitFor(async () => (await status()).body.status === "COMPLETED", {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: "the tour to complete",
+    });
 
     // A webhook made in a console session, triggered with its HMAC signature.
     const login = await api("POST", "/api/console/login", { body: { email: user.email, password: "a long password" } });
     expect(login.status, login.text).toBe(200);
-    const session = { cookie: login.headers.get("set-cookie")!.split(";")[0]!, "x-csrf-token": login.body.csrfToken as string };
+    const session = {
+      cookie: login.headers.get("set-cookie")!.split(";")[0]!,
+      "x-csrf-token": login.body.csrfToken as string,
+    };
     const secret = "a webhook secret of 16+ chars";
-    const hook = await api("POST", "/api/webhooks", { headers: session, body: { workflowId: chained.id, name: "from CI", secretKey: secret } });
+    const hook = await api("POST", "/api/webhooks", {
+      headers: session,
+      body: { workflowId: chained.id, name: "from CI", secretKey: secret },
+    });
     expect(hook.status, hook.text).toBe(201);
     const payload = "{}";
     const triggered = await api("POST", `/api/webhooks/${hook.body.id as string}/trigger`, {
@@ -257,9 +310,18 @@ steps:
       (await store.executions.list({ ownerId: user.id, workflowId, page: 1, size: 100 })).items.filter(
         (e) => e.triggerSource === source && e.status === "COMPLETED",
       ).length;
-    await waitFor(async () => (await ended(chained.id, "chained")) >= 1, { timeoutMs: 30_000, what: "the chained workflow to run after the tour" });
-    await waitFor(async () => (await ended(chained.id, "webhook")) >= 2, { timeoutMs: 30_000, what: "the webhooks' executions to complete" });
-    await waitFor(async () => (await ended(scheduled.id, "schedule")) >= 1, { timeoutMs: 30_000, what: "a scheduled tick to run" });
+    await waitFor(async () => (await ended(chained.id, "chained")) >= 1, {
+      timeoutMs: 30_000,
+      what: "the chained workflow to run after the tour",
+    });
+    await waitFor(async () => (await ended(chained.id, "webhook")) >= 2, {
+      timeoutMs: 30_000,
+      what: "the webhooks' executions to complete",
+    });
+    await waitFor(async () => (await ended(scheduled.id, "schedule")) >= 1, {
+      timeoutMs: 30_000,
+      what: "a scheduled tick to run",
+    });
 
     // Their readiness checks and consumers' gauges ask only what each user may.
     for (const [name, proc] of Object.entries(services)) {
@@ -273,8 +335,12 @@ steps:
   }, 120_000);
 
   it("refuses a client without credentials, or with a wrong password", async () => {
-    await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });
-    await expect(connect({ servers: server.url, reconnect: false, user: "edge", pass: "not-its-password" })).rejects.toMatchObject({
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({
+      name: "AuthorizationError",
+    });
+    await expect(
+      connect({ servers: server.url, reconnect: false, user: "edge", pass: "not-its-password" }),
+    ).rejects.toMatchObject({
       name: "AuthorizationError",
     });
   });
@@ -287,7 +353,9 @@ steps:
     const nc = await as("edge");
     try {
       const jsm = await jetstreamManager(nc);
-      await expect(jsm.direct.getMessage(`KV_${NS}_secrets`, { last_by_subj: `$KV.${NS}_secrets.any` })).rejects.toThrow(/Permissions Violation/);
+      await expect(
+        jsm.direct.getMessage(`KV_${NS}_secrets`, { last_by_subj: `$KV.${NS}_secrets.any` }),
+      ).rejects.toThrow(/Permissions Violation/);
       const snoop = nc.subscribe(`${inboxPrefix("executor")}.>`);
       const refused = (async () => {
         for await (const _ of snoop) return "message";
@@ -304,7 +372,11 @@ steps:
   it("the edge asks the executors for an owner's secrets, and an executor under its user answers (allow_responses)", async () => {
     const nc = await as("edge");
     try {
-      const reply = await nc.request(`${NS}.svc.secrets`, JSON.stringify({ op: "list", ownerId: "nobody-has-secrets" }), { timeout: 10_000 });
+      const reply = await nc.request(
+        `${NS}.svc.secrets`,
+        JSON.stringify({ op: "list", ownerId: "nobody-has-secrets" }),
+        { timeout: 10_000 },
+      );
       expect(reply.json()).toEqual({ ok: true, secrets: [] });
     } finally {
       await nc.close();
@@ -316,14 +388,23 @@ steps:
     const approvals = await as("approvals");
     const scheduler = await as("scheduler");
     try {
-      await expect(jetstream(executor).publish(`${NS}.cmd.approval.approve.forged`, "{}")).rejects.toThrow(/Permissions Violation/);
-      await expect((await jetstreamManager(executor)).direct.getMessage(`KV_${NS}_api_keys`, { last_by_subj: `$KV.${NS}_api_keys.any` })).rejects.toThrow(
+      await expect(jetstream(executor).publish(`${NS}.cmd.approval.approve.forged`, "{}")).rejects.toThrow(
         /Permissions Violation/,
       );
-      await expect(jetstream(approvals).publish(`${NS}.cmd.exec.start.forged`, "{}")).rejects.toThrow(/Permissions Violation/);
-      await expect((await jetstreamManager(scheduler)).consumers.add(`${NS}_EVT`, { durable_name: "snoop", filter_subject: `${NS}.evt.>` })).rejects.toThrow(
+      await expect(
+        (await jetstreamManager(executor)).direct.getMessage(`KV_${NS}_api_keys`, {
+          last_by_subj: `$KV.${NS}_api_keys.any`,
+        }),
+      ).rejects.toThrow(/Permissions Violation/);
+      await expect(jetstream(approvals).publish(`${NS}.cmd.exec.start.forged`, "{}")).rejects.toThrow(
         /Permissions Violation/,
       );
+      await expect(
+        (await jetstreamManager(scheduler)).consumers.add(`${NS}_EVT`, {
+          durable_name: "snoop",
+          filter_subject: `${NS}.evt.>`,
+        }),
+      ).rejects.toThrow(/Permissions Violation/);
     } finally {
       await Promise.all([executor.close(), approvals.close(), scheduler.close()]);
     }

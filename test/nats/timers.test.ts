@@ -58,7 +58,9 @@ describe("timers", () => {
     });
     if (rt.platform.timers.mode === "schedules") {
       // The schedules fired and were removed: the TIMER stream keeps none of them.
-      await waitFor(async () => (await rt.platform.jsm.streams.info(streamNames(rt.ns).timer)).state.messages === 0, { what: "the TIMER stream to be empty" });
+      await waitFor(async () => (await rt.platform.jsm.streams.info(streamNames(rt.ns).timer)).state.messages === 0, {
+        what: "the TIMER stream to be empty",
+      });
     }
   }, 30_000);
 });

@@ -7,7 +7,16 @@ import { newWorkflowRecord, type WorkflowRecord } from "@wf/shared/store";
 import { testUser, type NatsServerHandle } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { ENTRIES, opsBase, startServiceProcess, type ServiceProcess } from "../support/processes";
-import { definitionOf, run, startNatsServer, startRuntime, testConfig, uniqueNamespace, waitFor, waitForStatus } from "../support/runtime";
+import {
+  definitionOf,
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  uniqueNamespace,
+  waitFor,
+  waitForStatus,
+} from "../support/runtime";
 import { readyz, scrape, THIS_NODE, valueOf } from "./support";
 
 /**
@@ -54,7 +63,11 @@ interface Service {
 /** The all-in-one service on a namespace of its own, with an account and key made in its store. */
 async function startService(env: Record<string, string> = {}): Promise<Service> {
   const ns = uniqueNamespace();
-  const proc = await startServiceProcess(ENTRIES.allInOne, { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", ...env }, ["[wf] ready"]);
+  const proc = await startServiceProcess(
+    ENTRIES.allInOne,
+    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", ...env },
+    ["[wf] ready"],
+  );
   const edge = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(proc.output())![1]!;
   const client = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
   const user = testUser();
@@ -63,7 +76,10 @@ async function startService(env: Record<string, string> = {}): Promise<Service> 
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(edge + path, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -97,12 +113,18 @@ describe("/metrics of the all-in-one service", () => {
     try {
       const wf = await svc.workflow(METERED);
       const ids = [await svc.start(wf.id), await svc.start(wf.id), await svc.start(wf.id)];
-      for (const id of ids) await waitFor(async () => (await svc.status(id)) === "COMPLETED", { timeoutMs: 30_000, what: `execution ${id} to complete` });
+      for (const id of ids)
+        await waitFor(async () => (await svc.status(id)) === "COMPLETED", {
+          timeoutMs: 30_000,
+          what: `execution ${id} to complete`,
+        });
 
       const samples = await waitFor(async () => {
         // The last end is counted once its write is made, a moment after the status shows.
         const s = await scrape(svc.ops);
-        return valueOf(s, "wf_executions_finished_total", { source: "open_api", status: "COMPLETED" }) === 3 ? s : undefined;
+        return valueOf(s, "wf_executions_finished_total", { source: "open_api", status: "COMPLETED" }) === 3
+          ? s
+          : undefined;
       });
       expect(valueOf(samples, "wf_executions_started_total", { source: "open_api" })).toBe(3);
       expect(samples.filter((s) => s.name === "wf_executions_started_total")).toHaveLength(1);
@@ -111,14 +133,26 @@ describe("/metrics of the all-in-one service", () => {
         expect(valueOf(samples, "wf_step_duration_seconds_count", { type, status: "COMPLETED" }), type).toBe(3);
       }
       // A parked wait of 1 s lasts at least that.
-      expect(valueOf(samples, "wf_step_duration_seconds_bucket", { type: "wait", status: "COMPLETED", le: "0.5" })).toBe(0);
       expect(
-        valueOf(samples, "wf_http_request_duration_seconds_count", { method: "POST", route: "/api/v1/workflows/:id/executions", status_code: "202" }),
+        valueOf(samples, "wf_step_duration_seconds_bucket", { type: "wait", status: "COMPLETED", le: "0.5" }),
+      ).toBe(0);
+      expect(
+        valueOf(samples, "wf_http_request_duration_seconds_count", {
+          method: "POST",
+          route: "/api/v1/workflows/:id/executions",
+          status_code: "202",
+        }),
       ).toBe(3);
       expect(
-        valueOf(samples, "wf_http_request_duration_seconds_count", { method: "GET", route: "/api/v1/executions/:id", status_code: "200" }),
+        valueOf(samples, "wf_http_request_duration_seconds_count", {
+          method: "GET",
+          route: "/api/v1/executions/:id",
+          status_code: "200",
+        }),
       ).toBeGreaterThanOrEqual(3);
-      expect(samples.some((s) => s.name.startsWith("wf_http_request_duration_seconds") && s.labels.route?.includes(ids[0]!))).toBe(false);
+      expect(
+        samples.some((s) => s.name.startsWith("wf_http_request_duration_seconds") && s.labels.route?.includes(ids[0]!)),
+      ).toBe(false);
       // Each wait arms one timer, which fires once.
       expect(valueOf(samples, "wf_timer_lateness_seconds_count", { kind: "exec" })).toBe(3);
       expect(valueOf(samples, "wf_sandbox_runners")).toBe(2);
@@ -132,10 +166,15 @@ describe("/metrics of the all-in-one service", () => {
 
       const ready = await readyz(svc.ops);
       expect(ready.status).toBe(200);
-      expect(ready.body.checks).toMatchObject({ nats: "ok", consumers: "ok", "executor thread: nats": "ok", "executor thread: consumers": "ok" });
+      expect(ready.body.checks).toMatchObject({
+        nats: "ok",
+        consumers: "ok",
+        "executor thread: nats": "ok",
+        "executor thread: consumers": "ok",
+      });
 
-      // The executor thread and the code runners it forked yield the CPU to the edge (WF_EXECUTOR_NICE's default; the suite's other processes
-      // run at 0), and are scheduled as batch work (WF_EXECUTOR_BATCH), the edge's thread not.
+      // The executor thread and the code runners it forked yield the CPU to the edge (WF_EXECUTOR_NICE's default; the
+      // suite's other processes run at 0), and are scheduled as batch work (WF_EXECUTOR_BATCH), the edge's thread not.
       const threads = await threadScheduling(svc.proc.pid);
       expect(threads.get(svc.proc.pid)).toEqual({ nice: 0, policy: SCHED_OTHER });
       expect([...threads.values()]).toContainEqual({ nice: 10, policy: SCHED_BATCH });
@@ -146,7 +185,9 @@ describe("/metrics of the all-in-one service", () => {
         runners.map(async (pid) => {
           const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
           const scheduling = await threadScheduling(pid).catch(() => null);
-          return command === null || scheduling === null ? null : { pid, command: command.slice(0, 300), ...scheduling.get(pid) };
+          return command === null || scheduling === null
+            ? null
+            : { pid, command: command.slice(0, 300), ...scheduling.get(pid) };
         }),
       );
       expect(children.some((c) => c !== null)).toBe(true);
@@ -191,14 +232,24 @@ describe("/metrics of an executor process", () => {
       {
         NATS_URL: server.url,
         WF_NAMESPACE: ns,
-        WF_LLM_PROVIDERS: JSON.stringify([{ name: "metered-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-metered-0001" }]),
+        WF_LLM_PROVIDERS: JSON.stringify([
+          { name: "metered-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-metered-0001" },
+        ]),
         WF_LLM_PRICES: JSON.stringify({ "gpt-metered": { input: 2, output: 6 } }),
       },
       ["executor ready"],
     );
-    const client = await startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, scheduler: false, approvals: false });
+    const client = await startRuntime(testConfig(server, { WF_NAMESPACE: ns }), {
+      executor: false,
+      scheduler: false,
+      approvals: false,
+    });
     try {
-      openai.script("gpt-metered", { text: "one", usage: { prompt: 31, completion: 9 } }, { text: "two", usage: { prompt: 40, completion: 1 } });
+      openai.script(
+        "gpt-metered",
+        { text: "one", usage: { prompt: 31, completion: 9 } },
+        { text: "two", usage: { prompt: 40, completion: 1 } },
+      );
       const id = await run(
         client.platform,
         `
@@ -213,7 +264,10 @@ steps:
       const labels = { provider: "metered-openai", model: "gpt-metered" };
       expect(valueOf(samples, "wf_llm_tokens_total", { ...labels, type: "input" })).toBe(31 + 40);
       expect(valueOf(samples, "wf_llm_tokens_total", { ...labels, type: "output" })).toBe(9 + 1);
-      expect(valueOf(samples, "wf_llm_cost_usd_total", labels)).toBeCloseTo(((31 + 40) * 2 + (9 + 1) * 6) / 1_000_000, 12);
+      expect(valueOf(samples, "wf_llm_cost_usd_total", labels)).toBeCloseTo(
+        ((31 + 40) * 2 + (9 + 1) * 6) / 1_000_000,
+        12,
+      );
       expect(valueOf(samples, "wf_step_duration_seconds_count", { type: "llm", status: "COMPLETED" })).toBe(2);
       expect(valueOf(samples, "wf_executions_started_total", { source: "console" })).toBe(1);
       // An executor process runs as batch work too (WF_EXECUTOR_BATCH), at the nice value it was started with.
@@ -226,7 +280,10 @@ steps:
   });
 });
 
-/** `/proc/<pid>/stat`'s fields after the command's closing parenthesis: state is the first, ppid the second, nice the 17th, policy the 39th. */
+/**
+ * `/proc/<pid>/stat`'s fields after the command's closing parenthesis: state is the first, ppid the second, nice the
+ * 17th, policy the 39th.
+ */
 async function statFields(path: string): Promise<string[]> {
   const stat = await readFile(path, "utf8");
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -53,10 +53,17 @@ describe("the ops listener of every service process", () => {
       startServiceProcess(ENTRIES.sandbox, { WF_SANDBOX_SOCKET: join(dir, "sandbox.sock") }, ["ready on"]),
     ]);
     try {
-      const [edge, executor, approvals, scheduler, sandbox] = procs.map(opsBase) as [string, string, string, string, string];
+      const [edge, executor, approvals, scheduler, sandbox] = procs.map(opsBase) as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const onNats = { edge, executor, approvals, scheduler };
       const edgePort = edgeAddress(procs[0]!);
-      for (const base of [...Object.values(onNats), sandbox]) expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: "ok" });
+      for (const base of [...Object.values(onNats), sandbox])
+        expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: "ok" });
 
       for (const [name, base] of Object.entries(onNats)) {
         const { body } = await waitForReadiness(base, 200, name);
@@ -67,7 +74,9 @@ describe("the ops listener of every service process", () => {
       expect((await readyz(edgePort)).status).toBe(200);
 
       // Each process shows its own metrics, and Node's, and no other service's.
-      const types = Object.fromEntries(await Promise.all(Object.entries({ ...onNats, sandbox }).map(async ([n, b]) => [n, await typesOf(b)] as const)));
+      const types = Object.fromEntries(
+        await Promise.all(Object.entries({ ...onNats, sandbox }).map(async ([n, b]) => [n, await typesOf(b)] as const)),
+      );
       for (const t of Object.values(types)) expect(t).toContain("process_cpu_seconds_total");
       expect(types.edge).toContain("wf_http_request_duration_seconds");
       expect(types.edge).not.toContain("wf_executions_started_total");
@@ -77,9 +86,13 @@ describe("the ops listener of every service process", () => {
       expect(types.sandbox).not.toContain("wf_consumer_pending_messages");
       expect(valueOf(await scrape(executor), "wf_sandbox_runners")).toBe(2);
       const approvalsSamples = await scrape(approvals);
-      expect(valueOf(approvalsSamples, "wf_consumer_pending_messages", { stream: `${ns}_CMD`, consumer: "approvals" })).toBe(0);
+      expect(
+        valueOf(approvalsSamples, "wf_consumer_pending_messages", { stream: `${ns}_CMD`, consumer: "approvals" }),
+      ).toBe(0);
       const timers = await scrape(scheduler);
-      expect(valueOf(timers, "wf_consumer_ack_pending_messages", { stream: `${ns}_TIMER`, consumer: "timers" })).toBe(0);
+      expect(valueOf(timers, "wf_consumer_ack_pending_messages", { stream: `${ns}_TIMER`, consumer: "timers" })).toBe(
+        0,
+      );
 
       await server.kill();
       for (const [name, base] of Object.entries(onNats)) {
@@ -91,7 +104,8 @@ describe("the ops listener of every service process", () => {
       for (const base of Object.values(onNats)) expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
       await server.start();
-      for (const [name, base] of Object.entries(onNats)) await waitForReadiness(base, 200, `${name} with NATS back`, 30_000);
+      for (const [name, base] of Object.entries(onNats))
+        await waitForReadiness(base, 200, `${name} with NATS back`, 30_000);
       expect((await readyz(edgePort)).status).toBe(200);
     } finally {
       await Promise.all(procs.map((p) => p.stop()));
@@ -101,9 +115,15 @@ describe("the ops listener of every service process", () => {
 
   it("of several edge processes is the supervisor's: ready when each is, their requests counted together", async () => {
     const ns = uniqueNamespace();
-    const edge = await startServiceProcess(ENTRIES.edge, { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", WF_EDGE_PROCESSES: "2" }, ["edge listening"]);
+    const edge = await startServiceProcess(
+      ENTRIES.edge,
+      { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", WF_EDGE_PROCESSES: "2" },
+      ["edge listening"],
+    );
     try {
-      await waitFor(() => edge.output().split('"msg":"edge listening"').length === 3, { what: "both edge processes to listen" });
+      await waitFor(() => edge.output().split('"msg":"edge listening"').length === 3, {
+        what: "both edge processes to listen",
+      });
       const base = opsBase(edge);
       expect(edge.output().match(/"msg":"ops listening"/g)).toHaveLength(1);
       const { body } = await waitForReadiness(base, 200, "the edge processes");
@@ -112,9 +132,16 @@ describe("the ops listener of every service process", () => {
       expect(Object.values(body.checks).every((v) => v === "ok")).toBe(true);
 
       const address = edgeAddress(edge);
-      for (let i = 0; i < 6; i++) expect((await fetch(`${address}/healthz`, { headers: { connection: "close" } })).status).toBe(200);
+      for (let i = 0; i < 6; i++)
+        expect((await fetch(`${address}/healthz`, { headers: { connection: "close" } })).status).toBe(200);
       const samples = await scrape(base);
-      expect(valueOf(samples, "wf_http_request_duration_seconds_count", { method: "GET", route: "/healthz", status_code: "200" })).toBe(6);
+      expect(
+        valueOf(samples, "wf_http_request_duration_seconds_count", {
+          method: "GET",
+          route: "/healthz",
+          status_code: "200",
+        }),
+      ).toBe(6);
       expect(valueOf(samples, "nodejs_version_info", THIS_NODE)).toBe(1);
     } finally {
       expect((await edge.stop()).code).toBe(0);

@@ -28,7 +28,10 @@ export function parseSamples(text: string): Sample[] {
 /** The value of the sample named `name` whose labels are exactly `labels`; undefined when there is none. */
 export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels);
-  return samples.find((s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v))?.value;
+  return samples.find(
+    (s) =>
+      s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v),
+  )?.value;
 }
 
 /** The labels of `nodejs_version_info` for the Node running the tests (and the services they start). */

@@ -17,7 +17,11 @@ let dir: string;
 const git = (...args: string[]) => run("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
 
 async function commitMessage(message: string): Promise<{ stderr: string } | undefined> {
-  const child = execFile("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--allow-empty", "--quiet", "-F", "-"], { cwd: dir });
+  const child = execFile(
+    "git",
+    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--allow-empty", "--quiet", "-F", "-"],
+    { cwd: dir },
+  );
   child.stdin?.end(message);
   let stderr = "";
   child.stderr?.on("data", (chunk: string) => (stderr += chunk));
@@ -57,7 +61,9 @@ describe("the commit-msg hook", () => {
 
 describe("npm install's prepare step", () => {
   const prepare = async (cwd: string) => {
-    const { scripts } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
     await run("sh", ["-c", scripts.prepare ?? ""], { cwd });
   };
 

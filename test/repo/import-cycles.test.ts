@@ -18,7 +18,8 @@ async function sourceFiles(dir: string): Promise<string[]> {
   const nested = await Promise.all(
     entries.map(async (e) => {
       const path = join(dir, e.name);
-      if (e.isDirectory()) return e.name === "node_modules" || e.name === "dist" || e.name.startsWith(".") ? [] : sourceFiles(path);
+      if (e.isDirectory())
+        return e.name === "node_modules" || e.name === "dist" || e.name.startsWith(".") ? [] : sourceFiles(path);
       return /\.(ts|tsx|mts)$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path] : [];
     }),
   );
@@ -33,7 +34,9 @@ function importsOf(file: string, text: string): string[] {
     .filter((spec) => spec.startsWith("."))
     .flatMap((spec) => {
       const base = resolve(dirname(file), spec.replace(/\.js$/, ""));
-      const found = [base, ...EXTENSIONS.map((ext) => base + ext)].find((p) => /\.(ts|tsx|mts)$/.test(p) && existsSync(p));
+      const found = [base, ...EXTENSIONS.map((ext) => base + ext)].find(
+        (p) => /\.(ts|tsx|mts)$/.test(p) && existsSync(p),
+      );
       return found ? [found] : [];
     });
 }
@@ -86,7 +89,9 @@ describe("import cycles", () => {
       await writeFile(join(dir, "b.ts"), `import type { A } from "./a";\nexport interface B { a: A }\n`);
       await writeFile(join(dir, "c.ts"), `import { x } from "./d";\nexport const y = x;\n`);
       await writeFile(join(dir, "d.ts"), `export const x = 1;\n`);
-      expect(await importCycles([join(dir, "a.ts"), join(dir, "b.ts"), join(dir, "c.ts"), join(dir, "d.ts")], dir)).toEqual([["a.ts", "b.ts"]]);
+      expect(
+        await importCycles([join(dir, "a.ts"), join(dir, "b.ts"), join(dir, "c.ts"), join(dir, "d.ts")], dir),
+      ).toEqual([["a.ts", "b.ts"]]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

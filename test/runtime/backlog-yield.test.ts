@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorMetrics } from "@wf/executor";
 import { START_LANES } from "@wf/shared/execution";
 import { consumerNames, streamNames } from "@wf/shared/nats";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 import type { NatsServerHandle } from "@wf/testing";
 
 /**
@@ -17,7 +25,12 @@ let rt: InProcessRuntime;
 beforeAll(async () => {
   server = await startNatsServer();
   rt = await startRuntime(
-    testConfig(server, { WF_EXEC_CONCURRENCY: "4", WF_EXEC_YIELD_CONCURRENCY: "1", WF_EXEC_YIELD_GROWTH: "5", WF_EXEC_YIELD_MAX_MS: "60000" }),
+    testConfig(server, {
+      WF_EXEC_CONCURRENCY: "4",
+      WF_EXEC_YIELD_CONCURRENCY: "1",
+      WF_EXEC_YIELD_GROWTH: "5",
+      WF_EXEC_YIELD_MAX_MS: "60000",
+    }),
   );
 });
 afterAll(async () => {
@@ -61,7 +74,10 @@ describe("the executor's yield to triggers", () => {
     })();
     try {
       await waitFor(async () => (await concurrencyLimit()) === 1, { timeoutMs: 10_000, what: "the executor to yield" });
-      await waitFor(async () => (await inHand()) <= 1, { timeoutMs: 5_000, what: "the executions in hand before the yield to end" });
+      await waitFor(async () => (await inHand()) <= 1, {
+        timeoutMs: 5_000,
+        what: "the executions in hand before the yield to end",
+      });
       const seen: number[] = [];
       for (let i = 0; i < 10 && (await concurrencyLimit()) === 1; i++) {
         seen.push(await inHand());
@@ -73,7 +89,11 @@ describe("the executor's yield to triggers", () => {
       triggering = false;
       await triggers;
     }
-    await waitFor(async () => (await concurrencyLimit()) === 4, { timeoutMs: 10_000, what: "the executor to take four at once again" });
-    for (const id of started) expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
+    await waitFor(async () => (await concurrencyLimit()) === 4, {
+      timeoutMs: 10_000,
+      what: "the executor to take four at once again",
+    });
+    for (const id of started)
+      expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
   }, 120_000);
 });

@@ -1,12 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { debugCommandOf, sendBreakpoints, sendDebugCommand, tailEvents } from "@wf/shared/client";
-import { claimPause, DebugRequest, type BreakpointInput, type ExecutionEvent, type ExecutionSnapshot, type PauseRecord } from "@wf/shared/execution";
+import {
+  claimPause,
+  DebugRequest,
+  type BreakpointInput,
+  type ExecutionEvent,
+  type ExecutionSnapshot,
+  type PauseRecord,
+} from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
 import { newId } from "@wf/shared/execution";
 import { newWorkflowRecord } from "@wf/shared/store";
-import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 
 const TWO_STEPS = `
   name: debugged
@@ -39,7 +55,11 @@ function debug(breakpoints: BreakpointInput[], idleTimeout = 3_600): DebugReques
 }
 
 /** The execution once it waits, parked (nobody holds it), at a pause other than `after`. */
-async function pausedAt(p: Platform, id: string, after?: string): Promise<ExecutionSnapshot & { debug: { pause: PauseRecord } }> {
+async function pausedAt(
+  p: Platform,
+  id: string,
+  after?: string,
+): Promise<ExecutionSnapshot & { debug: { pause: PauseRecord } }> {
   const snap = await waitFor(
     async () => {
       const s = (await p.store.executions.get(id))?.value;
@@ -76,12 +96,24 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
         }
       })();
       const paused = await pausedAt(p, id);
-      expect(paused).toMatchObject({ status: "RUNNING", currentStep: "b", debug: { pause: { stepPath: "b", phase: "before", context: { input: 2 } } } });
+      expect(paused).toMatchObject({
+        status: "RUNNING",
+        currentStep: "b",
+        debug: { pause: { stepPath: "b", phase: "before", context: { input: 2 } } },
+      });
       expect(paused.steps.b).toBeUndefined();
 
-      const set = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, { command: "set", body: { vars: { add: 41 } }, by: "ada" });
+      const set = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, {
+        command: "set",
+        body: { vars: { add: 41 } },
+        by: "ada",
+      });
       expect(set.ok).toBe(true);
-      const cont = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      const cont = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
       expect(cont).toMatchObject({ ok: true });
       const done = await waitForStatus(p, id);
       expect(done).toMatchObject({ status: "COMPLETED", output: 42, debug: { pause: null, hits: { bp1: 1 } } });
@@ -89,7 +121,11 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       await tail;
       const types = events.map((e) => e.type);
       expect(types.filter((t) => t.startsWith("debug_"))).toEqual(["debug_paused", "debug_edited", "debug_resumed"]);
-      expect(events.find((e) => e.type === "debug_resumed")?.data).toMatchObject({ command: "continue", by: "ada", pauseId: paused.debug.pause.id });
+      expect(events.find((e) => e.type === "debug_resumed")?.data).toMatchObject({
+        command: "continue",
+        by: "ada",
+        pauseId: paused.debug.pause.id,
+      });
     });
 
     it("of two commands claimed at once exactly one wins; a command for a pause that is over is refused", async () => {
@@ -97,7 +133,9 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "after_step", step: "a" }]) });
       const { debug: d } = await pausedAt(p, id);
       const claims = await Promise.all(
-        ["ada", "bob"].map((by) => claimPause(p.store, id, d.pause.id, { command: by === "ada" ? "continue" : "step", body: {}, by })),
+        ["ada", "bob"].map((by) =>
+          claimPause(p.store, id, d.pause.id, { command: by === "ada" ? "continue" : "step", body: {}, by }),
+        ),
       );
       const won = claims.filter((c) => c.ok);
       expect(won).toHaveLength(1);
@@ -106,7 +144,10 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       if (!winner.ok) throw new Error("unreachable");
       await p.js.publish(subjects(rt.ns).execDebug(id), JSON.stringify(debugCommandOf(id, winner.claim)));
       expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 2 });
-      expect(await claimPause(p.store, id, d.pause.id, { command: "continue", body: {}, by: "ada" })).toMatchObject({ ok: false, reason: "no_pause" });
+      expect(await claimPause(p.store, id, d.pause.id, { command: "continue", body: {}, by: "ada" })).toMatchObject({
+        ok: false,
+        reason: "no_pause",
+      });
     });
 
     it("breakpoints replaced while paused take effect from there", async () => {
@@ -114,12 +155,32 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
       const first = await pausedAt(p, id);
       await sendBreakpoints(p.js, rt.ns, id, [{ type: "after_step", step: "b" }], "ada");
-      await waitFor(async () => (await p.store.executions.get(id))?.value.debug?.breakpoints[0]?.type === "after_step", { what: "the breakpoints to change" });
-      await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      await waitFor(
+        async () => (await p.store.executions.get(id))?.value.debug?.breakpoints[0]?.type === "after_step",
+        { what: "the breakpoints to change" },
+      );
+      await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
       const second = await pausedAt(p, id, first.debug.pause.id);
-      expect(second.debug.pause).toMatchObject({ breakpointId: "bp1", type: "after_step", stepPath: "b", context: { output: 2 } });
-      await sendDebugCommand(p.js, p.store, rt.ns, id, second.debug.pause.id, { command: "abort", body: {}, by: "ada" });
-      expect(await waitForStatus(p, id)).toMatchObject({ status: "CANCELLED", error: "execution aborted in the debugger by ada", debug: { pause: null } });
+      expect(second.debug.pause).toMatchObject({
+        breakpointId: "bp1",
+        type: "after_step",
+        stepPath: "b",
+        context: { output: 2 },
+      });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, second.debug.pause.id, {
+        command: "abort",
+        body: {},
+        by: "ada",
+      });
+      expect(await waitForStatus(p, id)).toMatchObject({
+        status: "CANCELLED",
+        error: "execution aborted in the debugger by ada",
+        debug: { pause: null },
+      });
     });
 
     it("step_into at a workflow step runs its child as a debug run paused before its first step; the parent then pauses at its next step", async () => {
@@ -130,7 +191,12 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
     - { name: c1, type: transform, output: 20 }
     - { name: c2, type: transform, output: "{{ steps.c1.output + 1 }}" }
 `;
-      const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml: childYaml, definition: definitionOf(childYaml) });
+      const child = newWorkflowRecord({
+        id: `wf-${newId()}`,
+        ownerId: "owner1",
+        yaml: childYaml,
+        definition: definitionOf(childYaml),
+      });
       await p.store.workflows.create(child);
       const id = await run(
         p,
@@ -144,22 +210,39 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       );
       const atCall = await pausedAt(p, id);
       expect(atCall.debug.pause).toMatchObject({ stepPath: "call", phase: "before" });
-      expect(await sendDebugCommand(p.js, p.store, rt.ns, id, atCall.debug.pause.id, { command: "step_into", body: {}, by: "ada" })).toMatchObject({
+      expect(
+        await sendDebugCommand(p.js, p.store, rt.ns, id, atCall.debug.pause.id, {
+          command: "step_into",
+          body: {},
+          by: "ada",
+        }),
+      ).toMatchObject({
         ok: true,
       });
 
-      const childId = await waitFor(async () => (await p.store.executions.get(id))?.value.steps.call?.childExecutionId ?? undefined, {
-        what: "the child to start",
-      });
+      const childId = await waitFor(
+        async () => (await p.store.executions.get(id))?.value.steps.call?.childExecutionId ?? undefined,
+        {
+          what: "the child to start",
+        },
+      );
       const inChild = await pausedAt(p, childId);
       expect(inChild.debug.pause).toMatchObject({ stepPath: "c1", phase: "before", breakpointId: "step_into" });
       expect(inChild.parent).toEqual({ executionId: id, stepPath: "call" });
-      await sendDebugCommand(p.js, p.store, rt.ns, childId, inChild.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      await sendDebugCommand(p.js, p.store, rt.ns, childId, inChild.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
       expect(await waitForStatus(p, childId)).toMatchObject({ status: "COMPLETED", output: 21 });
 
       const atAfter = await pausedAt(p, id, atCall.debug.pause.id);
       expect(atAfter.debug.pause).toMatchObject({ stepPath: "after", breakpointId: "step" });
-      await sendDebugCommand(p.js, p.store, rt.ns, id, atAfter.debug.pause.id, { command: "continue", body: {}, by: "ada" });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, atAfter.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
       expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 42 });
     });
 
@@ -194,7 +277,9 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
         answered.push(pointOf(pause));
         // Bounded: a debugger that pauses again where it paused would go on without end.
         expect(answered.length, answered.join(", ")).toBeLessThanOrEqual(6);
-        expect(await sendDebugCommand(p.js, p.store, rt.ns, id, pause.id, { command: "continue", body: {}, by: "ada" })).toMatchObject({ ok: true });
+        expect(
+          await sendDebugCommand(p.js, p.store, rt.ns, id, pause.id, { command: "continue", body: {}, by: "ada" }),
+        ).toMatchObject({ ok: true });
         last = pause.id;
       }
       await tail;
@@ -202,14 +287,23 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect(answered.sort()).toEqual(expected);
       // Every pause announced is one that was answered: none was overwritten by another branch's.
       expect(announced.sort()).toEqual(expected);
-      expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: [2, 4, 6, 8, 10], debug: { pause: null, hits: { bp1: 1, bp2: 5 } } });
+      expect(await waitForStatus(p, id)).toMatchObject({
+        status: "COMPLETED",
+        output: [2, 4, 6, 8, 10],
+        debug: { pause: null, hits: { bp1: 1, bp2: 5 } },
+      });
     });
 
     it("a pause left without a command past its idle timeout cancels the run", async () => {
       const p = rt.platform;
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }], 1) });
       await pausedAt(p, id);
-      expect(await waitForStatus(p, id)).toMatchObject({ status: "CANCELLED", error: "debug session idle for 1s", currentStep: null, debug: { pause: null } });
+      expect(await waitForStatus(p, id)).toMatchObject({
+        status: "CANCELLED",
+        error: "debug session idle for 1s",
+        currentStep: null,
+        debug: { pause: null },
+      });
     });
   });
 }
@@ -234,7 +328,12 @@ describe("a paused debug run and restarts", () => {
       // Nothing in memory held it: the new runtime leaves it paused until told otherwise.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const still = (await rt.platform.store.executions.get(id))!.value;
-      expect(still).toMatchObject({ status: "RUNNING", currentStep: "b", holder: null, debug: { pause: { id: paused.debug.pause.id } } });
+      expect(still).toMatchObject({
+        status: "RUNNING",
+        currentStep: "b",
+        holder: null,
+        debug: { pause: { id: paused.debug.pause.id } },
+      });
       const sent = await sendDebugCommand(rt.platform.js, rt.platform.store, rt.ns, id, paused.debug.pause.id, {
         command: "skip",
         body: { output: "stubbed" },

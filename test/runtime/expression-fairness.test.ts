@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorMetrics } from "@wf/executor";
 import { cancelExecution } from "@wf/shared/client";
 import type { NatsServerHandle } from "@wf/testing";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 
 /** One owner's foreach of 50 heavy transforms at once, each a few hundred ms of the expression pool. */
 const HEAVY = `
@@ -75,7 +83,9 @@ describe("expressions of two owners through the executor", () => {
   /** How many of the heavy fan-out's transforms its record shows completed. */
   const transformsDone = async (heavyId: string) => {
     const snap = (await rt.platform.store.executions.get(heavyId))?.value;
-    return Object.entries(snap?.steps ?? {}).filter(([path, st]) => /^each\[\d+\]\.calc$/.test(path) && st.status === "COMPLETED").length;
+    return Object.entries(snap?.steps ?? {}).filter(
+      ([path, st]) => /^each\[\d+\]\.calc$/.test(path) && st.status === "COMPLETED",
+    ).length;
   };
   afterAll(async () => {
     await rt?.stop();
@@ -87,7 +97,10 @@ describe("expressions of two owners through the executor", () => {
   // latency is printed; the bench's flood part measures it on an idle machine.
   it("one owner's fan-out of heavy transforms holds another owner's light transform for a turn of the pool, not the fan-out", async () => {
     const heavyId = await run(rt.platform, HEAVY, { ownerId: "owner-heavy" });
-    await waitFor(async () => (await transformsDone(heavyId)) >= 2, { timeoutMs: 60_000, what: "the fan-out's first transforms" });
+    await waitFor(async () => (await transformsDone(heavyId)) >= 2, {
+      timeoutMs: 60_000,
+      what: "the fan-out's first transforms",
+    });
     const before = await transformsDone(heavyId);
     const lightId = await run(rt.platform, LIGHT, { ownerId: "owner-light", inputs: { x: 41 } });
     const light = await waitForStatus(rt.platform, lightId, undefined, 120_000);
@@ -112,17 +125,24 @@ describe("expressions of two owners through the executor", () => {
     await waitFor(async () => (await spinning()) >= 24, { timeoutMs: 60_000, what: "the JavaScript fan-out spinning" });
     const heavyId = await run(rt.platform, HEAVY, { ownerId: "owner-flood" });
     try {
-      await waitFor(async () => (await transformsDone(heavyId)) >= 2, { timeoutMs: 60_000, what: "the fan-out's first transforms" });
+      await waitFor(async () => (await transformsDone(heavyId)) >= 2, {
+        timeoutMs: 60_000,
+        what: "the fan-out's first transforms",
+      });
       const before = await transformsDone(heavyId);
       const lightId = await run(rt.platform, LIGHT_JS, { ownerId: "owner-quiet", inputs: { x: 20 } });
       const light = await waitForStatus(rt.platform, lightId, undefined, 120_000);
       const after = await transformsDone(heavyId);
       expect(light.status, light.error ?? "").toBe("COMPLETED");
       expect(light.output).toBe(41);
-      console.log(`light workflow: ${light.completedAt! - light.startedAt!} ms; ${after - before} of the flood's transforms ended meanwhile`);
+      console.log(
+        `light workflow: ${light.completedAt! - light.startedAt!} ms; ${after - before} of the flood's transforms ended meanwhile`,
+      );
       expect(after - before, "the flood's transforms that went first").toBeLessThan(25);
       // Its JavaScript step ran beside 24 steps that spin until cancelled: a pool served in order never gets to it.
-      expect((await rt.platform.store.executions.get(spinId))?.value.status, "the flood was still under way").toBe("RUNNING");
+      expect((await rt.platform.store.executions.get(spinId))?.value.status, "the flood was still under way").toBe(
+        "RUNNING",
+      );
     } finally {
       await cancelExecution(rt.platform.js, rt.ns, spinId);
       await cancelExecution(rt.platform.js, rt.ns, heavyId);

@@ -8,7 +8,16 @@ import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sleepers, sleepMarker } from "@wf/testing";
-import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 import type { SideEffects } from "../support/side-effects";
 import { sideEffects } from "../support/side-effects";
 
@@ -82,7 +91,12 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       );
       const id = await idPromise;
       const tail = (async () => {
-        for await (const e of tailEvents(rt.platform.js, rt.ns, { executionId: id, since: Date.now() - 60_000 }, ac.signal)) {
+        for await (const e of tailEvents(
+          rt.platform.js,
+          rt.ns,
+          { executionId: id, since: Date.now() - 60_000 },
+          ac.signal,
+        )) {
           got.push(e.type);
           if (e.type === "exec_completed") break;
         }
@@ -168,9 +182,19 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const workflow = { id: "wf-pending", name: definition.name, ownerId: "owner1", version: 1, definition };
       const noExecutor = { js: rt.platform.js, store: rt.platform.store };
       await expect(
-        startExecution(noExecutor.js, rt.ns, { workflow, inputs: { n: "x" }, triggerSource: "open_api" }, { store: noExecutor.store }),
+        startExecution(
+          noExecutor.js,
+          rt.ns,
+          { workflow, inputs: { n: "x" }, triggerSource: "open_api" },
+          { store: noExecutor.store },
+        ),
       ).rejects.toThrow(/invalid inputs: n/);
-      const id = await startExecution(noExecutor.js, rt.ns, { workflow, inputs: { n: 1 }, triggerSource: "open_api" }, { store: noExecutor.store });
+      const id = await startExecution(
+        noExecutor.js,
+        rt.ns,
+        { workflow, inputs: { n: 1 }, triggerSource: "open_api" },
+        { store: noExecutor.store },
+      );
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("COMPLETED");
       expect(s.output).toBe(2);
@@ -186,7 +210,14 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
   `);
       const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
       const executionId = newId();
-      const cmd = StartCommand.parse({ executionId, workflow, pending: true, inputs: {}, triggerSource, requestedAt: Date.now() });
+      const cmd = StartCommand.parse({
+        executionId,
+        workflow,
+        pending: true,
+        inputs: {},
+        triggerSource,
+        requestedAt: Date.now(),
+      });
       const ack = await rt.platform.js.publish(
         subjects(rt.ns).execStart(executionId),
         JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }),
@@ -198,9 +229,15 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       // What the edge leaves after a write it believed failed: the command, without its snapshot.
       const { executionId } = await publishPendingStart("withdrawn", 1, "open_api");
       const jsm = await rt.platform.js.jetstreamManager();
-      const stillQueued = async () => (await jsm.streams.getMessage(streamNames(rt.ns).cmd, { last_by_subj: subjects(rt.ns).execStart(executionId) })) !== null;
+      const stillQueued = async () =>
+        (await jsm.streams.getMessage(streamNames(rt.ns).cmd, {
+          last_by_subj: subjects(rt.ns).execStart(executionId),
+        })) !== null;
       expect(await stillQueued()).toBe(true);
-      await waitFor(async () => !(await stillQueued()), { what: "the executor to take and acknowledge the start", timeoutMs: 20_000 });
+      await waitFor(async () => !(await stillQueued()), {
+        what: "the executor to take and acknowledge the start",
+        timeoutMs: 20_000,
+      });
       expect(await rt.platform.store.executions.get(executionId)).toBeNull();
     });
 
@@ -211,7 +248,10 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const jsm = await rt.platform.js.jetstreamManager();
       await waitFor(
         async () => {
-          const info = await jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executorLane(laneOf(executionId)));
+          const info = await jsm.consumers.info(
+            streamNames(rt.ns).cmd,
+            consumerNames().executorLane(laneOf(executionId)),
+          );
           return info.delivered.stream_seq >= seq && info.num_redelivered > 0 ? true : undefined;
         },
         { what: "the executor to find the command without its snapshot" },
@@ -333,7 +373,11 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
   describe("manual_approval", () => {
     /** What the edge does on approve/reject: the decision by compare-and-set, then the command. */
-    async function decide(approvalId: string, verb: "approve" | "reject", comment: string | null = null): Promise<void> {
+    async function decide(
+      approvalId: string,
+      verb: "approve" | "reject",
+      comment: string | null = null,
+    ): Promise<void> {
       const decidedAt = Date.now();
       const settled = await settleApproval(rt.platform.store, approvalId, (a) => ({
         ...a,
@@ -352,7 +396,9 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         comment,
         editedItems: null,
       };
-      await rt.platform.js.publish(subjects(rt.ns).approval(verb, approvalId), JSON.stringify(cmd), { msgID: `${approvalId}.${verb}` });
+      await rt.platform.js.publish(subjects(rt.ns).approval(verb, approvalId), JSON.stringify(cmd), {
+        msgID: `${approvalId}.${verb}`,
+      });
     }
 
     async function pendingApproval(executionId: string): Promise<string> {

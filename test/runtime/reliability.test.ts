@@ -7,7 +7,16 @@ import { subjects, type CommandDropped } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sideEffects } from "../support/side-effects";
-import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 
 /**
  * Regression tests of commands that used to be lost: a child's cancel whose publish failed (an
@@ -61,7 +70,12 @@ describe("commands that fail", () => {
   `;
 
   it("a parent's cancel reaches its child although the first publishes of it fail, and the executor lives on", async () => {
-    const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml: parked("child-held"), definition: definitionOf(parked("child-held")) });
+    const child = newWorkflowRecord({
+      id: `wf-${newId()}`,
+      ownerId: "owner1",
+      yaml: parked("child-held"),
+      definition: definitionOf(parked("child-held")),
+    });
     await rt.platform.store.workflows.create(child);
     const parentId = await run(
       rt.platform,
@@ -127,7 +141,11 @@ describe("commands that fail", () => {
       { inputs: { fx: fx.url }, triggerSource: "open_api", ownerId },
     );
     const done = await waitForStatus(rt.platform, id);
-    expect({ status: done.status, error: done.error, output: done.steps.post?.output }).toEqual({ status: "COMPLETED", error: null, output: "posted" });
+    expect({ status: done.status, error: done.error, output: done.steps.post?.output }).toEqual({
+      status: "COMPLETED",
+      error: null,
+      output: "posted",
+    });
     expect(ownerReads).toBe(3);
     expect(fx.lines("post")).toHaveLength(1);
   });
@@ -138,7 +156,12 @@ describe("commands that fail", () => {
     let raced = false;
     // The park's write (held by nobody, the wait's wake due) loses to a cancel's write made just before it.
     executions.update = async (value, version) => {
-      if (!raced && value.workflowName === "cancel-while-parking" && value.holder === null && value.steps.pause?.waitUntil) {
+      if (
+        !raced &&
+        value.workflowName === "cancel-while-parking" &&
+        value.holder === null &&
+        value.steps.pause?.waitUntil
+      ) {
         raced = true;
         const current = (await executions.get(value.id))!;
         await update({ ...current.value, cancelRequested: true }, current.version);
@@ -168,7 +191,12 @@ describe("commands that fail", () => {
 
   it("a start whose command could not be published is withdrawn, through transient failures of the withdrawal too", async () => {
     const ownerId = `owner-${newId()}`;
-    const wf = newWorkflowRecord({ id: `wf-${newId()}`, ownerId, yaml: parked("never-started"), definition: definitionOf(parked("never-started")) });
+    const wf = newWorkflowRecord({
+      id: `wf-${newId()}`,
+      ownerId,
+      yaml: parked("never-started"),
+      definition: definitionOf(parked("never-started")),
+    });
     const executions = rt.platform.store.executions;
     const withdraw = executions.withdraw.bind(executions);
     let withdrawals = 0;
@@ -176,7 +204,8 @@ describe("commands that fail", () => {
     try {
       const js = rt.platform.js;
       const original = js.publish.bind(js);
-      js.publish = (subj, ...rest) => (subj.includes(".cmd.start.") ? Promise.reject(new TimeoutError()) : original(subj, ...rest));
+      js.publish = (subj, ...rest) =>
+        subj.includes(".cmd.start.") ? Promise.reject(new TimeoutError()) : original(subj, ...rest);
       restoreStub = () => {
         js.publish = original;
       };
@@ -184,15 +213,21 @@ describe("commands that fail", () => {
         startExecution(
           js,
           rt.ns,
-          { workflow: { id: wf.id, name: "never-started", ownerId, version: 1, definition: wf.definition }, triggerSource: "open_api" },
+          {
+            workflow: { id: wf.id, name: "never-started", ownerId, version: 1, definition: wf.definition },
+            triggerSource: "open_api",
+          },
           { store: rt.platform.store },
         ),
       ).rejects.toThrow(TimeoutError);
       // Listed PENDING at first (its list entry landed); gone once the third withdrawal goes through.
-      await waitFor(async () => (await executions.list({ ownerId, page: 1, size: 10 })).total === 0 && withdrawals === 3, {
-        timeoutMs: 10_000,
-        what: "the failed start to be withdrawn",
-      });
+      await waitFor(
+        async () => (await executions.list({ ownerId, page: 1, size: 10 })).total === 0 && withdrawals === 3,
+        {
+          timeoutMs: 10_000,
+          what: "the failed start to be withdrawn",
+        },
+      );
     } finally {
       executions.withdraw = withdraw;
     }
@@ -210,9 +245,15 @@ describe("commands that fail", () => {
     );
     const v = (await rt.platform.store.executions.get(id))!;
     // As another version might have stored it.
-    await rt.platform.store.executions.update({ ...v.value, definition: { name: "upgraded", steps: [{ name: "hold", type: "sleep-v2" }] } }, v.version);
+    await rt.platform.store.executions.update(
+      { ...v.value, definition: { name: "upgraded", steps: [{ name: "hold", type: "sleep-v2" }] } },
+      v.version,
+    );
 
-    await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify({ executionId: id, reason: "timer", stepPath: "hold" }));
+    await rt.platform.js.publish(
+      subjects(rt.ns).execResume(id),
+      JSON.stringify({ executionId: id, reason: "timer", stepPath: "hold" }),
+    );
 
     const s = await waitForStatus(rt.platform, id);
     expect(s.status).toBe("FAILED");
@@ -231,10 +272,16 @@ describe("commands that fail", () => {
     await waitForStatus(rt.platform, id, ["AWAITING_APPROVAL"]);
     const [approval] = await rt.platform.store.approvals.listByExecution(id);
     const stored = (await rt.platform.store.approvals.get(approval!.id))!;
-    await rt.platform.store.approvals.update({ ...stored.value, reviewableGroups: "left by another version" as never }, stored.version);
+    await rt.platform.store.approvals.update(
+      { ...stored.value, reviewableGroups: "left by another version" as never },
+      stored.version,
+    );
 
     // As the approval's timeout timer fires it.
-    await rt.platform.js.publish(subjects(rt.ns).approval("expire", approval!.id), JSON.stringify({ approvalId: approval!.id, executionId: id }));
+    await rt.platform.js.publish(
+      subjects(rt.ns).approval("expire", approval!.id),
+      JSON.stringify({ approvalId: approval!.id, executionId: id }),
+    );
 
     const s = await waitForStatus(rt.platform, id);
     expect(s.status).toBe("FAILED");
@@ -244,10 +291,14 @@ describe("commands that fail", () => {
 
   it("a command whose body does not validate is dropped with an audit event, and the execution it names ends FAILED", async () => {
     const id = await run(rt.platform, parked("malformed-resume"));
-    await waitFor(async () => ((await rt.platform.store.executions.get(id))?.value.steps.hold?.status === "RUNNING" ? true : undefined), {
-      timeoutMs: 10_000,
-      what: "the wait to park",
-    });
+    await waitFor(
+      async () =>
+        (await rt.platform.store.executions.get(id))?.value.steps.hold?.status === "RUNNING" ? true : undefined,
+      {
+        timeoutMs: 10_000,
+        what: "the wait to park",
+      },
+    );
     const audit: CommandDropped[] = [];
     const sub = rt.platform.nc.subscribe(subjects(rt.ns).audit("command_dropped"), {
       callback: (_err, msg) => {
@@ -255,13 +306,23 @@ describe("commands that fail", () => {
       },
     });
     try {
-      await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify({ executionId: id, reason: "because" }));
+      await rt.platform.js.publish(
+        subjects(rt.ns).execResume(id),
+        JSON.stringify({ executionId: id, reason: "because" }),
+      );
 
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("FAILED");
       expect(s.error).toContain("a command for it was dropped: malformed resume command (reason:");
-      const event = await waitFor(async () => audit.find((e) => e.executionId === id), { timeoutMs: 5_000, what: "the audit event" });
-      expect(event).toMatchObject({ reason: "command_dropped", consumer: "executor", subject: subjects(rt.ns).execResume(id) });
+      const event = await waitFor(async () => audit.find((e) => e.executionId === id), {
+        timeoutMs: 5_000,
+        what: "the audit event",
+      });
+      expect(event).toMatchObject({
+        reason: "command_dropped",
+        consumer: "executor",
+        subject: subjects(rt.ns).execResume(id),
+      });
       expect(event.problem).toContain("malformed resume command");
     } finally {
       sub.unsubscribe();

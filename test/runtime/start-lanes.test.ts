@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { laneOf, ownerLane, TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { NatsServerHandle } from "@wf/testing";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 
 /** Holds an executor's slot for 0.4 s without CPU: a wait under the hold threshold stays in hand. */
 const HOLDING = `
@@ -54,10 +62,17 @@ describe("start lanes", () => {
     };
     await waitFor(async () => (await ended()) >= 4, { timeoutMs: 60_000, what: "the backlog's first executions" });
     const before = await ended();
-    const quiet = await waitForStatus(rt.platform, await run(rt.platform, QUICK, { ownerId: QUIET }), undefined, 60_000);
+    const quiet = await waitForStatus(
+      rt.platform,
+      await run(rt.platform, QUICK, { ownerId: QUIET }),
+      undefined,
+      60_000,
+    );
     const after = await ended();
     expect(quiet.status).toBe("COMPLETED");
-    console.log(`quiet owner's workflow: ${quiet.completedAt! - quiet.startedAt!} ms; ${after - before} of the backlog's executions ended meanwhile`);
+    console.log(
+      `quiet owner's workflow: ${quiet.completedAt! - quiet.startedAt!} ms; ${after - before} of the backlog's executions ended meanwhile`,
+    );
     expect(after - before, "the backlog's executions that went first").toBeLessThan(12);
     expect(after, "the backlog was still under way").toBeLessThan(40);
     await waitFor(async () => (await ended()) === 40, { timeoutMs: 60_000, what: "the backlog to drain" });

@@ -4,7 +4,15 @@ import { newId } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
-import { definitionOf, run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 import { sideEffects } from "../support/side-effects";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
@@ -117,7 +125,9 @@ export function stepSuite(env: Record<string, string> = {}): void {
       expect(s.status, s.error ?? "").toBe("COMPLETED");
       expect(s.steps.call!.output).toBe(403);
       expect([allowed.lines("calls"), other.lines("calls")]).toEqual([["hello"], []]);
-      expect(s.steps.call!.logs).toContainEqual(expect.stringMatching(/^\[network\] refused 127\.0\.0\.2:\d+: .* is not in the owner's egress list$/));
+      expect(s.steps.call!.logs).toContainEqual(
+        expect.stringMatching(/^\[network\] refused 127\.0\.0\.2:\d+: .* is not in the owner's egress list$/),
+      );
     });
 
     it("runs JavaScript, Python and Bash with variables, input and earlier outputs", async () => {
@@ -265,7 +275,9 @@ export function stepSuite(env: Record<string, string> = {}): void {
         { monitoring: true },
       );
       await waitForStatus(rt.platform, id);
-      const consumer = await rt.platform.js.consumers.get(`${rt.ns}_EVT`, { filter_subjects: subjects(rt.ns).eventFilter({ executionId: id }) });
+      const consumer = await rt.platform.js.consumers.get(`${rt.ns}_EVT`, {
+        filter_subjects: subjects(rt.ns).eventFilter({ executionId: id }),
+      });
       const types: string[] = [];
       const lines: string[] = [];
       for await (const m of await consumer.consume()) {

@@ -6,7 +6,14 @@ import type { WorkflowRecord } from "@wf/shared/store";
 import type { Platform } from "@wf/shared/runtime";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
-import { startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 import { createOwner, executionsOf, settled, startStored, storeWorkflow } from "./support";
 
 /** Chained triggers (DELAYED_COMPLETION), against a real nats-server and the real executor. */
@@ -19,7 +26,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function runtime(env: Record<string, string> = {}, parts: { executor?: boolean; scheduler?: boolean } = {}): Promise<InProcessRuntime> {
+async function runtime(
+  env: Record<string, string> = {},
+  parts: { executor?: boolean; scheduler?: boolean } = {},
+): Promise<InProcessRuntime> {
   const rt = await startRuntime(testConfig(server, { WF_SCHEDULE_SCAN_MS: "200", ...env }), parts);
   onTestFinished(() => rt.stop());
   return rt;
@@ -102,10 +112,16 @@ describe("chained triggers", () => {
     const sourceId = await startStored(p, a);
     await p.store.users.update({ ...owner, status: "deactivated" }, (await p.store.users.get(owner.id))!.version);
     expect((await waitForStatus(p, sourceId)).status).toBe("COMPLETED");
-    const line = await waitFor(() => stderr.mock.calls.map(([chunk]) => String(chunk)).find((l) => l.includes("chained run skipped") && l.includes(b.id)), {
-      timeoutMs: 20_000,
-      what: "the skipped chain's log line",
-    });
+    const line = await waitFor(
+      () =>
+        stderr.mock.calls
+          .map(([chunk]) => String(chunk))
+          .find((l) => l.includes("chained run skipped") && l.includes(b.id)),
+      {
+        timeoutMs: 20_000,
+        what: "the skipped chain's log line",
+      },
+    );
     expect(JSON.parse(line)).toMatchObject({
       level: "warn",
       workflowId: b.id,
@@ -164,12 +180,18 @@ describe("chained triggers", () => {
     onTestFinished(() => scheduler?.kill());
     const owner = await createOwner(p, "pro");
     const a = await storeWorkflow(p, owner.id, quick("a"));
-    const b: WorkflowRecord = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id).replace("delay: 0", "delay: 3")));
+    const b: WorkflowRecord = await storeWorkflow(
+      p,
+      owner.id,
+      quick("b", chainedAfter(a.id).replace("delay: 0", "delay: 3")),
+    );
     const key = `${b.id}:${a.id}:0`;
 
     const first = await waitForStatus(p, await startStored(p, a));
     // Counted means armed: the counter is written just before the timer.
-    await waitFor(async () => (await p.store.chainRuns.get(key))?.value.recent.includes(first.id), { what: "the chain to be armed" });
+    await waitFor(async () => (await p.store.chainRuns.get(key))?.value.recent.includes(first.id), {
+      what: "the chain to be armed",
+    });
     await scheduler.kill();
     scheduler = await startServiceProcess(ENTRIES.scheduler, env, ["scheduler ready"]);
 

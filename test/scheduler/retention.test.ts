@@ -76,18 +76,24 @@ describe("execution retention", () => {
       execution(ownerId, "AWAITING_APPROVAL", now - 5 * HOUR),
       execution(ownerId, "COMPLETED", now - HOUR / 2),
     ];
-    const removed: ExecutionSnapshot[] = (["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"] as const).map((status, i) =>
-      execution(ownerId, status, now - 2 * HOUR - i),
+    const removed: ExecutionSnapshot[] = (["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"] as const).map(
+      (status, i) => execution(ownerId, status, now - 2 * HOUR - i),
     );
     const everything = [...kept, ...removed];
     for (const e of everything) {
       await p.store.executions.create(e);
       await p.store.approvals.create(approvalOf(e));
-      await files.save({ executionId: e.id, ownerId, stepName: "make" }, [{ path: "out/report.txt", content: new TextEncoder().encode(`report of ${e.id}`) }]);
+      await files.save({ executionId: e.id, ownerId, stepName: "make" }, [
+        { path: "out/report.txt", content: new TextEncoder().encode(`report of ${e.id}`) },
+      ]);
       await p.js.publish(subj.event(toToken(ownerId), toToken(e.workflowId), e.id, "exec_completed"), "{}");
     }
     const eventsOf = async (e: ExecutionSnapshot) => {
-      const filter = subj.eventFilter({ ownerId: toToken(ownerId), workflowId: toToken(e.workflowId), executionId: e.id });
+      const filter = subj.eventFilter({
+        ownerId: toToken(ownerId),
+        workflowId: toToken(e.workflowId),
+        executionId: e.id,
+      });
       return Object.keys((await p.jsm.streams.info(evt, { subjects_filter: filter })).state.subjects ?? {}).length;
     };
     const storageKeys = new Map<string, string>();
@@ -113,7 +119,10 @@ describe("execution retention", () => {
       expect(await eventsOf(e)).toBe(1);
     }
     const listed = await p.store.executions.list({ ownerId, page: 1, size: 50 });
-    expect({ total: listed.total, ids: listed.items.map((e) => e.id).sort() }).toEqual({ total: kept.length, ids: kept.map((e) => e.id).sort() });
+    expect({ total: listed.total, ids: listed.items.map((e) => e.id).sort() }).toEqual({
+      total: kept.length,
+      ids: kept.map((e) => e.id).sort(),
+    });
     expect((await p.store.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 50 })).total).toBe(1);
     // A second pass finds nothing more to do.
     expect(await retention.sweep(now)).toBe(0);
@@ -123,7 +132,8 @@ describe("execution retention", () => {
     const off = await platform({ WF_EXECUTION_RETENTION: "off" });
     const ownerId = `owner-${newId()}`;
     const old = Array.from({ length: 1_200 }, (_, i) => execution(ownerId, "COMPLETED", Date.now() - 3 * HOUR - i));
-    for (let i = 0; i < old.length; i += 100) await Promise.all(old.slice(i, i + 100).map((e) => off.store.executions.create(e)));
+    for (let i = 0; i < old.length; i += 100)
+      await Promise.all(old.slice(i, i + 100).map((e) => off.store.executions.create(e)));
     const none = startRetention(off, off.log);
     onTestFinished(() => none.stop());
     expect(await none.sweep()).toBe(0);
@@ -141,10 +151,19 @@ describe("execution retention", () => {
     onTestFinished(() => rt.stop());
     const p = rt.platform;
     const owner = await createOwner(p, "pro");
-    const w = await storeWorkflow(p, owner.id, "name: brief\nsteps:\n  - { name: only, type: transform, output: done }\n");
+    const w = await storeWorkflow(
+      p,
+      owner.id,
+      "name: brief\nsteps:\n  - { name: only, type: transform, output: done }\n",
+    );
     const id = await startStored(p, w);
-    await waitFor(async () => (await p.store.executions.get(id))?.value.status === "COMPLETED" || undefined, { what: "the run to complete" });
-    await waitFor(async () => (await p.store.executions.get(id)) === null || undefined, { timeoutMs: 10_000, what: "the scheduler to remove the run" });
+    await waitFor(async () => (await p.store.executions.get(id))?.value.status === "COMPLETED" || undefined, {
+      what: "the run to complete",
+    });
+    await waitFor(async () => (await p.store.executions.get(id)) === null || undefined, {
+      timeoutMs: 10_000,
+      what: "the scheduler to remove the run",
+    });
     expect(await p.store.executions.list({ ownerId: owner.id, page: 1, size: 10 })).toEqual({ items: [], total: 0 });
   });
 });

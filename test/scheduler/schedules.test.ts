@@ -5,7 +5,15 @@ import type { WorkflowRecord } from "@wf/shared/store";
 import { scheduleExecutionId } from "@wf/scheduler";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
-import { definitionOf, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 import { createOwner, executionsOf, storeWorkflow } from "./support";
 
 /** Cron schedules, against a real nats-server, the real executor and scheduler processes. */
@@ -26,7 +34,11 @@ async function executorOnly(): Promise<InProcessRuntime> {
 }
 
 async function schedulerProcess(ns: string): Promise<ServiceProcess> {
-  const proc = await startServiceProcess(ENTRIES.scheduler, { NATS_URL: server.url, WF_NAMESPACE: ns, WF_SCHEDULE_SCAN_MS: "200" }, ["scheduler ready"]);
+  const proc = await startServiceProcess(
+    ENTRIES.scheduler,
+    { NATS_URL: server.url, WF_NAMESPACE: ns, WF_SCHEDULE_SCAN_MS: "200" },
+    ["scheduler ready"],
+  );
   onTestFinished(() => proc.kill());
   return proc;
 }
@@ -50,7 +62,13 @@ function tickOf(w: WorkflowRecord, id: string, from: number, to: number): number
 /** Replaces a stored workflow's YAML, as `wf workflow import` of a new version does. */
 async function edit(p: Platform, w: WorkflowRecord, yaml: string): Promise<void> {
   const current = (await p.store.workflows.get(w.id))!;
-  const next = { ...current.value, yaml, definition: definitionOf(yaml), version: current.value.version + 1, updatedAt: Date.now() };
+  const next = {
+    ...current.value,
+    yaml,
+    definition: definitionOf(yaml),
+    version: current.value.version + 1,
+    updatedAt: Date.now(),
+  };
   await p.store.workflows.update(next, current.version);
 }
 
@@ -80,7 +98,11 @@ describe("schedules", () => {
     const unpaid = await storeWorkflow(p, free.id, scheduled("every-second-free", "* * * * * *"));
     const replicas = await Promise.all([schedulerProcess(rt.ns), schedulerProcess(rt.ns)]);
 
-    await waitFor(async () => (await ticksFired(p, paid, since)).length >= 6, { timeoutMs: 30_000, intervalMs: 200, what: "six ticks" });
+    await waitFor(async () => (await ticksFired(p, paid, since)).length >= 6, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: "six ticks",
+    });
     await Promise.all(replicas.map((r) => r.kill()));
     const killedAt = Date.now();
 
@@ -94,7 +116,8 @@ describe("schedules", () => {
     expect(runs.every((e) => e.triggerSource === "schedule")).toBe(true);
     // A run whose tick a replica was handling when it was killed waits for that tick's redelivery;
     // every earlier one ran.
-    for (const e of runs.filter((r) => r.createdAt < killedAt - 2_000)) expect((await waitForStatus(p, e.id)).status).toBe("COMPLETED");
+    for (const e of runs.filter((r) => r.createdAt < killedAt - 2_000))
+      expect((await waitForStatus(p, e.id)).status).toBe("COMPLETED");
     expect(await executionsOf(p, unpaid)).toEqual([]);
     expect(await p.store.schedules.get(unpaid.id)).toBeNull();
   });
@@ -135,14 +158,23 @@ describe("schedules", () => {
 
     const since = Date.now();
     await edit(p, w, withSchedule);
-    await waitFor(async () => (await ticksFired(p, w, since)).length >= 2, { timeoutMs: 20_000, intervalMs: 200, what: "the added schedule to fire" });
+    await waitFor(async () => (await ticksFired(p, w, since)).length >= 2, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      what: "the added schedule to fire",
+    });
 
     await edit(p, w, withSchedule.replace(/triggers:\n.*\n/, ""));
     // The tick armed last finds no schedule: it starts nothing, arms nothing, forgets the record.
-    await waitFor(async () => (await p.store.schedules.get(w.id)) === null && (await p.jsm.streams.info(streamNames(rt.ns).timer)).state.messages === 0, {
-      timeoutMs: 10_000,
-      what: "the schedule to be disarmed",
-    });
+    await waitFor(
+      async () =>
+        (await p.store.schedules.get(w.id)) === null &&
+        (await p.jsm.streams.info(streamNames(rt.ns).timer)).state.messages === 0,
+      {
+        timeoutMs: 10_000,
+        what: "the schedule to be disarmed",
+      },
+    );
     expect(await p.store.workflows.listScheduled()).toEqual([]);
   });
 });

@@ -69,7 +69,8 @@ describe("stale execution repair", () => {
     const p = await openPlatform(testConfig(server), "stale-repair-test");
     onTestFinished(() => p.close());
     const ownerId = `owner-${newId()}`;
-    // The two oldest wait for an executor, for as long as it takes: every pass checks them again, and never changes them.
+    // The two oldest wait for an executor, for as long as it takes: every pass checks them again, and never changes
+    // them.
     const queued = [await queuedStart(p, ownerId), await queuedStart(p, ownerId)];
     const created = (await p.store.executions.get(queued[1]!))!.value.createdAt;
     const abandoned = [1, 2, 3].map((i) => abandonedStart(ownerId, created + i));
@@ -82,7 +83,9 @@ describe("stale execution repair", () => {
     const repair = startStaleRepair(p, p.log, 2);
     onTestFinished(() => repair.stop());
     const at = created + STALE_AFTER_MS + 60_000;
-    expect([await repair.sweep(at), await repair.sweep(at), await repair.sweep(at), await repair.sweep(at)]).toEqual([0, 2, 1, 0]);
+    expect([await repair.sweep(at), await repair.sweep(at), await repair.sweep(at), await repair.sweep(at)]).toEqual([
+      0, 2, 1, 0,
+    ]);
     expect(await total()).toBe(2);
     for (const id of queued) expect((await p.store.executions.get(id))?.value.status).toBe("PENDING");
   });

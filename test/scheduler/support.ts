@@ -16,7 +16,12 @@ export async function createOwner(p: Platform, plan: Plan): Promise<UserRecord> 
 }
 
 /** Stores a workflow (as `wf workflow import` does); `id` lets two workflows name each other. */
-export async function storeWorkflow(p: Platform, ownerId: string, yaml: string, id: string = newId()): Promise<WorkflowRecord> {
+export async function storeWorkflow(
+  p: Platform,
+  ownerId: string,
+  yaml: string,
+  id: string = newId(),
+): Promise<WorkflowRecord> {
   const record = newWorkflowRecord({ ownerId, yaml, definition: definitionOf(yaml), id });
   await p.store.workflows.create(record);
   return record;
@@ -27,7 +32,10 @@ export function startStored(p: Platform, w: WorkflowRecord): Promise<string> {
   return startExecution(
     p.js,
     p.config.WF_NAMESPACE,
-    { workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition }, triggerSource: "open_api" },
+    {
+      workflow: { id: w.id, name: w.name, ownerId: w.ownerId, version: w.version, definition: w.definition },
+      triggerSource: "open_api",
+    },
     { store: p.store },
   );
 }
@@ -70,9 +78,12 @@ async function idleNow(p: Platform, owners: readonly UserRecord[]): Promise<bool
       throw err;
     });
     // None yet: at rest only while no workflow has a chained trigger (else the scheduler has yet to look).
-    if (c === null ? (await p.store.workflows.chainedSince()) !== null : c.num_pending > 0 || c.num_ack_pending > 0) return false;
+    if (c === null ? (await p.store.workflows.chainedSince()) !== null : c.num_pending > 0 || c.num_ack_pending > 0)
+      return false;
   }
-  const executions = (await Promise.all(owners.map((o) => p.store.executions.list({ ownerId: o.id, page: 1, size: 200 })))).flatMap((page) => page.items);
+  const executions = (
+    await Promise.all(owners.map((o) => p.store.executions.list({ ownerId: o.id, page: 1, size: 200 })))
+  ).flatMap((page) => page.items);
   if (executions.some((e) => !TERMINAL_STATUSES.has(e.status))) return false;
   const ends = Object.keys(evt.state.subjects ?? {}).filter((s) => END_TYPES.includes(s.slice(s.lastIndexOf(".") + 1)));
   return ends.length === executions.length;

@@ -15,7 +15,17 @@ import { isAlive, runDirs } from "@wf/executor/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { uniqueNamespace } from "../support/runtime";
 import { hostFacts, hostUid, type HostFacts } from "./host-facts";
-import { bash, hostPids, isolate, luaScripts, probeLines, python, ruby, type Probe, type Targets } from "./probe-scripts";
+import {
+  bash,
+  hostPids,
+  isolate,
+  luaScripts,
+  probeLines,
+  python,
+  ruby,
+  type Probe,
+  type Targets,
+} from "./probe-scripts";
 import { ServiceClient, type ServiceUser } from "./service-client";
 import { startTargetServer, type TargetServer } from "./target-server";
 import { startServiceInTerminal, type TerminalService } from "./terminal-service";
@@ -114,20 +124,32 @@ function outputOf(result: ExecutionResult, step: string): unknown {
 }
 
 const probesOf = (result: ExecutionResult, step: string): Record<string, Probe> => probeLines(outputOf(result, step));
-const reportOf = (result: ExecutionResult, step: string): Record<string, unknown> => outputOf(result, step) as Record<string, unknown>;
+const reportOf = (result: ExecutionResult, step: string): Record<string, unknown> =>
+  outputOf(result, step) as Record<string, unknown>;
 
 /** No secret of the host's, in any form the API shows: output, errors, logs, artifacts. */
 function expectNothingLeaked(seen: unknown): void {
   const text = JSON.stringify(seen);
-  for (const secret of [canarySecret, envSecret, owner.key, stranger.key, ...host.storedSecrets]) expect(text).not.toContain(secret);
+  for (const secret of [canarySecret, envSecret, owner.key, stranger.key, ...host.storedSecrets])
+    expect(text).not.toContain(secret);
 }
 
-const noSuchFile = (command: string, path: string): Probe => ({ rc: 1, out: `${command}: ${path}: No such file or directory` });
-const cannotAccess = (path: string): Probe => ({ rc: 2, out: `ls: cannot access '${path}': No such file or directory` });
-const refused = (reason: string): Probe => ({ rc: 0, out: `egress refused: ${reason} (allow it with WF_EGRESS_ALLOW) HTTP 403` });
+const noSuchFile = (command: string, path: string): Probe => ({
+  rc: 1,
+  out: `${command}: ${path}: No such file or directory`,
+});
+const cannotAccess = (path: string): Probe => ({
+  rc: 2,
+  out: `ls: cannot access '${path}': No such file or directory`,
+});
+const refused = (reason: string): Probe => ({
+  rc: 0,
+  out: `egress refused: ${reason} (allow it with WF_EGRESS_ALLOW) HTTP 403`,
+});
 const connectionRefused = expect.objectContaining({ rc: 1, out: expect.stringContaining("Connection refused") });
 const unreachable = expect.objectContaining({ rc: 1, out: expect.stringContaining("Network is unreachable") });
-const noSuchProcess = (pid: number | string) => expect.objectContaining({ rc: 1, out: expect.stringContaining(`kill: (${pid}) - No such process`) });
+const noSuchProcess = (pid: number | string) =>
+  expect.objectContaining({ rc: 1, out: expect.stringContaining(`kill: (${pid}) - No such process`) });
 
 /** The step's own processes only: a handful of small pids, none of the host's. */
 function expectOwnPids(pids: number[]): void {
@@ -149,7 +171,13 @@ async function expectServiceUp(): Promise<void> {
 }
 
 async function expectHostUntouched(): Promise<void> {
-  for (const path of [join("/tmp", writeName), join(host.repo, writeName), join(host.dataDir, writeName), join("/usr", writeName), join("/", writeName)]) {
+  for (const path of [
+    join("/tmp", writeName),
+    join(host.repo, writeName),
+    join(host.dataDir, writeName),
+    join("/usr", writeName),
+    join("/", writeName),
+  ]) {
     expect(existsSync(path), path).toBe(false);
   }
   expect(await readFile(canaryPath, "utf8")).toBe(canarySecret);
@@ -226,7 +254,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       "kill -9 -1": noSuchProcess(-1),
       environ_scan: { rc: 0, out: "" },
       sys: cannotAccess("/sys"),
-      "pids.max": expect.objectContaining({ rc: 1, out: expect.stringContaining("/sys/fs/cgroup/pids/pids.max: No such file or directory") }),
+      "pids.max": expect.objectContaining({
+        rc: 1,
+        out: expect.stringContaining("/sys/fs/cgroup/pids/pids.max: No such file or directory"),
+      }),
       "memory.limit": expect.objectContaining({ rc: 1, out: expect.stringContaining("No such file or directory") }),
     });
     // Its cgroup namespace: its own cgroups are the root of every hierarchy it can name.
@@ -253,8 +284,14 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       edge_tcp: connectionRefused,
       allowed_tcp: connectionRefused,
       private_tcp: unreachable,
-      edge_http: expect.objectContaining({ rc: 7, out: expect.stringContaining(`Failed to connect to 127.0.0.1 port ${host.edgePort}`) }),
-      allowed_http: expect.objectContaining({ rc: 7, out: expect.stringContaining(`Failed to connect to 127.0.0.2 port ${allowed.port}`) }),
+      edge_http: expect.objectContaining({
+        rc: 7,
+        out: expect.stringContaining(`Failed to connect to 127.0.0.1 port ${host.edgePort}`),
+      }),
+      allowed_http: expect.objectContaining({
+        rc: 7,
+        out: expect.stringContaining(`Failed to connect to 127.0.0.2 port ${allowed.port}`),
+      }),
       dns: { rc: 2, out: "" },
     });
 
@@ -264,7 +301,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       // NO_PROXY sends 127.0.0.1 to the step's own loopback, where nothing listens.
       edge_direct: expect.objectContaining({ rc: 7 }),
       edge_proxy: refused("127.0.0.1 is a loopback address"),
-      nats_connect: expect.objectContaining({ rc: 56, out: expect.stringContaining("CONNECT tunnel failed, response 403") }),
+      nats_connect: expect.objectContaining({
+        rc: 56,
+        out: expect.stringContaining("CONNECT tunnel failed, response 403"),
+      }),
       localhost_proxy: refused("localhost resolves to a loopback address"),
       private: refused("10.255.255.1 is a private address"),
       metadata: refused("169.254.169.254 is the cloud metadata address"),
@@ -275,7 +315,8 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       allowed_tcp: connectionRefused,
       private_tcp: unreachable,
     });
-    if (host.ownAddress) expect(proxied.own_address).toMatchObject({ rc: 0, out: expect.stringMatching(/^egress refused: .* HTTP 403$/) });
+    if (host.ownAddress)
+      expect(proxied.own_address).toMatchObject({ rc: 0, out: expect.stringMatching(/^egress refused: .* HTTP 403$/) });
 
     expect(probesOf(result, "allow_list")).toMatchObject({
       allowed: { rc: 0, out: "reached allowed HTTP 200" },
@@ -285,12 +326,19 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     // A step's list narrows what the operator allows, and widens nothing.
     expect(probesOf(result, "narrowed")).toMatchObject({
       allowed: expect.objectContaining({
-        out: expect.stringMatching(new RegExp(`^egress refused: 127\\.0\\.0\\.2:${allowed.port} is not in the workflow's network\\.allow list HTTP 403$`)),
+        out: expect.stringMatching(
+          new RegExp(
+            `^egress refused: 127\\.0\\.0\\.2:${allowed.port} is not in the workflow's network\\.allow list HTTP 403$`,
+          ),
+        ),
       }),
       other: refused("127.0.0.2 is a loopback address"),
       edge_proxy: expect.objectContaining({ out: expect.stringMatching(/^egress refused: .* HTTP 403$/) }),
     });
-    expect({ allowed: allowed.hits() - hits.allowed, other: other.hits() - hits.other }).toEqual({ allowed: 2, other: 0 });
+    expect({ allowed: allowed.hits() - hits.allowed, other: other.hits() - hits.other }).toEqual({
+      allowed: 2,
+      other: 0,
+    });
 
     // Every refusal is in the step's log and published as a step_egress_refused event.
     const expectedRefusals: Record<string, string[]> = {
@@ -307,12 +355,16 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       narrowed: [`127.0.0.2:${allowed.port}`, `127.0.0.2:${other.port}`, `127.0.0.1:${host.edgePort}`],
     };
     for (const [step, destinations] of Object.entries(expectedRefusals)) {
-      const logged = (result.stepResults[step]!.logs ?? []).filter((l) => l.startsWith("[network] refused ")).map((l) => l.split(" ")[2]!.replace(/:$/, ""));
+      const logged = (result.stepResults[step]!.logs ?? [])
+        .filter((l) => l.startsWith("[network] refused "))
+        .map((l) => l.split(" ")[2]!.replace(/:$/, ""));
       expect(logged.sort(), step).toEqual([...destinations].sort());
     }
     const events = await client.events(result.id, "step_egress_refused", Object.values(expectedRefusals).flat().length);
     for (const [step, destinations] of Object.entries(expectedRefusals)) {
-      const published = events.filter((e) => e.step === step).map((e) => `${String(e.data.host)}:${String(e.data.port)}`);
+      const published = events
+        .filter((e) => e.step === step)
+        .map((e) => `${String(e.data.host)}:${String(e.data.port)}`);
       expect(published.sort(), step).toEqual([...destinations].sort());
     }
   });
@@ -358,7 +410,11 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     expectRootHoldsInterpretersOnly(seen.root as string[]);
     expectOwnPids(seen.pids as number[]);
     for (const pid of hostPids(targets)) {
-      expect(seen, `pid ${pid}`).toMatchObject({ [`environ ${pid}`]: "ENOENT", [`cmdline ${pid}`]: "ENOENT", [`kill ${pid}`]: "ESRCH" });
+      expect(seen, `pid ${pid}`).toMatchObject({
+        [`environ ${pid}`]: "ENOENT",
+        [`cmdline ${pid}`]: "ENOENT",
+        [`kill ${pid}`]: "ESRCH",
+      });
     }
     for (const line of String(seen.cgroup)
       .replace(/^read /, "")
@@ -377,7 +433,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
   });
 
   it("ruby: files, processes, TCP and Unix sockets all fail", async () => {
-    const result = await runSteps("ruby", [code("local", "ruby", ruby.local(targets)), code("proxied", "ruby", ruby.proxied(targets), { network: true })]);
+    const result = await runSteps("ruby", [
+      code("local", "ruby", ruby.local(targets)),
+      code("proxied", "ruby", ruby.proxied(targets), { network: true }),
+    ]);
     expectNothingLeaked(result);
     const seen = reportOf(result, "local");
     expect(seen.uid).toBeGreaterThanOrEqual(1000);
@@ -398,7 +457,8 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     });
     expectRootHoldsInterpretersOnly(seen.root as string[]);
     expectOwnPids(seen.pids as number[]);
-    for (const pid of hostPids(targets)) expect(seen, `pid ${pid}`).toMatchObject({ [`environ ${pid}`]: "ENOENT", [`kill ${pid}`]: "ESRCH" });
+    for (const pid of hostPids(targets))
+      expect(seen, `pid ${pid}`).toMatchObject({ [`environ ${pid}`]: "ENOENT", [`kill ${pid}`]: "ESRCH" });
     expect(reportOf(result, "proxied")).toEqual({
       "tcp nats": "ECONNREFUSED",
       "tcp edge": "ECONNREFUSED",
@@ -423,7 +483,8 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     });
     expectRootHoldsInterpretersOnly(seen.root!.split(" ").filter(Boolean));
     expectOwnPids(seen.pids!.split(" ").map(Number));
-    for (const pid of hostPids(targets)) expect(seen[`environ ${pid}`]).toBe(`/proc/${pid}/environ: No such file or directory`);
+    for (const pid of hostPids(targets))
+      expect(seen[`environ ${pid}`]).toBe(`/proc/${pid}/environ: No such file or directory`);
   });
 
   it("cli: `ls` lists the sandbox, not the host; `cat` finds none of the service's files", async () => {
@@ -458,7 +519,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
   });
 
   it("javascript and typescript: no host object, module or network in the isolate; artifacts stay beneath their directory", async () => {
-    const result = await runSteps("isolate", [code("js", "javascript", isolate.javascript), code("ts", "typescript", isolate.typescript)]);
+    const result = await runSteps("isolate", [
+      code("js", "javascript", isolate.javascript),
+      code("ts", "typescript", isolate.typescript),
+    ]);
     expectNothingLeaked(result);
     const absent = {
       process: "undefined",
@@ -488,11 +552,16 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       dynamicImport: "Error: Not supported",
       "write ../escape.txt": notRelative("../escape.txt"),
     });
-    expect(await client.artifacts(owner, result.id)).toEqual([{ step: "js", path: "inside.txt", content: "written inside" }]);
+    expect(await client.artifacts(owner, result.id)).toEqual([
+      { step: "js", path: "inside.txt", content: "written inside" },
+    ]);
   });
 
   it("artifacts: links out of the directory, hard links and files swapped for links while the step ends are never read", async () => {
-    const result = await runSteps("artifacts", [code("links", "bash", bash.artifactLinks(targets)), code("replaced", "bash", bash.artifactsReplaced())]);
+    const result = await runSteps("artifacts", [
+      code("links", "bash", bash.artifactLinks(targets)),
+      code("replaced", "bash", bash.artifactsReplaced()),
+    ]);
     expectNothingLeaked(result);
     expect(probesOf(result, "links")).toMatchObject({
       hard_passwd: expect.objectContaining({ rc: 1, out: expect.stringContaining("Invalid cross-device link") }),
@@ -536,7 +605,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       }),
     ]);
     const holderExecution = await client.start(owner, holderWorkflow, { token });
-    const [holderPid] = await waitFor(() => sleepers(holderMarker).length === 1 && sleepers(holderMarker), { timeoutMs: 20_000, what: "the holder's sleep" });
+    const [holderPid] = await waitFor(() => sleepers(holderMarker).length === 1 && sleepers(holderMarker), {
+      timeoutMs: 20_000,
+      what: "the holder's sleep",
+    });
     // The secret is there to be found: in the holder's environment, as the host sees it.
     expect(await readFile(`/proc/${holderPid}/environ`, "utf8")).toContain(token);
     const holderUid = hostUid(holderPid!);
@@ -550,8 +622,13 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       .find((root) => readdirSync(root).some((e) => e.startsWith("runner-")));
     expect(codeRoot, "the service's code root on the host").toBeDefined();
 
-    const proberExecution = await client.start(stranger, proberWorkflow, { target: { pid: holderPid, runDir, codeRoot } });
-    const [proberPid] = await waitFor(() => sleepers(proberMarker).length === 1 && sleepers(proberMarker), { timeoutMs: 20_000, what: "the prober's sleep" });
+    const proberExecution = await client.start(stranger, proberWorkflow, {
+      target: { pid: holderPid, runDir, codeRoot },
+    });
+    const [proberPid] = await waitFor(() => sleepers(proberMarker).length === 1 && sleepers(proberMarker), {
+      timeoutMs: 20_000,
+      what: "the prober's sleep",
+    });
     const proberUid = hostUid(proberPid!);
     expect(holderUid).not.toBe(proberUid);
     for (const uid of [holderUid, proberUid]) expect(uid).toBeGreaterThanOrEqual(firstSandboxUid);
@@ -585,7 +662,10 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
 
   it("the terminal `npm start` runs in: a step can neither open it, write on it nor push input into it", async () => {
     const marker = `wf-escape-terminal-${id}`;
-    const result = await runSteps("terminal", [code("bash", "bash", bash.terminal(marker)), code("python", "python", python.terminal(marker))]);
+    const result = await runSteps("terminal", [
+      code("bash", "bash", bash.terminal(marker)),
+      code("python", "python", python.terminal(marker)),
+    ]);
     const tty = probesOf(result, "bash");
     // All of it at once: when one part fails, the rest tells how far a step got.
     expect({
@@ -595,8 +675,18 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
       terminalShowsTheSteps: service.output().includes(marker),
     }).toEqual({
       bash: {
-        open_tty: { rc: 1, out: expect.stringMatching(/\/dev\/tty: (No such device or address|No such file or directory|Read-only file system)$/) },
-        write_tty: { rc: 1, out: expect.stringMatching(/\/dev\/tty: (No such device or address|No such file or directory|Read-only file system)$/) },
+        open_tty: {
+          rc: 1,
+          out: expect.stringMatching(
+            /\/dev\/tty: (No such device or address|No such file or directory|Read-only file system)$/,
+          ),
+        },
+        write_tty: {
+          rc: 1,
+          out: expect.stringMatching(
+            /\/dev\/tty: (No such device or address|No such file or directory|Read-only file system)$/,
+          ),
+        },
       },
       python: { open: expect.stringMatching(/^(ENXIO|ENOENT)$/) },
       terminalShowsTheSteps: false,
@@ -605,8 +695,18 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
 
   it("a stdio MCP server: runs where code steps do, and reaches none of it either", async () => {
     const model = `escape-mcp-${id}`;
-    const secretFiles = [`${host.dataDir}/keys.json`, `${host.dataDir}/nats-credentials.json`, canaryPath, `${host.repo}/package.json`, "/etc/shadow"];
-    const writes = [join("/tmp", `${writeName}-mcp`), join(host.repo, `${writeName}-mcp`), join(host.dataDir, `${writeName}-mcp`)];
+    const secretFiles = [
+      `${host.dataDir}/keys.json`,
+      `${host.dataDir}/nats-credentials.json`,
+      canaryPath,
+      `${host.repo}/package.json`,
+      "/etc/shadow",
+    ];
+    const writes = [
+      join("/tmp", `${writeName}-mcp`),
+      join(host.repo, `${writeName}-mcp`),
+      join(host.dataDir, `${writeName}-mcp`),
+    ];
     llm.script(
       model,
       {
@@ -629,7 +729,13 @@ describe("the escape corpus: code steps against `npm start`, as a user runs them
     );
     const workflow = await client.importWorkflow(owner, {
       name: `escape mcp ${id}`,
-      agents: [{ name: "prober", model, mcp: [{ name: "probe", command: [process.execPath, "--import", TSX_LOADER, MCP_PROBE_SERVER] }] }],
+      agents: [
+        {
+          name: "prober",
+          model,
+          mcp: [{ name: "probe", command: [process.execPath, "--import", TSX_LOADER, MCP_PROBE_SERVER] }],
+        },
+      ],
       steps: [{ name: "probe", type: "agent", agent: "prober", prompt: "probe" }],
     });
     const result = await client.run(owner, workflow);

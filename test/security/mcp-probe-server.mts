@@ -80,9 +80,15 @@ mcp.registerTool(
       files: Object.fromEntries(args.files.map((f) => [f, read(f)])),
       environs: Object.fromEntries(args.pids.map((p) => [p, read(`/proc/${p}/environ`)])),
       signals: Object.fromEntries(args.pids.map((p) => [p, attempt(() => process.kill(p, 0))])),
-      tcp: Object.fromEntries(await Promise.all(args.ports.map(async (port) => [port, await dial({ port, host: "127.0.0.1" })] as const))),
-      unix: Object.fromEntries(await Promise.all(args.sockets.map(async (path) => [path, await dial({ path })] as const))),
-      writes: Object.fromEntries(args.writes.map((w) => [w, attempt(() => writeFileSync(w, "written by the MCP server"))])),
+      tcp: Object.fromEntries(
+        await Promise.all(args.ports.map(async (port) => [port, await dial({ port, host: "127.0.0.1" })] as const)),
+      ),
+      unix: Object.fromEntries(
+        await Promise.all(args.sockets.map(async (path) => [path, await dial({ path })] as const)),
+      ),
+      writes: Object.fromEntries(
+        args.writes.map((w) => [w, attempt(() => writeFileSync(w, "written by the MCP server"))]),
+      ),
       tty: attempt(() => closeSync(openSync("/dev/tty", "r+"))),
       sys: existsSync("/sys/fs/cgroup"),
       edgeThroughProxy: await throughProxy(args.edge),

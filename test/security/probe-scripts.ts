@@ -324,7 +324,9 @@ subprocess.run(["sleep", ${JSON.stringify(marker)}])
 print(json.dumps({"uid": os.getuid(), "held": len(os.environ["WF_VAR_token"])}))
 `,
 
-  /** Another owner's step, at the same time, looking for the holder; then it sleeps until the test kills its `sleep`. */
+  /**
+   * Another owner's step, at the same time, looking for the holder; then it sleeps until the test kills its `sleep`.
+   */
   prober: (marker: string) => `${PY_HELPERS}
 target = json.loads(os.environ["WF_VAR_target"])
 child = sleeping("sleep", "30")
@@ -499,7 +501,10 @@ print("{" .. table.concat(parts, ",") .. "}")
 `,
 };
 
-/** JavaScript and TypeScript: isolates with no file system, network or host object; only `artifacts` and `console` reach out. */
+/**
+ * JavaScript and TypeScript: isolates with no file system, network or host object; only `artifacts` and `console` reach
+ * out.
+ */
 export const isolate = {
   javascript: `
 const seen = {};

@@ -38,7 +38,17 @@ export class ServiceClient {
 
   async createUser(): Promise<ServiceUser> {
     const email = `escape-${newId()}@example.com`;
-    const user = await this.wf<{ id: string }>(["admin", "user", "create", "--email", email, "--password", "a long password", "--plan", "enterprise"]);
+    const user = await this.wf<{ id: string }>([
+      "admin",
+      "user",
+      "create",
+      "--email",
+      email,
+      "--password",
+      "a long password",
+      "--plan",
+      "enterprise",
+    ]);
     const scopes = "WORKFLOW_READ,WORKFLOW_EXECUTE,EXECUTION_READ,ARTIFACT_READ";
     const key = await this.wf<{ key: string }>(["admin", "key", "create", "--user", user.id, "--scopes", scopes]);
     return { id: user.id, email, key: key.key };
@@ -53,7 +63,10 @@ export class ServiceClient {
 
   /** Starts an execution with its steps' logs kept (enableMonitoring). */
   async start(user: ServiceUser, workflowId: string, inputs: Record<string, unknown> = {}): Promise<string> {
-    const res = await this.api(user, "POST", `/api/v1/workflows/${workflowId}/executions`, { inputs, enableMonitoring: true });
+    const res = await this.api(user, "POST", `/api/v1/workflows/${workflowId}/executions`, {
+      inputs,
+      enableMonitoring: true,
+    });
     if (res.status !== 202) throw new Error(`start answered ${res.status}: ${await res.text()}`);
     return StartExecutionResponse.parse(await res.json()).executionId;
   }
@@ -67,12 +80,16 @@ export class ServiceClient {
   async result(user: ServiceUser, executionId: string, timeoutMs = 40_000): Promise<ExecutionResult> {
     await waitFor(
       async () => {
-        const view = ExecutionStatusView.parse(await (await this.api(user, "GET", `/api/v1/executions/${executionId}`)).json());
+        const view = ExecutionStatusView.parse(
+          await (await this.api(user, "GET", `/api/v1/executions/${executionId}`)).json(),
+        );
         return TERMINAL.has(view.status);
       },
       { timeoutMs, intervalMs: 100, what: `execution ${executionId} to end` },
     );
-    return ExecutionResult.parse(await (await this.api(user, "GET", `/api/v1/executions/${executionId}/result`)).json());
+    return ExecutionResult.parse(
+      await (await this.api(user, "GET", `/api/v1/executions/${executionId}/result`)).json(),
+    );
   }
 
   async run(user: ServiceUser, workflowId: string, inputs: Record<string, unknown> = {}): Promise<ExecutionResult> {
@@ -81,7 +98,9 @@ export class ServiceClient {
 
   /** The execution's artifacts as the API lists them, each downloaded through its signed URL. */
   async artifacts(user: ServiceUser, executionId: string): Promise<Artifact[]> {
-    const list = ArtifactList.parse(await (await this.api(user, "GET", `/api/v1/executions/${executionId}/artifacts`)).json());
+    const list = ArtifactList.parse(
+      await (await this.api(user, "GET", `/api/v1/executions/${executionId}/artifacts`)).json(),
+    );
     return Promise.all(
       list.artifacts.map(async (a) => {
         const res = await fetch(new URL(a.downloadUrl, this.edge));
@@ -115,7 +134,10 @@ export class ServiceClient {
   async api(user: ServiceUser, method: string, path: string, body?: unknown): Promise<Response> {
     return fetch(new URL(path, this.edge), {
       method,
-      headers: { authorization: `Bearer ${user.key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${user.key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   }

@@ -44,11 +44,21 @@ const quote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
  * controlling terminal, made by util-linux `script`: the terminal is part of what a step must
  * not reach, and a test whose service has only pipes could never see it reached.
  */
-export async function startServiceInTerminal(env: Record<string, string>, timeoutMs = 30_000): Promise<TerminalService> {
+export async function startServiceInTerminal(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<TerminalService> {
   const command = `exec ${quote(process.execPath)} --import tsx ${ENTRIES.allInOne}`;
   const proc = spawn("script", ["--quiet", "--flush", "--return", "--command", command, "/dev/null"], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SHELL: "/bin/sh", LOG_LEVEL: "info", WF_OPS_PORT: "0", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      SHELL: "/bin/sh",
+      LOG_LEVEL: "info",
+      WF_OPS_PORT: "0",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.set(proc, undefined);
@@ -58,7 +68,11 @@ export async function startServiceInTerminal(env: Record<string, string>, timeou
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   void exited.then(() => live.delete(proc));
   try {
-    await waitFor(() => out.includes("[wf] ready") || proc.exitCode !== null, { timeoutMs, intervalMs: 50, what: "the service to be ready" });
+    await waitFor(() => out.includes("[wf] ready") || proc.exitCode !== null, {
+      timeoutMs,
+      intervalMs: 50,
+      what: "the service to be ready",
+    });
   } catch (err) {
     proc.kill("SIGKILL");
     throw new Error(`${String(err)}:\n${out}`);

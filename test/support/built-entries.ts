@@ -15,6 +15,7 @@ export function entryArgs(root: string, source: string, opts: { fromSource?: boo
   const entry = entries(root).find((e) => e.source === source);
   if (!entry) throw new Error(`${source} is no entry point of the build (scripts/build/entries.ts)`);
   const dir = process.env[TEST_BUILD_ENV];
-  if (!dir || !existsSync(join(dir, entry.out))) throw new Error(`no test build of ${source}: vitest's global setup (test/support/test-build.ts) makes it`);
+  if (!dir || !existsSync(join(dir, entry.out)))
+    throw new Error(`no test build of ${source}: vitest's global setup (test/support/test-build.ts) makes it`);
   return [join(dir, entry.out)];
 }

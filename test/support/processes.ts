@@ -42,7 +42,14 @@ export async function startServiceProcess(
   const proc = spawn(process.execPath, entryArgs(ROOT, entry, { fromSource }), {
     cwd: ROOT,
     // The suite keeps every core busy: an executor thread at a lower priority would fall behind the test's bounds.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", WF_OPS_PORT: "0", WF_EXECUTOR_NICE: "0", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      LOG_LEVEL: "info",
+      WF_OPS_PORT: "0",
+      WF_EXECUTOR_NICE: "0",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.add(proc);

@@ -33,7 +33,10 @@ export interface InProcessRuntime {
 }
 
 /** Executor, approvals and scheduler in this process, on their own platform connection. */
-export async function startRuntime(config: Config, parts: { executor?: boolean; scheduler?: boolean; approvals?: boolean } = {}): Promise<InProcessRuntime> {
+export async function startRuntime(
+  config: Config,
+  parts: { executor?: boolean; scheduler?: boolean; approvals?: boolean } = {},
+): Promise<InProcessRuntime> {
   const platform = await openPlatform(config, "test");
   const executor = parts.executor === false ? null : await startExecutor(platform);
   const scheduler = parts.scheduler === false ? null : await startScheduler(platform);
@@ -60,11 +63,23 @@ export function definitionOf(yaml: string) {
 export async function run(
   p: Platform,
   yaml: string,
-  opts: { inputs?: Record<string, unknown>; triggerSource?: TriggerSource; ownerId?: string; monitoring?: boolean; debug?: DebugRequest } = {},
+  opts: {
+    inputs?: Record<string, unknown>;
+    triggerSource?: TriggerSource;
+    ownerId?: string;
+    monitoring?: boolean;
+    debug?: DebugRequest;
+  } = {},
 ): Promise<string> {
   const definition = definitionOf(yaml);
   return startExecution(p.js, p.config.WF_NAMESPACE, {
-    workflow: { id: `wf-${definition.name}`, name: definition.name, ownerId: opts.ownerId ?? "owner1", version: null, definition },
+    workflow: {
+      id: `wf-${definition.name}`,
+      name: definition.name,
+      ownerId: opts.ownerId ?? "owner1",
+      version: null,
+      definition,
+    },
     inputs: opts.inputs ?? {},
     triggerSource: opts.triggerSource ?? "console",
     enableMonitoring: opts.monitoring ?? false,
@@ -74,7 +89,12 @@ export async function run(
 
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 
-export async function waitForStatus(p: Platform, id: string, statuses: string[] = [...TERMINAL], timeoutMs = 20_000): Promise<ExecutionSnapshot> {
+export async function waitForStatus(
+  p: Platform,
+  id: string,
+  statuses: string[] = [...TERMINAL],
+  timeoutMs = 20_000,
+): Promise<ExecutionSnapshot> {
   return waitFor(
     async () => {
       const v = await p.store.executions.get(id);

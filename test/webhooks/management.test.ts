@@ -14,14 +14,20 @@ describe("console sessions", () => {
   it("login sets an HttpOnly SameSite=Lax cookie; wrong passwords and unknown emails get the same 401", async () => {
     const env = edge();
     const { user, password } = await loginUser(env, "pro");
-    const r = await request(env, "POST", "/api/console/login", { body: JSON.stringify({ email: user.email.toUpperCase(), password }) });
+    const r = await request(env, "POST", "/api/console/login", {
+      body: JSON.stringify({ email: user.email.toUpperCase(), password }),
+    });
     expect(r.status).toBe(200);
     expect(typeof r.body.csrfToken).toBe("string");
     const cookie = r.headers.get("set-cookie") ?? "";
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
-    const wrong = await request(env, "POST", "/api/console/login", { body: JSON.stringify({ email: user.email, password: "not the password" }) });
-    const unknown = await request(env, "POST", "/api/console/login", { body: JSON.stringify({ email: "nobody@example.com", password }) });
+    const wrong = await request(env, "POST", "/api/console/login", {
+      body: JSON.stringify({ email: user.email, password: "not the password" }),
+    });
+    const unknown = await request(env, "POST", "/api/console/login", {
+      body: JSON.stringify({ email: "nobody@example.com", password }),
+    });
     expect([wrong.status, unknown.status]).toEqual([401, 401]);
     expect(wrong.body).toEqual(unknown.body);
     expect(wrong.body.code).toBe("LOGIN_FAILED");
@@ -32,12 +38,20 @@ describe("console sessions", () => {
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
     expect(answer(await request(env, "GET", "/api/webhooks"))).toEqual([401, "SESSION_REQUIRED"]);
-    expect(answer(await request(env, "GET", "/api/webhooks", { headers: { authorization: `Bearer ${o.key}` } }))).toEqual([401, "SESSION_REQUIRED"]);
-    expect(answer(await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }, false))).toEqual([403, "CSRF_FAILED"]);
-    expect(answer(await consoleCall(env, { ...o.session, csrf: "forged" }, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }))).toEqual([
-      403,
-      "CSRF_FAILED",
-    ]);
+    expect(
+      answer(await request(env, "GET", "/api/webhooks", { headers: { authorization: `Bearer ${o.key}` } })),
+    ).toEqual([401, "SESSION_REQUIRED"]);
+    expect(
+      answer(await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x" }, false)),
+    ).toEqual([403, "CSRF_FAILED"]);
+    expect(
+      answer(
+        await consoleCall(env, { ...o.session, csrf: "forged" }, "POST", "/api/webhooks", {
+          workflowId: wf.id,
+          name: "x",
+        }),
+      ),
+    ).toEqual([403, "CSRF_FAILED"]);
     expect((await consoleCall(env, o.session, "GET", "/api/webhooks", undefined, false)).status).toBe(200);
   });
 
@@ -61,12 +75,14 @@ describe("webhook management", () => {
     const env = edge();
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    const id = (await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "open" })).body.id as string;
+    const id = (await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "open" })).body
+      .id as string;
     // A replica: its own process state (connection, store, memory of records) on the same NATS.
     const replicaPlatform = await openPlatform(env.platform.config, "webhook-replica");
     const replica = await buildEdge(replicaPlatform);
     try {
-      const trigger = async (app: typeof replica) => (await app.inject({ method: "POST", url: `/api/webhooks/${id}/trigger`, payload: {} })).statusCode;
+      const trigger = async (app: typeof replica) =>
+        (await app.inject({ method: "POST", url: `/api/webhooks/${id}/trigger`, payload: {} })).statusCode;
       // Several triggers each, so that both edges serve the webhook from memory by now.
       for (let i = 0; i < 3; i++) expect([await trigger(env.app), await trigger(replica)]).toEqual([202, 202]);
       expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: false })).status).toBe(200);
@@ -74,7 +90,9 @@ describe("webhook management", () => {
       await waitFor(async () => (await trigger(replica)) === 409, { what: "the replica to see the webhook disabled" });
       expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { enabled: true })).status).toBe(200);
       expect(await trigger(env.app)).toBe(202);
-      await waitFor(async () => (await trigger(replica)) === 202, { what: "the replica to see the webhook enabled again" });
+      await waitFor(async () => (await trigger(replica)) === 202, {
+        what: "the replica to see the webhook enabled again",
+      });
     } finally {
       await replica.close();
       await replicaPlatform.close();
@@ -85,7 +103,11 @@ describe("webhook management", () => {
     const env = edge();
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "first", secretKey: "sixteen chars min!!" });
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "first",
+      secretKey: "sixteen chars min!!",
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect(created.body).toMatchObject({
@@ -103,9 +125,17 @@ describe("webhook management", () => {
     const stored = await env.platform.store.webhooks.get(id);
     expect(stored!.value.secretKey).not.toContain("sixteen");
 
-    const updated = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { name: "renamed", allowedSourceIps: ["10.0.0.0/8", "::1"] });
+    const updated = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, {
+      name: "renamed",
+      allowedSourceIps: ["10.0.0.0/8", "::1"],
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: "renamed", mode: "hmac", hasSecret: true, allowedSourceIps: ["10.0.0.0/8", "::1"] });
+    expect(updated.body).toMatchObject({
+      name: "renamed",
+      mode: "hmac",
+      hasSecret: true,
+      allowedSourceIps: ["10.0.0.0/8", "::1"],
+    });
 
     const list = await consoleCall(env, o.session, "GET", "/api/webhooks");
     expect(list.body).toMatchObject({ total: 1, page: 1 });
@@ -120,13 +150,22 @@ describe("webhook management", () => {
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
     const secret = "the old shared secret";
-    const { body } = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k", apiKeyId: o.keyId, secretKey: secret });
+    const { body } = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "k",
+      apiKeyId: o.keyId,
+      secretKey: secret,
+    });
     const id = body.id as string;
     expect(body.mode).toBe("api_key");
     expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { clearApiKeyId: true })).status).toBe(400);
-    const back = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { clearApiKeyId: true, secretKey: "a brand new shared secret" });
+    const back = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, {
+      clearApiKeyId: true,
+      secretKey: "a brand new shared secret",
+    });
     expect(back.body).toMatchObject({ mode: "hmac", apiKeyId: null, hasSecret: true });
-    const trigger = (sig: string) => request(env, "POST", `/api/webhooks/${id}/trigger`, { body: "{}", headers: { "x-webhook-signature": sig } });
+    const trigger = (sig: string) =>
+      request(env, "POST", `/api/webhooks/${id}/trigger`, { body: "{}", headers: { "x-webhook-signature": sig } });
     expect((await trigger(hmacHex("a brand new shared secret", "{}"))).status).toBe(202);
     expect((await trigger(hmacHex(secret, "{}"))).status).toBe(401);
   });
@@ -136,14 +175,31 @@ describe("webhook management", () => {
     const o = await consoleOwner(env);
     const stranger = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    const foreignKey = await createApiKey(env.platform.store, { ownerId: stranger.user.id, scopes: ["WEBHOOK_TRIGGER"] });
-    expect((await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k", apiKeyId: foreignKey.record.id })).status).toBe(400);
-    expect((await consoleCall(env, stranger.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k" })).status).toBe(404);
+    const foreignKey = await createApiKey(env.platform.store, {
+      ownerId: stranger.user.id,
+      scopes: ["WEBHOOK_TRIGGER"],
+    });
+    expect(
+      (
+        await consoleCall(env, o.session, "POST", "/api/webhooks", {
+          workflowId: wf.id,
+          name: "k",
+          apiKeyId: foreignKey.record.id,
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await consoleCall(env, stranger.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k" })).status,
+    ).toBe(404);
     const current = (await env.platform.store.workflows.get(wf.id))!;
     await env.platform.store.workflows.update({ ...wf, sharedWith: { [stranger.user.id]: "viewer" } }, current.version);
-    expect((await consoleCall(env, stranger.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k" })).status).toBe(403);
+    expect(
+      (await consoleCall(env, stranger.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k" })).status,
+    ).toBe(403);
     const mine = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "mine" });
-    expect((await consoleCall(env, stranger.session, "GET", `/api/webhooks/${mine.body.id as string}`)).status).toBe(404);
+    expect((await consoleCall(env, stranger.session, "GET", `/api/webhooks/${mine.body.id as string}`)).status).toBe(
+      404,
+    );
   });
 
   it("plan limits: Free none, Pro three, naming the limit", async () => {
@@ -155,7 +211,10 @@ describe("webhook management", () => {
     expect(refused.body.error).toMatch(/free/);
     const pro = await consoleOwner(env, "pro");
     const wf = await storeWorkflow(env, pro.user.id);
-    for (let i = 0; i < 3; i++) expect((await consoleCall(env, pro.session, "POST", "/api/webhooks", { workflowId: wf.id, name: `w${i}` })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await consoleCall(env, pro.session, "POST", "/api/webhooks", { workflowId: wf.id, name: `w${i}` })).status,
+      ).toBe(201);
     const fourth = await consoleCall(env, pro.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "w3" });
     expect(answer(fourth)).toEqual([403, "PLAN_LIMIT"]);
     expect(fourth.body.error).toMatch(/pro plan allows 3/);
@@ -204,7 +263,8 @@ describe("webhook management", () => {
     const env = edge();
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    const post = (body: Record<string, unknown>) => consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x", ...body });
+    const post = (body: Record<string, unknown>) =>
+      consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "x", ...body });
     expect((await post({ allowedSourceIps: ["10.0.0.0/33"] })).status).toBe(400);
     expect((await post({ allowedSourceIps: ["not an address"] })).status).toBe(400);
     expect((await post({ allowedSourceIps: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) })).status).toBe(400);

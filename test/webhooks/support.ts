@@ -47,7 +47,11 @@ export interface Owner {
   keyId: string;
 }
 
-export async function owner(env: WebhookEnv, plan: Plan = "pro", scopes: Scope[] = ["WEBHOOK_TRIGGER"]): Promise<Owner> {
+export async function owner(
+  env: WebhookEnv,
+  plan: Plan = "pro",
+  scopes: Scope[] = ["WEBHOOK_TRIGGER"],
+): Promise<Owner> {
   const user = testUser({ plan });
   await env.platform.store.users.create(user);
   const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes });
@@ -55,7 +59,11 @@ export async function owner(env: WebhookEnv, plan: Plan = "pro", scopes: Scope[]
 }
 
 /** A user with a real password (scrypt), for console logins. */
-export async function loginUser(env: WebhookEnv, plan: Plan, password = "correct horse battery"): Promise<{ user: UserRecord; password: string }> {
+export async function loginUser(
+  env: WebhookEnv,
+  plan: Plan,
+  password = "correct horse battery",
+): Promise<{ user: UserRecord; password: string }> {
   const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan });
   return { user, password };
 }
@@ -75,7 +83,17 @@ steps:
 export async function storeWorkflow(env: WebhookEnv, ownerId: string, yaml = VARS_YAML): Promise<WorkflowRecord> {
   const definition = definitionOf(yaml);
   const now = Date.now();
-  const record: WorkflowRecord = { id: newId(), name: definition.name, ownerId, yaml, definition, version: 1, sharedWith: {}, createdAt: now, updatedAt: now };
+  const record: WorkflowRecord = {
+    id: newId(),
+    name: definition.name,
+    ownerId,
+    yaml,
+    definition,
+    version: 1,
+    sharedWith: {},
+    createdAt: now,
+    updatedAt: now,
+  };
   await env.platform.store.workflows.create(record);
   return record;
 }
@@ -92,10 +110,15 @@ export async function request(
     ...(opts.body !== undefined ? { body: opts.body } : {}),
   });
   const text = await res.text();
-  return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>), headers: res.headers };
+  return {
+    status: res.status,
+    body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>),
+    headers: res.headers,
+  };
 }
 
-export const hmacHex = (secret: string, body: string | Buffer): string => createHmac("sha256", secret).update(body).digest("hex");
+export const hmacHex = (secret: string, body: string | Buffer): string =>
+  createHmac("sha256", secret).update(body).digest("hex");
 
 export type WebhookFields = Omit<WebhookRecord, "id" | "ownerId" | "workflowId" | "createdAt" | "updatedAt">;
 
@@ -112,7 +135,14 @@ export async function login(env: WebhookEnv, email: string, password: string): P
 }
 
 /** A console request with the session cookie and, unless told otherwise, its CSRF token. */
-export function consoleCall(env: WebhookEnv, session: Session, method: string, path: string, body?: unknown, csrf = true) {
+export function consoleCall(
+  env: WebhookEnv,
+  session: Session,
+  method: string,
+  path: string,
+  body?: unknown,
+  csrf = true,
+) {
   return request(env, method, path, {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     headers: { cookie: session.cookie, ...(csrf ? { "x-csrf-token": session.csrf } : {}) },
@@ -120,7 +150,10 @@ export function consoleCall(env: WebhookEnv, session: Session, method: string, p
 }
 
 /** A pro user with a password, an API key and a console session. */
-export async function consoleOwner(env: WebhookEnv, plan: Plan = "pro"): Promise<{ user: UserRecord; session: Session; key: string; keyId: string }> {
+export async function consoleOwner(
+  env: WebhookEnv,
+  plan: Plan = "pro",
+): Promise<{ user: UserRecord; session: Session; key: string; keyId: string }> {
   const { user, password } = await loginUser(env, plan);
   const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ["WEBHOOK_TRIGGER"] });
   return { user, session: await login(env, user.email, password), key, keyId: record.id };

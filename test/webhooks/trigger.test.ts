@@ -14,8 +14,18 @@ async function webhook(env: WebhookEnv, fields: Record<string, unknown> = {}) {
   return { owner: o, workflow: wf, id: r.body.id as string, view: r.body };
 }
 
-const trigger = (env: WebhookEnv, id: string, body?: string, headers: Record<string, string> = {}, host?: "127.0.0.1" | "[::1]") =>
-  request(env, "POST", `/api/webhooks/${id}/trigger`, { ...(body === undefined ? {} : { body }), headers, ...(host ? { host } : {}) });
+const trigger = (
+  env: WebhookEnv,
+  id: string,
+  body?: string,
+  headers: Record<string, string> = {},
+  host?: "127.0.0.1" | "[::1]",
+) =>
+  request(env, "POST", `/api/webhooks/${id}/trigger`, {
+    ...(body === undefined ? {} : { body }),
+    headers,
+    ...(host ? { host } : {}),
+  });
 
 /** An answer's status and the catalogue code its body carries. */
 const answer = (r: { status: number; body: Record<string, unknown> }) => [r.status, r.body.code];
@@ -47,14 +57,21 @@ describe("webhook trigger: modes", () => {
     const reserialised = JSON.stringify(JSON.parse(raw));
     expect((await trigger(env, id, raw, { "x-webhook-signature": hmacHex(SECRET, reserialised) })).status).toBe(401);
     expect((await trigger(env, id, raw)).status).toBe(401);
-    expect((await trigger(env, id, raw, { "x-webhook-signature": hmacHex("another secret entirely", raw) })).status).toBe(401);
+    expect(
+      (await trigger(env, id, raw, { "x-webhook-signature": hmacHex("another secret entirely", raw) })).status,
+    ).toBe(401);
   });
 
   it("API-key mode: only the bound key with WEBHOOK_TRIGGER; HMAC is ignored even with a secret", async () => {
     const env = edge();
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k", apiKeyId: o.keyId, secretKey: SECRET });
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "k",
+      apiKeyId: o.keyId,
+      secretKey: SECRET,
+    });
     expect(created.body).toMatchObject({ mode: "api_key", hasSecret: true });
     expect(created.body).not.toHaveProperty("secretKey");
     const id = created.body.id as string;
@@ -65,7 +82,9 @@ describe("webhook trigger: modes", () => {
     expect((await trigger(env, id, body, { authorization: `Bearer ${other.key}` })).status).toBe(401);
     // The bound key itself, without the scope: rebinding to a key lacking WEBHOOK_TRIGGER.
     const unscoped = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WORKFLOW_READ"] });
-    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { apiKeyId: unscoped.record.id })).status).toBe(200);
+    expect(
+      (await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { apiKeyId: unscoped.record.id })).status,
+    ).toBe(200);
     expect((await trigger(env, id, body, { "x-api-key": unscoped.key })).status).toBe(401);
   });
 });
@@ -78,8 +97,13 @@ describe("webhook trigger: rules", () => {
     const { id, owner: o } = await webhook(env, { secretKey: SECRET, allowedSourceIps: ["10.0.0.0/8"] });
     expect(answer(await trigger(env, id, big))).toEqual([413, "PAYLOAD_TOO_LARGE"]);
     expect(answer(await trigger(env, id, "not json"))).toEqual([401, "UNAUTHORIZED"]);
-    expect(answer(await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") }))).toEqual([403, "SOURCE_NOT_ALLOWED"]);
-    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { allowedSourceIps: [] })).status).toBe(200);
+    expect(answer(await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") }))).toEqual([
+      403,
+      "SOURCE_NOT_ALLOWED",
+    ]);
+    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { allowedSourceIps: [] })).status).toBe(
+      200,
+    );
     const bad = await trigger(env, id, "not json", { "x-webhook-signature": hmacHex(SECRET, "not json") });
     expect(answer(bad)).toEqual([400, "VALIDATION_FAILED"]);
     const array = await trigger(env, id, "[1]", { "x-webhook-signature": hmacHex(SECRET, "[1]") });
@@ -129,7 +153,11 @@ describe("webhook trigger: rules", () => {
   it("default mapping: top-level scalars naming variables; nested and unknown fields are left out", async () => {
     const env = edge();
     const { id } = await webhook(env);
-    const r = await trigger(env, id, JSON.stringify({ who: "Ada", n: 5, flag: true, extra: "x", nested: { who: "no" } }));
+    const r = await trigger(
+      env,
+      id,
+      JSON.stringify({ who: "Ada", n: 5, flag: true, extra: "x", nested: { who: "no" } }),
+    );
     expect(r.status).toBe(202);
     const snapshot = await inputsOf(env, r.body.executionId as string);
     expect(snapshot.vars).toEqual({ who: "Ada", n: 5, flag: true });
@@ -159,7 +187,10 @@ describe("webhook trigger: rules", () => {
   it("a Free owner gets 403 naming the plan", async () => {
     const env = edge();
     const { id, owner: o } = await webhook(env);
-    await env.platform.store.users.update({ ...o.user, plan: "free" }, (await env.platform.store.users.get(o.user.id))!.version);
+    await env.platform.store.users.update(
+      { ...o.user, plan: "free" },
+      (await env.platform.store.users.get(o.user.id))!.version,
+    );
     const r = await trigger(env, id, "{}");
     expect(answer(r)).toEqual([403, "PLAN_LIMIT"]);
     expect(r.body.error).toMatch(/free/);
@@ -168,7 +199,10 @@ describe("webhook trigger: rules", () => {
   it("HMAC and open triggers count against the owner's plan keyed by the webhook: the 301st in a minute on Pro is 429", async () => {
     const env = edge();
     const { id, owner: o } = await webhook(env);
-    const second = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: (await storeWorkflow(env, o.user.id)).id, name: "other" });
+    const second = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: (await storeWorkflow(env, o.user.id)).id,
+      name: "other",
+    });
     // Fixed epoch-minute windows: start where 301 requests cannot straddle a boundary.
     await waitFor(() => Date.now() % 60_000 < 40_000 || undefined, { timeoutMs: 25_000, what: "a fresh minute" });
     const statuses: number[] = [];
@@ -188,7 +222,11 @@ describe("webhook trigger: rules", () => {
     const env = edge();
     const o = await consoleOwner(env);
     const wf = await storeWorkflow(env, o.user.id);
-    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "k", apiKeyId: o.keyId });
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "k",
+      apiKeyId: o.keyId,
+    });
     const id = created.body.id as string;
     await waitFor(() => Date.now() % 60_000 < 40_000 || undefined, { timeoutMs: 25_000, what: "a fresh minute" });
     const auth = { authorization: `Bearer ${o.key}` };
@@ -200,14 +238,17 @@ describe("webhook trigger: rules", () => {
     expect(limited.body).toMatchObject({ window: "minute", limit: 300 });
     // Another key of the same owner has its own quota.
     const other = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WORKFLOW_READ"] });
-    expect((await request(env, "GET", "/api/v1/workflows", { headers: { authorization: `Bearer ${other.key}` } })).status).toBe(200);
+    expect(
+      (await request(env, "GET", "/api/v1/workflows", { headers: { authorization: `Bearer ${other.key}` } })).status,
+    ).toBe(200);
   });
 
   it("Standard Webhooks replay protection: a signed id is accepted once, stale timestamps never", async () => {
     const env = edge();
     const { id } = await webhook(env, { secretKey: SECRET, replayProtection: true });
     const { createHmac } = await import("node:crypto");
-    const sign = (msgId: string, ts: number, body: string) => `v1,${createHmac("sha256", SECRET).update(`${msgId}.${ts}.${body}`).digest("base64")}`;
+    const sign = (msgId: string, ts: number, body: string) =>
+      `v1,${createHmac("sha256", SECRET).update(`${msgId}.${ts}.${body}`).digest("base64")}`;
     const now = Math.floor(Date.now() / 1000);
     const headers = (msgId: string, ts: number, body: string) => ({
       "webhook-id": msgId,
@@ -241,7 +282,11 @@ describe("webhook trigger: rules", () => {
       o.user.id,
       'name: required\nvariables:\n  who: { type: string, required: true }\nsteps:\n  - { name: greet, type: transform, output: "{{ vars.who }}" }\n',
     );
-    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", { workflowId: wf.id, name: "hook", secretKey: SECRET });
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "hook",
+      secretKey: SECRET,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
     expect((await trigger(env, id, "{}", { "x-webhook-signature": hmacHex(SECRET, "{}") })).status).toBe(400);
@@ -253,7 +298,10 @@ describe("webhook trigger: rules", () => {
     expect(stats).toMatchObject({
       rejected: { "400": 1, "401": 1 },
       lastRefusals: {
-        "400": { message: expect.stringContaining("required variable `who` (string) is missing"), at: expect.any(Number) },
+        "400": {
+          message: expect.stringContaining("required variable `who` (string) is missing"),
+          at: expect.any(Number),
+        },
         "401": { message: expect.stringContaining("credentials are missing or wrong"), at: expect.any(Number) },
       },
     });

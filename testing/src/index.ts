@@ -1,4 +1,10 @@
-export { natsServerBin, startNatsServer, serverAtLeast, type NatsServerHandle, type NatsServerOptions } from "./nats-server";
+export {
+  natsServerBin,
+  startNatsServer,
+  serverAtLeast,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from "./nats-server";
 export { waitFor, waitForProgress } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
 export { sleepers, sleepMarker } from "./sleepers";

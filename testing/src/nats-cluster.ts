@@ -27,7 +27,16 @@ export async function startNatsCluster(size = 3, name = "wf-test"): Promise<Nats
     clientPorts.map((port, i) =>
       startNatsServer({
         port,
-        args: ["--name", `${name}-${i + 1}`, "--cluster_name", name, "--cluster", `nats://127.0.0.1:${routePorts[i]}`, "--routes", routes],
+        args: [
+          "--name",
+          `${name}-${i + 1}`,
+          "--cluster_name",
+          name,
+          "--cluster",
+          `nats://127.0.0.1:${routePorts[i]}`,
+          "--routes",
+          routes,
+        ],
       }),
     ),
   );
@@ -39,11 +48,14 @@ export async function startNatsCluster(size = 3, name = "wf-test"): Promise<Nats
       const nc = await connectNats(url, "wf-test-cluster-probe");
       try {
         // Until the members elected a meta leader, JetStream requests time out or fail.
-        await waitFor(async () => (await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo()) !== undefined, {
-          timeoutMs,
-          intervalMs: 200,
-          what: "the cluster's JetStream meta leader",
-        });
+        await waitFor(
+          async () => (await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo()) !== undefined,
+          {
+            timeoutMs,
+            intervalMs: 200,
+            what: "the cluster's JetStream meta leader",
+          },
+        );
       } finally {
         await nc.close();
       }

@@ -49,9 +49,15 @@ export function natsServerBin(): string {
   return process.env.NATS_SERVER_BIN || ENV_SCHEMA.NATS_SERVER_BIN.default;
 }
 
-function launch(args: string[], env?: Record<string, string>): Promise<{ proc: ChildProcess; port: number; version: string; log: () => string }> {
+function launch(
+  args: string[],
+  env?: Record<string, string>,
+): Promise<{ proc: ChildProcess; port: number; version: string; log: () => string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(natsServerBin(), args, { stdio: ["ignore", "ignore", "pipe"], ...(env ? { env: { ...process.env, ...env } } : {}) });
+    const proc = spawn(natsServerBin(), args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     live.add(proc);
     let log = "";
     let version = "";
@@ -61,7 +67,11 @@ function launch(args: string[], env?: Record<string, string>): Promise<{ proc: C
     }, 10_000);
     proc.once("error", (err) => {
       clearTimeout(timer);
-      reject(new Error(`cannot start ${natsServerBin()} (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`));
+      reject(
+        new Error(
+          `cannot start ${natsServerBin()} (${err.message}); install it: apt-get install nats-server, or see https://docs.nats.io`,
+        ),
+      );
     });
     proc.once("exit", (code) => {
       live.delete(proc);
@@ -97,12 +107,13 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     ...(opts.args ?? []),
     ...(monitorPort === undefined ? [] : ["-m", String(monitorPort)]),
   ];
-  let { proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-js", "-sd", storeDir], opts.env).catch(
-    async (err: unknown) => {
-      await rm(storeDir, { recursive: true, force: true });
-      throw err;
-    },
-  );
+  let { proc, port, version, log } = await launch(
+    [...config, "-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-js", "-sd", storeDir],
+    opts.env,
+  ).catch(async (err: unknown) => {
+    await rm(storeDir, { recursive: true, force: true });
+    throw err;
+  });
   let running = true;
   const handle: NatsServerHandle = {
     get url() {
@@ -125,7 +136,10 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     },
     async start() {
       if (running) return;
-      ({ proc, port, version, log } = await launch([...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], opts.env));
+      ({ proc, port, version, log } = await launch(
+        [...config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir],
+        opts.env,
+      ));
       running = true;
     },
     async stop() {

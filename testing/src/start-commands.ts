@@ -9,7 +9,10 @@ import { JetStreamPublisher } from "@wf/shared/store";
  * created on the first publish (tests that publish none make no streams); `cleanup` deletes
  * the namespace's streams if they were made.
  */
-export function startCommandsIn(nc: NatsConnection, ns: string): { publisher: CommandPublisher; cleanup(): Promise<void> } {
+export function startCommandsIn(
+  nc: NatsConnection,
+  ns: string,
+): { publisher: CommandPublisher; cleanup(): Promise<void> } {
   let ready: Promise<JetStreamPublisher> | undefined;
   const open = async (): Promise<JetStreamPublisher> => {
     await ensureStreams(await jetstreamManager(nc), ns, { eventsMaxAgeMs: 3_600_000, placement: ONE_REPLICA });

@@ -171,7 +171,14 @@ function auditOf(over: Partial<AuditRecord> = {}): AuditRecord {
 }
 
 function secretOf(ownerId: string, name = `s_${newId().replace(/-/g, "_")}`): SecretRecord {
-  return SecretRecord.parse({ id: secretId(ownerId, name), ownerId, name, sealed: "v1.iv.tag.data", createdAt: T0, updatedAt: T0 });
+  return SecretRecord.parse({
+    id: secretId(ownerId, name),
+    ownerId,
+    name,
+    sealed: "v1.iv.tag.data",
+    createdAt: T0,
+    updatedAt: T0,
+  });
 }
 
 const ids = (records: readonly { id: string }[]): string[] => records.map((r) => r.id);
@@ -246,7 +253,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const a = c.change(first);
         const b = c.change(a);
         const results = await Promise.allSettled([repo.update(a, v1), repo.update(b, v1)]);
-        const won = results.flatMap((r, i) => (r.status === "fulfilled" ? [{ value: [a, b][i], version: r.value }] : []));
+        const won = results.flatMap((r, i) =>
+          r.status === "fulfilled" ? [{ value: [a, b][i], version: r.value }] : [],
+        );
         const lost = results.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
         expect(won).toHaveLength(1);
         expect(lost).toHaveLength(1);
@@ -337,12 +346,20 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
 
     crudSuite("chain runs", {
       repo: (s) => s.chainRuns,
-      make: () => ChainRunsRecord.parse({ id: `${newId()}:${newId()}:0`, workflowId: newId(), runs: 1, recent: [newId()], updatedAt: T0 }),
+      make: () =>
+        ChainRunsRecord.parse({
+          id: `${newId()}:${newId()}:0`,
+          workflowId: newId(),
+          runs: 1,
+          recent: [newId()],
+          updatedAt: T0,
+        }),
       change: (c) => ({ ...c, runs: c.runs + 1, recent: [...c.recent, newId()], updatedAt: c.updatedAt + 1 }),
     });
     crudSuite("schedules", {
       repo: (s) => s.schedules,
-      make: () => ScheduleRecord.parse({ id: newId(), fingerprint: '[["* * * * *","UTC"]]', nextAt: T0 + 60_000, updatedAt: T0 }),
+      make: () =>
+        ScheduleRecord.parse({ id: newId(), fingerprint: '[["* * * * *","UTC"]]', nextAt: T0 + 60_000, updatedAt: T0 }),
       change: (x) => ({ ...x, nextAt: x.nextAt + 60_000, updatedAt: x.updatedAt + 1 }),
     });
 
@@ -379,7 +396,11 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       it("lists one owner's keys newest first, follows a revocation and a deletion, and none of another owner's", async () => {
         const store = await fresh();
         const me = owner();
-        const mine = [apiKeyOf(me, { createdAt: T0 + 1 }), apiKeyOf(me, { createdAt: T0 + 3 }), apiKeyOf(me, { createdAt: T0 + 2 })];
+        const mine = [
+          apiKeyOf(me, { createdAt: T0 + 1 }),
+          apiKeyOf(me, { createdAt: T0 + 3 }),
+          apiKeyOf(me, { createdAt: T0 + 2 }),
+        ];
         for (const k of [...mine, apiKeyOf(owner(), { createdAt: T0 + 4 })]) await store.apiKeys.create(k);
         expect(ids(await store.apiKeys.listByOwner(me))).toEqual([mine[1]!.id, mine[2]!.id, mine[0]!.id]);
         const v = (await store.apiKeys.get(mine[2]!.id))!;
@@ -413,7 +434,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       it("of two concurrent creates with one email exactly one succeeds", async () => {
         const store = await fresh();
         const email = `${newId()}@example.com`;
-        const results = await Promise.allSettled([store.users.create(userOf({ email })), store.users.create(userOf({ email }))]);
+        const results = await Promise.allSettled([
+          store.users.create(userOf({ email })),
+          store.users.create(userOf({ email })),
+        ]);
         expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       });
 
@@ -436,7 +460,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       const all = [0, 3, 1, 2].map((i) => auditOf({ at: base + i * 1000 }));
       for (const a of all) await store.audit.create(a);
       const [a0, a3, a1, a2] = all;
-      expect(await store.audit.listSince(base + 1000, { page: 1, size: 10 })).toEqual({ items: [a3, a2, a1], total: 3 });
+      expect(await store.audit.listSince(base + 1000, { page: 1, size: 10 })).toEqual({
+        items: [a3, a2, a1],
+        total: 3,
+      });
       expect(await store.audit.listSince(base, { page: 2, size: 3 })).toEqual({ items: [a0], total: 4 });
       expect(await store.audit.listSince(base + 4000, { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
     });
@@ -495,7 +522,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           ["wf-b", "FAILED"],
           ["wf-a", "RUNNING"],
         ];
-        const all = plan.map(([workflowId, status], i) => executionOf(ownerId, { workflowId, status, createdAt: T0 + i }));
+        const all = plan.map(([workflowId, status], i) =>
+          executionOf(ownerId, { workflowId, status, createdAt: T0 + i }),
+        );
         await Promise.all(all.map((e) => store.executions.create(e)));
         // Someone else's executions, on the same workflow ids, never show up.
         await store.executions.create(executionOf(owner(), { workflowId: "wf-a", status: "RUNNING" }));
@@ -517,7 +546,8 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const store = await fresh();
         const ownerId = owner();
         const [e0, e1, e2, e3, e4] = await seed(store, ownerId);
-        const list = (q: { workflowId?: string; status?: ExecutionStatus }) => store.executions.list({ ownerId, ...q, page: 1, size: 10 });
+        const list = (q: { workflowId?: string; status?: ExecutionStatus }) =>
+          store.executions.list({ ownerId, ...q, page: 1, size: 10 });
         expect(await list({ workflowId: "wf-a" })).toEqual({ items: [e4, e2, e0], total: 3 });
         expect(await list({ status: "RUNNING" })).toEqual({ items: [e4, e2, e1], total: 3 });
         expect(await list({ workflowId: "wf-b", status: "RUNNING" })).toEqual({ items: [e1], total: 1 });
@@ -545,7 +575,8 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const ownerId = owner();
         let e = executionOf(ownerId);
         let version = await store.executions.create(e);
-        const count = async (status: ExecutionStatus) => (await store.executions.list({ ownerId, status, page: 1, size: 10 })).total;
+        const count = async (status: ExecutionStatus) =>
+          (await store.executions.list({ ownerId, status, page: 1, size: 10 })).total;
         const walk: ExecutionStatus[] = ["RUNNING", "AWAITING_APPROVAL", "RUNNING", "COMPLETED"];
         for (const status of walk) {
           e = { ...e, status, completedSteps: e.completedSteps + 1 };
@@ -566,7 +597,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const v1 = await store.executions.create(e);
         // Newer executions in both contested statuses fill page 1, so page 1's total has to be
         // right about entries it does not show.
-        const newer = (["PENDING", "RUNNING", "CANCELLED"] as const).map((status) => executionOf(ownerId, { status, createdAt: T0 + 1 }));
+        const newer = (["PENDING", "RUNNING", "CANCELLED"] as const).map((status) =>
+          executionOf(ownerId, { status, createdAt: T0 + 1 }),
+        );
         for (const n of newer) await store.executions.create(n);
         const results = await Promise.allSettled([
           store.executions.update({ ...e, status: "RUNNING" }, v1),
@@ -623,7 +656,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       it("pages anchored at page 1's first execution neither skip nor repeat while newer ones are written", async () => {
         const store = await fresh();
         const ownerId = owner();
-        const seeded = Array.from({ length: 45 }, (_, i) => executionOf(ownerId, { workflowId: i % 3 ? "wf-a" : "wf-b", createdAt: T0 + i }));
+        const seeded = Array.from({ length: 45 }, (_, i) =>
+          executionOf(ownerId, { workflowId: i % 3 ? "wf-a" : "wf-b", createdAt: T0 + i }),
+        );
         const versions = await Promise.all(seeded.map((e) => store.executions.create(e)));
         const first = await store.executions.list({ ownerId, page: 1, size: 10 });
         const anchor = first.items[0]!;
@@ -640,7 +675,13 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           seen.push(...ids(items));
         }
         expect(seen).toEqual(ids([...seeded].reverse()));
-        const anchoredToWorkflow = await store.executions.list({ ownerId, workflowId: "wf-b", from: seeded[30]!, page: 1, size: 3 });
+        const anchoredToWorkflow = await store.executions.list({
+          ownerId,
+          workflowId: "wf-b",
+          from: seeded[30]!,
+          page: 1,
+          size: 3,
+        });
         expect({ ids: ids(anchoredToWorkflow.items), total: anchoredToWorkflow.total }).toEqual({
           ids: ids([seeded[30]!, seeded[27]!, seeded[24]!]),
           total: 11,
@@ -660,7 +701,12 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
             return done;
           }),
         );
-        for (const q of [{}, { status: "COMPLETED" as const }, { workflowId: "wf-1" }, { workflowId: "wf-0", status: "RUNNING" as const }]) {
+        for (const q of [
+          {},
+          { status: "COMPLETED" as const },
+          { workflowId: "wf-1" },
+          { workflowId: "wf-0", status: "RUNNING" as const },
+        ]) {
           const listed: ExecutionSnapshot[] = [];
           let total = -1;
           for (let page = 1; ; page++) {
@@ -670,7 +716,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
             listed.push(...got.items);
           }
           const expected = final.filter(
-            (e) => (q.status === undefined || e.status === q.status) && (q.workflowId === undefined || e.workflowId === q.workflowId),
+            (e) =>
+              (q.status === undefined || e.status === q.status) &&
+              (q.workflowId === undefined || e.workflowId === q.workflowId),
           );
           expect(total).toBe(expected.length);
           expect(new Set(ids(listed))).toEqual(new Set(ids(expected)));
@@ -692,7 +740,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           const expected = { items: [byOwner.get(ownerId)], total: 1 };
           expect(await store.executions.list({ ownerId, page: 1, size: 10 })).toEqual(expected);
           const workflowId = `${ownerId}/wf.1`;
-          expect(await store.executions.list({ ownerId, workflowId, status: "PENDING", page: 1, size: 10 })).toEqual(expected);
+          expect(await store.executions.list({ ownerId, workflowId, status: "PENDING", page: 1, size: 10 })).toEqual(
+            expected,
+          );
         }
       });
     });
@@ -716,7 +766,12 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const ownerId = owner();
         const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
         const read = (await store.executions.get(id))!;
-        const running: ExecutionSnapshot = { ...read.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+        const running: ExecutionSnapshot = {
+          ...read.value,
+          status: "RUNNING",
+          startedAt: Date.now(),
+          holder: { actor: "a1", seq: 1, since: Date.now() },
+        };
         return { store, ownerId, id, read, running };
       };
 
@@ -752,7 +807,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
         expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
         // The version it was read at is gone: a second writer from it loses.
-        await expect(store.executions.update({ ...read.value, status: "CANCELLED" }, read.version)).rejects.toBeInstanceOf(CasConflictError);
+        await expect(
+          store.executions.update({ ...read.value, status: "CANCELLED" }, read.version),
+        ).rejects.toBeInstanceOf(CasConflictError);
       });
 
       it("an executor holding the command creates the record where announce left it to the command, and finds it taken elsewhere", async () => {
@@ -768,7 +825,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
         expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
         // The same command taken again (a redelivery) finds the record.
-        await expect(store.executions.create({ ...running, holder: { actor: "a2", seq: 2, since: Date.now() } })).rejects.toBeInstanceOf(AlreadyExistsError);
+        await expect(
+          store.executions.create({ ...running, holder: { actor: "a2", seq: 2, since: Date.now() } }),
+        ).rejects.toBeInstanceOf(AlreadyExistsError);
         expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
       });
 
@@ -805,7 +864,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           await store.executions.announce(pending);
           throw new Error("no answer");
         });
-        await expect(startExecution(recording, starts.ns, requestOf(ownerId), { store: { ...store, executions: lostAnnounce } })).rejects.toThrow("no answer");
+        await expect(
+          startExecution(recording, starts.ns, requestOf(ownerId), { store: { ...store, executions: lostAnnounce } }),
+        ).rejects.toThrow("no answer");
         const id = published!.split(".").at(-1)!;
         expect(await store.executions.get(id)).toBeNull();
         expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
@@ -823,7 +884,9 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           },
         };
         const bad = { ...requestOf(ownerId), inputs: { n: "not a number" } };
-        await expect(startExecution(counting, starts.ns, bad, { store })).rejects.toMatchObject({ code: "VALIDATION_FAILED" });
+        await expect(startExecution(counting, starts.ns, bad, { store })).rejects.toMatchObject({
+          code: "VALIDATION_FAILED",
+        });
         expect(publishes).toBe(0);
         expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
       });
@@ -836,7 +899,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         await store.executions.announce(abandoned);
         const queuedId = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
         const isQueued = (id: string) => Promise.resolve(id === queuedId);
-        expect(await store.executions.repairStale(abandoned.createdAt, 10, isQueued)).toEqual({ repaired: 0, next: null });
+        expect(await store.executions.repairStale(abandoned.createdAt, 10, isQueued)).toEqual({
+          repaired: 0,
+          next: null,
+        });
         // A page of one shows the newer, queued one: the abandoned one is counted in its total only.
         expect((await store.executions.list({ ownerId, page: 1, size: 1 })).total).toBe(2);
 
@@ -845,7 +911,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(first).toEqual({ repaired: 1, next: expect.any(String) });
         const second = await store.executions.repairStale(Date.now() + 1, 1, isQueued, first.next!);
         expect(second).toEqual({ repaired: 0, next: expect.any(String) });
-        expect(await store.executions.repairStale(Date.now() + 1, 1, isQueued, second.next!)).toEqual({ repaired: 0, next: null });
+        expect(await store.executions.repairStale(Date.now() + 1, 1, isQueued, second.next!)).toEqual({
+          repaired: 0,
+          next: null,
+        });
         const queued = (await store.executions.get(queuedId))!.value;
         expect(await listed(store, ownerId)).toEqual({ items: [queued], total: 1 });
         expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [queued], total: 1 });
@@ -930,7 +999,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const store = await fresh();
         const me = emailOwner();
         const other = owner();
-        const owned = [workflowOf(me, { name: "beta" }), workflowOf(me, { name: "delta", sharedWith: { [me]: "editor" } })];
+        const owned = [
+          workflowOf(me, { name: "beta" }),
+          workflowOf(me, { name: "delta", sharedWith: { [me]: "editor" } }),
+        ];
         const shared = [
           workflowOf(other, { name: "alpha", sharedWith: { [me]: "viewer" } }),
           workflowOf(other, { name: "gamma", sharedWith: { [me]: "editor", [owner()]: "viewer" } }),
@@ -941,7 +1013,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
 
         const all = [shared[0], owned[0], twin, owned[1], shared[1]];
         expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: all, total: 5 });
-        expect(await store.workflows.listVisible(me, { page: 2, size: 2 })).toEqual({ items: all.slice(2, 4), total: 5 });
+        expect(await store.workflows.listVisible(me, { page: 2, size: 2 })).toEqual({
+          items: all.slice(2, 4),
+          total: 5,
+        });
         expect(await store.workflows.listVisible(me, { page: 3, size: 2 })).toEqual({ items: all.slice(4), total: 5 });
         expect(await store.workflows.listVisible(other, { page: 1, size: 10 })).toEqual({
           items: [hidden, shared[0], twin, shared[1]],
@@ -964,7 +1039,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const unshared = { ...a, sharedWith: {} };
         await store.workflows.update(unshared, versionA);
         expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [renamed], total: 1 });
-        expect(await store.workflows.listVisible(other, { page: 1, size: 10 })).toEqual({ items: [unshared], total: 1 });
+        expect(await store.workflows.listVisible(other, { page: 1, size: 10 })).toEqual({
+          items: [unshared],
+          total: 1,
+        });
         await store.workflows.delete(renamed.id);
         expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
       });
@@ -973,7 +1051,8 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
     describe("workflows by trigger", () => {
       const schedule = { type: "schedule", cron: "*/5 * * * *", timezone: "UTC" };
       const after = (id: string) => ({ type: "DELAYED_COMPLETION", after: id, on: ["COMPLETED"], delay: 5 });
-      const withTriggers = (triggers: unknown[], createdAt: number) => workflowOf(owner(), { createdAt, definition: { name: "demo", triggers, steps: [] } });
+      const withTriggers = (triggers: unknown[], createdAt: number) =>
+        workflowOf(owner(), { createdAt, definition: { name: "demo", triggers, steps: [] } });
 
       it("listChainedAfter finds the workflows whose chained triggers name a workflow, oldest first, each once", async () => {
         const store = await fresh();
@@ -1006,7 +1085,10 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         // Created before both, chained after them: the oldest chained trigger is still `first`'s.
         const earlier = { ...withTriggers([schedule], T0 - 1), updatedAt: after1 + 60_000 };
         const v1 = await store.workflows.create(earlier);
-        await store.workflows.update({ ...earlier, version: 2, definition: { name: "demo", triggers: [after(newId())], steps: [] } }, v1);
+        await store.workflows.update(
+          { ...earlier, version: 2, definition: { name: "demo", triggers: [after(newId())], steps: [] } },
+          v1,
+        );
         expect(await store.workflows.chainedSince()).toBe(since);
         await store.workflows.delete(first.id);
         expect(await store.workflows.chainedSince()).toBeGreaterThanOrEqual(since!);
@@ -1019,7 +1101,8 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const store = await fresh();
         const b = withTriggers([after(newId()), schedule], T0 + 1);
         const a = withTriggers([schedule, { ...schedule, cron: "0 * * * * *" }], T0);
-        for (const w of [b, a, withTriggers([after(newId())], T0), workflowOf(owner())]) await store.workflows.create(w);
+        for (const w of [b, a, withTriggers([after(newId())], T0), workflowOf(owner())])
+          await store.workflows.create(w);
         expect(ids(await store.workflows.listScheduled())).toEqual([a.id, b.id]);
       });
 

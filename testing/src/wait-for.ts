@@ -1,7 +1,11 @@
 /** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
-  { timeoutMs = 10_000, intervalMs = 20, what = "condition" }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 20,
+    what = "condition",
+  }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -28,7 +32,12 @@ export async function waitFor<T>(
 export async function waitForProgress(
   progress: () => Promise<number> | number,
   target: number,
-  { stallMs, timeoutMs, intervalMs = 500, what = "progress" }: { stallMs: number; timeoutMs: number; intervalMs?: number; what?: string },
+  {
+    stallMs,
+    timeoutMs,
+    intervalMs = 500,
+    what = "progress",
+  }: { stallMs: number; timeoutMs: number; intervalMs?: number; what?: string },
 ): Promise<void> {
   const start = Date.now();
   let best = -1;
@@ -41,7 +50,8 @@ export async function waitForProgress(
       best = n;
       grewAt = now;
     }
-    if (now - grewAt > stallMs) throw new Error(`${what}: stalled at ${n} of ${target}, nothing for ${stallMs} ms (after ${now - start} ms)`);
+    if (now - grewAt > stallMs)
+      throw new Error(`${what}: stalled at ${n} of ${target}, nothing for ${stallMs} ms (after ${now - start} ms)`);
     if (now - start > timeoutMs) throw new Error(`${what}: timed out after ${timeoutMs} ms at ${n} of ${target}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }

@@ -32,7 +32,8 @@ export async function auditCommand(argv: string[]): Promise<number> {
   const { values } = flags;
   const since = parseSince(values.since);
   const limit = Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit ${values.limit}: give a whole number of records, at least 1`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit ${values.limit}: give a whole number of records, at least 1`);
   const records = await withStore(async (store) => {
     const out: AuditRecord[] = [];
     for (let page = 1; out.length < limit; page++) {

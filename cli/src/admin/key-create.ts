@@ -34,10 +34,13 @@ export async function keyCreateCommand(argv: string[]): Promise<number> {
   let expiresAt: number | null = null;
   if (values["expires-in"] !== undefined) {
     const ms = parseDurationMs(values["expires-in"]);
-    if (ms === null || ms <= 0) throw new UsageError(`--expires-in ${values["expires-in"]}: give a duration such as 30s, 10m, 1h, 30d`);
+    if (ms === null || ms <= 0)
+      throw new UsageError(`--expires-in ${values["expires-in"]}: give a duration such as 30s, 10m, 1h, 30d`);
     expiresAt = now + ms;
   }
-  const { key, record } = await withStore((store) => createApiKey(store, { ownerId: user, scopes, name: values.name, expiresAt }, now));
+  const { key, record } = await withStore((store) =>
+    createApiKey(store, { ownerId: user, scopes, name: values.name, expiresAt }, now),
+  );
   const shown = {
     id: record.id,
     key,

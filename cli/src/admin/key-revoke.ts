@@ -19,6 +19,10 @@ export async function keyRevokeCommand(argv: string[]): Promise<number> {
   const { values } = flags;
   const { id } = required("admin key revoke", values, "id");
   const key = await withStore((store) => revokeApiKey(store, id));
-  print(values.json, { id: key.id, revokedAt: key.revokedAt }, `revoked key ${key.id} at ${new Date(key.revokedAt!).toISOString()}`);
+  print(
+    values.json,
+    { id: key.id, revokedAt: key.revokedAt },
+    `revoked key ${key.id} at ${new Date(key.revokedAt!).toISOString()}`,
+  );
   return EXIT.ok;
 }

@@ -42,20 +42,31 @@ async function withSecrets<T>(userId: string, body: (store: Store, box: SecretBo
   return withStore(async (store, conn: ServiceConnection) => {
     if ((await store.users.get(userId)) === null) throw new WfError("NOT_FOUND", `no user ${userId}`);
     // The executors' key, found as they find it (a warning, if any, is all a command shows of it).
-    const box = await openOwnerSecretsBox({ nc: conn.nc, config: conn.config, store, log: createLogger("warn", { component: "wf-cli" }) });
+    const box = await openOwnerSecretsBox({
+      nc: conn.nc,
+      config: conn.config,
+      store,
+      log: createLogger("warn", { component: "wf-cli" }),
+    });
     return body(store, box);
   });
 }
 
 export async function secretSetCommand(argv: string[]): Promise<number> {
-  const flags = commandFlags("admin secret set", SECRET_SET_HELP, argv, { ...userOptions, name: { type: "string" }, value: { type: "string" } });
+  const flags = commandFlags("admin secret set", SECRET_SET_HELP, argv, {
+    ...userOptions,
+    name: { type: "string" },
+    value: { type: "string" },
+  });
   if (!flags) return EXIT.ok;
   const { values } = flags;
   const { user, name } = required("admin secret set", values, "user", "name");
   let value = values.value;
   if (value === undefined) {
     if (process.stdin.isTTY)
-      throw new UsageError('wf admin secret set needs --value, or the value on standard input (e.g. `printf %s "$TOKEN" | wf admin secret set ...`)');
+      throw new UsageError(
+        'wf admin secret set needs --value, or the value on standard input (e.g. `printf %s "$TOKEN" | wf admin secret set ...`)',
+      );
     value = (await text(process.stdin)).replace(/\r?\n$/, "");
   }
   const secret = value;
@@ -76,7 +87,10 @@ export async function secretListCommand(argv: string[]): Promise<number> {
 }
 
 export async function secretDeleteCommand(argv: string[]): Promise<number> {
-  const flags = commandFlags("admin secret delete", SECRET_DELETE_HELP, argv, { ...userOptions, name: { type: "string" } });
+  const flags = commandFlags("admin secret delete", SECRET_DELETE_HELP, argv, {
+    ...userOptions,
+    name: { type: "string" },
+  });
   if (!flags) return EXIT.ok;
   const { values } = flags;
   const { user, name } = required("admin secret delete", values, "user", "name");

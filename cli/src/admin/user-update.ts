@@ -26,7 +26,9 @@ export async function userUpdateCommand(argv: string[]): Promise<number> {
   const { id } = required("admin user update", values, "id");
   const egress = values["egress-allow"];
   if (values.plan === undefined && values.status === undefined && egress === undefined) {
-    throw new UsageError("wf admin user update needs --plan, --status or --egress-allow\nsee: wf admin user update --help");
+    throw new UsageError(
+      "wf admin user update needs --plan, --status or --egress-allow\nsee: wf admin user update --help",
+    );
   }
   const change = {
     ...(values.plan === undefined ? {} : { plan: choice("plan", values.plan, Plan) }),
@@ -42,6 +44,10 @@ export async function userUpdateCommand(argv: string[]): Promise<number> {
   };
   const user = await withStore((store) => updateUser(store, id, change));
   const narrowing = user.egressAllow ? `, egress ${user.egressAllow.join(",")}` : "";
-  print(values.json, userView(user), `user ${user.id} (${user.email}): plan ${user.plan}, status ${user.status}${narrowing}`);
+  print(
+    values.json,
+    userView(user),
+    `user ${user.id} (${user.email}): plan ${user.plan}, status ${user.status}${narrowing}`,
+  );
   return EXIT.ok;
 }

@@ -23,7 +23,10 @@ export function parseBreakSpec(spec: string): BreakpointInput {
   const args = colon < 0 ? "" : spec.slice(colon + 1);
   const breakpoint = build(type, args, spec);
   const parsed = Breakpoint.safeParse(breakpoint);
-  if (!parsed.success) throw new UsageError(`--break ${spec}: ${parsed.error.issues.map((i) => `${i.path.join(".") || type}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new UsageError(
+      `--break ${spec}: ${parsed.error.issues.map((i) => `${i.path.join(".") || type}: ${i.message}`).join("; ")}`,
+    );
   return breakpoint;
 }
 
@@ -43,7 +46,8 @@ function build(type: string, args: string, spec: string): BreakpointInput {
       return { type, expression: needs("expression") };
     case "foreach_item": {
       const [, step, how, rest] = /^([^@?]+)(?:([@?])(.*))?$/.exec(needs("step")) ?? [];
-      if (!step) throw new UsageError(`--break ${spec}: use foreach_item:STEP, foreach_item:STEP@N or foreach_item:STEP?EXPR`);
+      if (!step)
+        throw new UsageError(`--break ${spec}: use foreach_item:STEP, foreach_item:STEP@N or foreach_item:STEP?EXPR`);
       if (how === "@") return { type, step, index: integer(rest ?? "", spec) };
       return { type, step, ...(how === "?" ? { expression: rest ?? "" } : {}) };
     }
@@ -68,7 +72,9 @@ function build(type: string, args: string, spec: string): BreakpointInput {
       return out;
     }
     default:
-      throw new UsageError(`--break ${spec}: unknown breakpoint type \`${type}\`; types: ${BREAKPOINT_TYPES.join(", ")}`);
+      throw new UsageError(
+        `--break ${spec}: unknown breakpoint type \`${type}\`; types: ${BREAKPOINT_TYPES.join(", ")}`,
+      );
   }
 }
 

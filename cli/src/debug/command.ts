@@ -53,11 +53,18 @@ export async function debugCommand(argv: string[]): Promise<number> {
   );
   if (!flags) return EXIT.ok;
   const { values, positionals } = flags;
-  if (positionals.length > 1) throw new UsageError(`wf debug takes one file; unexpected: ${positionals.slice(1).join(" ")}`);
+  if (positionals.length > 1)
+    throw new UsageError(`wf debug takes one file; unexpected: ${positionals.slice(1).join(" ")}`);
   const [file] = positionals;
-  const sources = [file !== undefined, values.workflow !== undefined, values.attach !== undefined].filter(Boolean).length;
-  if (sources !== 1) throw new UsageError("wf debug needs one of: a workflow file, --workflow ID or --attach EXECUTION_ID\nsee: wf debug --help");
-  if (values.owner !== undefined && !isSubjectToken(values.owner)) throw new UsageError(`--owner ${values.owner}: use 1 to 128 letters, digits, '_' or '-'`);
+  const sources = [file !== undefined, values.workflow !== undefined, values.attach !== undefined].filter(
+    Boolean,
+  ).length;
+  if (sources !== 1)
+    throw new UsageError(
+      "wf debug needs one of: a workflow file, --workflow ID or --attach EXECUTION_ID\nsee: wf debug --help",
+    );
+  if (values.owner !== undefined && !isSubjectToken(values.owner))
+    throw new UsageError(`--owner ${values.owner}: use 1 to 128 letters, digits, '_' or '-'`);
   const breakpoints = values.break.map(parseBreakSpec);
   const idleTimeout = values.idle === undefined ? undefined : idleSeconds(values.idle);
 
@@ -72,20 +79,39 @@ export async function debugCommand(argv: string[]): Promise<number> {
   try {
     if (values.attach !== undefined) return await attach(conn, store, reader, values.attach, values.owner ?? "local");
     const target = loaded?.ok
-      ? { id: `cli-${loaded.workflow.name}`.slice(0, 128), workflow: loaded.workflow, ownerId: values.owner ?? "local", version: null }
+      ? {
+          id: `cli-${loaded.workflow.name}`.slice(0, 128),
+          workflow: loaded.workflow,
+          ownerId: values.owner ?? "local",
+          version: null,
+        }
       : await storedWorkflow(store, values.workflow ?? "");
     const executionId = newId();
     const since = Date.now();
     await startExecution(conn.js, conn.config.WF_NAMESPACE, {
       executionId,
-      workflow: { id: target.id, name: target.workflow.name, ownerId: values.owner ?? target.ownerId, version: target.version, definition: target.workflow },
+      workflow: {
+        id: target.id,
+        name: target.workflow.name,
+        ownerId: values.owner ?? target.ownerId,
+        version: target.version,
+        definition: target.workflow,
+      },
       inputs: collectInputs(target.workflow, values.var),
       triggerSource: "console",
       enableMonitoring: true,
       debug: DebugRequest.parse({ breakpoints, ...(idleTimeout ? { idleTimeout } : {}) }),
     });
-    console.log(`debugging execution ${executionId} of workflow ${target.id} (${breakpoints.length} breakpoint${breakpoints.length === 1 ? "" : "s"})`);
-    return exitCode(await runDebugSession({ conn, store, executionId, by: values.owner ?? target.ownerId, reader }, since - 60_000, null));
+    console.log(
+      `debugging execution ${executionId} of workflow ${target.id} (${breakpoints.length} breakpoint${breakpoints.length === 1 ? "" : "s"})`,
+    );
+    return exitCode(
+      await runDebugSession(
+        { conn, store, executionId, by: values.owner ?? target.ownerId, reader },
+        since - 60_000,
+        null,
+      ),
+    );
   } finally {
     reader.close();
     await store.close();
@@ -93,7 +119,13 @@ export async function debugCommand(argv: string[]): Promise<number> {
   }
 }
 
-async function attach(conn: ServiceConnection, store: Store, reader: LineReader, executionId: string, by: string): Promise<number> {
+async function attach(
+  conn: ServiceConnection,
+  store: Store,
+  reader: LineReader,
+  executionId: string,
+  by: string,
+): Promise<number> {
   const snap = (await store.executions.get(executionId))?.value;
   if (!snap) throw new UsageError(`no execution ${executionId}`);
   if (!snap.debug) throw new UsageError(`execution ${executionId} is not a debug run`);
@@ -101,15 +133,24 @@ async function attach(conn: ServiceConnection, store: Store, reader: LineReader,
   return exitCode(await runDebugSession({ conn, store, executionId, by, reader }, Date.now(), snap.debug.pause));
 }
 
-async function storedWorkflow(store: Store, id: string): Promise<{ id: string; workflow: Workflow; ownerId: string; version: number | null }> {
+async function storedWorkflow(
+  store: Store,
+  id: string,
+): Promise<{ id: string; workflow: Workflow; ownerId: string; version: number | null }> {
   const record = (await store.workflows.get(id))?.value;
   if (!record) throw new UsageError(`--workflow ${id}: no stored workflow with this id`);
-  return { id: record.id, workflow: WorkflowSchema.parse(record.definition), ownerId: record.ownerId, version: record.version };
+  return {
+    id: record.id,
+    workflow: WorkflowSchema.parse(record.definition),
+    ownerId: record.ownerId,
+    version: record.version,
+  };
 }
 
 function idleSeconds(text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > DEBUG_IDLE_MAX_S) throw new UsageError(`--idle ${text}: seconds, from 1 to ${DEBUG_IDLE_MAX_S}`);
+  if (!Number.isInteger(n) || n < 1 || n > DEBUG_IDLE_MAX_S)
+    throw new UsageError(`--idle ${text}: seconds, from 1 to ${DEBUG_IDLE_MAX_S}`);
   return n;
 }
 

@@ -28,7 +28,9 @@ export class LineReader {
 
   async next(prompt: string): Promise<string | null> {
     process.stdout.write(prompt);
-    const line = this.lines.shift() ?? (this.ended ? null : await new Promise<string | null>((resolve) => (this.waiting = resolve)));
+    const line =
+      this.lines.shift() ??
+      (this.ended ? null : await new Promise<string | null>((resolve) => (this.waiting = resolve)));
     // A terminal echoes what was typed; from a pipe, the transcript shows it after its prompt all the same.
     if (!process.stdin.isTTY) process.stdout.write(`${line ?? ""}\n`);
     return line;

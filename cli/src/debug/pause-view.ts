@@ -6,9 +6,14 @@ const SHOWN_CHARS = 2_000;
 /** A pause as the terminal shows it: where, why, and what its context holds. */
 export function formatPause(pause: PauseRecord): string[] {
   const c = pause.context;
-  const lines = [`⏸ paused at ${pause.stepPath} (${pause.type} ${pause.breakpointId}, ${pause.phase})  pause ${pause.id}`];
+  const lines = [
+    `⏸ paused at ${pause.stepPath} (${pause.type} ${pause.breakpointId}, ${pause.phase})  pause ${pause.id}`,
+  ];
   const show = (label: string, value: unknown): void => {
-    if (value !== undefined) lines.push(`  ${label}: ${truncate(JSON.stringify(value, null, 2) ?? "undefined", SHOWN_CHARS).replace(/\n/g, "\n    ")}`);
+    if (value !== undefined)
+      lines.push(
+        `  ${label}: ${truncate(JSON.stringify(value, null, 2) ?? "undefined", SHOWN_CHARS).replace(/\n/g, "\n    ")}`,
+      );
   };
   if (c.error !== undefined) lines.push(`  error: ${c.error}`);
   if (c.attempt !== undefined) lines.push(`  attempt: ${c.attempt}`);
@@ -17,7 +22,8 @@ export function formatPause(pause: PauseRecord): string[] {
   show("input", c.input);
   show("output", c.output);
   if (c.toolCall) show(`tool call ${c.toolCall.server}/${c.toolCall.tool}`, c.toolCall.arguments);
-  if (c.watch) lines.push(`  watch ${c.watch.expression}: ${JSON.stringify(c.watch.before)} → ${JSON.stringify(c.watch.after)}`);
+  if (c.watch)
+    lines.push(`  watch ${c.watch.expression}: ${JSON.stringify(c.watch.before)} → ${JSON.stringify(c.watch.after)}`);
   if (c.usage) lines.push(`  usage so far: ${c.usage.totalTokens} tokens, $${c.usage.costUsd.toFixed(4)}`);
   show("vars", c.vars);
   lines.push("  (help lists the commands)");

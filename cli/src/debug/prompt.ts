@@ -59,8 +59,10 @@ export function parsePromptLine(line: string): PromptAction {
     case "b":
     case "break":
       if (!rest) return { kind: "breakpoints", op: "list" };
-      if (restWords[0] === "add" && restWords[1]) return { kind: "breakpoints", op: "add", breakpoint: parseBreakSpec(rest.slice(3).trim()) };
-      if ((restWords[0] === "rm" || restWords[0] === "remove") && restWords[1]) return { kind: "breakpoints", op: "remove", id: restWords[1] };
+      if (restWords[0] === "add" && restWords[1])
+        return { kind: "breakpoints", op: "add", breakpoint: parseBreakSpec(rest.slice(3).trim()) };
+      if ((restWords[0] === "rm" || restWords[0] === "remove") && restWords[1])
+        return { kind: "breakpoints", op: "remove", id: restWords[1] };
       throw new UsageError("use b, b add SPEC or b rm ID");
     case "p":
     case "print":
@@ -87,7 +89,8 @@ function setBody(rest: string): DebugCommandBody {
   const target = rest.slice(0, eq).trim();
   const value = rest.slice(eq + 1).trim();
   if (target.startsWith("vars.") && target.length > 5) return { vars: { [target.slice(5)]: jsonOrText(value) } };
-  if (target === "output" || target === "arguments" || target === "input") return { [target]: json(value, `set ${target}`) };
+  if (target === "output" || target === "arguments" || target === "input")
+    return { [target]: json(value, `set ${target}`) };
   throw new UsageError(`set ${target}: use vars.NAME, output, arguments or input`);
 }
 

@@ -157,14 +157,21 @@ async function evaluateAt(pause: PauseRecord, expression: string): Promise<strin
   const steps = Object.fromEntries(Object.entries(c.outputs).map(([path, output]) => [path, { output }]));
   try {
     // In the CLI's own expression pool, whose one user is whoever runs it.
-    const value = await evaluateExpression(expression, { vars: c.vars, steps, item: c.item, execution: {}, secrets: {} }, "cli");
+    const value = await evaluateExpression(
+      expression,
+      { vars: c.vars, steps, item: c.item, execution: {}, secrets: {} },
+      "cli",
+    );
     return JSON.stringify(value, null, 2) ?? "undefined";
   } catch (err) {
     return `error: ${(err as Error).message}`;
   }
 }
 
-async function breakpoints(s: DebugSession, action: { op: "list" } | { op: "add"; breakpoint: BreakpointInput } | { op: "remove"; id: string }): Promise<void> {
+async function breakpoints(
+  s: DebugSession,
+  action: { op: "list" } | { op: "add"; breakpoint: BreakpointInput } | { op: "remove"; id: string },
+): Promise<void> {
   const current = (await s.store.executions.get(s.executionId))?.value.debug?.breakpoints ?? [];
   if (action.op === "list") {
     console.log(current.length ? current.map(formatBreakpoint).join("\n") : "no breakpoints");

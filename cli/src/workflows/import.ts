@@ -30,7 +30,8 @@ export async function importCommand(argv: string[]): Promise<number> {
   if (!flags) return EXIT.ok;
   const { values, positionals } = flags;
   const [file, ...extra] = positionals;
-  if (file === undefined) throw new UsageError("wf workflow import needs a workflow file\nsee: wf workflow import --help");
+  if (file === undefined)
+    throw new UsageError("wf workflow import needs a workflow file\nsee: wf workflow import --help");
   if (extra.length > 0) throw new UsageError(`wf workflow import takes one file; unexpected: ${extra.join(" ")}`);
   const { user } = required("workflow import", values, "user");
   const yaml = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
@@ -44,7 +45,9 @@ export async function importCommand(argv: string[]): Promise<number> {
   const definition = parsed.workflow;
   const record = await withStore(async (store) => {
     if (!(await store.users.get(user))) throw new WfError("NOT_FOUND", `no user with id ${user}`);
-    return values.id === undefined ? create(store, { user, yaml, definition }) : update(store, values.id, { user, yaml, definition });
+    return values.id === undefined
+      ? create(store, { user, yaml, definition })
+      : update(store, values.id, { user, yaml, definition });
   });
   const { id, name, ownerId, version, createdAt, updatedAt } = record;
   print(

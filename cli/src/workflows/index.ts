@@ -17,6 +17,7 @@ export async function workflowCommand(argv: string[]): Promise<number> {
     console.log(WORKFLOW_HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command \`wf workflow ${name}\`; commands: workflow import, workflow share`);
+  if (!Object.hasOwn(COMMANDS, name))
+    throw new UsageError(`unknown command \`wf workflow ${name}\`; commands: workflow import, workflow share`);
   return COMMANDS[name]!(rest);
 }

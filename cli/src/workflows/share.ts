@@ -34,6 +34,10 @@ export async function shareCommand(argv: string[]): Promise<number> {
     await store.workflows.update(next, current.version);
     return next;
   });
-  print(values.json, { id: workflow.id, sharedWith: workflow.sharedWith }, `workflow ${workflow.id} shared with ${user} as ${role}`);
+  print(
+    values.json,
+    { id: workflow.id, sharedWith: workflow.sharedWith },
+    `workflow ${workflow.id} shared with ${user} as ${role}`,
+  );
   return EXIT.ok;
 }

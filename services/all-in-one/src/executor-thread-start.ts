@@ -7,7 +7,10 @@ const STOP_MS = 30_000;
  * The thread's module beside this one: built (dist/*.js, `npm run build`) or the TypeScript
  * source, which the tsx loader this process runs under (and the thread inherits) compiles.
  */
-const THREAD = new URL(import.meta.url.endsWith(".js") ? "./executor-thread.js" : "./executor-thread.ts", import.meta.url);
+const THREAD = new URL(
+  import.meta.url.endsWith(".js") ? "./executor-thread.js" : "./executor-thread.ts",
+  import.meta.url,
+);
 
 /**
  * Starts the executor thread (executor-thread.ts) on `target`, and resolves once it is ready;
@@ -17,7 +20,9 @@ const THREAD = new URL(import.meta.url.endsWith(".js") ? "./executor-thread.js" 
 export async function startExecutorThread(target: NatsTarget): Promise<{ stop(): Promise<void> }> {
   const auth = target.auth;
   const env: Record<string, string> = {
-    ...(Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)) as Record<string, string>),
+    ...(Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+    ) as Record<string, string>),
     NATS_URL: target.url,
     ...("token" in auth ? { NATS_TOKEN: auth.token } : {}),
     ...("user" in auth ? { NATS_USER: auth.user, NATS_PASSWORD: auth.pass } : {}),
@@ -33,7 +38,9 @@ export async function startExecutorThread(target: NatsTarget): Promise<{ stop():
     });
     worker.on("error", (err) => {
       if (state === "starting") return reject(err);
-      process.stderr.write(`[wf] the executor thread failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `[wf] the executor thread failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exit(1);
     });
     worker.on("exit", (code) => {

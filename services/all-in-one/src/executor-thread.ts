@@ -26,7 +26,10 @@ if (unscheduled)
   platform.log.warn(
     `the executor thread keeps the default scheduling policy (${policy === "idle" ? "WF_EXECUTOR_IDLE" : "WF_EXECUTOR_BATCH"}): ${unscheduled}`,
   );
-platform.log.info("executor thread scheduling", { nice: refused ? 0 : config.WF_EXECUTOR_NICE, policy: unscheduled ? "other" : (policy ?? "other") });
+platform.log.info("executor thread scheduling", {
+  nice: refused ? 0 : config.WF_EXECUTOR_NICE,
+  policy: unscheduled ? "other" : (policy ?? "other"),
+});
 const executor = await startExecutor(platform);
 source = localSource({ metrics: executorMetrics, processMetrics: false, health: platformHealth(platform) });
 parentPort!.on("message", (msg: unknown) => {

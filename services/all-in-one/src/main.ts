@@ -20,8 +20,17 @@ await runUntilSignal("all-in-one", async () => {
   const scheduler = await startScheduler(platform);
   const approvals = await startApprovals(platform);
   const edge = await startEdge(platform);
-  ops.attach([localSource({ metrics: [...edgeMetrics, ...schedulerMetrics], processMetrics: true, health: platformHealth(platform) }), executorThreadSource()]);
-  process.stderr.write(`[wf] ready: edge on ${edge.url}, namespace ${platform.config.WF_NAMESPACE}, store ${platform.store.kind}\n`);
+  ops.attach([
+    localSource({
+      metrics: [...edgeMetrics, ...schedulerMetrics],
+      processMetrics: true,
+      health: platformHealth(platform),
+    }),
+    executorThreadSource(),
+  ]);
+  process.stderr.write(
+    `[wf] ready: edge on ${edge.url}, namespace ${platform.config.WF_NAMESPACE}, store ${platform.store.kind}\n`,
+  );
   return async () => {
     markStopping();
     await edge.stop();

@@ -5,7 +5,9 @@ import { ApprovalExpireCommand, type FailCommand, type ResumeCommand } from "@wf
 import { command, subjects, type Handled } from "@wf/shared/nats";
 import { settleApproval, type ApprovalRecord, type Store } from "@wf/shared/store";
 
-/** How long a decision's command waits for the edge to record it (its write takes milliseconds; a retried one seconds). */
+/**
+ * How long a decision's command waits for the edge to record it (its write takes milliseconds; a retried one seconds).
+ */
 const RECORD_WAIT_MS = 30_000;
 
 export interface ApprovalActorDeps {
@@ -50,7 +52,9 @@ export class ApprovalActor {
    */
   async failExecution(executionId: string, reason: string): Promise<void> {
     const cmd: FailCommand = { executionId, reason: `an approval command for it was given up: ${reason}` };
-    await this.deps.js.publish(subjects(this.deps.ns).execFail(executionId), JSON.stringify(cmd), { msgID: `fail:${executionId}` });
+    await this.deps.js.publish(subjects(this.deps.ns).execFail(executionId), JSON.stringify(cmd), {
+      msgID: `fail:${executionId}`,
+    });
   }
 
   /**
@@ -66,7 +70,10 @@ export class ApprovalActor {
     }
     const expected = cmd.verb === "approve" ? "APPROVED" : "REJECTED";
     if (current?.status !== expected || current.decidedAt !== cmd.decidedAt || current.decidedBy !== cmd.decidedBy) {
-      this.deps.log.info("an approval's command whose decision is not the recorded one; ignored", { approvalId: cmd.approvalId, verb: cmd.verb });
+      this.deps.log.info("an approval's command whose decision is not the recorded one; ignored", {
+        approvalId: cmd.approvalId,
+        verb: cmd.verb,
+      });
       return;
     }
     await this.resume(current);

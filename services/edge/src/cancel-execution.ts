@@ -9,7 +9,11 @@ import type { EdgeContext } from "./context";
  * A cancel by a user who may see the execution (404 otherwise, and for one that has finished) and
  * act on it (owner or editor, 403 otherwise): durable once this returns.
  */
-export async function cancelAs(ctx: EdgeContext, id: string, userId: string): Promise<{ executionId: string; status: "CANCELLED" }> {
+export async function cancelAs(
+  ctx: EdgeContext,
+  id: string,
+  userId: string,
+): Promise<{ executionId: string; status: "CANCELLED" }> {
   const { execution, role } = await visibleExecution(ctx.store, id, userId);
   const { status } = execution.value;
   if (TERMINAL_STATUSES.has(status)) throw new WfError("NOT_FOUND", `execution ${id} has already finished (${status})`);

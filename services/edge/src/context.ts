@@ -35,7 +35,10 @@ export interface EdgeContext {
   /** The scrypt jobs of this process, bounded. */
   passwordChecks: PasswordChecks;
   secretBox: SecretBox;
-  /** The service's NATS connection: the console's secret routes ask the executors over it (they alone hold the secrets key). */
+  /**
+   * The service's NATS connection: the console's secret routes ask the executors over it (they alone hold the secrets
+   * key).
+   */
   nc: NatsConnection;
   webhookStats: WebhookStats;
   replayGuard: ReplayGuard;

@@ -12,7 +12,13 @@ type Verb = ApprovalDecision["verb"];
 type Decision = Pick<ApprovalDecision, "comment" | "editedItems">;
 
 /** A decision by a user who may see the approval (404 otherwise) and decide it (owner or editor, 403 otherwise). */
-export async function decideAs(ctx: EdgeContext, id: string, userId: string, verb: Verb, decision: Decision): Promise<ReturnType<typeof approvalView>> {
+export async function decideAs(
+  ctx: EdgeContext,
+  id: string,
+  userId: string,
+  verb: Verb,
+  decision: Decision,
+): Promise<ReturnType<typeof approvalView>> {
   const { approval, role } = await visibleApproval(ctx.store, id, userId);
   requireWriter(role, "deciding an approval");
   return decide(ctx, approval, userId, verb, decision);
@@ -41,8 +47,20 @@ export async function decide(
     if (problems.length > 0) throw validationError(problems);
   }
   if (open) {
-    const command: ApprovalDecision = { approvalId: pending.id, executionId: pending.executionId, verb, decidedBy: userId, decidedAt: now, ...decision };
-    await publishDecision(ctx, subjects(ctx.ns).approval(verb, pending.id), JSON.stringify(command), `${pending.id}.${verb}.${approval.version}.${now}`);
+    const command: ApprovalDecision = {
+      approvalId: pending.id,
+      executionId: pending.executionId,
+      verb,
+      decidedBy: userId,
+      decidedAt: now,
+      ...decision,
+    };
+    await publishDecision(
+      ctx,
+      subjects(ctx.ns).approval(verb, pending.id),
+      JSON.stringify(command),
+      `${pending.id}.${verb}.${approval.version}.${now}`,
+    );
   }
   const settled = await settleApproval(
     ctx.store,
@@ -71,7 +89,9 @@ export async function decide(
   return approvalView(settled.record, "with-items");
 }
 
-/** Publishes of one decision before the request fails: a retry finds out whether a publish whose ack was lost landed. */
+/**
+ * Publishes of one decision before the request fails: a retry finds out whether a publish whose ack was lost landed.
+ */
 const DECISION_PUBLISHES = 3;
 
 /**

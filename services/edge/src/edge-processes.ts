@@ -15,7 +15,9 @@ export function superviseEdgeProcesses(count: number): void {
   };
   cluster.on("exit", (worker, code, signal) => {
     if (!stopping) {
-      process.stderr.write(`[wf edge] edge process ${worker.process.pid} exited (${signal ?? code}): stopping the others\n`);
+      process.stderr.write(
+        `[wf edge] edge process ${worker.process.pid} exited (${signal ?? code}): stopping the others\n`,
+      );
       process.exitCode = code || 1;
       stopAll("SIGTERM");
     }

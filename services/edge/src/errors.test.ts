@@ -4,22 +4,34 @@ import { AlreadyExistsError, CasConflictError, ERROR_CATALOGUE, WfError, type Er
 import { AnswerError, errorAnswer } from "./errors";
 
 /** A Fastify-style error: a message and a statusCode. */
-const framework = (statusCode: number, message: string, Base: ErrorConstructor = Error) => Object.assign(new Base(message), { statusCode });
+const framework = (statusCode: number, message: string, Base: ErrorConstructor = Error) =>
+  Object.assign(new Base(message), { statusCode });
 
 describe("errorAnswer", () => {
   it("answers every catalogue code with its status and the code beside the message", () => {
     for (const code of Object.keys(ERROR_CATALOGUE) as ErrorCode[]) {
-      expect(errorAnswer(new WfError(code, "it went wrong")), code).toEqual({ status: ERROR_CATALOGUE[code].status, body: { error: "it went wrong", code } });
+      expect(errorAnswer(new WfError(code, "it went wrong")), code).toEqual({
+        status: ERROR_CATALOGUE[code].status,
+        body: { error: "it went wrong", code },
+      });
     }
   });
 
   it("keeps details and an AnswerError's fields, which cannot override error or code", () => {
-    expect(errorAnswer(new WfError("VALIDATION_FAILED", "bad", [{ in: "body", field: "x", message: "m" }])).body).toEqual({
+    expect(
+      errorAnswer(new WfError("VALIDATION_FAILED", "bad", [{ in: "body", field: "x", message: "m" }])).body,
+    ).toEqual({
       error: "bad",
       code: "VALIDATION_FAILED",
       details: [{ in: "body", field: "x", message: "m" }],
     });
-    const limited = new AnswerError("RATE_LIMITED", "slow down", { window: "minute", limit: 60, retryAfterSeconds: 3, code: "x", error: "y" });
+    const limited = new AnswerError("RATE_LIMITED", "slow down", {
+      window: "minute",
+      limit: 60,
+      retryAfterSeconds: 3,
+      code: "x",
+      error: "y",
+    });
     expect(errorAnswer(limited)).toEqual({
       status: 429,
       body: { error: "slow down", code: "RATE_LIMITED", window: "minute", limit: 60, retryAfterSeconds: 3 },
@@ -28,7 +40,10 @@ describe("errorAnswer", () => {
 
   it("tells the 409s apart", () => {
     expect(
-      [new WfError("CONFLICT", "c"), new CasConflictError("k"), new AlreadyExistsError("k")].map((e) => [errorAnswer(e).status, errorAnswer(e).body.code]),
+      [new WfError("CONFLICT", "c"), new CasConflictError("k"), new AlreadyExistsError("k")].map((e) => [
+        errorAnswer(e).status,
+        errorAnswer(e).body.code,
+      ]),
     ).toEqual([
       [409, "CONFLICT"],
       [409, "CAS_CONFLICT"],
@@ -56,7 +71,10 @@ describe("errorAnswer", () => {
     expect(errorAnswer(framework(400, "'/%E0' is not a valid url component", URIError)).body.details).toEqual([
       { in: "path", field: "", message: expect.any(String) },
     ]);
-    expect(errorAnswer(framework(414, "too long", URIError))).toEqual({ status: 414, body: { error: "too long", code: "VALIDATION_FAILED" } });
+    expect(errorAnswer(framework(414, "too long", URIError))).toEqual({
+      status: 414,
+      body: { error: "too long", code: "VALIDATION_FAILED" },
+    });
   });
 
   it("answers NATS not answering with 503 UNAVAILABLE, also when wrapped", () => {

@@ -1,4 +1,11 @@
-import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from "@nats-io/nats-core";
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+} from "@nats-io/nats-core";
 import { WfError, type ErrorCode } from "@wf/shared/errors";
 import { isTransient } from "@wf/shared/nats";
 
@@ -34,7 +41,8 @@ const FRAMEWORK_ERRORS: Record<number, [ErrorCode, string]> = {
  */
 export function errorAnswer(err: unknown): ErrorAnswer {
   const known = asWfError(err);
-  if (known instanceof AnswerError) return { status: known.status, body: { ...known.extra, error: known.message, code: known.code } };
+  if (known instanceof AnswerError)
+    return { status: known.status, body: { ...known.extra, error: known.message, code: known.code } };
   if (known) {
     const details = known.details === undefined ? {} : { details: known.details };
     return { status: known.status, body: { error: known.message, code: known.code, ...details } };
@@ -43,7 +51,8 @@ export function errorAnswer(err: unknown): ErrorAnswer {
   if (typeof status === "number" && status >= 400 && status < 500) {
     const error = err instanceof Error ? err.message : "malformed request";
     // A 400 is documented with `details` (one problem per field): the framework's names no field.
-    const details = status === 400 ? { details: [{ in: err instanceof URIError ? "path" : "body", field: "", message: error }] } : {};
+    const details =
+      status === 400 ? { details: [{ in: err instanceof URIError ? "path" : "body", field: "", message: error }] } : {};
     return { status, body: { error, code: "VALIDATION_FAILED", ...details } };
   }
   return { status: 500, body: { error: "internal error", code: "INTERNAL" } };
@@ -56,7 +65,9 @@ function asWfError(err: unknown): WfError | null {
   return framework ? new WfError(...framework) : null;
 }
 
-/** NATS or MongoDB not answering, also when wrapped (JetStream reports a missing stream as a wrapped "no responders"). */
+/**
+ * NATS or MongoDB not answering, also when wrapped (JetStream reports a missing stream as a wrapped "no responders").
+ */
 function isUnavailable(err: unknown, depth = 0): boolean {
   if (depth > 3 || !(err instanceof Error)) return false;
   return (

@@ -7,7 +7,10 @@ import { edgeMetrics } from "./ops/edge-metrics";
 import { answerSupervisor, edgeProcessesSource } from "./ops/edge-process-ops";
 import { startEdge } from "./server";
 
-/** WF_EDGE_PROCESSES, read by the supervising process only; a bad configuration is reported by the one-process path below. */
+/**
+ * WF_EDGE_PROCESSES, read by the supervising process only; a bad configuration is reported by the one-process path
+ * below.
+ */
 function processesWanted(): number {
   if (!cluster.isPrimary) return 1;
   try {

@@ -68,7 +68,13 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
       return;
     }
     json(request, text, (err, parsed) => {
-      if (err) done(new WfError("VALIDATION_FAILED", `invalid JSON body: ${err.message}`, [{ in: "body", field: "", message: err.message }]), undefined);
+      if (err)
+        done(
+          new WfError("VALIDATION_FAILED", `invalid JSON body: ${err.message}`, [
+            { in: "body", field: "", message: err.message },
+          ]),
+          undefined,
+        );
       else done(depthError(parsed), parsed);
     });
   });
@@ -85,7 +91,11 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     ctx.publisher.close();
   });
   observeRequests(app);
-  app.get("/healthz", async () => ({ status: "ok", nats: p.nc.isClosed() ? "closed" : "connected", store: p.store.kind }));
+  app.get("/healthz", async () => ({
+    status: "ok",
+    nats: p.nc.isClosed() ? "closed" : "connected",
+    store: p.store.kind,
+  }));
   app.get("/readyz", async (_request, reply) => {
     const { status, body } = await readyAnswer(() => platformHealth(p).report());
     return reply.code(status).send(body);
@@ -108,7 +118,8 @@ function sendError(ctx: EdgeContext, request: FastifyRequest, reply: FastifyRepl
   const { status, body } = errorAnswer(err);
   // A full queue of password checks is a refusal under load (wf_console_logins_total counts the
   // logins'), not a failure: a line each would let a flood of logins fill the log.
-  if (status >= 500 && body.code !== "PASSWORD_CHECKS_BUSY") ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
+  if (status >= 500 && body.code !== "PASSWORD_CHECKS_BUSY")
+    ctx.log.error("request failed", { method: request.method, path: pathOf(request), status, err });
   void reply.code(status).type("application/json; charset=utf-8").send(body);
 }
 

@@ -19,7 +19,11 @@ interface StartRequest {
  * stored, start command acknowledged by JetStream. A failed start leaves nothing behind.
  * Resolves the execution's id.
  */
-export function startStoredWorkflow(ctx: Pick<EdgeContext, "publisher" | "ns" | "store" | "log">, w: WorkflowRecord, req: StartRequest): Promise<string> {
+export function startStoredWorkflow(
+  ctx: Pick<EdgeContext, "publisher" | "ns" | "store" | "log">,
+  w: WorkflowRecord,
+  req: StartRequest,
+): Promise<string> {
   return startExecution(
     ctx.publisher,
     ctx.ns,
@@ -34,7 +38,10 @@ export function startStoredWorkflow(ctx: Pick<EdgeContext, "publisher" | "ns" | 
   );
 }
 
-/** A start an API request asked for (v1's, the console's), answered alike: bad inputs are a 400 naming each, `inputs.<name>`. */
+/**
+ * A start an API request asked for (v1's, the console's), answered alike: bad inputs are a 400 naming each,
+ * `inputs.<name>`.
+ */
 export async function startRequested(ctx: EdgeContext, w: WorkflowRecord, req: StartRequest) {
   const startedAt = ctx.clock();
   let executionId: string;
@@ -52,6 +59,10 @@ function inputsError(definition: unknown, inputs: Record<string, unknown>, err: 
   const workflow = WorkflowSchema.safeParse(definition);
   const resolved = workflow.success ? resolveVariables(workflow.data, inputs) : null;
   if (!resolved || resolved.ok) return err;
-  const problems: FieldProblem[] = resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message }));
+  const problems: FieldProblem[] = resolved.errors.map((e) => ({
+    in: "body",
+    field: `inputs.${e.name}`,
+    message: e.message,
+  }));
   return validationError(problems);
 }

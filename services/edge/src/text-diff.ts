@@ -16,14 +16,20 @@ export function lineDiff(fromText: string, toText: string): DiffLine[] {
   const y = b.slice(head, b.length - tail);
   const middle: DiffLine[] = [];
   if ((x.length + 1) * (y.length + 1) > MAX_LCS_CELLS) {
-    middle.push(...x.map((line): DiffLine => ({ op: "remove", line })), ...y.map((line): DiffLine => ({ op: "add", line })));
+    middle.push(
+      ...x.map((line): DiffLine => ({ op: "remove", line })),
+      ...y.map((line): DiffLine => ({ op: "add", line })),
+    );
   } else {
     // lcs[i][j]: the longest common subsequence of x[i..] and y[j..]
     const width = y.length + 1;
     const lcs = new Uint32Array((x.length + 1) * width);
     for (let i = x.length - 1; i >= 0; i--) {
       for (let j = y.length - 1; j >= 0; j--) {
-        lcs[i * width + j] = x[i] === y[j] ? lcs[(i + 1) * width + j + 1]! + 1 : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
+        lcs[i * width + j] =
+          x[i] === y[j]
+            ? lcs[(i + 1) * width + j + 1]! + 1
+            : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
       }
     }
     let i = 0;

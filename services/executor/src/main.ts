@@ -10,7 +10,8 @@ await runUntilSignal("executor", async () => {
   const platform = await openPlatform(config, "executor");
   // Before the executor forks its code runners, which inherit it.
   const unbatched = config.WF_EXECUTOR_BATCH ? scheduleThisThread("batch") : null;
-  if (unbatched) platform.log.warn(`the executor keeps the default scheduling policy (WF_EXECUTOR_BATCH): ${unbatched}`);
+  if (unbatched)
+    platform.log.warn(`the executor keeps the default scheduling policy (WF_EXECUTOR_BATCH): ${unbatched}`);
   const executor = await startExecutor(platform);
   ops.attach([localSource({ metrics: executorMetrics, processMetrics: true, health: platformHealth(platform) })]);
   return async () => {

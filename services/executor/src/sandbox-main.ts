@@ -30,7 +30,10 @@ const ops = await openOps(config, "sandbox").catch((err: unknown) => {
   process.exit(1);
 });
 const settings = sandboxSettings(config);
-const egress = new EgressProxy({ policy: operatorPolicy(config), log: createLogger(config.LOG_LEVEL, { component: "egress" }) });
+const egress = new EgressProxy({
+  policy: operatorPolicy(config),
+  log: createLogger(config.LOG_LEVEL, { component: "egress" }),
+});
 const sandbox = await Sandbox.start({ tmpRoot, ...settings, egress });
 // A socket left by a runner that died would make listen() fail with EADDRINUSE.
 if ((await lstat(socketPath).catch(() => undefined))?.isSocket()) await rm(socketPath);

@@ -26,7 +26,9 @@ export function serveSecrets(nc: NatsConnection, ns: string, store: Store, box: 
           // A refusal of the rules (a bad name, a short value) is the caller's to fix; anything else is ours.
           if (err instanceof WfError) return msg.respond(JSON.stringify(failure(err.code, err.message)));
           log.error("a secrets request failed", { err });
-          msg.respond(JSON.stringify(failure("UNAVAILABLE", "the secret could not be kept: the store did not answer; try again")));
+          msg.respond(
+            JSON.stringify(failure("UNAVAILABLE", "the secret could not be kept: the store did not answer; try again")),
+          );
         },
       );
     },

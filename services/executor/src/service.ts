@@ -118,7 +118,10 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
 function commandQueues(subj: Subjects): CommandQueue[] {
   return [
     { durable: consumerNames().executor, filter: subj.execAll },
-    ...Array.from({ length: START_LANES }, (_, lane) => ({ durable: consumerNames().executorLane(lane), filter: subj.execStartLane(lane) })),
+    ...Array.from({ length: START_LANES }, (_, lane) => ({
+      durable: consumerNames().executorLane(lane),
+      filter: subj.execStartLane(lane),
+    })),
   ];
 }
 
@@ -129,7 +132,8 @@ async function ensureQueues({ config, jsm }: Platform, stream: string, queues: r
       ensureConsumer(jsm, stream, {
         ...q,
         ackWaitMs: config.WF_EXEC_LEASE_MS,
-        // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust it.
+        // Failed attempts are bounded by consumeCommands (WF_EXEC_MAX_DELIVER): "busy" redeliveries must not exhaust
+        // it.
         maxDeliver: -1,
         maxAckPending: Math.max(1_000, config.WF_EXEC_CONCURRENCY * 16),
       }),
@@ -164,8 +168,17 @@ async function startCodeRunner({ config }: Platform, log: Logger): Promise<CodeR
   return codeRunner;
 }
 
-/** Pulls the queues' commands into the actor, lanes in turn, yielding to the triggers when the backlog grows (BacklogYield). */
-async function consumeQueues(p: Platform, log: Logger, actor: ExecutorActor, stream: string, queues: readonly CommandQueue[]) {
+/**
+ * Pulls the queues' commands into the actor, lanes in turn, yielding to the triggers when the backlog grows
+ * (BacklogYield).
+ */
+async function consumeQueues(
+  p: Platform,
+  log: Logger,
+  actor: ExecutorActor,
+  stream: string,
+  queues: readonly CommandQueue[],
+) {
   const { config, js, jsm } = p;
   const commands = actor.commands();
   const yieldTo = new BacklogYield({
@@ -196,6 +209,13 @@ async function consumeQueues(p: Platform, log: Logger, actor: ExecutorActor, str
       }),
     ),
   );
-  const backlog = followBacklog({ jsm, stream, inHand: () => shares.inHand(), yieldTo, intervalMs: BACKLOG_SAMPLE_MS, log });
+  const backlog = followBacklog({
+    jsm,
+    stream,
+    inHand: () => shares.inHand(),
+    yieldTo,
+    intervalMs: BACKLOG_SAMPLE_MS,
+    log,
+  });
   return { consumers, backlog, yieldTo };
 }

@@ -76,7 +76,12 @@ export class Chains {
       });
       return;
     }
-    await startTriggered(this.platform, w.value, chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt, w.value.ownerId), "chained");
+    await startTriggered(
+      this.platform,
+      w.value,
+      chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt, w.value.ownerId),
+      "chained",
+    );
   }
 
   private async arm(cmd: ChainFireCommand): Promise<void> {
@@ -101,7 +106,13 @@ function visibleTo(w: WorkflowRecord, userId: string): boolean {
  * Counts one run of the chained trigger `key`, caused by the end of `sourceExecutionId`; false
  * when `maxRuns` runs were counted already. A source counted before counts as counted again.
  */
-export async function countRun(store: Store, key: string, workflowId: string, sourceExecutionId: string, maxRuns: number | undefined): Promise<boolean> {
+export async function countRun(
+  store: Store,
+  key: string,
+  workflowId: string,
+  sourceExecutionId: string,
+  maxRuns: number | undefined,
+): Promise<boolean> {
   for (;;) {
     const current = await store.chainRuns.get(key);
     const recent = current?.value.recent ?? [];

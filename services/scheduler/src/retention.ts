@@ -32,7 +32,12 @@ export function startRetention(p: Platform, log: Logger): Sweeper {
     // The EVT stream drops events by age on its own; only a retention shorter than that purges them.
     if (maxAgeMs < eventsMaxAgeMs) {
       await p.jsm.streams.purge(evt, {
-        filter: subj.eventFilter({ ownerId: toToken(e.ownerId), workflowId: toToken(e.workflowId), executionId: e.id, type: "*" }),
+        filter: subj.eventFilter({
+          ownerId: toToken(e.ownerId),
+          workflowId: toToken(e.workflowId),
+          executionId: e.id,
+          type: "*",
+        }),
       });
     }
     await p.store.executions.delete(e.id);
@@ -47,7 +52,8 @@ export function startRetention(p: Platform, log: Logger): Sweeper {
       if (due.length < BATCH) break;
       log.info("retention: removing executions", { removed, olderThan: new Date(now - maxAgeMs).toISOString() });
     }
-    if (removed > 0) log.info("retention: removed executions", { removed, olderThan: new Date(now - maxAgeMs).toISOString() });
+    if (removed > 0)
+      log.info("retention: removed executions", { removed, olderThan: new Date(now - maxAgeMs).toISOString() });
     return removed;
   };
   return startSweeper(pass, p.config.WF_RETENTION_SWEEP_MS, log, "retention");

@@ -1,4 +1,12 @@
-import { command, consumeCommands, consumerNames, ensureConsumer, fireTimer, streamNames, TimerMessage } from "@wf/shared/nats";
+import {
+  command,
+  consumeCommands,
+  consumerNames,
+  ensureConsumer,
+  fireTimer,
+  streamNames,
+  TimerMessage,
+} from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startRetention } from "./retention";

@@ -7,7 +7,12 @@ import type { WorkflowRecord } from "@wf/shared/store";
  * Starts an execution of a stored workflow under a derived id, at most once per id. The inputs
  * are empty: the workflow's variables take their defaults.
  */
-export async function startTriggered(p: Platform, w: WorkflowRecord, executionId: string, triggerSource: "schedule" | "chained"): Promise<void> {
+export async function startTriggered(
+  p: Platform,
+  w: WorkflowRecord,
+  executionId: string,
+  triggerSource: "schedule" | "chained",
+): Promise<void> {
   const ns = p.config.WF_NAMESPACE;
   const req: StartRequest = {
     executionId,

@@ -2,11 +2,18 @@ import { describe, expect, it } from "vitest";
 import { chainTriggers, nextTick, scheduleFingerprint, scheduleTriggers } from "./stored-triggers";
 
 const at = (iso: string) => Date.parse(iso);
-const chained = (after: string, extra: Record<string, unknown> = {}) => ({ type: "DELAYED_COMPLETION", after, delay: 1, ...extra });
+const chained = (after: string, extra: Record<string, unknown> = {}) => ({
+  type: "DELAYED_COMPLETION",
+  after,
+  delay: 1,
+  ...extra,
+});
 
 describe("stored triggers", () => {
   it("keys each chained trigger by its workflow, the workflow it follows, and its rank among those", () => {
-    const definition = { triggers: [chained("a"), { type: "schedule", cron: "* * * * *" }, chained("b"), chained("a", { on: ["FAILED"] })] };
+    const definition = {
+      triggers: [chained("a"), { type: "schedule", cron: "* * * * *" }, chained("b"), chained("a", { on: ["FAILED"] })],
+    };
     expect(chainTriggers("w1", definition).map((c) => [c.key, c.trigger.on])).toEqual([
       ["w1:a:0", ["COMPLETED"]],
       ["w1:b:0", ["COMPLETED"]],
@@ -28,7 +35,9 @@ describe("stored triggers", () => {
 
   it("gives equal fingerprints to equal schedules only, spacing and the default zone aside", () => {
     const fp = (cron: string, timezone?: string) =>
-      scheduleFingerprint(scheduleTriggers({ triggers: [{ type: "schedule", cron, ...(timezone ? { timezone } : {}) }] }));
+      scheduleFingerprint(
+        scheduleTriggers({ triggers: [{ type: "schedule", cron, ...(timezone ? { timezone } : {}) }] }),
+      );
     expect(fp("*/5  * * * *")).toBe(fp("*/5 * * * *", "UTC"));
     expect(fp("*/5 * * * *", "Europe/Berlin")).not.toBe(fp("*/5 * * * *"));
     expect(fp("*/10 * * * *")).not.toBe(fp("*/5 * * * *"));

@@ -11,7 +11,12 @@ export interface Sweeper {
  * Runs `pass` every `everyMs`, one pass at a time: a pass that fails is logged, and the next
  * one retries whatever it left.
  */
-export function startSweeper(pass: (now: number) => Promise<number>, everyMs: number, log: Logger, what: string): Sweeper {
+export function startSweeper(
+  pass: (now: number) => Promise<number>,
+  everyMs: number,
+  log: Logger,
+  what: string,
+): Sweeper {
   let running: Promise<number> | null = null;
   const sweep = (now = Date.now()): Promise<number> => {
     running ??= pass(now).finally(() => {

@@ -14,7 +14,10 @@ export const schedulerMetrics = [lateness];
 /** The kinds of timers the services arm (`<ns>.timer.<kind>.<id>`); anything else is `other`. */
 const KINDS: ReadonlySet<string> = new Set(["exec", "approval", "debug", "tick", "chain"]);
 
-/** A timer on `subject`, due at `dueAt`, fired now. A timer never fires early, so this is never negative but for clock steps. */
+/**
+ * A timer on `subject`, due at `dueAt`, fired now. A timer never fires early, so this is never negative but for clock
+ * steps.
+ */
 export function timerFired(subject: string, dueAt: number): void {
   const kind = subject.split(".")[2] ?? "";
   lateness.observe({ kind: KINDS.has(kind) ? kind : "other" }, Math.max(0, Date.now() - dueAt) / 1000);

@@ -1,6 +1,15 @@
 import { ExecutionEvent } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import { command, consumeCommands, consumerNames, ensureConsumer, isNotFound, streamNames, subjects, type CommandConsumerOptions } from "@wf/shared/nats";
+import {
+  command,
+  consumeCommands,
+  consumerNames,
+  ensureConsumer,
+  isNotFound,
+  streamNames,
+  subjects,
+  type CommandConsumerOptions,
+} from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startChainEnds } from "./chain-ends";
@@ -34,7 +43,12 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     maxDeliver: -1,
     maxAckPending: 10_000,
   });
-  const consume = async (stream: string, durable: string, commandOf: (subject: string) => string | undefined, commands: CommandConsumerOptions["commands"]) => {
+  const consume = async (
+    stream: string,
+    durable: string,
+    commandOf: (subject: string) => string | undefined,
+    commands: CommandConsumerOptions["commands"],
+  ) => {
     const consumer = await consumeCommands({
       js: p.js,
       jsm: p.jsm,
@@ -77,7 +91,11 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
           ...(startAt === undefined ? { fromNew: true } : { startAt }),
         });
       const started = await Promise.allSettled(
-        endTypes.map((type) => consume(streams.evt, names.chainEnds(type), () => "end", { end: command(ExecutionEvent, (e) => chains.ended(e, type)) })),
+        endTypes.map((type) =>
+          consume(streams.evt, names.chainEnds(type), () => "end", {
+            end: command(ExecutionEvent, (e) => chains.ended(e, type)),
+          }),
+        ),
       );
       const running = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
       const failed = started.find((r) => r.status === "rejected");

@@ -36,13 +36,17 @@ export const ApiKeyView = z.object({
 });
 
 export const CreatedApiKey = ApiKeyView.extend({
-  key: z.string().describe("The full key, `wfk_<id>_<secret>`: shown in this answer only; only a hash of the secret is kept."),
+  key: z
+    .string()
+    .describe("The full key, `wfk_<id>_<secret>`: shown in this answer only; only a hash of the secret is kept."),
 });
 
 export const ApiKeyList = z.object({ items: z.array(ApiKeyView) });
 
 export const SecretNameParams = z.strictObject({
-  name: z.string().regex(SECRET_NAME_PATTERN, "must start with a letter or _ and use only letters, digits and _ (64 at most)"),
+  name: z
+    .string()
+    .regex(SECRET_NAME_PATTERN, "must start with a letter or _ and use only letters, digits and _ (64 at most)"),
 });
 
 export const PutSecretBody = z.strictObject({
@@ -82,14 +86,21 @@ const Spend = {
   costUsd: z.number(),
 };
 
-const Window = z.object({ count: z.number().int(), limit: z.number().int().nullable().describe("null: no limit for this plan.") });
+const Window = z.object({
+  count: z.number().int(),
+  limit: z.number().int().nullable().describe("null: no limit for this plan."),
+});
 
 export const UsageView = z.object({
   days: z.number().int(),
   from: Timestamp.describe("Start of the window (00:00 UTC of its first date)."),
   to: Timestamp,
   executionsRead: z.number().int(),
-  truncated: z.boolean().describe("True when the window holds more executions than one report reads: the sums cover the newest `executionsRead`."),
+  truncated: z
+    .boolean()
+    .describe(
+      "True when the window holds more executions than one report reads: the sums cover the newest `executionsRead`.",
+    ),
   total: Usage,
   byDay: z.array(z.object({ date: z.string().describe("yyyy-mm-dd, UTC."), ...Spend })),
   byWorkflow: z.array(z.object({ workflowId: Id, workflowName: z.string(), ...Spend })),

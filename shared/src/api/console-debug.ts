@@ -12,7 +12,10 @@ export const DebugCommandAccepted = z.object({
 });
 
 export const BreakpointsBody = z.strictObject({
-  breakpoints: z.array(Breakpoint).max(100).describe("The debug run's breakpoints from now on, replacing the current ones ([] removes them all)."),
+  breakpoints: z
+    .array(Breakpoint)
+    .max(100)
+    .describe("The debug run's breakpoints from now on, replacing the current ones ([] removes them all)."),
 });
 
 export const BreakpointsAccepted = z.object({

@@ -35,7 +35,9 @@ export const ConsoleStepView = z.object({
   artifacts: z.array(z.string()).describe("Ids of the artifacts the step wrote."),
   edits: z
     .array(DebugEdit)
-    .describe("What the debugger's `set` (or `skip` with an output) changed at this step's pauses: who, when, the value before and after."),
+    .describe(
+      "What the debugger's `set` (or `skip` with an output) changed at this step's pauses: who, when, the value before and after.",
+    ),
 });
 export type ConsoleStepView = z.infer<typeof ConsoleStepView>;
 
@@ -45,12 +47,22 @@ export const ConsoleExecutionView = ExecutionSummary.extend({
   pause: PauseRecord.nullable().describe("Where a debug run waits, and what it saw there; null when it does not wait."),
   breakpoints: z.array(Breakpoint).describe("A debug run's breakpoints, ids assigned; empty for other runs."),
   edits: z.array(DebugEdit).describe("What `set` (or `skip` with an output) changed at the pauses, in order."),
-  steps: z.record(z.string(), ConsoleStepView).describe("Step path (`name`, or `loop[2].name` inside a foreach) to its state."),
+  steps: z
+    .record(z.string(), ConsoleStepView)
+    .describe("Step path (`name`, or `loop[2].name` inside a foreach) to its state."),
   rerunOf: z.string().nullable().describe("The execution this one reruns."),
   savedUsage: Usage.describe("What the reused steps had cost their first run; `usage` counts only what ran here."),
-  definition: z.unknown().describe("The workflow as it was when the execution started (a later import does not change a run)."),
-  workflowVersion: z.number().int().nullable().describe("The version of the stored workflow that ran; null when none was recorded."),
-  variables: z.record(z.string(), z.unknown()).describe("The variables it runs with: its inputs, defaults applied (and what a debugger's `set` changed)."),
+  definition: z
+    .unknown()
+    .describe("The workflow as it was when the execution started (a later import does not change a run)."),
+  workflowVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The version of the stored workflow that ran; null when none was recorded."),
+  variables: z
+    .record(z.string(), z.unknown())
+    .describe("The variables it runs with: its inputs, defaults applied (and what a debugger's `set` changed)."),
   output: z.unknown().describe("The execution's output, its last completed top-level step's; null until it completes."),
 });
 export type ConsoleExecutionView = z.infer<typeof ConsoleExecutionView>;

@@ -5,7 +5,10 @@ import { Id, Timestamp } from "./common";
 import { ExecutionSummary } from "./executions";
 import { MAX_PAGE_SIZE } from "./pagination";
 
-const EpochMs = z.coerce.number({ error: "must be epoch milliseconds" }).int("must be epoch milliseconds").min(0, "must be epoch milliseconds");
+const EpochMs = z.coerce
+  .number({ error: "must be epoch milliseconds" })
+  .int("must be epoch milliseconds")
+  .min(0, "must be epoch milliseconds");
 
 /** GET /api/console/executions (docs/api.md, Console API). */
 export const ConsoleExecutionListQuery = z.strictObject({
@@ -14,7 +17,12 @@ export const ConsoleExecutionListQuery = z.strictObject({
   triggerSource: TriggerSource.optional(),
   since: EpochMs.optional().describe("Only executions requested at or after this time (epoch ms)."),
   until: EpochMs.optional().describe("Only executions requested at or before this time (epoch ms)."),
-  cursor: z.string().min(1).max(4096, "must have at most 4096 characters").optional().describe("`nextCursor` of the previous page; left out for the first."),
+  cursor: z
+    .string()
+    .min(1)
+    .max(4096, "must have at most 4096 characters")
+    .optional()
+    .describe("`nextCursor` of the previous page; left out for the first."),
   limit: z.coerce
     .number({ error: "must be an integer" })
     .int("must be an integer")
@@ -30,7 +38,9 @@ export const ConsoleExecutionList = z.object({
   nextCursor: z
     .string()
     .nullable()
-    .describe("Pass as `cursor` for the next page; null when there is none. A page may hold fewer than `limit` items and still have a next one."),
+    .describe(
+      "Pass as `cursor` for the next page; null when there is none. A page may hold fewer than `limit` items and still have a next one.",
+    ),
 });
 
 export const StepParams = z.strictObject({

@@ -10,8 +10,16 @@ const Yaml = z.string().min(1, "must not be empty").describe("The workflow file,
 export const ConsoleWorkflowRole = z.enum(["owner", "editor", "viewer"]);
 
 export const ConsoleWorkflowListQuery = z.strictObject({
-  search: z.string().max(200, "must have at most 200 characters").optional().describe("Part of the name, in any letter case."),
-  cursor: z.string().max(400, "must have at most 400 characters").optional().describe("`nextCursor` of the previous page."),
+  search: z
+    .string()
+    .max(200, "must have at most 200 characters")
+    .optional()
+    .describe("Part of the name, in any letter case."),
+  cursor: z
+    .string()
+    .max(400, "must have at most 400 characters")
+    .optional()
+    .describe("`nextCursor` of the previous page."),
   limit: z.coerce
     .number({ error: "must be an integer" })
     .int("must be an integer")
@@ -49,7 +57,11 @@ export const ConsoleWorkflowUpdateBody = z.strictObject({
     .describe("The version the edit started from: another version stored since is a 409, not an overwrite."),
 });
 
-export const ConsoleSharee = z.object({ userId: z.string(), email: z.string().nullable(), role: z.enum(["viewer", "editor"]) });
+export const ConsoleSharee = z.object({
+  userId: z.string(),
+  email: z.string().nullable(),
+  role: z.enum(["viewer", "editor"]),
+});
 
 /** The most steps a layout places: well over any workflow a canvas can show. */
 export const MAX_LAYOUT_POSITIONS = 2000;
@@ -62,7 +74,10 @@ const Coordinate = z
 
 export const ConsoleWorkflowLayout = z.object({
   positions: z
-    .record(z.string().min(1, "must not be empty").max(128, "must have at most 128 characters"), z.strictObject({ x: Coordinate, y: Coordinate }))
+    .record(
+      z.string().min(1, "must not be empty").max(128, "must have at most 128 characters"),
+      z.strictObject({ x: Coordinate, y: Coordinate }),
+    )
     .refine((p) => Object.keys(p).length <= MAX_LAYOUT_POSITIONS, `must place at most ${MAX_LAYOUT_POSITIONS} steps`)
     .describe("Canvas positions a person chose, by step name; steps not named here are placed automatically."),
 });
@@ -88,27 +103,53 @@ export const ConsoleWorkflowDetail = z.object({
   stepCount: z.number().int(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  sharedWith: z.array(ConsoleSharee).nullable().describe("Who it is shared with; shown to the owner only (null for others)."),
+  sharedWith: z
+    .array(ConsoleSharee)
+    .nullable()
+    .describe("Who it is shared with; shown to the owner only (null for others)."),
   layout: ConsoleWorkflowLayout,
-  variables: z.record(z.string(), ConsoleWorkflowVariable).describe("The variables the current version declares, by name."),
+  variables: z
+    .record(z.string(), ConsoleWorkflowVariable)
+    .describe("The variables the current version declares, by name."),
 });
 
-export const WorkflowIssueView = z.object({ path: z.string(), line: z.number().int(), column: z.number().int(), message: z.string() });
+export const WorkflowIssueView = z.object({
+  path: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  message: z.string(),
+});
 
-export const WorkflowInvalidBody = ErrorBody.extend({ details: z.array(WorkflowIssueView).describe("Each mistake, 1-based line and column.") });
+export const WorkflowInvalidBody = ErrorBody.extend({
+  details: z.array(WorkflowIssueView).describe("Each mistake, 1-based line and column."),
+});
 
 export const ConsoleWorkflowVersionParams = z.strictObject({
   id: Id,
   version: z.coerce.number({ error: "must be an integer" }).int("must be an integer").positive("must be positive"),
 });
 
-export const ConsoleWorkflowVersionItem = z.object({ version: z.number().int(), updatedAt: Timestamp, current: z.boolean() });
+export const ConsoleWorkflowVersionItem = z.object({
+  version: z.number().int(),
+  updatedAt: Timestamp,
+  current: z.boolean(),
+});
 
-export const ConsoleWorkflowVersionList = z.object({ items: z.array(ConsoleWorkflowVersionItem).describe("Newest first.") });
+export const ConsoleWorkflowVersionList = z.object({
+  items: z.array(ConsoleWorkflowVersionItem).describe("Newest first."),
+});
 
-export const ConsoleWorkflowVersion = z.object({ id: z.string(), version: z.number().int(), updatedAt: Timestamp, yaml: z.string() });
+export const ConsoleWorkflowVersion = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  updatedAt: Timestamp,
+  yaml: z.string(),
+});
 
-const VersionNumber = z.coerce.number({ error: "must be an integer" }).int("must be an integer").positive("must be positive");
+const VersionNumber = z.coerce
+  .number({ error: "must be an integer" })
+  .int("must be an integer")
+  .positive("must be positive");
 
 export const ConsoleWorkflowDiffQuery = z.strictObject({ from: VersionNumber, to: VersionNumber });
 
@@ -124,4 +165,6 @@ export const ConsoleSharingBody = z.strictObject({
 
 export const ConsoleSharingResponse = z.object({ id: z.string(), sharedWith: z.array(ConsoleSharee) });
 
-export const VersionConflictBody = ErrorBody.extend({ currentVersion: z.number().int().describe("The version stored now.") });
+export const VersionConflictBody = ErrorBody.extend({
+  currentVersion: z.number().int().describe("The version stored now."),
+});

@@ -9,7 +9,11 @@ export const LoginBody = z.strictObject({
 const SessionUser = z.object({ id: z.string(), email: z.string(), plan: z.string() });
 
 export const LoginResponse = z.object({
-  csrfToken: z.string().describe("Send it as X-CSRF-Token on every state-changing console request of this session (the wf_csrf cookie holds it too)."),
+  csrfToken: z
+    .string()
+    .describe(
+      "Send it as X-CSRF-Token on every state-changing console request of this session (the wf_csrf cookie holds it too).",
+    ),
   expiresAt: Timestamp,
   user: SessionUser,
 });

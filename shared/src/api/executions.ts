@@ -33,7 +33,9 @@ export const ExecutionListQuery = z.strictObject({
 /** Only on a rerun (docs/rerun.md). */
 const rerunFields = {
   rerunOf: z.string().optional().describe("A rerun: the execution it reruns."),
-  savedUsage: Usage.optional().describe("A rerun: tokens and cost of the steps it reused instead of running; `usage` counts only what it ran."),
+  savedUsage: Usage.optional().describe(
+    "A rerun: tokens and cost of the steps it reused instead of running; `usage` counts only what it ran.",
+  ),
 };
 
 export const StepResult = z.object({
@@ -48,7 +50,10 @@ export const StepResult = z.object({
   toolCalls: z.array(ToolCallRecord).optional().describe("An `agent` step's tool calls and their results."),
   input: z.unknown().optional().describe("With enableMonitoring only."),
   logs: z.array(z.string()).optional().describe("With enableMonitoring only."),
-  reused: z.literal(true).optional().describe("A rerun took this step's result from the execution it reruns: the step did not run here."),
+  reused: z
+    .literal(true)
+    .optional()
+    .describe("A rerun took this step's result from the execution it reruns: the step did not run here."),
 });
 export type StepResult = z.infer<typeof StepResult>;
 
@@ -70,7 +75,9 @@ export const ExecutionSummary = z.object({
 export type ExecutionSummary = z.infer<typeof ExecutionSummary>;
 
 export const ExecutionStatusView = ExecutionSummary.extend({
-  stepResults: z.record(z.string(), StepResult).describe("Step path (`name`, or `loop[2].name` inside a foreach) to its result."),
+  stepResults: z
+    .record(z.string(), StepResult)
+    .describe("Step path (`name`, or `loop[2].name` inside a foreach) to its result."),
 });
 export type ExecutionStatusView = z.infer<typeof ExecutionStatusView>;
 

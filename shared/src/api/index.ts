@@ -56,7 +56,14 @@ export { ConsoleSession, LoginBody, LoginResponse } from "./console";
 export { RerunBody, RerunQuery, RerunPlanView, RerunResponse } from "./rerun";
 export { ConsoleStartBody, ConsoleExecutionStatus, ConsoleStepView, ConsoleExecutionView } from "./console-executions";
 export { EventSequence, EventStreamQuery } from "./console-events";
-export { DebugCommandParams, DebugCommandAccepted, BreakpointsBody, BreakpointsAccepted, DebugRefusal, DebugRefusedBody } from "./console-debug";
+export {
+  DebugCommandParams,
+  DebugCommandAccepted,
+  BreakpointsBody,
+  BreakpointsAccepted,
+  DebugRefusal,
+  DebugRefusedBody,
+} from "./console-debug";
 export {
   ConsoleWorkflowRole,
   ConsoleWorkflowListQuery,

@@ -20,7 +20,9 @@ export function tooDeepAt(body: unknown): (string | number)[] | null {
   if (body === null || typeof body !== "object") return null;
   const stack: Node[] = [{ value: body, depth: 1, key: "", parent: null }];
   for (let node = stack.pop(); node; node = stack.pop()) {
-    const entries: Iterable<[string | number, unknown]> = Array.isArray(node.value) ? node.value.entries() : Object.entries(node.value);
+    const entries: Iterable<[string | number, unknown]> = Array.isArray(node.value)
+      ? node.value.entries()
+      : Object.entries(node.value);
     for (const [key, value] of entries) {
       if (value === null || typeof value !== "object") continue;
       const child: Node = { value, depth: node.depth + 1, key, parent: node };

@@ -5,7 +5,12 @@ export const MAX_PAGE_SIZE = 200;
 /** `page` (1-based) and `size` query parameters; query values arrive as text and are coerced. */
 export function pageQuery(defaultSize: number) {
   return {
-    page: z.coerce.number({ error: "must be an integer" }).int("must be an integer").min(1, "must be at least 1").default(1).describe("1-based page number."),
+    page: z.coerce
+      .number({ error: "must be an integer" })
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .default(1)
+      .describe("1-based page number."),
     size: z.coerce
       .number({ error: "must be an integer" })
       .int("must be an integer")

@@ -5,7 +5,9 @@ import { MAX_JSON_DEPTH } from "./json-depth";
 const StepName = z.string().min(1, "must not be empty").max(128, "must have at most 128 characters");
 
 export const RerunBody = z.strictObject({
-  fromStep: StepName.describe("The top-level step to rerun from: the steps before it keep what the execution recorded and do not run."),
+  fromStep: StepName.describe(
+    "The top-level step to rerun from: the steps before it keep what the execution recorded and do not run.",
+  ),
   inputs: z
     .record(z.string(), z.unknown())
     .optional()
@@ -41,7 +43,11 @@ export const RerunQuery = z.strictObject({
 const RerunFields = {
   rerunOf: z.string().describe("The execution rerun."),
   fromStep: z.string(),
-  reusedSteps: z.array(z.string()).describe("Top-level steps before fromStep, in order: their states are the source's, marked reused; none of them runs."),
+  reusedSteps: z
+    .array(z.string())
+    .describe(
+      "Top-level steps before fromStep, in order: their states are the source's, marked reused; none of them runs.",
+    ),
   savedUsage: Usage.describe("Tokens and cost of the reused steps' LLM calls: what the rerun does not spend again."),
 };
 

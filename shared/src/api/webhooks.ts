@@ -14,7 +14,9 @@ const FieldName = z.string().min(1, "must not be empty").max(256);
 
 export const VariableMapping = z
   .record(VariableName, FieldName)
-  .describe("Workflow variable name -> top-level payload field name. Null: every top-level string, number or boolean field that names a variable.");
+  .describe(
+    "Workflow variable name -> top-level payload field name. Null: every top-level string, number or boolean field that names a variable.",
+  );
 
 export const AllowedSourceIps = z
   .array(z.string().refine((e) => parseIpRange(e) !== null, "must be an IPv4 or IPv6 address or CIDR range"))
@@ -29,7 +31,9 @@ const settable = {
   variableMapping: VariableMapping.nullable(),
   allowedSourceIps: AllowedSourceIps,
   enabled: z.boolean(),
-  replayProtection: z.boolean().describe("HMAC mode: require Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)."),
+  replayProtection: z
+    .boolean()
+    .describe("HMAC mode: require Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)."),
 };
 
 export const CreateWebhookBody = z.strictObject({
@@ -48,7 +52,10 @@ export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 export const UpdateWebhookBody = z.strictObject({
   name: settable.name.optional(),
   apiKeyId: settable.apiKeyId.optional(),
-  clearApiKeyId: z.literal(true).optional().describe("Unbind the API key; needs `secretKey` in the same request (a string for HMAC, null for open)."),
+  clearApiKeyId: z
+    .literal(true)
+    .optional()
+    .describe("Unbind the API key; needs `secretKey` in the same request (a string for HMAC, null for open)."),
   secretKey: SecretKey.nullable().optional().describe("Write-only. Null removes the secret."),
   variableMapping: settable.variableMapping.optional(),
   allowedSourceIps: settable.allowedSourceIps.optional(),

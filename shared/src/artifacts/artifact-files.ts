@@ -33,7 +33,12 @@ export class ArtifactFiles {
     private readonly store: Store,
   ) {}
 
-  static async open(nc: NatsConnection, namespace: string, placement: StreamPlacement, store: Store): Promise<ArtifactFiles> {
+  static async open(
+    nc: NatsConnection,
+    namespace: string,
+    placement: StreamPlacement,
+    store: Store,
+  ): Promise<ArtifactFiles> {
     const bucket = await openObjectBucket(nc, `${namespace}_artifacts`, placement);
     return new ArtifactFiles(bucket, store);
   }

@@ -56,15 +56,24 @@ export const UserChange = z.strictObject({
 });
 export type UserChange = z.input<typeof UserChange>;
 
-/** Changes a user's plan, status or egress list; takes effect on the next request of each of its keys, and the next code step. */
+/**
+ * Changes a user's plan, status or egress list; takes effect on the next request of each of its keys, and the next code
+ * step.
+ */
 export async function updateUser(store: Store, id: string, change: UserChange, now = Date.now()): Promise<UserRecord> {
   const { egressAllow, ...parsed } = parseInput(UserChange, change);
   return retryOnConflict(async () => {
     const current = await store.users.get(id);
     if (!current) throw new WfError("NOT_FOUND", `no user with id ${id}`);
     const { egressAllow: _previous, ...rest } = current.value;
-    const narrowing = egressAllow === undefined ? current.value.egressAllow : egressAllow.length ? egressAllow : undefined;
-    const next: UserRecord = { ...rest, ...definedOnly(parsed), ...(narrowing ? { egressAllow: narrowing } : {}), updatedAt: now };
+    const narrowing =
+      egressAllow === undefined ? current.value.egressAllow : egressAllow.length ? egressAllow : undefined;
+    const next: UserRecord = {
+      ...rest,
+      ...definedOnly(parsed),
+      ...(narrowing ? { egressAllow: narrowing } : {}),
+      updatedAt: now,
+    };
     await store.users.update(next, current.version);
     return next;
   });
@@ -83,10 +92,16 @@ export const NewApiKey = z.strictObject({
 export type NewApiKey = z.input<typeof NewApiKey>;
 
 /** Creates a key for an existing user; the returned `key` is the only time the secret exists in clear. */
-export async function createApiKey(store: Store, input: NewApiKey, now = Date.now()): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function createApiKey(
+  store: Store,
+  input: NewApiKey,
+  now = Date.now(),
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const parsed = parseInput(NewApiKey, input);
   if (parsed.expiresAt !== null && parsed.expiresAt <= now) {
-    throw new WfError("VALIDATION_FAILED", "expiresAt: must be in the future", [{ field: "expiresAt", message: "must be in the future" }]);
+    throw new WfError("VALIDATION_FAILED", "expiresAt: must be in the future", [
+      { field: "expiresAt", message: "must be in the future" },
+    ]);
   }
   if (!(await store.users.get(parsed.ownerId))) throw new WfError("NOT_FOUND", `no user with id ${parsed.ownerId}`);
   const generated = generateApiKey();

@@ -1,7 +1,25 @@
 export { SCOPES, Scope } from "./scopes";
 export { PLANS, Plan, PLAN_LIMITS, USER_STATUSES, UserStatus, type PlanLimits } from "./plans";
 export { AUDIT_REASONS, AuditReason } from "./audit-reasons";
-export { generateApiKey, parseApiKey, hashSecret, secretMatches, DECOY_SECRET_HASH, type ParsedApiKey, type GeneratedApiKey } from "./api-key";
+export {
+  generateApiKey,
+  parseApiKey,
+  hashSecret,
+  secretMatches,
+  DECOY_SECRET_HASH,
+  type ParsedApiKey,
+  type GeneratedApiKey,
+} from "./api-key";
 export { hashPassword, verifyPassword, DECOY_PASSWORD_HASH } from "./password";
-export { createUser, updateUser, createApiKey, revokeApiKey, userView, NewUser, UserChange, NewApiKey, type UserView } from "./accounts";
+export {
+  createUser,
+  updateUser,
+  createApiKey,
+  revokeApiKey,
+  userView,
+  NewUser,
+  UserChange,
+  NewApiKey,
+  type UserView,
+} from "./accounts";
 export { roleOn, startRefusal, starterOf, type Starter, type WorkflowRole } from "./start-right";

@@ -6,7 +6,9 @@ const KEY_BYTES = 32;
 
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
-  return new Promise((resolve, reject) => scrypt(password.normalize("NFC"), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize("NFC"), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 /** `scrypt$N$r$p$<salt hex>$<key hex>`: the parameters travel with the hash, so they can be raised later. */
@@ -21,7 +23,14 @@ export async function hashPassword(password: string): Promise<string> {
  * password costs and its timing does not tell which emails have an account. A random salt and key
  * at the current parameters: no password derives to it.
  */
-export const DECOY_PASSWORD_HASH = ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, randomBytes(16).toString("hex"), randomBytes(KEY_BYTES).toString("hex")].join("$");
+export const DECOY_PASSWORD_HASH = [
+  "scrypt",
+  PARAMS.N,
+  PARAMS.r,
+  PARAMS.p,
+  randomBytes(16).toString("hex"),
+  randomBytes(KEY_BYTES).toString("hex"),
+].join("$");
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [kind, n, r, p, salt, key] = stored.split("$");

@@ -4,7 +4,10 @@ import type { UserStatus } from "./plans";
 
 export type WorkflowRole = "owner" | "editor" | "viewer";
 
-/** A user's role on a workflow: its owner, or what the workflow is shared with it as; null when it does not see the workflow. */
+/**
+ * A user's role on a workflow: its owner, or what the workflow is shared with it as; null when it does not see the
+ * workflow.
+ */
 export function roleOn(workflow: WorkflowRecord, userId: string): WorkflowRole | null {
   if (workflow.ownerId === userId) return "owner";
   return Object.hasOwn(workflow.sharedWith, userId) ? workflow.sharedWith[userId]! : null;
@@ -33,12 +36,18 @@ export function starterOf(id: string, account: Pick<UserRecord, "status"> | null
  */
 export function startRefusal(starter: Starter, workflowId: string, workflow: WorkflowRecord | null): WfError | null {
   if (starter.status !== null && starter.status !== "active") {
-    return new WfError("ACCOUNT_INACTIVE", `forbidden: starting workflow ${workflowId} needs an active account, and user ${starter.id}'s is ${starter.status}`);
+    return new WfError(
+      "ACCOUNT_INACTIVE",
+      `forbidden: starting workflow ${workflowId} needs an active account, and user ${starter.id}'s is ${starter.status}`,
+    );
   }
   const role = workflow && roleOn(workflow, starter.id);
   if (!role) return new WfError("NOT_FOUND", `workflow ${workflowId} not found`);
   if (role === "viewer") {
-    return new WfError("FORBIDDEN", `forbidden: starting workflow ${workflowId} needs the owner or editor role on it, and user ${starter.id} is a viewer`);
+    return new WfError(
+      "FORBIDDEN",
+      `forbidden: starting workflow ${workflowId} needs the owner or editor role on it, and user ${starter.id} is a viewer`,
+    );
   }
   return null;
 }

@@ -1,7 +1,10 @@
 import { innermostAt } from "./graph";
 import type { CanvasGraph, SourceRange } from "./types";
 
-/** The innermost step whose range holds the cursor at `offset` (its end included, where a cursor after the last character sits). */
+/**
+ * The innermost step whose range holds the cursor at `offset` (its end included, where a cursor after the last
+ * character sits).
+ */
 export function nodeAt(graph: CanvasGraph, offset: number): string | undefined {
   return innermostAt(graph.nodes, offset)?.id;
 }

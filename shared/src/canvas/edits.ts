@@ -5,7 +5,9 @@ import type { CanvasWarning, EditFailure, EditResult, TextEdit, TextRange } from
 import { validated } from "./validation";
 import { isUnknownStepIssue } from "../workflow/semantic";
 
-/** What an operation decided: the splices, the step to select, and the names it removed (whose references now dangle). */
+/**
+ * What an operation decided: the splices, the step to select, and the names it removed (whose references now dangle).
+ */
 export interface Plan {
   edits: TextEdit[];
   id?: string;
@@ -19,7 +21,10 @@ function failure(error: string, issues: EditFailure["issues"] = []): EditFailure
 }
 
 /** Applies non-overlapping edits in one pass; an insertion at the start of a deletion goes before it. */
-export function applyEdits(text: string, edits: readonly TextEdit[]): { text: string; edits: TextEdit[]; changed: TextRange[] } {
+export function applyEdits(
+  text: string,
+  edits: readonly TextEdit[],
+): { text: string; edits: TextEdit[]; changed: TextRange[] } {
   const sorted = [...edits].sort((a, b) => a.from - b.from || a.to - a.from - (b.to - b.from));
   let out = "";
   let at = 0;
@@ -56,16 +61,22 @@ function danglingWarnings(text: string, removed: readonly string[]): CanvasWarni
  */
 export function runOperation(text: string, planner: Planner): EditResult {
   const source = readSource(text);
-  if (source.doc.errors.length > 0) return failure("the text has YAML syntax errors: fix them before editing on the canvas");
+  if (source.doc.errors.length > 0)
+    return failure("the text has YAML syntax errors: fix them before editing on the canvas");
   const plan = planner(source, collectSteps(source));
   if (typeof plan === "string") return failure(plan);
   const applied = applyEdits(text, plan.edits);
   const after = validated(applied.text);
-  // A deleted step that others read is deleted all the same: what reads it is then a problem at its own line, to fix there.
-  const onlyDangling = !after.ok && plan.removed !== undefined && after.errors.every((issue) => isUnknownStepIssue(issue, plan.removed));
+  // A deleted step that others read is deleted all the same: what reads it is then a problem at its own line, to fix
+  // there.
+  const onlyDangling =
+    !after.ok && plan.removed !== undefined && after.errors.every((issue) => isUnknownStepIssue(issue, plan.removed));
   if (!after.ok && !onlyDangling) {
     if (validated(text).ok || readSource(applied.text).doc.errors.length > 0) {
-      return failure(`the change would leave the workflow invalid: ${after.errors[0]?.message ?? "unknown problem"}`, after.errors);
+      return failure(
+        `the change would leave the workflow invalid: ${after.errors[0]?.message ?? "unknown problem"}`,
+        after.errors,
+      );
     }
   }
   return {

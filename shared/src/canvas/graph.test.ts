@@ -4,7 +4,8 @@ import { graph, nodeAt, rangeOf, type CanvasGraph } from "./index";
 
 const fixture = readFileSync(new URL("../workflow/fixtures/example.yaml", import.meta.url), "utf8");
 
-const ids = (g: CanvasGraph, kind?: string): string[] => g.edges.filter((e) => kind === undefined || e.kind === kind).map((e) => `${e.from}->${e.to}`);
+const ids = (g: CanvasGraph, kind?: string): string[] =>
+  g.edges.filter((e) => kind === undefined || e.kind === kind).map((e) => `${e.from}->${e.to}`);
 
 describe("graph of the reference example", () => {
   const g = graph(fixture);
@@ -51,15 +52,32 @@ describe("graph of the reference example", () => {
     ]);
     expect(ids(g, "enter")).toEqual(["each->echo", "both->l1", "both->r1"]);
     expect(ids(g, "exit")).toEqual(["echo->each", "l1->both", "r1->both"]);
-    expect(ids(g, "data")).toEqual(["fetch->classify", "classify->summary", "fetch->apply", "fetch->each", "apply->result"]);
+    expect(ids(g, "data")).toEqual([
+      "fetch->classify",
+      "classify->summary",
+      "fetch->apply",
+      "fetch->each",
+      "apply->result",
+    ]);
   });
 
   it("badges modifiers, and puts the workflow's triggers on its first step", () => {
-    const badges = (id: string): string[] => g.nodes.find((n) => n.id === id)?.badges.map((b) => `${b.kind}: ${b.label}`) ?? [];
-    expect(badges("apply")).toEqual(["condition: if vars.dry_run = false", "retry: retry ×3", "manual_approval: approval"]);
-    expect(badges("fetch")).toEqual(["timeout: timeout 10s", "trigger: schedule */15 * * * *", "trigger: after 01jz8f3k2m4n6p8r0s2t4v6w8y"]);
+    const badges = (id: string): string[] =>
+      g.nodes.find((n) => n.id === id)?.badges.map((b) => `${b.kind}: ${b.label}`) ?? [];
+    expect(badges("apply")).toEqual([
+      "condition: if vars.dry_run = false",
+      "retry: retry ×3",
+      "manual_approval: approval",
+    ]);
+    expect(badges("fetch")).toEqual([
+      "timeout: timeout 10s",
+      "trigger: schedule */15 * * * *",
+      "trigger: after 01jz8f3k2m4n6p8r0s2t4v6w8y",
+    ]);
     const approval = g.nodes.find((n) => n.id === "apply")?.badges[2]?.range;
-    expect(fixture.slice(approval?.start, approval?.end)).toMatch(/^manual_approval: # modifier: pause for a decision first\n[\s\S]*editable: true \}$/);
+    expect(fixture.slice(approval?.start, approval?.end)).toMatch(
+      /^manual_approval: # modifier: pause for a decision first\n[\s\S]*editable: true \}$/,
+    );
   });
 
   it("maps the cursor to the innermost step and a step to its text", () => {
@@ -137,7 +155,9 @@ steps:
     expect(g.nodes.map((n) => n.id)).toContain("fine");
     expect(g.issues.length).toBeGreaterThan(0);
     expect(g.issues[0]?.message).toMatch(/YAML syntax error/);
-    expect(graph("").issues.map((i) => i.message)).toEqual(["the file is empty: a workflow needs at least `name` and `steps`"]);
+    expect(graph("").issues.map((i) => i.message)).toEqual([
+      "the file is empty: a workflow needs at least `name` and `steps`",
+    ]);
     expect(graph("- just\n- a list\n").nodes).toEqual([]);
   });
 
@@ -166,7 +186,9 @@ steps:
       const node = g.nodes.find((n) => n.id === id);
       return text.slice(node?.block.start, node?.block.end);
     };
-    expect(block("a")).toBe("  # leads a\n  - name: a\n    type: wait\n    seconds: 1\n    # trails a: indented under it\n");
+    expect(block("a")).toBe(
+      "  # leads a\n  - name: a\n    type: wait\n    seconds: 1\n    # trails a: indented under it\n",
+    );
     expect(block("b")).toBe("  # leads b\n  - name: b\n    type: wait\n    seconds: 1\n    # trails b\n");
     expect(block("c")).toBe("  # leads c\n  - name: c\n    type: wait\n    seconds: 1\n");
   });

@@ -4,7 +4,17 @@ import { contentEnd, pairEnd } from "./extent";
 import { findReferences } from "./references";
 import { readSource, sourceRange, type Source } from "./source";
 import { agentNames, collectSteps, pairOf, stringField, type ListSite, type StepSite, type StepTree } from "./steps";
-import type { Badge, CanvasEdge, CanvasGraph, CanvasGroup, CanvasIssue, CanvasNode, EdgeKind, Modifier, SourceRange } from "./types";
+import type {
+  Badge,
+  CanvasEdge,
+  CanvasGraph,
+  CanvasGroup,
+  CanvasIssue,
+  CanvasNode,
+  EdgeKind,
+  Modifier,
+  SourceRange,
+} from "./types";
 import { MODIFIERS } from "./types";
 import { validated } from "./validation";
 
@@ -52,7 +62,15 @@ function triggerBadges(source: Source): Badge[] {
   const triggers = isMap(root) ? root.get("triggers", true) : undefined;
   if (!isSeq(triggers)) return [];
   return triggers.items.flatMap((item) =>
-    isMap(item) && item.range ? [{ kind: "trigger" as const, label: triggerLabel(item), range: sourceRange(source, item.range[0], item.range[1]) }] : [],
+    isMap(item) && item.range
+      ? [
+          {
+            kind: "trigger" as const,
+            label: triggerLabel(item),
+            range: sourceRange(source, item.range[0], item.range[1]),
+          },
+        ]
+      : [],
   );
 }
 
@@ -174,7 +192,9 @@ export function graph(text: string): CanvasGraph {
     badges: [...modifierBadges(source, site), ...(site === tree.root?.items[0] ? triggers : [])],
   }));
 
-  const byName = new Map(tree.steps.flatMap((site) => (site.name === undefined ? [] : [[site.name, site.id] as const])).reverse());
+  const byName = new Map(
+    tree.steps.flatMap((site) => (site.name === undefined ? [] : [[site.name, site.id] as const])).reverse(),
+  );
   const references = findReferences(source, tree).map((ref) => ({
     name: ref.name,
     target: byName.get(ref.name),

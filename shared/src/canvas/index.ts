@@ -10,7 +10,14 @@ export { nodeAt, rangeOf } from "./cursor";
 export { addStep, deleteStep, moveStep, type AddStepOp, type DeleteStepOp, type MoveStepOp } from "./op-steps";
 export { renameStep, type RenameStepOp } from "./op-rename";
 export { wrapInForeach, wrapInParallel, unwrap, type WrapOp, type UnwrapOp } from "./op-wrap";
-export { setField, removeField, toggleModifier, type SetFieldOp, type RemoveFieldOp, type ToggleModifierOp } from "./op-fields";
+export {
+  setField,
+  removeField,
+  toggleModifier,
+  type SetFieldOp,
+  type RemoveFieldOp,
+  type ToggleModifierOp,
+} from "./op-fields";
 export { applyOperation, type CanvasOperation } from "./operations";
 export { validated } from "./validation";
 export { isUnknownStepIssue } from "../workflow/semantic";

@@ -28,7 +28,12 @@ export function blockLines(piece: Piece, col: number): string {
   if (piece.kind === "block") return shiftLines(piece.text, col - piece.col);
   // Indentation inside a flow collection only has to be deeper than the block around it.
   const [first = "", ...rest] = piece.text.split("\n");
-  return [" ".repeat(col) + "- " + first, ...rest.map((line) => (line.trim() === "" ? "" : " ".repeat(col + 4) + line.trimStart()))].join("\n") + "\n";
+  return (
+    [
+      " ".repeat(col) + "- " + first,
+      ...rest.map((line) => (line.trim() === "" ? "" : " ".repeat(col + 4) + line.trimStart())),
+    ].join("\n") + "\n"
+  );
 }
 
 /** Items of a block list separated by blank lines get a blank line around new ones too. */
@@ -81,7 +86,14 @@ function commentInside(token: unknown, from: number, to: number): boolean {
  * a block list first, its items kept as written, since a block step cannot be written as flow
  * without losing its comments and layout.
  */
-export function insertion(source: Source, tree: StepTree, list: ListSite, index: number, piece: Piece, exclude?: StepSite): TextEdit[] | string {
+export function insertion(
+  source: Source,
+  tree: StepTree,
+  list: ListSite,
+  index: number,
+  piece: Piece,
+  exclude?: StepSite,
+): TextEdit[] | string {
   const { text } = source;
   const siblings = list.items.filter((site) => site !== exclude);
   const before = siblings[index];

@@ -71,7 +71,8 @@ function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string 
     pair && isScalar(pair.value) && pair.value.srcToken && pair.value.range && pair.value.range[1] > pair.value.range[0]
       ? scalarEdit(source.text, pair.value, path, op.value, inFlow)
       : checkedEdit(source.text, path, op.value, (force) => {
-          const render = (keyCol: number, flow: boolean): string => `${keyText}: ${scalarText(op.value, keyCol, flow, force)}`;
+          const render = (keyCol: number, flow: boolean): string =>
+            `${keyText}: ${scalarText(op.value, keyCol, flow, force)}`;
           if (!pair) return addPair(source.text, map, render, BEFORE_LISTS);
           // A collection or empty value is written anew from the key on; the lines around it stay.
           const from = (pair.key as Node).range?.[0] ?? 0;

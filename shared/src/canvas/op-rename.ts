@@ -31,6 +31,9 @@ export function renameStep(text: string, op: RenameStepOp): EditResult {
     // A duplicate name resolves to its first step, so only that step's rename moves the references.
     const moves = tree.byId.get(oldName) === site;
     const refs = moves ? findReferences(source, tree).filter((ref) => ref.name === oldName) : [];
-    return { edits: [nameEdit, ...refs.map((ref) => ({ from: ref.start, to: ref.end, insert: stepRef(op.name) }))], id: op.name };
+    return {
+      edits: [nameEdit, ...refs.map((ref) => ({ from: ref.start, to: ref.end, insert: stepRef(op.name) }))],
+      id: op.name,
+    };
   });
 }

@@ -39,7 +39,8 @@ function listOrError(tree: StepTree, ref: StepList): ListSite | string {
 
 /** Checks a name the user chose for a new step. */
 export function newNameProblem(tree: StepTree, name: string): string | undefined {
-  if (!STEP_NAME_PATTERN.test(name)) return `\`${name}\` is not a valid step name: start with a letter or \`_\` and use only letters, digits, \`_\` and \`-\``;
+  if (!STEP_NAME_PATTERN.test(name))
+    return `\`${name}\` is not a valid step name: start with a letter or \`_\` and use only letters, digits, \`_\` and \`-\``;
   return tree.steps.some((site) => site.name === name) ? `a step named \`${name}\` already exists` : undefined;
 }
 
@@ -92,7 +93,10 @@ export function deleteStep(text: string, op: DeleteStepOp): EditResult {
     if (!site) return `no step \`${op.id}\``;
     const problem = onlyStepProblem(site);
     if (problem !== undefined) return problem;
-    return { edits: [removal(source, site)], removed: withDescendants(site).flatMap((s) => (s.name === undefined ? [] : [s.name])) };
+    return {
+      edits: [removal(source, site)],
+      removed: withDescendants(site).flatMap((s) => (s.name === undefined ? [] : [s.name])),
+    };
   });
 }
 
@@ -104,7 +108,8 @@ function movePlan(source: Source, tree: StepTree, op: MoveStepOp): Plan | string
   if (list.owner && withDescendants(site).includes(list.owner)) return `\`${site.id}\` cannot move into itself`;
   const same = list === site.list;
   const room = same ? list.items.length - 1 : list.items.length;
-  if (!Number.isInteger(op.index) || op.index < 0 || op.index > room) return `position ${op.index} is outside ${describeList(list.ref)} (0 to ${room})`;
+  if (!Number.isInteger(op.index) || op.index < 0 || op.index > room)
+    return `position ${op.index} is outside ${describeList(list.ref)} (0 to ${room})`;
   if (same && op.index === site.index) return { edits: [], id: site.id };
   const problem = same ? undefined : onlyStepProblem(site);
   if (problem !== undefined) return problem;

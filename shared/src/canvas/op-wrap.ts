@@ -59,7 +59,8 @@ function wrapPlan(source: Source, tree: StepTree, op: WrapOp, kind: "foreach" | 
   const { list, sites } = selected;
   const first = sites[0] as StepSite;
   const last = sites[sites.length - 1] as StepSite;
-  if (kind === "parallel" && sites.some((site) => site.name === undefined)) return "each step to run in parallel needs a name: it names its branch";
+  if (kind === "parallel" && sites.some((site) => site.name === undefined))
+    return "each step to run in parallel needs a name: it names its branch";
   const name = containerName(tree, op.name);
   if (typeof name !== "string") return name.error;
   const { text } = source;
@@ -70,7 +71,10 @@ function wrapPlan(source: Source, tree: StepTree, op: WrapOp, kind: "foreach" | 
       kind === "foreach"
         ? `items: [], steps: [ ${text.slice(first.start, last.end)} ]`
         : `branches: { ${sites.map((site) => `${yamlText(site.name ?? "")}: [ ${text.slice(site.start, site.end)} ]`).join(", ")} }`;
-    return { edits: [{ from: first.start, to: last.end, insert: `{ name: ${nameText}, type: ${kind}, ${inner} }` }], id: name };
+    return {
+      edits: [{ from: first.start, to: last.end, insert: `{ name: ${nameText}, type: ${kind}, ${inner} }` }],
+      id: name,
+    };
   }
 
   const col = list.dashCol;
@@ -81,7 +85,8 @@ function wrapPlan(source: Source, tree: StepTree, op: WrapOp, kind: "foreach" | 
     const steps = withNewline(text.slice(first.blockStart, last.blockEnd));
     body = `${pad(col + 2)}items: []\n${pad(col + 2)}steps:\n${shiftLines(steps, 2 + seqIndent(source, tree))}`;
   } else {
-    // Each step becomes a branch named after it; what lies between two steps (blank lines, loose comments) stays between their branches.
+    // Each step becomes a branch named after it; what lies between two steps (blank lines, loose comments) stays
+    // between their branches.
     const branches = sites.map((site, i) => {
       const gap = i === 0 ? "" : shiftLines(text.slice((sites[i - 1] as StepSite).blockEnd, site.blockStart), 4);
       const lines = withNewline(text.slice(site.blockStart, site.blockEnd));
@@ -89,7 +94,10 @@ function wrapPlan(source: Source, tree: StepTree, op: WrapOp, kind: "foreach" | 
     });
     body = `${pad(col + 2)}branches:\n${branches.join("")}`;
   }
-  return { edits: [{ from: first.blockStart, to: last.blockEnd, insert: fitEnd(source, last.blockEnd, head + body) }], id: name };
+  return {
+    edits: [{ from: first.blockStart, to: last.blockEnd, insert: fitEnd(source, last.blockEnd, head + body) }],
+    id: name,
+  };
 }
 
 /** Puts adjacent steps inside a new foreach (with `items: []` to fill in), keeping their text and comments. */
@@ -120,11 +128,20 @@ export function unwrap(text: string, op: UnwrapOp): EditResult {
     }
     const col = site.list.dashCol;
     const parts = lists.map((list) => {
-      if (list.seq.flow) return list.items.map((s) => blockLines({ kind: "flow", text: text.slice(s.start, s.end) }, col)).join("");
-      const steps = text.slice((list.items[0] as StepSite).blockStart, (list.items[list.items.length - 1] as StepSite).blockEnd);
+      if (list.seq.flow)
+        return list.items.map((s) => blockLines({ kind: "flow", text: text.slice(s.start, s.end) }, col)).join("");
+      const steps = text.slice(
+        (list.items[0] as StepSite).blockStart,
+        (list.items[list.items.length - 1] as StepSite).blockEnd,
+      );
       return shiftLines(withNewline(steps), col - list.dashCol);
     });
     const leading = text.slice(site.blockStart, lineStart(text, site.start));
-    return { edits: [{ from: site.blockStart, to: site.blockEnd, insert: fitEnd(source, site.blockEnd, leading + parts.join("")) }], removed };
+    return {
+      edits: [
+        { from: site.blockStart, to: site.blockEnd, insert: fitEnd(source, site.blockEnd, leading + parts.join("")) },
+      ],
+      removed,
+    };
   });
 }

@@ -57,7 +57,8 @@ steps:
 function ok(result: EditResult): EditSuccess {
   if (!result.ok) throw new Error(result.error);
   const validated = validateWorkflowText(result.text);
-  // A delete leaves what read the deleted step as problems at their lines (the test says which); nothing else may be wrong.
+  // A delete leaves what read the deleted step as problems at their lines (the test says which); nothing else may be
+  // wrong.
   const others = validated.ok ? [] : validated.errors.filter((e) => !isUnknownStepIssue(e));
   if (others.length > 0) throw new Error(others.map((e) => e.message).join("\n"));
   return result;
@@ -90,15 +91,29 @@ describe("addStep", () => {
 
   it("writes one line of flow text into a flow list", () => {
     const result = ok(addStep(SOURCE, { type: "code", list: { parent: "both", branch: "left" }, index: 0 }));
-    expect(result.text).toBe(replaced("left:  [ {", 'left:  [ { name: step_8, type: code, language: python, code: print("hello") }, {'));
+    expect(result.text).toBe(
+      replaced("left:  [ {", 'left:  [ { name: step_8, type: code, language: python, code: print("hello") }, {'),
+    );
   });
 
   it("refuses what it cannot write", () => {
-    expect(addStep(SOURCE, { type: "agent" })).toMatchObject({ ok: false, error: expect.stringMatching(/define an agent first/) });
-    expect(addStep(SOURCE, { type: "wait", index: 9 })).toMatchObject({ ok: false, error: expect.stringMatching(/outside the top-level steps/) });
-    expect(addStep(SOURCE, { type: "wait", name: "fetch" })).toMatchObject({ ok: false, error: expect.stringMatching(/already exists/) });
+    expect(addStep(SOURCE, { type: "agent" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/define an agent first/),
+    });
+    expect(addStep(SOURCE, { type: "wait", index: 9 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/outside the top-level steps/),
+    });
+    expect(addStep(SOURCE, { type: "wait", name: "fetch" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/already exists/),
+    });
     expect(addStep(SOURCE, { type: "wait", list: { parent: "nope" } })).toMatchObject({ ok: false });
-    expect(addStep("name: x\nsteps: [\n", { type: "wait" })).toMatchObject({ ok: false, error: expect.stringMatching(/syntax errors/) });
+    expect(addStep("name: x\nsteps: [\n", { type: "wait" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/syntax errors/),
+    });
   });
 });
 
@@ -106,13 +121,18 @@ describe("deleteStep", () => {
   it("takes the step's comment lines and one separating blank line with it", () => {
     const result = ok(deleteStep(SOURCE, { id: "fetch" }));
     expect(result.text).toBe(
-      replaced(`    # fetch the rows first\n    - name: fetch\n      type: code\n      language: python\n      code: |\n        print('{"rows": []}')\n\n`, ""),
+      replaced(
+        `    # fetch the rows first\n    - name: fetch\n      type: code\n      language: python\n      code: |\n        print('{"rows": []}')\n\n`,
+        "",
+      ),
     );
   });
 
   it("deletes a step others read, and reports each reference left dangling", () => {
     const result = ok(deleteStep(SOURCE, { id: "classify" }));
-    expect(result.warnings.map((w) => [w.message, w.range.startLine, result.text.slice(w.range.start, w.range.end)])).toEqual([
+    expect(
+      result.warnings.map((w) => [w.message, w.range.startLine, result.text.slice(w.range.start, w.range.end)]),
+    ).toEqual([
       ["step `l1` still reads `steps.classify`, which no longer exists", 24, "steps.classify"],
       ["step `done` still reads `steps.classify`, which no longer exists", 27, "steps.classify"],
       ["step `done` still reads `steps.classify`, which no longer exists", 28, "steps.classify"],
@@ -124,7 +144,10 @@ describe("deleteStep", () => {
   });
 
   it("refuses to empty a list", () => {
-    expect(deleteStep(SOURCE, { id: "inner" })).toMatchObject({ ok: false, error: expect.stringMatching(/only step of the steps of `loop`.*unwrap `loop`/) });
+    expect(deleteStep(SOURCE, { id: "inner" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/only step of the steps of `loop`.*unwrap `loop`/),
+    });
     expect(deleteStep("name: x\nsteps:\n  - { name: a, type: wait, seconds: 1 }\n", { id: "a" })).toMatchObject({
       ok: false,
       error: expect.stringMatching(/only step/),
@@ -151,8 +174,14 @@ describe("renameStep", () => {
   });
 
   it("refuses a name that is taken or not a name", () => {
-    expect(renameStep(SOURCE, { id: "fetch", name: "loop" })).toMatchObject({ ok: false, error: expect.stringMatching(/already exists/) });
-    expect(renameStep(SOURCE, { id: "fetch", name: "9lives" })).toMatchObject({ ok: false, error: expect.stringMatching(/not a valid step name/) });
+    expect(renameStep(SOURCE, { id: "fetch", name: "loop" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/already exists/),
+    });
+    expect(renameStep(SOURCE, { id: "fetch", name: "9lives" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not a valid step name/),
+    });
   });
 });
 
@@ -188,7 +217,10 @@ describe("moveStep", () => {
   it("moves a flow item out as a block item, and reorders within a list", () => {
     const two = replaced("left:  [ {", "left:  [ { name: l0, type: wait, seconds: 1 }, {");
     expect(ok(moveStep(two, { id: "l1", to: {}, index: 0 })).text).toBe(
-      SOURCE.replace("steps:\n    # fetch", 'steps:\n    - { name: l1, type: transform, output: "{{ steps.classify.output }}" }\n\n    # fetch').replace(
+      SOURCE.replace(
+        "steps:\n    # fetch",
+        'steps:\n    - { name: l1, type: transform, output: "{{ steps.classify.output }}" }\n\n    # fetch',
+      ).replace(
         'left:  [ { name: l1, type: transform, output: "{{ steps.classify.output }}" } ]',
         "left:  [ { name: l0, type: wait, seconds: 1 } ]",
       ),
@@ -203,7 +235,10 @@ describe("moveStep", () => {
 
   it("does nothing for the same place and refuses a move into itself", () => {
     expect(ok(moveStep(SOURCE, { id: "classify", to: {}, index: 1 })).edits).toEqual([]);
-    expect(moveStep(SOURCE, { id: "loop", to: { parent: "loop" }, index: 0 })).toMatchObject({ ok: false, error: expect.stringMatching(/into itself/) });
+    expect(moveStep(SOURCE, { id: "loop", to: { parent: "loop" }, index: 0 })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/into itself/),
+    });
   });
 });
 
@@ -242,16 +277,19 @@ describe("wrapInForeach, wrapInParallel and unwrap", () => {
 `,
       ),
     );
-    expect(wrapInForeach(SOURCE, { ids: ["fetch", "loop"] })).toMatchObject({ ok: false, error: expect.stringMatching(/next to each other/) });
+    expect(wrapInForeach(SOURCE, { ids: ["fetch", "loop"] })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/next to each other/),
+    });
   });
 
   it("makes each step a branch named after it", () => {
     const result = ok(wrapInParallel(SOURCE, { ids: ["l1"] }));
     expect(result.text).toBe(
-      replaced("left:  [ { name: l1,", "left:  [ { name: step_8, type: parallel, branches: { l1: [ { name: l1,").replace(
-        'output }}" } ]',
-        'output }}" } ] } } ]',
-      ),
+      replaced(
+        "left:  [ { name: l1,",
+        "left:  [ { name: step_8, type: parallel, branches: { l1: [ { name: l1,",
+      ).replace('output }}" } ]', 'output }}" } ] } } ]'),
     );
   });
 
@@ -282,7 +320,10 @@ describe("wrapInForeach, wrapInParallel and unwrap", () => {
         `    - { name: l1, type: transform, output: "{{ steps.classify.output }}" }\n`,
       ),
     );
-    expect(unwrap(SOURCE, { id: "fetch" })).toMatchObject({ ok: false, error: expect.stringMatching(/holds no steps/) });
+    expect(unwrap(SOURCE, { id: "fetch" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/holds no steps/),
+    });
   });
 });
 
@@ -290,8 +331,12 @@ describe("setField and removeField", () => {
   it("changes only the value's own span, keeping its quoting and what surrounds it", () => {
     const model = ok(setField(SOURCE, { id: "classify", key: "model", value: "gpt-5" }));
     expect(model.text).toBe(replaced("model:    gpt-4o-mini", "model:    gpt-5"));
-    expect(model.edits).toEqual([{ from: SOURCE.indexOf("gpt-4o-mini"), to: SOURCE.indexOf("gpt-4o-mini") + 11, insert: "gpt-5" }]);
-    expect(ok(setField(SOURCE, { id: "classify", key: "prompt", value: "It's {{ vars.x }}" })).text).toContain("prompt: 'It''s {{ vars.x }}'\n");
+    expect(model.edits).toEqual([
+      { from: SOURCE.indexOf("gpt-4o-mini"), to: SOURCE.indexOf("gpt-4o-mini") + 11, insert: "gpt-5" },
+    ]);
+    expect(ok(setField(SOURCE, { id: "classify", key: "prompt", value: "It's {{ vars.x }}" })).text).toContain(
+      "prompt: 'It''s {{ vars.x }}'\n",
+    );
     expect(ok(setField(SOURCE, { id: "fetch", key: "code", value: "print(1)\nprint(2)\n" })).text).toContain(
       "      code: |\n        print(1)\n        print(2)\n\n",
     );
@@ -306,9 +351,15 @@ describe("setField and removeField", () => {
     expect(ok(setField(SOURCE, { id: "classify", key: "temperature", value: 0.2 })).text).toContain(
       "(steps.fetch is not read here)'\n      temperature: 0.2\n\n",
     );
-    expect(ok(setField(SOURCE, { id: "loop", key: "concurrency", value: 3 })).text).toContain('rows }}"\n      concurrency: 3\n      steps:\n');
-    expect(ok(setField(SOURCE, { id: "l1", key: "timeout", value: 30 })).text).toContain('output: "{{ steps.classify.output }}", timeout: 30 } ]');
-    expect(ok(setField(SOURCE, { id: "l1", key: "description", value: "two\nlines" })).text).toContain(', description: "two\\nlines" } ]');
+    expect(ok(setField(SOURCE, { id: "loop", key: "concurrency", value: 3 })).text).toContain(
+      'rows }}"\n      concurrency: 3\n      steps:\n',
+    );
+    expect(ok(setField(SOURCE, { id: "l1", key: "timeout", value: 30 })).text).toContain(
+      'output: "{{ steps.classify.output }}", timeout: 30 } ]',
+    );
+    expect(ok(setField(SOURCE, { id: "l1", key: "description", value: "two\nlines" })).text).toContain(
+      ', description: "two\\nlines" } ]',
+    );
     expect(ok(setField(SOURCE, { id: "done", key: "description", value: "one\ntwo\n" })).text).toBe(
       SOURCE + "\n      description: |\n        one\n        two",
     );
@@ -316,20 +367,40 @@ describe("setField and removeField", () => {
 
   it("sets a field inside a modifier, and refuses what would break the workflow", () => {
     const retried = ok(toggleModifier(SOURCE, { id: "fetch", modifier: "retry" })).text;
-    expect(ok(setField(retried, { id: "fetch", key: ["retry", "max_attempts"], value: 5 })).text).toContain("retry: { max_attempts: 5, backoff: exponential }");
+    expect(ok(setField(retried, { id: "fetch", key: ["retry", "max_attempts"], value: 5 })).text).toContain(
+      "retry: { max_attempts: 5, backoff: exponential }",
+    );
     const bogus = setField(SOURCE, { id: "l1", key: "type", value: "bogus" });
-    expect(bogus).toMatchObject({ ok: false, error: expect.stringMatching(/would leave the workflow invalid: unknown type `bogus`/) });
+    expect(bogus).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/would leave the workflow invalid: unknown type `bogus`/),
+    });
     expect(bogus.ok ? [] : bogus.issues.map((i) => i.line)).toEqual([29]);
-    expect(setField(SOURCE, { id: "fetch", key: "name", value: "x" })).toMatchObject({ ok: false, error: expect.stringMatching(/rename the step/) });
+    expect(setField(SOURCE, { id: "fetch", key: "name", value: "x" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/rename the step/),
+    });
   });
 
   it("removes a field with its comment lines, in block and flow text", () => {
-    const text = SOURCE.replace("      type: foreach\n", "      type: foreach\n      # at most two at once\n      concurrency: 2 # why two\n");
+    const text = SOURCE.replace(
+      "      type: foreach\n",
+      "      type: foreach\n      # at most two at once\n      concurrency: 2 # why two\n",
+    );
     expect(ok(removeField(text, { id: "loop", key: "concurrency" })).text).toBe(SOURCE);
-    const flow = SOURCE.replace('output: "{{ steps.classify.output }}" }', 'output: "{{ steps.classify.output }}", timeout: 5 }');
+    const flow = SOURCE.replace(
+      'output: "{{ steps.classify.output }}" }',
+      'output: "{{ steps.classify.output }}", timeout: 5 }',
+    );
     expect(ok(removeField(flow, { id: "l1", key: "timeout" })).text).toBe(SOURCE);
-    expect(removeField(SOURCE, { id: "l1", key: "output" })).toMatchObject({ ok: false, error: expect.stringMatching(/missing required key `output`/) });
-    expect(removeField(SOURCE, { id: "l1", key: "type" })).toMatchObject({ ok: false, error: "every step needs a `type`" });
+    expect(removeField(SOURCE, { id: "l1", key: "output" })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/missing required key `output`/),
+    });
+    expect(removeField(SOURCE, { id: "l1", key: "type" })).toMatchObject({
+      ok: false,
+      error: "every step needs a `type`",
+    });
   });
 });
 
@@ -346,7 +417,9 @@ describe("toggleModifier", () => {
         expect(ok(toggleModifier(on.text, { id, modifier })).text).toBe(SOURCE);
       }
     }
-    expect(ok(toggleModifier(SOURCE, { id: "done", modifier: "condition" })).text).toBe(replaced("      condition: steps.classify.status = 'COMPLETED'\n", ""));
+    expect(ok(toggleModifier(SOURCE, { id: "done", modifier: "condition" })).text).toBe(
+      replaced("      condition: steps.classify.status = 'COMPLETED'\n", ""),
+    );
     expect(ok(toggleModifier(SOURCE, { id: "done", modifier: "manual_approval" })).text).toBe(
       SOURCE + "\n      manual_approval:\n        message: Continue?\n        timeout: 3600",
     );
@@ -355,6 +428,8 @@ describe("toggleModifier", () => {
 
 describe("applyOperation", () => {
   it("runs an operation given as data", () => {
-    expect(applyOperation(SOURCE, { kind: "renameStep", id: "inner", name: "row" })).toEqual(renameStep(SOURCE, { id: "inner", name: "row" }));
+    expect(applyOperation(SOURCE, { kind: "renameStep", id: "inner", name: "row" })).toEqual(
+      renameStep(SOURCE, { id: "inner", name: "row" }),
+    );
   });
 });

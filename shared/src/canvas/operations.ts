@@ -1,4 +1,11 @@
-import { removeField, setField, toggleModifier, type RemoveFieldOp, type SetFieldOp, type ToggleModifierOp } from "./op-fields";
+import {
+  removeField,
+  setField,
+  toggleModifier,
+  type RemoveFieldOp,
+  type SetFieldOp,
+  type ToggleModifierOp,
+} from "./op-fields";
 import { renameStep, type RenameStepOp } from "./op-rename";
 import { addStep, deleteStep, moveStep, type AddStepOp, type DeleteStepOp, type MoveStepOp } from "./op-steps";
 import { unwrap, wrapInForeach, wrapInParallel, type UnwrapOp, type WrapOp } from "./op-wrap";

@@ -18,7 +18,12 @@ function pairLines(text: string, pair: Pair): [number, number] {
   const start = keyStart(pair);
   const col = column(text, start);
   let from = lineStart(text, start);
-  for (let prev = previousLineStart(text, from); prev >= 0 && commentColumn(text.slice(prev, from)) === col; prev = previousLineStart(text, from)) from = prev;
+  for (
+    let prev = previousLineStart(text, from);
+    prev >= 0 && commentColumn(text.slice(prev, from)) === col;
+    prev = previousLineStart(text, from)
+  )
+    from = prev;
   let to = lineEnd(text, pairEnd(pair));
   while (to < text.length && commentColumn(lineAt(text, to)) > col) to = lineEnd(text, to + 1);
   return [from, to];
@@ -29,7 +34,12 @@ function pairLines(text: string, pair: Pair): [number, number] {
  * header stays above its steps), else after its last pair. `render` writes the pair for a key at
  * `keyCol`, without that first indentation or a final newline.
  */
-export function addPair(text: string, map: YAMLMap, render: (keyCol: number, inFlow: boolean) => string, before: readonly string[]): TextEdit {
+export function addPair(
+  text: string,
+  map: YAMLMap,
+  render: (keyCol: number, inFlow: boolean) => string,
+  before: readonly string[],
+): TextEdit {
   const anchor = map.items.find((pair) => isScalar(pair.key) && before.includes(String(pair.key.value)));
   const last = map.items[map.items.length - 1];
   if (map.flow) {

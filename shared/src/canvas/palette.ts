@@ -2,7 +2,10 @@ import { stringify } from "yaml";
 import type { StepType } from "../workflow/step-types";
 import type { Piece } from "./layout";
 
-/** Hands out `step_<n>` names no step uses yet, counting on from the number of names in use, so the first reads as the next step. */
+/**
+ * Hands out `step_<n>` names no step uses yet, counting on from the number of names in use, so the first reads as the
+ * next step.
+ */
 export function nameSource(taken: Iterable<string | undefined>): () => string {
   const used = new Set(taken);
   let n = used.size;
@@ -19,7 +22,12 @@ export function nameSource(taken: Iterable<string | undefined>): () => string {
  * A new step of each type, valid as it stands and small enough to read at a glance. An `agent`
  * step needs an agent to name, so it takes the file's first one; undefined without agents.
  */
-export function defaultStep(type: StepType, nextName: () => string, agents: readonly string[], flow: boolean): object | undefined {
+export function defaultStep(
+  type: StepType,
+  nextName: () => string,
+  agents: readonly string[],
+  flow: boolean,
+): object | undefined {
   const name = nextName();
   const code = flow ? 'print("hello")' : 'print("hello")\n';
   switch (type) {
@@ -42,7 +50,10 @@ export function defaultStep(type: StepType, nextName: () => string, agents: read
   }
 }
 
-/** A new step as a piece for its list: a block item (its lists indented under their keys when the file's are), or one line of flow text. */
+/**
+ * A new step as a piece for its list: a block item (its lists indented under their keys when the file's are), or one
+ * line of flow text.
+ */
 export function newStepPiece(step: object, flow: boolean, seqIndent: number): Piece {
   if (flow) return { kind: "flow", text: stringify(step, { collectionStyle: "flow", lineWidth: 0 }).trim() };
   const body = stringify(step, { lineWidth: 0, indent: 2, indentSeq: seqIndent > 0 }).replace(/\n$/, "");

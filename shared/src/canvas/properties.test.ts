@@ -4,7 +4,16 @@ import { describe, expect, it } from "vitest";
 import { STEP_TYPES, formatIssues, isUnknownStepIssue } from "../workflow";
 import { validateWorkflowText } from "../workflow/validate";
 import { applyEdits } from "./edits";
-import { applyOperation, graph, MODIFIERS, type CanvasGraph, type CanvasNode, type CanvasOperation, type EditSuccess, type StepList } from "./index";
+import {
+  applyOperation,
+  graph,
+  MODIFIERS,
+  type CanvasGraph,
+  type CanvasNode,
+  type CanvasOperation,
+  type EditSuccess,
+  type StepList,
+} from "./index";
 import { commentLines, counts, lineDiff, lineOf } from "./testing/diff";
 import { pick, seeded, type Random } from "../testing/random";
 import { generateWorkflow } from "./testing/generate";
@@ -15,7 +24,10 @@ const corpus: { label: string; text: string }[] = [
   ...readdirSync(examples)
     .filter((file) => file.endsWith(".yaml"))
     .map((file) => ({ label: `examples/${file}`, text: read(new URL(file, examples)) })),
-  { label: "workflow/fixtures/example.yaml", text: read(new URL("../workflow/fixtures/example.yaml", import.meta.url)) },
+  {
+    label: "workflow/fixtures/example.yaml",
+    text: read(new URL("../workflow/fixtures/example.yaml", import.meta.url)),
+  },
   ...Array.from({ length: 40 }, (_, i) => ({ label: `generated #${i + 1}`, text: generateWorkflow(i + 1) })),
 ];
 
@@ -40,8 +52,12 @@ type Span = [number, number];
 /** The list's text (offsets) and whether it is written in flow style. */
 function listSpan(text: string, g: CanvasGraph, list: StepList): { span: Span; flow: boolean } {
   const group =
-    list.parent === undefined ? undefined : g.groups.find((gr) => gr.id === (list.branch === undefined ? list.parent : `${list.parent}/${list.branch}`));
-  const range = group ? [group.range.start, group.range.end] : (parseDocument(text).get("steps", true) as { range: number[] }).range;
+    list.parent === undefined
+      ? undefined
+      : g.groups.find((gr) => gr.id === (list.branch === undefined ? list.parent : `${list.parent}/${list.branch}`));
+  const range = group
+    ? [group.range.start, group.range.end]
+    : (parseDocument(text).get("steps", true) as { range: number[] }).range;
   const [start = 0, end = 0] = range;
   return { span: [start, end], flow: text[start] === "[" };
 }
@@ -67,7 +83,9 @@ function rawStep(text: string, name: string): Record<string, unknown> | undefine
     if (!Array.isArray(list)) return undefined;
     for (const step of list as Record<string, unknown>[]) {
       if (step.name === name) return step;
-      const inner = [step.steps, ...Object.values((step.branches ?? {}) as object)].map(find).find((found) => found !== undefined);
+      const inner = [step.steps, ...Object.values((step.branches ?? {}) as object)]
+        .map(find)
+        .find((found) => found !== undefined);
       if (inner) return inner;
     }
     return undefined;
@@ -89,7 +107,13 @@ const OPTIONAL_KEYS = [
   "max_tokens",
 ];
 
-function randomOperation(random: Random, g: CanvasGraph, text: string, kind: CanvasOperation["kind"], serial: number): CanvasOperation | undefined {
+function randomOperation(
+  random: Random,
+  g: CanvasGraph,
+  text: string,
+  kind: CanvasOperation["kind"],
+  serial: number,
+): CanvasOperation | undefined {
   const node = pick(random, g.nodes);
   const list = pick(random, listsOf(g));
   const size = members(g, list).length;
@@ -119,7 +143,10 @@ function randomOperation(random: Random, g: CanvasGraph, text: string, kind: Can
     }
     case "setField": {
       const choices: [string, string | number][] = [
-        ["description", pick(random, ["12", "true", "a: b", "plain words", "two\nlines\n", "{{ not a template here }}"])],
+        [
+          "description",
+          pick(random, ["12", "true", "a: b", "plain words", "two\nlines\n", "{{ not a template here }}"]),
+        ],
         ["timeout", pick(random, [1, 45, 2.5])],
       ];
       if (node.type === "llm") choices.push(["model", "gpt-5-mini"], ["prompt", "Again: {{ vars.who }}"]);
@@ -157,7 +184,10 @@ function allowedSpans(text: string, g: CanvasGraph, op: CanvasOperation): Span[]
     case "moveStep":
       return [own(op.id), destination(op.to)];
     case "renameStep":
-      return [own(op.id, "range"), ...g.references.filter((ref) => ref.name === op.id).map((ref): Span => [ref.range.start, ref.range.end])];
+      return [
+        own(op.id, "range"),
+        ...g.references.filter((ref) => ref.name === op.id).map((ref): Span => [ref.range.start, ref.range.end]),
+      ];
     case "wrapInForeach":
     case "wrapInParallel": {
       const spans = op.ids.map((id) => own(id));
@@ -187,7 +217,10 @@ function withBlanks(text: string, spans: Span[]): Span[] {
 
 const within = (spans: Span[], from: number, to: number): boolean => spans.some(([a, b]) => from >= a && to <= b);
 
-/** Lines removed (or added) on balance: a line the diff shows leaving and coming back elsewhere, like a step moved past, has not changed. */
+/**
+ * Lines removed (or added) on balance: a line the diff shows leaving and coming back elsewhere, like a step moved past,
+ * has not changed.
+ */
 function onBalance(lines: string[], removed: number[], otherLines: string[], added: number[]): number[] {
   const credit = counts(added.map((i) => otherLines[i] as string));
   return removed.filter((i) => {
@@ -209,7 +242,8 @@ function checkText(before: string, g: CanvasGraph, op: CanvasOperation, result: 
   // line counts as in the region when a line just like it is.
   const oldLines = before.split("\n");
   const newLines = result.text.split("\n");
-  const toLines = (text: string, spans: Span[]): Span[] => spans.map(([a, b]): Span => [lineOf(text, a), lineOf(text, Math.max(a, b - 1))]);
+  const toLines = (text: string, spans: Span[]): Span[] =>
+    spans.map(([a, b]): Span => [lineOf(text, a), lineOf(text, Math.max(a, b - 1))]);
   const allowedLines = toLines(before, allowed);
   const changedLines = toLines(
     result.text,
@@ -220,7 +254,8 @@ function checkText(before: string, g: CanvasGraph, op: CanvasOperation, result: 
   );
   const outside = (lines: string[], spans: Span[]) => {
     const inRegion = new Set(lines.filter((_, i) => spans.some(([a, b]) => i >= a && i <= b)));
-    return (i: number): boolean => lines[i]?.trim() !== "" && !spans.some(([a, b]) => i >= a && i <= b) && !inRegion.has(lines[i] as string);
+    return (i: number): boolean =>
+      lines[i]?.trim() !== "" && !spans.some(([a, b]) => i >= a && i <= b) && !inRegion.has(lines[i] as string);
   };
   const { removed, added } = lineDiff(before, result.text);
   expect(
@@ -235,7 +270,9 @@ function checkText(before: string, g: CanvasGraph, op: CanvasOperation, result: 
   ).toEqual([]);
 
   // Every comment line outside what the operation took apart is still there as written.
-  const kept = counts(commentLines(oldLines.filter((_, i) => !allowedLines.some(([a, b]) => i >= a && i <= b)).join("\n")));
+  const kept = counts(
+    commentLines(oldLines.filter((_, i) => !allowedLines.some(([a, b]) => i >= a && i <= b)).join("\n")),
+  );
   const now = counts(commentLines(result.text));
   for (const [line, count] of kept) expect(now.get(line) ?? 0, line).toBeGreaterThanOrEqual(count);
   if (op.kind === "moveStep" || op.kind === "wrapInForeach" || op.kind === "wrapInParallel") {
@@ -254,7 +291,9 @@ function checkGraph(before: string, g: CanvasGraph, op: CanvasOperation, result:
   if (op.kind === "deleteStep" || op.kind === "unwrap") {
     // What still reads a deleted (or unwrapped) step is a problem at its own line, each one a warning of the operation.
     expect(after.issues.filter((issue) => !isUnknownStepIssue(issue))).toEqual([]);
-    expect(after.issues.map((issue) => issue.line).sort((a, b) => a - b)).toEqual(result.warnings.map((w) => w.range.startLine).sort((a, b) => a - b));
+    expect(after.issues.map((issue) => issue.line).sort((a, b) => a - b)).toEqual(
+      result.warnings.map((w) => w.range.startLine).sort((a, b) => a - b),
+    );
   } else expect(after.issues).toEqual([]);
   const ids = (x: CanvasGraph): string[] => x.nodes.map((n) => n.id).sort();
   const node = (x: CanvasGraph, id: string | undefined): CanvasNode | undefined => x.nodes.find((n) => n.id === id);
@@ -271,7 +310,9 @@ function checkGraph(before: string, g: CanvasGraph, op: CanvasOperation, result:
       const gone = descendants(g, op.id);
       expect(ids(after)).toEqual(ids(g).filter((id) => !gone.has(id)));
       const names = [...gone].map((id) => node(g, id)?.name);
-      const dangling = g.references.filter((ref) => names.includes(ref.name) && (ref.holder === undefined || !gone.has(ref.holder)));
+      const dangling = g.references.filter(
+        (ref) => names.includes(ref.name) && (ref.holder === undefined || !gone.has(ref.holder)),
+      );
       expect(result.warnings.length).toBe(dangling.length);
       break;
     }
@@ -297,7 +338,10 @@ function checkGraph(before: string, g: CanvasGraph, op: CanvasOperation, result:
       const container = result.id as string;
       expect(ids(after)).toEqual([...ids(g), container].sort());
       expect(node(after, container)?.type).toBe(op.kind === "wrapInForeach" ? "foreach" : "parallel");
-      for (const id of op.ids) expect(node(after, id)?.group).toBe(op.kind === "wrapInForeach" ? container : `${container}/${node(g, id)?.name}`);
+      for (const id of op.ids)
+        expect(node(after, id)?.group).toBe(
+          op.kind === "wrapInForeach" ? container : `${container}/${node(g, id)?.name}`,
+        );
       break;
     }
     case "unwrap": {
@@ -406,7 +450,10 @@ describe("graph", () => {
       const random = seeded(text.length);
       for (let i = 0; i < 8; i++) {
         const cut = Math.floor(random() * text.length);
-        const broken = random() < 0.5 ? text.slice(0, cut) : text.slice(0, cut) + pick(random, ["\t", ": [", "{", "-", "\n  x"]) + text.slice(cut + 3);
+        const broken =
+          random() < 0.5
+            ? text.slice(0, cut)
+            : text.slice(0, cut) + pick(random, ["\t", ": [", "{", "-", "\n  x"]) + text.slice(cut + 3);
         const g = graph(broken);
         if (!validateWorkflowText(broken).ok) expect(g.issues.length).toBeGreaterThan(0);
         const chosen = g.nodes.length > 0 ? randomOperation(random, g, broken, pick(random, KINDS), i) : undefined;

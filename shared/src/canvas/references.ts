@@ -41,7 +41,8 @@ export function findReferences(source: Source, tree: StepTree): FoundReference[]
   };
   const scan = (node: unknown, path: PathSegment[], holder: StepSite | undefined): void => {
     if (isMap(node)) {
-      for (const pair of node.items) if (isScalar(pair.key)) scan(pair.value, [...path, String(pair.key.value)], holder);
+      for (const pair of node.items)
+        if (isScalar(pair.key)) scan(pair.value, [...path, String(pair.key.value)], holder);
     } else if (isSeq(node)) {
       node.items.forEach((item, i) => scan(item, [...path, i], holder));
     } else if (isScalar(node)) scanScalar(node, path, holder, false);

@@ -6,7 +6,9 @@ import type { TextEdit } from "./types";
 
 export type ScalarValue = string | number | boolean | null;
 
-/** A multi-line string inside flow text: YAML's double quotes read JSON's escapes, and one line cannot be mis-indented. */
+/**
+ * A multi-line string inside flow text: YAML's double quotes read JSON's escapes, and one line cannot be mis-indented.
+ */
 function oneLine(value: string): string {
   return JSON.stringify(value);
 }
@@ -24,17 +26,25 @@ function styleFor(value: ScalarValue, forceQuote: boolean, inFlow: boolean): Sca
 function replaceToken(node: Scalar, value: ScalarValue, inFlow: boolean, forceQuote: boolean): TextEdit | undefined {
   const token = node.srcToken;
   if (!token || !CST.isScalar(token) || !node.range) return undefined;
-  if (inFlow && typeof value === "string" && value.includes("\n")) return { from: node.range[0], to: node.range[1], insert: oneLine(value) };
+  if (inFlow && typeof value === "string" && value.includes("\n"))
+    return { from: node.range[0], to: node.range[1], insert: oneLine(value) };
   const copy = structuredClone(token);
   const type = styleFor(value, forceQuote, inFlow);
   CST.setScalarValue(copy, String(value), { afterKey: true, inFlow, ...(type === undefined ? {} : { type }) });
   return narrowed(token.offset, CST.stringify(token), CST.stringify(copy));
 }
 
-/** The edit from `before` to `after` at `offset`, without the end they share: the token's trailing comment and newline. */
+/**
+ * The edit from `before` to `after` at `offset`, without the end they share: the token's trailing comment and newline.
+ */
 function narrowed(offset: number, before: string, after: string): TextEdit {
   let tail = 0;
-  while (tail < before.length && tail < after.length && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  while (
+    tail < before.length &&
+    tail < after.length &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
   return { from: offset, to: offset + before.length - tail, insert: after.slice(0, after.length - tail) };
 }
 
@@ -43,7 +53,12 @@ export function scalarText(value: ScalarValue, keyCol: number, inFlow: boolean, 
   if (typeof value !== "string") return stringify(value).trim();
   if (inFlow && value.includes("\n")) return oneLine(value);
   const type = styleFor(value, forceQuote, inFlow);
-  const token = CST.createScalarToken(value, { indent: keyCol + 2, inFlow, implicitKey: false, ...(type === undefined ? {} : { type }) });
+  const token = CST.createScalarToken(value, {
+    indent: keyCol + 2,
+    inFlow,
+    implicitKey: false,
+    ...(type === undefined ? {} : { type }),
+  });
   return CST.stringify(token).replace(/\n$/, "");
 }
 
@@ -69,6 +84,12 @@ export function checkedEdit(
 }
 
 /** The edit that sets an existing scalar node, checked. */
-export function scalarEdit(text: string, node: Scalar, path: readonly PathSegment[], value: ScalarValue, inFlow: boolean): TextEdit | undefined {
+export function scalarEdit(
+  text: string,
+  node: Scalar,
+  path: readonly PathSegment[],
+  value: ScalarValue,
+  inFlow: boolean,
+): TextEdit | undefined {
   return checkedEdit(text, path, value, (force) => replaceToken(node, value, inFlow, force));
 }

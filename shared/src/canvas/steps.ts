@@ -99,7 +99,13 @@ export function collectSteps(source: Source): StepTree {
   const { text } = source;
   const tree: StepTree = { root: undefined, lists: [], steps: [], byId: new Map() };
 
-  const walkList = (seq: YAMLSeq, key: ListSite["key"], path: PathSegment[], owner: StepSite | undefined, branch: string | undefined): ListSite => {
+  const walkList = (
+    seq: YAMLSeq,
+    key: ListSite["key"],
+    path: PathSegment[],
+    owner: StepSite | undefined,
+    branch: string | undefined,
+  ): ListSite => {
     const dashes = dashOffsets(seq);
     const list: ListSite = {
       ref: owner ? (branch === undefined ? { parent: owner.id } : { parent: owner.id, branch }) : {},
@@ -143,7 +149,8 @@ export function collectSteps(source: Source): StepTree {
   const walkChildren = (site: StepSite, map: YAMLMap, path: PathSegment[]): void => {
     const steps = pairOf(map, "steps");
     const stepsKey = steps && keyOf(steps, map.flow === true);
-    if (steps && stepsKey && isSeq(steps.value)) site.children.push(walkList(steps.value, stepsKey, [...path, "steps"], site, undefined));
+    if (steps && stepsKey && isSeq(steps.value))
+      site.children.push(walkList(steps.value, stepsKey, [...path, "steps"], site, undefined));
     const branches = pairOf(map, "branches")?.value;
     if (!isMap(branches)) return;
     for (const pair of branches.items) {

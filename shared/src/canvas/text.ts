@@ -3,7 +3,9 @@ export function lineStart(text: string, offset: number): number {
   return text.lastIndexOf("\n", offset - 1) + 1;
 }
 
-/** Start of the line after the one holding the character before `end`: where a span ending at `end` ends as whole lines. */
+/**
+ * Start of the line after the one holding the character before `end`: where a span ending at `end` ends as whole lines.
+ */
 export function lineEnd(text: string, end: number): number {
   if (end > 0 && text[end - 1] === "\n") return end;
   const newline = text.indexOf("\n", end);
@@ -38,7 +40,12 @@ export function previousLineStart(text: string, start: number): number {
 /** Start of the run of blank lines that ends at `start` (a line start). */
 export function blankRunBefore(text: string, start: number): number {
   let at = start;
-  for (let prev = previousLineStart(text, at); prev >= 0 && isBlankLine(text.slice(prev, at)); prev = previousLineStart(text, at)) at = prev;
+  for (
+    let prev = previousLineStart(text, at);
+    prev >= 0 && isBlankLine(text.slice(prev, at));
+    prev = previousLineStart(text, at)
+  )
+    at = prev;
   return at;
 }
 
@@ -66,7 +73,10 @@ export function shiftLines(lines: string, delta: number): string {
     .join("\n");
 }
 
-/** `lines` (whole lines, each ending in a newline) inserted at the line start `at`, in a text that may lack a final newline. */
+/**
+ * `lines` (whole lines, each ending in a newline) inserted at the line start `at`, in a text that may lack a final
+ * newline.
+ */
 export function linesAt(text: string, at: number, lines: string): string {
   return at === text.length && at > 0 && !text.endsWith("\n") ? "\n" + lines.replace(/\n$/, "") : lines;
 }

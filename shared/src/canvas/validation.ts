@@ -12,7 +12,11 @@ let last: { text: string; result: ValidationResult } | undefined;
  */
 export function validated(text: string, source?: Source): ValidationResult {
   if (last?.text !== text) {
-    last = { text, result: source?.text === text ? validateParsedWorkflow(text, source.doc, source.lines) : validateWorkflowText(text) };
+    last = {
+      text,
+      result:
+        source?.text === text ? validateParsedWorkflow(text, source.doc, source.lines) : validateWorkflowText(text),
+    };
   }
   return last.result;
 }

@@ -1,6 +1,13 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { WfError } from "../errors/index";
-import { checkStart, firstSnapshot, inOwnerLane, newId, type DebugRequest, type TriggerSource } from "../execution/index";
+import {
+  checkStart,
+  firstSnapshot,
+  inOwnerLane,
+  newId,
+  type DebugRequest,
+  type TriggerSource,
+} from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
@@ -43,11 +50,11 @@ export interface StartRequest {
 const WITHDRAW_RETRY_MS = 60_000;
 
 /**
- * Publishes a start command; durable once this resolves. With a `store`, the inputs are checked
- * first (VALIDATION_FAILED names each bad one) and the execution is stored PENDING before this
- * resolves, the command saying `pending`: a new id is announced (on KV the command, with the
- * definition, is its record) and withdrawn if either write fails; a caller's derived id is created
- * first (AlreadyExistsError if it was), its command without the definition (docs/architecture.md#starts-from-the-api-and-webhooks).
+ * Publishes a start command; durable once this resolves. With a `store`, the inputs are checked first
+ * (VALIDATION_FAILED names each bad one) and the execution is stored PENDING before this resolves, the command saying
+ * `pending`: a new id is announced (on KV the command, with the definition, is its record) and withdrawn if either
+ * write fails; a caller's derived id is created first (AlreadyExistsError if it was), its command without the
+ * definition (docs/architecture.md#starts-from-the-api-and-webhooks).
  */
 export async function startExecution(
   js: CommandPublisher,
@@ -79,7 +86,11 @@ export async function startExecution(
   const pending = firstSnapshot(parsed, checked, "PENDING", null);
   if (req.executionId !== undefined) {
     await store.executions.create(pending);
-    await js.publish(subject, JSON.stringify({ ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } }), { msgID: executionId });
+    await js.publish(
+      subject,
+      JSON.stringify({ ...cmd, pending: true, workflow: { ...cmd.workflow, definition: undefined } }),
+      { msgID: executionId },
+    );
     return executionId;
   }
   // Both writes at once: the answer waits for one round trip, not two. Reads and lists need both,
@@ -99,7 +110,12 @@ export async function startExecution(
   throw failed.reason;
 }
 
-export async function cancelExecution(js: JetStreamClient, ns: string, executionId: string, reason?: string): Promise<void> {
+export async function cancelExecution(
+  js: JetStreamClient,
+  ns: string,
+  executionId: string,
+  reason?: string,
+): Promise<void> {
   const cmd: CancelCommand = { executionId, ...(reason ? { reason } : {}) };
   await js.publish(subjects(ns).execCancel(executionId), JSON.stringify(cmd));
 }

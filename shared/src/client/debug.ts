@@ -1,4 +1,10 @@
-import { claimPause, releaseClaim, type ClaimOptions, type ClaimResult, type DebugCommandRequest } from "../execution/debug-claim";
+import {
+  claimPause,
+  releaseClaim,
+  type ClaimOptions,
+  type ClaimResult,
+  type DebugCommandRequest,
+} from "../execution/debug-claim";
 import type { BreakpointInput, DebugClaim } from "../execution/debug";
 import type { DebugBreakpointsCommand, DebugCommand } from "../messages/index";
 import { subjects } from "../nats/subjects";
@@ -27,7 +33,9 @@ export async function sendDebugCommand(
   const claimed = await claimPause(store, executionId, pauseId, req, opts);
   if (!claimed.ok) return claimed;
   try {
-    await js.publish(subjects(ns).execDebug(executionId), JSON.stringify(debugCommandOf(executionId, claimed.claim)), { msgID: `debug:${claimed.claim.id}` });
+    await js.publish(subjects(ns).execDebug(executionId), JSON.stringify(debugCommandOf(executionId, claimed.claim)), {
+      msgID: `debug:${claimed.claim.id}`,
+    });
   } catch (err) {
     await releaseClaim(store, executionId, claimed.claim.id).catch(() => false);
     throw err;
@@ -36,7 +44,15 @@ export async function sendDebugCommand(
 }
 
 /** Replaces a debug run's breakpoints while it runs (or waits at a pause). */
-export async function sendBreakpoints(js: CommandPublisher, ns: string, executionId: string, breakpoints: BreakpointInput[], by: string): Promise<void> {
+export async function sendBreakpoints(
+  js: CommandPublisher,
+  ns: string,
+  executionId: string,
+  breakpoints: BreakpointInput[],
+  by: string,
+): Promise<void> {
   const cmd: DebugBreakpointsCommand = { executionId, command: "breakpoints", breakpoints, by, at: Date.now() };
-  await js.publish(subjects(ns).execDebug(executionId), JSON.stringify(cmd), { msgID: `breakpoints:${executionId}:${cmd.at}` });
+  await js.publish(subjects(ns).execDebug(executionId), JSON.stringify(cmd), {
+    msgID: `breakpoints:${executionId}:${cmd.at}`,
+  });
 }

@@ -11,7 +11,13 @@ import { parseIpRange } from "../api/webhooks-ip";
 const port = z.number().int().min(1).max(65_535).optional();
 /** An entry as parsed, e.g. as the service hands WF_EGRESS_ALLOW to its sandbox runners. */
 export const EgressAllowEntrySchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("range"), address: z.string(), prefix: z.number().int().min(0).max(128), family: z.union([z.literal(4), z.literal(6)]), port }),
+  z.object({
+    kind: z.literal("range"),
+    address: z.string(),
+    prefix: z.number().int().min(0).max(128),
+    family: z.union([z.literal(4), z.literal(6)]),
+    port,
+  }),
   z.object({ kind: z.literal("host"), name: z.string().min(1), subdomains: z.boolean(), port }),
 ]);
 export type EgressAllowEntry = z.infer<typeof EgressAllowEntrySchema>;
@@ -30,7 +36,8 @@ export function parseEgressAllowEntry(text: string): EgressAllowEntry | string {
   else if (entry.split(":").length === 2) [target = "", portText] = entry.split(":");
   let port: number | undefined;
   if (portText !== undefined) {
-    if (!PORT.test(portText) || Number(portText) > 65_535) return `"${entry}": the port must be a number from 1 to 65535`;
+    if (!PORT.test(portText) || Number(portText) > 65_535)
+      return `"${entry}": the port must be a number from 1 to 65535`;
     port = Number(portText);
   }
   const withPort = port === undefined ? {} : { port };
@@ -43,7 +50,8 @@ export function parseEgressAllowEntry(text: string): EgressAllowEntry | string {
   const labels = name.split(".");
   if (!name || !labels.every((l) => LABEL.test(l))) return `"${entry}" is not an address, a CIDR range or a host name`;
   // `10.1` or `127.1` would be an address in another notation: the list takes dotted quads only.
-  if (/^(\d+|0x[0-9a-f]*)$/.test(labels.at(-1)!)) return `"${entry}": write IPv4 addresses as four decimal numbers (a.b.c.d)`;
+  if (/^(\d+|0x[0-9a-f]*)$/.test(labels.at(-1)!))
+    return `"${entry}": write IPv4 addresses as four decimal numbers (a.b.c.d)`;
   return { kind: "host", name, subdomains, ...withPort };
 }
 

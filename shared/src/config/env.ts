@@ -29,7 +29,11 @@ const proxyList = z
  */
 export const ENV_SCHEMA = {
   PORT: { schema: int(0, 65535), default: "3000", doc: "HTTP port of the edge." },
-  HOST: { schema: z.string().min(1), default: "127.0.0.1", doc: "Address the edge listens on (use 0.0.0.0 to accept remote clients)." },
+  HOST: {
+    schema: z.string().min(1),
+    default: "127.0.0.1",
+    doc: "Address the edge listens on (use 0.0.0.0 to accept remote clients).",
+  },
   WF_EDGE_PROCESSES: {
     schema: int(1, 64),
     default: "1",
@@ -48,7 +52,10 @@ export const ENV_SCHEMA = {
   NATS_URL: {
     schema: z
       .string()
-      .refine((v) => v.split(",").every((u) => URL.canParse(u.trim())), "must be a URL, or a comma-separated list of a cluster's URLs")
+      .refine(
+        (v) => v.split(",").every((u) => URL.canParse(u.trim())),
+        "must be a URL, or a comma-separated list of a cluster's URLs",
+      )
       .optional(),
     default: undefined,
     doc: "NATS server URL, or a cluster's as a comma-separated list (`nats://n1:4222,nats://n2:4222,nats://n3:4222`), with credentials in it (`nats://user:password@host:4222`, `nats://token@host:4222`) or in NATS_USER and NATS_PASSWORD or NATS_TOKEN. Unset: the nats-server of WF_DATA_DIR, started as a child with credentials when none runs.",
@@ -58,7 +65,12 @@ export const ENV_SCHEMA = {
     default: undefined,
     doc: "User name on the server NATS_URL names (with NATS_PASSWORD): each service its own in production (`deploy/nats/auth.conf`).",
   },
-  NATS_PASSWORD: { schema: z.string().min(1).optional(), default: undefined, sensitive: true, doc: "Password of NATS_USER." },
+  NATS_PASSWORD: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    sensitive: true,
+    doc: "Password of NATS_USER.",
+  },
   NATS_TOKEN: {
     schema: z.string().min(1).optional(),
     default: undefined,
@@ -70,9 +82,17 @@ export const ENV_SCHEMA = {
     default: "nats-server",
     doc: "The nats-server binary (a name on PATH or a path) that `npm start` starts when it needs one, and that tests and `npm run bench` start. `scripts/fetch-nats-server` fetches Debian's newest without installing it.",
   },
-  MONGODB_URI: { schema: z.string().url().optional(), default: undefined, doc: "When set, records are kept in MongoDB instead of JetStream KV." },
+  MONGODB_URI: {
+    schema: z.string().url().optional(),
+    default: undefined,
+    doc: "When set, records are kept in MongoDB instead of JetStream KV.",
+  },
   MONGODB_DATABASE: { schema: z.string().min(1), default: "wf", doc: "MongoDB database name." },
-  WF_NAMESPACE: { schema: token, default: "wf", doc: "Prefix of every subject, stream, bucket: several installations can share one NATS." },
+  WF_NAMESPACE: {
+    schema: token,
+    default: "wf",
+    doc: "Prefix of every subject, stream, bucket: several installations can share one NATS.",
+  },
   WF_DATA_DIR: {
     schema: z.string().min(1),
     default: ".data",
@@ -153,9 +173,15 @@ export const ENV_SCHEMA = {
   WF_EXECUTION_RETENTION: {
     schema: z
       .string()
-      .regex(/^(off|\d+[smhd])$/, "must be a number of seconds, minutes, hours or days (`90s`, `15m`, `12h`, `30d`), or `off`")
+      .regex(
+        /^(off|\d+[smhd])$/,
+        "must be a number of seconds, minutes, hours or days (`90s`, `15m`, `12h`, `30d`), or `off`",
+      )
       .transform((v) =>
-        v === "off" ? null : Number(v.slice(0, -1)) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[v.at(-1) as "s" | "m" | "h" | "d"],
+        v === "off"
+          ? null
+          : Number(v.slice(0, -1)) *
+            { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[v.at(-1) as "s" | "m" | "h" | "d"],
       ),
     default: "30d",
     doc: "How long finished executions (COMPLETED, FAILED, CANCELLED, INTERRUPTED) are kept, counted from their start request: older ones are removed in the background by the scheduler, with their list entries, approvals, artifact files and events. `off` keeps them for good. Unfinished executions are never removed.",
@@ -186,7 +212,11 @@ export const ENV_SCHEMA = {
     default: "60000",
     doc: "How often each scheduler replica removes the executions WF_EXECUTION_RETENTION lets go (each pass removes all that are due, in batches), and puts right what failed starts and cut-short writes left of unfinished executions older than two minutes (list entries counted in totals but shown on no page).",
   },
-  WF_EVENTS_MAX_AGE_H: { schema: int(1, 24 * 365), default: "168", doc: "How long execution events are kept on the EVT stream." },
+  WF_EVENTS_MAX_AGE_H: {
+    schema: int(1, 24 * 365),
+    default: "168",
+    doc: "How long execution events are kept on the EVT stream.",
+  },
   WF_REPLICAS: {
     schema: z.union([z.literal("auto"), z.enum(["1", "3", "5"]).transform(Number)]),
     default: "auto",
@@ -228,7 +258,10 @@ export const ENV_SCHEMA = {
         const [first, count] = v.split(":").map(Number) as [number, number];
         return { first, count };
       })
-      .refine((r) => r.first > 0 && r.count >= 1025 && r.first + r.count <= 0xffffffff, "must be a range above uid 0, of at least 1025 uids, below 2^32 - 1"),
+      .refine(
+        (r) => r.first > 0 && r.count >= 1025 && r.first + r.count <= 0xffffffff,
+        "must be a range above uid 0, of at least 1025 uids, below 2^32 - 1",
+      ),
     default: "1879048192:1048576",
     doc: "Host uids the code sandbox runs steps as, `<first>:<count>`: each sandbox runner on the host claims a block of 1025 (its zygotes' uid, its JavaScript host's, and one per step running at once), so no two running steps share a uid and none is the host's root. Keep it clear of real accounts; in a container, inside the container's uid map.",
   },
@@ -251,7 +284,10 @@ export const ENV_SCHEMA = {
           .map((p) => p.trim())
           .filter(Boolean),
       )
-      .refine((paths) => paths.every((p) => p.startsWith("/") && !p.split("/").includes("..")), "must be a comma-separated list of absolute paths")
+      .refine(
+        (paths) => paths.every((p) => p.startsWith("/") && !p.split("/").includes("..")),
+        "must be a comma-separated list of absolute paths",
+      )
       .optional(),
     default: undefined,
     doc: "Comma-separated host paths that code steps and stdio MCP servers may read, besides /usr, the interpreters' own directories and a minimal /etc (e.g. `/opt/tools,/srv/models`). Never list the service's data, the NATS store or the repository.",
@@ -277,7 +313,11 @@ export const ENV_SCHEMA = {
     sensitive: true,
     doc: "Secret (32+ characters) that signs artifact download URLs; the same on every edge. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
-  WF_DOWNLOAD_URL_TTL_S: { schema: int(10, 7 * 24 * 3600), default: "900", doc: "Lifetime of a signed artifact download URL, in seconds." },
+  WF_DOWNLOAD_URL_TTL_S: {
+    schema: int(10, 7 * 24 * 3600),
+    default: "900",
+    doc: "Lifetime of a signed artifact download URL, in seconds.",
+  },
   WF_TRUSTED_PROXIES: {
     schema: proxyList,
     default: undefined,
@@ -294,7 +334,11 @@ export const ENV_SCHEMA = {
     default: undefined,
     doc: "Folder of the built console app that the edge serves at `/console/`. Unset: `services/console/dist` of this checkout, which `npm start` builds when it is missing or older than its sources.",
   },
-  WF_SESSION_TTL_S: { schema: int(60, 30 * 24 * 3600), default: "43200", doc: "Lifetime of a console session, in seconds, from login." },
+  WF_SESSION_TTL_S: {
+    schema: int(60, 30 * 24 * 3600),
+    default: "43200",
+    doc: "Lifetime of a console session, in seconds, from login.",
+  },
   WF_SESSION_COOKIE_SECURE: {
     schema: flag,
     default: "1",
@@ -389,7 +433,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (parsed.success) out[name] = parsed.data;
     else {
       // A key must not reach a log because its variable is malformed.
-      const shown = "sensitive" in spec && spec.sensitive && env[name] !== undefined ? "(hidden)" : JSON.stringify(env[name]);
+      const shown =
+        "sensitive" in spec && spec.sensitive && env[name] !== undefined ? "(hidden)" : JSON.stringify(env[name]);
       problems.push(`${name}=${shown}: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
     }
   }

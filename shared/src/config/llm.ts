@@ -13,7 +13,11 @@ export const LlmProviderConfig = z
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be letters, digits, '_', '.' or '-'"),
     protocol: z.enum(["openai", "anthropic"]),
     baseUrl: z.url({ protocol: /^https?$/ }).describe("e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1"),
-    models: z.array(z.string().min(1)).min(1).optional().describe("Model ids this provider serves; `*` matches any run of characters (e.g. `claude-*`)."),
+    models: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("Model ids this provider serves; `*` matches any run of characters (e.g. `claude-*`)."),
     apiKey: z.string().min(1).optional(),
     apiKeyEnv: z
       .string()
@@ -24,16 +28,27 @@ export const LlmProviderConfig = z
       .string()
       .min(1)
       .optional()
-      .describe("Header that carries the key. Default: `Authorization: Bearer <key>` (openai), `x-api-key` (anthropic). Azure OpenAI: `api-key`."),
+      .describe(
+        "Header that carries the key. Default: `Authorization: Bearer <key>` (openai), `x-api-key` (anthropic). Azure OpenAI: `api-key`.",
+      ),
     headers: z.record(z.string(), z.string()).default({}),
-    query: z.record(z.string(), z.string()).default({}).describe("Added to every request URL, e.g. Azure's `api-version`."),
-    structuredOutput: z.boolean().default(true).describe("openai protocol: whether the server takes `response_format: json_schema`."),
+    query: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe("Added to every request URL, e.g. Azure's `api-version`."),
+    structuredOutput: z
+      .boolean()
+      .default(true)
+      .describe("openai protocol: whether the server takes `response_format: json_schema`."),
     timeoutMs: z.int().min(100).max(3_600_000).default(120_000),
     maxRetries: z.int().min(0).max(10).default(3),
     retryBaseMs: z.int().min(0).max(60_000).default(500),
     maxRetryDelayMs: z.int().min(0).max(600_000).default(30_000),
   })
-  .refine((p) => [p.apiKey, p.apiKeyEnv, p.apiKeySecret].filter((k) => k !== undefined).length <= 1, "give at most one of apiKey, apiKeyEnv, apiKeySecret");
+  .refine(
+    (p) => [p.apiKey, p.apiKeyEnv, p.apiKeySecret].filter((k) => k !== undefined).length <= 1,
+    "give at most one of apiKey, apiKeyEnv, apiKeySecret",
+  );
 export type LlmProviderConfig = z.output<typeof LlmProviderConfig>;
 
 /** USD per million tokens, per model id or `*` pattern. */
@@ -56,7 +71,10 @@ export function jsonOrFile<T extends z.ZodType>(schema: T) {
         try {
           source = readFileSync(trimmed, "utf8");
         } catch (err) {
-          ctx.addIssue({ code: "custom", message: `is neither inline JSON nor a readable file: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}` });
+          ctx.addIssue({
+            code: "custom",
+            message: `is neither inline JSON nor a readable file: ${(err as NodeJS.ErrnoException).code ?? "unreadable"}`,
+          });
           return z.NEVER;
         }
       }

@@ -9,44 +9,80 @@ export const ERROR_CATALOGUE = {
     status: 400,
     doc: "A request body, path, query or message failed validation; `details` lists each problem. Also a request the HTTP layer refuses as malformed (a bad URL or Content-Length: 400; a path segment over 512 characters: 414; headers too large: 431; too slow to arrive: 408), which keeps that status.",
   },
-  WORKFLOW_INVALID: { status: 400, doc: "The workflow YAML is invalid; `details` lists each error with its path, line and column." },
+  WORKFLOW_INVALID: {
+    status: 400,
+    doc: "The workflow YAML is invalid; `details` lists each error with its path, line and column.",
+  },
   UNAUTHORIZED: {
     status: 401,
     doc: "No valid API key with the scope the endpoint needs (missing, malformed, unknown, revoked, expired, lacking the scope), or a bad or expired download signature, or a webhook trigger whose key is not the bound one or whose signature does not match. Always the same answer; the reason goes to the audit log.",
   },
-  ACCOUNT_INACTIVE: { status: 403, doc: "The account (the API key's owner, the webhook's owner or the console user) is deactivated or locked." },
-  LOGIN_FAILED: { status: 401, doc: "Console login: the email or the password is wrong (the answer never says which)." },
-  SESSION_REQUIRED: { status: 401, doc: "A console endpoint was called without a valid console session cookie (missing, unknown, expired or logged out)." },
-  PASSWORD_INCORRECT: { status: 403, doc: "Console password change: `current` is not the account's password; nothing was changed." },
-  CSRF_FAILED: { status: 403, doc: "A state-changing console request lacks the session's `X-CSRF-Token`, or carries another one." },
+  ACCOUNT_INACTIVE: {
+    status: 403,
+    doc: "The account (the API key's owner, the webhook's owner or the console user) is deactivated or locked.",
+  },
+  LOGIN_FAILED: {
+    status: 401,
+    doc: "Console login: the email or the password is wrong (the answer never says which).",
+  },
+  SESSION_REQUIRED: {
+    status: 401,
+    doc: "A console endpoint was called without a valid console session cookie (missing, unknown, expired or logged out).",
+  },
+  PASSWORD_INCORRECT: {
+    status: 403,
+    doc: "Console password change: `current` is not the account's password; nothing was changed.",
+  },
+  CSRF_FAILED: {
+    status: 403,
+    doc: "A state-changing console request lacks the session's `X-CSRF-Token`, or carries another one.",
+  },
   PLAN_LIMIT: {
     status: 403,
     doc: "The account's plan does not allow this: webhook triggers need Pro or higher, and each plan caps its webhooks (Free 0, Pro 3, Team 10); the message names the plan and the limit.",
   },
-  SOURCE_NOT_ALLOWED: { status: 403, doc: "A webhook trigger came from an address outside the webhook's source allow-list." },
+  SOURCE_NOT_ALLOWED: {
+    status: 403,
+    doc: "A webhook trigger came from an address outside the webhook's source allow-list.",
+  },
   FORBIDDEN: {
     status: 403,
     doc: "The workflow is visible to the caller, but only as a viewer: starting, cancelling and deciding approvals need owner or editor.",
   },
-  NOT_FOUND: { status: 404, doc: "The resource does not exist or is not visible to the caller, or no route has this method and path." },
+  NOT_FOUND: {
+    status: 404,
+    doc: "The resource does not exist or is not visible to the caller, or no route has this method and path.",
+  },
   CONFLICT: { status: 409, doc: "The resource is in a state that does not allow the request." },
   CAS_CONFLICT: { status: 409, doc: "A compare-and-set write lost against a concurrent writer; reload and retry." },
   ALREADY_EXISTS: { status: 409, doc: "A record with this id already exists." },
   PAYLOAD_TOO_LARGE: { status: 413, doc: "The request body is over the limit (1 MB)." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, doc: "The request body is not `application/json`." },
   RANGE_NOT_SATISFIABLE: { status: 416, doc: "A download's `Range` lies outside the file." },
-  RATE_LIMITED: { status: 429, doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when." },
+  RATE_LIMITED: {
+    status: 429,
+    doc: "The key's per-minute or per-day quota is used up; the body and `Retry-After` say until when.",
+  },
   LOGIN_THROTTLED: {
     status: 429,
     doc: "Console login: too many failed logins for this email from this client address, or from this address in all, within the window; the password was not checked. The body's `retryAfterSeconds` and `Retry-After` say when the window ends (docs/webhooks.md, Login throttling).",
   },
-  UNAVAILABLE: { status: 503, doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff." },
+  UNAVAILABLE: {
+    status: 503,
+    doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff.",
+  },
   PASSWORD_CHECKS_BUSY: {
     status: 503,
     doc: "Console login or password change: this edge process has as many password checks (scrypt) running and waiting as it takes (`WF_PASSWORD_HASH_CONCURRENCY`, `WF_PASSWORD_HASH_QUEUE`); nothing was checked. Retry after `Retry-After` seconds.",
   },
-  CONSOLE_NOT_BUILT: { status: 503, doc: "The console app is not built in `WF_CONSOLE_DIR`: run `npm run build:console` (`npm start` builds it)." },
-  CONFIG_INVALID: { status: 500, doc: "An environment variable has a value the service cannot use; the message names it." },
+  CONSOLE_NOT_BUILT: {
+    status: 503,
+    doc: "The console app is not built in `WF_CONSOLE_DIR`: run `npm run build:console` (`npm start` builds it).",
+  },
+  CONFIG_INVALID: {
+    status: 500,
+    doc: "An environment variable has a value the service cannot use; the message names it.",
+  },
   INTERNAL: {
     status: 500,
     doc: "An unexpected failure inside the service; the answer says no more, the service log has the details. Not the caller's fault: retrying may help, and a persistent one is a bug to report.",

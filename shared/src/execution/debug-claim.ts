@@ -1,6 +1,12 @@
 import { CasConflictError } from "../errors/index";
 import type { Store } from "../store/port";
-import { DEBUG_EDIT_MAX_BYTES, type DebugClaim, type DebugCommandBody, type DebugCommandName, type PauseRecord } from "./debug";
+import {
+  DEBUG_EDIT_MAX_BYTES,
+  type DebugClaim,
+  type DebugCommandBody,
+  type DebugCommandName,
+  type PauseRecord,
+} from "./debug";
 import { newId } from "./ids";
 import { TERMINAL_STATUSES } from "./snapshot";
 
@@ -29,7 +35,10 @@ export interface ClaimOptions {
 /** Edits a debug run keeps at most: each is in its record. */
 const DEBUG_MAX_EDITS = 50;
 
-/** A claim this old, on an execution nobody holds, was never carried out (its sender died before publishing it): it no longer blocks the pause. */
+/**
+ * A claim this old, on an execution nobody holds, was never carried out (its sender died before publishing it): it no
+ * longer blocks the pause.
+ */
 const ABANDONED_CLAIM_MS = 60_000;
 const SET_POLL_MS = 50;
 
@@ -66,14 +75,25 @@ export async function claimPause(
         await new Promise((resolve) => setTimeout(resolve, SET_POLL_MS));
         continue;
       }
-      return { ok: false, reason: "conflict", message: `another command (${held.command} by ${held.by}) won pause ${pause.id}` };
+      return {
+        ok: false,
+        reason: "conflict",
+        message: `another command (${held.command} by ${held.by}) won pause ${pause.id}`,
+      };
     }
     const problem =
       req.command === "set" && debug.edits.length >= DEBUG_MAX_EDITS
         ? `a debug run keeps at most ${DEBUG_MAX_EDITS} edits`
         : debugCommandProblem(pause, req.command, req.body);
     if (problem) return { ok: false, reason: "invalid", message: problem };
-    const claim: DebugClaim = { id: newId(), pauseId: pause.id, command: req.command, body: { ...req.body, pauseId: pause.id }, by: req.by, at: now() };
+    const claim: DebugClaim = {
+      id: newId(),
+      pauseId: pause.id,
+      command: req.command,
+      body: { ...req.body, pauseId: pause.id },
+      by: req.by,
+      at: now(),
+    };
     debug.claimed = claim;
     try {
       await store.executions.update(snap, v.version);
@@ -107,7 +127,8 @@ function debugCommandProblem(pause: PauseRecord, command: DebugCommandName, body
   const at = `the pause is ${pause.phase} \`${pause.stepPath}\``;
   switch (command) {
     case "skip":
-      if (!["before", "error", "retry", "tool_call"].includes(pause.phase)) return `skip applies before a step, a retry or a tool call, or at a failure; ${at}`;
+      if (!["before", "error", "retry", "tool_call"].includes(pause.phase))
+        return `skip applies before a step, a retry or a tool call, or at a failure; ${at}`;
       break;
     case "retry":
       if (pause.phase !== "error") return `retry applies at a failure (on_error); ${at}`;
@@ -115,9 +136,11 @@ function debugCommandProblem(pause: PauseRecord, command: DebugCommandName, body
     case "set": {
       const fields = (["vars", "output", "arguments", "input"] as const).filter((f) => body[f] !== undefined);
       if (fields.length === 0) return "set needs at least one of vars, output, arguments, input";
-      if (body.output !== undefined && pause.phase !== "after") return `set output applies after a step (after_step, watch); ${at}`;
+      if (body.output !== undefined && pause.phase !== "after")
+        return `set output applies after a step (after_step, watch); ${at}`;
       if (body.input !== undefined && pause.phase !== "before") return `set input applies before a step; ${at}`;
-      if (body.arguments !== undefined && pause.phase !== "tool_call") return `set arguments applies before a tool call; ${at}`;
+      if (body.arguments !== undefined && pause.phase !== "tool_call")
+        return `set arguments applies before a tool call; ${at}`;
       break;
     }
     default:
@@ -125,7 +148,8 @@ function debugCommandProblem(pause: PauseRecord, command: DebugCommandName, body
   }
   for (const field of ["vars", "output", "arguments", "input"] as const) {
     const bytes = body[field] === undefined ? 0 : Buffer.byteLength(JSON.stringify(body[field]) ?? "");
-    if (bytes > DEBUG_EDIT_MAX_BYTES) return `${field} is ${bytes} bytes of JSON, over the ${DEBUG_EDIT_MAX_BYTES} a debugger edit may carry`;
+    if (bytes > DEBUG_EDIT_MAX_BYTES)
+      return `${field} is ${bytes} bytes of JSON, over the ${DEBUG_EDIT_MAX_BYTES} a debugger edit may carry`;
   }
   return null;
 }

@@ -17,7 +17,17 @@ const common = {
 const StepPath = z.string().min(1).max(512);
 const Expression = z.string().min(1).max(4096);
 
-export const BREAKPOINT_TYPES = ["before_step", "after_step", "on_error", "conditional", "watch", "foreach_item", "on_retry", "tool_call", "usage"] as const;
+export const BREAKPOINT_TYPES = [
+  "before_step",
+  "after_step",
+  "on_error",
+  "conditional",
+  "watch",
+  "foreach_item",
+  "on_retry",
+  "tool_call",
+  "usage",
+] as const;
 export type BreakpointType = (typeof BREAKPOINT_TYPES)[number];
 
 export const Breakpoint = z.discriminatedUnion("type", [
@@ -40,7 +50,12 @@ export const Breakpoint = z.discriminatedUnion("type", [
     expression: Expression.optional(),
   }),
   /** Before a retry attempt (after its backoff). */
-  z.strictObject({ ...common, type: z.literal("on_retry"), step: StepPath.optional(), attempt: z.number().int().min(2).optional() }),
+  z.strictObject({
+    ...common,
+    type: z.literal("on_retry"),
+    step: StepPath.optional(),
+    attempt: z.number().int().min(2).optional(),
+  }),
   /** Before an agent calls an MCP tool; the arguments are editable. */
   z.strictObject({
     ...common,
@@ -50,7 +65,12 @@ export const Breakpoint = z.discriminatedUnion("type", [
     tool: z.string().min(1).optional(),
   }),
   /** Before the LLM call after which the execution's totals would pass a threshold. */
-  z.strictObject({ ...common, type: z.literal("usage"), tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional() }),
+  z.strictObject({
+    ...common,
+    type: z.literal("usage"),
+    tokens: z.number().int().positive().optional(),
+    costUsd: z.number().positive().optional(),
+  }),
 ]);
 export type Breakpoint = z.output<typeof Breakpoint>;
 export type BreakpointInput = z.input<typeof Breakpoint>;
@@ -105,7 +125,10 @@ export const PauseRecord = z.object({
   type: z.enum(BREAKPOINT_TYPES),
   stepPath: z.string(),
   phase: PausePhase,
-  /** Which time the phase came at the step: the attempt (error, retry), the item's index, the tool call's or LLM call's number; 0 otherwise. */
+  /**
+   * Which time the phase came at the step: the attempt (error, retry), the item's index, the tool call's or LLM call's
+   * number; 0 otherwise.
+   */
   occurrence: z.number().int().nonnegative().default(0),
   pausedAt: z.number(),
   context: PauseContext,
@@ -203,7 +226,10 @@ export const DebugState = z.object({
    * Where an llm or agent step's attempt stood when it paused before a tool call or an LLM call
    * (its conversation so far), so that it goes on from there rather than calling again.
    */
-  checkpoint: z.object({ stepPath: z.string(), attempt: z.number().int().nonnegative(), state: z.unknown() }).nullable().default(null),
+  checkpoint: z
+    .object({ stepPath: z.string(), attempt: z.number().int().nonnegative(), state: z.unknown() })
+    .nullable()
+    .default(null),
   /** The last value of each `watch` breakpoint's expression (a hash to compare, and the value, cut). */
   watched: z.record(z.string(), z.object({ hash: z.string(), value: z.unknown() })).default({}),
 });

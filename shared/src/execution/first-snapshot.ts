@@ -7,7 +7,9 @@ import { ZERO_USAGE, type ExecutionSnapshot, type ExecutionStatus, type Holder }
 
 export type StartRequestParsed = z.output<typeof StartCommand>;
 
-export type CheckedStart = { ok: true; workflow: Workflow; vars: Record<string, unknown> } | { ok: false; workflow: Workflow | null; error: string };
+export type CheckedStart =
+  | { ok: true; workflow: Workflow; vars: Record<string, unknown> }
+  | { ok: false; workflow: Workflow | null; error: string };
 
 /**
  * Validates what a start carries: the definition, and the inputs against its variables. The
@@ -24,7 +26,11 @@ export function checkStart(definition: unknown, inputs: Record<string, unknown>)
   }
   const vars = resolveVariables(wf.data, inputs);
   if (!vars.ok) {
-    return { ok: false, workflow: wf.data, error: `invalid inputs: ${vars.errors.map((e) => `${e.name}: ${e.message}`).join("; ")}` };
+    return {
+      ok: false,
+      workflow: wf.data,
+      error: `invalid inputs: ${vars.errors.map((e) => `${e.name}: ${e.message}`).join("; ")}`,
+    };
   }
   return { ok: true, workflow: wf.data, vars: vars.vars };
 }

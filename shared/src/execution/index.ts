@@ -16,7 +16,14 @@ export { newId, derivedId, isSubjectToken } from "./ids";
 export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";
 export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";
 export { parseDefinition, type ParsedDefinition } from "./parsed-definitions";
-export { planRerun, sourceInputs, stepHash, type RerunPlan, type RerunPlanResult, type RerunProblem } from "./rerun-plan";
+export {
+  planRerun,
+  sourceInputs,
+  stepHash,
+  type RerunPlan,
+  type RerunPlanResult,
+  type RerunProblem,
+} from "./rerun-plan";
 export {
   BREAKPOINT_TYPES,
   Breakpoint,

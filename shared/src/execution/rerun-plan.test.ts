@@ -57,7 +57,10 @@ function state(name: string, type: string, status: StepState["status"], extra: P
   };
 }
 
-function source(status: ExecutionStatus = "FAILED", steps: Record<string, StepState> = defaultSteps()): ExecutionSnapshot {
+function source(
+  status: ExecutionStatus = "FAILED",
+  steps: Record<string, StepState> = defaultSteps(),
+): ExecutionSnapshot {
   return ExecutionSnapshot.parse({
     id: "src1",
     workflowId: "w1",
@@ -92,14 +95,32 @@ describe("planRerun", () => {
     const r = planRerun(source(), "check");
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.plan).toMatchObject({ rerunOf: "src1", fromStep: "check", reusedSteps: ["draft", "loop", "fan", "maybe"], rerunSteps: ["check", "after"] });
-    expect(r.plan.reusedPaths.sort()).toEqual(["draft", "fan", "lefty", "loop", "loop[0].polish", "loop[1].polish", "maybe", "righty"]);
+    expect(r.plan).toMatchObject({
+      rerunOf: "src1",
+      fromStep: "check",
+      reusedSteps: ["draft", "loop", "fan", "maybe"],
+      rerunSteps: ["check", "after"],
+    });
+    expect(r.plan.reusedPaths.sort()).toEqual([
+      "draft",
+      "fan",
+      "lefty",
+      "loop",
+      "loop[0].polish",
+      "loop[1].polish",
+      "maybe",
+      "righty",
+    ]);
     expect(r.plan.savedUsage).toEqual({ promptTokens: 120, completionTokens: 25, totalTokens: 145, costUsd: 0.6 });
   });
 
   it("reuses nothing from the first step", () => {
     const r = planRerun(source(), "draft");
-    expect(r.ok && r.plan).toMatchObject({ reusedSteps: [], reusedPaths: [], rerunSteps: ["draft", "loop", "fan", "maybe", "check", "after"] });
+    expect(r.ok && r.plan).toMatchObject({
+      reusedSteps: [],
+      reusedPaths: [],
+      rerunSteps: ["draft", "loop", "fan", "maybe", "check", "after"],
+    });
     expect(r.ok && r.plan.savedUsage.totalTokens).toBe(0);
   });
 
@@ -111,7 +132,10 @@ describe("planRerun", () => {
   it("refuses a step that is not a top-level one, naming the top-level steps", () => {
     for (const name of ["nope", "polish", "loop[0].polish"]) {
       const r = planRerun(source(), name);
-      expect(r).toMatchObject({ ok: false, problem: { kind: "unknown_step", knownSteps: ["draft", "loop", "fan", "maybe", "check", "after"] } });
+      expect(r).toMatchObject({
+        ok: false,
+        problem: { kind: "unknown_step", knownSteps: ["draft", "loop", "fan", "maybe", "check", "after"] },
+      });
       expect(!r.ok && r.problem.message).toContain("draft, loop, fan, maybe, check, after");
     }
   });
@@ -121,7 +145,10 @@ describe("planRerun", () => {
     expect(r).toMatchObject({ ok: false, problem: { kind: "not_reusable", step: "check", status: "FAILED" } });
     const steps = defaultSteps();
     delete steps.fan;
-    expect(planRerun(source("CANCELLED", steps), "check")).toMatchObject({ ok: false, problem: { kind: "not_reusable", step: "fan", status: null } });
+    expect(planRerun(source("CANCELLED", steps), "check")).toMatchObject({
+      ok: false,
+      problem: { kind: "not_reusable", step: "fan", status: null },
+    });
   });
 
   it("takes an edited workflow whose steps before fromStep are unchanged, whatever their key order", () => {
@@ -138,11 +165,22 @@ describe("planRerun", () => {
 
   it("names the first step before fromStep that an edit changed, nested changes included", () => {
     const nested = workflow(YAML.replace('prompt: "polish {{ item }}"', 'prompt: "polish {{ item }} again"'));
-    expect(planRerun(source(), "check", nested)).toMatchObject({ ok: false, problem: { kind: "changed_step", step: "loop" } });
-    const inserted = workflow(YAML.replace("  - { name: maybe,", "  - { name: extra, type: transform, output: 9 }\n  - { name: maybe,"));
-    expect(planRerun(source(), "check", inserted)).toMatchObject({ ok: false, problem: { kind: "changed_step", step: "extra" } });
+    expect(planRerun(source(), "check", nested)).toMatchObject({
+      ok: false,
+      problem: { kind: "changed_step", step: "loop" },
+    });
+    const inserted = workflow(
+      YAML.replace("  - { name: maybe,", "  - { name: extra, type: transform, output: 9 }\n  - { name: maybe,"),
+    );
+    expect(planRerun(source(), "check", inserted)).toMatchObject({
+      ok: false,
+      problem: { kind: "changed_step", step: "extra" },
+    });
     // The step rerun from, and what follows it, may change freely.
-    expect(planRerun(source(), "maybe", nested)).toMatchObject({ ok: false, problem: { kind: "changed_step", step: "loop" } });
+    expect(planRerun(source(), "maybe", nested)).toMatchObject({
+      ok: false,
+      problem: { kind: "changed_step", step: "loop" },
+    });
     expect(planRerun(source(), "loop", nested).ok).toBe(true);
   });
 

@@ -47,7 +47,11 @@ export function planRerun(source: ExecutionSnapshot, fromStep: string, workflow?
     });
   }
   const ran = WorkflowSchema.safeParse(source.definition);
-  if (!ran.success) return fail({ kind: "unreadable_source", message: `execution ${source.id}'s stored workflow definition no longer parses` });
+  if (!ran.success)
+    return fail({
+      kind: "unreadable_source",
+      message: `execution ${source.id}'s stored workflow definition no longer parses`,
+    });
   const target = workflow ?? ran.data;
   const names = target.steps.map((s) => s.name);
   const at = names.indexOf(fromStep);
@@ -105,7 +109,10 @@ export function sourceInputs(source: ExecutionSnapshot, workflow: Workflow): Rec
   return Object.fromEntries(Object.entries(source.vars).filter(([name]) => Object.hasOwn(declared, name)));
 }
 
-/** A step's definition as a hash of its canonical JSON (keys sorted at every level), so key order never counts as a change. */
+/**
+ * A step's definition as a hash of its canonical JSON (keys sorted at every level), so key order never counts as a
+ * change.
+ */
 export function stepHash(step: Step): string {
   return createHash("sha256").update(canonicalJson(step)).digest("hex");
 }

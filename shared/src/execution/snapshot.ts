@@ -2,12 +2,35 @@ import { z } from "zod";
 import { DebugState } from "./debug";
 import { Usage, ZERO_USAGE } from "./usage";
 
-export const EXECUTION_STATUSES = ["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"] as const;
+export const EXECUTION_STATUSES = [
+  "PENDING",
+  "RUNNING",
+  "AWAITING_APPROVAL",
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "INTERRUPTED",
+] as const;
 export const ExecutionStatus = z.enum(EXECUTION_STATUSES);
 export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
-export const TERMINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+export const TERMINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set([
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "INTERRUPTED",
+]);
 
-export const StepStatus = z.enum(["PENDING", "RUNNING", "COMPLETED", "FAILED", "SKIPPED", "AWAITING_APPROVAL", "REJECTED", "EXPIRED", "CANCELLED"]);
+export const StepStatus = z.enum([
+  "PENDING",
+  "RUNNING",
+  "COMPLETED",
+  "FAILED",
+  "SKIPPED",
+  "AWAITING_APPROVAL",
+  "REJECTED",
+  "EXPIRED",
+  "CANCELLED",
+]);
 export type StepStatus = z.infer<typeof StepStatus>;
 
 export const TriggerSource = z.enum(["open_api", "webhook", "console", "schedule", "chained"]);

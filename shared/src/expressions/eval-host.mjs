@@ -22,7 +22,10 @@ let announced = false;
 
 function startThread() {
   threadReady = false;
-  const self = new Worker(THREAD, { workerData: { maxDepth, maxResultChars }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
+  const self = new Worker(THREAD, {
+    workerData: { maxDepth, maxResultChars },
+    resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+  });
   thread = self;
   self.on("message", (m) => {
     if (self !== thread) return;
@@ -36,7 +39,11 @@ function startThread() {
   });
   self.on("error", (err) => {
     if (self === thread)
-      replace(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? `it needed more than ${maxHeapMb} MB of memory` : `the thread evaluating it failed: ${err.message}`);
+      replace(
+        err.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? `it needed more than ${maxHeapMb} MB of memory`
+          : `the thread evaluating it failed: ${err.message}`,
+      );
   });
   self.on("exit", () => {
     if (self === thread) replace("the thread evaluating it stopped");

@@ -5,12 +5,22 @@ import { EvalPool, type EvalPoolOptions } from "./eval-pool";
 
 const RUNAWAY = "($loop := function($n) { $loop($n + 1) }; $loop(0))";
 const opened: EvalPool[] = [];
-/** Whose jobs these are; another owner's job may be queued in a host behind them (one of the same owner's waits its turn). */
+/**
+ * Whose jobs these are; another owner's job may be queued in a host behind them (one of the same owner's waits its
+ * turn).
+ */
 const OWNER = "u1";
 const OTHER = "u2";
 
 function pool(over: Partial<EvalPoolOptions> = {}): EvalPool {
-  const p = new EvalPool({ size: 1, deadlineMs: 300, maxDepth: 500, maxResultChars: 1_000_000, maxHeapMb: 256, ...over });
+  const p = new EvalPool({
+    size: 1,
+    deadlineMs: 300,
+    maxDepth: 500,
+    maxResultChars: 1_000_000,
+    maxHeapMb: 256,
+    ...over,
+  });
   opened.push(p);
   return p;
 }
@@ -52,7 +62,10 @@ describe("expression pool", () => {
     for (let round = 0; round < 5; round++) {
       const runaway = p.evaluate(RUNAWAY, {}, OWNER);
       // Long enough to be running on the new thread when the old one's end is reported.
-      const others = [p.evaluate("$sum([1..100000]) + x", { x: round }, OTHER), p.evaluate("$sum([1..100000]) + x", { x: round }, "u3")];
+      const others = [
+        p.evaluate("$sum([1..100000]) + x", { x: round }, OTHER),
+        p.evaluate("$sum([1..100000]) + x", { x: round }, "u3"),
+      ];
       await expect(runaway).rejects.toEqual({ message: "took longer than 1000 ms" });
       for (const other of others) {
         await other.then(
@@ -127,7 +140,8 @@ describe("expression pool", () => {
     const count = () => void settled++;
     // A foreach of 50 heavy transforms, as in the issue: each a few hundred ms, under the deadline
     // even on a loaded machine (one that missed it would cost the next job on its host a new thread).
-    for (let item = 0; item < 50; item++) void p.evaluate("$sum([1..2000000]) + item", { item }, "heavy").then(count, count);
+    for (let item = 0; item < 50; item++)
+      void p.evaluate("$sum([1..2000000]) + item", { item }, "heavy").then(count, count);
     await waitFor(() => settled >= 2, { timeoutMs: 30_000, what: "the flood's first answers" });
     const before = settled;
     expect(await p.evaluate("vars.x + 1", { vars: { x: 1 } }, "light")).toBe(2);

@@ -44,8 +44,13 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
 }
 
-/** An answer says how long its job ran in the host, as the host measured it: this thread may have been busy meanwhile. */
-type Message = { ready: true } | { ok: true; json?: string; ms: number } | { ok: false; message: string; position?: number; ms: number };
+/**
+ * An answer says how long its job ran in the host, as the host measured it: this thread may have been busy meanwhile.
+ */
+type Message =
+  | { ready: true }
+  | { ok: true; json?: string; ms: number }
+  | { ok: false; message: string; position?: number; ms: number };
 
 const HOST = fileURLToPath(new URL("./eval-host.mjs", import.meta.url));
 /** Jobs queued in one host at most: enough to keep it busy between the service's turns. */
@@ -125,7 +130,11 @@ export class EvalPool {
 
   /** Not behind a job that has run SLOW_MS already, nor behind one of an owner whose last job was that slow. */
   private mayQueueBehind(slot: Slot, now: number): boolean {
-    return slot.jobs.length < MAX_JOBS_PER_HOST && now - slot.headSince < SLOW_MS && !slot.jobs.some((j) => this.allowance.slow(j.owner));
+    return (
+      slot.jobs.length < MAX_JOBS_PER_HOST &&
+      now - slot.headSince < SLOW_MS &&
+      !slot.jobs.some((j) => this.allowance.slow(j.owner))
+    );
   }
 
   private spawn(): void {
@@ -143,7 +152,10 @@ export class EvalPool {
     child.on("error", (err) => this.retire(slot, { message: `expression host failed: ${err.message}` }));
     child.on("exit", (code, signal) => {
       // V8 aborts the process when its thread's heap is exhausted past what Node can stop.
-      const why = signal === "SIGABRT" ? `it needed more than ${maxHeapMb} MB of memory` : `its expression host stopped (${signal ?? `exit code ${code}`})`;
+      const why =
+        signal === "SIGABRT"
+          ? `it needed more than ${maxHeapMb} MB of memory`
+          : `its expression host stopped (${signal ?? `exit code ${code}`})`;
       this.retire(slot, { message: why });
     });
     this.slots.push(slot);
@@ -210,7 +222,8 @@ export class EvalPool {
     if (!slot.ready) {
       // It died starting up: the next would likely too, so the jobs waiting fail rather than
       // start host after host.
-      for (const job of this.waiting.drain()) job.reject({ message: `could not start an expression host: ${failure.message}` });
+      for (const job of this.waiting.drain())
+        job.reject({ message: `could not start an expression host: ${failure.message}` });
       return;
     }
     // Replace it now, so that the next job does not wait for a host to start.

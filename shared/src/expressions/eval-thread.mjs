@@ -26,7 +26,11 @@ function compile(expression) {
 
 /** JSONata functions are objects (a lambda holds its environment, a cycle): dropped, as JSON drops JS functions. */
 function withoutFunctions(_key, value) {
-  return value !== null && typeof value === "object" && (value._jsonata_lambda === true || value._jsonata_function === true) ? undefined : value;
+  return value !== null &&
+    typeof value === "object" &&
+    (value._jsonata_lambda === true || value._jsonata_function === true)
+    ? undefined
+    : value;
 }
 
 parentPort.on("message", async ({ expression, context }) => {

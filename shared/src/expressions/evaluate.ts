@@ -43,7 +43,11 @@ let pool: EvalPool | undefined;
  * with only the part of the context it can read, `owner` served in turn with the others (EvalPool)
  * (docs/sandbox.md#expression-hosts).
  */
-export async function evaluateExpression(expression: string, context: ExpressionContext, owner: string): Promise<unknown> {
+export async function evaluateExpression(
+  expression: string,
+  context: ExpressionContext,
+  owner: string,
+): Promise<unknown> {
   let plan: ExpressionPlan;
   try {
     plan = planFor(expression);
@@ -75,7 +79,11 @@ function reasonOf(err: unknown): string {
 }
 
 /** `condition`: a bare expression; missing values count as false. */
-export async function evaluateCondition(expression: string, context: ExpressionContext, owner: string): Promise<boolean> {
+export async function evaluateCondition(
+  expression: string,
+  context: ExpressionContext,
+  owner: string,
+): Promise<boolean> {
   const v = await evaluateExpression(expression, context, owner);
   return v !== undefined && v !== null && v !== false && v !== 0 && v !== "";
 }

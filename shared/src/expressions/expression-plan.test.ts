@@ -95,7 +95,9 @@ describe("what an expression reads of its context", () => {
     for (const expression of expressions) {
       const part = contextFor(planFor(expression).needs, context);
       const compiled = jsonata(expression);
-      expect(JSON.stringify(await compiled.evaluate(part)), expression).toBe(JSON.stringify(await compiled.evaluate(context)));
+      expect(JSON.stringify(await compiled.evaluate(part)), expression).toBe(
+        JSON.stringify(await compiled.evaluate(context)),
+      );
     }
   });
 
@@ -111,7 +113,14 @@ describe("bare paths of names", () => {
   it("are recognised only without predicates, bindings or anything else", () => {
     expect(planFor("steps.fetch.output").namePath).toEqual(["steps", "fetch", "output"]);
     expect(planFor("`vars`.ticket").namePath).toEqual(["vars", "ticket"]);
-    for (const expression of ["steps.fetch.output[0]", "steps.fetch.output[]", "$.vars", "vars.(ticket)", "vars.ticket & ''", "steps.*"]) {
+    for (const expression of [
+      "steps.fetch.output[0]",
+      "steps.fetch.output[]",
+      "$.vars",
+      "vars.(ticket)",
+      "vars.ticket & ''",
+      "steps.*",
+    ]) {
       expect(planFor(expression).namePath, expression).toBeNull();
     }
   });
@@ -128,7 +137,9 @@ describe("bare paths of names", () => {
     ]) {
       const read = readNamePath(data, path);
       expect(read, path.join(".")).not.toBeNull();
-      expect(JSON.stringify(read!.value), path.join(".")).toBe(JSON.stringify(await jsonata(path.join(".")).evaluate(data)));
+      expect(JSON.stringify(read!.value), path.join(".")).toBe(
+        JSON.stringify(await jsonata(path.join(".")).evaluate(data)),
+      );
     }
     expect(readNamePath(data, ["a", "list", "x"])).toBeNull();
     // Own properties only, as JSONata.

@@ -69,7 +69,8 @@ function namePathOf(ast: Node): string[] | null {
   const steps = ast.steps as Node[];
   const names: string[] = [];
   for (const step of steps) {
-    if (step.type !== "name" || typeof step.value !== "string" || !onlyFields(step, ["type", "value", "position"])) return null;
+    if (step.type !== "name" || typeof step.value !== "string" || !onlyFields(step, ["type", "value", "position"]))
+      return null;
     names.push(step.value);
   }
   return names;
@@ -259,7 +260,8 @@ class NeedsWalk {
 
   private walkLambda(node: Node, root: boolean): void {
     if (node.signature !== undefined) throw new ReadsAll();
-    for (const param of eachOf(node.arguments)) if (!isNode(param) || param.type !== "variable" || !bindable(param.value)) throw new ReadsAll();
+    for (const param of eachOf(node.arguments))
+      if (!isNode(param) || param.type !== "variable" || !bindable(param.value)) throw new ReadsAll();
     this.walk(node.body, root);
   }
 
@@ -278,7 +280,13 @@ class NeedsWalk {
       this.walkStep(step, false);
       const next = steps[1];
       // `steps.fetch…` reads `steps.fetch` only, unless `steps` itself is filtered or grouped.
-      if (step.stages === undefined && step.group === undefined && isNode(next) && next.type === "name" && typeof next.value === "string") {
+      if (
+        step.stages === undefined &&
+        step.group === undefined &&
+        isNode(next) &&
+        next.type === "name" &&
+        typeof next.value === "string"
+      ) {
         this.child(String(step.value), next.value);
       } else {
         this.whole(String(step.value));
@@ -290,7 +298,11 @@ class NeedsWalk {
   private walkStep(step: unknown, root: boolean): void {
     if (!isNode(step)) throw new ReadsAll();
     if (step.type === "name") {
-      if (!onlyFields(step, ["type", "value", "position", "stages", "group", "keepArray"]) || typeof step.value !== "string") throw new ReadsAll();
+      if (
+        !onlyFields(step, ["type", "value", "position", "stages", "group", "keepArray"]) ||
+        typeof step.value !== "string"
+      )
+        throw new ReadsAll();
       if (root) this.whole(step.value);
       for (const stage of eachOf(step.stages ?? [])) this.walkStage(stage);
       return this.walkGroup(step.group);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { evaluateCondition, evaluateExpression, EXPRESSION_LIMITS, ExpressionError, renderTemplate, type ExpressionContext } from "./index";
+import {
+  evaluateCondition,
+  evaluateExpression,
+  EXPRESSION_LIMITS,
+  ExpressionError,
+  renderTemplate,
+  type ExpressionContext,
+} from "./index";
 
 /** The execution's owner: the pool serves owners in turn (eval-pool.ts). */
 const OWNER = "u1";
@@ -20,13 +27,21 @@ describe("templates", () => {
   });
 
   it("mixed text interpolates values as text", async () => {
-    expect(await renderTemplate("Ticket {{ vars.ticket_id }} has {{ $count(steps.fetch.output.rows) }} rows", ctx(), OWNER)).toBe("Ticket T-1 has 2 rows");
+    expect(
+      await renderTemplate("Ticket {{ vars.ticket_id }} has {{ $count(steps.fetch.output.rows) }} rows", ctx(), OWNER),
+    ).toBe("Ticket T-1 has 2 rows");
     expect(await renderTemplate("rows: {{ steps.fetch.output.rows }}", ctx(), OWNER)).toBe('rows: [{"id":1},{"id":2}]');
     expect(await renderTemplate("missing: [{{ vars.nope }}]", ctx(), OWNER)).toBe("missing: []");
   });
 
   it("renders nested objects and arrays, leaving plain values alone", async () => {
-    expect(await renderTemplate({ a: ["{{ vars.priority * 2 }}", 5, null], b: { c: "x{{ vars.ticket_id }}" } }, ctx(), OWNER)).toEqual({
+    expect(
+      await renderTemplate(
+        { a: ["{{ vars.priority * 2 }}", 5, null], b: { c: "x{{ vars.ticket_id }}" } },
+        ctx(),
+        OWNER,
+      ),
+    ).toEqual({
       a: [6, 5, null],
       b: { c: "xT-1" },
     });
@@ -57,7 +72,9 @@ describe("conditions and errors", () => {
   });
 
   it("a runaway expression is stopped", async () => {
-    const err = await evaluateExpression("($f := function($n) { $f($n + 1) }; $f(0))", ctx(), OWNER).catch((e: unknown) => e);
+    const err = await evaluateExpression("($f := function($n) { $f($n + 1) }; $f(0))", ctx(), OWNER).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ExpressionError);
   });
 });
@@ -78,7 +95,9 @@ async function failure(expression: string, context = ctx()): Promise<ExpressionE
  * Awaits `work` while a 5 ms interval timer runs on this (the main) thread, and reports the longest
  * gap between its ticks: what any other request of the process would have waited at worst.
  */
-async function whileTimerRuns<T>(work: Promise<T>): Promise<{ settled: PromiseSettledResult<T>; worstGapMs: number; ticks: number }> {
+async function whileTimerRuns<T>(
+  work: Promise<T>,
+): Promise<{ settled: PromiseSettledResult<T>; worstGapMs: number; ticks: number }> {
   let last = performance.now();
   let worstGapMs = 0;
   let ticks = 0;
@@ -146,7 +165,9 @@ describe("regular expressions (linear-time engine)", () => {
   });
 
   it("a zero-length match fails as JSONata says, with its position", async () => {
-    expect((await failure('$split("abc", /x*/)')).message).toContain("Regular expression matches zero length string (at character 7)");
+    expect((await failure('$split("abc", /x*/)')).message).toContain(
+      "Regular expression matches zero length string (at character 7)",
+    );
   });
 
   it("the ReDoS probe expression completes, and the main thread's timers keep firing meanwhile", async () => {
@@ -166,17 +187,23 @@ describe("hard deadline", () => {
     ["a recursive lambda that never returns", "($f := function($n) { $f($n + 1) }; $f(0))"],
     // One call of a built-in, millions of matches: no JSONata evaluation step in between to check a clock.
     ["a single built-in call that burns CPU", "$replace($pad('', 5000000, 'a'), /a/, 'b')"],
-  ])("%s fails at the deadline, naming the expression, while the main thread keeps answering", async (_what, expression) => {
-    const { settled, worstGapMs, ticks } = await whileTimerRuns(evaluateExpression(expression, ctx(), OWNER));
-    expect(settled.status).toBe("rejected");
-    const err = (settled as PromiseRejectedResult).reason as ExpressionError;
-    expect(err).toBeInstanceOf(ExpressionError);
-    expect(err.message).toBe(`expression \`${expression}\` failed: took longer than ${EXPRESSION_LIMITS.deadlineMs} ms`);
-    // A main thread held by the evaluation would show a gap of the whole deadline; half of it leaves a loaded machine room to schedule.
-    expect(worstGapMs).toBeLessThan(EXPRESSION_LIMITS.deadlineMs / 2);
-    // The timer ran all along (at 5 ms, a 1 s deadline leaves room for ~200 ticks).
-    expect(ticks).toBeGreaterThan(20);
-  });
+  ])(
+    "%s fails at the deadline, naming the expression, while the main thread keeps answering",
+    async (_what, expression) => {
+      const { settled, worstGapMs, ticks } = await whileTimerRuns(evaluateExpression(expression, ctx(), OWNER));
+      expect(settled.status).toBe("rejected");
+      const err = (settled as PromiseRejectedResult).reason as ExpressionError;
+      expect(err).toBeInstanceOf(ExpressionError);
+      expect(err.message).toBe(
+        `expression \`${expression}\` failed: took longer than ${EXPRESSION_LIMITS.deadlineMs} ms`,
+      );
+      // A main thread held by the evaluation would show a gap of the whole deadline; half of it leaves a loaded machine
+      // room to schedule.
+      expect(worstGapMs).toBeLessThan(EXPRESSION_LIMITS.deadlineMs / 2);
+      // The timer ran all along (at 5 ms, a 1 s deadline leaves room for ~200 ticks).
+      expect(ticks).toBeGreaterThan(20);
+    },
+  );
 
   it("deep recursion fails with JSONata's own error, without waiting for the deadline", async () => {
     const down = (n: number) => `($down := function($n) { $n = 0 ? 0 : 1 + $down($n - 1) }; $down(${n}))`;
@@ -187,9 +214,13 @@ describe("hard deadline", () => {
 
   it("a runaway expression fails alone: another execution's expression in flight at the same time succeeds", async () => {
     // Its failure is taken at once: it may come before the others are done.
-    const runaway = evaluateExpression("($loop := function($n) { $loop($n + 1) }; $loop(0))", ctx(), OWNER).catch((e: unknown) => e);
+    const runaway = evaluateExpression("($loop := function($n) { $loop($n + 1) }; $loop(0))", ctx(), OWNER).catch(
+      (e: unknown) => e,
+    );
     // Defines a function too, as the runaway does: both need JSONata proper, not the name-path shortcut.
-    const others = Array.from({ length: 6 }, (_, i) => evaluateExpression(`($double := function($x) { $x * 2 }; $double(vars.priority + ${i}))`, ctx(), OWNER));
+    const others = Array.from({ length: 6 }, (_, i) =>
+      evaluateExpression(`($double := function($x) { $x * 2 }; $double(vars.priority + ${i}))`, ctx(), OWNER),
+    );
     expect(await Promise.all(others)).toEqual([6, 8, 10, 12, 14, 16]);
     const err = await runaway;
     expect(err).toBeInstanceOf(ExpressionError);
@@ -212,7 +243,9 @@ describe("results", () => {
   });
 
   it("a bare path of names reads the same value as JSONata does", async () => {
-    const data = ctx({ vars: { nested: { list: [1, [2, 3]], empty: [], none: null, text: "x" }, rows: [{ id: 1 }, { id: 2 }] } });
+    const data = ctx({
+      vars: { nested: { list: [1, [2, 3]], empty: [], none: null, text: "x" }, rows: [{ id: 1 }, { id: 2 }] },
+    });
     for (const path of [
       "vars.nested.list",
       "vars.nested.empty",
@@ -223,7 +256,9 @@ describe("results", () => {
       "steps.fetch.output",
     ]) {
       // The same path inside a block is not a bare path of names: JSONata evaluates it in a worker.
-      expect(await evaluateExpression(path, data, OWNER), path).toEqual(await evaluateExpression(`(${path})`, data, OWNER));
+      expect(await evaluateExpression(path, data, OWNER), path).toEqual(
+        await evaluateExpression(`(${path})`, data, OWNER),
+      );
     }
   });
 });

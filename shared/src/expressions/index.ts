@@ -1,2 +1,8 @@
-export { evaluateExpression, evaluateCondition, ExpressionError, EXPRESSION_LIMITS, type ExpressionContext } from "./evaluate";
+export {
+  evaluateExpression,
+  evaluateCondition,
+  ExpressionError,
+  EXPRESSION_LIMITS,
+  type ExpressionContext,
+} from "./evaluate";
 export { renderTemplate, hasTemplate } from "./template";

@@ -33,7 +33,12 @@ const MAX_DEPTH = 16;
 export function inlineComparisonOf(ast: Node, depth = 0): InlineTest | null {
   if (depth > MAX_DEPTH) return null;
   // Parentheses: a block of one expression.
-  if (ast.type === "block" && Array.isArray(ast.expressions) && ast.expressions.length === 1 && !hasExtras(ast, ["type", "expressions", "position"])) {
+  if (
+    ast.type === "block" &&
+    Array.isArray(ast.expressions) &&
+    ast.expressions.length === 1 &&
+    !hasExtras(ast, ["type", "expressions", "position"])
+  ) {
     return inlineComparisonOf(ast.expressions[0] as Node, depth + 1);
   }
   if (ast.type !== "binary" || !ast.lhs || !ast.rhs) return null;
@@ -53,14 +58,19 @@ function operandOf(node: Node): InlineOperand | null {
   if (node.type === "path" && Array.isArray(node.steps) && !hasExtras(node, ["type", "steps", "position"])) {
     const names: string[] = [];
     for (const step of node.steps) {
-      if (step.type !== "name" || typeof step.value !== "string" || hasExtras(step, ["type", "value", "position"])) return null;
+      if (step.type !== "name" || typeof step.value !== "string" || hasExtras(step, ["type", "value", "position"]))
+        return null;
       names.push(step.value);
     }
     return { kind: "path", names };
   }
-  if ((node.type === "string" || node.type === "number" || node.type === "value") && !hasExtras(node, ["type", "value", "position"])) {
+  if (
+    (node.type === "string" || node.type === "number" || node.type === "value") &&
+    !hasExtras(node, ["type", "value", "position"])
+  ) {
     const v = node.value;
-    if (typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v))) return { kind: "literal", value: v };
+    if (typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v)))
+      return { kind: "literal", value: v };
   }
   return null;
 }
@@ -92,7 +102,8 @@ export function evaluateInline(node: InlineTest, context: object): { value: bool
   }
   if (l === undefined || r === undefined) return { value: undefined };
   // Ordering needs two numbers or two strings; JSONata raises an error otherwise, which the pool reports.
-  if (!((typeof l === "number" && typeof r === "number") || (typeof l === "string" && typeof r === "string"))) return null;
+  if (!((typeof l === "number" && typeof r === "number") || (typeof l === "string" && typeof r === "string")))
+    return null;
   switch (node.op) {
     case "<":
       return { value: l < r };
@@ -111,6 +122,13 @@ function operandValue(node: InlineOperand, context: object): { value: Scalar } |
   if (!read) return null;
   const v = read.value;
   // Objects and arrays compare deeply in JSONata: left to it.
-  if (v === undefined || v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) return { value: v };
+  if (
+    v === undefined ||
+    v === null ||
+    typeof v === "string" ||
+    typeof v === "boolean" ||
+    (typeof v === "number" && Number.isFinite(v))
+  )
+    return { value: v };
   return null;
 }

@@ -52,7 +52,9 @@ function compile(literal) {
       program = RE2JS.compile(RE2JS.translateRegExp(literal));
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new Error(`regular expression /${literal.source}/ cannot run on the linear-time engine (RE2: no backreferences, no lookaround): ${reason}`);
+      throw new Error(
+        `regular expression /${literal.source}/ cannot run on the linear-time engine (RE2: no backreferences, no lookaround): ${reason}`,
+      );
     }
     if (programs.size >= MAX_PROGRAMS) programs.delete(programs.keys().next().value);
     programs.set(key, program);

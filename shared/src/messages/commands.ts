@@ -93,7 +93,10 @@ export const DebugBreakpointsCommand = z.object({
 });
 export type DebugBreakpointsCommand = z.input<typeof DebugBreakpointsCommand>;
 
-/** `<ns>.cmd.exec.debug.<execId>`: fired by a pause's idle timer; cancels the run if that pause still waits and has been idle long enough. */
+/**
+ * `<ns>.cmd.exec.debug.<execId>`: fired by a pause's idle timer; cancels the run if that pause still waits and has been
+ * idle long enough.
+ */
 export const DebugIdleCommand = z.object({
   executionId: z.string(),
   command: z.literal("idle"),

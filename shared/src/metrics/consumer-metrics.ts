@@ -25,7 +25,11 @@ const redelivered = new Gauge({
 /** The gauges of the durable consumers a process pulls from, set from consumer info on scrape (PlatformHealth). */
 export const consumerMetrics = [pending, ackPending, redelivered];
 
-export function recordConsumerInfo(stream: string, consumer: string, info: Pick<ConsumerInfo, "num_pending" | "num_ack_pending" | "num_redelivered">): void {
+export function recordConsumerInfo(
+  stream: string,
+  consumer: string,
+  info: Pick<ConsumerInfo, "num_pending" | "num_ack_pending" | "num_redelivered">,
+): void {
   const labels = { stream, consumer };
   pending.set(labels, info.num_pending);
   ackPending.set(labels, info.num_ack_pending);

@@ -14,9 +14,15 @@ export function passwordVariable(user: string): string {
  * configuration value: by default a reference to the server's environment, so that the file
  * holds no secret.
  */
-export function renderAuthConf(ns: string, password: (user: string) => string = (user) => `$${passwordVariable(user)}`): string {
+export function renderAuthConf(
+  ns: string,
+  password: (user: string) => string = (user) => `$${passwordVariable(user)}`,
+): string {
   const permissions = servicePermissions(ns);
-  const users = [...SERVICE_USERS.map((user) => userBlock(user, password(user), permissions[user])), userBlock(ADMIN_USER, password(ADMIN_USER), null)];
+  const users = [
+    ...SERVICE_USERS.map((user) => userBlock(user, password(user), permissions[user])),
+    userBlock(ADMIN_USER, password(ADMIN_USER), null),
+  ];
   return [
     `# NATS users of the workflow service, namespace \`${ns}\`. Generated from shared/src/nats/permissions.ts by`,
     `#   npx tsx shared/scripts/write-nats-auth.ts ${ns} > deploy/nats/auth.conf`,

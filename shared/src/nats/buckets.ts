@@ -18,7 +18,12 @@ export interface KvBucketSpec {
  * Opens a KV bucket, creating it at `placement`, and reconciles an existing one to the current
  * placement and TTL (nats.js only sets them on creation). Retried while JetStream is not ready.
  */
-export function openKvBucket(nc: NatsConnection, name: string, spec: KvBucketSpec, placement: StreamPlacement): Promise<KV> {
+export function openKvBucket(
+  nc: NatsConnection,
+  name: string,
+  spec: KvBucketSpec,
+  placement: StreamPlacement,
+): Promise<KV> {
   return whileStarting(async () => {
     const kv = await created(name, placement, () =>
       new Kvm(nc).create(name, {
@@ -28,7 +33,9 @@ export function openKvBucket(nc: NatsConnection, name: string, spec: KvBucketSpe
         ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
       }),
     );
-    await reconcileStream(await jetstreamManager(nc), `KV_${name}`, placement, { max_age: spec.ttlMs ? nanos(spec.ttlMs) : 0 });
+    await reconcileStream(await jetstreamManager(nc), `KV_${name}`, placement, {
+      max_age: spec.ttlMs ? nanos(spec.ttlMs) : 0,
+    });
     return kv;
   });
 }

@@ -65,7 +65,10 @@ export interface CommandConsumerOptions {
   redeliverOnce: boolean;
 }
 
-/** A limit on the messages in hand that may change while consuming (the executor's backlog yield, its start lanes' shares). */
+/**
+ * A limit on the messages in hand that may change while consuming (the executor's backlog yield, its start lanes'
+ * shares).
+ */
 export interface ConcurrencyBound {
   current(): number;
   /** Calls `listener` after each change of the limit; returns what stops it. */
@@ -142,7 +145,8 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
       ? watchOrphans(new OrphanRescue(opts.jsm, opts.js, opts.stream, opts.durable, opts.log), opts)
       : null;
 
-  // A limit lowered while a fetch waits takes effect at the next fetch: the one waiting may still bring what the old limit left room for.
+  // A limit lowered while a fetch waits takes effect at the next fetch: the one waiting may still bring what the old
+  // limit left room for.
   const unbound = bound.onChange(wakeLoop);
   const loop = (async () => {
     while (!stopped) {
@@ -181,7 +185,10 @@ export async function consumeCommands(opts: CommandConsumerOptions): Promise<Com
       batch?.stop();
       wakeLoop();
       await loop;
-      await Promise.race([Promise.allSettled(inflight), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      await Promise.race([
+        Promise.allSettled(inflight),
+        new Promise((resolve) => setTimeout(resolve, graceMs).unref()),
+      ]);
     },
   };
 }
@@ -202,7 +209,9 @@ function watchOrphans(rescue: OrphanRescue, opts: CommandConsumerOptions): { sto
       () => {
         rescue
           .check()
-          .catch((err: unknown) => opts.log.warn("could not look for orphaned messages; looking again later", { err, consumer: opts.durable }))
+          .catch((err: unknown) =>
+            opts.log.warn("could not look for orphaned messages; looking again later", { err, consumer: opts.durable }),
+          )
           .finally(next);
       },
       ORPHAN_GRACE_MS * (0.5 + Math.random()),
@@ -213,7 +222,12 @@ function watchOrphans(rescue: OrphanRescue, opts: CommandConsumerOptions): { sto
   return { stop: () => clearTimeout(timer) };
 }
 
-async function handleOne(opts: CommandConsumerOptions, m: JsMsg, heartbeatMs: number, failures: FailureCounts): Promise<void> {
+async function handleOne(
+  opts: CommandConsumerOptions,
+  m: JsMsg,
+  heartbeatMs: number,
+  failures: FailureCounts,
+): Promise<void> {
   const name = opts.commandOf(m.subject);
   const cmd = name === undefined ? undefined : opts.commands[name];
   const raw = parseJson(m.string());
@@ -223,7 +237,13 @@ async function handleOne(opts: CommandConsumerOptions, m: JsMsg, heartbeatMs: nu
   const parsed = cmd.schema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
-    return drop(opts, m, `malformed ${name} command (${raw === undefined ? "not JSON" : problems.join("; ")})`, executionId, delay);
+    return drop(
+      opts,
+      m,
+      `malformed ${name} command (${raw === undefined ? "not JSON" : problems.join("; ")})`,
+      executionId,
+      delay,
+    );
   }
   const heartbeat = setInterval(() => m.working(), heartbeatMs);
   try {
@@ -291,7 +311,11 @@ async function drop(
  * Ends the execution a given-up message names. False when that failed only for now: the message
  * is kept, so that the execution is not left unfinished with nothing to finish it.
  */
-async function failExecution(opts: CommandConsumerOptions, executionId: string | undefined, reason: string): Promise<boolean> {
+async function failExecution(
+  opts: CommandConsumerOptions,
+  executionId: string | undefined,
+  reason: string,
+): Promise<boolean> {
   if (executionId === undefined || !opts.giveUp) return true;
   try {
     await opts.giveUp(executionId, reason);
@@ -299,7 +323,9 @@ async function failExecution(opts: CommandConsumerOptions, executionId: string |
   } catch (err) {
     const transient = isTransient(err);
     opts.log.error(
-      transient ? "the execution of a command given up could not be failed yet; kept to try again" : "could not fail the execution of a command given up",
+      transient
+        ? "the execution of a command given up could not be failed yet; kept to try again"
+        : "could not fail the execution of a command given up",
       {
         err,
         executionId,

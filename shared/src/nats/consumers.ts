@@ -11,7 +11,15 @@ import { whileStarting } from "./while-starting";
 export async function ensureConsumer(
   jsm: JetStreamManager,
   stream: string,
-  cfg: { durable: string; filter: string; ackWaitMs: number; maxDeliver: number; maxAckPending: number; fromNew?: boolean; startAt?: number },
+  cfg: {
+    durable: string;
+    filter: string;
+    ackWaitMs: number;
+    maxDeliver: number;
+    maxAckPending: number;
+    fromNew?: boolean;
+    startAt?: number;
+  },
 ): Promise<void> {
   const config: Partial<ConsumerConfig> = {
     durable_name: cfg.durable,
@@ -28,7 +36,9 @@ export async function ensureConsumer(
     try {
       const current = (await jsm.consumers.info(stream, cfg.durable)).config;
       // Every update is a proposal the cluster agrees on: sent only when a setting changed.
-      const changed = (["filter_subject", "ack_wait", "max_deliver", "max_ack_pending"] as const).some((k) => current[k] !== config[k]);
+      const changed = (["filter_subject", "ack_wait", "max_deliver", "max_ack_pending"] as const).some(
+        (k) => current[k] !== config[k],
+      );
       if (changed) await jsm.consumers.update(stream, cfg.durable, config);
     } catch (err) {
       if (!isNotFound(err)) throw err;

@@ -4,7 +4,10 @@ import { natsTargetFromEnv } from "./credentials";
 
 describe("NATS credentials from the environment", () => {
   it.each([
-    [{ NATS_URL: "nats://edge:s3cr%40t@nats:4222" }, { url: "nats://nats:4222", auth: { user: "edge", pass: "s3cr@t" } }],
+    [
+      { NATS_URL: "nats://edge:s3cr%40t@nats:4222" },
+      { url: "nats://nats:4222", auth: { user: "edge", pass: "s3cr@t" } },
+    ],
     [{ NATS_URL: "nats://tok3n@nats:4222" }, { url: "nats://nats:4222", auth: { token: "tok3n" } }],
     [
       { NATS_URL: "nats://nats:4222", NATS_USER: "edge", NATS_PASSWORD: "pw" },

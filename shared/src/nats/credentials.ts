@@ -37,11 +37,15 @@ export function natsTargetFromEnv(env: NatsCredentialEnv): NatsTarget | undefine
   const urls = env.NATS_URL.split(",").map((u) => new URL(u.trim()));
   const first = urls[0]!;
   if (urls.some((u) => u.username !== first.username || u.password !== first.password)) {
-    throw new ConfigError("NATS_URL lists servers with different credentials: give every server the same ones, or none and set NATS_USER and NATS_PASSWORD");
+    throw new ConfigError(
+      "NATS_URL lists servers with different credentials: give every server the same ones, or none and set NATS_USER and NATS_PASSWORD",
+    );
   }
   const inUrl = first.username !== "" || first.password !== "";
   if (inUrl && given.length > 0) {
-    throw new ConfigError("NATS_URL carries credentials and NATS_USER, NATS_PASSWORD or NATS_TOKEN is set too: give them one way only");
+    throw new ConfigError(
+      "NATS_URL carries credentials and NATS_USER, NATS_PASSWORD or NATS_TOKEN is set too: give them one way only",
+    );
   }
   const auth =
     first.password === ""
@@ -54,11 +58,13 @@ export function natsTargetFromEnv(env: NatsCredentialEnv): NatsTarget | undefine
   const url = urls.map((u) => u.toString()).join(",");
   if (inUrl) return { url, auth };
   if (token !== undefined) {
-    if (given.length > 1) throw new ConfigError("NATS_TOKEN and NATS_USER/NATS_PASSWORD are both set: a server takes one or the other");
+    if (given.length > 1)
+      throw new ConfigError("NATS_TOKEN and NATS_USER/NATS_PASSWORD are both set: a server takes one or the other");
     return { url, auth: { token } };
   }
   if (user !== undefined || pass !== undefined) {
-    if (user === undefined || pass === undefined) throw new ConfigError("NATS_USER and NATS_PASSWORD go together: one is set without the other");
+    if (user === undefined || pass === undefined)
+      throw new ConfigError("NATS_USER and NATS_PASSWORD go together: one is set without the other");
     return { url, auth: { user, pass } };
   }
   return { url, auth: {} };

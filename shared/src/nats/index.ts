@@ -5,7 +5,15 @@ export { connectNats } from "./connect";
 export { natsTargetFromEnv, type NatsTarget } from "./credentials";
 export { inboxPrefix, SERVICE_USERS, type ServiceUser } from "./permissions";
 export { renderAuthConf, passwordVariable, ADMIN_USER } from "./auth-conf";
-export { jetStreamTimers, fireTimer, serverHasSchedules, TimerMessage, type Timers, type TimerMode, type TimerSpec } from "./timers";
+export {
+  jetStreamTimers,
+  fireTimer,
+  serverHasSchedules,
+  TimerMessage,
+  type Timers,
+  type TimerMode,
+  type TimerSpec,
+} from "./timers";
 export {
   consumeCommands,
   command,

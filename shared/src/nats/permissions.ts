@@ -2,16 +2,10 @@ import { START_LANES } from "../execution/start-lanes";
 import { consumerNames, streamNames, subjects } from "./subjects";
 
 /**
- * What each service may do on NATS: the source of `deploy/nats/auth.conf` (written by
- * `shared/scripts/write-nats-auth.ts`) and of the tests that run the services under it.
- *
- * Granted per service, by what its code touches: the subjects it publishes or subscribes to,
- * the durable consumers it pulls from, and per KV bucket, object store or stream, reading
- * (direct gets and ephemeral consumers) or writing too. Shared by all: the JetStream account
- * info, and creating the namespace's streams and buckets and updating its four streams, since
- * whichever service starts first sets them up (creating an existing stream with another
- * configuration is refused by the server). Replies come to an inbox prefix of the service's own,
- * so that no service reads the answers sent to another.
+ * What each service may do on NATS, granted by what its code touches (subjects, durable
+ * consumers, buckets and streams): the source of `deploy/nats/auth.conf` and of the tests that
+ * run the services under it (docs/operations.md#users-and-permissions). Replies come to an inbox
+ * prefix of each service's own, so that no service reads the answers sent to another.
  */
 
 export const SERVICE_USERS = ["edge", "executor", "approvals", "scheduler"] as const;
@@ -91,7 +85,9 @@ class Grants {
     const stream = `KV_${bucket}`;
     this.exists(stream).read(stream);
     // A writer also brings the bucket to the configured replicas and TTL (reconcileStream).
-    return access === "write" ? this.publish(`$KV.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`) : this;
+    return access === "write"
+      ? this.publish(`$KV.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`)
+      : this;
   }
 
   /** Both buckets of a record type of the KV store. */
@@ -102,7 +98,9 @@ class Grants {
   objects(bucket: string, access: Access): this {
     const stream = `OBJ_${bucket}`;
     this.exists(stream).read(stream);
-    return access === "write" ? this.publish(`$O.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`) : this;
+    return access === "write"
+      ? this.publish(`$O.${bucket}.>`, `$JS.API.STREAM.PURGE.${stream}`, `$JS.API.STREAM.UPDATE.${stream}`)
+      : this;
   }
 
   /** One key of a KV bucket only: read, and created where it is missing. */
@@ -131,7 +129,9 @@ class Grants {
    * publishes them again on their subjects (`filter`), and removes the originals.
    */
   workQueue(stream: string, name: string, filter: string): this {
-    return this.durable(stream, name).exists(stream).publish(`$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.STREAM.MSG.DELETE.${stream}`, filter);
+    return this.durable(stream, name)
+      .exists(stream)
+      .publish(`$JS.API.STREAM.MSG.GET.${stream}`, `$JS.API.STREAM.MSG.DELETE.${stream}`, filter);
   }
 
   /** Work queues of one stream: [consumer, filter] each. */
@@ -148,7 +148,8 @@ class Grants {
   /** What every service of the namespace needs. */
   base(service: ServiceUser): this {
     this.publish("$JS.API.INFO").subscribe(`${inboxPrefix(service)}.>`);
-    for (const stream of Object.values(streamNames(this.ns))) this.exists(stream).publish(`$JS.API.STREAM.UPDATE.${stream}`);
+    for (const stream of Object.values(streamNames(this.ns)))
+      this.exists(stream).publish(`$JS.API.STREAM.UPDATE.${stream}`);
     // openKvStore opens every bucket of the store; the data of those not granted below stays out of reach.
     for (const type of STORE_TYPES) this.exists(`KV_${this.ns}_${type}`).exists(`KV_${this.ns}_${type}_idx`);
     return this.exists(`KV_${this.ns}_user_emails`);
@@ -158,7 +159,10 @@ class Grants {
   serverKeys(...keys: { check: string; legacy: string }[]): this {
     const legacy = `${this.ns}_edge`;
     this.publish(`$JS.API.STREAM.INFO.KV_${legacy}`, `$JS.API.STREAM.MSG.DELETE.KV_${legacy}`);
-    for (const key of keys) this.kvKey(`${this.ns}_key_checks`, key.check).publish(`$JS.API.DIRECT.GET.KV_${legacy}.$KV.${legacy}.${key.legacy}`);
+    for (const key of keys)
+      this.kvKey(`${this.ns}_key_checks`, key.check).publish(
+        `$JS.API.DIRECT.GET.KV_${legacy}.$KV.${legacy}.${key.legacy}`,
+      );
     return this;
   }
 
@@ -169,7 +173,11 @@ class Grants {
   }
 
   build(): Permissions {
-    return { publish: [...this.#publish], subscribe: [...this.#subscribe], ...(this.#responses ? { responses: true as const } : {}) };
+    return {
+      publish: [...this.#publish],
+      subscribe: [...this.#subscribe],
+      ...(this.#responses ? { responses: true as const } : {}),
+    };
   }
 }
 
@@ -180,7 +188,12 @@ const URL_SIGNING = { check: "urlSigning", legacy: "url-signing-key" };
 /** The least each service needs, in namespace `ns`. */
 export function servicePermissions(ns: string): Record<ServiceUser, Permissions> {
   const names = namesIn(ns);
-  return { edge: edgePermissions(names), executor: executorPermissions(names), approvals: approvalsPermissions(names), scheduler: schedulerPermissions(names) };
+  return {
+    edge: edgePermissions(names),
+    executor: executorPermissions(names),
+    approvals: approvalsPermissions(names),
+    scheduler: schedulerPermissions(names),
+  };
 }
 
 /** The subjects, streams and consumers of namespace `ns` that the grants name. */
@@ -222,7 +235,13 @@ function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
       .publish(subj.secrets)
       // A PENDING execution is read from its start command, and a failed start removes it.
       .publish(`$JS.API.STREAM.MSG.GET.${streams.cmd}`, `$JS.API.STREAM.PURGE.${streams.cmd}`)
-      .publish(subj.execStartAll, `${cmd}.exec.cancel.*`, `${cmd}.approval.approve.*`, `${cmd}.approval.reject.*`, `${ns}.audit.>`)
+      .publish(
+        subj.execStartAll,
+        `${cmd}.exec.cancel.*`,
+        `${cmd}.approval.approve.*`,
+        `${cmd}.approval.reject.*`,
+        `${ns}.audit.>`,
+      )
       // Debugger commands, claimed on the execution's record first.
       .publish(`${cmd}.exec.debug.*`)
       // The console's event streams: an ordered consumer each, and a get that finds an execution's next event.
@@ -256,7 +275,15 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
       .publish(subj.holdsAll)
       .respond()
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
-      .publish(`${ns}.evt.>`, `${ns}.timer.>`, `${ns}.timersched.>`, subj.execStartAll, `${cmd}.exec.cancel.*`, `${cmd}.exec.resume.*`, dropped)
+      .publish(
+        `${ns}.evt.>`,
+        `${ns}.timer.>`,
+        `${ns}.timersched.>`,
+        subj.execStartAll,
+        `${cmd}.exec.cancel.*`,
+        `${cmd}.exec.resume.*`,
+        dropped,
+      )
       .build()
   );
 }
@@ -290,7 +317,8 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .workQueue(streams.timer, consumers.timers, `${ns}.timer.>`)
       .workQueue(streams.cmd, consumers.scheduler, subj.schedAll)
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
-      // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and the starts of schedules and chains.
+      // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and
+      // the starts of schedules and chains.
       .publish(
         `${ns}.timer.>`,
         `${ns}.timersched.>`,

@@ -1,4 +1,11 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type Placement, type StreamConfig, type StreamInfo } from "@nats-io/jetstream";
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamManager,
+  type Placement,
+  type StreamConfig,
+  type StreamInfo,
+} from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../errors/wf-error";
 import { retryWhile } from "./transient";
@@ -17,7 +24,10 @@ export const ONE_REPLICA: StreamPlacement = Object.freeze({ replicas: 1, tags: [
  * WF_REPLICAS and WF_PLACEMENT_TAGS against the server connected to: `auto` is 3 in a cluster
  * (a server that routes to others reports its cluster's name) and 1 on a lone server.
  */
-export function streamPlacement(settings: { WF_REPLICAS: "auto" | number; WF_PLACEMENT_TAGS?: string[] | undefined }, nc: NatsConnection): StreamPlacement {
+export function streamPlacement(
+  settings: { WF_REPLICAS: "auto" | number; WF_PLACEMENT_TAGS?: string[] | undefined },
+  nc: NatsConnection,
+): StreamPlacement {
   const replicas = settings.WF_REPLICAS === "auto" ? (nc.info?.cluster ? 3 : 1) : settings.WF_REPLICAS;
   return { replicas, tags: settings.WF_PLACEMENT_TAGS ?? [] };
 }
@@ -61,7 +71,12 @@ export interface StreamLimits {
  * since a service running on streams other than configured would keep less than asked; only a
  * service without the grant to change it (one that reads it) leaves it to those that write it.
  */
-export async function reconcileStream(jsm: JetStreamManager, name: string, placement: StreamPlacement, limits: StreamLimits = {}): Promise<void> {
+export async function reconcileStream(
+  jsm: JetStreamManager,
+  name: string,
+  placement: StreamPlacement,
+  limits: StreamLimits = {},
+): Promise<void> {
   const current = (await infoOfCreated(jsm, name)).config;
   const want: Partial<StreamConfig> = { ...placementConfig(placement), ...limits };
   if (!differs(current, want)) return;

@@ -65,7 +65,8 @@ async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & 
     try {
       const current = (await jsm.streams.info(cfg.name)).config as unknown as Record<string, unknown>;
       // Every update is a proposal the cluster agrees on: only what changed is sent.
-      if (Object.entries(cfg).some(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v))) await jsm.streams.update(cfg.name, cfg);
+      if (Object.entries(cfg).some(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v)))
+        await jsm.streams.update(cfg.name, cfg);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       await jsm.streams.add(cfg);
@@ -93,7 +94,9 @@ export async function retryRacedCreate<T>(create: () => Promise<T>): Promise<T> 
  * locally. A lasting cause (disk, file limits) fails every attempt.
  */
 export function isRacedCreate(err: unknown): boolean {
-  return /already in use|exists|subjects overlap|error creating store for stream/i.test(String((err as Error)?.message ?? err));
+  return /already in use|exists|subjects overlap|error creating store for stream/i.test(
+    String((err as Error)?.message ?? err),
+  );
 }
 
 export function isNotFound(err: unknown): boolean {

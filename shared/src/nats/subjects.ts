@@ -17,7 +17,10 @@ const byNamespace = new Map<string, Subjects>();
 
 function subjectsOf(ns: string) {
   return {
-    /** A start command, in its execution's lane (start-lanes.ts); outside `execAll`, so that each lane has a consumer of its own. */
+    /**
+     * A start command, in its execution's lane (start-lanes.ts); outside `execAll`, so that each lane has a consumer of
+     * its own.
+     */
     execStart: (execId: string) => `${ns}.cmd.start.${laneOf(execId)}.${execId}`,
     execStartLane: (lane: number) => `${ns}.cmd.start.${lane}.*`,
     execStartAll: `${ns}.cmd.start.*.*`,
@@ -34,7 +37,8 @@ function subjectsOf(ns: string) {
     schedTick: (workflowToken: string) => `${ns}.cmd.sched.tick.${workflowToken}`,
     schedChain: (fireToken: string) => `${ns}.cmd.sched.chain.${fireToken}`,
     schedAll: `${ns}.cmd.sched.>`,
-    event: (ownerId: string, workflowId: string, execId: string, type: string) => `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
+    event: (ownerId: string, workflowId: string, execId: string, type: string) =>
+      `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
     /** Filter for tailing: any part left undefined matches everything. */
     eventFilter: (f: { ownerId?: string; workflowId?: string; executionId?: string; type?: string } = {}) =>
       `${ns}.evt.${f.ownerId ?? "*"}.${f.workflowId ?? "*"}.${f.executionId ?? "*"}.${f.type ?? "*"}`,

@@ -44,14 +44,18 @@ export function jetStreamTimers(js: JetStreamClient, ns: string, mode: TimerMode
       // Decided once: a publish tried again goes the same way, under the same message id, so one
       // that timed out but landed is not stored twice.
       if (mode === "nak" || t.dueAt - Date.now() < SCHEDULE_AFTER_MS) {
-        return retryTransient(() => js.publish(subj.timer(kind, id), body, { msgID: `timer:${t.kind}:${t.id}` })).then(() => undefined);
+        return retryTransient(() => js.publish(subj.timer(kind, id), body, { msgID: `timer:${t.kind}:${t.id}` })).then(
+          () => undefined,
+        );
       }
       const h = headers();
       // Released a little early, as redelivered timers are: the consumer holds the rest in memory,
       // since the server's schedules fire up to ~100 ms late when many fall due at once.
       h.set("Nats-Schedule", `@at ${new Date(t.dueAt - TIMER_HOLD_MS / 2).toISOString()}`);
       h.set("Nats-Schedule-Target", subj.timer(kind, id));
-      return retryTransient(() => js.publish(subj.timerSchedule(kind, id), body, { msgID: `timersched:${t.kind}:${t.id}`, headers: h })).then(() => undefined);
+      return retryTransient(() =>
+        js.publish(subj.timerSchedule(kind, id), body, { msgID: `timersched:${t.kind}:${t.id}`, headers: h }),
+      ).then(() => undefined);
     },
   };
 }

@@ -30,8 +30,15 @@ export function retryTransient<T>(body: () => Promise<T>, budgetMs = TRANSIENT_R
   return retryWhile(body, isTransient, budgetMs);
 }
 
-/** Runs `body` again while it fails with an error `passing` accepts, for up to `budgetMs`, with retryTransient's backoff. */
-export async function retryWhile<T>(body: () => Promise<T>, passing: (err: unknown) => boolean, budgetMs: number): Promise<T> {
+/**
+ * Runs `body` again while it fails with an error `passing` accepts, for up to `budgetMs`, with retryTransient's
+ * backoff.
+ */
+export async function retryWhile<T>(
+  body: () => Promise<T>,
+  passing: (err: unknown) => boolean,
+  budgetMs: number,
+): Promise<T> {
   const deadline = Date.now() + budgetMs;
   for (let attempt = 1; ; attempt++) {
     try {

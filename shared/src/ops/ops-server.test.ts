@@ -50,10 +50,16 @@ describe("the ops listener", () => {
     };
     const s = await listen(() => [localSource({ metrics: [], processMetrics: false }), thread]);
     const ready = await get(s, "/readyz");
-    expect([ready.status, await ready.json()]).toEqual([200, { status: "ready", checks: { "executor thread: nats": OK } }]);
+    expect([ready.status, await ready.json()]).toEqual([
+      200,
+      { status: "ready", checks: { "executor thread: nats": OK } },
+    ]);
     threadReady = false;
     const notReady = await get(s, "/readyz");
-    expect([notReady.status, await notReady.json()]).toEqual([503, { status: "not ready", checks: { "executor thread: nats": "disconnected, reconnecting" } }]);
+    expect([notReady.status, await notReady.json()]).toEqual([
+      503,
+      { status: "not ready", checks: { "executor thread: nats": "disconnected, reconnecting" } },
+    ]);
   });
 
   it("merges the parts' metrics: counters and histograms added up by labels", async () => {
@@ -81,10 +87,13 @@ describe("the ops listener", () => {
     expect((await get(s, "/nothing")).status).toBe(404);
     expect((await get(s, "/healthz?probe=1")).status).toBe(200);
     const withBody = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port: s.port, path: "/healthz", method: "GET", headers: { "content-length": "5" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        { host: "127.0.0.1", port: s.port, path: "/healthz", method: "GET", headers: { "content-length": "5" } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end("hello");
     });

@@ -29,13 +29,16 @@ export interface OpsServerOptions {
  * and scrapes never meet the API's authentication, rate limits or load.
  */
 export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer> {
-  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
-    answer(req, res, opts.sources()).catch((err: unknown) => {
-      opts.log.error("ops request failed", { path: pathOf(req), err });
-      if (!res.headersSent) send(res, 500, { error: err instanceof Error ? err.message : String(err) });
-      else res.destroy();
-    });
-  });
+  const server = createServer(
+    { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, maxHeaderSize: MAX_HEADER_BYTES },
+    (req, res) => {
+      answer(req, res, opts.sources()).catch((err: unknown) => {
+        opts.log.error("ops request failed", { path: pathOf(req), err });
+        if (!res.headersSent) send(res, 500, { error: err instanceof Error ? err.message : String(err) });
+        else res.destroy();
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, opts.host, () => {
@@ -57,7 +60,8 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<OpsServer>
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, sources: readonly OpsSource[] | null): Promise<void> {
-  if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, { error: "only GET and HEAD" }, { allow: "GET, HEAD" });
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return send(res, 405, { error: "only GET and HEAD" }, { allow: "GET, HEAD" });
   // The body is never read: the connection closes rather than carrying it into a next request.
   if (req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0") {
     return send(res, 413, { error: "no request body is taken" }, { connection: "close" });
@@ -82,7 +86,9 @@ async function readiness(sources: readonly OpsSource[]): Promise<ReadyReport> {
     await Promise.all(
       sources.map(async (s) => ({
         name: s.name,
-        report: await s.ready().catch((err: unknown) => reportOf({ report: err instanceof Error ? err.message : String(err) })),
+        report: await s
+          .ready()
+          .catch((err: unknown) => reportOf({ report: err instanceof Error ? err.message : String(err) })),
       })),
     ),
   );
@@ -96,7 +102,9 @@ async function readiness(sources: readonly OpsSource[]): Promise<ReadyReport> {
 async function metricsText(sources: readonly OpsSource[]): Promise<string> {
   // A part that cannot answer (a thread stopping) leaves its metrics out of this scrape; /readyz names it.
   const parts = await Promise.all(sources.map((s) => s.metrics().catch(() => [])));
-  const registries = parts.flat().map((registry) => registry.map((m) => (m.aggregator === "omit" ? { ...m, aggregator: "first" as const } : m)));
+  const registries = parts
+    .flat()
+    .map((registry) => registry.map((m) => (m.aggregator === "omit" ? { ...m, aggregator: "first" as const } : m)));
   return AggregatorRegistry.aggregate(registries).metrics();
 }
 
@@ -106,7 +114,13 @@ function pathOf(req: IncomingMessage): string {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers }).end(text);
+  res
+    .writeHead(status, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(text),
+      ...headers,
+    })
+    .end(text);
 }
 
 function sendText(res: ServerResponse, text: string): void {

@@ -9,7 +9,11 @@ import { isStopping } from "./stopping";
  * their own (the all-in-one executor thread, the edge's cluster workers) for their readiness or
  * metrics: an ask with an id, answered by a reply with the same id.
  */
-export const OpsAsk = z.object({ t: z.literal("wf-ops-ask"), id: z.number().int(), want: z.enum(["ready", "metrics"]) });
+export const OpsAsk = z.object({
+  t: z.literal("wf-ops-ask"),
+  id: z.number().int(),
+  want: z.enum(["ready", "metrics"]),
+});
 export type OpsAsk = z.infer<typeof OpsAsk>;
 
 /** One registry's metrics as `getMetricsAsJSON` gives them (a value JSON could not carry, NaN, arrives as null). */
@@ -46,14 +50,17 @@ type OutgoingReply = Omit<OpsReply, "metrics"> & { metrics?: MetricsJson[] };
 export async function replyTo(ask: OpsAsk, source: OpsSource | null): Promise<OutgoingReply> {
   const base = { t: "wf-ops-reply" as const, id: ask.id };
   try {
-    if (ask.want === "ready") return { ...base, ready: isStopping() ? STOPPING : source ? await source.ready() : STARTING };
+    if (ask.want === "ready")
+      return { ...base, ready: isStopping() ? STOPPING : source ? await source.ready() : STARTING };
     return { ...base, metrics: source ? await source.metrics() : [] };
   } catch (err) {
     return { ...base, error: err instanceof Error ? err.message : String(err) };
   }
 }
 
-/** A peer must answer within this: longer than its own checks may take (PlatformHealth), short of a probe's patience. */
+/**
+ * A peer must answer within this: longer than its own checks may take (PlatformHealth), short of a probe's patience.
+ */
 const ASK_TIMEOUT_MS = 3_000;
 
 /**

@@ -32,7 +32,13 @@ describe("a platform's health", () => {
     expect(await health.report()).toEqual({ ready: true, checks: { nats: "ok", streams: "ok" } });
 
     const stream = streamNames(ns).cmd;
-    await ensureConsumer(p.jsm, stream, { durable: "probe", filter: `${ns}.cmd.probe.>`, ackWaitMs: 5_000, maxDeliver: -1, maxAckPending: 10 });
+    await ensureConsumer(p.jsm, stream, {
+      durable: "probe",
+      filter: `${ns}.cmd.probe.>`,
+      ackWaitMs: 5_000,
+      maxDeliver: -1,
+      maxAckPending: 10,
+    });
     health.watchConsumer(stream, "probe");
     health.watchConsumer(stream, "gone");
     await p.js.publish(`${ns}.cmd.probe.a`, "1");
@@ -42,7 +48,10 @@ describe("a platform's health", () => {
       const r = await health.report();
       return "consumers" in r.checks ? r : undefined;
     });
-    expect(report).toEqual({ ready: false, checks: { nats: "ok", streams: "ok", consumers: `consumer gone on ${stream} is missing` } });
+    expect(report).toEqual({
+      ready: false,
+      checks: { nats: "ok", streams: "ok", consumers: `consumer gone on ${stream} is missing` },
+    });
     expect(await pendingGauge("probe")).toBe(2);
 
     await p.jsm.streams.delete(`KV_${ns}_schedules`);

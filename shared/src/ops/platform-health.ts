@@ -37,7 +37,10 @@ export class PlatformHealth {
 
   constructor(private readonly p: HealthTarget) {
     const ns = p.config.WF_NAMESPACE;
-    const buckets = p.store.kind === "kv" ? [...STORE_TYPES.flatMap((t) => [`${ns}_${t}`, `${ns}_${t}_idx`]), `${ns}_user_emails`] : [];
+    const buckets =
+      p.store.kind === "kv"
+        ? [...STORE_TYPES.flatMap((t) => [`${ns}_${t}`, `${ns}_${t}_idx`]), `${ns}_user_emails`]
+        : [];
     this.streams = [...Object.values(streamNames(ns)), ...buckets.map((b) => `KV_${b}`)];
     void this.follow();
   }

@@ -18,7 +18,8 @@ export const STOPPING: ReadyReport = { ready: false, checks: { process: "stoppin
 export function mergeReports(parts: { name: string | null; report: ReadyReport }[]): ReadyReport {
   const checks: Record<string, string> = {};
   for (const { name, report } of parts) {
-    for (const [check, verdict] of Object.entries(report.checks)) checks[name === null ? check : `${name}: ${check}`] = verdict;
+    for (const [check, verdict] of Object.entries(report.checks))
+      checks[name === null ? check : `${name}: ${check}`] = verdict;
   }
   return { ready: parts.every((p) => p.report.ready), checks };
 }
@@ -33,5 +34,7 @@ export async function readyAnswer(report: () => Promise<ReadyReport>): Promise<R
   const checked = isStopping() ? STOPPING : await report();
   // A stop that began while the checks ran wins.
   const r = isStopping() ? STOPPING : checked;
-  return r.ready ? { status: 200, body: { status: "ready", checks: r.checks } } : { status: 503, body: { status: "not ready", checks: r.checks } };
+  return r.ready
+    ? { status: 200, body: { status: "ready", checks: r.checks } }
+    : { status: 503, body: { status: "not ready", checks: r.checks } };
 }

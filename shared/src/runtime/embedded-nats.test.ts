@@ -30,7 +30,9 @@ async function dataDir(): Promise<string> {
 
 /** npm start's resolution for `dir`, with nats-server's child stopped when the test ends. */
 async function embedded(dir: string, preferredPort: number, env: Record<string, string> = {}): Promise<ResolvedNats> {
-  const r = await resolveNats(loadConfig({ WF_DATA_DIR: dir, NATS_SERVER_BIN: natsServerBin(), ...env }), log, { preferredPort });
+  const r = await resolveNats(loadConfig({ WF_DATA_DIR: dir, NATS_SERVER_BIN: natsServerBin(), ...env }), log, {
+    preferredPort,
+  });
   if (r.child) {
     const child = r.child;
     onTestFinished(async () => {
@@ -47,7 +49,10 @@ const mode = async (path: string): Promise<number> => (await stat(path)).mode & 
 
 describe("finding a NATS server (npm start's embedded default)", () => {
   it("NATS_URL wins, with the environment's credentials", async () => {
-    const r = await resolveNats(loadConfig({ NATS_URL: "nats://example:1234", NATS_USER: "edge", NATS_PASSWORD: "pw" }), log);
+    const r = await resolveNats(
+      loadConfig({ NATS_URL: "nats://example:1234", NATS_USER: "edge", NATS_PASSWORD: "pw" }),
+      log,
+    );
     expect(r).toEqual({ target: { url: "nats://example:1234", auth: { user: "edge", pass: "pw" } }, child: null });
   });
 
@@ -59,8 +64,12 @@ describe("finding a NATS server (npm start's embedded default)", () => {
     expect(r.target.url).toBe(`nats://127.0.0.1:${port}`);
     expect(r.target.auth).toMatchObject({ user: "wf" });
 
-    await expect(connect({ servers: r.target.url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });
-    await expect(connect({ servers: r.target.url, reconnect: false, user: "wf", pass: "not-the-password" })).rejects.toMatchObject({
+    await expect(connect({ servers: r.target.url, reconnect: false })).rejects.toMatchObject({
+      name: "AuthorizationError",
+    });
+    await expect(
+      connect({ servers: r.target.url, reconnect: false, user: "wf", pass: "not-the-password" }),
+    ).rejects.toMatchObject({
       name: "AuthorizationError",
     });
 
@@ -114,16 +123,22 @@ describe("finding a NATS server (npm start's embedded default)", () => {
     const r = await embedded(dir, open.port);
     expect(r.child).not.toBeNull();
     expect(r.target.url).not.toBe(open.url);
-    await expect(connect({ servers: r.target.url, reconnect: false })).rejects.toMatchObject({ name: "AuthorizationError" });
+    await expect(connect({ servers: r.target.url, reconnect: false })).rejects.toMatchObject({
+      name: "AuthorizationError",
+    });
     const nc = await connectNats(r.target.url, "probe", { auth: r.target.auth });
     expect(nc.info?.auth_required).toBe(true);
     await nc.close();
   });
 
   it("says exactly how to get one when none can be had", async () => {
-    const err = await resolveNats(loadConfig({ WF_DATA_DIR: await dataDir(), NATS_SERVER_BIN: "nats-server-that-is-not-installed" }), log, {
-      preferredPort: await freePort(),
-    }).catch((e: unknown) => e as Error);
+    const err = await resolveNats(
+      loadConfig({ WF_DATA_DIR: await dataDir(), NATS_SERVER_BIN: "nats-server-that-is-not-installed" }),
+      log,
+      {
+        preferredPort: await freePort(),
+      },
+    ).catch((e: unknown) => e as Error);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toContain("starting `nats-server-that-is-not-installed` failed");
     expect((err as Error).message).toContain("apt-get install nats-server");

@@ -51,7 +51,9 @@ function parseCredentials(files: Files, text: string): { user: string; pass: str
     parsed = null;
   }
   if (!parsed?.success)
-    throw new ConfigError(`${files.credentials} is not a credentials file of this service ({"user": ..., "password": ...}); remove it to make a new one`);
+    throw new ConfigError(
+      `${files.credentials} is not a credentials file of this service ({"user": ..., "password": ...}); remove it to make a new one`,
+    );
   return { user: parsed.data.user, pass: parsed.data.password };
 }
 
@@ -61,7 +63,10 @@ function parseCredentials(files: Files, text: string): { user: string; pass: str
  */
 export async function recordedNats(dataDir: string): Promise<NatsTarget | undefined> {
   const files = embeddedNatsFiles(dataDir);
-  const [url, credentials] = await Promise.all([readFile(files.url, "utf8").catch(missingAsUndefined), readPrivateFileIfAny(files.credentials)]);
+  const [url, credentials] = await Promise.all([
+    readFile(files.url, "utf8").catch(missingAsUndefined),
+    readPrivateFileIfAny(files.credentials),
+  ]);
   if (url === undefined || credentials === undefined) return undefined;
   return { url: url.trim(), auth: parseCredentials(files, credentials) };
 }
@@ -79,7 +84,11 @@ export interface EmbeddedNats {
  * 127.0.0.1:`preferredPort` or, when that is taken, a free port. A server that takes clients
  * without credentials is never used: anything on the host could read and change all through it.
  */
-export async function embeddedNats(dataDir: string, log: Logger, opts: { binary: string; preferredPort?: number }): Promise<EmbeddedNats> {
+export async function embeddedNats(
+  dataDir: string,
+  log: Logger,
+  opts: { binary: string; preferredPort?: number },
+): Promise<EmbeddedNats> {
   const files = embeddedNatsFiles(dataDir);
   await ensurePrivateDir(files.dir);
   const auth = await embeddedCredentials(files);

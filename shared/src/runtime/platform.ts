@@ -33,7 +33,10 @@ export interface Platform {
 export async function openPlatform(config: Config, name: string): Promise<Platform> {
   const log = createLogger(config.LOG_LEVEL, { service: name });
   const nats = await resolveNats(config, log);
-  const nc = await connectNats(nats.target.url, `wf-${name}`, { auth: nats.target.auth, inboxPrefix: inboxPrefix(name) });
+  const nc = await connectNats(nats.target.url, `wf-${name}`, {
+    auth: nats.target.auth,
+    inboxPrefix: inboxPrefix(name),
+  });
   if (nc.info?.auth_required !== true) {
     log.warn(
       "the nats-server at NATS_URL takes clients without credentials: anything that reaches it can read every record and start or cancel any execution. " +
@@ -45,7 +48,13 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
   const placement = streamPlacement(config, nc);
   const timerMode = await openStreams(jsm, config, placement, serverHasSchedules(nc.info?.version), log);
   const store = await whileStarting(() => openConfiguredStore(config, nc));
-  log.info("platform ready", { nats: nats.target.url, store: store.kind, namespace: config.WF_NAMESPACE, replicas: placement.replicas, timers: timerMode });
+  log.info("platform ready", {
+    nats: nats.target.url,
+    store: store.kind,
+    namespace: config.WF_NAMESPACE,
+    replicas: placement.replicas,
+    timers: timerMode,
+  });
   return {
     config,
     natsTarget: nats.target,
@@ -72,7 +81,13 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
  * The service's streams, with the timers held as message schedules where the server has them. A
  * cluster that refuses them (a member older than 2.12, mid-upgrade) keeps the `nak` timers.
  */
-async function openStreams(jsm: JetStreamManager, config: Config, placement: StreamPlacement, schedules: boolean, log: Logger): Promise<TimerMode> {
+async function openStreams(
+  jsm: JetStreamManager,
+  config: Config,
+  placement: StreamPlacement,
+  schedules: boolean,
+  log: Logger,
+): Promise<TimerMode> {
   const opts = { eventsMaxAgeMs: config.WF_EVENTS_MAX_AGE_H * 3_600_000, placement };
   if (schedules) {
     try {

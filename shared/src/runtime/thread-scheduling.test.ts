@@ -41,10 +41,13 @@ describe("scheduleThisThread", () => {
   it.each([
     ["batch", SCHED_BATCH],
     ["idle", SCHED_IDLE],
-  ] as const)("puts the calling thread alone under SCHED_%s, and the processes it starts after", async (policy, expected) => {
-    expect(await inWorker(policy)).toEqual({ refused: null, thread: expected, child: expected });
-    // The thread that asked for it, not the process's other threads.
-    expect(policyOf(readFileSync("/proc/thread-self/stat", "utf8"))).toBe(0);
-    expect(policyOf(execFileSync("cat", ["/proc/self/stat"], { encoding: "utf8" }))).toBe(0);
-  });
+  ] as const)(
+    "puts the calling thread alone under SCHED_%s, and the processes it starts after",
+    async (policy, expected) => {
+      expect(await inWorker(policy)).toEqual({ refused: null, thread: expected, child: expected });
+      // The thread that asked for it, not the process's other threads.
+      expect(policyOf(readFileSync("/proc/thread-self/stat", "utf8"))).toBe(0);
+      expect(policyOf(execFileSync("cat", ["/proc/self/stat"], { encoding: "utf8" }))).toBe(0);
+    },
+  );
 });

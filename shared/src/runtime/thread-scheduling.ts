@@ -28,7 +28,10 @@ export type ThreadPolicy = "batch" | "idle";
 /** Puts the calling thread under `policy`. Node has no call for it: util-linux's chrt sets it (no privilege needed). */
 export function scheduleThisThread(policy: ThreadPolicy): string | null {
   try {
-    const chrt = spawnSync("chrt", [`--${policy}`, "--pid", "0", String(threadId())], { encoding: "utf8", timeout: 5_000 });
+    const chrt = spawnSync("chrt", [`--${policy}`, "--pid", "0", String(threadId())], {
+      encoding: "utf8",
+      timeout: 5_000,
+    });
     if (chrt.error) return `chrt: ${chrt.error.message}`;
     return chrt.status === 0 ? null : `chrt exited with ${chrt.status ?? chrt.signal}: ${chrt.stderr.trim()}`;
   } catch (err) {

@@ -30,7 +30,9 @@ export async function readOrCreateKeyFile(dataDir: string): Promise<KeyFile> {
     parsed = null;
   }
   if (!parsed?.success)
-    throw new ConfigError(`${path} is not a key file of this service (JSON with ownerSecrets, webhookSecrets, urlSigning: 64 hex digits each)`);
+    throw new ConfigError(
+      `${path} is not a key file of this service (JSON with ownerSecrets, webhookSecrets, urlSigning: 64 hex digits each)`,
+    );
   return parsed.data;
 }
 

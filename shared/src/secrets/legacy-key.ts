@@ -1,4 +1,10 @@
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StoredMsg } from "@nats-io/jetstream";
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstreamManager,
+  type JetStreamManager,
+  type StoredMsg,
+} from "@nats-io/jetstream";
 import type { Logger } from "../log/index";
 import { SecretBox } from "./secret-box";
 import { SERVER_KEYS, type ServerKeyDeps, type ServerKeyKind } from "./server-key";
@@ -34,7 +40,9 @@ export async function retireLegacyKey(
     const { resealed, unreadable } = await reseal(new SecretBox(Buffer.from(entry.string(), "hex")));
     log.info(`re-sealed ${resealed} records under the ${what} of ${variable} (or keys.json)`);
     if (unreadable.length > 0)
-      log.warn("records sealed under neither the old nor the new key were left as they are: they read as missing", { ids: unreadable });
+      log.warn("records sealed under neither the old nor the new key were left as they are: they read as missing", {
+        ids: unreadable,
+      });
   }
   try {
     await jsm.streams.deleteMessage(`KV_${bucket}`, entry.seq, true);
@@ -49,7 +57,11 @@ export async function retireLegacyKey(
  * Reads the key's entry, if the bucket exists: by a direct get of that key alone, which a
  * service's permissions allow for its own keys only (never a read of the whole bucket).
  */
-async function legacyReader(jsm: JetStreamManager, bucket: string, name: string): Promise<(() => Promise<StoredMsg | null>) | null> {
+async function legacyReader(
+  jsm: JetStreamManager,
+  bucket: string,
+  name: string,
+): Promise<(() => Promise<StoredMsg | null>) | null> {
   const stream = `KV_${bucket}`;
   let direct: boolean;
   try {

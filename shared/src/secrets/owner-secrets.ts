@@ -22,12 +22,23 @@ function checkName(name: string): void {
 }
 
 /** Creates or replaces one owner's secret; the value is sealed before it is stored. */
-export async function setSecret(store: Store, box: SecretBox, ownerId: string, name: string, value: string, now = Date.now()): Promise<SecretInfo> {
+export async function setSecret(
+  store: Store,
+  box: SecretBox,
+  ownerId: string,
+  name: string,
+  value: string,
+  now = Date.now(),
+): Promise<SecretInfo> {
   checkName(name);
   if (value.length < MIN_SECRET_CHARS) {
-    throw new WfError("VALIDATION_FAILED", `a secret needs at least ${MIN_SECRET_CHARS} characters: shorter values cannot be masked in results and logs`);
+    throw new WfError(
+      "VALIDATION_FAILED",
+      `a secret needs at least ${MIN_SECRET_CHARS} characters: shorter values cannot be masked in results and logs`,
+    );
   }
-  if (Buffer.byteLength(value, "utf8") > MAX_SECRET_BYTES) throw new WfError("VALIDATION_FAILED", `a secret holds at most ${MAX_SECRET_BYTES} bytes`);
+  if (Buffer.byteLength(value, "utf8") > MAX_SECRET_BYTES)
+    throw new WfError("VALIDATION_FAILED", `a secret holds at most ${MAX_SECRET_BYTES} bytes`);
   const id = secretId(ownerId, name);
   const sealed = box.seal(value, id);
   for (;;) {
@@ -63,7 +74,11 @@ export async function deleteSecret(store: Store, ownerId: string, name: string):
  * Every secret of an owner, opened. A secret sealed under another key (WF_SECRETS_KEY changed)
  * cannot be opened: it is left out and named in `unreadable`, for the caller to report.
  */
-export async function openSecrets(store: Store, box: SecretBox, ownerId: string): Promise<{ values: Record<string, string>; unreadable: string[] }> {
+export async function openSecrets(
+  store: Store,
+  box: SecretBox,
+  ownerId: string,
+): Promise<{ values: Record<string, string>; unreadable: string[] }> {
   const values: Record<string, string> = {};
   const unreadable: string[] = [];
   for (const record of await store.secrets.listByOwner(ownerId)) {
@@ -77,7 +92,12 @@ export async function openSecrets(store: Store, box: SecretBox, ownerId: string)
 }
 
 /** One secret, opened; undefined when the owner has none of that name or it cannot be opened. */
-export async function openSecret(store: Store, box: SecretBox, ownerId: string, name: string): Promise<string | undefined> {
+export async function openSecret(
+  store: Store,
+  box: SecretBox,
+  ownerId: string,
+  name: string,
+): Promise<string | undefined> {
   const record = await store.secrets.get(secretId(ownerId, name));
   if (record === null) return undefined;
   try {

@@ -19,7 +19,11 @@ export interface SealedRecords<R extends { id: string }> {
  * processes at once: a write that loses reads the record again and finds it done (or changed
  * by its owner, under `to`).
  */
-export async function resealAll<R extends { id: string }>(records: SealedRecords<R>, from: SecretBox, to: SecretBox): Promise<ResealOutcome> {
+export async function resealAll<R extends { id: string }>(
+  records: SealedRecords<R>,
+  from: SecretBox,
+  to: SecretBox,
+): Promise<ResealOutcome> {
   const outcome: ResealOutcome = { resealed: 0, unreadable: [] };
   for (const { id } of await records.listAll()) {
     for (;;) {

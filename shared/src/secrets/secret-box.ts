@@ -20,7 +20,9 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv).setAAD(Buffer.from(context, "utf8"));
     const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-    return [VERSION, iv, cipher.getAuthTag(), sealed].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(".");
+    return [VERSION, iv, cipher.getAuthTag(), sealed]
+      .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+      .join(".");
   }
 
   /** Throws when the text was not sealed by this key for this context. */
@@ -36,7 +38,8 @@ export class SecretBox {
 
   #decrypt(sealedText: string, context: string): Buffer {
     const [version, iv, tag, sealed] = sealedText.split(".");
-    if (version !== VERSION || iv === undefined || tag === undefined || sealed === undefined) throw new Error("not a sealed secret");
+    if (version !== VERSION || iv === undefined || tag === undefined || sealed === undefined)
+      throw new Error("not a sealed secret");
     const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"))
       .setAAD(Buffer.from(context, "utf8"))
       .setAuthTag(Buffer.from(tag, "base64url"));

@@ -50,7 +50,13 @@ export interface ServerKeyDeps {
   nc: NatsConnection;
   config: Pick<
     Config,
-    "WF_NAMESPACE" | "WF_DATA_DIR" | "WF_SECRETS_KEY" | "WF_WEBHOOK_SECRET_KEY" | "WF_URL_SIGNING_KEY" | "WF_REPLICAS" | "WF_PLACEMENT_TAGS"
+    | "WF_NAMESPACE"
+    | "WF_DATA_DIR"
+    | "WF_SECRETS_KEY"
+    | "WF_WEBHOOK_SECRET_KEY"
+    | "WF_URL_SIGNING_KEY"
+    | "WF_REPLICAS"
+    | "WF_PLACEMENT_TAGS"
   >;
 }
 
@@ -66,7 +72,10 @@ const keyChecksBucket = (ns: string): string => `${ns}_key_checks`;
 export async function serverKey(kind: ServerKeyKind, deps: ServerKeyDeps): Promise<Buffer> {
   const spec = SERVER_KEYS[kind];
   const configured = deps.config[spec.variable];
-  const key = configured !== undefined ? spec.fromVariable(configured) : Buffer.from((await keyFileFor(spec, deps.config.WF_DATA_DIR))[kind], "hex");
+  const key =
+    configured !== undefined
+      ? spec.fromVariable(configured)
+      : Buffer.from((await keyFileFor(spec, deps.config.WF_DATA_DIR))[kind], "hex");
   await checkKey(deps, kind, key, configured !== undefined ? spec.variable : keyFilePath(deps.config.WF_DATA_DIR));
   return key;
 }
@@ -88,7 +97,12 @@ function checkOf(kind: ServerKeyKind, key: Buffer): Buffer {
   return createHmac("sha256", key).update(`wf-key-check:${kind}`, "utf8").digest();
 }
 
-async function checkKey({ nc, config }: ServerKeyDeps, kind: ServerKeyKind, key: Buffer, source: string): Promise<void> {
+async function checkKey(
+  { nc, config }: ServerKeyDeps,
+  kind: ServerKeyKind,
+  key: Buffer,
+  source: string,
+): Promise<void> {
   const spec = SERVER_KEYS[kind];
   const bucket = keyChecksBucket(config.WF_NAMESPACE);
   const check = checkOf(kind, key);

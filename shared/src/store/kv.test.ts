@@ -40,15 +40,28 @@ type Publish = JetStreamPublisher["publish"];
 /** Every store's publishes go through `intercept`, which may call the real one, until the returned spy is restored. */
 function interceptPublishes(intercept: (publish: Publish, ...args: Parameters<Publish>) => ReturnType<Publish>) {
   const real: Publish = JetStreamPublisher.prototype.publish;
-  return vi.spyOn(JetStreamPublisher.prototype, "publish").mockImplementation(function (this: JetStreamPublisher, ...args) {
+  return vi.spyOn(JetStreamPublisher.prototype, "publish").mockImplementation(function (
+    this: JetStreamPublisher,
+    ...args
+  ) {
     return intercept(real.bind(this), ...args);
   });
 }
 
 /** A namespace of its own for each test, and its buckets (and streams, if made) removed afterwards. */
-async function freshStore(): Promise<{ store: Store; namespace: string; starts: TestStarts; cleanup(): Promise<void> }> {
+async function freshStore(): Promise<{
+  store: Store;
+  namespace: string;
+  starts: TestStarts;
+  cleanup(): Promise<void>;
+}> {
   // The server tells a client only that it failed to make a store, say; the cause is in its log.
-  onTestFailed(() => void process.stderr.write(`nats-server ${server.version} log, last lines:\n${server.log().split("\n").slice(-40).join("\n")}\n`));
+  onTestFailed(
+    () =>
+      void process.stderr.write(
+        `nats-server ${server.version} log, last lines:\n${server.log().split("\n").slice(-40).join("\n")}\n`,
+      ),
+  );
   const namespace = `t${++namespaces}`;
   const store = await openStore({ kind: "kv", nc, namespace });
   const commands = startCommandsIn(nc, namespace);
@@ -143,7 +156,8 @@ describe("JetStream KV adapter", () => {
     const running = { ...live, status: "RUNNING" as const };
     const v2 = await records.update(keyToken(live.id), JSON.stringify(running), v1);
 
-    const list = (status?: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, ...(status ? { status } : {}), page: 1, size: 10 });
+    const list = (status?: ExecutionSnapshot["status"]) =>
+      store.executions.list({ ownerId, ...(status ? { status } : {}), page: 1, size: 10 });
     expect(await list()).toEqual({ items: [running], total: 1 });
     expect(await list("PENDING")).toEqual({ items: [], total: 0 });
     // Missing from its new status until its next change of status puts the key again.
@@ -163,7 +177,9 @@ describe("JetStream KV adapter", () => {
     // A status change puts the execution's list keys again, carrying the new status.
     let failed = 0;
     const publishing = interceptPublishes((publish, subject, ...rest) =>
-      subject.includes(`${namespace}_executions_idx.`) && ++failed <= 2 ? Promise.reject(new TimeoutError()) : publish(subject, ...rest),
+      subject.includes(`${namespace}_executions_idx.`) && ++failed <= 2
+        ? Promise.reject(new TimeoutError())
+        : publish(subject, ...rest),
     );
     const running = { ...pending, status: "RUNNING" as const };
     try {
@@ -243,7 +259,12 @@ describe("JetStream KV adapter", () => {
       { store },
     );
     const pending = (await store.executions.get(id))!;
-    const running: ExecutionSnapshot = { ...pending.value, status: "RUNNING", startedAt: Date.now(), holder: { actor: "a1", seq: 1, since: Date.now() } };
+    const running: ExecutionSnapshot = {
+      ...pending.value,
+      status: "RUNNING",
+      startedAt: Date.now(),
+      holder: { actor: "a1", seq: 1, since: Date.now() },
+    };
     await store.executions.update(running, pending.version);
     // The edge's list entry and its command go out together: the entry may arrive last.
     await store.executions.announce(pending.value);
@@ -267,7 +288,10 @@ describe("JetStream KV adapter", () => {
     const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 1 });
     expect(await list("PENDING")).toEqual({ items: [pending], total: 2 });
 
-    expect(await store.executions.repairStale(Date.now(), 10, () => Promise.resolve(false))).toEqual({ repaired: 1, next: null });
+    expect(await store.executions.repairStale(Date.now(), 10, () => Promise.resolve(false))).toEqual({
+      repaired: 1,
+      next: null,
+    });
     expect(await list("PENDING")).toEqual({ items: [pending], total: 1 });
     expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
     expect(await store.executions.get(running.id)).toEqual({ value: running, version: expect.any(Number) });
@@ -288,7 +312,8 @@ describe("JetStream KV adapter", () => {
     const fresh = execution(ownerId, { createdAt: 20, status: "RUNNING" });
     await store.executions.create(fresh);
 
-    const list = (status?: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, ...(status ? { status } : {}), page: 1, size: 10 });
+    const list = (status?: ExecutionSnapshot["status"]) =>
+      store.executions.list({ ownerId, ...(status ? { status } : {}), page: 1, size: 10 });
     expect(await list()).toEqual({ items: [fresh, old], total: 2 });
     expect(await list("PENDING")).toEqual({ items: [old], total: 1 });
     expect(await list("RUNNING")).toEqual({ items: [fresh], total: 1 });
@@ -367,12 +392,16 @@ describe("JetStream KV adapter: recent reads", () => {
     });
     const v1 = await b.users.create(user);
     // Read twice: the first read starts the watch, later ones may come from memory.
-    await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v1, { what: "the user to be read" });
+    await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v1, {
+      what: "the user to be read",
+    });
     expect(await a.store.users.getRecent(user.id)).toEqual({ value: user, version: v1 });
 
     const locked = { ...user, status: "locked" as const, updatedAt: 2 };
     const v2 = await b.users.update(locked, v1);
-    await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v2, { what: "the update to be seen" });
+    await waitFor(async () => (await a.store.users.getRecent(user.id))?.version === v2, {
+      what: "the update to be seen",
+    });
     expect(await a.store.users.getRecent(user.id)).toEqual({ value: locked, version: v2 });
 
     await b.users.delete(user.id);
@@ -396,7 +425,15 @@ describe("JetStream KV adapter: recent reads", () => {
     return { count: () => n, settle: () => nc.flush() };
   };
   const someUser = () =>
-    UserRecord.parse({ id: newId(), email: `${newId()}@example.com`, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    UserRecord.parse({
+      id: newId(),
+      email: `${newId()}@example.com`,
+      passwordHash: "x",
+      plan: "pro",
+      status: "active",
+      createdAt: 1,
+      updatedAt: 1,
+    });
 
   it("getRecent callers that miss together share one server read", async () => {
     const { store, namespace, cleanup } = await freshStore();
@@ -467,7 +504,11 @@ describe("JetStream KV adapter: chained workflows", () => {
       name: "follower",
       ownerId: "u1",
       yaml: "name: follower\nsteps: []\n",
-      definition: { name: "follower", triggers: [{ type: "DELAYED_COMPLETION", after: source, on: ["COMPLETED"], delay: 1 }], steps: [] },
+      definition: {
+        name: "follower",
+        triggers: [{ type: "DELAYED_COMPLETION", after: source, on: ["COMPLETED"], delay: 1 }],
+        steps: [],
+      },
       version: 1,
       createdAt: 1,
       updatedAt: 1,
@@ -506,7 +547,15 @@ describe("JetStream KV adapter: users", () => {
     const email = `${newId()}@example.com`;
     const claims = await new Kvm(nc).open(`${namespace}_user_emails`);
     await claims.put(keyToken(email), "ghost-user");
-    const user = UserRecord.parse({ id: newId(), email, passwordHash: "x", plan: "pro", status: "active", createdAt: 1, updatedAt: 1 });
+    const user = UserRecord.parse({
+      id: newId(),
+      email,
+      passwordHash: "x",
+      plan: "pro",
+      status: "active",
+      createdAt: 1,
+      updatedAt: 1,
+    });
     const version = await store.users.create(user);
     expect(await store.users.getByEmail(email)).toEqual({ value: user, version });
   });
@@ -546,7 +595,9 @@ describe("JetStream KV adapter: the execution index", () => {
     await watcher.flush();
     const e = execution(ownerId);
     await store.executions.create(e);
-    const pages = await Promise.all(Array.from({ length: 10 }, () => store.executions.list({ ownerId, page: 1, size: 10 })));
+    const pages = await Promise.all(
+      Array.from({ length: 10 }, () => store.executions.list({ ownerId, page: 1, size: 10 })),
+    );
     for (const page of pages) expect(page).toEqual({ items: [e], total: 1 });
     await watcher.flush();
     expect(requests.getReceived()).toBe(1);
@@ -572,13 +623,22 @@ describe("JetStream KV adapter: the approval lists' view", () => {
       const decided = { ...a, status: "APPROVED" as const, decidedAt: 200 + i, decidedBy: "u1" };
       await store.approvals.update(decided, version);
       made[i] = decided;
-      expect(await other.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 })).toEqual({ items: made.toReversed(), total: i + 1 });
-      expect(await other.approvals.list({ ownerId, status: "PENDING", page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+      expect(await other.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 })).toEqual({
+        items: made.toReversed(),
+        total: i + 1,
+      });
+      expect(await other.approvals.list({ ownerId, status: "PENDING", page: 1, size: 10 })).toEqual({
+        items: [],
+        total: 0,
+      });
     }
     await store.approvals.delete(made[2]!.id);
     const kept = [made[3], made[1], made[0]];
     expect(await other.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: kept, total: 3 });
-    expect(await other.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 })).toEqual({ items: kept, total: 3 });
+    expect(await other.approvals.list({ ownerId, status: "APPROVED", page: 1, size: 10 })).toEqual({
+      items: kept,
+      total: 3,
+    });
     // The execution's own list is a key scan, which a removal's marker does not fool.
     expect(await other.approvals.listByExecution(made[0]!.executionId)).toEqual(kept.toReversed());
   });
@@ -604,7 +664,9 @@ describe("JetStream KV adapter: the approval lists' view", () => {
     for (const s of [store, later]) {
       for (const status of [undefined, "PENDING", "REJECTED"] as const) {
         const expected = newestFirst.filter((a) => status === undefined || a.status === status);
-        const pages = await Promise.all([1, 2, 3, 4, 5].map((page) => s.approvals.list({ ownerId, ...(status ? { status } : {}), page, size: 5 })));
+        const pages = await Promise.all(
+          [1, 2, 3, 4, 5].map((page) => s.approvals.list({ ownerId, ...(status ? { status } : {}), page, size: 5 })),
+        );
         expect(pages.flatMap((p) => p.items)).toEqual(expected);
         expect(pages.map((p) => p.total)).toEqual(pages.map(() => expected.length));
       }
@@ -614,11 +676,15 @@ describe("JetStream KV adapter: the approval lists' view", () => {
 
 /** The messages a namespace's approval index holds, per subject. */
 function approvalIndexSubjects(namespace: string): () => Promise<Record<string, number>> {
-  return async () => (await (await jetstreamManager(nc)).streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state.subjects ?? {};
+  return async () =>
+    (await (await jetstreamManager(nc)).streams.info(`KV_${namespace}_approvals_idx`, { subjects_filter: ">" })).state
+      .subjects ?? {};
 }
 
 /** A fresh namespace's store, its markers purged `markerPurgeMs` after a removal. */
-async function storePurgingMarkersAfter(markerPurgeMs: number): Promise<{ namespace: string; store: Store; subjects(): Promise<Record<string, number>> }> {
+async function storePurgingMarkersAfter(
+  markerPurgeMs: number,
+): Promise<{ namespace: string; store: Store; subjects(): Promise<Record<string, number>> }> {
   const { namespace, cleanup } = await freshStore();
   onTestFinished(cleanup);
   const store = await openKvStore(nc, namespace, ONE_REPLICA, { markerPurgeMs });
@@ -643,10 +709,16 @@ describe("JetStream KV adapter: the delete markers of followed lists", () => {
     expect(Object.values(await subjects())).toEqual(keys.map(() => 1));
     const kvm = new Kvm(nc);
     const index = await kvm.open(`${namespace}_approvals_idx`);
-    const operations = async () => Promise.all(keys.map(async (k) => (await index.get(k.slice(`$KV.${namespace}_approvals_idx.`.length)))?.operation));
+    const operations = async () =>
+      Promise.all(
+        keys.map(async (k) => (await index.get(k.slice(`$KV.${namespace}_approvals_idx.`.length)))?.operation),
+      );
     expect((await operations()).toSorted()).toEqual(keys.map((_, i) => (i < keys.length / 2 ? "DEL" : "PUT")));
 
-    await waitFor(async () => Object.keys(await subjects()).length === keys.length / 2, { timeoutMs: 5_000, what: "the markers to be purged" });
+    await waitFor(async () => Object.keys(await subjects()).length === keys.length / 2, {
+      timeoutMs: 5_000,
+      what: "the markers to be purged",
+    });
     expect(await operations()).not.toContain("DEL");
     const later = await openStore({ kind: "kv", nc, namespace });
     onTestFinished(() => later.close());
@@ -662,7 +734,10 @@ describe("JetStream KV adapter: the delete markers of followed lists", () => {
     // Removed last: its markers are the bucket's last messages, and go after the delay.
     await store.approvals.create(gone);
     await store.approvals.delete(gone.id);
-    await waitFor(async () => Object.keys(await subjects()).length === keptKeys, { timeoutMs: 5_000, what: "the markers to be purged" });
+    await waitFor(async () => Object.keys(await subjects()).length === keptKeys, {
+      timeoutMs: 5_000,
+      what: "the markers to be purged",
+    });
     const later = await openStore({ kind: "kv", nc, namespace });
     onTestFinished(() => later.close());
     expect(await later.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
@@ -687,7 +762,10 @@ describe("JetStream KV adapter: the delete markers of followed lists", () => {
     const reader = await openKvStore(nc, namespace, ONE_REPLICA, { staleMarkerMs: 300 });
     onTestFinished(() => reader.close());
     expect(await reader.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
-    await waitFor(async () => (await subjects()).length === keysOfBoth / 2, { timeoutMs: 5_000, what: "the markers left behind to be purged" });
+    await waitFor(async () => (await subjects()).length === keysOfBoth / 2, {
+      timeoutMs: 5_000,
+      what: "the markers left behind to be purged",
+    });
     const again = await openStore({ kind: "kv", nc, namespace });
     onTestFinished(() => again.close());
     expect(await again.approvals.list({ ownerId, page: 1, size: 10 })).toEqual({ items: [kept], total: 1 });
@@ -701,7 +779,8 @@ describe("JetStream KV adapter: finished executions in lists", () => {
     const e = execution(ownerId, { status: "COMPLETED", completedSteps: 1 });
     const version = await store.executions.create(e);
     // Listed often, as pollers do: the later lists may answer from memory.
-    for (let i = 0; i < 5; i++) expect((await other.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([e]);
+    for (let i = 0; i < 5; i++)
+      expect((await other.executions.list({ ownerId, page: 1, size: 10 })).items).toEqual([e]);
     const listed = (await other.executions.list({ ownerId, page: 1, size: 10 })).items[0]!;
     expect(() => Object.assign(listed, { status: "RUNNING" })).toThrow(TypeError);
 

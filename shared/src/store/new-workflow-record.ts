@@ -30,10 +30,25 @@ export const WORKFLOW_HISTORY = { versions: 50, bytes: 256 * 1024 } as const;
  * kept, and the current text kept in `history` (so an earlier version can still be read), the
  * oldest versions dropped past WORKFLOW_HISTORY.
  */
-export function nextWorkflowVersion(current: WorkflowRecord, input: { yaml: string; workflow: { name: string } }, now: number = Date.now()): WorkflowRecord {
-  const history = [...(current.history ?? []), { version: current.version, yaml: current.yaml, updatedAt: current.updatedAt }];
+export function nextWorkflowVersion(
+  current: WorkflowRecord,
+  input: { yaml: string; workflow: { name: string } },
+  now: number = Date.now(),
+): WorkflowRecord {
+  const history = [
+    ...(current.history ?? []),
+    { version: current.version, yaml: current.yaml, updatedAt: current.updatedAt },
+  ];
   let bytes = history.reduce((n, h) => n + Buffer.byteLength(h.yaml), 0);
   while (history.length > WORKFLOW_HISTORY.versions || (history.length > 1 && bytes > WORKFLOW_HISTORY.bytes))
     bytes -= Buffer.byteLength(history.shift()!.yaml);
-  return { ...current, name: input.workflow.name, yaml: input.yaml, definition: input.workflow, version: current.version + 1, updatedAt: now, history };
+  return {
+    ...current,
+    name: input.workflow.name,
+    yaml: input.yaml,
+    definition: input.workflow,
+    version: current.version + 1,
+    updatedAt: now,
+    history,
+  };
 }

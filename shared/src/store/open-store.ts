@@ -6,11 +6,14 @@ import type { Store } from "./port";
 
 export type StoreOptions =
   /** `placement`: one replica when unset (a lone server). */
-  { kind: "kv"; nc: NatsConnection; namespace: string; placement?: StreamPlacement } | { kind: "mongodb"; uri: string; database: string; namespace: string };
+  | { kind: "kv"; nc: NatsConnection; namespace: string; placement?: StreamPlacement }
+  | { kind: "mongodb"; uri: string; database: string; namespace: string };
 
 /** Opens the configured adapter; `namespace` prefixes its buckets or collections (`wf` in production). */
 export function openStore(opts: StoreOptions): Promise<Store> {
-  return opts.kind === "kv" ? openKvStore(opts.nc, opts.namespace, opts.placement ?? ONE_REPLICA) : openMongoStore(opts.uri, opts.database, opts.namespace);
+  return opts.kind === "kv"
+    ? openKvStore(opts.nc, opts.namespace, opts.placement ?? ONE_REPLICA)
+    : openMongoStore(opts.uri, opts.database, opts.namespace);
 }
 
 /** What picks the adapter: MongoDB when MONGODB_URI is set, else JetStream KV on the service's NATS. */
@@ -26,11 +29,19 @@ export interface StoreSettings {
 /** The store as the service opens it: every process (services, CLI) picks the adapter here. */
 export function openConfiguredStore(settings: StoreSettings, nc: NatsConnection): Promise<Store> {
   return settings.MONGODB_URI
-    ? openStore({ kind: "mongodb", uri: settings.MONGODB_URI, database: settings.MONGODB_DATABASE, namespace: settings.WF_NAMESPACE })
+    ? openStore({
+        kind: "mongodb",
+        uri: settings.MONGODB_URI,
+        database: settings.MONGODB_DATABASE,
+        namespace: settings.WF_NAMESPACE,
+      })
     : openStore({
         kind: "kv",
         nc,
         namespace: settings.WF_NAMESPACE,
-        placement: streamPlacement({ WF_REPLICAS: settings.WF_REPLICAS ?? "auto", WF_PLACEMENT_TAGS: settings.WF_PLACEMENT_TAGS }, nc),
+        placement: streamPlacement(
+          { WF_REPLICAS: settings.WF_REPLICAS ?? "auto", WF_PLACEMENT_TAGS: settings.WF_PLACEMENT_TAGS },
+          nc,
+        ),
       });
 }

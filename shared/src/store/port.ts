@@ -106,7 +106,12 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * this one reached the newest). `isQueued` tells the MongoDB adapter whether a start command is still
    * queued. What it undoes and puts right (docs/architecture.md#retention).
    */
-  repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair>;
+  repairStale(
+    createdBefore: number,
+    limit: number,
+    isQueued: (id: string) => Promise<boolean>,
+    after?: string,
+  ): Promise<StaleRepair>;
   /**
    * Gives an execution's list entries its record's status where they carry another: for a writer
    * that takes over from one that may have stopped between a status write and its list writes

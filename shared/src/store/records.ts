@@ -17,8 +17,12 @@ export const WorkflowRecord = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   /** The earlier versions' text, oldest first (absent on records stored before versions were kept). */
-  history: z.array(z.object({ version: z.number().int().positive(), yaml: z.string(), updatedAt: z.number() })).optional(),
-  /** Where a person placed steps on the console's canvas, by step name: beside the YAML, never in it, and not versioned. */
+  history: z
+    .array(z.object({ version: z.number().int().positive(), yaml: z.string(), updatedAt: z.number() }))
+    .optional(),
+  /**
+   * Where a person placed steps on the console's canvas, by step name: beside the YAML, never in it, and not versioned.
+   */
   layout: z.object({ positions: z.record(z.string(), z.object({ x: z.number(), y: z.number() })) }).optional(),
 });
 export type WorkflowRecord = z.infer<typeof WorkflowRecord>;

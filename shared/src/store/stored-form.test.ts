@@ -5,7 +5,8 @@ import { storedForm } from "./stored-form";
 
 const stored = storedForm(ExecutionSnapshot);
 /** A snapshot as the store writes it and reads it back. */
-const roundTrip = (s: ExecutionSnapshot): ExecutionSnapshot => ExecutionSnapshot.parse(JSON.parse(JSON.stringify(stored(s))));
+const roundTrip = (s: ExecutionSnapshot): ExecutionSnapshot =>
+  ExecutionSnapshot.parse(JSON.parse(JSON.stringify(stored(s))));
 
 function finished(): ExecutionSnapshot {
   const step = (name: string, output: number) => ({
@@ -18,7 +19,14 @@ function finished(): ExecutionSnapshot {
     duration: 2,
     output,
   });
-  const event = (n: number, type: string) => ({ type, executionId: "e1", workflowId: "w1", ownerId: "o1", at: 12, id: `e1.${n}` });
+  const event = (n: number, type: string) => ({
+    type,
+    executionId: "e1",
+    workflowId: "w1",
+    ownerId: "o1",
+    at: 12,
+    id: `e1.${n}`,
+  });
   return ExecutionSnapshot.parse({
     id: "e1",
     workflowId: "w1",
@@ -44,7 +52,10 @@ function finished(): ExecutionSnapshot {
 describe("the stored form of a record", () => {
   it("leaves out every field at its default, and reading it through the schema gives the record back whole", () => {
     const snap = finished();
-    const form = stored(snap) as Record<string, unknown> & { steps: Record<string, Record<string, unknown>>; outbox: Record<string, unknown>[] };
+    const form = stored(snap) as Record<string, unknown> & {
+      steps: Record<string, Record<string, unknown>>;
+      outbox: Record<string, unknown>[];
+    };
     for (const key of [
       "error",
       "currentStep",
@@ -59,7 +70,16 @@ describe("the stored form of a record", () => {
       "enableMonitoring",
     ])
       expect(form, key).not.toHaveProperty(key);
-    expect(Object.keys(form.steps.s1!).sort()).toEqual(["attempts", "completedAt", "duration", "name", "output", "startedAt", "status", "type"]);
+    expect(Object.keys(form.steps.s1!).sort()).toEqual([
+      "attempts",
+      "completedAt",
+      "duration",
+      "name",
+      "output",
+      "startedAt",
+      "status",
+      "type",
+    ]);
     expect(form.outbox[0]).not.toHaveProperty("data");
     expect(form.outbox[1]).toHaveProperty("data", { status: "COMPLETED" });
     expect(roundTrip(snap)).toEqual(snap);
@@ -76,7 +96,12 @@ describe("the stored form of a record", () => {
     snap.steps.s2!.retryAt = 0;
     snap.outbox = [];
     const form = stored(snap) as Record<string, unknown> & { steps: Record<string, Record<string, unknown>> };
-    expect(form).toMatchObject({ error: "", usage: { totalTokens: 1 }, holder: { actor: "a", seq: 0, since: 0 }, cancelRequested: true });
+    expect(form).toMatchObject({
+      error: "",
+      usage: { totalTokens: 1 },
+      holder: { actor: "a", seq: 0, since: 0 },
+      cancelRequested: true,
+    });
     expect(form).not.toHaveProperty("outbox");
     expect(form.steps.s1).not.toHaveProperty("attempts");
     expect(form.steps.s2).toHaveProperty("retryAt", 0);
@@ -91,7 +116,11 @@ describe("the stored form of a record", () => {
       list: z.array(z.object({ flag: z.boolean().default(false), name: z.string() })),
     });
     const form = storedForm(schema);
-    expect(form({ at: made + 1, either: { n: 0 }, list: [{ flag: false, name: "a" }] })).toEqual({ at: made + 1, either: { n: 0 }, list: [{ name: "a" }] });
+    expect(form({ at: made + 1, either: { n: 0 }, list: [{ flag: false, name: "a" }] })).toEqual({
+      at: made + 1,
+      either: { n: 0 },
+      list: [{ name: "a" }],
+    });
     // Nothing to leave out anywhere: the record itself.
     const plain = z.object({ a: z.string(), b: z.array(z.number()) });
     const value = { a: "x", b: [1] };

@@ -75,7 +75,8 @@ function compileObject(shape: Record<string, z.ZodType>): Compact | null {
       const v = value[key];
       const field = fields.get(key);
       if (field === undefined) out[key] = v;
-      else if (!(field.omitAt && jsonEqual(v, field.omitAt.value))) out[key] = field.inner && v !== undefined ? field.inner(v) : v;
+      else if (!(field.omitAt && jsonEqual(v, field.omitAt.value)))
+        out[key] = field.inner && v !== undefined ? field.inner(v) : v;
     }
     return out;
   };

@@ -9,6 +9,8 @@ const TriggerFacts = z.object({
 /** What a workflow definition's `triggers` say for the store's trigger queries. */
 export function triggerFacts(definition: unknown): { scheduled: boolean; chainedAfter: string[] } {
   const triggers = TriggerFacts.safeParse(definition).data?.triggers ?? [];
-  const chainedAfter = triggers.flatMap((t) => (t.type === "DELAYED_COMPLETION" && t.after !== undefined ? [t.after] : []));
+  const chainedAfter = triggers.flatMap((t) =>
+    t.type === "DELAYED_COMPLETION" && t.after !== undefined ? [t.after] : [],
+  );
   return { scheduled: triggers.some((t) => t.type === "schedule"), chainedAfter: [...new Set(chainedAfter)] };
 }

@@ -118,7 +118,11 @@ steps:
     expect(steps[1]).toMatchObject({ type: "llm", temperature: 0.2 });
     expect(steps[2]).toEqual({ name: "pause", type: "wait", seconds: 3 });
     const loop = steps[3];
-    expect(loop?.type === "foreach" && loop.steps[0]).toEqual({ name: "inner", type: "transform", output: { id: "{{ item.id }}" } });
+    expect(loop?.type === "foreach" && loop.steps[0]).toEqual({
+      name: "inner",
+      type: "transform",
+      output: { id: "{{ item.id }}" },
+    });
     expect(steps[5]?.condition).toBe("steps.triage.status = 'COMPLETED'");
   });
 
@@ -131,11 +135,15 @@ steps:
     expect(doc.toString()).toContain(
       `        left:  [ { name: l0, type: wait, seconds: 1 }, { name: l1, type: transform, output: "{{ steps.classify.output }}", description: left side }, { name: l2, type: wait, seconds: 1 } ]\n`,
     );
-    expect(doc.toString()).toContain(`    - name: done\n      type: transform\n      output: { c: "{{ steps.classify.output }}" }  # end`);
+    expect(doc.toString()).toContain(
+      `    - name: done\n      type: transform\n      output: { c: "{{ steps.classify.output }}" }  # end`,
+    );
     doc.deleteStepField("l1", "description");
     doc.removeStep("l2");
     doc.removeStep("l0");
-    expect(doc.toString()).toContain(`        left:  [ { name: l1, type: transform, output: "{{ steps.classify.output }}" } ]\n`);
+    expect(doc.toString()).toContain(
+      `        left:  [ { name: l1, type: transform, output: "{{ steps.classify.output }}" } ]\n`,
+    );
     expect(doc.toWorkflow().ok).toBe(true);
   });
 
@@ -146,13 +154,24 @@ steps:
     doc.insertStep({ name: "last", type: "transform", output: "{{ 1 }}" });
     doc.insertStep({ name: "r1", type: "wait", seconds: 1 }, { parent: { step: "both", branch: "left" } });
     const text = doc.toString();
-    expect(text).toContain(`steps:\n    - name: first\n      type: wait\n      seconds: 1\n    # fetch the rows first\n    - name: fetch\n`);
+    expect(text).toContain(
+      `steps:\n    - name: first\n      type: wait\n      seconds: 1\n    # fetch the rows first\n    - name: fetch\n`,
+    );
     expect(text).toContain(
       `          output: "{{ item }}"   # per item\n        - name: inner2\n          type: wait\n          seconds: 2\n    - name: both\n`,
     );
     expect(text.endsWith(`# end\n    - name: last\n      type: transform\n      output: "{{ 1 }}"\n`)).toBe(true);
     const result = doc.toWorkflow();
-    expect(result.ok && result.workflow.steps.map((s) => s.name)).toEqual(["first", "fetch", "classify", "old_step", "loop", "both", "done", "last"]);
+    expect(result.ok && result.workflow.steps.map((s) => s.name)).toEqual([
+      "first",
+      "fetch",
+      "classify",
+      "old_step",
+      "loop",
+      "both",
+      "done",
+      "last",
+    ]);
   });
 
   it("replaces a block value and deletes the first key of a list item without losing the dash", () => {
@@ -181,7 +200,9 @@ steps:
     seconds: 1
 `);
     doc.renameStep("fetch", "get-rows");
-    expect(doc.toString()).toContain('output: "{{ steps.`get-rows`.output & steps.fetcher.output & steps.`get-rows`.output }}"');
+    expect(doc.toString()).toContain(
+      'output: "{{ steps.`get-rows`.output & steps.fetcher.output & steps.`get-rows`.output }}"',
+    );
     expect(doc.toString()).toContain("  - name: get-rows\n");
   });
 
@@ -192,7 +213,11 @@ steps:
     expect(codeOf(() => doc.renameStep("fetch", "1st"))).toBe("VALIDATION_FAILED");
     expect(codeOf(() => doc.insertStep({ name: "inner", type: "wait", seconds: 1 }))).toBe("CONFLICT");
     expect(codeOf(() => doc.deleteStepField("fetch", "type"))).toBe("VALIDATION_FAILED");
-    expect(codeOf(() => doc.insertStep({ name: "x", type: "wait", seconds: 1 }, { parent: { step: "both", branch: "right" } }))).toBe("NOT_FOUND");
+    expect(
+      codeOf(() =>
+        doc.insertStep({ name: "x", type: "wait", seconds: 1 }, { parent: { step: "both", branch: "right" } }),
+      ),
+    ).toBe("NOT_FOUND");
     expect(doc.toString()).toBe(SOURCE);
   });
 
@@ -200,6 +225,8 @@ steps:
     const doc = open(SOURCE);
     doc.setStepField("old_step", "seconds", "five");
     const result = doc.toWorkflow();
-    expect(!result.ok && result.errors).toEqual([{ path: "steps[2].seconds", line: 21, column: 16, message: 'must be a number, not the string "five"' }]);
+    expect(!result.ok && result.errors).toEqual([
+      { path: "steps[2].seconds", line: 21, column: 16, message: 'must be a number, not the string "five"' },
+    ]);
   });
 });

@@ -1,4 +1,15 @@
-import { isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  stringify,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+  type YAMLSeq,
+} from "yaml";
 import { WfError } from "../errors";
 import type { WorkflowIssue } from "./issues";
 import type { Workflow } from "./schema";
@@ -199,7 +210,8 @@ export class WorkflowDocument {
     let to = this.#lineEnd(end);
     // Between two blank lines, take one with the step so the gap does not double.
     if (from > 0 && this.#text.slice(this.#lineStart(from - 1), from).trim() === "") {
-      while (to < this.#text.length && this.#text.slice(to, this.#lineEnd(to + 1)).trim() === "") to = this.#lineEnd(to + 1);
+      while (to < this.#text.length && this.#text.slice(to, this.#lineEnd(to + 1)).trim() === "")
+        to = this.#lineEnd(to + 1);
     }
     this.#apply([{ start: from, end: to, text: "" }]);
   }
@@ -219,7 +231,10 @@ export class WorkflowDocument {
     const { map } = this.#find(oldName);
     const [start, end] = rangeOf(pairOf(map, "name")?.value);
     const edits: Edit[] = [{ start, end, text: flowText(newName) }];
-    const pattern = new RegExp(`(?<![A-Za-z0-9_])steps\\.(?:${escapeRegExp(oldName)}(?![A-Za-z0-9_])|\`${escapeRegExp(oldName)}\`)`, "g");
+    const pattern = new RegExp(
+      `(?<![A-Za-z0-9_])steps\\.(?:${escapeRegExp(oldName)}(?![A-Za-z0-9_])|\`${escapeRegExp(oldName)}\`)`,
+      "g",
+    );
     const visit = (node: unknown, key: string | undefined): void => {
       if (isMap(node)) {
         for (const pair of node.items) visit(pair.value, isScalar(pair.key) ? String(pair.key.value) : undefined);
@@ -269,7 +284,12 @@ export class WorkflowDocument {
   #childSeq(parent: { step: string; branch?: string }): YAMLSeq {
     const { map } = this.#find(parent.step);
     const branches = map.get("branches", true);
-    const seq = parent.branch === undefined ? map.get("steps", true) : isMap(branches) ? branches.get(parent.branch, true) : undefined;
+    const seq =
+      parent.branch === undefined
+        ? map.get("steps", true)
+        : isMap(branches)
+          ? branches.get(parent.branch, true)
+          : undefined;
     if (!isSeq(seq)) {
       const what = parent.branch === undefined ? "a `steps` list" : `a branch \`${parent.branch}\``;
       throw new WfError("NOT_FOUND", `step \`${parent.step}\` has no ${what} to insert into`);

@@ -39,7 +39,8 @@ export function templateProblems(text: string): ExpressionProblem[] {
       problems.push({ index: open, message: "empty `{{ }}`: write an expression inside or remove the braces" });
     } else {
       const error = compileError(expression);
-      if (error !== undefined) problems.push({ index: open, message: `invalid expression \`${expression}\`: ${error}` });
+      if (error !== undefined)
+        problems.push({ index: open, message: `invalid expression \`${expression}\`: ${error}` });
     }
     from = close + 2;
   }

@@ -59,7 +59,13 @@ export { parseWorkflow, type ParseResult } from "./parse";
 export { validateWorkflowText, type ValidationResult } from "./validate";
 export { formatIssues, type WorkflowIssue } from "./issues";
 export { WorkflowDocument, type InsertPosition } from "./document";
-export { resolveVariables, coerceVariable, type ResolveResult, type CoerceResult, type VariableError } from "./variables";
+export {
+  resolveVariables,
+  coerceVariable,
+  type ResolveResult,
+  type CoerceResult,
+  type VariableError,
+} from "./variables";
 export { walkSteps, countSteps } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";

@@ -15,7 +15,9 @@ const VARIABLE_DEFAULT_TYPES: Record<(typeof VARIABLE_TYPES)[number], JsonSchema
 };
 
 /** Each step type's one-line doc, which editors show for its `type`. */
-const STEP_DOCS: ReadonlyMap<z.core.$ZodType, string> = new Map(Object.values(STEP_TYPE_TABLE).map((spec) => [spec.schema, spec.doc]));
+const STEP_DOCS: ReadonlyMap<z.core.$ZodType, string> = new Map(
+  Object.values(STEP_TYPE_TABLE).map((spec) => [spec.schema, spec.doc]),
+);
 
 /** Rules the zod refinements enforce in code, restated in JSON Schema for editors. */
 function fixUp(schema: z.core.$ZodTypes, json: JsonSchema): void {

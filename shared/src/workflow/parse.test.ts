@@ -25,10 +25,25 @@ describe("parseWorkflow on the spec's example", () => {
       { type: "schedule", cron: "*/15 * * * *", timezone: "UTC" },
       { type: "DELAYED_COMPLETION", after: "01jz8f3k2m4n6p8r0s2t4v6w8y", on: ["COMPLETED"], delay: 60, max_runs: 10 },
     ]);
-    expect(workflow.steps.map((s) => s.type)).toEqual(["code", "agent", "llm", "code", "foreach", "parallel", "wait", "workflow", "transform"]);
+    expect(workflow.steps.map((s) => s.type)).toEqual([
+      "code",
+      "agent",
+      "llm",
+      "code",
+      "foreach",
+      "parallel",
+      "wait",
+      "workflow",
+      "transform",
+    ]);
     const apply = workflow.steps[3];
     expect(apply?.retry).toEqual({ max_attempts: 3, backoff: "exponential", initial_delay: 1, max_delay: 30 });
-    expect(apply?.manual_approval?.groups?.[0]?.columns[1]).toEqual({ key: "action", title: "Action", type: "string", editable: true });
+    expect(apply?.manual_approval?.groups?.[0]?.columns[1]).toEqual({
+      key: "action",
+      title: "Action",
+      type: "string",
+      editable: true,
+    });
     const each = workflow.steps[4];
     expect(each?.type === "foreach" && each.steps[0]?.name).toBe("echo");
     const both = workflow.steps[5];
@@ -37,8 +52,15 @@ describe("parseWorkflow on the spec's example", () => {
   });
 
   it("applies the retry defaults the spec gives", () => {
-    const result = parseWorkflow(`name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    retry: { max_attempts: 2 }\n`);
-    expect(result.ok && result.workflow.steps[0]?.retry).toEqual({ max_attempts: 2, backoff: "exponential", initial_delay: 1, max_delay: 60 });
+    const result = parseWorkflow(
+      `name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    retry: { max_attempts: 2 }\n`,
+    );
+    expect(result.ok && result.workflow.steps[0]?.retry).toEqual({
+      max_attempts: 2,
+      backoff: "exponential",
+      initial_delay: 1,
+      max_delay: 60,
+    });
   });
 });
 
@@ -114,7 +136,8 @@ const MISTAKES: Mistake[] = [
     line: 4,
     column: 11,
     path: "steps[0].type",
-    message: "unknown type `trasform` (did you mean `transform`?): use one of code, llm, agent, transform, foreach, parallel, wait, workflow",
+    message:
+      "unknown type `trasform` (did you mean `transform`?): use one of code, llm, agent, transform, foreach, parallel, wait, workflow",
   },
   {
     title: "a language used as a step type",
@@ -314,7 +337,9 @@ describe("parseWorkflow on mistakes", () => {
   }
 
   it("reports every mistake of a file at once, in file order", () => {
-    const issues = issuesOf(`nme: x\nsteps:\n  - name: a\n    type: wait\n    seconds: -1\n  - name: a\n    type: transform\n    output: 1\n`);
+    const issues = issuesOf(
+      `nme: x\nsteps:\n  - name: a\n    type: wait\n    seconds: -1\n  - name: a\n    type: transform\n    output: 1\n`,
+    );
     expect(issues.map(({ line, column, path }) => ({ line, column, path }))).toEqual([
       { line: 1, column: 1, path: "nme" },
       { line: 5, column: 14, path: "steps[0].seconds" },
@@ -325,12 +350,16 @@ describe("parseWorkflow on mistakes", () => {
   });
 
   it("checks a step's rules even when another field of it is wrong", () => {
-    const issues = issuesOf(`name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    until: soon\n    timout: 5\n`);
+    const issues = issuesOf(
+      `name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    until: soon\n    timout: 5\n`,
+    );
     expect(issues.map((i) => i.path)).toEqual(["steps[0].until", "steps[0].until", "steps[0].timout"]);
   });
 
   it("reports a syntax error together with the mistakes before it, but not the parser's guesses after it", () => {
-    const issues = issuesOf(`name: x\ndescripton: y\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n  - name: b\n    type: wait\n   seconds: 1\n`);
+    const issues = issuesOf(
+      `name: x\ndescripton: y\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n  - name: b\n    type: wait\n   seconds: 1\n`,
+    );
     expect(issues.map(({ line, column, path }) => ({ line, column, path }))).toEqual([
       { line: 2, column: 1, path: "descripton" },
       { line: 9, column: 1, path: "steps" },
@@ -339,7 +368,9 @@ describe("parseWorkflow on mistakes", () => {
   });
 
   it("reports an empty file", () => {
-    expect(issuesOf("")).toEqual([{ path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" }]);
+    expect(issuesOf("")).toEqual([
+      { path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" },
+    ]);
   });
 });
 
@@ -349,7 +380,9 @@ describe("formatIssues", () => {
       { path: "steps[0].type", line: 4, column: 11, message: "unknown type `cod`" },
       { path: "", line: 1, column: 1, message: "the file is empty" },
     ];
-    expect(formatIssues(issues, "triage.yaml")).toBe("triage.yaml:4:11  steps[0].type: unknown type `cod`\ntriage.yaml:1:1  the file is empty");
+    expect(formatIssues(issues, "triage.yaml")).toBe(
+      "triage.yaml:4:11  steps[0].type: unknown type `cod`\ntriage.yaml:1:1  the file is empty",
+    );
     expect(formatIssues(issues.slice(0, 1))).toBe("workflow.yaml:4:11  steps[0].type: unknown type `cod`");
   });
 });

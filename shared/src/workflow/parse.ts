@@ -3,7 +3,8 @@ import type { WorkflowIssue } from "./issues";
 import type { Workflow } from "./schema";
 import { validateWorkflowText } from "./validate";
 
-export type ParseResult = { ok: true; workflow: Workflow; document: WorkflowDocument } | { ok: false; errors: WorkflowIssue[] };
+export type ParseResult =
+  { ok: true; workflow: Workflow; document: WorkflowDocument } | { ok: false; errors: WorkflowIssue[] };
 
 /**
  * Parses a workflow file into its model, plus the document a canvas edits and prints back.

@@ -12,10 +12,17 @@ export const NAME_RULE = "start with a letter or `_` and use only letters, digit
  */
 export const ON_ANY_MAPPING = { when: (payload: { value: unknown }) => isPlainObject(payload.value) };
 
-export const JsonValueSchema = z.json().meta({ id: "JsonValue", description: "Any YAML/JSON value; `{{ }}` templates inside strings are evaluated." });
+export const JsonValueSchema = z
+  .json()
+  .meta({ id: "JsonValue", description: "Any YAML/JSON value; `{{ }}` templates inside strings are evaluated." });
 export type JsonValue = z.output<typeof JsonValueSchema>;
 
 export const TemplateOrListSchema = z.union([
-  z.string().refine(isWholeTemplate, 'must be a list or one whole `{{ … }}` template that yields a list, e.g. "{{ steps.fetch.output.rows }}"'),
+  z
+    .string()
+    .refine(
+      isWholeTemplate,
+      'must be a list or one whole `{{ … }}` template that yields a list, e.g. "{{ steps.fetch.output.rows }}"',
+    ),
   z.array(JsonValueSchema),
 ]);

@@ -57,7 +57,10 @@ export const VariableDefSchema = z
   .meta({ id: "VariableDef" });
 export type VariableDef = z.output<typeof VariableDefSchema>;
 
-function checkMcpTransport(server: { url?: unknown; command?: unknown; headers?: unknown }, ctx: z.RefinementCtx): void {
+function checkMcpTransport(
+  server: { url?: unknown; command?: unknown; headers?: unknown },
+  ctx: z.RefinementCtx,
+): void {
   if (server.url !== undefined && server.command !== undefined) {
     ctx.addIssue({
       code: "custom",
@@ -86,7 +89,10 @@ export const McpServerSchema = z
     name: z.string().min(1),
     url: z
       .string()
-      .refine((text) => text.includes("{{") || isHttpUrl(text), "`url` must be an http(s) URL, e.g. http://host:8931/mcp")
+      .refine(
+        (text) => text.includes("{{") || isHttpUrl(text),
+        "`url` must be an http(s) URL, e.g. http://host:8931/mcp",
+      )
       .optional(),
     headers: z.record(z.string(), z.string()).optional(),
     command: z.array(z.string()).min(1).optional(),
@@ -122,7 +128,10 @@ export const ScheduleTriggerSchema = z.strictObject({
     .superRefine((name, ctx) => {
       if (isTimeZone(name)) return;
       const hint = didYouMean(name, Intl.supportedValuesOf("timeZone"));
-      ctx.addIssue({ code: "custom", message: `unknown time zone \`${name}\`${hint}: use an IANA name such as UTC or Europe/Berlin` });
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown time zone \`${name}\`${hint}: use an IANA name such as UTC or Europe/Berlin`,
+      });
     })
     .optional()
     .describe("The IANA time zone the cron fields are read in; UTC when unset."),
@@ -140,14 +149,24 @@ export const DelayedCompletionTriggerSchema = z.strictObject({
 });
 export type DelayedCompletionTrigger = z.output<typeof DelayedCompletionTriggerSchema>;
 
-export const TriggerSchema = z.discriminatedUnion("type", [ScheduleTriggerSchema, DelayedCompletionTriggerSchema]).meta({ id: "Trigger" });
+export const TriggerSchema = z
+  .discriminatedUnion("type", [ScheduleTriggerSchema, DelayedCompletionTriggerSchema])
+  .meta({ id: "Trigger" });
 export type Trigger = z.output<typeof TriggerSchema>;
 
 export const WorkflowSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
   variables: z
-    .record(z.string().regex(VARIABLE_NAME_PATTERN, "variable names must start with a letter or `_` and use only letters, digits and `_`"), VariableDefSchema)
+    .record(
+      z
+        .string()
+        .regex(
+          VARIABLE_NAME_PATTERN,
+          "variable names must start with a letter or `_` and use only letters, digits and `_`",
+        ),
+      VariableDefSchema,
+    )
     .optional()
     .describe("The workflow's inputs; code steps see them as WF_VAR_<name>."),
   agents: z.array(AgentDefSchema).optional(),
@@ -155,7 +174,9 @@ export const WorkflowSchema = z.strictObject({
     .number()
     .positive()
     .optional()
-    .describe("Budget of one execution in USD: an LLM call is not made once the calls so far cost this much, and the execution fails."),
+    .describe(
+      "Budget of one execution in USD: an LLM call is not made once the calls so far cost this much, and the execution fails.",
+    ),
   triggers: z.array(TriggerSchema).optional(),
   steps: z.array(StepSchema).min(1),
 });

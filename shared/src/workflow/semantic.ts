@@ -22,7 +22,8 @@ function* rawSteps(list: unknown, path: PathSegment[]): Generator<RawStep> {
     yield { step, path: here };
     yield* rawSteps(step.steps, [...here, "steps"]);
     if (isPlainObject(step.branches)) {
-      for (const [branch, steps] of Object.entries(step.branches)) yield* rawSteps(steps, [...here, "branches", branch]);
+      for (const [branch, steps] of Object.entries(step.branches))
+        yield* rawSteps(steps, [...here, "branches", branch]);
     }
   }
 }
@@ -32,7 +33,8 @@ const NOT_TEMPLATED = new Set(["name", "type", "description", "code", "condition
 
 function templateFindings(value: unknown, path: PathSegment[], out: Finding[]): void {
   if (typeof value === "string") {
-    for (const problem of templateProblems(value)) out.push({ path, message: problem.message, at: "value", index: problem.index });
+    for (const problem of templateProblems(value))
+      out.push({ path, message: problem.message, at: "value", index: problem.index });
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => templateFindings(item, [...path, i], out));
   } else if (isPlainObject(value)) {
@@ -40,7 +42,10 @@ function templateFindings(value: unknown, path: PathSegment[], out: Finding[]): 
   }
 }
 
-/** The start of the message of a reference to a step the file does not have: `isUnknownStepIssue` tells such problems from others. */
+/**
+ * The start of the message of a reference to a step the file does not have: `isUnknownStepIssue` tells such problems
+ * from others.
+ */
 const UNKNOWN_STEP = "unknown step `";
 
 /**
@@ -54,7 +59,13 @@ export function isUnknownStepIssue(issue: { message: string }, names?: readonly 
 }
 
 /** Every `steps.<name>` in a value where it is evaluated, with the path of the string and its offset there. */
-function referenceFindings(value: unknown, path: PathSegment[], whole: boolean, names: ReadonlySet<string>, out: Finding[]): void {
+function referenceFindings(
+  value: unknown,
+  path: PathSegment[],
+  whole: boolean,
+  names: ReadonlySet<string>,
+  out: Finding[],
+): void {
   if (typeof value === "string") {
     for (const ref of stepReferences(value, whole)) {
       if (names.has(ref.name)) continue;
@@ -121,7 +132,8 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
       findings.push({ path: [...path, "agent"], at: "value", message });
     }
     const conditionMessage = typeof step.condition === "string" ? conditionProblem(step.condition) : undefined;
-    if (conditionMessage !== undefined) findings.push({ path: [...path, "condition"], at: "value", message: conditionMessage });
+    if (conditionMessage !== undefined)
+      findings.push({ path: [...path, "condition"], at: "value", message: conditionMessage });
     for (const [key, value] of Object.entries(step)) {
       if (!NOT_TEMPLATED.has(key)) templateFindings(value, [...path, key], findings);
     }
@@ -132,7 +144,8 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
   if (Array.isArray(data.agents)) {
     for (const [i, agent] of data.agents.entries()) {
       if (!isPlainObject(agent)) continue;
-      for (const [key, value] of Object.entries(agent)) if (key !== "name") referenceFindings(value, ["agents", i, key], false, names, findings);
+      for (const [key, value] of Object.entries(agent))
+        if (key !== "name") referenceFindings(value, ["agents", i, key], false, names, findings);
     }
   }
   for (const { step, path } of rawSteps(data.steps, ["steps"])) {

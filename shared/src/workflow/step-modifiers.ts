@@ -30,7 +30,10 @@ export type ApprovalGroup = z.output<typeof ApprovalGroupSchema>;
 export const ManualApprovalSchema = z
   .strictObject({
     message: z.string().min(1),
-    timeout: z.int().positive().describe("Seconds; an approval still pending then becomes EXPIRED, and the gated step does not run."),
+    timeout: z
+      .int()
+      .positive()
+      .describe("Seconds; an approval still pending then becomes EXPIRED, and the gated step does not run."),
     groups: z.array(ApprovalGroupSchema).optional(),
   })
   .meta({ id: "ManualApproval" });

@@ -33,7 +33,8 @@ describe("a reference to a step the workflow does not have", () => {
         path: "steps[1].output",
         line: 6,
         column: 17,
-        message: "unknown step `fecth` (did you mean `fetch`?): no step of the workflow has that name (a step deleted or renamed?); read one of fetch, show",
+        message:
+          "unknown step `fecth` (did you mean `fetch`?): no step of the workflow has that name (a step deleted or renamed?); read one of fetch, show",
       },
     ]);
     expect(isUnknownStepIssue(issues[0]!)).toBe(true);

@@ -66,7 +66,9 @@ export const CodeStepSchema = z
           allow: z
             .array(z.string().superRefine(checkEgressEntry))
             .min(1)
-            .describe("Host names, `*.` patterns, addresses or CIDR ranges, each with an optional `:port`: all the step may reach."),
+            .describe(
+              "Host names, `*.` patterns, addresses or CIDR ranges, each with an optional `:port`: all the step may reach.",
+            ),
         }),
       ])
       .optional()
@@ -294,12 +296,14 @@ export const STEP_TYPE_TABLE: { readonly [T in StepType]: StepTypeSpec<StepOfTyp
 export const STEP_TYPES = Object.keys(STEP_TYPE_TABLE) as StepType[];
 
 /** One schema per step type: the unknown-key messages use them to say which type owns a key. */
-export const STEP_SCHEMAS = Object.fromEntries(STEP_TYPES.map((type) => [type, STEP_TYPE_TABLE[type].schema])) as Readonly<
-  Record<StepType, StepTypeSpec["schema"]>
->;
+export const STEP_SCHEMAS = Object.fromEntries(
+  STEP_TYPES.map((type) => [type, STEP_TYPE_TABLE[type].schema]),
+) as Readonly<Record<StepType, StepTypeSpec["schema"]>>;
 
 const [firstSchema, ...otherSchemas] = STEP_TYPES.map((type) => STEP_TYPE_TABLE[type].schema);
-export const StepSchema: z.ZodType<Step> = z.discriminatedUnion("type", [firstSchema!, ...otherSchemas]).meta({ id: "Step" });
+export const StepSchema: z.ZodType<Step> = z
+  .discriminatedUnion("type", [firstSchema!, ...otherSchemas])
+  .meta({ id: "Step" });
 
 const SPECS: Readonly<Record<string, StepTypeSpec | undefined>> = STEP_TYPE_TABLE;
 

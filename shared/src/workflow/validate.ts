@@ -5,7 +5,8 @@ import { WorkflowSchema, type Workflow } from "./schema";
 import { semanticFindings } from "./semantic";
 import { findingsFromZod } from "./zod-issues";
 
-export type ValidationResult = { ok: true; workflow: Workflow; yaml: Document.Parsed } | { ok: false; errors: WorkflowIssue[] };
+export type ValidationResult =
+  { ok: true; workflow: Workflow; yaml: Document.Parsed } | { ok: false; errors: WorkflowIssue[] };
 
 /** Options shared by every parse of workflow text, so edits re-parse the way the first parse did. */
 export const YAML_OPTIONS = { prettyErrors: false, merge: true } as const;
@@ -68,7 +69,12 @@ export function validateWorkflowText(text: string): ValidationResult {
 export function validateParsedWorkflow(text: string, doc: Document.Parsed, lineCounter: LineCounter): ValidationResult {
   const syntax = syntaxIssues(doc, lineCounter);
   if (doc.contents === null) {
-    const empty = { path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" };
+    const empty = {
+      path: "",
+      line: 1,
+      column: 1,
+      message: "the file is empty: a workflow needs at least `name` and `steps`",
+    };
     return { ok: false, errors: syntax.length > 0 ? sortIssues(syntax) : [empty] };
   }
 
@@ -77,7 +83,10 @@ export function validateParsedWorkflow(text: string, doc: Document.Parsed, lineC
     data = doc.toJS();
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return { ok: false, errors: sortIssues([...syntax, { path: "", line: 1, column: 1, message: `YAML could not be read: ${message}` }]) };
+    return {
+      ok: false,
+      errors: sortIssues([...syntax, { path: "", line: 1, column: 1, message: `YAML could not be read: ${message}` }]),
+    };
   }
 
   const parsed = WorkflowSchema.safeParse(data);
@@ -85,7 +94,10 @@ export function validateParsedWorkflow(text: string, doc: Document.Parsed, lineC
     const node = pointedNode(locate(doc, path), "value");
     return position(lineCounter, node?.range?.[0] ?? 0).line;
   };
-  const findings = [...(parsed.success ? [] : findingsFromZod(parsed.error, data, WorkflowSchema)), ...semanticFindings(data, lineOf)];
+  const findings = [
+    ...(parsed.success ? [] : findingsFromZod(parsed.error, data, WorkflowSchema)),
+    ...semanticFindings(data, lineOf),
+  ];
   if (parsed.success && findings.length === 0 && syntax.length === 0) {
     return { ok: true, workflow: parsed.data, yaml: doc };
   }

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { coerceVariable, parseWorkflow, resolveVariables, type Workflow } from "./index";
 
 function workflowWith(variables: string): Workflow {
-  const result = parseWorkflow(`name: x\nvariables:\n${variables}steps:\n  - name: a\n    type: wait\n    seconds: 1\n`);
+  const result = parseWorkflow(
+    `name: x\nvariables:\n${variables}steps:\n  - name: a\n    type: wait\n    seconds: 1\n`,
+  );
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.workflow;
 }
@@ -22,7 +24,10 @@ describe("resolveVariables", () => {
 
   it("lets inputs override defaults", () => {
     const result = resolveVariables(workflow, { ticket_id: "T-1", priority: 1, tags: ["a"], meta: { k: 1 } });
-    expect(result).toEqual({ ok: true, vars: { ticket_id: "T-1", priority: 1, dry_run: false, tags: ["a"], meta: { k: 1 } } });
+    expect(result).toEqual({
+      ok: true,
+      vars: { ticket_id: "T-1", priority: 1, dry_run: false, tags: ["a"], meta: { k: 1 } },
+    });
   });
 
   it("gives each run its own copy of a default", () => {
@@ -33,10 +38,20 @@ describe("resolveVariables", () => {
   });
 
   it("reports every problem: missing, wrong types, unknown names", () => {
-    const result = resolveVariables(workflow, { priority: Number.NaN, dry_run: "yes", tags: {}, meta: [], ticketid: "x" });
+    const result = resolveVariables(workflow, {
+      priority: Number.NaN,
+      dry_run: "yes",
+      tags: {},
+      meta: [],
+      ticketid: "x",
+    });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.errors).toEqual([
-      { name: "ticketid", message: "no variable named `ticketid` (did you mean `ticket_id`?); known: ticket_id, priority, dry_run, tags, meta" },
+      {
+        name: "ticketid",
+        message:
+          "no variable named `ticketid` (did you mean `ticket_id`?); known: ticket_id, priority, dry_run, tags, meta",
+      },
       { name: "ticket_id", message: "required variable `ticket_id` (string) is missing" },
       { name: "priority", message: "`priority` must be a number, not the number NaN" },
       { name: "dry_run", message: '`dry_run` must be true or false, not the string "yes"' },
@@ -71,9 +86,18 @@ describe("coerceVariable", () => {
     expect(coerceVariable({ type: "number" }, "")).toEqual({ ok: false, message: "`` is not a number" });
     expect(coerceVariable({ type: "number" }, "0x10")).toEqual({ ok: false, message: "`0x10` is not a number" });
     expect(coerceVariable({ type: "number" }, "five")).toEqual({ ok: false, message: "`five` is not a number" });
-    expect(coerceVariable({ type: "boolean" }, "yes")).toEqual({ ok: false, message: "`yes` is not a boolean: use true or false" });
-    expect(coerceVariable({ type: "array" }, '{"a": 1}')).toEqual({ ok: false, message: "expected a list as JSON, got a mapping" });
-    expect(coerceVariable({ type: "object" }, "[1]")).toEqual({ ok: false, message: "expected a mapping as JSON, got a list" });
+    expect(coerceVariable({ type: "boolean" }, "yes")).toEqual({
+      ok: false,
+      message: "`yes` is not a boolean: use true or false",
+    });
+    expect(coerceVariable({ type: "array" }, '{"a": 1}')).toEqual({
+      ok: false,
+      message: "expected a list as JSON, got a mapping",
+    });
+    expect(coerceVariable({ type: "object" }, "[1]")).toEqual({
+      ok: false,
+      message: "expected a mapping as JSON, got a list",
+    });
     const bad = coerceVariable({ type: "array" }, "[1,");
     expect(!bad.ok && bad.message).toMatch(/^`\[1,` is not valid JSON \(.+\); give a list as JSON, e\.g\. \["a", 1\]$/);
   });

@@ -20,7 +20,10 @@ export function resolveVariables(workflow: Workflow, inputs: Record<string, unkn
   for (const [name, value] of Object.entries(inputs)) {
     if (value !== undefined && !Object.hasOwn(defs, name)) {
       const known = Object.keys(defs);
-      const hint = known.length === 0 ? ": this workflow declares no variables" : `${didYouMean(name, known)}; known: ${known.join(", ")}`;
+      const hint =
+        known.length === 0
+          ? ": this workflow declares no variables"
+          : `${didYouMean(name, known)}; known: ${known.join(", ")}`;
       errors.push({ name, message: `no variable named \`${name}\`${hint}` });
     }
   }
@@ -28,7 +31,8 @@ export function resolveVariables(workflow: Workflow, inputs: Record<string, unkn
     const value = Object.hasOwn(inputs, name) ? inputs[name] : undefined;
     if (value === undefined) {
       if (def.default !== undefined) vars[name] = structuredClone(def.default);
-      else if (def.required === true) errors.push({ name, message: `required variable \`${name}\` (${def.type}) is missing` });
+      else if (def.required === true)
+        errors.push({ name, message: `required variable \`${name}\` (${def.type}) is missing` });
     } else if (matchesVariableType(def.type, value)) {
       vars[name] = value;
     } else {
@@ -71,7 +75,9 @@ export function coerceVariable(def: Pick<VariableDef, "type">, text: string): Co
         };
       }
       const fits = def.type === "array" ? Array.isArray(value) : isPlainObject(value);
-      return fits ? { ok: true, value } : { ok: false, message: `expected ${typeNoun(def.type)} as JSON, got ${describeValue(value)}` };
+      return fits
+        ? { ok: true, value }
+        : { ok: false, message: `expected ${typeNoun(def.type)} as JSON, got ${describeValue(value)}` };
     }
   }
 }

@@ -9,8 +9,23 @@ describe("walkSteps and countSteps", () => {
     const result = parseWorkflow(example);
     if (!result.ok) throw new Error("the example must parse");
     const seen: string[] = [];
-    walkSteps(result.workflow.steps, (step, parents) => seen.push([...parents.map((p) => p.name), step.name].join("/")));
-    expect(seen).toEqual(["fetch", "classify", "summary", "apply", "each", "each/echo", "both", "both/l1", "both/r1", "pause", "child", "result"]);
+    walkSteps(result.workflow.steps, (step, parents) =>
+      seen.push([...parents.map((p) => p.name), step.name].join("/")),
+    );
+    expect(seen).toEqual([
+      "fetch",
+      "classify",
+      "summary",
+      "apply",
+      "each",
+      "each/echo",
+      "both",
+      "both/l1",
+      "both/r1",
+      "pause",
+      "child",
+      "result",
+    ]);
     expect(countSteps(result.workflow)).toBe(9);
   });
 });

@@ -87,13 +87,19 @@ function unknownKeyMessage(key: string, objectSchema: z.ZodType | undefined): { 
     }
   }
   const suggestion = closest(key, allowed);
-  if (suggestion !== undefined) return { message: `unknown key \`${key}\` (did you mean \`${suggestion}\`?)`, suggestion };
+  if (suggestion !== undefined)
+    return { message: `unknown key \`${key}\` (did you mean \`${suggestion}\`?)`, suggestion };
   const list = allowed.length > 0 ? `; allowed keys here: ${allowed.join(", ")}` : "";
   return { message: `unknown key \`${key}\`: remove it${list}` };
 }
 
 function quoteHint(expected: string, value: unknown): string {
-  if ((expected === "number" || expected === "int") && typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) {
+  if (
+    (expected === "number" || expected === "int") &&
+    typeof value === "string" &&
+    value.trim() !== "" &&
+    Number.isFinite(Number(value))
+  ) {
     return ": remove the quotes";
   }
   if (expected === "string" && (typeof value === "number" || typeof value === "boolean")) {
@@ -139,7 +145,9 @@ function translate(issue: Issue, data: unknown, root: z.ZodType): Translated[] {
   const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
   const value = valueAt(data, path);
   const last = path[path.length - 1];
-  const at = (message: string, where: "key" | "value" = "value"): Translated[] => [{ finding: { path, message, at: where } }];
+  const at = (message: string, where: "key" | "value" = "value"): Translated[] => [
+    { finding: { path, message, at: where } },
+  ];
 
   if (issue.code === "unrecognized_keys") {
     const objectSchema = schemaAt(root, data, path);
@@ -205,6 +213,12 @@ function translate(issue: Issue, data: unknown, root: z.ZodType): Translated[] {
 export function findingsFromZod(error: z.ZodError, data: unknown, root: z.ZodType): Finding[] {
   const translated = error.issues.flatMap((issue) => translate(issue, data, root));
   // `langauge:` yields both "unknown key" and "missing `language`"; the first already says it all.
-  const suggested = new Set(translated.filter((t) => t.suggestion !== undefined).map((t) => formatPath([...t.finding.path.slice(0, -1), t.suggestion ?? ""])));
-  return translated.filter((t) => t.missing === undefined || !suggested.has(formatPath(t.finding.path))).map((t) => t.finding);
+  const suggested = new Set(
+    translated
+      .filter((t) => t.suggestion !== undefined)
+      .map((t) => formatPath([...t.finding.path.slice(0, -1), t.suggestion ?? ""])),
+  );
+  return translated
+    .filter((t) => t.missing === undefined || !suggested.has(formatPath(t.finding.path)))
+    .map((t) => t.finding);
 }

@@ -2,7 +2,14 @@ import { afterAll, beforeAll } from "vitest";
 import { newId, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
-import { run, startNatsServer, startRuntime, testConfig, waitForStatus, type InProcessRuntime } from "../../support/runtime";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../../support/runtime";
 import { SIDE_EFFECTS_HOST } from "../../support/egress-allowance";
 import { LlmTestServer } from "./llm-server";
 
@@ -31,10 +38,30 @@ export interface AiEnv {
 export function useAiEnv(env: Record<string, string> = {}): () => AiEnv {
   let ctx: AiEnv | undefined;
   beforeAll(async () => {
-    const [nats, openai, anthropic] = await Promise.all([startNatsServer(), LlmTestServer.start("openai"), LlmTestServer.start("anthropic")]);
+    const [nats, openai, anthropic] = await Promise.all([
+      startNatsServer(),
+      LlmTestServer.start("openai"),
+      LlmTestServer.start("anthropic"),
+    ]);
     const providers = [
-      { name: "test-openai", protocol: "openai", baseUrl: openai.baseUrl, models: ["oa-*"], apiKey: OPENAI_KEY, retryBaseMs: 1, maxRetries: 2 },
-      { name: "test-anthropic", protocol: "anthropic", baseUrl: anthropic.baseUrl, models: ["claude-*"], apiKey: ANTHROPIC_KEY, retryBaseMs: 1, maxRetries: 2 },
+      {
+        name: "test-openai",
+        protocol: "openai",
+        baseUrl: openai.baseUrl,
+        models: ["oa-*"],
+        apiKey: OPENAI_KEY,
+        retryBaseMs: 1,
+        maxRetries: 2,
+      },
+      {
+        name: "test-anthropic",
+        protocol: "anthropic",
+        baseUrl: anthropic.baseUrl,
+        models: ["claude-*"],
+        apiKey: ANTHROPIC_KEY,
+        retryBaseMs: 1,
+        maxRetries: 2,
+      },
     ];
     const rt = await startRuntime(
       testConfig(nats, {
@@ -63,14 +90,20 @@ export function model(family: "oa" | "claude" = "oa"): string {
   return `${family}-${newId()}`;
 }
 
-export async function runToEnd(env: AiEnv, yaml: string, opts: Parameters<typeof run>[2] = {}): Promise<ExecutionSnapshot> {
+export async function runToEnd(
+  env: AiEnv,
+  yaml: string,
+  opts: Parameters<typeof run>[2] = {},
+): Promise<ExecutionSnapshot> {
   const id = await run(env.rt.platform, yaml, opts);
   return waitForStatus(env.rt.platform, id);
 }
 
 /** Every event of an execution on its subjects, the terminal one last. */
 export async function eventsOf(env: AiEnv, executionId: string): Promise<ExecutionEvent[]> {
-  const consumer = await env.rt.platform.js.consumers.get(`${env.rt.ns}_EVT`, { filter_subjects: subjects(env.rt.ns).eventFilter({ executionId }) });
+  const consumer = await env.rt.platform.js.consumers.get(`${env.rt.ns}_EVT`, {
+    filter_subjects: subjects(env.rt.ns).eventFilter({ executionId }),
+  });
   const events: ExecutionEvent[] = [];
   for await (const m of await consumer.consume()) {
     const e = JSON.parse(m.string()) as ExecutionEvent;

@@ -80,18 +80,22 @@ export class LlmTestServer {
     const model = String(body.model);
     const reply = this.scripts.get(model)?.shift();
     if (!reply) return this.error(res, 500, `nothing scripted for model ${model}`);
-    if (reply.status !== undefined && reply.status !== 200) return this.error(res, reply.status, `scripted ${reply.status}`, reply.headers);
+    if (reply.status !== undefined && reply.status !== 200)
+      return this.error(res, reply.status, `scripted ${reply.status}`, reply.headers);
     const usage = reply.usage ?? DEFAULT_USAGE;
     const sum = this.usage(model);
     this.reported.set(model, { prompt: sum.prompt + usage.prompt, completion: sum.completion + usage.completion });
     const stream = body.stream === true;
-    if (this.protocol === "openai") return stream ? openAiStream(res, model, reply, usage) : openAiJson(res, model, reply, usage);
+    if (this.protocol === "openai")
+      return stream ? openAiStream(res, model, reply, usage) : openAiJson(res, model, reply, usage);
     return stream ? anthropicStream(res, model, reply, usage) : anthropicJson(res, model, reply, usage);
   }
 
   private error(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     const body =
-      this.protocol === "openai" ? { error: { message, type: "test_error", code: status } } : { type: "error", error: { type: "test_error", message } };
+      this.protocol === "openai"
+        ? { error: { message, type: "test_error", code: status } }
+        : { type: "error", error: { type: "test_error", message } };
     res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
   }
 }
@@ -106,10 +110,16 @@ function pieces(reply: Reply): string[] {
 
 function sse(res: ServerResponse): (data: unknown, event?: string) => void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  return (data, event) => res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+  return (data, event) =>
+    res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
 }
 
-function openAiJson(res: ServerResponse, model: string, reply: Reply, usage: { prompt: number; completion: number }): void {
+function openAiJson(
+  res: ServerResponse,
+  model: string,
+  reply: Reply,
+  usage: { prompt: number; completion: number },
+): void {
   const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
     id: `call_${i}`,
     type: "function",
@@ -123,26 +133,46 @@ function openAiJson(res: ServerResponse, model: string, reply: Reply, usage: { p
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: reply.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          message: {
+            role: "assistant",
+            content: reply.text ?? null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
           finish_reason: toolCalls.length ? "tool_calls" : "stop",
         },
       ],
-      usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+      usage: {
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        total_tokens: usage.prompt + usage.completion,
+      },
     }),
   );
 }
 
-function openAiStream(res: ServerResponse, model: string, reply: Reply, usage: { prompt: number; completion: number }): void {
+function openAiStream(
+  res: ServerResponse,
+  model: string,
+  reply: Reply,
+  usage: { prompt: number; completion: number },
+): void {
   const send = sse(res);
   const chunk = (delta: unknown, finish: string | null = null) =>
-    send({ id: "chatcmpl-test", object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: finish }] });
+    send({
+      id: "chatcmpl-test",
+      object: "chat.completion.chunk",
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
   chunk({ role: "assistant", content: "" });
   for (const p of pieces(reply)) chunk({ content: p });
   (reply.toolCalls ?? []).forEach((c, index) => {
     // As OpenAI sends them: id and name first, then the arguments in two parts.
     const args = JSON.stringify(c.arguments);
     const half = Math.floor(args.length / 2);
-    chunk({ tool_calls: [{ index, id: `call_${index}`, type: "function", function: { name: c.name, arguments: "" } }] });
+    chunk({
+      tool_calls: [{ index, id: `call_${index}`, type: "function", function: { name: c.name, arguments: "" } }],
+    });
     chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] });
     chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
   });
@@ -152,7 +182,11 @@ function openAiStream(res: ServerResponse, model: string, reply: Reply, usage: {
     object: "chat.completion.chunk",
     model,
     choices: [],
-    usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+    usage: {
+      prompt_tokens: usage.prompt,
+      completion_tokens: usage.completion,
+      total_tokens: usage.prompt + usage.completion,
+    },
   });
   send("[DONE]");
   res.end();
@@ -161,11 +195,21 @@ function openAiStream(res: ServerResponse, model: string, reply: Reply, usage: {
 function anthropicContent(reply: Reply): unknown[] {
   return [
     ...(reply.text ? [{ type: "text", text: reply.text }] : []),
-    ...(reply.toolCalls ?? []).map((c, i) => ({ type: "tool_use", id: `toolu_${i}`, name: c.name, input: c.arguments })),
+    ...(reply.toolCalls ?? []).map((c, i) => ({
+      type: "tool_use",
+      id: `toolu_${i}`,
+      name: c.name,
+      input: c.arguments,
+    })),
   ];
 }
 
-function anthropicJson(res: ServerResponse, model: string, reply: Reply, usage: { prompt: number; completion: number }): void {
+function anthropicJson(
+  res: ServerResponse,
+  model: string,
+  reply: Reply,
+  usage: { prompt: number; completion: number },
+): void {
   res.writeHead(200, { "content-type": "application/json" }).end(
     JSON.stringify({
       id: "msg_test",
@@ -179,11 +223,23 @@ function anthropicJson(res: ServerResponse, model: string, reply: Reply, usage: 
   );
 }
 
-function anthropicStream(res: ServerResponse, model: string, reply: Reply, usage: { prompt: number; completion: number }): void {
+function anthropicStream(
+  res: ServerResponse,
+  model: string,
+  reply: Reply,
+  usage: { prompt: number; completion: number },
+): void {
   const send = sse(res);
   const event = (type: string, data: Record<string, unknown>) => send({ type, ...data }, type);
   event("message_start", {
-    message: { id: "msg_test", type: "message", role: "assistant", model, content: [], usage: { input_tokens: usage.prompt, output_tokens: 1 } },
+    message: {
+      id: "msg_test",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      usage: { input_tokens: usage.prompt, output_tokens: 1 },
+    },
   });
   let index = 0;
   if (reply.text) {
@@ -196,13 +252,19 @@ function anthropicStream(res: ServerResponse, model: string, reply: Reply, usage
   (reply.toolCalls ?? []).forEach((c, i) => {
     const args = JSON.stringify(c.arguments);
     const half = Math.floor(args.length / 2);
-    event("content_block_start", { index, content_block: { type: "tool_use", id: `toolu_${i}`, name: c.name, input: {} } });
+    event("content_block_start", {
+      index,
+      content_block: { type: "tool_use", id: `toolu_${i}`, name: c.name, input: {} },
+    });
     event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: args.slice(0, half) } });
     event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: args.slice(half) } });
     event("content_block_stop", { index });
     index++;
   });
-  event("message_delta", { delta: { stop_reason: reply.toolCalls?.length ? "tool_use" : "end_turn" }, usage: { output_tokens: usage.completion } });
+  event("message_delta", {
+    delta: { stop_reason: reply.toolCalls?.length ? "tool_use" : "end_turn" },
+    usage: { output_tokens: usage.completion },
+  });
   event("message_stop", {});
   res.end();
 }

@@ -89,10 +89,16 @@ export class McpHttpTestServer {
       const auth = extra.requestInfo?.headers.authorization;
       this.calls.push({ tool, args, authorization: Array.isArray(auth) ? auth[0] : auth, session: extra.sessionId });
     };
-    mcp.registerTool("lookup_ticket", { description: "Finds a ticket by id", inputSchema: { id: z.number().int() } }, async (args, extra) => {
-      seen("lookup_ticket", args, extra);
-      return { content: [{ type: "text", text: JSON.stringify({ id: args.id, priority: args.id % 2 ? "high" : "low" }) }] };
-    });
+    mcp.registerTool(
+      "lookup_ticket",
+      { description: "Finds a ticket by id", inputSchema: { id: z.number().int() } },
+      async (args, extra) => {
+        seen("lookup_ticket", args, extra);
+        return {
+          content: [{ type: "text", text: JSON.stringify({ id: args.id, priority: args.id % 2 ? "high" : "low" }) }],
+        };
+      },
+    );
     mcp.registerTool(
       "escalate",
       { description: "Escalates a ticket to a team", inputSchema: { id: z.number().int(), team: z.string() } },

@@ -1,8 +1,8 @@
 /**
- * A real MCP server over stdio (the SDK's own), started by the executor as an agent's `command`:
- * `<collector url> <name>` (.mts: in the sandbox, no package.json above it says "module"). It reports what it sees to the test's log collector, over HTTP since
- * the sandbox it runs in keeps its files to itself: one entry per tool call, `{"started": true}`,
- * and `{"closed": true}` when the client ends the connection.
+ * A real MCP server over stdio (the SDK's own), started by the executor as an agent's `command`: `<collector url>
+ * <name>` (.mts: in the sandbox, no package.json above it says "module"). It reports what it sees to the test's log
+ * collector, over HTTP since the sandbox it runs in keeps its files to itself: one entry per tool call, `{"started":
+ * true}`, and `{"closed": true}` when the client ends the connection.
  */
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,11 +26,15 @@ function tryWrite(path: string): string {
 }
 
 const mcp = new McpServer({ name: "files", version: "1.0.0" });
-mcp.registerTool("read_file", { description: "Reads a file of the knowledge base", inputSchema: { path: z.string() } }, async (args) => {
-  const text = `contents of ${args.path}: the refund policy is 30 days`;
-  await log({ tool: "read_file", args, result: text, env: Object.keys(process.env).sort() });
-  return { content: [{ type: "text", text }] };
-});
+mcp.registerTool(
+  "read_file",
+  { description: "Reads a file of the knowledge base", inputSchema: { path: z.string() } },
+  async (args) => {
+    const text = `contents of ${args.path}: the refund policy is 30 days`;
+    await log({ tool: "read_file", args, result: text, env: Object.keys(process.env).sort() });
+    return { content: [{ type: "text", text }] };
+  },
+);
 mcp.registerTool(
   "probe",
   {

@@ -48,7 +48,9 @@ async function execute(m: JsMsg): Promise<void> {
   });
   const publishOutbox = (): void => {
     acks = snap.outbox.map((e) =>
-      publisher.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), { msgID: `${start.id}.${++eventSeq}` }),
+      publisher.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), {
+        msgID: `${start.id}.${++eventSeq}`,
+      }),
     );
   };
   const listKey = floorListKey(start);

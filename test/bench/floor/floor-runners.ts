@@ -10,7 +10,9 @@ class FloorRunner {
   private readonly waiting = new Map<number, (a: FloorStepAnswer) => void>();
 
   constructor() {
-    this.proc = spawn(process.execPath, ["--import", "tsx", "--no-node-snapshot", RUNNER], { stdio: ["pipe", "pipe", "inherit"] });
+    this.proc = spawn(process.execPath, ["--import", "tsx", "--no-node-snapshot", RUNNER], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     createInterface({ input: this.proc.stdout! }).on("line", (line) => {
       const answer = JSON.parse(line) as FloorStepAnswer;
       this.waiting.get(answer.id)?.(answer);

@@ -10,7 +10,11 @@ export interface FloorStart {
   input: unknown;
 }
 
-export const FLOOR_BUCKETS = (ns: string) => ({ executions: `${ns}_executions`, index: `${ns}_executions_idx`, rates: `${ns}_ratelimits` });
+export const FLOOR_BUCKETS = (ns: string) => ({
+  executions: `${ns}_executions`,
+  index: `${ns}_executions_idx`,
+  rates: `${ns}_ratelimits`,
+});
 export const FLOOR_CONSUMER = "floor";
 
 /** The execution's list entry, keyed as the service keys its own (`o.<owner>.<workflow>.<createdAt>.<id>`). */
@@ -19,7 +23,13 @@ export function floorListKey(start: FloorStart): string {
 }
 
 /** KV bucket B is stream KV_B with subjects $KV.B.<key>; a compare-and-set is an expected last subject sequence. */
-export function floorKvPut(publisher: JetStreamPublisher, bucket: string, key: string, value: string, expectRevision?: number): Promise<number> {
+export function floorKvPut(
+  publisher: JetStreamPublisher,
+  bucket: string,
+  key: string,
+  value: string,
+  expectRevision?: number,
+): Promise<number> {
   const expect = expectRevision === undefined ? undefined : { expect: { lastSubjectSequence: expectRevision } };
   return publisher.publish(`$KV.${bucket}.${key}`, value, expect).then((ack) => ack.seq);
 }

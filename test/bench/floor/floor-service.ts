@@ -28,16 +28,34 @@ const STEPS = ["s1", "s2", "s3"].map((name) => ({ name, code: JS_STEP_CODE }));
 const nc = await connectNats(url, "floor-edge");
 const publisher = new JetStreamPublisher(nc);
 const jsm = await jetstreamManager(nc);
-// The service's own stream names and subjects: the bench's completion watcher reads the floor's events as it reads the service's.
+// The service's own stream names and subjects: the bench's completion watcher reads the floor's events as it reads the
+// service's.
 const streams = streamNames(ns);
 const subj = subjects(ns);
 const dedup = { storage: StorageType.File, duplicate_window: nanos(120_000) };
-await jsm.streams.add({ name: streams.cmd, subjects: [subj.execAll, subj.execStartAll], retention: RetentionPolicy.Workqueue, ...dedup });
-await jsm.streams.add({ name: streams.evt, subjects: [subj.eventFilter()], retention: RetentionPolicy.Limits, ...dedup });
-await jsm.consumers.add(streams.cmd, { durable_name: FLOOR_CONSUMER, ack_policy: AckPolicy.Explicit, ack_wait: nanos(30_000), max_ack_pending: 64 });
+await jsm.streams.add({
+  name: streams.cmd,
+  subjects: [subj.execAll, subj.execStartAll],
+  retention: RetentionPolicy.Workqueue,
+  ...dedup,
+});
+await jsm.streams.add({
+  name: streams.evt,
+  subjects: [subj.eventFilter()],
+  retention: RetentionPolicy.Limits,
+  ...dedup,
+});
+await jsm.consumers.add(streams.cmd, {
+  durable_name: FLOOR_CONSUMER,
+  ack_policy: AckPolicy.Explicit,
+  ack_wait: nanos(30_000),
+  max_ack_pending: 64,
+});
 const kvm = new Kvm(nc);
 const buckets = FLOOR_BUCKETS(ns);
-await Promise.all([buckets.executions, buckets.index, buckets.rates].map((bucket) => kvm.create(bucket, { history: 1 })));
+await Promise.all(
+  [buckets.executions, buckets.index, buckets.rates].map((bucket) => kvm.create(bucket, { history: 1 })),
+);
 
 const worker = new Worker(new URL("./floor-executor.ts", import.meta.url), { workerData: { url, ns } });
 await once(worker, "message");
@@ -48,11 +66,19 @@ app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, b
 app.post<{ Params: { hook: string }; Body: string }>("/hooks/:hook/trigger", async (request, reply) => {
   const given = Buffer.from(String(request.headers["x-webhook-signature"] ?? ""));
   const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.code(401).send({ error: "bad signature" });
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return reply.code(401).send({ error: "bad signature" });
   const { hook } = request.params;
   const id = newId();
   const createdAt = Date.now();
-  const start: FloorStart = { id, ownerId: OWNER, workflowId: WORKFLOW, createdAt, steps: STEPS, input: JSON.parse(request.body) as unknown };
+  const start: FloorStart = {
+    id,
+    ownerId: OWNER,
+    workflowId: WORKFLOW,
+    createdAt,
+    steps: STEPS,
+    input: JSON.parse(request.body) as unknown,
+  };
   const count = (counts.get(hook) ?? 0) + 1;
   counts.set(hook, count);
   await Promise.all([

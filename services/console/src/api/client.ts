@@ -47,10 +47,20 @@ export async function api<T>(method: Method, path: string, body?: unknown, signa
   if (method !== "GET") headers["x-csrf-token"] = csrfToken();
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin", signal });
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+      signal,
+    });
   } catch (err) {
     if (signal?.aborted) throw err;
-    throw new ApiError(0, "NETWORK", "The service did not answer: check that it is running and your connection, then retry.");
+    throw new ApiError(
+      0,
+      "NETWORK",
+      "The service did not answer: check that it is running and your connection, then retry.",
+    );
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
@@ -63,7 +73,10 @@ export async function api<T>(method: Method, path: string, body?: unknown, signa
   if (!response.ok) {
     const errorBody = (parsed ?? {}) as Record<string, unknown>;
     const code = typeof errorBody.code === "string" ? errorBody.code : `HTTP_${response.status}`;
-    const message = typeof errorBody.error === "string" ? errorBody.error : `The service answered ${response.status} ${response.statusText}.`;
+    const message =
+      typeof errorBody.error === "string"
+        ? errorBody.error
+        : `The service answered ${response.status} ${response.statusText}.`;
     if (response.status === 401 && !path.endsWith("/login")) onUnauthorized();
     throw new ApiError(response.status, code, message, errorBody);
   }
@@ -73,7 +86,8 @@ export async function api<T>(method: Method, path: string, body?: unknown, signa
 /** A query string of the defined values only. */
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
   const text = search.toString();
   return text === "" ? "" : `?${text}`;
 }

@@ -36,7 +36,8 @@ export function Layout() {
     shown.current = location.pathname;
     if (navigation !== "REPLACE") main.current?.focus({ preventScroll: true });
   }, [location.pathname]);
-  if (state.status === "anonymous") return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  if (state.status === "anonymous")
+    return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
   return (
     <div className="shell">
       <a
@@ -50,7 +51,13 @@ export function Layout() {
         Skip to the content
       </a>
       <header className="topbar">
-        <button type="button" className="ghost menu-toggle" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen((o) => !o)}>
+        <button
+          type="button"
+          className="ghost menu-toggle"
+          aria-label="Menu"
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen((o) => !o)}
+        >
           ☰
         </button>
         <NavLink to="/workflows" className="brand">
@@ -64,7 +71,13 @@ export function Layout() {
           ))}
         </nav>
         <div className="spacer" />
-        <button type="button" className="ghost" onClick={toggleTheme} aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`} title="Theme">
+        <button
+          type="button"
+          className="ghost"
+          onClick={toggleTheme}
+          aria-label={`Switch to ${theme === "dark" ? "light" : "dark"} theme`}
+          title="Theme"
+        >
           {theme === "dark" ? "☀" : "☾"}
         </button>
         {state.status === "signed-in" ? (

@@ -30,6 +30,8 @@ export function shortcutLabel(keys: string): string {
   const mac = /Mac|iPhone|iPad/.test(navigator.platform);
   return keys
     .split("+")
-    .map((k) => (k === "mod" ? (mac ? "⌘" : "Ctrl") : k === "shift" ? (mac ? "⇧" : "Shift") : k.length === 1 ? k.toUpperCase() : k))
+    .map((k) =>
+      k === "mod" ? (mac ? "⌘" : "Ctrl") : k === "shift" ? (mac ? "⇧" : "Shift") : k.length === 1 ? k.toUpperCase() : k,
+    )
     .join(mac ? "" : "+");
 }

@@ -24,7 +24,9 @@ export function Palette({ hasAgents, onAdd }: { hasAgents: boolean; onAdd(type: 
             draggable={!missing}
             disabled={missing}
             title={
-              missing ? "An agent step names one of the workflow's agents: define one under `agents` first" : `Drag onto the canvas, or click to add at the end`
+              missing
+                ? "An agent step names one of the workflow's agents: define one under `agents` first"
+                : `Drag onto the canvas, or click to add at the end`
             }
             onDragStart={(event) => {
               event.dataTransfer.setData(STEP_MIME, type);

@@ -5,7 +5,10 @@ import type { NodeOverlay } from "./overlay";
 
 const statusWord = (status: string): string => status.toLowerCase().replaceAll("_", " ");
 
-/** A status badge as the rest of the console draws it; REUSED (a rerun's step taken over from the run it reruns) is the console's own. */
+/**
+ * A status badge as the rest of the console draws it; REUSED (a rerun's step taken over from the run it reruns) is the
+ * console's own.
+ */
 function statusClass(status: string): string {
   const word = status.toLowerCase();
   return word === "reused" ? "badge reused" : `badge status-${word}`;

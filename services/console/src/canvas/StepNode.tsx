@@ -38,8 +38,20 @@ function StepNodeView({ id, data, selected }: NodeProps<StepFlowNode>) {
     <div className={classes(data, selected)} data-type={data.type} data-status={overlay?.status?.toLowerCase()}>
       <Handle type="target" position={Position.Top} id="in" isConnectable={false} />
       <Handle type="source" position={Position.Bottom} id="out" isConnectable={false} />
-      <Handle type="target" position={Position.Right} id="data-in" className="wf-handle-data-in" isConnectable={false} />
-      <Handle type="source" position={Position.Right} id="data-out" className="wf-handle-data-out" isConnectable={false} />
+      <Handle
+        type="target"
+        position={Position.Right}
+        id="data-in"
+        className="wf-handle-data-in"
+        isConnectable={false}
+      />
+      <Handle
+        type="source"
+        position={Position.Right}
+        id="data-out"
+        className="wf-handle-data-out"
+        isConnectable={false}
+      />
       <div className="wf-node-header">
         {data.gutter ? <Gutter id={id} name={name} set={overlay?.breakpoints ?? []} /> : null}
         <div className="wf-node-body">
@@ -49,7 +61,12 @@ function StepNodeView({ id, data, selected }: NodeProps<StepFlowNode>) {
             </span>
             <span className="wf-node-name">{name}</span>
             {issues.length > 0 ? (
-              <span className="wf-node-issue" role="img" title={issues.join("\n")} aria-label={`Problem: ${issues.join("; ")}`}>
+              <span
+                className="wf-node-issue"
+                role="img"
+                title={issues.join("\n")}
+                aria-label={`Problem: ${issues.join("; ")}`}
+              >
                 !
               </span>
             ) : null}

@@ -35,12 +35,21 @@ export interface WorkflowCanvasProps {
   overlay?: Record<string, NodeOverlay>; // run / debug state per node id: status colour, duration, attempts, tokens, cost, paused highlight, foreach items (expandable list on the node)
   editable?: boolean; // palette, drag to reorder/nest, Delete key, node drag to place
   onOperation?(op: CanvasOperation): void; // editable only: the page applies it to the text
-  /** The nodes a person just dragged to new places, relative to their parent box as `positions` are: merge them into `positions`. */
+  /**
+   * The nodes a person just dragged to new places, relative to their parent box as `positions` are: merge them into
+   * `positions`.
+   */
   onMove?(positions: Record<string, { x: number; y: number }>): void; // a person dragged nodes to places
   onGutterClick?(id: string, kind: "before" | "after" | "on_error"): void; // when given, each node shows a breakpoint gutter with three marks
-  /** A step kept in view as it changes (a run's running step), until a person moves the view; a button hands the view back. */
+  /**
+   * A step kept in view as it changes (a run's running step), until a person moves the view; a button hands the view
+   * back.
+   */
   follow?: string | null;
-  /** Enter (or Space) on a focused step: open it, as a click selects it; `onSelect` when not given. The page may then move the focus to the step's panel. */
+  /**
+   * Enter (or Space) on a focused step: open it, as a click selects it; `onSelect` when not given. The page may then
+   * move the focus to the step's panel.
+   */
   onActivate?(id: string): void;
   className?: string;
 }
@@ -53,7 +62,10 @@ const DRAW_ALL_UP_TO = 100;
 
 /** Keys that edit text inside the canvas's own controls belong to those controls. */
 function typingIn(target: EventTarget): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))
+  );
 }
 
 const rounded = (p: Point): Point => ({ x: Math.round(p.x), y: Math.round(p.y) });
@@ -105,7 +117,8 @@ function CanvasFlow({
     const pointer = "changedTouches" in event ? event.changedTouches[0] : event;
     if (!pointer) return;
     const outcome = dragOutcome(layout, node, flow.screenToFlowPosition({ x: pointer.clientX, y: pointer.clientY }));
-    if (outcome.kind === "move") onOperation?.({ kind: "moveStep", id: node.id, to: outcome.target.list, index: outcome.target.index });
+    if (outcome.kind === "move")
+      onOperation?.({ kind: "moveStep", id: node.id, to: outcome.target.list, index: outcome.target.index });
     else onMove?.({ [node.id]: rounded(dragged.position) });
   });
 
@@ -141,7 +154,8 @@ function CanvasFlow({
   const onKeyDown = (event: KeyboardEvent) => {
     if (typingIn(event.target)) return;
     // A step reached with Tab opens with Enter or Space, as a click opens it (xyflow only marks it selected).
-    const focusedNode = event.target instanceof HTMLElement && event.target.classList.contains("react-flow__node") ? event.target : null;
+    const focusedNode =
+      event.target instanceof HTMLElement && event.target.classList.contains("react-flow__node") ? event.target : null;
     if (focusedNode && (event.key === "Enter" || event.key === " ")) {
       const node = nodes.find((n) => n.id === focusedNode.dataset.id);
       const id = node?.type === "branch" ? node.parentId : node?.id;
@@ -161,11 +175,21 @@ function CanvasFlow({
     }
   };
 
-  const actions = useMemo<CanvasActions>(() => ({ selected, select: (id) => onSelect?.(id), gutterClick: onGutterClick }), [selected, onSelect, onGutterClick]);
+  const actions = useMemo<CanvasActions>(
+    () => ({ selected, select: (id) => onSelect?.(id), gutterClick: onGutterClick }),
+    [selected, onSelect, onGutterClick],
+  );
 
   return (
     <CanvasActionsContext.Provider value={actions}>
-      <div ref={pane} className={`wf-canvas${className ? ` ${className}` : ""}`} tabIndex={-1} onKeyDown={onKeyDown} onDragOver={onDragOver} onDrop={onDrop}>
+      <div
+        ref={pane}
+        className={`wf-canvas${className ? ` ${className}` : ""}`}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+        onDragOver={onDragOver}
+        onDrop={onDrop}
+      >
         <ReactFlow<FlowNode>
           nodes={nodes}
           edges={edges}

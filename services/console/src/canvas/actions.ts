@@ -8,4 +8,8 @@ export interface CanvasActions {
   gutterClick: ((id: string, kind: BreakpointKind) => void) | undefined;
 }
 
-export const CanvasActionsContext = createContext<CanvasActions>({ selected: null, select: () => {}, gutterClick: undefined });
+export const CanvasActionsContext = createContext<CanvasActions>({
+  selected: null,
+  select: () => {},
+  gutterClick: undefined,
+});

@@ -27,7 +27,10 @@ describe("dropTarget", () => {
   });
 
   it("drops into the branch under the point", () => {
-    expect(dropTarget(layout, at("l1", box("l1").height))).toEqual({ list: { parent: "both", branch: "left" }, index: 1 });
+    expect(dropTarget(layout, at("l1", box("l1").height))).toEqual({
+      list: { parent: "both", branch: "left" },
+      index: 1,
+    });
     expect(dropTarget(layout, at("r2", 1))).toEqual({ list: { parent: "both", branch: "right" }, index: 1 });
   });
 
@@ -40,10 +43,18 @@ describe("dropTarget", () => {
 
 describe("dragOutcome", () => {
   it("places a step that stays in its position, and moves one dragged past a neighbour or into another list", () => {
-    expect(dragOutcome(layout, node("done"), { x: box("done").absX + 600, y: box("done").absY + 10 })).toEqual({ kind: "place" });
+    expect(dragOutcome(layout, node("done"), { x: box("done").absX + 600, y: box("done").absY + 10 })).toEqual({
+      kind: "place",
+    });
     expect(dragOutcome(layout, node("a"), at("a", 10))).toEqual({ kind: "place" });
     expect(dragOutcome(layout, node("done"), at("fetch", 1))).toEqual({ kind: "move", target: { list: {}, index: 0 } });
-    expect(dragOutcome(layout, node("a"), at("b", box("b").height - 1))).toEqual({ kind: "move", target: { list: { parent: "loop" }, index: 1 } });
-    expect(dragOutcome(layout, node("fetch"), at("r1", 1))).toEqual({ kind: "move", target: { list: { parent: "both", branch: "right" }, index: 0 } });
+    expect(dragOutcome(layout, node("a"), at("b", box("b").height - 1))).toEqual({
+      kind: "move",
+      target: { list: { parent: "loop" }, index: 1 },
+    });
+    expect(dragOutcome(layout, node("fetch"), at("r1", 1))).toEqual({
+      kind: "move",
+      target: { list: { parent: "both", branch: "right" }, index: 0 },
+    });
   });
 });

@@ -43,7 +43,11 @@ export function dropTarget(layout: CanvasLayout, point: Point, moving?: string):
  * move in the text, since the drawing's top-to-bottom order is the run order; anywhere else it
  * only puts the step in a new place on the canvas.
  */
-export function dragOutcome(layout: CanvasLayout, node: CanvasNode, point: Point): { kind: "move"; target: DropTarget } | { kind: "place" } {
+export function dragOutcome(
+  layout: CanvasLayout,
+  node: CanvasNode,
+  point: Point,
+): { kind: "move"; target: DropTarget } | { kind: "place" } {
   const target = dropTarget(layout, point, node.id);
   return sameList(target.list, node.list) && target.index === node.index ? { kind: "place" } : { kind: "move", target };
 }

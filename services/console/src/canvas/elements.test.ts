@@ -25,7 +25,9 @@ describe("the elements xyflow draws", () => {
   it("keeps the object of each node that shows the same, and the whole list when nothing drawn changed", () => {
     const before = nodesOf(TEXT);
     // A field the canvas does not show.
-    expect(nodesOf(TEXT.replace("seconds: 1 }\n  - { name: shape", "seconds: 2 }\n  - { name: shape"), before)).toBe(before);
+    expect(nodesOf(TEXT.replace("seconds: 1 }\n  - { name: shape", "seconds: 2 }\n  - { name: shape"), before)).toBe(
+      before,
+    );
     // A badge the canvas shows: that node only is new.
     const after = nodesOf(TEXT.replace("timeout: 5", "timeout: 50"), before);
     expect(after.map((node, i) => node === before[i])).toEqual([true, false, true]);

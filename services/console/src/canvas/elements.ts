@@ -3,7 +3,9 @@ import type { Badge, CanvasGraph } from "@wf/shared/canvas";
 import type { CanvasLayout } from "./layout";
 import type { NodeOverlay } from "./overlay";
 
-/** Only what a node shows, so that an edit elsewhere in the text (which moves every offset after it) leaves it equal. */
+/**
+ * Only what a node shows, so that an edit elsewhere in the text (which moves every offset after it) leaves it equal.
+ */
 export type StepNodeData = {
   name: string;
   type: string | undefined;
@@ -37,7 +39,10 @@ function issuesByNode(graph: CanvasGraph): Map<string, string[]> {
   return out;
 }
 
-/** The layout's boxes as xyflow nodes, parents first: steps (a container's box is the step itself) and a parallel's branches. */
+/**
+ * The layout's boxes as xyflow nodes, parents first: steps (a container's box is the step itself) and a parallel's
+ * branches.
+ */
 export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: NodeOptions): FlowNode[] {
   const steps = new Map(graph.nodes.map((node) => [node.id, node]));
   const branches = new Map(graph.groups.map((group) => [group.id, group.branch]));
@@ -46,9 +51,24 @@ export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: Nod
     const size = { width: box.width, height: box.height };
     // The box is drawn at its size, so it is given as measured too: xyflow then finds nothing to
     // report once it has drawn the nodes, and keeps a node's handles when its content changes.
-    const common = { id: box.id, position: { x: box.x, y: box.y }, ...size, measured: size, ...(box.parent ? { parentId: box.parent } : {}) };
+    const common = {
+      id: box.id,
+      position: { x: box.x, y: box.y },
+      ...size,
+      measured: size,
+      ...(box.parent ? { parentId: box.parent } : {}),
+    };
     if (box.kind === "branch") {
-      return [{ ...common, type: "branch", data: { branch: branches.get(box.id) ?? "" }, draggable: false, selectable: false, focusable: false }];
+      return [
+        {
+          ...common,
+          type: "branch",
+          data: { branch: branches.get(box.id) ?? "" },
+          draggable: false,
+          selectable: false,
+          focusable: false,
+        },
+      ];
     }
     const node = steps.get(box.id);
     if (!node) return [];
@@ -118,9 +138,19 @@ export function flowEdges(graph: CanvasGraph, previous: readonly Edge[] = []): E
     const old = before.get(edge.id);
     if (old) return [old];
     const common = { id: edge.id, source: edge.from, target: edge.to, selectable: false, focusable: false };
-    if (edge.kind === "sequence") return [{ ...common, sourceHandle: "out", targetHandle: "in", className: "wf-edge-sequence", markerEnd: ARROW }];
+    if (edge.kind === "sequence")
+      return [{ ...common, sourceHandle: "out", targetHandle: "in", className: "wf-edge-sequence", markerEnd: ARROW }];
     if (edge.kind === "data")
-      return [{ ...common, type: "data", sourceHandle: "data-out", targetHandle: "data-in", className: "wf-edge-data", markerEnd: DATA_ARROW }];
+      return [
+        {
+          ...common,
+          type: "data",
+          sourceHandle: "data-out",
+          targetHandle: "data-in",
+          className: "wf-edge-data",
+          markerEnd: DATA_ARROW,
+        },
+      ];
     return [];
   });
 }

@@ -6,7 +6,8 @@ import { layoutGraph, STEP_HEIGHT, STEP_WIDTH, structureKey, type Box, type Canv
 function chain(n: number): string {
   const steps = Array.from(
     { length: n },
-    (_, i) => `  - name: s${i + 1}\n    type: transform\n    output: "{{ ${i === 0 ? "vars" : `steps.s${i}.output`} }}"\n`,
+    (_, i) =>
+      `  - name: s${i + 1}\n    type: transform\n    output: "{{ ${i === 0 ? "vars" : `steps.s${i}.output`} }}"\n`,
   );
   return `name: long\nsteps:\n${steps.join("")}`;
 }
@@ -51,7 +52,8 @@ describe("layoutGraph", () => {
       ["r2", "step", "both/right"],
       ["done", "step", "-"],
     ]);
-    for (const child of layout.boxes.filter((b) => b.parent)) expect(inside(child, box(layout, child.parent!))).toBe(true);
+    for (const child of layout.boxes.filter((b) => b.parent))
+      expect(inside(child, box(layout, child.parent!))).toBe(true);
     // The container's header is the step itself: its steps start below it.
     expect(box(layout, "a").y).toBeGreaterThanOrEqual(STEP_HEIGHT);
     expect(box(layout, "b").y).toBeGreaterThan(box(layout, "a").y);
@@ -67,7 +69,9 @@ describe("layoutGraph", () => {
 
   it("puts a step a person placed where they put it, and grows its container to hold it", () => {
     const auto = layoutGraph(graph(NESTED_WORKFLOW));
-    const layout = layoutGraph(graph(NESTED_WORKFLOW), { positions: { done: { x: 900, y: -40 }, b: { x: 400, y: 300 }, a: { x: -50, y: 0 } } });
+    const layout = layoutGraph(graph(NESTED_WORKFLOW), {
+      positions: { done: { x: 900, y: -40 }, b: { x: 400, y: 300 }, a: { x: -50, y: 0 } },
+    });
     expect(box(layout, "done")).toMatchObject({ x: 900, y: -40, absX: 900, absY: -40 });
     expect(box(layout, "b")).toMatchObject({ x: 400, y: 300 });
     const loop = box(layout, "loop");
@@ -110,7 +114,9 @@ describe("layoutGraph", () => {
     const key = structureKey(graph(NESTED_WORKFLOW));
     expect(structureKey(graph(NESTED_WORKFLOW.replace("seconds: 1 }\n", "seconds: 9, timeout: 3 }\n")))).toBe(key);
     expect(structureKey(graph(NESTED_WORKFLOW.replace("name: done", "name: finish")))).not.toBe(key);
-    expect(structureKey(graph(NESTED_WORKFLOW.replace("      - { name: b, type: transform, output: 2 }\n", "")))).not.toBe(key);
+    expect(
+      structureKey(graph(NESTED_WORKFLOW.replace("      - { name: b, type: transform, output: 2 }\n", ""))),
+    ).not.toBe(key);
   });
 
   it("lays out 200 steps", () => {

@@ -22,7 +22,10 @@ export interface Box {
   height: number;
 }
 
-/** Where a list's steps are drawn on the canvas, for dropping a step into it. `mids` are its steps' vertical centres, in order. */
+/**
+ * Where a list's steps are drawn on the canvas, for dropping a step into it. `mids` are its steps' vertical centres, in
+ * order.
+ */
 export interface ListArea {
   list: StepList;
   /** The step that holds the list (undefined for the top level): a step cannot be dropped into itself. */
@@ -164,14 +167,28 @@ class Layouter {
   #branch(group: CanvasGroup): Tree {
     const inner = this.column(group.children);
     const width = Math.max(this.#stepWidth + 2 * BRANCH_PAD, inner.width + 2 * BRANCH_PAD);
-    const items = this.place(inner, { x: (width - inner.width) / 2, y: BRANCH_HEADER }, { x: BRANCH_PAD / 2, y: BRANCH_HEADER });
+    const items = this.place(
+      inner,
+      { x: (width - inner.width) / 2, y: BRANCH_HEADER },
+      { x: BRANCH_PAD / 2, y: BRANCH_HEADER },
+    );
     const box = grown(width, BRANCH_HEADER + inner.height + BRANCH_PAD, items);
     return {
       id: group.id,
       kind: "branch",
       ...box,
       children: items,
-      lists: [{ list: { parent: group.owner, branch: group.branch ?? "" }, owner: group.owner, x: 0, y: 0, width: box.width, height: box.height, items }],
+      lists: [
+        {
+          list: { parent: group.owner, branch: group.branch ?? "" },
+          owner: group.owner,
+          x: 0,
+          y: 0,
+          width: box.width,
+          height: box.height,
+          items,
+        },
+      ],
     };
   }
 
@@ -255,7 +272,10 @@ export function layoutGraph(graph: CanvasGraph, options: LayoutOptions = {}): Ca
   return out;
 }
 
-/** What `layoutGraph` reads of a graph: equal keys lay out alike, so an edit inside a step (typing a prompt) need not lay out again. */
+/**
+ * What `layoutGraph` reads of a graph: equal keys lay out alike, so an edit inside a step (typing a prompt) need not
+ * lay out again.
+ */
 export function structureKey(graph: CanvasGraph): string {
   const top = graph.nodes.filter((node) => node.group === undefined).map((node) => node.id);
   return JSON.stringify([top, graph.groups.map((group) => [group.id, group.kind, group.children, group.branches])]);

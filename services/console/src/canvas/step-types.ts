@@ -15,5 +15,10 @@ export const STEP_LOOKS: Readonly<Record<StepType, { glyph: string; label: strin
 export const PALETTE_TYPES = Object.keys(STEP_LOOKS) as StepType[];
 
 export function stepLook(type: string | undefined): { glyph: string; label: string } {
-  return (type !== undefined && (STEP_LOOKS as Record<string, { glyph: string; label: string }>)[type]) || { glyph: "?", label: type ?? "no type" };
+  return (
+    (type !== undefined && (STEP_LOOKS as Record<string, { glyph: string; label: string }>)[type]) || {
+      glyph: "?",
+      label: type ?? "no type",
+    }
+  );
 }

@@ -11,13 +11,23 @@ import { useSteadyHandler } from "./useSteadyHandler";
  * which xyflow then does not draw again. While a node is dragged xyflow moves it here;
  * `settle` puts every node back where the props say, once it is dropped.
  */
-export function useFlowNodes(graph: CanvasGraph, positions: LayoutOptions["positions"], options: NodeOptions & { overlaid: boolean }) {
+export function useFlowNodes(
+  graph: CanvasGraph,
+  positions: LayoutOptions["positions"],
+  options: NodeOptions & { overlaid: boolean },
+) {
   const { selected, overlay, editable, gutter, overlaid } = options;
   const structure = structureKey(graph);
-  const layout: CanvasLayout = useMemo(() => layoutGraph(graph, { positions, overlay: overlaid, gutter }), [structure, positions, overlaid, gutter]);
+  const layout: CanvasLayout = useMemo(
+    () => layoutGraph(graph, { positions, overlay: overlaid, gutter }),
+    [structure, positions, overlaid, gutter],
+  );
   const previous = useRef<FlowNode[]>([]);
   const derived = useMemo(() => {
-    previous.current = keepUnchanged(previous.current, flowNodes(graph, layout, { selected, overlay, editable, gutter }));
+    previous.current = keepUnchanged(
+      previous.current,
+      flowNodes(graph, layout, { selected, overlay, editable, gutter }),
+    );
     return previous.current;
   }, [graph, layout, selected, overlay, editable, gutter]);
 
@@ -25,7 +35,8 @@ export function useFlowNodes(graph: CanvasGraph, positions: LayoutOptions["posit
   const nodes = local.from === derived ? local.nodes : derived;
   const onNodesChange = useSteadyHandler((changes: NodeChange<FlowNode>[]) => {
     const kept = changes.filter((change) => change.type === "position" || change.type === "dimensions");
-    if (kept.length > 0) setLocal((cur) => ({ from: derived, nodes: applyNodeChanges(kept, cur.from === derived ? cur.nodes : derived) }));
+    if (kept.length > 0)
+      setLocal((cur) => ({ from: derived, nodes: applyNodeChanges(kept, cur.from === derived ? cur.nodes : derived) }));
   });
   const settle = () => setLocal({ from: derived, nodes: derived });
   return { layout, nodes, onNodesChange, settle };

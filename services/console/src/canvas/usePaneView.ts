@@ -32,11 +32,16 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
   // The selected step, brought into view once per selection: a step just added (from the palette)
   // is selected in the same change that draws it, and may only be laid out in a later render.
   const revealed = useRef<string | null>(null);
-  /** When the last reveal started: a resize in the middle of its pan (the step's panel opening) must not cut it short. */
+  /**
+   * When the last reveal started: a resize in the middle of its pan (the step's panel opening) must not cut it short.
+   */
   const revealedAt = useRef(-Infinity);
   const reveal = (box: { absX: number; absY: number; width: number; height: number }, duration: number) => {
     revealedAt.current = performance.now();
-    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, { zoom: flow.getZoom(), duration });
+    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, {
+      zoom: flow.getZoom(),
+      duration,
+    });
   };
   const selectedBox = () => layout.boxes.find((b) => b.id === selected);
   useEffect(() => {
@@ -64,7 +69,10 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
     // Put without a pan (a pan redraws the canvas every frame), near the top, so that the steps
     // after it are in view too and the view moves seldom.
     const zoom = flow.getZoom();
-    void flow.setCenter(box.absX + box.width / 2, box.absY + (size.height * (0.5 - FOLLOW_TOP)) / zoom, { zoom, duration: 0 });
+    void flow.setCenter(box.absX + box.width / 2, box.absY + (size.height * (0.5 - FOLLOW_TOP)) / zoom, {
+      zoom,
+      duration: 0,
+    });
   }, [follow, following, layout]);
   const followAgain = useSteadyHandler(() => setFollowing(true));
 
@@ -89,7 +97,10 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
   }, [flow]);
 
   const showAll = useSteadyHandler(
-    () => void flow.setViewport(initialViewport({ width: layout.width + ARC_ROOM, height: layout.height }, paneSize(), paletteRoom())),
+    () =>
+      void flow.setViewport(
+        initialViewport({ width: layout.width + ARC_ROOM, height: layout.height }, paneSize(), paletteRoom()),
+      ),
   );
   return { pane, showAll, onMoveStart, following: follow !== null && following, followAgain };
 }

@@ -3,7 +3,11 @@ import { initialViewport, inView } from "./viewport";
 
 describe("initialViewport", () => {
   it("shows a small drawing whole, centred and not enlarged", () => {
-    expect(initialViewport({ width: 200, height: 100 }, { width: 600, height: 400 })).toEqual({ x: 200, y: 150, zoom: 1 });
+    expect(initialViewport({ width: 200, height: 100 }, { width: 600, height: 400 })).toEqual({
+      x: 200,
+      y: 150,
+      zoom: 1,
+    });
   });
 
   it("zooms out to fit a drawing that fits at a readable size", () => {
@@ -18,7 +22,11 @@ describe("initialViewport", () => {
   });
 
   it("centres the drawing in the room the palette leaves", () => {
-    expect(initialViewport({ width: 200, height: 100 }, { width: 600, height: 400 }, 150)).toEqual({ x: 275, y: 150, zoom: 1 });
+    expect(initialViewport({ width: 200, height: 100 }, { width: 600, height: 400 }, 150)).toEqual({
+      x: 275,
+      y: 150,
+      zoom: 1,
+    });
   });
 
   it("zooms out further for a drawing too wide to read otherwise", () => {

@@ -34,5 +34,7 @@ export function initialViewport(drawing: Size, pane: Size, inset = 0): Viewport 
 export function inView(box: Pick<Box, "absX" | "absY" | "width" | "height">, view: Viewport, pane: Size): boolean {
   const left = box.absX * view.zoom + view.x;
   const top = box.absY * view.zoom + view.y;
-  return left >= 0 && top >= 0 && left + box.width * view.zoom <= pane.width && top + box.height * view.zoom <= pane.height;
+  return (
+    left >= 0 && top >= 0 && left + box.width * view.zoom <= pane.width && top + box.height * view.zoom <= pane.height
+  );
 }

@@ -22,9 +22,11 @@ export function workflowCompletions(nav: SchemaNav) {
     if (at.kind === "key" && at.word === "" && !context.explicit) return null;
 
     if (at.kind === "value") {
-      const options = nav
-        .values(at.path, at.values, at.key!)
-        .map((option): Completion => ({ label: option.value, type: "enum", ...(option.description ? { info: option.description } : {}) }));
+      const options = nav.values(at.path, at.values, at.key!).map((option): Completion => ({
+        label: option.value,
+        type: "enum",
+        ...(option.description ? { info: option.description } : {}),
+      }));
       return options.length === 0 ? null : { from: line.from + at.from, options, validFor: /^[\w$.-]*$/ };
     }
 
@@ -34,7 +36,12 @@ export function workflowCompletions(nav: SchemaNav) {
       .filter((key) => !(key.name in at.values))
       .map((key): Completion => {
         const shape = nav.shapeOf(key.schema);
-        const text = shape === "mapping" ? `${key.name}:\n${childIndent}` : shape === "list" ? `${key.name}:\n${childIndent}- ` : `${key.name}: `;
+        const text =
+          shape === "mapping"
+            ? `${key.name}:\n${childIndent}`
+            : shape === "list"
+              ? `${key.name}:\n${childIndent}- `
+              : `${key.name}: `;
         const completion: Completion = {
           label: key.name,
           type: "property",

@@ -5,7 +5,16 @@
  */
 import "./zod-jitless";
 import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
-import { defaultKeymap, history, historyKeymap, indentLess, indentMore, isolateHistory, redo, undo } from "@codemirror/commands";
+import {
+  defaultKeymap,
+  history,
+  historyKeymap,
+  indentLess,
+  indentMore,
+  isolateHistory,
+  redo,
+  undo,
+} from "@codemirror/commands";
 import { yaml } from "@codemirror/lang-yaml";
 import { bracketMatching, foldGutter, foldKeymap, indentOnInput, indentUnit } from "@codemirror/language";
 import { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
@@ -42,7 +51,10 @@ export interface WorkflowEditorOptions {
   onChange(text: string): void;
   /** The mistakes found after each pause in typing (an empty list once there are none). */
   onIssues(issues: WorkflowIssue[]): void;
-  /** The person moved the cursor (by clicking, typing, undoing): its offset. Not called for the page's own `select` and edits. */
+  /**
+   * The person moved the cursor (by clicking, typing, undoing): its offset. Not called for the page's own `select` and
+   * edits.
+   */
   onCursor?(offset: number): void;
 }
 
@@ -66,7 +78,10 @@ export interface WorkflowEditor {
   applyEdits(edits: readonly EditorEdit[]): void;
   /** Selects `[from, to)` and scrolls its start into view, leaving the focus where it is. */
   select(from: number, to: number): void;
-  /** The editor's own undo and redo, for keys pressed elsewhere on the page; false when there was nothing to undo or redo. */
+  /**
+   * The editor's own undo and redo, for keys pressed elsewhere on the page; false when there was nothing to undo or
+   * redo.
+   */
   undo(): boolean;
   redo(): boolean;
   /**
@@ -130,7 +145,9 @@ function tabKeys(): { extensions: Extension; destroy(): void } {
   };
   window.addEventListener("keydown", heardTab, true);
   const extensions = [
-    keymap.of([{ key: "Tab", run: (view) => !passing && indentMore(view), shift: (view) => !passing && indentLess(view) }]),
+    keymap.of([
+      { key: "Tab", run: (view) => !passing && indentMore(view), shift: (view) => !passing && indentLess(view) },
+    ]),
     showPanel.of((): Panel => ({ dom: hint, top: false })),
     EditorView.domEventHandlers({
       focus(event) {
@@ -193,19 +210,33 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         crosshairCursor(),
         highlightActiveLine(),
         highlightSelectionMatches(),
-        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap]),
+        keymap.of([
+          ...closeBracketsKeymap,
+          ...defaultKeymap,
+          ...searchKeymap,
+          ...historyKeymap,
+          ...foldKeymap,
+          ...completionKeymap,
+          ...lintKeymap,
+        ]),
         tab.extensions,
         yaml(),
         lintGutter(),
         workflowLinter(options.onIssues, () => standing),
         consoleTheme,
         readOnly.of(readOnlyExtensions(options.readOnly)),
-        // tabindex: the text is a Tab stop (it is, being editable), said so for tools that look for a focusable element in the scrolled area.
-        EditorView.contentAttributes.of({ "aria-label": "Workflow YAML", "aria-describedby": "wf-tab-hint", tabindex: "0" }),
+        // tabindex: the text is a Tab stop (it is, being editable), said so for tools that look for a focusable element
+        // in the scrolled area.
+        EditorView.contentAttributes.of({
+          "aria-label": "Workflow YAML",
+          "aria-describedby": "wf-tab-hint",
+          tabindex: "0",
+        }),
         replaceLinesOurselves,
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange(update.state.doc.toString());
-          if (update.selectionSet && !update.transactions.some((tr) => tr.annotation(fromPage))) options.onCursor?.(update.state.selection.main.head);
+          if (update.selectionSet && !update.transactions.some((tr) => tr.annotation(fromPage)))
+            options.onCursor?.(update.state.selection.main.head);
         }),
       ],
     }),
@@ -214,10 +245,18 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
   return {
     text: () => view.state.doc.toString(),
     setText(text) {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, selection: EditorSelection.cursor(0), annotations: fromPage.of(true) });
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        selection: EditorSelection.cursor(0),
+        annotations: fromPage.of(true),
+      });
     },
     applyEdits(edits) {
-      view.dispatch({ changes: [...edits], userEvent: "canvas", annotations: [fromPage.of(true), isolateHistory.of("full")] });
+      view.dispatch({
+        changes: [...edits],
+        userEvent: "canvas",
+        annotations: [fromPage.of(true), isolateHistory.of("full")],
+      });
     },
     select(from, to) {
       const max = view.state.doc.length;
@@ -231,7 +270,10 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
     redo: () => redo(view),
     goTo(line, column) {
       const pos = offsetOf(view.state.doc, line, column);
-      view.dispatch({ selection: EditorSelection.cursor(pos), effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+      view.dispatch({
+        selection: EditorSelection.cursor(pos),
+        effects: EditorView.scrollIntoView(pos, { y: "center" }),
+      });
       view.focus();
     },
     showIssues(issues, text) {

@@ -23,12 +23,21 @@ function suggest(text: string): string[] {
 
 describe("completion from the workflow JSON Schema", () => {
   it("offers the top-level keys not yet written", () => {
-    expect(suggest("name: x\n‸").sort()).toEqual(["agents", "description", "max_cost", "steps", "triggers", "variables"]);
+    expect(suggest("name: x\n‸").sort()).toEqual([
+      "agents",
+      "description",
+      "max_cost",
+      "steps",
+      "triggers",
+      "variables",
+    ]);
   });
 
   it("offers the eight step types after `type:` in a step, and the languages after `language:`", () => {
     expect(suggest("name: x\nsteps:\n  - name: a\n    type: ‸").sort()).toEqual([...STEP_TYPES].sort());
-    expect(suggest("name: x\nsteps:\n  - name: a\n    type: code\n    language: ‸").sort()).toEqual([...CODE_LANGUAGES].sort());
+    expect(suggest("name: x\nsteps:\n  - name: a\n    type: code\n    language: ‸").sort()).toEqual(
+      [...CODE_LANGUAGES].sort(),
+    );
   });
 
   it("offers a step's keys by its type, and only the common ones before the type is known", () => {
@@ -70,21 +79,24 @@ describe("completion from the workflow JSON Schema", () => {
   });
 
   it("offers the keys of modifiers, nested steps and variables, and enum values inside them", () => {
-    expect(suggest("name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    retry:\n      ‸").sort()).toEqual([
-      "backoff",
-      "initial_delay",
-      "max_attempts",
-      "max_delay",
-    ]);
-    expect(suggest("name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    retry:\n      backoff: ‸").sort()).toEqual([
-      "exponential",
-      "fixed",
-      "linear",
-    ]);
+    expect(suggest("name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    retry:\n      ‸").sort()).toEqual(
+      ["backoff", "initial_delay", "max_attempts", "max_delay"],
+    );
     expect(
-      suggest("name: x\nsteps:\n  - name: l\n    type: foreach\n    items: [1]\n    steps:\n      - name: b\n        type: transform\n        ‸"),
+      suggest("name: x\nsteps:\n  - name: a\n    type: wait\n    seconds: 1\n    retry:\n      backoff: ‸").sort(),
+    ).toEqual(["exponential", "fixed", "linear"]);
+    expect(
+      suggest(
+        "name: x\nsteps:\n  - name: l\n    type: foreach\n    items: [1]\n    steps:\n      - name: b\n        type: transform\n        ‸",
+      ),
     ).toContain("output");
-    expect(suggest("name: x\nvariables:\n  who:\n    type: ‸").sort()).toEqual(["array", "boolean", "number", "object", "string"]);
+    expect(suggest("name: x\nvariables:\n  who:\n    type: ‸").sort()).toEqual([
+      "array",
+      "boolean",
+      "number",
+      "object",
+      "string",
+    ]);
     expect(suggest("name: x\nvariables:\n  who:\n    type: string\n    required: ‸")).toEqual(["true", "false"]);
   });
 });

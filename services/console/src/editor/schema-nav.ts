@@ -14,7 +14,10 @@ export interface Schema {
   enum?: unknown[];
   const?: unknown;
   $defs?: Record<string, Schema>;
-  /** A condition on the mapping's values, and what holds when it does (`then`) or not (`else`): a code step's `command` only under `language: cli`. */
+  /**
+   * A condition on the mapping's values, and what holds when it does (`then`) or not (`else`): a code step's `command`
+   * only under `language: cli`.
+   */
   if?: Schema;
   then?: Schema;
   else?: Schema;
@@ -98,7 +101,8 @@ export class SchemaNav {
 
   private children(schema: Schema, values: Record<string, string>, key: string): Schema[] {
     return this.objectVariants(schema, values).flatMap((s) => {
-      const child = s.properties?.[key] ?? (typeof s.additionalProperties === "object" ? s.additionalProperties : undefined);
+      const child =
+        s.properties?.[key] ?? (typeof s.additionalProperties === "object" ? s.additionalProperties : undefined);
       return child ? [child] : [];
     });
   }
@@ -110,7 +114,10 @@ export class SchemaNav {
   /** The schemas that may describe the node at `path`. */
   resolve(path: readonly Segment[]): Schema[] {
     let nodes: Schema[] = [this.root];
-    for (const segment of path) nodes = nodes.flatMap((node) => ("item" in segment ? this.items(node) : this.children(node, segment.values, segment.key)));
+    for (const segment of path)
+      nodes = nodes.flatMap((node) =>
+        "item" in segment ? this.items(node) : this.children(node, segment.values, segment.key),
+      );
     return nodes;
   }
 
@@ -169,7 +176,11 @@ export class SchemaNav {
   describe(schema: Schema): string {
     const shape = this.shapeOf(schema);
     if (shape !== "scalar") return shape;
-    const types = [...new Set(this.alternatives(schema).flatMap((s) => (s.enum ? ["one of"] : s.type === undefined ? [] : [s.type].flat())))];
+    const types = [
+      ...new Set(
+        this.alternatives(schema).flatMap((s) => (s.enum ? ["one of"] : s.type === undefined ? [] : [s.type].flat())),
+      ),
+    ];
     return types.length === 0 ? "any value" : types.join(" or ");
   }
 }

@@ -9,31 +9,52 @@ import { tags as t } from "@lezer/highlight";
 const chrome = EditorView.theme({
   "&": { height: "100%", backgroundColor: "var(--panel)", color: "var(--text)", fontSize: "13px" },
   "&.cm-focused": { outline: "none" },
-  ".cm-scroller": { fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace', lineHeight: "1.55" },
+  ".cm-scroller": {
+    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+    lineHeight: "1.55",
+  },
   ".cm-content": { caretColor: "var(--text)" },
   ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--text)" },
   ".cm-gutters": { backgroundColor: "var(--panel-2)", color: "var(--muted)", borderRight: "1px solid var(--border)" },
   ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--accent-soft) 55%, transparent)" },
   ".cm-activeLineGutter": { backgroundColor: "var(--accent-soft)", color: "var(--text)" },
-  "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection": {
-    backgroundColor: "color-mix(in srgb, var(--accent) 28%, transparent)",
-  },
+  "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection":
+    {
+      backgroundColor: "color-mix(in srgb, var(--accent) 28%, transparent)",
+    },
   ".cm-selectionMatch": { backgroundColor: "color-mix(in srgb, var(--warn) 22%, transparent)" },
-  ".cm-matchingBracket, &.cm-focused .cm-matchingBracket": { backgroundColor: "color-mix(in srgb, var(--ok) 25%, transparent)", outline: "none" },
+  ".cm-matchingBracket, &.cm-focused .cm-matchingBracket": {
+    backgroundColor: "color-mix(in srgb, var(--ok) 25%, transparent)",
+    outline: "none",
+  },
   ".cm-searchMatch": { backgroundColor: "var(--warn-soft)", outline: "1px solid var(--warn)" },
   ".cm-searchMatch.cm-searchMatch-selected": { backgroundColor: "color-mix(in srgb, var(--warn) 40%, transparent)" },
-  ".cm-foldPlaceholder": { backgroundColor: "var(--panel-2)", border: "1px solid var(--border)", color: "var(--muted)" },
+  ".cm-foldPlaceholder": {
+    backgroundColor: "var(--panel-2)",
+    border: "1px solid var(--border)",
+    color: "var(--muted)",
+  },
   ".cm-panels": { backgroundColor: "var(--panel-2)", color: "var(--text)" },
   ".cm-panels-bottom": { borderTop: "1px solid var(--border)" },
   ".cm-panels-top": { borderBottom: "1px solid var(--border)" },
   ".cm-panel input, .cm-panel button": { fontSize: "12px" },
-  // What Tab does here (index.ts, tabKeys): its room is kept, so the text does not move when the editor takes the focus.
+  // What Tab does here (index.ts, tabKeys): its room is kept, so the text does not move when the editor takes the
+  // focus.
   ".cm-tab-hint": { padding: "3px 8px", fontSize: "12px", color: "var(--text)", fontFamily: "system-ui, sans-serif" },
   "&:not(.cm-focused) .cm-tab-hint": { visibility: "hidden" },
-  ".cm-tooltip": { backgroundColor: "var(--panel)", color: "var(--text)", border: "1px solid var(--border)", borderRadius: "6px", boxShadow: "var(--shadow)" },
+  ".cm-tooltip": {
+    backgroundColor: "var(--panel)",
+    color: "var(--text)",
+    border: "1px solid var(--border)",
+    borderRadius: "6px",
+    boxShadow: "var(--shadow)",
+  },
   ".cm-tooltip-autocomplete > ul": { maxHeight: "16em" },
   ".cm-tooltip-autocomplete > ul > li": { padding: "2px 8px" },
-  ".cm-tooltip-autocomplete > ul > li[aria-selected]": { backgroundColor: "var(--accent)", color: "var(--accent-text)" },
+  ".cm-tooltip-autocomplete > ul > li[aria-selected]": {
+    backgroundColor: "var(--accent)",
+    color: "var(--accent-text)",
+  },
   ".cm-completionDetail": { color: "var(--muted)", fontStyle: "normal", marginLeft: "1em" },
   "li[aria-selected] .cm-completionDetail": { color: "inherit", opacity: "0.85" },
   ".cm-completionInfo": { padding: "6px 8px", maxWidth: "360px", whiteSpace: "normal" },

@@ -26,7 +26,9 @@ describe("contextAt, reading where the cursor is from indentation", () => {
   });
 
   it("is in a step's mapping on a later line, with the values above and below it", () => {
-    const ctx = at("name: x\nsteps:\n  - name: a\n    type: code\n    lan‸\n    code: |\n      print(1)\n  - name: b\n    type: wait");
+    const ctx = at(
+      "name: x\nsteps:\n  - name: a\n    type: code\n    lan‸\n    code: |\n      print(1)\n  - name: b\n    type: wait",
+    );
     expect(keysOf(ctx)).toEqual(["steps", "[]"]);
     expect(ctx?.values).toEqual({ name: "a", type: "code", code: "|" });
   });

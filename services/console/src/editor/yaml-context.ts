@@ -4,7 +4,10 @@
  * suggestions around as the person types, while indentation says what they mean.
  */
 
-/** One step from the root to the cursor: a key of a mapping (with that mapping's scalar values), or an item of a sequence. */
+/**
+ * One step from the root to the cursor: a key of a mapping (with that mapping's scalar values), or an item of a
+ * sequence.
+ */
 export type Segment = { key: string; values: Record<string, string> } | { item: true };
 
 export interface YamlContext {
@@ -63,7 +66,12 @@ export function shapeOf(line: string): LineShape {
  * The scalar values of the mapping whose keys start at `col` around line `anchor`: up to the
  * line that opens it (its owner, or the `- ` of its item), down to the first line less indented.
  */
-export function mappingValues(lines: readonly string[], anchor: number, col: number, skipAnchor = false): Record<string, string> {
+export function mappingValues(
+  lines: readonly string[],
+  anchor: number,
+  col: number,
+  skipAnchor = false,
+): Record<string, string> {
   const values: Record<string, string> = {};
   for (let i = skipAnchor ? anchor - 1 : anchor; i >= 0; i--) {
     const shape = shapeOf(lines[i]!);
@@ -76,7 +84,12 @@ export function mappingValues(lines: readonly string[], anchor: number, col: num
   return values;
 }
 
-function valuesBelow(lines: readonly string[], anchor: number, col: number, values: Record<string, string>): Record<string, string> {
+function valuesBelow(
+  lines: readonly string[],
+  anchor: number,
+  col: number,
+  values: Record<string, string>,
+): Record<string, string> {
   for (let i = anchor + 1; i < lines.length; i++) {
     const shape = shapeOf(lines[i]!);
     if (shape.first < 0 || shape.first > col) continue;
@@ -141,7 +154,8 @@ export function contextAt(lines: readonly string[], lineIndex: number, column: n
   const path = pathAbove(lines, lineIndex, dashCol === null ? { map: indent } : { seq: dashCol });
   if (!path) return null;
   // An item's mapping starts on the cursor's line: only the lines below belong to it.
-  const values = dashCol === null ? mappingValues(lines, lineIndex, indent, true) : valuesBelow(lines, lineIndex, indent, {});
+  const values =
+    dashCol === null ? mappingValues(lines, lineIndex, indent, true) : valuesBelow(lines, lineIndex, indent, {});
   if (value) {
     const word = value[4]!;
     return { path, values, kind: "value", key: unquote(value[3]!), from: column - word.length, word, indent };

@@ -18,14 +18,25 @@ export function ConfirmDialog(props: {
 }) {
   const ref = useModal(props.open);
   return (
-    <dialog ref={ref} className="dialog" onCancel={(e) => (e.preventDefault(), props.onCancel())} aria-labelledby="confirm-title">
+    <dialog
+      ref={ref}
+      className="dialog"
+      onCancel={(e) => (e.preventDefault(), props.onCancel())}
+      aria-labelledby="confirm-title"
+    >
       <h2 id="confirm-title">{props.title}</h2>
       {props.children ? <div className="dialog-body">{props.children}</div> : null}
       <div className="row end">
         <button type="button" onClick={props.onCancel}>
           {props.cancelLabel ?? "Cancel"}
         </button>
-        <button type="button" className={props.danger ? "danger" : "primary"} disabled={props.busy} onClick={props.onConfirm} autoFocus>
+        <button
+          type="button"
+          className={props.danger ? "danger" : "primary"}
+          disabled={props.busy}
+          onClick={props.onConfirm}
+          autoFocus
+        >
           {props.confirmLabel}
         </button>
       </div>
@@ -34,7 +45,17 @@ export function ConfirmDialog(props: {
 }
 
 /** A modal for a form (create key, run with inputs): the same dialog without the fixed buttons. */
-export function Modal({ open, title, onClose, children }: { open: boolean; title: string; onClose(): void; children: ReactNode }) {
+export function Modal({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose(): void;
+  children: ReactNode;
+}) {
   const ref = useModal(open);
   return (
     <dialog ref={ref} className="dialog wide" onCancel={(e) => (e.preventDefault(), onClose())} aria-label={title}>

@@ -23,9 +23,11 @@ function advice(error: unknown): string {
   if (!(error instanceof ApiError)) return "Reload the page; if it keeps happening, check the service's log.";
   if (error.status === 0) return "Check that the service is running, then retry.";
   if (error.status === 404) return "It may have been deleted, or it is not shared with you.";
-  if (error.status === 403) return "Your account may not have the rights for this, or your session changed: log in again.";
+  if (error.status === 403)
+    return "Your account may not have the rights for this, or your session changed: log in again.";
   if (error.status === 429) return "Too many requests: wait a moment, then retry.";
-  if (error.status >= 500) return "The service had a problem: retry in a moment; if it keeps happening, check the service's log.";
+  if (error.status >= 500)
+    return "The service had a problem: retry in a moment; if it keeps happening, check the service's log.";
   return "";
 }
 
@@ -51,13 +53,27 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
  * said in place of its message, pointing at the marked fields; without it, nothing is shown once
  * the inputs show every problem.
  */
-export function FormError({ error, placed, refused }: { error: unknown; placed?: readonly string[] | ((problem: FieldProblem) => boolean); refused?: string }) {
+export function FormError({
+  error,
+  placed,
+  refused,
+}: {
+  error: unknown;
+  placed?: readonly string[] | ((problem: FieldProblem) => boolean);
+  refused?: string;
+}) {
   if (!error) return null;
   const details = error instanceof ApiError ? error.details : [];
-  const isPlaced = placed === undefined ? () => false : typeof placed === "function" ? placed : (d: FieldProblem) => placed.includes(d.field);
+  const isPlaced =
+    placed === undefined
+      ? () => false
+      : typeof placed === "function"
+        ? placed
+        : (d: FieldProblem) => placed.includes(d.field);
   const listed = details.filter((d) => !isPlaced(d));
   if (details.length > 0 && listed.length === 0 && refused === undefined) return null;
-  const message = details.length > 0 && refused !== undefined ? refused : error instanceof Error ? error.message : String(error);
+  const message =
+    details.length > 0 && refused !== undefined ? refused : error instanceof Error ? error.message : String(error);
   return (
     <div className="form-error" role="alert">
       {message}

@@ -11,7 +11,11 @@ import type { ApprovalRecord, Store, Versioned, WorkflowRecord } from "@wf/share
 export type Role = WorkflowRole;
 export { roleOn };
 
-export async function visibleWorkflow(store: Store, id: string, userId: string): Promise<{ workflow: Versioned<WorkflowRecord>; role: Role }> {
+export async function visibleWorkflow(
+  store: Store,
+  id: string,
+  userId: string,
+): Promise<{ workflow: Versioned<WorkflowRecord>; role: Role }> {
   const workflow = await store.workflows.get(id);
   const role = workflow && roleOn(workflow.value, userId);
   if (!workflow || !role) throw new WfError("NOT_FOUND", `workflow ${id} not found`);
@@ -19,7 +23,11 @@ export async function visibleWorkflow(store: Store, id: string, userId: string):
 }
 
 /** The caller's role on a record owned through a workflow (an execution, an approval), or null. */
-export async function roleOnOwned(store: Store, owned: { ownerId: string; workflowId: string }, userId: string): Promise<Role | null> {
+export async function roleOnOwned(
+  store: Store,
+  owned: { ownerId: string; workflowId: string },
+  userId: string,
+): Promise<Role | null> {
   if (owned.ownerId === userId) return "owner";
   const workflow = await store.workflows.get(owned.workflowId);
   // A workflow that changed hands no longer lends its visibility to the old owner's records.
@@ -27,14 +35,22 @@ export async function roleOnOwned(store: Store, owned: { ownerId: string; workfl
   return roleOn(workflow.value, userId);
 }
 
-export async function visibleExecution(store: Store, id: string, userId: string): Promise<{ execution: Versioned<ExecutionSnapshot>; role: Role }> {
+export async function visibleExecution(
+  store: Store,
+  id: string,
+  userId: string,
+): Promise<{ execution: Versioned<ExecutionSnapshot>; role: Role }> {
   const execution = await store.executions.get(id);
   const role = execution && (await roleOnOwned(store, execution.value, userId));
   if (!execution || !role) throw new WfError("NOT_FOUND", `execution ${id} not found`);
   return { execution, role };
 }
 
-export async function visibleApproval(store: Store, id: string, userId: string): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
+export async function visibleApproval(
+  store: Store,
+  id: string,
+  userId: string,
+): Promise<{ approval: Versioned<ApprovalRecord>; role: Role }> {
   const approval = await store.approvals.get(id);
   const role = approval && (await roleOnOwned(store, approval.value, userId));
   if (!approval || !role) throw new WfError("NOT_FOUND", `approval ${id} not found`);
@@ -55,5 +71,9 @@ export async function startableWorkflow(store: Store, id: string, userId: string
 
 /** Cancelling, deciding, editing and debugging change things: a viewer may not. */
 export function requireWriter(role: Role, what: string): void {
-  if (role === "viewer") throw new WfError("FORBIDDEN", `forbidden: ${what} needs the owner or editor role on the workflow; you are a viewer`);
+  if (role === "viewer")
+    throw new WfError(
+      "FORBIDDEN",
+      `forbidden: ${what} needs the owner or editor role on the workflow; you are a viewer`,
+    );
 }

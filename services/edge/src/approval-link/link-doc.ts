@@ -18,7 +18,10 @@ export const approvalLinkDocs: readonly RouteDoc[] = [
     operationId: "approvalLinkPage",
     summary: "One-click link: an HTML page showing the approval and an Approve button; changes nothing",
     status: 200,
-    responses: { 200: page("The approval (message, rows, status) and, while PENDING, its Approve form."), 404: page("No such approval, or not visible.") },
+    responses: {
+      200: page("The approval (message, rows, status) and, while PENDING, its Approve form."),
+      404: page("No such approval, or not visible."),
+    },
   },
   {
     ...common,

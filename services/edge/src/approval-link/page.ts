@@ -27,7 +27,8 @@ function titleOf(page: LinkPage): string {
 }
 
 function bodyOf(page: LinkPage): string {
-  if (page.kind === "refused") return `<h1>${esc(page.title)}</h1><p>${esc(page.message)}</p><p class="muted">Error code: <code>${esc(page.code)}</code></p>`;
+  if (page.kind === "refused")
+    return `<h1>${esc(page.title)}</h1><p>${esc(page.message)}</p><p class="muted">Error code: <code>${esc(page.code)}</code></p>`;
   const a = page.approval;
   const head = `<h1>${esc(titleOf(page))}</h1><p>${esc(a.approvalMessage)}</p>
 <p class="muted">Step <code>${esc(a.stepName)}</code> of execution <code>${esc(a.executionId)}</code>.</p>`;
@@ -45,7 +46,9 @@ function bodyOf(page: LinkPage): string {
 
 function groupTable(g: ApprovalRecord["reviewableGroups"][number]): string {
   const head = g.columns.map((c) => `<th>${esc(c.title)}</th>`).join("");
-  const rows = g.items.map((row) => `<tr>${g.columns.map((c) => `<td>${esc(cell(row[c.key]))}</td>`).join("")}</tr>`).join("");
+  const rows = g.items
+    .map((row) => `<tr>${g.columns.map((c) => `<td>${esc(cell(row[c.key]))}</td>`).join("")}</tr>`)
+    .join("");
   return `<h2>${esc(g.title)} <span class="muted">(${g.itemsCount})</span></h2><table><tr>${head}</tr>${rows}</table>`;
 }
 

@@ -20,9 +20,13 @@ const FORM_LIMIT_BYTES = 16 * 1024;
  */
 export function registerApprovalLink(app: FastifyInstance, ctx: EdgeContext): void {
   void app.register(async (scope) => {
-    scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: FORM_LIMIT_BYTES }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    scope.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string", bodyLimit: FORM_LIMIT_BYTES },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
     const config = { auth: "APPROVAL_RESPOND" as const };
     scope.get(APPROVAL_LINK_PATH, { config }, async (request, reply) => {
       return answer(reply, async () => {
@@ -34,7 +38,8 @@ export function registerApprovalLink(app: FastifyInstance, ctx: EdgeContext): vo
       return answer(reply, async () => {
         const id = linkId(request.params);
         const form = LinkForm.safeParse(request.body ?? {});
-        if (!form.success) throw new WfError("VALIDATION_FAILED", `comment ${form.error.issues[0]?.message ?? "is invalid"}`);
+        if (!form.success)
+          throw new WfError("VALIDATION_FAILED", `comment ${form.error.issues[0]?.message ?? "is invalid"}`);
         const userId = request.caller!.userId;
         const { approval, role } = await visibleApproval(ctx.store, id, userId);
         requireWriter(role, "deciding an approval");
@@ -63,7 +68,12 @@ async function answer(reply: FastifyReply, page: () => Promise<LinkPage>): Promi
     const { status, body } = errorAnswer(err);
     if (status >= 500) throw err;
     void reply.code(status);
-    shown = { kind: "refused", title: status === 404 ? "Approval not available" : "Not allowed", message: body.error, code: body.code };
+    shown = {
+      kind: "refused",
+      title: status === 404 ? "Approval not available" : "Not allowed",
+      message: body.error,
+      code: body.code,
+    };
   }
   // The URL holds a key: no caching, no referrer, no framing (a framed Approve button could be clickjacked).
   void reply
@@ -71,6 +81,9 @@ async function answer(reply: FastifyReply, page: () => Promise<LinkPage>): Promi
     .header("cache-control", "no-store")
     .header("referrer-policy", "no-referrer")
     .header("x-frame-options", "DENY")
-    .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
+    .header(
+      "content-security-policy",
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    );
   return renderLinkPage(shown);
 }

@@ -36,7 +36,8 @@ describe("the audit budget", () => {
 
   it("keeps at most 100 summaries a minute: the largest counts, and one per reason for the others", () => {
     const budget = new AuditBudget<number>(1, 1_000_000, () => T0);
-    for (let ip = 0; ip < 150; ip++) for (let n = 0; n <= 1 + (ip % 3); n++) budget.admit(`10.0.${ip}`, ip % 2 === 0 ? "missing" : "malformed", n);
+    for (let ip = 0; ip < 150; ip++)
+      for (let n = 0; n <= 1 + (ip % 3); n++) budget.admit(`10.0.${ip}`, ip % 2 === 0 ? "missing" : "malformed", n);
     const summaries = budget.drain(true);
     const bySource = summaries.filter((s) => s.ip !== "*");
     const rest = summaries.filter((s) => s.ip === "*");

@@ -47,7 +47,8 @@ export class AuditBudget<E> {
   admit(ip: string, reason: string, entry: E): boolean {
     const w = this.#current();
     let source = w.bySource.get(ip);
-    if (source === undefined && w.bySource.size < SOURCES_KEPT) w.bySource.set(ip, (source = { recorded: 0, counted: new Map() }));
+    if (source === undefined && w.bySource.size < SOURCES_KEPT)
+      w.bySource.set(ip, (source = { recorded: 0, counted: new Map() }));
     if (source !== undefined && source.recorded < this.perSource && w.recorded < this.perMinute) {
       source.recorded += 1;
       w.recorded += 1;
@@ -55,7 +56,11 @@ export class AuditBudget<E> {
     }
     const counts = source?.counted ?? w.rest;
     let counted = counts.get(reason);
-    if (counted === undefined) counts.set(reason, (counted = { ip: source ? ip : "*", reason, count: 0, last: entry, windowEnd: w.start + AUDIT_WINDOW_MS }));
+    if (counted === undefined)
+      counts.set(
+        reason,
+        (counted = { ip: source ? ip : "*", reason, count: 0, last: entry, windowEnd: w.start + AUDIT_WINDOW_MS }),
+      );
     counted.count += 1;
     counted.last = entry;
     return false;

@@ -56,7 +56,16 @@ export class AuditLog {
   async #flush(all: boolean): Promise<void> {
     for (const c of this.#budget.drain(all)) {
       const at = Math.min(c.windowEnd, this.clock());
-      await this.#write({ id: newId(at), at, reason: c.last.reason, keyId: null, ip: c.ip, method: c.last.method, path: c.last.path, repeats: c.count });
+      await this.#write({
+        id: newId(at),
+        at,
+        reason: c.last.reason,
+        keyId: null,
+        ip: c.ip,
+        method: c.last.method,
+        path: c.last.path,
+        repeats: c.count,
+      });
     }
   }
 
@@ -65,7 +74,9 @@ export class AuditLog {
       this.store.audit.create(record),
       this.js.publish(subjects(this.ns).audit(record.reason), JSON.stringify(record), { msgID: record.id }),
     ]);
-    if (stored.status === "rejected") this.log.error("audit record not stored", { err: stored.reason, reason: record.reason });
-    if (published.status === "rejected") this.log.error("audit event not published", { err: published.reason, reason: record.reason });
+    if (stored.status === "rejected")
+      this.log.error("audit record not stored", { err: stored.reason, reason: record.reason });
+    if (published.status === "rejected")
+      this.log.error("audit event not published", { err: published.reason, reason: record.reason });
   }
 }

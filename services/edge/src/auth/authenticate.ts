@@ -17,8 +17,20 @@ export function pathOf(request: FastifyRequest): string {
 }
 
 /** Writes the audit record and event of a refused request, then fails it with the one 401. */
-export async function refuse(ctx: EdgeContext, request: FastifyRequest, reason: AuditReason, keyId: string | null): Promise<never> {
-  await ctx.audit.record({ at: ctx.clock(), reason, keyId, ip: request.ip, method: request.method, path: pathOf(request) });
+export async function refuse(
+  ctx: EdgeContext,
+  request: FastifyRequest,
+  reason: AuditReason,
+  keyId: string | null,
+): Promise<never> {
+  await ctx.audit.record({
+    at: ctx.clock(),
+    reason,
+    keyId,
+    ip: request.ip,
+    method: request.method,
+    path: pathOf(request),
+  });
   throw new WfError("UNAUTHORIZED", UNAUTHORIZED_MESSAGE);
 }
 
@@ -29,7 +41,12 @@ export async function refuse(ctx: EdgeContext, request: FastifyRequest, reason: 
  * authenticated request counts whatever its answer, and costs no extra round trip.
  * Every answer to an authenticated request carries X-RateLimit-Limit/-Remaining/-Window.
  */
-export async function authenticate(ctx: EdgeContext, request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<Caller> {
+export async function authenticate(
+  ctx: EdgeContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scope: Scope,
+): Promise<Caller> {
   const now = ctx.clock();
   const credential = extractCredential(request);
   if (credential === null) return refuse(ctx, request, "missing", null);
@@ -53,11 +70,15 @@ export async function authenticate(ctx: EdgeContext, request: FastifyRequest, re
   if (!key.scopes.includes(scope)) return refuse(ctx, request, "insufficient_scope", key.id);
   if (verdict.retryAfterSeconds !== null) {
     void reply.header("retry-after", verdict.retryAfterSeconds);
-    throw new AnswerError("RATE_LIMITED", `rate limit exceeded: ${verdict.limit} requests per ${verdict.window} for this key (plan ${plan})`, {
-      window: verdict.window,
-      limit: verdict.limit,
-      retryAfterSeconds: verdict.retryAfterSeconds,
-    });
+    throw new AnswerError(
+      "RATE_LIMITED",
+      `rate limit exceeded: ${verdict.limit} requests per ${verdict.window} for this key (plan ${plan})`,
+      {
+        window: verdict.window,
+        limit: verdict.limit,
+        retryAfterSeconds: verdict.retryAfterSeconds,
+      },
+    );
   }
   ctx.lastUsed.touch(check.key, now);
   return { keyId: key.id, userId: key.ownerId, plan, scopes: key.scopes };

@@ -1,7 +1,8 @@
 import { DECOY_SECRET_HASH, parseApiKey, secretMatches, type AuditReason } from "@wf/shared/auth";
 import type { ApiKeyRecord, Store, Versioned } from "@wf/shared/store";
 
-export type KeyCheck = { ok: true; key: Versioned<ApiKeyRecord> } | { ok: false; reason: AuditReason; keyId: string | null };
+export type KeyCheck =
+  { ok: true; key: Versioned<ApiKeyRecord> } | { ok: false; reason: AuditReason; keyId: string | null };
 
 /**
  * Checks a presented key against its record, read from the store on every request so that a

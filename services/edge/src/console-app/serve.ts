@@ -9,7 +9,9 @@ import { WfError } from "@wf/shared/errors";
  * The built app of this checkout, which `npm start` builds (scripts/ensure-console-build.mjs);
  * from `npm run build`'s bundles (dist/*.js), the copy the build puts beside them.
  */
-export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL(import.meta.url.endsWith(".js") ? "./console" : "../../../console/dist", import.meta.url));
+export const DEFAULT_CONSOLE_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith(".js") ? "./console" : "../../../console/dist", import.meta.url),
+);
 
 /**
  * Scripts, styles, fonts and images only from the app's own files: no inline script or style
@@ -45,7 +47,11 @@ interface StaticFile {
 const BROTLI_QUALITY = 5;
 
 function encoded(file: StaticFile, accepts: string): [Buffer, string | undefined] {
-  if (accepts.includes("br")) return [(file.br ??= brotliCompressSync(file.raw, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })), "br"];
+  if (accepts.includes("br"))
+    return [
+      (file.br ??= brotliCompressSync(file.raw, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })),
+      "br",
+    ];
   if (accepts.includes("gzip")) return [(file.gzip ??= gzipSync(file.raw)), "gzip"];
   return [file.raw, undefined];
 }
@@ -54,10 +60,10 @@ function encoded(file: StaticFile, accepts: string): [Buffer, string | undefined
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /**
- * Serves the built console at /console/: files under assets/ cached for a year (their names
- * carry their content's hash), everything else answered with index.html, never cached, so that
- * every page of the app is a URL to bookmark and a new build is picked up at the next load.
- * Files are read once, at start, and compressed at their first request; a missing build answers 503 saying how to build.
+ * Serves the built console at /console/: files under assets/ cached for a year (their names carry their content's
+ * hash), everything else answered with index.html, never cached, so that every page of the app is a URL to bookmark and
+ * a new build is picked up at the next load. Files are read once, at start, and compressed at their first request; a
+ * missing build answers 503 saying how to build.
  */
 export function registerConsoleApp(app: FastifyInstance, dir: string): void {
   const files = loadBuild(dir);
@@ -77,7 +83,10 @@ export function registerConsoleApp(app: FastifyInstance, dir: string): void {
   const page = (request: FastifyRequest, reply: FastifyReply) => {
     const index = files?.get("index.html");
     if (!index)
-      throw new WfError("CONSOLE_NOT_BUILT", `service unavailable: the console is not built in ${dir}; run \`npm run build:console\` (npm start does it)`);
+      throw new WfError(
+        "CONSOLE_NOT_BUILT",
+        `service unavailable: the console is not built in ${dir}; run \`npm run build:console\` (npm start does it)`,
+      );
     return send(request, reply, index, "no-cache");
   };
 

@@ -10,7 +10,13 @@ describe("addressGroup", () => {
 
   it("counts an IPv6 address by its /64, however it is written", () => {
     const group = "2001:db8:0:1::/64";
-    for (const ip of ["2001:db8:0:1::1", "2001:0db8:0000:0001:ffff:ffff:ffff:ffff", "2001:db8::1:0:0:0:2", "2001:db8:0:1:a::1.2.3.4", "2001:db8:0:1::5%eth0"]) {
+    for (const ip of [
+      "2001:db8:0:1::1",
+      "2001:0db8:0000:0001:ffff:ffff:ffff:ffff",
+      "2001:db8::1:0:0:0:2",
+      "2001:db8:0:1:a::1.2.3.4",
+      "2001:db8:0:1::5%eth0",
+    ]) {
       expect(addressGroup(ip), ip).toBe(group);
     }
     expect(addressGroup("2001:db8:0:2::1")).not.toBe(group);

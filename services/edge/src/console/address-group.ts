@@ -18,7 +18,8 @@ export function addressGroup(ip: string): string {
 function hextets(ip: string): string[] {
   const [head = "", tail] = ip.split("%")[0]!.split("::");
   // A trailing dotted IPv4 part (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) fills the last two groups.
-  const groups = (part: string | undefined) => (part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : []);
+  const groups = (part: string | undefined) =>
+    part ? part.split(":").flatMap((g) => (g.includes(".") ? ["0", "0"] : [g])) : [];
   const left = groups(head);
   const right = groups(tail);
   const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill("0");

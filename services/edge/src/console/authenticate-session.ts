@@ -23,10 +23,13 @@ export async function authenticateSession(ctx: EdgeContext, request: FastifyRequ
   const now = ctx.clock();
   const sessionId = readCookie(request.headers.cookie, SESSION_COOKIE);
   const session = sessionId === undefined ? null : await ctx.sessions.get(sessionId, now);
-  if (!session || sessionId === undefined) throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
+  if (!session || sessionId === undefined)
+    throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
   const user = await ctx.store.users.get(session.userId);
-  if (!user) throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
-  if (user.value.status !== "active") throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
+  if (!user)
+    throw new WfError("SESSION_REQUIRED", "unauthorized: log in to the console first (POST /api/console/login)");
+  if (user.value.status !== "active")
+    throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
   const csrf = request.headers["x-csrf-token"];
   if (!SAFE_METHODS.has(request.method) && !csrfMatches(session, typeof csrf === "string" ? csrf : undefined)) {
     throw new WfError("CSRF_FAILED", "forbidden: this request needs the X-CSRF-Token header returned by login");

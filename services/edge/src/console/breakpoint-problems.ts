@@ -8,13 +8,18 @@ import { childSteps, compileError, WorkflowSchema, type Step } from "@wf/shared/
  * never hits: ids used twice, step paths naming no step, expressions JSONata does not compile.
  * `field` is the body field holding the breakpoints (`debug.breakpoints`, `breakpoints`).
  */
-export function breakpointProblems(definition: unknown, breakpoints: readonly Breakpoint[], field: string): FieldProblem[] {
+export function breakpointProblems(
+  definition: unknown,
+  breakpoints: readonly Breakpoint[],
+  field: string,
+): FieldProblem[] {
   const workflow = WorkflowSchema.safeParse(definition);
   const steps: readonly Step[] = workflow.success ? workflow.data.steps : [];
   const problems: FieldProblem[] = [];
   const seen = new Set<string>();
   breakpoints.forEach((bp, i) => {
-    const at = (name: string, message: string) => problems.push({ in: "body", field: `${field}[${i}].${name}`, message });
+    const at = (name: string, message: string) =>
+      problems.push({ in: "body", field: `${field}[${i}].${name}`, message });
     if (bp.id !== undefined) {
       if (seen.has(bp.id)) at("id", `another breakpoint has the id ${bp.id}`);
       seen.add(bp.id);
@@ -22,7 +27,8 @@ export function breakpointProblems(definition: unknown, breakpoints: readonly Br
     if ("step" in bp && bp.step !== undefined) {
       const found = stepAt(steps, bp.step);
       if (typeof found === "string") at("step", found);
-      else if (bp.type === "foreach_item" && found.type !== "foreach") at("step", `${bp.step} is a ${found.type} step, not a foreach`);
+      else if (bp.type === "foreach_item" && found.type !== "foreach")
+        at("step", `${bp.step} is a ${found.type} step, not a foreach`);
     }
     if ("expression" in bp && bp.expression !== undefined) {
       const error = compileError(bp.expression);
@@ -45,9 +51,12 @@ function stepAt(steps: readonly Step[], path: string): Step | string {
     const match = SEGMENT.exec(segment);
     if (!match) return `${path} is not a step path (name, loop[2].name or loop[*].name)`;
     const step = besideParallels(level).find((s) => s.name === match[1]);
-    if (!step) return `the workflow has no step ${match[1]}${i === 0 ? "" : ` inside ${segments.slice(0, i).join(".")}`}`;
-    if (i === segments.length - 1) return match[2] === undefined ? step : `${path} names a foreach item, not a step: add the step inside it`;
-    if (step.type !== "foreach" || match[2] === undefined) return `${segments.slice(0, i + 1).join(".")} is not a foreach item (loop[2] or loop[*])`;
+    if (!step)
+      return `the workflow has no step ${match[1]}${i === 0 ? "" : ` inside ${segments.slice(0, i).join(".")}`}`;
+    if (i === segments.length - 1)
+      return match[2] === undefined ? step : `${path} names a foreach item, not a step: add the step inside it`;
+    if (step.type !== "foreach" || match[2] === undefined)
+      return `${segments.slice(0, i + 1).join(".")} is not a foreach item (loop[2] or loop[*])`;
     level = childSteps(step)[0] ?? [];
   }
   return `${path} is not a step path`;

@@ -15,7 +15,14 @@ export function readCookie(header: string | undefined, name: string): string | u
  * POSTs), scoped to the API paths. `maxAgeSeconds` 0 clears it.
  */
 export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return [`${SESSION_COOKIE}=${value}`, "Path=/api", `Max-Age=${maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/api",
+    `Max-Age=${maxAgeSeconds}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 /**
@@ -25,5 +32,11 @@ export function sessionCookie(value: string, maxAgeSeconds: number, secure: bool
  * app lives under /console and the API under /api. `maxAgeSeconds` 0 clears it.
  */
 export function csrfCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return [`${CSRF_COOKIE}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, "SameSite=Strict", ...(secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${CSRF_COOKIE}=${value}`,
+    "Path=/",
+    `Max-Age=${maxAgeSeconds}`,
+    "SameSite=Strict",
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
 }

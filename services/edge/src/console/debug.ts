@@ -18,7 +18,11 @@ import { validationError } from "../routes/validate";
 import { breakpointProblems } from "./breakpoint-problems";
 
 const responses = {
-  403: { description: "You only view this workflow (`FORBIDDEN`), the account is inactive, or X-CSRF-Token is missing or wrong.", schema: ErrorBody },
+  403: {
+    description:
+      "You only view this workflow (`FORBIDDEN`), the account is inactive, or X-CSRF-Token is missing or wrong.",
+    schema: ErrorBody,
+  },
   404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
   503: { description: "NATS or the store did not answer; nothing was sent.", schema: ErrorBody },
 };
@@ -41,7 +45,10 @@ export const consoleDebugRoutes: Route[] = [
     body: DebugCommandBody,
     status: 202,
     responses: {
-      202: { description: "The command won the pause and is on its way to the executor.", schema: DebugCommandAccepted },
+      202: {
+        description: "The command won the pause and is on its way to the executor.",
+        schema: DebugCommandAccepted,
+      },
       ...responses,
       409: {
         description:
@@ -54,7 +61,11 @@ export const consoleDebugRoutes: Route[] = [
       const user = consoleUser();
       const { role } = await visibleExecution(ctx.store, params.id, user.userId);
       requireWriter(role, "debugging an execution");
-      const sent = await sendDebugCommand(ctx.publisher, ctx.store, ctx.ns, params.id, body.pauseId, { command: params.command, body, by: user.userId });
+      const sent = await sendDebugCommand(ctx.publisher, ctx.store, ctx.ns, params.id, body.pauseId, {
+        command: params.command,
+        body,
+        by: user.userId,
+      });
       if (sent.ok) return { executionId: params.id, command: params.command, pauseId: sent.claim.pauseId };
       if (sent.reason === "not_found") throw new WfError("NOT_FOUND", sent.message);
       throw refused(sent.reason, sent.message);
@@ -71,7 +82,10 @@ export const consoleDebugRoutes: Route[] = [
     body: BreakpointsBody,
     status: 202,
     responses: {
-      202: { description: "The change is on its way to the executor, which applies it from its next breakpoint check on.", schema: BreakpointsAccepted },
+      202: {
+        description: "The change is on its way to the executor, which applies it from its next breakpoint check on.",
+        schema: BreakpointsAccepted,
+      },
       ...responses,
       409: { description: "`reason`: `not_debug` (no debug run) or `ended`.", schema: DebugRefusedBody },
     },
@@ -81,7 +95,8 @@ export const consoleDebugRoutes: Route[] = [
       requireWriter(role, "debugging an execution");
       const snapshot = execution.value;
       if (snapshot.debug === null) throw refused("not_debug", `execution ${params.id} is not a debug run`);
-      if (TERMINAL_STATUSES.has(snapshot.status)) throw refused("ended", `execution ${params.id} has ended (${snapshot.status})`);
+      if (TERMINAL_STATUSES.has(snapshot.status))
+        throw refused("ended", `execution ${params.id} has ended (${snapshot.status})`);
       const problems = breakpointProblems(snapshot.definition, body.breakpoints, "breakpoints");
       if (problems.length > 0) throw validationError(problems);
       // Ids assigned here, so that the answer names them as the run will.

@@ -8,12 +8,21 @@ import type { EdgeContext } from "../context";
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 
-const END_EVENTS: ReadonlySet<string> = new Set(["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"]);
+const END_EVENTS: ReadonlySet<string> = new Set([
+  "exec_completed",
+  "exec_failed",
+  "exec_cancelled",
+  "exec_interrupted",
+]);
 
 type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing">;
 
 /** Whether the EVT stream still holds an event of the execution after sequence `afterSeq` (0: any). */
-export async function hasEventAfter(ctx: Pick<EdgeContext, "js" | "ns">, executionId: string, afterSeq: number): Promise<boolean> {
+export async function hasEventAfter(
+  ctx: Pick<EdgeContext, "js" | "ns">,
+  executionId: string,
+  afterSeq: number,
+): Promise<boolean> {
   const jsm = await ctx.js.jetstreamManager(false);
   // STREAM.MSG.GET finds the first message at or after `seq` on a subject filter (wildcards
   // allowed) since nats-server 2.9; nats.js types `next_by_subj` for direct gets only.
@@ -25,26 +34,36 @@ export async function hasEventAfter(ctx: Pick<EdgeContext, "js" | "ns">, executi
 export type EventScope = { executionId: string } | { ownerId: string };
 
 /**
- * Sends events after `afterSeq` as Server-Sent Events (docs/api.md, Console API) through one
- * ordered consumer, so that history and live events meet with no gap and no repeat. A frame's id
- * is the event's stream sequence. One execution's stream starts at its first event (or after
- * `afterSeq`) and ends after its end event; an owner's stream starts now (or after `afterSeq`)
- * and runs until the client leaves. Either ends when the edge closes; its consumer is deleted
- * then. Until the consumer is open, a failure is the route's error answer; after, it ends the
- * stream (and is logged).
+ * Sends events after `afterSeq` as Server-Sent Events through one ordered consumer, so history and
+ * live events meet with no gap and no repeat; a frame's id is the event's stream sequence. One
+ * execution's stream ends after its end event, an owner's when the client leaves
+ * (docs/api.md#following-events). Until the consumer is open a failure is the route's answer.
  */
-export async function streamEvents(ctx: StreamContext, reply: FastifyReply, scope: EventScope, afterSeq: number): Promise<void> {
+export async function streamEvents(
+  ctx: StreamContext,
+  reply: FastifyReply,
+  scope: EventScope,
+  afterSeq: number,
+): Promise<void> {
   const forExecution = "executionId" in scope;
   const start =
     afterSeq > 0
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 }
       : { deliver_policy: forExecution ? DeliverPolicy.All : DeliverPolicy.New };
-  const consumer = await ctx.js.consumers.get(streamNames(ctx.ns).evt, { filter_subjects: subjects(ctx.ns).eventFilter(scope), ...start });
+  const consumer = await ctx.js.consumers.get(streamNames(ctx.ns).evt, {
+    filter_subjects: subjects(ctx.ns).eventFilter(scope),
+    ...start,
+  });
   const messages = await consumer.consume();
   reply.hijack();
   const res = reply.raw;
   // The connection ends with the stream, not kept alive: a closing edge's server would wait for it.
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", connection: "close" });
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-store",
+    "x-accel-buffering": "no",
+    connection: "close",
+  });
   // A first comment so that the client's open event fires now, not at the first event.
   res.write(": open\n\n");
   const stop = () => void messages.close();
@@ -52,7 +71,9 @@ export async function streamEvents(ctx: StreamContext, reply: FastifyReply, scop
   ctx.closing.signal.addEventListener("abort", stop, { once: true });
   // Either may have happened while the consumer was being opened.
   if (res.destroyed || ctx.closing.signal.aborted) stop();
-  const beat = forExecution ? executionBeat(ctx, res, scope.executionId, stop) : async () => void res.write(": heartbeat\n\n");
+  const beat = forExecution
+    ? executionBeat(ctx, res, scope.executionId, stop)
+    : async () => void res.write(": heartbeat\n\n");
   const heartbeat = setInterval(() => void beat(), HEARTBEAT_MS);
   try {
     for await (const m of messages) {
@@ -69,7 +90,9 @@ export async function streamEvents(ctx: StreamContext, reply: FastifyReply, scop
     ctx.closing.signal.removeEventListener("abort", stop);
     await messages.close();
     // An ordered consumer outlives its client by 5 minutes of inactivity unless deleted.
-    await consumer.delete().catch((err: unknown) => ctx.log.warn("event stream: its consumer could not be deleted", { scope, err }));
+    await consumer
+      .delete()
+      .catch((err: unknown) => ctx.log.warn("event stream: its consumer could not be deleted", { scope, err }));
     res.end();
   }
 }
@@ -79,7 +102,12 @@ export async function streamEvents(ctx: StreamContext, reply: FastifyReply, scop
  * the snapshot and the publish, and the event is not coming) would hold the stream open: two
  * beats in a row that find it ended end the stream.
  */
-function executionBeat(ctx: StreamContext, res: ServerResponse, executionId: string, stop: () => void): () => Promise<void> {
+function executionBeat(
+  ctx: StreamContext,
+  res: ServerResponse,
+  executionId: string,
+  stop: () => void,
+): () => Promise<void> {
   let endedAtLastBeat = false;
   return async () => {
     res.write(": heartbeat\n\n");

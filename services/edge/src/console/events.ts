@@ -24,7 +24,10 @@ export const consoleEventRoutes: Route[] = [
     status: 200,
     responses: {
       200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent },
-      204: { description: "The execution has ended and no event of it remains after lastEventId: nothing more will come (EventSource stops reconnecting)." },
+      204: {
+        description:
+          "The execution has ended and no event of it remains after lastEventId: nothing more will come (EventSource stops reconnecting).",
+      },
       404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
     },
     async handler({ params, query }, { ctx, request, reply, consoleUser }) {
@@ -51,7 +54,9 @@ export const consoleEventRoutes: Route[] = [
     auth: "console",
     query: EventStreamQuery,
     status: 200,
-    responses: { 200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent } },
+    responses: {
+      200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent },
+    },
     async handler({ query }, { ctx, request, reply, consoleUser }) {
       const afterSeq = lastEventIdHeader(request) ?? query.lastEventId ?? 0;
       await streamEvents(ctx, reply, { ownerId: consoleUser().userId }, afterSeq);

@@ -1,4 +1,10 @@
-import { ConsoleExecutionList, ConsoleExecutionListQuery, ConsoleStepDetail, ErrorBody, StepParams } from "@wf/shared/api";
+import {
+  ConsoleExecutionList,
+  ConsoleExecutionListQuery,
+  ConsoleStepDetail,
+  ErrorBody,
+  StepParams,
+} from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { Store } from "@wf/shared/store";
@@ -20,7 +26,9 @@ export const consoleExecutionListRoutes: Route[] = [
     auth: "console",
     query: ConsoleExecutionListQuery,
     status: 200,
-    responses: { 200: { description: "One page of executions (summaries, without steps).", schema: ConsoleExecutionList } },
+    responses: {
+      200: { description: "One page of executions (summaries, without steps).", schema: ConsoleExecutionList },
+    },
     async handler({ query }, { ctx, consoleUser }) {
       const { items, nextCursor } = await listExecutions(ctx.store, consoleUser().userId, query);
       return { items: items.map(executionSummary), nextCursor };
@@ -31,14 +39,18 @@ export const consoleExecutionListRoutes: Route[] = [
     method: "GET",
     path: "/api/console/executions/{id}/steps/{path}",
     operationId: "consoleGetExecutionStep",
-    summary: "One step of an execution: input, output, logs, error, attempts, usage, tool calls and artifacts (with signed download URLs)",
+    summary:
+      "One step of an execution: input, output, logs, error, attempts, usage, tool calls and artifacts (with signed download URLs)",
     tag: "executions",
     auth: "console",
     params: StepParams,
     status: 200,
     responses: {
       200: { description: "The step.", schema: ConsoleStepDetail },
-      404: { description: "No such execution or step (the step may not have started yet), or not visible to you.", schema: ErrorBody },
+      404: {
+        description: "No such execution or step (the step may not have started yet), or not visible to you.",
+        schema: ErrorBody,
+      },
     },
     async handler({ params }, { ctx, consoleUser }) {
       const { execution } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
@@ -46,7 +58,8 @@ export const consoleExecutionListRoutes: Route[] = [
       const st = Object.hasOwn(s.steps, params.path) ? s.steps[params.path] : undefined;
       if (!st) throw new WfError("NOT_FOUND", `execution ${params.id} has no step ${params.path}`);
       const ids = new Set(st.artifacts ?? []);
-      const artifacts = ids.size === 0 ? [] : (await ctx.store.artifacts.listByExecution(s.id)).filter((a) => ids.has(a.id));
+      const artifacts =
+        ids.size === 0 ? [] : (await ctx.store.artifacts.listByExecution(s.id)).filter((a) => ids.has(a.id));
       const now = ctx.clock();
       return {
         path: params.path,
@@ -86,15 +99,16 @@ interface Source {
 }
 
 /**
- * The store lists one owner's executions newest first, filtered by workflow and status, by page.
- * The console's list merges the user's own with those of each workflow shared with them, so the
- * cursor is each source's offset (how many of its records, matching or not, have been read; -1
- * when it is done). `triggerSource`, `since` and `until` cannot be pushed to the store: records
- * are read in bounded batches and filtered here; a request reads at most SCAN_BUDGET records, and
- * may then answer fewer than `limit` items with a cursor to go on. As in v1's page/size, a
- * record written after the first page shifts the offsets (an item may show on two pages).
+ * The console's list: the user's executions merged with those of each workflow shared with them,
+ * newest first; the cursor is each source's offset (-1 when done). Filters the store cannot take
+ * (`triggerSource`, `since`, `until`) are applied here over at most SCAN_BUDGET records a request,
+ * which may answer fewer than `limit` items with a cursor to go on.
  */
-async function listExecutions(store: Store, userId: string, q: ConsoleExecutionListQuery): Promise<{ items: ExecutionSnapshot[]; nextCursor: string | null }> {
+async function listExecutions(
+  store: Store,
+  userId: string,
+  q: ConsoleExecutionListQuery,
+): Promise<{ items: ExecutionSnapshot[]; nextCursor: string | null }> {
   const sources = await sourcesOf(store, userId, q.workflowId);
   const offsets = q.cursor === undefined ? new Map<string, number>() : decodeCursor(q.cursor);
   const heads = new Map<string, { items: ExecutionSnapshot[]; next: number; done: boolean }>();
@@ -162,7 +176,8 @@ async function sourcesOf(store: Store, userId: string, workflowId: string | unde
   const sources: Source[] = [{ key: "own", ownerId: userId }];
   for (let page = 1; ; page++) {
     const { items, total } = await store.workflows.listVisible(userId, { page, size: 200 });
-    for (const w of items) if (w.ownerId !== userId) sources.push({ key: `w:${w.id}`, ownerId: w.ownerId, workflowId: w.id });
+    for (const w of items)
+      if (w.ownerId !== userId) sources.push({ key: `w:${w.id}`, ownerId: w.ownerId, workflowId: w.id });
     if (page * 200 >= total || items.length === 0) break;
   }
   return sources;

@@ -19,8 +19,14 @@ export const consoleExecutionRoutes: Route[] = [
     body: ConsoleStartBody,
     status: 202,
     responses: {
-      202: { description: "Accepted: the execution is stored PENDING and its start command is durable.", schema: StartExecutionResponse },
-      403: { description: "You only view this workflow (or the account is inactive, or X-CSRF-Token is wrong).", schema: ErrorBody },
+      202: {
+        description: "Accepted: the execution is stored PENDING and its start command is durable.",
+        schema: StartExecutionResponse,
+      },
+      403: {
+        description: "You only view this workflow (or the account is inactive, or X-CSRF-Token is wrong).",
+        schema: ErrorBody,
+      },
       404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
@@ -42,7 +48,8 @@ export const consoleExecutionRoutes: Route[] = [
     method: "GET",
     path: "/api/console/executions/{id}",
     operationId: "consoleGetExecution",
-    summary: "An execution as the console shows it: status (PAUSED at a breakpoint), steps, pause, breakpoints, edits, definition",
+    summary:
+      "An execution as the console shows it: status (PAUSED at a breakpoint), steps, pause, breakpoints, edits, definition",
     tag: "executions",
     auth: "console",
     params: IdParams,

@@ -99,7 +99,9 @@ describe("FairGate", () => {
     const newcomer = held(started, "newcomer");
     const newcomerRun = gate.run(["address B"], newcomer.work);
     // The flood's own next one has no better place than the last: it is refused.
-    expect(await gate.run(["address A"], held(started, "more").work).catch((err: unknown) => err)).toBeInstanceOf(GateFull);
+    expect(await gate.run(["address A"], held(started, "more").work).catch((err: unknown) => err)).toBeInstanceOf(
+      GateFull,
+    );
     expect(await runs[2]).toBeInstanceOf(GateFull);
     flood[0]!.end();
     await settle();

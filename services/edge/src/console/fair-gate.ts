@@ -21,17 +21,10 @@ interface Lane {
 }
 
 /**
- * Runs at most `concurrency` jobs at once and keeps at most `queueLimit` waiting; a job past
- * that is refused (GateFull) at once instead of waiting without bound.
- *
- * Each job names its lanes, broadest first (the console's password checks: the client address,
- * the email, then the email from that address). The next job to start is the one whose lanes had the
- * fewest jobs started since they were last idle, compared lane by lane, then the oldest. So a
- * client whose checks fill the queue has the most started, and someone else's check goes next
- * instead of behind them all; with the queue full, a newcomer that would go before the last in
- * that order takes its place, and that one is refused. The narrowest lane runs at most
- * `concurrency - 1` jobs at once (1 when that is 0): one slot stays free for someone else, who
- * then waits for no one. Comparing is a scan of the queue: it is small.
+ * Runs at most `concurrency` jobs at once and keeps at most `queueLimit` waiting (past that,
+ * GateFull at once). Jobs name their lanes, broadest first; the next to start is the one whose
+ * lanes started the fewest since they were idle, and the narrowest lane leaves one slot free, so
+ * one client's flood never queues ahead of someone else (docs/webhooks.md#login-throttling).
  */
 export class FairGate {
   #running = 0;
@@ -71,7 +64,10 @@ export class FairGate {
       if (this.#running < this.concurrency && this.#mayStart(job)) this.#start(job);
       else if (this.#waiting.length < this.queueLimit) this.#waiting.push(job);
       else {
-        const last = this.#waiting.reduce<Job | undefined>((a, b) => (a === undefined || this.#before(a, b) ? b : a), undefined);
+        const last = this.#waiting.reduce<Job | undefined>(
+          (a, b) => (a === undefined || this.#before(a, b) ? b : a),
+          undefined,
+        );
         if (last === undefined || !this.#before(job, last)) job.refuse();
         else {
           this.#waiting.splice(this.#waiting.indexOf(last), 1, job);
@@ -115,7 +111,10 @@ export class FairGate {
     this.#leave(job);
     // A finished job frees its slot, and may free its lane for a job that waited with a slot free.
     while (this.#running < this.concurrency) {
-      const next = this.#waiting.reduce<Job | undefined>((a, b) => (this.#mayStart(b) && (a === undefined || this.#before(b, a)) ? b : a), undefined);
+      const next = this.#waiting.reduce<Job | undefined>(
+        (a, b) => (this.#mayStart(b) && (a === undefined || this.#before(b, a)) ? b : a),
+        undefined,
+      );
       if (next === undefined) return;
       this.#waiting.splice(this.#waiting.indexOf(next), 1);
       this.#start(next);

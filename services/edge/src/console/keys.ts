@@ -36,7 +36,11 @@ export const consoleKeyRoutes: Route[] = [
     async handler({ body }, { ctx, consoleUser }) {
       const now = ctx.clock();
       const expiresAt = body.expiresInDays === undefined ? null : now + body.expiresInDays * DAY_MS;
-      const { key, record } = await createApiKey(ctx.store, { ownerId: consoleUser().userId, name: body.name, scopes: body.scopes, expiresAt }, now);
+      const { key, record } = await createApiKey(
+        ctx.store,
+        { ownerId: consoleUser().userId, name: body.name, scopes: body.scopes, expiresAt },
+        now,
+      );
       return { ...apiKeyView(record), key };
     },
   }),

@@ -5,7 +5,13 @@ const T = Date.UTC(2030, 0, 1);
 const budgets = { perAccount: 3, perAddress: 5, windowMs: 60_000 };
 
 /** One login attempt that ends with `outcome`; the admission it had. */
-function attempt(throttle: LoginThrottle, email: string, ip: string, now: number, outcome: LoginOutcome = "failed"): Admission {
+function attempt(
+  throttle: LoginThrottle,
+  email: string,
+  ip: string,
+  now: number,
+  outcome: LoginOutcome = "failed",
+): Admission {
   const admission = throttle.admit(email, ip, now);
   if (admission.admitted) admission.attempt.settle(outcome);
   return admission;
@@ -25,8 +31,12 @@ describe("LoginThrottle", () => {
 
   it("refuses an address past its budget whatever the email, an IPv6 address by its /64", () => {
     const throttle = new LoginThrottle(budgets);
-    for (let i = 0; i < 5; i++) expect(attempt(throttle, `user${i}@x`, `2001:db8:0:1::${i + 1}`, T).admitted).toBe(true);
-    expect(attempt(throttle, "fresh@x", "2001:db8:0:1:ffff::9", T + 30_000)).toEqual({ admitted: false, retryAfterSeconds: 30 });
+    for (let i = 0; i < 5; i++)
+      expect(attempt(throttle, `user${i}@x`, `2001:db8:0:1::${i + 1}`, T).admitted).toBe(true);
+    expect(attempt(throttle, "fresh@x", "2001:db8:0:1:ffff::9", T + 30_000)).toEqual({
+      admitted: false,
+      retryAfterSeconds: 30,
+    });
     expect(attempt(throttle, "fresh@x", "2001:db8:0:2::1", T + 30_000).admitted).toBe(true);
   });
 

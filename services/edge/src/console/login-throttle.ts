@@ -26,25 +26,25 @@ interface Usage {
 export type LoginOutcome = "failed" | "succeeded" | "unchecked";
 
 export interface LoginAttempt {
-  /** The password check's fairness lanes (fair-gate.ts), broadest first: the address, the email, the email at the address. */
+  /**
+   * The password check's fairness lanes (fair-gate.ts), broadest first: the address, the email, the email at the
+   * address.
+   */
   lanes: readonly [address: string, email: string, account: string];
-  /** Counts the attempt's outcome; `unchecked` (no answer about the password) counts nothing. Only the first call counts. */
+  /**
+   * Counts the attempt's outcome; `unchecked` (no answer about the password) counts nothing. Only the first call
+   * counts.
+   */
   settle(outcome: LoginOutcome): void;
 }
 
 export type Admission = { admitted: true; attempt: LoginAttempt } | { admitted: false; retryAfterSeconds: number };
 
 /**
- * Failed console logins of one edge process, per email and client address, and per client
- * address: past either budget, a login is refused before its password is checked (no scrypt),
- * until the window that budget started ends. The per-email budget is keyed by the address too,
- * so that guessing from other addresses never locks the account's owner out; the per-address
- * budget bounds what one address guesses across emails. A successful login clears its email's
- * count from its address, never its address's (an attacker's own account would clear it).
- * Unknown emails are counted as known ones are: the answer does not tell them apart.
- *
- * In memory: a refusal costs no round trip, which a flood of them would otherwise pay for. Each
- * edge process has budgets of its own (docs/webhooks.md, Login throttling).
+ * Failed console logins of one edge process, in memory, per email from one client address and
+ * per address: past either budget a login is refused before its password is checked (no scrypt).
+ * Keyed by the address too, so guessing from elsewhere never locks the owner out; unknown emails
+ * count as known ones (docs/webhooks.md#login-throttling).
  */
 export class LoginThrottle {
   readonly #usage = new Map<string, Usage>();
@@ -61,7 +61,8 @@ export class LoginThrottle {
     let waitMs = 0;
     for (const { key, limit } of budgets) {
       const usage = this.#current(key, now);
-      if (usage && usage.failures + usage.pending >= limit) waitMs = Math.max(waitMs, usage.start + this.budgets.windowMs - now);
+      if (usage && usage.failures + usage.pending >= limit)
+        waitMs = Math.max(waitMs, usage.start + this.budgets.windowMs - now);
     }
     if (waitMs > 0) return { admitted: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
 

@@ -24,15 +24,30 @@ export async function checkLogin(
   const admission = ctx.loginThrottle.admit(credentials.email, request.ip, now);
   if (!admission.admitted) {
     countLogin("throttled");
-    await ctx.audit.record({ at: now, reason: "login_throttled", keyId: null, ip: request.ip, method: request.method, path: pathOf(request) });
+    await ctx.audit.record({
+      at: now,
+      reason: "login_throttled",
+      keyId: null,
+      ip: request.ip,
+      method: request.method,
+      path: pathOf(request),
+    });
     const { retryAfterSeconds } = admission;
     void reply.header("retry-after", retryAfterSeconds);
-    throw new AnswerError("LOGIN_THROTTLED", `too many failed logins: try again in ${Math.ceil(retryAfterSeconds / 60)} min`, { retryAfterSeconds });
+    throw new AnswerError(
+      "LOGIN_THROTTLED",
+      `too many failed logins: try again in ${Math.ceil(retryAfterSeconds / 60)} min`,
+      { retryAfterSeconds },
+    );
   }
   const { attempt } = admission;
   try {
     const user = await ctx.store.users.getByEmail(credentials.email);
-    const matches = await ctx.passwordChecks.verify(credentials.password, user?.value.passwordHash ?? DECOY_PASSWORD_HASH, { lanes: attempt.lanes, reply });
+    const matches = await ctx.passwordChecks.verify(
+      credentials.password,
+      user?.value.passwordHash ?? DECOY_PASSWORD_HASH,
+      { lanes: attempt.lanes, reply },
+    );
     if (!user || !matches) {
       attempt.settle("failed");
       countLogin("wrong");

@@ -10,7 +10,10 @@ import { FairGate, GateFull } from "./fair-gate";
  */
 const BUSY_RETRY_AFTER_S = 2;
 
-/** Who a check is for: its fairness lanes (the client address, then the account), and the answer a refusal sets Retry-After on. */
+/**
+ * Who a check is for: its fairness lanes (the client address, then the account), and the answer a refusal sets
+ * Retry-After on.
+ */
 export interface CheckFor {
   lanes: readonly string[];
   reply: FastifyReply;
@@ -47,9 +50,13 @@ export class PasswordChecks {
     } catch (err) {
       if (!(err instanceof GateFull)) throw err;
       void reply.header("retry-after", BUSY_RETRY_AFTER_S);
-      throw new AnswerError("PASSWORD_CHECKS_BUSY", "too many password checks are waiting on this server: retry in a few seconds", {
-        retryAfterSeconds: BUSY_RETRY_AFTER_S,
-      });
+      throw new AnswerError(
+        "PASSWORD_CHECKS_BUSY",
+        "too many password checks are waiting on this server: retry in a few seconds",
+        {
+          retryAfterSeconds: BUSY_RETRY_AFTER_S,
+        },
+      );
     }
   }
 }

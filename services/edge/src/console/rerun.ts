@@ -1,4 +1,12 @@
-import { ErrorBody, IdParams, RerunBody, RerunPlanView, RerunQuery, RerunResponse, type FieldProblem } from "@wf/shared/api";
+import {
+  ErrorBody,
+  IdParams,
+  RerunBody,
+  RerunPlanView,
+  RerunQuery,
+  RerunResponse,
+  type FieldProblem,
+} from "@wf/shared/api";
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan } from "@wf/shared/execution";
@@ -16,7 +24,8 @@ export const rerunRoutes: Route[] = [
     method: "POST",
     path: "/api/console/executions/{id}/rerun",
     operationId: "consoleRerunExecution",
-    summary: "Rerun a finished execution from one of its top-level steps, reusing what the steps before it recorded (triggerSource console)",
+    summary:
+      "Rerun a finished execution from one of its top-level steps, reusing what the steps before it recorded (triggerSource console)",
     description:
       "The steps before fromStep are not run: their states (outputs, artifacts, usage) are the source's, marked `reused`. " +
       "With `definition`, an edited workflow runs, and is stored as the workflow's next version; with `version`, a stored version runs (the latest saved, say). " +
@@ -29,13 +38,24 @@ export const rerunRoutes: Route[] = [
     body: RerunBody,
     status: 202,
     responses: {
-      200: { description: "dryRun: what the rerun would reuse and run, and what the reuse saves; nothing was started.", schema: RerunPlanView },
-      202: { description: "Accepted: the new execution is stored PENDING and its start command is durable.", schema: RerunResponse },
+      200: {
+        description: "dryRun: what the rerun would reuse and run, and what the reuse saves; nothing was started.",
+        schema: RerunPlanView,
+      },
+      202: {
+        description: "Accepted: the new execution is stored PENDING and its start command is durable.",
+        schema: RerunResponse,
+      },
       403: {
-        description: "You only view this workflow (`FORBIDDEN`), the account is inactive, or X-CSRF-Token is missing or wrong.",
+        description:
+          "You only view this workflow (`FORBIDDEN`), the account is inactive, or X-CSRF-Token is missing or wrong.",
         schema: ErrorBody,
       },
-      404: { description: "No such execution, or not visible to you; or its workflow is no longer stored, or no longer visible to you.", schema: ErrorBody },
+      404: {
+        description:
+          "No such execution, or not visible to you; or its workflow is no longer stored, or no longer visible to you.",
+        schema: ErrorBody,
+      },
       409: {
         description:
           "The execution has not finished (`status` says how it is), a step before fromStep did not complete in it, the edited definition " +
@@ -59,12 +79,19 @@ export const rerunRoutes: Route[] = [
       const plan = planOrRefuse(source, body.fromStep, (edited ?? kept)?.workflow);
       const inputs = body.inputs ?? sourceInputs(source, plan.workflow);
       checkInputs(plan.workflow, inputs);
-      const fields = { rerunOf: plan.rerunOf, fromStep: plan.fromStep, reusedSteps: plan.reusedSteps, savedUsage: plan.savedUsage };
+      const fields = {
+        rerunOf: plan.rerunOf,
+        fromStep: plan.fromStep,
+        reusedSteps: plan.reusedSteps,
+        savedUsage: plan.savedUsage,
+      };
       if (query.dryRun) {
         void reply.code(200);
         return { ...fields, rerunSteps: plan.rerunSteps };
       }
-      const version = edited ? await storeEditedVersion(ctx.store, source, edited) : (kept?.version ?? source.workflowVersion);
+      const version = edited
+        ? await storeEditedVersion(ctx.store, source, edited)
+        : (kept?.version ?? source.workflowVersion);
       const executionId = await startExecution(
         ctx.publisher,
         ctx.ns,
@@ -102,7 +129,11 @@ function parseDefinition(yaml: string, field: "definition" | "version" = "defini
       field,
       message: `${e.line}:${e.column} ${e.path === "" ? "" : `${e.path}: `}${e.message}`,
     }));
-    throw new WfError("WORKFLOW_INVALID", `${field}: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`, details);
+    throw new WfError(
+      "WORKFLOW_INVALID",
+      `${field}: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`,
+      details,
+    );
   }
   return { yaml, workflow: parsed.workflow };
 }
@@ -117,7 +148,9 @@ function keptVersion(w: WorkflowRecord, version: number): EditedDefinition & { v
   if (!found) {
     const kept = versions.map((v) => v.version);
     const range = kept.length === 1 ? `${kept[0]}` : `${kept[0]} to ${kept[kept.length - 1]}`;
-    throw validationError([{ in: "body", field: "version", message: `workflow ${w.id} has no version ${version} kept; it keeps ${range}` }]);
+    throw validationError([
+      { in: "body", field: "version", message: `workflow ${w.id} has no version ${version} kept; it keeps ${range}` },
+    ]);
   }
   return { version, ...parseDefinition(found.yaml, "version") };
 }
@@ -142,14 +175,21 @@ function planOrRefuse(source: ExecutionSnapshot, fromStep: string, workflow: Wor
 /** Inputs are checked before anything is stored, dry run included: one problem per input, as `inputs.<name>`. */
 function checkInputs(workflow: Workflow, inputs: Record<string, unknown>): void {
   const resolved = resolveVariables(workflow, inputs);
-  if (!resolved.ok) throw validationError(resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message })));
+  if (!resolved.ok)
+    throw validationError(resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message })));
 }
 
-/** The edited workflow becomes the stored workflow's next version (as `wf workflow import --id` makes one); returns the version that runs. */
+/**
+ * The edited workflow becomes the stored workflow's next version (as `wf workflow import --id` makes one); returns the
+ * version that runs.
+ */
 async function storeEditedVersion(store: Store, source: ExecutionSnapshot, edited: EditedDefinition): Promise<number> {
   const version = await storeNextVersion(store, source.workflowId, source.ownerId, edited);
   if (version === null) {
-    throw new WfError("CONFLICT", `workflow ${source.workflowId} is not stored any more, so the edited definition cannot become its next version`);
+    throw new WfError(
+      "CONFLICT",
+      `workflow ${source.workflowId} is not stored any more, so the edited definition cannot become its next version`,
+    );
   }
   return version;
 }

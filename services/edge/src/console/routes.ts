@@ -18,21 +18,34 @@ export const consoleRoutes: Route[] = [
       200: { description: "Logged in.", schema: LoginResponse },
       401: { description: "Wrong email or password.", schema: ErrorBody },
       429: {
-        description: "`LOGIN_THROTTLED`: too many failed logins for this email from this address, or from this address; the password was not checked.",
+        description:
+          "`LOGIN_THROTTLED`: too many failed logins for this email from this address, or from this address; the password was not checked.",
         schema: RetryAfterErrorBody,
       },
-      503: { description: "`PASSWORD_CHECKS_BUSY`: too many password checks are waiting on this server; nothing was checked.", schema: RetryAfterErrorBody },
+      503: {
+        description:
+          "`PASSWORD_CHECKS_BUSY`: too many password checks are waiting on this server; nothing was checked.",
+        schema: RetryAfterErrorBody,
+      },
     },
     async handler({ body }, { ctx, request, reply }) {
-      const user = await checkLogin(ctx, request, reply, { email: body.email.trim().toLowerCase(), password: body.password });
-      if (user.value.status !== "active") throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
+      const user = await checkLogin(ctx, request, reply, {
+        email: body.email.trim().toLowerCase(),
+        password: body.password,
+      });
+      if (user.value.status !== "active")
+        throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
       const session = await ctx.sessions.create(user.value.id, ctx.clock());
       const secure = ctx.config.WF_SESSION_COOKIE_SECURE;
       void reply.header("set-cookie", [
         sessionCookie(session.sessionId, ctx.config.WF_SESSION_TTL_S, secure),
         csrfCookie(session.csrfToken, ctx.config.WF_SESSION_TTL_S, secure),
       ]);
-      return { csrfToken: session.csrfToken, expiresAt: session.expiresAt, user: { id: user.value.id, email: user.value.email, plan: user.value.plan } };
+      return {
+        csrfToken: session.csrfToken,
+        expiresAt: session.expiresAt,
+        user: { id: user.value.id, email: user.value.email, plan: user.value.plan },
+      };
     },
   }),
   defineRoute({

@@ -18,7 +18,8 @@ export const consoleSecretRoutes: Route[] = [
     path: "/api/console/secrets/{name}",
     operationId: "consolePutSecret",
     summary: "Create or replace a secret of yours, read in your workflows as {{ secrets.<name> }}",
-    description: "The value is sealed before it is stored and is never shown again; executions mask it as *** in results, events and logs.",
+    description:
+      "The value is sealed before it is stored and is never shown again; executions mask it as *** in results, events and logs.",
     tag: "account",
     auth: "console",
     params: SecretNameParams,
@@ -26,7 +27,13 @@ export const consoleSecretRoutes: Route[] = [
     status: 200,
     responses: { 200: { description: "Set (the name and times, never the value).", schema: SecretView } },
     async handler({ params, body }, { ctx, consoleUser }) {
-      const reply = await askExecutors(ctx, { op: "set", ownerId: consoleUser().userId, name: params.name, value: body.value, at: ctx.clock() });
+      const reply = await askExecutors(ctx, {
+        op: "set",
+        ownerId: consoleUser().userId,
+        name: params.name,
+        value: body.value,
+        at: ctx.clock(),
+      });
       if (!reply.secret) throw new WfError("UNAVAILABLE", "the executor's answer held no secret; try again");
       return reply.secret;
     },
@@ -71,12 +78,19 @@ const SECRETS_TIMEOUT_MS = 5_000;
 async function askExecutors(ctx: EdgeContext, req: SecretsRequest): Promise<Extract<SecretsReply, { ok: true }>> {
   let data: unknown;
   try {
-    data = (await ctx.nc.request(subjects(ctx.ns).secrets, JSON.stringify(req), { timeout: SECRETS_TIMEOUT_MS })).json();
+    data = (
+      await ctx.nc.request(subjects(ctx.ns).secrets, JSON.stringify(req), { timeout: SECRETS_TIMEOUT_MS })
+    ).json();
   } catch {
-    throw new WfError("UNAVAILABLE", "no executor answered: secrets are kept by the executors, and none is running or reachable; try again once one is");
+    throw new WfError(
+      "UNAVAILABLE",
+      "no executor answered: secrets are kept by the executors, and none is running or reachable; try again once one is",
+    );
   }
   const reply = SecretsReply.safeParse(data);
-  if (!reply.success) throw new WfError("UNAVAILABLE", "an executor answered something else than a secrets reply; try again");
-  if (!reply.data.ok) throw new WfError(isErrorCode(reply.data.code) ? reply.data.code : "UNAVAILABLE", reply.data.error);
+  if (!reply.success)
+    throw new WfError("UNAVAILABLE", "an executor answered something else than a secrets reply; try again");
+  if (!reply.data.ok)
+    throw new WfError(isErrorCode(reply.data.code) ? reply.data.code : "UNAVAILABLE", reply.data.error);
   return reply.data;
 }

@@ -22,8 +22,16 @@ export class SessionStore {
     private readonly ttlMs: number,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement, ttlSeconds: number): Promise<SessionStore> {
-    return new SessionStore(await openKvBucket(nc, `${ns}_sessions`, { history: 1, ttlMs: ttlSeconds * 1000 }, placement), ttlSeconds * 1000);
+  static async open(
+    nc: NatsConnection,
+    ns: string,
+    placement: StreamPlacement,
+    ttlSeconds: number,
+  ): Promise<SessionStore> {
+    return new SessionStore(
+      await openKvBucket(nc, `${ns}_sessions`, { history: 1, ttlMs: ttlSeconds * 1000 }, placement),
+      ttlSeconds * 1000,
+    );
   }
 
   async create(userId: string, now: number): Promise<{ sessionId: string; csrfToken: string; expiresAt: number }> {

@@ -11,7 +11,13 @@ const PAGE = 200;
 /** Keys whose counters one report reads (newest first). */
 const MAX_USAGE_KEYS = 50;
 
-type Spend = { executions: number; promptTokens: number; completionTokens: number; totalTokens: number; costUsd: number };
+type Spend = {
+  executions: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costUsd: number;
+};
 const zero = (): Spend => ({ executions: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 });
 
 function add(to: Spend, e: ExecutionSnapshot): void {
@@ -51,7 +57,8 @@ export const consoleUsageRoutes: Route[] = [
     method: "GET",
     path: "/api/console/usage",
     operationId: "consoleUsage",
-    summary: "Your tokens and cost by day and by workflow, executions by status, and each key's requests against your plan's limits",
+    summary:
+      "Your tokens and cost by day and by workflow, executions by status, and each key's requests against your plan's limits",
     description:
       `Sums the \`usage\` of the executions you own created in the window (the newest ${MAX_USAGE_EXECUTIONS} at most: \`truncated\` says when there were more). ` +
       `Key counts are the rate limiter's for the current epoch minute and UTC date, for your ${MAX_USAGE_KEYS} newest keys that are neither revoked nor expired.`,
@@ -64,7 +71,10 @@ export const consoleUsageRoutes: Route[] = [
       const { userId, plan } = consoleUser();
       const now = ctx.clock();
       const from = (Math.floor(now / DAY_MS) - (query.days - 1)) * DAY_MS;
-      const [{ items, truncated }, keys] = await Promise.all([executionsSince(ctx, userId, from, MAX_USAGE_EXECUTIONS), ctx.store.apiKeys.listByOwner(userId)]);
+      const [{ items, truncated }, keys] = await Promise.all([
+        executionsSince(ctx, userId, from, MAX_USAGE_EXECUTIONS),
+        ctx.store.apiKeys.listByOwner(userId),
+      ]);
 
       const total = zero();
       const byDay = new Map<string, Spend>();
@@ -83,7 +93,9 @@ export const consoleUsageRoutes: Route[] = [
       }
 
       const limits = PLAN_LIMITS[plan];
-      const live = keys.filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now)).slice(0, MAX_USAGE_KEYS);
+      const live = keys
+        .filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now))
+        .slice(0, MAX_USAGE_KEYS);
       const counts = await Promise.all(live.map((k) => ctx.counters.peek(k.id, now)));
 
       const { executions: _n, ...totalUsage } = rounded(total);
@@ -97,7 +109,10 @@ export const consoleUsageRoutes: Route[] = [
         byDay: [...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([date, s]) => ({ date, ...rounded(s) })),
         byWorkflow: [...byWorkflow]
           .map(([workflowId, s]) => ({ workflowId, workflowName: s.workflowName, ...rounded(s) }))
-          .sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.workflowId.localeCompare(b.workflowId)),
+          .sort(
+            (a, b) =>
+              b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.workflowId.localeCompare(b.workflowId),
+          ),
         byStatus,
         plan,
         keys: live.map((k, i) => ({

@@ -33,11 +33,15 @@ export const consoleWorkflowLayoutRoutes: Route[] = [
         const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
         requireWriter(role, "arranging a workflow's canvas");
         try {
-          await ctx.store.workflows.update({ ...workflow.value, layout: { positions: body.positions } }, workflow.version);
+          await ctx.store.workflows.update(
+            { ...workflow.value, layout: { positions: body.positions } },
+            workflow.version,
+          );
           return { positions: body.positions };
         } catch (err) {
           if (!(err instanceof CasConflictError)) throw err;
-          if (attempt >= 5) throw new WfError("UNAVAILABLE", "the workflow kept changing while its layout was stored: retry");
+          if (attempt >= 5)
+            throw new WfError("UNAVAILABLE", "the workflow kept changing while its layout was stored: retry");
         }
       }
     },

@@ -20,7 +20,13 @@ import {
   type ConsoleWorkflowItem,
 } from "@wf/shared/api";
 import { CasConflictError, WfError } from "@wf/shared/errors";
-import { newWorkflowRecord, nextWorkflowVersion, type Store, type Versioned, type WorkflowRecord } from "@wf/shared/store";
+import {
+  newWorkflowRecord,
+  nextWorkflowVersion,
+  type Store,
+  type Versioned,
+  type WorkflowRecord,
+} from "@wf/shared/store";
 import { parseWorkflow, type Workflow } from "@wf/shared/workflow";
 import { z } from "zod";
 import { requireWriter, roleOn, visibleWorkflow, type Role } from "../access/roles";
@@ -31,7 +37,10 @@ import { lineDiff } from "../text-diff";
 import { versionsOf } from "./workflow-versions";
 
 const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };
-const invalid = { description: "The YAML has mistakes: `details` lists each with its path, line and column.", schema: WorkflowInvalidBody };
+const invalid = {
+  description: "The YAML has mistakes: `details` lists each with its path, line and column.",
+  schema: WorkflowInvalidBody,
+};
 
 /** Writing, reading, versioning and sharing workflows in the console (docs/api.md, Workflows in the console). */
 export const consoleWorkflowRoutes: Route[] = [
@@ -52,7 +61,10 @@ export const consoleWorkflowRoutes: Route[] = [
       const matching = (await allVisible(ctx.store, userId))
         .filter((w) => w.name.toLowerCase().includes(needle))
         .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-      const rest = after === null ? matching : matching.filter((w) => w.updatedAt < after.u || (w.updatedAt === after.u && w.id < after.id));
+      const rest =
+        after === null
+          ? matching
+          : matching.filter((w) => w.updatedAt < after.u || (w.updatedAt === after.u && w.id < after.id));
       const page = rest.slice(0, query.limit);
       const last = page.at(-1);
       return {
@@ -74,7 +86,10 @@ export const consoleWorkflowRoutes: Route[] = [
     responses: { 201: { description: "Stored; you own it.", schema: ConsoleWorkflowDetail }, 400: invalid },
     async handler({ body }, { ctx, consoleUser }) {
       const workflow = parseYaml(body.yaml);
-      const record = newWorkflowRecord({ ownerId: consoleUser().userId, yaml: body.yaml, definition: workflow }, ctx.clock());
+      const record = newWorkflowRecord(
+        { ownerId: consoleUser().userId, yaml: body.yaml, definition: workflow },
+        ctx.clock(),
+      );
       await ctx.store.workflows.create(record);
       return detailOf(ctx.store, record, "owner");
     },
@@ -105,18 +120,26 @@ export const consoleWorkflowRoutes: Route[] = [
     body: ConsoleWorkflowUpdateBody,
     status: 200,
     responses: {
-      200: { description: "The workflow at its new version (the same version when the text did not change).", schema: ConsoleWorkflowDetail },
+      200: {
+        description: "The workflow at its new version (the same version when the text did not change).",
+        schema: ConsoleWorkflowDetail,
+      },
       400: invalid,
       403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
       404: notVisible,
-      409: { description: "`baseVersion` is not the stored version: someone saved in between; `currentVersion` says which is.", schema: VersionConflictBody },
+      409: {
+        description:
+          "`baseVersion` is not the stored version: someone saved in between; `currentVersion` says which is.",
+        schema: VersionConflictBody,
+      },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
       requireWriter(role, "editing a workflow");
       const parsed = parseYaml(body.yaml);
       const current = workflow.value;
-      if (body.baseVersion !== undefined && body.baseVersion !== current.version) throw staleBase(current.id, body.baseVersion, current.version);
+      if (body.baseVersion !== undefined && body.baseVersion !== current.version)
+        throw staleBase(current.id, body.baseVersion, current.version);
       if (current.yaml === body.yaml) return detailOf(ctx.store, current, role);
       const next = nextWorkflowVersion(current, { yaml: body.yaml, workflow: parsed }, ctx.clock());
       try {
@@ -164,7 +187,11 @@ export const consoleWorkflowRoutes: Route[] = [
     async handler({ params }, { ctx, consoleUser }) {
       const { workflow } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
       const w = workflow.value;
-      const items = versionsOf(w).map((v) => ({ version: v.version, updatedAt: v.updatedAt, current: v.version === w.version }));
+      const items = versionsOf(w).map((v) => ({
+        version: v.version,
+        updatedAt: v.updatedAt,
+        current: v.version === w.version,
+      }));
       return { items: items.reverse() };
     },
   }),
@@ -229,7 +256,8 @@ export const consoleWorkflowRoutes: Route[] = [
       requireOwner(role, "sharing a workflow");
       const sharee = await ctx.store.users.getByEmail(body.userEmail.trim().toLowerCase());
       if (!sharee) throw new WfError("NOT_FOUND", `no user with email ${body.userEmail}`);
-      if (sharee.value.id === me) throw validationError([{ in: "body", field: "userEmail", message: "is your own: the owner needs no sharing" }]);
+      if (sharee.value.id === me)
+        throw validationError([{ in: "body", field: "userEmail", message: "is your own: the owner needs no sharing" }]);
       const sharedWith = { ...workflow.value.sharedWith };
       if (body.role === "none") delete sharedWith[sharee.value.id];
       else sharedWith[sharee.value.id] = body.role;
@@ -242,13 +270,20 @@ export const consoleWorkflowRoutes: Route[] = [
 
 function requireOwner(role: Role, what: string): void {
   if (role !== "owner")
-    throw new WfError("FORBIDDEN", `forbidden: ${what} needs the owner role on the workflow; you are ${role === "editor" ? "an" : "a"} ${role}`);
+    throw new WfError(
+      "FORBIDDEN",
+      `forbidden: ${what} needs the owner role on the workflow; you are ${role === "editor" ? "an" : "a"} ${role}`,
+    );
 }
 
 function staleBase(id: string, base: number, current: number): AnswerError {
-  return new AnswerError("CONFLICT", `workflow ${id} is at version ${current}, not ${base}: someone saved it since; reload version ${current} and edit that`, {
-    currentVersion: current,
-  });
+  return new AnswerError(
+    "CONFLICT",
+    `workflow ${id} is at version ${current}, not ${base}: someone saved it since; reload version ${current} and edit that`,
+    {
+      currentVersion: current,
+    },
+  );
 }
 
 /** Parsed as `wf validate` parses a file: every mistake with its path, line and column. */
@@ -256,7 +291,11 @@ function parseYaml(yaml: string): Workflow {
   const parsed = parseWorkflow(yaml);
   if (parsed.ok) return parsed.workflow;
   const details = parsed.errors.map(({ path, line, column, message }) => ({ path, line, column, message }));
-  throw new WfError("WORKFLOW_INVALID", `yaml: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`, details);
+  throw new WfError(
+    "WORKFLOW_INVALID",
+    `yaml: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`,
+    details,
+  );
 }
 
 const PAGE = 200;
@@ -277,7 +316,8 @@ function encodeCursor(w: WorkflowRecord): string {
 function decodeCursor(cursor: string): { u: number; id: string } {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "string") return { u: value[0], id: value[1] };
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "string")
+      return { u: value[0], id: value[1] };
   } catch {
     // answered below
   }
@@ -317,7 +357,11 @@ async function detailOf(store: Store, w: WorkflowRecord, role: Role) {
 async function shareesOf(store: Store, w: WorkflowRecord) {
   const entries = Object.entries(w.sharedWith);
   const users = await Promise.all(entries.map(([userId]) => store.users.get(userId)));
-  return entries.map(([userId, role], i) => ({ userId, email: (users[i] as Versioned<{ email: string }> | null)?.value.email ?? null, role }));
+  return entries.map(([userId, role], i) => ({
+    userId,
+    email: (users[i] as Versioned<{ email: string }> | null)?.value.email ?? null,
+    role,
+  }));
 }
 
 function versionOf(w: WorkflowRecord, version: number): { version: number; yaml: string; updatedAt: number } {

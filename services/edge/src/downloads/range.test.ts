@@ -38,6 +38,8 @@ describe("byteSlice", () => {
 
 describe("contentDisposition", () => {
   it("gives an ASCII fallback and the exact UTF-8 name", () => {
-    expect(contentDisposition('rép "1".csv')).toBe(`attachment; filename="r_p _1_.csv"; filename*=UTF-8''r%C3%A9p%20%221%22.csv`);
+    expect(contentDisposition('rép "1".csv')).toBe(
+      `attachment; filename="r_p _1_.csv"; filename*=UTF-8''r%C3%A9p%20%221%22.csv`,
+    );
   });
 });

@@ -1,4 +1,5 @@
-export type RangeAnswer = { kind: "full" } | { kind: "partial"; start: number; end: number } | { kind: "unsatisfiable" };
+export type RangeAnswer =
+  { kind: "full" } | { kind: "partial"; start: number; end: number } | { kind: "unsatisfiable" };
 
 /**
  * One `Range: bytes=a-b` (also `a-` and `-n`) against a file of `size` bytes, `end` inclusive.
@@ -22,7 +23,11 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
 }
 
 /** The bytes [start, end] of a stream, reading no further than needed. */
-export async function* byteSlice(source: AsyncIterable<Uint8Array>, start: number, end: number): AsyncGenerator<Uint8Array> {
+export async function* byteSlice(
+  source: AsyncIterable<Uint8Array>,
+  start: number,
+  end: number,
+): AsyncGenerator<Uint8Array> {
   let offset = 0;
   for await (const chunk of source) {
     const from = Math.max(0, start - offset);

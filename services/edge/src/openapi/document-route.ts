@@ -1,8 +1,14 @@
 import { defineRoute, type Route, type RouteDoc } from "../routes/route";
 import { openApiDocument, type DocumentInfo } from "./document";
 
-/** A document's own route: built once, on its first request, from its routes (itself included); served without a credential. */
-export function documentRoute(def: { path: string; operationId: string; summary: string; info: DocumentInfo }, routes: readonly RouteDoc[]): Route {
+/**
+ * A document's own route: built once, on its first request, from its routes (itself included); served without a
+ * credential.
+ */
+export function documentRoute(
+  def: { path: string; operationId: string; summary: string; info: DocumentInfo },
+  routes: readonly RouteDoc[],
+): Route {
   let document: unknown;
   const self = defineRoute({
     method: "GET",

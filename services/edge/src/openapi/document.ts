@@ -15,7 +15,12 @@ const RATE_HEADERS = {
 const API_KEY = [{ bearer: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }];
 
 /** A webhook trigger offers whichever of these its mode asks for; `{}` is the open mode. */
-const WEBHOOK_CREDENTIALS = [...API_KEY, { webhookSignature: [] }, { standardWebhookId: [], standardWebhookTimestamp: [], standardWebhookSignature: [] }, {}];
+const WEBHOOK_CREDENTIALS = [
+  ...API_KEY,
+  { webhookSignature: [] },
+  { standardWebhookId: [], standardWebhookTimestamp: [], standardWebhookSignature: [] },
+  {},
+];
 
 const STATE_CHANGING = new Set(["POST", "PUT", "DELETE"]);
 
@@ -48,8 +53,18 @@ export function openApiDocument(info: DocumentInfo, routes: readonly RouteDoc[])
 
 const SECURITY_SCHEMES: Record<string, JsonObject> = {
   bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer wfk_<keyId>_<secret> (tried first)." },
-  apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key", description: "Tried when Authorization is absent or empty." },
-  apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "Tried last; for one-click links, with short-lived keys." },
+  apiKeyHeader: {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "Tried when Authorization is absent or empty.",
+  },
+  apiKeyQuery: {
+    type: "apiKey",
+    in: "query",
+    name: "api_key",
+    description: "Tried last; for one-click links, with short-lived keys.",
+  },
   consoleSession: {
     type: "apiKey",
     in: "cookie",
@@ -84,12 +99,15 @@ const SECURITY_SCHEMES: Record<string, JsonObject> = {
     type: "apiKey",
     in: "header",
     name: "webhook-signature",
-    description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; one match is enough.',
+    description:
+      'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; one match is enough.',
   },
 };
 
 function schemesUsed(paths: Record<string, Record<string, JsonObject>>): JsonObject {
-  const requirements = Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.security as Record<string, unknown>[]));
+  const requirements = Object.values(paths).flatMap((ops) =>
+    Object.values(ops).flatMap((op) => op.security as Record<string, unknown>[]),
+  );
   const used = new Set(requirements.flatMap((requirement) => Object.keys(requirement)));
   return Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
 }
@@ -112,10 +130,13 @@ function operation(route: RouteDoc): JsonObject {
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     // The trigger reads any content type (as raw bytes); everything else takes JSON only.
-    const type = route.auth === "webhook" ? "*/*" : route.formBody ? "application/x-www-form-urlencoded" : "application/json";
+    const type =
+      route.auth === "webhook" ? "*/*" : route.formBody ? "application/x-www-form-urlencoded" : "application/json";
     op.requestBody = { required: false, content: { [type]: { schema: jsonSchema(route.body, "input") } } };
   }
-  op.responses = Object.fromEntries(Object.entries(allResponses(route)).map(([status, doc]) => [status, response(doc, route, Number(status))]));
+  op.responses = Object.fromEntries(
+    Object.entries(allResponses(route)).map(([status, doc]) => [status, response(doc, route, Number(status))]),
+  );
   return op;
 }
 
@@ -123,12 +144,18 @@ function operation(route: RouteDoc): JsonObject {
 export function allResponses(route: RouteDoc): Record<number, ResponseDoc> {
   const common: Record<number, ResponseDoc> = {};
   if (route.params || route.query || route.body) {
-    common[400] = { description: "`VALIDATION_FAILED`: a path, query or body field is invalid or unknown; `details` names each.", schema: ValidationErrorBody };
+    common[400] = {
+      description: "`VALIDATION_FAILED`: a path, query or body field is invalid or unknown; `details` names each.",
+      schema: ValidationErrorBody,
+    };
   }
   if (route.auth === "signed-url") {
     common[401] = { description: "`UNAUTHORIZED`: bad or expired signature.", schema: ErrorBody };
   } else if (route.auth === "console") {
-    common[401] = { description: "`SESSION_REQUIRED`: no valid console session (missing, unknown, expired or logged out).", schema: ErrorBody };
+    common[401] = {
+      description: "`SESSION_REQUIRED`: no valid console session (missing, unknown, expired or logged out).",
+      schema: ErrorBody,
+    };
     common[403] = {
       description: STATE_CHANGING.has(route.method)
         ? "`ACCOUNT_INACTIVE`: the account is deactivated or locked; `CSRF_FAILED`: X-CSRF-Token is missing or wrong."
@@ -137,33 +164,54 @@ export function allResponses(route: RouteDoc): Record<number, ResponseDoc> {
     };
   } else if (isScope(route.auth)) {
     common[401] = {
-      description: "`UNAUTHORIZED`: missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).",
+      description:
+        "`UNAUTHORIZED`: missing, malformed, unknown, revoked or expired key, or the scope is lacking (never said which).",
       schema: ErrorBody,
     };
-    common[403] = { description: "`ACCOUNT_INACTIVE`: the key's owner account is deactivated or locked.", schema: ErrorBody };
-    common[429] = { description: "`RATE_LIMITED`: the key's per-minute or per-day quota is used up.", schema: RateLimitErrorBody };
+    common[403] = {
+      description: "`ACCOUNT_INACTIVE`: the key's owner account is deactivated or locked.",
+      schema: ErrorBody,
+    };
+    common[429] = {
+      description: "`RATE_LIMITED`: the key's per-minute or per-day quota is used up.",
+      schema: RateLimitErrorBody,
+    };
   }
   if (route.body && route.auth !== "webhook") {
     common[413] = { description: "`PAYLOAD_TOO_LARGE`: the body is over 1 MB.", schema: ErrorBody };
     common[415] = { description: "`UNSUPPORTED_MEDIA_TYPE`: the body is not application/json.", schema: ErrorBody };
   }
-  common[500] = { description: "`INTERNAL`: an unexpected failure; the details are in the service log.", schema: ErrorBody };
+  common[500] = {
+    description: "`INTERNAL`: an unexpected failure; the details are in the service log.",
+    schema: ErrorBody,
+  };
   return { ...common, ...route.responses };
 }
 
 function response(doc: ResponseDoc, route: RouteDoc, status: number): JsonObject {
   const out: JsonObject = { description: doc.description };
-  if (doc.binary) out.content = { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } };
+  if (doc.binary)
+    out.content = {
+      "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
+    };
   else if (doc.html) out.content = { "text/html": { schema: { type: "string", contentMediaType: "text/html" } } };
   else if (doc.eventStream) {
     out.content = {
-      "text/event-stream": { schema: { type: "string", contentMediaType: "text/event-stream" }, "x-event-data": jsonSchema(doc.eventStream, "output") },
+      "text/event-stream": {
+        schema: { type: "string", contentMediaType: "text/event-stream" },
+        "x-event-data": jsonSchema(doc.eventStream, "output"),
+      },
     };
   } else if (doc.schema) out.content = { "application/json": { schema: jsonSchema(doc.schema, "output") } };
   if (doc.schema === RetryAfterErrorBody) {
-    out.headers = { "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } } };
+    out.headers = {
+      "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } },
+    };
   } else if (status === 429) {
-    out.headers = { "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } }, ...RATE_HEADERS };
+    out.headers = {
+      "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+      ...RATE_HEADERS,
+    };
   } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && status === 202)) {
     out.headers = RATE_HEADERS;
   }
@@ -212,11 +260,13 @@ function hoistDefs(node: unknown, schemas: JsonObject): void {
   }
   if (node === null || typeof node !== "object") return;
   const obj = node as JsonObject;
-  if (typeof obj.$ref === "string" && obj.$ref.startsWith("#/$defs/")) obj.$ref = `#/components/schemas/${obj.$ref.slice("#/$defs/".length)}`;
+  if (typeof obj.$ref === "string" && obj.$ref.startsWith("#/$defs/"))
+    obj.$ref = `#/components/schemas/${obj.$ref.slice("#/$defs/".length)}`;
   if (obj.$defs && typeof obj.$defs === "object") {
     for (const [name, def] of Object.entries(obj.$defs as JsonObject)) {
       hoistDefs(def, schemas);
-      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(def)) throw new Error(`two different schemas named ${name}`);
+      if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(def))
+        throw new Error(`two different schemas named ${name}`);
       schemas[name] = def;
     }
     delete obj.$defs;

@@ -24,7 +24,8 @@ export function answerSupervisor(source: () => OpsSource | null): void {
 export function edgeProcessesSource(): OpsSource {
   const asker = new PeerAsker();
   cluster.on("message", (_worker, message: unknown) => asker.receive(message));
-  const running = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected());
+  const running = () =>
+    Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected());
   return {
     name: null,
     async ready() {
@@ -34,7 +35,9 @@ export function edgeProcessesSource(): OpsSource {
         await Promise.all(
           workers.map(async (w) => ({
             name: `edge process ${w.process.pid}`,
-            report: await asker.ready((ask) => w.send(ask)).catch((err: unknown) => reportOf({ report: err instanceof Error ? err.message : String(err) })),
+            report: await asker
+              .ready((ask) => w.send(ask))
+              .catch((err: unknown) => reportOf({ report: err instanceof Error ? err.message : String(err) })),
           })),
         ),
       );

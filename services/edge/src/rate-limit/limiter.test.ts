@@ -20,13 +20,33 @@ describe("rate-limit windows", () => {
 
 describe("judge", () => {
   it("shows the window with the least left while neither is exceeded", () => {
-    expect(judge({ minute: 10, day: 100 }, PLAN_LIMITS.free, T)).toEqual({ window: "minute", limit: 60, remaining: 50, retryAfterSeconds: null });
-    expect(judge({ minute: 10, day: 1_995 }, PLAN_LIMITS.free, T)).toEqual({ window: "day", limit: 2_000, remaining: 5, retryAfterSeconds: null });
+    expect(judge({ minute: 10, day: 100 }, PLAN_LIMITS.free, T)).toEqual({
+      window: "minute",
+      limit: 60,
+      remaining: 50,
+      retryAfterSeconds: null,
+    });
+    expect(judge({ minute: 10, day: 1_995 }, PLAN_LIMITS.free, T)).toEqual({
+      window: "day",
+      limit: 2_000,
+      remaining: 5,
+      retryAfterSeconds: null,
+    });
   });
 
   it("reports the exceeded window, the day before the minute", () => {
-    expect(judge({ minute: 61, day: 61 }, PLAN_LIMITS.free, T)).toEqual({ window: "minute", limit: 60, remaining: 0, retryAfterSeconds: 30 });
-    expect(judge({ minute: 61, day: 2_001 }, PLAN_LIMITS.free, T)).toEqual({ window: "day", limit: 2_000, remaining: 0, retryAfterSeconds: 90 });
+    expect(judge({ minute: 61, day: 61 }, PLAN_LIMITS.free, T)).toEqual({
+      window: "minute",
+      limit: 60,
+      remaining: 0,
+      retryAfterSeconds: 30,
+    });
+    expect(judge({ minute: 61, day: 2_001 }, PLAN_LIMITS.free, T)).toEqual({
+      window: "day",
+      limit: 2_000,
+      remaining: 0,
+      retryAfterSeconds: 90,
+    });
   });
 
   it("has no day window for Enterprise", () => {

@@ -18,7 +18,8 @@ export interface Verdict {
  */
 export function judge(counts: WindowCounts, limits: PlanLimits, now: number): Verdict {
   const minute = { window: "minute" as const, limit: limits.perMinute, count: counts.minute };
-  const windows = limits.perDay === null ? [minute] : [minute, { window: "day" as const, limit: limits.perDay, count: counts.day }];
+  const windows =
+    limits.perDay === null ? [minute] : [minute, { window: "day" as const, limit: limits.perDay, count: counts.day }];
   // Waiting out the minute does not help once the day is used up: the day is reported first.
   const exceeded = [...windows].reverse().find((w) => w.count > w.limit);
   const shown = exceeded ?? windows.reduce((a, b) => (b.limit - b.count < a.limit - a.count ? b : a));

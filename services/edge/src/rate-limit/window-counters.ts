@@ -36,7 +36,10 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-/** Requests of one key waiting for the next write, how many the write in flight carries, and the linger before the first write. */
+/**
+ * Requests of one key waiting for the next write, how many the write in flight carries, and the linger before the first
+ * write.
+ */
 interface Queue {
   waiters: Waiter[];
   inFlight: number;
@@ -64,9 +67,18 @@ export class WindowCounters {
     private readonly publisher: JetStreamPublisher,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement, publisher: JetStreamPublisher): Promise<WindowCounters> {
+  static async open(
+    nc: NatsConnection,
+    ns: string,
+    placement: StreamPlacement,
+    publisher: JetStreamPublisher,
+  ): Promise<WindowCounters> {
     const bucket = `${ns}_ratelimits`;
-    return new WindowCounters(await openKvBucket(nc, bucket, { history: 1, ttlMs: MAX_AGE_MS }, placement), bucket, publisher);
+    return new WindowCounters(
+      await openKvBucket(nc, bucket, { history: 1, ttlMs: MAX_AGE_MS }, placement),
+      bucket,
+      publisher,
+    );
   }
 
   /**
@@ -109,7 +121,8 @@ export class WindowCounters {
     if (uncounted > limits.perMinute * AHEAD_SHARE) return null;
     const minute = (known.value.e >= epochMinute(now) ? known.value.m : 0) + uncounted;
     const day = known.value.d + uncounted;
-    const within = minute <= limits.perMinute * PROMPT_SHARE && (limits.perDay === null || day <= limits.perDay * PROMPT_SHARE);
+    const within =
+      minute <= limits.perMinute * PROMPT_SHARE && (limits.perDay === null || day <= limits.perDay * PROMPT_SHARE);
     return within ? { minute, day } : null;
   }
 
@@ -174,7 +187,9 @@ export class WindowCounters {
         const data = JSON.stringify(after);
         // KV subjects are $KV.<bucket>.<key>; a create expects no message on the key (it never
         // has a delete marker: counters only expire).
-        const ack = await this.publisher.publish(`$KV.${this.bucket}.${key}`, data, { expect: { lastSubjectSequence: known?.revision ?? 0 } });
+        const ack = await this.publisher.publish(`$KV.${this.bucket}.${key}`, data, {
+          expect: { lastSubjectSequence: known?.revision ?? 0 },
+        });
         const revision = ack.seq;
         this.#remember(key, after, revision);
         return before;

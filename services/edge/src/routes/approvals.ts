@@ -16,7 +16,10 @@ import { defineRoute, type Route } from "./route";
 import { defineTwin, viewerForbidden } from "./twin";
 
 const notFound = {
-  description: { v1: "No such approval, or not visible to the key's owner.", console: "No such approval, or not visible to you." },
+  description: {
+    v1: "No such approval, or not visible to the key's owner.",
+    console: "No such approval, or not visible to you.",
+  },
   schema: ErrorBody,
 };
 
@@ -32,7 +35,9 @@ const listApprovals = defineTwin({
   scope: "APPROVAL_RESPOND",
   query: ApprovalListQuery,
   status: 200,
-  responses: { 200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList } },
+  responses: {
+    200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList },
+  },
   async handler({ query }, { ctx, userId }) {
     const { page, size, status } = query;
     const { items, total } = await ctx.store.approvals.list({ ownerId: userId, status, page, size });
@@ -44,7 +49,10 @@ const getApproval = defineTwin({
   method: "GET",
   path: "/approvals/{id}",
   operationId: "getApproval",
-  summary: { v1: "Get one approval record with its groups' rows and columns", console: "One approval record with its groups' rows and columns" },
+  summary: {
+    v1: "Get one approval record with its groups' rows and columns",
+    console: "One approval record with its groups' rows and columns",
+  },
   tag: "approvals",
   scope: "APPROVAL_RESPOND",
   params: IdParams,
@@ -90,12 +98,18 @@ const approve = defineTwin({
     200: { description: "The updated approval record, status APPROVED.", schema: ApprovalView },
     403: viewerForbidden,
     404: {
-      description: { v1: "No such approval, not visible, or already handled.", console: "No such approval, not visible to you, or already handled." },
+      description: {
+        v1: "No such approval, not visible, or already handled.",
+        console: "No such approval, not visible to you, or already handled.",
+      },
       schema: ErrorBody,
     },
   },
   handler: ({ params, body }, { ctx, userId }) =>
-    decideAs(ctx, params.id, userId, "approve", { comment: body.comment ?? null, editedItems: body.editedItems ?? null }),
+    decideAs(ctx, params.id, userId, "approve", {
+      comment: body.comment ?? null,
+      editedItems: body.editedItems ?? null,
+    }),
 });
 
 const reject = defineTwin({
@@ -114,10 +128,25 @@ const reject = defineTwin({
     404: notFound,
     409: { description: "The approval was already decided.", schema: ErrorBody },
   },
-  handler: ({ params, body }, { ctx, userId }) => decideAs(ctx, params.id, userId, "reject", { comment: body.comment ?? null, editedItems: null }),
+  handler: ({ params, body }, { ctx, userId }) =>
+    decideAs(ctx, params.id, userId, "reject", { comment: body.comment ?? null, editedItems: null }),
 });
 
-export const approvalRoutes: Route[] = [listApprovals.v1, getApproval.v1, listApprovalsOfExecution, approve.v1, reject.v1];
+export const approvalRoutes: Route[] = [
+  listApprovals.v1,
+  getApproval.v1,
+  listApprovalsOfExecution,
+  approve.v1,
+  reject.v1,
+];
 
-/** The console's approvals inbox: v1's approval routes under the session, but an execution's list (docs/api.md, Approvals). */
-export const consoleApprovalRoutes: Route[] = [listApprovals.console, getApproval.console, approve.console, reject.console];
+/**
+ * The console's approvals inbox: v1's approval routes under the session, but an execution's list (docs/api.md,
+ * Approvals).
+ */
+export const consoleApprovalRoutes: Route[] = [
+  listApprovals.console,
+  getApproval.console,
+  approve.console,
+  reject.console,
+];

@@ -22,7 +22,10 @@ export const artifactRoutes: Route[] = [
       await visibleExecution(ctx.store, params.id, caller().userId);
       const artifacts = await ctx.store.artifacts.listByExecution(params.id);
       const now = ctx.clock();
-      return { artifacts: artifacts.map((a) => artifactView(a, ctx.signer.downloadUrl(a.id, now))), total: artifacts.length };
+      return {
+        artifacts: artifacts.map((a) => artifactView(a, ctx.signer.downloadUrl(a.id, now))),
+        total: artifacts.length,
+      };
     },
   }),
   defineRoute({

@@ -37,13 +37,20 @@ export const downloadRoutes: Route[] = [
         void reply.header("content-range", `bytes */${size}`);
         throw new WfError("RANGE_NOT_SATISFIABLE", `range not satisfiable: the file has ${size} bytes`);
       }
-      void reply.headers({ "content-type": contentType, "content-disposition": contentDisposition(name), "accept-ranges": "bytes" });
+      void reply.headers({
+        "content-type": contentType,
+        "content-disposition": contentDisposition(name),
+        "accept-ranges": "bytes",
+      });
       const chunks = Readable.fromWeb(file as WebReadableStream<Uint8Array>);
       if (range.kind === "full") {
         void reply.header("content-length", size);
         return chunks;
       }
-      void reply.code(206).headers({ "content-length": range.end - range.start + 1, "content-range": `bytes ${range.start}-${range.end}/${size}` });
+      void reply.code(206).headers({
+        "content-length": range.end - range.start + 1,
+        "content-range": `bytes ${range.start}-${range.end}/${size}`,
+      });
       return Readable.from(byteSlice(chunks, range.start, range.end));
     },
   }),

@@ -14,7 +14,9 @@ export function editedItemsProblems(approval: ApprovalRecord, editedItems: Recor
     const group = groups.get(name);
     if (!group) {
       const known = [...groups.keys()];
-      const message = known.length ? `no group named \`${name}\`; groups: ${known.join(", ")}` : "this approval has no groups";
+      const message = known.length
+        ? `no group named \`${name}\`; groups: ${known.join(", ")}`
+        : "this approval has no groups";
       problems.push({ in: "body", field: `editedItems.${name}`, message });
       continue;
     }
@@ -23,8 +25,14 @@ export function editedItemsProblems(approval: ApprovalRecord, editedItems: Recor
       for (const [key, value] of Object.entries(row)) {
         const field = `editedItems.${name}[${i}].${key}`;
         const column = columns.get(key);
-        if (!column) problems.push({ in: "body", field, message: `no column \`${key}\` in group \`${name}\`; columns: ${[...columns.keys()].join(", ")}` });
-        else if (typeof value !== column.type) problems.push({ in: "body", field, message: `must be a ${column.type}` });
+        if (!column)
+          problems.push({
+            in: "body",
+            field,
+            message: `no column \`${key}\` in group \`${name}\`; columns: ${[...columns.keys()].join(", ")}`,
+          });
+        else if (typeof value !== column.type)
+          problems.push({ in: "body", field, message: `must be a ${column.type}` });
       }
     });
   }

@@ -27,7 +27,10 @@ export const cancelExecution = defineTwin({
   method: "POST",
   path: "/executions/{id}/cancel",
   operationId: "cancelExecution",
-  summary: { v1: "Cancel a PENDING, RUNNING or AWAITING_APPROVAL execution", console: "Cancel a PENDING, RUNNING, PAUSED or AWAITING_APPROVAL execution" },
+  summary: {
+    v1: "Cancel a PENDING, RUNNING or AWAITING_APPROVAL execution",
+    console: "Cancel a PENDING, RUNNING, PAUSED or AWAITING_APPROVAL execution",
+  },
   tag: "executions",
   scope: "EXECUTION_CANCEL",
   params: IdParams,
@@ -37,7 +40,10 @@ export const cancelExecution = defineTwin({
     200: { description: "The cancel command is durable; the execution ends CANCELLED.", schema: CancelResponse },
     403: viewerForbidden,
     404: {
-      description: { v1: "No such execution, not visible, or already finished.", console: "No such execution, not visible to you, or already finished." },
+      description: {
+        v1: "No such execution, not visible, or already finished.",
+        console: "No such execution, not visible to you, or already finished.",
+      },
       schema: ErrorBody,
     },
   },
@@ -54,7 +60,9 @@ export const executionRoutes: Route[] = [
     auth: "EXECUTION_READ",
     query: ExecutionListQuery,
     status: 200,
-    responses: { 200: { description: "One page of executions (status views without stepResults).", schema: ExecutionList } },
+    responses: {
+      200: { description: "One page of executions (status views without stepResults).", schema: ExecutionList },
+    },
     async handler({ query }, { ctx, caller }) {
       const { page, size, workflowId, status, from } = query;
       const userId = caller().userId;
@@ -65,7 +73,14 @@ export const executionRoutes: Route[] = [
         if (workflow && roleOn(workflow.value, userId)) ownerId = workflow.value.ownerId;
       }
       const anchor = from === undefined ? undefined : await anchorOf(ctx.store, from, ownerId);
-      const { items, total } = await ctx.store.executions.list({ ownerId, workflowId, status, page, size, ...(anchor ? { from: anchor } : {}) });
+      const { items, total } = await ctx.store.executions.list({
+        ownerId,
+        workflowId,
+        status,
+        page,
+        size,
+        ...(anchor ? { from: anchor } : {}),
+      });
       return { items: items.map(executionSummary), total, page, size };
     },
   }),
@@ -96,13 +111,18 @@ export const executionRoutes: Route[] = [
     responses: {
       200: { description: "The result.", schema: ExecutionResult },
       404: notFound,
-      409: { description: "Not COMPLETED, FAILED or CANCELLED (yet, or INTERRUPTED); `status` is the current one.", schema: ResultNotReadyBody },
+      409: {
+        description: "Not COMPLETED, FAILED or CANCELLED (yet, or INTERRUPTED); `status` is the current one.",
+        schema: ResultNotReadyBody,
+      },
     },
     async handler({ params }, { ctx, caller }) {
       const { execution } = await visibleExecution(ctx.store, params.id, caller().userId);
       const snapshot = execution.value;
       if (!hasResult(snapshot)) {
-        throw new AnswerError("CONFLICT", `execution ${snapshot.id} has no result: it is ${snapshot.status}`, { status: snapshot.status });
+        throw new AnswerError("CONFLICT", `execution ${snapshot.id} has no result: it is ${snapshot.status}`, {
+          status: snapshot.status,
+        });
       }
       return executionResult(snapshot);
     },
@@ -118,7 +138,10 @@ function hasResult(s: ExecutionSnapshot): s is ExecutionSnapshot & { status: (ty
 async function anchorOf(store: Store, id: string, ownerId: string): Promise<{ createdAt: number; id: string }> {
   const execution = await store.executions.get(id);
   if (!execution || execution.value.ownerId !== ownerId) {
-    throw new WfError("VALIDATION_FAILED", `from: no execution ${id} in this list; pass the id of an item of its first page`);
+    throw new WfError(
+      "VALIDATION_FAILED",
+      `from: no execution ${id} in this list; pass the id of an item of its first page`,
+    );
   }
   return { createdAt: execution.value.createdAt, id };
 }

@@ -12,7 +12,13 @@ import { openApiRoute } from "./openapi";
 import type { Route, RouteDoc } from "./route";
 import { workflowRoutes } from "./workflows";
 
-const resourceRoutes: readonly Route[] = [...workflowRoutes, ...executionRoutes, ...approvalRoutes, ...artifactRoutes, ...downloadRoutes];
+const resourceRoutes: readonly Route[] = [
+  ...workflowRoutes,
+  ...executionRoutes,
+  ...approvalRoutes,
+  ...artifactRoutes,
+  ...downloadRoutes,
+];
 
 /** The console-session routes v1's document lists: login, logout, webhook management. */
 export const sessionRoutes: readonly Route[] = [...consoleRoutes, ...webhookRoutes];
@@ -28,4 +34,7 @@ const documented: readonly RouteDoc[] = [...resourceRoutes, ...sessionRoutes, ..
 export const apiRoutes: readonly Route[] = [...resourceRoutes, openApiRoute(documented)];
 
 /** The console API (console/api-routes.ts) and its own document, which lists it after the session routes. */
-export const consoleApi: readonly Route[] = [...consoleApiRoutes, consoleOpenApiRoute([...sessionRoutes, ...consoleApiRoutes])];
+export const consoleApi: readonly Route[] = [
+  ...consoleApiRoutes,
+  consoleOpenApiRoute([...sessionRoutes, ...consoleApiRoutes]),
+];

@@ -18,7 +18,12 @@ const V1_INFO = {
 /** The v1 document's route: every v1, download, trigger and session route (docs/api.md, The OpenAPI document). */
 export function openApiRoute(routes: readonly RouteDoc[]): Route {
   return documentRoute(
-    { path: "/api/v1/openapi.json", operationId: "getOpenApiDocument", summary: "This OpenAPI 3.1 document (no API key needed)", info: V1_INFO },
+    {
+      path: "/api/v1/openapi.json",
+      operationId: "getOpenApiDocument",
+      summary: "This OpenAPI 3.1 document (no API key needed)",
+      info: V1_INFO,
+    },
     routes,
   );
 }

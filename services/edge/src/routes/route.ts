@@ -28,7 +28,9 @@ declare module "fastify" {
 
 export interface ResponseDoc {
   description: string;
-  /** JSON body schema; absent for a file body (`binary`), an HTML page (`html`) or Server-Sent Events (`eventStream`). */
+  /**
+   * JSON body schema; absent for a file body (`binary`), an HTML page (`html`) or Server-Sent Events (`eventStream`).
+   */
   schema?: z.ZodType;
   binary?: boolean;
   html?: boolean;
@@ -76,9 +78,11 @@ export type Route = RouteDef<z.ZodType, z.ZodType, z.ZodType>;
 export type RouteDoc = Omit<Route, "handler">;
 
 /** Keeps the route's part types tied to its handler, then erases them. */
-export function defineRoute<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
-  def: RouteDef<P, Q, B>,
-): Route {
+export function defineRoute<
+  P extends z.ZodType = z.ZodUndefined,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+>(def: RouteDef<P, Q, B>): Route {
   return def as unknown as Route;
 }
 

@@ -23,7 +23,10 @@ interface TwinDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>
   summary: Worded;
   scope: Scope;
   responses: Record<number, Omit<ResponseDoc, "description"> & { description: Worded }>;
-  handler(input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> }, call: { ctx: EdgeContext; userId: string }): Promise<unknown>;
+  handler(
+    input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> },
+    call: { ctx: EdgeContext; userId: string },
+  ): Promise<unknown>;
 }
 
 const ROOTS: Record<Api, string> = { v1: "/api/v1", console: "/api/console" };
@@ -38,9 +41,11 @@ export const viewerForbidden = {
 };
 
 /** The operation as each API serves and documents it. */
-export function defineTwin<P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
-  def: TwinDef<P, Q, B>,
-): Record<Api, Route> {
+export function defineTwin<
+  P extends z.ZodType = z.ZodUndefined,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+>(def: TwinDef<P, Q, B>): Record<Api, Route> {
   const { path, operationId, summary, scope, responses, handler, ...parts } = def;
   const servedBy = (api: Api): Route =>
     defineRoute<P, Q, B>({
@@ -49,8 +54,14 @@ export function defineTwin<P extends z.ZodType = z.ZodUndefined, Q extends z.Zod
       operationId: api === "v1" ? operationId : `console${operationId[0]!.toUpperCase()}${operationId.slice(1)}`,
       summary: wordedFor(api, summary),
       auth: api === "v1" ? scope : "console",
-      responses: Object.fromEntries(Object.entries(responses).map(([status, doc]) => [status, { ...doc, description: wordedFor(api, doc.description) }])),
-      handler: (input, call) => handler(input, { ctx: call.ctx, userId: api === "v1" ? call.caller().userId : call.consoleUser().userId }),
+      responses: Object.fromEntries(
+        Object.entries(responses).map(([status, doc]) => [
+          status,
+          { ...doc, description: wordedFor(api, doc.description) },
+        ]),
+      ),
+      handler: (input, call) =>
+        handler(input, { ctx: call.ctx, userId: api === "v1" ? call.caller().userId : call.consoleUser().userId }),
     });
   return { v1: servedBy("v1"), console: servedBy("console") };
 }

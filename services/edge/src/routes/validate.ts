@@ -18,7 +18,10 @@ export interface RequestSchemas {
  * problem of every part at once (400 VALIDATION_FAILED, `details` one entry per field). On
  * API-key routes the `api_key` query parameter is a credential, not an input: it is left out.
  */
-export function parseRequestParts(route: RequestSchemas, request: FastifyRequest): { params: unknown; query: unknown; body: unknown } {
+export function parseRequestParts(
+  route: RequestSchemas,
+  request: FastifyRequest,
+): { params: unknown; query: unknown; body: unknown } {
   const problems: FieldProblem[] = [];
   const parse = (schema: z.ZodType | undefined, value: unknown, part: Part): unknown => {
     if (!schema) return undefined;

@@ -1,4 +1,12 @@
-import { ErrorBody, IdParams, StartExecutionBody, StartExecutionResponse, WorkflowDetail, WorkflowList, WorkflowListQuery } from "@wf/shared/api";
+import {
+  ErrorBody,
+  IdParams,
+  StartExecutionBody,
+  StartExecutionResponse,
+  WorkflowDetail,
+  WorkflowList,
+  WorkflowListQuery,
+} from "@wf/shared/api";
 import { startableWorkflow, visibleWorkflow } from "../access/roles";
 import { startRequested } from "../start-execution";
 import { workflowDetail, workflowSummary } from "../views/workflow";
@@ -49,14 +57,21 @@ export const workflowRoutes: Route[] = [
     body: StartExecutionBody,
     status: 202,
     responses: {
-      202: { description: "Accepted: the execution is written PENDING and its start command is durable.", schema: StartExecutionResponse },
+      202: {
+        description: "Accepted: the execution is written PENDING and its start command is durable.",
+        schema: StartExecutionResponse,
+      },
       403: { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody },
       404: { description: "No such workflow, or not visible to the key's owner.", schema: ErrorBody },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, caller }) {
       const w = (await startableWorkflow(ctx.store, params.id, caller().userId)).value;
-      return startRequested(ctx, w, { inputs: body.inputs, triggerSource: "open_api", enableMonitoring: body.enableMonitoring });
+      return startRequested(ctx, w, {
+        inputs: body.inputs,
+        triggerSource: "open_api",
+        enableMonitoring: body.enableMonitoring,
+      });
     },
   }),
 ];

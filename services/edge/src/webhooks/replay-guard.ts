@@ -13,7 +13,9 @@ export class ReplayGuard {
   private constructor(private readonly kv: KV) {}
 
   static async open(nc: NatsConnection, ns: string, placement: StreamPlacement): Promise<ReplayGuard> {
-    return new ReplayGuard(await openKvBucket(nc, `${ns}_webhookreplay`, { history: 1, ttlMs: 2 * REPLAY_TOLERANCE_S * 1000 }, placement));
+    return new ReplayGuard(
+      await openKvBucket(nc, `${ns}_webhookreplay`, { history: 1, ttlMs: 2 * REPLAY_TOLERANCE_S * 1000 }, placement),
+    );
   }
 
   /** False when this webhook has seen this message id within the window. */

@@ -1,4 +1,13 @@
-import { CreateWebhookBody, ErrorBody, IdParams, UpdateWebhookBody, WebhookList, WebhookListQuery, WebhookStatsView, WebhookView } from "@wf/shared/api";
+import {
+  CreateWebhookBody,
+  ErrorBody,
+  IdParams,
+  UpdateWebhookBody,
+  WebhookList,
+  WebhookListQuery,
+  WebhookStatsView,
+  WebhookView,
+} from "@wf/shared/api";
 import type { Plan } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import { newId } from "@wf/shared/execution";
@@ -26,7 +35,10 @@ export const webhookRoutes: Route[] = [
     auth: "console",
     body: CreateWebhookBody,
     status: 201,
-    responses: { 201: { description: "The webhook.", schema: WebhookView }, 403: { description: "Plan limit, or only a viewer.", schema: ErrorBody } },
+    responses: {
+      201: { description: "The webhook.", schema: WebhookView },
+      403: { description: "Plan limit, or only a viewer.", schema: ErrorBody },
+    },
     async handler({ body }, { ctx, consoleUser }) {
       const user = consoleUser();
       const { role } = await visibleWorkflow(ctx.store, body.workflowId, user.userId);
@@ -81,7 +93,10 @@ export const webhookRoutes: Route[] = [
     auth: "console",
     params: IdParams,
     status: 200,
-    responses: { 200: { description: "The webhook.", schema: WebhookView }, 404: { description: "No such webhook of yours.", schema: ErrorBody } },
+    responses: {
+      200: { description: "The webhook.", schema: WebhookView },
+      404: { description: "No such webhook of yours.", schema: ErrorBody },
+    },
     async handler({ params }, { ctx, consoleUser }) {
       return webhookView((await ownWebhook(ctx, params.id, consoleUser())).value);
     },
@@ -96,19 +111,30 @@ export const webhookRoutes: Route[] = [
     params: IdParams,
     body: UpdateWebhookBody,
     status: 200,
-    responses: { 200: { description: "The webhook.", schema: WebhookView }, 404: { description: "No such webhook of yours.", schema: ErrorBody } },
+    responses: {
+      200: { description: "The webhook.", schema: WebhookView },
+      404: { description: "No such webhook of yours.", schema: ErrorBody },
+    },
     async handler({ params, body }, { ctx, consoleUser }) {
       const user = consoleUser();
       if (body.clearApiKeyId && body.apiKeyId !== undefined) {
         throw validationError([{ in: "body", field: "clearApiKeyId", message: "cannot be sent with apiKeyId" }]);
       }
       if (body.clearApiKeyId && body.secretKey === undefined) {
-        throw validationError([{ in: "body", field: "secretKey", message: "clearApiKeyId needs the shared secret re-sent (or null for no verification)" }]);
+        throw validationError([
+          {
+            in: "body",
+            field: "secretKey",
+            message: "clearApiKeyId needs the shared secret re-sent (or null for no verification)",
+          },
+        ]);
       }
       const current = await ownWebhook(ctx, params.id, user);
       if (body.apiKeyId !== undefined) await requireOwnKey(ctx.store, body.apiKeyId, user.userId);
       const { clearApiKeyId, secretKey, ...fields } = body;
-      const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<WebhookRecord>;
+      const defined = Object.fromEntries(
+        Object.entries(fields).filter(([, v]) => v !== undefined),
+      ) as Partial<WebhookRecord>;
       const next: WebhookRecord = { ...current.value, ...defined, updatedAt: ctx.clock() };
       if (clearApiKeyId) next.apiKeyId = null;
       if (secretKey !== undefined) next.secretKey = secretKey === null ? null : ctx.secretBox.seal(secretKey, next.id);
@@ -126,7 +152,10 @@ export const webhookRoutes: Route[] = [
     auth: "console",
     params: IdParams,
     status: 204,
-    responses: { 204: { description: "Deleted." }, 404: { description: "No such webhook of yours.", schema: ErrorBody } },
+    responses: {
+      204: { description: "Deleted." },
+      404: { description: "No such webhook of yours.", schema: ErrorBody },
+    },
     async handler({ params }, { ctx, consoleUser }) {
       await ownWebhook(ctx, params.id, consoleUser());
       await ctx.store.webhooks.delete(params.id);
@@ -143,7 +172,10 @@ export const webhookRoutes: Route[] = [
     auth: "console",
     params: IdParams,
     status: 200,
-    responses: { 200: { description: "Counts by answer.", schema: WebhookStatsView }, 404: { description: "No such webhook of yours.", schema: ErrorBody } },
+    responses: {
+      200: { description: "Counts by answer.", schema: WebhookStatsView },
+      404: { description: "No such webhook of yours.", schema: ErrorBody },
+    },
     async handler({ params }, { ctx, consoleUser }) {
       await ownWebhook(ctx, params.id, consoleUser());
       return ctx.webhookStats.get(params.id);
@@ -160,7 +192,9 @@ async function ownWebhook(ctx: EdgeContext, id: string, user: ConsoleUser) {
 async function requireOwnKey(store: Store, apiKeyId: string, userId: string): Promise<void> {
   const key = await store.apiKeys.get(apiKeyId);
   if (!key || key.value.ownerId !== userId || key.value.revokedAt !== null) {
-    throw validationError([{ in: "body", field: "apiKeyId", message: "must be one of your own API keys, not revoked" }]);
+    throw validationError([
+      { in: "body", field: "apiKeyId", message: "must be one of your own API keys, not revoked" },
+    ]);
   }
 }
 
@@ -168,7 +202,11 @@ async function requireOwnKey(store: Store, apiKeyId: string, userId: string): Pr
 async function requireRoomFor(store: Store, user: ConsoleUser): Promise<void> {
   const limit = WEBHOOK_LIMITS[user.plan];
   if (limit === null) return;
-  if (limit === 0) throw new WfError("PLAN_LIMIT", `forbidden: the ${user.plan} plan includes no webhooks; webhooks need Pro or higher`);
+  if (limit === 0)
+    throw new WfError(
+      "PLAN_LIMIT",
+      `forbidden: the ${user.plan} plan includes no webhooks; webhooks need Pro or higher`,
+    );
   if ((await store.webhooks.countByOwner(user.userId)) >= limit) {
     throw new WfError("PLAN_LIMIT", `forbidden: the ${user.plan} plan allows ${limit} webhooks, and you have ${limit}`);
   }

@@ -1,5 +1,12 @@
 import type { Logger } from "@wf/shared/log";
-import { resealAll, retireLegacyKey, SecretBox, serverKey, type SealedRecords, type ServerKeyDeps } from "@wf/shared/secrets";
+import {
+  resealAll,
+  retireLegacyKey,
+  SecretBox,
+  serverKey,
+  type SealedRecords,
+  type ServerKeyDeps,
+} from "@wf/shared/secrets";
 import type { Store, WebhookRecord } from "@wf/shared/store";
 
 /**

@@ -44,7 +44,12 @@ export type StandardCheck = { ok: true; id: string } | { ok: false };
  * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; one match is enough (senders list
  * two while rotating secrets). The timestamp (epoch seconds) must be within the tolerance.
  */
-export function standardSignatureMatches(secret: Buffer, body: Buffer, headers: StandardHeaders, nowMs: number): StandardCheck {
+export function standardSignatureMatches(
+  secret: Buffer,
+  body: Buffer,
+  headers: StandardHeaders,
+  nowMs: number,
+): StandardCheck {
   const { id, timestamp, signature } = headers;
   if (!id || id.length > 256 || !timestamp || !signature || !/^\d{1,15}$/.test(timestamp)) return { ok: false };
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > REPLAY_TOLERANCE_S) return { ok: false };

@@ -53,7 +53,13 @@ export class WebhookStats {
     private readonly log: Logger,
   ) {}
 
-  static async open(nc: NatsConnection, ns: string, placement: StreamPlacement, publisher: JetStreamPublisher, log: Logger): Promise<WebhookStats> {
+  static async open(
+    nc: NatsConnection,
+    ns: string,
+    placement: StreamPlacement,
+    publisher: JetStreamPublisher,
+    log: Logger,
+  ): Promise<WebhookStats> {
     const bucket = `${ns}_webhookstats`;
     return new WebhookStats(await openKvBucket(nc, bucket, { history: 1 }, placement), bucket, publisher, log);
   }
@@ -124,7 +130,11 @@ export class WebhookStats {
         // Updates go straight to the key's subject ($KV.<bucket>.<key>); a create stays with nats.js,
         // which also creates over the purge marker a forgotten webhook's stats leave.
         const revision = known
-          ? (await this.publisher.publish(`$KV.${this.bucket}.${webhookId}`, data, { expect: { lastSubjectSequence: known.revision } })).seq
+          ? (
+              await this.publisher.publish(`$KV.${this.bucket}.${webhookId}`, data, {
+                expect: { lastSubjectSequence: known.revision },
+              })
+            ).seq
           : await this.kv.create(webhookId, data);
         this.#remember(webhookId, { value: next, revision });
         return;
@@ -155,8 +165,15 @@ export class WebhookStats {
 
 function outcome(status: number, at: number, reason: string | null): Stored {
   const accepted = status === 202;
-  const refusal = accepted || reason === null ? {} : { [String(status)]: { message: reason.slice(0, MAX_REASON_CHARS), at } };
-  return { total: 1, accepted: accepted ? 1 : 0, rejected: accepted ? {} : { [String(status)]: 1 }, lastRefusals: refusal, lastTriggeredAt: at };
+  const refusal =
+    accepted || reason === null ? {} : { [String(status)]: { message: reason.slice(0, MAX_REASON_CHARS), at } };
+  return {
+    total: 1,
+    accepted: accepted ? 1 : 0,
+    rejected: accepted ? {} : { [String(status)]: 1 },
+    lastRefusals: refusal,
+    lastTriggeredAt: at,
+  };
 }
 
 function merge(into: Stored, add: Stored): Stored {
@@ -167,5 +184,11 @@ function merge(into: Stored, add: Stored): Stored {
     if (refusal.at >= (lastRefusals[status]?.at ?? 0)) lastRefusals[status] = refusal;
   }
   const last = Math.max(into.lastTriggeredAt ?? 0, add.lastTriggeredAt ?? 0);
-  return { total: into.total + add.total, accepted: into.accepted + add.accepted, rejected, lastRefusals, lastTriggeredAt: last === 0 ? null : last };
+  return {
+    total: into.total + add.total,
+    accepted: into.accepted + add.accepted,
+    rejected,
+    lastRefusals,
+    lastTriggeredAt: last === 0 ? null : last,
+  };
 }

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { ErrorBody, RateLimitErrorBody, ValidationErrorBody, WebhookTriggerParams, WebhookTriggerResponse } from "@wf/shared/api";
+import {
+  ErrorBody,
+  RateLimitErrorBody,
+  ValidationErrorBody,
+  WebhookTriggerParams,
+  WebhookTriggerResponse,
+} from "@wf/shared/api";
 import type { RouteDoc } from "../routes/route";
 
 export const TRIGGER_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -22,18 +28,39 @@ const description =
 const responses: RouteDoc["responses"] = {
   202: { description: "Accepted: the execution is stored PENDING and will run.", schema: WebhookTriggerResponse },
   400: { description: "The body is not a JSON object.", schema: ValidationErrorBody },
-  401: { description: "The credential the webhook's mode asks for is missing or wrong (never said which).", schema: ErrorBody },
-  403: { description: "The source address is not allowed, the owner's account is inactive, or the owner's plan has no webhook triggers.", schema: ErrorBody },
+  401: {
+    description: "The credential the webhook's mode asks for is missing or wrong (never said which).",
+    schema: ErrorBody,
+  },
+  403: {
+    description:
+      "The source address is not allowed, the owner's account is inactive, or the owner's plan has no webhook triggers.",
+    schema: ErrorBody,
+  },
   404: { description: "No such webhook.", schema: ErrorBody },
-  409: { description: "The webhook is disabled, or its workflow is gone or no longer editable by its creator.", schema: ErrorBody },
+  409: {
+    description: "The webhook is disabled, or its workflow is gone or no longer editable by its creator.",
+    schema: ErrorBody,
+  },
   413: { description: "The body is over 1 MB.", schema: ErrorBody },
-  429: { description: "The webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up.", schema: RateLimitErrorBody },
+  429: {
+    description: "The webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up.",
+    schema: RateLimitErrorBody,
+  },
 };
 
 /** The trigger, at its canonical and its legacy path: served by webhooks/trigger.ts, documented here. */
 export const triggerRouteDocs: readonly RouteDoc[] = [
-  { path: "/api/webhooks/{webhook_id}/trigger", operationId: "triggerWebhook", summary: "Trigger a webhook's workflow" },
-  { path: "/api/webhook-trigger/{webhook_id}", operationId: "triggerWebhookLegacy", summary: "Trigger a webhook's workflow (legacy path, same behaviour)" },
+  {
+    path: "/api/webhooks/{webhook_id}/trigger",
+    operationId: "triggerWebhook",
+    summary: "Trigger a webhook's workflow",
+  },
+  {
+    path: "/api/webhook-trigger/{webhook_id}",
+    operationId: "triggerWebhookLegacy",
+    summary: "Trigger a webhook's workflow (legacy path, same behaviour)",
+  },
 ].map((doc) => ({
   ...doc,
   method: "POST",

@@ -39,7 +39,11 @@ declare module "fastify" {
 export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: TRIGGER_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser(
+      "*",
+      { parseAs: "buffer", bodyLimit: TRIGGER_BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
     scope.decorateRequest("webhook", null);
     scope.decorateRequest("refusal", null);
     scope.addHook("preParsing", async (request) => {
@@ -51,7 +55,8 @@ export function registerWebhookTrigger(app: FastifyInstance, ctx: EdgeContext): 
     scope.addHook("onResponse", async (request, reply) => {
       if (request.webhook) ctx.webhookStats.record(request.webhook.id, reply.statusCode, ctx.clock(), request.refusal);
     });
-    for (const doc of triggerRouteDocs) scope.post(fastifyPath(doc.path), (request, reply) => trigger(ctx, request, reply));
+    for (const doc of triggerRouteDocs)
+      scope.post(fastifyPath(doc.path), (request, reply) => trigger(ctx, request, reply));
   });
 }
 
@@ -94,9 +99,14 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
 
   const user = await owner;
   if (!user) throw new WfError("CONFLICT", `webhook ${webhook.id} has no owner any more`);
-  if (user.value.status !== "active") throw new WfError("ACCOUNT_INACTIVE", `forbidden: the account that owns this webhook is ${user.value.status}`);
+  if (user.value.status !== "active")
+    throw new WfError("ACCOUNT_INACTIVE", `forbidden: the account that owns this webhook is ${user.value.status}`);
   const plan = user.value.plan;
-  if (plan === "free") throw new WfError("PLAN_LIMIT", "forbidden: webhook triggers need the Pro plan or higher; the webhook owner's plan is free");
+  if (plan === "free")
+    throw new WfError(
+      "PLAN_LIMIT",
+      "forbidden: webhook triggers need the Pro plan or higher; the webhook owner's plan is free",
+    );
   rateLimit(reply, await counts, plan, now);
 
   const stored = await workflow;
@@ -117,7 +127,13 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
  * The webhook's mode decides the credential; returns what the request counts against: the
  * bound key, or (HMAC and open) the webhook itself under the owner's plan.
  */
-async function authenticateTrigger(ctx: EdgeContext, request: FastifyRequest, webhook: WebhookRecord, body: Buffer, now: number): Promise<string> {
+async function authenticateTrigger(
+  ctx: EdgeContext,
+  request: FastifyRequest,
+  webhook: WebhookRecord,
+  body: Buffer,
+  now: number,
+): Promise<string> {
   if (webhook.apiKeyId !== null) {
     // A bound key wins over a stored secret: HMAC headers are ignored.
     const credential = extractCredential(request);
@@ -140,7 +156,8 @@ async function authenticateTrigger(ctx: EdgeContext, request: FastifyRequest, we
         { id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature") },
         now,
       );
-      if (!check.ok || !(await ctx.replayGuard.firstSight(webhook.id, check.id))) return refuse(ctx, request, "hmac_mismatch", null);
+      if (!check.ok || !(await ctx.replayGuard.firstSight(webhook.id, check.id)))
+        return refuse(ctx, request, "hmac_mismatch", null);
     } else if (!legacySignatureMatches(secret, body, single(request.headers["x-webhook-signature"]))) {
       return refuse(ctx, request, "hmac_mismatch", null);
     }
@@ -148,8 +165,20 @@ async function authenticateTrigger(ctx: EdgeContext, request: FastifyRequest, we
   return `webhook-${webhook.id}`;
 }
 
-async function refuse(ctx: EdgeContext, request: FastifyRequest, reason: AuditReason, keyId: string | null): Promise<never> {
-  await ctx.audit.record({ at: ctx.clock(), reason, keyId, ip: request.ip, method: request.method, path: pathOf(request) });
+async function refuse(
+  ctx: EdgeContext,
+  request: FastifyRequest,
+  reason: AuditReason,
+  keyId: string | null,
+): Promise<never> {
+  await ctx.audit.record({
+    at: ctx.clock(),
+    reason,
+    keyId,
+    ip: request.ip,
+    method: request.method,
+    path: pathOf(request),
+  });
   throw new WfError("UNAUTHORIZED", UNAUTHORIZED);
 }
 
@@ -169,7 +198,9 @@ function parsePayload(body: Buffer): Record<string, unknown> {
     throw new WfError("VALIDATION_FAILED", `invalid JSON body: ${message}`, [{ in: "body", field: "", message }]);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new WfError("VALIDATION_FAILED", "the body must be a JSON object", [{ in: "body", field: "", message: "the body must be a JSON object" }]);
+    throw new WfError("VALIDATION_FAILED", "the body must be a JSON object", [
+      { in: "body", field: "", message: "the body must be a JSON object" },
+    ]);
   }
   const tooDeep = depthError(parsed);
   if (tooDeep) throw tooDeep;
@@ -178,12 +209,20 @@ function parsePayload(body: Buffer): Record<string, unknown> {
 
 function rateLimit(reply: FastifyReply, counts: WindowCounts, plan: keyof typeof PLAN_LIMITS, now: number): void {
   const verdict = judge(counts, PLAN_LIMITS[plan], now);
-  void reply.headers({ "x-ratelimit-limit": verdict.limit, "x-ratelimit-remaining": verdict.remaining, "x-ratelimit-window": verdict.window });
+  void reply.headers({
+    "x-ratelimit-limit": verdict.limit,
+    "x-ratelimit-remaining": verdict.remaining,
+    "x-ratelimit-window": verdict.window,
+  });
   if (verdict.retryAfterSeconds === null) return;
   void reply.header("retry-after", verdict.retryAfterSeconds);
-  throw new AnswerError("RATE_LIMITED", `rate limit exceeded: ${verdict.limit} triggers per ${verdict.window} (plan ${plan})`, {
-    window: verdict.window,
-    limit: verdict.limit,
-    retryAfterSeconds: verdict.retryAfterSeconds,
-  });
+  throw new AnswerError(
+    "RATE_LIMITED",
+    `rate limit exceeded: ${verdict.limit} triggers per ${verdict.window} (plan ${plan})`,
+    {
+      window: verdict.window,
+      limit: verdict.limit,
+      retryAfterSeconds: verdict.retryAfterSeconds,
+    },
+  );
 }

@@ -23,7 +23,11 @@ function declaredVariables(definition: unknown): Record<string, unknown> {
  * With a mapping: variable <- top-level field, whatever its type (the start checks it); a field
  * missing from the payload is left out, so the variable keeps its default.
  */
-export function webhookInputs(payload: Record<string, unknown>, mapping: Record<string, string> | null, definition: unknown): Record<string, unknown> {
+export function webhookInputs(
+  payload: Record<string, unknown>,
+  mapping: Record<string, string> | null,
+  definition: unknown,
+): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
   if (mapping !== null) {
     for (const [variable, field] of Object.entries(mapping)) {

@@ -9,7 +9,9 @@ import { ExecutionRun } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
 import { debugIdleTimer, notifyParent, runEffects, type EffectDeps } from "./live-effects";
 
-/** How long a claimed command waits here for the run's holder to finish parking, re-reading it every PARKING_POLL_MS. */
+/**
+ * How long a claimed command waits here for the run's holder to finish parking, re-reading it every PARKING_POLL_MS.
+ */
 const PARKING_WAIT_MS = 250;
 const PARKING_POLL_MS = 2;
 
@@ -49,7 +51,8 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
     } else {
       if (d.claimed?.id !== msg.claimId) {
         // Carried out by an earlier delivery, whose wake may not have gone out (the same wake is deduplicated).
-        if (d.appliedClaim === msg.claimId && RESUMING.has(msg.command) && snap.holder === null) await wake(deps, snap.id, msg.claimId);
+        if (d.appliedClaim === msg.claimId && RESUMING.has(msg.command) && snap.holder === null)
+          await wake(deps, snap.id, msg.claimId);
         return;
       }
       if (snap.holder !== null) {
@@ -101,5 +104,7 @@ async function cancel(deps: EffectDeps, c: Committer, error: string): Promise<vo
 /** Wakes the run after its pause ended: one resume per claim (deduplicated by its id). */
 async function wake(deps: EffectDeps, executionId: string, claimId: string): Promise<void> {
   const cmd: ResumeCommand = { executionId, reason: "debug" };
-  await deps.js.publish(subjects(deps.ns).execResume(executionId), JSON.stringify(cmd), { msgID: `debug-wake:${claimId}` });
+  await deps.js.publish(subjects(deps.ns).execResume(executionId), JSON.stringify(cmd), {
+    msgID: `debug-wake:${claimId}`,
+  });
 }

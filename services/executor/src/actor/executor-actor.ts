@@ -1,10 +1,24 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, TerminalError } from "@wf/shared/errors";
-import { checkStart, firstSnapshot, parseDefinition, TERMINAL_STATUSES, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import {
+  checkStart,
+  firstSnapshot,
+  parseDefinition,
+  TERMINAL_STATUSES,
+  type ExecutionSnapshot,
+  type StepState,
+} from "@wf/shared/execution";
 import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
 import { cancelExecution } from "@wf/shared/client";
-import { command, commandSeq, DUPLICATE_WINDOW_MS, ORPHAN_OF_HEADER, retryTransient, type Handled } from "@wf/shared/nats";
+import {
+  command,
+  commandSeq,
+  DUPLICATE_WINDOW_MS,
+  ORPHAN_OF_HEADER,
+  retryTransient,
+  type Handled,
+} from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import type { Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
@@ -109,7 +123,15 @@ export class ExecutorActor {
     for (;;) {
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
-      const c = new Committer(v.value, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
+      const c = new Committer(
+        v.value,
+        v.version,
+        this.deps.store,
+        this.deps.events,
+        this.deps.ns,
+        this.deps.resultLimits,
+        "guest",
+      );
       const s = c.snap;
       s.status = "FAILED";
       s.error = reason;
@@ -129,7 +151,8 @@ export class ExecutorActor {
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<Handled> {
     // An announce that left the record to us (KV: the command carries the definition) is created
     // as an unannounced start is: reading it first would find no record, then this very command.
-    const writtenByStarter = cmd.pending && (cmd.workflow.definition === undefined || !this.deps.store.executions.announcedInCommand);
+    const writtenByStarter =
+      cmd.pending && (cmd.workflow.definition === undefined || !this.deps.store.executions.announcedInCommand);
     if (writtenByStarter) {
       const pending = await this.deps.store.executions.get(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
@@ -138,13 +161,21 @@ export class ExecutorActor {
       // caller the start failed. (On KV an announced execution is read from this very command,
       // at version 0, and the first write creates its record.)
       if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
-      this.deps.log.warn("start command of an execution that is not stored any more: dropped", { executionId: cmd.executionId });
+      this.deps.log.warn("start command of an execution that is not stored any more: dropped", {
+        executionId: cmd.executionId,
+      });
       return;
     }
     // Create first, read only if that fails: a first delivery (the common case) costs one write.
     const now = Date.now();
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
-    const snap = firstSnapshot(cmd, checked, "RUNNING", { actor: this.deps.actorId, seq: commandSeq(m), since: now }, now);
+    const snap = firstSnapshot(
+      cmd,
+      checked,
+      "RUNNING",
+      { actor: this.deps.actorId, seq: commandSeq(m), since: now },
+      now,
+    );
     const problem = checked.ok ? null : checked.error;
     const c = new Committer(snap, 0, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
@@ -184,7 +215,11 @@ export class ExecutorActor {
       if (snap.holder && snap.holder.seq !== commandSeq(m)) return this.retryLater(m);
       // Its lease lapsed under a live holder (a consumer whose leader moved): asked again a lease
       // later, so that a long step does not use up the command's deliveries meanwhile.
-      if (snap.holder && snap.holder.actor !== this.deps.actorId && (await this.deps.holderAlive(snap.holder.actor, snap.id))) {
+      if (
+        snap.holder &&
+        snap.holder.actor !== this.deps.actorId &&
+        (await this.deps.holderAlive(snap.holder.actor, snap.id))
+      ) {
         return { retryInMs: this.deps.leaseMs };
       }
       const takeover = snap.holder !== null;
@@ -247,7 +282,15 @@ export class ExecutorActor {
   private async finishEnding(v: Versioned<ExecutionSnapshot>): Promise<void> {
     const snap = v.value;
     if (Date.now() - (snap.completedAt ?? 0) < DUPLICATE_WINDOW_MS / 2) {
-      const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
+      const c = new Committer(
+        snap,
+        v.version,
+        this.deps.store,
+        this.deps.events,
+        this.deps.ns,
+        this.deps.resultLimits,
+        "guest",
+      );
       c.republishOutbox();
       await c.settle();
     }
@@ -310,7 +353,15 @@ export class ExecutorActor {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       snap.cancelRequested = true;
-      const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits, "guest");
+      const c = new Committer(
+        snap,
+        v.version,
+        this.deps.store,
+        this.deps.events,
+        this.deps.ns,
+        this.deps.resultLimits,
+        "guest",
+      );
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = parseDefinition(snap.definition);
@@ -341,7 +392,10 @@ export function executionOfSubject(subject: string): string {
   return subject.split(".")[4] ?? "";
 }
 
-/** The workflow an execution runs, as its snapshot keeps it: one that no longer parses (stored by another version) cannot run. */
+/**
+ * The workflow an execution runs, as its snapshot keeps it: one that no longer parses (stored by another version)
+ * cannot run.
+ */
 function storedWorkflow(snap: ExecutionSnapshot): Workflow {
   const wf = parseDefinition(snap.definition);
   if (wf.success) return wf.data;

@@ -22,7 +22,11 @@ export interface AiDeps {
 const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The AI side effects of one execution's run; MCP connections open on first use. */
-export function aiEffects(deps: AiDeps, snap: ExecutionSnapshot, secrets: Readonly<Record<string, string>> = NO_SECRETS): AiEffects {
+export function aiEffects(
+  deps: AiDeps,
+  snap: ExecutionSnapshot,
+  secrets: Readonly<Record<string, string>> = NO_SECRETS,
+): AiEffects {
   let pool: McpPool | null = null;
   const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress, owner: snap.ownerId }));
   return {
@@ -52,7 +56,10 @@ export async function loadRunSecrets(deps: AiDeps, snap: ExecutionSnapshot): Pro
   if (!JSON.stringify(snap.definition).includes("secrets")) return NO_SECRETS;
   const { values, unreadable } = await openSecrets(deps.store, deps.secretBox, snap.ownerId);
   if (unreadable.length) {
-    deps.log.warn("secrets sealed under another key cannot be read; WF_SECRETS_KEY changed?", { ownerId: snap.ownerId, secrets: unreadable });
+    deps.log.warn("secrets sealed under another key cannot be read; WF_SECRETS_KEY changed?", {
+      ownerId: snap.ownerId,
+      secrets: unreadable,
+    });
   }
   return values;
 }

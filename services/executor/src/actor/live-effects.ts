@@ -3,7 +3,13 @@ import type { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, type DebugRequest, type ExecutionSnapshot } from "@wf/shared/execution";
 import { startRefusal, starterOf, type Plan } from "@wf/shared/auth";
 import { AlreadyExistsError } from "@wf/shared/errors";
-import type { ApprovalExpireCommand, CancelCommand, DebugIdleCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
+import type {
+  ApprovalExpireCommand,
+  CancelCommand,
+  DebugIdleCommand,
+  ResumeCommand,
+  StartCommand,
+} from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
 import { retryDelayMs, retryTransient, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
@@ -37,7 +43,11 @@ export interface EffectDeps extends AiDeps {
 }
 
 /** The side effects of one execution's run. */
-export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: Readonly<Record<string, string>>): RunEffects {
+export function runEffects(
+  deps: EffectDeps,
+  snap: ExecutionSnapshot,
+  secrets?: Readonly<Record<string, string>>,
+): RunEffects {
   const subj = subjects(deps.ns);
   return {
     ...aiEffects(deps, snap, secrets),
@@ -46,7 +56,8 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
     // Reads and idempotent writes of a run under way go through transient failures (an election),
     // or the command fails, and its redelivery ends an API run INTERRUPTED though no executor died.
     runCode: (req, signal, onLog) => runOwnersCode(deps, snap, req, signal, onLog),
-    saveArtifacts: (stepPath, files) => deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
+    saveArtifacts: (stepPath, files) =>
+      deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
     async scheduleWake(stepPath, dueAt) {
       const timerId = `${snap.id}-${toToken(stepPath)}-${newId()}`;
       const payload: ResumeCommand = { executionId: snap.id, reason: "timer", stepPath };
@@ -58,14 +69,19 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       });
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
-    startChild: (workflowId, childId, stepPath, inputs, debug) => startChildExecution(deps, snap, workflowId, childId, stepPath, inputs, debug),
+    startChild: (workflowId, childId, stepPath, inputs, debug) =>
+      startChildExecution(deps, snap, workflowId, childId, stepPath, inputs, debug),
     async loadExecution(id) {
       return (await retryTransient(() => deps.store.executions.get(id)))?.value ?? null;
     },
     cancelChild(id) {
       const cmd: CancelCommand = { executionId: id, reason: `parent ${snap.id} cancelled` };
       void publishRetrying(() => deps.js.publish(subj.execCancel(id), JSON.stringify(cmd))).catch((err: unknown) => {
-        deps.log.error("a child execution's cancel could not be published: it runs to its end", { err, executionId: snap.id, child: id });
+        deps.log.error("a child execution's cancel could not be published: it runs to its end", {
+          err,
+          executionId: snap.id,
+          child: id,
+        });
       });
     },
     async openApproval(record) {
@@ -88,14 +104,28 @@ export function runEffects(deps: EffectDeps, snap: ExecutionSnapshot, secrets?: 
       return (await retryTransient(() => deps.store.approvals.get(id)))?.value ?? null;
     },
     async cancelApproval(id, reason) {
-      const settled = await settleApproval(deps.store, id, (a) => ({ ...a, status: "CANCELLED", decidedAt: Date.now(), comment: reason }));
+      const settled = await settleApproval(deps.store, id, (a) => ({
+        ...a,
+        status: "CANCELLED",
+        decidedAt: Date.now(),
+        comment: reason,
+      }));
       return settled.record;
     },
   };
 }
 
-/** Runs a code step: one that may connect is narrowed by its owner's list too, read as it starts (a change holds from the next step on). */
-async function runOwnersCode(deps: EffectDeps, snap: ExecutionSnapshot, req: CodeRequest, signal: AbortSignal, onLog?: LogListener): Promise<CodeResult> {
+/**
+ * Runs a code step: one that may connect is narrowed by its owner's list too, read as it starts (a change holds from
+ * the next step on).
+ */
+async function runOwnersCode(
+  deps: EffectDeps,
+  snap: ExecutionSnapshot,
+  req: CodeRequest,
+  signal: AbortSignal,
+  onLog?: LogListener,
+): Promise<CodeResult> {
   let ownerAllow: string[] | undefined;
   let ownerPlan: Plan | undefined;
   if (req.network) {
@@ -107,10 +137,16 @@ async function runOwnersCode(deps: EffectDeps, snap: ExecutionSnapshot, req: Cod
   } else {
     ownerPlan = await deps.ownerPlans.of(snap.ownerId);
   }
-  return deps.codeRunner.run({ ...req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) }, signal, onLog);
+  return deps.codeRunner.run(
+    { ...req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) },
+    signal,
+    onLog,
+  );
 }
 
-/** Starts a child execution: its parent's owner starts it (it runs as theirs), with the right the API would ask of them. */
+/**
+ * Starts a child execution: its parent's owner starts it (it runs as theirs), with the right the API would ask of them.
+ */
 async function startChildExecution(
   deps: EffectDeps,
   snap: ExecutionSnapshot,
@@ -163,14 +199,21 @@ async function startChildExecution(
 export function debugIdleTimer(ns: string, executionId: string, pauseId: string, dueAt: number): TimerSpec {
   const payload: DebugIdleCommand = { executionId, command: "idle", pauseId };
   const id = `${pauseId}-${dueAt}`;
-  return { kind: "debug", id, dueAt, fire: { subject: subjects(ns).execDebug(executionId), payload, msgId: `idle:${id}` } };
+  return {
+    kind: "debug",
+    id,
+    dueAt,
+    fire: { subject: subjects(ns).execDebug(executionId), payload, msgId: `idle:${id}` },
+  };
 }
 
 /** Tells a parent execution that its child finished. */
 export async function notifyParent(js: JetStreamClient, ns: string, snap: ExecutionSnapshot): Promise<void> {
   if (!snap.parent) return;
   const cmd: ResumeCommand = { executionId: snap.parent.executionId, reason: "child", stepPath: snap.parent.stepPath };
-  await retryTransient(() => js.publish(subjects(ns).execResume(snap.parent!.executionId), JSON.stringify(cmd), { msgID: `child:${snap.id}` }));
+  await retryTransient(() =>
+    js.publish(subjects(ns).execResume(snap.parent!.executionId), JSON.stringify(cmd), { msgID: `child:${snap.id}` }),
+  );
 }
 
 /** Asks another replica to go on with an execution this stopping process parked (ExecutionRun, handingBack). */

@@ -90,7 +90,13 @@ function rerunSnapshot(fromStep: string): {
     requestedAt: 10,
     rerun: { of: "src", fromStep },
   };
-  const snap = firstSnapshot(cmd, checkStart(cmd.workflow.definition, {}), "RUNNING", { actor: "a", seq: 1, since: 10 }, 10);
+  const snap = firstSnapshot(
+    cmd,
+    checkStart(cmd.workflow.definition, {}),
+    "RUNNING",
+    { actor: "a", seq: 1, since: 10 },
+    10,
+  );
   const events: ExecutionEvent[] = [];
   const emit = (type: string, step?: string, data: Record<string, unknown> = {}) =>
     events.push({
@@ -113,7 +119,12 @@ describe("reuseSourceSteps", () => {
     expect(await reuseSourceSteps({ snap, emit }, workflow(), store)).toBe(true);
     expect(Object.keys(snap.steps)).toEqual(["ask", "write"]);
     expect(snap.steps.ask).toEqual({ ...source().steps.ask, reused: true });
-    expect(snap).toMatchObject({ status: "RUNNING", completedSteps: 2, savedUsage: askUsage, usage: { totalTokens: 0, costUsd: 0 } });
+    expect(snap).toMatchObject({
+      status: "RUNNING",
+      completedSteps: 2,
+      savedUsage: askUsage,
+      usage: { totalTokens: 0, costUsd: 0 },
+    });
     const [copy] = [...created.values()];
     expect(copy).toEqual({ ...artifact, id: expect.not.stringMatching(/^a1$/), executionId: "new" });
     expect(snap.steps.write!.artifacts).toEqual([copy!.id]);
@@ -136,7 +147,12 @@ describe("reuseSourceSteps", () => {
   it("ends the execution FAILED, saying why, when the source is gone or cannot be reused", async () => {
     const gone = rerunSnapshot("last");
     expect(await reuseSourceSteps(gone, workflow(), fakeStore(null).store)).toBe(false);
-    expect(gone.snap).toMatchObject({ status: "FAILED", error: "cannot rerun execution src: it does not exist", holder: null, steps: {} });
+    expect(gone.snap).toMatchObject({
+      status: "FAILED",
+      error: "cannot rerun execution src: it does not exist",
+      holder: null,
+      steps: {},
+    });
     expect(gone.events.map((e) => e.type)).toEqual(["exec_failed"]);
 
     const past = rerunSnapshot("nowhere");

@@ -17,13 +17,20 @@ export interface RerunStore {
  * checked: a command may come from any client. Returns false when the rerun cannot be made (it has
  * then ended FAILED, saying why); does nothing for an execution that is no rerun (docs/rerun.md#how-it-works).
  */
-export async function reuseSourceSteps(c: Pick<RunCommitter, "snap" | "emit">, workflow: Workflow, store: RerunStore): Promise<boolean> {
+export async function reuseSourceSteps(
+  c: Pick<RunCommitter, "snap" | "emit">,
+  workflow: Workflow,
+  store: RerunStore,
+): Promise<boolean> {
   const s = c.snap;
   if (s.rerunOf === null || s.rerunFrom === null) return true;
   const source = await store.executions.get(s.rerunOf);
   const planned = source ? planRerun(source.value, s.rerunFrom, workflow) : null;
   if (!source || !planned || !planned.ok) {
-    failRerun(c, `cannot rerun execution ${s.rerunOf}: ${planned && !planned.ok ? planned.problem.message : "it does not exist"}`);
+    failRerun(
+      c,
+      `cannot rerun execution ${s.rerunOf}: ${planned && !planned.ok ? planned.problem.message : "it does not exist"}`,
+    );
     return false;
   }
   const { plan } = planned;
@@ -47,12 +54,20 @@ export async function reuseSourceSteps(c: Pick<RunCommitter, "snap" | "emit">, w
  * ids derive from the rerun and the source artifact, so a start handled twice (a redelivery)
  * makes each record once; an artifact whose record is gone is left out.
  */
-async function shareArtifacts(artifacts: RerunStore["artifacts"], s: ExecutionSnapshot, ids: readonly string[]): Promise<string[]> {
+async function shareArtifacts(
+  artifacts: RerunStore["artifacts"],
+  s: ExecutionSnapshot,
+  ids: readonly string[],
+): Promise<string[]> {
   const shared: string[] = [];
   for (const id of ids) {
     const original = await artifacts.get(id);
     if (!original) continue;
-    const record = { ...original.value, id: derivedId(original.value.createdAt, `rerun:${s.id}:${id}`), executionId: s.id };
+    const record = {
+      ...original.value,
+      id: derivedId(original.value.createdAt, `rerun:${s.id}:${id}`),
+      executionId: s.id,
+    };
     try {
       await artifacts.create(record);
     } catch (err) {

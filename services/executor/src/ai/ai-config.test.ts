@@ -18,7 +18,16 @@ describe("WF_LLM_PROVIDERS and WF_LLM_PRICES", () => {
       await writeFile(file, JSON.stringify([PROVIDER]));
       const fromFile = loadConfig({ WF_LLM_PROVIDERS: file, WF_LLM_PRICES: '{"gpt-*": {"input": 1, "output": 2}}' });
       expect(fromFile.WF_LLM_PROVIDERS).toEqual([
-        { ...PROVIDER, headers: {}, query: {}, structuredOutput: true, timeoutMs: 120_000, maxRetries: 3, retryBaseMs: 500, maxRetryDelayMs: 30_000 },
+        {
+          ...PROVIDER,
+          headers: {},
+          query: {},
+          structuredOutput: true,
+          timeoutMs: 120_000,
+          maxRetries: 3,
+          retryBaseMs: 500,
+          maxRetryDelayMs: 30_000,
+        },
       ]);
       expect(fromFile.WF_LLM_PRICES).toEqual({ "gpt-*": { input: 1, output: 2 } });
     } finally {
@@ -38,12 +47,18 @@ describe("WF_LLM_PROVIDERS and WF_LLM_PRICES", () => {
     expect((err as Error).message).toContain("WF_LLM_PROVIDERS=(hidden)");
     expect((err as Error).message).not.toContain("sk-inline-secret-value");
     expect(() => loadConfig({ WF_LLM_PRICES: "{not json" })).toThrow(/WF_LLM_PRICES=.*is not valid JSON/);
-    expect(() => loadConfig({ WF_LLM_PRICES: "/no/such/prices.json" })).toThrow(/WF_LLM_PRICES=.*neither inline JSON nor a readable file/);
+    expect(() => loadConfig({ WF_LLM_PRICES: "/no/such/prices.json" })).toThrow(
+      /WF_LLM_PRICES=.*neither inline JSON nor a readable file/,
+    );
   });
 
   it("a provider whose key variable is unset stops the executor's start", () => {
-    const config = loadConfig({ WF_LLM_PROVIDERS: JSON.stringify([{ ...PROVIDER, apiKey: undefined, apiKeyEnv: "WF_TEST_UNSET_KEY" }]) });
-    expect(() => LlmGateway.fromConfig(config, {})).toThrow(/provider p takes its key from WF_TEST_UNSET_KEY, which is not set/);
+    const config = loadConfig({
+      WF_LLM_PROVIDERS: JSON.stringify([{ ...PROVIDER, apiKey: undefined, apiKeyEnv: "WF_TEST_UNSET_KEY" }]),
+    });
+    expect(() => LlmGateway.fromConfig(config, {})).toThrow(
+      /provider p takes its key from WF_TEST_UNSET_KEY, which is not set/,
+    );
   });
 });
 
@@ -53,7 +68,9 @@ describe("prices", () => {
     expect(priceOf(table, "gpt-4o")).toEqual({ input: 5, output: 15 });
     expect(priceOf(table, "gpt-4o-mini")).toEqual({ input: 1, output: 2 });
     expect(priceOf(table, "llama3")).toBeNull();
-    expect(costOf({ promptTokens: 1_000_000, completionTokens: 500_000, totalTokens: 1_500_000 }, priceOf(table, "gpt-4o"))).toBe(12.5);
+    expect(
+      costOf({ promptTokens: 1_000_000, completionTokens: 500_000, totalTokens: 1_500_000 }, priceOf(table, "gpt-4o")),
+    ).toBe(12.5);
     expect(costOf({ promptTokens: 10, completionTokens: 10, totalTokens: 20 }, null)).toBe(0);
   });
 });

@@ -34,12 +34,18 @@ export class LlmGateway {
   ) {}
 
   /** Fails at start-up, naming the variable, when a provider's key variable is not set. */
-  static fromConfig(config: Pick<Config, "WF_LLM_PROVIDERS" | "WF_LLM_PRICES">, env: NodeJS.ProcessEnv = process.env): LlmGateway {
+  static fromConfig(
+    config: Pick<Config, "WF_LLM_PROVIDERS" | "WF_LLM_PRICES">,
+    env: NodeJS.ProcessEnv = process.env,
+  ): LlmGateway {
     const routes = (config.WF_LLM_PROVIDERS ?? []).map((cfg): Route => {
       let key = cfg.apiKey;
       if (cfg.apiKeyEnv !== undefined) {
         key = env[cfg.apiKeyEnv];
-        if (!key) throw new ConfigError(`WF_LLM_PROVIDERS: provider ${cfg.name} takes its key from ${cfg.apiKeyEnv}, which is not set`);
+        if (!key)
+          throw new ConfigError(
+            `WF_LLM_PROVIDERS: provider ${cfg.name} takes its key from ${cfg.apiKeyEnv}, which is not set`,
+          );
       }
       const provider = cfg.protocol === "openai" ? new OpenAiProvider(cfg) : new AnthropicProvider(cfg);
       return { cfg, provider, key };
@@ -52,9 +58,16 @@ export class LlmGateway {
   }
 
   async chat(req: ChatRequest, opts: LlmCallOptions): Promise<LlmAnswer> {
-    const route = this.routes.find((r) => r.cfg.models === undefined || r.cfg.models.some((p) => modelMatches(p, req.model)));
+    const route = this.routes.find(
+      (r) => r.cfg.models === undefined || r.cfg.models.some((p) => modelMatches(p, req.model)),
+    );
     if (!route) {
-      throw new ProviderError("none", null, `no LLM provider serves model \`${req.model}\`: add one to WF_LLM_PROVIDERS (docs/ai-steps.md)`, false);
+      throw new ProviderError(
+        "none",
+        null,
+        `no LLM provider serves model \`${req.model}\`: add one to WF_LLM_PROVIDERS (docs/ai-steps.md)`,
+        false,
+      );
     }
     let apiKey = route.key;
     if (route.cfg.apiKeySecret !== undefined) {
@@ -68,7 +81,11 @@ export class LlmGateway {
         );
       }
     }
-    const answer = await route.provider.chat(req, { signal: opts.signal, apiKey, ...(opts.onText ? { onText: opts.onText } : {}) });
+    const answer = await route.provider.chat(req, {
+      signal: opts.signal,
+      apiKey,
+      ...(opts.onText ? { onText: opts.onText } : {}),
+    });
     return { ...answer, provider: route.cfg.name, costUsd: costOf(answer.usage, this.price(req.model)) };
   }
 }

@@ -83,14 +83,24 @@ export class McpPool {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal }).catch((err: unknown) => {
         throw new McpConnectError(server, err);
       });
-      for (const t of page.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> });
+      for (const t of page.tools)
+        tools.push({
+          name: t.name,
+          description: t.description ?? "",
+          inputSchema: t.inputSchema as Record<string, unknown>,
+        });
       cursor = page.nextCursor;
     } while (cursor);
     return tools;
   }
 
   /** A failing tool is an error result for the model, never an exception. */
-  async call(server: McpServerTarget, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpToolResult> {
+  async call(
+    server: McpServerTarget,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<McpToolResult> {
     try {
       const { client } = await this.connection(server, signal);
       const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal });
@@ -106,7 +116,9 @@ export class McpPool {
     const connections = [...this.connections.values()];
     this.connections.clear();
     // Bounded: a server that does not answer must not hold the executor's slot.
-    await Promise.all(connections.map((c) => Promise.race([c.then(end).catch(() => undefined), delay(CLOSE_TIMEOUT_MS)])));
+    await Promise.all(
+      connections.map((c) => Promise.race([c.then(end).catch(() => undefined), delay(CLOSE_TIMEOUT_MS)])),
+    );
   }
 
   private connection(server: McpServerTarget, signal: AbortSignal): Promise<Connection> {
@@ -133,13 +145,24 @@ export class McpPool {
         throw new McpConnectError(server, new Error("`url` is not a URL"));
       }
       const egress = egressFetch({ policy: this.opts.egress });
-      transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers ?? {} }, fetch: egress.fetch });
+      transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: server.headers ?? {} },
+        fetch: egress.fetch,
+      });
       release = async () => egress.close();
     } else if (server.command?.length) {
-      if (!this.opts.stdio) throw new McpConnectError(server, new Error("stdio MCP servers are disabled on this service (WF_MCP_STDIO=0)"), false);
+      if (!this.opts.stdio)
+        throw new McpConnectError(
+          server,
+          new Error("stdio MCP servers are disabled on this service (WF_MCP_STDIO=0)"),
+          false,
+        );
       const refusal = this.opts.stdio.refusal(server.command);
       if (refusal) throw new McpConnectError(server, new Error(refusal), false);
-      transport = this.opts.stdio.transport(server.command, { owner: this.opts.owner, timeoutMs: server.timeoutMs ?? MCP_STDIO_MAX_MS });
+      transport = this.opts.stdio.transport(server.command, {
+        owner: this.opts.owner,
+        timeoutMs: server.timeoutMs ?? MCP_STDIO_MAX_MS,
+      });
     } else {
       throw new McpConnectError(server, new Error("neither `url` nor `command`"));
     }
@@ -172,7 +195,12 @@ async function end({ client, transport, release }: Connection): Promise<void> {
 /** Text blocks as they are; other content named, so the model knows it was there. */
 function resultText(result: Awaited<ReturnType<Client["callTool"]>>): string {
   const content = Array.isArray(result.content)
-    ? (result.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } }[])
+    ? (result.content as {
+        type: string;
+        text?: string;
+        mimeType?: string;
+        resource?: { uri?: string; text?: string };
+      }[])
     : [];
   const parts = content.map((c) => {
     if (c.type === "text") return c.text ?? "";

@@ -34,6 +34,8 @@ export function checkAnswer(text: string, validate: ValidateFunction): SchemaChe
     return { ok: false, problems: "the answer is not JSON" };
   }
   if (validate(value)) return { ok: true, value };
-  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(root)"} ${e.message ?? "is invalid"}`).join("; ");
+  const problems = (validate.errors ?? [])
+    .map((e) => `${e.instancePath || "(root)"} ${e.message ?? "is invalid"}`)
+    .join("; ");
   return { ok: false, problems };
 }

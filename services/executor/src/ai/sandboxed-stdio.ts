@@ -77,7 +77,10 @@ class SandboxedStdioTransport implements Transport {
     if (this.process) {
       this.process.end();
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.process.result, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+      await Promise.race([
+        this.process.result,
+        new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS))),
+      ]);
       clearTimeout(timer);
       this.process.kill();
     }

@@ -32,7 +32,8 @@ describe("the executor's yield to triggers", () => {
 
   it("runs at full concurrency after the longest yield in a row, until its backlog is drained", () => {
     const y = new BacklogYield({ ...settings, maxMs: 2_000 });
-    const grows = (from: number, n: number): [number, number][] => Array.from({ length: n }, (_, i) => [from + i * 500, (from + i * 500) * 2]);
+    const grows = (from: number, n: number): [number, number][] =>
+      Array.from({ length: n }, (_, i) => [from + i * 500, (from + i * 500) * 2]);
     expect(limits(y, grows(0, 6))).toEqual([64, 4, 4, 4, 4, 64]);
     expect(y.state().kind).toBe("spent");
     // Still growing, then shrinking but not drained: it stays at full concurrency, and does not yield again.

@@ -49,7 +49,8 @@ export class BacklogYield implements ConcurrencyBound {
     if (last === null || at <= last.at || !this.yields()) return;
     const growthPerSec = ((pending - last.pending) * 1_000) / (at - last.at);
     const state = this.#state;
-    if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec) this.#move({ kind: "yielding", since: at });
+    if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec)
+      this.#move({ kind: "yielding", since: at });
     else if (state.kind === "yielding" && growthPerSec <= 0) this.#move({ kind: "full" });
     else if (state.kind === "yielding" && at - state.since >= this.settings.maxMs) this.#move({ kind: "spent" });
     else if (state.kind === "spent" && pending <= this.settings.full) this.#move({ kind: "full" });

@@ -27,10 +27,17 @@ export function followBacklog(opts: {
     const state = yieldTo.state();
     executorConcurrency.set(yieldTo.current());
     if (state.kind === "yielding")
-      log.info("the work queue grows fast: triggers first, executions taken fewer at once until it stops growing", { concurrency: yieldTo.current() });
+      log.info("the work queue grows fast: triggers first, executions taken fewer at once until it stops growing", {
+        concurrency: yieldTo.current(),
+      });
     else if (state.kind === "spent")
-      log.warn("the work queue has grown for the longest yield in a row: executions taken at full concurrency again", { concurrency: yieldTo.current() });
-    else log.info("the work queue no longer grows: executions taken at full concurrency", { concurrency: yieldTo.current() });
+      log.warn("the work queue has grown for the longest yield in a row: executions taken at full concurrency again", {
+        concurrency: yieldTo.current(),
+      });
+    else
+      log.info("the work queue no longer grows: executions taken at full concurrency", {
+        concurrency: yieldTo.current(),
+      });
   });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -3,7 +3,9 @@ import type { ConcurrencyBound } from "@wf/shared/nats";
 /** What one consumer reports of itself to its bound (consumeCommands' `observe`). */
 interface Lane {
   inHand: number;
-  /** Messages its consumer holds beyond those delivered, as the last one delivered said; 0 once a fetch came back empty. */
+  /**
+   * Messages its consumer holds beyond those delivered, as the last one delivered said; 0 once a fetch came back empty.
+   */
   pending: number;
   listeners: Set<() => void>;
 }

@@ -29,11 +29,15 @@ export class ArtifactSet {
       throw new ArtifactLimitError(`more than ${this.limits.artifactFiles} artifact files (the limit per step)`);
     }
     if (size > this.limits.artifactFileBytes) {
-      throw new ArtifactLimitError(`artifact ${path} exceeds ${describeBytes(this.limits.artifactFileBytes)} (the limit per file)`);
+      throw new ArtifactLimitError(
+        `artifact ${path} exceeds ${describeBytes(this.limits.artifactFileBytes)} (the limit per file)`,
+      );
     }
     const total = this.total - (replaced ?? 0) + size;
     if (total > this.limits.artifactTotalBytes) {
-      throw new ArtifactLimitError(`artifacts exceed ${describeBytes(this.limits.artifactTotalBytes)} in all (the limit per step)`);
+      throw new ArtifactLimitError(
+        `artifacts exceed ${describeBytes(this.limits.artifactTotalBytes)} in all (the limit per step)`,
+      );
     }
     this.total = total;
     this.sizes.set(path, size);
@@ -52,7 +56,14 @@ export class ArtifactSet {
 /** A relative path inside the artifacts directory, normalised, or an error for anything else. */
 export function artifactPath(path: string): string {
   const normal = posix.normalize(path.replaceAll("\\", "/"));
-  if (path === "" || path.includes("\0") || posix.isAbsolute(normal) || normal === "." || normal.startsWith("../") || normal === "..") {
+  if (
+    path === "" ||
+    path.includes("\0") ||
+    posix.isAbsolute(normal) ||
+    normal === "." ||
+    normal.startsWith("../") ||
+    normal === ".."
+  ) {
     throw new ArtifactLimitError(`artifact path ${JSON.stringify(path)} is not a relative file path`);
   }
   return normal;
@@ -91,7 +102,8 @@ export async function readArtifactStream(stream: Readable, limits: ArtifactLimit
       }
       const newline = buffer.indexOf(10);
       if (newline < 0) {
-        if (buffer.length > MAX_HEADER_BYTES) throw new ArtifactLimitError("artifacts could not be read: a malformed stream");
+        if (buffer.length > MAX_HEADER_BYTES)
+          throw new ArtifactLimitError("artifacts could not be read: a malformed stream");
         break;
       }
       const header = Header.safeParse(parseJson(buffer.subarray(0, newline).toString("utf8")));

@@ -26,8 +26,13 @@ describe("Bash code steps", () => {
   });
 
   it("sees vars, input and item as WF_ variables", async () => {
-    const code = 'printf \'%s|%s|%s|%s|%s|%s\\n\' "$WF_VAR_s" "$WF_VAR_n" "$WF_VAR_list" "$WF_INPUT" "$WF_ITEM" "$WF_ITEM_name"';
-    const req = sh(code, { vars: { s: "two words", n: 1.5, list: ["a", 2] }, input: { q: 1 }, item: { name: "it", n: 2 } });
+    const code =
+      'printf \'%s|%s|%s|%s|%s|%s\\n\' "$WF_VAR_s" "$WF_VAR_n" "$WF_VAR_list" "$WF_INPUT" "$WF_ITEM" "$WF_ITEM_name"';
+    const req = sh(code, {
+      vars: { s: "two words", n: 1.5, list: ["a", 2] },
+      input: { q: 1 },
+      item: { name: "it", n: 2 },
+    });
     expect(await runner.run(req)).toMatchObject({
       ok: true,
       output: 'two words|1.5|["a",2]|{"q":1}|{"name":"it","n":2}|it',
@@ -42,20 +47,35 @@ describe("Bash code steps", () => {
 
   it("fails on a non-zero exit with the tail of stderr", async () => {
     const result = await runner.run(sh("echo out; echo 'it broke' >&2; exit 4"));
-    expect(result).toMatchObject({ ok: false, timedOut: false, error: "exited with code 4: it broke", logs: ["it broke", "out"] });
+    expect(result).toMatchObject({
+      ok: false,
+      timedOut: false,
+      error: "exited with code 4: it broke",
+      logs: ["it broke", "out"],
+    });
   });
 
   it("runs in a clean environment, in a private directory removed afterwards", async () => {
-    const code = 'touch file; echo "$WF_TEST_SECRET|$HOME|$WF_ARTIFACTS_DIR|$(pwd)"; ls "$WF_ARTIFACTS_DIR/.." | tr "\\n" " "';
-    expect(await runner.run(sh(code))).toMatchObject({ ok: true, output: "|/step|/step/artifacts|/step\nartifacts file" });
+    const code =
+      'touch file; echo "$WF_TEST_SECRET|$HOME|$WF_ARTIFACTS_DIR|$(pwd)"; ls "$WF_ARTIFACTS_DIR/.." | tr "\\n" " "';
+    expect(await runner.run(sh(code))).toMatchObject({
+      ok: true,
+      output: "|/step|/step/artifacts|/step\nartifacts file",
+    });
     await waitFor(() => runDirs().length === 0, { what: "the run directory to be removed" });
   });
 
   it("kills background children at the timeout", async () => {
     const [a, b] = [sleepMarker(), sleepMarker()];
     const lines: string[] = [];
-    const running = runner.run(sh(`sleep ${a} & sleep ${b} & echo started; wait`, { timeoutMs: 2000 }), undefined, (line) => lines.push(line));
-    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, { what: "both children to run" });
+    const running = runner.run(
+      sh(`sleep ${a} & sleep ${b} & echo started; wait`, { timeoutMs: 2000 }),
+      undefined,
+      (line) => lines.push(line),
+    );
+    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, {
+      what: "both children to run",
+    });
     expect(await running).toMatchObject({ ok: false, timedOut: true, error: "timed out after 2 s" });
     await waitFor(() => sleepers(a).length + sleepers(b).length === 0, { what: "both children to be gone" });
   });
@@ -71,7 +91,11 @@ describe("Bash code steps", () => {
     const marker = sleepMarker();
     const controller = new AbortController();
     const lines: string[] = [];
-    const running = runner.run(sh(`sleep ${marker} & echo started; wait`, { timeoutMs: 60_000 }), controller.signal, (line) => lines.push(line));
+    const running = runner.run(
+      sh(`sleep ${marker} & echo started; wait`, { timeoutMs: 60_000 }),
+      controller.signal,
+      (line) => lines.push(line),
+    );
     await waitFor(() => lines.includes("started") && sleepers(marker).length === 1, { what: "the step to run" });
     controller.abort();
     expect(await running).toMatchObject({ ok: false, timedOut: false, error: "aborted" });

@@ -77,8 +77,10 @@ export class StepCgroups {
         const root = join(parent, String(process.pid));
         const steps = join(root, STEPS_CGROUP);
         mkdirSync(steps, { recursive: true });
-        if (controller === "memory") for (const [file, value] of memoryLimit(bound.memoryMb, steps)) writeFileSync(join(steps, file), value);
-        if (controller === "cpu") for (const [file, value] of cpuQuota(bound.cpus)) writeFileSync(join(root, file), value);
+        if (controller === "memory")
+          for (const [file, value] of memoryLimit(bound.memoryMb, steps)) writeFileSync(join(steps, file), value);
+        if (controller === "cpu")
+          for (const [file, value] of cpuQuota(bound.cpus)) writeFileSync(join(root, file), value);
         roots.set(controller, root);
       } catch {
         // not mounted here, or not ours to write: the limits it gives are reported missing
@@ -141,10 +143,15 @@ export class StepCgroups {
       if (!root) continue;
       const path = join(root, RUNNER_CGROUP);
       mkdirSync(path, { recursive: true });
-      for (const [file, value] of settings(controller, { processes: 0, ...limits }, path)) writeFileSync(join(path, file), value);
+      for (const [file, value] of settings(controller, { processes: 0, ...limits }, path))
+        writeFileSync(join(path, file), value);
       this.confined.set(controller, join(HIERARCHIES, controller, ownCgroup(controller)));
       writeFileSync(join(path, "cgroup.procs"), String(process.pid));
-      set.push(controller === "memory" ? `runner memory ${limits.memoryMb} MB (memory cgroup)` : `runner CPU ${limits.cpus} (cpu cgroup)`);
+      set.push(
+        controller === "memory"
+          ? `runner memory ${limits.memoryMb} MB (memory cgroup)`
+          : `runner CPU ${limits.cpus} (cpu cgroup)`,
+      );
     }
     return set;
   }
@@ -177,13 +184,15 @@ export class StepCgroup {
   /** Why the step must be (or was) stopped: a fork refused at the process limit, or memory run out. */
   limitReached(): string | undefined {
     const pids = this.paths.get("pids");
-    if (pids && /^max [1-9]/m.test(read(join(pids, "pids.events")))) return `exceeded the limit of ${this.limits.processes} processes`;
+    if (pids && /^max [1-9]/m.test(read(join(pids, "pids.events"))))
+      return `exceeded the limit of ${this.limits.processes} processes`;
     const memory = this.paths.get("memory");
     if (memory && /^oom_kill [1-9]/m.test(read(join(memory, "memory.oom_control")))) {
       // Killed at its own limit (its peak reached it: the kernel keeps no failure count here), or
       // as the biggest step when all of them reached theirs.
       const peak = Number(read(join(memory, "memory.max_usage_in_bytes")));
-      if (peak + PEAK_SLACK_BYTES >= this.limits.memoryMb * 1024 * 1024) return `exceeded the memory limit of ${this.limits.memoryMb} MB`;
+      if (peak + PEAK_SLACK_BYTES >= this.limits.memoryMb * 1024 * 1024)
+        return `exceeded the memory limit of ${this.limits.memoryMb} MB`;
       return `was stopped as the biggest of the steps running when together they reached the runner's bound of ${this.bound.memoryMb} MB for process steps (WF_SANDBOX_STEPS_MEMORY_MB)`;
     }
     return undefined;
@@ -223,7 +232,9 @@ function cpuQuota(cpus: number): Array<[string, string]> {
 function memoryLimit(memoryMb: number, path: string): Array<[string, string]> {
   const bytes = String(memoryMb * 1024 * 1024);
   // Where swap is accounted, memory plus swap is capped too: swap is no way around the limit.
-  const swap: Array<[string, string]> = existsSync(join(path, "memory.memsw.limit_in_bytes")) ? [["memory.memsw.limit_in_bytes", bytes]] : [];
+  const swap: Array<[string, string]> = existsSync(join(path, "memory.memsw.limit_in_bytes"))
+    ? [["memory.memsw.limit_in_bytes", bytes]]
+    : [];
   return [["memory.limit_in_bytes", bytes], ...swap];
 }
 

@@ -17,7 +17,9 @@ async function rootOfAnotherProcess(parent: string, die: boolean): Promise<{ roo
   const script = `import { makeCodeRoot } from ${JSON.stringify(CODE_ROOT)};
 const root = await makeCodeRoot(${JSON.stringify(parent)}, "wf-code-");
 process.stdout.write(root + "\\n", () => ${die ? 'process.kill(process.pid, "SIGKILL")' : "setInterval(() => {}, 1000)"});`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise((done) => child.once("exit", done));
   let out = "";
   for await (const chunk of child.stdout) {
@@ -72,7 +74,10 @@ describe("code roots (where an executor's code runs keep their directories)", ()
         await mkdir(dir);
         kept.push(dir);
       }
-      await writeFile(join(parent, "wf-sandbox-dead", ".owner.json"), JSON.stringify({ bootId, pidNamespace, pid: deadPid }));
+      await writeFile(
+        join(parent, "wf-sandbox-dead", ".owner.json"),
+        JSON.stringify({ bootId, pidNamespace, pid: deadPid }),
+      );
 
       const root = await makeCodeRoot(parent, "wf-code-");
       expect((await readdir(parent)).sort()).toEqual([...kept, root].map((d) => d.slice(parent.length + 1)).sort());

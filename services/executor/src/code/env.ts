@@ -21,10 +21,20 @@ const NO_PROXY = "localhost,127.0.0.1,::1";
  */
 function proxyEnv(proxy: string | undefined): Record<string, string> {
   if (!proxy) return {};
-  return { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy, NO_PROXY, no_proxy: NO_PROXY, NODE_USE_ENV_PROXY: "1" };
+  return {
+    HTTP_PROXY: proxy,
+    HTTPS_PROXY: proxy,
+    http_proxy: proxy,
+    https_proxy: proxy,
+    NO_PROXY,
+    no_proxy: NO_PROXY,
+    NODE_USE_ENV_PROXY: "1",
+  };
 }
 
-/** The environment of a process of the sandbox that is no step (an MCP server): where programs are, its home, its proxy. */
+/**
+ * The environment of a process of the sandbox that is no step (an MCP server): where programs are, its home, its proxy.
+ */
 export function processEnv(base: BaseEnv, home: string, proxy: string | undefined): Record<string, string> {
   return { PATH: base.PATH, LANG: base.LANG, HOME: home, ...proxyEnv(proxy) };
 }

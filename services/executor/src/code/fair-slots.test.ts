@@ -5,7 +5,8 @@ const never = 60_000;
 
 /** Acquires for `owner` and records the order slots were granted in. */
 function taker(slots: FairSlots, order: string[], shares: Record<string, number> = {}) {
-  return (owner: string, signal?: AbortSignal) => slots.acquire(owner, shares[owner] ?? 1, signal).then((held) => (held ? order.push(owner) : 0));
+  return (owner: string, signal?: AbortSignal) =>
+    slots.acquire(owner, shares[owner] ?? 1, signal).then((held) => (held ? order.push(owner) : 0));
 }
 
 describe("FairSlots", () => {
@@ -32,7 +33,12 @@ describe("FairSlots", () => {
     const waiting = take("free").then(() => (second = true));
     await take("pro");
     await take("pro");
-    expect([order, second, slots.wouldWait("free", 1), slots.wouldWait("pro", 4)]).toEqual([["free", "pro", "pro"], false, true, true]);
+    expect([order, second, slots.wouldWait("free", 1), slots.wouldWait("pro", 4)]).toEqual([
+      ["free", "pro", "pro"],
+      false,
+      true,
+      true,
+    ]);
     slots.release("free");
     await waiting;
     expect(order).toEqual(["free", "pro", "pro", "free"]);

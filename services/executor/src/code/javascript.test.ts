@@ -98,7 +98,10 @@ describe("JavaScript code steps", () => {
     results.forEach((result, i) => {
       expect(result).toMatchObject({ ok: true, output: { seen: "undefined", mine: i, bare: i } });
     });
-    expect(await runner.run(js("return [typeof mine, typeof globalThis.mine]"))).toMatchObject({ ok: true, output: ["undefined", "undefined"] });
+    expect(await runner.run(js("return [typeof mine, typeof globalThis.mine]"))).toMatchObject({
+      ok: true,
+      output: ["undefined", "undefined"],
+    });
   });
 
   it("gives every step a fresh global scope and untouched intrinsics, whatever an earlier step of its workflow did", async () => {
@@ -147,10 +150,16 @@ describe("JavaScript code steps", () => {
   it("does not hold another owner's step back behind one owner's steps stuck in endless loops", async () => {
     // More than the isolates a runner keeps and than one free owner's share of them (2 each here).
     const order: string[] = [];
-    const stuck = Array.from({ length: 4 }, () => runner.run(js("while (true) {}", { owner: "looper", timeoutMs: 2_000 })).then(() => order.push("stuck")));
-    const quick = runner.run(js("return 'quick'", { owner: "other" })).then((r) => order.push(r.ok ? String(r.output) : r.error));
+    const stuck = Array.from({ length: 4 }, () =>
+      runner.run(js("while (true) {}", { owner: "looper", timeoutMs: 2_000 })).then(() => order.push("stuck")),
+    );
+    const quick = runner
+      .run(js("return 'quick'", { owner: "other" }))
+      .then((r) => order.push(r.ok ? String(r.output) : r.error));
     // The looper's own next step waits for its share: behind its own stuck steps, not beside them.
-    const own = runner.run(js("return 'own'", { owner: "looper" })).then((r) => order.push(r.ok ? String(r.output) : r.error));
+    const own = runner
+      .run(js("return 'own'", { owner: "looper" }))
+      .then((r) => order.push(r.ok ? String(r.output) : r.error));
     await Promise.all([...stuck, quick, own]);
     expect(order[0]).toBe("quick");
     expect(order.indexOf("own")).toBeGreaterThan(order.indexOf("stuck"));
@@ -169,7 +178,13 @@ describe("JavaScript code steps", () => {
       return { reachable, viaFunction, viaConstructor, own: Object.getOwnPropertyNames(globalThis), globals };`;
     const result = await runner.run(js(code));
     if (!result.ok) throw new Error(result.error);
-    const output = result.output as { reachable: Record<string, string>; viaFunction: string; viaConstructor: string; own: string[]; globals: string[] };
+    const output = result.output as {
+      reachable: Record<string, string>;
+      viaFunction: string;
+      viaConstructor: string;
+      own: string[];
+      globals: string[];
+    };
     for (const [name, type] of Object.entries(output.reachable)) {
       expect([name, type]).toEqual([name, name === "WebAssembly" ? "ReferenceError" : "undefined"]);
     }
@@ -189,13 +204,22 @@ describe("JavaScript code steps", () => {
   });
 
   it("runs TypeScript with its types stripped, keeping line numbers", async () => {
-    const ok = await runner.run({ ...js("const n: number = input.n;\nreturn (n * 2) as number;"), language: "typescript", input: { n: 4 } });
+    const ok = await runner.run({
+      ...js("const n: number = input.n;\nreturn (n * 2) as number;"),
+      language: "typescript",
+      input: { n: 4 },
+    });
     expect(ok).toMatchObject({ ok: true, output: 8 });
-    const thrown = await runner.run({ ...js("interface A { a: string }\nthrow new Error('typed');"), language: "typescript" });
+    const thrown = await runner.run({
+      ...js("interface A { a: string }\nthrow new Error('typed');"),
+      language: "typescript",
+    });
     expect(!thrown.ok && thrown.error).toBe("Error: typed (line 2)");
   });
 
   it("rejects a language it does not know", async () => {
-    await expect(runner.run({ ...js("puts 1"), language: "cobol" as CodeLanguage })).rejects.toBeInstanceOf(UnsupportedLanguageError);
+    await expect(runner.run({ ...js("puts 1"), language: "cobol" as CodeLanguage })).rejects.toBeInstanceOf(
+      UnsupportedLanguageError,
+    );
   });
 });

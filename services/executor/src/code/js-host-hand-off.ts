@@ -37,7 +37,8 @@ export class JsHostHandOff {
     if (this.closed) return;
     if (this.current) this.kill(this.current, "its client asked for another");
     const proc = spawnRunner(this.host, false);
-    // Not read here: what the host writes first (its "ready") is its client's, left in the socket until it is handed over.
+    // Not read here: what the host writes first (its "ready") is its client's, left in the socket until it is handed
+    // over.
     const socket = (proc.stdio[3] as Socket).pause();
     const host: Host = { gen: ++this.gen, proc, stderrTail: stderrTail(proc) };
     // "exit", then stderr drained: "close" would wait for the socket handed over, closed here without a word.
@@ -47,7 +48,11 @@ export class JsHostHandOff {
         void drained(proc).then(() => {
           if (this.current === host) this.current = undefined;
           const how = host.killedBecause ?? `exited unexpectedly (${signal ?? `code ${code}`})`;
-          this.channel.send({ t: "js-host-ended", gen: host.gen, reason: endedBecause(this.host.what, how, host.stderrTail()) });
+          this.channel.send({
+            t: "js-host-ended",
+            gen: host.gen,
+            reason: endedBecause(this.host.what, how, host.stderrTail()),
+          });
         }),
     );
     proc.on("error", () => proc.kill("SIGKILL"));

@@ -35,7 +35,13 @@ export class JsHostLink {
     try {
       conn = await this.connection();
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err), logs: [], artifacts: [], timedOut: false };
+      return {
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+        logs: [],
+        artifacts: [],
+        timedOut: false,
+      };
     }
     return conn.run(req, limits, signal, onLog);
   }
@@ -77,7 +83,12 @@ export class JsHostLink {
     if (!(handle instanceof Socket)) return;
     const { gen } = msg;
     const conn = new RunnerConnection(handle, (why) => this.request({ t: "js-host-kill", gen, why }), true, false);
-    handle.on("close", () => setTimeout(() => conn.fail(new Error("the JavaScript host process closed its connection")), REASON_WAIT_MS).unref());
+    handle.on("close", () =>
+      setTimeout(
+        () => conn.fail(new Error("the JavaScript host process closed its connection")),
+        REASON_WAIT_MS,
+      ).unref(),
+    );
     if (this.failure) return conn.fail(this.failure);
     this.current = { gen, conn };
     this.asked = false;

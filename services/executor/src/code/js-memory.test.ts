@@ -43,7 +43,9 @@ describe("JavaScript steps' memory, all of it counted", () => {
   beforeAll(async () => {
     runner = await createCodeRunner({ jsMemoryLimitMb: HEAP_MB, pool: 1 });
     // Warm: the runner's realms made, its first steps run.
-    await Promise.all(Array.from({ length: 4 }, () => runner.run(step("javascript", "return new Uint8Array(1024).length"))));
+    await Promise.all(
+      Array.from({ length: 4 }, () => runner.run(step("javascript", "return new Uint8Array(1024).length"))),
+    );
     [runnerPid] = descendants(process.pid, RUNNER_PROCESS) as [number];
     [pid] = descendants(runnerPid, JS_HOST_PROCESS) as [number];
   });
@@ -64,7 +66,10 @@ describe("JavaScript steps' memory, all of it counted", () => {
     expect(!result.ok && result.error).toBe(
       "ReferenceError: WebAssembly is not available in JavaScript steps: its memory would be outside the step's memory limit (line 4)",
     );
-    await waitFor(() => memory(pid, "VmRSS") < baseline + 64 * MB, { timeoutMs: 5_000, what: "the runner's memory back under its baseline + 64 MB" });
+    await waitFor(() => memory(pid, "VmRSS") < baseline + 64 * MB, {
+      timeoutMs: 5_000,
+      what: "the runner's memory back under its baseline + 64 MB",
+    });
   });
 
   it("runs the JavaScript host under a uid of its own, never root", () => {
@@ -90,8 +95,11 @@ describe("JavaScript steps' memory, all of it counted", () => {
 
   it("holds one owner's 16 concurrent steps of 120 MB of array buffers each to its share of the runner's isolates", async () => {
     const before = memory(pid, "VmHWM");
-    const code = "const held = []; for (let i = 0; i < 120; i++) held.push(new Uint8Array(1024 * 1024).fill(1)); return held.length;";
-    const results = await Promise.all(Array.from({ length: 16 }, () => runner.run(step("javascript", code, { owner: "fan-out", ownerPlan: "free" }))));
+    const code =
+      "const held = []; for (let i = 0; i < 120; i++) held.push(new Uint8Array(1024 * 1024).fill(1)); return held.length;";
+    const results = await Promise.all(
+      Array.from({ length: 16 }, () => runner.run(step("javascript", code, { owner: "fan-out", ownerPlan: "free" }))),
+    );
     expect(results.map((r) => (r.ok ? r.output : r.error))).toEqual(Array<number>(16).fill(120));
     // The runner's peak: its share (free: a quarter of its isolates) of 120 MB each and a step's
     // worth of slack, where each step in an isolate of its own took 16 x 120 MB.

@@ -8,7 +8,10 @@ import type { LogLines } from "./output";
 import { MAX_LOG_LINES } from "./output";
 
 /** SES (hardened JavaScript): `lockdown()` freezes every intrinsic of the realm it runs in. */
-const SES_SOURCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve("ses/package.json")), "dist", "ses.umd.min.js"), "utf8");
+const SES_SOURCE = readFileSync(
+  join(dirname(createRequire(import.meta.url).resolve("ses/package.json")), "dist", "ses.umd.min.js"),
+  "utf8",
+);
 
 /**
  * Errors keep their stacks (the step's line is read off them); `Error.prepareStackTrace` and
@@ -111,13 +114,19 @@ export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
   const context = await isolate.createContext();
   const sink: Sink = { step: 0 };
   // A line or file from an earlier step (a callback it left behind) is dropped, never given to the next.
-  const send = new ivm.Callback((step: number, line: string) => (step === sink.step ? sink.logs?.push(line) : undefined), { ignored: true });
+  const send = new ivm.Callback(
+    (step: number, line: string) => (step === sink.step ? sink.logs?.push(line) : undefined),
+    { ignored: true },
+  );
   const write = new ivm.Callback((step: number, path: string, content: string | Uint8Array) => {
     if (step === sink.step) sink.artifacts?.add(artifactPath(path), Buffer.from(content));
   });
   await context.eval(SES_SOURCE);
   await context.eval(LOCKDOWN);
-  const begin = await context.evalClosure(PRELUDE, [send, write], { filename: "prelude.js", result: { reference: true } });
+  const begin = await context.evalClosure(PRELUDE, [send, write], {
+    filename: "prelude.js",
+    result: { reference: true },
+  });
   return { context, begin: begin as ivm.Reference<unknown>, sink };
 }
 

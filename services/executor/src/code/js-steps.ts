@@ -48,10 +48,15 @@ const RUNNER_BASE_MB = 512;
  * all the cores but half of one, so that the service keeps some CPU whatever its steps do.
  */
 export function runnerBounds(shares: PoolShares = JS_SHARES): RunnerLimits {
-  return { memoryMb: shares.limit * DEFAULT_LIMITS.jsMemoryMb + RUNNER_BASE_MB, cpus: Math.max(1, availableParallelism() - 0.5) };
+  return {
+    memoryMb: shares.limit * DEFAULT_LIMITS.jsMemoryMb + RUNNER_BASE_MB,
+    cpus: Math.max(1, availableParallelism() - 0.5),
+  };
 }
 
-/** The bounds of JavaScript steps on a runner, for the start-up log; `uid`: its JavaScript host's, if it gave it one. */
+/**
+ * The bounds of JavaScript steps on a runner, for the start-up log; `uid`: its JavaScript host's, if it gave it one.
+ */
 export function describeJsBounds(uid: number | undefined, shares: PoolShares = JS_SHARES): string {
   const host = uid === undefined ? "the runner's uid" : `uid ${uid}`;
   return (
@@ -70,10 +75,10 @@ interface PooledIsolate {
 
 /**
  * JavaScript and TypeScript steps in pooled isolated-vm isolates, inside the sandbox's JavaScript host
- * (js-host-process.ts). Each isolate holds one realm made ahead (js-realm.ts) that any owner's step may
- * take: no step can change what another sees. A run stopped by its timeout, an abort or the memory
- * limit disposes its isolate. Owners take turns at the isolates (FairSlots), each up to its plan's
- * share. Why the process, not the isolate, is the boundary (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
+ * (js-host-process.ts). Each isolate holds one realm made ahead (js-realm.ts) that any owner's step may take: no step
+ * can change what another sees. A run stopped by its timeout, an abort or the memory limit disposes its isolate. Owners
+ * take turns at the isolates (FairSlots), each up to its plan's share. Why the process, not the isolate, is the
+ * boundary (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
  */
 export class JsSteps {
   private readonly idle = new Map<number, PooledIsolate[]>();
@@ -100,7 +105,12 @@ export class JsSteps {
     }
   }
 
-  private async runInSlot(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+  private async runInSlot(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal,
+    onLog?: LogListener,
+  ): Promise<RunResult> {
     const logs = new LogLines(onLog);
     const artifacts = new ArtifactSet(limits);
     const pooled = this.take(limits.jsMemoryMb);
@@ -209,7 +219,12 @@ function settledResult(settled: string, maxOutputBytes: number): RunResult {
 }
 
 /** `disposedAtMb`: the memory limit of the run's isolate, when something disposed it. */
-function failure(err: unknown, stopped: "timeout" | "aborted" | undefined, disposedAtMb: number | undefined, timeoutMs: number): Failure {
+function failure(
+  err: unknown,
+  stopped: "timeout" | "aborted" | undefined,
+  disposedAtMb: number | undefined,
+  timeoutMs: number,
+): Failure {
   const fail = (error: string, timedOut = false): Failure => ({ ok: false, error, timedOut, logs: [], artifacts: [] });
   if (stopped === "timeout") return fail(timeoutMessage(timeoutMs), true);
   if (stopped === "aborted") return fail("aborted");

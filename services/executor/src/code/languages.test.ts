@@ -54,7 +54,8 @@ f:close()`,
     vars: "const it: { name: string } = item;\nreturn { s: vars.s as string, list: vars.list, input, item: it.name }",
     fails: "const message: string = 'it broke';\nthrow new Error(message)",
     loops: "let n: number = 0;\nfor (;;) { n++ }",
-    artifact: "const bytes: Uint8Array = new Uint8Array([104, 101, 108, 108, 111]);\nartifacts.write('report/out.txt', bytes)",
+    artifact:
+      "const bytes: Uint8Array = new Uint8Array([104, 101, 108, 108, 111]);\nartifacts.write('report/out.txt', bytes)",
   },
   // argv, no shell: see the cli tests below.
   cli: { vars: "", fails: "", loops: "", artifact: "" },
@@ -81,39 +82,46 @@ describe("code steps in every language", () => {
   });
   const run = (req: CodeRequest) => runner.run(req);
 
-  describe.each((["python", "bash", "ruby", "lua", "javascript", "typescript"] as const).map((l) => [l]))("%s", (language) => {
-    const program = PROGRAMS[language];
+  describe.each((["python", "bash", "ruby", "lua", "javascript", "typescript"] as const).map((l) => [l]))(
+    "%s",
+    (language) => {
+      const program = PROGRAMS[language];
 
-    it("gets vars, input and item, and gives its output", async () => {
-      expect(await run(step(language, program.vars, GIVEN))).toMatchObject({
-        ok: true,
-        output: { s: "two words", list: [1, "a"], input: { q: 1 }, item: "it" },
+      it("gets vars, input and item, and gives its output", async () => {
+        expect(await run(step(language, program.vars, GIVEN))).toMatchObject({
+          ok: true,
+          output: { s: "two words", list: [1, "a"], input: { q: 1 }, item: "it" },
+        });
       });
-    });
 
-    it("fails with the error it reports", async () => {
-      const result = await run(step(language, program.fails));
-      expect(result).toMatchObject({ ok: false, timedOut: false });
-      expect(!result.ok && result.error).toMatch(FAILURE[language]);
-    });
-
-    it("is stopped at its timeout", async () => {
-      expect(await run(step(language, program.loops, { timeoutMs: 300 }))).toMatchObject({
-        ok: false,
-        timedOut: true,
-        error: "timed out after 0.3 s",
+      it("fails with the error it reports", async () => {
+        const result = await run(step(language, program.fails));
+        expect(result).toMatchObject({ ok: false, timedOut: false });
+        expect(!result.ok && result.error).toMatch(FAILURE[language]);
       });
-    });
 
-    it("returns the artifacts it wrote, with their relative paths", async () => {
-      const result = await run(step(language, program.artifact));
-      expect(result).toMatchObject({ ok: true, artifacts: [{ path: "report/out.txt", size: 5 }] });
-      expect(result.artifacts[0]?.content.toString()).toBe("hello");
-    });
-  });
+      it("is stopped at its timeout", async () => {
+        expect(await run(step(language, program.loops, { timeoutMs: 300 }))).toMatchObject({
+          ok: false,
+          timedOut: true,
+          error: "timed out after 0.3 s",
+        });
+      });
+
+      it("returns the artifacts it wrote, with their relative paths", async () => {
+        const result = await run(step(language, program.artifact));
+        expect(result).toMatchObject({ ok: true, artifacts: [{ path: "report/out.txt", size: 5 }] });
+        expect(result.artifacts[0]?.content.toString()).toBe("hello");
+      });
+    },
+  );
 
   describe("cli", () => {
-    const cli = (command: string[], extra: Partial<CodeRequest> = {}): CodeRequest => ({ ...step("cli", ""), command, ...extra });
+    const cli = (command: string[], extra: Partial<CodeRequest> = {}): CodeRequest => ({
+      ...step("cli", ""),
+      command,
+      ...extra,
+    });
 
     it("runs argv without a shell, with the variables in its environment", async () => {
       expect(await run(cli(["echo", "$HOME", "a  b", "*"]))).toMatchObject({ ok: true, output: "$HOME a  b *" });
@@ -126,8 +134,14 @@ describe("code steps in every language", () => {
         ok: false,
         error: "exited with code 1: cat: /no/such/file: No such file or directory",
       });
-      expect(await run(cli(["no-such-command-wf"]))).toMatchObject({ ok: false, error: "exited with code 127: no-such-command-wf: command not found" });
-      expect(await run(cli([]))).toMatchObject({ ok: false, error: "a cli step needs `command`, a non-empty list of strings" });
+      expect(await run(cli(["no-such-command-wf"]))).toMatchObject({
+        ok: false,
+        error: "exited with code 127: no-such-command-wf: command not found",
+      });
+      expect(await run(cli([]))).toMatchObject({
+        ok: false,
+        error: "a cli step needs `command`, a non-empty list of strings",
+      });
     });
 
     it("is stopped at its timeout", async () => {
@@ -142,8 +156,14 @@ describe("code steps in every language", () => {
   });
 
   it("names the package to install for an interpreter the runner lacks", () => {
-    expect(commandFor(step("ruby", "puts 1"), {})).toEqual({ error: "ruby is not installed on the sandbox runner: apt-get install ruby" });
-    expect(commandFor(step("lua", "print(1)"), {})).toEqual({ error: "lua5.4 is not installed on the sandbox runner: apt-get install lua5.4" });
-    expect(commandFor(step("ruby", "puts 1"), { ruby: "/usr/bin/ruby" })).toEqual({ argv: ["/usr/bin/ruby", "-e", "puts 1"] });
+    expect(commandFor(step("ruby", "puts 1"), {})).toEqual({
+      error: "ruby is not installed on the sandbox runner: apt-get install ruby",
+    });
+    expect(commandFor(step("lua", "print(1)"), {})).toEqual({
+      error: "lua5.4 is not installed on the sandbox runner: apt-get install lua5.4",
+    });
+    expect(commandFor(step("ruby", "puts 1"), { ruby: "/usr/bin/ruby" })).toEqual({
+      argv: ["/usr/bin/ruby", "-e", "puts 1"],
+    });
   });
 });

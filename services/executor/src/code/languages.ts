@@ -8,7 +8,10 @@ import type { CodeRequest } from "./types";
 type ExecLanguage = "bash" | "ruby" | "lua";
 
 /** The interpreters exec'd for a step: the first name found on PATH, and the Debian package that has it. */
-const INTERPRETERS: Record<ExecLanguage, { names: string[]; apt: string; argv: (path: string, code: string) => string[] }> = {
+const INTERPRETERS: Record<
+  ExecLanguage,
+  { names: string[]; apt: string; argv: (path: string, code: string) => string[] }
+> = {
   // No profile or rc file: the step sees exactly the environment it is given.
   bash: { names: ["bash"], apt: "bash", argv: (path, code) => [path, "--noprofile", "--norc", "-c", code] },
   ruby: { names: ["ruby"], apt: "ruby", argv: (path, code) => [path, "-e", code] },
@@ -41,7 +44,9 @@ export async function resolvePython(): Promise<Python> {
 /** The paths of the interpreters found on `path`, looked up once when the runner starts. */
 export function findInterpreters(path: string): Partial<Record<ExecLanguage, string>> {
   const found: Partial<Record<ExecLanguage, string>> = {};
-  for (const [language, { names }] of Object.entries(INTERPRETERS) as Array<[ExecLanguage, (typeof INTERPRETERS)[ExecLanguage]]>) {
+  for (const [language, { names }] of Object.entries(INTERPRETERS) as Array<
+    [ExecLanguage, (typeof INTERPRETERS)[ExecLanguage]]
+  >) {
     const executable = names.map((name) => findExecutable(name, path)).find(Boolean);
     if (executable) found[language] = executable;
   }
@@ -65,7 +70,10 @@ function findExecutable(name: string, path: string): string | undefined {
  * rather than a script file: no file to write and remove per step, at the price of the kernel's
  * 128 KiB per argument (such a step fails with E2BIG).
  */
-export function commandFor(req: CodeRequest, interpreters: Partial<Record<ExecLanguage, string>>): ZygoteCommand | { error: string } {
+export function commandFor(
+  req: CodeRequest,
+  interpreters: Partial<Record<ExecLanguage, string>>,
+): ZygoteCommand | { error: string } {
   switch (req.language) {
     case "python":
       return { code: req.code ?? "" };

@@ -9,7 +9,10 @@ import { step } from "./testing/processes";
 
 /** Proves a step is over and the runner still serves: one more step, after each that went wrong. */
 async function stillServing(runner: CodeRunner): Promise<void> {
-  expect(await runner.run(step("bash", "echo '{\"alive\": true}'"))).toMatchObject({ ok: true, output: { alive: true } });
+  expect(await runner.run(step("bash", "echo '{\"alive\": true}'"))).toMatchObject({
+    ok: true,
+    output: { alive: true },
+  });
   expect(await runner.run(step("javascript", "return 'alive'"))).toMatchObject({ ok: true, output: "alive" });
 }
 
@@ -51,7 +54,11 @@ describe("the sandbox of code steps: limits and artifacts", () => {
     expect(python).toMatchObject({ ok: false, timedOut: false, error: "exceeded the memory limit of 256 MB" });
     // Four processes of 100 MB each: each under the limit per process, together over the step's.
     const many = await runner.run(
-      step("bash", "for i in 1 2 3 4; do python3 -c 'import time; x = bytearray(100 * 2**20); time.sleep(20)' & done; wait", { timeoutMs: 30_000 }),
+      step(
+        "bash",
+        "for i in 1 2 3 4; do python3 -c 'import time; x = bytearray(100 * 2**20); time.sleep(20)' & done; wait",
+        { timeoutMs: 30_000 },
+      ),
     );
     expect(many).toMatchObject({ ok: false, timedOut: false, error: "exceeded the memory limit of 256 MB" });
     const js = await runner.run(step("javascript", "const a = []; for (;;) a.push('x'.repeat(1000) + a.length);"));
@@ -77,25 +84,39 @@ except OSError as e:
   });
 
   it("stops an endless loop at the timeout, and goes on serving", async () => {
-    expect(await runner.run(step("python", "while True: pass", { timeoutMs: 300 }))).toMatchObject({ ok: false, timedOut: true });
-    expect(await runner.run(step("javascript", "for (;;) {}", { timeoutMs: 300 }))).toMatchObject({ ok: false, timedOut: true });
+    expect(await runner.run(step("python", "while True: pass", { timeoutMs: 300 }))).toMatchObject({
+      ok: false,
+      timedOut: true,
+    });
+    expect(await runner.run(step("javascript", "for (;;) {}", { timeoutMs: 300 }))).toMatchObject({
+      ok: false,
+      timedOut: true,
+    });
     await stillServing(runner);
   });
 
   it("leaves nothing running after the timeout, not even a grandchild in a session of its own", async () => {
     const [a, b] = [sleepMarker(), sleepMarker()];
     const lines: string[] = [];
-    const running = runner.run(step("bash", `setsid sleep ${a} & (sleep ${b} & wait) & echo started; sleep 100`, { timeoutMs: 2000 }), undefined, (l) =>
-      lines.push(l),
+    const running = runner.run(
+      step("bash", `setsid sleep ${a} & (sleep ${b} & wait) & echo started; sleep 100`, { timeoutMs: 2000 }),
+      undefined,
+      (l) => lines.push(l),
     );
-    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, { what: "the grandchildren to run" });
+    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, {
+      what: "the grandchildren to run",
+    });
     expect(await running).toMatchObject({ ok: false, timedOut: true });
     await waitFor(() => sleepers(a).length + sleepers(b).length === 0, { what: "the grandchildren to be gone" });
   });
 
   it("cuts output beyond the limit and says so", async () => {
     const result = await runner.run(step("bash", "head -c 5000 /dev/zero | tr '\\0' x; echo; echo tail >&2"));
-    expect(result).toMatchObject({ ok: true, output: "x".repeat(1000), logs: ["tail", "x".repeat(1000), "[stdout truncated at 1000 bytes]"] });
+    expect(result).toMatchObject({
+      ok: true,
+      output: "x".repeat(1000),
+      logs: ["tail", "x".repeat(1000), "[stdout truncated at 1000 bytes]"],
+    });
   });
 
   it("fails a step past an artifact limit, naming it", async () => {
@@ -108,13 +129,20 @@ except OSError as e:
       error: "more than 3 artifact files (the limit per step)",
       artifacts: [],
     });
-    expect(await runner.run(step("bash", write({ big: 1001 })))).toMatchObject({ ok: false, error: "artifact big exceeds 1000 bytes (the limit per file)" });
+    expect(await runner.run(step("bash", write({ big: 1001 })))).toMatchObject({
+      ok: false,
+      error: "artifact big exceeds 1000 bytes (the limit per file)",
+    });
     expect(await runner.run(step("bash", write({ a: 900, b: 900, c: 900 })))).toMatchObject({
       ok: false,
       error: "artifacts exceed 2000 bytes in all (the limit per step)",
     });
     // RLIMIT_FSIZE stops a file one byte past the per-file limit.
-    expect(await runner.run(step("python", `import os\nopen(os.environ["WF_ARTIFACTS_DIR"] + "/huge", "wb").write(b"x" * 10**6)`))).toMatchObject({
+    expect(
+      await runner.run(
+        step("python", `import os\nopen(os.environ["WF_ARTIFACTS_DIR"] + "/huge", "wb").write(b"x" * 10**6)`),
+      ),
+    ).toMatchObject({
       ok: false,
       error: expect.stringMatching(/File too large[\s\S]*; artifact huge exceeds 1000 bytes \(the limit per file\)$/),
     });
@@ -135,7 +163,11 @@ mkdir sub && ln -s / sub/root
 ln /usr/bin/env hard 2>/dev/null || echo "no hard link"
 echo done`;
     const result = await runner.run(step("bash", code));
-    expect(result).toMatchObject({ ok: true, output: "no hard link\ndone", artifacts: [{ path: "real.txt", size: 5 }] });
+    expect(result).toMatchObject({
+      ok: true,
+      output: "no hard link\ndone",
+      artifacts: [{ path: "real.txt", size: 5 }],
+    });
     expect(result.artifacts).toHaveLength(1);
   });
 
@@ -166,8 +198,14 @@ print("done")`;
   it("streams log lines while the step runs", async () => {
     const marker = sleepMarker();
     const lines: string[] = [];
-    const running = runner.run(step("bash", `echo started; echo warming >&2; sleep ${marker}; echo finished`), undefined, (line) => lines.push(line));
-    await waitFor(() => lines.includes("started") && lines.includes("warming") && sleepers(marker).length === 1, { what: "the first lines" });
+    const running = runner.run(
+      step("bash", `echo started; echo warming >&2; sleep ${marker}; echo finished`),
+      undefined,
+      (line) => lines.push(line),
+    );
+    await waitFor(() => lines.includes("started") && lines.includes("warming") && sleepers(marker).length === 1, {
+      what: "the first lines",
+    });
     expect(lines).not.toContain("finished");
     // The step goes on once its sleep is over, ended from the host.
     process.kill(sleepers(marker)[0]!, "SIGKILL");
@@ -175,7 +213,9 @@ print("done")`;
     expect(lines).toContain("finished");
 
     const order: string[] = [];
-    const js = runner.run(step("javascript", "console.log('from js', 1); return 2"), undefined, (line) => order.push(line));
+    const js = runner.run(step("javascript", "console.log('from js', 1); return 2"), undefined, (line) =>
+      order.push(line),
+    );
     await js.then(() => order.push("resolved"));
     expect(order).toEqual(["from js 1", "resolved"]);
   });

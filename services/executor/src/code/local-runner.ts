@@ -66,11 +66,25 @@ export class LocalRunner {
     if (this.current?.conn.alive) return this.current.client;
     const proc = spawnRunner(this.opts, this.opts.handsOffJs === true);
     // Only a sandbox runner queues runs; the JavaScript host a runner relays to does not.
-    const conn = new RunnerConnection(proc.stdio[3] as Duplex, (why) => this.kill(incarnation, why), this.turns, this.opts.entry === "sandbox-process");
+    const conn = new RunnerConnection(
+      proc.stdio[3] as Duplex,
+      (why) => this.kill(incarnation, why),
+      this.turns,
+      this.opts.entry === "sandbox-process",
+    );
     const link = this.opts.handsOffJs ? new JsHostLink(proc) : undefined;
-    const incarnation: Incarnation = { proc, conn, link, client: link ? new RoutedRunner(conn, link) : conn, stderrTail: stderrTail(proc) };
+    const incarnation: Incarnation = {
+      proc,
+      conn,
+      link,
+      client: link ? new RoutedRunner(conn, link) : conn,
+      stderrTail: stderrTail(proc),
+    };
     const fail = (how: string): void =>
-      failRuns(incarnation, new Error(endedBecause(this.opts.what, incarnation.killedBecause ?? how, incarnation.stderrTail())));
+      failRuns(
+        incarnation,
+        new Error(endedBecause(this.opts.what, incarnation.killedBecause ?? how, incarnation.stderrTail())),
+      );
     // "close" rather than "exit": it comes after stderr is drained, so the error carries all of it.
     proc.on("close", (code, signal) => fail(`exited unexpectedly (${signal ?? `code ${code}`})`));
     proc.on("error", (err) => {
@@ -154,7 +168,11 @@ export function spawnRunner(opts: RunnerProcess, ipc: boolean): ChildProcess {
  * directory, where another process could rewrite what the next runner loads.
  */
 function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", LANG: process.env.LANG ?? "C.UTF-8", TSX_DISABLE_CACHE: "1" };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    LANG: process.env.LANG ?? "C.UTF-8",
+    TSX_DISABLE_CACHE: "1",
+  };
   if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   return env;
 }

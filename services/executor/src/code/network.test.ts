@@ -30,7 +30,10 @@ describe("the sandbox of code steps: the network", () => {
     // The operator allows a loopback address of the host (as a test must, to reach its own
     // servers); the rest of the default refusals hold. 127.0.0.2, as localhost and 127.0.0.1 are
     // the step's own loopback (NO_PROXY), not the host's.
-    runner = await createCodeRunner({ pool: 1, sandbox: { ...DEFAULT_SANDBOX_SETTINGS, egressAllow: EgressAllowList.parse("127.0.0.2/32") } });
+    runner = await createCodeRunner({
+      pool: 1,
+      sandbox: { ...DEFAULT_SANDBOX_SETTINGS, egressAllow: EgressAllowList.parse("127.0.0.2/32") },
+    });
     for (const name of ["first", "second"]) {
       const entry = { server: createServer(), url: "", hits: 0 };
       entry.server.on("request", (_req, res) => {
@@ -63,14 +66,20 @@ try:
 except OSError as e:
     seen["dns"] = type(e).__name__
 print(json.dumps(seen))`;
-    expect(await runner.run(step("python", code))).toMatchObject({ ok: true, output: { loopback: "ConnectionRefusedError", dns: "gaierror" } });
+    expect(await runner.run(step("python", code))).toMatchObject({
+      ok: true,
+      output: { loopback: "ConnectionRefusedError", dns: "gaierror" },
+    });
     expect(first!.hits).toBe(0);
   });
 
   it("goes out only through the egress proxy with `network: true`, which allows what the operator allows", async () => {
     const [first, second] = servers;
     const result = await runner.run(step("python", fetchAll([first!.url, second!.url]), { network: true }));
-    expect(result).toMatchObject({ ok: true, output: { [first!.url]: "hello from first", [second!.url]: "hello from second" } });
+    expect(result).toMatchObject({
+      ok: true,
+      output: { [first!.url]: "hello from first", [second!.url]: "hello from second" },
+    });
     expect(first!.hits).toBe(1);
   });
 
@@ -82,7 +91,9 @@ print(json.dumps(seen))`;
     expect(result).toMatchObject({ ok: true, output: { [first!.url]: "hello from first", [second!.url]: "HTTP 403" } });
     expect(second!.hits).toBe(before);
     expect(result.logs).toContainEqual(
-      expect.stringMatching(new RegExp(`^\\[network\\] refused 127\\.0\\.0\\.2:${new URL(second!.url).port}: .*network\\.allow`)),
+      expect.stringMatching(
+        new RegExp(`^\\[network\\] refused 127\\.0\\.0\\.2:${new URL(second!.url).port}: .*network\\.allow`),
+      ),
     );
   });
 
@@ -93,7 +104,12 @@ print(json.dumps(seen))`;
     expect(result).toMatchObject({ ok: true, output: { [first!.url]: "hello from first", [second!.url]: "HTTP 403" } });
     expect(result.logs).toContainEqual(expect.stringMatching(/is not in the owner's egress list$/));
     // With the workflow's list too, only what both hold.
-    const both = await runner.run(step("python", fetchAll([first!.url]), { network: { allow: [`127.0.0.2:${new URL(second!.url).port}`] }, ownerAllow }));
+    const both = await runner.run(
+      step("python", fetchAll([first!.url]), {
+        network: { allow: [`127.0.0.2:${new URL(second!.url).port}`] },
+        ownerAllow,
+      }),
+    );
     expect(both).toMatchObject({ ok: true, output: { [first!.url]: "HTTP 403" } });
   });
 
@@ -101,7 +117,11 @@ print(json.dumps(seen))`;
     const own = Object.values(networkInterfaces())
       .flat()
       .find((a) => a && !a.internal && a.family === "IPv4")?.address;
-    const targets = ["http://10.255.255.1/", "http://169.254.169.254/latest/meta-data/", ...(own ? [`http://${own}:1/`] : [])];
+    const targets = [
+      "http://10.255.255.1/",
+      "http://169.254.169.254/latest/meta-data/",
+      ...(own ? [`http://${own}:1/`] : []),
+    ];
     const result = await runner.run(step("python", fetchAll(targets), { network: true }));
     expect(result).toMatchObject({ ok: true, output: Object.fromEntries(targets.map((t) => [t, "HTTP 403"])) });
     expect(result.logs.filter((l) => l.startsWith("[network] refused"))).toHaveLength(targets.length);

@@ -18,20 +18,36 @@ describe("processResult", () => {
   });
 
   it("takes the whole trimmed stdout as text when the last line is not JSON", () => {
-    expect(processResult(exited("\n {x}\nplain \n"), 1000)).toEqual({ ok: true, output: "{x}\nplain", logs: ["", " {x}", "plain "], artifacts: [] });
+    expect(processResult(exited("\n {x}\nplain \n"), 1000)).toEqual({
+      ok: true,
+      output: "{x}\nplain",
+      logs: ["", " {x}", "plain "],
+      artifacts: [],
+    });
     expect(processResult(exited(""), 1000)).toEqual({ ok: true, output: "", logs: [], artifacts: [] });
   });
 
   it("reports how the process ended", () => {
-    const signalled = (signal: string): Outcome => ({ end: { kind: "exited", status: { code: null, signal } }, stdout: "", stderr: "", truncatedAt: {} });
+    const signalled = (signal: string): Outcome => ({
+      end: { kind: "exited", status: { code: null, signal } },
+      stdout: "",
+      stderr: "",
+      truncatedAt: {},
+    });
     expect(processResult(signalled("SIGSEGV"), 1000)).toMatchObject({ ok: false, error: "killed by SIGSEGV" });
-    expect(processResult(signalled("SIGXCPU"), 1000)).toMatchObject({ ok: false, error: "killed by SIGXCPU (its CPU time limit)" });
+    expect(processResult(signalled("SIGXCPU"), 1000)).toMatchObject({
+      ok: false,
+      error: "killed by SIGXCPU (its CPU time limit)",
+    });
     expect(processResult({ end: { kind: "timeout" }, stdout: "", stderr: "", truncatedAt: {} }, 1500)).toMatchObject({
       ok: false,
       timedOut: true,
       error: "timed out after 1.5 s",
     });
-    expect(processResult(exited("partial\n", "", 1), 1000)).toMatchObject({ ok: false, error: "exited with code 1: partial" });
+    expect(processResult(exited("partial\n", "", 1), 1000)).toMatchObject({
+      ok: false,
+      error: "exited with code 1: partial",
+    });
   });
 
   it("keeps at most MAX_LOG_LINES lines of log, each cut to a readable length", () => {

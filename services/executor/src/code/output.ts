@@ -53,10 +53,19 @@ export class LogLines {
  */
 export function processResult(outcome: Outcome, timeoutMs: number): RunResult {
   const { end, stdout, stderr, truncatedAt } = outcome;
-  const notes = (["stdout", "stderr"] as const).flatMap((s) => (truncatedAt[s] === undefined ? [] : [truncationNote(s, truncatedAt[s])]));
+  const notes = (["stdout", "stderr"] as const).flatMap((s) =>
+    truncatedAt[s] === undefined ? [] : [truncationNote(s, truncatedAt[s])],
+  );
   // Only as many lines as can be kept are split off: stdout may be megabytes of short lines.
-  const logsWith = (out: string): string[] => capLogs([...firstLines(stderr, MAX_LOG_LINES + 1), ...firstLines(out, MAX_LOG_LINES + 1)], notes);
-  const fail = (error: string, timedOut = false): RunResult => ({ ok: false, error, logs: logsWith(stdout), artifacts: [], timedOut });
+  const logsWith = (out: string): string[] =>
+    capLogs([...firstLines(stderr, MAX_LOG_LINES + 1), ...firstLines(out, MAX_LOG_LINES + 1)], notes);
+  const fail = (error: string, timedOut = false): RunResult => ({
+    ok: false,
+    error,
+    logs: logsWith(stdout),
+    artifacts: [],
+    timedOut,
+  });
   switch (end.kind) {
     case "timeout":
       return fail(timeoutMessage(timeoutMs), true);
@@ -76,7 +85,12 @@ export function processResult(outcome: Outcome, timeoutMs: number): RunResult {
   const last = lastNonEmptyLine(stdout);
   const json = last && parseJson(last.text);
   if (!last || !json) return { ok: true, output: stdout.trim(), logs: logsWith(stdout), artifacts: [] };
-  return { ok: true, output: json.value, logs: logsWith(stdout.slice(0, last.start) + stdout.slice(last.end)), artifacts: [] };
+  return {
+    ok: true,
+    output: json.value,
+    logs: logsWith(stdout.slice(0, last.start) + stdout.slice(last.end)),
+    artifacts: [],
+  };
 }
 
 /** At most MAX_LOG_LINES lines, each cut; `notes` are kept whatever the count. */
@@ -87,7 +101,9 @@ function capLogs(logs: string[], notes: string[] = []): string[] {
 }
 
 function capLine(line: string): string {
-  return line.length > MAX_LOG_LINE_CHARS ? `${line.slice(0, MAX_LOG_LINE_CHARS)}[${line.length - MAX_LOG_LINE_CHARS} more characters]` : line;
+  return line.length > MAX_LOG_LINE_CHARS
+    ? `${line.slice(0, MAX_LOG_LINE_CHARS)}[${line.length - MAX_LOG_LINE_CHARS} more characters]`
+    : line;
 }
 
 function firstLines(text: string, max: number): string[] {

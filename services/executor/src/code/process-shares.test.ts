@@ -66,10 +66,15 @@ describe("process steps: owners' turns and a memory bound for all of a runner's 
     expect(Number(readFileSync(join(steps, "memory.limit_in_bytes"), "utf8"))).toBe(200 * MB);
     // Two steps of 150 MB each, each well under its own limit (512 MB), 300 MB together.
     const hold = "import time\nx = b'\\x01' * (150 * 2**20)\ntime.sleep(3)\nprint(1)";
-    const results = await Promise.all([1, 2].map((i) => runner.run(step("python", hold, { owner: `hog-${i}`, timeoutMs: 20_000 }))));
+    const results = await Promise.all(
+      [1, 2].map((i) => runner.run(step("python", hold, { owner: `hog-${i}`, timeoutMs: 20_000 }))),
+    );
     const failed = results.filter((r) => !r.ok);
     expect(failed.length).toBeGreaterThanOrEqual(1);
-    for (const r of failed) expect(r).toMatchObject({ error: expect.stringMatching(/reached the runner's bound of 200 MB for process steps/) as unknown });
+    for (const r of failed)
+      expect(r).toMatchObject({
+        error: expect.stringMatching(/reached the runner's bound of 200 MB for process steps/) as unknown,
+      });
     expect(Number(readFileSync(join(steps, "memory.max_usage_in_bytes"), "utf8"))).toBeLessThanOrEqual(200 * MB);
     // The runner is unharmed: its next steps run.
     expect(await runner.run(step("python", "print(2)"))).toMatchObject({ ok: true, output: 2 });

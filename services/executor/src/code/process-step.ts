@@ -64,7 +64,11 @@ export class ProcessSteps {
    * while the owner holds a turn): owners take turns, each up to its plan's share. Resolves with
    * the release, or undefined when `signal` aborted first.
    */
-  async turn(req: CodeRequest, signal: AbortSignal, onTurn?: (state: TurnState) => void): Promise<(() => void) | undefined> {
+  async turn(
+    req: CodeRequest,
+    signal: AbortSignal,
+    onTurn?: (state: TurnState) => void,
+  ): Promise<(() => void) | undefined> {
     const owner = ownerOf(req);
     const share = this.ctx.shares.share(req.ownerPlan);
     // The client's clock of the run's timeout stops while it waits here.
@@ -103,7 +107,8 @@ export class ProcessSteps {
       const onRefused = (r: SessionRefusal): void => {
         refusalLog.push(refusalLine(r));
         refused.total += 1;
-        if (refused.first.length < REFUSALS_KEPT) refused.first.push("host" in r ? { host: r.host, port: r.port, reason: r.reason } : { reason: r.reason });
+        if (refused.first.length < REFUSALS_KEPT)
+          refused.first.push("host" in r ? { host: r.host, port: r.port, reason: r.reason } : { reason: r.reason });
       };
       // Without the sandbox (an operator's opt-in) the step is on the host: its paths, its network.
       const network = req.network && confined ? await this.openEgress(req, zygote, id, onRefused) : undefined;
@@ -121,7 +126,9 @@ export class ProcessSteps {
         uid: confined ? stepUid(slot) : hostUid,
         env,
         limits: processLimits(req, limits, this.ctx.cgroups?.dirs ?? new Map()),
-        cgroups: [...(cgroup?.paths ?? [])].map(([controller, path]) => (confined ? `/run/wf/cgroup/${controller}/${basename(path)}` : path)),
+        cgroups: [...(cgroup?.paths ?? [])].map(([controller, path]) =>
+          confined ? `/run/wf/cgroup/${controller}/${basename(path)}` : path,
+        ),
         ...(network ? { network: { port: PROXY_PORT, socket: network.socket } } : {}),
         ...(interactive ? { interactive: true } : {}),
       });
@@ -136,12 +143,21 @@ export class ProcessSteps {
       );
       // An aborted step's artifacts are not wanted, an interactive process's are none of its caller's.
       const complete =
-        aborted || interactive ? result : withArtifacts(result, await this.artifactsOf(zygote, dir, runDir, confined ? stepUid(slot) : hostUid, limits));
+        aborted || interactive
+          ? result
+          : withArtifacts(
+              result,
+              await this.artifactsOf(zygote, dir, runDir, confined ? stepUid(slot) : hostUid, limits),
+            );
       return refused.total ? { ...complete, logs: [...complete.logs, ...refusalLog.kept()], refused } : complete;
     } finally {
       // After the result, not before it: the processes are dead already, and removing a
       // directory tree costs a millisecond or more.
-      void Promise.all([cgroup?.remove(), egress?.close(), dir && rm(dir, { recursive: true, force: true, maxRetries: 2 })])
+      void Promise.all([
+        cgroup?.remove(),
+        egress?.close(),
+        dir && rm(dir, { recursive: true, force: true, maxRetries: 2 }),
+      ])
         .catch(() => undefined)
         .finally(() => this.slots.release(slot));
     }
@@ -173,7 +189,9 @@ export class ProcessSteps {
     return { session, socket };
   }
 
-  /** Runs the step's process to its end: the zygote kills it (and its PID namespace with it) and its cgroups at a stop. */
+  /**
+   * Runs the step's process to its end: the zygote kills it (and its PID namespace with it) and its cgroups at a stop.
+   */
   private async supervised(
     proc: ZygoteProcess,
     cgroup: StepCgroup | undefined,
@@ -195,7 +213,12 @@ export class ProcessSteps {
     this.running.add(step);
     try {
       const logs = onLog && new LogLines(onLog);
-      const outcome = await supervise(step, { timeoutMs: req.timeoutMs, signal, outputBytes: limits.outputBytes, onLine: logs && ((line) => logs.push(line)) });
+      const outcome = await supervise(step, {
+        timeoutMs: req.timeoutMs,
+        signal,
+        outputBytes: limits.outputBytes,
+        onLine: logs && ((line) => logs.push(line)),
+      });
       return { result: processResult(outcome, req.timeoutMs), aborted: outcome.end.kind === "aborted" };
     } finally {
       this.running.delete(step);
@@ -208,7 +231,13 @@ export class ProcessSteps {
    * the zygote's reader reads them, as the step's uid: most steps leave none, and a reader costs
    * a fork.
    */
-  private async artifactsOf(zygote: Zygote, hostDir: string, runDir: string, uid: number, limits: SandboxLimits): Promise<Artifact[] | Error> {
+  private async artifactsOf(
+    zygote: Zygote,
+    hostDir: string,
+    runDir: string,
+    uid: number,
+    limits: SandboxLimits,
+  ): Promise<Artifact[] | Error> {
     const dir = join(hostDir, "artifacts");
     const isDir = await lstat(dir).then(
       (s) => s.isDirectory(),
@@ -266,16 +295,22 @@ function processLimits(req: CodeRequest, limits: SandboxLimits, cgroups: Readonl
 /** The artifacts the step wrote; a limit passed fails the step, naming the limit. */
 function withArtifacts(result: RunResult, artifacts: Artifact[] | Error): RunResult {
   if (Array.isArray(artifacts)) return { ...result, artifacts };
-  const message = artifacts instanceof ArtifactLimitError ? artifacts.message : `artifacts could not be read: ${artifacts.message}`;
+  const message =
+    artifacts instanceof ArtifactLimitError ? artifacts.message : `artifacts could not be read: ${artifacts.message}`;
   if (result.ok) return { ok: false, error: message, logs: result.logs, artifacts: [], timedOut: false };
   return { ...result, error: `${result.error}; ${message}` };
 }
 
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | Error> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<Error>((resolve) => (timer = setTimeout(() => resolve(new Error("the artifact reader did not send them in time")), ms)));
+  const late = new Promise<Error>(
+    (resolve) => (timer = setTimeout(() => resolve(new Error("the artifact reader did not send them in time")), ms)),
+  );
   try {
-    return await Promise.race([promise.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))), late]);
+    return await Promise.race([
+      promise.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -27,7 +27,10 @@ export type RunnerMessage =
   | { t: "log"; id: number; line: string }
   | { t: "out"; id: number; data: string }
   | { t: "result"; id: number; result: WireResult }
-  /** The run waits for its owner's turn at the runner (`queued`) until it has it (`started`): its timeout counts from then. */
+  /**
+   * The run waits for its owner's turn at the runner (`queued`) until it has it (`started`): its timeout counts from
+   * then.
+   */
   | { t: "queued"; id: number }
   | { t: "started"; id: number };
 

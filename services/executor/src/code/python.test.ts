@@ -31,11 +31,16 @@ describe("Python code steps", () => {
   });
 
   it("takes the whole trimmed stdout as text output when the last line is not JSON", async () => {
-    expect(await runner.run(py("print('hello')\nprint('world')\n"))).toMatchObject({ ok: true, output: "hello\nworld" });
+    expect(await runner.run(py("print('hello')\nprint('world')\n"))).toMatchObject({
+      ok: true,
+      output: "hello\nworld",
+    });
   });
 
   it("fails on a non-zero exit with the tail of stderr, or of stdout", async () => {
-    const withStderr = await runner.run(py("import sys\nprint('out')\nsys.stderr.write('x' * 5000 + 'bad thing')\nsys.exit(3)"));
+    const withStderr = await runner.run(
+      py("import sys\nprint('out')\nsys.stderr.write('x' * 5000 + 'bad thing')\nsys.exit(3)"),
+    );
     expect(withStderr).toMatchObject({ ok: false, timedOut: false });
     const error = withStderr.ok ? "" : withStderr.error;
     expect(error).toMatch(/^exited with code 3: x+bad thing$/);
@@ -49,7 +54,9 @@ describe("Python code steps", () => {
   it("fails an uncaught exception with its traceback", async () => {
     const result = await runner.run(py("def f():\n    raise ValueError('boom')\nf()"));
     expect(result).toMatchObject({ ok: false });
-    expect(!result.ok && result.error).toMatch(/^exited with code 1: Traceback[\s\S]*line 2, in f[\s\S]*ValueError: boom$/);
+    expect(!result.ok && result.error).toMatch(
+      /^exited with code 1: Traceback[\s\S]*line 2, in f[\s\S]*ValueError: boom$/,
+    );
     expect(!result.ok && result.error).not.toContain("zygote");
   });
 
@@ -76,7 +83,9 @@ print("started", flush=True)
 children[0].wait()`;
     const lines: string[] = [];
     const running = runner.run(py(code, { timeoutMs: 2000 }), undefined, (line) => lines.push(line));
-    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, { what: "both children to run" });
+    await waitFor(() => lines.includes("started") && sleepers(a).length + sleepers(b).length === 2, {
+      what: "both children to run",
+    });
     expect(await running).toMatchObject({ ok: false, timedOut: true, error: "timed out after 2 s" });
     await waitFor(() => sleepers(a).length + sleepers(b).length === 0, { what: "both children to be gone" });
   });
@@ -102,8 +111,10 @@ children[0].wait()`;
   it("fails the runs in flight when the zygote dies, and starts a new one", async () => {
     const marker = sleepMarker();
     const lines: string[] = [];
-    const running = runner.run(py(`import subprocess\nprint("started", flush=True)\nsubprocess.run(["sleep", "${marker}"])`), undefined, (line) =>
-      lines.push(line),
+    const running = runner.run(
+      py(`import subprocess\nprint("started", flush=True)\nsubprocess.run(["sleep", "${marker}"])`),
+      undefined,
+      (line) => lines.push(line),
     );
     await waitFor(() => lines.includes("started") && sleepers(marker).length === 1, { what: "the step to run" });
     const [zygote, ...others] = zygotes();

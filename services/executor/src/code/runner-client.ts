@@ -7,5 +7,9 @@ export interface RunnerClient {
   readonly busy: number;
   readonly alive: boolean;
   run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult>;
-  open(req: CodeRequest, limits: SandboxLimits, onStdout: (chunk: string) => void): Omit<InteractiveProcess, "result"> & { result: Promise<RunResult> };
+  open(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    onStdout: (chunk: string) => void,
+  ): Omit<InteractiveProcess, "result"> & { result: Promise<RunResult> };
 }

@@ -40,7 +40,11 @@ interface InFlight {
 export class RunnerConnection {
   readonly ready: Promise<Isolation>;
   private readonly inFlight = new Map<number, InFlight>();
-  private readonly jsSlots = new FairSlots({ size: MAX_CONCURRENT_JS_RUNS, maxWaitMs: MAX_JS_QUEUE_MS, limit: JS_SHARES.limit });
+  private readonly jsSlots = new FairSlots({
+    size: MAX_CONCURRENT_JS_RUNS,
+    maxWaitMs: MAX_JS_QUEUE_MS,
+    limit: JS_SHARES.limit,
+  });
   private nextId = 1;
   private pending = 0;
   private failure: Error | undefined;
@@ -51,7 +55,10 @@ export class RunnerConnection {
     private readonly stream: Duplex,
     /** Called when a run went unanswered long past its timeout. */
     private readonly onStuck: (why: string) => void,
-    /** Owners take turns at JavaScript runs here; not where a runner relays them to its JavaScript host, past these turns. */
+    /**
+     * Owners take turns at JavaScript runs here; not where a runner relays them to its JavaScript host, past these
+     * turns.
+     */
     private readonly turns = true,
     /**
      * Whether the peer queues runs for owners' turns (a sandbox runner's process steps). A JavaScript
@@ -114,7 +121,11 @@ export class RunnerConnection {
    * Starts an interactive process (see CodeRunner.open) once the runner is ready; what is written
    * before is sent then. Its stderr's lines are dropped here (its result keeps their tail).
    */
-  open(req: CodeRequest, limits: SandboxLimits, onStdout: (chunk: string) => void): Omit<InteractiveProcess, "result"> & { result: Promise<RunResult> } {
+  open(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    onStdout: (chunk: string) => void,
+  ): Omit<InteractiveProcess, "result"> & { result: Promise<RunResult> } {
     const id = this.nextId++;
     this.pending += 1;
     let ended = false;
@@ -157,7 +168,12 @@ export class RunnerConnection {
     this.stream.destroy();
   }
 
-  private send(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal | undefined, onLog: LogListener | undefined): Promise<RunResult> {
+  private send(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal | undefined,
+    onLog: LogListener | undefined,
+  ): Promise<RunResult> {
     if (this.failure) return Promise.resolve(failed(this.failure.message));
     const id = this.nextId++;
     return new Promise<RunResult>((resolve) => {

@@ -31,9 +31,15 @@ describe("createCodeRunner", () => {
       // Two at once: the second goes to the runner the first left idle.
       const markers = [sleepMarker(), sleepMarker()];
       const lines: string[] = [];
-      const runs = markers.map((m) => runner.run(step("bash", `sleep ${m} & echo started; wait`, { timeoutMs: 1500 }), undefined, (l) => lines.push(l)));
+      const runs = markers.map((m) =>
+        runner.run(step("bash", `sleep ${m} & echo started; wait`, { timeoutMs: 1500 }), undefined, (l) =>
+          lines.push(l),
+        ),
+      );
       await waitFor(() => markers.every((m) => sleepers(m).length === 1), { what: "both steps to run" });
-      const ranBy = markers.map((m) => runners.find((r) => descendants(r, new RegExp(`sleep ${m.replace(".", "\\.")}`)).length > 0));
+      const ranBy = markers.map((m) =>
+        runners.find((r) => descendants(r, new RegExp(`sleep ${m.replace(".", "\\.")}`)).length > 0),
+      );
       expect(new Set(ranBy).size).toBe(2);
       expect(ranBy).not.toContain(undefined);
       for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: false, timedOut: true });
@@ -79,10 +85,18 @@ describe("createCodeRunner", () => {
     const runs = [
       runner.run({ ...base, language: "javascript", code: "for (;;) {}" }),
       runner.run({ ...base, language: "bash", code: `sleep ${markers[0]}` }),
-      runner.run({ ...base, language: "python", code: `import subprocess\nsubprocess.run(["sleep", "${markers[1]}"])` }),
+      runner.run({
+        ...base,
+        language: "python",
+        code: `import subprocess\nsubprocess.run(["sleep", "${markers[1]}"])`,
+      }),
     ];
     await waitFor(() => markers.every((m) => sleepers(m).length === 1), { what: "the steps to run" });
-    const processes = [...descendants(process.pid, RUNNER_PROCESS), ...descendants(process.pid, JS_HOST_PROCESS), ...zygotes()];
+    const processes = [
+      ...descendants(process.pid, RUNNER_PROCESS),
+      ...descendants(process.pid, JS_HOST_PROCESS),
+      ...zygotes(),
+    ];
     expect(processes.length).toBeGreaterThanOrEqual(4);
     await runner.close();
     for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: false });
@@ -93,7 +107,11 @@ describe("createCodeRunner", () => {
   });
 
   /** A standalone runner on its own socket, started under `prefix` (a command that it runs in) with `env`. */
-  async function standaloneRunner(name: string, prefix: string[] = [], env: Record<string, string> = {}): Promise<{ socket: string; stop(): Promise<void> }> {
+  async function standaloneRunner(
+    name: string,
+    prefix: string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<{ socket: string; stop(): Promise<void> }> {
     const socket = join(scratch, `${name}.sock`);
     const [file, ...args] = [...prefix, process.execPath, "--import", "tsx", "--no-node-snapshot", SANDBOX_MAIN];
     const proc = spawn(file!, args, {
@@ -125,23 +143,42 @@ describe("createCodeRunner", () => {
     it("runs steps through its socket, logs streamed and artifacts returned", async () => {
       const runner = await createCodeRunner({ socket: sandbox.socket });
       try {
-        expect(runner.isolation()).toMatchObject({ network: "proxy", filesystem: "sandbox", uids: "per step", seccomp: true });
+        expect(runner.isolation()).toMatchObject({
+          network: "proxy",
+          filesystem: "sandbox",
+          uids: "per step",
+          seccomp: true,
+        });
         expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
         const lines: string[] = [];
-        const code = 'import os\nprint("working")\nopen(os.environ["WF_ARTIFACTS_DIR"] + "/a.bin", "wb").write(bytes(range(256)))\nprint(\'{"n": 1}\')';
+        const code =
+          'import os\nprint("working")\nopen(os.environ["WF_ARTIFACTS_DIR"] + "/a.bin", "wb").write(bytes(range(256)))\nprint(\'{"n": 1}\')';
         const result = await runner.run(step("python", code), undefined, (line) => lines.push(line));
-        expect(result).toMatchObject({ ok: true, output: { n: 1 }, logs: ["working"], artifacts: [{ path: "a.bin", size: 256 }] });
+        expect(result).toMatchObject({
+          ok: true,
+          output: { n: 1 },
+          logs: ["working"],
+          artifacts: [{ path: "a.bin", size: 256 }],
+        });
         expect(result.artifacts[0]?.content).toEqual(Buffer.from(Array.from({ length: 256 }, (_, i) => i)));
         expect(lines[0]).toBe("working");
-        expect(await runner.run(step("javascript", "return input.n + 1", { input: { n: 1 } }))).toMatchObject({ ok: true, output: 2 });
-        expect(await runner.run(step("bash", "sleep 5", { timeoutMs: 200 }))).toMatchObject({ ok: false, timedOut: true });
+        expect(await runner.run(step("javascript", "return input.n + 1", { input: { n: 1 } }))).toMatchObject({
+          ok: true,
+          output: 2,
+        });
+        expect(await runner.run(step("bash", "sleep 5", { timeoutMs: 200 }))).toMatchObject({
+          ok: false,
+          timedOut: true,
+        });
       } finally {
         await runner.close();
       }
     });
 
     it("fails clearly when the socket is not there", async () => {
-      await expect(createCodeRunner({ socket: join(scratch, "nothing.sock") })).rejects.toThrow(/sandbox runner at .* is unreachable/);
+      await expect(createCodeRunner({ socket: join(scratch, "nothing.sock") })).rejects.toThrow(
+        /sandbox runner at .* is unreachable/,
+      );
     });
   });
 
@@ -154,7 +191,10 @@ describe("createCodeRunner", () => {
       const sandbox = await standaloneRunner("refusing", UNPRIVILEGED);
       const runner = await createCodeRunner({ socket: sandbox.socket });
       try {
-        expect(runner.isolation()).toMatchObject({ processes: "refused", reason: expect.stringMatching(/WF_SANDBOX_UIDS.*cannot own files here/) });
+        expect(runner.isolation()).toMatchObject({
+          processes: "refused",
+          reason: expect.stringMatching(/WF_SANDBOX_UIDS.*cannot own files here/),
+        });
         const bash = await runner.run(step("bash", "echo should not run"));
         expect(!bash.ok && bash.error).toMatch(
           /^code steps in bash need the sandbox, which cannot start on this runner: .*\(WF_SANDBOX_UNSAFE=1 runs them without it\)$/,
@@ -170,11 +210,21 @@ describe("createCodeRunner", () => {
       const sandbox = await standaloneRunner("unsafe", UNPRIVILEGED, { WF_SANDBOX_UNSAFE: "1" });
       const runner = await createCodeRunner({ socket: sandbox.socket });
       try {
-        expect(runner.isolation()).toMatchObject({ processes: "unsafe", network: "host", filesystem: "host", uids: "none", seccomp: true });
-        const result = await runner.run(step("bash", 'echo hi > "$WF_ARTIFACTS_DIR/a.txt"; test -d /home && echo "sees the host"'));
+        expect(runner.isolation()).toMatchObject({
+          processes: "unsafe",
+          network: "host",
+          filesystem: "host",
+          uids: "none",
+          seccomp: true,
+        });
+        const result = await runner.run(
+          step("bash", 'echo hi > "$WF_ARTIFACTS_DIR/a.txt"; test -d /home && echo "sees the host"'),
+        );
         expect(result).toMatchObject({ ok: true, output: "sees the host", artifacts: [{ path: "a.txt", size: 3 }] });
         // The seccomp filter and the limits still hold.
-        expect(await runner.run(step("python", "import ctypes\nprint(ctypes.CDLL(None).unshare(0x10000000))"))).toMatchObject({ ok: true, output: -1 });
+        expect(
+          await runner.run(step("python", "import ctypes\nprint(ctypes.CDLL(None).unshare(0x10000000))")),
+        ).toMatchObject({ ok: true, output: -1 });
       } finally {
         await runner.close();
         await sandbox.stop();

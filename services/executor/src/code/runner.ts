@@ -70,7 +70,10 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
       if (closed) throw new Error("the code runner is closed");
       const started = performance.now();
       const proc = runners.pick().open(req, limits, onStdout);
-      return { ...proc, result: proc.result.then((r) => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 })) };
+      return {
+        ...proc,
+        result: proc.result.then((r) => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 })),
+      };
     },
     isolation: () => isolation,
     async close() {
@@ -90,13 +93,22 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
   const pool = Array.from(
     { length: Math.max(1, opts.pool ?? DEFAULT_POOL) },
     () =>
-      new LocalRunner({ entry: "sandbox-process", args: [root, JSON.stringify(settings)], cwd: root, what: "the sandbox runner process", handsOffJs: true }),
+      new LocalRunner({
+        entry: "sandbox-process",
+        args: [root, JSON.stringify(settings)],
+        cwd: root,
+        what: "the sandbox runner process",
+        handsOffJs: true,
+      }),
   );
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
   return {
     size: pool.length,
     pick: (execution) =>
-      (execution === undefined ? pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least)) : pool[hashOf(execution) % pool.length]!).live(),
+      (execution === undefined
+        ? pool.reduce((least, runner) => (runner.busy < least.busy ? runner : least))
+        : pool[hashOf(execution) % pool.length]!
+      ).live(),
     async close() {
       await Promise.all(pool.map((runner) => runner.close()));
       await rm(root, { recursive: true, force: true, maxRetries: 2 });

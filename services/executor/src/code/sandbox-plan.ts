@@ -27,11 +27,25 @@ export interface SandboxView {
 }
 
 /** What the sandbox gives each step of its own, or makes itself: nothing of the host may be bound there. */
-const RESERVED = ["/step", "/tmp", "/proc", "/dev", "/run/wf", "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/nsswitch.conf", "/etc/resolv.conf"];
+const RESERVED = [
+  "/step",
+  "/tmp",
+  "/proc",
+  "/dev",
+  "/run/wf",
+  "/etc/passwd",
+  "/etc/group",
+  "/etc/hosts",
+  "/etc/nsswitch.conf",
+  "/etc/resolv.conf",
+];
 
 /** Top-level directories that are, on merged-/usr systems, links into /usr. */
 const ROOT_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
-/** What programs read from /etc beyond the generated files: certificates, the linker's cache, alternatives, time zone, service names, the OS's name. */
+/**
+ * What programs read from /etc beyond the generated files: certificates, the linker's cache, alternatives, time zone,
+ * service names, the OS's name.
+ */
 const ETC = [
   "ssl",
   "ca-certificates",
@@ -54,7 +68,11 @@ const ETC = [
  * start-up, its prefix bound when outside /usr, and prefixes an interpreter reported), the paths an
  * operator added, and a minimal generated /etc. Nothing else of the host (docs/sandbox.md#what-a-sandboxed-step-sees).
  */
-export function sandboxView(runtimes: { executables: string[]; prefixes: string[] }, extraReadOnly: string[], hostPath: string): SandboxView {
+export function sandboxView(
+  runtimes: { executables: string[]; prefixes: string[] },
+  extraReadOnly: string[],
+  hostPath: string,
+): SandboxView {
   const entries: PlanEntry[] = [{ kind: "ro", source: "/usr", target: "/usr" }];
   for (const name of ROOT_DIRS) {
     const path = `/${name}`;
@@ -65,7 +83,9 @@ export function sandboxView(runtimes: { executables: string[]; prefixes: string[
   const found = [...runtimes.prefixes, ...runtimes.executables.map(installPrefix)];
   const prefixes = [...new Set(found.filter((p): p is string => p !== undefined && !covered(p, entries)))];
   for (const path of [...prefixes, ...extraReadOnly]) {
-    const reserved = RESERVED.find((r) => path === "/" || path === r || path.startsWith(`${r}/`) || r.startsWith(`${path}/`));
+    const reserved = RESERVED.find(
+      (r) => path === "/" || path === r || path.startsWith(`${r}/`) || r.startsWith(`${path}/`),
+    );
     if (reserved)
       throw new Error(
         `${path} (an interpreter's directory, or in WF_SANDBOX_READ_ONLY) cannot be shown to steps: the sandbox gives each step its own ${reserved}`,
@@ -73,11 +93,14 @@ export function sandboxView(runtimes: { executables: string[]; prefixes: string[
   }
   for (const prefix of [...prefixes, ...extraReadOnly]) entries.push({ kind: "ro", source: prefix, target: prefix });
   entries.push(...generatedEtc());
-  for (const name of ETC) if (existsSync(`/etc/${name}`)) entries.push({ kind: "ro", source: `/etc/${name}`, target: `/etc/${name}` });
+  for (const name of ETC)
+    if (existsSync(`/etc/${name}`)) entries.push({ kind: "ro", source: `/etc/${name}`, target: `/etc/${name}` });
   entries.push({ kind: "dev" }, { kind: "proc" }, { kind: "tmpfs", target: "/tmp" }, { kind: "dir", target: "/step" });
   const readable = entries.flatMap((e) => (e.kind === "ro" ? [e.source] : []));
   const runtimeBins = runtimes.executables.map((r) => dirname(r));
-  const path = [...new Set([...runtimeBins, ...hostPath.split(delimiter)])].filter((dir) => dir && covered(dir, entries)).join(delimiter);
+  const path = [...new Set([...runtimeBins, ...hostPath.split(delimiter)])]
+    .filter((dir) => dir && covered(dir, entries))
+    .join(delimiter);
   return { entries, path, readable };
 }
 
@@ -86,14 +109,21 @@ export function sandboxView(runtimes: { executables: string[]; prefixes: string[
  * and its steps' directories in memory: what a step writes there is charged to its memory
  * cgroup, so no step can fill the host's disk.
  */
-export function zygotePlan(view: SandboxView, dirs: { ctl: string; cgroups: ReadonlyMap<Controller, string> }): PlanEntry[] {
+export function zygotePlan(
+  view: SandboxView,
+  dirs: { ctl: string; cgroups: ReadonlyMap<Controller, string> },
+): PlanEntry[] {
   return [
     ...view.entries,
     { kind: "tmpfs", target: "/run/wf" },
     { kind: "tmpfs", target: "/run/wf/runs", mode: "0711" },
     { kind: "rw", source: dirs.ctl, target: "/run/wf/ctl" },
     { kind: "ro", source: ZYGOTE_LIB, target: "/run/wf/lib" },
-    ...[...dirs.cgroups].map(([controller, dir]): PlanEntry => ({ kind: "rw", source: dir, target: `/run/wf/cgroup/${controller}` })),
+    ...[...dirs.cgroups].map(([controller, dir]): PlanEntry => ({
+      kind: "rw",
+      source: dir,
+      target: `/run/wf/cgroup/${controller}`,
+    })),
   ];
 }
 
@@ -107,7 +137,9 @@ function installPrefix(executable: string): string | undefined {
 }
 
 function covered(path: string, entries: PlanEntry[]): boolean {
-  return entries.some((e) => (e.kind === "ro" || e.kind === "symlink") && (path === e.target || path.startsWith(`${e.target}/`)));
+  return entries.some(
+    (e) => (e.kind === "ro" || e.kind === "symlink") && (path === e.target || path.startsWith(`${e.target}/`)),
+  );
 }
 
 function generatedEtc(): PlanEntry[] {
@@ -116,16 +148,25 @@ function generatedEtc(): PlanEntry[] {
     {
       kind: "file",
       target: "/etc/passwd",
-      content: ["root:x:0:0:sandbox:/:/usr/sbin/nologin", ...steps.map((u) => `wf:x:${u}:${u}:workflow step:/step:/bin/sh`), ""].join("\n"),
+      content: [
+        "root:x:0:0:sandbox:/:/usr/sbin/nologin",
+        ...steps.map((u) => `wf:x:${u}:${u}:workflow step:/step:/bin/sh`),
+        "",
+      ].join("\n"),
     },
     { kind: "file", target: "/etc/group", content: ["root:x:0:", ...steps.map((u) => `wf:x:${u}:`), ""].join("\n") },
     { kind: "file", target: "/etc/hosts", content: "127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n" },
     {
       kind: "file",
       target: "/etc/nsswitch.conf",
-      content: "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\nprotocols: files\nservices: files\n",
+      content:
+        "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\nprotocols: files\nservices: files\n",
     },
     // No name server is reachable from a step: names are resolved by the egress proxy.
-    { kind: "file", target: "/etc/resolv.conf", content: "# no DNS in the sandbox: connections go through HTTP_PROXY, which resolves names\n" },
+    {
+      kind: "file",
+      target: "/etc/resolv.conf",
+      content: "# no DNS in the sandbox: connections go through HTTP_PROXY, which resolves names\n",
+    },
   ];
 }

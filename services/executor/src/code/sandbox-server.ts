@@ -43,16 +43,28 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
     }
     const controller = new AbortController();
     runs.set(msg.id, controller);
-    const onLog = msg.t === "open" || msg.live ? (line: string) => writeMessage(stream, { t: "log", id: msg.id, line }) : undefined;
+    const onLog =
+      msg.t === "open" || msg.live ? (line: string) => writeMessage(stream, { t: "log", id: msg.id, line }) : undefined;
     let input: PassThrough | undefined;
     if (msg.t === "open") {
       input = new PassThrough();
       inputs.set(msg.id, input);
     }
-    const interactive = input && { input, onStdout: (data: string) => writeMessage(stream, { t: "out", id: msg.id, data }) };
+    const interactive = input && {
+      input,
+      onStdout: (data: string) => writeMessage(stream, { t: "out", id: msg.id, data }),
+    };
     void sandbox
-      .run(msg.req, msg.limits, controller.signal, onLog, interactive, (state) => writeMessage(stream, { t: state, id: msg.id }))
-      .catch((err: unknown): RunResult => ({ ok: false, error: `the sandbox runner failed: ${String(err)}`, logs: [], artifacts: [], timedOut: false }))
+      .run(msg.req, msg.limits, controller.signal, onLog, interactive, (state) =>
+        writeMessage(stream, { t: state, id: msg.id }),
+      )
+      .catch((err: unknown): RunResult => ({
+        ok: false,
+        error: `the sandbox runner failed: ${String(err)}`,
+        logs: [],
+        artifacts: [],
+        timedOut: false,
+      }))
       .then((result) => {
         runs.delete(msg.id);
         inputs.delete(msg.id);

@@ -12,7 +12,10 @@ export const SandboxSettings = z.object({
   egressAllow: z.array(EgressAllowEntrySchema),
   /** Run steps without the sandbox where it cannot start: WF_SANDBOX_UNSAFE. */
   unsafe: z.boolean(),
-  /** Process steps at once (WF_SANDBOX_STEPS) and the memory they hold together, 0: a quarter of the host's (WF_SANDBOX_STEPS_MEMORY_MB). */
+  /**
+   * Process steps at once (WF_SANDBOX_STEPS) and the memory they hold together, 0: a quarter of the host's
+   * (WF_SANDBOX_STEPS_MEMORY_MB).
+   */
   processSteps: z.object({ atOnce: z.number().int().min(1).max(1023), memoryMb: z.number().int().min(0) }),
 });
 export type SandboxSettings = z.infer<typeof SandboxSettings>;
@@ -29,7 +32,12 @@ export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
 export function sandboxSettings(
   config: Pick<
     Config,
-    "WF_SANDBOX_UIDS" | "WF_SANDBOX_READ_ONLY" | "WF_EGRESS_ALLOW" | "WF_SANDBOX_UNSAFE" | "WF_SANDBOX_STEPS" | "WF_SANDBOX_STEPS_MEMORY_MB"
+    | "WF_SANDBOX_UIDS"
+    | "WF_SANDBOX_READ_ONLY"
+    | "WF_EGRESS_ALLOW"
+    | "WF_SANDBOX_UNSAFE"
+    | "WF_SANDBOX_STEPS"
+    | "WF_SANDBOX_STEPS_MEMORY_MB"
   >,
 ): SandboxSettings {
   return {

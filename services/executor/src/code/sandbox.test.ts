@@ -9,7 +9,11 @@ import { createCodeRunner } from "./index";
 import { descendants, RUNNER_PROCESS, runDirs, step } from "./testing/processes";
 
 /** Each probe prints one JSON line; the step's output is what the probe saw. */
-async function probe(runner: CodeRunner, code: string, language: "python" | "bash" = "python"): Promise<Record<string, unknown>> {
+async function probe(
+  runner: CodeRunner,
+  code: string,
+  language: "python" | "bash" = "python",
+): Promise<Record<string, unknown>> {
   const result = await runner.run(step(language, code));
   if (!result.ok) throw new Error(result.error);
   return result.output as Record<string, unknown>;
@@ -68,7 +72,17 @@ seen["tmp"] = sorted(os.listdir("/tmp"))
 seen["top"] = sorted(os.listdir("/"))
 print(json.dumps(seen))`;
     const seen = await probe(runner, code);
-    expect(seen).toMatchObject({ scratch: false, repo: false, cwd: false, shadow: false, home: false, var: false, srv: false, sys: false, tmp: [] });
+    expect(seen).toMatchObject({
+      scratch: false,
+      repo: false,
+      cwd: false,
+      shadow: false,
+      home: false,
+      var: false,
+      srv: false,
+      sys: false,
+      tmp: [],
+    });
     // /run/wf held the zygote's files: gone from the step's view, its mount point left empty.
     expect(seen.run).toEqual(["wf"]);
     // The interpreter's own prefix is all there is of /root, when Python lives there (pyenv).
@@ -89,7 +103,10 @@ print(json.dumps(seen))`;
     ]);
     expect(existsSync("/etc/x") || existsSync("/usr/x")).toBe(false);
     // A later step does not find the first one's /tmp.
-    expect(await runner.run(step("bash", "ls -A /tmp /dev/shm | tr -d '\\n'"))).toMatchObject({ ok: true, output: "/dev/shm:/tmp:" });
+    expect(await runner.run(step("bash", "ls -A /tmp /dev/shm | tr -d '\\n'"))).toMatchObject({
+      ok: true,
+      output: "/dev/shm:/tmp:",
+    });
   });
 
   it("sees no process but its own, and no environment but its own", async () => {
@@ -151,11 +168,16 @@ print(json.dumps({
     const marker = sleepMarker();
     const lines: string[] = [];
     const holder = runner.run(
-      step("bash", `echo secret > /step/mine; echo "uid $(id -u)"; sleep ${marker}`, { owner: "tenant-a", timeoutMs: 60_000 }),
+      step("bash", `echo secret > /step/mine; echo "uid $(id -u)"; sleep ${marker}`, {
+        owner: "tenant-a",
+        timeoutMs: 60_000,
+      }),
       undefined,
       (line) => lines.push(line),
     );
-    await waitFor(() => lines.some((l) => l.startsWith("uid")) && sleepers(marker).length === 1, { what: "the first step to run" });
+    await waitFor(() => lines.some((l) => l.startsWith("uid")) && sleepers(marker).length === 1, {
+      what: "the first step to run",
+    });
     const [holderDir] = runDirs();
     const code = `
 import json, os
@@ -165,7 +187,9 @@ print(json.dumps({"uid": os.getuid(), "exists": os.path.exists(${JSON.stringify(
     for (const owner of ["tenant-a", "tenant-b"]) {
       const result = await runner.run(step("python", code, { owner }));
       expect(result).toMatchObject({ ok: true, output: { exists: false, runs: false, procs: [1] } });
-      expect(`uid ${String((result.ok && (result.output as { uid: number }).uid) ?? "")}`).not.toBe(lines.find((l) => l.startsWith("uid")));
+      expect(`uid ${String((result.ok && (result.output as { uid: number }).uid) ?? "")}`).not.toBe(
+        lines.find((l) => l.startsWith("uid")),
+      );
     }
     process.kill(sleepers(marker)[0]!, "SIGKILL");
     expect(await holder).toMatchObject({ ok: false });
@@ -173,7 +197,12 @@ print(json.dumps({"uid": os.getuid(), "exists": os.path.exists(${JSON.stringify(
 
   it("keeps what it writes in /step in memory, counted against its memory limit, not on the host's disk", async () => {
     // 10 MB files (each under the file size limit) until the step's 512 MB of memory are spent.
-    const result = await runner.run(step("bash", 'for i in $(seq 1 80); do head -c 10000000 /dev/zero > "/step/f$i" || exit 9; done; echo wrote it all'));
+    const result = await runner.run(
+      step(
+        "bash",
+        'for i in $(seq 1 80); do head -c 10000000 /dev/zero > "/step/f$i" || exit 9; done; echo wrote it all',
+      ),
+    );
     expect(result).toMatchObject({ ok: false, error: "exceeded the memory limit of 512 MB" });
   });
 

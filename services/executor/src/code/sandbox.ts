@@ -32,14 +32,23 @@ export interface SandboxOptions {
   readOnly: string[];
   /** Where the sandbox cannot start, run steps on the host all the same (WF_SANDBOX_UNSAFE). */
   unsafe: boolean;
-  /** Process steps at once (WF_SANDBOX_STEPS) and their memory together, 0: a quarter of the host's (WF_SANDBOX_STEPS_MEMORY_MB). */
+  /**
+   * Process steps at once (WF_SANDBOX_STEPS) and their memory together, 0: a quarter of the host's
+   * (WF_SANDBOX_STEPS_MEMORY_MB).
+   */
   processSteps: { atOnce: number; memoryMb: number };
   egress: EgressProxy | undefined;
-  /** The IPC channel to the executor that forked this runner: its JavaScript host is handed over there. Absent: runs are relayed to it. */
+  /**
+   * The IPC channel to the executor that forked this runner: its JavaScript host is handed over there. Absent: runs are
+   * relayed to it.
+   */
   handOff?: HandOffChannel;
 }
 
-/** Where JavaScript runs go: relayed to the runner's JavaScript host, or sent to it directly by the client it was handed to. */
+/**
+ * Where JavaScript runs go: relayed to the runner's JavaScript host, or sent to it directly by the client it was handed
+ * to.
+ */
 interface JsRoute {
   run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult>;
   close(): Promise<void>;
@@ -70,11 +79,18 @@ export class Sandbox implements Served {
   static async start(opts: SandboxOptions): Promise<Sandbox> {
     const uids = await claimUidBlock(opts.uids.first, opts.uids.count).catch((err: unknown) => asError(err));
     // A root runner gives it a uid of its own; any other runner is unprivileged already.
-    const jsUid = process.getuid?.() === 0 && !(uids instanceof Error) && (await mapsUid(uids.jsHost)) ? uids.jsHost : undefined;
+    const jsUid =
+      process.getuid?.() === 0 && !(uids instanceof Error) && (await mapsUid(uids.jsHost)) ? uids.jsHost : undefined;
     const { isolation, python, interpreters, processes } = await startSteps(opts, uids, describeJsBounds(jsUid));
     // Forked once the runner is in its cgroups (startProcesses), so that it is too; it gets ready
     // while the runner tells it is, and a JavaScript step that comes first waits for it.
-    const host: RunnerProcess = { entry: "js-host-process", args: [], cwd: "/", uid: jsUid, what: "the JavaScript host process" };
+    const host: RunnerProcess = {
+      entry: "js-host-process",
+      args: [],
+      cwd: "/",
+      uid: jsUid,
+      what: "the JavaScript host process",
+    };
     const js = opts.handOff ? handedOff(new JsHostHandOff(host, opts.handOff)) : relayed(new LocalRunner(host, false));
     return new Sandbox(isolation, python, interpreters, processes, js, uids);
   }
@@ -125,14 +141,20 @@ export class Sandbox implements Served {
 /** JavaScript runs relayed to a host this runner keeps: a standalone runner's, whose clients are elsewhere. */
 function relayed(runner: LocalRunner): JsRoute {
   runner.live();
-  return { run: (req, limits, signal, onLog) => runner.live().run(req, limits, signal, onLog), close: () => runner.close() };
+  return {
+    run: (req, limits, signal, onLog) => runner.live().run(req, limits, signal, onLog),
+    close: () => runner.close(),
+  };
 }
 
 /** A host handed to the executor that forked this runner: it sends JavaScript runs there itself. */
 function handedOff(handOff: JsHostHandOff): JsRoute {
   handOff.offer();
   return {
-    run: () => Promise.resolve(failed("JavaScript runs go to this runner's JavaScript host, handed to its client, not to the runner")),
+    run: () =>
+      Promise.resolve(
+        failed("JavaScript runs go to this runner's JavaScript host, handed to its client, not to the runner"),
+      ),
     close: () => Promise.resolve(handOff.close()),
   };
 }
@@ -142,10 +164,17 @@ async function startSteps(
   opts: SandboxOptions,
   uids: UidBlock | Error,
   jsBounds: string,
-): Promise<{ isolation: Isolation; python: Python | Error; interpreters: ReturnType<typeof findInterpreters>; processes: Processes }> {
+): Promise<{
+  isolation: Isolation;
+  python: Python | Error;
+  interpreters: ReturnType<typeof findInterpreters>;
+  processes: Processes;
+}> {
   const hostPath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
   const interpreters = findInterpreters(hostPath);
-  const python = await resolvePython().catch(() => new Error(`${notInstalled("python3", "python3")} (it starts the steps in every language but JavaScript)`));
+  const python = await resolvePython().catch(
+    () => new Error(`${notInstalled("python3", "python3")} (it starts the steps in every language but JavaScript)`),
+  );
   const runtimes = { executables: Object.values(interpreters), prefixes: [] as string[] };
   if (!(python instanceof Error)) {
     runtimes.executables.unshift(python.executable);
@@ -190,7 +219,13 @@ async function startSteps(
 }
 
 /** The zygotes and what their steps share; `confined`: in the sandbox, else on the host. */
-async function startProcesses(opts: SandboxOptions, uids: UidBlock, python: Python, view: SandboxView, confined: boolean) {
+async function startProcesses(
+  opts: SandboxOptions,
+  uids: UidBlock,
+  python: Python,
+  view: SandboxView,
+  confined: boolean,
+) {
   // Its own: several runners may share tmpRoot.
   const dir = await mkdtemp(join(opts.tmpRoot, "runner-"));
   // The steps' uids own their run directories: where this process cannot give them files (not
@@ -221,7 +256,14 @@ async function startProcesses(opts: SandboxOptions, uids: UidBlock, python: Pyth
   );
   const size = Math.min(opts.processSteps.atOnce, PROCESS_STEPS_PER_CORE * availableParallelism());
   const shares = poolShares(size, opts.processSteps.atOnce);
-  const steps = new ProcessSteps({ baseEnv: env, size, shares, cgroups, uids: stepUids === true ? uids : undefined, egress: opts.egress });
+  const steps = new ProcessSteps({
+    baseEnv: env,
+    size,
+    shares,
+    cgroups,
+    uids: stepUids === true ? uids : undefined,
+    egress: opts.egress,
+  });
   const close = async (): Promise<void> => {
     steps.killAll();
     await pool.close();
@@ -237,7 +279,10 @@ async function startProcesses(opts: SandboxOptions, uids: UidBlock, python: Pyth
   return { pool, steps, close, seccomp: first.seccomp, cgroups, runnerLimits, shares, stepUids: stepUids === true };
 }
 
-/** Whether `uid` exists in this process's user namespace (a root mapped alone, as by `unshare --map-root-user`, has no other). */
+/**
+ * Whether `uid` exists in this process's user namespace (a root mapped alone, as by `unshare --map-root-user`, has no
+ * other).
+ */
 async function mapsUid(uid: number): Promise<boolean> {
   const map = await readFile("/proc/self/uid_map", "utf8").catch(() => "0 0 4294967295");
   return map

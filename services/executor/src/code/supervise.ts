@@ -29,7 +29,11 @@ export interface StepProcess {
 }
 
 export type End =
-  { kind: "exited"; status: ExitStatus } | { kind: "timeout" } | { kind: "aborted" } | { kind: "limit"; message: string } | { kind: "failed"; message: string };
+  | { kind: "exited"; status: ExitStatus }
+  | { kind: "timeout" }
+  | { kind: "aborted" }
+  | { kind: "limit"; message: string }
+  | { kind: "failed"; message: string };
 
 type Stop = Extract<End, { kind: "timeout" | "aborted" | "limit" }>;
 
@@ -91,7 +95,10 @@ export async function supervise(
   // A limit reached between two checks (a fork refused at the process limit) fails the step all the same.
   const limit = stopped ? undefined : proc.limitReached();
   const end: End = stopped ?? (limit ? { kind: "limit", message: limit } : exit);
-  const truncatedAt = { ...(stdout.truncated ? { stdout: opts.outputBytes } : {}), ...(stderr.truncated ? { stderr: opts.outputBytes } : {}) };
+  const truncatedAt = {
+    ...(stdout.truncated ? { stdout: opts.outputBytes } : {}),
+    ...(stderr.truncated ? { stderr: opts.outputBytes } : {}),
+  };
   return { end, stdout: stdout.text(), stderr: stderr.text(), truncatedAt };
 }
 

@@ -3,7 +3,15 @@ import type { Plan } from "@wf/shared/auth";
 
 export type CodeLanguage = "python" | "javascript" | "typescript" | "bash" | "ruby" | "lua" | "cli";
 
-export const CODE_LANGUAGES: readonly CodeLanguage[] = ["python", "javascript", "typescript", "bash", "ruby", "lua", "cli"];
+export const CODE_LANGUAGES: readonly CodeLanguage[] = [
+  "python",
+  "javascript",
+  "typescript",
+  "bash",
+  "ruby",
+  "lua",
+  "cli",
+];
 
 export interface CodeRequest {
   language: CodeLanguage;
@@ -57,7 +65,15 @@ export interface Refusals {
 
 export type CodeResult =
   | { ok: true; output: unknown; logs: string[]; artifacts: Artifact[]; durationMs: number; refused?: Refusals }
-  | { ok: false; error: string; logs: string[]; artifacts: Artifact[]; durationMs: number; timedOut: boolean; refused?: Refusals };
+  | {
+      ok: false;
+      error: string;
+      logs: string[];
+      artifacts: Artifact[];
+      durationMs: number;
+      timedOut: boolean;
+      refused?: Refusals;
+    };
 
 /** What a step's processes are confined by on the sandbox runner, for the service to log at start-up. */
 export interface Isolation {
@@ -84,7 +100,16 @@ export interface Isolation {
 
 /** The isolation of a runner whose process steps cannot run, saying why; `limits`: what holds all the same. */
 export function refusedIsolation(reason: string, limits: string[] = []): Isolation {
-  return { processes: "refused", reason, network: "none", filesystem: "none", readable: [], uids: "none", seccomp: false, limits };
+  return {
+    processes: "refused",
+    reason,
+    network: "none",
+    filesystem: "none",
+    readable: [],
+    uids: "none",
+    seccomp: false,
+    limits,
+  };
 }
 
 /** Per-step limits, sent with every run: a remote runner applies its clients' limits. */

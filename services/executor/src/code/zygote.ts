@@ -47,9 +47,15 @@ export interface ProcessLimits {
 }
 
 export interface ZygoteRequest {
-  /** The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /step to the step when confined. */
+  /**
+   * The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /step to the step when
+   * confined.
+   */
   runDir: string;
-  /** In the sandbox, the step's directory for the zygote to make (its name under `runs`, and its owner): the runner cannot write there. */
+  /**
+   * In the sandbox, the step's directory for the zygote to make (its name under `runs`, and its owner): the runner
+   * cannot write there.
+   */
   makeRun?: { name: string; uid: number };
   /** The step's uid (and gid): in the sandbox's user namespace, or on the host when not confined. */
   uid: number;
@@ -57,7 +63,10 @@ export interface ZygoteRequest {
   limits: ProcessLimits;
   /** The cgroup directories the step joins, as the zygote sees them. */
   cgroups: string[];
-  /** The step's proxy: its port inside, and its egress socket (a name in the zygote's `ctl` directory): the zygote relays one to the other. */
+  /**
+   * The step's proxy: its port inside, and its egress socket (a name in the zygote's `ctl` directory): the zygote
+   * relays one to the other.
+   */
   network?: { port: number; socket: string };
   /** An interactive process (an MCP server): its stdin is a stream of the caller's. */
   interactive?: boolean;
@@ -97,7 +106,9 @@ export class Zygote {
   private constructor(
     private readonly proc: ChildProcessWithoutNullStreams,
     private readonly server: Server,
-    /** Where the zygote's run directories are, as this process reaches them (in the sandbox: through the zygote's root). */
+    /**
+     * Where the zygote's run directories are, as this process reaches them (in the sandbox: through the zygote's root).
+     */
     readonly runsDir: string,
     /** Where its control sockets are, on the host (egress sockets go here too). */
     readonly ctlDir: string,
@@ -160,13 +171,29 @@ export class Zygote {
       const planFile = join(dir, "plan.json");
       await writeFile(planFile, JSON.stringify(opts.plan({ ctl })), { mode: 0o600 });
       const zygoteCommand = [opts.python, "-I", "-B", "/run/wf/lib/main.py", "/run/wf/ctl", "confined"];
-      proc = spawn(opts.python, ["-I", "-B", ENTER_SCRIPT, planFile, ...zygoteCommand], { cwd: "/", env: opts.env, stdio: "pipe" });
+      proc = spawn(opts.python, ["-I", "-B", ENTER_SCRIPT, planFile, ...zygoteCommand], {
+        cwd: "/",
+        env: opts.env,
+        stdio: "pipe",
+      });
     } else {
-      proc = spawn(opts.python, ["-I", "-B", join(ZYGOTE_LIB, "main.py"), ctl, "host"], { cwd: ctl, env: opts.env, stdio: "pipe" });
+      proc = spawn(opts.python, ["-I", "-B", join(ZYGOTE_LIB, "main.py"), ctl, "host"], {
+        cwd: ctl,
+        env: opts.env,
+        stdio: "pipe",
+      });
     }
     // In the sandbox the steps' directories are a tmpfs of the zygote's mount namespace, which the
     // process that entered it (and pivoted with it) shows at /proc/<pid>/root.
-    const zygote = new Zygote(proc, server, opts.plan ? `/proc/${proc.pid}/root/run/wf/runs` : runs, ctl, dir, opts.plan !== undefined, uids);
+    const zygote = new Zygote(
+      proc,
+      server,
+      opts.plan ? `/proc/${proc.pid}/root/run/wf/runs` : runs,
+      ctl,
+      dir,
+      opts.plan !== undefined,
+      uids,
+    );
     try {
       zygote.seccomp = (await zygote.ready).seccomp;
       return zygote;

@@ -34,7 +34,9 @@ export async function checkDestination(dest: Destination, opts: CheckOptions): P
   const narrowing = opts.narrowing ?? [];
   if (dest.kind === "ip") {
     const refusal = judge(opts.policy, narrowing, dest, [dest.ip]);
-    return refusal ? { kind: "refused", refusal } : { kind: "allowed", dest, addresses: [{ address: dest.host, family: dest.ip.family }] };
+    return refusal
+      ? { kind: "refused", refusal }
+      : { kind: "allowed", dest, addresses: [{ address: dest.host, family: dest.ip.family }] };
   }
   const early = refuseByName(dest, narrowing);
   if (early) return { kind: "refused", refusal: early };
@@ -47,7 +49,9 @@ export async function checkDestination(dest: Destination, opts: CheckOptions): P
   const ips = answers.map((a) => parseIp(a.address)).filter((ip): ip is Ip => ip !== null);
   if (ips.length === 0) return { kind: "unresolved", dest, error: "no address" };
   const refusal = judge(opts.policy, narrowing, dest, ips);
-  return refusal ? { kind: "refused", refusal } : { kind: "allowed", dest, addresses: ips.map((ip) => ({ address: formatIp(ip), family: ip.family })) };
+  return refusal
+    ? { kind: "refused", refusal }
+    : { kind: "allowed", dest, addresses: ips.map((ip) => ({ address: formatIp(ip), family: ip.family })) };
 }
 
 /** The refusal of a host or port that is no destination at all. */
@@ -65,7 +69,8 @@ export function lookupOf(addresses: readonly LookupAddress[]) {
     options: LookupOptions,
     callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
-    const fitting = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    const fitting =
+      options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
     const first = fitting[0];
     if (!first) callback(Object.assign(new Error("no checked address of that family"), { code: "ENOTFOUND" }), []);
     else if (options.all) callback(null, [...fitting]);

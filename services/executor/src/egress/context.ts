@@ -15,7 +15,12 @@ export interface EgressLimits {
   maxHeaderBytes: number;
 }
 
-export const DEFAULT_LIMITS: EgressLimits = { maxConnections: 64, connectTimeoutMs: 10_000, idleTimeoutMs: 120_000, maxHeaderBytes: 16 * 1024 };
+export const DEFAULT_LIMITS: EgressLimits = {
+  maxConnections: 64,
+  connectTimeoutMs: 10_000,
+  idleTimeoutMs: 120_000,
+  maxHeaderBytes: 16 * 1024,
+};
 
 /** What handling one request needs: the proxy's policy and limits, the session's lists and report. */
 export interface RequestContext {
@@ -27,14 +32,20 @@ export interface RequestContext {
   onRefused(refusal: EgressRefusal): void;
 }
 
-export type Outcome = { kind: "go"; verdict: Extract<EgressVerdict, { kind: "allowed" }> } | { kind: "answer"; status: number; text: string };
+export type Outcome =
+  | { kind: "go"; verdict: Extract<EgressVerdict, { kind: "allowed" }> }
+  | { kind: "answer"; status: number; text: string };
 
 /**
  * The verdict on a destination (or on a target that is none), as the answer a client gets when
  * it may not go: 403 for a refusal, reported to the session; 502 when the name does not resolve.
  * DNS may take what is left until `deadline` (a `performance.now()` time).
  */
-export async function decide(ctx: RequestContext, target: Destination | EgressRefusal, deadline: number): Promise<Outcome> {
+export async function decide(
+  ctx: RequestContext,
+  target: Destination | EgressRefusal,
+  deadline: number,
+): Promise<Outcome> {
   const verdict: EgressVerdict =
     "rule" in target
       ? { kind: "refused", refusal: target }
@@ -45,7 +56,8 @@ export async function decide(ctx: RequestContext, target: Destination | EgressRe
           timeoutMs: Math.max(0, deadline - performance.now()),
         });
   if (verdict.kind === "allowed") return { kind: "go", verdict };
-  if (verdict.kind === "unresolved") return { kind: "answer", status: 502, text: `egress: cannot resolve ${verdict.dest.host}: ${verdict.error}` };
+  if (verdict.kind === "unresolved")
+    return { kind: "answer", status: 502, text: `egress: cannot resolve ${verdict.dest.host}: ${verdict.error}` };
   try {
     ctx.onRefused(verdict.refusal);
   } catch (err) {

@@ -25,7 +25,10 @@ const tools = { curl: await has("curl", "--version"), openssl: await has("openss
 let proxy: EgressProxy;
 beforeAll(() => {
   const allow = loadConfig({ WF_EGRESS_ALLOW: "127.0.0.1/32" }).WF_EGRESS_ALLOW ?? [];
-  proxy = new EgressProxy({ policy: new EgressPolicy({ allow, hostAddresses: hostAddresses() }), log: createLogger("silent") });
+  proxy = new EgressProxy({
+    policy: new EgressPolicy({ allow, hostAddresses: hostAddresses() }),
+    log: createLogger("silent"),
+  });
 });
 afterAll(() => proxy?.close());
 
@@ -55,7 +58,10 @@ async function certificate(): Promise<{ key: string; cert: string; certFile: str
   return { key: await readFile(keyFile, "utf8"), cert: await readFile(certFile, "utf8"), certFile };
 }
 
-async function tlsOrigin(tls: { key: string; cert: string }, host: string): Promise<{ port: number; requests: () => number }> {
+async function tlsOrigin(
+  tls: { key: string; cert: string },
+  host: string,
+): Promise<{ port: number; requests: () => number }> {
   let requests = 0;
   const server = createHttpsServer(tls, (req, res) => {
     requests++;
@@ -92,10 +98,21 @@ async function forwarder(socketPath: string): Promise<number> {
 /** curl as a step would run it: the proxy from the environment, nothing else of ours. */
 function curl(proxyPort: number, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", http_proxy: proxyUrl, https_proxy: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", no_proxy: "" };
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    http_proxy: proxyUrl,
+    https_proxy: proxyUrl,
+    HTTPS_PROXY: proxyUrl,
+    NO_PROXY: "",
+    no_proxy: "",
+  };
   return run("curl", ["-sS", "--max-time", "20", ...args], { env }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
   );
 }
 
@@ -103,7 +120,11 @@ describe("egress proxy with a real curl behind a TCP forwarder", () => {
   it("curl reaches an HTTPS origin through CONNECT and an HTTP one through absolute-form; a refused one gets the 403", async (ctx) => {
     ctx.skip(!tools.curl || !tools.openssl, "curl and openssl are needed for this test");
     const tls = await certificate();
-    const [allowed, refusedOrigin, web] = await Promise.all([tlsOrigin(tls, "127.0.0.1"), tlsOrigin(tls, "127.0.0.2"), httpOrigin()]);
+    const [allowed, refusedOrigin, web] = await Promise.all([
+      tlsOrigin(tls, "127.0.0.1"),
+      tlsOrigin(tls, "127.0.0.2"),
+      httpOrigin(),
+    ]);
     const refused: SessionRefusal[] = [];
     const session = await proxy.open({ socketPath: await socketPathForTest(), onRefused: (r) => refused.push(r) });
     onTestFinished(() => session.close());

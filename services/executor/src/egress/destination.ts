@@ -1,7 +1,8 @@
 import { formatIp, parseIp, type Ip } from "./ip";
 
 /** Where a client asked to go, normalised: an IP literal as its address, a name in lower-case ASCII. */
-export type Destination = { kind: "ip"; ip: Ip; host: string; port: number } | { kind: "name"; name: string; host: string; port: number };
+export type Destination =
+  { kind: "ip"; ip: Ip; host: string; port: number } | { kind: "name"; name: string; host: string; port: number };
 
 const NAME = /^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*$/;
 
@@ -17,7 +18,8 @@ export function parseDestination(rawHost: string, port: number): Destination | s
   if (!Number.isInteger(port) || port < 1 || port > 65_535) return `port ${port} is not a port number`;
   if (/^\[.*%.*\]$/.test(rawHost)) return `${shown}: IPv6 zone ids are refused`;
   // Characters that would make the URL parser read a user, a port or a path instead of the host.
-  if (rawHost === "" || /[\s@/\\?#]/.test(rawHost) || (!rawHost.startsWith("[") && rawHost.includes(":"))) return `${shown} is not a host name or an address`;
+  if (rawHost === "" || /[\s@/\\?#]/.test(rawHost) || (!rawHost.startsWith("[") && rawHost.includes(":")))
+    return `${shown} is not a host name or an address`;
   let hostname: string;
   try {
     hostname = new URL(`http://${rawHost}/`).hostname;

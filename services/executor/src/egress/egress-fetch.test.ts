@@ -8,7 +8,10 @@ import { EgressPolicy } from "./policy";
 import { httpOrigin } from "./testing/origins";
 
 function fetchUnder(allow: string): ReturnType<typeof egressFetch> {
-  const policy = new EgressPolicy({ allow: loadConfig({ WF_EGRESS_ALLOW: allow }).WF_EGRESS_ALLOW ?? [], hostAddresses: hostAddresses() });
+  const policy = new EgressPolicy({
+    allow: loadConfig({ WF_EGRESS_ALLOW: allow }).WF_EGRESS_ALLOW ?? [],
+    hostAddresses: hostAddresses(),
+  });
   const f = egressFetch({ policy });
   onTestFinished(() => f.close());
   return f;
@@ -18,7 +21,11 @@ describe("egressFetch", () => {
   it("fetches an allowed origin: status, repeated headers and a streamed body as fetch gives them", async () => {
     const origin = await httpOrigin();
     const { fetch } = fetchUnder("127.0.0.1/32");
-    const res = await fetch(`http://127.0.0.1:${origin.port}/tools`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"a":1}' });
+    const res = await fetch(`http://127.0.0.1:${origin.port}/tools`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(await res.text()).toBe(`origin ${origin.port} saw POST /tools`);
@@ -45,12 +52,16 @@ describe("egressFetch", () => {
     onTestFinished(() => f.close());
     const err = await f.fetch("https://mcp.corp.example/mcp").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EgressRefusedError);
-    expect((err as EgressRefusedError).message).toBe("mcp.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)");
+    expect((err as EgressRefusedError).message).toBe(
+      "mcp.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)",
+    );
   });
 
   it("never follows a redirect itself: the answer comes back as it is, its target untouched", async () => {
     const target = await httpOrigin("127.0.0.2");
-    const server = createServer((_req, res) => res.writeHead(302, { location: `http://127.0.0.2:${target.port}/internal` }).end());
+    const server = createServer((_req, res) =>
+      res.writeHead(302, { location: `http://127.0.0.2:${target.port}/internal` }).end(),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const { fetch } = fetchUnder("127.0.0.1/32");

@@ -26,7 +26,10 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  * caller that follows one (the MCP SDK does, within the origin) comes through here again.
  * Connections are kept alive until `close`.
  */
-export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }): { fetch: EgressFetchFn; close(): void } {
+export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }): {
+  fetch: EgressFetchFn;
+  close(): void;
+} {
   const agents = { "http:": new HttpAgent({ keepAlive: true }), "https:": new HttpsAgent({ keepAlive: true }) };
   const fetchChecked: EgressFetchFn = async (input, init = {}) => {
     const url = new URL(input);
@@ -35,7 +38,10 @@ export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }):
     const port = url.port ? Number(url.port) : defaultPort;
     const dest = parseDestination(url.hostname, port);
     if (typeof dest === "string") throw new EgressRefusedError(malformed(url.hostname, port, dest));
-    const verdict = await checkDestination(dest, { policy: opts.policy, ...(opts.lookup ? { lookup: opts.lookup } : {}) });
+    const verdict = await checkDestination(dest, {
+      policy: opts.policy,
+      ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    });
     if (verdict.kind === "refused") throw new EgressRefusedError(verdict.refusal);
     if (verdict.kind === "unresolved") throw new Error(`cannot resolve ${dest.host}: ${verdict.error}`);
     const method = (init.method ?? "GET").toUpperCase();
@@ -83,5 +89,9 @@ function toResponse(res: IncomingMessage, method: string): Response {
   const status = res.statusCode ?? 0;
   const bodyless = NO_BODY.has(status) || method === "HEAD";
   if (bodyless) res.resume();
-  return new Response(bodyless ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? "", headers });
+  return new Response(bodyless ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+    status,
+    statusText: res.statusMessage ?? "",
+    headers,
+  });
 }

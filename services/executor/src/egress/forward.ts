@@ -19,12 +19,21 @@ export async function forward(ctx: RequestContext, req: IncomingMessage, res: Se
   try {
     url = new URL(req.url ?? "");
   } catch {
-    return answer(res, 400, "egress: this is a proxy: send absolute-form requests (GET http://host/path) or CONNECT host:port");
+    return answer(
+      res,
+      400,
+      "egress: this is a proxy: send absolute-form requests (GET http://host/path) or CONNECT host:port",
+    );
   }
   const port = DEFAULT_PORT[url.protocol];
-  if (port === undefined) return answer(res, 400, `egress: ${url.protocol} URLs are not forwarded: tunnel them with CONNECT`);
+  if (port === undefined)
+    return answer(res, 400, `egress: ${url.protocol} URLs are not forwarded: tunnel them with CONNECT`);
   const parsed = parseDestination(url.hostname, url.port ? Number(url.port) : port);
-  const outcome = await decide(ctx, typeof parsed === "string" ? malformed(url.hostname, Number(url.port) || port, parsed) : parsed, deadline);
+  const outcome = await decide(
+    ctx,
+    typeof parsed === "string" ? malformed(url.hostname, Number(url.port) || port, parsed) : parsed,
+    deadline,
+  );
   if (res.destroyed) return;
   if (outcome.kind === "answer") return answer(res, outcome.status, outcome.text);
   const { dest, addresses } = outcome.verdict;

@@ -18,7 +18,8 @@ const HOP_BY_HOP = new Set([
 export function endToEndHeaders(rawHeaders: readonly string[], drop: readonly string[] = []): string[] {
   const named = new Set(drop);
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === "connection") for (const token of rawHeaders[i + 1]!.split(",")) named.add(token.trim().toLowerCase());
+    if (rawHeaders[i]!.toLowerCase() === "connection")
+      for (const token of rawHeaders[i + 1]!.split(",")) named.add(token.trim().toLowerCase());
   }
   const kept: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {

@@ -13,7 +13,9 @@ export function hostAddresses(): () => readonly Ip[] {
   let addresses: readonly Ip[] = [];
   return () => {
     if (performance.now() - read >= REFRESH_MS) {
-      addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => parseIp(i.address)).filter((ip): ip is Ip => ip !== null));
+      addresses = Object.values(networkInterfaces()).flatMap((list) =>
+        (list ?? []).map((i) => parseIp(i.address)).filter((ip): ip is Ip => ip !== null),
+      );
       read = performance.now();
     }
     return addresses;

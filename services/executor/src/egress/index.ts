@@ -1,4 +1,10 @@
-export { EgressProxy, type EgressProxyOptions, type EgressSession, type EgressSessionOptions, type SessionRefusal } from "./proxy";
+export {
+  EgressProxy,
+  type EgressProxyOptions,
+  type EgressSession,
+  type EgressSessionOptions,
+  type SessionRefusal,
+} from "./proxy";
 export { DEFAULT_LIMITS, type EgressLimits } from "./context";
 export { EgressPolicy, narrowing, type EgressRefusal, type Narrowing } from "./policy";
 export { operatorPolicy } from "./operator-policy";

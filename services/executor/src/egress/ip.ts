@@ -33,7 +33,8 @@ export function parseIp(text: string): Ip | null {
         });
   const before = words(head);
   const after = tail === undefined ? [] : words(tail);
-  const all = tail === undefined ? before : [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
+  const all =
+    tail === undefined ? before : [...before, ...new Array<number>(8 - before.length - after.length).fill(0), ...after];
   const bytes = new Uint8Array(16);
   all.forEach((word, i) => {
     bytes[2 * i] = word >> 8;

@@ -29,12 +29,19 @@ function refusalOf(p: EgressPolicy, address: string, port = 443): string | null 
 }
 
 describe("destination hosts", () => {
-  it.each(["2130706433", "0177.0.0.1", "0x7f.1", "0x7f000001", "127.1", "127.0.0.1.", "%31%32%37.0.0.1", "１２７.０.０.１", "017700000001"])(
-    "reads the IPv4 notation %s as 127.0.0.1",
-    (host) => {
-      expect(dest(host)).toMatchObject({ kind: "ip", host: "127.0.0.1" });
-    },
-  );
+  it.each([
+    "2130706433",
+    "0177.0.0.1",
+    "0x7f.1",
+    "0x7f000001",
+    "127.1",
+    "127.0.0.1.",
+    "%31%32%37.0.0.1",
+    "１２７.０.０.１",
+    "017700000001",
+  ])("reads the IPv4 notation %s as 127.0.0.1", (host) => {
+    expect(dest(host)).toMatchObject({ kind: "ip", host: "127.0.0.1" });
+  });
 
   it("reads bracketed IPv6 in its canonical form, and IPv4 in IPv6 as IPv6 (judged by the IPv4 it stands for)", () => {
     expect(dest("[0:0:0:0:0:0:0:1]")).toMatchObject({ kind: "ip", host: "::1" });
@@ -95,7 +102,10 @@ describe("the operator's default refusals", () => {
     ["4000::1", "4000::1 is a reserved address (allow it with WF_EGRESS_ALLOW)"],
     ["::0.0.0.5", "::5 is a reserved address (allow it with WF_EGRESS_ALLOW)"],
     ["::ffff:127.0.0.1", "::ffff:7f00:1 (127.0.0.1) is a loopback address (allow it with WF_EGRESS_ALLOW)"],
-    ["::ffff:a9fe:a9fe", "::ffff:a9fe:a9fe (169.254.169.254) is the cloud metadata address (allow it with WF_EGRESS_ALLOW)"],
+    [
+      "::ffff:a9fe:a9fe",
+      "::ffff:a9fe:a9fe (169.254.169.254) is the cloud metadata address (allow it with WF_EGRESS_ALLOW)",
+    ],
     ["::127.0.0.1", "::7f00:1 (127.0.0.1) is a loopback address (allow it with WF_EGRESS_ALLOW)"],
     ["64:ff9b::10.0.0.1", "64:ff9b::a00:1 (10.0.0.1) is a private address (allow it with WF_EGRESS_ALLOW)"],
     ["2002:c0a8:101::1", "2002:c0a8:101::1 (192.168.1.1) is a private address (allow it with WF_EGRESS_ALLOW)"],
@@ -103,18 +113,27 @@ describe("the operator's default refusals", () => {
     expect(refusalOf(p, address)).toBe(reason);
   });
 
-  it.each(["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "100.63.255.255", "172.32.0.1"])(
-    "lets the public address %s through",
-    (address) => {
-      expect(refusalOf(p, address)).toBeNull();
-    },
-  );
+  it.each([
+    "93.184.215.14",
+    "8.8.8.8",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "100.63.255.255",
+    "172.32.0.1",
+  ])("lets the public address %s through", (address) => {
+    expect(refusalOf(p, address)).toBeNull();
+  });
 
   it("refuses this host's own addresses, whatever their range, in IPv6 forms too; ports are not restricted", () => {
     const onHost = policy("", ["52.1.2.3", "2600:1f18::5"]);
     expect(refusalOf(onHost, "52.1.2.3")).toBe("52.1.2.3 is an address of this host (allow it with WF_EGRESS_ALLOW)");
-    expect(refusalOf(onHost, "::ffff:52.1.2.3")).toBe("::ffff:3401:203 (52.1.2.3) is an address of this host (allow it with WF_EGRESS_ALLOW)");
-    expect(refusalOf(onHost, "2600:1f18::5")).toBe("2600:1f18::5 is an address of this host (allow it with WF_EGRESS_ALLOW)");
+    expect(refusalOf(onHost, "::ffff:52.1.2.3")).toBe(
+      "::ffff:3401:203 (52.1.2.3) is an address of this host (allow it with WF_EGRESS_ALLOW)",
+    );
+    expect(refusalOf(onHost, "2600:1f18::5")).toBe(
+      "2600:1f18::5 is an address of this host (allow it with WF_EGRESS_ALLOW)",
+    );
     expect(refusalOf(onHost, "52.1.2.4", 25)).toBeNull();
   });
 });
@@ -136,7 +155,9 @@ describe("WF_EGRESS_ALLOW", () => {
     const p = policy("db.local:5432,*.internal.example.com");
     const internal = [ip("10.9.8.7")];
     expect(judge(p, [], dest("db.local", 5432), internal)).toBeNull();
-    expect(judge(p, [], dest("db.local", 5433), internal)?.reason).toBe("db.local resolves to a private address (allow it with WF_EGRESS_ALLOW)");
+    expect(judge(p, [], dest("db.local", 5433), internal)?.reason).toBe(
+      "db.local resolves to a private address (allow it with WF_EGRESS_ALLOW)",
+    );
     expect(judge(p, [], dest("git.internal.example.com"), internal)).toBeNull();
     expect(judge(p, [], dest("a.b.internal.example.com"), internal)).toBeNull();
     expect(judge(p, [], dest("internal.example.com"), internal)?.rule).toBe("operator");
@@ -145,7 +166,8 @@ describe("WF_EGRESS_ALLOW", () => {
 
   it("`0.0.0.0/0,::/0` lifts every refusal, this host's addresses included", () => {
     const open = policy("0.0.0.0/0,::/0", ["10.0.0.2"]);
-    for (const a of ["127.0.0.1", "::1", "10.0.0.2", "169.254.169.254", "::ffff:127.0.0.1"]) expect(refusalOf(open, a), a).toBeNull();
+    for (const a of ["127.0.0.1", "::1", "10.0.0.2", "169.254.169.254", "::ffff:127.0.0.1"])
+      expect(refusalOf(open, a), a).toBeNull();
   });
 
   it.each([
@@ -179,15 +201,23 @@ describe("WF_EGRESS_ALLOW", () => {
 });
 
 describe("a step's narrowing lists", () => {
-  const workflow = narrowing("the workflow's network.allow list", ["api.github.com", "*.example.com:443", "93.184.215.0/24"]);
+  const workflow = narrowing("the workflow's network.allow list", [
+    "api.github.com",
+    "*.example.com:443",
+    "93.184.215.0/24",
+  ]);
 
   it("let through the names they hold (subdomains for `*.`), on their ports", () => {
     const p = policy();
     const pub = [ip("140.82.112.5")];
     expect(judge(p, [workflow], dest("api.github.com", 8443), pub)).toBeNull();
     expect(judge(p, [workflow], dest("www.example.com", 443), pub)).toBeNull();
-    expect(judge(p, [workflow], dest("www.example.com", 80), pub)?.reason).toBe("www.example.com:80 is not in the workflow's network.allow list");
-    expect(judge(p, [workflow], dest("example.com", 443), pub)?.reason).toBe("example.com:443 is not in the workflow's network.allow list");
+    expect(judge(p, [workflow], dest("www.example.com", 80), pub)?.reason).toBe(
+      "www.example.com:80 is not in the workflow's network.allow list",
+    );
+    expect(judge(p, [workflow], dest("example.com", 443), pub)?.reason).toBe(
+      "example.com:443 is not in the workflow's network.allow list",
+    );
   });
 
   it("hold an address by range, for literals and for every address a name resolves to", () => {
@@ -199,7 +229,9 @@ describe("a step's narrowing lists", () => {
 
   it("never widen the operator's policy", () => {
     const loopback = narrowing("the workflow's network.allow list", ["127.0.0.1", "localhost"]);
-    expect(judge(policy(), [loopback], dest("127.0.0.1"), [ip("127.0.0.1")])?.reason).toBe("127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)");
+    expect(judge(policy(), [loopback], dest("127.0.0.1"), [ip("127.0.0.1")])?.reason).toBe(
+      "127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)",
+    );
     expect(judge(policy(), [loopback], dest("localhost"), [ip("::1")])?.reason).toBe(
       "localhost resolves to a loopback address (allow it with WF_EGRESS_ALLOW)",
     );
@@ -210,18 +242,24 @@ describe("a step's narrowing lists", () => {
     const owner = narrowing("the owner's egress setting", ["*.example.com"]);
     const p = policy();
     expect(judge(p, [owner, workflow], dest("www.example.com", 443), [ip("1.1.1.1")])).toBeNull();
-    expect(judge(p, [owner, workflow], dest("api.github.com", 443), [ip("1.1.1.1")])?.reason).toBe("api.github.com:443 is not in the owner's egress setting");
+    expect(judge(p, [owner, workflow], dest("api.github.com", 443), [ip("1.1.1.1")])?.reason).toBe(
+      "api.github.com:443 is not in the owner's egress setting",
+    );
   });
 
   it("refuse a name before any DNS when no range entry could hold its addresses", () => {
     const names = narrowing("the workflow's network.allow list", ["api.github.com"]);
-    expect(refuseByName(dest("evil.example"), [names])?.reason).toBe("evil.example:443 is not in the workflow's network.allow list");
+    expect(refuseByName(dest("evil.example"), [names])?.reason).toBe(
+      "evil.example:443 is not in the workflow's network.allow list",
+    );
     expect(refuseByName(dest("api.github.com"), [names])).toBeNull();
     expect(refuseByName(dest("evil.example"), [workflow])).toBeNull();
   });
 
   it("throw on a bad entry, naming the list", () => {
-    expect(() => narrowing("the workflow's network.allow list", ["ok.com", "bad..com"])).toThrow(/^the workflow's network.allow list: "bad..com" is not/);
+    expect(() => narrowing("the workflow's network.allow list", ["ok.com", "bad..com"])).toThrow(
+      /^the workflow's network.allow list: "bad..com" is not/,
+    );
   });
 });
 
@@ -238,7 +276,9 @@ describe("checking a destination", () => {
   }
 
   it("allows a name whose every address passes, carrying exactly the checked addresses", async () => {
-    const { lookup, asked } = countingLookup({ "api.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"] });
+    const { lookup, asked } = countingLookup({
+      "api.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"],
+    });
     const verdict = await checkDestination(dest("api.example.com"), { policy: policy(), lookup });
     expect(verdict).toEqual({
       kind: "allowed",
@@ -267,7 +307,10 @@ describe("checking a destination", () => {
   it("does not look up a name its narrowing lists refuse, nor an IP literal", async () => {
     const { lookup, asked } = countingLookup({});
     const names = narrowing("the workflow's network.allow list", ["api.github.com"]);
-    expect((await checkDestination(dest("exfiltrate.attacker.example"), { policy: policy(), narrowing: [names], lookup })).kind).toBe("refused");
+    expect(
+      (await checkDestination(dest("exfiltrate.attacker.example"), { policy: policy(), narrowing: [names], lookup }))
+        .kind,
+    ).toBe("refused");
     expect((await checkDestination(dest("0x7f.1"), { policy: policy(), lookup })).kind).toBe("refused");
     expect(asked).toEqual([]);
   });
@@ -280,7 +323,9 @@ describe("checking a destination", () => {
       error: "ENOTFOUND",
     });
     const never: DnsLookup = () => new Promise(() => undefined);
-    expect(await checkDestination(dest("slow.example"), { policy: policy(), lookup: never, timeoutMs: 20 })).toMatchObject({
+    expect(
+      await checkDestination(dest("slow.example"), { policy: policy(), lookup: never, timeoutMs: 20 }),
+    ).toMatchObject({
       kind: "unresolved",
       error: "ETIMEOUT",
     });

@@ -38,13 +38,20 @@ export class AllowRules {
   /** An exact name, or a `*.` pattern's subdomains (not the name itself). */
   matchesName(dest: Destination): boolean {
     if (dest.kind !== "name") return false;
-    return this.names.some((r) => (r.port === undefined || r.port === dest.port) && (r.subdomains ? dest.name.endsWith(`.${r.name}`) : dest.name === r.name));
+    return this.names.some(
+      (r) =>
+        (r.port === undefined || r.port === dest.port) &&
+        (r.subdomains ? dest.name.endsWith(`.${r.name}`) : dest.name === r.name),
+    );
   }
 
   /** An IPv6 form of an IPv4 address (`::ffff:10.0.0.5`) matches what the IPv4 one matches. */
   matchesAddress(ip: Ip, port: number): boolean {
     const v4 = embeddedIpv4(ip);
-    return this.ranges.some((r) => (r.port === undefined || r.port === port) && (inRange(ip, r.range) || (v4 !== null && inRange(v4, r.range))));
+    return this.ranges.some(
+      (r) =>
+        (r.port === undefined || r.port === port) && (inRange(ip, r.range) || (v4 !== null && inRange(v4, r.range))),
+    );
   }
 }
 
@@ -117,9 +124,15 @@ export function refuseByName(dest: Destination, narrowing: readonly Narrowing[])
  * and internal addresses is a misconfiguration or a rebinding attempt, and which address a
  * connection would take should not decide whether it is allowed.
  */
-export function judge(policy: EgressPolicy, narrowing: readonly Narrowing[], dest: Destination, addresses: readonly Ip[]): EgressRefusal | null {
+export function judge(
+  policy: EgressPolicy,
+  narrowing: readonly Narrowing[],
+  dest: Destination,
+  addresses: readonly Ip[],
+): EgressRefusal | null {
   for (const list of narrowing) {
-    if (!list.rules.matchesName(dest) && !addresses.every((ip) => list.rules.matchesAddress(ip, dest.port))) return notListed(dest, list);
+    if (!list.rules.matchesName(dest) && !addresses.every((ip) => list.rules.matchesAddress(ip, dest.port)))
+      return notListed(dest, list);
   }
   for (const ip of addresses) {
     const reason = policy.refusal(dest, ip);

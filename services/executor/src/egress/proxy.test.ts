@@ -10,7 +10,15 @@ import { hostAddresses } from "./host-addresses";
 import { EgressPolicy, narrowing } from "./policy";
 import { EgressProxy, type EgressSession, type EgressSessionOptions, type SessionRefusal } from "./proxy";
 import type { EgressLimits } from "./context";
-import { echoOrigin, httpOrigin, nextChunk, rawConnect, readToEnd, socketPathForTest, viaProxy } from "./testing/origins";
+import {
+  echoOrigin,
+  httpOrigin,
+  nextChunk,
+  rawConnect,
+  readToEnd,
+  socketPathForTest,
+  viaProxy,
+} from "./testing/origins";
 
 const log = createLogger("silent");
 const proxies: EgressProxy[] = [];
@@ -18,17 +26,30 @@ afterEach(async () => {
   await Promise.all(proxies.splice(0).map((p) => p.close()));
 });
 
-/** A proxy under WF_EGRESS_ALLOW = `allow` (the tests' origins listen on 127.0.0.1: `127.0.0.1/32` lets them be reached). */
+/**
+ * A proxy under WF_EGRESS_ALLOW = `allow` (the tests' origins listen on 127.0.0.1: `127.0.0.1/32` lets them be
+ * reached).
+ */
 function proxyWith(allow: string, more: { dnsLookup?: DnsLookup; limits?: Partial<EgressLimits> } = {}): EgressProxy {
-  const policy = new EgressPolicy({ allow: loadConfig({ WF_EGRESS_ALLOW: allow }).WF_EGRESS_ALLOW ?? [], hostAddresses: hostAddresses() });
+  const policy = new EgressPolicy({
+    allow: loadConfig({ WF_EGRESS_ALLOW: allow }).WF_EGRESS_ALLOW ?? [],
+    hostAddresses: hostAddresses(),
+  });
   const proxy = new EgressProxy({ policy, log, ...more });
   proxies.push(proxy);
   return proxy;
 }
 
-async function openSession(proxy: EgressProxy, opts: Partial<EgressSessionOptions> = {}): Promise<{ session: EgressSession; refused: SessionRefusal[] }> {
+async function openSession(
+  proxy: EgressProxy,
+  opts: Partial<EgressSessionOptions> = {},
+): Promise<{ session: EgressSession; refused: SessionRefusal[] }> {
   const refused: SessionRefusal[] = [];
-  const session = await proxy.open({ socketPath: await socketPathForTest(), onRefused: (r) => refused.push(r), ...opts });
+  const session = await proxy.open({
+    socketPath: await socketPathForTest(),
+    onRefused: (r) => refused.push(r),
+    ...opts,
+  });
   return { session, refused };
 }
 
@@ -39,10 +60,20 @@ describe("egress proxy: forwarding and tunnelling", () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const first = await viaProxy(session.socketPath, `http://127.0.0.1:${origin.port}/a?q=1`, {
-        headers: { "proxy-authorization": "Basic c2VjcmV0", connection: "keep-alive, x-hop", "x-hop": "dropped", "x-end": "kept", host: "wrong.example" },
+        headers: {
+          "proxy-authorization": "Basic c2VjcmV0",
+          connection: "keep-alive, x-hop",
+          "x-hop": "dropped",
+          "x-end": "kept",
+          host: "wrong.example",
+        },
         agent,
       });
-      const second = await viaProxy(session.socketPath, `http://127.0.0.1:${origin.port}/b`, { method: "POST", body: "payload", agent });
+      const second = await viaProxy(session.socketPath, `http://127.0.0.1:${origin.port}/b`, {
+        method: "POST",
+        body: "payload",
+        agent,
+      });
       expect([first.status, first.body]).toEqual([200, `origin ${origin.port} saw GET /a?q=1`]);
       expect([second.status, second.body]).toEqual([200, `origin ${origin.port} saw POST /b`]);
       expect(second.reusedSocket).toBe(true);
@@ -79,7 +110,9 @@ describe("egress proxy: forwarding and tunnelling", () => {
 
   it("answers 502 naming the destination when its name does not resolve or it refuses the connection", async () => {
     const { session, refused } = await openSession(
-      proxyWith("127.0.0.1/32", { dnsLookup: async () => Promise.reject(Object.assign(new Error("no"), { code: "ENOTFOUND" })) }),
+      proxyWith("127.0.0.1/32", {
+        dnsLookup: async () => Promise.reject(Object.assign(new Error("no"), { code: "ENOTFOUND" })),
+      }),
     );
     const unresolved = await viaProxy(session.socketPath, "http://nowhere.example/");
     expect([unresolved.status, unresolved.body]).toEqual([502, "egress: cannot resolve nowhere.example: ENOTFOUND\n"]);
@@ -91,7 +124,9 @@ describe("egress proxy: forwarding and tunnelling", () => {
 
   it("answers 431 to headers over the limit", async () => {
     const { session } = await openSession(proxyWith("127.0.0.1/32", { limits: { maxHeaderBytes: 1024 } }));
-    const answer = await viaProxy(session.socketPath, "http://127.0.0.1:1/", { headers: { "x-big": "a".repeat(2048) } });
+    const answer = await viaProxy(session.socketPath, "http://127.0.0.1:1/", {
+      headers: { "x-big": "a".repeat(2048) },
+    });
     expect(answer.status).toBe(431);
   });
 
@@ -114,13 +149,28 @@ describe("egress proxy: policy", () => {
     const [web, tcp] = await Promise.all([httpOrigin(), echoOrigin()]);
     const { session, refused } = await openSession(proxyWith(""));
     const viaForward = await viaProxy(session.socketPath, `http://127.0.0.1:${web.port}/secret`);
-    expect([viaForward.status, viaForward.body]).toEqual([403, "egress refused: 127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)\n"]);
+    expect([viaForward.status, viaForward.body]).toEqual([
+      403,
+      "egress refused: 127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)\n",
+    ]);
     const viaConnect = await rawConnect(session.socketPath, `127.0.0.1:${tcp.port}`);
     expect(viaConnect.status).toBe(403);
-    expect(await readToEnd(viaConnect.socket, viaConnect.rest)).toBe("egress refused: 127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)\n");
+    expect(await readToEnd(viaConnect.socket, viaConnect.rest)).toBe(
+      "egress refused: 127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)\n",
+    );
     expect(refused).toEqual([
-      { host: "127.0.0.1", port: web.port, reason: "127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)", rule: "operator" },
-      { host: "127.0.0.1", port: tcp.port, reason: "127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)", rule: "operator" },
+      {
+        host: "127.0.0.1",
+        port: web.port,
+        reason: "127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)",
+        rule: "operator",
+      },
+      {
+        host: "127.0.0.1",
+        port: tcp.port,
+        reason: "127.0.0.1 is a loopback address (allow it with WF_EGRESS_ALLOW)",
+        rule: "operator",
+      },
     ]);
     expect(web.connections()).toBe(0);
     expect(tcp.accepted()).toBe(0);
@@ -133,16 +183,26 @@ describe("egress proxy: policy", () => {
     });
     expect((await viaProxy(session.socketPath, `http://127.0.0.1:${listed.port}/`)).status).toBe(200);
     const refusedAnswer = await viaProxy(session.socketPath, `http://127.0.0.1:${other.port}/`);
-    expect([refusedAnswer.status, refusedAnswer.body]).toEqual([403, `egress refused: 127.0.0.1:${other.port} is not in the workflow's network.allow list\n`]);
+    expect([refusedAnswer.status, refusedAnswer.body]).toEqual([
+      403,
+      `egress refused: 127.0.0.1:${other.port} is not in the workflow's network.allow list\n`,
+    ]);
     expect(refused).toEqual([
-      { host: "127.0.0.1", port: other.port, reason: `127.0.0.1:${other.port} is not in the workflow's network.allow list`, rule: "narrowing" },
+      {
+        host: "127.0.0.1",
+        port: other.port,
+        reason: `127.0.0.1:${other.port} is not in the workflow's network.allow list`,
+        rule: "narrowing",
+      },
     ]);
     expect(other.connections()).toBe(0);
   });
 
   it("a narrowing list cannot widen the operator's policy", async () => {
     const origin = await httpOrigin();
-    const { session, refused } = await openSession(proxyWith(""), { allow: [narrowing("the workflow's network.allow list", ["127.0.0.1", "localhost"])] });
+    const { session, refused } = await openSession(proxyWith(""), {
+      allow: [narrowing("the workflow's network.allow list", ["127.0.0.1", "localhost"])],
+    });
     expect((await viaProxy(session.socketPath, `http://127.0.0.1:${origin.port}/`)).status).toBe(403);
     expect(refused.map((r) => r.rule)).toEqual(["operator"]);
   });
@@ -152,7 +212,9 @@ describe("egress proxy: policy", () => {
     const { session, refused } = await openSession(proxyWith(""));
     const { status, socket, rest } = await rawConnect(session.socketPath, `localhost:${origin.port}`);
     expect(status).toBe(403);
-    expect(await readToEnd(socket, rest)).toBe("egress refused: localhost resolves to a loopback address (allow it with WF_EGRESS_ALLOW)\n");
+    expect(await readToEnd(socket, rest)).toBe(
+      "egress refused: localhost resolves to a loopback address (allow it with WF_EGRESS_ALLOW)\n",
+    );
     expect(refused).toMatchObject([{ host: "localhost", port: origin.port, rule: "operator" }]);
     expect(origin.accepted()).toBe(0);
   });
@@ -170,8 +232,18 @@ describe("egress proxy: policy", () => {
     ]);
     expect(JSON.stringify(refused)).not.toContain("10.20.30.40");
     expect(refused).toEqual([
-      { host: "db.corp.example", port: 5432, reason: "db.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)", rule: "operator" },
-      { host: "db.corp.example", port: 80, reason: "db.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)", rule: "operator" },
+      {
+        host: "db.corp.example",
+        port: 5432,
+        reason: "db.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)",
+        rule: "operator",
+      },
+      {
+        host: "db.corp.example",
+        port: 80,
+        reason: "db.corp.example resolves to a private address (allow it with WF_EGRESS_ALLOW)",
+        rule: "operator",
+      },
     ]);
   });
 
@@ -179,7 +251,9 @@ describe("egress proxy: policy", () => {
     const origin = await echoOrigin();
     let lookups = 0;
     // An attacker's DNS: an allowed address when checked, the metadata service on any later lookup.
-    const rebinding: DnsLookup = async () => [{ address: lookups++ === 0 ? "127.0.0.1" : "169.254.169.254", family: 4 }];
+    const rebinding: DnsLookup = async () => [
+      { address: lookups++ === 0 ? "127.0.0.1" : "169.254.169.254", family: 4 },
+    ];
     const { session } = await openSession(proxyWith(`127.0.0.1:${origin.port}`, { dnsLookup: rebinding }));
     const { status, socket } = await rawConnect(session.socketPath, `rebind.attacker.example:${origin.port}`);
     expect(status).toBe(200);
@@ -191,21 +265,29 @@ describe("egress proxy: policy", () => {
     socket.destroy();
   });
 
-  it.each(["2130706433", "0177.0.0.1", "0x7f.0.0.1", "127.1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[::127.0.0.1]", "[::1]", "[0:0:0:0:0:0:0:1]"])(
-    "refuses the loopback literal %s over CONNECT and absolute-form",
-    async (literal) => {
-      const origin = await httpOrigin();
-      const { session, refused } = await openSession(proxyWith(""));
-      const tunnel = await rawConnect(session.socketPath, `${literal}:${origin.port}`);
-      expect(tunnel.status).toBe(403);
-      tunnel.socket.destroy();
-      const forwarded = await viaProxy(session.socketPath, `http://${literal}:${origin.port}/`);
-      expect(forwarded.status).toBe(403);
-      expect(refused).toHaveLength(2);
-      for (const r of refused) expect(r).toMatchObject({ rule: "operator", reason: expect.stringMatching(/is a loopback address/) });
-      expect(origin.connections()).toBe(0);
-    },
-  );
+  it.each([
+    "2130706433",
+    "0177.0.0.1",
+    "0x7f.0.0.1",
+    "127.1",
+    "[::ffff:127.0.0.1]",
+    "[::ffff:7f00:1]",
+    "[::127.0.0.1]",
+    "[::1]",
+    "[0:0:0:0:0:0:0:1]",
+  ])("refuses the loopback literal %s over CONNECT and absolute-form", async (literal) => {
+    const origin = await httpOrigin();
+    const { session, refused } = await openSession(proxyWith(""));
+    const tunnel = await rawConnect(session.socketPath, `${literal}:${origin.port}`);
+    expect(tunnel.status).toBe(403);
+    tunnel.socket.destroy();
+    const forwarded = await viaProxy(session.socketPath, `http://${literal}:${origin.port}/`);
+    expect(forwarded.status).toBe(403);
+    expect(refused).toHaveLength(2);
+    for (const r of refused)
+      expect(r).toMatchObject({ rule: "operator", reason: expect.stringMatching(/is a loopback address/) });
+    expect(origin.connections()).toBe(0);
+  });
 
   it("reads a literal the way it refuses it: with the allowance, 2130706433 reaches the origin on 127.0.0.1", async () => {
     const origin = await httpOrigin();
@@ -264,7 +346,10 @@ describe("egress proxy: sessions", () => {
     const mineClosed = readToEnd(mine.socket);
     await session.close();
     await mineClosed;
-    await waitFor(() => origin.sockets.size === 1, { timeoutMs: 5_000, what: "the closed session's tunnel to be closed at the origin" });
+    await waitFor(() => origin.sockets.size === 1, {
+      timeoutMs: 5_000,
+      what: "the closed session's tunnel to be closed at the origin",
+    });
     const answer = nextChunk(theirs.socket);
     theirs.socket.write("still");
     expect(await answer).toBe("echo:still");
@@ -277,6 +362,8 @@ describe("egress proxy: sessions", () => {
     const { session } = await openSession(proxy);
     await proxy.close();
     expect(existsSync(session.socketPath)).toBe(false);
-    await expect(proxy.open({ socketPath: await socketPathForTest(), onRefused: () => undefined })).rejects.toThrow("the egress proxy is closed");
+    await expect(proxy.open({ socketPath: await socketPathForTest(), onRefused: () => undefined })).rejects.toThrow(
+      "the egress proxy is closed",
+    );
   });
 });

@@ -1,5 +1,10 @@
 import { chmodSync } from "node:fs";
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import type { Logger } from "@wf/shared/log";
 import { systemLookup, type DnsLookup } from "./check";
@@ -58,7 +63,9 @@ export class EgressProxy {
 
   constructor(private readonly opts: EgressProxyOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    this.http = createHttpServer({ maxHeaderSize: this.limits.maxHeaderBytes, requireHostHeader: false }, (req, res) => this.onRequest(req, res));
+    this.http = createHttpServer({ maxHeaderSize: this.limits.maxHeaderBytes, requireHostHeader: false }, (req, res) =>
+      this.onRequest(req, res),
+    );
     // Idle clients: while waiting for a request line, between requests, and during a forwarded one.
     this.http.timeout = this.limits.idleTimeoutMs;
     this.http.keepAliveTimeout = this.limits.idleTimeoutMs;

@@ -38,7 +38,10 @@ const SPECIAL: readonly (readonly [range: string, what: string])[] = [
   ["5f00::/16", "a reserved address"],
 ];
 
-const TABLE: readonly { range: IpRange; what: string }[] = SPECIAL.map(([text, what]) => ({ range: parseRange(text)!, what }));
+const TABLE: readonly { range: IpRange; what: string }[] = SPECIAL.map(([text, what]) => ({
+  range: parseRange(text)!,
+  what,
+}));
 /** Only 2000::/3 is allocated as global unicast; whatever else an IPv6 address is, it is not the internet. */
 const GLOBAL_UNICAST = parseRange("2000::/3")!;
 

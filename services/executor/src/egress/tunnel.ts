@@ -20,7 +20,13 @@ export async function tunnel(ctx: RequestContext, req: IncomingMessage, client: 
   if (client.destroyed) return;
   if (outcome.kind === "answer") return rawAnswer(client, outcome.status, outcome.text);
   const { dest, addresses } = outcome.verdict;
-  const upstream = connect({ host: dest.host, port: dest.port, lookup: lookupOf(addresses), autoSelectFamily: true, noDelay: true });
+  const upstream = connect({
+    host: dest.host,
+    port: dest.port,
+    lookup: lookupOf(addresses),
+    autoSelectFamily: true,
+    noDelay: true,
+  });
   let connected = false;
   connectDeadline(upstream, deadline, () => upstream.destroy(timeoutError()));
   upstream.on("error", (err) => {

@@ -20,8 +20,14 @@ export const llmMetrics = [tokens, cost];
 const MAX_MODELS = 100;
 const models = new BoundedLabel(MAX_MODELS);
 
-/** One call's accounting (run/steps/ai/step-calls.ts). Providers are the operator's (WF_LLM_PROVIDERS), a bounded set. */
-export function countLlmCall(provider: string, model: string, usage: { promptTokens: number; completionTokens: number; costUsd: number }): void {
+/**
+ * One call's accounting (run/steps/ai/step-calls.ts). Providers are the operator's (WF_LLM_PROVIDERS), a bounded set.
+ */
+export function countLlmCall(
+  provider: string,
+  model: string,
+  usage: { promptTokens: number; completionTokens: number; costUsd: number },
+): void {
   const labels = { provider, model: models.of(model) };
   tokens.inc({ ...labels, type: "input" }, usage.promptTokens);
   tokens.inc({ ...labels, type: "output" }, usage.completionTokens);

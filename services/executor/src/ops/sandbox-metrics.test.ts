@@ -8,7 +8,8 @@ import { sandboxMetrics } from "./sandbox-metrics";
 async function sample(name: string): Promise<number | undefined> {
   for (const metric of sandboxMetrics) {
     const { name: metricName, values } = await metric.get();
-    for (const v of values) if (("metricName" in v && v.metricName ? v.metricName : metricName) === name) return v.value;
+    for (const v of values)
+      if (("metricName" in v && v.metricName ? v.metricName : metricName) === name) return v.value;
   }
   return undefined;
 }
@@ -21,7 +22,9 @@ describe("the sandbox runner pool's metrics", () => {
       // Ten runs of one execution on one runner, which takes 8 JavaScript runs at once (a team
       // owner's share is 12 of them): two wait.
       const busy = "const end = Date.now() + 300; while (Date.now() < end) {} return 1";
-      const runs = Array.from({ length: 10 }, () => runner.run(step("javascript", busy, { execution: "e1", owner: "o1", ownerPlan: "team" })));
+      const runs = Array.from({ length: 10 }, () =>
+        runner.run(step("javascript", busy, { execution: "e1", owner: "o1", ownerPlan: "team" })),
+      );
       await waitFor(async () => (await sample("wf_sandbox_runs_in_flight")) === 10, { what: "ten runs in flight" });
       for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: true, output: 1 });
       expect(await sample("wf_sandbox_runs_in_flight")).toBe(0);

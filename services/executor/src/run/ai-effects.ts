@@ -13,7 +13,12 @@ export interface AiEffects {
   llmPrice(model: string): ModelPrice | null;
   mcpTools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]>;
   /** Never throws for a failing tool: the failure is a result the model is shown. */
-  mcpCall(server: McpServerTarget, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpToolResult>;
+  mcpCall(
+    server: McpServerTarget,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<McpToolResult>;
   /** Closes what the run opened (its MCP connections): the run is over, parked or terminal. */
   dispose(): Promise<void>;
 }

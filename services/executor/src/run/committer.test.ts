@@ -15,7 +15,10 @@ const ns = `c${newId().slice(-10)}`;
 
 beforeAll(async () => {
   server = await startNatsServer();
-  platform = await openPlatform(loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns, LOG_LEVEL: "error" }), "committer-test");
+  platform = await openPlatform(
+    loadConfig({ NATS_URL: server.url, WF_NAMESPACE: ns, LOG_LEVEL: "error" }),
+    "committer-test",
+  );
   events = new JetStreamPublisher(platform.nc);
 });
 afterAll(async () => {
@@ -46,7 +49,9 @@ async function created(extra: Record<string, unknown> = {}): Promise<Committer> 
 
 async function lastEvent(c: Committer, type: string) {
   const s = c.snap;
-  const m = await platform.jsm.streams.getMessage(streamNames(ns).evt, { last_by_subj: subjects(ns).event(s.ownerId, s.workflowId, s.id, type) });
+  const m = await platform.jsm.streams.getMessage(streamNames(ns).evt, {
+    last_by_subj: subjects(ns).event(s.ownerId, s.workflowId, s.id, type),
+  });
   return m!.json<{ data: Record<string, unknown> }>();
 }
 
@@ -59,7 +64,10 @@ describe("Committer: every write and event fits in a NATS message", () => {
     const stored = (await platform.store.executions.get(c.snap.id))!.value;
     expect(stored.outbox).toHaveLength(40);
     for (const e of stored.outbox) expect(e.data).toEqual({ output: { truncated: true, bytes: 60_002 }, attempts: 1 });
-    expect((await lastEvent(c, "step_completed")).data).toEqual({ output: { truncated: true, bytes: 60_002 }, attempts: 1 });
+    expect((await lastEvent(c, "step_completed")).data).toEqual({
+      output: { truncated: true, bytes: 60_002 },
+      attempts: 1,
+    });
   });
 
   it("a few large values stay whole in their events, up to 64 KB each", async () => {
@@ -86,7 +94,11 @@ describe("Committer: what others write beside the holder", () => {
     const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() }, debug });
     const theirs = (await platform.store.executions.get(c.snap.id))!;
     const claim = { id: "claim1", pauseId: "p1", command: "continue" as const, body: {}, by: "ada", at: Date.now() };
-    theirs.value.debug = { ...theirs.value.debug!, claimed: claim, breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }] };
+    theirs.value.debug = {
+      ...theirs.value.debug!,
+      claimed: claim,
+      breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }],
+    };
     await platform.store.executions.update(theirs.value, theirs.version);
 
     c.snap.debug!.hits = { bp1: 1 };

@@ -163,7 +163,9 @@ export class Committer implements RunCommitter {
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void {
     const s = this.snap;
     const capped = capValues(this.masker.inPlace(data), this.limits.eventValueBytes);
-    this.publish([{ type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data: capped }]);
+    this.publish([
+      { type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data: capped },
+    ]);
   }
 
   /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
@@ -177,7 +179,8 @@ export class Committer implements RunCommitter {
     const events = this.pending;
     // Runs write at step boundaries once their events pass outboxBytes; only branches that all
     // finish steps at once (a wide foreach) can pile up more, and their values then give way.
-    if (this.pendingBytes > 2 * this.limits.outboxBytes) for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES);
+    if (this.pendingBytes > 2 * this.limits.outboxBytes)
+      for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES);
     this.pending = [];
     this.pendingBytes = 0;
     this.dirty = false;

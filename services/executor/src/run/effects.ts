@@ -22,8 +22,17 @@ export interface RunEffects extends AiEffects {
   scheduleWake(stepPath: string, dueAt: number): Promise<void>;
   /** Arms the idle timer of a debug pause: at `dueAt` the execution is cancelled if that pause still waits, idle. */
   scheduleDebugIdle(pauseId: string, dueAt: number): Promise<void>;
-  /** Publishes the start command of a child execution (a debug run when `debug` is given); an error message when it cannot start. */
-  startChild(workflowId: string, childId: string, stepPath: string, inputs: Record<string, unknown>, debug?: DebugRequest): Promise<string | null>;
+  /**
+   * Publishes the start command of a child execution (a debug run when `debug` is given); an error message when it
+   * cannot start.
+   */
+  startChild(
+    workflowId: string,
+    childId: string,
+    stepPath: string,
+    inputs: Record<string, unknown>,
+    debug?: DebugRequest,
+  ): Promise<string | null>;
   loadExecution(id: string): Promise<ExecutionSnapshot | null>;
   /**
    * Cancels a child execution in the background, retrying a publish that fails for a while: a

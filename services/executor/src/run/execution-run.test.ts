@@ -1,7 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StepState } from "@wf/shared/execution";
-import { FakeEffects, RunUnderTest, answer, codeFailed, codeOk, snapshotOf, untilAborted, workflowOf } from "./fake-run";
+import {
+  FakeEffects,
+  RunUnderTest,
+  answer,
+  codeFailed,
+  codeOk,
+  snapshotOf,
+  untilAborted,
+  workflowOf,
+} from "./fake-run";
 
 function start(steps: unknown[], vars: Record<string, unknown> = {}): RunUnderTest {
   const workflow = workflowOf({ name: "t", steps });
@@ -30,7 +39,13 @@ afterEach(() => {
 
 describe("a sequence of steps", () => {
   it("runs the steps in order, each seeing the outputs before it; the last output is the execution's", async () => {
-    const t = start([code("a", { input: { n: "{{ vars.n }}" } }), { name: "b", type: "transform", output: { got: "{{ steps.a.output }}" } }], { n: 4 });
+    const t = start(
+      [
+        code("a", { input: { n: "{{ vars.n }}" } }),
+        { name: "b", type: "transform", output: { got: "{{ steps.a.output }}" } },
+      ],
+      { n: 4 },
+    );
     t.effects.code = (req) => codeOk((req.input as { n: number }).n * 2);
     expect(await t.run.run()).toBe("terminal");
     expect(t.snap.status).toBe("COMPLETED");
@@ -57,10 +72,16 @@ describe("what is written when", () => {
 
 describe("conditions", () => {
   it("a step whose condition is false is skipped without running; one whose condition is true runs", async () => {
-    const t = start([code("no", { condition: "vars.off" }), code("yes", { condition: "vars.on" })], { off: false, on: true });
+    const t = start([code("no", { condition: "vars.off" }), code("yes", { condition: "vars.on" })], {
+      off: false,
+      on: true,
+    });
     await t.run.run();
     expect(stateOf(t, "no").status).toBe("SKIPPED");
-    expect(t.committer.events.find((e) => e.step === "no")).toMatchObject({ type: "step_skipped", data: { reason: "condition" } });
+    expect(t.committer.events.find((e) => e.step === "no")).toMatchObject({
+      type: "step_skipped",
+      data: { reason: "condition" },
+    });
     expect(stateOf(t, "yes").status).toBe("COMPLETED");
     expect(t.effects.codeCalls).toHaveLength(1);
     expect(t.snap.status).toBe("COMPLETED");
@@ -80,13 +101,21 @@ describe("conditions", () => {
 describe("retries", () => {
   it("a failed attempt is retried after its backoff until one passes, the attempts counted", async () => {
     const t = start([code("flaky", { retry: { max_attempts: 3, backoff: "fixed", initial_delay: 0.005 } })]);
-    t.effects.code = () => (t.effects.codeCalls.length < 3 ? codeFailed(`boom ${t.effects.codeCalls.length}`) : codeOk("third"));
+    t.effects.code = () =>
+      t.effects.codeCalls.length < 3 ? codeFailed(`boom ${t.effects.codeCalls.length}`) : codeOk("third");
     await t.run.run();
     const st = stateOf(t, "flaky");
     expect(st.status).toBe("COMPLETED");
     expect(st.attempts).toBe(3);
     expect(st.output).toBe("third");
-    expect(t.committer.eventsOf("flaky")).toEqual(["step_started", "step_retrying", "step_started", "step_retrying", "step_started", "step_completed"]);
+    expect(t.committer.eventsOf("flaky")).toEqual([
+      "step_started",
+      "step_retrying",
+      "step_started",
+      "step_retrying",
+      "step_started",
+      "step_completed",
+    ]);
     const retrying = t.committer.events.filter((e) => e.type === "step_retrying");
     expect(retrying.map((e) => [e.data.attempt, e.data.error])).toEqual([
       [1, "step `flaky`: boom 1"],
@@ -100,12 +129,19 @@ describe("retries", () => {
     const t = start([code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 } })]);
     t.effects.code = () => codeFailed(`boom ${t.effects.codeCalls.length}`);
     await t.run.run();
-    expect(stateOf(t, "flaky")).toMatchObject({ status: "FAILED", attempts: 2, error: "step `flaky`: boom 2", retryAt: null });
+    expect(stateOf(t, "flaky")).toMatchObject({
+      status: "FAILED",
+      attempts: 2,
+      error: "step `flaky`: boom 2",
+      retryAt: null,
+    });
     expect(t.snap).toMatchObject({ status: "FAILED", error: "step `flaky`: boom 2" });
   });
 
   it("an expression error is not retried: it cannot pass", async () => {
-    const t = start([{ name: "broken", type: "transform", output: "{{ vars.( }}", retry: { max_attempts: 3, initial_delay: 0.001 } }]);
+    const t = start([
+      { name: "broken", type: "transform", output: "{{ vars.( }}", retry: { max_attempts: 3, initial_delay: 0.001 } },
+    ]);
     await t.run.run();
     expect(stateOf(t, "broken")).toMatchObject({ status: "FAILED", attempts: 1 });
     expect(t.committer.eventsOf("broken")).toEqual(["step_started", "step_failed"]);
@@ -143,7 +179,9 @@ describe("timeouts", () => {
     const signals: AbortSignal[] = [];
     t.effects.llmScript = (_req, signal) => {
       signals.push(signal);
-      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
+      );
     };
     await t.run.run();
     const st = stateOf(t, "ask");
@@ -188,7 +226,9 @@ describe("timeouts", () => {
 
 describe("foreach", () => {
   it("runs its steps once per item, the item in scope, and collects the outputs in order", async () => {
-    const t = start([{ name: "each", type: "foreach", items: [1, 2, 3], steps: [code("double", { input: "{{ item }}" })] }]);
+    const t = start([
+      { name: "each", type: "foreach", items: [1, 2, 3], steps: [code("double", { input: "{{ item }}" })] },
+    ]);
     t.effects.code = (req) => codeOk((req.input as number) * 10);
     await t.run.run();
     expect(stateOf(t, "each")).toMatchObject({ status: "COMPLETED", output: [10, 20, 30] });
@@ -225,7 +265,10 @@ describe("foreach", () => {
   it("items that do not evaluate to a list fail the step", async () => {
     const t = start([{ name: "each", type: "foreach", items: "{{ vars.n }}", steps: [code("work")] }], { n: 3 });
     await t.run.run();
-    expect(stateOf(t, "each")).toMatchObject({ status: "FAILED", error: "step `each`: `items` must evaluate to an array, got number" });
+    expect(stateOf(t, "each")).toMatchObject({
+      status: "FAILED",
+      error: "step `each`: `items` must evaluate to an array, got number",
+    });
     expect(t.effects.codeCalls).toHaveLength(0);
   });
 });
@@ -273,7 +316,14 @@ describe("manual_approval", () => {
       manual_approval: {
         message: "Ship {{ vars.what }}?",
         timeout: 3600,
-        groups: [{ name: "rows", title: "Rows", items: "{{ vars.rows }}", columns: [{ key: "id", title: "Id", type: "number" }] }],
+        groups: [
+          {
+            name: "rows",
+            title: "Rows",
+            items: "{{ vars.rows }}",
+            columns: [{ key: "id", title: "Id", type: "number" }],
+          },
+        ],
       },
     }),
     { name: "after", type: "transform", output: "done" },
@@ -322,18 +372,21 @@ describe("manual_approval", () => {
   it.each([
     ["REJECTED", { comment: "not today" }, /^approval \S+ rejected: not today$/],
     ["EXPIRED", {}, /^approval \S+ expired$/],
-  ] as const)("%s: resumed, the gated step never runs, what follows is skipped and the execution fails", async (status, changes, error) => {
-    const t = await parkedOnApproval();
-    t.effects.decide(status, changes);
-    const resumed = t.resumed();
-    expect(await resumed.run.run()).toBe("terminal");
-    expect(stateOf(resumed, "ship").status).toBe(status);
-    expect(stateOf(resumed, "ship").error).toMatch(error);
-    expect(stateOf(resumed, "after").status).toBe("SKIPPED");
-    expect(resumed.snap.status).toBe("FAILED");
-    expect(resumed.snap.error).toMatch(error);
-    expect(t.effects.codeCalls).toHaveLength(0);
-  });
+  ] as const)(
+    "%s: resumed, the gated step never runs, what follows is skipped and the execution fails",
+    async (status, changes, error) => {
+      const t = await parkedOnApproval();
+      t.effects.decide(status, changes);
+      const resumed = t.resumed();
+      expect(await resumed.run.run()).toBe("terminal");
+      expect(stateOf(resumed, "ship").status).toBe(status);
+      expect(stateOf(resumed, "ship").error).toMatch(error);
+      expect(stateOf(resumed, "after").status).toBe("SKIPPED");
+      expect(resumed.snap.status).toBe("FAILED");
+      expect(resumed.snap.error).toMatch(error);
+      expect(t.effects.codeCalls).toHaveLength(0);
+    },
+  );
 });
 
 describe("cancellation", () => {
@@ -353,7 +406,13 @@ describe("cancellation", () => {
   });
 
   it("cancelled while another branch waits on a child execution: the child is cancelled too", async () => {
-    const t = start([{ name: "both", type: "parallel", branches: { sub: [{ name: "child", type: "workflow", workflow: "other" }], work: [code("work")] } }]);
+    const t = start([
+      {
+        name: "both",
+        type: "parallel",
+        branches: { sub: [{ name: "child", type: "workflow", workflow: "other" }], work: [code("work")] },
+      },
+    ]);
     t.effects.code = (_req, signal) => untilAborted(signal);
     const started = t.effects.nextCode();
     const done = t.run.run();

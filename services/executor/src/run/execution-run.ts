@@ -15,7 +15,10 @@ import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps"
 import { writesResultOnly } from "./steps/code";
 import { untilDue } from "./until-due";
 
-/** A running step reached its deadline: its attempt fails, and a container's running children are cancelled with this reason. */
+/**
+ * A running step reached its deadline: its attempt fails, and a container's running children are cancelled with this
+ * reason.
+ */
 class StepTimeoutError extends Error {
   constructor(
     readonly path: string,
@@ -29,12 +32,10 @@ const DONE: ReadonlySet<StepStatus> = new Set(["COMPLETED", "SKIPPED"]);
 const CLOSED_GATE: ReadonlySet<StepStatus> = new Set(["REJECTED", "EXPIRED"]);
 
 /**
- * The orchestration of one execution: walks the workflow, replaying what the snapshot already
- * records (finished steps are not run again), and runs the rest, each step by the kind of its
- * type (./steps), whose side effects go through `RunEffects`. Every decision is taken from the
- * snapshot, so a run resumed on another replica after a park or a crash takes the same path. It
- * returns "parked" when all that is left waits on a durable timer or a child execution: the
- * caller then drops it from memory.
+ * The orchestration of one execution: replays what the snapshot records (finished steps do not
+ * run again) and runs the rest, each step by its kind (./steps), side effects through
+ * `RunEffects`. Every decision comes from the snapshot, so a run resumed on another replica takes
+ * the same path. "parked": all that is left waits on a durable timer or a child execution.
  */
 export class ExecutionRun {
   private readonly names: string[] = [];
@@ -173,7 +174,11 @@ export class ExecutionRun {
 
   private parkedOn(): string[] {
     const on = Object.entries(this.snap.steps)
-      .filter(([, st]) => st.status === "AWAITING_APPROVAL" || (st.status === "RUNNING" && (st.waitUntil || st.retryAt || st.childExecutionId)))
+      .filter(
+        ([, st]) =>
+          st.status === "AWAITING_APPROVAL" ||
+          (st.status === "RUNNING" && (st.waitUntil || st.retryAt || st.childExecutionId)),
+      )
       .map(([path]) => path);
     const paused = this.debug?.pausedStep;
     return paused && !on.includes(paused) ? [...on, paused] : on;
@@ -189,7 +194,9 @@ export class ExecutionRun {
       // A snapshot per step: the result of a step that wrote no start of its own (JavaScript,
       // TypeScript) is written before the next step begins, unless that step's own start write
       // carries it; after the last one, the run's end does.
-      if (this.committer.outboxFull || (r.kind === "completed" && next && writesResultOnly(step) && !writesStart(next))) await this.committer.flush();
+      const resultUnwritten =
+        r.kind === "completed" && next !== undefined && writesResultOnly(step) && !writesStart(next);
+      if (this.committer.outboxFull || resultUnwritten) await this.committer.flush();
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
@@ -206,14 +213,19 @@ export class ExecutionRun {
       return st.status === "SKIPPED" ? { kind: "skipped" } : { kind: "completed", output: st.output };
     }
     if (st && st.status === "FAILED") return { kind: "failed", error: st.error ?? "failed" };
-    if (st && CLOSED_GATE.has(st.status)) return { kind: "failed", error: st.error ?? "approval closed", gateClosed: true };
+    if (st && CLOSED_GATE.has(st.status))
+      return { kind: "failed", error: st.error ?? "approval closed", gateClosed: true };
     throwIfAborted(scope.signal);
 
     if (!st) {
       if (step.condition !== undefined) {
         let go: boolean;
         try {
-          go = await evaluateCondition(step.condition, expressionContext(this.snap, this.names, scope), this.snap.ownerId);
+          go = await evaluateCondition(
+            step.condition,
+            expressionContext(this.snap, this.names, scope),
+            this.snap.ownerId,
+          );
         } catch (err) {
           return this.failNew(step, path, expressionFailure(step.name, err));
         }
@@ -225,7 +237,8 @@ export class ExecutionRun {
       }
       if (this.debug) {
         const verdict = await this.debug.before(step, path, scope);
-        if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, null, scope, verdict);
+        if (verdict.kind === "park" || verdict.kind === "skip")
+          return this.byDebugger(step, path, null, scope, verdict);
       }
       st = this.record(path, newState(step, step.manual_approval ? "AWAITING_APPROVAL" : "RUNNING", Date.now()));
     }
@@ -293,7 +306,11 @@ export class ExecutionRun {
         if (refused) return this.finishFailed(path, st, `step \`${step.name}\`: ${refused}`);
         st.status = "RUNNING";
         st.startedAt = now;
-        this.committer.emit("step_approved", path, { approvalId: record.id, decidedBy: record.decidedBy, comment: record.comment });
+        this.committer.emit("step_approved", path, {
+          approvalId: record.id,
+          decidedBy: record.decidedBy,
+          comment: record.comment,
+        });
         return null;
       }
       default: {
@@ -304,12 +321,22 @@ export class ExecutionRun {
   }
 
   /** The gated step takes the approval's rejection or expiry as its end; returns its error. */
-  private closeGate(path: string, st: StepState, record: ApprovalRecord, status: "REJECTED" | "EXPIRED", now: number): string {
+  private closeGate(
+    path: string,
+    st: StepState,
+    record: ApprovalRecord,
+    status: "REJECTED" | "EXPIRED",
+    now: number,
+  ): string {
     const error = this.committer.budget.error(closedGateError(record));
     st.error = error;
     this.setStatus(st, status, now);
     this.committer.budget.account(path, st);
-    this.committer.emit(status === "EXPIRED" ? "step_expired" : "step_rejected", path, { status, approvalId: record.id, error });
+    this.committer.emit(status === "EXPIRED" ? "step_expired" : "step_rejected", path, {
+      status,
+      approvalId: record.id,
+      error,
+    });
     return error;
   }
 
@@ -327,7 +354,8 @@ export class ExecutionRun {
         if (due === "parked") return { kind: "parked" };
         if (this.debug) {
           const verdict = await this.debug.retry(path, st, scope);
-          if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);
+          if (verdict.kind === "park" || verdict.kind === "skip")
+            return this.byDebugger(step, path, st, scope, verdict);
         }
         st.retryAt = null;
       }
@@ -350,7 +378,8 @@ export class ExecutionRun {
       }
       if (r.kind === "completed") {
         const done = this.finishCompleted(step, path, st, scope, r.output);
-        if (this.debug && done.kind === "completed" && (await this.debug.after(path, st, scope)).kind === "park") return { kind: "parked" };
+        if (this.debug && done.kind === "completed" && (await this.debug.after(path, st, scope)).kind === "park")
+          return { kind: "parked" };
         return done;
       }
       if (this.debug) {
@@ -367,7 +396,13 @@ export class ExecutionRun {
    * What a debugger's verdict makes of a step: parked at a pause, or ended by `skip` (SKIPPED,
    * or COMPLETED with the output given) without running (further). `st`: null before it started.
    */
-  private byDebugger(step: Step, path: string, st: StepState | null, scope: Scope, verdict: Extract<Verdict, { kind: "park" } | { kind: "skip" }>): Outcome {
+  private byDebugger(
+    step: Step,
+    path: string,
+    st: StepState | null,
+    scope: Scope,
+    verdict: Extract<Verdict, { kind: "park" } | { kind: "skip" }>,
+  ): Outcome {
     if (verdict.kind === "park") return { kind: "parked" };
     const now = Date.now();
     const state = st ?? this.record(path, newState(step, "RUNNING", now));
@@ -395,10 +430,14 @@ export class ExecutionRun {
   private async attempt(step: Step, path: string, st: StepState, scope: Scope): Promise<Attempt> {
     try {
       const input = this.debug?.inputFor(path);
-      return await this.withTimeout(step, path, scope, (s) => stepKind(step).run(this.ctx, step, { path, state: st, scope: s, ...(input ? { input } : {}) }));
+      return await this.withTimeout(step, path, scope, (s) =>
+        stepKind(step).run(this.ctx, step, { path, state: st, scope: s, ...(input ? { input } : {}) }),
+      );
     } catch (err) {
-      if (err instanceof ExpressionError) return { kind: "failed", error: expressionFailure(step.name, err), retryable: false };
-      if (err instanceof StepTimeoutError && err.path === path) return { kind: "failed", error: err.message, retryable: true };
+      if (err instanceof ExpressionError)
+        return { kind: "failed", error: expressionFailure(step.name, err), retryable: false };
+      if (err instanceof StepTimeoutError && err.path === path)
+        return { kind: "failed", error: err.message, retryable: true };
       throw err;
     }
   }
@@ -419,8 +458,16 @@ export class ExecutionRun {
     return { kind: "completed", output: st.output };
   }
 
-  /** Sets the next attempt's time when the step's `retry` allows one more (its timer is armed as it is waited for); says whether it did. */
-  private async backOff(step: Step, path: string, st: StepState, failed: Extract<Attempt, { kind: "failed" }>): Promise<boolean> {
+  /**
+   * Sets the next attempt's time when the step's `retry` allows one more (its timer is armed as it is waited for); says
+   * whether it did.
+   */
+  private async backOff(
+    step: Step,
+    path: string,
+    st: StepState,
+    failed: Extract<Attempt, { kind: "failed" }>,
+  ): Promise<boolean> {
     const retry = step.retry;
     if (!failed.retryable || !retry || st.attempts >= retry.max_attempts) return false;
     st.retryAt = Date.now() + backoffMs(retry, st.attempts);
@@ -432,12 +479,20 @@ export class ExecutionRun {
   }
 
   /** Runs a step body, stopping it at its deadline (a step whose kind times itself has none). */
-  private async withTimeout(step: Step, path: string, scope: Scope, body: (scope: Scope) => Promise<Attempt>): Promise<Attempt> {
+  private async withTimeout(
+    step: Step,
+    path: string,
+    scope: Scope,
+    body: (scope: Scope) => Promise<Attempt>,
+  ): Promise<Attempt> {
     const deadline = this.snap.steps[path]?.deadline ?? null;
     if (step.timeout === undefined || deadline === null) return body(scope);
     const inner = new AbortController();
     const signal = AbortSignal.any([scope.signal, inner.signal]);
-    const timer = setTimeout(() => inner.abort(new StepTimeoutError(path, step.timeout!)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => inner.abort(new StepTimeoutError(path, step.timeout!)),
+      Math.max(0, deadline - Date.now()),
+    );
     try {
       return await body({ ...scope, signal });
     } catch (err) {
@@ -481,10 +536,17 @@ export class ExecutionRun {
     st.retryAt = null;
     this.setStatus(st, "FAILED", Date.now());
     if (this.committer.budget.admitFailed(path, st)) {
-      st.error = this.committer.budget.error(`${st.error} (what else it recorded was not kept: the execution's record is full)`);
+      st.error = this.committer.budget.error(
+        `${st.error} (what else it recorded was not kept: the execution's record is full)`,
+      );
       this.committer.budget.account(path, st);
     }
-    this.committer.emit("step_failed", path, { status: st.status, error: st.error, attempts: st.attempts, duration: st.duration });
+    this.committer.emit("step_failed", path, {
+      status: st.status,
+      error: st.error,
+      attempts: st.attempts,
+      duration: st.duration,
+    });
     return { kind: "failed", error: st.error };
   }
 
@@ -531,12 +593,10 @@ function writesStart(step: Step): boolean {
 }
 
 /**
- * Whether a step's `timeout` is a deadline recorded as each attempt starts, which the run
- * enforces while the attempt runs, when it wakes from a park and on a replay. A step that may
- * park needs one (no timer in memory outlives a park); so does one acting outside the service,
- * whose replay after a crash then gets what is left of it rather than a new timeout, unless its
- * kind stops it at its timeout itself. A transform does neither: its templates are each
- * bounded by the expressions' own deadline.
+ * Whether a step's `timeout` is a deadline recorded as each attempt starts, enforced while it
+ * runs, on waking from a park and on a replay: needed by a step that may park or that acts
+ * outside the service (unless its kind stops itself at its timeout). A transform needs none: its
+ * templates are each bounded by the expressions' own deadline.
  */
 function keepsDeadline(step: Step): boolean {
   const type = STEP_TYPE_TABLE[step.type];

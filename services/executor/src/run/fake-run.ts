@@ -76,7 +76,14 @@ export function untilAborted(signal: AbortSignal): Promise<CodeResult> {
 }
 
 export function answer(text: string): LlmAnswer {
-  return { text, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 }, stopReason: "stop", provider: "fake", costUsd: 0 };
+  return {
+    text,
+    toolCalls: [],
+    usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+    stopReason: "stop",
+    provider: "fake",
+    costUsd: 0,
+  };
 }
 
 /** Effects that act on nothing: scripted results, and every call recorded. */
@@ -95,7 +102,13 @@ export class FakeEffects implements RunEffects {
   readonly toolCalls: { server: string; tool: string; args: Record<string, unknown> }[] = [];
   readonly wakes: { path: string; dueAt: number }[] = [];
   readonly idleTimers: { pauseId: string; dueAt: number }[] = [];
-  readonly startedChildren: { workflowId: string; childId: string; path: string; inputs: Record<string, unknown>; debug?: DebugRequest }[] = [];
+  readonly startedChildren: {
+    workflowId: string;
+    childId: string;
+    path: string;
+    inputs: Record<string, unknown>;
+    debug?: DebugRequest;
+  }[] = [];
   readonly cancelledChildren: string[] = [];
   readonly executions = new Map<string, ExecutionSnapshot>();
   readonly approvals = new Map<string, ApprovalRecord>();
@@ -139,9 +152,18 @@ export class FakeEffects implements RunEffects {
     this.idleTimers.push({ pauseId, dueAt });
   }
 
-  async startChild(workflowId: string, childId: string, path: string, inputs: Record<string, unknown>, debug?: DebugRequest): Promise<string | null> {
+  async startChild(
+    workflowId: string,
+    childId: string,
+    path: string,
+    inputs: Record<string, unknown>,
+    debug?: DebugRequest,
+  ): Promise<string | null> {
     this.startedChildren.push({ workflowId, childId, path, inputs, ...(debug ? { debug } : {}) });
-    this.executions.set(childId, snapshotOf(workflowOf({ name: workflowId, steps: [{ name: "s", type: "wait", seconds: 0 }] }), {}, childId));
+    this.executions.set(
+      childId,
+      snapshotOf(workflowOf({ name: workflowId, steps: [{ name: "s", type: "wait", seconds: 0 }] }), {}, childId),
+    );
     return null;
   }
 

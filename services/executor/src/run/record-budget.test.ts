@@ -76,7 +76,9 @@ describe("RecordBudget", () => {
       /^its result \(\d+ bytes\) would take the execution's record past its room: it holds \d+ bytes already and may hold \d+ \(the NATS server's max_payload is 65536/,
     );
     // What is left, the record's output and error and a full outbox still fit under max_payload.
-    expect(budget.used + LIMITS.outputBytes + LIMITS.errorBytes + 2 * LIMITS.outboxBytes).toBeLessThan(LIMITS.recordBytes);
+    expect(budget.used + LIMITS.outputBytes + LIMITS.errorBytes + 2 * LIMITS.outboxBytes).toBeLessThan(
+      LIMITS.recordBytes,
+    );
   });
 
   it("masks secrets before it cuts, so that a cut never leaves part of one", () => {

@@ -3,15 +3,10 @@ import type { SecretMasker } from "@wf/shared/secrets";
 import { cutLogs, cutText, cutValue, jsonBytes, type ResultLimits } from "./result-limits";
 
 /**
- * Keeps an execution's record within what NATS carries. A step's output, input, log and error
- * are cut to their limits as they are recorded (masked first, so that a cut never leaves part of
- * a secret); and the record as a whole is accounted: a step whose result would take it past its
- * room fails instead, saying so, so that no write is ever refused (which would end the run
- * INTERRUPTED). The room is the server's max_payload less what is kept free for the execution's
- * own output and error and for the events awaiting the next write.
- *
- * The size is tracked per step state, measured when a state is created and when its result is
- * recorded, so the snapshot is serialised once per run, not once per step.
+ * Keeps an execution's record within what NATS carries: a step's output, input, log and error
+ * are masked, then cut to their limits; a step whose result would take the record past its room
+ * (max_payload less what its own output, error and pending events need) fails saying so, so that
+ * no write is refused. Sizes are tracked per step state: the snapshot is serialised once a run.
  */
 export class RecordBudget {
   readonly #sizes = new Map<string, number>();

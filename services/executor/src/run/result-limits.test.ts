@@ -27,7 +27,9 @@ describe("cutValue", () => {
   it("keeps the beginning of a long string, within the limit, and says where it was cut", () => {
     const cut = cutValue("x".repeat(10_000), 1_000, "output") as string;
     expect(jsonBytes(cut)).toBeLessThanOrEqual(1_000);
-    expect(cut).toMatch(/^x{800,}\n\[output cut to 1000 bytes of JSON from 10002; write large results to WF_ARTIFACTS_DIR as artifacts\]$/);
+    expect(cut).toMatch(
+      /^x{800,}\n\[output cut to 1000 bytes of JSON from 10002; write large results to WF_ARTIFACTS_DIR as artifacts\]$/,
+    );
   });
 
   it("never splits a character, and counts what JSON escapes add", () => {
@@ -52,7 +54,10 @@ describe("cutValue", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(jsonBytes(deep)).toBe(Number.POSITIVE_INFINITY);
-    expect(cutValue(deep, 1_000, "output")).toEqual({ truncated: true, note: "output not kept: it is nested too deeply to store" });
+    expect(cutValue(deep, 1_000, "output")).toEqual({
+      truncated: true,
+      note: "output not kept: it is nested too deeply to store",
+    });
   });
 });
 
@@ -70,7 +75,9 @@ describe("cutText and cutLogs", () => {
     const kept = cutLogs(lines, 1_000);
     expect(jsonBytes(kept)).toBeLessThanOrEqual(1_000);
     expect(kept.at(-1)).toBe(lines.at(-1));
-    expect(kept[0]).toBe(`[${100 - (kept.length - 1)} earlier log lines not kept: a step keeps at most 1000 bytes of log]`);
+    expect(kept[0]).toBe(
+      `[${100 - (kept.length - 1)} earlier log lines not kept: a step keeps at most 1000 bytes of log]`,
+    );
     expect(kept.slice(1)).toEqual(lines.slice(100 - (kept.length - 1)));
   });
 });

@@ -63,13 +63,19 @@ export function cutValue(value: unknown, maxBytes: number, what: string): unknow
     return cutString(value, bytes, maxBytes, `\n[${what} cut to ${maxBytes} bytes of JSON from ${bytes}; ${advice}]`);
   }
   if (!Number.isFinite(bytes)) return { truncated: true, note: `${what} not kept: it is nested too deeply to store` };
-  return { truncated: true, bytes, note: `${what} not kept: ${bytes} bytes of JSON, over the ${maxBytes} bytes it may have; ${advice}` };
+  return {
+    truncated: true,
+    bytes,
+    note: `${what} not kept: ${bytes} bytes of JSON, over the ${maxBytes} bytes it may have; ${advice}`,
+  };
 }
 
 /** `text` cut to at most `maxBytes` of JSON, saying where it was cut. */
 export function cutText(text: string, maxBytes: number, what: string): string {
   const bytes = jsonBytes(text);
-  return bytes <= maxBytes ? text : cutString(text, bytes, maxBytes, ` [${what} cut to ${maxBytes} bytes of JSON from ${bytes}]`);
+  return bytes <= maxBytes
+    ? text
+    : cutString(text, bytes, maxBytes, ` [${what} cut to ${maxBytes} bytes of JSON from ${bytes}]`);
 }
 
 /**

@@ -21,13 +21,23 @@ export function rootScope(signal: AbortSignal, secrets: Readonly<Record<string, 
   return { prefix: "", prefixes: [""], secrets, signal };
 }
 
-export function iterationScope(parent: Scope, stepPath: string, index: number, item: unknown, signal: AbortSignal): Scope {
+export function iterationScope(
+  parent: Scope,
+  stepPath: string,
+  index: number,
+  item: unknown,
+  signal: AbortSignal,
+): Scope {
   const prefix = `${stepPath}[${index}].`;
   return { ...parent, prefix, prefixes: [prefix, ...parent.prefixes], item, signal };
 }
 
 /** The expression context of a step: only what the format promises, nothing else. */
-export function expressionContext(snap: ExecutionSnapshot, stepNames: readonly string[], scope: Scope): ExpressionContext {
+export function expressionContext(
+  snap: ExecutionSnapshot,
+  stepNames: readonly string[],
+  scope: Scope,
+): ExpressionContext {
   const steps: Record<string, unknown> = {};
   for (const name of stepNames) {
     for (const prefix of scope.prefixes) {

@@ -8,7 +8,13 @@ import { sleep } from "../sleep";
  * between hosts) is not the last one. A stopping process parks every wait. `armed`: whether
  * the wait's durable timer was armed already (a replay); a new wait gets exactly one.
  */
-export async function untilDue(effects: RunEffects, path: string, dueAt: number, signal: AbortSignal, armed = true): Promise<"due" | "parked"> {
+export async function untilDue(
+  effects: RunEffects,
+  path: string,
+  dueAt: number,
+  signal: AbortSignal,
+  armed = true,
+): Promise<"due" | "parked"> {
   let remaining = dueAt - Date.now();
   if (remaining > effects.holdMs || effects.handingBack()) {
     await effects.scheduleWake(path, dueAt);

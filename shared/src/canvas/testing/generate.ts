@@ -5,8 +5,24 @@
  */
 import { pick, seeded, type Random } from "../../testing/random";
 
-const BASES = ["fetch", "classify", "summarise", "notify", "load-data", "apply_rows", "check", "render", "pause", "call"];
-const COMMENTS = ["# why this step exists", "# TODO: tune later", "# keep in sync with the API", "# disabled: retry: { max_attempts: 9 }"];
+const BASES = [
+  "fetch",
+  "classify",
+  "summarise",
+  "notify",
+  "load-data",
+  "apply_rows",
+  "check",
+  "render",
+  "pause",
+  "call",
+];
+const COMMENTS = [
+  "# why this step exists",
+  "# TODO: tune later",
+  "# keep in sync with the API",
+  "# disabled: retry: { max_attempts: 9 }",
+];
 
 interface Style {
   seqIndent: number;
@@ -82,7 +98,12 @@ function flowStep(w: Writer): string {
 function modifiers(w: Writer, col: number): void {
   if (w.chance(0.25)) {
     const ref = w.ref();
-    w.push(col, ref === undefined ? `condition: vars.flag = true${w.inline()}` : `condition: "${ref}.status = 'COMPLETED'"${w.inline()}`);
+    w.push(
+      col,
+      ref === undefined
+        ? `condition: vars.flag = true${w.inline()}`
+        : `condition: "${ref}.status = 'COMPLETED'"${w.inline()}`,
+    );
   }
   if (w.chance(0.25)) {
     if (w.chance(0.5)) w.push(col, "retry: { max_attempts: 3, backoff: fixed }");
@@ -139,7 +160,8 @@ function body(w: Writer, kind: string, col: number, depth: number): void {
     case "parallel": {
       w.push(col, "branches:");
       const count = 1 + Math.floor(w.random() * 2);
-      for (let i = 0; i < count; i++) list(w, pick(w.random, ["left", "right", "fast", "slow-path"]) + `_${i}`, col + 2, depth + 1);
+      for (let i = 0; i < count; i++)
+        list(w, pick(w.random, ["left", "right", "fast", "slow-path"]) + `_${i}`, col + 2, depth + 1);
       return;
     }
   }
@@ -151,7 +173,11 @@ function step(w: Writer, col: number, depth: number): void {
     w.push(col, `- ${flowStep(w)}${w.inline()}`);
     return;
   }
-  const kinds: string[] = [...SIMPLE, ...(w.style.hasAgents ? ["agent"] : []), ...(depth < 2 ? ["foreach", "parallel", "foreach"] : [])];
+  const kinds: string[] = [
+    ...SIMPLE,
+    ...(w.style.hasAgents ? ["agent"] : []),
+    ...(depth < 2 ? ["foreach", "parallel", "foreach"] : []),
+  ];
   const kind = pick(w.random, kinds);
   const name = w.name();
   const content = col + 2;
@@ -188,7 +214,11 @@ function list(w: Writer, key: string, col: number, depth: number): void {
 
 export function generateWorkflow(seed: number): string {
   const random = seeded(seed);
-  const w = new Writer(random, { seqIndent: pick(random, [0, 2, 2, 4]), separated: random() < 0.4, hasAgents: random() < 0.5 });
+  const w = new Writer(random, {
+    seqIndent: pick(random, [0, 2, 2, 4]),
+    separated: random() < 0.4,
+    hasAgents: random() < 0.5,
+  });
   if (w.chance(0.5)) w.lines.push(`# generated workflow ${seed}`);
   w.lines.push(`name: gen-${seed}${w.inline()}`);
   if (w.chance(0.5)) w.lines.push(`description: ${w.quoted("made by the canvas tests")}`);

@@ -1,4 +1,10 @@
-import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
+import {
+  DeliverPolicy,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+} from "@nats-io/jetstream";
 import { WfError } from "../../errors";
 
 /** A list waits this long for a follower that makes no progress before it fails. */
@@ -122,14 +128,16 @@ export class BucketFollower {
         this.view.apply(key, m, removed);
         // Kept whole: its delivery sequence is parsed from the reply subject only when a read stalls.
         this.#received = m;
-        if (removed && this.stale && Date.now() - m.info.timestampNanos / 1e6 > this.stale.olderThanMs) this.stale.found(key, m.seq);
+        if (removed && this.stale && Date.now() - m.info.timestampNanos / 1e6 > this.stale.olderThanMs)
+          this.stale.found(key, m.seq);
         this.#advance(m.seq);
       },
     });
     this.#messages = messages;
     void messages.closed().then((err) => {
       // Whatever ended it (the stream gone, a fatal consumer error), the next read starts afresh.
-      if (!this.#closed && this.#messages === messages) this.#lose(err ?? this.#error("lost their consumer; the next list builds them again"));
+      if (!this.#closed && this.#messages === messages)
+        this.#lose(err ?? this.#error("lost their consumer; the next list builds them again"));
     });
   }
 
@@ -166,14 +174,21 @@ export class BucketFollower {
       // message up to `last` that still exists is applied, the rest were purged (the bucket's last
       // messages were delete markers). nats-server 2.9 moves the delivered sequence over them, 2.15 does not.
       const info = await this.#consumer?.info().catch(() => null);
-      if (info && info.num_pending === 0 && info.delivered.consumer_seq === (this.#received?.info.deliverySequence ?? 0)) {
+      if (
+        info &&
+        info.num_pending === 0 &&
+        info.delivered.consumer_seq === (this.#received?.info.deliverySequence ?? 0)
+      ) {
         this.#advance(Math.max(last, info.delivered.stream_seq));
       }
       if (this.#isApplied(last)) break;
       if (Date.now() - stalledSince > CATCH_UP_MS) {
         // A follower stuck without an error is dropped too: the next read builds the view afresh.
         this.#drop();
-        throw new WfError("UNAVAILABLE", `${this.name} are behind the store by ${last - this.#applied} writes and not catching up; retry`);
+        throw new WfError(
+          "UNAVAILABLE",
+          `${this.name} are behind the store by ${last - this.#applied} writes and not catching up; retry`,
+        );
       }
     }
   }

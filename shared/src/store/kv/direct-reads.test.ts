@@ -30,7 +30,14 @@ async function bucket(): Promise<{ name: string; kv: KV }> {
 
 /** What the store reads of an entry, from nats.js's `kv.get` or from DirectReads. */
 const seen = (e: { operation: string; revision: number; length: number; json(): unknown } | null) =>
-  e === null ? null : { operation: e.operation, revision: e.revision, length: e.length, value: e.operation === "PUT" ? e.json() : null };
+  e === null
+    ? null
+    : {
+        operation: e.operation,
+        revision: e.revision,
+        length: e.length,
+        value: e.operation === "PUT" ? e.json() : null,
+      };
 
 describe("DirectReads", () => {
   it("reads each key as nats.js's kv.get does: a value, a deleted and a purged key, and one never written", async () => {
@@ -41,7 +48,8 @@ describe("DirectReads", () => {
     await kv.delete("gone");
     await kv.put("purged", "{}");
     await kv.purge("purged");
-    for (const key of ["a", "gone", "purged", "never"]) expect(seen(await reads.last(name, key)), key).toEqual(seen(await kv.get(key)));
+    for (const key of ["a", "gone", "purged", "never"])
+      expect(seen(await reads.last(name, key)), key).toEqual(seen(await kv.get(key)));
     expect(seen(await reads.last(name, "a"))).toMatchObject({ operation: "PUT", revision: 2, value: { n: 2 } });
     expect(await reads.last(name, "never")).toBeNull();
   });
@@ -56,7 +64,9 @@ describe("DirectReads", () => {
   it("answers the reads of one turn each with its own key's value", async () => {
     const { name, kv } = await bucket();
     for (let i = 0; i < 50; i++) await kv.put(`k${i}`, JSON.stringify({ i }));
-    const values = await Promise.all(Array.from({ length: 50 }, async (_, i) => (await reads.last(name, `k${i}`))!.json()));
+    const values = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => (await reads.last(name, `k${i}`))!.json()),
+    );
     expect(values).toEqual(Array.from({ length: 50 }, (_, i) => ({ i })));
   });
 });

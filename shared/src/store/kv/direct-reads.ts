@@ -44,12 +44,20 @@ export class DirectReads {
   }
 }
 
-/** What a KV message's headers say it is; a marker the server leaves when a key's TTL ends (2.11+) reads as a purge, as in nats.js. */
+/**
+ * What a KV message's headers say it is; a marker the server leaves when a key's TTL ends (2.11+) reads as a purge, as
+ * in nats.js.
+ */
 export function operationOf(headers: MsgHdrs): StoredEntry["operation"] {
-  return headers.get("Nats-Marker-Reason") === "MaxAge" ? "PURGE" : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]);
+  return headers.get("Nats-Marker-Reason") === "MaxAge"
+    ? "PURGE"
+    : ((headers.get("KV-Operation") || "PUT") as StoredEntry["operation"]);
 }
 
-/** A direct get's answer for a key that holds a record, as the server sends it, to be decoded with nothing asked of the server. */
+/**
+ * A direct get's answer for a key that holds a record, as the server sends it, to be decoded with nothing asked of the
+ * server.
+ */
 export interface FoundAnswer {
   /** The KV key (a record's key token). */
   key: string;
@@ -58,14 +66,20 @@ export interface FoundAnswer {
   data: Uint8Array;
 }
 
-/** The answer a direct get of `key` in `bucket` gets when the key holds `json`: the server's status line and headers, then the value. */
+/**
+ * The answer a direct get of `key` in `bucket` gets when the key holds `json`: the server's status line and headers,
+ * then the value.
+ */
 export function foundAnswer(bucket: string, key: string, json: string): FoundAnswer {
   const subject = `$KV.${bucket}.${key}`;
   const head = `NATS/1.0\r\nNats-Stream: KV_${bucket}\r\nNats-Subject: ${subject}\r\nNats-Sequence: 1\r\nNats-Time-Stamp: ${new Date().toISOString().replace("Z", "000000Z")}\r\n\r\n`;
   return { key, subject, headers: encoder.encode(head), data: encoder.encode(json) };
 }
 
-/** Decodes `answer` as an answer from the server is decoded, its headers anew on every call as nats.js decodes each message's. */
+/**
+ * Decodes `answer` as an answer from the server is decoded, its headers anew on every call as nats.js decodes each
+ * message's.
+ */
 export function decodeFound(answer: FoundAnswer): StoredEntry {
   const entry = entryOf({ headers: MsgHdrsImpl.decode(answer.headers), data: answer.data }, answer.subject);
   if (entry === null) throw new Error(`${answer.subject}: the found answer reads as a missing key`);

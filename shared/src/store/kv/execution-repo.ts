@@ -27,7 +27,10 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
   ) {
     // The execution index follows the bucket, and sees removed keys go by their markers.
     const removals = new MarkedRemovals(buckets);
-    const parts = kvParts(buckets, "executions", ExecutionSnapshot, executionLayout, { removals, unwritten: (id) => starts.get(id) });
+    const parts = kvParts(buckets, "executions", ExecutionSnapshot, executionLayout, {
+      removals,
+      unwritten: (id) => starts.get(id),
+    });
     super(parts);
     this.#lists = new IndexLists(buckets, parts.known);
     this.#repairs = new IndexRepairs(parts.known, parts.keys);

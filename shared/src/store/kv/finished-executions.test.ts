@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { newId } from "../../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
-import { FINISHED_BUDGET_BYTES, FINISHED_CAPACITY, FINISHED_MAX_AGE_MS, FinishedExecutions } from "./finished-executions";
+import {
+  FINISHED_BUDGET_BYTES,
+  FINISHED_CAPACITY,
+  FINISHED_MAX_AGE_MS,
+  FinishedExecutions,
+} from "./finished-executions";
 
 const execution = (status: ExecutionStatus) =>
   ExecutionSnapshot.parse({

@@ -35,7 +35,8 @@ export class FinishedExecutions {
     this.forget(token);
     this.#entries.set(token, { value: deepFreeze(value), bytes, at: Date.now() });
     this.#bytes += bytes;
-    while (this.#entries.size > FINISHED_CAPACITY || this.#bytes > FINISHED_BUDGET_BYTES) this.forget(this.#entries.keys().next().value!);
+    while (this.#entries.size > FINISHED_CAPACITY || this.#bytes > FINISHED_BUDGET_BYTES)
+      this.forget(this.#entries.keys().next().value!);
   }
 
   forget(token: string): void {

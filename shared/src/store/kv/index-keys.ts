@@ -14,7 +14,13 @@ export class IndexKeys {
   /** Puts `key` carrying `value`; with `after`, only if the key's last put is still that revision. */
   async put(key: string, value: string, after?: number): Promise<number> {
     const subject = `$KV.${this.buckets.indexBucket}.${key}`;
-    return (await this.buckets.publisher.publish(subject, value, after === undefined ? undefined : { expect: { lastSubjectSequence: after } })).seq;
+    return (
+      await this.buckets.publisher.publish(
+        subject,
+        value,
+        after === undefined ? undefined : { expect: { lastSubjectSequence: after } },
+      )
+    ).seq;
   }
 
   /** Removes `key`, only up to revision `before` when given, so that a later writer's put of it stays. */
@@ -43,7 +49,10 @@ export class IndexKeys {
     }
   }
 
-  /** Puts again, through transient failures, each of `keys` whose put failed for now (of those `claimed` accepts, when given). */
+  /**
+   * Puts again, through transient failures, each of `keys` whose put failed for now (of those `claimed` accepts, when
+   * given).
+   */
   putFailedAgain(
     keys: readonly string[],
     value: string,
@@ -67,7 +76,11 @@ export class IndexKeys {
 }
 
 /** Records the revisions of the puts that succeeded (`puts[i]` wrote `keys[i]`); 0 for the rest. */
-export function withRevisions(index: Map<string, number>, keys: readonly string[], puts: readonly PromiseSettledResult<number>[]): Map<string, number> {
+export function withRevisions(
+  index: Map<string, number>,
+  keys: readonly string[],
+  puts: readonly PromiseSettledResult<number>[],
+): Map<string, number> {
   keys.forEach((key, i) => {
     const put = puts[i];
     index.set(key, put?.status === "fulfilled" ? put.value : 0);

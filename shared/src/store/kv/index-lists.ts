@@ -47,7 +47,10 @@ export class IndexLists<T extends { id: string }> {
   /** The records of index `keys` that still claim their key (and, with `valueIs`, still carry that value). */
   async resolve(keys: readonly string[], valueIs?: string): Promise<Resolved<T>[]> {
     const loaded = await Promise.all(keys.map((key) => this.known.load(recordTokenOf(key))));
-    return loaded.filter((record, i): record is Loaded<T> => !!record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs));
+    return loaded.filter(
+      (record, i): record is Loaded<T> =>
+        !!record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs),
+    );
   }
 
   /**

@@ -5,7 +5,9 @@ import { isWrongLastSequence } from "./wrong-last-sequence";
 
 /** How long a followed index's delete marker stays before it is purged: followers see it well within this. */
 const MARKER_PURGE_MS = 60_000;
-/** Ten times the purge's delay: a marker this old was left behind, whatever the clocks of its remover and the server. */
+/**
+ * Ten times the purge's delay: a marker this old was left behind, whatever the clocks of its remover and the server.
+ */
 const STALE_MARKER_MS = 10 * MARKER_PURGE_MS;
 
 /** How an index's removed keys go: `before`, when given, is the revision a later put of the key has. */
@@ -42,7 +44,10 @@ export class MarkedRemovals implements KeyRemovals {
 
   constructor(private readonly buckets: KvBuckets) {
     this.#purged = new PurgedRemovals(buckets);
-    this.#purges = new MarkerPurges((key, before) => this.#purged.remove(key, before), buckets.markerPurgeMs ?? MARKER_PURGE_MS);
+    this.#purges = new MarkerPurges(
+      (key, before) => this.#purged.remove(key, before),
+      buckets.markerPurgeMs ?? MARKER_PURGE_MS,
+    );
   }
 
   async remove(key: string, before?: number): Promise<void> {

@@ -73,7 +73,9 @@ export class IndexRepairs<T extends { id: string }> {
     const current = await this.known.load(token, "leader");
     if (!current || current.version === 0) return;
     const keys = [...current.index.keys()];
-    const settled = await Promise.allSettled(keys.map((key) => retryTransient(() => this.keys.settle(key, current.indexValue))));
+    const settled = await Promise.allSettled(
+      keys.map((key) => retryTransient(() => this.keys.settle(key, current.indexValue))),
+    );
     if (this.known.known(token)?.version === current.version) {
       const all = settled.every((p) => p.status === "fulfilled");
       this.known.remember(token, {

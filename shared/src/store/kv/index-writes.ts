@@ -21,20 +21,28 @@ export class IndexWrites<T extends { id: string }> {
     const token = keyToken(value.id);
     const keys = this.known.layout.keys(value);
     const indexValue = this.known.indexValue(value);
-    const [record, ...settled] = await Promise.allSettled([this.known.records.create(value), ...keys.map((key) => this.keys.put(key, indexValue))]);
+    const [record, ...settled] = await Promise.allSettled([
+      this.known.records.create(value),
+      ...keys.map((key) => this.keys.put(key, indexValue)),
+    ]);
     if (record.status === "rejected") {
       if (!isWrongLastSequence(record.reason)) throw record.reason;
       const current = await this.#dropUnclaimed(token, keys, indexValue, settled);
       // It may be this very create, sent again after its answer was lost while its key puts
       // failed: the keys the stored record claims are put again, or it stays out of every list.
-      if (current?.indexValue === indexValue) await this.keys.putFailedAgain(keys, indexValue, settled, (key) => current.index.has(key));
+      if (current?.indexValue === indexValue)
+        await this.keys.putFailedAgain(keys, indexValue, settled, (key) => current.index.has(key));
       throw this.known.records.exists(value.id);
     }
     // The record is there: a key whose put failed for now (a stream electing its leader) is put
     // again, or the record would stay out of every list, and a second create only finds it exists.
     const puts = await this.keys.putFailedAgain(keys, indexValue, settled);
     throwFirstRejection(puts);
-    this.known.remember(token, { version: record.value, index: withRevisions(new Map(), keys, puts), carried: indexValue });
+    this.known.remember(token, {
+      version: record.value,
+      index: withRevisions(new Map(), keys, puts),
+      carried: indexValue,
+    });
     this.recent.wrote(token, { value, version: record.value });
     return record.value;
   }
@@ -76,7 +84,8 @@ export class IndexWrites<T extends { id: string }> {
       this.known.records.update(value, expectedVersion),
       ...added.map((key) => this.keys.put(key, indexValue)),
     ]);
-    if (record.status === "rejected") throw await this.#lostWrite(record.reason, token, value.id, added, indexValue, puts);
+    if (record.status === "rejected")
+      throw await this.#lostWrite(record.reason, token, value.id, added, indexValue, puts);
     this.recent.wrote(token, { value, version: record.value });
     // The record is stored: keys are put through a cluster's leader election too. One that kept the
     // value the record had (a status) would be left out of its list's pages but counted in its total.
@@ -85,7 +94,11 @@ export class IndexWrites<T extends { id: string }> {
     // the revision read: a writer that read the record too (a cancel) must not overwrite a newer
     // status its holder put meanwhile.
     const keptPuts = await Promise.allSettled(
-      kept.map((key) => retryTransient(() => (before.carried === null ? this.keys.settle(key, indexValue) : this.keys.put(key, indexValue)))),
+      kept.map((key) =>
+        retryTransient(() =>
+          before.carried === null ? this.keys.settle(key, indexValue) : this.keys.put(key, indexValue),
+        ),
+      ),
     );
     const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
     const allPut = [...addedPuts, ...keptPuts].every((p) => p.status === "fulfilled");
@@ -154,7 +167,12 @@ export class IndexWrites<T extends { id: string }> {
    * key it claims with another value gets the stored value back, unless someone put that key
    * after us (their put is the newer one).
    */
-  async #dropUnclaimed(token: string, keys: readonly string[], indexValue: string, puts: readonly PromiseSettledResult<number>[]): Promise<Loaded<T> | null> {
+  async #dropUnclaimed(
+    token: string,
+    keys: readonly string[],
+    indexValue: string,
+    puts: readonly PromiseSettledResult<number>[],
+  ): Promise<Loaded<T> | null> {
     const current = await this.known.load(token, "leader");
     await Promise.allSettled(
       keys.map((key, i) => {

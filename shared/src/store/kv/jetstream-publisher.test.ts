@@ -32,7 +32,9 @@ async function stream(): Promise<string> {
 describe("JetStreamPublisher", () => {
   it("resolves with the stream's ack, and many publishes of one turn each get their own", async () => {
     const name = await stream();
-    const acks = await Promise.all(Array.from({ length: 50 }, (_, i) => publisher.publish(`${name}.k${i}`, `{"n":${i}}`)));
+    const acks = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => publisher.publish(`${name}.k${i}`, `{"n":${i}}`)),
+    );
     expect(acks.map((a) => a.stream)).toEqual(Array(50).fill(name));
     expect(acks.map((a) => a.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
@@ -40,11 +42,19 @@ describe("JetStreamPublisher", () => {
   it("honours the message id (a repeat is a duplicate) and the expected last subject sequence", async () => {
     const name = await stream();
     const first = await publisher.publish(`${name}.a`, "1", { msgID: "m1" });
-    expect(await publisher.publish(`${name}.a`, "1", { msgID: "m1" })).toEqual({ stream: name, seq: first.seq, duplicate: true });
+    expect(await publisher.publish(`${name}.a`, "1", { msgID: "m1" })).toEqual({
+      stream: name,
+      seq: first.seq,
+      duplicate: true,
+    });
     const second = await publisher.publish(`${name}.a`, "2", { expect: { lastSubjectSequence: first.seq } });
-    const lost = await publisher.publish(`${name}.a`, "3", { expect: { lastSubjectSequence: first.seq } }).catch((err: unknown) => err);
+    const lost = await publisher
+      .publish(`${name}.a`, "3", { expect: { lastSubjectSequence: first.seq } })
+      .catch((err: unknown) => err);
     expect(isWrongLastSequence(lost)).toBe(true);
-    expect((await publisher.publish(`${name}.b`, "1", { expect: { lastSubjectSequence: 0 } })).seq).toBe(second.seq + 1);
+    expect((await publisher.publish(`${name}.b`, "1", { expect: { lastSubjectSequence: 0 } })).seq).toBe(
+      second.seq + 1,
+    );
   });
 
   it("fails with NoRespondersError where no stream takes the subject", async () => {

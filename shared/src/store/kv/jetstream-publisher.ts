@@ -64,8 +64,14 @@ export class JetStreamPublisher {
 function ackOf(msg: Msg, subject: string): PubAck {
   const ack = msg.json<Partial<PubAck> & { error?: ConstructorParameters<typeof JetStreamApiError>[0] }>();
   if (ack.error) throw new JetStreamApiError(ack.error);
-  if (typeof ack.stream !== "string" || typeof ack.seq !== "number") throw new Error(`invalid JetStream ack for ${subject}`);
-  return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate ?? false, ...(ack.domain ? { domain: ack.domain } : {}) };
+  if (typeof ack.stream !== "string" || typeof ack.seq !== "number")
+    throw new Error(`invalid JetStream ack for ${subject}`);
+  return {
+    stream: ack.stream,
+    seq: ack.seq,
+    duplicate: ack.duplicate ?? false,
+    ...(ack.domain ? { domain: ack.domain } : {}),
+  };
 }
 
 const encoder = new TextEncoder();
@@ -84,7 +90,8 @@ function headersOf(opts: PublishOptions | undefined): { headers?: MsgHdrs } {
   let text = "NATS/1.0";
   if (opts?.kvDelete) text += "\r\nKV-Operation: DEL";
   if (opts?.msgID !== undefined) {
-    if (UNSAFE_HEADER_VALUE.test(opts.msgID)) throw new TypeError(`a message id may not contain CR or LF: ${JSON.stringify(opts.msgID)}`);
+    if (UNSAFE_HEADER_VALUE.test(opts.msgID))
+      throw new TypeError(`a message id may not contain CR or LF: ${JSON.stringify(opts.msgID)}`);
     text += `\r\nNats-Msg-Id: ${opts.msgID}`;
   }
   if (last !== undefined) text += `\r\nNats-Expected-Last-Subject-Sequence: ${last}`;

@@ -24,7 +24,9 @@ export function fromKeyToken(token: string): string {
   if (!token.includes("=")) return token;
   if (token === "=") return "";
   // Runs of escapes are decoded together: a multi-byte character spans several of them.
-  return token.replace(/(?:=[0-9A-F]{2})+/g, (run) => decoder.decode(Uint8Array.from(run.matchAll(ESCAPED), (m) => parseInt(m[1]!, 16))));
+  return token.replace(/(?:=[0-9A-F]{2})+/g, (run) =>
+    decoder.decode(Uint8Array.from(run.matchAll(ESCAPED), (m) => parseInt(m[1]!, 16))),
+  );
 }
 
 const scratch = new DataView(new ArrayBuffer(8));

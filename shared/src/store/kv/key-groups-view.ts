@@ -39,7 +39,10 @@ export class KeyGroupsView {
     this.#follower.close();
   }
 
-  /** The keys of one page of `group`, newest first, and how many it holds in all, as of every write stored before the call. */
+  /**
+   * The keys of one page of `group`, newest first, and how many it holds in all, as of every write stored before the
+   * call.
+   */
   async page(group: string, skip: number, limit: number): Promise<{ keys: string[]; total: number }> {
     await this.#follower.ready();
     const members = this.#groups.get(group) ?? [];
@@ -55,7 +58,9 @@ export class KeyGroupsView {
     if (sortDot <= 0) return;
     const group = key.slice(0, sortDot);
     const tail = key.slice(sortDot + 1);
-    const member = tail.includes("=") ? flat(`${fromKeyToken(key.slice(sortDot + 1, idDot))}.${fromKeyToken(key.slice(idDot + 1))}`) : latin1Copy(tail);
+    const member = tail.includes("=")
+      ? flat(`${fromKeyToken(key.slice(sortDot + 1, idDot))}.${fromKeyToken(key.slice(idDot + 1))}`)
+      : latin1Copy(tail);
     let members = this.#groups.get(group);
     const at = members ? positionOf(members, member) : 0;
     const found = members !== undefined && members[at] === member;

@@ -81,14 +81,17 @@ export class KnownRecords<T extends { id: string }> {
 
   async load(token: string, from: ReadFrom = "any"): Promise<Loaded<T> | null> {
     const entry = await this.records.read(token, from);
-    if (entry?.operation === "PUT") return this.#loaded(token, this.records.parse(token, entry), entry.revision, entry.length);
+    if (entry?.operation === "PUT")
+      return this.#loaded(token, this.records.parse(token, entry), entry.revision, entry.length);
     // A deleted record stays deleted; one never written may be an unwritten one.
     if (entry !== null || this.unwritten === undefined) return null;
     const unwritten = await this.unwritten(fromKeyToken(token));
     if (unwritten !== null) return this.#loaded(token, unwritten, 0, 0);
     // Its writer writes the record before it lets the unwritten source go: read once more.
     const written = await this.records.read(token, from);
-    return written?.operation === "PUT" ? this.#loaded(token, this.records.parse(token, written), written.revision, written.length) : null;
+    return written?.operation === "PUT"
+      ? this.#loaded(token, this.records.parse(token, written), written.revision, written.length)
+      : null;
   }
 
   #loaded(token: string, value: T, version: number, bytes: number): Loaded<T> {

@@ -21,6 +21,9 @@ export interface KvBuckets {
   reads: DirectReads | null;
   /** How long a followed layout's delete marker stays before it is purged (MARKER_PURGE_MS; tests set less). */
   markerPurgeMs?: number;
-  /** A marker older than this that a view meets was left by a remover that stopped: the view's process purges it (STALE_MARKER_MS; tests set less). */
+  /**
+   * A marker older than this that a view meets was left by a remover that stopped: the view's process purges it
+   * (STALE_MARKER_MS; tests set less).
+   */
   staleMarkerMs?: number;
 }

@@ -1,5 +1,14 @@
 import type { ExecutionSnapshot } from "../../execution/snapshot";
-import type { ApiKeyRecord, ApprovalRecord, ApprovalStatus, ArtifactRecord, AuditRecord, SecretRecord, WebhookRecord, WorkflowRecord } from "../records";
+import type {
+  ApiKeyRecord,
+  ApprovalRecord,
+  ApprovalStatus,
+  ArtifactRecord,
+  AuditRecord,
+  SecretRecord,
+  WebhookRecord,
+  WorkflowRecord,
+} from "../records";
 import { triggerFacts } from "../workflow-triggers";
 import { keyToken as t, sortableNumber } from "./key-codec";
 
@@ -64,7 +73,8 @@ export function parseExecutionKey(key: string): ExecutionKey | null {
 }
 
 /** The sort key of an execution in its lists (see `parseExecutionKey`). */
-export const executionSortId = (e: { createdAt: number; id: string }): string => `${sortableNumber(e.createdAt)}.${t(e.id)}`;
+export const executionSortId = (e: { createdAt: number; id: string }): string =>
+  `${sortableNumber(e.createdAt)}.${t(e.id)}`;
 
 /** Record types read by id only. */
 export const NO_INDEX: IndexLayout<unknown> = { keys: () => [] };
@@ -83,16 +93,24 @@ export const approvalListed = (key: string): boolean => key.startsWith("o.") || 
 export const approvalGroup = (q: { ownerId: string; status?: ApprovalStatus }): string =>
   q.status === undefined ? `o.${t(q.ownerId)}` : `s.${t(q.ownerId)}.${q.status}`;
 
-export const artifactKeys = (a: ArtifactRecord): string[] => [`e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`];
+export const artifactKeys = (a: ArtifactRecord): string[] => [
+  `e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`,
+];
 
-export const webhookKeys = (w: WebhookRecord): string[] => [`o.${t(w.ownerId)}.${sortableNumber(w.createdAt)}.${t(w.id)}`];
+export const webhookKeys = (w: WebhookRecord): string[] => [
+  `o.${t(w.ownerId)}.${sortableNumber(w.createdAt)}.${t(w.id)}`,
+];
 
 export const workflowKeys = (w: WorkflowRecord): string[] => {
   const tail = `${t(Array.from(w.name).slice(0, NAME_KEY_CHARS).join(""))}.${t(w.id)}`;
   const users = new Set([w.ownerId, ...Object.keys(w.sharedWith)]);
   const { scheduled, chainedAfter } = triggerFacts(w.definition);
   const since = `${sortableNumber(w.createdAt)}.${t(w.id)}`;
-  return [...[...users].map((user) => `v.${t(user)}.${tail}`), ...chainedAfter.map((after) => `c.${t(after)}.${since}`), ...(scheduled ? [`s.${since}`] : [])];
+  return [
+    ...[...users].map((user) => `v.${t(user)}.${tail}`),
+    ...chainedAfter.map((after) => `c.${t(after)}.${since}`),
+    ...(scheduled ? [`s.${since}`] : []),
+  ];
 };
 
 export const byExecution = (executionId: string): string => `e.${t(executionId)}.>`;
@@ -105,7 +123,9 @@ export const ALL_CHAINED = "c.>";
 export const chainedAfterToken = (key: string): string => key.split(".")[1] ?? "";
 export const ALL_SCHEDULED = "s.>";
 
-export const apiKeyKeys = (k: ApiKeyRecord): string[] => [`o.${t(k.ownerId)}.${sortableNumber(k.createdAt)}.${t(k.id)}`];
+export const apiKeyKeys = (k: ApiKeyRecord): string[] => [
+  `o.${t(k.ownerId)}.${sortableNumber(k.createdAt)}.${t(k.id)}`,
+];
 
 export const secretKeys = (s: SecretRecord): string[] => [`o.${t(s.ownerId)}.${t(s.name)}.${t(s.id)}`];
 

@@ -84,7 +84,15 @@ async function laggingSetup(status: ExecutionStatus, { entryToo }: { entryToo: b
   const jsm = await jetstreamManager(nc);
   const reads = new LaggingReplica(nc, `${ns}_lagging`);
   const publisher = new JetStreamPublisher(nc);
-  const buckets = { jsm, publisher, records, recordsBucket: `${ns}_executions`, index, indexBucket: `${ns}_executions_idx`, reads };
+  const buckets = {
+    jsm,
+    publisher,
+    records,
+    recordsBucket: `${ns}_executions`,
+    index,
+    indexBucket: `${ns}_executions_idx`,
+    reads,
+  };
   const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns));
   onTestFinished(() => {
     repo.close();
@@ -106,7 +114,11 @@ describe("reads that bound a write go to the stream's leader", () => {
     await kv.delete("gone");
     const jsm = await jetstreamManager(nc);
     const a = await leaderLast(jsm, bucket, "a");
-    expect({ operation: a?.operation, revision: a?.revision, value: a?.json() }).toEqual({ operation: "PUT", revision: 2, value: { n: 2 } });
+    expect({ operation: a?.operation, revision: a?.revision, value: a?.json() }).toEqual({
+      operation: "PUT",
+      revision: 2,
+      value: { n: 2 },
+    });
     expect((await leaderLast(jsm, bucket, "gone"))?.operation).toBe("DEL");
     expect(await leaderLast(jsm, bucket, "never")).toBeNull();
   });
@@ -118,7 +130,8 @@ describe("reads that bound a write go to the stream's leader", () => {
 
     expect((await repo.repairStale(Date.now() + 1, 100, async () => true)).repaired).toBe(1);
     expect(await entryOf(index, key)).toBe("INTERRUPTED");
-    const lists = async (status: ExecutionStatus) => (await store.executions.list({ ownerId: created.ownerId, status, page: 1, size: 10 })).total;
+    const lists = async (status: ExecutionStatus) =>
+      (await store.executions.list({ ownerId: created.ownerId, status, page: 1, size: 10 })).total;
     expect([await lists("RUNNING"), await lists("INTERRUPTED")]).toEqual([0, 1]);
   });
 

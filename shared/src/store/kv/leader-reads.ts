@@ -16,5 +16,11 @@ export interface LeaderEntry extends StoredEntry {
 export async function leaderLast(jsm: JetStreamManager, bucket: string, key: string): Promise<LeaderEntry | null> {
   const m = await jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${key}` });
   if (m === null) return null;
-  return { operation: operationOf(m.header), revision: m.seq, length: m.data.length, json: () => m.json(), string: () => m.string() };
+  return {
+    operation: operationOf(m.header),
+    revision: m.seq,
+    length: m.data.length,
+    json: () => m.json(),
+    string: () => m.string(),
+  };
 }

@@ -45,13 +45,29 @@ export async function openKvStore(
     const recordsBucket = `${namespace}_${type}`;
     const indexBucket = `${recordsBucket}_idx`;
     const spec = { history: 1, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
-    const [records, index] = await Promise.all([openKvBucket(nc, recordsBucket, spec, placement), openKvBucket(nc, indexBucket, spec, placement)]);
+    const [records, index] = await Promise.all([
+      openKvBucket(nc, recordsBucket, spec, placement),
+      openKvBucket(nc, indexBucket, spec, placement),
+    ]);
     // nats.js found out whether the bucket allows direct gets as it opened it (no request more
     // here); one made elsewhere without them is read through nats.js.
     const direct = records instanceof Bucket && records.direct;
     return { jsm, publisher, records, recordsBucket, index, indexBucket, reads: direct ? reads : null, ...opts };
   };
-  const [workflows, executions, approvals, artifacts, webhooks, users, userEmails, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
+  const [
+    workflows,
+    executions,
+    approvals,
+    artifacts,
+    webhooks,
+    users,
+    userEmails,
+    apiKeys,
+    audit,
+    secrets,
+    chainRuns,
+    schedules,
+  ] = await Promise.all([
     open("workflows"),
     open("executions"),
     open("approvals"),
@@ -87,7 +103,8 @@ export async function openKvStore(
   return {
     ...store,
     close: async () => {
-      // The watches behind getRecent and the ack and read subscriptions are this store's; the connection stays the caller's.
+      // The watches behind getRecent and the ack and read subscriptions are this store's; the connection stays the
+      // caller's.
       for (const repo of Object.values(store)) if (typeof repo === "object") repo.close();
       publisher.close();
       reads.close();

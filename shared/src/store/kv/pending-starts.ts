@@ -40,7 +40,13 @@ export class PendingStarts {
     const cmd = StartCommand.safeParse(stored.json());
     // Commands of earlier versions, and of starts that wrote the record first, leave the definition out.
     if (!cmd.success || cmd.data.workflow.definition === undefined || cmd.data.executionId !== id) return null;
-    return firstSnapshot(cmd.data, checkStart(cmd.data.workflow.definition, cmd.data.inputs), "PENDING", null, cmd.data.requestedAt);
+    return firstSnapshot(
+      cmd.data,
+      checkStart(cmd.data.workflow.definition, cmd.data.inputs),
+      "PENDING",
+      null,
+      cmd.data.requestedAt,
+    );
   }
 
   /** Removes the start command of `id`, if one is stored; one an executor holds may still run. */

@@ -10,7 +10,10 @@ export const RECENT_MAX_AGE_MS = 2_000;
  * missing, so no request waits for its read (many at once did, each 2 s, on a busy webhook).
  */
 export const RECENT_REFRESH_MS = RECENT_MAX_AGE_MS / 2;
-/** Past this the oldest entry goes: hits do not reorder, since every entry is read again within RECENT_MAX_AGE_MS anyway. */
+/**
+ * Past this the oldest entry goes: hits do not reorder, since every entry is read again within RECENT_MAX_AGE_MS
+ * anyway.
+ */
 const CAPACITY = 10_000;
 /** After a watch fails to start or ends, reads go to the server for this long before it is tried again. */
 const RETRY_MS = 1_000;
@@ -106,7 +109,11 @@ export class RecentReads<T> {
     this.#starting = true;
     // Only changes after the watch exists are delivered: nothing is kept until it does.
     this.records
-      .watch({ include: KvWatchInclude.UpdatesOnly, headers_only: true, ...(this.opts.key === undefined ? {} : { key: this.opts.key }) })
+      .watch({
+        include: KvWatchInclude.UpdatesOnly,
+        headers_only: true,
+        ...(this.opts.key === undefined ? {} : { key: this.opts.key }),
+      })
       .then(async (watch) => {
         this.#watch = watch;
         if (this.#closed) watch.stop();

@@ -43,7 +43,12 @@ export class RecentRecords<T> {
    * One server read of `id` at a time: callers that miss while it is in flight share it, unless a
    * write or a watch event came since it started (it may have read what that replaced).
    */
-  #read(recent: RecentReads<T>, id: string, token: string, read: (id: string) => Promise<Versioned<T> | null>): Promise<Versioned<T> | null> {
+  #read(
+    recent: RecentReads<T>,
+    id: string,
+    token: string,
+    read: (id: string) => Promise<Versioned<T> | null>,
+  ): Promise<Versioned<T> | null> {
     const mark = recent.mark();
     const inFlight = this.#reads.get(token);
     if (inFlight?.mark === mark) return inFlight.read;

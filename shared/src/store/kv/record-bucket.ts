@@ -41,7 +41,8 @@ export class RecordBucket<T extends { id: string }> {
     const token = keyToken(value.id);
     const data = this.#encode(value);
     try {
-      return (await this.buckets.publisher.publish(this.#subject(token), data, { expect: { lastSubjectSequence: 0 } })).seq;
+      return (await this.buckets.publisher.publish(this.#subject(token), data, { expect: { lastSubjectSequence: 0 } }))
+        .seq;
     } catch (err) {
       // The id exists, or was deleted (its delete marker is the last message): nats.js tells which.
       if (isWrongLastSequence(err)) return this.buckets.records.create(token, data);
@@ -51,7 +52,11 @@ export class RecordBucket<T extends { id: string }> {
 
   async update(value: T, expectedVersion: number): Promise<number> {
     const subject = this.#subject(keyToken(value.id));
-    return (await this.buckets.publisher.publish(subject, this.#encode(value), { expect: { lastSubjectSequence: expectedVersion } })).seq;
+    return (
+      await this.buckets.publisher.publish(subject, this.#encode(value), {
+        expect: { lastSubjectSequence: expectedVersion },
+      })
+    ).seq;
   }
 
   async delete(token: string): Promise<void> {

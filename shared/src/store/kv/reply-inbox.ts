@@ -1,4 +1,11 @@
-import { ClosedConnectionError, NoRespondersError, TimeoutError, type Msg, type NatsConnection, type Subscription } from "@nats-io/nats-core";
+import {
+  ClosedConnectionError,
+  NoRespondersError,
+  TimeoutError,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from "@nats-io/nats-core";
 import { newInbox } from "../../nats/connect";
 
 const SWEEP_MS = 250;
@@ -41,7 +48,12 @@ export class ReplyInbox {
   expect<T>(subject: string, settle: (msg: Msg, subject: string) => T): { reply: string; answer: Promise<T> } {
     const reply = `${this.#prefix}.${(this.#next++).toString(36)}`;
     const answer = new Promise<T>((resolve, reject) => {
-      this.#pending.set(reply, { subject, deadline: Date.now() + this.timeoutMs, settle: (msg) => resolve(settle(msg, subject)), reject });
+      this.#pending.set(reply, {
+        subject,
+        deadline: Date.now() + this.timeoutMs,
+        settle: (msg) => resolve(settle(msg, subject)),
+        reject,
+      });
     });
     return { reply, answer };
   }

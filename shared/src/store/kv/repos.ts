@@ -133,7 +133,13 @@ export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements Appr
     const parts = kvParts(buckets, "approvals", ApprovalRecord, approvalLayout, { removals });
     super(parts);
     this.#keyLists = new IndexLists(buckets, parts.known);
-    this.#lists = new KeyGroupsView(buckets.jsm, buckets.indexBucket, approvalListed, "the approval lists", removals.staleMarkers());
+    this.#lists = new KeyGroupsView(
+      buckets.jsm,
+      buckets.indexBucket,
+      approvalListed,
+      "the approval lists",
+      removals.staleMarkers(),
+    );
   }
 
   async list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {

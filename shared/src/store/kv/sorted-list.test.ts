@@ -45,7 +45,9 @@ describe("SortedList", () => {
             [keyOf(1_000), 700],
             [keyOf(999_999), 5],
           ] as const) {
-            const expected = ascending.filter(([k]) => k < keyOf(100_000 + op) && (above === undefined || k > above)).slice(0, limit);
+            const expected = ascending
+              .filter(([k]) => k < keyOf(100_000 + op) && (above === undefined || k > above))
+              .slice(0, limit);
             expect(pairs(list.ascendingBetween(keyOf(100_000 + op), limit, above))).toEqual(expected);
           }
         }
@@ -55,14 +57,14 @@ describe("SortedList", () => {
 
   it("is empty before any item and after the last is removed", () => {
     const list = new SortedList(() => "a");
-    expect([list.size, list.descending(0, 5), list.countAbove("a"), list.find("a"), list.delete("a"), list.ascendingBetween("z", 5, "a")]).toEqual([
-      0,
-      [],
-      0,
-      -1,
-      false,
-      [],
-    ]);
+    expect([
+      list.size,
+      list.descending(0, 5),
+      list.countAbove("a"),
+      list.find("a"),
+      list.delete("a"),
+      list.ascendingBetween("z", 5, "a"),
+    ]).toEqual([0, [], 0, -1, false, []]);
     list.put(0);
     list.put(1);
     expect(list.size).toBe(1);

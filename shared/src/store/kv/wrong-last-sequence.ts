@@ -4,6 +4,7 @@ import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 export function isWrongLastSequence(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
-    (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
   );
 }

@@ -90,7 +90,10 @@ export class MongoCollection<T extends { id: string }> {
 
   protected async page(filter: Filter<StoredDoc>, sort: Sort, query: PageQuery): Promise<Page<T>> {
     const { skip, limit } = pageWindow(query);
-    const [docs, total] = await Promise.all([this.docs.find(filter).sort(sort).skip(skip).limit(limit).toArray(), this.docs.countDocuments(filter)]);
+    const [docs, total] = await Promise.all([
+      this.docs.find(filter).sort(sort).skip(skip).limit(limit).toArray(),
+      this.docs.countDocuments(filter),
+    ]);
     return { items: docs.map((doc) => this.#parse(doc)), total };
   }
 

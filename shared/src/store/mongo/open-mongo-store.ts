@@ -33,7 +33,19 @@ export async function openMongoStore(uri: string, database: string, namespace: s
       if (indexes.length > 0) await docs.createIndexes(indexes);
       return docs;
     };
-    const [workflows, executions, approvals, artifacts, webhooks, users, apiKeys, audit, secrets, chainRuns, schedules] = await Promise.all([
+    const [
+      workflows,
+      executions,
+      approvals,
+      artifacts,
+      webhooks,
+      users,
+      apiKeys,
+      audit,
+      secrets,
+      chainRuns,
+      schedules,
+    ] = await Promise.all([
       collection("workflows", MongoWorkflowRepo.indexes),
       collection("executions", MongoExecutionRepo.indexes),
       collection("approvals", MongoApprovalRepo.indexes),

@@ -108,7 +108,8 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
 
   async withdraw(pending: ExecutionSnapshot): Promise<void> {
     const current = await this.get(pending.id);
-    if (current?.value.status === "PENDING" && current.value.holder === null) await this.deleteAt(pending.id, current.version);
+    if (current?.value.status === "PENDING" && current.value.holder === null)
+      await this.deleteAt(pending.id, current.version);
   }
 
   list({ ownerId, workflowId, status, from, ...page }: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
@@ -116,7 +117,9 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
       ownerId,
       ...(workflowId === undefined ? {} : { workflowId }),
       ...(status === undefined ? {} : { status }),
-      ...(from === undefined ? {} : { $or: [{ createdAt: { $lt: from.createdAt } }, { createdAt: from.createdAt, _id: { $lte: from.id } }] }),
+      ...(from === undefined
+        ? {}
+        : { $or: [{ createdAt: { $lt: from.createdAt } }, { createdAt: from.createdAt, _id: { $lte: from.id } }] }),
     };
     return this.page(filter, NEWEST, page);
   }
@@ -129,7 +132,12 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     // Lists read the records themselves; nothing can lag behind them.
   }
 
-  async repairStale(createdBefore: number, limit: number, isQueued: (id: string) => Promise<boolean>, after?: string): Promise<StaleRepair> {
+  async repairStale(
+    createdBefore: number,
+    limit: number,
+    isQueued: (id: string) => Promise<boolean>,
+    after?: string,
+  ): Promise<StaleRepair> {
     // The cursor is the last execution's [createdAt, id], in OLDEST order.
     const past = after === undefined ? null : (JSON.parse(after) as [number, string]);
     const filter: Filter<StoredDoc> = { status: "PENDING", createdAt: { $lt: createdBefore } };
@@ -166,7 +174,11 @@ export class MongoApprovalRepo extends MongoCollection<ApprovalRecord> implement
     }));
   }
 
-  list({ ownerId, status, ...page }: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
+  list({
+    ownerId,
+    status,
+    ...page
+  }: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
     return this.page({ ownerId, ...(status === undefined ? {} : { status }) }, NEWEST, page);
   }
 

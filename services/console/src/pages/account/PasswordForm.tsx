@@ -34,7 +34,9 @@ export function PasswordForm() {
     change.mutate({ current, next });
   };
   const wrongCurrent = change.error instanceof ApiError && change.error.code === "PASSWORD_INCORRECT";
-  const currentProblem = wrongCurrent ? "This is not your current password; nothing was changed." : fieldProblem(change.error, "current");
+  const currentProblem = wrongCurrent
+    ? "This is not your current password; nothing was changed."
+    : fieldProblem(change.error, "current");
   const nextProblem = fieldProblem(change.error, "next");
   const repeatProblem = mismatch ? "The two new passwords differ: type the same one twice." : null;
 

@@ -5,7 +5,12 @@ import { formatDuration, formatTime } from "../../ui/format";
 import { formatRelative } from "./time";
 
 /** What the request is about: its message, where it comes from, and its deadline. */
-export function ApprovalContext(props: { approval: ApprovalView; workflowName: string | undefined; execution: ExecutionView | undefined; now: number }) {
+export function ApprovalContext(props: {
+  approval: ApprovalView;
+  workflowName: string | undefined;
+  execution: ExecutionView | undefined;
+  now: number;
+}) {
   const { approval, execution, now } = props;
   const expired = approval.expiresAt <= now;
   return (
@@ -48,7 +53,8 @@ export function ApprovalContext(props: { approval: ApprovalView; workflowName: s
           <dd className={approval.status === "PENDING" && expired ? "expired-text" : undefined}>
             {formatTime(approval.expiresAt)}{" "}
             <span className="muted">
-              ({approval.status === "PENDING" ? `${formatRelative(approval.expiresAt, now)}, ` : ""}timeout {formatDuration(approval.timeout * 1000)})
+              ({approval.status === "PENDING" ? `${formatRelative(approval.expiresAt, now)}, ` : ""}timeout{" "}
+              {formatDuration(approval.timeout * 1000)})
             </span>
           </dd>
         </div>

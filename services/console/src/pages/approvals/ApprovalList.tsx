@@ -18,7 +18,11 @@ function rowCount(approval: ApprovalView): string {
 function Expires({ approval, now }: { approval: ApprovalView; now: number }) {
   const past = approval.expiresAt <= now;
   return (
-    <time dateTime={new Date(approval.expiresAt).toISOString()} title={formatTime(approval.expiresAt)} className={past ? "expired-text" : undefined}>
+    <time
+      dateTime={new Date(approval.expiresAt).toISOString()}
+      title={formatTime(approval.expiresAt)}
+      className={past ? "expired-text" : undefined}
+    >
       {past ? `expired ${formatRelative(approval.expiresAt, now)}` : formatRelative(approval.expiresAt, now)}
     </time>
   );
@@ -101,11 +105,19 @@ export function ApprovalList({ approvals, history }: { approvals: ApprovalView[]
               <td>{history ? <When at={a.decidedAt} ago /> : <Expires approval={a} now={now} />}</td>
               {history ? (
                 <td className="approval-message-cell">
-                  {a.comment ? <div className="approval-message-clip">{a.comment}</div> : <span className="muted">—</span>}
+                  {a.comment ? (
+                    <div className="approval-message-clip">{a.comment}</div>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
                 </td>
               ) : null}
               <td className="num">
-                <Link className="button" to={`/approvals/${a.id}`} aria-label={`${history ? "Open" : "Review"} ${nameOf(a)}, step ${a.stepName}`}>
+                <Link
+                  className="button"
+                  to={`/approvals/${a.id}`}
+                  aria-label={`${history ? "Open" : "Review"} ${nameOf(a)}, step ${a.stepName}`}
+                >
                   {history ? "Open" : "Review"}
                 </Link>
               </td>

@@ -24,7 +24,8 @@ export default function ApprovalPage() {
   const { id = "" } = useParams();
   const approval = useQuery({
     queryKey: detailKey(id),
-    queryFn: ({ signal }) => api<ApprovalView>("GET", `/api/console/approvals/${encodeURIComponent(id)}`, undefined, signal),
+    queryFn: ({ signal }) =>
+      api<ApprovalView>("GET", `/api/console/approvals/${encodeURIComponent(id)}`, undefined, signal),
   });
   if (approval.isPending) return <Loading what="Loading the approval" />;
   if (approval.isError) return <ErrorState error={approval.error} retry={() => void approval.refetch()} />;
@@ -41,9 +42,16 @@ function ApprovalDetail({ approval }: { approval: ApprovalView }) {
   const executionKey = ["approvals", "execution", approval.executionId];
   const execution = useQuery({
     queryKey: executionKey,
-    queryFn: ({ signal }) => api<ExecutionView>("GET", `/api/console/executions/${encodeURIComponent(approval.executionId)}`, undefined, signal),
+    queryFn: ({ signal }) =>
+      api<ExecutionView>(
+        "GET",
+        `/api/console/executions/${encodeURIComponent(approval.executionId)}`,
+        undefined,
+        signal,
+      ),
   });
-  // The execution's own stream: a decision made elsewhere, an expiry, and the run going on after a decision all show here.
+  // The execution's own stream: a decision made elsewhere, an expiry, and the run going on after a decision all show
+  // here.
   const refresh = useCoalesced(
     () => {
       void queries.invalidateQueries({ queryKey: detailKey(approval.id) });
@@ -131,7 +139,13 @@ function ApprovalDetail({ approval }: { approval: ApprovalView }) {
           }}
         />
       ) : approval.status !== "PENDING" ? (
-        <Outcome approval={approval} execution={execution.data} me={me} justDecided={decidedHere} lost={decision.lost} />
+        <Outcome
+          approval={approval}
+          execution={execution.data}
+          me={me}
+          justDecided={decidedHere}
+          lost={decision.lost}
+        />
       ) : null}
     </div>
   );

@@ -35,7 +35,10 @@ export default function ApprovalsPage() {
     placeholderData: keepPreviousData,
   });
   // The pending count for the tab, whichever tab is shown.
-  const pending = useQuery({ queryKey: ["approvals", "pending-count"], queryFn: ({ signal }) => fetchApprovals("PENDING", 1, 1, signal) });
+  const pending = useQuery({
+    queryKey: ["approvals", "pending-count"],
+    queryFn: ({ signal }) => fetchApprovals("PENDING", 1, 1, signal),
+  });
 
   const go = (next: { tab?: "history"; status?: ApprovalStatus; page?: number }) => {
     const search = new URLSearchParams();
@@ -51,7 +54,11 @@ export default function ApprovalsPage() {
     <div className="stack">
       <div className="page-head">
         <h1>Approvals</h1>
-        <LiveIndicator state={stream} endedLabel="Not live" title="New requests and decisions appear without reloading while this is live" />
+        <LiveIndicator
+          state={stream}
+          endedLabel="Not live"
+          title="New requests and decisions appear without reloading while this is live"
+        />
       </div>
       <div className="tabs" role="tablist" aria-label="Approvals">
         <button type="button" role="tab" aria-selected={!history} onClick={() => go({})}>
@@ -64,7 +71,10 @@ export default function ApprovalsPage() {
       {history ? (
         <label className="inline">
           Show
-          <select value={decided ?? ""} onChange={(e) => go({ tab: "history", status: DECIDED.find((d) => d.status === e.target.value)?.status })}>
+          <select
+            value={decided ?? ""}
+            onChange={(e) => go({ tab: "history", status: DECIDED.find((d) => d.status === e.target.value)?.status })}
+          >
             <option value="">every request, pending ones too</option>
             {DECIDED.map((d) => (
               <option key={d.status} value={d.status}>
@@ -80,10 +90,13 @@ export default function ApprovalsPage() {
         <ErrorState error={list.error} retry={() => void list.refetch()} />
       ) : list.data.approvals.length === 0 ? (
         history ? (
-          <Empty title={page > 1 ? "No more approvals on this page" : "No approvals here yet"}>Decided, expired and cancelled requests are kept here.</Empty>
+          <Empty title={page > 1 ? "No more approvals on this page" : "No approvals here yet"}>
+            Decided, expired and cancelled requests are kept here.
+          </Empty>
         ) : (
           <Empty title="Nothing waits for your decision">
-            When an execution reaches a step with <code>manual_approval</code>, its request appears here as it pauses, without reloading.
+            When an execution reaches a step with <code>manual_approval</code>, its request appears here as it pauses,
+            without reloading.
           </Empty>
         )
       ) : (
@@ -91,13 +104,21 @@ export default function ApprovalsPage() {
       )}
       {pages > 1 || page > 1 ? (
         <nav className="row end" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => go({ tab: history ? "history" : undefined, status: decided, page: page - 1 })}>
+          <button
+            type="button"
+            disabled={page <= 1}
+            onClick={() => go({ tab: history ? "history" : undefined, status: decided, page: page - 1 })}
+          >
             Previous
           </button>
           <span className="muted">
             Page {page} of {pages}
           </span>
-          <button type="button" disabled={page >= pages} onClick={() => go({ tab: history ? "history" : undefined, status: decided, page: page + 1 })}>
+          <button
+            type="button"
+            disabled={page >= pages}
+            onClick={() => go({ tab: history ? "history" : undefined, status: decided, page: page + 1 })}
+          >
             Next
           </button>
         </nav>

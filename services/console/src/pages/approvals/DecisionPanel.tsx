@@ -12,7 +12,10 @@ function approvalSummary(approval: ApprovalView, drafts: Drafts): string {
     .map((g) => ({ g, c: changesOf(g, draftOf(drafts, g.name)) }))
     .filter(({ c }) => isChanged(c))
     .map(({ g, c }) => {
-      const parts = [c.removed > 0 ? `${c.removed} removed` : "", c.editedCells > 0 ? `${c.editedCells} cell${c.editedCells === 1 ? "" : "s"} edited` : ""];
+      const parts = [
+        c.removed > 0 ? `${c.removed} removed` : "",
+        c.editedCells > 0 ? `${c.editedCells} cell${c.editedCells === 1 ? "" : "s"} edited` : "",
+      ];
       return `${c.kept} of ${g.items.length} rows of “${g.title}” (${parts.filter(Boolean).join(", ")})`;
     });
   if (changed.length === 0) return `Approving runs ${step} with the rows as requested.`;
@@ -23,7 +26,17 @@ function approvalSummary(approval: ApprovalView, drafts: Drafts): string {
 export const DECISION_COMMENT = "decision-comment";
 
 /** The reviewer's decision: approve with a comment, or reject with a reason after a confirmation. */
-export function DecisionPanel({ approval, drafts, decision, blocked }: { approval: ApprovalView; drafts: Drafts; decision: Decision; blocked: boolean }) {
+export function DecisionPanel({
+  approval,
+  drafts,
+  decision,
+  blocked,
+}: {
+  approval: ApprovalView;
+  drafts: Drafts;
+  decision: Decision;
+  blocked: boolean;
+}) {
   const [comment, setComment] = useState("");
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");
@@ -35,9 +48,19 @@ export function DecisionPanel({ approval, drafts, decision, blocked }: { approva
       <label>
         Comment
         <span className="field-hint">Optional; kept on the record with your decision.</span>
-        <textarea id={DECISION_COMMENT} rows={3} maxLength={10_000} value={comment} onChange={(e) => setComment(e.target.value)} />
+        <textarea
+          id={DECISION_COMMENT}
+          rows={3}
+          maxLength={10_000}
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+        />
       </label>
-      {blocked ? <div className="form-error">Some edited cells hold no valid value: fix them, or undo the change, before approving.</div> : null}
+      {blocked ? (
+        <div className="form-error">
+          Some edited cells hold no valid value: fix them, or undo the change, before approving.
+        </div>
+      ) : null}
       {decision.problem ? (
         <div className="form-error" role="alert">
           {decision.problem.title}
@@ -60,7 +83,12 @@ export function DecisionPanel({ approval, drafts, decision, blocked }: { approva
         >
           Reject…
         </button>
-        <button type="button" className="primary" disabled={decision.busy || blocked} onClick={() => decision.decide("approve", comment)}>
+        <button
+          type="button"
+          className="primary"
+          disabled={decision.busy || blocked}
+          onClick={() => decision.decide("approve", comment)}
+        >
           {decision.busy && decision.verb === "approve" ? "Approving…" : "Approve"}
         </button>
       </div>
@@ -77,7 +105,8 @@ export function DecisionPanel({ approval, drafts, decision, blocked }: { approva
         }}
       >
         <p>
-          Step <code>{approval.stepName}</code> will not run: the steps after it are skipped and the execution ends failed, its error naming your reason.
+          Step <code>{approval.stepName}</code> will not run: the steps after it are skipped and the execution ends
+          failed, its error naming your reason.
         </p>
         <label className="reject-reason">
           Reason

@@ -24,7 +24,8 @@ function Cell(props: {
   const describedBy = problem ? problemId : undefined;
   const text = draft ?? cellText(column, original);
   let control;
-  if (!props.editing || !column.editable) control = <span className={cell.edited ? "cell-value edited" : "cell-value"}>{shown(cell.value)}</span>;
+  if (!props.editing || !column.editable)
+    control = <span className={cell.edited ? "cell-value edited" : "cell-value"}>{shown(cell.value)}</span>;
   else if (column.type === "boolean")
     control = (
       <input
@@ -90,7 +91,9 @@ export function GroupTable(props: {
             {props.caption ??
               (editing
                 ? `${changes.kept} of ${group.items.length} row${group.items.length === 1 ? "" : "s"} will run` +
-                  (changes.editedCells > 0 ? ` · ${changes.editedCells} cell${changes.editedCells === 1 ? "" : "s"} edited` : "")
+                  (changes.editedCells > 0
+                    ? ` · ${changes.editedCells} cell${changes.editedCells === 1 ? "" : "s"} edited`
+                    : "")
                 : `${group.items.length} row${group.items.length === 1 ? "" : "s"}`)}
           </div>
         </div>
@@ -102,8 +105,8 @@ export function GroupTable(props: {
       </div>
       {editing && hidden.length > 0 ? (
         <p className="muted small">
-          The rows also hold <code>{hidden.join(", ")}</code>, not shown as columns: if you change this group, its rows are sent with the shown columns only, as
-          the API accepts no other field.
+          The rows also hold <code>{hidden.join(", ")}</code>, not shown as columns: if you change this group, its rows
+          are sent with the shown columns only, as the API accepts no other field.
         </p>
       ) : null}
       {group.items.length === 0 ? (
@@ -151,7 +154,11 @@ export function GroupTable(props: {
                         <td
                           key={column.key}
                           data-label={column.title}
-                          className={[column.type === "number" ? "num" : "", edited && !removed ? "cell-edited" : ""].join(" ").trim() || undefined}
+                          className={
+                            [column.type === "number" ? "num" : "", edited && !removed ? "cell-edited" : ""]
+                              .join(" ")
+                              .trim() || undefined
+                          }
                         >
                           <Cell
                             column={column}

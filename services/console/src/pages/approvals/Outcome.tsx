@@ -45,9 +45,20 @@ export function Outcome({
     // The decision is made at the foot of the page: its outcome replaces the form there, so it is brought into view.
     if (justDecided || lost) ref.current?.scrollIntoView({ block: "nearest" });
   }, [justDecided, lost]);
-  const by = approval.decidedBy === null ? null : approval.decidedBy === me ? "you" : approval.decidedBy === "timeout" ? "the timeout" : approval.decidedBy;
+  const by =
+    approval.decidedBy === null
+      ? null
+      : approval.decidedBy === me
+        ? "you"
+        : approval.decidedBy === "timeout"
+          ? "the timeout"
+          : approval.decidedBy;
   return (
-    <section ref={ref} className={`card stack outcome outcome-${approval.status.toLowerCase()}`} aria-labelledby="outcome-title">
+    <section
+      ref={ref}
+      className={`card stack outcome outcome-${approval.status.toLowerCase()}`}
+      aria-labelledby="outcome-title"
+    >
       <h2 id="outcome-title">{HEADLINE[approval.status] ?? approval.status}</h2>
       {lost ? (
         <div className="form-error" role="alert">

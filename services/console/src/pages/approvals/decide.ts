@@ -47,7 +47,10 @@ export function useDecision(approval: ApprovalView, drafts: Drafts): Decision {
       const path = `/api/console/approvals/${encodeURIComponent(approval.id)}/${verb}`;
       const note = comment.trim() === "" ? undefined : comment;
       if (verb === "reject") return api<ApprovalView>("POST", path, { comment: note } satisfies RejectBody);
-      return api<ApprovalView>("POST", path, { comment: note, editedItems: editedItemsOf(approval.reviewableGroups, drafts) } satisfies ApproveBody);
+      return api<ApprovalView>("POST", path, {
+        comment: note,
+        editedItems: editedItemsOf(approval.reviewableGroups, drafts),
+      } satisfies ApproveBody);
     },
     onMutate: () => setSent(drafts),
     onSuccess: (decided, { verb }) => {
@@ -57,7 +60,8 @@ export function useDecision(approval: ApprovalView, drafts: Drafts): Decision {
       toast(verb === "approve" ? "Approved: the execution goes on." : "Rejected: the gated step will not run.");
     },
     onError: (error) => {
-      if (error instanceof ApiError && (error.status === 404 || error.status === 409)) void queries.invalidateQueries({ queryKey: detailKey(approval.id) });
+      if (error instanceof ApiError && (error.status === 404 || error.status === 409))
+        void queries.invalidateQueries({ queryKey: detailKey(approval.id) });
     },
   });
 
@@ -88,7 +92,10 @@ export function useDecision(approval: ApprovalView, drafts: Drafts): Decision {
     busy: mutation.isPending,
     verb,
     problem,
-    lost: error instanceof ApiError && (error.status === 404 || error.status === 409) ? explain(error, verb ?? "approve") : null,
+    lost:
+      error instanceof ApiError && (error.status === 404 || error.status === 409)
+        ? explain(error, verb ?? "approve")
+        : null,
     cellProblems,
     reset: () => {
       if (mutation.error) mutation.reset();
@@ -98,12 +105,14 @@ export function useDecision(approval: ApprovalView, drafts: Drafts): Decision {
 
 function explain(error: Error, verb: Verb): string {
   if (!(error instanceof ApiError)) return `The ${verb === "approve" ? "approval" : "rejection"} was not sent.`;
-  if (error.status === 400) return "The service refused the edited rows; nothing was decided. Fix the marked cells and approve again:";
+  if (error.status === 400)
+    return "The service refused the edited rows; nothing was decided. Fix the marked cells and approve again:";
   if (error.status === 409) return "Someone decided this request before you: the page now shows their decision.";
   if (error.status === 404 && verb === "approve")
     return "This request can no longer be approved: it was decided, it expired, or its execution ended. The page now shows where it stands.";
   if (error.status === 404) return "This request is gone, or no longer visible to you.";
-  if (error.status === 403) return "You may not decide this request: you only view its workflow (its owner or an editor decides), or your session changed.";
+  if (error.status === 403)
+    return "You may not decide this request: you only view its workflow (its owner or an editor decides), or your session changed.";
   if (error.status === 503) return "The decision could not be passed on, so nothing was recorded: retry in a moment.";
   if (error.status === 0) return "The service did not answer: nothing was decided. Check your connection and retry.";
   return `The service refused the ${verb === "approve" ? "approval" : "rejection"} (${error.status}).`;

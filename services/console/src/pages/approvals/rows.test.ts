@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { ReviewableGroup } from "../../api/types";
-import { changesOf, draftOf, editedItemsOf, fieldsNotShown, locateProblem, resetGroup, setCell, toggleRemoved, type Drafts } from "./rows";
+import {
+  changesOf,
+  draftOf,
+  editedItemsOf,
+  fieldsNotShown,
+  locateProblem,
+  resetGroup,
+  setCell,
+  toggleRemoved,
+  type Drafts,
+} from "./rows";
 
 const rows: ReviewableGroup = {
   name: "rows",
@@ -74,7 +84,11 @@ describe("the reviewer's edits to an approval's rows", () => {
 
   it("maps a 400's field, which counts the rows as sent, back to the row the reviewer sees", () => {
     const drafts = toggleRemoved({}, "rows", 0);
-    expect(locateProblem("editedItems.rows[1].qty", [rows, other], drafts)).toEqual({ group: "rows", row: 2, key: "qty" });
+    expect(locateProblem("editedItems.rows[1].qty", [rows, other], drafts)).toEqual({
+      group: "rows",
+      row: 2,
+      key: "qty",
+    });
     expect(locateProblem("editedItems.rows[5].qty", [rows, other], drafts)).toBeNull();
     expect(locateProblem("editedItems.nope[0].qty", [rows, other], drafts)).toBeNull();
     expect(locateProblem("comment", [rows, other], drafts)).toBeNull();

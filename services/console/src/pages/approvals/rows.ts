@@ -50,12 +50,17 @@ export function cellValue(column: ApprovalColumn, original: unknown, draft: Cell
 
 export function setCell(drafts: Drafts, group: string, row: number, key: string, draft: CellDraft): Drafts {
   const current = draftOf(drafts, group);
-  return { ...drafts, [group]: { ...current, cells: { ...current.cells, [row]: { ...current.cells[row], [key]: draft } } } };
+  return {
+    ...drafts,
+    [group]: { ...current, cells: { ...current.cells, [row]: { ...current.cells[row], [key]: draft } } },
+  };
 }
 
 export function toggleRemoved(drafts: Drafts, group: string, row: number): Drafts {
   const current = draftOf(drafts, group);
-  const removed = current.removed.includes(row) ? current.removed.filter((r) => r !== row) : [...current.removed, row].sort((a, b) => a - b);
+  const removed = current.removed.includes(row)
+    ? current.removed.filter((r) => r !== row)
+    : [...current.removed, row].sort((a, b) => a - b);
   return { ...drafts, [group]: { ...current, removed } };
 }
 
@@ -115,7 +120,10 @@ function rowsToSend(group: ReviewableGroup, draft: GroupDraft): Row[] {
   return rows;
 }
 
-/** `editedItems` of the approve body: the changed groups only (the others keep their rows), or undefined when nothing changed. */
+/**
+ * `editedItems` of the approve body: the changed groups only (the others keep their rows), or undefined when nothing
+ * changed.
+ */
 export function editedItemsOf(groups: ReviewableGroup[], drafts: Drafts): Record<string, Row[]> | undefined {
   const edited: Record<string, Row[]> = {};
   for (const group of groups) {

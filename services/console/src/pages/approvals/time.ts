@@ -15,7 +15,13 @@ export function formatRelative(ms: number, now: number): string {
   const s = Math.round((ms - now) / 1000);
   const abs = Math.abs(s);
   const text =
-    abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.floor(abs / 60)} min` : abs < 86_400 ? `${Math.floor(abs / 3600)} h` : `${Math.floor(abs / 86_400)} d`;
+    abs < 60
+      ? `${abs} s`
+      : abs < 3600
+        ? `${Math.floor(abs / 60)} min`
+        : abs < 86_400
+          ? `${Math.floor(abs / 3600)} h`
+          : `${Math.floor(abs / 86_400)} d`;
   if (abs < 5) return "now";
   return s > 0 ? `in ${text}` : `${text} ago`;
 }

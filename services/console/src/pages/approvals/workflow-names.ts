@@ -11,7 +11,8 @@ export function useWorkflowNames(ids: string[]): Map<string, string> {
   const results = useQueries({
     queries: unique.map((id) => ({
       queryKey: ["workflow-name", id],
-      queryFn: ({ signal }: { signal: AbortSignal }) => api<WorkflowDetail>("GET", `/api/console/workflows/${encodeURIComponent(id)}`, undefined, signal),
+      queryFn: ({ signal }: { signal: AbortSignal }) =>
+        api<WorkflowDetail>("GET", `/api/console/workflows/${encodeURIComponent(id)}`, undefined, signal),
       select: (w: WorkflowDetail) => w.name,
       staleTime: 5 * 60_000,
     })),

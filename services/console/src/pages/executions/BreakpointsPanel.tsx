@@ -2,7 +2,14 @@ import { useId, useState, type FormEvent } from "react";
 import { ApiError } from "../../api/client";
 import type { Breakpoint, BreakpointInput, BreakpointType } from "../../api/types";
 import { FormError } from "../../ui/states";
-import { BREAKPOINT_SPECS, BREAKPOINT_TYPES, FIELD_LABELS, buildBreakpoint, describeBreakpoint, type BreakpointField } from "./breakpoints";
+import {
+  BREAKPOINT_SPECS,
+  BREAKPOINT_TYPES,
+  FIELD_LABELS,
+  buildBreakpoint,
+  describeBreakpoint,
+  type BreakpointField,
+} from "./breakpoints";
 import { debugErrorWords } from "./debug-commands";
 import type { BreakpointsUpdate } from "./useBreakpoints";
 
@@ -19,7 +26,13 @@ export function BreakpointsPanel({
   ended: boolean;
 }) {
   // A refusal is about a change to a run that goes on: once the run has ended, it is moot.
-  const error = ended ? null : put.error instanceof ApiError && put.error.status === 400 ? put.error : put.error ? new Error(debugErrorWords(put.error)) : null;
+  const error = ended
+    ? null
+    : put.error instanceof ApiError && put.error.status === 400
+      ? put.error
+      : put.error
+        ? new Error(debugErrorWords(put.error))
+        : null;
 
   return (
     <section className="card stack breakpoints" aria-label="Breakpoints">
@@ -37,7 +50,9 @@ export function BreakpointsPanel({
                     aria-label={`Enable breakpoint ${bp.id ?? i + 1}`}
                     checked={bp.enabled}
                     disabled={ended || put.isPending}
-                    onChange={() => put.mutate(breakpoints.map((b, j) => (j === i ? { ...b, enabled: !b.enabled } : b)))}
+                    onChange={() =>
+                      put.mutate(breakpoints.map((b, j) => (j === i ? { ...b, enabled: !b.enabled } : b)))
+                    }
                   />
                 </td>
                 <td className="mono muted">{bp.id}</td>
@@ -69,7 +84,15 @@ export function BreakpointsPanel({
   );
 }
 
-function AddBreakpoint({ busy, stepPaths, onAdd }: { busy: boolean; stepPaths: string[]; onAdd(bp: BreakpointInput): void }) {
+function AddBreakpoint({
+  busy,
+  stepPaths,
+  onAdd,
+}: {
+  busy: boolean;
+  stepPaths: string[];
+  onAdd(bp: BreakpointInput): void;
+}) {
   const id = useId();
   const [type, setType] = useState<BreakpointType>("before_step");
   const [values, setValues] = useState<Partial<Record<BreakpointField, string>>>({});
@@ -109,14 +132,25 @@ function AddBreakpoint({ busy, stepPaths, onAdd }: { busy: boolean; stepPaths: s
               value={values[f.name] ?? ""}
               onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
               list={f.name === "step" ? `${id}-steps` : undefined}
-              inputMode={f.name === "index" || f.name === "attempt" || f.name === "tokens" ? "numeric" : f.name === "costUsd" ? "decimal" : undefined}
+              inputMode={
+                f.name === "index" || f.name === "attempt" || f.name === "tokens"
+                  ? "numeric"
+                  : f.name === "costUsd"
+                    ? "decimal"
+                    : undefined
+              }
               className={f.name === "expression" ? "mono" : undefined}
             />
           </label>
         ))}
         <label>
           Hit count (optional)
-          <input value={hitCount} onChange={(e) => setHitCount(e.target.value)} inputMode="numeric" placeholder="every hit" />
+          <input
+            value={hitCount}
+            onChange={(e) => setHitCount(e.target.value)}
+            inputMode="numeric"
+            placeholder="every hit"
+          />
         </label>
       </div>
       <datalist id={`${id}-steps`}>

@@ -13,7 +13,8 @@ export function CancelExecution({ executionId }: { executionId: string }) {
   const toast = useToast();
   const queries = useQueryClient();
   const cancel = useMutation({
-    mutationFn: () => api<CancelResponse>("POST", `/api/console/executions/${encodeURIComponent(executionId)}/cancel`, {}),
+    mutationFn: () =>
+      api<CancelResponse>("POST", `/api/console/executions/${encodeURIComponent(executionId)}/cancel`, {}),
     onSuccess: () => {
       setAsking(false);
       toast("Cancel requested: the execution stops at once");
@@ -36,7 +37,10 @@ export function CancelExecution({ executionId }: { executionId: string }) {
         onConfirm={() => cancel.mutate()}
         onCancel={() => setAsking(false)}
       >
-        <p>The steps still to run will not run, a running code step is killed and pending approvals are cancelled. This cannot be undone.</p>
+        <p>
+          The steps still to run will not run, a running code step is killed and pending approvals are cancelled. This
+          cannot be undone.
+        </p>
         <FormError error={cancel.error} />
       </ConfirmDialog>
     </>

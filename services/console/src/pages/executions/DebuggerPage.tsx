@@ -2,7 +2,13 @@ import { useMemo, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { api } from "../../api/client";
-import type { DebugCommandAccepted, DebugCommandBody, DebugCommandName, ExecutionView, PauseRecord } from "../../api/types";
+import type {
+  DebugCommandAccepted,
+  DebugCommandBody,
+  DebugCommandName,
+  ExecutionView,
+  PauseRecord,
+} from "../../api/types";
 import { useShortcut } from "../../app/shortcuts";
 import { ConfirmDialog, Modal } from "../../ui/confirm";
 import { StatusBadge } from "../../ui/StatusBadge";
@@ -26,7 +32,10 @@ import { useFollowExecution } from "./useFollowExecution";
 import { useNow } from "./useNow";
 import "./executions.css";
 
-/** A debug run: where it waits and why, what it saw there (editable), the commands that answer the pause, its breakpoints. */
+/**
+ * A debug run: where it waits and why, what it saw there (editable), the commands that answer the pause, its
+ * breakpoints.
+ */
 export default function DebuggerPage() {
   const id = useParams().id ?? "";
   const execution = useQuery({ queryKey: keys.execution(id), queryFn: ({ signal }) => fetchExecution(id, signal) });
@@ -49,7 +58,8 @@ export default function DebuggerPage() {
         <Debugger view={view} childRuns={followed.children} />
       ) : (
         <Empty title="This execution is not a debug run">
-          Start a run under the debugger (with breakpoints) to pause it; <Link to={executionPath(view.id)}>this execution's page</Link> shows how it went.
+          Start a run under the debugger (with breakpoints) to pause it;{" "}
+          <Link to={executionPath(view.id)}>this execution's page</Link> shows how it went.
         </Empty>
       )}
     </div>
@@ -72,9 +82,14 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
 
   const command = useMutation({
     mutationFn: ({ name, body }: { name: DebugCommandName; body: DebugCommandBody }) =>
-      api<DebugCommandAccepted>("POST", `/api/console/executions/${encodeURIComponent(view.id)}/debug/${name}`, { ...body, pauseId: pause?.id }),
+      api<DebugCommandAccepted>("POST", `/api/console/executions/${encodeURIComponent(view.id)}/debug/${name}`, {
+        ...body,
+        pauseId: pause?.id,
+      }),
     onSuccess: (_answer, { name }) => {
-      toast(name === "set" ? "Edit applied at this pause" : `${COMMANDS.find((c) => c.name === name)?.label ?? name} sent`);
+      toast(
+        name === "set" ? "Edit applied at this pause" : `${COMMANDS.find((c) => c.name === name)?.label ?? name} sent`,
+      );
       setSkipping(false);
       setAborting(false);
       void queries.invalidateQueries({ queryKey: keys.execution(view.id) });
@@ -121,7 +136,11 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
           ))}
           <div className="spacer" />
           <span className="muted small">
-            {pause ? `Paused ${formatAgo(pause.pausedAt, now)}` : ended ? `Ended ${view.status.toLowerCase()}` : "Running: waiting for the next pause"}
+            {pause
+              ? `Paused ${formatAgo(pause.pausedAt, now)}`
+              : ended
+                ? `Ended ${view.status.toLowerCase()}`
+                : "Running: waiting for the next pause"}
           </span>
         </div>
         {command.error ? (
@@ -131,7 +150,16 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
         ) : null}
       </section>
 
-      <RunSteps view={view} tree={tree} now={now} selected={selected} onSelect={setSelected} compact marks={marks} onGutterClick={onGutterClick} />
+      <RunSteps
+        view={view}
+        tree={tree}
+        now={now}
+        selected={selected}
+        onSelect={setSelected}
+        compact
+        marks={marks}
+        onGutterClick={onGutterClick}
+      />
 
       <div className="debugger-columns">
         <div className="stack">
@@ -152,7 +180,9 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
               </Empty>
             </section>
           )}
-          {selected !== null ? <StepDetailPanel executionId={view.id} path={selected} child={childRuns.get(selected)} /> : null}
+          {selected !== null ? (
+            <StepDetailPanel executionId={view.id} path={selected} child={childRuns.get(selected)} />
+          ) : null}
         </div>
         <div className="stack">
           <BreakpointsPanel put={put} breakpoints={view.breakpoints} stepPaths={stepPaths} ended={ended} />
@@ -196,7 +226,11 @@ function PauseCard({ pause }: { pause: PauseRecord }) {
         <div className="step-error">
           <strong>{pauseErrorTitle(pause)}</strong>
           <pre>{c.error}</pre>
-          {c.retryable !== undefined ? <span className="muted small">{c.retryable ? "Its retry may try again." : "Its retry will not try again."}</span> : null}
+          {c.retryable !== undefined ? (
+            <span className="muted small">
+              {c.retryable ? "Its retry may try again." : "Its retry will not try again."}
+            </span>
+          ) : null}
         </div>
       ) : null}
       {c.index !== undefined ? (
@@ -237,7 +271,10 @@ function ReadOnlyJson({ label, value }: { label: string; value: unknown }) {
   );
 }
 
-/** What the steps completed so far returned: later steps read these. `set` changes only the paused step's own output (after it ran). */
+/**
+ * What the steps completed so far returned: later steps read these. `set` changes only the paused step's own output
+ * (after it ran).
+ */
 function StepOutputs({ outputs }: { outputs: Record<string, unknown> }) {
   const entries = Object.entries(outputs);
   return (
@@ -257,7 +294,17 @@ function StepOutputs({ outputs }: { outputs: Record<string, unknown> }) {
   );
 }
 
-function SkipDialog({ open, busy, onCancel, onSkip }: { open: boolean; busy: boolean; onCancel(): void; onSkip(output: unknown): void }) {
+function SkipDialog({
+  open,
+  busy,
+  onCancel,
+  onSkip,
+}: {
+  open: boolean;
+  busy: boolean;
+  onCancel(): void;
+  onSkip(output: unknown): void;
+}) {
   const [text, setText] = useState("");
   const parsed = parseJson(text, { optional: true });
   return (
@@ -275,7 +322,12 @@ function SkipDialog({ open, busy, onCancel, onSkip }: { open: boolean; busy: boo
           <button type="button" onClick={onCancel}>
             Cancel
           </button>
-          <button type="button" className="primary" disabled={!parsed.ok || busy} onClick={() => parsed.ok && onSkip(parsed.value)}>
+          <button
+            type="button"
+            className="primary"
+            disabled={!parsed.ok || busy}
+            onClick={() => parsed.ok && onSkip(parsed.value)}
+          >
             Skip the step
           </button>
         </div>

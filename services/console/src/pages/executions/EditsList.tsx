@@ -1,7 +1,10 @@
 import type { DebugEdit } from "../../api/types";
 import { formatTime, prettyJson } from "../../ui/format";
 
-/** What `set` (or `skip` with an output) changed at the pauses, oldest first: the record never loses what the run had before. */
+/**
+ * What `set` (or `skip` with an output) changed at the pauses, oldest first: the record never loses what the run had
+ * before.
+ */
 export function EditsList({ edits }: { edits: DebugEdit[] }) {
   return (
     <section className="card stack" aria-label="Edits">

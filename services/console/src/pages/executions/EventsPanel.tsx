@@ -3,7 +3,12 @@ import type { ExecutionEvent, StreamState } from "../../api/events";
 import { Empty } from "../../ui/states";
 import { LiveIndicator } from "../../ui/LiveIndicator";
 
-const clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", fractionalSecondDigits: 3 });
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  fractionalSecondDigits: 3,
+});
 
 const cut = (text: string, n = 160) => (text.length > n ? `${text.slice(0, n)}…` : text);
 

@@ -10,10 +10,12 @@ export function ExecutionFilters({
   onChange(next: UrlFilters): void;
   workflows: Map<string, string> | undefined;
 }) {
-  const set = (name: keyof UrlFilters) => (e: { target: { value: string } }) => onChange({ ...value, [name]: e.target.value });
+  const set = (name: keyof UrlFilters) => (e: { target: { value: string } }) =>
+    onChange({ ...value, [name]: e.target.value });
   const options = [...(workflows ?? new Map<string, string>())].sort((a, b) => a[1].localeCompare(b[1]));
   // A bookmarked workflow that is not in the names read (deleted, or past the first page) stays selectable.
-  if (value.workflowId !== "" && !workflows?.has(value.workflowId)) options.unshift([value.workflowId, value.workflowId]);
+  if (value.workflowId !== "" && !workflows?.has(value.workflowId))
+    options.unshift([value.workflowId, value.workflowId]);
   return (
     <form className="filters card" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
       <label>

@@ -42,7 +42,9 @@ export default function ExecutionPage() {
 
 function workflowName(view: ExecutionView): string {
   const def = view.definition;
-  return typeof def === "object" && def !== null && "name" in def && typeof def.name === "string" ? def.name : view.workflowId;
+  return typeof def === "object" && def !== null && "name" in def && typeof def.name === "string"
+    ? def.name
+    : view.workflowId;
 }
 
 function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: ReturnType<typeof useFollowExecution> }) {
@@ -101,7 +103,10 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
               {view.workflowVersion === null ? (
                 "—"
               ) : (
-                <Link to={`/workflows/${encodeURIComponent(view.workflowId)}/versions`} title="The version of the workflow this execution ran">
+                <Link
+                  to={`/workflows/${encodeURIComponent(view.workflowId)}/versions`}
+                  title="The version of the workflow this execution ran"
+                >
                   v{view.workflowVersion}
                 </Link>
               )}
@@ -188,7 +193,11 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
             executionId={view.id}
             path={selected}
             child={followed.children.get(selected)}
-            actions={ended && tree.some((n) => n.kind === "step" && n.topLevel && n.path === selected) ? rerunButton(selected) : null}
+            actions={
+              ended && tree.some((n) => n.kind === "step" && n.topLevel && n.path === selected)
+                ? rerunButton(selected)
+                : null
+            }
           />
         ) : (
           <section className="card step-detail placeholder">

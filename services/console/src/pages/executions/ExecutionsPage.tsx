@@ -30,7 +30,11 @@ export default function ExecutionsPage() {
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
-  const names = useQuery({ queryKey: keys.workflowNames, queryFn: ({ signal }) => fetchWorkflowNames(signal), staleTime: 60_000 });
+  const names = useQuery({
+    queryKey: keys.workflowNames,
+    queryFn: ({ signal }) => fetchWorkflowNames(signal),
+    staleTime: 60_000,
+  });
   const stream = useLiveExecutionList();
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
   // Running durations move every few seconds; "3 min ago" needs no more than a slow tick.
@@ -42,7 +46,9 @@ export default function ExecutionsPage() {
         <h1>Executions</h1>
         <LiveIndicator state={stream} />
         <div className="spacer" />
-        {list.data ? <span className="muted small">{items.length === 1 ? "1 shown" : `${items.length} shown`}</span> : null}
+        {list.data ? (
+          <span className="muted small">{items.length === 1 ? "1 shown" : `${items.length} shown`}</span>
+        ) : null}
       </div>
       <ExecutionFilters value={url} onChange={setFilters} workflows={names.data} />
       {list.isPending ? (
@@ -51,7 +57,9 @@ export default function ExecutionsPage() {
         <ErrorState error={list.error} retry={() => void list.refetch()} />
       ) : items.length === 0 && !list.hasNextPage ? (
         <Empty title={hasFilters(url) ? "No execution matches these filters" : "No executions yet"}>
-          {hasFilters(url) ? "Change or clear the filters." : "Run a workflow from its page; its executions show here as they start."}
+          {hasFilters(url)
+            ? "Change or clear the filters."
+            : "Run a workflow from its page; its executions show here as they start."}
         </Empty>
       ) : (
         <>
@@ -74,7 +82,15 @@ export default function ExecutionsPage() {
   );
 }
 
-function ExecutionTable({ items, names, now }: { items: ExecutionSummary[]; names: Map<string, string> | undefined; now: number }) {
+function ExecutionTable({
+  items,
+  names,
+  now,
+}: {
+  items: ExecutionSummary[];
+  names: Map<string, string> | undefined;
+  now: number;
+}) {
   const navigate = useNavigate();
   return (
     <div className="table-wrap">

@@ -3,9 +3,12 @@ import { FieldError } from "../../ui/fields";
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** JSON text as a value; `object` asks for a JSON object (variables are one). Empty text is no value when `optional`. */
+/**
+ * JSON text as a value; `object` asks for a JSON object (variables are one). Empty text is no value when `optional`.
+ */
 export function parseJson(text: string, opts: { object?: boolean; optional?: boolean } = {}): Parsed {
-  if (text.trim() === "") return opts.optional ? { ok: true, value: undefined } : { ok: false, message: "Enter a JSON value." };
+  if (text.trim() === "")
+    return opts.optional ? { ok: true, value: undefined } : { ok: false, message: "Enter a JSON value." };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -45,7 +48,9 @@ export function JsonField(props: {
         spellCheck={false}
         disabled={props.disabled}
         aria-invalid={problem !== null}
-        aria-describedby={[props.hint ? `${id}-hint` : "", problem ? `${id}-problem` : ""].filter(Boolean).join(" ") || undefined}
+        aria-describedby={
+          [props.hint ? `${id}-hint` : "", problem ? `${id}-problem` : ""].filter(Boolean).join(" ") || undefined
+        }
       />
       <FieldError id={`${id}-problem`} message={problem} />
     </div>

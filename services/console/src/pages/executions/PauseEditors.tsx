@@ -8,7 +8,15 @@ import { JsonField, parseJson } from "./JsonField";
  * before it runs, its output after it ran, a tool call's arguments before the call. The pause
  * stays after a set: several may follow, then a command that resumes.
  */
-export function PauseEditors({ pause, busy, onSet }: { pause: PauseRecord; busy: boolean; onSet(body: DebugCommandBody): void }) {
+export function PauseEditors({
+  pause,
+  busy,
+  onSet,
+}: {
+  pause: PauseRecord;
+  busy: boolean;
+  onSet(body: DebugCommandBody): void;
+}) {
   const c = pause.context;
   return (
     <section className="card stack pause-editors" aria-label="Edit at this pause">
@@ -52,7 +60,14 @@ export function PauseEditors({ pause, busy, onSet }: { pause: PauseRecord; busy:
   );
 }
 
-function Editor(props: { label: string; hint: string; initial: unknown; object?: boolean; busy: boolean; onApply(value: unknown): void }) {
+function Editor(props: {
+  label: string;
+  hint: string;
+  initial: unknown;
+  object?: boolean;
+  busy: boolean;
+  onApply(value: unknown): void;
+}) {
   const [text, setText] = useState(() => prettyJson(props.initial ?? null));
   const parsed = parseJson(text, { object: props.object });
   const changed = text !== prettyJson(props.initial ?? null);
@@ -65,7 +80,11 @@ function Editor(props: { label: string; hint: string; initial: unknown; object?:
             Undo changes
           </button>
         ) : null}
-        <button type="button" disabled={!parsed.ok || !changed || props.busy} onClick={() => parsed.ok && props.onApply(parsed.value)}>
+        <button
+          type="button"
+          disabled={!parsed.ok || !changed || props.busy}
+          onClick={() => parsed.ok && props.onApply(parsed.value)}
+        >
           Apply {props.label.toLowerCase()}
         </button>
       </div>

@@ -19,7 +19,15 @@ export type RerunSource = Pick<ExecutionView, "id" | "workflowId" | "workflowVer
  * Rerun from a step: which version to run (the latest saved, when one was saved since), what it
  * changes, the plan (what is reused, what it saves), then, confirmed, the new execution.
  */
-export function RerunDialog({ execution, fromStep, onClose }: { execution: RerunSource; fromStep: string | null; onClose(): void }) {
+export function RerunDialog({
+  execution,
+  fromStep,
+  onClose,
+}: {
+  execution: RerunSource;
+  fromStep: string | null;
+  onClose(): void;
+}) {
   return (
     <Modal open={fromStep !== null} title={`Rerun from ${fromStep ?? ""}`} onClose={onClose}>
       {fromStep !== null ? <RerunForm execution={execution} fromStep={fromStep} onClose={onClose} /> : null}
@@ -41,7 +49,13 @@ function bodyOf(fromStep: string, variables: string, version: number | null): Re
 function usePlan(executionId: string, body: RerunBody, enabled: boolean) {
   return useQuery({
     queryKey: ["rerun-plan", executionId, body],
-    queryFn: ({ signal }) => api<RerunPlan>("POST", `/api/console/executions/${encodeURIComponent(executionId)}/rerun?dryRun=true`, body, signal),
+    queryFn: ({ signal }) =>
+      api<RerunPlan>(
+        "POST",
+        `/api/console/executions/${encodeURIComponent(executionId)}/rerun?dryRun=true`,
+        body,
+        signal,
+      ),
     enabled,
     retry: false,
     staleTime: 0,
@@ -59,18 +73,28 @@ function RerunForm({ execution, fromStep, onClose }: { execution: RerunSource; f
   const [picked, setPicked] = useState<Choice | null>(null);
   const parsed = parseJson(text, { object: true, optional: true });
 
-  const workflow = useQuery({ queryKey: workflowKeys.detail(execution.workflowId), queryFn: ({ signal }) => fetchWorkflow(execution.workflowId, signal) });
+  const workflow = useQuery({
+    queryKey: workflowKeys.detail(execution.workflowId),
+    queryFn: ({ signal }) => fetchWorkflow(execution.workflowId, signal),
+  });
   // A version saved since the execution ran is offered, and chosen unless it changes a step the rerun reuses.
   const latest = workflow.data && workflow.data.version !== execution.workflowVersion ? workflow.data.version : null;
   const latestPlan = usePlan(execution.id, bodyOf(fromStep, checked, latest), latest !== null);
-  const decided: Choice | null = workflow.isPending ? null : latest === null || latestPlan.isError ? "ran" : latestPlan.isSuccess ? "latest" : null;
+  const decided: Choice | null = workflow.isPending
+    ? null
+    : latest === null || latestPlan.isError
+      ? "ran"
+      : latestPlan.isSuccess
+        ? "latest"
+        : null;
   const chosen = picked ?? decided;
   const ranPlan = usePlan(execution.id, bodyOf(fromStep, checked, null), chosen === "ran");
   const plan = chosen === "latest" ? latestPlan : chosen === "ran" ? ranPlan : null;
   const body = bodyOf(fromStep, checked, chosen === "latest" ? latest : null);
 
   const start = useMutation({
-    mutationFn: () => api<RerunResponse>("POST", `/api/console/executions/${encodeURIComponent(execution.id)}/rerun`, body),
+    mutationFn: () =>
+      api<RerunResponse>("POST", `/api/console/executions/${encodeURIComponent(execution.id)}/rerun`, body),
     onSuccess: (answer) => {
       toast(`Rerun started from ${fromStep}`);
       void queries.invalidateQueries({ queryKey: keys.lists });
@@ -86,16 +110,25 @@ function RerunForm({ execution, fromStep, onClose }: { execution: RerunSource; f
   return (
     <div className="stack rerun-form">
       <p className="muted">
-        The steps before <code>{fromStep}</code> keep what this execution recorded (outputs, artifacts, usage) and do not run again; <code>{fromStep}</code> and
-        the steps after it run.
+        The steps before <code>{fromStep}</code> keep what this execution recorded (outputs, artifacts, usage) and do
+        not run again; <code>{fromStep}</code> and the steps after it run.
       </p>
       {latest !== null ? (
         <>
-          <VersionChoice latest={latest} ran={execution.workflowVersion} fromStep={fromStep} chosen={chosen} latestPlan={latestPlan} onPick={setPicked} />
+          <VersionChoice
+            latest={latest}
+            ran={execution.workflowVersion}
+            fromStep={fromStep}
+            chosen={chosen}
+            latestPlan={latestPlan}
+            onPick={setPicked}
+          />
           <VersionChanges workflowId={execution.workflowId} from={execution.workflowVersion} to={latest} />
         </>
       ) : workflow.data ? (
-        <p className="muted small">Runs v{workflow.data.version}, the version this execution ran and the latest saved.</p>
+        <p className="muted small">
+          Runs v{workflow.data.version}, the version this execution ran and the latest saved.
+        </p>
       ) : null}
       {plan === null || plan.isPending ? <Loading what="Planning the rerun" /> : null}
       {plan?.isError ? <FormError error={plan.error} /> : null}
@@ -167,11 +200,14 @@ function PlanView({ plan }: { plan: RerunPlan }) {
       <div className="saving" role="note" aria-label="Saving">
         {saved.totalTokens > 0 || saved.costUsd > 0 ? (
           <>
-            Saves <strong>{formatNumber(saved.totalTokens)} tokens</strong> ({formatNumber(saved.promptTokens)} prompt, {formatNumber(saved.completionTokens)}{" "}
-            completion) and <strong>{formatCost(saved.costUsd)}</strong>: the reused steps' LLM calls are not made again.
+            Saves <strong>{formatNumber(saved.totalTokens)} tokens</strong> ({formatNumber(saved.promptTokens)} prompt,{" "}
+            {formatNumber(saved.completionTokens)} completion) and <strong>{formatCost(saved.costUsd)}</strong>: the
+            reused steps' LLM calls are not made again.
           </>
         ) : (
-          <>Saves no tokens or cost: the reused steps made no LLM calls (their time and side effects are still saved).</>
+          <>
+            Saves no tokens or cost: the reused steps made no LLM calls (their time and side effects are still saved).
+          </>
         )}
       </div>
     </div>

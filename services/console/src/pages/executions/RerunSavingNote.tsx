@@ -1,7 +1,10 @@
 import { formatCost, formatNumber } from "../../ui/format";
 import type { RerunSaving } from "./rerun-saving";
 
-/** On a rerun's page: the steps it took over from the execution it reruns, and the tokens and cost they did not spend again. */
+/**
+ * On a rerun's page: the steps it took over from the execution it reruns, and the tokens and cost they did not spend
+ * again.
+ */
 export function RerunSavingNote({ saving }: { saving: RerunSaving }) {
   const { saved, reused } = saving;
   return (
@@ -28,7 +31,8 @@ export function RerunSavingNote({ saving }: { saving: RerunSaving }) {
           :{" "}
           {saved.totalTokens > 0 || saved.costUsd > 0 ? (
             <>
-              saved <strong>{formatNumber(saved.totalTokens)} tokens</strong> and <strong>{formatCost(saved.costUsd)}</strong>.
+              saved <strong>{formatNumber(saved.totalTokens)} tokens</strong> and{" "}
+              <strong>{formatCost(saved.costUsd)}</strong>.
             </>
           ) : (
             <>no tokens or cost saved (the reused steps made no LLM calls).</>

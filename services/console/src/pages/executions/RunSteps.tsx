@@ -61,7 +61,13 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
         <h2>Steps</h2>
         <div className="steps-views" role="group" aria-label="Show the steps as">
           {views.map((v) => (
-            <button key={v} type="button" aria-pressed={shown === v} className={shown === v ? "primary" : undefined} onClick={() => choose(v)}>
+            <button
+              key={v}
+              type="button"
+              aria-pressed={shown === v}
+              className={shown === v ? "primary" : undefined}
+              onClick={() => choose(v)}
+            >
               {VIEW_NAMES[v]}
             </button>
           ))}
@@ -78,7 +84,14 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
           onGutterClick={onGutterClick}
         />
       ) : shown === "timeline" ? (
-        <RunTimeline tree={tree} steps={view.steps} now={now} selected={selected} onSelect={onSelect} live={view.status === "RUNNING"} />
+        <RunTimeline
+          tree={tree}
+          steps={view.steps}
+          now={now}
+          selected={selected}
+          onSelect={onSelect}
+          live={view.status === "RUNNING"}
+        />
       ) : (
         <StepTree
           tree={tree}
@@ -117,10 +130,18 @@ function RunCanvas({ view, drawn, now, selected, onSelect, marks, onGutterClick 
     select: (w) => w.layout.positions,
   });
   const overlay = useMemo(
-    () => runOverlay(drawn, { steps: view.steps, pausedAt: view.pause?.stepPath ?? null, marks, unreached: unreachedStatus(view.status) }, now),
+    () =>
+      runOverlay(
+        drawn,
+        { steps: view.steps, pausedAt: view.pause?.stepPath ?? null, marks, unreached: unreachedStatus(view.status) },
+        now,
+      ),
     [drawn, view.steps, view.pause, view.status, marks, now],
   );
-  const follow = useMemo(() => followedNode(view.steps, view.pause?.stepPath ?? null, view.status === "RUNNING"), [view.steps, view.pause, view.status]);
+  const follow = useMemo(
+    () => followedNode(view.steps, view.pause?.stepPath ?? null, view.status === "RUNNING"),
+    [view.steps, view.pause, view.status],
+  );
   return (
     <div className="run-canvas">
       {layout.isPending ? (

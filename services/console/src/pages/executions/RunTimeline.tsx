@@ -54,7 +54,11 @@ export function RunTimeline({ tree, steps, now, selected, onSelect, live }: Prop
           <button type="button" onClick={() => setZoom((z) => Math.max(0, z - 1))} disabled={zoom === 0}>
             Zoom out
           </button>
-          <button type="button" onClick={() => setZoom((z) => Math.min(ZOOMS.length - 1, z + 1))} disabled={zoom === ZOOMS.length - 1}>
+          <button
+            type="button"
+            onClick={() => setZoom((z) => Math.min(ZOOMS.length - 1, z + 1))}
+            disabled={zoom === ZOOMS.length - 1}
+          >
             Zoom in
           </button>
           <button type="button" onClick={() => setZoom(0)} disabled={zoom === 0}>
@@ -92,7 +96,14 @@ export function RunTimeline({ tree, steps, now, selected, onSelect, live }: Prop
           </div>
           <ol className="timeline-rows" aria-label="Steps on the timeline">
             {timeline.rows.map((row) => (
-              <Row key={row.key} row={row} span={timeline.span} selected={selected} onSelect={onSelect} onToggle={toggle} />
+              <Row
+                key={row.key}
+                row={row}
+                span={timeline.span}
+                selected={selected}
+                onSelect={onSelect}
+                onToggle={toggle}
+              />
             ))}
           </ol>
         </div>
@@ -184,7 +195,9 @@ function Row({ row, span, selected, onSelect, onToggle }: RowProps) {
           </div>
         ))}
         {row.bars.length === 0 && row.kind === "step" ? (
-          <span className="timeline-unstarted muted">{(row.status ?? "not started").toLowerCase().replaceAll("_", " ")}</span>
+          <span className="timeline-unstarted muted">
+            {(row.status ?? "not started").toLowerCase().replaceAll("_", " ")}
+          </span>
         ) : null}
       </div>
     </li>

@@ -14,7 +14,17 @@ import { formatTokens, formatUsageCost } from "./usage-format";
 type Tab = "output" | "input" | "logs" | "tools" | "artifacts";
 
 /** The selected step in full, from the step route: what it was given, what it made, what it said. */
-export function StepDetailPanel({ executionId, path, child, actions }: { executionId: string; path: string; child?: string; actions?: ReactNode }) {
+export function StepDetailPanel({
+  executionId,
+  path,
+  child,
+  actions,
+}: {
+  executionId: string;
+  path: string;
+  child?: string;
+  actions?: ReactNode;
+}) {
   const step = useQuery({
     queryKey: keys.step(executionId, path),
     queryFn: ({ signal }) => fetchStep(executionId, path, signal),
@@ -113,9 +123,18 @@ function StepBody({ step, child, actions }: { step: StepDetail; child: string | 
       <div role="tabpanel" aria-label={tabs.find((t) => t.id === tab)?.label}>
         {tab === "output" ? <JsonBlock value={step.output} empty="No output." /> : null}
         {tab === "input" ? (
-          <JsonBlock value={step.input} empty="Not kept: a step's input and logs are kept only when its run is started with monitoring." />
+          <JsonBlock
+            value={step.input}
+            empty="Not kept: a step's input and logs are kept only when its run is started with monitoring."
+          />
         ) : null}
-        {tab === "logs" ? step.logs.length === 0 ? <p className="muted">No log lines kept.</p> : <pre className="logs">{step.logs.join("\n")}</pre> : null}
+        {tab === "logs" ? (
+          step.logs.length === 0 ? (
+            <p className="muted">No log lines kept.</p>
+          ) : (
+            <pre className="logs">{step.logs.join("\n")}</pre>
+          )
+        ) : null}
         {tab === "tools" ? <ToolCalls calls={step.toolCalls} /> : null}
         {tab === "artifacts" ? <Artifacts artifacts={step.artifacts} /> : null}
       </div>
@@ -167,7 +186,8 @@ function formatBytes(n: number): string {
 }
 
 function Artifacts({ artifacts }: { artifacts: ArtifactView[] }) {
-  if (artifacts.length === 0) return <p className="muted">No artifacts: a code step's files in WF_ARTIFACTS_DIR show here.</p>;
+  if (artifacts.length === 0)
+    return <p className="muted">No artifacts: a code step's files in WF_ARTIFACTS_DIR show here.</p>;
   return (
     <div className="table-wrap">
       <table aria-label="Artifacts">

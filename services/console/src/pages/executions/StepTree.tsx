@@ -25,7 +25,17 @@ interface Props {
  * The steps, foreach items and parallel branches nested as the workflow has them. Containers
  * start open and foreach items closed (a long list of items would bury the steps after it).
  */
-export function StepTree({ tree, steps, now, selected, onSelect, pausedAt, actions, compact = false, unreached = "PENDING" }: Props) {
+export function StepTree({
+  tree,
+  steps,
+  now,
+  selected,
+  onSelect,
+  pausedAt,
+  actions,
+  compact = false,
+  unreached = "PENDING",
+}: Props) {
   const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
   const isOpen = (node: TreeNode) => (node.kind !== "item") !== toggled.has(node.key);
   const toggle = (key: string) =>

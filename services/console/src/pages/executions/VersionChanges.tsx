@@ -11,7 +11,8 @@ export function VersionChanges({ workflowId, from, to }: { workflowId: string; f
     retry: false,
   });
   const title = from === null ? `What v${to} changes` : `What v${to} changes from v${from}`;
-  if (from === null) return <p className="muted small">This execution recorded no version, so what v{to} changes cannot be shown.</p>;
+  if (from === null)
+    return <p className="muted small">This execution recorded no version, so what v{to} changes cannot be shown.</p>;
   if (diff.isError)
     return (
       <p className="muted small">

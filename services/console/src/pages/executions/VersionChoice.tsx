@@ -33,7 +33,13 @@ export function VersionChoice(props: {
     <fieldset className="field-group">
       <legend>Version to run</legend>
       <label className="inline choice">
-        <input type="radio" name={group} checked={props.chosen === "latest"} disabled={refusal !== null} onChange={() => props.onPick("latest")} />
+        <input
+          type="radio"
+          name={group}
+          checked={props.chosen === "latest"}
+          disabled={refusal !== null}
+          onChange={() => props.onPick("latest")}
+        />
         <span>
           <strong>v{latest}, the latest saved</strong>{" "}
           <span className="muted small">
@@ -45,8 +51,9 @@ export function VersionChoice(props: {
               </>
             ) : "step" in refusal ? (
               <>
-                v{latest} changes step <code>{refusal.step}</code>, which comes before <code>{fromStep}</code>, so its recorded result cannot be reused. To run
-                v{latest}, rerun from <code>{refusal.step}</code> or an earlier step.
+                v{latest} changes step <code>{refusal.step}</code>, which comes before <code>{fromStep}</code>, so its
+                recorded result cannot be reused. To run v{latest}, rerun from <code>{refusal.step}</code> or an earlier
+                step.
               </>
             ) : (
               refusal.message
@@ -57,7 +64,9 @@ export function VersionChoice(props: {
       <label className="inline choice">
         <input type="radio" name={group} checked={props.chosen === "ran"} onChange={() => props.onPick("ran")} />
         <span>
-          <strong>{ran === null ? "The definition this execution ran" : `v${ran}, the version this execution ran`}</strong>{" "}
+          <strong>
+            {ran === null ? "The definition this execution ran" : `v${ran}, the version this execution ran`}
+          </strong>{" "}
           <span className="muted small">Runs the steps as they were, with nothing saved since.</span>
         </span>
       </label>

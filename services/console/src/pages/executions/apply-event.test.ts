@@ -4,7 +4,14 @@ import type { ExecutionView } from "../../api/types";
 import { applyEvent } from "./apply-event";
 
 describe("an event applied to the view", () => {
-  const view = { status: "RUNNING", pause: null, completeAt: null, currentStep: null, completedSteps: 0, steps: {} } as unknown as ExecutionView;
+  const view = {
+    status: "RUNNING",
+    pause: null,
+    completeAt: null,
+    currentStep: null,
+    completedSteps: 0,
+    steps: {},
+  } as unknown as ExecutionView;
   const event = (type: string, data: Record<string, unknown>, stepPath?: string): ExecutionEvent => ({
     type,
     executionId: "e1",
@@ -20,13 +27,19 @@ describe("an event applied to the view", () => {
     const started = applyEvent(view, event("step_started", { attempt: 1 }, "a"));
     expect(started.steps.a?.status).toBe("RUNNING");
     expect(started.currentStep).toBe("a");
-    const done = applyEvent(started, event("step_completed", { status: "COMPLETED", output: { n: 1 }, duration: 12, attempts: 1 }, "a"));
+    const done = applyEvent(
+      started,
+      event("step_completed", { status: "COMPLETED", output: { n: 1 }, duration: 12, attempts: 1 }, "a"),
+    );
     expect(done.steps.a).toMatchObject({ status: "COMPLETED", output: { n: 1 }, duration: 12, completedAt: 1000 });
     // The summary counts it, as the executor does: once, and only at the top level.
     expect(done.completedSteps).toBe(1);
     expect(applyEvent(done, event("step_completed", { status: "COMPLETED" }, "a")).completedSteps).toBe(1);
     expect(applyEvent(done, event("step_completed", { status: "COMPLETED" }, "each[0].b")).completedSteps).toBe(1);
-    expect(applyEvent(done, event("exec_completed", { status: "COMPLETED" }))).toMatchObject({ status: "COMPLETED", completeAt: 1000 });
+    expect(applyEvent(done, event("exec_completed", { status: "COMPLETED" }))).toMatchObject({
+      status: "COMPLETED",
+      completeAt: 1000,
+    });
     // A log line changes no state.
     expect(applyEvent(done, event("step_log", { lines: ["x"] }, "a"))).toBe(done);
   });
@@ -37,7 +50,9 @@ describe("an event applied to the view", () => {
     const called = applyEvent(running, event("step_usage", { call: 1, totalTokens: 100, stepUsage: spent }, "ask"));
     expect(called.steps.ask).toMatchObject({ status: "RUNNING", usage: spent });
     expect(applyEvent(called, event("step_usage", { call: 2 }, "ask"))).toBe(called);
-    expect(applyEvent(view, event("step_reused", { status: "COMPLETED", output: "x", usage: spent }, "ask")).steps.ask).toMatchObject({
+    expect(
+      applyEvent(view, event("step_reused", { status: "COMPLETED", output: "x", usage: spent }, "ask")).steps.ask,
+    ).toMatchObject({
       status: "COMPLETED",
       reused: true,
       usage: spent,
@@ -58,6 +73,9 @@ describe("an event applied to the view", () => {
     const paused = applyEvent(view, event("debug_paused", pause, "a"));
     expect(paused).toMatchObject({ status: "PAUSED", pause });
     expect(applyEvent(paused, event("exec_parked", { status: "RUNNING" })).status).toBe("PAUSED");
-    expect(applyEvent(paused, event("debug_resumed", { pauseId: "p1", command: "continue" }, "a"))).toMatchObject({ status: "RUNNING", pause: null });
+    expect(applyEvent(paused, event("debug_resumed", { pauseId: "p1", command: "continue" }, "a"))).toMatchObject({
+      status: "RUNNING",
+      pause: null,
+    });
   });
 });

@@ -12,13 +12,23 @@ const STEP_STATUSES: ReadonlySet<string> = new Set([
   "EXPIRED",
   "CANCELLED",
 ]);
-const EXECUTION_STATUSES: ReadonlySet<string> = new Set(["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+const EXECUTION_STATUSES: ReadonlySet<string> = new Set([
+  "PENDING",
+  "RUNNING",
+  "AWAITING_APPROVAL",
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "INTERRUPTED",
+]);
 const ENDS: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 
 const isUsage = (v: unknown): v is Usage =>
   typeof v === "object" &&
   v !== null &&
-  ["promptTokens", "completionTokens", "totalTokens", "costUsd"].every((k) => typeof (v as Record<string, unknown>)[k] === "number");
+  ["promptTokens", "completionTokens", "totalTokens", "costUsd"].every(
+    (k) => typeof (v as Record<string, unknown>)[k] === "number",
+  );
 
 const blankStep = (at: number): StepView => ({
   status: "PENDING",
@@ -39,7 +49,13 @@ const blankStep = (at: number): StepView => ({
 function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
   const d = e.data;
   if (e.type === "step_started") {
-    return { ...st, status: "RUNNING", attempts: typeof d.attempt === "number" ? d.attempt : st.attempts, completedAt: null, error: null };
+    return {
+      ...st,
+      status: "RUNNING",
+      attempts: typeof d.attempt === "number" ? d.attempt : st.attempts,
+      completedAt: null,
+      error: null,
+    };
   }
   if (e.type === "step_awaiting_approval") return { ...st, status: "AWAITING_APPROVAL" };
   // Each LLM call's event carries the step's usage so far: tokens and cost count up while it runs.
@@ -64,9 +80,15 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
  */
 export function applyEvent(view: ExecutionView, e: ExecutionEvent): ExecutionView {
   if (e.type === "debug_paused") {
-    return { ...view, status: "PAUSED", pause: e.data as unknown as PauseRecord, currentStep: e.step ?? view.currentStep };
+    return {
+      ...view,
+      status: "PAUSED",
+      pause: e.data as unknown as PauseRecord,
+      currentStep: e.step ?? view.currentStep,
+    };
   }
-  if (e.type === "debug_resumed") return { ...view, status: view.status === "PAUSED" ? "RUNNING" : view.status, pause: null };
+  if (e.type === "debug_resumed")
+    return { ...view, status: view.status === "PAUSED" ? "RUNNING" : view.status, pause: null };
   if (e.type.startsWith("exec_")) {
     const status = e.data.status;
     if (typeof status !== "string" || !EXECUTION_STATUSES.has(status)) return view;
@@ -82,8 +104,13 @@ export function applyEvent(view: ExecutionView, e: ExecutionEvent): ExecutionVie
   if (e.step === undefined || !e.type.startsWith("step_")) return view;
   const st = nextStep(view.steps[e.step] ?? blankStep(e.at), e);
   if (st === null) return view;
-  // The summary's count, as the executor keeps it: top-level steps completed (a reused one was counted at the rerun's start).
-  const counted = e.type !== "step_reused" && st.status === "COMPLETED" && view.steps[e.step]?.status !== "COMPLETED" && !/[.[]/.test(e.step);
+  // The summary's count, as the executor keeps it: top-level steps completed (a reused one was counted at the rerun's
+  // start).
+  const counted =
+    e.type !== "step_reused" &&
+    st.status === "COMPLETED" &&
+    view.steps[e.step]?.status !== "COMPLETED" &&
+    !/[.[]/.test(e.step);
   return {
     ...view,
     steps: { ...view.steps, [e.step]: st },

@@ -17,24 +17,47 @@ interface BreakpointSpec {
 const req = (name: BreakpointField): FieldSpec => ({ name, required: true });
 const opt = (name: BreakpointField): FieldSpec => ({ name, required: false });
 
-/** The nine breakpoint types (shared/src/execution/debug.ts): a Record, so a new type fails to compile here until described. */
+/**
+ * The nine breakpoint types (shared/src/execution/debug.ts): a Record, so a new type fails to compile here until
+ * described.
+ */
 export const BREAKPOINT_SPECS: Record<BreakpointType, BreakpointSpec> = {
   before_step: { label: "Before step", pauses: "before the step starts, its input rendered", fields: [req("step")] },
-  after_step: { label: "After step", pauses: "after the step completes, before a later step reads its output", fields: [req("step")] },
-  on_error: { label: "On error", pauses: "when an attempt fails, before its retry (every step when none is named)", fields: [opt("step")] },
+  after_step: {
+    label: "After step",
+    pauses: "after the step completes, before a later step reads its output",
+    fields: [req("step")],
+  },
+  on_error: {
+    label: "On error",
+    pauses: "when an attempt fails, before its retry (every step when none is named)",
+    fields: [opt("step")],
+  },
   conditional: {
     label: "Conditional",
     pauses: "before any step where the JSONata expression over vars, steps and item is truthy",
     fields: [req("expression")],
   },
-  watch: { label: "Watch", pauses: "after the step whose completion changed the expression's value", fields: [req("expression")] },
+  watch: {
+    label: "Watch",
+    pauses: "after the step whose completion changed the expression's value",
+    fields: [req("expression")],
+  },
   foreach_item: {
     label: "Foreach item",
     pauses: "before an item of the foreach: item `index`, or where the expression over `item` is truthy, or every item",
     fields: [req("step"), opt("index"), opt("expression")],
   },
-  on_retry: { label: "On retry", pauses: "after a retry's backoff, before attempt `attempt` (any retry when left out)", fields: [opt("step"), opt("attempt")] },
-  tool_call: { label: "Tool call", pauses: "before an agent calls an MCP tool (its arguments editable)", fields: [opt("step"), opt("server"), opt("tool")] },
+  on_retry: {
+    label: "On retry",
+    pauses: "after a retry's backoff, before attempt `attempt` (any retry when left out)",
+    fields: [opt("step"), opt("attempt")],
+  },
+  tool_call: {
+    label: "Tool call",
+    pauses: "before an agent calls an MCP tool (its arguments editable)",
+    fields: [opt("step"), opt("server"), opt("tool")],
+  },
   usage: {
     label: "Usage",
     pauses: "before the LLM call after which the execution's totals would reach the tokens or the cost",
@@ -83,13 +106,24 @@ export function describeBreakpoint(bp: Breakpoint): string {
 
 export type Built = { ok: true; breakpoint: BreakpointInput } | { ok: false; message: string };
 
-/** A breakpoint from the form's text fields; the service checks it against the workflow too (a step that does not exist). */
-export function buildBreakpoint(type: BreakpointType, values: Partial<Record<BreakpointField, string>>, hitCount: string): Built {
+/**
+ * A breakpoint from the form's text fields; the service checks it against the workflow too (a step that does not
+ * exist).
+ */
+export function buildBreakpoint(
+  type: BreakpointType,
+  values: Partial<Record<BreakpointField, string>>,
+  hitCount: string,
+): Built {
   const out: Record<string, unknown> = { type };
   for (const { name, required } of BREAKPOINT_SPECS[type].fields) {
     const text = (values[name] ?? "").trim();
     if (text === "") {
-      if (required) return { ok: false, message: `${FIELD_LABELS[name]} is required for a ${BREAKPOINT_SPECS[type].label.toLowerCase()} breakpoint.` };
+      if (required)
+        return {
+          ok: false,
+          message: `${FIELD_LABELS[name]} is required for a ${BREAKPOINT_SPECS[type].label.toLowerCase()} breakpoint.`,
+        };
       continue;
     }
     const kind = NUMERIC[name];

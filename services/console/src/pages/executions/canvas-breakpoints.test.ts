@@ -23,7 +23,10 @@ describe("breakpoints as marks on the canvas's nodes", () => {
   it("adds a breakpoint for an unmarked kind, at the path a breakpoint names a foreach's step by", () => {
     expect(toggleMark([], "first", "before", paths)).toEqual([{ type: "before_step", step: "first" }]);
     const kept: Breakpoint = { id: "bp1", type: "conditional", expression: "true", enabled: true };
-    expect(toggleMark([kept], "double", "on_error", paths)).toEqual([kept, { type: "on_error", step: "each[*].double" }]);
+    expect(toggleMark([kept], "double", "on_error", paths)).toEqual([
+      kept,
+      { type: "on_error", step: "each[*].double" },
+    ]);
   });
 
   it("removes every enabled breakpoint behind a mark, and enables a disabled one instead of adding another", () => {
@@ -34,6 +37,9 @@ describe("breakpoints as marks on the canvas's nodes", () => {
       { id: "bp4", type: "after_step", step: "last", enabled: false },
     ];
     expect(toggleMark(breakpoints, "double", "before", paths)).toEqual([breakpoints[2], breakpoints[3]]);
-    expect(toggleMark(breakpoints, "last", "after", paths)).toEqual([...breakpoints.slice(0, 3), { ...breakpoints[3], enabled: true }]);
+    expect(toggleMark(breakpoints, "last", "after", paths)).toEqual([
+      ...breakpoints.slice(0, 3),
+      { ...breakpoints[3], enabled: true },
+    ]);
   });
 });

@@ -4,7 +4,10 @@ import { nodeOfPath } from "./node-paths";
 
 /** The breakpoints a node's gutter shows and sets: the ones naming one step. The other types stay in the panel. */
 
-const TYPE_OF = { before: "before_step", after: "after_step", on_error: "on_error" } as const satisfies Record<BreakpointKind, Breakpoint["type"]>;
+const TYPE_OF = { before: "before_step", after: "after_step", on_error: "on_error" } as const satisfies Record<
+  BreakpointKind,
+  Breakpoint["type"]
+>;
 const KINDS = Object.keys(TYPE_OF) as BreakpointKind[];
 
 function kindOf(bp: Breakpoint): BreakpointKind | null {
@@ -37,7 +40,12 @@ export function breakpointMarks(breakpoints: Breakpoint[]): Record<string, Break
  * breakpoint behind it), a disabled one is enabled again rather than doubled, else a new one
  * names the step at the path a breakpoint takes (`loop[*].name` inside a foreach).
  */
-export function toggleMark(breakpoints: Breakpoint[], node: string, kind: BreakpointKind, stepPaths: string[]): BreakpointInput[] {
+export function toggleMark(
+  breakpoints: Breakpoint[],
+  node: string,
+  kind: BreakpointKind,
+  stepPaths: string[],
+): BreakpointInput[] {
   const mine = (bp: Breakpoint) => kindOf(bp) === kind && markedNode(bp) === node;
   if (breakpoints.some((bp) => mine(bp) && bp.enabled)) return breakpoints.filter((bp) => !(mine(bp) && bp.enabled));
   const disabled = breakpoints.findIndex(mine);

@@ -8,7 +8,10 @@ export function hasEnded(status: ConsoleExecutionStatus): boolean {
 }
 
 /** What a summary's or a view's duration is: from its start (or request) to its end, or to now while it runs. */
-export function executionDuration(e: { startAt: number | null; completeAt: number | null; createdAt: number }, now: number): number | null {
+export function executionDuration(
+  e: { startAt: number | null; completeAt: number | null; createdAt: number },
+  now: number,
+): number | null {
   const from = e.startAt ?? e.createdAt;
   if (e.completeAt !== null) return e.completeAt - from;
   return e.startAt === null ? null : now - from;

@@ -17,7 +17,13 @@ describe("list filters and breakpoints from text", () => {
       ok: true,
       breakpoint: { type: "foreach_item", step: "loop", index: 2, hitCount: 3 },
     });
-    expect(buildBreakpoint("before_step", {}, "")).toEqual({ ok: false, message: "Step is required for a before step breakpoint." });
-    expect(buildBreakpoint("usage", { tokens: "1.5" }, "")).toEqual({ ok: false, message: "Total tokens must be a whole number." });
+    expect(buildBreakpoint("before_step", {}, "")).toEqual({
+      ok: false,
+      message: "Step is required for a before step breakpoint.",
+    });
+    expect(buildBreakpoint("usage", { tokens: "1.5" }, "")).toEqual({
+      ok: false,
+      message: "Total tokens must be a whole number.",
+    });
   });
 });

@@ -9,7 +9,15 @@ export interface ListFilters {
   until?: number;
 }
 
-export const STATUSES: readonly ExecutionStatus[] = ["PENDING", "RUNNING", "AWAITING_APPROVAL", "COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"];
+export const STATUSES: readonly ExecutionStatus[] = [
+  "PENDING",
+  "RUNNING",
+  "AWAITING_APPROVAL",
+  "COMPLETED",
+  "FAILED",
+  "CANCELLED",
+  "INTERRUPTED",
+];
 export const TRIGGER_SOURCES: readonly TriggerSource[] = ["console", "open_api", "webhook", "schedule", "chained"];
 
 /** Ranges that stay relative in a bookmark: "the last 24 hours" means the 24 hours before the page opens. */
@@ -32,7 +40,14 @@ export interface UrlFilters {
   until: string;
 }
 
-export const NO_FILTERS: UrlFilters = { workflowId: "", status: "", triggerSource: "", range: "", since: "", until: "" };
+export const NO_FILTERS: UrlFilters = {
+  workflowId: "",
+  status: "",
+  triggerSource: "",
+  range: "",
+  since: "",
+  until: "",
+};
 
 export function readUrlFilters(params: URLSearchParams): UrlFilters {
   const get = (name: keyof UrlFilters) => params.get(name) ?? "";
@@ -66,7 +81,8 @@ export function toListFilters(url: UrlFilters, now: number): ListFilters {
   const out: ListFilters = {};
   if (url.workflowId !== "") out.workflowId = url.workflowId;
   if ((STATUSES as readonly string[]).includes(url.status)) out.status = url.status as ExecutionStatus;
-  if ((TRIGGER_SOURCES as readonly string[]).includes(url.triggerSource)) out.triggerSource = url.triggerSource as TriggerSource;
+  if ((TRIGGER_SOURCES as readonly string[]).includes(url.triggerSource))
+    out.triggerSource = url.triggerSource as TriggerSource;
   const preset = RANGES.find((r) => r.value === url.range);
   if (preset) out.since = now - preset.ms;
   if (url.range === "custom") {

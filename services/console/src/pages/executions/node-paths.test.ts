@@ -34,12 +34,18 @@ describe("step paths and the canvas's nodes", () => {
     expect(stepToOpen("double", steps, "each[0].double")).toBe("each[0].double");
     expect(stepToOpen("double", steps, null)).toBe("each[2].double");
     expect(stepToOpen("double", { ...steps, "each[2].double": step("COMPLETED") }, null)).toBe("each[1].double");
-    expect(stepToOpen("double", { "each[2].double": step("COMPLETED"), "each[10].double": step("COMPLETED") }, null)).toBe("each[10].double");
+    expect(
+      stepToOpen("double", { "each[2].double": step("COMPLETED"), "each[10].double": step("COMPLETED") }, null),
+    ).toBe("each[10].double");
     expect(stepToOpen("last", steps, null)).toBe("last");
   });
 
   it("opens an item of a node's list at its step, a foreach's item at the step it ran first", () => {
-    const steps = { each: step("COMPLETED"), "each[1].note": step("COMPLETED", 20), "each[1].double": step("COMPLETED", 10) };
+    const steps = {
+      each: step("COMPLETED"),
+      "each[1].note": step("COMPLETED", 20),
+      "each[1].double": step("COMPLETED", 10),
+    };
     expect(stepToOpen("each[1].note", steps, null)).toBe("each[1].note");
     expect(stepToOpen("each[1]", steps, null)).toBe("each[1].double");
     expect(stepToOpen("each[5]", steps, null)).toBe("each[5]");

@@ -10,7 +10,10 @@ export function nodeOfPath(path: string): string {
   return bracket === -1 ? last : last.slice(0, bracket);
 }
 
-/** The foreach a step path runs in (`outer[1].inner[0].x` runs in `outer[1].inner`), or null at the top level or in a parallel. */
+/**
+ * The foreach a step path runs in (`outer[1].inner[0].x` runs in `outer[1].inner`), or null at the top level or in a
+ * parallel.
+ */
 export function enclosingForeach(path: string): string | null {
   return /^(.*)\[\d+\]\.[^.]+$/.exec(path)?.[1] ?? null;
 }

@@ -13,8 +13,17 @@ export const keys = {
 
 export const PAGE_SIZE = 50;
 
-export function fetchExecutionPage(filters: ListFilters, cursor: string | undefined, signal: AbortSignal): Promise<ExecutionList> {
-  return api<ExecutionList>("GET", `/api/console/executions${query({ ...filters, cursor, limit: PAGE_SIZE })}`, undefined, signal);
+export function fetchExecutionPage(
+  filters: ListFilters,
+  cursor: string | undefined,
+  signal: AbortSignal,
+): Promise<ExecutionList> {
+  return api<ExecutionList>(
+    "GET",
+    `/api/console/executions${query({ ...filters, cursor, limit: PAGE_SIZE })}`,
+    undefined,
+    signal,
+  );
 }
 
 export function fetchExecution(id: string, signal?: AbortSignal): Promise<ExecutionView> {
@@ -22,7 +31,12 @@ export function fetchExecution(id: string, signal?: AbortSignal): Promise<Execut
 }
 
 export function fetchStep(id: string, path: string, signal?: AbortSignal): Promise<StepDetail> {
-  return api<StepDetail>("GET", `/api/console/executions/${encodeURIComponent(id)}/steps/${encodeURIComponent(path)}`, undefined, signal);
+  return api<StepDetail>(
+    "GET",
+    `/api/console/executions/${encodeURIComponent(id)}/steps/${encodeURIComponent(path)}`,
+    undefined,
+    signal,
+  );
 }
 
 /**

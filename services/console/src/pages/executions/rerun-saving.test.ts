@@ -2,19 +2,38 @@ import { describe, expect, it } from "vitest";
 import type { RerunResponse, StepView } from "../../api/types";
 import { rerunSaving } from "./rerun-saving";
 
-const usage = (totalTokens: number, costUsd: number) => ({ promptTokens: totalTokens, completionTokens: 0, totalTokens, costUsd });
+const usage = (totalTokens: number, costUsd: number) => ({
+  promptTokens: totalTokens,
+  completionTokens: 0,
+  totalTokens,
+  costUsd,
+});
 const zero = usage(0, 0);
 const reused = { status: "COMPLETED", reused: true } as StepView;
 const ran = { status: "COMPLETED", reused: false } as StepView;
-const answer: RerunResponse = { executionId: "e2", rerunOf: "e1", fromStep: "check", reusedSteps: ["ask"], savedUsage: usage(1_500, 0.0048) };
+const answer: RerunResponse = {
+  executionId: "e2",
+  rerunOf: "e1",
+  fromStep: "check",
+  reusedSteps: ["ask"],
+  savedUsage: usage(1_500, 0.0048),
+};
 
 describe("what a rerun saved", () => {
   it("is nothing to say of an execution that reruns none", () => {
-    expect(rerunSaving({ id: "e1", status: "COMPLETED", rerunOf: null, steps: {}, savedUsage: zero }, ["ask"], null)).toBeNull();
+    expect(
+      rerunSaving({ id: "e1", status: "COMPLETED", rerunOf: null, steps: {}, savedUsage: zero }, ["ask"], null),
+    ).toBeNull();
   });
 
   it("is the planned saving while the rerun waits for an executor, its record still empty", () => {
-    expect(rerunSaving({ id: "e2", status: "PENDING", rerunOf: "e1", steps: {}, savedUsage: zero }, ["ask", "check"], answer)).toEqual({
+    expect(
+      rerunSaving(
+        { id: "e2", status: "PENDING", rerunOf: "e1", steps: {}, savedUsage: zero },
+        ["ask", "check"],
+        answer,
+      ),
+    ).toEqual({
       of: "e1",
       fromStep: "check",
       reused: ["ask"],
@@ -23,7 +42,13 @@ describe("what a rerun saved", () => {
   });
 
   it("is what the rerun's record says once built: its reused steps, the step it ran from, its saved usage", () => {
-    const view = { id: "e2", status: "RUNNING" as const, rerunOf: "e1", steps: { ask: reused, plan: reused, check: ran }, savedUsage: usage(1_800, 0.006) };
+    const view = {
+      id: "e2",
+      status: "RUNNING" as const,
+      rerunOf: "e1",
+      steps: { ask: reused, plan: reused, check: ran },
+      savedUsage: usage(1_800, 0.006),
+    };
     expect(rerunSaving(view, ["ask", "plan", "check", "last"], null)).toEqual({
       of: "e1",
       fromStep: "check",
@@ -31,6 +56,11 @@ describe("what a rerun saved", () => {
       saved: usage(1_800, 0.006),
     });
     // Another rerun's answer says nothing of this one.
-    expect(rerunSaving({ ...view, status: "PENDING", steps: {}, savedUsage: zero }, ["ask"], { ...answer, executionId: "e3" })).toBeNull();
+    expect(
+      rerunSaving({ ...view, status: "PENDING", steps: {}, savedUsage: zero }, ["ask"], {
+        ...answer,
+        executionId: "e3",
+      }),
+    ).toBeNull();
   });
 });

@@ -20,8 +20,17 @@ export function rerunSaving(
 ): RerunSaving | null {
   if (view.rerunOf === null) return null;
   const planned = started?.executionId === view.id ? started : null;
-  if (view.status === "PENDING") return planned && { of: view.rerunOf, fromStep: planned.fromStep, reused: planned.reusedSteps, saved: planned.savedUsage };
+  if (view.status === "PENDING")
+    return (
+      planned && {
+        of: view.rerunOf,
+        fromStep: planned.fromStep,
+        reused: planned.reusedSteps,
+        saved: planned.savedUsage,
+      }
+    );
   const reused = topLevel.filter((p) => view.steps[p]?.reused);
-  const fromStep = planned?.fromStep ?? (reused.length > 0 ? (topLevel.find((p) => !view.steps[p]?.reused) ?? null) : null);
+  const fromStep =
+    planned?.fromStep ?? (reused.length > 0 ? (topLevel.find((p) => !view.steps[p]?.reused) ?? null) : null);
   return { of: view.rerunOf, fromStep, reused, saved: view.savedUsage };
 }

@@ -7,7 +7,12 @@ describe("the run's workflow on the canvas", () => {
       name: "recorded",
       steps: [
         { name: "first", type: "transform", output: "x", retry: { max_attempts: 3 } },
-        { name: "each", type: "foreach", items: [1, 2], steps: [{ name: "double", type: "transform", output: "{{ item * 2 }}" }] },
+        {
+          name: "each",
+          type: "foreach",
+          items: [1, 2],
+          steps: [{ name: "double", type: "transform", output: "{{ item * 2 }}" }],
+        },
       ],
     });
     expect(drawn?.nodes.map((n) => [n.id, n.group ?? null])).toEqual([

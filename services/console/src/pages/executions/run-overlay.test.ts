@@ -5,9 +5,15 @@ import { runOverlay } from "./run-overlay";
 import { unreachedStatus } from "./step-tree";
 import { stepView } from "./test-support";
 
-const step = (status: StepStatus, more: Partial<StepView> = {}): StepView => stepView(status, { startedAt: 1_000, ...more });
+const step = (status: StepStatus, more: Partial<StepView> = {}): StepView =>
+  stepView(status, { startedAt: 1_000, ...more });
 
-const usage = (totalTokens: number, costUsd: number) => ({ promptTokens: totalTokens - 10, completionTokens: 10, totalTokens, costUsd });
+const usage = (totalTokens: number, costUsd: number) => ({
+  promptTokens: totalTokens - 10,
+  completionTokens: 10,
+  totalTokens,
+  costUsd,
+});
 
 const nested = graph(`
 name: nested
@@ -31,14 +37,37 @@ steps:
 
 describe("the run on the canvas", () => {
   it("gives a top-level step its status, duration, attempts, tokens and cost, and a step not reached yet pending", () => {
-    const overlay = runOverlay(nested, { steps: { ask: step("COMPLETED", { duration: 1_234, attempts: 2, usage: usage(1_500, 0.0048) }) } }, 5_000);
-    expect(overlay.ask).toEqual({ status: "COMPLETED", durationMs: 1_234, attempts: 2, tokens: 1_500, costUsd: 0.0048 });
+    const overlay = runOverlay(
+      nested,
+      { steps: { ask: step("COMPLETED", { duration: 1_234, attempts: 2, usage: usage(1_500, 0.0048) }) } },
+      5_000,
+    );
+    expect(overlay.ask).toEqual({
+      status: "COMPLETED",
+      durationMs: 1_234,
+      attempts: 2,
+      tokens: 1_500,
+      costUsd: 0.0048,
+    });
     expect(overlay.last).toEqual({ status: "PENDING" });
-    expect(Object.keys(overlay).sort()).toEqual(["ask", "both", "double", "each", "last", "left_one", "note", "right_one"]);
+    expect(Object.keys(overlay).sort()).toEqual([
+      "ask",
+      "both",
+      "double",
+      "each",
+      "last",
+      "left_one",
+      "note",
+      "right_one",
+    ]);
   });
 
   it("shows a step a cancelled run never reached cancelled", () => {
-    const overlay = runOverlay(nested, { steps: { ask: step("CANCELLED") }, unreached: unreachedStatus("CANCELLED") }, 5_000);
+    const overlay = runOverlay(
+      nested,
+      { steps: { ask: step("CANCELLED") }, unreached: unreachedStatus("CANCELLED") },
+      5_000,
+    );
     expect(overlay.ask!.status).toBe("CANCELLED");
     expect(overlay.last).toEqual({ status: "CANCELLED" });
     expect(unreachedStatus("RUNNING")).toBe("PENDING");
@@ -52,7 +81,13 @@ describe("the run on the canvas", () => {
   it("draws parallel branch steps, recorded under their own names, on their nodes", () => {
     const overlay = runOverlay(
       nested,
-      { steps: { left_one: step("COMPLETED", { duration: 5 }), right_one: step("FAILED", { error: "no" }), both: step("FAILED") } },
+      {
+        steps: {
+          left_one: step("COMPLETED", { duration: 5 }),
+          right_one: step("FAILED", { error: "no" }),
+          both: step("FAILED"),
+        },
+      },
       9,
     );
     expect(overlay.left_one?.status).toBe("COMPLETED");
@@ -65,7 +100,12 @@ describe("the run on the canvas", () => {
       each: step("COMPLETED", { duration: 90 }),
       "each[0].double": step("COMPLETED", { startedAt: 1_000, completedAt: 1_010, usage: usage(100, 0.001) }),
       "each[0].note": step("COMPLETED", { startedAt: 1_010, completedAt: 1_020 }),
-      "each[1].double": step("COMPLETED", { startedAt: 1_005, completedAt: 1_050, attempts: 3, usage: usage(200, 0.002) }),
+      "each[1].double": step("COMPLETED", {
+        startedAt: 1_005,
+        completedAt: 1_050,
+        attempts: 3,
+        usage: usage(200, 0.002),
+      }),
       "each[1].note": step("SKIPPED", { startedAt: 1_050, completedAt: 1_050 }),
       "each[10].double": step("FAILED", { startedAt: 1_060, completedAt: 1_090, error: "boom" }),
     };
@@ -110,13 +150,21 @@ describe("the run on the canvas", () => {
     };
     const overlay = runOverlay(nested, { steps }, 0);
     expect(overlay.ask).toMatchObject({ status: "REUSED", tokens: 1_500 });
-    expect([overlay.each?.status, overlay.double?.status, overlay.last?.status]).toEqual(["REUSED", "REUSED", "COMPLETED"]);
+    expect([overlay.each?.status, overlay.double?.status, overlay.last?.status]).toEqual([
+      "REUSED",
+      "REUSED",
+      "COMPLETED",
+    ]);
   });
 
   it("highlights the node a debug run waits at, and marks its breakpoints", () => {
     const overlay = runOverlay(
       nested,
-      { steps: { "each[1].double": step("PENDING") }, pausedAt: "each[1].double", marks: { double: ["before"], last: ["after"] } },
+      {
+        steps: { "each[1].double": step("PENDING") },
+        pausedAt: "each[1].double",
+        marks: { double: ["before"], last: ["after"] },
+      },
       0,
     );
     expect(overlay.double).toMatchObject({ paused: true, breakpoints: ["before"] });

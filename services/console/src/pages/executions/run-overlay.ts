@@ -12,7 +12,10 @@ function itemLabel(path: string): string {
 
 const FINISHED_OK: ReadonlySet<StepStatus> = new Set(["COMPLETED", "SKIPPED"]);
 
-/** What a step inside a foreach says for all its items: the span of their times, the most attempts any took, the usage of all. */
+/**
+ * What a step inside a foreach says for all its items: the span of their times, the most attempts any took, the usage
+ * of all.
+ */
 function combined(paths: string[], steps: Record<string, StepView>, now: number): NodeOverlay {
   const states = paths.map((p) => steps[p]!);
   const status = combinedStatus(new Set(states.map((s) => s.status))) ?? "PENDING";
@@ -52,7 +55,11 @@ function single(st: StepView, now: number): NodeOverlay {
  * all completed runs on until its last step is recorded, unless its foreach ended (a failure
  * elsewhere stops the others).
  */
-function foreachItems(instances: string[], lastStep: string | undefined, steps: Record<string, StepView>): NonNullable<NodeOverlay["items"]> {
+function foreachItems(
+  instances: string[],
+  lastStep: string | undefined,
+  steps: Record<string, StepView>,
+): NonNullable<NodeOverlay["items"]> {
   const recorded = Object.keys(steps);
   return instances.flatMap((foreach) => {
     const indexes = new Set<number>();
@@ -64,9 +71,16 @@ function foreachItems(instances: string[], lastStep: string | undefined, steps: 
       .sort((a, b) => a - b)
       .map((i) => {
         const item = `${foreach}[${i}]`;
-        const status = combinedStatus(new Set(recorded.filter((p) => p.startsWith(`${item}.`)).map((p) => steps[p]!.status))) ?? "PENDING";
-        const unfinished = steps[foreach]?.status === "RUNNING" && lastStep !== undefined && !(`${item}.${lastStep}` in steps);
-        return { label: itemLabel(item), status: unfinished && FINISHED_OK.has(status) ? "RUNNING" : status, path: item };
+        const status =
+          combinedStatus(new Set(recorded.filter((p) => p.startsWith(`${item}.`)).map((p) => steps[p]!.status))) ??
+          "PENDING";
+        const unfinished =
+          steps[foreach]?.status === "RUNNING" && lastStep !== undefined && !(`${item}.${lastStep}` in steps);
+        return {
+          label: itemLabel(item),
+          status: unfinished && FINISHED_OK.has(status) ? "RUNNING" : status,
+          path: item,
+        };
       });
   });
 }
@@ -122,7 +136,11 @@ export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): R
  * running last (the innermost of a foreach's or a parallel's), else, while the run goes on, the
  * step that ended last (a quick step may start and end between two updates); null once it ended.
  */
-export function followedNode(steps: Record<string, StepView>, pausedAt: string | null, running: boolean): string | null {
+export function followedNode(
+  steps: Record<string, StepView>,
+  pausedAt: string | null,
+  running: boolean,
+): string | null {
   if (pausedAt !== null) return nodeOfPath(pausedAt);
   if (!running) return null;
   const latest = (candidates: Array<[string, number | null]>) => {
@@ -134,6 +152,8 @@ export function followedNode(steps: Record<string, StepView>, pausedAt: string |
     return best?.path ?? null;
   };
   const entries = Object.entries(steps);
-  const path = latest(entries.map(([p, st]) => [p, st.status === "RUNNING" ? st.startedAt : null])) ?? latest(entries.map(([p, st]) => [p, st.completedAt]));
+  const path =
+    latest(entries.map(([p, st]) => [p, st.status === "RUNNING" ? st.startedAt : null])) ??
+    latest(entries.map(([p, st]) => [p, st.completedAt]));
   return path === null ? null : nodeOfPath(path);
 }

@@ -7,13 +7,20 @@ const definition = {
   steps: [
     { name: "fetch", type: "code" },
     { name: "loop", type: "foreach", steps: [{ name: "each", type: "transform" }] },
-    { name: "both", type: "parallel", branches: { left: [{ name: "l1", type: "transform" }], right: [{ name: "r1", type: "transform" }] } },
+    {
+      name: "both",
+      type: "parallel",
+      branches: { left: [{ name: "l1", type: "transform" }], right: [{ name: "r1", type: "transform" }] },
+    },
   ],
 };
 
 /** The tree as path lines, indented by depth: what a person sees in the steps table. */
 function outline(nodes: TreeNode[], depth = 0): string[] {
-  return nodes.flatMap((n) => [`${"  ".repeat(depth)}${n.kind === "step" ? n.path : n.label}`, ...outline(n.children, depth + 1)]);
+  return nodes.flatMap((n) => [
+    `${"  ".repeat(depth)}${n.kind === "step" ? n.path : n.label}`,
+    ...outline(n.children, depth + 1),
+  ]);
 }
 
 describe("the step tree", () => {

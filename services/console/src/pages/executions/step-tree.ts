@@ -31,12 +31,16 @@ interface DefinedStep {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The steps of an execution's definition, read defensively: it is the workflow as stored, typed as unknown by the API. */
+/**
+ * The steps of an execution's definition, read defensively: it is the workflow as stored, typed as unknown by the API.
+ */
 function definedSteps(value: unknown): DefinedStep[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((s): DefinedStep[] => {
     if (!isRecord(s) || typeof s.name !== "string") return [];
-    const branches = isRecord(s.branches) ? Object.entries(s.branches).map(([b, list]): [string, DefinedStep[]] => [b, definedSteps(list)]) : [];
+    const branches = isRecord(s.branches)
+      ? Object.entries(s.branches).map(([b, list]): [string, DefinedStep[]] => [b, definedSteps(list)])
+      : [];
     return [{ name: s.name, type: typeof s.type === "string" ? s.type : "", steps: definedSteps(s.steps), branches }];
   });
 }
@@ -85,7 +89,9 @@ export function buildStepTree(definition: unknown, steps: Record<string, StepVie
       return node;
     });
   const tree = build(definedSteps(isRecord(definition) ? definition.steps : undefined), "", true);
-  for (const path of recorded) if (!placed.has(path)) tree.push({ kind: "step", key: path, path, name: path, type: "", topLevel: false, children: [] });
+  for (const path of recorded)
+    if (!placed.has(path))
+      tree.push({ kind: "step", key: path, path, name: path, type: "", topLevel: false, children: [] });
   return tree;
 }
 
@@ -110,7 +116,9 @@ export function breakpointPaths(definition: unknown): string[] {
 
 const ORDER: StepStatus[] = ["FAILED", "RUNNING", "AWAITING_APPROVAL", "REJECTED", "EXPIRED", "CANCELLED", "PENDING"];
 
-/** Several steps' statuses as one: the most telling (a failure, else what still runs), else completed; null for none. */
+/**
+ * Several steps' statuses as one: the most telling (a failure, else what still runs), else completed; null for none.
+ */
 export function combinedStatus(seen: ReadonlySet<StepStatus>): StepStatus | null {
   if (seen.size === 0) return null;
   if ([...seen].every((s) => s === "SKIPPED")) return "SKIPPED";

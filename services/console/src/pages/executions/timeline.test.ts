@@ -26,7 +26,9 @@ const at = (start: number, end: number | null, status: Parameters<typeof stepVie
 
 /** Each row as "label: start-end" of its bars, indented by depth. */
 function rows(timeline: ReturnType<typeof buildTimeline>): string[] {
-  return timeline.rows.map((r) => `${"  ".repeat(r.depth)}${r.label}: ${r.bars.map((b) => `${b.name} ${b.start}-${b.end}`).join(", ")}`);
+  return timeline.rows.map(
+    (r) => `${"  ".repeat(r.depth)}${r.label}: ${r.bars.map((b) => `${b.name} ${b.start}-${b.end}`).join(", ")}`,
+  );
 }
 
 describe("the run's timeline", () => {
@@ -82,14 +84,19 @@ describe("the run's timeline", () => {
     expect(closed.rows.map((r) => r.label)).toEqual(["fetch", "loop", "gate", "pause"]);
     expect(closed.rows[1]).toMatchObject({ inside: 2, open: false });
 
-    const many = Object.fromEntries(Array.from({ length: OPEN_LANES_UP_TO + 1 }, (_, i) => [`loop[${i}].a`, at(i, i + 1)]));
+    const many = Object.fromEntries(
+      Array.from({ length: OPEN_LANES_UP_TO + 1 }, (_, i) => [`loop[${i}].a`, at(i, i + 1)]),
+    );
     const big = buildStepTree(definition, { loop: at(0, 30), ...many });
     expect(opensByDefault(big[1]!)).toBe(false);
     expect(opensByDefault(tree[1]!)).toBe(true);
   });
 
   it("marks reused steps at the axis's start and keeps their first run's times off it", () => {
-    const rerun = { fetch: stepView("COMPLETED", { startedAt: T - 60_000, completedAt: T - 59_000, reused: true }), gate: at(0, 40) };
+    const rerun = {
+      fetch: stepView("COMPLETED", { startedAt: T - 60_000, completedAt: T - 59_000, reused: true }),
+      gate: at(0, 40),
+    };
     const timeline = buildTimeline(buildStepTree(definition, rerun), rerun, T + 100, open);
     expect(timeline.rows[0]!.bars[0]).toMatchObject({ reused: true, start: 0, end: 0 });
     expect(timeline.span).toBe(40);

@@ -15,7 +15,10 @@ export interface Bar {
   waiting: boolean;
 }
 
-/** A step's row (its own bar), or a lane: a foreach item's or parallel branch's steps side by side, openable into their rows. */
+/**
+ * A step's row (its own bar), or a lane: a foreach item's or parallel branch's steps side by side, openable into their
+ * rows.
+ */
 export interface TimelineRow {
   key: string;
   kind: "step" | "lane";
@@ -44,7 +47,11 @@ export const OPEN_LANES_UP_TO = 20;
 
 /** Whether a row starts open: a parallel's lanes always, a foreach's when it has few items; a lane's steps never. */
 export function opensByDefault(node: TreeNode): boolean {
-  return node.kind === "step" && node.children.length > 0 && (node.type !== "foreach" || node.children.length <= OPEN_LANES_UP_TO);
+  return (
+    node.kind === "step" &&
+    node.children.length > 0 &&
+    (node.type !== "foreach" || node.children.length <= OPEN_LANES_UP_TO)
+  );
 }
 
 const LIVE: ReadonlySet<StepStatus> = new Set(["RUNNING", "AWAITING_APPROVAL"]);
@@ -54,7 +61,12 @@ const LIVE: ReadonlySet<StepStatus> = new Set(["RUNNING", "AWAITING_APPROVAL"]);
  * step one lane per item or branch, its steps' bars side by side, and under an open lane its
  * steps' rows. Steps still running end at `now`; reused steps keep no time of this run.
  */
-export function buildTimeline(tree: TreeNode[], steps: Record<string, StepView>, now: number, isOpen: (node: TreeNode) => boolean): Timeline {
+export function buildTimeline(
+  tree: TreeNode[],
+  steps: Record<string, StepView>,
+  now: number,
+  isOpen: (node: TreeNode) => boolean,
+): Timeline {
   let origin = Infinity;
   let last = -Infinity;
   let running: { path: string; start: number } | null = null;
@@ -62,14 +74,16 @@ export function buildTimeline(tree: TreeNode[], steps: Record<string, StepView>,
     if (st.reused || st.startedAt === null) continue;
     origin = Math.min(origin, st.startedAt);
     last = Math.max(last, endOf(st, now));
-    if (st.status === "RUNNING" && (running === null || st.startedAt >= running.start)) running = { path, start: st.startedAt };
+    if (st.status === "RUNNING" && (running === null || st.startedAt >= running.start))
+      running = { path, start: st.startedAt };
   }
   if (origin === Infinity) origin = last = now;
 
   const barOf = (path: string, name: string, type: string): Bar | null => {
     const st = steps[path];
     if (!st || (st.startedAt === null && !st.reused)) return null;
-    if (st.reused) return { path, name, status: st.status, start: 0, end: 0, attempts: st.attempts, reused: true, waiting: false };
+    if (st.reused)
+      return { path, name, status: st.status, start: 0, end: 0, attempts: st.attempts, reused: true, waiting: false };
     const start = st.startedAt! - origin;
     return {
       path,

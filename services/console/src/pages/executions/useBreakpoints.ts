@@ -19,10 +19,15 @@ export function useBreakpointsUpdate(executionId: string) {
   const toast = useToast();
   return useMutation({
     mutationFn: (next: BreakpointInput[]) =>
-      api<BreakpointsAccepted>("PUT", `/api/console/executions/${encodeURIComponent(executionId)}/debug/breakpoints`, { breakpoints: next }),
+      api<BreakpointsAccepted>("PUT", `/api/console/executions/${encodeURIComponent(executionId)}/debug/breakpoints`, {
+        breakpoints: next,
+      }),
     onSuccess: (answer) => {
       // The executor applies the list on its own time; the page shows what was sent (ids as the service gave them).
-      queries.setQueryData<ExecutionView>(keys.execution(executionId), (view) => view && { ...view, breakpoints: answer.breakpoints });
+      queries.setQueryData<ExecutionView>(
+        keys.execution(executionId),
+        (view) => view && { ...view, breakpoints: answer.breakpoints },
+      );
       toast("Breakpoints sent: the run uses them from its next breakpoint check");
     },
   });

@@ -6,7 +6,10 @@ import { applyEvent } from "./apply-event";
 import { keys } from "./queries";
 import { useCoalesced } from "../../api/useCoalesced";
 
-/** The events panel keeps the newest this many; a long run's streamed answer text would otherwise grow the page without end. */
+/**
+ * The events panel keeps the newest this many; a long run's streamed answer text would otherwise grow the page without
+ * end.
+ */
 const KEEP = 2_000;
 
 /** The least time between two renders of streamed events. */
@@ -56,10 +59,12 @@ export function useFollowExecution(id: string): FollowedExecution {
     const fresh = buffer.current;
     buffer.current = [];
     setEvents((all) => [...all, ...fresh].slice(-KEEP));
-    // An event older than the view fetched is already in it: replayed history must not turn a finished step back to running.
+    // An event older than the view fetched is already in it: replayed history must not turn a finished step back to
+    // running.
     const cached = queries.getQueryState<ExecutionView>(keys.execution(id));
     const newer = cached?.data ? fresh.filter((event) => event.at >= cached.dataUpdatedAt) : [];
-    if (newer.length > 0) queries.setQueryData<ExecutionView>(keys.execution(id), (view) => view && newer.reduce(applyEvent, view));
+    if (newer.length > 0)
+      queries.setQueryData<ExecutionView>(keys.execution(id), (view) => view && newer.reduce(applyEvent, view));
   };
 
   const stream = useEventStream(ended ? null : `/api/console/executions/${encodeURIComponent(id)}/events`, (event) => {
@@ -72,7 +77,9 @@ export function useFollowExecution(id: string): FollowedExecution {
 
   const children = useMemo(() => {
     const out = new Map<string, string>();
-    for (const e of events) if (e.type === "step_child" && e.step && typeof e.data.childExecutionId === "string") out.set(e.step, e.data.childExecutionId);
+    for (const e of events)
+      if (e.type === "step_child" && e.step && typeof e.data.childExecutionId === "string")
+        out.set(e.step, e.data.childExecutionId);
     return out;
   }, [events]);
 

@@ -6,7 +6,9 @@ import { STATUSES } from "./list-filters";
 import { keys } from "./queries";
 import { useCoalesced } from "../../api/useCoalesced";
 
-/** Events after which a summary reads differently (status, progress, usage); logs and deltas change nothing in a row. */
+/**
+ * Events after which a summary reads differently (status, progress, usage); logs and deltas change nothing in a row.
+ */
 const CHANGES_A_ROW = new Set([
   "exec_started",
   "exec_completed",
@@ -38,14 +40,24 @@ export function useLiveExecutionList(): StreamState {
   return useEventStream("/api/console/events", (event: ExecutionEvent) => {
     if (!CHANGES_A_ROW.has(event.type)) return;
     const status = event.data.status;
-    if (event.type.startsWith("exec_") && typeof status === "string" && (STATUSES as readonly string[]).includes(status)) {
-      queries.setQueriesData<InfiniteData<ExecutionList>>({ queryKey: keys.lists }, (data) => patchStatus(data, event, status as ExecutionStatus));
+    if (
+      event.type.startsWith("exec_") &&
+      typeof status === "string" &&
+      (STATUSES as readonly string[]).includes(status)
+    ) {
+      queries.setQueriesData<InfiniteData<ExecutionList>>({ queryKey: keys.lists }, (data) =>
+        patchStatus(data, event, status as ExecutionStatus),
+      );
     }
     refetch();
   });
 }
 
-function patchStatus(data: InfiniteData<ExecutionList> | undefined, event: ExecutionEvent, status: ExecutionStatus): InfiniteData<ExecutionList> | undefined {
+function patchStatus(
+  data: InfiniteData<ExecutionList> | undefined,
+  event: ExecutionEvent,
+  status: ExecutionStatus,
+): InfiniteData<ExecutionList> | undefined {
   if (!data) return data;
   let changed = false;
   const pages = data.pages.map((page) => {
@@ -54,7 +66,9 @@ function patchStatus(data: InfiniteData<ExecutionList> | undefined, event: Execu
     return {
       ...page,
       items: page.items.map((e) =>
-        e.id !== event.executionId ? e : { ...e, status, ...(hasEnded(status) && e.completeAt === null ? { completeAt: event.at } : {}) },
+        e.id !== event.executionId
+          ? e
+          : { ...e, status, ...(hasEnded(status) && e.completeAt === null ? { completeAt: event.at } : {}) },
       ),
     };
   });

@@ -71,7 +71,12 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated(key: CreatedA
         <FieldError id="key-days-problem" message={daysProblem} />
       </label>
       <FormError error={create.error} placed={["name", "scopes", "expiresInDays"]} />
-      <FormActions submit="Create key" busyLabel="Creating…" pending={create.isPending} other={{ label: "Cancel", onClick: onCancel }} />
+      <FormActions
+        submit="Create key"
+        busyLabel="Creating…"
+        pending={create.isPending}
+        other={{ label: "Cancel", onClick: onCancel }}
+      />
     </form>
   );
 }

@@ -10,7 +10,15 @@ export function keyStatus(key: ApiKeyView, now: number): "revoked" | "expired" |
 }
 
 /** The user's keys, newest first, revoked ones kept; never their secrets. */
-export function KeyTable({ keys, now, onRevoke }: { keys: ApiKeyView[]; now: number; onRevoke(key: ApiKeyView): void }) {
+export function KeyTable({
+  keys,
+  now,
+  onRevoke,
+}: {
+  keys: ApiKeyView[];
+  now: number;
+  onRevoke(key: ApiKeyView): void;
+}) {
   return (
     <div className="table-wrap">
       <table className="keys-table">
@@ -56,7 +64,12 @@ export function KeyTable({ keys, now, onRevoke }: { keys: ApiKeyView[]; now: num
                 </td>
                 <td className="num">
                   {status === "revoked" ? null : (
-                    <button type="button" className="danger-outline" onClick={() => onRevoke(key)} aria-label={`Revoke ${key.name}`}>
+                    <button
+                      type="button"
+                      className="danger-outline"
+                      onClick={() => onRevoke(key)}
+                      aria-label={`Revoke ${key.name}`}
+                    >
                       Revoke
                     </button>
                   )}

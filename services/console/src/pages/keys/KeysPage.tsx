@@ -19,7 +19,10 @@ export default function KeysPage() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyView | null>(null);
-  const keys = useQuery({ queryKey: KEYS, queryFn: ({ signal }) => api<ApiKeyList>("GET", "/api/console/keys", undefined, signal) });
+  const keys = useQuery({
+    queryKey: KEYS,
+    queryFn: ({ signal }) => api<ApiKeyList>("GET", "/api/console/keys", undefined, signal),
+  });
   const revoke = useMutation({
     mutationFn: (key: ApiKeyView) => api<ApiKeyView>("DELETE", `/api/console/keys/${encodeURIComponent(key.id)}`),
     onSuccess: (key) => {
@@ -40,7 +43,8 @@ export default function KeysPage() {
         </button>
       </div>
       <p className="muted page-intro">
-        A key lets a program call the API (<code>/api/v1/…</code>) as you, with only the scopes you give it. Revoking a key stops it at once.
+        A key lets a program call the API (<code>/api/v1/…</code>) as you, with only the scopes you give it. Revoking a
+        key stops it at once.
       </p>
       {created ? <NewKeyNotice created={created} onDone={() => setCreated(null)} /> : null}
       {keys.isPending ? (
@@ -48,7 +52,9 @@ export default function KeysPage() {
       ) : keys.isError ? (
         <ErrorState error={keys.error} retry={() => void keys.refetch()} />
       ) : keys.data.items.length === 0 ? (
-        <Empty title="No API keys yet">Create one for each program that calls the API, so that each can be revoked on its own.</Empty>
+        <Empty title="No API keys yet">
+          Create one for each program that calls the API, so that each can be revoked on its own.
+        </Empty>
       ) : (
         <KeyTable
           keys={keys.data.items}

@@ -9,11 +9,17 @@ import { FormError } from "../../ui/states";
  * Sets a secret's value, creating it or replacing it. The value goes in a password field and is
  * never shown back; `name` fixed is the replace form of an existing secret.
  */
-export function SecretForm(props: { name?: string; existing: string[]; onSaved(secret: SecretView): void; onCancel?(): void }) {
+export function SecretForm(props: {
+  name?: string;
+  existing: string[];
+  onSaved(secret: SecretView): void;
+  onCancel?(): void;
+}) {
   const [name, setName] = useState(props.name ?? "");
   const [value, setValue] = useState("");
   const save = useMutation({
-    mutationFn: (v: { name: string; body: PutSecretBody }) => api<SecretView>("PUT", `/api/console/secrets/${encodeURIComponent(v.name)}`, v.body),
+    mutationFn: (v: { name: string; body: PutSecretBody }) =>
+      api<SecretView>("PUT", `/api/console/secrets/${encodeURIComponent(v.name)}`, v.body),
     onSuccess: (secret) => {
       setValue("");
       if (props.name === undefined) setName("");
@@ -35,7 +41,8 @@ export function SecretForm(props: { name?: string; existing: string[]; onSaved(s
         <label>
           Name
           <span className="field-hint">
-            Letters, digits and <code>_</code>, not starting with a digit; workflows read it as <code>{`{{ secrets.${name.trim() || "name"} }}`}</code>.
+            Letters, digits and <code>_</code>, not starting with a digit; workflows read it as{" "}
+            <code>{`{{ secrets.${name.trim() || "name"} }}`}</code>.
           </span>
           <input
             required
@@ -48,12 +55,16 @@ export function SecretForm(props: { name?: string; existing: string[]; onSaved(s
             aria-describedby={nameProblem ? `${prefix}-name-problem` : undefined}
           />
           <FieldError id={`${prefix}-name-problem`} message={nameProblem} />
-          {replaces ? <span className="field-hint">You have a secret of this name: saving replaces its value.</span> : null}
+          {replaces ? (
+            <span className="field-hint">You have a secret of this name: saving replaces its value.</span>
+          ) : null}
         </label>
       ) : null}
       <label>
         {props.name === undefined ? "Value" : "New value"}
-        <span className="field-hint">Sealed when stored and never shown again; executions mask it as *** in results and logs.</span>
+        <span className="field-hint">
+          Sealed when stored and never shown again; executions mask it as *** in results and logs.
+        </span>
         <input
           type="password"
           required

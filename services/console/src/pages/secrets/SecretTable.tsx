@@ -3,7 +3,15 @@ import { ActionsHeader } from "../../ui/ActionsHeader";
 import { When } from "../../ui/When";
 
 /** The user's secrets by name, with when each was made and last set; the values are never answered. */
-export function SecretTable({ secrets, onReplace, onDelete }: { secrets: SecretView[]; onReplace(name: string): void; onDelete(name: string): void }) {
+export function SecretTable({
+  secrets,
+  onReplace,
+  onDelete,
+}: {
+  secrets: SecretView[];
+  onReplace(name: string): void;
+  onDelete(name: string): void;
+}) {
   return (
     <div className="table-wrap">
       <table>
@@ -33,7 +41,12 @@ export function SecretTable({ secrets, onReplace, onDelete }: { secrets: SecretV
                   <button type="button" onClick={() => onReplace(s.name)} aria-label={`Replace value of ${s.name}`}>
                     Replace value
                   </button>
-                  <button type="button" className="danger-outline" onClick={() => onDelete(s.name)} aria-label={`Delete ${s.name}`}>
+                  <button
+                    type="button"
+                    className="danger-outline"
+                    onClick={() => onDelete(s.name)}
+                    aria-label={`Delete ${s.name}`}
+                  >
                     Delete
                   </button>
                 </div>

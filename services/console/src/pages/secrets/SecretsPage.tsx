@@ -17,7 +17,10 @@ export default function SecretsPage() {
   const toast = useToast();
   const [replacing, setReplacing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
-  const secrets = useQuery({ queryKey: SECRETS, queryFn: ({ signal }) => api<SecretList>("GET", "/api/console/secrets", undefined, signal) });
+  const secrets = useQuery({
+    queryKey: SECRETS,
+    queryFn: ({ signal }) => api<SecretList>("GET", "/api/console/secrets", undefined, signal),
+  });
   const remove = useMutation({
     mutationFn: (name: string) => api<void>("DELETE", `/api/console/secrets/${encodeURIComponent(name)}`),
     onSuccess: (_none, name) => {
@@ -49,7 +52,9 @@ export default function SecretsPage() {
           ) : secrets.isError ? (
             <ErrorState error={secrets.error} retry={() => void secrets.refetch()} />
           ) : secrets.data.items.length === 0 ? (
-            <Empty title="No secrets yet">Keep tokens and passwords your workflows need here rather than in their YAML.</Empty>
+            <Empty title="No secrets yet">
+              Keep tokens and passwords your workflows need here rather than in their YAML.
+            </Empty>
           ) : (
             <SecretTable
               secrets={secrets.data.items}
@@ -62,8 +67,14 @@ export default function SecretsPage() {
           )}
         </section>
       </div>
-      <Modal open={replacing !== null} title={`Replace the value of ${replacing ?? ""}`} onClose={() => setReplacing(null)}>
-        {replacing !== null ? <SecretForm name={replacing} existing={names} onSaved={saved} onCancel={() => setReplacing(null)} /> : null}
+      <Modal
+        open={replacing !== null}
+        title={`Replace the value of ${replacing ?? ""}`}
+        onClose={() => setReplacing(null)}
+      >
+        {replacing !== null ? (
+          <SecretForm name={replacing} existing={names} onSaved={saved} onCancel={() => setReplacing(null)} />
+        ) : null}
       </Modal>
       <ConfirmDialog
         open={deleting !== null}

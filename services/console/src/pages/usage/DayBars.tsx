@@ -12,7 +12,17 @@ export interface Series {
  * One column a day, its series stacked, scaled to the busiest day. Drawn with divs: the numbers
  * are in each column's tooltip and in the table of active days, the picture is for the shape.
  */
-export function DayBars({ title, days, series, format }: { title: string; days: UsageDay[]; series: Series[]; format: "number" | "cost" }) {
+export function DayBars({
+  title,
+  days,
+  series,
+  format,
+}: {
+  title: string;
+  days: UsageDay[];
+  series: Series[];
+  format: "number" | "cost";
+}) {
   const show = format === "cost" ? formatCost : formatNumber;
   const totals = days.map((d) => series.reduce((sum, s) => sum + s.value(d), 0));
   const max = Math.max(0, ...totals);
@@ -34,11 +44,21 @@ export function DayBars({ title, days, series, format }: { title: string; days: 
         <span className="usage-max small muted">{show(max)}</span>
         <div className="usage-columns">
           {days.map((d, i) => (
-            <div key={d.date} className="usage-column" title={`${d.date}: ${series.map((s) => `${s.label} ${show(s.value(d))}`).join(", ")}`}>
+            <div
+              key={d.date}
+              className="usage-column"
+              title={`${d.date}: ${series.map((s) => `${s.label} ${show(s.value(d))}`).join(", ")}`}
+            >
               {max > 0
                 ? series.map((s) => {
                     const value = s.value(d);
-                    return value > 0 ? <div key={s.label} className={`usage-bar ${s.tone}`} style={{ height: `${(value / max) * 100}%` }} /> : null;
+                    return value > 0 ? (
+                      <div
+                        key={s.label}
+                        className={`usage-bar ${s.tone}`}
+                        style={{ height: `${(value / max) * 100}%` }}
+                      />
+                    ) : null;
                   })
                 : null}
               {totals[i] === 0 ? <div className="usage-bar usage-none" /> : null}

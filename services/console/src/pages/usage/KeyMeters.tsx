@@ -19,7 +19,14 @@ function Meter({ label, count, limit }: { label: string; count: number; limit: n
   const ratio = limit > 0 ? Math.min(1, count / limit) : 1;
   return (
     <div className="usage-meter-cell">
-      <div className="usage-track" role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={limit} aria-valuenow={count}>
+      <div
+        className="usage-track"
+        role="meter"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={limit}
+        aria-valuenow={count}
+      >
         {/* A single request of 50,000 still shows: some use is never drawn as none. */}
         <div className={`usage-bar ${level(ratio)}`} style={{ width: count > 0 ? `max(2px, ${ratio * 100}%)` : 0 }} />
       </div>
@@ -36,7 +43,9 @@ export function KeyMeters({ keys, plan }: { keys: UsageKey[]; plan: string }) {
     <section className="usage-section" aria-labelledby="usage-keys-title">
       <div className="row between usage-head">
         <h2 id="usage-keys-title">API key requests</h2>
-        <span className="muted small">Limits of the {plan} plan, per key; webhook triggers of a bound key count too.</span>
+        <span className="muted small">
+          Limits of the {plan} plan, per key; webhook triggers of a bound key count too.
+        </span>
       </div>
       {keys.length === 0 ? (
         <div className="card muted">

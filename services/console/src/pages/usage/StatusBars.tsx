@@ -17,7 +17,10 @@ export function StatusBars({ byStatus }: { byStatus: UsageView["byStatus"] }) {
             <li key={status}>
               <StatusBadge status={status} />
               <div className="usage-track">
-                <div className={`usage-bar status-${status.toLowerCase()}`} style={{ width: `${(count / max) * 100}%` }} />
+                <div
+                  className={`usage-bar status-${status.toLowerCase()}`}
+                  style={{ width: `${(count / max) * 100}%` }}
+                />
               </div>
               <span className="num">{formatNumber(count)}</span>
             </li>

@@ -24,7 +24,13 @@ export default function UsagePage() {
         <div className="spacer" />
         <div className="usage-windows" role="group" aria-label="Window">
           {WINDOWS.map((d) => (
-            <button key={d} type="button" aria-pressed={d === days} className={d === days ? "primary" : undefined} onClick={() => choose(d)}>
+            <button
+              key={d}
+              type="button"
+              aria-pressed={d === days}
+              className={d === days ? "primary" : undefined}
+              onClick={() => choose(d)}
+            >
               {d} days
             </button>
           ))}
@@ -48,7 +54,9 @@ function Report({ report }: { report: UsageView }) {
   if (report.executionsRead === 0 && requests === 0) {
     return (
       <div className="card">
-        <Empty title={`Nothing in the last ${report.days} days`}>Runs of your workflows and requests with your API keys will show here.</Empty>
+        <Empty title={`Nothing in the last ${report.days} days`}>
+          Runs of your workflows and requests with your API keys will show here.
+        </Empty>
       </div>
     );
   }
@@ -56,7 +64,9 @@ function Report({ report }: { report: UsageView }) {
     <>
       <p className="muted small usage-window">
         {formatTime(report.from)} to {formatTime(report.to)}; days are UTC dates.
-        {report.truncated ? ` More executions ran than one report reads: the sums cover the newest ${formatNumber(report.executionsRead)}.` : ""}
+        {report.truncated
+          ? ` More executions ran than one report reads: the sums cover the newest ${formatNumber(report.executionsRead)}.`
+          : ""}
       </p>
       <dl className="usage-totals">
         <div className="card">
@@ -92,7 +102,12 @@ function Report({ report }: { report: UsageView }) {
                 { label: "out", tone: "usage-out", value: (d) => d.completionTokens },
               ]}
             />
-            <DayBars title="Cost by day" days={report.byDay} format="cost" series={[{ label: "USD", tone: "usage-cost", value: (d) => d.costUsd }]} />
+            <DayBars
+              title="Cost by day"
+              days={report.byDay}
+              format="cost"
+              series={[{ label: "USD", tone: "usage-cost", value: (d) => d.costUsd }]}
+            />
           </div>
           <div className="usage-split">
             <WorkflowTable workflows={report.byWorkflow} />

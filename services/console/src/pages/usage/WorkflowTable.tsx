@@ -4,7 +4,9 @@ import { formatCost, formatNumber } from "../../ui/format";
 
 /** Where the money went: most expensive first, tokens breaking ties (free runs still use tokens on unpriced models). */
 export function WorkflowTable({ workflows }: { workflows: UsageWorkflow[] }) {
-  const sorted = [...workflows].sort((a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.workflowName.localeCompare(b.workflowName));
+  const sorted = [...workflows].sort(
+    (a, b) => b.costUsd - a.costUsd || b.totalTokens - a.totalTokens || a.workflowName.localeCompare(b.workflowName),
+  );
   const totalCost = sorted.reduce((sum, w) => sum + w.costUsd, 0);
   return (
     <section className="usage-section" aria-labelledby="usage-workflows-title">

@@ -61,7 +61,9 @@ function CreateWebhookForm({ onClose }: { onClose(): void }) {
       <div className="stack">
         <div className="secret-once stack wh-tight" role="status">
           <strong>Copy the secret now: it is not shown again.</strong>
-          <span className="small">The service keeps it encrypted and never shows it; the sender signs each body with it.</span>
+          <span className="small">
+            The service keeps it encrypted and never shows it; the sender signs each body with it.
+          </span>
           <div className="row wh-nowrap">
             <code className="wh-secret wh-grow" aria-label="Webhook secret">
               {created.secret}
@@ -97,7 +99,12 @@ function CreateWebhookForm({ onClose }: { onClose(): void }) {
         keys={keys.data.items}
         variables={variables.data}
       />
-      <FormActions submit="Create webhook" busyLabel="Creating…" pending={create.isPending} other={{ label: "Cancel", onClick: onClose }} />
+      <FormActions
+        submit="Create webhook"
+        busyLabel="Creating…"
+        pending={create.isPending}
+        other={{ label: "Cancel", onClick: onClose }}
+      />
     </form>
   );
 }

@@ -7,7 +7,15 @@ import { useToast } from "../../ui/toast";
 import { webhookKeys } from "./queries";
 
 /** Asks before deleting `webhook` (null: closed); its trigger URL answers 404 from then on. */
-export function DeleteWebhookDialog({ webhook, onClose, onDeleted }: { webhook: WebhookView | null; onClose(): void; onDeleted?(): void }) {
+export function DeleteWebhookDialog({
+  webhook,
+  onClose,
+  onDeleted,
+}: {
+  webhook: WebhookView | null;
+  onClose(): void;
+  onDeleted?(): void;
+}) {
   const queries = useQueryClient();
   const toast = useToast();
   const remove = useMutation({

@@ -11,14 +11,23 @@ import { useProblems } from "./use-problems";
 import { WebhookFields } from "./WebhookFields";
 
 /** The webhook's settings, saved with one PUT; rendered again (keyed by updatedAt) after each save. */
-export function EditWebhook({ webhook, workflows, keys }: { webhook: WebhookView; workflows: WorkflowItem[]; keys: ApiKeyView[] }) {
+export function EditWebhook({
+  webhook,
+  workflows,
+  keys,
+}: {
+  webhook: WebhookView;
+  workflows: WorkflowItem[];
+  keys: ApiKeyView[];
+}) {
   const queries = useQueryClient();
   const toast = useToast();
   const [form, setForm] = useState(() => formOf(webhook));
   const variables = useWorkflowVariables(webhook.workflowId);
   const problems = useProblems();
   const save = useMutation({
-    mutationFn: () => api<WebhookView>("PUT", `/api/webhooks/${encodeURIComponent(webhook.id)}`, updateBody(form, webhook)),
+    mutationFn: () =>
+      api<WebhookView>("PUT", `/api/webhooks/${encodeURIComponent(webhook.id)}`, updateBody(form, webhook)),
     onSuccess: (saved) => {
       queries.setQueryData(webhookKeys.one(saved.id), saved);
       void queries.invalidateQueries({ queryKey: webhookKeys.lists });

@@ -10,7 +10,17 @@ export interface FieldControl {
  * A labelled control with its hint or its problem under it. The note is outside the label and
  * tied to the control by aria-describedby: it is read with the control without being its name.
  */
-export function Field({ label, problem, hint, children }: { label: string; problem?: string; hint?: ReactNode; children(control: FieldControl): ReactNode }) {
+export function Field({
+  label,
+  problem,
+  hint,
+  children,
+}: {
+  label: string;
+  problem?: string;
+  hint?: ReactNode;
+  children(control: FieldControl): ReactNode;
+}) {
   const id = useId();
   return (
     <div className="wh-field">

@@ -2,11 +2,22 @@ import { nextRowId, type MappingRow, type Problems } from "./form-state";
 import { FieldNote } from "./Field";
 
 /** Variable ← top-level payload field, one row each (docs/webhooks.md, Variables). */
-export function MappingRows({ rows, problems, onChange }: { rows: MappingRow[]; problems: Problems; onChange(rows: MappingRow[]): void }) {
-  const change = (id: number, patch: Partial<MappingRow>) => onChange(rows.map((r) => (r.id === id ? { ...r, ...patch } : r)));
+export function MappingRows({
+  rows,
+  problems,
+  onChange,
+}: {
+  rows: MappingRow[];
+  problems: Problems;
+  onChange(rows: MappingRow[]): void;
+}) {
+  const change = (id: number, patch: Partial<MappingRow>) =>
+    onChange(rows.map((r) => (r.id === id ? { ...r, ...patch } : r)));
   return (
     <div className="stack wh-tight">
-      {rows.length === 0 ? <span className="muted small">No field is mapped: no variable is set from the payload.</span> : null}
+      {rows.length === 0 ? (
+        <span className="muted small">No field is mapped: no variable is set from the payload.</span>
+      ) : null}
       {rows.map((row, i) => (
         <div key={row.id} className="stack wh-tight">
           <div className="row wh-nowrap">
@@ -29,7 +40,12 @@ export function MappingRows({ rows, problems, onChange }: { rows: MappingRow[]; 
               aria-invalid={problems[`mapping:${row.id}`] ? true : undefined}
               onChange={(e) => change(row.id, { field: e.target.value })}
             />
-            <button type="button" className="ghost" aria-label={`Remove mapping ${i + 1}`} onClick={() => onChange(rows.filter((r) => r.id !== row.id))}>
+            <button
+              type="button"
+              className="ghost"
+              aria-label={`Remove mapping ${i + 1}`}
+              onClick={() => onChange(rows.filter((r) => r.id !== row.id))}
+            >
               ✕
             </button>
           </div>

@@ -2,7 +2,15 @@ import { nextRowId, type IpRow, type Problems } from "./form-state";
 import { FieldNote } from "./Field";
 
 /** The source allow-list, one address or CIDR range a row; none allows every address. */
-export function SourceIpRows({ rows, problems, onChange }: { rows: IpRow[]; problems: Problems; onChange(rows: IpRow[]): void }) {
+export function SourceIpRows({
+  rows,
+  problems,
+  onChange,
+}: {
+  rows: IpRow[];
+  problems: Problems;
+  onChange(rows: IpRow[]): void;
+}) {
   return (
     <div className="stack wh-tight">
       {rows.length === 0 ? <span className="muted small">Any source address may trigger it.</span> : null}
@@ -17,7 +25,12 @@ export function SourceIpRows({ rows, problems, onChange }: { rows: IpRow[]; prob
               aria-invalid={problems[`ip:${row.id}`] ? true : undefined}
               onChange={(e) => onChange(rows.map((r) => (r.id === row.id ? { ...r, value: e.target.value } : r)))}
             />
-            <button type="button" className="ghost" aria-label={`Remove source address ${i + 1}`} onClick={() => onChange(rows.filter((r) => r.id !== row.id))}>
+            <button
+              type="button"
+              className="ghost"
+              aria-label={`Remove source address ${i + 1}`}
+              onClick={() => onChange(rows.filter((r) => r.id !== row.id))}
+            >
               ✕
             </button>
           </div>

@@ -93,7 +93,13 @@ function StatsBody({ total, accepted, rejected, lastRefusals, lastTriggeredAt }:
 }
 
 /** The reason the service gave the latest refusal of a status, and when; or what the status generally means. */
-function RefusalReason({ status, latest }: { status: string; latest: WebhookStats["lastRefusals"][string] | undefined }) {
+function RefusalReason({
+  status,
+  latest,
+}: {
+  status: string;
+  latest: WebhookStats["lastRefusals"][string] | undefined;
+}) {
   if (!latest) return <span className="muted">{REFUSALS[status] ?? "refused"}</span>;
   return (
     <span className="stack wh-reason">

@@ -31,7 +31,9 @@ export function TriggerCard({
           </code>
           <CopyButton text={url} label="Copy URL" />
         </div>
-        {!webhook.enabled ? <span className="wh-problem">Disabled: every trigger answers 409 until it is enabled again.</span> : null}
+        {!webhook.enabled ? (
+          <span className="wh-problem">Disabled: every trigger answers 409 until it is enabled again.</span>
+        ) : null}
       </div>
       <label>
         Example payload (a JSON object)
@@ -45,7 +47,9 @@ export function TriggerCard({
         <pre aria-label="curl example">{command}</pre>
         <span className="field-hint">{credentialHint(webhook, boundKey)}</span>
       </div>
-      <p className="muted small">A trigger answers 202 with the execution's id once the execution is stored; its variables come from the payload.</p>
+      <p className="muted small">
+        A trigger answers 202 with the execution's id once the execution is stored; its variables come from the payload.
+      </p>
     </section>
   );
 }
@@ -53,7 +57,8 @@ export function TriggerCard({
 function credentialHint(w: WebhookView, boundKey: ApiKeyView | undefined): string {
   if (w.mode === "api_key")
     return `Set WF_API_KEY to the full key ${boundKey ? `"${boundKey.name}"` : "bound to this webhook"}, shown once when it was made; it goes as Authorization: Bearer, X-API-Key or ?api_key=.`;
-  if (w.mode === "open") return "Open mode: no credential, the URL is the secret. Share it as you would a password, or pick a mode with a credential.";
+  if (w.mode === "open")
+    return "Open mode: no credential, the URL is the secret. Share it as you would a password, or pick a mode with a credential.";
   if (w.replayProtection)
     return "Set WF_WEBHOOK_SECRET to the webhook's secret. Each webhook-id is accepted once, and webhook-timestamp must be within 5 minutes of the service's clock.";
   return "Set WF_WEBHOOK_SECRET to the webhook's secret. The signature is over the exact bytes sent: sign the body you send, unchanged.";

@@ -29,17 +29,24 @@ export function VariableFields(props: {
           <label className="inline choice">
             <input type="radio" name={ways} checked={!form.listed} onChange={() => onChange({ listed: false })} />
             <span>
-              <strong>By name</strong> <span className="muted small">Each top-level string, number or boolean field named like a variable sets it.</span>
+              <strong>By name</strong>{" "}
+              <span className="muted small">
+                Each top-level string, number or boolean field named like a variable sets it.
+              </span>
             </span>
           </label>
           <label className="inline choice">
             <input type="radio" name={ways} checked={form.listed} onChange={() => onChange({ listed: true })} />
             <span>
               <strong>Only the fields listed</strong>{" "}
-              <span className="muted small">Each listed field sets its variable, whatever its type; the other fields are ignored.</span>
+              <span className="muted small">
+                Each listed field sets its variable, whatever its type; the other fields are ignored.
+              </span>
             </span>
           </label>
-          {form.listed ? <MappingRows rows={form.mapping} problems={problems} onChange={(mapping) => onChange({ mapping })} /> : null}
+          {form.listed ? (
+            <MappingRows rows={form.mapping} problems={problems} onChange={(mapping) => onChange({ mapping })} />
+          ) : null}
         </div>
       ) : (
         <span className="field-hint">The payload sets no variable: each keeps its default.</span>

@@ -9,7 +9,11 @@ import { VariableFields } from "./VariableFields";
 
 const MODES: { mode: WebhookMode; label: string; hint: string }[] = [
   { mode: "hmac", label: "HMAC signature", hint: "The sender signs each body with a shared secret." },
-  { mode: "api_key", label: "API key", hint: "The sender presents one of your API keys with the WEBHOOK_TRIGGER scope." },
+  {
+    mode: "api_key",
+    label: "API key",
+    hint: "The sender presents one of your API keys with the WEBHOOK_TRIGGER scope.",
+  },
   { mode: "open", label: "Open", hint: "No credential: anyone who knows the URL can start the workflow." },
 ];
 
@@ -40,7 +44,11 @@ export function WebhookFields(props: {
   return (
     <>
       {current === null ? (
-        <Field label="Workflow" problem={problems.workflowId} hint={writable.length === 0 ? "You own or edit no workflow yet." : "A workflow you own or edit."}>
+        <Field
+          label="Workflow"
+          problem={problems.workflowId}
+          hint={writable.length === 0 ? "You own or edit no workflow yet." : "A workflow you own or edit."}
+        >
           {(control) => (
             <select {...control} value={form.workflowId} onChange={(e) => set({ workflowId: e.target.value })}>
               <option value="">Choose a workflow…</option>
@@ -54,14 +62,28 @@ export function WebhookFields(props: {
         </Field>
       ) : null}
       <Field label="Name" problem={problems.name}>
-        {(control) => <input {...control} value={form.name} maxLength={200} onChange={(e) => set({ name: e.target.value })} placeholder="from CI" />}
+        {(control) => (
+          <input
+            {...control}
+            value={form.name}
+            maxLength={200}
+            onChange={(e) => set({ name: e.target.value })}
+            placeholder="from CI"
+          />
+        )}
       </Field>
 
       <fieldset className="field-group">
         <legend>Authentication</legend>
         {MODES.map((m) => (
           <label key={m.mode} className="inline choice">
-            <input type="radio" name={modeGroup} value={m.mode} checked={form.mode === m.mode} onChange={() => set({ mode: m.mode })} />
+            <input
+              type="radio"
+              name={modeGroup}
+              value={m.mode}
+              checked={form.mode === m.mode}
+              onChange={() => set({ mode: m.mode })}
+            />
             <span>
               <strong>{m.label}</strong> <span className="muted small">{m.hint}</span>
             </span>
@@ -98,7 +120,11 @@ export function WebhookFields(props: {
 
       {form.mode === "hmac" ? (
         <>
-          <Field label="Secret" problem={problems.secretKey} hint="The service keeps it encrypted and never shows it again: give a copy to the sender.">
+          <Field
+            label="Secret"
+            problem={problems.secretKey}
+            hint="The service keeps it encrypted and never shows it again: give a copy to the sender."
+          >
             {(control) => (
               <div className="row wh-nowrap">
                 <input
@@ -117,7 +143,11 @@ export function WebhookFields(props: {
             )}
           </Field>
           <label className="inline">
-            <input type="checkbox" checked={form.replayProtection} onChange={(e) => set({ replayProtection: e.target.checked })} />
+            <input
+              type="checkbox"
+              checked={form.replayProtection}
+              onChange={(e) => set({ replayProtection: e.target.checked })}
+            />
             Replay protection (Standard Webhooks headers: webhook-id, webhook-timestamp, webhook-signature)
           </label>
         </>

@@ -20,7 +20,12 @@ export default function WebhookPage() {
   const [deleting, setDeleting] = useState(false);
 
   // Without its variables the example would change under the reader; a workflow gone (an error) has none.
-  if (webhook.isPending || workflows.isPending || keys.isPending || (variables.isPending && variables.fetchStatus !== "idle"))
+  if (
+    webhook.isPending ||
+    workflows.isPending ||
+    keys.isPending ||
+    (variables.isPending && variables.fetchStatus !== "idle")
+  )
     return <Loading what="Loading the webhook" />;
   if (webhook.isError || workflows.isError || keys.isError)
     return (
@@ -48,15 +53,17 @@ export default function WebhookPage() {
         <Link to="/webhooks">← Webhooks</Link>
         <h1>{w.name}</h1>
         <ModeBadge webhook={w} />
-        <span className={`badge ${w.enabled ? "status-active" : "status-cancelled"}`}>{w.enabled ? "enabled" : "disabled"}</span>
+        <span className={`badge ${w.enabled ? "status-active" : "status-cancelled"}`}>
+          {w.enabled ? "enabled" : "disabled"}
+        </span>
         <div className="spacer" />
         <button type="button" className="danger" onClick={() => setDeleting(true)}>
           Delete
         </button>
       </div>
       <p className="muted wh-meta">
-        Starts <Link to={`/workflows/${w.workflowId}`}>{workflow?.name ?? w.workflowId}</Link> · created {formatTime(w.createdAt)} · changed{" "}
-        {formatTime(w.updatedAt)}
+        Starts <Link to={`/workflows/${w.workflowId}`}>{workflow?.name ?? w.workflowId}</Link> · created{" "}
+        {formatTime(w.createdAt)} · changed {formatTime(w.updatedAt)}
       </p>
       <div className="wh-detail">
         <div className="stack">
@@ -65,7 +72,11 @@ export default function WebhookPage() {
         </div>
         <EditWebhook key={w.updatedAt} webhook={w} workflows={workflows.data.items} keys={keys.data.items} />
       </div>
-      <DeleteWebhookDialog webhook={deleting ? w : null} onClose={() => setDeleting(false)} onDeleted={() => void navigate("/webhooks")} />
+      <DeleteWebhookDialog
+        webhook={deleting ? w : null}
+        onClose={() => setDeleting(false)}
+        onDeleted={() => void navigate("/webhooks")}
+      />
     </>
   );
 }

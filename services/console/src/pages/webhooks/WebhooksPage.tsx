@@ -38,7 +38,11 @@ export default function WebhooksPage() {
       ) : list.data.items.length === 0 ? (
         <div className="card">
           <Empty title={page > 1 ? "No webhooks on this page" : "No webhooks yet"}>
-            {page > 1 ? <Link to="/webhooks">Back to the first page</Link> : "Create one to let CI, a form or another service start a workflow."}
+            {page > 1 ? (
+              <Link to="/webhooks">Back to the first page</Link>
+            ) : (
+              "Create one to let CI, a form or another service start a workflow."
+            )}
           </Empty>
         </div>
       ) : (
@@ -63,18 +67,33 @@ export default function WebhooksPage() {
                       <Link to={`/webhooks/${w.id}`}>{w.name}</Link>
                     </td>
                     <td>
-                      <Link to={`/workflows/${w.workflowId}`}>{workflowName.get(w.workflowId) ?? <code>{w.workflowId}</code>}</Link>
+                      <Link to={`/workflows/${w.workflowId}`}>
+                        {workflowName.get(w.workflowId) ?? <code>{w.workflowId}</code>}
+                      </Link>
                     </td>
                     <td>
                       <ModeBadge webhook={w} />
                     </td>
-                    <td>{w.allowedSourceIps.length === 0 ? <span className="muted">any</span> : `${w.allowedSourceIps.length} allowed`}</td>
                     <td>
-                      <span className={`badge ${w.enabled ? "status-active" : "status-cancelled"}`}>{w.enabled ? "enabled" : "disabled"}</span>
+                      {w.allowedSourceIps.length === 0 ? (
+                        <span className="muted">any</span>
+                      ) : (
+                        `${w.allowedSourceIps.length} allowed`
+                      )}
+                    </td>
+                    <td>
+                      <span className={`badge ${w.enabled ? "status-active" : "status-cancelled"}`}>
+                        {w.enabled ? "enabled" : "disabled"}
+                      </span>
                     </td>
                     <td title={formatTime(w.createdAt)}>{formatAgo(w.createdAt)}</td>
                     <td className="wh-actions">
-                      <button type="button" className="ghost" onClick={() => setDeleting(w)} aria-label={`Delete ${w.name}`}>
+                      <button
+                        type="button"
+                        className="ghost"
+                        onClick={() => setDeleting(w)}
+                        aria-label={`Delete ${w.name}`}
+                      >
                         Delete
                       </button>
                     </td>

@@ -5,7 +5,13 @@ export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-const SAMPLES: Record<WorkflowVariable["type"], unknown> = { string: "example", number: 1, boolean: true, array: [], object: {} };
+const SAMPLES: Record<WorkflowVariable["type"], unknown> = {
+  string: "example",
+  number: 1,
+  boolean: true,
+  array: [],
+  object: {},
+};
 
 /** A value the variable takes: its default, or else an example of its type. */
 function sampleValue(v: WorkflowVariable | undefined): unknown {
@@ -18,7 +24,10 @@ function sampleValue(v: WorkflowVariable | undefined): unknown {
  * default when it has one), so that the example, sent as shown, starts the workflow: by name,
  * each string, number or boolean variable; as listed, each listed field.
  */
-export function samplePayload(w: Pick<WebhookView, "variableMapping">, variables: Record<string, WorkflowVariable>): string {
+export function samplePayload(
+  w: Pick<WebhookView, "variableMapping">,
+  variables: Record<string, WorkflowVariable>,
+): string {
   const fields =
     w.variableMapping === null
       ? Object.entries(variables)
@@ -45,7 +54,9 @@ export function curlExample(w: Pick<WebhookView, "mode" | "replayProtection">, u
   lines.push(`body=${shellQuote(payload)}`);
   if (w.mode === "hmac" && w.replayProtection) {
     lines.push(`id="msg_$(openssl rand -hex 12)"; ts=$(date +%s)`);
-    lines.push(`sig=$(printf '%s.%s.%s' "$id" "$ts" "$body" | openssl dgst -sha256 -hmac "$WF_WEBHOOK_SECRET" -binary | base64)`);
+    lines.push(
+      `sig=$(printf '%s.%s.%s' "$id" "$ts" "$body" | openssl dgst -sha256 -hmac "$WF_WEBHOOK_SECRET" -binary | base64)`,
+    );
     headers.push(`-H "webhook-id: $id"`, `-H "webhook-timestamp: $ts"`, `-H "webhook-signature: v1,$sig"`);
   } else if (w.mode === "hmac") {
     lines.push(`sig=$(printf %s "$body" | openssl dgst -sha256 -hmac "$WF_WEBHOOK_SECRET" -r | cut -d' ' -f1)`);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookView } from "../../api/types";
-import { createBody, emptyForm, formOf, localProblems, placeProblems, updateBody, type WebhookForm } from "./form-state";
+import {
+  createBody,
+  emptyForm,
+  formOf,
+  localProblems,
+  placeProblems,
+  updateBody,
+  type WebhookForm,
+} from "./form-state";
 
 function view(overrides: Partial<WebhookView> = {}): WebhookView {
   return {
@@ -28,20 +36,31 @@ describe("the PUT a webhook form sends", () => {
     const hmac = view();
     const keyed = view({ mode: "api_key", apiKeyId: "k1", hasSecret: false });
     const open = view({ mode: "open", hasSecret: false });
-    expect(updateBody(edited(hmac, { mode: "api_key", apiKeyId: "k2" }), hmac)).toMatchObject({ apiKeyId: "k2", secretKey: null });
+    expect(updateBody(edited(hmac, { mode: "api_key", apiKeyId: "k2" }), hmac)).toMatchObject({
+      apiKeyId: "k2",
+      secretKey: null,
+    });
     expect(updateBody(edited(keyed, { mode: "hmac", secretKey: "0123456789abcdef" }), keyed)).toMatchObject({
       clearApiKeyId: true,
       secretKey: "0123456789abcdef",
     });
     expect(updateBody(edited(keyed, { mode: "open" }), keyed)).toMatchObject({ clearApiKeyId: true, secretKey: null });
     expect(updateBody(edited(hmac, { mode: "open" }), hmac)).toMatchObject({ secretKey: null });
-    expect(updateBody(edited(open, { mode: "hmac", secretKey: "0123456789abcdef" }), open)).toMatchObject({ secretKey: "0123456789abcdef" });
+    expect(updateBody(edited(open, { mode: "hmac", secretKey: "0123456789abcdef" }), open)).toMatchObject({
+      secretKey: "0123456789abcdef",
+    });
   });
 
   it("leaves the key and the secret alone when the mode stays and nothing new is typed", () => {
     const hmac = view({ replayProtection: true });
     const body = updateBody(edited(hmac, { name: " renamed " }), hmac);
-    expect(body).toEqual({ name: "renamed", variableMapping: null, allowedSourceIps: [], enabled: true, replayProtection: true });
+    expect(body).toEqual({
+      name: "renamed",
+      variableMapping: null,
+      allowedSourceIps: [],
+      enabled: true,
+      replayProtection: true,
+    });
     const keyed = view({ mode: "api_key", apiKeyId: "k1", hasSecret: true });
     expect(updateBody(formOf(keyed), keyed)).not.toHaveProperty("secretKey");
     expect(updateBody(formOf(keyed), keyed)).not.toHaveProperty("apiKeyId");
@@ -69,8 +88,18 @@ describe("creating", () => {
   });
 
   it("sends only the credential of the chosen mode, and replay protection only with HMAC", () => {
-    const form: WebhookForm = { ...emptyForm(), workflowId: "f1", name: "n", apiKeyId: "k1", secretKey: "0123456789abcdef", replayProtection: true };
-    expect(createBody({ ...form, mode: "hmac" })).toMatchObject({ secretKey: "0123456789abcdef", replayProtection: true });
+    const form: WebhookForm = {
+      ...emptyForm(),
+      workflowId: "f1",
+      name: "n",
+      apiKeyId: "k1",
+      secretKey: "0123456789abcdef",
+      replayProtection: true,
+    };
+    expect(createBody({ ...form, mode: "hmac" })).toMatchObject({
+      secretKey: "0123456789abcdef",
+      replayProtection: true,
+    });
     expect(createBody({ ...form, mode: "hmac" })).not.toHaveProperty("apiKeyId");
     expect(createBody({ ...form, mode: "api_key" })).toMatchObject({ apiKeyId: "k1", replayProtection: false });
     expect(createBody({ ...form, mode: "api_key" })).not.toHaveProperty("secretKey");
@@ -80,14 +109,20 @@ describe("creating", () => {
 
 describe("problems", () => {
   it("catches what the API would take as another mode, or a variable mapped twice", () => {
-    const form: WebhookForm = { ...emptyForm(), listed: true, mapping: [1, 2].map((id) => ({ id, variable: "who", field: `f${id}` })) };
+    const form: WebhookForm = {
+      ...emptyForm(),
+      listed: true,
+      mapping: [1, 2].map((id) => ({ id, variable: "who", field: `f${id}` })),
+    };
     expect(localProblems(form, null)).toEqual({
       workflowId: expect.any(String),
       name: "must not be empty",
       secretKey: expect.stringContaining("HMAC"),
       "mapping:2": "who is mapped twice",
     });
-    expect(localProblems({ ...form, mode: "api_key", mapFields: false, name: "n", workflowId: "f" }, null)).toEqual({ apiKeyId: expect.any(String) });
+    expect(localProblems({ ...form, mode: "api_key", mapFields: false, name: "n", workflowId: "f" }, null)).toEqual({
+      apiKeyId: expect.any(String),
+    });
     // Editing an HMAC webhook: an empty secret keeps the stored one.
     expect(localProblems({ ...formOf(view()), secretKey: "" }, view())).toEqual({});
   });
@@ -101,7 +136,9 @@ describe("problems", () => {
     } as const;
     const form: WebhookForm = { ...emptyForm(), workflowId: "f", name: "n", mode: "open" };
     // By name, an array is never taken from the payload; a default stands in for a missing value.
-    expect(localProblems(form, null, variables)).toEqual({ variableMapping: expect.stringMatching(/^tags is required and has no default/) });
+    expect(localProblems(form, null, variables)).toEqual({
+      variableMapping: expect.stringMatching(/^tags is required and has no default/),
+    });
     expect(localProblems({ ...form, mapFields: false }, null, variables)).toEqual({
       variableMapping: expect.stringMatching(/^who, count and tags are required and have no default/),
     });
@@ -111,7 +148,13 @@ describe("problems", () => {
       { id: 3, variable: "tags", field: "labels" },
     ];
     expect(localProblems({ ...form, listed: true, mapping: rows }, null, variables)).toEqual({});
-    expect(localProblems({ ...form, listed: true, mapping: [...rows, { id: 4, variable: "colour", field: "c" }] }, null, variables)).toEqual({
+    expect(
+      localProblems(
+        { ...form, listed: true, mapping: [...rows, { id: 4, variable: "colour", field: "c" }] },
+        null,
+        variables,
+      ),
+    ).toEqual({
       "mapping:4": "the workflow has no variable colour; it has who, count, tags, rush",
     });
     expect(localProblems({ ...form, listed: true, mapping: [] }, null, variables)).toEqual({
@@ -140,7 +183,11 @@ describe("problems", () => {
       ],
       form,
     );
-    expect(placed.placed).toEqual({ "ip:11": "must be an address", "mapping:20": "must not be empty", secretKey: "too short" });
+    expect(placed.placed).toEqual({
+      "ip:11": "must be an address",
+      "mapping:20": "must not be empty",
+      secretKey: "too short",
+    });
     expect(placed.unplaced).toEqual([{ field: "somethingElse", message: "odd" }]);
   });
 });

@@ -22,7 +22,10 @@ export interface WebhookForm {
   replayProtection: boolean;
   /** On: fields of the payload set variables (by name, or as `listed`); off: the payload sets none. */
   mapFields: boolean;
-  /** Only the fields of `mapping` set variables, each the one its row names, instead of every field named like a variable. */
+  /**
+   * Only the fields of `mapping` set variables, each the one its row names, instead of every field named like a
+   * variable.
+   */
   listed: boolean;
   mapping: MappingRow[];
   ips: IpRow[];
@@ -136,7 +139,9 @@ function andList(names: string[]): string {
 function unsetRequired(f: WebhookForm, variables: Record<string, WorkflowVariable>): string[] {
   const mapped = new Set(filledMapping(f).map((r) => r.variable.trim()));
   return Object.entries(variables)
-    .filter(([name, v]) => needsValue(v) && (!f.mapFields || (f.listed ? !mapped.has(name) : !BY_NAME_TYPES.has(v.type))))
+    .filter(
+      ([name, v]) => needsValue(v) && (!f.mapFields || (f.listed ? !mapped.has(name) : !BY_NAME_TYPES.has(v.type))),
+    )
     .map(([name]) => name);
 }
 
@@ -146,23 +151,31 @@ function unsetRequired(f: WebhookForm, variables: Record<string, WorkflowVariabl
  * would silently keep only the last, and a mapping that leaves a required variable unset (or
  * names one the workflow does not declare) makes a webhook that refuses every trigger.
  */
-export function localProblems(f: WebhookForm, current: WebhookView | null, variables?: Record<string, WorkflowVariable>): Problems {
+export function localProblems(
+  f: WebhookForm,
+  current: WebhookView | null,
+  variables?: Record<string, WorkflowVariable>,
+): Problems {
   const problems: Problems = {};
   if (current === null && f.workflowId === "") problems.workflowId = "choose the workflow the webhook starts";
   if (f.name.trim() === "") problems.name = "must not be empty";
   if (f.mode === "api_key" && f.apiKeyId === "") problems.apiKeyId = "choose the API key that may trigger it";
-  if (f.mode === "hmac" && f.secretKey === "" && current?.mode !== "hmac") problems.secretKey = "needed for HMAC mode: type one or generate one";
+  if (f.mode === "hmac" && f.secretKey === "" && current?.mode !== "hmac")
+    problems.secretKey = "needed for HMAC mode: type one or generate one";
   if (f.mapFields && f.listed) {
     const seen = new Set<string>();
     for (const row of filledMapping(f)) {
       const variable = row.variable.trim();
-      if (variable === "" || row.field.trim() === "") problems[`mapping:${row.id}`] = "needs both a variable and a payload field";
+      if (variable === "" || row.field.trim() === "")
+        problems[`mapping:${row.id}`] = "needs both a variable and a payload field";
       else if (seen.has(variable)) problems[`mapping:${row.id}`] = `${variable} is mapped twice`;
       else if (variables && !Object.hasOwn(variables, variable))
-        problems[`mapping:${row.id}`] = `the workflow has no variable ${variable}; it has ${Object.keys(variables).join(", ") || "none"}`;
+        problems[`mapping:${row.id}`] =
+          `the workflow has no variable ${variable}; it has ${Object.keys(variables).join(", ") || "none"}`;
       seen.add(variable);
     }
-    if (filledMapping(f).length === 0) problems.variableMapping = "list a payload field for a variable, or map fields by name";
+    if (filledMapping(f).length === 0)
+      problems.variableMapping = "list a payload field for a variable, or map fields by name";
   }
   const unset = variables ? unsetRequired(f, variables) : [];
   if (unset.length > 0 && problems.variableMapping === undefined) {
@@ -184,7 +197,8 @@ export function placeProblems(
     const ip = /^allowedSourceIps\[(\d+)\]$/.exec(d.field);
     const mapped = /^variableMapping\.(.+)$/.exec(d.field);
     let at: string | null = null;
-    if (["workflowId", "name", "apiKeyId", "secretKey", "variableMapping", "allowedSourceIps"].includes(d.field)) at = d.field;
+    if (["workflowId", "name", "apiKeyId", "secretKey", "variableMapping", "allowedSourceIps"].includes(d.field))
+      at = d.field;
     else if (d.field === "clearApiKeyId") at = "apiKeyId";
     else if (ip) at = ips[Number(ip[1])] ? `ip:${ips[Number(ip[1])]!.id}` : "allowedSourceIps";
     else if (mapped) {

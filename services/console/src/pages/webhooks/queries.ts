@@ -21,7 +21,8 @@ const WORKFLOW_CHOICES = 200;
 export function useWebhooks(page: number) {
   return useQuery({
     queryKey: webhookKeys.list(page),
-    queryFn: ({ signal }) => api<WebhookList>("GET", `/api/webhooks${query({ page, size: LIST_SIZE })}`, undefined, signal),
+    queryFn: ({ signal }) =>
+      api<WebhookList>("GET", `/api/webhooks${query({ page, size: LIST_SIZE })}`, undefined, signal),
   });
 }
 
@@ -36,7 +37,8 @@ export function useWebhook(id: string) {
 export function useWebhookStats(id: string) {
   return useQuery({
     queryKey: webhookKeys.stats(id),
-    queryFn: ({ signal }) => api<WebhookStats>("GET", `/api/webhooks/${encodeURIComponent(id)}/stats`, undefined, signal),
+    queryFn: ({ signal }) =>
+      api<WebhookStats>("GET", `/api/webhooks/${encodeURIComponent(id)}/stats`, undefined, signal),
     refetchInterval: STATS_REFRESH_MS,
   });
 }
@@ -44,12 +46,16 @@ export function useWebhookStats(id: string) {
 export function useWorkflowChoices() {
   return useQuery({
     queryKey: webhookKeys.workflowChoices,
-    queryFn: ({ signal }) => api<WorkflowList>("GET", `/api/console/workflows${query({ limit: WORKFLOW_CHOICES })}`, undefined, signal),
+    queryFn: ({ signal }) =>
+      api<WorkflowList>("GET", `/api/console/workflows${query({ limit: WORKFLOW_CHOICES })}`, undefined, signal),
   });
 }
 
 export function useKeyChoices() {
-  return useQuery({ queryKey: webhookKeys.keyChoices, queryFn: ({ signal }) => api<ApiKeyList>("GET", "/api/console/keys", undefined, signal) });
+  return useQuery({
+    queryKey: webhookKeys.keyChoices,
+    queryFn: ({ signal }) => api<ApiKeyList>("GET", "/api/console/keys", undefined, signal),
+  });
 }
 
 /**
@@ -59,7 +65,8 @@ export function useKeyChoices() {
 export function useWorkflowVariables(workflowId: string) {
   return useQuery({
     queryKey: webhookKeys.variables(workflowId),
-    queryFn: ({ signal }) => api<WorkflowDetail>("GET", `/api/console/workflows/${encodeURIComponent(workflowId)}`, undefined, signal),
+    queryFn: ({ signal }) =>
+      api<WorkflowDetail>("GET", `/api/console/workflows/${encodeURIComponent(workflowId)}`, undefined, signal),
     select: (detail) => detail.variables,
     enabled: workflowId !== "",
   });

@@ -20,7 +20,11 @@ export function useProblems() {
       refused: "The service refused the webhook: correct the fields marked below.",
     },
     /** True when the form may be sent; otherwise its problems are shown. `variables`: the workflow's, once known. */
-    check(form: WebhookForm, current: WebhookView | null, variables: Record<string, WorkflowVariable> | undefined): boolean {
+    check(
+      form: WebhookForm,
+      current: WebhookView | null,
+      variables: Record<string, WorkflowVariable> | undefined,
+    ): boolean {
       const found = localProblems(form, current, variables);
       setError(null);
       setUnplaced([]);

@@ -28,14 +28,27 @@ function Banner({ graph, stale }: { graph: CanvasGraph; stale: CanvasIssue[] | n
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
   return (
     <div className="canvas-banner" role="status">
-      <strong>{stale ? "The canvas shows the last valid version:" : "The canvas shows what could be read:"}</strong> line {first.line}: {first.message}
+      <strong>{stale ? "The canvas shows the last valid version:" : "The canvas shows what could be read:"}</strong>{" "}
+      line {first.line}: {first.message}
       {more}
     </div>
   );
 }
 
 /** The canvas beside the editor, with the selected step's panel; undo and redo pressed on it are the editor's. */
-export function CanvasPane({ graph, stale, positions, selected, editable, onSelect, onOperation, onMove, onUndo, onRedo, panel }: Props) {
+export function CanvasPane({
+  graph,
+  stale,
+  positions,
+  selected,
+  editable,
+  onSelect,
+  onOperation,
+  onMove,
+  onUndo,
+  onRedo,
+  panel,
+}: Props) {
   const onKeyDown = (event: KeyboardEvent) => {
     if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
     const key = event.key.toLowerCase();
@@ -45,7 +58,9 @@ export function CanvasPane({ graph, stale, positions, selected, editable, onSele
     event.preventDefault();
   };
   const main = useRef<HTMLDivElement>(null);
-  /** Enter on a step: selected, and the focus in its panel (drawn in the next frame), so that Tab goes on to its fields. */
+  /**
+   * Enter on a step: selected, and the focus in its panel (drawn in the next frame), so that Tab goes on to its fields.
+   */
   const activate = (id: string) => {
     onSelect(id);
     requestAnimationFrame(() => main.current?.querySelector<HTMLElement>(".step-panel")?.focus());

@@ -75,7 +75,12 @@ export function DiffView({ lines }: { lines: readonly WorkflowDiffLine[] }) {
         ) : opened.has(piece.start) ? (
           piece.folded.map((line) => <Line key={`${line.before}:${line.after}`} line={line} />)
         ) : (
-          <button key={`fold:${piece.start}`} type="button" className="diff-fold" onClick={() => setOpened((all) => new Set(all).add(piece.start))}>
+          <button
+            key={`fold:${piece.start}`}
+            type="button"
+            className="diff-fold"
+            onClick={() => setOpened((all) => new Set(all).add(piece.start))}
+          >
             ⋯ {piece.folded.length} unchanged lines
           </button>
         ),

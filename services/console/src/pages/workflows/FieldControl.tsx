@@ -52,15 +52,46 @@ function DraftInput({
       commit();
     } else if (event.key === "Escape") setDraft(shown);
   };
-  const common = { id, disabled, value: draft, onBlur: commit, onKeyDown, required: field.required, title: field.description };
+  const common = {
+    id,
+    disabled,
+    value: draft,
+    onBlur: commit,
+    onKeyDown,
+    required: field.required,
+    title: field.description,
+  };
   if (field.control === "textarea")
-    return <textarea {...common} rows={Math.min(8, Math.max(3, draft.split("\n").length))} onChange={(e) => setDraft(e.target.value)} />;
+    return (
+      <textarea
+        {...common}
+        rows={Math.min(8, Math.max(3, draft.split("\n").length))}
+        onChange={(e) => setDraft(e.target.value)}
+      />
+    );
   const numeric = field.control !== "text";
-  return <input {...common} type={numeric ? "number" : "text"} step={field.control === "integer" ? 1 : "any"} onChange={(e) => setDraft(e.target.value)} />;
+  return (
+    <input
+      {...common}
+      type={numeric ? "number" : "text"}
+      step={field.control === "integer" ? 1 : "any"}
+      onChange={(e) => setDraft(e.target.value)}
+    />
+  );
 }
 
 /** One field of the side panel, built from its schema (step-form.ts); `value` is what the file says. */
-export function FieldControl({ field, value, disabled, change }: { field: FormField; value: unknown; disabled: boolean; change: FieldChange }) {
+export function FieldControl({
+  field,
+  value,
+  disabled,
+  change,
+}: {
+  field: FormField;
+  value: unknown;
+  disabled: boolean;
+  change: FieldChange;
+}) {
   const id = useId();
   const label = field.path.join(".");
   const title = (
@@ -73,7 +104,13 @@ export function FieldControl({ field, value, disabled, change }: { field: FormFi
     case "checkbox":
       return (
         <label className="inline step-field" title={field.description}>
-          <input type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => change.set(e.target.checked)} aria-label={label} />
+          <input
+            type="checkbox"
+            checked={value === true}
+            disabled={disabled}
+            onChange={(e) => change.set(e.target.checked)}
+            aria-label={label}
+          />
           {title}
         </label>
       );
@@ -109,7 +146,14 @@ export function FieldControl({ field, value, disabled, change }: { field: FormFi
       return (
         <label className="step-field" htmlFor={id}>
           {title}
-          <DraftInput key={JSON.stringify(value)} id={id} field={{ ...field, control: field.control }} value={value} disabled={disabled} change={change} />
+          <DraftInput
+            key={JSON.stringify(value)}
+            id={id}
+            field={{ ...field, control: field.control }}
+            value={value}
+            disabled={disabled}
+            change={change}
+          />
         </label>
       );
   }

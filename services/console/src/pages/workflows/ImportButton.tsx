@@ -55,7 +55,12 @@ export function ImportButton() {
           else importFile.mutate(file);
         }}
       />
-      <button type="button" disabled={importFile.isPending} onClick={() => input.current?.click()} title="Store a .yaml file as a new workflow">
+      <button
+        type="button"
+        disabled={importFile.isPending}
+        onClick={() => input.current?.click()}
+        title="Store a .yaml file as a new workflow"
+      >
         {importFile.isPending ? "Importing…" : "Import .yaml"}
       </button>
     </>

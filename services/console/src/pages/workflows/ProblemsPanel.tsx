@@ -9,7 +9,15 @@ export function describeIssue(issue: WorkflowIssue): string {
  * The mistakes under the editor, each a button that puts the cursor on it. `issues` is null
  * until the first check has run; `fromService` marks those the service answered a save with.
  */
-export function ProblemsPanel({ issues, fromService, onPick }: { issues: WorkflowIssue[] | null; fromService: boolean; onPick(issue: WorkflowIssue): void }) {
+export function ProblemsPanel({
+  issues,
+  fromService,
+  onPick,
+}: {
+  issues: WorkflowIssue[] | null;
+  fromService: boolean;
+  onPick(issue: WorkflowIssue): void;
+}) {
   return (
     <section className="problems" aria-label="Problems">
       <div className="problems-head">

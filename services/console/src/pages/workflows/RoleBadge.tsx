@@ -4,7 +4,10 @@ import type { WorkflowRole } from "../../api/types";
 export function RoleBadge({ role }: { role: WorkflowRole }) {
   if (role === "owner") return <span className="badge role-owner">owner</span>;
   return (
-    <span className="badge role-shared" title={role === "editor" ? "Shared with you: you may edit and run it" : "Shared with you: you may only view it"}>
+    <span
+      className="badge role-shared"
+      title={role === "editor" ? "Shared with you: you may edit and run it" : "Shared with you: you may only view it"}
+    >
       shared · {role}
     </span>
   );

@@ -10,10 +10,27 @@ import { FormError } from "../../ui/states";
 import { startExecution } from "./queries";
 import { initialText, readInputs } from "./run-inputs";
 
-function Field({ name, def, text, error, onChange }: { name: string; def: VariableDef; text: string; error?: string; onChange(text: string): void }) {
+function Field({
+  name,
+  def,
+  text,
+  error,
+  onChange,
+}: {
+  name: string;
+  def: VariableDef;
+  text: string;
+  error?: string;
+  onChange(text: string): void;
+}) {
   const id = `run-input-${name}`;
   const describedBy = error ? `${id}-error` : undefined;
-  const common = { id, "aria-invalid": error ? true : undefined, "aria-describedby": describedBy, required: def.required && def.default === undefined };
+  const common = {
+    id,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy,
+    required: def.required && def.default === undefined,
+  };
   return (
     <div className="run-field">
       <label htmlFor={id} className="run-label">
@@ -43,7 +60,13 @@ function Field({ name, def, text, error, onChange }: { name: string; def: Variab
           onChange={(e) => onChange(e.target.value)}
         />
       ) : (
-        <input {...common} type={def.type === "number" ? "number" : "text"} step="any" value={text} onChange={(e) => onChange(e.target.value)} />
+        <input
+          {...common}
+          type={def.type === "number" ? "number" : "text"}
+          step="any"
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
       )}
       {def.description ? <span className="field-hint">{def.description}</span> : null}
       {error ? (
@@ -59,7 +82,8 @@ function Field({ name, def, text, error, onChange }: { name: string; def: Variab
 function inputErrors(error: unknown): Record<string, string> {
   if (!(error instanceof ApiError)) return {};
   const found: Record<string, string> = {};
-  for (const problem of error.details) if (problem.field.startsWith("inputs.")) found[problem.field.slice("inputs.".length)] = problem.message;
+  for (const problem of error.details)
+    if (problem.field.startsWith("inputs.")) found[problem.field.slice("inputs.".length)] = problem.message;
   return found;
 }
 
@@ -68,7 +92,17 @@ function inputErrors(error: unknown): Record<string, string> {
  * variable, typed by its type, defaults filled in. A debug run pauses before the first step and
  * opens in the debugger.
  */
-export function RunDialog({ workflowId, outline, open, onClose }: { workflowId: string; outline: WorkflowOutline | null; open: boolean; onClose(): void }) {
+export function RunDialog({
+  workflowId,
+  outline,
+  open,
+  onClose,
+}: {
+  workflowId: string;
+  outline: WorkflowOutline | null;
+  open: boolean;
+  onClose(): void;
+}) {
   return (
     <Modal open={open} title={`Run ${outline?.name ?? "workflow"}`} onClose={onClose}>
       {outline ? <RunForm key={workflowId} workflowId={workflowId} outline={outline} onClose={onClose} /> : null}
@@ -79,7 +113,9 @@ export function RunDialog({ workflowId, outline, open, onClose }: { workflowId: 
 function RunForm({ workflowId, outline, onClose }: { workflowId: string; outline: WorkflowOutline; onClose(): void }) {
   const navigate = useNavigate();
   const variables = Object.entries(outline.variables);
-  const [texts, setTexts] = useState<Record<string, string>>(() => Object.fromEntries(variables.map(([name, def]) => [name, initialText(def)])));
+  const [texts, setTexts] = useState<Record<string, string>>(() =>
+    Object.fromEntries(variables.map(([name, def]) => [name, initialText(def)])),
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [debug, setDebug] = useState(false);
 
@@ -114,7 +150,14 @@ function RunForm({ workflowId, outline, onClose }: { workflowId: string; outline
       ) : (
         <div className="run-fields">
           {variables.map(([name, def]) => (
-            <Field key={name} name={name} def={def} text={texts[name] ?? ""} error={errors[name]} onChange={(text) => change(name, text)} />
+            <Field
+              key={name}
+              name={name}
+              def={def}
+              text={texts[name] ?? ""}
+              error={errors[name]}
+              onChange={(text) => change(name, text)}
+            />
           ))}
         </div>
       )}

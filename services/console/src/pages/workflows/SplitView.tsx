@@ -8,7 +8,17 @@ const clamp = (share: number) => Math.min(MAX, Math.max(MIN, share));
  * Two panes side by side with a divider to drag (or move with the arrow keys) between them; the
  * right one can be hidden, leaving the left the whole width.
  */
-export function SplitView({ left, right, showRight, label }: { left: ReactNode; right: ReactNode; showRight: boolean; label: string }) {
+export function SplitView({
+  left,
+  right,
+  showRight,
+  label,
+}: {
+  left: ReactNode;
+  right: ReactNode;
+  showRight: boolean;
+  label: string;
+}) {
   const frame = useRef<HTMLDivElement>(null);
   const [share, setShare] = useState(0.4);
   const [dragging, setDragging] = useState(false);
@@ -26,7 +36,10 @@ export function SplitView({ left, right, showRight, label }: { left: ReactNode; 
 
   return (
     <div ref={frame} className={`split${dragging ? " is-resizing" : ""}`}>
-      <div className={`split-pane split-left${showRight ? " is-sized" : ""}`} style={showRight ? { flexBasis: `${share * 100}%` } : undefined}>
+      <div
+        className={`split-pane split-left${showRight ? " is-sized" : ""}`}
+        style={showRight ? { flexBasis: `${share * 100}%` } : undefined}
+      >
         {left}
       </div>
       {showRight ? (

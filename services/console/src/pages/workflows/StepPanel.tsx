@@ -8,7 +8,12 @@ import { stepForm, type FormField } from "./step-form";
 // JSON imports are typed by their literal contents, which TypeScript cannot relate to a recursive schema type.
 const root = schema as unknown as Schema;
 
-const MODIFIER_LABELS: Record<Modifier, string> = { condition: "Condition", retry: "Retry", timeout: "Timeout", manual_approval: "Manual approval" };
+const MODIFIER_LABELS: Record<Modifier, string> = {
+  condition: "Condition",
+  retry: "Retry",
+  timeout: "Timeout",
+  manual_approval: "Manual approval",
+};
 
 function valueAt(values: Record<string, unknown>, path: readonly string[]): unknown {
   let at: unknown = values;
@@ -35,7 +40,13 @@ export function StepPanel({ node, values, agents, container, readOnly, onOperati
         <h2>{node.name ?? node.id}</h2>
         <span className="badge">{node.type ?? "no type"}</span>
         <div className="spacer" />
-        <button type="button" className="ghost" aria-label="Close the step's panel" title="Close (Esc on the canvas)" onClick={onClose}>
+        <button
+          type="button"
+          className="ghost"
+          aria-label="Close the step's panel"
+          title="Close (Esc on the canvas)"
+          onClick={onClose}
+        >
           ×
         </button>
       </div>
@@ -45,10 +56,18 @@ export function StepPanel({ node, values, agents, container, readOnly, onOperati
         <StepFields node={node} values={values} agents={agents} readOnly={readOnly} onOperation={onOperation} />
       )}
       <div className="step-panel-actions">
-        <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "wrapInForeach", ids: [node.id] })}>
+        <button
+          type="button"
+          disabled={readOnly}
+          onClick={() => onOperation({ kind: "wrapInForeach", ids: [node.id] })}
+        >
           Wrap in foreach
         </button>
-        <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "wrapInParallel", ids: [node.id] })}>
+        <button
+          type="button"
+          disabled={readOnly}
+          onClick={() => onOperation({ kind: "wrapInParallel", ids: [node.id] })}
+        >
           Wrap in parallel
         </button>
         {container ? (
@@ -77,7 +96,13 @@ const NAME_FIELD: FormField = {
   description: "Unique in the whole file; renaming also renames the references to it.",
 };
 
-function StepFields({ node, values, agents, readOnly, onOperation }: Omit<Props, "values" | "container" | "onClose"> & { values: Record<string, unknown> }) {
+function StepFields({
+  node,
+  values,
+  agents,
+  readOnly,
+  onOperation,
+}: Omit<Props, "values" | "container" | "onClose"> & { values: Record<string, unknown> }) {
   const type = node.type ?? "";
   const form = useMemo(() => stepForm(root, type, values, agents), [type, values, agents]);
   const control = (field: FormField) => (
@@ -101,7 +126,10 @@ function StepFields({ node, values, agents, readOnly, onOperation }: Omit<Props,
             value={node.name}
             disabled={readOnly}
             // A name is required: emptied, the field goes back to it rather than removing it.
-            change={{ set: (value) => onOperation({ kind: "renameStep", id: node.id, name: String(value) }), remove: () => {} }}
+            change={{
+              set: (value) => onOperation({ kind: "renameStep", id: node.id, name: String(value) }),
+              remove: () => {},
+            }}
           />
         )}
         {form.fields.map(control)}

@@ -8,7 +8,15 @@ import { useToast } from "../../ui/toast";
 import { fetchVersion, updateWorkflow, workflowKeys } from "./queries";
 
 /** One version's YAML; an older one can be restored, stored as the next version (nothing is lost). */
-export function VersionDialog({ workflow, version, onClose }: { workflow: WorkflowDetail; version: number | null; onClose(): void }) {
+export function VersionDialog({
+  workflow,
+  version,
+  onClose,
+}: {
+  workflow: WorkflowDetail;
+  version: number | null;
+  onClose(): void;
+}) {
   return (
     <Modal open={version !== null} title={`Version ${version ?? ""}`} onClose={onClose}>
       {version === null ? null : <VersionBody workflow={workflow} version={version} onClose={onClose} />}
@@ -19,7 +27,10 @@ export function VersionDialog({ workflow, version, onClose }: { workflow: Workfl
 function VersionBody({ workflow, version, onClose }: { workflow: WorkflowDetail; version: number; onClose(): void }) {
   const queries = useQueryClient();
   const toast = useToast();
-  const shown = useQuery({ queryKey: workflowKeys.version(workflow.id, version), queryFn: ({ signal }) => fetchVersion(workflow.id, version, signal) });
+  const shown = useQuery({
+    queryKey: workflowKeys.version(workflow.id, version),
+    queryFn: ({ signal }) => fetchVersion(workflow.id, version, signal),
+  });
   const restore = useMutation({
     mutationFn: (yaml: string) => updateWorkflow(workflow.id, yaml, workflow.version),
     onSuccess: async (stored) => {
@@ -48,7 +59,12 @@ function VersionBody({ workflow, version, onClose }: { workflow: WorkflowDetail;
       <div className="row end">
         <CopyButton text={shown.data.yaml} label="Copy YAML" />
         {current || workflow.role === "viewer" ? null : (
-          <button type="button" className="primary" disabled={restore.isPending} onClick={() => restore.mutate(shown.data.yaml)}>
+          <button
+            type="button"
+            className="primary"
+            disabled={restore.isPending}
+            onClick={() => restore.mutate(shown.data.yaml)}
+          >
             Restore as version {workflow.version + 1}
           </button>
         )}

@@ -12,7 +12,10 @@ import "./workflows.css";
 export default function VersionsPage() {
   const id = useParams().id!;
   const detail = useQuery({ queryKey: workflowKeys.detail(id), queryFn: ({ signal }) => fetchWorkflow(id, signal) });
-  const versions = useQuery({ queryKey: workflowKeys.versions(id), queryFn: ({ signal }) => fetchVersions(id, signal) });
+  const versions = useQuery({
+    queryKey: workflowKeys.versions(id),
+    queryFn: ({ signal }) => fetchVersions(id, signal),
+  });
   const [picked, setPicked] = useState<{ from: number | null; to: number | null }>({ from: null, to: null });
   const [viewing, setViewing] = useState<number | null>(null);
 
@@ -92,7 +95,11 @@ export default function VersionsPage() {
                     />
                   </td>
                   <td>
-                    <button type="button" onClick={() => setViewing(v.version)} aria-label={`View version ${v.version}`}>
+                    <button
+                      type="button"
+                      onClick={() => setViewing(v.version)}
+                      aria-label={`View version ${v.version}`}
+                    >
                       View
                     </button>
                   </td>
@@ -104,7 +111,9 @@ export default function VersionsPage() {
 
         <section className="card diff-card" aria-label="Changes">
           {items.length < 2 ? (
-            <Empty title="Only one version so far">Each save stores the next version; once there are two, what changed shows here.</Empty>
+            <Empty title="Only one version so far">
+              Each save stores the next version; once there are two, what changed shows here.
+            </Empty>
           ) : !comparable ? (
             <Empty title="Pick two different versions">Choose a version to compare from and one to compare to.</Empty>
           ) : (
@@ -115,7 +124,8 @@ export default function VersionsPage() {
                 </h2>
                 {diff.data ? (
                   <span className="small">
-                    <span className="diff-count-add">+{added}</span> <span className="diff-count-remove">−{removed}</span>
+                    <span className="diff-count-add">+{added}</span>{" "}
+                    <span className="diff-count-remove">−{removed}</span>
                   </span>
                 ) : null}
               </div>

@@ -67,7 +67,11 @@ function WorkflowEditorLoader({ id }: { id: string | undefined }) {
   const location = useLocation();
   const [search] = useSearchParams();
   const { module, error: moduleError } = useEditorModule();
-  const detail = useQuery({ queryKey: workflowKeys.detail(id ?? ""), queryFn: ({ signal }) => fetchWorkflow(id!, signal), enabled: id !== undefined });
+  const detail = useQuery({
+    queryKey: workflowKeys.detail(id ?? ""),
+    queryFn: ({ signal }) => fetchWorkflow(id!, signal),
+    enabled: id !== undefined,
+  });
   // The editor keeps what it opened with: a later refetch of the detail must not replace the person's text.
   const [start, setStart] = useState<Start | null>(null);
 
@@ -110,7 +114,13 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const [runOutline, setRunOutline] = useState<WorkflowOutline | null>(null);
   const { blocker, markClean } = useLeaveGuard(dirty);
   const canEdit = saved.role !== "viewer";
-  const canvas = useEditorCanvas({ editor, text: start.yaml, positions: start.positions, workflowId: saved.id, canEdit });
+  const canvas = useEditorCanvas({
+    editor,
+    text: start.yaml,
+    positions: start.positions,
+    workflowId: saved.id,
+    canEdit,
+  });
   const [canvasOpen, setCanvasOpen] = useState(true);
 
   const save = useMutation({
@@ -121,7 +131,9 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
       void queries.invalidateQueries({ queryKey: workflowKeys.all, predicate: (q) => q.queryKey[1] !== "detail" });
       setConflict(null);
       if (saved.id === null) {
-        await canvas.storeLayoutFor(stored.id).catch((err: Error) => toast(`The canvas layout was not stored: ${err.message}`, "error"));
+        await canvas
+          .storeLayoutFor(stored.id)
+          .catch((err: Error) => toast(`The canvas layout was not stored: ${err.message}`, "error"));
         markClean();
         toast(`Created “${stored.name}”`);
         void navigate(editorPath(stored.id), { replace: true, state: { openRun: thenRun } satisfies Arrival });
@@ -171,7 +183,11 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
 
   const reload = async () => {
     if (saved.id === null) return;
-    const latest = await queries.fetchQuery({ queryKey: workflowKeys.detail(saved.id), queryFn: () => fetchWorkflow(saved.id!), staleTime: 0 });
+    const latest = await queries.fetchQuery({
+      queryKey: workflowKeys.detail(saved.id),
+      queryFn: () => fetchWorkflow(saved.id!),
+      staleTime: 0,
+    });
     editor.current?.setText(latest.yaml);
     setSaved(fromDetail(latest));
     setDirty(false);
@@ -215,15 +231,29 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
           </span>
         ) : null}
         <div className="spacer" />
-        <button type="button" aria-pressed={canvasOpen} onClick={() => setCanvasOpen(!canvasOpen)} title="Show or hide the canvas beside the YAML">
+        <button
+          type="button"
+          aria-pressed={canvasOpen}
+          onClick={() => setCanvasOpen(!canvasOpen)}
+          title="Show or hide the canvas beside the YAML"
+        >
           Canvas
         </button>
         {saved.id === null ? null : (
-          <Link to={`${editorPath(saved.id)}/versions`} className="button" title="Every saved version, and what changed">
+          <Link
+            to={`${editorPath(saved.id)}/versions`}
+            className="button"
+            title="Every saved version, and what changed"
+          >
             Versions
           </Link>
         )}
-        <button type="button" onClick={() => void run()} disabled={!canEdit || save.isPending} title={`Run (${shortcutLabel("mod+Enter")}); saves first`}>
+        <button
+          type="button"
+          onClick={() => void run()}
+          disabled={!canEdit || save.isPending}
+          title={`Run (${shortcutLabel("mod+Enter")}); saves first`}
+        >
           Run
         </button>
         <button
@@ -241,7 +271,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
       {conflict === null ? null : (
         <div className="notice warn" role="alert">
           <span>
-            Someone saved version {conflict} after you opened version {saved.version}: your save would overwrite it, so nothing was saved.
+            Someone saved version {conflict} after you opened version {saved.version}: your save would overwrite it, so
+            nothing was saved.
           </span>
           <div className="row">
             <button type="button" onClick={() => void reload()}>
@@ -276,7 +307,11 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                 }}
               />
             </div>
-            <ProblemsPanel issues={issues} fromService={issuesFromService} onPick={(issue) => editor.current?.goTo(issue.line, issue.column)} />
+            <ProblemsPanel
+              issues={issues}
+              fromService={issuesFromService}
+              onPick={(issue) => editor.current?.goTo(issue.line, issue.column)}
+            />
           </div>
         }
         right={
@@ -308,7 +343,14 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
         }
       />
 
-      {saved.id === null ? null : <RunDialog workflowId={saved.id} outline={runOutline} open={runOutline !== null} onClose={() => setRunOutline(null)} />}
+      {saved.id === null ? null : (
+        <RunDialog
+          workflowId={saved.id}
+          outline={runOutline}
+          open={runOutline !== null}
+          onClose={() => setRunOutline(null)}
+        />
+      )}
       <ConfirmDialog
         open={blocker.state === "blocked"}
         title="Leave without saving?"

@@ -47,7 +47,9 @@ export default function WorkflowsPage() {
     <div className="workflows-page">
       <div className="page-head">
         <h1>Workflows</h1>
-        {total !== undefined ? <span className="muted">{total === 1 ? "1 workflow" : `${total} workflows`}</span> : null}
+        {total !== undefined ? (
+          <span className="muted">{total === 1 ? "1 workflow" : `${total} workflows`}</span>
+        ) : null}
         <input
           type="search"
           className="workflow-search"
@@ -108,7 +110,11 @@ export default function WorkflowsPage() {
                         Versions
                       </Link>
                       {w.role === "owner" ? (
-                        <button type="button" onClick={() => (remove.reset(), setToDelete(w))} aria-label={`Delete ${w.name}`}>
+                        <button
+                          type="button"
+                          onClick={() => (remove.reset(), setToDelete(w))}
+                          aria-label={`Delete ${w.name}`}
+                        >
                           Delete
                         </button>
                       ) : null}

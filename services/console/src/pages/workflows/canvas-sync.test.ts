@@ -17,7 +17,12 @@ describe("shownGraph", () => {
     expect(shown.nodes.map((n) => n.id)).toEqual(["a", "b"]);
     expect(shown.issues.map((i) => i.node)).toEqual(["b"]);
     expect(shown.issues[0]?.message).toMatch(/wiat/);
-    const renamed = graph(VALID.replace("name: a,", "name: a2,").replace("type: wait, seconds: 1 }\n  - ", "type: wiat, seconds: 1 }\n  - "));
+    const renamed = graph(
+      VALID.replace("name: a,", "name: a2,").replace(
+        "type: wait, seconds: 1 }\n  - ",
+        "type: wiat, seconds: 1 }\n  - ",
+      ),
+    );
     expect(shownGraph(renamed, good).issues.map((i) => i.node)).toEqual([undefined]);
   });
 

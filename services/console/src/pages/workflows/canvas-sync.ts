@@ -8,5 +8,10 @@ import type { CanvasGraph } from "@wf/shared/canvas";
 export function shownGraph(current: CanvasGraph, good: CanvasGraph | null): CanvasGraph {
   if (!good || good === current) return current;
   const ids = new Set(good.nodes.map((node) => node.id));
-  return { ...good, issues: current.issues.map((issue) => (issue.node === undefined || ids.has(issue.node) ? issue : { ...issue, node: undefined })) };
+  return {
+    ...good,
+    issues: current.issues.map((issue) =>
+      issue.node === undefined || ids.has(issue.node) ? issue : { ...issue, node: undefined },
+    ),
+  };
 }

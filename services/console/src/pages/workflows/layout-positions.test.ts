@@ -33,10 +33,18 @@ describe("positionsAfter", () => {
   });
 
   it("drops the place of a step that left its box, and of a deleted step with its steps", () => {
-    expect(after({ kind: "moveStep", id: "inner", to: {}, index: 0 })).toEqual({ a: { x: 1, y: 2 }, loop: { x: 3, y: 4 }, b: { x: 7, y: 8 } });
+    expect(after({ kind: "moveStep", id: "inner", to: {}, index: 0 })).toEqual({
+      a: { x: 1, y: 2 },
+      loop: { x: 3, y: 4 },
+      b: { x: 7, y: 8 },
+    });
     expect(after({ kind: "deleteStep", id: "loop" })).toEqual({ a: { x: 1, y: 2 }, b: { x: 7, y: 8 } });
     expect(after({ kind: "unwrap", id: "loop" })).toEqual({ a: { x: 1, y: 2 }, b: { x: 7, y: 8 } });
-    expect(after({ kind: "wrapInForeach", ids: ["a"] })).toEqual({ loop: { x: 3, y: 4 }, inner: { x: 5, y: 6 }, b: { x: 7, y: 8 } });
+    expect(after({ kind: "wrapInForeach", ids: ["a"] })).toEqual({
+      loop: { x: 3, y: 4 },
+      inner: { x: 5, y: 6 },
+      b: { x: 7, y: 8 },
+    });
   });
 
   it("leaves the positions alone otherwise", () => {

@@ -27,7 +27,12 @@ function without(positions: Positions, ids: readonly string[]): Positions {
  * box, whose place was relative to the box it left, is placed afresh, as are the steps a wrap or
  * an unwrap moves; a deleted step's place goes with it. Unchanged positions come back as they were.
  */
-export function positionsAfter(positions: Positions, op: CanvasOperation, result: EditSuccess, graph: CanvasGraph): Positions {
+export function positionsAfter(
+  positions: Positions,
+  op: CanvasOperation,
+  result: EditSuccess,
+  graph: CanvasGraph,
+): Positions {
   switch (op.kind) {
     case "renameStep": {
       const place = positions[op.id];

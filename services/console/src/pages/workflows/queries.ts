@@ -1,5 +1,13 @@
 import { api, query } from "../../api/client";
-import type { StartBody, StartResponse, WorkflowDetail, WorkflowDiff, WorkflowList, WorkflowVersion, WorkflowVersionList } from "../../api/types";
+import type {
+  StartBody,
+  StartResponse,
+  WorkflowDetail,
+  WorkflowDiff,
+  WorkflowList,
+  WorkflowVersion,
+  WorkflowVersionList,
+} from "../../api/types";
 
 /** Query keys of the workflow pages: a save or delete invalidates `all`, so every list and view refetches. */
 export const workflowKeys = {
@@ -18,18 +26,22 @@ export const PAGE_SIZE = 50;
 
 export const fetchWorkflows = (search: string, cursor: string | undefined, signal: AbortSignal) =>
   api<WorkflowList>("GET", `${base}${query({ search, cursor, limit: PAGE_SIZE })}`, undefined, signal);
-export const fetchWorkflow = (id: string, signal?: AbortSignal) => api<WorkflowDetail>("GET", one(id), undefined, signal);
-export const fetchVersions = (id: string, signal: AbortSignal) => api<WorkflowVersionList>("GET", `${one(id)}/versions`, undefined, signal);
+export const fetchWorkflow = (id: string, signal?: AbortSignal) =>
+  api<WorkflowDetail>("GET", one(id), undefined, signal);
+export const fetchVersions = (id: string, signal: AbortSignal) =>
+  api<WorkflowVersionList>("GET", `${one(id)}/versions`, undefined, signal);
 export const fetchVersion = (id: string, version: number, signal: AbortSignal) =>
   api<WorkflowVersion>("GET", `${one(id)}/versions/${version}`, undefined, signal);
 export const fetchDiff = (id: string, from: number, to: number, signal: AbortSignal) =>
   api<WorkflowDiff>("GET", `${one(id)}/diff${query({ from, to })}`, undefined, signal);
 
 export const createWorkflow = (yaml: string) => api<WorkflowDetail>("POST", base, { yaml });
-export const updateWorkflow = (id: string, yaml: string, baseVersion: number) => api<WorkflowDetail>("PUT", one(id), { yaml, baseVersion });
+export const updateWorkflow = (id: string, yaml: string, baseVersion: number) =>
+  api<WorkflowDetail>("PUT", one(id), { yaml, baseVersion });
 export const saveLayout = (id: string, positions: WorkflowDetail["layout"]["positions"]) =>
   api<WorkflowDetail["layout"]>("PUT", `${one(id)}/layout`, { positions });
 export const deleteWorkflow = (id: string) => api<void>("DELETE", one(id));
-export const startExecution = (id: string, body: StartBody) => api<StartResponse>("POST", `${one(id)}/executions`, body);
+export const startExecution = (id: string, body: StartBody) =>
+  api<StartResponse>("POST", `${one(id)}/executions`, body);
 
 export const editorPath = (id: string) => `/workflows/${encodeURIComponent(id)}`;

@@ -23,7 +23,9 @@ function read(def: VariableDef, text: string): Read {
       return Number.isFinite(n) ? { value: n } : { error: "must be a number" };
     }
     case "boolean":
-      return trimmed === "true" || trimmed === "false" ? { value: trimmed === "true" } : { error: "must be true or false" };
+      return trimmed === "true" || trimmed === "false"
+        ? { value: trimmed === "true" }
+        : { error: "must be true or false" };
     case "object":
     case "array": {
       let value: unknown;

@@ -33,10 +33,15 @@ describe("stepForm", () => {
   });
 
   it("picks the control of a value that may be of several kinds by what it is now", () => {
-    expect(controls(stepForm(root, "foreach", { items: "{{ vars.rows }}" }).fields)).toMatchObject({ items: "text", concurrency: "integer" });
+    expect(controls(stepForm(root, "foreach", { items: "{{ vars.rows }}" }).fields)).toMatchObject({
+      items: "text",
+      concurrency: "integer",
+    });
     expect(controls(stepForm(root, "foreach", { items: [1, 2] }).fields)).toMatchObject({ items: "yaml" });
     expect(controls(stepForm(root, "transform", { output: { a: 1 } }).fields)).toMatchObject({ output: "yaml" });
-    expect(controls(stepForm(root, "transform", { output: "line 1\nline 2" }).fields)).toMatchObject({ output: "textarea" });
+    expect(controls(stepForm(root, "transform", { output: "line 1\nline 2" }).fields)).toMatchObject({
+      output: "textarea",
+    });
     expect(controls(stepForm(root, "wait", { seconds: 5 }).fields)).toMatchObject({ seconds: "number", until: "text" });
     // Structure has operations of its own.
     expect(controls(stepForm(root, "parallel", {}).fields)).not.toHaveProperty("branches");
@@ -47,17 +52,34 @@ describe("stepForm", () => {
     const form = stepForm(root, "wait", { seconds: 1, retry: { max_attempts: 3 }, condition: "true" });
     expect(form.modifiers.map((m) => [m.modifier, m.on, controls(m.fields)])).toEqual([
       ["condition", true, { condition: "text" }],
-      ["retry", true, { "retry.max_attempts": "integer", "retry.backoff": "select", "retry.initial_delay": "number", "retry.max_delay": "number" }],
+      [
+        "retry",
+        true,
+        {
+          "retry.max_attempts": "integer",
+          "retry.backoff": "select",
+          "retry.initial_delay": "number",
+          "retry.max_delay": "number",
+        },
+      ],
       ["timeout", false, {}],
       ["manual_approval", false, {}],
     ]);
     const approval = stepForm(root, "wait", { manual_approval: { message: "OK?", timeout: 60 } }).modifiers[3]!;
-    expect(controls(approval.fields)).toEqual({ "manual_approval.message": "text", "manual_approval.timeout": "integer", "manual_approval.groups": "yaml" });
+    expect(controls(approval.fields)).toEqual({
+      "manual_approval.message": "text",
+      "manual_approval.timeout": "integer",
+      "manual_approval.groups": "yaml",
+    });
   });
 
   it("offers the file's agents for an agent step", () => {
     const form = stepForm(root, "agent", { agent: "support", prompt: "Hi" }, ["support", "sales"]);
-    expect(form.fields.find((f) => f.path[0] === "agent")).toMatchObject({ control: "select", options: ["support", "sales"], required: true });
+    expect(form.fields.find((f) => f.path[0] === "agent")).toMatchObject({
+      control: "select",
+      options: ["support", "sales"],
+      required: true,
+    });
   });
 
   it("has no form for a type the schema does not know", () => {

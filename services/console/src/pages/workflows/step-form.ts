@@ -33,7 +33,9 @@ const MULTILINE = new Set(["code", "prompt", "system", "instructions"]);
 type Kind = "string" | "number" | "integer" | "boolean" | "array" | "object" | "any";
 
 function kinds(nav: SchemaNav, schema: Schema): Kind[] {
-  return nav.alternatives(schema).flatMap((s): Kind[] => (s.type === undefined ? ["any"] : ([s.type].flat() as Kind[])));
+  return nav
+    .alternatives(schema)
+    .flatMap((s): Kind[] => (s.type === undefined ? ["any"] : ([s.type].flat() as Kind[])));
 }
 
 function kindOf(value: unknown): Kind | undefined {
@@ -64,7 +66,12 @@ function scalarControl(kind: Kind, key: string, value: unknown): Control {
  * several kinds (`items`: a template or a list) gets the control of the kind it has now, or,
  * when unset, of the first scalar kind the schema allows.
  */
-function controlFor(nav: SchemaNav, schema: Schema, key: string, value: unknown): Pick<FormField, "control" | "options"> {
+function controlFor(
+  nav: SchemaNav,
+  schema: Schema,
+  key: string,
+  value: unknown,
+): Pick<FormField, "control" | "options"> {
   const options = nav.alternatives(schema).flatMap((s) => s.enum ?? []);
   if (options.length > 0) return { control: "select", options: options.map(String) };
   const allowed = kinds(nav, schema);
@@ -82,10 +89,21 @@ function controlFor(nav: SchemaNav, schema: Schema, key: string, value: unknown)
 function field(nav: SchemaNav, path: string[], schema: Schema, required: boolean, value: unknown): FormField {
   const node = nav.deref(schema);
   const key = path[path.length - 1] ?? "";
-  return { path, ...controlFor(nav, node, key, value), required, ...(node.description ? { description: node.description } : {}) };
+  return {
+    path,
+    ...controlFor(nav, node, key, value),
+    required,
+    ...(node.description ? { description: node.description } : {}),
+  };
 }
 
-function mappingFields(nav: SchemaNav, prefix: string[], schema: Schema, values: Record<string, unknown>, skip: ReadonlySet<string>): FormField[] {
+function mappingFields(
+  nav: SchemaNav,
+  prefix: string[],
+  schema: Schema,
+  values: Record<string, unknown>,
+  skip: ReadonlySet<string>,
+): FormField[] {
   const node = nav.deref(schema);
   return Object.entries(node.properties ?? {}).flatMap(([key, prop]) =>
     skip.has(key) ? [] : [field(nav, [...prefix, key], prop, node.required?.includes(key) ?? false, values[key])],
@@ -106,7 +124,12 @@ function stepSchema(nav: SchemaNav, root: Schema, type: string): Schema | undefi
  * then each modifier, on or off, with its fields when on. `values` is the step as the file has it;
  * an agent step picks its `agent` among the file's `agents`.
  */
-export function stepForm(root: Schema, type: string, values: Record<string, unknown>, agents: readonly string[] = []): StepForm {
+export function stepForm(
+  root: Schema,
+  type: string,
+  values: Record<string, unknown>,
+  agents: readonly string[] = [],
+): StepForm {
   const nav = new SchemaNav(root);
   const schema = stepSchema(nav, root, type);
   if (!schema) return { fields: [], modifiers: [] };

@@ -19,7 +19,10 @@ function collect(list: unknown, out: Map<string, Record<string, unknown>>): void
   }
 }
 
-/** Each step's fields as the file writes them, by step name (nested steps included); empty when the text does not validate. */
+/**
+ * Each step's fields as the file writes them, by step name (nested steps included); empty when the text does not
+ * validate.
+ */
 export function stepValues(text: string): StepValues {
   const result = validated(text);
   const out = new Map<string, Record<string, unknown>>();

@@ -27,7 +27,10 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
   // Where the person put the cursor, until the graph of the text they typed is read.
   const cursor = useRef<number | null>(null);
 
-  /** The node under the cursor, once the graph is of the text the cursor is in (a rename typed there selects the renamed node). */
+  /**
+   * The node under the cursor, once the graph is of the text the cursor is in (a rename typed there selects the renamed
+   * node).
+   */
   const followCursor = (graph: CanvasGraph, read: string) => {
     if (cursor.current === null || editor.current?.text() !== read) return;
     setSelected(nodeAt(graph, cursor.current) ?? null);
@@ -59,7 +62,10 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     sync.update(result.text, true);
     layout.afterOperation(op, result, drawn);
     if (result.warnings.length > 0) {
-      toast(`${result.warnings.map((w) => `Line ${w.range.startLine}: ${w.message}`).join("; ")}. ${shortcutLabel("mod+z")} undoes it.`, "error");
+      toast(
+        `${result.warnings.map((w) => `Line ${w.range.startLine}: ${w.message}`).join("; ")}. ${shortcutLabel("mod+z")} undoes it.`,
+        "error",
+      );
     }
     select(op.kind === "deleteStep" || op.kind === "unwrap" ? null : (result.id ?? selected));
   };
@@ -67,7 +73,10 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
   const selectedNode = sync.shown.nodes.find((node) => node.id === selected);
   // The panel edits what the text says, so only while the text validates (the canvas then draws it as it is).
   const valid = sync.good !== null && sync.current === sync.good.graph;
-  const values = useMemo(() => (selectedNode && valid ? stepValues(sync.text) : null), [sync.text, valid, selectedNode !== undefined]);
+  const values = useMemo(
+    () => (selectedNode && valid ? stepValues(sync.text) : null),
+    [sync.text, valid, selectedNode !== undefined],
+  );
 
   return {
     graph: sync.shown,

@@ -30,7 +30,10 @@ export function useLayoutPositions(workflowId: string | null, initial: Positions
   const flush = useCallback(() => {
     const due = pending.current;
     pending.current = null;
-    if (due) store(due.id, due.positions).catch((err: Error) => toast(`The canvas layout was not stored: ${err.message}`, "error"));
+    if (due)
+      store(due.id, due.positions).catch((err: Error) =>
+        toast(`The canvas layout was not stored: ${err.message}`, "error"),
+      );
   }, [store, toast]);
 
   useEffect(() => {
@@ -49,7 +52,8 @@ export function useLayoutPositions(workflowId: string | null, initial: Positions
   return {
     positions,
     move: (moved: Positions) => change({ ...positions, ...moved }),
-    afterOperation: (op: CanvasOperation, result: EditSuccess, drawn: CanvasGraph) => change(positionsAfter(positions, op, result, drawn)),
+    afterOperation: (op: CanvasOperation, result: EditSuccess, drawn: CanvasGraph) =>
+      change(positionsAfter(positions, op, result, drawn)),
     /** Stores the positions of a workflow saved for the first time, before its editor opens under its id. */
     storeFor: (id: string) => (Object.keys(positions).length > 0 ? store(id, positions) : Promise.resolve()),
   };

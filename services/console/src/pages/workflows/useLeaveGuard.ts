@@ -18,7 +18,9 @@ export function useLeaveGuard(dirty: boolean): { blocker: Blocker; markClean(): 
     return () => window.removeEventListener("beforeunload", warn);
   }, [dirty]);
 
-  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirtyNow.current && currentLocation.pathname !== nextLocation.pathname);
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => dirtyNow.current && currentLocation.pathname !== nextLocation.pathname,
+  );
   return {
     blocker,
     markClean: () => {

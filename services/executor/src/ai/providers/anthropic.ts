@@ -2,7 +2,15 @@ import { z } from "zod";
 import type { LlmProviderConfig } from "@wf/shared/config";
 import { callProvider } from "./http";
 import { readSse } from "./sse";
-import { ProviderError, type ChatMessage, type ChatOptions, type ChatRequest, type ChatResponse, type Provider, type ToolCall } from "./types";
+import {
+  ProviderError,
+  type ChatMessage,
+  type ChatOptions,
+  type ChatRequest,
+  type ChatResponse,
+  type Provider,
+  type ToolCall,
+} from "./types";
 
 const API_VERSION = "2023-06-01";
 /** The protocol requires `max_tokens`; this is used when the step gives none. */
@@ -68,7 +76,9 @@ export class AnthropicProvider implements Provider {
       max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
       ...(req.system ? { system: req.system } : {}),
       messages: req.messages.map(wireMessage),
-      ...(req.tools?.length ? { tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) } : {}),
+      ...(req.tools?.length
+        ? { tools: req.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
+        : {}),
       ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
       ...(stream ? { stream: true } : {}),
     };
@@ -96,9 +106,15 @@ export class AnthropicProvider implements Provider {
     const toolCalls: ToolCall[] = [];
     for (const block of parsed.data.content) {
       if (block.type === "text") text += block.text;
-      else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
+      else if (block.type === "tool_use")
+        toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
     }
-    return { text, toolCalls, usage: usageOf(parsed.data.usage, parsed.data.usage.output_tokens), stopReason: parsed.data.stop_reason ?? null };
+    return {
+      text,
+      toolCalls,
+      usage: usageOf(parsed.data.usage, parsed.data.usage.output_tokens),
+      stopReason: parsed.data.stop_reason ?? null,
+    };
   }
 
   private async readStream(res: Response, onText: (piece: string) => void): Promise<ChatResponse> {
@@ -119,7 +135,8 @@ export class AnthropicProvider implements Provider {
           outputTokens = ev.message.usage.output_tokens;
           break;
         case "content_block_start":
-          if (ev.content_block.type === "tool_use") calls.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, arguments: "" });
+          if (ev.content_block.type === "tool_use")
+            calls.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, arguments: "" });
           break;
         case "content_block_delta":
           if (ev.delta.type === "text_delta") {
@@ -136,12 +153,19 @@ export class AnthropicProvider implements Provider {
           if (ev.usage?.output_tokens !== undefined) outputTokens = ev.usage.output_tokens;
           break;
         case "error":
-          throw new ProviderError(this.name, res.status, `stream error ${ev.error.type}: ${ev.error.message}`, ev.error.type === "overloaded_error");
+          throw new ProviderError(
+            this.name,
+            res.status,
+            `stream error ${ev.error.type}: ${ev.error.message}`,
+            ev.error.type === "overloaded_error",
+          );
         default:
           break;
       }
     }
-    const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ ...c, arguments: c.arguments || "{}" }));
+    const toolCalls = [...calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ ...c, arguments: c.arguments || "{}" }));
     return { text, toolCalls, usage: usageOf(start, outputTokens), stopReason };
   }
 }
@@ -161,14 +185,21 @@ function wireMessage(m: ChatMessage): unknown {
     case "tool":
       return {
         role: "user",
-        content: m.results.map((r) => ({ type: "tool_result", tool_use_id: r.callId, content: r.content, is_error: r.isError })),
+        content: m.results.map((r) => ({
+          type: "tool_result",
+          tool_use_id: r.callId,
+          content: r.content,
+          is_error: r.isError,
+        })),
       };
   }
 }
 
 /** Cache reads and writes are input tokens too: they are billed. */
 function usageOf(start: z.output<typeof Usage> | null, outputTokens: number): ChatResponse["usage"] {
-  const prompt = start ? start.input_tokens + (start.cache_creation_input_tokens ?? 0) + (start.cache_read_input_tokens ?? 0) : 0;
+  const prompt = start
+    ? start.input_tokens + (start.cache_creation_input_tokens ?? 0) + (start.cache_read_input_tokens ?? 0)
+    : 0;
   return { promptTokens: prompt, completionTokens: outputTokens, totalTokens: prompt + outputTokens };
 }
 

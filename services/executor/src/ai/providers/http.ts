@@ -53,14 +53,16 @@ export async function callProvider<T>(req: ProviderRequest, consume: (res: Respo
         return await consume(res);
       } catch (err) {
         if (req.signal.aborted) throw req.signal.reason;
-        if (timeout.aborted) throw new ProviderError(provider, null, `no complete answer within ${policy.timeoutMs / 1000} s`, true);
+        if (timeout.aborted)
+          throw new ProviderError(provider, null, `no complete answer within ${policy.timeoutMs / 1000} s`, true);
         throw err;
       }
     }
     const detail = scrub(await errorDetail(res), req.scrub);
     const transient = res.status === 408 || res.status === 429 || res.status >= 500;
     if (!transient) throw new ProviderError(provider, res.status, detail, false);
-    if (attempt >= policy.maxRetries) throw new ProviderError(provider, res.status, `${detail} (after ${attempt + 1} attempts)`, true);
+    if (attempt >= policy.maxRetries)
+      throw new ProviderError(provider, res.status, `${detail} (after ${attempt + 1} attempts)`, true);
     const asked = retryAfterMs(res.headers);
     if (asked !== null && asked > policy.maxRetryDelayMs) {
       throw new ProviderError(

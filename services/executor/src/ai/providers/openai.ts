@@ -2,7 +2,15 @@ import { z } from "zod";
 import type { LlmProviderConfig } from "@wf/shared/config";
 import { callProvider } from "./http";
 import { readSse } from "./sse";
-import { ProviderError, type ChatMessage, type ChatOptions, type ChatRequest, type ChatResponse, type Provider, type ToolCall } from "./types";
+import {
+  ProviderError,
+  type ChatMessage,
+  type ChatOptions,
+  type ChatRequest,
+  type ChatResponse,
+  type Provider,
+  type ToolCall,
+} from "./types";
 
 const Usage = z.looseObject({
   prompt_tokens: z.int().nonnegative(),
@@ -71,11 +79,18 @@ export class OpenAiProvider implements Provider {
       model: req.model,
       messages: wireMessages(req),
       ...(req.tools?.length
-        ? { tools: req.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+        ? {
+            tools: req.tools.map((t) => ({
+              type: "function",
+              function: { name: t.name, description: t.description, parameters: t.parameters },
+            })),
+          }
         : {}),
       ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
       ...(req.maxTokens === undefined ? {} : { max_tokens: req.maxTokens }),
-      ...(req.jsonSchema && this.structuredOutput ? { response_format: { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } } } : {}),
+      ...(req.jsonSchema && this.structuredOutput
+        ? { response_format: { type: "json_schema", json_schema: { name: "output", schema: req.jsonSchema } } }
+        : {}),
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     };
     const url = new URL(`${this.cfg.baseUrl.replace(/\/+$/, "")}/chat/completions`);
@@ -97,7 +112,9 @@ export class OpenAiProvider implements Provider {
   private authHeaders(apiKey: string | undefined): Record<string, string> {
     if (apiKey === undefined) return {};
     const header = this.cfg.apiKeyHeader;
-    return header === undefined || header.toLowerCase() === "authorization" ? { authorization: `Bearer ${apiKey}` } : { [header]: apiKey };
+    return header === undefined || header.toLowerCase() === "authorization"
+      ? { authorization: `Bearer ${apiKey}` }
+      : { [header]: apiKey };
   }
 
   private async readCompletion(res: Response): Promise<ChatResponse> {
@@ -106,7 +123,11 @@ export class OpenAiProvider implements Provider {
     const choice = parsed.data.choices[0]!;
     return {
       text: choice.message.content ?? "",
-      toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+      toolCalls: (choice.message.tool_calls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function.name,
+        arguments: c.function.arguments,
+      })),
       usage: usageOf(parsed.data.usage),
       stopReason: choice.finish_reason ?? null,
     };
@@ -121,7 +142,13 @@ export class OpenAiProvider implements Provider {
     for await (const e of readSse(res.body)) {
       if (e.data === "[DONE]") break;
       const chunk = Chunk.safeParse(safeJson(e.data));
-      if (!chunk.success) throw new ProviderError(this.name, res.status, `a stream chunk is not a chat completion chunk: ${e.data.slice(0, 200)}`, false);
+      if (!chunk.success)
+        throw new ProviderError(
+          this.name,
+          res.status,
+          `a stream chunk is not a chat completion chunk: ${e.data.slice(0, 200)}`,
+          false,
+        );
       if (chunk.data.usage) usage = chunk.data.usage;
       for (const choice of chunk.data.choices) {
         if (choice.finish_reason) stopReason = choice.finish_reason;
@@ -159,7 +186,13 @@ function wireMessage(m: ChatMessage): unknown[] {
           role: "assistant",
           content: m.text || null,
           ...(m.toolCalls.length
-            ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                tool_calls: m.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: "function",
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
             : {}),
         },
       ];
@@ -171,7 +204,11 @@ function wireMessage(m: ChatMessage): unknown[] {
 /** A stream may end without usage (servers that ignore `include_usage`): counted as zero. */
 function usageOf(u: z.output<typeof Usage> | null | undefined): ChatResponse["usage"] {
   if (!u) return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-  return { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, totalTokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens };
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens,
+    totalTokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
+  };
 }
 
 function safeJson(text: string): unknown {

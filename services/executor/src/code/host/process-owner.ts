@@ -2,8 +2,15 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 
-/** Who holds a resource shared on a host (a directory, a block of uids): a process of one boot of one host, in one PID namespace. */
-export const ProcessOwner = z.object({ bootId: z.string().min(1), pidNamespace: z.string().min(1), pid: z.number().int().positive() });
+/**
+ * Who holds a resource shared on a host (a directory, a block of uids): a process of one boot of one host, in one PID
+ * namespace.
+ */
+export const ProcessOwner = z.object({
+  bootId: z.string().min(1),
+  pidNamespace: z.string().min(1),
+  pid: z.number().int().positive(),
+});
 export type ProcessOwner = z.infer<typeof ProcessOwner>;
 
 /** This process as an owner; null where the kernel does not say (not Linux). */

@@ -38,7 +38,11 @@ export function descendants(ancestor: number, pattern: RegExp): number[] {
   };
   return [...parents.keys()].filter((pid) => {
     try {
-      return descends(pid) && pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")) && isAlive(pid);
+      return (
+        descends(pid) &&
+        pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")) &&
+        isAlive(pid)
+      );
     } catch {
       return false;
     }

@@ -19,8 +19,13 @@ export interface SeenRequest {
   body: string;
 }
 
-/** An HTTP origin on a loopback address: answers `origin <port> saw <method> <url>`, records each request; closed when the test ends. */
-export async function httpOrigin(host = "127.0.0.1"): Promise<{ port: number; seen: SeenRequest[]; connections: () => number }> {
+/**
+ * An HTTP origin on a loopback address: answers `origin <port> saw <method> <url>`, records each request; closed when
+ * the test ends.
+ */
+export async function httpOrigin(
+  host = "127.0.0.1",
+): Promise<{ port: number; seen: SeenRequest[]; connections: () => number }> {
   const seen: SeenRequest[] = [];
   let connections = 0;
   const server = createHttpServer((req, res) => {
@@ -45,7 +50,9 @@ export async function httpOrigin(host = "127.0.0.1"): Promise<{ port: number; se
 }
 
 /** A TCP origin that answers every chunk with `echo:` and the chunk; its live sockets are kept. */
-export async function echoOrigin(host = "127.0.0.1"): Promise<{ port: number; sockets: Set<Socket>; accepted: () => number }> {
+export async function echoOrigin(
+  host = "127.0.0.1",
+): Promise<{ port: number; sockets: Set<Socket>; accepted: () => number }> {
   const sockets = new Set<Socket>();
   let accepted = 0;
   const server = createServer((socket) => {
@@ -64,7 +71,10 @@ export async function echoOrigin(host = "127.0.0.1"): Promise<{ port: number; so
 }
 
 /** Sends `CONNECT authority` over the proxy's Unix socket and reads the answer's head. */
-export function rawConnect(socketPath: string, authority: string): Promise<{ status: number; head: string; socket: Socket; rest: string }> {
+export function rawConnect(
+  socketPath: string,
+  authority: string,
+): Promise<{ status: number; head: string; socket: Socket; rest: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(socketPath);
     socket.on("error", reject);
@@ -105,7 +115,10 @@ export interface ProxiedAnswer {
   reusedSocket: boolean;
 }
 
-/** An absolute-form request (`GET http://…`) over the proxy's Unix socket, as an HTTP client configured with a proxy sends it. */
+/**
+ * An absolute-form request (`GET http://…`) over the proxy's Unix socket, as an HTTP client configured with a proxy
+ * sends it.
+ */
 export function viaProxy(
   socketPath: string,
   url: string,
@@ -113,11 +126,25 @@ export function viaProxy(
 ): Promise<ProxiedAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { socketPath, path: url, method: init.method ?? "GET", headers: init.headers ?? {}, ...(init.agent ? { agent: init.agent } : {}) },
+      {
+        socketPath,
+        path: url,
+        method: init.method ?? "GET",
+        headers: init.headers ?? {},
+        ...(init.agent ? { agent: init.agent } : {}),
+      },
       (res) => {
         let body = "";
         res.on("data", (c: Buffer) => (body += c.toString()));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, body, reusedSocket: req.reusedSocket }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body,
+            reusedSocket: req.reusedSocket,
+          }),
+        );
       },
     );
     req.on("error", reject);

@@ -40,7 +40,10 @@ export function matchesPoint(bp: Breakpoint, point: Point): boolean {
     case "on_error":
       return bp.step === undefined || stepMatches(bp.step, point.path);
     case "on_retry":
-      return (bp.step === undefined || stepMatches(bp.step, point.path)) && (bp.attempt === undefined || bp.attempt === point.occurrence);
+      return (
+        (bp.step === undefined || stepMatches(bp.step, point.path)) &&
+        (bp.attempt === undefined || bp.attempt === point.occurrence)
+      );
     case "foreach_item":
       return stepMatches(bp.step, point.path) && (bp.index === undefined || bp.index === point.occurrence);
     case "tool_call":

@@ -1,4 +1,11 @@
-import type { DebugClaim, DebugEdit, DebugState, ExecutionSnapshot, PauseRecord, ResumedFrom } from "@wf/shared/execution";
+import type {
+  DebugClaim,
+  DebugEdit,
+  DebugState,
+  ExecutionSnapshot,
+  PauseRecord,
+  ResumedFrom,
+} from "@wf/shared/execution";
 import { cutValue } from "../result-limits";
 import type { RunCommitter } from "../committer";
 
@@ -22,7 +29,11 @@ const RECORDED_EDIT_BYTES = 1024;
  * over the snapshot: null when the snapshot does not hold that claim (carried out already, by an
  * earlier delivery, or given up). The run itself does what a resume asks at the paused point.
  */
-export function applyClaimedCommand(committer: Pick<RunCommitter, "snap" | "emit">, claimId: string, now: number): Applied | null {
+export function applyClaimedCommand(
+  committer: Pick<RunCommitter, "snap" | "emit">,
+  claimId: string,
+  now: number,
+): Applied | null {
   const snap = committer.snap;
   const d = snap.debug;
   const pause = d?.pause;
@@ -32,7 +43,11 @@ export function applyClaimedCommand(committer: Pick<RunCommitter, "snap" | "emit
   d.appliedClaim = claim.id;
   if (claim.command === "set") {
     const edits = applyEdits(snap, d, pause, claim, now);
-    committer.emit("debug_edited", pause.stepPath, { pauseId: pause.id, by: claim.by, fields: edits.map((e) => e.field) });
+    committer.emit("debug_edited", pause.stepPath, {
+      pauseId: pause.id,
+      by: claim.by,
+      fields: edits.map((e) => e.field),
+    });
     return "edited";
   }
   if (claim.command === "skip" && claim.body.output !== undefined) {
@@ -53,12 +68,15 @@ export function applyClaimedCommand(committer: Pick<RunCommitter, "snap" | "emit
     occurrence: pause.occurrence,
     command: claim.command,
     ...(claim.command === "skip" && claim.body.output !== undefined ? { output: claim.body.output } : {}),
-    ...(pause.phase === "error" ? { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false } : {}),
+    ...(pause.phase === "error"
+      ? { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false }
+      : {}),
     passed: false,
   });
   // Time stops while paused: the deadlines of the steps under way move on by the pause.
   const paused = Math.max(0, now - pause.pausedAt);
-  for (const st of Object.values(snap.steps)) if (st.status === "RUNNING" && st.deadline !== null) st.deadline += paused;
+  for (const st of Object.values(snap.steps))
+    if (st.status === "RUNNING" && st.deadline !== null) st.deadline += paused;
   return "resume";
 }
 
@@ -75,7 +93,13 @@ function remember(d: DebugState, resumed: ResumedFrom): void {
 }
 
 /** The edits of a `set`, made where the run reads them, each recorded in `debug.edits`. */
-function applyEdits(snap: ExecutionSnapshot, d: DebugState, pause: PauseRecord, claim: DebugClaim, now: number): DebugEdit[] {
+function applyEdits(
+  snap: ExecutionSnapshot,
+  d: DebugState,
+  pause: PauseRecord,
+  claim: DebugClaim,
+  now: number,
+): DebugEdit[] {
   const made: DebugEdit[] = [];
   const { vars, output, input, arguments: args } = claim.body;
   if (vars !== undefined) {

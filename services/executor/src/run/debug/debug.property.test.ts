@@ -19,7 +19,10 @@ const FIRST_SEED = Number(process.env.DEBUG_SEED ?? Math.floor(Math.random() * 2
 /** More pauses than any generated case has points: a run that gets here pauses again where it paused. */
 const PAUSES_BOUND = 400;
 
-/** The phases a branch goes past, not evaluating breakpoints, while another branch's pause holds the run (docs/debugger.md, Durability). */
+/**
+ * The phases a branch goes past, not evaluating breakpoints, while another branch's pause holds the run
+ * (docs/debugger.md, Durability).
+ */
 const GONE_PAST_WHILE_PAUSED: ReadonlySet<string> = new Set(["after", "error", "tool_call", "llm_call"]);
 
 interface Segment {
@@ -102,7 +105,10 @@ async function checkCase(seed: number): Promise<void> {
     if (random() < 0.2) expect(await s.send("set", { vars: { touched: pauses.length } })).toMatchObject({ ok: true });
     const next = command(random, pause);
     commands.set(pointKey(pause), next);
-    level = next === "step" || next === "step_into" ? depth(pause.stepPath) + (next === "step_into" || pause.phase === "item" ? 1 : 0) : null;
+    level =
+      next === "step" || next === "step_into"
+        ? depth(pause.stepPath) + (next === "step_into" || pause.phase === "item" ? 1 : 0)
+        : null;
     expect(await s.send(next)).toMatchObject({ ok: true });
     outcome = await s.run();
   }
@@ -132,7 +138,9 @@ async function checkCase(seed: number): Promise<void> {
     expect(during!.parkedAt).not.toBe(key);
   }
   expect(s.snap.status).toBe("COMPLETED");
-  expect(Object.fromEntries(Object.entries(s.snap.steps).map(([path, st]) => [path, st.status]))).toEqual(Object.fromEntries(steps));
+  expect(Object.fromEntries(Object.entries(s.snap.steps).map(([path, st]) => [path, st.status]))).toEqual(
+    Object.fromEntries(steps),
+  );
 }
 
 /** Whether the event shows the run going past the point (for the phases that go past while paused elsewhere). */
@@ -159,7 +167,10 @@ describe("the debugger over generated workflows", () => {
       } catch (err) {
         const replay = `DEBUG_SEED=${seed} DEBUG_CASES=1 npx vitest run services/executor/src/run/debug/debug.property.test.ts`;
         const { definition, breakpoints } = generateCase(seeded(seed));
-        throw new Error(`case of seed ${seed} (replay: ${replay})\n${JSON.stringify({ definition, breakpoints })}\n${(err as Error).message}`, { cause: err });
+        throw new Error(
+          `case of seed ${seed} (replay: ${replay})\n${JSON.stringify({ definition, breakpoints })}\n${(err as Error).message}`,
+          { cause: err },
+        );
       }
     }
   });

@@ -30,12 +30,22 @@ describe("step paths", () => {
 
 describe("before_step", () => {
   it("pauses before the step starts, with its rendered input; the execution parks RUNNING at that step", async () => {
-    const s = new Session([code("a", { input: { n: "{{ vars.n }}" } }), code("b")], [{ type: "before_step", step: "a" }], { vars: { n: 3 } });
+    const s = new Session(
+      [code("a", { input: { n: "{{ vars.n }}" } }), code("b")],
+      [{ type: "before_step", step: "a" }],
+      { vars: { n: 3 } },
+    );
     expect(await s.run()).toBe("parked");
     expect(s.effects.codeCalls).toHaveLength(0);
     expect(s.snap.steps.a).toBeUndefined();
     expect(s.snap).toMatchObject({ status: "RUNNING", currentStep: "a" });
-    expect(s.pause).toMatchObject({ breakpointId: "bp1", type: "before_step", stepPath: "a", phase: "before", context: { input: { n: 3 }, vars: { n: 3 } } });
+    expect(s.pause).toMatchObject({
+      breakpointId: "bp1",
+      type: "before_step",
+      stepPath: "a",
+      phase: "before",
+      context: { input: { n: 3 }, vars: { n: 3 } },
+    });
     expect(s.snap.debug!.hits).toEqual({ bp1: 1 });
     const paused = s.t.committer.events.find((e) => e.type === "debug_paused");
     expect(paused).toMatchObject({ step: "a", data: { id: s.pause.id, breakpointId: "bp1" } });
@@ -52,8 +62,14 @@ describe("before_step", () => {
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.snap.status).toBe("COMPLETED");
     expect(s.effects.codeCalls).toHaveLength(2);
-    expect(s.snap.debug).toMatchObject({ pause: null, hits: { bp1: 1 }, resumed: [{ pauseId, command: "continue", passed: true }] });
-    expect(s.commandEvents).toEqual([{ type: "debug_resumed", step: "a", data: { pauseId, command: "continue", by: "ada" } }]);
+    expect(s.snap.debug).toMatchObject({
+      pause: null,
+      hits: { bp1: 1 },
+      resumed: [{ pauseId, command: "continue", passed: true }],
+    });
+    expect(s.commandEvents).toEqual([
+      { type: "debug_resumed", step: "a", data: { pauseId, command: "continue", by: "ada" } },
+    ]);
   });
 
   it("a breakpoint that is not enabled never hits", async () => {
@@ -78,10 +94,17 @@ describe("before_step", () => {
 
 describe("after_step and set", () => {
   it("pauses after the step completed, before the next sees its output; an edited output is what the next step sees", async () => {
-    const s = new Session([code("a"), { name: "b", type: "transform", output: { got: "{{ steps.a.output }}" } }], [{ type: "after_step", step: "a" }]);
+    const s = new Session(
+      [code("a"), { name: "b", type: "transform", output: { got: "{{ steps.a.output }}" } }],
+      [{ type: "after_step", step: "a" }],
+    );
     s.effects.code = () => codeOk({ n: 1 });
     expect(await s.run()).toBe("parked");
-    expect(s.pause).toMatchObject({ phase: "after", stepPath: "a", context: { output: { n: 1 }, outputs: { a: { n: 1 } } } });
+    expect(s.pause).toMatchObject({
+      phase: "after",
+      stepPath: "a",
+      context: { output: { n: 1 }, outputs: { a: { n: 1 } } },
+    });
     expect(s.snap.steps.b).toBeUndefined();
 
     const set = await s.send("set", { output: { n: 42 } });
@@ -89,7 +112,9 @@ describe("after_step and set", () => {
     expect(s.applied).toBe("edited");
     // A set does not resume: the pause stays, edited, for more sets or a resuming command.
     expect(s.pause.context.output).toEqual({ n: 42 });
-    expect(s.snap.debug!.edits).toMatchObject([{ field: "output", stepPath: "a", by: "ada", before: { n: 1 }, after: { n: 42 } }]);
+    expect(s.snap.debug!.edits).toMatchObject([
+      { field: "output", stepPath: "a", by: "ada", before: { n: 1 }, after: { n: 42 } },
+    ]);
     expect(s.commandEvents.map((e) => e.type)).toEqual(["debug_edited"]);
 
     expect(await s.resume("continue")).toBe("terminal");
@@ -131,7 +156,10 @@ describe("skip", () => {
   });
 
   it("skip with an output completes the step with it, unrun, and records the edit", async () => {
-    const s = new Session([code("a"), { name: "b", type: "transform", output: "{{ steps.a.output }}" }], [{ type: "before_step", step: "a" }]);
+    const s = new Session(
+      [code("a"), { name: "b", type: "transform", output: "{{ steps.a.output }}" }],
+      [{ type: "before_step", step: "a" }],
+    );
     await s.run();
     expect(await s.resume("skip", { output: "stub" })).toBe("terminal");
     expect(s.step("a")).toMatchObject({ status: "COMPLETED", output: "stub", attempts: 0 });
@@ -143,7 +171,9 @@ describe("skip", () => {
 
 describe("on_error and retry", () => {
   it("pauses at the failure before it is handled; retry after a set runs the step again now, and it passes", async () => {
-    const s = new Session([code("flaky"), code("after")], [{ type: "on_error", step: "flaky" }], { vars: { fixed: false } });
+    const s = new Session([code("flaky"), code("after")], [{ type: "on_error", step: "flaky" }], {
+      vars: { fixed: false },
+    });
     s.effects.code = (req) => (req.vars.fixed ? codeOk("ok") : codeFailed("broken"));
     expect(await s.run()).toBe("parked");
     expect(s.pause).toMatchObject({
@@ -178,10 +208,17 @@ describe("on_error and retry", () => {
   });
 
   it("on_retry pauses after the backoff, before the next attempt", async () => {
-    const s = new Session([code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 } })], [{ type: "on_retry", step: "flaky" }]);
+    const s = new Session(
+      [code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 } })],
+      [{ type: "on_retry", step: "flaky" }],
+    );
     s.effects.code = () => (s.effects.codeCalls.length === 1 ? codeFailed("first") : codeOk("second"));
     expect(await s.run()).toBe("parked");
-    expect(s.pause).toMatchObject({ phase: "retry", occurrence: 2, context: { attempt: 2, error: "step `flaky`: first" } });
+    expect(s.pause).toMatchObject({
+      phase: "retry",
+      occurrence: 2,
+      context: { attempt: 2, error: "step `flaky`: first" },
+    });
     expect(s.effects.codeCalls).toHaveLength(1);
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.step("flaky")).toMatchObject({ status: "COMPLETED", attempts: 2 });
@@ -190,7 +227,10 @@ describe("on_error and retry", () => {
 
 describe("expression breakpoints", () => {
   it("conditional pauses before the first step where its expression is truthy", async () => {
-    const s = new Session([code("a"), code("b"), code("c")], [{ type: "conditional", expression: "steps.a.output > 1" }]);
+    const s = new Session(
+      [code("a"), code("b"), code("c")],
+      [{ type: "conditional", expression: "steps.a.output > 1" }],
+    );
     s.effects.code = () => codeOk(s.effects.codeCalls.length * 2);
     expect(await s.run()).toBe("parked");
     expect(s.pause).toMatchObject({ type: "conditional", stepPath: "b" });
@@ -228,7 +268,13 @@ describe("expression breakpoints", () => {
       ],
     );
     expect(await s.run()).toBe("parked");
-    expect(s.pause).toMatchObject({ breakpointId: "bp1", phase: "item", stepPath: "loop", occurrence: 1, context: { index: 1, item: { id: 2 } } });
+    expect(s.pause).toMatchObject({
+      breakpointId: "bp1",
+      phase: "item",
+      stepPath: "loop",
+      occurrence: 1,
+      context: { index: 1, item: { id: 2 } },
+    });
     expect(Object.keys(s.snap.steps).sort()).toEqual(["loop", "loop[0].x"]);
     expect(await s.resume("continue")).toBe("parked");
     expect(s.pause).toMatchObject({ breakpointId: "bp2", occurrence: 2 });
@@ -239,7 +285,10 @@ describe("expression breakpoints", () => {
 
 describe("step and step_into", () => {
   it("step pauses at the next step boundary of the same or an outer level, passing over a container's inside", async () => {
-    const s = new Session([code("a"), { name: "loop", type: "foreach", items: [1, 2], steps: [code("x")] }, code("c")], [{ type: "before_step", step: "a" }]);
+    const s = new Session(
+      [code("a"), { name: "loop", type: "foreach", items: [1, 2], steps: [code("x")] }, code("c")],
+      [{ type: "before_step", step: "a" }],
+    );
     await s.run();
     expect(await s.resume("step")).toBe("parked");
     expect(s.pause).toMatchObject({ breakpointId: "step", stepPath: "loop", phase: "before" });
@@ -269,10 +318,16 @@ describe("agent tool calls and usage", () => {
   const agents = [{ name: "helper", model: "m", mcp: [{ name: "crm", url: "http://crm.invalid/mcp" }] }];
 
   it("tool_call pauses before the MCP call; edited arguments are used, and the conversation goes on without calling the model again", async () => {
-    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "look up 1" }], [{ type: "tool_call", tool: "lookup" }], { agents });
+    const s = new Session(
+      [{ name: "ask", type: "agent", agent: "helper", prompt: "look up 1" }],
+      [{ type: "tool_call", tool: "lookup" }],
+      { agents },
+    );
     s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
     s.effects.llmScript = () =>
-      s.effects.llmCalls.length === 1 ? usageAnswer("", 5, [{ id: "c1", name: "crm__lookup", arguments: '{"id":1}' }]) : usageAnswer("done", 5);
+      s.effects.llmCalls.length === 1
+        ? usageAnswer("", 5, [{ id: "c1", name: "crm__lookup", arguments: '{"id":1}' }])
+        : usageAnswer("done", 5);
     expect(await s.run()).toBe("parked");
     expect(s.pause).toMatchObject({
       type: "tool_call",
@@ -288,21 +343,33 @@ describe("agent tool calls and usage", () => {
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.effects.toolCalls).toEqual([{ server: "crm", tool: "lookup", args: { id: 2 } }]);
     expect(s.effects.llmCalls).toHaveLength(2);
-    expect(s.step("ask")).toMatchObject({ status: "COMPLETED", output: "done", attempts: 1, usage: { totalTokens: 10 } });
+    expect(s.step("ask")).toMatchObject({
+      status: "COMPLETED",
+      output: "done",
+      attempts: 1,
+      usage: { totalTokens: 10 },
+    });
     expect(s.step("ask").toolCalls).toMatchObject([{ tool: "lookup", arguments: { id: 2 }, result: '{"id":2}' }]);
     expect(s.snap.debug!.checkpoint).toBeNull();
   });
 
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
-    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], { agents });
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
+      agents,
+    });
     s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
     s.effects.llmScript = () =>
-      s.effects.llmCalls.length === 1 ? usageAnswer("", 1, [{ id: "c1", name: "crm__lookup", arguments: "{}" }]) : usageAnswer("ok", 1);
+      s.effects.llmCalls.length === 1
+        ? usageAnswer("", 1, [{ id: "c1", name: "crm__lookup", arguments: "{}" }])
+        : usageAnswer("ok", 1);
     await s.run();
     expect(await s.resume("skip", { output: { mocked: true } })).toBe("terminal");
     expect(s.effects.toolCalls).toHaveLength(0);
     const toolMessage = s.effects.llmCalls[1]!.messages.at(-1);
-    expect(toolMessage).toEqual({ role: "tool", results: [{ callId: "c1", content: '{"mocked":true}', isError: false }] });
+    expect(toolMessage).toEqual({
+      role: "tool",
+      results: [{ callId: "c1", content: '{"mocked":true}', isError: false }],
+    });
   });
 
   it("usage pauses before the LLM call once the totals so far (plus the step's previous call) reach the threshold", async () => {
@@ -310,7 +377,13 @@ describe("agent tool calls and usage", () => {
     const s = new Session([ask("one"), ask("two"), ask("three")], [{ type: "usage", tokens: 8 }]);
     s.effects.llmScript = () => usageAnswer("x", 4);
     expect(await s.run()).toBe("parked");
-    expect(s.pause).toMatchObject({ type: "usage", phase: "llm_call", stepPath: "three", occurrence: 1, context: { usage: { totalTokens: 8 } } });
+    expect(s.pause).toMatchObject({
+      type: "usage",
+      phase: "llm_call",
+      stepPath: "three",
+      occurrence: 1,
+      context: { usage: { totalTokens: 8 } },
+    });
     expect(s.pause.context.input).toMatchObject({ model: "m", messages: [{ role: "user", text: "three" }] });
     expect(s.effects.llmCalls).toHaveLength(2);
     expect(await s.resume("continue")).toBe("terminal");
@@ -319,11 +392,19 @@ describe("agent tool calls and usage", () => {
   });
 
   it("before an llm step, the pause shows the exact request, and a set input replaces its messages", async () => {
-    const s = new Session([{ name: "ask", type: "llm", model: "m", system: "be brief", prompt: "hi {{ vars.who }}" }], [{ type: "before_step", step: "ask" }], {
-      vars: { who: "Ada" },
-    });
+    const s = new Session(
+      [{ name: "ask", type: "llm", model: "m", system: "be brief", prompt: "hi {{ vars.who }}" }],
+      [{ type: "before_step", step: "ask" }],
+      {
+        vars: { who: "Ada" },
+      },
+    );
     await s.run();
-    expect(s.pause.context.input).toEqual({ model: "m", system: "be brief", messages: [{ role: "user", text: "hi Ada" }] });
+    expect(s.pause.context.input).toEqual({
+      model: "m",
+      system: "be brief",
+      messages: [{ role: "user", text: "hi Ada" }],
+    });
     await s.send("set", { input: { system: "be terse", messages: [{ role: "user", text: "hello" }] } });
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.effects.llmCalls[0]).toMatchObject({ system: "be terse", messages: [{ role: "user", text: "hello" }] });
@@ -382,7 +463,11 @@ describe("commands and their claims", () => {
     await s.run();
     await s.send("abort");
     expect(s.applied).toBe("abort");
-    expect(s.snap).toMatchObject({ status: "CANCELLED", error: "execution aborted in the debugger by ada", currentStep: null });
+    expect(s.snap).toMatchObject({
+      status: "CANCELLED",
+      error: "execution aborted in the debugger by ada",
+      currentStep: null,
+    });
     expect(s.snap.debug!.pause).toBeNull();
     expect(s.effects.codeCalls).toHaveLength(1);
   });
@@ -391,7 +476,13 @@ describe("commands and their claims", () => {
 describe("parallel branches", () => {
   it("a pause in one branch stops the others at their next step boundary; resumed, both finish", async () => {
     const s = new Session(
-      [{ name: "both", type: "parallel", branches: { left: [code("l1"), code("l2")], right: [code("r1"), code("r2")] } }],
+      [
+        {
+          name: "both",
+          type: "parallel",
+          branches: { left: [code("l1"), code("l2")], right: [code("r1"), code("r2")] },
+        },
+      ],
       [{ type: "before_step", step: "l1" }],
     );
     expect(await s.run()).toBe("parked");
@@ -422,14 +513,20 @@ describe("concurrent branches: each point pauses once", () => {
     expect(s.pause).toMatchObject({ breakpointId: "bp2", stepPath: "both", phase: "after" });
   });
 
-  const doubling = (child: Record<string, unknown>) => [{ name: "each", type: "foreach", items: [1, 2, 3, 4, 5], concurrency: 2, steps: [child] }];
+  const doubling = (child: Record<string, unknown>) => [
+    { name: "each", type: "foreach", items: [1, 2, 3, 4, 5], concurrency: 2, steps: [child] },
+  ];
 
-  /** Answers every pause with `command` until the run ends (at most `bound` pauses); the pauses announced, as `breakpoint phase path occurrence`. */
+  /**
+   * Answers every pause with `command` until the run ends (at most `bound` pauses); the pauses announced, as
+   * `breakpoint phase path occurrence`.
+   */
   async function answerAll(s: Session, command: "continue" | "skip", bound: number): Promise<string[]> {
     const announced: string[] = [];
     for (let outcome = await s.run(); ; outcome = await s.resume(command)) {
       for (const e of s.t.committer.events)
-        if (e.type === "debug_paused") announced.push(`${e.data.breakpointId} ${e.data.phase} ${e.data.stepPath} ${e.data.occurrence}`);
+        if (e.type === "debug_paused")
+          announced.push(`${e.data.breakpointId} ${e.data.phase} ${e.data.stepPath} ${e.data.occurrence}`);
       if (outcome === "terminal" || announced.length > bound) return announced;
     }
   }
@@ -440,7 +537,10 @@ describe("concurrent branches: each point pauses once", () => {
       { type: "before_step", step: "each[*].double" },
     ]);
     const announced = await answerAll(s, "continue", 6);
-    expect(announced.sort()).toEqual(["bp1 item each 2", ...[0, 1, 2, 3, 4].map((i) => `bp2 before each[${i}].double 0`)]);
+    expect(announced.sort()).toEqual([
+      "bp1 item each 2",
+      ...[0, 1, 2, 3, 4].map((i) => `bp2 before each[${i}].double 0`),
+    ]);
     expect(s.snap).toMatchObject({ status: "COMPLETED", output: [2, 4, 6, 8, 10] });
     expect(s.snap.debug!.hits).toEqual({ bp1: 1, bp2: 5 });
   });
@@ -455,7 +555,15 @@ describe("concurrent branches: each point pauses once", () => {
 
   it("a new attempt of a foreach passes its steps anew: a point paused at in the failed attempt pauses again", async () => {
     const s = new Session(
-      [{ name: "loop", type: "foreach", items: [1, 2], retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 }, steps: [code("x")] }],
+      [
+        {
+          name: "loop",
+          type: "foreach",
+          items: [1, 2],
+          retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 },
+          steps: [code("x")],
+        },
+      ],
       [{ type: "before_step", step: "loop[0].x" }],
     );
     s.effects.code = () => (s.effects.codeCalls.length === 1 ? codeFailed("first") : codeOk("ok"));

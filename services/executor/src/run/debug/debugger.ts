@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import type { Breakpoint, DebugRequest, DebugState, ExecutionSnapshot, PausePhase, ResumedFrom, StepState, Usage } from "@wf/shared/execution";
+import type {
+  Breakpoint,
+  DebugRequest,
+  DebugState,
+  ExecutionSnapshot,
+  PausePhase,
+  ResumedFrom,
+  StepState,
+  Usage,
+} from "@wf/shared/execution";
 import { evaluateCondition, evaluateExpression, ExpressionError } from "@wf/shared/expressions";
 import type { Step, Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
@@ -58,14 +67,11 @@ export interface DebugHost {
 export const STEP_INTO_CHILD = "step_into";
 
 /**
- * The breakpoints of a debug run (an execution whose snapshot has `debug`), at the points the
- * run and its step kinds call it. Each point: while the execution is paused elsewhere, stop (or
- * go on, where nothing of a step is left to hold); when a pause was resumed from this very point,
- * do what its command said the first time the run comes there, and never pause there again;
- * else evaluate the breakpoints, and on a hit write the pause (./pause.ts) and stop. Everything
- * it decides is read from and written to the snapshot, so a run resumed elsewhere decides the
- * same. Concurrent branches (a parallel, a foreach's items) come to their points one at a time,
- * so that a pause written by one is seen by all the others' next points.
+ * A debug run's breakpoints, at the points the run and its step kinds call. At each point: hold
+ * while paused elsewhere; where a pause was resumed from this very point, do what its command
+ * said, once; else evaluate the breakpoints and on a hit write the pause and stop. All of it is
+ * read from and written to the snapshot, so a run resumed elsewhere decides the same
+ * (docs/debugger.md#durability).
  */
 export class Debugger {
   private readonly depths: Map<string, number>;
@@ -139,7 +145,8 @@ export class Debugger {
   heldFailure(path: string, attempt: number): { error: string; retryable: boolean } | null {
     const point: Point = { phase: "error", path, occurrence: attempt };
     const pause = this.d.pause;
-    if (pause && samePoint(pause, point)) return { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false };
+    if (pause && samePoint(pause, point))
+      return { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false };
     const r = this.resumedAt(point);
     if (r && !r.passed) return { error: r.error ?? "failed", retryable: r.retryable ?? false };
     return null;
@@ -168,7 +175,10 @@ export class Debugger {
     );
   }
 
-  /** Before an agent calls a tool (its `occurrence`-th in this attempt): tool_call. `edited`: arguments set at the pause. */
+  /**
+   * Before an agent calls a tool (its `occurrence`-th in this attempt): tool_call. `edited`: arguments set at the
+   * pause.
+   */
   toolCall(
     path: string,
     occurrence: number,
@@ -205,7 +215,9 @@ export class Debugger {
     );
   }
 
-  /** Where the attempt `attempt` of an llm or agent step at `path` stood when it paused, if it is resuming from there. */
+  /**
+   * Where the attempt `attempt` of an llm or agent step at `path` stood when it paused, if it is resuming from there.
+   */
   conversation(path: string, attempt: number): unknown {
     const c = this.d.checkpoint;
     return c && c.stepPath === path && c.attempt === attempt ? c.state : undefined;
@@ -234,7 +246,10 @@ export class Debugger {
     d.checkpoint = null;
   }
 
-  /** One point at a time: evaluating breakpoints and writing a pause is one step, which no other branch's point sees half done. */
+  /**
+   * One point at a time: evaluating breakpoints and writing a pause is one step, which no other branch's point sees
+   * half done.
+   */
   private check(
     point: Point,
     scope: Scope,
@@ -268,7 +283,15 @@ export class Debugger {
     if (d.pause) return GO;
     const hit = await evaluate();
     if (!hit) return GO;
-    await writePause(this.host.committer, this.host.effects, point, hit.cause, scope, { ...(await details()), ...hit.details }, checkpoint?.());
+    await writePause(
+      this.host.committer,
+      this.host.effects,
+      point,
+      hit.cause,
+      scope,
+      { ...(await details()), ...hit.details },
+      checkpoint?.(),
+    );
     return PARK;
   }
 
@@ -282,7 +305,8 @@ export class Debugger {
     delete r.error;
     delete r.retryable;
     if (d.checkpoint?.stepPath === point.path) d.checkpoint = null;
-    if (command === "skip") return output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: output } };
+    if (command === "skip")
+      return output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: output } };
     if (command === "retry") return { kind: "retry" };
     const edited = point.phase === "tool_call" && r.pauseId ? editedArguments(d, r.pauseId) : undefined;
     return edited ? { kind: "go", edited } : GO;
@@ -303,7 +327,8 @@ export class Debugger {
       const id = bp.id!;
       const n = (this.d.hits[id] ?? 0) + 1;
       this.d.hits[id] = n;
-      if (!first && (bp.hitCount === undefined || n === bp.hitCount)) first = { cause: { breakpointId: id, type: bp.type }, details };
+      if (!first && (bp.hitCount === undefined || n === bp.hitCount))
+        first = { cause: { breakpointId: id, type: bp.type }, details };
     }
     return first;
   }
@@ -326,7 +351,13 @@ export class Debugger {
   /** An expression that fails hits too, saying so: a breakpoint that cannot be evaluated is one to look at. */
   private async truthy(expression: string, scope: Scope): Promise<Partial<PauseDetails> | null> {
     try {
-      return (await evaluateCondition(expression, expressionContext(this.snap, this.host.names, scope), this.snap.ownerId)) ? {} : null;
+      return (await evaluateCondition(
+        expression,
+        expressionContext(this.snap, this.host.names, scope),
+        this.snap.ownerId,
+      ))
+        ? {}
+        : null;
     } catch (err) {
       if (err instanceof ExpressionError) return { error: `breakpoint ${err.message}` };
       throw err;
@@ -334,7 +365,10 @@ export class Debugger {
   }
 
   /** A watch hits after the step whose completion changed its value; the value is remembered in the snapshot. */
-  private async watchChanged(bp: Extract<Breakpoint, { type: "watch" }>, scope: Scope): Promise<Partial<PauseDetails> | null> {
+  private async watchChanged(
+    bp: Extract<Breakpoint, { type: "watch" }>,
+    scope: Scope,
+  ): Promise<Partial<PauseDetails> | null> {
     const before = this.d.watched[bp.id!];
     const after = await this.remember(bp, scope);
     if (!before || before.hash === after.hash) return null;
@@ -343,18 +377,30 @@ export class Debugger {
 
   /** Watches not evaluated yet take their first value before the step that may change it. */
   private async initWatches(scope: Scope): Promise<void> {
-    for (const bp of this.d.breakpoints) if (bp.type === "watch" && bp.enabled && !this.d.watched[bp.id!]) await this.remember(bp, scope);
+    for (const bp of this.d.breakpoints)
+      if (bp.type === "watch" && bp.enabled && !this.d.watched[bp.id!]) await this.remember(bp, scope);
   }
 
-  private async remember(bp: Extract<Breakpoint, { type: "watch" }>, scope: Scope): Promise<{ hash: string; value: unknown }> {
+  private async remember(
+    bp: Extract<Breakpoint, { type: "watch" }>,
+    scope: Scope,
+  ): Promise<{ hash: string; value: unknown }> {
     let value: unknown;
     try {
-      value = (await evaluateExpression(bp.expression, expressionContext(this.snap, this.host.names, scope), this.snap.ownerId)) ?? null;
+      value =
+        (await evaluateExpression(
+          bp.expression,
+          expressionContext(this.snap, this.host.names, scope),
+          this.snap.ownerId,
+        )) ?? null;
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       value = { error: err.message };
     }
-    const entry = { hash: createHash("sha256").update(JSON.stringify(value)).digest("base64url"), value: cutValue(value, WATCH_VALUE_BYTES, "value") };
+    const entry = {
+      hash: createHash("sha256").update(JSON.stringify(value)).digest("base64url"),
+      value: cutValue(value, WATCH_VALUE_BYTES, "value"),
+    };
     this.d.watched[bp.id!] = entry;
     return entry;
   }
@@ -365,10 +411,16 @@ export class Debugger {
    */
   childDebug(path: string): DebugRequest | undefined {
     if (this.d.mode !== "step_into" || this.d.resumed.at(-1)?.stepPath !== path) return undefined;
-    return { breakpoints: [{ id: STEP_INTO_CHILD, type: "conditional", expression: "true", hitCount: 1, enabled: true }], idleTimeout: this.d.idleTimeout };
+    return {
+      breakpoints: [{ id: STEP_INTO_CHILD, type: "conditional", expression: "true", hitCount: 1, enabled: true }],
+      idleTimeout: this.d.idleTimeout,
+    };
   }
 
-  /** After `step` / `step_into`: the next step boundary at the level asked for (one deeper for step_into, or from a foreach item). */
+  /**
+   * After `step` / `step_into`: the next step boundary at the level asked for (one deeper for step_into, or from a
+   * foreach item).
+   */
   private stepBoundary(path: string): Hit | null {
     const r = this.d.resumed.at(-1);
     if (this.d.mode === "run" || !r) return null;
@@ -406,7 +458,10 @@ function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number 
   return a.stepPath === p.path && a.phase === p.phase && a.occurrence === p.occurrence;
 }
 
-/** A step path held by a pause: the step is not running, whatever its state says (a takeover must not count it in flight). */
+/**
+ * A step path held by a pause: the step is not running, whatever its state says (a takeover must not count it in
+ * flight).
+ */
 export function heldByPause(snap: ExecutionSnapshot, path: string): boolean {
   return snap.debug?.pause?.stepPath === path;
 }

@@ -1,4 +1,10 @@
-import { newId, type Breakpoint, type ExecutionSnapshot, type PauseContext, type PauseRecord } from "@wf/shared/execution";
+import {
+  newId,
+  type Breakpoint,
+  type ExecutionSnapshot,
+  type PauseContext,
+  type PauseRecord,
+} from "@wf/shared/execution";
 import type { RunCommitter } from "../committer";
 import type { RunEffects } from "../effects";
 import { cutValue, jsonBytes } from "../result-limits";
@@ -75,8 +81,16 @@ function pauseContext(snap: ExecutionSnapshot, scope: Scope, details: PauseDetai
   if (scope.item !== undefined) context.item = cutValue(scope.item, small, "item");
   if (details.input !== undefined) context.input = cutValue(details.input, Math.floor(room / 2), "input");
   if (details.output !== undefined) context.output = cutValue(details.output, Math.floor(room / 4), "output");
-  if (details.toolCall) context.toolCall = { ...details.toolCall, arguments: cutValue(details.toolCall.arguments, Math.floor(room / 2), "arguments") };
+  if (details.toolCall)
+    context.toolCall = {
+      ...details.toolCall,
+      arguments: cutValue(details.toolCall.arguments, Math.floor(room / 2), "arguments"),
+    };
   if (details.watch)
-    context.watch = { ...details.watch, before: cutValue(details.watch.before, small, "value"), after: cutValue(details.watch.after, small, "value") };
+    context.watch = {
+      ...details.watch,
+      before: cutValue(details.watch.before, small, "value"),
+      after: cutValue(details.watch.after, small, "value"),
+    };
   return context;
 }

@@ -48,14 +48,22 @@ export const codeStep: StepKind<CodeStep> = {
     );
     live?.flush();
     throwIfAborted(scope.signal);
-    if (snap.enableMonitoring && res.logs.length) st.logs = committer.budget.logs([...(st.logs ?? []), ...res.logs].slice(-1000));
+    if (snap.enableMonitoring && res.logs.length)
+      st.logs = committer.budget.logs([...(st.logs ?? []), ...res.logs].slice(-1000));
     // Each connection the step's egress proxy refused is an event, the first ones by name.
-    for (const r of res.refused?.first ?? []) committer.emit("step_egress_refused", path, { attempt: st.attempts, ...r, total: res.refused?.total });
+    for (const r of res.refused?.first ?? [])
+      committer.emit("step_egress_refused", path, { attempt: st.attempts, ...r, total: res.refused?.total });
     if (res.artifacts.length) {
       const saved = await effects.saveArtifacts(path, res.artifacts);
       st.artifacts = [...(st.artifacts ?? []), ...saved.map((a) => a.id)];
       committer.emit("step_artifacts", path, {
-        artifacts: saved.map((a) => ({ id: a.id, name: a.name, path: a.path, size: a.size, contentType: a.contentType })),
+        artifacts: saved.map((a) => ({
+          id: a.id,
+          name: a.name,
+          path: a.path,
+          size: a.size,
+          contentType: a.contentType,
+        })),
       });
     }
     if (res.ok) return { kind: "completed", output: res.output };
@@ -71,5 +79,10 @@ function renderInput(ctx: StepContext, step: CodeStep, scope: Scope): Promise<un
 /** Streams a running step's log lines as `step_log` events (monitoring only). */
 function liveLog(committer: RunCommitter, path: string, attempt: number): LogBatcher {
   let batch = 0;
-  return new LogBatcher((lines) => committer.publishLive("step_log", path, `${committer.snap.id}.log.${path}.${attempt}.${++batch}`, { attempt, lines }));
+  return new LogBatcher((lines) =>
+    committer.publishLive("step_log", path, `${committer.snap.id}.log.${path}.${attempt}.${++batch}`, {
+      attempt,
+      lines,
+    }),
+  );
 }

@@ -22,7 +22,10 @@ export const foreachStep: StepKind<ForeachStep> = {
       while (!failed && next < items.length) {
         const i = next++;
         const iteration = iterationScope(scope, path, i, items[i], scope.signal);
-        const r = ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park" ? PARKED : await ctx.runSequence(step.steps, iteration);
+        const r =
+          ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park"
+            ? PARKED
+            : await ctx.runSequence(step.steps, iteration);
         results[i] = r;
         if (r.kind === "failed") failed = true;
       }

@@ -8,7 +8,11 @@ export const parallelStep: StepKind<ParallelStep> = {
     const failedAt = results.findIndex((r) => r.kind === "failed");
     if (failedAt >= 0) {
       const r = results[failedAt] as { error: string };
-      return { kind: "failed", error: `step \`${step.name}\` branch ${branches[failedAt]![0]}: ${r.error}`, retryable: true };
+      return {
+        kind: "failed",
+        error: `step \`${step.name}\` branch ${branches[failedAt]![0]}: ${r.error}`,
+        retryable: true,
+      };
     }
     if (results.some((r) => r.kind === "parked")) return { kind: "parked" };
     const output: Record<string, unknown> = {};

@@ -8,7 +8,9 @@ import type { Scope } from "../scope";
 /** What one attempt of a step comes to. */
 export type Attempt =
   | { kind: "completed"; output: unknown }
-  /** `retryable`: whether the step's `retry` may try again (false for what cannot pass, such as an expression error). */
+  /**
+   * `retryable`: whether the step's `retry` may try again (false for what cannot pass, such as an expression error).
+   */
   | { kind: "failed"; error: string; retryable: boolean }
   /** Waiting on a durable timer or another execution: the run resumes it when woken. */
   | { kind: "parked" };

@@ -6,7 +6,10 @@ export const waitStep: StepKind<WaitStep> = {
   async run(ctx, step, { path, state: st, scope }) {
     const armed = st.waitUntil !== null;
     if (st.waitUntil === null) {
-      const until = step.seconds !== undefined ? Date.now() + step.seconds * 1000 : Date.parse(String(await ctx.render(step.until, scope)));
+      const until =
+        step.seconds !== undefined
+          ? Date.now() + step.seconds * 1000
+          : Date.parse(String(await ctx.render(step.until, scope)));
       if (Number.isNaN(until)) {
         return { kind: "failed", error: `step \`${step.name}\`: \`until\` is not an ISO-8601 time`, retryable: false };
       }

@@ -18,7 +18,13 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     const child = await effects.loadExecution(st.childExecutionId);
     if (!child) {
       const inputs = input ? input.value : await renderInputs(ctx, step, scope);
-      const error = await effects.startChild(step.workflow, st.childExecutionId, path, inputs as Record<string, unknown>, ctx.debug?.childDebug(path));
+      const error = await effects.startChild(
+        step.workflow,
+        st.childExecutionId,
+        path,
+        inputs as Record<string, unknown>,
+        ctx.debug?.childDebug(path),
+      );
       if (error) {
         st.childExecutionId = null;
         return { kind: "failed", error: `step \`${step.name}\`: ${error}`, retryable: false };

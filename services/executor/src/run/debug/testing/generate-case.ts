@@ -49,7 +49,13 @@ export function generateCase(random: Random): DebugCase {
   /** `outer`: the item values of the foreach iterations this step runs in (null: none). */
   const step = (depth: number, outer: number[] | null): CaseStep => {
     const name = `s${++names}`;
-    const kinds = ["transform", "code", "code", ...(depth < 2 ? ["foreach", "parallel"] : []), ...(depth === 0 || !sequentialCalls ? ["llm", "agent"] : [])];
+    const kinds = [
+      "transform",
+      "code",
+      "code",
+      ...(depth < 2 ? ["foreach", "parallel"] : []),
+      ...(depth === 0 || !sequentialCalls ? ["llm", "agent"] : []),
+    ];
     switch (pick(random, kinds)) {
       case "code": {
         const fails = pick(random, [0, 0, 1, 2]);
@@ -63,7 +69,14 @@ export function generateCase(random: Random): DebugCase {
         const own = Array.from({ length: between(random, 1, 4) }, () => ++items);
         const inner = outer === null ? own : outer.flatMap((o) => own.map((n) => o * 100 + n));
         values.push(...inner);
-        return { name, kind: "foreach", items: own, nested: outer !== null, concurrency: between(random, 1, 3), steps: list(depth + 1, inner, 1, 2) };
+        return {
+          name,
+          kind: "foreach",
+          items: own,
+          nested: outer !== null,
+          concurrency: between(random, 1, 3),
+          steps: list(depth + 1, inner, 1, 2),
+        };
       }
       case "parallel":
         return { name, kind: "parallel", branches: [list(depth + 1, outer, 1, 2), list(depth + 1, outer, 1, 2)] };
@@ -73,7 +86,9 @@ export function generateCase(random: Random): DebugCase {
   };
   const steps = list(0, null, 2, 4);
   const breakpoints = withBreakpointIds(
-    Array.from({ length: between(random, 1, 5) }, () => breakpoint(random, steps, sequentialCalls, values)).flatMap((bp) => (bp ? [Breakpoint.parse(bp)] : [])),
+    Array.from({ length: between(random, 1, 5) }, () => breakpoint(random, steps, sequentialCalls, values)).flatMap(
+      (bp) => (bp ? [Breakpoint.parse(bp)] : []),
+    ),
   );
   return { steps, breakpoints, definition: { name: "generated", steps: steps.map(definitionOf), agents: AGENTS } };
 }
@@ -90,7 +105,9 @@ function definitionOf(step: CaseStep): Record<string, unknown> {
         type: "code",
         language: "python",
         code: step.name,
-        ...(step.maxAttempts > 1 ? { retry: { max_attempts: step.maxAttempts, backoff: "fixed", initial_delay: 0.001 } } : {}),
+        ...(step.maxAttempts > 1
+          ? { retry: { max_attempts: step.maxAttempts, backoff: "fixed", initial_delay: 0.001 } }
+          : {}),
       };
     case "llm":
       return { name: step.name, type: "llm", model: "m", prompt: step.name };
@@ -105,7 +122,11 @@ function definitionOf(step: CaseStep): Record<string, unknown> {
         steps: step.steps.map(definitionOf),
       };
     case "parallel":
-      return { name: step.name, type: "parallel", branches: Object.fromEntries(step.branches.map((b, i) => [`b${i}`, b.map(definitionOf)])) };
+      return {
+        name: step.name,
+        type: "parallel",
+        branches: Object.fromEntries(step.branches.map((b, i) => [`b${i}`, b.map(definitionOf)])),
+      };
   }
 }
 
@@ -119,34 +140,63 @@ function stepsWithPatterns(
   return steps.flatMap((step) => {
     const here = { step, pattern: `${pick(random, prefixes)}${step.name}`, topLevel };
     if (step.kind === "foreach") {
-      const inner = prefixes.flatMap((p) => [`${p}${step.name}[*].`, `${p}${step.name}[${between(random, 0, step.items.length - 1)}].`]);
+      const inner = prefixes.flatMap((p) => [
+        `${p}${step.name}[*].`,
+        `${p}${step.name}[${between(random, 0, step.items.length - 1)}].`,
+      ]);
       return [here, ...stepsWithPatterns(random, step.steps, inner, false)];
     }
-    if (step.kind === "parallel") return [here, ...step.branches.flatMap((b) => stepsWithPatterns(random, b, prefixes, false))];
+    if (step.kind === "parallel")
+      return [here, ...step.branches.flatMap((b) => stepsWithPatterns(random, b, prefixes, false))];
     return [here];
   });
 }
 
-function breakpoint(random: Random, steps: CaseStep[], sequentialCalls: boolean, values: number[]): BreakpointInput | null {
+function breakpoint(
+  random: Random,
+  steps: CaseStep[],
+  sequentialCalls: boolean,
+  values: number[],
+): BreakpointInput | null {
   const all = stepsWithPatterns(random, steps);
   const of = (kinds: CaseStep["kind"][]) => all.filter((s) => kinds.includes(s.step.kind));
   const maybe = <T>(value: T) => (random() < 0.5 ? value : undefined);
   const common = { ...(random() < 0.1 ? { enabled: false } : {}) };
-  switch (pick(random, ["before_step", "after_step", "on_error", "conditional", "watch", "foreach_item", "on_retry", "tool_call", "usage"] as const)) {
+  switch (
+    pick(random, [
+      "before_step",
+      "after_step",
+      "on_error",
+      "conditional",
+      "watch",
+      "foreach_item",
+      "on_retry",
+      "tool_call",
+      "usage",
+    ] as const)
+  ) {
     case "before_step":
       return { ...common, type: "before_step", step: pick(random, all).pattern };
     case "after_step":
       return { ...common, type: "after_step", step: pick(random, all).pattern };
     case "on_error": {
       const failing = of(["code"]);
-      return { ...common, type: "on_error", ...(failing.length > 0 ? { step: maybe(pick(random, failing).pattern) } : {}) };
+      return {
+        ...common,
+        type: "on_error",
+        ...(failing.length > 0 ? { step: maybe(pick(random, failing).pattern) } : {}),
+      };
     }
     case "conditional":
-      return values.length === 0 ? null : { ...common, type: "conditional", expression: `item = ${pick(random, values)}` };
+      return values.length === 0
+        ? null
+        : { ...common, type: "conditional", expression: `item = ${pick(random, values)}` };
     case "watch": {
       // A watched step at the top level completes while nothing else runs: its value changes there.
       const watched = all.filter((s) => s.topLevel && s.step.kind === "transform");
-      return watched.length === 0 ? null : { ...common, type: "watch", expression: `steps.${pick(random, watched).step.name}.output` };
+      return watched.length === 0
+        ? null
+        : { ...common, type: "watch", expression: `steps.${pick(random, watched).step.name}.output` };
     }
     case "foreach_item": {
       const loops = of(["foreach"]);
@@ -158,7 +208,11 @@ function breakpoint(random: Random, steps: CaseStep[], sequentialCalls: boolean,
         ...common,
         type: "foreach_item",
         step: loop.pattern,
-        ...(by === "index" ? { index: between(random, 0, items.length - 1) } : by === "expression" ? { expression: `item = ${pick(random, values)}` } : {}),
+        ...(by === "index"
+          ? { index: between(random, 0, items.length - 1) }
+          : by === "expression"
+            ? { expression: `item = ${pick(random, values)}` }
+            : {}),
       };
     }
     case "on_retry": {

@@ -21,7 +21,10 @@ export interface ModelRun {
   steps: Map<string, "COMPLETED" | "SKIPPED">;
 }
 
-/** What a point holds that breakpoints read: the innermost item, and before an LLM call the usage so far and the call's estimate. */
+/**
+ * What a point holds that breakpoints read: the innermost item, and before an LLM call the usage so far and the call's
+ * estimate.
+ */
 interface Seen {
   item?: number;
   totals?: number;
@@ -30,11 +33,9 @@ interface Seen {
 
 /**
  * The run of a generated workflow as docs/debugger.md describes it, written apart from the
- * engine: the points it passes in the workflow's order, given the command that answered the
- * pause at each point that paused (`skip` ends a step, `retry` starts its next attempt at once),
- * and the breakpoint each point pauses at. Where branches run at once the order differs, but
- * nothing here depends on it: LLM calls, whose totals do, are generated in the top-level sequence
- * whenever a usage breakpoint may watch them.
+ * engine: the points it passes in order, given the command that answered each pause, and the
+ * breakpoint each point pauses at. Concurrent branches may pass their points in another order;
+ * nothing here depends on it (LLM calls, whose totals do, are generated in the top-level sequence).
  */
 export function modelRun(c: DebugCase, commands: ReadonlyMap<string, DebugCommandName>): ModelRun {
   const expected: ModelRun["expected"] = new Map();
@@ -156,7 +157,9 @@ function hits(bp: Breakpoint, p: ModelPoint, seen: Seen): boolean {
     case "on_retry":
       return p.phase === "retry" && at(bp.step) && (bp.attempt === undefined || bp.attempt === p.occurrence);
     case "tool_call":
-      return p.phase === "tool_call" && at(bp.step) && (bp.server ?? "crm") === "crm" && (bp.tool ?? "lookup") === "lookup";
+      return (
+        p.phase === "tool_call" && at(bp.step) && (bp.server ?? "crm") === "crm" && (bp.tool ?? "lookup") === "lookup"
+      );
     case "usage":
       return p.phase === "llm_call" && bp.tokens !== undefined && seen.totals! + seen.estimate! >= bp.tokens;
   }

@@ -43,10 +43,16 @@ export class Session {
   /** Events written by the commands (debug_resumed, debug_edited). */
   readonly commandEvents: { type: string; step?: string; data: Record<string, unknown> }[] = [];
 
-  constructor(steps: unknown[], breakpoints: BreakpointInput[], opts: { vars?: Record<string, unknown>; agents?: unknown[]; idleTimeout?: number } = {}) {
+  constructor(
+    steps: unknown[],
+    breakpoints: BreakpointInput[],
+    opts: { vars?: Record<string, unknown>; agents?: unknown[]; idleTimeout?: number } = {},
+  ) {
     const workflow = workflowOf({ name: "t", steps, ...(opts.agents ? { agents: opts.agents } : {}) });
     const snap = snapshotOf(workflow, opts.vars ?? {});
-    snap.debug = newDebugState(DebugRequest.parse({ breakpoints, ...(opts.idleTimeout ? { idleTimeout: opts.idleTimeout } : {}) }));
+    snap.debug = newDebugState(
+      DebugRequest.parse({ breakpoints, ...(opts.idleTimeout ? { idleTimeout: opts.idleTimeout } : {}) }),
+    );
     this.t = new RunUnderTest(workflow, new FakeEffects(), snap);
   }
 
@@ -80,7 +86,8 @@ export class Session {
     if (!claimed.ok) return claimed;
     const guest = new MemoryCommitter(stored());
     this.applied = applyClaimedCommand(guest, claimed.claim.id, Date.now());
-    if (this.redeliver && applyClaimedCommand(guest, claimed.claim.id, Date.now()) !== null) throw new Error(`the ${command} was carried out twice`);
+    if (this.redeliver && applyClaimedCommand(guest, claimed.claim.id, Date.now()) !== null)
+      throw new Error(`the ${command} was carried out twice`);
     this.commandEvents.push(...guest.events);
     this.t = this.t.resumed(guest.snap);
     if (this.applied === "abort") await this.t.run.finishCancelled("execution aborted in the debugger by ada");

@@ -18,10 +18,13 @@ interface AgentAttempt extends ToolCalling {
   readonly specs: ToolSpec[];
 }
 
-/** One attempt of an `agent` step: turns of a model call and the tool calls it asks for, until an answer asks for none. */
+/**
+ * One attempt of an `agent` step: turns of a model call and the tool calls it asks for, until an answer asks for none.
+ */
 export async function runAgent(host: AiStepHost, step: AgentStep, at: StepAt): Promise<Attempt> {
   const agent = host.workflow.agents?.find((a) => a.name === step.agent);
-  if (!agent) return { kind: "failed", error: `step \`${step.name}\`: unknown agent \`${step.agent}\``, retryable: false };
+  if (!agent)
+    return { kind: "failed", error: `step \`${step.name}\`: unknown agent \`${step.agent}\``, retryable: false };
   const opening = await agentOpening(host, step, agent, at);
   if ("kind" in opening) return opening;
   const servers = await Promise.all((agent.mcp ?? []).map((s) => renderServer(host, s, at.scope, step.timeout)));
@@ -48,11 +51,20 @@ export async function runAgent(host: AiStepHost, step: AgentStep, at: StepAt): P
     if (output !== null) return { kind: "completed", output };
     pending = null;
   }
-  return { kind: "failed", error: `step \`${step.name}\`: agent \`${agent.name}\` did not finish within max_turns (${maxTurns})`, retryable: false };
+  return {
+    kind: "failed",
+    error: `step \`${step.name}\`: agent \`${agent.name}\` did not finish within max_turns (${maxTurns})`,
+    retryable: false,
+  };
 }
 
 /** The conversation the attempt starts from; a monitored step keeps it as its input. */
-async function agentOpening(host: AiStepHost, step: AgentStep, agent: AgentDef, { path, state: st, scope, input }: StepAt): Promise<Opening | Attempt> {
+async function agentOpening(
+  host: AiStepHost,
+  step: AgentStep,
+  agent: AgentDef,
+  { path, state: st, scope, input }: StepAt,
+): Promise<Opening | Attempt> {
   const monitored = host.committer.snap.enableMonitoring;
   if (input) {
     const edited = editedConversation(step.name, input);
@@ -73,17 +85,21 @@ async function runTurn(run: AgentAttempt, turn: number, resumedAt: PendingCalls 
   let pending = resumedAt;
   if (!pending) {
     const { agent, system, messages } = run;
-    const answer = await run.calls.call({ model: agent.model, ...(system === undefined ? {} : { system }), messages, tools: run.specs }, () => ({
-      turn,
-      messages,
-      pending: null,
-    }));
+    const answer = await run.calls.call(
+      { model: agent.model, ...(system === undefined ? {} : { system }), messages, tools: run.specs },
+      () => ({
+        turn,
+        messages,
+        pending: null,
+      }),
+    );
     if (answer.toolCalls.length === 0) return answer.text;
     messages.push({ role: "assistant", text: answer.text, toolCalls: answer.toolCalls });
     pending = { answer: { text: answer.text, toolCalls: answer.toolCalls }, results: [], index: 0 };
   }
   const { answer, results } = pending;
-  for (let index = pending.index; index < answer.toolCalls.length; index++) results.push(await runToolCall(run, turn, { answer, results, index }));
+  for (let index = pending.index; index < answer.toolCalls.length; index++)
+    results.push(await runToolCall(run, turn, { answer, results, index }));
   run.messages.push({ role: "tool", results });
   return null;
 }

@@ -56,7 +56,11 @@ export function editedConversation(stepName: string, edited: { value: unknown })
   const parsed = ConversationInput.safeParse(edited.value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
-  return { kind: "failed", error: `step \`${stepName}\`: the input set in the debugger is not {system?, messages}: ${problems.join("; ")}`, retryable: false };
+  return {
+    kind: "failed",
+    error: `step \`${stepName}\`: the input set in the debugger is not {system?, messages}: ${problems.join("; ")}`,
+    retryable: false,
+  };
 }
 
 /** Where the attempt stood at a debugger's pause inside it, when it is resuming from there. */

@@ -21,7 +21,8 @@ async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, at: StepAt
     if (err instanceof ProviderError || err instanceof McpConnectError) {
       return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: err.retryable };
     }
-    if (err instanceof BudgetError) return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: false };
+    if (err instanceof BudgetError)
+      return { kind: "failed", error: `step \`${step.name}\`: ${err.message}`, retryable: false };
     throw err;
   }
 }
@@ -30,10 +31,18 @@ async function runAiStep(host: AiStepHost, step: LlmStep | AgentStep, at: StepAt
 async function aiStepInput(host: AiStepHost, step: LlmStep | AgentStep, scope: Scope): Promise<unknown> {
   if (step.type === "llm") {
     const { prompt, system } = await llmParts(host, step, scope);
-    return { model: step.model, ...withSchemaInstruction(system, step.output_schema), messages: [{ role: "user", text: prompt }] };
+    return {
+      model: step.model,
+      ...withSchemaInstruction(system, step.output_schema),
+      messages: [{ role: "user", text: prompt }],
+    };
   }
   const agent = host.workflow.agents?.find((a) => a.name === step.agent);
   if (!agent) return undefined;
   const { prompt, instructions } = await agentParts(host, step, agent, scope);
-  return { model: agent.model, ...(instructions === undefined ? {} : { system: instructions }), messages: [{ role: "user", text: prompt }] };
+  return {
+    model: agent.model,
+    ...(instructions === undefined ? {} : { system: instructions }),
+    messages: [{ role: "user", text: prompt }],
+  };
 }

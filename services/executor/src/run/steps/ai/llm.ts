@@ -16,7 +16,11 @@ export async function runLlm(host: AiStepHost, step: LlmStep, at: StepAt): Promi
     try {
       validate = compileOutputSchema(step.output_schema);
     } catch (err) {
-      return { kind: "failed", error: `step \`${step.name}\`: \`output_schema\` is not a valid JSON Schema: ${(err as Error).message}`, retryable: false };
+      return {
+        kind: "failed",
+        error: `step \`${step.name}\`: \`output_schema\` is not a valid JSON Schema: ${(err as Error).message}`,
+        retryable: false,
+      };
     }
   }
   // The attempt's start must be durable before the provider bills anything.
@@ -48,13 +52,20 @@ export async function runLlm(host: AiStepHost, step: LlmStep, at: StepAt): Promi
     messages = [
       ...messages,
       { role: "assistant", text: answer.text, toolCalls: [] },
-      { role: "user", text: `That answer does not satisfy the JSON Schema: ${checked.problems}. Answer again with only the corrected JSON.` },
+      {
+        role: "user",
+        text: `That answer does not satisfy the JSON Schema: ${checked.problems}. Answer again with only the corrected JSON.`,
+      },
     ];
   }
 }
 
 /** The conversation the attempt starts from; a monitored step keeps it as its input. */
-async function llmOpening(host: AiStepHost, step: LlmStep, { path, state: st, scope, input }: StepAt): Promise<Opening | Attempt> {
+async function llmOpening(
+  host: AiStepHost,
+  step: LlmStep,
+  { path, state: st, scope, input }: StepAt,
+): Promise<Opening | Attempt> {
   const monitored = host.committer.snap.enableMonitoring;
   if (input) {
     const edited = editedConversation(step.name, input);
@@ -63,6 +74,14 @@ async function llmOpening(host: AiStepHost, step: LlmStep, { path, state: st, sc
     return { system: edited.system, messages: edited.messages };
   }
   const parts = await llmParts(host, step, scope);
-  if (monitored) keepInput(host, path, st, { model: step.model, ...(parts.system === undefined ? {} : { system: parts.system }), prompt: parts.prompt });
-  return { system: withSchemaInstruction(parts.system, step.output_schema).system, messages: [{ role: "user", text: parts.prompt }] };
+  if (monitored)
+    keepInput(host, path, st, {
+      model: step.model,
+      ...(parts.system === undefined ? {} : { system: parts.system }),
+      prompt: parts.prompt,
+    });
+  return {
+    system: withSchemaInstruction(parts.system, step.output_schema).system,
+    messages: [{ role: "user", text: parts.prompt }],
+  };
 }

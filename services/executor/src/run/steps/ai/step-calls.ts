@@ -42,7 +42,11 @@ export class StepCalls {
     const { path, state: st, scope } = this.at;
     const debug = this.host.debug;
     if (debug) {
-      const shown = { model: req.model, ...(req.system === undefined ? {} : { system: req.system }), messages: req.messages };
+      const shown = {
+        model: req.model,
+        ...(req.system === undefined ? {} : { system: req.system }),
+        messages: req.messages,
+      };
       const verdict = await debug.llmCall(path, this.count + 1, scope, shown, this.last ?? ZERO_USAGE, () => ({
         attempt: st.attempts,
         state: { ...at(), calls: this.count, last: this.last },
@@ -56,7 +60,11 @@ export class StepCalls {
     const attempt = st.attempts;
     const stream = snap.enableMonitoring
       ? new DeltaStream(committer.masker, (text, batch) =>
-          committer.publishLive("step_delta", path, `${snap.id}.delta.${path}.${attempt}.${n}.${batch}`, { attempt, call: n, text }),
+          committer.publishLive("step_delta", path, `${snap.id}.delta.${path}.${attempt}.${n}.${batch}`, {
+            attempt,
+            call: n,
+            text,
+          }),
         )
       : null;
     let answer: LlmAnswer;
@@ -88,7 +96,9 @@ export class StepCalls {
     if (max === undefined) return;
     const price = this.host.effects.llmPrice(req.model);
     if (price === null) {
-      throw new BudgetError(`model \`${req.model}\` has no price in WF_LLM_PRICES, so the workflow's max_cost ($${max}) cannot be kept`);
+      throw new BudgetError(
+        `model \`${req.model}\` has no price in WF_LLM_PRICES, so the workflow's max_cost ($${max}) cannot be kept`,
+      );
     }
     const spent = this.host.committer.snap.usage.costUsd;
     const promptEstimate = (Math.ceil(promptChars(req) / CHARS_PER_TOKEN) * price.input) / 1_000_000;
@@ -104,7 +114,8 @@ function promptChars(req: ChatRequest): number {
   let n = req.system?.length ?? 0;
   for (const m of req.messages) {
     if (m.role === "tool") for (const r of m.results) n += r.content.length;
-    else n += m.text.length + (m.role === "assistant" ? m.toolCalls.reduce((sum, c) => sum + c.arguments.length, 0) : 0);
+    else
+      n += m.text.length + (m.role === "assistant" ? m.toolCalls.reduce((sum, c) => sum + c.arguments.length, 0) : 0);
   }
   return n + (req.tools ? JSON.stringify(req.tools).length : 0);
 }

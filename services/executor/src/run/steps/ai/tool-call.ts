@@ -26,12 +26,17 @@ export type PendingCalls = NonNullable<Conversation["pending"]>;
 type Arguments = Record<string, unknown>;
 
 /** Makes the answer's tool call at `index` (when a debugger lets it) and records it: its result for the model. */
-export async function runToolCall(run: ToolCalling, turn: number, pending: PendingCalls): Promise<PendingCalls["results"][number]> {
+export async function runToolCall(
+  run: ToolCalling,
+  turn: number,
+  pending: PendingCalls,
+): Promise<PendingCalls["results"][number]> {
   const call = pending.answer.toolCalls[pending.index]!;
   const target = run.tools.get(call.name);
   let args = objectArguments(call.arguments);
   let decided: McpToolResult | null = null;
-  if (run.host.debug && target && args !== null) ({ args, decided } = await askDebugger(run, run.host.debug, turn, pending, target, args));
+  if (run.host.debug && target && args !== null)
+    ({ args, decided } = await askDebugger(run, run.host.debug, turn, pending, target, args));
   const started = performance.now();
   let result: McpToolResult;
   if (decided) result = decided;
@@ -50,7 +55,10 @@ export async function runToolCall(run: ToolCalling, turn: number, pending: Pendi
   return { callId: call.id, content: result.text, isError: result.isError };
 }
 
-/** A debugger's verdict on the call: it parks the attempt, decides the call's result (skip), or lets it go, maybe with other arguments. */
+/**
+ * A debugger's verdict on the call: it parks the attempt, decides the call's result (skip), or lets it go, maybe with
+ * other arguments.
+ */
 async function askDebugger(
   run: ToolCalling,
   debug: Debugger,
@@ -60,13 +68,25 @@ async function askDebugger(
   args: Arguments,
 ): Promise<{ args: Arguments | null; decided: McpToolResult | null }> {
   const { path, state: st, scope } = run.at;
-  const verdict = await debug.toolCall(path, run.records.count + 1, scope, { server: target.server.name, tool: target.tool, arguments: args }, () => ({
-    attempt: st.attempts,
-    state: { turn, calls: run.calls.count, last: run.calls.last, messages: run.messages, pending },
-  }));
+  const verdict = await debug.toolCall(
+    path,
+    run.records.count + 1,
+    scope,
+    { server: target.server.name, tool: target.tool, arguments: args },
+    () => ({
+      attempt: st.attempts,
+      state: { turn, calls: run.calls.count, last: run.calls.last, messages: run.messages, pending },
+    }),
+  );
   if (verdict.kind === "park") throw new PausedInAttempt();
   if (verdict.kind === "skip") {
-    return { args, decided: { text: verdict.output ? asText(verdict.output.value) : "the debugger skipped this tool call", isError: false } };
+    return {
+      args,
+      decided: {
+        text: verdict.output ? asText(verdict.output.value) : "the debugger skipped this tool call",
+        isError: false,
+      },
+    };
   }
   if (verdict.kind === "go" && verdict.edited) return { args: asArguments(verdict.edited.value), decided: null };
   return { args, decided: null };

@@ -30,7 +30,11 @@ export class ToolRecords {
   add(record: ToolCallRecord): void {
     const limit = this.host.committer.limits.toolCallBytes;
     this.bytes += jsonBytes(record);
-    this.list.push(this.bytes > limit ? { ...record, arguments: null, result: `[not kept: this step's tool calls passed ${limit} bytes]` } : record);
+    this.list.push(
+      this.bytes > limit
+        ? { ...record, arguments: null, result: `[not kept: this step's tool calls passed ${limit} bytes]` }
+        : record,
+    );
     this.host.committer.emit("step_tool_call", this.at.path, { ...record, attempt: this.at.state.attempts });
   }
 }
