@@ -1,7 +1,7 @@
 import type { AgentDef, AgentStep } from "@wf/shared/workflow";
 import type { ToolSpec } from "../../../ai/providers/types";
 import type { Attempt, StepAt } from "../step-kind";
-import { editedConversation, resumedConversation, type Opening } from "./conversation";
+import { editedOpening, resumedConversation, type Opening } from "./conversation";
 import { keepInput, type AiStepHost } from "./host";
 import { listTools, renderServer } from "./mcp-tools";
 import { agentParts } from "./prompt-parts";
@@ -63,15 +63,11 @@ async function agentOpening(
   host: AiStepHost,
   step: AgentStep,
   agent: AgentDef,
-  { path, state: st, scope, input }: StepAt,
+  at: StepAt,
 ): Promise<Opening | Attempt> {
+  const { path, state: st, scope, input } = at;
   const monitored = host.committer.snap.enableMonitoring;
-  if (input) {
-    const edited = editedConversation(step.name, input);
-    if ("kind" in edited) return edited;
-    if (monitored) keepInput(host, path, st, { agent: agent.name, model: agent.model, ...edited });
-    return { system: edited.system, messages: edited.messages };
-  }
+  if (input) return editedOpening(host, step.name, { ...at, input }, { agent: agent.name, model: agent.model });
   const parts = await agentParts(host, step, agent, scope);
   if (monitored) keepInput(host, path, st, { agent: agent.name, model: agent.model, prompt: parts.prompt });
   return { system: parts.instructions, messages: [{ role: "user", text: parts.prompt }] };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Usage } from "@wf/shared/execution";
 import type { Attempt, StepAt } from "../step-kind";
-import type { AiStepHost } from "./host";
+import { keepInput, type AiStepHost } from "./host";
 
 /**
  * An llm or agent step's conversation as the debugger sees it: what `set input` may give the
@@ -52,7 +52,7 @@ export interface Opening {
 }
 
 /** A debugger's `set input`, checked: the conversation to start with, or what is wrong with it. */
-export function editedConversation(stepName: string, edited: { value: unknown }): ConversationInput | Attempt {
+function editedConversation(stepName: string, edited: { value: unknown }): ConversationInput | Attempt {
   const parsed = ConversationInput.safeParse(edited.value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
@@ -61,6 +61,22 @@ export function editedConversation(stepName: string, edited: { value: unknown })
     error: `step \`${stepName}\`: the input set in the debugger is not {system?, messages}: ${problems.join("; ")}`,
     retryable: false,
   };
+}
+
+/**
+ * The opening of an attempt given a debugger's `set input`: the conversation set, kept as a
+ * monitored step's input beside what `shown` says of the step (its model, its agent).
+ */
+export function editedOpening(
+  host: AiStepHost,
+  stepName: string,
+  { path, state, input }: StepAt & { input: { value: unknown } },
+  shown: Record<string, unknown>,
+): Opening | Attempt {
+  const edited = editedConversation(stepName, input);
+  if ("kind" in edited) return edited;
+  if (host.committer.snap.enableMonitoring) keepInput(host, path, state, { ...shown, ...edited });
+  return { system: edited.system, messages: edited.messages };
 }
 
 /** Where the attempt stood at a debugger's pause inside it, when it is resuming from there. */

@@ -2,7 +2,7 @@ import type { LlmStep } from "@wf/shared/workflow";
 import { checkAnswer, compileOutputSchema } from "../../../ai/output-schema";
 import type { ChatRequest } from "../../../ai/providers/types";
 import type { Attempt, StepAt } from "../step-kind";
-import { editedConversation, resumedConversation, type Opening } from "./conversation";
+import { editedOpening, resumedConversation, type Opening } from "./conversation";
 import { keepInput, type AiStepHost } from "./host";
 import { llmParts, withSchemaInstruction } from "./prompt-parts";
 import { StepCalls } from "./step-calls";
@@ -61,18 +61,10 @@ export async function runLlm(host: AiStepHost, step: LlmStep, at: StepAt): Promi
 }
 
 /** The conversation the attempt starts from; a monitored step keeps it as its input. */
-async function llmOpening(
-  host: AiStepHost,
-  step: LlmStep,
-  { path, state: st, scope, input }: StepAt,
-): Promise<Opening | Attempt> {
+async function llmOpening(host: AiStepHost, step: LlmStep, at: StepAt): Promise<Opening | Attempt> {
+  const { path, state: st, scope, input } = at;
   const monitored = host.committer.snap.enableMonitoring;
-  if (input) {
-    const edited = editedConversation(step.name, input);
-    if ("kind" in edited) return edited;
-    if (monitored) keepInput(host, path, st, { model: step.model, ...edited });
-    return { system: edited.system, messages: edited.messages };
-  }
+  if (input) return editedOpening(host, step.name, { ...at, input }, { model: step.model });
   const parts = await llmParts(host, step, scope);
   if (monitored)
     keepInput(host, path, st, {
