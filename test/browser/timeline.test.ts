@@ -38,13 +38,25 @@ ${tail.join("")}  - { name: last, type: transform, output: done }
 `;
 }
 
-/** Bash steps of ~20 ms each, one after another: a run of 10 s or so, followed live. */
-function longWorkflow(name: string, steps: number): string {
-  const list = Array.from(
-    { length: steps },
-    (_, i) => `  - { name: s${String(i + 1).padStart(3, "0")}, type: code, language: bash, code: "sleep 0.02" }\n`,
-  );
-  return `name: ${name}\nsteps:\n${list.join("")}`;
+/**
+ * 301 step records of ~20 ms Bash steps, followed live (a run of 5 to 10 s here): 50 steps, a
+ * foreach of 100 items of two steps (4 at once), then 50 more.
+ */
+function longWorkflow(name: string): string {
+  const bash = (i: number) =>
+    `  - { name: s${String(i).padStart(3, "0")}, type: code, language: bash, code: "sleep 0.02" }\n`;
+  const before = Array.from({ length: 50 }, (_, i) => bash(i + 1));
+  const after = Array.from({ length: 50 }, (_, i) => bash(i + 51));
+  return `name: ${name}
+steps:
+${before.join("")}  - name: loop
+    type: foreach
+    items: "{{ [1..${ITEMS}] }}"
+    concurrency: 4
+    steps:
+      - { name: a, type: transform, output: "{{ item }}" }
+      - { name: b, type: code, language: bash, code: "sleep 0.02" }
+${after.join("")}`;
 }
 
 const LONG_TASKS = `(() => {
@@ -141,7 +153,7 @@ describeInBrowser("a run as a timeline", () => {
   it("follows a run live without long tasks, until a person scrolls it", { timeout: 180_000 }, async () => {
     const { context, page, errors } = await signedIn(service(), { viewport: { width: 1280, height: 800 } });
     await page.addInitScript(LONG_TASKS);
-    const workflowId = await createWorkflow(page, longWorkflow(`timeline-live-${Date.now()}`, 150));
+    const workflowId = await createWorkflow(page, longWorkflow(`timeline-live-${Date.now()}`));
     const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}?steps=timeline`);
     await page.locator(".timeline-bar").first().waitFor();
@@ -163,7 +175,7 @@ describeInBrowser("a run as a timeline", () => {
     const blocked = tasks.reduce((sum, t) => sum + t.duration, 0);
     const share = blocked / (to - from);
     console.log(
-      `[timeline live] followed for ${((to - from) / 1000).toFixed(1)} s: ${tasks.length} long tasks, longest ${Math.max(0, ...tasks.map((t) => t.duration)).toFixed(0)} ms, ` +
+      `[timeline live] ${ITEMS * 2 + 101} steps followed for ${((to - from) / 1000).toFixed(1)} s: ${tasks.length} long tasks, longest ${Math.max(0, ...tasks.map((t) => t.duration)).toFixed(0)} ms, ` +
         `${(share * 100).toFixed(1)} % blocked; ${seen.length} running steps sampled, ${seen.filter((s) => s.inView).length} in view`,
     );
     await screenshot(page, "timeline-live");

@@ -64,5 +64,11 @@ export const ConsoleExecutionView = ExecutionSummary.extend({
     .record(z.string(), z.unknown())
     .describe("The variables it runs with: its inputs, defaults applied (and what a debugger's `set` changed)."),
   output: z.unknown().describe("The execution's output, its last completed top-level step's; null until it completes."),
+  eventSeq: z
+    .number()
+    .int()
+    .describe(
+      "How many of the execution's events this view reflects: an event whose id is `<executionId>.<n>` with n above it came after.",
+    ),
 });
 export type ConsoleExecutionView = z.infer<typeof ConsoleExecutionView>;

@@ -20,6 +20,7 @@ export function consoleExecutionView(s: ExecutionSnapshot): ConsoleExecutionView
     workflowVersion: s.workflowVersion,
     variables: s.vars,
     output: s.output ?? null,
+    eventSeq: s.eventSeq,
   };
 }
 

@@ -44,7 +44,13 @@ export async function reuseSourceSteps(
   s.savedUsage = plan.savedUsage;
   for (const name of plan.reusedSteps) {
     const st = s.steps[name]!;
-    c.emit("step_reused", name, { status: st.status, output: st.output, usage: st.usage, rerunOf: plan.rerunOf });
+    c.emit("step_reused", name, {
+      status: st.status,
+      output: st.output,
+      usage: st.usage,
+      rerunOf: plan.rerunOf,
+      savedUsage: plan.savedUsage,
+    });
   }
   return true;
 }

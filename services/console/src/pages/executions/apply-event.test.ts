@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionEvent } from "../../api/events";
 import type { ExecutionView } from "../../api/types";
-import { applyEvent } from "./apply-event";
+import { applyEvent, applyNewer, eventNumber } from "./apply-event";
 
 describe("an event applied to the view", () => {
   const view = {
@@ -77,5 +77,29 @@ describe("an event applied to the view", () => {
       status: "RUNNING",
       pause: null,
     });
+  });
+
+  it("applies only events the view does not reflect, by their number, not by any clock", () => {
+    const numbered = (n: number, type: string, data: Record<string, unknown>, stepPath?: string) => ({
+      ...event(type, data, stepPath),
+      id: `e1.${n}`,
+    });
+    // Fetched while PENDING: it reflects no event. Its clock says nothing of the events' order.
+    const fetched = { ...view, status: "PENDING", eventSeq: 0 } as unknown as ExecutionView;
+    const saved = { promptTokens: 1200, completionTokens: 300, totalTokens: 1500, costUsd: 0.0048 };
+    const reused = applyNewer(
+      fetched,
+      numbered(2, "step_reused", { status: "COMPLETED", output: 1, savedUsage: saved }, "ask"),
+    );
+    expect(reused.steps.ask).toMatchObject({ status: "COMPLETED", reused: true });
+    expect(reused.savedUsage).toEqual(saved);
+    expect(reused.eventSeq).toBe(2);
+    // Replayed history the view already holds changes nothing.
+    const replayed = applyNewer(reused, numbered(1, "step_started", { attempt: 1 }, "ask"));
+    expect(replayed).toBe(reused);
+    // A live-only event (an LLM answer's delta) has no number and counts nothing.
+    const delta = { ...event("step_delta", { text: "x" }, "ask"), id: "e1.delta.ask.1.1.0" };
+    expect(eventNumber(delta)).toBeNull();
+    expect(applyNewer(reused, delta)).toBe(reused);
   });
 });

@@ -74,6 +74,23 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
   };
 }
 
+/** An event's number among its execution's events (its id `<executionId>.<n>`); null for a live-only event. */
+export function eventNumber(e: ExecutionEvent): number | null {
+  const prefix = `${e.executionId}.`;
+  const n = e.id.startsWith(prefix) ? e.id.slice(prefix.length) : "";
+  return /^[1-9][0-9]*$/.test(n) ? Number(n) : null;
+}
+
+/**
+ * A numbered event the view does not reflect yet (past its `eventSeq`, which then counts it),
+ * applied. Replayed history, events the fetched view already holds and live-only events (which
+ * change no state) leave it as it is, whatever the clocks of the browser and the service say.
+ */
+export function applyNewer(view: ExecutionView, e: ExecutionEvent): ExecutionView {
+  const n = eventNumber(e);
+  return n === null || n <= view.eventSeq ? view : { ...applyEvent(view, e), eventSeq: n };
+}
+
 /**
  * The execution view as an event says it now is, so a page shows a step start or end the moment
  * it happens; the view fetched again afterwards is the authority for everything else.
@@ -113,6 +130,8 @@ export function applyEvent(view: ExecutionView, e: ExecutionEvent): ExecutionVie
     !/[.[]/.test(e.step);
   return {
     ...view,
+    // A rerun's saving is the executor's to say: its record read before the rerun was built says zero.
+    ...(e.type === "step_reused" && isUsage(e.data.savedUsage) ? { savedUsage: e.data.savedUsage } : {}),
     steps: { ...view.steps, [e.step]: st },
     ...(e.type === "step_started" ? { currentStep: e.step } : {}),
     ...(counted ? { completedSteps: view.completedSteps + 1 } : {}),

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEventStream, type ExecutionEvent, type StreamState } from "../../api/events";
 import type { ExecutionView } from "../../api/types";
-import { applyEvent } from "./apply-event";
+import { applyNewer, eventNumber } from "./apply-event";
 import { keys } from "./queries";
 import { useCoalesced } from "../../api/useCoalesced";
 
@@ -37,12 +37,15 @@ export function useFollowExecution(id: string): FollowedExecution {
   // After its end event nothing more comes: the stream is closed rather than left to reconnect for a 204.
   const [ended, setEnded] = useState(false);
   const buffer = useRef<ExecutionEvent[]>([]);
+  /** The numbered events received, oldest first: the view is what was fetched, and those of them after it. */
+  const received = useRef<ExecutionEvent[]>([]);
   const timer = useRef<number | null>(null);
   const lastFlush = useRef(-Infinity);
   const refetch = useCoalesced(() => void queries.invalidateQueries({ queryKey: keys.execution(id) }), 250, 1_500);
 
   useEffect(() => {
     buffer.current = [];
+    received.current = [];
     setEvents([]);
     setEnded(false);
     return () => {
@@ -59,13 +62,25 @@ export function useFollowExecution(id: string): FollowedExecution {
     const fresh = buffer.current;
     buffer.current = [];
     setEvents((all) => [...all, ...fresh].slice(-KEEP));
-    // An event older than the view fetched is already in it: replayed history must not turn a finished step back to
-    // running.
-    const cached = queries.getQueryState<ExecutionView>(keys.execution(id));
-    const newer = cached?.data ? fresh.filter((event) => event.at >= cached.dataUpdatedAt) : [];
-    if (newer.length > 0)
-      queries.setQueryData<ExecutionView>(keys.execution(id), (view) => view && newer.reduce(applyEvent, view));
+    received.current = [...received.current, ...fresh.filter((e) => eventNumber(e) !== null)].slice(-KEEP);
+    catchUp();
   };
+
+  // Only what the cached view does not reflect yet: replayed history must not turn a finished step back to running.
+  const catchUp = (): void => {
+    const last = received.current.at(-1);
+    const view = queries.getQueryData<ExecutionView>(keys.execution(id));
+    if (last === undefined || view === undefined || eventNumber(last)! <= view.eventSeq) return;
+    queries.setQueryData<ExecutionView>(keys.execution(id), (v) => v && received.current.reduce(applyNewer, v));
+  };
+
+  // A view fetched while events were on their way (it may have been read before some of them) takes them again.
+  useEffect(() => {
+    const hash = JSON.stringify(keys.execution(id));
+    return queries.getQueryCache().subscribe((e) => {
+      if (e.type === "updated" && e.action.type === "success" && e.query.queryHash === hash) queueMicrotask(catchUp);
+    });
+  }, [id, queries]);
 
   const stream = useEventStream(ended ? null : `/api/console/executions/${encodeURIComponent(id)}/events`, (event) => {
     if (event.executionId !== id) return;
