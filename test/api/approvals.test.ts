@@ -84,6 +84,7 @@ function baseExecution() {
     rerunOf: null,
     rerunFrom: null,
     savedUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
+    stepTest: null,
   };
 }
 

@@ -558,6 +558,29 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(paged).toEqual({ items: [e0], total: 3 });
       });
 
+      it("lists step tests apart: left out of every other list, alone with stepTests, status changes followed", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const run = executionOf(ownerId, { status: "COMPLETED", createdAt: T0 });
+        let test = executionOf(ownerId, { triggerSource: "step_test", status: "RUNNING", createdAt: T0 + 1 });
+        await store.executions.create(run);
+        const version = await store.executions.create(test);
+        const list = (q: { stepTests?: boolean; workflowId?: string; status?: ExecutionStatus }) =>
+          store.executions.list({ ownerId, ...q, page: 1, size: 10 });
+        expect(await list({})).toEqual({ items: [run], total: 1 });
+        expect(await list({ workflowId: "wf-a" })).toEqual({ items: [run], total: 1 });
+        expect(await list({ stepTests: true })).toEqual({ items: [test], total: 1 });
+        test = { ...test, status: "COMPLETED" };
+        await store.executions.update(test, version);
+        expect(await list({ stepTests: true, workflowId: "wf-a", status: "COMPLETED" })).toEqual({
+          items: [test],
+          total: 1,
+        });
+        expect(await list({ status: "COMPLETED" })).toEqual({ items: [run], total: 1 });
+        // Retention still finds them.
+        expect(ids(await store.executions.listFinishedBefore(T0 + 2, 10))).toEqual(ids([run, test]));
+      });
+
       it("orders by createdAt before id, and by id (greatest first) when createdAt ties", async () => {
         const store = await fresh();
         const ownerId = owner();

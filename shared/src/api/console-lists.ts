@@ -14,7 +14,9 @@ const EpochMs = z.coerce
 export const ConsoleExecutionListQuery = z.strictObject({
   workflowId: Id.optional().describe("Only this workflow's executions (it may be one shared with you)."),
   status: ExecutionStatus.optional(),
-  triggerSource: TriggerSource.optional(),
+  triggerSource: TriggerSource.optional().describe(
+    "Only executions of this trigger source. Step tests (`step_test`) are listed only when asked for.",
+  ),
   since: EpochMs.optional().describe("Only executions requested at or after this time (epoch ms)."),
   until: EpochMs.optional().describe("Only executions requested at or before this time (epoch ms)."),
   cursor: z

@@ -24,6 +24,10 @@ export const StartExecutionResponse = z.object({
 export const ExecutionListQuery = z.strictObject({
   workflowId: Id.optional().describe("Only this workflow's executions (it may be one shared with the caller)."),
   status: ExecutionStatus.optional(),
+  triggerSource: z
+    .enum(["step_test"], { error: "must be step_test" })
+    .optional()
+    .describe("`step_test`: list step tests, which are otherwise left out (docs/rerun.md#testing-one-step)."),
   from: Id.optional().describe(
     "Start the list at this execution (it and older ones): pass page 1's first item here for every later page, and pages neither skip nor repeat an execution while newer ones are started.",
   ),

@@ -6,6 +6,7 @@ import {
   inOwnerLane,
   newId,
   type DebugRequest,
+  type StepTest,
   type TriggerSource,
 } from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
@@ -44,6 +45,8 @@ export interface StartRequest {
   debug?: DebugRequest;
   /** A rerun: the executor takes the states of the steps before `fromStep` from execution `of`. */
   rerun?: { of: string; fromStep: string };
+  /** A step test: only `step` runs, in the context of what `contextFrom` recorded before it. */
+  stepTest?: StepTest;
 }
 
 /** How long a failed start's withdrawal is tried through transient failures. */
@@ -73,6 +76,7 @@ export async function startExecution(
     requestedAt: Date.now(),
     ...(req.debug === undefined ? {} : { debug: req.debug }),
     ...(req.rerun === undefined ? {} : { rerun: req.rerun }),
+    ...(req.stepTest === undefined ? {} : { stepTest: req.stepTest }),
   };
   const subject = subjectsOf(ns).execStart(executionId);
   const { store } = opts;

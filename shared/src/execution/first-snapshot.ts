@@ -60,7 +60,8 @@ export function firstSnapshot(
     error: checked.ok ? null : checked.error,
     currentStep: null,
     completedSteps: 0,
-    totalSteps: checked.workflow ? checked.workflow.steps.length : 0,
+    // A step test runs one step: the steps it takes from its context are not its progress.
+    totalSteps: checked.workflow ? (cmd.stepTest ? 1 : checked.workflow.steps.length) : 0,
     createdAt: cmd.requestedAt,
     startedAt: status === "PENDING" && !failed ? null : now,
     completedAt: failed ? now : null,
@@ -77,5 +78,6 @@ export function firstSnapshot(
     rerunOf: cmd.rerun?.of ?? null,
     rerunFrom: cmd.rerun?.fromStep ?? null,
     savedUsage: ZERO_USAGE,
+    stepTest: cmd.stepTest ?? null,
   };
 }

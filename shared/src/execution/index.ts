@@ -11,6 +11,7 @@ export {
   ExecutionEvent,
   Holder,
   ExecutionSnapshot,
+  StepTest,
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";
@@ -24,6 +25,7 @@ export {
   type RerunPlanResult,
   type RerunProblem,
 } from "./rerun-plan";
+export { planStepTest, type StepTestPlan, type StepTestPlanResult, type StepTestProblem } from "./step-test-plan";
 export {
   BREAKPOINT_TYPES,
   Breakpoint,

@@ -29,7 +29,7 @@ export type RerunProblem =
 export type RerunPlanResult = { ok: true; plan: RerunPlan } | { ok: false; problem: RerunProblem };
 
 /** Only what completed (or was skipped by its condition) can stand in for a run. */
-const REUSABLE: ReadonlySet<StepStatus> = new Set(["COMPLETED", "SKIPPED"]);
+export const REUSABLE: ReadonlySet<StepStatus> = new Set(["COMPLETED", "SKIPPED"]);
 
 /**
  * Decides a rerun, from the source's snapshot alone: the same answer for the console's dry run,
@@ -133,14 +133,14 @@ function canonicalJson(value: unknown): string {
  * nested ones included, and a path starts with the name of a step: the step itself, a foreach's
  * iteration (`loop[0].x`), or a step of a parallel branch, recorded under its own name.
  */
-function pathsOf(steps: readonly Step[], recorded: readonly string[]): string[] {
+export function pathsOf(steps: readonly Step[], recorded: readonly string[]): string[] {
   const names = new Set<string>();
   walkSteps(steps, (s) => names.add(s.name));
   return recorded.filter((path) => names.has(path.split(/[.[]/, 1)[0]!));
 }
 
 /** Rounded to the pico-dollar, as the executor sums costs: sums of binary fractions drift. */
-function sumUsage(usages: readonly Usage[]): Usage {
+export function sumUsage(usages: readonly Usage[]): Usage {
   const sum = { ...ZERO_USAGE };
   for (const u of usages) {
     sum.promptTokens += u.promptTokens;

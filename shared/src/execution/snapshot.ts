@@ -33,7 +33,7 @@ export const StepStatus = z.enum([
 ]);
 export type StepStatus = z.infer<typeof StepStatus>;
 
-export const TriggerSource = z.enum(["open_api", "webhook", "console", "schedule", "chained"]);
+export const TriggerSource = z.enum(["open_api", "webhook", "console", "schedule", "chained", "step_test"]);
 export type TriggerSource = z.infer<typeof TriggerSource>;
 
 export { Usage, ZERO_USAGE } from "./usage";
@@ -105,6 +105,13 @@ export type ExecutionEvent = z.infer<typeof ExecutionEvent>;
 export const Holder = z.object({ actor: z.string(), seq: z.number().int(), since: z.number() });
 export type Holder = z.infer<typeof Holder>;
 
+/**
+ * A run of one top-level step: the steps before it that `contextFrom` completed are taken from it
+ * as recorded, `step` runs, and the execution ends with it.
+ */
+export const StepTest = z.object({ step: z.string(), contextFrom: z.string().nullable() });
+export type StepTest = z.infer<typeof StepTest>;
+
 export const ExecutionSnapshot = z.object({
   id: z.string(),
   workflowId: z.string(),
@@ -142,5 +149,7 @@ export const ExecutionSnapshot = z.object({
   rerunFrom: z.string().nullable().default(null),
   /** What the reused steps had cost their first run: `usage` counts only what ran here. */
   savedUsage: Usage.default(ZERO_USAGE),
+  /** A step test (docs/rerun.md#testing-one-step): only `step` runs; null: every step runs. */
+  stepTest: StepTest.nullable().default(null),
 });
 export type ExecutionSnapshot = z.infer<typeof ExecutionSnapshot>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Breakpoint, DEBUG_COMMANDS, DebugCommandBody, DebugRequest } from "../execution/debug";
-import { TriggerSource } from "../execution/snapshot";
+import { StepTest, TriggerSource } from "../execution/snapshot";
 
 /**
  * `<ns>.cmd.start.<lane>.<execId>`: everything an executor needs, so it reads no other record;
@@ -29,6 +29,8 @@ export const StartCommand = z.object({
   debug: DebugRequest.optional(),
   /** A rerun of execution `of` from its top-level step `fromStep`: the steps before it are taken from `of`, not run. */
   rerun: z.object({ of: z.string(), fromStep: z.string() }).optional(),
+  /** A step test: only `step` runs, in the context of what `contextFrom` recorded before it. */
+  stepTest: StepTest.optional(),
 });
 export type StartCommand = z.input<typeof StartCommand>;
 

@@ -132,6 +132,8 @@ export interface ExecutionListQuery extends PageQuery {
   ownerId: string;
   workflowId?: string;
   status?: ExecutionStatus;
+  /** true: only step tests (triggerSource `step_test`); otherwise they are left out (docs/rerun.md#testing-one-step). */
+  stepTests?: boolean;
   /** The execution the list starts at (inclusive), by its createdAt and id. */
   from?: { createdAt: number; id: string };
 }

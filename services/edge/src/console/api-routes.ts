@@ -8,6 +8,7 @@ import { consoleExecutionRoutes } from "./executions";
 import { consoleKeyRoutes } from "./keys";
 import { rerunRoutes } from "./rerun";
 import { consoleSecretRoutes } from "./secrets";
+import { stepTestRoutes } from "./step-tests";
 import { consoleUsageRoutes } from "./usage";
 import { consoleWorkflowLayoutRoutes } from "./workflow-layout";
 import { consoleWorkflowRoutes } from "./workflows";
@@ -20,6 +21,7 @@ import { consoleWorkflowRoutes } from "./workflows";
 export const consoleApiRoutes: readonly Route[] = [
   ...consoleExecutionRoutes,
   ...rerunRoutes,
+  ...stepTestRoutes,
   ...consoleEventRoutes,
   ...consoleDebugRoutes,
   ...consoleExecutionListRoutes,

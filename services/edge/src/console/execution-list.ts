@@ -119,6 +119,8 @@ async function listExecutions(
       ownerId: src.ownerId,
       ...(src.workflowId === undefined ? {} : { workflowId: src.workflowId }),
       ...(q.status === undefined ? {} : { status: q.status }),
+      // Step tests are listed apart, and only when asked for.
+      stepTests: q.triggerSource === "step_test",
       page,
       size: BATCH,
     });

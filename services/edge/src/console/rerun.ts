@@ -1,21 +1,14 @@
-import {
-  ErrorBody,
-  IdParams,
-  RerunBody,
-  RerunPlanView,
-  RerunQuery,
-  RerunResponse,
-  type FieldProblem,
-} from "@wf/shared/api";
+import { ErrorBody, IdParams, RerunBody, RerunPlanView, RerunQuery, RerunResponse } from "@wf/shared/api";
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan } from "@wf/shared/execution";
 import { storeNextVersion, type Store, type WorkflowRecord } from "@wf/shared/store";
-import { parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
+import type { Workflow } from "@wf/shared/workflow";
 import { startableWorkflow, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
+import { checkInputs, parseDefinition, type EditedDefinition } from "./checked-definition";
 import { versionsOf } from "./workflow-versions";
 
 /** Rerunning a finished execution from one of its steps (docs/rerun.md). */
@@ -74,7 +67,7 @@ export const rerunRoutes: Route[] = [
       if (body.version !== undefined && body.definition !== undefined) {
         throw validationError([{ in: "body", field: "version", message: "send `version` or `definition`, not both" }]);
       }
-      const edited = body.definition === undefined ? null : parseDefinition(body.definition);
+      const edited = body.definition === undefined ? null : parseDefinition(body.definition, "definition");
       const kept = body.version === undefined ? null : keptVersion(stored.value, body.version);
       const plan = planOrRefuse(source, body.fromStep, (edited ?? kept)?.workflow);
       const inputs = body.inputs ?? sourceInputs(source, plan.workflow);
@@ -115,29 +108,6 @@ export const rerunRoutes: Route[] = [
   }),
 ];
 
-interface EditedDefinition {
-  yaml: string;
-  workflow: Workflow;
-}
-
-/** The edited YAML, checked as `wf validate` checks a file: every mistake with its line and column. */
-function parseDefinition(yaml: string, field: "definition" | "version" = "definition"): EditedDefinition {
-  const parsed = parseWorkflow(yaml);
-  if (!parsed.ok) {
-    const details: FieldProblem[] = parsed.errors.map((e) => ({
-      in: "body",
-      field,
-      message: `${e.line}:${e.column} ${e.path === "" ? "" : `${e.path}: `}${e.message}`,
-    }));
-    throw new WfError(
-      "WORKFLOW_INVALID",
-      `${field}: the workflow has ${details.length} mistake${details.length === 1 ? "" : "s"}`,
-      details,
-    );
-  }
-  return { yaml, workflow: parsed.workflow };
-}
-
 /**
  * A version the workflow still keeps, parsed from its text as the current validator reads it (a
  * version saved under an older one may no longer pass). Running it stores nothing.
@@ -170,13 +140,6 @@ function planOrRefuse(source: ExecutionSnapshot, fromStep: string, workflow: Wor
     case "unreadable_source":
       throw new WfError("CONFLICT", problem.message);
   }
-}
-
-/** Inputs are checked before anything is stored, dry run included: one problem per input, as `inputs.<name>`. */
-function checkInputs(workflow: Workflow, inputs: Record<string, unknown>): void {
-  const resolved = resolveVariables(workflow, inputs);
-  if (!resolved.ok)
-    throw validationError(resolved.errors.map((e) => ({ in: "body", field: `inputs.${e.name}`, message: e.message })));
 }
 
 /**

@@ -64,7 +64,7 @@ export const executionRoutes: Route[] = [
       200: { description: "One page of executions (status views without stepResults).", schema: ExecutionList },
     },
     async handler({ query }, { ctx, caller }) {
-      const { page, size, workflowId, status, from } = query;
+      const { page, size, workflowId, status, triggerSource, from } = query;
       const userId = caller().userId;
       // Executions belong to their workflow's owner: a shared workflow's are listed under its owner.
       let ownerId = userId;
@@ -77,6 +77,7 @@ export const executionRoutes: Route[] = [
         ownerId,
         workflowId,
         status,
+        stepTests: triggerSource === "step_test",
         page,
         size,
         ...(anchor ? { from: anchor } : {}),

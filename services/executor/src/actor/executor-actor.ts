@@ -29,6 +29,7 @@ import { handleDebugMessage } from "./debug-commands";
 import { loadRunSecrets } from "./live-ai-effects";
 import { handOver, notifyParent, runEffects, type EffectDeps } from "./live-effects";
 import { reuseSourceSteps } from "./rerun-snapshot";
+import { takeStepTestContext } from "./step-test-snapshot";
 
 export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */
@@ -180,7 +181,10 @@ export class ExecutorActor {
     const c = new Committer(snap, 0, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
-    const runnable = checked.ok && (await reuseSourceSteps(c, checked.workflow, this.deps.store));
+    const runnable =
+      checked.ok &&
+      (await reuseSourceSteps(c, checked.workflow, this.deps.store)) &&
+      (await takeStepTestContext(c, checked.workflow, this.deps.store));
     try {
       await c.create();
     } catch (err) {
@@ -252,7 +256,7 @@ export class ExecutorActor {
         snap.status = "RUNNING";
         snap.startedAt = Date.now();
         c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
-        await reuseSourceSteps(c, wf, this.deps.store);
+        if (await reuseSourceSteps(c, wf, this.deps.store)) await takeStepTestContext(c, wf, this.deps.store);
       }
       try {
         await c.flush();
@@ -261,7 +265,7 @@ export class ExecutorActor {
         v = await this.deps.store.executions.get(snap.id);
         continue;
       }
-      // A rerun that could not be made has ended.
+      // A rerun or a step test that could not be made has ended.
       if (TERMINAL_STATUSES.has(snap.status)) {
         await c.settle();
         await notifyParent(this.deps.js, this.deps.ns, snap);

@@ -60,7 +60,7 @@ export async function reuseSourceSteps(
  * ids derive from the rerun and the source artifact, so a start handled twice (a redelivery)
  * makes each record once; an artifact whose record is gone is left out.
  */
-async function shareArtifacts(
+export async function shareArtifacts(
   artifacts: RerunStore["artifacts"],
   s: ExecutionSnapshot,
   ids: readonly string[],
@@ -84,7 +84,8 @@ async function shareArtifacts(
   return shared;
 }
 
-function failRerun(c: Pick<RunCommitter, "snap" | "emit">, error: string): void {
+/** Ends an execution that could not be built from its source FAILED, saying why. */
+export function failRerun(c: Pick<RunCommitter, "snap" | "emit">, error: string): void {
   const s = c.snap;
   s.status = "FAILED";
   s.error = error;

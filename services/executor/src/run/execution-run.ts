@@ -75,6 +75,12 @@ export class ExecutionRun {
     return this.committer.snap;
   }
 
+  /** The top-level steps to run: a step test's one step, its execution ending with it; otherwise all. */
+  private get topSteps(): readonly Step[] {
+    const only = this.snap.stepTest?.step;
+    return only === undefined ? this.workflow.steps : this.workflow.steps.filter((s) => s.name === only);
+  }
+
   cancel(): void {
     this.abort.abort(new CancelledError());
   }
@@ -83,7 +89,7 @@ export class ExecutionRun {
     let outcome: Outcome;
     try {
       if (this.snap.cancelRequested) throw new CancelledError();
-      outcome = await this.runSequence(this.workflow.steps, rootScope(this.abort.signal, this.effects.secrets));
+      outcome = await this.runSequence(this.topSteps, rootScope(this.abort.signal, this.effects.secrets));
       if (this.snap.cancelRequested) throw new CancelledError();
       // Replayed while paused after its last step (a wake that came meanwhile): the pause holds.
       if (this.debug?.pausedStep && outcome.kind !== "failed") outcome = { kind: "parked" };
@@ -112,7 +118,7 @@ export class ExecutionRun {
     const duration = now - (s.startedAt ?? now);
     if (outcome.kind === "failed") {
       const closedGate = Object.values(s.steps).find((st) => CLOSED_GATE.has(st.status));
-      if (closedGate) this.skipUnreached(this.workflow.steps, "");
+      if (closedGate) this.skipUnreached(this.topSteps, "");
       s.status = "FAILED";
       s.error = this.committer.budget.error(closedGate?.error ?? outcome.error);
       this.committer.emit("exec_failed", undefined, { status: s.status, error: s.error, duration });

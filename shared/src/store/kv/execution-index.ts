@@ -1,6 +1,6 @@
 import type { JetStreamManager, JsMsg } from "@nats-io/jetstream";
 import { BucketFollower, type BucketView, type StaleMarkers } from "./bucket-follower";
-import { parseExecutionKey, type ExecutionKey } from "./layouts";
+import { executionKeyOf, executionListOwner, parseExecutionKey, type ExecutionKey } from "./layouts";
 import { ExecutionEntries } from "./execution-entries";
 import { SortedList } from "./sorted-list";
 
@@ -52,6 +52,8 @@ class OwnerLists extends Lists {
 export interface IndexPageQuery {
   /** Tokens, as in the index keys. */
   owner: string;
+  /** The owner's step tests instead of the rest of their executions. */
+  stepTests: boolean;
   workflow?: string;
   status?: string;
   /** Only entries whose `<createdAt>.<id>` sort key is at most this one. */
@@ -62,7 +64,7 @@ export interface IndexPageQuery {
 
 /**
  * The execution lists of every owner, in memory, kept up to date by following the executions' index
- * bucket (`o.<owner>.<workflow>.<createdAt>.<id>` = status) from its first key: a page reads no key it
+ * bucket (`o.<owner>.<workflow>.<createdAt>.<id>` = status, `t.` for step tests) from its first key: a page reads no key it
  * does not return. A view of the bucket, rebuilt by each process that lists; before answering, a list
  * waits until it has applied the bucket's last sequence, so it sees every write that returned before
  * it was asked (docs/architecture.md#execution-lists).
@@ -96,14 +98,15 @@ export class ExecutionIndex {
   async page(q: IndexPageQuery): Promise<{ keys: string[]; statuses: string[]; total: number }> {
     await this.#follower.ready();
     const entries = this.#entries;
-    const owner = this.#owners.get(q.owner);
+    const listOwner = executionListOwner(q.owner, q.stepTests);
+    const owner = this.#owners.get(listOwner);
     const lists = q.workflow === undefined ? owner : owner?.byWorkflow.get(entries.workflows.codeOf(q.workflow));
     const list = lists?.list(q.status === undefined ? undefined : entries.statuses.codeOf(q.status));
     if (!list) return { keys: [], statuses: [], total: 0 };
     const above = q.from === undefined ? 0 : list.countAbove(q.from);
     const handles = list.descending(above + q.skip, q.limit);
     return {
-      keys: handles.map((h) => this.#keyOf(q.owner, h)),
+      keys: handles.map((h) => this.#keyOf(listOwner, h)),
       statuses: handles.map((h) => entries.statuses.value(entries.statusOf(h))),
       total: list.size - above,
     };
@@ -142,7 +145,7 @@ export class ExecutionIndex {
 
   #keyOf(owner: string, handle: number): string {
     const entries = this.#entries;
-    return `o.${owner}.${entries.workflows.value(entries.workflowOf(handle))}.${entries.sortIdOf(handle)}`;
+    return executionKeyOf(owner, entries.workflows.value(entries.workflowOf(handle)), entries.sortIdOf(handle));
   }
 
   #put(key: ExecutionKey, status: string): void {

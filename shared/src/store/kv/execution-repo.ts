@@ -58,6 +58,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     const { skip, limit } = pageWindow(query);
     const { keys, statuses, total } = await this.#index.page({
       owner: keyToken(query.ownerId),
+      stepTests: query.stepTests === true,
       ...(query.workflowId === undefined ? {} : { workflow: keyToken(query.workflowId) }),
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.from === undefined ? {} : { from: executionSortId(query.from) }),

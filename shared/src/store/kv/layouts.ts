@@ -18,6 +18,7 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  * two tokens. <createdAt> is `sortableNumber`; every other part goes through `keyToken`.
  *
  *   executions  o.<owner>.<workflow>.<createdAt>.<id> = <status>   by owner [and workflow] [and status]
+ *               t.<owner>.<workflow>.<createdAt>.<id> = <status>   the same, of step tests (triggerSource step_test)
  *   approvals   o.<owner>.<createdAt>.<id>
  *               s.<owner>.<status>.<createdAt>.<id>
  *               e.<execution>.<createdAt>.<id>
@@ -53,12 +54,22 @@ export interface IndexLayout<T> {
 const NAME_KEY_CHARS = 64;
 
 export const executionLayout: IndexLayout<ExecutionSnapshot> = {
-  keys: (e) => [`o.${t(e.ownerId)}.${t(e.workflowId)}.${executionSortId(e)}`],
+  keys: (e) => [
+    `${e.triggerSource === "step_test" ? "t" : "o"}.${t(e.ownerId)}.${t(e.workflowId)}.${executionSortId(e)}`,
+  ],
   value: (e) => e.status,
 };
 
+/**
+ * The list an execution is in: its owner's token, or for a step test `~` and the token (a
+ * character no token has), so that step tests make lists of their own, left out of the others.
+ */
+export const executionListOwner = (ownerToken: string, stepTests: boolean): string =>
+  stepTests ? `~${ownerToken}` : ownerToken;
+
 /** The parts of an execution's index key, as tokens; `sortId` is `<createdAt>.<id>`, its sort order. */
 export interface ExecutionKey {
+  /** The list it is in (`executionListOwner`). */
   owner: string;
   workflow: string;
   sortId: string;
@@ -67,9 +78,14 @@ export interface ExecutionKey {
 
 export function parseExecutionKey(key: string): ExecutionKey | null {
   const tokens = key.split(".");
-  if (tokens.length !== 5 || tokens[0] !== "o") return null;
-  const [, owner, workflow, createdAt, id] = tokens as [string, string, string, string, string];
-  return { owner, workflow, sortId: `${createdAt}.${id}`, id };
+  if (tokens.length !== 5 || (tokens[0] !== "o" && tokens[0] !== "t")) return null;
+  const [family, owner, workflow, createdAt, id] = tokens as [string, string, string, string, string];
+  return { owner: executionListOwner(owner, family === "t"), workflow, sortId: `${createdAt}.${id}`, id };
+}
+
+/** The index key of an entry of list `owner` (`executionListOwner`). */
+export function executionKeyOf(owner: string, workflow: string, sortId: string): string {
+  return owner.startsWith("~") ? `t.${owner.slice(1)}.${workflow}.${sortId}` : `o.${owner}.${workflow}.${sortId}`;
 }
 
 /** The sort key of an execution in its lists (see `parseExecutionKey`). */

@@ -112,11 +112,19 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
       await this.deleteAt(pending.id, current.version);
   }
 
-  list({ ownerId, workflowId, status, from, ...page }: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
+  list({
+    ownerId,
+    workflowId,
+    status,
+    stepTests,
+    from,
+    ...page
+  }: ExecutionListQuery): Promise<Page<ExecutionSnapshot>> {
     const filter = {
       ownerId,
       ...(workflowId === undefined ? {} : { workflowId }),
       ...(status === undefined ? {} : { status }),
+      triggerSource: stepTests === true ? "step_test" : { $ne: "step_test" },
       ...(from === undefined
         ? {}
         : { $or: [{ createdAt: { $lt: from.createdAt } }, { createdAt: from.createdAt, _id: { $lte: from.id } }] }),

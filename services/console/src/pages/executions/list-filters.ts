@@ -18,7 +18,14 @@ export const STATUSES: readonly ExecutionStatus[] = [
   "CANCELLED",
   "INTERRUPTED",
 ];
-export const TRIGGER_SOURCES: readonly TriggerSource[] = ["console", "open_api", "webhook", "schedule", "chained"];
+export const TRIGGER_SOURCES: readonly TriggerSource[] = [
+  "console",
+  "open_api",
+  "webhook",
+  "schedule",
+  "chained",
+  "step_test",
+];
 
 /** Ranges that stay relative in a bookmark: "the last 24 hours" means the 24 hours before the page opens. */
 export const RANGES = [

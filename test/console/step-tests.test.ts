@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import { ExecutionList, StepTestResponse } from "@wf/shared/api";
+import { createApiKey } from "@wf/shared/auth";
+import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import { ALL_SCOPES, call, storeWorkflow } from "../api/support";
+import { waitFor } from "../support/runtime";
+import { consoleCall, consoleSession, statusAndCode, useConsole, type Session } from "./support";
+
+const env = useConsole();
+
+const PIPELINE = `
+name: pipeline
+variables:
+  base: { type: number, default: 20 }
+steps:
+  - { name: fetch, type: transform, output: "{{ vars.base }}" }
+  - { name: double, type: transform, output: "{{ steps.fetch.output + 1 }}" }
+  - { name: publish, type: transform, output: "{{ steps.double.output }}" }
+`;
+
+/** The editor's text: \`fetch\` changed too (a test still takes its recorded output), \`double\` fixed. */
+const EDITED = `
+name: pipeline
+variables:
+  base: { type: number, default: 20 }
+steps:
+  - { name: fetch, type: transform, output: 999 }
+  - { name: double, type: transform, output: "{{ steps.fetch.output * 2 }}" }
+  - { name: publish, type: transform, output: "{{ steps.double.output }}" }
+`;
+
+const CODE = `
+name: code-test
+variables:
+  who: { type: string, default: nobody }
+steps:
+  - { name: name, type: transform, output: "{{ vars.who }}" }
+  - name: say
+    type: code
+    language: javascript
+    input: { who: "{{ steps.name.output }}" }
+    code: |
+      console.log("hello " + input.who);
+      return "said " + input.who;
+`;
+
+function stepTest(who: Session, workflowId: string, body: unknown) {
+  return consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body });
+}
+
+async function started(who: Session, workflowId: string): Promise<string> {
+  const r = await consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/executions`, { body: {} });
+  expect(r.status).toBe(202);
+  return r.body.executionId as string;
+}
+
+async function ended(id: string): Promise<ExecutionSnapshot> {
+  return waitFor(
+    async () => {
+      const v = await env().platform.store.executions.get(id);
+      return v && TERMINAL_STATUSES.has(v.value.status) ? v.value : undefined;
+    },
+    { timeoutMs: 30_000, what: `execution ${id} to end` },
+  );
+}
+
+describe("POST /api/console/workflows/{id}/step-tests", () => {
+  it("runs one edited step on the source's recorded outputs, and nothing after it; the source and the versions stay", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, PIPELINE);
+    const sourceId = await started(me, wf.id);
+    const source = await ended(sourceId);
+    expect(source.steps.fetch!.output).toBe(20);
+
+    const r = await stepTest(me, wf.id, { step: "double", yaml: EDITED, fromExecution: sourceId });
+    expect(r.status).toBe(202);
+    const answer = StepTestResponse.parse(r.body);
+    expect(answer).toMatchObject({ step: "double", contextFrom: sourceId, reusedSteps: ["fetch"] });
+    const test = await ended(answer.executionId);
+    expect(test).toMatchObject({ status: "COMPLETED", output: 40, triggerSource: "step_test", workflowVersion: null });
+    expect(test.steps.fetch).toMatchObject({ status: "COMPLETED", output: 20, reused: true });
+    expect(test.steps.double).toMatchObject({ status: "COMPLETED", output: 40 });
+    expect(test.steps.double!.reused).toBeUndefined();
+    expect(test.steps.publish).toBeUndefined();
+    expect(test.stepTest).toEqual({ step: "double", contextFrom: sourceId });
+    expect((await env().platform.store.executions.get(sourceId))!.value).toEqual(source);
+    expect((await env().platform.store.workflows.get(wf.id))!.value).toMatchObject({
+      version: wf.version,
+      yaml: wf.yaml,
+    });
+  });
+
+  it("without fromExecution, runs the latest saved step on variables alone, no step before it", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, PIPELINE);
+    const r = await stepTest(me, wf.id, { step: "fetch", inputs: { base: 7 } });
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ contextFrom: null, reusedSteps: [] });
+    const test = await ended(r.body.executionId as string);
+    expect(test).toMatchObject({ status: "COMPLETED", output: 7, workflowVersion: wf.version });
+    expect(Object.keys(test.steps)).toEqual(["fetch"]);
+    const alone = await ended((await stepTest(me, wf.id, { step: "double" })).body.executionId as string);
+    expect(Object.keys(alone.steps)).toEqual(["double"]);
+  });
+
+  it("runs a code step in the sandbox and keeps its logs", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, CODE);
+    const sourceId = await started(me, wf.id);
+    await ended(sourceId);
+    const r = await stepTest(me, wf.id, { step: "say", fromExecution: sourceId, inputs: { who: "ignored" } });
+    expect(r.status).toBe(202);
+    const test = await ended(r.body.executionId as string);
+    expect(test).toMatchObject({ status: "COMPLETED", output: "said nobody" });
+    expect(test.steps.say!.logs!.join("\n")).toContain("hello nobody");
+  });
+
+  it("refuses what cannot be tested, saying what to fix, and never reveals another owner's executions", async () => {
+    const [me, other] = await Promise.all([consoleSession(env()), consoleSession(env())]);
+    const wf = await storeWorkflow(env(), me.user.id, PIPELINE);
+    const elsewhere = await storeWorkflow(env(), me.user.id, PIPELINE);
+    const theirs = await storeWorkflow(env(), other.user.id, PIPELINE);
+    const [mine, ofElsewhere, ofTheirs] = await Promise.all([
+      started(me, wf.id),
+      started(me, elsewhere.id),
+      started(other, theirs.id),
+    ]);
+    await Promise.all([ended(mine), ended(ofElsewhere), ended(ofTheirs)]);
+
+    const unknown = await stepTest(me, wf.id, { step: "nope", fromExecution: mine });
+    expect(statusAndCode(unknown)).toEqual([400, "VALIDATION_FAILED"]);
+    expect(unknown.body.error).toContain("name one of its steps: fetch, double, publish");
+    expect(statusAndCode(await stepTest(me, wf.id, { step: "double", yaml: "steps: [" }))).toEqual([
+      400,
+      "WORKFLOW_INVALID",
+    ]);
+    expect(statusAndCode(await stepTest(me, wf.id, { step: "double", inputs: { base: "x" } }))).toEqual([
+      400,
+      "VALIDATION_FAILED",
+    ]);
+    expect(statusAndCode(await stepTest(me, wf.id, { step: "double", extra: 1 }))).toEqual([400, "VALIDATION_FAILED"]);
+    for (const fromExecution of [ofElsewhere, ofTheirs, "no-such-execution"]) {
+      const refused = await stepTest(me, wf.id, { step: "double", fromExecution });
+      expect(statusAndCode(refused), fromExecution).toEqual([404, "NOT_FOUND"]);
+    }
+    // An execution not finished yet is no context.
+    const running = {
+      ...(await env().platform.store.executions.get(mine))!.value,
+      id: `${mine}r`,
+      status: "RUNNING" as const,
+    };
+    await env().platform.store.executions.create(running);
+    const busy = await stepTest(me, wf.id, { step: "double", fromExecution: running.id });
+    expect([...statusAndCode(busy), busy.body.status]).toEqual([409, "CONFLICT", "RUNNING"]);
+    // The other owner's workflow itself is not theirs to test against either.
+    expect(statusAndCode(await stepTest(me, theirs.id, { step: "double", fromExecution: ofTheirs }))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
+  });
+
+  it("is refused like a console start: a viewer 403, without the CSRF token 403, an inactive account 403", async () => {
+    const [me, viewer] = await Promise.all([consoleSession(env()), consoleSession(env())]);
+    const wf = await storeWorkflow(env(), me.user.id, PIPELINE, { sharedWith: { [viewer.user.id]: "viewer" } });
+    const startAs = (who: Session) =>
+      consoleCall(env(), who, "POST", `/api/console/workflows/${wf.id}/executions`, { body: {} });
+    expect(statusAndCode(await startAs(viewer))).toEqual([403, "FORBIDDEN"]);
+    expect(statusAndCode(await stepTest(viewer, wf.id, { step: "fetch" }))).toEqual([403, "FORBIDDEN"]);
+    const noCsrf = await consoleCall(env(), me, "POST", `/api/console/workflows/${wf.id}/step-tests`, {
+      body: { step: "fetch" },
+      csrf: false,
+    });
+    expect(statusAndCode(noCsrf)).toEqual([403, "CSRF_FAILED"]);
+    const users = env().platform.store.users;
+    const account = (await users.get(me.user.id))!;
+    await users.update({ ...account.value, status: "deactivated" }, account.version);
+    expect(statusAndCode(await startAs(me))).toEqual([403, "ACCOUNT_INACTIVE"]);
+    expect(statusAndCode(await stepTest(me, wf.id, { step: "fetch" }))).toEqual([403, "ACCOUNT_INACTIVE"]);
+  });
+
+  it("keeps step tests out of the lists unless asked for with triggerSource=step_test", async () => {
+    const me = await consoleSession(env());
+    const { key } = await createApiKey(env().platform.store, { ownerId: me.user.id, scopes: ALL_SCOPES });
+    const wf = await storeWorkflow(env(), me.user.id, PIPELINE);
+    const runId = await started(me, wf.id);
+    await ended(runId);
+    const testId = (await stepTest(me, wf.id, { step: "fetch", fromExecution: runId })).body.executionId as string;
+    await ended(testId);
+
+    const v1 = async (query: string) =>
+      ExecutionList.parse((await call(env(), "GET", `/api/v1/executions?${query}`, { key })).json());
+    const v1Ids = async (query: string) => (await v1(query)).items.map((e) => e.id);
+    expect(await v1Ids("")).toEqual([runId]);
+    expect((await v1("")).total).toBe(1);
+    expect(await v1Ids(`workflowId=${wf.id}`)).toEqual([runId]);
+    expect(await v1Ids("triggerSource=step_test")).toEqual([testId]);
+    expect(await v1Ids(`triggerSource=step_test&workflowId=${wf.id}&status=COMPLETED`)).toEqual([testId]);
+    expect((await call(env(), "GET", "/api/v1/executions?triggerSource=console", { key })).statusCode).toBe(400);
+
+    const consoleIds = async (query: string) =>
+      ((await consoleCall(env(), me, "GET", `/api/console/executions?${query}`)).body.items as { id: string }[]).map(
+        (e) => e.id,
+      );
+    expect(await consoleIds("")).toEqual([runId]);
+    expect(await consoleIds("triggerSource=console")).toEqual([runId]);
+    expect(await consoleIds("triggerSource=step_test")).toEqual([testId]);
+    expect(await consoleIds(`workflowId=${wf.id}&triggerSource=step_test`)).toEqual([testId]);
+  });
+});
