@@ -13,6 +13,8 @@ const HELP = `wf: run and follow workflows of the workflow service from a termin
 Usage:
   wf validate <file>         check a workflow file, print its mistakes with line:col
   wf run <file> [options]    run a workflow file in the service, print its events live
+  wf run <file-or-id> --step NAME [--from-execution ID]
+                             run one step alone, on what an earlier execution recorded
   wf rerun <id> --from STEP  rerun a finished execution from a step, reusing the steps before it
   wf debug <file> --break B  run with breakpoints; at each pause, inspect, edit and step at a prompt
   wf tail [options]          follow execution events as they are published

@@ -1,22 +1,33 @@
 import { startExecution } from "@wf/shared/client";
 import { isSubjectToken, newId } from "@wf/shared/execution";
-import { toToken } from "@wf/shared/nats";
 import type { Workflow } from "@wf/shared/workflow";
 import { connectToService, type ServiceConnection } from "./connection";
 import { parseTimeout, startAndFollow } from "./follow-execution";
 import { collectInputs } from "./run-inputs";
+import { stepTestCommand } from "./step-test";
 import { EXIT, UsageError, commandFlags } from "./usage";
 import { loadWorkflowFile } from "./workflow-file";
+import { cliWorkflowId } from "./workflow-id";
 
 export const RUN_HELP = `Usage: wf run <file> [options]
+       wf run <file-or-workflow-id> --step NAME [--from-execution ID] [options]
 
 Validates a workflow file, starts an execution of it in the running service (workflow id
 cli-<name>, trigger "console"), prints its events live until it ends, then its output.
 
+With --step, runs that top-level step alone (trigger "step_test"), of the file or of a stored
+workflow's latest version: the execution ends with the step, its output being the step's. With
+--from-execution, the steps before it that that finished execution (of the same workflow and
+owner) completed are taken from it as recorded, even if the file changed them, and its
+variables are the default ones; without, the step sees only variables. Step inputs and logs
+are kept.
+
 Options:
   --var name=value   a workflow variable, once per variable: numbers and booleans as
                      text, arrays and objects as JSON (--var 'tags=["a","b"]')
-  --owner ID         owner of the execution (default: local)
+  --owner ID         owner of the execution (default: local; a stored workflow's own owner)
+  --step NAME        run only this top-level step (a step test)
+  --from-execution ID  with --step: take the steps before it from this finished execution
   --monitor          keep step inputs and logs; log lines are printed under their step
   --timeout SECONDS  stop waiting after this long; the execution goes on in the service
   --json             print the raw events as JSON lines, and last a line
@@ -27,8 +38,9 @@ Ctrl-C stops following, not the execution: it goes on in the service.
 
 Exit codes:
   0    the execution ended COMPLETED
-  1    invalid workflow file, or the execution ended FAILED, CANCELLED or INTERRUPTED
-  2    usage error: unknown flag, missing file, bad --var, NATS unreachable
+  1    invalid workflow file, --from-execution is no finished execution of the workflow, or the
+       execution ended FAILED, CANCELLED or INTERRUPTED
+  2    usage error: unknown flag, missing file, bad --var, no such top-level --step, NATS unreachable
   3    --timeout elapsed first
   130  Ctrl-C before the end`;
 
@@ -41,6 +53,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       var: { type: "string", multiple: true, default: [] },
       owner: { type: "string", default: "local" },
       monitor: { type: "boolean", default: false },
+      step: { type: "string" },
+      "from-execution": { type: "string" },
       timeout: { type: "string" },
       json: { type: "boolean", default: false },
     },
@@ -57,6 +71,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       `--owner ${values.owner}: use 1 to 128 letters, digits, '_' or '-' (it is a NATS subject token)`,
     );
   }
+  if (values.step !== undefined) {
+    const { step, var: vars, owner, json, timeout } = values;
+    return stepTestCommand(file, { step, fromExecution: values["from-execution"], vars, owner, json, timeout });
+  }
+  if (values["from-execution"] !== undefined) throw new UsageError("--from-execution goes with --step NAME");
   const timeoutMs = values.timeout === undefined ? undefined : parseTimeout(values.timeout);
 
   const loaded = await loadWorkflowFile(file);
@@ -108,9 +127,4 @@ function runAndFollow(
       console.log(`execution ${executionId} of workflow ${workflowId} (owner ${opts.ownerId}, namespace ${ns})`);
   };
   return startAndFollow(conn, executionId, start, started, opts);
-}
-
-/** Workflows run from a file have no stored record: their id is derived from the name. */
-function cliWorkflowId(name: string): string {
-  return `cli-${toToken(name)}`.slice(0, 128);
 }
