@@ -1,4 +1,5 @@
 import { newId } from "@wf/shared/execution";
+import { startExecution } from "@wf/shared/client";
 import { consumerNames, streamNames } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
@@ -149,6 +150,26 @@ describe("chained triggers", () => {
     expect(as.map((e) => e.triggerSource)).toEqual(["open_api", "chained", "chained"]);
     expect(bs.map((e) => e.triggerSource)).toEqual(["chained", "chained"]);
     expect([...as, ...bs].every((e) => e.status === "COMPLETED")).toBe(true);
+  });
+
+  it("a step test of the workflow followed chains nothing; its next run does", async () => {
+    const rt = await runtime();
+    const p = rt.platform;
+    const owner = await createOwner(p, "pro");
+    const a = await storeWorkflow(p, owner.id, quick("a"));
+    const b = await storeWorkflow(p, owner.id, quick("b", chainedAfter(a.id)));
+    const testId = await startExecution(p.js, p.config.WF_NAMESPACE, {
+      workflow: { id: a.id, name: a.name, ownerId: a.ownerId, version: a.version, definition: a.definition },
+      triggerSource: "step_test",
+      stepTest: { step: "only", contextFrom: null },
+    });
+    expect((await waitForStatus(p, testId)).status).toBe("COMPLETED");
+    // The ends are handled in order: once the run's chain has fired, the test's end was passed over.
+    const run = await waitForStatus(p, await startStored(p, a));
+    const chained = await chainedRun(p, b);
+    await waitFor(() => settled(p, [owner]), { timeoutMs: 20_000, what: "the chain to come to rest" });
+    expect((await executionsOf(p, b)).map((e) => e.id)).toEqual([chained.id]);
+    expect(chained.createdAt).toBeGreaterThanOrEqual(run.completedAt!);
   });
 
   it("execution ends are consumed only once a workflow has a chained trigger, and from its save on", async () => {

@@ -81,9 +81,11 @@ async function idleNow(p: Platform, owners: readonly UserRecord[]): Promise<bool
     if (c === null ? (await p.store.workflows.chainedSince()) !== null : c.num_pending > 0 || c.num_ack_pending > 0)
       return false;
   }
-  const executions = (
-    await Promise.all(owners.map((o) => p.store.executions.list({ ownerId: o.id, page: 1, size: 200 })))
-  ).flatMap((page) => page.items);
+  // Step tests are listed apart; their ends are on the stream as the others'.
+  const lists = owners.flatMap((o) =>
+    [false, true].map((stepTests) => p.store.executions.list({ ownerId: o.id, stepTests, page: 1, size: 200 })),
+  );
+  const executions = (await Promise.all(lists)).flatMap((page) => page.items);
   if (executions.some((e) => !TERMINAL_STATUSES.has(e.status))) return false;
   const ends = Object.keys(evt.state.subjects ?? {}).filter((s) => END_TYPES.includes(s.slice(s.lastIndexOf(".") + 1)));
   return ends.length === executions.length;

@@ -47,6 +47,9 @@ export class Chains {
     const state = END_EVENTS[type];
     const targets = await this.platform.store.workflows.listChainedAfter(event.workflowId);
     if (targets.length === 0) return;
+    // A step test (one step tried while editing) is no run of the workflow: nothing follows it.
+    const ended = await this.platform.store.executions.get(event.executionId);
+    if (ended?.value.triggerSource === "step_test") return;
     const source = await this.platform.store.workflows.get(event.workflowId);
     for (const w of targets) {
       // A chain follows only a workflow its owner can see: one tenant's runs must not drive another's.

@@ -43,7 +43,7 @@ export function ExecutionFilters({
       <label>
         Trigger
         <select value={value.triggerSource} onChange={set("triggerSource")}>
-          <option value="">Any trigger</option>
+          <option value="">Any trigger but step tests</option>
           {TRIGGER_SOURCES.map((t) => (
             <option key={t} value={t}>
               {t.replace("_", " ")}
