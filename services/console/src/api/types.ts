@@ -29,6 +29,7 @@ export type ArtifactList = Out<typeof S.ArtifactList>;
 export type RerunPlan = Out<typeof S.RerunPlanView>;
 export type RerunBody = In<typeof S.RerunBody>;
 export type RerunResponse = Out<typeof S.RerunResponse>;
+export type StepTestResponse = Out<typeof S.StepTestResponse>;
 export type BreakpointsBody = In<typeof S.BreakpointsBody>;
 export type ApprovalList = Out<typeof S.ApprovalList>;
 export type ApprovalView = Out<typeof S.ApprovalView>;

@@ -1,4 +1,4 @@
-import { useMemo } from "react";
+import { useMemo, type ReactNode } from "react";
 import type { CanvasNode, CanvasOperation, Modifier } from "@wf/shared/canvas";
 import schema from "@wf/shared/schema/workflow.schema.json";
 import type { Schema } from "../../editor/schema-nav";
@@ -30,10 +30,12 @@ interface Props {
   readOnly: boolean;
   onOperation(op: CanvasOperation): void;
   onClose(): void;
+  /** Running the step alone (StepTestPanel), where it can be. */
+  test?: ReactNode;
 }
 
 /** The selected step's fields as a form built from the JSON Schema; each change is one canvas operation on the text. */
-export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose }: Props) {
+export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose, test }: Props) {
   return (
     <aside className="step-panel" aria-label="Selected step" tabIndex={-1}>
       <div className="step-panel-head">
@@ -55,6 +57,7 @@ export function StepPanel({ node, values, agents, container, readOnly, onOperati
       ) : (
         <StepFields node={node} values={values} agents={agents} readOnly={readOnly} onOperation={onOperation} />
       )}
+      {test}
       <div className="step-panel-actions">
         <button
           type="button"
@@ -102,7 +105,7 @@ function StepFields({
   agents,
   readOnly,
   onOperation,
-}: Omit<Props, "values" | "container" | "onClose"> & { values: Record<string, unknown> }) {
+}: Omit<Props, "values" | "container" | "onClose" | "test"> & { values: Record<string, unknown> }) {
   const type = node.type ?? "";
   const form = useMemo(() => stepForm(root, type, values, agents), [type, values, agents]);
   const control = (field: FormField) => (

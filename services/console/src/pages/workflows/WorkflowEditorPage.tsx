@@ -15,6 +15,7 @@ import { RoleBadge } from "./RoleBadge";
 import { RunDialog } from "./RunDialog";
 import { SplitView } from "./SplitView";
 import { StepPanel } from "./StepPanel";
+import { StepTestPanel } from "./StepTestPanel";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
 import { useWorkflowSave } from "./useWorkflowSave";
@@ -245,6 +246,16 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   readOnly={!canEdit}
                   onOperation={canvas.operate}
                   onClose={canvas.deselect}
+                  test={
+                    saved.id !== null && canvas.selectedNode.group === undefined && canvas.selectedNode.name ? (
+                      <StepTestPanel
+                        key={canvas.selectedNode.name}
+                        workflowId={saved.id}
+                        step={canvas.selectedNode.name}
+                        text={() => editor.current?.text() ?? ""}
+                      />
+                    ) : null
+                  }
                 />
               ) : null
             }

@@ -1,0 +1,90 @@
+import { useId, useState } from "react";
+import { Link } from "react-router";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { api, query } from "../../api/client";
+import type { ExecutionList, ExecutionView, StepTestResponse } from "../../api/types";
+import { StatusBadge } from "../../ui/StatusBadge";
+import { formatAgo, formatDuration } from "../../ui/format";
+import { JsonBlock } from "../executions/JsonBlock";
+
+const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
+const NO_CONTEXT = "";
+
+interface Props {
+  workflowId: string;
+  step: string;
+  /** The editor's text now: the test runs it, saved or not. */
+  text(): string;
+}
+
+/**
+ * Runs the selected top-level step alone on the editor's text, with the steps before it as an
+ * earlier run recorded them (docs/rerun.md#testing-one-step), and shows what it gave.
+ */
+export function StepTestPanel({ workflowId, step, text }: Props) {
+  const runs = useQuery({
+    queryKey: ["executions", "of-workflow", workflowId],
+    queryFn: ({ signal }) =>
+      api<ExecutionList>("GET", `/api/console/executions${query({ workflowId, limit: 10 })}`, undefined, signal),
+    select: (list) => list.items.filter((e) => ENDED.has(e.status)),
+  });
+  const [chosen, setChosen] = useState<string | null>(null);
+  const contextId = useId();
+  const context = chosen ?? runs.data?.[0]?.id ?? NO_CONTEXT;
+  const start = useMutation({
+    mutationFn: () =>
+      api<StepTestResponse>("POST", `/api/console/workflows/${encodeURIComponent(workflowId)}/step-tests`, {
+        step,
+        yaml: text(),
+        ...(context === NO_CONTEXT ? {} : { fromExecution: context }),
+      }),
+  });
+  const testId = start.data?.executionId;
+  const test = useQuery({
+    queryKey: ["executions", "step-test", testId],
+    queryFn: ({ signal }) => api<ExecutionView>("GET", `/api/console/executions/${testId}`, undefined, signal),
+    enabled: testId !== undefined,
+    refetchInterval: (q) => (q.state.data && ENDED.has(q.state.data.status) ? false : 250),
+  });
+  const result = test.data;
+  const ran = result?.steps[step];
+
+  return (
+    <section className="step-test" aria-label="Test this step">
+      <h3>Test this step</h3>
+      <label htmlFor={contextId}>Earlier outputs from</label>
+      <select id={contextId} value={context} onChange={(e) => setChosen(e.target.value)}>
+        {(runs.data ?? []).map((e) => (
+          <option key={e.id} value={e.id}>
+            {e.id} · {e.status.toLowerCase()} · {formatAgo(e.createdAt)}
+          </option>
+        ))}
+        <option value={NO_CONTEXT}>No run: variables only</option>
+      </select>
+      <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>
+        {start.isPending ? "Starting…" : "Run this step"}
+      </button>
+      {start.isError ? (
+        <p className="notice error" role="alert">
+          Not started: {start.error.message}
+        </p>
+      ) : null}
+      {testId === undefined ? null : (
+        <div className="step-test-result" role="status" aria-label="Step test result">
+          <div className="row">
+            <StatusBadge status={ran?.status ?? result?.status ?? "PENDING"} />
+            <span className="muted">{formatDuration(ran?.duration)}</span>
+            {/* A tab of its own: the editor keeps its unsaved text. */}
+            <Link to={`/executions/${encodeURIComponent(testId)}`} target="_blank" rel="noopener">
+              Open the test run
+            </Link>
+          </div>
+          {ran?.error ? <p className="step-error">{ran.error}</p> : null}
+          {result && ENDED.has(result.status) ? (
+            <JsonBlock value={ran?.output} empty="No output." label={`Output of ${step}`} />
+          ) : null}
+        </div>
+      )}
+    </section>
+  );
+}

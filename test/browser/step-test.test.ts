@@ -1,0 +1,86 @@
+import { expect, it } from "vitest";
+import { axeAudit } from "./axe";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  useConsoleService,
+  whenCanvasStill,
+} from "./support";
+
+const service = useConsoleService();
+
+const PIPELINE = (name: string) => `name: ${name}
+variables:
+  base: { type: number, default: 20 }
+steps:
+  - { name: fetch, type: transform, output: "{{ vars.base }}" }
+  - { name: double, type: transform, output: "{{ steps.fetch.output + 1 }}" }
+  - { name: publish, type: transform, output: "{{ steps.double.output }}" }
+`;
+
+describeInBrowser("running one step from the editor", () => {
+  it(
+    "runs an edited step, unsaved, on the outputs of the last run, and shows its output",
+    { timeout: 120_000 },
+    async () => {
+      const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+      const workflowId = await createWorkflow(page, PIPELINE(`step-test-${Date.now()}`));
+      const runId = await startExecution(page, workflowId);
+      await expect
+        .poll(
+          async () =>
+            (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${runId}`)).json.status,
+          {
+            timeout: 30_000,
+          },
+        )
+        .toBe("COMPLETED");
+
+      await page.goto(`/console/workflows/${workflowId}`);
+      await page.locator('.react-flow__node[data-id="double"]').waitFor();
+      await whenCanvasStill(page);
+      await page.locator('.react-flow__node[data-id="double"]').click();
+      const panel = page.getByRole("complementary", { name: "Selected step" });
+      // The step changed in the panel, not saved: the test runs the editor's text.
+      await panel.getByRole("textbox", { name: /^output/ }).fill("{{ steps.fetch.output * 2 }}");
+      await panel.getByRole("textbox", { name: /^output/ }).press("Enter");
+      await page.getByRole("status").filter({ hasText: "unsaved" }).waitFor();
+
+      const test = panel.getByRole("region", { name: "Test this step" });
+      // The last run is the context by default.
+      expect(await test.getByLabel("Earlier outputs from").inputValue()).toBe(runId);
+      const pressed = Date.now();
+      await test.getByRole("button", { name: "Run this step" }).click();
+      const result = test.getByRole("status", { name: "Step test result" });
+      await expect.poll(() => result.getByLabel("Output of double").textContent(), { timeout: 30_000 }).toBe("40");
+      console.log(`[step test] output shown ${Date.now() - pressed} ms after Run this step was pressed`);
+      expect(await result.locator(".badge").first().textContent()).toBe("COMPLETED");
+      await screenshot(page, "step-test-editor");
+      expect(await axeAudit(page)).toEqual([]);
+
+      // The test is an execution of its own, listed apart; the workflow's run and versions are as they were.
+      const listed = await consoleApi<{ items: Array<{ id: string }> }>(
+        page,
+        "GET",
+        `/api/console/executions?workflowId=${workflowId}`,
+      );
+      expect(listed.json.items.map((e) => e.id)).toEqual([runId]);
+      const detail = await consoleApi<{ version: number }>(page, "GET", `/api/console/workflows/${workflowId}`);
+      expect(detail.json.version).toBe(1);
+      // In a tab of its own: the editor keeps its unsaved text.
+      const [run] = await Promise.all([
+        context.waitForEvent("page"),
+        test.getByRole("link", { name: "Open the test run" }).click(),
+      ]);
+      await run.getByRole("heading", { name: /^Execution / }).waitFor();
+      expect(await run.getByText("step_test").count()).toBeGreaterThan(0);
+      expect(await page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(1);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
+});
