@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
+import { blockedSince, LONG_TASKS, pageNow, sampleRunningSteps } from "./live-follow";
 import {
   consoleApi,
   createWorkflow,
@@ -29,22 +30,6 @@ function longWorkflow(name: string): string {
   return `name: ${name}\nsteps:\n${steps.join("")}`;
 }
 
-/** Records the page's long tasks (over 50 ms of the main thread) from the document's start. */
-const LONG_TASKS = `(() => {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
-  }).observe({ type: "longtask", buffered: true });
-})()`;
-
-interface LongTask {
-  start: number;
-  duration: number;
-}
-
-const now = (page: Page) => page.evaluate<number>("performance.now()");
-const longTasks = (page: Page) => page.evaluate<LongTask[]>("window.__longTasks");
-
 /** The running step's node, in the canvas's pane: whether all of it is in view. */
 async function runningInView(page: Page): Promise<{ running: string | null; inView: boolean }> {
   return page.evaluate<{ running: string | null; inView: boolean }>(`(() => {
@@ -68,29 +53,18 @@ describeInBrowser("a long run followed live", () => {
       await page.goto(`/console/executions/${id}`);
       // The first step drawn (the view may have moved past the first already).
       await page.locator(".run-canvas .react-flow__node").first().waitFor();
-      const firstPaint = await now(page);
+      const firstPaint = await pageNow(page);
 
       // Sampled as the run goes: the step running, and whether the canvas shows it.
-      const seen: Array<{ running: string; inView: boolean }> = [];
-      const badge = page.locator(".page-head .badge").first();
-      for (let i = 0; i < 600 && (await badge.textContent())?.toLowerCase() !== "completed"; i++) {
-        const sample = await runningInView(page);
-        if (sample.running !== null && seen.at(-1)?.running !== sample.running)
-          seen.push({ running: sample.running, inView: sample.inView });
-        await page.waitForTimeout(100);
-      }
-      expect((await badge.textContent())?.toLowerCase()).toBe("completed");
-      const ended = await now(page);
+      const seen = await sampleRunningSteps(page, () => runningInView(page), 600);
+      expect((await page.locator(".page-head .badge").first().textContent())?.toLowerCase()).toBe("completed");
+      const thread = await blockedSince(page, firstPaint);
       // The summary counted along, to the last step.
       await expect.poll(() => page.getByText(`${STEPS}/${STEPS} completed`).count(), { timeout: 5_000 }).toBe(1);
-
-      const after = (await longTasks(page)).filter((t) => t.start >= firstPaint);
-      const blocked = after.reduce((sum, t) => sum + t.duration, 0);
-      const longest = Math.max(0, ...after.map((t) => t.duration));
-      const share = blocked / (ended - firstPaint);
+      const share = thread.share;
       console.log(
-        `[live run] ${STEPS} steps followed for ${((ended - firstPaint) / 1000).toFixed(1)} s: ${after.length} long tasks, ` +
-          `longest ${longest.toFixed(0)} ms, ${(blocked / 1000).toFixed(2)} s blocked (${(share * 100).toFixed(1)} %); ` +
+        `[live run] ${STEPS} steps followed for ${thread.seconds.toFixed(1)} s: ${thread.tasks} long tasks, ` +
+          `longest ${thread.longestMs.toFixed(0)} ms, ${(thread.blockedMs / 1000).toFixed(2)} s blocked (${(share * 100).toFixed(1)} %); ` +
           `${seen.length} running steps sampled, ${seen.filter((s) => s.inView).length} of them in view`,
       );
       await screenshot(page, "live-run-300");

@@ -1,6 +1,7 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { axeAudit } from "./axe";
+import { blockedSince, LONG_TASKS, pageNow, sampleRunningSteps } from "./live-follow";
 import {
   consoleApi,
   createWorkflow,
@@ -58,13 +59,6 @@ ${before.join("")}  - name: loop
       - { name: b, type: code, language: bash, code: "sleep 0.02" }
 ${after.join("")}`;
 }
-
-const LONG_TASKS = `(() => {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
-  }).observe({ type: "longtask", buffered: true });
-})()`;
 
 async function waitForStatus(page: Page, id: string, status: string): Promise<void> {
   await expect
@@ -157,26 +151,16 @@ describeInBrowser("a run as a timeline", () => {
     const id = await startExecution(page, workflowId);
     await page.goto(`/console/executions/${id}?steps=timeline`);
     await page.locator(".timeline-bar").first().waitFor();
-    const from = await page.evaluate<number>("performance.now()");
+    const from = await pageNow(page);
 
-    const seen: Array<{ running: string; inView: boolean }> = [];
-    const badge = page.locator(".page-head .badge").first();
-    for (let i = 0; i < 900 && (await badge.textContent())?.toLowerCase() !== "completed"; i++) {
-      const sample = await runningInView(page);
-      if (sample.running !== null && seen.at(-1)?.running !== sample.running)
-        seen.push({ running: sample.running, inView: sample.inView });
-      await page.waitForTimeout(100);
-    }
-    expect((await badge.textContent())?.toLowerCase()).toBe("completed");
-    const to = await page.evaluate<number>("performance.now()");
-    const tasks = (await page.evaluate<Array<{ start: number; duration: number }>>("window.__longTasks")).filter(
-      (t) => t.start >= from,
-    );
-    const blocked = tasks.reduce((sum, t) => sum + t.duration, 0);
-    const share = blocked / (to - from);
+    const seen = await sampleRunningSteps(page, () => runningInView(page), 900);
+    expect((await page.locator(".page-head .badge").first().textContent())?.toLowerCase()).toBe("completed");
+    const thread = await blockedSince(page, from);
+    const share = thread.share;
     console.log(
-      `[timeline live] ${ITEMS * 2 + 101} steps followed for ${((to - from) / 1000).toFixed(1)} s: ${tasks.length} long tasks, longest ${Math.max(0, ...tasks.map((t) => t.duration)).toFixed(0)} ms, ` +
-        `${(share * 100).toFixed(1)} % blocked; ${seen.length} running steps sampled, ${seen.filter((s) => s.inView).length} in view`,
+      `[timeline live] ${ITEMS * 2 + 101} steps followed for ${thread.seconds.toFixed(1)} s: ${thread.tasks} long tasks, ` +
+        `longest ${thread.longestMs.toFixed(0)} ms, ${(share * 100).toFixed(1)} % blocked; ` +
+        `${seen.length} running steps sampled, ${seen.filter((s) => s.inView).length} in view`,
     );
     await screenshot(page, "timeline-live");
     // Printed above; asserted only far from what a loaded machine does (the bench's to judge).

@@ -121,3 +121,11 @@ export function useTestService(): () => TestService {
     return svc;
   };
 }
+
+/** `--json` output: one JSON value a line, each with its `type`. */
+export function jsonLines(stdout: string): Array<{ type: string; [k: string]: unknown }> {
+  return stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+}

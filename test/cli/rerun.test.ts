@@ -4,7 +4,7 @@ import { startExecution } from "@wf/shared/client";
 import { ZERO_USAGE } from "@wf/shared/execution";
 import { newWorkflowRecord } from "@wf/shared/store";
 import { definitionOf, waitForStatus } from "../support/runtime";
-import { runCli, useTestService, workflowFiles } from "./cli-process";
+import { jsonLines, runCli, useTestService, workflowFiles } from "./cli-process";
 
 const FAILING = `
 name: rerun demo
@@ -28,13 +28,6 @@ const files = await workflowFiles({
 });
 
 const service = useTestService();
-
-type Line = { type: string; [k: string]: unknown };
-const jsonLines = (stdout: string): Line[] =>
-  stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Line);
 
 /** A failed execution of FAILING, run by `wf run` with n=20. */
 async function failedExecution(): Promise<string> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startExecution } from "@wf/shared/client";
 import { newWorkflowRecord } from "@wf/shared/store";
 import { definitionOf, waitForStatus } from "../support/runtime";
-import { runCli, useTestService, workflowFiles } from "./cli-process";
+import { jsonLines, runCli, useTestService, workflowFiles } from "./cli-process";
 
 const PIPELINE = `
 name: step test demo
@@ -27,13 +27,6 @@ const files = await workflowFiles({
 });
 
 const service = useTestService();
-
-type Line = { type: string; [k: string]: unknown };
-const jsonLines = (stdout: string): Line[] =>
-  stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Line);
 
 describe("wf run --step", () => {
   it("runs the edited step alone on what --from-execution recorded, and prints its output", async () => {
