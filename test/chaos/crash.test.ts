@@ -155,6 +155,34 @@ steps:
   });
 });
 
+describe("executor killed inside a step test", () => {
+  it("runs the step again on the next executor and nothing else: the step alone is in the record", async () => {
+    const ns = `crashsteptest${Date.now() % 100000}`;
+    const c = await client(ns);
+    const fx = await sideEffects();
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const id = await run(c.platform, SLOW_STEP(fx), { triggerSource: "step_test", stepTest: "slow" });
+      await waitFor(() => fx.lines("runs").length === 1, { what: "the slow step to start" });
+      await first.kill();
+      first = null;
+      const second = await startExecutorProcess(ns);
+      try {
+        const s = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(s).toMatchObject({ status: "COMPLETED", output: { done: true }, triggerSource: "step_test" });
+        // Replayed from the record: the step test's one step ran again, and the steps around it never.
+        expect(fx.lines("runs")).toHaveLength(2);
+        expect(Object.keys(s.steps)).toEqual(["slow"]);
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await c.stop();
+      await first?.kill();
+    }
+  });
+});
+
 describe("two executor replicas", () => {
   it("never run one execution twice at the same time", async () => {
     const ns = `replicas${Date.now() % 100000}`;

@@ -69,6 +69,8 @@ export async function run(
     ownerId?: string;
     monitoring?: boolean;
     debug?: DebugRequest;
+    /** A step test of this top-level step, with no earlier execution as its context. */
+    stepTest?: string;
   } = {},
 ): Promise<string> {
   const definition = definitionOf(yaml);
@@ -84,6 +86,7 @@ export async function run(
     triggerSource: opts.triggerSource ?? "console",
     enableMonitoring: opts.monitoring ?? false,
     ...(opts.debug === undefined ? {} : { debug: opts.debug }),
+    ...(opts.stepTest === undefined ? {} : { stepTest: { step: opts.stepTest, contextFrom: null } }),
   });
 }
 
