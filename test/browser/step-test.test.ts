@@ -20,6 +20,11 @@ steps:
   - { name: fetch, type: transform, output: "{{ vars.base }}" }
   - { name: double, type: transform, output: "{{ steps.fetch.output + 1 }}" }
   - { name: publish, type: transform, output: "{{ steps.double.output }}" }
+  - name: each
+    type: foreach
+    items: [1, 2]
+    steps:
+      - { name: inner, type: transform, output: "{{ item }}" }
 `;
 
 describeInBrowser("running one step from the editor", () => {
@@ -79,6 +84,9 @@ describeInBrowser("running one step from the editor", () => {
       await run.getByRole("heading", { name: /^Execution / }).waitFor();
       expect(await run.getByText("step_test").count()).toBeGreaterThan(0);
       expect(await page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(1);
+      // A step inside a foreach says why it does not run alone.
+      await page.locator('.react-flow__node[data-id="inner"]').click();
+      await panel.getByText("A step inside a foreach or a parallel does not run alone yet").waitFor();
       expect(errors).toEqual([]);
       await context.close();
     },

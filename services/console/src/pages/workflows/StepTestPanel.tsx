@@ -11,17 +11,39 @@ const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", 
 const NO_CONTEXT = "";
 
 interface Props {
-  workflowId: string;
-  step: string;
+  /** Null for a workflow not saved yet. */
+  workflowId: string | null;
+  /** Undefined for a step without a valid name. */
+  step: string | undefined;
+  /** Only a top-level step runs alone. */
+  topLevel: boolean;
   /** The editor's text now: the test runs it, saved or not. */
   text(): string;
+}
+
+/** The panel that runs a top-level step of a saved workflow alone; elsewhere, why it cannot. */
+export function StepTestPanel({ workflowId, step, topLevel, text }: Props) {
+  if (workflowId !== null && step !== undefined && topLevel)
+    return <StepTest workflowId={workflowId} step={step} text={text} />;
+  const why =
+    workflowId === null
+      ? "Save the workflow once to run its steps alone."
+      : step === undefined
+        ? "Give the step a valid name to run it alone."
+        : "A step inside a foreach or a parallel does not run alone yet: test the step that holds it.";
+  return (
+    <section className="step-test" aria-label="Test this step">
+      <h3>Test this step</h3>
+      <p className="muted small">{why}</p>
+    </section>
+  );
 }
 
 /**
  * Runs the selected top-level step alone on the editor's text, with the steps before it as an
  * earlier run recorded them (docs/rerun.md#testing-one-step), and shows what it gave.
  */
-export function StepTestPanel({ workflowId, step, text }: Props) {
+function StepTest({ workflowId, step, text }: { workflowId: string; step: string; text(): string }) {
   const runs = useQuery({
     queryKey: ["executions", "of-workflow", workflowId],
     queryFn: ({ signal }) =>

@@ -247,14 +247,13 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   onOperation={canvas.operate}
                   onClose={canvas.deselect}
                   test={
-                    saved.id !== null && canvas.selectedNode.group === undefined && canvas.selectedNode.name ? (
-                      <StepTestPanel
-                        key={canvas.selectedNode.name}
-                        workflowId={saved.id}
-                        step={canvas.selectedNode.name}
-                        text={() => editor.current?.text() ?? ""}
-                      />
-                    ) : null
+                    <StepTestPanel
+                      key={canvas.selectedNode.name ?? canvas.selectedNode.id}
+                      workflowId={saved.id}
+                      step={canvas.selectedNode.name}
+                      topLevel={canvas.selectedNode.group === undefined}
+                      text={() => editor.current?.text() ?? ""}
+                    />
                   }
                 />
               ) : null
