@@ -1,6 +1,6 @@
 import { newId } from "@wf/shared/execution";
 import { startExecution } from "@wf/shared/client";
-import { consumerNames, streamNames } from "@wf/shared/nats";
+import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
@@ -177,7 +177,17 @@ describe("chained triggers", () => {
     const p = rt.platform;
     const owner = await createOwner(p, "pro");
     const a = await storeWorkflow(p, owner.id, quick("a"));
-    expect((await waitForStatus(p, await startStored(p, a))).status).toBe("COMPLETED");
+    const before = await waitForStatus(p, await startStored(p, a));
+    expect(before.status).toBe("COMPLETED");
+    // Its end event is on the stream before the save (the record is written first: on a loaded machine the event
+    // may follow the save, and then it comes after it).
+    const endSubject = subjects(rt.ns).event(owner.id, a.id, before.id, "exec_completed");
+    await waitFor(
+      () => p.jsm.streams.getMessage(streamNames(rt.ns).evt, { last_by_subj: endSubject }).then(Boolean, () => false),
+      {
+        what: "the first run's end event",
+      },
+    );
     const endConsumer = () => p.jsm.consumers.info(streamNames(rt.ns).evt, consumerNames().chainEnds("exec_completed"));
     // Nothing chains yet: no end was delivered to anyone, there is no consumer to deliver it to.
     await expect(endConsumer()).rejects.toThrow(/not found/i);
