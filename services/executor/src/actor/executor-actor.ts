@@ -124,15 +124,7 @@ export class ExecutorActor {
     for (;;) {
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
-      const c = new Committer(
-        v.value,
-        v.version,
-        this.deps.store,
-        this.deps.events,
-        this.deps.ns,
-        this.deps.resultLimits,
-        "guest",
-      );
+      const c = this.committer(v.value, v.version, "guest");
       const s = c.snap;
       s.status = "FAILED";
       s.error = reason;
@@ -178,7 +170,7 @@ export class ExecutorActor {
       now,
     );
     const problem = checked.ok ? null : checked.error;
-    const c = new Committer(snap, 0, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
+    const c = this.committer(snap, 0);
     c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
     if (problem) c.emit("exec_failed", undefined, { status: "FAILED", error: problem });
     const runnable =
@@ -229,7 +221,7 @@ export class ExecutorActor {
       const takeover = snap.holder !== null;
       const wf = storedWorkflow(snap);
       snap.holder = { actor: this.deps.actorId, seq: commandSeq(m), since: Date.now() };
-      const c = new Committer(snap, v.version, this.deps.store, this.deps.events, this.deps.ns, this.deps.resultLimits);
+      const c = this.committer(snap, v.version);
       c.touch();
       if (takeover) {
         // The events of the last change may never have reached the stream.
@@ -286,20 +278,18 @@ export class ExecutorActor {
   private async finishEnding(v: Versioned<ExecutionSnapshot>): Promise<void> {
     const snap = v.value;
     if (Date.now() - (snap.completedAt ?? 0) < DUPLICATE_WINDOW_MS / 2) {
-      const c = new Committer(
-        snap,
-        v.version,
-        this.deps.store,
-        this.deps.events,
-        this.deps.ns,
-        this.deps.resultLimits,
-        "guest",
-      );
+      const c = this.committer(snap, v.version, "guest");
       c.republishOutbox();
       await c.settle();
     }
     await retryTransient(() => this.deps.store.executions.relist(snap.id));
     await notifyParent(this.deps.js, this.deps.ns, snap);
+  }
+
+  /** The single writer of `snap` at `version` through this actor's store and event publisher. */
+  private committer(snap: ExecutionSnapshot, version: number, role?: "guest"): Committer {
+    const { store, events, ns, resultLimits } = this.deps;
+    return new Committer(snap, version, store, events, ns, resultLimits, role);
   }
 
   private interrupt(c: Committer, inFlight: [string, StepState][]): void {
@@ -357,15 +347,7 @@ export class ExecutorActor {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       snap.cancelRequested = true;
-      const c = new Committer(
-        snap,
-        v.version,
-        this.deps.store,
-        this.deps.events,
-        this.deps.ns,
-        this.deps.resultLimits,
-        "guest",
-      );
+      const c = this.committer(snap, v.version, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = parseDefinition(snap.definition);
