@@ -16,12 +16,13 @@ export function pathOf(request: FastifyRequest): string {
   return request.url.split("?")[0]!;
 }
 
-/** Writes the audit record and event of a refused request, then fails it with the one 401. */
+/** Writes the audit record and event of a refused request, then fails it with the one 401 (`message`: the route's words). */
 export async function refuse(
   ctx: EdgeContext,
   request: FastifyRequest,
   reason: AuditReason,
   keyId: string | null,
+  message = UNAUTHORIZED_MESSAGE,
 ): Promise<never> {
   await ctx.audit.record({
     at: ctx.clock(),
@@ -31,7 +32,7 @@ export async function refuse(
     method: request.method,
     path: pathOf(request),
   });
-  throw new WfError("UNAUTHORIZED", UNAUTHORIZED_MESSAGE);
+  throw new WfError("UNAUTHORIZED", message);
 }
 
 /**

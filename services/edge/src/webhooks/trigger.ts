@@ -4,7 +4,7 @@ import { PLAN_LIMITS, type AuditReason } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { WebhookRecord } from "@wf/shared/store";
 import { roleOn } from "../access/roles";
-import { pathOf } from "../auth/authenticate";
+import { refuse } from "../auth/authenticate";
 import { extractCredential } from "../auth/credentials";
 import { verifyKey } from "../auth/verify-key";
 import type { EdgeContext } from "../context";
@@ -137,12 +137,12 @@ async function authenticateTrigger(
   if (webhook.apiKeyId !== null) {
     // A bound key wins over a stored secret: HMAC headers are ignored.
     const credential = extractCredential(request);
-    if (credential === null) return refuse(ctx, request, "missing", null);
+    if (credential === null) return refused(ctx, request, "missing", null);
     const check = await verifyKey(ctx.store, credential.value, now);
-    if (!check.ok) return refuse(ctx, request, check.reason, check.keyId);
+    if (!check.ok) return refused(ctx, request, check.reason, check.keyId);
     const key = check.key.value;
-    if (key.id !== webhook.apiKeyId) return refuse(ctx, request, "webhook_key_mismatch", key.id);
-    if (!key.scopes.includes("WEBHOOK_TRIGGER")) return refuse(ctx, request, "insufficient_scope", key.id);
+    if (key.id !== webhook.apiKeyId) return refused(ctx, request, "webhook_key_mismatch", key.id);
+    if (!key.scopes.includes("WEBHOOK_TRIGGER")) return refused(ctx, request, "insufficient_scope", key.id);
     ctx.lastUsed.touch(check.key, now);
     return key.id;
   }
@@ -157,29 +157,17 @@ async function authenticateTrigger(
         now,
       );
       if (!check.ok || !(await ctx.replayGuard.firstSight(webhook.id, check.id)))
-        return refuse(ctx, request, "hmac_mismatch", null);
+        return refused(ctx, request, "hmac_mismatch", null);
     } else if (!legacySignatureMatches(secret, body, single(request.headers["x-webhook-signature"]))) {
-      return refuse(ctx, request, "hmac_mismatch", null);
+      return refused(ctx, request, "hmac_mismatch", null);
     }
   }
   return `webhook-${webhook.id}`;
 }
 
-async function refuse(
-  ctx: EdgeContext,
-  request: FastifyRequest,
-  reason: AuditReason,
-  keyId: string | null,
-): Promise<never> {
-  await ctx.audit.record({
-    at: ctx.clock(),
-    reason,
-    keyId,
-    ip: request.ip,
-    method: request.method,
-    path: pathOf(request),
-  });
-  throw new WfError("UNAUTHORIZED", UNAUTHORIZED);
+/** The webhook's 401, audited as the API's are. */
+function refused(ctx: EdgeContext, request: FastifyRequest, reason: AuditReason, keyId: string | null): Promise<never> {
+  return refuse(ctx, request, reason, keyId, UNAUTHORIZED);
 }
 
 function single(value: string | string[] | undefined): string | undefined {
