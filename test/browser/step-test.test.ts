@@ -87,6 +87,7 @@ describeInBrowser("running one step from the editor", () => {
       // A step inside a foreach says why it does not run alone.
       await page.locator('.react-flow__node[data-id="inner"]').click();
       await panel.getByText("A step inside a foreach or a parallel does not run alone yet").waitFor();
+      await screenshot(page, "step-test-nested");
       expect(errors).toEqual([]);
       await context.close();
     },
