@@ -14,6 +14,7 @@ import { loadWorkflowFile } from "./workflow-file";
 export interface StepTestOptions {
   step: string;
   fromExecution: string | undefined;
+  itemIndexes: readonly number[];
   vars: readonly string[];
   owner: string;
   json: boolean;
@@ -29,7 +30,7 @@ interface Tested {
 }
 
 /**
- * `wf run <file-or-id> --step NAME [--from-execution ID]`: starts a step test as the console does
+ * `wf run <file-or-id> --step NAME [--from-execution ID] [--item N]`: starts a step test as the console does
  * (docs/rerun.md#testing-one-step), publishing its start command itself as `wf rerun` does, and
  * follows it. The source is read from the store, so it must be an execution of the same workflow.
  */
@@ -46,7 +47,7 @@ export async function stepTestCommand(target: string, opts: StepTestOptions): Pr
       ? { id: cliWorkflowId(loaded.workflow.name), ownerId: opts.owner, version: null, workflow: loaded.workflow }
       : await storedWorkflow(store, target);
     const source = opts.fromExecution === undefined ? null : await sourceOf(store, tested, opts.fromExecution);
-    const plan = planOrRefuse(tested, opts.step, source);
+    const plan = planOrRefuse(tested, opts.step, source, opts.itemIndexes);
     const inputs =
       opts.vars.length === 0 && source
         ? sourceInputs(source, tested.workflow)
@@ -59,13 +60,14 @@ export async function stepTestCommand(target: string, opts: StepTestOptions): Pr
         inputs,
         triggerSource: "step_test",
         enableMonitoring: true,
-        stepTest: { step: plan.step, contextFrom: plan.contextFrom },
+        stepTest: { step: plan.step, contextFrom: plan.contextFrom, itemIndexes: plan.itemIndexes },
       });
     };
     const started = () => {
-      const { step, contextFrom, reusedSteps } = plan;
-      if (opts.json) console.log(JSON.stringify({ type: "step_test", executionId, step, contextFrom, reusedSteps }));
-      else console.log(`execution ${executionId} tests step ${step}${contextText(plan)}`);
+      const { step, path, contextFrom, reusedSteps } = plan;
+      if (opts.json)
+        console.log(JSON.stringify({ type: "step_test", executionId, step, path, contextFrom, reusedSteps }));
+      else console.log(`execution ${executionId} tests step ${path}${contextText(plan)}`);
     };
     return startAndFollow(conn, executionId, start, started, { json: opts.json, timeoutMs });
   });
@@ -88,10 +90,16 @@ async function sourceOf(store: Store, tested: Tested, id: string): Promise<Execu
 }
 
 /** An unknown step is a bad --step (exit 2); what the source refuses is the store's answer (exit 1). */
-function planOrRefuse(tested: Tested, step: string, source: ExecutionSnapshot | null): StepTestPlan {
-  const planned = planStepTest(tested.workflow, tested.id, step, source);
+function planOrRefuse(
+  tested: Tested,
+  step: string,
+  source: ExecutionSnapshot | null,
+  itemIndexes: readonly number[],
+): StepTestPlan {
+  const planned = planStepTest(tested.workflow, tested.id, step, source, itemIndexes);
   if (planned.ok) return planned.plan;
   if (planned.problem.kind === "unknown_step") throw new UsageError(`--step ${step}: ${planned.problem.message}`);
+  if (planned.problem.kind === "bad_items") throw new UsageError(`--item: ${planned.problem.message}`);
   throw new WfError("CONFLICT", planned.problem.message);
 }
 

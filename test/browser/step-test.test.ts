@@ -84,10 +84,15 @@ describeInBrowser("running one step from the editor", () => {
       await run.getByRole("heading", { name: /^Execution / }).waitFor();
       expect(await run.getByText("step_test").count()).toBeGreaterThan(0);
       expect(await page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(1);
-      // A step inside a foreach says why it does not run alone.
+      // A step inside a foreach runs in the item chosen, its items evaluated anew.
       await page.locator('.react-flow__node[data-id="inner"]').click();
-      await panel.getByText("A step inside a foreach or a parallel does not run alone yet").waitFor();
+      const nested = panel.getByRole("region", { name: "Test this step" });
+      await nested.getByLabel("Item of each (from 0)").fill("1");
+      await nested.getByRole("button", { name: "Run this step" }).click();
+      const nestedResult = nested.getByRole("status", { name: "Step test result" });
+      await expect.poll(() => nestedResult.getByLabel("Output of inner").textContent(), { timeout: 30_000 }).toBe("2");
       await screenshot(page, "step-test-nested");
+      expect(await axeAudit(page)).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -20,9 +20,20 @@ steps:
   - { name: publish, type: transform, output: "{{ steps.double.output }}" }
 `;
 
+const LOOP = `
+name: step test loop
+steps:
+  - name: each
+    type: foreach
+    items: [5, 6, 7]
+    steps:
+      - { name: inner, type: transform, output: "{{ item * 2 }}" }
+`;
+
 const files = await workflowFiles({
   pipeline: PIPELINE,
   // The edit changes `fetch` too: a step test still takes its recorded output.
+  loop: LOOP,
   edited: PIPELINE.replace("vars.n * 2", "vars.n * 100").replace("input.fetched + 1", "input.fetched * 2"),
 });
 
@@ -44,6 +55,7 @@ describe("wf run --step", () => {
       type: "step_test",
       executionId: expect.any(String),
       step: "double",
+      path: "double",
       contextFrom: sourceId,
       reusedSteps: ["fetch"],
     });
@@ -81,5 +93,23 @@ describe("wf run --step", () => {
     );
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain(`no execution ${sourceId} of workflow cli-`);
+  });
+
+  it("runs a step inside a foreach in the --item named; exits 2 for a bad --item", async () => {
+    const r = await runCli(["run", files.loop, "--step", "inner", "--item", "1", "--json"], service().env);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines[0]).toMatchObject({ type: "step_test", step: "inner", path: "each[1].inner" });
+    expect(lines.at(-1)).toMatchObject({ type: "result", status: "COMPLETED", output: 12 });
+
+    for (const args of [
+      ["--step", "inner", "--item", "one"],
+      ["--step", "inner", "--item", "0", "--item", "0"],
+      ["--item", "0"],
+    ]) {
+      const refused = await runCli(["run", files.loop, ...args], service().env);
+      expect(refused.code, args.join(" ")).toBe(2);
+      expect(refused.stderr, args.join(" ")).toContain("--item");
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { Kvm } from "@nats-io/kv";
 import { describe, expect, it } from "vitest";
 import { ExecutionList, StepTestResponse } from "@wf/shared/api";
 import { createApiKey } from "@wf/shared/auth";
@@ -44,6 +45,19 @@ steps:
       return "said " + input.who;
 `;
 
+/** A step inside a foreach item: it reads the item, and a step before it in the same item. */
+const LOOP = `
+name: loop
+steps:
+  - { name: base, type: transform, output: 100 }
+  - name: each
+    type: foreach
+    items: "{{ [steps.base.output, steps.base.output + 1, steps.base.output + 2] }}"
+    steps:
+      - { name: prep, type: transform, output: "{{ item * 10 }}" }
+      - { name: add, type: transform, output: "{{ steps.prep.output + item }}" }
+`;
+
 function stepTest(who: Session, workflowId: string, body: unknown) {
   return consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body });
 }
@@ -82,7 +96,7 @@ describe("POST /api/console/workflows/{id}/step-tests", () => {
     expect(test.steps.double).toMatchObject({ status: "COMPLETED", output: 40 });
     expect(test.steps.double!.reused).toBeUndefined();
     expect(test.steps.publish).toBeUndefined();
-    expect(test.stepTest).toEqual({ step: "double", contextFrom: sourceId });
+    expect(test.stepTest).toEqual({ step: "double", contextFrom: sourceId, itemIndexes: [] });
     expect((await env().platform.store.executions.get(sourceId))!.value).toEqual(source);
     expect((await env().platform.store.workflows.get(wf.id))!.value).toMatchObject({
       version: wf.version,
@@ -113,6 +127,43 @@ describe("POST /api/console/workflows/{id}/step-tests", () => {
     const test = await ended(r.body.executionId as string);
     expect(test).toMatchObject({ status: "COMPLETED", output: "said nobody" });
     expect(test.steps.say!.logs!.join("\n")).toContain("hello nobody");
+  });
+
+  it("runs a step inside a foreach in the item named, its item and the steps before it in that item from the source", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, LOOP);
+    const sourceId = await started(me, wf.id);
+    expect((await ended(sourceId)).steps["each[2].prep"]!.output).toBe(1020);
+    // The edit changes prep (the test keeps its recorded output) and add.
+    const edited = LOOP.replace("item * 10", "item * 99").replace(
+      "steps.prep.output + item",
+      "steps.prep.output - item",
+    );
+
+    const r = await stepTest(me, wf.id, { step: "add", yaml: edited, fromExecution: sourceId, itemIndexes: [2] });
+    expect(r.status).toBe(202);
+    const answer = StepTestResponse.parse(r.body);
+    expect(answer).toMatchObject({ path: "each[2].add", itemIndexes: [2], reusedSteps: ["base", "each[2].prep"] });
+    const test = await ended(answer.executionId);
+    expect(test).toMatchObject({ status: "COMPLETED", output: 1020 - 102 });
+    expect(Object.keys(test.steps).sort()).toEqual(["base", "each[2].add", "each[2].prep"]);
+    expect(test.steps["each[2].prep"]).toMatchObject({ reused: true, output: 1020 });
+
+    // Item 0 by default; without a source, the items are evaluated from what the test runs alone.
+    const alone = await stepTest(me, wf.id, { step: "prep" });
+    const aloneTest = await ended(StepTestResponse.parse(alone.body).executionId);
+    // `steps.base` never ran: the items expression fails, and says which item of which foreach.
+    expect(aloneTest.status).toBe("FAILED");
+    expect(aloneTest.steps["each[0].prep"]!.error).toContain("cannot test step `prep` in item 0 of `each`");
+
+    const outOfRange = await stepTest(me, wf.id, { step: "add", fromExecution: sourceId, itemIndexes: [7] });
+    const outTest = await ended(StepTestResponse.parse(outOfRange.body).executionId);
+    expect(outTest).toMatchObject({ status: "FAILED" });
+    expect(outTest.steps["each[7].add"]!.error).toContain("has 3 in this context: name an item from 0 to 2");
+
+    const tooMany = await stepTest(me, wf.id, { step: "add", itemIndexes: [0, 1] });
+    expect(statusAndCode(tooMany)).toEqual([400, "VALIDATION_FAILED"]);
+    expect(tooMany.body.error).toContain("give at most 1 item indexes");
   });
 
   it("refuses what cannot be tested, saying what to fix, and never reveals another owner's executions", async () => {
@@ -157,6 +208,33 @@ describe("POST /api/console/workflows/{id}/step-tests", () => {
       404,
       "NOT_FOUND",
     ]);
+  });
+
+  it("counts under the plan's windows per user: past a Free account's 2,000 a day, 429", async () => {
+    const me = await consoleSession(env(), "free");
+    const wf = await storeWorkflow(env(), me.user.id, PIPELINE);
+    const first = await stepTest(me, wf.id, { step: "fetch" });
+    expect(first.status).toBe(202);
+    // The day spent as if 2,000 tests ran today, none this minute (the counters' layout: docs/api.md, Rate limits).
+    const now = Date.now();
+    const kv = await new Kvm(env().platform.nc).open(`${env().ns}_ratelimits`);
+    const date = new Date(now).toISOString().slice(0, 10).replaceAll("-", "");
+    await kv.put(
+      `step-tests-${me.user.id}.${date}`,
+      JSON.stringify({ d: 2_000, m: 0, e: Math.floor(now / 60_000) - 1 }),
+    );
+    const limited = await stepTest(me, wf.id, { step: "fetch" });
+    expect([...statusAndCode(limited), limited.body.window, limited.body.limit]).toEqual([
+      429,
+      "RATE_LIMITED",
+      "day",
+      2_000,
+    ]);
+    expect(limited.body.error).toContain("2000 step tests per day (plan free)");
+    // Starting the workflow is not a test: it is not held by the tests' count.
+    expect(
+      (await consoleCall(env(), me, "POST", `/api/console/workflows/${wf.id}/executions`, { body: {} })).status,
+    ).toBe(202);
   });
 
   it("is refused like a console start: a viewer 403, without the CSRF token 403, an inactive account 403", async () => {

@@ -6,7 +6,7 @@ import {
   inOwnerLane,
   newId,
   type DebugRequest,
-  type StepTest,
+  type StepTestRequest,
   type TriggerSource,
 } from "../execution/index";
 import { StartCommand, type CancelCommand } from "../messages/index";
@@ -46,7 +46,7 @@ export interface StartRequest {
   /** A rerun: the executor takes the states of the steps before `fromStep` from execution `of`. */
   rerun?: { of: string; fromStep: string };
   /** A step test: only `step` runs, in the context of what `contextFrom` recorded before it. */
-  stepTest?: StepTest;
+  stepTest?: StepTestRequest;
 }
 
 /** How long a failed start's withdrawal is tried through transient failures. */
@@ -76,7 +76,7 @@ export async function startExecution(
     requestedAt: Date.now(),
     ...(req.debug === undefined ? {} : { debug: req.debug }),
     ...(req.rerun === undefined ? {} : { rerun: req.rerun }),
-    ...(req.stepTest === undefined ? {} : { stepTest: req.stepTest }),
+    ...(req.stepTest === undefined ? {} : { stepTest: { itemIndexes: [], ...req.stepTest } }),
   };
   const subject = subjectsOf(ns).execStart(executionId);
   const { store } = opts;

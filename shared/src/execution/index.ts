@@ -12,6 +12,7 @@ export {
   Holder,
   ExecutionSnapshot,
   StepTest,
+  type StepTestRequest,
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";

@@ -109,8 +109,15 @@ export type Holder = z.infer<typeof Holder>;
  * A run of one top-level step: the steps before it that `contextFrom` completed are taken from it
  * as recorded, `step` runs, and the execution ends with it.
  */
-export const StepTest = z.object({ step: z.string(), contextFrom: z.string().nullable() });
+export const StepTest = z.object({
+  step: z.string(),
+  contextFrom: z.string().nullable(),
+  /** The foreach item the step runs in, one index per foreach holding it, outermost first. */
+  itemIndexes: z.array(z.number().int().nonnegative()).default([]),
+});
 export type StepTest = z.infer<typeof StepTest>;
+/** A step test as a starter asks for it: `itemIndexes` may be left out. */
+export type StepTestRequest = z.input<typeof StepTest>;
 
 export const ExecutionSnapshot = z.object({
   id: z.string(),

@@ -76,7 +76,7 @@ describe("planStepTest", () => {
   it("refuses an unknown step naming the steps, another workflow's execution, and one not finished", () => {
     expect(planStepTest(workflow(YAML), "w1", "nope", source())).toMatchObject({
       ok: false,
-      problem: { kind: "unknown_step", message: expect.stringContaining("fetch, loop, broken, target, after") },
+      problem: { kind: "unknown_step", message: expect.stringContaining("fetch, loop, polish, broken, target, after") },
     });
     expect(planStepTest(workflow(YAML), "w2", "target", source())).toMatchObject({
       ok: false,
@@ -85,6 +85,95 @@ describe("planStepTest", () => {
     expect(planStepTest(workflow(YAML), "w1", "target", source("RUNNING"))).toMatchObject({
       ok: false,
       problem: { kind: "not_terminal", status: "RUNNING" },
+    });
+  });
+
+  describe("of a step inside containers", () => {
+    const NESTED = `
+name: tested
+steps:
+  - { name: fetch, type: transform, output: 1 }
+  - name: outer
+    type: foreach
+    items: [1, 2, 3]
+    steps:
+      - { name: prep, type: transform, output: "{{ item }}", }
+      - name: both
+        type: parallel
+        branches:
+          a:
+            - { name: left, type: transform, output: l }
+            - { name: right, type: transform, output: "{{ steps.left.output }}" }
+          b:
+            - { name: other, type: transform, output: o }
+      - name: inner
+        type: foreach
+        items: [1, 2]
+        steps:
+          - { name: deep, type: transform, output: "{{ item }}" }
+  - { name: last, type: transform, output: 2 }
+`;
+    const ran = (): ExecutionSnapshot =>
+      ExecutionSnapshot.parse({
+        ...source("COMPLETED"),
+        definition: workflow(NESTED),
+        steps: {
+          fetch: state("fetch", "COMPLETED", { output: 1, usage }),
+          outer: state("outer", "COMPLETED", { type: "foreach" }),
+          "outer[1].prep": state("prep", "COMPLETED", { output: 2, usage }),
+          "outer[1].both": state("both", "COMPLETED", { type: "parallel" }),
+          "outer[1].left": state("left", "COMPLETED", { output: "l" }),
+          "outer[1].right": state("right", "COMPLETED", { output: "l" }),
+          "outer[1].other": state("other", "COMPLETED", { output: "o" }),
+          "outer[1].inner[0].deep": state("deep", "COMPLETED", { output: 1 }),
+          "outer[2].prep": state("prep", "COMPLETED", { output: 3 }),
+        },
+      });
+
+    it("runs in the item named, reusing the steps before it in that item and branch, and the top-level ones", () => {
+      const r = planStepTest(workflow(NESTED), "w1", "right", ran(), [1]);
+      expect(r).toMatchObject({
+        ok: true,
+        plan: {
+          step: "right",
+          path: "outer[1].right",
+          itemIndexes: [1],
+          reusedSteps: ["fetch", "outer[1].prep", "outer[1].left"],
+          savedUsage: { ...usage, promptTokens: 20, completionTokens: 4, totalTokens: 24, costUsd: 1 },
+        },
+      });
+      if (r.ok) expect(r.plan.reusedPaths.sort()).toEqual(["fetch", "outer[1].left", "outer[1].prep"]);
+    });
+
+    it("takes item 0 of each foreach by default, and an item per foreach, outermost first", () => {
+      expect(planStepTest(workflow(NESTED), "w1", "deep", null)).toMatchObject({
+        ok: true,
+        plan: { path: "outer[0].inner[0].deep", itemIndexes: [0, 0], reusedSteps: [] },
+      });
+      const r = planStepTest(workflow(NESTED), "w1", "deep", ran(), [1, 1]);
+      expect(r).toMatchObject({ ok: true, plan: { path: "outer[1].inner[1].deep" } });
+      // Before the inner foreach in item 1: prep and the whole parallel, its branches' steps included.
+      if (r.ok) expect(r.plan.reusedSteps).toEqual(["fetch", "outer[1].prep", "outer[1].both"]);
+      if (r.ok)
+        expect(r.plan.reusedPaths.sort()).toEqual([
+          "fetch",
+          "outer[1].both",
+          "outer[1].left",
+          "outer[1].other",
+          "outer[1].prep",
+          "outer[1].right",
+        ]);
+    });
+
+    it("refuses more item indexes than foreach steps hold the step", () => {
+      expect(planStepTest(workflow(NESTED), "w1", "left", null, [0, 1])).toMatchObject({
+        ok: false,
+        problem: { kind: "bad_items", message: expect.stringContaining("give at most 1 item indexes") },
+      });
+      expect(planStepTest(workflow(NESTED), "w1", "last", null, [0])).toMatchObject({
+        ok: false,
+        problem: { kind: "bad_items", message: "step `last` is in no foreach: give no item indexes" },
+      });
     });
   });
 });

@@ -20,3 +20,26 @@ export function walkSteps(steps: readonly Step[], visit: (step: Step, parents: r
 export function countSteps(workflow: Workflow): number {
   return workflow.steps.length;
 }
+
+/** Where a step sits: its enclosing steps, outermost first, and the step list holding each of them and then it. */
+export interface StepLineage {
+  step: Step;
+  ancestors: readonly Step[];
+  /** `lists[k]` holds `ancestors[k]`; the last holds `step`. */
+  lists: readonly (readonly Step[])[];
+}
+
+/** The lineage of the step named `name` (names are unique in a file, nested ones included); null if none. */
+export function stepLineage(steps: readonly Step[], name: string): StepLineage | null {
+  const find = (list: readonly Step[], ancestors: Step[], lists: (readonly Step[])[]): StepLineage | null => {
+    for (const step of list) {
+      if (step.name === name) return { step, ancestors, lists: [...lists, list] };
+      for (const children of childSteps(step)) {
+        const found = find(children, [...ancestors, step], [...lists, list]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return find(steps, [], []);
+}

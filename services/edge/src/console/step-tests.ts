@@ -1,4 +1,5 @@
-import { ErrorBody, IdParams, StepTestBody, StepTestResponse } from "@wf/shared/api";
+import { ErrorBody, IdParams, RateLimitErrorBody, StepTestBody, StepTestResponse } from "@wf/shared/api";
+import { PLAN_LIMITS } from "@wf/shared/auth";
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planStepTest, sourceInputs, type ExecutionSnapshot, type StepTestPlan } from "@wf/shared/execution";
@@ -6,6 +7,7 @@ import type { Store, WorkflowRecord } from "@wf/shared/store";
 import type { Workflow } from "@wf/shared/workflow";
 import { startableWorkflow, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
+import { enforcePlanLimit } from "../rate-limit/enforce";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { checkInputs, parseDefinition } from "./checked-definition";
@@ -17,10 +19,11 @@ export const stepTestRoutes: Route[] = [
     path: "/api/console/workflows/{id}/step-tests",
     operationId: "consoleTestStep",
     summary:
-      "Run one top-level step of a workflow, saved or not, in the context an earlier execution recorded (triggerSource step_test)",
+      "Run one step of a workflow, saved or not, in the context an earlier execution recorded (triggerSource step_test)",
     description:
       "Only `step` runs: the execution ends with its status, its output being the execution's. The steps before it that " +
       "`fromExecution` completed are taken from it as recorded, marked `reused`, even if `yaml` changes them; the others are absent. " +
+      "A step inside a foreach runs in the item `itemIndexes` names, the foreach's `items` evaluated anew; none of its containers is recorded. " +
       "Nothing is stored but the new execution: `yaml` is not saved as a version, and the source is not changed.",
     tag: "executions",
     auth: "console",
@@ -34,7 +37,7 @@ export const stepTestRoutes: Route[] = [
       },
       400: {
         description:
-          "`step` is not a top-level step (the message lists them), `yaml` has mistakes (`WORKFLOW_INVALID`, each with its line and column), or the inputs do not fit.",
+          "`step` is no step of the workflow (the message lists them), `itemIndexes` has more indexes than foreach steps hold it, `yaml` has mistakes (`WORKFLOW_INVALID`, each with its line and column), or the inputs do not fit.",
         schema: ErrorBody,
       },
       403: {
@@ -47,16 +50,30 @@ export const stepTestRoutes: Route[] = [
         schema: ErrorBody,
       },
       409: { description: "`fromExecution` has not finished (`status` says how it is).", schema: ErrorBody },
+      429: {
+        description:
+          "Past the plan's step tests per minute or per day (the same numbers as its requests per key; counted per user, apart from the keys): `Retry-After` says when to try again.",
+        schema: RateLimitErrorBody,
+      },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
-    async handler({ params, body }, { ctx, consoleUser }) {
-      const { userId } = consoleUser();
+    async handler({ params, body }, { ctx, consoleUser, reply }) {
+      const { userId, plan: accountPlan } = consoleUser();
+      const now = ctx.clock();
+      // Tests are runs like any other: counted under the plan's windows, per user, apart from the keys'.
+      enforcePlanLimit(
+        reply,
+        await ctx.counters.count(`step-tests-${userId}`, now, PLAN_LIMITS[accountPlan]),
+        accountPlan,
+        now,
+        "step tests",
+      );
       // The right to start the workflow as it stands, as a console start needs it.
       const stored = (await startableWorkflow(ctx.store, params.id, userId)).value;
       const { workflow } = parseDefinition(body.yaml ?? stored.yaml, body.yaml === undefined ? "version" : "yaml");
       const source =
         body.fromExecution === undefined ? null : await contextOf(ctx.store, stored, body.fromExecution, userId);
-      const plan = planOrRefuse(workflow, stored.id, body.step, source);
+      const plan = planOrRefuse(workflow, stored.id, body.step, source, body.itemIndexes ?? []);
       const inputs = body.inputs ?? (source ? sourceInputs(source, workflow) : {});
       checkInputs(workflow, inputs);
       const executionId = await startExecution(
@@ -75,11 +92,18 @@ export const stepTestRoutes: Route[] = [
           triggerSource: "step_test",
           // A test is run to be looked at: its step's input and logs are kept.
           enableMonitoring: true,
-          stepTest: { step: plan.step, contextFrom: plan.contextFrom },
+          stepTest: { step: plan.step, contextFrom: plan.contextFrom, itemIndexes: plan.itemIndexes },
         },
         { store: ctx.store, log: ctx.log },
       );
-      return { executionId, step: plan.step, contextFrom: plan.contextFrom, reusedSteps: plan.reusedSteps };
+      return {
+        executionId,
+        step: plan.step,
+        path: plan.path,
+        itemIndexes: plan.itemIndexes,
+        contextFrom: plan.contextFrom,
+        reusedSteps: plan.reusedSteps,
+      };
     },
   }),
 ];
@@ -100,13 +124,16 @@ function planOrRefuse(
   workflowId: string,
   step: string,
   source: ExecutionSnapshot | null,
+  itemIndexes: readonly number[],
 ): StepTestPlan {
-  const planned = planStepTest(workflow, workflowId, step, source);
+  const planned = planStepTest(workflow, workflowId, step, source, itemIndexes);
   if (planned.ok) return planned.plan;
   const { problem } = planned;
   switch (problem.kind) {
     case "unknown_step":
       throw validationError([{ in: "body", field: "step", message: problem.message }]);
+    case "bad_items":
+      throw validationError([{ in: "body", field: "itemIndexes", message: problem.message }]);
     case "other_workflow":
       throw new WfError("NOT_FOUND", `execution ${source?.id ?? ""} not found`);
     case "not_terminal":

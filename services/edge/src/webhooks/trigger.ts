@@ -8,9 +8,8 @@ import { refuse } from "../auth/authenticate";
 import { extractCredential } from "../auth/credentials";
 import { verifyKey } from "../auth/verify-key";
 import type { EdgeContext } from "../context";
-import { AnswerError, errorAnswer } from "../errors";
-import { judge } from "../rate-limit/limiter";
-import type { WindowCounts } from "../rate-limit/window-counters";
+import { errorAnswer } from "../errors";
+import { enforcePlanLimit } from "../rate-limit/enforce";
 import { fastifyPath } from "../routes/route";
 import { depthError } from "../routes/validate";
 import { startStoredWorkflow } from "../start-execution";
@@ -107,7 +106,7 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
       "PLAN_LIMIT",
       "forbidden: webhook triggers need the Pro plan or higher; the webhook owner's plan is free",
     );
-  rateLimit(reply, await counts, plan, now);
+  enforcePlanLimit(reply, await counts, plan, now, "triggers");
 
   const stored = await workflow;
   const role = stored && roleOn(stored.value, webhook.ownerId);
@@ -193,24 +192,4 @@ function parsePayload(body: Buffer): Record<string, unknown> {
   const tooDeep = depthError(parsed);
   if (tooDeep) throw tooDeep;
   return parsed as Record<string, unknown>;
-}
-
-function rateLimit(reply: FastifyReply, counts: WindowCounts, plan: keyof typeof PLAN_LIMITS, now: number): void {
-  const verdict = judge(counts, PLAN_LIMITS[plan], now);
-  void reply.headers({
-    "x-ratelimit-limit": verdict.limit,
-    "x-ratelimit-remaining": verdict.remaining,
-    "x-ratelimit-window": verdict.window,
-  });
-  if (verdict.retryAfterSeconds === null) return;
-  void reply.header("retry-after", verdict.retryAfterSeconds);
-  throw new AnswerError(
-    "RATE_LIMITED",
-    `rate limit exceeded: ${verdict.limit} triggers per ${verdict.window} (plan ${plan})`,
-    {
-      window: verdict.window,
-      limit: verdict.limit,
-      retryAfterSeconds: verdict.retryAfterSeconds,
-    },
-  );
 }

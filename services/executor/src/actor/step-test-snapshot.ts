@@ -17,7 +17,7 @@ export async function takeStepTestContext(
 ): Promise<boolean> {
   const s = c.snap;
   if (s.stepTest === null) return true;
-  const { step, contextFrom } = s.stepTest;
+  const { step, contextFrom, itemIndexes } = s.stepTest;
   const found = contextFrom === null ? null : await store.executions.get(contextFrom);
   // Another owner's execution is never a context, whatever a client sent.
   const source = found && found.value.ownerId === s.ownerId ? found.value : null;
@@ -26,7 +26,7 @@ export async function takeStepTestContext(
     return false;
   };
   if (contextFrom !== null && source === null) return fail(`execution ${contextFrom} does not exist`);
-  const planned = planStepTest(workflow, s.workflowId, step, source);
+  const planned = planStepTest(workflow, s.workflowId, step, source, itemIndexes);
   if (!planned.ok) return fail(planned.problem.message);
   const { plan } = planned;
   const recorded = source?.steps ?? {};
@@ -37,9 +37,9 @@ export async function takeStepTestContext(
     s.steps[path] = st;
   }
   s.savedUsage = plan.savedUsage;
-  for (const name of plan.reusedSteps) {
-    const st = s.steps[name]!;
-    c.emit("step_reused", name, { status: st.status, output: st.output, usage: st.usage, rerunOf: contextFrom });
+  for (const path of plan.reusedSteps) {
+    const st = s.steps[path]!;
+    c.emit("step_reused", path, { status: st.status, output: st.output, usage: st.usage, rerunOf: contextFrom });
   }
   return true;
 }

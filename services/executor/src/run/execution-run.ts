@@ -11,6 +11,7 @@ import { nestedPaths } from "./nested-paths";
 import { jsonBytes } from "./result-limits";
 import { expressionContext, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
+import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
 import { writesResultOnly } from "./steps/code";
 import { untilDue } from "./until-due";
@@ -75,10 +76,14 @@ export class ExecutionRun {
     return this.committer.snap;
   }
 
-  /** The top-level steps to run: a step test's one step, its execution ending with it; otherwise all. */
-  private get topSteps(): readonly Step[] {
-    const only = this.snap.stepTest?.step;
-    return only === undefined ? this.workflow.steps : this.workflow.steps.filter((s) => s.name === only);
+  /** Every top-level step; for a step test, its one step alone, in the foreach item it names. */
+  private async runTop(scope: Scope): Promise<Outcome> {
+    const test = this.snap.stepTest;
+    if (test === null) return this.runSequence(this.workflow.steps, scope);
+    const target = await stepTestTarget(this.workflow, test, scope, (value, at) => this.render(value, at));
+    if (target === null) return { kind: "failed", error: `no step \`${test.step}\` in the workflow` };
+    if (target.kind === "refused") return this.failNew(target.step, target.path, target.error);
+    return this.runSequence([target.step], target.scope);
   }
 
   cancel(): void {
@@ -89,7 +94,7 @@ export class ExecutionRun {
     let outcome: Outcome;
     try {
       if (this.snap.cancelRequested) throw new CancelledError();
-      outcome = await this.runSequence(this.topSteps, rootScope(this.abort.signal, this.effects.secrets));
+      outcome = await this.runTop(rootScope(this.abort.signal, this.effects.secrets));
       if (this.snap.cancelRequested) throw new CancelledError();
       // Replayed while paused after its last step (a wake that came meanwhile): the pause holds.
       if (this.debug?.pausedStep && outcome.kind !== "failed") outcome = { kind: "parked" };
@@ -118,7 +123,7 @@ export class ExecutionRun {
     const duration = now - (s.startedAt ?? now);
     if (outcome.kind === "failed") {
       const closedGate = Object.values(s.steps).find((st) => CLOSED_GATE.has(st.status));
-      if (closedGate) this.skipUnreached(this.topSteps, "");
+      if (closedGate && s.stepTest === null) this.skipUnreached(this.workflow.steps, "");
       s.status = "FAILED";
       s.error = this.committer.budget.error(closedGate?.error ?? outcome.error);
       this.committer.emit("exec_failed", undefined, { status: s.status, error: s.error, duration });

@@ -6,6 +6,7 @@ import type { ExecutionList, ExecutionView, StepTestResponse } from "../../api/t
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatAgo, formatDuration } from "../../ui/format";
 import { JsonBlock } from "../executions/JsonBlock";
+import { ItemChoice } from "./ItemChoice";
 
 const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 const NO_CONTEXT = "";
@@ -15,22 +16,20 @@ interface Props {
   workflowId: string | null;
   /** Undefined for a step without a valid name. */
   step: string | undefined;
-  /** Only a top-level step runs alone. */
-  topLevel: boolean;
+  /** The foreach steps holding it, outermost first: the test runs it in one item of each. */
+  foreaches: readonly string[];
   /** The editor's text now: the test runs it, saved or not. */
   text(): string;
 }
 
-/** The panel that runs a top-level step of a saved workflow alone; elsewhere, why it cannot. */
-export function StepTestPanel({ workflowId, step, topLevel, text }: Props) {
-  if (workflowId !== null && step !== undefined && topLevel)
-    return <StepTest workflowId={workflowId} step={step} text={text} />;
+/** The panel that runs a step of a saved workflow alone; elsewhere, why it cannot. */
+export function StepTestPanel({ workflowId, step, foreaches, text }: Props) {
+  if (workflowId !== null && step !== undefined)
+    return <StepTest workflowId={workflowId} step={step} foreaches={foreaches} text={text} />;
   const why =
     workflowId === null
       ? "Save the workflow once to run its steps alone."
-      : step === undefined
-        ? "Give the step a valid name to run it alone."
-        : "A step inside a foreach or a parallel does not run alone yet: test the step that holds it.";
+      : "Give the step a valid name to run it alone.";
   return (
     <section className="step-test" aria-label="Test this step">
       <h3>Test this step</h3>
@@ -40,10 +39,16 @@ export function StepTestPanel({ workflowId, step, topLevel, text }: Props) {
 }
 
 /**
- * Runs the selected top-level step alone on the editor's text, with the steps before it as an
- * earlier run recorded them (docs/rerun.md#testing-one-step), and shows what it gave.
+ * Runs the selected step alone on the editor's text, with the steps before it as an earlier run
+ * recorded them (docs/rerun.md#testing-one-step), and shows what it gave. A step inside a foreach
+ * runs in the item chosen of each foreach holding it.
  */
-function StepTest({ workflowId, step, text }: { workflowId: string; step: string; text(): string }) {
+function StepTest({
+  workflowId,
+  step,
+  foreaches,
+  text,
+}: Omit<Props, "workflowId" | "step"> & { workflowId: string; step: string }) {
   const runs = useQuery({
     queryKey: ["executions", "of-workflow", workflowId],
     queryFn: ({ signal }) =>
@@ -53,12 +58,14 @@ function StepTest({ workflowId, step, text }: { workflowId: string; step: string
   const [chosen, setChosen] = useState<string | null>(null);
   const contextId = useId();
   const context = chosen ?? runs.data?.[0]?.id ?? NO_CONTEXT;
+  const [items, setItems] = useState<number[]>(() => foreaches.map(() => 0));
   const start = useMutation({
     mutationFn: () =>
       api<StepTestResponse>("POST", `/api/console/workflows/${encodeURIComponent(workflowId)}/step-tests`, {
         step,
         yaml: text(),
         ...(context === NO_CONTEXT ? {} : { fromExecution: context }),
+        ...(foreaches.length === 0 ? {} : { itemIndexes: items }),
       }),
   });
   const testId = start.data?.executionId;
@@ -69,7 +76,7 @@ function StepTest({ workflowId, step, text }: { workflowId: string; step: string
     refetchInterval: (q) => (q.state.data && ENDED.has(q.state.data.status) ? false : 250),
   });
   const result = test.data;
-  const ran = result?.steps[step];
+  const ran = start.data ? result?.steps[start.data.path] : undefined;
 
   return (
     <section className="step-test" aria-label="Test this step">
@@ -83,6 +90,14 @@ function StepTest({ workflowId, step, text }: { workflowId: string; step: string
         ))}
         <option value={NO_CONTEXT}>No run: variables only</option>
       </select>
+      {foreaches.map((name, i) => (
+        <ItemChoice
+          key={name}
+          foreach={name}
+          value={items[i] ?? 0}
+          onChange={(n) => setItems((was) => was.map((v, j) => (j === i ? n : v)))}
+        />
+      ))}
       <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>
         {start.isPending ? "Starting…" : "Run this step"}
       </button>

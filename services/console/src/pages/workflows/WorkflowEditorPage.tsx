@@ -15,6 +15,7 @@ import { RoleBadge } from "./RoleBadge";
 import { RunDialog } from "./RunDialog";
 import { SplitView } from "./SplitView";
 import { StepPanel } from "./StepPanel";
+import { foreachLineage } from "./foreach-lineage";
 import { StepTestPanel } from "./StepTestPanel";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
@@ -251,7 +252,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                       key={canvas.selectedNode.name ?? canvas.selectedNode.id}
                       workflowId={saved.id}
                       step={canvas.selectedNode.name}
-                      topLevel={canvas.selectedNode.group === undefined}
+                      foreaches={foreachLineage(canvas.graph, canvas.selectedNode.id)}
                       text={() => editor.current?.text() ?? ""}
                     />
                   }
