@@ -32,6 +32,12 @@ export const StepTestBody = z.strictObject({
     .describe(
       `Workflow variables by name; default: fromExecution's, or the workflow's defaults. Objects and arrays may nest at most ${MAX_JSON_DEPTH} levels deep, the body being the first.`,
     ),
+  estimateOnly: z
+    .boolean()
+    .optional()
+    .describe(
+      "An `llm` or `agent` step only: render its call in the same context and answer what it would cost (the execution's output, a CostEstimate) without calling the model.",
+    ),
 });
 export type StepTestBody = z.infer<typeof StepTestBody>;
 

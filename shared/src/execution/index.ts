@@ -26,6 +26,7 @@ export {
   type RerunPlanResult,
   type RerunProblem,
 } from "./rerun-plan";
+export { CostEstimate } from "./cost-estimate";
 export { planStepTest, type StepTestPlan, type StepTestPlanResult, type StepTestProblem } from "./step-test-plan";
 export {
   BREAKPOINT_TYPES,

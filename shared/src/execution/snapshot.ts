@@ -114,6 +114,10 @@ export const StepTest = z.object({
   contextFrom: z.string().nullable(),
   /** The foreach item the step runs in, one index per foreach holding it, outermost first. */
   itemIndexes: z.array(z.number().int().nonnegative()).default([]),
+  /** The step (llm or agent) does not run: the execution's output is what its call would cost (CostEstimate). */
+  estimateOnly: z.boolean().optional(),
+  /** For an estimate: what the step cost in `contextFrom`, whose answers' length it assumes again. */
+  lastUsage: Usage.nullable().optional(),
 });
 export type StepTest = z.infer<typeof StepTest>;
 /** A step test as a starter asks for it: `itemIndexes` may be left out. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 
 /** One scripted answer of the test provider. */
 export interface Reply {
@@ -8,8 +9,11 @@ export interface Reply {
   headers?: Record<string, string>;
   text?: string;
   toolCalls?: { name: string; arguments: Record<string, unknown> }[];
-  /** The token counts this answer reports. */
-  usage?: { prompt: number; completion: number };
+  /**
+   * The token counts this answer reports; "counted": as OpenAI bills a call, with the real
+   * o200k_base tokenizer (openai protocol).
+   */
+  usage?: { prompt: number; completion: number } | "counted";
   /** How a streamed text is cut into events (default: pieces of 4 characters). */
   pieces?: string[];
 }
@@ -82,7 +86,7 @@ export class LlmTestServer {
     if (!reply) return this.error(res, 500, `nothing scripted for model ${model}`);
     if (reply.status !== undefined && reply.status !== 200)
       return this.error(res, reply.status, `scripted ${reply.status}`, reply.headers);
-    const usage = reply.usage ?? DEFAULT_USAGE;
+    const usage = reply.usage === "counted" ? countedUsage(body, reply) : (reply.usage ?? DEFAULT_USAGE);
     const sum = this.usage(model);
     this.reported.set(model, { prompt: sum.prompt + usage.prompt, completion: sum.completion + usage.completion });
     const stream = body.stream === true;
@@ -98,6 +102,20 @@ export class LlmTestServer {
         : { type: "error", error: { type: "test_error", message } };
     res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
   }
+}
+
+/**
+ * The tokens of an OpenAI chat call as OpenAI's cookbook counts them: each message's content and
+ * 3 tokens of format per message, 3 more priming the answer, and the tools' definitions.
+ */
+function countedUsage(body: Record<string, unknown>, reply: Reply): { prompt: number; completion: number } {
+  const messages = (body.messages ?? []) as { content?: unknown }[];
+  let prompt = 3;
+  for (const m of messages) {
+    prompt += 3 + encode(typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "")).length;
+  }
+  if (Array.isArray(body.tools) && body.tools.length > 0) prompt += encode(JSON.stringify(body.tools)).length;
+  return { prompt, completion: encode(reply.text ?? "").length };
 }
 
 function pieces(reply: Reply): string[] {

@@ -4,7 +4,7 @@ import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planStepTest, sourceInputs, type ExecutionSnapshot, type StepTestPlan } from "@wf/shared/execution";
 import type { Store, WorkflowRecord } from "@wf/shared/store";
-import type { Workflow } from "@wf/shared/workflow";
+import { stepLineage, type Workflow } from "@wf/shared/workflow";
 import { startableWorkflow, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
 import { enforcePlanLimit } from "../rate-limit/enforce";
@@ -37,7 +37,7 @@ export const stepTestRoutes: Route[] = [
       },
       400: {
         description:
-          "`step` is no step of the workflow (the message lists them), `itemIndexes` has more indexes than foreach steps hold it, `yaml` has mistakes (`WORKFLOW_INVALID`, each with its line and column), or the inputs do not fit.",
+          "`step` is no step of the workflow (the message lists them), `itemIndexes` has more indexes than foreach steps hold it, `estimateOnly` names a step that is not `llm` or `agent`, `yaml` has mistakes (`WORKFLOW_INVALID`, each with its line and column), or the inputs do not fit.",
         schema: ErrorBody,
       },
       403: {
@@ -74,6 +74,7 @@ export const stepTestRoutes: Route[] = [
       const source =
         body.fromExecution === undefined ? null : await contextOf(ctx.store, stored, body.fromExecution, userId);
       const plan = planOrRefuse(workflow, stored.id, body.step, source, body.itemIndexes ?? []);
+      if (body.estimateOnly === true) refuseEstimate(workflow, plan.step);
       const inputs = body.inputs ?? (source ? sourceInputs(source, workflow) : {});
       checkInputs(workflow, inputs);
       const executionId = await startExecution(
@@ -92,7 +93,12 @@ export const stepTestRoutes: Route[] = [
           triggerSource: "step_test",
           // A test is run to be looked at: its step's input and logs are kept.
           enableMonitoring: true,
-          stepTest: { step: plan.step, contextFrom: plan.contextFrom, itemIndexes: plan.itemIndexes },
+          stepTest: {
+            step: plan.step,
+            contextFrom: plan.contextFrom,
+            itemIndexes: plan.itemIndexes,
+            ...(body.estimateOnly === true ? { estimateOnly: true } : {}),
+          },
         },
         { store: ctx.store, log: ctx.log },
       );
@@ -117,6 +123,19 @@ async function contextOf(store: Store, w: WorkflowRecord, id: string, userId: st
   if (source.workflowId !== w.id || source.ownerId !== w.ownerId)
     throw new WfError("NOT_FOUND", `execution ${id} not found`);
   return source;
+}
+
+/** Only a model call has a cost to estimate. */
+function refuseEstimate(workflow: Workflow, step: string): void {
+  const type = stepLineage(workflow.steps, step)?.step.type;
+  if (type === "llm" || type === "agent") return;
+  throw validationError([
+    {
+      in: "body",
+      field: "estimateOnly",
+      message: `step \`${step}\` is a ${type} step: only an llm or agent step has a cost to estimate`,
+    },
+  ]);
 }
 
 function planOrRefuse(

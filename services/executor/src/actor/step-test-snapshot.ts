@@ -37,6 +37,7 @@ export async function takeStepTestContext(
     s.steps[path] = st;
   }
   s.savedUsage = plan.savedUsage;
+  if (s.stepTest.estimateOnly === true) s.stepTest.lastUsage = source?.steps[plan.path]?.usage ?? null;
   for (const path of plan.reusedSteps) {
     const st = s.steps[path]!;
     c.emit("step_reused", path, { status: st.status, output: st.output, usage: st.usage, rerunOf: contextFrom });

@@ -1,5 +1,5 @@
 import { ExpressionError, evaluateCondition, renderTemplate } from "@wf/shared/expressions";
-import { newId, type ExecutionSnapshot, type StepState, type StepStatus } from "@wf/shared/execution";
+import { newId, type ExecutionSnapshot, type StepState, type StepStatus, type StepTest } from "@wf/shared/execution";
 import type { ApprovalRecord } from "@wf/shared/store";
 import { STEP_TYPE_TABLE, stepTypeSpec, walkSteps, type Step, type Workflow } from "@wf/shared/workflow";
 import { approvalRecord, approvedRows, closedGateError } from "./approval-gate";
@@ -13,6 +13,7 @@ import { expressionContext, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
 import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
+import { estimateStepCost } from "./steps/ai/cost-estimate";
 import { writesResultOnly } from "./steps/code";
 import { untilDue } from "./until-due";
 
@@ -83,7 +84,9 @@ export class ExecutionRun {
     const target = await stepTestTarget(this.workflow, test, scope, (value, at) => this.render(value, at));
     if (target === null) return { kind: "failed", error: `no step \`${test.step}\` in the workflow` };
     if (target.kind === "refused") return this.failNew(target.step, target.path, target.error);
-    return this.runSequence([target.step], target.scope);
+    return test.estimateOnly
+      ? this.estimate(test, target.step, target.scope)
+      : this.runSequence([target.step], target.scope);
   }
 
   cancel(): void {
@@ -133,6 +136,24 @@ export class ExecutionRun {
       this.committer.emit("exec_completed", undefined, { status: s.status, output: s.output, duration });
     }
     return "terminal";
+  }
+
+  /**
+   * A step test with `estimateOnly`: the tested llm or agent step's call rendered and priced, the
+   * estimate being the execution's output; the step does not run, nor does any model answer.
+   */
+  private async estimate(test: StepTest, step: Step, scope: Scope): Promise<Outcome> {
+    if (step.type !== "llm" && step.type !== "agent")
+      return { kind: "failed", error: `step \`${test.step}\` is not an llm or agent step: it has no cost to estimate` };
+    try {
+      const estimate = await estimateStepCost(this.ctx, step, scope, test.lastUsage ?? null);
+      return typeof estimate === "string"
+        ? { kind: "failed", error: estimate }
+        : { kind: "completed", output: estimate };
+    } catch (err) {
+      if (err instanceof ExpressionError) return { kind: "failed", error: expressionFailure(step.name, err) };
+      throw err;
+    }
   }
 
   /** Marks what was running or awaiting approval as CANCELLED; steps not reached stay absent. */

@@ -9,7 +9,7 @@ import { StepCalls } from "./step-calls";
 import { runToolCall, type PendingCalls, type ToolCalling } from "./tool-call";
 import { ToolRecords } from "./tool-records";
 
-const DEFAULT_MAX_TURNS = 10;
+export const DEFAULT_MAX_TURNS = 10;
 
 /** One agent attempt: what its turns share. */
 interface AgentAttempt extends ToolCalling {
