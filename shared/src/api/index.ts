@@ -54,7 +54,7 @@ export {
 export { parseIpRange } from "./webhooks-ip";
 export { ConsoleSession, LoginBody, LoginResponse } from "./console";
 export { RerunBody, RerunQuery, RerunPlanView, RerunResponse } from "./rerun";
-export { StepTestBody, StepTestResponse } from "./step-test";
+export { CostEstimate, StepTestBody, StepTestResponse } from "./step-test";
 export { ConsoleStartBody, ConsoleExecutionStatus, ConsoleStepView, ConsoleExecutionView } from "./console-executions";
 export { EventSequence, EventStreamQuery } from "./console-events";
 export {

@@ -2,6 +2,9 @@ import { z } from "zod";
 import { Id } from "./common";
 import { MAX_JSON_DEPTH } from "./json-depth";
 
+/** The output of a step test with `estimateOnly`. */
+export { CostEstimate } from "../execution/cost-estimate";
+
 /** POST /api/console/workflows/{id}/step-tests (docs/rerun.md#testing-one-step). */
 export const StepTestBody = z.strictObject({
   step: z

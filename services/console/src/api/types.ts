@@ -30,6 +30,7 @@ export type RerunPlan = Out<typeof S.RerunPlanView>;
 export type RerunBody = In<typeof S.RerunBody>;
 export type RerunResponse = Out<typeof S.RerunResponse>;
 export type StepTestResponse = Out<typeof S.StepTestResponse>;
+export type CostEstimate = Out<typeof S.CostEstimate>;
 export type BreakpointsBody = In<typeof S.BreakpointsBody>;
 export type ApprovalList = Out<typeof S.ApprovalList>;
 export type ApprovalView = Out<typeof S.ApprovalView>;

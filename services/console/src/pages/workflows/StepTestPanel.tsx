@@ -6,6 +6,8 @@ import type { ExecutionList, ExecutionView, StepTestResponse } from "../../api/t
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatAgo, formatDuration } from "../../ui/format";
 import { JsonBlock } from "../executions/JsonBlock";
+import { formatUsageCost, hasUsage } from "../executions/usage-format";
+import { CostCheckedRun } from "./CostCheckedRun";
 import { ItemChoice } from "./ItemChoice";
 
 const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
@@ -18,14 +20,16 @@ interface Props {
   step: string | undefined;
   /** The foreach steps holding it, outermost first: the test runs it in one item of each. */
   foreaches: readonly string[];
+  /** An llm or agent step: what its call costs is shown first (CostCheckedRun). */
+  priced: boolean;
   /** The editor's text now: the test runs it, saved or not. */
   text(): string;
 }
 
 /** The panel that runs a step of a saved workflow alone; elsewhere, why it cannot. */
-export function StepTestPanel({ workflowId, step, foreaches, text }: Props) {
+export function StepTestPanel({ workflowId, step, foreaches, priced, text }: Props) {
   if (workflowId !== null && step !== undefined)
-    return <StepTest workflowId={workflowId} step={step} foreaches={foreaches} text={text} />;
+    return <StepTest workflowId={workflowId} step={step} foreaches={foreaches} priced={priced} text={text} />;
   const why =
     workflowId === null
       ? "Save the workflow once to run its steps alone."
@@ -47,6 +51,7 @@ function StepTest({
   workflowId,
   step,
   foreaches,
+  priced,
   text,
 }: Omit<Props, "workflowId" | "step"> & { workflowId: string; step: string }) {
   const runs = useQuery({
@@ -59,15 +64,15 @@ function StepTest({
   const contextId = useId();
   const context = chosen ?? runs.data?.[0]?.id ?? NO_CONTEXT;
   const [items, setItems] = useState<number[]>(() => foreaches.map(() => 0));
-  const start = useMutation({
-    mutationFn: () =>
-      api<StepTestResponse>("POST", `/api/console/workflows/${encodeURIComponent(workflowId)}/step-tests`, {
-        step,
-        yaml: text(),
-        ...(context === NO_CONTEXT ? {} : { fromExecution: context }),
-        ...(foreaches.length === 0 ? {} : { itemIndexes: items }),
-      }),
-  });
+  const post = (extra: { estimateOnly?: true } = {}) =>
+    api<StepTestResponse>("POST", `/api/console/workflows/${encodeURIComponent(workflowId)}/step-tests`, {
+      step,
+      yaml: text(),
+      ...(context === NO_CONTEXT ? {} : { fromExecution: context }),
+      ...(foreaches.length === 0 ? {} : { itemIndexes: items }),
+      ...extra,
+    });
+  const start = useMutation({ mutationFn: () => post() });
   const testId = start.data?.executionId;
   const test = useQuery({
     queryKey: ["executions", "step-test", testId],
@@ -98,9 +103,7 @@ function StepTest({
           onChange={(n) => setItems((was) => was.map((v, j) => (j === i ? n : v)))}
         />
       ))}
-      <button type="button" onClick={() => start.mutate()} disabled={start.isPending}>
-        {start.isPending ? "Starting…" : "Run this step"}
-      </button>
+      <CostCheckedRun priced={priced} starting={start.isPending} startTest={post} run={() => start.mutate()} />
       {start.isError ? (
         <p className="notice error" role="alert">
           Not started: {start.error.message}
@@ -111,6 +114,7 @@ function StepTest({
           <div className="row">
             <StatusBadge status={ran?.status ?? result?.status ?? "PENDING"} />
             <span className="muted">{formatDuration(ran?.duration)}</span>
+            {hasUsage(ran?.usage) ? <span className="muted">cost {formatUsageCost(ran.usage)}</span> : null}
             {/* A tab of its own: the editor keeps its unsaved text. */}
             <Link to={`/executions/${encodeURIComponent(testId)}`} target="_blank" rel="noopener">
               Open the test run

@@ -253,6 +253,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                       workflowId={saved.id}
                       step={canvas.selectedNode.name}
                       foreaches={foreachLineage(canvas.graph, canvas.selectedNode.id)}
+                      priced={canvas.selectedNode.type === "llm" || canvas.selectedNode.type === "agent"}
                       text={() => editor.current?.text() ?? ""}
                     />
                   }
