@@ -140,6 +140,19 @@ describe("a step test's cost estimate", () => {
     const { input, output } = PRICES["oa-*"];
     expect(estimate.maxCostUsd).toBeCloseTo((estimate.inputTokens * input + 400 * output) / 1e6, 9);
 
+    // An agent step: its first call, and as many calls as its max_turns allows.
+    const agent = `${WORKFLOW}agents:
+  - { name: helper, model: oa-est-agent, instructions: "You help {{ vars.customer }}.", max_turns: 4 }
+`.replace(
+      "  - { name: after,",
+      "  - { name: ask, type: agent, agent: helper, prompt: Which orders are late? }\n  - { name: after,",
+    );
+    const asked = await stepTest(me, wf.id, { step: "ask", yaml: agent, estimateOnly: true });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    const priced = CostEstimate.parse((await ended(StepTestResponse.parse(asked.body).executionId)).output);
+    expect(priced).toMatchObject({ type: "agent", model: "oa-est-agent", maxCalls: 4, outputBasis: "assumed" });
+    expect(openai.requests("oa-est-agent")).toHaveLength(0);
+
     const refused = await stepTest(me, wf.id, { step: "after", estimateOnly: true });
     expect(statusAndCode(refused)).toEqual([400, "VALIDATION_FAILED"]);
     expect(JSON.stringify(refused.body)).toContain("only an llm or agent step has a cost to estimate");

@@ -24,7 +24,8 @@ export const stepTestRoutes: Route[] = [
       "Only `step` runs: the execution ends with its status, its output being the execution's. The steps before it that " +
       "`fromExecution` completed are taken from it as recorded, marked `reused`, even if `yaml` changes them; the others are absent. " +
       "A step inside a foreach runs in the item `itemIndexes` names, the foreach's `items` evaluated anew; none of its containers is recorded. " +
-      "Nothing is stored but the new execution: `yaml` is not saved as a version, and the source is not changed.",
+      "Nothing is stored but the new execution: `yaml` is not saved as a version, and the source is not changed. " +
+      "With `estimateOnly`, an `llm` or `agent` step does not run: its call is rendered and priced, the execution's output being the CostEstimate.",
     tag: "executions",
     auth: "console",
     params: IdParams,
