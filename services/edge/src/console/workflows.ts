@@ -33,7 +33,7 @@ import { requireWriter, roleOn, visibleWorkflow, type Role } from "../access/rol
 import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
-import { lineDiff } from "../text-diff";
+import { lineDiff } from "@wf/shared/text";
 import { versionsOf } from "./workflow-versions";
 
 const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };

@@ -1,4 +1,4 @@
-import type { DiffLine } from "@wf/shared/api";
+import type { DiffLine } from "../api/console-workflows";
 
 /** Beyond this many cells the middle (after common head and tail) is shown as removed then added. */
 const MAX_LCS_CELLS = 4_000_000;

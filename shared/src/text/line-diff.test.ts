@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineDiff } from "./text-diff";
+import { lineDiff } from "./line-diff";
 
 const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 

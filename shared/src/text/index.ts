@@ -1,0 +1,1 @@
+export { lineDiff } from "./line-diff";
