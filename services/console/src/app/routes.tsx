@@ -29,6 +29,7 @@ export const router = createBrowserRouter(
         { path: "workflows/:id", element: page(() => import("../pages/workflows/WorkflowEditorPage")) },
         { path: "workflows/:id/versions", element: page(() => import("../pages/workflows/VersionsPage")) },
         { path: "executions", element: page(() => import("../pages/executions/ExecutionsPage")) },
+        { path: "executions/compare", element: page(() => import("../pages/executions/ComparePage")) },
         { path: "executions/:id", element: page(() => import("../pages/executions/ExecutionPage")) },
         { path: "executions/:id/debug", element: page(() => import("../pages/executions/DebuggerPage")) },
         { path: "approvals", element: page(() => import("../pages/approvals/ApprovalsPage")) },

@@ -7,6 +7,7 @@ import { formatDuration, formatNumber, formatTime } from "../../ui/format";
 import { ErrorState, Loading } from "../../ui/states";
 import { ApprovalWaits } from "./ApprovalWaits";
 import { CancelExecution } from "./CancelExecution";
+import { CompareWith } from "./CompareWith";
 import { EventsPanel } from "./EventsPanel";
 import { executionDuration, hasEnded } from "./execution-status";
 import { LiveIndicator } from "../../ui/LiveIndicator";
@@ -78,6 +79,7 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
         <StatusBadge status={view.status} />
         <LiveIndicator state={followed.stream} endedLabel="Ended" />
         <div className="spacer" />
+        {ended ? <CompareWith view={view} /> : null}
         {view.debug ? (
           <Link className="button" to={`${executionPath(view.id)}/debug`}>
             Debugger

@@ -1,4 +1,4 @@
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import type { ExecutionSummary } from "../../api/types";
@@ -9,7 +9,7 @@ import { executionDuration, hasEnded } from "./execution-status";
 import { ExecutionFilters } from "./ExecutionFilters";
 import { LiveIndicator } from "../../ui/LiveIndicator";
 import { hasFilters, readUrlFilters, toListFilters, writeUrlFilters, type UrlFilters } from "./list-filters";
-import { executionPath, fetchExecutionPage, fetchWorkflowNames, keys } from "./queries";
+import { comparePath, executionPath, fetchExecutionPage, fetchWorkflowNames, keys } from "./queries";
 import { formatTokens, formatUsageCost } from "./usage-format";
 import { useLiveExecutionList } from "./useLiveExecutionList";
 import { useNow } from "./useNow";
@@ -39,6 +39,18 @@ export default function ExecutionsPage() {
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
   // Running durations move every few seconds; "3 min ago" needs no more than a slow tick.
   const now = useNow(items.some((e) => !hasEnded(e.status)) ? 5_000 : 30_000);
+  // Two rows ticked to compare: a third tick lets go of the first.
+  const [picked, setPicked] = useState<string[]>([]);
+  const pick = (id: string, on: boolean) =>
+    setPicked((all) => (on ? [...all.filter((p) => p !== id), id].slice(-2) : all.filter((p) => p !== id)));
+  const navigate = useNavigate();
+  const compare = () => {
+    const [a, b] = picked
+      .map((id) => items.find((e) => e.id === id))
+      .filter((e) => e !== undefined)
+      .sort((x, y) => x.createdAt - y.createdAt);
+    if (a && b) void navigate(comparePath(a.id, b.id));
+  };
 
   return (
     <div className="stack executions-page">
@@ -49,6 +61,14 @@ export default function ExecutionsPage() {
         {list.data ? (
           <span className="muted small">{items.length === 1 ? "1 shown" : `${items.length} shown`}</span>
         ) : null}
+        <button
+          type="button"
+          onClick={compare}
+          disabled={picked.length !== 2}
+          title="Tick two executions of one workflow, then compare them step by step"
+        >
+          Compare{picked.length === 0 ? "" : ` (${picked.length} of 2)`}
+        </button>
       </div>
       <ExecutionFilters value={url} onChange={setFilters} workflows={names.data} />
       {list.isPending ? (
@@ -66,7 +86,7 @@ export default function ExecutionsPage() {
           {items.length === 0 ? (
             <Empty title="Nothing matched in the executions read so far">Load more to look further back.</Empty>
           ) : (
-            <ExecutionTable items={items} names={names.data} now={now} />
+            <ExecutionTable items={items} names={names.data} now={now} picked={picked} onPick={pick} />
           )}
           {list.hasNextPage ? (
             <div className="row end">
@@ -86,10 +106,14 @@ function ExecutionTable({
   items,
   names,
   now,
+  picked,
+  onPick,
 }: {
   items: ExecutionSummary[];
   names: Map<string, string> | undefined;
   now: number;
+  picked: readonly string[];
+  onPick: (id: string, on: boolean) => void;
 }) {
   const navigate = useNavigate();
   return (
@@ -97,6 +121,9 @@ function ExecutionTable({
       <table className="executions-table" aria-label="Executions">
         <thead>
           <tr>
+            <th className="pick">
+              <span className="sr-only">Compare</span>
+            </th>
             <th>Status</th>
             <th>Execution</th>
             <th>Workflow</th>
@@ -115,11 +142,19 @@ function ExecutionTable({
               className="clickable"
               data-execution-id={e.id}
               onClick={(event) => {
-                // The row is a larger target for the link in it; a click on a link or a text selection is left alone.
-                if ((event.target as HTMLElement).closest("a") || window.getSelection()?.toString()) return;
+                // The row is a larger target for the link in it; a click on a link, in the pick cell or a text selection is left alone.
+                if ((event.target as HTMLElement).closest("a, .pick") || window.getSelection()?.toString()) return;
                 void navigate(executionPath(e.id));
               }}
             >
+              <td className="pick">
+                <input
+                  type="checkbox"
+                  aria-label={`Pick ${e.id} to compare`}
+                  checked={picked.includes(e.id)}
+                  onChange={(event) => onPick(e.id, event.target.checked)}
+                />
+              </td>
               <td>
                 <StatusBadge status={e.status} />
               </td>

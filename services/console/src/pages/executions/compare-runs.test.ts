@@ -53,6 +53,8 @@ describe("comparing two runs", () => {
     const fetch = rows[0]!;
     expect(fetch.durationDelta).toBe(150);
     expect(fetch.outputDiffers).toBe(false);
+    const send = rows.find((r) => r.path === "send")!;
+    expect(send.output).toEqual([{ op: "remove", line: '"ok"' }]);
     const l1 = rows.find((r) => r.path === "l1")!;
     expect([l1.a?.status, l1.b?.status, l1.b?.attempts]).toEqual(["COMPLETED", "FAILED", 3]);
   });
@@ -108,7 +110,10 @@ describe("comparing two runs", () => {
   });
 
   it("refuses runs of two different workflows", () => {
-    expect(compareProblem({ workflowId: "w1" }, { workflowId: "w1" })).toBeNull();
-    expect(compareProblem({ workflowId: "w1" }, { workflowId: "w2" })).toMatch(/different workflows/);
+    const orders = { workflowId: "w1", definition: { name: "orders" } };
+    expect(compareProblem(orders, { ...orders, definition: { name: "renamed since" } })).toBeNull();
+    expect(compareProblem(orders, { workflowId: "w2", definition: null })).toBe(
+      "A is a run of “orders” and B of w2: only two runs of the same workflow line up step by step.",
+    );
   });
 });

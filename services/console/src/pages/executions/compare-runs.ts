@@ -14,7 +14,7 @@ export interface CompareRow {
   b: StepView | null;
   /** B's duration less A's, in milliseconds; null unless both have one. */
   durationDelta: number | null;
-  /** The line diff of the two outputs, pretty-printed JSON; a side that did not run is empty text. */
+  /** The line diff of the two outputs, pretty-printed JSON. */
   output: WorkflowDiffLine[];
   outputDiffers: boolean;
   /** Ran in one run only, or a different status, attempts, error or output. */
@@ -54,8 +54,12 @@ function mergeOrder(a: Placed[], b: Placed[]): Placed[] {
   return out;
 }
 
-function outputText(step: StepView | null): string {
-  return step === null ? "" : prettyJson(step.output);
+/** The outputs' line diff; a side that did not run has no lines at all (not one empty line). */
+function outputDiff(a: StepView | null, b: StepView | null): WorkflowDiffLine[] {
+  const lines = (s: StepView) => prettyJson(s.output).split("\n");
+  if (a === null) return b === null ? [] : lines(b).map((line) => ({ op: "add", line }));
+  if (b === null) return lines(a).map((line) => ({ op: "remove", line }));
+  return lineDiff(prettyJson(a.output), prettyJson(b.output));
 }
 
 type RunSteps = Pick<ExecutionView, "definition" | "steps">;
@@ -69,7 +73,7 @@ export function compareRows(a: RunSteps, b: RunSteps): CompareRow[] {
   return order.map(({ path, depth, containers }) => {
     const sa = a.steps[path] ?? null;
     const sb = b.steps[path] ?? null;
-    const output = lineDiff(outputText(sa), outputText(sb));
+    const output = outputDiff(sa, sb);
     const outputDiffers = output.some((l) => l.op !== "same");
     const differs =
       (sa === null) !== (sb === null) ||
@@ -112,12 +116,18 @@ export function visibleRows(
   });
 }
 
-/** Why two runs cannot be compared, or null: only runs of one workflow line up step by step. */
-export function compareProblem(
-  a: Pick<ExecutionView, "workflowId">,
-  b: Pick<ExecutionView, "workflowId">,
-): string | null {
-  if (a.workflowId !== b.workflowId)
-    return `These runs belong to different workflows (${a.workflowId} and ${b.workflowId}): only two runs of the same workflow can be compared.`;
-  return null;
+type RunOf = Pick<ExecutionView, "workflowId" | "definition">;
+
+/** The workflow's name as the run recorded it, else its id. */
+function workflowName(run: RunOf): string {
+  const def = run.definition;
+  return isRecord(def) && typeof def.name === "string" ? `“${def.name}”` : run.workflowId;
 }
+
+/** Why two runs cannot be compared, or null: only runs of one workflow line up step by step. */
+export function compareProblem(a: RunOf, b: RunOf): string | null {
+  if (a.workflowId === b.workflowId) return null;
+  return `A is a run of ${workflowName(a)} and B of ${workflowName(b)}: only two runs of the same workflow line up step by step.`;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

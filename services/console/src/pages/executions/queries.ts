@@ -9,6 +9,8 @@ export const keys = {
   execution: (id: string) => ["execution", id] as const,
   step: (id: string, path: string) => ["execution", id, "step", path] as const,
   workflowNames: ["workflow-names"] as const,
+  /** Not under `lists`: the list page's live updates patch those as pages of an infinite query. */
+  runsOf: (workflowId: string) => ["runs-of", workflowId] as const,
 };
 
 export const PAGE_SIZE = 50;
@@ -50,4 +52,9 @@ export async function fetchWorkflowNames(signal: AbortSignal): Promise<Map<strin
 
 export function executionPath(id: string): string {
   return `/executions/${encodeURIComponent(id)}`;
+}
+
+/** The page comparing run `a` with run `b`, step by step. */
+export function comparePath(a: string, b: string): string {
+  return `/executions/compare${query({ a, b })}`;
 }

@@ -64,11 +64,11 @@ function Line({ line }: { line: Numbered }) {
 }
 
 /** A line diff with added lines green and removed lines red, both line numbers, unchanged stretches folded. */
-export function DiffView({ lines }: { lines: readonly WorkflowDiffLine[] }) {
+export function DiffView({ lines, label = "Differences" }: { lines: readonly WorkflowDiffLine[]; label?: string }) {
   const [opened, setOpened] = useState<Set<number>>(new Set());
   const pieces = fold(number(lines));
   return (
-    <div className="diff" role="region" aria-label="Differences" tabIndex={0}>
+    <div className="diff" role="region" aria-label={label} tabIndex={0}>
       {pieces.map((piece) =>
         "line" in piece ? (
           <Line key={`${piece.line.before}:${piece.line.after}`} line={piece.line} />
