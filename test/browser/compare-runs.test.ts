@@ -119,6 +119,11 @@ describeInBrowser("comparing two runs", () => {
       ]);
       await screenshot(page, "compare-runs-only-differences");
       expect(await axeAudit(page)).toEqual([]);
+      await page.getByRole("button", { name: "Switch to dark theme" }).click();
+      await page.getByRole("button", { name: "Switch to light theme" }).waitFor();
+      await screenshot(page, "compare-runs-dark");
+      expect(await axeAudit(page)).toEqual([]);
+      await page.getByRole("button", { name: "Switch to light theme" }).click();
 
       // From the list: two rows ticked, the older one is A.
       await page.goto(`/console/executions?workflowId=${workflowId}`);

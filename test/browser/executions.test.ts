@@ -418,7 +418,7 @@ steps:
     );
     await page.getByLabel("Trigger").selectOption("webhook");
     await poll(() => new URL(page.url()).searchParams.get("triggerSource")).toBe("webhook");
-    await poll(async () => new Set(await rows.locator("td:nth-child(4)").allTextContents())).toEqual(
+    await poll(async () => new Set(await rows.locator("td:nth-child(5)").allTextContents())).toEqual(
       new Set(["webhook"]),
     );
 
