@@ -166,6 +166,11 @@ describeInBrowser("comparing two runs", () => {
       await screenshot(page, "compare-runs-other-workflow");
       expect(await axeAudit(page)).toEqual([]);
 
+      await page.goto("/console/executions/compare");
+      await page.getByText("Choose two runs to compare").waitFor();
+      await screenshot(page, "compare-runs-none-chosen");
+      expect(await axeAudit(page)).toEqual([]);
+
       await page.goto(`/console/executions/compare?a=${a}&b=no-such-run`);
       await page.getByRole("alert").getByText("It may have been deleted, or it is not shared with you.").waitFor();
       await screenshot(page, "compare-runs-not-found");

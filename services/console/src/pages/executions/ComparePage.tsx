@@ -6,18 +6,16 @@ import { Empty, ErrorState, Loading } from "../../ui/states";
 import { CompareHeads } from "./CompareHeads";
 import { CompareStepsTable } from "./CompareStepsTable";
 import { compareProblem, compareRows } from "./compare-runs";
-import { hasEnded } from "./execution-status";
 import { comparePath, fetchExecution, keys } from "./queries";
 import "./executions.css";
 import "./compare.css";
 
-/** One run of the two, read like the execution page reads it; polled until it ends, so a running one catches up. */
+/** One run of the two, as the execution page reads it (and under its key: one opened there is at hand). */
 function useRun(id: string) {
   return useQuery({
     queryKey: keys.execution(id),
     queryFn: ({ signal }) => fetchExecution(id, signal),
     enabled: id !== "",
-    refetchInterval: (q) => (q.state.data && !hasEnded(q.state.data.status) ? 2_000 : false),
   });
 }
 
@@ -32,7 +30,9 @@ export default function ComparePage() {
   if (a === "" || b === "")
     return (
       <Empty title="Choose two runs to compare">
-        Open an execution and use “Compare with…”, or select two rows in <Link to="/executions">Executions</Link>.
+        <p className="compare-hint">
+          Open an execution and use “Compare with…”, or tick two rows in <Link to="/executions">Executions</Link>.
+        </p>
       </Empty>
     );
   const failed = runA.isError ? runA : runB.isError ? runB : null;
