@@ -96,7 +96,7 @@ function planOrRefuse(
   source: ExecutionSnapshot | null,
   itemIndexes: readonly number[],
 ): StepTestPlan {
-  const planned = planStepTest(tested.workflow, tested.id, step, source, itemIndexes);
+  const planned = planStepTest(tested.workflow, tested.id, step, source, { itemIndexes });
   if (planned.ok) return planned.plan;
   if (planned.problem.kind === "unknown_step") throw new UsageError(`--step ${step}: ${planned.problem.message}`);
   if (planned.problem.kind === "bad_items") throw new UsageError(`--item: ${planned.problem.message}`);

@@ -54,7 +54,7 @@ export interface Answer {
 export async function consoleCall(
   env: ConsoleEnv,
   session: Session | null,
-  method: "GET" | "POST" | "PUT",
+  method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   opts: { body?: unknown; csrf?: boolean | string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {

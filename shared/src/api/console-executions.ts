@@ -31,6 +31,9 @@ export const ConsoleStepView = z.object({
   completedAt: Timestamp.nullable(),
   usage: Usage.nullable().describe("Tokens and cost of an `llm` or `agent` step's calls, every attempt included."),
   reused: z.boolean().describe("A rerun took this step's result from the execution it reruns: it did not run here."),
+  pinned: z
+    .boolean()
+    .describe("A step test took this step's output from its pin (it is `reused` too): it did not run here."),
   approvalId: z.string().nullable().describe("The approval a `manual_approval` step waits on, or was decided by."),
   artifacts: z.array(z.string()).describe("Ids of the artifacts the step wrote."),
   edits: z

@@ -3,6 +3,7 @@ import { VARIABLE_TYPES } from "../workflow/value-types";
 import { Id, Timestamp } from "./common";
 import { ErrorBody } from "./errors";
 import { MAX_PAGE_SIZE } from "./pagination";
+import { ConsoleWorkflowPins } from "./pins";
 
 /** The 1 MB body limit bounds the text; the parse bounds the rest. */
 const Yaml = z.string().min(1, "must not be empty").describe("The workflow file, as `wf validate` reads it.");
@@ -108,6 +109,7 @@ export const ConsoleWorkflowDetail = z.object({
     .nullable()
     .describe("Who it is shared with; shown to the owner only (null for others)."),
   layout: ConsoleWorkflowLayout,
+  pins: ConsoleWorkflowPins,
   variables: z
     .record(z.string(), ConsoleWorkflowVariable)
     .describe("The variables the current version declares, by name."),

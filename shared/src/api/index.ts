@@ -55,6 +55,7 @@ export { parseIpRange } from "./webhooks-ip";
 export { ConsoleSession, LoginBody, LoginResponse } from "./console";
 export { RerunBody, RerunQuery, RerunPlanView, RerunResponse } from "./rerun";
 export { CostEstimate, StepTestBody, StepTestResponse } from "./step-test";
+export { MAX_PIN_BYTES, MAX_WORKFLOW_PINS_BYTES, PinParams, PinBody, ConsolePin, ConsoleWorkflowPins } from "./pins";
 export { ConsoleStartBody, ConsoleExecutionStatus, ConsoleStepView, ConsoleExecutionView } from "./console-executions";
 export { EventSequence, EventStreamQuery } from "./console-events";
 export {

@@ -41,6 +41,12 @@ export const StepTestBody = z.strictObject({
     .describe(
       "An `llm` or `agent` step only: render its call in the same context and answer what it would cost (the execution's output, a CostEstimate) without calling the model.",
     ),
+  usePins: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Whether the workflow's pinned outputs stand in for the steps before `step` that have one (over what fromExecution recorded); false: pins are ignored.",
+    ),
 });
 export type StepTestBody = z.infer<typeof StepTestBody>;
 
@@ -58,6 +64,11 @@ export const StepTestResponse = z.object({
     .array(z.string())
     .describe(
       "Steps before `step` taken from contextFrom as recorded, in order; none of them runs. Top-level ones by name, then those before it inside the foreach item or parallel branch holding it, by path (`loop[2].fetch`).",
+    ),
+  pinnedSteps: z
+    .array(z.string())
+    .describe(
+      "Top-level steps before `step` whose pinned output was taken (marked `pinned`), in order; none of them runs.",
     ),
 });
 export type StepTestResponse = z.infer<typeof StepTestResponse>;

@@ -56,7 +56,10 @@ export const ERROR_CATALOGUE = {
   CONFLICT: { status: 409, doc: "The resource is in a state that does not allow the request." },
   CAS_CONFLICT: { status: 409, doc: "A compare-and-set write lost against a concurrent writer; reload and retry." },
   ALREADY_EXISTS: { status: 409, doc: "A record with this id already exists." },
-  PAYLOAD_TOO_LARGE: { status: 413, doc: "The request body is over the limit (1 MB)." },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    doc: "The request body is over the limit (1 MB), or a pinned step output is over its own (64 KiB a pin, 256 KiB all of a workflow's pins; see Pinned data in docs/console.md).",
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, doc: "The request body is not `application/json`." },
   RANGE_NOT_SATISFIABLE: { status: 416, doc: "A download's `Range` lies outside the file." },
   RATE_LIMITED: {

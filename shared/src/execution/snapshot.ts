@@ -84,6 +84,8 @@ export const StepState = z.object({
   artifacts: z.array(z.string()).optional(),
   /** A rerun took this step's state from the execution it reruns: it did not run here. */
   reused: z.boolean().optional(),
+  /** A step test took this step's output from its pin (also `reused`): it did not run here. */
+  pinned: z.boolean().optional(),
 });
 export type StepState = z.infer<typeof StepState>;
 
@@ -106,8 +108,8 @@ export const Holder = z.object({ actor: z.string(), seq: z.number().int(), since
 export type Holder = z.infer<typeof Holder>;
 
 /**
- * A run of one top-level step: the steps before it that `contextFrom` completed are taken from it
- * as recorded, `step` runs, and the execution ends with it.
+ * A run of one step alone: the steps before it that `contextFrom` completed are taken from it
+ * as recorded, `step` runs, and the execution ends with it (docs/rerun.md#testing-one-step).
  */
 export const StepTest = z.object({
   step: z.string(),
@@ -118,6 +120,8 @@ export const StepTest = z.object({
   estimateOnly: z.boolean().optional(),
   /** For an estimate: what the step cost in `contextFrom`, whose answers' length it assumes again. */
   lastUsage: Usage.nullable().optional(),
+  /** Outputs pinned to top-level steps before it, as they were when the test started: they stand in for those steps. */
+  pinned: z.record(z.string(), z.unknown()).optional(),
 });
 export type StepTest = z.infer<typeof StepTest>;
 /** A step test as a starter asks for it: `itemIndexes` may be left out. */

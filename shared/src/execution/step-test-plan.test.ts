@@ -73,6 +73,17 @@ describe("planStepTest", () => {
     });
   });
 
+  it("lets a pin before the step stand in for the source's record, and ignores pins elsewhere", () => {
+    const pinned = { loop: [9], after: 1, gone: 2 };
+    const r = planStepTest(workflow(YAML), "w1", "target", source(), { pinned });
+    expect(r).toMatchObject({ ok: true, plan: { reusedSteps: ["fetch"], pinnedSteps: ["loop"] } });
+    if (r.ok) expect(r.plan.reusedPaths).toEqual(["fetch"]);
+    expect(planStepTest(workflow(YAML), "w1", "target", null, { pinned })).toMatchObject({
+      ok: true,
+      plan: { contextFrom: null, reusedSteps: [], pinnedSteps: ["loop"] },
+    });
+  });
+
   it("refuses an unknown step naming the steps, another workflow's execution, and one not finished", () => {
     expect(planStepTest(workflow(YAML), "w1", "nope", source())).toMatchObject({
       ok: false,
@@ -131,7 +142,7 @@ steps:
       });
 
     it("runs in the item named, reusing the steps before it in that item and branch, and the top-level ones", () => {
-      const r = planStepTest(workflow(NESTED), "w1", "right", ran(), [1]);
+      const r = planStepTest(workflow(NESTED), "w1", "right", ran(), { itemIndexes: [1] });
       expect(r).toMatchObject({
         ok: true,
         plan: {
@@ -150,7 +161,7 @@ steps:
         ok: true,
         plan: { path: "outer[0].inner[0].deep", itemIndexes: [0, 0], reusedSteps: [] },
       });
-      const r = planStepTest(workflow(NESTED), "w1", "deep", ran(), [1, 1]);
+      const r = planStepTest(workflow(NESTED), "w1", "deep", ran(), { itemIndexes: [1, 1] });
       expect(r).toMatchObject({ ok: true, plan: { path: "outer[1].inner[1].deep" } });
       // Before the inner foreach in item 1: prep and the whole parallel, its branches' steps included.
       if (r.ok) expect(r.plan.reusedSteps).toEqual(["fetch", "outer[1].prep", "outer[1].both"]);
@@ -166,11 +177,11 @@ steps:
     });
 
     it("refuses more item indexes than foreach steps hold the step", () => {
-      expect(planStepTest(workflow(NESTED), "w1", "left", null, [0, 1])).toMatchObject({
+      expect(planStepTest(workflow(NESTED), "w1", "left", null, { itemIndexes: [0, 1] })).toMatchObject({
         ok: false,
         problem: { kind: "bad_items", message: expect.stringContaining("give at most 1 item indexes") },
       });
-      expect(planStepTest(workflow(NESTED), "w1", "last", null, [0])).toMatchObject({
+      expect(planStepTest(workflow(NESTED), "w1", "last", null, { itemIndexes: [0] })).toMatchObject({
         ok: false,
         problem: { kind: "bad_items", message: "step `last` is in no foreach: give no item indexes" },
       });

@@ -16,6 +16,8 @@ export interface StepTestPlan {
    * top-level ones, then those before it in each step list holding it (as paths, `loop[2].fetch`).
    */
   reusedSteps: string[];
+  /** Top-level steps before `step` with a pinned output, in order: the pin stands in for them, whatever the source recorded. */
+  pinnedSteps: string[];
   /** Every recorded path of the reused steps, the ones nested in them included. */
   reusedPaths: string[];
   savedUsage: Usage;
@@ -34,26 +36,28 @@ export type StepTestPlanResult = { ok: true; plan: StepTestPlan } | { ok: false;
  * Decides a step test of `workflow`'s `step`, for the console route, `wf run --step` and the
  * executor alike. Unlike a rerun, the steps before it may differ from those the source ran: a
  * test takes their recorded outputs as its context, and leaves out those the source did not
- * complete. A step inside a foreach runs in the item `itemIndexes` names (0 by default).
+ * complete. A top-level step before it named in `pinned` takes its pin instead, with or without a
+ * source. A step inside a foreach runs in the item `itemIndexes` names (0 by default).
  */
 export function planStepTest(
   workflow: Workflow,
   workflowId: string,
   step: string,
   source: ExecutionSnapshot | null,
-  itemIndexes: readonly number[] = [],
+  opts: { itemIndexes?: readonly number[]; pinned?: Readonly<Record<string, unknown>> } = {},
 ): StepTestPlanResult {
   const fail = (problem: StepTestProblem): StepTestPlanResult => ({ ok: false, problem });
   const lineage = stepLineage(workflow.steps, step);
   if (lineage === null) {
-    const names: string[] = [];
-    walkSteps(workflow.steps, (s) => names.push(s.name));
+    const known: string[] = [];
+    walkSteps(workflow.steps, (s) => known.push(s.name));
     return fail({
       kind: "unknown_step",
-      knownSteps: names,
-      message: `no step \`${step}\` in the workflow; name one of its steps: ${names.join(", ")}`,
+      knownSteps: known,
+      message: `no step \`${step}\` in the workflow; name one of its steps: ${known.join(", ")}`,
     });
   }
+  const { itemIndexes = [], pinned = {} } = opts;
   const foreaches = lineage.ancestors.filter((a) => a.type === "foreach");
   if (itemIndexes.length > foreaches.length) {
     return fail({
@@ -67,7 +71,10 @@ export function planStepTest(
   const items = foreaches.map((_, i) => itemIndexes[i] ?? 0);
   const prefixes = levelPrefixes(lineage, items);
   const path = prefixes.at(-1)! + step;
-  const base = { step, path, itemIndexes: items };
+  const names = workflow.steps.map((s) => s.name);
+  const topBefore = names.slice(0, names.indexOf((lineage.ancestors[0] ?? lineage.step).name));
+  const pinnedSteps = topBefore.filter((n) => Object.hasOwn(pinned, n));
+  const base = { step, path, itemIndexes: items, pinnedSteps };
   if (source === null) {
     return { ok: true, plan: { ...base, contextFrom: null, reusedSteps: [], reusedPaths: [], savedUsage: ZERO_USAGE } };
   }
@@ -93,9 +100,8 @@ export function planStepTest(
     return status !== undefined && REUSABLE.has(status);
   };
   const recorded = Object.keys(source.steps);
-  // Top level: nested paths from the definition the source ran, as a rerun reads them.
-  const names = workflow.steps.map((s) => s.name);
-  const before = new Set(names.slice(0, names.indexOf((lineage.ancestors[0] ?? lineage.step).name)));
+  // Top level: nested paths from the definition the source ran, as a rerun reads them; a pin wins.
+  const before = new Set(topBefore.filter((n) => !pinnedSteps.includes(n)));
   const reusedTop = ran.data.steps.filter((s) => before.has(s.name) && reusable(s.name));
   const reusedSteps = names.filter((n) => reusedTop.some((s) => s.name === n));
   const reusedPaths = pathsOf(reusedTop, recorded);

@@ -24,6 +24,13 @@ export const WorkflowRecord = z.object({
    * Where a person placed steps on the console's canvas, by step name: beside the YAML, never in it, and not versioned.
    */
   layout: z.object({ positions: z.record(z.string(), z.object({ x: z.number(), y: z.number() })) }).optional(),
+  /**
+   * Outputs pinned to top-level steps, by step name: step tests take them instead of running the
+   * step (docs/rerun.md#testing-one-step). Beside the YAML like `layout`; a production run never reads them.
+   */
+  pins: z
+    .record(z.string(), z.object({ output: z.unknown(), pinnedAt: z.number(), from: z.string().nullable() }))
+    .optional(),
 });
 export type WorkflowRecord = z.infer<typeof WorkflowRecord>;
 

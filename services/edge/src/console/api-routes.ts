@@ -11,6 +11,7 @@ import { consoleSecretRoutes } from "./secrets";
 import { stepTestRoutes } from "./step-tests";
 import { consoleUsageRoutes } from "./usage";
 import { consoleWorkflowLayoutRoutes } from "./workflow-layout";
+import { consoleWorkflowPinRoutes } from "./workflow-pins";
 import { consoleWorkflowRoutes } from "./workflows";
 
 /**
@@ -28,6 +29,7 @@ export const consoleApiRoutes: readonly Route[] = [
   ...consoleApprovalRoutes,
   ...consoleWorkflowRoutes,
   ...consoleWorkflowLayoutRoutes,
+  ...consoleWorkflowPinRoutes,
   ...consoleKeyRoutes,
   ...consoleSecretRoutes,
   ...consoleAccountRoutes,

@@ -24,6 +24,8 @@ export const stepTestRoutes: Route[] = [
       "Only `step` runs: the execution ends with its status, its output being the execution's. The steps before it that " +
       "`fromExecution` completed are taken from it as recorded, marked `reused`, even if `yaml` changes them; the others are absent. " +
       "A step inside a foreach runs in the item `itemIndexes` names, the foreach's `items` evaluated anew; none of its containers is recorded. " +
+      "The workflow's pinned outputs (docs/console.md, Pinned data) stand in for the top-level steps before `step` that have one, " +
+      "with or without `fromExecution`, marked `pinned`; `usePins: false` ignores them. " +
       "Nothing is stored but the new execution: `yaml` is not saved as a version, and the source is not changed. " +
       "With `estimateOnly`, an `llm` or `agent` step does not run: its call is rendered and priced, the execution's output being the CostEstimate.",
     tag: "executions",
@@ -74,7 +76,14 @@ export const stepTestRoutes: Route[] = [
       const { workflow } = parseDefinition(body.yaml ?? stored.yaml, body.yaml === undefined ? "version" : "yaml");
       const source =
         body.fromExecution === undefined ? null : await contextOf(ctx.store, stored, body.fromExecution, userId);
-      const plan = planOrRefuse(workflow, stored.id, body.step, source, body.itemIndexes ?? []);
+      // Taken now: a later pin or unpin does not change a test that has started.
+      const pinned = body.usePins
+        ? Object.fromEntries(Object.entries(stored.pins ?? {}).map(([n, p]) => [n, p.output]))
+        : {};
+      const plan = planOrRefuse(workflow, stored.id, body.step, source, {
+        itemIndexes: body.itemIndexes ?? [],
+        pinned,
+      });
       if (body.estimateOnly === true) refuseEstimate(workflow, plan.step);
       const inputs = body.inputs ?? (source ? sourceInputs(source, workflow) : {});
       checkInputs(workflow, inputs);
@@ -99,6 +108,9 @@ export const stepTestRoutes: Route[] = [
             contextFrom: plan.contextFrom,
             itemIndexes: plan.itemIndexes,
             ...(body.estimateOnly === true ? { estimateOnly: true } : {}),
+            ...(plan.pinnedSteps.length === 0
+              ? {}
+              : { pinned: Object.fromEntries(plan.pinnedSteps.map((n) => [n, pinned[n]])) }),
           },
         },
         { store: ctx.store, log: ctx.log },
@@ -110,6 +122,7 @@ export const stepTestRoutes: Route[] = [
         itemIndexes: plan.itemIndexes,
         contextFrom: plan.contextFrom,
         reusedSteps: plan.reusedSteps,
+        pinnedSteps: plan.pinnedSteps,
       };
     },
   }),
@@ -144,9 +157,9 @@ function planOrRefuse(
   workflowId: string,
   step: string,
   source: ExecutionSnapshot | null,
-  itemIndexes: readonly number[],
+  opts: { itemIndexes: readonly number[]; pinned: Record<string, unknown> },
 ): StepTestPlan {
-  const planned = planStepTest(workflow, workflowId, step, source, itemIndexes);
+  const planned = planStepTest(workflow, workflowId, step, source, opts);
   if (planned.ok) return planned.plan;
   const { problem } = planned;
   switch (problem.kind) {

@@ -350,6 +350,7 @@ async function detailOf(store: Store, w: WorkflowRecord, role: Role) {
     createdAt: w.createdAt,
     sharedWith: role === "owner" ? await shareesOf(store, w) : null,
     layout: w.layout ?? { positions: {} },
+    pins: w.pins ?? {},
     variables: variablesOf(w),
   };
 }

@@ -50,6 +50,7 @@ function stepView(st: StepState, edits: DebugEdit[]): ConsoleStepView {
     completedAt: st.completedAt,
     usage: st.usage ?? null,
     reused: st.reused ?? false,
+    pinned: st.pinned ?? false,
     artifacts: st.artifacts ?? [],
     approvalId: st.approvalId,
     edits,

@@ -40,6 +40,7 @@ const blankStep = (at: number): StepView => ({
   completedAt: null,
   usage: null,
   reused: false,
+  pinned: false,
   artifacts: [],
   approvalId: null,
   edits: [],
@@ -70,7 +71,9 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
     ...(typeof d.error === "string" ? { error: d.error } : {}),
     ...(typeof d.duration === "number" ? { duration: d.duration } : {}),
     ...(typeof d.attempts === "number" ? { attempts: d.attempts } : {}),
-    ...(e.type === "step_reused" ? { reused: true, ...(isUsage(d.usage) ? { usage: d.usage } : {}) } : {}),
+    ...(e.type === "step_reused"
+      ? { reused: true, pinned: d.pinned === true, ...(isUsage(d.usage) ? { usage: d.usage } : {}) }
+      : {}),
   };
 }
 

@@ -1,0 +1,145 @@
+import {
+  ConsolePin,
+  ErrorBody,
+  MAX_PIN_BYTES,
+  MAX_WORKFLOW_PINS_BYTES,
+  PinBody,
+  PinParams,
+  ValidationErrorBody,
+} from "@wf/shared/api";
+import { CasConflictError, WfError } from "@wf/shared/errors";
+import type { WorkflowRecord } from "@wf/shared/store";
+import { parseWorkflow } from "@wf/shared/workflow";
+import { requireWriter, visibleExecution, visibleWorkflow } from "../access/roles";
+import type { EdgeContext } from "../context";
+import { defineRoute, type Route } from "../routes/route";
+import { validationError } from "../routes/validate";
+
+type Pins = NonNullable<WorkflowRecord["pins"]>;
+
+/**
+ * Outputs pinned to a workflow's top-level steps, for step tests to take instead of running
+ * them (docs/console.md, Pinned data). Kept on the workflow record beside `layout`, never in the
+ * YAML: a change is not a new version, and a production run never reads them.
+ */
+export const consoleWorkflowPinRoutes: Route[] = [
+  defineRoute({
+    method: "PUT",
+    path: "/api/console/workflows/{id}/pins/{step}",
+    operationId: "consolePinStepOutput",
+    summary: "Pin an output to a top-level step of a workflow: step tests of later steps take it instead of running it",
+    description:
+      `Replaces the step's pin. \`step\` must be a top-level step of the latest saved version. A pin's output is at most ${MAX_PIN_BYTES / 1024} KiB ` +
+      `as JSON, a workflow's pins ${MAX_WORKFLOW_PINS_BYTES / 1024} KiB together; pins of steps the saved version no longer has are dropped. ` +
+      "The workflow's version does not change, and runs other than step tests ignore pins.",
+    tag: "workflows",
+    auth: "console",
+    params: PinParams,
+    body: PinBody,
+    status: 200,
+    responses: {
+      200: { description: "The pin now stored.", schema: ConsolePin },
+      400: {
+        description: "`step` is not a top-level step of the saved workflow (the message lists them), or a bad body.",
+        schema: ValidationErrorBody,
+      },
+      403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
+      404: {
+        description: "No such workflow, or not visible to you; or `from` is no execution of it that you see.",
+        schema: ErrorBody,
+      },
+      413: { description: "The output, or the workflow's pins with it, are over their limit.", schema: ErrorBody },
+    },
+    async handler({ params, body }, { ctx, consoleUser }) {
+      const { userId } = consoleUser();
+      const bytes = jsonBytes(body.output);
+      if (bytes > MAX_PIN_BYTES)
+        throw new WfError(
+          "PAYLOAD_TOO_LARGE",
+          `the pinned output is ${bytes} bytes as JSON; a pin may have at most ${MAX_PIN_BYTES} (${MAX_PIN_BYTES / 1024} KiB)`,
+        );
+      const from = body.from ?? null;
+      const pin = { output: body.output, pinnedAt: Date.now(), from };
+      return await changePins(ctx, params.id, userId, "pinning a step's output", async (w) => {
+        const names = topLevelSteps(w);
+        if (!names.includes(params.step))
+          throw validationError([
+            {
+              in: "path",
+              field: "step",
+              message: `no top-level step \`${params.step}\` in the saved workflow; save it first, or name one of: ${names.join(", ")}`,
+            },
+          ]);
+        if (from !== null) {
+          const source = (await visibleExecution(ctx.store, from, userId)).execution.value;
+          if (source.workflowId !== w.id || source.ownerId !== w.ownerId)
+            throw new WfError("NOT_FOUND", `execution ${from} not found`);
+        }
+        const kept = Object.entries(w.pins ?? {}).filter(([name]) => name !== params.step && names.includes(name));
+        const pins: Pins = Object.fromEntries([...kept, [params.step, pin]]);
+        const total = jsonBytes(pins);
+        if (total > MAX_WORKFLOW_PINS_BYTES)
+          throw new WfError(
+            "PAYLOAD_TOO_LARGE",
+            `the workflow's pins would be ${total} bytes as JSON; they may have at most ${MAX_WORKFLOW_PINS_BYTES} (${MAX_WORKFLOW_PINS_BYTES / 1024} KiB) together: unpin another step first`,
+          );
+        return { pins, answer: pin };
+      });
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/api/console/workflows/{id}/pins/{step}",
+    operationId: "consoleUnpinStep",
+    summary: "Remove a step's pin: step tests run against recorded outputs again",
+    tag: "workflows",
+    auth: "console",
+    params: PinParams,
+    status: 204,
+    responses: {
+      204: { description: "Unpinned (or the step had no pin)." },
+      403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
+      404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
+    },
+    async handler({ params }, { ctx, consoleUser }) {
+      await changePins(ctx, params.id, consoleUser().userId, "unpinning a step", (w) => {
+        const pins = { ...w.pins };
+        delete pins[params.step];
+        return Promise.resolve({ pins, answer: undefined });
+      });
+      return undefined;
+    },
+  }),
+];
+
+/** Writes a workflow's pins as `change` makes them from the stored record; a concurrent save of the YAML is kept. */
+async function changePins<T>(
+  ctx: EdgeContext,
+  id: string,
+  userId: string,
+  what: string,
+  change: (w: WorkflowRecord) => Promise<{ pins: Pins; answer: T }>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const { workflow, role } = await visibleWorkflow(ctx.store, id, userId);
+    requireWriter(role, what);
+    const { pins, answer } = await change(workflow.value);
+    try {
+      await ctx.store.workflows.update({ ...workflow.value, pins }, workflow.version);
+      return answer;
+    } catch (err) {
+      if (!(err instanceof CasConflictError)) throw err;
+      if (attempt >= 5)
+        throw new WfError("UNAVAILABLE", "the workflow kept changing while its pins were stored: retry");
+    }
+  }
+}
+
+function topLevelSteps(w: WorkflowRecord): string[] {
+  const parsed = parseWorkflow(w.yaml);
+  return parsed.ok ? parsed.workflow.steps.map((s) => s.name) : [];
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
+}
