@@ -11,6 +11,7 @@ export type WorkflowList = Out<typeof S.ConsoleWorkflowList>;
 export type WorkflowItem = Out<typeof S.ConsoleWorkflowItem>;
 export type WorkflowDetail = Out<typeof S.ConsoleWorkflowDetail>;
 export type WorkflowVariable = Out<typeof S.ConsoleWorkflowVariable>;
+export type WorkflowPin = Out<typeof S.ConsolePin>;
 export type WorkflowIssue = Out<typeof S.WorkflowIssueView>;
 export type WorkflowVersionList = Out<typeof S.ConsoleWorkflowVersionList>;
 export type WorkflowVersion = Out<typeof S.ConsoleWorkflowVersion>;

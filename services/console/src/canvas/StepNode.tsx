@@ -3,6 +3,7 @@ import { Handle, Position, type NodeProps } from "@xyflow/react";
 import type { Badge } from "@wf/shared/canvas";
 import type { StepFlowNode } from "./elements";
 import { Gutter } from "./Gutter";
+import { PinMark } from "./PinMark";
 import { RunFacts } from "./RunFacts";
 import { stepLook } from "./step-types";
 
@@ -60,6 +61,7 @@ function StepNodeView({ id, data, selected }: NodeProps<StepFlowNode>) {
               {look.glyph}
             </span>
             <span className="wf-node-name">{name}</span>
+            {data.pinned ? <PinMark /> : null}
             {issues.length > 0 ? (
               <span
                 className="wf-node-issue"

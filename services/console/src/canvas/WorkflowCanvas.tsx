@@ -32,6 +32,7 @@ export interface WorkflowCanvasProps {
   positions?: Record<string, { x: number; y: number }>; // manual positions by node id (= step name)
   selected?: string | null;
   onSelect?(id: string | null): void;
+  pinned?: ReadonlySet<string>; // names of the top-level steps with a pinned output: each shows a pin mark
   overlay?: Record<string, NodeOverlay>; // run / debug state per node id: status colour, duration, attempts, tokens, cost, paused highlight, foreach items (expandable list on the node)
   editable?: boolean; // palette, drag to reorder/nest, Delete key, node drag to place
   onOperation?(op: CanvasOperation): void; // editable only: the page applies it to the text
@@ -88,6 +89,7 @@ function CanvasFlow({
   positions,
   selected = null,
   onSelect,
+  pinned,
   overlay,
   editable = false,
   onOperation,
@@ -101,6 +103,7 @@ function CanvasFlow({
   const { layout, nodes, onNodesChange, settle } = useFlowNodes(graph, positions, {
     selected,
     overlay,
+    pinned,
     editable,
     gutter: onGutterClick !== undefined,
     overlaid: overlay !== undefined,

@@ -15,6 +15,8 @@ export type StepNodeData = {
   overlay: NodeOverlay | undefined;
   container: boolean;
   gutter: boolean;
+  /** A top-level step with a pinned output (step tests take it instead of running the step). */
+  pinned: boolean;
 };
 
 export type BranchNodeData = { branch: string };
@@ -26,6 +28,7 @@ export type FlowNode = StepFlowNode | BranchFlowNode;
 export interface NodeOptions {
   selected: string | null;
   overlay: Readonly<Record<string, NodeOverlay>> | undefined;
+  pinned?: ReadonlySet<string>;
   editable: boolean;
   gutter: boolean;
 }
@@ -84,6 +87,7 @@ export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: Nod
           overlay: options.overlay?.[box.id],
           container: box.kind === "container",
           gutter: options.gutter,
+          pinned: node.group === undefined && node.name !== undefined && (options.pinned?.has(node.name) ?? false),
         },
         selected: box.id === options.selected,
         draggable: options.editable,

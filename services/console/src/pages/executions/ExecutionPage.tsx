@@ -195,6 +195,9 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
             executionId={view.id}
             path={selected}
             child={followed.children.get(selected)}
+            pinTo={
+              tree.some((n) => n.kind === "step" && n.topLevel && n.path === selected) ? view.workflowId : undefined
+            }
             actions={
               ended && tree.some((n) => n.kind === "step" && n.topLevel && n.path === selected)
                 ? rerunButton(selected)

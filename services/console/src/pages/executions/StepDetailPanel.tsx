@@ -7,6 +7,7 @@ import { ActionsHeader } from "../../ui/ActionsHeader";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration, formatTime, prettyJson } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
+import { PinOutputButton } from "../workflows/PinOutputButton";
 import { JsonBlock } from "./JsonBlock";
 import { executionPath, fetchStep, keys } from "./queries";
 import { formatTokens, formatUsageCost } from "./usage-format";
@@ -19,11 +20,14 @@ export function StepDetailPanel({
   path,
   child,
   actions,
+  pinTo,
 }: {
   executionId: string;
   path: string;
   child?: string;
   actions?: ReactNode;
+  /** The workflow a top-level step's output may be pinned to; undefined: no "Pin this output". */
+  pinTo?: string;
 }) {
   const step = useQuery({
     queryKey: keys.step(executionId, path),
@@ -45,13 +49,32 @@ export function StepDetailPanel({
           <ErrorState error={step.error} retry={() => void step.refetch()} />
         )
       ) : (
-        <StepBody step={step.data} child={child} actions={actions} />
+        <StepBody
+          step={step.data}
+          child={child}
+          actions={actions}
+          pin={
+            pinTo !== undefined && step.data.status === "COMPLETED" ? (
+              <PinOutputButton workflowId={pinTo} step={path} output={step.data.output} from={executionId} />
+            ) : null
+          }
+        />
       )}
     </section>
   );
 }
 
-function StepBody({ step, child, actions }: { step: StepDetail; child: string | undefined; actions: ReactNode }) {
+function StepBody({
+  step,
+  child,
+  actions,
+  pin,
+}: {
+  step: StepDetail;
+  child: string | undefined;
+  actions: ReactNode;
+  pin: ReactNode;
+}) {
   const [tab, setTab] = useState<Tab>("output");
   const tabs: { id: Tab; label: string }[] = [
     { id: "output", label: "Output" },
@@ -67,7 +90,7 @@ function StepBody({ step, child, actions }: { step: StepDetail; child: string | 
           <h2 className="mono">{step.path}</h2>
           <StatusBadge status={step.status} />
           <span className="muted">{step.type}</span>
-          {step.reused ? <span className="badge reused">reused</span> : null}
+          {step.reused ? <span className="badge reused">{step.pinned ? "pinned" : "reused"}</span> : null}
         </div>
         {actions}
       </div>
@@ -121,7 +144,12 @@ function StepBody({ step, child, actions }: { step: StepDetail; child: string | 
         ))}
       </div>
       <div role="tabpanel" aria-label={tabs.find((t) => t.id === tab)?.label}>
-        {tab === "output" ? <JsonBlock value={step.output} empty="No output." /> : null}
+        {tab === "output" ? (
+          <>
+            <JsonBlock value={step.output} empty="No output." />
+            {pin}
+          </>
+        ) : null}
         {tab === "input" ? (
           <JsonBlock
             value={step.input}

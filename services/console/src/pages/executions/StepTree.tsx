@@ -82,7 +82,11 @@ export function StepTree({
               >
                 {node.name}
               </button>
-              {st?.reused ? (
+              {st?.pinned ? (
+                <span className="badge reused" title="Taken from the step's pinned output: it did not run here">
+                  pinned
+                </span>
+              ) : st?.reused ? (
                 <span className="badge reused" title="Taken from the execution this one reruns: it did not run here">
                   reused
                 </span>

@@ -11,6 +11,8 @@ interface Props {
   /** The text's problems while the canvas draws its last valid version; null while it draws the text as it is. */
   stale: CanvasIssue[] | null;
   positions: Positions;
+  /** Names of the top-level steps with a pinned output. */
+  pinned: ReadonlySet<string>;
   selected: string | null;
   editable: boolean;
   onSelect(id: string | null): void;
@@ -40,6 +42,7 @@ export function CanvasPane({
   graph,
   stale,
   positions,
+  pinned,
   selected,
   editable,
   onSelect,
@@ -74,6 +77,7 @@ export function CanvasPane({
             <WorkflowCanvas
               graph={graph}
               positions={positions}
+              pinned={pinned}
               selected={selected}
               onSelect={onSelect}
               onActivate={activate}

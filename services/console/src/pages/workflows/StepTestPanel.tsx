@@ -9,6 +9,7 @@ import { JsonBlock } from "../executions/JsonBlock";
 import { formatUsageCost, hasUsage } from "../executions/usage-format";
 import { CostCheckedRun } from "./CostCheckedRun";
 import { ItemChoice } from "./ItemChoice";
+import { PinOutputButton } from "./PinOutputButton";
 
 const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 const NO_CONTEXT = "";
@@ -20,6 +21,8 @@ interface Props {
   step: string | undefined;
   /** The foreach steps holding it, outermost first: the test runs it in one item of each. */
   foreaches: readonly string[];
+  /** Only a top-level step's output can be pinned. */
+  topLevel: boolean;
   /** An llm or agent step: what its call costs is shown first (CostCheckedRun). */
   priced: boolean;
   /** The editor's text now: the test runs it, saved or not. */
@@ -27,9 +30,8 @@ interface Props {
 }
 
 /** The panel that runs a step of a saved workflow alone; elsewhere, why it cannot. */
-export function StepTestPanel({ workflowId, step, foreaches, priced, text }: Props) {
-  if (workflowId !== null && step !== undefined)
-    return <StepTest workflowId={workflowId} step={step} foreaches={foreaches} priced={priced} text={text} />;
+export function StepTestPanel({ workflowId, step, ...rest }: Props) {
+  if (workflowId !== null && step !== undefined) return <StepTest workflowId={workflowId} step={step} {...rest} />;
   const why =
     workflowId === null
       ? "Save the workflow once to run its steps alone."
@@ -51,6 +53,7 @@ function StepTest({
   workflowId,
   step,
   foreaches,
+  topLevel,
   priced,
   text,
 }: Omit<Props, "workflowId" | "step"> & { workflowId: string; step: string }) {
@@ -93,7 +96,7 @@ function StepTest({
             {e.id} · {e.status.toLowerCase()} · {formatAgo(e.createdAt)}
           </option>
         ))}
-        <option value={NO_CONTEXT}>No run: variables only</option>
+        <option value={NO_CONTEXT}>No run: variables and pins</option>
       </select>
       {foreaches.map((name, i) => (
         <ItemChoice
@@ -120,9 +123,15 @@ function StepTest({
               Open the test run
             </Link>
           </div>
+          {start.data?.pinnedSteps.length ? (
+            <p className="muted small">Took the pinned output of {start.data.pinnedSteps.join(", ")}.</p>
+          ) : null}
           {ran?.error ? <p className="step-error">{ran.error}</p> : null}
           {result && ENDED.has(result.status) ? (
             <JsonBlock value={ran?.output} empty="No output." label={`Output of ${step}`} />
+          ) : null}
+          {topLevel && ran?.status === "COMPLETED" ? (
+            <PinOutputButton workflowId={workflowId} step={step} output={ran.output} from={testId} />
           ) : null}
         </div>
       )}

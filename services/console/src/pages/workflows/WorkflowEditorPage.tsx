@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";
 import { useQuery } from "@tanstack/react-query";
 import type { WorkflowIssue } from "../../api/types";
@@ -16,9 +16,11 @@ import { RunDialog } from "./RunDialog";
 import { SplitView } from "./SplitView";
 import { StepPanel } from "./StepPanel";
 import { foreachLineage } from "./foreach-lineage";
+import { StepPinPanel } from "./StepPinPanel";
 import { StepTestPanel } from "./StepTestPanel";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
+import { usePins } from "./usePins";
 import { useWorkflowSave } from "./useWorkflowSave";
 import { YamlEditor } from "./YamlEditor";
 import "./workflows.css";
@@ -95,6 +97,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     canEdit,
   });
   const [canvasOpen, setCanvasOpen] = useState(true);
+  const pins = usePins(saved.id);
+  const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);
 
   const openRun = (yaml: string) => setRunOutline(module.describeWorkflow(yaml));
 
@@ -230,6 +234,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
             graph={canvas.graph}
             stale={canvas.stale}
             positions={canvas.positions}
+            pinned={pinned}
             selected={canvas.selected}
             editable={canEdit}
             onSelect={canvas.select}
@@ -248,14 +253,25 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   onOperation={canvas.operate}
                   onClose={canvas.deselect}
                   test={
-                    <StepTestPanel
-                      key={canvas.selectedNode.name ?? canvas.selectedNode.id}
-                      workflowId={saved.id}
-                      step={canvas.selectedNode.name}
-                      foreaches={foreachLineage(canvas.graph, canvas.selectedNode.id)}
-                      priced={canvas.selectedNode.type === "llm" || canvas.selectedNode.type === "agent"}
-                      text={() => editor.current?.text() ?? ""}
-                    />
+                    <>
+                      <StepPinPanel
+                        key={`pin:${canvas.selectedNode.name ?? canvas.selectedNode.id}`}
+                        workflowId={saved.id}
+                        step={canvas.selectedNode.name}
+                        topLevel={canvas.selectedNode.group === undefined}
+                        pin={canvas.selectedNode.name === undefined ? undefined : pins[canvas.selectedNode.name]}
+                        readOnly={!canEdit}
+                      />
+                      <StepTestPanel
+                        key={canvas.selectedNode.name ?? canvas.selectedNode.id}
+                        workflowId={saved.id}
+                        step={canvas.selectedNode.name}
+                        foreaches={foreachLineage(canvas.graph, canvas.selectedNode.id)}
+                        topLevel={canvas.selectedNode.group === undefined}
+                        priced={canvas.selectedNode.type === "llm" || canvas.selectedNode.type === "agent"}
+                        text={() => editor.current?.text() ?? ""}
+                      />
+                    </>
                   }
                 />
               ) : null

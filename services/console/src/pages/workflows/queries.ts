@@ -5,6 +5,7 @@ import type {
   WorkflowDetail,
   WorkflowDiff,
   WorkflowList,
+  WorkflowPin,
   WorkflowVersion,
   WorkflowVersionList,
 } from "../../api/types";
@@ -40,6 +41,10 @@ export const updateWorkflow = (id: string, yaml: string, baseVersion: number) =>
   api<WorkflowDetail>("PUT", one(id), { yaml, baseVersion });
 export const saveLayout = (id: string, positions: WorkflowDetail["layout"]["positions"]) =>
   api<WorkflowDetail["layout"]>("PUT", `${one(id)}/layout`, { positions });
+export const pinOutput = (id: string, step: string, output: unknown, from: string | null) =>
+  api<WorkflowPin>("PUT", `${one(id)}/pins/${encodeURIComponent(step)}`, { output, from });
+export const unpinStep = (id: string, step: string) =>
+  api<void>("DELETE", `${one(id)}/pins/${encodeURIComponent(step)}`);
 export const deleteWorkflow = (id: string) => api<void>("DELETE", one(id));
 export const startExecution = (id: string, body: StartBody) =>
   api<StartResponse>("POST", `${one(id)}/executions`, body);

@@ -1,0 +1,120 @@
+import { expect, it } from "vitest";
+import { axeAudit } from "./axe";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  useConsoleService,
+  whenCanvasStill,
+} from "./support";
+
+const service = useConsoleService();
+
+const PIPELINE = (name: string) => `name: ${name}
+steps:
+  - { name: fetch, type: transform, output: 20 }
+  - { name: double, type: transform, output: "{{ steps.fetch.output + 1 }}" }
+`;
+
+interface TestRun {
+  status: string;
+  steps: Record<string, { output: unknown; pinned: boolean }>;
+}
+
+describeInBrowser("pinned data", () => {
+  it(
+    "a newcomer types a pin for the first step and tests the next one with no run before",
+    { timeout: 120_000 },
+    async () => {
+      const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+      const workflowId = await createWorkflow(page, PIPELINE(`pins-${Date.now()}`));
+      await page.goto(`/console/workflows/${workflowId}`);
+      const fetchNode = page.locator('.react-flow__node[data-id="fetch"]');
+      await fetchNode.waitFor();
+      await whenCanvasStill(page);
+      expect(await fetchNode.getByRole("img", { name: "pinned" }).count()).toBe(0);
+
+      await fetchNode.click();
+      const panel = page.getByRole("complementary", { name: "Selected step" });
+      const pins = panel.getByRole("region", { name: "Pinned data" });
+      await pins.getByRole("button", { name: "Pin data" }).click();
+      const box = pins.getByRole("textbox", { name: /^Output of fetch/ });
+      await box.fill("{ rows: 1 }");
+      await pins.getByRole("button", { name: "Save pin" }).click();
+      const mistake = pins.getByRole("alert");
+      await expect.poll(() => mistake.textContent()).toContain("Not JSON");
+      expect(await box.getAttribute("aria-invalid")).toBe("true");
+      await screenshot(page, "pins-typed-mistake");
+      expect(await axeAudit(page)).toEqual([]);
+
+      await box.fill("5");
+      await pins.getByRole("button", { name: "Save pin" }).click();
+      await expect.poll(() => pins.getByLabel("Pinned output of fetch").textContent()).toBe("5");
+      await fetchNode.getByRole("img", { name: "pinned" }).waitFor();
+      await screenshot(page, "pins-pinned");
+      expect(await axeAudit(page)).toEqual([]);
+
+      // The next step, tested with no earlier run: the pin is its context.
+      await page.locator('.react-flow__node[data-id="double"]').click();
+      const test = panel.getByRole("region", { name: "Test this step" });
+      expect(await test.getByLabel("Earlier outputs from").inputValue()).toBe("");
+      await test.getByRole("button", { name: "Run this step" }).click();
+      const result = test.getByRole("status", { name: "Step test result" });
+      await expect.poll(() => result.getByLabel("Output of double").textContent(), { timeout: 30_000 }).toBe("6");
+      await result.getByText("Took the pinned output of fetch.").waitFor();
+      await result.getByRole("button", { name: "Pin this output" }).scrollIntoViewIfNeeded();
+      await screenshot(page, "pins-step-test");
+      expect(await axeAudit(page)).toEqual([]);
+
+      const listed = await consoleApi<{ items: Array<{ id: string }> }>(
+        page,
+        "GET",
+        `/api/console/executions?workflowId=${workflowId}&triggerSource=step_test`,
+      );
+      expect(listed.json.items).toHaveLength(1);
+      const run = await consoleApi<TestRun>(page, "GET", `/api/console/executions/${listed.json.items[0]!.id}`);
+      expect(run.json.steps.fetch).toMatchObject({ output: 5, pinned: true });
+
+      // Pinning the test's output marks that step too; unpinning the first removes its mark.
+      await result.getByRole("button", { name: "Pin this output" }).click();
+      await page.locator('.react-flow__node[data-id="double"]').getByRole("img", { name: "pinned" }).waitFor();
+      await fetchNode.click();
+      await pins.getByRole("button", { name: "Unpin" }).click();
+      await pins.getByRole("button", { name: "Pin data" }).waitFor();
+      await expect.poll(() => fetchNode.getByRole("img", { name: "pinned" }).count()).toBe(0);
+      const detail = await consoleApi<{ pins: Record<string, { output: unknown; from: string | null }> }>(
+        page,
+        "GET",
+        `/api/console/workflows/${workflowId}`,
+      );
+      expect(detail.json.pins).toEqual({
+        double: expect.objectContaining({ output: 6, from: listed.json.items[0]!.id }),
+      });
+      await screenshot(page, "pins-after-unpin");
+
+      // The test run's page says which step was pinned, and pins a step's output from there too.
+      const testId = listed.json.items[0]!.id;
+      await page.goto(`/console/executions/${testId}?steps=list`);
+      await page.getByRole("heading", { name: `Execution ${testId}` }).waitFor();
+      const row = page.getByRole("row").filter({ has: page.getByRole("button", { name: "fetch", exact: true }) });
+      expect(await row.getByText("pinned", { exact: true }).count()).toBe(1);
+      await page.getByRole("button", { name: "fetch", exact: true }).click();
+      const fetched = page.getByRole("region", { name: "Step fetch" });
+      await fetched.getByText("pinned", { exact: true }).waitFor();
+      await fetched.getByRole("button", { name: "Pin this output" }).click();
+      await fetched.getByRole("status").filter({ hasText: "Pinned to fetch." }).waitFor();
+      await screenshot(page, "pins-execution-step");
+      expect(await axeAudit(page)).toEqual([]);
+      const after = await consoleApi<{ pins: Record<string, { output: unknown; from: string | null }> }>(
+        page,
+        "GET",
+        `/api/console/workflows/${workflowId}`,
+      );
+      expect(after.json.pins.fetch).toMatchObject({ output: 5, from: testId });
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
+});
