@@ -104,6 +104,14 @@ describe("pinned step outputs", () => {
     const unknown = await pin(me, wf.id, "nope", { output: 1 });
     expect(statusAndCode(unknown)).toEqual([400, "VALIDATION_FAILED"]);
     expect(unknown.body.error).toContain("name one of: fetch, double, publish");
+    const nested = await storeWorkflow(
+      env(),
+      me.user.id,
+      `name: nested\nsteps:\n  - name: each\n    type: foreach\n    items: [1]\n    steps:\n      - { name: inner, type: transform, output: 1 }\n`,
+    );
+    const inner = await pin(me, nested.id, "inner", { output: 1 });
+    expect(statusAndCode(inner)).toEqual([400, "VALIDATION_FAILED"]);
+    expect(inner.body.error).toContain("name one of: each");
     let deep: unknown = 1;
     for (let i = 0; i < 70; i++) deep = [deep];
     expect(statusAndCode(await pin(me, wf.id, "fetch", { output: deep }))).toEqual([400, "VALIDATION_FAILED"]);
