@@ -165,7 +165,7 @@ describe("pinned step outputs", () => {
     expect(test).toMatchObject({ status: "COMPLETED", output: 10 });
     expect(test.steps.fetch).toMatchObject({ status: "COMPLETED", output: 5, reused: true, pinned: true });
     expect(test.steps.publish).toBeUndefined();
-    expect(test.stepTest).toEqual({ step: "double", contextFrom: null, pinned: { fetch: 5 } });
+    expect(test.stepTest).toEqual({ step: "double", contextFrom: null, itemIndexes: [], pinned: { fetch: 5 } });
 
     const view = await consoleCall(env(), me, "GET", `/api/console/executions/${answer.executionId}`);
     expect(ConsoleExecutionView.parse(view.body).steps.fetch).toMatchObject({ output: 5, reused: true, pinned: true });
