@@ -102,6 +102,7 @@ describe("a step test's cost estimate", () => {
     const source = await ended(started.body.executionId as string);
     expect(source.status, source.error ?? "").toBe("COMPLETED");
 
+    const billedTests: number[] = [];
     for (const [step, a] of Object.entries(ANSWERS)) {
       const calls = openai.requests(a.model).length;
       const r = await stepTest(me, wf.id, { step, fromExecution: source.id, estimateOnly: true });
@@ -127,7 +128,14 @@ describe("a step test's cost estimate", () => {
           `billed $${u.costUsd} (${u.promptTokens} in + ${u.completionTokens} out): ${(off * 100).toFixed(1)} %`,
       );
       expect(Math.abs(off), step).toBeLessThanOrEqual(0.2);
+      billedTests.push(u.costUsd);
     }
+    // The tests' cost counts in the usage report, apart and in the total, though they are listed apart.
+    const report = await consoleCall(env(), me, "GET", "/api/console/usage?days=1");
+    const testsCost = billedTests.reduce((a, b) => a + b, 0);
+    expect(report.body.stepTests).toMatchObject({ executions: 2 * billedTests.length });
+    expect((report.body.stepTests as { costUsd: number }).costUsd).toBeCloseTo(testsCost, 6);
+    expect((report.body.total as { costUsd: number }).costUsd).toBeCloseTo(testsCost + source.usage.costUsd, 6);
   });
 
   it("without a source run assumes a typical answer within max_tokens; a step that is no model call has no estimate", async () => {

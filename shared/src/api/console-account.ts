@@ -102,6 +102,9 @@ export const UsageView = z.object({
       "True when the window holds more executions than one report reads: the sums cover the newest `executionsRead`.",
     ),
   total: Usage,
+  stepTests: z
+    .object(Spend)
+    .describe("The step tests among them (triggerSource step_test), counted in every other figure too."),
   byDay: z.array(z.object({ date: z.string().describe("yyyy-mm-dd, UTC."), ...Spend })),
   byWorkflow: z.array(z.object({ workflowId: Id, workflowName: z.string(), ...Spend })),
   byStatus: z.partialRecord(ExecutionStatus, z.number().int()),

@@ -32,16 +32,34 @@ const utcDate = (at: number): string => new Date(at).toISOString().slice(0, 10);
 /** Cents and below add up in floating point: keep the sums to a micro-dollar. */
 const rounded = (s: Spend): Spend => ({ ...s, costUsd: Math.round(s.costUsd * 1e6) / 1e6 });
 
-/** The executions of `ownerId` created at or after `from`, newest first, at most `max`. */
+type Ctx = Parameters<Route["handler"]>[1]["ctx"];
+
+/** The executions of `ownerId` created at or after `from`, step tests included, newest first, at most `max`. */
 async function executionsSince(
-  ctx: Parameters<Route["handler"]>[1]["ctx"],
+  ctx: Ctx,
   ownerId: string,
+  from: number,
+  max: number,
+): Promise<{ items: ExecutionSnapshot[]; truncated: boolean }> {
+  // Step tests are runs too (they are listed apart): their tokens and cost count.
+  const [runs, tests] = await Promise.all([
+    listSince(ctx, ownerId, false, from, max),
+    listSince(ctx, ownerId, true, from, max),
+  ]);
+  const items = [...runs.items, ...tests.items].sort((a, b) => b.createdAt - a.createdAt);
+  return { items: items.slice(0, max), truncated: runs.truncated || tests.truncated || items.length > max };
+}
+
+async function listSince(
+  ctx: Ctx,
+  ownerId: string,
+  stepTests: boolean,
   from: number,
   max: number,
 ): Promise<{ items: ExecutionSnapshot[]; truncated: boolean }> {
   const items: ExecutionSnapshot[] = [];
   for (let page = 1; ; page++) {
-    const { items: batch } = await ctx.store.executions.list({ ownerId, page, size: PAGE });
+    const { items: batch } = await ctx.store.executions.list({ ownerId, stepTests, page, size: PAGE });
     for (const e of batch) {
       if (e.createdAt < from) return { items, truncated: false };
       if (items.length >= max) return { items, truncated: true };
@@ -60,7 +78,7 @@ export const consoleUsageRoutes: Route[] = [
     summary:
       "Your tokens and cost by day and by workflow, executions by status, and each key's requests against your plan's limits",
     description:
-      `Sums the \`usage\` of the executions you own created in the window (the newest ${MAX_USAGE_EXECUTIONS} at most: \`truncated\` says when there were more). ` +
+      `Sums the \`usage\` of the executions you own created in the window, step tests included (the newest ${MAX_USAGE_EXECUTIONS} at most: \`truncated\` says when there were more). ` +
       `Key counts are the rate limiter's for the current epoch minute and UTC date, for your ${MAX_USAGE_KEYS} newest keys that are neither revoked nor expired.`,
     tag: "account",
     auth: "console",
@@ -77,12 +95,14 @@ export const consoleUsageRoutes: Route[] = [
       ]);
 
       const total = zero();
+      const stepTests = zero();
       const byDay = new Map<string, Spend>();
       for (let day = from; day <= now; day += DAY_MS) byDay.set(utcDate(day), zero());
       const byWorkflow = new Map<string, Spend & { workflowName: string }>();
       const byStatus: Partial<Record<ExecutionStatus, number>> = {};
       for (const e of items) {
         add(total, e);
+        if (e.triggerSource === "step_test") add(stepTests, e);
         const date = utcDate(e.createdAt);
         if (!byDay.has(date)) byDay.set(date, zero());
         add(byDay.get(date)!, e);
@@ -106,6 +126,7 @@ export const consoleUsageRoutes: Route[] = [
         executionsRead: items.length,
         truncated,
         total: totalUsage,
+        stepTests: rounded(stepTests),
         byDay: [...byDay].sort(([a], [b]) => a.localeCompare(b)).map(([date, s]) => ({ date, ...rounded(s) })),
         byWorkflow: [...byWorkflow]
           .map(([workflowId, s]) => ({ workflowId, workflowName: s.workflowName, ...rounded(s) }))

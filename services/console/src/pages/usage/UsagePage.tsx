@@ -86,6 +86,12 @@ function Report({ report }: { report: UsageView }) {
           <dd>{formatCost(report.total.costUsd)}</dd>
         </div>
       </dl>
+      {report.stepTests.executions > 0 ? (
+        <p className="muted small">
+          Of these, {formatNumber(report.stepTests.executions)} step tests ({formatCost(report.stepTests.costUsd)},{" "}
+          {formatNumber(report.stepTests.totalTokens)} tokens).
+        </p>
+      ) : null}
       {report.executionsRead === 0 ? (
         <div className="card">
           <Empty title="No executions in this window">Only API key requests happened; they are counted below.</Empty>
