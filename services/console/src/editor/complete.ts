@@ -1,5 +1,6 @@
 import type { Completion, CompletionContext, CompletionResult } from "@codemirror/autocomplete";
 import type { SchemaNav } from "./schema-nav";
+import { outputFieldsAt } from "./output-paths";
 import { contextAt } from "./yaml-context";
 
 /** Keys whose values are a short list: choosing one opens the list of its values at once. */
@@ -54,5 +55,27 @@ export function workflowCompletions(nav: SchemaNav) {
         return completion;
       });
     return options.length === 0 ? null : { from: line.from + at.from, options, validFor: /^[\w$.-]*$/ };
+  };
+}
+
+/**
+ * Completion of the fields of a step's known output (the latest run's, or a step test's) after
+ * `steps.<name>.output.` inside `{{ … }}`. `known` is asked at each completion: outputs arrive later.
+ */
+export function outputCompletions(known: () => Readonly<Record<string, unknown>>) {
+  return (context: CompletionContext): CompletionResult | null => {
+    const line = context.state.doc.lineAt(context.pos);
+    const at = outputFieldsAt(line.text.slice(0, context.pos - line.from), known());
+    if (!at) return null;
+    return {
+      from: context.pos - at.word.length,
+      options: at.options.map((o): Completion => ({
+        label: o.label,
+        apply: o.apply,
+        detail: o.detail,
+        type: "property",
+      })),
+      validFor: /^[\w`]*$/,
+    };
   };
 }

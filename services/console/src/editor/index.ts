@@ -19,7 +19,15 @@ import { yaml } from "@codemirror/lang-yaml";
 import { bracketMatching, foldGutter, foldKeymap, indentOnInput, indentUnit } from "@codemirror/language";
 import { lintGutter, lintKeymap, setDiagnostics } from "@codemirror/lint";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { Annotation, Compartment, EditorSelection, EditorState, Prec, type Extension } from "@codemirror/state";
+import {
+  Annotation,
+  Compartment,
+  EditorSelection,
+  EditorState,
+  Prec,
+  type Extension,
+  type SelectionRange,
+} from "@codemirror/state";
 import {
   crosshairCursor,
   drawSelection,
@@ -36,7 +44,7 @@ import {
 } from "@codemirror/view";
 import type { WorkflowIssue } from "@wf/shared/workflow";
 import schema from "@wf/shared/schema/workflow.schema.json";
-import { reopensAfter, workflowCompletions } from "./complete";
+import { outputCompletions, reopensAfter, workflowCompletions } from "./complete";
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
@@ -56,6 +64,10 @@ export interface WorkflowEditorOptions {
    * edits.
    */
   onCursor?(offset: number): void;
+  /** The editor got the focus: it is where a picked output field goes (`insert`). */
+  onFocus?(): void;
+  /** The known output of each step by name, for completion after `steps.<name>.output.`. */
+  knownOutputs?(): Readonly<Record<string, unknown>>;
 }
 
 /** A replacement of `[from, to)` in the document as it was before the change. */
@@ -78,6 +90,12 @@ export interface WorkflowEditor {
   applyEdits(edits: readonly EditorEdit[]): void;
   /** Selects `[from, to)` and scrolls its start into view, leaving the focus where it is. */
   select(from: number, to: number): void;
+  /**
+   * Puts `text` in place of the person's own selection (not one the page made), or at the end, as
+   * their edit, leaving the focus where it is; answers the 1-based line it went in, or null when
+   * the text is read-only.
+   */
+  insert(text: string): number | null;
   /**
    * The editor's own undo and redo, for keys pressed elsewhere on the page; false when there was nothing to undo or
    * redo.
@@ -179,6 +197,9 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
   let standing: StandingIssues | null = null;
   const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
   const tab = tabKeys();
+  // The person's own selection, kept through edits: the page's `select` (a step picked on the
+  // canvas) must not make an insert replace the step it selected.
+  let personal: SelectionRange | null = null;
   // The editor lives in a shadow root: CodeMirror styles a document with a <style> element, which
   // the console's CSP (style-src 'self') refuses, and a shadow root with a constructed style sheet,
   // which it allows. The theme's custom properties cross the boundary. A host is reused when a
@@ -205,7 +226,11 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         indentOnInput(),
         bracketMatching(),
         closeBrackets(),
-        autocompletion({ override: [workflowCompletions(nav)], activateOnCompletion: reopensAfter, icons: false }),
+        autocompletion({
+          override: [outputCompletions(options.knownOutputs ?? (() => ({}))), workflowCompletions(nav)],
+          activateOnCompletion: reopensAfter,
+          icons: false,
+        }),
         rectangularSelection(),
         crosshairCursor(),
         highlightActiveLine(),
@@ -233,10 +258,18 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
           tabindex: "0",
         }),
         replaceLinesOurselves,
+        EditorView.domEventHandlers({
+          focus() {
+            options.onFocus?.();
+            return false;
+          },
+        }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) options.onChange(update.state.doc.toString());
-          if (update.selectionSet && !update.transactions.some((tr) => tr.annotation(fromPage)))
+          if (update.selectionSet && !update.transactions.some((tr) => tr.annotation(fromPage))) {
+            personal = update.state.selection.main;
             options.onCursor?.(update.state.selection.main.head);
+          } else if (update.docChanged) personal = personal?.map(update.changes) ?? null;
         }),
       ],
     }),
@@ -265,6 +298,17 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         effects: EditorView.scrollIntoView(Math.min(from, max), { y: "start", yMargin: 40 }),
         annotations: fromPage.of(true),
       });
+    },
+    insert(text) {
+      if (view.state.readOnly) return null;
+      const { from, to } = personal ?? EditorSelection.cursor(view.state.doc.length);
+      view.dispatch({
+        changes: { from, to, insert: text },
+        selection: EditorSelection.cursor(from + text.length),
+        userEvent: "input.paste",
+        scrollIntoView: true,
+      });
+      return view.state.doc.lineAt(view.state.selection.main.head).number;
     },
     undo: () => undo(view),
     redo: () => redo(view),
