@@ -9,6 +9,7 @@ import { formatDuration, formatTime, prettyJson } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
 import { PinOutputButton } from "../workflows/PinOutputButton";
 import { JsonBlock } from "./JsonBlock";
+import { PickableOutput } from "./PickableOutput";
 import { executionPath, fetchStep, keys } from "./queries";
 import { formatTokens, formatUsageCost } from "./usage-format";
 
@@ -147,6 +148,9 @@ function StepBody({
         {tab === "output" ? (
           <>
             <JsonBlock value={step.output} empty="No output." />
+            {step.output !== null && step.output !== undefined ? (
+              <PickableOutput step={step.name} value={step.output} />
+            ) : null}
             {pin}
           </>
         ) : null}

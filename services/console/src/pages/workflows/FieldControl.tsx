@@ -1,6 +1,7 @@
-import { useId, useState, type KeyboardEvent } from "react";
+import { useId, useState, type FocusEvent, type KeyboardEvent } from "react";
 import type { ScalarValue } from "@wf/shared/canvas";
 import type { FormField } from "./step-form";
+import { useInsertableField } from "./useInsertableField";
 
 export interface FieldChange {
   set(value: ScalarValue): void;
@@ -26,12 +27,15 @@ function DraftInput({
   value,
   disabled,
   change,
+  insertable,
 }: {
   id: string;
   field: FormField & { control: Draft };
   value: unknown;
   disabled: boolean;
   change: FieldChange;
+  /** A text field takes picked output fields (useInsertableField). */
+  insertable?: ReturnType<typeof useInsertableField>;
 }) {
   const shown = value === undefined || value === null ? "" : String(value);
   const [draft, setDraft] = useState(shown);
@@ -56,7 +60,12 @@ function DraftInput({
     id,
     disabled,
     value: draft,
-    onBlur: commit,
+    ref: insertable?.ref,
+    onFocus: insertable?.onFocus,
+    onBlur: (event: FocusEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+      commit();
+      insertable?.onBlur(event);
+    },
     onKeyDown,
     required: field.required,
     title: field.description,
@@ -94,6 +103,7 @@ export function FieldControl({
 }) {
   const id = useId();
   const label = field.path.join(".");
+  const insertable = useInsertableField(label, disabled, change);
   const title = (
     <span className="step-field-label" title={field.description}>
       {field.path[field.path.length - 1]}
@@ -153,6 +163,7 @@ export function FieldControl({
             value={value}
             disabled={disabled}
             change={change}
+            insertable={field.control === "text" || field.control === "textarea" ? insertable : undefined}
           />
         </label>
       );

@@ -32,10 +32,12 @@ interface Props {
   onClose(): void;
   /** Running the step alone (StepTestPanel), where it can be. */
   test?: ReactNode;
+  /** The other steps' outputs to map fields from (KnownOutputsPanel). */
+  outputs?: ReactNode;
 }
 
 /** The selected step's fields as a form built from the JSON Schema; each change is one canvas operation on the text. */
-export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose, test }: Props) {
+export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose, test, outputs }: Props) {
   return (
     <aside className="step-panel" aria-label="Selected step" tabIndex={-1}>
       <div className="step-panel-head">
@@ -57,6 +59,7 @@ export function StepPanel({ node, values, agents, container, readOnly, onOperati
       ) : (
         <StepFields node={node} values={values} agents={agents} readOnly={readOnly} onOperation={onOperation} />
       )}
+      {outputs}
       {test}
       <div className="step-panel-actions">
         <button
@@ -105,7 +108,7 @@ function StepFields({
   agents,
   readOnly,
   onOperation,
-}: Omit<Props, "values" | "container" | "onClose" | "test"> & { values: Record<string, unknown> }) {
+}: Omit<Props, "values" | "container" | "onClose" | "test" | "outputs"> & { values: Record<string, unknown> }) {
   const type = node.type ?? "";
   const form = useMemo(() => stepForm(root, type, values, agents), [type, values, agents]);
   const control = (field: FormField) => (

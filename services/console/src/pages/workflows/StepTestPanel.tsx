@@ -1,4 +1,4 @@
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { Link } from "react-router";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { api, query } from "../../api/client";
@@ -6,13 +6,17 @@ import type { ExecutionList, ExecutionView, StepTestResponse } from "../../api/t
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatAgo, formatDuration } from "../../ui/format";
 import { JsonBlock } from "../executions/JsonBlock";
-import { formatUsageCost, hasUsage } from "../executions/usage-format";
+import { formatTokens, formatUsageCost, hasUsage } from "../executions/usage-format";
+import { PickableOutput } from "../executions/PickableOutput";
 import { CostCheckedRun } from "./CostCheckedRun";
 import { ItemChoice } from "./ItemChoice";
 import { PinOutputButton } from "./PinOutputButton";
+import { StepTestDetails } from "./StepTestDetails";
 
 const ENDED: ReadonlySet<string> = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);
 const NO_CONTEXT = "";
+/** A step test is mostly short, and someone waits on it: its output shows within this of its end. */
+const POLL_MS = 100;
 
 interface Props {
   /** Null for a workflow not saved yet. */
@@ -27,6 +31,8 @@ interface Props {
   priced: boolean;
   /** The editor's text now: the test runs it, saved or not. */
   text(): string;
+  /** A test completed with this output (the editor then knows it, for mapping and completion). */
+  onOutput?(step: string, output: unknown): void;
 }
 
 /** The panel that runs a step of a saved workflow alone; elsewhere, why it cannot. */
@@ -56,6 +62,7 @@ function StepTest({
   topLevel,
   priced,
   text,
+  onOutput,
 }: Omit<Props, "workflowId" | "step"> & { workflowId: string; step: string }) {
   const runs = useQuery({
     queryKey: ["executions", "of-workflow", workflowId],
@@ -81,10 +88,18 @@ function StepTest({
     queryKey: ["executions", "step-test", testId],
     queryFn: ({ signal }) => api<ExecutionView>("GET", `/api/console/executions/${testId}`, undefined, signal),
     enabled: testId !== undefined,
-    refetchInterval: (q) => (q.state.data && ENDED.has(q.state.data.status) ? false : 250),
+    refetchInterval: (q) => (q.state.data && ENDED.has(q.state.data.status) ? false : POLL_MS),
   });
   const result = test.data;
-  const ran = start.data ? result?.steps[start.data.path] : undefined;
+  const path = start.data?.path;
+  const ran = path === undefined ? undefined : result?.steps[path];
+  const ended = result !== undefined && ENDED.has(result.status);
+  const completed = ended && ran?.status === "COMPLETED";
+  useEffect(() => {
+    // Another item's output is no output of the step's to map from.
+    if (completed && path === step) onOutput?.(step, ran.output);
+    // Once per test: a refetch of the same ended test is the same output.
+  }, [completed, testId]);
 
   return (
     <section className="step-test" aria-label="Test this step">
@@ -117,7 +132,11 @@ function StepTest({
           <div className="row">
             <StatusBadge status={ran?.status ?? result?.status ?? "PENDING"} />
             <span className="muted">{formatDuration(ran?.duration)}</span>
-            {hasUsage(ran?.usage) ? <span className="muted">cost {formatUsageCost(ran.usage)}</span> : null}
+            {hasUsage(ran?.usage) ? (
+              <span className="muted">
+                cost {formatUsageCost(ran.usage)} · {formatTokens(ran.usage)} tokens
+              </span>
+            ) : null}
             {/* A tab of its own: the editor keeps its unsaved text. */}
             <Link to={`/executions/${encodeURIComponent(testId)}`} target="_blank" rel="noopener">
               Open the test run
@@ -127,8 +146,12 @@ function StepTest({
             <p className="muted small">Took the pinned output of {start.data.pinnedSteps.join(", ")}.</p>
           ) : null}
           {ran?.error ? <p className="step-error">{ran.error}</p> : null}
-          {result && ENDED.has(result.status) ? (
-            <JsonBlock value={ran?.output} empty="No output." label={`Output of ${step}`} />
+          {ended ? (
+            <>
+              <JsonBlock value={ran?.output} empty="No output." label={`Output of ${step}`} />
+              {completed ? <PickableOutput step={step} value={ran.output} /> : null}
+              {path === undefined ? null : <StepTestDetails executionId={testId} path={path} />}
+            </>
           ) : null}
           {topLevel && ran?.status === "COMPLETED" ? (
             <PinOutputButton workflowId={workflowId} step={step} output={ran.output} from={testId} />

@@ -5,10 +5,12 @@ import type { WorkflowIssue } from "../../api/types";
 import type { WorkflowEditor, WorkflowOutline } from "../../editor";
 import { shortcutLabel, useShortcut } from "../../app/shortcuts";
 import { ConfirmDialog } from "../../ui/confirm";
+import { InsertTargets, InsertTargetsContext, type InsertTarget } from "../../ui/insert-target";
 import { ErrorState, Loading } from "../../ui/states";
 import { CanvasPane } from "./CanvasPane";
 import { fromDetail, type Arrival, type Start } from "./editor-start";
 import { templateByKey } from "./examples";
+import { KnownOutputsPanel } from "./KnownOutputsPanel";
 import { ProblemsPanel } from "./ProblemsPanel";
 import { editorPath, fetchWorkflow, workflowKeys } from "./queries";
 import { RoleBadge } from "./RoleBadge";
@@ -18,8 +20,10 @@ import { StepPanel } from "./StepPanel";
 import { foreachLineage } from "./foreach-lineage";
 import { StepPinPanel } from "./StepPinPanel";
 import { StepTestPanel } from "./StepTestPanel";
+import { stepsBefore } from "./steps-before";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
+import { useKnownOutputs } from "./useKnownOutputs";
 import { usePins } from "./usePins";
 import { useWorkflowSave } from "./useWorkflowSave";
 import { YamlEditor } from "./YamlEditor";
@@ -99,6 +103,21 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const [canvasOpen, setCanvasOpen] = useState(true);
   const pins = usePins(saved.id);
   const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);
+  const known = useKnownOutputs(saved.id);
+  const knownNow = useRef(known.outputs);
+  knownNow.current = known.outputs;
+  // Where a picked output field goes: the YAML editor or a field of the step panel, whichever was focused last.
+  const [targets] = useState(() => new InsertTargets());
+  const yamlTarget = useMemo<InsertTarget>(
+    () => ({
+      name: "the YAML",
+      insert(text) {
+        const line = editor.current?.insert(text);
+        return line === null || line === undefined ? null : `the YAML, line ${line}`;
+      },
+    }),
+    [],
+  );
 
   const openRun = (yaml: string) => setRunOutline(module.describeWorkflow(yaml));
 
@@ -128,7 +147,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     canvas.onText(text);
   };
 
-  return (
+  const page = (
     <div className="editor-page">
       <div className="page-head editor-head">
         <Link to="/workflows" className="muted">
@@ -216,6 +235,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                 editor={editor}
                 onChange={onChange}
                 onCursor={canvas.onCursor}
+                onFocus={() => targets.remember(yamlTarget)}
+                knownOutputs={() => knownNow.current}
                 onIssues={(found) => {
                   setIssues(found);
                   setIssuesFromService(false);
@@ -252,6 +273,12 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   readOnly={!canEdit}
                   onOperation={canvas.operate}
                   onClose={canvas.deselect}
+                  outputs={
+                    <KnownOutputsPanel
+                      outputs={known.outputs}
+                      before={stepsBefore(canvas.graph, canvas.selectedNode)}
+                    />
+                  }
                   test={
                     <>
                       <StepPinPanel
@@ -270,6 +297,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                         topLevel={canvas.selectedNode.group === undefined}
                         priced={canvas.selectedNode.type === "llm" || canvas.selectedNode.type === "agent"}
                         text={() => editor.current?.text() ?? ""}
+                        onOutput={known.tested}
                       />
                     </>
                   }
@@ -300,4 +328,5 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
       </ConfirmDialog>
     </div>
   );
+  return <InsertTargetsContext.Provider value={targets}>{page}</InsertTargetsContext.Provider>;
 }

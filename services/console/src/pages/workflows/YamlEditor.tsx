@@ -15,6 +15,8 @@ export function YamlEditor(props: {
   onChange(text: string): void;
   onIssues(issues: WorkflowIssue[]): void;
   onCursor(offset: number): void;
+  onFocus?(): void;
+  knownOutputs?(): Readonly<Record<string, unknown>>;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const latest = useRef(props);
@@ -29,6 +31,8 @@ export function YamlEditor(props: {
       onChange: (t) => latest.current.onChange(t),
       onIssues: (issues) => latest.current.onIssues(issues),
       onCursor: (offset) => latest.current.onCursor(offset),
+      onFocus: () => latest.current.onFocus?.(),
+      knownOutputs: () => latest.current.knownOutputs?.() ?? {},
     });
     editor.current = view;
     return () => {

@@ -1,0 +1,47 @@
+import { useCallback, useMemo, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { api, query } from "../../api/client";
+import type { ExecutionList } from "../../api/types";
+import { hasEnded } from "../executions/execution-status";
+import { fetchExecution, keys } from "../executions/queries";
+
+export interface KnownOutputs {
+  /** The output of each top-level step by name: a step test's of this session over the latest run's. */
+  outputs: Readonly<Record<string, unknown>>;
+  /** A step test of `step` completed with `output`. */
+  tested(step: string, output: unknown): void;
+}
+
+/**
+ * What the editor knows of its steps' outputs, for picking fields (click-to-map) and completing
+ * `steps.<name>.output.`: the latest ended run of the saved workflow, and the step tests run here.
+ */
+export function useKnownOutputs(workflowId: string | null): KnownOutputs {
+  // The same query as the step test's choice of an earlier run: one request serves both.
+  const latest = useQuery({
+    queryKey: ["executions", "of-workflow", workflowId],
+    queryFn: ({ signal }) =>
+      api<ExecutionList>("GET", `/api/console/executions${query({ workflowId, limit: 10 })}`, undefined, signal),
+    enabled: workflowId !== null,
+    select: (list) => list.items.find((e) => hasEnded(e.status))?.id ?? null,
+  });
+  const runId = latest.data ?? null;
+  const run = useQuery({
+    queryKey: keys.execution(runId ?? ""),
+    queryFn: ({ signal }) => fetchExecution(runId!, signal),
+    enabled: runId !== null,
+  });
+  const [tests, setTests] = useState<Readonly<Record<string, unknown>>>({});
+  const tested = useCallback(
+    (step: string, output: unknown) => setTests((before) => ({ ...before, [step]: output })),
+    [],
+  );
+  const outputs = useMemo(() => {
+    const known: Record<string, unknown> = {};
+    // A step's path is its name at the top level; `loop[2].name` inside a foreach, or `group.name`, is not reachable as steps.<name>.
+    for (const [path, step] of Object.entries(run.data?.steps ?? {}))
+      if (step.status === "COMPLETED" && !/[[.]/.test(path)) known[path] = step.output;
+    return { ...known, ...tests };
+  }, [run.data, tests]);
+  return { outputs, tested };
+}
