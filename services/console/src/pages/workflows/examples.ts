@@ -55,6 +55,25 @@ steps:
 `,
   },
   {
+    key: "javascript",
+    title: "JavaScript, then a message",
+    summary: "A JavaScript step makes a list; the next step writes a line from it.",
+    yaml: `name: first-item
+description: Makes a list in JavaScript, then says which item comes first.
+steps:
+  - name: fetch
+    type: code
+    language: javascript
+    timeout: 10
+    code: |
+      console.log("making the list");
+      return { items: [{ id: "a1", title: "First" }, { id: "b2", title: "Second" }] };
+  - name: announce
+    type: transform
+    output: "The first item is "
+`,
+  },
+  {
     key: "loop",
     title: "Loop over a list",
     summary: "A foreach over a list input, two items at a time, then a summary.",
