@@ -60,6 +60,11 @@ describeInBrowser("pinned data", () => {
       await page.locator('.react-flow__node[data-id="double"]').click();
       const test = panel.getByRole("region", { name: "Test this step" });
       expect(await test.getByLabel("Earlier outputs from").inputValue()).toBe("");
+      // The pin is a known output to map from, with no run at all.
+      await panel
+        .getByRole("region", { name: "Outputs of earlier steps" })
+        .getByRole("button", { name: "Insert steps.fetch.output" })
+        .waitFor();
       await test.getByRole("button", { name: "Run this step" }).click();
       const result = test.getByRole("status", { name: "Step test result" });
       await expect.poll(() => result.getByLabel("Output of double").textContent(), { timeout: 30_000 }).toBe("6");

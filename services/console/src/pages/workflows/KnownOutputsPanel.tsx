@@ -1,7 +1,7 @@
 import { PickableOutput } from "../executions/PickableOutput";
 
 /**
- * In the selected step's panel: the known outputs (the latest run's, or a step test's) of the
+ * In the selected step's panel: the known outputs (the latest run's, a pin, or a step test's) of the
  * steps before it, whose fields go into this step's fields or the YAML when pressed.
  */
 export function KnownOutputsPanel({
@@ -18,7 +18,9 @@ export function KnownOutputsPanel({
     <section className="known-outputs" aria-label="Outputs of earlier steps">
       <h3>Outputs of earlier steps</h3>
       {known.length === 0 ? (
-        <p className="muted small">Run the workflow, or test a step, to map the fields of its output here.</p>
+        <p className="muted small">
+          Run the workflow, test a step or pin its data, to map the fields of its output here.
+        </p>
       ) : (
         known.map((name) => (
           <details key={name} open={known.length === 1}>

@@ -103,7 +103,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const [canvasOpen, setCanvasOpen] = useState(true);
   const pins = usePins(saved.id);
   const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);
-  const known = useKnownOutputs(saved.id);
+  const known = useKnownOutputs(saved.id, pins);
   const knownNow = useRef(known.outputs);
   knownNow.current = known.outputs;
   // Where a picked output field goes: the YAML editor or a field of the step panel, whichever was focused last.

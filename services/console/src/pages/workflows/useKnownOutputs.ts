@@ -6,7 +6,7 @@ import { hasEnded } from "../executions/execution-status";
 import { fetchExecution, keys } from "../executions/queries";
 
 export interface KnownOutputs {
-  /** The output of each top-level step by name: a step test's of this session over the latest run's. */
+  /** The output of each top-level step by name: a step test's of this session, over its pin, over the latest run's. */
   outputs: Readonly<Record<string, unknown>>;
   /** A step test of `step` completed with `output`. */
   tested(step: string, output: unknown): void;
@@ -14,9 +14,12 @@ export interface KnownOutputs {
 
 /**
  * What the editor knows of its steps' outputs, for picking fields (click-to-map) and completing
- * `steps.<name>.output.`: the latest ended run of the saved workflow, and the step tests run here.
+ * `steps.<name>.output.`: the latest ended run of the saved workflow, the pins, and the step tests run here.
  */
-export function useKnownOutputs(workflowId: string | null): KnownOutputs {
+export function useKnownOutputs(
+  workflowId: string | null,
+  pins: Readonly<Record<string, { output: unknown }>>,
+): KnownOutputs {
   // The same query as the step test's choice of an earlier run: one request serves both.
   const latest = useQuery({
     queryKey: ["executions", "of-workflow", workflowId],
@@ -41,7 +44,8 @@ export function useKnownOutputs(workflowId: string | null): KnownOutputs {
     // A step's path is its name at the top level; `loop[2].name` inside a foreach, or `group.name`, is not reachable as steps.<name>.
     for (const [path, step] of Object.entries(run.data?.steps ?? {}))
       if (step.status === "COMPLETED" && !/[[.]/.test(path)) known[path] = step.output;
+    for (const [name, pin] of Object.entries(pins)) known[name] = pin.output;
     return { ...known, ...tests };
-  }, [run.data, tests]);
+  }, [run.data, pins, tests]);
   return { outputs, tested };
 }
