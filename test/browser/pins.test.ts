@@ -18,6 +18,17 @@ steps:
   - { name: double, type: transform, output: "{{ steps.fetch.output + 1 }}" }
 `;
 
+/** A code step then a message, to build with no run: the first step's output is pinned. */
+const LIST = (name: string) => `name: ${name}
+steps:
+  - name: fetch
+    type: code
+    language: javascript
+    code: |
+      return { items: [{ id: "r1" }] };
+  - { name: announce, type: transform, output: "nothing yet" }
+`;
+
 interface TestRun {
   status: string;
   steps: Record<string, { output: unknown; pinned: boolean }>;
@@ -118,6 +129,60 @@ describeInBrowser("pinned data", () => {
         `/api/console/workflows/${workflowId}`,
       );
       expect(after.json.pins.fetch).toMatchObject({ output: 5, from: testId });
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
+
+  it(
+    "the build loop with no run at all: a typed pin, a field of it mapped into the next step, tested, saved and run",
+    { timeout: 120_000 },
+    async () => {
+      const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+      const workflowId = await createWorkflow(page, LIST(`pins-loop-${Date.now()}`));
+      await page.goto(`/console/workflows/${workflowId}`);
+      const fetchNode = page.locator('.react-flow__node[data-id="fetch"]');
+      await fetchNode.waitFor();
+      await whenCanvasStill(page);
+      await fetchNode.click();
+      const panel = page.getByRole("complementary", { name: "Selected step" });
+      const pins = panel.getByRole("region", { name: "Pinned data" });
+      await pins.getByRole("button", { name: "Pin data" }).click();
+      await pins.getByRole("textbox", { name: /^Output of fetch/ }).fill('{"items": [{"id": "p1"}]}');
+      await pins.getByRole("button", { name: "Save pin" }).click();
+      await fetchNode.getByRole("img", { name: "pinned" }).waitFor();
+
+      // Map the pinned field into the next step's output, then test that step on the pin.
+      await page.locator('.react-flow__node[data-id="announce"]').click();
+      await panel.getByRole("heading", { name: "announce" }).waitFor();
+      const output = panel.getByRole("textbox", { name: /^output/ });
+      await output.fill("First: ");
+      await output.press("End");
+      await panel
+        .getByRole("region", { name: "Outputs of earlier steps" })
+        .getByRole("button", { name: "Insert steps.fetch.output.items[0].id", exact: true })
+        .click();
+      await expect.poll(() => output.inputValue()).toBe("First: {{ steps.fetch.output.items[0].id }}");
+      const test = panel.getByRole("region", { name: "Test this step" });
+      await test.getByRole("button", { name: "Run this step" }).click();
+      await expect
+        .poll(() => test.getByLabel("Output of announce").textContent(), { timeout: 30_000 })
+        .toBe('"First: p1"');
+      await test.getByLabel("Output of announce").scrollIntoViewIfNeeded();
+      await screenshot(page, "pins-loop-tested");
+      expect(await axeAudit(page)).toEqual([]);
+
+      // Saved and run for real: the pin is not used, the code step runs.
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await expect.poll(() => page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(0);
+      await page.getByRole("button", { name: "Run", exact: true }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Run", exact: true }).click();
+      await page.waitForURL((url) => url.pathname.startsWith("/console/executions/"));
+      const runId = new URL(page.url()).pathname.split("/").at(-1)!;
+      const ran = () =>
+        consoleApi<{ status: string; output: unknown }>(page, "GET", `/api/console/executions/${runId}`);
+      await expect.poll(async () => (await ran()).json.status, { timeout: 30_000 }).toBe("COMPLETED");
+      expect((await ran()).json.output).toBe("First: r1");
       expect(errors).toEqual([]);
       await context.close();
     },
