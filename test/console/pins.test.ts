@@ -6,10 +6,8 @@ import {
   MAX_PIN_BYTES,
   StepTestResponse,
 } from "@wf/shared/api";
-import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { storeWorkflow } from "../api/support";
-import { waitFor } from "../support/runtime";
-import { consoleCall, consoleSession, statusAndCode, useConsole, type Session } from "./support";
+import { consoleCall, consoleSession, type Session, statusAndCode, stepTestCalls, useConsole } from "./support";
 
 const env = useConsole();
 
@@ -40,19 +38,7 @@ async function pinsOf(who: Session, workflowId: string) {
   return ConsoleWorkflowDetail.parse(r.body).pins;
 }
 
-function stepTest(who: Session, workflowId: string, body: unknown) {
-  return consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body });
-}
-
-async function ended(id: string): Promise<ExecutionSnapshot> {
-  return waitFor(
-    async () => {
-      const v = await env().platform.store.executions.get(id);
-      return v && TERMINAL_STATUSES.has(v.value.status) ? v.value : undefined;
-    },
-    { timeoutMs: 30_000, what: `execution ${id} to end` },
-  );
-}
+const { stepTest, ended } = stepTestCalls(env);
 
 async function started(who: Session, workflowId: string): Promise<string> {
   const r = await consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/executions`, { body: {} });

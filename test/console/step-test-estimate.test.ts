@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StepTestResponse } from "@wf/shared/api";
-import { CostEstimate, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import { CostEstimate } from "@wf/shared/execution";
 import { storeWorkflow } from "../api/support";
 import { PRICES } from "../ai/support/ai-env";
 import { LlmTestServer, type Reply } from "../ai/support/llm-server";
-import { waitFor } from "../support/runtime";
-import { consoleCall, consoleSession, statusAndCode, useConsole, type Session } from "./support";
+import { consoleCall, consoleSession, statusAndCode, stepTestCalls, useConsole } from "./support";
 
 let openai: LlmTestServer;
 // Filled before the service starts (hooks run in the order they are registered).
@@ -75,19 +74,7 @@ const ANSWERS: Record<string, { model: string; first: string; then: string }> = 
   },
 };
 
-function stepTest(who: Session, workflowId: string, body: unknown) {
-  return consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body });
-}
-
-async function ended(id: string): Promise<ExecutionSnapshot> {
-  return waitFor(
-    async () => {
-      const v = await env().platform.store.executions.get(id);
-      return v && TERMINAL_STATUSES.has(v.value.status) ? v.value : undefined;
-    },
-    { timeoutMs: 30_000, what: `execution ${id} to end` },
-  );
-}
+const { stepTest, ended } = stepTestCalls(env);
 
 function answer(text: string): Reply {
   return { text, usage: "counted" };

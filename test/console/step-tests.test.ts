@@ -2,10 +2,8 @@ import { Kvm } from "@nats-io/kv";
 import { describe, expect, it } from "vitest";
 import { ExecutionList, StepTestResponse } from "@wf/shared/api";
 import { createApiKey } from "@wf/shared/auth";
-import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { ALL_SCOPES, call, storeWorkflow } from "../api/support";
-import { waitFor } from "../support/runtime";
-import { consoleCall, consoleSession, statusAndCode, useConsole, type Session } from "./support";
+import { consoleCall, consoleSession, type Session, statusAndCode, stepTestCalls, useConsole } from "./support";
 
 const env = useConsole();
 
@@ -58,24 +56,12 @@ steps:
       - { name: add, type: transform, output: "{{ steps.prep.output + item }}" }
 `;
 
-function stepTest(who: Session, workflowId: string, body: unknown) {
-  return consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body });
-}
+const { stepTest, ended } = stepTestCalls(env);
 
 async function started(who: Session, workflowId: string): Promise<string> {
   const r = await consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/executions`, { body: {} });
   expect(r.status).toBe(202);
   return r.body.executionId as string;
-}
-
-async function ended(id: string): Promise<ExecutionSnapshot> {
-  return waitFor(
-    async () => {
-      const v = await env().platform.store.executions.get(id);
-      return v && TERMINAL_STATUSES.has(v.value.status) ? v.value : undefined;
-    },
-    { timeoutMs: 30_000, what: `execution ${id} to end` },
-  );
 }
 
 describe("POST /api/console/workflows/{id}/step-tests", () => {

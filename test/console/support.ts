@@ -1,8 +1,9 @@
 import { beforeAll } from "vitest";
 import { createUser, type Plan } from "@wf/shared/auth";
-import { newId } from "@wf/shared/execution";
 import type { UserRecord } from "@wf/shared/store";
+import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { useApi, type ApiEnv } from "../api/support";
+import { waitFor } from "../support/runtime";
 
 /** The edge with the runtime, also on a real HTTP listener: event streams need one (inject does not stream). */
 export interface ConsoleEnv extends ApiEnv {
@@ -144,4 +145,23 @@ async function* sseMessages(res: Response, signal: AbortSignal): AsyncGenerator<
   } catch (err) {
     if (!signal.aborted) throw err;
   }
+}
+
+/** Step tests over the console's API (docs/rerun.md#testing-one-step), and an execution's end, read from the store. */
+export function stepTestCalls(env: () => ConsoleEnv): {
+  stepTest(who: Session, workflowId: string, body: unknown): Promise<Answer>;
+  ended(id: string): Promise<ExecutionSnapshot>;
+} {
+  return {
+    stepTest: (who, workflowId, body) =>
+      consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body }),
+    ended: (id) =>
+      waitFor(
+        async () => {
+          const v = await env().platform.store.executions.get(id);
+          return v && TERMINAL_STATUSES.has(v.value.status) ? v.value : undefined;
+        },
+        { timeoutMs: 30_000, what: `execution ${id} to end` },
+      ),
+  };
 }
