@@ -251,7 +251,8 @@ describe("bench harness (smoke)", () => {
     } finally {
       for (const close of closers) await close();
     }
-  }, 120_000);
+    // Four services started from source and four drains: minutes on a loaded CI machine.
+  }, 300_000);
 
   it("the end-to-end aim holds a rate kept up with, not a window's count: in-flight executions at the end do not fail it, a backlog does", () => {
     const run = {

@@ -38,13 +38,7 @@ async function pinsOf(who: Session, workflowId: string) {
   return ConsoleWorkflowDetail.parse(r.body).pins;
 }
 
-const { stepTest, ended } = stepTestCalls(env);
-
-async function started(who: Session, workflowId: string): Promise<string> {
-  const r = await consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/executions`, { body: {} });
-  expect(r.status).toBe(202);
-  return r.body.executionId as string;
-}
+const { stepTest, started, ended } = stepTestCalls(env);
 
 describe("pinned step outputs", () => {
   it("are set, replaced and removed beside the YAML: the workflow's version and text do not change", async () => {

@@ -56,13 +56,7 @@ steps:
       - { name: add, type: transform, output: "{{ steps.prep.output + item }}" }
 `;
 
-const { stepTest, ended } = stepTestCalls(env);
-
-async function started(who: Session, workflowId: string): Promise<string> {
-  const r = await consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/executions`, { body: {} });
-  expect(r.status).toBe(202);
-  return r.body.executionId as string;
-}
+const { stepTest, started, ended } = stepTestCalls(env);
 
 describe("POST /api/console/workflows/{id}/step-tests", () => {
   it("runs one edited step on the source's recorded outputs, and nothing after it; the source and the versions stay", async () => {

@@ -147,12 +147,19 @@ async function* sseMessages(res: Response, signal: AbortSignal): AsyncGenerator<
   }
 }
 
-/** Step tests over the console's API (docs/rerun.md#testing-one-step), and an execution's end, read from the store. */
+/** Starts and step tests over the console's API (docs/rerun.md#testing-one-step), and an execution's end, read from the store. */
 export function stepTestCalls(env: () => ConsoleEnv): {
   stepTest(who: Session, workflowId: string, body: unknown): Promise<Answer>;
+  /** A console start of the stored workflow: its execution's id. */
+  started(who: Session, workflowId: string): Promise<string>;
   ended(id: string): Promise<ExecutionSnapshot>;
 } {
   return {
+    started: async (who, workflowId) => {
+      const r = await consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/executions`, { body: {} });
+      if (r.status !== 202) throw new Error(`start refused: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body.executionId as string;
+    },
     stepTest: (who, workflowId, body) =>
       consoleCall(env(), who, "POST", `/api/console/workflows/${workflowId}/step-tests`, { body }),
     ended: (id) =>

@@ -1,12 +1,8 @@
 import { useId, useState, type FocusEvent, type KeyboardEvent } from "react";
 import type { ScalarValue } from "@wf/shared/canvas";
 import type { FormField } from "./step-form";
+import type { FieldChange } from "./field-change";
 import { useInsertableField } from "./useInsertableField";
-
-export interface FieldChange {
-  set(value: ScalarValue): void;
-  remove(): void;
-}
 
 type Draft = "text" | "textarea" | "number" | "integer";
 

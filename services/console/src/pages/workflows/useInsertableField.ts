@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, type FocusEvent } from "react";
 import { useInsertTargets, type InsertTarget } from "../../ui/insert-target";
-import type { FieldChange } from "./FieldControl";
+import type { FieldChange } from "./field-change";
 
 type TextInput = HTMLInputElement | HTMLTextAreaElement;
 
