@@ -1,5 +1,4 @@
 import { useId, useState, type FocusEvent, type KeyboardEvent } from "react";
-import type { ScalarValue } from "@wf/shared/canvas";
 import type { FormField } from "./step-form";
 import type { FieldChange } from "./field-change";
 import { useInsertableField } from "./useInsertableField";
