@@ -1,7 +1,6 @@
 import { ConsoleLayoutBody, ConsoleWorkflowLayout, ErrorBody, IdParams, ValidationErrorBody } from "@wf/shared/api";
-import { CasConflictError, WfError } from "@wf/shared/errors";
-import { requireWriter, visibleWorkflow } from "../access/roles";
 import { defineRoute, type Route } from "../routes/route";
+import { updateBesideYaml } from "./beside-yaml";
 
 /**
  * The canvas layout beside a workflow: where a person placed its steps. It is kept on the
@@ -28,22 +27,14 @@ export const consoleWorkflowLayoutRoutes: Route[] = [
       404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
-      // A concurrent save of the YAML is not this write's business: read again and keep it.
-      for (let attempt = 1; ; attempt++) {
-        const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
-        requireWriter(role, "arranging a workflow's canvas");
-        try {
-          await ctx.store.workflows.update(
-            { ...workflow.value, layout: { positions: body.positions } },
-            workflow.version,
-          );
-          return { positions: body.positions };
-        } catch (err) {
-          if (!(err instanceof CasConflictError)) throw err;
-          if (attempt >= 5)
-            throw new WfError("UNAVAILABLE", "the workflow kept changing while its layout was stored: retry");
-        }
-      }
+      const positions = body.positions;
+      return await updateBesideYaml(
+        ctx,
+        params.id,
+        consoleUser().userId,
+        { doing: "arranging a workflow's canvas", stored: "its layout was" },
+        () => Promise.resolve({ fields: { layout: { positions } }, answer: { positions } }),
+      );
     },
   }),
 ];

@@ -7,13 +7,13 @@ import {
   PinParams,
   ValidationErrorBody,
 } from "@wf/shared/api";
-import { CasConflictError, WfError } from "@wf/shared/errors";
+import { WfError } from "@wf/shared/errors";
 import type { WorkflowRecord } from "@wf/shared/store";
 import { parseWorkflow } from "@wf/shared/workflow";
-import { requireWriter, visibleExecution, visibleWorkflow } from "../access/roles";
-import type { EdgeContext } from "../context";
+import { visibleExecution } from "../access/roles";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
+import { updateBesideYaml } from "./beside-yaml";
 
 type Pins = NonNullable<WorkflowRecord["pins"]>;
 
@@ -60,7 +60,8 @@ export const consoleWorkflowPinRoutes: Route[] = [
         );
       const from = body.from ?? null;
       const pin = { output: body.output, pinnedAt: Date.now(), from };
-      return await changePins(ctx, params.id, userId, "pinning a step's output", async (w) => {
+      const names = { doing: "pinning a step's output", stored: "its pins were" };
+      return await updateBesideYaml(ctx, params.id, userId, names, async (w) => {
         const names = topLevelSteps(w);
         if (!names.includes(params.step))
           throw validationError([
@@ -83,7 +84,7 @@ export const consoleWorkflowPinRoutes: Route[] = [
             "PAYLOAD_TOO_LARGE",
             `the workflow's pins would be ${total} bytes as JSON; they may have at most ${MAX_WORKFLOW_PINS_BYTES} (${MAX_WORKFLOW_PINS_BYTES / 1024} KiB) together: unpin another step first`,
           );
-        return { pins, answer: pin };
+        return { fields: { pins }, answer: pin };
       });
     },
   }),
@@ -102,38 +103,16 @@ export const consoleWorkflowPinRoutes: Route[] = [
       404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
     },
     async handler({ params }, { ctx, consoleUser }) {
-      await changePins(ctx, params.id, consoleUser().userId, "unpinning a step", (w) => {
+      const names = { doing: "unpinning a step", stored: "its pins were" };
+      await updateBesideYaml(ctx, params.id, consoleUser().userId, names, (w) => {
         const pins = { ...w.pins };
         delete pins[params.step];
-        return Promise.resolve({ pins, answer: undefined });
+        return Promise.resolve({ fields: { pins }, answer: undefined });
       });
       return undefined;
     },
   }),
 ];
-
-/** Writes a workflow's pins as `change` makes them from the stored record; a concurrent save of the YAML is kept. */
-async function changePins<T>(
-  ctx: EdgeContext,
-  id: string,
-  userId: string,
-  what: string,
-  change: (w: WorkflowRecord) => Promise<{ pins: Pins; answer: T }>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const { workflow, role } = await visibleWorkflow(ctx.store, id, userId);
-    requireWriter(role, what);
-    const { pins, answer } = await change(workflow.value);
-    try {
-      await ctx.store.workflows.update({ ...workflow.value, pins }, workflow.version);
-      return answer;
-    } catch (err) {
-      if (!(err instanceof CasConflictError)) throw err;
-      if (attempt >= 5)
-        throw new WfError("UNAVAILABLE", "the workflow kept changing while its pins were stored: retry");
-    }
-  }
-}
 
 function topLevelSteps(w: WorkflowRecord): string[] {
   const parsed = parseWorkflow(w.yaml);

@@ -1,0 +1,34 @@
+import { CasConflictError, WfError } from "@wf/shared/errors";
+import type { WorkflowRecord } from "@wf/shared/store";
+import { requireWriter, visibleWorkflow } from "../access/roles";
+import type { EdgeContext } from "../context";
+
+/** What a workflow record keeps beside its YAML: a change of it is not a new version. */
+type BesideYaml = Partial<Pick<WorkflowRecord, "layout" | "pins">>;
+
+/**
+ * Writes what `change` makes of the stored record's fields beside the YAML, for a user who may
+ * edit the workflow (`doing` names the work in a viewer's 403). A concurrent write, such as a
+ * save of the YAML, is not this write's business: it reads again and keeps it, five tries.
+ */
+export async function updateBesideYaml<T>(
+  ctx: EdgeContext,
+  id: string,
+  userId: string,
+  names: { doing: string; stored: string },
+  change: (w: WorkflowRecord) => Promise<{ fields: BesideYaml; answer: T }>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const { workflow, role } = await visibleWorkflow(ctx.store, id, userId);
+    requireWriter(role, names.doing);
+    const { fields, answer } = await change(workflow.value);
+    try {
+      await ctx.store.workflows.update({ ...workflow.value, ...fields }, workflow.version);
+      return answer;
+    } catch (err) {
+      if (!(err instanceof CasConflictError)) throw err;
+      if (attempt >= 5)
+        throw new WfError("UNAVAILABLE", `the workflow kept changing while ${names.stored} stored: retry`);
+    }
+  }
+}
