@@ -17,6 +17,10 @@ export const AIMS = {
   chainJavascriptS: 0.4,
   chainPythonS: 1.2,
   workflowsPerSec: 1_000,
+  /** Sustained 3-step workflows as a share of the raw bound the bench prints, by step kind. */
+  boundShare: { javascript: 0.7, transform: 0.8 },
+  /** What one sustained 3-step workflow may cost, in raw KV compare-and-set updates of throughput. */
+  casPerWorkflow: 15,
   /** Median wall time of one light code step through the code runner, warm. */
   codeStepJavascriptMs: 1,
   codeStepPythonMs: 15,

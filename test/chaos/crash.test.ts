@@ -94,6 +94,134 @@ describe("executor killed mid-step", () => {
   });
 });
 
+/**
+ * A step that acts outside (it records its run), then two pure JavaScript steps slow enough to be
+ * killed in, then a transform: the pure steps write nothing of their own before the end.
+ */
+const PURE_RUN = (fx: SideEffects) => `
+name: crash-in-pure-run
+steps:
+  - name: effect
+    type: code
+    language: python
+    network: { allow: ["${fx.allow}"] }
+    code: |
+      import urllib.request
+      urllib.request.urlopen(urllib.request.Request("${fx.url}/effects", data=b"run", method="POST")).read()
+      print('{"n": 20}')
+  - name: spin1
+    type: code
+    language: javascript
+    input: { n: "{{ steps.effect.output.n }}" }
+    code: |
+      const end = Date.now() + 1500;
+      while (Date.now() < end) {}
+      return input.n * 2;
+  - name: spin2
+    type: code
+    language: javascript
+    input: { n: "{{ steps.spin1.output }}" }
+    code: return input.n + 1;
+  - { name: last, type: transform, output: "{{ steps.spin2.output }}" }
+`;
+
+describe("executor killed inside a run of pure steps", () => {
+  it("runs the pure steps again from the effect's stored result, whatever the trigger: the effect ran once", async () => {
+    const ns = `crashpure${Date.now() % 100000}`;
+    const c = await client(ns);
+    const fx = await sideEffects();
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const id = await run(c.platform, PURE_RUN(fx), { triggerSource: "open_api" });
+      // The effect's result is written before the pure step after it runs.
+      const atKill = await waitFor(
+        async () => {
+          const v = await c.platform.store.executions.get(id);
+          return v?.value.steps.effect?.status === "COMPLETED" ? v.value : undefined;
+        },
+        { what: "the effect's result to be stored" },
+      );
+      await first.kill();
+      first = null;
+      expect(fx.lines("effects")).toHaveLength(1);
+      expect(atKill.steps.spin1?.status).not.toBe("COMPLETED");
+      const second = await startExecutorProcess(ns);
+      try {
+        const s = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(s).toMatchObject({ status: "COMPLETED", output: 41 });
+        expect(s.steps.effect).toMatchObject({ status: "COMPLETED", attempts: 1 });
+        expect(s.steps.spin1).toMatchObject({ status: "COMPLETED", attempts: 1, output: 40 });
+        expect(fx.lines("effects")).toHaveLength(1);
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await first?.kill();
+      await c.stop();
+    }
+  });
+});
+
+/** A pure step in one branch, recorded RUNNING by the other branch's writes around its effect. */
+const BESIDE_EFFECT = (fx: SideEffects) => `
+name: crash-beside-effect
+steps:
+  - name: both
+    type: parallel
+    branches:
+      pure:
+        - name: spin
+          type: code
+          language: javascript
+          code: |
+            const end = Date.now() + 5000;
+            while (Date.now() < end) {}
+            return 7;
+      outside:
+        - name: effect
+          type: code
+          language: python
+          network: { allow: ["${fx.allow}"] }
+          code: |
+            import urllib.request
+            urllib.request.urlopen(urllib.request.Request("${fx.url}/effects", data=b"run", method="POST")).read()
+            print('1')
+`;
+
+describe("executor killed beside an effect", () => {
+  it("runs a pure step recorded RUNNING again, even for an API trigger; the effect is not repeated", async () => {
+    const ns = `crashbeside${Date.now() % 100000}`;
+    const c = await client(ns);
+    const fx = await sideEffects();
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const id = await run(c.platform, BESIDE_EFFECT(fx), { triggerSource: "open_api" });
+      const atKill = await waitFor(
+        async () => {
+          const v = await c.platform.store.executions.get(id);
+          return v?.value.steps.effect?.status === "COMPLETED" ? v.value : undefined;
+        },
+        { what: "the effect's result to be stored" },
+      );
+      await first.kill();
+      first = null;
+      expect(atKill.steps.spin?.status).toBe("RUNNING");
+      const second = await startExecutorProcess(ns);
+      try {
+        const s = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(s).toMatchObject({ status: "COMPLETED", output: { pure: 7, outside: 1 } });
+        expect(s.steps.spin).toMatchObject({ status: "COMPLETED", attempts: 1 });
+        expect(fx.lines("effects")).toHaveLength(1);
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await first?.kill();
+      await c.stop();
+    }
+  });
+});
+
 describe("durable timers outlive every process", () => {
   it("a wait and a retry backoff complete after SIGKILL of the service and of nats-server", async () => {
     const ns = `crashtimers${Date.now() % 100000}`;

@@ -1,8 +1,9 @@
 /**
  * The floor's executor, a worker thread as the service's is: up to 64 start commands at once, each
  * workflow's steps run one after another on the runners with only the durable writes the contract
- * asks for (the snapshot created, then written by compare-and-set after each step; each change's
- * events with a msg id once written; the list entry moved twice), the command acknowledged last.
+ * asks for (the snapshot created, then written by compare-and-set at the end, JavaScript steps being
+ * pure; each write's events with a msg id once written; the list entry moved twice), the command
+ * acknowledged last.
  * Writes go through the service's JetStreamPublisher, the cheapest acknowledged publish this client has.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -56,25 +57,24 @@ async function execute(m: JsMsg): Promise<void> {
   const listKey = floorListKey(start);
 
   snap.outbox = [event("exec_started")];
-  let revision = await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), 0);
+  const revision = await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), 0);
   publishOutbox();
   const running = floorKvPut(publisher, buckets.index, listKey, "RUNNING");
   let prev: unknown = 0;
-  for (const [i, step] of start.steps.entries()) {
+  const outbox: FloorEvent[] = [];
+  for (const step of start.steps) {
     const input = { prev };
     prev = await runners.run(`${start.ownerId}.${start.workflowId}`, step.code, input);
     snap.steps[step.name] = { status: "COMPLETED", input, output: prev };
-    snap.outbox = [event("step_started", step.name), event("step_completed", step.name, { output: prev })];
-    if (i === start.steps.length - 1) {
-      snap.status = "COMPLETED";
-      snap.output = prev;
-      snap.outbox.push(event("exec_completed", undefined, { status: "COMPLETED", output: prev }));
-    }
-    // The outbox being replaced must be in the stream first.
-    await Promise.all(acks);
-    revision = await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), revision);
-    publishOutbox();
+    outbox.push(event("step_started", step.name), event("step_completed", step.name, { output: prev }));
   }
+  snap.status = "COMPLETED";
+  snap.output = prev;
+  snap.outbox = [...outbox, event("exec_completed", undefined, { status: "COMPLETED", output: prev })];
+  // The outbox being replaced must be in the stream first.
+  await Promise.all(acks);
+  await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), revision);
+  publishOutbox();
   await Promise.all([...acks, running, floorKvPut(publisher, buckets.index, listKey, "COMPLETED")]);
   m.ack();
 }

@@ -23,7 +23,8 @@ import type { Versioned } from "@wf/shared/store";
 import type { Workflow } from "@wf/shared/workflow";
 import { Committer } from "../run/committer";
 import { heldByPause } from "../run/debug/debugger";
-import { ExecutionRun, inFlightType } from "../run/execution-run";
+import { ExecutionRun } from "../run/execution-run";
+import { mayHaveActed } from "../run/step-effects";
 import { LostOwnershipError } from "../run/signals";
 import { handleDebugMessage } from "./debug-commands";
 import { loadRunSecrets } from "./live-ai-effects";
@@ -227,7 +228,9 @@ export class ExecutorActor {
         // The events of the last change may never have reached the stream.
         c.republishOutbox();
         // A step a debugger's pause holds (paused at its failure or inside its attempt) is not running.
-        const inFlight = Object.entries(snap.steps).filter(([path, st]) => isInFlight(st) && !heldByPause(snap, path));
+        const inFlight = Object.entries(snap.steps).filter(
+          ([path, st]) => mayHaveActed(wf, st) && !heldByPause(snap, path),
+        );
         if (inFlight.length && NOT_REPLAYED.has(snap.triggerSource)) {
           this.interrupt(c, inFlight);
           try {
@@ -387,10 +390,6 @@ function storedWorkflow(snap: ExecutionSnapshot): Workflow {
   if (wf.success) return wf.data;
   const problems = wf.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
   throw new TerminalError(`the execution's stored workflow definition no longer parses (${problems.join("; ")})`);
-}
-
-function isInFlight(st: StepState): boolean {
-  return st.status === "RUNNING" && st.attempts > 0 && st.retryAt === null && inFlightType(st);
 }
 
 /** Whether `m` was delivered before (or is a rescued copy of a command delivered before). */

@@ -23,6 +23,8 @@ export interface RunCommitter {
   readonly masker: SecretMasker;
   readonly budget: RecordBudget;
   readonly outboxFull: boolean;
+  /** How long the oldest change not yet written has waited (0 when none). */
+  readonly unwrittenMs: number;
   emit(type: string, step?: string, data?: Record<string, unknown>): void;
   flush(): Promise<void>;
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void;
@@ -44,6 +46,7 @@ export class Committer implements RunCommitter {
   private pendingBytes = 0;
   #budget: RecordBudget | undefined;
   private dirty = false;
+  private dirtySince = 0;
   private inflight: Promise<void> | null = null;
   private acks: Promise<PubAck>[] = [];
   private readonly subj;
@@ -81,8 +84,13 @@ export class Committer implements RunCommitter {
     return this.pendingBytes > this.limits.outboxBytes;
   }
 
+  get unwrittenMs(): number {
+    return this.dirty ? Date.now() - this.dirtySince : 0;
+  }
+
   /** Records that `snap` changed, with the events that describe the change. */
   emit(type: string, step?: string, data: Record<string, unknown> = {}): void {
+    this.touch();
     const s = this.snap;
     s.eventSeq += 1;
     const event: ExecutionEvent = {
@@ -97,11 +105,12 @@ export class Committer implements RunCommitter {
     };
     this.pending.push(event);
     this.pendingBytes += jsonBytes(event);
-    this.dirty = true;
   }
 
   touch(): void {
+    if (this.dirty) return;
     this.dirty = true;
+    this.dirtySince = Date.now();
   }
 
   /** Makes every change so far durable (snapshot written, events handed to JetStream). */

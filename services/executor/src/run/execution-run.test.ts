@@ -57,16 +57,55 @@ describe("a sequence of steps", () => {
 });
 
 describe("what is written when", () => {
-  it("a JavaScript step's start is not written on its own, its result is before the next step begins; a Python step's start is written before it runs", async () => {
-    const t = start([code("a", { language: "javascript" }), code("b", { language: "typescript" }), code("c")]);
+  /** The stored steps' statuses at each code step's call: what a crash at that moment would leave. */
+  function storedAtEachCall(t: RunUnderTest): Record<string, string>[] {
     const stored: Record<string, string>[] = [];
     t.effects.code = () => {
-      // What a crash at this moment would leave.
       stored.push(Object.fromEntries(Object.entries(t.committer.stored.steps).map(([path, st]) => [path, st.status])));
       return codeOk(1);
     };
+    return stored;
+  }
+
+  it("pure steps (JavaScript, TypeScript, transforms) write nothing of their own; a Python step's start is written before it runs", async () => {
+    const t = start([
+      code("a", { language: "javascript" }),
+      { name: "t", type: "transform", output: 1 },
+      code("b", { language: "typescript" }),
+      code("c"),
+    ]);
+    const stored = storedAtEachCall(t);
     expect(await t.run.run()).toBe("terminal");
-    expect(stored).toEqual([{}, { a: "COMPLETED" }, { a: "COMPLETED", b: "COMPLETED", c: "RUNNING" }]);
+    expect(stored).toEqual([{}, {}, { a: "COMPLETED", t: "COMPLETED", b: "COMPLETED", c: "RUNNING" }]);
+  });
+
+  it("a step that acted outside has its result written before a pure step runs, and before the next outside step only by that one's start", async () => {
+    const t = start([
+      code("a"),
+      code("b"),
+      code("c", { language: "javascript" }),
+      code("d", { language: "javascript" }),
+      code("e", { condition: "true" }),
+      code("f", { language: "javascript" }),
+    ]);
+    const stored = storedAtEachCall(t);
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored).toEqual([
+      { a: "RUNNING" },
+      { a: "COMPLETED", b: "RUNNING" },
+      { a: "COMPLETED", b: "COMPLETED" },
+      { a: "COMPLETED", b: "COMPLETED" },
+      { a: "COMPLETED", b: "COMPLETED", c: "COMPLETED", d: "COMPLETED", e: "RUNNING" },
+      { a: "COMPLETED", b: "COMPLETED", c: "COMPLETED", d: "COMPLETED", e: "COMPLETED" },
+    ]);
+  });
+
+  it("a run of pure steps is written once its oldest change has waited long enough, so that progress shows", async () => {
+    const t = start([1, 2, 3].map((n) => code(`js${n}`, { language: "javascript" })));
+    const stored = storedAtEachCall(t);
+    t.committer.unwrittenMs = 10_000;
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored).toEqual([{}, { js1: "COMPLETED" }, { js1: "COMPLETED", js2: "COMPLETED" }]);
   });
 });
 

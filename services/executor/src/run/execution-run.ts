@@ -1,7 +1,7 @@
 import { ExpressionError, evaluateCondition, renderTemplate } from "@wf/shared/expressions";
 import { newId, type ExecutionSnapshot, type StepState, type StepStatus, type StepTest } from "@wf/shared/execution";
 import type { ApprovalRecord } from "@wf/shared/store";
-import { STEP_TYPE_TABLE, stepTypeSpec, walkSteps, type Step, type Workflow } from "@wf/shared/workflow";
+import { STEP_TYPE_TABLE, walkSteps, type Step, type Workflow } from "@wf/shared/workflow";
 import { approvalRecord, approvedRows, closedGateError } from "./approval-gate";
 import { backoffMs } from "./backoff";
 import type { RunCommitter } from "./committer";
@@ -14,7 +14,7 @@ import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
 import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
-import { writesResultOnly } from "./steps/code";
+import { actsOutside, PURE_RUN_WRITE_MS } from "./step-effects";
 import { untilDue } from "./until-due";
 
 /**
@@ -222,18 +222,24 @@ export class ExecutionRun {
       // Stopping: what is left is handed over (the actor asks another replica to resume it).
       if (this.effects.handingBack()) return { kind: "parked" };
       const r = await this.runStep(step, scope);
-      const next = steps[i + 1];
-      // A snapshot per step: the result of a step that wrote no start of its own (JavaScript,
-      // TypeScript) is written before the next step begins, unless that step's own start write
-      // carries it; after the last one, the run's end does.
-      const resultUnwritten =
-        r.kind === "completed" && next !== undefined && writesResultOnly(step) && !writesStart(next);
-      if (this.committer.outboxFull || resultUnwritten) await this.committer.flush();
+      if (this.committer.outboxFull || this.writesAfter(step, r, steps[i + 1])) await this.committer.flush();
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
     }
     return last;
+  }
+
+  /**
+   * Durability by effect (docs/architecture.md#durability-by-effect): a step that acted outside
+   * the service has its result written at once, unless the next step's start write carries it;
+   * pure steps' results wait for the next write, or for PURE_RUN_WRITE_MS to have passed.
+   */
+  private writesAfter(step: Step, r: Outcome, next: Step | undefined): boolean {
+    if (r.kind !== "completed") return false;
+    if (!actsOutside(step)) return this.committer.unwrittenMs >= PURE_RUN_WRITE_MS;
+    const nextWritesItsStart = next !== undefined && actsOutside(next) && next.condition === undefined;
+    return !nextWritesItsStart || this.debug !== null;
   }
 
   private async runStep(step: Step, scope: Scope): Promise<Outcome> {
@@ -612,16 +618,6 @@ function newState(step: Step, status: StepStatus, now: number): StepState {
     childExecutionId: null,
     approvalId: null,
   };
-}
-
-/** Steps whose attempt acts outside the service (by a state's type): the ones a crash interrupts. */
-export function inFlightType(step: { type: string }): boolean {
-  return stepTypeSpec(step.type)?.externalEffects ?? false;
-}
-
-/** Whether a step writes its start before it runs (its effects reach outside the snapshot). */
-function writesStart(step: Step): boolean {
-  return inFlightType(step) && !writesResultOnly(step);
 }
 
 /**

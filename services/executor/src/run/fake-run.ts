@@ -28,6 +28,8 @@ export class MemoryCommitter implements RunCommitter {
   readonly masker = new SecretMasker();
   readonly budget: RecordBudget;
   readonly outboxFull = false;
+  /** What the run reads as the age of its unwritten changes: set by a test. */
+  unwrittenMs = 0;
   readonly events: RecordedEvent[] = [];
   /** The snapshot as of the last flush: what a crash would leave. */
   stored: ExecutionSnapshot;
