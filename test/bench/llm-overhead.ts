@@ -64,7 +64,7 @@ export async function runLlmOverhead(
   );
   const untrackRt = track(() => rt.stop());
   const client = await openClient(server.url);
-  const untrackClient = track(() => client.nc.close());
+  const untrackClient = track(() => client.close());
   const failures: string[] = [];
   let t: Target | undefined;
   try {
@@ -121,7 +121,7 @@ export async function runLlmOverhead(
   } finally {
     await t?.watcher.close();
     untrackClient();
-    await client.nc.close();
+    await client.close();
     untrackRt();
     await rt.stop();
     untrackProvider();

@@ -60,7 +60,7 @@ export async function runSuite(
   const loadavgStart = loadavg().map((x) => round(x, 2));
 
   const client = await openClient(server.url);
-  const untrackClient = track(() => client.nc.close());
+  const untrackClient = track(() => client.close());
   const raw = await RawNats.open(client.nc, client.js, client.jsm, `bench${Date.now().toString(36)}`);
   const untrackRaw = track(() => raw.close());
   try {
@@ -147,7 +147,7 @@ export async function runSuite(
     untrackRaw();
     await raw.close();
     untrackClient();
-    await client.nc.close();
+    await client.close();
   }
 }
 
