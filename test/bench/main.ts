@@ -29,6 +29,7 @@ import {
 } from "./expression-sharing";
 import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
 import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
+import { renderWebhookFlood, runWebhookFlood, WEBHOOK_FLOOD_QUICK_SIZES, WEBHOOK_FLOOD_SIZES } from "./webhook-flood";
 import { e2eRatesFromEnv, partsFromEnv, sizesFromEnv } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
@@ -152,6 +153,13 @@ async function main(): Promise<void> {
         },
       )
     : undefined;
+  const flood = parts.has("flood")
+    ? await runWebhookFlood(server, quick ? WEBHOOK_FLOOD_QUICK_SIZES : WEBHOOK_FLOOD_SIZES, {
+        progress,
+        track,
+        serviceEnv: edgeEnv,
+      })
+    : undefined;
   const cluster = parts.has("cluster")
     ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), {
         progress,
@@ -167,7 +175,7 @@ async function main(): Promise<void> {
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, cluster }, null, 2)}\n`,
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster }, null, 2)}\n`,
   );
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
@@ -182,6 +190,7 @@ async function main(): Promise<void> {
   if (lists) console.log(`\n${renderListBench(lists)}`);
   if (approvalLists) console.log(`\n${renderApprovalListBench(approvalLists)}`);
   if (e2e) console.log(`\n${renderWebhookE2e(e2e, server.version)}`);
+  if (flood) console.log(`\n${renderWebhookFlood(flood)}`);
   if (cluster) console.log(`\n${renderClusterBench(cluster)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);

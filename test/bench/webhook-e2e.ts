@@ -8,7 +8,7 @@ import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import { openStore, type Store } from "@wf/shared/store";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
-import { runLoadAtRate, type LoadResult } from "./api-load";
+import { runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
 import { CompletionWatcher } from "./completions";
 import { sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
@@ -71,6 +71,8 @@ export interface E2eMeasurement {
   completed: number;
   /** Seconds from the last trigger to the last completion. */
   drainSeconds: number;
+  /** Completions per second after the triggers stopped: the executor draining alone (0 with nothing left). */
+  drainPerSec: number;
   /** CPU ms per completed workflow: the process with its runners, and nats-server. */
   cpuMsPerWorkflow: { service: number | null; natsServer: number | null };
   /** The process's part split: edge (main) thread, executor thread, the process's other threads, runners. */
@@ -144,7 +146,12 @@ export async function runWebhookE2e(
     const runAgainst = async (env: Record<string, string>, ratePerSec: number): Promise<E2eMeasurement> => {
       const other = await startE2eService(server, env, opts.track);
       try {
-        return await runAt(client, await other.target(client, sizes.connections), ratePerSec, sizes, server.monitorUrl);
+        return await runAt(
+          client,
+          await other.target(client, sizes.connections),
+          atRate(ratePerSec, sizes),
+          server.monitorUrl,
+        );
       } finally {
         await other.stop();
       }
@@ -154,13 +161,18 @@ export async function runWebhookE2e(
       opts.progress(
         `webhook end to end: 3-step JavaScript workflows triggered at ${ratePerSec}/s, executor in the same process`,
       );
-      const ours = await runAt(nc, await service.target(nc, sizes.connections), ratePerSec, sizes, server.monitorUrl);
+      const ours = await runAt(
+        nc,
+        await service.target(nc, sizes.connections),
+        atRate(ratePerSec, sizes),
+        server.monitorUrl,
+      );
       if (!floorTarget) {
         runs.push(ours);
         continue;
       }
       opts.progress(`webhook end to end: the floor at ${ratePerSec}/s`);
-      runs.push({ ...ours, floor: await runAt(nc, floorTarget, ratePerSec, sizes, server.monitorUrl) });
+      runs.push({ ...ours, floor: await runAt(nc, floorTarget, atRate(ratePerSec, sizes), server.monitorUrl) });
     }
     await service.stop();
     const result: WebhookE2eResult = { runs };
@@ -188,7 +200,7 @@ export async function runWebhookE2e(
  * An all-in-one service on a namespace of its own, as `npm start` runs it (`env` on top), with
  * the bench's workflow; `target` seeds fresh webhooks of it for a run. `stop` may be called again.
  */
-async function startE2eService(
+export async function startE2eService(
   server: { url: string },
   env: Record<string, string> | undefined,
   track: (close: () => Promise<void>) => () => void,
@@ -252,18 +264,36 @@ async function startE2eService(
  * A process the triggers go to: its namespace (where its events are read), pid, address and trigger path per
  * connection.
  */
-interface E2eTarget {
+export interface E2eTarget {
   ns: string;
   pid: number;
   url: string;
   path(connection: number): string;
 }
 
-async function runAt(
+/** How a run sends its triggers: `load` drives them (open loop at `ratePerSec`, or closed loop: 0). */
+export interface E2eLoad {
+  ratePerSec: number;
+  warmupMs: number;
+  drainMs: number;
+  load(target: LoadTarget): Promise<LoadResult>;
+}
+
+function atRate(ratePerSec: number, sizes: WebhookE2eSizes): E2eLoad {
+  const { connections, warmupMs, durationMs, drainMs } = sizes;
+  return {
+    ratePerSec,
+    warmupMs,
+    drainMs,
+    load: (target) => runLoadAtRate(target, { ratePerSec, connections, warmupMs, durationMs }),
+  };
+}
+
+/** Triggers `target` as `run` says, then waits for every accepted execution to complete (or the drain's bound). */
+export async function runAt(
   nc: NatsConnection,
   target: E2eTarget,
-  ratePerSec: number,
-  sizes: WebhookE2eSizes,
+  run: E2eLoad,
   monitorUrl: string | undefined,
 ): Promise<E2eMeasurement> {
   const { ns, pid: servicePid, url } = target;
@@ -272,18 +302,15 @@ async function runAt(
   const cpu0 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const messages0 = await natsMessages(monitorUrl);
   const started = performance.now();
-  const webhook = await runLoadAtRate(
-    {
-      url,
-      path: target.path,
-      headers: () => ({ "x-webhook-signature": SIGNATURE }),
-      body: BODY,
-    },
-    { ratePerSec, connections: sizes.connections, warmupMs: sizes.warmupMs, durationMs: sizes.durationMs },
-  );
+  const webhook = await run.load({
+    url,
+    path: target.path,
+    headers: () => ({ "x-webhook-signature": SIGNATURE }),
+    body: BODY,
+  });
   const triggersEnded = performance.now();
   const accepted = webhook.allStatuses["202"] ?? 0;
-  const deadline = triggersEnded + sizes.drainMs;
+  const deadline = triggersEnded + run.drainMs;
   while (watcher.unclaimed().length < accepted && performance.now() < deadline)
     await new Promise((r) => setTimeout(r, 100));
   const cpu1 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
@@ -293,17 +320,20 @@ async function runAt(
     .unclaimed()
     .filter((c) => c.type === "exec_completed")
     .map((c) => c.seenAt);
-  const from = started + sizes.warmupMs;
+  const from = started + run.warmupMs;
   const inWindow = completions.filter((t) => t >= from && t < triggersEnded).length;
+  const drained = completions.filter((t) => t >= triggersEnded);
+  const drainMs = (drained.at(-1) ?? triggersEnded) - triggersEnded;
   const per = (a: number | null, b: number | null) =>
     a === null || b === null || completions.length === 0 ? null : round((b - a) / completions.length, 2);
   return {
-    ratePerSec,
+    ratePerSec: run.ratePerSec,
     webhook,
     completedPerSec: Math.round(inWindow / ((triggersEnded - from) / 1000)),
     accepted,
     completed: completions.length,
     drainSeconds: round(((completions.at(-1) ?? triggersEnded) - triggersEnded) / 1000, 1),
+    drainPerSec: drainMs > 0 ? Math.round(drained.length / (drainMs / 1000)) : 0,
     cpuMsPerWorkflow: {
       service: per(serviceTotal(cpu0.split), serviceTotal(cpu1.split)),
       natsServer: per(cpu0.nats, cpu1.nats),
