@@ -182,6 +182,7 @@ describe("executions: result and cancel", () => {
 
     const early = await call(api(), "GET", `/api/v1/executions/${executionId}/result`, { key: me.key });
     expect(early.statusCode).toBe(409);
+    expect(early.headers["x-execution-revision"]).toMatch(/^\d+$/);
     expect(ResultNotReadyBody.parse(early.json())).toEqual({
       error: expect.any(String),
       code: "CONFLICT",
@@ -219,6 +220,36 @@ describe("executions: result and cancel", () => {
     ).toBe(400);
     for (const path of ["/api/v1/executions/nope", "/api/v1/executions/nope/result"]) {
       expect((await call(api(), "GET", path, { key: me.key })).statusCode).toBe(404);
+    }
+  });
+});
+
+describe("X-Execution-Revision", () => {
+  it("the status view and the result answer the record's revision; one sent back is honoured, a malformed one ignored", async () => {
+    const me = await account(api());
+    const w = await storeWorkflow(api(), me.user.id, BASH_YAML);
+    const { executionId } = (await start(api(), me, w.id, { inputs: { who: "Rev" } })).json();
+    await poll(api(), me, executionId, ["COMPLETED"]);
+    const version = (await api().platform.store.executions.get(executionId))!.version;
+    const status = await call(api(), "GET", `/api/v1/executions/${executionId}`, { key: me.key });
+    const result = await call(api(), "GET", `/api/v1/executions/${executionId}/result`, { key: me.key });
+    expect([status.headers["x-execution-revision"], result.headers["x-execution-revision"]]).toEqual([
+      String(version),
+      String(version),
+    ]);
+
+    // A revision ahead of any this store holds (a client's mistake) is read at the leader, and answered as it is.
+    for (const sent of [String(version), String(version + 1_000), "-1", "1e3", "x"]) {
+      const again = await call(api(), "GET", `/api/v1/executions/${executionId}`, {
+        key: me.key,
+        headers: { "x-execution-revision": sent },
+      });
+      expect({ sent, status: again.statusCode, revision: again.headers["x-execution-revision"] }).toEqual({
+        sent,
+        status: 200,
+        revision: String(version),
+      });
+      expect(again.json()).toEqual(status.json());
     }
   });
 });

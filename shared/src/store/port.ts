@@ -36,6 +36,11 @@ export interface PageQuery {
  */
 export interface Repo<T extends { id: string }> {
   create(value: T): Promise<number>;
+  /**
+   * Never older than what this store last read or wrote of the record (KV: of the last 10,000 of
+   * a type it saw; an older answer from a replica is read again at the bucket's leader. MongoDB
+   * reads the primary).
+   */
   get(id: string): Promise<Versioned<T> | null>;
   /**
    * `get` for hot read paths, which may answer from memory: writes through this store are seen
@@ -64,6 +69,8 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
 }
 
 export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
+  /** `get`, and never older than `atLeast`, a version of the record the caller saw (through any process). */
+  get(id: string, atLeast?: number): Promise<Versioned<ExecutionSnapshot> | null>;
   /**
    * Makes a new PENDING execution (an id never used before) listed and readable with one write, for a
    * start that publishes its command at the same time. KV writes only its list entry (where there is

@@ -42,7 +42,24 @@ export function setUnauthorizedHandler(handler: () => void): void {
 }
 
 export async function api<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  return (await exchange<T>(method, path, { body, signal })).body;
+}
+
+/** A GET sending `headers` too, answered with the response's headers beside its body. */
+export function apiGet<T>(
+  path: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<{ body: T; headers: Headers }> {
+  return exchange<T>("GET", path, { headers, signal });
+}
+
+async function exchange<T>(
+  method: Method,
+  path: string,
+  { body, signal, headers: extra }: { body?: unknown; signal?: AbortSignal; headers?: Record<string, string> },
+): Promise<{ body: T; headers: Headers }> {
+  const headers: Record<string, string> = { ...extra, accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET") headers["x-csrf-token"] = csrfToken();
   let response: Response;
@@ -62,7 +79,7 @@ export async function api<T>(method: Method, path: string, body?: unknown, signa
       "The service did not answer: check that it is running and your connection, then retry.",
     );
   }
-  if (response.status === 204) return undefined as T;
+  if (response.status === 204) return { body: undefined as T, headers: response.headers };
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
@@ -80,7 +97,7 @@ export async function api<T>(method: Method, path: string, body?: unknown, signa
     if (response.status === 401 && !path.endsWith("/login")) onUnauthorized();
     throw new ApiError(response.status, code, message, errorBody);
   }
-  return parsed as T;
+  return { body: parsed as T, headers: response.headers };
 }
 
 /** A query string of the defined values only. */

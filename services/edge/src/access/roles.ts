@@ -35,12 +35,14 @@ export async function roleOnOwned(
   return roleOn(workflow.value, userId);
 }
 
+/** `atLeast`: a revision of the execution the caller saw; the one read is never older. */
 export async function visibleExecution(
   store: Store,
   id: string,
   userId: string,
+  atLeast = 0,
 ): Promise<{ execution: Versioned<ExecutionSnapshot>; role: Role }> {
-  const execution = await store.executions.get(id);
+  const execution = await store.executions.get(id, atLeast);
   const role = execution && (await roleOnOwned(store, execution.value, userId));
   if (!execution || !role) throw new WfError("NOT_FOUND", `execution ${id} not found`);
   return { execution, role };

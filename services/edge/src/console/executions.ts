@@ -1,5 +1,6 @@
 import { ConsoleExecutionView, ConsoleStartBody, ErrorBody, IdParams, StartExecutionResponse } from "@wf/shared/api";
 import { startableWorkflow, visibleExecution } from "../access/roles";
+import { answerRevision, REVISION_DOC, revisionSeen } from "../routes/execution-revision";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { startRequested } from "../start-execution";
@@ -53,13 +54,15 @@ export const consoleExecutionRoutes: Route[] = [
     tag: "executions",
     auth: "console",
     params: IdParams,
+    headers: REVISION_DOC,
     status: 200,
     responses: {
-      200: { description: "The execution.", schema: ConsoleExecutionView },
+      200: { description: "The execution.", schema: ConsoleExecutionView, headers: REVISION_DOC },
       404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
     },
-    async handler({ params }, { ctx, consoleUser }) {
-      const { execution } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
+    async handler({ params }, { ctx, consoleUser, request, reply }) {
+      const { execution } = await visibleExecution(ctx.store, params.id, consoleUser().userId, revisionSeen(request));
+      answerRevision(reply, execution);
       return consoleExecutionView(execution.value);
     },
   }),

@@ -126,7 +126,11 @@ function operation(route: RouteDoc): JsonObject {
   } else {
     op.security = [];
   }
-  const parameters = [...parametersOf(route.params, "path"), ...parametersOf(route.query, "query")];
+  const parameters = [
+    ...parametersOf(route.params, "path"),
+    ...parametersOf(route.query, "query"),
+    ...Object.entries(route.headers ?? {}).map(([name, doc]) => ({ name, in: "header", required: false, ...doc })),
+  ];
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     // The trigger reads any content type (as raw bytes); everything else takes JSON only.
@@ -215,6 +219,7 @@ function response(doc: ResponseDoc, route: RouteDoc, status: number): JsonObject
   } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && status === 202)) {
     out.headers = RATE_HEADERS;
   }
+  if (doc.headers) out.headers = { ...(out.headers as JsonObject | undefined), ...doc.headers };
   if (route.auth === "signed-url" && (status === 200 || status === 206)) {
     out.headers = {
       "Content-Length": { schema: { type: "integer" } },

@@ -17,6 +17,7 @@ import { roleOn, visibleExecution } from "../access/roles";
 import { cancelAs } from "../cancel-execution";
 import { AnswerError } from "../errors";
 import { executionResult, executionStatusView, executionSummary } from "../views/execution";
+import { answerRevision, REVISION_DOC, revisionSeen } from "./execution-revision";
 import { defineRoute, type Route } from "./route";
 import { defineTwin, viewerForbidden } from "./twin";
 
@@ -93,10 +94,15 @@ export const executionRoutes: Route[] = [
     tag: "executions",
     auth: "EXECUTION_READ",
     params: IdParams,
+    headers: REVISION_DOC,
     status: 200,
-    responses: { 200: { description: "The status view.", schema: ExecutionStatusView }, 404: notFound },
-    async handler({ params }, { ctx, caller }) {
-      const { execution } = await visibleExecution(ctx.store, params.id, caller().userId);
+    responses: {
+      200: { description: "The status view.", schema: ExecutionStatusView, headers: REVISION_DOC },
+      404: notFound,
+    },
+    async handler({ params }, { ctx, caller, request, reply }) {
+      const { execution } = await visibleExecution(ctx.store, params.id, caller().userId, revisionSeen(request));
+      answerRevision(reply, execution);
       return executionStatusView(execution.value);
     },
   }),
@@ -108,17 +114,20 @@ export const executionRoutes: Route[] = [
     tag: "executions",
     auth: "EXECUTION_READ",
     params: IdParams,
+    headers: REVISION_DOC,
     status: 200,
     responses: {
-      200: { description: "The result.", schema: ExecutionResult },
+      200: { description: "The result.", schema: ExecutionResult, headers: REVISION_DOC },
       404: notFound,
       409: {
         description: "Not COMPLETED, FAILED or CANCELLED (yet, or INTERRUPTED); `status` is the current one.",
         schema: ResultNotReadyBody,
+        headers: REVISION_DOC,
       },
     },
-    async handler({ params }, { ctx, caller }) {
-      const { execution } = await visibleExecution(ctx.store, params.id, caller().userId);
+    async handler({ params }, { ctx, caller, request, reply }) {
+      const { execution } = await visibleExecution(ctx.store, params.id, caller().userId, revisionSeen(request));
+      answerRevision(reply, execution);
       const snapshot = execution.value;
       if (!hasResult(snapshot)) {
         throw new AnswerError("CONFLICT", `execution ${snapshot.id} has no result: it is ${snapshot.status}`, {

@@ -36,6 +36,14 @@ export interface ResponseDoc {
   html?: boolean;
   /** Server-Sent Events whose `data:` lines are each one JSON value of this schema. */
   eventStream?: z.ZodType;
+  /** Headers of this answer beyond the common ones (rate limits). */
+  headers?: Record<string, HeaderDoc>;
+}
+
+/** A request or response header, as the OpenAPI document describes it. */
+export interface HeaderDoc {
+  description: string;
+  schema: { type: "integer" | "string" };
 }
 
 export interface Call {
@@ -60,6 +68,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   auth: RouteAuth;
   params?: P;
   query?: Q;
+  /** Optional request headers the route reads, by name, for the OpenAPI document. */
+  headers?: Record<string, HeaderDoc>;
   /** Every body is optional: a missing body is parsed as `{}`. */
   body?: B;
   /** The body comes from an HTML form (application/x-www-form-urlencoded), not as JSON. */

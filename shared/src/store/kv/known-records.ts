@@ -1,5 +1,5 @@
 import type { Versioned } from "../port";
-import { decodeFound, type FoundAnswer } from "./direct-reads";
+import { decodeFound, type FoundAnswer, type StoredEntry } from "./direct-reads";
 import { fromKeyToken, keyToken } from "./key-codec";
 import type { IndexLayout } from "./layouts";
 import { Lru } from "./lru";
@@ -59,8 +59,9 @@ export class KnownRecords<T extends { id: string }> {
     this.#known.delete(token);
   }
 
-  async get(id: string): Promise<Versioned<T> | null> {
-    const loaded = await this.load(keyToken(id));
+  /** `atLeast`: a revision of the record a reader has seen; the answer is never older (monotonic reads). */
+  async get(id: string, atLeast = 0): Promise<Versioned<T> | null> {
+    const loaded = await this.load(keyToken(id), "any", atLeast);
     return loaded && { value: loaded.value, version: loaded.version };
   }
 
@@ -79,19 +80,36 @@ export class KnownRecords<T extends { id: string }> {
     return null;
   }
 
-  async load(token: string, from: ReadFrom = "any"): Promise<Loaded<T> | null> {
-    const entry = await this.records.read(token, from);
+  async load(token: string, from: ReadFrom = "any", atLeast = 0): Promise<Loaded<T> | null> {
+    const entry = await this.#read(token, from, atLeast);
     if (entry?.operation === "PUT")
       return this.#loaded(token, this.records.parse(token, entry), entry.revision, entry.length);
     // A deleted record stays deleted; one never written may be an unwritten one.
     if (entry !== null || this.unwritten === undefined) return null;
     const unwritten = await this.unwritten(fromKeyToken(token));
     if (unwritten !== null) return this.#loaded(token, unwritten, 0, 0);
-    // Its writer writes the record before it lets the unwritten source go: read once more.
-    const written = await this.records.read(token, from);
+    // Its writer writes the record before it lets the unwritten source go: read once more, at the
+    // leader, which holds every write acknowledged (a replica may not have it yet).
+    const written = await this.records.read(token, "leader");
     return written?.operation === "PUT"
       ? this.#loaded(token, this.records.parse(token, written), written.revision, written.length)
       : null;
+  }
+
+  /**
+   * A replica's answer older than `atLeast`, or than what this process last wrote or read of the
+   * record, is read again at the stream's leader: replicas apply writes at their own pace, and
+   * one behind would take a reader back to a status its execution has left.
+   */
+  async #read(token: string, from: ReadFrom, atLeast: number): Promise<StoredEntry | null> {
+    if (from === "leader") return this.records.read(token, "leader");
+    const entry = await this.records.read(token, "any");
+    const floor = Math.max(atLeast, this.#known.get(token)?.version ?? 0);
+    if ((entry?.revision ?? 0) >= floor) return entry;
+    const latest = await this.records.read(token, "leader");
+    // Gone at the leader too (purged, or expired): nothing of it to keep reads above.
+    if (latest === null) this.#known.delete(token);
+    return latest;
   }
 
   #loaded(token: string, value: T, version: number, bytes: number): Loaded<T> {

@@ -52,8 +52,8 @@ export class KvCollection<T extends { id: string }> implements Repo<T> {
     return this.#parts.writes.create(value);
   }
 
-  get(id: string): Promise<Versioned<T> | null> {
-    return this.#parts.known.get(id);
+  get(id: string, atLeast?: number): Promise<Versioned<T> | null> {
+    return this.#parts.known.get(id, atLeast);
   }
 
   getRecent(id: string): Promise<Versioned<T> | null> {

@@ -52,7 +52,10 @@ class LaggingReplica extends DirectReads {
  * with the list entry put too), and a repo over the same buckets whose direct gets answer what
  * a lagging replica holds: the record as created.
  */
-async function laggingSetup(status: ExecutionStatus, { entryToo }: { entryToo: boolean }) {
+async function laggingSetup(
+  status: ExecutionStatus,
+  { entryToo, replicaHolds = "created" }: { entryToo: boolean; replicaHolds?: "created" | "nothing" },
+) {
   const ns = `lr${newId()}`;
   const store = await openKvStore(nc, ns, ONE_REPLICA);
   onTestFinished(() => store.close());
@@ -74,10 +77,10 @@ async function laggingSetup(status: ExecutionStatus, { entryToo }: { entryToo: b
   const index = await kvm.open(`${ns}_executions_idx`);
   const token = keyToken(created.id);
   const lagging = await kvm.create(`${ns}_lagging`, { history: 1 });
-  await lagging.put(token, (await records.get(token))!.string());
+  if (replicaHolds === "created") await lagging.put(token, (await records.get(token))!.string());
 
   const moved = { ...created, status, completedAt: Date.now() };
-  await records.put(token, JSON.stringify(moved));
+  const revision = await records.put(token, JSON.stringify(moved));
   const [key] = executionLayout.keys(created);
   if (entryToo) await index.put(key!, status);
 
@@ -99,7 +102,7 @@ async function laggingSetup(status: ExecutionStatus, { entryToo }: { entryToo: b
     reads.close();
     publisher.close();
   });
-  return { store, repo, created, index, key: key! };
+  return { store, repo, created, index, key: key!, revision };
 }
 
 const entryOf = async (index: KV, key: string) => (await index.get(key))?.string();
@@ -143,5 +146,24 @@ describe("reads that bound a write go to the stream's leader", () => {
     const settled = await laggingSetup("INTERRUPTED", { entryToo: true });
     await settled.repo.relist(settled.created.id);
     expect(await entryOf(settled.index, settled.key)).toBe("INTERRUPTED");
+  });
+});
+
+describe("reads of a record never go back", () => {
+  it("a get answers no older than a revision the caller saw, nor than what this process read since", async () => {
+    const { repo, created, revision } = await laggingSetup("COMPLETED", { entryToo: true });
+    // Nothing tells this process the replica is behind: it answers what the replica holds.
+    expect((await repo.get(created.id))?.value.status).toBe("RUNNING");
+
+    const seen = await repo.get(created.id, revision);
+    expect({ status: seen?.value.status, version: seen?.version }).toEqual({ status: "COMPLETED", version: revision });
+    // The replica still holds RUNNING; this process has read COMPLETED since.
+    expect((await repo.get(created.id))?.value.status).toBe("COMPLETED");
+  });
+
+  it("a record a replica does not hold yet is read at the leader once its start command is gone, not answered missing", async () => {
+    const { repo, created } = await laggingSetup("RUNNING", { entryToo: true, replicaHolds: "nothing" });
+    // No start command: created through the store, as an executor creates a record it took.
+    expect((await repo.get(created.id))?.value.status).toBe("RUNNING");
   });
 });

@@ -1,4 +1,4 @@
-import { api, query } from "../../api/client";
+import { api, apiGet, query } from "../../api/client";
 import type { ExecutionList, ExecutionView, StepDetail, WorkflowList } from "../../api/types";
 import type { ListFilters } from "./list-filters";
 
@@ -28,8 +28,26 @@ export function fetchExecutionPage(
   );
 }
 
-export function fetchExecution(id: string, signal?: AbortSignal): Promise<ExecutionView> {
-  return api<ExecutionView>("GET", `/api/console/executions/${encodeURIComponent(id)}`, undefined, signal);
+const REVISION_HEADER = "x-execution-revision";
+/** Executions whose last revision is kept; past it the oldest goes (a view read again then may come from any replica). */
+const REVISIONS_KEPT = 200;
+/** The highest revision of each execution's view read so far, sent back so that no refetch shows an older one. */
+const revisions = new Map<string, number>();
+
+export async function fetchExecution(id: string, signal?: AbortSignal): Promise<ExecutionView> {
+  const seen = revisions.get(id);
+  const { body, headers } = await apiGet<ExecutionView>(
+    `/api/console/executions/${encodeURIComponent(id)}`,
+    seen === undefined ? {} : { [REVISION_HEADER]: String(seen) },
+    signal,
+  );
+  const revision = Number(headers.get(REVISION_HEADER) ?? NaN);
+  if (Number.isSafeInteger(revision) && revision > (seen ?? -1)) {
+    revisions.delete(id);
+    revisions.set(id, revision);
+    if (revisions.size > REVISIONS_KEPT) revisions.delete(revisions.keys().next().value!);
+  }
+  return body;
 }
 
 export function fetchStep(id: string, path: string, signal?: AbortSignal): Promise<StepDetail> {
