@@ -2,6 +2,8 @@ import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/pr
 
 export type Role = "edge" | "executor" | "approvals" | "scheduler";
 
+const ROLES: readonly Role[] = ["edge", "executor", "approvals", "scheduler"];
+
 const READY: Record<Role, string[]> = {
   edge: ["edge listening"],
   executor: ["executor ready"],
@@ -34,9 +36,10 @@ export class Fleet {
 
   private constructor(private readonly env: Record<string, string>) {}
 
-  static async start(env: Record<string, string>, replicas: number): Promise<Fleet> {
+  /** `roles`: the services started, in this order (the first one's first replica alone). */
+  static async start(env: Record<string, string>, replicas: number, roles = ROLES): Promise<Fleet> {
     const fleet = new Fleet(env);
-    for (const role of ["edge", "executor", "approvals", "scheduler"] as const) {
+    for (const role of roles) {
       for (let i = 0; i < replicas; i++) fleet.members.push({ role, index: i, process: null, base: null });
     }
     // The first one alone: it creates the streams, buckets and keys the others then find.
