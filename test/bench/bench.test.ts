@@ -7,6 +7,7 @@ import { DEBUG_BENCH_QUICK_SIZES, renderDebugBench, runDebugBench } from "./debu
 import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "./expression-isolation";
 import { renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
 import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
+import { renderReadPathBench, runReadPathBench } from "./read-path";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
@@ -306,6 +307,27 @@ describe("bench harness (smoke)", () => {
     }
     expect(renderApprovalListBench(levels)).toContain("300 approvals: view built in");
   }, 60_000);
+
+  it("read path: every read and poll variant on one server and on a cluster, with its ratio to the first of its group", async () => {
+    const r = await runReadPathBench(
+      server,
+      { executions: 5, concurrency: 2, rounds: 1, roundMs: 50 },
+      { progress: () => undefined, track: () => () => undefined },
+    );
+    for (const run of [r.single, r.cluster]) {
+      expect(Object.keys(run.reads)).toEqual([
+        "direct get",
+        "store get",
+        "store get, revision sent back",
+        "leader read (message get)",
+      ]);
+      expect(Object.keys(run.polls)).toEqual(["poll", "poll, revision sent back", "poll, read again at the leader"]);
+      expect([run.reads["direct get"]!.ratio, run.polls.poll!.ratio]).toEqual([1, 1]);
+      for (const rate of [...Object.values(run.reads), ...Object.values(run.polls)])
+        expect(rate.perSec > 0 && Number.isFinite(rate.ratio)).toBe(true);
+    }
+    expect(renderReadPathBench(r)).toContain("3-node cluster");
+  }, 120_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });

@@ -47,6 +47,7 @@ import {
 } from "./webhook-e2e";
 import { LIST_BENCH_QUICK_SIZES, LIST_BENCH_SIZES, renderListBench, runListBench } from "./list-bench";
 import { CLUSTER_BENCH_QUICK_SIZES, CLUSTER_BENCH_SIZES, renderClusterBench, runClusterBench } from "./cluster-bench";
+import { READ_PATH_QUICK_SIZES, READ_PATH_SIZES, renderReadPathBench, runReadPathBench } from "./read-path";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
@@ -166,6 +167,9 @@ async function main(): Promise<void> {
         track,
       })
     : undefined;
+  const reads = parts.has("reads")
+    ? await runReadPathBench(server, quick ? READ_PATH_QUICK_SIZES : READ_PATH_SIZES, { progress, track })
+    : undefined;
   const lists = parts.has("lists")
     ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress)
     : undefined;
@@ -175,7 +179,8 @@ async function main(): Promise<void> {
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster }, null, 2)}\n`,
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads }, null, 2)}
+`,
   );
   if (result) console.log(render(result));
   if (api) console.log(`\n${renderApiBench(api)}`);
@@ -192,6 +197,7 @@ async function main(): Promise<void> {
   if (e2e) console.log(`\n${renderWebhookE2e(e2e, server.version)}`);
   if (flood) console.log(`\n${renderWebhookFlood(flood)}`);
   if (cluster) console.log(`\n${renderClusterBench(cluster)}`);
+  if (reads) console.log(`\n${renderReadPathBench(reads)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();
