@@ -8,6 +8,7 @@ import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "
 import { renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
 import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
 import { renderReadPathBench, runReadPathBench } from "./read-path";
+import { renderPythonSteps, runPythonSteps } from "./python-steps";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
@@ -157,6 +158,17 @@ describe("bench harness (smoke)", () => {
       expect(r.languages[language]!.skipped).toMatch(/not installed|not found on PATH/);
     expect(renderCodeOverhead(r)).toContain("lua: skipped, lua5.4 or lua not found on PATH");
   }, 60_000);
+
+  it("python steps: every figure of the steps, the spawns, the sequences and the runtime's chain", async () => {
+    const sizes = { warmup: 1, rounds: 2, perRound: 2, sequence: 3, chainWarmup: 1, chainRuns: 2, timeoutMs: 10_000 };
+    const r = await runPythonSteps(server, sizes, { progress: () => undefined, track: () => () => undefined });
+    expect([r.stepMs.n, r.bareMs.n, r.sequenceMs.n, r.naiveChainMs.n]).toEqual([4, 4, 2, 2]);
+    expect(r.chain.failures).toEqual([]);
+    expect(r.chain.completed).toBe(2);
+    for (const figure of [r.stepMs.median, r.bareMs.median, r.ratio, r.sequenceMs.median, r.chain.endToEndMs.median])
+      expect(Number.isFinite(figure)).toBe(true);
+    expect(renderPythonSteps(r)).toContain("3 Python steps in sequence");
+  }, 120_000);
 
   it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {
     const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 }, { ratePerSec: 200 });

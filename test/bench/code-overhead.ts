@@ -156,7 +156,7 @@ async function sample(
  * (what child_process gives by default) Debian's bash sources ~/.bashrc even for `-c`, a cost
  * (a pyenv init here) that is no part of starting bash.
  */
-function spawnOnce(file: string, args: string[], path: string): Promise<void> {
+export function spawnOnce(file: string, args: string[], path: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       stdio: ["ignore", "pipe", "pipe"],

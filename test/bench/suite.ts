@@ -163,7 +163,7 @@ async function rawRates(raw: RawNats, sizes: BenchSizes): Promise<RawRates> {
   };
 }
 
-async function withRuntime(
+export async function withRuntime(
   server: NatsServerHandle,
   client: Client,
   env: Record<string, string>,
