@@ -5,7 +5,7 @@ import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { runDirs, step } from "./testing/processes";
+import { step, writtenRunDirs } from "./testing/processes";
 
 function sh(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("bash", code, extra);
@@ -62,7 +62,7 @@ describe("Bash code steps", () => {
       ok: true,
       output: "|/step|/step/artifacts|/step\nartifacts file",
     });
-    await waitFor(() => runDirs().length === 0, { what: "the run directory to be removed" });
+    await waitFor(() => writtenRunDirs().length === 0, { what: "the run directory to be removed" });
   });
 
   it("kills background children at the timeout", async () => {

@@ -46,11 +46,9 @@ export interface StepsBound {
  * of a step's processes, so that everything a step started is found and killed.
  */
 export class StepCgroups {
-  private spare: { key: string; step: StepCgroup } | undefined;
   /** Where the runner process was before it joined its own cgroups, per controller. */
   private readonly confined = new Map<Controller, string>();
   private made = 1;
-  private closed = false;
 
   /** The directory the steps' cgroups are made in, per controller. */
   readonly dirs: ReadonlyMap<Controller, string>;
@@ -90,29 +88,10 @@ export class StepCgroups {
   }
 
   /**
-   * A cgroup per controller, limits set, for a step's first process to join. Made ahead for the
-   * next step while this one runs (making one costs a quarter of a millisecond or more, as much
-   * as a fifth of a light step's own cost), and made here only when the limits differ.
+   * A cgroup per controller, limits set, for a step's first process to join: made with the step's
+   * process, usually ahead of the step (step-spares.ts).
    */
   open(limits: CgroupLimits): StepCgroup {
-    const key = limitsKey(limits);
-    const ready = this.spare?.key === key ? this.spare.step : undefined;
-    this.spare = undefined;
-    const step = ready ?? this.make(limits);
-    setImmediate(() => this.prepare(limits, key));
-    return step;
-  }
-
-  private prepare(limits: CgroupLimits, key: string): void {
-    if (this.spare || this.closed) return;
-    try {
-      this.spare = { key, step: this.make(limits) };
-    } catch {
-      // made again when a step needs it, failing that step with the reason
-    }
-  }
-
-  private make(limits: CgroupLimits): StepCgroup {
     const paths = new Map<Controller, string>();
     const step = new StepCgroup(paths, limits, this.bound);
     const name = `step-${this.made++}`;
@@ -158,8 +137,6 @@ export class StepCgroups {
 
   /** Kills what is left in the runner's cgroups and removes them. */
   async close(): Promise<void> {
-    this.closed = true;
-    this.spare = undefined;
     // Out of its own cgroups first: removing them kills what is in them.
     for (const [controller, before] of this.confined) {
       try {
@@ -205,10 +182,6 @@ export class StepCgroup {
   async remove(): Promise<void> {
     await Promise.all([...this.paths.values()].map(removeTree));
   }
-}
-
-function limitsKey(limits: CgroupLimits): string {
-  return `${limits.processes}/${limits.memoryMb}/${limits.cpus}`;
 }
 
 function settings(controller: Controller, limits: CgroupLimits, path: string): Array<[string, string]> {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmod, chown, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { chown, rm } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { basename, join } from "node:path";
 import { ArtifactLimitError, readArtifactStream } from "./artifacts";
@@ -17,7 +18,8 @@ import type { TurnState } from "./protocol";
 import type { StepProcess } from "./supervise";
 import { supervise } from "./supervise";
 import type { Artifact, CodeRequest, Interactive, LogListener, Refusals, RunResult, SandboxLimits } from "./types";
-import type { ProcessLimits, Zygote, ZygoteCommand, ZygoteProcess } from "./zygote";
+import { StepSpares, type PreparedStep, type StepShape } from "./step-spares";
+import type { ProcessLimits, ProcessSetup, Zygote, ZygoteCommand, ZygoteProcess } from "./zygote";
 
 /** The port of a step's proxy in its own network namespace. */
 const PROXY_PORT = 3128;
@@ -45,13 +47,15 @@ interface ProcessStepContext {
 
 /**
  * The life of a process-based step: a uid of its own, a private run directory owned by it, a
- * clean environment, cgroups, an egress session when it may use the network, its processes
- * forked by the zygote with their limits and supervised to their end, its stdio turned into a
- * result, its artifacts received, and everything it held given back. Closing kills what runs.
+ * clean environment, cgroups, an egress session when it may use the network, its main process
+ * forked by the zygote (usually ahead, while the step before ran: step-spares.ts), its limits, its
+ * processes supervised to their end, its stdio turned into a result, its artifacts received, and
+ * everything it held given back. Closing kills what runs.
  */
 export class ProcessSteps {
   private readonly running = new Set<StepProcess>();
   private readonly slots = new UidSlots();
+  private readonly spares = new StepSpares();
   private readonly turns: FairSlots;
   private nextId = 1;
 
@@ -88,54 +92,50 @@ export class ProcessSteps {
     command: ZygoteCommand,
     interactive?: Interactive,
   ): Promise<RunResult> {
-    const slot = await this.slots.acquire(signal);
-    if (slot === undefined) return aborted();
-    const id = this.nextId++;
-    const self = process.getuid?.() ?? 0;
-    const hostUid = this.ctx.uids ? this.ctx.uids.firstStep + slot : self;
-    let dir: string | undefined;
-    let cgroup: StepCgroup | undefined;
-    let egress: EgressSession | undefined;
     const confined = zygote.confined;
+    const shape: StepShape = { cgroup: limits, tmpBytes: limits.tmpMb * 1024 * 1024 };
+    // Without the sandbox (an operator's opt-in) the step is on the host: its paths, its network.
+    const withNetwork = Boolean(req.network) && confined;
+    // Spares are made for the most common steps: no network (an egress session is a step's own), not interactive.
+    const spareShaped = !withNetwork && !interactive;
+    let step = spareShaped ? this.spares.take(zygote, shape) : undefined;
+    let egress: EgressSession | undefined;
+    const refusalLog = new LogLines(onLog);
+    const refused: Refusals = { first: [], total: 0 };
+    const onRefused = (r: SessionRefusal): void => {
+      refusalLog.push(refusalLine(r));
+      refused.total += 1;
+      if (refused.first.length < REFUSALS_KEPT)
+        refused.first.push("host" in r ? { host: r.host, port: r.port, reason: r.reason } : { reason: r.reason });
+    };
     try {
-      // In the sandbox the zygote makes it; without, it is a directory of the host's.
-      const name = `run-${id}-${randomBytes(6).toString("hex")}`;
-      dir = confined ? join(zygote.runsDir, name) : await hostRunDir(zygote.runsDir, hostUid, self);
-      cgroup = this.ctx.cgroups?.open(limits);
-      const refusalLog = new LogLines(onLog);
-      const refused: Refusals = { first: [], total: 0 };
-      const onRefused = (r: SessionRefusal): void => {
-        refusalLog.push(refusalLine(r));
-        refused.total += 1;
-        if (refused.first.length < REFUSALS_KEPT)
-          refused.first.push("host" in r ? { host: r.host, port: r.port, reason: r.reason } : { reason: r.reason });
-      };
-      // Without the sandbox (an operator's opt-in) the step is on the host: its paths, its network.
-      const network = req.network && confined ? await this.openEgress(req, zygote, id, onRefused) : undefined;
-      egress = network?.session;
-      const runDir = confined ? `/run/wf/runs/${name}` : dir;
-      const work = confined ? "/step" : dir;
-      const proxy = network && `http://127.0.0.1:${PROXY_PORT}`;
+      if (!step) {
+        const slot = await this.slots.acquire(signal);
+        if (slot === undefined) return aborted();
+        const id = this.nextId++;
+        const network = withNetwork
+          ? await this.openEgress(req, zygote, id, onRefused).catch((err: unknown) => {
+              this.slots.release(slot);
+              throw err;
+            })
+          : undefined;
+        egress = network?.session;
+        step = this.prepare(zygote, id, slot, shape, {
+          ...(network ? { network: { port: PROXY_PORT, socket: network.socket } } : {}),
+          ...(interactive ? { interactive: true } : {}),
+        });
+      }
+      const work = confined ? "/step" : step.dir;
+      const proxy = egress && `http://127.0.0.1:${PROXY_PORT}`;
       // An interactive process (an MCP server) is no step: none of the WF_ variables.
       const env = interactive
         ? processEnv(this.ctx.baseEnv, work, proxy)
         : codeStepEnv(req, { home: work, artifacts: `${work}/artifacts` }, this.ctx.baseEnv, proxy);
-      const proc = zygote.fork(command, {
-        runDir,
-        ...(confined ? { makeRun: { name, uid: stepUid(slot) } } : {}),
-        uid: confined ? stepUid(slot) : hostUid,
-        env,
-        limits: processLimits(req, limits, this.ctx.cgroups?.dirs ?? new Map()),
-        cgroups: [...(cgroup?.paths ?? [])].map(([controller, path]) =>
-          confined ? `/run/wf/cgroup/${controller}/${basename(path)}` : path,
-        ),
-        ...(network ? { network: { port: PROXY_PORT, socket: network.socket } } : {}),
-        ...(interactive ? { interactive: true } : {}),
-      });
-      if (interactive) connect(interactive, proc);
-      const { result, aborted } = await this.supervised(
-        proc,
-        cgroup,
+      step.proc.start(command, { env, limits: processLimits(req, limits, this.ctx.cgroups?.dirs ?? new Map()) });
+      if (interactive) connect(interactive, step.proc);
+      const { result, aborted: cancelled } = await this.supervised(
+        step.proc,
+        step.cgroup,
         req,
         interactive ? { ...limits, outputBytes: INTERACTIVE_OUTPUT_BYTES } : limits,
         signal,
@@ -143,23 +143,78 @@ export class ProcessSteps {
       );
       // An aborted step's artifacts are not wanted, an interactive process's are none of its caller's.
       const complete =
-        aborted || interactive
-          ? result
-          : withArtifacts(
-              result,
-              await this.artifactsOf(zygote, dir, runDir, confined ? stepUid(slot) : hostUid, limits),
-            );
+        cancelled || interactive ? result : withArtifacts(result, await this.artifactsOf(zygote, step, limits));
       return refused.total ? { ...complete, logs: [...complete.logs, ...refusalLog.kept()], refused } : complete;
     } finally {
+      // After the result is on its way: removing and making cgroups blocks this thread. And not
+      // before this step has ended: a zygote busy forking reports a step's end that much later.
+      setImmediate(() => {
+        step?.release();
+        void egress?.close().catch(() => undefined);
+        if (spareShaped) this.spares.refill(zygote, shape, () => this.prepareSpare(zygote, shape));
+      });
+    }
+  }
+
+  /** The next step's process of `zygote`, made now with a free uid; none when every uid is taken. */
+  private prepareSpare(zygote: Zygote, shape: StepShape): PreparedStep | undefined {
+    const slot = this.slots.tryAcquire();
+    if (slot === undefined) return undefined;
+    try {
+      return this.prepare(zygote, this.nextId++, slot, shape, {});
+    } catch {
+      // made again when a step needs it, failing that step with the reason
+      return undefined;
+    }
+  }
+
+  /**
+   * Has `zygote` fork a step's main process and set it up: its uid (of `slot`), its run directory,
+   * its cgroups and, with `network`, its own network namespace. It then waits for its step.
+   */
+  private prepare(
+    zygote: Zygote,
+    id: number,
+    slot: number,
+    shape: StepShape,
+    extra: Pick<ProcessSetup, "network" | "interactive">,
+  ): PreparedStep {
+    const confined = zygote.confined;
+    const self = process.getuid?.() ?? 0;
+    const hostUid = this.ctx.uids ? this.ctx.uids.firstStep + slot : self;
+    const uid = confined ? stepUid(slot) : hostUid;
+    let dir: string | undefined;
+    let cgroup: StepCgroup | undefined;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
       // After the result, not before it: the processes are dead already, and removing a
       // directory tree costs a millisecond or more.
-      void Promise.all([
-        cgroup?.remove(),
-        egress?.close(),
-        dir && rm(dir, { recursive: true, force: true, maxRetries: 2 }),
-      ])
+      void Promise.all([cgroup?.remove(), dir && rm(dir, { recursive: true, force: true, maxRetries: 2 })])
         .catch(() => undefined)
         .finally(() => this.slots.release(slot));
+    };
+    try {
+      // In the sandbox the zygote makes it; without, it is a directory of the host's.
+      const name = `run-${id}-${randomBytes(6).toString("hex")}`;
+      dir = confined ? join(zygote.runsDir, name) : hostRunDir(zygote.runsDir, hostUid, self);
+      cgroup = this.ctx.cgroups?.open(shape.cgroup);
+      const runDir = confined ? `/run/wf/runs/${name}` : dir;
+      const proc = zygote.prepare({
+        runDir,
+        ...(confined ? { makeRun: { name, uid } } : {}),
+        uid,
+        cgroups: [...(cgroup?.paths ?? [])].map(([controller, path]) =>
+          confined ? `/run/wf/cgroup/${controller}/${basename(path)}` : path,
+        ),
+        tmpBytes: shape.tmpBytes,
+        ...extra,
+      });
+      return { proc, dir, runDir, uid, cgroup, release };
+    } catch (err) {
+      release();
+      throw err;
     }
   }
 
@@ -229,22 +284,12 @@ export class ProcessSteps {
    * What the step left in its artifacts directory, once every process of it is gone. Its names
    * are listed here (nothing else of the step can change them now), and only when there is one
    * the zygote's reader reads them, as the step's uid: most steps leave none, and a reader costs
-   * a fork.
+   * a fork. Looked at synchronously: a directory of a few entries takes microseconds, where two
+   * hops through libuv's thread pool took milliseconds on a loaded machine.
    */
-  private async artifactsOf(
-    zygote: Zygote,
-    hostDir: string,
-    runDir: string,
-    uid: number,
-    limits: SandboxLimits,
-  ): Promise<Artifact[] | Error> {
-    const dir = join(hostDir, "artifacts");
-    const isDir = await lstat(dir).then(
-      (s) => s.isDirectory(),
-      () => false,
-    );
-    if (!isDir || (await readdir(dir)).length === 0) return [];
-    const stream = zygote.readArtifacts({ runDir, uid, limits });
+  private async artifactsOf(zygote: Zygote, step: PreparedStep, limits: SandboxLimits): Promise<Artifact[] | Error> {
+    if (!hasEntries(join(step.dir, "artifacts"))) return [];
+    const stream = zygote.readArtifacts({ runDir: step.runDir, uid: step.uid, limits });
     return within(readArtifactStream(stream, limits), ARTIFACTS_GRACE_MS);
   }
 }
@@ -259,20 +304,32 @@ function connect(interactive: Interactive, proc: ZygoteProcess): void {
   });
 }
 
+/** Without the sandbox: the step's directory on the host, given to its uid. */
+function hostRunDir(parent: string, uid: number, self: number): string {
+  const dir = mkdtempSync(join(parent, "run-"));
+  mkdirSync(join(dir, "artifacts"));
+  if (uid !== self) {
+    chownSync(dir, uid, uid);
+    chownSync(join(dir, "artifacts"), uid, uid);
+  }
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** Whether `dir` is a directory (not a link to one) with anything in it. */
+function hasEntries(dir: string): boolean {
+  try {
+    return lstatSync(dir).isDirectory() && readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The rlimits of a step's processes. Where a cgroup counts the step's processes or memory in
  * all, the rlimit is only a backstop above it: it would otherwise refuse first and say nothing,
  * and writable address space is not memory used (Node 24 reserves about 1 GB of it to start).
  */
-/** Without the sandbox: the step's directory on the host, given to its uid. */
-async function hostRunDir(parent: string, uid: number, self: number): Promise<string> {
-  const dir = await mkdtemp(join(parent, "run-"));
-  await mkdir(join(dir, "artifacts"));
-  if (uid !== self) await Promise.all([chown(dir, uid, uid), chown(join(dir, "artifacts"), uid, uid)]);
-  await chmod(dir, 0o700);
-  return dir;
-}
-
 function processLimits(req: CodeRequest, limits: SandboxLimits, cgroups: ReadonlyMap<string, string>): ProcessLimits {
   return {
     // A backstop per process: the timeout stops the step first, unless it uses several cores.
@@ -285,7 +342,6 @@ function processLimits(req: CodeRequest, limits: SandboxLimits, cgroups: Readonl
     // One byte over the per-file artifact limit, so that an artifact over it is found and named
     // when the artifacts are read, and no file the step writes can grow without bound.
     fileBytes: limits.artifactFileBytes + 1,
-    tmpBytes: limits.tmpMb * 1024 * 1024,
     artifactFiles: limits.artifactFiles,
     artifactFileBytes: limits.artifactFileBytes,
     artifactTotalBytes: limits.artifactTotalBytes,

@@ -5,7 +5,7 @@ import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { runDirs, step, zygotes } from "./testing/processes";
+import { step, writtenRunDirs, zygotes } from "./testing/processes";
 
 function py(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("python", code, extra);
@@ -71,7 +71,7 @@ print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.envi
     const output = result.output as { env: string[]; cwd: string; home: string; artifacts: string };
     expect(output.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"]);
     expect(output).toMatchObject({ cwd: "/step", home: "/step", artifacts: "/step/artifacts" });
-    await waitFor(() => runDirs().length === 0, { what: "the run directory to be removed" });
+    await waitFor(() => writtenRunDirs().length === 0, { what: "the run directory to be removed" });
   });
 
   it("kills everything it started at the timeout", async () => {

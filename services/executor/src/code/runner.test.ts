@@ -175,6 +175,25 @@ describe("createCodeRunner", () => {
       }
     });
 
+    it("gives each step the limits of its own client, whatever the step before had", async () => {
+      // Two executors with other limits, one owner: a step's process made ahead for the shape of
+      // the step before is not the next one's when the shapes differ.
+      const [small, large] = await Promise.all(
+        [16, 48].map((tmpMb) => createCodeRunner({ socket: sandbox.socket, limits: { tmpMb } })),
+      );
+      try {
+        const code = 'import os\nst = os.statvfs("/tmp")\nprint(st.f_blocks * st.f_frsize // 2**20)';
+        const sizes: unknown[] = [];
+        for (const runner of [small, large, large, small, small, large]) {
+          const result = await runner!.run(step("python", code, { owner: "one-owner" }));
+          sizes.push(result.ok ? result.output : result.error);
+        }
+        expect(sizes).toEqual([16, 48, 48, 16, 16, 48]);
+      } finally {
+        await Promise.all([small!.close(), large!.close()]);
+      }
+    });
+
     it("fails clearly when the socket is not there", async () => {
       await expect(createCodeRunner({ socket: join(scratch, "nothing.sock") })).rejects.toThrow(
         /sandbox runner at .* is unreachable/,

@@ -124,6 +124,28 @@ print(json.dumps({"pids": pids, "me": os.getpid(), "parent": os.getppid(), "leak
     expect(seen.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT"]);
   });
 
+  it("finds nothing the steps before it left: no file, shared memory segment or process", async () => {
+    // Each step leaves something in its mount and IPC namespaces and a process in its PID
+    // namespace: namespaces made for one step alone (ahead of it) and never given to another.
+    const code = `
+import ctypes, json, os, subprocess
+seen = {
+    "files": os.listdir("/tmp") + os.listdir("/dev/shm"),
+    "segments": open("/proc/sysvipc/shm").read().splitlines()[1:],
+    "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+}
+for d in ("/tmp", "/dev/shm"):
+    open(f"{d}/left", "w").write("x")
+seen["segment"] = ctypes.CDLL(None).shmget(0, 4096, 0o1600)
+subprocess.Popen(["sleep", "30"], start_new_session=True)
+print(json.dumps(seen))`;
+    for (let i = 0; i < 4; i++) {
+      const seen = await probe(runner, code);
+      expect(seen).toMatchObject({ files: [], segments: [], pids: [1] });
+      expect(seen.segment).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it("runs as an unprivileged uid of its own, with no capability, under the seccomp filter", async () => {
     const code = `
 import ctypes, errno, json, os
@@ -178,7 +200,8 @@ print(json.dumps({
     await waitFor(() => lines.some((l) => l.startsWith("uid")) && sleepers(marker).length === 1, {
       what: "the first step to run",
     });
-    const [holderDir] = runDirs();
+    const holderDir = runDirs().find((dir) => existsSync(join(dir, "mine")));
+    expect(holderDir, "the holder's directory, seen from the host").toBeDefined();
     const code = `
 import json, os
 print(json.dumps({"uid": os.getuid(), "exists": os.path.exists(${JSON.stringify(holderDir)}), "runs": os.path.exists("/run/wf/runs"),

@@ -56,6 +56,13 @@ export class Slots {
     });
   }
 
+  /** Takes a slot if one is free now, without waiting; whether it did. */
+  tryAcquire(): boolean {
+    if (this.free <= 0) return false;
+    this.free--;
+    return true;
+  }
+
   release(): void {
     const next = this.waiters.shift();
     if (next) next();

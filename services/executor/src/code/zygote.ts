@@ -32,21 +32,20 @@ interface ZygoteRun {
 /** What a step's process runs: Python code in the forked child, or a program it execs. */
 export type ZygoteCommand = { code: string } | { argv: string[] };
 
-/** Set in the step's process before user code runs; see zygote/confine.py. */
+/** Set in the step's process, with its step, before user code runs; see zygote/confine.py. */
 export interface ProcessLimits {
   cpuSeconds: number;
   dataBytes: number;
   openFiles: number;
   processes: number;
   fileBytes: number;
-  /** Size of the step's private /tmp and /dev/shm (each). */
-  tmpBytes: number;
   artifactFiles: number;
   artifactFileBytes: number;
   artifactTotalBytes: number;
 }
 
-export interface ZygoteRequest {
+/** What a step's process is set up with before its step is known; see zygote/step.py. */
+export interface ProcessSetup {
   /**
    * The step's directory, a child of the zygote's `runs` directory, as the zygote sees it; /step to the step when
    * confined.
@@ -59,10 +58,10 @@ export interface ZygoteRequest {
   makeRun?: { name: string; uid: number };
   /** The step's uid (and gid): in the sandbox's user namespace, or on the host when not confined. */
   uid: number;
-  env: Record<string, string>;
-  limits: ProcessLimits;
   /** The cgroup directories the step joins, as the zygote sees them. */
   cgroups: string[];
+  /** Size of the step's private /tmp and /dev/shm (each). */
+  tmpBytes: number;
   /**
    * The step's proxy: its port inside, and its egress socket (a name in the zygote's `ctl` directory): the zygote
    * relays one to the other.
@@ -72,9 +71,21 @@ export interface ZygoteRequest {
   interactive?: boolean;
 }
 
-/** A started step process and, when interactive, its stdin. */
+/** What the step brings to the process set up for it. */
+export interface ProcessStart {
+  env: Record<string, string>;
+  limits: ProcessLimits;
+}
+
+/** A step's process and, when interactive, its stdin. */
 export interface ZygoteProcess extends StepProcess {
   readonly stdin: PassThrough | undefined;
+}
+
+/** A step's process, forked and being set up (or waiting) for a step it has not been given yet. */
+export interface PreparedProcess extends ZygoteProcess {
+  /** Gives it its step: it runs `command` as soon as its set-up is done. */
+  start(command: ZygoteCommand, step: ProcessStart): void;
 }
 
 /** What the artifact reader needs of a step that is over. */
@@ -89,12 +100,12 @@ export interface ArtifactRequest {
  * and gid maps this process writes), asks it to fork a step's processes and hands each step's stdio
  * and artifacts to the caller as streams. A step's process connects to a Unix socket served here (in
  * the zygote's `ctl` directory, only its uid may enter) with its single-use token; that connection
- * carries its request and becomes its stdout, the others carry tokens it names; unknown ones are hung up on.
+ * carries its step and becomes its stdout, the others carry tokens it names; unknown ones are hung up on.
  */
 export class Zygote {
   private readonly runs = new Map<number, ZygoteRun>();
   /** Connections expected from steps not connected yet, by token. */
-  private readonly waiting = new Map<string, { stream: PassThrough; reply: string | undefined; toStep: boolean }>();
+  private readonly waiting = new Map<string, { stream: PassThrough; step: StepLine | undefined; toStep: boolean }>();
   private nextId = 1;
   private stderrTail = "";
   private exitError: Error | undefined;
@@ -212,12 +223,15 @@ export class Zygote {
     return this.runs.size;
   }
 
-  /** Forks the processes of one step, which receive their request from here, not through the zygote. */
-  fork(command: ZygoteCommand, request: ZygoteRequest): ZygoteProcess {
-    const tokens = { stdout: newToken(), stderr: newToken(), stdin: request.interactive ? newToken() : undefined };
-    const { interactive: _, network, makeRun, ...rest } = request;
-    const requestLine = `${JSON.stringify({ ...command, ...rest, confined: this.confined, gid: request.uid, stderr: tokens.stderr, stdin: tokens.stdin })}\n`;
-    const stdout = this.expectConnection(tokens.stdout, requestLine);
+  /**
+   * Forks the main process of one step, which sets itself up at once and receives its step when start() gives
+   * it: from here, not through the zygote.
+   */
+  prepare(setup: ProcessSetup): PreparedProcess {
+    const tokens = { stdout: newToken(), stderr: newToken(), stdin: setup.interactive ? newToken() : undefined };
+    const { interactive: _, network, makeRun, ...rest } = setup;
+    const stepLine = new StepLine();
+    const stdout = this.expectConnection(tokens.stdout, stepLine);
     const stderr = this.expectConnection(tokens.stderr);
     const stdin = tokens.stdin === undefined ? undefined : this.expectConnection(tokens.stdin, undefined, true);
     const run: ZygoteRun = {
@@ -235,12 +249,20 @@ export class Zygote {
       run.reject(this.exitError);
     } else {
       this.runs.set(id, run);
-      this.send({ id, token: tokens.stdout, ...(makeRun ? { run: makeRun } : {}), ...(network ? { network } : {}) });
+      this.send({
+        id,
+        token: tokens.stdout,
+        setup: { ...rest, confined: this.confined, gid: setup.uid, stderr: tokens.stderr, stdin: tokens.stdin },
+        ...(makeRun ? { run: makeRun } : {}),
+        ...(network ? { network } : {}),
+      });
     }
     const kill = (): void => {
       if (this.runs.has(id)) this.send({ kill: id });
     };
-    return { stdout, stderr, stdin, exited, kill, limitReached: () => undefined };
+    const start = (command: ZygoteCommand, step: ProcessStart): void =>
+      stepLine.send(`${JSON.stringify({ ...command, ...step })}\n`);
+    return { stdout, stderr, stdin, exited, kill, limitReached: () => undefined, start };
   }
 
   /**
@@ -320,12 +342,12 @@ export class Zygote {
   }
 
   /**
-   * A stream for the connection that will introduce itself with `token`, to be sent `reply`
-   * first: what the step writes on it, or, `toStep`, what the caller writes to the step.
+   * A stream for the connection that will introduce itself with `token`, to be sent `step`: what
+   * the step writes on it, or, `toStep`, what the caller writes to the step.
    */
-  private expectConnection(token: string, reply?: string, toStep = false): PassThrough {
+  private expectConnection(token: string, step?: StepLine, toStep = false): PassThrough {
     const stream = new PassThrough();
-    this.waiting.set(token, { stream, reply, toStep });
+    this.waiting.set(token, { stream, step, toStep });
     stream.once("close", () => this.waiting.delete(token));
     return stream;
   }
@@ -347,13 +369,13 @@ export class Zygote {
         return;
       }
       this.waiting.delete(token);
-      const { stream, reply, toStep } = expected;
+      const { stream, step, toStep } = expected;
       if (toStep) {
         stream.pipe(socket);
         socket.once("close", () => stream.destroy());
         return;
       }
-      if (reply !== undefined) socket.write(reply);
+      step?.connected(socket);
       stream.write(head.subarray(newline + 1));
       socket.pipe(stream);
       socket.once("close", () => {
@@ -364,6 +386,22 @@ export class Zygote {
     };
     socket.on("data", onData);
     socket.on("error", () => socket.destroy());
+  }
+}
+
+/** The line giving a step's process its step, written on its connection once both are there, whichever comes first. */
+class StepLine {
+  private socket: Socket | undefined;
+  private line: string | undefined;
+
+  send(line: string): void {
+    if (this.socket) this.socket.write(line);
+    else this.line = line;
+  }
+
+  connected(socket: Socket): void {
+    this.socket = socket;
+    if (this.line !== undefined) socket.write(this.line);
   }
 }
 

@@ -2,8 +2,9 @@ import { Slots } from "../slots";
 import { FIRST_STEP_UID, STEP_SLOTS } from "./uid-block";
 
 /**
- * The step uids of one runner: each running step holds one of its own, given back when every
- * process of the step is gone, so that no two steps that run at once share a uid. Past
+ * The step uids of one runner: each running step (and each step process made ahead of its step)
+ * holds one of its own, given back when every process of the step is gone, so that no two steps
+ * that run at once share a uid. Past
  * STEP_SLOTS steps at once, a step waits for a uid.
  */
 export class UidSlots {
@@ -13,13 +14,22 @@ export class UidSlots {
   /** A slot (0-based), or undefined when `signal` aborted first. */
   async acquire(signal?: AbortSignal): Promise<number | undefined> {
     if (!(await this.slots.acquire(signal))) return undefined;
-    // The longest free first: a uid is reused as late as possible.
-    return this.free.shift()!;
+    return this.take();
+  }
+
+  /** A slot if one is free now, without waiting. */
+  tryAcquire(): number | undefined {
+    return this.slots.tryAcquire() ? this.take() : undefined;
   }
 
   release(slot: number): void {
     this.free.push(slot);
     this.slots.release();
+  }
+
+  private take(): number {
+    // The longest free first: a uid is reused as late as possible.
+    return this.free.shift()!;
   }
 }
 

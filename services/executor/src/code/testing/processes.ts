@@ -84,6 +84,20 @@ export function runDirs(ancestor = process.pid): string[] {
   });
 }
 
+/**
+ * The run directories that hold anything a step wrote: all but those of steps' processes made ahead
+ * of their steps, which hold an empty `artifacts` directory only.
+ */
+export function writtenRunDirs(ancestor = process.pid): string[] {
+  return runDirs(ancestor).filter((dir) => {
+    try {
+      return readdirSync(dir).join("/") !== "artifacts" || readdirSync(`${dir}/artifacts`).length > 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
 function stat(pid: number): { state: string; ppid: number } {
   const text = readFileSync(`/proc/${pid}/stat`, "utf8");
   const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");

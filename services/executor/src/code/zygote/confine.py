@@ -1,6 +1,6 @@
 """What a step's main process does to itself before any user code runs, as the first process of
-the step's own PID namespace (its children see it as PID 1). Any failure here fails the step:
-user code never runs with half a confinement.
+the step's own PID namespace (its children see it as PID 1): confine() before its step is known,
+set_limits() with it. Any failure here fails the step: user code never runs with half a confinement.
 
 The zygote's file system (made by bubblewrap) holds only what interpreters need, read-only, and
 /run/wf with the run directories of this zygote's steps. Here, in a mount namespace of its own,
@@ -19,47 +19,48 @@ WORK = "/step"
 HIDDEN = "/run/wf"
 
 
-def confine(request, seccomp_filter):
-    """In the sandbox (`confined`): all of the above. Without it (an operator's opt-in where the
-    sandbox cannot start): the cgroups, the limits, the step's own uid where this process may
+def confine(setup, seccomp_filter):
+    """In the sandbox (`confined`): all of the above but the rlimits. Without it (an operator's
+    opt-in where the sandbox cannot start): the cgroups, the step's own uid where this process may
     change uid, and the seccomp filter; the host's file system and network stay in view."""
     # First: from here on everything the step starts is counted, limited and killable.
-    for cgroup in request.get("cgroups", []):
+    for cgroup in setup.get("cgroups", []):
         with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
             f.write("0")
-    if request["confined"]:
-        mounts(request)
+    if setup["confined"]:
+        mounts(setup)
         linux.sethostname("wf-step")
-    os.chdir(WORK if request["confined"] else request["runDir"])
-    set_limits(request["limits"])
-    if own_uid(request):
-        drop_privileges(request["uid"], request["gid"])
+    os.chdir(WORK if setup["confined"] else setup["runDir"])
+    if own_uid(setup):
+        drop_privileges(setup["uid"], setup["gid"])
     else:
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1, what="no_new_privs")
     if seccomp_filter is not None:
         seccomp_filter.install()
 
 
-def own_uid(request):
+def own_uid(setup):
     """Whether the step runs as a uid of its own: always in the sandbox; without it, where the runner could give it one."""
-    return request["confined"] or request["uid"] != os.getuid()
+    return setup["confined"] or setup["uid"] != os.getuid()
 
 
-def mounts(request):
+def mounts(setup):
+    """In the mount namespace the zygote forked this process into, its own."""
     # The cgroup namespace after joining: the step's cgroup is the root of what it sees.
-    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWCGROUP)
+    linux.unshare(linux.CLONE_NEWCGROUP)
     linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
     linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
     private = linux.MS_NOSUID | linux.MS_NODEV
-    linux.mount("tmpfs", "/tmp", "tmpfs", private, f"mode=1777,size={request['limits']['tmpBytes']}")
-    linux.mount("tmpfs", "/dev/shm", "tmpfs", private | linux.MS_NOEXEC, f"mode=1777,size={request['limits']['tmpBytes']}")
-    linux.mount(request["runDir"], WORK, None, linux.MS_BIND | linux.MS_REC)
+    linux.mount("tmpfs", "/tmp", "tmpfs", private, f"mode=1777,size={setup['tmpBytes']}")
+    linux.mount("tmpfs", "/dev/shm", "tmpfs", private | linux.MS_NOEXEC, f"mode=1777,size={setup['tmpBytes']}")
+    linux.mount(setup["runDir"], WORK, None, linux.MS_BIND | linux.MS_REC)
     linux.mount(None, WORK, None, linux.MS_BIND | linux.MS_REMOUNT | private)
     linux.umount2(HIDDEN, linux.MNT_DETACH)
 
 
 def set_limits(limits):
-    """Each limit as asked, but never above the hard limit this process has (it cannot raise one)."""
+    """Each limit as asked, but never above the hard limit this process has (it cannot raise one):
+    lowering a limit needs no privilege, so this comes after they are dropped."""
     wanted = [
         # SIGXCPU at the soft limit, SIGKILL a second later.
         (resource.RLIMIT_CPU, limits["cpuSeconds"], limits["cpuSeconds"] + 1),

@@ -4,16 +4,18 @@ sandbox that enter.py built, `host` where the operator opted out of it).
 
 A fresh interpreter spends tens of milliseconds starting up and importing `site`, and a fork costs
 a few more: this process pays the first once and forks each step's process directly into the
-step's own PID, IPC and UTS namespaces (and network, for a step with network; the others share
-one with only loopback), which it makes just before (step.py does the rest). It imports everything its children use, runs no threads (forking is only safe
+step's own PID, IPC, UTS and mount namespaces (and network, for a step with network; the others
+share one with only loopback), which it makes just before (step.py does the rest). It imports everything its children use, runs no threads (forking is only safe
 single-threaded), is not dumpable (no step can attach to it or read its memory), and never sees
 a step's code, variables or output, so none of it lingers in this process's memory for a later
-child to inherit: the child connects to the runner's Unix socket (CTL_DIR/stdio.sock) with the
-single-use token it was forked with and receives its request there.
+child to inherit: the child is forked with its setup (its uid, run directory, cgroups; see
+confine.py) and a single-use token, sets itself up, connects to the runner's Unix socket
+(CTL_DIR/stdio.sock) with the token and receives its step there: the runner has it forked before
+its step comes (step-spares.ts).
 
 Control protocol, JSON lines. stdin:
-  {"id": n, "token": t, "run": {"name", "uid"}?, "network": {"port", "socket"}?}
-                                                        start a step, in the sandbox first making its
+  {"id": n, "token": t, "setup": {...}, "run": {"name", "uid"}?, "network": {"port", "socket"}?}
+                                                        fork a step's process, in the sandbox first making its
                                                         directory (runs/<name>, the uid's), and a
                                                         relay in its network namespace for its
                                                         egress proxy
@@ -50,12 +52,13 @@ class Zygote:
         self.ctl_dir = ctl_dir
         self.confined = confined
         self.seccomp_filter = linux.Filter(seccomp.program()) if seccomp.supported() else None
-        self.children = {}  # pidfd -> (id, pid, status read end, relay's done pipe write end)
+        self.children = {}  # pidfd -> (id, pid, status read end, relay's done pipe write end, mount namespace)
         self.helpers = set()  # pids of relays and artifact readers, reaped as they end
         self.poller = select.poll()
         # A step's PID namespace is made for the fork of its process only: the zygote's own
         # is restored for every other child (relays, artifact readers).
         self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if confined else None
+        self.own_mnt_ns = os.open("/proc/self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC) if confined else None
         # Steps without network share one namespace with only loopback (making one costs more
         # than the rest of a step's namespaces together); a step with network gets its own.
         self.no_network = self.own_network_namespace() if confined else None
@@ -90,22 +93,22 @@ class Zygote:
                         self.poller.unregister(fd)
                         self.reap(fd, *self.children.pop(fd))
         finally:
-            for _, pid, _, _ in self.children.values():
+            for _, pid, _, _, _ in self.children.values():
                 kill(pid)
 
     def handle(self, request):
         if "kill" in request:
-            for run_id, pid, _, _ in self.children.values():
+            for run_id, pid, _, _, _ in self.children.values():
                 if run_id == request["kill"]:
                     kill(pid)
         elif "artifacts" in request:
             self.fork_helper(lambda: artifacts.run_reader(self.ctl_dir, request), keep=())
         else:
-            self.start(request["id"], request["token"], request.get("run"), request.get("network"))
+            self.start(request["id"], request["token"], request["setup"], request.get("run"), request.get("network"))
 
-    def start(self, run_id, token, run, network):
+    def start(self, run_id, token, setup, run, network):
         """Forks the process of one step into namespaces of its own."""
-        status_r = status_w = done_w = None
+        status_r = status_w = done_w = mnt_ns = None
         listener = None
         try:
             if run is not None:
@@ -129,7 +132,7 @@ class Zygote:
                 linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
                 linux.unshare(linux.CLONE_NEWPID)
             status_r, status_w = os.pipe()
-            pid = os.fork()
+            pid, mnt_ns = self.fork_with_mounts() if self.confined else (os.fork(), None)
         except OSError as e:
             for fd in (status_r, status_w, done_w):
                 if fd is not None:
@@ -139,13 +142,29 @@ class Zygote:
             send({"id": run_id, "error": f"the step's process could not be started: {e}"})
             return
         if pid == 0:
-            step.run_step(token, status_w, self.ctl_dir, self.seccomp_filter)
+            step.run_step(token, setup, status_w, self.ctl_dir, self.seccomp_filter)
         os.close(status_w)
         send({"id": run_id, "pid": pid})
         # A pidfd turns readable when the process exits: no waitpid(-1) racing with the status of a step.
         pidfd = os.pidfd_open(pid)
-        self.children[pidfd] = (run_id, pid, status_r, done_w)
+        self.children[pidfd] = (run_id, pid, status_r, done_w, mnt_ns)
         self.poller.register(pidfd, select.POLLIN)
+
+    def fork_with_mounts(self):
+        """Forks into a mount namespace of the child's own, which this process holds (the descriptor
+        returned with the pid) until it has reported the child's end: unmounting the step's file
+        systems then comes after its result, not before."""
+        linux.unshare(linux.CLONE_NEWNS)
+        pid = mnt_ns = None
+        try:
+            mnt_ns = os.open("/proc/self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+            pid = os.fork()
+        finally:
+            if pid != 0:
+                linux.setns(self.own_mnt_ns, linux.CLONE_NEWNS)
+                if pid is None and mnt_ns is not None:
+                    os.close(mnt_ns)
+        return pid, mnt_ns
 
     def own_network_namespace(self):
         """A new network namespace, with loopback up, that this process enters; its descriptor."""
@@ -181,7 +200,7 @@ class Zygote:
             if done:
                 self.helpers.discard(pid)
 
-    def reap(self, pidfd, run_id, pid, status_r, done_w):
+    def reap(self, pidfd, run_id, pid, status_r, done_w, mnt_ns):
         os.close(pidfd)
         _, status = os.waitpid(pid, 0)
         if done_w is not None:
@@ -197,6 +216,8 @@ class Zygote:
             send({"id": run_id, "code": code, "signal": None, "connected": connected})
         else:
             send({"id": run_id, "code": None, "signal": signal.Signals(-code).name, "connected": connected})
+        if mnt_ns is not None:
+            os.close(mnt_ns)  # after the report: see fork_with_mounts
 
 
 def make_run_dir(path, uid):

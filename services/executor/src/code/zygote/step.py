@@ -1,10 +1,13 @@
-"""A step's main process, forked from the zygote into the step's fresh PID, IPC and UTS namespaces
-(as their PID 1: when it ends, the kernel ends everything it started) and its network namespace.
+"""A step's main process, forked from the zygote into the step's fresh PID, IPC, UTS and mount
+namespaces (as PID 1: when it ends, the kernel ends everything it started) and its network
+namespace, usually before its step comes (see step-spares.ts).
 
-It connects to the runner's socket with the single-use token it was forked with and receives
-its request there, opens the step's stderr (and, for an interactive process such as an MCP
-server, stdin) connections, is confined (confine.py), and becomes the step: Python code runs in
-this very process, any other language is exec'd. Nothing of the zygote's descriptors is kept.
+Forked with its setup (its run directory, cgroups, uid) and single-use tokens, it connects to the
+runner's socket with them (its stdout, stderr and, for an interactive process such as an MCP
+server, stdin) and is confined (confine.py): all of it before its step is known. Then it waits on
+its stdout connection for its step (the code or argv, the environment, the rlimits), and becomes
+it: Python code runs in this very process, any other language is exec'd. Nothing of the zygote's
+descriptors is kept.
 """
 
 import atexit
@@ -23,7 +26,7 @@ import linux
 SETUP_FAILED = 70
 
 
-def run_step(token, status_w, ctl_dir, seccomp_filter):
+def run_step(token, setup, status_w, ctl_dir, seccomp_filter):
     """Never returns: unwinding into the zygote's loop would run its cleanup, which kills every
     other step."""
     status = SETUP_FAILED
@@ -34,10 +37,10 @@ def run_step(token, status_w, ctl_dir, seccomp_filter):
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         stdio_path = os.path.join(ctl_dir, "stdio.sock")
+        # Connecting waits for no answer: the runner reads the token whenever it gets to it.
         stdout = connect(stdio_path, token)
-        request = json.loads(read_line(stdout))
-        stderr = connect(stdio_path, request["stderr"])
-        stdin = connect(stdio_path, request["stdin"]) if request.get("stdin") else None
+        stderr = connect(stdio_path, setup["stderr"])
+        stdin = connect(stdio_path, setup["stdin"]) if setup.get("stdin") else None
         os.write(status_w, b"1")
         os.dup2(stdin.fileno() if stdin else os.open(os.devnull, os.O_RDONLY), 0)
         os.dup2(stdout.fileno(), 1)
@@ -47,7 +50,11 @@ def run_step(token, status_w, ctl_dir, seccomp_filter):
         for sock in (stdin, stdout, stderr):
             if sock is not None:
                 sock.detach()
-        confine.confine(request, seccomp_filter)
+        confine.confine(setup, seccomp_filter)
+        # All of the above is done before the step is known (usually while the step before runs): what
+        # follows, under the confinement already, is the step's own.
+        request = json.loads(read_line(1))
+        confine.set_limits(request["limits"])
         os.environ.clear()
         os.environ.update(request["env"])
         if "argv" in request:
@@ -69,12 +76,13 @@ def connect(path, token):
     return sock
 
 
-def read_line(sock):
+def read_line(fd):
+    """The one line the runner sends: the step."""
     data = bytearray()
     while not data.endswith(b"\n"):
-        chunk = sock.recv(1 << 20)
+        chunk = os.read(fd, 1 << 16)
         if not chunk:
-            raise EOFError("the runner closed the connection before sending the request")
+            raise EOFError("the runner closed the connection before sending the step")
         data += chunk
     return data
 
