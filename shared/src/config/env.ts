@@ -263,7 +263,7 @@ export const ENV_SCHEMA = {
         "must be a range above uid 0, of at least 1025 uids, below 2^32 - 1",
       ),
     default: "1879048192:1048576",
-    doc: "Host uids the code sandbox runs steps as, `<first>:<count>`: each sandbox runner on the host claims a block of 1025 (its zygotes' uid, its JavaScript host's, and one per step running at once), so no two running steps share a uid and none is the host's root. Keep it clear of real accounts; in a container, inside the container's uid map.",
+    doc: "Host uids the code sandbox runs steps as, `<first>:<count>`: each sandbox runner on the host claims a block of 1025 (its zygotes' uid, its JavaScript host's, and one per step running at once or made ahead of its step), so no two running steps share a uid and none is the host's root. Keep it clear of real accounts; in a container, inside the container's uid map.",
   },
   WF_SANDBOX_STEPS: {
     schema: int(1, 1023),
