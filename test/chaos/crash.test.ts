@@ -125,40 +125,53 @@ steps:
   - { name: last, type: transform, output: "{{ steps.spin2.output }}" }
 `;
 
+/**
+ * Runs `yaml` (its step `effect` acting outside) from the API, kills the executor once the effect's
+ * result is stored, and lets a second executor finish it: `check` reads the record at the kill,
+ * the ended execution and how often the effect ran.
+ */
+async function killOnceEffectStored(
+  name: string,
+  yaml: (fx: SideEffects) => string,
+  check: (atKill: ExecutionSnapshot, ended: ExecutionSnapshot, effectRuns: number) => void,
+): Promise<void> {
+  const ns = `${name}${Date.now() % 100000}`;
+  const c = await client(ns);
+  const fx = await sideEffects();
+  let first: ServiceProcess | null = await startExecutorProcess(ns);
+  try {
+    const id = await run(c.platform, yaml(fx), { triggerSource: "open_api" });
+    const atKill = await waitFor(
+      async () => {
+        const v = await c.platform.store.executions.get(id);
+        return v?.value.steps.effect?.status === "COMPLETED" ? v.value : undefined;
+      },
+      { what: "the effect's result to be stored" },
+    );
+    await first.kill();
+    first = null;
+    const second = await startExecutorProcess(ns);
+    try {
+      check(atKill, await waitForStatus(c.platform, id, undefined, 30_000), fx.lines("effects").length);
+    } finally {
+      await second.kill();
+    }
+  } finally {
+    await first?.kill();
+    await c.stop();
+  }
+}
+
 describe("executor killed inside a run of pure steps", () => {
   it("runs the pure steps again from the effect's stored result, whatever the trigger: the effect ran once", async () => {
-    const ns = `crashpure${Date.now() % 100000}`;
-    const c = await client(ns);
-    const fx = await sideEffects();
-    let first: ServiceProcess | null = await startExecutorProcess(ns);
-    try {
-      const id = await run(c.platform, PURE_RUN(fx), { triggerSource: "open_api" });
-      // The effect's result is written before the pure step after it runs.
-      const atKill = await waitFor(
-        async () => {
-          const v = await c.platform.store.executions.get(id);
-          return v?.value.steps.effect?.status === "COMPLETED" ? v.value : undefined;
-        },
-        { what: "the effect's result to be stored" },
-      );
-      await first.kill();
-      first = null;
-      expect(fx.lines("effects")).toHaveLength(1);
+    await killOnceEffectStored("crashpure", PURE_RUN, (atKill, s, effectRuns) => {
+      // The effect's result was written before the pure step after it ran.
       expect(atKill.steps.spin1?.status).not.toBe("COMPLETED");
-      const second = await startExecutorProcess(ns);
-      try {
-        const s = await waitForStatus(c.platform, id, undefined, 30_000);
-        expect(s).toMatchObject({ status: "COMPLETED", output: 41 });
-        expect(s.steps.effect).toMatchObject({ status: "COMPLETED", attempts: 1 });
-        expect(s.steps.spin1).toMatchObject({ status: "COMPLETED", attempts: 1, output: 40 });
-        expect(fx.lines("effects")).toHaveLength(1);
-      } finally {
-        await second.kill();
-      }
-    } finally {
-      await first?.kill();
-      await c.stop();
-    }
+      expect(s).toMatchObject({ status: "COMPLETED", output: 41 });
+      expect(s.steps.effect).toMatchObject({ status: "COMPLETED", attempts: 1 });
+      expect(s.steps.spin1).toMatchObject({ status: "COMPLETED", attempts: 1, output: 40 });
+      expect(effectRuns).toBe(1);
+    });
   });
 });
 
@@ -187,38 +200,14 @@ steps:
             urllib.request.urlopen(urllib.request.Request("${fx.url}/effects", data=b"run", method="POST")).read()
             print('1')
 `;
-
 describe("executor killed beside an effect", () => {
   it("runs a pure step recorded RUNNING again, even for an API trigger; the effect is not repeated", async () => {
-    const ns = `crashbeside${Date.now() % 100000}`;
-    const c = await client(ns);
-    const fx = await sideEffects();
-    let first: ServiceProcess | null = await startExecutorProcess(ns);
-    try {
-      const id = await run(c.platform, BESIDE_EFFECT(fx), { triggerSource: "open_api" });
-      const atKill = await waitFor(
-        async () => {
-          const v = await c.platform.store.executions.get(id);
-          return v?.value.steps.effect?.status === "COMPLETED" ? v.value : undefined;
-        },
-        { what: "the effect's result to be stored" },
-      );
-      await first.kill();
-      first = null;
+    await killOnceEffectStored("crashbeside", BESIDE_EFFECT, (atKill, s, effectRuns) => {
       expect(atKill.steps.spin?.status).toBe("RUNNING");
-      const second = await startExecutorProcess(ns);
-      try {
-        const s = await waitForStatus(c.platform, id, undefined, 30_000);
-        expect(s).toMatchObject({ status: "COMPLETED", output: { pure: 7, outside: 1 } });
-        expect(s.steps.spin).toMatchObject({ status: "COMPLETED", attempts: 1 });
-        expect(fx.lines("effects")).toHaveLength(1);
-      } finally {
-        await second.kill();
-      }
-    } finally {
-      await first?.kill();
-      await c.stop();
-    }
+      expect(s).toMatchObject({ status: "COMPLETED", output: { pure: 7, outside: 1 } });
+      expect(s.steps.spin).toMatchObject({ status: "COMPLETED", attempts: 1 });
+      expect(effectRuns).toBe(1);
+    });
   });
 });
 
