@@ -186,6 +186,7 @@ async function consumeQueues(
     yielded: config.WF_EXEC_YIELD_CONCURRENCY,
     growthPerSec: config.WF_EXEC_YIELD_GROWTH,
     maxMs: config.WF_EXEC_YIELD_MAX_MS,
+    drainShare: config.WF_EXEC_YIELD_DRAIN_SHARE,
   });
   const shares = new LaneShares(yieldTo);
   const consumers = await Promise.all(
@@ -213,6 +214,7 @@ async function consumeQueues(
     jsm,
     stream,
     inHand: () => shares.inHand(),
+    settled: () => shares.settled(),
     yieldTo,
     intervalMs: BACKLOG_SAMPLE_MS,
     log,

@@ -109,14 +109,21 @@ export const ENV_SCHEMA = {
     schema: int(0, 10_000),
     default: "4",
     doc:
-      "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more, triggers arrive faster than executions can be run anyway, and an executor takes at most " +
-      "this many executions at once, so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the queue stops growing. " +
+      "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more, triggers arrive faster than executions can be run anyway, and an executor takes " +
+      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks), so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the queue stops growing. " +
       "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
   },
   WF_EXEC_YIELD_GROWTH: {
     schema: int(1, 10_000_000),
     default: "1000",
     doc: "The growth of the executors' work queue, in commands a second (sampled every half second), at which an executor yields (WF_EXEC_YIELD_CONCURRENCY).",
+  },
+  WF_EXEC_YIELD_DRAIN_SHARE: {
+    schema: z.coerce.number().min(0).max(1),
+    default: "0.5",
+    doc:
+      "While it yields, the share of its drain rate an executor keeps settling: it learns how many commands a second it settles at WF_EXEC_CONCURRENCY with a backlog waiting, and, yielding, takes more than " +
+      "WF_EXEC_YIELD_CONCURRENCY at once (up to WF_EXEC_CONCURRENCY) while it settles less than this share of that, so that executions keep completing while triggers flood in. 0 keeps WF_EXEC_YIELD_CONCURRENCY all through a yield.",
   },
   WF_EXEC_YIELD_MAX_MS: {
     schema: int(0, 86_400_000),

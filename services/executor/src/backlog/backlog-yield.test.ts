@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { BacklogYield, type BacklogYieldSettings } from "./backlog-yield";
 
-const settings: BacklogYieldSettings = { full: 64, yielded: 4, growthPerSec: 1_000, maxMs: 30_000 };
+const settings: BacklogYieldSettings = { full: 64, yielded: 4, growthPerSec: 1_000, maxMs: 30_000, drainShare: 0 };
 
-/** Feeds (ms, pending) samples; returns the limit after each. */
-function limits(y: BacklogYield, samples: [number, number][]): number[] {
-  return samples.map(([at, pending]) => {
-    y.observe(pending, at);
+/** Feeds (ms, pending, settled so far) samples; returns the limit after each. */
+function limits(y: BacklogYield, samples: [number, number, number?][]): number[] {
+  return samples.map(([at, pending, settled]) => {
+    y.sample({ pending, at, settled: settled ?? 0 });
     return y.current();
   });
 }
@@ -52,7 +52,7 @@ describe("the executor's yield to triggers", () => {
         [5_000, 2_000],
       ]),
     ).toEqual([64, 4]);
-    expect(y.state()).toEqual({ kind: "yielding", since: 5_000 });
+    expect(y.state()).toEqual({ kind: "yielding", since: 5_000, concurrency: 4 });
   });
 
   it("never yields with a yielded concurrency of 0 or not below the full one", () => {
@@ -78,5 +78,123 @@ describe("the executor's yield to triggers", () => {
         [900, 9_000],
       ]),
     ).toEqual([64, 64, 64]);
+  });
+
+  describe("keeping a share of the drain rate while it yields", () => {
+    const sharing = { ...settings, drainShare: 0.5 };
+
+    /** A backlog drained at 800/s at full concurrency, then a flood: samples every 500 ms from `from`. */
+    function drainedThenFlooded(y: BacklogYield): number {
+      // A backlog waiting all through: 400 settled a half second is a drain rate of 800/s.
+      limits(y, [
+        [0, 5_000, 0],
+        [500, 4_600, 400],
+        [1_000, 4_200, 800],
+        [1_500, 3_800, 1_200],
+      ]);
+      expect(y.drainPerSec()).toBe(800);
+      // The flood: +2,000 in half a second, still drained at 800/s; it yields at the floor.
+      expect(limits(y, [[2_000, 5_800, 1_600]])).toEqual([4]);
+      expect(y.drainPerSec()).toBe(800);
+      return 1_600;
+    }
+
+    it("takes more at once while it settles under its share, up to double a sample, never past the full concurrency", () => {
+      const y = new BacklogYield(sharing);
+      let settled = drainedThenFlooded(y);
+      // At 4 at once it settles 100/s (50 a half second) where its aim is 400/s: 4 x 400/100 = 16, but at most 8.
+      const at = (i: number) => 2_000 + 500 * i;
+      const flood = (i: number, settledNow: number): [number, number, number] => [at(i), 5_800 + 2_000 * i, settledNow];
+      expect(limits(y, [flood(1, (settled += 50))])).toEqual([8]);
+      // At 8 it settles 200/s: 8 x 400/200 = 16.
+      expect(limits(y, [flood(2, (settled += 100))])).toEqual([16]);
+      // 400/s at 16: the aim, it stays.
+      expect(limits(y, [flood(3, (settled += 200))])).toEqual([16]);
+      // Under 1.5 times the aim (550/s): it stays too.
+      expect(limits(y, [flood(4, (settled += 275))])).toEqual([16]);
+      // It settles nothing (long steps): doubling, but never past 64.
+      expect(limits(y, [flood(5, settled), flood(6, settled), flood(7, settled), flood(8, settled)])).toEqual([
+        32, 64, 64, 64,
+      ]);
+      expect(y.state().kind).toBe("yielding");
+    });
+
+    it("gives executions back to the triggers when it settles well over its share, never under the floor", () => {
+      const y = new BacklogYield(sharing);
+      let settled = drainedThenFlooded(y);
+      const flood = (i: number, settledNow: number): [number, number, number] => [
+        2_000 + 500 * i,
+        5_800 + 2_000 * i,
+        settledNow,
+      ];
+      expect(limits(y, [flood(1, (settled += 50)), flood(2, (settled += 100))])).toEqual([8, 16]);
+      // 800/s at 16 is twice the aim: 16 x 400/800 = 8.
+      expect(limits(y, [flood(3, (settled += 400))])).toEqual([8]);
+      // 1,600/s at 8 (over four times the aim): 2, but never under 4.
+      expect(limits(y, [flood(4, (settled += 800))])).toEqual([4]);
+    });
+
+    it("not knowing its drain rate, doubles while doubling pays, steps back where it stops, and tries again", () => {
+      // No backlog waiting all through a sample before the flood: nothing learnt.
+      const y = new BacklogYield(sharing);
+      const flood = (i: number, settled: number): [number, number, number] => [500 * i, 2_000 * i, settled];
+      expect(limits(y, [flood(0, 0), flood(1, 10)])).toEqual([64, 4]);
+      expect(y.drainPerSec()).toBe(null);
+      // 4 at once settle 100/s: it doubles. 8 settle 200/s (twice as much): again. 16 settle 240/s,
+      // under 1.25 x 200: back to 8, where it holds three samples, then tries 16 again.
+      expect(
+        limits(y, [
+          flood(2, 60),
+          flood(3, 160),
+          flood(4, 280),
+          flood(5, 380),
+          flood(6, 480),
+          flood(7, 580),
+          flood(8, 680),
+        ]),
+      ).toEqual([8, 16, 8, 8, 8, 8, 16]);
+      expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 16, probe: { phase: "climb", before: 200 } });
+      // This time 16 settle 300/s (1.5 x): it goes on to 32, then 64, and holds at the full concurrency.
+      expect(limits(y, [flood(9, 830), flood(10, 1_080), flood(11, 1_480)])).toEqual([32, 64, 64]);
+      expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 64, probe: { phase: "hold", samples: 0 } });
+    });
+
+    it("keeps the yielded concurrency all through with a share of 0", () => {
+      const fixed = new BacklogYield({ ...sharing, drainShare: 0 });
+      drainedThenFlooded(fixed);
+      expect(limits(fixed, [[2_500, 7_800, 1_610]])).toEqual([4]);
+      const unknown = new BacklogYield({ ...sharing, drainShare: 0 });
+      expect(
+        limits(unknown, [
+          [0, 0, 0],
+          [500, 2_000, 10],
+          [1_000, 4_000, 60],
+          [1_500, 6_000, 160],
+        ]),
+      ).toEqual([64, 4, 4, 4]);
+    });
+
+    it("learns the drain rate only from samples with a backlog waiting all through and not yielding", () => {
+      const y = new BacklogYield(sharing);
+      // Idle (nothing waiting), then a backlog (growing under the yield's 1,000/s) that waits all through one sample: 300/s.
+      limits(y, [
+        [0, 0, 0],
+        [500, 0, 500],
+        [1_000, 400, 700],
+        [1_500, 300, 850],
+      ]);
+      expect(y.drainPerSec()).toBe(300);
+      // Then a sample at 1,000/s moves it by 30 %: 300 + 0.3 x 700 = 510.
+      limits(y, [[2_000, 200, 1_350]]);
+      expect(y.drainPerSec()).toBeCloseTo(510);
+      // A flood: the sample that starts the yield ran at full concurrency (100/s) and counts; the
+      // yielding one after it (also 100/s) does not.
+      limits(y, [
+        [2_500, 2_000, 1_400],
+        [3_000, 4_000, 1_450],
+      ]);
+      expect(y.state().kind).toBe("yielding");
+      expect(y.drainPerSec()).toBeCloseTo(510 + 0.3 * (100 - 510));
+    });
   });
 });

@@ -3,62 +3,157 @@ import type { ConcurrencyBound } from "@wf/shared/nats";
 export interface BacklogYieldSettings {
   /** Executions at once normally (WF_EXEC_CONCURRENCY). */
   full: number;
-  /** Executions at once while the backlog grows fast (WF_EXEC_YIELD_CONCURRENCY); 0 never yields. */
+  /** Executions at once when a yield starts, and the fewest while it lasts (WF_EXEC_YIELD_CONCURRENCY); 0 never yields. */
   yielded: number;
   /** Growth of the work queue's backlog, in commands a second, that starts a yield (WF_EXEC_YIELD_GROWTH). */
   growthPerSec: number;
   /** The longest yield in a row (WF_EXEC_YIELD_MAX_MS). */
   maxMs: number;
+  /**
+   * The share of its drain rate the executor keeps settling while it yields (WF_EXEC_YIELD_DRAIN_SHARE); 0 keeps it
+   * at `yielded` all through.
+   */
+  drainShare: number;
 }
 
-export type YieldState = { kind: "full" } | { kind: "yielding"; since: number } | { kind: "spent" };
+/**
+ * `climb`: the concurrency was just doubled from a level that settled `before` a second; `hold`: it
+ * stays, `samples` so far, before it tries a doubling again.
+ */
+export type Probe = { phase: "climb"; before: number } | { phase: "hold"; samples: number };
+
+export type YieldState =
+  | { kind: "full" }
+  | {
+      kind: "yielding";
+      since: number;
+      concurrency: number;
+      /** With no drain rate known yet: where its search for the concurrency that pays stands. */
+      probe?: Probe;
+    }
+  | { kind: "spent" };
+
+/** What one sample says: the work queue's backlog and the commands this executor has settled so far. */
+export interface BacklogSample {
+  /** The consumer's undelivered messages (num_pending). */
+  pending: number;
+  /** Commands this executor settled since it started, counted on. */
+  settled: number;
+  /** When it was taken (ms). */
+  at: number;
+}
+
+/** Weight of the newest saturated sample in the drain rate: a few seconds of draining outweigh an old figure. */
+const DRAIN_WEIGHT = 0.3;
+/** Above this multiple of its aim, a yield gives executions back to the triggers. */
+const OVER_AIM = 1.5;
+/** Not knowing its drain rate, a yield doubles its concurrency while that multiplies what it settles by this much. */
+const PROBE_GAIN = 1.25;
+/** Samples a yield holds a concurrency at which doubling did not pay before it tries again (what pays changes). */
+const PROBE_HOLD_SAMPLES = 4;
 
 /**
  * Triggers first: while the executors' work queue grows by `growthPerSec` or more, the executor takes
- * at most `yielded` executions at once instead of `full`, until the backlog stops growing; after
- * `maxMs` in a row it runs at full concurrency all the same ("spent") until its backlog is drained.
- * Deterministic: it sees the backlog only through `observe`, with the time of each sample. Why, and
+ * fewer executions at once than `full`, until the backlog stops growing; after `maxMs` in a row it runs
+ * at full concurrency all the same ("spent") until its backlog is drained.
+ *
+ * Fewer, but not so few that executions starve: the executor learns its drain rate (commands settled a
+ * second while it ran at full concurrency with a backlog waiting all through a sample) and, yielding,
+ * keeps settling `drainShare` of it, taking more at once while it settles less (it starts at
+ * `yielded`, and never takes fewer) and fewer while it settles well over that. Executions at once and
+ * executions a second grow together while their time goes to waiting on JetStream, as it does
+ * here, so the concurrency is scaled by what it missed. Before it has ever drained a backlog (a
+ * flood from the start), it doubles its concurrency while each doubling multiplies what it settles
+ * by 1.25 or more, goes back a step where that stops (past that point its executions only wait for
+ * the CPU the triggers need), and tries again every few samples.
+ *
+ * Deterministic: it sees the queue only through `sample`, with the time of each sample. Why, and
  * what it costs (docs/operations.md#triggers-first-the-executors-yield).
  */
 export class BacklogYield implements ConcurrencyBound {
   #state: YieldState = { kind: "full" };
-  #last: { pending: number; at: number } | null = null;
+  #last: BacklogSample | null = null;
+  #drainPerSec: number | null = null;
   readonly #listeners = new Set<() => void>();
 
   constructor(private readonly settings: BacklogYieldSettings) {}
 
   current(): number {
-    // Only a yielded concurrency below the full one ever yields (`yields`).
-    return this.#state.kind === "yielding" ? this.settings.yielded : this.settings.full;
+    return this.#state.kind === "yielding" ? this.#state.concurrency : this.settings.full;
   }
 
   state(): YieldState {
     return this.#state;
   }
 
-  /** Calls `listener` after each change of state (and so of the limit); returns what stops it. */
+  /** Commands a second it settled when it last drained a backlog at full concurrency; null before it did. */
+  drainPerSec(): number | null {
+    return this.#drainPerSec;
+  }
+
+  /** Calls `listener` after each change of state or of the limit; returns what stops it. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** One sample of the consumer's undelivered messages (num_pending), taken at `at` (ms). */
-  observe(pending: number, at: number): void {
+  sample(sample: BacklogSample): void {
     const last = this.#last;
-    this.#last = { pending, at };
-    if (last === null || at <= last.at || !this.yields()) return;
-    const growthPerSec = ((pending - last.pending) * 1_000) / (at - last.at);
+    this.#last = sample;
+    if (last === null || sample.at <= last.at || !this.yields()) return;
+    const { pending, at } = sample;
+    const seconds = (at - last.at) / 1_000;
+    const growthPerSec = (pending - last.pending) / seconds;
+    const settledPerSec = Math.max(0, sample.settled - last.settled) / seconds;
     const state = this.#state;
+    if (state.kind !== "yielding" && last.pending > 0 && pending > 0) this.#learnDrain(settledPerSec);
     if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec)
-      this.#move({ kind: "yielding", since: at });
+      this.#move({ kind: "yielding", since: at, concurrency: this.settings.yielded });
     else if (state.kind === "yielding" && growthPerSec <= 0) this.#move({ kind: "full" });
     else if (state.kind === "yielding" && at - state.since >= this.settings.maxMs) this.#move({ kind: "spent" });
+    else if (state.kind === "yielding") this.#keepShare(state, settledPerSec);
     else if (state.kind === "spent" && pending <= this.settings.full) this.#move({ kind: "full" });
   }
 
   /** Whether it ever yields: a yielded concurrency above 0 and below the full one. */
   yields(): boolean {
     return this.settings.yielded > 0 && this.settings.yielded < this.settings.full;
+  }
+
+  #learnDrain(settledPerSec: number): void {
+    const known = this.#drainPerSec;
+    this.#drainPerSec = known === null ? settledPerSec : known + DRAIN_WEIGHT * (settledPerSec - known);
+  }
+
+  #keepShare(state: Extract<YieldState, { kind: "yielding" }>, settledPerSec: number): void {
+    const drain = this.#drainPerSec;
+    if (this.settings.drainShare <= 0) return;
+    const n = state.concurrency;
+    if (drain === null || drain <= 0) {
+      this.#probe(state, settledPerSec);
+      return;
+    }
+    const aim = this.settings.drainShare * drain;
+    let next = n;
+    if (settledPerSec < aim) next = Math.min(2 * n, Math.ceil((n * aim) / Math.max(settledPerSec, 1)));
+    else if (settledPerSec > OVER_AIM * aim) next = Math.floor((n * aim) / settledPerSec);
+    next = Math.min(this.settings.full, Math.max(this.settings.yielded, next));
+    if (next !== n) this.#move({ ...state, concurrency: next });
+  }
+
+  #probe(state: Extract<YieldState, { kind: "yielding" }>, settledPerSec: number): void {
+    const { full, yielded } = this.settings;
+    const n = state.concurrency;
+    const probe = state.probe ?? { phase: "hold", samples: PROBE_HOLD_SAMPLES };
+    const climb = (): void =>
+      this.#move({ ...state, concurrency: 2 * n, probe: { phase: "climb", before: settledPerSec } });
+    if (probe.phase === "hold") {
+      if (probe.samples + 1 >= PROBE_HOLD_SAMPLES && 2 * n <= full) climb();
+      else this.#move({ ...state, probe: { phase: "hold", samples: probe.samples + 1 } });
+    } else if (settledPerSec >= PROBE_GAIN * probe.before && 2 * n <= full) climb();
+    else if (settledPerSec >= PROBE_GAIN * probe.before) this.#move({ ...state, probe: { phase: "hold", samples: 0 } });
+    // Doubling did not pay: back to where it came from, which settled nearly as much with half as many.
+    else this.#move({ ...state, concurrency: Math.max(yielded, n / 2), probe: { phase: "hold", samples: 0 } });
   }
 
   #move(next: YieldState): void {

@@ -17,18 +17,25 @@ export function followBacklog(opts: {
   stream: string;
   /** Messages this executor holds. */
   inHand: () => number;
+  /** Messages this executor settled since it started. */
+  settled: () => number;
   yieldTo: BacklogYield;
   intervalMs: number;
   log: Logger;
 }): BacklogFollowing {
   const { yieldTo, log } = opts;
   executorConcurrency.set(yieldTo.current());
+  let kind = yieldTo.state().kind;
   const unfollow = yieldTo.onChange(() => {
     const state = yieldTo.state();
     executorConcurrency.set(yieldTo.current());
+    // A yield's concurrency follows its completions (BacklogYield): logged when it starts and ends.
+    if (state.kind === kind) return;
+    kind = state.kind;
     if (state.kind === "yielding")
       log.info("the work queue grows fast: triggers first, executions taken fewer at once until it stops growing", {
         concurrency: yieldTo.current(),
+        drainPerSec: yieldTo.drainPerSec(),
       });
     else if (state.kind === "spent")
       log.warn("the work queue has grown for the longest yield in a row: executions taken at full concurrency again", {
@@ -44,7 +51,11 @@ export function followBacklog(opts: {
   const sample = async (): Promise<void> => {
     try {
       const info = await opts.jsm.streams.info(opts.stream);
-      yieldTo.observe(Math.max(0, info.state.messages - opts.inHand()), Date.now());
+      yieldTo.sample({
+        pending: Math.max(0, info.state.messages - opts.inHand()),
+        settled: opts.settled(),
+        at: Date.now(),
+      });
     } catch (err) {
       log.debug("could not sample the work queue's backlog", { err });
     }

@@ -67,4 +67,17 @@ describe("LaneShares", () => {
     bound.set(6);
     expect(woken).toBe(2);
   });
+
+  it("counts the messages settled by every lane, for the yield's drain rate", () => {
+    const shares = new LaneShares(fixed(8));
+    const [a, b] = [shares.lane(), shares.lane()];
+    a.observe!(1, 3);
+    a.observe!(2, 2);
+    b.observe!(1, 0);
+    expect(shares.settled()).toBe(0);
+    a.observe!(1, undefined);
+    b.observe!(0, undefined);
+    a.observe!(0, undefined);
+    expect(shares.settled()).toBe(3);
+  });
 });

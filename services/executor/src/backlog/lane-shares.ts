@@ -19,6 +19,7 @@ interface Lane {
  */
 export class LaneShares {
   readonly #lanes: Lane[] = [];
+  #settled = 0;
 
   constructor(private readonly total: ConcurrencyBound) {
     total.onChange(() => this.#changed());
@@ -35,6 +36,7 @@ export class LaneShares {
         return () => lane.listeners.delete(listener);
       },
       observe: (inHand, pending) => {
+        if (inHand < lane.inHand) this.#settled += lane.inHand - inHand;
         lane.inHand = inHand;
         if (pending !== undefined) lane.pending = pending;
         this.#changed();
@@ -45,6 +47,11 @@ export class LaneShares {
   /** Messages in hand, all consumers together. */
   inHand(): number {
     return this.#lanes.reduce((sum, l) => sum + l.inHand, 0);
+  }
+
+  /** Messages settled so far, all consumers together. */
+  settled(): number {
+    return this.#settled;
   }
 
   #bound(lane: Lane): number {
