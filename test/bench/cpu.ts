@@ -29,19 +29,35 @@ export function sampleCpu(): CpuSample {
   } catch {
     return out;
   }
+  // Descendants too: a runner forks its JavaScript host under a uid of its own, a grandchild of this process.
+  const stats = new Map<number, { ppid: number; ms: number }>();
   for (const d of pids) {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
       // Fields after "(comm)": state ppid ... utime(14) stime(15) cutime(16) cstime(17), 1-based.
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const pid = Number(d);
-      if (pid !== process.pid && Number(f[1]) !== process.pid) continue;
-      const role = roleOf(pid, readFileSync(`/proc/${d}/cmdline`, "utf8"));
-      if (!role) continue;
       const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      out.set(role, (out.get(role) ?? 0) + (ticks * 1000) / TICKS_PER_SEC);
+      stats.set(Number(d), { ppid: Number(f[1]), ms: (ticks * 1000) / TICKS_PER_SEC });
     } catch {
       // The process ended between the listing and the read.
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
+      if (p === process.pid) return true;
+      const parent = stats.get(p)?.ppid;
+      if (parent === undefined) return false;
+      p = parent;
+    }
+    return false;
+  };
+  for (const [pid, { ms }] of stats) {
+    if (!descends(pid)) continue;
+    try {
+      const role = roleOf(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+      if (role) out.set(role, (out.get(role) ?? 0) + ms);
+    } catch {
+      // Ended meanwhile.
     }
   }
   return out;
