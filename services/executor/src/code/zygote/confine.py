@@ -2,7 +2,7 @@
 the step's own PID namespace (its children see it as PID 1): confine() before its step is known,
 set_limits() with it. Any failure here fails the step: user code never runs with half a confinement.
 
-The zygote's file system (made by bubblewrap) holds only what interpreters need, read-only, and
+The zygote's file system (built by rootfs.py) holds only what interpreters need, read-only, and
 /run/wf with the run directories of this zygote's steps. Here, in a mount namespace of its own,
 the process gets a /proc showing only its own PID namespace, private /tmp and /dev/shm, its run
 directory at /step, and loses /run/wf; then it drops to its own unprivileged uid, without any
