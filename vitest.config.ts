@@ -9,7 +9,7 @@ export default defineConfig({
       "cli/**/*.test.ts",
       "test/**/*.test.ts",
     ],
-    exclude: ["**/node_modules/**", ".data/**"],
+    exclude: ["**/node_modules/**", ".data/**", ".tmp/**"],
     pool: "forks",
     // The entry points bundled once, for the CLI and service processes tests start.
     globalSetup: ["./test/support/test-build.ts"],

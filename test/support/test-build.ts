@@ -23,8 +23,10 @@ function alive(pid: number): boolean {
 
 export default async function setup(): Promise<() => void> {
   // Inside the repository: the bundles import every package they do not bundle from the
-  // node_modules above them, and are ES modules by its package.json.
-  const parent = join(ROOT, ".data");
+  // node_modules above them, and are ES modules by its package.json. Not in .data, which the
+  // service makes private (0700) when it creates it: a runner's JavaScript host, under a uid of
+  // its own, could not reach its bundle there.
+  const parent = join(ROOT, ".tmp");
   mkdirSync(parent, { recursive: true });
   for (const name of readdirSync(parent)) {
     const pid = /^test-build-(\d+)$/.exec(name)?.[1];
