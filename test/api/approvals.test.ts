@@ -3,8 +3,16 @@ import { ApprovalDecision, ApprovalList, ApprovalsOfExecution, ApprovalView } fr
 import { newId } from "@wf/shared/execution";
 import { ensureStreams, ONE_REPLICA, streamNames, subjects } from "@wf/shared/nats";
 import { ApprovalRecord, type ApprovalStatus } from "@wf/shared/store";
-import { definitionOf } from "../support/runtime";
-import { account, call, SIMPLE_YAML, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import {
+  account,
+  call,
+  SIMPLE_YAML,
+  storedExecution,
+  storeWorkflow,
+  useApi,
+  type Account,
+  type ApiEnv,
+} from "./support";
 
 const api = useApi();
 
@@ -16,13 +24,17 @@ async function approvalFor(env: ApiEnv, owner: Account, over: Partial<ApprovalRe
   const workflow = await storeWorkflow(env, owner.user.id, SIMPLE_YAML);
   const executionId = over.executionId ?? newId();
   if (!(await env.platform.store.executions.get(executionId))) {
-    await env.platform.store.executions.create({
-      ...baseExecution(),
-      id: executionId,
-      workflowId: workflow.id,
-      ownerId: owner.user.id,
-      status: "AWAITING_APPROVAL",
-    });
+    await env.platform.store.executions.create(
+      storedExecution({
+        id: executionId,
+        workflowId: workflow.id,
+        ownerId: owner.user.id,
+        status: "AWAITING_APPROVAL",
+        currentStep: "review",
+        completedSteps: 0,
+        completedAt: null,
+      }),
+    );
   }
   const now = Date.now();
   const record = ApprovalRecord.parse({
@@ -56,36 +68,6 @@ async function approvalFor(env: ApiEnv, owner: Account, over: Partial<ApprovalRe
   });
   await env.platform.store.approvals.create(record);
   return record;
-}
-
-function baseExecution() {
-  return {
-    workflowName: "simple",
-    workflowVersion: 1,
-    triggerSource: "open_api" as const,
-    enableMonitoring: false,
-    error: null,
-    currentStep: "review",
-    completedSteps: 0,
-    totalSteps: 1,
-    createdAt: Date.now(),
-    startedAt: Date.now(),
-    completedAt: null,
-    vars: {},
-    definition: definitionOf(SIMPLE_YAML),
-    steps: {},
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
-    parent: null,
-    holder: null,
-    cancelRequested: false,
-    eventSeq: 0,
-    outbox: [],
-    debug: null,
-    rerunOf: null,
-    rerunFrom: null,
-    savedUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
-    stepTest: null,
-  };
 }
 
 async function lastCommand(env: ApiEnv, verb: string, approvalId: string): Promise<ApprovalDecision> {

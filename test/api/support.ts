@@ -3,6 +3,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createApiKey, SCOPES, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
+import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
 import { testUser, type NatsServerHandle } from "@wf/testing";
@@ -85,6 +86,47 @@ export async function storeWorkflow(
   const record: WorkflowRecord = { ...newWorkflowRecord({ ownerId, yaml, definition }), ...over };
   await env.platform.store.workflows.create(record);
   return record;
+}
+
+/**
+ * An execution of SIMPLE_YAML as the executor would have stored it, written straight to the store by
+ * tests that need records in a given state without running them; `over` sets what the test is about.
+ */
+export function storedExecution(
+  over: Partial<ExecutionSnapshot> & Pick<ExecutionSnapshot, "workflowId" | "ownerId">,
+): ExecutionSnapshot {
+  const createdAt = over.createdAt ?? Date.now();
+  const none = { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
+  return {
+    id: newId(createdAt),
+    workflowName: "simple",
+    workflowVersion: 1,
+    status: "COMPLETED",
+    triggerSource: "open_api",
+    enableMonitoring: false,
+    error: null,
+    currentStep: null,
+    completedSteps: 1,
+    totalSteps: 1,
+    createdAt,
+    startedAt: createdAt,
+    completedAt: createdAt + 1,
+    vars: {},
+    definition: definitionOf(SIMPLE_YAML),
+    steps: {},
+    usage: none,
+    parent: null,
+    holder: null,
+    cancelRequested: false,
+    eventSeq: 0,
+    outbox: [],
+    debug: null,
+    rerunOf: null,
+    rerunFrom: null,
+    savedUsage: none,
+    stepTest: null,
+    ...over,
+  };
 }
 
 export interface Call {

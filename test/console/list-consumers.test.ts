@@ -5,8 +5,7 @@ import { ArtifactFiles } from "@wf/shared/artifacts";
 import { createApiKey } from "@wf/shared/auth";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { ApprovalRecord, type ApiKeyRecord, type WorkflowRecord } from "@wf/shared/store";
-import { ALL_SCOPES, call, SIMPLE_YAML, storeWorkflow } from "../api/support";
-import { definitionOf } from "../support/runtime";
+import { ALL_SCOPES, call, SIMPLE_YAML, storedExecution, storeWorkflow } from "../api/support";
 import { consoleCall, consoleSession, useConsole, type ConsoleEnv } from "./support";
 
 /**
@@ -52,40 +51,6 @@ function ordered(items: Dated[], order: "asc" | "desc"): string[] {
   return items
     .toSorted((a, b) => sign * (a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)))
     .map((i) => i.id);
-}
-
-function execution(ownerId: string, workflowId: string, createdAt: number): ExecutionSnapshot {
-  return {
-    id: newId(createdAt),
-    workflowId,
-    ownerId,
-    workflowName: "simple",
-    workflowVersion: 1,
-    status: "COMPLETED",
-    triggerSource: "open_api",
-    enableMonitoring: false,
-    error: null,
-    currentStep: null,
-    completedSteps: 1,
-    totalSteps: 1,
-    createdAt,
-    startedAt: createdAt,
-    completedAt: createdAt + 1,
-    vars: {},
-    definition: definitionOf(SIMPLE_YAML),
-    steps: {},
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
-    parent: null,
-    holder: null,
-    cancelRequested: false,
-    eventSeq: 0,
-    outbox: [],
-    debug: null,
-    rerunOf: null,
-    rerunFrom: null,
-    savedUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
-    stepTest: null,
-  };
 }
 
 function approval(e: ExecutionSnapshot, createdAt: number): ApprovalRecord {
@@ -136,7 +101,9 @@ describe("lists on KV", () => {
       webhooks.push(r.body as unknown as Dated);
     }
     const t0 = Date.now() - 60_000;
-    const executions = [0, 1, 2].map((i) => execution(owner, workflows[0]!.id, t0 + i * 1000));
+    const executions = [0, 1, 2].map((i) =>
+      storedExecution({ ownerId: owner, workflowId: workflows[0]!.id, createdAt: t0 + i * 1000 }),
+    );
     for (const x of executions) await store.executions.create(x);
     const approvals = [0, 1, 2].map((i) => approval(executions[0]!, t0 + i * 1000));
     for (const a of approvals) await store.approvals.create(a);

@@ -323,6 +323,17 @@ describe("the rescue of a work queue's orphans", () => {
 
   it("leaves one copy when replicas rescue the same orphan", async () => {
     const { stream, lostTrack } = await queueWithOrphan();
+    // Both replicas must find the orphan before either removes it, or the second one never sees it
+    // and the message id (what this proves) is never put to work: each removal waits for both.
+    const remove = lostTrack.streams.deleteMessage.bind(lostTrack.streams);
+    let removing = 0;
+    let bothPublished!: () => void;
+    const published = new Promise<void>((resolve) => (bothPublished = resolve));
+    lostTrack.streams.deleteMessage = async (...args) => {
+      if (++removing === 2) bothPublished();
+      await published;
+      return remove(...args);
+    };
     const replicas = [0, 1].map(() => new OrphanRescue(lostTrack, js, stream, "executor", createLogger("silent")));
     const t = Date.now();
     for (const r of replicas) await r.check(t);

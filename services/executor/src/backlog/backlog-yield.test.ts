@@ -99,12 +99,15 @@ describe("the executor's yield to triggers", () => {
       return 1_600;
     }
 
+    /** The i-th half-second sample of the flood drainedThenFlooded began: 2,000 more waiting each. */
+    function flood(i: number, settledNow: number): [number, number, number] {
+      return [2_000 + 500 * i, 5_800 + 2_000 * i, settledNow];
+    }
+
     it("takes more at once while it settles under its share, up to double a sample, never past the full concurrency", () => {
       const y = new BacklogYield(sharing);
       let settled = drainedThenFlooded(y);
       // At 4 at once it settles 100/s (50 a half second) where its aim is 400/s: 4 x 400/100 = 16, but at most 8.
-      const at = (i: number) => 2_000 + 500 * i;
-      const flood = (i: number, settledNow: number): [number, number, number] => [at(i), 5_800 + 2_000 * i, settledNow];
       expect(limits(y, [flood(1, (settled += 50))])).toEqual([8]);
       // At 8 it settles 200/s: 8 x 400/200 = 16.
       expect(limits(y, [flood(2, (settled += 100))])).toEqual([16]);
@@ -122,11 +125,6 @@ describe("the executor's yield to triggers", () => {
     it("gives executions back to the triggers when it settles well over its share, never under the floor", () => {
       const y = new BacklogYield(sharing);
       let settled = drainedThenFlooded(y);
-      const flood = (i: number, settledNow: number): [number, number, number] => [
-        2_000 + 500 * i,
-        5_800 + 2_000 * i,
-        settledNow,
-      ];
       expect(limits(y, [flood(1, (settled += 50)), flood(2, (settled += 100))])).toEqual([8, 16]);
       // 800/s at 16 is twice the aim: 16 x 400/800 = 8.
       expect(limits(y, [flood(3, (settled += 400))])).toEqual([8]);
@@ -137,25 +135,25 @@ describe("the executor's yield to triggers", () => {
     it("not knowing its drain rate, doubles while doubling pays, steps back where it stops, and tries again", () => {
       // No backlog waiting all through a sample before the flood: nothing learnt.
       const y = new BacklogYield(sharing);
-      const flood = (i: number, settled: number): [number, number, number] => [500 * i, 2_000 * i, settled];
-      expect(limits(y, [flood(0, 0), flood(1, 10)])).toEqual([64, 4]);
+      const fromZero = (i: number, settled: number): [number, number, number] => [500 * i, 2_000 * i, settled];
+      expect(limits(y, [fromZero(0, 0), fromZero(1, 10)])).toEqual([64, 4]);
       expect(y.drainPerSec()).toBe(null);
       // 4 at once settle 100/s: it doubles. 8 settle 200/s (twice as much): again. 16 settle 240/s,
       // under 1.25 x 200: back to 8, where it holds three samples, then tries 16 again.
       expect(
         limits(y, [
-          flood(2, 60),
-          flood(3, 160),
-          flood(4, 280),
-          flood(5, 380),
-          flood(6, 480),
-          flood(7, 580),
-          flood(8, 680),
+          fromZero(2, 60),
+          fromZero(3, 160),
+          fromZero(4, 280),
+          fromZero(5, 380),
+          fromZero(6, 480),
+          fromZero(7, 580),
+          fromZero(8, 680),
         ]),
       ).toEqual([8, 16, 8, 8, 8, 8, 16]);
       expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 16, probe: { phase: "climb", before: 200 } });
       // This time 16 settle 300/s (1.5 x): it goes on to 32, then 64, and holds at the full concurrency.
-      expect(limits(y, [flood(9, 830), flood(10, 1_080), flood(11, 1_480)])).toEqual([32, 64, 64]);
+      expect(limits(y, [fromZero(9, 830), fromZero(10, 1_080), fromZero(11, 1_480)])).toEqual([32, 64, 64]);
       expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 64, probe: { phase: "hold", samples: 0 } });
     });
 
