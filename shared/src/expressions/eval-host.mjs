@@ -1,8 +1,9 @@
 // An expression host: a child process of the service's expression pool (eval-pool.ts). It runs
 // the expressions it is sent in its thread (eval-thread.mjs), one at a time in the order they
-// came, and answers in that order. It enforces the deadline itself: a thread still evaluating at
-// the deadline is terminated and replaced here, failing that expression only, so a runaway costs
-// the service no process start. An expression that exhausts the thread's memory can abort this
+// came, and answers in that order; jobs come, and answers go, several to a message (one per turn
+// of either event loop). It enforces the deadline itself: a thread still evaluating at the
+// deadline is terminated and replaced here, failing that expression only, so a runaway costs the
+// service no process start. An expression that exhausts the thread's memory can abort this
 // process (Node's heap limits for threads are best effort), never the service. Plain JS: it runs
 // without tsx.
 import { Worker } from "node:worker_threads";
@@ -19,6 +20,8 @@ let deadline;
 /** When the running job started (performance.now()): each answer says how long its job ran. */
 let startedAt = 0;
 let announced = false;
+/** Answers not sent yet: those of one turn of the event loop go in one message. */
+let answers = [];
 
 function startThread() {
   threadReady = false;
@@ -63,8 +66,19 @@ function answer(m) {
   clearTimeout(deadline);
   jobs.shift();
   running = false;
-  process.send({ ...m, ms: performance.now() - startedAt });
+  reply({ ...m, ms: performance.now() - startedAt });
   next();
+}
+
+function reply(m) {
+  if (answers.length === 0) setImmediate(sendAnswers);
+  answers.push(m);
+}
+
+function sendAnswers() {
+  const sent = answers;
+  answers = [];
+  process.send({ answers: sent });
 }
 
 /** The thread is stuck or gone: the job it was running (if any) fails, and a new thread takes over. */
@@ -76,13 +90,13 @@ function replace(reason) {
   startThread();
   if (failed) {
     jobs.shift();
-    process.send({ ok: false, message: reason, ms: performance.now() - startedAt });
+    reply({ ok: false, message: reason, ms: performance.now() - startedAt });
   }
   void old.terminate();
 }
 
-process.on("message", (job) => {
-  jobs.push(job);
+process.on("message", (m) => {
+  jobs.push(...m.jobs);
   next();
 });
 // The service is gone: nothing is left to answer.

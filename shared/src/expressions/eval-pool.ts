@@ -38,6 +38,8 @@ interface Slot {
   ready: boolean;
   /** Jobs sent to the host and not answered yet, in its order: the first is the one it runs. */
   jobs: Job[];
+  /** Jobs of `jobs` not written to the host yet: they go together at the end of this turn of the event loop. */
+  unsent: { expression: string; context: Buffer }[];
   /** When the first job started running, about (performance.now()). */
   headSince: number;
   /** Kills a host that stops answering; re-armed at each answer while it has jobs. */
@@ -47,10 +49,9 @@ interface Slot {
 /**
  * An answer says how long its job ran in the host, as the host measured it: this thread may have been busy meanwhile.
  */
-type Message =
-  | { ready: true }
-  | { ok: true; json?: string; ms: number }
-  | { ok: false; message: string; position?: number; ms: number };
+type Answer = { ok: true; json?: string; ms: number } | { ok: false; message: string; position?: number; ms: number };
+/** Jobs go to a host, and answers come back, several to a message: one write and one read for a turn's worth. */
+type Message = { ready: true } | { answers: Answer[] };
 
 const HOST = fileURLToPath(new URL("./eval-host.mjs", import.meta.url));
 /** Jobs queued in one host at most: enough to keep it busy between the service's turns. */
@@ -147,7 +148,7 @@ export class EvalPool {
       serialization: "advanced",
       stdio: ["ignore", "ignore", "ignore", "ipc"],
     });
-    const slot: Slot = { child, ready: false, jobs: [], headSince: 0, timer: undefined };
+    const slot: Slot = { child, ready: false, jobs: [], unsent: [], headSince: 0, timer: undefined };
     child.on("message", (m: Message) => this.receive(slot, m));
     child.on("error", (err) => this.retire(slot, { message: `expression host failed: ${err.message}` }));
     child.on("exit", (code, signal) => {
@@ -162,7 +163,8 @@ export class EvalPool {
   }
 
   private send(slot: Slot, job: Job): void {
-    slot.child.send({ expression: job.expression, context: job.context });
+    if (slot.unsent.length === 0) setImmediate(() => this.write(slot));
+    slot.unsent.push({ expression: job.expression, context: job.context });
     slot.jobs.push(job);
     this.allowance.added(job.owner);
     if (slot.jobs.length === 1) {
@@ -172,14 +174,28 @@ export class EvalPool {
     }
   }
 
+  /** Writes the jobs sent to a host this turn, unless it was retired meanwhile (they wait again). */
+  private write(slot: Slot): void {
+    if (!this.slots.includes(slot) || slot.unsent.length === 0) return;
+    const jobs = slot.unsent;
+    slot.unsent = [];
+    slot.child.send({ jobs });
+  }
+
   private receive(slot: Slot, m: Message): void {
-    // A retired host's answers still on their way: its jobs have been dealt with.
-    if (!this.slots.includes(slot)) return;
     if ("ready" in m) {
+      if (!this.slots.includes(slot)) return;
       slot.ready = true;
       idle(slot.child);
       return this.dispatch();
     }
+    for (const answer of m.answers) this.answered(slot, answer);
+    this.dispatch();
+  }
+
+  private answered(slot: Slot, m: Answer): void {
+    // A retired host's answers still on their way: its jobs have been dealt with.
+    if (!this.slots.includes(slot)) return;
     const job = slot.jobs.shift()!;
     this.allowance.removed(job.owner, m.ms);
     clearTimeout(slot.timer);
@@ -191,7 +207,6 @@ export class EvalPool {
     }
     if (m.ok) job.resolve(m.json === undefined ? undefined : JSON.parse(m.json));
     else job.reject({ message: m.message, ...(m.position === undefined ? {} : { position: m.position }) });
-    this.dispatch();
   }
 
   /** The host answers each job by its deadline; this only catches a host that no longer does. */
@@ -205,6 +220,7 @@ export class EvalPool {
     const i = this.slots.indexOf(slot);
     if (i < 0) return;
     this.slots.splice(i, 1);
+    slot.unsent = [];
     clearTimeout(slot.timer);
     slot.child.kill("SIGKILL");
     const [running, ...queued] = slot.jobs;

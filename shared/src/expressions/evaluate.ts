@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { EvalPool } from "./eval-pool";
 import { contextFor, planFor, readNamePath, type ExpressionPlan } from "./expression-plan";
+import { evaluateCalc } from "./inline-arithmetic";
 import { evaluateInline } from "./inline-comparison";
 
 /** The names an expression can see; nothing else is reachable (JSONata has no I/O or globals). */
@@ -38,8 +39,8 @@ let pool: EvalPool | undefined;
 
 /**
  * Evaluates one JSONata expression. Only parsing (cached), reading a bare path of names through
- * plain objects (readNamePath) and comparing such paths with scalar literals (inline-comparison.ts)
- * happen on the calling thread; everything else runs in the expression pool, stopped at the deadline,
+ * plain objects (readNamePath), comparing such paths with scalar literals (inline-comparison.ts)
+ * and arithmetic or joins of them (inline-arithmetic.ts) happen on the calling thread; everything else runs in the expression pool, stopped at the deadline,
  * with only the part of the context it can read, `owner` served in turn with the others (EvalPool)
  * (docs/sandbox.md#expression-hosts).
  */
@@ -61,6 +62,10 @@ export async function evaluateExpression(
   if (plan.comparison) {
     const compared = evaluateInline(plan.comparison, context);
     if (compared) return compared.value;
+  }
+  if (plan.calc) {
+    const calculated = evaluateCalc(plan.calc, context);
+    if (calculated) return calculated.value;
   }
   pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
   try {

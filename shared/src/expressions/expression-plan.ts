@@ -1,4 +1,5 @@
 import jsonata from "jsonata";
+import { inlineCalcOf, type InlineCalc } from "./inline-arithmetic";
 import { inlineComparisonOf, type InlineTest } from "./inline-comparison";
 
 export { readNamePath } from "./name-path";
@@ -14,6 +15,8 @@ export interface ExpressionPlan {
   namePath: readonly string[] | null;
   /** Set when it compares bare paths and scalar literals: see inline-comparison.ts. */
   comparison: InlineTest | null;
+  /** Set when it is arithmetic or a join of bare paths and literals: see inline-arithmetic.ts. */
+  calc: InlineCalc | null;
   needs: ContextNeeds;
 }
 
@@ -29,7 +32,12 @@ export function planFor(expression: string): ExpressionPlan {
   const cached = plans.get(expression);
   if (cached) return cached;
   const ast = jsonata(expression).ast() as unknown as Node;
-  const plan: ExpressionPlan = { namePath: namePathOf(ast), comparison: inlineComparisonOf(ast), needs: needsOf(ast) };
+  const plan: ExpressionPlan = {
+    namePath: namePathOf(ast),
+    comparison: inlineComparisonOf(ast),
+    calc: inlineCalcOf(ast),
+    needs: needsOf(ast),
+  };
   if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
   plans.set(expression, plan);
   return plan;
