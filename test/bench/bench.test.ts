@@ -92,8 +92,8 @@ describe("bench harness (smoke)", () => {
       expect(chain.allCompleted).toBe(true);
       expect(chain.completed).toBe(chain.runs);
       expect(chain.samplesMs).toHaveLength(chain.runs);
-      // Python steps act outside (each start written); JavaScript steps are pure: the start and the end.
-      expect(chain.writesPerRun).toBeGreaterThanOrEqual(language === "python" ? chain.steps : 2);
+      // Python steps act outside (each start written); JavaScript steps are pure: a quick chain is written at its end.
+      expect(chain.writesPerRun).toBeGreaterThanOrEqual(language === "python" ? chain.steps : 1);
     }
     expect(result.chains.javascript.runs).toBe(TINY.chainRuns);
     expect(result.chains.python.runs).toBe(TINY.pythonRuns);
@@ -254,11 +254,11 @@ describe("bench harness (smoke)", () => {
       expect(text).toContain(
         "triggers at 40/s, the executor never yielding to triggers (WF_EXEC_YIELD_CONCURRENCY=0): answered",
       );
-      // The listing service receives each execution's list-entry writes (three) besides what the others do.
-      // Those deliveries are one-way; what load adds (requests and their replies, redeliveries and
-      // their acks) moves both counters, so the margin is read on what the server sent beyond what it received.
+      // The listing service receives each execution's list-entry writes (two: the start's and the end's) besides
+      // what the others do. Those deliveries are one-way; what load adds (requests and their replies, redeliveries
+      // and their acks) moves both counters, so the margin is read on what the server sent beyond what it received.
       const oneWay = (m: E2eMeasurement) => m.natsMessagesPerWorkflow!.sent - m.natsMessagesPerWorkflow!.received;
-      expect(oneWay(r.listing!)).toBeGreaterThan(oneWay(run!) + 1.5);
+      expect(oneWay(r.listing!)).toBeGreaterThan(oneWay(run!) + 1);
       expect(text).toContain(
         "triggers at 40/s, the service following the execution lists' index (WF_LIST_VIEW_AT_START=1",
       );

@@ -3,6 +3,8 @@ import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
+  commandsInHand,
+  eventTypes,
   run,
   startNatsServer,
   startRuntime,
@@ -161,6 +163,57 @@ async function killOnceEffectStored(
     await c.stop();
   }
 }
+
+/** Pure from its first step: nothing is written before its end, unless it runs past a second. */
+const PURE_FROM_START = `
+name: crash-before-first-write
+steps:
+  - name: spin
+    type: code
+    language: javascript
+    code: |
+      const end = Date.now() + 2000;
+      while (Date.now() < end) {}
+      return 20;
+  - { name: last, type: transform, output: "{{ steps.spin.output + 1 }}" }
+`;
+
+describe("executor killed inside a pure run, before its first write", () => {
+  it("leaves nothing stored or published: the next executor runs it from its command, once", async () => {
+    const ns = `crashunwritten${Date.now() % 100000}`;
+    const c = await client(ns);
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const id = await run(c.platform, PURE_FROM_START, { triggerSource: "open_api" });
+      await waitFor(async () => (await commandsInHand(c.platform.jsm, ns)) > 0, { what: "the start to be taken" });
+      // Version 0: read from the start command, no record written yet.
+      expect((await c.platform.store.executions.get(id))?.version).toBe(0);
+      await first.kill();
+      first = null;
+      expect(await eventTypes(c.platform.jsm, ns, id)).toEqual([]);
+      const second = await startExecutorProcess(ns);
+      try {
+        const ended = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(ended.status).toBe("COMPLETED");
+        expect(ended.output).toBe(21);
+        expect(ended.steps.spin!.attempts).toBe(1);
+        expect(await eventTypes(c.platform.jsm, ns, id)).toEqual([
+          "exec_started",
+          "step_started",
+          "step_completed",
+          "step_started",
+          "step_completed",
+          "exec_completed",
+        ]);
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await first?.kill();
+      await c.stop();
+    }
+  });
+});
 
 describe("executor killed inside a run of pure steps", () => {
   it("runs the pure steps again from the effect's stored result, whatever the trigger: the effect ran once", async () => {

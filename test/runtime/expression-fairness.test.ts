@@ -30,7 +30,7 @@ steps:
         seconds: 0
 `;
 
-/** Another owner's one line: not a bare path, so it too is evaluated by the pool. */
+/** Another owner's one line: a function call, not a path or plain arithmetic, so it too is evaluated by the pool. */
 const LIGHT = `
 name: light
 variables:
@@ -38,7 +38,7 @@ variables:
 steps:
   - name: add
     type: transform
-    output: "{{ vars.x + 1 }}"
+    output: "{{ $sum([vars.x, 1]) }}"
 `;
 
 /** One owner's fan-out of JavaScript steps that spin until cancelled: its isolates' CPU, held. */
@@ -69,7 +69,7 @@ steps:
     code: "return vars.x * 2"
   - name: add
     type: transform
-    output: "{{ steps.double.output + 1 }}"
+    output: "{{ $sum([steps.double.output, 1]) }}"
 `;
 
 describe("expressions of two owners through the executor", () => {
@@ -146,8 +146,9 @@ describe("expressions of two owners through the executor", () => {
       );
       expect(first, "the flood's transforms that went first").toBeLessThan(25);
       // Its JavaScript step ran beside 24 steps that spin until cancelled: a pool served in order never gets to it.
-      expect((await rt.platform.store.executions.get(spinId))?.value.status, "the flood was still under way").toBe(
-        "RUNNING",
+      // (PENDING: its run, pure so far, may not have been written yet.)
+      expect(["PENDING", "RUNNING"], "the flood was still under way").toContain(
+        (await rt.platform.store.executions.get(spinId))?.value.status,
       );
     } finally {
       await cancelExecution(rt.platform.js, rt.ns, spinId);

@@ -1,5 +1,7 @@
 import { loadConfig, type Config } from "@wf/shared/config";
-import { newId, type DebugRequest, type ExecutionSnapshot } from "@wf/shared/execution";
+import type { JetStreamManager } from "@nats-io/jetstream";
+import { newId, type DebugRequest, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
+import { streamNames, subjects } from "@wf/shared/nats";
 import { startExecution } from "@wf/shared/client";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
@@ -105,6 +107,26 @@ export async function waitForStatus(
     },
     { timeoutMs, what: `execution ${id} to reach ${statuses.join("/")}` },
   );
+}
+
+/** Commands executors hold and have not acknowledged yet (a start being run, before any write of it). */
+export async function commandsInHand(jsm: JetStreamManager, ns: string): Promise<number> {
+  let held = 0;
+  for await (const c of jsm.consumers.list(streamNames(ns).cmd)) held += c.num_ack_pending;
+  return held;
+}
+
+/** The types of one execution's events on the EVT stream, in order. */
+export async function eventTypes(jsm: JetStreamManager, ns: string, id: string): Promise<string[]> {
+  const stream = streamNames(ns).evt;
+  const filter = subjects(ns).eventFilter({ executionId: id });
+  const out: string[] = [];
+  for (let seq = 1; ;) {
+    const m = await jsm.streams.getMessage(stream, { seq, next_by_subj: filter } as never);
+    if (!m) return out;
+    out.push(m.json<ExecutionEvent>().type);
+    seq = m.seq + 1;
+  }
 }
 
 export { startNatsServer, waitFor };

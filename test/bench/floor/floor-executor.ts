@@ -1,9 +1,8 @@
 /**
  * The floor's executor, a worker thread as the service's is: up to 64 start commands at once, each
  * workflow's steps run one after another on the runners with only the durable writes the contract
- * asks for (the snapshot created, then written by compare-and-set at the end, JavaScript steps being
- * pure; each write's events with a msg id once written; the list entry moved twice), the command
- * acknowledged last.
+ * asks for (the snapshot created at the end, JavaScript steps being pure and quick; its events with
+ * a msg id once written; the list entry moved once), the command acknowledged last.
  * Writes go through the service's JetStreamPublisher, the cheapest acknowledged publish this client has.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -39,7 +38,6 @@ async function execute(m: JsMsg): Promise<void> {
     outbox: [] as FloorEvent[],
   };
   let eventSeq = 0;
-  let acks: Promise<PubAck>[] = [];
   const event = (type: string, step?: string, data: Record<string, unknown> = {}): FloorEvent => ({
     type,
     executionId: start.id,
@@ -47,21 +45,15 @@ async function execute(m: JsMsg): Promise<void> {
     at: Date.now(),
     data,
   });
-  const publishOutbox = (): void => {
-    acks = snap.outbox.map((e) =>
+  const publishOutbox = (): Promise<PubAck>[] =>
+    snap.outbox.map((e) =>
       publisher.publish(subj.event(start.ownerId, start.workflowId, start.id, e.type), JSON.stringify(e), {
         msgID: `${start.id}.${++eventSeq}`,
       }),
     );
-  };
-  const listKey = floorListKey(start);
 
-  snap.outbox = [event("exec_started")];
-  const revision = await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), 0);
-  publishOutbox();
-  const running = floorKvPut(publisher, buckets.index, listKey, "RUNNING");
   let prev: unknown = 0;
-  const outbox: FloorEvent[] = [];
+  const outbox: FloorEvent[] = [event("exec_started")];
   for (const step of start.steps) {
     const input = { prev };
     prev = await runners.run(`${start.ownerId}.${start.workflowId}`, step.code, input);
@@ -71,11 +63,8 @@ async function execute(m: JsMsg): Promise<void> {
   snap.status = "COMPLETED";
   snap.output = prev;
   snap.outbox = [...outbox, event("exec_completed", undefined, { status: "COMPLETED", output: prev })];
-  // The outbox being replaced must be in the stream first.
-  await Promise.all(acks);
-  await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), revision);
-  publishOutbox();
-  await Promise.all([...acks, running, floorKvPut(publisher, buckets.index, listKey, "COMPLETED")]);
+  await floorKvPut(publisher, buckets.executions, start.id, JSON.stringify(snap), 0);
+  await Promise.all([...publishOutbox(), floorKvPut(publisher, buckets.index, floorListKey(start), "COMPLETED")]);
   m.ack();
 }
 

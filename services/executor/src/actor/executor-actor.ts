@@ -25,7 +25,7 @@ import { Committer } from "../run/committer";
 import { heldByPause } from "../run/debug/debugger";
 import { ExecutionRun } from "../run/execution-run";
 import { mayHaveActed } from "../run/step-effects";
-import { LostOwnershipError } from "../run/signals";
+import { LostOwnershipError, StartTakenError } from "../run/signals";
 import { handleDebugMessage } from "./debug-commands";
 import { loadRunSecrets } from "./live-ai-effects";
 import { handOver, notifyParent, runEffects, type EffectDeps } from "./live-effects";
@@ -160,7 +160,8 @@ export class ExecutorActor {
       });
       return;
     }
-    // Create first, read only if that fails: a first delivery (the common case) costs one write.
+    // Read only if the create fails: a first delivery (the common case) costs no write of its own; the
+    // run's first write creates the record (Committer.deferCreate).
     const now = Date.now();
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
     const snap = firstSnapshot(
@@ -179,19 +180,25 @@ export class ExecutorActor {
       (await reuseSourceSteps(c, checked.workflow, this.deps.store)) &&
       (await takeStepTestContext(c, checked.workflow, this.deps.store));
     try {
-      await c.create();
+      if (!runnable) {
+        await c.create();
+        await c.settle();
+        await notifyParent(this.deps.js, this.deps.ns, snap);
+        return;
+      }
+      c.deferCreate();
+      await this.drive(c, checked.workflow);
     } catch (err) {
-      if (!(err instanceof AlreadyExistsError)) throw err;
+      c.abandon();
+      if (!(err instanceof AlreadyExistsError || err instanceof StartTakenError)) throw err;
       const existing = await this.deps.store.executions.get(cmd.executionId);
-      if (existing) return this.acquireAndRun(m, existing);
-      throw err;
+      if (!existing) throw err;
+      // Ended by another writer (a cancel, another delivery), or by this run's own create that timed
+      // out yet landed: its ending is finished again, which repeats nothing that already happened.
+      if (err instanceof StartTakenError && TERMINAL_STATUSES.has(existing.value.status))
+        return this.finishEnding(existing);
+      return this.acquireAndRun(m, existing);
     }
-    if (!runnable) {
-      await c.settle();
-      await notifyParent(this.deps.js, this.deps.ns, snap);
-      return;
-    }
-    await this.drive(c, checked.workflow);
   }
 
   private async onResume(m: JsMsg, executionId: string): Promise<Handled> {

@@ -1,6 +1,6 @@
 import type { PubAck } from "@nats-io/jetstream";
 import type { JetStreamPublisher } from "@wf/shared/store";
-import { CasConflictError } from "@wf/shared/errors";
+import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
 import { isTransient, retryTransient, subjects, toToken, TRANSIENT_RETRY_MS } from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
@@ -8,7 +8,13 @@ import type { Store } from "@wf/shared/store";
 import { countCommitted } from "../ops/execution-metrics";
 import { RecordBudget } from "./record-budget";
 import { jsonBytes, type ResultLimits } from "./result-limits";
-import { LostOwnershipError } from "./signals";
+import { LostOwnershipError, StartTakenError } from "./signals";
+
+/**
+ * How long the results of pure steps may wait in memory for a write: what a crash makes run
+ * again, and how far a watcher's view may lag a run of quick steps.
+ */
+export const PURE_RUN_WRITE_MS = 1_000;
 
 /** What is left of an event's values when the events of one write would not fit its room otherwise. */
 const SLIM_VALUE_BYTES = 256;
@@ -49,6 +55,13 @@ export class Committer implements RunCommitter {
   private dirtySince = 0;
   private inflight: Promise<void> | null = null;
   private acks: Promise<PubAck>[] = [];
+  /** Set by deferCreate until the first write creates the record. */
+  private unstored = false;
+  /** Writes the record of a deferred start whose first pure steps run long (PURE_RUN_WRITE_MS). */
+  private progressTimer: NodeJS.Timeout | undefined;
+  /** What that write failed with: the run's next flush throws it. */
+  private progressFailure: unknown = null;
+  private abandoned = false;
   private readonly subj;
   /** Who we are: kept apart from `snap.holder`, which the final write of a run clears. */
   private readonly holder: ExecutionSnapshot["holder"];
@@ -116,6 +129,7 @@ export class Committer implements RunCommitter {
   /** Makes every change so far durable (snapshot written, events handed to JetStream). */
   async flush(): Promise<void> {
     while (this.inflight) await this.inflight;
+    if (this.progressFailure !== null) throw this.progressFailure;
     if (!this.dirty) return;
     this.inflight = this.write();
     try {
@@ -150,6 +164,30 @@ export class Committer implements RunCommitter {
         this.publish(this.snap.outbox);
       }
     }
+  }
+
+  /**
+   * A start whose first steps are pure leaves its record to its first write (durability by effect):
+   * a run of pure steps that ends within PURE_RUN_WRITE_MS is written once, at its end. Until then
+   * the execution reads as its start left it (PENDING), and a crash runs it again from its command.
+   * A long one is written once that time has passed, step running or not, so that it shows RUNNING.
+   */
+  deferCreate(): void {
+    this.unstored = true;
+    this.touch();
+    this.progressTimer = setTimeout(() => {
+      if (!this.unstored || this.abandoned) return;
+      this.flush().catch((err: unknown) => {
+        this.progressFailure ??= err;
+      });
+    }, PURE_RUN_WRITE_MS);
+    this.progressTimer.unref();
+  }
+
+  /** The run stopped without finishing (it threw): a deferred record is left to the command's next delivery. */
+  abandon(): void {
+    this.abandoned = true;
+    clearTimeout(this.progressTimer);
   }
 
   /** The first write of an execution: creates the snapshot, with its first events as outbox. */
@@ -196,6 +234,7 @@ export class Committer implements RunCommitter {
     this.snap.outbox = events;
     // In place: what the run goes on with is what the store holds (the outbox travels in it).
     this.masker.inPlace(this.snap);
+    if (this.unstored) return this.createDeferred(events);
     for (;;) {
       try {
         // A write that timed out may have landed: the next one then conflicts with it, and the
@@ -212,6 +251,26 @@ export class Committer implements RunCommitter {
   }
 
   /**
+   * The first write of a deferred start. The record exists already when another delivery of the
+   * command created it, or a cancel, or our own create that timed out yet landed: only the last
+   * names us as holder, and holds what we wrote.
+   */
+  private async createDeferred(events: ExecutionEvent[]): Promise<void> {
+    try {
+      this.version = await retryTransient(() => this.store.executions.create(this.snap));
+    } catch (err) {
+      if (!(err instanceof AlreadyExistsError)) throw err;
+      const current = await retryTransient(() => this.store.executions.get(this.snap.id));
+      if (!current || !sameHolder(current.value.holder, this.holder)) throw new StartTakenError(this.snap.id);
+      this.version = current.version;
+    }
+    this.unstored = false;
+    clearTimeout(this.progressTimer);
+    countCommitted(this.snap, events);
+    this.publish(events);
+  }
+
+  /**
    * Only these writers touch a held execution: its holder; the cancel handler, which sets
    * `cancelRequested`; and for a debug run, the breakpoints command, which replaces
    * `debug.breakpoints`, and a debugger command's claim of a pause (claimPause) that the run
@@ -220,11 +279,7 @@ export class Committer implements RunCommitter {
    */
   private async adoptConcurrentChange(): Promise<void> {
     const current = await this.store.executions.get(this.snap.id);
-    const holder = current?.value.holder;
-    const mine = this.holder;
-    if (!current || !holder || !mine || holder.actor !== mine.actor || holder.seq !== mine.seq) {
-      throw new LostOwnershipError(this.snap.id);
-    }
+    if (!current || !sameHolder(current.value.holder, this.holder)) throw new LostOwnershipError(this.snap.id);
     this.snap.cancelRequested = this.snap.cancelRequested || current.value.cancelRequested;
     const theirs = current.value.debug;
     const ours = this.snap.debug;
@@ -247,6 +302,10 @@ export class Committer implements RunCommitter {
 }
 
 export type EventPublisher = Pick<JetStreamPublisher, "publish">;
+
+function sameHolder(a: ExecutionSnapshot["holder"], b: ExecutionSnapshot["holder"]): boolean {
+  return a !== null && b !== null && a.actor === b.actor && a.seq === b.seq;
+}
 
 /** Outputs can be large; events carry a marker instead of values over `maxBytes` of JSON (the snapshot has them). */
 function capValues(data: Record<string, unknown>, maxBytes: number): Record<string, unknown> {

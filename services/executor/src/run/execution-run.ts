@@ -4,7 +4,7 @@ import type { ApprovalRecord } from "@wf/shared/store";
 import { STEP_TYPE_TABLE, walkSteps, type Step, type Workflow } from "@wf/shared/workflow";
 import { approvalRecord, approvedRows, closedGateError } from "./approval-gate";
 import { backoffMs } from "./backoff";
-import type { RunCommitter } from "./committer";
+import { PURE_RUN_WRITE_MS, type RunCommitter } from "./committer";
 import { Debugger, type Verdict } from "./debug/debugger";
 import type { RunEffects } from "./effects";
 import { nestedPaths } from "./nested-paths";
@@ -14,7 +14,7 @@ import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
 import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
-import { actsOutside, PURE_RUN_WRITE_MS } from "./step-effects";
+import { actsOutside } from "./step-effects";
 import { untilDue } from "./until-due";
 
 /**

@@ -8,9 +8,20 @@ export class CancelledError extends Error {
 
 /** Another actor took the execution over (our lease lapsed): stop without writing anything. */
 export class LostOwnershipError extends Error {
-  constructor(execId: string) {
-    super(`execution ${execId} was taken over by another actor`);
+  constructor(execId: string, message = `execution ${execId} was taken over by another actor`) {
+    super(message);
     this.name = "LostOwnershipError";
+  }
+}
+
+/**
+ * A start that deferred its record's creation (Committer.deferCreate) found it created by another:
+ * a cancel, or another delivery of its command. What it ran is dropped; the record decides.
+ */
+export class StartTakenError extends LostOwnershipError {
+  constructor(execId: string) {
+    super(execId, `execution ${execId} was recorded by another writer before its first write`);
+    this.name = "StartTakenError";
   }
 }
 

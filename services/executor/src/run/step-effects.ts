@@ -3,12 +3,6 @@ import type { StepState } from "@wf/shared/execution";
 import { writesResultOnly } from "./steps/code";
 
 /**
- * How long the results of pure steps may wait in memory for a write: what a crash makes run
- * again, and how far a watcher's view may lag a run of quick steps.
- */
-export const PURE_RUN_WRITE_MS = 1_000;
-
-/**
  * Whether a step acts outside the service (a process, a model, a tool server): its start is
  * written before it runs and its result at once. JavaScript and TypeScript reach nothing outside
  * their isolate, so they count as pure, as transforms and containers do.
