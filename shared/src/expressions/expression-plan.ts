@@ -1,5 +1,6 @@
 import jsonata from "jsonata";
 import { inlineCalcOf, type InlineCalc } from "./inline-arithmetic";
+import { bareNames, onlyFields, type AstNode } from "./jsonata-ast";
 import { inlineComparisonOf, type InlineTest } from "./inline-comparison";
 
 export { readNamePath } from "./name-path";
@@ -31,9 +32,9 @@ const plans = new Map<string, ExpressionPlan>();
 export function planFor(expression: string): ExpressionPlan {
   const cached = plans.get(expression);
   if (cached) return cached;
-  const ast = jsonata(expression).ast() as unknown as Node;
+  const ast = jsonata(expression).ast() as unknown as AstNode;
   const plan: ExpressionPlan = {
-    namePath: namePathOf(ast),
+    namePath: bareNames(ast),
     comparison: inlineComparisonOf(ast),
     calc: inlineCalcOf(ast),
     needs: needsOf(ast),
@@ -64,25 +65,6 @@ export function contextFor(needs: ContextNeeds, context: object): Record<string,
 }
 
 // ---- AST analysis -------------------------------------------------------------------------------
-
-/** A JSONata AST node, as far as this analysis looks at it. */
-interface Node {
-  type: string;
-  value?: unknown;
-  [field: string]: unknown;
-}
-
-function namePathOf(ast: Node): string[] | null {
-  if (ast.type !== "path" || !onlyFields(ast, ["type", "steps", "position"])) return null;
-  const steps = ast.steps as Node[];
-  const names: string[] = [];
-  for (const step of steps) {
-    if (step.type !== "name" || typeof step.value !== "string" || !onlyFields(step, ["type", "value", "position"]))
-      return null;
-    names.push(step.value);
-  }
-  return names;
-}
 
 /**
  * Built-ins whose signature has no context parameter (no `-`): called with an argument missing,
@@ -170,7 +152,7 @@ class ReadsAll extends Error {}
  * means "all". "Root focus" is where the input is the whole context: the top, a path's first step,
  * arguments and operands there, and the bodies of lambdas defined there (evaluated on that input).
  */
-function needsOf(ast: Node): ContextNeeds {
+function needsOf(ast: AstNode): ContextNeeds {
   const walker = new NeedsWalk();
   try {
     walker.walk(ast, true);
@@ -247,26 +229,26 @@ class NeedsWalk {
     }
   }
 
-  private walkBind(node: Node, root: boolean): void {
-    const lhs = node.lhs as Node;
+  private walkBind(node: AstNode, root: boolean): void {
+    const lhs = node.lhs as AstNode;
     if (!isNode(lhs) || lhs.type !== "variable" || !bindable(lhs.value)) throw new ReadsAll();
     this.walk(node.rhs, root);
   }
 
   /** An array constructor `[…]`, an object constructor `{…}`, or a negation. */
-  private walkUnary(node: Node, root: boolean): void {
+  private walkUnary(node: AstNode, root: boolean): void {
     if (node.value === "[") return eachOf(node.expressions).forEach((e) => this.walk(e, root));
     if (node.value === "{") return pairsOf(node.lhs).forEach(([k, v]) => (this.walk(k, root), this.walk(v, root)));
     return this.walk(node.expression, root);
   }
 
-  private walkCondition(node: Node, root: boolean): void {
+  private walkCondition(node: AstNode, root: boolean): void {
     this.walk(node.condition, root);
     this.walk(node.then, root);
     if (node.else !== undefined) this.walk(node.else, root);
   }
 
-  private walkLambda(node: Node, root: boolean): void {
+  private walkLambda(node: AstNode, root: boolean): void {
     if (node.signature !== undefined) throw new ReadsAll();
     for (const param of eachOf(node.arguments))
       if (!isNode(param) || param.type !== "variable" || !bindable(param.value)) throw new ReadsAll();
@@ -274,7 +256,7 @@ class NeedsWalk {
   }
 
   /** A function of its argument: its pattern and updates never see the root. */
-  private walkTransform(node: Node): void {
+  private walkTransform(node: AstNode): void {
     this.walk(node.pattern, false);
     this.walk(node.update, false);
     if (node.delete !== undefined) this.walk(node.delete, false);
@@ -377,12 +359,8 @@ function bindable(name: unknown): boolean {
   return typeof name === "string" && name !== "" && name !== "$" && !BUILT_INS.has(name);
 }
 
-function isNode(x: unknown): x is Node {
+function isNode(x: unknown): x is AstNode {
   return x !== null && typeof x === "object" && !Array.isArray(x) && typeof (x as { type?: unknown }).type === "string";
-}
-
-function onlyFields(node: object, allowed: readonly string[]): boolean {
-  return Object.keys(node).every((k) => allowed.includes(k));
 }
 
 function eachOf(x: unknown): unknown[] {

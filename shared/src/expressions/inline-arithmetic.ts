@@ -1,3 +1,4 @@
+import { bareNames, onlyFields, parenthesised, type AstNode } from "./jsonata-ast";
 import { readNamePath } from "./name-path";
 
 /**
@@ -13,16 +14,6 @@ export type InlineCalc =
   | { kind: "math"; op: "+" | "-" | "*" | "/" | "%"; lhs: InlineCalc; rhs: InlineCalc }
   | { kind: "join"; lhs: InlineCalc; rhs: InlineCalc };
 
-/** JSONata's AST, as far as this looks at it. */
-interface Node {
-  type: string;
-  value?: unknown;
-  lhs?: Node;
-  rhs?: Node;
-  steps?: Node[];
-  [field: string]: unknown;
-}
-
 const MATH_OPS = new Set(["+", "-", "*", "/", "%"]);
 /** Deeper than any template a person writes; keeps the walk bounded. */
 const MAX_DEPTH = 16;
@@ -33,31 +24,30 @@ const MAX_DEPTH = 16;
 const PLAIN_INTEGER_BELOW = 1e15;
 
 /** The inline form of an expression's AST when it is an operation of that shape; null otherwise. */
-export function inlineCalcOf(ast: Node): InlineCalc | null {
+export function inlineCalcOf(ast: AstNode): InlineCalc | null {
   const calc = calcOf(ast, 0);
   return calc && (calc.kind === "math" || calc.kind === "join") ? calc : null;
 }
 
-function calcOf(node: Node, depth: number): InlineCalc | null {
+function calcOf(node: AstNode, depth: number): InlineCalc | null {
   if (depth > MAX_DEPTH) return null;
-  // Parentheses: a block of one expression.
-  if (node.type === "block" && Array.isArray(node.expressions) && node.expressions.length === 1 && only(node, BLOCK))
-    return calcOf(node.expressions[0] as Node, depth + 1);
-  if (node.type === "path" && Array.isArray(node.steps) && only(node, PATH)) {
-    const names: string[] = [];
-    for (const step of node.steps) {
-      if (step.type !== "name" || typeof step.value !== "string" || !only(step, LEAF)) return null;
-      names.push(step.value);
-    }
-    return { kind: "path", names };
-  }
-  if ((node.type === "string" || node.type === "number") && only(node, LEAF)) {
+  const inner = parenthesised(node);
+  if (inner) return calcOf(inner, depth + 1);
+  const names = bareNames(node);
+  if (names) return { kind: "path", names };
+  if ((node.type === "string" || node.type === "number") && onlyFields(node, ["type", "value", "position"])) {
     const v = node.value;
     return typeof v === "string" || (typeof v === "number" && Number.isFinite(v))
       ? { kind: "literal", value: v }
       : null;
   }
-  if (node.type !== "binary" || !node.lhs || !node.rhs || !only(node, BINARY)) return null;
+  if (
+    node.type !== "binary" ||
+    !node.lhs ||
+    !node.rhs ||
+    !onlyFields(node, ["type", "value", "lhs", "rhs", "position"])
+  )
+    return null;
   const lhs = calcOf(node.lhs, depth + 1);
   const rhs = lhs && calcOf(node.rhs, depth + 1);
   if (!lhs || !rhs) return null;
@@ -65,15 +55,6 @@ function calcOf(node: Node, depth: number): InlineCalc | null {
   if (typeof node.value === "string" && MATH_OPS.has(node.value))
     return { kind: "math", op: node.value as "+", lhs, rhs };
   return null;
-}
-
-const BLOCK = ["type", "expressions", "position"];
-const PATH = ["type", "steps", "position"];
-const LEAF = ["type", "value", "position"];
-const BINARY = ["type", "value", "lhs", "rhs", "position"];
-
-function only(node: Node, allowed: readonly string[]): boolean {
-  return Object.keys(node).every((k) => allowed.includes(k));
 }
 
 /** The value JSONata gives, or null: not decided here (the pool evaluates it, errors included). */

@@ -1,3 +1,4 @@
+import { bareNames, onlyFields, parenthesised, type AstNode } from "./jsonata-ast";
 import { readNamePath } from "./name-path";
 
 /**
@@ -15,32 +16,15 @@ export type InlineNode =
 export type InlineOperand = Extract<InlineNode, { kind: "path" | "literal" }>;
 export type InlineTest = Extract<InlineNode, { kind: "compare" | "logic" }>;
 
-/** JSONata's AST, as far as this looks at it. */
-interface Node {
-  type: string;
-  value?: unknown;
-  lhs?: Node;
-  rhs?: Node;
-  steps?: Node[];
-  [field: string]: unknown;
-}
-
 const COMPARE_OPS = new Set(["=", "!=", "<", "<=", ">", ">="]);
 /** Deeper than any condition a person writes; keeps the walk bounded. */
 const MAX_DEPTH = 16;
 
 /** The inline form of an expression's AST, or null when it is not of that shape. */
-export function inlineComparisonOf(ast: Node, depth = 0): InlineTest | null {
+export function inlineComparisonOf(ast: AstNode, depth = 0): InlineTest | null {
   if (depth > MAX_DEPTH) return null;
-  // Parentheses: a block of one expression.
-  if (
-    ast.type === "block" &&
-    Array.isArray(ast.expressions) &&
-    ast.expressions.length === 1 &&
-    !hasExtras(ast, ["type", "expressions", "position"])
-  ) {
-    return inlineComparisonOf(ast.expressions[0] as Node, depth + 1);
-  }
+  const inner = parenthesised(ast);
+  if (inner) return inlineComparisonOf(inner, depth + 1);
   if (ast.type !== "binary" || !ast.lhs || !ast.rhs) return null;
   const op = ast.value;
   if (op === "and" || op === "or") {
@@ -54,29 +38,18 @@ export function inlineComparisonOf(ast: Node, depth = 0): InlineTest | null {
   return lhs && rhs ? { kind: "compare", op: op as "=", lhs, rhs } : null;
 }
 
-function operandOf(node: Node): InlineOperand | null {
-  if (node.type === "path" && Array.isArray(node.steps) && !hasExtras(node, ["type", "steps", "position"])) {
-    const names: string[] = [];
-    for (const step of node.steps) {
-      if (step.type !== "name" || typeof step.value !== "string" || hasExtras(step, ["type", "value", "position"]))
-        return null;
-      names.push(step.value);
-    }
-    return { kind: "path", names };
-  }
+function operandOf(node: AstNode): InlineOperand | null {
+  const names = bareNames(node);
+  if (names) return { kind: "path", names };
   if (
     (node.type === "string" || node.type === "number" || node.type === "value") &&
-    !hasExtras(node, ["type", "value", "position"])
+    onlyFields(node, ["type", "value", "position"])
   ) {
     const v = node.value;
     if (typeof v === "string" || typeof v === "boolean" || v === null || (typeof v === "number" && Number.isFinite(v)))
       return { kind: "literal", value: v };
   }
   return null;
-}
-
-function hasExtras(node: Node, allowed: readonly string[]): boolean {
-  return Object.keys(node).some((k) => !allowed.includes(k));
 }
 
 type Scalar = string | number | boolean | null | undefined;
