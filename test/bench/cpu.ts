@@ -71,21 +71,31 @@ export function cpuBetween(before: CpuSample, after: CpuSample, per: number): Re
 }
 
 /**
- * CPU ms (user + system) one process and its live children (an edge's cluster workers) have
+ * CPU ms (user + system) one process and its live descendants (an edge's cluster workers) have
  * used so far; null where /proc is not available.
  */
 export function processCpuMs(pid: number): number | null {
   const own = statOf(pid);
-  return own === null ? null : own.cpuMs + childrenCpuMs(pid);
+  return own === null ? null : own.cpuMs + descendantsCpuMs(pid);
 }
 
-/** CPU ms (user + system) the live children of `pid` have used so far. */
-function childrenCpuMs(pid: number): number {
-  let ms = 0;
+/**
+ * CPU ms (user + system) the live descendants of `pid` have used so far: a sandbox runner forks its
+ * JavaScript host under a uid of its own, a grandchild of the service that runs every JavaScript step.
+ */
+function descendantsCpuMs(pid: number): number {
+  const stats = new Map<number, Stat>();
   for (const d of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-    const child = statOf(Number(d));
-    if (child?.ppid === pid) ms += child.cpuMs;
+    const stat = statOf(Number(d));
+    if (stat) stats.set(Number(d), stat);
   }
+  const descends = (from: number): boolean => {
+    for (let p = stats.get(from)?.ppid, hops = 0; p !== undefined && p > 1 && hops < 16; p = stats.get(p)?.ppid, hops++)
+      if (p === pid) return true;
+    return false;
+  };
+  let ms = 0;
+  for (const [child, stat] of stats) if (descends(child)) ms += stat.cpuMs;
   return ms;
 }
 
@@ -116,11 +126,11 @@ function statAt(path: string): Stat | null {
 }
 
 /**
- * Where a service process's CPU went: its threads by role, and its live children. The threads
+ * Where a service process's CPU went: its threads by role, and its live descendants. The threads
  * add up to less than the process (threads that ended are counted in its total only).
  */
 export interface ServiceCpu {
-  /** The process itself, every thread it has had: `processCpuMs` less the children. */
+  /** The process itself, every thread it has had: `processCpuMs` less its descendants. */
   process: number;
   /** The main thread: in the all-in-one service, the edge (and the scheduler and approvals). */
   mainThread: number;
@@ -128,12 +138,12 @@ export interface ServiceCpu {
   workerThreads: number;
   /** The rest of the process's threads: garbage collection, libuv's pool, the inspector. */
   otherThreads: number;
-  /** Its live children: the sandbox runners, the expression hosts. */
+  /** Its live descendants: the sandbox runners and their JavaScript hosts, the expression hosts. */
   children: number;
 }
 
 /**
- * CPU ms (user + system) so far of `pid`, of its threads by role, and of its children; null where /proc is not
+ * CPU ms (user + system) so far of `pid`, of its threads by role, and of its descendants; null where /proc is not
  * available.
  */
 export function serviceCpuMs(pid: number): ServiceCpu | null {
@@ -144,7 +154,7 @@ export function serviceCpuMs(pid: number): ServiceCpu | null {
     mainThread: 0,
     workerThreads: 0,
     otherThreads: 0,
-    children: childrenCpuMs(pid),
+    children: descendantsCpuMs(pid),
   };
   let tids: string[];
   try {
