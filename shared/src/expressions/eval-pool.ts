@@ -183,8 +183,9 @@ export class EvalPool {
   }
 
   private receive(slot: Slot, m: Message): void {
+    // A retired host's answers still on their way: its jobs have been dealt with.
+    if (!this.slots.includes(slot)) return;
     if ("ready" in m) {
-      if (!this.slots.includes(slot)) return;
       slot.ready = true;
       idle(slot.child);
       return this.dispatch();
@@ -194,8 +195,6 @@ export class EvalPool {
   }
 
   private answered(slot: Slot, m: Answer): void {
-    // A retired host's answers still on their way: its jobs have been dealt with.
-    if (!this.slots.includes(slot)) return;
     const job = slot.jobs.shift()!;
     this.allowance.removed(job.owner, m.ms);
     clearTimeout(slot.timer);

@@ -40,9 +40,9 @@ let pool: EvalPool | undefined;
 /**
  * Evaluates one JSONata expression. Only parsing (cached), reading a bare path of names through
  * plain objects (readNamePath), comparing such paths with scalar literals (inline-comparison.ts)
- * and arithmetic or joins of them (inline-arithmetic.ts) happen on the calling thread; everything else runs in the expression pool, stopped at the deadline,
- * with only the part of the context it can read, `owner` served in turn with the others (EvalPool)
- * (docs/sandbox.md#expression-hosts).
+ * and arithmetic or joins of them (inline-arithmetic.ts) happen on the calling thread; everything
+ * else runs in the expression pool, stopped at the deadline, with only the part of the context it
+ * can read, `owner` served in turn with the others (EvalPool) (docs/sandbox.md#expression-hosts).
  */
 export async function evaluateExpression(
   expression: string,

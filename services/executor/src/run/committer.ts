@@ -61,7 +61,6 @@ export class Committer implements RunCommitter {
   private progressTimer: NodeJS.Timeout | undefined;
   /** What that write failed with: the run's next flush throws it. */
   private progressFailure: unknown = null;
-  private abandoned = false;
   private readonly subj;
   /** Who we are: kept apart from `snap.holder`, which the final write of a run clears. */
   private readonly holder: ExecutionSnapshot["holder"];
@@ -175,8 +174,8 @@ export class Committer implements RunCommitter {
   deferCreate(): void {
     this.unstored = true;
     this.touch();
+    // Cleared by the first write, or when the run gives up (abandon).
     this.progressTimer = setTimeout(() => {
-      if (!this.unstored || this.abandoned) return;
       this.flush().catch((err: unknown) => {
         this.progressFailure ??= err;
       });
@@ -186,7 +185,6 @@ export class Committer implements RunCommitter {
 
   /** The run stopped without finishing (it threw): a deferred record is left to the command's next delivery. */
   abandon(): void {
-    this.abandoned = true;
     clearTimeout(this.progressTimer);
   }
 
@@ -234,20 +232,24 @@ export class Committer implements RunCommitter {
     this.snap.outbox = events;
     // In place: what the run goes on with is what the store holds (the outbox travels in it).
     this.masker.inPlace(this.snap);
-    if (this.unstored) return this.createDeferred(events);
+    if (this.unstored) await this.createDeferred();
+    else await this.update();
+    countCommitted(this.snap, events);
+    this.publish(events);
+  }
+
+  private async update(): Promise<void> {
     for (;;) {
       try {
         // A write that timed out may have landed: the next one then conflicts with it, and the
         // holder, finding itself still holding, adopts its version (adoptConcurrentChange).
         this.version = await retryTransient(() => this.store.executions.update(this.snap, this.version));
-        break;
+        return;
       } catch (err) {
         if (!(err instanceof CasConflictError) || this.role === "guest") throw err;
         await retryTransient(() => this.adoptConcurrentChange());
       }
     }
-    countCommitted(this.snap, events);
-    this.publish(events);
   }
 
   /**
@@ -255,7 +257,7 @@ export class Committer implements RunCommitter {
    * command created it, or a cancel, or our own create that timed out yet landed: only the last
    * names us as holder, and holds what we wrote.
    */
-  private async createDeferred(events: ExecutionEvent[]): Promise<void> {
+  private async createDeferred(): Promise<void> {
     try {
       this.version = await retryTransient(() => this.store.executions.create(this.snap));
     } catch (err) {
@@ -266,8 +268,6 @@ export class Committer implements RunCommitter {
     }
     this.unstored = false;
     clearTimeout(this.progressTimer);
-    countCommitted(this.snap, events);
-    this.publish(events);
   }
 
   /**
