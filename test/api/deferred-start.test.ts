@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionStatusView } from "@wf/shared/api";
 import { commandsInHand, eventTypes, waitFor } from "../support/runtime";
-import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import { account, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 /**
  * A start whose first steps are pure has its record written by the run's first write, not when the
@@ -32,13 +32,7 @@ async function statusOf(who: Account, id: string): Promise<ExecutionStatusView> 
 }
 
 function reached(who: Account, id: string, statuses: string[]): Promise<ExecutionStatusView> {
-  return waitFor(
-    async () => {
-      const view = await statusOf(who, id);
-      return statuses.includes(view.status) ? view : undefined;
-    },
-    { timeoutMs: 20_000, what: `execution ${id} to reach ${statuses.join("/")}` },
-  );
+  return statusReached(api(), who.key, id, statuses);
 }
 
 /** Writes of execution records so far: the records' stream keeps one message per key, so its last sequence counts them. */

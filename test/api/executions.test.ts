@@ -3,12 +3,11 @@ import {
   CancelResponse,
   ExecutionList,
   ExecutionResult,
-  ExecutionStatusView,
   ResultNotReadyBody,
   StartExecutionResponse,
 } from "@wf/shared/api";
-import { waitFor, waitForStatus } from "../support/runtime";
-import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import { waitForStatus } from "../support/runtime";
+import { account, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 const api = useApi({ runtime: true });
 
@@ -43,16 +42,8 @@ async function start(env: ApiEnv, who: Account, workflowId: string, body?: unkno
   });
 }
 
-async function poll(env: ApiEnv, who: Account, id: string, statuses: string[]) {
-  return waitFor(
-    async () => {
-      const view = ExecutionStatusView.parse(
-        (await call(env, "GET", `/api/v1/executions/${id}`, { key: who.key })).json(),
-      );
-      return statuses.includes(view.status) ? view : undefined;
-    },
-    { timeoutMs: 20_000, what: `execution ${id} to reach ${statuses.join("/")} through the API` },
-  );
+function poll(env: ApiEnv, who: Account, id: string, statuses: string[]) {
+  return statusReached(env, who.key, id, statuses);
 }
 
 describe("POST /api/v1/workflows/{id}/executions", () => {

@@ -6,8 +6,8 @@ import { subjects } from "@wf/shared/nats";
 import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "../ai/support/ai-env";
-import { waitFor, waitForStatus } from "../support/runtime";
-import { ALL_SCOPES, call, storeWorkflow, useApi, type ApiEnv } from "./support";
+import { waitForStatus } from "../support/runtime";
+import { ALL_SCOPES, call, statusReached, storeWorkflow, useApi, type ApiEnv } from "./support";
 
 let openai: LlmTestServer;
 // Filled before the API environment starts (hooks run in the order they are registered).
@@ -72,16 +72,8 @@ async function startRun(env: ApiEnv, who: ConsoleUser, w: WorkflowRecord): Promi
   return (started.json() as { executionId: string }).executionId;
 }
 
-async function ended(env: ApiEnv, who: ConsoleUser, executionId: string): Promise<ExecutionStatusView> {
-  return waitFor(
-    async () => {
-      const v = ExecutionStatusView.parse(
-        (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json(),
-      );
-      return TERMINAL_STATUSES.has(v.status) ? v : undefined;
-    },
-    { timeoutMs: 30_000, what: `execution ${executionId} to end` },
-  );
+function ended(env: ApiEnv, who: ConsoleUser, executionId: string): Promise<ExecutionStatusView> {
+  return statusReached(env, who.key, executionId, [...TERMINAL_STATUSES], 30_000);
 }
 
 /** Two LLM steps, then a code step that fails on what they wrote: `fix` makes it pass. */

@@ -3,8 +3,7 @@ import { ExecutionStatusView } from "@wf/shared/api";
 import { createApiKey, createUser } from "@wf/shared/auth";
 import { newId, TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
-import { waitFor } from "../support/runtime";
-import { account, ALL_SCOPES, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import { account, ALL_SCOPES, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 /** Every start on a user's behalf asks for the right the v1 start asks for (docs/api.md, Who may do what). */
 const api = useApi({ runtime: true });
@@ -57,15 +56,7 @@ async function start(env: ApiEnv, who: Account, w: WorkflowRecord): Promise<stri
 }
 
 function ended(env: ApiEnv, who: Account, executionId: string): Promise<ExecutionStatusView> {
-  return waitFor(
-    async () => {
-      const v = ExecutionStatusView.parse(
-        (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: who.key })).json(),
-      );
-      return TERMINAL_STATUSES.has(v.status) ? v : undefined;
-    },
-    { timeoutMs: 30_000, what: `execution ${executionId} to end` },
-  );
+  return statusReached(env, who.key, executionId, [...TERMINAL_STATUSES], 30_000);
 }
 
 describe("sub-workflow steps", () => {

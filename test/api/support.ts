@@ -3,9 +3,17 @@ import { afterAll, beforeAll } from "vitest";
 import { createApiKey, SCOPES, type Plan, type Scope, type UserStatus } from "@wf/shared/auth";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
+import { ExecutionStatusView } from "@wf/shared/api";
 import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import { buildEdge } from "@wf/edge";
-import { definitionOf, startNatsServer, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  type InProcessRuntime,
+} from "../support/runtime";
 import { testUser, type NatsServerHandle } from "@wf/testing";
 
 export const ALL_SCOPES: Scope[] = [...SCOPES];
@@ -127,6 +135,23 @@ export function storedExecution(
     stepTest: null,
     ...over,
   };
+}
+
+/** Polls `GET /api/v1/executions/{id}` with `key`, as a client would, until its status is one of `statuses`. */
+export function statusReached(
+  env: ApiEnv,
+  key: string,
+  id: string,
+  statuses: readonly string[],
+  timeoutMs = 20_000,
+): Promise<ExecutionStatusView> {
+  return waitFor(
+    async () => {
+      const view = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${id}`, { key })).json());
+      return statuses.includes(view.status) ? view : undefined;
+    },
+    { timeoutMs, what: `execution ${id} to reach ${statuses.join("/")} through the API` },
+  );
 }
 
 export interface Call {

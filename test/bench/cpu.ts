@@ -21,6 +21,17 @@ function roleOf(pid: number, cmdline: string): string | null {
   return null;
 }
 
+/** Whether `pid` is `root` or descends from it, by the parents read from /proc (16 generations at most). */
+function inTree(pid: number, root: number, parents: ReadonlyMap<number, { ppid: number }>): boolean {
+  for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
+    if (p === root) return true;
+    const parent = parents.get(p)?.ppid;
+    if (parent === undefined) return false;
+    p = parent;
+  }
+  return false;
+}
+
 export function sampleCpu(): CpuSample {
   const out: CpuSample = new Map();
   let pids: string[];
@@ -42,17 +53,8 @@ export function sampleCpu(): CpuSample {
       // The process ended between the listing and the read.
     }
   }
-  const descends = (pid: number): boolean => {
-    for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
-      if (p === process.pid) return true;
-      const parent = stats.get(p)?.ppid;
-      if (parent === undefined) return false;
-      p = parent;
-    }
-    return false;
-  };
   for (const [pid, { ms }] of stats) {
-    if (!descends(pid)) continue;
+    if (!inTree(pid, process.pid, stats)) continue;
     try {
       const role = roleOf(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8"));
       if (role) out.set(role, (out.get(role) ?? 0) + ms);
@@ -89,13 +91,8 @@ function descendantsCpuMs(pid: number): number {
     const stat = statOf(Number(d));
     if (stat) stats.set(Number(d), stat);
   }
-  const descends = (from: number): boolean => {
-    for (let p = stats.get(from)?.ppid, hops = 0; p !== undefined && p > 1 && hops < 16; p = stats.get(p)?.ppid, hops++)
-      if (p === pid) return true;
-    return false;
-  };
   let ms = 0;
-  for (const [child, stat] of stats) if (descends(child)) ms += stat.cpuMs;
+  for (const [other, stat] of stats) if (other !== pid && inTree(other, pid, stats)) ms += stat.cpuMs;
   return ms;
 }
 
