@@ -87,14 +87,14 @@ describe("GET /api/console/executions/{id}/events", () => {
   it("sends the history, then live events, in stream order, each with its sequence as id, and ends after the terminal event", async () => {
     const me = await consoleSession(env());
     const id = await startPaced(me);
-    await waitFor(
-      async () =>
-        (await env().platform.store.executions.get(id))?.value.steps.first?.status === "COMPLETED" || undefined,
-      {
-        what: "step first to complete",
+    // Events go out after the write they describe, so the record can show a step done before its event is in the stream.
+    const history = await waitFor(
+      async () => {
+        const stored = await storedEvents(env(), id);
+        return stored.some((e) => e.type === "step_completed") ? stored : undefined;
       },
+      { what: "step first's completion in the event stream" },
     );
-    const history = await storedEvents(env(), id);
     const stream = await openEvents(env(), me, id);
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
