@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionStatusView } from "@wf/shared/api";
-import { commandsInHand, eventTypes, waitFor } from "../support/runtime";
+import { commandsInHand, endedEventTypes, waitFor } from "../support/runtime";
 import { account, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 /**
@@ -56,7 +56,7 @@ steps:
     const id = await started(me, yaml);
     expect((await reached(me, id, ["COMPLETED"])).status).toBe("COMPLETED");
     expect((await recordWrites(api())) - before).toBe(1);
-    expect(await eventTypes(api().platform.jsm, api().ns, id)).toEqual([
+    expect(await endedEventTypes(api().platform.jsm, api().ns, id)).toEqual([
       "exec_started",
       "step_started",
       "step_completed",
@@ -94,7 +94,7 @@ steps:
     await waitFor(async () => (await commandsInHand(api().platform.jsm, api().ns)) === 0, {
       what: "the start to be acknowledged",
     });
-    const types = await eventTypes(api().platform.jsm, api().ns, id);
+    const types = await endedEventTypes(api().platform.jsm, api().ns, id);
     expect(types.filter((t) => t === "exec_cancelled")).toHaveLength(1);
     expect(types).not.toContain("step_completed");
     expect(types).not.toContain("exec_completed");

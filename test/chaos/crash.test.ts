@@ -4,6 +4,7 @@ import type { ExecutionSnapshot } from "@wf/shared/execution";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
   commandsInHand,
+  endedEventTypes,
   eventTypes,
   run,
   startNatsServer,
@@ -197,7 +198,7 @@ describe("executor killed inside a pure run, before its first write", () => {
         expect(ended.status).toBe("COMPLETED");
         expect(ended.output).toBe(21);
         expect(ended.steps.spin!.attempts).toBe(1);
-        expect(await eventTypes(c.platform.jsm, ns, id)).toEqual([
+        expect(await endedEventTypes(c.platform.jsm, ns, id)).toEqual([
           "exec_started",
           "step_started",
           "step_completed",

@@ -129,4 +129,18 @@ export async function eventTypes(jsm: JetStreamManager, ns: string, id: string):
   }
 }
 
+/**
+ * The types of an ended execution's events, once its terminal event is on the stream: events go out after the write
+ * they describe, so a reader who saw the ended record may be ahead of them.
+ */
+export async function endedEventTypes(jsm: JetStreamManager, ns: string, id: string): Promise<string[]> {
+  return waitFor(
+    async () => {
+      const types = await eventTypes(jsm, ns, id);
+      return ["exec_completed", "exec_failed", "exec_cancelled"].includes(types.at(-1) ?? "") ? types : undefined;
+    },
+    { what: `execution ${id}'s terminal event` },
+  );
+}
+
 export { startNatsServer, waitFor };
