@@ -147,6 +147,37 @@ describe("JavaScript code steps", () => {
     }
   });
 
+  it("runs a step longer than the host's own turn to its end once: its output, logs and files once each", async () => {
+    // Light steps run on the host's thread, a heavy one is stopped there and runs again on an isolate's thread.
+    const code = `
+      console.log("start");
+      artifacts.write("out.txt", "x");
+      const end = Date.now() + 100;
+      while (Date.now() < end) {}
+      console.log("end");
+      return input.n * 2;`;
+    for (const n of [1, 2]) {
+      const live: string[] = [];
+      const result = await runner.run(js(code, { input: { n } }), undefined, (line) => live.push(line));
+      expect(result).toMatchObject({ ok: true, output: n * 2, logs: ["start", "end"] });
+      expect(result.artifacts.map((a) => [a.path, a.content.toString()])).toEqual([["out.txt", "x"]]);
+      expect(live).toEqual(["start", "end"]);
+    }
+  });
+
+  it("takes a heavy step off the host's thread: light steps sent after it end first", async () => {
+    const order: string[] = [];
+    const heavy = runner
+      .run(js("const end = Date.now() + 1_500; while (Date.now() < end) {} return 'heavy'", { owner: "a" }))
+      .then((r) => order.push(r.ok ? String(r.output) : r.error));
+    const light = Array.from({ length: 5 }, (_, i) =>
+      runner.run(js(`return 'light ${i}'`, { owner: "b" })).then((r) => order.push(r.ok ? String(r.output) : r.error)),
+    );
+    await Promise.all([heavy, ...light]);
+    expect(order.at(-1)).toBe("heavy");
+    expect(order.slice(0, 5).sort()).toEqual(["light 0", "light 1", "light 2", "light 3", "light 4"]);
+  });
+
   it("does not hold another owner's step back behind one owner's steps stuck in endless loops", async () => {
     // More than the isolates a runner keeps and than one free owner's share of them (2 each here).
     const order: string[] = [];
