@@ -72,6 +72,12 @@ describe("JavaScript code steps", () => {
     expect(await runner.run(js("return 'still here'"))).toMatchObject({ ok: true, output: "still here" });
   });
 
+  it("times out an endless loop under a timeout shorter than a millisecond, and the next run works", async () => {
+    const result = await runner.run(js("while (true) {}", { timeoutMs: 0.5 }));
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 0.0005 s" });
+    expect(await runner.run(js("return 'still here'"))).toMatchObject({ ok: true, output: "still here" });
+  });
+
   it("fails cleanly past the memory limit, and the next run works", async () => {
     const result = await runner.run(js("const a = []; for (;;) a.push({ n: a.length, s: 'x' + a.length });"));
     expect(result).toMatchObject({ ok: false, timedOut: false, error: "memory limit of 32 MB exceeded" });

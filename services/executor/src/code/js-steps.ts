@@ -135,7 +135,9 @@ export class JsSteps {
   ): Promise<RunResult> {
     const fn = functionOf(req);
     if (!this.costs.heavy(fn)) {
-      const inline = await this.attempt(req, fn, limits, signal, onLog, Math.min(INLINE_MS, req.timeoutMs));
+      // isolated-vm takes whole milliseconds only: a shorter timeout still stops the run at the first.
+      const inlineMs = Math.min(INLINE_MS, Math.max(1, Math.ceil(req.timeoutMs)));
+      const inline = await this.attempt(req, fn, limits, signal, onLog, inlineMs);
       if (inline !== "too slow") return inline;
     }
     return (await this.attempt(req, fn, limits, signal, onLog)) as RunResult;
