@@ -255,7 +255,7 @@ export const ENV_SCHEMA = {
   WF_SANDBOX_POOL: {
     schema: int(1, 64),
     default: "2",
-    doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; code runs go to the least busy.",
+    doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; an execution's code steps go to one of them, picked by its id.",
   },
   WF_SANDBOX_UIDS: {
     schema: z

@@ -17,7 +17,7 @@ export interface CodeRunnerOptions {
   tmpRoot?: string;
   /** A standalone sandbox runner's Unix socket (see sandbox-main.ts): no local runners then. */
   socket?: string;
-  /** Local runner processes, runs going to the least busy. */
+  /** Local runner processes: an execution's runs go to one, picked by its id; others to the least busy. */
   pool?: number;
   /** The isolate heap of JavaScript steps; `limits.jsMemoryMb` by another name. */
   jsMemoryLimitMb?: number;
