@@ -24,9 +24,8 @@ const LOCKDOWN = `lockdown({ errorTaming: "unsafe", stackFiltering: "verbose", c
  * Runs in every realm after lockdown, as source text (not a host function's toString(), which the
  * TypeScript loader may have rewritten). $0 sends a log line, $1 writes an artifact: user code
  * reaches them only through its own `console` and `artifacts`. It returns `begin(step)`, which returns
- * the step's scope, `settle` (the step's promise as "R" or "E", the number of log lines sent, a space,
- * then the output JSON or the error) and the terminator. How names resolve in a step
- * (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
+ * the step's scope, `settle` (the step's promise as "R" + output JSON or "E" + error) and the
+ * terminator. How names resolve in a step (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
  */
 const PRELUDE = `return (() => {
   const send = $0, writeArtifact = $1;
@@ -66,17 +65,17 @@ const PRELUDE = `return (() => {
       return "Uncaught exception";
     }
   };
+  const settle = (promise) => promise.then(
+    (value) => {
+      try { return "R" + (stringify(value === undefined ? null : value) ?? "null"); }
+      catch (error) { return "Eoutput is not JSON-serialisable: " + describe(error); }
+    },
+    (error) => "E" + describe(error),
+  );
   return (step) => {
     // Counted here too, so that a logging loop stops crossing into the host once nothing more is kept.
     let lines = 0;
-    const log = (...args) => { if (lines < ${MAX_LOG_LINES + 1}) { lines += 1; send(step, args.map(text).join(" ")); } };
-    const settle = (promise) => promise.then(
-      (value) => {
-        try { return "R" + lines + " " + (stringify(value === undefined ? null : value) ?? "null"); }
-        catch (error) { return "E" + lines + " output is not JSON-serialisable: " + describe(error); }
-      },
-      (error) => "E" + lines + " " + describe(error),
-    );
+    const log = (...args) => { if (++lines <= ${MAX_LOG_LINES + 1}) send(step, args.map(text).join(" ")); };
     const console = freeze({ log, info: log, warn: log, error: log, debug: log, trace: log });
     const artifacts = freeze({
       write(path, content) {
@@ -98,8 +97,6 @@ interface Sink {
   step: number;
   logs?: LogLines;
   artifacts?: ArtifactSet;
-  /** Called after each of the step's log lines is taken. */
-  onLine?: () => void;
 }
 
 /** A locked-down context, serving one step at a time, any step: none can leave anything in it for the next. */
@@ -118,11 +115,7 @@ export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
   const sink: Sink = { step: 0 };
   // A line or file from an earlier step (a callback it left behind) is dropped, never given to the next.
   const send = new ivm.Callback(
-    (step: number, line: string) => {
-      if (step !== sink.step) return;
-      sink.logs?.push(line);
-      sink.onLine?.();
-    },
+    (step: number, line: string) => (step === sink.step ? sink.logs?.push(line) : undefined),
     { ignored: true },
   );
   const write = new ivm.Callback((step: number, path: string, content: string | Uint8Array) => {

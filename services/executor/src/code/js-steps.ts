@@ -36,27 +36,6 @@ const SLOT_WAIT_MS = 100;
  */
 const WASM_MAX_PAGES = (DEFAULT_LIMITS.jsMemoryMb * 1024 * 1024) / (64 * 1024);
 
-/**
- * Steps run on the host's own thread unless their code has been heavy lately: a run on an isolate's thread is a
- * hand-off to it and back (~80 µs of CPU in thread wake-ups, several times a light step itself). Each code's CPU per
- * run is followed as a moving average (a GC pause in one run moves it by a quarter); at HEAVY_CPU_MS or more its runs
- * go to the isolates' threads, where they are measured still, and come back once light. An inline run is stopped
- * after INLINE_MS and runs again on an isolate's thread (it can have done nothing outside: its logs and files are
- * dropped), its code counted at STOPPED_CPU_MS for that run: a dozen light runs on the isolates' threads bring it
- * back. So no run holds the host's thread past INLINE_MS, and code that is sometimes heavy holds it for about a
- * millisecond a run on average, beside the CPU share its owner has of the isolates.
- */
-const INLINE_MS = 10;
-const HEAVY_CPU_MS = 1;
-const STOPPED_CPU_MS = 4 * INLINE_MS;
-/** Characters of step code whose cost is followed; the oldest are forgotten first. */
-const FOLLOWED_CODE_CHARS = 1024 * 1024;
-/**
- * How long a step's result waits for the log lines it sent, which reach the host as tasks of their own. They come
- * within a turn of the event loop; this bounds the wait should one never come.
- */
-const LINES_WAIT_MS = 1_000;
-
 /** The isolates a runner may have at once, per core it keeps idle ones for. */
 const ISOLATES_PER_SLOT = 4;
 /** Owners take turns at the isolates, each up to its plan's share of the runner's limit. */
@@ -106,7 +85,6 @@ export class JsSteps {
   /** Isolates in circulation (idle or running), per memory limit. */
   private readonly isolates = new Map<number, number>();
   private readonly slots: FairSlots;
-  private readonly costs = new CodeCosts(FOLLOWED_CODE_CHARS);
   private nextStep = 1;
 
   constructor(readonly shares: PoolShares = JS_SHARES) {
@@ -133,29 +111,6 @@ export class JsSteps {
     signal: AbortSignal,
     onLog?: LogListener,
   ): Promise<RunResult> {
-    const fn = functionOf(req);
-    if (!this.costs.heavy(fn)) {
-      // isolated-vm takes whole milliseconds only: a shorter timeout still stops the run at the first.
-      const inlineMs = Math.min(INLINE_MS, Math.max(1, Math.ceil(req.timeoutMs)));
-      const inline = await this.attempt(req, fn, limits, signal, onLog, inlineMs);
-      if (inline !== "too slow") return inline;
-    }
-    return (await this.attempt(req, fn, limits, signal, onLog)) as RunResult;
-  }
-
-  /**
-   * Runs the step in a pooled isolate: on an isolate's thread, or on this one for at most `inlineMs`. "too slow" when
-   * it ran out of that time before its own timeout; the isolate is gone then (its unfinished jobs would run in the
-   * next step's turn).
-   */
-  private async attempt(
-    req: CodeRequest,
-    fn: string,
-    limits: SandboxLimits,
-    signal: AbortSignal,
-    onLog: LogListener | undefined,
-    inlineMs?: number,
-  ): Promise<RunResult | "too slow"> {
     const logs = new LogLines(onLog);
     const artifacts = new ArtifactSet(limits);
     const pooled = this.take(limits.jsMemoryMb);
@@ -169,47 +124,33 @@ export class JsSteps {
     signal.addEventListener("abort", onAbort, { once: true });
     const step = this.nextStep++;
     let realm: Realm | undefined;
-    let result: RunResult | "too slow";
+    let result: RunResult;
     try {
       if (signal.aborted) throw new Error("aborted");
       realm = await pooled.realm;
       Object.assign(realm.sink, { step, logs, artifacts });
-      const args = [
-        realm.begin.derefInto(),
-        step,
-        JSON.stringify(req.vars),
-        JSON.stringify(req.input ?? null),
-        req.item === undefined ? undefined : JSON.stringify(req.item),
-      ];
-      const cpu = pooled.isolate.cpuTime;
-      const settled: string = await (inlineMs === undefined
-        ? realm.context.evalClosure(stepSource(fn), args, { ...EVAL_OPTIONS, result: { promise: true } })
-        : realm.context.evalClosureSync(stepSource(fn), args, {
-            ...EVAL_OPTIONS,
-            timeout: inlineMs,
-            result: { promise: true },
-          }));
-      if (!pooled.isolate.isDisposed) this.costs.record(fn, pooled.isolate.cpuTime - cpu);
-      await linesArrived(realm.sink, logs, settled);
+      const settled: string = await realm.context.evalClosure(
+        stepSource(functionOf(req)),
+        [
+          realm.begin.derefInto(),
+          step,
+          JSON.stringify(req.vars),
+          JSON.stringify(req.input ?? null),
+          req.item === undefined ? undefined : JSON.stringify(req.item),
+        ],
+        { filename: "code.js", lineOffset: -1, result: { promise: true } },
+      );
       result = settledResult(settled, limits.outputBytes);
     } catch (err) {
-      const outOfTime = inlineMs !== undefined && !pooled.isolate.isDisposed && isTimedOut(err);
-      if (outOfTime && inlineMs < req.timeoutMs) {
-        this.costs.record(fn, BigInt(STOPPED_CPU_MS * 1_000_000));
-        pooled.isolate.dispose();
-        result = "too slow";
-      } else {
-        if (outOfTime) stop("timeout");
-        result = failure(err, stopped, pooled.isolate.isDisposed ? pooled.memoryMb : undefined, req.timeoutMs);
-      }
+      result = failure(err, stopped, pooled.isolate.isDisposed ? pooled.memoryMb : undefined, req.timeoutMs);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       // Late callbacks of this step find another step's number, or none.
-      if (realm) Object.assign(realm.sink, { step: 0, onLine: undefined });
+      if (realm) realm.sink.step = 0;
       this.giveBack(pooled);
     }
-    return result === "too slow" ? result : { ...result, logs: logs.kept(), artifacts: artifacts.list() };
+    return { ...result, logs: logs.kept(), artifacts: artifacts.list() };
   }
 
   close(): void {
@@ -265,62 +206,12 @@ function functionOf(req: CodeRequest): string {
   return req.language === "typescript" ? stripTypeScriptTypes(fn, { mode: "strip" }) : fn;
 }
 
-const EVAL_OPTIONS = { filename: "code.js", lineOffset: -1 } as const;
-
-/** isolated-vm's error for a run stopped at its `timeout` (the isolate itself is left as it was). */
-function isTimedOut(err: unknown): boolean {
-  return err instanceof Error && err.message === "Script execution timed out.";
-}
-
-/**
- * Each followed code's CPU per run in nanoseconds, as a moving average (its first run taken whole); up to `maxChars`
- * of code, the oldest forgotten first.
- */
-class CodeCosts {
-  private readonly average = new Map<string, number>();
-  private chars = 0;
-
-  constructor(private readonly maxChars: number) {}
-
-  heavy(code: string): boolean {
-    return (this.average.get(code) ?? 0) >= HEAVY_CPU_MS * 1_000_000;
-  }
-
-  record(code: string, cpuNs: bigint): void {
-    const ns = Number(cpuNs);
-    const before = this.average.get(code);
-    this.average.set(code, before === undefined ? ns : before + (ns - before) / 4);
-    if (before !== undefined) return;
-    this.chars += code.length;
-    for (const [oldest] of this.average) {
-      if (this.chars <= this.maxChars) break;
-      this.average.delete(oldest);
-      this.chars -= oldest.length;
-    }
-  }
-}
-
-/** The lines of a settled step (`settled` says how many it sent) have all been taken, or LINES_WAIT_MS has passed. */
-async function linesArrived(sink: Realm["sink"], logs: LogLines, settled: string): Promise<void> {
-  const sent = Number(settled.slice(1, settled.indexOf(" ")));
-  if (logs.received >= sent) return;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, LINES_WAIT_MS);
-    sink.onLine = () => {
-      if (logs.received < sent) return;
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-}
-
 type Failure = Extract<RunResult, { ok: false }>;
 
 function settledResult(settled: string, maxOutputBytes: number): RunResult {
   const bare = { logs: [], artifacts: [] };
-  const body = settled.slice(settled.indexOf(" ") + 1);
-  if (settled.startsWith("E")) return { ok: false, error: body, timedOut: false, ...bare };
-  const output = body;
+  if (settled.startsWith("E")) return { ok: false, error: settled.slice(1), timedOut: false, ...bare };
+  const output = settled.slice(1);
   if (Buffer.byteLength(output) > maxOutputBytes) {
     return { ok: false, error: `output exceeds ${describeBytes(maxOutputBytes)}`, timedOut: false, ...bare };
   }

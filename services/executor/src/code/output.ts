@@ -39,11 +39,6 @@ export class LogLines {
     this.listener?.(kept);
   }
 
-  /** Lines pushed, kept or not. */
-  get received(): number {
-    return this.count;
-  }
-
   kept(): string[] {
     return this.count > MAX_LOG_LINES ? [...this.lines.slice(0, MAX_LOG_LINES - 1), NOT_KEPT] : this.lines;
   }
