@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { streamNames, subjects, toToken } from "@wf/shared/nats";
 import { buildEdge } from "@wf/edge";
 import { waitFor } from "@wf/testing";
 import { storeWorkflow } from "../api/support";
@@ -179,6 +179,51 @@ describe("GET /api/console/executions/{id}/events", () => {
     const ended = await openEvents(env(), me, id, { lastEventId: String(all.at(-1)!.seq) });
     expect(ended.status).toBe(204);
     expect(await consumersOf(env(), id)).toBe(0);
+  });
+
+  it("follows an execution that ended a moment ago whose events are still on their way; 204 once they could not be", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, PACED_YAML);
+    const ended = (completedAt: number) =>
+      ExecutionSnapshot.parse({
+        id: newId(),
+        workflowId: wf.id,
+        workflowName: wf.name,
+        ownerId: me.user.id,
+        triggerSource: "console",
+        status: "COMPLETED",
+        totalSteps: 3,
+        createdAt: completedAt,
+        startedAt: completedAt,
+        completedAt,
+        vars: {},
+        definition: wf.definition,
+      });
+    // Its record written, its events not yet published: how a quick run looks between its one write and its events.
+    const fresh = ended(Date.now());
+    await env().platform.store.executions.create(fresh);
+    const stream = await openEvents(env(), me, fresh.id);
+    expect(stream.status).toBe(200);
+    const published = [];
+    for (const type of ["exec_started", "exec_completed"]) {
+      const event = {
+        type,
+        executionId: fresh.id,
+        workflowId: wf.id,
+        ownerId: me.user.id,
+        at: Date.now(),
+        id: newId(),
+        data: {},
+      };
+      const subject = subjects(env().ns).event(toToken(me.user.id), toToken(wf.id), fresh.id, type);
+      published.push({ seq: (await env().platform.js.publish(subject, JSON.stringify(event))).seq, type });
+    }
+    expect(asStored(await readToEnd(stream))).toEqual(published);
+
+    // Ended a minute ago with no event on the stream: none is coming (its executor died before publishing).
+    const old = ended(Date.now() - 60_000);
+    await env().platform.store.executions.create(old);
+    expect((await openEvents(env(), me, old.id)).status).toBe(204);
   });
 
   it("needs the session (no CSRF for a GET), shows only visible executions, and refuses ids it never sent", async () => {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { DeliverPolicy } from "@nats-io/jetstream";
-import { ExecutionEvent, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { ExecutionEvent, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import type { FastifyReply } from "fastify";
 import type { EdgeContext } from "../context";
@@ -17,17 +17,33 @@ const END_EVENTS: ReadonlySet<string> = new Set([
 
 type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing">;
 
-/** Whether the EVT stream still holds an event of the execution after sequence `afterSeq` (0: any). */
-export async function hasEventAfter(
+/**
+ * How long after its end an execution whose end event is not on the stream is still followed: its events go out
+ * after the write that ends it. The stream's own rule for an end event that never comes (two heartbeats).
+ */
+const END_EVENT_WAIT_MS = 2 * HEARTBEAT_MS;
+
+/**
+ * Whether following `execution` after sequence `afterSeq` (0: from its start) would send nothing: it has ended, no event
+ * of it is left after that point, and none is on its way (its end event is on the stream, or it ended longer than
+ * END_EVENT_WAIT_MS ago).
+ */
+export async function nothingMoreComes(
   ctx: Pick<EdgeContext, "js" | "ns">,
-  executionId: string,
+  execution: ExecutionSnapshot,
   afterSeq: number,
 ): Promise<boolean> {
+  if (!TERMINAL_STATUSES.has(execution.status)) return false;
   const jsm = await ctx.js.jetstreamManager(false);
   // STREAM.MSG.GET finds the first message at or after `seq` on a subject filter (wildcards
   // allowed) since nats-server 2.9; nats.js types `next_by_subj` for direct gets only.
-  const query = { seq: afterSeq + 1, next_by_subj: subjects(ctx.ns).eventFilter({ executionId }) };
-  return (await jsm.streams.getMessage(streamNames(ctx.ns).evt, query)) !== null;
+  const first = (seq: number, type?: string) => {
+    const query = { seq, next_by_subj: subjects(ctx.ns).eventFilter({ executionId: execution.id, type }) };
+    return jsm.streams.getMessage(streamNames(ctx.ns).evt, query);
+  };
+  if ((await first(afterSeq + 1)) !== null) return false;
+  if ((await first(1, `exec_${execution.status.toLowerCase()}`)) !== null) return true;
+  return Date.now() - (execution.completedAt ?? 0) > END_EVENT_WAIT_MS;
 }
 
 /** What one event stream follows: one execution to its end, or all of an owner's executions from now on. */

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import { ErrorBody, EventSequence, EventStreamQuery, IdParams } from "@wf/shared/api";
-import { ExecutionEvent, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { ExecutionEvent } from "@wf/shared/execution";
 import { visibleExecution } from "../access/roles";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
-import { hasEventAfter, HEARTBEAT_MS, streamEvents } from "./event-stream";
+import { HEARTBEAT_MS, nothingMoreComes, streamEvents } from "./event-stream";
 
 export const consoleEventRoutes: Route[] = [
   defineRoute({
@@ -26,14 +26,14 @@ export const consoleEventRoutes: Route[] = [
       200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent },
       204: {
         description:
-          "The execution has ended and no event of it remains after lastEventId: nothing more will come (EventSource stops reconnecting).",
+          "The execution has ended, no event of it remains after lastEventId and none is on its way: nothing more will come (EventSource stops reconnecting).",
       },
       404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
     },
     async handler({ params, query }, { ctx, request, reply, consoleUser }) {
       const afterSeq = lastEventIdHeader(request) ?? query.lastEventId ?? 0;
       const { execution } = await visibleExecution(ctx.store, params.id, consoleUser().userId);
-      if (TERMINAL_STATUSES.has(execution.value.status) && !(await hasEventAfter(ctx, params.id, afterSeq))) {
+      if (await nothingMoreComes(ctx, execution.value, afterSeq)) {
         void reply.code(204);
         return undefined;
       }
