@@ -3,7 +3,7 @@ import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { streamNames, subjects, toToken } from "@wf/shared/nats";
 import { buildEdge } from "@wf/edge";
 import { waitFor } from "@wf/testing";
-import { storeWorkflow } from "../api/support";
+import { storedExecution, storeWorkflow } from "../api/support";
 import {
   consoleCall,
   consoleSession,
@@ -185,18 +185,13 @@ describe("GET /api/console/executions/{id}/events", () => {
     const me = await consoleSession(env());
     const wf = await storeWorkflow(env(), me.user.id, PACED_YAML);
     const ended = (completedAt: number) =>
-      ExecutionSnapshot.parse({
-        id: newId(),
+      storedExecution({
         workflowId: wf.id,
         workflowName: wf.name,
         ownerId: me.user.id,
         triggerSource: "console",
-        status: "COMPLETED",
-        totalSteps: 3,
         createdAt: completedAt,
-        startedAt: completedAt,
         completedAt,
-        vars: {},
         definition: wf.definition,
       });
     // Its record written, its events not yet published: how a quick run looks between its one write and its events.

@@ -1,6 +1,12 @@
 import { loadConfig, type Config } from "@wf/shared/config";
 import type { JetStreamManager } from "@nats-io/jetstream";
-import { newId, type DebugRequest, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
+import {
+  END_EVENT_TYPES,
+  newId,
+  type DebugRequest,
+  type ExecutionEvent,
+  type ExecutionSnapshot,
+} from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { startExecution } from "@wf/shared/client";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
@@ -137,7 +143,7 @@ export async function endedEventTypes(jsm: JetStreamManager, ns: string, id: str
   return waitFor(
     async () => {
       const types = await eventTypes(jsm, ns, id);
-      return ["exec_completed", "exec_failed", "exec_cancelled"].includes(types.at(-1) ?? "") ? types : undefined;
+      return END_EVENT_TYPES.includes(types.at(-1) ?? "") ? types : undefined;
     },
     { what: `execution ${id}'s terminal event` },
   );

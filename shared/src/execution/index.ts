@@ -2,6 +2,8 @@ export {
   EXECUTION_STATUSES,
   ExecutionStatus,
   TERMINAL_STATUSES,
+  END_EVENT_TYPES,
+  endEventType,
   StepStatus,
   TriggerSource,
   Usage,

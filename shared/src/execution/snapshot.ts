@@ -19,6 +19,12 @@ export const TERMINAL_STATUSES: ReadonlySet<ExecutionStatus> = new Set([
   "CANCELLED",
   "INTERRUPTED",
 ]);
+/** The event an execution ends with, by its final status: `exec_completed`, `exec_failed`, … */
+export function endEventType(status: ExecutionStatus): string {
+  return `exec_${status.toLowerCase()}`;
+}
+/** Every event an execution can end with. */
+export const END_EVENT_TYPES: readonly string[] = [...TERMINAL_STATUSES].map(endEventType);
 
 export const StepStatus = z.enum([
   "PENDING",

@@ -1,3 +1,4 @@
+import { END_EVENT_TYPES } from "../execution/snapshot";
 import { START_LANES } from "../execution/start-lanes";
 import { consumerNames, streamNames, subjects } from "./subjects";
 
@@ -31,9 +32,6 @@ export const STORE_TYPES = [
   "schedules",
 ] as const;
 type StoreType = (typeof STORE_TYPES)[number];
-
-/** The execution ends the scheduler follows for chained triggers, one durable consumer each. */
-const END_EVENT_TYPES = ["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"];
 
 export interface Permissions {
   publish: string[];
@@ -316,6 +314,7 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .publish(`$JS.API.STREAM.PURGE.${streams.evt}`)
       .workQueue(streams.timer, consumers.timers, `${ns}.timer.>`)
       .workQueue(streams.cmd, consumers.scheduler, subj.schedAll)
+      // The execution ends the scheduler follows for chained triggers, one durable consumer each.
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and
       // the starts of schedules and chains.

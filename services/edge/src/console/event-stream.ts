@@ -1,6 +1,12 @@
 import type { ServerResponse } from "node:http";
 import { DeliverPolicy } from "@nats-io/jetstream";
-import { ExecutionEvent, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import {
+  END_EVENT_TYPES,
+  endEventType,
+  ExecutionEvent,
+  TERMINAL_STATUSES,
+  type ExecutionSnapshot,
+} from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import type { FastifyReply } from "fastify";
 import type { EdgeContext } from "../context";
@@ -8,12 +14,7 @@ import type { EdgeContext } from "../context";
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 
-const END_EVENTS: ReadonlySet<string> = new Set([
-  "exec_completed",
-  "exec_failed",
-  "exec_cancelled",
-  "exec_interrupted",
-]);
+const END_EVENTS: ReadonlySet<string> = new Set(END_EVENT_TYPES);
 
 type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing">;
 
@@ -42,7 +43,7 @@ export async function nothingMoreComes(
     return jsm.streams.getMessage(streamNames(ctx.ns).evt, query);
   };
   if ((await first(afterSeq + 1)) !== null) return false;
-  if ((await first(1, `exec_${execution.status.toLowerCase()}`)) !== null) return true;
+  if ((await first(1, endEventType(execution.status))) !== null) return true;
   return Date.now() - (execution.completedAt ?? 0) > END_EVENT_WAIT_MS;
 }
 
