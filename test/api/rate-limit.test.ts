@@ -1,7 +1,9 @@
+import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { afterAll, describe, expect, it } from "vitest";
 import { RateLimitErrorBody } from "@wf/shared/api";
 import { startServiceProcess, type ServiceProcess } from "../support/processes";
+import { waitFor } from "../support/runtime";
 import { account, anotherKey, call, useApi, type ApiEnv } from "./support";
 
 const api = useApi();
@@ -103,6 +105,35 @@ describe("per-key rate limits", () => {
         "x-ratelimit-window": "minute",
         "x-ratelimit-remaining": "5999",
       });
+    } finally {
+      api().clock.now = null;
+    }
+  });
+});
+
+describe("what counting costs", () => {
+  it("lets a key polling one request after another share its counter's writes, and keeps every count", async () => {
+    api().clock.now = MINUTE + 3 * 60_000;
+    try {
+      const pro = await account(api(), { plan: "pro" });
+      const stream = `KV_${api().ns}_ratelimits`;
+      const jsm = await jetstreamManager(api().platform.nc);
+      const writes = async () => (await jsm.streams.info(stream)).state.last_seq;
+      const before = await writes();
+      for (let i = 1; i <= 40; i++) {
+        const r = await call(api(), "GET", LIST, { key: pro.key });
+        expect(r.statusCode, `request ${i}`).toBe(200);
+        expect(r.headers["x-ratelimit-remaining"], `request ${i}`).toBe(String(300 - i));
+      }
+      // Counts answered ahead are written within their linger, all of them.
+      const kv = await new Kvm(api().platform.nc).open(`${api().ns}_ratelimits`);
+      const date = new Date(MINUTE).toISOString().slice(0, 10).replaceAll("-", "");
+      await waitFor(
+        async () => ((await kv.get(`${pro.keyId}.${date}`))?.json<{ d: number }>().d === 40 ? true : undefined),
+        { timeoutMs: 5_000, what: "the 40 requests counted in the store" },
+      );
+      // One write per request before; the plan's 1% (3 of Pro's 300 a minute) may go ahead of a write.
+      expect(await writes()).toBeLessThanOrEqual(before + 15);
     } finally {
       api().clock.now = null;
     }

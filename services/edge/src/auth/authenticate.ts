@@ -39,7 +39,9 @@ export async function refuse(
  * Authenticates an API-key request and counts it, in this order:
  * credential (401) → key record (401) → [owner ∥ rate counters] → owner's status (403) →
  * scope (401) → quota (429). Counting starts once the key is known to be genuine, so every
- * authenticated request counts whatever its answer, and costs no extra round trip.
+ * authenticated request counts whatever its answer, and costs no extra round trip. The owner is
+ * read afresh (a suspension holds at once), so the count goes ahead of its write by the plan the
+ * key's last request was judged by: a poller does not pay a compare-and-set write per request.
  * Every answer to an authenticated request carries X-RateLimit-Limit/-Remaining/-Window.
  */
 export async function authenticate(
@@ -55,9 +57,13 @@ export async function authenticate(
   if (!check.ok) return refuse(ctx, request, check.reason, check.keyId);
   const key = check.key.value;
 
-  const [owner, counts] = await Promise.all([ctx.store.users.get(key.ownerId), ctx.counters.count(key.id, now)]);
+  const [owner, counts] = await Promise.all([
+    ctx.store.users.get(key.ownerId),
+    ctx.counters.countAsLastJudged(key.id, now),
+  ]);
   if (!owner) return refuse(ctx, request, "unknown_key", key.id);
   const plan = owner.value.plan;
+  ctx.counters.judgedBy(key.id, PLAN_LIMITS[plan]);
   const verdict = judge(counts, PLAN_LIMITS[plan], now);
   void reply.headers({
     "x-ratelimit-limit": verdict.limit,

@@ -58,6 +58,8 @@ const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined,
  */
 export class WindowCounters {
   readonly #known = new Map<string, { value: Stored; revision: number }>();
+  /** The limits each quota was last judged by: a count made before its owner's plan is read may go ahead by them. */
+  readonly #limits = new Map<string, PlanLimits>();
   readonly #queues = new Map<string, Queue>();
   readonly #draining = new Set<Promise<void>>();
 
@@ -93,6 +95,22 @@ export class WindowCounters {
       return Promise.resolve(prompt);
     }
     return new Promise((resolve, reject) => this.#enqueue(key, { now, resolve, reject }, false));
+  }
+
+  /**
+   * Counts one request of `keyId` like `count`, going ahead by the limits its quota was last judged
+   * by (`judgedBy`), if any: an API request counts while its owner's plan is still being read.
+   */
+  countAsLastJudged(keyId: string, now: number): Promise<WindowCounts> {
+    return this.count(keyId, now, this.#limits.get(keyId));
+  }
+
+  /** Notes the limits `keyId`'s quota was judged by, for its next `countAsLastJudged`. */
+  judgedBy(keyId: string, limits: PlanLimits): void {
+    if (this.#limits.get(keyId) === limits) return;
+    this.#limits.delete(keyId);
+    this.#limits.set(keyId, limits);
+    if (this.#limits.size > REMEMBERED_KEYS) this.#limits.delete(this.#limits.keys().next().value!);
   }
 
   /**
