@@ -51,7 +51,7 @@ export class RecordBudget {
 
   /** Whether `st`, as it now is, fits beside everything else the record holds. */
   fits(path: string, st: StepState): boolean {
-    return this.used - (this.#sizes.get(path) ?? 0) + stateBytes(path, st) <= this.room;
+    return this.#fits(path, stateBytes(path, st));
   }
 
   /**
@@ -60,11 +60,11 @@ export class RecordBudget {
    * with, which names `what` did not fit.
    */
   admit(path: string, st: StepState, what: string): string | null {
-    if (this.fits(path, st)) {
-      this.account(path, st);
+    const bytes = stateBytes(path, st);
+    if (this.#fits(path, bytes)) {
+      this.#record(path, bytes);
       return null;
     }
-    const bytes = stateBytes(path, st);
     shedBulk(st);
     this.account(path, st);
     return (
@@ -76,15 +76,27 @@ export class RecordBudget {
 
   /** Records a failed step's state, less its bulky parts if it does not fit; says whether any were taken out. */
   admitFailed(path: string, st: StepState): boolean {
-    const shed = !this.fits(path, st) && shedBulk(st);
+    const bytes = stateBytes(path, st);
+    if (this.#fits(path, bytes)) {
+      this.#record(path, bytes);
+      return false;
+    }
+    const shed = shedBulk(st);
     this.account(path, st);
     return shed;
   }
 
   account(path: string, st: StepState): void {
-    const size = stateBytes(path, st);
-    this.#steps += size - (this.#sizes.get(path) ?? 0);
-    this.#sizes.set(path, size);
+    this.#record(path, stateBytes(path, st));
+  }
+
+  #fits(path: string, bytes: number): boolean {
+    return this.used - (this.#sizes.get(path) ?? 0) + bytes <= this.room;
+  }
+
+  #record(path: string, bytes: number): void {
+    this.#steps += bytes - (this.#sizes.get(path) ?? 0);
+    this.#sizes.set(path, bytes);
   }
 
   forget(path: string): void {
