@@ -39,6 +39,7 @@ const TINY: BenchSizes = {
   spawnSamples: 1,
   throughputN: 20,
   throughputWarmupN: 5,
+  throughputRounds: 2,
   publishWindow: 16,
   throughputConcurrency: 16,
   rawPublishN: 200,
@@ -97,8 +98,12 @@ describe("bench harness (smoke)", () => {
     }
     expect(result.chains.javascript.runs).toBe(TINY.chainRuns);
     expect(result.chains.python.runs).toBe(TINY.pythonRuns);
+    expect(result.throughput.rounds.javascript).toHaveLength(TINY.throughputRounds);
+    expect(result.throughput.rounds.transform).toHaveLength(TINY.throughputRounds);
+    expect(result.raw.rounds).toHaveLength(TINY.throughputRounds);
     for (const t of [result.throughput.javascript, result.throughput.transform]) {
       expect(t).not.toBeNull();
+      expect(result.throughput.rounds[t!.kind].map((x) => x.steadyPerSec)).toContain(t!.steadyPerSec);
       expect(t!.allCompleted).toBe(true);
       expect(t!.completed).toBe(TINY.throughputN);
       expect(t!.failed + t!.missing).toBe(0);

@@ -13,6 +13,11 @@ export interface BenchSizes {
   /** Workflows fired in the sustained-throughput benchmark. */
   throughputN: number;
   throughputWarmupN: number;
+  /**
+   * Throughput runs of each kind, interleaved (JavaScript, transform, JavaScript, ...) on one
+   * runtime: the median one is reported. One run on a shared VM moved by a third either way.
+   */
+  throughputRounds: number;
   /** Start commands awaiting their JetStream ack at once. */
   publishWindow: number;
   throughputConcurrency: number;
@@ -89,6 +94,7 @@ export const DEFAULT_SIZES: BenchSizes = {
   chainTimeoutMs: 30_000,
   throughputN: 3_000,
   throughputWarmupN: 200,
+  throughputRounds: 3,
   publishWindow: 512,
   throughputConcurrency: 256,
   throughputTimeoutMs: 60_000,
@@ -109,6 +115,7 @@ export const QUICK_SIZES: BenchSizes = {
   chainTimeoutMs: 20_000,
   throughputN: 500,
   throughputWarmupN: 50,
+  throughputRounds: 1,
   publishWindow: 256,
   throughputConcurrency: 256,
   throughputTimeoutMs: 20_000,

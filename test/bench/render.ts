@@ -35,28 +35,26 @@ export function render(r: BenchResult): string {
     "",
     "Baselines (same server, same run)",
   );
-  const b = r.raw.before;
-  const a = r.raw.after;
+  const rounds = r.raw.rounds;
+  const first = rounds[0]!;
   out.push(
     table(
       [
-        ["measure", "before", "after", "used", "reference"],
+        ["measure", ...rounds.map((_, i) => `round ${i + 1}`), "mean", "reference"],
         [
-          `(a) JetStream async publish, ${b.publishMessages} x ~190 B`,
-          `${int(b.publishPerSec)}/s`,
-          `${int(a.publishPerSec)}/s`,
+          `(a) JetStream async publish, ${first.publishMessages} x ~190 B`,
+          ...rounds.map((x) => `${int(x.publishPerSec)}/s`),
           `${int(r.raw.publishPerSec)}/s`,
           `${int(r.published.designRaw.publishPerSec)}/s`,
         ],
         [
-          `(b) KV CAS update, ${b.casKeys} keys x ${b.casUpdates / b.casKeys} in sequence`,
-          `${int(b.casPerSec)}/s`,
-          `${int(a.casPerSec)}/s`,
+          `(b) KV CAS update, ${first.casKeys} keys x ${first.casUpdates / first.casKeys} in sequence`,
+          ...rounds.map((x) => `${int(x.casPerSec)}/s`),
           `${int(r.raw.casPerSec)}/s`,
           `${int(r.published.designRaw.casPerSec)}/s`,
         ],
       ],
-      "lrrrr",
+      `l${"r".repeat(rounds.length + 2)}`,
     ),
     "",
   );
@@ -79,6 +77,7 @@ export function render(r: BenchResult): string {
     out.push(
       `Sustained 3-step ${t.kind} workflows: ${t.n} fired, ${t.completed} completed, ${t.failed} failed, ${t.missing} missing`,
       `  steady (10th-90th percentile completion) ${int(t.steadyPerSec)}/s, overall ${int(t.overallPerSec)}/s, commands acked at ${int(t.firePerSec)}/s`,
+      `  rounds: ${r.throughput.rounds[t.kind].map((x) => `${int(x.steadyPerSec)}/s (${Math.round(x.share * 100)}% of its bound)`).join(", ")}; this is the median one`,
       `  per workflow: ${t.snapshotWritesPerWorkflow} snapshot writes, ${t.indexWritesPerWorkflow} index puts, ${t.eventsPerWorkflow} events; latency under load ${dist(t.latencyMs, ms)}`,
       `  CPU ms per workflow (wall ${t.wallMsPerWorkflow} ms, so ${m.cpus} cores give ${(m.cpus * t.wallMsPerWorkflow).toFixed(2)}): ${cpuText(t.cpuMsPerWorkflow)}`,
       "",

@@ -1,7 +1,7 @@
 import { AIMS, PUBLISHED } from "./published";
 import { round } from "./stats";
 import type { Measurements } from "./suite";
-import type { ThroughputResult } from "./throughput";
+import { rawBoundOf } from "./raw-bound";
 
 /** One figure of ours next to one reference. `ratio` is always ours / reference. */
 export interface Comparison {
@@ -34,17 +34,6 @@ export interface BenchResult extends Measurements {
 function timeReading(ratio: number): string {
   if (!Number.isFinite(ratio) || ratio <= 0) return "n/a";
   return ratio <= 1 ? `${round(1 / ratio, 1)}x faster` : `${round(ratio, 1)}x slower`;
-}
-
-/**
- * The throughput a single client could reach if each workflow cost only its measured writes
- * (record + index keys) at the raw CAS rate plus its publishes (events + the start command) at
- * the raw publish rate, one after the other: an upper bound, not a target the design promises.
- */
-export function rawBound(t: ThroughputResult, publishPerSec: number, casPerSec: number): number {
-  const writes = t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow;
-  const publishes = t.eventsPerWorkflow + 1;
-  return Math.round(1 / (writes / casPerSec + publishes / publishPerSec));
 }
 
 export function analyse(m: Measurements): BenchResult {
@@ -88,8 +77,8 @@ export function analyse(m: Measurements): BenchResult {
   }
 
   const bound = {
-    javascript: rawBound(m.throughput.javascript, m.raw.publishPerSec, m.raw.casPerSec),
-    transform: m.throughput.transform ? rawBound(m.throughput.transform, m.raw.publishPerSec, m.raw.casPerSec) : null,
+    javascript: rawBoundOf(m.throughput.javascript),
+    transform: m.throughput.transform ? rawBoundOf(m.throughput.transform) : null,
   };
   for (const t of [m.throughput.javascript, m.throughput.transform]) {
     if (!t) continue;
@@ -112,16 +101,16 @@ export function analyse(m: Measurements): BenchResult {
       bound[t.kind] ?? 0,
       (r) => `${Math.round(r * 100)}% of the bound`,
     );
-    rate("raw KV CAS updates/s", m.raw.casPerSec, (r) =>
+    rate("raw KV CAS updates/s", t.raw.casPerSec, (r) =>
       r > 0 ? `a workflow costs ${round(1 / r, 1)} raw CAS updates` : "n/a",
     );
-    rate("raw JetStream publishes/s", m.raw.publishPerSec, (r) =>
+    rate("raw JetStream publishes/s", t.raw.publishPerSec, (r) =>
       r > 0 ? `a workflow costs ${round(1 / r, 1)} raw publishes` : "n/a",
     );
     // Durable at every effect and park (docs/architecture.md#durability-by-effect): the aim is a
     // share of what JetStream allows for the writes and publishes made, at a CPU cost in CAS updates.
     const share = t.steadyPerSec / (bound[t.kind] ?? Infinity);
-    const cas = m.raw.casPerSec / t.steadyPerSec;
+    const cas = t.raw.casPerSec / t.steadyPerSec;
     const aimShare = AIMS.boundShare[t.kind];
     verdicts.push({
       aim: `sustained 3-step ${t.kind} workflows`,

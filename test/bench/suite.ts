@@ -7,9 +7,10 @@ import { openClient, openTarget, type Client, type Target } from "./context";
 import type { BenchSizes } from "./options";
 import { RawNats } from "./raw-nats";
 import { naiveChainMs, resolvePythonExecutable } from "./spawn-baseline";
+import { rawBoundOf, type RoundRun } from "./raw-bound";
 import { round, summarize, type Summary } from "./stats";
-import { runThroughput, type ThroughputResult } from "./throughput";
-import type { ChainLanguage } from "./workflows";
+import { runThroughput } from "./throughput";
+import type { ChainLanguage, ThroughputKind } from "./workflows";
 
 export interface RawRates {
   publishPerSec: number;
@@ -33,11 +34,19 @@ export interface Measurements {
     loadavgStart: number[];
     loadavgEnd: number[];
   };
-  /** Raw rates measured just before and just after the throughput runs; ratios use their mean. */
-  raw: { before: RawRates; after: RawRates; publishPerSec: number; casPerSec: number };
+  /** Raw rates measured before each throughput round; `publishPerSec` and `casPerSec` are their means. */
+  raw: { rounds: RawRates[]; publishPerSec: number; casPerSec: number };
   naiveSpawnMs: Record<ChainLanguage, Summary>;
   chains: Record<ChainLanguage, ChainResult>;
-  throughput: { javascript: ThroughputResult; transform: ThroughputResult | null };
+  /**
+   * Of each kind, the round whose share of its raw bound is the median, and every round's steady
+   * rate and share in the order run.
+   */
+  throughput: {
+    javascript: RoundRun;
+    transform: RoundRun | null;
+    rounds: Record<ThroughputKind, { steadyPerSec: number; share: number }[]>;
+  };
   /** Wall time of one light code step per language through createCodeRunner, next to a bare interpreter start. */
   codeOverhead: CodeOverheadResult;
 }
@@ -93,12 +102,11 @@ export async function runSuite(
       }
     });
 
-    progress("raw JetStream publish and KV CAS rates (before)");
-    const before = await rawRates(raw, sizes);
-
-    // Throughput: many executions at once.
-    let javascript: ThroughputResult | undefined;
-    let transform: ThroughputResult | null = null;
+    // Throughput: many executions at once, each kind in turn, in rounds, each round after its own
+    // raw rates: the machine's speed drifts within a run, and a round's ratio is to its neighbours.
+    const rounds: RawRates[] = [];
+    const runs: Record<ThroughputKind, RoundRun[]> = { javascript: [], transform: [] };
+    const kinds: ThroughputKind[] = sizes.throughputTransform ? ["javascript", "transform"] : ["javascript"];
     const env = { WF_EXEC_CONCURRENCY: String(sizes.throughputConcurrency) };
     await withRuntime(server, client, env, track, async (t) => {
       const common = {
@@ -107,16 +115,21 @@ export async function runSuite(
         window: sizes.publishWindow,
         timeoutMs: sizes.throughputTimeoutMs,
       };
-      progress(`throughput: ${sizes.throughputN} x 3-step JavaScript workflows`);
-      javascript = await runThroughput(t, { kind: "javascript", ...common });
-      if (sizes.throughputTransform) {
-        progress(`throughput: ${sizes.throughputN} x 3-step transform workflows`);
-        transform = await runThroughput(t, { kind: "transform", ...common });
+      // Untimed: the first raw run pays for its client's JIT and the streams' first writes.
+      progress("raw JetStream publish and KV CAS rates (warm-up)");
+      await rawRates(raw, sizes);
+      for (let round = 1; round <= sizes.throughputRounds; round++) {
+        const of = `round ${round} of ${sizes.throughputRounds}`;
+        progress(`raw JetStream publish and KV CAS rates (${of})`);
+        const rates = await rawRates(raw, sizes);
+        rounds.push(rates);
+        for (const kind of kinds) {
+          progress(`throughput: ${sizes.throughputN} x 3-step ${kind} workflows (${of})`);
+          const result = await runThroughput(t, { kind, ...common });
+          runs[kind].push({ ...result, raw: { publishPerSec: rates.publishPerSec, casPerSec: rates.casPerSec } });
+        }
       }
     });
-
-    progress("raw JetStream publish and KV CAS rates (after)");
-    const after = await rawRates(raw, sizes);
 
     return {
       startedAt: new Date(started).toISOString(),
@@ -133,14 +146,17 @@ export async function runSuite(
         loadavgEnd: loadavg().map((x) => round(x, 2)),
       },
       raw: {
-        before,
-        after,
-        publishPerSec: Math.round((before.publishPerSec + after.publishPerSec) / 2),
-        casPerSec: Math.round((before.casPerSec + after.casPerSec) / 2),
+        rounds,
+        publishPerSec: Math.round(mean(rounds.map((r) => r.publishPerSec))),
+        casPerSec: Math.round(mean(rounds.map((r) => r.casPerSec))),
       },
       naiveSpawnMs,
       chains,
-      throughput: { javascript: javascript!, transform },
+      throughput: {
+        javascript: medianRun(runs.javascript),
+        transform: runs.transform.length > 0 ? medianRun(runs.transform) : null,
+        rounds: { javascript: runs.javascript.map(shareOf), transform: runs.transform.map(shareOf) },
+      },
       codeOverhead,
     };
   } finally {
@@ -149,6 +165,20 @@ export async function runSuite(
     untrackClient();
     await client.close();
   }
+}
+
+function shareOf(r: RoundRun): { steadyPerSec: number; share: number } {
+  return { steadyPerSec: r.steadyPerSec, share: round(r.steadyPerSec / rawBoundOf(r), 2) };
+}
+
+/** The run whose share of its raw bound is the median (the lower middle one of an even count). */
+function medianRun(runs: RoundRun[]): RoundRun {
+  const sorted = [...runs].sort((a, b) => shareOf(a).share - shareOf(b).share);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 }
 
 async function rawRates(raw: RawNats, sizes: BenchSizes): Promise<RawRates> {
