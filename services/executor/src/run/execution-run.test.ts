@@ -106,6 +106,27 @@ describe("what is written when", () => {
     t.committer.unwrittenMs = 10_000;
     expect(await t.run.run()).toBe("terminal");
     expect(stored).toEqual([{}, { js1: "COMPLETED" }, { js1: "COMPLETED", js2: "COMPLETED" }]);
+    // The last one's result goes in the end write.
+    expect(t.committer.flushes).toBe(2);
+  });
+
+  it("the workflow's last step, outside or pure, leaves its result to the end write that follows it", async () => {
+    const t = start([code("a"), code("b")]);
+    const stored = storedAtEachCall(t);
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored).toEqual([{ a: "RUNNING" }, { a: "COMPLETED", b: "RUNNING" }]);
+    // The two start writes: what a crash before the end write leaves is b RUNNING, as before its result.
+    expect(t.committer.flushes).toBe(2);
+    expect(t.committer.stored.steps.b?.status).toBe("RUNNING");
+    expect(t.snap).toMatchObject({ status: "COMPLETED", output: 1 });
+  });
+
+  it("a last step inside a container still has its result written at once: the container's own course follows", async () => {
+    const t = start([{ name: "each", type: "foreach", items: [1], steps: [code("inner")] }]);
+    const stored = storedAtEachCall(t);
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored).toEqual([{ each: "RUNNING", "each[0].inner": "RUNNING" }]);
+    expect(t.committer.stored.steps["each[0].inner"]?.status).toBe("COMPLETED");
   });
 });
 

@@ -193,6 +193,11 @@ export class ExecutionRun {
     }
   }
 
+  /** Whether a step still awaits its approval: the run's end closes it, which acts on the approval's record. */
+  private gateOpen(): boolean {
+    return Object.values(this.snap.steps).some((st) => st.status === "AWAITING_APPROVAL");
+  }
+
   /** Steps of a sequence never reached because an approval closed the path: SKIPPED. */
   private skipUnreached(steps: readonly Step[], prefix: string): void {
     const now = Date.now();
@@ -222,7 +227,8 @@ export class ExecutionRun {
       // Stopping: what is left is handed over (the actor asks another replica to resume it).
       if (this.effects.handingBack()) return { kind: "parked" };
       const r = await this.runStep(step, scope);
-      if (this.committer.outboxFull || this.writesAfter(step, r, steps[i + 1])) await this.committer.flush();
+      const endsRun = steps === this.workflow.steps && i === steps.length - 1;
+      if (this.committer.outboxFull || this.writesAfter(step, r, steps[i + 1], endsRun)) await this.committer.flush();
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
@@ -233,10 +239,13 @@ export class ExecutionRun {
   /**
    * Durability by effect (docs/architecture.md#durability-by-effect): a step that acted outside
    * the service has its result written at once, unless the next step's start write carries it;
-   * pure steps' results wait for the next write, or for PURE_RUN_WRITE_MS to have passed.
+   * pure steps' results wait for the next write, or for PURE_RUN_WRITE_MS to have passed. The
+   * workflow's last step leaves its result to the end write, which follows with nothing acting in
+   * between, unless a gate left open has to be closed first.
    */
-  private writesAfter(step: Step, r: Outcome, next: Step | undefined): boolean {
+  private writesAfter(step: Step, r: Outcome, next: Step | undefined, endsRun: boolean): boolean {
     if (r.kind !== "completed") return false;
+    if (endsRun && this.debug === null && !this.gateOpen()) return false;
     if (!actsOutside(step)) return this.committer.unwrittenMs >= PURE_RUN_WRITE_MS;
     const nextWritesItsStart = next !== undefined && actsOutside(next) && next.condition === undefined;
     return !nextWritesItsStart || this.debug !== null;

@@ -43,7 +43,11 @@ export class MemoryCommitter implements RunCommitter {
     this.events.push({ type, ...(step === undefined ? {} : { step }), data });
   }
 
+  /** Writes made by the run itself; its end write is its actor's, after `run()` returns. */
+  flushes = 0;
+
   async flush(): Promise<void> {
+    this.flushes += 1;
     this.stored = structuredClone(this.snap);
   }
 
