@@ -260,12 +260,17 @@ export class ExecutorActor {
         c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
         if (await reuseSourceSteps(c, wf, this.deps.store)) await takeStepTestContext(c, wf, this.deps.store);
       }
-      try {
-        await c.flush();
-      } catch (err) {
-        if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
-        v = await this.deps.store.executions.get(snap.id);
-        continue;
+      // Taking hold is written by the run's first write, as a start from the API is: a second runner
+      // meanwhile loses that compare-and-set before anything acts outside (docs/architecture.md#durability-by-effect).
+      // A takeover (its interruptions and republished outbox), a debug run and an ending are written now.
+      if (takeover || snap.debug !== null || TERMINAL_STATUSES.has(snap.status)) {
+        try {
+          await c.flush();
+        } catch (err) {
+          if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
+          v = await this.deps.store.executions.get(snap.id);
+          continue;
+        }
       }
       // A rerun or a step test that could not be made has ended.
       if (TERMINAL_STATUSES.has(snap.status)) {
