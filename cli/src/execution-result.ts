@@ -1,7 +1,7 @@
-import type { ExecutionEvent } from "@wf/shared/execution";
+import { endedStatus, type ExecutionEvent } from "@wf/shared/execution";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
 import type { ServiceConnection } from "./connection";
-import { TERMINAL_EVENTS, truncate } from "./format-event";
+import { truncate } from "./format-event";
 
 const RESULT_CHARS = 2000;
 
@@ -20,7 +20,7 @@ export interface ExecutionResult {
 export async function readResult(conn: ServiceConnection, end: ExecutionEvent): Promise<ExecutionResult> {
   const fromEvent: ExecutionResult = {
     executionId: end.executionId,
-    status: TERMINAL_EVENTS.get(end.type) ?? "FAILED",
+    status: endedStatus(end.type) ?? "FAILED",
     output: end.data.output ?? null,
     error: typeof end.data.error === "string" ? end.data.error : null,
   };

@@ -1,8 +1,8 @@
-import type { ExecutionEvent } from "@wf/shared/execution";
+import { endedStatus, type ExecutionEvent } from "@wf/shared/execution";
 import type { ServiceConnection } from "./connection";
 import { formatResult, readResult } from "./execution-result";
 import { followEvents } from "./follow-events";
-import { TERMINAL_EVENTS, formatEvent } from "./format-event";
+import { formatEvent } from "./format-event";
 import { EXIT, UsageError } from "./usage";
 
 /** How long an execution may go unnoticed by every executor before we say none seems to run. */
@@ -63,7 +63,7 @@ export async function startAndFollow(
       clearTimeout(pickupHint);
       if (opts.json) console.log(JSON.stringify(e));
       else for (const line of formatEvent(e, { origin })) console.log(`${relativeTime(e.at - origin)}  ${line}`);
-      if (TERMINAL_EVENTS.has(e.type)) {
+      if (endedStatus(e.type)) {
         end = e;
         break;
       }

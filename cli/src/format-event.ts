@@ -1,12 +1,4 @@
-import type { ExecutionEvent } from "@wf/shared/execution";
-
-/** Event types that end an execution, with the status each one means. */
-export const TERMINAL_EVENTS: ReadonlyMap<string, string> = new Map([
-  ["exec_completed", "COMPLETED"],
-  ["exec_failed", "FAILED"],
-  ["exec_cancelled", "CANCELLED"],
-  ["exec_interrupted", "INTERRUPTED"],
-]);
+import { endedStatus, type ExecutionEvent } from "@wf/shared/execution";
 
 const OUTPUT_PREVIEW_CHARS = 120;
 
@@ -55,7 +47,7 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
       const ms = opts.origin !== undefined ? e.at - opts.origin : num(d.duration);
       const mark = e.type === "exec_completed" ? "■" : "✗";
       return [
-        `${mark} execution ${TERMINAL_EVENTS.get(e.type)}${ms !== undefined ? ` in ${formatDuration(ms)}` : ""}${error ? `: ${error}` : ""}`,
+        `${mark} execution ${endedStatus(e.type)}${ms !== undefined ? ` in ${formatDuration(ms)}` : ""}${error ? `: ${error}` : ""}`,
       ];
     }
     case "step_started":

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactList, ExecutionResult, ExecutionStatusView, RerunPlanView, RerunResponse } from "@wf/shared/api";
 import { createApiKey, createUser } from "@wf/shared/auth";
-import { newId, TERMINAL_STATUSES, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
+import { endedStatus, newId, TERMINAL_STATUSES, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
 import { LlmTestServer } from "../ai/support/llm-server";
@@ -43,8 +43,6 @@ async function consoleUser(env: ApiEnv): Promise<ConsoleUser> {
   return { user, key, cookie, csrf: (login.json() as { csrfToken: string }).csrfToken };
 }
 
-const END_EVENTS = new Set(["exec_completed", "exec_failed", "exec_cancelled", "exec_interrupted"]);
-
 /** Every event of an execution, the terminal one last. */
 async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEvent[]> {
   const consumer = await env.platform.js.consumers.get(`${env.ns}_EVT`, {
@@ -54,7 +52,7 @@ async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEven
   for await (const m of await consumer.consume()) {
     const e = JSON.parse(m.string()) as ExecutionEvent;
     events.push(e);
-    if (END_EVENTS.has(e.type)) break;
+    if (endedStatus(e.type)) break;
   }
   return events;
 }

@@ -1,11 +1,11 @@
-import type { BreakpointInput, ExecutionEvent, PauseRecord } from "@wf/shared/execution";
+import { endedStatus, type BreakpointInput, type ExecutionEvent, type PauseRecord } from "@wf/shared/execution";
 import { evaluateExpression } from "@wf/shared/expressions";
 import { sendBreakpoints, sendDebugCommand } from "@wf/shared/client";
 import type { Store } from "@wf/shared/store";
 import type { ServiceConnection } from "../connection";
 import { formatResult, readResult } from "../execution-result";
 import { followEvents } from "../follow-events";
-import { formatEvent, TERMINAL_EVENTS } from "../format-event";
+import { formatEvent } from "../format-event";
 import { EXIT, UsageError } from "../usage";
 import { formatBreakpoint } from "./break-spec";
 import type { LineReader } from "./line-reader";
@@ -41,7 +41,7 @@ export async function runDebugSession(s: DebugSession, since: number, pausedNow:
     for await (const e of events) {
       // No origin: `since` is where the replay starts, not when the run began; the end line shows the run's own time.
       for (const line of formatEvent(e)) console.log(line);
-      if (TERMINAL_EVENTS.has(e.type)) {
+      if (endedStatus(e.type)) {
         end = e;
         break;
       }

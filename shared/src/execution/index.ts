@@ -4,6 +4,7 @@ export {
   TERMINAL_STATUSES,
   END_EVENT_TYPES,
   endEventType,
+  endedStatus,
   StepStatus,
   TriggerSource,
   Usage,

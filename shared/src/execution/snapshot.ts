@@ -25,6 +25,11 @@ export function endEventType(status: ExecutionStatus): string {
 }
 /** Every event an execution can end with. */
 export const END_EVENT_TYPES: readonly string[] = [...TERMINAL_STATUSES].map(endEventType);
+const ENDED_BY = new Map([...TERMINAL_STATUSES].map((status) => [endEventType(status), status]));
+/** The final status an end event says its execution reached; undefined for every other event. */
+export function endedStatus(eventType: string): ExecutionStatus | undefined {
+  return ENDED_BY.get(eventType);
+}
 
 export const StepStatus = z.enum([
   "PENDING",
