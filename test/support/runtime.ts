@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from "@wf/shared/config";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import {
-  END_EVENT_TYPES,
+  endedStatus,
   newId,
   type DebugRequest,
   type ExecutionEvent,
@@ -143,7 +143,7 @@ export async function endedEventTypes(jsm: JetStreamManager, ns: string, id: str
   return waitFor(
     async () => {
       const types = await eventTypes(jsm, ns, id);
-      return END_EVENT_TYPES.includes(types.at(-1) ?? "") ? types : undefined;
+      return endedStatus(types.at(-1) ?? "") ? types : undefined;
     },
     { what: `execution ${id}'s terminal event` },
   );

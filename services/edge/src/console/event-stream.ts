@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { DeliverPolicy } from "@nats-io/jetstream";
 import {
-  END_EVENT_TYPES,
+  endedStatus,
   endEventType,
   ExecutionEvent,
   TERMINAL_STATUSES,
@@ -13,8 +13,6 @@ import type { EdgeContext } from "../context";
 
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
-
-const END_EVENTS: ReadonlySet<string> = new Set(END_EVENT_TYPES);
 
 type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing">;
 
@@ -97,7 +95,7 @@ export async function streamEvents(
       const event = parseEvent(m.string());
       if (event === null) continue;
       if (!(await write(res, `id: ${m.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`))) break;
-      if (forExecution && END_EVENTS.has(event.type)) break;
+      if (forExecution && endedStatus(event.type)) break;
     }
   } catch (err) {
     ctx.log.error("event stream failed", { scope, err });
