@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService } from "./support";
 
-const service = useConsoleService();
+const service = useConsoleService({ npmStart: true });
 
 describeInBrowser("the console's frame, served by npm start", () => {
   it("serves the app at /console/ with a strict CSP, never-cached pages and year-long cached hashed assets", async () => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { runCli } from "../cli/cli-process";
+import { entryArgs } from "../support/built-entries";
+import { ENTRIES } from "../support/processes";
 import { uniqueNamespace } from "../support/runtime";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,6 +43,16 @@ export interface ConsoleService {
 export interface ServiceOptions {
   /** Extra environment of the service (LLM providers, prices, egress). Read at beforeAll. */
   env?: () => Record<string, string>;
+  /**
+   * Started by `npm start`, as a person runs it from a clone (from the sources, through tsx). Otherwise from the test
+   * run's bundle, as the image runs it: ready in half the time, with the same code.
+   */
+  npmStart?: boolean;
+}
+
+/** What `npm start`'s prestart does for the console: builds it when missing or made from other sources. */
+function buildConsole(): void {
+  execFileSync(process.execPath, [join(ROOT, "scripts/ensure-console-build.mjs")], { cwd: ROOT, stdio: "inherit" });
 }
 
 const live = new Set<ChildProcess>();
@@ -57,9 +69,10 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * The service as a person runs it, `npm start` (its prestart builds a missing or stale console),
- * on a nats-server of the test's own, and a headless chromium. Everything is stopped after the
- * file; a service that does not stop on SIGTERM is SIGKILLed with its process group.
+ * The all-in-one service, from the test run's bundle or by `npm start` (`opts.npmStart`), on a
+ * nats-server of the test's own, and a headless chromium. A missing or stale console is built first,
+ * as `npm start`'s prestart builds it. Everything is stopped after the file; a service that does not
+ * stop on SIGTERM is SIGKILLed with its process group.
  */
 export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleService {
   let nats: NatsServerHandle | undefined;
@@ -84,12 +97,15 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       LOG_LEVEL: "warn",
       ...opts.env?.(),
     };
-    proc = spawn("npm", ["start", "--silent"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const [command, args] = opts.npmStart
+      ? ["npm", ["start", "--silent"]]
+      : (buildConsole(), [process.execPath, entryArgs(ROOT, ENTRIES.allInOne)]);
+    proc = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     live.add(proc);
     proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
     proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
     const base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start not ready in 120 s:\n${out}`)), 120_000);
+      const timer = setTimeout(() => reject(new Error(`the service was not ready in 120 s:\n${out}`)), 120_000);
       const check = () => {
         const m = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(out);
         if (m) {
@@ -101,7 +117,7 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       proc!.stderr!.on("data", check);
       proc!.once("exit", (code) => {
         clearTimeout(timer);
-        reject(new Error(`npm start exited with ${code} before it was ready:\n${out}`));
+        reject(new Error(`the service exited with ${code} before it was ready:\n${out}`));
       });
     });
     browser = await chromium.launch({
