@@ -6,7 +6,7 @@ import { definitionOf } from "../support/runtime";
 import type { LoadResult } from "./api-load";
 import { round } from "./stats";
 
-/** One edge (`npm run start:edge`) of WF_EDGE_PROCESSES `processes`; `pid` is its top process. */
+/** One edge (the image's `node dist/edge.js`) of WF_EDGE_PROCESSES `processes`; `pid` is its top process. */
 export interface EdgeTarget {
   processes: number;
   url: string;
@@ -60,12 +60,9 @@ export async function startEdgeTargets(
     );
     for (const n of edgeProcesses)
       processes.push(
-        await startServiceProcess(
-          "services/edge/src/main.ts",
-          { ...env, WF_EDGE_PROCESSES: String(n) },
-          ["edge listening"],
-          { fromSource: true },
-        ),
+        await startServiceProcess("services/edge/src/main.ts", { ...env, WF_EDGE_PROCESSES: String(n) }, [
+          "edge listening",
+        ]),
       );
   } catch (err) {
     await stop();

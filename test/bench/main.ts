@@ -14,6 +14,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startNatsServer } from "@wf/testing";
+import { TEST_BUILD_ENV } from "../support/built-entries";
+import makeTestBuild from "../support/test-build";
 import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
 import {
   EXPRESSION_BENCH_QUICK_SIZES,
@@ -93,6 +95,12 @@ async function main(): Promise<void> {
   );
   watchdog.unref();
 
+  // The services the parts start run from bundles, as the image runs them, made as the test suite makes them.
+  if (!process.env[TEST_BUILD_ENV]) {
+    console.error("bench: bundling the services");
+    const removeBuild = await makeTestBuild();
+    track(async () => removeBuild());
+  }
   // Monitoring on: the end-to-end part counts the messages a workflow costs.
   const server = await startNatsServer({ monitor: true });
   track(() => server.stop());

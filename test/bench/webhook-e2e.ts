@@ -197,7 +197,7 @@ export async function runWebhookE2e(
 }
 
 /**
- * An all-in-one service on a namespace of its own, as `npm start` runs it (`env` on top), with
+ * An all-in-one service on a namespace of its own, from the bundle as the image runs it (`env` on top), with
  * the bench's workflow; `target` seeds fresh webhooks of it for a run. `stop` may be called again.
  */
 export async function startE2eService(
@@ -208,7 +208,7 @@ export async function startE2eService(
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
     ENTRIES.allInOne,
-    // As `npm start` runs it: the test processes' WF_EXECUTOR_NICE of 0 is not the service's default.
+    // As the image runs it: the test processes' WF_EXECUTOR_NICE of 0 is not the service's default.
     {
       NATS_URL: server.url,
       WF_NAMESPACE: ns,
@@ -219,8 +219,6 @@ export async function startE2eService(
       ...env,
     },
     ["executor ready", "[wf] ready"],
-    // `npm run bench` runs outside vitest, where no test build is made.
-    { fromSource: true },
   );
   const untrack = track(() => service.kill());
   const url = /edge on (http:\/\/[^,\s]+)/.exec(service.output())![1]!;
