@@ -147,6 +147,7 @@ async function startCodeRunner({ config }: Platform, log: Logger): Promise<CodeR
     pool: config.WF_SANDBOX_POOL,
     ...(config.WF_SANDBOX_SOCKET ? { socket: config.WF_SANDBOX_SOCKET } : {}),
     ...(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {}),
+    ...(config.WF_SANDBOX_BUNDLE_DIR ? { bundleDir: config.WF_SANDBOX_BUNDLE_DIR } : {}),
     sandbox: sandboxSettings(config),
   });
   const isolation = codeRunner.isolation();

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { JsHostLink, RoutedRunner } from "./js-host-link";
@@ -19,6 +20,11 @@ export interface RunnerProcess {
   what: string;
   /** A sandbox runner that hands its JavaScript host's connection to this process (js-host-link.ts). */
   handsOffJs?: boolean;
+  /**
+   * From the sources: a directory of bundles to run the entry from instead (WF_SANDBOX_BUNDLE_DIR). Its own
+   * processes then run from the bundles beside it.
+   */
+  bundleDir?: string;
 }
 
 /** Run from `npm run build`'s bundles (dist/*.js) rather than from the TypeScript sources. */
@@ -138,16 +144,23 @@ export function endedBecause(what: string, how: string, tail: string): string {
   return `${what} ${how}${tail ? `: ${tail}` : ""}`;
 }
 
+/** The bundle beside this one's, or in `bundleDir`, or the source beside this module. */
+function entryFile(opts: RunnerProcess): string {
+  if (BUILT) return fileURLToPath(new URL(`./${opts.entry}.js`, import.meta.url));
+  if (opts.bundleDir !== undefined) return join(opts.bundleDir, `${opts.entry}.js`);
+  return fileURLToPath(new URL(`./${opts.entry}.ts`, import.meta.url));
+}
+
 /** Forks one of this directory's process entries; `ipc`: with a channel to hand sockets over (fd 4). */
 export function spawnRunner(opts: RunnerProcess, ipc: boolean): ChildProcess {
   return spawn(
     process.execPath,
     [
       // Our own flags only, never the service's (inspector, other loaders); isolated-vm needs no snapshot on Node 20+.
-      ...LOADER_FLAGS,
+      ...(opts.bundleDir === undefined ? LOADER_FLAGS : []),
       "--no-node-snapshot",
       "--disable-warning=ExperimentalWarning",
-      fileURLToPath(new URL(`./${opts.entry}.${BUILT ? "js" : "ts"}`, import.meta.url)),
+      entryFile(opts),
       ...opts.args,
     ],
     {

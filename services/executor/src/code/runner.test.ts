@@ -76,6 +76,32 @@ describe("createCodeRunner", () => {
     }
   });
 
+  it("forks the runner from bundles when told where they are (WF_SANDBOX_BUNDLE_DIR), and says so when they are not", async () => {
+    // Vitest's global setup bundles the entry points there (test/support/test-build.ts).
+    const bundles = process.env.WF_TEST_BUILD_DIR!;
+    const runner = await createCodeRunner({ pool: 1, bundleDir: bundles });
+    try {
+      expect(await runner.run(step("javascript", "return 2"))).toMatchObject({ ok: true, output: 2 });
+      expect(await runner.run(step("bash", "echo 3"))).toMatchObject({ ok: true, output: 3 });
+      const [pid] = descendants(process.pid, /sandbox-process\.js/);
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      expect(command).toContain(join(bundles, "sandbox-process.js"));
+      expect(command.join(" ")).not.toContain("tsx");
+      // Its JavaScript host is the bundle beside it.
+      expect(descendants(pid!, new RegExp(`${join(bundles, "js-host-process.js")}`))).toHaveLength(1);
+      expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
+    } finally {
+      await runner.close();
+    }
+    const missing = await createCodeRunner({ pool: 1, bundleDir: join(scratch, "no-bundles") });
+    try {
+      const result = await missing.run(step("javascript", "return 2"));
+      expect(!result.ok && result.error).toMatch(/^the sandbox runner process exited unexpectedly/);
+    } finally {
+      await missing.close();
+    }
+  });
+
   it("close() ends the runs in flight, its processes and its directory", async () => {
     const tmpRoot = join(scratch, "root");
     await mkdir(tmpRoot);

@@ -24,6 +24,8 @@ export interface CodeRunnerOptions {
   limits?: Partial<SandboxLimits>;
   /** How local runners set up the sandbox. */
   sandbox?: SandboxSettings;
+  /** Bundles of the runner's processes, forked by a service run from its sources (WF_SANDBOX_BUNDLE_DIR). */
+  bundleDir?: string;
 }
 
 const DEFAULT_POOL = 2;
@@ -99,6 +101,7 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
         cwd: root,
         what: "the sandbox runner process",
         handsOffJs: true,
+        ...(opts.bundleDir === undefined ? {} : { bundleDir: opts.bundleDir }),
       }),
   );
   await Promise.all(pool.map((runner) => runner.live().ready.catch(() => undefined)));
