@@ -97,9 +97,10 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       LOG_LEVEL: "warn",
       ...opts.env?.(),
     };
+    if (!opts.npmStart) buildConsole();
     const [command, args] = opts.npmStart
       ? ["npm", ["start", "--silent"]]
-      : (buildConsole(), [process.execPath, entryArgs(ROOT, ENTRIES.allInOne)]);
+      : [process.execPath, entryArgs(ROOT, ENTRIES.allInOne)];
     proc = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     live.add(proc);
     proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));

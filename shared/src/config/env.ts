@@ -255,7 +255,7 @@ export const ENV_SCHEMA = {
   WF_SANDBOX_BUNDLE_DIR: {
     schema: z.string().min(1).optional(),
     default: undefined,
-    doc: "For a service run from its TypeScript sources (`npm start`): a directory of `npm run build`'s bundles whose `sandbox-process.js` its forked runners run, rather than loading their sources through tsx (about 0.5 s of CPU a runner, and as much for its JavaScript host). The test suite points it at its own build. A bundled service always forks the runner beside it.",
+    doc: "For a service run from its TypeScript sources (`npm start`): a directory of `npm run build`'s bundles whose `sandbox-process.js` its forked runners run, rather than loading their sources through tsx (about 0.5 s of CPU a runner, and as much for its JavaScript host). Its files run as the service's user: a directory only that user can write, as `dist/` is. The test suite points it at its own build. A bundled service always forks the runner beside it.",
   },
   WF_SANDBOX_POOL: {
     schema: int(1, 64),

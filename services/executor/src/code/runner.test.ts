@@ -88,7 +88,8 @@ describe("createCodeRunner", () => {
       expect(command).toContain(join(bundles, "sandbox-process.js"));
       expect(command.join(" ")).not.toContain("tsx");
       // Its JavaScript host is the bundle beside it.
-      expect(descendants(pid!, new RegExp(`${join(bundles, "js-host-process.js")}`))).toHaveLength(1);
+      const host = new RegExp(join(bundles, "js-host-process.js").replaceAll(".", "\\."));
+      expect(descendants(pid!, host)).toHaveLength(1);
       expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
     } finally {
       await runner.close();
