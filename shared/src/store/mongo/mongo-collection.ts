@@ -1,4 +1,4 @@
-import { MongoServerError, type Collection, type Filter, type Sort } from "mongodb";
+import type { Collection, Filter, Sort } from "mongodb";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { pageWindow } from "../paging";
@@ -20,6 +20,14 @@ export interface StoredDoc {
 
 const DUPLICATE_KEY = 11000;
 
+/**
+ * The server's duplicate-key refusal, told by its code: the driver's error classes are not imported
+ * here, so that loading the store does not load the driver (open-mongo-store.ts loads it on open).
+ */
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof Error && err.name.startsWith("Mongo") && (err as { code?: unknown }).code === DUPLICATE_KEY;
+}
+
 export class MongoCollection<T extends { id: string }> {
   constructor(
     private readonly docs: Collection<StoredDoc>,
@@ -34,7 +42,7 @@ export class MongoCollection<T extends { id: string }> {
       await this.docs.insertOne({ ...this.fields(value), _id: value.id, version: 1, record: JSON.stringify(value) });
       return 1;
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) {
+      if (isDuplicateKey(err)) {
         throw new AlreadyExistsError(`${this.type}/${value.id}`);
       }
       throw err;

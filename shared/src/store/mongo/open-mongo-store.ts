@@ -1,4 +1,4 @@
-import { MongoClient, type IndexDescription } from "mongodb";
+import type { IndexDescription } from "mongodb";
 import { ConfigError } from "../../errors";
 import type { Store } from "../port";
 import type { StoredDoc } from "./mongo-collection";
@@ -24,6 +24,9 @@ export async function openMongoStore(uri: string, database: string, namespace: s
   if (!/^[A-Za-z0-9_-]+$/.test(namespace)) {
     throw new ConfigError(`store namespace "${namespace}" must match [A-Za-z0-9_-]+ (it names collections)`);
   }
+  // Loaded here, not at start-up: the driver costs ~0.3 s of CPU to load, which every process of the
+  // embedded default (each service, each `wf` command) would otherwise pay for a store it never opens.
+  const { MongoClient } = await import("mongodb");
   const client = new MongoClient(uri);
   await client.connect();
   try {
