@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactList, ExecutionResult, ExecutionStatusView, RerunPlanView, RerunResponse } from "@wf/shared/api";
-import { createApiKey, createUser } from "@wf/shared/auth";
-import { endedStatus, newId, TERMINAL_STATUSES, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
+import { createApiKey } from "@wf/shared/auth";
+import { testUserWithPassword } from "@wf/testing";
+import { endedStatus, TERMINAL_STATUSES, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
 import { LlmTestServer } from "../ai/support/llm-server";
@@ -35,7 +36,8 @@ interface ConsoleUser {
 /** A user with a real password, logged in to the console, and with an API key. */
 async function consoleUser(env: ApiEnv): Promise<ConsoleUser> {
   const password = "correct horse battery";
-  const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan: "pro" });
+  const user = await testUserWithPassword(password);
+  await env.platform.store.users.create(user);
   const { key } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
   const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
   expect(login.statusCode).toBe(200);

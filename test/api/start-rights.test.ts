@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionStatusView } from "@wf/shared/api";
-import { createApiKey, createUser } from "@wf/shared/auth";
-import { newId, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { createApiKey } from "@wf/shared/auth";
+import { testUserWithPassword } from "@wf/testing";
+import { TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
 import { account, ALL_SCOPES, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
@@ -38,7 +39,8 @@ async function share(env: ApiEnv, w: WorkflowRecord, userId: string, role: "view
 /** A user with a real password, logged in to the console, and with an API key for the v1 routes. */
 async function consoleAccount(env: ApiEnv): Promise<Account & { session: Record<string, string> }> {
   const password = "correct horse battery";
-  const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan: "pro" });
+  const user = await testUserWithPassword(password);
+  await env.platform.store.users.create(user);
   const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
   const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
   expect(login.statusCode).toBe(200);

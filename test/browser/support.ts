@@ -12,6 +12,7 @@ import { runCli } from "../cli/cli-process";
 import { entryArgs } from "../support/built-entries";
 import { ENTRIES } from "../support/processes";
 import { uniqueNamespace } from "../support/runtime";
+import { ONE_SANDBOX_RUNNER } from "../support/sandbox-pool";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -95,6 +96,7 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       PORT: "0",
       WF_OPS_PORT: "0",
       LOG_LEVEL: "warn",
+      ...ONE_SANDBOX_RUNNER,
       ...opts.env?.(),
     };
     if (!opts.npmStart) buildConsole();

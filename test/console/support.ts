@@ -1,7 +1,8 @@
 import { beforeAll } from "vitest";
-import { createUser, type Plan } from "@wf/shared/auth";
+import type { Plan } from "@wf/shared/auth";
+import { testUserWithPassword } from "@wf/testing";
 import type { UserRecord } from "@wf/shared/store";
-import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { useApi, type ApiEnv } from "../api/support";
 import { waitFor } from "../support/runtime";
 
@@ -32,10 +33,11 @@ export interface Session {
   csrf: string;
 }
 
-/** A user with a real password (scrypt), logged in to the console. */
+/** A user with a real password (scrypt, at a fixture's cost), logged in to the console. */
 export async function consoleSession(env: ConsoleEnv, plan: Plan = "free"): Promise<Session> {
   const password = "correct horse battery";
-  const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan });
+  const user = await testUserWithPassword(password, { plan });
+  await env.platform.store.users.create(user);
   const r = await fetch(`${env.base}/api/console/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -109,7 +109,12 @@ async function startService(env: Record<string, string> = {}): Promise<Service> 
 describe("/metrics of the all-in-one service", () => {
   it("counts the executions, steps, requests and timers of workflows run through the API", async () => {
     // Waits park, so that their timers are what wakes them.
-    const svc = await startService({ WF_HOLD_WAIT_MS: "0", WF_EXECUTOR_NICE: ENV_SCHEMA.WF_EXECUTOR_NICE.default });
+    const svc = await startService({
+      WF_HOLD_WAIT_MS: "0",
+      WF_EXECUTOR_NICE: ENV_SCHEMA.WF_EXECUTOR_NICE.default,
+      // The production default, which the tests' one runner (test/support/sandbox-pool.ts) is not.
+      WF_SANDBOX_POOL: ENV_SCHEMA.WF_SANDBOX_POOL.default,
+    });
     try {
       const wf = await svc.workflow(METERED);
       const ids = [await svc.start(wf.id), await svc.start(wf.id), await svc.start(wf.id)];

@@ -1,3 +1,4 @@
+import { ENV_SCHEMA } from "@wf/shared/config";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +44,13 @@ async function typesOf(base: string): Promise<Set<string>> {
 describe("the ops listener of every service process", () => {
   it("is alive, ready once started, not ready while NATS is down and ready again when it is back", async () => {
     const ns = uniqueNamespace();
-    const env = { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0" };
+    // The production default of runners, which the tests' one (test/support/sandbox-pool.ts) is not.
+    const env = {
+      NATS_URL: server.url,
+      WF_NAMESPACE: ns,
+      PORT: "0",
+      WF_SANDBOX_POOL: ENV_SCHEMA.WF_SANDBOX_POOL.default,
+    };
     const dir = await mkdtemp(join(tmpdir(), "wf-ops-"));
     const procs = await Promise.all([
       startServiceProcess(ENTRIES.edge, env, ["edge listening"]),

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { entryArgs } from "./built-entries";
+import { ONE_SANDBOX_RUNNER } from "./sandbox-pool";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -48,6 +49,7 @@ export async function startServiceProcess(
       LOG_LEVEL: "info",
       WF_OPS_PORT: "0",
       WF_EXECUTOR_NICE: "0",
+      ...ONE_SANDBOX_RUNNER,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -18,6 +18,7 @@ import { startExecutor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
 import { TEST_BUILD_ENV } from "./built-entries";
 import { EGRESS_TEST_ALLOWANCE } from "./egress-allowance";
+import { ONE_SANDBOX_RUNNER } from "./sandbox-pool";
 
 /** A namespace per test: tests share one nats-server without seeing each other. */
 export function uniqueNamespace(): string {
@@ -31,6 +32,7 @@ export function testConfig(server: NatsServerHandle, env: Record<string, string>
     WF_NAMESPACE: uniqueNamespace(),
     LOG_LEVEL: "error",
     ...EGRESS_TEST_ALLOWANCE,
+    ...ONE_SANDBOX_RUNNER,
     // The test run's bundles of the sandbox runner: loading its sources through tsx costs each runner ~0.5 s of CPU.
     ...(process.env[TEST_BUILD_ENV] ? { WF_SANDBOX_BUNDLE_DIR: process.env[TEST_BUILD_ENV] } : {}),
     ...env,

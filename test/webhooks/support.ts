@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
-import { createApiKey, createUser, type Plan, type Scope } from "@wf/shared/auth";
+import { createApiKey, type Plan, type Scope } from "@wf/shared/auth";
 import { newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { UserRecord, WebhookRecord, WorkflowRecord } from "@wf/shared/store";
-import { testUser, type NatsServerHandle } from "@wf/testing";
+import { testUser, testUserWithPassword, type NatsServerHandle } from "@wf/testing";
 import { buildEdge } from "@wf/edge";
 import { definitionOf, startNatsServer, testConfig } from "../support/runtime";
 
@@ -58,13 +58,14 @@ export async function owner(
   return { user, key, keyId: record.id };
 }
 
-/** A user with a real password (scrypt), for console logins. */
+/** A user with a real password (scrypt, at a fixture's cost), for console logins. */
 export async function loginUser(
   env: WebhookEnv,
   plan: Plan,
   password = "correct horse battery",
 ): Promise<{ user: UserRecord; password: string }> {
-  const user = await createUser(env.platform.store, { email: `${newId()}@example.com`, password, plan });
+  const user = await testUserWithPassword(password, { plan });
+  await env.platform.store.users.create(user);
   return { user, password };
 }
 

@@ -8,5 +8,5 @@ export {
 export { waitFor, waitForProgress } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
 export { sleepers, sleepMarker } from "./sleepers";
-export { testUser } from "./users";
+export { testUser, testUserWithPassword } from "./users";
 export { startNatsCluster, type NatsClusterHandle } from "./nats-cluster";

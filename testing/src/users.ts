@@ -1,5 +1,5 @@
 import { newId } from "@wf/shared/execution";
-import type { Plan, UserStatus } from "@wf/shared/auth";
+import { hashPasswordAt, type Plan, type ScryptParams, type UserStatus } from "@wf/shared/auth";
 import type { UserRecord } from "@wf/shared/store";
 
 /**
@@ -17,4 +17,15 @@ export function testUser(over: { plan?: Plan; status?: UserStatus } = {}): UserR
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** Real scrypt at a cost of milliseconds: a fixture's login exercises the whole check without most of a core. */
+const FIXTURE_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
+
+/** {@link testUser} with a password a console login accepts (the login checks at the hash's own parameters). */
+export async function testUserWithPassword(
+  password: string,
+  over: { plan?: Plan; status?: UserStatus } = {},
+): Promise<UserRecord> {
+  return { ...testUser(over), passwordHash: await hashPasswordAt(password, FIXTURE_SCRYPT) };
 }

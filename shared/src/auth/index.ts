@@ -10,7 +10,7 @@ export {
   type ParsedApiKey,
   type GeneratedApiKey,
 } from "./api-key";
-export { hashPassword, verifyPassword, DECOY_PASSWORD_HASH } from "./password";
+export { hashPassword, hashPasswordAt, verifyPassword, DECOY_PASSWORD_HASH, type ScryptParams } from "./password";
 export {
   createUser,
   updateUser,

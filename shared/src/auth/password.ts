@@ -1,10 +1,17 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
+/** scrypt's cost parameters, stored with each hash. */
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
 // OWASP's scrypt minimum (N=2^17, r=8, p=1); maxmem must allow 128 * N * r bytes.
-const PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
+const PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
 const KEY_BYTES = 32;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
   return new Promise((resolve, reject) =>
     scrypt(password.normalize("NFC"), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))),
@@ -12,10 +19,18 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 }
 
 /** `scrypt$N$r$p$<salt hex>$<key hex>`: the parameters travel with the hash, so they can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+export function hashPassword(password: string): Promise<string> {
+  return hashPasswordAt(password, PARAMS);
+}
+
+/**
+ * The same hash at other parameters: for test fixtures, whose logins would otherwise spend most of
+ * a core per password on scrypt (login verifies at the parameters the hash carries).
+ */
+export async function hashPasswordAt(password: string, params: ScryptParams): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("hex"), key.toString("hex")].join("$");
+  const key = await derive(password, salt, params);
+  return ["scrypt", params.N, params.r, params.p, salt.toString("hex"), key.toString("hex")].join("$");
 }
 
 /**
