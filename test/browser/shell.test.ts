@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { createPerson, describeInBrowser, logIn, openPage, screenshot, useConsoleService } from "./support";
+import { createPersonByCli, describeInBrowser, logIn, openPage, screenshot, useConsoleService } from "./support";
 
 const service = useConsoleService({ npmStart: true });
 
@@ -25,7 +25,8 @@ describeInBrowser("the console's frame, served by npm start", () => {
   });
 
   it("sends a visitor without a session to the login page, logs in, keeps the session across a reload and logs out", async () => {
-    const person = await createPerson(service());
+    // As a person who cloned the repository makes the account: with the CLI, at the production scrypt cost.
+    const person = await createPersonByCli(service());
     const { context, page, errors } = await openPage(service());
     await page.goto("/console/usage");
     await page.getByRole("button", { name: "Log in" }).waitFor();

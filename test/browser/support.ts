@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connectNats } from "@wf/shared/nats";
+import { openConfiguredStore, type Store } from "@wf/shared/store";
+import { startNatsServer, testUserWithPassword, type NatsServerHandle } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { runCli } from "../cli/cli-process";
 import { entryArgs } from "../support/built-entries";
@@ -39,6 +42,8 @@ export interface ConsoleService {
   cliEnv: Record<string, string>;
   browser: Browser;
   output(): string;
+  /** The service's store, opened by the test on first use: for accounts made as fixtures. */
+  store(): Promise<Store>;
 }
 
 export interface ServiceOptions {
@@ -82,6 +87,7 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
   let dataDir: string | undefined;
   let service: ConsoleService | undefined;
   let out = "";
+  let seeding: Promise<{ nc: NatsConnection; store: Store }> | undefined;
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -142,11 +148,21 @@ export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleServi
       cliEnv: { NATS_URL: nats.url, WF_NAMESPACE: ns, WF_DATA_DIR: dataDir },
       browser,
       output: () => out,
+      store: async () => {
+        seeding ??= connectNats(nats!.url, "browser-test-fixtures").then(async (nc) => ({
+          nc,
+          store: await openConfiguredStore({ WF_NAMESPACE: ns, MONGODB_DATABASE: "wf" }, nc),
+        }));
+        return (await seeding).store;
+      },
     };
   }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
+    const seeded = await seeding?.catch(() => undefined);
+    await seeded?.store.close();
+    await seeded?.nc.close();
     if (proc?.pid !== undefined && proc.exitCode === null) {
       const exited = new Promise((r) => proc!.once("exit", r));
       killGroup(proc.pid, "SIGTERM");
@@ -171,19 +187,33 @@ export interface Person {
   id: string;
 }
 
-/** A console account, made as an operator makes one: `wf admin user create`. */
+const PASSWORD = "correct horse battery staple";
+
+/**
+ * A console account, written to the service's store as a fixture: `wf admin user create` would spend
+ * a process and two production-cost scrypts (its hash, then the login) on each of the suite's ~60.
+ */
 export async function createPerson(
   service: ConsoleService,
   plan: "free" | "pro" | "team" | "enterprise" = "pro",
 ): Promise<Person> {
+  const user = await testUserWithPassword(PASSWORD, { plan });
+  await (await service.store()).users.create(user);
+  return { email: user.email, password: PASSWORD, id: user.id };
+}
+
+/** A console account, made as an operator makes one: `wf admin user create`. */
+export async function createPersonByCli(
+  service: ConsoleService,
+  plan: "free" | "pro" | "team" | "enterprise" = "pro",
+): Promise<Person> {
   const email = `${uniqueNamespace()}@example.com`;
-  const password = "correct horse battery staple";
   const r = await runCli(
-    ["admin", "user", "create", "--email", email, "--password", password, "--plan", plan, "--json"],
+    ["admin", "user", "create", "--email", email, "--password", PASSWORD, "--plan", plan, "--json"],
     service.cliEnv,
   );
   if (r.code !== 0) throw new Error(`wf admin user create failed: ${r.stderr}`);
-  return { email, password, id: (JSON.parse(r.stdout) as { id: string }).id };
+  return { email, password: PASSWORD, id: (JSON.parse(r.stdout) as { id: string }).id };
 }
 
 export interface PageOptions {
