@@ -2,8 +2,6 @@ import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
-import { connectNats } from "@wf/shared/nats";
-import { openConfiguredStore } from "@wf/shared/store";
 import {
   consoleApi,
   createWorkflow,
@@ -466,40 +464,33 @@ async function seedExecutions(
   workflowName: string,
   n: number,
 ): Promise<string[]> {
-  const nc = await connectNats(svc.cliEnv.NATS_URL!, "browser-test-seed");
-  const store = await openConfiguredStore({ WF_NAMESPACE: svc.ns, MONGODB_DATABASE: "wf" }, nc);
-  try {
-    const end = Date.now() - 60_000;
-    const snapshots = Array.from({ length: n }, (_, i) => {
-      const createdAt = end - (n - 1 - i) * 1000;
-      const status = seededStatus(i);
-      return ExecutionSnapshot.parse({
-        id: newId(),
-        workflowId,
-        workflowName,
-        ownerId,
-        triggerSource: TRIGGERS[i % TRIGGERS.length],
-        status,
-        error: status === "FAILED" ? "step `only` failed" : null,
-        completedSteps: status === "COMPLETED" ? 1 : 0,
-        totalSteps: 1,
-        createdAt,
-        startedAt: createdAt + 20,
-        completedAt: createdAt + 250 + (i % 40) * 10,
-        vars: {},
-        definition: { name: workflowName, steps: [{ name: "only", type: "transform", output: "done" }] },
-        usage:
-          i % 5 === 0 ? { promptTokens: 100, completionTokens: 20, totalTokens: 120, costUsd: 0.00036 } : undefined,
-      });
+  const store = await svc.store();
+  const end = Date.now() - 60_000;
+  const snapshots = Array.from({ length: n }, (_, i) => {
+    const createdAt = end - (n - 1 - i) * 1000;
+    const status = seededStatus(i);
+    return ExecutionSnapshot.parse({
+      id: newId(),
+      workflowId,
+      workflowName,
+      ownerId,
+      triggerSource: TRIGGERS[i % TRIGGERS.length],
+      status,
+      error: status === "FAILED" ? "step `only` failed" : null,
+      completedSteps: status === "COMPLETED" ? 1 : 0,
+      totalSteps: 1,
+      createdAt,
+      startedAt: createdAt + 20,
+      completedAt: createdAt + 250 + (i % 40) * 10,
+      vars: {},
+      definition: { name: workflowName, steps: [{ name: "only", type: "transform", output: "done" }] },
+      usage: i % 5 === 0 ? { promptTokens: 100, completionTokens: 20, totalTokens: 120, costUsd: 0.00036 } : undefined,
     });
-    let next = 0;
-    const worker = async () => {
-      while (next < snapshots.length) await store.executions.create(snapshots[next++]!);
-    };
-    await Promise.all(Array.from({ length: 128 }, worker));
-    return snapshots.map((s) => s.id).reverse();
-  } finally {
-    await store.close();
-    await nc.close();
-  }
+  });
+  let next = 0;
+  const worker = async () => {
+    while (next < snapshots.length) await store.executions.create(snapshots[next++]!);
+  };
+  await Promise.all(Array.from({ length: 128 }, worker));
+  return snapshots.map((s) => s.id).reverse();
 }

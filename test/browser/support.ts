@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { NatsConnection } from "@nats-io/nats-core";
+import type { Plan } from "@wf/shared/auth";
 import { connectNats } from "@wf/shared/nats";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
 import { startNatsServer, testUserWithPassword, type NatsServerHandle } from "@wf/testing";
@@ -193,20 +194,14 @@ const PASSWORD = "correct horse battery staple";
  * A console account, written to the service's store as a fixture: `wf admin user create` would spend
  * a process and two production-cost scrypts (its hash, then the login) on each of the suite's ~60.
  */
-export async function createPerson(
-  service: ConsoleService,
-  plan: "free" | "pro" | "team" | "enterprise" = "pro",
-): Promise<Person> {
+export async function createPerson(service: ConsoleService, plan: Plan = "pro"): Promise<Person> {
   const user = await testUserWithPassword(PASSWORD, { plan });
   await (await service.store()).users.create(user);
   return { email: user.email, password: PASSWORD, id: user.id };
 }
 
 /** A console account, made as an operator makes one: `wf admin user create`. */
-export async function createPersonByCli(
-  service: ConsoleService,
-  plan: "free" | "pro" | "team" | "enterprise" = "pro",
-): Promise<Person> {
+export async function createPersonByCli(service: ConsoleService, plan: Plan = "pro"): Promise<Person> {
   const email = `${uniqueNamespace()}@example.com`;
   const r = await runCli(
     ["admin", "user", "create", "--email", email, "--password", PASSWORD, "--plan", plan, "--json"],
