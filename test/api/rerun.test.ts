@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactList, ExecutionResult, ExecutionStatusView, RerunPlanView, RerunResponse } from "@wf/shared/api";
 import { createApiKey } from "@wf/shared/auth";
-import { testUserWithPassword } from "@wf/testing";
 import { endedStatus, TERMINAL_STATUSES, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
 import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
+import { testUserWithPassword } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "../ai/support/ai-env";
 import { waitForStatus } from "../support/runtime";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionStatusView } from "@wf/shared/api";
 import { createApiKey } from "@wf/shared/auth";
-import { testUserWithPassword } from "@wf/testing";
 import { TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
+import { testUserWithPassword } from "@wf/testing";
 import { account, ALL_SCOPES, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 /** Every start on a user's behalf asks for the right the v1 start asks for (docs/api.md, Who may do what). */
