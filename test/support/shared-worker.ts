@@ -1,0 +1,67 @@
+// Vitest setup file. Test files share worker processes (isolate: false in vitest.config.ts: one
+// module graph per worker, not one per file, was 40 % of the suite's CPU). So each file must leave
+// its worker as it found it; this checks what a file could leave behind and names what it left.
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, vi } from "vitest";
+
+/** Child processes a file may leave: the process-wide expression pool's hosts (evaluate.ts). */
+const PROCESS_WIDE = /eval-host\.mjs/;
+/** How long a file's stopped processes may take to be gone after its last hook. */
+const EXIT_GRACE_MS = 5_000;
+
+function children(): Map<number, string> {
+  const found = new Map<number, string>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== process.pid) continue;
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+      // A zombie (exited, not yet reaped) has no command line: it is gone.
+      if (cmd && !PROCESS_WIDE.test(cmd)) found.set(Number(d), cmd);
+    } catch {
+      // Ended while being read.
+    }
+  }
+  return found;
+}
+
+const WATCHED_EVENTS = ["exit", "uncaughtException", "unhandledRejection", "SIGTERM", "SIGINT"] as const;
+
+let env: Record<string, string | undefined>;
+let before: Set<number>;
+let listeners: number[];
+
+beforeAll(() => {
+  env = { ...process.env };
+  before = new Set(children().keys());
+  listeners = WATCHED_EVENTS.map((e) => process.listenerCount(e));
+});
+
+// Registered first, so it runs after every afterAll of the file itself.
+afterAll(async () => {
+  const left: string[] = [];
+  const changed = [...new Set([...Object.keys(env), ...Object.keys(process.env)])].filter(
+    (k) => env[k] !== process.env[k],
+  );
+  if (changed.length > 0) left.push(`environment variables changed: ${changed.sort().join(", ")}`);
+  if (vi.isFakeTimers()) {
+    left.push("fake timers still installed (vi.useRealTimers())");
+    // The wait below needs the real clock.
+    vi.useRealTimers();
+  }
+  WATCHED_EVENTS.forEach((e, i) => {
+    const added = process.listenerCount(e) - listeners[i]!;
+    if (added > 0) left.push(`${added} process '${e}' listener(s) still installed`);
+  });
+  const deadline = performance.now() + EXIT_GRACE_MS;
+  let extra = [...children()].filter(([pid]) => !before.has(pid));
+  while (extra.length > 0 && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    extra = [...children()].filter(([pid]) => !before.has(pid));
+  }
+  for (const [pid, cmd] of extra) left.push(`child process ${pid} still running: ${cmd.slice(0, 160)}`);
+  if (left.length > 0)
+    throw new Error(`this test file left its worker changed (test files share workers):\n- ${left.join("\n- ")}`);
+});
