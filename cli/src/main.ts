@@ -1,12 +1,5 @@
 import { WfError } from "@wf/shared/errors";
-import { adminCommand } from "./admin/index";
-import { debugCommand } from "./debug/command";
-import { rerunCommand } from "./rerun";
-import { runCommand } from "./run";
-import { tailCommand } from "./tail";
 import { EXIT, UsageError } from "./usage";
-import { validateCommand } from "./validate";
-import { workflowCommand } from "./workflows/index";
 
 const HELP = `wf: run and follow workflows of the workflow service from a terminal
 
@@ -39,14 +32,20 @@ Exit codes:
   3    wf run, wf rerun: --timeout elapsed before the end (the execution goes on in the service)
   130  wf run, wf rerun: Ctrl-C before the end (the execution goes on in the service)`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  validate: validateCommand,
-  run: runCommand,
-  rerun: rerunCommand,
-  debug: debugCommand,
-  tail: tailCommand,
-  workflow: workflowCommand,
-  admin: adminCommand,
+type Command = (argv: string[]) => Promise<number>;
+
+/**
+ * Each command's modules are loaded when it runs: `wf --help` or a mistyped command does not load
+ * NATS, the store and every other command (the bundle splits at these imports).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  validate: async () => (await import("./validate")).validateCommand,
+  run: async () => (await import("./run")).runCommand,
+  rerun: async () => (await import("./rerun")).rerunCommand,
+  debug: async () => (await import("./debug/command")).debugCommand,
+  tail: async () => (await import("./tail")).tailCommand,
+  workflow: async () => (await import("./workflows/index")).workflowCommand,
+  admin: async () => (await import("./admin/index")).adminCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -59,10 +58,10 @@ async function main(argv: string[]): Promise<number> {
     console.error(HELP);
     return EXIT.usage;
   }
-  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (command === undefined)
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (load === undefined)
     throw new UsageError(`unknown command \`${name}\`; commands: ${Object.keys(COMMANDS).join(", ")} (see wf --help)`);
-  return command(rest);
+  return (await load())(rest);
 }
 
 let code: number;

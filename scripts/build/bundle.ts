@@ -39,7 +39,7 @@ function common(root: string, outdir: string): BuildOptions & { metafile: true }
  */
 export async function bundleEntries(root: string, outdir: string): Promise<Metafile[]> {
   const all = entries(root);
-  const scripts = all.filter((e) => e.out.endsWith(".js"));
+  const scripts = all.filter((e) => e.out.endsWith(".js") && !e.split);
   const modules = all.filter((e) => e.out.endsWith(".mjs"));
   const results = await Promise.all([
     build({
@@ -51,6 +51,19 @@ export async function bundleEntries(root: string, outdir: string): Promise<Metaf
       entryPoints: modules.map((e) => ({ in: e.source, out: e.out.replace(/\.mjs$/, "") })),
       outExtension: { ".js": ".mjs" },
     }),
+    // Each on its own: chunks shared with another entry would tie their builds together. In the
+    // same folder as the entry, as its modules look for their helpers beside themselves.
+    ...all
+      .filter((e) => e.split)
+      .map((e) => {
+        const name = e.out.replace(/\.js$/, "");
+        return build({
+          ...common(root, outdir),
+          entryPoints: [{ in: e.source, out: name }],
+          splitting: true,
+          chunkNames: `${name}-[hash]`,
+        });
+      }),
   ]);
   return results.map((r) => r.metafile);
 }

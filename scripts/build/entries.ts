@@ -5,6 +5,11 @@ import { join } from "node:path";
 export interface Entry {
   source: string;
   out: string;
+  /**
+   * Its dynamic imports become chunks of their own (`dist/<out's name>-<hash>.js`), loaded when
+   * they run; otherwise they are bundled in, and so are their packages' imports, loaded at start.
+   */
+  split?: boolean;
 }
 
 /**
@@ -29,7 +34,8 @@ export function entries(root: string): Entry[] {
     // The expression pool's host process and its thread (eval-pool.ts, eval-host.mjs).
     { source: "shared/src/expressions/eval-host.mjs", out: "eval-host.mjs" },
     { source: "shared/src/expressions/eval-thread.mjs", out: "eval-thread.mjs" },
-    { source: "cli/src/main.ts", out: "wf.js" },
+    // Split: each command's modules load when that command runs.
+    { source: "cli/src/main.ts", out: "wf.js", split: true },
   ];
 }
 
