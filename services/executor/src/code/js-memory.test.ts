@@ -3,7 +3,7 @@ import { waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { JS_SHARES, runnerBounds } from "./js-steps";
+import { JS_SHARES, runnerBounds } from "./js-bounds";
 import { descendants, JS_HOST_PROCESS, RUNNER_PROCESS, step } from "./testing/processes";
 
 const MB = 1024 * 1024;

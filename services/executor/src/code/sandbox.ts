@@ -5,7 +5,7 @@ import { StepCgroups } from "./cgroup";
 import type { EgressProxy } from "../egress/index";
 import type { UidBlock } from "./host/uid-block";
 import { claimUidBlock } from "./host/uid-block";
-import { describeJsBounds, runnerBounds } from "./js-steps";
+import { describeJsBounds, runnerBounds } from "./js-bounds";
 import type { HandOffChannel } from "./hand-off-protocol";
 import { JsHostHandOff } from "./js-host-hand-off";
 import { LocalRunner, type RunnerProcess } from "./local-runner";
@@ -90,6 +90,7 @@ export class Sandbox implements Served {
       cwd: "/",
       uid: jsUid,
       what: "the JavaScript host process",
+      isolates: true,
     };
     const js = opts.handOff ? handedOff(new JsHostHandOff(host, opts.handOff)) : relayed(new LocalRunner(host, false));
     return new Sandbox(isolation, python, interpreters, processes, js, uids);
