@@ -40,13 +40,18 @@ const headerStatus = async (page: Page) =>
 describeInBrowser("runs on the canvas", () => {
   it("shows a run on the canvas, its nodes turning running then completed live, a node's step in full, and the list a click away", async () => {
     const { person, page, context, errors } = await signedIn(service());
+    // `hold` runs until the test has seen it running: its provider answers once released, whatever
+    // the page's load took on a busy machine.
+    let release!: () => void;
+    const model = `oa-hold-${unique()}`;
+    llm().script(model, { text: "held", held: new Promise<void>((resolve) => (release = resolve)) });
     const workflowId = await createWorkflow(
       page,
       `
 name: canvas-live-${unique()}
 steps:
   - { name: prepare, type: transform, output: { greeting: hello } }
-  - { name: hold, type: wait, seconds: 3 }
+  - { name: hold, type: llm, model: ${model}, prompt: Wait for the test }
   - name: each
     type: foreach
     items: [1, 2]
@@ -68,6 +73,7 @@ steps:
     await page.evaluate("window.notReloaded = true");
 
     await poll(() => nodeStatus(page, "hold"), 15_000).toBe("running");
+    release();
     await poll(() => nodeStatus(page, "hold"), 20_000).toBe("completed");
     await poll(() => headerStatus(page), 20_000).toBe("completed");
     expect(await page.evaluate("window.notReloaded")).toBe(true);

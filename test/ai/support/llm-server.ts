@@ -16,6 +16,8 @@ export interface Reply {
   usage?: { prompt: number; completion: number } | "counted";
   /** How a streamed text is cut into events (default: pieces of 4 characters). */
   pieces?: string[];
+  /** The answer waits for this: its step stays running until the test lets it end. */
+  held?: Promise<void>;
 }
 
 /** A request the server received: what the service sent, as the provider sees it. */
@@ -86,6 +88,7 @@ export class LlmTestServer {
     if (!reply) return this.error(res, 500, `nothing scripted for model ${model}`);
     if (reply.status !== undefined && reply.status !== 200)
       return this.error(res, reply.status, `scripted ${reply.status}`, reply.headers);
+    await reply.held;
     const usage = reply.usage === "counted" ? countedUsage(body, reply) : (reply.usage ?? DEFAULT_USAGE);
     const sum = this.usage(model);
     this.reported.set(model, { prompt: sum.prompt + usage.prompt, completion: sum.completion + usage.completion });
