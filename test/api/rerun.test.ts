@@ -1,14 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ArtifactList, ExecutionResult, ExecutionStatusView, RerunPlanView, RerunResponse } from "@wf/shared/api";
-import { createApiKey } from "@wf/shared/auth";
-import { endedStatus, TERMINAL_STATUSES, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
+import { ArtifactList, ExecutionResult, RerunPlanView, RerunResponse } from "@wf/shared/api";
+import { endedStatus, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
-import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
-import { testUserWithPassword } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "../ai/support/ai-env";
 import { waitForStatus } from "../support/runtime";
-import { ALL_SCOPES, call, statusReached, storeWorkflow, useApi, type ApiEnv } from "./support";
+import {
+  call,
+  consoleAccount,
+  ended,
+  startV1,
+  storeWorkflow,
+  useApi,
+  type ApiEnv,
+  type ConsoleAccount,
+} from "./support";
 
 let openai: LlmTestServer;
 // Filled before the API environment starts (hooks run in the order they are registered).
@@ -25,26 +31,6 @@ afterAll(async () => {
   await openai?.close();
 });
 
-interface ConsoleUser {
-  user: UserRecord;
-  /** An API key of the same user, for the v1 reads. */
-  key: string;
-  cookie: string;
-  csrf: string;
-}
-
-/** A user with a real password, logged in to the console, and with an API key. */
-async function consoleUser(env: ApiEnv): Promise<ConsoleUser> {
-  const password = "correct horse battery";
-  const user = await testUserWithPassword(password);
-  await env.platform.store.users.create(user);
-  const { key } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
-  const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
-  expect(login.statusCode).toBe(200);
-  const cookie = String(login.headers["set-cookie"]).split(";")[0]!;
-  return { user, key, cookie, csrf: (login.json() as { csrfToken: string }).csrfToken };
-}
-
 /** Every event of an execution, the terminal one last. */
 async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEvent[]> {
   const consumer = await env.platform.js.consumers.get(`${env.ns}_EVT`, {
@@ -59,21 +45,11 @@ async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEven
   return events;
 }
 
-function rerun(env: ApiEnv, who: ConsoleUser, executionId: string, body: unknown, query = "") {
+function rerun(env: ApiEnv, who: ConsoleAccount, executionId: string, body: unknown, query = "") {
   return call(env, "POST", `/api/console/executions/${executionId}/rerun${query}`, {
     body,
-    headers: { cookie: who.cookie, "x-csrf-token": who.csrf },
+    headers: who.session,
   });
-}
-
-async function startRun(env: ApiEnv, who: ConsoleUser, w: WorkflowRecord): Promise<string> {
-  const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: who.key, body: {} });
-  expect(started.statusCode).toBe(202);
-  return (started.json() as { executionId: string }).executionId;
-}
-
-function ended(env: ApiEnv, who: ConsoleUser, executionId: string): Promise<ExecutionStatusView> {
-  return statusReached(env, who.key, executionId, [...TERMINAL_STATUSES], 30_000);
 }
 
 /** Two LLM steps, then a code step that fails on what they wrote: `fix` makes it pass. */
@@ -120,7 +96,7 @@ steps:
 
 describe("POST /api/console/executions/{id}/rerun", () => {
   it("reruns from the failed code step with a fixed definition: no LLM call, the reused steps' usage saved to the token", async () => {
-    const me = await consoleUser(api());
+    const me = await consoleAccount(api());
     const m = model();
     openai.script(
       m,
@@ -128,7 +104,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       { text: "a summary", usage: { prompt: 789, completion: 12 } },
     );
     const w = await storeWorkflow(api(), me.user.id, llmYaml(m, false));
-    const sourceId = await startRun(api(), me, w);
+    const sourceId = await startV1(api(), me, w);
     const source = await ended(api(), me, sourceId);
     expect(source.status).toBe("FAILED");
     expect(source.error).toContain("the check is wrong");
@@ -197,9 +173,9 @@ describe("POST /api/console/executions/{id}/rerun", () => {
   });
 
   it("lists and serves a reused step's artifacts from the new execution: the same stored file", async () => {
-    const me = await consoleUser(api());
+    const me = await consoleAccount(api());
     const w = await storeWorkflow(api(), me.user.id, ARTIFACTS_YAML(false));
-    const sourceId = await startRun(api(), me, w);
+    const sourceId = await startV1(api(), me, w);
     expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
     const r = await rerun(api(), me, sourceId, { fromStep: "use", definition: ARTIFACTS_YAML(true) });
     expect(r.statusCode, r.body).toBe(202);
@@ -233,13 +209,13 @@ describe("POST /api/console/executions/{id}/rerun", () => {
   });
 
   it("refuses a running execution (409 with its status), an unknown step (400 naming the steps) and another owner (404)", async () => {
-    const me = await consoleUser(api());
+    const me = await consoleAccount(api());
     const w = await storeWorkflow(
       api(),
       me.user.id,
       "name: slow\nsteps:\n  - { name: pause, type: wait, seconds: 600 }\n  - { name: after, type: transform, output: 1 }\n",
     );
-    const runningId = await startRun(api(), me, w);
+    const runningId = await startV1(api(), me, w);
     await waitForStatus(api().platform, runningId, ["RUNNING"]);
     const running = await rerun(api(), me, runningId, { fromStep: "after" });
     expect(running.statusCode).toBe(409);
@@ -250,7 +226,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     });
 
     const plain = await storeWorkflow(api(), me.user.id, PLAIN_YAML);
-    const failedId = await startRun(api(), me, plain);
+    const failedId = await startV1(api(), me, plain);
     expect((await ended(api(), me, failedId)).status).toBe("FAILED");
     const unknown = await rerun(api(), me, failedId, { fromStep: "four" });
     expect(unknown.statusCode).toBe(400);
@@ -259,7 +235,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       details: [{ in: "body", field: "fromStep", message: expect.stringContaining("one, two, three") }],
     });
 
-    const stranger = await consoleUser(api());
+    const stranger = await consoleAccount(api());
     const hidden = await rerun(api(), stranger, failedId, { fromStep: "three" });
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json()).toMatchObject({ code: "NOT_FOUND" });
@@ -272,16 +248,16 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     expect(viewer.json()).toMatchObject({ code: "FORBIDDEN" });
     const noCsrf = await call(api(), "POST", `/api/console/executions/${failedId}/rerun`, {
       body: { fromStep: "three" },
-      headers: { cookie: me.cookie },
+      headers: { cookie: me.session.cookie },
     });
     expect(noCsrf.statusCode).toBe(403);
     expect(noCsrf.json()).toMatchObject({ code: "CSRF_FAILED" });
   });
 
   it("refuses a definition that changes a step before fromStep (409 naming it); a dry run answers the plan and starts nothing", async () => {
-    const me = await consoleUser(api());
+    const me = await consoleAccount(api());
     const w = await storeWorkflow(api(), me.user.id, PLAIN_YAML);
-    const sourceId = await startRun(api(), me, w);
+    const sourceId = await startV1(api(), me, w);
     expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
 
     const changed = PLAIN_YAML.replace("output: 1 }", "output: 10 }").replace(
@@ -337,15 +313,15 @@ describe("POST /api/console/executions/{id}/rerun", () => {
   });
 
   it("reruns a stored version named by `version`, the latest saved one: nothing new is stored, and the execution says the version that ran", async () => {
-    const me = await consoleUser(api());
+    const me = await consoleAccount(api());
     const w = await storeWorkflow(api(), me.user.id, PLAIN_YAML);
-    const sourceId = await startRun(api(), me, w);
+    const sourceId = await startV1(api(), me, w);
     expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
     // Saved after the run, as the console's editor saves: version 2 mends `three`.
     const save = async (yaml: string) => {
       const r = await call(api(), "PUT", `/api/console/workflows/${w.id}`, {
         body: { yaml },
-        headers: { cookie: me.cookie, "x-csrf-token": me.csrf },
+        headers: me.session,
       });
       expect(r.statusCode, r.body).toBe(200);
     };
@@ -365,10 +341,12 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     });
     expect((await api().platform.store.workflows.get(w.id))?.value.version).toBe(2);
     const shown = await call(api(), "GET", `/api/console/executions/${executionId}`, {
-      headers: { cookie: me.cookie },
+      headers: { cookie: me.session.cookie },
     });
     expect(shown.json()).toMatchObject({ workflowVersion: 2, rerunOf: sourceId });
-    const source = await call(api(), "GET", `/api/console/executions/${sourceId}`, { headers: { cookie: me.cookie } });
+    const source = await call(api(), "GET", `/api/console/executions/${sourceId}`, {
+      headers: { cookie: me.session.cookie },
+    });
     expect(source.json()).toMatchObject({ workflowVersion: 1 });
 
     // Version 3 changes `one`, a step before `three`: refused naming it, as an edited definition is.

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionStatusView } from "@wf/shared/api";
-import { createApiKey } from "@wf/shared/auth";
-import { TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
-import { testUserWithPassword } from "@wf/testing";
-import { account, ALL_SCOPES, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import { account, call, consoleAccount, ended, startV1, storeWorkflow, useApi, type ApiEnv } from "./support";
 
 /** Every start on a user's behalf asks for the right the v1 start asks for (docs/api.md, Who may do what). */
 const api = useApi({ runtime: true });
@@ -36,31 +32,6 @@ async function share(env: ApiEnv, w: WorkflowRecord, userId: string, role: "view
   await env.platform.store.workflows.update({ ...current.value, sharedWith: { [userId]: role } }, current.version);
 }
 
-/** A user with a real password, logged in to the console, and with an API key for the v1 routes. */
-async function consoleAccount(env: ApiEnv): Promise<Account & { session: Record<string, string> }> {
-  const password = "correct horse battery";
-  const user = await testUserWithPassword(password);
-  await env.platform.store.users.create(user);
-  const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
-  const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
-  expect(login.statusCode).toBe(200);
-  const session = {
-    cookie: String(login.headers["set-cookie"]).split(";")[0]!,
-    "x-csrf-token": (login.json() as { csrfToken: string }).csrfToken,
-  };
-  return { user, key, keyId: record.id, session };
-}
-
-async function start(env: ApiEnv, who: Account, w: WorkflowRecord): Promise<string> {
-  const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: who.key, body: {} });
-  expect(started.statusCode).toBe(202);
-  return (started.json() as { executionId: string }).executionId;
-}
-
-function ended(env: ApiEnv, who: Account, executionId: string): Promise<ExecutionStatusView> {
-  return statusReached(env, who.key, executionId, [...TERMINAL_STATUSES], 30_000);
-}
-
 describe("sub-workflow steps", () => {
   it("fail, not retried, naming the workflow and the missing right, when the parent's owner only views it; run it as an editor", async () => {
     const owner = await account(api());
@@ -74,7 +45,7 @@ describe("sub-workflow steps", () => {
     expect([direct.statusCode, direct.json().code]).toEqual([403, "FORBIDDEN"]);
 
     const parent = await storeWorkflow(api(), viewer.user.id, parentYaml(shared.id));
-    const refused = await ended(api(), viewer, await start(api(), viewer, parent));
+    const refused = await ended(api(), viewer, await startV1(api(), viewer, parent));
     const message = `forbidden: starting workflow ${shared.id} needs the owner or editor role on it, and user ${viewer.user.id} is a viewer`;
     expect(refused).toMatchObject({ status: "FAILED", error: expect.stringContaining(message) });
     expect(refused.stepResults.call).toMatchObject({
@@ -85,7 +56,7 @@ describe("sub-workflow steps", () => {
     expect((await api().platform.store.executions.get(refused.id))!.value.steps.call!.childExecutionId).toBeNull();
 
     await share(api(), shared, viewer.user.id, "editor");
-    const allowed = await ended(api(), viewer, await start(api(), viewer, parent));
+    const allowed = await ended(api(), viewer, await startV1(api(), viewer, parent));
     expect(allowed).toMatchObject({ status: "COMPLETED", stepResults: { call: { output: 2 } } });
   });
 });
@@ -97,7 +68,7 @@ describe("reruns", () => {
     const shared = await storeWorkflow(api(), owner.user.id, SHARED_YAML);
     await share(api(), shared, member.user.id, "editor");
     const parent = await storeWorkflow(api(), member.user.id, parentYaml(shared.id));
-    const parentId = await start(api(), member, parent);
+    const parentId = await startV1(api(), member, parent);
     expect((await ended(api(), member, parentId)).status).toBe("COMPLETED");
     // The child belongs to the parent's owner, who sees it whatever their role on its workflow.
     const childId = (await api().platform.store.executions.get(parentId))!.value.steps.call!.childExecutionId!;

@@ -4,7 +4,7 @@ import { createApiKey, SCOPES, type Plan, type Scope, type UserStatus } from "@w
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type UserRecord, type WorkflowRecord } from "@wf/shared/store";
 import { ExecutionStatusView } from "@wf/shared/api";
-import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import { buildEdge } from "@wf/edge";
 import {
   definitionOf,
@@ -14,7 +14,7 @@ import {
   waitFor,
   type InProcessRuntime,
 } from "../support/runtime";
-import { testUser, type NatsServerHandle } from "@wf/testing";
+import { testUser, testUserWithPassword, type NatsServerHandle } from "@wf/testing";
 
 export const ALL_SCOPES: Scope[] = [...SCOPES];
 
@@ -59,6 +59,26 @@ export interface Account {
   /** The full API key, `wfk_<id>_<secret>`. */
   key: string;
   keyId: string;
+}
+
+/** An account that logged in to the console too: its session as the headers console routes ask for. */
+export interface ConsoleAccount extends Account {
+  session: { cookie: string; "x-csrf-token": string };
+}
+
+/** A user with a real password, logged in to the console, and with an API key for the v1 routes. */
+export async function consoleAccount(env: ApiEnv): Promise<ConsoleAccount> {
+  const password = "correct horse battery";
+  const user = await testUserWithPassword(password);
+  await env.platform.store.users.create(user);
+  const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
+  const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
+  if (login.statusCode !== 200) throw new Error(`console login failed: ${login.statusCode} ${login.body}`);
+  const session = {
+    cookie: String(login.headers["set-cookie"]).split(";")[0]!,
+    "x-csrf-token": (login.json() as { csrfToken: string }).csrfToken,
+  };
+  return { user, key, keyId: record.id, session };
 }
 
 /**
@@ -152,6 +172,18 @@ export function statusReached(
     },
     { timeoutMs, what: `execution ${id} to reach ${statuses.join("/")} through the API` },
   );
+}
+
+/** Starts workflow `w` through `POST /api/v1/workflows/{id}/executions` with `who`'s key; answers the execution's id. */
+export async function startV1(env: ApiEnv, who: Account, w: WorkflowRecord): Promise<string> {
+  const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: who.key, body: {} });
+  if (started.statusCode !== 202) throw new Error(`the start was answered ${started.statusCode}: ${started.body}`);
+  return (started.json() as { executionId: string }).executionId;
+}
+
+/** The execution's status view once it ended, read through the API with `who`'s key. */
+export function ended(env: ApiEnv, who: Account, executionId: string): Promise<ExecutionStatusView> {
+  return statusReached(env, who.key, executionId, [...TERMINAL_STATUSES], 30_000);
 }
 
 export interface Call {
