@@ -48,7 +48,7 @@ async function eventsOf(env: ApiEnv, executionId: string): Promise<ExecutionEven
 function rerun(env: ApiEnv, who: ConsoleAccount, executionId: string, body: unknown, query = "") {
   return call(env, "POST", `/api/console/executions/${executionId}/rerun${query}`, {
     body,
-    headers: who.session,
+    headers: { cookie: who.cookie, "x-csrf-token": who.csrf },
   });
 }
 
@@ -248,7 +248,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     expect(viewer.json()).toMatchObject({ code: "FORBIDDEN" });
     const noCsrf = await call(api(), "POST", `/api/console/executions/${failedId}/rerun`, {
       body: { fromStep: "three" },
-      headers: { cookie: me.session.cookie },
+      headers: { cookie: me.cookie },
     });
     expect(noCsrf.statusCode).toBe(403);
     expect(noCsrf.json()).toMatchObject({ code: "CSRF_FAILED" });
@@ -321,7 +321,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     const save = async (yaml: string) => {
       const r = await call(api(), "PUT", `/api/console/workflows/${w.id}`, {
         body: { yaml },
-        headers: me.session,
+        headers: { cookie: me.cookie, "x-csrf-token": me.csrf },
       });
       expect(r.statusCode, r.body).toBe(200);
     };
@@ -341,11 +341,11 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     });
     expect((await api().platform.store.workflows.get(w.id))?.value.version).toBe(2);
     const shown = await call(api(), "GET", `/api/console/executions/${executionId}`, {
-      headers: { cookie: me.session.cookie },
+      headers: { cookie: me.cookie },
     });
     expect(shown.json()).toMatchObject({ workflowVersion: 2, rerunOf: sourceId });
     const source = await call(api(), "GET", `/api/console/executions/${sourceId}`, {
-      headers: { cookie: me.session.cookie },
+      headers: { cookie: me.cookie },
     });
     expect(source.json()).toMatchObject({ workflowVersion: 1 });
 

@@ -75,7 +75,7 @@ describe("reruns", () => {
     const rerun = (query = "") =>
       call(api(), "POST", `/api/console/executions/${childId}/rerun${query}`, {
         body: { fromStep: "two" },
-        headers: member.session,
+        headers: { cookie: member.cookie, "x-csrf-token": member.csrf },
       });
     expect((await rerun("?dryRun=true")).statusCode).toBe(200);
 

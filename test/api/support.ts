@@ -61,24 +61,31 @@ export interface Account {
   keyId: string;
 }
 
-/** An account that logged in to the console too: its session as the headers console routes ask for. */
-export interface ConsoleAccount extends Account {
-  session: { cookie: string; "x-csrf-token": string };
+/** A console login: its user, the session cookie and the CSRF token that changes ask for. */
+export interface Session {
+  user: UserRecord;
+  cookie: string;
+  csrf: string;
 }
 
-/** A user with a real password, logged in to the console, and with an API key for the v1 routes. */
-export async function consoleAccount(env: ApiEnv): Promise<ConsoleAccount> {
+/** A user with a real password (scrypt, at a fixture's cost), logged in to the console. */
+export async function consoleSession(env: ApiEnv, plan: Plan = "free"): Promise<Session> {
   const password = "correct horse battery";
-  const user = await testUserWithPassword(password);
+  const user = await testUserWithPassword(password, { plan });
   await env.platform.store.users.create(user);
-  const { key, record } = await createApiKey(env.platform.store, { ownerId: user.id, scopes: ALL_SCOPES });
   const login = await call(env, "POST", "/api/console/login", { body: { email: user.email, password } });
-  if (login.statusCode !== 200) throw new Error(`console login failed: ${login.statusCode} ${login.body}`);
-  const session = {
-    cookie: String(login.headers["set-cookie"]).split(";")[0]!,
-    "x-csrf-token": (login.json() as { csrfToken: string }).csrfToken,
-  };
-  return { user, key, keyId: record.id, session };
+  if (login.statusCode !== 200) throw new Error(`login failed: ${login.statusCode} ${login.body}`);
+  const cookie = String(login.headers["set-cookie"]).split(";")[0]!;
+  return { user, cookie, csrf: (login.json() as { csrfToken: string }).csrfToken };
+}
+
+/** A console login whose user also has an API key, for the v1 routes. */
+export type ConsoleAccount = Account & Session;
+
+export async function consoleAccount(env: ApiEnv): Promise<ConsoleAccount> {
+  const session = await consoleSession(env, "pro");
+  const { key, record } = await createApiKey(env.platform.store, { ownerId: session.user.id, scopes: ALL_SCOPES });
+  return { ...session, key, keyId: record.id };
 }
 
 /**

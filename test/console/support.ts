@@ -1,10 +1,10 @@
 import { beforeAll } from "vitest";
-import type { Plan } from "@wf/shared/auth";
-import { testUserWithPassword } from "@wf/testing";
-import type { UserRecord } from "@wf/shared/store";
 import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
-import { useApi, type ApiEnv } from "../api/support";
+import { useApi, type ApiEnv, type Session } from "../api/support";
 import { waitFor } from "../support/runtime";
+
+// Console logins are made as the API tests make them (inject: the same routes, no socket).
+export { consoleSession, type Session } from "../api/support";
 
 /** The edge with the runtime, also on a real HTTP listener: event streams need one (inject does not stream). */
 export interface ConsoleEnv extends ApiEnv {
@@ -25,27 +25,6 @@ export function useConsole(opts: { runtime?: boolean; env?: Record<string, strin
     if (base === undefined) throw new Error("the console edge is not listening yet");
     return { ...api(), base };
   };
-}
-
-export interface Session {
-  user: UserRecord;
-  cookie: string;
-  csrf: string;
-}
-
-/** A user with a real password (scrypt, at a fixture's cost), logged in to the console. */
-export async function consoleSession(env: ConsoleEnv, plan: Plan = "free"): Promise<Session> {
-  const password = "correct horse battery";
-  const user = await testUserWithPassword(password, { plan });
-  await env.platform.store.users.create(user);
-  const r = await fetch(`${env.base}/api/console/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: user.email, password }),
-  });
-  const body = (await r.json()) as { csrfToken: string };
-  if (r.status !== 200) throw new Error(`login failed: ${r.status} ${JSON.stringify(body)}`);
-  return { user, cookie: (r.headers.get("set-cookie") ?? "").split(";")[0]!, csrf: body.csrfToken };
 }
 
 export interface Answer {
