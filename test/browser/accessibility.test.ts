@@ -12,11 +12,11 @@ import {
   openPage,
   screenshot,
   startExecution,
-  useConsoleServiceWithLlm,
+  useSharedConsoleService,
   type Person,
 } from "./support";
 
-const { service, llm } = useConsoleServiceWithLlm();
+const { service, llm } = useSharedConsoleService();
 
 const unique = () => randomBytes(4).toString("hex");
 

@@ -9,10 +9,10 @@ import {
   signedIn,
   startExecution,
   unexpectedErrors,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 /** Three rows to review; the gated step outputs the rows it was given, and the next step passes them on. */
 function reviewWorkflow(name: string): string {

@@ -12,12 +12,12 @@ import {
   startExecution,
   unexpectedErrors,
   TEST_LLM_PRICE,
-  useConsoleServiceWithLlm,
+  useSharedConsoleService,
   createRerunWorkflow,
   whenCanvasStill,
 } from "./support";
 
-const { service, llm } = useConsoleServiceWithLlm();
+const { service, llm } = useSharedConsoleService();
 const PRICE = TEST_LLM_PRICE;
 
 const unique = () => newId().slice(-10).toLowerCase();

@@ -7,11 +7,11 @@ import {
   describeInBrowser,
   screenshot,
   signedIn,
-  useConsoleService,
+  useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const unique = () => newId().slice(-10).toLowerCase();
 

@@ -9,10 +9,10 @@ import {
   signedIn,
   startExecution,
   unexpectedErrors,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 /** `check` throws when `fail` is set; the run then ends there and `publish` never runs. */
 const WORKFLOW = (name: string) => `name: ${name}

@@ -8,11 +8,11 @@ import {
   screenshot,
   signedIn,
   startExecution,
-  useConsoleService,
+  useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const unique = () => randomBytes(4).toString("hex");
 

@@ -8,10 +8,10 @@ import {
   signedIn,
   startExecution,
   unexpectedErrors,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const unique = () => newId().slice(-10).toLowerCase();
 

@@ -10,12 +10,12 @@ import {
   signedIn,
   startExecution,
   TEST_LLM_PRICE,
-  useConsoleServiceWithLlm,
+  useSharedConsoleService,
   type ConsoleService,
   createRerunWorkflow,
 } from "./support";
 
-const { service, llm } = useConsoleServiceWithLlm();
+const { service, llm } = useSharedConsoleService();
 const PRICE = TEST_LLM_PRICE;
 
 const unique = () => newId().slice(-10).toLowerCase();

@@ -8,10 +8,10 @@ import {
   screenshot,
   signedIn,
   startExecution,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const unique = () => randomBytes(4).toString("hex");
 

@@ -8,10 +8,10 @@ import {
   screenshot,
   signedIn,
   unexpectedErrors,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 /** A unique name per test, fit for a key's name and a secret's name. */
 const unique = (prefix: string) => `${prefix}_${randomBytes(4).toString("hex")}`;

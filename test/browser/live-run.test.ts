@@ -8,10 +8,10 @@ import {
   screenshot,
   signedIn,
   startExecution,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const STEPS = 300;
 

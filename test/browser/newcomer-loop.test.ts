@@ -1,8 +1,15 @@
 import { expect, it } from "vitest";
 import { axeAudit } from "./axe";
-import { consoleApi, describeInBrowser, screenshot, signedIn, useConsoleService, whenCanvasStill } from "./support";
+import {
+  consoleApi,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  useSharedConsoleService,
+  whenCanvasStill,
+} from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 interface Run {
   status: string;

@@ -6,11 +6,11 @@ import {
   describeInBrowser,
   screenshot,
   signedIn,
-  useConsoleService,
+  useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const PIPELINE = (name: string) => `name: ${name}
 steps:

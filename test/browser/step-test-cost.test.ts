@@ -8,11 +8,11 @@ import {
   signedIn,
   startExecution,
   TEST_LLM_PRICE,
-  useConsoleServiceWithLlm,
+  useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
 
-const { service, llm } = useConsoleServiceWithLlm();
+const { service, llm } = useSharedConsoleService();
 
 const WORKFLOW = (name: string, model: string) => `name: ${name}
 steps:

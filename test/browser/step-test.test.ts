@@ -7,11 +7,11 @@ import {
   screenshot,
   signedIn,
   startExecution,
-  useConsoleService,
+  useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const PIPELINE = (name: string) => `name: ${name}
 variables:

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { existsSync, rmSync } from "node:fs";
+import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,13 +10,14 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { Plan } from "@wf/shared/auth";
 import { connectNats } from "@wf/shared/nats";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
-import { startNatsServer, testUserWithPassword, type NatsServerHandle } from "@wf/testing";
+import { startNatsServer, testUserWithPassword } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { runCli } from "../cli/cli-process";
 import { entryArgs } from "../support/built-entries";
 import { ENTRIES } from "../support/processes";
 import { uniqueNamespace } from "../support/runtime";
 import { ONE_SANDBOX_RUNNER } from "../support/sandbox-pool";
+import { keepForWorker } from "../support/worker-wide";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -75,110 +76,163 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+interface Started {
+  service: ConsoleService;
+  /** Stops the browser, the service (SIGTERM, then SIGKILL of its group after 10 s) and its nats-server. */
+  stop(): Promise<void>;
+  /** Removes its data directory and its nats-server's store: after the stop, or as the worker exits. */
+  removeDirs(): void;
+}
+
 /**
  * The all-in-one service, from the test run's bundle or by `npm start` (`opts.npmStart`), on a
- * nats-server of the test's own, and a headless chromium. A missing or stale console is built first,
- * as `npm start`'s prestart builds it. Everything is stopped after the file; a service that does not
- * stop on SIGTERM is SIGKILLed with its process group.
+ * nats-server of its own, and a headless chromium. A missing or stale console is built first, as
+ * `npm start`'s prestart builds it.
  */
-export function useConsoleService(opts: ServiceOptions = {}): () => ConsoleService {
-  let nats: NatsServerHandle | undefined;
-  let proc: ChildProcess | undefined;
-  let browser: Browser | undefined;
-  let dataDir: string | undefined;
-  let service: ConsoleService | undefined;
+async function startConsoleService(opts: ServiceOptions): Promise<Started> {
+  const nats = await startNatsServer();
+  const dataDir = await mkdtemp(join(tmpdir(), "wf-browser-"));
+  const ns = uniqueNamespace();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    NATS_URL: nats.url,
+    WF_NAMESPACE: ns,
+    WF_DATA_DIR: dataDir,
+    PORT: "0",
+    WF_OPS_PORT: "0",
+    LOG_LEVEL: "warn",
+    ...ONE_SANDBOX_RUNNER,
+    ...opts.env?.(),
+  };
+  if (!opts.npmStart) buildConsole();
+  const [command, args] = opts.npmStart
+    ? ["npm", ["start", "--silent"]]
+    : [process.execPath, entryArgs(ROOT, ENTRIES.allInOne)];
+  const proc = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  live.add(proc);
   let out = "";
-  let seeding: Promise<{ nc: NatsConnection; store: Store }> | undefined;
-
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    dataDir = await mkdtemp(join(tmpdir(), "wf-browser-"));
-    const ns = uniqueNamespace();
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      NATS_URL: nats.url,
-      WF_NAMESPACE: ns,
-      WF_DATA_DIR: dataDir,
-      PORT: "0",
-      WF_OPS_PORT: "0",
-      LOG_LEVEL: "warn",
-      ...ONE_SANDBOX_RUNNER,
-      ...opts.env?.(),
-    };
-    if (!opts.npmStart) buildConsole();
-    const [command, args] = opts.npmStart
-      ? ["npm", ["start", "--silent"]]
-      : [process.execPath, entryArgs(ROOT, ENTRIES.allInOne)];
-    proc = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    live.add(proc);
-    proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-    proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-    const base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the service was not ready in 120 s:\n${out}`)), 120_000);
-      const check = () => {
-        const m = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      };
-      proc!.stdout!.on("data", check);
-      proc!.stderr!.on("data", check);
-      proc!.once("exit", (code) => {
+  proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+  proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the service was not ready in 120 s:\n${out}`)), 120_000);
+    const check = () => {
+      const m = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(out);
+      if (m) {
         clearTimeout(timer);
-        reject(new Error(`the service exited with ${code} before it was ready:\n${out}`));
-      });
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    await mkdir(SCREENSHOTS, { recursive: true });
-    service = {
-      base,
-      ns,
-      cliEnv: { NATS_URL: nats.url, WF_NAMESPACE: ns, WF_DATA_DIR: dataDir },
-      browser,
-      output: () => out,
-      store: async () => {
-        seeding ??= connectNats(nats!.url, "browser-test-fixtures").then(async (nc) => ({
-          nc,
-          store: await openConfiguredStore({ WF_NAMESPACE: ns, MONGODB_DATABASE: "wf" }, nc),
-        }));
-        return (await seeding).store;
-      },
+        resolve(m[1]!);
+      }
     };
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
+    proc.stdout!.on("data", check);
+    proc.stderr!.on("data", check);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // Playwright's handlers would keep a worker that shares the browser between files from ending on
+    // SIGTERM; its exit handler, which kills the browser, stays.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  await mkdir(SCREENSHOTS, { recursive: true });
+  let seeding: Promise<{ nc: NatsConnection; store: Store }> | undefined;
+  const service: ConsoleService = {
+    base,
+    ns,
+    cliEnv: { NATS_URL: nats.url, WF_NAMESPACE: ns, WF_DATA_DIR: dataDir },
+    browser,
+    output: () => out,
+    store: async () => {
+      seeding ??= connectNats(nats.url, "browser-test-fixtures").then(async (nc) => ({
+        nc,
+        store: await openConfiguredStore({ WF_NAMESPACE: ns, MONGODB_DATABASE: "wf" }, nc),
+      }));
+      return (await seeding).store;
+    },
+  };
+  const removeDirs = () => {
+    for (const dir of [dataDir, nats.storeDir]) rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  };
+  const stop = async () => {
+    await browser.close();
     const seeded = await seeding?.catch(() => undefined);
     await seeded?.store.close();
     await seeded?.nc.close();
-    if (proc?.pid !== undefined && proc.exitCode === null) {
-      const exited = new Promise((r) => proc!.once("exit", r));
+    if (proc.pid !== undefined && proc.exitCode === null) {
+      const exited = new Promise((r) => proc.once("exit", r));
       killGroup(proc.pid, "SIGTERM");
-      const late = setTimeout(() => killGroup(proc!.pid!, "SIGKILL"), 10_000);
+      const late = setTimeout(() => killGroup(proc.pid!, "SIGKILL"), 10_000);
       await exited;
       clearTimeout(late);
       live.delete(proc);
     }
-    await nats?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 2 });
-  }, 30_000);
+    await nats.stop();
+    removeDirs();
+  };
+  return { service, stop, removeDirs };
+}
 
+/**
+ * A console service of the file's own (`opts`: its environment, or `npm start`), stopped after the
+ * file. Most files share the worker's (useSharedConsoleService).
+ */
+export function useConsoleService(opts: ServiceOptions): () => ConsoleService {
+  let started: Started | undefined;
+  beforeAll(async () => {
+    started = await startConsoleService(opts);
+  }, 180_000);
+  afterAll(() => started?.stop(), 30_000);
   return () => {
-    if (!service) throw new Error("the console service is not started yet");
-    return service;
+    if (!started) throw new Error("the console service is not started yet");
+    return started.service;
+  };
+}
+
+/**
+ * The console service with a scripted OpenAI-protocol provider (`llm`, its models `oa-*` priced at
+ * TEST_LLM_PRICE), started by the first file of a worker that asks and kept for the worker's later
+ * files (test/support/worker-wide.ts): a start and stop is seconds of a loaded machine's CPU, paid
+ * once per worker rather than once per file. Files stay apart as their tests do: each test signs in
+ * as a person of its own and scripts models of its own names.
+ */
+export function useSharedConsoleService(): { service: () => ConsoleService; llm: () => LlmTestServer } {
+  let shared: { started: Started; llm: LlmTestServer } | undefined;
+  beforeAll(async () => {
+    let removeDirs = () => undefined as void;
+    shared = await keepForWorker(
+      "console service",
+      async () => {
+        // The provider first: the service reads its address from its environment.
+        const llm = await LlmTestServer.start("openai");
+        const started = await startConsoleService({ env: () => llmEnv(llm) });
+        removeDirs = started.removeDirs;
+        return { started, llm };
+      },
+      () => removeDirs(),
+    );
+  }, 180_000);
+  return {
+    service: () => {
+      if (!shared) throw new Error("the console service is not started yet");
+      return shared.started.service;
+    },
+    llm: () => {
+      if (!shared) throw new Error("the scripted LLM provider is not started yet");
+      return shared.llm;
+    },
   };
 }
 
@@ -387,40 +441,22 @@ steps:
   return { workflowId, model };
 }
 
-/** USD per million tokens of the `oa-*` models the scripted provider of useConsoleServiceWithLlm serves. */
+/** USD per million tokens of the `oa-*` models the scripted provider of useSharedConsoleService serves. */
 export const TEST_LLM_PRICE = { input: 2, output: 8 };
 
-/**
- * useConsoleService with a scripted OpenAI-protocol provider (a real HTTP server) serving `oa-*`
- * models at TEST_LLM_PRICE; the provider starts first, so it is listening when the service reads
- * its environment.
- */
-export function useConsoleServiceWithLlm(): { service: () => ConsoleService; llm: () => LlmTestServer } {
-  let llm: LlmTestServer | undefined;
-  beforeAll(async () => {
-    llm = await LlmTestServer.start("openai");
-  });
-  afterAll(async () => {
-    await llm?.close();
-  });
-  const provider = () => {
-    if (!llm) throw new Error("the scripted LLM provider is not started yet");
-    return llm;
+/** The service's environment for the scripted provider `llm`: its `oa-*` models at TEST_LLM_PRICE. */
+function llmEnv(llm: LlmTestServer): Record<string, string> {
+  return {
+    WF_LLM_PROVIDERS: JSON.stringify([
+      {
+        name: "test-openai",
+        protocol: "openai",
+        baseUrl: llm.baseUrl,
+        models: ["oa-*"],
+        apiKey: "sk-test-browser",
+        maxRetries: 0,
+      },
+    ]),
+    WF_LLM_PRICES: JSON.stringify({ "oa-*": TEST_LLM_PRICE }),
   };
-  const service = useConsoleService({
-    env: () => ({
-      WF_LLM_PROVIDERS: JSON.stringify([
-        {
-          name: "test-openai",
-          protocol: "openai",
-          baseUrl: provider().baseUrl,
-          models: ["oa-*"],
-          apiKey: "sk-test-browser",
-          maxRetries: 0,
-        },
-      ]),
-      WF_LLM_PRICES: JSON.stringify({ "oa-*": TEST_LLM_PRICE }),
-    }),
-  });
-  return { service, llm: provider };
 }

@@ -9,10 +9,10 @@ import {
   screenshot,
   signedIn,
   startExecution,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const ITEMS = 100;
 const TAIL = 98;

@@ -12,10 +12,10 @@ import {
   screenshot,
   signedIn,
   unexpectedErrors,
-  useConsoleService,
+  useSharedConsoleService,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 /** The shown curl commands need curl and openssl, as a person running them would. */
 const SHELL_TOOLS = ["/usr/bin/curl", "/usr/bin/openssl"].every((tool) => existsSync(tool));

@@ -7,11 +7,11 @@ import {
   logIn,
   openPage,
   screenshot,
-  useConsoleService,
+  useSharedConsoleService,
   type PageOptions,
 } from "./support";
 
-const service = useConsoleService();
+const { service } = useSharedConsoleService();
 
 const unique = () => newId().slice(-10).toLowerCase();
 

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
@@ -41,6 +42,33 @@ it("puts back what it changed", async () => {
 });
 `;
 
+// Kept for the worker (test/support/worker-wide.ts), as the browser tests keep their console service:
+// a process and an exit listener the check leaves alone, and which the worker's end takes away.
+const KEEPS = (dir: string) => `
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { it } from "vitest";
+import { keepForWorker } from ${JSON.stringify(join(ROOT, "test/support/worker-wide.ts"))};
+it("keeps a process for the worker", async () => {
+  const pid = await keepForWorker("sleeper", async () => {
+    const child = spawn("sleep", ["60"], { stdio: "ignore" });
+    process.once("exit", () => child.kill("SIGKILL"));
+    return child.pid;
+  }, () => writeFileSync(${JSON.stringify(join(dir, "cleaned"))}, "yes"));
+  writeFileSync(${JSON.stringify(join(dir, "kept.pid"))}, String(pid));
+});
+`;
+
+/** Whether `pid` is a process that has not ended (neither gone nor a zombie). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 interface FileResult {
   name: string;
   status: string;
@@ -52,10 +80,11 @@ afterAll(async () => {
 });
 
 describe("the shared worker check", () => {
-  it("fails a file that leaves its worker changed, naming each thing left, and passes one that put everything back", async () => {
+  it("fails a file that leaves its worker changed, naming each thing left, and passes one that put everything back or keeps it for the worker", async () => {
     await mkdir(DIR, { recursive: true });
     await writeFile(join(DIR, "a-leaves.test.ts"), LEAVES);
     await writeFile(join(DIR, "b-clean.test.ts"), CLEAN);
+    await writeFile(join(DIR, "c-keeps.test.ts"), KEEPS(DIR));
     await writeFile(
       join(DIR, "vitest.config.mjs"),
       `export default { test: { include: [${JSON.stringify(`${DIR}/*.test.ts`)}], pool: "forks", isolate: false,
@@ -79,6 +108,13 @@ describe("the shared worker check", () => {
     const byName = Object.fromEntries(report.testResults.map((r) => [r.name.split("/").pop(), r]));
 
     expect(byName["b-clean.test.ts"]?.status).toBe("passed");
+    expect(byName["c-keeps.test.ts"]?.status).toBe("passed");
+    // vitest ended the worker with a signal: the kept process went with it, and the cleanup ran.
+    const kept = Number(await readFile(join(DIR, "kept.pid"), "utf8"));
+    expect(kept).toBeGreaterThan(0);
+    // Killed, it may stay a zombie a moment until its new parent reaps it.
+    await expect.poll(() => running(kept)).toBe(false);
+    expect(await readFile(join(DIR, "cleaned"), "utf8")).toBe("yes");
     const leaves = byName["a-leaves.test.ts"]!;
     expect(leaves.status).toBe("failed");
     expect(leaves.message).toContain("this test file left its worker changed");

@@ -1,33 +1,18 @@
 // Vitest setup file. Test files share worker processes (isolate: false in vitest.config.ts: one
 // module graph per worker, not one per file, was 40 % of the suite's CPU). So each file must leave
 // its worker as it found it; this checks what a file could leave behind and names what it left.
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, vi } from "vitest";
+import { childProcesses, fileListeners, WATCHED_EVENTS } from "./worker-wide";
 
 /** Child processes a file may leave: the process-wide expression pool's hosts (evaluate.ts). */
 const PROCESS_WIDE = /eval-host\.mjs/;
 /** How long a file's stopped processes may take to be gone after its last hook. */
 const EXIT_GRACE_MS = 5_000;
 
+/** The file's child processes: neither the process-wide pool's nor those kept for the worker (worker-wide.ts). */
 function children(): Map<number, string> {
-  const found = new Map<number, string>();
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid !== process.pid) continue;
-      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-      // A zombie (exited, not yet reaped) has no command line: it is gone.
-      if (cmd && !PROCESS_WIDE.test(cmd)) found.set(Number(d), cmd);
-    } catch {
-      // Ended while being read.
-    }
-  }
-  return found;
+  return new Map([...childProcesses()].filter(([, cmd]) => !PROCESS_WIDE.test(cmd)));
 }
-
-const WATCHED_EVENTS = ["exit", "uncaughtException", "unhandledRejection", "SIGTERM", "SIGINT"] as const;
 
 let env: Record<string, string | undefined>;
 let before: Set<number>;
@@ -36,7 +21,7 @@ let listeners: number[];
 beforeAll(() => {
   env = { ...process.env };
   before = new Set(children().keys());
-  listeners = WATCHED_EVENTS.map((e) => process.listenerCount(e));
+  listeners = WATCHED_EVENTS.map((e) => fileListeners(e));
 });
 
 // Registered first, so it runs after every afterAll of the file itself.
@@ -52,7 +37,7 @@ afterAll(async () => {
     vi.useRealTimers();
   }
   WATCHED_EVENTS.forEach((e, i) => {
-    const added = process.listenerCount(e) - listeners[i]!;
+    const added = fileListeners(e) - listeners[i]!;
     if (added > 0) left.push(`${added} process '${e}' listener(s) still installed`);
   });
   const deadline = performance.now() + EXIT_GRACE_MS;
