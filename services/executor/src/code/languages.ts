@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
+import { z } from "zod";
 import type { ZygoteCommand } from "./zygote";
 import type { CodeRequest } from "./types";
 
@@ -23,19 +24,20 @@ export function notInstalled(name: string, apt: string): string {
 }
 
 /** The Python that runs the zygotes (and Python steps), and the directories its installation spans. */
-export interface Python {
-  executable: string;
+export const PythonSchema = z.object({
+  executable: z.string().startsWith("/"),
   /** sys.prefix and sys.base_prefix (a virtual environment and the installation behind it). */
-  prefixes: string[];
-}
+  prefixes: z.array(z.string().startsWith("/")),
+});
+export type Python = z.infer<typeof PythonSchema>;
 
 /**
  * The real interpreter behind `python3`, asked once: on this kind of machine `python3` is often a
  * version-manager shim (pyenv) that costs more than the interpreter itself on every call.
  */
-export async function resolvePython(): Promise<Python> {
+export async function resolvePython(env?: Record<string, string>, cwd?: string): Promise<Python> {
   const script = "import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix]))";
-  const { stdout } = await promisify(execFile)("python3", ["-c", script], { timeout: 10_000 });
+  const { stdout } = await promisify(execFile)("python3", ["-c", script], { timeout: 10_000, env, cwd });
   const [executable, ...prefixes] = JSON.parse(stdout) as string[];
   if (!executable) throw new Error("python3 did not report its executable");
   return { executable, prefixes: [...new Set(prefixes)] };

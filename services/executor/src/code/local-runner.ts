@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { JsHostLink, RoutedRunner } from "./js-host-link";
+import { resolvePython, type Python } from "./languages";
 import type { RunnerClient } from "./runner-client";
 import { RunnerConnection } from "./runner-connection";
 
@@ -178,6 +179,24 @@ export function spawnRunner(opts: RunnerProcess, ipc: boolean): ChildProcess {
       detached: true,
     },
   );
+}
+
+const pythons = new Map<string, Promise<Python | undefined>>();
+
+/**
+ * The Python behind `python3` for runners started in `cwd` (a version manager reads the directory),
+ * asked once per PATH for every runner this process forks, restarts included: a version manager's
+ * shim (pyenv) costs a third of a second of CPU per call, more than the interpreter. Undefined
+ * where it cannot be asked: each runner then asks itself, and says why its Python steps cannot run.
+ */
+export function runnersPython(cwd: string): Promise<Python | undefined> {
+  const env = cleanEnv();
+  let asked = pythons.get(env.PATH!);
+  if (!asked) {
+    asked = resolvePython(env, cwd).catch(() => undefined);
+    pythons.set(env.PATH!, asked);
+  }
+  return asked;
 }
 
 /**

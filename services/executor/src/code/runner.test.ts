@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodeRunner } from "./index";
+import { resolvePython } from "./languages";
 import { allGone, descendants, isAlive, JS_HOST_PROCESS, RUNNER_PROCESS, step, zygotes } from "./testing/processes";
 
 const SANDBOX_MAIN = fileURLToPath(new URL("../sandbox-main.ts", import.meta.url));
@@ -74,6 +75,43 @@ describe("createCodeRunner", () => {
     } finally {
       await runner.close();
     }
+  });
+
+  it("asks python3 once for all the runners it forks, restarts included, in the runners' directory", async () => {
+    // A python3 ahead of the real one that notes each call and where it was made, as a version manager's shim is called.
+    const bin = join(scratch, "counting-bin");
+    const calls = join(scratch, "python3-calls");
+    await mkdir(bin);
+    const real = (await resolvePython()).executable;
+    await writeFile(join(bin, "python3"), `#!/bin/sh\necho "$PWD" >> ${calls}\nexec ${real} "$@"\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const runner = await createCodeRunner({ pool: 2 });
+      try {
+        const runners = descendants(process.pid, RUNNER_PROCESS);
+        expect(runners).toHaveLength(2);
+        process.kill(runners[0]!, "SIGKILL");
+        const executions = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        const round = () =>
+          Promise.all(executions.map((execution) => runner.run(step("python", "print(7)", { execution }))));
+        // Runs sent to the killed runner before its end was seen fail; the next ones go to the one forked in its place.
+        for (const result of await round())
+          expect(result.ok ? "ok" : result.error).toMatch(
+            /^(ok$|the sandbox runner process exited unexpectedly \(SIGKILL\))/,
+          );
+        for (const result of await round())
+          expect(result, JSON.stringify(result)).toMatchObject({ ok: true, output: 7 });
+        expect(descendants(process.pid, RUNNER_PROCESS).filter((pid) => pid !== runners[1])).toHaveLength(1);
+      } finally {
+        await runner.close();
+      }
+    } finally {
+      process.env.PATH = path;
+    }
+    const asked = readFileSync(calls, "utf8").trim().split("\n");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("wf-code-");
   });
 
   it("forks the runner from bundles when told where they are (WF_SANDBOX_BUNDLE_DIR), and says so when they are not", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { sandboxPool } from "../ops/sandbox-metrics";
 import { makeCodeRoot } from "./code-root";
-import { LocalRunner } from "./local-runner";
+import { LocalRunner, runnersPython } from "./local-runner";
 import type { RunnerClient } from "./runner-client";
 import { RunnerConnection } from "./runner-connection";
 import type { SandboxSettings } from "./sandbox-settings";
@@ -92,12 +92,13 @@ async function localRunners(opts: CodeRunnerOptions): Promise<Runners> {
   // removes the roots of executors that were killed before they could.
   const root = await makeCodeRoot(resolve(opts.tmpRoot ?? tmpdir()), "wf-code-");
   const settings = opts.sandbox ?? DEFAULT_SANDBOX_SETTINGS;
+  const python = await runnersPython(root);
   const pool = Array.from(
     { length: Math.max(1, opts.pool ?? DEFAULT_POOL) },
     () =>
       new LocalRunner({
         entry: "sandbox-process",
-        args: [root, JSON.stringify(settings)],
+        args: [root, JSON.stringify(settings), ...(python ? [JSON.stringify(python)] : [])],
         cwd: root,
         what: "the sandbox runner process",
         handsOffJs: true,

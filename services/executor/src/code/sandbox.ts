@@ -43,6 +43,8 @@ export interface SandboxOptions {
    * relayed to it.
    */
   handOff?: HandOffChannel;
+  /** The Python behind `python3`, when the client that forked this runner found it (runnersPython); asked here otherwise. */
+  python?: Python;
 }
 
 /**
@@ -173,7 +175,7 @@ async function startSteps(
 }> {
   const hostPath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
   const interpreters = findInterpreters(hostPath);
-  const python = await resolvePython().catch(
+  const python = await (opts.python ? Promise.resolve(opts.python) : resolvePython()).catch(
     () => new Error(`${notInstalled("python3", "python3")} (it starts the steps in every language but JavaScript)`),
   );
   const runtimes = { executables: Object.values(interpreters), prefixes: [] as string[] };
