@@ -114,6 +114,14 @@ async function startConsoleService(opts: ServiceOptions): Promise<Started> {
   let out = "";
   proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
   proc.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  // A service that never got ready is not left running, nor its server and directories.
+  const abandon = async (err: unknown): Promise<never> => {
+    if (proc.pid !== undefined) killGroup(proc.pid, "SIGKILL");
+    live.delete(proc);
+    await nats.stop();
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 2 });
+    throw err;
+  };
   const base = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service was not ready in 120 s:\n${out}`)), 120_000);
     const check = () => {
@@ -129,24 +137,26 @@ async function startConsoleService(opts: ServiceOptions): Promise<Started> {
       clearTimeout(timer);
       reject(new Error(`the service exited with ${code} before it was ready:\n${out}`));
     });
-  });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // Playwright's handlers would keep a worker that shares the browser between files from ending on
-    // SIGTERM; its exit handler, which kills the browser, stays.
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  }).catch(abandon);
+  const browser = await chromium
+    .launch({
+      executablePath: CHROMIUM,
+      // Playwright's handlers would keep a worker that shares the browser between files from ending on
+      // SIGTERM; its exit handler, which kills the browser, stays.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    })
+    .catch(abandon);
   await mkdir(SCREENSHOTS, { recursive: true });
   let seeding: Promise<{ nc: NatsConnection; store: Store }> | undefined;
   const service: ConsoleService = {
