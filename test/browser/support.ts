@@ -221,17 +221,18 @@ export function useConsoleService(opts: ServiceOptions): () => ConsoleService {
 export function useSharedConsoleService(): { service: () => ConsoleService; llm: () => LlmTestServer } {
   let shared: { started: Started; llm: LlmTestServer } | undefined;
   beforeAll(async () => {
-    let removeDirs = () => undefined as void;
     shared = await keepForWorker(
       "console service",
       async () => {
         // The provider first: the service reads its address from its environment.
         const llm = await LlmTestServer.start("openai");
-        const started = await startConsoleService({ env: () => llmEnv(llm) });
-        removeDirs = started.removeDirs;
+        const started = await startConsoleService({ env: () => llmEnv(llm) }).catch(async (err: unknown) => {
+          await llm.close();
+          throw err;
+        });
         return { started, llm };
       },
-      () => removeDirs(),
+      ({ started }) => started.removeDirs(),
     );
   }, 180_000);
   return {

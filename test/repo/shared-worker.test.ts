@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { isAlive } from "@wf/executor/testing";
 
 /*
  * Test files share worker processes (vitest.config.ts); test/support/shared-worker.ts fails a file
@@ -54,20 +54,10 @@ it("keeps a process for the worker", async () => {
     const child = spawn("sleep", ["60"], { stdio: "ignore" });
     process.once("exit", () => child.kill("SIGKILL"));
     return child.pid;
-  }, () => writeFileSync(${JSON.stringify(join(dir, "cleaned"))}, "yes"));
+  }, (kept) => writeFileSync(${JSON.stringify(join(dir, "cleaned"))}, String(kept)));
   writeFileSync(${JSON.stringify(join(dir, "kept.pid"))}, String(pid));
 });
 `;
-
-/** Whether `pid` is a process that has not ended (neither gone nor a zombie). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 interface FileResult {
   name: string;
@@ -109,12 +99,12 @@ describe("the shared worker check", () => {
 
     expect(byName["b-clean.test.ts"]?.status).toBe("passed");
     expect(byName["c-keeps.test.ts"]?.status).toBe("passed");
-    // vitest ended the worker with a signal: the kept process went with it, and the cleanup ran.
+    // vitest ended the worker with a signal: the kept process went with it, and the cleanup ran on what was kept.
     const kept = Number(await readFile(join(DIR, "kept.pid"), "utf8"));
     expect(kept).toBeGreaterThan(0);
     // Killed, it may stay a zombie a moment until its new parent reaps it.
-    await expect.poll(() => running(kept)).toBe(false);
-    expect(await readFile(join(DIR, "cleaned"), "utf8")).toBe("yes");
+    await expect.poll(() => isAlive(kept)).toBe(false);
+    expect(await readFile(join(DIR, "cleaned"), "utf8")).toBe(String(kept));
     const leaves = byName["a-leaves.test.ts"]!;
     expect(leaves.status).toBe("failed");
     expect(leaves.message).toContain("this test file left its worker changed");

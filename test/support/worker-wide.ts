@@ -54,10 +54,11 @@ export function fileListeners(event: (typeof WATCHED_EVENTS)[number]): number {
 /**
  * What `start` makes, made once per worker under `key` and kept until the worker ends: a signal to
  * the worker (vitest ends its workers with SIGTERM) exits it, so that the processes' own exit
- * handlers kill them, and then `cleanup` runs. `start` must leave nothing of its own but what it
- * keeps: the child processes and process listeners it adds are the worker's from then on.
+ * handlers kill them, and then `cleanup` runs on what `start` made. A `start` that fails must stop
+ * what it started; otherwise it must leave nothing of its own but what it keeps: the child
+ * processes and process listeners it adds are the worker's from then on.
  */
-export function keepForWorker<T>(key: string, start: () => Promise<T>, cleanup: () => void): Promise<T> {
+export function keepForWorker<T>(key: string, start: () => Promise<T>, cleanup: (kept: T) => void): Promise<T> {
   const known = kept.started.get(key) as Promise<T> | undefined;
   if (known) return known;
   const starting = (async () => {
@@ -72,9 +73,10 @@ export function keepForWorker<T>(key: string, start: () => Promise<T>, cleanup: 
         for (const clean of kept.cleanups) clean();
       });
     }
-    kept.cleanups.push(cleanup);
     try {
-      return await start();
+      const value = await start();
+      kept.cleanups.push(() => cleanup(value));
+      return value;
     } catch (err) {
       // The next file tries again.
       kept.started.delete(key);
