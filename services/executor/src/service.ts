@@ -21,8 +21,11 @@ import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
 import { operatorPolicy } from "./egress";
 import { serveSecrets } from "./secrets-service";
 
-/** How often the executor samples its work queue's backlog for the yield to triggers (WF_EXEC_YIELD_GROWTH). */
-const BACKLOG_SAMPLE_MS = 500;
+/**
+ * How often the executor samples its work queue's backlog for the yield to triggers (WF_EXEC_YIELD_GROWTH): more often
+ * than the yield steers (CONTROL_MS), so that a yield ends within a sample of the triggers stopping.
+ */
+const BACKLOG_SAMPLE_MS = 100;
 
 export interface RunningService {
   stop(): Promise<void>;

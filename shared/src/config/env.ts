@@ -110,13 +110,15 @@ export const ENV_SCHEMA = {
     default: "4",
     doc:
       "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more, triggers arrive faster than executions can be run anyway, and an executor takes " +
-      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks), so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the queue stops growing. " +
+      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks), so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the triggers stop or the queue stops growing. " +
       "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
   },
   WF_EXEC_YIELD_GROWTH: {
     schema: int(1, 10_000_000),
     default: "1000",
-    doc: "The growth of the executors' work queue, in commands a second (sampled every half second), at which an executor yields (WF_EXEC_YIELD_CONCURRENCY).",
+    doc:
+      "The growth of the executors' work queue, in commands a second over half a second (sampled ten times a second), at which an executor yields (WF_EXEC_YIELD_CONCURRENCY) while triggers still arrive; " +
+      "a sample in which commands arrive at under half this rate ends the yield (under 400 a second, too few come in a sample to tell: the yield then ends once the queue stops growing).",
   },
   WF_EXEC_YIELD_DRAIN_SHARE: {
     schema: z.coerce.number().min(0).max(1),

@@ -3,10 +3,13 @@ import { BacklogYield, type BacklogYieldSettings } from "./backlog-yield";
 
 const settings: BacklogYieldSettings = { full: 64, yielded: 4, growthPerSec: 1_000, maxMs: 30_000, drainShare: 0 };
 
-/** Feeds (ms, pending, settled so far) samples; returns the limit after each. */
-function limits(y: BacklogYield, samples: [number, number, number?][]): number[] {
-  return samples.map(([at, pending, settled]) => {
-    y.sample({ pending, at, settled: settled ?? 0 });
+/**
+ * Feeds (ms, pending, settled so far, arrived so far) samples; returns the limit after each. Unless
+ * given, what has arrived is what waits plus what was settled: this executor alone drains the queue.
+ */
+function limits(y: BacklogYield, samples: [number, number, number?, number?][]): number[] {
+  return samples.map(([at, pending, settled = 0, arrived = pending + settled]) => {
+    y.sample({ pending, at, settled, arrived });
     return y.current();
   });
 }
@@ -28,6 +31,62 @@ describe("the executor's yield to triggers", () => {
       ]),
     ).toEqual([64, 64, 4, 4, 64, 64]);
     expect(changes).toBe(2);
+  });
+
+  it("ends a yield in the first sample in which triggers arrive at under half that growth, its backlog still waiting", () => {
+    const y = new BacklogYield(settings);
+    // Samples every 100 ms. A flood of 3,000/s, drained at 100/s: after half a second it yields.
+    const flood = (at: number): [number, number, number, number] => [at, (at / 1_000) * 2_900, at / 10, at * 3];
+    expect(limits(y, [0, 100, 200, 300, 400, 500].map(flood))).toEqual([64, 64, 64, 64, 64, 4]);
+    // Still 1,000/s arriving: it holds on, though the backlog grows by less than that.
+    expect(limits(y, [[600, 1_500, 60, 1_600]])).toEqual([4]);
+    // 40 in 100 ms (400/s): the triggers have stopped, and its 1,500 waiting are taken at full concurrency.
+    expect(limits(y, [[700, 1_530, 70, 1_640]])).toEqual([64]);
+    expect(y.state().kind).toBe("full");
+  });
+
+  it("with a growth set too low to tell in a sample whether triggers still come, ends a yield once the queue stops growing", () => {
+    const y = new BacklogYield({ ...settings, growthPerSec: 5 });
+    // 10 a second arrive, none settled: it yields; a sample with none arriving does not end it.
+    expect(
+      limits(y, [
+        [0, 0],
+        [500, 5],
+        [600, 5],
+        [1_000, 9],
+        [1_500, 9],
+      ]),
+    ).toEqual([64, 4, 4, 4, 64]);
+  });
+
+  it("does not yield to a backlog grown by a burst that is over", () => {
+    const y = new BacklogYield(settings);
+    // 3,000 commands in the first 300 ms, then none: half a second shows 6,000/s of growth, but nothing comes now.
+    expect(
+      limits(y, [
+        [0, 0],
+        [100, 1_000],
+        [200, 2_000],
+        [300, 3_000],
+        [400, 3_000],
+        [500, 3_000],
+      ]),
+    ).toEqual([64, 64, 64, 64, 64, 64]);
+  });
+
+  it("judges growth over half a second, however often it samples", () => {
+    const y = new BacklogYield(settings);
+    // 200 in one 100 ms sample is 2,000/s, but the half second it ends holds 400 (800/s): no yield.
+    expect(
+      limits(y, [
+        [0, 0],
+        [100, 0, 0, 150],
+        [200, 0, 0, 300],
+        [300, 0, 0, 450],
+        [400, 200, 0, 650],
+        [500, 400, 0, 800],
+      ]),
+    ).toEqual([64, 64, 64, 64, 64, 64]);
   });
 
   it("runs at full concurrency after the longest yield in a row, until its backlog is drained", () => {
@@ -172,7 +231,7 @@ describe("the executor's yield to triggers", () => {
       ).toEqual([64, 4, 4, 4]);
     });
 
-    it("learns the drain rate only from samples with a backlog waiting all through and not yielding", () => {
+    it("learns the drain rate only from half seconds with a backlog waiting all through and not growing, not yielding", () => {
       const y = new BacklogYield(sharing);
       // Idle (nothing waiting), then a backlog (growing under the yield's 1,000/s) that waits all through one sample: 300/s.
       limits(y, [
@@ -185,14 +244,14 @@ describe("the executor's yield to triggers", () => {
       // Then a sample at 1,000/s moves it by 30 %: 300 + 0.3 x 700 = 510.
       limits(y, [[2_000, 200, 1_350]]);
       expect(y.drainPerSec()).toBeCloseTo(510);
-      // A flood: the sample that starts the yield ran at full concurrency (100/s) and counts; the
-      // yielding one after it (also 100/s) does not.
+      // A flood: the half second that starts the yield ran at full concurrency, but its backlog grew (100/s
+      // settled while executions begin is no drain rate); the yielding one after it does not count either.
       limits(y, [
         [2_500, 2_000, 1_400],
         [3_000, 4_000, 1_450],
       ]);
       expect(y.state().kind).toBe("yielding");
-      expect(y.drainPerSec()).toBeCloseTo(510 + 0.3 * (100 - 510));
+      expect(y.drainPerSec()).toBeCloseTo(510);
     });
   });
 });

@@ -18,7 +18,7 @@ export interface BacklogYieldSettings {
 
 /**
  * `climb`: the concurrency was just doubled from a level that settled `before` a second; `hold`: it
- * stays, `samples` so far, before it tries a doubling again.
+ * stays, `samples` spans (CONTROL_MS) so far, before it tries a doubling again.
  */
 export type Probe = { phase: "climb"; before: number } | { phase: "hold"; samples: number };
 
@@ -33,29 +33,47 @@ export type YieldState =
     }
   | { kind: "spent" };
 
-/** What one sample says: the work queue's backlog and the commands this executor has settled so far. */
+/** What one sample says: the work queue's backlog, what has come into it, and the commands this executor has settled. */
 export interface BacklogSample {
   /** The consumer's undelivered messages (num_pending). */
   pending: number;
+  /** Commands the work queue has ever received (its stream's last sequence): triggers arriving, counted on. */
+  arrived: number;
   /** Commands this executor settled since it started, counted on. */
   settled: number;
   /** When it was taken (ms). */
   at: number;
 }
 
-/** Weight of the newest saturated sample in the drain rate: a few seconds of draining outweigh an old figure. */
+/**
+ * The span the yield judges the backlog's growth and what it settles over: samples come more often
+ * (follow-backlog.ts), so that a yield ends as soon as the triggers stop, but a tenth of a second
+ * holds too few commands to steer by.
+ */
+export const CONTROL_MS = 500;
+/** Triggers arriving at under this share of the growth that starts a yield: the burst is over, and the yield with it. */
+const STOPPED_SHARE = 0.5;
+/**
+ * Fewer commands than this coming in a sample at that share tell nothing: a growth set so low is
+ * judged over half seconds only, as the backlog's growth is.
+ */
+const MIN_ARRIVALS = 20;
+/** Weight of the newest saturated span in the drain rate: a few seconds of draining outweigh an old figure. */
 const DRAIN_WEIGHT = 0.3;
 /** Above this multiple of its aim, a yield gives executions back to the triggers. */
 const OVER_AIM = 1.5;
 /** Not knowing its drain rate, a yield doubles its concurrency while that multiplies what it settles by this much. */
 const PROBE_GAIN = 1.25;
-/** Samples a yield holds a concurrency at which doubling did not pay before it tries again (what pays changes). */
+/** Spans a yield holds a concurrency at which doubling did not pay before it tries again (what pays changes). */
 const PROBE_HOLD_SAMPLES = 4;
 
 /**
- * Triggers first: while the executors' work queue grows by `growthPerSec` or more, the executor takes
- * fewer executions at once than `full`, until the backlog stops growing; after `maxMs` in a row it runs
- * at full concurrency all the same ("spent") until its backlog is drained.
+ * Triggers first: while the executors' work queue grows by `growthPerSec` or more, with triggers still
+ * arriving, the executor takes fewer executions at once than `full`, until the backlog stops growing or
+ * the triggers stop (a sample in which fewer than half as many arrive ends it at once: a burst's
+ * backlog is then drained at full concurrency); after `maxMs` in a row it runs at full concurrency
+ * all the same ("spent") until its backlog is drained. Growth and what it settles are judged over
+ * spans of CONTROL_MS.
  *
  * Fewer, but not so few that executions starve: the executor learns its drain rate (commands settled a
  * second while it ran at full concurrency with a backlog waiting all through a sample) and, yielding,
@@ -65,14 +83,17 @@ const PROBE_HOLD_SAMPLES = 4;
  * here, so the concurrency is scaled by what it missed. Before it has ever drained a backlog (a
  * flood from the start), it doubles its concurrency while each doubling multiplies what it settles
  * by 1.25 or more, goes back a step where that stops (past that point its executions only wait for
- * the CPU the triggers need), and tries again every few samples.
+ * the CPU the triggers need), and tries again every few spans.
  *
  * Deterministic: it sees the queue only through `sample`, with the time of each sample. Why, and
  * what it costs (docs/operations.md#triggers-first-the-executors-yield).
  */
 export class BacklogYield implements ConcurrencyBound {
   #state: YieldState = { kind: "full" };
+  /** The sample before the newest one. */
   #last: BacklogSample | null = null;
+  /** Where the current span began. */
+  #spanStart: BacklogSample | null = null;
   #drainPerSec: number | null = null;
   readonly #listeners = new Set<() => void>();
 
@@ -99,20 +120,42 @@ export class BacklogYield implements ConcurrencyBound {
 
   sample(sample: BacklogSample): void {
     const last = this.#last;
+    if (last !== null && sample.at <= last.at) return;
     this.#last = sample;
-    if (last === null || sample.at <= last.at || !this.yields()) return;
+    const span = this.#spanStart;
+    if (last === null || span === null || !this.yields()) {
+      this.#spanStart ??= sample;
+      return;
+    }
     const { pending, at } = sample;
-    const seconds = (at - last.at) / 1_000;
-    const growthPerSec = (pending - last.pending) / seconds;
-    const settledPerSec = Math.max(0, sample.settled - last.settled) / seconds;
+    const stopped = this.#stopped(last, sample);
     const state = this.#state;
-    if (state.kind !== "yielding" && last.pending > 0 && pending > 0) this.#learnDrain(settledPerSec);
-    if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec)
+    if (state.kind === "yielding" && stopped) {
+      this.#spanStart = sample;
+      this.#move({ kind: "full" });
+      return;
+    }
+    if (at - span.at < CONTROL_MS) return;
+    this.#spanStart = sample;
+    const seconds = (at - span.at) / 1_000;
+    const growthPerSec = (pending - span.pending) / seconds;
+    const settledPerSec = Math.max(0, sample.settled - span.settled) / seconds;
+    // Draining: a backlog waited all through, at full concurrency, and did not grow. A span in which it grew
+    // is a flood, whose start shows the time executions take more than the rate they are settled at.
+    if (state.kind !== "yielding" && span.pending > 0 && pending > 0 && growthPerSec <= 0)
+      this.#learnDrain(settledPerSec);
+    if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec && !stopped)
       this.#move({ kind: "yielding", since: at, concurrency: this.settings.yielded });
     else if (state.kind === "yielding" && growthPerSec <= 0) this.#move({ kind: "full" });
     else if (state.kind === "yielding" && at - state.since >= this.settings.maxMs) this.#move({ kind: "spent" });
     else if (state.kind === "yielding") this.#keepShare(state, settledPerSec);
     else if (state.kind === "spent" && pending <= this.settings.full) this.#move({ kind: "full" });
+  }
+
+  /** Whether triggers came at under STOPPED_SHARE of the growth from `from` to `to`, where enough would come to tell. */
+  #stopped(from: BacklogSample, to: BacklogSample): boolean {
+    const expected = (STOPPED_SHARE * this.settings.growthPerSec * (to.at - from.at)) / 1_000;
+    return expected >= MIN_ARRIVALS && to.arrived - from.arrived < expected;
   }
 
   /** Whether it ever yields: a yielded concurrency above 0 and below the full one. */

@@ -9,8 +9,9 @@ export interface BacklogFollowing {
 
 /**
  * Samples the command stream every `intervalMs` (one stream info request, however many consumers
- * take from it) for the yield's backlog: what it holds less what this executor has in hand; and
- * says when it yields and when it stops. A failed request leaves the state as it was.
+ * take from it) for the yield's backlog: what it holds less what this executor has in hand, and
+ * its last sequence (what has come in); and says when it yields and when it stops. A failed
+ * request leaves the state as it was.
  */
 export function followBacklog(opts: {
   jsm: JetStreamManager;
@@ -53,6 +54,7 @@ export function followBacklog(opts: {
       const info = await opts.jsm.streams.info(opts.stream);
       yieldTo.sample({
         pending: Math.max(0, info.state.messages - opts.inHand()),
+        arrived: info.state.last_seq,
         settled: opts.settled(),
         at: Date.now(),
       });
