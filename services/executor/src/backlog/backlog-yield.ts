@@ -50,7 +50,7 @@ export interface BacklogSample {
  * (follow-backlog.ts), so that a yield ends as soon as the triggers stop, but a tenth of a second
  * holds too few commands to steer by.
  */
-export const CONTROL_MS = 500;
+const CONTROL_MS = 500;
 /** Triggers arriving at under this share of the growth that starts a yield: the burst is over, and the yield with it. */
 const STOPPED_SHARE = 0.5;
 /**
@@ -76,7 +76,7 @@ const PROBE_HOLD_SAMPLES = 4;
  * spans of CONTROL_MS.
  *
  * Fewer, but not so few that executions starve: the executor learns its drain rate (commands settled a
- * second while it ran at full concurrency with a backlog waiting all through a sample) and, yielding,
+ * second while it ran at full concurrency with a backlog waiting all through a span, not growing) and, yielding,
  * keeps settling `drainShare` of it, taking more at once while it settles less (it starts at
  * `yielded`, and never takes fewer) and fewer while it settles well over that. Executions at once and
  * executions a second grow together while their time goes to waiting on JetStream, as it does
