@@ -43,7 +43,7 @@ export function followBacklog(opts: {
         concurrency: yieldTo.current(),
       });
     else
-      log.info("the work queue no longer grows: executions taken at full concurrency", {
+      log.info("triggers stopped, or the work queue no longer grows: executions taken at full concurrency", {
         concurrency: yieldTo.current(),
       });
   });
