@@ -168,12 +168,16 @@ describe("bench harness (smoke)", () => {
   it("python steps: every figure of the steps, the spawns, the sequences and the runtime's chain", async () => {
     const sizes = { warmup: 1, rounds: 2, perRound: 2, sequence: 3, chainWarmup: 1, chainRuns: 2, timeoutMs: 10_000 };
     const r = await runPythonSteps(server, sizes, { progress: () => undefined, track: () => () => undefined });
-    expect([r.stepMs.n, r.bareMs.n, r.sequenceMs.n, r.naiveChainMs.n]).toEqual([4, 4, 2, 2]);
+    expect([r.stepMs.n, r.bareMs.n, r.forkMs.n, r.sequenceMs.n, r.naiveChainMs.n]).toEqual([4, 4, 4, 2, 2]);
     expect(r.chain.failures).toEqual([]);
     expect(r.chain.completed).toBe(2);
     for (const figure of [r.stepMs.median, r.bareMs.median, r.ratio, r.sequenceMs.median, r.chain.endToEndMs.median])
       expect(Number.isFinite(figure)).toBe(true);
+    // A bare fork takes time, and less than a step, which is such a fork and more.
+    expect(r.forkMs.min).toBeGreaterThan(0);
+    expect(r.forkMs.median).toBeLessThan(r.stepMs.median);
     expect(renderPythonSteps(r)).toContain("3 Python steps in sequence");
+    expect(renderPythonSteps(r)).toMatch(/bare fork of python3, reaped: +median [\d.]+ ms/);
   }, 120_000);
 
   it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {

@@ -1,10 +1,14 @@
 /**
  * Python steps against a bare interpreter start, on the same machine in the same run: the wall time
  * of one light Python step through the code runner (the sandbox's overhead, since the step does
- * nearly nothing), next to one child_process spawn of `python3 -c pass`, sampled in alternating
- * rounds so that both see the same load; then 40 such steps in sequence, and a 40-step Python chain
- * through the whole runtime (start command to its completion event).
+ * nearly nothing), next to one child_process spawn of `python3 -c pass` and one bare fork of a
+ * running `python3` (what each step's process costs the machine before it does anything, made
+ * ahead of the step or on its path), sampled in alternating rounds so that all see the same load;
+ * then 40 such steps in sequence, and a 40-step Python chain through the whole runtime (start
+ * command to its completion event).
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import type { NatsServerHandle } from "@wf/testing";
 import { createCodeRunner, type CodeRequest } from "@wf/executor";
 import { runChain, type ChainResult } from "./chain";
@@ -58,6 +62,14 @@ export interface PythonStepsResult {
   stepMs: Summary;
   /** Medians: step / bare. */
   ratio: number;
+  /**
+   * Wall ms of one fork of a running `python3 -I -B` whose child exits at once, reaped: every step's
+   * process is such a fork (of the sandbox's zygote, which holds more) and its exit, whether made
+   * ahead of its step (a spare) or on its path; steps in a row pay it in full.
+   */
+  forkMs: Summary;
+  /** Medians: fork / bare: the share of `ratio` that forking alone takes on this machine. */
+  forkRatio: number;
   /** Wall ms of `sequence` steps one after another through the code runner. */
   sequenceMs: Summary;
   /** Start command to completion event of a `sequence`-step Python chain through the runtime. */
@@ -92,6 +104,7 @@ export async function runPythonSteps(
   };
   const steps: number[] = [];
   const spawns: number[] = [];
+  const forks: number[] = [];
   const sequences: number[] = [];
   try {
     opts.progress(
@@ -104,6 +117,7 @@ export async function runPythonSteps(
     for (let round = 0; round < sizes.rounds; round++) {
       for (let i = 0; i < sizes.perRound; i++) steps.push(await step());
       for (let i = 0; i < sizes.perRound; i++) spawns.push(await bare());
+      forks.push(...(await forkSamples(python, sizes.perRound, path)));
       let ms = 0;
       for (let i = 0; i < sizes.sequence; i++) ms += await step();
       sequences.push(ms);
@@ -118,17 +132,46 @@ export async function runPythonSteps(
   for (let i = 0; i < sizes.chainRuns; i++) naive.push(await naiveChainMs("python", sizes.sequence, python));
   const stepMs = summarize(steps);
   const bareMs = summarize(spawns);
+  const forkMs = summarize(forks);
   return {
     sizes,
     python,
     bareMs,
     stepMs,
     ratio: round(stepMs.median / bareMs.median, 3),
+    forkMs,
+    forkRatio: round(forkMs.median / bareMs.median, 3),
     sequenceMs: summarize(sequences),
     chain,
     naiveChainMs: summarize(naive),
     seconds: round((performance.now() - started) / 1000, 1),
   };
+}
+
+/**
+ * Forks in a row by one `python3`, each child exiting at once and reaped before the next: wall ms
+ * of each. The interpreter is started once and untimed: only its forks are.
+ */
+const FORKS = `import os, sys, time
+out = []
+for _ in range(int(sys.argv[1])):
+    t = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    out.append((time.perf_counter() - t) * 1000)
+print(" ".join(f"{ms:.4f}" for ms in out))`;
+
+async function forkSamples(python: string, n: number, path: string): Promise<number[]> {
+  const { stdout } = await promisify(execFile)(python, ["-I", "-B", "-c", FORKS, String(n)], {
+    env: { PATH: path },
+    timeout: 30_000,
+  });
+  const samples = stdout.trim().split(" ").map(Number);
+  if (samples.length !== n || !samples.every(Number.isFinite))
+    throw new Error(`python3's fork timings were not ${n} numbers: ${stdout.slice(0, 200)}`);
+  return samples;
 }
 
 async function runtimeChain(
@@ -170,6 +213,7 @@ export function renderPythonSteps(r: PythonStepsResult): string {
     `  bare ${r.python} -c pass spawn:   ${ms(r.bareMs)}`,
     `  Python step (print(1)), overhead: ${ms(r.stepMs)}`,
     `  step / bare (medians):            ${r.ratio.toFixed(3)}`,
+    `  bare fork of python3, reaped:     ${ms(r.forkMs)}, ${r.forkRatio.toFixed(3)} of a bare spawn (each step's process costs this much before it does anything)`,
     `  ${r.sizes.sequence} Python steps in sequence:     median ${round(r.sequenceMs.median, 0)} ms, p90 ${round(r.sequenceMs.p90, 0)} ms (n=${r.sequenceMs.n}; through the code runner)`,
     `  ${r.sizes.sequence}-step Python chain, runtime:   median ${round(c.endToEndMs.median, 0)} ms, p90 ${round(c.endToEndMs.p90, 0)} ms (n=${c.endToEndMs.n}, ${c.completed}/${c.runs} completed${c.failures.length ? `; ${c.failures[0]}` : ""})`,
     `  naive: ${r.sizes.sequence} x python3 -c in a row: median ${round(r.naiveChainMs.median, 0)} ms (n=${r.naiveChainMs.n})`,
