@@ -150,8 +150,26 @@ describe("a cluster under faults", () => {
           }),
         );
         const logged = fleet.linesAbout(executionId).map((line) => `    ${line.slice(0, 600)}`);
+        // What the record's key holds at the stream's leader and at the replicas direct gets reach: a
+        // read may fall back to the start command when no record is found.
+        const recordStream = `KV_${ns}_executions`;
+        const recordSubject = `$KV.${ns}_executions.${executionId}`;
+        const atLeader = await jsm.streams.getMessage(recordStream, { last_by_subj: recordSubject }).then(
+          (m) =>
+            m ? `seq ${m.seq}${m.header?.get("KV-Operation") ? ` ${m.header.get("KV-Operation")}` : ""}` : "none",
+          (e: unknown) => String(e),
+        );
+        const direct = await Promise.all(
+          Array.from({ length: 6 }, () =>
+            jsm.direct.getMessage(recordStream, { last_by_subj: recordSubject }).then(
+              (m) => String(m?.seq ?? "none"),
+              (e: unknown) => String(e).slice(0, 80),
+            ),
+          ),
+        );
         return [
-          `${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}`,
+          `${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}` +
+            ` record: leader ${atLeader}, direct ${[...new Set(direct)].join("/")}`,
           ...logged,
         ].join("\n");
       };

@@ -104,7 +104,7 @@ export class ExecutorActor {
       return await handle();
     } catch (err) {
       if (!(err instanceof LostOwnershipError)) throw err;
-      this.deps.log.warn("lost an execution to another actor", { subject: m.subject });
+      this.deps.log.warn("lost an execution to another actor", { subject: m.subject, err });
       return "unacked";
     } finally {
       this.claimed.delete(executionId);
