@@ -157,22 +157,38 @@ async function openEditor(page: Page, workflowId: string): Promise<void> {
   await node(page, "fetch").waitFor();
 }
 
+/** How long a probe waits for its keystroke and its canvas before it fails, saying which it missed. */
+const PROBE_MS = 30_000;
+
 /**
  * Milliseconds from the page's next input event (a key, typed or inserted text) until `ready`
  * (evaluated in the page every frame) holds; `act` makes the input.
  */
 async function timeToCanvas(page: Page, ready: string, act: () => Promise<void>): Promise<number> {
   // The probe is left in the page: an evaluation that answers a promise would wait for it.
-  await page.evaluate(`window.__probe = new Promise((resolve) => {
+  await page.evaluate(`window.__probe = new Promise((resolve, reject) => {
     let start;
     const mark = () => { start ??= performance.now(); };
     document.addEventListener("keydown", mark, { capture: true, once: true });
     document.addEventListener("beforeinput", mark, { capture: true, once: true });
-    const check = () => (start !== undefined && (${ready}) ? resolve(performance.now() - start) : requestAnimationFrame(check));
+    const deadline = performance.now() + ${PROBE_MS};
+    const check = () => {
+      if (start !== undefined && (${ready})) return resolve(performance.now() - start);
+      if (performance.now() < deadline) return requestAnimationFrame(check);
+      const focused = document.activeElement ? document.activeElement.tagName + "." + document.activeElement.className : "nothing";
+      const nodes = document.querySelectorAll(".react-flow__node").length;
+      reject(new Error((start === undefined ? "no keystroke reached the page" : "the canvas never showed " + ${JSON.stringify(ready)}) +
+        " within ${PROBE_MS} ms; focus on " + focused + ", " + nodes + " nodes drawn"));
+    };
     requestAnimationFrame(check);
   }); "armed"`);
   await act();
   return page.evaluate<number>("window.__probe");
+}
+
+/** Waits until the YAML editor has the keyboard: keys sent before then would go to the page. */
+async function editorFocused(page: Page): Promise<void> {
+  await page.locator(".cm-content:focus").waitFor({ timeout: 10_000 });
 }
 
 /** 200 steps of every leaf type, each with a timeout of its number, every fifth reading the one before it. */
@@ -348,10 +364,13 @@ describeInBrowser("the canvas beside the YAML", () => {
     await openEditor(page, await createWorkflow(page, commented(name)));
 
     await editorContent(page).click();
+    await editorFocused(page);
     await page.keyboard.press("ControlOrMeta+a");
+    // Past 100 nodes the canvas keeps only those in view in the page, a moment after it first drew them all: the
+    // minimap draws every one.
     const drawn = await timeToCanvas(
       page,
-      `document.querySelectorAll(".react-flow__node-step").length === 200 && document.querySelector('.react-flow__node[data-id="s200"]')`,
+      `document.querySelectorAll(".react-flow__minimap-node").length === 200 && document.querySelector('.react-flow__node[data-id="s1"]')`,
       () => page.keyboard.insertText(twoHundred(name)),
     );
     console.log(
