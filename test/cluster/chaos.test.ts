@@ -5,7 +5,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, createUser } from "@wf/shared/auth";
 import { newId, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstreamManager, type StoredMsg } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connectNats, streamNames } from "@wf/shared/nats";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
@@ -116,6 +116,23 @@ describe("a cluster under faults", () => {
       await stopLoad();
       if (natsDown !== null) await cluster.servers[natsDown]!.start();
 
+      // The stream leader's last sequence of a KV key (and its operation, for a delete marker), then what 9
+      // direct gets (answered by any replica) gave: a replica behind the leader shows as a lower sequence, one
+      // holding a write the cluster never committed as a higher one.
+      const sequences = async (bucket: string, key: string) => {
+        const subject = `$KV.${bucket}.${key}`;
+        const seqOf = (read: Promise<StoredMsg | null>) =>
+          read.then(
+            (m) => (m ? `${m.seq}${m.header?.get("KV-Operation") ? ` ${m.header.get("KV-Operation")}` : ""}` : "none"),
+            (e: unknown) => String(e),
+          );
+        const leader = await seqOf(jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: subject }));
+        const direct = await Promise.all(
+          Array.from({ length: 9 }, () => seqOf(jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }))),
+        );
+        return `leader ${leader}, direct ${[...new Set(direct)].join("/")}`;
+      };
+
       /**
        * An execution that did not end: its steps (with the sink's record of their runs), holder, command and approvals,
        * and what the fleet logged of it.
@@ -150,26 +167,12 @@ describe("a cluster under faults", () => {
           }),
         );
         const logged = fleet.linesAbout(executionId).map((line) => `    ${line.slice(0, 600)}`);
-        // What the record's key holds at the stream's leader and at the replicas direct gets reach: a
-        // read may fall back to the start command when no record is found.
-        const recordStream = `KV_${ns}_executions`;
-        const recordSubject = `$KV.${ns}_executions.${executionId}`;
-        const atLeader = await jsm.streams.getMessage(recordStream, { last_by_subj: recordSubject }).then(
-          (m) =>
-            m ? `seq ${m.seq}${m.header?.get("KV-Operation") ? ` ${m.header.get("KV-Operation")}` : ""}` : "none",
-          (e: unknown) => String(e),
-        );
-        const direct = await Promise.all(
-          Array.from({ length: 6 }, () =>
-            jsm.direct.getMessage(recordStream, { last_by_subj: recordSubject }).then(
-              (m) => String(m?.seq ?? "none"),
-              (e: unknown) => String(e).slice(0, 80),
-            ),
-          ),
-        );
+        // What the record's key holds at the leader and the replicas: a read falls back to the start command when
+        // the replica answering has no record.
+        const record = await sequences(`${ns}_executions`, executionId);
         return [
           `${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}` +
-            ` record: leader ${atLeader}, direct ${[...new Set(direct)].join("/")}`,
+            ` record: ${record}`,
           ...logged,
         ].join("\n");
       };
@@ -238,22 +241,6 @@ describe("a cluster under faults", () => {
         { timeoutMs: 10_000, intervalMs: 500, what: "list totals to count what the pages show" },
       ).catch(() => countsAfterRepair());
       const leftAfterRepair = afterRepair.totals;
-      // The stream leader's last sequence of a KV key, then what 9 direct gets (answered by any
-      // replica) gave: a replica behind the leader shows as a lower sequence.
-      const sequences = async (bucket: string, key: string) => {
-        const jsm = await jetstreamManager(nc);
-        const subject = `$KV.${bucket}.${key}`;
-        const seqOf = (read: Promise<{ seq: number } | null>) =>
-          read.then(
-            (m) => String(m?.seq),
-            (e: unknown) => String(e),
-          );
-        const leader = await seqOf(jsm.streams.getMessage(`KV_${bucket}`, { last_by_subj: subject }));
-        const direct = await Promise.all(
-          Array.from({ length: 9 }, () => seqOf(jsm.direct.getMessage(`KV_${bucket}`, { last_by_subj: subject }))),
-        );
-        return `leader ${leader}, direct ${[...new Set(direct)].join("/")}`;
-      };
       // Where a list total counts what no page shows: list entries in the bucket itself, or a
       // view of them (the edges', or this test's own fresh one) that missed a write.
       const listAudit = async () => {
