@@ -90,7 +90,7 @@ const PROBE_HOLD_SAMPLES = 4;
  */
 export class BacklogYield implements ConcurrencyBound {
   #state: YieldState = { kind: "full" };
-  /** The sample before the newest one. */
+  /** The newest sample: while `sample` judges the next, the one before it. */
   #last: BacklogSample | null = null;
   /** Where the current span began. */
   #spanStart: BacklogSample | null = null;
