@@ -1,6 +1,6 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
@@ -15,6 +15,10 @@ describe("streams and buckets follow the cluster", () => {
     cluster = await startNatsCluster(3, `place-${newId().slice(0, 8)}`);
     nc = await connectNats(cluster.url, "placement-test");
   }, 60_000);
+  afterEach(({ task }) => {
+    // A test that times out says nothing of the cluster it waited on.
+    if (task.result?.state === "fail") console.error(`cluster after "${task.name}":\n${cluster.logTails()}`);
+  });
   afterAll(async () => {
     await nc?.close();
     await cluster?.stop();
