@@ -835,6 +835,14 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         ).rejects.toBeInstanceOf(CasConflictError);
       });
 
+      it("getForWrite answers what get answers on one server: the announced start, its first write, and nothing for an unknown id", async () => {
+        const { store, id, read, running } = await announcedThenRunning();
+        expect(await store.executions.getForWrite(id)).toEqual(read);
+        const version = await store.executions.update(running, read.version);
+        expect(await store.executions.getForWrite(id)).toEqual({ value: running, version });
+        expect(await store.executions.getForWrite(newId())).toBeNull();
+      });
+
       it("an executor holding the command creates the record where announce left it to the command, and finds it taken elsewhere", async () => {
         const { store, ownerId, id, running } = await announcedThenRunning();
         if (!store.executions.announcedInCommand) {

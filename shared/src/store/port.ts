@@ -39,7 +39,10 @@ export interface Repo<T extends { id: string }> {
   /**
    * Never older than what this store last read or wrote of the record (KV: of the last 10,000 of
    * a type it saw; an older answer from a replica is read again at the bucket's leader. MongoDB
-   * reads the primary).
+   * reads the primary). After a write of it through this store lost (CasConflictError,
+   * AlreadyExistsError), what writes are checked against, until this store writes it (KV: the
+   * leader's; a replica may hold a write the leader does not), so that a read-and-write-again
+   * loop ends.
    */
   get(id: string): Promise<Versioned<T> | null>;
   /**
@@ -71,6 +74,13 @@ export interface WorkflowRepo extends Repo<WorkflowRecord> {
 export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
   /** `get`, and never older than `atLeast`, a version of the record the caller saw (through any process). */
   get(id: string, atLeast?: number): Promise<Versioned<ExecutionSnapshot> | null>;
+  /**
+   * The record as writes are checked against it (KV: at the bucket's leader; MongoDB: the primary),
+   * for a decision no later write would correct: to wait for another holder, to take over from one,
+   * to count an execution ended. `get` may answer from a replica, which can lag, and on nats-server
+   * 2.9 was seen to hold a write its cut-off leader took and the cluster never committed.
+   */
+  getForWrite(id: string): Promise<Versioned<ExecutionSnapshot> | null>;
   /**
    * Makes a new PENDING execution (an id never used before) listed and readable with one write, for a
    * start that publishes its command at the same time. KV writes only its list entry (where there is

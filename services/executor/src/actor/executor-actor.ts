@@ -191,13 +191,13 @@ export class ExecutorActor {
     } catch (err) {
       c.abandon();
       if (!(err instanceof AlreadyExistsError || err instanceof StartTakenError)) throw err;
-      const existing = await this.deps.store.executions.get(cmd.executionId);
+      const existing = await this.deps.store.executions.getForWrite(cmd.executionId);
       if (!existing) throw err;
       // Ended by another writer (a cancel, another delivery), or by this run's own create that timed
       // out yet landed: its ending is finished again, which repeats nothing that already happened.
       if (err instanceof StartTakenError && TERMINAL_STATUSES.has(existing.value.status))
         return this.finishEnding(existing);
-      return this.acquireAndRun(m, existing);
+      return this.acquireAndRun(m, existing, "forWrite");
     }
   }
 
@@ -207,10 +207,22 @@ export class ExecutorActor {
     if (v) return this.acquireAndRun(m, v);
   }
 
-  private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<Handled> {
+  /** `read`: whether `first` was read as writes are checked against it (getForWrite), or with `get`. */
+  private async acquireAndRun(
+    m: JsMsg,
+    first: Versioned<ExecutionSnapshot>,
+    read: "get" | "forWrite" = "get",
+  ): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
       if (!v) return;
+      // Waiting on a holder, taking over from one and counting the execution ended are decided on the record
+      // writes are checked against: no later write would correct them, and a replica's answer may never come true.
+      if (read === "get" && (v.value.holder !== null || TERMINAL_STATUSES.has(v.value.status))) {
+        v = await this.deps.store.executions.getForWrite(v.value.id);
+        read = "forWrite";
+        continue;
+      }
       if (TERMINAL_STATUSES.has(v.value.status)) {
         if (deliveredAgain(m)) await this.finishEnding(v);
         return;
@@ -244,7 +256,7 @@ export class ExecutorActor {
             await c.settle();
           } catch (err) {
             if (err instanceof LostOwnershipError) {
-              v = await this.deps.store.executions.get(snap.id);
+              v = await this.deps.store.executions.getForWrite(snap.id);
               continue;
             }
             throw err;
@@ -268,7 +280,7 @@ export class ExecutorActor {
           await c.flush();
         } catch (err) {
           if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
-          v = await this.deps.store.executions.get(snap.id);
+          v = await this.deps.store.executions.getForWrite(snap.id);
           continue;
         }
       }

@@ -262,7 +262,7 @@ export class Committer implements RunCommitter {
       this.version = await retryTransient(() => this.store.executions.create(this.snap));
     } catch (err) {
       if (!(err instanceof AlreadyExistsError)) throw err;
-      const current = await retryTransient(() => this.store.executions.get(this.snap.id));
+      const current = await retryTransient(() => this.store.executions.getForWrite(this.snap.id));
       if (!current || !sameHolder(current.value.holder, this.holder)) throw new StartTakenError(this.snap.id);
       this.version = current.version;
     }
@@ -278,7 +278,8 @@ export class Committer implements RunCommitter {
    * them as they are. Anything else means we lost the lease.
    */
   private async adoptConcurrentChange(): Promise<void> {
-    const current = await this.store.executions.get(this.snap.id);
+    // Read where the write lost: a replica may answer another holder the store never took.
+    const current = await this.store.executions.getForWrite(this.snap.id);
     if (!current || !sameHolder(current.value.holder, this.holder)) throw new LostOwnershipError(this.snap.id);
     this.snap.cancelRequested = this.snap.cancelRequested || current.value.cancelRequested;
     const theirs = current.value.debug;

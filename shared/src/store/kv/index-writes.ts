@@ -38,7 +38,7 @@ export class IndexWrites<T extends { id: string }> {
     // again, or the record would stay out of every list, and a second create only finds it exists.
     const puts = await this.keys.putFailedAgain(keys, indexValue, settled);
     throwFirstRejection(puts);
-    this.known.remember(token, {
+    this.known.wrote(token, {
       version: record.value,
       index: withRevisions(new Map(), keys, puts),
       carried: indexValue,
@@ -62,7 +62,7 @@ export class IndexWrites<T extends { id: string }> {
       // The hot path (a step's snapshot): the index is untouched, one write.
       try {
         const version = await this.known.records.update(value, expectedVersion);
-        this.known.remember(token, { version, index: before.index, carried: indexValue });
+        this.known.wrote(token, { version, index: before.index, carried: indexValue });
         this.recent.wrote(token, { value, version });
         return version;
       } catch (err) {
@@ -102,7 +102,7 @@ export class IndexWrites<T extends { id: string }> {
     );
     const index = new Map(keys.map((key) => [key, before.index.get(key) ?? 0]));
     const allPut = [...addedPuts, ...keptPuts].every((p) => p.status === "fulfilled");
-    this.known.remember(token, {
+    this.known.wrote(token, {
       version: record.value,
       index: withRevisions(withRevisions(index, added, addedPuts), kept, keptPuts),
       carried: allPut ? indexValue : null,
@@ -144,7 +144,10 @@ export class IndexWrites<T extends { id: string }> {
     if (known?.version === expectedVersion) return known;
     const current = await this.known.load(token);
     if (!current) throw this.known.records.notFound(id);
-    if (current.version !== expectedVersion) throw this.known.records.conflict(id);
+    if (current.version !== expectedVersion) {
+      this.known.contested(token);
+      throw this.known.records.conflict(id);
+    }
     return current;
   }
 
@@ -174,6 +177,7 @@ export class IndexWrites<T extends { id: string }> {
     puts: readonly PromiseSettledResult<number>[],
   ): Promise<Loaded<T> | null> {
     const current = await this.known.load(token, "leader");
+    this.known.contested(token);
     await Promise.allSettled(
       keys.map((key, i) => {
         const put = puts[i];

@@ -32,6 +32,8 @@ const KNOWN_CAPACITY = 10_000;
  */
 export class KnownRecords<T extends { id: string }> {
   readonly #known = new Lru<string, Known>(KNOWN_CAPACITY);
+  /** Records a write of this process lost, until it writes them again: read at the leader (see #read). */
+  readonly #contested = new Lru<string, true>(KNOWN_CAPACITY);
 
   constructor(
     readonly records: RecordBucket<T>,
@@ -53,6 +55,17 @@ export class KnownRecords<T extends { id: string }> {
 
   remember(token: string, known: Known): void {
     this.#known.set(token, known);
+  }
+
+  /** `remember`, for a record this process has just written: no longer contested. */
+  wrote(token: string, known: Known): void {
+    this.#known.set(token, known);
+    this.#contested.delete(token);
+  }
+
+  /** A write of this process lost to what the leader holds: reads go there until this process writes the record. */
+  contested(token: string): void {
+    this.#contested.set(token, true);
   }
 
   forget(token: string): void {
@@ -100,9 +113,14 @@ export class KnownRecords<T extends { id: string }> {
    * A replica's answer older than `atLeast`, or than what this process last wrote or read of the
    * record, is read again at the stream's leader: replicas apply writes at their own pace, and
    * one behind would take a reader back to a status its execution has left.
+   *
+   * A contested record is read at the leader whatever a replica holds. A replica can also be
+   * ahead: nats-server 2.9 was seen to keep answering direct gets with a write its cut-off leader
+   * took and the cluster never committed, above every version the leader reports. A writer that
+   * read it there loses at the leader, reads it there again, and would lose for good.
    */
   async #read(token: string, from: ReadFrom, atLeast: number): Promise<StoredEntry | null> {
-    if (from === "leader") return this.records.read(token, "leader");
+    if (from === "leader" || this.#contested.get(token)) return this.records.read(token, "leader");
     const entry = await this.records.read(token, "any");
     const floor = Math.max(atLeast, this.#known.get(token)?.version ?? 0);
     if ((entry?.revision ?? 0) >= floor) return entry;

@@ -3,6 +3,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { CasConflictError } from "../../errors";
 import { newId } from "../../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
 import { ONE_REPLICA } from "../../nats/placement";
@@ -102,7 +103,7 @@ async function laggingSetup(
     reads.close();
     publisher.close();
   });
-  return { store, repo, created, index, key: key!, revision };
+  return { store, repo, created, index, key: key!, revision, lagging, token };
 }
 
 const entryOf = async (index: KV, key: string) => (await index.get(key))?.string();
@@ -165,5 +166,50 @@ describe("reads of a record never go back", () => {
     const { repo, created } = await laggingSetup("RUNNING", { entryToo: true, replicaHolds: "nothing" });
     // No start command: created through the store, as an executor creates a record it took.
     expect((await repo.get(created.id))?.value.status).toBe("RUNNING");
+  });
+});
+
+describe("a replica ahead of the leader", () => {
+  it("a record whose write lost is read at the leader until this process writes it: a write the leader never took is not read again", async () => {
+    const { store, repo, created, revision, lagging, token } = await laggingSetup("RUNNING", {
+      entryToo: true,
+      replicaHolds: "nothing",
+    });
+    // What nats-server 2.9 was seen to answer: a write of a cut-off leader, at a revision the leader never reached.
+    const phantom = { ...created, holder: { actor: "cut-off", seq: 1, since: Date.now() } };
+    let phantomRevision = 0;
+    while (phantomRevision <= revision + 1) phantomRevision = await lagging.put(token, JSON.stringify(phantom));
+    const seen = await repo.get(created.id);
+    expect({ holder: seen?.value.holder, version: seen?.version }).toEqual({
+      holder: phantom.holder,
+      version: phantomRevision,
+    });
+
+    const mine = { ...created, holder: { actor: "me", seq: 2, since: Date.now() } };
+    await expect(repo.update(mine, phantomRevision)).rejects.toBeInstanceOf(CasConflictError);
+    for (const attempt of [1, 2]) {
+      const read = await repo.get(created.id);
+      expect({ attempt, holder: read?.value.holder, version: read?.version }).toEqual({
+        attempt,
+        holder: null,
+        version: revision,
+      });
+    }
+    const leader = await repo.getForWrite(created.id);
+    expect(leader?.version).toBe(revision);
+
+    // Other records' writes take the stream past the phantom's revision, as a live cluster's do.
+    for (let i = 0; i < 3; i++) await store.executions.create({ ...created, id: newId() });
+    const written = await repo.update(mine, revision);
+    expect(written).toBeGreaterThan(phantomRevision);
+    // Written: reads go to the nearest replica again, which now answers a later write.
+    const later = { ...mine, status: "COMPLETED" as const, completedAt: Date.now() };
+    let laterRevision = 0;
+    while (laterRevision <= written) laterRevision = await lagging.put(token, JSON.stringify(later));
+    const after = await repo.get(created.id);
+    expect({ status: after?.value.status, version: after?.version }).toEqual({
+      status: "COMPLETED",
+      version: laterRevision,
+    });
   });
 });

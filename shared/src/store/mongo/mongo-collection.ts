@@ -1,4 +1,4 @@
-import type { Collection, Filter, Sort } from "mongodb";
+import type { Collection, Filter, FindOptions, Sort } from "mongodb";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { pageWindow } from "../paging";
@@ -69,8 +69,8 @@ export class MongoCollection<T extends { id: string }> {
     return this.get(id);
   }
 
-  protected async findOne(filter: Filter<StoredDoc>): Promise<Versioned<T> | null> {
-    const doc = await this.docs.findOne(filter);
+  protected async findOne(filter: Filter<StoredDoc>, options?: FindOptions): Promise<Versioned<T> | null> {
+    const doc = await this.docs.findOne(filter, options);
     return doc && { value: this.#parse(doc), version: doc.version };
   }
 

@@ -100,6 +100,11 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     }));
   }
 
+  /** At the primary, whatever read preference the connection string sets. */
+  getForWrite(id: string): Promise<Versioned<ExecutionSnapshot> | null> {
+    return this.findOne({ _id: id }, { readPreference: "primary" });
+  }
+
   readonly announcedInCommand = false;
 
   async announce(pending: ExecutionSnapshot): Promise<void> {

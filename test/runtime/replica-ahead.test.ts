@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkStart, firstSnapshot, newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { StartCommand } from "@wf/shared/messages";
+import { streamNames, subjects } from "@wf/shared/nats";
+import type { NatsServerHandle } from "@wf/testing";
+import {
+  definitionOf,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  type InProcessRuntime,
+} from "../support/runtime";
+
+/**
+ * A replica ahead of the leader: nats-server 2.9 was seen, in the chaos test, to keep answering
+ * direct gets of an execution with a write its cut-off leader took and the cluster never
+ * committed, held by an executor that died with it. The executor that took the start command
+ * next lost every write at that version, read it there again and lost again, for good: the
+ * start stayed PENDING. Here the store's `get` answers such a record; `getForWrite` and the
+ * writes are the real store's.
+ */
+describe("a start whose record a replica answers held by an executor the store never saw", () => {
+  let server: NatsServerHandle;
+  let rt: InProcessRuntime;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    rt = await startRuntime(testConfig(server));
+  });
+  afterAll(async () => {
+    await rt?.stop();
+    await server?.stop();
+  });
+
+  it.each([
+    ["the command's own (a takeover)", "own"],
+    ["another command's (a wait)", "other"],
+  ] as const)("runs from the leader's version when the phantom holder's command is %s", async (_label, whose) => {
+    const name = `phantom-${whose}`;
+    const definition = definitionOf(`
+  name: ${name}
+  steps:
+    - { name: a, type: transform, output: 41 }
+  `);
+    const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
+    const executionId = newId();
+    const cmd = StartCommand.parse({
+      executionId,
+      workflow,
+      pending: true,
+      inputs: {},
+      triggerSource: "open_api",
+      requestedAt: Date.now(),
+    });
+    const checked = checkStart(cmd.workflow.definition, cmd.inputs);
+    if (!checked.ok) throw new Error(checked.error);
+    const pending = firstSnapshot(cmd, checked, "PENDING", null);
+    const executions = rt.platform.store.executions;
+    const committed = await executions.create(pending);
+
+    const jsm = await rt.platform.js.jetstreamManager();
+    const nextSeq = (await jsm.streams.info(streamNames(rt.ns).cmd)).state.last_seq + 1;
+    const phantom: ExecutionSnapshot = {
+      ...pending,
+      status: "RUNNING",
+      startedAt: Date.now(),
+      holder: { actor: `cut-off-${newId()}`, seq: whose === "own" ? nextSeq : nextSeq + 1_000, since: Date.now() },
+    };
+    const get = executions.get.bind(executions);
+    let phantomReads = 0;
+    executions.get = (id, atLeast) => {
+      if (id !== executionId) return get(id, atLeast);
+      phantomReads++;
+      return Promise.resolve({ value: structuredClone(phantom), version: committed + 2 });
+    };
+    try {
+      const ack = await rt.platform.js.publish(
+        subjects(rt.ns).execStart(executionId),
+        JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }),
+      );
+      expect(ack.seq).toBe(nextSeq);
+      const done = await waitFor(
+        async () => {
+          const v = await executions.getForWrite(executionId);
+          return v?.value.status === "COMPLETED" ? v.value : undefined;
+        },
+        { timeoutMs: 20_000, what: `execution ${executionId} to complete` },
+      );
+      expect({ output: done.output, holder: done.holder, phantomReads: phantomReads > 0 }).toEqual({
+        output: 41,
+        holder: null,
+        phantomReads: true,
+      });
+    } finally {
+      executions.get = get;
+    }
+  });
+});
