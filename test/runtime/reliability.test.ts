@@ -233,6 +233,42 @@ describe("commands that fail", () => {
     }
   });
 
+  it("a start whose command is stored but whose list entry could not be put is answered, runs and is listed", async () => {
+    const ownerId = `owner-${newId()}`;
+    const definition = definitionOf(`
+  name: listed-late
+  steps: [ { name: a, type: transform, output: 7 } ]
+  `);
+    const executions = rt.platform.store.executions;
+    const announce = executions.announce.bind(executions);
+    let announces = 0;
+    // The index stream electing a leader: the first put finds no responders.
+    executions.announce = (pending) =>
+      ++announces === 1 ? Promise.reject(new Error("no responders: index put")) : announce(pending);
+    restoreStub = () => {
+      executions.announce = announce;
+    };
+    const id = await startExecution(
+      rt.platform.js,
+      rt.ns,
+      {
+        workflow: { id: `wf-${newId()}`, name: "listed-late", ownerId, version: 1, definition },
+        triggerSource: "open_api",
+      },
+      { store: rt.platform.store },
+    );
+    const done = await waitForStatus(rt.platform, id);
+    expect({ status: done.status, output: done.output }).toEqual({ status: "COMPLETED", output: 7 });
+    const listed = await waitFor(
+      async () => {
+        const page = await executions.list({ ownerId, page: 1, size: 10 });
+        return page.items[0]?.status === "COMPLETED" ? page : undefined;
+      },
+      { timeoutMs: 10_000, what: "the execution listed COMPLETED" },
+    );
+    expect({ total: listed.total, id: listed.items[0]?.id, announces }).toEqual({ total: 1, id, announces: 2 });
+  });
+
   it("an execution whose stored workflow no longer parses ends FAILED, saying so, when it is resumed", async () => {
     const id = await run(rt.platform, parked("upgraded"));
     // Parked: no executor holds it any more, so the edit below is not written over by its holder.

@@ -49,15 +49,15 @@ export interface StartRequest {
   stepTest?: StepTestRequest;
 }
 
-/** How long a failed start's withdrawal is tried through transient failures. */
+/** How long a failed start's withdrawal, or a started one's list entry, is tried through transient failures. */
 const WITHDRAW_RETRY_MS = 60_000;
 
 /**
  * Publishes a start command; durable once this resolves. With a `store`, the inputs are checked first
  * (VALIDATION_FAILED names each bad one) and the execution is stored PENDING before this resolves, the command saying
  * `pending`: a new id is announced (on KV the command, with the definition, is its record) and withdrawn if either
- * write fails; a caller's derived id is created first (AlreadyExistsError if it was), its command without the
- * definition (docs/architecture.md#starts-from-the-api-and-webhooks).
+ * write fails (on KV, only if the command's did); a caller's derived id is created first (AlreadyExistsError if it
+ * was), its command without the definition (docs/architecture.md#starts-from-the-api-and-webhooks).
  */
 export async function startExecution(
   js: CommandPublisher,
@@ -106,6 +106,18 @@ export async function startExecution(
   ]);
   const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed === undefined) return executionId;
+  if (published.status === "fulfilled" && store.executions.announcedInCommand) {
+    // The stored command is the execution's record: the start has happened, and an executor will run it
+    // whatever the caller is told. Withdrawn, it would run without a command to come back to should its
+    // executor die. Its list entry is put again meanwhile; the executor's first write lists it anyway.
+    void retryTransient(() => store.executions.announce(pending), WITHDRAW_RETRY_MS).catch((e: unknown) =>
+      opts.log?.error("a started execution's list entry could not be put; its executor lists it", {
+        executionId,
+        err: e,
+      }),
+    );
+    return executionId;
+  }
   // Withdrawn through a cluster's leader election too, or its list entry would stay PENDING for
   // good; the caller is told at once, without waiting on it.
   void retryTransient(() => store.executions.withdraw(pending), WITHDRAW_RETRY_MS).catch((e: unknown) =>
