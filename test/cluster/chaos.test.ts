@@ -138,7 +138,9 @@ describe("a cluster under faults", () => {
        * and what the fleet logged of it.
        */
       const describeOpen = async (executionId: string, source: string): Promise<string> => {
-        const v = (await store.executions.get(executionId))?.value;
+        // As the leader holds it (what writes are checked against): a replica may hold another version, or none.
+        const read = await store.executions.getForWrite(executionId);
+        const v = read?.value;
         const steps = Object.entries(v?.steps ?? {}).map(
           ([n, r]) =>
             `${n}:${r.status}${r.waitUntil ? `@wait${r.waitUntil - Date.now()}` : ""}${r.retryAt ? `@retry${r.retryAt - Date.now()}` : ""}` +
@@ -167,11 +169,11 @@ describe("a cluster under faults", () => {
           }),
         );
         const logged = fleet.linesAbout(executionId).map((line) => `    ${line.slice(0, 600)}`);
-        // What the record's key holds at the leader and the replicas: a read falls back to the start command when
-        // the replica answering has no record.
+        // What the record's key holds at the leader and the replicas (a read at version 0 is the start command: no
+        // record at the leader).
         const record = await sequences(`${ns}_executions`, executionId);
         return [
-          `${executionId} ${source} ${v?.status ?? "missing"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}` +
+          `${executionId} ${source} ${v?.status ?? "missing"}@${read?.version ?? "-"} holder=${holder} ${steps.join(",")} ${approvals.join("; ")}` +
             ` record: ${record}`,
           ...logged,
         ].join("\n");

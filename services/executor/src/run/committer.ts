@@ -280,7 +280,18 @@ export class Committer implements RunCommitter {
   private async adoptConcurrentChange(): Promise<void> {
     // Read where the write lost: a replica may answer another holder the store never took.
     const current = await this.store.executions.getForWrite(this.snap.id);
-    if (!current || !sameHolder(current.value.holder, this.holder)) throw new LostOwnershipError(this.snap.id);
+    if (!current || !sameHolder(current.value.holder, this.holder)) {
+      // What the store holds, for the log: a loop of these (a cluster refusing writes at the version it answers) is
+      // told apart from a takeover by it.
+      const h = current?.value.holder;
+      const held = current
+        ? `version ${current.version}, ${current.value.status}, held by ${h ? `${h.actor} under command ${h.seq}` : "nobody"}`
+        : "missing";
+      throw new LostOwnershipError(
+        this.snap.id,
+        `execution ${this.snap.id} was taken over by another actor: a write at version ${this.version} lost, and the record is ${held}`,
+      );
+    }
     this.snap.cancelRequested = this.snap.cancelRequested || current.value.cancelRequested;
     const theirs = current.value.debug;
     const ours = this.snap.debug;
