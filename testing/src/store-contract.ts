@@ -880,7 +880,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
       });
 
-      it("a start whose announce was stored but not acknowledged is withdrawn, though its command got through", async () => {
+      it("a start whose announce was stored but not acknowledged: withdrawn where the record is the announce, answered where it is the command", async () => {
         const { store, starts } = await freshWithStarts();
         const ownerId = owner();
         let published: string | undefined;
@@ -895,9 +895,18 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           await store.executions.announce(pending);
           throw new Error("no answer");
         });
-        await expect(
-          startExecution(recording, starts.ns, requestOf(ownerId), { store: { ...store, executions: lostAnnounce } }),
-        ).rejects.toThrow("no answer");
+        const starting = startExecution(recording, starts.ns, requestOf(ownerId), {
+          store: { ...store, executions: lostAnnounce },
+        });
+        if (store.executions.announcedInCommand) {
+          // The stored command is the record: an executor runs it whatever the caller is told.
+          const id = await starting;
+          expect(published!.split(".").at(-1)).toBe(id);
+          expect((await store.executions.get(id))?.value.status).toBe("PENDING");
+          expect((await listed(store, ownerId, { status: "PENDING" })).items.map((e) => e.id)).toEqual([id]);
+          return;
+        }
+        await expect(starting).rejects.toThrow("no answer");
         const id = published!.split(".").at(-1)!;
         expect(await store.executions.get(id)).toBeNull();
         expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
