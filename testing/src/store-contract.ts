@@ -3,6 +3,7 @@ import { AlreadyExistsError, CasConflictError, WfError } from "@wf/shared/errors
 import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
 import { startExecution, type CommandPublisher } from "@wf/shared/client";
 import type { ExecutionRepo, Repo, Store } from "@wf/shared/store";
+import { waitFor } from "./wait-for";
 import {
   ApiKeyRecord,
   ApprovalRecord,
@@ -27,6 +28,8 @@ export type OpenTestStore = () => Promise<{ store: Store; starts: TestStarts; cl
 export interface TestStarts {
   ns: string;
   publisher: CommandPublisher;
+  /** Whether the start command of `executionId` is stored. */
+  queued(executionId: string): Promise<boolean>;
 }
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -862,6 +865,26 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(await listed(store, ownerId, { status: "RUNNING" })).toEqual({ items: [running], total: 1 });
       });
 
+      it("a withdrawal of a start an executor has taken (its record written) leaves the record, its list entry and its command", async () => {
+        const { store, starts } = await freshWithStarts();
+        const ownerId = owner();
+        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
+        const read = (await store.executions.get(id))!;
+        const running: ExecutionSnapshot = {
+          ...read.value,
+          status: "RUNNING",
+          startedAt: Date.now(),
+          holder: { actor: "a1", seq: 1, since: Date.now() },
+        };
+        const version = store.executions.announcedInCommand
+          ? await store.executions.create(running)
+          : await store.executions.update(running, read.version);
+        await store.executions.withdraw(read.value);
+        expect(await store.executions.get(id)).toEqual({ value: running, version });
+        expect(await listed(store, ownerId)).toEqual({ items: [running], total: 1 });
+        expect(await starts.queued(id)).toBe(true);
+      });
+
       it("a start whose command was stored but not acknowledged is withdrawn: nothing is read or listed", async () => {
         const { store, starts } = await freshWithStarts();
         const ownerId = owner();
@@ -875,7 +898,8 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         };
         await expect(startExecution(lostAck, starts.ns, requestOf(ownerId), { store })).rejects.toThrow("no answer");
         const id = published!.split(".").at(-1)!;
-        expect(await store.executions.get(id)).toBeNull();
+        // Withdrawn in the background: the caller is told at once.
+        await waitFor(async () => (await store.executions.get(id)) === null, { what: "the start to be withdrawn" });
         expect(await listed(store, ownerId)).toEqual({ items: [], total: 0 });
         expect(await listed(store, ownerId, { status: "PENDING" })).toEqual({ items: [], total: 0 });
       });

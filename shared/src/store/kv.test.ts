@@ -73,7 +73,12 @@ async function freshStore(): Promise<{
       if (info.config.name.startsWith(`KV_${namespace}_`)) await jsm.streams.delete(info.config.name);
     }
   };
-  return { store, namespace, starts: { ns: namespace, publisher: commands.publisher }, cleanup };
+  return {
+    store,
+    namespace,
+    starts: { ns: namespace, publisher: commands.publisher, queued: commands.queued },
+    cleanup,
+  };
 }
 
 runStoreContract("JetStream KV", freshStore);

@@ -44,6 +44,6 @@ describe.skipIf(!uri)(uri ? "MongoDB adapter" : SKIPPED, () => {
       await store.close();
       await commands.cleanup();
     };
-    return { store, starts: { ns: namespace, publisher: commands.publisher }, cleanup };
+    return { store, starts: { ns: namespace, publisher: commands.publisher, queued: commands.queued }, cleanup };
   });
 });

@@ -99,7 +99,7 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * Undoes `announce` for a start whose announce or command publish failed, so that a failed start
    * leaves nothing behind: the KV adapter removes the command (if it was stored after all) and the
    * list entry; MongoDB deletes the record while it is PENDING and held by nobody. An execution an
-   * executor already took is left as it is.
+   * executor already took (its record written) is left as it is, its command too.
    */
   withdraw(pending: ExecutionSnapshot): Promise<void>;
   /**

@@ -35,7 +35,7 @@ export class IndexRepairs<T extends { id: string }> {
   /** Removes the keys of `value` unless its record was written meanwhile. */
   async dropKeysUnlessWritten(value: T): Promise<void> {
     const token = keyToken(value.id);
-    const entry = await this.known.records.read(token);
+    const entry = await this.known.records.read(token, "leader");
     if (entry?.operation === "PUT") return;
     this.known.forget(token);
     await Promise.all(this.known.layout.keys(value).map((key) => this.keys.remove(key)));
