@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { checkStart, firstSnapshot, laneOf, newId } from "@wf/shared/execution";
-import { StartCommand } from "@wf/shared/messages";
+import { checkStart, firstSnapshot, laneOf } from "@wf/shared/execution";
 import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sleepers, sleepMarker } from "@wf/testing";
 import {
   definitionOf,
+  pendingStart,
   run,
   startNatsServer,
   startRuntime,
@@ -203,26 +203,8 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
 
     /** A `pending` start of a one-step workflow, published without its snapshot. */
     async function publishPendingStart(name: string, output: number, triggerSource: "open_api" | "webhook") {
-      const definition = definitionOf(`
-  name: ${name}
-  steps:
-    - { name: a, type: transform, output: ${output} }
-  `);
-      const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
-      const executionId = newId();
-      const cmd = StartCommand.parse({
-        executionId,
-        workflow,
-        pending: true,
-        inputs: {},
-        triggerSource,
-        requestedAt: Date.now(),
-      });
-      const ack = await rt.platform.js.publish(
-        subjects(rt.ns).execStart(executionId),
-        JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }),
-      );
-      return { cmd, executionId, seq: ack.seq };
+      const start = pendingStart(rt.platform, name, output, triggerSource);
+      return { ...start, seq: await start.publish() };
     }
 
     it("a start whose PENDING snapshot was removed (its caller was told it failed) is dropped, never run", async () => {

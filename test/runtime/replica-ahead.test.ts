@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkStart, firstSnapshot, newId, type ExecutionSnapshot } from "@wf/shared/execution";
-import { StartCommand } from "@wf/shared/messages";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { streamNames } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import {
-  definitionOf,
+  pendingStart,
   startNatsServer,
   startRuntime,
   testConfig,
@@ -37,22 +36,7 @@ describe("a start whose record a replica answers held by an executor the store n
     ["the command's own (a takeover)", "own"],
     ["another command's (a wait)", "other"],
   ] as const)("runs from the leader's version when the phantom holder's command is %s", async (_label, whose) => {
-    const name = `phantom-${whose}`;
-    const definition = definitionOf(`
-  name: ${name}
-  steps:
-    - { name: a, type: transform, output: 41 }
-  `);
-    const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
-    const executionId = newId();
-    const cmd = StartCommand.parse({
-      executionId,
-      workflow,
-      pending: true,
-      inputs: {},
-      triggerSource: "open_api",
-      requestedAt: Date.now(),
-    });
+    const { cmd, executionId, publish } = pendingStart(rt.platform, `phantom-${whose}`, 41, "open_api");
     const checked = checkStart(cmd.workflow.definition, cmd.inputs);
     if (!checked.ok) throw new Error(checked.error);
     const pending = firstSnapshot(cmd, checked, "PENDING", null);
@@ -75,11 +59,7 @@ describe("a start whose record a replica answers held by an executor the store n
       return Promise.resolve({ value: structuredClone(phantom), version: committed + 2 });
     };
     try {
-      const ack = await rt.platform.js.publish(
-        subjects(rt.ns).execStart(executionId),
-        JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } }),
-      );
-      expect(ack.seq).toBe(nextSeq);
+      expect(await publish()).toBe(nextSeq);
       const done = await waitFor(
         async () => {
           const v = await executions.getForWrite(executionId);

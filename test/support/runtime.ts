@@ -13,6 +13,7 @@ import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { parseWorkflow } from "@wf/shared/workflow";
 import type { TriggerSource } from "@wf/shared/execution";
+import { StartCommand } from "@wf/shared/messages";
 import { startApprovals } from "@wf/approvals";
 import { startExecutor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
@@ -70,6 +71,34 @@ export function definitionOf(yaml: string) {
   const parsed = parseWorkflow(yaml);
   if (!parsed.ok) throw new Error(`bad test workflow: ${JSON.stringify(parsed.errors)}`);
   return parsed.workflow;
+}
+
+/**
+ * A `pending` start of a one-step workflow whose transform outputs `output`, as the API's path
+ * makes it; `publish` sends its command without the definition (as a start that wrote its record
+ * first does) and returns the command's stream sequence.
+ */
+export function pendingStart(p: Platform, name: string, output: number, triggerSource: "open_api" | "webhook") {
+  const definition = definitionOf(`
+  name: ${name}
+  steps:
+    - { name: a, type: transform, output: ${output} }
+  `);
+  const workflow = { id: `wf-${name}`, name, ownerId: "owner1", version: 1, definition };
+  const executionId = newId();
+  const cmd = StartCommand.parse({
+    executionId,
+    workflow,
+    pending: true,
+    inputs: {},
+    triggerSource,
+    requestedAt: Date.now(),
+  });
+  const publish = async (): Promise<number> => {
+    const body = JSON.stringify({ ...cmd, workflow: { ...workflow, definition: undefined } });
+    return (await p.js.publish(subjects(p.config.WF_NAMESPACE).execStart(executionId), body)).seq;
+  };
+  return { cmd, executionId, publish };
 }
 
 /** Starts an execution of an inline workflow, as `wf run` does. */

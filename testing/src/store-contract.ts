@@ -798,7 +798,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           startedAt: Date.now(),
           holder: { actor: "a1", seq: 1, since: Date.now() },
         };
-        return { store, ownerId, id, read, running };
+        return { store, starts, ownerId, id, read, running };
       };
 
       it("a new execution is read and listed PENDING before any executor writes it", async () => {
@@ -866,16 +866,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
       });
 
       it("a withdrawal of a start an executor has taken (its record written) leaves the record, its list entry and its command", async () => {
-        const { store, starts } = await freshWithStarts();
-        const ownerId = owner();
-        const id = await startExecution(starts.publisher, starts.ns, requestOf(ownerId), { store });
-        const read = (await store.executions.get(id))!;
-        const running: ExecutionSnapshot = {
-          ...read.value,
-          status: "RUNNING",
-          startedAt: Date.now(),
-          holder: { actor: "a1", seq: 1, since: Date.now() },
-        };
+        const { store, starts, ownerId, id, read, running } = await announcedThenRunning();
         const version = store.executions.announcedInCommand
           ? await store.executions.create(running)
           : await store.executions.update(running, read.version);
