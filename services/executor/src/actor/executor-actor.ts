@@ -148,12 +148,12 @@ export class ExecutorActor {
     const writtenByStarter =
       cmd.pending && (cmd.workflow.definition === undefined || !this.deps.store.executions.announcedInCommand);
     if (writtenByStarter) {
-      const pending = await this.deps.store.executions.get(cmd.executionId);
+      const pending = await this.deps.store.executions.getForWrite(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
-      // A read served by a replica that lags the write is given a moment; after that the
-      // execution is gone: the starter withdrew it when its publish seemed to fail, and told its
-      // caller the start failed. (On KV an announced execution is read from this very command,
-      // at version 0, and the first write creates its record.)
+      // A record not visible yet (MongoDB's insert goes beside the command's publish) is given a
+      // moment; after that the execution is gone: the starter withdrew it when its publish seemed
+      // to fail, and told its caller the start failed. (On KV an announced execution is read from
+      // this very command, at version 0, and the first write creates its record.)
       if (m.info.deliveryCount < PENDING_READ_ATTEMPTS) return this.retryLater(m);
       this.deps.log.warn("start command of an execution that is not stored any more: dropped", {
         executionId: cmd.executionId,
@@ -197,32 +197,25 @@ export class ExecutorActor {
       // out yet landed: its ending is finished again, which repeats nothing that already happened.
       if (err instanceof StartTakenError && TERMINAL_STATUSES.has(existing.value.status))
         return this.finishEnding(existing);
-      return this.acquireAndRun(m, existing, "forWrite");
+      return this.acquireAndRun(m, existing);
     }
   }
 
   private async onResume(m: JsMsg, executionId: string): Promise<Handled> {
-    const v = await this.deps.store.executions.get(executionId);
+    const v = await this.deps.store.executions.getForWrite(executionId);
     // Unknown: nothing to wake.
     if (v) return this.acquireAndRun(m, v);
   }
 
-  /** `read`: whether `first` was read as writes are checked against it (getForWrite), or with `get`. */
-  private async acquireAndRun(
-    m: JsMsg,
-    first: Versioned<ExecutionSnapshot>,
-    read: "get" | "forWrite" = "get",
-  ): Promise<Handled> {
+  /**
+   * `first`, and every record read here, is read as writes are checked against it (getForWrite): whether to wait
+   * on a holder, take over from one, count the execution ended or write at its version is decided on it, and a
+   * replica's answer may never come true.
+   */
+  private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
       if (!v) return;
-      // Waiting on a holder, taking over from one and counting the execution ended are decided on the record
-      // writes are checked against: no later write would correct them, and a replica's answer may never come true.
-      if (read === "get" && (v.value.holder !== null || TERMINAL_STATUSES.has(v.value.status))) {
-        v = await this.deps.store.executions.getForWrite(v.value.id);
-        read = "forWrite";
-        continue;
-      }
       if (TERMINAL_STATUSES.has(v.value.status)) {
         if (deliveredAgain(m)) await this.finishEnding(v);
         return;
