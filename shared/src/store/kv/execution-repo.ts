@@ -50,8 +50,8 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
 
   async withdraw(pending: ExecutionSnapshot): Promise<void> {
     // Taken: an executor wrote the record and holds the command, which stays to be delivered again should that
-    // executor die (purged, the execution would stay open for good). Read at the leader: a replica may lag the write.
-    if (((await this.getForWrite(pending.id))?.version ?? 0) > 0) return;
+    // executor die (purged, the execution would stay open for good).
+    if (await this.#repairs.written(pending.id)) return;
     // The command first: once it is gone, no executor can take it and write the record.
     await this.starts.remove(pending.id);
     await this.#repairs.dropKeysUnlessWritten(pending);

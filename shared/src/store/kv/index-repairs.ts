@@ -32,11 +32,15 @@ export class IndexRepairs<T extends { id: string }> {
     );
   }
 
+  /** Whether record `id` is written, as the bucket's leader holds it (a replica may lag the write). */
+  async written(id: string): Promise<boolean> {
+    return (await this.known.records.read(keyToken(id), "leader"))?.operation === "PUT";
+  }
+
   /** Removes the keys of `value` unless its record was written meanwhile. */
   async dropKeysUnlessWritten(value: T): Promise<void> {
+    if (await this.written(value.id)) return;
     const token = keyToken(value.id);
-    const entry = await this.known.records.read(token, "leader");
-    if (entry?.operation === "PUT") return;
     this.known.forget(token);
     await Promise.all(this.known.layout.keys(value).map((key) => this.keys.remove(key)));
   }

@@ -73,8 +73,8 @@ export class KnownRecords<T extends { id: string }> {
   }
 
   /** `atLeast`: a revision of the record a reader has seen; the answer is never older (monotonic reads). */
-  async get(id: string, atLeast = 0): Promise<Versioned<T> | null> {
-    const loaded = await this.load(keyToken(id), "any", atLeast);
+  async get(id: string, atLeast = 0, from: ReadFrom = "any"): Promise<Versioned<T> | null> {
+    const loaded = await this.load(keyToken(id), from, atLeast);
     return loaded && { value: loaded.value, version: loaded.version };
   }
 

@@ -3,7 +3,6 @@ import type { Repo, Versioned } from "../port";
 import { IndexKeys } from "./index-keys";
 import { PurgedRemovals, type KeyRemovals } from "./index-removals";
 import { IndexWrites } from "./index-writes";
-import { keyToken } from "./key-codec";
 import { KnownRecords } from "./known-records";
 import type { KvBuckets } from "./kv-buckets";
 import type { IndexLayout } from "./layouts";
@@ -58,9 +57,8 @@ export class KvCollection<T extends { id: string }> implements Repo<T> {
   }
 
   /** At the bucket's leader (ExecutionRepo.getForWrite). */
-  async getForWrite(id: string): Promise<Versioned<T> | null> {
-    const loaded = await this.#parts.known.load(keyToken(id), "leader");
-    return loaded && { value: loaded.value, version: loaded.version };
+  getForWrite(id: string): Promise<Versioned<T> | null> {
+    return this.#parts.known.get(id, 0, "leader");
   }
 
   getRecent(id: string): Promise<Versioned<T> | null> {
