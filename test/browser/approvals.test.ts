@@ -5,6 +5,8 @@ import {
   consoleApi,
   createWorkflow,
   describeInBrowser,
+  eventPublished,
+  holdOwnerStream,
   screenshot,
   signedIn,
   startExecution,
@@ -154,6 +156,28 @@ describeInBrowser("approvals in the console", () => {
       await context.close();
     },
   );
+
+  it("shows a request made while the inbox's event stream was still connecting", { timeout: 90_000 }, async () => {
+    const { context, page, errors } = await signedIn(service());
+    const workflow = await createReview(page);
+    // The stream starts at the next event: one held until the request exists never carries the request's own.
+    const release = await holdOwnerStream(page);
+
+    await page.goto("/console/approvals");
+    await page.getByText("Nothing waits for your decision").waitFor();
+    const executionId = await startExecution(page, workflow.id);
+    await eventPublished(page, executionId, "step_awaiting_approval");
+    expect(await page.locator(".live-indicator.live-live").count()).toBe(0);
+
+    release();
+    await page.locator(".live-indicator.live-live").waitFor();
+    await page
+      .getByRole("row", { name: new RegExp(workflow.name) })
+      .getByRole("link", { name: workflow.name, exact: true })
+      .waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
   it(
     "rejected with a reason after a confirmation, the execution fails naming it; decided ones are in the history",

@@ -6,6 +6,8 @@ import {
   consoleApi,
   createWorkflow,
   describeInBrowser,
+  eventPublished,
+  holdOwnerStream,
   screenshot,
   signedIn,
   startExecution,
@@ -437,6 +439,29 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   }, 240_000);
+
+  it("lists a run that ended while the list's event stream was still connecting", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const workflowId = await createWorkflow(
+      page,
+      `name: connecting-${unique()}\nsteps:\n  - { name: only, type: transform, output: done }\n`,
+    );
+    // The stream starts at the next event: held until the run has ended, it carries none of the run's.
+    const release = await holdOwnerStream(page);
+
+    await page.goto("/console/executions");
+    await page.getByText("No executions yet").waitFor();
+    const id = await startExecution(page, workflowId);
+    await eventPublished(page, id, "exec_completed");
+    expect(await page.locator(".live-indicator.live-live").count()).toBe(0);
+
+    release();
+    await page.locator(".live-indicator.live-live").waitFor();
+    const row = page.locator(`table[aria-label="Executions"] tbody tr[data-execution-id="${id}"]`);
+    await poll(() => word(row.locator(".badge"))).toBe("completed");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 /** Page script (plain JavaScript: this program has no DOM types) noting when the list's first row is first painted. */

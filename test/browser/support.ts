@@ -395,6 +395,48 @@ export async function consoleApi<T>(
   );
 }
 
+/**
+ * Holds the page's owner event stream (what its live lists follow) until the answered function is called: the stream
+ * then starts at the next event, so what happened while it was held reaches the page only by a fetch.
+ */
+export async function holdOwnerStream(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/console/events", async (route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
+
+/** Waits, reading the execution's own event stream from the page, until it has carried an event of `type`. */
+export async function eventPublished(page: Page, executionId: string, type: string, timeoutMs = 20_000): Promise<void> {
+  await page.evaluate(
+    async ({ executionId, type, timeoutMs }) => {
+      const stop = new AbortController();
+      const timer = setTimeout(() => stop.abort(), timeoutMs);
+      let text = "";
+      try {
+        const response = await fetch(`/api/console/executions/${executionId}/events`, { signal: stop.signal });
+        const reader = response.body!.getReader();
+        const decoder = new TextDecoder();
+        while (!text.includes(`event: ${type}\n`)) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`the stream ended without ${type}:\n${text}`);
+          text += decoder.decode(value, { stream: true });
+        }
+      } catch (err) {
+        if (stop.signal.aborted) throw new Error(`no ${type} in ${timeoutMs} ms:\n${text}`);
+        throw err;
+      } finally {
+        clearTimeout(timer);
+        stop.abort();
+      }
+    },
+    { executionId, type, timeoutMs },
+  );
+}
+
 /** A workflow stored through the console API, as the editor stores it; answers its id. */
 export async function createWorkflow(page: Page, yaml: string): Promise<string> {
   const created = await consoleApi<{ id: string }>(page, "POST", "/api/console/workflows", { yaml });

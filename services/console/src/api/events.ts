@@ -45,11 +45,20 @@ export type StreamState = "connecting" | "live" | "ended" | "reconnecting";
  * Follows a console event stream (Server-Sent Events) while mounted: every event goes to
  * `onEvent`. EventSource reconnects by itself and sends Last-Event-ID, so nothing is missed or
  * repeated across a drop; a 204 (an ended execution with nothing more) closes it for good.
+ *
+ * `onOpen` runs each time the stream is live. An owner's stream starts at the next event, so what
+ * changed between a page's fetch and that moment reaches the page only if it fetches again then.
  */
-export function useEventStream(url: string | null, onEvent: (event: ExecutionEvent) => void): StreamState {
+export function useEventStream(
+  url: string | null,
+  onEvent: (event: ExecutionEvent) => void,
+  onOpen?: () => void,
+): StreamState {
   const [state, setState] = useState<StreamState>("connecting");
   const handler = useRef(onEvent);
   handler.current = onEvent;
+  const opened = useRef(onOpen);
+  opened.current = onOpen;
 
   useEffect(() => {
     if (url === null) {
@@ -68,7 +77,10 @@ export function useEventStream(url: string | null, onEvent: (event: ExecutionEve
     // EventSource hands a frame named `event: <type>` only to that type's listeners.
     for (const type of EVENT_TYPES) source.addEventListener(type, receive);
     source.onmessage = receive;
-    source.onopen = () => setState("live");
+    source.onopen = () => {
+      setState("live");
+      opened.current?.();
+    };
     source.onerror = () => setState(source.readyState === EventSource.CLOSED ? "ended" : "reconnecting");
     return () => source.close();
   }, [url]);

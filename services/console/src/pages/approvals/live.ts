@@ -32,7 +32,7 @@ export const REFETCH_MS = 250;
 
 /**
  * Keeps the approval lists current: follows all the user's executions' events and refetches on those that touch
- * approvals.
+ * approvals, and once the stream is live (a request made while it connected sent its event before the stream began).
  */
 export function useLiveApprovals(): StreamState {
   const queries = useQueryClient();
@@ -41,7 +41,11 @@ export function useLiveApprovals(): StreamState {
     REFETCH_MS,
     REFETCH_MS,
   );
-  return useEventStream("/api/console/events", (event) => {
-    if (isApprovalEvent(event)) refetch();
-  });
+  return useEventStream(
+    "/api/console/events",
+    (event) => {
+      if (isApprovalEvent(event)) refetch();
+    },
+    refetch,
+  );
 }

@@ -31,26 +31,31 @@ const CHANGES_A_ROW = new Set([
 /**
  * Keeps the executions list live from the owner's event stream: a row whose execution ends shows
  * its new status at once, and the pages are fetched again (coalesced, so a burst of events is one
- * refetch) for everything else, new executions included, which come first.
+ * refetch) for everything else, new executions included, which come first; and once the stream
+ * is live, for what happened while it connected.
  */
 export function useLiveExecutionList(): StreamState {
   const queries = useQueryClient();
   const refetch = useCoalesced(() => void queries.invalidateQueries({ queryKey: keys.lists }), 400, 2_000);
 
-  return useEventStream("/api/console/events", (event: ExecutionEvent) => {
-    if (!CHANGES_A_ROW.has(event.type)) return;
-    const status = event.data.status;
-    if (
-      event.type.startsWith("exec_") &&
-      typeof status === "string" &&
-      (STATUSES as readonly string[]).includes(status)
-    ) {
-      queries.setQueriesData<InfiniteData<ExecutionList>>({ queryKey: keys.lists }, (data) =>
-        patchStatus(data, event, status as ExecutionStatus),
-      );
-    }
-    refetch();
-  });
+  return useEventStream(
+    "/api/console/events",
+    (event: ExecutionEvent) => {
+      if (!CHANGES_A_ROW.has(event.type)) return;
+      const status = event.data.status;
+      if (
+        event.type.startsWith("exec_") &&
+        typeof status === "string" &&
+        (STATUSES as readonly string[]).includes(status)
+      ) {
+        queries.setQueriesData<InfiniteData<ExecutionList>>({ queryKey: keys.lists }, (data) =>
+          patchStatus(data, event, status as ExecutionStatus),
+        );
+      }
+      refetch();
+    },
+    refetch,
+  );
 }
 
 function patchStatus(
