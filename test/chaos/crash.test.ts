@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
+import { streamNames, subjects } from "@wf/shared/nats";
+import { startLostCommandSweep, STALE_AFTER_MS } from "@wf/scheduler";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
   commandsInHand,
@@ -92,6 +94,57 @@ describe("executor killed mid-step", () => {
       }
     } finally {
       await first?.kill();
+      await c.stop();
+    }
+  });
+});
+
+describe("executor killed with its command gone", () => {
+  it("is handed on by the scheduler's sweep and completes; a holder that answers keeps it", async () => {
+    const ns = `crashlost${Date.now() % 100000}`;
+    const c = await client(ns);
+    const fx = await sideEffects();
+    // Long enough to ask its live holder first; run again after the kill.
+    const yaml = `name: crash-lost-command\nsteps:\n${slowRecordedStep(fx, "slow", "runs", '{"done": true}', 5)}\n`;
+    const sweep = startLostCommandSweep(c.platform, c.platform.log);
+    // Past the two minutes it leaves an execution and its holder alone.
+    const later = () => Date.now() + STALE_AFTER_MS + 1_000;
+    const cmd = streamNames(ns).cmd;
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const id = await run(c.platform, yaml, { triggerSource: "console" });
+      await waitFor(() => fx.lines("runs").length === 1, { what: "the slow step to start" });
+      const held = (await c.platform.store.executions.get(id))!.value.holder!;
+      expect(held).not.toBeNull();
+      expect(await sweep.sweep(later())).toBe(0);
+
+      // Gone as a purge by hand, or a server's lost disk, takes it: no delivery of it will come again.
+      await c.platform.jsm.streams.purge(cmd, { filter: subjects(ns).execStart(id) });
+      expect(await sweep.sweep(later())).toBe(0);
+      await first.kill();
+      first = null;
+      expect(await sweep.sweep(later())).toBe(1);
+
+      const second = await startExecutorProcess(ns);
+      try {
+        const s = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(s).toMatchObject({ status: "COMPLETED", output: { done: true } });
+        expect(s.steps.slow!.attempts).toBe(1);
+        expect(fx.lines("runs")).toHaveLength(2);
+
+        // A takeover whose holder has moved on is dropped: it is acknowledged, and changes nothing.
+        const again = { executionId: id, reason: "takeover", from: { actor: held.actor, seq: held.seq } };
+        await c.platform.js.publish(subjects(ns).execResume(id), JSON.stringify(again));
+        await waitFor(async () => (await c.platform.jsm.streams.info(cmd)).state.messages === 0, {
+          what: "the takeover to be handled",
+        });
+        expect((await c.platform.store.executions.get(id))!.value).toEqual(s);
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await first?.kill();
+      await sweep.stop();
       await c.stop();
     }
   });

@@ -50,7 +50,7 @@ export async function sideEffects(): Promise<SideEffects> {
  * A Python step (YAML, indented as a list item of `steps`) that tells the sink under `key` each
  * time it runs, then takes 1.5 s: long enough for a test to kill or stop its executor mid-way.
  */
-export function slowRecordedStep(fx: SideEffects, name: string, key: string, output: string): string {
+export function slowRecordedStep(fx: SideEffects, name: string, key: string, output: string, seconds = 1.5): string {
   return `  - name: ${name}
     type: code
     language: python
@@ -58,6 +58,6 @@ export function slowRecordedStep(fx: SideEffects, name: string, key: string, out
     code: |
       import time, urllib.request
       urllib.request.urlopen(urllib.request.Request("${fx.url}/${key}", data=b"run", method="POST")).read()
-      time.sleep(1.5)
+      time.sleep(${seconds})
       print('${output}')`;
 }

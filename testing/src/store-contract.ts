@@ -584,6 +584,27 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(ids(await store.executions.listFinishedBefore(T0 + 2, 10))).toEqual(ids([run, test]));
       });
 
+      it("listRunningBefore pages every owner's RUNNING executions created before a time, oldest first", async () => {
+        const store = await fresh();
+        const [a, b] = [owner(), owner()];
+        const first = executionOf(a, { status: "RUNNING", createdAt: T0 });
+        const second = executionOf(b, { status: "RUNNING", createdAt: T0 + 1 });
+        const parked = executionOf(a, { status: "AWAITING_APPROVAL", createdAt: T0 + 2 });
+        const ended = executionOf(b, { status: "COMPLETED", createdAt: T0 + 3 });
+        const later = executionOf(a, { status: "RUNNING", createdAt: T0 + 10 });
+        for (const e of [first, second, parked, ended, later]) await store.executions.create(e);
+
+        const one = await store.executions.listRunningBefore(T0 + 10, 1);
+        expect(one).toEqual({ items: [first], next: expect.any(String) });
+        const two = await store.executions.listRunningBefore(T0 + 10, 1, one.next!);
+        expect(two).toEqual({ items: [second], next: expect.any(String) });
+        expect(await store.executions.listRunningBefore(T0 + 10, 1, two.next!)).toEqual({ items: [], next: null });
+        expect(await store.executions.listRunningBefore(T0 + 11, 10)).toEqual({
+          items: [first, second, later],
+          next: null,
+        });
+      });
+
       it("orders by createdAt before id, and by id (greatest first) when createdAt ties", async () => {
         const store = await fresh();
         const ownerId = owner();

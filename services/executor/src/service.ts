@@ -1,13 +1,21 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId, START_LANES } from "@wf/shared/execution";
-import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects, type Subjects } from "@wf/shared/nats";
+import {
+  answerHolds,
+  consumeCommands,
+  consumerNames,
+  ensureConsumer,
+  holderAlive,
+  streamNames,
+  subjects,
+  type Subjects,
+} from "@wf/shared/nats";
 import type { Logger } from "@wf/shared/log";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
-import { answerHolds, holderAlive } from "./actor/holder-liveness";
 import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { BacklogYield } from "./backlog/backlog-yield";

@@ -37,11 +37,14 @@ export type StartCommand = z.input<typeof StartCommand>;
 /**
  * `<ns>.cmd.exec.resume.<execId>`: wake a parked execution; the snapshot says what is due.
  * `handover`: a stopping executor left it between two steps, for another replica to go on.
+ * `takeover`: the scheduler found it held by `from`, whose command is no longer stored (so never delivered again);
+ * an executor takes it over under this command once that holder, asked, does not say it still runs it.
  */
 export const ResumeCommand = z.object({
   executionId: z.string(),
-  reason: z.enum(["timer", "child", "approval", "debug", "handover"]),
+  reason: z.enum(["timer", "child", "approval", "debug", "handover", "takeover"]),
   stepPath: z.string().optional(),
+  from: z.object({ actor: z.string(), seq: z.number().int().positive() }).optional(),
 });
 export type ResumeCommand = z.input<typeof ResumeCommand>;
 

@@ -30,3 +30,4 @@ export { openKvBucket, openObjectBucket, type KvBucketSpec } from "./buckets";
 export { whileStarting } from "./while-starting";
 export { isTransient, retryTransient, TRANSIENT_RETRY_MS } from "./transient";
 export { commandSeq, OrphanRescue, ORPHAN_GRACE_MS, ORPHAN_OF_HEADER } from "./orphans";
+export { answerHolds, holderAlive } from "./holders";

@@ -117,6 +117,12 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    */
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]>;
   /**
+   * RUNNING executions of any owner created before `createdBefore`, oldest first, at most `limit` past `after` (the
+   * `next` of the call before; null once this one reached the newest): where the scheduler looks for executions held
+   * by a process that died with their command gone.
+   */
+  listRunningBefore(createdBefore: number, limit: number, after?: string): Promise<RunningPage>;
+  /**
    * Puts right what a crash or a long outage can leave of unfinished executions created before
    * `createdBefore`, for the scheduler's sweep: at most `limit` of the oldest, past `after` (the
    * `next` of the pass before); returns how many it changed and where the next pass goes on (null once
@@ -137,6 +143,12 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    * do, its lists read the records.
    */
   relist(id: string): Promise<void>;
+}
+
+/** One page of `listRunningBefore`, and the opaque position the next call goes on from. */
+export interface RunningPage {
+  items: ExecutionSnapshot[];
+  next: string | null;
 }
 
 /** One pass of `repairStale`: what it changed, and the opaque position the next pass goes on from. */

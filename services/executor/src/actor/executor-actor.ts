@@ -35,7 +35,7 @@ import { takeStepTestContext } from "./step-test-snapshot";
 export interface ExecutorActorDeps extends EffectDeps {
   /** Unique per process: who holds an execution. */
   actorId: string;
-  /** Whether another executor process says it still runs the execution (holder-liveness.ts). */
+  /** Whether another executor process says it still runs the execution (@wf/shared/nats holders.ts). */
   holderAlive(actorId: string, executionId: string): Promise<boolean>;
   /** The commands' lease (AckWait). */
   leaseMs: number;
@@ -80,7 +80,7 @@ export class ExecutorActor {
   commands() {
     return {
       start: command(StartCommand, (cmd, m) => this.exclusive(m, () => this.onStart(m, cmd))),
-      resume: command(ResumeCommand, (cmd, m) => this.exclusive(m, () => this.onResume(m, cmd.executionId))),
+      resume: command(ResumeCommand, (cmd, m) => this.exclusive(m, () => this.onResume(m, cmd))),
       cancel: command(CancelCommand, (cmd) => this.onCancel(cmd.executionId)),
       fail: command(FailCommand, (cmd) => this.fail(cmd.executionId, cmd.reason)),
       debug: command(DebugMessage, (cmd, m) => this.onDebug(cmd, m)),
@@ -201,18 +201,25 @@ export class ExecutorActor {
     }
   }
 
-  private async onResume(m: JsMsg, executionId: string): Promise<Handled> {
-    const v = await this.deps.store.executions.getForWrite(executionId);
+  private async onResume(m: JsMsg, cmd: z.output<typeof ResumeCommand>): Promise<Handled> {
+    const v = await this.deps.store.executions.getForWrite(cmd.executionId);
     // Unknown: nothing to wake.
-    if (v) return this.acquireAndRun(m, v);
+    if (v) return this.acquireAndRun(m, v, cmd.from);
   }
 
   /**
    * `first`, and every record read here, is read as writes are checked against it (getForWrite): whether to wait
    * on a holder, take over from one, count the execution ended or write at its version is decided on it, and a
    * replica's answer may never come true.
+   *
+   * `lostHolder`: a takeover command names the holder whose own command is gone; that holder is taken over under
+   * this command as under its own redelivered one, and any other holder is left alone.
    */
-  private async acquireAndRun(m: JsMsg, first: Versioned<ExecutionSnapshot>): Promise<Handled> {
+  private async acquireAndRun(
+    m: JsMsg,
+    first: Versioned<ExecutionSnapshot>,
+    lostHolder?: { actor: string; seq: number },
+  ): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
       if (!v) return;
@@ -221,15 +228,19 @@ export class ExecutorActor {
         return;
       }
       const snap = v.value;
-      if (snap.holder && snap.holder.seq !== commandSeq(m)) return this.retryLater(m);
+      const lost = lostHolder !== undefined && snap.holder !== null && sameCommand(snap.holder, lostHolder);
+      // A takeover whose holder moved on (parked, ended, or taken over under a command of its own) has nothing to do.
+      if (lostHolder && !lost) return;
+      if (snap.holder && snap.holder.seq !== commandSeq(m) && !lost) return this.retryLater(m);
       // Its lease lapsed under a live holder (a consumer whose leader moved): asked again a lease
-      // later, so that a long step does not use up the command's deliveries meanwhile.
+      // later, so that a long step does not use up the command's deliveries meanwhile. A takeover's
+      // holder that answers goes on: it is dropped, and the scheduler asks again later.
       if (
         snap.holder &&
         snap.holder.actor !== this.deps.actorId &&
         (await this.deps.holderAlive(snap.holder.actor, snap.id))
       ) {
-        return { retryInMs: this.deps.leaseMs };
+        return lost ? undefined : { retryInMs: this.deps.leaseMs };
       }
       const takeover = snap.holder !== null;
       const wf = storedWorkflow(snap);
@@ -407,6 +418,10 @@ function storedWorkflow(snap: ExecutionSnapshot): Workflow {
   if (wf.success) return wf.data;
   const problems = wf.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
   throw new TerminalError(`the execution's stored workflow definition no longer parses (${problems.join("; ")})`);
+}
+
+function sameCommand(a: { actor: string; seq: number }, b: { actor: string; seq: number }): boolean {
+  return a.actor === b.actor && a.seq === b.seq;
 }
 
 /** Whether `m` was delivered before (or is a rescued copy of a command delivered before). */

@@ -13,6 +13,7 @@ import type {
   SecretRepo,
   PageQuery,
   ScheduleRepo,
+  RunningPage,
   StaleRepair,
   UserRepo,
   Versioned,
@@ -87,7 +88,7 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     { key: { ownerId: 1, workflowId: 1, ...NEWEST } },
     { key: { ownerId: 1, status: 1, ...NEWEST } },
     { key: { ownerId: 1, workflowId: 1, status: 1, ...NEWEST } },
-    // Retention's query: finished ones, oldest first, any owner.
+    // Retention's and the sweeps' queries: by status, oldest first, any owner.
     { key: { status: 1, ...OLDEST } },
   ];
 
@@ -151,10 +152,7 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     isQueued: (id: string) => Promise<boolean>,
     after?: string,
   ): Promise<StaleRepair> {
-    // The cursor is the last execution's [createdAt, id], in OLDEST order.
-    const past = after === undefined ? null : (JSON.parse(after) as [number, string]);
-    const filter: Filter<StoredDoc> = { status: "PENDING", createdAt: { $lt: createdBefore } };
-    if (past) filter.$or = [{ createdAt: { $gt: past[0] } }, { createdAt: past[0], _id: { $gt: past[1] } }];
+    const filter: Filter<StoredDoc> = { status: "PENDING", createdAt: { $lt: createdBefore }, ...olderAfter(after) };
     const stale = await this.all(filter, OLDEST, limit);
     let repaired = 0;
     for (const e of stale) {
@@ -164,6 +162,13 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     }
     const last = stale.at(-1);
     return { repaired, next: stale.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
+  }
+
+  async listRunningBefore(createdBefore: number, limit: number, after?: string): Promise<RunningPage> {
+    const filter: Filter<StoredDoc> = { status: "RUNNING", createdAt: { $lt: createdBefore }, ...olderAfter(after) };
+    const items = await this.all(filter, OLDEST, limit);
+    const last = items.at(-1);
+    return { items, next: items.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
   }
 
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
@@ -334,4 +339,11 @@ export class MongoSecretRepo extends MongoCollection<SecretRecord> implements Se
 
 function normalEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Past the cursor of the page before: the last execution's [createdAt, id], in OLDEST order. */
+function olderAfter(after: string | undefined): Filter<StoredDoc> {
+  if (after === undefined) return {};
+  const [createdAt, id] = JSON.parse(after) as [number, string];
+  return { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, _id: { $gt: id } }] };
 }

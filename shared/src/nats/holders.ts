@@ -1,5 +1,5 @@
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
-import { subjects } from "@wf/shared/nats";
+import { subjects } from "./subjects";
 
 /** How long a holder has to answer before it is taken for dead. */
 const ASK_MS = 2_000;
