@@ -221,7 +221,7 @@ describe("a cluster under faults", () => {
         what: "no approval left pending",
       }).catch(() => undefined);
       await stopApprovals();
-      // Reported, not asserted: a start that failed with a 503 is the caller's to retry (its list entry is withdrawn).
+      // Before the repair, reported: a start answered 503 whose withdrawal failed is undone by the repair below.
       const unfinished = await client.unfinished();
       const unfinishedDetails = await Promise.all(
         (await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "untracked")),
@@ -243,6 +243,10 @@ describe("a cluster under faults", () => {
         { timeoutMs: 10_000, intervalMs: 500, what: "list totals to count what the pages show" },
       ).catch(() => countsAfterRepair());
       const leftAfterRepair = afterRepair.totals;
+      const leftDetails =
+        Object.keys(leftAfterRepair).length === 0
+          ? []
+          : await Promise.all((await client.unfinishedIds()).slice(0, 5).map((id) => describeOpen(id, "left")));
       // Where a list total counts what no page shows: list entries in the bucket itself, or a
       // view of them (the edges', or this test's own fresh one) that missed a write.
       const listAudit = async () => {
@@ -273,6 +277,7 @@ describe("a cluster under faults", () => {
         unfinishedDetails,
         repaired,
         leftAfterRepair,
+        leftDetails,
         // Commands the cluster's consumers forgot at a leader change, published again (orphans).
         orphansRescued: fleet.linesAbout("a message the consumer had lost track of was published again").length,
         serviceKills: fleet.kills,
@@ -358,6 +363,8 @@ describe("a cluster under faults", () => {
       expect(fleet.failedStarts).toEqual([]);
       // Lists count only what their pages show.
       expect(afterRepair.counted).toBe(afterRepair.shown);
+      // Every execution ends, those whose start was answered 503 too (an executor may have taken one), or is undone.
+      expect(leftAfterRepair, `still open after the repair:\n${leftDetails.join("\n")}`).toEqual({});
       // Each left pending, with the execution it belongs to.
       const pending = await Promise.all(
         (await client.pendingApprovals()).map(async (a) => {
