@@ -1,6 +1,7 @@
 import { connect } from "@nats-io/transport-node";
 import { createInbox, type NatsConnection } from "@nats-io/nats-core";
 import type { NatsAuth } from "./credentials";
+import "./settled-requests";
 
 const PENDING_LIMIT_BYTES = 4 * 1024 * 1024;
 
