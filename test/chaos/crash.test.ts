@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
-import { startLostCommandSweep, STALE_AFTER_MS } from "@wf/scheduler";
+import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
   commandsInHand,
@@ -106,7 +106,7 @@ describe("executor killed with its command gone", () => {
     const fx = await sideEffects();
     // Long enough to ask its live holder first; run again after the kill.
     const yaml = `name: crash-lost-command\nsteps:\n${slowRecordedStep(fx, "slow", "runs", '{"done": true}', 5)}\n`;
-    const sweep = startLostCommandSweep(c.platform, c.platform.log);
+    const sweep = startStrandedSweep(c.platform, c.platform.log);
     // Past the two minutes it leaves an execution and its holder alone.
     const later = () => Date.now() + STALE_AFTER_MS + 1_000;
     const cmd = streamNames(ns).cmd;
@@ -144,6 +144,43 @@ describe("executor killed with its command gone", () => {
       }
     } finally {
       await first?.kill();
+      await sweep.stop();
+      await c.stop();
+    }
+  });
+});
+
+describe("a parked execution whose timer is lost", () => {
+  it("is woken by the scheduler's sweep once its wait is two minutes overdue, and completes", async () => {
+    const ns = `crashtimerlost${Date.now() % 100000}`;
+    const c = await client(ns);
+    const sweep = startStrandedSweep(c.platform, c.platform.log);
+    // No scheduler fires timers here, and the one armed is purged as well.
+    const executor = await startExecutorProcess(ns, { WF_HOLD_WAIT_MS: "100" });
+    try {
+      const yaml = `name: lost-timer
+steps:
+  - { name: pause, type: wait, seconds: 2 }
+  - { name: after, type: transform, output: woken }
+`;
+      const id = await run(c.platform, yaml, { triggerSource: "console" });
+      const due = await waitFor(
+        async () => {
+          const v = (await c.platform.store.executions.get(id))?.value;
+          return v?.holder === null ? (v.steps.pause?.waitUntil ?? undefined) : undefined;
+        },
+        { what: "the wait to park" },
+      );
+      await c.platform.jsm.streams.purge(streamNames(ns).timer);
+      // The sweep is told the time two minutes on; the executor it wakes reads the clock, which must be past the wait.
+      await waitFor(() => Date.now() > due, { what: "the wait's end" });
+      expect(await sweep.sweep(due + STALE_AFTER_MS - 1_000)).toBe(0);
+      expect(await sweep.sweep(due + STALE_AFTER_MS + 1_000)).toBe(1);
+      const s = await waitForStatus(c.platform, id, undefined, 30_000);
+      expect(s).toMatchObject({ status: "COMPLETED", output: "woken" });
+      expect(s.steps.pause!.completedAt).toBeGreaterThanOrEqual(due);
+    } finally {
+      await executor.kill();
       await sweep.stop();
       await c.stop();
     }

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe("requests on a service connection", () => {
   it("resolve with their answer, one after another and many at once", async () => {
-    const sub = nc.subscribe("echo", { callback: (_err, m) => m.respond(`re:${m.string()}`) });
+    const sub = nc.subscribe("echo", { callback: (_err, m) => void m.respond(`re:${m.string()}`) });
     try {
       expect((await nc.request("echo", "one")).string()).toBe("re:one");
       const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => nc.request("echo", String(i))));
@@ -37,6 +37,7 @@ describe("requests on a service connection", () => {
     expect(nobody).toBeInstanceOf(RequestError);
     expect((nobody as RequestError).cause).toBeInstanceOf(NoRespondersError);
     const silent = nc.subscribe("silent", { callback: () => undefined });
+    await nc.flush();
     try {
       await expect(nc.request("silent", "x", { timeout: 200 })).rejects.toBeInstanceOf(TimeoutError);
     } finally {
@@ -56,6 +57,8 @@ describe("requests on a service connection", () => {
   it("reject when the connection closes before the answer", async () => {
     const other = await connectNats(server.url, "settled-requests-closing");
     const silent = nc.subscribe("never.answered", { callback: () => undefined });
+    // The server knows of the subscriber before the request: otherwise it answers "no responders" at once.
+    await nc.flush();
     try {
       const pending = other.request("never.answered", "x", { timeout: 10_000 }).catch((err: unknown) => err);
       await other.flush();

@@ -3,4 +3,4 @@ export { scheduleExecutionId } from "./execution-ids";
 export { schedulerMetrics } from "./timer-metrics";
 export { startQueued, startStaleRepair, STALE_AFTER_MS } from "./stale-executions";
 export { startRetention } from "./retention";
-export { startLostCommandSweep } from "./lost-commands";
+export { startStrandedSweep } from "./stranded-executions";

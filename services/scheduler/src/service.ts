@@ -10,7 +10,7 @@ import {
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startRetention } from "./retention";
-import { startLostCommandSweep } from "./lost-commands";
+import { startStrandedSweep } from "./stranded-executions";
 import { startStaleRepair } from "./stale-executions";
 import { timerFired } from "./timer-metrics";
 import { startTriggers } from "./triggers";
@@ -23,8 +23,8 @@ const TIMERS_AT_ONCE = 1_000;
  * Durable timers: every timer is a message on the TIMER stream that this consumer holds back until
  * due, then fires (publishes its command) and acknowledges, so a timer outlives any process, the
  * NATS server included. Schedules and chained triggers (`triggers.ts`), retention (`retention.ts`),
- * the repair of failed starts and cut-short writes (`stale-executions.ts`) and the hand-on of executions whose
- * holder died with its command gone (`lost-commands.ts`) run beside it.
+ * the repair of failed starts and cut-short writes (`stale-executions.ts`) and the return of executions whose
+ * command or timer was lost (`stranded-executions.ts`) run beside it.
  */
 export async function startScheduler(p: Platform): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;
@@ -68,13 +68,13 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
   platformHealth(p).watchConsumer(stream, durable);
   const retention = startRetention(p, log);
   const staleRepair = startStaleRepair(p, log);
-  const lostCommands = startLostCommandSweep(p, log);
+  const stranded = startStrandedSweep(p, log);
   log.info("scheduler ready");
   return {
     async stop() {
       await retention.stop();
       await staleRepair.stop();
-      await lostCommands.stop();
+      await stranded.stop();
       await triggers.stop();
       await timers.stop();
     },

@@ -1,0 +1,113 @@
+import { ExecutionSnapshot, newId, type StepState } from "@wf/shared/execution";
+import { ResumeCommand } from "@wf/shared/messages";
+import { streamNames, subjects } from "@wf/shared/nats";
+import { openPlatform, type Platform } from "@wf/shared/runtime";
+import type { NatsServerHandle } from "@wf/testing";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
+import { startNatsServer, testConfig } from "../support/runtime";
+
+/**
+ * The stranded-execution sweep's choices, read off the commands it leaves on the CMD stream (no executor runs here
+ * to take them). Its hand-ons to a running executor are in test/chaos/crash.test.ts.
+ */
+let server: NatsServerHandle;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const T0 = Date.now() - 3_600_000;
+
+function step(name: string, fields: Partial<StepState>): StepState {
+  return {
+    name,
+    type: "sub_workflow",
+    status: "RUNNING",
+    error: null,
+    attempts: 1,
+    startedAt: T0,
+    completedAt: null,
+    duration: null,
+    waitUntil: null,
+    retryAt: null,
+    deadline: null,
+    childExecutionId: null,
+    approvalId: null,
+    ...fields,
+  };
+}
+
+function execution(fields: Partial<ExecutionSnapshot>): ExecutionSnapshot {
+  return ExecutionSnapshot.parse({
+    id: newId(),
+    workflowId: "wf-s",
+    workflowName: "stranded",
+    ownerId: "owner-s",
+    triggerSource: "console",
+    status: "RUNNING",
+    totalSteps: 1,
+    createdAt: T0,
+    vars: {},
+    definition: { steps: [] },
+    ...fields,
+  });
+}
+
+/** The last resume command stored for execution `id`, if any. */
+async function resumeOf(p: Platform, id: string): Promise<ResumeCommand | null> {
+  const ns = p.config.WF_NAMESPACE;
+  const m = await p.jsm.streams.getMessage(streamNames(ns).cmd, { last_by_subj: subjects(ns).execResume(id) });
+  return m === null ? null : ResumeCommand.parse(m.json());
+}
+
+describe("the stranded execution sweep", () => {
+  it("wakes a parked execution whose wait, or whose sub-workflow's end, is two minutes past, and nothing else", async () => {
+    const p = await openPlatform(testConfig(server), "stranded-test");
+    onTestFinished(() => p.close());
+    const now = Date.now();
+    const ended = execution({ status: "COMPLETED", completedAt: now - STALE_AFTER_MS - 1_000 });
+    const endedLately = execution({ status: "COMPLETED", completedAt: now - 1_000 });
+    const running = execution({});
+    const cases = {
+      waitOverdue: execution({
+        steps: { pause: step("pause", { type: "wait", waitUntil: now - STALE_AFTER_MS - 1 }) },
+      }),
+      waitLately: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: now - 1_000 }) } }),
+      backoffOverdue: execution({ steps: { flaky: step("flaky", { type: "code", retryAt: T0 }) } }),
+      childEnded: execution({ steps: { sub: step("sub", { childExecutionId: ended.id }) } }),
+      childEndedLately: execution({ steps: { sub: step("sub", { childExecutionId: endedLately.id }) } }),
+      childRunning: execution({ steps: { sub: step("sub", { childExecutionId: running.id }) } }),
+      // Held: its holder's command is its own business (the takeover, tested with an executor).
+      heldLately: execution({
+        holder: { actor: "a-live-one", seq: 1, since: now },
+        steps: { pause: step("pause", { type: "wait", waitUntil: T0 }) },
+      }),
+    };
+    for (const e of [ended, endedLately, running, ...Object.values(cases)]) await p.store.executions.create(e);
+
+    const sweep = startStrandedSweep(p, p.log);
+    onTestFinished(() => sweep.stop());
+    expect(await sweep.sweep(now)).toBe(3);
+    const resumes = Object.fromEntries(
+      await Promise.all(Object.entries(cases).map(async ([name, e]) => [name, await resumeOf(p, e.id)] as const)),
+    );
+    expect(resumes).toEqual({
+      waitOverdue: { executionId: cases.waitOverdue.id, reason: "timer", stepPath: "pause" },
+      waitLately: null,
+      backoffOverdue: { executionId: cases.backoffOverdue.id, reason: "timer", stepPath: "flaky" },
+      childEnded: { executionId: cases.childEnded.id, reason: "child", stepPath: "sub" },
+      childEndedLately: null,
+      childRunning: null,
+      heldLately: null,
+    });
+
+    // Another pass, or another replica's, sends the same commands under the same ids: each is stored once.
+    expect(await sweep.sweep(now)).toBe(3);
+    const cmd = await p.jsm.streams.info(streamNames(p.config.WF_NAMESPACE).cmd);
+    expect(cmd.state.messages).toBe(3);
+  });
+});
