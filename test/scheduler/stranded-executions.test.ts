@@ -1,4 +1,5 @@
 import { ExecutionSnapshot, newId, type StepState } from "@wf/shared/execution";
+import { ApprovalRecord } from "@wf/shared/store";
 import { ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
@@ -57,6 +58,38 @@ function execution(fields: Partial<ExecutionSnapshot>): ExecutionSnapshot {
   });
 }
 
+/** An approval of execution `e`'s step `gate`, as its executor records it. */
+function approvalOf(e: ExecutionSnapshot, fields: Partial<ApprovalRecord>): ApprovalRecord {
+  return ApprovalRecord.parse({
+    id: newId(),
+    executionId: e.id,
+    workflowId: e.workflowId,
+    ownerId: e.ownerId,
+    stepName: "gate",
+    status: "PENDING",
+    approvalMessage: "go?",
+    timeout: 60,
+    createdAt: T0,
+    expiresAt: T0 + 60_000,
+    reviewableGroups: [],
+    ...fields,
+  });
+}
+
+/** An execution awaiting `approval` at its step `gate`. */
+function awaiting(approval: (e: ExecutionSnapshot) => ApprovalRecord): [ExecutionSnapshot, ApprovalRecord] {
+  const e = execution({ status: "AWAITING_APPROVAL" });
+  const a = approval(e);
+  e.steps.gate = step("gate", { type: "transform", status: "AWAITING_APPROVAL", approvalId: a.id });
+  return [e, a];
+}
+
+/** The last command stored on `subject`, if any. */
+async function lastOn(p: Platform, subject: string): Promise<unknown> {
+  const m = await p.jsm.streams.getMessage(streamNames(p.config.WF_NAMESPACE).cmd, { last_by_subj: subject });
+  return m === null ? null : m.json();
+}
+
 /** The last resume command stored for execution `id`, if any. */
 async function resumeOf(p: Platform, id: string): Promise<ResumeCommand | null> {
   const ns = p.config.WF_NAMESPACE;
@@ -109,5 +142,48 @@ describe("the stranded execution sweep", () => {
     expect(await sweep.sweep(now)).toBe(3);
     const cmd = await p.jsm.streams.info(streamNames(p.config.WF_NAMESPACE).cmd);
     expect(cmd.state.messages).toBe(3);
+  });
+
+  it("expires an approval two minutes past its expiry, and wakes an execution whose approval was decided as long ago", async () => {
+    const p = await openPlatform(testConfig(server), "stranded-test");
+    onTestFinished(() => p.close());
+    const now = Date.now();
+    const long = now - STALE_AFTER_MS - 1;
+    const cases = {
+      expired: awaiting((e) => approvalOf(e, { expiresAt: long })),
+      expiresLater: awaiting((e) => approvalOf(e, { expiresAt: now - 1_000 })),
+      decided: awaiting((e) => approvalOf(e, { status: "APPROVED", decidedAt: long, decidedBy: "u" })),
+      decidedLately: awaiting((e) => approvalOf(e, { status: "REJECTED", decidedAt: now - 1_000, decidedBy: "u" })),
+    };
+    for (const [e, a] of Object.values(cases)) {
+      await p.store.executions.create(e);
+      await p.store.approvals.create(a);
+    }
+
+    const sweep = startStrandedSweep(p, p.log);
+    onTestFinished(() => sweep.stop());
+    expect(await sweep.sweep(now)).toBe(2);
+    const ns = p.config.WF_NAMESPACE;
+    const sent = Object.fromEntries(
+      await Promise.all(
+        Object.entries(cases).map(
+          async ([name, [e, a]]) =>
+            [
+              name,
+              {
+                expiry: await lastOn(p, subjects(ns).approval("expire", a.id)),
+                resume: await resumeOf(p, e.id),
+              },
+            ] as const,
+        ),
+      ),
+    );
+    const [expired, decided] = [cases.expired, cases.decided];
+    expect(sent).toEqual({
+      expired: { expiry: { approvalId: expired[1].id, executionId: expired[0].id }, resume: null },
+      expiresLater: { expiry: null, resume: null },
+      decided: { expiry: null, resume: { executionId: decided[0].id, reason: "approval", stepPath: "gate" } },
+      decidedLately: { expiry: null, resume: null },
+    });
   });
 });

@@ -584,7 +584,7 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         expect(ids(await store.executions.listFinishedBefore(T0 + 2, 10))).toEqual(ids([run, test]));
       });
 
-      it("listRunningBefore pages every owner's RUNNING executions created before a time, oldest first", async () => {
+      it("listOpenBefore pages every owner's executions in a status created before a time, oldest first", async () => {
         const store = await fresh();
         const [a, b] = [owner(), owner()];
         const first = executionOf(a, { status: "RUNNING", createdAt: T0 });
@@ -594,13 +594,20 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         const later = executionOf(a, { status: "RUNNING", createdAt: T0 + 10 });
         for (const e of [first, second, parked, ended, later]) await store.executions.create(e);
 
-        const one = await store.executions.listRunningBefore(T0 + 10, 1);
+        const one = await store.executions.listOpenBefore("RUNNING", T0 + 10, 1);
         expect(one).toEqual({ items: [first], next: expect.any(String) });
-        const two = await store.executions.listRunningBefore(T0 + 10, 1, one.next!);
+        const two = await store.executions.listOpenBefore("RUNNING", T0 + 10, 1, one.next!);
         expect(two).toEqual({ items: [second], next: expect.any(String) });
-        expect(await store.executions.listRunningBefore(T0 + 10, 1, two.next!)).toEqual({ items: [], next: null });
-        expect(await store.executions.listRunningBefore(T0 + 11, 10)).toEqual({
+        expect(await store.executions.listOpenBefore("RUNNING", T0 + 10, 1, two.next!)).toEqual({
+          items: [],
+          next: null,
+        });
+        expect(await store.executions.listOpenBefore("RUNNING", T0 + 11, 10)).toEqual({
           items: [first, second, later],
+          next: null,
+        });
+        expect(await store.executions.listOpenBefore("AWAITING_APPROVAL", T0 + 11, 10)).toEqual({
+          items: [parked],
           next: null,
         });
       });

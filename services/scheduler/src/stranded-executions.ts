@@ -1,59 +1,85 @@
-import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
-import { TERMINAL_STATUSES, type ExecutionSnapshot, type Holder } from "@wf/shared/execution";
+import type { JetStreamManager } from "@nats-io/jetstream";
+import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import type { ResumeCommand } from "@wf/shared/messages";
+import type { ApprovalExpireCommand, ResumeCommand } from "@wf/shared/messages";
 import { commandSeq, holderAlive, retryTransient, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
+import type { OpenStatus } from "@wf/shared/store";
 import { STALE_AFTER_MS } from "./stale-executions";
 import { startSweeper, type Sweeper } from "./sweeper";
 
-/** RUNNING executions looked at per pass; each costs a stream read, and a question to its holder when that finds nothing. */
-const RUNNING_BATCH = 1_000;
+/** Open executions of each status looked at per pass; each costs a read or two, and a question to a holder at most. */
+const OPEN_BATCH = 1_000;
+
+/** A command an execution lacks, as its own sender publishes it: the same message id dedups it against that one. */
+interface Missing {
+  subject: string;
+  payload: ResumeCommand | ApprovalExpireCommand;
+  msgId: string;
+}
 
 /**
- * Brings back, every WF_RETENTION_SWEEP_MS, the RUNNING executions nothing would ever bring back
+ * Brings back, every WF_RETENTION_SWEEP_MS, the open executions nothing would ever bring back
  * (docs/architecture.md#restarts): a command or a timer lost (purged by hand, or with a server's disk) leaves them
  * open for good. Two minutes after it should have come, each gets the command it lacks:
  *
  * - one held by a process whose command is no longer stored and which does not say it still runs it: a takeover
  *   command naming that holder;
- * - one parked (held by nobody) whose step's wait, retry backoff or deadline is that long overdue: the resume its
- *   timer would have sent;
- * - one parked on a sub-workflow that ended that long ago: the resume the child's end would have sent.
+ * - one parked whose step's wait, retry backoff or deadline is that long overdue: the resume its timer would have
+ *   sent; one parked on a sub-workflow that ended that long ago: the resume the child's end would have sent;
+ * - one awaiting an approval that expired that long ago: the expiry its timer would have sent; one whose approval was
+ *   decided that long ago: the resume the decision would have sent.
  *
  * Replicas may sweep at once: each command's message id is the same from each.
  */
-export function startStrandedSweep(p: Platform, log: Logger, batch = RUNNING_BATCH): Sweeper {
+export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH): Sweeper {
   const ns = p.config.WF_NAMESPACE;
-  let after: string | undefined;
+  const after: Record<OpenStatus, string | undefined> = { RUNNING: undefined, AWAITING_APPROVAL: undefined };
+  const open = async (status: OpenStatus, before: number) => {
+    const { items, next } = await p.store.executions.listOpenBefore(status, before, batch, after[status]);
+    after[status] = next ?? undefined;
+    return items;
+  };
   const pass = async (now: number): Promise<number> => {
-    const { items, next } = await p.store.executions.listRunningBefore(now - STALE_AFTER_MS, batch, after);
-    after = next ?? undefined;
+    const before = now - STALE_AFTER_MS;
     // A dead process holding many executions is asked once a pass: each unanswered question waits seconds.
     const silent = new Set<string>();
-    let takenOver = 0;
-    let woken = 0;
-    for (const e of items) {
-      const holder = e.holder;
-      if (holder === null) {
-        const wake = overdue(e, now - STALE_AFTER_MS) ?? (await childEnded(p, e, now - STALE_AFTER_MS));
-        if (wake === null) continue;
-        await publishWake(p.js, ns, e.id, wake);
-        woken++;
-        continue;
-      }
-      if (holder.since > now - STALE_AFTER_MS || (await commandStored(p.jsm, ns, e.id, holder.seq))) continue;
-      if (!silent.has(holder.actor)) {
-        if (await holderAlive(p.nc, ns, holder.actor, e.id)) continue;
-        silent.add(holder.actor);
-      }
-      await publishTakeover(p.js, ns, e.id, holder);
-      takenOver++;
+    const missing: Missing[] = [];
+    for (const e of await open("RUNNING", before)) {
+      const found = e.holder === null ? (overdue(ns, e, before) ?? (await childEnded(p, e, before))) : null;
+      if (found) missing.push(found);
+      else if (e.holder !== null && (await heldByTheDead(p, e, before, silent))) missing.push(takeover(ns, e));
     }
-    if (takenOver + woken > 0) log.warn("stranded executions brought back", { takenOver, woken });
-    return takenOver + woken;
+    for (const e of await open("AWAITING_APPROVAL", before)) {
+      const found = await approvalSettled(p, e, before);
+      if (found) missing.push(found);
+    }
+    for (const m of missing) {
+      await retryTransient(() => p.js.publish(m.subject, JSON.stringify(m.payload), { msgID: m.msgId }));
+    }
+    if (missing.length > 0) log.warn("stranded executions brought back", { commands: missing.map((m) => m.msgId) });
+    return missing.length;
   };
   return startSweeper(pass, p.config.WF_RETENTION_SWEEP_MS, log, "stranded execution sweep");
+}
+
+/**
+ * Whether held execution `e` has lost its holder and its command: held since before `before`, its command not
+ * stored, and its holder (unless `silent` already this pass) not saying it still runs it.
+ */
+async function heldByTheDead(
+  p: Pick<Platform, "jsm" | "nc" | "config">,
+  e: ExecutionSnapshot,
+  before: number,
+  silent: Set<string>,
+): Promise<boolean> {
+  const holder = e.holder!;
+  const ns = p.config.WF_NAMESPACE;
+  if (holder.since > before || (await commandStored(p.jsm, ns, e.id, holder.seq))) return false;
+  if (silent.has(holder.actor)) return true;
+  if (await holderAlive(p.nc, ns, holder.actor, e.id)) return false;
+  silent.add(holder.actor);
+  return true;
 }
 
 /**
@@ -71,11 +97,17 @@ async function commandStored(jsm: JetStreamManager, ns: string, id: string, seq:
   return false;
 }
 
+function takeover(ns: string, e: ExecutionSnapshot): Missing {
+  const { actor, seq } = e.holder!;
+  const payload: ResumeCommand = { executionId: e.id, reason: "takeover", from: { actor, seq } };
+  return { subject: subjects(ns).execResume(e.id), payload, msgId: `takeover:${e.id}:${seq}` };
+}
+
 /**
- * The earliest time a running step of parked `e` waits for (a wait's end, a retry's next attempt, a timeout's
- * deadline), when it is before `before`, as the resume its timer sends; otherwise null.
+ * The resume the timer of parked `e` sends, for the earliest time a running step waits for (a wait's end, a retry's
+ * next attempt, a timeout's deadline) when that is before `before`; otherwise null.
  */
-function overdue(e: ExecutionSnapshot, before: number): Wake | null {
+function overdue(ns: string, e: ExecutionSnapshot, before: number): Missing | null {
   let found: { at: number; stepPath: string } | null = null;
   for (const [stepPath, st] of Object.entries(e.steps)) {
     if (st.status !== "RUNNING") continue;
@@ -83,35 +115,49 @@ function overdue(e: ExecutionSnapshot, before: number): Wake | null {
       if (at !== null && at < before && (found === null || at < found.at)) found = { at, stepPath };
     }
   }
-  return found && { reason: "timer", stepPath: found.stepPath, msgId: `overdue:${e.id}:${found.at}` };
+  if (found === null) return null;
+  const payload: ResumeCommand = { executionId: e.id, reason: "timer", stepPath: found.stepPath };
+  return { subject: subjects(ns).execResume(e.id), payload, msgId: `overdue:${e.id}:${found.at}` };
 }
 
-/** The first running step of parked `e` whose sub-workflow ended before `before`, as the resume its end sends. */
-async function childEnded(p: Pick<Platform, "store">, e: ExecutionSnapshot, before: number): Promise<Wake | null> {
+/** The resume a sub-workflow's end sends, for the first running step of parked `e` whose child ended before `before`. */
+async function childEnded(
+  p: Pick<Platform, "store" | "config">,
+  e: ExecutionSnapshot,
+  before: number,
+): Promise<Missing | null> {
   for (const [stepPath, st] of Object.entries(e.steps)) {
     if (st.status !== "RUNNING" || st.childExecutionId === null) continue;
     const child = (await p.store.executions.get(st.childExecutionId))?.value;
-    if (child?.completedAt != null && TERMINAL_STATUSES.has(child.status) && child.completedAt < before)
-      return { reason: "child", stepPath, msgId: `child:${child.id}` };
+    if (!child || !TERMINAL_STATUSES.has(child.status) || (child.completedAt ?? before) >= before) continue;
+    const payload: ResumeCommand = { executionId: e.id, reason: "child", stepPath };
+    return { subject: subjects(p.config.WF_NAMESPACE).execResume(e.id), payload, msgId: `child:${child.id}` };
   }
   return null;
 }
 
-/** A resume a parked execution waits for, with the message id its own sender gives it. */
-interface Wake {
-  reason: "timer" | "child";
-  stepPath: string;
-  msgId: string;
-}
-
-async function publishWake(js: JetStreamClient, ns: string, id: string, wake: Wake): Promise<void> {
-  const cmd: ResumeCommand = { executionId: id, reason: wake.reason, stepPath: wake.stepPath };
-  await retryTransient(() => js.publish(subjects(ns).execResume(id), JSON.stringify(cmd), { msgID: wake.msgId }));
-}
-
-async function publishTakeover(js: JetStreamClient, ns: string, id: string, holder: Holder): Promise<void> {
-  const cmd: ResumeCommand = { executionId: id, reason: "takeover", from: { actor: holder.actor, seq: holder.seq } };
-  await retryTransient(() =>
-    js.publish(subjects(ns).execResume(id), JSON.stringify(cmd), { msgID: `takeover:${id}:${holder.seq}` }),
-  );
+/**
+ * What `e`'s approval lacks, for the first step awaiting one: the expiry its timer sends, once it expired before
+ * `before`; or the resume its decision sends, once it was decided before `before`.
+ */
+async function approvalSettled(
+  p: Pick<Platform, "store" | "config">,
+  e: ExecutionSnapshot,
+  before: number,
+): Promise<Missing | null> {
+  const s = subjects(p.config.WF_NAMESPACE);
+  for (const st of Object.values(e.steps)) {
+    if (st.status !== "AWAITING_APPROVAL" || st.approvalId === null) continue;
+    const a = (await p.store.approvals.get(st.approvalId))?.value;
+    if (!a) continue;
+    if (a.status === "PENDING") {
+      if (a.expiresAt >= before) continue;
+      const payload: ApprovalExpireCommand = { approvalId: a.id, executionId: a.executionId };
+      return { subject: s.approval("expire", a.id), payload, msgId: `expire:${a.id}` };
+    }
+    if ((a.decidedAt ?? before) >= before) continue;
+    const payload: ResumeCommand = { executionId: e.id, reason: "approval", stepPath: a.stepName };
+    return { subject: s.execResume(e.id), payload, msgId: `approval:${a.id}:${a.status}:${a.decidedAt ?? 0}` };
+  }
+  return null;
 }

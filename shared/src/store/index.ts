@@ -8,6 +8,7 @@ export type {
   WorkflowRepo,
   ExecutionRepo,
   ExecutionListQuery,
+  OpenStatus,
   ApprovalRepo,
   ArtifactRepo,
   WebhookRepo,

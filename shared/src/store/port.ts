@@ -117,11 +117,11 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    */
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]>;
   /**
-   * RUNNING executions of any owner created before `createdBefore`, oldest first, at most `limit` past `after` (the
-   * `next` of the call before; null once this one reached the newest): where the scheduler looks for executions held
-   * by a process that died with their command gone.
+   * Executions of any owner in `status` (RUNNING or AWAITING_APPROVAL) created before `createdBefore`, oldest first,
+   * at most `limit` past `after` (the `next` of the call before; null once this one reached the newest): where the
+   * scheduler looks for executions a lost command or timer left open.
    */
-  listRunningBefore(createdBefore: number, limit: number, after?: string): Promise<RunningPage>;
+  listOpenBefore(status: OpenStatus, createdBefore: number, limit: number, after?: string): Promise<OpenPage>;
   /**
    * Puts right what a crash or a long outage can leave of unfinished executions created before
    * `createdBefore`, for the scheduler's sweep: at most `limit` of the oldest, past `after` (the
@@ -145,8 +145,11 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
   relist(id: string): Promise<void>;
 }
 
-/** One page of `listRunningBefore`, and the opaque position the next call goes on from. */
-export interface RunningPage {
+/** The statuses of an execution that waits for something: `listOpenBefore`'s. */
+export type OpenStatus = "RUNNING" | "AWAITING_APPROVAL";
+
+/** One page of `listOpenBefore`, and the opaque position the next call goes on from. */
+export interface OpenPage {
   items: ExecutionSnapshot[];
   next: string | null;
 }

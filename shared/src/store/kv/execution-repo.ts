@@ -1,6 +1,6 @@
 import { EXECUTION_STATUSES, ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import { pageWindow } from "../paging";
-import type { ExecutionListQuery, ExecutionRepo, Page, RunningPage, StaleRepair } from "../port";
+import type { ExecutionListQuery, ExecutionRepo, OpenPage, OpenStatus, Page, StaleRepair } from "../port";
 import { ExecutionIndex } from "./execution-index";
 import { FinishedExecutions } from "./finished-executions";
 import { recordTokenOf } from "./index-keys";
@@ -103,11 +103,11 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     return records.flatMap(({ value }) => (TERMINAL_STATUSES.has(value.status) ? [value] : []));
   }
 
-  async listRunningBefore(createdBefore: number, limit: number, after?: string): Promise<RunningPage> {
-    const keys = await this.#index.oldest(["RUNNING"], sortableNumber(createdBefore), limit, after);
+  async listOpenBefore(status: OpenStatus, createdBefore: number, limit: number, after?: string): Promise<OpenPage> {
+    const keys = await this.#index.oldest([status], sortableNumber(createdBefore), limit, after);
     const records = keys.length === 0 ? [] : await this.#lists.resolve(keys);
     return {
-      items: records.flatMap(({ value }) => (value.status === "RUNNING" ? [value] : [])),
+      items: records.flatMap(({ value }) => (value.status === status ? [value] : [])),
       next: keys.length < limit ? null : (parseExecutionKey(keys.at(-1)!)?.sortId ?? null),
     };
   }

@@ -13,7 +13,8 @@ import type {
   SecretRepo,
   PageQuery,
   ScheduleRepo,
-  RunningPage,
+  OpenPage,
+  OpenStatus,
   StaleRepair,
   UserRepo,
   Versioned,
@@ -164,8 +165,8 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     return { repaired, next: stale.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
   }
 
-  async listRunningBefore(createdBefore: number, limit: number, after?: string): Promise<RunningPage> {
-    const filter: Filter<StoredDoc> = { status: "RUNNING", createdAt: { $lt: createdBefore }, ...olderAfter(after) };
+  async listOpenBefore(status: OpenStatus, createdBefore: number, limit: number, after?: string): Promise<OpenPage> {
+    const filter: Filter<StoredDoc> = { status, createdAt: { $lt: createdBefore }, ...olderAfter(after) };
     const items = await this.all(filter, OLDEST, limit);
     const last = items.at(-1);
     return { items, next: items.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
