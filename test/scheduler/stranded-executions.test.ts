@@ -111,6 +111,8 @@ describe("the stranded execution sweep", () => {
       }),
       waitLately: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: now - 1_000 }) } }),
       backoffOverdue: execution({ steps: { flaky: step("flaky", { type: "code", retryAt: T0 }) } }),
+      // Its resume waits in a long queue: on its way.
+      waitOverdueQueued: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: T0 }) } }),
       childEnded: execution({ steps: { sub: step("sub", { childExecutionId: ended.id }) } }),
       childEndedLately: execution({ steps: { sub: step("sub", { childExecutionId: endedLately.id }) } }),
       childRunning: execution({ steps: { sub: step("sub", { childExecutionId: running.id }) } }),
@@ -121,6 +123,8 @@ describe("the stranded execution sweep", () => {
       }),
     };
     for (const e of [ended, endedLately, running, ...Object.values(cases)]) await p.store.executions.create(e);
+    const queued: ResumeCommand = { executionId: cases.waitOverdueQueued.id, reason: "handover" };
+    await p.js.publish(subjects(p.config.WF_NAMESPACE).execResume(queued.executionId), JSON.stringify(queued));
 
     const sweep = startStrandedSweep(p, p.log);
     onTestFinished(() => sweep.stop());
@@ -132,16 +136,17 @@ describe("the stranded execution sweep", () => {
       waitOverdue: { executionId: cases.waitOverdue.id, reason: "timer", stepPath: "pause" },
       waitLately: null,
       backoffOverdue: { executionId: cases.backoffOverdue.id, reason: "timer", stepPath: "flaky" },
+      waitOverdueQueued: queued,
       childEnded: { executionId: cases.childEnded.id, reason: "child", stepPath: "sub" },
       childEndedLately: null,
       childRunning: null,
       heldLately: null,
     });
 
-    // Another pass, or another replica's, sends the same commands under the same ids: each is stored once.
-    expect(await sweep.sweep(now)).toBe(3);
+    // Another pass finds them queued, and sends nothing more.
+    expect(await sweep.sweep(now)).toBe(0);
     const cmd = await p.jsm.streams.info(streamNames(p.config.WF_NAMESPACE).cmd);
-    expect(cmd.state.messages).toBe(3);
+    expect(cmd.state.messages).toBe(4);
   });
 
   it("expires an approval two minutes past its expiry, and wakes an execution whose approval was decided as long ago", async () => {

@@ -1,4 +1,4 @@
-import type { JetStreamManager } from "@nats-io/jetstream";
+import type { JetStreamManager, StoredMsg } from "@nats-io/jetstream";
 import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import type { ApprovalExpireCommand, ResumeCommand } from "@wf/shared/messages";
@@ -16,6 +16,11 @@ interface Missing {
   subject: string;
   payload: ResumeCommand | ApprovalExpireCommand;
   msgId: string;
+  /**
+   * Left out while a command waits on its subject: a wake-up late only because the queue is long (a flood) is on its
+   * way. A takeover is sent all the same: a resume waiting there waits on the dead holder.
+   */
+  unlessQueued: boolean;
 }
 
 /**
@@ -54,11 +59,14 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
       const found = await approvalSettled(p, e, before);
       if (found) missing.push(found);
     }
+    const sent: string[] = [];
     for (const m of missing) {
+      if (m.unlessQueued && (await lastCommand(p.jsm, ns, m.subject)) !== null) continue;
       await retryTransient(() => p.js.publish(m.subject, JSON.stringify(m.payload), { msgID: m.msgId }));
+      sent.push(m.msgId);
     }
-    if (missing.length > 0) log.warn("stranded executions brought back", { commands: missing.map((m) => m.msgId) });
-    return missing.length;
+    if (sent.length > 0) log.warn("stranded executions brought back", { commands: sent });
+    return sent.length;
   };
   return startSweeper(pass, p.config.WF_RETENTION_SWEEP_MS, log, "stranded execution sweep");
 }
@@ -87,20 +95,24 @@ async function heldByTheDead(
  * or resume subject: the work queue keeps a command until it is acknowledged.
  */
 async function commandStored(jsm: JetStreamManager, ns: string, id: string, seq: number): Promise<boolean> {
-  const stream = streamNames(ns).cmd;
-  if ((await jsm.streams.getMessage(stream, { seq })) !== null) return true;
+  if ((await jsm.streams.getMessage(streamNames(ns).cmd, { seq })) !== null) return true;
   const s = subjects(ns);
   for (const subject of [s.execStart(id), s.execResume(id)]) {
-    const last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+    const last = await lastCommand(jsm, ns, subject);
     if (last !== null && commandSeq({ seq: last.seq, headers: last.header }) === seq) return true;
   }
   return false;
 }
 
+/** The last command stored on `subject`, still waiting for its consumer. */
+function lastCommand(jsm: JetStreamManager, ns: string, subject: string): Promise<StoredMsg | null> {
+  return jsm.streams.getMessage(streamNames(ns).cmd, { last_by_subj: subject });
+}
+
 function takeover(ns: string, e: ExecutionSnapshot): Missing {
   const { actor, seq } = e.holder!;
   const payload: ResumeCommand = { executionId: e.id, reason: "takeover", from: { actor, seq } };
-  return { subject: subjects(ns).execResume(e.id), payload, msgId: `takeover:${e.id}:${seq}` };
+  return { subject: subjects(ns).execResume(e.id), payload, msgId: `takeover:${e.id}:${seq}`, unlessQueued: false };
 }
 
 /**
@@ -117,7 +129,7 @@ function overdue(ns: string, e: ExecutionSnapshot, before: number): Missing | nu
   }
   if (found === null) return null;
   const payload: ResumeCommand = { executionId: e.id, reason: "timer", stepPath: found.stepPath };
-  return { subject: subjects(ns).execResume(e.id), payload, msgId: `overdue:${e.id}:${found.at}` };
+  return { subject: subjects(ns).execResume(e.id), payload, msgId: `overdue:${e.id}:${found.at}`, unlessQueued: true };
 }
 
 /** The resume a sub-workflow's end sends, for the first running step of parked `e` whose child ended before `before`. */
@@ -131,7 +143,8 @@ async function childEnded(
     const child = (await p.store.executions.get(st.childExecutionId))?.value;
     if (!child || !TERMINAL_STATUSES.has(child.status) || (child.completedAt ?? before) >= before) continue;
     const payload: ResumeCommand = { executionId: e.id, reason: "child", stepPath };
-    return { subject: subjects(p.config.WF_NAMESPACE).execResume(e.id), payload, msgId: `child:${child.id}` };
+    const subject = subjects(p.config.WF_NAMESPACE).execResume(e.id);
+    return { subject, payload, msgId: `child:${child.id}`, unlessQueued: true };
   }
   return null;
 }
@@ -153,11 +166,12 @@ async function approvalSettled(
     if (a.status === "PENDING") {
       if (a.expiresAt >= before) continue;
       const payload: ApprovalExpireCommand = { approvalId: a.id, executionId: a.executionId };
-      return { subject: s.approval("expire", a.id), payload, msgId: `expire:${a.id}` };
+      return { subject: s.approval("expire", a.id), payload, msgId: `expire:${a.id}`, unlessQueued: true };
     }
     if ((a.decidedAt ?? before) >= before) continue;
     const payload: ResumeCommand = { executionId: e.id, reason: "approval", stepPath: a.stepName };
-    return { subject: s.execResume(e.id), payload, msgId: `approval:${a.id}:${a.status}:${a.decidedAt ?? 0}` };
+    const msgId = `approval:${a.id}:${a.status}:${a.decidedAt ?? 0}`;
+    return { subject: s.execResume(e.id), payload, msgId, unlessQueued: true };
   }
   return null;
 }
