@@ -1,4 +1,4 @@
-import { ExecutionSnapshot, newId, type StepState } from "@wf/shared/execution";
+import { ExecutionSnapshot, newId, StepState } from "@wf/shared/execution";
 import { ApprovalRecord } from "@wf/shared/store";
 import { ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects } from "@wf/shared/nats";
@@ -24,22 +24,7 @@ afterAll(async () => {
 const T0 = Date.now() - 3_600_000;
 
 function step(name: string, fields: Partial<StepState>): StepState {
-  return {
-    name,
-    type: "sub_workflow",
-    status: "RUNNING",
-    error: null,
-    attempts: 1,
-    startedAt: T0,
-    completedAt: null,
-    duration: null,
-    waitUntil: null,
-    retryAt: null,
-    deadline: null,
-    childExecutionId: null,
-    approvalId: null,
-    ...fields,
-  };
+  return StepState.parse({ name, type: "sub_workflow", status: "RUNNING", attempts: 1, startedAt: T0, ...fields });
 }
 
 function execution(fields: Partial<ExecutionSnapshot>): ExecutionSnapshot {
