@@ -7,12 +7,14 @@ import type { Platform } from "@wf/shared/runtime";
 import type { OpenStatus } from "@wf/shared/store";
 import { STALE_AFTER_MS } from "./stale-executions";
 import { startSweeper, type Sweeper } from "./sweeper";
+import { countStranded, type StrandedCommand } from "./timer-metrics";
 
 /** Open executions of each status looked at per pass; each costs a read or two, and a question to a holder at most. */
 const OPEN_BATCH = 1_000;
 
 /** A command an execution lacks, as its own sender publishes it: the same message id dedups it against that one. */
 interface Missing {
+  command: StrandedCommand;
   subject: string;
   payload: ResumeCommand | ApprovalExpireCommand;
   msgId: string;
@@ -63,6 +65,7 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     for (const m of missing) {
       if (m.unlessQueued && (await lastCommand(p.jsm, ns, m.subject)) !== null) continue;
       await retryTransient(() => p.js.publish(m.subject, JSON.stringify(m.payload), { msgID: m.msgId }));
+      countStranded(m.command);
       sent.push(m.msgId);
     }
     if (sent.length > 0) log.warn("stranded executions brought back", { commands: sent });
@@ -112,7 +115,8 @@ function lastCommand(jsm: JetStreamManager, ns: string, subject: string): Promis
 function takeover(ns: string, e: ExecutionSnapshot): Missing {
   const { actor, seq } = e.holder!;
   const payload: ResumeCommand = { executionId: e.id, reason: "takeover", from: { actor, seq } };
-  return { subject: subjects(ns).execResume(e.id), payload, msgId: `takeover:${e.id}:${seq}`, unlessQueued: false };
+  const subject = subjects(ns).execResume(e.id);
+  return { command: "takeover", subject, payload, msgId: `takeover:${e.id}:${seq}`, unlessQueued: false };
 }
 
 /**
@@ -129,7 +133,8 @@ function overdue(ns: string, e: ExecutionSnapshot, before: number): Missing | nu
   }
   if (found === null) return null;
   const payload: ResumeCommand = { executionId: e.id, reason: "timer", stepPath: found.stepPath };
-  return { subject: subjects(ns).execResume(e.id), payload, msgId: `overdue:${e.id}:${found.at}`, unlessQueued: true };
+  const subject = subjects(ns).execResume(e.id);
+  return { command: "timer", subject, payload, msgId: `overdue:${e.id}:${found.at}`, unlessQueued: true };
 }
 
 /** The resume a sub-workflow's end sends, for the first running step of parked `e` whose child ended before `before`. */
@@ -144,7 +149,7 @@ async function childEnded(
     if (!child || !TERMINAL_STATUSES.has(child.status) || (child.completedAt ?? before) >= before) continue;
     const payload: ResumeCommand = { executionId: e.id, reason: "child", stepPath };
     const subject = subjects(p.config.WF_NAMESPACE).execResume(e.id);
-    return { subject, payload, msgId: `child:${child.id}`, unlessQueued: true };
+    return { command: "child", subject, payload, msgId: `child:${child.id}`, unlessQueued: true };
   }
   return null;
 }
@@ -166,12 +171,13 @@ async function approvalSettled(
     if (a.status === "PENDING") {
       if (a.expiresAt >= before) continue;
       const payload: ApprovalExpireCommand = { approvalId: a.id, executionId: a.executionId };
-      return { subject: s.approval("expire", a.id), payload, msgId: `expire:${a.id}`, unlessQueued: true };
+      const subject = s.approval("expire", a.id);
+      return { command: "approval_expiry", subject, payload, msgId: `expire:${a.id}`, unlessQueued: true };
     }
     if ((a.decidedAt ?? before) >= before) continue;
     const payload: ResumeCommand = { executionId: e.id, reason: "approval", stepPath: a.stepName };
     const msgId = `approval:${a.id}:${a.status}:${a.decidedAt ?? 0}`;
-    return { subject: s.execResume(e.id), payload, msgId, unlessQueued: true };
+    return { command: "approval", subject: s.execResume(e.id), payload, msgId, unlessQueued: true };
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import { Histogram } from "@wf/shared/metrics";
+import { Counter, Histogram } from "@wf/shared/metrics";
 
 const lateness = new Histogram({
   name: "wf_timer_lateness_seconds",
@@ -8,8 +8,20 @@ const lateness = new Histogram({
   registers: [],
 });
 
+const stranded = new Counter({
+  name: "wf_stranded_commands_total",
+  help: "Commands the stranded-execution sweep sent for executions whose own was lost, by what it stands for: takeover (a dead holder's command gone), timer, child, approval_expiry, approval (a decision's resume).",
+  labelNames: ["command"],
+  registers: [],
+});
+
 /** The scheduler's own metrics (docs/metrics.md). */
-export const schedulerMetrics = [lateness];
+export const schedulerMetrics = [lateness, stranded];
+
+/** What a command the stranded-execution sweep sends stands for. */
+export type StrandedCommand = "takeover" | "timer" | "child" | "approval_expiry" | "approval";
+
+export const countStranded = (command: StrandedCommand): void => stranded.inc({ command });
 
 /** The kinds of timers the services arm (`<ns>.timer.<kind>.<id>`); anything else is `other`. */
 const KINDS: ReadonlySet<string> = new Set(["exec", "approval", "debug", "tick", "chain"]);
