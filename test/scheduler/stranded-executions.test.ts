@@ -1,4 +1,4 @@
-import { ExecutionSnapshot, newId, StepState } from "@wf/shared/execution";
+import { DebugState, ExecutionSnapshot, newId, StepState } from "@wf/shared/execution";
 import { ApprovalRecord } from "@wf/shared/store";
 import { ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects } from "@wf/shared/nats";
@@ -96,6 +96,23 @@ describe("the stranded execution sweep", () => {
       }),
       waitLately: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: now - 1_000 }) } }),
       backoffOverdue: execution({ steps: { flaky: step("flaky", { type: "code", retryAt: T0 }) } }),
+      // A debugger's pause stops the clock: the deadline it passed is not overdue.
+      pausedPastDeadline: execution({
+        steps: { slow: step("slow", { type: "code", deadline: T0 }) },
+        debug: DebugState.parse({
+          breakpoints: [],
+          idleTimeout: 3_600,
+          pause: {
+            id: "p1",
+            breakpointId: "b1",
+            type: "before_step",
+            stepPath: "slow",
+            phase: "before",
+            pausedAt: T0,
+            context: { vars: {}, outputs: {} },
+          },
+        }),
+      }),
       // Its resume waits in a long queue: on its way.
       waitOverdueQueued: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: T0 }) } }),
       childEnded: execution({ steps: { sub: step("sub", { childExecutionId: ended.id }) } }),
@@ -122,6 +139,7 @@ describe("the stranded execution sweep", () => {
       waitLately: null,
       backoffOverdue: { executionId: cases.backoffOverdue.id, reason: "timer", stepPath: "flaky" },
       waitOverdueQueued: queued,
+      pausedPastDeadline: null,
       childEnded: { executionId: cases.childEnded.id, reason: "child", stepPath: "sub" },
       childEndedLately: null,
       childRunning: null,

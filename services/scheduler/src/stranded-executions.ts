@@ -121,9 +121,11 @@ function takeover(ns: string, e: ExecutionSnapshot): Missing {
 
 /**
  * The resume the timer of parked `e` sends, for the earliest time a running step waits for (a wait's end, a retry's
- * next attempt, a timeout's deadline) when that is before `before`; otherwise null.
+ * next attempt, a timeout's deadline) when that is before `before`; otherwise null. A debugger's pause stops the
+ * clock (its own idle timer ends it), so nothing is overdue while one holds `e`.
  */
 function overdue(ns: string, e: ExecutionSnapshot, before: number): Missing | null {
+  if (e.debug?.pause) return null;
   let found: { at: number; stepPath: string } | null = null;
   for (const [stepPath, st] of Object.entries(e.steps)) {
     if (st.status !== "RUNNING") continue;
