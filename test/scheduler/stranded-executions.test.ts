@@ -43,6 +43,23 @@ function execution(fields: Partial<ExecutionSnapshot>): ExecutionSnapshot {
   });
 }
 
+/** A debugger's pause `id` at step `slow`, made at `at`, that ends itself after `idleTimeout` seconds without a command. */
+function pausedAt(id: string, at: number, idleTimeout: number): DebugState {
+  return DebugState.parse({
+    breakpoints: [],
+    idleTimeout,
+    pause: {
+      id,
+      breakpointId: "b1",
+      type: "before_step",
+      stepPath: "slow",
+      phase: "before",
+      pausedAt: at,
+      context: { vars: {}, outputs: {} },
+    },
+  });
+}
+
 /** An approval of execution `e`'s step `gate`, as its executor records it. */
 function approvalOf(e: ExecutionSnapshot, fields: Partial<ApprovalRecord>): ApprovalRecord {
   return ApprovalRecord.parse({
@@ -96,23 +113,13 @@ describe("the stranded execution sweep", () => {
       }),
       waitLately: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: now - 1_000 }) } }),
       backoffOverdue: execution({ steps: { flaky: step("flaky", { type: "code", retryAt: T0 }) } }),
-      // A debugger's pause stops the clock: the deadline it passed is not overdue.
+      // A debugger's pause stops the clock: the deadline it passed is not overdue, while its idle timeout is a day.
       pausedPastDeadline: execution({
         steps: { slow: step("slow", { type: "code", deadline: T0 }) },
-        debug: DebugState.parse({
-          breakpoints: [],
-          idleTimeout: 3_600,
-          pause: {
-            id: "p1",
-            breakpointId: "b1",
-            type: "before_step",
-            stepPath: "slow",
-            phase: "before",
-            pausedAt: T0,
-            context: { vars: {}, outputs: {} },
-          },
-        }),
+        debug: pausedAt("p1", T0, 86_400),
       }),
+      // A pause idle for a minute since an hour ago.
+      pausedIdle: execution({ steps: { slow: step("slow", { type: "code" }) }, debug: pausedAt("p2", T0, 60) }),
       // Its resume waits in a long queue: on its way.
       waitOverdueQueued: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: T0 }) } }),
       childEnded: execution({ steps: { sub: step("sub", { childExecutionId: ended.id }) } }),
@@ -130,7 +137,7 @@ describe("the stranded execution sweep", () => {
 
     const sweep = startStrandedSweep(p, p.log);
     onTestFinished(() => sweep.stop());
-    expect(await sweep.sweep(now)).toBe(3);
+    expect(await sweep.sweep(now)).toBe(4);
     const resumes = Object.fromEntries(
       await Promise.all(Object.entries(cases).map(async ([name, e]) => [name, await resumeOf(p, e.id)] as const)),
     );
@@ -140,16 +147,24 @@ describe("the stranded execution sweep", () => {
       backoffOverdue: { executionId: cases.backoffOverdue.id, reason: "timer", stepPath: "flaky" },
       waitOverdueQueued: queued,
       pausedPastDeadline: null,
+      pausedIdle: null,
       childEnded: { executionId: cases.childEnded.id, reason: "child", stepPath: "sub" },
       childEndedLately: null,
       childRunning: null,
       heldLately: null,
     });
+    const ns = p.config.WF_NAMESPACE;
+    expect(await lastOn(p, subjects(ns).execDebug(cases.pausedIdle.id))).toEqual({
+      executionId: cases.pausedIdle.id,
+      command: "idle",
+      pauseId: "p2",
+    });
+    expect(await lastOn(p, subjects(ns).execDebug(cases.pausedPastDeadline.id))).toBeNull();
 
     // Another pass finds them queued, and sends nothing more.
     expect(await sweep.sweep(now)).toBe(0);
     const cmd = await p.jsm.streams.info(streamNames(p.config.WF_NAMESPACE).cmd);
-    expect(cmd.state.messages).toBe(4);
+    expect(cmd.state.messages).toBe(5);
   });
 
   it("expires an approval two minutes past its expiry, and wakes an execution whose approval was decided as long ago", async () => {

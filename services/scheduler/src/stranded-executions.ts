@@ -1,7 +1,7 @@
 import type { JetStreamManager, StoredMsg } from "@nats-io/jetstream";
-import { TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import { idleDue, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import type { ApprovalExpireCommand, ResumeCommand } from "@wf/shared/messages";
+import type { ApprovalExpireCommand, DebugIdleCommand, ResumeCommand } from "@wf/shared/messages";
 import { commandSeq, holderAlive, retryTransient, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { OpenStatus } from "@wf/shared/store";
@@ -16,7 +16,7 @@ const OPEN_BATCH = 1_000;
 interface Missing {
   command: StrandedCommand;
   subject: string;
-  payload: ResumeCommand | ApprovalExpireCommand;
+  payload: ResumeCommand | ApprovalExpireCommand | DebugIdleCommand;
   msgId: string;
   /**
    * Left out while a command waits on its subject: a wake-up late only because the queue is long (a flood) is on its
@@ -33,7 +33,8 @@ interface Missing {
  * - one held by a process whose command is no longer stored and which does not say it still runs it: a takeover
  *   command naming that holder;
  * - one parked whose step's wait, retry backoff or deadline is that long overdue: the resume its timer would have
- *   sent; one parked on a sub-workflow that ended that long ago: the resume the child's end would have sent;
+ *   sent; one parked on a sub-workflow that ended that long ago: the resume the child's end would have sent; one
+ *   paused by a debugger that long past its idle timeout: the idle command its timer would have sent;
  * - one awaiting an approval that expired that long ago: the expiry its timer would have sent; one whose approval was
  *   decided that long ago: the resume the decision would have sent.
  *
@@ -53,7 +54,8 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     const silent = new Set<string>();
     const missing: Missing[] = [];
     for (const e of await open("RUNNING", before)) {
-      const found = e.holder === null ? (overdue(ns, e, before) ?? (await childEnded(p, e, before))) : null;
+      const found =
+        e.holder === null ? (idle(ns, e, before) ?? overdue(ns, e, before) ?? (await childEnded(p, e, before))) : null;
       if (found) missing.push(found);
       else if (e.holder !== null && (await heldByTheDead(p, e, before, silent))) missing.push(takeover(ns, e));
     }
@@ -117,6 +119,16 @@ function takeover(ns: string, e: ExecutionSnapshot): Missing {
   const payload: ResumeCommand = { executionId: e.id, reason: "takeover", from: { actor, seq } };
   const subject = subjects(ns).execResume(e.id);
   return { command: "takeover", subject, payload, msgId: `takeover:${e.id}:${seq}`, unlessQueued: false };
+}
+
+/** The idle command a debugger's pause at parked `e` sends itself, once it has been idle since before `before`. */
+function idle(ns: string, e: ExecutionSnapshot, before: number): Missing | null {
+  const pause = e.debug?.pause;
+  const due = e.debug ? idleDue(e.debug) : null;
+  if (!pause || due === null || due >= before) return null;
+  const payload: DebugIdleCommand = { executionId: e.id, command: "idle", pauseId: pause.id };
+  const subject = subjects(ns).execDebug(e.id);
+  return { command: "debug_idle", subject, payload, msgId: `idle:${pause.id}-${due}`, unlessQueued: true };
 }
 
 /**

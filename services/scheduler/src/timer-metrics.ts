@@ -10,7 +10,7 @@ const lateness = new Histogram({
 
 const stranded = new Counter({
   name: "wf_stranded_commands_total",
-  help: "Commands the stranded-execution sweep sent for executions whose own was lost, by what it stands for: takeover (a dead holder's command gone), timer, child, approval_expiry, approval (a decision's resume).",
+  help: "Commands the stranded-execution sweep sent for executions whose own was lost, by what it stands for: takeover (a dead holder's command gone), timer, child, debug_idle, approval_expiry, approval (a decision's resume).",
   labelNames: ["command"],
   registers: [],
 });
@@ -19,7 +19,7 @@ const stranded = new Counter({
 export const schedulerMetrics = [lateness, stranded];
 
 /** What a command the stranded-execution sweep sends stands for. */
-export type StrandedCommand = "takeover" | "timer" | "child" | "approval_expiry" | "approval";
+export type StrandedCommand = "takeover" | "timer" | "child" | "debug_idle" | "approval_expiry" | "approval";
 
 export const countStranded = (command: StrandedCommand): void => stranded.inc({ command });
 

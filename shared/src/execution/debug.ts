@@ -265,3 +265,15 @@ export function newDebugState(req: DebugRequest): DebugState {
     watched: {},
   };
 }
+
+/**
+ * When the current pause has waited `idleTimeout` without a command: counted from the pause,
+ * or from the last edit made at it (a `set` is activity too). Null when nothing is paused.
+ */
+export function idleDue(debug: DebugState): number | null {
+  const pause = debug.pause;
+  if (!pause) return null;
+  let last = pause.pausedAt;
+  for (const e of debug.edits) if (e.pauseId === pause.id && e.at > last) last = e.at;
+  return last + debug.idleTimeout * 1000;
+}

@@ -47,6 +47,7 @@ export {
   PausePhase,
   PauseRecord,
   ResumedFrom,
+  idleDue,
   newDebugState,
   withBreakpointIds,
   type BreakpointInput,

@@ -1,10 +1,16 @@
 import { CasConflictError } from "@wf/shared/errors";
-import { parseDefinition, TERMINAL_STATUSES, withBreakpointIds, type DebugCommandName } from "@wf/shared/execution";
+import {
+  idleDue,
+  parseDefinition,
+  TERMINAL_STATUSES,
+  withBreakpointIds,
+  type DebugCommandName,
+} from "@wf/shared/execution";
 import type { DebugMessage, ResumeCommand } from "@wf/shared/messages";
 import { subjects, type Handled } from "@wf/shared/nats";
 import { Committer } from "../run/committer";
 import { applyClaimedCommand } from "../run/debug/commands";
-import { idleDue, idleError } from "../run/debug/idle";
+import { idleError } from "../run/debug/idle";
 import { ExecutionRun } from "../run/execution-run";
 import { LostOwnershipError } from "../run/signals";
 import { debugIdleTimer, notifyParent, runEffects, type EffectDeps } from "./live-effects";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { claimPause } from "@wf/shared/execution";
+import { claimPause, idleDue } from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
 import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
 import { stepMatches } from "./breakpoints";
 import { applyClaimedCommand } from "./commands";
-import { formatIdle, idleDue, idleError } from "./idle";
+import { formatIdle, idleError } from "./idle";
 import { Session, storeHolding } from "./testing/session";
 
 function code(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

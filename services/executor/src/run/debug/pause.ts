@@ -1,4 +1,5 @@
 import {
+  idleDue,
   newId,
   type Breakpoint,
   type ExecutionSnapshot,
@@ -10,7 +11,6 @@ import type { RunEffects } from "../effects";
 import { cutValue, jsonBytes } from "../result-limits";
 import type { Scope } from "../scope";
 import type { Point } from "./breakpoints";
-import { idleDue } from "./idle";
 
 /** What a pause shows beyond the variables, outputs and item: the parts of its phase. */
 export type PauseDetails = Omit<PauseContext, "vars" | "outputs" | "item">;
