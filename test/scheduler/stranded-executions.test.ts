@@ -6,11 +6,20 @@ import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
-import { startNatsServer, testConfig } from "../support/runtime";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  uniqueNamespace,
+  waitFor,
+  waitForStatus,
+} from "../support/runtime";
 
 /**
- * The stranded-execution sweep's choices, read off the commands it leaves on the CMD stream (no executor runs here
- * to take them). Its hand-ons to a running executor are in test/chaos/crash.test.ts.
+ * The stranded-execution sweep's choices, read off the commands it leaves on the CMD stream where no service runs
+ * to take them; then a lost approval expiry carried out by the approvals service and the executor. Its hand-ons to an
+ * executor process (a takeover, a lost wait's timer) are in test/chaos/crash.test.ts.
  */
 let server: NatsServerHandle;
 
@@ -207,6 +216,39 @@ describe("the stranded execution sweep", () => {
       expiresLater: { expiry: null, resume: null },
       decided: { expiry: null, resume: { executionId: decided[0].id, reason: "approval", stepPath: "gate" } },
       decidedLately: { expiry: null, resume: null },
+    });
+  });
+
+  it("an approval whose expiry timer was lost expires through the approvals service, and its execution fails", async () => {
+    // Executor and approvals, no scheduler: no timer fires here, and the one armed is purged as well.
+    const rt = await startRuntime(testConfig(server, { WF_NAMESPACE: uniqueNamespace() }), { scheduler: false });
+    onTestFinished(() => rt.stop());
+    const p = rt.platform;
+    const id = await run(
+      p,
+      `name: lost-expiry
+steps:
+  - name: gate
+    type: transform
+    manual_approval: { message: "go?", timeout: 1 }
+    output: done
+`,
+    );
+    await waitForStatus(p, id, ["AWAITING_APPROVAL"]);
+    await p.jsm.streams.purge(streamNames(rt.ns).timer);
+    const approval = (await p.store.approvals.listByExecution(id))[0]!;
+    // The approvals service reads the clock too: the sweep is told two minutes on once the expiry has passed.
+    await waitFor(() => Date.now() > approval.expiresAt, { what: "the approval's expiry" });
+
+    const sweep = startStrandedSweep(p, p.log);
+    onTestFinished(() => sweep.stop());
+    expect(await sweep.sweep(approval.expiresAt + STALE_AFTER_MS + 1_000)).toBe(1);
+    const ended = await waitForStatus(p, id);
+    expect(ended.status).toBe("FAILED");
+    expect(ended.steps.gate!.status).toBe("EXPIRED");
+    expect((await p.store.approvals.get(approval.id))?.value).toMatchObject({
+      status: "EXPIRED",
+      decidedBy: "timeout",
     });
   });
 });
