@@ -1,7 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { CommandPublisher } from "@wf/shared/client";
-import { ensureStreams, ONE_REPLICA, streamNames, subjects } from "@wf/shared/nats";
+import { ensureStreams, ONE_REPLICA, queuedCommand, streamNames, subjects } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 
 /**
@@ -28,11 +28,7 @@ export function startCommandsIn(
     },
     async queued(executionId) {
       if (ready === undefined) return false;
-      const jsm = await jetstreamManager(nc);
-      const last = await jsm.streams.getMessage(streamNames(ns).cmd, {
-        last_by_subj: subjects(ns).execStart(executionId),
-      });
-      return last !== null;
+      return (await queuedCommand(await jetstreamManager(nc), ns, subjects(ns).execStart(executionId))) !== null;
     },
     async cleanup() {
       if (ready === undefined) return;

@@ -1,6 +1,6 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { Logger } from "@wf/shared/log";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { queuedCommand, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { startSweeper, type Sweeper } from "./sweeper";
 
@@ -34,7 +34,6 @@ export function startStaleRepair(p: Platform, log: Logger, batch = STALE_BATCH):
 
 /** Whether an execution's start command is still stored, waiting for an executor: the `isQueued` of `repairStale`. */
 export function startQueued(jsm: JetStreamManager, ns: string): (id: string) => Promise<boolean> {
-  const cmd = streamNames(ns).cmd;
   const startSubject = subjects(ns).execStart;
-  return async (id) => (await jsm.streams.getMessage(cmd, { last_by_subj: startSubject(id) })) !== null;
+  return async (id) => (await queuedCommand(jsm, ns, startSubject(id))) !== null;
 }

@@ -1,8 +1,8 @@
-import type { JetStreamManager, StoredMsg } from "@nats-io/jetstream";
-import { idleDue, TERMINAL_STATUSES, type ExecutionSnapshot } from "@wf/shared/execution";
+import type { JetStreamManager } from "@nats-io/jetstream";
+import { idleDue, TERMINAL_STATUSES, type ExecutionSnapshot, type Holder } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import type { ApprovalExpireCommand, DebugIdleCommand, ResumeCommand } from "@wf/shared/messages";
-import { commandSeq, holderAlive, retryTransient, streamNames, subjects } from "@wf/shared/nats";
+import { commandSeq, holderAlive, queuedCommand, retryTransient, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { OpenStatus } from "@wf/shared/store";
 import { STALE_AFTER_MS } from "./stale-executions";
@@ -54,10 +54,12 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     const silent = new Set<string>();
     const missing: Missing[] = [];
     for (const e of await open("RUNNING", before)) {
-      const found =
-        e.holder === null ? (idle(ns, e, before) ?? overdue(ns, e, before) ?? (await childEnded(p, e, before))) : null;
+      if (e.holder !== null) {
+        if (await heldByTheDead(p, e.id, e.holder, before, silent)) missing.push(takeover(ns, e.id, e.holder));
+        continue;
+      }
+      const found = idle(ns, e, before) ?? overdue(ns, e, before) ?? (await childEnded(p, e, before));
       if (found) missing.push(found);
-      else if (e.holder !== null && (await heldByTheDead(p, e, before, silent))) missing.push(takeover(ns, e));
     }
     for (const e of await open("AWAITING_APPROVAL", before)) {
       const found = await approvalSettled(p, e, before);
@@ -65,7 +67,7 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     }
     const sent: string[] = [];
     for (const m of missing) {
-      if (m.unlessQueued && (await lastCommand(p.jsm, ns, m.subject)) !== null) continue;
+      if (m.unlessQueued && (await queuedCommand(p.jsm, ns, m.subject)) !== null) continue;
       await retryTransient(() => p.js.publish(m.subject, JSON.stringify(m.payload), { msgID: m.msgId }));
       countStranded(m.command);
       sent.push(m.msgId);
@@ -77,20 +79,20 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
 }
 
 /**
- * Whether held execution `e` has lost its holder and its command: held since before `before`, its command not
+ * Whether execution `id`, held by `holder`, has lost it and its command: held since before `before`, its command not
  * stored, and its holder (unless `silent` already this pass) not saying it still runs it.
  */
 async function heldByTheDead(
   p: Pick<Platform, "jsm" | "nc" | "config">,
-  e: ExecutionSnapshot,
+  id: string,
+  holder: Holder,
   before: number,
   silent: Set<string>,
 ): Promise<boolean> {
-  const holder = e.holder!;
   const ns = p.config.WF_NAMESPACE;
-  if (holder.since > before || (await commandStored(p.jsm, ns, e.id, holder.seq))) return false;
+  if (holder.since > before || (await commandStored(p.jsm, ns, id, holder.seq))) return false;
   if (silent.has(holder.actor)) return true;
-  if (await holderAlive(p.nc, ns, holder.actor, e.id)) return false;
+  if (await holderAlive(p.nc, ns, holder.actor, id)) return false;
   silent.add(holder.actor);
   return true;
 }
@@ -103,22 +105,16 @@ async function commandStored(jsm: JetStreamManager, ns: string, id: string, seq:
   if ((await jsm.streams.getMessage(streamNames(ns).cmd, { seq })) !== null) return true;
   const s = subjects(ns);
   for (const subject of [s.execStart(id), s.execResume(id)]) {
-    const last = await lastCommand(jsm, ns, subject);
+    const last = await queuedCommand(jsm, ns, subject);
     if (last !== null && commandSeq({ seq: last.seq, headers: last.header }) === seq) return true;
   }
   return false;
 }
 
-/** The last command stored on `subject`, still waiting for its consumer. */
-function lastCommand(jsm: JetStreamManager, ns: string, subject: string): Promise<StoredMsg | null> {
-  return jsm.streams.getMessage(streamNames(ns).cmd, { last_by_subj: subject });
-}
-
-function takeover(ns: string, e: ExecutionSnapshot): Missing {
-  const { actor, seq } = e.holder!;
-  const payload: ResumeCommand = { executionId: e.id, reason: "takeover", from: { actor, seq } };
-  const subject = subjects(ns).execResume(e.id);
-  return { command: "takeover", subject, payload, msgId: `takeover:${e.id}:${seq}`, unlessQueued: false };
+function takeover(ns: string, id: string, { actor, seq }: Holder): Missing {
+  const payload: ResumeCommand = { executionId: id, reason: "takeover", from: { actor, seq } };
+  const subject = subjects(ns).execResume(id);
+  return { command: "takeover", subject, payload, msgId: `takeover:${id}:${seq}`, unlessQueued: false };
 }
 
 /** The idle command a debugger's pause at parked `e` sends itself, once it has been idle since before `before`. */

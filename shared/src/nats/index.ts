@@ -31,3 +31,4 @@ export { whileStarting } from "./while-starting";
 export { isTransient, retryTransient, TRANSIENT_RETRY_MS } from "./transient";
 export { commandSeq, OrphanRescue, ORPHAN_GRACE_MS, ORPHAN_OF_HEADER } from "./orphans";
 export { answerHolds, holderAlive } from "./holders";
+export { queuedCommand } from "./queued-commands";

@@ -314,7 +314,7 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .publish(`$JS.API.STREAM.PURGE.${streams.evt}`)
       .workQueue(streams.timer, consumers.timers, `${ns}.timer.>`)
       .workQueue(streams.cmd, consumers.scheduler, subj.schedAll)
-      // Whether an executor still runs an execution whose command is gone, before it is handed on (lost-commands.ts).
+      // Whether an executor still runs an execution whose command is gone, before it is handed on (stranded-executions.ts).
       .publish(subj.holdsAll)
       // The execution ends the scheduler follows for chained triggers, one durable consumer each.
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))

@@ -108,19 +108,26 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     const records = keys.length === 0 ? [] : await this.#lists.resolve(keys);
     return {
       items: records.flatMap(({ value }) => (value.status === status ? [value] : [])),
-      next: keys.length < limit ? null : (parseExecutionKey(keys.at(-1)!)?.sortId ?? null),
+      next: nextAfter(keys, limit),
     };
   }
 
   async repairStale(createdBefore: number, limit: number, _isQueued: unknown, after?: string): Promise<StaleRepair> {
     const keys = await this.#index.oldest(UNFINISHED, sortableNumber(createdBefore), limit, after);
     const repaired = await this.#repairs.repairKeys(keys);
-    // The cursor is the last key's sort id (`<createdAt>.<id>` tokens).
-    return { repaired, next: keys.length < limit ? null : (parseExecutionKey(keys.at(-1)!)?.sortId ?? null) };
+    return { repaired, next: nextAfter(keys, limit) };
   }
 
   override close(): void {
     super.close();
     this.#index.close();
   }
+}
+
+/**
+ * Where the next page goes on from, after a page of the oldest index `keys` asked for `limit`: the last key's sort id
+ * (`<createdAt>.<id>` tokens), or null once the page reached the newest.
+ */
+function nextAfter(keys: readonly string[], limit: number): string | null {
+  return keys.length < limit ? null : (parseExecutionKey(keys.at(-1)!)?.sortId ?? null);
 }

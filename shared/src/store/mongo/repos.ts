@@ -161,15 +161,13 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
       await this.withdraw(e);
       repaired++;
     }
-    const last = stale.at(-1);
-    return { repaired, next: stale.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
+    return { repaired, next: nextAfter(stale, limit) };
   }
 
   async listOpenBefore(status: OpenStatus, createdBefore: number, limit: number, after?: string): Promise<OpenPage> {
     const filter: Filter<StoredDoc> = { status, createdAt: { $lt: createdBefore }, ...olderAfter(after) };
     const items = await this.all(filter, OLDEST, limit);
-    const last = items.at(-1);
-    return { items, next: items.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]) };
+    return { items, next: nextAfter(items, limit) };
   }
 
   listFinishedBefore(createdBefore: number, limit: number): Promise<ExecutionSnapshot[]> {
@@ -340,6 +338,15 @@ export class MongoSecretRepo extends MongoCollection<SecretRecord> implements Se
 
 function normalEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/**
+ * Where the next page goes on from, after a page of the oldest `executions` asked for `limit`: olderAfter's cursor,
+ * or null once the page reached the newest.
+ */
+function nextAfter(executions: readonly ExecutionSnapshot[], limit: number): string | null {
+  const last = executions.at(-1);
+  return executions.length < limit || !last ? null : JSON.stringify([last.createdAt, last.id]);
 }
 
 /** Past the cursor of the page before: the last execution's [createdAt, id], in OLDEST order. */
