@@ -12,6 +12,7 @@ import { renderPythonSteps, runPythonSteps } from "./python-steps";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
+import { renderSweepBench, runSweepBench } from "./sweep-bench";
 import { renderTimerBench, runTimerBench } from "./timer-bench";
 import { renderWebhookBench, runWebhookBench } from "./webhook-bench";
 import { consumingAimMet, e2eAimMet, renderWebhookE2e, runWebhookE2e, type E2eMeasurement } from "./webhook-e2e";
@@ -350,6 +351,23 @@ describe("bench harness (smoke)", () => {
     }
     expect(renderReadPathBench(r)).toContain("3-node cluster");
   }, 120_000);
+
+  it("stranded sweep: every open execution looked at within a cycle, the one stranded found by the first, nothing else sent", async () => {
+    const r = await runSweepBench(
+      server,
+      { open: 30, batch: 10, cycles: 2 },
+      { progress: () => undefined, track: () => () => undefined },
+    );
+    expect({ passesPerCycle: r.passesPerCycle, sentByFirstCycle: r.sentByFirstCycle, sent: r.sent }).toEqual({
+      passesPerCycle: 4,
+      sentByFirstCycle: 1,
+      sent: 1,
+    });
+    expect(r.passMs.n).toBe(8);
+    for (const figure of [r.passMs.median, r.cycleMs.median, r.bareCycleMs.median, r.ratio])
+      expect(figure > 0 && Number.isFinite(figure)).toBe(true);
+    expect(renderSweepBench(r)).toContain("31 RUNNING and 30 AWAITING_APPROVAL executions open");
+  }, 60_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });

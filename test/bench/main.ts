@@ -51,6 +51,7 @@ import { LIST_BENCH_QUICK_SIZES, LIST_BENCH_SIZES, renderListBench, runListBench
 import { CLUSTER_BENCH_QUICK_SIZES, CLUSTER_BENCH_SIZES, renderClusterBench, runClusterBench } from "./cluster-bench";
 import { READ_PATH_QUICK_SIZES, READ_PATH_SIZES, renderReadPathBench, runReadPathBench } from "./read-path";
 import { PYTHON_STEPS_QUICK_SIZES, PYTHON_STEPS_SIZES, renderPythonSteps, runPythonSteps } from "./python-steps";
+import { renderSweepBench, runSweepBench, SWEEP_BENCH_QUICK_SIZES, SWEEP_BENCH_SIZES } from "./sweep-bench";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
@@ -188,10 +189,13 @@ async function main(): Promise<void> {
   const pythonSteps = parts.has("python-steps")
     ? await runPythonSteps(server, quick ? PYTHON_STEPS_QUICK_SIZES : PYTHON_STEPS_SIZES, { progress, track })
     : undefined;
+  const sweep = parts.has("sweep")
+    ? await runSweepBench(server, quick ? SWEEP_BENCH_QUICK_SIZES : SWEEP_BENCH_SIZES, { progress, track })
+    : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps }, null, 2)}
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps, sweep }, null, 2)}
 `,
   );
   if (result) console.log(render(result));
@@ -211,6 +215,7 @@ async function main(): Promise<void> {
   if (cluster) console.log(`\n${renderClusterBench(cluster)}`);
   if (reads) console.log(`\n${renderReadPathBench(reads)}`);
   if (pythonSteps) console.log(`\n${renderPythonSteps(pythonSteps)}`);
+  if (sweep) console.log(`\n${renderSweepBench(sweep)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

@@ -219,7 +219,7 @@ export const ENV_SCHEMA = {
   WF_RETENTION_SWEEP_MS: {
     schema: int(1_000, 86_400_000),
     default: "60000",
-    doc: "How often each scheduler replica removes the executions WF_EXECUTION_RETENTION lets go (each pass removes all that are due, in batches), puts right what failed starts and cut-short writes left of unfinished executions older than two minutes (list entries counted in totals but shown on no page), and brings back executions left waiting for two minutes by a lost command or timer.",
+    doc: "How often each scheduler replica removes the executions WF_EXECUTION_RETENTION lets go (each pass removes all that are due, in batches), puts right what failed starts and cut-short writes left of unfinished executions older than two minutes (list entries counted in totals but shown on no page), and brings back executions left waiting for two minutes by a lost command or timer (up to 1,000 open executions of each status a pass, going on where the last stopped: docs/architecture.md#restarts).",
   },
   WF_EVENTS_MAX_AGE_H: {
     schema: int(1, 24 * 365),
