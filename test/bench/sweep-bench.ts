@@ -6,12 +6,12 @@
  * one has a PENDING approval that expires tomorrow (one record read each). Baseline, in the same run: the reads a
  * sweep cannot do without (each open execution's record, and those above) one after another, without the sweep.
  */
-import { ExecutionSnapshot, newId, StepState } from "@wf/shared/execution";
+import { newId } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import { ApprovalRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { startStrandedSweep } from "@wf/scheduler";
+import { approvalOf, awaitingApproval, openExecution, runningStep } from "../support/open-executions";
 import { testConfig } from "../support/runtime";
 import { runBounded } from "./bounded";
 import { cpuBetween, sampleCpu, type CpuSample } from "./cpu";
@@ -53,26 +53,6 @@ export interface SweepBenchResult {
 const T0 = Date.now() - 600_000;
 const TOMORROW = Date.now() + 86_400_000;
 
-function openExecution(fields: Partial<ExecutionSnapshot>): ExecutionSnapshot {
-  return ExecutionSnapshot.parse({
-    id: newId(),
-    workflowId: "wf-sweep",
-    workflowName: "sweep",
-    ownerId: "owner-sweep",
-    triggerSource: "webhook",
-    status: "RUNNING",
-    totalSteps: 1,
-    createdAt: T0,
-    vars: {},
-    definition: { steps: [] },
-    ...fields,
-  });
-}
-
-function running(name: string, fields: Partial<StepState>): StepState {
-  return StepState.parse({ name, type: "wait", status: "RUNNING", attempts: 1, startedAt: T0, ...fields });
-}
-
 interface Seeded {
   executionIds: string[];
   /** Stream sequences of the held executions' commands. */
@@ -92,40 +72,25 @@ async function seed(p: Platform, open: number): Promise<Seeded> {
       commandSeqs.push(ack.seq);
       const holder = { actor: "executor-alive", seq: ack.seq, since: T0 };
       await p.store.executions.create(
-        openExecution({ id, holder, steps: { llm: running("llm", { type: "ai_agent" }) } }),
+        openExecution(T0, { id, holder, steps: { llm: runningStep("llm", "ai_agent", T0) } }),
       );
       executionIds.push(id);
     } else {
-      const e = openExecution({ steps: { pause: running("pause", { waitUntil: TOMORROW }) } });
+      const e = openExecution(T0, { steps: { pause: runningStep("pause", "wait", T0, { waitUntil: TOMORROW }) } });
       await p.store.executions.create(e);
       executionIds.push(e.id);
     }
   });
   await runBounded(open, 64, async () => {
-    const e = openExecution({ status: "AWAITING_APPROVAL" });
-    const approval = ApprovalRecord.parse({
-      id: newId(),
-      executionId: e.id,
-      workflowId: e.workflowId,
-      ownerId: e.ownerId,
-      stepName: "gate",
-      status: "PENDING",
-      approvalMessage: "go?",
-      timeout: 86_400,
-      createdAt: T0,
-      expiresAt: TOMORROW,
-      reviewableGroups: [],
-    });
-    e.steps.gate = running("gate", { type: "transform", status: "AWAITING_APPROVAL", approvalId: approval.id });
+    const [e, approval] = awaitingApproval(T0, (e) => approvalOf(e, { timeout: 86_400, expiresAt: TOMORROW }));
     await p.store.approvals.create(approval);
     await p.store.executions.create(e);
     executionIds.push(e.id);
     approvalIds.push(approval.id);
   });
   // The newest open execution is stranded, its wait's timer lost: a cycle that reaches it sends its resume.
-  await p.store.executions.create(
-    openExecution({ createdAt: T0 + 1_000, steps: { pause: running("pause", { waitUntil: T0 }) } }),
-  );
+  const stranded = runningStep("pause", "wait", T0, { waitUntil: T0 });
+  await p.store.executions.create(openExecution(T0 + 1_000, { steps: { pause: stranded } }));
   return { executionIds, commandSeqs, approvalIds };
 }
 

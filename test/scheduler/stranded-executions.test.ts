@@ -1,5 +1,4 @@
-import { DebugState, ExecutionSnapshot, newId, StepState } from "@wf/shared/execution";
-import { ApprovalRecord } from "@wf/shared/store";
+import { DebugState, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
@@ -15,6 +14,7 @@ import {
   waitFor,
   waitForStatus,
 } from "../support/runtime";
+import { approvalOf, awaitingApproval, openExecution, runningStep } from "../support/open-executions";
 
 /**
  * The stranded-execution sweep's choices, read off the commands it leaves on the CMD stream where no service runs
@@ -32,24 +32,12 @@ afterAll(async () => {
 
 const T0 = Date.now() - 3_600_000;
 
-function step(name: string, fields: Partial<StepState>): StepState {
-  return StepState.parse({ name, type: "sub_workflow", status: "RUNNING", attempts: 1, startedAt: T0, ...fields });
+function step(name: string, type: StepState["type"], fields: Partial<StepState> = {}): StepState {
+  return runningStep(name, type, T0, fields);
 }
 
 function execution(fields: Partial<ExecutionSnapshot>): ExecutionSnapshot {
-  return ExecutionSnapshot.parse({
-    id: newId(),
-    workflowId: "wf-s",
-    workflowName: "stranded",
-    ownerId: "owner-s",
-    triggerSource: "console",
-    status: "RUNNING",
-    totalSteps: 1,
-    createdAt: T0,
-    vars: {},
-    definition: { steps: [] },
-    ...fields,
-  });
+  return openExecution(T0, fields);
 }
 
 /** A debugger's pause `id` at step `slow`, made at `at`, that ends itself after `idleTimeout` seconds without a command. */
@@ -67,32 +55,6 @@ function pausedAt(id: string, at: number, idleTimeout: number): DebugState {
       context: { vars: {}, outputs: {} },
     },
   });
-}
-
-/** An approval of execution `e`'s step `gate`, as its executor records it. */
-function approvalOf(e: ExecutionSnapshot, fields: Partial<ApprovalRecord>): ApprovalRecord {
-  return ApprovalRecord.parse({
-    id: newId(),
-    executionId: e.id,
-    workflowId: e.workflowId,
-    ownerId: e.ownerId,
-    stepName: "gate",
-    status: "PENDING",
-    approvalMessage: "go?",
-    timeout: 60,
-    createdAt: T0,
-    expiresAt: T0 + 60_000,
-    reviewableGroups: [],
-    ...fields,
-  });
-}
-
-/** An execution awaiting `approval` at its step `gate`. */
-function awaiting(approval: (e: ExecutionSnapshot) => ApprovalRecord): [ExecutionSnapshot, ApprovalRecord] {
-  const e = execution({ status: "AWAITING_APPROVAL" });
-  const a = approval(e);
-  e.steps.gate = step("gate", { type: "transform", status: "AWAITING_APPROVAL", approvalId: a.id });
-  return [e, a];
 }
 
 /** The last command stored on `subject`, if any. */
@@ -118,26 +80,28 @@ describe("the stranded execution sweep", () => {
     const running = execution({});
     const cases = {
       waitOverdue: execution({
-        steps: { pause: step("pause", { type: "wait", waitUntil: now - STALE_AFTER_MS - 1 }) },
+        steps: { pause: step("pause", "wait", { waitUntil: now - STALE_AFTER_MS - 1 }) },
       }),
-      waitLately: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: now - 1_000 }) } }),
-      backoffOverdue: execution({ steps: { flaky: step("flaky", { type: "code", retryAt: T0 }) } }),
+      waitLately: execution({ steps: { pause: step("pause", "wait", { waitUntil: now - 1_000 }) } }),
+      backoffOverdue: execution({ steps: { flaky: step("flaky", "code", { retryAt: T0 }) } }),
       // A debugger's pause stops the clock: the deadline it passed is not overdue, while its idle timeout is a day.
       pausedPastDeadline: execution({
-        steps: { slow: step("slow", { type: "code", deadline: T0 }) },
+        steps: { slow: step("slow", "code", { deadline: T0 }) },
         debug: pausedAt("p1", T0, 86_400),
       }),
       // A pause idle for a minute since an hour ago.
-      pausedIdle: execution({ steps: { slow: step("slow", { type: "code" }) }, debug: pausedAt("p2", T0, 60) }),
+      pausedIdle: execution({ steps: { slow: step("slow", "code") }, debug: pausedAt("p2", T0, 60) }),
       // Its resume waits in a long queue: on its way.
-      waitOverdueQueued: execution({ steps: { pause: step("pause", { type: "wait", waitUntil: T0 }) } }),
-      childEnded: execution({ steps: { sub: step("sub", { childExecutionId: ended.id }) } }),
-      childEndedLately: execution({ steps: { sub: step("sub", { childExecutionId: endedLately.id }) } }),
-      childRunning: execution({ steps: { sub: step("sub", { childExecutionId: running.id }) } }),
+      waitOverdueQueued: execution({ steps: { pause: step("pause", "wait", { waitUntil: T0 }) } }),
+      childEnded: execution({ steps: { sub: step("sub", "sub_workflow", { childExecutionId: ended.id }) } }),
+      childEndedLately: execution({
+        steps: { sub: step("sub", "sub_workflow", { childExecutionId: endedLately.id }) },
+      }),
+      childRunning: execution({ steps: { sub: step("sub", "sub_workflow", { childExecutionId: running.id }) } }),
       // Held: its holder's command is its own business (the takeover, tested with an executor).
       heldLately: execution({
         holder: { actor: "a-live-one", seq: 1, since: now },
-        steps: { pause: step("pause", { type: "wait", waitUntil: T0 }) },
+        steps: { pause: step("pause", "wait", { waitUntil: T0 }) },
       }),
     };
     for (const e of [ended, endedLately, running, ...Object.values(cases)]) await p.store.executions.create(e);
@@ -182,10 +146,12 @@ describe("the stranded execution sweep", () => {
     const now = Date.now();
     const long = now - STALE_AFTER_MS - 1;
     const cases = {
-      expired: awaiting((e) => approvalOf(e, { expiresAt: long })),
-      expiresLater: awaiting((e) => approvalOf(e, { expiresAt: now - 1_000 })),
-      decided: awaiting((e) => approvalOf(e, { status: "APPROVED", decidedAt: long, decidedBy: "u" })),
-      decidedLately: awaiting((e) => approvalOf(e, { status: "REJECTED", decidedAt: now - 1_000, decidedBy: "u" })),
+      expired: awaitingApproval(T0, (e) => approvalOf(e, { expiresAt: long })),
+      expiresLater: awaitingApproval(T0, (e) => approvalOf(e, { expiresAt: now - 1_000 })),
+      decided: awaitingApproval(T0, (e) => approvalOf(e, { status: "APPROVED", decidedAt: long, decidedBy: "u" })),
+      decidedLately: awaitingApproval(T0, (e) =>
+        approvalOf(e, { status: "REJECTED", decidedAt: now - 1_000, decidedBy: "u" }),
+      ),
     };
     for (const [e, a] of Object.values(cases)) {
       await p.store.executions.create(e);
