@@ -328,6 +328,41 @@ describe("JetStream KV adapter", () => {
     expect(await list("COMPLETED")).toEqual({ items: [moved], total: 1 });
   });
 
+  it("stores an execution's outbox without what its events repeat of it, and reads a record written whole as it is", async () => {
+    const { store, namespace, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const ownerId = `user-${newId()}`;
+    const e = execution(ownerId);
+    const events = [1, 2].map((n) => ({
+      type: "step_completed",
+      executionId: e.id,
+      workflowId: e.workflowId,
+      ownerId,
+      at: 12,
+      id: `${e.id}.${n}`,
+      step: "s1",
+      data: { output: n },
+    }));
+    const ended: ExecutionSnapshot = { ...e, status: "COMPLETED", eventSeq: 2, outbox: events };
+    const v1 = await store.executions.create(e);
+    await store.executions.update(ended, v1);
+
+    const records = await new Kvm(nc).open(`${namespace}_executions`);
+    const raw = (await records.get(keyToken(e.id)))!.json<{ outbox: Record<string, unknown>[] }>();
+    expect(raw.outbox).toEqual(
+      [1, 2].map((n) => ({ type: "step_completed", at: 12, id: `.${n}`, step: "s1", data: { output: n } })),
+    );
+    const other = await openStore({ kind: "kv", nc, namespace });
+    onTestFinished(() => other.close());
+    expect((await other.executions.get(e.id))?.value).toEqual(ended);
+
+    // As a version before this form wrote it: every event whole.
+    const earlier = { ...ended, id: newId() };
+    earlier.outbox = events.map((ev) => ({ ...ev, executionId: earlier.id, id: ev.id.replace(e.id, earlier.id) }));
+    await records.create(keyToken(earlier.id), JSON.stringify(earlier));
+    expect((await other.executions.get(earlier.id))?.value).toEqual(earlier);
+  });
+
   it("an update at a version this process did not write reads the record's index keys, not its memory", async () => {
     const a = await freshStore();
     onTestFinished(a.cleanup);

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { RecordForm } from "../outbox-form";
 import type { Repo, Versioned } from "../port";
 import { IndexKeys } from "./index-keys";
 import { PurgedRemovals, type KeyRemovals } from "./index-removals";
@@ -32,9 +33,11 @@ export function kvParts<T extends { id: string }>(
     removals?: KeyRemovals;
     /** Where a record listed before it is written is read from (KnownRecords). */
     unwritten?: (id: string) => Promise<T | null>;
+    /** What the records leave out of their stored form beyond their defaults. */
+    form?: RecordForm;
   } = {},
 ): KvParts<T> {
-  const known = new KnownRecords(new RecordBucket(buckets, type, schema), layout, opts.unwritten);
+  const known = new KnownRecords(new RecordBucket(buckets, type, schema, opts.form), layout, opts.unwritten);
   const keys = new IndexKeys(buckets, opts.removals ?? new PurgedRemovals(buckets));
   const recent = new RecentRecords<T>(buckets.records);
   return { buckets, known, keys, recent, writes: new IndexWrites(known, keys, recent) };

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { parseRecord } from "../parse-record";
+import type { RecordForm } from "../outbox-form";
 import { storedForm, type StoredForm } from "../stored-form";
 import type { StoredEntry } from "./direct-reads";
 import { fromKeyToken, keyToken } from "./key-codec";
@@ -11,7 +12,10 @@ import { isWrongLastSequence } from "./wrong-last-sequence";
 /** Where a read is answered: any replica, or the stream's leader for a read that bounds a write (leader-reads.ts). */
 export type ReadFrom = "any" | "leader";
 
-/** The records of one type in their bucket, by key token, written in their stored form (stored-form.ts). */
+/**
+ * The records of one type in their bucket, by key token, written in their stored form (stored-form.ts), less what
+ * their `form` leaves out.
+ */
 export class RecordBucket<T extends { id: string }> {
   readonly #stored: StoredForm<T>;
 
@@ -20,6 +24,7 @@ export class RecordBucket<T extends { id: string }> {
     /** The record type's name, in errors: "executions". */
     readonly type: string,
     private readonly schema: z.ZodType<T>,
+    private readonly form?: RecordForm,
   ) {
     this.#stored = storedForm(schema);
   }
@@ -31,9 +36,10 @@ export class RecordBucket<T extends { id: string }> {
     return reads === null ? records.get(token) : reads.last(recordsBucket, token);
   }
 
-  /** The record a stored entry holds: parseRecord restores what its stored form leaves out. */
+  /** The record a stored entry holds: its form and parseRecord put back what its stored form leaves out. */
   parse(token: string, entry: StoredEntry): T {
-    return parseRecord(this.schema, entry.json(), this.type, fromKeyToken(token));
+    const stored = entry.json();
+    return parseRecord(this.schema, this.form ? this.form.restore(stored) : stored, this.type, fromKeyToken(token));
   }
 
   /** Creates the record; like KV create, also over a deleted record's marker. */
@@ -76,7 +82,8 @@ export class RecordBucket<T extends { id: string }> {
   }
 
   #encode(value: T): string {
-    return JSON.stringify(this.#stored(value));
+    const stored = this.#stored(value);
+    return JSON.stringify(this.form ? this.form.compact(stored) : stored);
   }
 
   #subject(token: string): string {
