@@ -277,7 +277,9 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(() => node(page, "fetch").getAttribute("class")).toContain("selected");
     await panel.getByRole("heading", { name: "fetch" }).waitFor();
 
-    // A node dragged aside keeps its place, stored beside the workflow; a rename takes it along.
+    // A node dragged aside keeps its place, stored beside the workflow; a rename takes it along. Grabbed once the
+    // canvas stands still: the selection may move the view, and a press where the node was reaches the pane.
+    await whenCanvasStill(page);
     const box = (await node(page, "report").boundingBox())!;
     await page.mouse.move(box.x + 40, box.y + 20);
     await page.mouse.down();
