@@ -1,13 +1,4 @@
-/**
- * What a record type leaves out of its stored form beyond its fields' defaults (stored-form.ts), and puts back before
- * its schema reads it.
- */
-export interface RecordForm {
-  /** `stored` (a record's stored form) less what `restore` can put back. */
-  compact(stored: unknown): unknown;
-  /** A stored record with what `compact` left out put back; a record written whole reads as it is. */
-  restore(stored: unknown): unknown;
-}
+import type { RecordForm } from "./stored-form";
 
 /** An outbox event's fields that are its execution's own, by the execution record's field that holds them. */
 const OWN_FIELDS = [

@@ -9,6 +9,17 @@ import type { z } from "zod";
  */
 export type StoredForm<T> = (value: T) => unknown;
 
+/**
+ * What a record type leaves out of its stored form beyond its fields' defaults, and puts back before its schema reads
+ * it (outbox-form.ts).
+ */
+export interface RecordForm {
+  /** `stored` (a record's stored form) less what `restore` can put back. */
+  compact(stored: unknown): unknown;
+  /** A stored record with what `compact` left out put back; a record written whole reads as it is. */
+  restore(stored: unknown): unknown;
+}
+
 /** The stored form of `schema`'s records; the identity when nothing in it has a default. */
 export function storedForm<T>(schema: z.ZodType<T>): StoredForm<T> {
   return compile(schema) ?? ((value) => value);

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { RecordForm } from "../outbox-form";
 import type { Repo, Versioned } from "../port";
+import type { RecordForm } from "../stored-form";
 import { IndexKeys } from "./index-keys";
 import { PurgedRemovals, type KeyRemovals } from "./index-removals";
 import { IndexWrites } from "./index-writes";

@@ -1,8 +1,7 @@
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { parseRecord } from "../parse-record";
-import type { RecordForm } from "../outbox-form";
-import { storedForm, type StoredForm } from "../stored-form";
+import { storedForm, type RecordForm, type StoredForm } from "../stored-form";
 import type { StoredEntry } from "./direct-reads";
 import { fromKeyToken, keyToken } from "./key-codec";
 import type { KvBuckets } from "./kv-buckets";
