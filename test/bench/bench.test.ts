@@ -108,6 +108,11 @@ describe("bench harness (smoke)", () => {
       expect(t!.allCompleted).toBe(true);
       expect(t!.completed).toBe(TINY.throughputN);
       expect(t!.failed + t!.missing).toBe(0);
+      // A finished 3-step record keeps its last outbox: ~2,200 B at rest with the events' repeated fields left out,
+      // ~3,100 B with them.
+      expect(t!.recordBytesPerWorkflow).toBeGreaterThan(1_000);
+      expect(t!.recordBytesPerWorkflow).toBeLessThan(2_600);
+      expect(t!.eventBytesPerWorkflow).toBeGreaterThan(8 * 100);
     }
 
     expect(Object.keys(result).sort()).toEqual(

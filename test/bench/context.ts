@@ -53,5 +53,11 @@ export function starter(t: Target, yaml: string): (executionId: string) => Promi
 
 /** Messages ever written to a stream: with history 1, a KV stream's last sequence counts its writes. */
 export async function lastSeq(jsm: JetStreamManager, stream: string): Promise<number> {
-  return (await jsm.streams.info(stream)).state.last_seq;
+  return (await streamState(jsm, stream)).last_seq;
+}
+
+/** A stream's last sequence and the bytes it keeps. */
+export async function streamState(jsm: JetStreamManager, stream: string): Promise<{ last_seq: number; bytes: number }> {
+  const { state } = await jsm.streams.info(stream);
+  return { last_seq: state.last_seq, bytes: state.bytes };
 }

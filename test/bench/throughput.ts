@@ -3,7 +3,7 @@ import { streamNames } from "@wf/shared/nats";
 import { runBounded, withTimeout } from "./bounded";
 import type { Completion } from "./completions";
 import { cpuBetween, sampleCpu } from "./cpu";
-import { lastSeq, starter, type Target } from "./context";
+import { starter, streamState, type Target } from "./context";
 import { round, summarize, type Summary } from "./stats";
 import { threeStepWorkflow, type ThroughputKind } from "./workflows";
 
@@ -28,6 +28,12 @@ export interface ThroughputResult {
   snapshotWritesPerWorkflow: number;
   indexWritesPerWorkflow: number;
   eventsPerWorkflow: number;
+  /**
+   * Bytes the streams keep per workflow, subjects and headers included: its record at rest (the bucket keeps one
+   * value per key) and its events.
+   */
+  recordBytesPerWorkflow: number;
+  eventBytesPerWorkflow: number;
   /** CPU ms per workflow of each process involved (Linux /proc; empty elsewhere): what saturates. */
   cpuMsPerWorkflow: Record<string, number>;
   /** Wall ms per workflow over the same span: a role using more CPU than this keeps over one core busy. */
@@ -52,14 +58,15 @@ export async function runThroughput(
   const kvStream = `KV_${t.ns}_executions`;
   const idxStream = `KV_${t.ns}_executions_idx`;
   const evtStream = streamNames(t.ns).evt;
-  const seqs = () => Promise.all([kvStream, idxStream, evtStream].map((s) => lastSeq(t.client.jsm, s)));
-  const before = await seqs();
+  const states = () => Promise.all([kvStream, idxStream, evtStream].map((s) => streamState(t.client.jsm, s)));
+  const before = await states();
   const cpu0 = sampleCpu();
   const b = await burst(t, start, opts.n, opts.window, opts.timeoutMs);
   const cpu1 = sampleCpu();
   const wallMs = performance.now() - b.t0;
-  const after = await seqs();
-  const per = (i: number) => round((after[i]! - before[i]!) / opts.n, 2);
+  const after = await states();
+  const per = (i: number) => round((after[i]!.last_seq - before[i]!.last_seq) / opts.n, 2);
+  const bytesPer = (i: number) => Math.round((after[i]!.bytes - before[i]!.bytes) / opts.n);
 
   const ok = b.completions.filter((c) => c.type === "exec_completed" && c.output === 3);
   const times = ok.map((c) => c.seenAt).sort((x, y) => x - y);
@@ -81,6 +88,8 @@ export async function runThroughput(
     snapshotWritesPerWorkflow: per(0),
     indexWritesPerWorkflow: per(1),
     eventsPerWorkflow: per(2),
+    recordBytesPerWorkflow: bytesPer(0),
+    eventBytesPerWorkflow: bytesPer(2),
     cpuMsPerWorkflow: cpuBetween(cpu0, cpu1, opts.n),
     wallMsPerWorkflow: round(wallMs / opts.n, 2),
   };
