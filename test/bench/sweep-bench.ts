@@ -168,7 +168,7 @@ export function renderSweepBench(r: SweepBenchResult): string {
     `Stranded-execution sweep with ${(open + 1).toLocaleString("en-US")} RUNNING and ${open.toLocaleString("en-US")} AWAITING_APPROVAL executions open (seeded in ${r.seedSeconds} s), ${batch.toLocaleString("en-US")} of each per pass`,
     `  a pass:                     median ${r.passMs.median} ms, max ${r.passMs.max} ms (n=${r.passMs.n})`,
     `  a cycle (${r.passesPerCycle} passes, each open execution looked at once): median ${r.cycleMs.median} ms`,
-    `  the same reads, bare:       median ${r.bareCycleMs.median} ms (${2 * open} record gets, ${open / 2} command gets, ${open} approval gets, one after another)`,
+    `  the same reads, bare:       median ${r.bareCycleMs.median} ms (${2 * open} record gets, ${Math.ceil(open / 2)} command gets, ${open} approval gets, one after another)`,
     `  cycle / bare reads:         ${r.ratio}`,
     `  CPU ms per pass: ${Object.entries(r.cpuMsPerPass)
       .map(([role, ms]) => `${role} ${ms}`)
