@@ -84,15 +84,40 @@ describe("graph of the reference example", () => {
     const echo = rangeOf(g, "echo");
     expect(fixture.slice(echo?.start, echo?.end)).toMatch(/^- name: echo\n[\s\S]*\$WF_ITEM_id\}"\n$/);
     expect(echo?.startLine).toBe(70);
-    expect(nodeAt(g, fixture.indexOf("$WF_ITEM_id"))).toBe("echo");
-    expect(nodeAt(g, fixture.indexOf("concurrency: 4"))).toBe("each");
-    expect(nodeAt(g, fixture.indexOf("r1"))).toBe("r1");
-    expect(nodeAt(g, fixture.indexOf("ticket_id: { type"))).toBeUndefined();
+    expect(nodeAt(g, fixture, fixture.indexOf("$WF_ITEM_id"))).toBe("echo");
+    expect(nodeAt(g, fixture, fixture.indexOf("concurrency: 4"))).toBe("each");
+    expect(nodeAt(g, fixture, fixture.indexOf("r1"))).toBe("r1");
+    expect(nodeAt(g, fixture, fixture.indexOf("ticket_id: { type"))).toBeUndefined();
     expect(rangeOf(g, "nope")).toBeUndefined();
   });
 });
 
 describe("graph details", () => {
+  it("takes a cursor after a step's last value on its line, past a comment there, as in the step", () => {
+    const text = `name: tail
+steps:
+  - name: fetch
+    type: wait
+    seconds: 1   # a while
+  # the report, last
+  - name: each
+    type: foreach
+    items: [1]
+    steps:
+      - { name: show, type: wait, seconds: 1 }   # inner
+  - name: report
+    type: transform
+    output: { rows: 1 }   # the end
+`;
+    const g = graph(text);
+    const lineEnd = (line: string) => text.indexOf(line) + line.length;
+    expect(nodeAt(g, text, lineEnd("seconds: 1   # a while"))).toBe("fetch");
+    expect(nodeAt(g, text, lineEnd("  # the report, last"))).toBeUndefined();
+    expect(nodeAt(g, text, lineEnd("seconds: 1 }   # inner"))).toBe("show");
+    expect(nodeAt(g, text, lineEnd("# the end"))).toBe("report");
+    expect(nodeAt(g, text, text.indexOf("# the end"))).toBe("report");
+  });
+
   it("reads references in templates and conditions only, in both JSONata spellings", () => {
     const g = graph(`name: refs
 agents:

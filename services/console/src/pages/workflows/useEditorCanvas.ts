@@ -33,7 +33,7 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
    */
   const followCursor = (graph: CanvasGraph, read: string) => {
     if (cursor.current === null || editor.current?.text() !== read) return;
-    setSelected(nodeAt(graph, cursor.current) ?? null);
+    setSelected(nodeAt(graph, read, cursor.current) ?? null);
     cursor.current = null;
   };
   const sync = useWorkflowGraph(text, followCursor);
