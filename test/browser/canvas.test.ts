@@ -277,10 +277,17 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(() => node(page, "fetch").getAttribute("class")).toContain("selected");
     await panel.getByRole("heading", { name: "fetch" }).waitFor();
 
-    // A node dragged aside keeps its place, stored beside the workflow; a rename takes it along. Grabbed once the
-    // canvas stands still: the selection may move the view, and a press where the node was reaches the pane.
+    // A node dragged aside keeps its place, stored beside the workflow; a rename takes it along. Selected from the
+    // editor, to bring it into view (the view is on fetch), and grabbed once the canvas stands still.
+    await endOfLine(page, "- name: report");
+    await panel.getByRole("heading", { name: "report" }).waitFor();
     await whenCanvasStill(page);
     const box = (await node(page, "report").boundingBox())!;
+    const pane = (await page.locator(".react-flow__pane").boundingBox())!;
+    expect(
+      { x: box.x + 40 - pane.x, y: box.y + 20 - pane.y, width: pane.width, height: pane.height },
+      "where the node is grabbed, in the pane",
+    ).toSatisfy(({ x, y, width, height }) => x > 0 && y > 0 && x < width && y < height);
     await page.mouse.move(box.x + 40, box.y + 20);
     await page.mouse.down();
     await page.mouse.move(box.x + 140, box.y + 24, { steps: 8 });

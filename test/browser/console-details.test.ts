@@ -54,6 +54,42 @@ describeInBrowser("the console's smaller promises", () => {
     await context.close();
   });
 
+  it("brings a step selected in the editor to the middle of the canvas at its zoom, the side panel redrawn meanwhile", async () => {
+    const { context, page, errors } = await signedIn(service());
+    const steps = Array.from({ length: 13 }, (_, i) => `  - { name: s${i}, type: wait, seconds: 1 }\n`).join("");
+    const code = `  - name: last\n    type: code\n    language: python\n    code: print(1)\n`;
+    const id = await createWorkflow(page, `name: reveal-${unique()}\nsteps:\n${steps}${code}`);
+    await page.goto(`/console/workflows/${id}`);
+    await node(page, "s0").waitFor();
+    await whenCanvasStill(page);
+    const viewport = page.locator(".react-flow__viewport");
+    const zoom = async () => Number(/scale\(([^)]+)\)/.exec((await viewport.getAttribute("style")) ?? "")?.[1]);
+    const before = await zoom();
+    // As slow as the slowest machine the suite meets, where the side panel, redrawn for the new step, resizes the pane
+    // in the middle of the pan.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 6 });
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await node(page, "s0").click();
+    await panel.getByRole("heading", { name: "s0" }).waitFor();
+    await whenCanvasStill(page);
+    await page.locator(".cm-line", { hasText: "code: print(1)" }).click();
+    await panel.getByRole("heading", { name: "last" }).waitFor();
+    await whenCanvasStill(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    const pane = (await page.locator(".wf-canvas").boundingBox())!;
+    const box = (await node(page, "last").boundingBox())!;
+    await screenshot(page, "canvas-revealed-with-panel");
+    // A pan cut short by the resize stops wherever it was, its zoom mid-curve; one that ends has the step in the middle.
+    expect({
+      zoom: await zoom(),
+      dx: Math.round(box.x + box.width / 2 - (pane.x + pane.width / 2)) || 0,
+      dy: Math.round(box.y + box.height / 2 - (pane.y + pane.height / 2)) || 0,
+    }).toEqual({ zoom: before, dx: 0, dy: 0 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("deleting a step others read leaves a problem at each reference's line, and the canvas drawn without the step", async () => {
     const { context, page, errors } = await signedIn(service());
     const id = await createWorkflow(

@@ -9,6 +9,8 @@ import { initialViewport, inView } from "./viewport";
 const PANEL_MARGIN = 15;
 /** Where a followed step is put when it leaves the view: its top this far down the pane. */
 const FOLLOW_TOP = 0.15;
+/** How long after a reveal's pan a resize is still taken for the panel that the selection opened. */
+const SETTLE_MS = 300;
 /** Room on the right of the steps for the arcs of data edges (DataEdge), kept in the first view. */
 const ARC_ROOM = 80;
 
@@ -33,15 +35,14 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
   // is selected in the same change that draws it, and may only be laid out in a later render.
   const revealed = useRef<string | null>(null);
   /**
-   * When the last reveal started: a resize in the middle of its pan (the step's panel opening) must not cut it short.
+   * The last reveal: the zoom it ends at and when it ends. Mid-pan, xyflow's zoom is on the way (a pan dips it), so
+   * a reveal aimed again then must aim at this zoom, not the one of the moment.
    */
-  const revealedAt = useRef(-Infinity);
+  const pan = useRef<{ zoom: number; ends: number } | null>(null);
   const reveal = (box: { absX: number; absY: number; width: number; height: number }, duration: number) => {
-    revealedAt.current = performance.now();
-    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, {
-      zoom: flow.getZoom(),
-      duration,
-    });
+    const zoom = pan.current && performance.now() < pan.current.ends + SETTLE_MS ? pan.current.zoom : flow.getZoom();
+    pan.current = { zoom, ends: performance.now() + duration };
+    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, { zoom, duration });
   };
   const selectedBox = () => layout.boxes.find((b) => b.id === selected);
   useEffect(() => {
@@ -60,7 +61,10 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
   // A run's step is followed only while the view is the canvas's: a person's pan or zoom ends it.
   const [following, setFollowing] = useState(true);
   const onMoveStart = useSteadyHandler((event: MouseEvent | TouchEvent | null) => {
-    if (event !== null && follow !== null) setFollowing(false);
+    if (event === null) return;
+    // A person's pan or zoom stops a reveal under way: a resize then keeps their view.
+    pan.current = null;
+    if (follow !== null) setFollowing(false);
   });
   useEffect(() => {
     const box = follow === null || !following ? undefined : layout.boxes.find((b) => b.id === follow);
@@ -85,11 +89,13 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
       const moved = { ...view, x: view.x + (element.clientWidth - width) / 2 };
       const before = { width, height: element.clientHeight };
       width = element.clientWidth;
-      // A side panel opening with a selection narrows the pane: a selected step in view, or being
-      // brought into view, stays in view (setting the viewport would stop the pan to it).
+      // A side panel opening with a selection narrows the pane. A step being brought into view (or just brought, on a
+      // machine slow to draw the panel) is aimed at again, for the pane it now has: setting the viewport would stop
+      // the pan wherever it was, its zoom mid-dip. A selected step in view stays in view.
       const box = current.current();
-      const panning = performance.now() - revealedAt.current < 500;
-      if (box && (panning || inView(box, view, before)) && !inView(box, moved, paneSize())) reveal(box, 0);
+      const left = pan.current ? pan.current.ends - performance.now() : -Infinity;
+      if (box && left > -SETTLE_MS) reveal(box, Math.max(0, left));
+      else if (box && inView(box, view, before) && !inView(box, moved, paneSize())) reveal(box, 0);
       else void flow.setViewport(moved);
     });
     observer.observe(element);
