@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/testing";
-import { startNatsServer } from "../support/runtime";
+import { describe, expect, it } from "vitest";
 import { renderApiBench, runApiBench } from "./api-bench";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 describe("API bench harness (smoke)", () => {
   it("drives both routes and reports every figure; every request of both is accepted", async () => {
-    const r = await runApiBench(server, { connections: 4, warmupMs: 100, durationMs: 500 });
+    const r = await runApiBench(nats.server, { connections: 4, warmupMs: 100, durationMs: 500 });
     for (const load of [r.bare, r.api]) {
       expect(load.requests).toBeGreaterThan(0);
       expect(Object.keys(load.statuses)).toEqual(["202"]);

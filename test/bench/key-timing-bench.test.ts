@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/testing";
-import { startNatsServer } from "../support/runtime";
+import { describe, expect, it } from "vitest";
 import { renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 describe("bench harness (smoke): API key timing", () => {
   it("times both refusals in every part, each answered as expected, and reports every figure", async () => {
     const sizes = { warmup: 5, rounds: 40, httpRounds: 20 };
-    const r = await runKeyTimingBench(server, sizes);
+    const r = await runKeyTimingBench(nats.server, sizes);
     expect(r.wrongAnswers).toBe(0);
     for (const [p, n] of [
       [r.verify, 40],

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/testing";
-import { startNatsServer } from "../support/runtime";
+import { describe, expect, it } from "vitest";
 import { renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 describe("bench harness (smoke): llm step overhead", () => {
   it("runs llm and transform executions and direct provider calls, and reports every figure", async () => {
-    const r = await runLlmOverhead(server, { warmup: 1, runs: 3, timeoutMs: 10_000 });
+    const r = await runLlmOverhead(nats.server, { warmup: 1, runs: 3, timeoutMs: 10_000 });
     expect(r.failures).toEqual([]);
     for (const s of [r.providerMs, r.llmRunMs, r.transformRunMs]) {
       expect(s.n).toBe(3);

@@ -1,23 +1,16 @@
 import { Kvm } from "@nats-io/kv";
 import { headers } from "@nats-io/nats-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ORPHAN_OF_HEADER, streamNames, subjects, toToken } from "@wf/shared/nats";
 import type { ExecutionEvent } from "@wf/shared/execution";
-import type { NatsServerHandle } from "@wf/testing";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
+import { run, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 describe("an executor that died after an execution's final write", () => {
   it("leaves the rest of the ending to the next delivery of its command: the final events, the list entry", async () => {
-    const c = await startRuntime(testConfig(server), { scheduler: false, approvals: false });
+    const c = await startRuntime(testConfig(nats.server), { scheduler: false, approvals: false });
     try {
       const { store, js, jsm, nc } = c.platform;
       const id = await run(c.platform, "name: ends\nsteps:\n  - { name: only, type: transform, output: 1 }\n");

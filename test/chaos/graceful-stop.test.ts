@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/testing";
+import { describe, expect, it } from "vitest";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { ENTRIES, startServiceProcess } from "../support/processes";
-import { run, startNatsServer, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
+import { run, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
 import { sideEffects, slowRecordedStep } from "../support/side-effects";
+import { useNatsServer } from "../support/nats-server";
 
 /**
  * SIGTERM, as an orchestrator stops a replica: the executor finishes the step in hand, hands
  * the execution over between two steps, and exits; another replica goes on at once, with no
  * step run twice and no execution interrupted (those of the v1 API included).
  */
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 describe("an executor stopped with SIGTERM", () => {
   it("finishes its step, hands the execution over and exits; another replica completes it", async () => {
@@ -25,14 +18,17 @@ describe("an executor stopped with SIGTERM", () => {
     const fx = await sideEffects();
     // A lease far longer than the test: a takeover by lease would time it out.
     const env = {
-      NATS_URL: server.url,
+      NATS_URL: nats.server.url,
       WF_NAMESPACE: ns,
       WF_EXEC_LEASE_MS: "120000",
       WF_STOP_GRACE_MS: "10000",
       ...EGRESS_TEST_ALLOWANCE,
     };
     const first = await startServiceProcess(ENTRIES.executor, env, ["executor ready"]);
-    const client = await startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, scheduler: false });
+    const client = await startRuntime(testConfig(nats.server, { WF_NAMESPACE: ns }), {
+      executor: false,
+      scheduler: false,
+    });
     try {
       const id = await run(
         client.platform,

@@ -6,7 +6,8 @@ import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { connectNats, ensureStreams, openKvBucket, streamNames, streamPlacement } from "@wf/shared/nats";
 import { openPlatform } from "@wf/shared/runtime";
-import { startNatsCluster, startNatsServer, type NatsClusterHandle, type NatsServerHandle } from "@wf/testing";
+import { startNatsCluster, type NatsClusterHandle } from "@wf/testing";
+import { useNatsServer } from "../support/nats-server";
 
 describe("streams and buckets follow the cluster", () => {
   let cluster: NatsClusterHandle;
@@ -80,16 +81,10 @@ describe("streams and buckets follow the cluster", () => {
 });
 
 describe("streams and buckets on a lone server", () => {
-  let server: NatsServerHandle;
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const nats = useNatsServer();
 
   it("auto is one copy, and three copies are refused with what to set", async () => {
-    const nc = await connectNats(server.url, "placement-test");
+    const nc = await connectNats(nats.server.url, "placement-test");
     try {
       expect(streamPlacement({ WF_REPLICAS: "auto" }, nc).replicas).toBe(1);
       const jsm = await jetstreamManager(nc);

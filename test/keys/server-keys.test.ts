@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { buildEdge } from "@wf/edge";
 import type { Config } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
@@ -20,14 +20,11 @@ import {
 } from "@wf/shared/secrets";
 import { secretId, type SecretRecord, type WebhookRecord } from "@wf/shared/store";
 import { startExecutor } from "@wf/executor";
-import { definitionOf, run, startNatsServer, testConfig, waitForStatus } from "../support/runtime";
-import { testUser, type NatsServerHandle } from "@wf/testing";
+import { definitionOf, run, testConfig, waitForStatus } from "../support/runtime";
+import { testUser } from "@wf/testing";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(() => server?.stop());
+const nats = useNatsServer();
 
 const KINDS = Object.keys(SERVER_KEYS) as ServerKeyKind[];
 
@@ -39,7 +36,7 @@ async function scratch(): Promise<string> {
 
 /** A namespace and data directory of its own; no key variable set. */
 async function freshConfig(env: Record<string, string> = {}): Promise<Config> {
-  return testConfig(server, { WF_DATA_DIR: await scratch(), ...env });
+  return testConfig(nats.server, { WF_DATA_DIR: await scratch(), ...env });
 }
 
 async function platformOf(config: Config, name = "keys-test"): Promise<Platform> {

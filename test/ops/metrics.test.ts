@@ -1,16 +1,15 @@
 import { readdir, readFile } from "node:fs/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApiKey, SCOPES } from "@wf/shared/auth";
 import { ENV_SCHEMA } from "@wf/shared/config";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { newWorkflowRecord, type WorkflowRecord } from "@wf/shared/store";
-import { testUser, type NatsServerHandle } from "@wf/testing";
+import { testUser } from "@wf/testing";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { ENTRIES, opsBase, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
   definitionOf,
   run,
-  startNatsServer,
   startRuntime,
   testConfig,
   uniqueNamespace,
@@ -18,18 +17,13 @@ import {
   waitForStatus,
 } from "../support/runtime";
 import { readyz, scrape, THIS_NODE, valueOf } from "./support";
+import { useNatsServer } from "../support/nats-server";
 
 /**
  * What `/metrics` of the service as `npm start` runs it (one process, the executor in a thread
  * of its own) says after work done through the API: the counts are exactly the work's.
  */
-let server: NatsServerHandle;
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 const METERED = `
 name: metered
@@ -65,11 +59,11 @@ async function startService(env: Record<string, string> = {}): Promise<Service> 
   const ns = uniqueNamespace();
   const proc = await startServiceProcess(
     ENTRIES.allInOne,
-    { NATS_URL: server.url, WF_NAMESPACE: ns, PORT: "0", ...env },
+    { NATS_URL: nats.server.url, WF_NAMESPACE: ns, PORT: "0", ...env },
     ["[wf] ready"],
   );
   const edge = /\[wf\] ready: edge on (http:\/\/[^\s,]+)/.exec(proc.output())![1]!;
-  const client = await openPlatform(testConfig(server, { WF_NAMESPACE: ns }), "test-client");
+  const client = await openPlatform(testConfig(nats.server, { WF_NAMESPACE: ns }), "test-client");
   const user = testUser();
   await client.store.users.create(user);
   const { key } = await createApiKey(client.store, { ownerId: user.id, scopes: [...SCOPES] });
@@ -235,7 +229,7 @@ describe("/metrics of an executor process", () => {
     const executor = await startServiceProcess(
       ENTRIES.executor,
       {
-        NATS_URL: server.url,
+        NATS_URL: nats.server.url,
         WF_NAMESPACE: ns,
         WF_LLM_PROVIDERS: JSON.stringify([
           { name: "metered-openai", protocol: "openai", baseUrl: openai.baseUrl, apiKey: "sk-metered-0001" },
@@ -244,7 +238,7 @@ describe("/metrics of an executor process", () => {
       },
       ["executor ready"],
     );
-    const client = await startRuntime(testConfig(server, { WF_NAMESPACE: ns }), {
+    const client = await startRuntime(testConfig(nats.server, { WF_NAMESPACE: ns }), {
       executor: false,
       scheduler: false,
       approvals: false,

@@ -1,37 +1,23 @@
 import { newId } from "@wf/shared/execution";
 import { startExecution } from "@wf/shared/client";
 import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
-import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import type { WorkflowRecord } from "@wf/shared/store";
 import type { Platform } from "@wf/shared/runtime";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
-import {
-  startNatsServer,
-  startRuntime,
-  testConfig,
-  waitFor,
-  waitForStatus,
-  type InProcessRuntime,
-} from "../support/runtime";
+import { startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import { createOwner, executionsOf, settled, startStored, storeWorkflow } from "./support";
+import { useNatsServer } from "../support/nats-server";
 
 /** Chained triggers (DELAYED_COMPLETION), against a real nats-server and the real executor. */
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 async function runtime(
   env: Record<string, string> = {},
   parts: { executor?: boolean; scheduler?: boolean } = {},
 ): Promise<InProcessRuntime> {
-  const rt = await startRuntime(testConfig(server, { WF_SCHEDULE_SCAN_MS: "200", ...env }), parts);
+  const rt = await startRuntime(testConfig(nats.server, { WF_SCHEDULE_SCAN_MS: "200", ...env }), parts);
   onTestFinished(() => rt.stop());
   return rt;
 }
@@ -206,7 +192,7 @@ describe("chained triggers", () => {
   it("a chain armed before the scheduler is killed fires after it restarts", async () => {
     const rt = await runtime({}, { scheduler: false });
     const p = rt.platform;
-    const env = { NATS_URL: server.url, WF_NAMESPACE: rt.ns, WF_SCHEDULE_SCAN_MS: "200" };
+    const env = { NATS_URL: nats.server.url, WF_NAMESPACE: rt.ns, WF_SCHEDULE_SCAN_MS: "200" };
     let scheduler: ServiceProcess | null = await startServiceProcess(ENTRIES.scheduler, env, ["scheduler ready"]);
     onTestFinished(() => scheduler?.kill());
     const owner = await createOwner(p, "pro");

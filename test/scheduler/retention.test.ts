@@ -3,25 +3,18 @@ import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execu
 import { streamNames, subjects, toToken } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { ApprovalRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/testing";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startRetention } from "@wf/scheduler";
-import { startNatsServer, startRuntime, testConfig, waitFor } from "../support/runtime";
+import { startRuntime, testConfig, waitFor } from "../support/runtime";
 import { createOwner, startStored, storeWorkflow } from "./support";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 const HOUR = 3_600_000;
 
 async function platform(env: Record<string, string>): Promise<Platform> {
-  const p = await openPlatform(testConfig(server, env), "retention-test");
+  const p = await openPlatform(testConfig(nats.server, env), "retention-test");
   onTestFinished(() => p.close());
   return p;
 }
@@ -147,7 +140,9 @@ describe("execution retention", () => {
   });
 
   it("the scheduler sweeps on its own, every WF_RETENTION_SWEEP_MS", async () => {
-    const rt = await startRuntime(testConfig(server, { WF_EXECUTION_RETENTION: "1s", WF_RETENTION_SWEEP_MS: "1000" }));
+    const rt = await startRuntime(
+      testConfig(nats.server, { WF_EXECUTION_RETENTION: "1s", WF_RETENTION_SWEEP_MS: "1000" }),
+    );
     onTestFinished(() => rt.stop());
     const p = rt.platform;
     const owner = await createOwner(p, "pro");

@@ -1,13 +1,11 @@
 import { streamNames } from "@wf/shared/nats";
-import type { NatsServerHandle } from "@wf/testing";
 import type { Platform } from "@wf/shared/runtime";
 import type { WorkflowRecord } from "@wf/shared/store";
 import { scheduleExecutionId } from "@wf/scheduler";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
   definitionOf,
-  startNatsServer,
   startRuntime,
   testConfig,
   waitFor,
@@ -15,20 +13,14 @@ import {
   type InProcessRuntime,
 } from "../support/runtime";
 import { createOwner, executionsOf, storeWorkflow } from "./support";
+import { useNatsServer } from "../support/nats-server";
 
 /** Cron schedules, against a real nats-server, the real executor and scheduler processes. */
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 /** The executor in this process; schedulers run as their own processes. */
 async function executorOnly(): Promise<InProcessRuntime> {
-  const rt = await startRuntime(testConfig(server), { scheduler: false });
+  const rt = await startRuntime(testConfig(nats.server), { scheduler: false });
   onTestFinished(() => rt.stop());
   return rt;
 }
@@ -36,7 +28,7 @@ async function executorOnly(): Promise<InProcessRuntime> {
 async function schedulerProcess(ns: string): Promise<ServiceProcess> {
   const proc = await startServiceProcess(
     ENTRIES.scheduler,
-    { NATS_URL: server.url, WF_NAMESPACE: ns, WF_SCHEDULE_SCAN_MS: "200" },
+    { NATS_URL: nats.server.url, WF_NAMESPACE: ns, WF_SCHEDULE_SCAN_MS: "200" },
     ["scheduler ready"],
   );
   onTestFinished(() => proc.kill());
@@ -149,7 +141,7 @@ describe("schedules", () => {
   });
 
   it("picks up a schedule added by an edit, and stops when an edit removes it", async () => {
-    const rt = await startRuntime(testConfig(server, { WF_SCHEDULE_SCAN_MS: "200" }));
+    const rt = await startRuntime(testConfig(nats.server, { WF_SCHEDULE_SCAN_MS: "200" }));
     onTestFinished(() => rt.stop());
     const p = rt.platform;
     const owner = await createOwner(p, "enterprise");

@@ -1,19 +1,12 @@
 import { startExecution } from "@wf/shared/client";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import type { NatsServerHandle } from "@wf/testing";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startStaleRepair, STALE_AFTER_MS } from "@wf/scheduler";
-import { startNatsServer, testConfig } from "../support/runtime";
+import { testConfig } from "../support/runtime";
+import { useNatsServer } from "../support/nats-server";
 
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 /** A start whose publish and withdrawal both failed: listed, its start command never stored. */
 function abandonedStart(ownerId: string, createdAt: number): ExecutionSnapshot {
@@ -44,7 +37,7 @@ async function queuedStart(p: Platform, ownerId: string): Promise<string> {
 
 describe("stale execution repair", () => {
   it("undoes a failed start nobody withdrew once it is stale, and keeps one whose command waits for an executor", async () => {
-    const p = await openPlatform(testConfig(server), "stale-repair-test");
+    const p = await openPlatform(testConfig(nats.server), "stale-repair-test");
     onTestFinished(() => p.close());
     const ownerId = `owner-${newId()}`;
     const now = Date.now();
@@ -66,7 +59,7 @@ describe("stale execution repair", () => {
   });
 
   it("goes on where the last pass stopped, so that executions left unfinished for long do not hide the stale ones after them", async () => {
-    const p = await openPlatform(testConfig(server), "stale-repair-test");
+    const p = await openPlatform(testConfig(nats.server), "stale-repair-test");
     onTestFinished(() => p.close());
     const ownerId = `owner-${newId()}`;
     // The two oldest wait for an executor, for as long as it takes: every pass checks them again, and never changes

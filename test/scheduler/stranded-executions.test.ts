@@ -2,33 +2,18 @@ import { DebugState, type ExecutionSnapshot, type StepState } from "@wf/shared/e
 import { ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import type { NatsServerHandle } from "@wf/testing";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
-import {
-  run,
-  startNatsServer,
-  startRuntime,
-  testConfig,
-  uniqueNamespace,
-  waitFor,
-  waitForStatus,
-} from "../support/runtime";
+import { run, startRuntime, testConfig, uniqueNamespace, waitFor, waitForStatus } from "../support/runtime";
 import { approvalOf, awaitingApproval, openExecution, runningStep } from "../support/open-executions";
+import { useNatsServer } from "../support/nats-server";
 
 /**
  * The stranded-execution sweep's choices, read off the commands it leaves on the CMD stream where no service runs
  * to take them; then a lost approval expiry carried out by the approvals service and the executor. Its hand-ons to an
  * executor process (a takeover, a lost wait's timer) are in test/chaos/crash.test.ts.
  */
-let server: NatsServerHandle;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const nats = useNatsServer();
 
 const T0 = Date.now() - 3_600_000;
 
@@ -72,7 +57,7 @@ async function resumeOf(p: Platform, id: string): Promise<ResumeCommand | null> 
 
 describe("the stranded execution sweep", () => {
   it("wakes a parked execution whose wait, or whose sub-workflow's end, is two minutes past, and nothing else", async () => {
-    const p = await openPlatform(testConfig(server), "stranded-test");
+    const p = await openPlatform(testConfig(nats.server), "stranded-test");
     onTestFinished(() => p.close());
     const now = Date.now();
     const ended = execution({ status: "COMPLETED", completedAt: now - STALE_AFTER_MS - 1_000 });
@@ -141,7 +126,7 @@ describe("the stranded execution sweep", () => {
   });
 
   it("expires an approval two minutes past its expiry, and wakes an execution whose approval was decided as long ago", async () => {
-    const p = await openPlatform(testConfig(server), "stranded-test");
+    const p = await openPlatform(testConfig(nats.server), "stranded-test");
     onTestFinished(() => p.close());
     const now = Date.now();
     const long = now - STALE_AFTER_MS - 1;
@@ -187,7 +172,7 @@ describe("the stranded execution sweep", () => {
 
   it("an approval whose expiry timer was lost expires through the approvals service, and its execution fails", async () => {
     // Executor and approvals, no scheduler: no timer fires here, and the one armed is purged as well.
-    const rt = await startRuntime(testConfig(server, { WF_NAMESPACE: uniqueNamespace() }), { scheduler: false });
+    const rt = await startRuntime(testConfig(nats.server, { WF_NAMESPACE: uniqueNamespace() }), { scheduler: false });
     onTestFinished(() => rt.stop());
     const p = rt.platform;
     const id = await run(
