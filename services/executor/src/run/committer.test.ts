@@ -88,6 +88,24 @@ describe("Committer: every write and event fits in a NATS message", () => {
   });
 });
 
+describe("Committer: the events awaiting a write", () => {
+  it("counts them full once their JSON passes its share of the record, never later, and at most 16 bytes an event sooner", async () => {
+    const c = await created();
+    const share = c.limits.outboxBytes;
+    for (let i = 0; !c.outboxFull; i++) {
+      if (i % 3 === 0) c.emit("step_started", `each[${i}].ünï`, { attempt: i });
+      else if (i % 3 === 1)
+        c.emit("step_completed", "s", { output: { text: 'é"\n'.repeat(200), n: i }, duration: 1.5 });
+      else c.emit("exec_parked", undefined, { status: "RUNNING", waitingOn: null, ok: true });
+    }
+    await c.flush();
+    const sizes = c.snap.outbox.map((e) => Buffer.byteLength(JSON.stringify(e)));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    expect(total - sizes.at(-1)!).toBeLessThanOrEqual(share);
+    expect(total).toBeGreaterThan(share - 16 * sizes.length);
+  });
+});
+
 describe("Committer: what others write beside the holder", () => {
   it("a debug run's holder takes a pause's claim and new breakpoints written beside it, and keeps its own changes", async () => {
     const debug = newDebugState(DebugRequest.parse({ breakpoints: [{ type: "before_step", step: "a" }] }));

@@ -105,6 +105,7 @@ export class Committer implements RunCommitter {
     this.touch();
     const s = this.snap;
     s.eventSeq += 1;
+    const capped = capValues(data, this.limits.eventValueBytes);
     const event: ExecutionEvent = {
       type,
       executionId: s.id,
@@ -113,10 +114,12 @@ export class Committer implements RunCommitter {
       at: Date.now(),
       id: `${s.id}.${s.eventSeq}`,
       ...(step === undefined ? {} : { step }),
-      data: capValues(data, this.limits.eventValueBytes),
+      data: capped.data,
     };
     this.pending.push(event);
-    this.pendingBytes += jsonBytes(event);
+    // Counted from the values' sizes, measured as they were capped: the event is not serialised again to be counted.
+    this.pendingBytes += EVENT_FIELDS_BYTES + capped.bytes + utf8Bytes(type) + utf8Bytes(step ?? "");
+    this.pendingBytes += 2 * s.id.length + utf8Bytes(s.workflowId) + utf8Bytes(s.ownerId);
   }
 
   touch(): void {
@@ -207,7 +210,7 @@ export class Committer implements RunCommitter {
    */
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void {
     const s = this.snap;
-    const capped = capValues(this.masker.inPlace(data), this.limits.eventValueBytes);
+    const capped = capValues(this.masker.inPlace(data), this.limits.eventValueBytes).data;
     this.publish([
       { type, executionId: s.id, workflowId: s.workflowId, ownerId: s.ownerId, at: Date.now(), id, step, data: capped },
     ]);
@@ -225,7 +228,7 @@ export class Committer implements RunCommitter {
     // Runs write at step boundaries once their events pass outboxBytes; only branches that all
     // finish steps at once (a wide foreach) can pile up more, and their values then give way.
     if (this.pendingBytes > 2 * this.limits.outboxBytes)
-      for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES);
+      for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES).data;
     this.pending = [];
     this.pendingBytes = 0;
     this.dirty = false;
@@ -319,13 +322,29 @@ function sameHolder(a: ExecutionSnapshot["holder"], b: ExecutionSnapshot["holder
   return a !== null && b !== null && a.actor === b.actor && a.seq === b.seq;
 }
 
-/** Outputs can be large; events carry a marker instead of values over `maxBytes` of JSON (the snapshot has them). */
-function capValues(data: Record<string, unknown>, maxBytes: number): Record<string, unknown> {
+/**
+ * An event's JSON less its strings' contents and its data: `{"type":"","executionId":"","workflowId":"","ownerId":"",
+ * "at":<13 digits>,"id":"<execution id>.<up to 8 digits>","step":"","data":}`.
+ */
+const EVENT_FIELDS_BYTES = 111;
+
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text);
+}
+
+/**
+ * Outputs can be large; events carry a marker instead of values over `maxBytes` of JSON (the snapshot has them). With
+ * the bytes of the capped data's JSON (its keys, ours, are ASCII).
+ */
+function capValues(data: Record<string, unknown>, maxBytes: number): { data: Record<string, unknown>; bytes: number } {
   const out: Record<string, unknown> = {};
+  let total = 2;
   for (const [k, v] of Object.entries(data)) {
     if (v === undefined) continue;
-    const bytes = typeof v === "object" || typeof v === "string" ? jsonBytes(v) : 0;
-    out[k] = bytes > maxBytes ? { truncated: true, bytes } : v;
+    const bytes = typeof v === "object" || typeof v === "string" ? jsonBytes(v) : String(v).length;
+    const kept = bytes > maxBytes ? { truncated: true, bytes } : v;
+    out[k] = kept;
+    total += k.length + 4 + (kept === v ? bytes : jsonBytes(kept));
   }
-  return out;
+  return { data: out, bytes: total };
 }
