@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
 import { startNatsServer } from "../support/runtime";
+import { serverHasCompression } from "@wf/shared/nats";
 import { renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
 import { DEBUG_BENCH_QUICK_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
@@ -13,6 +14,7 @@ import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
 import { renderSweepBench, runSweepBench } from "./sweep-bench";
+import { renderDiskBench, runDiskBench } from "./disk-bench";
 import { renderTimerBench, runTimerBench } from "./timer-bench";
 import { renderWebhookBench, runWebhookBench } from "./webhook-bench";
 import { consumingAimMet, e2eAimMet, renderWebhookE2e, runWebhookE2e, type E2eMeasurement } from "./webhook-e2e";
@@ -373,6 +375,25 @@ describe("bench harness (smoke)", () => {
       expect(figure > 0 && Number.isFinite(figure)).toBe(true);
     expect(renderSweepBench(r)).toContain("31 RUNNING and 30 AWAITING_APPROVAL executions open");
   }, 60_000);
+
+  it("disk: bytes a workflow leaves, as stored and on disk, with and without compression where the server has it", async () => {
+    const r = await runDiskBench(
+      server,
+      { workflows: 200, gets: 50 },
+      { progress: () => undefined, track: () => () => undefined },
+    );
+    const has = serverHasCompression(server.version);
+    expect(r.runs.map((run) => run.compression)).toEqual(has ? ["none", "s2"] : ["none"]);
+    for (const run of r.runs) {
+      // 200 workflows fill no block: nothing is compressed yet, and the files hold what the server counts.
+      for (const bytes of [run.events, run.records]) {
+        expect(bytes.stored).toBeGreaterThan(1_000);
+        expect(Math.abs(bytes.onDisk - bytes.stored) / bytes.stored).toBeLessThan(0.05);
+      }
+      expect(run.getMs.n).toBe(50);
+    }
+    expect(renderDiskBench(r)).toContain(has ? "s2 / none: events on disk" : "s2 not run: nats-server");
+  }, 120_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
     const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });

@@ -52,6 +52,7 @@ import { CLUSTER_BENCH_QUICK_SIZES, CLUSTER_BENCH_SIZES, renderClusterBench, run
 import { READ_PATH_QUICK_SIZES, READ_PATH_SIZES, renderReadPathBench, runReadPathBench } from "./read-path";
 import { PYTHON_STEPS_QUICK_SIZES, PYTHON_STEPS_SIZES, renderPythonSteps, runPythonSteps } from "./python-steps";
 import { renderSweepBench, runSweepBench, SWEEP_BENCH_QUICK_SIZES, SWEEP_BENCH_SIZES } from "./sweep-bench";
+import { DISK_BENCH_QUICK_SIZES, DISK_BENCH_SIZES, renderDiskBench, runDiskBench } from "./disk-bench";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
 const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
@@ -192,10 +193,13 @@ async function main(): Promise<void> {
   const sweep = parts.has("sweep")
     ? await runSweepBench(server, quick ? SWEEP_BENCH_QUICK_SIZES : SWEEP_BENCH_SIZES, { progress, track })
     : undefined;
+  const disk = parts.has("disk")
+    ? await runDiskBench(server, quick ? DISK_BENCH_QUICK_SIZES : DISK_BENCH_SIZES, { progress, track })
+    : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps, sweep }, null, 2)}
+    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps, sweep, disk }, null, 2)}
 `,
   );
   if (result) console.log(render(result));
@@ -216,6 +220,7 @@ async function main(): Promise<void> {
   if (reads) console.log(`\n${renderReadPathBench(reads)}`);
   if (pythonSteps) console.log(`\n${renderPythonSteps(pythonSteps)}`);
   if (sweep) console.log(`\n${renderSweepBench(sweep)}`);
+  if (disk) console.log(`\n${renderDiskBench(disk)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

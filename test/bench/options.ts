@@ -148,12 +148,13 @@ export const BENCH_PARTS = [
   "reads",
   "python-steps",
   "sweep",
+  "disk",
 ] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /**
  * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, flood, cluster,
- * reads, python-steps, sweep, comma-separated) runs only those parts; all by default. BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api
+ * reads, python-steps, sweep, disk, comma-separated) runs only those parts; all by default. BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api
  * and webhook parts (and the e2e part's service) write a V8 CPU profile there, to see where a request's time goes under
  * load.
  */

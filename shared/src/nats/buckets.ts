@@ -1,9 +1,9 @@
-import { jetstreamManager, StorageType } from "@nats-io/jetstream";
+import { jetstreamManager, StorageType, StoreCompression } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { nanos } from "@nats-io/nats-core";
 import { Objm, type ObjectStore } from "@nats-io/obj";
-import { placementError, placementOption, reconcileStream, type StreamPlacement } from "./placement";
+import { keptConfig, placementError, placementOption, reconcileStream, type StreamPlacement } from "./placement";
 import { retryRacedCreate } from "./streams";
 import { whileStarting } from "./while-starting";
 
@@ -12,11 +12,13 @@ export interface KvBucketSpec {
   history: number;
   /** Age after which an entry expires; none when unset. */
   ttlMs?: number;
+  /** The bucket keeps data for long (records, not counters or sessions): kept as the placement's compression says. */
+  keeps?: boolean;
 }
 
 /**
  * Opens a KV bucket, creating it at `placement`, and reconciles an existing one to the current
- * placement and TTL (nats.js only sets them on creation). Retried while JetStream is not ready.
+ * placement, TTL and compression (nats.js only sets them on creation). Retried while JetStream is not ready.
  */
 export function openKvBucket(
   nc: NatsConnection,
@@ -24,6 +26,7 @@ export function openKvBucket(
   spec: KvBucketSpec,
   placement: StreamPlacement,
 ): Promise<KV> {
+  const kept = spec.keeps ? keptConfig(placement) : {};
   return whileStarting(async () => {
     const kv = await created(name, placement, () =>
       new Kvm(nc).create(name, {
@@ -31,10 +34,12 @@ export function openKvBucket(
         replicas: placement.replicas,
         ...placementOption(placement),
         ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
+        ...(kept.compression === undefined ? {} : { compression: kept.compression === StoreCompression.S2 }),
       }),
     );
     await reconcileStream(await jetstreamManager(nc), `KV_${name}`, placement, {
       max_age: spec.ttlMs ? nanos(spec.ttlMs) : 0,
+      ...kept,
     });
     return kv;
   });

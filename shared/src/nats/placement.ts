@@ -1,4 +1,5 @@
 import {
+  StoreCompression as StreamCompression,
   JetStreamApiCodes,
   JetStreamApiError,
   type JetStreamManager,
@@ -8,28 +9,46 @@ import {
 } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../errors/wf-error";
+import { serverHasCompression, type StoreCompression } from "./compression";
 import { retryWhile } from "./transient";
 
-/** Where the service's streams and buckets live: how many copies, on which servers. */
+/** Where the service's streams and buckets live: how many copies, on which servers, and how those keeping data do. */
 export interface StreamPlacement {
   replicas: number;
   /** Server tags every copy must carry; empty: any server. */
   tags: string[];
+  /** How the streams and buckets that keep data keep it on disk; unset on a server without compression. */
+  compression?: StoreCompression;
 }
 
 /** One copy anywhere: a single server, and tests. */
 export const ONE_REPLICA: StreamPlacement = Object.freeze({ replicas: 1, tags: [] as string[] }) as StreamPlacement;
 
 /**
- * WF_REPLICAS and WF_PLACEMENT_TAGS against the server connected to: `auto` is 3 in a cluster
- * (a server that routes to others reports its cluster's name) and 1 on a lone server.
+ * WF_REPLICAS, WF_PLACEMENT_TAGS and WF_STORE_COMPRESSION against the server connected to: `auto` is 3 in a cluster
+ * (a server that routes to others reports its cluster's name) and 1 on a lone server; compression only where the
+ * server has it.
  */
 export function streamPlacement(
-  settings: { WF_REPLICAS: "auto" | number; WF_PLACEMENT_TAGS?: string[] | undefined },
+  settings: {
+    WF_REPLICAS: "auto" | number;
+    WF_PLACEMENT_TAGS?: string[] | undefined;
+    WF_STORE_COMPRESSION?: StoreCompression | undefined;
+  },
   nc: NatsConnection,
 ): StreamPlacement {
   const replicas = settings.WF_REPLICAS === "auto" ? (nc.info?.cluster ? 3 : 1) : settings.WF_REPLICAS;
-  return { replicas, tags: settings.WF_PLACEMENT_TAGS ?? [] };
+  return {
+    replicas,
+    tags: settings.WF_PLACEMENT_TAGS ?? [],
+    ...(serverHasCompression(nc.info?.version) ? { compression: settings.WF_STORE_COMPRESSION ?? "s2" } : {}),
+  };
+}
+
+/** The `compression` of a stream that keeps data: none on a server without it. */
+export function keptConfig(p: StreamPlacement): { compression?: StreamCompression } {
+  if (p.compression === undefined) return {};
+  return { compression: p.compression === "s2" ? StreamCompression.S2 : StreamCompression.None };
 }
 
 /** The stream configuration fields a placement sets. */
@@ -62,6 +81,7 @@ export function placementError(err: unknown, what: string, p: StreamPlacement): 
 export interface StreamLimits {
   /** Nanoseconds; 0 = no limit. */
   max_age?: number;
+  compression?: StreamCompression;
 }
 
 /**
@@ -108,6 +128,7 @@ function infoOfCreated(jsm: JetStreamManager, name: string): Promise<StreamInfo>
 function differs(current: StreamConfig, want: Partial<StreamConfig>): boolean {
   if (want.num_replicas !== undefined && (current.num_replicas || 1) !== want.num_replicas) return true;
   if (want.max_age !== undefined && (current.max_age ?? 0) !== want.max_age) return true;
+  if (want.compression !== undefined && (current.compression ?? "none") !== want.compression) return true;
   const tags = [...(want.placement?.tags ?? [])].sort().join(",");
   return tags !== [...(current.placement?.tags ?? [])].sort().join(",");
 }

@@ -1,6 +1,6 @@
 import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/nats-core";
-import { placementConfig, placementError, type StreamPlacement } from "./placement";
+import { keptConfig, placementConfig, placementError, type StreamPlacement } from "./placement";
 import { streamNames } from "./subjects";
 
 /** How long a stream drops a message published again with the same Nats-Msg-Id. */
@@ -34,6 +34,7 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
       storage: StorageType.File,
       max_age: nanos(opts.eventsMaxAgeMs),
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      ...keptConfig(opts.placement),
     },
     {
       name: names.timer,
@@ -49,6 +50,7 @@ export async function ensureStreams(jsm: JetStreamManager, ns: string, opts: Str
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: nanos(90 * 24 * 3600_000),
+      ...keptConfig(opts.placement),
     },
   ];
   for (const base of configs) {

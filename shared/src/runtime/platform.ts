@@ -54,6 +54,7 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
     namespace: config.WF_NAMESPACE,
     replicas: placement.replicas,
     timers: timerMode,
+    compression: placement.compression ?? `none: nats-server ${nc.info?.version ?? "?"} has no compression (2.10+)`,
   });
   return {
     config,

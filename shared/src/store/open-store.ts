@@ -1,4 +1,5 @@
 import type { NatsConnection } from "@nats-io/nats-core";
+import type { StoreCompression } from "../nats/compression";
 import { ONE_REPLICA, streamPlacement, type StreamPlacement } from "../nats/placement";
 import { openKvStore } from "./kv/open-kv-store";
 import { openMongoStore } from "./mongo/open-mongo-store";
@@ -24,6 +25,8 @@ export interface StoreSettings {
   /** `auto` when unset. */
   WF_REPLICAS?: "auto" | number;
   WF_PLACEMENT_TAGS?: string[] | undefined;
+  /** `s2` when unset. */
+  WF_STORE_COMPRESSION?: StoreCompression | undefined;
 }
 
 /** The store as the service opens it: every process (services, CLI) picks the adapter here. */
@@ -40,7 +43,11 @@ export function openConfiguredStore(settings: StoreSettings, nc: NatsConnection)
         nc,
         namespace: settings.WF_NAMESPACE,
         placement: streamPlacement(
-          { WF_REPLICAS: settings.WF_REPLICAS ?? "auto", WF_PLACEMENT_TAGS: settings.WF_PLACEMENT_TAGS },
+          {
+            WF_REPLICAS: settings.WF_REPLICAS ?? "auto",
+            WF_PLACEMENT_TAGS: settings.WF_PLACEMENT_TAGS,
+            WF_STORE_COMPRESSION: settings.WF_STORE_COMPRESSION,
+          },
           nc,
         ),
       });

@@ -44,7 +44,7 @@ export async function openKvStore(
   const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
     const recordsBucket = `${namespace}_${type}`;
     const indexBucket = `${recordsBucket}_idx`;
-    const spec = { history: 1, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
+    const spec = { history: 1, keeps: true, ...(maxAgeMs > 0 ? { ttlMs: maxAgeMs } : {}) };
     const [records, index] = await Promise.all([
       openKvBucket(nc, recordsBucket, spec, placement),
       openKvBucket(nc, indexBucket, spec, placement),
@@ -74,7 +74,7 @@ export async function openKvStore(
     open("artifacts"),
     open("webhooks"),
     open("users"),
-    openKvBucket(nc, `${namespace}_user_emails`, { history: 1 }, placement),
+    openKvBucket(nc, `${namespace}_user_emails`, { history: 1, keeps: true }, placement),
     open("api_keys"),
     // Audit records expire with the AUDIT stream's events; the record and its key age together.
     open("audit", AUDIT_RETENTION_MS),
