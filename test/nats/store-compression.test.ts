@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
 import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
-import { serverHasCompression, streamNames } from "@wf/shared/nats";
+import { openObjectBucket, serverHasCompression, streamNames } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 
@@ -37,6 +38,16 @@ async function platform(ns: string, compression?: "s2" | "none"): Promise<Platfo
   );
   opened.push(p);
   return p;
+}
+
+/** Bytes a stream's files take in the server's store. */
+function onDisk(stream: string): number {
+  const dir = execFileSync("find", [server.storeDir, "-type", "d", "-name", stream]).toString().trim();
+  return Number(
+    execFileSync("du", ["-sb", `${dir}/msgs`])
+      .toString()
+      .split("\t")[0],
+  );
 }
 
 /** Each stream's `compression` as the server reports it ("none" where it reports none). */
@@ -113,21 +124,34 @@ describe("store compression", () => {
       await Promise.all(batch.map((e, k) => js.publish(subject(i + k), e)));
     }
     const stored = (await p.jsm.streams.info(streamNames(ns).evt)).state.bytes;
-    const onDisk = () => {
-      const dir = execFileSync("find", [server.storeDir, "-type", "d", "-name", streamNames(ns).evt])
-        .toString()
-        .trim();
-      return Number(
-        execFileSync("du", ["-sb", `${dir}/msgs`])
-          .toString()
-          .split("\t")[0],
-      );
-    };
     if (!serverHasCompression(server.version)) {
-      expect(onDisk()).toBeGreaterThanOrEqual(stored);
+      expect(onDisk(streamNames(ns).evt)).toBeGreaterThanOrEqual(stored);
       return;
     }
     // Compressed asynchronously once the block is sealed: read until it has been, within a bound.
-    await expect.poll(onDisk, { timeout: 10_000, interval: 100 }).toBeLessThan(stored * 0.6);
+    await expect.poll(() => onDisk(streamNames(ns).evt), { timeout: 10_000, interval: 100 }).toBeLessThan(stored * 0.6);
+  });
+
+  it("keeps a text artifact in a fraction of its bytes, and random bytes in no more than theirs", async () => {
+    const ns = `z${newId().slice(-10).toLowerCase()}`;
+    const p = await platform(ns);
+    const rows = Array.from({ length: 300_000 }, (_, i) => `{"row":${i},"status":"ok","score":${(i * 7) % 100}}\n`);
+    const files = { text: Buffer.from(rows.join("")), random: randomBytes(12 * 1024 * 1024) };
+    const sizes: Record<string, { stored: number; disk: () => number }> = {};
+    for (const [kind, bytes] of Object.entries(files)) {
+      const bucket = await openObjectBucket(p.nc, `${ns}_${kind}`, p.placement);
+      await bucket.putBlob({ name: `report.${kind}` }, bytes);
+      const stream = `OBJ_${ns}_${kind}`;
+      sizes[kind] = { stored: (await p.jsm.streams.info(stream)).state.bytes, disk: () => onDisk(stream) };
+    }
+    expect(files.text.length).toBeGreaterThan(8 * 1024 * 1024);
+    if (!serverHasCompression(server.version)) {
+      expect(sizes.text!.disk()).toBeGreaterThanOrEqual(sizes.text!.stored);
+      return;
+    }
+    await expect
+      .poll(() => sizes.text!.disk(), { timeout: 10_000, interval: 100 })
+      .toBeLessThan(sizes.text!.stored * 0.6);
+    expect(sizes.random!.disk()).toBeLessThan(sizes.random!.stored * 1.02);
   });
 });

@@ -247,7 +247,7 @@ export const ENV_SCHEMA = {
   WF_STORE_COMPRESSION: {
     schema: z.enum(["s2", "none"]),
     default: "s2",
-    doc: "How the streams and buckets that keep data (the EVT and AUDIT streams, the KV store's buckets) keep it on disk. `s2`: nats-server compresses each block once it is full (docs/operations.md#disk: a block of events shrinks about sevenfold); `none`: as written. Needs nats-server 2.10 or newer; an older server keeps every block as written and the service says so once at start. Set on creation and reconciled at every start; on an existing stream the server applies a change to the blocks it starts after its next restart.",
+    doc: "How the streams and buckets that keep data (the EVT and AUDIT streams, the KV store's buckets, the artifacts' object store) keep it on disk. `s2`: nats-server compresses each block once it is full (docs/operations.md#disk: a block of events shrinks about sevenfold); `none`: as written. Needs nats-server 2.10 or newer; an older server keeps every block as written and the service says so once at start. Set on creation and reconciled at every start; on an existing stream the server applies a change to the blocks it starts after its next restart.",
   },
   WF_SCHEDULE_SCAN_MS: {
     schema: int(100, 3_600_000),

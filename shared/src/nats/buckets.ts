@@ -45,17 +45,22 @@ export function openKvBucket(
   });
 }
 
-/** Opens an object store bucket (file storage) the same way. */
+/**
+ * Opens an object store bucket (file storage) the same way. Its files are kept as the placement's compression says:
+ * S2 passes over what does not compress (an image, an archive) at little cost and takes text down to a fraction.
+ */
 export function openObjectBucket(nc: NatsConnection, name: string, placement: StreamPlacement): Promise<ObjectStore> {
+  const kept = keptConfig(placement);
   return whileStarting(async () => {
     const bucket = await created(name, placement, () =>
       new Objm(nc).create(name, {
         storage: StorageType.File,
         replicas: placement.replicas,
         ...placementOption(placement),
+        ...(kept.compression === undefined ? {} : { compression: kept.compression === StoreCompression.S2 }),
       }),
     );
-    await reconcileStream(await jetstreamManager(nc), `OBJ_${name}`, placement);
+    await reconcileStream(await jetstreamManager(nc), `OBJ_${name}`, placement, kept);
     return bucket;
   });
 }
