@@ -34,7 +34,7 @@ export function openKvBucket(
         replicas: placement.replicas,
         ...placementOption(placement),
         ...(spec.ttlMs ? { ttl: spec.ttlMs } : {}),
-        ...(kept.compression === undefined ? {} : { compression: kept.compression === StoreCompression.S2 }),
+        ...createdCompression(kept),
       }),
     );
     await reconcileStream(await jetstreamManager(nc), `KV_${name}`, placement, {
@@ -57,12 +57,17 @@ export function openObjectBucket(nc: NatsConnection, name: string, placement: St
         storage: StorageType.File,
         replicas: placement.replicas,
         ...placementOption(placement),
-        ...(kept.compression === undefined ? {} : { compression: kept.compression === StoreCompression.S2 }),
+        ...createdCompression(kept),
       }),
     );
     await reconcileStream(await jetstreamManager(nc), `OBJ_${name}`, placement, kept);
     return bucket;
   });
+}
+
+/** A stream's `compression` as nats.js's KV and object store options take it at creation: a flag. */
+function createdCompression(kept: { compression?: StoreCompression }): { compression?: boolean } {
+  return kept.compression === undefined ? {} : { compression: kept.compression === StoreCompression.S2 };
 }
 
 /**

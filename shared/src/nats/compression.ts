@@ -1,3 +1,5 @@
+import { serverAtLeast } from "./server-version";
+
 /**
  * How the streams and buckets that keep data for long (events, audit, the KV store's records, artifacts) keep it on
  * disk (WF_STORE_COMPRESSION). Work queues (commands, timers) are left as written: their messages go within seconds,
@@ -7,6 +9,5 @@ export type StoreCompression = "s2" | "none";
 
 /** Whether the server connected to compresses stream blocks (2.10+). */
 export function serverHasCompression(version: string | undefined): boolean {
-  const [major = 0, minor = 0] = (version ?? "").replace(/^v/, "").split(".").map(Number);
-  return major > 2 || (major === 2 && minor >= 10);
+  return serverAtLeast(version, 2, 10);
 }

@@ -2,6 +2,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import { headers } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { Handled } from "./command-consumer";
+import { serverAtLeast } from "./server-version";
 import { subjects, toToken } from "./subjects";
 import { retryTransient } from "./transient";
 
@@ -62,8 +63,7 @@ export function jetStreamTimers(js: JetStreamClient, ns: string, mode: TimerMode
 
 /** Whether the server connected to has message schedules (2.12+). */
 export function serverHasSchedules(version: string | undefined): boolean {
-  const [major = 0, minor = 0] = (version ?? "").replace(/^v/, "").split(".").map(Number);
-  return major > 2 || (major === 2 && minor >= 12);
+  return serverAtLeast(version, 2, 12);
 }
 
 /**

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { serverAtLeast } from "./server-version";
+
+describe("serverAtLeast", () => {
+  it("compares major then minor, with or without a leading v, and takes an unknown version as too old", () => {
+    const at = (version: string | undefined) => serverAtLeast(version, 2, 10);
+    expect(["2.9.10", "v2.10.0", "2.10.4", "2.15.1", "3.0.0", "1.99.0", undefined, ""].map(at)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
