@@ -5,9 +5,9 @@
  * the same run: the `none` namespace. Bytes on disk are the stream's `msgs/` directory in the server's store; a block
  * is compressed once the next begins, so the last block of each stream counts as written.
  */
-import { execFileSync } from "node:child_process";
 import { serverHasCompression, streamNames, type StoreCompression } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
+import { streamBytesOnDisk } from "../support/stream-disk";
 import { openClient, type Client } from "./context";
 import { percentile, round, summarize, type Summary } from "./stats";
 import { withRuntime } from "./suite";
@@ -113,13 +113,7 @@ async function diskRun(
 /** A stream's bytes once its files stop shrinking (the server compresses sealed blocks in the background). */
 async function settledBytes(client: Client, server: NatsServerHandle, stream: string): Promise<StreamBytes> {
   const stored = (await client.jsm.streams.info(stream)).state.bytes;
-  const dir = execFileSync("find", [server.storeDir, "-type", "d", "-name", stream]).toString().trim();
-  const onDisk = () =>
-    Number(
-      execFileSync("du", ["-sb", `${dir}/msgs`])
-        .toString()
-        .split("\t")[0],
-    );
+  const onDisk = () => streamBytesOnDisk(server, stream);
   const until = Date.now() + SETTLE_MS;
   let last = onDisk();
   for (;;) {

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
@@ -7,6 +6,7 @@ import { newId } from "@wf/shared/execution";
 import { openObjectBucket, serverHasCompression, streamNames } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { streamBytesOnDisk } from "../support/stream-disk";
 
 /**
  * WF_STORE_COMPRESSION on the server under test (NATS_SERVER_BIN): from 2.10 on, the streams and buckets that keep
@@ -40,15 +40,8 @@ async function platform(ns: string, compression?: "s2" | "none"): Promise<Platfo
   return p;
 }
 
-/** Bytes a stream's files take in the server's store. */
-function onDisk(stream: string): number {
-  const dir = execFileSync("find", [server.storeDir, "-type", "d", "-name", stream]).toString().trim();
-  return Number(
-    execFileSync("du", ["-sb", `${dir}/msgs`])
-      .toString()
-      .split("\t")[0],
-  );
-}
+/** Bytes a stream's files take in this file's server. */
+const onDisk = (stream: string) => streamBytesOnDisk(server, stream);
 
 /** Each stream's `compression` as the server reports it ("none" where it reports none). */
 async function compressionOf(p: Platform, names: string[]): Promise<Record<string, string>> {
