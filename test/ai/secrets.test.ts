@@ -106,6 +106,7 @@ steps:
     type: llm
     model: ${m}
     prompt: "Repeat the password {{ secrets.db_password }}"
+  - { name: pasted, type: transform, output: { as_typed: "pasted ${value}" } }
   - name: fail
     type: code
     language: bash
@@ -123,6 +124,9 @@ steps:
     expect(s.steps.script!.logs).toContain("connecting with ***");
     expect(s.steps.ask!.output).toBe("the password is ***, keep it safe");
     expect(s.steps.fail!.error).toContain("***");
+    // Pasted into the workflow itself: the execution's copy of its definition keeps it masked too.
+    expect(s.steps.pasted!.output).toEqual({ as_typed: "pasted ***" });
+    expect(JSON.stringify(s.definition)).toContain("pasted ***");
     // The provider got the real value: it is masked only in what the service keeps and publishes.
     expect((env().openai.requests(m)[0]!.body.messages as { content: string }[])[0]!.content).toBe(
       `Repeat the password ${value}`,

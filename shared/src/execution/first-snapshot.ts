@@ -1,25 +1,28 @@
 import type { z } from "zod";
 import type { StartCommand } from "../messages/commands";
 import { resolveVariables, type Workflow } from "../workflow/index";
-import { parseDefinition } from "./parsed-definitions";
+import { parseDefinition, sharedDefinition } from "./parsed-definitions";
 import { newDebugState } from "./debug";
 import { ZERO_USAGE, type ExecutionSnapshot, type ExecutionStatus, type Holder } from "./snapshot";
 
 export type StartRequestParsed = z.output<typeof StartCommand>;
 
+/** `definition`: the one the execution keeps, shared with every other start of it (sharedDefinition). */
 export type CheckedStart =
-  | { ok: true; workflow: Workflow; vars: Record<string, unknown> }
-  | { ok: false; workflow: Workflow | null; error: string };
+  | { ok: true; definition: unknown; workflow: Workflow; vars: Record<string, unknown> }
+  | { ok: false; definition: unknown; workflow: Workflow | null; error: string };
 
 /**
  * Validates what a start carries: the definition, and the inputs against its variables. The
  * workflow returned may be shared with other starts of the same definition: read it, never change it.
  */
-export function checkStart(definition: unknown, inputs: Record<string, unknown>): CheckedStart {
+export function checkStart(given: unknown, inputs: Record<string, unknown>): CheckedStart {
+  const definition = sharedDefinition(given);
   const wf = parseDefinition(definition);
   if (!wf.success) {
     return {
       ok: false,
+      definition,
       workflow: null,
       error: `workflow definition is invalid: ${wf.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
     };
@@ -28,11 +31,12 @@ export function checkStart(definition: unknown, inputs: Record<string, unknown>)
   if (!vars.ok) {
     return {
       ok: false,
+      definition,
       workflow: wf.data,
       error: `invalid inputs: ${vars.errors.map((e) => `${e.name}: ${e.message}`).join("; ")}`,
     };
   }
-  return { ok: true, workflow: wf.data, vars: vars.vars };
+  return { ok: true, definition, workflow: wf.data, vars: vars.vars };
 }
 
 /**
@@ -66,7 +70,7 @@ export function firstSnapshot(
     startedAt: status === "PENDING" && !failed ? null : now,
     completedAt: failed ? now : null,
     vars: checked.ok ? checked.vars : {},
-    definition: cmd.workflow.definition,
+    definition: checked.definition,
     steps: {},
     usage: ZERO_USAGE,
     parent: cmd.parent,

@@ -20,7 +20,7 @@ export {
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";
 export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";
-export { parseDefinition, type ParsedDefinition } from "./parsed-definitions";
+export { definitionJson, parseDefinition, sharedDefinition, type ParsedDefinition } from "./parsed-definitions";
 export {
   planRerun,
   sourceInputs,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDefinition } from "./parsed-definitions";
+import { definitionJson, parseDefinition, sharedDefinition } from "./parsed-definitions";
 
 const definition = (output: string) => ({ name: "parsed", steps: [{ name: "a", type: "transform", output }] });
 
@@ -46,5 +46,29 @@ describe("parseDefinition", () => {
     expect(again.data).not.toBe(first.data);
     const small = parseDefinition(definition("small"));
     expect(parseDefinition(definition("small")).data).toBe(small.data);
+  });
+});
+
+describe("sharedDefinition", () => {
+  it("gives every equal definition one frozen copy with its JSON kept, and leaves the caller's object alone", () => {
+    const given = JSON.parse(JSON.stringify(definition("shared")));
+    const shared = sharedDefinition(given);
+    expect(shared).not.toBe(given);
+    expect(shared).toEqual(given);
+    expect(Object.isFrozen(given)).toBe(false);
+    expect(Object.isFrozen((shared as { steps: object[] }).steps[0])).toBe(true);
+    expect(sharedDefinition(structuredClone(given))).toBe(shared);
+    expect(sharedDefinition(shared)).toBe(shared);
+    expect(definitionJson(shared)).toBe(JSON.stringify(given));
+    expect(parseDefinition(given).data).toBe(parseDefinition(shared).data);
+  });
+
+  it("leaves a definition over 256 KiB of JSON unshared, and values that are not objects as they are", () => {
+    const large = definition("z".repeat(300 * 1024));
+    expect(sharedDefinition(large)).toBe(large);
+    expect(Object.isFrozen(large)).toBe(false);
+    expect(definitionJson(large)).toBe(JSON.stringify(large));
+    expect(sharedDefinition(undefined)).toBeUndefined();
+    expect(sharedDefinition("text")).toBe("text");
   });
 });

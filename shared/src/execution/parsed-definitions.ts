@@ -3,18 +3,25 @@ import { deepFreeze } from "../deep-freeze";
 
 export type ParsedDefinition = ReturnType<typeof WorkflowSchema.safeParse>;
 
+/** What is known of one frozen definition, computed when first asked. */
+interface Known {
+  parsed?: ParsedDefinition;
+  json?: string;
+}
+
 /**
- * Parses of frozen definitions: a frozen definition is a shared, never-changing record (the
- * edge's recent reads), so its parse is the parse of every start of it. Re-parsing it with zod
- * on every webhook trigger cost the edge about 6% of its CPU.
+ * Frozen definitions: a frozen definition is a shared, never-changing record (the edge's recent reads, or one that
+ * `sharedDefinition` made), so its parse and its JSON are those of every execution of it. Re-parsing it with zod on
+ * every webhook trigger cost the edge about 6% of its CPU.
  */
-const byIdentity = new WeakMap<object, ParsedDefinition>();
+const byIdentity = new WeakMap<object, Known>();
 /**
- * Parses of definitions read from a message or a record, by their JSON: every execution of a
- * workflow version carries the same one, and the executor parsed it twice per start (about 4%
- * of its CPU at a few hundred starts a second); serializing it costs a fraction of parsing it.
+ * Definitions read from a message or a record, by their JSON: every execution of a workflow version carries the same
+ * one, and the executor parsed it twice per start (about 4% of its CPU at a few hundred starts a second), and wrote it
+ * out again to size its record and to look for secrets; serializing it costs a fraction of parsing it. Each maps to
+ * a frozen copy of the first such definition seen: the caller's own object is left as it was.
  */
-const byContent = new Map<string, ParsedDefinition>();
+const byContent = new Map<string, object>();
 /**
  * Bounded by the JSON kept, not by count: a definition may be as large as a NATS message (and a
  * parse is a few times its JSON). One larger than the limit is parsed every time.
@@ -24,37 +31,61 @@ const ONE_MAX_CHARS = 256 * 1024;
 let byContentChars = 0;
 
 /**
+ * A definition with the same JSON as `definition` that every holder of it shares, frozen, so that its parse and its
+ * JSON are computed once (`parseDefinition`, `definitionJson`). A frozen definition, or one too large to keep, is
+ * returned as it is.
+ */
+export function sharedDefinition(definition: unknown): unknown {
+  if (typeof definition !== "object" || definition === null || Object.isFrozen(definition)) return definition;
+  const json = JSON.stringify(definition);
+  const shared = byContent.get(json);
+  if (shared !== undefined) return shared;
+  if (json.length > ONE_MAX_CHARS) return definition;
+  while (byContentChars + json.length > BY_CONTENT_MAX_CHARS) {
+    const oldest = byContent.keys().next().value!;
+    byContent.delete(oldest);
+    byContentChars -= oldest.length;
+  }
+  const copy = deepFreeze(JSON.parse(json) as object);
+  byContent.set(json, copy);
+  byContentChars += json.length;
+  byIdentity.set(copy, { json });
+  return copy;
+}
+
+/**
  * A workflow definition parsed with WorkflowSchema. The result is shared with every other parse
  * of the same definition, its workflow deeply frozen: read it, never change it.
  */
 export function parseDefinition(definition: unknown): ParsedDefinition {
-  if (typeof definition !== "object" || definition === null) return WorkflowSchema.safeParse(definition);
-  if (Object.isFrozen(definition)) {
-    let parsed = byIdentity.get(definition);
-    if (parsed === undefined) {
-      parsed = frozenParse(definition);
-      byIdentity.set(definition, parsed);
-    }
-    return parsed;
+  const shared = sharedDefinition(definition);
+  if (typeof shared !== "object" || shared === null || !Object.isFrozen(shared))
+    return frozenParse(shared as object | null);
+  const known = knownOf(shared);
+  known.parsed ??= frozenParse(shared);
+  return known.parsed;
+}
+
+/** The definition's JSON; kept for a frozen one. */
+export function definitionJson(definition: unknown): string {
+  if (typeof definition !== "object" || definition === null || !Object.isFrozen(definition))
+    return JSON.stringify(definition) ?? "";
+  const known = knownOf(definition);
+  known.json ??= JSON.stringify(definition);
+  return known.json;
+}
+
+function knownOf(definition: object): Known {
+  let known = byIdentity.get(definition);
+  if (known === undefined) {
+    known = {};
+    byIdentity.set(definition, known);
   }
-  const key = JSON.stringify(definition);
-  let parsed = byContent.get(key);
-  if (parsed === undefined) {
-    parsed = frozenParse(definition);
-    if (key.length > ONE_MAX_CHARS) return parsed;
-    while (byContentChars + key.length > BY_CONTENT_MAX_CHARS) {
-      const oldest = byContent.keys().next().value!;
-      byContent.delete(oldest);
-      byContentChars -= oldest.length;
-    }
-    byContent.set(key, parsed);
-    byContentChars += key.length;
-  }
-  return parsed;
+  return known;
 }
 
 /** Its workflow frozen; a failure's error is left alone (zod fills some of its fields lazily). */
-function frozenParse(definition: object): ParsedDefinition {
+function frozenParse(definition: object | null): ParsedDefinition {
   const parsed = WorkflowSchema.safeParse(definition);
   if (parsed.success) deepFreeze(parsed.data);
   return parsed;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deepFreeze } from "../deep-freeze";
 import { SecretMasker, StreamMasker } from "./masker";
 
 function masker(...values: string[]): SecretMasker {
@@ -19,6 +20,18 @@ describe("SecretMasker", () => {
     const same = m.inPlace(value);
     expect(same).toBe(value);
     expect(value).toEqual({ list: ["x *** y", 3, null], nested: { "***": "***" } });
+  });
+
+  it("leaves a frozen (shared) value as it is, and puts a masked copy in its place when it holds a secret", () => {
+    const m = masker("topsecret");
+    const clean = deepFreeze({ steps: [{ name: "a", output: "fine" }] });
+    const leaked = deepFreeze({ steps: [{ name: "a", output: "x topsecret" }], topsecret: 1 });
+    const record = { clean, leaked, own: "topsecret" };
+    m.inPlace(record);
+    expect(record.clean).toBe(clean);
+    expect(record.leaked).not.toBe(leaked);
+    expect(record).toEqual({ clean, leaked: { steps: [{ name: "a", output: "x ***" }], "***": 1 }, own: "***" });
+    expect(leaked.steps[0]!.output).toBe("x topsecret");
   });
 
   it("changes nothing while it knows no secret", () => {

@@ -37,20 +37,28 @@ export class SecretMasker {
 
   #walk(value: unknown): unknown {
     if (typeof value === "string") return this.text(value);
+    if (value === null || typeof value !== "object") return value;
+    // Shared, and so never changed (an execution's definition, a parsed workflow's parts): a copy is masked instead.
+    if (Object.isFrozen(value)) return this.#holdsSecret(value) ? this.#walk(structuredClone(value)) : value;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) value[i] = this.#walk(value[i]);
       return value;
     }
-    if (value !== null && typeof value === "object") {
-      const obj = value as Record<string, unknown>;
-      for (const key of Object.keys(obj)) {
-        const masked = this.#walk(obj[key]);
-        const maskedKey = this.text(key);
-        if (maskedKey !== key) delete obj[key];
-        obj[maskedKey] = masked;
-      }
+    const obj = value as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      const masked = this.#walk(obj[key]);
+      const maskedKey = this.text(key);
+      if (maskedKey !== key) delete obj[key];
+      obj[maskedKey] = masked;
     }
     return value;
+  }
+
+  #holdsSecret(value: unknown): boolean {
+    if (typeof value === "string") return this.text(value) !== value;
+    if (value === null || typeof value !== "object") return false;
+    if (Array.isArray(value)) return value.some((v) => this.#holdsSecret(v));
+    return Object.entries(value).some(([k, v]) => this.text(k) !== k || this.#holdsSecret(v));
   }
 
   /**

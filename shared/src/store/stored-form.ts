@@ -18,6 +18,8 @@ export interface RecordForm {
   compact(stored: unknown): unknown;
   /** A stored record with what `compact` left out put back; a record written whole reads as it is. */
   restore(stored: unknown): unknown;
+  /** The compacted record's JSON, when the form writes it faster than JSON.stringify does. */
+  stringify?(compacted: unknown): string;
 }
 
 /** The stored form of `schema`'s records; the identity when nothing in it has a default. */

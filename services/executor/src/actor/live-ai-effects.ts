@@ -1,4 +1,4 @@
-import type { ExecutionSnapshot } from "@wf/shared/execution";
+import { definitionJson, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import { openSecret, openSecrets, type SecretBox } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
@@ -53,7 +53,7 @@ export function aiEffects(
  * and named in a warning, never shown.
  */
 export async function loadRunSecrets(deps: AiDeps, snap: ExecutionSnapshot): Promise<Readonly<Record<string, string>>> {
-  if (!JSON.stringify(snap.definition).includes("secrets")) return NO_SECRETS;
+  if (!definitionJson(snap.definition).includes("secrets")) return NO_SECRETS;
   const { values, unreadable } = await openSecrets(deps.store, deps.secretBox, snap.ownerId);
   if (unreadable.length) {
     deps.log.warn("secrets sealed under another key cannot be read; WF_SECRETS_KEY changed?", {

@@ -1,7 +1,7 @@
 import type { PubAck } from "@nats-io/jetstream";
 import type { JetStreamPublisher } from "@wf/shared/store";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import type { ExecutionEvent, ExecutionSnapshot } from "@wf/shared/execution";
+import { sharedDefinition, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
 import { isTransient, retryTransient, subjects, toToken, TRANSIENT_RETRY_MS } from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
@@ -79,6 +79,8 @@ export class Committer implements RunCommitter {
     readonly limits: ResultLimits,
     private readonly role: "holder" | "guest" = "holder",
   ) {
+    // Shared with every other execution of the definition: its parse and its JSON are made once (parsed-definitions.ts).
+    snap.definition = sharedDefinition(snap.definition);
     this.snap = snap;
     this.version = version;
     this.holder = snap.holder;

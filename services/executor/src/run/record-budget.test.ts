@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { ExecutionSnapshot, sharedDefinition, type StepState } from "@wf/shared/execution";
 import { SecretMasker } from "@wf/shared/secrets";
 import { RecordBudget } from "./record-budget";
 import { jsonBytes, resultLimits } from "./result-limits";
@@ -55,6 +55,18 @@ describe("RecordBudget", () => {
     delete snap.steps.b;
     budget.forget("b");
     expect(Math.abs(budget.used - whole)).toBeLessThanOrEqual(4);
+  });
+
+  it("counts a shared definition from its kept JSON, to the byte, whatever its characters", () => {
+    const snap = snapshot();
+    snap.definition = sharedDefinition({
+      name: "w",
+      description: "café ✓ 数",
+      steps: [{ name: "a", type: "transform" }],
+    });
+    expect(Object.isFrozen(snap.definition)).toBe(true);
+    const budget = new RecordBudget(snap, LIMITS, new SecretMasker());
+    expect(budget.used).toBe(jsonBytes({ ...snap, output: undefined, outbox: [] }));
   });
 
   it("admits results while the room lasts, then fails the one that would pass it, taking its bulk out", () => {

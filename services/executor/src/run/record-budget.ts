@@ -1,4 +1,4 @@
-import type { ExecutionSnapshot, StepState } from "@wf/shared/execution";
+import { definitionJson, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import type { SecretMasker } from "@wf/shared/secrets";
 import { cutLogs, cutText, cutValue, jsonBytes, type ResultLimits } from "./result-limits";
 
@@ -18,7 +18,10 @@ export class RecordBudget {
     readonly limits: ResultLimits,
     private readonly masker: SecretMasker,
   ) {
-    this.#others = jsonBytes({ ...snap, steps: {}, outbox: [], output: undefined });
+    // The definition's JSON is kept with it (parsed-definitions.ts): `,"definition":` and its JSON.
+    this.#others =
+      jsonBytes({ ...snap, definition: undefined, steps: {}, outbox: [], output: undefined }) +
+      (snap.definition === undefined ? 0 : 14 + Buffer.byteLength(definitionJson(snap.definition)));
     for (const [path, st] of Object.entries(snap.steps)) this.account(path, st);
   }
 

@@ -1,5 +1,5 @@
 import { EXECUTION_STATUSES, ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
-import { outboxForm } from "../outbox-form";
+import { executionForm } from "../execution-form";
 import { pageWindow } from "../paging";
 import type { ExecutionListQuery, ExecutionRepo, OpenPage, OpenStatus, Page, StaleRepair } from "../port";
 import { ExecutionIndex } from "./execution-index";
@@ -31,7 +31,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     const parts = kvParts(buckets, "executions", ExecutionSnapshot, executionLayout, {
       removals,
       unwritten: (id) => starts.get(id),
-      form: outboxForm,
+      form: executionForm,
     });
     super(parts);
     this.#lists = new IndexLists(buckets, parts.known);

@@ -82,7 +82,9 @@ export class RecordBucket<T extends { id: string }> {
 
   #encode(value: T): string {
     const stored = this.#stored(value);
-    return JSON.stringify(this.form ? this.form.compact(stored) : stored);
+    if (!this.form) return JSON.stringify(stored);
+    const compacted = this.form.compact(stored);
+    return this.form.stringify ? this.form.stringify(compacted) : JSON.stringify(compacted);
   }
 
   #subject(token: string): string {
