@@ -66,7 +66,9 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const mcpStdio = config.WF_MCP_STDIO ? new SandboxedStdio(codeRunner, config.WF_MCP_STDIO_ALLOW ?? []) : null;
   const limits = resultLimits(nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD);
   const artifactFiles = await ArtifactFiles.open(nc, ns, p.placement, p.store);
-  const events = new JetStreamPublisher(nc);
+  // Events on a connection of their own: the server reads a connection's messages one at a time, so the records'
+  // writes and the events' publishes then go through it side by side (docs/architecture.md#storage).
+  const events = new JetStreamPublisher(await p.connectAgain("events"));
   const actorId = `executor-${newId()}`;
   let stopping = false;
   const actor = new ExecutorActor({

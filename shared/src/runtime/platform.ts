@@ -27,16 +27,22 @@ export interface Platform {
   placement: StreamPlacement;
   timers: Timers;
   log: Logger;
+  /**
+   * Another connection to the same server, with this service's credentials and inbox prefix, drained when the
+   * platform closes: for traffic that should not queue behind `nc`'s. The server reads each connection's messages in
+   * order, one at a time.
+   */
+  connectAgain(purpose: string): Promise<NatsConnection>;
   close(): Promise<void>;
 }
 
 export async function openPlatform(config: Config, name: string): Promise<Platform> {
   const log = createLogger(config.LOG_LEVEL, { service: name });
   const nats = await resolveNats(config, log);
-  const nc = await connectNats(nats.target.url, `wf-${name}`, {
-    auth: nats.target.auth,
-    inboxPrefix: inboxPrefix(name),
-  });
+  const connectAs = (connection: string): Promise<NatsConnection> =>
+    connectNats(nats.target.url, connection, { auth: nats.target.auth, inboxPrefix: inboxPrefix(name) });
+  const nc = await connectAs(`wf-${name}`);
+  const others: NatsConnection[] = [];
   if (nc.info?.auth_required !== true) {
     log.warn(
       "the nats-server at NATS_URL takes clients without credentials: anything that reaches it can read every record and start or cancel any execution. " +
@@ -66,9 +72,14 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
     placement,
     timers: jetStreamTimers(js, config.WF_NAMESPACE, timerMode),
     log,
+    async connectAgain(purpose) {
+      const other = await connectAs(`wf-${name}-${purpose}`);
+      others.push(other);
+      return other;
+    },
     async close() {
       await store.close();
-      await nc.drain().catch(() => nc.close());
+      await Promise.all([nc, ...others].map((c) => c.drain().catch(() => c.close())));
       if (nats.child) {
         const exited = new Promise((r) => nats.child!.once("exit", r));
         nats.child.kill("SIGTERM");
