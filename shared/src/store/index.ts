@@ -40,7 +40,7 @@ export {
 export { openConfiguredStore, openStore, type StoreOptions, type StoreSettings } from "./open-store";
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
 export { isWrongLastSequence } from "./kv/wrong-last-sequence";
-export { JetStreamPublisher, type PublishOptions } from "./kv/jetstream-publisher";
+export { JetStreamPublisher, type PublishMessage, type PublishOptions } from "./kv/jetstream-publisher";
 export { newWorkflowRecord, nextWorkflowVersion } from "./new-workflow-record";
 export { storeNextVersion } from "./store-next-version";
 export { settleApproval, type ApprovalSettlement } from "./settle-approval";

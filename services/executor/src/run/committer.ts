@@ -1,4 +1,3 @@
-import type { PubAck } from "@nats-io/jetstream";
 import type { JetStreamPublisher } from "@wf/shared/store";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import { sharedDefinition, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
@@ -54,7 +53,7 @@ export class Committer implements RunCommitter {
   private dirty = false;
   private dirtySince = 0;
   private inflight: Promise<void> | null = null;
-  private acks: Promise<PubAck>[] = [];
+  private acks: Promise<void>[] = [];
   /** Set by deferCreate until the first write creates the record. */
   private unstored = false;
   /** Writes the record of a deferred start whose first pure steps run long (PURE_RUN_WRITE_MS). */
@@ -308,17 +307,21 @@ export class Committer implements RunCommitter {
   }
 
   private publish(events: ExecutionEvent[]): void {
-    for (const e of events) {
-      const subject = this.subj.event(toToken(e.ownerId), toToken(e.workflowId), e.executionId, e.type);
-      const ack = this.events.publish(subject, JSON.stringify(e), { msgID: e.id });
-      // Awaited in the next write or settle(); until then a failure must not count as unhandled.
-      ack.catch(() => undefined);
-      this.acks.push(ack);
-    }
+    if (events.length === 0) return;
+    const acks = this.events.publishAll(
+      events.map((e) => ({
+        subject: this.subj.event(toToken(e.ownerId), toToken(e.workflowId), e.executionId, e.type),
+        data: JSON.stringify(e),
+        opts: { msgID: e.id },
+      })),
+    );
+    // Awaited in the next write or settle(); until then a failure must not count as unhandled.
+    acks.catch(() => undefined);
+    this.acks.push(acks);
   }
 }
 
-export type EventPublisher = Pick<JetStreamPublisher, "publish">;
+export type EventPublisher = Pick<JetStreamPublisher, "publishAll">;
 
 function sameHolder(a: ExecutionSnapshot["holder"], b: ExecutionSnapshot["holder"]): boolean {
   return a !== null && b !== null && a.actor === b.actor && a.seq === b.seq;

@@ -57,6 +57,36 @@ describe("JetStreamPublisher", () => {
     );
   });
 
+  it("publishAll resolves once the stream took every message, with their ids honoured", async () => {
+    const name = await stream();
+    const all = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ subject: `${name}.e${i}`, data: `{"n":${i}}`, opts: { msgID: `e${i}` } }));
+    await publisher.publishAll(all(20));
+    // Again: every id is a duplicate, nothing more is stored.
+    await publisher.publishAll(all(20));
+    await publisher.publishAll([]);
+    const { state } = await (await jetstreamManager(nc)).streams.info(name);
+    expect(state.messages).toBe(20);
+    const last = await (await jetstreamManager(nc)).streams.getMessage(name, { last_by_subj: `${name}.e19` });
+    expect(last?.string()).toBe('{"n":19}');
+  });
+
+  it("publishAll fails with the first message the stream refuses", async () => {
+    const name = await stream();
+    const first = await publisher.publish(`${name}.a`, "1");
+    const failed = await publisher
+      .publishAll([
+        { subject: `${name}.b`, data: "1" },
+        { subject: `${name}.a`, data: "2", opts: { expect: { lastSubjectSequence: first.seq + 5 } } },
+        { subject: `${name}.c`, data: "1" },
+      ])
+      .catch((err: unknown) => err);
+    expect(isWrongLastSequence(failed)).toBe(true);
+    await expect(publisher.publishAll([{ subject: `nostream.${newId()}`, data: "x" }])).rejects.toBeInstanceOf(
+      NoRespondersError,
+    );
+  });
+
   it("fails with NoRespondersError where no stream takes the subject", async () => {
     await expect(publisher.publish(`nostream.${newId()}`, "x")).rejects.toBeInstanceOf(NoRespondersError);
   });

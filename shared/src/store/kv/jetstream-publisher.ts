@@ -2,11 +2,15 @@ import { JetStreamApiError, type JetStreamPublishOptions, type PubAck } from "@n
 import type { Msg, MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import { ReplyInbox } from "./reply-inbox";
 
-interface Queued {
-  reply: string;
+/** A message to publish, as `publish` takes it. */
+export interface PublishMessage {
   subject: string;
   data: string | Uint8Array;
-  opts: PublishOptions | undefined;
+  opts?: PublishOptions;
+}
+
+interface Queued extends PublishMessage {
+  reply: string;
 }
 
 /** The publish options this publisher honours, named as nats.js names them. */
@@ -37,6 +41,21 @@ export class JetStreamPublisher {
     const { reply, answer } = this.#acks.expect(subject, ackOf);
     if (this.#queue.length === 0) setImmediate(() => this.#handOver());
     this.#queue.push({ reply, subject, data, opts });
+    return answer;
+  }
+
+  /**
+   * Publishes `messages`, resolved once the stream acknowledged them all; fails with the first failure. For callers
+   * that only wait for all of them (an execution's events): one promise for the lot.
+   */
+  publishAll(messages: readonly PublishMessage[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("the JetStream publisher is closed"));
+    const { replies, answer } = this.#acks.expectAll(
+      messages.map((m) => m.subject),
+      (msg, subject) => void ackOf(msg, subject),
+    );
+    if (this.#queue.length === 0 && messages.length > 0) setImmediate(() => this.#handOver());
+    for (let i = 0; i < messages.length; i++) this.#queue.push({ reply: replies[i]!, ...messages[i]! });
     return answer;
   }
 

@@ -58,6 +58,36 @@ export class ReplyInbox {
     return { reply, answer };
   }
 
+  /**
+   * Reply subjects for requests to `subjects`, and one answer for them all: it resolves once every reply passed
+   * `check` (which throws on a failed one), and fails with the first failure, the others then no longer awaited. A
+   * promise per request, and one more for the caller to join them, was a fifth of what an executor allocated per event.
+   */
+  expectAll(
+    subjects: readonly string[],
+    check: (msg: Msg, subject: string) => void,
+  ): { replies: string[]; answer: Promise<void> } {
+    const replies = subjects.map(() => `${this.#prefix}.${(this.#next++).toString(36)}`);
+    const answer = new Promise<void>((resolve, reject) => {
+      let left = subjects.length;
+      if (left === 0) return resolve();
+      const deadline = Date.now() + this.timeoutMs;
+      const fail = (err: unknown): void => {
+        for (const reply of replies) this.#pending.delete(reply);
+        reject(err);
+      };
+      for (let i = 0; i < subjects.length; i++) {
+        const subject = subjects[i]!;
+        const settle = (msg: Msg): void => {
+          check(msg, subject);
+          if (--left === 0) resolve();
+        };
+        this.#pending.set(replies[i]!, { subject, deadline, settle, reject: fail });
+      }
+    });
+    return { replies, answer };
+  }
+
   /** Whether the request answered at `reply` still waits: it fails when its inbox closes. */
   waiting(reply: string): boolean {
     return this.#pending.has(reply);
