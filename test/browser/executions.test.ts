@@ -462,6 +462,50 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("keeps a page asked for with Load more while new executions make the list refetch", async () => {
+    const { person, page, context, errors } = await signedIn(service());
+    const name = `more-${unique()}`;
+    const workflowId = await createWorkflow(
+      page,
+      `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`,
+    );
+    await seedExecutions(service(), person.id, workflowId, name, 60);
+    await page.goto("/console/executions");
+    const rows = page.locator('table[aria-label="Executions"] tbody tr');
+    await poll(() => rows.count()).toBe(50);
+
+    // The second page is held back until the list has had every chance to refetch meanwhile.
+    const firstPages: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/console/executions?") && !r.url().includes("cursor=")) firstPages.push(r.url());
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    await page.route(/\/api\/console\/executions\?.*cursor=/, async (route) => {
+      held = true;
+      await released;
+      await route.continue().catch(() => undefined);
+    });
+    await page.getByRole("button", { name: "Load more" }).click();
+    await poll(() => held).toBe(true);
+    const fresh = await startExecution(page, workflowId);
+    await eventPublished(page, fresh, "exec_completed");
+    // Its events reach the page and ask for a refetch within 2 s (coalesced); before the fix, that refetch cancelled
+    // the held page and fetched the first one alone. Waiting for something not to happen needs a span of time.
+    await page.waitForTimeout(3_000);
+    release();
+
+    // The held page answers first (its offset then repeats a row: the new execution came before it), then the refetch.
+    await poll(() => rows.first().getAttribute("data-execution-id"), 15_000).toBe(fresh);
+    await poll(
+      async () => new Set(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute("data-execution-id")))).size,
+    ).toBe(61);
+    expect(firstPages.length).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 /** Page script (plain JavaScript: this program has no DOM types) noting when the list's first row is first painted. */

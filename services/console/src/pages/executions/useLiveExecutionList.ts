@@ -36,7 +36,15 @@ const CHANGES_A_ROW = new Set([
  */
 export function useLiveExecutionList(): StreamState {
   const queries = useQueryClient();
-  const refetch = useCoalesced(() => void queries.invalidateQueries({ queryKey: keys.lists }), 400, 2_000);
+  const refetch = useCoalesced(
+    () => {
+      // A refetch cancels the page being fetched: a "Load more" clicked meanwhile would be lost. It comes after.
+      if (queries.isFetching({ queryKey: keys.lists }) > 0) refetch();
+      else void queries.invalidateQueries({ queryKey: keys.lists });
+    },
+    400,
+    2_000,
+  );
 
   return useEventStream(
     "/api/console/events",
