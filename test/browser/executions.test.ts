@@ -371,13 +371,7 @@ steps:
   });
 
   it("lists 10,000 executions newest first, one page at a time, filtered in the URL, with new executions coming in live", async () => {
-    const { person, page, context, errors } = await signedIn(service());
-    const name = `bulk-${unique()}`;
-    const workflowId = await createWorkflow(
-      page,
-      `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`,
-    );
-    const newest = await seedExecutions(service(), person.id, workflowId, name, 10_000);
+    const { page, context, errors, name, workflowId, newest } = await withSeededExecutions("bulk", 10_000);
 
     // When the first row is in the document, then painted: measured in the page, from navigation start.
     await page.addInitScript({ content: FIRST_ROW_WATCH });
@@ -464,13 +458,7 @@ steps:
   });
 
   it("keeps a page asked for with Load more while new executions make the list refetch", async () => {
-    const { person, page, context, errors } = await signedIn(service());
-    const name = `more-${unique()}`;
-    const workflowId = await createWorkflow(
-      page,
-      `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`,
-    );
-    await seedExecutions(service(), person.id, workflowId, name, 60);
+    const { page, context, errors, workflowId } = await withSeededExecutions("more", 60);
     await page.goto("/console/executions");
     const rows = page.locator('table[aria-label="Executions"] tbody tr');
     await poll(() => rows.count()).toBe(50);
@@ -518,6 +506,18 @@ const FIRST_ROW_WATCH = `
   });
   seen.observe(document, { childList: true, subtree: true });
 `;
+
+/** A person signed in, with a one-step workflow of their own and `n` finished executions of it (`newest` first). */
+async function withSeededExecutions(prefix: string, n: number) {
+  const signed = await signedIn(service());
+  const name = `${prefix}-${unique()}`;
+  const workflowId = await createWorkflow(
+    signed.page,
+    `name: ${name}\nsteps:\n  - { name: only, type: transform, output: done }\n`,
+  );
+  const newest = await seedExecutions(service(), signed.person.id, workflowId, name, n);
+  return { ...signed, name, workflowId, newest };
+}
 
 const TRIGGERS = ["console", "open_api", "webhook", "schedule"] as const;
 const seededStatus = (i: number) => (i % 7 === 3 ? "FAILED" : i % 11 === 5 ? "CANCELLED" : "COMPLETED");
