@@ -59,8 +59,7 @@ export function sharedDefinition(definition: unknown): unknown {
  */
 export function parseDefinition(definition: unknown): ParsedDefinition {
   const shared = sharedDefinition(definition);
-  if (typeof shared !== "object" || shared === null || !Object.isFrozen(shared))
-    return frozenParse(shared as object | null);
+  if (typeof shared !== "object" || shared === null || !Object.isFrozen(shared)) return frozenParse(shared);
   const known = knownOf(shared);
   known.parsed ??= frozenParse(shared);
   return known.parsed;
@@ -85,7 +84,7 @@ function knownOf(definition: object): Known {
 }
 
 /** Its workflow frozen; a failure's error is left alone (zod fills some of its fields lazily). */
-function frozenParse(definition: object | null): ParsedDefinition {
+function frozenParse(definition: unknown): ParsedDefinition {
   const parsed = WorkflowSchema.safeParse(definition);
   if (parsed.success) deepFreeze(parsed.data);
   return parsed;
