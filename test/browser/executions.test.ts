@@ -490,6 +490,7 @@ steps:
     await poll(
       async () => new Set(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute("data-execution-id")))).size,
     ).toBe(61);
+    expect(await rows.count()).toBe(61);
     expect(firstPages.length).toBeGreaterThan(0);
     expect(errors).toEqual([]);
     await context.close();

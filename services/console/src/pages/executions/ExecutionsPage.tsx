@@ -9,6 +9,7 @@ import { executionDuration, hasEnded } from "./execution-status";
 import { ExecutionFilters } from "./ExecutionFilters";
 import { LiveIndicator } from "../../ui/LiveIndicator";
 import { hasFilters, readUrlFilters, toListFilters, writeUrlFilters, type UrlFilters } from "./list-filters";
+import { listRows } from "./list-rows";
 import { comparePath, executionPath, fetchExecutionPage, fetchWorkflowNames, keys } from "./queries";
 import { formatTokens, formatUsageCost } from "./usage-format";
 import { useLiveExecutionList } from "./useLiveExecutionList";
@@ -36,7 +37,7 @@ export default function ExecutionsPage() {
     staleTime: 60_000,
   });
   const stream = useLiveExecutionList();
-  const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
+  const items = useMemo(() => listRows(list.data?.pages ?? []), [list.data]);
   // Running durations move every few seconds; "3 min ago" needs no more than a slow tick.
   const now = useNow(items.some((e) => !hasEnded(e.status)) ? 5_000 : 30_000);
   // Two rows ticked to compare: a third tick lets go of the first.
