@@ -36,7 +36,7 @@ let byContentChars = 0;
  * returned as it is.
  */
 export function sharedDefinition(definition: unknown): unknown {
-  if (typeof definition !== "object" || definition === null || Object.isFrozen(definition)) return definition;
+  if (typeof definition !== "object" || definition === null || isShared(definition)) return definition;
   const json = JSON.stringify(definition);
   const shared = byContent.get(json);
   if (shared !== undefined) return shared;
@@ -59,7 +59,7 @@ export function sharedDefinition(definition: unknown): unknown {
  */
 export function parseDefinition(definition: unknown): ParsedDefinition {
   const shared = sharedDefinition(definition);
-  if (typeof shared !== "object" || shared === null || !Object.isFrozen(shared)) return frozenParse(shared);
+  if (!isShared(shared)) return frozenParse(shared);
   const known = knownOf(shared);
   known.parsed ??= frozenParse(shared);
   return known.parsed;
@@ -67,11 +67,15 @@ export function parseDefinition(definition: unknown): ParsedDefinition {
 
 /** The definition's JSON; kept for a frozen one. */
 export function definitionJson(definition: unknown): string {
-  if (typeof definition !== "object" || definition === null || !Object.isFrozen(definition))
-    return JSON.stringify(definition) ?? "";
+  if (!isShared(definition)) return JSON.stringify(definition) ?? "";
   const known = knownOf(definition);
   known.json ??= JSON.stringify(definition);
   return known.json;
+}
+
+/** Whether `definition` is shared (frozen): its parse and its JSON are kept. */
+export function isShared(definition: unknown): definition is object {
+  return typeof definition === "object" && definition !== null && Object.isFrozen(definition);
 }
 
 function knownOf(definition: object): Known {

@@ -1,6 +1,6 @@
-import { definitionJson } from "../execution/parsed-definitions";
+import { definitionJson, isShared } from "../execution/parsed-definitions";
 import { outboxForm } from "./outbox-form";
-import type { RecordForm } from "./stored-form";
+import { isPlainObject, type RecordForm } from "./stored-form";
 
 /**
  * How an execution record is written: its outbox compacted (outbox-form.ts), and its definition written from the JSON
@@ -12,17 +12,9 @@ export const executionForm: RecordForm = {
   compact: outboxForm.compact,
   restore: outboxForm.restore,
   stringify(compacted) {
-    if (!isRecord(compacted) || !isFrozenObject(compacted.definition)) return JSON.stringify(compacted);
+    if (!isPlainObject(compacted) || !isShared(compacted.definition)) return JSON.stringify(compacted);
     const rest = JSON.stringify({ ...compacted, definition: undefined });
     const field = `"definition":${definitionJson(compacted.definition)}}`;
     return rest === "{}" ? `{${field}` : `${rest.slice(0, -1)},${field}`;
   },
 };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function isFrozenObject(v: unknown): v is object {
-  return typeof v === "object" && v !== null && Object.isFrozen(v);
-}

@@ -1,4 +1,4 @@
-import type { RecordForm } from "./stored-form";
+import { isPlainObject, type RecordForm } from "./stored-form";
 
 /** An outbox event's fields that are its execution's own, by the execution record's field that holds them. */
 const OWN_FIELDS = [
@@ -46,8 +46,4 @@ function restoreEvent(record: Record<string, unknown>, event: Record<string, unk
   for (const [field, recordField] of OWN_FIELDS) if (!Object.hasOwn(out, field)) out[field] = record[recordField];
   if (typeof out.id === "string" && out.id.startsWith(".")) out.id = `${String(record.id)}${out.id}`;
   return out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -117,7 +117,8 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not an array, not null): what a stored form may map field by field. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

@@ -46,7 +46,7 @@ export class ReplyInbox {
 
   /** A reply subject for a request to `subject`, and its answer: what `settle` makes of the reply (or throws). */
   expect<T>(subject: string, settle: (msg: Msg, subject: string) => T): { reply: string; answer: Promise<T> } {
-    const reply = `${this.#prefix}.${(this.#next++).toString(36)}`;
+    const reply = this.#newReply();
     const answer = new Promise<T>((resolve, reject) => {
       this.#pending.set(reply, {
         subject,
@@ -68,7 +68,7 @@ export class ReplyInbox {
     subjects: readonly string[],
     check: (msg: Msg, subject: string) => void,
   ): { replies: string[]; answer: Promise<void> } {
-    const replies = subjects.map(() => `${this.#prefix}.${(this.#next++).toString(36)}`);
+    const replies = subjects.map(() => this.#newReply());
     const answer = new Promise<void>((resolve, reject) => {
       let left = subjects.length;
       if (left === 0) return resolve();
@@ -106,6 +106,10 @@ export class ReplyInbox {
     clearInterval(this.#sweep);
     if (!this.nc.isClosed()) this.#sub.unsubscribe();
     this.#failAll(err);
+  }
+
+  #newReply(): string {
+    return `${this.#prefix}.${(this.#next++).toString(36)}`;
   }
 
   #failAll(err: Error): void {
