@@ -5,6 +5,7 @@ import {
   checkStart,
   firstSnapshot,
   parseDefinition,
+  sharedDefinition,
   TERMINAL_STATUSES,
   type ExecutionSnapshot,
   type StepState,
@@ -414,6 +415,8 @@ export function executionOfSubject(subject: string): string {
  * cannot run.
  */
 function storedWorkflow(snap: ExecutionSnapshot): Workflow {
+  // Shared here, before its committer is made (which shares it too): the definition is serialised once, not twice.
+  snap.definition = sharedDefinition(snap.definition);
   const wf = parseDefinition(snap.definition);
   if (wf.success) return wf.data;
   const problems = wf.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
