@@ -492,6 +492,8 @@ steps:
     ).toBe(61);
     expect(await rows.count()).toBe(61);
     expect(firstPages.length).toBeGreaterThan(0);
+    await rows.nth(50).scrollIntoViewIfNeeded();
+    await screenshot(page, "executions-load-more");
     expect(errors).toEqual([]);
     await context.close();
   });
