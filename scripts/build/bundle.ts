@@ -1,5 +1,5 @@
 import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
-import { entries } from "./entries";
+import { entries, type Entry } from "./entries";
 
 const externalPackages: Plugin = {
   name: "external-packages",
@@ -66,4 +66,12 @@ export async function bundleEntries(root: string, outdir: string): Promise<Metaf
       }),
   ]);
   return results.map((r) => r.metafile);
+}
+
+/**
+ * `entry` bundled alone into `outdir`, as the entry points are: a tool run beside their bundles (the benchmarks) then
+ * runs the code as it ships, and finds the helpers it starts (runners, hosts) beside itself.
+ */
+export async function bundleBeside(root: string, outdir: string, entry: Entry): Promise<void> {
+  await build({ ...common(root, outdir), entryPoints: [{ in: entry.source, out: entry.out.replace(/\.js$/, "") }] });
 }

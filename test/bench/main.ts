@@ -1,237 +1,52 @@
 /**
- * `npm run bench`: starts a private nats-server, runs every benchmark against it with baselines measured in the same
- * run, prints the table and writes .data/bench/latest.json. BENCH_QUICK=1 runs a ~20 s smoke version; BENCH_PARTS picks
- * parts (options.ts). Everything it starts is stopped on exit, on error and on Ctrl-C; a watchdog ends a run that
- * overstays its budget.
+ * `npm run bench`: the benchmarks (run.ts) run from a bundle, beside bundles of the services' entry points made as the
+ * test suite makes them, as the image runs dist/. From the TypeScript sources through tsx, the suite's in-process
+ * runtime spent about a tenth more CPU per workflow: tsx keeps function names by wrapping every function made at run
+ * time (`npm run build` does not). This process makes the bundles, runs them with the image's NODE_OPTIONS, passes
+ * Ctrl-C on, and removes them after.
  */
-import {
-  APPROVAL_LIST_BENCH_QUICK_SIZES,
-  APPROVAL_LIST_BENCH_SIZES,
-  renderApprovalListBench,
-  runApprovalListBench,
-} from "./approval-list-bench";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { spawn } from "node:child_process";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startNatsServer } from "@wf/testing";
+import { bundleBeside } from "../../scripts/build/bundle";
 import { TEST_BUILD_ENV } from "../support/built-entries";
 import makeTestBuild from "../support/test-build";
-import { API_BENCH_QUICK_SIZES, API_BENCH_SIZES, renderApiBench, runApiBench } from "./api-bench";
-import {
-  EXPRESSION_BENCH_QUICK_SIZES,
-  EXPRESSION_BENCH_SIZES,
-  renderExpressionBench,
-  runExpressionBench,
-} from "./expression-isolation";
-import {
-  EXPRESSION_SHARING_QUICK_SIZES,
-  EXPRESSION_SHARING_SIZES,
-  renderExpressionSharing,
-  runExpressionSharing,
-} from "./expression-sharing";
-import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
-import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
-import { renderWebhookFlood, runWebhookFlood, WEBHOOK_FLOOD_QUICK_SIZES, WEBHOOK_FLOOD_SIZES } from "./webhook-flood";
-import { e2eRatesFromEnv, partsFromEnv, sizesFromEnv } from "./options";
-import { analyse } from "./report";
-import { render } from "./render";
-import { runSuite } from "./suite";
-import { renderTimerBench, runTimerBench, TIMER_BENCH_QUICK_SIZES, TIMER_BENCH_SIZES } from "./timer-bench";
-import { WEBHOOK_BENCH_QUICK_SIZES, WEBHOOK_BENCH_SIZES, renderWebhookBench, runWebhookBench } from "./webhook-bench";
-import { renderConsoleBundle, runConsoleBundle } from "./console-bundle";
-import {
-  E2E_AIM,
-  renderWebhookE2e,
-  runWebhookE2e,
-  WEBHOOK_E2E_QUICK_SIZES,
-  WEBHOOK_E2E_SIZES,
-  type WebhookE2eSizes,
-} from "./webhook-e2e";
-import { LIST_BENCH_QUICK_SIZES, LIST_BENCH_SIZES, renderListBench, runListBench } from "./list-bench";
-import { CLUSTER_BENCH_QUICK_SIZES, CLUSTER_BENCH_SIZES, renderClusterBench, runClusterBench } from "./cluster-bench";
-import { READ_PATH_QUICK_SIZES, READ_PATH_SIZES, renderReadPathBench, runReadPathBench } from "./read-path";
-import { PYTHON_STEPS_QUICK_SIZES, PYTHON_STEPS_SIZES, renderPythonSteps, runPythonSteps } from "./python-steps";
-import { renderSweepBench, runSweepBench, SWEEP_BENCH_QUICK_SIZES, SWEEP_BENCH_SIZES } from "./sweep-bench";
-import { DISK_BENCH_QUICK_SIZES, DISK_BENCH_SIZES, renderDiskBench, runDiskBench } from "./disk-bench";
-import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 
-const OUTPUT = fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
-const BUDGET_MS = { quick: 240_000, full: 1_200_000 };
-const CLOSE_TIMEOUT_MS = 15_000;
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ENTRY = { source: "test/bench/run.ts", out: "bench.js" };
 
-/** What to close, newest first; each entry removes itself once closed normally. */
-const closers = new Set<() => Promise<void>>();
-function track(close: () => Promise<void>): () => void {
-  closers.add(close);
-  return () => closers.delete(close);
-}
-
-async function closeAll(): Promise<void> {
-  for (const close of [...closers].reverse()) {
-    closers.delete(close);
-    await Promise.race([close().catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_TIMEOUT_MS))]);
+async function main(): Promise<number> {
+  console.error("bench: bundling the services and the benchmarks");
+  const given = process.env[TEST_BUILD_ENV];
+  const removeBuild = given ? () => undefined : await makeTestBuild();
+  try {
+    const dir = process.env[TEST_BUILD_ENV]!;
+    // The benchmarks find the repository's files two folders up from their module, in the sources as in the bundle.
+    if (relative(ROOT, dir).split(/[\\/]/).length !== 2)
+      throw new Error(`the benchmarks' bundle must be two folders below ${ROOT}, not in ${dir}`);
+    await bundleBeside(ROOT, dir, ENTRY);
+    // A process group of its own: Ctrl-C reaches it once, passed on from here, and not also from the terminal, since
+    // a second SIGINT ends the run before it stopped what it started.
+    const child = spawn(process.execPath, ["--enable-source-maps", join(dir, ENTRY.out)], {
+      stdio: "inherit",
+      env: { ...process.env, [TEST_BUILD_ENV]: dir },
+      detached: true,
+    });
+    // The run stops what it started on these, and exits with its own code.
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+    return await new Promise<number>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : 1)));
+    });
+  } finally {
+    removeBuild();
   }
-}
-
-let exiting = false;
-function abort(reason: string, code: number): void {
-  if (exiting) return;
-  exiting = true;
-  console.error(`\nbench: ${reason}; stopping`);
-  void closeAll().finally(() => process.exit(code));
-}
-
-async function main(): Promise<void> {
-  const { quick, sizes } = sizesFromEnv();
-  process.once("SIGINT", () => abort("interrupted", 130));
-  process.once("SIGTERM", () => abort("terminated", 143));
-  // Connections closed under a running part reject in places nobody awaits any more.
-  process.on("unhandledRejection", (err) => {
-    if (exiting) return;
-    console.error(err);
-    abort("unhandled rejection", 1);
-  });
-  const watchdog = setTimeout(
-    () => abort(`over its ${(quick ? BUDGET_MS.quick : BUDGET_MS.full) / 1000} s budget`, 1),
-    quick ? BUDGET_MS.quick : BUDGET_MS.full,
-  );
-  watchdog.unref();
-
-  // The services the parts start run from bundles, as the image runs them, made as the test suite makes them.
-  if (!process.env[TEST_BUILD_ENV]) {
-    console.error("bench: bundling the services");
-    const removeBuild = await makeTestBuild();
-    track(async () => removeBuild());
-  }
-  // Monitoring on: the end-to-end part counts the messages a workflow costs.
-  const server = await startNatsServer({ monitor: true });
-  track(() => server.stop());
-  console.error(`bench: nats-server ${server.version} at ${server.url}${quick ? " (quick)" : ""}`);
-  const { parts, edgeEnv } = partsFromEnv();
-  const progress = (line: string) => console.error(`bench: ${line}`);
-  const result = parts.has("suite") ? analyse(await runSuite(server, sizes, { quick, track, progress })) : undefined;
-  const api = parts.has("api")
-    ? await runApiBench(server, quick ? API_BENCH_QUICK_SIZES : API_BENCH_SIZES, { track, progress, edgeEnv })
-    : undefined;
-  const webhook = parts.has("webhook")
-    ? await runWebhookBench(server, quick ? WEBHOOK_BENCH_QUICK_SIZES : WEBHOOK_BENCH_SIZES, {
-        track,
-        progress,
-        edgeEnv,
-      })
-    : undefined;
-  if (parts.has("timers")) progress("timer precision");
-  const timers = parts.has("timers")
-    ? await runTimerBench(server, quick ? TIMER_BENCH_QUICK_SIZES : TIMER_BENCH_SIZES)
-    : undefined;
-  const llm = parts.has("llm")
-    ? await runLlmOverhead(server, quick ? LLM_OVERHEAD_QUICK_SIZES : LLM_OVERHEAD_SIZES, { track, progress })
-    : undefined;
-  if (parts.has("auth")) progress("API key timing");
-  const auth = parts.has("auth")
-    ? await runKeyTimingBench(server, quick ? KEY_TIMING_QUICK_SIZES : KEY_TIMING_SIZES)
-    : undefined;
-  const expressions = parts.has("expressions")
-    ? await runExpressionBench(quick ? EXPRESSION_BENCH_QUICK_SIZES : EXPRESSION_BENCH_SIZES, { progress })
-    : undefined;
-  const expressionSharing = parts.has("expressions")
-    ? await runExpressionSharing(quick ? EXPRESSION_SHARING_QUICK_SIZES : EXPRESSION_SHARING_SIZES, { progress })
-    : undefined;
-  if (parts.has("debug")) progress("debugger: breakpoints that never hit, pause round trips");
-  const debug = parts.has("debug")
-    ? await runDebugBench(server, quick ? DEBUG_BENCH_QUICK_SIZES : DEBUG_BENCH_SIZES)
-    : undefined;
-  if (parts.has("console")) progress("console bundle: building it and a bare React app");
-  const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
-  const rates = e2eRatesFromEnv();
-  const withRates = <T extends { rates: number[] }>(sizes: T): T => (rates ? { ...sizes, rates } : sizes);
-  // The listing service's run only when its rate is among those picked; the unyielding executor's at
-  // the highest picked, when the executor could fall behind there (above the end-to-end aim's rate).
-  const extraRunsAtRates = (sizes: WebhookE2eSizes, picked: number[] | undefined): WebhookE2eSizes => {
-    if (!picked) return sizes;
-    const highest = Math.max(...picked);
-    const unyielding = sizes.unyielding && highest > E2E_AIM.completedPerSec ? { ratePerSec: highest } : undefined;
-    const listing = sizes.listing && picked.includes(sizes.listing.ratePerSec) ? sizes.listing : undefined;
-    return { ...sizes, unyielding, listing };
-  };
-  const e2e = parts.has("e2e")
-    ? await runWebhookE2e(
-        server,
-        extraRunsAtRates(withRates(quick ? WEBHOOK_E2E_QUICK_SIZES : WEBHOOK_E2E_SIZES), rates),
-        {
-          progress,
-          track,
-          serviceEnv: edgeEnv,
-        },
-      )
-    : undefined;
-  const flood = parts.has("flood")
-    ? await runWebhookFlood(server, quick ? WEBHOOK_FLOOD_QUICK_SIZES : WEBHOOK_FLOOD_SIZES, {
-        progress,
-        track,
-        serviceEnv: edgeEnv,
-      })
-    : undefined;
-  const cluster = parts.has("cluster")
-    ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), {
-        progress,
-        track,
-      })
-    : undefined;
-  const reads = parts.has("reads")
-    ? await runReadPathBench(server, quick ? READ_PATH_QUICK_SIZES : READ_PATH_SIZES, { progress, track })
-    : undefined;
-  const lists = parts.has("lists")
-    ? await runListBench(server, quick ? LIST_BENCH_QUICK_SIZES : LIST_BENCH_SIZES, progress)
-    : undefined;
-  const approvalLists = parts.has("lists")
-    ? await runApprovalListBench(server, quick ? APPROVAL_LIST_BENCH_QUICK_SIZES : APPROVAL_LIST_BENCH_SIZES, progress)
-    : undefined;
-  const pythonSteps = parts.has("python-steps")
-    ? await runPythonSteps(server, quick ? PYTHON_STEPS_QUICK_SIZES : PYTHON_STEPS_SIZES, { progress, track })
-    : undefined;
-  const sweep = parts.has("sweep")
-    ? await runSweepBench(server, quick ? SWEEP_BENCH_QUICK_SIZES : SWEEP_BENCH_SIZES, { progress, track })
-    : undefined;
-  const disk = parts.has("disk")
-    ? await runDiskBench(server, quick ? DISK_BENCH_QUICK_SIZES : DISK_BENCH_SIZES, { progress, track })
-    : undefined;
-  await mkdir(dirname(OUTPUT), { recursive: true });
-  await writeFile(
-    OUTPUT,
-    `${JSON.stringify({ ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps, sweep, disk }, null, 2)}
-`,
-  );
-  if (result) console.log(render(result));
-  if (api) console.log(`\n${renderApiBench(api)}`);
-  if (webhook) console.log(`\n${renderWebhookBench(webhook)}`);
-  if (timers) console.log(`\n${renderTimerBench(timers)}`);
-  if (llm) console.log(`\n${renderLlmOverhead(llm)}`);
-  if (auth) console.log(`\n${renderKeyTimingBench(auth)}`);
-  if (expressions) console.log(`\n${renderExpressionBench(expressions)}`);
-  if (expressionSharing) console.log(`\n${renderExpressionSharing(expressionSharing)}`);
-  if (debug) console.log(`\n${renderDebugBench(debug)}`);
-  if (consoleBundle) console.log(`\n${renderConsoleBundle(consoleBundle)}`);
-  if (lists) console.log(`\n${renderListBench(lists)}`);
-  if (approvalLists) console.log(`\n${renderApprovalListBench(approvalLists)}`);
-  if (e2e) console.log(`\n${renderWebhookE2e(e2e, server.version)}`);
-  if (flood) console.log(`\n${renderWebhookFlood(flood)}`);
-  if (cluster) console.log(`\n${renderClusterBench(cluster)}`);
-  if (reads) console.log(`\n${renderReadPathBench(reads)}`);
-  if (pythonSteps) console.log(`\n${renderPythonSteps(pythonSteps)}`);
-  if (sweep) console.log(`\n${renderSweepBench(sweep)}`);
-  if (disk) console.log(`\n${renderDiskBench(disk)}`);
-  console.log(`\nresults: ${OUTPUT}`);
-  clearTimeout(watchdog);
-  await closeAll();
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (err: unknown) => {
-    // After Ctrl-C, parts fail on connections closed under them: that is not news.
-    if (exiting) return;
     console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    abort("failed", 1);
+    process.exit(1);
   },
 );
