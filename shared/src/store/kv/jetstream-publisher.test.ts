@@ -39,6 +39,16 @@ describe("JetStreamPublisher", () => {
     expect(acks.map((a) => a.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
   });
 
+  it("stores a text payload as its UTF-8 bytes, as nats.js encodes one, and bytes as they are", async () => {
+    const name = await stream();
+    const text = `{"note":"naïve café ✓ 😀","lone":"\ud800"}`;
+    const bytes = Uint8Array.from([0, 255, 10, 13]);
+    const [a, b] = await Promise.all([publisher.publish(`${name}.t`, text), publisher.publish(`${name}.b`, bytes)]);
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.getMessage(name, { seq: a.seq }))!.data).toEqual(new TextEncoder().encode(text));
+    expect((await jsm.streams.getMessage(name, { seq: b.seq }))!.data).toEqual(bytes);
+  });
+
   it("honours the message id (a repeat is a duplicate) and the expected last subject sequence", async () => {
     const name = await stream();
     const first = await publisher.publish(`${name}.a`, "1", { msgID: "m1" });

