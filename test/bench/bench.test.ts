@@ -103,10 +103,17 @@ describe("bench harness (smoke)", () => {
     expect(result.chains.python.runs).toBe(TINY.pythonRuns);
     expect(result.throughput.rounds.javascript).toHaveLength(TINY.throughputRounds);
     expect(result.throughput.rounds.transform).toHaveLength(TINY.throughputRounds);
-    expect(result.raw.rounds).toHaveLength(TINY.throughputRounds);
+    // Before each round, and after each of its two runs.
+    expect(result.raw.rounds).toHaveLength(TINY.throughputRounds * 3);
     for (const t of [result.throughput.javascript, result.throughput.transform]) {
       expect(t).not.toBeNull();
       expect(result.throughput.rounds[t!.kind].map((x) => x.steadyPerSec)).toContain(t!.steadyPerSec);
+      // Its ratios are to the mean of the raw rates measured just before and just after it.
+      const beside = result.raw.rounds.slice(1).map((after, i) => ({
+        publishPerSec: Math.round((result.raw.rounds[i]!.publishPerSec + after.publishPerSec) / 2),
+        casPerSec: Math.round((result.raw.rounds[i]!.casPerSec + after.casPerSec) / 2),
+      }));
+      expect(beside).toContainEqual(t!.raw);
       expect(t!.allCompleted).toBe(true);
       expect(t!.completed).toBe(TINY.throughputN);
       expect(t!.failed + t!.missing).toBe(0);

@@ -11,7 +11,7 @@ export function rawBound(t: ThroughputResult, publishPerSec: number, casPerSec: 
   return Math.round(1 / (writes / casPerSec + publishes / publishPerSec));
 }
 
-/** A throughput run and the raw rates measured just before it, which its ratios are to. */
+/** A throughput run and the raw rates measured beside it (the mean of those just before and just after), which its ratios are to. */
 export type RoundRun = ThroughputResult & { raw: { publishPerSec: number; casPerSec: number } };
 
 /** The raw bound of a run at the raw rates measured beside it. */

@@ -40,7 +40,7 @@ export function render(r: BenchResult): string {
   out.push(
     table(
       [
-        ["measure", ...rounds.map((_, i) => `round ${i + 1}`), "mean", "reference"],
+        ["measure", ...rounds.map((_, i) => `#${i + 1}`), "mean", "reference"],
         [
           `(a) JetStream async publish, ${first.publishMessages} x ~190 B`,
           ...rounds.map((x) => `${int(x.publishPerSec)}/s`),
@@ -56,6 +56,7 @@ export function render(r: BenchResult): string {
       ],
       `l${"r".repeat(rounds.length + 2)}`,
     ),
+    "  #: measured before each throughput round and after each of its runs; a run's ratios are to the mean of the two beside it",
     "",
   );
   out.push(renderCodeOverhead(r.codeOverhead), "");

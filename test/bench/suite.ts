@@ -34,7 +34,10 @@ export interface Measurements {
     loadavgStart: number[];
     loadavgEnd: number[];
   };
-  /** Raw rates measured before each throughput round; `publishPerSec` and `casPerSec` are their means. */
+  /**
+   * Raw rates measured before each throughput round and after each of its runs, in order; `publishPerSec` and
+   * `casPerSec` are their means.
+   */
   raw: { rounds: RawRates[]; publishPerSec: number; casPerSec: number };
   naiveSpawnMs: Record<ChainLanguage, Summary>;
   chains: Record<ChainLanguage, ChainResult>;
@@ -102,8 +105,9 @@ export async function runSuite(
       }
     });
 
-    // Throughput: many executions at once, each kind in turn, in rounds, each round after its own
-    // raw rates: the machine's speed drifts within a run, and a round's ratio is to its neighbours.
+    // Throughput: many executions at once, each kind in turn, in rounds, with the raw rates measured before, between
+    // and after the kinds of a round. The machine's speed drifts within a run, and a measurement of the raw rates alone
+    // moved by up to 1.7x from one to the next (2026-12-04): each run's ratio is to the mean of the two beside it.
     const rounds: RawRates[] = [];
     const runs: Record<ThroughputKind, RoundRun[]> = { javascript: [], transform: [] };
     const kinds: ThroughputKind[] = sizes.throughputTransform ? ["javascript", "transform"] : ["javascript"];
@@ -121,12 +125,16 @@ export async function runSuite(
       for (let round = 1; round <= sizes.throughputRounds; round++) {
         const of = `round ${round} of ${sizes.throughputRounds}`;
         progress(`raw JetStream publish and KV CAS rates (${of})`);
-        const rates = await rawRates(raw, sizes);
-        rounds.push(rates);
+        let before = await rawRates(raw, sizes);
+        rounds.push(before);
         for (const kind of kinds) {
           progress(`throughput: ${sizes.throughputN} x 3-step ${kind} workflows (${of})`);
           const result = await runThroughput(t, { kind, ...common });
-          runs[kind].push({ ...result, raw: { publishPerSec: rates.publishPerSec, casPerSec: rates.casPerSec } });
+          progress(`raw JetStream publish and KV CAS rates (${of}, after ${kind})`);
+          const after = await rawRates(raw, sizes);
+          rounds.push(after);
+          runs[kind].push({ ...result, raw: meanRates([before, after]) });
+          before = after;
         }
       }
     });
@@ -145,11 +153,7 @@ export async function runSuite(
         loadavgStart,
         loadavgEnd: loadavg().map((x) => round(x, 2)),
       },
-      raw: {
-        rounds,
-        publishPerSec: Math.round(mean(rounds.map((r) => r.publishPerSec))),
-        casPerSec: Math.round(mean(rounds.map((r) => r.casPerSec))),
-      },
+      raw: { rounds, ...meanRates(rounds) },
       naiveSpawnMs,
       chains,
       throughput: {
@@ -175,6 +179,13 @@ function shareOf(r: RoundRun): { steadyPerSec: number; share: number } {
 function medianRun(runs: RoundRun[]): RoundRun {
   const sorted = [...runs].sort((a, b) => shareOf(a).share - shareOf(b).share);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+function meanRates(rates: readonly RawRates[]): { publishPerSec: number; casPerSec: number } {
+  return {
+    publishPerSec: Math.round(mean(rates.map((r) => r.publishPerSec))),
+    casPerSec: Math.round(mean(rates.map((r) => r.casPerSec))),
+  };
 }
 
 function mean(xs: number[]): number {
