@@ -52,8 +52,8 @@ export interface ServiceOptions {
   /** Extra environment of the service (LLM providers, prices, egress). Read at beforeAll. */
   env?: () => Record<string, string>;
   /**
-   * Started by `npm start`, as a person runs it from a clone (from the sources, through tsx). Otherwise from the test
-   * run's bundle, as the image runs it: ready in half the time, with the same code.
+   * Started by `npm start`, as a person runs it from a clone (its prestart builds dist/ when its sources changed).
+   * Otherwise from the test run's bundle, as the image runs it: the same code, with no build to wait for.
    */
   npmStart?: boolean;
 }

@@ -30,12 +30,11 @@ describe("wf against the service `npm start` runs, with nothing set up", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "wf-data-"));
     onTestFinished(() => rm(dataDir, { recursive: true, force: true, maxRetries: 2 }));
     const ns = uniqueNamespace();
-    // No NATS_URL, no key: the embedded default, from the TypeScript sources as `npm start` runs it.
+    // No NATS_URL, no key: the embedded default, from the bundle as `npm start` runs it.
     const service = await startServiceProcess(
       ENTRIES.allInOne,
       { WF_DATA_DIR: dataDir, WF_NAMESPACE: ns, PORT: "0", NATS_SERVER_BIN: natsServerBin() },
       ["[wf] ready"],
-      { fromSource: true },
     );
     onTestFinished(async () => void (await service.stop()));
     const url = (await readFile(join(dataDir, "nats-url"), "utf8")).trim();

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,6 +72,20 @@ describe("npm run build", () => {
   it("writes every entry point and asset into dist/", () => {
     for (const { out } of [...entries(ROOT), ...ASSETS]) expect(existsSync(join(ROOT, "dist", out)), out).toBe(true);
   });
+
+  it("stamps dist/ with its sources' digest, so that npm start runs it without building again", async () => {
+    const stamp = readFileSync(join(ROOT, "dist/.source-digest"), "utf8").trim();
+    expect(stamp).toMatch(/^[0-9a-f]{64}$/);
+    const built = statSync(join(ROOT, "dist/all-in-one.js")).mtimeMs;
+    // What npm start's prestart runs.
+    const { stderr } = await promisify(execFile)(process.execPath, ["scripts/ensure-service-build.mjs"], {
+      cwd: ROOT,
+      timeout: 240_000,
+    });
+    expect(stderr).not.toContain("building dist/");
+    expect(statSync(join(ROOT, "dist/all-in-one.js")).mtimeMs).toBe(built);
+    expect(readFileSync(join(ROOT, "dist/.source-digest"), "utf8").trim()).toBe(stamp);
+  }, 240_000);
 
   it("runs the service from dist/ with plain node: the API, a workflow to COMPLETED, the console", async () => {
     const user = JSON.parse(

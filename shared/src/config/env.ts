@@ -262,7 +262,7 @@ export const ENV_SCHEMA = {
   WF_SANDBOX_BUNDLE_DIR: {
     schema: z.string().min(1).optional(),
     default: undefined,
-    doc: "For a service run from its TypeScript sources (`npm start`): a directory of `npm run build`'s bundles whose `sandbox-process.js` its forked runners run, rather than loading their sources through tsx (about 0.5 s of CPU a runner, and as much for its JavaScript host). Its files run as the service's user: a directory only that user can write, as `dist/` is. The test suite points it at its own build. A bundled service always forks the runner beside it.",
+    doc: "For a service run from its TypeScript sources through tsx (the tests' in-process runtime; `npm start` runs the bundles): a directory of `npm run build`'s bundles whose `sandbox-process.js` its forked runners run, rather than loading their sources through tsx (about 0.5 s of CPU a runner, and as much for its JavaScript host). Its files run as the service's user: a directory only that user can write, as `dist/` is. The test suite points it at its own build. A bundled service always forks the runner beside it.",
   },
   WF_SANDBOX_POOL: {
     schema: int(1, 64),
@@ -351,7 +351,7 @@ export const ENV_SCHEMA = {
   WF_CONSOLE_DIR: {
     schema: z.string().min(1).optional(),
     default: undefined,
-    doc: "Folder of the built console app that the edge serves at `/console/`. Unset: `services/console/dist` of this checkout, which `npm start` builds when it is missing or older than its sources.",
+    doc: "Folder of the built console app that the edge serves at `/console/`. Unset: the console beside the service's bundle (`dist/console`, copied from the console's build, which `npm start` makes when it is missing or older than its sources), or `services/console/dist` for a service run from its sources.",
   },
   WF_SESSION_TTL_S: {
     schema: int(60, 30 * 24 * 3600),
