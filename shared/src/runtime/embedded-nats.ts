@@ -181,7 +181,11 @@ async function startChild(
   }
   await mkdir(files.store, { recursive: true, mode: 0o700 });
   await writePrivateFile(files.config, serverConfig(files, port, auth));
-  const child = spawn(binary, ["-c", files.config], { stdio: ["ignore", "ignore", "pipe"] });
+  // In a process group of its own: a terminal's Ctrl-C reaches the whole foreground group, and a server that shut down
+  // at once left the service's own stop waiting on it for good. The service stops it with SIGTERM once it has stopped
+  // itself. (Started with SIGINT ignored would not do: nats-server listens for SIGINT, which undoes that.) Left
+  // running by a service killed outright, it is the one the next start finds for this data directory.
+  const child = spawn(binary, ["-c", files.config], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   const started = await new Promise<number | string>((done) => {
     let out = "";
     child.once("error", (err) => done(err.message));
