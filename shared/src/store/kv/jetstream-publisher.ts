@@ -37,10 +37,9 @@ export class JetStreamPublisher {
   }
 
   publish(subject: string, data: string | Uint8Array, opts?: PublishOptions): Promise<PubAck> {
-    if (this.#closed) return Promise.reject(new Error("the JetStream publisher is closed"));
+    if (this.#closed) return closedPublisher();
     const { reply, answer } = this.#acks.expect(subject, ackOf);
-    if (this.#queue.length === 0) setImmediate(() => this.#handOver());
-    this.#queue.push({ reply, subject, data, opts });
+    this.#enqueue([{ reply, subject, data, opts }]);
     return answer;
   }
 
@@ -49,14 +48,19 @@ export class JetStreamPublisher {
    * that only wait for all of them (an execution's events): one promise for the lot.
    */
   publishAll(messages: readonly PublishMessage[]): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("the JetStream publisher is closed"));
+    if (this.#closed) return closedPublisher();
     const { replies, answer } = this.#acks.expectAll(
       messages.map((m) => m.subject),
       (msg, subject) => void ackOf(msg, subject),
     );
-    if (this.#queue.length === 0 && messages.length > 0) setImmediate(() => this.#handOver());
-    for (let i = 0; i < messages.length; i++) this.#queue.push({ reply: replies[i]!, ...messages[i]! });
+    this.#enqueue(messages.map((m, i) => ({ reply: replies[i]!, ...m })));
     return answer;
+  }
+
+  /** The first message queued in a turn schedules the hand-over of all of them. */
+  #enqueue(messages: readonly Queued[]): void {
+    if (this.#queue.length === 0 && messages.length > 0) setImmediate(() => this.#handOver());
+    for (const m of messages) this.#queue.push(m);
   }
 
   #handOver(): void {
@@ -78,6 +82,10 @@ export class JetStreamPublisher {
     this.#closed = true;
     this.#acks.close(new Error("the JetStream publisher was closed before the ack arrived"));
   }
+}
+
+function closedPublisher(): Promise<never> {
+  return Promise.reject(new Error("the JetStream publisher is closed"));
 }
 
 function ackOf(msg: Msg, subject: string): PubAck {
