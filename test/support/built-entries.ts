@@ -7,8 +7,8 @@ export const TEST_BUILD_ENV = "WF_TEST_BUILD_DIR";
 
 /**
  * The node arguments that run `source` (an entry point's path from the repository's root) as its
- * own process: its bundle of this test run, or with `fromSource` the TypeScript through tsx, as
- * `npm start` runs it.
+ * own process: its bundle of this test run (as `npm start` and the image run it), or with `fromSource` the TypeScript
+ * through tsx, for a file no bundle is made of.
  */
 export function entryArgs(root: string, source: string, opts: { fromSource?: boolean } = {}): string[] {
   if (opts.fromSource) return ["--import", "tsx", source];

@@ -15,6 +15,11 @@ export interface ServiceProcess {
    * 10 s it is SIGKILLed; the answer tells which ended it.
    */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * SIGINT to its process group, as Ctrl-C in its terminal sends it (started with `ownGroup`). After 10 s it is
+   * SIGKILLed; the answer tells which ended it.
+   */
+  interrupt(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const live = new Set<ChildProcess>();
@@ -29,16 +34,21 @@ process.once("exit", () => {
 const READY_TIMEOUT_MS = 40_000;
 
 /**
- * Starts one of the service entry points as its own process (as in production: from the test
- * run's bundles, or with `fromSource` through tsx as `npm start` runs it) and resolves once it
+ * Starts one of the service entry points as its own process (as in production and `npm start`: from the test
+ * run's bundles, or with `fromSource` a file no bundle is made of, through tsx) and resolves once it
  * logged `readyMessage`. Its ops listener takes a free port (`opsBase` reads it), so
- * that processes of parallel tests never contend for the default one.
+ * that processes of parallel tests never contend for the default one. With `ownGroup` it leads a process group of its
+ * own, as a terminal's foreground job does.
  */
 export async function startServiceProcess(
   entry: string,
   env: Record<string, string>,
   readyMessages: string[],
-  { timeoutMs = READY_TIMEOUT_MS, fromSource = false }: { timeoutMs?: number; fromSource?: boolean } = {},
+  {
+    timeoutMs = READY_TIMEOUT_MS,
+    fromSource = false,
+    ownGroup = false,
+  }: { timeoutMs?: number; fromSource?: boolean; ownGroup?: boolean } = {},
 ): Promise<ServiceProcess> {
   const proc = spawn(process.execPath, entryArgs(ROOT, entry, { fromSource }), {
     cwd: ROOT,
@@ -53,6 +63,7 @@ export async function startServiceProcess(
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: ownGroup,
   });
   live.add(proc);
   let out = "";
@@ -79,6 +90,16 @@ export async function startServiceProcess(
   });
   proc.removeAllListeners("exit");
   proc.once("exit", () => live.delete(proc));
+  const end = async (signal: () => void): Promise<{ code: number | null; signal: NodeJS.Signals | null }> => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once("exit", r));
+      signal();
+      const late = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(late);
+    }
+    return { code: proc.exitCode, signal: proc.signalCode };
+  };
   return {
     pid: proc.pid!,
     output: () => out,
@@ -88,15 +109,11 @@ export async function startServiceProcess(
       proc.kill("SIGKILL");
       await exited;
     },
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        const exited = new Promise((r) => proc.once("exit", r));
-        proc.kill("SIGTERM");
-        const late = setTimeout(() => proc.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(late);
-      }
-      return { code: proc.exitCode, signal: proc.signalCode };
+    stop() {
+      return end(() => proc.kill("SIGTERM"));
+    },
+    interrupt() {
+      return end(() => process.kill(-proc.pid!, "SIGINT"));
     },
   };
 }

@@ -7,6 +7,6 @@ export {
 } from "./nats-server";
 export { waitFor, waitForProgress } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
-export { sleepers, sleepMarker } from "./sleepers";
+export { processesWithArg, sleepers, sleepMarker } from "./sleepers";
 export { testUser, testUserWithPassword } from "./users";
 export { startNatsCluster, type NatsClusterHandle } from "./nats-cluster";

@@ -10,11 +10,16 @@ export function sleepMarker(): string {
 
 /** Live (not zombie) host processes running `sleep <marker>`. */
 export function sleepers(marker: string): number[] {
+  return processesWithArg(marker);
+}
+
+/** Live (not zombie) host processes one of whose command-line arguments is `arg`. */
+export function processesWithArg(arg: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(marker)) continue;
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(arg)) continue;
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") found.push(Number(entry));
     } catch {
