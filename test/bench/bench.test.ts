@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NatsServerHandle } from "@wf/testing";
-import { startNatsServer } from "../support/runtime";
+import { describe, expect, it } from "vitest";
+import { useNatsServer } from "../support/nats-server";
 import { serverHasCompression } from "@wf/shared/nats";
 import { renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
@@ -79,17 +78,12 @@ function expectCodeOverheadFields(r: CodeOverheadResult, sizes: CodeOverheadSize
   expect(renderCodeOverhead(r)).toContain("Code-step overhead per language");
 }
 
-let server: NatsServerHandle;
-beforeAll(async () => {
-  server = await startNatsServer({ monitor: true });
-});
-afterAll(async () => {
-  await server?.stop();
-});
+// Monitoring on: the end-to-end part counts the messages a workflow costs.
+const nats = useNatsServer({ monitor: true });
 
 describe("bench harness (smoke)", () => {
   it("runs every benchmark to completion and reports every figure", async () => {
-    const result = analyse(await runSuite(server, TINY, { quick: true }));
+    const result = analyse(await runSuite(nats.server, TINY, { quick: true }));
 
     for (const [language, chain] of Object.entries(result.chains)) {
       expect(chain.failures).toEqual([]);
@@ -182,7 +176,7 @@ describe("bench harness (smoke)", () => {
 
   it("python steps: every figure of the steps, the spawns, the sequences and the runtime's chain", async () => {
     const sizes = { warmup: 1, rounds: 2, perRound: 2, sequence: 3, chainWarmup: 1, chainRuns: 2, timeoutMs: 10_000 };
-    const r = await runPythonSteps(server, sizes, { progress: () => undefined, track: () => () => undefined });
+    const r = await runPythonSteps(nats.server, sizes, { progress: () => undefined, track: () => () => undefined });
     expect([r.stepMs.n, r.bareMs.n, r.forkMs.n, r.sequenceMs.n, r.naiveChainMs.n]).toEqual([4, 4, 4, 2, 2]);
     expect(r.chain.failures).toEqual([]);
     expect(r.chain.completed).toBe(2);
@@ -196,7 +190,11 @@ describe("bench harness (smoke)", () => {
   }, 120_000);
 
   it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {
-    const r = await runWebhookBench(server, { connections: 4, warmupMs: 100, durationMs: 500 }, { ratePerSec: 200 });
+    const r = await runWebhookBench(
+      nats.server,
+      { connections: 4, warmupMs: 100, durationMs: 500 },
+      { ratePerSec: 200 },
+    );
     expect(r.webhooks).toBe(4);
     expect(r.runs.map((run) => run.processes)).toEqual([1, 2]);
     for (const load of [
@@ -246,7 +244,7 @@ describe("bench harness (smoke)", () => {
     };
     try {
       const r = await runWebhookE2e(
-        server,
+        nats.server,
         {
           rates: [40],
           warmupMs: 100,
@@ -268,7 +266,7 @@ describe("bench harness (smoke)", () => {
         expect(m.natsMessagesPerWorkflow!.received).toBeGreaterThan(4);
         expect(m.natsMessagesPerWorkflow!.sent).toBeGreaterThan(4);
       }
-      const text = renderWebhookE2e(r, server.version);
+      const text = renderWebhookE2e(r, nats.server.version);
       expect(text).toContain("    floor: answered");
       expect(text).toMatch(
         /webhook p50 [\d.]+ ms p99 [\d.]+ ms \(the load tool's own lateness: p99 [\d.]+ ms\); completed/,
@@ -332,7 +330,7 @@ describe("bench harness (smoke)", () => {
   });
 
   it("approval lists: times every status filter at its first, middle and last page from a view built afresh, beside the key scan", async () => {
-    const levels = await runApprovalListBench(server, { levels: [120, 300], samples: 3 }, () => undefined);
+    const levels = await runApprovalListBench(nats.server, { levels: [120, 300], samples: 3 }, () => undefined);
     expect(levels.map((l) => l.approvals)).toEqual([120, 300]);
     for (const level of levels) {
       expect(level.queries.map((q) => q.query)).toEqual(
@@ -349,7 +347,7 @@ describe("bench harness (smoke)", () => {
 
   it("read path: every read and poll variant on one server and on a cluster, with its ratio to the first of its group", async () => {
     const r = await runReadPathBench(
-      server,
+      nats.server,
       { executions: 5, concurrency: 2, rounds: 1, roundMs: 50 },
       { progress: () => undefined, track: () => () => undefined },
     );
@@ -370,7 +368,7 @@ describe("bench harness (smoke)", () => {
 
   it("stranded sweep: every open execution looked at within a cycle, the one stranded found by the first, nothing else sent", async () => {
     const r = await runSweepBench(
-      server,
+      nats.server,
       { open: 30, batch: 10, cycles: 2 },
       { progress: () => undefined, track: () => () => undefined },
     );
@@ -387,11 +385,11 @@ describe("bench harness (smoke)", () => {
 
   it("disk: bytes a workflow leaves, as stored and on disk, with and without compression where the server has it", async () => {
     const r = await runDiskBench(
-      server,
+      nats.server,
       { workflows: 200, gets: 50 },
       { progress: () => undefined, track: () => () => undefined },
     );
-    const has = serverHasCompression(server.version);
+    const has = serverHasCompression(nats.server.version);
     expect(r.runs.map((run) => run.compression)).toEqual(has ? ["none", "s2"] : ["none"]);
     for (const run of r.runs) {
       // 200 workflows fill no block: nothing is compressed yet, and the files hold what the server counts.
@@ -405,7 +403,7 @@ describe("bench harness (smoke)", () => {
   }, 120_000);
 
   it("timer precision: fires every timer once, never early, and reports lateness next to setTimeout", async () => {
-    const r = await runTimerBench(server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });
+    const r = await runTimerBench(nats.server, { timers: 20, leadMs: 1_500, timeoutMs: 20_000 });
     expect(r.allFiredOnce).toBe(true);
     // Node's own timers may fire up to a millisecond early (libuv's loop time is cached per turn);
     // only ours must never.
@@ -445,7 +443,7 @@ describe("bench harness (smoke)", () => {
     expect(renderExpressionSharing(r)).toContain("another owner's light one");
   }, 60_000);
   it("debugger: times runs with and without breakpoints that never hit, and pause round trips, every run completed", async () => {
-    const r = await runDebugBench(server, DEBUG_BENCH_QUICK_SIZES);
+    const r = await runDebugBench(nats.server, DEBUG_BENCH_QUICK_SIZES);
     expect(r.plainMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.runs);
     expect(r.nineMissesMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.runs);
     expect(r.roundTripMs.n).toBe(DEBUG_BENCH_QUICK_SIZES.roundTrips);

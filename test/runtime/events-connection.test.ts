@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamNames } from "@wf/shared/nats";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import type { NatsServerHandle } from "@wf/testing";
+import { useNatsServer } from "../support/nats-server";
 import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
 interface Conn {
@@ -23,16 +24,15 @@ steps:
 `;
 
 describe("the executor's connections", () => {
-  let server: NatsServerHandle;
+  // Monitoring on: the test reads the server's connections.
+  const nats = useNatsServer({ monitor: true });
   let rt: InProcessRuntime | undefined;
 
   beforeAll(async () => {
-    server = await startNatsServer({ monitor: true });
-    rt = await startRuntime(testConfig(server), { scheduler: false, approvals: false });
+    rt = await startRuntime(testConfig(nats.server), { scheduler: false, approvals: false });
   });
   afterAll(async () => {
     await rt?.stop();
-    await server?.stop();
   });
 
   it("publishes events over a connection of their own, which closes with the platform", async () => {
@@ -42,7 +42,7 @@ describe("the executor's connections", () => {
     const events = (await platform.jsm.streams.info(streamNames(ns).evt)).state.messages;
     expect(events).toBe(5 * 8);
 
-    const byName = new Map((await connections(server)).map((c) => [c.name, c]));
+    const byName = new Map((await connections(nats.server)).map((c) => [c.name, c]));
     // Its events, and nothing else: the records' writes and the commands go over the platform's connection.
     expect(byName.get("wf-test-events")?.in_msgs).toBe(events);
     expect(byName.get("wf-test")!.in_msgs).toBeGreaterThan(0);
@@ -50,7 +50,7 @@ describe("the executor's connections", () => {
     await rt!.stop();
     rt = undefined;
     // The server lets go of a drained connection a moment after the client does.
-    await waitFor(async () => (await connections(server)).every((c) => !c.name?.startsWith("wf-test")), {
+    await waitFor(async () => (await connections(nats.server)).every((c) => !c.name?.startsWith("wf-test")), {
       timeoutMs: 5_000,
       what: "the runtime's connections to close",
     });

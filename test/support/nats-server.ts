@@ -7,10 +7,10 @@ import { startNatsServer, type NatsServerHandle } from "@wf/testing";
  * A nats-server of this test file's own (or of the describe block that calls this), started before its tests and
  * stopped after them. Read `.server` inside a test or hook: the server starts in beforeAll, after the file is loaded.
  */
-export function useNatsServer(): { readonly server: NatsServerHandle } {
+export function useNatsServer(opts: Parameters<typeof startNatsServer>[0] = {}): { readonly server: NatsServerHandle } {
   let server: NatsServerHandle | undefined;
   beforeAll(async () => {
-    server = await startNatsServer();
+    server = await startNatsServer(opts);
   });
   afterAll(async () => {
     await server?.stop();
