@@ -1,5 +1,11 @@
 import { jetstreamManager } from "@nats-io/jetstream";
-import { NoRespondersError, type NatsConnection } from "@nats-io/nats-core";
+import {
+  ClosedConnectionError,
+  InvalidArgumentError,
+  InvalidSubjectError,
+  NoRespondersError,
+  type NatsConnection,
+} from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../execution/ids";
@@ -99,5 +105,31 @@ describe("JetStreamPublisher", () => {
 
   it("fails with NoRespondersError where no stream takes the subject", async () => {
     await expect(publisher.publish(`nostream.${newId()}`, "x")).rejects.toBeInstanceOf(NoRespondersError);
+  });
+
+  it("refuses what nats.js's publish refuses, and the turn's other messages are still published", async () => {
+    const name = await stream();
+    const max = nc.info!.max_payload;
+    const [spaced, huge, fine] = await Promise.allSettled([
+      publisher.publish(`${name}.a b`, "1"),
+      publisher.publish(`${name}.huge`, "x".repeat(max + 1)),
+      publisher.publish(`${name}.fine`, "1", { msgID: "naïve ✓" }),
+    ]);
+    expect(spaced.status === "rejected" && spaced.reason).toBeInstanceOf(InvalidSubjectError);
+    expect(huge.status === "rejected" && huge.reason).toBeInstanceOf(InvalidArgumentError);
+    expect(fine.status).toBe("fulfilled");
+    // The id's UTF-8 bytes were counted in the header's length: the server read it whole, so a repeat is a duplicate.
+    expect((await publisher.publish(`${name}.fine`, "1", { msgID: "naïve ✓" })).duplicate).toBe(true);
+    const { state } = await (await jetstreamManager(nc)).streams.info(name);
+    expect(state.messages).toBe(1);
+  });
+
+  it("fails with ClosedConnectionError once its connection is closed", async () => {
+    const own = await connect({ servers: server.url });
+    const mine = new JetStreamPublisher(own);
+    const name = await stream();
+    await own.close();
+    await expect(mine.publish(`${name}.a`, "1")).rejects.toBeInstanceOf(ClosedConnectionError);
+    mine.close();
   });
 });
