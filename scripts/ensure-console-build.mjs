@@ -4,7 +4,7 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
-import { sourceDigest, stampOf, withBuildLock } from "./stale-build.mjs";
+import { buildWhenStale, sourceDigest } from "./stale-build.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const app = join(root, "services/console");
@@ -22,31 +22,24 @@ const inputs = [
 
 const want = sourceDigest(root, inputs);
 const force = process.argv.includes("--force");
-const current = () => stampOf(join(app, "dist"));
-// Several starts at once (tests in parallel, replicas of one checkout) build once: the first takes
-// the lock, the others wait for it and then find the build fresh.
-if (force || want !== current()) {
-  withBuildLock(join(app, ".build.lock"), () => {
-    const have = current();
-    if (!force && want === have) return;
-    process.stderr.write(`[wf] building the console (${have === "" ? "no build yet" : "its sources changed"})…\n`);
-    // Built beside, then swapped in by renames: an edge starting meanwhile reads a whole build.
-    const fresh = join(app, `.dist-${process.pid}`);
-    const old = join(app, `.dist-old-${process.pid}`);
-    execFileSync(
-      process.execPath,
-      [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "--outDir", fresh, "--emptyOutDir"],
-      {
-        cwd: app,
-        stdio: "inherit",
-        // A start from inside a test runner inherits NODE_ENV=test, with which Vite bundles React's development build
-        // (StrictMode's doubled effects, slower renders): the console is always built for production.
-        env: { ...process.env, NODE_ENV: "production" },
-      },
-    );
-    writeFileSync(join(fresh, ".source-digest"), `${want}\n`);
-    if (existsSync(join(app, "dist"))) renameSync(join(app, "dist"), old);
-    renameSync(fresh, join(app, "dist"));
-    rmSync(old, { recursive: true, force: true });
-  });
-}
+buildWhenStale({ want, buildDir: join(app, "dist"), lock: join(app, ".build.lock"), force }, (have) => {
+  process.stderr.write(`[wf] building the console (${have === "" ? "no build yet" : "its sources changed"})…\n`);
+  // Built beside, then swapped in by renames: an edge starting meanwhile reads a whole build.
+  const fresh = join(app, `.dist-${process.pid}`);
+  const old = join(app, `.dist-old-${process.pid}`);
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn", "--outDir", fresh, "--emptyOutDir"],
+    {
+      cwd: app,
+      stdio: "inherit",
+      // A start from inside a test runner inherits NODE_ENV=test, with which Vite bundles React's development build
+      // (StrictMode's doubled effects, slower renders): the console is always built for production.
+      env: { ...process.env, NODE_ENV: "production" },
+    },
+  );
+  writeFileSync(join(fresh, ".source-digest"), `${want}\n`);
+  if (existsSync(join(app, "dist"))) renameSync(join(app, "dist"), old);
+  renameSync(fresh, join(app, "dist"));
+  rmSync(old, { recursive: true, force: true });
+});

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sourceDigest, stampOf, withBuildLock } from "./stale-build.mjs";
+import { buildWhenStale, sourceDigest } from "./stale-build.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const dist = join(root, "dist");
@@ -27,16 +27,12 @@ const inputs = [
 execFileSync(process.execPath, [join(root, "scripts/ensure-console-build.mjs")], { cwd: root, stdio: "inherit" });
 const want = sourceDigest(root, inputs);
 const force = process.argv.includes("--force");
-if (force || want !== stampOf(dist)) {
-  withBuildLock(join(root, ".build.lock"), () => {
-    const have = stampOf(dist);
-    if (!force && want === have) return;
-    if (!force)
-      process.stderr.write(`[wf] building dist/ (${have === "" ? "no build stamped yet" : "its sources changed"})…\n`);
-    execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/build/build.ts")], {
-      cwd: root,
-      stdio: "inherit",
-    });
-    writeFileSync(join(dist, ".source-digest"), `${want}\n`);
+buildWhenStale({ want, buildDir: dist, lock: join(root, ".build.lock"), force }, (have) => {
+  if (!force)
+    process.stderr.write(`[wf] building dist/ (${have === "" ? "no build stamped yet" : "its sources changed"})…\n`);
+  execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/build/build.ts")], {
+    cwd: root,
+    stdio: "inherit",
   });
-}
+  writeFileSync(join(dist, ".source-digest"), `${want}\n`);
+});

@@ -7,12 +7,12 @@ import { join, relative } from "node:path";
 
 /**
  * A digest of the contents of `inputs` (files, or folders walked in name order), with their paths from `root`:
- * not times, which a fresh clone sets all alike. Dependencies and tests are left out, and any path `skip` names.
+ * not times, which a fresh clone sets all alike. Dependencies and tests are left out.
  */
-export function sourceDigest(root, inputs, skip = () => false) {
+export function sourceDigest(root, inputs) {
   const hash = createHash("sha256");
   const add = (path) => {
-    if (!existsSync(path) || skip(path)) return;
+    if (!existsSync(path)) return;
     if (statSync(path).isDirectory()) {
       for (const name of readdirSync(path).sort())
         if (name !== "node_modules" && !name.endsWith(".test.ts")) add(join(path, name));
@@ -25,7 +25,7 @@ export function sourceDigest(root, inputs, skip = () => false) {
 }
 
 /** The digest a build was stamped with (`.source-digest` in it), or "" when there is none. */
-export function stampOf(buildDir) {
+function stampOf(buildDir) {
   const stamp = join(buildDir, ".source-digest");
   return existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : "";
 }
@@ -33,8 +33,21 @@ export function stampOf(buildDir) {
 /** A lock older than the longest build is one its holder left behind when it was killed. */
 const STALE_LOCK_MS = 5 * 60_000;
 
+/**
+ * Calls `build(have)` when the build in `buildDir` is not stamped `want` (or with `force`), `have` being its stamp
+ * ("" for none); `build` makes and stamps it. Several starts at once (tests in parallel, replicas of one checkout) build once:
+ * the first takes the lock file `lock`, the others wait for it and then find the build fresh.
+ */
+export function buildWhenStale({ want, buildDir, lock, force }, build) {
+  if (!force && want === stampOf(buildDir)) return;
+  withBuildLock(lock, () => {
+    const have = stampOf(buildDir);
+    if (force || want !== have) build(have);
+  });
+}
+
 /** Runs `build` holding the lock file `lock`, waiting for another holder to finish first. */
-export function withBuildLock(lock, build) {
+function withBuildLock(lock, build) {
   const deadline = Date.now() + STALE_LOCK_MS;
   for (;;) {
     try {
