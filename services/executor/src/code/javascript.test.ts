@@ -2,6 +2,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLanguage, CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner, UnsupportedLanguageError } from "./index";
+import { MAX_IDLE_ISOLATES } from "./js-bounds";
 import { step } from "./testing/processes";
 
 function js(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
@@ -187,6 +188,23 @@ describe("JavaScript code steps", () => {
     expect(order[0]).toBe("quick");
     expect(order.indexOf("own")).toBeGreaterThan(order.indexOf("stuck"));
   });
+
+  it("keeps its host for every owner while one owner's steps in endless loops wait at it for each other", async () => {
+    // Three rounds of the looper's share of the isolates: the last round starts at 6 s and ends at 9 s, past the 8 s
+    // a clock started as it was sent would give it (3 s and 5 s of grace), and that clock would kill the host.
+    const started = performance.now();
+    const loops = Array.from({ length: 3 * MAX_IDLE_ISOLATES }, () =>
+      runner.run(js("while (true) {}", { owner: "looper", timeoutMs: 3_000 })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    const other = await runner.run(
+      js("const end = Date.now() + 2000; while (Date.now() < end) {} return 'other'", { owner: "other" }),
+    );
+    expect(other).toMatchObject({ ok: true, output: "other" });
+    for (const result of await Promise.all(loops))
+      expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 3 s" });
+    expect(performance.now() - started).toBeGreaterThan(8_500);
+  }, 30_000);
 
   it("gives user code nothing of the host: no Node APIs, no isolated-vm objects, no host globals, no WebAssembly", async () => {
     const code = `

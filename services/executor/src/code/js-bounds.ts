@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import type { RunnerLimits } from "./cgroup";
+import type { JsPool } from "./js-run-clock";
 import { describeShares, poolShares, type PoolShares } from "./pool-shares";
 import { DEFAULT_LIMITS } from "./types";
 
@@ -18,6 +19,8 @@ export const MAX_IDLE_ISOLATES = Math.min(8, Math.max(2, availableParallelism())
 const ISOLATES_PER_SLOT = 4;
 /** Owners take turns at the isolates, each up to its plan's share of the runner's limit. */
 export const JS_SHARES = poolShares(MAX_IDLE_ISOLATES, MAX_IDLE_ISOLATES * ISOLATES_PER_SLOT);
+/** What a runner's JavaScript host runs at once, as its runner and the host tell their clients (js-run-clock.ts). */
+export const JS_POOL: JsPool = { size: MAX_IDLE_ISOLATES, limit: JS_SHARES.limit };
 /** The runner's own memory besides its isolates' heaps: Node, the egress proxy, the zygotes. */
 const RUNNER_BASE_MB = 512;
 

@@ -82,7 +82,7 @@ export class JsHostLink {
     }
     if (!(handle instanceof Socket)) return;
     const { gen } = msg;
-    const conn = new RunnerConnection(handle, (why) => this.request({ t: "js-host-kill", gen, why }), true, false);
+    const conn = new RunnerConnection(handle, (why) => this.request({ t: "js-host-kill", gen, why }));
     handle.on("close", () =>
       setTimeout(
         () => conn.fail(new Error("the JavaScript host process closed its connection")),

@@ -5,6 +5,7 @@
  * isolates finds a process that owns nothing and can signal none of the runner's.
  */
 import { Socket } from "node:net";
+import { JS_POOL } from "./js-bounds";
 import { JsSteps } from "./js-steps";
 import { serveConnection, type Served } from "./sandbox-server";
 import { refusedIsolation } from "./types";
@@ -12,6 +13,7 @@ import { refusedIsolation } from "./types";
 const steps = new JsSteps();
 const served: Served = {
   isolation: refusedIsolation("a JavaScript host runs JavaScript and TypeScript only"),
+  jsPool: JS_POOL,
   run: (req, limits, signal, onLog) => steps.run(req, limits, signal, onLog),
 };
 const channel = new Socket({ fd: 3, readable: true, writable: true });

@@ -77,13 +77,7 @@ export class LocalRunner {
   live(): RunnerClient {
     if (this.current?.conn.alive) return this.current.client;
     const proc = spawnRunner(this.opts, this.opts.handsOffJs === true);
-    // Only a sandbox runner queues runs; the JavaScript host a runner relays to does not.
-    const conn = new RunnerConnection(
-      proc.stdio[3] as Duplex,
-      (why) => this.kill(incarnation, why),
-      this.turns,
-      this.opts.entry === "sandbox-process",
-    );
+    const conn = new RunnerConnection(proc.stdio[3] as Duplex, (why) => this.kill(incarnation, why), this.turns);
     const link = this.opts.handsOffJs ? new JsHostLink(proc) : undefined;
     const incarnation: Incarnation = {
       proc,

@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream";
+import type { JsPool } from "./js-run-clock";
 import type { CodeRequest, Isolation, RunResult, SandboxLimits } from "./types";
 
 /**
@@ -23,7 +24,8 @@ export type WireResult =
 export type TurnState = "queued" | "started";
 
 export type RunnerMessage =
-  | { t: "ready"; isolation: Isolation }
+  /** `js`: what its JavaScript host runs at once (js-run-clock.ts); a peer that does not say is taken as this one's. */
+  | { t: "ready"; isolation: Isolation; js?: JsPool }
   | { t: "log"; id: number; line: string }
   | { t: "out"; id: number; data: string }
   | { t: "result"; id: number; result: WireResult }

@@ -2,26 +2,58 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@wf/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import type { JsPool } from "./js-run-clock";
 import { readMessages, writeMessage, type ClientMessage } from "./protocol";
 import { RunnerConnection } from "./runner-connection";
 import { step } from "./testing/processes";
 import { refusedIsolation } from "./types";
 
+interface Peer {
+  client: Socket;
+  /** Runs received, by id, in the order they came. */
+  runs: number[];
+  /** Runs cancelled, by id. */
+  cancels: number[];
+  /** Ends run `id` with output `output`. */
+  answer(id: number, output: unknown): void;
+  close(): Promise<void>;
+}
+
 /** A peer that says it queued every run and never runs it: a JavaScript host an exploit took over, say. */
-async function queuingPeer(): Promise<{ client: Socket; close(): Promise<void> }> {
+function queuingPeer(): Promise<Peer> {
+  return peer((socket, msg) => writeMessage(socket, { t: "queued", id: msg.id }));
+}
+
+/** A JavaScript host that runs `js.size` at once, up to `js.limit`, and answers when the test says. */
+async function peer(
+  onRun: (socket: Socket, msg: { id: number }) => void = () => undefined,
+  js?: JsPool,
+): Promise<Peer> {
   const dir = await mkdtemp(join(tmpdir(), "wf-runner-connection-"));
   const path = join(dir, "peer.sock");
+  const runs: number[] = [];
+  const cancels: number[] = [];
+  let served: Socket | undefined;
   const server: Server = createServer((socket) => {
+    served = socket;
     readMessages<ClientMessage>(socket, (msg) => {
-      if (msg.t === "run") writeMessage(socket, { t: "queued", id: msg.id });
+      if (msg.t === "cancel") cancels.push(msg.id);
+      if (msg.t !== "run") return;
+      runs.push(msg.id);
+      onRun(socket, msg);
     });
-    writeMessage(socket, { t: "ready", isolation: refusedIsolation("a test peer") });
+    writeMessage(socket, { t: "ready", isolation: refusedIsolation("a test peer"), ...(js ? { js } : {}) });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
   const client = createConnection(path);
   return {
     client,
+    runs,
+    cancels,
+    answer: (id, output) =>
+      writeMessage(served!, { t: "result", id, result: { ok: true, output, logs: [], artifacts: [] } }),
     close: async () => {
       client.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -38,17 +70,60 @@ describe("a runner connection's stuck clock", () => {
     const peer = await queuingPeer();
     close = peer.close;
     const stuck: string[] = [];
-    const conn = new RunnerConnection(peer.client, (why) => stuck.push(why), true, false);
+    const conn = new RunnerConnection(peer.client, (why) => stuck.push(why));
     const result = await conn.run(step("javascript", "return 1", { timeoutMs: 100 }), {} as never);
     expect(result).toMatchObject({ ok: false, timedOut: true });
     expect(stuck).toHaveLength(1);
+  });
+
+  it("starts a JavaScript run's clock only once its host must have started it, behind its owner's runs", async () => {
+    // One isolate, so one run of a free owner at a time: the second waits at the host for the first.
+    const host = await peer(undefined, { size: 1, limit: 2 });
+    close = host.close;
+    const stuck: string[] = [];
+    const conn = new RunnerConnection(host.client, (why) => stuck.push(why));
+    const first = conn.run(step("javascript", "return 1", { timeoutMs: 100, owner: "a" }), {} as never);
+    const second = conn.run(step("javascript", "return 2", { timeoutMs: 100, owner: "a" }), {} as never);
+    await waitFor(() => host.runs.length === 2, { what: "both runs to reach the host" });
+    // Within the first run's 100 ms and 5 s of grace; the second's clock starts now.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    host.answer(host.runs[0]!, 1);
+    expect(await first).toMatchObject({ ok: true, output: 1 });
+    // Past the 5.1 s a clock started as the second was sent would have given it.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    host.answer(host.runs[1]!, 2);
+    expect(await second).toMatchObject({ ok: true, output: 2 });
+    expect(stuck).toEqual([]);
+  });
+
+  it("gives up every JavaScript run of a host that ends none within the longest timeout and 5 s", async () => {
+    // Past the host's limit no run has a clock of its own: the host holds some back whoever sent them.
+    const host = await peer(undefined, { size: 1, limit: 1 });
+    close = host.close;
+    const stuck: string[] = [];
+    const conn = new RunnerConnection(host.client, (why) => stuck.push(why));
+    const started = performance.now();
+    const results = await Promise.all(
+      ["a", "b", "c"].map((owner, i) =>
+        conn.run(step("javascript", "return 1", { timeoutMs: 100 * (i + 1), owner }), {} as never),
+      ),
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(5_300);
+    // The first had the host's one isolate, and a clock of its own; the others waited for it.
+    expect(results[0]).toMatchObject({ ok: false, timedOut: true, error: "timed out after 0.1 s" });
+    const why = "it ended none of its 2 JavaScript runs within the longest of their timeouts and 5 s";
+    for (const result of results.slice(1))
+      expect(result).toMatchObject({ ok: false, timedOut: false, error: `the JavaScript host is stuck: ${why}` });
+    expect(stuck).toEqual(["a run was still going 5 s after its timeout", why]);
+    // Each was cancelled at the host.
+    await waitFor(() => host.cancels.length === 3, { what: "the runs' cancels" });
   });
 
   it("is stopped while a sandbox runner says the run waits for its owner's turn", async () => {
     const peer = await queuingPeer();
     close = peer.close;
     const stuck: string[] = [];
-    const conn = new RunnerConnection(peer.client, (why) => stuck.push(why), true, true);
+    const conn = new RunnerConnection(peer.client, (why) => stuck.push(why));
     const controller = new AbortController();
     const result = conn.run(step("bash", "echo 1", { timeoutMs: 100 }), {} as never, controller.signal);
     // Past the timeout and the grace (5.1 s) it is still waiting, and nobody called the runner stuck.

@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { PassThrough } from "node:stream";
+import type { JsPool } from "./js-run-clock";
 import type { ClientMessage, TurnState } from "./protocol";
 import { readMessages, toWire, writeMessage } from "./protocol";
 import type { Interactive, Isolation, CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
@@ -7,6 +8,8 @@ import type { Interactive, Isolation, CodeRequest, LogListener, RunResult, Sandb
 /** What a connection is served by: a runner's Sandbox, or a JavaScript host's steps. */
 export interface Served {
   readonly isolation: Isolation;
+  /** What its JavaScript host takes at once (js-bounds.ts). */
+  readonly jsPool: JsPool;
   run(
     req: CodeRequest,
     limits: SandboxLimits,
@@ -71,5 +74,5 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
         writeMessage(stream, { t: "result", id: msg.id, result: toWire(result) });
       });
   });
-  writeMessage(stream, { t: "ready", isolation: sandbox.isolation });
+  writeMessage(stream, { t: "ready", isolation: sandbox.isolation, js: sandbox.jsPool });
 }

@@ -5,7 +5,7 @@ import { StepCgroups } from "./cgroup";
 import type { EgressProxy } from "../egress/index";
 import type { UidBlock } from "./host/uid-block";
 import { claimUidBlock } from "./host/uid-block";
-import { describeJsBounds, runnerBounds } from "./js-bounds";
+import { describeJsBounds, JS_POOL, runnerBounds } from "./js-bounds";
 import type { HandOffChannel } from "./hand-off-protocol";
 import { JsHostHandOff } from "./js-host-hand-off";
 import { LocalRunner, type RunnerProcess } from "./local-runner";
@@ -69,6 +69,8 @@ type Processes = { pool: ZygotePool; steps: ProcessSteps; close: () => Promise<v
  * host (docs/sandbox.md#start-up-and-the-unsafe-mode).
  */
 export class Sandbox implements Served {
+  readonly jsPool = JS_POOL;
+
   private constructor(
     readonly isolation: Isolation,
     private readonly python: Python | Error,

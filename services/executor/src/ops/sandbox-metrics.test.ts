@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { waitFor } from "@wf/testing";
 import { createCodeRunner } from "../code/index";
+import { MAX_CONCURRENT_JS_RUNS } from "../code/runner-connection";
 import { step } from "../code/testing/processes";
 import { sandboxMetrics } from "./sandbox-metrics";
 
@@ -25,13 +26,13 @@ describe("the sandbox runner pool's metrics", () => {
     const runner = await createCodeRunner({ pool: 1 });
     try {
       expect(await sample("wf_sandbox_runners")).toBe(runnersBefore + 1);
-      // Ten runs of one execution on one runner, which takes 8 JavaScript runs at once (a team
-      // owner's share is 12 of them): two wait.
+      // Two runs more than a runner takes at once, of one execution (a team owner's share is more): two wait.
       const busy = "const end = Date.now() + 300; while (Date.now() < end) {} return 1";
-      const runs = Array.from({ length: 10 }, () =>
+      const count = MAX_CONCURRENT_JS_RUNS + 2;
+      const runs = Array.from({ length: count }, () =>
         runner.run(step("javascript", busy, { execution: "e1", owner: "o1", ownerPlan: "team" })),
       );
-      await waitFor(async () => (await sample("wf_sandbox_runs_in_flight")) === 10, { what: "ten runs in flight" });
+      await waitFor(async () => (await sample("wf_sandbox_runs_in_flight")) === count, { what: "every run in flight" });
       for (const result of await Promise.all(runs)) expect(result).toMatchObject({ ok: true, output: 1 });
       expect(await sample("wf_sandbox_runs_in_flight")).toBe(0);
       expect(await sample("wf_sandbox_run_wait_seconds_count")).toBe(waitsBefore + 2);
