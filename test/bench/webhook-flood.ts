@@ -1,7 +1,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connectNats } from "@wf/shared/nats";
 import { runLoad } from "./api-load";
-import { round } from "./stats";
+import { median, round } from "./stats";
 import { runAt, startE2eService, type E2eMeasurement } from "./webhook-e2e";
 
 export interface WebhookFloodSizes {
@@ -9,6 +9,11 @@ export interface WebhookFloodSizes {
   warmupMs: number;
   durationMs: number;
   drainMs: number;
+  /**
+   * Runs of each setting, taking turns (yielding, never yielding, yielding, ...): the verdict compares their medians.
+   * One run of each flipped from MET to NOT MET and back between runs of the same code (2026-12-05).
+   */
+  rounds: number;
 }
 
 /** As a `wrk -t2 -c64 -d15s` flood: 64 connections in a closed loop for 15 s. */
@@ -17,22 +22,24 @@ export const WEBHOOK_FLOOD_SIZES: WebhookFloodSizes = {
   warmupMs: 1_000,
   durationMs: 15_000,
   drainMs: 180_000,
+  rounds: 3,
 };
 export const WEBHOOK_FLOOD_QUICK_SIZES: WebhookFloodSizes = {
   connections: 64,
   warmupMs: 500,
   durationMs: 3_000,
   drainMs: 60_000,
+  rounds: 1,
 };
 
 /** Completions while triggers arrive, as a share of the same run's drain rate (the executor alone). */
 export const FLOOD_AIM = { drainShare: 0.5 } as const;
 
 export interface WebhookFloodResult {
-  /** The service with its defaults (its executor yields to a growing backlog). */
-  yielding: E2eMeasurement;
+  /** The service with its defaults (its executor yields to a growing backlog), one run per round. */
+  yielding: E2eMeasurement[];
   /** The same, its executor never yielding (WF_EXEC_YIELD_CONCURRENCY=0): what the yield costs and buys. */
-  unyielding: E2eMeasurement;
+  unyielding: E2eMeasurement[];
 }
 
 /**
@@ -65,11 +72,17 @@ export async function runWebhookFlood(
     }
   };
   try {
-    opts.progress(`webhook flood: ${sizes.connections} connections, closed loop, ${sizes.durationMs / 1000} s`);
-    const yielding = await runWith({});
-    opts.progress("webhook flood: the executor never yielding");
-    const unyielding = await runWith({ WF_EXEC_YIELD_CONCURRENCY: "0" });
-    return { yielding, unyielding };
+    const result: WebhookFloodResult = { yielding: [], unyielding: [] };
+    for (let round = 1; round <= sizes.rounds; round++) {
+      const of = `round ${round} of ${sizes.rounds}`;
+      opts.progress(
+        `webhook flood: ${sizes.connections} connections, closed loop, ${sizes.durationMs / 1000} s (${of})`,
+      );
+      result.yielding.push(await runWith({}));
+      opts.progress(`webhook flood: the executor never yielding (${of})`);
+      result.unyielding.push(await runWith({ WF_EXEC_YIELD_CONCURRENCY: "0" }));
+    }
+    return result;
   } finally {
     await nc.close();
   }
@@ -90,13 +103,22 @@ export function renderWebhookFlood(r: WebhookFloodResult): string {
       `${m.completed} of ${m.accepted} completed, the last ${m.drainSeconds} s after the triggers stopped`
     );
   };
-  const share = drainShare(r.yielding);
-  const met = share === null || share >= FLOOD_AIM.drainShare;
+  // A run with nothing left to drain kept up with its triggers: as good a share as any.
+  const shares = r.yielding.map((m) => drainShare(m) ?? Number.POSITIVE_INFINITY);
+  const middle = (xs: number[]): number => round(median([...xs].sort((a, b) => a - b)), 2);
+  const p99 = (runs: E2eMeasurement[]): number => middle(runs.map((m) => m.webhook.latencyMs.p99));
+  const share = middle(shares);
+  const met = share >= FLOOD_AIM.drainShare && p99(r.yielding) <= p99(r.unyielding);
+  const rounds = r.yielding.length;
   return [
-    "Webhook flood (3-step JavaScript workflows, one all-in-one process, 64 connections in a closed loop)",
-    line("yielding (default)", r.yielding),
-    line("never yielding", r.unyielding),
-    `  aim: completions while triggers arrive >= ${FLOOD_AIM.drainShare * 100}% of the drain rate, webhook p99 no worse than never yielding: ` +
-      (met && r.yielding.webhook.latencyMs.p99 <= r.unyielding.webhook.latencyMs.p99 ? "MET" : "NOT MET"),
+    `Webhook flood (3-step JavaScript workflows, one all-in-one process, 64 connections in a closed loop; ${rounds} round(s), the settings taking turns)`,
+    ...r.yielding.flatMap((m, i) => [
+      line(`round ${i + 1}, yielding (default)`, m),
+      line(`round ${i + 1}, never yielding`, r.unyielding[i]!),
+    ]),
+    `  medians: yielding ${Number.isFinite(share) ? `${share} of the drain rate` : "nothing left to drain"}, ` +
+      `webhook p99 ${p99(r.yielding)} ms; never yielding ${p99(r.unyielding)} ms`,
+    `  aim: completions while triggers arrive >= ${FLOOD_AIM.drainShare * 100}% of the drain rate, webhook p99 no worse than never yielding (medians): ` +
+      (met ? "MET" : "NOT MET"),
   ].join("\n");
 }
