@@ -61,6 +61,24 @@ describe("FairSlots", () => {
     expect(order.at(-1)).toBe("c");
   });
 
+  it("grants a weighed acquire once that many slots are free, and past the size once overdue", async () => {
+    const slots = new FairSlots({ size: 4, maxWaitMs: 30, limit: 8 });
+    await slots.acquire("a", 8, undefined, 3);
+    // Two more do not fit the size of 4: it waits until a's three come back, or it is overdue.
+    let heavy = false;
+    const waiting = slots.acquire("b", 8, undefined, 2).then(() => (heavy = true));
+    expect(slots.wouldWait("c", 8, 1)).toBe(true);
+    await Promise.resolve();
+    expect(heavy).toBe(false);
+    await waiting;
+    // Overdue: 3 + 2 within the limit of 8; a light one now waits behind the held five.
+    expect(slots.wouldWait("c", 8, 1)).toBe(true);
+    slots.release("a", 3);
+    slots.release("b", 2);
+    expect(slots.wouldWait("c", 8, 4)).toBe(false);
+    expect(slots.wouldWait("c", 3, 4)).toBe(true);
+  });
+
   it("drops an aborted waiter, and its place no longer holds back the ones behind it", async () => {
     const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1 });
     const order: string[] = [];

@@ -9,6 +9,8 @@ export interface FairSlotsOptions {
 
 interface Waiter {
   grant(): void;
+  /** Slots it takes at once. */
+  weight: number;
   /** It waited `maxWaitMs`: it may take a slot past `size`. */
   overdue: boolean;
   /** Slots its owner may hold at once. */
@@ -17,10 +19,10 @@ interface Waiter {
 
 /**
  * A counting semaphore shared by tenants: each owner waits in a queue of its own, and a free slot
- * goes to the owners in turn (the one served longest ago first), each up to its share (given with
- * each acquire). Waiters can give up (an aborted run leaves its queue); one that waited `maxWaitMs`
- * goes past `size` up to `limit`, so holders stuck for long hold the others back by no more than
- * that (docs/sandbox.md#what-tenants-share).
+ * (as many as a waiter weighs) goes to the owners in turn (the one served longest ago first), each
+ * up to its share (given with each acquire). Waiters can give up (an aborted run leaves its queue);
+ * one that waited `maxWaitMs` goes past `size` up to `limit`, so holders stuck for long hold the
+ * others back by no more than that (docs/sandbox.md#what-tenants-share).
  */
 export class FairSlots {
   private held = 0;
@@ -30,16 +32,19 @@ export class FairSlots {
 
   constructor(private readonly opts: FairSlotsOptions) {}
 
-  /** Whether an acquire by `owner` with `share` now would wait. */
-  wouldWait(owner: string, share: number): boolean {
-    return this.held >= this.opts.size || !this.underShare(owner, share) || this.queues.size > 0;
+  /** Whether an acquire by `owner` with `share` (of `weight` slots) now would wait. */
+  wouldWait(owner: string, share: number, weight = 1): boolean {
+    return !this.fits(weight, false) || !this.underShare(owner, share, weight) || this.queues.size > 0;
   }
 
-  /** Resolves true once a slot is held, false if `signal` aborted first. `share`: slots `owner` may hold at once. */
-  acquire(owner: string, share: number, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Resolves true once `weight` slots are held, false if `signal` aborted first. `share`: slots `owner` may hold at
+   * once. A weight over the limit or the share is never granted: the caller keeps it within the size.
+   */
+  acquire(owner: string, share: number, signal?: AbortSignal, weight = 1): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
-    if (!this.wouldWait(owner, share)) {
-      this.take(owner);
+    if (!this.wouldWait(owner, share, weight)) {
+      this.take(owner, weight);
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
@@ -54,9 +59,10 @@ export class FairSlots {
       const waiter: Waiter = {
         grant: () => {
           leave();
-          this.take(owner);
+          this.take(owner, weight);
           resolve(true);
         },
+        weight,
         overdue: false,
         share,
       };
@@ -78,21 +84,27 @@ export class FairSlots {
     });
   }
 
-  release(owner: string): void {
-    this.held -= 1;
-    const mine = (this.heldBy.get(owner) ?? 1) - 1;
+  /** Gives back `weight` slots `owner` took in one acquire. */
+  release(owner: string, weight = 1): void {
+    this.held -= weight;
+    const mine = (this.heldBy.get(owner) ?? weight) - weight;
     if (mine > 0) this.heldBy.set(owner, mine);
     else this.heldBy.delete(owner);
     this.serve();
   }
 
-  private take(owner: string): void {
-    this.held += 1;
-    this.heldBy.set(owner, (this.heldBy.get(owner) ?? 0) + 1);
+  private take(owner: string, weight: number): void {
+    this.held += weight;
+    this.heldBy.set(owner, (this.heldBy.get(owner) ?? 0) + weight);
   }
 
-  private underShare(owner: string, share: number): boolean {
-    return (this.heldBy.get(owner) ?? 0) < share;
+  private underShare(owner: string, share: number, weight: number): boolean {
+    return (this.heldBy.get(owner) ?? 0) + weight <= share;
+  }
+
+  /** Whether `weight` more slots fit: within the size, or the limit for an overdue waiter. */
+  private fits(weight: number, overdue: boolean): boolean {
+    return this.held + weight <= this.opts.size || (overdue && this.held + weight <= this.opts.limit);
   }
 
   /** Grants slots while some owner's first waiter may take one, owners in turn. */
@@ -101,8 +113,7 @@ export class FairSlots {
       granted = false;
       for (const [owner, queue] of this.queues) {
         const first = queue[0]!;
-        const room = this.held < this.opts.size || (first.overdue && this.held < this.opts.limit);
-        if (!room || !this.underShare(owner, first.share)) continue;
+        if (!this.fits(first.weight, first.overdue) || !this.underShare(owner, first.share, first.weight)) continue;
         first.grant();
         // To the back of the turn, if it still waits.
         if (this.queues.delete(owner) && queue.length > 0) this.queues.set(owner, queue);

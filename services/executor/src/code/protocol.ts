@@ -79,8 +79,17 @@ const queued = new WeakMap<Duplex, string[]>();
  * system call each, with 256 executions running, 3,600 messages left in 554 writes instead of 3,600.
  */
 export function writeMessage(stream: Duplex, msg: ClientMessage | RunnerMessage): void {
+  writeLine(stream, messageLine(msg));
+}
+
+/** A message as its line, for a caller that weighs it before it is written (writeLine). */
+export function messageLine(msg: ClientMessage | RunnerMessage): string {
+  return `${JSON.stringify(msg)}\n`;
+}
+
+/** Writes a line made by messageLine, with the other messages of this turn (writeMessage). */
+export function writeLine(stream: Duplex, line: string): void {
   if (!stream.writable) return;
-  const line = `${JSON.stringify(msg)}\n`;
   const lines = queued.get(stream);
   if (lines) {
     lines.push(line);

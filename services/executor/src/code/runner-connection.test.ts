@@ -62,10 +62,14 @@ async function peer(
   };
 }
 
-describe("a runner connection's stuck clock", () => {
-  let close: (() => Promise<void>) | undefined;
-  afterEach(async () => close?.());
+/** Closes the test's peer. */
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
 
+describe("a runner connection's stuck clock", () => {
   it("is not stopped by a JavaScript host that says it queued a run: the run fails as timed out and the host is reported stuck", async () => {
     const peer = await queuingPeer();
     close = peer.close;
@@ -131,5 +135,27 @@ describe("a runner connection's stuck clock", () => {
     expect(stuck).toEqual([]);
     controller.abort();
     expect(await result).toMatchObject({ ok: false, error: "aborted" });
+  });
+});
+
+describe("a runner connection's JavaScript runs at once", () => {
+  it("sends a host as many JavaScript runs at once as their requests' size allows", async () => {
+    const host = await peer();
+    close = host.close;
+    const conn = new RunnerConnection(host.client, () => undefined);
+    // Each request weighs two of the 64 slots; one owner may hold all 64, however long its runs wait.
+    const input = "x".repeat(300 * 1024);
+    const runs = Array.from({ length: 40 }, () =>
+      conn.run(step("javascript", "return 1", { input, owner: "a" }), {} as never),
+    );
+    await waitFor(() => host.runs.length === 32, { what: "32 runs at the host" });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(host.runs).toHaveLength(32);
+    host.answer(host.runs[0]!, 1);
+    expect(await runs[0]).toMatchObject({ ok: true, output: 1 });
+    await waitFor(() => host.runs.length === 33, { what: "the next run at the host" });
+    conn.fail(new Error("the test is over"));
+    for (const result of await Promise.all(runs.slice(1)))
+      expect(result).toMatchObject({ ok: false, error: "the test is over" });
   });
 });

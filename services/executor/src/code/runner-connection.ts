@@ -6,7 +6,7 @@ import { JsRunClock, STUCK_GRACE_MS } from "./js-run-clock";
 import { timeoutMessage } from "./output";
 import { ownerOf, poolShares } from "./pool-shares";
 import type { RunnerMessage, TurnState, WireResult } from "./protocol";
-import { fromWire, readMessages, writeMessage } from "./protocol";
+import { fromWire, messageLine, readMessages, writeLine, writeMessage } from "./protocol";
 import type { CodeRequest, InteractiveProcess, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
 
 /**
@@ -17,6 +17,13 @@ import type { CodeRequest, InteractiveProcess, Isolation, LogListener, RunResult
  * on 2 cores). The clock that finds a host stuck allows for what a run waits there (js-run-clock.ts).
  */
 export const MAX_CONCURRENT_JS_RUNS = 64;
+/**
+ * A JavaScript run takes a slot for each of these characters its request holds (its variables and input, mostly),
+ * so that what waits at the host is bounded in size as well as in runs: 16 MB of requests, 32 MB with runs that
+ * waited, where 128 requests of 1 MB would otherwise sit there parsed at once. A light run (a few hundred characters)
+ * takes one.
+ */
+const JS_SLOT_CHARS = 256 * 1024;
 /**
  * A queued JavaScript run goes to the runner anyway after this long, while its owner is under its
  * share: the runs ahead of it are stuck (light steps take well under a millisecond, so a queue of
@@ -98,22 +105,26 @@ export class RunnerConnection {
   async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     this.pending += 1;
     const js = this.turns && (req.language === "javascript" || req.language === "typescript");
+    const id = this.nextId++;
+    const line = messageLine({ t: "run", id, req, limits, live: onLog !== undefined });
+    // A large request takes slots as its size asks: what the host holds queued is bounded in bytes as well.
+    const weight = js ? Math.min(MAX_CONCURRENT_JS_RUNS, Math.ceil(line.length / JS_SLOT_CHARS)) : 0;
     try {
       const owner = ownerOf(req);
       if (js) {
         const share = JS_SHARES.share(req.ownerPlan);
-        const queued = this.jsSlots.wouldWait(owner, share);
+        const queued = this.jsSlots.wouldWait(owner, share, weight);
         const since = queued ? performance.now() : 0;
-        if (!(await this.jsSlots.acquire(owner, share, signal))) return failed("aborted");
+        if (!(await this.jsSlots.acquire(owner, share, signal, weight))) return failed("aborted");
         if (queued) sandboxPool.waited((performance.now() - since) / 1000);
       }
       try {
         await this.ready;
-        return await this.send(req, limits, signal, onLog);
+        return await this.send(id, line, req, signal, onLog);
       } catch (err) {
         return failed(err instanceof Error ? err.message : String(err));
       } finally {
-        if (js) this.jsSlots.release(owner);
+        if (js) this.jsSlots.release(owner, weight);
       }
     } finally {
       this.pending -= 1;
@@ -171,14 +182,15 @@ export class RunnerConnection {
     this.stream.destroy();
   }
 
+  /** Sends run `id`, whose message is `line`. */
   private send(
+    id: number,
+    line: string,
     req: CodeRequest,
-    limits: SandboxLimits,
     signal: AbortSignal | undefined,
     onLog: LogListener | undefined,
   ): Promise<RunResult> {
     if (this.failure) return Promise.resolve(failed(this.failure.message));
-    const id = this.nextId++;
     const js = req.language === "javascript" || req.language === "typescript";
     return new Promise<RunResult>((resolve) => {
       let stuckTimer: NodeJS.Timeout | undefined;
@@ -221,7 +233,7 @@ export class RunnerConnection {
       this.inFlight.set(id, run);
       signal?.addEventListener("abort", onAbort, { once: true });
       if (signal?.aborted) return onAbort();
-      writeMessage(this.stream, { t: "run", id, req, limits, live: onLog !== undefined });
+      writeLine(this.stream, line);
     });
   }
 
