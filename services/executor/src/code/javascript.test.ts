@@ -1,8 +1,10 @@
 import { runInNewContext } from "node:vm";
+import { waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLanguage, CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner, UnsupportedLanguageError } from "./index";
 import { MAX_IDLE_ISOLATES } from "./js-bounds";
+import { MAX_CONCURRENT_JS_RUNS } from "./runner-connection";
 import { step } from "./testing/processes";
 
 function js(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
@@ -187,6 +189,21 @@ describe("JavaScript code steps", () => {
     await Promise.all([...stuck, quick, own]);
     expect(order[0]).toBe("quick");
     expect(order.indexOf("own")).toBeGreaterThan(order.indexOf("stuck"));
+  });
+
+  it("serves another owner's step in turn with one owner's flood of light steps, not behind the flood", async () => {
+    const order: string[] = [];
+    // Ten windows' worth: most of the flood waits in the executor, a window of it at the host.
+    const flood = Array.from({ length: 10 * MAX_CONCURRENT_JS_RUNS }, () =>
+      runner.run(js("return 1", { owner: "flood" })).then(() => order.push("flood")),
+    );
+    await waitFor(() => order.length > 0, { what: "the flood under way", intervalMs: 1 });
+    const before = order.length;
+    const other = runner.run(js("return 'other'", { owner: "other" })).then(() => order.push("other"));
+    await Promise.all([...flood, other]);
+    // It takes the next turn in the executor and at the host; what the host had run already, up to a window, is still
+    // on its way back. Behind the flood, it would come after everything the flood had waiting: hundreds.
+    expect(order.indexOf("other") - before).toBeLessThan(2 * MAX_CONCURRENT_JS_RUNS);
   });
 
   it("keeps its host for every owner while one owner's steps in endless loops wait at it for each other", async () => {
