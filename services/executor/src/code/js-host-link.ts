@@ -3,7 +3,7 @@ import { Socket } from "node:net";
 import type { HandOffMessage, HandOffRequest } from "./hand-off-protocol";
 import type { RunnerClient } from "./runner-client";
 import { RunnerConnection } from "./runner-connection";
-import type { CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
+import { runsInIsolate, type CodeRequest, type LogListener, type RunResult, type SandboxLimits } from "./types";
 
 /** How long a host's closed socket waits for the runner to say why the host ended. */
 const REASON_WAIT_MS = 1_000;
@@ -121,8 +121,9 @@ export class RoutedRunner implements RunnerClient {
   }
 
   run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
-    const js = req.language === "javascript" || req.language === "typescript";
-    return js ? this.link.run(req, limits, signal, onLog) : this.conn.run(req, limits, signal, onLog);
+    return runsInIsolate(req.language)
+      ? this.link.run(req, limits, signal, onLog)
+      : this.conn.run(req, limits, signal, onLog);
   }
 
   open(...args: Parameters<RunnerClient["open"]>): ReturnType<RunnerClient["open"]> {

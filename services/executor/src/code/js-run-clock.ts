@@ -12,6 +12,8 @@ export interface JsPool {
 
 interface Tracked {
   owner: string;
+  /** The runs of its owner the host runs at once, by the plan it named: the host admits it by the same. */
+  share: number;
   timeoutMs: number;
   /** Its own clock, once its host must have started it. */
   timer: NodeJS.Timeout | undefined;
@@ -36,8 +38,6 @@ export class JsRunClock {
   private readonly byOwner = new Map<string, number[]>();
   /** Unanswered runs per timeout, for the longest. */
   private readonly timeouts = new Map<number, number>();
-  /** Each owner's share of the host's isolates, by the plan its latest run named. */
-  private readonly shareOf = new Map<string, number>();
   /** Runs with no clock of their own yet: the one clock stands for them. */
   private unclocked = 0;
   private progressAt = 0;
@@ -54,13 +54,12 @@ export class JsRunClock {
   /** `overdue`: the run went unanswered past its own clock. */
   start(id: number, owner: string, plan: Plan | undefined, timeoutMs: number, overdue: () => void): void {
     if (this.runs.size === 0) this.progressAt = performance.now();
-    this.runs.set(id, { owner, timeoutMs, timer: undefined, overdue });
+    this.runs.set(id, { owner, share: this.shares.share(plan), timeoutMs, timer: undefined, overdue });
     this.unclocked += 1;
     const mine = this.byOwner.get(owner);
     if (mine) mine.push(id);
     else this.byOwner.set(owner, [id]);
     this.timeouts.set(timeoutMs, (this.timeouts.get(timeoutMs) ?? 0) + 1);
-    this.shareOf.set(owner, this.shares.share(plan));
     this.armStarted();
     if (this.unclocked > 0) this.watchdog ??= setTimeout(() => this.check(), this.dueIn());
   }
@@ -74,10 +73,7 @@ export class JsRunClock {
     else this.unclocked -= 1;
     const mine = this.byOwner.get(run.owner)!;
     mine.splice(mine.indexOf(id), 1);
-    if (mine.length === 0) {
-      this.byOwner.delete(run.owner);
-      this.shareOf.delete(run.owner);
-    }
+    if (mine.length === 0) this.byOwner.delete(run.owner);
     const left = this.timeouts.get(run.timeoutMs)! - 1;
     if (left > 0) this.timeouts.set(run.timeoutMs, left);
     else this.timeouts.delete(run.timeoutMs);
@@ -94,11 +90,11 @@ export class JsRunClock {
   private armStarted(): void {
     // Past the limit a host holds runs back whoever sent them; the runs are few when it does not.
     if (this.runs.size > this.pool.limit) return;
-    for (const [owner, ids] of this.byOwner) {
-      const share = this.shareOf.get(owner)!;
-      for (let i = 0; i < Math.min(share, ids.length); i++) {
-        const run = this.runs.get(ids[i]!)!;
-        if (run.timer) continue;
+    for (const ids of this.byOwner.values()) {
+      // Fewer of its owner's runs than its share are ahead of it.
+      for (const [ahead, id] of ids.entries()) {
+        const run = this.runs.get(id)!;
+        if (run.timer || ahead >= run.share) continue;
         run.timer = setTimeout(run.overdue, run.timeoutMs + STUCK_GRACE_MS);
         this.unclocked -= 1;
       }

@@ -7,7 +7,15 @@ import { timeoutMessage } from "./output";
 import { ownerOf, poolShares } from "./pool-shares";
 import type { RunnerMessage, TurnState, WireResult } from "./protocol";
 import { fromWire, messageLine, readMessages, writeLine, writeMessage } from "./protocol";
-import type { CodeRequest, InteractiveProcess, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
+import {
+  runsInIsolate,
+  type CodeRequest,
+  type InteractiveProcess,
+  type Isolation,
+  type LogListener,
+  type RunResult,
+  type SandboxLimits,
+} from "./types";
 
 /**
  * JavaScript runs sent to one runner at once; the rest queue here. The runner's JavaScript host runs 2 to 8 at once
@@ -104,7 +112,8 @@ export class RunnerConnection {
 
   async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     this.pending += 1;
-    const js = this.turns && (req.language === "javascript" || req.language === "typescript");
+    const isolate = runsInIsolate(req.language);
+    const js = this.turns && isolate;
     const id = this.nextId++;
     const line = messageLine({ t: "run", id, req, limits, live: onLog !== undefined });
     // A large request takes slots as its size asks: what the host holds queued is bounded in bytes as well.
@@ -120,7 +129,7 @@ export class RunnerConnection {
       }
       try {
         await this.ready;
-        return await this.send(id, line, req, signal, onLog);
+        return await this.send(id, line, isolate, req, signal, onLog);
       } catch (err) {
         return failed(err instanceof Error ? err.message : String(err));
       } finally {
@@ -182,16 +191,16 @@ export class RunnerConnection {
     this.stream.destroy();
   }
 
-  /** Sends run `id`, whose message is `line`. */
+  /** Sends run `id`, whose message is `line`; `js`: a JavaScript or TypeScript run, clocked as such. */
   private send(
     id: number,
     line: string,
+    js: boolean,
     req: CodeRequest,
     signal: AbortSignal | undefined,
     onLog: LogListener | undefined,
   ): Promise<RunResult> {
     if (this.failure) return Promise.resolve(failed(this.failure.message));
-    const js = req.language === "javascript" || req.language === "typescript";
     return new Promise<RunResult>((resolve) => {
       let stuckTimer: NodeJS.Timeout | undefined;
       const finish = (result: RunResult, answered = false): void => {

@@ -18,7 +18,7 @@ import type { SandboxView } from "./sandbox-plan";
 import { sandboxView, zygotePlan } from "./sandbox-plan";
 import type { Served } from "./sandbox-server";
 import type { CodeRequest, Interactive, Isolation, LogListener, RunResult, SandboxLimits } from "./types";
-import { refusedIsolation } from "./types";
+import { refusedIsolation, runsInIsolate } from "./types";
 import { Zygote } from "./zygote";
 import { ZygotePool } from "./zygote-pool";
 
@@ -110,7 +110,7 @@ export class Sandbox implements Served {
     onTurn?: (state: TurnState) => void,
   ): Promise<RunResult> {
     if (interactive && req.language !== "cli") return failed("only a command (an argv) runs as an interactive process");
-    if (req.language === "javascript" || req.language === "typescript") return this.js.run(req, limits, signal, onLog);
+    if (runsInIsolate(req.language)) return this.js.run(req, limits, signal, onLog);
     const command = commandFor(req, this.interpreters);
     if ("error" in command) return failed(command.error);
     if (this.python instanceof Error) return failed(this.python.message);

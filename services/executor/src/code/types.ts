@@ -3,6 +3,11 @@ import type { Plan } from "@wf/shared/auth";
 
 export type CodeLanguage = "python" | "javascript" | "typescript" | "bash" | "ruby" | "lua" | "cli";
 
+/** JavaScript and TypeScript run in isolates, in a runner's JavaScript host; every other language as a process. */
+export function runsInIsolate(language: CodeLanguage): boolean {
+  return language === "javascript" || language === "typescript";
+}
+
 export const CODE_LANGUAGES: readonly CodeLanguage[] = [
   "python",
   "javascript",
