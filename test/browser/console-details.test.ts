@@ -21,6 +21,18 @@ const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(re
 
 const node = (page: Page, name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
 
+/** Whether all of a step's node is within the canvas's pane. */
+async function inPane(page: Page, name: string): Promise<boolean> {
+  const box = (await node(page, name).boundingBox())!;
+  const pane = (await page.locator(".react-flow__pane").boundingBox())!;
+  return (
+    box.x >= pane.x &&
+    box.y >= pane.y &&
+    box.x + box.width <= pane.x + pane.width &&
+    box.y + box.height <= pane.y + pane.height
+  );
+}
+
 /** WCAG 2.2's minimum for a pointer target (2.5.8), in CSS pixels as drawn. */
 const TARGET = 24;
 
@@ -86,6 +98,43 @@ describeInBrowser("the console's smaller promises", () => {
       dx: Math.round(box.x + box.width / 2 - (pane.x + pane.width / 2)) || 0,
       dy: Math.round(box.y + box.height / 2 - (pane.y + pane.height / 2)) || 0,
     }).toEqual({ zoom: before, dx: 0, dy: 0 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("brings the step the editor's cursor ends in into view, though it moved on while the canvas panned to another", async () => {
+    const { context, page, errors } = await signedIn(service());
+    const steps = Array.from({ length: 13 }, (_, i) => `  - { name: s${i}, type: wait, seconds: 1 }\n`).join("");
+    const code = `  - name: last\n    type: code\n    language: python\n    code: print(1)\n`;
+    const id = await createWorkflow(page, `name: moved-on-${unique()}\nsteps:\n${steps}${code}`);
+    // The page's clock, to stop it while the cursor moves.
+    await page.clock.install();
+    await page.goto(`/console/workflows/${id}`);
+    await node(page, "s0").waitFor();
+    await whenCanvasStill(page);
+    // Too tall for the pane, the workflow opens at its top. s0 selected first, so that its panel is already open.
+    await node(page, "s0").click();
+    await page.getByRole("complementary", { name: "Selected step" }).getByRole("heading", { name: "s0" }).waitFor();
+    await whenCanvasStill(page);
+    const seen = async () => ({ s0: await inPane(page, "s0"), last: await inPane(page, "last") });
+    expect(await seen()).toEqual({ s0: true, last: false });
+    const lineStart = async (text: string) => {
+      const box = (await page.locator(".cm-line", { hasText: text }).boundingBox())!;
+      return { x: box.x + 4, y: box.y + 4 };
+    };
+    // The cursor in last's lines, then back in s0's, the clock stopped meanwhile: the pan to last, which would carry s0
+    // out of view, has not moved when s0 is selected, as on a machine where a person's clicks come faster than a frame.
+    const [toLast, toFirst] = [await lineStart("code: print(1)"), await lineStart("name: s0,")];
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
+    await page.mouse.click(toLast.x, toLast.y);
+    await page.keyboard.press("End");
+    await poll(() => node(page, "last").getAttribute("class")).toContain("selected");
+    await page.mouse.click(toFirst.x, toFirst.y);
+    await page.keyboard.press("End");
+    await page.clock.resume();
+    await poll(() => node(page, "s0").getAttribute("class")).toContain("selected");
+    await whenCanvasStill(page);
+    expect(await seen()).toEqual({ s0: true, last: false });
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -3,7 +3,7 @@ import { useReactFlow } from "@xyflow/react";
 import type { FlowNode } from "./elements";
 import type { CanvasLayout } from "./layout";
 import { useSteadyHandler } from "./useSteadyHandler";
-import { initialViewport, inView } from "./viewport";
+import { initialViewport, inView, type Viewport } from "./viewport";
 
 /** The palette's distance from the pane's left edge (xyflow's panel margin), and as much again beside it. */
 const PANEL_MARGIN = 15;
@@ -35,15 +35,25 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
   // is selected in the same change that draws it, and may only be laid out in a later render.
   const revealed = useRef<string | null>(null);
   /**
-   * The last reveal: the zoom it ends at and when it ends. Mid-pan, xyflow's zoom is on the way (a pan dips it), so
-   * a reveal aimed again then must aim at this zoom, not the one of the moment.
+   * The last reveal: the view it ends at and when it ends. Mid-pan, xyflow's zoom is on the way (a pan dips it), so
+   * a reveal aimed again then must aim at this zoom, not the one of the moment; and whether a step is in view is
+   * judged by where the pan ends, or a step selected mid-pan would be left behind it.
    */
-  const pan = useRef<{ zoom: number; ends: number } | null>(null);
+  const pan = useRef<{ view: Viewport; ends: number } | null>(null);
   const reveal = (box: { absX: number; absY: number; width: number; height: number }, duration: number) => {
-    const zoom = pan.current && performance.now() < pan.current.ends + SETTLE_MS ? pan.current.zoom : flow.getZoom();
-    pan.current = { zoom, ends: performance.now() + duration };
-    void flow.setCenter(box.absX + box.width / 2, box.absY + Math.min(box.height, 120) / 2, { zoom, duration });
+    const zoom =
+      pan.current && performance.now() < pan.current.ends + SETTLE_MS ? pan.current.view.zoom : flow.getZoom();
+    const center = { x: box.absX + box.width / 2, y: box.absY + Math.min(box.height, 120) / 2 };
+    const size = paneSize();
+    pan.current = {
+      view: { x: size.width / 2 - center.x * zoom, y: size.height / 2 - center.y * zoom, zoom },
+      ends: performance.now() + duration,
+    };
+    void flow.setCenter(center.x, center.y, { zoom, duration });
   };
+  /** Where the view is, or where it is going while a reveal pans it. */
+  const settledView = () =>
+    pan.current && performance.now() < pan.current.ends ? pan.current.view : flow.getViewport();
   const selectedBox = () => layout.boxes.find((b) => b.id === selected);
   useEffect(() => {
     if (selected === null || revealed.current === selected) {
@@ -53,7 +63,7 @@ export function usePaneView(layout: CanvasLayout, selected: string | null, follo
     const box = selectedBox();
     if (!box) return;
     revealed.current = selected;
-    if (!inView(box, flow.getViewport(), paneSize())) reveal(box, 200);
+    if (!inView(box, settledView(), paneSize())) reveal(box, 200);
   }, [selected, layout]);
   const current = useRef(selectedBox);
   current.current = selectedBox;
