@@ -2,7 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorMetrics } from "@wf/executor";
 import { START_LANES } from "@wf/shared/execution";
-import { consumerNames, streamNames } from "@wf/shared/nats";
+import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import {
   run,
   startNatsServer,
@@ -15,8 +15,8 @@ import {
 import type { NatsServerHandle } from "@wf/testing";
 
 /**
- * Triggers first: an executor whose work queue grows fast takes fewer executions at once
- * (WF_EXEC_YIELD_CONCURRENCY), and all again once it stops growing. What it holds is what the
+ * Triggers first: an executor whose work queue grows fast while an edge answers triggers slowly takes fewer executions
+ * at once (WF_EXEC_YIELD_CONCURRENCY), and all again once it stops growing. What it holds is what the
  * NATS server counts as delivered and unacknowledged on its start lanes' consumers.
  */
 let server: NatsServerHandle;
@@ -51,8 +51,37 @@ async function concurrencyLimit(): Promise<number> {
   return (await gauge.get()).values[0]!.value;
 }
 
+/**
+ * 30 starts a second of 0.2 s executions (four at once run 20 a second, so the queue grows) while `body` runs, an
+ * edge reporting on `<ns>.edge.latency` ten times a second that it answers triggers at `edgeP99Ms`; resolves the
+ * executions started.
+ */
+async function flood(edgeP99Ms: number, body: () => Promise<void>): Promise<string[]> {
+  const started: string[] = [];
+  let triggering = true;
+  const subject = subjects(rt.ns).edgeLatency;
+  const reports = setInterval(
+    () => rt.platform.nc.publish(subject, JSON.stringify({ edge: "test-edge", p99Ms: edgeP99Ms, triggers: 3 })),
+    100,
+  );
+  const triggers = (async () => {
+    while (triggering) {
+      started.push(await run(rt.platform, PAUSE));
+      await new Promise((resolve) => setTimeout(resolve, 33));
+    }
+  })();
+  try {
+    await body();
+  } finally {
+    triggering = false;
+    clearInterval(reports);
+    await triggers;
+  }
+  return started;
+}
+
 describe("the executor's yield to triggers", () => {
-  it("holds one execution at a time while its work queue grows faster than it runs them, and four again once the queue stops growing", async () => {
+  it("holds one execution at a time while its work queue grows faster than it runs them and an edge is slow, and four again once the queue stops growing", async () => {
     const jsm = await jetstreamManager(rt.platform.nc);
     // The executions it holds are the starts in hand, over every start lane's consumer. (The other
     // commands' consumer takes the durable timers of these held waits, each acknowledged at once.)
@@ -63,16 +92,7 @@ describe("the executor's yield to triggers", () => {
     };
     expect(await concurrencyLimit()).toBe(4);
 
-    // 30 starts a second of 0.2 s executions: four at once run 20 a second, so the queue grows.
-    const started: string[] = [];
-    let triggering = true;
-    const triggers = (async () => {
-      while (triggering) {
-        started.push(await run(rt.platform, PAUSE));
-        await new Promise((resolve) => setTimeout(resolve, 33));
-      }
-    })();
-    try {
+    const started = await flood(80, async () => {
       await waitFor(async () => (await concurrencyLimit()) === 1, { timeoutMs: 10_000, what: "the executor to yield" });
       await waitFor(async () => (await inHand()) <= 1, {
         timeoutMs: 5_000,
@@ -85,14 +105,29 @@ describe("the executor's yield to triggers", () => {
       }
       expect(seen.length).toBeGreaterThan(0);
       expect(Math.max(...seen)).toBeLessThanOrEqual(1);
-    } finally {
-      triggering = false;
-      await triggers;
-    }
+    });
     await waitFor(async () => (await concurrencyLimit()) === 4, {
       timeoutMs: 10_000,
       what: "the executor to take four at once again",
     });
+    for (const id of started)
+      expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
+  }, 120_000);
+
+  it("takes four at once all through the same flood while every edge answers its triggers fast", async () => {
+    const jsm = await jetstreamManager(rt.platform.nc);
+    const waiting = async () => (await jsm.streams.info(streamNames(rt.ns).cmd)).state.messages;
+    const limits: number[] = [];
+    const started = await flood(5, async () => {
+      // The queue grows well past what a yield starts at (5 a second over half a second), for two seconds.
+      await waitFor(async () => (await waiting()) >= 20, { timeoutMs: 10_000, what: "the work queue to grow" });
+      for (let i = 0; i < 20; i++) {
+        limits.push(await concurrencyLimit());
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await waiting()).toBeGreaterThanOrEqual(20);
+    });
+    expect(new Set(limits)).toEqual(new Set([4]));
     for (const id of started)
       expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
   }, 120_000);

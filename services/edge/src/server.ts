@@ -14,6 +14,7 @@ import { openEdgeContext, type EdgeOptions } from "./context-open";
 import type { EdgeContext } from "./context";
 import { errorAnswer } from "./errors";
 import { observeRequests } from "./ops/http-metrics";
+import { reportTriggerLatency } from "./ops/trigger-latency";
 import { apiRoutes, consoleApi, sessionRoutes } from "./routes/index";
 import { registerRoutes } from "./routes/route";
 import { depthError } from "./routes/validate";
@@ -91,6 +92,7 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
     ctx.publisher.close();
   });
   observeRequests(app);
+  reportTriggerLatency(app, p.nc, ctx.ns);
   app.get("/healthz", async () => ({
     status: "ok",
     nats: p.nc.isClosed() ? "closed" : "connected",

@@ -19,7 +19,8 @@ import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { BacklogYield } from "./backlog/backlog-yield";
-import { followBacklog } from "./backlog/follow-backlog";
+import { EdgeLatencies, followEdgeLatencies } from "./backlog/edge-latencies";
+import { followBacklog, type BacklogFollowing } from "./backlog/follow-backlog";
 import { LaneShares } from "./backlog/lane-shares";
 import { describeIsolation } from "./code/describe-isolation";
 import { OwnerPlans } from "./actor/owner-plans";
@@ -201,6 +202,7 @@ async function consumeQueues(
     growthPerSec: config.WF_EXEC_YIELD_GROWTH,
     maxMs: config.WF_EXEC_YIELD_MAX_MS,
     drainShare: config.WF_EXEC_YIELD_DRAIN_SHARE,
+    edgeP99Ms: config.WF_EXEC_YIELD_EDGE_P99_MS,
   });
   const shares = new LaneShares(yieldTo);
   const consumers = await Promise.all(
@@ -224,14 +226,27 @@ async function consumeQueues(
       }),
     ),
   );
-  const backlog = followBacklog({
+  const edges = new EdgeLatencies();
+  // Only an executor that yields and judges the edges listens to them.
+  const unfollowEdges =
+    yieldTo.yields() && config.WF_EXEC_YIELD_EDGE_P99_MS > 0
+      ? followEdgeLatencies(p.nc, config.WF_NAMESPACE, edges)
+      : () => undefined;
+  const following = followBacklog({
     jsm,
     stream,
     inHand: () => shares.inHand(),
     settled: () => shares.settled(),
+    edgeP99Ms: () => edges.slowest(),
     yieldTo,
     intervalMs: BACKLOG_SAMPLE_MS,
     log,
   });
+  const backlog: BacklogFollowing = {
+    stop() {
+      following.stop();
+      unfollowEdges();
+    },
+  };
   return { consumers, backlog, yieldTo };
 }

@@ -109,7 +109,7 @@ export const ENV_SCHEMA = {
     schema: int(0, 10_000),
     default: "4",
     doc:
-      "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more, triggers arrive faster than executions can be run anyway, and an executor takes " +
+      "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more and an edge answers triggers slowly (WF_EXEC_YIELD_EDGE_P99_MS), triggers arrive faster than executions can be run anyway, and an executor takes " +
       "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks), so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the triggers stop or the queue stops growing. " +
       "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
   },
@@ -126,6 +126,14 @@ export const ENV_SCHEMA = {
     doc:
       "While it yields, the share of its drain rate an executor keeps settling: it learns how many commands a second it settles at WF_EXEC_CONCURRENCY with a backlog waiting, and, yielding, takes more than " +
       "WF_EXEC_YIELD_CONCURRENCY at once (up to WF_EXEC_CONCURRENCY) while it settles less than this share of that, so that executions keep completing while triggers flood in. 0 keeps WF_EXEC_YIELD_CONCURRENCY all through a yield.",
+  },
+  WF_EXEC_YIELD_EDGE_P99_MS: {
+    schema: int(0, 600_000),
+    default: "50",
+    doc:
+      "The executors yield to triggers only while an edge answers them this slowly: a yield starts (WF_EXEC_YIELD_GROWTH) only while some edge's 99th percentile of webhook and API starts over the last half second " +
+      "is this many milliseconds or more (each edge reports it on <ns>.edge.latency twice a second while it answers triggers), and while every edge answers in under half of it, a yielding executor takes twice as many at once " +
+      "every half second until it takes WF_EXEC_CONCURRENCY. Where the edges have the CPU to spare (more cores, or another machine), executions then run at full speed through a flood. 0 yields whatever the edges' latency.",
   },
   WF_EXEC_YIELD_MAX_MS: {
     schema: int(0, 86_400_000),

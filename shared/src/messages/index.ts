@@ -10,3 +10,4 @@ export {
   DebugMessage,
 } from "./commands";
 export { SecretsRequest, SecretsReply } from "./secrets";
+export { EdgeLatency } from "./edge-latency";

@@ -242,6 +242,8 @@ function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
       )
       // Debugger commands, claimed on the execution's record first.
       .publish(`${cmd}.exec.debug.*`)
+      // How slowly it answers triggers: the executors yield to them while it is slow.
+      .publish(subj.edgeLatency)
       // The console's event streams: an ordered consumer each, and a get that finds an execution's next event.
       .read(streams.evt)
       .build()
@@ -268,7 +270,7 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
         streams.cmd,
         Array.from({ length: START_LANES }, (_, lane) => [consumers.executorLane(lane), subj.execStartLane(lane)]),
       )
-      .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll)
+      .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll, subj.edgeLatency)
       // Whether another executor still runs an execution it holds, before taking it over.
       .publish(subj.holdsAll)
       .respond()

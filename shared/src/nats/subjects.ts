@@ -51,6 +51,8 @@ function subjectsOf(ns: string) {
     /** Asks one executor process whether it still runs an execution it holds (the payload: its id). */
     holds: (actorId: string) => `${ns}.svc.holds.${actorId}`,
     holdsAll: `${ns}.svc.holds.*`,
+    /** Each edge's trigger latency (EdgeLatency), core NATS: what the executors' yield to triggers judges. */
+    edgeLatency: `${ns}.edge.latency`,
   };
 }
 export type Subjects = Readonly<ReturnType<typeof subjectsOf>>;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { BacklogYield, type BacklogYieldSettings } from "./backlog-yield";
 
-const settings: BacklogYieldSettings = { full: 64, yielded: 4, growthPerSec: 1_000, maxMs: 30_000, drainShare: 0 };
+const settings: BacklogYieldSettings = {
+  full: 64,
+  yielded: 4,
+  growthPerSec: 1_000,
+  maxMs: 30_000,
+  drainShare: 0,
+  edgeP99Ms: 0,
+};
 
 /**
  * Feeds (ms, pending, settled so far, arrived so far) samples; returns the limit after each. Unless
@@ -252,6 +259,46 @@ describe("the executor's yield to triggers", () => {
       ]);
       expect(y.state().kind).toBe("yielding");
       expect(y.drainPerSec()).toBeCloseTo(510);
+    });
+  });
+  describe("judging the edges' latency", () => {
+    const judging = { ...settings, edgeP99Ms: 50 };
+
+    /** Half-second samples of a flood: 2,000 more waiting each, the slowest edge's p99 as given. */
+    function flooded(y: BacklogYield, p99s: (number | null)[], from = 0): number[] {
+      return p99s.map((edgeP99Ms, i) => {
+        const at = from + 500 * i;
+        y.sample({ pending: 4 * at, at, settled: 0, arrived: 4 * at, edgeP99Ms });
+        return y.current();
+      });
+    }
+
+    it("does not yield to a growing backlog while every edge answers its triggers under the set p99, or none is heard", () => {
+      const y = new BacklogYield(judging);
+      expect(flooded(y, [null, 10, 49.9, null, 30, 49])).toEqual([64, 64, 64, 64, 64, 64]);
+      expect(y.state().kind).toBe("full");
+    });
+
+    it("yields once an edge is that slow, holds while it is over half of it, and doubles back while under half", () => {
+      const y = new BacklogYield(judging);
+      // Slow at 50 ms: the yield starts at 4; between 25 and 50 it holds (no share to keep here).
+      expect(flooded(y, [null, 50, 40, 25])).toEqual([64, 4, 4, 4]);
+      // Under 25 ms: 8, 16, 32, then 64 is all: the yield is over.
+      expect(flooded(y, [24, 10, 10, 10], 2_000)).toEqual([8, 16, 32, 64]);
+      expect(y.state().kind).toBe("full");
+      // Slow again: it yields again, from the floor.
+      expect(flooded(y, [80], 4_000)).toEqual([4]);
+    });
+
+    it("stops doubling back once an edge slows again", () => {
+      const y = new BacklogYield(judging);
+      expect(flooded(y, [null, 60, 5, 5, 45, 45])).toEqual([64, 4, 8, 16, 16, 16]);
+      expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 16 });
+    });
+
+    it("with a p99 of 0 set, yields whatever the edges' latency", () => {
+      const y = new BacklogYield({ ...judging, edgeP99Ms: 0 });
+      expect(flooded(y, [null, 1, 1, null])).toEqual([64, 4, 4, 4]);
     });
   });
 });

@@ -14,6 +14,11 @@ export interface BacklogYieldSettings {
    * at `yielded` all through.
    */
   drainShare: number;
+  /**
+   * The edges' trigger answers, 99th percentile in ms, at which a yield may start (WF_EXEC_YIELD_EDGE_P99_MS); under
+   * half of it, a yield takes twice as many at once each span until it is over. 0: the edges' latency is not judged.
+   */
+  edgeP99Ms: number;
 }
 
 /**
@@ -43,6 +48,8 @@ export interface BacklogSample {
   settled: number;
   /** When it was taken (ms). */
   at: number;
+  /** The slowest edge's trigger answers, 99th percentile in ms (edge-latencies.ts); null or unset: no edge is heard. */
+  edgeP99Ms?: number | null;
 }
 
 /**
@@ -144,10 +151,12 @@ export class BacklogYield implements ConcurrencyBound {
     // is a flood, whose start shows the time executions take more than the rate they are settled at.
     if (state.kind !== "yielding" && span.pending > 0 && pending > 0 && growthPerSec <= 0)
       this.#learnDrain(settledPerSec);
-    if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec && !stopped)
+    const edges = this.#edges(sample);
+    if (state.kind === "full" && growthPerSec >= this.settings.growthPerSec && !stopped && edges === "slow")
       this.#move({ kind: "yielding", since: at, concurrency: this.settings.yielded });
     else if (state.kind === "yielding" && growthPerSec <= 0) this.#move({ kind: "full" });
     else if (state.kind === "yielding" && at - state.since >= this.settings.maxMs) this.#move({ kind: "spent" });
+    else if (state.kind === "yielding" && edges === "fast") this.#giveBack(state);
     else if (state.kind === "yielding") this.#keepShare(state, settledPerSec);
     else if (state.kind === "spent" && pending <= this.settings.full) this.#move({ kind: "full" });
   }
@@ -156,6 +165,24 @@ export class BacklogYield implements ConcurrencyBound {
   #stopped(from: BacklogSample, to: BacklogSample): boolean {
     const expected = (STOPPED_SHARE * this.settings.growthPerSec * (to.at - from.at)) / 1_000;
     return expected >= MIN_ARRIVALS && to.arrived - from.arrived < expected;
+  }
+
+  /**
+   * `slow`: some edge answers triggers at or over the set 99th percentile, or it is not judged; `fast`: every edge heard
+   * answers in under half of it (or none is heard: none has triggers to answer); `fair`: in between.
+   */
+  #edges(sample: BacklogSample): "slow" | "fair" | "fast" {
+    const aim = this.settings.edgeP99Ms;
+    const p99 = sample.edgeP99Ms ?? 0;
+    if (aim <= 0 || p99 >= aim) return "slow";
+    return p99 < aim / 2 ? "fast" : "fair";
+  }
+
+  /** The edges answer fast: twice as many at once, and the yield is over once that is all. */
+  #giveBack(state: Extract<YieldState, { kind: "yielding" }>): void {
+    const next = 2 * state.concurrency;
+    if (next >= this.settings.full) this.#move({ kind: "full" });
+    else this.#move({ ...state, concurrency: next, probe: { phase: "hold", samples: 0 } });
   }
 
   /** Whether it ever yields: a yielded concurrency above 0 and below the full one. */

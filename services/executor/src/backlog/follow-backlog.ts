@@ -20,6 +20,8 @@ export function followBacklog(opts: {
   inHand: () => number;
   /** Messages this executor settled since it started. */
   settled: () => number;
+  /** The slowest edge's trigger answers, 99th percentile in ms; null when no edge is heard. */
+  edgeP99Ms: () => number | null;
   yieldTo: BacklogYield;
   intervalMs: number;
   log: Logger;
@@ -37,15 +39,19 @@ export function followBacklog(opts: {
       log.info("the work queue grows fast: triggers first, executions taken fewer at once until it stops growing", {
         concurrency: yieldTo.current(),
         drainPerSec: yieldTo.drainPerSec(),
+        edgeP99Ms: opts.edgeP99Ms(),
       });
     else if (state.kind === "spent")
       log.warn("the work queue has grown for the longest yield in a row: executions taken at full concurrency again", {
         concurrency: yieldTo.current(),
       });
     else
-      log.info("triggers stopped, or the work queue no longer grows: executions taken at full concurrency", {
-        concurrency: yieldTo.current(),
-      });
+      log.info(
+        "triggers stopped, the work queue no longer grows, or the edges answer them fast: executions taken at full concurrency",
+        {
+          concurrency: yieldTo.current(),
+        },
+      );
   });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -57,6 +63,7 @@ export function followBacklog(opts: {
         arrived: info.state.last_seq,
         settled: opts.settled(),
         at: Date.now(),
+        edgeP99Ms: opts.edgeP99Ms(),
       });
     } catch (err) {
       log.debug("could not sample the work queue's backlog", { err });

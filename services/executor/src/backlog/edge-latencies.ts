@@ -1,0 +1,58 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { EdgeLatency } from "@wf/shared/messages";
+import { subjects } from "@wf/shared/nats";
+
+/** An edge's report counts this long: an edge that answers no triggers says nothing, and is then not slow. */
+const HEARD_MS = 1_500;
+/** Edges remembered at once; reports from more (forged, or a fleet past any real one) are not kept. */
+const MAX_EDGES = 1_024;
+
+/**
+ * The newest report of each edge on `<ns>.edge.latency`: how slowly it answers triggers, for the executor's yield
+ * (backlog-yield.ts). One slow half second counts: an edge pauses now and then under a flood (50–160 ms every few
+ * seconds where the rest were 10–30 on 2 cores), and the short yields that follow kept its 99th percentile lower
+ * than never yielding did in 6 runs of 6, where yields to two slow half seconds in a row only, too rare to matter,
+ * did not (docs/operations.md#triggers-first-the-executors-yield). A report that does not parse is dropped.
+ */
+export class EdgeLatencies {
+  readonly #latest = new Map<string, { p99Ms: number; at: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  heard(data: Uint8Array | string): void {
+    let report: EdgeLatency;
+    try {
+      const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+      report = EdgeLatency.parse(JSON.parse(text));
+    } catch {
+      return;
+    }
+    const at = this.now();
+    if (!this.#latest.has(report.edge) && this.#latest.size >= MAX_EDGES) this.#forgetSilent(at);
+    if (!this.#latest.has(report.edge) && this.#latest.size >= MAX_EDGES) return;
+    this.#latest.set(report.edge, { p99Ms: report.p99Ms, at });
+  }
+
+  /** The highest 99th percentile of the edges heard from within HEARD_MS; null when none was. */
+  slowest(): number | null {
+    const at = this.now();
+    this.#forgetSilent(at);
+    let slowest: number | null = null;
+    for (const { p99Ms } of this.#latest.values()) slowest = Math.max(slowest ?? 0, p99Ms);
+    return slowest;
+  }
+
+  #forgetSilent(at: number): void {
+    for (const [edge, heard] of this.#latest) if (at - heard.at > HEARD_MS) this.#latest.delete(edge);
+  }
+}
+
+/** Follows the edges' reports until the returned function is called. */
+export function followEdgeLatencies(nc: NatsConnection, ns: string, latencies: EdgeLatencies): () => void {
+  const sub = nc.subscribe(subjects(ns).edgeLatency, {
+    callback: (err, msg) => {
+      if (!err) latencies.heard(msg.data);
+    },
+  });
+  return () => sub.unsubscribe();
+}
