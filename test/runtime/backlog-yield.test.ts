@@ -46,10 +46,13 @@ steps:
     seconds: 0.2
 `;
 
-async function concurrencyLimit(): Promise<number> {
-  const gauge = executorMetrics.find((m) => (m as { name?: string }).name === "wf_executor_concurrency_limit")!;
-  return (await gauge.get()).values[0]!.value;
+async function gauge(name: string): Promise<number> {
+  const metric = executorMetrics.find((m) => (m as { name?: string }).name === name)!;
+  return (await metric.get()).values[0]!.value;
 }
+
+const concurrencyLimit = () => gauge("wf_executor_concurrency_limit");
+const edgeP99 = () => gauge("wf_executor_edge_trigger_p99_seconds");
 
 /**
  * 30 starts a second of 0.2 s executions (four at once run 20 a second, so the queue grows) while `body` runs, an
@@ -94,6 +97,7 @@ describe("the executor's yield to triggers", () => {
 
     const started = await flood(80, async () => {
       await waitFor(async () => (await concurrencyLimit()) === 1, { timeoutMs: 10_000, what: "the executor to yield" });
+      expect(await edgeP99()).toBe(0.08);
       await waitFor(async () => (await inHand()) <= 1, {
         timeoutMs: 5_000,
         what: "the executions in hand before the yield to end",
@@ -126,8 +130,11 @@ describe("the executor's yield to triggers", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(await waiting()).toBeGreaterThanOrEqual(20);
+      expect(await edgeP99()).toBe(0.005);
     });
     expect(new Set(limits)).toEqual(new Set([4]));
+    // The edge is silent: 1.5 s after its last report the executor hears none.
+    await waitFor(async () => (await edgeP99()) === 0, { timeoutMs: 5_000, what: "the edge to be silent" });
     for (const id of started)
       expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
   }, 120_000);

@@ -132,8 +132,7 @@ export const ENV_SCHEMA = {
     default: "50",
     doc:
       "The executors yield to triggers only while an edge answers them this slowly: a yield starts (WF_EXEC_YIELD_GROWTH) only while some edge's 99th percentile of webhook and API starts over the last half second " +
-      "is this many milliseconds or more (each edge reports it on <ns>.edge.latency twice a second while it answers triggers), and while every edge answers in under half of it, a yielding executor takes twice as many at once " +
-      "every half second until it takes WF_EXEC_CONCURRENCY. Where the edges have the CPU to spare (more cores, or another machine), executions then run at full speed through a flood. 0 yields whatever the edges' latency.",
+      "is this many milliseconds or more (each edge reports it on <ns>.edge.latency twice a second while it answers triggers), and a yield is over in the first half second in which every edge answers in under half of it. Where the edges have the CPU to spare (more cores, or another machine), executions then run at full speed through a flood. 0 yields whatever the edges' latency.",
   },
   WF_EXEC_YIELD_MAX_MS: {
     schema: int(0, 86_400_000),

@@ -279,21 +279,32 @@ describe("the executor's yield to triggers", () => {
       expect(y.state().kind).toBe("full");
     });
 
-    it("yields once an edge is that slow, holds while it is over half of it, and doubles back while under half", () => {
+    it("yields once an edge is that slow, holds while it is over half of it, and is over once every edge is under half", () => {
       const y = new BacklogYield(judging);
       // Slow at 50 ms: the yield starts at 4; between 25 and 50 it holds (no share to keep here).
       expect(flooded(y, [null, 50, 40, 25])).toEqual([64, 4, 4, 4]);
-      // Under 25 ms: 8, 16, 32, then 64 is all: the yield is over.
-      expect(flooded(y, [24, 10, 10, 10], 2_000)).toEqual([8, 16, 32, 64]);
+      // Under 25 ms: the yield is over, though the queue still grows.
+      expect(flooded(y, [24.9, 10], 2_000)).toEqual([64, 64]);
       expect(y.state().kind).toBe("full");
       // Slow again: it yields again, from the floor.
-      expect(flooded(y, [80], 4_000)).toEqual([4]);
+      expect(flooded(y, [80], 3_000)).toEqual([4]);
+      // No edge heard any more (none answers triggers): over too.
+      expect(flooded(y, [null], 3_500)).toEqual([64]);
     });
 
-    it("stops doubling back once an edge slows again", () => {
-      const y = new BacklogYield(judging);
-      expect(flooded(y, [null, 60, 5, 5, 45, 45])).toEqual([64, 4, 8, 16, 16, 16]);
-      expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 16 });
+    it("keeps the share of the drain rate while an edge is between half the set p99 and all of it", () => {
+      const y = new BacklogYield({ ...judging, drainShare: 0.5 });
+      // No drain rate known: it probes, doubling while that pays (here: settled grows with the concurrency).
+      const at = (i: number, settled: number, edgeP99Ms: number): void =>
+        y.sample({ pending: 2_000 * i, at: 500 * i, settled, arrived: 2_000 * i + settled, edgeP99Ms });
+      at(0, 0, 0);
+      at(1, 10, 60);
+      expect(y.current()).toBe(4);
+      at(2, 60, 30);
+      expect(y.current()).toBe(8);
+      at(3, 160, 45);
+      expect(y.current()).toBe(16);
+      expect(y.state().kind).toBe("yielding");
     });
 
     it("with a p99 of 0 set, yields whatever the edges' latency", () => {

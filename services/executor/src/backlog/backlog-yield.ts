@@ -16,7 +16,7 @@ export interface BacklogYieldSettings {
   drainShare: number;
   /**
    * The edges' trigger answers, 99th percentile in ms, at which a yield may start (WF_EXEC_YIELD_EDGE_P99_MS); under
-   * half of it, a yield takes twice as many at once each span until it is over. 0: the edges' latency is not judged.
+   * half of it, a yield is over. 0: the edges' latency is not judged.
    */
   edgeP99Ms: number;
 }
@@ -156,7 +156,7 @@ export class BacklogYield implements ConcurrencyBound {
       this.#move({ kind: "yielding", since: at, concurrency: this.settings.yielded });
     else if (state.kind === "yielding" && growthPerSec <= 0) this.#move({ kind: "full" });
     else if (state.kind === "yielding" && at - state.since >= this.settings.maxMs) this.#move({ kind: "spent" });
-    else if (state.kind === "yielding" && edges === "fast") this.#giveBack(state);
+    else if (state.kind === "yielding" && edges === "fast") this.#move({ kind: "full" });
     else if (state.kind === "yielding") this.#keepShare(state, settledPerSec);
     else if (state.kind === "spent" && pending <= this.settings.full) this.#move({ kind: "full" });
   }
@@ -176,13 +176,6 @@ export class BacklogYield implements ConcurrencyBound {
     const p99 = sample.edgeP99Ms ?? 0;
     if (aim <= 0 || p99 >= aim) return "slow";
     return p99 < aim / 2 ? "fast" : "fair";
-  }
-
-  /** The edges answer fast: twice as many at once, and the yield is over once that is all. */
-  #giveBack(state: Extract<YieldState, { kind: "yielding" }>): void {
-    const next = 2 * state.concurrency;
-    if (next >= this.settings.full) this.#move({ kind: "full" });
-    else this.#move({ ...state, concurrency: next, probe: { phase: "hold", samples: 0 } });
   }
 
   /** Whether it ever yields: a yielded concurrency above 0 and below the full one. */

@@ -10,9 +10,9 @@ const MAX_EDGES = 1_024;
 /**
  * The newest report of each edge on `<ns>.edge.latency`: how slowly it answers triggers, for the executor's yield
  * (backlog-yield.ts). One slow half second counts: an edge pauses now and then under a flood (50–160 ms every few
- * seconds where the rest were 10–30 on 2 cores), and the short yields that follow kept its 99th percentile lower
- * than never yielding did in 6 runs of 6, where yields to two slow half seconds in a row only, too rare to matter,
- * did not (docs/operations.md#triggers-first-the-executors-yield). A report that does not parse is dropped.
+ * seconds where the rest were 10–30 on 2 cores), and the short yields that follow kept the clients' 99th percentile
+ * lower than never yielding did, where yields to two slow half seconds in a row only were too rare to matter
+ * (docs/operations.md#triggers-first-the-executors-yield). A report that does not parse is dropped.
  */
 export class EdgeLatencies {
   readonly #latest = new Map<string, { p99Ms: number; at: number }>();

@@ -1,6 +1,6 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { Logger } from "@wf/shared/log";
-import { executorConcurrency } from "../ops/concurrency-metrics";
+import { edgeTriggerP99, executorConcurrency } from "../ops/concurrency-metrics";
 import type { BacklogYield } from "./backlog-yield";
 
 export interface BacklogFollowing {
@@ -58,12 +58,14 @@ export function followBacklog(opts: {
   const sample = async (): Promise<void> => {
     try {
       const info = await opts.jsm.streams.info(opts.stream);
+      const edgeP99Ms = opts.edgeP99Ms();
+      edgeTriggerP99.set((edgeP99Ms ?? 0) / 1000);
       yieldTo.sample({
         pending: Math.max(0, info.state.messages - opts.inHand()),
         arrived: info.state.last_seq,
         settled: opts.settled(),
         at: Date.now(),
-        edgeP99Ms: opts.edgeP99Ms(),
+        edgeP99Ms,
       });
     } catch (err) {
       log.debug("could not sample the work queue's backlog", { err });
