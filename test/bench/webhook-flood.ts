@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connectNats } from "@wf/shared/nats";
+import { EdgeLatency } from "@wf/shared/messages";
+import { connectNats, subjects } from "@wf/shared/nats";
 import { runLoad } from "./api-load";
 import { median, round } from "./stats";
 import { runAt, startE2eService, type E2eMeasurement } from "./webhook-e2e";
@@ -35,12 +36,18 @@ export const WEBHOOK_FLOOD_QUICK_SIZES: WebhookFloodSizes = {
 /** Completions while triggers arrive, as a share of the same run's drain rate (the executor alone). */
 export const FLOOD_AIM = { drainShare: 0.5 } as const;
 
+/** A run, with the 99th percentiles its edge reported each half second (what the executor's yield judges). */
+export type FloodRun = E2eMeasurement & { edgeP99sMs: number[] };
+
 export interface WebhookFloodResult {
   /** The service with its defaults (its executor yields to a growing backlog), one run per round. */
-  yielding: E2eMeasurement[];
+  yielding: FloodRun[];
   /** The same, its executor never yielding (WF_EXEC_YIELD_CONCURRENCY=0): what the yield costs and buys. */
-  unyielding: E2eMeasurement[];
+  unyielding: FloodRun[];
 }
+
+/** Where an edge counts as slow by default (WF_EXEC_YIELD_EDGE_P99_MS). */
+const SLOW_EDGE_MS = 50;
 
 /**
  * Webhook-triggered 3-step JavaScript workflows under a closed-loop flood (each connection sends
@@ -57,17 +64,28 @@ export async function runWebhookFlood(
   },
 ): Promise<WebhookFloodResult> {
   const nc: NatsConnection = await connectNats(server.url, "wf-bench-flood");
-  const runWith = async (env: Record<string, string>): Promise<E2eMeasurement> => {
+  const runWith = async (env: Record<string, string>): Promise<FloodRun> => {
     const service = await startE2eService(server, { ...opts.serviceEnv, ...env }, opts.track);
+    const edgeP99sMs: number[] = [];
+    let sub: { unsubscribe(): void } | undefined;
     try {
       const { connections, warmupMs, durationMs, drainMs } = sizes;
-      return await runAt(
+      const target = await service.target(nc, connections);
+      sub = nc.subscribe(subjects(target.ns).edgeLatency, {
+        callback: (_err, msg) => {
+          const report = EdgeLatency.safeParse(msg.json());
+          if (report.success) edgeP99sMs.push(report.data.p99Ms);
+        },
+      });
+      const measured = await runAt(
         nc,
-        await service.target(nc, connections),
+        target,
         { ratePerSec: 0, warmupMs, drainMs, load: (target) => runLoad(target, { connections, warmupMs, durationMs }) },
         server.monitorUrl,
       );
+      return { ...measured, edgeP99sMs };
     } finally {
+      sub?.unsubscribe();
       await service.stop();
     }
   };
@@ -94,13 +112,14 @@ export function drainShare(m: E2eMeasurement): number | null {
 }
 
 export function renderWebhookFlood(r: WebhookFloodResult): string {
-  const line = (label: string, m: E2eMeasurement): string => {
+  const line = (label: string, m: FloodRun): string => {
     const share = drainShare(m);
     return (
       `  ${label}: answered ${m.webhook.perSec}/s (${m.accepted} accepted), webhook p50 ${m.webhook.latencyMs.p50} ms ` +
       `p99 ${m.webhook.latencyMs.p99} ms; completed ${m.completedPerSec}/s while triggers arrived, ` +
       `${m.drainPerSec}/s draining after (${share === null ? "nothing left" : `${share} of it`}); ` +
-      `${m.completed} of ${m.accepted} completed, the last ${m.drainSeconds} s after the triggers stopped`
+      `${m.completed} of ${m.accepted} completed, the last ${m.drainSeconds} s after the triggers stopped; ` +
+      edgeText(m.edgeP99sMs)
     );
   };
   // A run with nothing left to drain kept up with its triggers: as good a share as any.
@@ -121,4 +140,15 @@ export function renderWebhookFlood(r: WebhookFloodResult): string {
     `  aim: completions while triggers arrive >= ${FLOOD_AIM.drainShare * 100}% of the drain rate, webhook p99 no worse than never yielding (medians): ` +
       (met ? "MET" : "NOT MET"),
   ].join("\n");
+}
+
+/** What the edge reported: its half seconds' 99th percentiles, and how many were slow enough to start a yield. */
+export function edgeText(p99s: readonly number[]): string {
+  if (p99s.length === 0) return "the edge reported no half second";
+  const sorted = [...p99s].sort((a, b) => a - b);
+  const slow = sorted.filter((ms) => ms >= SLOW_EDGE_MS).length;
+  return (
+    `the edge's half-second p99: median ${round(median(sorted), 1)} ms, max ${round(sorted.at(-1)!, 1)} ms, ` +
+    `${slow} of ${sorted.length} at ${SLOW_EDGE_MS} ms or over`
+  );
 }
