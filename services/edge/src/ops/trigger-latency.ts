@@ -7,7 +7,7 @@ import { fastifyPath } from "../routes/route";
 import { triggerRouteDocs } from "../webhooks/trigger-doc";
 
 /** How often an edge says how slowly it answered triggers, and the span it judges. */
-export const REPORT_MS = 500;
+const REPORT_MS = 500;
 /**
  * Answers a span keeps for its percentile; past this many, a uniform sample of them (reservoir): 8,192 hold a 99th
  * percentile within a fraction of a percentile at any rate, in 64 KB.
