@@ -1,4 +1,5 @@
 import type { NatsConnection } from "@nats-io/nats-core";
+import { ENV_SCHEMA } from "@wf/shared/config";
 import { EdgeLatency } from "@wf/shared/messages";
 import { connectNats, subjects } from "@wf/shared/nats";
 import { runLoad } from "./api-load";
@@ -46,8 +47,8 @@ export interface WebhookFloodResult {
   unyielding: FloodRun[];
 }
 
-/** Where an edge counts as slow by default (WF_EXEC_YIELD_EDGE_P99_MS). */
-const SLOW_EDGE_MS = 50;
+/** Where an edge counts as slow by default. */
+const SLOW_EDGE_MS = Number(ENV_SCHEMA.WF_EXEC_YIELD_EDGE_P99_MS.default);
 
 /**
  * Webhook-triggered 3-step JavaScript workflows under a closed-loop flood (each connection sends

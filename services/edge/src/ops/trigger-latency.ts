@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import type { EdgeLatency } from "@wf/shared/messages";
 import { subjects } from "@wf/shared/nats";
 import { fastifyPath } from "../routes/route";
+import { workflowRoutes } from "../routes/workflows";
 import { triggerRouteDocs } from "../webhooks/trigger-doc";
 
 /** How often an edge says how slowly it answered triggers, and the span it judges. */
@@ -14,11 +15,12 @@ const REPORT_MS = 500;
  */
 const MAX_KEPT = 8_192;
 
-/** The routes that start executions: the webhook trigger (both paths) and the API's start. */
-const TRIGGER_ROUTES = new Set([
-  ...triggerRouteDocs.map((doc) => fastifyPath(doc.path)),
-  "/api/v1/workflows/:id/executions",
-]);
+/** The routes that start executions: the webhook trigger (both paths) and the API's start, all POST. */
+const TRIGGER_ROUTES = new Set(
+  [...triggerRouteDocs, ...workflowRoutes.filter((route) => route.operationId === "startExecution")].map((route) =>
+    fastifyPath(route.path),
+  ),
+);
 
 /**
  * Times this edge's answers to triggers and, every REPORT_MS in which it answered some, publishes their 99th

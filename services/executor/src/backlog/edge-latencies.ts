@@ -28,8 +28,10 @@ export class EdgeLatencies {
       return;
     }
     const at = this.now();
-    if (!this.#latest.has(report.edge) && this.#latest.size >= MAX_EDGES) this.#forgetSilent(at);
-    if (!this.#latest.has(report.edge) && this.#latest.size >= MAX_EDGES) return;
+    if (!this.#latest.has(report.edge) && this.#latest.size >= MAX_EDGES) {
+      this.#forgetSilent(at);
+      if (this.#latest.size >= MAX_EDGES) return;
+    }
     this.#latest.set(report.edge, { p99Ms: report.p99Ms, at });
   }
 
