@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { TEST_BUILD_ENV } from "@wf/testing";
 import { entries } from "../../scripts/build/entries";
 
 /** Where the test run's global setup (test-build.ts) put the bundles, for the test files' processes. */
-export const TEST_BUILD_ENV = "WF_TEST_BUILD_DIR";
+export { TEST_BUILD_ENV };
 
 /**
  * The node arguments that run `source` (an entry point's path from the repository's root) as its

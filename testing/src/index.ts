@@ -10,3 +10,4 @@ export { startCommandsIn } from "./start-commands";
 export { processesWithArg, sleepers, sleepMarker } from "./sleepers";
 export { testUser, testUserWithPassword } from "./users";
 export { startNatsCluster, type NatsClusterHandle } from "./nats-cluster";
+export { runnerBundles, TEST_BUILD_ENV } from "./test-build";

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sleepers, sleepMarker, waitFor } from "@wf/testing";
+import { runnerBundles, sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
@@ -17,7 +17,7 @@ describe("Bash code steps", () => {
   beforeAll(async () => {
     process.env.WF_TEST_SECRET = "do-not-leak";
     scratch = await mkdtemp(join(tmpdir(), "wf-bash-test-"));
-    runner = await createCodeRunner({ pool: 1, tmpRoot: scratch });
+    runner = await createCodeRunner({ pool: 1, tmpRoot: scratch, ...runnerBundles() });
   });
   afterAll(async () => {
     await runner.close();

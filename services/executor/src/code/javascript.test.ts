@@ -1,5 +1,5 @@
 import { runInNewContext } from "node:vm";
-import { waitFor } from "@wf/testing";
+import { runnerBundles, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeLanguage, CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner, UnsupportedLanguageError } from "./index";
@@ -15,7 +15,7 @@ describe("JavaScript code steps", () => {
   let runner: CodeRunner;
   beforeAll(async () => {
     process.env.WF_TEST_SECRET = "do-not-leak";
-    runner = await createCodeRunner({ jsMemoryLimitMb: 32, pool: 1 });
+    runner = await createCodeRunner({ jsMemoryLimitMb: 32, pool: 1, ...runnerBundles() });
   });
   afterAll(async () => {
     await runner.close();

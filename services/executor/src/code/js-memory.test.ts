@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { waitFor } from "@wf/testing";
+import { runnerBundles, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
@@ -41,7 +41,7 @@ describe("JavaScript steps' memory, all of it counted", () => {
   let pid: number;
   let runnerPid: number;
   beforeAll(async () => {
-    runner = await createCodeRunner({ jsMemoryLimitMb: HEAP_MB, pool: 1 });
+    runner = await createCodeRunner({ jsMemoryLimitMb: HEAP_MB, pool: 1, ...runnerBundles() });
     // Warm: the runner's realms made, its first steps run.
     await Promise.all(
       Array.from({ length: 4 }, () => runner.run(step("javascript", "return new Uint8Array(1024).length"))),

@@ -4,6 +4,7 @@ import type { CodeLanguage, CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
 import { commandFor } from "./languages";
 import { step } from "./testing/processes";
+import { runnerBundles } from "@wf/testing";
 
 /** Per language: a step printing what it was given, one failing, one never ending, one writing an artifact. */
 const PROGRAMS: Record<CodeLanguage, { vars: string; fails: string; loops: string; artifact: string }> = {
@@ -75,7 +76,7 @@ const FAILURE: Record<CodeLanguage, RegExp> = {
 describe("code steps in every language", () => {
   let runner: CodeRunner;
   beforeAll(async () => {
-    runner = await createCodeRunner();
+    runner = await createCodeRunner(runnerBundles());
   });
   afterAll(async () => {
     await runner.close();

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sleepers, sleepMarker, waitFor } from "@wf/testing";
+import { runnerBundles, sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
@@ -23,6 +23,7 @@ describe("the sandbox of code steps: limits and artifacts", () => {
     scratch = await mkdtemp(join(tmpdir(), "wf-limits-test-"));
     runner = await createCodeRunner({
       pool: 1,
+      ...runnerBundles(),
       tmpRoot: scratch,
       limits: {
         processes: 64,

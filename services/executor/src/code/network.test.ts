@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { createServer } from "node:http";
 import { networkInterfaces } from "node:os";
 import { EgressAllowList } from "@wf/shared/config";
+import { runnerBundles } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
@@ -32,6 +33,7 @@ describe("the sandbox of code steps: the network", () => {
     // the step's own loopback (NO_PROXY), not the host's.
     runner = await createCodeRunner({
       pool: 1,
+      ...runnerBundles(),
       sandbox: { ...DEFAULT_SANDBOX_SETTINGS, egressAllow: EgressAllowList.parse("127.0.0.2/32") },
     });
     for (const name of ["first", "second"]) {

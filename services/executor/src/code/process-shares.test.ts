@@ -7,6 +7,7 @@ import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
 import { DEFAULT_SANDBOX_SETTINGS } from "./sandbox-settings";
 import { descendants, RUNNER_PROCESS, step } from "./testing/processes";
+import { runnerBundles } from "@wf/testing";
 
 const MB = 2 ** 20;
 
@@ -27,6 +28,7 @@ describe("process steps: owners' turns and a memory bound for all of a runner's 
     scratch = await mkdtemp(join(tmpdir(), "wf-process-shares-test-"));
     runner = await createCodeRunner({
       pool: 1,
+      ...runnerBundles(),
       tmpRoot: scratch,
       sandbox: { ...DEFAULT_SANDBOX_SETTINGS, processSteps: { atOnce: 4, memoryMb: 200 } },
     });

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sleepers, sleepMarker, waitFor } from "@wf/testing";
+import { runnerBundles, sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
@@ -26,7 +26,7 @@ describe("the sandbox of code steps: what a step can see and do", () => {
     process.env.WF_TEST_SECRET = "do-not-leak";
     scratch = await mkdtemp(join(tmpdir(), "wf-sandbox-test-"));
     await writeFile(join(scratch, "host-file"), "host secret");
-    runner = await createCodeRunner({ pool: 1, tmpRoot: scratch });
+    runner = await createCodeRunner({ pool: 1, tmpRoot: scratch, ...runnerBundles() });
   });
   afterAll(async () => {
     await runner.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { waitFor } from "@wf/testing";
+import { runnerBundles, waitFor } from "@wf/testing";
 import { createCodeRunner } from "../code/index";
 import { MAX_CONCURRENT_JS_RUNS } from "../code/runner-connection";
 import { step } from "../code/testing/processes";
@@ -23,7 +23,7 @@ describe("the sandbox runner pool's metrics", () => {
       (await sample("wf_sandbox_run_wait_seconds_count")) ?? 0,
       (await sample("wf_sandbox_run_wait_seconds_sum")) ?? 0,
     ];
-    const runner = await createCodeRunner({ pool: 1 });
+    const runner = await createCodeRunner({ pool: 1, ...runnerBundles() });
     try {
       expect(await sample("wf_sandbox_runners")).toBe(runnersBefore + 1);
       // Two runs more than a runner takes at once, of one execution (a team owner's share is more): two wait.

@@ -49,10 +49,10 @@ export function descendants(ancestor: number, pattern: RegExp): number[] {
   });
 }
 
-/** The sandbox runner processes started by this process. */
-export const RUNNER_PROCESS = /sandbox-process\.ts/;
+/** The sandbox runner processes started by this process: from their sources or from the test run's bundles. */
+export const RUNNER_PROCESS = /sandbox-process\.[tj]s/;
 /** The JavaScript hosts the runners started by this process started. */
-export const JS_HOST_PROCESS = /js-host-process\.ts/;
+export const JS_HOST_PROCESS = /js-host-process\.[tj]s/;
 const ZYGOTE_COMMAND = /^\S*python\S* -I -B \/run\/wf\/lib\/main\.py/;
 
 /** The zygotes started by this process (not the steps' processes forked from them, which share their command line). */
