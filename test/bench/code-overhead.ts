@@ -330,7 +330,8 @@ export async function runCodeOverhead(
     }
     return {
       sizes,
-      isolation: runner.isolation(),
+      // Started at createCodeRunner (not at first use): its isolation is known.
+      isolation: runner.isolation()!,
       python,
       languages,
       seconds: round((performance.now() - started) / 1000, 1),

@@ -34,6 +34,8 @@ export function testConfig(server: NatsServerHandle, env: Record<string, string>
     LOG_LEVEL: "error",
     ...EGRESS_TEST_ALLOWANCE,
     ...ONE_SANDBOX_RUNNER,
+    // Most in-process runtimes run no code step: their runner (about a second of CPU) starts when one does.
+    WF_SANDBOX_START: "first-use",
     // The test run's bundles of the sandbox runner: loading its sources through tsx costs each runner ~0.5 s of CPU.
     ...(process.env[TEST_BUILD_ENV] ? { WF_SANDBOX_BUNDLE_DIR: process.env[TEST_BUILD_ENV] } : {}),
     ...env,

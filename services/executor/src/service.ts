@@ -24,7 +24,7 @@ import { followBacklog, type BacklogFollowing } from "./backlog/follow-backlog";
 import { LaneShares } from "./backlog/lane-shares";
 import { describeIsolation } from "./code/describe-isolation";
 import { OwnerPlans } from "./actor/owner-plans";
-import { createCodeRunner, type CodeRunner } from "./code/index";
+import { createCodeRunner, type CodeRunner, type Isolation } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
 import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
 import { operatorPolicy } from "./egress";
@@ -155,7 +155,10 @@ async function ensureQueues({ config, jsm }: Platform, stream: string, queues: r
   );
 }
 
-/** The code steps' runner, its isolation logged: loudly when the sandbox cannot start. */
+/**
+ * The code steps' runner, its isolation logged once it starts (at start, or at the first code step with
+ * WF_SANDBOX_START=first-use): loudly when the sandbox cannot start.
+ */
 async function startCodeRunner({ config }: Platform, log: Logger): Promise<CodeRunner> {
   const codeRunner = await createCodeRunner({
     pool: config.WF_SANDBOX_POOL,
@@ -163,8 +166,14 @@ async function startCodeRunner({ config }: Platform, log: Logger): Promise<CodeR
     ...(config.WF_CODE_TMP_DIR ? { tmpRoot: config.WF_CODE_TMP_DIR } : {}),
     ...(config.WF_SANDBOX_BUNDLE_DIR ? { bundleDir: config.WF_SANDBOX_BUNDLE_DIR } : {}),
     sandbox: sandboxSettings(config),
+    start: config.WF_SANDBOX_START,
+    onStarted: (isolation) => logIsolation(isolation, log),
   });
-  const isolation = codeRunner.isolation();
+  if (config.WF_SANDBOX_START === "first-use") log.info("code sandbox: starts at the first code step");
+  return codeRunner;
+}
+
+function logIsolation(isolation: Isolation, log: Logger): void {
   log.info(`code sandbox: ${describeIsolation(isolation)}`, { ...isolation });
   if (isolation.processes === "refused") {
     log.warn(
@@ -180,7 +189,6 @@ async function startCodeRunner({ config }: Platform, log: Logger): Promise<CodeR
       { ...isolation },
     );
   }
-  return codeRunner;
 }
 
 /**

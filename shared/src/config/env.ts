@@ -276,6 +276,11 @@ export const ENV_SCHEMA = {
     default: "2",
     doc: "Sandbox runner processes an executor forks when WF_SANDBOX_SOCKET is unset; an execution's code steps go to one of them, picked by its id.",
   },
+  WF_SANDBOX_START: {
+    schema: z.enum(["eager", "first-use"]),
+    default: "eager",
+    doc: "When an executor starts its sandbox runners (or connects to a standalone one, WF_SANDBOX_SOCKET). `eager`: at start, which waits for them and logs their isolation, so a host that cannot sandbox steps says so before any step; `first-use`: with the first code step or stdio MCP server, which waits for them (about a second of CPU on a 2-core machine), for executors that seldom run code and should start fast and light. The test suite's in-process executors start at first use.",
+  },
   WF_SANDBOX_UIDS: {
     schema: z
       .string()

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,6 +47,36 @@ describe("createCodeRunner", () => {
     } finally {
       await runner.close();
     }
+  });
+
+  it("starts its runners at the first use with start: first-use, telling their isolation then", async () => {
+    const told: unknown[] = [];
+    const runner = await createCodeRunner({ pool: 1, start: "first-use", onStarted: (i) => told.push(i) });
+    try {
+      expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
+      expect(runner.isolation()).toBeUndefined();
+      expect(told).toEqual([]);
+      // A process opened first: what it is written before the runner is up reaches it, in order.
+      let out = "";
+      const cat = runner.open({ ...step("cli", ""), command: ["cat"] }, (chunk) => (out += chunk));
+      cat.write("first ");
+      cat.write("second");
+      cat.end();
+      expect(await cat.result).toMatchObject({ ok: true });
+      expect(out).toBe("first second");
+      expect(descendants(process.pid, RUNNER_PROCESS)).toHaveLength(1);
+      expect(told).toEqual([runner.isolation()]);
+      expect(runner.isolation()).toMatchObject({ filesystem: "sandbox" });
+      expect(await runner.run(step("javascript", "return 6 * 7"))).toMatchObject({ ok: true, output: 42 });
+      expect(told).toHaveLength(1);
+    } finally {
+      await runner.close();
+    }
+    expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
+    // Closed before any use: nothing was started, nothing is left.
+    const unused = await createCodeRunner({ pool: 1, start: "first-use" });
+    await unused.close();
+    expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
   });
 
   it("fails the runs in flight when a runner process dies, and starts a new one", async () => {
@@ -128,7 +158,8 @@ describe("createCodeRunner", () => {
       // Its JavaScript host is the bundle beside it.
       const host = new RegExp(join(bundles, "js-host-process.js").replaceAll(".", "\\."));
       expect(descendants(pid!, host)).toHaveLength(1);
-      expect(descendants(process.pid, RUNNER_PROCESS)).toEqual([]);
+      // None from the sources.
+      expect(descendants(process.pid, /sandbox-process\.ts/)).toEqual([]);
     } finally {
       await runner.close();
     }
@@ -263,6 +294,18 @@ describe("createCodeRunner", () => {
       await expect(createCodeRunner({ socket: join(scratch, "nothing.sock") })).rejects.toThrow(
         /sandbox runner at .* is unreachable/,
       );
+    });
+
+    it("started at first use, fails a run while the socket is not there and connects for the next", async () => {
+      const later = join(scratch, "later.sock");
+      const runner = await createCodeRunner({ socket: later, start: "first-use" });
+      try {
+        await expect(runner.run(step("javascript", "return 1"))).rejects.toThrow(/sandbox runner at .* is unreachable/);
+        await symlink(sandbox.socket, later);
+        expect(await runner.run(step("javascript", "return 1"))).toMatchObject({ ok: true, output: 1 });
+      } finally {
+        await runner.close();
+      }
     });
   });
 

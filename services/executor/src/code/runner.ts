@@ -9,7 +9,7 @@ import type { RunnerClient } from "./runner-client";
 import { RunnerConnection } from "./runner-connection";
 import type { SandboxSettings } from "./sandbox-settings";
 import { DEFAULT_SANDBOX_SETTINGS } from "./sandbox-settings";
-import type { CodeRunner, SandboxLimits } from "./types";
+import type { CodeRequest, CodeRunner, InteractiveProcess, Isolation, SandboxLimits } from "./types";
 import { CODE_LANGUAGES, DEFAULT_LIMITS, refusedIsolation, UnsupportedLanguageError } from "./types";
 
 export interface CodeRunnerOptions {
@@ -26,6 +26,10 @@ export interface CodeRunnerOptions {
   sandbox?: SandboxSettings;
   /** Bundles of the runner's processes, forked by a service run from its sources (WF_SANDBOX_BUNDLE_DIR). */
   bundleDir?: string;
+  /** `first-use`: the runners start with the first run or process, not here (WF_SANDBOX_START). */
+  start?: "eager" | "first-use";
+  /** Told the runners' isolation once they are ready: here, or at the first use. */
+  onStarted?: (isolation: Isolation) => void;
 }
 
 const DEFAULT_POOL = 2;
@@ -42,7 +46,8 @@ interface Runners {
 
 /**
  * Starts the sandbox runners that run code steps, or connects to a standalone one, and waits
- * for them to be ready (a runner that cannot start fails each run with the reason).
+ * for them to be ready (a runner that cannot start fails each run with the reason); with
+ * `start: "first-use"`, the first run or process does.
  */
 export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<CodeRunner> {
   const limits: SandboxLimits = {
@@ -50,40 +55,78 @@ export async function createCodeRunner(opts: CodeRunnerOptions = {}): Promise<Co
     ...(opts.jsMemoryLimitMb === undefined ? {} : { jsMemoryMb: opts.jsMemoryLimitMb }),
     ...opts.limits,
   };
-  const runners = opts.socket ? await remoteRunner(opts.socket) : await localRunners(opts);
-  const isolation = await runners.pick().ready.catch(() => UNKNOWN_ISOLATION);
+  let started: { runners: Runners; isolation: Isolation } | undefined;
+  let starting: Promise<Runners> | undefined;
+  const start = (): Promise<Runners> =>
+    (starting ??= (async () => {
+      const runners = opts.socket ? await remoteRunner(opts.socket) : await localRunners(opts);
+      const isolation = await runners.pick().ready.catch(() => UNKNOWN_ISOLATION);
+      started = { runners, isolation };
+      sandboxPool.opened(runners.size);
+      opts.onStarted?.(isolation);
+      return runners;
+    })().catch((err: unknown) => {
+      // The next use tries again (a standalone runner that was not up yet).
+      starting = undefined;
+      throw err;
+    }));
+  if (opts.start !== "first-use") await start();
   let closed = false;
-  sandboxPool.opened(runners.size);
 
   return {
     async run(req, signal, onLog) {
       if (closed) throw new Error("the code runner is closed");
       if (!CODE_LANGUAGES.includes(req.language)) throw new UnsupportedLanguageError(req.language);
-      const started = performance.now();
+      const began = performance.now();
       sandboxPool.runStarted();
       try {
+        const runners = started?.runners ?? (await start());
         const result = await runners.pick(req.execution).run(req, limits, signal, onLog);
-        return { ...result, durationMs: Math.round((performance.now() - started) * 100) / 100 };
+        return { ...result, durationMs: Math.round((performance.now() - began) * 100) / 100 };
       } finally {
         sandboxPool.runEnded();
       }
     },
     open(req, onStdout) {
       if (closed) throw new Error("the code runner is closed");
-      const started = performance.now();
-      const proc = runners.pick().open(req, limits, onStdout);
+      const began = performance.now();
+      const proc = started
+        ? started.runners.pick().open(req, limits, onStdout)
+        : openOnStart(start(), req, limits, onStdout);
       return {
         ...proc,
-        result: proc.result.then((r) => ({ ...r, durationMs: Math.round((performance.now() - started) * 100) / 100 })),
+        result: proc.result.then((r) => ({ ...r, durationMs: Math.round((performance.now() - began) * 100) / 100 })),
       };
     },
-    isolation: () => isolation,
+    isolation: () => started?.isolation,
     async close() {
       if (closed) return;
       closed = true;
+      const runners = await starting?.catch(() => undefined);
+      if (!runners) return;
       sandboxPool.closed(runners.size);
       await runners.close();
     },
+  };
+}
+
+/**
+ * A process opened while the runners start: what is written before it is open waits for it, and a kill before then
+ * ends it as soon as it is open.
+ */
+function openOnStart(
+  runners: Promise<Runners>,
+  req: CodeRequest,
+  limits: SandboxLimits,
+  onStdout: (chunk: string) => void,
+): ReturnType<RunnerClient["open"]> {
+  const opened = runners.then((r) => r.pick().open(req, limits, onStdout));
+  const later = (act: (proc: Omit<InteractiveProcess, "result">) => void) => void opened.then(act, () => undefined);
+  return {
+    write: (data) => later((proc) => proc.write(data)),
+    end: () => later((proc) => proc.end()),
+    kill: () => later((proc) => proc.kill()),
+    result: opened.then((proc) => proc.result),
   };
 }
 

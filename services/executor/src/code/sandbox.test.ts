@@ -35,7 +35,7 @@ describe("the sandbox of code steps: what a step can see and do", () => {
   });
 
   it("reports the isolation in force: the sandbox's own file system, uids, seccomp, the limits", () => {
-    const isolation = runner.isolation();
+    const isolation = runner.isolation()!;
     expect(isolation).toMatchObject({ network: "proxy", filesystem: "sandbox", uids: "per step", seccomp: true });
     expect(isolation.readable).toContain("/usr");
     expect(isolation.readable).not.toContain("/");

@@ -180,8 +180,8 @@ export interface CodeRunner {
    * its stdin the caller's to write and its stdout passed to `onStdout` as it comes.
    */
   open(req: CodeRequest, onStdout: (chunk: string) => void): InteractiveProcess;
-  /** The isolation of the runner(s), as reported when they started. */
-  isolation(): Isolation;
+  /** The isolation of the runner(s), as reported when they started; none before (`start: "first-use"`). */
+  isolation(): Isolation | undefined;
   /** Stops the local runner processes (and everything they run) or closes the remote connection. */
   close(): Promise<void>;
 }
