@@ -20,7 +20,7 @@ export default defineConfig({
     minWorkers: 3,
     // A worker runs file after file in one process and one module graph: importing each file's
     // graph afresh was ~40 % of the suite's CPU. setupFiles checks that each file leaves its worker
-    // as it found it (docs/operations.md#testing).
+    // as it found it (docs/operations.md#development).
     isolate: false,
     setupFiles: ["./test/support/shared-worker.ts"],
     testTimeout: 60_000,

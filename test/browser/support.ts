@@ -24,7 +24,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /**
  * Debian's chromium: its headless shell (.ci/run installs it), else the whole browser; CHROMIUM_PATH names another.
  * The shell renders pages as the browser does, without the browser's own layers: on a 2-core VM each file's browser
- * took 25-50 % less CPU (docs/operations.md#testing).
+ * took 25-50 % less CPU (docs/operations.md#development).
  */
 export const CHROMIUM =
   process.env.CHROMIUM_PATH ??

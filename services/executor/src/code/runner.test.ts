@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sleepers, sleepMarker, waitFor } from "@wf/testing";
+import { sleepers, sleepMarker, TEST_BUILD_ENV, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodeRunner } from "./index";
 import { resolvePython } from "./languages";
@@ -146,7 +146,7 @@ describe("createCodeRunner", () => {
 
   it("forks the runner from bundles when told where they are (WF_SANDBOX_BUNDLE_DIR), and says so when they are not", async () => {
     // Vitest's global setup bundles the entry points there (test/support/test-build.ts).
-    const bundles = process.env.WF_TEST_BUILD_DIR!;
+    const bundles = process.env[TEST_BUILD_ENV]!;
     const runner = await createCodeRunner({ pool: 1, bundleDir: bundles });
     try {
       expect(await runner.run(step("javascript", "return 2"))).toMatchObject({ ok: true, output: 2 });
