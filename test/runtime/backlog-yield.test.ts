@@ -1,7 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorMetrics } from "@wf/executor";
-import { START_LANES } from "@wf/shared/execution";
+import { ownerLane, START_LANES } from "@wf/shared/execution";
 import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import {
   run,
@@ -30,6 +30,8 @@ beforeAll(async () => {
       WF_EXEC_YIELD_CONCURRENCY: "1",
       WF_EXEC_YIELD_GROWTH: "5",
       WF_EXEC_YIELD_MAX_MS: "60000",
+      // One at once all through a yield, whatever it settles.
+      WF_EXEC_YIELD_DRAIN_SHARE: "0",
     }),
   );
 });
@@ -45,6 +47,20 @@ steps:
     type: wait
     seconds: 0.2
 `;
+
+/** Two seconds in hand: a wait under WF_HOLD_WAIT_MS stays in memory. */
+const HOLD = `
+name: hold
+steps:
+  - name: hold
+    type: wait
+    seconds: 2
+`;
+
+/** An owner whose starts go to another lane than the flood's (`run`'s default owner's). */
+const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find(
+  (o) => ownerLane(o) !== ownerLane("owner1"),
+)!;
 
 async function gauge(name: string): Promise<number> {
   const metric = executorMetrics.find((m) => (m as { name?: string }).name === name)!;
@@ -136,6 +152,24 @@ describe("the executor's yield to triggers", () => {
     // The edge is silent: 1.5 s after its last report the executor hears none.
     await waitFor(async () => (await edgeP99()) === 0, { timeoutMs: 5_000, what: "the edge to be silent" });
     for (const id of started)
+      expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
+  }, 120_000);
+
+  it("holds only the flooding owner's starts to the yield: a quiet owner's two run at once beside them", async () => {
+    const jsm = await jetstreamManager(rt.platform.nc);
+    const quietLane = consumerNames().executorLane(ownerLane(QUIET));
+    const quietInHand = async () => (await jsm.consumers.info(streamNames(rt.ns).cmd, quietLane)).num_ack_pending;
+    let quiet: string[] = [];
+    const started = await flood(80, async () => {
+      await waitFor(async () => (await concurrencyLimit()) === 1, { timeoutMs: 10_000, what: "the executor to yield" });
+      quiet = await Promise.all([1, 2].map(() => run(rt.platform, HOLD, { ownerId: QUIET })));
+      // Held to the yield, they would run one after the other, each waiting for a slot the flood's executions free.
+      await waitFor(async () => (await quietInHand()) === 2 && (await concurrencyLimit()) === 1, {
+        timeoutMs: 5_000,
+        what: "both of the quiet owner's executions in hand while the executor yields",
+      });
+    });
+    for (const id of [...quiet, ...started])
       expect((await waitForStatus(rt.platform, id, ["COMPLETED"], 60_000)).status).toBe("COMPLETED");
   }, 120_000);
 });

@@ -212,7 +212,7 @@ async function consumeQueues(
     drainShare: config.WF_EXEC_YIELD_DRAIN_SHARE,
     edgeP99Ms: config.WF_EXEC_YIELD_EDGE_P99_MS,
   });
-  const shares = new LaneShares(yieldTo);
+  const shares = new LaneShares(yieldTo, config.WF_EXEC_CONCURRENCY);
   const consumers = await Promise.all(
     queues.map(({ durable }, i) =>
       consumeCommands({

@@ -110,7 +110,8 @@ export const ENV_SCHEMA = {
     default: "4",
     doc:
       "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more and an edge answers triggers slowly (WF_EXEC_YIELD_EDGE_P99_MS), triggers arrive faster than executions can be run anyway, and an executor takes " +
-      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks), so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the triggers stop or the queue stops growing. " +
+      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks) from the start lanes with more than a few starts waiting (their even share of WF_EXEC_CONCURRENCY): the flooding owners', not a quiet owner's, " +
+      "so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the triggers stop or the queue stops growing. " +
       "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
   },
   WF_EXEC_YIELD_GROWTH: {

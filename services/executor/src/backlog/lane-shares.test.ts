@@ -16,7 +16,7 @@ function fixed(n: number): ConcurrencyBound & { set(n: number): void } {
 
 describe("LaneShares", () => {
   it("gives a lone lane with a backlog the whole bound, and an idle lane one message to look with while there is room", () => {
-    const shares = new LaneShares(fixed(8));
+    const shares = new LaneShares(fixed(8), 8);
     const [busy, idle] = [shares.lane(), shares.lane()];
     busy.observe!(1, 100);
     expect(busy.current()).toBe(8);
@@ -24,7 +24,7 @@ describe("LaneShares", () => {
   });
 
   it("splits the bound between lanes with backlogs; one over its share takes nothing more until it is under", () => {
-    const shares = new LaneShares(fixed(8));
+    const shares = new LaneShares(fixed(8), 8);
     const [a, b] = [shares.lane(), shares.lane()];
     a.observe!(8, 100);
     // Full house: a newcomer lane waits for a free slot.
@@ -46,7 +46,7 @@ describe("LaneShares", () => {
 
   it("lets a lane without a known backlog take one more while there is room", () => {
     const bound = fixed(4);
-    const shares = new LaneShares(bound);
+    const shares = new LaneShares(bound, 4);
     const lane = shares.lane();
     lane.observe!(3, 0);
     expect(lane.current()).toBe(4);
@@ -59,7 +59,7 @@ describe("LaneShares", () => {
 
   it("wakes every lane's consumer when any lane's hand or the bound changes", () => {
     const bound = fixed(4);
-    const shares = new LaneShares(bound);
+    const shares = new LaneShares(bound, 4);
     const [a, b] = [shares.lane(), shares.lane()];
     let woken = 0;
     b.onChange(() => woken++);
@@ -69,7 +69,7 @@ describe("LaneShares", () => {
   });
 
   it("counts the messages settled by every lane, for the yield's drain rate", () => {
-    const shares = new LaneShares(fixed(8));
+    const shares = new LaneShares(fixed(8), 8);
     const [a, b] = [shares.lane(), shares.lane()];
     a.observe!(1, 3);
     a.observe!(2, 2);
@@ -79,5 +79,38 @@ describe("LaneShares", () => {
     b.observe!(0, undefined);
     a.observe!(0, undefined);
     expect(shares.settled()).toBe(3);
+  });
+
+  // Eight at once normally: a lane with one message waiting (8 / 16 lanes, rounded up) is quiet.
+  it("holds to a yield only the lanes with more than a few messages waiting; a quiet lane takes what it would without one", () => {
+    const bound = fixed(8);
+    const shares = new LaneShares(bound, 8);
+    const [flooded, quiet] = [shares.lane(), shares.lane()];
+    flooded.observe!(2, 100);
+    bound.set(2);
+    expect(flooded.current()).toBe(2);
+    expect(quiet.current()).toBe(1);
+    quiet.observe!(1, 1);
+    // Half of the eight, as the lanes with backlogs would split them without a yield.
+    expect(quiet.current()).toBe(4);
+    expect(flooded.current()).toBe(2);
+    // Its backlog past a few, it is held to the yield too: the two lanes split its 2, and hold 3.
+    quiet.observe!(1, 5);
+    expect(quiet.current()).toBe(1);
+    expect(flooded.current()).toBe(1);
+  });
+
+  it("keeps quiet lanes within the full bound while the others yield", () => {
+    const bound = fixed(8);
+    const shares = new LaneShares(bound, 8);
+    const [flooded, quiet, idle] = [shares.lane(), shares.lane(), shares.lane()];
+    flooded.observe!(2, 100);
+    bound.set(2);
+    for (let held = 1; held <= 6; held++) quiet.observe!(held, 1);
+    expect(shares.inHand()).toBe(8);
+    expect(idle.current()).toBe(0);
+    expect(quiet.current()).toBeLessThanOrEqual(6);
+    quiet.observe!(5, 0);
+    expect(idle.current()).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import { START_LANES } from "@wf/shared/execution";
 import type { ConcurrencyBound } from "@wf/shared/nats";
 
 /** What one consumer reports of itself to its bound (consumeCommands' `observe`). */
@@ -16,12 +17,24 @@ interface Lane {
  * waiting split it evenly, and a lane over its share takes nothing until it is back under it
  * (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
  * slot fetch at once.
+ *
+ * A yield is for the owners whose starts flood in, not for the others: while the bound is under `full`, only lanes with
+ * more than a few messages waiting (their even share of `full`) are held to it; a lane with no more than that is served
+ * as if nobody yielded, within `full`. One owner's flood then slows its own executions, not a quiet owner's.
  */
 export class LaneShares {
   readonly #lanes: Lane[] = [];
   #settled = 0;
 
-  constructor(private readonly total: ConcurrencyBound) {
+  /** Messages waiting in a lane at or under which it is not held to a yield. */
+  readonly #few: number;
+
+  /** `full`: the bound when nobody yields (WF_EXEC_CONCURRENCY); `total` is under it while the executor yields. */
+  constructor(
+    private readonly total: ConcurrencyBound,
+    private readonly full: number,
+  ) {
+    this.#few = Math.ceil(full / START_LANES);
     total.onChange(() => this.#changed());
   }
 
@@ -56,10 +69,19 @@ export class LaneShares {
 
   #bound(lane: Lane): number {
     const total = this.total.current();
-    const room = total - this.inHand();
+    const fullRoom = this.full - this.inHand();
+    if (total >= this.full || lane.pending <= this.#few) return this.#share(lane, this.#lanes, this.full, fullRoom);
+    // Held to the yield, with the other lanes flooded: what they hold counts against it, and never past `full`.
+    const held = this.#lanes.filter((l) => l.pending > this.#few);
+    const room = total - held.reduce((sum, l) => sum + l.inHand, 0);
+    return this.#share(lane, held, total, Math.min(room, fullRoom));
+  }
+
+  /** A lane's bound among `lanes` sharing `bound`, with `room` free under it. */
+  #share(lane: Lane, lanes: Lane[], bound: number, room: number): number {
     if (lane.pending === 0) return room > 0 ? lane.inHand + 1 : lane.inHand;
-    const waiting = this.#lanes.filter((l) => l.pending > 0).length;
-    const share = Math.max(1, Math.ceil(total / waiting));
+    const waiting = lanes.filter((l) => l.pending > 0).length;
+    const share = Math.max(1, Math.ceil(bound / waiting));
     return Math.min(share, lane.inHand + Math.max(room, 0));
   }
 
