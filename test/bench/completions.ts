@@ -4,6 +4,8 @@ import { streamNames, subjects } from "@wf/shared/nats";
 /** The terminal event of one execution, as seen by the benchmark client. */
 export interface Completion {
   type: string;
+  /** The execution's owner, from the event's subject. */
+  ownerId: string;
   /** performance.now() when the event reached this client. */
   seenAt: number;
   output: unknown;
@@ -29,14 +31,20 @@ export class CompletionWatcher {
 
   private constructor(private readonly ns: string) {}
 
-  static async open(js: JetStreamClient, jsm: JetStreamManager, ns: string): Promise<CompletionWatcher> {
+  /** `ownerId`: only that owner's executions. */
+  static async open(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    ns: string,
+    opts: { ownerId?: string } = {},
+  ): Promise<CompletionWatcher> {
     const w = new CompletionWatcher(ns);
     const stream = streamNames(ns).evt;
     const info = await jsm.streams.info(stream);
     const from = info.state.last_seq + 1;
     for (const type of TERMINAL_TYPES) {
       const consumer = await js.consumers.get(stream, {
-        filter_subjects: subjects(ns).eventFilter({ type }),
+        filter_subjects: subjects(ns).eventFilter({ type, ...opts }),
         deliver_policy: DeliverPolicy.StartSequence,
         opt_start_seq: from,
       });
@@ -79,9 +87,8 @@ export class CompletionWatcher {
     const seenAt = performance.now();
     // <ns>.evt.<owner>.<workflow>.<exec>.<type>: the ids come from the subject, no lookup needed.
     const tokens = subject.slice(this.ns.length + 1).split(".");
-    const executionId = tokens[3];
-    const type = tokens[4];
-    if (!executionId || !type) return;
+    const [, ownerId, , executionId, type] = tokens;
+    if (!ownerId || !executionId || !type) return;
     let data: { output?: unknown; duration?: unknown; error?: unknown } = {};
     try {
       data = (JSON.parse(body) as { data?: typeof data }).data ?? {};
@@ -90,6 +97,7 @@ export class CompletionWatcher {
     }
     const c: Completion = {
       type,
+      ownerId,
       seenAt,
       output: data.output ?? null,
       duration: typeof data.duration === "number" ? data.duration : null,

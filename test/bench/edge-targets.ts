@@ -85,9 +85,9 @@ export async function startEdgeTargets(
 export async function seedEnterpriseWorkflow(
   store: Store,
   yaml: string,
+  userId = newId(),
 ): Promise<{ userId: string; workflow: WorkflowRecord }> {
   const now = Date.now();
-  const userId = newId();
   await store.users.create({
     id: userId,
     email: `${userId}@bench.example`,

@@ -3,13 +3,13 @@ import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ENV_SCHEMA, loadConfig } from "@wf/shared/config";
-import { newId } from "@wf/shared/execution";
+import { newId, ownerLane } from "@wf/shared/execution";
 import { connectNats, streamPlacement } from "@wf/shared/nats";
 import { SecretBox, serverKey } from "@wf/shared/secrets";
 import { openStore, type Store } from "@wf/shared/store";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
-import { CompletionWatcher } from "./completions";
+import { CompletionWatcher, type Completion } from "./completions";
 import { sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
@@ -205,7 +205,10 @@ export async function startE2eService(
   server: { url: string },
   env: Record<string, string> | undefined,
   track: (close: () => Promise<void>) => () => void,
-): Promise<{ target(nc: NatsConnection, webhooks: number): Promise<E2eTarget>; stop(): Promise<void> }> {
+): Promise<{
+  target(nc: NatsConnection, webhooks: number, opts?: { quiet?: boolean }): Promise<E2eTarget>;
+  stop(): Promise<void>;
+}> {
   const ns = `e2e${newId().slice(-10)}`;
   const service = await startServiceProcess(
     ENTRIES.allInOne,
@@ -226,7 +229,7 @@ export async function startE2eService(
   let seeded: { store: Store; box: SecretBox; userId: string; workflowId: string } | undefined;
   let stopped: Promise<void> | undefined;
   return {
-    async target(nc, webhooks) {
+    async target(nc, webhooks, opts = {}) {
       if (!seeded) {
         // The service's placement (three copies on a cluster): opening the store reconciles its buckets to it.
         const store = await openStore({
@@ -246,7 +249,19 @@ export async function startE2eService(
         seeded = { store, box, userId, workflowId: workflow.id };
       }
       const webhookIds = await seedWebhooks(seeded.store, seeded.box, seeded.userId, seeded.workflowId, webhooks);
-      return { ns, pid: service.pid, url, path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger` };
+      const target: E2eTarget = {
+        ns,
+        pid: service.pid,
+        url,
+        path: (i) => `/api/webhooks/${webhookIds[i % webhookIds.length]}/trigger`,
+      };
+      if (!opts.quiet) return target;
+      // Another owner, in another start lane than the flood's: what the executor's yield does to a bystander.
+      let ownerId = newId();
+      while (ownerLane(ownerId) === ownerLane(seeded.userId)) ownerId = newId();
+      const { workflow } = await seedEnterpriseWorkflow(seeded.store, QUIET_WORKFLOW, ownerId);
+      const [quietHook] = await seedWebhooks(seeded.store, seeded.box, ownerId, workflow.id, 1);
+      return { ...target, quiet: { ownerId, path: `/api/webhooks/${quietHook}/trigger` } };
     },
     stop() {
       stopped ??= (async () => {
@@ -268,7 +283,19 @@ export interface E2eTarget {
   pid: number;
   url: string;
   path(connection: number): string;
+  /** Another owner's webhook, whose executions the run's figures leave out. */
+  quiet?: { ownerId: string; path: string };
 }
+
+/**
+ * The quiet owner's workflow: it holds an executor's slot for a second, as a step waiting on an LLM does (a wait that
+ * short stays in hand), then ends with a transform.
+ */
+const QUIET_WORKFLOW = `name: bench-quiet-hold
+steps:
+  - { name: call, type: wait, seconds: 1 }
+  - { name: done, type: transform, output: 1 }
+`;
 
 /** How a run sends its triggers: `load` drives them (open loop at `ratePerSec`, or closed loop: 0). */
 export interface E2eLoad {
@@ -310,13 +337,13 @@ export async function runAt(
   const triggersEnded = performance.now();
   const accepted = webhook.allStatuses["202"] ?? 0;
   const deadline = triggersEnded + run.drainMs;
-  while (watcher.unclaimed().length < accepted && performance.now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
+  const quietOwner = target.quiet?.ownerId;
+  const mine = (): Completion[] => watcher.unclaimed().filter((c) => c.ownerId !== quietOwner);
+  while (mine().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const cpu1 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const messages1 = await natsMessages(monitorUrl);
   await watcher.close();
-  const completions = watcher
-    .unclaimed()
+  const completions = mine()
     .filter((c) => c.type === "exec_completed")
     .map((c) => c.seenAt);
   const from = started + run.warmupMs;

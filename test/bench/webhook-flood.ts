@@ -1,10 +1,14 @@
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ENV_SCHEMA } from "@wf/shared/config";
 import { EdgeLatency } from "@wf/shared/messages";
 import { connectNats, subjects } from "@wf/shared/nats";
 import { runLoad } from "./api-load";
-import { median, round } from "./stats";
-import { runAt, startE2eService, type E2eMeasurement } from "./webhook-e2e";
+import { withTimeout } from "./bounded";
+import { CompletionWatcher } from "./completions";
+import { median, round, summarize, type Summary } from "./stats";
+import { BODY, SIGNATURE } from "./webhook-bench";
+import { runAt, startE2eService, type E2eMeasurement, type E2eTarget } from "./webhook-e2e";
 
 export interface WebhookFloodSizes {
   connections: number;
@@ -37,8 +41,21 @@ export const WEBHOOK_FLOOD_QUICK_SIZES: WebhookFloodSizes = {
 /** Completions while triggers arrive, as a share of the same run's drain rate (the executor alone). */
 export const FLOOD_AIM = { drainShare: 0.5 } as const;
 
-/** A run, with the 99th percentiles its edge reported each half second (what the executor's yield judges). */
-export type FloodRun = E2eMeasurement & { edgeP99sMs: number[] };
+/**
+ * A run, with the 99th percentiles its edge reported each half second (what the executor's yield judges), and how a
+ * quiet owner's workflows fared beside the flood.
+ */
+export type FloodRun = E2eMeasurement & { edgeP99sMs: number[]; quiet: QuietOwner };
+
+/** Another owner's workflows, triggered QUIET_EVERY_MS while the flood lasts: trigger to completion, as its client sees. */
+export interface QuietOwner {
+  triggered: number;
+  completed: number;
+  latencyMs: Summary | null;
+}
+
+/** Four of the quiet owner's triggers a second: a tenant that is not flooding. */
+const QUIET_EVERY_MS = 250;
 
 export interface WebhookFloodResult {
   /** The service with its defaults (its executor yields to a growing backlog), one run per round. */
@@ -71,7 +88,8 @@ export async function runWebhookFlood(
     let sub: { unsubscribe(): void } | undefined;
     try {
       const { connections, warmupMs, durationMs, drainMs } = sizes;
-      const target = await service.target(nc, connections);
+      const target = await service.target(nc, connections, { quiet: true });
+      const quiet = quietOwner(nc, target, drainMs);
       sub = nc.subscribe(subjects(target.ns).edgeLatency, {
         callback: (_err, msg) => {
           const report = EdgeLatency.safeParse(msg.json());
@@ -81,10 +99,22 @@ export async function runWebhookFlood(
       const measured = await runAt(
         nc,
         target,
-        { ratePerSec: 0, warmupMs, drainMs, load: (target) => runLoad(target, { connections, warmupMs, durationMs }) },
+        {
+          ratePerSec: 0,
+          warmupMs,
+          drainMs,
+          load: async (target) => {
+            quiet.start();
+            try {
+              return await runLoad(target, { connections, warmupMs, durationMs });
+            } finally {
+              quiet.stop();
+            }
+          },
+        },
         server.monitorUrl,
       );
-      return { ...measured, edgeP99sMs };
+      return { ...measured, edgeP99sMs, quiet: await quiet.result() };
     } finally {
       sub?.unsubscribe();
       await service.stop();
@@ -107,6 +137,61 @@ export async function runWebhookFlood(
   }
 }
 
+/**
+ * Triggers the target's quiet owner every QUIET_EVERY_MS from `start` to `stop`, one at a time, and times each
+ * accepted one from its trigger to its exec_completed event; `result` waits at most `drainMs` for the last ones.
+ */
+function quietOwner(
+  nc: NatsConnection,
+  target: E2eTarget,
+  drainMs: number,
+): { start(): void; stop(): void; result(): Promise<QuietOwner> } {
+  const { ownerId, path } = target.quiet!;
+  const watching = jetstreamManager(nc).then((jsm) =>
+    CompletionWatcher.open(jetstream(nc), jsm, target.ns, { ownerId }),
+  );
+  const ends: Promise<number | null>[] = [];
+  let triggered = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const trigger = async (): Promise<number | null> => {
+    const watcher = await watching;
+    const sentAt = performance.now();
+    const res = await fetch(`${target.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-webhook-signature": SIGNATURE },
+      body: BODY,
+    });
+    const body = (await res.json()) as { executionId?: string };
+    if (res.status !== 202 || !body.executionId) return null;
+    const end = await withTimeout(
+      watcher.expect(body.executionId),
+      drainMs + 30_000,
+      "the quiet owner's execution",
+    ).catch(() => null);
+    return end?.type === "exec_completed" ? end.seenAt - sentAt : null;
+  };
+  return {
+    start() {
+      timer = setInterval(() => {
+        triggered += 1;
+        ends.push(trigger().catch(() => null));
+      }, QUIET_EVERY_MS);
+    },
+    stop() {
+      clearInterval(timer);
+    },
+    async result() {
+      const latencies = (await Promise.all(ends)).filter((ms): ms is number => ms !== null);
+      await (await watching).close();
+      return {
+        triggered,
+        completed: latencies.length,
+        latencyMs: latencies.length > 0 ? summarize(latencies.map((ms) => round(ms, 1))) : null,
+      };
+    },
+  };
+}
+
 /** Completions while triggers arrived over the drain rate; null when nothing was left to drain. */
 export function drainShare(m: E2eMeasurement): number | null {
   return m.drainPerSec > 0 ? round(m.completedPerSec / m.drainPerSec, 2) : null;
@@ -120,7 +205,7 @@ export function renderWebhookFlood(r: WebhookFloodResult): string {
       `p99 ${m.webhook.latencyMs.p99} ms; completed ${m.completedPerSec}/s while triggers arrived, ` +
       `${m.drainPerSec}/s draining after (${share === null ? "nothing left" : `${share} of it`}); ` +
       `${m.completed} of ${m.accepted} completed, the last ${m.drainSeconds} s after the triggers stopped; ` +
-      edgeText(m.edgeP99sMs)
+      `${edgeText(m.edgeP99sMs)}; ${quietText(m.quiet)}`
     );
   };
   // A run with nothing left to drain kept up with its triggers: as good a share as any.
@@ -141,6 +226,17 @@ export function renderWebhookFlood(r: WebhookFloodResult): string {
     `  aim: completions while triggers arrive >= ${FLOOD_AIM.drainShare * 100}% of the drain rate, webhook p99 no worse than never yielding (medians): ` +
       (met ? "MET" : "NOT MET"),
   ].join("\n");
+}
+
+/** How the quiet owner's workflows fared beside the flood. */
+export function quietText(q: QuietOwner): string {
+  const latency = q.latencyMs
+    ? `, trigger to completion median ${q.latencyMs.median} ms, p90 ${q.latencyMs.p90} ms, max ${q.latencyMs.max} ms`
+    : "";
+  return (
+    `another owner's workflows (each holding its slot for 1 s, as an LLM call does), ${1000 / QUIET_EVERY_MS} a second ` +
+    `beside the flood: ${q.completed} of ${q.triggered} completed${latency}`
+  );
 }
 
 /** What the edge reported: its half seconds' 99th percentiles, and how many were slow enough to start a yield. */
