@@ -138,8 +138,9 @@ export async function runWebhookFlood(
 }
 
 /**
- * Triggers the target's quiet owner every QUIET_EVERY_MS from `start` to `stop`, one at a time, and times each
- * accepted one from its trigger to its exec_completed event; `result` waits at most `drainMs` for the last ones.
+ * Triggers the target's quiet owner every QUIET_EVERY_MS from `start` to `stop`, whether or not the last one has ended,
+ * and times each accepted one from its trigger to its exec_completed event; `result` waits for them, each at most the
+ * drain's bound and 30 s more.
  */
 function quietOwner(
   nc: NatsConnection,
