@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleBeside } from "../../scripts/build/bundle";
-import { TEST_BUILD_ENV } from "../support/built-entries";
+import { TEST_BUILD_ENV } from "@wf/testing";
 import makeTestBuild from "../support/test-build";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

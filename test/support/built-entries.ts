@@ -3,9 +3,6 @@ import { join } from "node:path";
 import { TEST_BUILD_ENV } from "@wf/testing";
 import { entries } from "../../scripts/build/entries";
 
-/** Where the test run's global setup (test-build.ts) put the bundles, for the test files' processes. */
-export { TEST_BUILD_ENV };
-
 /**
  * The node arguments that run `source` (an entry point's path from the repository's root) as its
  * own process: its bundle of this test run (as `npm start` and the image run it), or with `fromSource` the TypeScript

@@ -10,14 +10,13 @@ import {
 import { streamNames, subjects } from "@wf/shared/nats";
 import { startExecution } from "@wf/shared/client";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
-import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
+import { startNatsServer, TEST_BUILD_ENV, waitFor, type NatsServerHandle } from "@wf/testing";
 import { parseWorkflow } from "@wf/shared/workflow";
 import type { TriggerSource } from "@wf/shared/execution";
 import { StartCommand } from "@wf/shared/messages";
 import { startApprovals } from "@wf/approvals";
 import { startExecutor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
-import { TEST_BUILD_ENV } from "./built-entries";
 import { EGRESS_TEST_ALLOWANCE } from "./egress-allowance";
 import { ONE_SANDBOX_RUNNER } from "./sandbox-pool";
 

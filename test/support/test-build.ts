@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleEntries } from "../../scripts/build/bundle";
 import { ASSETS } from "../../scripts/build/entries";
-import { TEST_BUILD_ENV } from "./built-entries";
+import { TEST_BUILD_ENV } from "@wf/testing";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
