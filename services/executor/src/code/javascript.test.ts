@@ -124,6 +124,7 @@ describe("JavaScript code steps", () => {
         probe(() => JSON.stringify({ a: 1 })), probe(() => Math.max(1, 2)), probe(() => typeof Promise.prototype.then),
         probe(() => /x/.exec("the secret")), probe(() => typeof RegExp.lastMatch), probe(() => String([1, 2])),
         probe(() => Symbol.for("k").description), probe(() => typeof Function("return this")().leak),
+        probe(() => typeof $0[1].leak), probe(() => typeof $0[2].leak),
       ];`;
     const meddle = `
       const attempt = (f) => { try { f(); return "changed"; } catch (e) { return e.name; } };
@@ -135,6 +136,7 @@ describe("JavaScript code steps", () => {
         attempt(() => { JSON.stringify = () => "mine"; }), attempt(() => { Math.max = () => 0; }),
         attempt(() => { Promise.prototype.then = null; }), attempt(() => { Array.prototype.toString = () => "mine"; }),
         attempt(() => { Function("return this")().leak = 1; }), attempt(() => { Object.getPrototypeOf(globalThis).leak = 1; }),
+        attempt(() => { $0[1].leak = 1; }), attempt(() => { $0[2].leak = 1; }),
         typeof globalThis.leak,
       ];`;
     const before = await runner.run(js(fingerprint, ours));

@@ -65,13 +65,14 @@ const PRELUDE = `return (() => {
       return "Uncaught exception";
     }
   };
-  const settle = (promise) => promise.then(
+  // Frozen: every step of the realm reaches it (as $0[1]), and must not find a property another step left on it.
+  const settle = freeze((promise) => promise.then(
     (value) => {
       try { return "R" + (stringify(value === undefined ? null : value) ?? "null"); }
       catch (error) { return "Eoutput is not JSON-serialisable: " + describe(error); }
     },
     (error) => "E" + describe(error),
-  );
+  ));
   return (step) => {
     // Counted here too, so that a logging loop stops crossing into the host once nothing more is kept.
     let lines = 0;
@@ -134,7 +135,8 @@ export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
  * The step's source: its code is the body of an async, strict function made inside
  * `with (terminator) with (scope)`, so that every name it does not declare resolves through its
  * own global object or the terminator, never past them (to the wrapper's $1…$4 or the realm's
- * global); the one name the terminator lets through, $0, holds only what is the step's own.
+ * global); the one name the terminator lets through, $0, holds the step's own scope and function, and
+ * the realm's settle and terminator, both frozen.
  * The function opens on the first line, so the step's lines are its own, one down.
  */
 export function stepSource(fn: string): string {
