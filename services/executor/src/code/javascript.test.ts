@@ -175,6 +175,71 @@ describe("JavaScript code steps", () => {
     }
   });
 
+  describe("one owner's steps sent together, which share calls into an isolate", () => {
+    const light = (n: number, extra: Partial<CodeRequest> = {}): CodeRequest =>
+      js(`console.log("step", input.n); artifacts.write("n.txt", String(input.n)); return input.n * 2;`, {
+        owner: "together",
+        input: { n },
+        ...extra,
+      });
+    const expectLight = (result: Awaited<ReturnType<CodeRunner["run"]>>, n: number): void => {
+      expect(result).toMatchObject({ ok: true, output: n * 2, logs: [`step ${n}`] });
+      expect(result.artifacts.map((a) => [a.path, a.content.toString()])).toEqual([["n.txt", String(n)]]);
+    };
+
+    it("give each step its own output, logs and files", async () => {
+      const other = "console.log('other', input.n); return -input.n;";
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, n) =>
+          n % 4 === 3 ? runner.run(js(other, { owner: "together", input: { n } })) : runner.run(light(n)),
+        ),
+      );
+      results.forEach((result, n) => {
+        if (n % 4 === 3) expect(result).toMatchObject({ ok: true, output: -n, logs: [`other ${n}`], artifacts: [] });
+        else expectLight(result, n);
+      });
+    });
+
+    it("run the others again alone when one holds their call: outputs, logs and files once each", async () => {
+      // The endless loop's code is new here, so nothing keeps it from the others' call until it has held one.
+      const stuck = runner.run(js("console.log('looping'); for (;;) {}", { owner: "together", timeoutMs: 1_500 }));
+      const results = await Promise.all(Array.from({ length: 10 }, (_, n) => runner.run(light(n))));
+      results.forEach(expectLight);
+      expect(await stuck).toMatchObject({
+        ok: false,
+        timedOut: true,
+        error: "timed out after 1.5 s",
+        logs: ["looping"],
+      });
+    });
+
+    it("fail a step past the memory limit alone, the others with their outputs", async () => {
+      const hog = runner.run(
+        js("const a = []; for (;;) a.push({ n: a.length, s: 'x' + a.length });", { owner: "together" }),
+      );
+      const results = await Promise.all(Array.from({ length: 10 }, (_, n) => runner.run(light(n))));
+      results.forEach(expectLight);
+      expect(await hog).toMatchObject({ ok: false, timedOut: false, error: "memory limit of 32 MB exceeded" });
+    });
+
+    it("fail a step that does not compile with its line, the others with their outputs", async () => {
+      const broken = runner.run(js("const a = 1;\nlet x = ;", { owner: "together" }));
+      const results = await Promise.all(Array.from({ length: 10 }, (_, n) => runner.run(light(n))));
+      results.forEach(expectLight);
+      const result = await broken;
+      expect(!result.ok && result.error).toMatch(/^SyntaxError: .* \(line 2\)$/);
+    });
+
+    it("end an aborted step, the others with their outputs", async () => {
+      const controller = new AbortController();
+      const aborted = runner.run(light(100, { code: "for (;;) {}", timeoutMs: 60_000 }), controller.signal);
+      const results = Promise.all(Array.from({ length: 10 }, (_, n) => runner.run(light(n))));
+      controller.abort();
+      expect(await aborted).toMatchObject({ ok: false, timedOut: false, error: "aborted" });
+      (await results).forEach(expectLight);
+    });
+  });
+
   it("does not hold another owner's step back behind one owner's steps stuck in endless loops", async () => {
     // More than the isolates a runner keeps and than one free owner's share of them (2 each here).
     const order: string[] = [];

@@ -93,18 +93,22 @@ const PRELUDE = `return (() => {
   };
 })();`;
 
-/** Where a realm's host callbacks deliver: the step using it, by its number, once it has one. */
-interface Sink {
-  step: number;
-  logs?: LogLines;
-  artifacts?: ArtifactSet;
+/** What a step's host callbacks deliver to. */
+export interface StepSink {
+  logs: LogLines;
+  artifacts: ArtifactSet;
 }
 
-/** A locked-down context, serving one step at a time, any step: none can leave anything in it for the next. */
+/**
+ * A locked-down context serving any step, several of one owner's in a call: none can leave anything in it for
+ * another.
+ */
 export interface Realm {
   context: ivm.Context;
   begin: ivm.Reference<unknown>;
-  sink: Sink;
+  batch: ivm.Reference<unknown>;
+  /** The steps running in it, by number: a line or file of any other step is dropped. */
+  sinks: Map<number, StepSink>;
 }
 
 /**
@@ -113,22 +117,45 @@ export interface Realm {
  */
 export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
   const context = await isolate.createContext();
-  const sink: Sink = { step: 0 };
+  const sinks = new Map<number, StepSink>();
   // A line or file from an earlier step (a callback it left behind) is dropped, never given to the next.
-  const send = new ivm.Callback(
-    (step: number, line: string) => (step === sink.step ? sink.logs?.push(line) : undefined),
-    { ignored: true },
-  );
+  const send = new ivm.Callback((step: number, line: string) => sinks.get(step)?.logs.push(line), { ignored: true });
   const write = new ivm.Callback((step: number, path: string, content: string | Uint8Array) => {
-    if (step === sink.step) sink.artifacts?.add(artifactPath(path), Buffer.from(content));
+    sinks.get(step)?.artifacts.add(artifactPath(path), Buffer.from(content));
   });
   await context.eval(SES_SOURCE);
   await context.eval(LOCKDOWN);
-  const begin = await context.evalClosure(PRELUDE, [send, write], {
+  const begin = (await context.evalClosure(PRELUDE, [send, write], {
     filename: "prelude.js",
     result: { reference: true },
-  });
-  return { context, begin: begin as ivm.Reference<unknown>, sink };
+  })) as ivm.Reference<unknown>;
+  const batch = (await context.evalClosure(BATCH, [begin.derefInto()], {
+    filename: "batch.js",
+    result: { reference: true },
+  })) as ivm.Reference<unknown>;
+  return { context, begin, batch, sinks };
+}
+
+/**
+ * Runs several steps in one call into the isolate: its arguments are, per step, its maker (stepMaker) and the
+ * maker's arguments; it settles with each step's settled string, in order.
+ */
+const BATCH = `const begin = $0;
+return (...flat) => {
+  const settled = [];
+  for (let i = 0; i < flat.length; i += 5) {
+    try {
+      settled.push(flat[i](begin, flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]));
+    } catch (error) {
+      settled.push("E" + String(error));
+    }
+  }
+  return Promise.all(settled);
+};`;
+
+/** The step's maker: stepSource as a function of its five arguments, evaluated to a reference. */
+export function stepMaker(fn: string): string {
+  return `(function ($0, $1, $2, $3, $4) { ${stepSource(fn)} })`;
 }
 
 /**
