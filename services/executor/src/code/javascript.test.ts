@@ -150,6 +150,49 @@ describe("JavaScript code steps", () => {
     }
   });
 
+  it("lets a step reach nothing unfrozen but its own objects: no channel to another step through the realm", async () => {
+    // Every object reachable from the step's names (its global scope and the wrapper's $0), through properties,
+    // accessors and prototypes.
+    const code = `
+      const own = [globalThis, $0, $0[3], console.log, artifacts.write];
+      const byteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+      const slots = [
+        ["Map", (v) => Map.prototype.has.call(v, 0)], ["Set", (v) => Set.prototype.has.call(v, 0)],
+        ["WeakMap", (v) => WeakMap.prototype.has.call(v, {})], ["WeakSet", (v) => WeakSet.prototype.has.call(v, {})],
+        ["Date", (v) => Date.prototype.getTime.call(v)], ["ArrayBuffer", (v) => byteLength.call(v)],
+        ["view", (v) => { if (!ArrayBuffer.isView(v)) throw new TypeError(); }],
+      ];
+      const seen = new Set();
+      const open = [];
+      const queue = [[globalThis, "globalThis"], [$0, "$0"]];
+      while (queue.length > 0) {
+        const [value, path] = queue.shift();
+        if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
+        seen.add(value);
+        if (!Object.isFrozen(value) && !own.includes(value)) open.push(path);
+        // State that freezing does not hold: a frozen Map still takes set(), a frozen Date setTime().
+        for (const [brand, probe] of slots) {
+          try {
+            probe(value);
+            open.push(path + " (" + brand + ")");
+          } catch {}
+        }
+        for (const key of Reflect.ownKeys(value)) {
+          const d = Object.getOwnPropertyDescriptor(value, key);
+          const at = path + "." + String(key);
+          if ("value" in d) queue.push([d.value, at]);
+          if (d.get) queue.push([d.get, at + " (get)"]);
+          if (d.set) queue.push([d.set, at + " (set)"]);
+        }
+        queue.push([Object.getPrototypeOf(value), path + ".__proto__"]);
+      }
+      return { reached: seen.size, open };`;
+    const result = await runner.run(js(code, { timeoutMs: 20_000 }));
+    expect(result).toMatchObject({ ok: true, output: { open: [] } });
+    // The walk went through the shared globals and intrinsics, not only the step's few objects.
+    expect(result.ok && (result.output as { reached: number }).reached).toBeGreaterThan(500);
+  });
+
   it("gives each step its own log allowance", async () => {
     const noisy = "for (let i = 0; i < 1500; i++) console.log(i); return 0";
     for (let i = 0; i < 2; i++) {
