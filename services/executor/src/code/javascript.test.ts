@@ -283,6 +283,18 @@ describe("JavaScript code steps", () => {
     });
   });
 
+  it("compiles a code again once its isolate dropped it for newer codes, many or long", async () => {
+    const long = (i: number): string => `//${"/".repeat(60_000)}${i}\nreturn ${i};`;
+    const short = (i: number): string => `return ${i} + 0.5;`;
+    // Past both of what an isolate keeps compiled: 1 MB of source, 256 codes.
+    for (let i = 0; i < 40; i++) expect(await runner.run(js(long(i)))).toMatchObject({ ok: true, output: i });
+    for (let i = 0; i < 600; i++) expect(await runner.run(js(short(i)))).toMatchObject({ ok: true, output: i + 0.5 });
+    for (let i = 0; i < 5; i++) {
+      expect(await runner.run(js(long(i)))).toMatchObject({ ok: true, output: i });
+      expect(await runner.run(js(short(i)))).toMatchObject({ ok: true, output: i + 0.5 });
+    }
+  });
+
   it("does not hold another owner's step back behind one owner's steps stuck in endless loops", async () => {
     // More than the isolates a runner keeps and than one free owner's share of them (2 each here).
     const order: string[] = [];

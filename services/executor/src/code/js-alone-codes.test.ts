@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALONE_RUNS, AloneCodes, HEAVY_MS } from "./js-alone-codes";
+import { ALONE_RUNS, AloneCodes, codeKey, HEAVY_MS } from "./js-alone-codes";
 
 describe("AloneCodes", () => {
   it("shares calls for a code until a shared call of it fails, then after ALONE_RUNS light runs alone", () => {
@@ -30,5 +30,12 @@ describe("AloneCodes", () => {
     const codes = new AloneCodes();
     for (let i = 0; i <= 1_024; i++) codes.failedShared(`code ${i}`);
     expect([codes.alone("code 0"), codes.alone("code 1"), codes.alone("code 1024")]).toEqual([false, true, true]);
+  });
+
+  it("knows a code by a short key, the same for the same code and another for another", () => {
+    const long = "x".repeat(1_000_000);
+    expect(codeKey(long).length).toBeLessThan(40);
+    expect(codeKey(`${long}a`)).toBe(codeKey(`${long}a`));
+    expect(codeKey(`${long}a`)).not.toBe(codeKey(`${long}b`));
   });
 });

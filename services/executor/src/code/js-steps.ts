@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import ivm from "isolated-vm";
 import { ArtifactSet, describeBytes } from "./artifacts";
 import { FairSlots } from "./fair-slots";
-import { AloneCodes } from "./js-alone-codes";
+import { AloneCodes, codeKey } from "./js-alone-codes";
 import { makeRealm, stepFunction, stepMaker, type Realm } from "./js-realm";
 import { LogLines, timeoutMessage } from "./output";
 import { JS_SHARES, MAX_IDLE_ISOLATES } from "./js-bounds";
@@ -15,8 +15,14 @@ import { DEFAULT_LIMITS, type CodeRequest, type LogListener, type RunResult, typ
  * up; its realm's ~10 ms of lockdown come to ~2 µs a run.
  */
 const MAX_RUNS_PER_ISOLATE = 5_000;
-/** Codes whose step makers an isolate keeps compiled; past this the oldest is dropped (and compiled again if used). */
+/**
+ * The step makers an isolate keeps compiled: each holds its code's source, in this process (the key) and in the
+ * isolate, and its compiled function. Bounded in number and in characters of source, so that no owner's codes, many
+ * or long, fill either; past either bound the oldest are dropped (and compiled again if used), and a code longer than
+ * a sixteenth of the characters is compiled for each call.
+ */
 const MAX_MAKERS = 256;
+const MAKER_CHARS = 1024 * 1024;
 /**
  * An owner's next call waits at most this long for one of the MAX_IDLE_ISOLATES slots, then runs
  * anyway in an isolate of its own (while its owner is under its share and the runner under its
@@ -54,6 +60,8 @@ interface PooledIsolate {
   realm: Promise<Realm>;
   /** Each code's step maker, compiled in this isolate, by its function's source. */
   makers: Map<string, Promise<ivm.Reference<unknown>>>;
+  /** The characters of the sources in `makers`. */
+  makerChars: number;
 }
 
 /** A run waiting for its owner's next call into an isolate. */
@@ -64,6 +72,8 @@ interface QueuedRun {
   onLog: LogListener | undefined;
   /** The step's function as source. */
   fn: string;
+  /** Its code's key in AloneCodes. */
+  codeKey: string;
   /** Its variables, input and item as JSON, as the step's maker takes them. */
   json: [string, string, string | undefined];
   chars: number;
@@ -142,7 +152,8 @@ export class JsSteps {
     ];
     const chars = json[0].length + json[1].length + (json[2]?.length ?? 0);
     // Live lines already sent would be sent again by a run again alone.
-    const alone = onLog !== undefined || this.aloneCodes.alone(fn);
+    const code = codeKey(fn);
+    const alone = onLog !== undefined || this.aloneCodes.alone(code);
     const waiting = queue;
     return new Promise<RunResult>((resolve) => {
       const onAbort = (): void => {
@@ -157,6 +168,7 @@ export class JsSteps {
         signal,
         onLog,
         fn,
+        codeKey: code,
         json,
         chars,
         alone,
@@ -266,13 +278,13 @@ export class JsSteps {
     if (!settled && shared) {
       const again = steps.filter((s) => !s.done).map((s) => s.run);
       for (const run of again) {
-        this.aloneCodes.failedShared(run.fn);
+        this.aloneCodes.failedShared(run.codeKey);
         run.alone = true;
       }
       queue.runs.unshift(...again);
       return;
     }
-    if (!shared) this.aloneCodes.ranAlone(runs[0]!.fn, performance.now() - startedAt);
+    if (!shared) this.aloneCodes.ranAlone(runs[0]!.codeKey, performance.now() - startedAt);
     if (!settled) {
       const s = steps[0]!;
       const disposedAtMb = pooled.isolate.isDisposed ? pooled.memoryMb : undefined;
@@ -288,17 +300,21 @@ export class JsSteps {
 
   /** The code's step maker in this isolate, compiled at its first run there. */
   private maker(pooled: PooledIsolate, realm: Realm, fn: string): Promise<ivm.Reference<unknown>> {
-    let made = pooled.makers.get(fn);
-    if (!made) {
-      made = realm.context.eval(stepMaker(fn), {
-        filename: "code.js",
-        lineOffset: -1,
-        reference: true,
-      }) as Promise<ivm.Reference<unknown>>;
-      // A code that does not compile is compiled again at its next run, rather than kept.
-      made.catch(() => pooled.makers.delete(fn));
-      if (pooled.makers.size >= MAX_MAKERS) pooled.makers.delete(pooled.makers.keys().next().value!);
-      pooled.makers.set(fn, made);
+    const kept = pooled.makers.get(fn);
+    if (kept) return kept;
+    const made = realm.context.eval(stepMaker(fn), {
+      filename: "code.js",
+      lineOffset: -1,
+      reference: true,
+    }) as Promise<ivm.Reference<unknown>>;
+    if (fn.length > MAKER_CHARS / 16) return made;
+    // A code that does not compile is compiled again at its next run, rather than kept.
+    made.catch(() => forget(pooled, fn));
+    pooled.makers.set(fn, made);
+    pooled.makerChars += fn.length;
+    for (const [oldest] of pooled.makers) {
+      if (pooled.makerChars <= MAKER_CHARS && pooled.makers.size <= MAX_MAKERS) break;
+      forget(pooled, oldest);
     }
     return made;
   }
@@ -334,7 +350,7 @@ export class JsSteps {
     const realm = makeRealm(isolate);
     // A realm that failed is found by the run that awaits it.
     realm.catch(() => undefined);
-    return { isolate, memoryMb, runs: 0, realm, makers: new Map() };
+    return { isolate, memoryMb, runs: 0, realm, makers: new Map(), makerChars: 0 };
   }
 
   private giveBack(pooled: PooledIsolate, runs: number): void {
@@ -357,6 +373,10 @@ function functionOf(req: CodeRequest): string {
 }
 
 type Failure = Extract<RunResult, { ok: false }>;
+
+function forget(pooled: PooledIsolate, fn: string): void {
+  if (pooled.makers.delete(fn)) pooled.makerChars -= fn.length;
+}
 
 /** The next call of an owner's queue: its first run, and the runs after it that may share its call. */
 function nextCall(queue: OwnerQueue): QueuedRun[] {
