@@ -71,6 +71,15 @@ describe("conditions and errors", () => {
     expect(await evaluateExpression("$process", ctx(), OWNER)).toBeUndefined();
   });
 
+  it("keeps nothing an expression bound for the next evaluation of it, by another owner", async () => {
+    // The hosts keep each expression compiled, by its text, for every owner: a binding must not outlive its evaluation.
+    // Bound outside any block, the variable lands in the evaluation's own frame.
+    const remember = '$exists($kept) ? "left: " & $kept : $kept := vars.ticket_id';
+    expect(await evaluateExpression(remember, ctx(), OWNER)).toBe("T-1");
+    const other = ctx({ vars: { ticket_id: "T-2" } });
+    for (let i = 0; i < 8; i++) expect(await evaluateExpression(remember, other, `other-${i}`)).toBe("T-2");
+  });
+
   it("a runaway expression is stopped", async () => {
     const err = await evaluateExpression("($f := function($n) { $f($n + 1) }; $f(0))", ctx(), OWNER).catch(
       (e: unknown) => e,
