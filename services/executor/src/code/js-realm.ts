@@ -105,7 +105,6 @@ export interface StepSink {
  */
 export interface Realm {
   context: ivm.Context;
-  begin: ivm.Reference<unknown>;
   batch: ivm.Reference<unknown>;
   /** The steps running in it, by number: a line or file of any other step is dropped. */
   sinks: Map<number, StepSink>;
@@ -133,7 +132,7 @@ export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
     filename: "batch.js",
     result: { reference: true },
   })) as ivm.Reference<unknown>;
-  return { context, begin, batch, sinks };
+  return { context, batch, sinks };
 }
 
 /**
@@ -166,7 +165,7 @@ export function stepMaker(fn: string): string {
  * the realm's settle and terminator, both frozen.
  * The function opens on the first line, so the step's lines are its own, one down.
  */
-export function stepSource(fn: string): string {
+function stepSource(fn: string): string {
   return `return (($0) => { with ($0[2]) { with ($0[0]) { $0[3] = ${fn}; } } return $0[1]($0[3](JSON.parse($2), JSON.parse($3), $4 === undefined ? undefined : JSON.parse($4))); })($0($1));`;
 }
 

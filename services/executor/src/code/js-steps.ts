@@ -130,12 +130,12 @@ export class JsSteps {
   }
 
   run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
-    if (signal.aborted) return Promise.resolve(withNothing(failure(new Error("aborted"), "aborted", 0, req.timeoutMs)));
+    if (signal.aborted) return Promise.resolve(aborted());
     let fn: string;
     try {
       fn = functionOf(req);
     } catch (err) {
-      return Promise.resolve(withNothing(failure(err, undefined, undefined, req.timeoutMs)));
+      return Promise.resolve(failure(err, undefined, undefined, req.timeoutMs));
     }
     const owner = ownerOf(req);
     const key = `${limits.jsMemoryMb}:${owner}`;
@@ -160,7 +160,7 @@ export class JsSteps {
         const i = waiting.runs.indexOf(run);
         if (i < 0) return;
         waiting.runs.splice(i, 1);
-        resolve(withNothing(failure(new Error("aborted"), "aborted", 0, req.timeoutMs)));
+        resolve(aborted());
       };
       const run: QueuedRun = {
         req,
@@ -233,13 +233,10 @@ export class JsSteps {
     }));
     const end = (s: CallStep, result: Failure): void => {
       s.done = true;
-      s.run.settle(withNothing(result));
+      s.run.settle(result);
     };
     // A run aborted in a shared call ends at once; the call goes on for the others, within its budget.
-    const aborts = steps.map(
-      (s) => () =>
-        shared ? end(s, failure(new Error("aborted"), "aborted", 0, s.run.req.timeoutMs)) : stop("aborted"),
-    );
+    const aborts = steps.map((s) => () => (shared ? end(s, aborted()) : stop("aborted")));
     steps.forEach((s, i) => s.run.signal.addEventListener("abort", aborts[i]!, { once: true }));
     const startedAt = performance.now();
     let realm: Realm | undefined;
@@ -393,8 +390,8 @@ function nextCall(queue: OwnerQueue): QueuedRun[] {
   return runs;
 }
 
-function withNothing(result: Failure): RunResult {
-  return { ...result, logs: [], artifacts: [] };
+function aborted(): Failure {
+  return failure(undefined, "aborted", undefined, 0);
 }
 
 function settledResult(settled: string, maxOutputBytes: number): RunResult {
