@@ -4,41 +4,50 @@ import { hash } from "node:crypto";
 export const HEAVY_MS = 2;
 /** Runs alone a code makes, once found heavy or in a call that failed, before it shares calls again. */
 export const ALONE_RUNS = 20;
-/** Codes remembered, by a hash of each; past this the one found longest ago is forgotten, and shares calls again. */
-const MAX_CODES = 1_024;
+/** Codes remembered per owner; past this the owner's code found longest ago is forgotten, and shares calls again. */
+export const CODES_PER_OWNER = 64;
+/** Owners remembered; past this the owner whose code was found longest ago is forgotten. */
+const MAX_OWNERS = 1_024;
 
 /**
  * Which JavaScript codes run alone in their isolate call, not with their owner's other runs (js-steps.ts): those
  * whose last run alone was heavy, and those of a shared call that failed (past its time budget, or its memory limit).
  * Such a code shares calls again after ALONE_RUNS light runs alone: one that was only unlucky comes back, and one that
- * keeps failing calls costs one failed call per ALONE_RUNS of its runs at most.
+ * keeps failing calls costs one failed call per ALONE_RUNS of its runs at most. Each owner has room of its own: one
+ * owner's many codes push out only its own.
  */
 export class AloneCodes {
-  /** Runs alone left, per code (its codeKey). */
-  private readonly left = new Map<string, number>();
+  /** Runs alone left, per owner and code (its codeKey); owners in the order a code of theirs was last found. */
+  private readonly owners = new Map<string, Map<string, number>>();
 
-  alone(key: string): boolean {
-    return this.left.has(key);
+  alone(owner: string, key: string): boolean {
+    return this.owners.get(owner)?.has(key) ?? false;
   }
 
   /** A call that held the code with others failed. */
-  failedShared(key: string): void {
-    this.set(key);
+  failedShared(owner: string, key: string): void {
+    this.set(owner, key);
   }
 
   /** The code ran alone for `ms`. */
-  ranAlone(key: string, ms: number): void {
-    if (ms >= HEAVY_MS) return this.set(key);
-    const left = this.left.get(key);
-    if (left === undefined) return;
-    if (left <= 1) this.left.delete(key);
-    else this.left.set(key, left - 1);
+  ranAlone(owner: string, key: string, ms: number): void {
+    if (ms >= HEAVY_MS) return this.set(owner, key);
+    const codes = this.owners.get(owner);
+    const left = codes?.get(key);
+    if (!codes || left === undefined) return;
+    if (left > 1) return void codes.set(key, left - 1);
+    codes.delete(key);
+    if (codes.size === 0) this.owners.delete(owner);
   }
 
-  private set(key: string): void {
-    this.left.delete(key);
-    this.left.set(key, ALONE_RUNS);
-    if (this.left.size > MAX_CODES) this.left.delete(this.left.keys().next().value!);
+  private set(owner: string, key: string): void {
+    const codes = this.owners.get(owner) ?? new Map<string, number>();
+    this.owners.delete(owner);
+    this.owners.set(owner, codes);
+    if (this.owners.size > MAX_OWNERS) this.owners.delete(this.owners.keys().next().value!);
+    codes.delete(key);
+    codes.set(key, ALONE_RUNS);
+    if (codes.size > CODES_PER_OWNER) codes.delete(codes.keys().next().value!);
   }
 }
 

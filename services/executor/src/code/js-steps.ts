@@ -153,7 +153,7 @@ export class JsSteps {
     const chars = json[0].length + json[1].length + (json[2]?.length ?? 0);
     // Live lines already sent would be sent again by a run again alone.
     const code = codeKey(fn);
-    const alone = onLog !== undefined || this.aloneCodes.alone(code);
+    const alone = onLog !== undefined || this.aloneCodes.alone(owner, code);
     const waiting = queue;
     return new Promise<RunResult>((resolve) => {
       const onAbort = (): void => {
@@ -277,13 +277,14 @@ export class JsSteps {
     if (!settled && shared) {
       const again = steps.filter((s) => !s.done).map((s) => s.run);
       for (const run of again) {
-        this.aloneCodes.failedShared(run.codeKey);
+        this.aloneCodes.failedShared(queue.owner, run.codeKey);
         run.alone = true;
       }
       queue.runs.unshift(...again);
       return;
     }
-    if (!shared && startedAt > 0) this.aloneCodes.ranAlone(runs[0]!.codeKey, performance.now() - startedAt);
+    if (!shared && startedAt > 0)
+      this.aloneCodes.ranAlone(queue.owner, runs[0]!.codeKey, performance.now() - startedAt);
     if (!settled) {
       const s = steps[0]!;
       const disposedAtMb = pooled.isolate.isDisposed ? pooled.memoryMb : undefined;
