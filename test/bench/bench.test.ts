@@ -182,9 +182,9 @@ describe("bench harness (smoke)", () => {
     expect(r.chain.completed).toBe(2);
     for (const figure of [r.stepMs.median, r.bareMs.median, r.ratio, r.sequenceMs.median, r.chain.endToEndMs.median])
       expect(Number.isFinite(figure)).toBe(true);
-    // A bare fork takes time, and less than a step, which is such a fork and more.
+    // Timed, not compared: with four samples on a loaded machine a fork can take longer than a step, and the suite
+    // asserts no speed.
     expect(r.forkMs.min).toBeGreaterThan(0);
-    expect(r.forkMs.median).toBeLessThan(r.stepMs.median);
     expect(renderPythonSteps(r)).toContain("3 Python steps in sequence");
     expect(renderPythonSteps(r)).toMatch(/bare fork of python3, reaped: +median [\d.]+ ms/);
   }, 120_000);
