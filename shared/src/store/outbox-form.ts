@@ -26,19 +26,27 @@ function mapOutbox(stored: unknown, f: EventMap): unknown {
   return { ...stored, outbox: stored.outbox.map((e: unknown) => (isPlainObject(e) ? f(stored, e) : e)) };
 }
 
+/** The record's field holding each event field that is its execution's own. */
+const RECORD_FIELD_OF: ReadonlyMap<string, string> = new Map(OWN_FIELDS);
+
 function compactEvent(record: Record<string, unknown>, event: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const idPrefix = typeof record.id === "string" ? `${record.id}.` : null;
+  const recordId = record.id;
   for (const key of Object.keys(event)) {
     const value = event[key];
-    const own = OWN_FIELDS.find(([field]) => field === key);
-    if (own && value === record[own[1]]) continue;
+    const recordField = RECORD_FIELD_OF.get(key);
+    if (recordField !== undefined && value === record[recordField]) continue;
     out[key] =
-      key === "id" && idPrefix && typeof value === "string" && value.startsWith(idPrefix)
-        ? value.slice(idPrefix.length - 1)
+      key === "id" && typeof recordId === "string" && ownEventId(value, recordId)
+        ? value.slice(recordId.length)
         : value;
   }
   return out;
+}
+
+/** Whether `value` is `<recordId>.<anything>`, tested without making the prefix. */
+function ownEventId(value: unknown, recordId: string): value is string {
+  return typeof value === "string" && value.charCodeAt(recordId.length) === 46 && value.startsWith(recordId);
 }
 
 function restoreEvent(record: Record<string, unknown>, event: Record<string, unknown>): Record<string, unknown> {

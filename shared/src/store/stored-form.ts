@@ -84,7 +84,9 @@ function compileObject(shape: Record<string, z.ZodType>): Compact | null {
   return (value) => {
     if (!isPlainObject(value)) return value;
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
+    // for-in, not Object.keys: no array is made for each object of the record, at each of its writes.
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
       const v = value[key];
       const field = fields.get(key);
       if (field === undefined) out[key] = v;
@@ -124,6 +126,6 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function mapValues(obj: Record<string, unknown>, f: Compact): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(obj)) out[key] = f(obj[key]);
+  for (const key in obj) if (Object.hasOwn(obj, key)) out[key] = f(obj[key]);
   return out;
 }

@@ -344,8 +344,10 @@ function utf8Bytes(text: string): number {
 function capValues(data: Record<string, unknown>, maxBytes: number): { data: Record<string, unknown>; bytes: number } {
   const out: Record<string, unknown> = {};
   let total = 2;
-  for (const [k, v] of Object.entries(data)) {
-    if (v === undefined) continue;
+  // for-in, not Object.entries: no pair is made per value of every event.
+  for (const k in data) {
+    const v = data[k];
+    if (v === undefined || !Object.hasOwn(data, k)) continue;
     const bytes = typeof v === "object" || typeof v === "string" ? jsonBytes(v) : String(v).length;
     const kept = bytes > maxBytes ? { truncated: true, bytes } : v;
     out[k] = kept;

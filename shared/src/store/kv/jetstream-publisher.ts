@@ -56,7 +56,7 @@ export class JetStreamPublisher {
       messages.map((m) => m.subject),
       checkAck,
     );
-    this.#enqueue(messages.map((m, i) => ({ reply: replies[i]!, ...m })));
+    this.#enqueue(messages.map((m, i) => ({ reply: replies[i]!, subject: m.subject, data: m.data, opts: m.opts })));
     return answer;
   }
 
