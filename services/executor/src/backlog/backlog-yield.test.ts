@@ -204,22 +204,38 @@ describe("the executor's yield to triggers", () => {
       const fromZero = (i: number, settled: number): [number, number, number] => [500 * i, 2_000 * i, settled];
       expect(limits(y, [fromZero(0, 0), fromZero(1, 10)])).toEqual([64, 4]);
       expect(y.drainPerSec()).toBe(null);
-      // 4 at once settle 100/s: it doubles. 8 settle 200/s (twice as much): again. 16 settle 240/s,
-      // under 1.25 x 200: back to 8, where it holds three samples, then tries 16 again.
+      // 4 at once settle 100/s: it doubles. The half second after a doubling holds its new executions' start and is
+      // not judged: 8 settle 120/s there, then 200/s (twice as much): again. 16 settle 240/s, under 1.25 x 200: back
+      // to 8, where it holds three samples, then tries 16 again.
       expect(
         limits(y, [
           fromZero(2, 60),
-          fromZero(3, 160),
-          fromZero(4, 280),
-          fromZero(5, 380),
-          fromZero(6, 480),
-          fromZero(7, 580),
-          fromZero(8, 680),
+          fromZero(3, 120),
+          fromZero(4, 220),
+          fromZero(5, 320),
+          fromZero(6, 440),
+          fromZero(7, 540),
+          fromZero(8, 640),
+          fromZero(9, 740),
+          fromZero(10, 840),
         ]),
-      ).toEqual([8, 16, 8, 8, 8, 8, 16]);
-      expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 16, probe: { phase: "climb", before: 200 } });
+      ).toEqual([8, 8, 16, 16, 8, 8, 8, 8, 16]);
+      expect(y.state()).toMatchObject({
+        kind: "yielding",
+        concurrency: 16,
+        probe: { phase: "climb", before: 200, waited: false },
+      });
       // This time 16 settle 300/s (1.5 x): it goes on to 32, then 64, and holds at the full concurrency.
-      expect(limits(y, [fromZero(9, 830), fromZero(10, 1_080), fromZero(11, 1_480)])).toEqual([32, 64, 64]);
+      expect(
+        limits(y, [
+          fromZero(11, 950),
+          fromZero(12, 1_100),
+          fromZero(13, 1_260),
+          fromZero(14, 1_460),
+          fromZero(15, 1_660),
+          fromZero(16, 1_910),
+        ]),
+      ).toEqual([16, 32, 32, 64, 64, 64]);
       expect(y.state()).toMatchObject({ kind: "yielding", concurrency: 64, probe: { phase: "hold", samples: 0 } });
     });
 
@@ -302,7 +318,10 @@ describe("the executor's yield to triggers", () => {
       expect(y.current()).toBe(4);
       at(2, 60, 30);
       expect(y.current()).toBe(8);
-      at(3, 160, 45);
+      // The half second of the doubling is not judged.
+      at(3, 120, 45);
+      expect(y.current()).toBe(8);
+      at(4, 220, 45);
       expect(y.current()).toBe(16);
       expect(y.state().kind).toBe("yielding");
     });

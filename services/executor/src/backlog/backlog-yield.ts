@@ -22,10 +22,11 @@ export interface BacklogYieldSettings {
 }
 
 /**
- * `climb`: the concurrency was just doubled from a level that settled `before` a second; `hold`: it
- * stays, `samples` spans (CONTROL_MS) so far, before it tries a doubling again.
+ * `climb`: the concurrency was doubled from a level that settled `before` a second, `waited` once the span in which
+ * the new executions began is over (that span is not judged); `hold`: it stays, `samples` spans (CONTROL_MS) so far,
+ * before it tries a doubling again.
  */
-export type Probe = { phase: "climb"; before: number } | { phase: "hold"; samples: number };
+export type Probe = { phase: "climb"; before: number; waited: boolean } | { phase: "hold"; samples: number };
 
 export type YieldState =
   | { kind: "full" }
@@ -209,8 +210,10 @@ export class BacklogYield implements ConcurrencyBound {
     const n = state.concurrency;
     const probe = state.probe ?? { phase: "hold", samples: PROBE_HOLD_SAMPLES };
     const climb = (): void =>
-      this.#move({ ...state, concurrency: 2 * n, probe: { phase: "climb", before: settledPerSec } });
-    if (probe.phase === "hold") {
+      this.#move({ ...state, concurrency: 2 * n, probe: { phase: "climb", before: settledPerSec, waited: false } });
+    // The span of a doubling holds its new executions' start, not what they settle once under way.
+    if (probe.phase === "climb" && !probe.waited) this.#move({ ...state, probe: { ...probe, waited: true } });
+    else if (probe.phase === "hold") {
       if (probe.samples + 1 >= PROBE_HOLD_SAMPLES && 2 * n <= full) climb();
       else this.#move({ ...state, probe: { phase: "hold", samples: probe.samples + 1 } });
     } else if (settledPerSec >= PROBE_GAIN * probe.before && 2 * n <= full) climb();
