@@ -273,6 +273,14 @@ describe("JavaScript code steps", () => {
       expect(!result.ok && result.error).toMatch(/^SyntaxError: .* \(line 2\)$/);
     });
 
+    it("fail TypeScript that cannot be stripped, the others with their outputs", async () => {
+      const broken = runner.run({ ...js("enum E { A }\nreturn 1;", { owner: "together" }), language: "typescript" });
+      const results = await Promise.all(Array.from({ length: 10 }, (_, n) => runner.run(light(n))));
+      results.forEach(expectLight);
+      const result = await broken;
+      expect(!result.ok && result.error).toMatch(/TypeScript enum is not supported in strip-only mode/);
+    });
+
     it("end an aborted step, the others with their outputs", async () => {
       const controller = new AbortController();
       const aborted = runner.run(light(100, { code: "for (;;) {}", timeoutMs: 60_000 }), controller.signal);
@@ -395,6 +403,19 @@ describe("JavaScript code steps", () => {
       language: "typescript",
     });
     expect(!thrown.ok && thrown.error).toBe("Error: typed (line 2)");
+  });
+
+  it("fails TypeScript that cannot be stripped, and never runs a TypeScript code's text as JavaScript", async () => {
+    const typed = "const n: number = input.n;\nreturn n + 1;";
+    const ts = (code: string): CodeRequest => ({ ...js(code), language: "typescript", input: { n: 1 } });
+    const unstrippable = await runner.run(ts("const a = 1;\nenum E { A }\nreturn a;"));
+    expect(!unstrippable.ok && unstrippable.error).toMatch(/TypeScript enum is not supported in strip-only mode/);
+    // Twice each, in turn: whichever ran first, the other language gets its own result.
+    for (let i = 0; i < 2; i++) {
+      expect(await runner.run(ts(typed))).toMatchObject({ ok: true, output: 2 });
+      const asJs = await runner.run({ ...js(typed), input: { n: 1 } });
+      expect(!asJs.ok && asJs.error).toMatch(/^SyntaxError: .*\(line 1\)$/);
+    }
   });
 
   it("rejects a language it does not know", async () => {
