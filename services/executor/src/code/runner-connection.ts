@@ -20,9 +20,10 @@ import {
 /**
  * JavaScript runs sent to one runner at once; the rest queue here. The runner's JavaScript host has 2 to 8 isolates
  * and queues the runs by owner, an owner's turn running up to 16 of them in one call (js-steps.ts), so that its
- * isolates have the next runs at hand while the executor reads their results. With 8 at once, the executor wrote 5 runs to the host per write (3,500 writes for 6,000 3-step
- * workflows), with 64 it wrote 20, and the sustained 3-step JavaScript figure rose by two fifths (2,440/s to 3,400/s
- * on 2 cores). The clock that finds a host stuck allows for what a run waits there (js-run-clock.ts).
+ * isolates have the next runs at hand while the executor reads their results. With 8 at once, the executor wrote 5
+ * runs to the host per write (3,500 writes for 6,000 3-step workflows), with 64 it wrote 20, and the sustained 3-step
+ * JavaScript figure rose by two fifths (2,440/s to 3,400/s on 2 cores). The clock that finds a host stuck allows for
+ * what a run waits there (js-run-clock.ts).
  */
 export const MAX_CONCURRENT_JS_RUNS = 64;
 /**
