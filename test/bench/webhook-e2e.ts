@@ -207,6 +207,8 @@ export async function startE2eService(
   track: (close: () => Promise<void>) => () => void,
 ): Promise<{
   target(nc: NatsConnection, webhooks: number, opts?: { quiet?: boolean }): Promise<E2eTarget>;
+  /** What it has logged so far. */
+  output(): string;
   stop(): Promise<void>;
 }> {
   const ns = `e2e${newId().slice(-10)}`;
@@ -263,6 +265,7 @@ export async function startE2eService(
       const [quietHook] = await seedWebhooks(seeded.store, seeded.box, ownerId, workflow.id, 1);
       return { ...target, quiet: { ownerId, path: `/api/webhooks/${quietHook}/trigger` } };
     },
+    output: () => service.output(),
     stop() {
       stopped ??= (async () => {
         await seeded?.store.close();

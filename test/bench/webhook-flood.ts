@@ -9,6 +9,7 @@ import { CompletionWatcher } from "./completions";
 import { median, round, summarize, type Summary } from "./stats";
 import { BODY, SIGNATURE } from "./webhook-bench";
 import { runAt, startE2eService, type E2eMeasurement, type E2eTarget } from "./webhook-e2e";
+import { yieldsIn, yieldText, type YieldCourseSeen } from "./yield-log";
 
 export interface WebhookFloodSizes {
   connections: number;
@@ -42,10 +43,10 @@ export const WEBHOOK_FLOOD_QUICK_SIZES: WebhookFloodSizes = {
 export const FLOOD_AIM = { drainShare: 0.5 } as const;
 
 /**
- * A run, with the 99th percentiles its edge reported each half second (what the executor's yield judges), and how a
- * quiet owner's workflows fared beside the flood.
+ * A run, with the 99th percentiles its edge reported each half second (what the executor's yield judges), what the
+ * yield did while the triggers came, and how a quiet owner's workflows fared beside the flood.
  */
-export type FloodRun = E2eMeasurement & { edgeP99sMs: number[]; quiet: QuietOwner };
+export type FloodRun = E2eMeasurement & { edgeP99sMs: number[]; yields: YieldCourseSeen; quiet: QuietOwner };
 
 /** Another owner's workflows, triggered QUIET_EVERY_MS while the flood lasts: trigger to completion, as its client sees. */
 export interface QuietOwner {
@@ -90,6 +91,7 @@ export async function runWebhookFlood(
       const { connections, warmupMs, durationMs, drainMs } = sizes;
       const target = await service.target(nc, connections, { quiet: true });
       const quiet = quietOwner(nc, target, drainMs);
+      const span = { from: 0, to: 0 };
       sub = nc.subscribe(subjects(target.ns).edgeLatency, {
         callback: (_err, msg) => {
           const report = EdgeLatency.safeParse(msg.json());
@@ -105,16 +107,19 @@ export async function runWebhookFlood(
           drainMs,
           load: async (target) => {
             quiet.start();
+            span.from = Date.now();
             try {
               return await runLoad(target, { connections, warmupMs, durationMs });
             } finally {
+              span.to = Date.now();
               quiet.stop();
             }
           },
         },
         server.monitorUrl,
       );
-      return { ...measured, edgeP99sMs, quiet: await quiet.result() };
+      const yields = yieldsIn(service.output(), span.from, span.to);
+      return { ...measured, edgeP99sMs, yields, quiet: await quiet.result() };
     } finally {
       sub?.unsubscribe();
       await service.stop();
@@ -206,7 +211,7 @@ export function renderWebhookFlood(r: WebhookFloodResult): string {
       `p99 ${m.webhook.latencyMs.p99} ms; completed ${m.completedPerSec}/s while triggers arrived, ` +
       `${m.drainPerSec}/s draining after (${share === null ? "nothing left" : `${share} of it`}); ` +
       `${m.completed} of ${m.accepted} completed, the last ${m.drainSeconds} s after the triggers stopped; ` +
-      `${edgeText(m.edgeP99sMs)}; ${quietText(m.quiet)}`
+      `${edgeText(m.edgeP99sMs)}; ${yieldText(m.yields)}; ${quietText(m.quiet)}`
     );
   };
   // A run with nothing left to drain kept up with its triggers: as good a share as any.

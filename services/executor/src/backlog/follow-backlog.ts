@@ -2,6 +2,7 @@ import type { JetStreamManager } from "@nats-io/jetstream";
 import type { Logger } from "@wf/shared/log";
 import { edgeTriggerP99, executorConcurrency } from "../ops/concurrency-metrics";
 import type { BacklogYield } from "./backlog-yield";
+import { YieldCourse } from "./yield-course";
 
 export interface BacklogFollowing {
   stop(): void;
@@ -29,28 +30,37 @@ export function followBacklog(opts: {
   const { yieldTo, log } = opts;
   executorConcurrency.set(yieldTo.current());
   let kind = yieldTo.state().kind;
+  const course = new YieldCourse();
   const unfollow = yieldTo.onChange(() => {
     const state = yieldTo.state();
     executorConcurrency.set(yieldTo.current());
-    // A yield's concurrency follows its completions (BacklogYield): logged when it starts and ends.
-    if (state.kind === kind) return;
+    // A yield's concurrency follows its completions (BacklogYield): logged when it starts and, with its course, ends.
+    if (state.kind === kind) {
+      if (state.kind === "yielding") course.change(Date.now(), yieldTo.current());
+      return;
+    }
     kind = state.kind;
-    if (state.kind === "yielding")
+    if (state.kind === "yielding") {
+      course.start(Date.now(), yieldTo.current());
       log.info("the work queue grows fast: triggers first, executions taken fewer at once until it stops growing", {
+        yield: "started",
         concurrency: yieldTo.current(),
         drainPerSec: yieldTo.drainPerSec(),
         edgeP99Ms: opts.edgeP99Ms(),
       });
-    else if (state.kind === "spent")
+      return;
+    }
+    const yielded = course.end(Date.now());
+    if (state.kind === "spent")
       log.warn("the work queue has grown for the longest yield in a row: executions taken at full concurrency again", {
+        yield: "spent",
         concurrency: yieldTo.current(),
+        ...yielded,
       });
     else
       log.info(
         "triggers stopped, the work queue no longer grows, or the edges answer them fast: executions taken at full concurrency",
-        {
-          concurrency: yieldTo.current(),
-        },
+        { yield: "ended", concurrency: yieldTo.current(), ...yielded },
       );
   });
   let stopped = false;
