@@ -186,3 +186,20 @@ export function e2eRatesFromEnv(env: NodeJS.ProcessEnv = process.env): number[] 
     throw new Error(`BENCH_E2E_RATES: ${JSON.stringify(text)} is not a comma-separated list of positive whole numbers`);
   return rates;
 }
+
+/** The most rounds BENCH_ROUNDS may ask for: each costs the suite about 45 s and the flood about 90 s. */
+const MAX_ROUNDS = 15;
+
+/**
+ * BENCH_ROUNDS=7 runs the parts that go in rounds (the suite's sustained runs, the flood) that many times, rather than
+ * their default three, whose median is taken: on a noisy machine a median of three moved by 5–10 points of the raw
+ * bound from one run to the next (2026-12-05).
+ */
+export function roundsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const text = env.BENCH_ROUNDS?.trim();
+  if (!text) return undefined;
+  const rounds = Number(text);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > MAX_ROUNDS)
+    throw new Error(`BENCH_ROUNDS: ${JSON.stringify(text)} is not a whole number from 1 to ${MAX_ROUNDS}`);
+  return rounds;
+}

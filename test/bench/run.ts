@@ -30,7 +30,7 @@ import {
 import { KEY_TIMING_QUICK_SIZES, KEY_TIMING_SIZES, renderKeyTimingBench, runKeyTimingBench } from "./key-timing";
 import { LLM_OVERHEAD_QUICK_SIZES, LLM_OVERHEAD_SIZES, renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
 import { renderWebhookFlood, runWebhookFlood, WEBHOOK_FLOOD_QUICK_SIZES, WEBHOOK_FLOOD_SIZES } from "./webhook-flood";
-import { e2eRatesFromEnv, partsFromEnv, sizesFromEnv } from "./options";
+import { e2eRatesFromEnv, partsFromEnv, roundsFromEnv, sizesFromEnv } from "./options";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
@@ -57,6 +57,8 @@ const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL("../../.data/be
 /** The module the benchmarks ran from: their bundle (main.ts), whose figures are those of the code as it ships. */
 const RUNS_FROM = fileURLToPath(import.meta.url);
 const BUDGET_MS = { quick: 240_000, full: 1_200_000 };
+/** What each round past a part's default adds to the budget (BENCH_ROUNDS): the suite's and the flood's together. */
+const ROUND_BUDGET_MS = 150_000;
 const CLOSE_TIMEOUT_MS = 15_000;
 
 /** What to close, newest first; each entry removes itself once closed normally. */
@@ -82,7 +84,12 @@ function abort(reason: string, code: number): void {
 }
 
 async function main(): Promise<void> {
-  const { quick, sizes } = sizesFromEnv();
+  const { quick, sizes: defaults } = sizesFromEnv();
+  const rounds = roundsFromEnv();
+  const sizes = rounds === undefined ? defaults : { ...defaults, throughputRounds: rounds };
+  const budgetMs =
+    (quick ? BUDGET_MS.quick : BUDGET_MS.full) +
+    Math.max(0, (rounds ?? 0) - defaults.throughputRounds) * ROUND_BUDGET_MS;
   process.once("SIGINT", () => abort("interrupted", 130));
   process.once("SIGTERM", () => abort("terminated", 143));
   // Connections closed under a running part reject in places nobody awaits any more.
@@ -91,10 +98,7 @@ async function main(): Promise<void> {
     console.error(err);
     abort("unhandled rejection", 1);
   });
-  const watchdog = setTimeout(
-    () => abort(`over its ${(quick ? BUDGET_MS.quick : BUDGET_MS.full) / 1000} s budget`, 1),
-    quick ? BUDGET_MS.quick : BUDGET_MS.full,
-  );
+  const watchdog = setTimeout(() => abort(`over its ${budgetMs / 1000} s budget`, 1), budgetMs);
   watchdog.unref();
 
   // Monitoring on: the end-to-end part counts the messages a workflow costs.
@@ -160,11 +164,15 @@ async function main(): Promise<void> {
       )
     : undefined;
   const flood = parts.has("flood")
-    ? await runWebhookFlood(server, quick ? WEBHOOK_FLOOD_QUICK_SIZES : WEBHOOK_FLOOD_SIZES, {
-        progress,
-        track,
-        serviceEnv: edgeEnv,
-      })
+    ? await runWebhookFlood(
+        server,
+        { ...(quick ? WEBHOOK_FLOOD_QUICK_SIZES : WEBHOOK_FLOOD_SIZES), ...(rounds ? { rounds } : {}) },
+        {
+          progress,
+          track,
+          serviceEnv: edgeEnv,
+        },
+      )
     : undefined;
   const cluster = parts.has("cluster")
     ? await runClusterBench(server, withRates(quick ? CLUSTER_BENCH_QUICK_SIZES : CLUSTER_BENCH_SIZES), {
