@@ -3,6 +3,8 @@ import { useNatsServer } from "../support/nats-server";
 import { serverHasCompression } from "@wf/shared/nats";
 import { renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";
+import { CODE_SIZE_QUICK_SIZES, longStepCode, renderCodeSize, runCodeSize, threeStepWorkflowWith } from "./code-size";
+import { definitionOf } from "../support/runtime";
 import { DEBUG_BENCH_QUICK_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
 import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "./expression-isolation";
 import { renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
@@ -162,6 +164,22 @@ describe("bench harness (smoke)", () => {
     expect(text).toContain("Verdicts");
     expect(text).toContain("code steps (createCodeRunner().isolation()): processes");
   }, 120_000);
+
+  it("code size: light and long steps alike complete, the long ones' workflow holding their code, and the ratio is printed", async () => {
+    const code = longStepCode(2_000);
+    expect(code.length).toBeGreaterThanOrEqual(2_000);
+    const steps = definitionOf(threeStepWorkflowWith(code)).steps;
+    expect(steps.map((s) => (s as { code?: string }).code)).toEqual([`${code}\n`, `${code}\n`, `${code}\n`]);
+    const sizes = { ...CODE_SIZE_QUICK_SIZES, n: 30, warmupN: 5, padChars: 2_000 };
+    const r = await runCodeSize(nats.server, sizes, { progress: () => undefined, track: () => () => undefined });
+    for (const run of [...r.light, ...r.long]) {
+      expect(run.allCompleted).toBe(true);
+      expect(run.completed).toBe(30);
+    }
+    // The long workflows' records hold their code, three times over.
+    expect(r.long[0]!.recordBytesPerWorkflow - r.light[0]!.recordBytesPerWorkflow).toBeGreaterThan(3 * 2_000);
+    expect(renderCodeSize(r)).toMatch(/the long steps' rate over the light ones' \(medians\): \d/);
+  });
 
   it("code-step overhead: skips a language whose interpreter is missing, with the reason", async () => {
     // Nothing on PATH and no Python: only JavaScript and TypeScript (node is this process) remain.

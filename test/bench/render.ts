@@ -8,7 +8,7 @@ const ms = (x: number): string => `${x.toFixed(1)} ms`;
 const dist = (s: Summary, f: (x: number) => string = secs): string =>
   `median ${f(s.median)}  p90 ${f(s.p90)}  (n=${s.n}, min ${f(s.min)})`;
 
-function cpuText(cpu: Record<string, number>): string {
+export function cpuText(cpu: Record<string, number>): string {
   // Roles that did nothing in this part (the Python zygote during JavaScript runs) are left out.
   const entries = Object.entries(cpu)
     .filter(([, v]) => v > 0)

@@ -52,11 +52,12 @@ import { PYTHON_STEPS_QUICK_SIZES, PYTHON_STEPS_SIZES, renderPythonSteps, runPyt
 import { renderSweepBench, runSweepBench, SWEEP_BENCH_QUICK_SIZES, SWEEP_BENCH_SIZES } from "./sweep-bench";
 import { DISK_BENCH_QUICK_SIZES, DISK_BENCH_SIZES, renderDiskBench, runDiskBench } from "./disk-bench";
 import { DEBUG_BENCH_QUICK_SIZES, DEBUG_BENCH_SIZES, renderDebugBench, runDebugBench } from "./debug-bench";
+import { CODE_SIZE_QUICK_SIZES, CODE_SIZE_SIZES, renderCodeSize, runCodeSize } from "./code-size";
 
 const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL("../../.data/bench/latest.json", import.meta.url));
 /** The module the benchmarks ran from: their bundle (main.ts), whose figures are those of the code as it ships. */
 const RUNS_FROM = fileURLToPath(import.meta.url);
-const BUDGET_MS = { quick: 240_000, full: 1_200_000 };
+const BUDGET_MS = { quick: 270_000, full: 1_320_000 };
 /** What each round past a part's default adds to the budget (BENCH_ROUNDS): the suite's and the flood's together. */
 const ROUND_BUDGET_MS = 150_000;
 const CLOSE_TIMEOUT_MS = 15_000;
@@ -198,10 +199,17 @@ async function main(): Promise<void> {
   const disk = parts.has("disk")
     ? await runDiskBench(server, quick ? DISK_BENCH_QUICK_SIZES : DISK_BENCH_SIZES, { progress, track })
     : undefined;
+  const codeSize = parts.has("code-size")
+    ? await runCodeSize(
+        server,
+        { ...(quick ? CODE_SIZE_QUICK_SIZES : CODE_SIZE_SIZES), ...(rounds ? { rounds } : {}) },
+        { progress, track },
+      )
+    : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
     OUTPUT,
-    `${JSON.stringify({ runsFrom: RUNS_FROM, ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps, sweep, disk }, null, 2)}
+    `${JSON.stringify({ runsFrom: RUNS_FROM, ...result, api, webhook, timers, llm, auth, expressions, expressionSharing, debug, consoleBundle, lists, approvalLists, e2e, flood, cluster, reads, pythonSteps, sweep, disk, codeSize }, null, 2)}
 `,
   );
   if (result) console.log(render(result));
@@ -223,6 +231,7 @@ async function main(): Promise<void> {
   if (pythonSteps) console.log(`\n${renderPythonSteps(pythonSteps)}`);
   if (sweep) console.log(`\n${renderSweepBench(sweep)}`);
   if (disk) console.log(`\n${renderDiskBench(disk)}`);
+  if (codeSize) console.log(`\n${renderCodeSize(codeSize)}`);
   console.log(`\nresults: ${OUTPUT}`);
   clearTimeout(watchdog);
   await closeAll();

@@ -50,9 +50,17 @@ const STEADY_TO = 0.9;
  */
 export async function runThroughput(
   t: Target,
-  opts: { kind: ThroughputKind; n: number; warmupN: number; window: number; timeoutMs: number },
+  opts: {
+    kind: ThroughputKind;
+    n: number;
+    warmupN: number;
+    window: number;
+    timeoutMs: number;
+    /** Another workflow of the kind's shape (three steps, output 3) than the kind's own. */
+    yaml?: string;
+  },
 ): Promise<ThroughputResult> {
-  const start = starter(t, threeStepWorkflow(opts.kind));
+  const start = starter(t, opts.yaml ?? threeStepWorkflow(opts.kind));
   await burst(t, start, opts.warmupN, opts.window, opts.timeoutMs);
 
   const kvStream = `KV_${t.ns}_executions`;
