@@ -3,8 +3,9 @@ import { setFlagsFromString } from "node:v8";
 import ivm from "isolated-vm";
 import { ArtifactSet, describeBytes } from "./artifacts";
 import { FairSlots } from "./fair-slots";
-import { AloneCodes, codeKey } from "./js-alone-codes";
-import { makeRealm, stepFunction, stepMaker, type Realm } from "./js-realm";
+import { AloneCodes } from "./js-alone-codes";
+import { CodeSources, sourceText } from "./js-code-sources";
+import { makeRealm, stepMaker, type Realm } from "./js-realm";
 import { LogLines, timeoutMessage } from "./output";
 import { JS_SHARES, MAX_IDLE_ISOLATES } from "./js-bounds";
 import { ownerOf, type PoolShares } from "./pool-shares";
@@ -60,7 +61,7 @@ interface PooledIsolate {
   runs: number;
   /** Made as the isolate is, while it waits for its first run. */
   realm: Promise<Realm>;
-  /** Each code's step maker, compiled in this isolate, by its source (sourceOf). */
+  /** Each code's step maker, compiled in this isolate, by its source (CodeSources). */
   makers: Map<string, Promise<ivm.Reference<unknown>>>;
   /** The characters of the sources in `makers`. */
   makerChars: number;
@@ -72,7 +73,7 @@ interface QueuedRun {
   limits: SandboxLimits;
   signal: AbortSignal;
   onLog: LogListener | undefined;
-  /** Its code as sourceOf gives it: what its maker is known by. */
+  /** Its code as CodeSources gives it: what its maker is known by. */
   source: string;
   /** Its code's key in AloneCodes. */
   codeKey: string;
@@ -122,6 +123,7 @@ export class JsSteps {
   private readonly slots: FairSlots;
   private readonly queues = new Map<string, OwnerQueue>();
   private readonly aloneCodes = new AloneCodes();
+  private readonly sources = new CodeSources();
   private nextStep = 1;
 
   constructor(readonly shares: PoolShares = JS_SHARES) {
@@ -133,7 +135,7 @@ export class JsSteps {
 
   run(req: CodeRequest, limits: SandboxLimits, signal: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     if (signal.aborted) return Promise.resolve(aborted());
-    const source = sourceOf(req);
+    const { source, key: code } = this.sources.of(req);
     const owner = ownerOf(req);
     const key = `${limits.jsMemoryMb}:${owner}`;
     let queue = this.queues.get(key);
@@ -149,7 +151,6 @@ export class JsSteps {
     ];
     const chars = json[0].length + json[1].length + (json[2]?.length ?? 0);
     // Live lines already sent would be sent again by a run again alone.
-    const code = codeKey(source);
     const alone = onLog !== undefined || this.aloneCodes.alone(owner, code);
     const waiting = queue;
     return new Promise<RunResult>((resolve) => {
@@ -359,26 +360,13 @@ export class JsSteps {
   }
 }
 
-/** Marks a TypeScript code's source: a JavaScript one opens with its function, so the two never share a maker. */
-const TYPESCRIPT = "ts:";
-
-/**
- * The step's function as source, TypeScript's types still in it: their stripping (~40 µs for a light step) is paid
- * once per isolate, when its maker is compiled, not at every run.
- */
-function sourceOf(req: CodeRequest): string {
-  const fn = stepFunction(req.code ?? "");
-  return req.language === "typescript" ? `${TYPESCRIPT}${fn}` : fn;
-}
-
 /**
  * Compiles a source's step maker; a TypeScript one with its types blanked out in place, so lines and columns stay the
  * step's own. Async: TypeScript that cannot be stripped rejects, as JavaScript that does not compile does.
  */
 async function compileMaker(realm: Realm, source: string): Promise<ivm.Reference<unknown>> {
-  const fn = source.startsWith(TYPESCRIPT)
-    ? stripTypeScriptTypes(source.slice(TYPESCRIPT.length), { mode: "strip" })
-    : source;
+  const { text, typescript } = sourceText(source);
+  const fn = typescript ? stripTypeScriptTypes(text, { mode: "strip" }) : text;
   return (await realm.context.eval(stepMaker(fn), {
     filename: "code.js",
     lineOffset: -1,

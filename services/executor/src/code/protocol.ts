@@ -5,11 +5,16 @@ import type { CodeRequest, Isolation, RunResult, SandboxLimits } from "./types";
 /**
  * Between a client (the executor) and a sandbox runner, over a forked runner's socket pair or a
  * standalone runner's Unix socket: one JSON message per line, artifact contents base64. Runner to
- * client: `ready` once, then per run any `log` (only if it asked for live logs) and one `result`. An
+ * client: `ready` once, then per run any `log` (only if it asked for live logs) and one `result`. Client to runner: a
+ * run's code once (`code`), before the runs that name it, where the runner says it holds codes. An
  * interactive process (`open`) also gets `stdin` and `eof`, and sends `out` (stdout) and stderr as `log`.
  */
 export type ClientMessage =
-  | { t: "run"; id: number; req: CodeRequest; limits: SandboxLimits; live: boolean }
+  /** `codeId`: the code the runner holds under that id (a `code` message sent it) is the request's. */
+  | { t: "run"; id: number; req: CodeRequest; limits: SandboxLimits; live: boolean; codeId?: number }
+  /** A code for the runner to hold for this connection's runs (code-refs.ts), until `forget`. */
+  | { t: "code"; codeId: number; code: string }
+  | { t: "forget"; codeId: number }
   | { t: "open"; id: number; req: CodeRequest; limits: SandboxLimits }
   | { t: "stdin"; id: number; data: string }
   | { t: "eof"; id: number }
@@ -24,8 +29,11 @@ export type WireResult =
 export type TurnState = "queued" | "started";
 
 export type RunnerMessage =
-  /** `js`: what its JavaScript host runs at once (js-run-clock.ts); a peer that does not say is taken as this one's. */
-  | { t: "ready"; isolation: Isolation; js?: JsPool }
+  /**
+   * `js`: what its JavaScript host runs at once (js-run-clock.ts); a peer that does not say is taken as this one's.
+   * `codeRefs`: it holds codes sent once (code-refs.ts); a peer that does not say gets each run's code in the run.
+   */
+  | { t: "ready"; isolation: Isolation; js?: JsPool; codeRefs?: boolean }
   | { t: "log"; id: number; line: string }
   | { t: "out"; id: number; data: string }
   | { t: "result"; id: number; result: WireResult }

@@ -5,13 +5,17 @@ import { join } from "node:path";
 import { waitFor } from "@wf/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsPool } from "./js-run-clock";
+import { SENT_MAX_CODES } from "./code-refs";
 import { readMessages, writeMessage, type ClientMessage } from "./protocol";
 import { RunnerConnection } from "./runner-connection";
+import { serveConnection, type Served } from "./sandbox-server";
 import { step } from "./testing/processes";
-import { refusedIsolation } from "./types";
+import { refusedIsolation, type RunResult } from "./types";
 
 interface Peer {
   client: Socket;
+  /** Every message received, in order. */
+  messages: ClientMessage[];
   /** Runs received, by id, in the order they came. */
   runs: number[];
   /** Runs cancelled, by id. */
@@ -30,26 +34,35 @@ function queuingPeer(): Promise<Peer> {
 async function peer(
   onRun: (socket: Socket, msg: { id: number }) => void = () => undefined,
   js?: JsPool,
+  codeRefs?: boolean,
 ): Promise<Peer> {
   const dir = await mkdtemp(join(tmpdir(), "wf-runner-connection-"));
   const path = join(dir, "peer.sock");
   const runs: number[] = [];
   const cancels: number[] = [];
+  const messages: ClientMessage[] = [];
   let served: Socket | undefined;
   const server: Server = createServer((socket) => {
     served = socket;
     readMessages<ClientMessage>(socket, (msg) => {
+      messages.push(msg);
       if (msg.t === "cancel") cancels.push(msg.id);
       if (msg.t !== "run") return;
       runs.push(msg.id);
       onRun(socket, msg);
     });
-    writeMessage(socket, { t: "ready", isolation: refusedIsolation("a test peer"), ...(js ? { js } : {}) });
+    writeMessage(socket, {
+      t: "ready",
+      isolation: refusedIsolation("a test peer"),
+      ...(js ? { js } : {}),
+      ...(codeRefs === undefined ? {} : { codeRefs }),
+    });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
   const client = createConnection(path);
   return {
     client,
+    messages,
     runs,
     cancels,
     answer: (id, output) =>
@@ -159,3 +172,72 @@ describe("a runner connection's JavaScript runs at once", () => {
       expect(result).toMatchObject({ ok: false, error: "the test is over" });
   });
 });
+
+describe("a runner connection's codes", () => {
+  const answerEach = (socket: Socket, msg: { id: number }): void =>
+    writeMessage(socket, { t: "result", id: msg.id, result: { ok: true, output: 1, logs: [], artifacts: [] } });
+
+  it("sends a code once to a runner that holds codes, and its runs name it", async () => {
+    const host = await peer(answerEach, undefined, true);
+    close = host.close;
+    const conn = new RunnerConnection(host.client, () => undefined);
+    await conn.ready;
+    const code = `return input + 1 // ${"x".repeat(10_000)}`;
+    for (let i = 0; i < 3; i++) expect(await conn.run(step("python", code), {} as never)).toMatchObject({ ok: true });
+    await Promise.all(Array.from({ length: 5 }, () => conn.run(step("javascript", code), {} as never)));
+    const sent = host.messages.filter((m) => m.t === "code");
+    expect(sent).toEqual([{ t: "code", codeId: expect.any(Number) as number, code }]);
+    const runs = host.messages.filter((m) => m.t === "run");
+    expect(runs).toHaveLength(8);
+    for (const run of runs) {
+      expect(run.codeId).toBe(sent[0]!.codeId);
+      expect(run.req.code).toBeUndefined();
+    }
+  });
+
+  it("sends each run its code where the runner does not say it holds codes", async () => {
+    const host = await peer(answerEach);
+    close = host.close;
+    const conn = new RunnerConnection(host.client, () => undefined);
+    await conn.ready;
+    for (let i = 0; i < 2; i++) await conn.run(step("python", "print(1)"), {} as never);
+    expect(host.messages.filter((m) => m.t === "code")).toEqual([]);
+    for (const run of host.messages.filter((m) => m.t === "run")) {
+      expect(run.req.code).toBe("print(1)");
+      expect(run.codeId).toBeUndefined();
+    }
+  });
+
+  it("runs the right code through a real runner's end, past the codes it holds at once and back", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wf-runner-codes-"));
+    const path = join(dir, "runner.sock");
+    // A runner that answers each run with the code it ran.
+    const served: Served = {
+      isolation: refusedIsolation("a test runner"),
+      jsPool: { size: 8, limit: 16 },
+      run: (req) => Promise.resolve({ ok: true, output: req.code, logs: [], artifacts: [] }),
+    };
+    const server = createServer((socket) => serveConnection(socket, served));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const client = createConnection(path);
+    close = async () => {
+      client.destroy();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    };
+    const conn = new RunnerConnection(client, () => undefined);
+    await conn.ready;
+    const codes = Array.from({ length: SENT_MAX_CODES + 44 }, (_, i) => `print(${i})`);
+    for (const code of codes) expect(await conn.run(step("python", code), {} as never)).toEqual(ok(code));
+    // The first codes were forgotten by now: they are sent again.
+    for (const code of codes.slice(0, 3)) expect(await conn.run(step("python", code), {} as never)).toEqual(ok(code));
+    // Many at once, some held and some not.
+    const again = codes.filter((_, i) => i % 7 === 0);
+    const results = await Promise.all(again.map((code) => conn.run(step("python", code), {} as never)));
+    expect(results).toEqual(again.map(ok));
+  });
+});
+
+function ok(output: string): RunResult {
+  return { ok: true, output, logs: [], artifacts: [] };
+}

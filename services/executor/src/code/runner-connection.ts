@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { sandboxPool } from "../ops/sandbox-metrics";
+import { SentCodes } from "./code-refs";
 import { FairSlots } from "./fair-slots";
 import { JS_POOL } from "./js-bounds";
 import { JsRunClock, STUCK_GRACE_MS } from "./js-run-clock";
@@ -69,6 +70,8 @@ export class RunnerConnection {
   private jsClock: JsRunClock | undefined;
   private nextId = 1;
   private pending = 0;
+  /** Set once the runner says it holds codes sent once: until then, and with one that does not, runs carry theirs. */
+  private codes: SentCodes | undefined;
   private failure: Error | undefined;
   private onReady: (isolation: Isolation) => void = () => undefined;
   private onFailed: (err: Error) => void = () => undefined;
@@ -93,6 +96,7 @@ export class RunnerConnection {
     readMessages<RunnerMessage>(stream, (msg) => {
       if (msg.t === "ready") {
         this.jsClock ??= new JsRunClock(msg.js ?? JS_POOL, (why) => this.stalled(why));
+        if (msg.codeRefs === true) this.codes ??= new SentCodes();
         this.onReady(msg.isolation);
       } else if (msg.t === "log") this.inFlight.get(msg.id)?.onLog?.(msg.line);
       else if (msg.t === "out") this.inFlight.get(msg.id)?.onStdout?.(msg.data);
@@ -116,7 +120,13 @@ export class RunnerConnection {
     const isolate = runsInIsolate(req.language);
     const js = this.turns && isolate;
     const id = this.nextId++;
-    const line = messageLine({ t: "run", id, req, limits, live: onLog !== undefined });
+    const codeId = this.codes?.idOf(req.code) ?? null;
+    const live = onLog !== undefined;
+    const line = messageLine(
+      codeId === null
+        ? { t: "run", id, req, limits, live }
+        : { t: "run", id, req: { ...req, code: undefined }, limits, live, codeId },
+    );
     // A large request takes slots as its size asks: what the host holds queued is bounded in bytes as well.
     const weight = js ? Math.min(MAX_CONCURRENT_JS_RUNS, Math.ceil(line.length / JS_SLOT_CHARS)) : 0;
     try {
@@ -130,7 +140,7 @@ export class RunnerConnection {
       }
       try {
         await this.ready;
-        return await this.send(id, line, isolate, req, signal, onLog);
+        return await this.send(id, line, isolate, req, signal, onLog, codeId);
       } catch (err) {
         return failed(err instanceof Error ? err.message : String(err));
       } finally {
@@ -200,6 +210,7 @@ export class RunnerConnection {
     req: CodeRequest,
     signal: AbortSignal | undefined,
     onLog: LogListener | undefined,
+    codeId: number | null,
   ): Promise<RunResult> {
     if (this.failure) return Promise.resolve(failed(this.failure.message));
     return new Promise<RunResult>((resolve) => {
@@ -243,6 +254,8 @@ export class RunnerConnection {
       this.inFlight.set(id, run);
       signal?.addEventListener("abort", onAbort, { once: true });
       if (signal?.aborted) return onAbort();
+      // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
+      if (codeId !== null) for (const msg of this.codes!.before(codeId, req.code!)) writeMessage(this.stream, msg);
       writeLine(this.stream, line);
     });
   }

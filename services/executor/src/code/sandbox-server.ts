@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import { PassThrough } from "node:stream";
+import { HeldCodes } from "./code-refs";
 import type { JsPool } from "./js-run-clock";
 import type { ClientMessage, TurnState } from "./protocol";
 import { readMessages, toWire, writeMessage } from "./protocol";
@@ -27,6 +28,7 @@ export interface Served {
 export function serveConnection(stream: Duplex, sandbox: Served): void {
   const runs = new Map<number, AbortController>();
   const inputs = new Map<number, PassThrough>();
+  const codes = new HeldCodes();
   stream.on("error", () => stream.destroy());
   stream.on("close", () => {
     for (const run of runs.values()) run.abort();
@@ -44,6 +46,29 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       inputs.get(msg.id)?.end();
       return;
     }
+    if (msg.t === "code") {
+      codes.hold(msg.codeId, msg.code);
+      return;
+    }
+    if (msg.t === "forget") {
+      codes.forget(msg.codeId);
+      return;
+    }
+    let req = msg.req;
+    if (msg.t === "run" && msg.codeId !== undefined) {
+      const code = codes.code(msg.codeId);
+      // Its client sends a code before the runs that name it and forgets none they may name: a bug if it comes.
+      if (code === undefined) {
+        const error = `the sandbox runner holds no code under id ${msg.codeId}`;
+        writeMessage(stream, {
+          t: "result",
+          id: msg.id,
+          result: { ok: false, error, logs: [], artifacts: [], timedOut: false },
+        });
+        return;
+      }
+      req = { ...req, code };
+    }
     const controller = new AbortController();
     runs.set(msg.id, controller);
     const onLog =
@@ -58,7 +83,7 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       onStdout: (data: string) => writeMessage(stream, { t: "out", id: msg.id, data }),
     };
     void sandbox
-      .run(msg.req, msg.limits, controller.signal, onLog, interactive, (state) =>
+      .run(req, msg.limits, controller.signal, onLog, interactive, (state) =>
         writeMessage(stream, { t: state, id: msg.id }),
       )
       .catch((err: unknown): RunResult => ({
@@ -74,5 +99,5 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
         writeMessage(stream, { t: "result", id: msg.id, result: toWire(result) });
       });
   });
-  writeMessage(stream, { t: "ready", isolation: sandbox.isolation, js: sandbox.jsPool });
+  writeMessage(stream, { t: "ready", isolation: sandbox.isolation, js: sandbox.jsPool, codeRefs: true });
 }

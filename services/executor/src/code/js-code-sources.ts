@@ -1,0 +1,77 @@
+import { codeKey } from "./js-alone-codes";
+import { stepFunction } from "./js-realm";
+import type { CodeRequest } from "./types";
+
+/** Marks a TypeScript code's source: a JavaScript one opens with its function, so the two never share a maker. */
+const TYPESCRIPT = "ts:";
+/** Codes whose source and key are kept, and their characters; a longer code than KEPT_MAX_CHARS is worked out each run. */
+const KEPT_CODES = 256;
+const KEPT_CHARS = 4 * 1024 * 1024;
+const KEPT_MAX_CHARS = 256 * 1024;
+
+/** What a run of a code needs of it: its step function's source, and its key. */
+export interface CodeSource {
+  /** The step's function, TypeScript's types still in it (marked): what its isolate's maker is known by. */
+  source: string;
+  /** What AloneCodes knows the code by. */
+  key: string;
+}
+
+interface Kept extends CodeSource {
+  typescript: boolean;
+}
+
+/**
+ * Each code's source and key, worked out once: a run of a code its connection holds (code-refs.ts) comes with the
+ * same string every time, found here at once, where wrapping and hashing a 10 KB code at every run cost the host as
+ * much as the rest of the run. Bounded in codes and characters, least recently run first out.
+ */
+export class CodeSources {
+  readonly #kept = new Map<string, Kept>();
+  #chars = 0;
+
+  of(req: CodeRequest): CodeSource {
+    const code = req.code ?? "";
+    const typescript = req.language === "typescript";
+    const kept = this.#kept.get(code);
+    if (kept !== undefined && kept.typescript === typescript) {
+      if (this.#kept.size >= KEPT_CODES || this.#chars >= KEPT_CHARS / 2) {
+        this.#kept.delete(code);
+        this.#kept.set(code, kept);
+      }
+      return kept;
+    }
+    const source = sourceOf(code, typescript);
+    const made: Kept = { source, key: codeKey(source), typescript };
+    if (code.length > KEPT_MAX_CHARS) return made;
+    if (kept !== undefined) this.#drop(code);
+    this.#kept.set(code, made);
+    this.#chars += code.length;
+    for (const oldest of this.#kept.keys()) {
+      if (this.#kept.size <= KEPT_CODES && this.#chars <= KEPT_CHARS) break;
+      this.#drop(oldest);
+    }
+    return made;
+  }
+
+  #drop(code: string): void {
+    this.#kept.delete(code);
+    this.#chars -= code.length;
+  }
+}
+
+/**
+ * The step's function as source, TypeScript's types still in it: their stripping (~40 µs for a light step) is paid
+ * once per isolate, when its maker is compiled, not at every run.
+ */
+function sourceOf(code: string, typescript: boolean): string {
+  const fn = stepFunction(code);
+  return typescript ? `${TYPESCRIPT}${fn}` : fn;
+}
+
+/** A source's JavaScript and whether it is TypeScript's, still to be stripped. */
+export function sourceText(source: string): { text: string; typescript: boolean } {
+  return source.startsWith(TYPESCRIPT)
+    ? { text: source.slice(TYPESCRIPT.length), typescript: true }
+    : { text: source, typescript: false };
+}
