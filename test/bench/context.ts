@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startExecution } from "@wf/shared/client";
+import { sharedDefinition } from "@wf/shared/execution";
 import { connectNats } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import type { InProcessRuntime } from "../support/runtime";
@@ -43,10 +44,14 @@ export async function openTarget(client: Client, rt: InProcessRuntime): Promise<
   return { client, rt, ns: rt.ns, watcher };
 }
 
-/** Publishes a start command for an inline workflow (as the API does); resolves once JetStream acked it. */
+/**
+ * Publishes a start command for an inline workflow (as the API does); resolves once JetStream acked it. Its definition
+ * is shared (frozen), as the edge's reads of a workflow are: its JSON is written once, not at every start.
+ */
 export function starter(t: Target, yaml: string): (executionId: string) => Promise<string> {
-  const definition = definitionOf(yaml);
-  const workflow = { id: `wf-${definition.name}`, name: definition.name, ownerId: "bench", version: null, definition };
+  const { name } = definitionOf(yaml);
+  const definition = sharedDefinition(definitionOf(yaml));
+  const workflow = { id: `wf-${name}`, name, ownerId: "bench", version: null, definition };
   return (executionId) =>
     startExecution(t.client.publisher, t.ns, { workflow, inputs: {}, triggerSource: "open_api", executionId });
 }

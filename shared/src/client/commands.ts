@@ -2,6 +2,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import { WfError } from "../errors/index";
 import {
   checkStart,
+  definitionJson,
   firstSnapshot,
   inOwnerLane,
   newId,
@@ -9,6 +10,7 @@ import {
   type StepTestRequest,
   type TriggerSource,
 } from "../execution/index";
+import { isShared } from "../execution/parsed-definitions";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
@@ -49,6 +51,22 @@ export interface StartRequest {
   stepTest?: StepTestRequest;
 }
 
+/**
+ * A start command's JSON, its definition's as kept for a shared (frozen) one, as the edge's and the scheduler's are
+ * (sharedDefinition): spliced in rather than written out again at every start. A command with 30 KB of definition took
+ * 50 µs to write out and encode, 17 µs so (2026-12-05); a light one 1.7-2.0 µs, 1.2 µs so.
+ */
+export function startCommandJson(cmd: StartCommand & { pending?: boolean }): string {
+  const { workflow, ...rest } = cmd;
+  const { definition, ...described } = workflow;
+  if (!isShared(definition)) return JSON.stringify(cmd);
+  const head = JSON.stringify(described);
+  const tail = JSON.stringify(rest);
+  const def = `"definition":${definitionJson(definition)}}`;
+  const workflowJson = head === "{}" ? `{${def}` : `${head.slice(0, -1)},${def}`;
+  return tail === "{}" ? `{"workflow":${workflowJson}}` : `{"workflow":${workflowJson},${tail.slice(1)}`;
+}
+
 /** How long a failed start's withdrawal, or a started one's list entry, is tried through transient failures. */
 const WITHDRAW_RETRY_MS = 60_000;
 
@@ -81,7 +99,7 @@ export async function startExecution(
   const subject = subjectsOf(ns).execStart(executionId);
   const { store } = opts;
   if (!store) {
-    await js.publish(subject, JSON.stringify(cmd), { msgID: executionId });
+    await js.publish(subject, startCommandJson(cmd), { msgID: executionId });
     return executionId;
   }
   const parsed = StartCommand.parse(cmd);
@@ -102,7 +120,7 @@ export async function startExecution(
   // record itself, and an announce that lands after that leaves the newer list entry alone.
   const [announced, published] = await Promise.allSettled([
     store.executions.announce(pending),
-    js.publish(subject, JSON.stringify({ ...cmd, pending: true }), { msgID: executionId }),
+    js.publish(subject, startCommandJson({ ...cmd, pending: true }), { msgID: executionId }),
   ]);
   const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed === undefined) return executionId;
