@@ -188,7 +188,7 @@ export function e2eRatesFromEnv(env: NodeJS.ProcessEnv = process.env): number[] 
   return rates;
 }
 
-/** The most rounds BENCH_ROUNDS may ask for: each costs the suite about 45 s and the flood about 90 s. */
+/** The most rounds BENCH_ROUNDS may ask for: each costs the flood about 100 s (2-vCPU guest, 2026-12-05). */
 const MAX_ROUNDS = 15;
 
 /**
