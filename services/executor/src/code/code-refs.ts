@@ -3,7 +3,8 @@ import type { ClientMessage } from "./protocol";
 /**
  * A step's code travels to its runner once per connection, not in every run: the runner holds it under an id, and a
  * run names the id. A 10 KB code in every run line cost the executor its serialisation and the runner its parse and
- * hash at each run; 3-step workflows of three such steps ran at half the rate of light ones (2026-12-05).
+ * hash at each run: 3-step workflows of three such steps ran at 0.40-0.42 of the rate of light ones, 0.60-0.66 once
+ * their code went once (2026-12-05, BENCH_PARTS=code-size).
  *
  * The client decides what the runner holds: it sends a code before the first run that names it and tells the runner
  * to forget the oldest past its bounds, so the runner never drops one a queued run still names. A code longer than
