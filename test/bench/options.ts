@@ -155,9 +155,9 @@ export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /**
  * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, flood, cluster,
- * reads, python-steps, sweep, disk, code-size, comma-separated) runs only those parts; all by default. BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api
- * and webhook parts (and the e2e part's service) write a V8 CPU profile there, to see where a request's time goes under
- * load.
+ * reads, python-steps, sweep, disk, code-size, comma-separated) runs only those parts; all by default.
+ * BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api and webhook parts (and the e2e part's service) write a
+ * V8 CPU profile there, to see where a request's time goes under load.
  */
 export function partsFromEnv(env: NodeJS.ProcessEnv = process.env): {
   parts: ReadonlySet<BenchPart>;
@@ -192,9 +192,9 @@ export function e2eRatesFromEnv(env: NodeJS.ProcessEnv = process.env): number[] 
 const MAX_ROUNDS = 15;
 
 /**
- * BENCH_ROUNDS=7 runs the parts that go in rounds (the suite's sustained runs, the flood, code size) that many times, rather than
- * their default three, whose median is taken: on a noisy machine a median of three moved by 5–10 points of the raw
- * bound from one run to the next (2026-12-05).
+ * BENCH_ROUNDS=7 runs the parts that go in rounds (the suite's sustained runs, the flood, code size) that many times,
+ * rather than their default three, whose median is taken: on a noisy machine a median of three moved by 5–10 points of
+ * the raw bound from one run to the next (2026-12-05).
  */
 export function roundsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const text = env.BENCH_ROUNDS?.trim();

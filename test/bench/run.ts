@@ -58,7 +58,7 @@ const OUTPUT = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL("../../.data/be
 /** The module the benchmarks ran from: their bundle (main.ts), whose figures are those of the code as it ships. */
 const RUNS_FROM = fileURLToPath(import.meta.url);
 const BUDGET_MS = { quick: 270_000, full: 1_320_000 };
-/** What each round past a part's default adds to the budget (BENCH_ROUNDS): the suite's, code size's and the flood's together. */
+/** What each round past a part's default adds to the budget (BENCH_ROUNDS): the suite's, code size's and the flood's. */
 const ROUND_BUDGET_MS = 150_000;
 const CLOSE_TIMEOUT_MS = 15_000;
 

@@ -4,7 +4,7 @@ import type { CodeRequest } from "./types";
 
 /** Marks a TypeScript code's source: a JavaScript one opens with its function, so the two never share a maker. */
 const TYPESCRIPT = "ts:";
-/** Codes whose source and key are kept, and their characters; a longer code than KEPT_MAX_CHARS is worked out each run. */
+/** Codes whose source and key are kept, and their characters; a code over KEPT_MAX_CHARS is worked out at each run. */
 const KEPT_CODES = 256;
 const KEPT_CHARS = 4 * 1024 * 1024;
 const KEPT_MAX_CHARS = 256 * 1024;
