@@ -1,3 +1,4 @@
+import { OwnerLru } from "./owner-lru";
 import type { ClientMessage } from "./protocol";
 
 /**
@@ -7,7 +8,8 @@ import type { ClientMessage } from "./protocol";
  * their code went once (2026-12-05, BENCH_PARTS=code-size).
  *
  * The client decides what the runner holds: it sends a code before the first run that names it and tells the runner
- * to forget the oldest past its bounds, so the runner never drops one a queued run still names. A code longer than
+ * to forget one past its bounds (the least recently run of the owner holding the most: OwnerLru), so the runner never
+ * drops one a queued run still names, and an owner running many codes pushes out its own. A code longer than
  * REF_MAX_CHARS travels in its runs, as before.
  */
 export const REF_MAX_CHARS = 256 * 1024;
@@ -18,51 +20,45 @@ export const SENT_MAX_CHARS = 4 * 1024 * 1024;
 export const HELD_MAX_CODES = 2 * SENT_MAX_CODES;
 export const HELD_MAX_CHARS = 2 * SENT_MAX_CHARS;
 
-/** The client's side: an id for each code, and which codes the runner holds, oldest first. */
+/** The client's side: an id for each code, and which codes the runner holds, by owner. */
 export class SentCodes {
-  /** Ids by code, for the codes run lately (bounded as the runner's are). */
+  /** Ids by code: the codes the runner holds, and those of runs still on their way to it. */
   readonly #ids = new Map<string, number>();
-  /** Characters of each code the runner holds, by id, least recently run first. */
-  readonly #held = new Map<number, number>();
-  #heldChars = 0;
+  /** The codes the runner holds, by id; an entry's size is its code's characters. */
+  readonly #held = new OwnerLru<number, string>(SENT_MAX_CODES, SENT_MAX_CHARS);
   #nextId = 1;
 
   /** The id a run of `code` names; null when the code is to travel in the run itself. */
   idOf(code: string | undefined): number | null {
     if (code === undefined || code.length > REF_MAX_CHARS) return null;
     let id = this.#ids.get(code);
-    if (id !== undefined && this.#ids.size >= SENT_MAX_CODES) {
-      // Near the bound, least recently run first here too; below it, order does not matter and is not kept.
-      this.#ids.delete(code);
-      this.#ids.set(code, id);
-    } else if (id === undefined) {
+    if (id === undefined) {
       // Ids are never given again: a run queued with an id whose code was forgotten sends it again under that id.
       id = this.#nextId++;
       this.#ids.set(code, id);
-      if (this.#ids.size > SENT_MAX_CODES) this.#ids.delete(this.#ids.keys().next().value!);
+      if (this.#ids.size > 2 * SENT_MAX_CODES) this.#dropUnheld();
     }
     return id;
   }
 
-  /** What to send before a run that names `id` (its code), so that the runner holds it: nothing when it does. */
-  before(id: number, code: string): ClientMessage[] {
-    const chars = this.#held.get(id);
-    if (chars !== undefined) {
-      // Least recently run first: a code run again moves to the back.
-      this.#held.delete(id);
-      this.#held.set(id, chars);
-      return [];
-    }
+  /**
+   * What to send before `owner`'s run that names `id` (its code), so that the runner holds it: nothing when it does.
+   * A code two owners run counts against the first to send it.
+   */
+  before(id: number, code: string, owner: string): ClientMessage[] {
+    if (this.#held.get(id) !== undefined) return [];
+    this.#ids.set(code, id);
     const out: ClientMessage[] = [{ t: "code", codeId: id, code }];
-    this.#held.set(id, code.length);
-    this.#heldChars += code.length;
-    for (const [oldest, oldChars] of this.#held) {
-      if (oldest === id || (this.#held.size <= SENT_MAX_CODES && this.#heldChars <= SENT_MAX_CHARS)) break;
-      this.#held.delete(oldest);
-      this.#heldChars -= oldChars;
-      out.push({ t: "forget", codeId: oldest });
+    for (const [forgotten, text] of this.#held.set(id, owner, code, code.length)) {
+      if (this.#ids.get(text) === forgotten) this.#ids.delete(text);
+      out.push({ t: "forget", codeId: forgotten });
     }
     return out;
+  }
+
+  /** Forgets the ids of runs that never went (aborted before they were sent): they take no room for long. */
+  #dropUnheld(): void {
+    for (const [code, id] of this.#ids) if (!this.#held.has(id)) this.#ids.delete(code);
   }
 }
 

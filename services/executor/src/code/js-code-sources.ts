@@ -1,5 +1,7 @@
 import { codeKey } from "./js-alone-codes";
 import { stepFunction } from "./js-realm";
+import { OwnerLru } from "./owner-lru";
+import { ownerOf } from "./pool-shares";
 import type { CodeRequest } from "./types";
 
 /** Marks a TypeScript code's source: a JavaScript one opens with its function, so the two never share a maker. */
@@ -24,40 +26,22 @@ interface Kept extends CodeSource {
 /**
  * Each code's source and key, worked out once: a run of a code its connection holds (code-refs.ts) comes with the
  * same string every time, found here at once. Parsing, wrapping and hashing 10 KB of code at every run took the host
- * 0.34-0.36 ms of CPU per 3-step workflow, 0.11 ms once it did not (2026-12-05). Bounded in codes and characters, least
- * recently run first out.
+ * 0.34-0.36 ms of CPU per 3-step workflow, 0.11 ms once it did not (2026-12-05). Bounded in codes and characters; past
+ * either, the owner holding the most gives up its least recently run (OwnerLru).
  */
 export class CodeSources {
-  readonly #kept = new Map<string, Kept>();
-  #chars = 0;
+  /** By code; an entry's size is its code's characters. */
+  readonly #kept = new OwnerLru<string, Kept>(KEPT_CODES, KEPT_CHARS);
 
   of(req: CodeRequest): CodeSource {
     const code = req.code ?? "";
     const typescript = req.language === "typescript";
     const kept = this.#kept.get(code);
-    if (kept !== undefined && kept.typescript === typescript) {
-      if (this.#kept.size >= KEPT_CODES || this.#chars >= KEPT_CHARS / 2) {
-        this.#kept.delete(code);
-        this.#kept.set(code, kept);
-      }
-      return kept;
-    }
+    if (kept !== undefined && kept.typescript === typescript) return kept;
     const source = sourceOf(code, typescript);
     const made: Kept = { source, key: codeKey(source), typescript };
-    if (code.length > KEPT_MAX_CHARS) return made;
-    if (kept !== undefined) this.#drop(code);
-    this.#kept.set(code, made);
-    this.#chars += code.length;
-    for (const oldest of this.#kept.keys()) {
-      if (this.#kept.size <= KEPT_CODES && this.#chars <= KEPT_CHARS) break;
-      this.#drop(oldest);
-    }
+    if (code.length <= KEPT_MAX_CHARS) this.#kept.set(code, ownerOf(req), made, code.length);
     return made;
-  }
-
-  #drop(code: string): void {
-    this.#kept.delete(code);
-    this.#chars -= code.length;
   }
 }
 

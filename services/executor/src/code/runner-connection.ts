@@ -255,7 +255,8 @@ export class RunnerConnection {
       signal?.addEventListener("abort", onAbort, { once: true });
       if (signal?.aborted) return onAbort();
       // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
-      if (codeId !== null) for (const msg of this.codes!.before(codeId, req.code!)) writeMessage(this.stream, msg);
+      if (codeId !== null)
+        for (const msg of this.codes!.before(codeId, req.code!, ownerOf(req))) writeMessage(this.stream, msg);
       writeLine(this.stream, line);
     });
   }
