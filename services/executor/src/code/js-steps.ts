@@ -6,6 +6,7 @@ import { FairSlots } from "./fair-slots";
 import { AloneCodes } from "./js-alone-codes";
 import { CodeSources, sourceText } from "./js-code-sources";
 import { makeRealm, stepMaker, type Realm } from "./js-realm";
+import { OwnerLru } from "./owner-lru";
 import { LogLines, timeoutMessage } from "./output";
 import { JS_SHARES, MAX_IDLE_ISOLATES } from "./js-bounds";
 import { ownerOf, type PoolShares } from "./pool-shares";
@@ -21,8 +22,9 @@ const MAX_RUNS_PER_ISOLATE = 50_000;
 /**
  * The step makers an isolate keeps compiled: each holds its code's source, in this process (the key) and in the
  * isolate, and its compiled function. Bounded in number and in characters of source, so that no owner's codes, many
- * or long, fill either; past either bound the oldest are dropped (and compiled again if used), and a code longer than
- * a sixteenth of the characters is compiled for each call.
+ * or long, fill either; past either bound the owner holding the most gives up its least recently run (OwnerLru: one
+ * owner's many codes push out its own, compiled again if used), and a code longer than a sixteenth of the characters
+ * is compiled for each call.
  */
 const MAX_MAKERS = 256;
 const MAKER_CHARS = 1024 * 1024;
@@ -61,10 +63,8 @@ interface PooledIsolate {
   runs: number;
   /** Made as the isolate is, while it waits for its first run. */
   realm: Promise<Realm>;
-  /** Each code's step maker, compiled in this isolate, by its source (CodeSources). */
-  makers: Map<string, Promise<ivm.Reference<unknown>>>;
-  /** The characters of the sources in `makers`. */
-  makerChars: number;
+  /** Each code's step maker, compiled in this isolate, by its source (CodeSources); an entry's size is its length. */
+  makers: OwnerLru<string, Promise<ivm.Reference<unknown>>>;
 }
 
 /** A run waiting for its owner's next call into an isolate. */
@@ -245,7 +245,7 @@ export class JsSteps {
     try {
       if (!shared && runs[0]!.signal.aborted) throw new Error("aborted");
       realm = await pooled.realm;
-      const makers = await Promise.allSettled(runs.map((run) => this.maker(pooled, realm!, run.source)));
+      const makers = await Promise.allSettled(runs.map((run) => this.maker(pooled, realm!, run.source, queue.owner)));
       const args: unknown[] = [];
       for (const [i, s] of steps.entries()) {
         const maker = makers[i]!;
@@ -296,20 +296,15 @@ export class JsSteps {
     }
   }
 
-  /** The code's step maker in this isolate, compiled at its first run there. */
-  private maker(pooled: PooledIsolate, realm: Realm, source: string): Promise<ivm.Reference<unknown>> {
+  /** The code's step maker in this isolate, compiled at its first run there, kept against `owner`'s share. */
+  private maker(pooled: PooledIsolate, realm: Realm, source: string, owner: string): Promise<ivm.Reference<unknown>> {
     const kept = pooled.makers.get(source);
     if (kept) return kept;
     const made = compileMaker(realm, source);
     if (source.length > MAKER_CHARS / 16) return made;
     // A code that does not compile is compiled again at its next run, rather than kept.
-    made.catch(() => forget(pooled, source));
-    pooled.makers.set(source, made);
-    pooled.makerChars += source.length;
-    for (const [oldest] of pooled.makers) {
-      if (pooled.makerChars <= MAKER_CHARS && pooled.makers.size <= MAX_MAKERS) break;
-      forget(pooled, oldest);
-    }
+    made.catch(() => pooled.makers.delete(source));
+    pooled.makers.set(source, owner, made, source.length);
     return made;
   }
 
@@ -344,7 +339,7 @@ export class JsSteps {
     const realm = makeRealm(isolate);
     // A realm that failed is found by the run that awaits it.
     realm.catch(() => undefined);
-    return { isolate, memoryMb, runs: 0, realm, makers: new Map(), makerChars: 0 };
+    return { isolate, memoryMb, runs: 0, realm, makers: new OwnerLru(MAX_MAKERS, MAKER_CHARS) };
   }
 
   private giveBack(pooled: PooledIsolate, runs: number): void {
@@ -375,10 +370,6 @@ async function compileMaker(realm: Realm, source: string): Promise<ivm.Reference
 }
 
 type Failure = Extract<RunResult, { ok: false }>;
-
-function forget(pooled: PooledIsolate, source: string): void {
-  if (pooled.makers.delete(source)) pooled.makerChars -= source.length;
-}
 
 /** The next call of an owner's queue: its first run, and the runs after it that may share its call. */
 function nextCall(queue: OwnerQueue): QueuedRun[] {
