@@ -60,11 +60,10 @@ export function startCommandJson(cmd: StartCommand & { pending?: boolean }): str
   const { workflow, ...rest } = cmd;
   const { definition, ...described } = workflow;
   if (!isShared(definition)) return JSON.stringify(cmd);
-  const head = JSON.stringify(described);
-  const tail = JSON.stringify(rest);
-  const def = `"definition":${definitionJson(definition)}}`;
-  const workflowJson = head === "{}" ? `{${def}` : `${head.slice(0, -1)},${def}`;
-  return tail === "{}" ? `{"workflow":${workflowJson}}` : `{"workflow":${workflowJson},${tail.slice(1)}`;
+  // Neither is empty: a workflow has its id, name and owner, a command its execution's id.
+  const head = JSON.stringify(described).slice(0, -1);
+  const tail = JSON.stringify(rest).slice(1);
+  return `{"workflow":${head},"definition":${definitionJson(definition)}},${tail}`;
 }
 
 /** How long a failed start's withdrawal, or a started one's list entry, is tried through transient failures. */

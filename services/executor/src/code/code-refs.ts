@@ -62,27 +62,19 @@ export class SentCodes {
   }
 }
 
-/** The runner's side: the codes a connection's client sent, by id, bounded whatever the client asks. */
+/**
+ * The runner's side: the codes a connection's client sent, by id, bounded whatever the client asks (the oldest run
+ * out first: the client's own bounds keep it well inside these, and it does not say whose a code is).
+ */
 export class HeldCodes {
-  readonly #codes = new Map<number, string>();
-  #chars = 0;
+  readonly #codes = new OwnerLru<number, string>(HELD_MAX_CODES, HELD_MAX_CHARS);
 
   hold(id: number, code: string): void {
-    this.forget(id);
-    this.#codes.set(id, code);
-    this.#chars += code.length;
-    for (const [oldest, old] of this.#codes) {
-      if (oldest === id || (this.#codes.size <= HELD_MAX_CODES && this.#chars <= HELD_MAX_CHARS)) break;
-      this.#codes.delete(oldest);
-      this.#chars -= old.length;
-    }
+    this.#codes.set(id, "", code, code.length);
   }
 
   forget(id: number): void {
-    const code = this.#codes.get(id);
-    if (code === undefined) return;
     this.#codes.delete(id);
-    this.#chars -= code.length;
   }
 
   code(id: number): string | undefined {

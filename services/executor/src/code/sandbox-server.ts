@@ -59,12 +59,8 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       const code = codes.code(msg.codeId);
       // Its client sends a code before the runs that name it and forgets none they may name: a bug if it comes.
       if (code === undefined) {
-        const error = `the sandbox runner holds no code under id ${msg.codeId}`;
-        writeMessage(stream, {
-          t: "result",
-          id: msg.id,
-          result: { ok: false, error, logs: [], artifacts: [], timedOut: false },
-        });
+        const result = failed(`the sandbox runner holds no code under id ${msg.codeId}`);
+        writeMessage(stream, { t: "result", id: msg.id, result: toWire(result) });
         return;
       }
       req = { ...req, code };
@@ -86,13 +82,7 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       .run(req, msg.limits, controller.signal, onLog, interactive, (state) =>
         writeMessage(stream, { t: state, id: msg.id }),
       )
-      .catch((err: unknown): RunResult => ({
-        ok: false,
-        error: `the sandbox runner failed: ${String(err)}`,
-        logs: [],
-        artifacts: [],
-        timedOut: false,
-      }))
+      .catch((err: unknown) => failed(`the sandbox runner failed: ${String(err)}`))
       .then((result) => {
         runs.delete(msg.id);
         inputs.delete(msg.id);
@@ -100,4 +90,8 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       });
   });
   writeMessage(stream, { t: "ready", isolation: sandbox.isolation, js: sandbox.jsPool, codeRefs: true });
+}
+
+function failed(error: string): RunResult {
+  return { ok: false, error, logs: [], artifacts: [], timedOut: false };
 }
