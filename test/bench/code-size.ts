@@ -10,7 +10,7 @@ import { cpuText } from "./render";
 import { median, round } from "./stats";
 import { withRuntime } from "./suite";
 import { runThroughput, type ThroughputResult } from "./throughput";
-import { JS_STEP_CODE } from "./workflows";
+import { JS_STEP_CODE, threeStepWorkflowWith } from "./workflows";
 
 export interface CodeSizeSizes {
   n: number;
@@ -54,25 +54,6 @@ export function longStepCode(padChars: number): string {
     chars += line.length + 1;
   }
   return lines.join("\n");
-}
-
-/** The sustained-throughput JavaScript workflow, each step's code `code` (a block scalar). */
-export function threeStepWorkflowWith(code: string): string {
-  const body = code
-    .split("\n")
-    .map((line) => `      ${line}`)
-    .join("\n");
-  const steps = Array.from({ length: 3 }, (_, i) =>
-    [
-      `  - name: s${i + 1}`,
-      `    type: code`,
-      `    language: javascript`,
-      `    input: { prev: ${i === 0 ? "0" : `"{{ steps.s${i}.output }}"`} }`,
-      `    code: |`,
-      body,
-    ].join("\n"),
-  );
-  return `name: bench-3-javascript-long\nsteps:\n${steps.join("\n")}\n`;
 }
 
 export async function runCodeSize(

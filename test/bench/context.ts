@@ -49,8 +49,9 @@ export async function openTarget(client: Client, rt: InProcessRuntime): Promise<
  * is shared (frozen), as the edge's reads of a workflow are: its JSON is written once, not at every start.
  */
 export function starter(t: Target, yaml: string): (executionId: string) => Promise<string> {
-  const { name } = definitionOf(yaml);
-  const definition = sharedDefinition(definitionOf(yaml));
+  const parsed = definitionOf(yaml);
+  const { name } = parsed;
+  const definition = sharedDefinition(parsed);
   const workflow = { id: `wf-${name}`, name, ownerId: "bench", version: null, definition };
   return (executionId) =>
     startExecution(t.client.publisher, t.ns, { workflow, inputs: {}, triggerSource: "open_api", executionId });

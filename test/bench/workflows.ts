@@ -11,15 +11,28 @@ export const JS_STEP_CODE = "return input.prev + 1";
 // WF_INPUT is the step's rendered input as JSON; the last stdout line is the output.
 const PY_BODY = 'import json, os; print(json.loads(os.environ["WF_INPUT"])["prev"] + 1)';
 
-function codeStep(name: string, language: ChainLanguage, prevInput: string): string {
-  const body = language === "javascript" ? JS_STEP_CODE : PY_BODY;
+function codeStep(
+  name: string,
+  language: ChainLanguage,
+  prevInput: string,
+  body = language === "javascript" ? JS_STEP_CODE : PY_BODY,
+): string {
   return [
     `  - name: ${name}`,
     `    type: code`,
     `    language: ${language}`,
     `    input: { prev: ${prevInput} }`,
-    `    code: '${body.replaceAll("'", "''")}'`,
+    codeLine(body),
   ].join("\n");
+}
+
+/** A step's code as YAML: quoted on one line, or a block of lines. */
+function codeLine(body: string): string {
+  if (!body.includes("\n")) return `    code: '${body.replaceAll("'", "''")}'`;
+  return `    code: |\n${body
+    .split("\n")
+    .map((line) => `      ${line}`)
+    .join("\n")}`;
 }
 
 function prevOf(i: number): string {
@@ -30,6 +43,12 @@ function prevOf(i: number): string {
 export function chainWorkflow(language: ChainLanguage, steps: number): string {
   const body = Array.from({ length: steps }, (_, i) => codeStep(`s${i + 1}`, language, prevOf(i)));
   return `name: bench-chain-${language}-${steps}\nsteps:\n${body.join("\n")}\n`;
+}
+
+/** The sustained-throughput JavaScript workflow (three steps, output 3), each step's code `code`. */
+export function threeStepWorkflowWith(code: string): string {
+  const steps = Array.from({ length: 3 }, (_, i) => codeStep(`s${i + 1}`, "javascript", prevOf(i), code));
+  return `name: bench-3-javascript-long\nsteps:\n${steps.join("\n")}\n`;
 }
 
 export type ThroughputKind = "javascript" | "transform";
