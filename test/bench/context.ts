@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startExecution } from "@wf/shared/client";
 import { sharedDefinition } from "@wf/shared/execution";
-import { connectNats } from "@wf/shared/nats";
+import { connectNats, ONE_REPLICA, StoredDefinitions } from "@wf/shared/nats";
 import { JetStreamPublisher } from "@wf/shared/store";
 import type { InProcessRuntime } from "../support/runtime";
 import { definitionOf } from "../support/runtime";
@@ -46,15 +46,21 @@ export async function openTarget(client: Client, rt: InProcessRuntime): Promise<
 
 /**
  * Publishes a start command for an inline workflow (as the API does); resolves once JetStream acked it. Its definition
- * is shared (frozen), as the edge's reads of a workflow are: its JSON is written once, not at every start.
+ * is shared (frozen), as the edge's reads of a workflow are, and stored once: its commands name it by reference.
  */
 export function starter(t: Target, yaml: string): (executionId: string) => Promise<string> {
   const parsed = definitionOf(yaml);
   const { name } = parsed;
   const definition = sharedDefinition(parsed);
   const workflow = { id: `wf-${name}`, name, ownerId: "bench", version: null, definition };
+  const definitions = new StoredDefinitions(t.client.nc, t.ns, { placement: ONE_REPLICA });
   return (executionId) =>
-    startExecution(t.client.publisher, t.ns, { workflow, inputs: {}, triggerSource: "open_api", executionId });
+    startExecution(
+      t.client.publisher,
+      t.ns,
+      { workflow, inputs: {}, triggerSource: "open_api", executionId },
+      { definitions },
+    );
 }
 
 /** Messages ever written to a stream: with history 1, a KV stream's last sequence counts its writes. */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { checkStart, firstSnapshot, laneOf } from "@wf/shared/execution";
-import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
+import { checkStart, firstSnapshot, laneOf, sharedDefinition } from "@wf/shared/execution";
+import { consumerNames, definitionRef, ONE_REPLICA, StoredDefinitions, streamNames, subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sleepers, sleepMarker } from "@wf/testing";
@@ -199,6 +199,45 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       expect(s.status).toBe("COMPLETED");
       expect(s.output).toBe(2);
       expect(s.triggerSource).toBe("open_api");
+    });
+
+    it("a start naming its definition by reference, as the edge's do, runs the definition stored under it", async () => {
+      const definitions = await StoredDefinitions.open(rt.platform.nc, rt.ns, ONE_REPLICA, rt.platform.log);
+      const definition = sharedDefinition(
+        definitionOf(`
+  name: by-reference
+  steps:
+    - { name: a, type: transform, output: "{{ vars.n * 2 }}" }
+  variables:
+    n: { type: number, required: true }
+  `),
+      );
+      const workflow = { id: "wf-by-ref", name: "by-reference", ownerId: "owner1", version: 2, definition };
+      const start = (n: number) =>
+        startExecution(
+          rt.platform.js,
+          rt.ns,
+          { workflow, inputs: { n }, triggerSource: "webhook" },
+          { store: rt.platform.store, definitions },
+        );
+      const runs = await Promise.all([start(1), start(2)]);
+      const ended = await Promise.all(runs.map((id) => waitForStatus(rt.platform, id)));
+      expect(ended.map((s) => [s.status, s.output, s.definition])).toEqual([
+        ["COMPLETED", 2, definition],
+        ["COMPLETED", 4, definition],
+      ]);
+    });
+
+    it("a start naming a definition stored nowhere ends FAILED, saying which", async () => {
+      const { cmd, executionId } = pendingStart(rt.platform, "unstored", 1, "webhook");
+      const ref = definitionRef(JSON.stringify({ name: "never stored", steps: [] }));
+      const body = { ...cmd, pending: false, workflow: { ...cmd.workflow, definition: undefined, definitionRef: ref } };
+      await rt.platform.js.publish(subjects(rt.ns).execStart(executionId), JSON.stringify(body));
+      const s = await waitForStatus(rt.platform, executionId);
+      expect({ status: s.status, error: s.error }).toEqual({
+        status: "FAILED",
+        error: `the workflow definition the start command names (${ref}) is not stored`,
+      });
     });
 
     /** A `pending` start of a one-step workflow, published without its snapshot. */

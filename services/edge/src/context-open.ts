@@ -1,4 +1,5 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
+import { StoredDefinitions } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { AuditLog } from "./auth/audit-log";
@@ -30,12 +31,13 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
   const signingKey = await resolveSigningKey(p);
   const secretBox = await openWebhookSecretBox(p);
   const publisher = new JetStreamPublisher(p.nc);
-  const [files, counters, sessions, webhookStats, replayGuard] = await Promise.all([
+  const [files, counters, sessions, webhookStats, replayGuard, definitions] = await Promise.all([
     ArtifactFiles.open(p.nc, ns, p.placement, p.store),
     WindowCounters.open(p.nc, ns, p.placement, publisher),
     SessionStore.open(p.nc, ns, p.placement, p.config.WF_SESSION_TTL_S),
     WebhookStats.open(p.nc, ns, p.placement, publisher, log),
     ReplayGuard.open(p.nc, ns, p.placement),
+    StoredDefinitions.open(p.nc, ns, p.placement, log),
   ]).catch((err: unknown) => {
     publisher.close();
     throw err;
@@ -46,6 +48,7 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     store: p.store,
     js: p.js,
     publisher,
+    definitions,
     log,
     files,
     signer: new UrlSigner(signingKey, p.config.WF_DOWNLOAD_URL_TTL_S),

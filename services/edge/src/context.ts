@@ -3,6 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import type { Config } from "@wf/shared/config";
 import type { Logger } from "@wf/shared/log";
+import type { StoredDefinitions } from "@wf/shared/nats";
 import type { SecretBox } from "@wf/shared/secrets";
 import type { JetStreamPublisher, Store } from "@wf/shared/store";
 import type { AuditLog } from "./auth/audit-log";
@@ -23,6 +24,8 @@ export interface EdgeContext {
   js: JetStreamClient;
   /** For the hot publishes (start commands, rate counters): a third of nats.js's CPU per publish. */
   publisher: JetStreamPublisher;
+  /** Where the definitions of stored workflows are kept once, their start commands naming them. */
+  definitions: StoredDefinitions;
   log: Logger;
   files: ArtifactFiles;
   signer: UrlSigner;

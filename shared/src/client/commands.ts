@@ -12,6 +12,7 @@ import {
 } from "../execution/index";
 import { isShared } from "../execution/parsed-definitions";
 import { StartCommand, type CancelCommand } from "../messages/index";
+import type { StoredDefinitions } from "../nats/stored-definitions";
 import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
 import type { Logger } from "../log/index";
@@ -80,7 +81,12 @@ export async function startExecution(
   js: CommandPublisher,
   ns: string,
   req: StartRequest,
-  opts: { store?: Store; log?: Pick<Logger, "error"> } = {},
+  opts: {
+    store?: Store;
+    log?: Pick<Logger, "error">;
+    /** Where a shared definition is stored once, its commands naming it (docs/architecture.md). */
+    definitions?: StoredDefinitions;
+  } = {},
 ): Promise<string> {
   const executionId = req.executionId ?? inOwnerLane(newId(), req.workflow.ownerId);
   const cmd: StartCommand = {
@@ -98,7 +104,8 @@ export async function startExecution(
   const subject = subjectsOf(ns).execStart(executionId);
   const { store } = opts;
   if (!store) {
-    await js.publish(subject, startCommandJson(cmd), { msgID: executionId });
+    const workflow = await carriedWorkflow(cmd.workflow, opts.definitions);
+    await js.publish(subject, startCommandJson({ ...cmd, workflow }), { msgID: executionId });
     return executionId;
   }
   const parsed = StartCommand.parse(cmd);
@@ -114,12 +121,13 @@ export async function startExecution(
     );
     return executionId;
   }
+  const workflow = await carriedWorkflow(cmd.workflow, opts.definitions);
   // Both writes at once: the answer waits for one round trip, not two. Reads and lists need both,
   // and get both before this resolves; an executor that takes the command first writes the
   // record itself, and an announce that lands after that leaves the newer list entry alone.
   const [announced, published] = await Promise.allSettled([
     store.executions.announce(pending),
-    js.publish(subject, startCommandJson({ ...cmd, pending: true }), { msgID: executionId }),
+    js.publish(subject, startCommandJson({ ...cmd, workflow, pending: true }), { msgID: executionId }),
   ]);
   const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed === undefined) return executionId;
@@ -141,6 +149,17 @@ export async function startExecution(
     opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }),
   );
   throw failed.reason;
+}
+
+/** The command's workflow: its definition named by reference where it is stored (StoredDefinitions). */
+async function carriedWorkflow(
+  workflow: StartCommand["workflow"],
+  definitions: StoredDefinitions | undefined,
+): Promise<StartCommand["workflow"]> {
+  const ref = definitions ? await definitions.refOf(workflow.definition) : null;
+  if (ref === null) return workflow;
+  const { definition: _carried, ...described } = workflow;
+  return { ...described, definitionRef: ref };
 }
 
 export async function cancelExecution(

@@ -39,6 +39,16 @@ export function checkStart(given: unknown, inputs: Record<string, unknown>): Che
   return { ok: true, definition, workflow: wf.data, vars: vars.vars };
 }
 
+/** A start naming a definition by a reference under which none is stored: it fails, saying so. */
+export function unstoredDefinition(ref: string): CheckedStart {
+  return {
+    ok: false,
+    definition: null,
+    workflow: null,
+    error: `the workflow definition the start command names (${ref}) is not stored`,
+  };
+}
+
 /**
  * The first snapshot of an execution: PENDING when a client writes it before publishing the
  * start (so a status poll right after a 202 finds it), RUNNING when the executor that takes the

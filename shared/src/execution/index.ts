@@ -19,7 +19,13 @@ export {
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";
-export { checkStart, firstSnapshot, type CheckedStart, type StartRequestParsed } from "./first-snapshot";
+export {
+  checkStart,
+  firstSnapshot,
+  unstoredDefinition,
+  type CheckedStart,
+  type StartRequestParsed,
+} from "./first-snapshot";
 export { definitionJson, parseDefinition, sharedDefinition, type ParsedDefinition } from "./parsed-definitions";
 export {
   planRerun,

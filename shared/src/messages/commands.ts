@@ -17,6 +17,11 @@ export const StartCommand = z.object({
     version: z.number().int().nullable(),
     /** Left out when the start created the PENDING record (a derived id, or an earlier version). */
     definition: z.unknown().optional(),
+    /**
+     * In place of `definition`: the stored definition's reference, the SHA-256 of its JSON (StoredDefinitions), for
+     * the executor to look up.
+     */
+    definitionRef: z.string().optional(),
   }),
   /** The start stored the execution PENDING: read it first, and drop the command once it is gone (withdrawn). */
   pending: z.boolean().default(false),

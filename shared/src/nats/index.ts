@@ -33,3 +33,4 @@ export { isTransient, retryTransient, TRANSIENT_RETRY_MS } from "./transient";
 export { commandSeq, OrphanRescue, ORPHAN_GRACE_MS, ORPHAN_OF_HEADER } from "./orphans";
 export { answerHolds, holderAlive } from "./holders";
 export { queuedCommand } from "./queued-commands";
+export { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";

@@ -150,7 +150,8 @@ class Grants {
       this.exists(stream).publish(`$JS.API.STREAM.UPDATE.${stream}`);
     // openKvStore opens every bucket of the store; the data of those not granted below stays out of reach.
     for (const type of STORE_TYPES) this.exists(`KV_${this.ns}_${type}`).exists(`KV_${this.ns}_${type}_idx`);
-    return this.exists(`KV_${this.ns}_user_emails`);
+    // A PENDING execution on KV is read from its start command, whose definition may be named by reference.
+    return this.exists(`KV_${this.ns}_user_emails`).kv(`${this.ns}_definitions`, "read");
   }
 
   /** Server keys: the check of each one the service uses, and its copy in `<ns>_edge` that it erases. */
@@ -228,6 +229,8 @@ function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
       .kv(`${ns}_sessions`, "write")
       .kv(`${ns}_webhookstats`, "write")
       .kv(`${ns}_webhookreplay`, "write")
+      // Stored workflows' definitions, which its start commands name by reference.
+      .kv(`${ns}_definitions`, "write")
       .objects(`${ns}_artifacts`, "read")
       .serverKeys(WEBHOOK_SECRETS, URL_SIGNING)
       .publish(subj.secrets)

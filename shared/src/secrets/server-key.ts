@@ -5,7 +5,7 @@ import { ConfigError } from "../errors/wf-error";
 import { openKvBucket } from "../nats/buckets";
 import { streamPlacement } from "../nats/placement";
 import { whileStarting } from "../nats/while-starting";
-import { isWrongLastSequence } from "../store/kv/wrong-last-sequence";
+import { isWrongLastSequence } from "../nats/wrong-last-sequence";
 import { keyFilePath, readOrCreateKeyFile, type KeyFile } from "./key-file";
 
 export type ServerKeyKind = keyof KeyFile;

@@ -39,7 +39,7 @@ export {
 } from "./records";
 export { openConfiguredStore, openStore, type StoreOptions, type StoreSettings } from "./open-store";
 /** Whether a KV write lost its compare-and-set (another writer moved first, or the key exists). */
-export { isWrongLastSequence } from "./kv/wrong-last-sequence";
+export { isWrongLastSequence } from "../nats/wrong-last-sequence";
 export { JetStreamPublisher, type PublishMessage, type PublishOptions } from "./kv/jetstream-publisher";
 export { newWorkflowRecord, nextWorkflowVersion } from "./new-workflow-record";
 export { storeNextVersion } from "./store-next-version";

@@ -16,7 +16,10 @@ import { RECENT_MAX_AGE_MS, RECENT_REFRESH_MS } from "./kv/recent-reads";
 import { executionLayout } from "./kv/layouts";
 import { JetStreamPublisher } from "./kv/jetstream-publisher";
 import { openKvStore } from "./kv/open-kv-store";
+import { definitionJson, sharedDefinition } from "../execution/parsed-definitions";
 import { ONE_REPLICA } from "../nats/placement";
+import { definitionRef, StoredDefinitions } from "../nats/stored-definitions";
+import { streamNames, subjects } from "../nats/subjects";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
 import { UserRecord, WorkflowRecord, type ApprovalRecord } from "./records";
@@ -276,6 +279,32 @@ describe("JetStream KV adapter", () => {
     const list = (status: ExecutionSnapshot["status"]) => store.executions.list({ ownerId, status, page: 1, size: 10 });
     expect(await list("RUNNING")).toEqual({ items: [running], total: 1 });
     expect(await list("PENDING")).toEqual({ items: [], total: 0 });
+  });
+
+  it("an announced start naming its definition by reference is read PENDING with that definition", async () => {
+    const { store, namespace, starts, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const definitions = await StoredDefinitions.open(nc, namespace, ONE_REPLICA, { warn: () => undefined });
+    const definition = sharedDefinition({ name: "by-ref", steps: [{ name: "a", type: "transform", output: "1" }] });
+    const workflow = { id: "wf-ref", name: "by-ref", ownerId: `user-${newId()}`, version: 1, definition };
+    const id = await startExecution(
+      starts.publisher,
+      namespace,
+      { workflow, triggerSource: "webhook" },
+      {
+        store,
+        definitions,
+      },
+    );
+    const jsm = await jetstreamManager(nc);
+    const command = await jsm.streams.getMessage(streamNames(namespace).cmd, {
+      last_by_subj: subjects(namespace).execStart(id),
+    });
+    const carried = command!.json<{ workflow: Record<string, unknown> }>().workflow;
+    expect(carried.definition).toBeUndefined();
+    expect(carried.definitionRef).toBe(definitionRef(definitionJson(definition)));
+    const pending = (await store.executions.get(id))!.value;
+    expect({ status: pending.status, definition: pending.definition }).toEqual({ status: "PENDING", definition });
   });
 
   it("repairStale gives a list entry a status change left behind its record's status", async () => {

@@ -7,6 +7,7 @@ import {
   parseDefinition,
   sharedDefinition,
   TERMINAL_STATUSES,
+  unstoredDefinition,
   type ExecutionSnapshot,
   type StepState,
 } from "@wf/shared/execution";
@@ -18,7 +19,9 @@ import {
   DUPLICATE_WINDOW_MS,
   ORPHAN_OF_HEADER,
   retryTransient,
+  startDefinition,
   type Handled,
+  type StoredDefinitions,
 } from "@wf/shared/nats";
 import type { Versioned } from "@wf/shared/store";
 import type { Workflow } from "@wf/shared/workflow";
@@ -40,6 +43,8 @@ export interface ExecutorActorDeps extends EffectDeps {
   holderAlive(actorId: string, executionId: string): Promise<boolean>;
   /** The commands' lease (AckWait). */
   leaseMs: number;
+  /** Where a start command's definition named by reference is read. */
+  definitions: StoredDefinitions;
 }
 
 /** Sources whose in-flight executions are not replayed after a crash (docs/architecture.md, Restarts). */
@@ -146,8 +151,8 @@ export class ExecutorActor {
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<Handled> {
     // An announce that left the record to us (KV: the command carries the definition) is created
     // as an unannounced start is: reading it first would find no record, then this very command.
-    const writtenByStarter =
-      cmd.pending && (cmd.workflow.definition === undefined || !this.deps.store.executions.announcedInCommand);
+    const carried = cmd.workflow.definition !== undefined || cmd.workflow.definitionRef !== undefined;
+    const writtenByStarter = cmd.pending && (!carried || !this.deps.store.executions.announcedInCommand);
     if (writtenByStarter) {
       const pending = await this.deps.store.executions.getForWrite(cmd.executionId);
       if (pending) return this.acquireAndRun(m, pending);
@@ -163,8 +168,12 @@ export class ExecutorActor {
     }
     // Read only if the create fails: a first delivery (the common case) costs no write of its own; the
     // run's first write creates the record (Committer.deferCreate).
+    const definition = await startDefinition(cmd.workflow, this.deps.definitions);
     const now = Date.now();
-    const checked = checkStart(cmd.workflow.definition, cmd.inputs);
+    const checked =
+      definition === null && cmd.workflow.definitionRef !== undefined
+        ? unstoredDefinition(cmd.workflow.definitionRef)
+        : checkStart(definition, cmd.inputs);
     const snap = firstSnapshot(
       cmd,
       checked,

@@ -2,7 +2,7 @@ import { isTransient, retryTransient } from "../../nats/transient";
 import type { KeyRemovals } from "./index-removals";
 import type { KvBuckets } from "./kv-buckets";
 import { leaderLast, type LeaderEntry } from "./leader-reads";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 /** The index keys of one record type (values empty, or the one value a layout carries): puts, removals and reads. */
 export class IndexKeys {

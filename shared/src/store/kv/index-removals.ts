@@ -1,7 +1,7 @@
 import type { StaleMarkers } from "./bucket-follower";
 import type { KvBuckets } from "./kv-buckets";
 import { MarkerPurges } from "./marker-purges";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 /** How long a followed index's delete marker stays before it is purged: followers see it well within this. */
 const MARKER_PURGE_MS = 60_000;

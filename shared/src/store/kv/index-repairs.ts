@@ -2,7 +2,7 @@ import { retryTransient } from "../../nats/transient";
 import { recordTokenOf, throwFirstRejection, withRevisions, type IndexKeys } from "./index-keys";
 import { keyToken } from "./key-codec";
 import type { KnownRecords } from "./known-records";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 /**
  * The index writes made apart from a record's own writes: listing a record before it is written

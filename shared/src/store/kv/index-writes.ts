@@ -3,7 +3,7 @@ import { throwFirstRejection, withRevisions, type IndexKeys } from "./index-keys
 import { keyToken } from "./key-codec";
 import type { Known, KnownRecords, Loaded } from "./known-records";
 import type { RecentRecords } from "./recent-records";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 /**
  * Creates, updates and deletes of one record type, each with the puts and removals of its index

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../execution/ids";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { JetStreamPublisher } from "./jetstream-publisher";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 let server: NatsServerHandle;
 let nc: NatsConnection;

@@ -7,6 +7,7 @@ import { CasConflictError } from "../../errors";
 import { newId } from "../../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
 import { ONE_REPLICA } from "../../nats/placement";
+import { StoredDefinitions } from "../../nats/stored-definitions";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { DirectReads, type StoredEntry } from "./direct-reads";
 import { JetStreamPublisher } from "./jetstream-publisher";
@@ -97,7 +98,7 @@ async function laggingSetup(
     indexBucket: `${ns}_executions_idx`,
     reads,
   };
-  const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns));
+  const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns, new StoredDefinitions(nc, ns)));
   onTestFinished(() => {
     repo.close();
     reads.close();

@@ -4,6 +4,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { ConfigError } from "../../errors";
 import { openKvBucket } from "../../nats/buckets";
 import type { StreamPlacement } from "../../nats/placement";
+import { StoredDefinitions } from "../../nats/stored-definitions";
 import type { Store } from "../port";
 import { AUDIT_RETENTION_MS } from "../records";
 import { DirectReads } from "./direct-reads";
@@ -89,7 +90,10 @@ export async function openKvStore(
   const store = {
     kind: "kv" as const,
     workflows: new KvWorkflowRepo(workflows),
-    executions: new KvExecutionRepo(executions, new PendingStarts(jsm, namespace)),
+    executions: new KvExecutionRepo(
+      executions,
+      new PendingStarts(jsm, namespace, new StoredDefinitions(nc, namespace)),
+    ),
     approvals: new KvApprovalRepo(approvals),
     artifacts: new KvArtifactRepo(artifacts),
     webhooks: new KvWebhookRepo(webhooks),

@@ -2,6 +2,7 @@ import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from "@na
 import { checkStart, firstSnapshot } from "../../execution/first-snapshot";
 import type { ExecutionSnapshot } from "../../execution/snapshot";
 import { StartCommand } from "../../messages/commands";
+import { startDefinition, type StoredDefinitions } from "../../nats/stored-definitions";
 import { streamNames, subjects } from "../../nats/subjects";
 
 const SUBJECT_TOKEN = /^[^\s.*>]+$/;
@@ -19,6 +20,7 @@ export class PendingStarts {
   constructor(
     private readonly jsm: JetStreamManager,
     ns: string,
+    private readonly definitions: StoredDefinitions,
   ) {
     this.#stream = streamNames(ns).cmd;
     this.#subject = subjects(ns).execStart;
@@ -38,15 +40,11 @@ export class PendingStarts {
     }
     if (stored === null) return null;
     const cmd = StartCommand.safeParse(stored.json());
+    if (!cmd.success || cmd.data.executionId !== id) return null;
     // Commands of earlier versions, and of starts that wrote the record first, leave the definition out.
-    if (!cmd.success || cmd.data.workflow.definition === undefined || cmd.data.executionId !== id) return null;
-    return firstSnapshot(
-      cmd.data,
-      checkStart(cmd.data.workflow.definition, cmd.data.inputs),
-      "PENDING",
-      null,
-      cmd.data.requestedAt,
-    );
+    const definition = await startDefinition(cmd.data.workflow, this.definitions);
+    if (definition === undefined || definition === null) return null;
+    return firstSnapshot(cmd.data, checkStart(definition, cmd.data.inputs), "PENDING", null, cmd.data.requestedAt);
   }
 
   /** Removes the start command of `id`, if one is stored; one an executor holds may still run. */

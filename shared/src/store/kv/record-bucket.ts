@@ -6,7 +6,7 @@ import type { StoredEntry } from "./direct-reads";
 import { fromKeyToken, keyToken } from "./key-codec";
 import type { KvBuckets } from "./kv-buckets";
 import { leaderLast } from "./leader-reads";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 /** Where a read is answered: any replica, or the stream's leader for a read that bounds a write (leader-reads.ts). */
 export type ReadFrom = "any" | "leader";

@@ -6,7 +6,7 @@ import { keyToken } from "./key-codec";
 import type { KvBuckets } from "./kv-buckets";
 import { KvCollection, kvParts } from "./kv-collection";
 import { NO_INDEX } from "./layouts";
-import { isWrongLastSequence } from "./wrong-last-sequence";
+import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
 
 /**
  * Users by id, and a bucket of email claims (lower-cased email -> user id) that makes emails

@@ -1,0 +1,111 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { newId } from "../execution/ids";
+import { definitionJson, sharedDefinition } from "../execution/parsed-definitions";
+import { ONE_REPLICA } from "./placement";
+import { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";
+
+let server: NatsServerHandle;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await server?.stop();
+});
+
+/** A definition no other test has: the table of definitions read by reference is the process's. */
+function definition(): Record<string, unknown> {
+  return { name: `wf-${newId()}`, steps: [{ name: "a", type: "code", language: "javascript", code: "return 1 // é" }] };
+}
+
+/** A namespace whose starter stores definitions. */
+async function starter(): Promise<{ ns: string; stored: StoredDefinitions; writes: () => Promise<number> }> {
+  const ns = `d${newId()}`;
+  const warnings: unknown[] = [];
+  const stored = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: (...a) => warnings.push(a) });
+  const jsm = await jetstreamManager(nc);
+  const writes = async () => (await jsm.streams.info(`KV_${definitionsBucket(ns)}`)).state.last_seq;
+  return { ns, stored, writes };
+}
+
+describe("StoredDefinitions", () => {
+  it("stores a shared definition once, under the SHA-256 of its JSON, and names it by that", async () => {
+    const { ns, stored, writes } = await starter();
+    const shared = sharedDefinition(definition());
+    const json = definitionJson(shared);
+    const ref = await stored.refOf(shared);
+    expect(ref).toBe(definitionRef(json));
+    expect(ref).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await stored.refOf(shared)).toBe(ref);
+    expect(await writes()).toBe(1);
+    const kv = await new Kvm(nc).open(definitionsBucket(ns));
+    expect((await kv.get(ref!))?.string()).toBe(json);
+    // Another starter (another edge) finds it stored: nothing is written again.
+    const other = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: () => undefined });
+    expect(await other.refOf(sharedDefinition(JSON.parse(json)))).toBe(ref);
+    expect(await writes()).toBe(1);
+  });
+
+  it("names no definition that is not shared: its command carries it", async () => {
+    const { stored, writes } = await starter();
+    expect(await stored.refOf(definition())).toBeNull();
+    expect(await writes()).toBe(0);
+  });
+
+  it("reads what another process stored, shared and frozen, and only what its reference names", async () => {
+    const { ns } = await starter();
+    const kv = await new Kvm(nc).open(definitionsBucket(ns));
+    const json = JSON.stringify(definition());
+    const ref = definitionRef(json);
+    await kv.put(ref, json);
+    const tampered = definitionRef(JSON.stringify(definition()));
+    await kv.put(tampered, json);
+
+    const reader = new StoredDefinitions(nc, ns);
+    const read = await reader.get(ref);
+    expect(read).toEqual(JSON.parse(json));
+    expect(Object.isFrozen(read)).toBe(true);
+    expect(definitionJson(read)).toBe(json);
+    expect(await reader.get(tampered)).toBeNull();
+    expect(await reader.get(definitionRef("{}"))).toBeNull();
+    expect(await reader.get("not a reference")).toBeNull();
+  });
+
+  it("finds nothing in a namespace where no starter made the bucket", async () => {
+    const reader = new StoredDefinitions(nc, `d${newId()}`);
+    expect(await reader.get(definitionRef(JSON.stringify(definition())))).toBeNull();
+  });
+
+  it("names nothing when it cannot store, and says why", async () => {
+    const closed = await connect({ servers: server.url });
+    const warnings: string[] = [];
+    const stored = new StoredDefinitions(closed, `d${newId()}`, {
+      placement: ONE_REPLICA,
+      log: { warn: (message) => warnings.push(message) },
+    });
+    await closed.close();
+    expect(await stored.refOf(sharedDefinition(definition()))).toBeNull();
+    expect(warnings).toEqual(["could not store a workflow definition: its start commands carry it"]);
+  });
+});
+
+describe("startDefinition", () => {
+  it("is the definition a command carries, the one it names, or none when it has neither", async () => {
+    const { stored } = await starter();
+    const shared = sharedDefinition(definition());
+    const ref = (await stored.refOf(shared))!;
+    const carried = definition();
+    expect(await startDefinition({ definition: carried }, stored)).toBe(carried);
+    expect(await startDefinition({ definitionRef: ref }, stored)).toBe(shared);
+    expect(await startDefinition({}, stored)).toBeUndefined();
+  });
+});

@@ -1,0 +1,187 @@
+import { createHash } from "node:crypto";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { Logger } from "../log";
+import { definitionJson, isShared, sharedDefinition } from "../execution/parsed-definitions";
+import { openKvBucket } from "./buckets";
+import type { StreamPlacement } from "./placement";
+import { isNotFound } from "./streams";
+import { retryTransient } from "./transient";
+import { isWrongLastSequence } from "./wrong-last-sequence";
+
+/** `<ns>_definitions`: workflow definitions by the SHA-256 of their JSON. */
+export function definitionsBucket(ns: string): string {
+  return `${ns}_definitions`;
+}
+
+/** A definition's reference: the SHA-256 of its JSON, base64url (a KV key as it is). */
+export function definitionRef(json: string): string {
+  return createHash("sha256").update(json).digest("base64url");
+}
+
+/** The form of a reference: anything else in a command names nothing, and is not looked up. */
+const REF = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The definition a start command carries, or the one its reference names: null when none is stored under it; undefined
+ * when the command has neither (its starter wrote the PENDING record).
+ */
+export function startDefinition(
+  workflow: { definition?: unknown; definitionRef?: string | undefined },
+  stored: StoredDefinitions,
+): Promise<unknown> {
+  if (workflow.definition !== undefined || workflow.definitionRef === undefined)
+    return Promise.resolve(workflow.definition);
+  return stored.get(workflow.definitionRef);
+}
+
+/**
+ * Definitions read by reference, by every holder in this process: content-addressed, so one process-wide table
+ * serves them all. Bounded by the JSON it stands for; the least recently used go first.
+ */
+const byRef = new Map<string, { definition: unknown; chars: number }>();
+const BY_REF_MAX_CHARS = 8 * 1024 * 1024;
+let byRefChars = 0;
+
+function remember(ref: string, definition: unknown, chars: number): void {
+  const known = byRef.get(ref);
+  if (known !== undefined) {
+    byRef.delete(ref);
+    byRefChars -= known.chars;
+  }
+  if (chars > BY_REF_MAX_CHARS / 8) return;
+  byRef.set(ref, { definition, chars });
+  byRefChars += chars;
+  while (byRefChars > BY_REF_MAX_CHARS) {
+    const [oldest, entry] = byRef.entries().next().value!;
+    byRef.delete(oldest);
+    byRefChars -= entry.chars;
+  }
+}
+
+function recalled(ref: string): unknown {
+  const known = byRef.get(ref);
+  if (known === undefined) return undefined;
+  byRef.delete(ref);
+  byRef.set(ref, known);
+  return known.definition;
+}
+
+/**
+ * The definitions a start command names by reference instead of carrying: a workflow's definition (its steps' code
+ * and prompts) is most of a real start command, and every start of a version carried it again through the command
+ * stream and the executor's parse. A starter stores each shared definition once (`refOf`) and its commands name it;
+ * a reader (the executor, a read of a PENDING execution) finds it here, or in the bucket once per process.
+ *
+ * Entries are never removed: a definition is written once per distinct JSON (a saved workflow version), as small
+ * as the version itself, and a command may wait in the work queue for any time.
+ */
+export class StoredDefinitions {
+  readonly #bucket: string;
+  #kv: Promise<KV> | null = null;
+  /** Shared definitions known stored, by identity: a start of a known one costs a lookup. */
+  readonly #stored = new WeakMap<object, Promise<string | null>>();
+  readonly #reading = new Map<string, Promise<unknown>>();
+
+  readonly #placement: StreamPlacement | undefined;
+  readonly #log: Pick<Logger, "warn"> | undefined;
+
+  /**
+   * A starter gives the `placement` the bucket is created at where it is missing, and the `log` told when a
+   * definition could not be stored; a reader only opens the bucket, and finds nothing where no starter made it.
+   */
+  constructor(
+    private readonly nc: NatsConnection,
+    ns: string,
+    opts: { placement?: StreamPlacement; log?: Pick<Logger, "warn"> } = {},
+  ) {
+    this.#bucket = definitionsBucket(ns);
+    this.#placement = opts.placement;
+    this.#log = opts.log;
+  }
+
+  /**
+   * The reference of a shared (frozen) definition, stored first; null for one that is not shared, or when it could
+   * not be stored: the command then carries the definition, as before.
+   */
+  refOf(definition: unknown): Promise<string | null> {
+    if (!isShared(definition)) return Promise.resolve(null);
+    let ref = this.#stored.get(definition);
+    if (ref === undefined) {
+      ref = this.#store(definition);
+      this.#stored.set(definition, ref);
+      // Tried again at the next start: a bucket electing its leader is no reason to carry definitions for good.
+      void ref.then((r) => r ?? this.#stored.delete(definition));
+    }
+    return ref;
+  }
+
+  /** A starter's, its bucket opened (and created where it is missing) before its first start. */
+  static async open(
+    nc: NatsConnection,
+    ns: string,
+    placement: StreamPlacement,
+    log: Pick<Logger, "warn">,
+  ): Promise<StoredDefinitions> {
+    const definitions = new StoredDefinitions(nc, ns, { placement, log });
+    await definitions.#open();
+    return definitions;
+  }
+
+  /** The definition `ref` names, shared (sharedDefinition); null when no definition is stored under it. */
+  async get(ref: string): Promise<unknown> {
+    const known = recalled(ref);
+    if (known !== undefined) return known;
+    if (!REF.test(ref)) return null;
+    let reading = this.#reading.get(ref);
+    if (reading === undefined) {
+      reading = this.#read(ref).finally(() => this.#reading.delete(ref));
+      this.#reading.set(ref, reading);
+    }
+    return reading;
+  }
+
+  async #store(definition: object): Promise<string | null> {
+    const json = definitionJson(definition);
+    const ref = definitionRef(json);
+    try {
+      const kv = await this.#open();
+      await retryTransient(() => kv.create(ref, json)).catch((err: unknown) => {
+        // Stored by another start (or process) before: the same JSON, as its key says.
+        if (!isWrongLastSequence(err)) throw err;
+      });
+    } catch (err) {
+      this.#log?.warn("could not store a workflow definition: its start commands carry it", { err, ref });
+      return null;
+    }
+    remember(ref, definition, json.length);
+    return ref;
+  }
+
+  async #read(ref: string): Promise<unknown> {
+    const kv = await this.#open();
+    // No starter made the bucket yet: nothing is stored by reference.
+    const entry = await retryTransient(() => kv.get(ref)).catch((err: unknown) =>
+      isNotFound(err) ? null : Promise.reject(err),
+    );
+    if (entry === null || entry.operation !== "PUT") return null;
+    const json = entry.string();
+    // Whatever wrote it, the definition is the one its reference names, or none.
+    if (definitionRef(json) !== ref) return null;
+    const definition = sharedDefinition(JSON.parse(json) as unknown);
+    remember(ref, definition, json.length);
+    return definition;
+  }
+
+  #open(): Promise<KV> {
+    this.#kv ??= (
+      this.#placement
+        ? openKvBucket(this.nc, this.#bucket, { history: 1, keeps: true }, this.#placement)
+        : new Kvm(this.nc).open(this.#bucket)
+    ).catch((err: unknown) => {
+      this.#kv = null;
+      throw err;
+    });
+    return this.#kv;
+  }
+}
