@@ -43,7 +43,19 @@ const byRef = new Map<string, { definition: unknown; chars: number }>();
 const BY_REF_MAX_CHARS = 8 * 1024 * 1024;
 let byRefChars = 0;
 
+/**
+ * The references of definitions known stored, by the definition: a record of an execution of one names it so
+ * (execution-form.ts). Not bounded by the table above: an entry lives as long as its definition is held.
+ */
+const refOfStored = new WeakMap<object, string>();
+
+/** The reference under which `definition` is known stored (by this process), if it is. */
+export function storedRef(definition: unknown): string | undefined {
+  return typeof definition === "object" && definition !== null ? refOfStored.get(definition) : undefined;
+}
+
 function remember(ref: string, definition: unknown, chars: number): void {
+  if (typeof definition === "object" && definition !== null) refOfStored.set(definition, ref);
   const known = byRef.get(ref);
   if (known !== undefined) {
     byRef.delete(ref);

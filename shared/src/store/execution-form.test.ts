@@ -1,9 +1,31 @@
-import { describe, expect, it } from "vitest";
-import { ExecutionSnapshot, sharedDefinition } from "../execution";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { ExecutionSnapshot, newId, sharedDefinition } from "../execution";
+import { ONE_REPLICA } from "../nats/placement";
+import { definitionRef, StoredDefinitions } from "../nats/stored-definitions";
 import { executionForm } from "./execution-form";
-import { storedForm } from "./stored-form";
+import { storedForm, type RecordForm } from "./stored-form";
 
 const stored = storedForm(ExecutionSnapshot);
+let server: NatsServerHandle;
+let nc: NatsConnection;
+let definitions: StoredDefinitions;
+let form: RecordForm;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+  nc = await connect({ servers: server.url });
+  const ns = `f${newId()}`;
+  definitions = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: () => undefined });
+  form = executionForm(new StoredDefinitions(nc, ns));
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await server?.stop();
+});
 
 function snapshot(definition: unknown): ExecutionSnapshot {
   return ExecutionSnapshot.parse({
@@ -24,26 +46,49 @@ function snapshot(definition: unknown): ExecutionSnapshot {
 }
 
 /** What the KV store writes for `snap`, read back as the store reads it. */
-function written(snap: ExecutionSnapshot): { text: string; read: ExecutionSnapshot } {
-  const text = executionForm.stringify!(executionForm.compact(stored(snap)));
-  return { text, read: ExecutionSnapshot.parse(executionForm.restore(JSON.parse(text))) };
+async function written(snap: ExecutionSnapshot): Promise<{ text: string; read: ExecutionSnapshot }> {
+  const text = form.stringify!(form.compact(stored(snap)));
+  return { text, read: ExecutionSnapshot.parse(await form.restore(JSON.parse(text))) };
 }
 
 describe("an execution record's JSON", () => {
   const definition = { name: "form", description: 'a "quoted" café', steps: [{ name: "a", type: "transform" }] };
 
-  it("writes a shared definition from its kept JSON, and reads back the record it was", () => {
+  it("writes a shared definition from its kept JSON, and reads back the record it was", async () => {
     const snap = snapshot(sharedDefinition(structuredClone(definition)));
-    const { text, read } = written(snap);
+    const { text, read } = await written(snap);
     expect(read).toEqual(snapshot(definition));
     expect(text.endsWith(`,"definition":${JSON.stringify(definition)}}`)).toBe(true);
-    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(executionForm.compact(stored(snap)))));
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(form.compact(stored(snap)))));
   });
 
-  it("writes a definition nobody shares as JSON.stringify does", () => {
+  it("writes a definition nobody shares as JSON.stringify does", async () => {
     const snap = snapshot(structuredClone(definition));
-    const { text, read } = written(snap);
-    expect(text).toBe(JSON.stringify(executionForm.compact(stored(snap))));
+    const { text, read } = await written(snap);
+    expect(text).toBe(JSON.stringify(form.compact(stored(snap))));
     expect(read).toEqual(snap);
+  });
+
+  it("names a stored definition by its reference, and reads it back from where it is stored", async () => {
+    const mine = { ...definition, name: `stored-${newId()}` };
+    const shared = sharedDefinition(structuredClone(mine));
+    const ref = (await definitions.refOf(shared))!;
+    const snap = snapshot(shared);
+    const { text, read } = await written(snap);
+    expect(text.endsWith(`,"definitionRef":"${ref}"}`)).toBe(true);
+    expect(text).not.toContain('"definition"');
+    expect(read).toEqual(snapshot(mine));
+    expect(read.definition).toBe(shared);
+  });
+
+  it("reads a record naming a definition stored nowhere, its definition null", async () => {
+    const text = JSON.stringify({
+      ...(form.compact(stored(snapshot({}))) as Record<string, unknown>),
+      definition: undefined,
+      definitionRef: definitionRef("{}"),
+    });
+    const read = ExecutionSnapshot.parse(await form.restore(JSON.parse(text)));
+    expect(read.definition).toBeNull();
+    expect(read.output).toEqual({ done: true });
   });
 });

@@ -1,20 +1,33 @@
 import { definitionJson, isShared } from "../execution/parsed-definitions";
+import { storedRef, type StoredDefinitions } from "../nats/stored-definitions";
 import { outboxForm } from "./outbox-form";
 import { isPlainObject, type RecordForm } from "./stored-form";
 
 /**
- * How an execution record is written: its outbox compacted (outbox-form.ts), and its definition written from the JSON
- * kept for it. Every execution of a workflow version shares one frozen definition (parsed-definitions.ts), and every
- * write of the record would serialise it again: it is often the record's largest part, its code and prompts. The
- * definition comes last in the JSON; readers take fields by name.
+ * How an execution record is written, for the KV store: its outbox compacted (outbox-form.ts), and its definition
+ * named by reference where it is stored (stored-definitions.ts: the start command named it so), or else written from
+ * the JSON kept for it. Every execution of a workflow version shares one frozen definition (parsed-definitions.ts),
+ * often the record's largest part, its code and prompts: every write of the record would serialise it again, and every
+ * record kept it at rest. A definition written whole comes last in the JSON; readers take fields by name.
  */
-export const executionForm: RecordForm = {
-  compact: outboxForm.compact,
-  restore: outboxForm.restore,
-  stringify(compacted) {
-    if (!isPlainObject(compacted) || !isShared(compacted.definition)) return JSON.stringify(compacted);
-    const rest = JSON.stringify({ ...compacted, definition: undefined });
-    const field = `"definition":${definitionJson(compacted.definition)}}`;
-    return rest === "{}" ? `{${field}` : `${rest.slice(0, -1)},${field}`;
-  },
-};
+export function executionForm(definitions: StoredDefinitions): RecordForm {
+  return {
+    compact: outboxForm.compact,
+    restore(stored) {
+      const restored = outboxForm.restore(stored);
+      if (!isPlainObject(restored) || typeof restored.definitionRef !== "string" || "definition" in restored)
+        return restored;
+      const { definitionRef, ...rest } = restored;
+      // A definition stored nowhere (its bucket removed by hand) leaves the record readable, its definition null.
+      return definitions.get(definitionRef).then((definition) => ({ ...rest, definition }));
+    },
+    stringify(compacted) {
+      if (!isPlainObject(compacted) || !isShared(compacted.definition)) return JSON.stringify(compacted);
+      const ref = storedRef(compacted.definition);
+      const rest = JSON.stringify({ ...compacted, definition: undefined });
+      const field =
+        ref === undefined ? `"definition":${definitionJson(compacted.definition)}}` : `"definitionRef":"${ref}"}`;
+      return rest === "{}" ? `{${field}` : `${rest.slice(0, -1)},${field}`;
+    },
+  };
+}

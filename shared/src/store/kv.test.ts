@@ -305,6 +305,18 @@ describe("JetStream KV adapter", () => {
     expect(carried.definitionRef).toBe(definitionRef(definitionJson(definition)));
     const pending = (await store.executions.get(id))!.value;
     expect({ status: pending.status, definition: pending.definition }).toEqual({ status: "PENDING", definition });
+
+    // Its record, once written, names the definition too, and reads whole in another process.
+    const running = { ...pending, status: "RUNNING" as const, holder: { actor: "a1", seq: 1, since: Date.now() } };
+    await store.executions.create(running);
+    const atRest = await (await new Kvm(nc).open(`${namespace}_executions`)).get(keyToken(id));
+    expect(atRest!.json<Record<string, unknown>>()).toMatchObject({ definitionRef: carried.definitionRef });
+    expect(atRest!.string()).not.toContain('"definition"');
+    const nc2 = await connect({ servers: server.url });
+    onTestFinished(() => nc2.close());
+    const other = await openStore({ kind: "kv", nc: nc2, namespace });
+    onTestFinished(() => other.close());
+    expect((await other.executions.get(id))!.value).toEqual(running);
   });
 
   it("repairStale gives a list entry a status change left behind its record's status", async () => {

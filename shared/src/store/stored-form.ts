@@ -16,7 +16,10 @@ export type StoredForm<T> = (value: T) => unknown;
 export interface RecordForm {
   /** `stored` (a record's stored form) less what `restore` can put back. */
   compact(stored: unknown): unknown;
-  /** A stored record with what `compact` left out put back; a record written whole reads as it is. */
+  /**
+   * A stored record with what `compact` left out put back (what it names elsewhere read first); a record written
+   * whole reads as it is.
+   */
   restore(stored: unknown): unknown;
   /** The compacted record's JSON, when the form writes it faster than JSON.stringify does. */
   stringify?(compacted: unknown): string;

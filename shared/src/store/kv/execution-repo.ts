@@ -13,6 +13,7 @@ import type { KvBuckets } from "./kv-buckets";
 import { KvCollection, kvParts } from "./kv-collection";
 import { executionLayout, executionSortId, parseExecutionKey } from "./layouts";
 import type { PendingStarts } from "./pending-starts";
+import type { StoredDefinitions } from "../../nats/stored-definitions";
 
 const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
 
@@ -25,13 +26,15 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
   constructor(
     buckets: KvBuckets,
     private readonly starts: PendingStarts,
+    /** Where a record's definition named by reference is read (execution-form.ts). */
+    definitions: StoredDefinitions,
   ) {
     // The execution index follows the bucket, and sees removed keys go by their markers.
     const removals = new MarkedRemovals(buckets);
     const parts = kvParts(buckets, "executions", ExecutionSnapshot, executionLayout, {
       removals,
       unwritten: (id) => starts.get(id),
-      form: executionForm,
+      form: executionForm(definitions),
     });
     super(parts);
     this.#lists = new IndexLists(buckets, parts.known);

@@ -89,14 +89,14 @@ export class KnownRecords<T extends { id: string }> {
     const found = await this.get(id);
     if (found) return found;
     const entry = decodeFound(decoy);
-    this.#loaded(decoy.key, this.records.parse(decoy.key, entry), entry.revision, entry.length);
+    this.#loaded(decoy.key, await this.records.parse(decoy.key, entry), entry.revision, entry.length);
     return null;
   }
 
   async load(token: string, from: ReadFrom = "any", atLeast = 0): Promise<Loaded<T> | null> {
     const entry = await this.#read(token, from, atLeast);
     if (entry?.operation === "PUT")
-      return this.#loaded(token, this.records.parse(token, entry), entry.revision, entry.length);
+      return this.#loaded(token, await this.records.parse(token, entry), entry.revision, entry.length);
     // A deleted record stays deleted; one never written may be an unwritten one.
     if (entry !== null || this.unwritten === undefined) return null;
     const unwritten = await this.unwritten(fromKeyToken(token));
@@ -105,7 +105,7 @@ export class KnownRecords<T extends { id: string }> {
     // leader, which holds every write acknowledged (a replica may not have it yet).
     const written = await this.records.read(token, "leader");
     return written?.operation === "PUT"
-      ? this.#loaded(token, this.records.parse(token, written), written.revision, written.length)
+      ? this.#loaded(token, await this.records.parse(token, written), written.revision, written.length)
       : null;
   }
 

@@ -98,7 +98,8 @@ async function laggingSetup(
     indexBucket: `${ns}_executions_idx`,
     reads,
   };
-  const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns, new StoredDefinitions(nc, ns)));
+  const definitions = new StoredDefinitions(nc, ns);
+  const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns, definitions), definitions);
   onTestFinished(() => {
     repo.close();
     reads.close();

@@ -40,6 +40,7 @@ export async function openKvStore(
   }
   const jsm = await jetstreamManager(nc);
   const publisher = new JetStreamPublisher(nc);
+  const definitions = new StoredDefinitions(nc, namespace);
   const reads = new DirectReads(nc);
   // One value per key is all a record needs: CAS compares against the latest revision only.
   const open = async (type: string, maxAgeMs = 0): Promise<KvBuckets> => {
@@ -90,10 +91,7 @@ export async function openKvStore(
   const store = {
     kind: "kv" as const,
     workflows: new KvWorkflowRepo(workflows),
-    executions: new KvExecutionRepo(
-      executions,
-      new PendingStarts(jsm, namespace, new StoredDefinitions(nc, namespace)),
-    ),
+    executions: new KvExecutionRepo(executions, new PendingStarts(jsm, namespace, definitions), definitions),
     approvals: new KvApprovalRepo(approvals),
     artifacts: new KvArtifactRepo(artifacts),
     webhooks: new KvWebhookRepo(webhooks),

@@ -36,9 +36,10 @@ export class RecordBucket<T extends { id: string }> {
   }
 
   /** The record a stored entry holds: its form and parseRecord put back what its stored form leaves out. */
-  parse(token: string, entry: StoredEntry): T {
+  async parse(token: string, entry: StoredEntry): Promise<T> {
     const stored = entry.json();
-    return parseRecord(this.schema, this.form ? this.form.restore(stored) : stored, this.type, fromKeyToken(token));
+    const restored: unknown = this.form ? await this.form.restore(stored) : stored;
+    return parseRecord(this.schema, restored, this.type, fromKeyToken(token));
   }
 
   /** Creates the record; like KV create, also over a deleted record's marker. */
