@@ -156,7 +156,7 @@ async function carriedWorkflow(
   workflow: StartCommand["workflow"],
   definitions: StoredDefinitions | undefined,
 ): Promise<StartCommand["workflow"]> {
-  const ref = definitions ? await definitions.refOf(workflow.definition) : null;
+  const ref = definitions ? await definitions.refOf(workflow.definition, workflow.ownerId) : null;
   if (ref === null) return workflow;
   const { definition: _carried, ...described } = workflow;
   return { ...described, definitionRef: ref };

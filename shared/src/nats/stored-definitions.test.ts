@@ -42,22 +42,22 @@ describe("StoredDefinitions", () => {
     const { ns, stored, writes } = await starter();
     const shared = sharedDefinition(definition());
     const json = definitionJson(shared);
-    const ref = await stored.refOf(shared);
+    const ref = await stored.refOf(shared, "o1");
     expect(ref).toBe(definitionRef(json));
     expect(ref).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await stored.refOf(shared)).toBe(ref);
+    expect(await stored.refOf(shared, "o1")).toBe(ref);
     expect(await writes()).toBe(1);
     const kv = await new Kvm(nc).open(definitionsBucket(ns));
     expect((await kv.get(ref!))?.string()).toBe(json);
     // Another starter (another edge) finds it stored: nothing is written again.
     const other = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: () => undefined });
-    expect(await other.refOf(sharedDefinition(JSON.parse(json)))).toBe(ref);
+    expect(await other.refOf(sharedDefinition(JSON.parse(json)), "o2")).toBe(ref);
     expect(await writes()).toBe(1);
   });
 
   it("names no definition that is not shared: its command carries it", async () => {
     const { stored, writes } = await starter();
-    expect(await stored.refOf(definition())).toBeNull();
+    expect(await stored.refOf(definition(), "o1")).toBeNull();
     expect(await writes()).toBe(0);
   });
 
@@ -71,18 +71,32 @@ describe("StoredDefinitions", () => {
     await kv.put(tampered, json);
 
     const reader = new StoredDefinitions(nc, ns);
-    const read = await reader.get(ref);
+    const read = await reader.get(ref, "o1");
     expect(read).toEqual(JSON.parse(json));
     expect(Object.isFrozen(read)).toBe(true);
     expect(definitionJson(read)).toBe(json);
-    expect(await reader.get(tampered)).toBeNull();
-    expect(await reader.get(definitionRef("{}"))).toBeNull();
-    expect(await reader.get("not a reference")).toBeNull();
+    expect(await reader.get(tampered, "o1")).toBeNull();
+    expect(await reader.get(definitionRef("{}"), "o1")).toBeNull();
+    expect(await reader.get("not a reference", "o1")).toBeNull();
+  });
+
+  it("keeps an owner's definitions while another owner's many push out only their own", async () => {
+    const { ns, stored } = await starter();
+    const kv = await new Kvm(nc).open(definitionsBucket(ns));
+    const json = JSON.stringify(definition());
+    const ref = definitionRef(json);
+    await kv.put(ref, json);
+    const reader = new StoredDefinitions(nc, ns);
+    const mine = await reader.get(ref, "quiet");
+    // Read from here on only if still held: its entry in the bucket is gone.
+    await kv.purge(ref);
+    for (let i = 0; i < 1_100; i++) await stored.refOf(sharedDefinition(definition()), "busy");
+    expect(await reader.get(ref, "quiet")).toBe(mine);
   });
 
   it("finds nothing in a namespace where no starter made the bucket", async () => {
     const reader = new StoredDefinitions(nc, `d${newId()}`);
-    expect(await reader.get(definitionRef(JSON.stringify(definition())))).toBeNull();
+    expect(await reader.get(definitionRef(JSON.stringify(definition())), "o1")).toBeNull();
   });
 
   it("names nothing when it cannot store, and says why", async () => {
@@ -93,7 +107,7 @@ describe("StoredDefinitions", () => {
       log: { warn: (message) => warnings.push(message) },
     });
     await closed.close();
-    expect(await stored.refOf(sharedDefinition(definition()))).toBeNull();
+    expect(await stored.refOf(sharedDefinition(definition()), "o1")).toBeNull();
     expect(warnings).toEqual(["could not store a workflow definition: its start commands carry it"]);
   });
 });
@@ -102,10 +116,10 @@ describe("startDefinition", () => {
   it("is the definition a command carries, the one it names, or none when it has neither", async () => {
     const { stored } = await starter();
     const shared = sharedDefinition(definition());
-    const ref = (await stored.refOf(shared))!;
+    const ref = (await stored.refOf(shared, "o1"))!;
     const carried = definition();
-    expect(await startDefinition({ definition: carried }, stored)).toBe(carried);
-    expect(await startDefinition({ definitionRef: ref }, stored)).toBe(shared);
-    expect(await startDefinition({}, stored)).toBeUndefined();
+    expect(await startDefinition({ ownerId: "o1", definition: carried }, stored)).toBe(carried);
+    expect(await startDefinition({ ownerId: "o1", definitionRef: ref }, stored)).toBe(shared);
+    expect(await startDefinition({ ownerId: "o1" }, stored)).toBeUndefined();
   });
 });

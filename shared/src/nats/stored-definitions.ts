@@ -3,6 +3,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../log";
 import { definitionJson, isShared, sharedDefinition } from "../execution/parsed-definitions";
+import { OwnerLru } from "../pools/owner-lru";
 import { openKvBucket } from "./buckets";
 import type { StreamPlacement } from "./placement";
 import { isNotFound } from "./streams";
@@ -27,21 +28,22 @@ const REF = /^[A-Za-z0-9_-]{43}$/;
  * when the command has neither (its starter wrote the PENDING record).
  */
 export function startDefinition(
-  workflow: { definition?: unknown; definitionRef?: string | undefined },
+  workflow: { ownerId: string; definition?: unknown; definitionRef?: string | undefined },
   stored: StoredDefinitions,
 ): Promise<unknown> {
   if (workflow.definition !== undefined || workflow.definitionRef === undefined)
     return Promise.resolve(workflow.definition);
-  return stored.get(workflow.definitionRef);
+  return stored.get(workflow.definitionRef, workflow.ownerId);
 }
 
 /**
  * Definitions read by reference, by every holder in this process: content-addressed, so one process-wide table
- * serves them all. Bounded by the JSON it stands for; the least recently used go first.
+ * serves them all. Owners share its room fairly (OwnerLru): one owner's many definitions push out its own, each
+ * of which then costs its next start a read from the bucket.
  */
-const byRef = new Map<string, { definition: unknown; chars: number }>();
-const BY_REF_MAX_CHARS = 8 * 1024 * 1024;
-let byRefChars = 0;
+const byRef = new OwnerLru<string, unknown>(1024, 8 * 1024 * 1024);
+/** A definition larger than this is read from the bucket at each use. */
+const ONE_MAX_CHARS = 1024 * 1024;
 
 /**
  * The references of definitions known stored, by the definition: a record of an execution of one names it so
@@ -54,29 +56,9 @@ export function storedRef(definition: unknown): string | undefined {
   return typeof definition === "object" && definition !== null ? refOfStored.get(definition) : undefined;
 }
 
-function remember(ref: string, definition: unknown, chars: number): void {
+function remember(ref: string, owner: string, definition: unknown, chars: number): void {
   if (typeof definition === "object" && definition !== null) refOfStored.set(definition, ref);
-  const known = byRef.get(ref);
-  if (known !== undefined) {
-    byRef.delete(ref);
-    byRefChars -= known.chars;
-  }
-  if (chars > BY_REF_MAX_CHARS / 8) return;
-  byRef.set(ref, { definition, chars });
-  byRefChars += chars;
-  while (byRefChars > BY_REF_MAX_CHARS) {
-    const [oldest, entry] = byRef.entries().next().value!;
-    byRef.delete(oldest);
-    byRefChars -= entry.chars;
-  }
-}
-
-function recalled(ref: string): unknown {
-  const known = byRef.get(ref);
-  if (known === undefined) return undefined;
-  byRef.delete(ref);
-  byRef.set(ref, known);
-  return known.definition;
+  if (chars <= ONE_MAX_CHARS) byRef.set(ref, owner, definition, chars);
 }
 
 /**
@@ -113,14 +95,14 @@ export class StoredDefinitions {
   }
 
   /**
-   * The reference of a shared (frozen) definition, stored first; null for one that is not shared, or when it could
-   * not be stored: the command then carries the definition, as before.
+   * The reference of `owner`'s shared (frozen) definition, stored first; null for one that is not shared, or when it
+   * could not be stored: the command then carries the definition, as before.
    */
-  refOf(definition: unknown): Promise<string | null> {
+  refOf(definition: unknown, owner: string): Promise<string | null> {
     if (!isShared(definition)) return Promise.resolve(null);
     let ref = this.#stored.get(definition);
     if (ref === undefined) {
-      ref = this.#store(definition);
+      ref = this.#store(definition, owner);
       this.#stored.set(definition, ref);
       // Tried again at the next start: a bucket electing its leader is no reason to carry definitions for good.
       void ref.then((r) => r ?? this.#stored.delete(definition));
@@ -140,20 +122,23 @@ export class StoredDefinitions {
     return definitions;
   }
 
-  /** The definition `ref` names, shared (sharedDefinition); null when no definition is stored under it. */
-  async get(ref: string): Promise<unknown> {
-    const known = recalled(ref);
+  /**
+   * The definition `ref` names, shared (sharedDefinition); null when no definition is stored under it. `owner` is
+   * whose execution it is for, whose share of the table it takes.
+   */
+  async get(ref: string, owner: string): Promise<unknown> {
+    const known = byRef.get(ref);
     if (known !== undefined) return known;
     if (!REF.test(ref)) return null;
     let reading = this.#reading.get(ref);
     if (reading === undefined) {
-      reading = this.#read(ref).finally(() => this.#reading.delete(ref));
+      reading = this.#read(ref, owner).finally(() => this.#reading.delete(ref));
       this.#reading.set(ref, reading);
     }
     return reading;
   }
 
-  async #store(definition: object): Promise<string | null> {
+  async #store(definition: object, owner: string): Promise<string | null> {
     const json = definitionJson(definition);
     const ref = definitionRef(json);
     try {
@@ -166,11 +151,11 @@ export class StoredDefinitions {
       this.#log?.warn("could not store a workflow definition: its start commands carry it", { err, ref });
       return null;
     }
-    remember(ref, definition, json.length);
+    remember(ref, owner, definition, json.length);
     return ref;
   }
 
-  async #read(ref: string): Promise<unknown> {
+  async #read(ref: string, owner: string): Promise<unknown> {
     const kv = await this.#open();
     // No starter made the bucket yet: nothing is stored by reference.
     const entry = await retryTransient(() => kv.get(ref)).catch((err: unknown) =>
@@ -181,7 +166,7 @@ export class StoredDefinitions {
     // Whatever wrote it, the definition is the one its reference names, or none.
     if (definitionRef(json) !== ref) return null;
     const definition = sharedDefinition(JSON.parse(json) as unknown);
-    remember(ref, definition, json.length);
+    remember(ref, owner, definition, json.length);
     return definition;
   }
 

@@ -72,7 +72,7 @@ describe("an execution record's JSON", () => {
   it("names a stored definition by its reference, and reads it back from where it is stored", async () => {
     const mine = { ...definition, name: `stored-${newId()}` };
     const shared = sharedDefinition(structuredClone(mine));
-    const ref = (await definitions.refOf(shared))!;
+    const ref = (await definitions.refOf(shared, "o1"))!;
     const snap = snapshot(shared);
     const { text, read } = await written(snap);
     expect(text.endsWith(`,"definitionRef":"${ref}"}`)).toBe(true);

@@ -19,7 +19,8 @@ export function executionForm(definitions: StoredDefinitions): RecordForm {
         return restored;
       const { definitionRef, ...rest } = restored;
       // A definition stored nowhere (its bucket removed by hand) leaves the record readable, its definition null.
-      return definitions.get(definitionRef).then((definition) => ({ ...rest, definition }));
+      const owner = typeof rest.ownerId === "string" ? rest.ownerId : "";
+      return definitions.get(definitionRef, owner).then((definition) => ({ ...rest, definition }));
     },
     stringify(compacted) {
       if (!isPlainObject(compacted) || !isShared(compacted.definition)) return JSON.stringify(compacted);

@@ -1,4 +1,4 @@
-import { OwnerLru } from "./owner-lru";
+import { OwnerLru } from "@wf/shared/pools";
 import type { ClientMessage } from "./protocol";
 
 /**

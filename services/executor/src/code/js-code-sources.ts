@@ -1,6 +1,6 @@
 import { codeKey } from "./js-alone-codes";
 import { stepFunction } from "./js-realm";
-import { OwnerLru } from "./owner-lru";
+import { OwnerLru } from "@wf/shared/pools";
 import { ownerOf } from "./pool-shares";
 import type { CodeRequest } from "./types";
 

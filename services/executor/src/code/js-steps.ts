@@ -6,7 +6,7 @@ import { FairSlots } from "./fair-slots";
 import { AloneCodes } from "./js-alone-codes";
 import { CodeSources, sourceText } from "./js-code-sources";
 import { makeRealm, stepMaker, type Realm } from "./js-realm";
-import { OwnerLru } from "./owner-lru";
+import { OwnerLru } from "@wf/shared/pools";
 import { LogLines, timeoutMessage } from "./output";
 import { JS_SHARES, MAX_IDLE_ISOLATES } from "./js-bounds";
 import { ownerOf, type PoolShares } from "./pool-shares";

@@ -1,0 +1,1 @@
+export { OwnerLru } from "./owner-lru";
