@@ -1,3 +1,4 @@
+import { Kvm } from "@nats-io/kv";
 import { describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { secretId } from "@wf/shared/store";
@@ -140,9 +141,14 @@ steps:
     expect(deltas).toBe("the password is ***, keep it safe");
     expect(events.some((e) => e.type === "step_log")).toBe(true);
     const stored = JSON.stringify((await env().rt.platform.store.executions.get(id))!.value);
+    // A definition holding a secret's value is not stored by reference: no unmasked copy of it rests there.
+    const definitions = await new Kvm(env().rt.platform.nc).open(`${env().rt.ns}_definitions`);
+    const storedDefinitions: string[] = [];
+    for await (const key of await definitions.keys()) storedDefinitions.push((await definitions.get(key))!.string());
     for (const [what, text] of [
       ["snapshot", stored],
       ["events", JSON.stringify(events)],
+      ["stored definitions", JSON.stringify(storedDefinitions)],
     ] as const) {
       expect(text, what).not.toContain(value);
       // No piece of it long enough to matter either.

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cancelExecution, startExecution, tailEvents } from "@wf/shared/client";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { checkStart, firstSnapshot, laneOf, sharedDefinition } from "@wf/shared/execution";
+import { Kvm } from "@nats-io/kv";
+import { checkStart, firstSnapshot, laneOf, newId, sharedDefinition } from "@wf/shared/execution";
 import { consumerNames, definitionRef, ONE_REPLICA, StoredDefinitions, streamNames, subjects } from "@wf/shared/nats";
-import { settleApproval } from "@wf/shared/store";
+import { keyToken, settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sleepers, sleepMarker } from "@wf/testing";
 import {
@@ -226,6 +227,23 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         ["COMPLETED", 2, definition],
         ["COMPLETED", 4, definition],
       ]);
+    });
+
+    it("a start carrying its definition (the CLI's) leaves a record naming it, stored by the executor", async () => {
+      const yaml = `
+  name: carried-${newId()}
+  steps:
+    - { name: a, type: transform, output: 7 }
+  `;
+      const id = await run(rt.platform, yaml);
+      expect((await waitForStatus(rt.platform, id)).status).toBe("COMPLETED");
+      const definition = definitionOf(yaml);
+      const ref = definitionRef(JSON.stringify(sharedDefinition(definition)));
+      const kv = new Kvm(rt.platform.nc);
+      const atRest = await (await kv.open(`${rt.ns}_executions`)).get(keyToken(id));
+      expect(atRest!.json<Record<string, unknown>>()).toMatchObject({ definitionRef: ref });
+      expect((await (await kv.open(`${rt.ns}_definitions`)).get(ref))!.json()).toEqual(definition);
+      expect((await rt.platform.store.executions.get(id))!.value.definition).toEqual(definition);
     });
 
     it("a start naming a definition stored nowhere ends FAILED, saying which", async () => {

@@ -150,8 +150,7 @@ class Grants {
       this.exists(stream).publish(`$JS.API.STREAM.UPDATE.${stream}`);
     // openKvStore opens every bucket of the store; the data of those not granted below stays out of reach.
     for (const type of STORE_TYPES) this.exists(`KV_${this.ns}_${type}`).exists(`KV_${this.ns}_${type}_idx`);
-    // A PENDING execution on KV is read from its start command, whose definition may be named by reference.
-    return this.exists(`KV_${this.ns}_user_emails`).kv(`${this.ns}_definitions`, "read");
+    return this.exists(`KV_${this.ns}_user_emails`);
   }
 
   /** Server keys: the check of each one the service uses, and its copy in `<ns>_edge` that it erases. */
@@ -264,6 +263,8 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
       // Written only to re-seal the secrets under a new key (an upgrade); it holds that key anyway.
       .records("secrets", "write")
       .records("executions", "write")
+      // Definitions named by reference in commands and records; those it runs, stored so that its records name them.
+      .kv(`${ns}_definitions`, "write")
       .records("approvals", "write")
       .records("artifacts", "write")
       .objects(`${ns}_artifacts`, "write")
@@ -310,6 +311,8 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .records("workflows", "read")
       .records("users", "read")
       .records("executions", "write")
+      // An execution's record names its definition by reference.
+      .kv(`${ns}_definitions`, "read")
       .records("schedules", "write")
       .records("chain_runs", "write")
       // Retention removes old executions with their approvals, artifacts and events.

@@ -43,7 +43,7 @@ export interface ExecutorActorDeps extends EffectDeps {
   holderAlive(actorId: string, executionId: string): Promise<boolean>;
   /** The commands' lease (AckWait). */
   leaseMs: number;
-  /** Where a start command's definition named by reference is read. */
+  /** Where definitions are stored once and read by reference, by start commands and records. */
   definitions: StoredDefinitions;
 }
 
@@ -357,6 +357,10 @@ export class ExecutorActor {
     const id = c.snap.id;
     const secrets = await loadRunSecrets(this.deps, c.snap);
     c.masker.add(Object.values(secrets));
+    // Stored before the run's first write, which then names it (a start that carried it, a record written whole);
+    // one holding a secret's value is kept masked in the record instead, and stored nowhere by this.
+    if (c.masker.inPlace(c.snap.definition) === c.snap.definition)
+      await this.deps.definitions.refOf(c.snap.definition, c.snap.ownerId);
     const fx = runEffects(this.deps, c.snap, secrets);
     const run = new ExecutionRun(c, wf, fx);
     this.running.set(id, run);
