@@ -116,7 +116,8 @@ steps:
       echo "refused: $WF_INPUT" >&2
       exit 3
 `,
-      { ownerId: user, monitoring: true },
+      // A saved workflow's version, whose definition the executor stores by reference unless it holds a secret.
+      { ownerId: user, monitoring: true, version: 1 },
     );
     const s = await waitForStatus(env().rt.platform, id);
     expect(s.status).toBe("FAILED");

@@ -229,21 +229,30 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       ]);
     });
 
-    it("a start carrying its definition (the CLI's) leaves a record naming it, stored by the executor", async () => {
-      const yaml = `
-  name: carried-${newId()}
+    it("a saved version's start carrying its definition (a cron tick's) leaves a record naming it; an inline run's does not", async () => {
+      const yaml = (name: string) => `
+  name: ${name}-${newId()}
   steps:
     - { name: a, type: transform, output: 7 }
   `;
-      const id = await run(rt.platform, yaml);
-      expect((await waitForStatus(rt.platform, id)).status).toBe("COMPLETED");
-      const definition = definitionOf(yaml);
-      const ref = definitionRef(JSON.stringify(sharedDefinition(definition)));
       const kv = new Kvm(rt.platform.nc);
-      const atRest = await (await kv.open(`${rt.ns}_executions`)).get(keyToken(id));
-      expect(atRest!.json<Record<string, unknown>>()).toMatchObject({ definitionRef: ref });
-      expect((await (await kv.open(`${rt.ns}_definitions`)).get(ref))!.json()).toEqual(definition);
-      expect((await rt.platform.store.executions.get(id))!.value.definition).toEqual(definition);
+      const atRest = async (id: string) =>
+        (await (await kv.open(`${rt.ns}_executions`)).get(keyToken(id)))!.json<Record<string, unknown>>();
+      const saved = yaml("saved");
+      const inline = yaml("inline");
+      const ids = [await run(rt.platform, saved, { version: 4 }), await run(rt.platform, inline)];
+      for (const id of ids) expect((await waitForStatus(rt.platform, id)).status).toBe("COMPLETED");
+      const [savedRef, inlineRef] = [saved, inline].map((y) => definitionRef(JSON.stringify(definitionOf(y))));
+
+      expect(await atRest(ids[0]!)).toMatchObject({ definitionRef: savedRef });
+      expect((await (await kv.open(`${rt.ns}_definitions`)).get(savedRef!))!.json()).toEqual(definitionOf(saved));
+      expect((await atRest(ids[1]!)).definition).toEqual(definitionOf(inline));
+      expect(await (await kv.open(`${rt.ns}_definitions`)).get(inlineRef!)).toBeNull();
+      for (const [id, y] of [
+        [ids[0]!, saved],
+        [ids[1]!, inline],
+      ] as const)
+        expect((await rt.platform.store.executions.get(id))!.value.definition).toEqual(definitionOf(y));
     });
 
     it("a start naming a definition stored nowhere ends FAILED, saying which", async () => {

@@ -102,7 +102,7 @@ export function pendingStart(p: Platform, name: string, output: number, triggerS
   return { cmd, executionId, publish };
 }
 
-/** Starts an execution of an inline workflow, as `wf run` does. */
+/** Starts an execution of an inline workflow, as `wf run` does, its definition in the start command. */
 export async function run(
   p: Platform,
   yaml: string,
@@ -114,6 +114,8 @@ export async function run(
     debug?: DebugRequest;
     /** A step test of this top-level step, with no earlier execution as its context. */
     stepTest?: string;
+    /** As a saved workflow's version is started (a cron tick's), not an inline run. */
+    version?: number;
   } = {},
 ): Promise<string> {
   const definition = definitionOf(yaml);
@@ -122,7 +124,7 @@ export async function run(
       id: `wf-${definition.name}`,
       name: definition.name,
       ownerId: opts.ownerId ?? "owner1",
-      version: null,
+      version: opts.version ?? null,
       definition,
     },
     inputs: opts.inputs ?? {},
