@@ -1,26 +1,14 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { describe, expect, it } from "vitest";
+import { useNatsConnection } from "@wf/testing/nats-connection";
 import { newId } from "../execution/ids";
 import { definitionJson, sharedDefinition } from "../execution/parsed-definitions";
 import { ONE_REPLICA } from "./placement";
 import { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";
 
-let server: NatsServerHandle;
-let nc: NatsConnection;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-  nc = await connect({ servers: server.url });
-});
-
-afterAll(async () => {
-  await nc?.close();
-  await server?.stop();
-});
+const nats = useNatsConnection();
 
 /** A definition no other test has: the table of definitions read by reference is the process's. */
 function definition(): Record<string, unknown> {
@@ -31,8 +19,8 @@ function definition(): Record<string, unknown> {
 async function starter(): Promise<{ ns: string; stored: StoredDefinitions; writes: () => Promise<number> }> {
   const ns = `d${newId()}`;
   const warnings: unknown[] = [];
-  const stored = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: (...a) => warnings.push(a) });
-  const jsm = await jetstreamManager(nc);
+  const stored = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: (...a) => warnings.push(a) });
+  const jsm = await jetstreamManager(nats.nc);
   const writes = async () => (await jsm.streams.info(`KV_${definitionsBucket(ns)}`)).state.last_seq;
   return { ns, stored, writes };
 }
@@ -47,10 +35,10 @@ describe("StoredDefinitions", () => {
     expect(ref).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await stored.refOf(shared, "o1")).toBe(ref);
     expect(await writes()).toBe(1);
-    const kv = await new Kvm(nc).open(definitionsBucket(ns));
+    const kv = await new Kvm(nats.nc).open(definitionsBucket(ns));
     expect((await kv.get(ref!))?.string()).toBe(json);
     // Another starter (another edge) finds it stored: nothing is written again.
-    const other = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: () => undefined });
+    const other = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined });
     expect(await other.refOf(sharedDefinition(JSON.parse(json)), "o2")).toBe(ref);
     expect(await writes()).toBe(1);
   });
@@ -63,14 +51,14 @@ describe("StoredDefinitions", () => {
 
   it("reads what another process stored, shared and frozen, and only what its reference names", async () => {
     const { ns } = await starter();
-    const kv = await new Kvm(nc).open(definitionsBucket(ns));
+    const kv = await new Kvm(nats.nc).open(definitionsBucket(ns));
     const json = JSON.stringify(definition());
     const ref = definitionRef(json);
     await kv.put(ref, json);
     const tampered = definitionRef(JSON.stringify(definition()));
     await kv.put(tampered, json);
 
-    const reader = new StoredDefinitions(nc, ns);
+    const reader = new StoredDefinitions(nats.nc, ns);
     const read = await reader.get(ref, "o1");
     expect(read).toEqual(JSON.parse(json));
     expect(Object.isFrozen(read)).toBe(true);
@@ -82,11 +70,11 @@ describe("StoredDefinitions", () => {
 
   it("keeps an owner's definitions while another owner's many push out only their own", async () => {
     const { ns, stored } = await starter();
-    const kv = await new Kvm(nc).open(definitionsBucket(ns));
+    const kv = await new Kvm(nats.nc).open(definitionsBucket(ns));
     const json = JSON.stringify(definition());
     const ref = definitionRef(json);
     await kv.put(ref, json);
-    const reader = new StoredDefinitions(nc, ns);
+    const reader = new StoredDefinitions(nats.nc, ns);
     const mine = await reader.get(ref, "quiet");
     // Read from here on only if still held: its entry in the bucket is gone.
     await kv.purge(ref);
@@ -95,12 +83,12 @@ describe("StoredDefinitions", () => {
   });
 
   it("finds nothing in a namespace where no starter made the bucket", async () => {
-    const reader = new StoredDefinitions(nc, `d${newId()}`);
+    const reader = new StoredDefinitions(nats.nc, `d${newId()}`);
     expect(await reader.get(definitionRef(JSON.stringify(definition())), "o1")).toBeNull();
   });
 
   it("names nothing when it cannot store, and says why", async () => {
-    const closed = await connect({ servers: server.url });
+    const closed = await connect({ servers: nats.server.url });
     const warnings: string[] = [];
     const stored = new StoredDefinitions(closed, `d${newId()}`, {
       placement: ONE_REPLICA,

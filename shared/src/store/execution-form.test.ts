@@ -1,7 +1,5 @@
-import type { NatsConnection } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useNatsConnection } from "@wf/testing/nats-connection";
 import { ExecutionSnapshot, newId, sharedDefinition } from "../execution";
 import { ONE_REPLICA } from "../nats/placement";
 import { definitionRef, StoredDefinitions } from "../nats/stored-definitions";
@@ -9,22 +7,14 @@ import { executionForm } from "./execution-form";
 import { storedForm, type RecordForm } from "./stored-form";
 
 const stored = storedForm(ExecutionSnapshot);
-let server: NatsServerHandle;
-let nc: NatsConnection;
+const nats = useNatsConnection();
 let definitions: StoredDefinitions;
 let form: RecordForm;
 
 beforeAll(async () => {
-  server = await startNatsServer();
-  nc = await connect({ servers: server.url });
   const ns = `f${newId()}`;
-  definitions = await StoredDefinitions.open(nc, ns, ONE_REPLICA, { warn: () => undefined });
-  form = executionForm(new StoredDefinitions(nc, ns));
-});
-
-afterAll(async () => {
-  await nc?.close();
-  await server?.stop();
+  definitions = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined });
+  form = executionForm(new StoredDefinitions(nats.nc, ns));
 });
 
 function snapshot(definition: unknown): ExecutionSnapshot {

@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
 import { MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe } from "vitest";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { afterAll, describe } from "vitest";
 import { startCommandsIn } from "@wf/testing";
+import { useNatsConnection } from "@wf/testing/nats-connection";
 import { runStoreContract } from "@wf/testing/store-contract";
 import { openStore } from "./open-store";
 
@@ -18,16 +16,9 @@ let namespaces = 0;
 
 describe.skipIf(!uri)(uri ? "MongoDB adapter" : SKIPPED, () => {
   // Start commands go where they go in production, to JetStream: the contract publishes some.
-  let server: NatsServerHandle;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    server = await startNatsServer();
-    nc = await connect({ servers: server.url });
-  });
+  const nats = useNatsConnection();
 
   afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
     const client = await MongoClient.connect(uri!);
     try {
       await client.db(database).dropDatabase();
@@ -39,7 +30,7 @@ describe.skipIf(!uri)(uri ? "MongoDB adapter" : SKIPPED, () => {
   runStoreContract("MongoDB", async () => {
     const namespace = `t${++namespaces}`;
     const store = await openStore({ kind: "mongodb", uri: uri!, database, namespace });
-    const commands = startCommandsIn(nc, namespace);
+    const commands = startCommandsIn(nats.nc, namespace);
     const cleanup = async () => {
       await store.close();
       await commands.cleanup();

@@ -1,14 +1,13 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { CasConflictError } from "../../errors";
 import { newId } from "../../execution/ids";
 import { ExecutionSnapshot, type ExecutionStatus } from "../../execution/snapshot";
 import { ONE_REPLICA } from "../../nats/placement";
 import { StoredDefinitions } from "../../nats/stored-definitions";
-import { startNatsServer, type NatsServerHandle } from "@wf/testing";
+import { useNatsConnection } from "@wf/testing/nats-connection";
 import { DirectReads, type StoredEntry } from "./direct-reads";
 import { JetStreamPublisher } from "./jetstream-publisher";
 import { keyToken } from "./key-codec";
@@ -18,18 +17,7 @@ import { openKvStore } from "./open-kv-store";
 import { PendingStarts } from "./pending-starts";
 import { KvExecutionRepo } from "./execution-repo";
 
-let server: NatsServerHandle;
-let nc: NatsConnection;
-
-beforeAll(async () => {
-  server = await startNatsServer();
-  nc = await connect({ servers: server.url });
-});
-
-afterAll(async () => {
-  await nc?.close();
-  await server?.stop();
-});
+const nats = useNatsConnection();
 
 /**
  * Direct gets answered by a replica that has not applied the latest writes: every record is read
@@ -59,7 +47,7 @@ async function laggingSetup(
   { entryToo, replicaHolds = "created" }: { entryToo: boolean; replicaHolds?: "created" | "nothing" },
 ) {
   const ns = `lr${newId()}`;
-  const store = await openKvStore(nc, ns, ONE_REPLICA);
+  const store = await openKvStore(nats.nc, ns, ONE_REPLICA);
   onTestFinished(() => store.close());
   const created = ExecutionSnapshot.parse({
     id: newId(),
@@ -74,7 +62,7 @@ async function laggingSetup(
     definition: {},
   });
   await store.executions.create(created);
-  const kvm = new Kvm(nc);
+  const kvm = new Kvm(nats.nc);
   const records = await kvm.open(`${ns}_executions`);
   const index = await kvm.open(`${ns}_executions_idx`);
   const token = keyToken(created.id);
@@ -86,9 +74,9 @@ async function laggingSetup(
   const [key] = executionLayout.keys(created);
   if (entryToo) await index.put(key!, status);
 
-  const jsm = await jetstreamManager(nc);
-  const reads = new LaggingReplica(nc, `${ns}_lagging`);
-  const publisher = new JetStreamPublisher(nc);
+  const jsm = await jetstreamManager(nats.nc);
+  const reads = new LaggingReplica(nats.nc, `${ns}_lagging`);
+  const publisher = new JetStreamPublisher(nats.nc);
   const buckets = {
     jsm,
     publisher,
@@ -98,7 +86,7 @@ async function laggingSetup(
     indexBucket: `${ns}_executions_idx`,
     reads,
   };
-  const definitions = new StoredDefinitions(nc, ns);
+  const definitions = new StoredDefinitions(nats.nc, ns);
   const repo = new KvExecutionRepo(buckets, new PendingStarts(jsm, ns, definitions), definitions);
   onTestFinished(() => {
     repo.close();
@@ -113,12 +101,12 @@ const entryOf = async (index: KV, key: string) => (await index.get(key))?.string
 describe("reads that bound a write go to the stream's leader", () => {
   it("leaderLast reads a key's last message as the leader holds it: a value, a deleted key and one never written", async () => {
     const bucket = `l${newId()}`;
-    const kv = await new Kvm(nc).create(bucket, { history: 1 });
+    const kv = await new Kvm(nats.nc).create(bucket, { history: 1 });
     await kv.put("a", JSON.stringify({ n: 1 }));
     await kv.put("a", JSON.stringify({ n: 2 }));
     await kv.put("gone", "{}");
     await kv.delete("gone");
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(nats.nc);
     const a = await leaderLast(jsm, bucket, "a");
     expect({ operation: a?.operation, revision: a?.revision, value: a?.json() }).toEqual({
       operation: "PUT",
