@@ -46,18 +46,21 @@ const byRef = new OwnerLru<string, unknown>(1024, 8 * 1024 * 1024);
 const ONE_MAX_CHARS = 1024 * 1024;
 
 /**
- * The references of definitions known stored, by the definition: a record of an execution of one names it so
- * (execution-form.ts). Not bounded by the table above: an entry lives as long as its definition is held.
+ * By bucket (a namespace's), the references of definitions known stored there, by the definition: a record of an
+ * execution of one names it so (execution-form.ts). Not bounded by the table above: an entry lives as long as its
+ * definition is held.
  */
-const refOfStored = new WeakMap<object, string>();
+const storedIn = new Map<string, WeakMap<object, string>>();
 
-/** The reference under which `definition` is known stored (by this process), if it is. */
-export function storedRef(definition: unknown): string | undefined {
-  return typeof definition === "object" && definition !== null ? refOfStored.get(definition) : undefined;
-}
-
-function remember(ref: string, owner: string, definition: unknown, chars: number): void {
-  if (typeof definition === "object" && definition !== null) refOfStored.set(definition, ref);
+function remember(bucket: string, ref: string, owner: string, definition: unknown, chars: number): void {
+  if (typeof definition === "object" && definition !== null) {
+    let stored = storedIn.get(bucket);
+    if (stored === undefined) {
+      stored = new WeakMap();
+      storedIn.set(bucket, stored);
+    }
+    stored.set(definition, ref);
+  }
   if (chars <= ONE_MAX_CHARS) byRef.set(ref, owner, definition, chars);
 }
 
@@ -67,13 +70,13 @@ function remember(ref: string, owner: string, definition: unknown, chars: number
  * stream and the executor's parse. A starter stores each shared definition once (`refOf`) and its commands name it;
  * a reader (the executor, a read of a PENDING execution) finds it here, or in the bucket once per process.
  *
- * Entries are never removed: a definition is written once per distinct JSON (a saved workflow version), as small
- * as the version itself, and a command may wait in the work queue for any time.
+ * Entries are never removed: a definition is written once per distinct JSON of a saved workflow version, as small
+ * as the version itself, and commands and records name it for as long as they are kept.
  */
 export class StoredDefinitions {
   readonly #bucket: string;
   #kv: Promise<KV> | null = null;
-  /** Shared definitions known stored, by identity: a start of a known one costs a lookup. */
+  /** Shared definitions being stored, by identity: starts at once of one not yet stored write it once. */
   readonly #stored = new WeakMap<object, Promise<string | null>>();
   readonly #reading = new Map<string, Promise<unknown>>();
 
@@ -100,6 +103,8 @@ export class StoredDefinitions {
    */
   refOf(definition: unknown, owner: string): Promise<string | null> {
     if (!isShared(definition)) return Promise.resolve(null);
+    const known = this.storedRef(definition);
+    if (known !== undefined) return Promise.resolve(known);
     let ref = this.#stored.get(definition);
     if (ref === undefined) {
       ref = this.#store(definition, owner);
@@ -108,6 +113,13 @@ export class StoredDefinitions {
       void ref.then((r) => r ?? this.#stored.delete(definition));
     }
     return ref;
+  }
+
+  /** The reference under which `definition` is known stored in this bucket (by this process), if it is. */
+  storedRef(definition: unknown): string | undefined {
+    return typeof definition === "object" && definition !== null
+      ? storedIn.get(this.#bucket)?.get(definition)
+      : undefined;
   }
 
   /** A starter's, its bucket opened (and created where it is missing) before its first start. */
@@ -151,7 +163,7 @@ export class StoredDefinitions {
       this.#log?.warn("could not store a workflow definition: its start commands carry it", { err, ref });
       return null;
     }
-    remember(ref, owner, definition, json.length);
+    remember(this.#bucket, ref, owner, definition, json.length);
     return ref;
   }
 
@@ -166,7 +178,7 @@ export class StoredDefinitions {
     // Whatever wrote it, the definition is the one its reference names, or none.
     if (definitionRef(json) !== ref) return null;
     const definition = sharedDefinition(JSON.parse(json) as unknown);
-    remember(ref, owner, definition, json.length);
+    remember(this.#bucket, ref, owner, definition, json.length);
     return definition;
   }
 

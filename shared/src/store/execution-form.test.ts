@@ -71,6 +71,16 @@ describe("an execution record's JSON", () => {
     expect(read.definition).toBe(shared);
   });
 
+  it("writes whole a definition stored in another namespace's bucket only", async () => {
+    const elsewhere = await StoredDefinitions.open(nats.nc, `g${newId()}`, ONE_REPLICA, { warn: () => undefined });
+    const mine = { ...definition, name: `elsewhere-${newId()}` };
+    const shared = sharedDefinition(structuredClone(mine));
+    expect(await elsewhere.refOf(shared, "o1")).not.toBeNull();
+    const { text, read } = await written(snapshot(shared));
+    expect(text.endsWith(`,"definition":${JSON.stringify(mine)}}`)).toBe(true);
+    expect(read).toEqual(snapshot(mine));
+  });
+
   it("reads a record naming a definition stored nowhere, its definition null", async () => {
     const text = JSON.stringify({
       ...(form.compact(stored(snapshot({}))) as Record<string, unknown>),

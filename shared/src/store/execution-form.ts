@@ -1,5 +1,5 @@
 import { definitionJson, isShared } from "../execution/parsed-definitions";
-import { storedRef, type StoredDefinitions } from "../nats/stored-definitions";
+import type { StoredDefinitions } from "../nats/stored-definitions";
 import { outboxForm } from "./outbox-form";
 import { isPlainObject, type RecordForm } from "./stored-form";
 
@@ -24,7 +24,7 @@ export function executionForm(definitions: StoredDefinitions): RecordForm {
     },
     stringify(compacted) {
       if (!isPlainObject(compacted) || !isShared(compacted.definition)) return JSON.stringify(compacted);
-      const ref = storedRef(compacted.definition);
+      const ref = definitions.storedRef(compacted.definition);
       const rest = JSON.stringify({ ...compacted, definition: undefined });
       const field =
         ref === undefined ? `"definition":${definitionJson(compacted.definition)}}` : `"definitionRef":"${ref}"}`;
