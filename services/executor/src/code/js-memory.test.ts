@@ -101,10 +101,11 @@ describe("JavaScript steps' memory, all of it counted", () => {
       Array.from({ length: 16 }, () => runner.run(step("javascript", code, { owner: "fan-out", ownerPlan: "free" }))),
     );
     expect(results.map((r) => (r.ok ? r.output : r.error))).toEqual(Array<number>(16).fill(120));
-    // The runner's peak: its share (free: a quarter of its isolates) of 120 MB each and a step's
-    // worth of slack, where each step in an isolate of its own took 16 x 120 MB.
+    // The runner's peak: its share (free: a quarter of its isolates) of 120 MB each, a step's worth of slack, and
+    // 16 MB for what the isolates and the host hold of their own (seen: 0.13 MB past the first two once), where each
+    // step in an isolate of its own took 16 x 120 MB, and one isolate past its share would take 120 MB more.
     const share = JS_SHARES.share("free");
-    expect(memory(pid, "VmHWM") - before).toBeLessThan((share + 1) * HEAP_MB * MB);
+    expect(memory(pid, "VmHWM") - before).toBeLessThan((share + 1) * HEAP_MB * MB + 16 * MB);
     expect(memory(pid, "VmHWM")).toBeLessThan(runnerBounds().memoryMb * MB);
   });
 
