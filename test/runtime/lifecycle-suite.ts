@@ -255,6 +255,37 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         expect((await rt.platform.store.executions.get(id))!.value.definition).toEqual(definitionOf(y));
     });
 
+    it("a definition named by reference leaves its record's room to the steps' results", async () => {
+      const definitions = await StoredDefinitions.open(rt.platform.nc, rt.ns, ONE_REPLICA, rt.platform.log);
+      // 200 KB of definition and four results of 120 KB: more than a record holding the definition has room for.
+      const definition = sharedDefinition(
+        definitionOf(`
+  name: large-definition
+  description: ${"d".repeat(200_000)}
+  steps:
+    - { name: a, type: transform, output: "{{ $pad('', 120000, 'a') }}" }
+    - { name: b, type: transform, output: "{{ $pad('', 120000, 'b') }}" }
+    - { name: c, type: transform, output: "{{ $pad('', 120000, 'c') }}" }
+    - { name: d, type: transform, output: "{{ $pad('', 120000, 'd') }}" }
+    - { name: e, type: transform, output: 5 }
+  `),
+      );
+      const workflow = { id: "wf-large", name: "large-definition", ownerId: "owner1", version: 1, definition };
+      const id = await startExecution(
+        rt.platform.js,
+        rt.ns,
+        { workflow, triggerSource: "webhook" },
+        { store: rt.platform.store, definitions },
+      );
+      const s = await waitForStatus(rt.platform, id);
+      expect({ status: s.status, error: s.error, output: s.output }).toEqual({
+        status: "COMPLETED",
+        error: null,
+        output: 5,
+      });
+      expect((s.steps.d!.output as string).length).toBe(120_000);
+    });
+
     it("a start naming a definition stored nowhere ends FAILED, saying which", async () => {
       const { cmd, executionId } = pendingStart(rt.platform, "unstored", 1, "webhook");
       const ref = definitionRef(JSON.stringify({ name: "never stored", steps: [] }));

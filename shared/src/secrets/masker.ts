@@ -14,10 +14,20 @@ export class SecretMasker {
     return this.values.length > 0;
   }
 
+  /** How many secrets' values it masks: it masks more once this grows. */
+  get count(): number {
+    return this.values.length;
+  }
+
   add(values: Iterable<string>): void {
     const next = new Set(this.values);
     for (const v of values) if (v.length >= MIN_SECRET_CHARS) next.add(v);
     this.values = [...next].sort((a, b) => b.length - a.length);
+  }
+
+  /** Whether `value` holds a secret's value (in a string or a key), which `inPlace` would mask. */
+  holds(value: unknown): boolean {
+    return this.active && this.#holdsSecret(value);
   }
 
   text(s: string): string {

@@ -96,6 +96,12 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    */
   readonly announcedInCommand: boolean;
   /**
+   * The bytes a record written now spends naming `definition` by reference in place of holding it (KV, for a
+   * definition stored in `<ns>_definitions`: docs/architecture.md#definitions-by-reference); null where the record
+   * holds it whole. The record budget counts it so.
+   */
+  namedDefinitionBytes(definition: unknown): number | null;
+  /**
    * Undoes `announce` for a start whose announce or command publish failed, so that a failed start
    * leaves nothing behind: the KV adapter removes the command (if it was stored after all) and the
    * list entry; MongoDB deletes the record while it is PENDING and held by nobody. An execution an

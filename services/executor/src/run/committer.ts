@@ -88,7 +88,9 @@ export class Committer implements RunCommitter {
 
   /** The size accounting of the run's record; made on first use (a cancel or a give-up needs none). */
   get budget(): RecordBudget {
-    this.#budget ??= new RecordBudget(this.snap, this.limits, this.masker);
+    this.#budget ??= new RecordBudget(this.snap, this.limits, this.masker, (definition) =>
+      this.store.executions.namedDefinitionBytes(definition),
+    );
     return this.#budget;
   }
 

@@ -69,6 +69,22 @@ describe("RecordBudget", () => {
     expect(budget.used).toBe(jsonBytes({ ...snap, output: undefined, outbox: [] }));
   });
 
+  it("counts a definition the store names by reference at what naming it takes, and whole once it holds a secret", () => {
+    const snap = snapshot();
+    snap.definition = sharedDefinition({ name: "w", description: "the key is k3y-v4lue", steps: [{ name: "a" }] });
+    const masker = new SecretMasker();
+    const budget = new RecordBudget(snap, LIMITS, masker, () => 62);
+    const rest = jsonBytes({ ...snap, definition: undefined, output: undefined, outbox: [] });
+    expect(budget.used).toBe(rest + 62);
+    // A secret the run reads turns out to be in it: the record will hold it whole, masked.
+    masker.add(["k3y-v4lue"]);
+    expect(budget.used).toBe(jsonBytes({ ...snap, output: undefined, outbox: [] }));
+    // And one the store holds whole is counted whole.
+    expect(new RecordBudget(snap, LIMITS, new SecretMasker(), () => null).used).toBe(
+      jsonBytes({ ...snap, output: undefined, outbox: [] }),
+    );
+  });
+
   it("admits results while the room lasts, then fails the one that would pass it, taking its bulk out", () => {
     const snap = snapshot();
     const budget = new RecordBudget(snap, LIMITS, new SecretMasker());

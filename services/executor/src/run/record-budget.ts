@@ -12,16 +12,20 @@ export class RecordBudget {
   readonly #sizes = new Map<string, number>();
   readonly #others: number;
   #steps = 0;
+  /** What the definition takes of the record, for the definition and the secrets it was worked out for. */
+  #definition: { of: unknown; secrets: number; bytes: number } | undefined;
 
+  /**
+   * `named`: what the store's record spends naming a definition by reference in place of holding it, or null where
+   * it holds it whole (ExecutionRepo.namedDefinitionBytes).
+   */
   constructor(
-    snap: ExecutionSnapshot,
+    private readonly snap: ExecutionSnapshot,
     readonly limits: ResultLimits,
     private readonly masker: SecretMasker,
+    private readonly named: (definition: unknown) => number | null = () => null,
   ) {
-    // The definition's JSON is kept with it (parsed-definitions.ts): `,"definition":` and its JSON.
-    this.#others =
-      jsonBytes({ ...snap, definition: undefined, steps: {}, outbox: [], output: undefined }) +
-      (snap.definition === undefined ? 0 : 14 + Buffer.byteLength(definitionJson(snap.definition)));
+    this.#others = jsonBytes({ ...snap, definition: undefined, steps: {}, outbox: [], output: undefined });
     for (const [path, st] of Object.entries(snap.steps)) this.account(path, st);
   }
 
@@ -33,7 +37,22 @@ export class RecordBudget {
 
   /** The record's size as accounted, less the execution's output and the events awaiting a write. */
   get used(): number {
-    return this.#others + this.#steps;
+    return this.#others + this.#definitionBytes() + this.#steps;
+  }
+
+  /**
+   * A definition named by reference takes a few bytes; one held whole, its JSON (kept with it: parsed-definitions.ts)
+   * and `,"definition":`. One holding a secret's value is written whole, masked, whatever the store does: worked out
+   * again when the run's secrets grow, or its snapshot takes a masked copy.
+   */
+  #definitionBytes(): number {
+    const definition = this.snap.definition;
+    const known = this.#definition;
+    if (known !== undefined && known.of === definition && known.secrets === this.masker.count) return known.bytes;
+    const named = definition === undefined || this.masker.holds(definition) ? null : this.named(definition);
+    const bytes = definition === undefined ? 0 : (named ?? 14 + Buffer.byteLength(definitionJson(definition)));
+    this.#definition = { of: definition, secrets: this.masker.count, bytes };
+    return bytes;
   }
 
   output(value: unknown): unknown {

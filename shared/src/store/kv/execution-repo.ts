@@ -16,6 +16,8 @@ import type { PendingStarts } from "./pending-starts";
 import type { StoredDefinitions } from "../../nats/stored-definitions";
 
 const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
+/** `,"definitionRef":"<43 characters>"` (execution-form.ts). */
+const NAMED_DEFINITION_BYTES = 62;
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
   readonly #index: ExecutionIndex;
@@ -27,7 +29,7 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
     buckets: KvBuckets,
     private readonly starts: PendingStarts,
     /** Where a record's definition named by reference is read (execution-form.ts). */
-    definitions: StoredDefinitions,
+    private readonly definitions: StoredDefinitions,
   ) {
     // The execution index follows the bucket, and sees removed keys go by their markers.
     const removals = new MarkedRemovals(buckets);
@@ -48,6 +50,10 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
   }
 
   readonly announcedInCommand = true;
+
+  namedDefinitionBytes(definition: unknown): number | null {
+    return this.definitions.storedRef(definition) === undefined ? null : NAMED_DEFINITION_BYTES;
+  }
 
   announce(pending: ExecutionSnapshot): Promise<void> {
     return this.#repairs.putKeys(pending);
