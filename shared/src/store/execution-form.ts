@@ -1,5 +1,5 @@
 import { definitionJson, isShared } from "../execution/parsed-definitions";
-import type { StoredDefinitions } from "../nats/stored-definitions";
+import { definitionRef, type StoredDefinitions } from "../nats/stored-definitions";
 import { outboxForm } from "./outbox-form";
 import { isPlainObject, type RecordForm } from "./stored-form";
 
@@ -27,8 +27,16 @@ export function executionForm(definitions: StoredDefinitions): RecordForm {
       const ref = definitions.storedRef(compacted.definition);
       const rest = JSON.stringify({ ...compacted, definition: undefined });
       const field =
-        ref === undefined ? `"definition":${definitionJson(compacted.definition)}}` : `"definitionRef":"${ref}"}`;
+        ref === undefined ? `"definition":${definitionJson(compacted.definition)}}` : `${namedDefinitionField(ref)}}`;
       return rest === "{}" ? `{${field}` : `${rest.slice(0, -1)},${field}`;
     },
   };
 }
+
+/** A record's field naming its definition by reference, in place of `"definition":<its JSON>`. */
+function namedDefinitionField(ref: string): string {
+  return `"definitionRef":"${ref}"`;
+}
+
+/** What naming a definition takes of a record: the field, and the comma before it (every reference is as long). */
+export const NAMED_DEFINITION_BYTES = `,${namedDefinitionField(definitionRef(""))}`.length;

@@ -360,7 +360,7 @@ export class ExecutorActor {
     // A saved version's definition is stored before the run's first write, which then names it (a start that carried
     // it, a record written whole). An inline run's is not: stored for good, each distinct one would outlive the
     // record that retention removes. One holding a secret's value is kept masked in the record, and stored nowhere.
-    if (c.snap.workflowVersion !== null && c.masker.inPlace(c.snap.definition) === c.snap.definition)
+    if (c.snap.workflowVersion !== null && !c.masker.holds(c.snap.definition))
       await this.deps.definitions.refOf(c.snap.definition, c.snap.ownerId);
     const fx = runEffects(this.deps, c.snap, secrets);
     const run = new ExecutionRun(c, wf, fx);

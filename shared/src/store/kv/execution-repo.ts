@@ -1,5 +1,5 @@
 import { EXECUTION_STATUSES, ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
-import { executionForm } from "../execution-form";
+import { executionForm, NAMED_DEFINITION_BYTES } from "../execution-form";
 import { pageWindow } from "../paging";
 import type { ExecutionListQuery, ExecutionRepo, OpenPage, OpenStatus, Page, StaleRepair } from "../port";
 import { ExecutionIndex } from "./execution-index";
@@ -16,8 +16,6 @@ import type { PendingStarts } from "./pending-starts";
 import type { StoredDefinitions } from "../../nats/stored-definitions";
 
 const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
-/** `,"definitionRef":"<43 characters>"` (execution-form.ts). */
-const NAMED_DEFINITION_BYTES = 62;
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
   readonly #index: ExecutionIndex;
