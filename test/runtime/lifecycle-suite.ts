@@ -4,7 +4,17 @@ import type { ExecutionEvent } from "@wf/shared/execution";
 import type { ApprovalDecision } from "@wf/shared/api";
 import { Kvm } from "@nats-io/kv";
 import { checkStart, firstSnapshot, laneOf, newId, sharedDefinition } from "@wf/shared/execution";
-import { consumerNames, definitionRef, ONE_REPLICA, StoredDefinitions, streamNames, subjects } from "@wf/shared/nats";
+import { nanos } from "@nats-io/nats-core";
+import {
+  consumerNames,
+  definitionRef,
+  definitionsBucket,
+  definitionsTtlMs,
+  ONE_REPLICA,
+  StoredDefinitions,
+  streamNames,
+  subjects,
+} from "@wf/shared/nats";
 import { keyToken, settleApproval } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sleepers, sleepMarker } from "@wf/testing";
@@ -203,7 +213,16 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("a start naming its definition by reference, as the edge's do, runs the definition stored under it", async () => {
-      const definitions = await StoredDefinitions.open(rt.platform.nc, rt.ns, ONE_REPLICA, rt.platform.log);
+      // The executor made the bucket expire its entries as the retention says.
+      const bucket = await rt.platform.jsm.streams.info(`KV_${definitionsBucket(rt.ns)}`);
+      expect(bucket.config.max_age).toBe(nanos(definitionsTtlMs(rt.platform.config.WF_EXECUTION_RETENTION) ?? 0));
+      const definitions = await StoredDefinitions.open(
+        rt.platform.nc,
+        rt.ns,
+        ONE_REPLICA,
+        rt.platform.log,
+        rt.platform.config.WF_EXECUTION_RETENTION,
+      );
       const definition = sharedDefinition(
         definitionOf(`
   name: by-reference
@@ -256,7 +275,13 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("a definition named by reference leaves its record's room to the steps' results", async () => {
-      const definitions = await StoredDefinitions.open(rt.platform.nc, rt.ns, ONE_REPLICA, rt.platform.log);
+      const definitions = await StoredDefinitions.open(
+        rt.platform.nc,
+        rt.ns,
+        ONE_REPLICA,
+        rt.platform.log,
+        rt.platform.config.WF_EXECUTION_RETENTION,
+      );
       // 200 KB of definition and four results of 120 KB: more than a record holding the definition has room for.
       const definition = sharedDefinition(
         definitionOf(`

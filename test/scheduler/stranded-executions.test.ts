@@ -1,7 +1,9 @@
-import { DebugState, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { Kvm } from "@nats-io/kv";
+import { DebugState, newId, sharedDefinition, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
 import { ResumeCommand } from "@wf/shared/messages";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { definitionsBucket, StoredDefinitions, streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
+import { keyToken } from "@wf/shared/store";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
 import { run, startRuntime, testConfig, uniqueNamespace, waitFor, waitForStatus } from "../support/runtime";
@@ -201,5 +203,36 @@ steps:
       status: "EXPIRED",
       decidedBy: "timeout",
     });
+  });
+
+  it("keeps stored the definition an open execution's record names, once its last put is a day old", async () => {
+    const p = await openPlatform(testConfig(nats.server), "stranded-test");
+    onTestFinished(() => p.close());
+    const ns = p.config.WF_NAMESPACE;
+    const stored = await StoredDefinitions.open(p.nc, ns, p.placement, p.log, p.config.WF_EXECUTION_RETENTION);
+    const open = sharedDefinition({ name: `open-${newId()}`, steps: [] });
+    const done = sharedDefinition({ name: `done-${newId()}`, steps: [] });
+    const kv = await new Kvm(p.nc).open(definitionsBucket(ns));
+    const revisions = async () =>
+      Promise.all([open, done].map(async (d) => (await kv.get((await stored.refOf(d, "owner-open"))!))?.revision));
+    const [openAt, doneAt] = await revisions();
+    const waiting = execution({ definition: open });
+    await p.store.executions.create(waiting);
+    await p.store.executions.create(execution({ definition: done, status: "COMPLETED", completedAt: T0 }));
+    const record = await (await new Kvm(p.nc).open(`${ns}_executions`)).get(keyToken(waiting.id));
+    expect(record!.json<Record<string, unknown>>()).toMatchObject({ definitionRef: await stored.refOf(open, "o") });
+
+    const sweep = startStrandedSweep(p, p.log);
+    onTestFinished(() => sweep.stop());
+    const now = Date.now();
+    expect(await sweep.sweep(now + 23 * 3_600_000)).toBe(0);
+    expect(await revisions()).toEqual([openAt, doneAt]);
+    expect(await sweep.sweep(now + 25 * 3_600_000)).toBe(0);
+    const [openThen, doneThen] = await revisions();
+    expect(openThen).toBeGreaterThan(openAt!);
+    expect(doneThen).toBe(doneAt);
+    // Put again at that pass's time: not again an hour on.
+    expect(await sweep.sweep(now + 26 * 3_600_000)).toBe(0);
+    expect(await revisions()).toEqual([openThen, doneThen]);
   });
 });

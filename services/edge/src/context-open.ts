@@ -37,7 +37,7 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     SessionStore.open(p.nc, ns, p.placement, p.config.WF_SESSION_TTL_S),
     WebhookStats.open(p.nc, ns, p.placement, publisher, log),
     ReplayGuard.open(p.nc, ns, p.placement),
-    StoredDefinitions.open(p.nc, ns, p.placement, log),
+    StoredDefinitions.open(p.nc, ns, p.placement, log, p.config.WF_EXECUTION_RETENTION),
   ]).catch((err: unknown) => {
     publisher.close();
     throw err;

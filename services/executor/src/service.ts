@@ -71,7 +71,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   // Events on a connection of their own: the server reads a connection's messages one at a time, so the records'
   // writes and the events' publishes then go through it side by side (docs/architecture.md#storage).
   const events = new JetStreamPublisher(await p.connectAgain("events"));
-  const definitions = await StoredDefinitions.open(nc, ns, p.placement, log);
+  const definitions = await StoredDefinitions.open(nc, ns, p.placement, log, config.WF_EXECUTION_RETENTION);
   const actorId = `executor-${newId()}`;
   let stopping = false;
   const actor = new ExecutorActor({

@@ -2,7 +2,15 @@ import type { JetStreamManager } from "@nats-io/jetstream";
 import { idleDue, TERMINAL_STATUSES, type ExecutionSnapshot, type Holder } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import type { ApprovalExpireCommand, DebugIdleCommand, ResumeCommand } from "@wf/shared/messages";
-import { commandSeq, holderAlive, queuedCommand, retryTransient, streamNames, subjects } from "@wf/shared/nats";
+import {
+  commandSeq,
+  holderAlive,
+  queuedCommand,
+  retryTransient,
+  StoredDefinitions,
+  streamNames,
+  subjects,
+} from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { OpenStatus } from "@wf/shared/store";
 import { STALE_AFTER_MS } from "./stale-executions";
@@ -39,13 +47,25 @@ interface Missing {
  *   decided that long ago: the resume the decision would have sent.
  *
  * Replicas may sweep at once: each command's message id is the same from each.
+ *
+ * It also keeps the definitions their records name stored (StoredDefinitions.refresh): an execution may wait for an
+ * approval longer than a definition no start names any more is kept.
  */
 export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH): Sweeper {
   const ns = p.config.WF_NAMESPACE;
   const after: Record<OpenStatus, string | undefined> = { RUNNING: undefined, AWAITING_APPROVAL: undefined };
-  const open = async (status: OpenStatus, before: number) => {
+  let definitions: Promise<StoredDefinitions> | null = null;
+  const open = async (status: OpenStatus, before: number, now: number) => {
     const { items, next } = await p.store.executions.listOpenBefore(status, before, batch, after[status]);
     after[status] = next ?? undefined;
+    definitions ??= StoredDefinitions.open(p.nc, ns, p.placement, log, p.config.WF_EXECUTION_RETENTION).catch(
+      (err: unknown) => {
+        definitions = null;
+        throw err;
+      },
+    );
+    const stored = await definitions;
+    for (const e of items) await stored.refresh(e.definition, e.ownerId, now);
     return items;
   };
   const pass = async (now: number): Promise<number> => {
@@ -53,7 +73,7 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     // A dead process holding many executions is asked once a pass: each unanswered question waits seconds.
     const silent = new Set<string>();
     const missing: Missing[] = [];
-    for (const e of await open("RUNNING", before)) {
+    for (const e of await open("RUNNING", before, now)) {
       if (e.holder !== null) {
         if (await heldByTheDead(p, e.id, e.holder, before, silent)) missing.push(takeover(ns, e.id, e.holder));
         continue;
@@ -61,7 +81,7 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
       const found = idle(ns, e, before) ?? overdue(ns, e, before) ?? (await childEnded(p, e, before));
       if (found) missing.push(found);
     }
-    for (const e of await open("AWAITING_APPROVAL", before)) {
+    for (const e of await open("AWAITING_APPROVAL", before, now)) {
       const found = await approvalSettled(p, e, before);
       if (found) missing.push(found);
     }

@@ -201,7 +201,9 @@ export const ENV_SCHEMA = {
             { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[v.at(-1) as "s" | "m" | "h" | "d"],
       ),
     default: "30d",
-    doc: "How long finished executions (COMPLETED, FAILED, CANCELLED, INTERRUPTED) are kept, counted from their start request: older ones are removed in the background by the scheduler, with their list entries, approvals, artifact files and events. `off` keeps them for good. Unfinished executions are never removed.",
+    doc:
+      "How long finished executions (COMPLETED, FAILED, CANCELLED, INTERRUPTED) are kept, counted from their start request: older ones are removed in the background by the scheduler, with their list entries, approvals, artifact files and events. `off` keeps them for good. Unfinished executions are never removed. " +
+      "The workflow definitions start commands and executions name (`<ns>_definitions`) expire this long and three days more after they were last written; one still named is written again daily (docs/architecture.md#definitions-by-reference).",
   },
   WF_AUDIT_PER_IP_PER_MINUTE: {
     schema: int(1, 1_000_000),

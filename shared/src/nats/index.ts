@@ -34,3 +34,4 @@ export { commandSeq, OrphanRescue, ORPHAN_GRACE_MS, ORPHAN_OF_HEADER } from "./o
 export { answerHolds, holderAlive } from "./holders";
 export { queuedCommand } from "./queued-commands";
 export { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";
+export { definitionsTtlMs } from "./definition-keeping";

@@ -311,8 +311,9 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .records("workflows", "read")
       .records("users", "read")
       .records("executions", "write")
-      // An execution's record names its definition by reference.
-      .kv(`${ns}_definitions`, "read")
+      // An execution's record names its definition by reference, which the stranded sweep keeps stored while the
+      // execution waits.
+      .kv(`${ns}_definitions`, "write")
       .records("schedules", "write")
       .records("chain_runs", "write")
       // Retention removes old executions with their approvals, artifacts and events.

@@ -5,10 +5,20 @@ import { describe, expect, it } from "vitest";
 import { useNatsConnection } from "@wf/testing/nats-connection";
 import { newId } from "../execution/ids";
 import { definitionJson, sharedDefinition } from "../execution/parsed-definitions";
+import { nanos } from "@nats-io/nats-core";
+import { NAME_WITHIN_MS, REFRESH_AFTER_MS } from "./definition-keeping";
 import { ONE_REPLICA } from "./placement";
 import { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";
 
 const nats = useNatsConnection();
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A clock `ms` ahead of this one. */
+function later(ms: number): () => number {
+  return () => Date.now() + ms;
+}
 
 /** A definition no other test has: the table of definitions read by reference is the process's. */
 function definition(): Record<string, unknown> {
@@ -19,7 +29,7 @@ function definition(): Record<string, unknown> {
 async function starter(): Promise<{ ns: string; stored: StoredDefinitions; writes: () => Promise<number> }> {
   const ns = `d${newId()}`;
   const warnings: unknown[] = [];
-  const stored = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: (...a) => warnings.push(a) });
+  const stored = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: (...a) => warnings.push(a) }, null);
   const jsm = await jetstreamManager(nats.nc);
   const writes = async () => (await jsm.streams.info(`KV_${definitionsBucket(ns)}`)).state.last_seq;
   return { ns, stored, writes };
@@ -38,7 +48,7 @@ describe("StoredDefinitions", () => {
     const kv = await new Kvm(nats.nc).open(definitionsBucket(ns));
     expect((await kv.get(ref!))?.string()).toBe(json);
     // Another starter (another edge) finds it stored: nothing is written again.
-    const other = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined });
+    const other = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, null);
     expect(await other.refOf(sharedDefinition(JSON.parse(json)), "o2")).toBe(ref);
     expect(await writes()).toBe(1);
   });
@@ -97,6 +107,72 @@ describe("StoredDefinitions", () => {
     await closed.close();
     expect(await stored.refOf(sharedDefinition(definition()), "o1")).toBeNull();
     expect(warnings).toEqual(["could not store a workflow definition: its start commands carry it"]);
+  });
+});
+
+describe("StoredDefinitions, kept while named", () => {
+  it("puts a definition again before naming it once its last put is a day old, and not before", async () => {
+    const { ns, stored, writes } = await starter();
+    const shared = sharedDefinition(definition());
+    const ref = await stored.refOf(shared, "o1");
+    expect(await writes()).toBe(1);
+    const at = (ms: number) =>
+      StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, null, later(ms));
+    expect(await (await at(REFRESH_AFTER_MS - HOUR_MS)).refOf(shared, "o1")).toBe(ref);
+    expect(await writes()).toBe(1);
+    const dayOn = await at(REFRESH_AFTER_MS + HOUR_MS);
+    expect(await dayOn.refOf(shared, "o1")).toBe(ref);
+    expect(await writes()).toBe(2);
+    // Fresh again by that clock.
+    expect(await dayOn.refOf(shared, "o1")).toBe(ref);
+    expect(await writes()).toBe(2);
+  });
+
+  it("lets a record name a definition only while its last put is under two days old", async () => {
+    const { ns, stored } = await starter();
+    const shared = sharedDefinition(definition());
+    const ref = await stored.refOf(shared, "o1");
+    const reader = (ms: number) => new StoredDefinitions(nats.nc, ns, { clock: later(ms) });
+    expect(reader(NAME_WITHIN_MS - HOUR_MS).storedRef(shared)).toBe(ref);
+    expect(reader(NAME_WITHIN_MS + HOUR_MS).storedRef(shared)).toBeUndefined();
+  });
+
+  it("refreshes only a definition it knows stored, once its last put is a day old", async () => {
+    const { stored, writes } = await starter();
+    const shared = sharedDefinition(definition());
+    await stored.refOf(shared, "o1");
+    await stored.refresh(shared, "o1", Date.now() + REFRESH_AFTER_MS - HOUR_MS);
+    await stored.refresh(sharedDefinition(definition()), "o1", Date.now() + 2 * DAY_MS);
+    await stored.refresh(definition(), "o1", Date.now() + 2 * DAY_MS);
+    expect(await writes()).toBe(1);
+    await stored.refresh(shared, "o1", Date.now() + REFRESH_AFTER_MS + HOUR_MS);
+    expect(await writes()).toBe(2);
+  });
+
+  it("expires entries three days past the retention, or never with retention off", async () => {
+    const jsm = await jetstreamManager(nats.nc);
+    const maxAge = async (ns: string) => (await jsm.streams.info(`KV_${definitionsBucket(ns)}`)).config.max_age;
+    const kept = `d${newId()}`;
+    await StoredDefinitions.open(nats.nc, kept, ONE_REPLICA, { warn: () => undefined }, null);
+    expect(await maxAge(kept)).toBe(0);
+    const expiring = `d${newId()}`;
+    await StoredDefinitions.open(nats.nc, expiring, ONE_REPLICA, { warn: () => undefined }, 30 * DAY_MS);
+    expect(await maxAge(expiring)).toBe(nanos(33 * DAY_MS));
+  });
+
+  it("puts every entry again before a bucket that kept them for good starts to expire them", async () => {
+    const { ns, stored, writes } = await starter();
+    const shared = sharedDefinition(definition());
+    const ref = (await stored.refOf(shared, "o1"))!;
+    await stored.refOf(sharedDefinition(definition()), "o1");
+    expect(await writes()).toBe(2);
+    await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, 7 * DAY_MS);
+    expect(await writes()).toBe(4);
+    const kv = await new Kvm(nats.nc).open(definitionsBucket(ns));
+    expect((await kv.get(ref))?.string()).toBe(definitionJson(shared));
+    // Expiring already: nothing to put again.
+    await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, 7 * DAY_MS);
+    expect(await writes()).toBe(4);
   });
 });
 

@@ -1,13 +1,16 @@
 import { createHash } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../log";
 import { definitionJson, isShared, sharedDefinition } from "../execution/parsed-definitions";
 import { OwnerLru } from "../pools/owner-lru";
 import { openKvBucket } from "./buckets";
+import { definitionsTtlMs, NAME_WITHIN_MS, REFRESH_AFTER_MS } from "./definition-keeping";
 import type { StreamPlacement } from "./placement";
 import { isNotFound } from "./streams";
 import { retryTransient } from "./transient";
+import { whileStarting } from "./while-starting";
 import { isWrongLastSequence } from "./wrong-last-sequence";
 
 /** `<ns>_definitions`: workflow definitions by the SHA-256 of their JSON. */
@@ -45,21 +48,27 @@ const byRef = new OwnerLru<string, unknown>(1024, 8 * 1024 * 1024);
 /** A definition larger than this is read from the bucket at each use. */
 const ONE_MAX_CHARS = 1024 * 1024;
 
-/**
- * By bucket (a namespace's), the references of definitions known stored there, by the definition: a record of an
- * execution of one names it so (execution-form.ts). Not bounded by the table above: an entry lives as long as its
- * definition is held.
- */
-const storedIn = new Map<string, WeakMap<object, string>>();
+/** A definition known stored in a bucket: its reference, and when it was last put there, at the latest (ms). */
+interface Stored {
+  ref: string;
+  putAt: number;
+}
 
-function remember(bucket: string, ref: string, owner: string, definition: unknown, chars: number): void {
+/**
+ * By bucket (a namespace's), the definitions known stored there: a record of an execution of one names it so
+ * (execution-form.ts). Not bounded by the table above: an entry lives as long as its definition is held.
+ */
+const storedIn = new Map<string, WeakMap<object, Stored>>();
+
+function remember(bucket: string, ref: string, owner: string, definition: unknown, chars: number, putAt: number): void {
   if (typeof definition === "object" && definition !== null) {
     let stored = storedIn.get(bucket);
     if (stored === undefined) {
       stored = new WeakMap();
       storedIn.set(bucket, stored);
     }
-    stored.set(definition, ref);
+    const known = stored.get(definition);
+    if (known === undefined || known.putAt < putAt) stored.set(definition, { ref, putAt });
   }
   if (chars <= ONE_MAX_CHARS) byRef.set(ref, owner, definition, chars);
 }
@@ -70,53 +79,75 @@ function remember(bucket: string, ref: string, owner: string, definition: unknow
  * stream and the executor's parse. A starter stores each shared definition once (`refOf`) and its commands name it;
  * a reader (the executor, a read of a PENDING execution) finds it here, or in the bucket once per process.
  *
- * Entries are never removed: a definition is written once per distinct JSON of a saved workflow version, as small
- * as the version itself, and commands and records name it for as long as they are kept.
+ * With a retention (WF_EXECUTION_RETENTION), an entry expires some days after the records that name it could
+ * (definition-keeping.ts): a process puts a definition again before it names it once its last put is a day old, and
+ * names only one put within two days; the scheduler puts again those of executions that wait for long. With retention
+ * off, entries are kept for good, as the records are.
  */
 export class StoredDefinitions {
   readonly #bucket: string;
   #kv: Promise<KV> | null = null;
-  /** Shared definitions being stored, by identity: starts at once of one not yet stored write it once. */
-  readonly #stored = new WeakMap<object, Promise<string | null>>();
+  /** Shared definitions being put, by identity: starts at once of one not yet stored (or due again) put it once. */
+  readonly #putting = new WeakMap<object, Promise<string | null>>();
   readonly #reading = new Map<string, Promise<unknown>>();
 
   readonly #placement: StreamPlacement | undefined;
   readonly #log: Pick<Logger, "warn"> | undefined;
+  readonly #ttlMs: number | undefined;
+  readonly #clock: () => number;
 
   /**
-   * A starter gives the `placement` the bucket is created at where it is missing, and the `log` told when a
-   * definition could not be stored; a reader only opens the bucket, and finds nothing where no starter made it.
+   * A starter gives the `placement` the bucket is created at where it is missing, the retention its entries outlive
+   * (`retentionMs`) and the `log` told when a definition could not be stored; a reader only opens the bucket, and finds
+   * nothing where no starter made it. `clock`: what it takes the time from (ms).
    */
   constructor(
     private readonly nc: NatsConnection,
     ns: string,
-    opts: { placement?: StreamPlacement; log?: Pick<Logger, "warn"> } = {},
+    opts: {
+      placement?: StreamPlacement;
+      retentionMs?: number | null;
+      log?: Pick<Logger, "warn">;
+      clock?: () => number;
+    } = {},
   ) {
     this.#bucket = definitionsBucket(ns);
     this.#placement = opts.placement;
     this.#log = opts.log;
+    this.#ttlMs = definitionsTtlMs(opts.retentionMs ?? null);
+    this.#clock = opts.clock ?? Date.now;
   }
 
   /**
-   * The reference of `owner`'s shared (frozen) definition, stored first; null for one that is not shared, or when it
-   * could not be stored: the command then carries the definition, as before.
+   * The reference of `owner`'s shared (frozen) definition, stored first (or put again: REFRESH_AFTER_MS); null for one
+   * that is not shared, or when it could not be stored: the command then carries the definition, as before.
    */
   refOf(definition: unknown, owner: string): Promise<string | null> {
     if (!isShared(definition)) return Promise.resolve(null);
-    const known = this.storedRef(definition);
-    if (known !== undefined) return Promise.resolve(known);
-    let ref = this.#stored.get(definition);
-    if (ref === undefined) {
-      ref = this.#store(definition, owner);
-      this.#stored.set(definition, ref);
-      // Tried again at the next start: a bucket electing its leader is no reason to carry definitions for good.
-      void ref.then((r) => r ?? this.#stored.delete(definition));
-    }
-    return ref;
+    const known = this.#known(definition);
+    if (known !== undefined && this.#clock() - known.putAt < REFRESH_AFTER_MS) return Promise.resolve(known.ref);
+    return this.#put(definition, owner, this.#clock());
   }
 
-  /** The reference under which `definition` is known stored in this bucket (by this process), if it is. */
+  /**
+   * Puts `definition` again if it is known stored here and its last put is REFRESH_AFTER_MS old at `now`: what an
+   * execution that waits for long (an approval) needs of the definition its record names. Stores nothing else.
+   */
+  async refresh(definition: unknown, owner: string, now: number): Promise<void> {
+    const known = this.#known(definition);
+    if (known !== undefined && now - known.putAt >= REFRESH_AFTER_MS) await this.#put(definition as object, owner, now);
+  }
+
+  /**
+   * The reference under which `definition` is known stored in this bucket (by this process), if it is, and put recently
+   * enough (NAME_WITHIN_MS) that a record written now may name it.
+   */
   storedRef(definition: unknown): string | undefined {
+    const known = this.#known(definition);
+    return known !== undefined && this.#clock() - known.putAt < NAME_WITHIN_MS ? known.ref : undefined;
+  }
+
+  #known(definition: unknown): Stored | undefined {
     return typeof definition === "object" && definition !== null
       ? storedIn.get(this.#bucket)?.get(definition)
       : undefined;
@@ -128,8 +159,10 @@ export class StoredDefinitions {
     ns: string,
     placement: StreamPlacement,
     log: Pick<Logger, "warn">,
+    retentionMs: number | null,
+    clock?: () => number,
   ): Promise<StoredDefinitions> {
-    const definitions = new StoredDefinitions(nc, ns, { placement, log });
+    const definitions = new StoredDefinitions(nc, ns, { placement, log, retentionMs, ...(clock ? { clock } : {}) });
     await definitions.#open();
     return definitions;
   }
@@ -150,20 +183,42 @@ export class StoredDefinitions {
     return reading;
   }
 
-  async #store(definition: object, owner: string): Promise<string | null> {
+  #put(definition: object, owner: string, now: number): Promise<string | null> {
+    let putting = this.#putting.get(definition);
+    if (putting === undefined) {
+      putting = this.#store(definition, owner, now).finally(() => this.#putting.delete(definition));
+      this.#putting.set(definition, putting);
+    }
+    return putting;
+  }
+
+  /**
+   * Stores `definition` unless an entry put within REFRESH_AFTER_MS of `now` holds it; null (and a warning) when it
+   * cannot.
+   */
+  async #store(definition: object, owner: string, now: number): Promise<string | null> {
     const json = definitionJson(definition);
     const ref = definitionRef(json);
+    let putAt = now;
     try {
       const kv = await this.#open();
-      await retryTransient(() => kv.create(ref, json)).catch((err: unknown) => {
-        // Stored by another start (or process) before: the same JSON, as its key says.
-        if (!isWrongLastSequence(err)) throw err;
-      });
+      const made = await retryTransient(() => kv.create(ref, json)).then(
+        () => true,
+        (err: unknown) => (isWrongLastSequence(err) ? false : Promise.reject(err)),
+      );
+      if (!made) {
+        // Stored by another start (or process) before: put again only if that was long enough ago, or is not it.
+        const entry = await retryTransient(() => kv.get(ref));
+        const fresh = entry?.operation === "PUT" && now - entry.created.getTime() < REFRESH_AFTER_MS;
+        if (fresh && entry.string() === json) putAt = entry.created.getTime();
+        else await retryTransient(() => kv.put(ref, json));
+      }
     } catch (err) {
+      // Tried again at the next start: a bucket electing its leader is no reason to carry definitions for good.
       this.#log?.warn("could not store a workflow definition: its start commands carry it", { err, ref });
       return null;
     }
-    remember(this.#bucket, ref, owner, definition, json.length);
+    remember(this.#bucket, ref, owner, definition, json.length, putAt);
     return ref;
   }
 
@@ -178,19 +233,46 @@ export class StoredDefinitions {
     // Whatever wrote it, the definition is the one its reference names, or none.
     if (definitionRef(json) !== ref) return null;
     const definition = sharedDefinition(JSON.parse(json) as unknown);
-    remember(this.#bucket, ref, owner, definition, json.length);
+    remember(this.#bucket, ref, owner, definition, json.length, entry.created.getTime());
     return definition;
   }
 
   #open(): Promise<KV> {
-    this.#kv ??= (
-      this.#placement
-        ? openKvBucket(this.nc, this.#bucket, { history: 1, keeps: true }, this.#placement)
-        : new Kvm(this.nc).open(this.#bucket)
-    ).catch((err: unknown) => {
-      this.#kv = null;
-      throw err;
-    });
+    this.#kv ??= (this.#placement ? this.#openAt(this.#placement) : new Kvm(this.nc).open(this.#bucket)).catch(
+      (err: unknown) => {
+        this.#kv = null;
+        throw err;
+      },
+    );
     return this.#kv;
   }
+
+  async #openAt(placement: StreamPlacement): Promise<KV> {
+    const ttlMs = this.#ttlMs;
+    if (ttlMs !== undefined) await whileStarting(() => this.#beforeExpiring());
+    return openKvBucket(this.nc, this.#bucket, { history: 1, keeps: true, ...(ttlMs ? { ttlMs } : {}) }, placement);
+  }
+
+  /**
+   * A bucket whose entries never expired (made before they did, or with retention off) is about to: each entry is put
+   * again first, or records naming one put long ago would lose it at once.
+   */
+  async #beforeExpiring(): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    const info = await jsm.streams
+      .info(`KV_${this.#bucket}`)
+      .catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
+    if (info === null || info.config.max_age > 0) return;
+    const kv = await new Kvm(this.nc).open(this.#bucket);
+    for (const key of await collect(await kv.keys())) {
+      const entry = await retryTransient(() => kv.get(key));
+      if (entry?.operation === "PUT") await retryTransient(() => kv.put(key, entry.value));
+    }
+  }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { useNatsConnection } from "@wf/testing/nats-connection";
 import { ExecutionSnapshot, newId, sharedDefinition } from "../execution";
+import { NAME_WITHIN_MS } from "../nats/definition-keeping";
 import { ONE_REPLICA } from "../nats/placement";
 import { definitionRef, StoredDefinitions } from "../nats/stored-definitions";
 import { executionForm } from "./execution-form";
@@ -8,12 +9,13 @@ import { storedForm, type RecordForm } from "./stored-form";
 
 const stored = storedForm(ExecutionSnapshot);
 const nats = useNatsConnection();
+let ns: string;
 let definitions: StoredDefinitions;
 let form: RecordForm;
 
 beforeAll(async () => {
-  const ns = `f${newId()}`;
-  definitions = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined });
+  ns = `f${newId()}`;
+  definitions = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, null);
   form = executionForm(new StoredDefinitions(nats.nc, ns));
 });
 
@@ -35,9 +37,12 @@ function snapshot(definition: unknown): ExecutionSnapshot {
   });
 }
 
-/** What the KV store writes for `snap`, read back as the store reads it. */
-async function written(snap: ExecutionSnapshot): Promise<{ text: string; read: ExecutionSnapshot }> {
-  const text = form.stringify!(form.compact(stored(snap)));
+/** What the KV store writes for `snap` (with `writer`'s form), read back as the store reads it. */
+async function written(
+  snap: ExecutionSnapshot,
+  writer: RecordForm = form,
+): Promise<{ text: string; read: ExecutionSnapshot }> {
+  const text = writer.stringify!(writer.compact(stored(snap)));
   return { text, read: ExecutionSnapshot.parse(await form.restore(JSON.parse(text))) };
 }
 
@@ -71,8 +76,24 @@ describe("an execution record's JSON", () => {
     expect(read.definition).toBe(shared);
   });
 
+  it("writes whole a stored definition last put two days ago: it may expire before the record", async () => {
+    const mine = { ...definition, name: `put-long-ago-${newId()}` };
+    const shared = sharedDefinition(structuredClone(mine));
+    expect(await definitions.refOf(shared, "o1")).not.toBeNull();
+    const twoDaysOn = executionForm(new StoredDefinitions(nats.nc, ns, { clock: () => Date.now() + NAME_WITHIN_MS }));
+    const { text, read } = await written(snapshot(shared), twoDaysOn);
+    expect(text.endsWith(`,"definition":${JSON.stringify(mine)}}`)).toBe(true);
+    expect(read).toEqual(snapshot(mine));
+  });
+
   it("writes whole a definition stored in another namespace's bucket only", async () => {
-    const elsewhere = await StoredDefinitions.open(nats.nc, `g${newId()}`, ONE_REPLICA, { warn: () => undefined });
+    const elsewhere = await StoredDefinitions.open(
+      nats.nc,
+      `g${newId()}`,
+      ONE_REPLICA,
+      { warn: () => undefined },
+      null,
+    );
     const mine = { ...definition, name: `elsewhere-${newId()}` };
     const shared = sharedDefinition(structuredClone(mine));
     expect(await elsewhere.refOf(shared, "o1")).not.toBeNull();

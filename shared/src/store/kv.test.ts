@@ -284,7 +284,7 @@ describe("JetStream KV adapter", () => {
   it("an announced start naming its definition by reference is read PENDING with that definition", async () => {
     const { store, namespace, starts, cleanup } = await freshStore();
     onTestFinished(cleanup);
-    const definitions = await StoredDefinitions.open(nc, namespace, ONE_REPLICA, { warn: () => undefined });
+    const definitions = await StoredDefinitions.open(nc, namespace, ONE_REPLICA, { warn: () => undefined }, null);
     const definition = sharedDefinition({ name: "by-ref", steps: [{ name: "a", type: "transform", output: "1" }] });
     const workflow = { id: "wf-ref", name: "by-ref", ownerId: `user-${newId()}`, version: 1, definition };
     const id = await startExecution(
