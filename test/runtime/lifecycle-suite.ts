@@ -33,6 +33,12 @@ import type { SideEffects } from "../support/side-effects";
 import { sideEffects } from "../support/side-effects";
 
 /** Shared by the plain run and the WF_REDELIVER_ONCE run (every command handled twice). */
+/** Definitions stored in `rt`'s namespace, as its edge stores them. */
+function storedDefinitions(rt: InProcessRuntime): Promise<StoredDefinitions> {
+  const p = rt.platform;
+  return StoredDefinitions.open(p.nc, rt.ns, ONE_REPLICA, p.log, p.config.WF_EXECUTION_RETENTION);
+}
+
 export function lifecycleSuite(env: Record<string, string> = {}): void {
   let server: NatsServerHandle;
   let rt: InProcessRuntime;
@@ -216,13 +222,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       // The executor made the bucket expire its entries as the retention says.
       const bucket = await rt.platform.jsm.streams.info(`KV_${definitionsBucket(rt.ns)}`);
       expect(bucket.config.max_age).toBe(nanos(definitionsTtlMs(rt.platform.config.WF_EXECUTION_RETENTION) ?? 0));
-      const definitions = await StoredDefinitions.open(
-        rt.platform.nc,
-        rt.ns,
-        ONE_REPLICA,
-        rt.platform.log,
-        rt.platform.config.WF_EXECUTION_RETENTION,
-      );
+      const definitions = await storedDefinitions(rt);
       const definition = sharedDefinition(
         definitionOf(`
   name: by-reference
@@ -275,13 +275,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     });
 
     it("a definition named by reference leaves its record's room to the steps' results", async () => {
-      const definitions = await StoredDefinitions.open(
-        rt.platform.nc,
-        rt.ns,
-        ONE_REPLICA,
-        rt.platform.log,
-        rt.platform.config.WF_EXECUTION_RETENTION,
-      );
+      const definitions = await storedDefinitions(rt);
       // 200 KB of definition and four results of 120 KB: more than a record holding the definition has room for.
       const definition = sharedDefinition(
         definitionOf(`
