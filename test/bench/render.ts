@@ -1,4 +1,5 @@
 import { isolationText, renderCodeOverhead } from "./code-overhead";
+import { rawBoundOf, type RoundRun } from "./raw-bound";
 import type { BenchResult } from "./report";
 import type { Summary } from "./stats";
 
@@ -14,6 +15,20 @@ export function cpuText(cpu: Record<string, number>): string {
     .filter(([, v]) => v > 0)
     .sort((a, b) => b[1] - a[1]);
   return entries.length ? entries.map(([role, v]) => `${role} ${v.toFixed(2)}`).join(", ") : "n/a (no /proc)";
+}
+
+/**
+ * What the run's CPU per workflow allows with every core busy, against its raw bound: a share of the bound that falls
+ * short of this is time the cores idled; a ceiling under the aim is CPU each workflow costs.
+ */
+function cpuCeilingText(t: RoundRun, cpus: number): string[] {
+  const total = Object.values(t.cpuMsPerWorkflow).reduce((a, b) => a + b, 0);
+  if (total <= 0) return [];
+  const ceiling = (cpus * 1000) / total;
+  const share = Math.round((100 * ceiling) / rawBoundOf(t));
+  return [
+    `  with every core busy, ${total.toFixed(2)} ms of CPU per workflow allows ${int(ceiling)}/s (${share}% of its bound)`,
+  ];
 }
 
 /** `align`: one letter per column, "l" or "r" (numbers right, text left). */
@@ -82,6 +97,7 @@ export function render(r: BenchResult): string {
       `  per workflow: ${t.snapshotWritesPerWorkflow} snapshot writes, ${t.indexWritesPerWorkflow} index puts, ${t.eventsPerWorkflow} events; latency under load ${dist(t.latencyMs, ms)}`,
       `  stored per workflow: its record ${int(t.recordBytesPerWorkflow)} B at rest, its events ${int(t.eventBytesPerWorkflow)} B (subjects and headers included)`,
       `  CPU ms per workflow (wall ${t.wallMsPerWorkflow} ms, so ${m.cpus} cores give ${(m.cpus * t.wallMsPerWorkflow).toFixed(2)}): ${cpuText(t.cpuMsPerWorkflow)}`,
+      ...cpuCeilingText(t, m.cpus),
       "",
     );
   }
