@@ -54,18 +54,11 @@ interface Missing {
 export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH): Sweeper {
   const ns = p.config.WF_NAMESPACE;
   const after: Record<OpenStatus, string | undefined> = { RUNNING: undefined, AWAITING_APPROVAL: undefined };
-  let definitions: Promise<StoredDefinitions> | null = null;
+  const keep = keepDefinitions(p, log);
   const open = async (status: OpenStatus, before: number, now: number) => {
     const { items, next } = await p.store.executions.listOpenBefore(status, before, batch, after[status]);
     after[status] = next ?? undefined;
-    definitions ??= StoredDefinitions.open(p.nc, ns, p.placement, log, p.config.WF_EXECUTION_RETENTION).catch(
-      (err: unknown) => {
-        definitions = null;
-        throw err;
-      },
-    );
-    const stored = await definitions;
-    for (const e of items) await stored.refresh(e.definition, e.ownerId, now);
+    await keep(items, now);
     return items;
   };
   const pass = async (now: number): Promise<number> => {
@@ -96,6 +89,25 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     return sent.length;
   };
   return startSweeper(pass, p.config.WF_RETENTION_SWEEP_MS, log, "stranded execution sweep");
+}
+
+/**
+ * Puts again the definitions open executions' records name, where due (StoredDefinitions.refresh). A failure is
+ * logged and tried again at the next pass: it must not keep the sweep from bringing executions back.
+ */
+function keepDefinitions(p: Platform, log: Logger): (open: ExecutionSnapshot[], now: number) => Promise<void> {
+  const ns = p.config.WF_NAMESPACE;
+  let definitions: Promise<StoredDefinitions> | null = null;
+  return async (open, now) => {
+    try {
+      definitions ??= StoredDefinitions.open(p.nc, ns, p.placement, log, p.config.WF_EXECUTION_RETENTION);
+      const stored = await definitions;
+      for (const e of open) await stored.refresh(e.definition, e.ownerId, now);
+    } catch (err) {
+      definitions = null;
+      log.warn("could not keep the definitions of open executions stored", { err });
+    }
+  };
 }
 
 /**
