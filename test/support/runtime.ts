@@ -15,7 +15,7 @@ import { parseWorkflow } from "@wf/shared/workflow";
 import type { TriggerSource } from "@wf/shared/execution";
 import { StartCommand } from "@wf/shared/messages";
 import { startApprovals } from "@wf/approvals";
-import { startExecutor } from "@wf/executor";
+import { startExecutor, type ExecutorActor } from "@wf/executor";
 import { startScheduler } from "@wf/scheduler";
 import { EGRESS_TEST_ALLOWANCE } from "./egress-allowance";
 import { ONE_SANDBOX_RUNNER } from "./sandbox-pool";
@@ -44,6 +44,8 @@ export function testConfig(server: NatsServerHandle, env: Record<string, string>
 export interface InProcessRuntime {
   platform: Platform;
   ns: string;
+  /** The executor's actor, where this runtime runs one. */
+  executor: ExecutorActor | null;
   stop(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startRuntime(
   return {
     platform,
     ns: config.WF_NAMESPACE,
+    executor: executor?.actor ?? null,
     async stop() {
       await executor?.stop();
       await approvals?.stop();

@@ -41,6 +41,9 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** How often the executor puts again, where due, the stored definitions of the executions it runs. */
+const KEEP_DEFINITIONS_MS = 3_600_000;
+
 /** A command queue: a durable consumer of the command stream, and the subjects it takes. */
 interface CommandQueue {
   durable: string;
@@ -104,6 +107,12 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       if (id) actor.cancelLocal(id);
     },
   });
+  const keeper = setInterval(() => {
+    actor
+      .keepDefinitions(Date.now())
+      .catch((err: unknown) => log.warn("could not keep the running executions' definitions stored", { err }));
+  }, KEEP_DEFINITIONS_MS);
+  keeper.unref();
   const { consumers, backlog, yieldTo } = await consumeQueues(p, log, actor, stream, queues);
   for (const { durable } of queues) platformHealth(p).watchConsumer(stream, durable);
   log.info("executor ready", {
@@ -120,6 +129,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       // Each run parks at its next step or wait and is handed over; one still in a step after the
       // grace period keeps its message unacknowledged, for another replica to take after the lease.
       stopping = true;
+      clearInterval(keeper);
       backlog.stop();
       await Promise.all(consumers.map((c) => c.stop(config.WF_STOP_GRACE_MS)));
       cancelSub.unsubscribe();

@@ -62,7 +62,8 @@ const PENDING_READ_ATTEMPTS = 10;
  * still runs it (docs/architecture.md#executions).
  */
 export class ExecutorActor {
-  private readonly running = new Map<string, ExecutionRun>();
+  /** Each run in this process, with its record (whose definition is kept stored while it runs). */
+  private readonly running = new Map<string, { run: ExecutionRun; record: Committer }>();
   /** Executions a start or resume command is being handled for in this process. */
   private readonly claimed = new Set<string>();
 
@@ -77,9 +78,19 @@ export class ExecutorActor {
     return this.claimed.has(executionId) || this.running.has(executionId);
   }
 
+  /**
+   * Puts again, where due at `now`, the stored definitions of the executions this process runs (StoredDefinitions
+   * refresh): a run may go on for days without a park or resume, and each of its writes names its definition while
+   * that was put within two days.
+   */
+  async keepDefinitions(now: number): Promise<void> {
+    for (const { record } of [...this.running.values()])
+      await this.deps.definitions.refresh(record.snap.definition, record.snap.ownerId, now);
+  }
+
   /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */
   cancelLocal(executionId: string): void {
-    this.running.get(executionId)?.cancel();
+    this.running.get(executionId)?.run.cancel();
   }
 
   /** The executor's commands, by the verb of their subject (`<ns>.cmd.exec.<verb>.<execId>`). */
@@ -364,7 +375,7 @@ export class ExecutorActor {
       await this.deps.definitions.refOf(c.snap.definition, c.snap.ownerId);
     const fx = runEffects(this.deps, c.snap, secrets);
     const run = new ExecutionRun(c, wf, fx);
-    this.running.set(id, run);
+    this.running.set(id, { run, record: c });
     try {
       const result = await run.run();
       c.snap.holder = null;
