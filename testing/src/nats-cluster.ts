@@ -25,8 +25,13 @@ export interface NatsClusterHandle {
  * Starts `size` nats-servers with JetStream, clustered with routes on 127.0.0.1: free ports
  * picked in advance so each member's routes name the others, a store dir each. A member killed
  * with `kill()` comes back with `start()` on the same ports and store, as a restarted node does.
+ * Members not ready within `readyTimeoutMs` are stopped before it throws: its caller has nothing to stop them with.
  */
-export async function startNatsCluster(size = 3, name = "wf-test"): Promise<NatsClusterHandle> {
+export async function startNatsCluster(
+  size = 3,
+  name = "wf-test",
+  readyTimeoutMs = 30_000,
+): Promise<NatsClusterHandle> {
   const clientPorts = await freePorts(size);
   const routePorts = await freePorts(size);
   const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`).join(",");
@@ -87,7 +92,12 @@ export async function startNatsCluster(size = 3, name = "wf-test"): Promise<Nats
       await Promise.all(servers.map((s) => s.stop()));
     },
   };
-  await handle.jetStreamReady();
+  try {
+    await handle.jetStreamReady(readyTimeoutMs);
+  } catch (err) {
+    await handle.stop();
+    throw err;
+  }
   return handle;
 }
 
