@@ -53,7 +53,10 @@ export function starter(t: Target, yaml: string): (executionId: string) => Promi
   const { name } = parsed;
   const definition = sharedDefinition(parsed);
   const workflow = { id: `wf-${name}`, name, ownerId: "bench", version: null, definition };
-  const definitions = new StoredDefinitions(t.client.nc, t.ns, { placement: ONE_REPLICA });
+  // As the edge opens it: the bucket kept as the runtime's retention says.
+  const definitions = new StoredDefinitions(t.client.nc, t.ns, {
+    writer: { placement: ONE_REPLICA, retentionMs: t.rt.platform.config.WF_EXECUTION_RETENTION },
+  });
   return (executionId) =>
     startExecution(
       t.client.publisher,

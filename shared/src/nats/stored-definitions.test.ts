@@ -101,7 +101,7 @@ describe("StoredDefinitions", () => {
     const closed = await connect({ servers: nats.server.url });
     const warnings: string[] = [];
     const stored = new StoredDefinitions(closed, `d${newId()}`, {
-      placement: ONE_REPLICA,
+      writer: { placement: ONE_REPLICA, retentionMs: null },
       log: { warn: (message) => warnings.push(message) },
     });
     await closed.close();

@@ -48,6 +48,12 @@ const byRef = new OwnerLru<string, unknown>(1024, 8 * 1024 * 1024);
 /** A definition larger than this is read from the bucket at each use. */
 const ONE_MAX_CHARS = 1024 * 1024;
 
+/** What a starter brings the bucket to: its placement, and the retention its entries outlive (WF_EXECUTION_RETENTION). */
+interface Writer {
+  placement: StreamPlacement;
+  retentionMs: number | null;
+}
+
 /** A definition known stored in a bucket: its reference, and when it was last put there, at the latest (ms). */
 interface Stored {
   ref: string;
@@ -91,30 +97,23 @@ export class StoredDefinitions {
   readonly #putting = new WeakMap<object, Promise<string | null>>();
   readonly #reading = new Map<string, Promise<unknown>>();
 
-  readonly #placement: StreamPlacement | undefined;
+  readonly #writer: Writer | undefined;
   readonly #log: Pick<Logger, "warn"> | undefined;
-  readonly #ttlMs: number | undefined;
   readonly #clock: () => number;
 
   /**
-   * A starter gives the `placement` the bucket is created at where it is missing, the retention its entries outlive
-   * (`retentionMs`) and the `log` told when a definition could not be stored; a reader only opens the bucket, and finds
-   * nothing where no starter made it. `clock`: what it takes the time from (ms).
+   * A starter (`writer`) gives the placement the bucket is created at where it is missing and the retention its entries
+   * outlive, both of which it brings an existing bucket to, and the `log` told when a definition could not be stored;
+   * a reader only opens the bucket, and finds nothing where no starter made it. `clock`: what it takes the time from.
    */
   constructor(
     private readonly nc: NatsConnection,
     ns: string,
-    opts: {
-      placement?: StreamPlacement;
-      retentionMs?: number | null;
-      log?: Pick<Logger, "warn">;
-      clock?: () => number;
-    } = {},
+    opts: { writer?: Writer; log?: Pick<Logger, "warn">; clock?: () => number } = {},
   ) {
     this.#bucket = definitionsBucket(ns);
-    this.#placement = opts.placement;
+    this.#writer = opts.writer;
     this.#log = opts.log;
-    this.#ttlMs = definitionsTtlMs(opts.retentionMs ?? null);
     this.#clock = opts.clock ?? Date.now;
   }
 
@@ -162,7 +161,11 @@ export class StoredDefinitions {
     retentionMs: number | null,
     clock?: () => number,
   ): Promise<StoredDefinitions> {
-    const definitions = new StoredDefinitions(nc, ns, { placement, log, retentionMs, ...(clock ? { clock } : {}) });
+    const definitions = new StoredDefinitions(nc, ns, {
+      writer: { placement, retentionMs },
+      log,
+      ...(clock ? { clock } : {}),
+    });
     await definitions.#open();
     return definitions;
   }
@@ -238,7 +241,7 @@ export class StoredDefinitions {
   }
 
   #open(): Promise<KV> {
-    this.#kv ??= (this.#placement ? this.#openAt(this.#placement) : new Kvm(this.nc).open(this.#bucket)).catch(
+    this.#kv ??= (this.#writer ? this.#openAt(this.#writer) : new Kvm(this.nc).open(this.#bucket)).catch(
       (err: unknown) => {
         this.#kv = null;
         throw err;
@@ -247,8 +250,8 @@ export class StoredDefinitions {
     return this.#kv;
   }
 
-  async #openAt(placement: StreamPlacement): Promise<KV> {
-    const ttlMs = this.#ttlMs;
+  async #openAt({ placement, retentionMs }: Writer): Promise<KV> {
+    const ttlMs = definitionsTtlMs(retentionMs);
     if (ttlMs !== undefined) await whileStarting(() => this.#beforeExpiring());
     return openKvBucket(this.nc, this.#bucket, { history: 1, keeps: true, ...(ttlMs ? { ttlMs } : {}) }, placement);
   }
@@ -264,15 +267,12 @@ export class StoredDefinitions {
       .catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
     if (info === null || info.config.max_age > 0) return;
     const kv = await new Kvm(this.nc).open(this.#bucket);
-    for (const key of await collect(await kv.keys())) {
+    // Listed first: the puts below add to the stream the listing reads.
+    const keys: string[] = [];
+    for await (const key of await kv.keys()) keys.push(key);
+    for (const key of keys) {
       const entry = await retryTransient(() => kv.get(key));
       if (entry?.operation === "PUT") await retryTransient(() => kv.put(key, entry.value));
     }
   }
-}
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
 }
