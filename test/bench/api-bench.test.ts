@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderApiBench, runApiBench } from "./api-bench";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 import { serverHasCompression } from "@wf/shared/nats";
 import { renderApprovalListBench, runApprovalListBench } from "./approval-list-bench";
 import { OVERHEAD_LANGUAGES, renderCodeOverhead, runCodeOverhead, type CodeOverheadResult } from "./code-overhead";

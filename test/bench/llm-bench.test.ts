@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderLlmOverhead, runLlmOverhead } from "./llm-overhead";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ORPHAN_OF_HEADER, streamNames, subjects, toToken } from "@wf/shared/nats";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import { run, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 

@@ -3,7 +3,7 @@ import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { ENTRIES, startServiceProcess } from "../support/processes";
 import { run, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
 import { sideEffects, slowRecordedStep } from "../support/side-effects";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 /**
  * SIGTERM, as an orchestrator stops a replica: the executor finishes the step in hand, hands

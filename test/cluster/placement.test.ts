@@ -7,7 +7,7 @@ import { newId } from "@wf/shared/execution";
 import { connectNats, ensureStreams, openKvBucket, streamNames, streamPlacement } from "@wf/shared/nats";
 import { openPlatform } from "@wf/shared/runtime";
 import { startNatsCluster, type NatsClusterHandle } from "@wf/testing";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 describe("streams and buckets follow the cluster", () => {
   let cluster: NatsClusterHandle;

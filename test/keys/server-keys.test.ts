@@ -22,7 +22,7 @@ import { secretId, type SecretRecord, type WebhookRecord } from "@wf/shared/stor
 import { startExecutor } from "@wf/executor";
 import { definitionOf, run, testConfig, waitForStatus } from "../support/runtime";
 import { testUser } from "@wf/testing";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 

@@ -17,7 +17,7 @@ import {
   waitForStatus,
 } from "../support/runtime";
 import { readyz, scrape, THIS_NODE, valueOf } from "./support";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 /**
  * What `/metrics` of the service as `npm start` runs it (one process, the executor in a thread

@@ -4,7 +4,7 @@ import { newId } from "@wf/shared/execution";
 import { cancelExecution } from "@wf/shared/client";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { definitionOf, run, startRuntime, testConfig, waitFor, waitForStatus } from "../support/runtime";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 const HOUR_MS = 3_600_000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamNames } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
 interface Conn {

@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import { createOwner, executionsOf, settled, startStored, storeWorkflow } from "./support";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 /** Chained triggers (DELAYED_COMPLETION), against a real nats-server and the real executor. */
 const nats = useNatsServer();

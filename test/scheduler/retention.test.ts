@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { startRetention } from "@wf/scheduler";
 import { startRuntime, testConfig, waitFor } from "../support/runtime";
 import { createOwner, startStored, storeWorkflow } from "./support";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 

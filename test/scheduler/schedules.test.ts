@@ -13,7 +13,7 @@ import {
   type InProcessRuntime,
 } from "../support/runtime";
 import { createOwner, executionsOf, storeWorkflow } from "./support";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 /** Cron schedules, against a real nats-server, the real executor and scheduler processes. */
 const nats = useNatsServer();

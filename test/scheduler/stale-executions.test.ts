@@ -4,7 +4,7 @@ import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { startStaleRepair, STALE_AFTER_MS } from "@wf/scheduler";
 import { testConfig } from "../support/runtime";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 const nats = useNatsServer();
 

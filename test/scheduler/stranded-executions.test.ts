@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
 import { run, startRuntime, testConfig, uniqueNamespace, waitFor, waitForStatus } from "../support/runtime";
 import { approvalOf, awaitingApproval, openExecution, runningStep } from "../support/open-executions";
-import { useNatsServer } from "../support/nats-server";
+import { useNatsServer } from "@wf/testing/nats-connection";
 
 /**
  * The stranded-execution sweep's choices, read off the commands it leaves on the CMD stream where no service runs
