@@ -10,7 +10,7 @@ import {
   type StepTestRequest,
   type TriggerSource,
 } from "../execution/index";
-import { isShared } from "../execution/parsed-definitions";
+import { isShared, sharedDefinition } from "../execution/parsed-definitions";
 import { StartCommand, type CancelCommand } from "../messages/index";
 import type { StoredDefinitions } from "../nats/stored-definitions";
 import { subjects, type Subjects } from "../nats/subjects";
@@ -121,7 +121,7 @@ export async function startExecution(
     );
     return executionId;
   }
-  const workflow = await carriedWorkflow(cmd.workflow, opts.definitions);
+  const workflow = await carriedWorkflow({ ...cmd.workflow, definition: pending.definition }, opts.definitions);
   // Both writes at once: the answer waits for one round trip, not two. Reads and lists need both,
   // and get both before this resolves; an executor that takes the command first writes the
   // record itself, and an announce that lands after that leaves the newer list entry alone.
@@ -151,15 +151,18 @@ export async function startExecution(
   throw failed.reason;
 }
 
-/** The command's workflow: its definition named by reference where it is stored (StoredDefinitions). */
+/**
+ * The command's workflow: its definition named by reference where it is stored (StoredDefinitions), or else carried
+ * shared (sharedDefinition), its JSON kept. A workflow read afresh (not yet the edge's shared copy) is named as well.
+ */
 async function carriedWorkflow(
   workflow: StartCommand["workflow"],
   definitions: StoredDefinitions | undefined,
 ): Promise<StartCommand["workflow"]> {
-  const ref = definitions ? await definitions.refOf(workflow.definition, workflow.ownerId) : null;
-  if (ref === null) return workflow;
+  const definition = sharedDefinition(workflow.definition);
+  const ref = definitions ? await definitions.refOf(definition, workflow.ownerId) : null;
   const { definition: _carried, ...described } = workflow;
-  return { ...described, definitionRef: ref };
+  return ref === null ? { ...described, definition } : { ...described, definitionRef: ref };
 }
 
 export async function cancelExecution(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { definitionJson, parseDefinition, sharedDefinition } from "./parsed-definitions";
+import { definitionJson, parseDefinition, sharedDefinition, sharedDefinitionOfJson } from "./parsed-definitions";
 
 const definition = (output: string) => ({ name: "parsed", steps: [{ name: "a", type: "transform", output }] });
 
@@ -63,12 +63,22 @@ describe("sharedDefinition", () => {
     expect(parseDefinition(given).data).toBe(parseDefinition(shared).data);
   });
 
-  it("leaves a definition over 256 KiB of JSON unshared, and values that are not objects as they are", () => {
+  it("gives a definition over 256 KiB of JSON a frozen copy with its JSON, kept for none of the next holders", () => {
     const large = definition("z".repeat(300 * 1024));
-    expect(sharedDefinition(large)).toBe(large);
+    const shared = sharedDefinition(large);
+    expect(shared).not.toBe(large);
+    expect(shared).toEqual(large);
     expect(Object.isFrozen(large)).toBe(false);
-    expect(definitionJson(large)).toBe(JSON.stringify(large));
+    expect(Object.isFrozen((shared as { steps: object[] }).steps[0])).toBe(true);
+    expect(sharedDefinition(shared)).toBe(shared);
+    expect(definitionJson(shared)).toBe(JSON.stringify(large));
+    expect(parseDefinition(shared).data).toBe(parseDefinition(shared).data);
+    expect(sharedDefinition(structuredClone(large))).not.toBe(shared);
+  });
+
+  it("leaves values that are not objects as they are", () => {
     expect(sharedDefinition(undefined)).toBeUndefined();
     expect(sharedDefinition("text")).toBe("text");
+    expect(sharedDefinitionOfJson("null")).toBeNull();
   });
 });

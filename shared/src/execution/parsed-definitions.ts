@@ -24,7 +24,7 @@ const byIdentity = new WeakMap<object, Known>();
 const byContent = new Map<string, object>();
 /**
  * Bounded by the JSON kept, not by count: a definition may be as large as a NATS message (and a
- * parse is a few times its JSON). One larger than the limit is parsed every time.
+ * parse is a few times its JSON). One larger than the limit is shared by its holders, not kept for the next.
  */
 const BY_CONTENT_MAX_CHARS = 4 * 1024 * 1024;
 const ONE_MAX_CHARS = 256 * 1024;
@@ -32,24 +32,32 @@ let byContentChars = 0;
 
 /**
  * A definition with the same JSON as `definition` that every holder of it shares, frozen, so that its parse and its
- * JSON are computed once (`parseDefinition`, `definitionJson`). A frozen definition, or one too large to keep, is
- * returned as it is.
+ * JSON are computed once (`parseDefinition`, `definitionJson`). A frozen definition is returned as it is.
  */
 export function sharedDefinition(definition: unknown): unknown {
   if (typeof definition !== "object" || definition === null || isShared(definition)) return definition;
-  const json = JSON.stringify(definition);
-  const shared = byContent.get(json);
-  if (shared !== undefined) return shared;
-  if (json.length > ONE_MAX_CHARS) return definition;
+  return sharedDefinitionOfJson(JSON.stringify(definition));
+}
+
+/**
+ * The shared definition whose JSON is `json`, as `sharedDefinition` gives it, for a caller that read the JSON. One over
+ * ONE_MAX_CHARS is a frozen copy of its own, not kept here: frozen all the same, so that its records and commands can
+ * name it by reference (stored-definitions.ts) rather than carry it whole at every write.
+ */
+export function sharedDefinitionOfJson(json: string): unknown {
+  const kept = byContent.get(json);
+  if (kept !== undefined) return kept;
+  const copy = deepFreeze(JSON.parse(json) as unknown);
+  if (typeof copy !== "object" || copy === null) return copy;
+  byIdentity.set(copy, { json });
+  if (json.length > ONE_MAX_CHARS) return copy;
   while (byContentChars + json.length > BY_CONTENT_MAX_CHARS) {
     const oldest = byContent.keys().next().value!;
     byContent.delete(oldest);
     byContentChars -= oldest.length;
   }
-  const copy = deepFreeze(JSON.parse(json) as object);
   byContent.set(json, copy);
   byContentChars += json.length;
-  byIdentity.set(copy, { json });
   return copy;
 }
 

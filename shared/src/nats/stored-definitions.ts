@@ -3,7 +3,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../log";
-import { definitionJson, isShared, sharedDefinition } from "../execution/parsed-definitions";
+import { definitionJson, isShared, sharedDefinitionOfJson } from "../execution/parsed-definitions";
 import { OwnerLru } from "../pools/owner-lru";
 import { openKvBucket } from "./buckets";
 import { definitionsTtlMs, NAME_WITHIN_MS, REFRESH_AFTER_MS } from "./definition-keeping";
@@ -235,7 +235,7 @@ export class StoredDefinitions {
     const json = entry.string();
     // Whatever wrote it, the definition is the one its reference names, or none.
     if (definitionRef(json) !== ref) return null;
-    const definition = sharedDefinition(JSON.parse(json) as unknown);
+    const definition = sharedDefinitionOfJson(json);
     remember(this.#bucket, ref, owner, definition, json.length, entry.created.getTime());
     return definition;
   }
