@@ -28,6 +28,8 @@ steps:
   - name: greet
     type: transfrom
 `,
+  // Stored with its parse beside it, about as large: more than the one NATS message (1 MB) a stored workflow takes.
+  huge: `name: huge\nsteps:\n  - { name: greet, type: transform, output: "${"x".repeat(600 * 1024)}" }\n`,
 });
 
 let server: NatsServerHandle;
@@ -304,7 +306,7 @@ describe("bad input: a clear message and a non-zero exit", () => {
     expect(r.stderr).toMatch(/a user with email twice@example.com already exists/);
   });
 
-  it("prints a workflow file's mistakes with line and column, and stores nothing", async () => {
+  it("prints a workflow file's mistakes with line and column, refuses one too large to store, and stores nothing", async () => {
     const user = await json<{ id: string }>(
       "admin",
       "user",
@@ -319,6 +321,12 @@ describe("bad input: a clear message and a non-zero exit", () => {
     const r = await wf("workflow", "import", files.broken, "--user", user.id);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/broken\.yaml:\d+:\d+/);
+    expect((await platform.store.workflows.listVisible(user.id, { page: 1, size: 5 })).total).toBe(0);
+    const huge = await wf("workflow", "import", files.huge, "--user", user.id);
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toMatch(
+      /the workflow is too large to store: .* it would take \d+ bytes, over the \d+ a stored/,
+    );
     expect((await platform.store.workflows.listVisible(user.id, { page: 1, size: 5 })).total).toBe(0);
     const other = await wf("workflow", "import", files.hello, "--user", "nobody");
     expect(other.code).toBe(1);

@@ -203,6 +203,41 @@ describe("creating, editing and versions", () => {
     ]);
   });
 
+  it("refuses a workflow too large to store (413, with its size and the limit), and gives up earlier versions to fit", async () => {
+    const me = await consoleSession(env());
+    // Stored with its parse, about as large: a workflow's YAML may take about half of max_payload (1 MB here).
+    const large = (kb: number, c: string) => yamlNamed("large", `"${c.repeat(kb * 1024)}"`);
+    const workflows = () => send(me, "GET", "/api/console/workflows");
+    const refused = await send(me, "POST", "/api/console/workflows", { body: { yaml: large(600, "a") } });
+    expect(statusAndCode(refused)).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect(refused.body.error).toMatch(
+      /^yaml: the workflow is too large to store: .* it would take 12\d{5} bytes, over the 104\d{4} a stored workflow may take/,
+    );
+    expect((await workflows()).body).toMatchObject({ total: 0 });
+
+    // Version 1 kept beside version 2 would pass the limit: version 2 is stored without it.
+    const created = await create(me, large(350, "a"));
+    const v2 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: large(350, "b") } });
+    expect(v2.status).toBe(200);
+    expect(v2.body).toMatchObject({ version: 2, yaml: large(350, "b") });
+    const versions = () => send(me, "GET", `/api/console/workflows/${created.id}/versions`);
+    expect((await versions()).body).toEqual({ items: [{ version: 2, updatedAt: expect.any(Number), current: true }] });
+    expect(statusAndCode(await send(me, "GET", `/api/console/workflows/${created.id}/versions/1`))).toEqual([
+      404,
+      "NOT_FOUND",
+    ]);
+    // A smaller version leaves room for the one before it.
+    const v3 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: large(100, "c") } });
+    expect(v3.body).toMatchObject({ version: 3 });
+    expect((await versions()).body).toMatchObject({ items: [{ version: 3 }, { version: 2 }] });
+    // Too large even alone: refused, and version 3 stays current.
+    const tooLarge = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: large(600, "d") } });
+    expect(statusAndCode(tooLarge)).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    const now = await send(me, "GET", `/api/console/workflows/${created.id}`);
+    expect(now.body).toMatchObject({ version: 3, yaml: large(100, "c") });
+    expect((await workflows()).body).toMatchObject({ total: 1 });
+  });
+
   it("the detail gives the variables the current version declares, for a run's form and a webhook's payload", async () => {
     const me = await consoleSession(env());
     const created = await create(me, yamlNamed("bare"));

@@ -1,6 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { WfError } from "@wf/shared/errors";
-import { newWorkflowRecord, nextWorkflowVersion, type Store, type WorkflowRecord } from "@wf/shared/store";
+import {
+  newWorkflowRecord,
+  nextWorkflowVersion,
+  storeNewWorkflow,
+  storeWorkflowUpdate,
+  type Store,
+  type WorkflowRecord,
+} from "@wf/shared/store";
 import { formatIssues, parseWorkflow } from "@wf/shared/workflow";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
@@ -66,7 +73,7 @@ interface Source {
 
 async function create(store: Store, { user, yaml, definition }: Source): Promise<WorkflowRecord> {
   const record = newWorkflowRecord({ ownerId: user, yaml, definition });
-  await store.workflows.create(record);
+  await storeNewWorkflow(store, record);
   return record;
 }
 
@@ -76,7 +83,5 @@ async function update(store: Store, id: string, { user, yaml, definition }: Sour
   if (!current || !w || (w.ownerId !== user && w.sharedWith[user] !== "editor")) {
     throw new WfError("NOT_FOUND", `no workflow ${id} that user ${user} owns or edits`);
   }
-  const next = nextWorkflowVersion(w, { yaml, workflow: definition });
-  await store.workflows.update(next, current.version);
-  return next;
+  return storeWorkflowUpdate(store, nextWorkflowVersion(w, { yaml, workflow: definition }), current.version);
 }

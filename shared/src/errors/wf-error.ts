@@ -30,6 +30,21 @@ export class AlreadyExistsError extends WfError {
   }
 }
 
+/** A record that would not fit in one message of the store (NATS's max_payload): refused before it is written. */
+export class RecordTooLargeError extends WfError {
+  constructor(
+    key: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      "PAYLOAD_TOO_LARGE",
+      `${key} would take ${bytes} bytes stored, over the ${limit} a record may take (the NATS server's max_payload)`,
+    );
+    this.name = "RecordTooLargeError";
+  }
+}
+
 export class ConfigError extends WfError {
   constructor(message: string) {
     super("CONFIG_INVALID", message);

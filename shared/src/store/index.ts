@@ -43,6 +43,7 @@ export { isWrongLastSequence } from "../nats/wrong-last-sequence";
 export { JetStreamPublisher, type PublishMessage, type PublishOptions } from "./kv/jetstream-publisher";
 export { newWorkflowRecord, nextWorkflowVersion } from "./new-workflow-record";
 export { storeNextVersion } from "./store-next-version";
+export { storeNewWorkflow, storeWorkflowUpdate } from "./workflow-writes";
 export { settleApproval, type ApprovalSettlement } from "./settle-approval";
 /** The KV adapter's key layout, for tools that fill its buckets directly (the list benchmarks). */
 export { keyToken } from "./kv/key-codec";

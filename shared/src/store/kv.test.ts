@@ -4,7 +4,7 @@ import { TimeoutError, type NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished, vi } from "vitest";
 import { startExecution } from "../client/commands";
-import { CasConflictError } from "../errors";
+import { CasConflictError, RecordTooLargeError } from "../errors";
 import { newId } from "../execution/ids";
 import { ExecutionSnapshot } from "../execution/snapshot";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
@@ -22,6 +22,7 @@ import { definitionRef, StoredDefinitions } from "../nats/stored-definitions";
 import { streamNames, subjects } from "../nats/subjects";
 import { openStore } from "./open-store";
 import type { Store } from "./port";
+import { newWorkflowRecord } from "./new-workflow-record";
 import { UserRecord, WorkflowRecord, type ApprovalRecord } from "./records";
 
 let server: NatsServerHandle;
@@ -147,6 +148,31 @@ describe("JetStream KV adapter", () => {
     expect((await reopened.executions.list({ ownerId, status: "COMPLETED", page: 1, size: 10 })).total).toBe(2);
     // The shared connection reconnects by itself; the tests after this one need it back.
     await waitFor(() => nc.flush().then(() => true), { what: "the shared connection to reconnect" });
+  });
+
+  it("refuses a record over max_payload as RecordTooLargeError, counted in bytes, writing nothing", async () => {
+    const { store, cleanup } = await freshStore();
+    onTestFinished(cleanup);
+    const limit = nc.info!.max_payload - 128;
+    const w = (yaml: string): WorkflowRecord => ({
+      ...newWorkflowRecord({ ownerId: "u1", yaml, definition: { name: "big" } }),
+      id: "w1",
+    });
+    const refused = await store.workflows.create(w("y".repeat(limit))).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(RecordTooLargeError);
+    const { bytes, message } = refused as RecordTooLargeError;
+    expect(bytes).toBeGreaterThan(limit);
+    expect(message).toBe(
+      `workflows/w1 would take ${bytes} bytes stored, over the ${limit} a record may take (the NATS server's max_payload)`,
+    );
+    expect(await store.workflows.get("w1")).toBeNull();
+    // Two-byte characters: under the limit in characters, over it in bytes.
+    const version = await store.workflows.create(w("ok"));
+    await expect(store.workflows.update(w("ü".repeat(limit / 2)), version)).rejects.toBeInstanceOf(RecordTooLargeError);
+    expect((await store.workflows.get("w1"))?.value.yaml).toBe("ok");
   });
 
   it("skips index keys whose record is gone or no longer matches, and does not count them", async () => {

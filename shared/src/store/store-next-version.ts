@@ -1,11 +1,13 @@
 import { nextWorkflowVersion } from "./new-workflow-record";
 import type { Store } from "./port";
+import { storeWorkflowUpdate } from "./workflow-writes";
 
 /**
  * Stores an edited workflow as the next version of workflow `workflowId`, if that workflow is
  * stored and still `ownerId`'s (one that changed hands is not edited on the old owner's behalf);
  * text equal to the stored one stores nothing. Returns the version the text now is, or null when
- * there is no such workflow. A concurrent edit makes the write lose (CasConflictError).
+ * there is no such workflow. A concurrent edit makes the write lose (CasConflictError); earlier versions the record
+ * has no room for are dropped, and a workflow too large even alone is refused (storeWorkflowUpdate).
  */
 export async function storeNextVersion(
   store: Store,
@@ -17,6 +19,6 @@ export async function storeNextVersion(
   if (!current || current.value.ownerId !== ownerId) return null;
   if (current.value.yaml === edited.yaml) return current.value.version;
   const next = nextWorkflowVersion(current.value, edited);
-  await store.workflows.update(next, current.version);
+  await storeWorkflowUpdate(store, next, current.version);
   return next.version;
 }

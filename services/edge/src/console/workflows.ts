@@ -23,6 +23,8 @@ import { CasConflictError, WfError } from "@wf/shared/errors";
 import {
   newWorkflowRecord,
   nextWorkflowVersion,
+  storeNewWorkflow,
+  storeWorkflowUpdate,
   type Store,
   type Versioned,
   type WorkflowRecord,
@@ -40,6 +42,12 @@ const notVisible = { description: "No such workflow, or not visible to you.", sc
 const invalid = {
   description: "The YAML has mistakes: `details` lists each with its path, line and column.",
   schema: WorkflowInvalidBody,
+};
+const tooLarge = {
+  description:
+    "`PAYLOAD_TOO_LARGE`: the body is over 1 MB, or the workflow is too large to store: its YAML and its parse, about " +
+    "as large, must fit one NATS message (max_payload) together; the message says its size and the limit.",
+  schema: ErrorBody,
 };
 
 /** Writing, reading, versioning and sharing workflows in the console (docs/api.md, Workflows in the console). */
@@ -83,14 +91,18 @@ export const consoleWorkflowRoutes: Route[] = [
     auth: "console",
     body: ConsoleWorkflowCreateBody,
     status: 201,
-    responses: { 201: { description: "Stored; you own it.", schema: ConsoleWorkflowDetail }, 400: invalid },
+    responses: {
+      201: { description: "Stored; you own it.", schema: ConsoleWorkflowDetail },
+      400: invalid,
+      413: tooLarge,
+    },
     async handler({ body }, { ctx, consoleUser }) {
       const workflow = parseYaml(body.yaml);
       const record = newWorkflowRecord(
         { ownerId: consoleUser().userId, yaml: body.yaml, definition: workflow },
         ctx.clock(),
       );
-      await ctx.store.workflows.create(record);
+      await storeNewWorkflow(ctx.store, record);
       return detailOf(ctx.store, record, "owner");
     },
   }),
@@ -113,7 +125,7 @@ export const consoleWorkflowRoutes: Route[] = [
     method: "PUT",
     path: "/api/console/workflows/{id}",
     operationId: "consoleUpdateWorkflow",
-    summary: "Store edited YAML as the workflow's next version (earlier versions are kept)",
+    summary: "Store edited YAML as the workflow's next version (earlier versions are kept as the record has room)",
     tag: "workflows",
     auth: "console",
     params: IdParams,
@@ -126,6 +138,7 @@ export const consoleWorkflowRoutes: Route[] = [
       },
       400: invalid,
       403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
+      413: tooLarge,
       404: notVisible,
       409: {
         description:
@@ -142,15 +155,16 @@ export const consoleWorkflowRoutes: Route[] = [
         throw staleBase(current.id, body.baseVersion, current.version);
       if (current.yaml === body.yaml) return detailOf(ctx.store, current, role);
       const next = nextWorkflowVersion(current, { yaml: body.yaml, workflow: parsed }, ctx.clock());
+      let stored: WorkflowRecord;
       try {
-        await ctx.store.workflows.update(next, workflow.version);
+        stored = await storeWorkflowUpdate(ctx.store, next, workflow.version);
       } catch (err) {
         if (!(err instanceof CasConflictError)) throw err;
         const now = await ctx.store.workflows.get(current.id);
         if (!now) throw new WfError("NOT_FOUND", `workflow ${current.id} not found`);
         throw staleBase(current.id, body.baseVersion ?? current.version, now.value.version);
       }
-      return detailOf(ctx.store, next, role);
+      return detailOf(ctx.store, stored, role);
     },
   }),
   defineRoute({

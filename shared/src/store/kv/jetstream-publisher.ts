@@ -39,6 +39,11 @@ export class JetStreamPublisher {
     this.#acks = new ReplyInbox(nc);
   }
 
+  /** The largest message the server takes (its max_payload), headers included; undefined before it said. */
+  get maxPayload(): number | undefined {
+    return this.#wire.maxPayload;
+  }
+
   publish(subject: string, data: string | Uint8Array, opts?: PublishOptions): Promise<PubAck> {
     if (this.#closed) return closedPublisher();
     const { reply, answer } = this.#acks.expect(subject, ackOf);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
+import { AlreadyExistsError, CasConflictError, RecordTooLargeError, WfError } from "../../errors";
 import { parseRecord } from "../parse-record";
 import { storedForm, type RecordForm, type StoredForm } from "../stored-form";
 import type { StoredEntry } from "./direct-reads";
@@ -7,6 +7,12 @@ import { fromKeyToken, keyToken } from "./key-codec";
 import type { KvBuckets } from "./kv-buckets";
 import { leaderLast } from "./leader-reads";
 import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
+
+/**
+ * What a write's headers take of a message at most: `Nats-Expected-Last-Subject-Sequence` with a 20-digit value, 71
+ * bytes.
+ */
+const HEADERS_ROOM = 128;
 
 /** Where a read is answered: any replica, or the stream's leader for a read that bounds a write (leader-reads.ts). */
 export type ReadFrom = "any" | "leader";
@@ -46,6 +52,7 @@ export class RecordBucket<T extends { id: string }> {
   async create(value: T): Promise<number> {
     const token = keyToken(value.id);
     const data = this.#encode(value);
+    this.#fits(value.id, data);
     try {
       return (await this.buckets.publisher.publish(this.#subject(token), data, { expect: { lastSubjectSequence: 0 } }))
         .seq;
@@ -58,8 +65,10 @@ export class RecordBucket<T extends { id: string }> {
 
   async update(value: T, expectedVersion: number): Promise<number> {
     const subject = this.#subject(keyToken(value.id));
+    const data = this.#encode(value);
+    this.#fits(value.id, data);
     return (
-      await this.buckets.publisher.publish(subject, this.#encode(value), {
+      await this.buckets.publisher.publish(subject, data, {
         expect: { lastSubjectSequence: expectedVersion },
       })
     ).seq;
@@ -79,6 +88,17 @@ export class RecordBucket<T extends { id: string }> {
 
   exists(id: string): AlreadyExistsError {
     return new AlreadyExistsError(`${this.type}/${id}`);
+  }
+
+  /**
+   * Refuses a record over the server's max_payload with a RecordTooLargeError, which says by how much, rather than
+   * nats.js's bare refusal of the message. Its bytes are counted only where its length leaves a doubt.
+   */
+  #fits(id: string, data: string): void {
+    const limit = this.buckets.publisher.maxPayload;
+    if (limit === undefined || 3 * data.length + HEADERS_ROOM <= limit) return;
+    const bytes = Buffer.byteLength(data);
+    if (bytes + HEADERS_ROOM > limit) throw new RecordTooLargeError(`${this.type}/${id}`, bytes, limit - HEADERS_ROOM);
   }
 
   #encode(value: T): string {

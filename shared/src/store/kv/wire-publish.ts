@@ -28,6 +28,11 @@ export class WirePublish {
     this.#protocol = protocol;
   }
 
+  /** The server's max_payload, once the connection has its INFO: a message's headers and payload together. */
+  get maxPayload(): number | undefined {
+    return this.#protocol.info?.max_payload;
+  }
+
   /** `headers`: the header block in wire form (`NATS/1.0\r\n...\r\n\r\n`), or "" for none. */
   send(subject: string, reply: string, headers: string, data: string | Uint8Array): void {
     if (this.nc.isClosed()) throw new ClosedConnectionError();

@@ -1,0 +1,58 @@
+import { RecordTooLargeError, WfError } from "../errors/index";
+import type { Store } from "./port";
+import type { WorkflowRecord } from "./records";
+
+/** Stores a new workflow record; one too large for the store is refused as such (PAYLOAD_TOO_LARGE, 413). */
+export async function storeNewWorkflow(store: Store, record: WorkflowRecord): Promise<void> {
+  try {
+    await store.workflows.create(record);
+  } catch (err) {
+    throw tooLarge(err);
+  }
+}
+
+/**
+ * Stores `next` over version `expectedVersion` of its record with as many of the earlier versions it keeps as the
+ * store takes: the oldest go first. Returns the record stored. A workflow too large even alone is refused as such
+ * (PAYLOAD_TOO_LARGE, 413); a concurrent edit makes the write lose (CasConflictError).
+ */
+export async function storeWorkflowUpdate(
+  store: Store,
+  next: WorkflowRecord,
+  expectedVersion: number,
+): Promise<WorkflowRecord> {
+  for (let record = next; ;) {
+    try {
+      await store.workflows.update(record, expectedVersion);
+      return record;
+    } catch (err) {
+      const history = record.history ?? [];
+      if (!(err instanceof RecordTooLargeError) || history.length === 0) throw tooLarge(err);
+      record = { ...record, history: withoutOldest(history, err.bytes - err.limit) };
+    }
+  }
+}
+
+type History = NonNullable<WorkflowRecord["history"]>;
+
+/** `history` less its oldest versions, enough of them to take at least `over` bytes off the record, one at least. */
+function withoutOldest(history: History, over: number): History {
+  let dropped = 0;
+  let kept = 0;
+  while (kept < history.length && (kept === 0 || dropped < over)) {
+    dropped += Buffer.byteLength(JSON.stringify(history[kept])) + 1;
+    kept += 1;
+  }
+  return history.slice(kept);
+}
+
+/** A workflow's record over the store's limit, said as what to fix; any other error as it is. */
+function tooLarge(err: unknown): unknown {
+  if (!(err instanceof RecordTooLargeError)) return err;
+  return new WfError(
+    "PAYLOAD_TOO_LARGE",
+    `yaml: the workflow is too large to store: with its parse (stored beside the YAML, about as large) it would take ` +
+      `${err.bytes} bytes, over the ${err.limit} a stored workflow may take (the NATS server's max_payload); make ` +
+      `its YAML smaller than about half of that`,
+  );
+}
