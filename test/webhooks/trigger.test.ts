@@ -141,6 +141,16 @@ describe("webhook trigger: rules", () => {
     expect((await trigger(env, id, `{"ignored": ${nested(64)}}`)).status).toBe(400);
   });
 
+  it("a payload whose inputs leave the execution's record no room for its steps is a 413 naming them", async () => {
+    const env = edge();
+    const { id, workflow } = await webhook(env);
+    const r = await trigger(env, id, JSON.stringify({ who: "y".repeat(700 * 1024) }));
+    expect(answer(r)).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect(r.body.error).toMatch(/^inputs: the execution would start with \d+ bytes in its record, over the 630784/);
+    const page = await env.platform.store.executions.list({ ownerId: workflow.ownerId, page: 1, size: 5 });
+    expect(page.total).toBe(0);
+  });
+
   it("two identical payloads create two executions", async () => {
     const env = edge();
     const { id } = await webhook(env);

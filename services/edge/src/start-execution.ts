@@ -34,7 +34,7 @@ export function startStoredWorkflow(
       ...(req.enableMonitoring === undefined ? {} : { enableMonitoring: req.enableMonitoring }),
       ...(req.debug === undefined ? {} : { debug: req.debug }),
     },
-    { store: ctx.store, log: ctx.log, definitions: ctx.definitions },
+    { store: ctx.store, log: ctx.log, definitions: ctx.definitions, maxPayload: ctx.publisher.maxPayload },
   );
 }
 

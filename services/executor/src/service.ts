@@ -1,5 +1,5 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
-import { newId, START_LANES } from "@wf/shared/execution";
+import { DEFAULT_MAX_PAYLOAD, newId, resultLimits, START_LANES } from "@wf/shared/execution";
 import {
   answerHolds,
   consumeCommands,
@@ -27,7 +27,6 @@ import { describeIsolation } from "./code/describe-isolation";
 import { OwnerPlans } from "./actor/owner-plans";
 import { createCodeRunner, type CodeRunner, type Isolation } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
-import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./run/result-limits";
 import { operatorPolicy } from "./egress";
 import { serveSecrets } from "./secrets-service";
 

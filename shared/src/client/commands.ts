@@ -6,6 +6,8 @@ import {
   firstSnapshot,
   inOwnerLane,
   newId,
+  recordRoom,
+  resultLimits,
   type DebugRequest,
   type StepTestRequest,
   type TriggerSource,
@@ -86,6 +88,11 @@ export async function startExecution(
     log?: Pick<Logger, "error">;
     /** Where a shared definition is stored once, its commands naming it (docs/architecture.md). */
     definitions?: StoredDefinitions;
+    /**
+     * The NATS server's max_payload: with a `store`, a start whose record would leave its steps no room (inputs too
+     * large) is refused (leavesRoom).
+     */
+    maxPayload?: number;
   } = {},
 ): Promise<string> {
   const executionId = req.executionId ?? inOwnerLane(newId(), req.workflow.ownerId);
@@ -122,12 +129,14 @@ export async function startExecution(
     return executionId;
   }
   const workflow = await carriedWorkflow({ ...cmd.workflow, definition: pending.definition }, opts.definitions);
+  const command = startCommandJson({ ...cmd, workflow, pending: true });
+  if (opts.maxPayload !== undefined) leavesRoom(command, opts.maxPayload);
   // Both writes at once: the answer waits for one round trip, not two. Reads and lists need both,
   // and get both before this resolves; an executor that takes the command first writes the
   // record itself, and an announce that lands after that leaves the newer list entry alone.
   const [announced, published] = await Promise.allSettled([
     store.executions.announce(pending),
-    js.publish(subject, startCommandJson({ ...cmd, workflow, pending: true }), { msgID: executionId }),
+    js.publish(subject, command, { msgID: executionId }),
   ]);
   const failed = [published, announced].find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed === undefined) return executionId;
@@ -152,6 +161,26 @@ export async function startExecution(
 }
 
 /**
+ * Refuses a start whose command, which holds what its record starts with (its variables, and its definition where
+ * not named), already passes the room its record has for variables, definition and step results (recordRoom): no
+ * step of it could run, and one too large for a NATS message would not even be written. Refused, it is a 413 that
+ * names the inputs, rather than an execution that fails at its first step blaming that step's result. Its bytes are
+ * counted only where its length leaves a doubt.
+ */
+function leavesRoom(command: string, maxPayload: number): void {
+  const room = recordRoom(resultLimits(maxPayload));
+  if (3 * command.length <= room) return;
+  const bytes = Buffer.byteLength(command);
+  if (bytes <= room) return;
+  throw new WfError(
+    "PAYLOAD_TOO_LARGE",
+    `inputs: the execution would start with ${bytes} bytes in its record, over the ${room} its record has for its ` +
+      `inputs, its definition and its steps' results (a share of the NATS server's max_payload, ${maxPayload}); ` +
+      `pass large data by reference: a URL, or a file a step reads`,
+  );
+}
+
+/**
  * The command's workflow: its definition named by reference where it is stored (StoredDefinitions), or else carried
  * shared (sharedDefinition), its JSON kept. A workflow read afresh (not yet the edge's shared copy) is named as well.
  */
@@ -159,8 +188,9 @@ async function carriedWorkflow(
   workflow: StartCommand["workflow"],
   definitions: StoredDefinitions | undefined,
 ): Promise<StartCommand["workflow"]> {
+  if (!definitions) return workflow;
   const definition = sharedDefinition(workflow.definition);
-  const ref = definitions ? await definitions.refOf(definition, workflow.ownerId) : null;
+  const ref = await definitions.refOf(definition, workflow.ownerId);
   const { definition: _carried, ...described } = workflow;
   return ref === null ? { ...described, definition } : { ...described, definitionRef: ref };
 }

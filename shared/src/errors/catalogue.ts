@@ -58,7 +58,7 @@ export const ERROR_CATALOGUE = {
   ALREADY_EXISTS: { status: 409, doc: "A record with this id already exists." },
   PAYLOAD_TOO_LARGE: {
     status: 413,
-    doc: "The request body is over the limit (1 MB), or a pinned step output is over its own (64 KiB a pin, 256 KiB all of a workflow's pins; see Pinned data in docs/console.md), or a workflow is too large to store: its YAML and its parse must fit one NATS message together (max_payload, 1 MB by default: a YAML of about 500 KB at most; the message says its size and the limit).",
+    doc: "The request body is over the limit (1 MB), or a pinned step output is over its own (64 KiB a pin, 256 KiB all of a workflow's pins; see Pinned data in docs/console.md), or a workflow is too large to store: its YAML and its parse must fit one NATS message together (max_payload, 1 MB by default: a YAML of about 500 KB at most; the message says its size and the limit), or a start's inputs leave its execution's record no room for its steps' results (about 600 KB of inputs as JSON at the default max_payload; nothing is started).",
   },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, doc: "The request body is not `application/json`." },
   RANGE_NOT_SATISFIABLE: { status: 416, doc: "A download's `Range` lies outside the file." },

@@ -36,6 +36,7 @@ export {
   type RerunProblem,
 } from "./rerun-plan";
 export { CostEstimate } from "./cost-estimate";
+export { DEFAULT_MAX_PAYLOAD, recordRoom, resultLimits, type ResultLimits } from "./result-limits";
 export { planStepTest, type StepTestPlan, type StepTestPlanResult, type StepTestProblem } from "./step-test-plan";
 export {
   BREAKPOINT_TYPES,

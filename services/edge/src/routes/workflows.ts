@@ -63,6 +63,12 @@ export const workflowRoutes: Route[] = [
       },
       403: { description: "The key's owner only views this workflow (or the account is inactive).", schema: ErrorBody },
       404: { description: "No such workflow, or not visible to the key's owner.", schema: ErrorBody },
+      413: {
+        description:
+          "`PAYLOAD_TOO_LARGE`: the body is over 1 MB, or the inputs leave the execution's record no room for its steps' " +
+          "results (the message says how large it would start and its room); nothing was started.",
+        schema: ErrorBody,
+      },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, caller }) {

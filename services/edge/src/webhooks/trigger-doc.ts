@@ -22,7 +22,8 @@ const description =
   "(a stored secret is then ignored). hmac: X-Webhook-Signature (hex HMAC-SHA256 of the raw body, `sha256=` optional), or with " +
   "replay protection the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature. open: none. " +
   "Checks in this order: unknown 404, disabled 409, body over 1 MB 413, credentials 401, source address 403, invalid JSON 400, " +
-  "owner's account and plan 403, rate 429, then 202 once the execution is stored PENDING and its start command is durable. " +
+  "owner's account and plan 403, rate 429, inputs too large for the execution's record 413, then 202 once the " +
+  "execution is stored PENDING and its start command is durable. " +
   "HMAC and open triggers count against the owner's plan keyed by the webhook; API-key triggers against the bound key.";
 
 const responses: RouteDoc["responses"] = {
@@ -42,7 +43,12 @@ const responses: RouteDoc["responses"] = {
     description: "The webhook is disabled, or its workflow is gone or no longer editable by its creator.",
     schema: ErrorBody,
   },
-  413: { description: "The body is over 1 MB.", schema: ErrorBody },
+  413: {
+    description:
+      "The body is over 1 MB (checked before the credentials), or the inputs it sets leave the execution's record no " +
+      "room for its steps' results (checked with the inputs).",
+    schema: ErrorBody,
+  },
   429: {
     description: "The webhook's (HMAC, open) or the bound key's (api_key) per-minute or per-day quota is used up.",
     schema: RateLimitErrorBody,

@@ -1,6 +1,6 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
-import { newId, type DebugRequest, type ExecutionSnapshot } from "@wf/shared/execution";
+import { newId, type DebugRequest, type ExecutionSnapshot, type ResultLimits } from "@wf/shared/execution";
 import { startRefusal, starterOf, type Plan } from "@wf/shared/auth";
 import { AlreadyExistsError } from "@wf/shared/errors";
 import type {
@@ -16,7 +16,6 @@ import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRequest, CodeResult, CodeRunner, LogListener } from "../code/index";
 import type { EventPublisher } from "../run/committer";
 import type { RunEffects } from "../run/effects";
-import type { ResultLimits } from "../run/result-limits";
 import { aiEffects, type AiDeps } from "./live-ai-effects";
 import type { OwnerPlans } from "./owner-plans";
 

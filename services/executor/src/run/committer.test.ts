@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@wf/shared/config";
-import { DebugRequest, ExecutionSnapshot, newDebugState, newId } from "@wf/shared/execution";
+import { DebugRequest, ExecutionSnapshot, newDebugState, newId, resultLimits } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { Committer } from "./committer";
-import { resultLimits } from "./result-limits";
 
 let server: NatsServerHandle;
 let platform: Platform;

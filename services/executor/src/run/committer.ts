@@ -1,12 +1,12 @@
 import type { JetStreamPublisher } from "@wf/shared/store";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import { sharedDefinition, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
+import { sharedDefinition, type ExecutionEvent, type ExecutionSnapshot, type ResultLimits } from "@wf/shared/execution";
 import { isTransient, retryTransient, subjects, toToken, TRANSIENT_RETRY_MS } from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import { countCommitted } from "../ops/execution-metrics";
 import { RecordBudget } from "./record-budget";
-import { jsonBytes, type ResultLimits } from "./result-limits";
+import { jsonBytes } from "./result-limits";
 import { LostOwnershipError, StartTakenError } from "./signals";
 
 /**

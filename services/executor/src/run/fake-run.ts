@@ -2,7 +2,7 @@
  * In-memory stand-ins for what a run writes to and acts on (its committer and its effects), so
  * that the run loop's unit tests (execution-run.test.ts) need no NATS server and no process.
  */
-import { ExecutionSnapshot, type DebugRequest } from "@wf/shared/execution";
+import { DEFAULT_MAX_PAYLOAD, ExecutionSnapshot, resultLimits, type DebugRequest } from "@wf/shared/execution";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
@@ -14,7 +14,6 @@ import type { RunCommitter } from "./committer";
 import type { RunEffects } from "./effects";
 import { ExecutionRun } from "./execution-run";
 import { RecordBudget } from "./record-budget";
-import { DEFAULT_MAX_PAYLOAD, resultLimits } from "./result-limits";
 
 interface RecordedEvent {
   type: string;

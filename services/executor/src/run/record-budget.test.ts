@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionSnapshot, sharedDefinition, type StepState } from "@wf/shared/execution";
+import { ExecutionSnapshot, resultLimits, sharedDefinition, type StepState } from "@wf/shared/execution";
 import { SecretMasker } from "@wf/shared/secrets";
 import { RecordBudget } from "./record-budget";
-import { jsonBytes, resultLimits } from "./result-limits";
+import { jsonBytes } from "./result-limits";
 
 const LIMITS = resultLimits(64 * 1024);
 

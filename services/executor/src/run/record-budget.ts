@@ -1,6 +1,12 @@
-import { definitionJson, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import {
+  definitionJson,
+  recordRoom,
+  type ExecutionSnapshot,
+  type ResultLimits,
+  type StepState,
+} from "@wf/shared/execution";
 import type { SecretMasker } from "@wf/shared/secrets";
-import { cutLogs, cutText, cutValue, jsonBytes, type ResultLimits } from "./result-limits";
+import { cutLogs, cutText, cutValue, jsonBytes } from "./result-limits";
 
 /**
  * Keeps an execution's record within what NATS carries: a step's output, input, log and error
@@ -31,8 +37,7 @@ export class RecordBudget {
 
   /** The most the definition, the variables and the step states may take together. */
   get room(): number {
-    const l = this.limits;
-    return l.recordBytes - l.outputBytes - l.errorBytes - 2 * l.outboxBytes - Math.floor(l.recordBytes / 64);
+    return recordRoom(this.limits);
   }
 
   /** The record's size as accounted, less the execution's output and the events awaiting a write. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cutLogs, cutText, cutValue, jsonBytes, resultLimits } from "./result-limits";
+import { resultLimits } from "@wf/shared/execution";
+import { cutLogs, cutText, cutValue, jsonBytes } from "./result-limits";
 
 describe("resultLimits", () => {
   it("are shares of the server's max_payload, so a server configured for more keeps more", () => {
