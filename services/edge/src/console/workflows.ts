@@ -138,13 +138,13 @@ export const consoleWorkflowRoutes: Route[] = [
       },
       400: invalid,
       403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
-      413: tooLarge,
       404: notVisible,
       409: {
         description:
           "`baseVersion` is not the stored version: someone saved in between; `currentVersion` says which is.",
         schema: VersionConflictBody,
       },
+      413: tooLarge,
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
