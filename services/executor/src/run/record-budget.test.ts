@@ -103,9 +103,26 @@ describe("RecordBudget", () => {
     expect(refused).toMatch(
       /^its result \(\d+ bytes\) would take the execution's record past its room: it holds \d+ bytes already and may hold \d+ \(the NATS server's max_payload is 65536/,
     );
+    expect(refused).toMatch(
+      /; its variables take 11 bytes of it, its definition \d+ and its steps \d+; keep outputs smaller/,
+    );
     // What is left, the record's output and error and a full outbox still fit under max_payload.
     expect(budget.used + LIMITS.outputBytes + LIMITS.errorBytes + 2 * LIMITS.outboxBytes).toBeLessThan(
       LIMITS.recordBytes,
+    );
+  });
+
+  it("names the variables when they take more of the room than the steps: the inputs are what to make smaller", () => {
+    const snap = snapshot();
+    snap.vars = { text: "v".repeat(Math.floor(LIMITS.recordBytes * 0.6)) };
+    const budget = new RecordBudget(snap, LIMITS, new SecretMasker());
+    const st = state("a", budget.output("z".repeat(1_000)));
+    snap.steps.a = st;
+    const refused = budget.admit("a", st, "its result");
+    expect(refused).toMatch(
+      new RegExp(
+        `; its variables take ${jsonBytes(snap.vars)} bytes of it, its definition \\d+ and its steps \\d+; pass large inputs by reference`,
+      ),
     );
   });
 

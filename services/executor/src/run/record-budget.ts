@@ -17,6 +17,8 @@ import { cutLogs, cutText, cutValue, jsonBytes } from "./result-limits";
 export class RecordBudget {
   readonly #sizes = new Map<string, number>();
   readonly #others: number;
+  /** What the variables take of `#others`: a start's inputs may fill most of the room. */
+  readonly #vars: number;
   #steps = 0;
   /** What the definition takes of the record, for the definition and the secrets it was worked out for. */
   #definition: { of: unknown; secrets: number; bytes: number } | undefined;
@@ -32,6 +34,7 @@ export class RecordBudget {
     private readonly named: (definition: unknown) => number | null = () => null,
   ) {
     this.#others = jsonBytes({ ...snap, definition: undefined, steps: {}, outbox: [], output: undefined });
+    this.#vars = jsonBytes(snap.vars);
     for (const [path, st] of Object.entries(snap.steps)) this.account(path, st);
   }
 
@@ -94,10 +97,16 @@ export class RecordBudget {
     }
     shedBulk(st);
     this.account(path, st);
+    // Inputs that leave the steps little room are what to fix, not the step that found none left.
+    const advice =
+      this.#vars > this.#steps
+        ? "pass large inputs by reference: a URL, or a file a step reads"
+        : "keep outputs smaller, or write large results to WF_ARTIFACTS_DIR as artifacts";
     return (
       `${what} (${bytes} bytes) would take the execution's record past its room: it holds ${this.used} bytes ` +
       `already and may hold ${this.room} (the NATS server's max_payload is ${this.limits.recordBytes}, part of it ` +
-      `kept for the execution's output and events); keep outputs smaller, or write large results to WF_ARTIFACTS_DIR as artifacts`
+      `kept for the execution's output and events); its variables take ${this.#vars} bytes of it, its definition ` +
+      `${this.#definitionBytes()} and its steps ${this.#steps}; ${advice}`
     );
   }
 
