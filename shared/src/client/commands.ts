@@ -19,6 +19,7 @@ import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
 import type { Logger } from "../log/index";
 import type { Store } from "../store/port";
+import { utf8BytesOver } from "../text/utf8-bytes";
 
 /**
  * What a start needs of JetStream: nats.js's client, or the store's JetStreamPublisher, which
@@ -164,14 +165,12 @@ export async function startExecution(
  * Refuses a start whose command, which holds what its record starts with (its variables, and its definition where
  * not named), already passes the room its record has for variables, definition and step results (recordRoom): no
  * step of it could run, and one too large for a NATS message would not even be written. Refused, it is a 413 that
- * names the inputs, rather than an execution that fails at its first step blaming that step's result. Its bytes are
- * counted only where its length leaves a doubt.
+ * names the inputs, rather than an execution that fails at its first step blaming that step's result.
  */
 function leavesRoom(command: string, maxPayload: number): void {
   const room = recordRoom(resultLimits(maxPayload));
-  if (3 * command.length <= room) return;
-  const bytes = Buffer.byteLength(command);
-  if (bytes <= room) return;
+  const bytes = utf8BytesOver(command, room);
+  if (bytes === undefined) return;
   throw new WfError(
     "PAYLOAD_TOO_LARGE",
     `inputs: the execution would start with ${bytes} bytes in its record, over the ${room} its record has for its ` +

@@ -7,6 +7,7 @@ import { fromKeyToken, keyToken } from "./key-codec";
 import type { KvBuckets } from "./kv-buckets";
 import { leaderLast } from "./leader-reads";
 import { isWrongLastSequence } from "../../nats/wrong-last-sequence";
+import { utf8BytesOver } from "../../text/utf8-bytes";
 
 /**
  * What a write's headers take of a message at most: `Nats-Expected-Last-Subject-Sequence` with a 20-digit value, 71
@@ -92,13 +93,13 @@ export class RecordBucket<T extends { id: string }> {
 
   /**
    * Refuses a record over the server's max_payload with a RecordTooLargeError, which says by how much, rather than
-   * nats.js's bare refusal of the message. Its bytes are counted only where its length leaves a doubt.
+   * nats.js's bare refusal of the message.
    */
   #fits(id: string, data: string): void {
     const limit = this.buckets.publisher.maxPayload;
-    if (limit === undefined || 3 * data.length + HEADERS_ROOM <= limit) return;
-    const bytes = Buffer.byteLength(data);
-    if (bytes + HEADERS_ROOM > limit) throw new RecordTooLargeError(`${this.type}/${id}`, bytes, limit - HEADERS_ROOM);
+    if (limit === undefined) return;
+    const bytes = utf8BytesOver(data, limit - HEADERS_ROOM);
+    if (bytes !== undefined) throw new RecordTooLargeError(`${this.type}/${id}`, bytes, limit - HEADERS_ROOM);
   }
 
   #encode(value: T): string {
