@@ -325,7 +325,7 @@ describe("bad input: a clear message and a non-zero exit", () => {
     const huge = await wf("workflow", "import", files.huge, "--user", user.id);
     expect(huge.code).toBe(1);
     expect(huge.stderr).toMatch(
-      /the workflow is too large to store: .* it would take \d+ bytes, over the \d+ a stored/,
+      /the workflow is too large to store: its YAML and its parse .* would take \d+ bytes, over the \d+ a stored/,
     );
     expect((await platform.store.workflows.listVisible(user.id, { page: 1, size: 5 })).total).toBe(0);
     const other = await wf("workflow", "import", files.hello, "--user", "nobody");

@@ -211,7 +211,7 @@ describe("creating, editing and versions", () => {
     const refused = await send(me, "POST", "/api/console/workflows", { body: { yaml: large(600, "a") } });
     expect(statusAndCode(refused)).toEqual([413, "PAYLOAD_TOO_LARGE"]);
     expect(refused.body.error).toMatch(
-      /^yaml: the workflow is too large to store: .* it would take 12\d{5} bytes, over the 104\d{4} a stored workflow may take/,
+      /^the workflow is too large to store: its YAML and its parse .* would take 12\d{5} bytes, over the 104\d{4} a stored workflow may take/,
     );
     expect((await workflows()).body).toMatchObject({ total: 0 });
 

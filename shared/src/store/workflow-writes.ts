@@ -51,7 +51,7 @@ function tooLarge(err: unknown): unknown {
   if (!(err instanceof RecordTooLargeError)) return err;
   return new WfError(
     "PAYLOAD_TOO_LARGE",
-    `yaml: the workflow is too large to store: with its parse (stored beside the YAML, about as large) it would take ` +
+    `the workflow is too large to store: its YAML and its parse (stored beside it, about as large) would take ` +
       `${err.bytes} bytes, over the ${err.limit} a stored workflow may take (the NATS server's max_payload); make ` +
       `its YAML smaller than about half of that`,
   );
