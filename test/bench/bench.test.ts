@@ -206,6 +206,9 @@ describe("bench harness (smoke)", () => {
     expect(r.forkMs.min).toBeGreaterThan(0);
     expect(renderPythonSteps(r)).toContain("3 Python steps in sequence");
     expect(renderPythonSteps(r)).toMatch(/bare fork of python3, reaped: +median [\d.]+ ms/);
+    // Counted, not compared: each step's spare is a fork of the zygote, which the step's process writes to.
+    expect(r.faultsPerStep!.steps).toBeGreaterThan(0);
+    expect(renderPythonSteps(r)).toMatch(/page faults per step: +the zygote [\d.]+, the step's process [\d.]+/);
   }, 120_000);
 
   it("webhook ingestion: drives the bare route and the trigger, and finds one stored execution per 202", async () => {

@@ -6,6 +6,9 @@ const TICKS_PER_SEC = 100;
 /** CPU ms used so far per process role; empty where /proc is not available. */
 export type CpuSample = Map<string, number>;
 
+/** The sandbox's Python zygote (zygote/main.py; in the sandbox, zygote/enter.py starting /run/wf/lib/main.py). */
+const ZYGOTE = /\/zygote\/(main|enter)\.py|\/run\/wf\/lib\/main\.py/;
+
 /**
  * Which process does what: this one (bench client + executor + scheduler), its nats-server, the sandbox runners and
  * their JavaScript hosts (which run JavaScript steps in isolates), the Python zygote, whose reaped step children count
@@ -15,7 +18,7 @@ function roleOf(pid: number, cmdline: string): string | null {
   if (pid === process.pid) return "service (executor + bench client)";
   if (cmdline.includes("sandbox-process") || cmdline.includes("js-host-process"))
     return "sandbox runners (JavaScript steps)";
-  if (cmdline.includes("python-zygote")) return "Python zygote + steps";
+  if (ZYGOTE.test(cmdline)) return "Python zygote + steps";
   if (cmdline.includes("eval-host.mjs")) return "expression hosts";
   if (cmdline.includes("nats-server")) return "nats-server";
   return null;
@@ -32,37 +35,71 @@ function inTree(pid: number, root: number, parents: ReadonlyMap<number, { ppid: 
   return false;
 }
 
-export function sampleCpu(): CpuSample {
-  const out: CpuSample = new Map();
+/**
+ * This process and its descendants (a runner forks its JavaScript host under a uid of its own, a grandchild of this
+ * process), each with its command line and the fields of its stat file after "(comm)": state(3) ppid(4) ... minflt(10)
+ * cminflt(11) ... utime(14) stime(15) cutime(16) cstime(17), 1-based, so field n is at n - 3. Empty without /proc.
+ */
+function processTree(): Array<{ pid: number; cmdline: string; f: string[] }> {
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
   } catch {
-    return out;
+    return [];
   }
-  // Descendants too: a runner forks its JavaScript host under a uid of its own, a grandchild of this process.
-  const stats = new Map<number, { ppid: number; ms: number }>();
+  const stats = new Map<number, { ppid: number; f: string[] }>();
   for (const d of pids) {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      // Fields after "(comm)": state ppid ... utime(14) stime(15) cutime(16) cstime(17), 1-based.
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      stats.set(Number(d), { ppid: Number(f[1]), ms: (ticks * 1000) / TICKS_PER_SEC });
+      stats.set(Number(d), { ppid: Number(f[1]), f });
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  for (const [pid, { ms }] of stats) {
+  const out: Array<{ pid: number; cmdline: string; f: string[] }> = [];
+  for (const [pid, { f }] of stats) {
     if (!inTree(pid, process.pid, stats)) continue;
     try {
-      const role = roleOf(pid, readFileSync(`/proc/${pid}/cmdline`, "utf8"));
-      if (role) out.set(role, (out.get(role) ?? 0) + ms);
+      out.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8"), f });
     } catch {
       // Ended meanwhile.
     }
   }
   return out;
+}
+
+export function sampleCpu(): CpuSample {
+  const out: CpuSample = new Map();
+  for (const { pid, cmdline, f } of processTree()) {
+    const role = roleOf(pid, cmdline);
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    if (role) out.set(role, (out.get(role) ?? 0) + (ticks * 1000) / TICKS_PER_SEC);
+  }
+  return out;
+}
+
+/**
+ * Minor page faults so far of the Python zygotes in this process's tree, and of their reaped children (the processes
+ * of process steps); null without /proc. On a guest whose page faults trap to the hypervisor these are what a process
+ * step costs most: each page a fork shares with the zygote and either of them writes is one.
+ */
+export function zygoteFaults(): { zygote: number; steps: number } | null {
+  const tree = processTree();
+  const commands = new Map(tree.map(({ pid, cmdline }) => [pid, cmdline]));
+  // `python -I -B …/main.py …`: the zygote, and the steps' processes forked from it (enter.py names it later on).
+  const isMain = (cmdline: string | undefined): boolean =>
+    cmdline !== undefined && /^[^\0]*\0-I\0-B\0[^\0]*\/main\.py\0/.test(cmdline);
+  let seen = false;
+  const out = { zygote: 0, steps: 0 };
+  // The zygotes only: the steps' processes alive now, forked from a zygote with its command line, count once reaped.
+  for (const { cmdline, f } of tree) {
+    if (!isMain(cmdline) || isMain(commands.get(Number(f[1])))) continue;
+    seen = true;
+    out.zygote += Number(f[7]);
+    out.steps += Number(f[8]);
+  }
+  return seen ? out : null;
 }
 
 /** CPU ms per role between two samples, divided by `per` (e.g. per workflow). */

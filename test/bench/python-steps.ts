@@ -14,6 +14,7 @@ import { createCodeRunner, type CodeRequest } from "@wf/executor";
 import { runChain, type ChainResult } from "./chain";
 import { spawnOnce } from "./code-overhead";
 import { openClient } from "./context";
+import { zygoteFaults } from "./cpu";
 import { RawNats } from "./raw-nats";
 import { naiveChainMs, resolvePythonExecutable } from "./spawn-baseline";
 import { round, summarize, type Summary } from "./stats";
@@ -70,6 +71,11 @@ export interface PythonStepsResult {
   forkMs: Summary;
   /** Medians: fork / bare: the share of `ratio` that forking alone takes on this machine. */
   forkRatio: number;
+  /**
+   * Minor page faults per timed step (its spare's fork and set-up included) of the zygote and of the step's process:
+   * the same from run to run on one machine, where times are not. Null without /proc.
+   */
+  faultsPerStep: { zygote: number; steps: number } | null;
   /** Wall ms of `sequence` steps one after another through the code runner. */
   sequenceMs: Summary;
   /** Start command to completion event of a `sequence`-step Python chain through the runtime. */
@@ -106,6 +112,7 @@ export async function runPythonSteps(
   const spawns: number[] = [];
   const forks: number[] = [];
   const sequences: number[] = [];
+  let faultsPerStep: PythonStepsResult["faultsPerStep"] = null;
   try {
     opts.progress(
       `python steps: ${sizes.rounds} rounds of ${sizes.perRound} steps, ${sizes.perRound} spawns of ${python} -c pass, ${sizes.sequence} steps in sequence`,
@@ -114,6 +121,7 @@ export async function runPythonSteps(
       await step();
       await bare();
     }
+    const faultsBefore = zygoteFaults();
     for (let round = 0; round < sizes.rounds; round++) {
       for (let i = 0; i < sizes.perRound; i++) steps.push(await step());
       for (let i = 0; i < sizes.perRound; i++) spawns.push(await bare());
@@ -122,6 +130,13 @@ export async function runPythonSteps(
       for (let i = 0; i < sizes.sequence; i++) ms += await step();
       sequences.push(ms);
     }
+    const faultsAfter = zygoteFaults();
+    const timed = sizes.rounds * (sizes.perRound + sizes.sequence);
+    if (faultsBefore && faultsAfter)
+      faultsPerStep = {
+        zygote: round((faultsAfter.zygote - faultsBefore.zygote) / timed, 1),
+        steps: round((faultsAfter.steps - faultsBefore.steps) / timed, 1),
+      };
   } finally {
     untrack();
     await runner.close();
@@ -141,6 +156,7 @@ export async function runPythonSteps(
     ratio: round(stepMs.median / bareMs.median, 3),
     forkMs,
     forkRatio: round(forkMs.median / bareMs.median, 3),
+    faultsPerStep,
     sequenceMs: summarize(sequences),
     chain,
     naiveChainMs: summarize(naive),
@@ -214,6 +230,7 @@ export function renderPythonSteps(r: PythonStepsResult): string {
     `  Python step (print(1)), overhead: ${ms(r.stepMs)}`,
     `  step / bare (medians):            ${r.ratio.toFixed(3)}`,
     `  bare fork of python3, reaped:     ${ms(r.forkMs)}, ${r.forkRatio.toFixed(3)} of a bare spawn (each step's process costs this much before it does anything)`,
+    `  page faults per step:             ${r.faultsPerStep ? `the zygote ${r.faultsPerStep.zygote}, the step's process ${r.faultsPerStep.steps} (each a trap to the hypervisor on a PVM guest)` : "not counted here (no /proc)"}`,
     `  ${r.sizes.sequence} Python steps in sequence:     median ${round(r.sequenceMs.median, 0)} ms, p90 ${round(r.sequenceMs.p90, 0)} ms (n=${r.sequenceMs.n}; through the code runner)`,
     `  ${r.sizes.sequence}-step Python chain, runtime:   median ${round(c.endToEndMs.median, 0)} ms, p90 ${round(c.endToEndMs.p90, 0)} ms (n=${c.endToEndMs.n}, ${c.completed}/${c.runs} completed${c.failures.length ? `; ${c.failures[0]}` : ""})`,
     `  naive: ${r.sizes.sequence} x python3 -c in a row: median ${round(r.naiveChainMs.median, 0)} ms (n=${r.naiveChainMs.n})`,
