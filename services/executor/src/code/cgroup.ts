@@ -179,8 +179,9 @@ export class StepCgroup {
     for (const path of this.paths.values()) killAll(path);
   }
 
+  /** Kills what is left in it and removes it; a step's cgroup is most often empty by then, one removal each. */
   async remove(): Promise<void> {
-    await Promise.all([...this.paths.values()].map(removeTree));
+    await Promise.all([...this.paths.values()].map((path) => (removeEmpty(path) ? undefined : removeTree(path))));
   }
 }
 
@@ -235,6 +236,16 @@ function killAll(path: string): void {
     } catch {
       // gone already
     }
+  }
+}
+
+/** Whether `path` is gone: removed here, being a cgroup without processes or cgroups below it, or before. */
+function removeEmpty(path: string): boolean {
+  try {
+    rmdirSync(path);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
 }
 

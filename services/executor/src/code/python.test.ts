@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,10 +6,26 @@ import { runnerBundles, sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
-import { step, writtenRunDirs, zygotes } from "./testing/processes";
+import { descendants, RUNNER_PROCESS, runDirs, step, writtenRunDirs, zygotes } from "./testing/processes";
 
 function py(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("python", code, extra);
+}
+
+/** This process's pids cgroup (v1), from /proc/self/cgroup ("3:pids:/a/b"): the runner's starts in it. */
+function ownPidsCgroup(): string {
+  const line = readFileSync("/proc/self/cgroup", "utf8")
+    .split("\n")
+    .find((l) => l.split(":")[1]?.split(",").includes("pids"));
+  if (!line) throw new Error("no pids cgroup (v1) here: the sandbox's steps have none");
+  return line.split(":")[2]!;
+}
+
+/** The cgroups directly in `dir` (a throw when it does not exist: the steps have cgroups here). */
+function cgroupsIn(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
 }
 
 describe("Python code steps", () => {
@@ -72,6 +89,18 @@ print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.envi
     expect(output.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"]);
     expect(output).toMatchObject({ cwd: "/step", home: "/step", artifacts: "/step/artifacts" });
     await waitFor(() => writtenRunDirs().length === 0, { what: "the run directory to be removed" });
+  });
+
+  it("removes what a step that wrote nothing had: its directory and its cgroups", async () => {
+    for (let i = 0; i < 4; i++) expect(await runner.run(py("print(1)"))).toMatchObject({ ok: true, output: 1 });
+    const [runnerPid] = descendants(process.pid, RUNNER_PROCESS);
+    const stepCgroups = join("/sys/fs/cgroup/pids", ownPidsCgroup(), "wf-sandbox", String(runnerPid), "steps");
+    // What stays is the steps' processes made ahead, two a zygote, each with its directory and cgroups.
+    const ahead = 2 * zygotes().length;
+    await waitFor(() => runDirs().length <= ahead && cgroupsIn(stepCgroups).length <= ahead, {
+      what: "the finished steps' directories and cgroups to be removed",
+    });
+    expect(ahead).toBeGreaterThan(0);
   });
 
   it("kills everything it started at the timeout", async () => {
