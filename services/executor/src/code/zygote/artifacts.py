@@ -42,7 +42,7 @@ def run_reader(ctl_dir, request):
         sock.connect(os.path.join(ctl_dir, "stdio.sock"))
         sock.sendall(request["artifacts"].encode() + b"\n")
         if confine.own_uid(request):
-            confine.drop_privileges(request["uid"], request["uid"])
+            confine.drop_privileges(request["uid"], request["uid"], request["confined"])
         send(sock, request["runDir"], request["limits"])
         sock.close()
     finally:

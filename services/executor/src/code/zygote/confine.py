@@ -37,7 +37,7 @@ def confine(setup, seccomp_filter):
         linux.sethostname("wf-step")
     os.chdir(WORK if setup["confined"] else setup["runDir"])
     if own_uid(setup):
-        drop_privileges(setup["uid"], setup["gid"])
+        drop_privileges(setup["uid"], setup["gid"], setup["confined"])
     else:
         linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1, what="no_new_privs")
     if seccomp_filter is not None:
@@ -83,12 +83,12 @@ def set_limits(limits):
         resource.setrlimit(which, (soft, hard))
 
 
-def drop_privileges(uid, gid):
+def drop_privileges(uid, gid, confined):
     """From root of the sandbox's user namespace to `uid`, with no capability left in any set and
-    none to be had again: the bounding set emptied, no_new_privs (set-uid files and file
-    capabilities do nothing on exec)."""
-    for cap in linux.CAPABILITIES:
-        linux.prctl(linux.PR_CAPBSET_DROP, cap, what="drop a capability from the bounding set")
+    none to be had again: the bounding set emptied (in the sandbox, by the zygote already, for
+    every process it forks), no_new_privs (set-uid files and file capabilities do nothing on exec)."""
+    if not confined:
+        linux.drop_bounding_set()
     linux.prctl(linux.PR_CAP_AMBIENT, linux.PR_CAP_AMBIENT_CLEAR_ALL, what="clear ambient capabilities")
     os.setgroups([])
     os.setresgid(gid, gid, gid)

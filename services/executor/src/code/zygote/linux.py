@@ -89,8 +89,15 @@ def _last_capability():
         return int(f.read())
 
 
-# Read once, in the zygote: every step's process drops them all.
+# Read once, in the zygote.
 CAPABILITIES = range(_last_capability() + 1)
+
+
+def drop_bounding_set():
+    """Empties this process's capability bounding set, which every process it forks inherits: no
+    capability can be gained on exec any more. The capabilities it has stay."""
+    for cap in CAPABILITIES:
+        prctl(PR_CAPBSET_DROP, cap, what="drop a capability from the bounding set")
 
 
 class _OpenHow(ctypes.Structure):
