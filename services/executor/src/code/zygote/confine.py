@@ -24,8 +24,8 @@ def confine(setup, seccomp_filter):
     opt-in where the sandbox cannot start): the cgroups, the step's own uid where this process may
     change uid, and the seccomp filter; the host's file system and network stay in view."""
     # First: from here on everything the step starts is counted, limited and killable. Through
-    # descriptors, not open(), whose file objects touch some thirty pages this fork shares with the
-    # zygote, each a copy-on-write fault (counted on 2026-12-06).
+    # descriptors, not open(), whose file objects touched about fifty pages that this fork shares
+    # with the zygote, each a copy-on-write fault (counted on 2026-12-06; three here).
     for cgroup in setup.get("cgroups", []):
         fd = os.open(cgroup + "/cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
         try:

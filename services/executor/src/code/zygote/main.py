@@ -64,8 +64,8 @@ class Zygote:
         # than the rest of a step's namespaces together); a step with network gets its own.
         self.no_network = self.own_network_namespace() if confined else None
         if confined:
-            # Once here rather than in every step's process, one system call a capability (about 40,
-            # a millisecond a step where each traps to a hypervisor): what this process forks
+            # Once here rather than in every step's process, one system call a capability (about 40
+            # a step, each a trap to the hypervisor on a PVM guest): what this process forks
             # inherits the empty set. Making a step's namespaces and mounts needs only the
             # capabilities it has, which stay.
             linux.drop_bounding_set()
@@ -260,8 +260,8 @@ def send(message):
 
 def send_exit(run_id, code, signal_name, connected):
     """The end of a step, formatted by hand (`code` and `signal_name` as JSON already): after each
-    fork every page this process writes faults again (copy-on-write), and json.dumps, on its way
-    to the encoder, touches some sixty more than these few lines (counted on 2026-12-06)."""
+    fork every page this process writes faults again (copy-on-write), and json.dumps for this
+    message and the pid's touched about twenty more a step (counted on 2026-12-06)."""
     connected = b"true" if connected else b"false"
     os.write(1, b'{"id":%d,"code":%s,"signal":%s,"connected":%s}\n' % (run_id, code, signal_name, connected))
 

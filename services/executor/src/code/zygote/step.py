@@ -36,8 +36,9 @@ def run_step(token, setup, status_w, stdio_path, seccomp_filter):
         # A session of its own: no controlling terminal, so none of the operator's to read or type into.
         os.setsid()
         signal.set_wakeup_fd(-1)
-        # _signal's, not signal.signal, whose conversions to and from enums touch some forty pages
-        # this fork shares with the zygote, each a copy-on-write fault (counted on 2026-12-06).
+        # _signal's, not signal.signal, whose conversions to and from enums touched about thirty
+        # pages more that this fork shares with the zygote, each a copy-on-write fault (counted on
+        # 2026-12-06).
         _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         # Connecting waits for no answer: the runner reads the token whenever it gets to it.
         stdout = connect(stdio_path, token)
