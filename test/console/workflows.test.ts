@@ -238,6 +238,49 @@ describe("creating, editing and versions", () => {
     expect((await workflows()).body).toMatchObject({ total: 1 });
   });
 
+  it("makes room for a layout or a pin as a save does: the oldest kept versions go first", async () => {
+    const me = await consoleSession(env());
+    const large = (kb: number, c: string) => yamlNamed("large", `"${c.repeat(kb * 1024)}"`);
+    // Version 1 (470 KB) is kept beside version 2 (250 KB and its parse): about 990 KB of the 1 MB a record may take.
+    const nearFull = async () => {
+      const created = await create(me, large(470, "a"));
+      const v2 = await send(me, "PUT", `/api/console/workflows/${created.id}`, { body: { yaml: large(250, "b") } });
+      expect(v2.body).toMatchObject({ version: 2 });
+      const versions = async () => {
+        const r = await send(me, "GET", `/api/console/workflows/${created.id}/versions`);
+        return (r.body as { items: Array<{ version: number }> }).items.map((v) => v.version);
+      };
+      expect(await versions()).toEqual([2, 1]);
+      return { id: created.id, versions };
+    };
+
+    const pinned = await nearFull();
+    const output = "p".repeat(60 * 1024);
+    const pin = await send(me, "PUT", `/api/console/workflows/${pinned.id}/pins/first`, { body: { output } });
+    expect(pin.status, JSON.stringify(pin.body)).toBe(200);
+    expect(await pinned.versions()).toEqual([2]);
+    const detail = await send(me, "GET", `/api/console/workflows/${pinned.id}`);
+    expect(detail.body).toMatchObject({ version: 2, pins: { first: { output } } });
+
+    const arranged = await nearFull();
+    const positions = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`step-${i}`, { x: i, y: 2 * i }]));
+    const layout = await send(me, "PUT", `/api/console/workflows/${arranged.id}/layout`, { body: { positions } });
+    expect(layout.status, JSON.stringify(layout.body)).toBe(200);
+    expect(await arranged.versions()).toEqual([2]);
+    const after = await send(me, "GET", `/api/console/workflows/${arranged.id}`);
+    expect(after.body).toMatchObject({ version: 2, layout: { positions } });
+
+    // Nothing left to give up: a workflow of 500 KB has no room for 60 KB of pins, and says so.
+    const alone = await create(me, large(500, "c"));
+    const refused = await send(me, "PUT", `/api/console/workflows/${alone.id}/pins/first`, { body: { output } });
+    expect(statusAndCode(refused)).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect(refused.body.error).toMatch(
+      /^the workflow's record has no room for its pins: with them it would take 1\d{6} bytes, over the 104\d{4} it may take/,
+    );
+    const unchanged = await send(me, "GET", `/api/console/workflows/${alone.id}`);
+    expect(unchanged.body).toMatchObject({ version: 1, pins: {} });
+  });
+
   it("the detail gives the variables the current version declares, for a run's form and a webhook's payload", async () => {
     const me = await consoleSession(env());
     const created = await create(me, yamlNamed("bare"));

@@ -7,27 +7,30 @@ export async function storeNewWorkflow(store: Store, record: WorkflowRecord): Pr
   try {
     await store.workflows.create(record);
   } catch (err) {
-    throw tooLarge(err);
+    throw err instanceof RecordTooLargeError ? workflowTooLarge(err) : err;
   }
 }
 
 /**
  * Stores `next` over version `expectedVersion` of its record with as many of the earlier versions it keeps as the
- * store takes: the oldest go first. Returns the record stored. A workflow too large even alone is refused as such
- * (PAYLOAD_TOO_LARGE, 413); a concurrent edit makes the write lose (CasConflictError).
+ * store takes: the oldest go first. Returns the record stored. A record too large even without them is refused with
+ * what `tooLarge` makes of it (PAYLOAD_TOO_LARGE, 413): by default, that the workflow is; a concurrent edit makes the
+ * write lose (CasConflictError).
  */
 export async function storeWorkflowUpdate(
   store: Store,
   next: WorkflowRecord,
   expectedVersion: number,
+  tooLarge: (err: RecordTooLargeError) => WfError = workflowTooLarge,
 ): Promise<WorkflowRecord> {
   for (let record = next; ;) {
     try {
       await store.workflows.update(record, expectedVersion);
       return record;
     } catch (err) {
+      if (!(err instanceof RecordTooLargeError)) throw err;
       const history = record.history ?? [];
-      if (!(err instanceof RecordTooLargeError) || history.length === 0) throw tooLarge(err);
+      if (history.length === 0) throw tooLarge(err);
       record = { ...record, history: withoutOldest(history, err.bytes - err.limit) };
     }
   }
@@ -46,9 +49,8 @@ function withoutOldest(history: History, over: number): History {
   return history.slice(kept);
 }
 
-/** A workflow's record over the store's limit, said as what to fix; any other error as it is. */
-function tooLarge(err: unknown): unknown {
-  if (!(err instanceof RecordTooLargeError)) return err;
+/** A workflow's record over the store's limit, said as what to fix. */
+function workflowTooLarge(err: RecordTooLargeError): WfError {
   return new WfError(
     "PAYLOAD_TOO_LARGE",
     `the workflow is too large to store: its YAML and its parse (stored beside it, about as large) would take ` +

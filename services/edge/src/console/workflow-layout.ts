@@ -25,6 +25,10 @@ export const consoleWorkflowLayoutRoutes: Route[] = [
       400: { description: "A bad body: `details` names the position.", schema: ValidationErrorBody },
       403: { description: "You only view this workflow (or X-CSRF-Token is wrong).", schema: ErrorBody },
       404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
+      413: {
+        description: "The workflow is too large to store with its layout, even without its earlier versions.",
+        schema: ErrorBody,
+      },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const positions = body.positions;

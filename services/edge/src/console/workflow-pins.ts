@@ -7,7 +7,7 @@ import {
   PinParams,
   ValidationErrorBody,
 } from "@wf/shared/api";
-import { WfError } from "@wf/shared/errors";
+import { type RecordTooLargeError, WfError } from "@wf/shared/errors";
 import type { WorkflowRecord } from "@wf/shared/store";
 import { parseWorkflow } from "@wf/shared/workflow";
 import { visibleExecution } from "../access/roles";
@@ -48,7 +48,12 @@ export const consoleWorkflowPinRoutes: Route[] = [
         description: "No such workflow, or not visible to you; or `from` is no execution of it that you see.",
         schema: ErrorBody,
       },
-      413: { description: "The output, or the workflow's pins with it, are over their limit.", schema: ErrorBody },
+      413: {
+        description:
+          "The output, or the workflow's pins with it, are over their limit; or the workflow's record has no room for " +
+          "them, even without its earlier versions.",
+        schema: ErrorBody,
+      },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const { userId } = consoleUser();
@@ -60,7 +65,7 @@ export const consoleWorkflowPinRoutes: Route[] = [
         );
       const from = body.from ?? null;
       const pin = { output: body.output, pinnedAt: Date.now(), from };
-      const names = { doing: "pinning a step's output", stored: "its pins were" };
+      const names = { doing: "pinning a step's output", stored: "its pins were", tooLarge: noRoomForPins };
       return await updateBesideYaml(ctx, params.id, userId, names, async (w) => {
         const names = topLevelSteps(w);
         if (!names.includes(params.step))
@@ -113,6 +118,16 @@ export const consoleWorkflowPinRoutes: Route[] = [
     },
   }),
 ];
+
+/** Pins that would take a workflow's record past the store's limit, though it keeps no earlier version any more. */
+function noRoomForPins(err: RecordTooLargeError): WfError {
+  return new WfError(
+    "PAYLOAD_TOO_LARGE",
+    `the workflow's record has no room for its pins: with them it would take ${err.bytes} bytes, over the ` +
+      `${err.limit} it may take (the NATS server's max_payload); unpin other steps, pin a smaller output, or make ` +
+      `the workflow smaller`,
+  );
+}
 
 function topLevelSteps(w: WorkflowRecord): string[] {
   const parsed = parseWorkflow(w.yaml);
