@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExecutionResult, ExecutionStatusView } from "@wf/shared/api";
-import { account, call, storeWorkflow, useApi } from "../api/support";
-import { waitFor } from "../support/runtime";
+import { ExecutionResult } from "@wf/shared/api";
+import { account, call, ended, storeWorkflow, useApi } from "../api/support";
 import { LlmTestServer } from "./support/llm-server";
 import { McpHttpTestServer } from "./support/mcp-http-server";
 import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "./support/ai-env";
@@ -47,15 +46,7 @@ steps:
     const started = await call(api(), "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: {} });
     expect(started.statusCode).toBe(202);
     const id = (started.json() as { executionId: string }).executionId;
-    const view = await waitFor(
-      async () => {
-        const v = ExecutionStatusView.parse(
-          (await call(api(), "GET", `/api/v1/executions/${id}`, { key: me.key })).json(),
-        );
-        return v.status === "COMPLETED" || v.status === "FAILED" ? v : undefined;
-      },
-      { timeoutMs: 20_000, what: `execution ${id} to end` },
-    );
+    const view = await ended(api(), me, id);
     expect(view.status, view.error ?? "").toBe("COMPLETED");
     const reported = openai.usage(m);
     const total = {

@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ArtifactList, ArtifactView, ExecutionStatusView } from "@wf/shared/api";
-import { TERMINAL_STATUSES } from "@wf/shared/execution";
 import { CLOCK_SKEW_S } from "@wf/edge";
-import { waitFor } from "../support/runtime";
-import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import { account, call, ended, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 const api = useApi({ runtime: true });
 
@@ -74,15 +72,7 @@ async function completedExecution(
   const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: { inputs } });
   expect(started.statusCode).toBe(202);
   const { executionId } = started.json();
-  const view = await waitFor(
-    async () => {
-      const v = ExecutionStatusView.parse(
-        (await call(env, "GET", `/api/v1/executions/${executionId}`, { key: me.key })).json(),
-      );
-      return TERMINAL_STATUSES.has(v.status) ? v : undefined;
-    },
-    { timeoutMs: 20_000, what: "the execution to end" },
-  );
+  const view = await ended(env, me, executionId);
   expect(view.status, view.error ?? "").toBe("COMPLETED");
   return view;
 }

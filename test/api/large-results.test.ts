@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionResult, ExecutionStatusView } from "@wf/shared/api";
-import { TERMINAL_STATUSES, type ExecutionEvent } from "@wf/shared/execution";
+import { ExecutionResult } from "@wf/shared/api";
+import type { ExecutionEvent } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { waitFor } from "../support/runtime";
-import { account, call, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
+import { account, call, ended, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 /**
  * Results larger than a NATS message (max_payload, 1 MB here as by default): an execution's
@@ -21,19 +21,6 @@ async function started(env: ApiEnv, me: Account, yaml: string, body: Record<stri
   const r = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body });
   expect(r.statusCode).toBe(202);
   return r.json().executionId as string;
-}
-
-/** The status view once the execution has ended, as a client polling it sees it. */
-async function ended(env: ApiEnv, me: Account, id: string): Promise<ExecutionStatusView> {
-  return waitFor(
-    async () => {
-      const r = await call(env, "GET", `/api/v1/executions/${id}`, { key: me.key });
-      expect(r.statusCode).toBe(200);
-      const view = ExecutionStatusView.parse(r.json());
-      return TERMINAL_STATUSES.has(view.status) ? view : undefined;
-    },
-    { timeoutMs: 30_000, what: `execution ${id} to end` },
-  );
 }
 
 /** Every event of the execution on the EVT stream, once its end event is there. */

@@ -164,6 +164,13 @@ export function storedExecution(
   };
 }
 
+/**
+ * A key's plan limits its requests (a test user's, pro: 300 a minute), so a poll goes at most four times a second: at
+ * waitFor's 20 ms, a poller of an execution slowed by the whole suite's load spent them in 6 s and then saw only 429s
+ * until it gave up.
+ */
+const POLL_MS = 250;
+
 /** Polls `GET /api/v1/executions/{id}` with `key`, as a client would, until its status is one of `statuses`. */
 export function statusReached(
   env: ApiEnv,
@@ -177,7 +184,7 @@ export function statusReached(
       const view = ExecutionStatusView.parse((await call(env, "GET", `/api/v1/executions/${id}`, { key })).json());
       return statuses.includes(view.status) ? view : undefined;
     },
-    { timeoutMs, what: `execution ${id} to reach ${statuses.join("/")} through the API` },
+    { timeoutMs, intervalMs: POLL_MS, what: `execution ${id} to reach ${statuses.join("/")} through the API` },
   );
 }
 
