@@ -179,9 +179,8 @@ export class StepCgroup {
     for (const path of this.paths.values()) killAll(path);
   }
 
-  /** Kills what is left in it and removes it; a step's cgroup is most often empty by then, one removal each. */
   async remove(): Promise<void> {
-    await Promise.all([...this.paths.values()].map((path) => (removeEmpty(path) ? undefined : removeTree(path))));
+    await Promise.all([...this.paths.values()].map(removeTree));
   }
 }
 
@@ -213,7 +212,7 @@ function memoryLimit(memoryMb: number, path: string): Array<[string, string]> {
 }
 
 /** This process's cgroup in a v1 hierarchy, from /proc/self/cgroup ("4:memory:/a/b"). */
-function ownCgroup(controller: Controller): string {
+export function ownCgroup(controller: Controller): string {
   for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
     const [, names, path] = line.split(":");
     if (names?.split(",").includes(controller) && path !== undefined) return path;
@@ -249,8 +248,12 @@ function removeEmpty(path: string): boolean {
   }
 }
 
-/** Kills and removes `path` and the cgroups below it; a cgroup goes once its processes have died. */
+/**
+ * Kills and removes `path` and the cgroups below it; a cgroup goes once its processes have died. Most (a finished
+ * step's) are empty by then: one removal, no listing and no read of their processes.
+ */
 async function removeTree(path: string): Promise<void> {
+  if (removeEmpty(path)) return;
   let children: string[] = [];
   try {
     children = readdirSync(path, { withFileTypes: true })
@@ -262,12 +265,7 @@ async function removeTree(path: string): Promise<void> {
   await Promise.all(children.map(removeTree));
   for (let i = 0; i < REMOVE_TRIES; i++) {
     killAll(path);
-    try {
-      rmdirSync(path);
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-    }
+    if (removeEmpty(path)) return;
     await new Promise((resolve) => setTimeout(resolve, REMOVE_INTERVAL_MS));
   }
 }

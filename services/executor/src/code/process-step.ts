@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync } from "node:fs";
-import { chown, rm } from "node:fs/promises";
+import { lstatSync, readdirSync } from "node:fs";
+import { chown } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { basename, join } from "node:path";
 import { ArtifactLimitError, readArtifactStream } from "./artifacts";
@@ -14,6 +14,7 @@ import { codeStepEnv, processEnv } from "./env";
 import type { UidBlock } from "./host/uid-block";
 import { stepUid, UidSlots } from "./host/uid-slots";
 import { LogLines, processResult } from "./output";
+import { hostRunDir, removeRunDir } from "./run-dir";
 import type { TurnState } from "./protocol";
 import type { StepProcess } from "./supervise";
 import { supervise } from "./supervise";
@@ -302,31 +303,6 @@ function connect(interactive: Interactive, proc: ZygoteProcess): void {
     const text = decoder.write(chunk);
     if (text) interactive.onStdout(text);
   });
-}
-
-/** Without the sandbox: the step's directory on the host, given to its uid. */
-function hostRunDir(parent: string, uid: number, self: number): string {
-  const dir = mkdtempSync(join(parent, "run-"));
-  mkdirSync(join(dir, "artifacts"));
-  if (uid !== self) {
-    chownSync(dir, uid, uid);
-    chownSync(join(dir, "artifacts"), uid, uid);
-  }
-  chmodSync(dir, 0o700);
-  return dir;
-}
-
-/**
- * Removes a finished step's run directory: most are as they were made (it and its empty artifacts directory), two
- * removals on this thread; a directory with anything else in it goes through rm's walk, on libuv's thread pool.
- */
-async function removeRunDir(dir: string): Promise<void> {
-  try {
-    rmdirSync(join(dir, "artifacts"));
-    rmdirSync(dir);
-  } catch {
-    await rm(dir, { recursive: true, force: true, maxRetries: 2 });
-  }
 }
 
 /** Whether `dir` is a directory (not a link to one) with anything in it. */

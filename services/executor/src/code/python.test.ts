@@ -1,24 +1,16 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runnerBundles, sleepers, sleepMarker, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownCgroup } from "./cgroup";
 import type { CodeRequest, CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
 import { descendants, RUNNER_PROCESS, runDirs, step, writtenRunDirs, zygotes } from "./testing/processes";
 
 function py(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("python", code, extra);
-}
-
-/** This process's pids cgroup (v1), from /proc/self/cgroup ("3:pids:/a/b"): the runner's starts in it. */
-function ownPidsCgroup(): string {
-  const line = readFileSync("/proc/self/cgroup", "utf8")
-    .split("\n")
-    .find((l) => l.split(":")[1]?.split(",").includes("pids"));
-  if (!line) throw new Error("no pids cgroup (v1) here: the sandbox's steps have none");
-  return line.split(":")[2]!;
 }
 
 /** The cgroups directly in `dir` (a throw when it does not exist: the steps have cgroups here). */
@@ -94,7 +86,8 @@ print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.envi
   it("removes what a step that wrote nothing had: its directory and its cgroups", async () => {
     for (let i = 0; i < 4; i++) expect(await runner.run(py("print(1)"))).toMatchObject({ ok: true, output: 1 });
     const [runnerPid] = descendants(process.pid, RUNNER_PROCESS);
-    const stepCgroups = join("/sys/fs/cgroup/pids", ownPidsCgroup(), "wf-sandbox", String(runnerPid), "steps");
+    // The runner starts in this process's pids cgroup and makes its steps' below it.
+    const stepCgroups = join("/sys/fs/cgroup/pids", ownCgroup("pids"), "wf-sandbox", String(runnerPid), "steps");
     // What stays is the steps' processes made ahead, two a zygote, each with its directory and cgroups.
     const ahead = 2 * zygotes().length;
     await waitFor(() => runDirs().length <= ahead && cgroupsIn(stepCgroups).length <= ahead, {
