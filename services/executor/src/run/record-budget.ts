@@ -17,8 +17,6 @@ import { cutLogs, cutText, cutValue, jsonBytes } from "./result-limits";
 export class RecordBudget {
   readonly #sizes = new Map<string, number>();
   readonly #others: number;
-  /** What the variables take of `#others`: a start's inputs may fill most of the room. */
-  readonly #vars: number;
   #steps = 0;
   /** What the definition takes of the record, for the definition and the secrets it was worked out for. */
   #definition: { of: unknown; secrets: number; bytes: number } | undefined;
@@ -34,7 +32,6 @@ export class RecordBudget {
     private readonly named: (definition: unknown) => number | null = () => null,
   ) {
     this.#others = jsonBytes({ ...snap, definition: undefined, steps: {}, outbox: [], output: undefined });
-    this.#vars = jsonBytes(snap.vars);
     for (const [path, st] of Object.entries(snap.steps)) this.account(path, st);
   }
 
@@ -97,15 +94,17 @@ export class RecordBudget {
     }
     shedBulk(st);
     this.account(path, st);
-    // Inputs that leave the steps little room are what to fix, not the step that found none left.
+    // What the variables take of the record (a start's inputs may fill most of its room), counted only here: inputs
+    // that leave the steps little room are what to fix, not the step that found none left.
+    const vars = jsonBytes(this.snap.vars);
     const advice =
-      this.#vars > this.#steps
+      vars > this.#steps
         ? "pass large inputs by reference: a URL, or a file a step reads"
         : "keep outputs smaller, or write large results to WF_ARTIFACTS_DIR as artifacts";
     return (
       `${what} (${bytes} bytes) would take the execution's record past its room: it holds ${this.used} bytes ` +
       `already and may hold ${this.room} (the NATS server's max_payload is ${this.limits.recordBytes}, part of it ` +
-      `kept for the execution's output and events); its variables take ${this.#vars} bytes of it, its definition ` +
+      `kept for the execution's output and events); its variables take ${vars} bytes of it, its definition ` +
       `${this.#definitionBytes()} and its steps ${this.#steps}; ${advice}`
     );
   }
