@@ -119,6 +119,9 @@ describe("bench harness (smoke)", () => {
       expect(t!.recordBytesPerWorkflow).toBeGreaterThan(1_000);
       expect(t!.recordBytesPerWorkflow).toBeLessThan(2_600);
       expect(t!.eventBytesPerWorkflow).toBeGreaterThan(8 * 100);
+      // At least its start command, record write and events reach the server, and their acks come back.
+      expect(t!.natsMessagesPerWorkflow!.received).toBeGreaterThanOrEqual(10);
+      expect(t!.natsMessagesPerWorkflow!.sent).toBeGreaterThanOrEqual(10);
     }
 
     expect(Object.keys(result).sort()).toEqual(
@@ -163,6 +166,9 @@ describe("bench harness (smoke)", () => {
     for (const c of result.comparisons) expect(Number.isFinite(c.ratio)).toBe(true);
     const text = render(result);
     expect(text).toContain("Verdicts");
+    expect(text).toMatch(
+      /NATS messages per workflow \(every client's, the bench's own included\): [\d.]+ to the server/,
+    );
     expect(text).toContain("code steps (createCodeRunner().isolation()): processes");
   }, 120_000);
 

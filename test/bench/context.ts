@@ -37,11 +37,13 @@ export interface Target {
   rt: InProcessRuntime;
   ns: string;
   watcher: CompletionWatcher;
+  /** The NATS server's monitoring endpoint, where it serves one: messages per workflow are counted there. */
+  monitorUrl: string | undefined;
 }
 
-export async function openTarget(client: Client, rt: InProcessRuntime): Promise<Target> {
+export async function openTarget(client: Client, rt: InProcessRuntime, monitorUrl?: string): Promise<Target> {
   const watcher = await CompletionWatcher.open(client.js, client.jsm, rt.ns);
-  return { client, rt, ns: rt.ns, watcher };
+  return { client, rt, ns: rt.ns, watcher, monitorUrl };
 }
 
 /**

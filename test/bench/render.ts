@@ -95,6 +95,11 @@ export function render(r: BenchResult): string {
       `  steady (10th-90th percentile completion) ${int(t.steadyPerSec)}/s, overall ${int(t.overallPerSec)}/s, commands acked at ${int(t.firePerSec)}/s`,
       `  rounds: ${r.throughput.rounds[t.kind].map((x) => `${int(x.steadyPerSec)}/s (${Math.round(x.share * 100)}% of its bound)`).join(", ")}; this is the median one`,
       `  per workflow: ${t.snapshotWritesPerWorkflow} snapshot writes, ${t.indexWritesPerWorkflow} index puts, ${t.eventsPerWorkflow} events; latency under load ${dist(t.latencyMs, ms)}`,
+      ...(t.natsMessagesPerWorkflow
+        ? [
+            `  NATS messages per workflow (every client's, the bench's own included): ${t.natsMessagesPerWorkflow.received} to the server, ${t.natsMessagesPerWorkflow.sent} from it`,
+          ]
+        : []),
       `  stored per workflow: its record ${int(t.recordBytesPerWorkflow)} B at rest, its events ${int(t.eventBytesPerWorkflow)} B (subjects and headers included)`,
       `  CPU ms per workflow (wall ${t.wallMsPerWorkflow} ms, so ${m.cpus} cores give ${(m.cpus * t.wallMsPerWorkflow).toFixed(2)}): ${cpuText(t.cpuMsPerWorkflow)}`,
       ...cpuCeilingText(t, m.cpus),

@@ -215,7 +215,7 @@ export async function withRuntime(
   const untrack = track(() => rt.stop());
   let target: Target | undefined;
   try {
-    target = await openTarget(client, rt);
+    target = await openTarget(client, rt, server.monitorUrl);
     await body(target);
   } finally {
     await target?.watcher.close();

@@ -3,6 +3,7 @@ import { streamNames } from "@wf/shared/nats";
 import { runBounded, withTimeout } from "./bounded";
 import type { Completion } from "./completions";
 import { cpuBetween, sampleCpu } from "./cpu";
+import { messagesPer, natsMessages, type NatsMessages } from "./nats-messages";
 import { starter, streamState, type Target } from "./context";
 import { round, summarize, type Summary } from "./stats";
 import { threeStepWorkflow, type ThroughputKind } from "./workflows";
@@ -28,6 +29,8 @@ export interface ThroughputResult {
   snapshotWritesPerWorkflow: number;
   indexWritesPerWorkflow: number;
   eventsPerWorkflow: number;
+  /** Messages the NATS server received and sent per workflow, all clients' (null without its monitoring). */
+  natsMessagesPerWorkflow: NatsMessages | null;
   /**
    * Bytes the streams keep per workflow, subjects and headers included: its record at rest (the bucket keeps one
    * value per key) and its events.
@@ -68,9 +71,11 @@ export async function runThroughput(
   const evtStream = streamNames(t.ns).evt;
   const states = () => Promise.all([kvStream, idxStream, evtStream].map((s) => streamState(t.client.jsm, s)));
   const before = await states();
+  const messages0 = await natsMessages(t.monitorUrl);
   const cpu0 = sampleCpu();
   const b = await burst(t, start, opts.n, opts.window, opts.timeoutMs);
   const cpu1 = sampleCpu();
+  const messages1 = await natsMessages(t.monitorUrl);
   const wallMs = performance.now() - b.t0;
   const after = await states();
   const per = (i: number) => round((after[i]!.last_seq - before[i]!.last_seq) / opts.n, 2);
@@ -96,6 +101,7 @@ export async function runThroughput(
     snapshotWritesPerWorkflow: per(0),
     indexWritesPerWorkflow: per(1),
     eventsPerWorkflow: per(2),
+    natsMessagesPerWorkflow: messagesPer(messages0, messages1, opts.n),
     recordBytesPerWorkflow: bytesPer(0),
     eventBytesPerWorkflow: bytesPer(2),
     cpuMsPerWorkflow: cpuBetween(cpu0, cpu1, opts.n),

@@ -10,6 +10,7 @@ import { openStore, type Store } from "@wf/shared/store";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { runLoadAtRate, type LoadResult, type LoadTarget } from "./api-load";
 import { CompletionWatcher, type Completion } from "./completions";
+import { messagesPer, natsMessages, type NatsMessages } from "./nats-messages";
 import { sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { seedEnterpriseWorkflow } from "./edge-targets";
 import { round } from "./stats";
@@ -82,7 +83,7 @@ export interface E2eMeasurement {
    * Messages per completed workflow that nats-server received (publishes, requests, acks) and
    * sent (acks, replies, deliveries), its whole traffic over the run; null without its monitoring.
    */
-  natsMessagesPerWorkflow: { received: number; sent: number } | null;
+  natsMessagesPerWorkflow: NatsMessages | null;
 }
 
 /** The service's run at one rate, and the same-run floor's at the same rate (unless it was left out). */
@@ -376,18 +377,8 @@ export async function runAt(
             runners: per(cpu0.split.children, cpu1.split.children)!,
           }
         : null,
-    natsMessagesPerWorkflow:
-      messages0 && messages1 && completions.length > 0
-        ? { received: per(messages0.received, messages1.received)!, sent: per(messages0.sent, messages1.sent)! }
-        : null,
+    natsMessagesPerWorkflow: messagesPer(messages0, messages1, completions.length),
   };
-}
-
-/** nats-server's message counters since it started, from its monitoring endpoint. */
-async function natsMessages(monitorUrl: string | undefined): Promise<{ received: number; sent: number } | null> {
-  if (monitorUrl === undefined) return null;
-  const varz = (await (await fetch(`${monitorUrl}/varz`)).json()) as { in_msgs: number; out_msgs: number };
-  return { received: varz.in_msgs, sent: varz.out_msgs };
 }
 
 /**
