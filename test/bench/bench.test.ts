@@ -200,9 +200,21 @@ describe("bench harness (smoke)", () => {
   }, 60_000);
 
   it("python steps: every figure of the steps, the spawns, the sequences and the runtime's chain", async () => {
-    const sizes = { warmup: 1, rounds: 2, perRound: 2, sequence: 3, chainWarmup: 1, chainRuns: 2, timeoutMs: 10_000 };
+    const sizes = {
+      warmup: 1,
+      rounds: 2,
+      perRound: 2,
+      sequence: 3,
+      lone: 2,
+      chainWarmup: 1,
+      chainRuns: 2,
+      timeoutMs: 10_000,
+    };
     const r = await runPythonSteps(nats.server, sizes, { progress: () => undefined, track: () => () => undefined });
-    expect([r.stepMs.n, r.bareMs.n, r.forkMs.n, r.sequenceMs.n, r.naiveChainMs.n]).toEqual([4, 4, 4, 2, 2]);
+    expect([r.stepMs.n, r.bareMs.n, r.forkMs.n, r.loneMs.n, r.sequenceMs.n, r.naiveChainMs.n]).toEqual([
+      4, 4, 4, 2, 2, 2,
+    ]);
+    expect(Number.isFinite(r.loneRatio)).toBe(true);
     expect(r.chain.failures).toEqual([]);
     expect(r.chain.completed).toBe(2);
     for (const figure of [r.stepMs.median, r.bareMs.median, r.ratio, r.sequenceMs.median, r.chain.endToEndMs.median])
@@ -211,6 +223,7 @@ describe("bench harness (smoke)", () => {
     // asserts no speed.
     expect(r.forkMs.min).toBeGreaterThan(0);
     expect(renderPythonSteps(r)).toContain("3 Python steps in sequence");
+    expect(renderPythonSteps(r)).toMatch(/a lone step, 150 ms after the last: median [\d.]+ ms/);
     expect(renderPythonSteps(r)).toMatch(/bare fork of python3, reaped: +median [\d.]+ ms/);
     // Counted, not compared: each step's spare is a fork of the zygote, which the step's process writes to.
     expect(r.faultsPerStep!.steps).toBeGreaterThan(0);

@@ -28,6 +28,8 @@ export interface PythonStepsSizes {
   perRound: number;
   /** Steps in a sequence, and in the runtime's chain. */
   sequence: number;
+  /** Lone steps, each LONE_PAUSE_MS after the last: its spare made, the machine idle. */
+  lone: number;
   chainWarmup: number;
   chainRuns: number;
   timeoutMs: number;
@@ -38,6 +40,7 @@ export const PYTHON_STEPS_SIZES: PythonStepsSizes = {
   rounds: 8,
   perRound: 15,
   sequence: 40,
+  lone: 30,
   chainWarmup: 2,
   chainRuns: 8,
   timeoutMs: 30_000,
@@ -48,6 +51,7 @@ export const PYTHON_STEPS_QUICK_SIZES: PythonStepsSizes = {
   rounds: 2,
   perRound: 5,
   sequence: 40,
+  lone: 5,
   chainWarmup: 1,
   chainRuns: 2,
   timeoutMs: 30_000,
@@ -76,6 +80,14 @@ export interface PythonStepsResult {
    * the same from run to run on one machine, where times are not. Null without /proc.
    */
   faultsPerStep: { zygote: number; steps: number } | null;
+  /**
+   * Wall ms of one `print(1)` step LONE_PAUSE_MS after the last one ended: its process made ahead and
+   * the machine idle, what a workflow's occasional Python step waits for. Steps in a row share the CPU
+   * with the making of the next ones' processes.
+   */
+  loneMs: Summary;
+  /** Medians: lone step / bare. */
+  loneRatio: number;
   /** Wall ms of `sequence` steps one after another through the code runner. */
   sequenceMs: Summary;
   /** Start command to completion event of a `sequence`-step Python chain through the runtime. */
@@ -84,6 +96,9 @@ export interface PythonStepsResult {
   naiveChainMs: Summary;
   seconds: number;
 }
+
+/** Long enough for the next step's process to be made and the runner and zygote to be idle again (~20 ms of CPU). */
+const LONE_PAUSE_MS = 150;
 
 /** Measures, stopping whatever it started even when a step fails. */
 export async function runPythonSteps(
@@ -112,6 +127,7 @@ export async function runPythonSteps(
   const spawns: number[] = [];
   const forks: number[] = [];
   const sequences: number[] = [];
+  const lone: number[] = [];
   let faultsPerStep: PythonStepsResult["faultsPerStep"] = null;
   try {
     opts.progress(
@@ -137,6 +153,10 @@ export async function runPythonSteps(
         zygote: round((faultsAfter.zygote - faultsBefore.zygote) / timed, 1),
         steps: round((faultsAfter.steps - faultsBefore.steps) / timed, 1),
       };
+    for (let i = 0; i < sizes.lone; i++) {
+      await new Promise((resolve) => setTimeout(resolve, LONE_PAUSE_MS));
+      lone.push(await step());
+    }
   } finally {
     untrack();
     await runner.close();
@@ -148,6 +168,7 @@ export async function runPythonSteps(
   const stepMs = summarize(steps);
   const bareMs = summarize(spawns);
   const forkMs = summarize(forks);
+  const loneMs = summarize(lone);
   return {
     sizes,
     python,
@@ -157,6 +178,8 @@ export async function runPythonSteps(
     forkMs,
     forkRatio: round(forkMs.median / bareMs.median, 3),
     faultsPerStep,
+    loneMs,
+    loneRatio: round(loneMs.median / bareMs.median, 3),
     sequenceMs: summarize(sequences),
     chain,
     naiveChainMs: summarize(naive),
@@ -230,6 +253,7 @@ export function renderPythonSteps(r: PythonStepsResult): string {
     `  Python step (print(1)), overhead: ${ms(r.stepMs)}`,
     `  step / bare (medians):            ${r.ratio.toFixed(3)}`,
     `  bare fork of python3, reaped:     ${ms(r.forkMs)}, ${r.forkRatio.toFixed(3)} of a bare spawn (each step's process costs this much before it does anything)`,
+    `  a lone step, ${LONE_PAUSE_MS} ms after the last: ${ms(r.loneMs)}, ${r.loneRatio.toFixed(3)} of a bare spawn (its process made ahead, the machine idle)`,
     `  page faults per step:             ${r.faultsPerStep ? `the zygote ${r.faultsPerStep.zygote}, the step's process ${r.faultsPerStep.steps} (each a trap to the hypervisor on a PVM guest)` : "not counted here (no /proc)"}`,
     `  ${r.sizes.sequence} Python steps in sequence:     median ${round(r.sequenceMs.median, 0)} ms, p90 ${round(r.sequenceMs.p90, 0)} ms (n=${r.sequenceMs.n}; through the code runner)`,
     `  ${r.sizes.sequence}-step Python chain, runtime:   median ${round(c.endToEndMs.median, 0)} ms, p90 ${round(c.endToEndMs.p90, 0)} ms (n=${c.endToEndMs.n}, ${c.completed}/${c.runs} completed${c.failures.length ? `; ${c.failures[0]}` : ""})`,
