@@ -70,15 +70,23 @@ describe("Python code steps", () => {
   });
 
   it("runs in a clean environment, in a private directory removed afterwards", async () => {
+    // What it starts inherits the same environment: os.environ set the process's own, not only Python's view of it.
     const code = `
-import json, os
+import json, os, subprocess
 open("scratch.txt", "w").write("x")
+inherited = subprocess.run(["/bin/sh", "-c", "env -0"], capture_output=True, text=True).stdout
 print(json.dumps({"env": sorted(os.environ), "cwd": os.getcwd(), "home": os.environ["HOME"],
+  "inherited": sorted(line.split("=")[0] for line in inherited.split("\\0") if line),
+  "a": os.environ["WF_VAR_a"],
   "artifacts": os.path.isdir(os.environ["WF_ARTIFACTS_DIR"]) and os.environ["WF_ARTIFACTS_DIR"]}))`;
     const result = await runner.run(py(code, { vars: { a: 1 } }));
     if (!result.ok) throw new Error(result.error);
-    const output = result.output as { env: string[]; cwd: string; home: string; artifacts: string };
-    expect(output.env).toEqual(["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"]);
+    const output = result.output as { env: string[]; inherited: string[]; cwd: string; home: string; a: string };
+    const names = ["HOME", "LANG", "PATH", "WF_ARTIFACTS_DIR", "WF_INPUT", "WF_VAR_a"];
+    expect(output.env).toEqual(names);
+    // sh adds PWD and SHLVL (and _) to what it was given.
+    expect(output.inherited.filter((name) => !["PWD", "SHLVL", "_"].includes(name))).toEqual(names);
+    expect(output.a).toBe("1");
     expect(output).toMatchObject({ cwd: "/step", home: "/step", artifacts: "/step/artifacts" });
     await waitFor(() => writtenRunDirs().length === 0, { what: "the run directory to be removed" });
   });
