@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { descendsFrom, procCmdline, procStatAt, procTable, type ProcStat } from "@wf/testing";
 
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat times: 100 on every mainstream kernel build. */
 const TICKS_PER_SEC = 100;
@@ -24,47 +25,17 @@ function roleOf(pid: number, cmdline: string): string | null {
   return null;
 }
 
-/** Whether `pid` is `root` or descends from it, by the parents read from /proc (16 generations at most). */
-function inTree(pid: number, root: number, parents: ReadonlyMap<number, { ppid: number }>): boolean {
-  for (let p = pid, hops = 0; p > 1 && hops < 16; hops++) {
-    if (p === root) return true;
-    const parent = parents.get(p)?.ppid;
-    if (parent === undefined) return false;
-    p = parent;
-  }
-  return false;
-}
-
 /**
  * This process and its descendants (a runner forks its JavaScript host under a uid of its own, a grandchild of this
- * process), each with its command line and the fields of its stat file after "(comm)": state(3) ppid(4) ... minflt(10)
- * cminflt(11) ... utime(14) stime(15) cutime(16) cstime(17), 1-based, so field n is at n - 3. Empty without /proc.
+ * process), each with its command line and its stat fields (ProcStat). Empty without /proc.
  */
 function processTree(): Array<{ pid: number; cmdline: string; f: string[] }> {
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
-  } catch {
-    return [];
-  }
-  const stats = new Map<number, { ppid: number; f: string[] }>();
-  for (const d of pids) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      stats.set(Number(d), { ppid: Number(f[1]), f });
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
+  const table = procTable();
   const out: Array<{ pid: number; cmdline: string; f: string[] }> = [];
-  for (const [pid, { f }] of stats) {
-    if (!inTree(pid, process.pid, stats)) continue;
-    try {
-      out.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, "utf8"), f });
-    } catch {
-      // Ended meanwhile.
-    }
+  for (const [pid, { fields }] of table) {
+    if (pid !== process.pid && !descendsFrom(pid, process.pid, table)) continue;
+    const cmdline = procCmdline(pid);
+    if (cmdline !== null) out.push({ pid, cmdline, f: fields });
   }
   return out;
 }
@@ -114,8 +85,8 @@ export function cpuBetween(before: CpuSample, after: CpuSample, per: number): Re
  * used so far; null where /proc is not available.
  */
 export function processCpuMs(pid: number): number | null {
-  const own = statOf(pid);
-  return own === null ? null : own.cpuMs + descendantsCpuMs(pid);
+  const own = procStatAt(`/proc/${pid}/stat`);
+  return own === null ? null : cpuMsOf(own) + descendantsCpuMs(pid);
 }
 
 /**
@@ -123,40 +94,15 @@ export function processCpuMs(pid: number): number | null {
  * JavaScript host under a uid of its own, a grandchild of the service that runs every JavaScript step.
  */
 function descendantsCpuMs(pid: number): number {
-  const stats = new Map<number, Stat>();
-  for (const d of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-    const stat = statOf(Number(d));
-    if (stat) stats.set(Number(d), stat);
-  }
+  const table = procTable();
   let ms = 0;
-  for (const [other, stat] of stats) if (other !== pid && inTree(other, pid, stats)) ms += stat.cpuMs;
+  for (const [other, stat] of table) if (descendsFrom(other, pid, table)) ms += cpuMsOf(stat);
   return ms;
 }
 
-function statOf(pid: number): Stat | null {
-  return statAt(`/proc/${pid}/stat`);
-}
-
-interface Stat {
-  /** The command's (or thread's) name. */
-  name: string;
-  ppid: number;
-  cpuMs: number;
-}
-
-/** A process's or a thread's stat file (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`); null once it has ended. */
-function statAt(path: string): Stat | null {
-  try {
-    const stat = readFileSync(path, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return {
-      name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
-      ppid: Number(f[1]),
-      cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SEC,
-    };
-  } catch {
-    return null;
-  }
+/** User and system CPU ms of a stat (utime and stime, fields 14 and 15). */
+function cpuMsOf(stat: ProcStat): number {
+  return ((Number(stat.fields[11]) + Number(stat.fields[12])) * 1000) / TICKS_PER_SEC;
 }
 
 /**
@@ -181,10 +127,10 @@ export interface ServiceCpu {
  * available.
  */
 export function serviceCpuMs(pid: number): ServiceCpu | null {
-  const own = statOf(pid);
+  const own = procStatAt(`/proc/${pid}/stat`);
   if (own === null) return null;
   const out: ServiceCpu = {
-    process: own.cpuMs,
+    process: cpuMsOf(own),
     mainThread: 0,
     workerThreads: 0,
     otherThreads: 0,
@@ -198,11 +144,11 @@ export function serviceCpuMs(pid: number): ServiceCpu | null {
   }
   for (const tid of tids) {
     // A thread that ended since the listing counts in the process's total only.
-    const thread = statAt(`/proc/${pid}/task/${tid}/stat`);
+    const thread = procStatAt(`/proc/${pid}/task/${tid}/stat`);
     if (thread === null) continue;
-    if (Number(tid) === pid) out.mainThread += thread.cpuMs;
-    else if (thread.name === "WorkerThread") out.workerThreads += thread.cpuMs;
-    else out.otherThreads += thread.cpuMs;
+    if (Number(tid) === pid) out.mainThread += cpuMsOf(thread);
+    else if (thread.name === "WorkerThread") out.workerThreads += cpuMsOf(thread);
+    else out.otherThreads += cpuMsOf(thread);
   }
   return out;
 }

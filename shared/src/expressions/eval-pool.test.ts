@@ -1,6 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitFor } from "@wf/testing";
+import { procCmdline, procTable, waitFor } from "@wf/testing";
 import { EvalPool, type EvalPoolOptions } from "./eval-pool";
 
 const RUNAWAY = "($loop := function($n) { $loop($n + 1) }; $loop(0))";
@@ -31,17 +30,9 @@ afterEach(() => {
 
 /** This process's expression hosts (Linux: /proc). */
 function hostPids(): number[] {
-  return readdirSync("/proc")
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const ppid = readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]!.split(" ")[1];
-        return Number(ppid) === process.pid && readFileSync(`/proc/${d}/cmdline`, "utf8").includes("eval-host.mjs");
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
+  return [...procTable()]
+    .filter(([pid, stat]) => stat.ppid === process.pid && (procCmdline(pid) ?? "").includes("eval-host.mjs"))
+    .map(([pid]) => pid);
 }
 
 describe("expression pool", () => {

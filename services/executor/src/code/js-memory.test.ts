@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { runnerBundles, waitFor } from "@wf/testing";
+import { procStatAt, runnerBundles, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRunner } from "./index";
 import { createCodeRunner } from "./index";
@@ -111,7 +111,7 @@ describe("JavaScript steps' memory, all of it counted", () => {
 
   it("fails the runs of a JavaScript host that dies (as the memory cgroup's OOM killer would kill it) and starts another for the next", async () => {
     const cpuTicks = (): number => {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      const { fields } = procStatAt(`/proc/${pid}/stat`)!;
       return Number(fields[11]) + Number(fields[12]);
     };
     const idle = cpuTicks();

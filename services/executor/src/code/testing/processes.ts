@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { waitFor } from "@wf/testing";
+import { descendsFrom, procCmdline, procStatAt, procTable, waitFor } from "@wf/testing";
 import type { CodeLanguage, CodeRequest } from "../types";
 
 export function step(language: CodeLanguage, code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
@@ -14,39 +14,19 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-  try {
-    return stat(pid).state !== "Z";
-  } catch {
-    return false;
-  }
+  const stat = procStatAt(`/proc/${pid}/stat`);
+  return stat !== null && stat.state !== "Z";
 }
 
 /** Live descendants of `ancestor` whose command line (its arguments joined by spaces) matches `pattern`. */
 export function descendants(ancestor: number, pattern: RegExp): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      parents.set(Number(entry), stat(Number(entry)).ppid);
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === ancestor) return true;
-    return false;
-  };
-  return [...parents.keys()].filter((pid) => {
-    try {
-      return (
-        descends(pid) &&
-        pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")) &&
-        isAlive(pid)
-      );
-    } catch {
-      return false;
-    }
-  });
+  const table = procTable();
+  return [...table.keys()].filter(
+    (pid) =>
+      descendsFrom(pid, ancestor, table) &&
+      pattern.test((procCmdline(pid) ?? "").replaceAll("\0", " ")) &&
+      isAlive(pid),
+  );
 }
 
 /** The sandbox runner processes started by this process: from their sources or from the test run's bundles. */
@@ -58,11 +38,8 @@ const ZYGOTE_COMMAND = /^\S*python\S* -I -B \/run\/wf\/lib\/main\.py/;
 /** The zygotes started by this process (not the steps' processes forked from them, which share their command line). */
 export function zygotes(): number[] {
   return descendants(process.pid, ZYGOTE_COMMAND).filter((pid) => {
-    try {
-      return /enter\.py/.test(readFileSync(`/proc/${stat(pid).ppid}/cmdline`, "utf8"));
-    } catch {
-      return false;
-    }
+    const parent = procStatAt(`/proc/${pid}/stat`)?.ppid;
+    return parent !== undefined && /enter\.py/.test(procCmdline(parent) ?? "");
   });
 }
 
@@ -96,12 +73,6 @@ export function writtenRunDirs(ancestor = process.pid): string[] {
       return false;
     }
   });
-}
-
-function stat(pid: number): { state: string; ppid: number } {
-  const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { state: state ?? "", ppid: Number(ppid) };
 }
 
 /** Pids a step wrote to `file`, one a line, once it has written `count` of them. */
