@@ -110,3 +110,11 @@ export function writeLine(stream: Duplex, line: string): void {
     if (stream.writable) stream.write(all.length === 1 ? all[0]! : all.join(""));
   });
 }
+
+/**
+ * Runs `fn` once every line written in this turn of the event loop has left: writeLine's write is an immediate queued
+ * in this turn, and one queued while the loop runs this turn's immediates runs in the next turn, after it.
+ */
+export function afterThisTurnsWrites(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
