@@ -179,6 +179,7 @@ export class StepCgroup {
     for (const path of this.paths.values()) killAll(path);
   }
 
+  /** Kills what is left in each of its controllers' cgroups and removes them. */
   async remove(): Promise<void> {
     await Promise.all([...this.paths.values()].map(removeTree));
   }
