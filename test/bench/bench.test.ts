@@ -122,6 +122,10 @@ describe("bench harness (smoke)", () => {
       // At least its start command, record write and events reach the server, and their acks come back.
       expect(t!.natsMessagesPerWorkflow!.received).toBeGreaterThanOrEqual(10);
       expect(t!.natsMessagesPerWorkflow!.sent).toBeGreaterThanOrEqual(10);
+      // The store writes each message it keeps: the events alone are eight a workflow.
+      expect(t!.natsServerWriteCallsPerWorkflow!).toBeGreaterThanOrEqual(t!.eventsPerWorkflow);
+      // The run's own work is on the service's main thread.
+      expect(t!.serviceThreadsCpuMsPerWorkflow!.mainThread).toBeGreaterThan(0);
     }
 
     expect(Object.keys(result).sort()).toEqual(

@@ -31,6 +31,20 @@ function cpuCeilingText(t: RoundRun, cpus: number): string[] {
   ];
 }
 
+/** The service's CPU per workflow by thread, and nats-server's write calls per workflow, where /proc told them. */
+function threadsText(t: RoundRun): string[] {
+  const th = t.serviceThreadsCpuMsPerWorkflow;
+  const writes = t.natsServerWriteCallsPerWorkflow;
+  return [
+    ...(th
+      ? [
+          `  the service's CPU by thread: its main thread ${th.mainThread.toFixed(2)}${th.workerThreads > 0 ? `, worker threads ${th.workerThreads.toFixed(2)}` : ""}, the others (V8 compiling and collecting garbage, libuv's pool) ${th.otherThreads.toFixed(2)}`,
+        ]
+      : []),
+    ...(writes === null ? [] : [`  nats-server write calls per workflow (its sockets and its store): ${writes}`]),
+  ];
+}
+
 /** `align`: one letter per column, "l" or "r" (numbers right, text left). */
 function table(rows: string[][], align: string): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -102,6 +116,7 @@ export function render(r: BenchResult): string {
         : []),
       `  stored per workflow: its record ${int(t.recordBytesPerWorkflow)} B at rest, its events ${int(t.eventBytesPerWorkflow)} B (subjects and headers included)`,
       `  CPU ms per workflow (wall ${t.wallMsPerWorkflow} ms, so ${m.cpus} cores give ${(m.cpus * t.wallMsPerWorkflow).toFixed(2)}): ${cpuText(t.cpuMsPerWorkflow)}`,
+      ...threadsText(t),
       ...cpuCeilingText(t, m.cpus),
       "",
     );

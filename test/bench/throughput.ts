@@ -2,7 +2,7 @@ import { newId } from "@wf/shared/execution";
 import { streamNames } from "@wf/shared/nats";
 import { runBounded, withTimeout } from "./bounded";
 import type { Completion } from "./completions";
-import { cpuBetween, sampleCpu } from "./cpu";
+import { cpuBetween, natsServerWriteCalls, sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
 import { messagesPer, natsMessages, type NatsMessages } from "./nats-messages";
 import { starter, streamState, type Target } from "./context";
 import { round, summarize, type Summary } from "./stats";
@@ -39,6 +39,13 @@ export interface ThroughputResult {
   eventBytesPerWorkflow: number;
   /** CPU ms per workflow of each process involved (Linux /proc; empty elsewhere): what saturates. */
   cpuMsPerWorkflow: Record<string, number>;
+  /**
+   * The service's (this process's) share of that by thread: its main thread, Node worker threads, and the rest, where
+   * V8 compiles and collects garbage in the background (null without /proc).
+   */
+  serviceThreadsCpuMsPerWorkflow: Omit<ServiceCpu, "process" | "children"> | null;
+  /** Write system calls of nats-server per workflow: its sockets' and its store's (null without /proc). */
+  natsServerWriteCallsPerWorkflow: number | null;
   /** Wall ms per workflow over the same span: a role using more CPU than this keeps over one core busy. */
   wallMsPerWorkflow: number;
 }
@@ -73,8 +80,12 @@ export async function runThroughput(
   const before = await states();
   const messages0 = await natsMessages(t.monitorUrl);
   const cpu0 = sampleCpu();
+  const threads0 = serviceCpuMs(process.pid);
+  const writes0 = natsServerWriteCalls();
   const b = await burst(t, start, opts.n, opts.window, opts.timeoutMs);
   const cpu1 = sampleCpu();
+  const threads1 = serviceCpuMs(process.pid);
+  const writes1 = natsServerWriteCalls();
   const messages1 = await natsMessages(t.monitorUrl);
   const wallMs = performance.now() - b.t0;
   const after = await states();
@@ -105,8 +116,21 @@ export async function runThroughput(
     recordBytesPerWorkflow: bytesPer(0),
     eventBytesPerWorkflow: bytesPer(2),
     cpuMsPerWorkflow: cpuBetween(cpu0, cpu1, opts.n),
+    serviceThreadsCpuMsPerWorkflow: threadsBetween(threads0, threads1, opts.n),
+    natsServerWriteCallsPerWorkflow:
+      writes0 === null || writes1 === null ? null : round((writes1 - writes0) / opts.n, 1),
     wallMsPerWorkflow: round(wallMs / opts.n, 2),
   };
+}
+
+function threadsBetween(
+  before: ServiceCpu | null,
+  after: ServiceCpu | null,
+  n: number,
+): ThroughputResult["serviceThreadsCpuMsPerWorkflow"] {
+  if (before === null || after === null) return null;
+  const per = (k: "mainThread" | "workerThreads" | "otherThreads"): number => round((after[k] - before[k]) / n, 2);
+  return { mainThread: per("mainThread"), workerThreads: per("workerThreads"), otherThreads: per("otherThreads") };
 }
 
 interface Burst {
