@@ -41,8 +41,21 @@ function processTree(): Array<{ pid: number; cmdline: string; f: string[] }> {
 }
 
 export function sampleCpu(): CpuSample {
+  return cpuOf(processTree());
+}
+
+/**
+ * CPU ms so far per role, and the write system calls so far of the nats-servers this process started, from one walk
+ * of the process tree.
+ */
+export function sampleProcesses(): { cpu: CpuSample; natsServerWriteCalls: number | null } {
+  const tree = processTree();
+  return { cpu: cpuOf(tree), natsServerWriteCalls: natsServerWriteCalls(tree) };
+}
+
+function cpuOf(tree: ReturnType<typeof processTree>): CpuSample {
   const out: CpuSample = new Map();
-  for (const { pid, cmdline, f } of processTree()) {
+  for (const { pid, cmdline, f } of tree) {
     const role = roleOf(pid, cmdline);
     const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
     if (role) out.set(role, (out.get(role) ?? 0) + (ticks * 1000) / TICKS_PER_SEC);
@@ -105,19 +118,20 @@ function cpuMsOf(stat: ProcStat): number {
   return ((Number(stat.fields[11]) + Number(stat.fields[12])) * 1000) / TICKS_PER_SEC;
 }
 
-/**
- * Where a service process's CPU went: its threads by role, and its live descendants. The threads
- * add up to less than the process (threads that ended are counted in its total only).
- */
-export interface ServiceCpu {
-  /** The process itself, every thread it has had: `processCpuMs` less its descendants. */
-  process: number;
+/** A process's live threads by role: less than the process in all, whose total counts the threads that ended too. */
+export interface ThreadsCpu {
   /** The main thread: in the all-in-one service, the edge (and the scheduler and approvals). */
   mainThread: number;
   /** Node's worker threads: in the all-in-one service, the executor. */
   workerThreads: number;
   /** The rest of the process's threads: garbage collection, libuv's pool, the inspector. */
   otherThreads: number;
+}
+
+/** Where a service process's CPU went: its threads by role, and its live descendants. */
+export interface ServiceCpu extends ThreadsCpu {
+  /** The process itself, every thread it has had: `processCpuMs` less its descendants. */
+  process: number;
   /** Its live descendants: the sandbox runners and their JavaScript hosts, the expression hosts. */
   children: number;
 }
@@ -128,20 +142,21 @@ export interface ServiceCpu {
  */
 export function serviceCpuMs(pid: number): ServiceCpu | null {
   const own = procStatAt(`/proc/${pid}/stat`);
-  if (own === null) return null;
-  const out: ServiceCpu = {
-    process: cpuMsOf(own),
-    mainThread: 0,
-    workerThreads: 0,
-    otherThreads: 0,
-    children: descendantsCpuMs(pid),
-  };
+  const threads = own === null ? null : threadsCpuMs(pid);
+  return own === null || threads === null
+    ? null
+    : { process: cpuMsOf(own), ...threads, children: descendantsCpuMs(pid) };
+}
+
+/** CPU ms (user + system) so far of `pid`'s live threads by role; null where /proc is not available. */
+export function threadsCpuMs(pid: number): ThreadsCpu | null {
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
     return null;
   }
+  const out: ThreadsCpu = { mainThread: 0, workerThreads: 0, otherThreads: 0 };
   for (const tid of tids) {
     // A thread that ended since the listing counts in the process's total only.
     const thread = procStatAt(`/proc/${pid}/task/${tid}/stat`);
@@ -154,13 +169,13 @@ export function serviceCpuMs(pid: number): ServiceCpu | null {
 }
 
 /**
- * Write system calls so far of the nats-servers this process started (`syscw` of /proc/<pid>/io): their socket writes
- * and their stores', where a stream on one server writes each message it keeps apart (one `pwrite64` each, counted with
- * strace on 2.9.10, 2026-12-06). Null without /proc.
+ * Write system calls so far of the nats-servers in `tree` (`syscw` of /proc/<pid>/io): their socket writes and their
+ * stores', where a stream on one server writes each message it keeps apart (one `pwrite64` each, counted with strace on
+ * 2.9.10, 2026-12-06). Null without /proc.
  */
-export function natsServerWriteCalls(): number | null {
+function natsServerWriteCalls(tree: ReturnType<typeof processTree>): number | null {
   let total: number | null = null;
-  for (const { pid, cmdline } of processTree()) {
+  for (const { pid, cmdline } of tree) {
     if (roleOf(pid, cmdline) !== "nats-server") continue;
     const calls = writeCalls(pid);
     if (calls !== null) total = (total ?? 0) + calls;

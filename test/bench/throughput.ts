@@ -2,7 +2,7 @@ import { newId } from "@wf/shared/execution";
 import { streamNames } from "@wf/shared/nats";
 import { runBounded, withTimeout } from "./bounded";
 import type { Completion } from "./completions";
-import { cpuBetween, natsServerWriteCalls, sampleCpu, serviceCpuMs, type ServiceCpu } from "./cpu";
+import { cpuBetween, sampleProcesses, threadsCpuMs, type ThreadsCpu } from "./cpu";
 import { messagesPer, natsMessages, type NatsMessages } from "./nats-messages";
 import { starter, streamState, type Target } from "./context";
 import { round, summarize, type Summary } from "./stats";
@@ -43,7 +43,7 @@ export interface ThroughputResult {
    * The service's (this process's) share of that by thread: its main thread, Node worker threads, and the rest, where
    * V8 compiles and collects garbage in the background (null without /proc).
    */
-  serviceThreadsCpuMsPerWorkflow: Omit<ServiceCpu, "process" | "children"> | null;
+  serviceThreadsCpuMsPerWorkflow: ThreadsCpu | null;
   /** Write system calls of nats-server per workflow: its sockets' and its store's (null without /proc). */
   natsServerWriteCallsPerWorkflow: number | null;
   /** Wall ms per workflow over the same span: a role using more CPU than this keeps over one core busy. */
@@ -79,13 +79,11 @@ export async function runThroughput(
   const states = () => Promise.all([kvStream, idxStream, evtStream].map((s) => streamState(t.client.jsm, s)));
   const before = await states();
   const messages0 = await natsMessages(t.monitorUrl);
-  const cpu0 = sampleCpu();
-  const threads0 = serviceCpuMs(process.pid);
-  const writes0 = natsServerWriteCalls();
+  const processes0 = sampleProcesses();
+  const threads0 = threadsCpuMs(process.pid);
   const b = await burst(t, start, opts.n, opts.window, opts.timeoutMs);
-  const cpu1 = sampleCpu();
-  const threads1 = serviceCpuMs(process.pid);
-  const writes1 = natsServerWriteCalls();
+  const processes1 = sampleProcesses();
+  const threads1 = threadsCpuMs(process.pid);
   const messages1 = await natsMessages(t.monitorUrl);
   const wallMs = performance.now() - b.t0;
   const after = await states();
@@ -115,22 +113,25 @@ export async function runThroughput(
     natsMessagesPerWorkflow: messagesPer(messages0, messages1, opts.n),
     recordBytesPerWorkflow: bytesPer(0),
     eventBytesPerWorkflow: bytesPer(2),
-    cpuMsPerWorkflow: cpuBetween(cpu0, cpu1, opts.n),
+    cpuMsPerWorkflow: cpuBetween(processes0.cpu, processes1.cpu, opts.n),
     serviceThreadsCpuMsPerWorkflow: threadsBetween(threads0, threads1, opts.n),
-    natsServerWriteCallsPerWorkflow:
-      writes0 === null || writes1 === null ? null : round((writes1 - writes0) / opts.n, 1),
+    natsServerWriteCallsPerWorkflow: writesBetween(
+      processes0.natsServerWriteCalls,
+      processes1.natsServerWriteCalls,
+      opts.n,
+    ),
     wallMsPerWorkflow: round(wallMs / opts.n, 2),
   };
 }
 
-function threadsBetween(
-  before: ServiceCpu | null,
-  after: ServiceCpu | null,
-  n: number,
-): ThroughputResult["serviceThreadsCpuMsPerWorkflow"] {
+function threadsBetween(before: ThreadsCpu | null, after: ThreadsCpu | null, n: number): ThreadsCpu | null {
   if (before === null || after === null) return null;
-  const per = (k: "mainThread" | "workerThreads" | "otherThreads"): number => round((after[k] - before[k]) / n, 2);
+  const per = (k: keyof ThreadsCpu): number => round((after[k] - before[k]) / n, 2);
   return { mainThread: per("mainThread"), workerThreads: per("workerThreads"), otherThreads: per("otherThreads") };
+}
+
+function writesBetween(before: number | null, after: number | null, n: number): number | null {
+  return before === null || after === null ? null : round((after - before) / n, 1);
 }
 
 interface Burst {
