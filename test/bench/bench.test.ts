@@ -11,6 +11,7 @@ import { HOSTILE_EXPRESSIONS, renderExpressionBench, runExpressionBench } from "
 import { renderExpressionSharing, runExpressionSharing } from "./expression-sharing";
 import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options";
 import { renderReadPathBench, runReadPathBench } from "./read-path";
+import { payloadOf, renderPayload, runPayload } from "./payload";
 import { renderPythonSteps, runPythonSteps } from "./python-steps";
 import { analyse } from "./report";
 import { render } from "./render";
@@ -175,6 +176,20 @@ describe("bench harness (smoke)", () => {
     );
     expect(text).toContain("code steps (createCodeRunner().isolation()): processes");
   }, 120_000);
+
+  it("payload: steps of each input size and output shape answer their records' count or the records, next to a baseline", async () => {
+    expect(JSON.stringify(payloadOf(64)).length).toBeGreaterThanOrEqual(64 * 1024);
+    const sizes = { kilobytes: [1, 64], warmup: 1, maxRuns: 3, minRuns: 2, budgetMs: 100, timeoutMs: 30_000 };
+    const r = await runPayload(sizes, { progress: () => undefined, track: () => () => undefined });
+    expect(r.cases.map((c) => [c.kilobytes, c.shape, c.stepMs.n >= 2])).toEqual([
+      [1, "count", true],
+      [1, "echo", true],
+      [64, "count", true],
+      [64, "echo", true],
+    ]);
+    for (const c of r.cases) expect(Number.isFinite(c.ratio) && c.ratio > 0).toBe(true);
+    expect(renderPayload(r)).toMatch(/64 KiB +echo +[\d.]+ ms/);
+  });
 
   it("code size: light and long steps alike complete, their records naming the definition, and the ratio is printed", async () => {
     const code = longStepCode(2_000);

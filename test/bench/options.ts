@@ -150,12 +150,13 @@ export const BENCH_PARTS = [
   "sweep",
   "disk",
   "code-size",
+  "payload",
 ] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /**
  * BENCH_PARTS=webhook (or api, suite, timers, llm, auth, expressions, debug, console, lists, e2e, flood, cluster,
- * reads, python-steps, sweep, disk, code-size, comma-separated) runs only those parts; all by default.
+ * reads, python-steps, sweep, disk, code-size, payload, comma-separated) runs only those parts; all by default.
  * BENCH_EDGE_CPU_PROF=<dir> makes the edge processes of the api and webhook parts (and the e2e part's service) write a
  * V8 CPU profile there, to see where a request's time goes under load.
  */
