@@ -1,3 +1,4 @@
+import { jsonOf } from "./json-text";
 import type { CodeRequest } from "./types";
 
 /** What a code step's process may inherit from the service: nothing but these. */
@@ -50,7 +51,7 @@ export function codeStepEnv(req: CodeRequest, dirs: StepDirs, base: BaseEnv, pro
     LANG: base.LANG,
     HOME: dirs.home,
     WF_ARTIFACTS_DIR: dirs.artifacts,
-    WF_INPUT: JSON.stringify(req.input ?? null),
+    WF_INPUT: jsonOf(req.input),
   };
   Object.assign(env, proxyEnv(proxy));
   for (const [name, value] of Object.entries(req.vars)) {

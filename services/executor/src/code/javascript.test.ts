@@ -44,6 +44,16 @@ describe("JavaScript code steps", () => {
     expect(await runner.run(js("return item"))).toMatchObject({ ok: true, output: null });
   });
 
+  it("passes any input and output through whole: line breaks, U+2028, characters of several bytes, a MiB", async () => {
+    const input = {
+      text: 'one\ntwo\r\nthree \u2028 \u2029 ünïcødé 🚀 \u0000 "quoted" \\',
+      nested: { list: [1, -2.5, 1e21, null, true, "x"], empty: {} },
+      big: "y".repeat(1024 * 1024),
+    };
+    const result = await runner.run(js("return { input, length: input.big.length }", { input }));
+    expect(result).toMatchObject({ ok: true, output: { input, length: 1024 * 1024 } });
+  });
+
   it("sends console output to the logs", async () => {
     const code = "console.log('a', 1, { b: 2 }); console.info('i'); console.warn('w'); console.error('e'); return 0";
     expect(await runner.run(js(code))).toMatchObject({ ok: true, logs: ['a 1 {"b":2}', "i", "w", "e"] });

@@ -5,6 +5,7 @@ import { ArtifactSet, describeBytes } from "./artifacts";
 import { FairSlots } from "./fair-slots";
 import { AloneCodes } from "./js-alone-codes";
 import { CodeSources, sourceText } from "./js-code-sources";
+import { JsonText, jsonOf } from "./json-text";
 import { makeRealm, stepMaker, type Realm } from "./js-realm";
 import { OwnerLru } from "@wf/shared/pools";
 import { LogLines, timeoutMessage } from "./output";
@@ -146,7 +147,7 @@ export class JsSteps {
     queue.share = this.shares.share(req.ownerPlan);
     const json: QueuedRun["json"] = [
       JSON.stringify(req.vars),
-      JSON.stringify(req.input ?? null),
+      jsonOf(req.input),
       req.item === undefined ? undefined : JSON.stringify(req.item),
     ];
     const chars = json[0].length + json[1].length + (json[2]?.length ?? 0);
@@ -390,6 +391,7 @@ function aborted(): Failure {
   return failure(undefined, "aborted", undefined, 0);
 }
 
+/** A settled run's result; its output as the JSON text its isolate's JSON.stringify wrote, which the client parses. */
 function settledResult(settled: string, maxOutputBytes: number): RunResult {
   const bare = { logs: [], artifacts: [] };
   if (settled.startsWith("E")) return { ok: false, error: settled.slice(1), timedOut: false, ...bare };
@@ -397,7 +399,7 @@ function settledResult(settled: string, maxOutputBytes: number): RunResult {
   if (Buffer.byteLength(output) > maxOutputBytes) {
     return { ok: false, error: `output exceeds ${describeBytes(maxOutputBytes)}`, timedOut: false, ...bare };
   }
-  return { ok: true, output: JSON.parse(output) as unknown, ...bare };
+  return { ok: true, output: new JsonText(output), ...bare };
 }
 
 /** `disposedAtMb`: the memory limit of the run's isolate, when something disposed it. */

@@ -65,8 +65,8 @@ export class LocalRunner {
 
   constructor(
     private readonly opts: RunnerProcess,
-    /** Whether the connection takes turns of owners at JavaScript runs (RunnerConnection). */
-    private readonly turns = true,
+    /** A runner relaying to the JavaScript host it forked (RunnerConnection). */
+    private readonly relay = false,
   ) {}
 
   get busy(): number {
@@ -77,7 +77,7 @@ export class LocalRunner {
   live(): RunnerClient {
     if (this.current?.conn.alive) return this.current.client;
     const proc = spawnRunner(this.opts, this.opts.handsOffJs === true);
-    const conn = new RunnerConnection(proc.stdio[3] as Duplex, (why) => this.kill(incarnation, why), this.turns);
+    const conn = new RunnerConnection(proc.stdio[3] as Duplex, (why) => this.kill(incarnation, why), this.relay);
     const link = this.opts.handsOffJs ? new JsHostLink(proc) : undefined;
     const incarnation: Incarnation = {
       proc,

@@ -6,7 +6,15 @@ import { waitFor } from "@wf/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsPool } from "./js-run-clock";
 import { SENT_MAX_CODES } from "./code-refs";
-import { readMessages, writeMessage, type ClientMessage } from "./protocol";
+import { JsonText } from "./json-text";
+import {
+  messageLine,
+  readMessages,
+  writeFollowed,
+  writeMessage,
+  type ClientMessage,
+  type RunnerMessage,
+} from "./protocol";
 import { RunnerConnection } from "./runner-connection";
 import { serveConnection, type Served } from "./sandbox-server";
 import { step } from "./testing/processes";
@@ -20,6 +28,8 @@ interface Peer {
   runs: number[];
   /** Runs cancelled, by id. */
   cancels: number[];
+  /** The text that followed each run's message on a line of its own (its input), by id. */
+  inputs: Map<number, string>;
   /** Ends run `id` with output `output`. */
   answer(id: number, output: unknown): void;
   close(): Promise<void>;
@@ -35,17 +45,20 @@ async function peer(
   onRun: (socket: Socket, msg: { id: number }) => void = () => undefined,
   js?: JsPool,
   codeRefs?: boolean,
+  rawInput?: boolean,
 ): Promise<Peer> {
   const dir = await mkdtemp(join(tmpdir(), "wf-runner-connection-"));
   const path = join(dir, "peer.sock");
   const runs: number[] = [];
   const cancels: number[] = [];
   const messages: ClientMessage[] = [];
+  const inputs = new Map<number, string>();
   let served: Socket | undefined;
   const server: Server = createServer((socket) => {
     served = socket;
-    readMessages<ClientMessage>(socket, (msg) => {
+    readMessages<ClientMessage>(socket, (msg, follows) => {
       messages.push(msg);
+      if (msg.t === "run" && follows !== undefined) inputs.set(msg.id, follows);
       if (msg.t === "cancel") cancels.push(msg.id);
       if (msg.t !== "run") return;
       runs.push(msg.id);
@@ -56,6 +69,7 @@ async function peer(
       isolation: refusedIsolation("a test peer"),
       ...(js ? { js } : {}),
       ...(codeRefs === undefined ? {} : { codeRefs }),
+      ...(rawInput === undefined ? {} : { rawInput }),
     });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
@@ -65,6 +79,7 @@ async function peer(
     messages,
     runs,
     cancels,
+    inputs,
     answer: (id, output) =>
       writeMessage(served!, { t: "result", id, result: { ok: true, output, logs: [], artifacts: [] } }),
     close: async () => {
@@ -241,3 +256,155 @@ describe("a runner connection's codes", () => {
 function ok(output: string): RunResult {
   return { ok: true, output, logs: [], artifacts: [] };
 }
+
+describe("a runner connection's inputs and outputs as JSON text", () => {
+  const input = { s: "a\nb\u2028c ünï 🚀", list: [1, 2.5, null] };
+  /** Answers each run with `text` as its output, on a line of its own. */
+  const answerWith =
+    (text: string) =>
+    (socket: Socket, msg: { id: number }): void => {
+      const line = messageLine({
+        t: "result",
+        id: msg.id,
+        result: { ok: true, output: undefined, logs: [], artifacts: [] },
+        follows: "output",
+      });
+      writeFollowed(socket, line, text);
+    };
+  const answerEach = (socket: Socket, msg: { id: number }): void =>
+    writeMessage(socket, { t: "result", id: msg.id, result: { ok: true, output: 1, logs: [], artifacts: [] } });
+
+  it("sends a run's input on a line of its own to a runner that takes it so, and in the run to one that does not", async () => {
+    const raw = await peer(answerEach, undefined, undefined, true);
+    const conn = new RunnerConnection(raw.client, () => undefined);
+    expect(await conn.run(step("javascript", "return 1", { input }), {} as never)).toMatchObject({ ok: true });
+    const [sent] = raw.messages.filter((m) => m.t === "run");
+    expect(sent).toMatchObject({ follows: "input", rawOutput: true });
+    expect(sent!.t === "run" && sent!.req.input).toBeUndefined();
+    expect(raw.inputs.get(sent!.id)).toBe(JSON.stringify(input));
+    await raw.close();
+
+    const old = await peer(answerEach);
+    close = old.close;
+    const toOld = new RunnerConnection(old.client, () => undefined);
+    expect(await toOld.run(step("javascript", "return 1", { input }), {} as never)).toMatchObject({ ok: true });
+    const [run] = old.messages.filter((m) => m.t === "run");
+    expect(run).not.toHaveProperty("follows");
+    expect(run!.t === "run" && run!.req.input).toEqual(input);
+    expect(old.inputs.size).toBe(0);
+  });
+
+  it("parses an output that comes on a line of its own, and fails a run whose output there is not JSON", async () => {
+    const good = await peer(answerWith(JSON.stringify(input)), undefined, undefined, true);
+    const conn = new RunnerConnection(good.client, () => undefined);
+    expect(await conn.run(step("javascript", "return input"), {} as never)).toEqual({
+      ok: true,
+      output: input,
+      logs: [],
+      artifacts: [],
+    });
+    await good.close();
+
+    const bad = await peer(answerWith('{"cut":'), undefined, undefined, true);
+    close = bad.close;
+    const toBad = new RunnerConnection(bad.client, () => undefined);
+    expect(await toBad.run(step("javascript", "return input"), {} as never)).toMatchObject({
+      ok: false,
+      error: "the sandbox runner answered an output that is not JSON",
+    });
+  });
+
+  it("passes an output's text on as it came where it relays a runner's runs", async () => {
+    const host = await peer(answerWith('{"a": [1, 2]}'), undefined, undefined, true);
+    close = host.close;
+    const relay = new RunnerConnection(host.client, () => undefined, true);
+    const result = await relay.run(step("javascript", "return input"), {} as never);
+    const output = result.ok ? result.output : undefined;
+    expect(output).toBeInstanceOf(JsonText);
+    expect((output as JsonText).text).toBe('{"a": [1, 2]}');
+  });
+});
+
+describe("a runner's results to its client", () => {
+  /** Sends `msg` to a runner that answers each run with `output`, and returns its result and the text after it. */
+  async function ask(
+    output: unknown,
+    msg: ClientMessage,
+  ): Promise<{ result: Extract<RunnerMessage, { t: "result" }>; follows: string | undefined }> {
+    const dir = await mkdtemp(join(tmpdir(), "wf-runner-results-"));
+    const path = join(dir, "runner.sock");
+    const served: Served = {
+      isolation: refusedIsolation("a test runner"),
+      jsPool: { size: 8, limit: 16 },
+      run: () => Promise.resolve({ ok: true, output, logs: [], artifacts: [] }),
+    };
+    const server = createServer((socket) => serveConnection(socket, served));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const client = createConnection(path);
+    close = async () => {
+      client.destroy();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    };
+    const answered = new Promise<{ result: Extract<RunnerMessage, { t: "result" }>; follows: string | undefined }>(
+      (resolve) =>
+        readMessages<RunnerMessage>(client, (m, follows) => {
+          if (m.t === "result") resolve({ result: m, follows });
+        }),
+    );
+    writeMessage(client, msg);
+    return answered;
+  }
+  const run = (extra: Partial<Extract<ClientMessage, { t: "run" }>>): ClientMessage => ({
+    t: "run",
+    id: 1,
+    req: step("python", "print(1)"),
+    limits: {} as never,
+    live: false,
+    ...extra,
+  });
+
+  it("sends the output on a line of its own to a client that takes it so, and in the result to one that does not", async () => {
+    const raw = await ask({ b: [2] }, run({ rawOutput: true }));
+    expect(raw).toEqual({
+      result: { t: "result", id: 1, result: { ok: true, logs: [], artifacts: [] }, follows: "output" },
+      follows: '{"b":[2]}',
+    });
+    await close?.();
+    const embedded = await ask({ b: [2] }, run({}));
+    expect(embedded).toEqual({
+      result: { t: "result", id: 1, result: { ok: true, output: { b: [2] }, logs: [], artifacts: [] } },
+      follows: undefined,
+    });
+  });
+
+  it("sends an output's text that holds a line break in the result, as its value", async () => {
+    const r = await ask(new JsonText('{"a":\n1}'), run({ rawOutput: true }));
+    expect(r.follows).toBeUndefined();
+    expect(r.result.result).toEqual({ ok: true, output: { a: 1 }, logs: [], artifacts: [] });
+  });
+
+  it("takes a run's input from the line after it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wf-runner-inputs-"));
+    const path = join(dir, "runner.sock");
+    const served: Served = {
+      isolation: refusedIsolation("a test runner"),
+      jsPool: { size: 8, limit: 16 },
+      run: (req) => Promise.resolve({ ok: true, output: req.input, logs: [], artifacts: [] }),
+    };
+    const server = createServer((socket) => serveConnection(socket, served));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const client = createConnection(path);
+    close = async () => {
+      client.destroy();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    };
+    const conn = new RunnerConnection(client, () => undefined);
+    const input = { text: "line one\nline two", n: 3 };
+    expect(await conn.run(step("python", "print(1)", { input }), {} as never)).toMatchObject({
+      ok: true,
+      output: input,
+    });
+  });
+});

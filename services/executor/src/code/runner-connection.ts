@@ -6,8 +6,9 @@ import { JS_POOL } from "./js-bounds";
 import { JsRunClock, STUCK_GRACE_MS } from "./js-run-clock";
 import { timeoutMessage } from "./output";
 import { ownerOf, poolShares } from "./pool-shares";
-import type { RunnerMessage, TurnState, WireResult } from "./protocol";
-import { fromWire, messageLine, readMessages, writeLine, writeMessage } from "./protocol";
+import { JsonText, jsonOf, valueOf } from "./json-text";
+import type { ClientMessage, RunnerMessage, TurnState, WireResult } from "./protocol";
+import { fromWire, messageLine, readMessages, writeFollowed, writeMessage } from "./protocol";
 import {
   runsInIsolate,
   type CodeRequest,
@@ -72,6 +73,8 @@ export class RunnerConnection {
   private pending = 0;
   /** Set once the runner says it holds codes sent once: until then, and with one that does not, runs carry theirs. */
   private codes: SentCodes | undefined;
+  /** Whether the runner takes a run's input on a line of its own (protocol.ts). */
+  private rawInput = false;
   private failure: Error | undefined;
   private onReady: (isolation: Isolation) => void = () => undefined;
   private onFailed: (err: Error) => void = () => undefined;
@@ -81,10 +84,11 @@ export class RunnerConnection {
     /** Called when a run went unanswered long past its timeout. */
     private readonly onStuck: (why: string) => void,
     /**
-     * Owners take turns at JavaScript runs here; not where a runner relays them to its JavaScript host, past these
-     * turns.
+     * A runner relaying its clients' JavaScript runs to its JavaScript host: owners took turns at them before, and
+     * outputs that come as JSON text go on as text (json-text.ts). Elsewhere owners take turns here, and outputs are
+     * parsed.
      */
-    private readonly turns = true,
+    private readonly relay = false,
   ) {
     this.ready = new Promise<Isolation>((resolve, reject) => {
       this.onReady = resolve;
@@ -93,16 +97,18 @@ export class RunnerConnection {
     // A failure before "ready" is reported by the runs awaiting it.
     this.ready.catch(() => undefined);
     stream.on("error", () => undefined);
-    readMessages<RunnerMessage>(stream, (msg) => {
+    readMessages<RunnerMessage>(stream, (msg, follows) => {
       if (msg.t === "ready") {
         this.jsClock ??= new JsRunClock(msg.js ?? JS_POOL, (why) => this.stalled(why));
         if (msg.codeRefs === true) this.codes ??= new SentCodes();
+        this.rawInput = msg.rawInput === true;
         this.onReady(msg.isolation);
       } else if (msg.t === "log") this.inFlight.get(msg.id)?.onLog?.(msg.line);
       else if (msg.t === "out") this.inFlight.get(msg.id)?.onStdout?.(msg.data);
       // Only a sandbox runner's process steps wait for turns they are told of: a JavaScript run's clock hears nothing.
       else if (msg.t === "queued" || msg.t === "started") this.inFlight.get(msg.id)?.onTurn?.(msg.t);
-      else this.inFlight.get(msg.id)?.settle(msg.result);
+      else
+        this.inFlight.get(msg.id)?.settle(msg.follows === "output" ? this.withOutput(msg.result, follows) : msg.result);
     });
   }
 
@@ -118,17 +124,23 @@ export class RunnerConnection {
   async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     this.pending += 1;
     const isolate = runsInIsolate(req.language);
-    const js = this.turns && isolate;
+    const js = !this.relay && isolate;
     const id = this.nextId++;
     const codeId = this.codes?.idOf(req.code) ?? null;
     const live = onLog !== undefined;
-    const line = messageLine(
-      codeId === null
-        ? { t: "run", id, req, limits, live }
-        : { t: "run", id, req: { ...req, code: undefined }, limits, live, codeId },
-    );
+    const input = jsonOf(req.input);
+    const line = messageLine({
+      t: "run",
+      id,
+      req: { ...req, input: undefined, ...(codeId === null ? {} : { code: undefined }) },
+      limits,
+      live,
+      ...(codeId === null ? {} : { codeId }),
+      follows: "input",
+      rawOutput: true,
+    });
     // A large request takes slots as its size asks: what the host holds queued is bounded in bytes as well.
-    const weight = js ? Math.min(MAX_CONCURRENT_JS_RUNS, Math.ceil(line.length / JS_SLOT_CHARS)) : 0;
+    const weight = js ? Math.min(MAX_CONCURRENT_JS_RUNS, Math.ceil((line.length + input.length) / JS_SLOT_CHARS)) : 0;
     try {
       const owner = ownerOf(req);
       if (js) {
@@ -140,7 +152,17 @@ export class RunnerConnection {
       }
       try {
         await this.ready;
-        return await this.send(id, line, isolate, req, signal, onLog, codeId);
+        // To a runner that does not say it takes inputs on their own line, as runs were sent before.
+        const embedded = (): ClientMessage => ({
+          t: "run",
+          id,
+          req: { ...req, input: valueOf(req.input), ...(codeId === null ? {} : { code: undefined }) },
+          limits,
+          live,
+          ...(codeId === null ? {} : { codeId }),
+          rawOutput: true,
+        });
+        return await this.send(id, { line, input, embedded }, isolate, req, signal, onLog, codeId);
       } catch (err) {
         return failed(err instanceof Error ? err.message : String(err));
       } finally {
@@ -205,7 +227,7 @@ export class RunnerConnection {
   /** Sends run `id`, whose message is `line`; `js`: a JavaScript or TypeScript run, clocked as such. */
   private send(
     id: number,
-    line: string,
+    request: { line: string; input: string; embedded: () => ClientMessage },
     js: boolean,
     req: CodeRequest,
     signal: AbortSignal | undefined,
@@ -257,8 +279,29 @@ export class RunnerConnection {
       // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
       if (codeId !== null)
         for (const msg of this.codes!.before(codeId, req.code!, ownerOf(req))) writeMessage(this.stream, msg);
-      writeLine(this.stream, line);
+      if (this.rawInput) writeFollowed(this.stream, request.line, request.input);
+      else writeMessage(this.stream, request.embedded());
     });
+  }
+
+  /**
+   * A result whose output came on a line of its own: as that text, passed on by a relay, or as its value. An output
+   * that is not JSON fails its run: only a runner in the sandbox wrote it.
+   */
+  private withOutput(result: WireResult, json: string | undefined): WireResult {
+    if (!result.ok || json === undefined) return result;
+    if (this.relay) return { ...result, output: new JsonText(json) };
+    try {
+      return { ...result, output: JSON.parse(json) as unknown };
+    } catch {
+      return {
+        ok: false,
+        error: "the sandbox runner answered an output that is not JSON",
+        logs: [],
+        artifacts: [],
+        timedOut: false,
+      };
+    }
   }
 
   /** No JavaScript run ended for too long: each is given up, and the runner told its host is stuck. */

@@ -262,6 +262,12 @@ describe("createCodeRunner", () => {
           ok: true,
           output: 2,
         });
+        // Through the runner's relay to its JavaScript host, which passes the input's and the output's texts on.
+        const input = { text: "a\nb\u2028c ünï 🚀", big: "z".repeat(256 * 1024) };
+        expect(await runner.run(step("javascript", "return input", { input }))).toMatchObject({
+          ok: true,
+          output: input,
+        });
         expect(await runner.run(step("bash", "sleep 5", { timeoutMs: 200 }))).toMatchObject({
           ok: false,
           timedOut: true,

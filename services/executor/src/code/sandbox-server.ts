@@ -3,7 +3,8 @@ import { PassThrough } from "node:stream";
 import { HeldCodes } from "./code-refs";
 import type { JsPool } from "./js-run-clock";
 import type { ClientMessage, TurnState } from "./protocol";
-import { readMessages, toWire, writeMessage } from "./protocol";
+import { JsonText, jsonOf, valueOf } from "./json-text";
+import { fitsOnALine, messageLine, readMessages, toWire, writeFollowed, writeMessage } from "./protocol";
 import type { Interactive, Isolation, CodeRequest, LogListener, RunResult, SandboxLimits } from "./types";
 
 /** What a connection is served by: a runner's Sandbox, or a JavaScript host's steps. */
@@ -33,7 +34,7 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
   stream.on("close", () => {
     for (const run of runs.values()) run.abort();
   });
-  readMessages<ClientMessage>(stream, (msg) => {
+  readMessages<ClientMessage>(stream, (msg, follows) => {
     if (msg.t === "cancel") {
       runs.get(msg.id)?.abort();
       return;
@@ -55,6 +56,8 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       return;
     }
     let req = msg.req;
+    // Carried as it came: the JavaScript host hands it to the isolate, a process step's environment takes it as it is.
+    if (msg.t === "run" && msg.follows === "input") req = { ...req, input: new JsonText(follows ?? "null") };
     if (msg.t === "run" && msg.codeId !== undefined) {
       const code = codes.code(msg.codeId);
       // Its client sends a code before the runs that name it and forgets none they may name: a bug if it comes.
@@ -86,10 +89,40 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
       .then((result) => {
         runs.delete(msg.id);
         inputs.delete(msg.id);
-        writeMessage(stream, { t: "result", id: msg.id, result: toWire(result) });
+        writeResult(stream, msg.id, result, msg.t === "run" && msg.rawOutput === true);
       });
   });
-  writeMessage(stream, { t: "ready", isolation: sandbox.isolation, js: sandbox.jsPool, codeRefs: true });
+  writeMessage(stream, {
+    t: "ready",
+    isolation: sandbox.isolation,
+    js: sandbox.jsPool,
+    codeRefs: true,
+    rawInput: true,
+  });
+}
+
+/** A run's result; its output on a line of its own where the client takes it so. */
+function writeResult(stream: Duplex, id: number, result: RunResult, rawOutput: boolean): void {
+  if (rawOutput && result.ok && result.output !== undefined) {
+    const json = jsonOf(result.output);
+    if (fitsOnALine(json)) {
+      const line = messageLine({
+        t: "result",
+        id,
+        result: toWire({ ...result, output: undefined }),
+        follows: "output",
+      });
+      return writeFollowed(stream, line, json);
+    }
+  }
+  let embedded = result;
+  try {
+    if (result.ok) embedded = { ...result, output: valueOf(result.output) };
+  } catch {
+    // Only a JavaScript host this runner relays to sends an output's text, and its isolates' JSON.stringify wrote it.
+    embedded = failed("the JavaScript host answered an output that is not JSON");
+  }
+  writeMessage(stream, { t: "result", id, result: toWire(embedded) });
 }
 
 function failed(error: string): RunResult {

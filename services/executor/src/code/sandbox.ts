@@ -96,7 +96,7 @@ export class Sandbox implements Served {
       what: "the JavaScript host process",
       isolates: true,
     };
-    const js = opts.handOff ? handedOff(new JsHostHandOff(host, opts.handOff)) : relayed(new LocalRunner(host, false));
+    const js = opts.handOff ? handedOff(new JsHostHandOff(host, opts.handOff)) : relayed(new LocalRunner(host, true));
     return new Sandbox(isolation, python, interpreters, processes, js, uids);
   }
 
