@@ -90,6 +90,22 @@ async function peer(
   };
 }
 
+/** A client's socket to a runner's end (serveConnection) whose runs `run` answers; closed after the test. */
+async function servedRunner(run: Served["run"]): Promise<Socket> {
+  const dir = await mkdtemp(join(tmpdir(), "wf-runner-served-"));
+  const path = join(dir, "runner.sock");
+  const served: Served = { isolation: refusedIsolation("a test runner"), jsPool: { size: 8, limit: 16 }, run };
+  const server = createServer((socket) => serveConnection(socket, served));
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  const client = createConnection(path);
+  close = async () => {
+    client.destroy();
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  };
+  return client;
+}
+
 /** Closes the test's peer. */
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -224,22 +240,10 @@ describe("a runner connection's codes", () => {
   });
 
   it("runs the right code through a real runner's end, past the codes it holds at once and back", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "wf-runner-codes-"));
-    const path = join(dir, "runner.sock");
     // A runner that answers each run with the code it ran.
-    const served: Served = {
-      isolation: refusedIsolation("a test runner"),
-      jsPool: { size: 8, limit: 16 },
-      run: (req) => Promise.resolve({ ok: true, output: req.code, logs: [], artifacts: [] }),
-    };
-    const server = createServer((socket) => serveConnection(socket, served));
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    const client = createConnection(path);
-    close = async () => {
-      client.destroy();
-      await new Promise((resolve) => server.close(resolve));
-      await rm(dir, { recursive: true, force: true });
-    };
+    const client = await servedRunner((req) =>
+      Promise.resolve({ ok: true, output: req.code, logs: [], artifacts: [] }),
+    );
     const conn = new RunnerConnection(client, () => undefined);
     await conn.ready;
     const codes = Array.from({ length: SENT_MAX_CODES + 44 }, (_, i) => `print(${i})`);
@@ -331,21 +335,7 @@ describe("a runner's results to its client", () => {
     output: unknown,
     msg: ClientMessage,
   ): Promise<{ result: Extract<RunnerMessage, { t: "result" }>; follows: string | undefined }> {
-    const dir = await mkdtemp(join(tmpdir(), "wf-runner-results-"));
-    const path = join(dir, "runner.sock");
-    const served: Served = {
-      isolation: refusedIsolation("a test runner"),
-      jsPool: { size: 8, limit: 16 },
-      run: () => Promise.resolve({ ok: true, output, logs: [], artifacts: [] }),
-    };
-    const server = createServer((socket) => serveConnection(socket, served));
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    const client = createConnection(path);
-    close = async () => {
-      client.destroy();
-      await new Promise((resolve) => server.close(resolve));
-      await rm(dir, { recursive: true, force: true });
-    };
+    const client = await servedRunner(() => Promise.resolve({ ok: true, output, logs: [], artifacts: [] }));
     const answered = new Promise<{ result: Extract<RunnerMessage, { t: "result" }>; follows: string | undefined }>(
       (resolve) =>
         readMessages<RunnerMessage>(client, (m, follows) => {
@@ -385,21 +375,9 @@ describe("a runner's results to its client", () => {
   });
 
   it("takes a run's input from the line after it", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "wf-runner-inputs-"));
-    const path = join(dir, "runner.sock");
-    const served: Served = {
-      isolation: refusedIsolation("a test runner"),
-      jsPool: { size: 8, limit: 16 },
-      run: (req) => Promise.resolve({ ok: true, output: req.input, logs: [], artifacts: [] }),
-    };
-    const server = createServer((socket) => serveConnection(socket, served));
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    const client = createConnection(path);
-    close = async () => {
-      client.destroy();
-      await new Promise((resolve) => server.close(resolve));
-      await rm(dir, { recursive: true, force: true });
-    };
+    const client = await servedRunner((req) =>
+      Promise.resolve({ ok: true, output: req.input, logs: [], artifacts: [] }),
+    );
     const conn = new RunnerConnection(client, () => undefined);
     const input = { text: "line one\nline two", n: 3 };
     expect(await conn.run(step("python", "print(1)", { input }), {} as never)).toMatchObject({
