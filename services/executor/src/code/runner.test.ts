@@ -215,12 +215,20 @@ describe("createCodeRunner", () => {
       stdio: ["ignore", "ignore", "pipe"],
     });
     let log = "";
+    let stopping = false;
     proc.stderr?.setEncoding("utf8").on("data", (text: string) => (log += text));
+    const exited = new Promise<void>((resolve) =>
+      proc.once("exit", (code, signal) => {
+        // What it said before it went: a runner that dies under a test is otherwise only a closed connection.
+        if (!stopping) console.error(`the standalone runner ${name} exited (${code ?? signal}) unasked:\n${log}`);
+        resolve();
+      }),
+    );
     await waitFor(() => log.includes("ready on"), { what: `the sandbox runner to listen (${log})`, timeoutMs: 20_000 });
     return {
       socket,
       async stop() {
-        const exited = new Promise((resolve) => proc.once("exit", resolve));
+        stopping = true;
         proc.kill("SIGTERM");
         await exited;
       },
