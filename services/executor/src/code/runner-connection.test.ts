@@ -318,6 +318,17 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
     });
   });
 
+  it("sends an input's text that holds a line break in the run, as its value", async () => {
+    const host = await peer(answerEach, undefined, undefined, true);
+    close = host.close;
+    const relay = new RunnerConnection(host.client, () => undefined, true);
+    const req = step("javascript", "return 1", { input: new JsonText('{"a":\n[1]}') });
+    expect(await relay.run(req, {} as never)).toMatchObject({ ok: true });
+    const [run] = host.messages.filter((m) => m.t === "run");
+    expect(run).not.toHaveProperty("follows");
+    expect(run!.t === "run" && run!.req.input).toEqual({ a: [1] });
+  });
+
   it("passes an output's text on as it came where it relays a runner's runs", async () => {
     const host = await peer(answerWith('{"a": [1, 2]}'), undefined, undefined, true);
     close = host.close;

@@ -8,7 +8,7 @@ import { timeoutMessage } from "./output";
 import { ownerOf, poolShares } from "./pool-shares";
 import { JsonText, jsonOf, valueOf } from "./json-text";
 import type { ClientMessage, RunnerMessage, TurnState, WireResult } from "./protocol";
-import { fromWire, messageLine, readMessages, writeFollowed, writeMessage } from "./protocol";
+import { fitsOnALine, fromWire, messageLine, readMessages, writeFollowed, writeMessage } from "./protocol";
 import {
   runsInIsolate,
   type CodeRequest,
@@ -152,7 +152,7 @@ export class RunnerConnection {
       }
       try {
         await this.ready;
-        // To a runner that does not say it takes inputs on their own line, as runs were sent before.
+        // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
         const embedded = (): ClientMessage => ({
           t: "run",
           id,
@@ -279,7 +279,7 @@ export class RunnerConnection {
       // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
       if (codeId !== null)
         for (const msg of this.codes!.before(codeId, req.code!, ownerOf(req))) writeMessage(this.stream, msg);
-      if (this.rawInput) writeFollowed(this.stream, request.line, request.input);
+      if (this.rawInput && fitsOnALine(request.input)) writeFollowed(this.stream, request.line, request.input);
       else writeMessage(this.stream, request.embedded());
     });
   }
