@@ -8,7 +8,7 @@ import { timeoutMessage } from "./output";
 import { ownerOf, poolShares } from "./pool-shares";
 import { JsonText, jsonOf, valueOf } from "./json-text";
 import type { ClientMessage, RunnerMessage, TurnState, WireResult } from "./protocol";
-import { fitsOnALine, fromWire, messageLine, readMessages, writeFollowed, writeMessage } from "./protocol";
+import { fitsOnALine, fromWire, messageLine, readMessages, toWire, writeFollowed, writeMessage } from "./protocol";
 import {
   runsInIsolate,
   type CodeRequest,
@@ -129,16 +129,18 @@ export class RunnerConnection {
     const codeId = this.codes?.idOf(req.code) ?? null;
     const live = onLog !== undefined;
     const input = jsonOf(req.input);
-    const line = messageLine({
+    /** The run's message: its input in `req`, or (`follows`) on the line after it. */
+    const message = (inRequest: unknown, follows?: "input"): ClientMessage => ({
       t: "run",
       id,
-      req: { ...req, input: undefined, ...(codeId === null ? {} : { code: undefined }) },
+      req: { ...req, input: inRequest, ...(codeId === null ? {} : { code: undefined }) },
       limits,
       live,
       ...(codeId === null ? {} : { codeId }),
-      follows: "input",
+      ...(follows === undefined ? {} : { follows }),
       rawOutput: true,
     });
+    const line = messageLine(message(undefined, "input"));
     // A large request takes slots as its size asks: what the host holds queued is bounded in bytes as well.
     const weight = js ? Math.min(MAX_CONCURRENT_JS_RUNS, Math.ceil((line.length + input.length) / JS_SLOT_CHARS)) : 0;
     try {
@@ -153,15 +155,7 @@ export class RunnerConnection {
       try {
         await this.ready;
         // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
-        const embedded = (): ClientMessage => ({
-          t: "run",
-          id,
-          req: { ...req, input: valueOf(req.input), ...(codeId === null ? {} : { code: undefined }) },
-          limits,
-          live,
-          ...(codeId === null ? {} : { codeId }),
-          rawOutput: true,
-        });
+        const embedded = (): ClientMessage => message(valueOf(req.input));
         return await this.send(id, { line, input, embedded }, isolate, req, signal, onLog, codeId);
       } catch (err) {
         return failed(err instanceof Error ? err.message : String(err));
@@ -294,13 +288,7 @@ export class RunnerConnection {
     try {
       return { ...result, output: JSON.parse(json) as unknown };
     } catch {
-      return {
-        ok: false,
-        error: "the sandbox runner answered an output that is not JSON",
-        logs: [],
-        artifacts: [],
-        timedOut: false,
-      };
+      return toWire(failed("the sandbox runner answered an output that is not JSON"));
     }
   }
 
