@@ -35,17 +35,23 @@ interface Peer {
   close(): Promise<void>;
 }
 
+/** Answers each run at once, its output 1. */
+function answerEach(socket: Socket, msg: { id: number }): void {
+  writeMessage(socket, { t: "result", id: msg.id, result: { ok: true, output: 1, logs: [], artifacts: [] } });
+}
+
 /** A peer that says it queued every run and never runs it: a JavaScript host an exploit took over, say. */
 function queuingPeer(): Promise<Peer> {
   return peer((socket, msg) => writeMessage(socket, { t: "queued", id: msg.id }));
 }
 
-/** A JavaScript host that runs `js.size` at once, up to `js.limit`, and answers when the test says. */
+/**
+ * A JavaScript host that runs `js.size` at once, up to `js.limit`, and answers when the test says; it says it holds
+ * codes and takes inputs on their own line where `codeRefs` and `rawInput` say so.
+ */
 async function peer(
   onRun: (socket: Socket, msg: { id: number }) => void = () => undefined,
-  js?: JsPool,
-  codeRefs?: boolean,
-  rawInput?: boolean,
+  { js, codeRefs, rawInput }: { js?: JsPool; codeRefs?: boolean; rawInput?: boolean } = {},
 ): Promise<Peer> {
   const dir = await mkdtemp(join(tmpdir(), "wf-runner-connection-"));
   const path = join(dir, "peer.sock");
@@ -126,7 +132,7 @@ describe("a runner connection's stuck clock", () => {
 
   it("starts a JavaScript run's clock only once its host must have started it, behind its owner's runs", async () => {
     // One isolate, so one run of a free owner at a time: the second waits at the host for the first.
-    const host = await peer(undefined, { size: 1, limit: 2 });
+    const host = await peer(undefined, { js: { size: 1, limit: 2 } });
     close = host.close;
     const stuck: string[] = [];
     const conn = new RunnerConnection(host.client, (why) => stuck.push(why));
@@ -146,7 +152,7 @@ describe("a runner connection's stuck clock", () => {
 
   it("gives up every JavaScript run of a host that ends none within the longest timeout and 5 s", async () => {
     // Past the host's limit no run has a clock of its own: the host holds some back whoever sent them.
-    const host = await peer(undefined, { size: 1, limit: 1 });
+    const host = await peer(undefined, { js: { size: 1, limit: 1 } });
     close = host.close;
     const stuck: string[] = [];
     const conn = new RunnerConnection(host.client, (why) => stuck.push(why));
@@ -205,11 +211,8 @@ describe("a runner connection's JavaScript runs at once", () => {
 });
 
 describe("a runner connection's codes", () => {
-  const answerEach = (socket: Socket, msg: { id: number }): void =>
-    writeMessage(socket, { t: "result", id: msg.id, result: { ok: true, output: 1, logs: [], artifacts: [] } });
-
   it("sends a code once to a runner that holds codes, and its runs name it", async () => {
-    const host = await peer(answerEach, undefined, true);
+    const host = await peer(answerEach, { codeRefs: true });
     close = host.close;
     const conn = new RunnerConnection(host.client, () => undefined);
     await conn.ready;
@@ -275,11 +278,8 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
       });
       writeFollowed(socket, line, text);
     };
-  const answerEach = (socket: Socket, msg: { id: number }): void =>
-    writeMessage(socket, { t: "result", id: msg.id, result: { ok: true, output: 1, logs: [], artifacts: [] } });
-
   it("sends a run's input on a line of its own to a runner that takes it so, and in the run to one that does not", async () => {
-    const raw = await peer(answerEach, undefined, undefined, true);
+    const raw = await peer(answerEach, { rawInput: true });
     const conn = new RunnerConnection(raw.client, () => undefined);
     expect(await conn.run(step("javascript", "return 1", { input }), {} as never)).toMatchObject({ ok: true });
     const [sent] = raw.messages.filter((m) => m.t === "run");
@@ -299,7 +299,7 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
   });
 
   it("parses an output that comes on a line of its own, and fails a run whose output there is not JSON", async () => {
-    const good = await peer(answerWith(JSON.stringify(input)), undefined, undefined, true);
+    const good = await peer(answerWith(JSON.stringify(input)), { rawInput: true });
     const conn = new RunnerConnection(good.client, () => undefined);
     expect(await conn.run(step("javascript", "return input"), {} as never)).toEqual({
       ok: true,
@@ -309,7 +309,7 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
     });
     await good.close();
 
-    const bad = await peer(answerWith('{"cut":'), undefined, undefined, true);
+    const bad = await peer(answerWith('{"cut":'), { rawInput: true });
     close = bad.close;
     const toBad = new RunnerConnection(bad.client, () => undefined);
     expect(await toBad.run(step("javascript", "return input"), {} as never)).toMatchObject({
@@ -319,7 +319,7 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
   });
 
   it("sends an input's text that holds a line break in the run, as its value", async () => {
-    const host = await peer(answerEach, undefined, undefined, true);
+    const host = await peer(answerEach, { rawInput: true });
     close = host.close;
     const relay = new RunnerConnection(host.client, () => undefined, true);
     const req = step("javascript", "return 1", { input: new JsonText('{"a":\n[1]}') });
@@ -330,7 +330,7 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
   });
 
   it("passes an output's text on as it came where it relays a runner's runs", async () => {
-    const host = await peer(answerWith('{"a": [1, 2]}'), undefined, undefined, true);
+    const host = await peer(answerWith('{"a": [1, 2]}'), { rawInput: true });
     close = host.close;
     const relay = new RunnerConnection(host.client, () => undefined, true);
     const result = await relay.run(step("javascript", "return input"), {} as never);
