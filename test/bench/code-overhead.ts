@@ -132,7 +132,7 @@ export function findBinary(names: readonly string[], path: string): string | nul
  * ran), then up to `runs` times timed, stopping when `budgetMs` has passed and `min` samples are
  * in. Returns the wall ms of each timed call; `task` throws to stop the loop.
  */
-async function sample(
+export async function sample(
   task: () => Promise<void>,
   n: { warmup: number; runs: number; min: number; budgetMs: number },
 ): Promise<number[]> {

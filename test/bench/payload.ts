@@ -5,6 +5,7 @@
  * (JSON.stringify, then JSON.parse), one for the input and, for `echo`, one more for the output.
  */
 import { createCodeRunner, type CodeRequest, type CodeRunner } from "@wf/executor";
+import { sample } from "./code-overhead";
 import { cpuBetween, sampleProcesses } from "./cpu";
 import { round, summarize, type Summary } from "./stats";
 
@@ -87,9 +88,10 @@ export async function runPayload(
   try {
     for (const kilobytes of sizes.kilobytes) {
       const input = payloadOf(kilobytes);
+      const inputChars = JSON.stringify(input).length;
       for (const shape of ["count", "echo"] as const) {
         opts.progress(`payload: ${kilobytes} KiB in, ${shape}`);
-        cases.push(await runCase(runner, sizes, kilobytes, shape, input));
+        cases.push({ ...(await runCase(runner, sizes, kilobytes, shape, input)), inputChars });
       }
     }
   } finally {
@@ -105,7 +107,7 @@ async function runCase(
   kilobytes: number,
   shape: PayloadShape,
   input: { items: unknown[] },
-): Promise<PayloadCase> {
+): Promise<Omit<PayloadCase, "inputChars">> {
   const req: CodeRequest = { language: "javascript", code: CODE[shape], vars: {}, input, timeoutMs: sizes.timeoutMs };
   const count = input.items.length;
   const step = async (): Promise<void> => {
@@ -125,35 +127,21 @@ async function runCase(
     await step();
     await baseline();
   }
+  const timed = { warmup: 0, runs: sizes.maxRuns, min: sizes.minRuns, budgetMs: sizes.budgetMs };
   const before = sampleProcesses();
-  const stepMs = await timed(step, sizes);
+  const stepMs = await sample(step, timed);
   const after = sampleProcesses();
-  const baselineMs = await timed(baseline, sizes);
+  const baselineMs = await sample(baseline, timed);
   const s = summarize(stepMs);
   const b = summarize(baselineMs);
   return {
     kilobytes,
     shape,
-    inputChars: JSON.stringify(input).length,
     stepMs: s,
     baselineMs: b,
     ratio: round(s.median / b.median, 2),
     cpuMsPerStep: cpuBetween(before.cpu, after.cpu, stepMs.length),
   };
-}
-
-async function timed(task: () => Promise<void>, sizes: PayloadSizes): Promise<number[]> {
-  const samples: number[] = [];
-  const start = performance.now();
-  while (
-    samples.length < sizes.maxRuns &&
-    (samples.length < sizes.minRuns || performance.now() - start < sizes.budgetMs)
-  ) {
-    const t0 = performance.now();
-    await task();
-    samples.push(performance.now() - t0);
-  }
-  return samples;
 }
 
 export function renderPayload(r: PayloadResult): string {
