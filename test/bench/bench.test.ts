@@ -179,8 +179,18 @@ describe("bench harness (smoke)", () => {
 
   it("payload: steps of each input size and output shape answer their records' count or the records, next to a baseline", async () => {
     expect(JSON.stringify(payloadOf(64)).length).toBeGreaterThanOrEqual(64 * 1024);
-    const sizes = { kilobytes: [1, 64], warmup: 1, maxRuns: 3, minRuns: 2, budgetMs: 100, timeoutMs: 30_000 };
-    const r = await runPayload(sizes, { progress: () => undefined, track: () => () => undefined });
+    const sizes = {
+      kilobytes: [1, 64],
+      warmup: 1,
+      maxRuns: 3,
+      minRuns: 2,
+      budgetMs: 100,
+      timeoutMs: 30_000,
+      workflowKilobytes: [64],
+      workflowN: 10,
+      workflowWarmupN: 2,
+    };
+    const r = await runPayload(nats.server, sizes, { progress: () => undefined, track: () => () => undefined });
     expect(r.cases.map((c) => [c.kilobytes, c.shape, c.stepMs.n >= 2])).toEqual([
       [1, "count", true],
       [1, "echo", true],
@@ -188,7 +198,9 @@ describe("bench harness (smoke)", () => {
       [64, "echo", true],
     ]);
     for (const c of r.cases) expect(Number.isFinite(c.ratio) && c.ratio > 0).toBe(true);
+    expect(r.workflows.map((w) => [w.kilobytes, w.run.completed, w.run.failed])).toEqual([[64, 10, 0]]);
     expect(renderPayload(r)).toMatch(/64 KiB +echo +[\d.]+ ms/);
+    expect(renderPayload(r)).toMatch(/64 KiB +[\d,]+ +yes +service/);
   });
 
   it("code size: light and long steps alike complete, their records naming the definition, and the ratio is printed", async () => {

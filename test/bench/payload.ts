@@ -2,12 +2,19 @@
  * What a JavaScript step's data costs: one step through the code runner (createCodeRunner, as the executor runs it)
  * whose input holds `kilobytes` of JSON records, its output either their count (`count`) or the records again (`echo`),
  * next to the least that moving that data from one process to another takes: a JSON round trip of it in this process
- * (JSON.stringify, then JSON.parse), one for the input and, for `echo`, one more for the output.
+ * (JSON.stringify, then JSON.parse), one for the input and, for `echo`, one more for the output. Then the same records
+ * through the whole runtime: sustained 3-step JavaScript workflows passing them from step to step, where the executor
+ * also masks, measures, records and publishes every output.
  */
 import { createCodeRunner, type CodeRequest, type CodeRunner } from "@wf/executor";
+import type { NatsServerHandle } from "@wf/testing";
 import { sample } from "./code-overhead";
+import { openClient } from "./context";
 import { cpuBetween, sampleProcesses } from "./cpu";
+import { cpuText } from "./render";
 import { round, summarize, type Summary } from "./stats";
+import { withRuntime } from "./suite";
+import { runThroughput, type ThroughputResult } from "./throughput";
 
 export interface PayloadSizes {
   /** The inputs' sizes, in KiB of JSON. */
@@ -18,6 +25,10 @@ export interface PayloadSizes {
   minRuns: number;
   budgetMs: number;
   timeoutMs: number;
+  /** KiB of JSON records each workflow passes from step to step; workflows of each size per run, and warm-up. */
+  workflowKilobytes: number[];
+  workflowN: number;
+  workflowWarmupN: number;
 }
 
 export const PAYLOAD_SIZES: PayloadSizes = {
@@ -27,6 +38,9 @@ export const PAYLOAD_SIZES: PayloadSizes = {
   minRuns: 10,
   budgetMs: 3_000,
   timeoutMs: 30_000,
+  workflowKilobytes: [1, 16, 180],
+  workflowN: 600,
+  workflowWarmupN: 60,
 };
 
 export const PAYLOAD_QUICK_SIZES: PayloadSizes = {
@@ -36,6 +50,9 @@ export const PAYLOAD_QUICK_SIZES: PayloadSizes = {
   minRuns: 3,
   budgetMs: 500,
   timeoutMs: 30_000,
+  workflowKilobytes: [16],
+  workflowN: 60,
+  workflowWarmupN: 10,
 };
 
 export type PayloadShape = "count" | "echo";
@@ -60,10 +77,18 @@ export interface PayloadCase {
   cpuMsPerStep: Record<string, number>;
 }
 
+export interface PayloadWorkflows {
+  kilobytes: number;
+  /** Records in each step's output. */
+  records: number;
+  run: ThroughputResult;
+}
+
 export interface PayloadResult {
   sizes: PayloadSizes;
   seconds: number;
   cases: PayloadCase[];
+  workflows: PayloadWorkflows[];
 }
 
 /** Records of the kind a workflow passes along (ids, titles, numbers, tags), `kilobytes` KiB of them as JSON. */
@@ -77,7 +102,37 @@ export function payloadOf(kilobytes: number): { items: unknown[] } {
   return { items };
 }
 
+/**
+ * Three JavaScript steps: the first makes `records` records as payloadOf does (the same JSON), the second passes them on, the third
+ * answers 3 if all of them arrived (the throughput part's check of a workflow's output).
+ */
+export function payloadWorkflow(records: number): string {
+  const record =
+    '({ id: "item-" + i, title: "Item " + i + ", as a title of a few words", score: i * 1.5, tags: ["a", "b"] })';
+  const make = `return Array.from({ length: ${records} }, (_, i) => ${record})`;
+  return [
+    `name: bench-3-payload-${records}`,
+    "steps:",
+    "  - name: s1",
+    "    type: code",
+    "    language: javascript",
+    `    code: '${make}'`,
+    "  - name: s2",
+    "    type: code",
+    "    language: javascript",
+    '    input: "{{ steps.s1.output }}"',
+    "    code: return input",
+    "  - name: s3",
+    "    type: code",
+    "    language: javascript",
+    '    input: "{{ steps.s2.output }}"',
+    `    code: 'return input.length === ${records} && input.at(-1).id === "item-${records - 1}" ? 3 : 0'`,
+    "",
+  ].join("\n");
+}
+
 export async function runPayload(
+  server: NatsServerHandle,
   sizes: PayloadSizes,
   opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void },
 ): Promise<PayloadResult> {
@@ -98,7 +153,39 @@ export async function runPayload(
     untrack();
     await runner.close();
   }
-  return { sizes, seconds: round((performance.now() - started) / 1000, 1), cases };
+  const workflows = await runWorkflows(server, sizes, opts);
+  return { sizes, seconds: round((performance.now() - started) / 1000, 1), cases, workflows };
+}
+
+async function runWorkflows(
+  server: NatsServerHandle,
+  sizes: PayloadSizes,
+  opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void },
+): Promise<PayloadWorkflows[]> {
+  const client = await openClient(server.url);
+  const untrack = opts.track(() => client.close());
+  const out: PayloadWorkflows[] = [];
+  try {
+    await withRuntime(server, client, { WF_EXEC_CONCURRENCY: "256" }, opts.track, async (t) => {
+      for (const kilobytes of sizes.workflowKilobytes) {
+        const records = payloadOf(kilobytes).items.length;
+        opts.progress(`payload: ${sizes.workflowN} x 3-step JavaScript workflows passing ${kilobytes} KiB of records`);
+        const run = await runThroughput(t, {
+          kind: "javascript",
+          n: sizes.workflowN,
+          warmupN: sizes.workflowWarmupN,
+          window: 64,
+          timeoutMs: 120_000,
+          yaml: payloadWorkflow(records),
+        });
+        out.push({ kilobytes, records, run });
+      }
+    });
+  } finally {
+    untrack();
+    await client.close();
+  }
+  return out;
 }
 
 async function runCase(
@@ -158,6 +245,18 @@ export function renderPayload(r: PayloadResult): string {
       .join(", ");
     lines.push(
       `  ${`${c.kilobytes} KiB`.padEnd(9)} ${c.shape.padEnd(5)}  ${ms(c.stepMs.median).padStart(11)}  ${ms(c.stepMs.p90).padStart(9)}  ${ms(c.baselineMs.median).padStart(15)}  ${c.ratio.toFixed(2).padStart(15)}  ${cpu} (n=${c.stepMs.n})`,
+    );
+  }
+  lines.push(
+    "",
+    "Workflows passing those records from step to step through the runtime (3 JavaScript steps: make, pass on, count)",
+    "  per step   workflows/s  all completed  CPU ms per workflow",
+  );
+  for (const w of r.workflows) {
+    const threads = w.run.serviceThreadsCpuMsPerWorkflow;
+    const main = threads ? ` (its main thread ${threads.mainThread.toFixed(2)})` : "";
+    lines.push(
+      `  ${`${w.kilobytes} KiB`.padEnd(9)} ${w.run.steadyPerSec.toLocaleString("en-US").padStart(12)}  ${(w.run.allCompleted ? "yes" : "NO").padEnd(13)}  ${cpuText(w.run.cpuMsPerWorkflow)}${main}`,
     );
   }
   return lines.join("\n");

@@ -208,7 +208,7 @@ async function main(): Promise<void> {
       )
     : undefined;
   const payload = parts.has("payload")
-    ? await runPayload(quick ? PAYLOAD_QUICK_SIZES : PAYLOAD_SIZES, { progress, track })
+    ? await runPayload(server, quick ? PAYLOAD_QUICK_SIZES : PAYLOAD_SIZES, { progress, track })
     : undefined;
   await mkdir(dirname(OUTPUT), { recursive: true });
   await writeFile(
