@@ -30,7 +30,8 @@ export interface RunCommitter {
   readonly outboxFull: boolean;
   /** How long the oldest change not yet written has waited (0 when none). */
   readonly unwrittenMs: number;
-  emit(type: string, step?: string, data?: Record<string, unknown>): void;
+  /** `measured`: the bytes of some of `data`'s values' JSON, where the caller has them. */
+  emit(type: string, step?: string, data?: Record<string, unknown>, measured?: Record<string, number>): void;
   flush(): Promise<void>;
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void;
 }
@@ -104,11 +105,11 @@ export class Committer implements RunCommitter {
   }
 
   /** Records that `snap` changed, with the events that describe the change. */
-  emit(type: string, step?: string, data: Record<string, unknown> = {}): void {
+  emit(type: string, step?: string, data: Record<string, unknown> = {}, measured?: Record<string, number>): void {
     this.touch();
     const s = this.snap;
     s.eventSeq += 1;
-    const capped = capValues(data, this.limits.eventValueBytes);
+    const capped = capValues(data, this.limits.eventValueBytes, measured);
     const event: ExecutionEvent = {
       type,
       executionId: s.id,
@@ -343,14 +344,18 @@ function utf8Bytes(text: string): number {
  * Outputs can be large; events carry a marker instead of values over `maxBytes` of JSON (the snapshot has them). With
  * the bytes of the capped data's JSON (its keys, ours, are ASCII).
  */
-function capValues(data: Record<string, unknown>, maxBytes: number): { data: Record<string, unknown>; bytes: number } {
+function capValues(
+  data: Record<string, unknown>,
+  maxBytes: number,
+  measured?: Record<string, number>,
+): { data: Record<string, unknown>; bytes: number } {
   const out: Record<string, unknown> = {};
   let total = 2;
   // for-in, not Object.entries: no pair is made per value of every event.
   for (const k in data) {
     const v = data[k];
     if (v === undefined || !Object.hasOwn(data, k)) continue;
-    const bytes = typeof v === "object" || typeof v === "string" ? jsonBytes(v) : String(v).length;
+    const bytes = measured?.[k] ?? (typeof v === "object" || typeof v === "string" ? jsonBytes(v) : String(v).length);
     const kept = bytes > maxBytes ? { truncated: true, bytes } : v;
     out[k] = kept;
     total += k.length + 4 + (kept === v ? bytes : jsonBytes(kept));

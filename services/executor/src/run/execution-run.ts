@@ -490,18 +490,19 @@ export class ExecutionRun {
   }
 
   private finishCompleted(step: Step, path: string, st: StepState, scope: Scope, output: unknown): Outcome {
-    st.output = this.committer.budget.output(output);
+    const kept = this.committer.budget.output(output);
+    st.output = kept.value;
     this.setStatus(st, "COMPLETED", Date.now());
-    const refused = this.committer.budget.admit(path, st, "its result");
+    const refused = this.committer.budget.admit(path, st, "its result", kept.bytes);
     if (refused) return this.finishFailed(path, st, `step \`${step.name}\`: ${refused}`);
     // totalSteps counts the workflow's own list: a parallel's branch steps run at its prefix too.
     if (scope.prefix === "" && this.workflow.steps.includes(step)) this.snap.completedSteps += 1;
-    this.committer.emit("step_completed", path, {
-      status: st.status,
-      output: st.output,
-      duration: st.duration,
-      attempts: st.attempts,
-    });
+    this.committer.emit(
+      "step_completed",
+      path,
+      { status: st.status, output: st.output, duration: st.duration, attempts: st.attempts },
+      { output: kept.bytes },
+    );
     return { kind: "completed", output: st.output };
   }
 

@@ -57,6 +57,26 @@ describe("RecordBudget", () => {
     expect(Math.abs(budget.used - whole)).toBeLessThanOrEqual(4);
   });
 
+  it("counts an output measured as it was kept to the byte, as it counts one it measures itself", () => {
+    const outputs = [
+      "é".repeat(300),
+      { rows: [{ id: 1, note: 'a "quote"\n' }], n: null },
+      [1, 2.5, "€"],
+      "x".repeat(LIMITS.outputBytes + 10),
+    ];
+    for (const output of outputs) {
+      const [told, measured] = [
+        new RecordBudget(snapshot(), LIMITS, new SecretMasker()),
+        new RecordBudget(snapshot(), LIMITS, new SecretMasker()),
+      ];
+      const kept = told.output(output);
+      expect(kept.bytes).toBe(jsonBytes(kept.value));
+      expect(told.admit("a", state("a", kept.value), "its result", kept.bytes)).toBeNull();
+      expect(measured.admit("a", state("a", kept.value), "its result")).toBeNull();
+      expect(told.used).toBe(measured.used);
+    }
+  });
+
   it("counts a shared definition from its kept JSON, to the byte, whatever its characters", () => {
     const snap = snapshot();
     snap.definition = sharedDefinition({
@@ -92,9 +112,10 @@ describe("RecordBudget", () => {
     let refused: string | null = null;
     let n = 0;
     while (refused === null && n < 100) {
-      const st = state(`s${n}`, budget.output("z".repeat(each)));
+      const kept = budget.output("z".repeat(each));
+      const st = state(`s${n}`, kept.value);
       snap.steps[`s${n}`] = st;
-      refused = budget.admit(`s${n}`, st, "its result");
+      refused = budget.admit(`s${n}`, st, "its result", kept.bytes);
       n += 1;
     }
     expect(budget.used).toBeLessThanOrEqual(budget.room);
@@ -116,7 +137,7 @@ describe("RecordBudget", () => {
     const snap = snapshot();
     snap.vars = { text: "v".repeat(Math.floor(LIMITS.recordBytes * 0.6)) };
     const budget = new RecordBudget(snap, LIMITS, new SecretMasker());
-    const st = state("a", budget.output("z".repeat(1_000)));
+    const st = state("a", budget.output("z".repeat(1_000)).value);
     snap.steps.a = st;
     const refused = budget.admit("a", st, "its result");
     expect(refused).toMatch(
@@ -132,9 +153,9 @@ describe("RecordBudget", () => {
     const budget = new RecordBudget(snapshot(), LIMITS, masker);
     // Where a cut of this much text falls: the secret starts 5 characters before it.
     const length = LIMITS.outputBytes + 100;
-    const keptOfPlain = (budget.output("a".repeat(length)) as string).indexOf("\n[");
+    const keptOfPlain = (budget.output("a".repeat(length)).value as string).indexOf("\n[");
     const text = `${"a".repeat(keptOfPlain - 5)}s3cr3t-value`.padEnd(length, "b");
-    const kept = budget.output(text) as string;
+    const kept = budget.output(text).value as string;
     expect(kept).not.toContain("s3cr3");
     expect(kept).toContain("***");
     expect(budget.error(`failed with s3cr3t-value`)).toBe("failed with ***");

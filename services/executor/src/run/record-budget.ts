@@ -6,7 +6,7 @@ import {
   type StepState,
 } from "@wf/shared/execution";
 import type { SecretMasker } from "@wf/shared/secrets";
-import { cutLogs, cutText, cutValue, jsonBytes } from "./result-limits";
+import { cutLogs, cutMeasured, cutText, cutValue, jsonBytes } from "./result-limits";
 
 /**
  * Keeps an execution's record within what NATS carries: a step's output, input, log and error
@@ -60,8 +60,9 @@ export class RecordBudget {
     return bytes;
   }
 
-  output(value: unknown): unknown {
-    return cutValue(this.masker.inPlace(value), this.limits.outputBytes, "output");
+  /** The output as the record keeps it, with its JSON's bytes for admit and the step's event (measured once). */
+  output(value: unknown): { value: unknown; bytes: number } {
+    return cutMeasured(this.masker.inPlace(value), this.limits.outputBytes, "output");
   }
 
   input(value: unknown): unknown {
@@ -84,10 +85,10 @@ export class RecordBudget {
   /**
    * Records `st` if it fits and returns null; else takes its bulky parts out (output, input,
    * log, tool calls, approved rows), records what is left, and returns the error the step fails
-   * with, which names `what` did not fit.
+   * with, which names `what` did not fit. `outputBytes`: the bytes of `st.output`'s JSON, where the caller has them.
    */
-  admit(path: string, st: StepState, what: string): string | null {
-    const bytes = stateBytes(path, st);
+  admit(path: string, st: StepState, what: string, outputBytes?: number): string | null {
+    const bytes = stateBytes(path, st, outputBytes);
     if (this.#fits(path, bytes)) {
       this.#record(path, bytes);
       return null;
@@ -151,7 +152,16 @@ function shedBulk(st: StepState): boolean {
   return held;
 }
 
-/** A step state's share of the record: `"<path>":<state>,`. */
-function stateBytes(path: string, st: StepState): number {
-  return jsonBytes(path) + 2 + jsonBytes(st);
+/**
+ * A step state's share of the record: `"<path>":<state>,`. With the bytes of its output's JSON known, the output is
+ * counted as `,"output":<output>` beside the rest (a state always holds a status).
+ */
+function stateBytes(path: string, st: StepState, outputBytes?: number): number {
+  const own =
+    outputBytes === undefined || st.output === undefined
+      ? jsonBytes(st)
+      : jsonBytes({ ...st, output: undefined }) + OUTPUT_KEY_BYTES + outputBytes;
+  return jsonBytes(path) + 2 + own;
 }
+
+const OUTPUT_KEY_BYTES = ',"output":'.length;

@@ -19,18 +19,25 @@ export function jsonBytes(value: unknown): number {
  * replaced by a marker object saying what it was, since half a JSON document is no document.
  */
 export function cutValue(value: unknown, maxBytes: number, what: string): unknown {
+  return cutMeasured(value, maxBytes, what).value;
+}
+
+/** cutValue, with the bytes of the kept value's JSON: a caller that needs them again need not serialise it again. */
+export function cutMeasured(value: unknown, maxBytes: number, what: string): { value: unknown; bytes: number } {
   const bytes = jsonBytes(value);
-  if (bytes <= maxBytes) return value;
+  if (bytes <= maxBytes) return { value, bytes };
   const advice = "write large results to WF_ARTIFACTS_DIR as artifacts";
-  if (typeof value === "string") {
-    return cutString(value, bytes, maxBytes, `\n[${what} cut to ${maxBytes} bytes of JSON from ${bytes}; ${advice}]`);
-  }
-  if (!Number.isFinite(bytes)) return { truncated: true, note: `${what} not kept: it is nested too deeply to store` };
-  return {
-    truncated: true,
-    bytes,
-    note: `${what} not kept: ${bytes} bytes of JSON, over the ${maxBytes} bytes it may have; ${advice}`,
-  };
+  const kept =
+    typeof value === "string"
+      ? cutString(value, bytes, maxBytes, `\n[${what} cut to ${maxBytes} bytes of JSON from ${bytes}; ${advice}]`)
+      : Number.isFinite(bytes)
+        ? {
+            truncated: true,
+            bytes,
+            note: `${what} not kept: ${bytes} bytes of JSON, over the ${maxBytes} bytes it may have; ${advice}`,
+          }
+        : { truncated: true, note: `${what} not kept: it is nested too deeply to store` };
+  return { value: kept, bytes: jsonBytes(kept) };
 }
 
 /** `text` cut to at most `maxBytes` of JSON, saying where it was cut. */
