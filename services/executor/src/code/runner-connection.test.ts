@@ -260,8 +260,9 @@ describe("a runner connection's codes", () => {
   });
 });
 
+/** A result whose output came on a line of its own (the runner's end sends it so), with that text beside it. */
 function ok(output: string): RunResult {
-  return { ok: true, output, logs: [], artifacts: [] };
+  return { ok: true, output, outputJson: JSON.stringify(output), logs: [], artifacts: [] };
 }
 
 describe("a runner connection's inputs and outputs as JSON text", () => {
@@ -298,12 +299,13 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
     expect(old.inputs.size).toBe(0);
   });
 
-  it("parses an output that comes on a line of its own, and fails a run whose output there is not JSON", async () => {
+  it("parses an output that comes on a line of its own, keeping its text, and fails a run whose output there is not JSON", async () => {
     const good = await peer(answerWith(JSON.stringify(input)), { rawInput: true });
     const conn = new RunnerConnection(good.client, () => undefined);
     expect(await conn.run(step("javascript", "return input"), {} as never)).toEqual({
       ok: true,
       output: input,
+      outputJson: JSON.stringify(input),
       logs: [],
       artifacts: [],
     });

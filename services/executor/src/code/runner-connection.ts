@@ -8,7 +8,7 @@ import { timeoutMessage } from "./output";
 import { ownerOf, poolShares } from "./pool-shares";
 import { JsonText, jsonOf, valueOf } from "./json-text";
 import type { ClientMessage, RunnerMessage, TurnState, WireResult } from "./protocol";
-import { fitsOnALine, fromWire, messageLine, readMessages, toWire, writeFollowed, writeMessage } from "./protocol";
+import { fitsOnALine, fromWire, messageLine, readMessages, writeFollowed, writeMessage } from "./protocol";
 import {
   runsInIsolate,
   type CodeRequest,
@@ -50,7 +50,7 @@ interface InFlight {
   /** The runner queued the run (its timeout's clock stops), or started it (the clock starts again). */
   onTurn?: (state: TurnState) => void;
   onStdout?: (data: string) => void;
-  settle: (reply: WireResult | Error) => void;
+  settle: (reply: RunResult | Error) => void;
   /** A JavaScript run given up with the other runs of a host found stuck. */
   giveUp?: (why: string) => void;
 }
@@ -108,7 +108,9 @@ export class RunnerConnection {
       // Only a sandbox runner's process steps wait for turns they are told of: a JavaScript run's clock hears nothing.
       else if (msg.t === "queued" || msg.t === "started") this.inFlight.get(msg.id)?.onTurn?.(msg.t);
       else
-        this.inFlight.get(msg.id)?.settle(msg.follows === "output" ? this.withOutput(msg.result, follows) : msg.result);
+        this.inFlight
+          .get(msg.id)
+          ?.settle(msg.follows === "output" ? this.withOutput(msg.result, follows) : fromWire(msg.result));
     });
   }
 
@@ -180,11 +182,11 @@ export class RunnerConnection {
     this.pending += 1;
     let ended = false;
     const result = new Promise<RunResult>((resolve) => {
-      const settle = (reply: WireResult | Error): void => {
+      const settle = (reply: RunResult | Error): void => {
         this.inFlight.delete(id);
         this.pending -= 1;
         ended = true;
-        resolve(reply instanceof Error ? failed(reply.message) : fromWire(reply));
+        resolve(reply instanceof Error ? failed(reply.message) : reply);
       };
       this.inFlight.set(id, { onLog: undefined, onStdout, settle });
       if (this.failure) return settle(this.failure);
@@ -250,7 +252,7 @@ export class RunnerConnection {
       };
       const run: InFlight = {
         onLog,
-        settle: (reply) => (reply instanceof Error ? finish(failed(reply.message)) : finish(fromWire(reply), true)),
+        settle: (reply) => (reply instanceof Error ? finish(failed(reply.message)) : finish(reply, true)),
       };
       if (js) {
         run.giveUp = (why) => {
@@ -279,16 +281,17 @@ export class RunnerConnection {
   }
 
   /**
-   * A result whose output came on a line of its own: as that text, passed on by a relay, or as its value. An output
-   * that is not JSON fails its run: only a runner in the sandbox wrote it.
+   * A result whose output came on a line of its own: as that text, passed on by a relay, or as its value with the text
+   * beside it. An output that is not JSON fails its run: only a runner in the sandbox wrote it.
    */
-  private withOutput(result: WireResult, json: string | undefined): WireResult {
+  private withOutput(wire: WireResult, json: string | undefined): RunResult {
+    const result = fromWire(wire);
     if (!result.ok || json === undefined) return result;
     if (this.relay) return { ...result, output: new JsonText(json) };
     try {
-      return { ...result, output: JSON.parse(json) as unknown };
+      return { ...result, output: JSON.parse(json) as unknown, outputJson: json };
     } catch {
-      return toWire(failed("the sandbox runner answered an output that is not JSON"));
+      return failed("the sandbox runner answered an output that is not JSON");
     }
   }
 

@@ -26,7 +26,7 @@ export interface CodeRequest {
   command?: string[];
   /** Workflow variables: `WF_VAR_<name>`; `vars` in JavaScript scope. */
   vars: Record<string, unknown>;
-  /** The step's evaluated input: `WF_INPUT` (JSON); `input` in JavaScript scope. */
+  /** The step's evaluated input, or its JSON text (JsonText): `WF_INPUT` (JSON); `input` in JavaScript scope. */
   input: unknown;
   /** The current `foreach` item: `WF_ITEM` (JSON) and `WF_ITEM_<field>`; `item` in JavaScript scope. */
   item?: unknown;
@@ -69,7 +69,20 @@ export interface Refusals {
 }
 
 export type CodeResult =
-  | { ok: true; output: unknown; logs: string[]; artifacts: Artifact[]; durationMs: number; refused?: Refusals }
+  | {
+      ok: true;
+      output: unknown;
+      /**
+       * The output's JSON text as its runner wrote it (its JSON.stringify, or its JavaScript host's), where it came as
+       * text (json-text.ts), beside the value parsed from it: for the executor to measure and pass on without
+       * serialising the value again.
+       */
+      outputJson?: string;
+      logs: string[];
+      artifacts: Artifact[];
+      durationMs: number;
+      refused?: Refusals;
+    }
   | {
       ok: false;
       error: string;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StepState } from "@wf/shared/execution";
+import { JsonText } from "../code/index";
 import {
   FakeEffects,
   RunUnderTest,
@@ -53,6 +54,44 @@ describe("a sequence of steps", () => {
     expect(t.snap.output).toEqual({ got: 8 });
     expect(t.snap.completedSteps).toBe(2);
     expect(t.committer.eventsOf("a")).toEqual(["step_started", "step_completed"]);
+  });
+});
+
+describe("a step's output as the JSON text its runner wrote", () => {
+  const output = { rows: [{ id: 1, note: "has s3cr3t-value in it" }] };
+  const text = JSON.stringify(output);
+  const passOn = [
+    code("a", { language: "javascript" }),
+    code("b", { language: "javascript", input: "{{ steps.a.output }}" }),
+  ];
+
+  it("goes on as that text to a step taking it whole, and is recorded as its value", async () => {
+    const t = start(passOn);
+    t.effects.code = (req) => (req.input instanceof JsonText ? codeOk(1) : { ...codeOk(output), outputJson: text });
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.snap.status).toBe("COMPLETED");
+    const input = t.effects.codeCalls[1]!.input;
+    expect(input instanceof JsonText && input.text).toBe(text);
+    expect(stateOf(t, "a").output).toEqual(output);
+  });
+
+  it("goes on as its masked value where the run knows a secret, never as the text holding it", async () => {
+    const t = start(passOn);
+    t.committer.masker.add(["s3cr3t-value"]);
+    t.effects.code = () => ({ ...codeOk(structuredClone(output)), outputJson: text });
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.effects.codeCalls[1]!.input).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
+    expect(stateOf(t, "a").output).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
+  });
+
+  it("goes on as its value once the run learns a secret after it came", async () => {
+    const t = start([...passOn, code("c", { language: "javascript", input: "{{ steps.a.output }}" })]);
+    t.effects.code = (req) => {
+      if (t.effects.codeCalls.length === 2) t.committer.masker.add(["s3cr3t-value"]);
+      return req.input instanceof JsonText ? codeOk(1) : { ...codeOk(structuredClone(output)), outputJson: text };
+    };
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.effects.codeCalls.map((req) => req.input instanceof JsonText)).toEqual([false, true, false]);
   });
 });
 

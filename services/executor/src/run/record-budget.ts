@@ -6,7 +6,7 @@ import {
   type StepState,
 } from "@wf/shared/execution";
 import type { SecretMasker } from "@wf/shared/secrets";
-import { cutLogs, cutMeasured, cutText, cutValue, jsonBytes } from "./result-limits";
+import { cutLogs, cutMeasured, cutText, jsonBytes } from "./result-limits";
 
 /**
  * Keeps an execution's record within what NATS carries: a step's output, input, log and error
@@ -60,13 +60,17 @@ export class RecordBudget {
     return bytes;
   }
 
-  /** The output as the record keeps it, with its JSON's bytes for admit and the step's event (measured once). */
-  output(value: unknown): { value: unknown; bytes: number } {
-    return cutMeasured(this.masker.inPlace(value), this.limits.outputBytes, "output");
+  /**
+   * The output as the record keeps it, with its JSON's bytes for admit and the step's event: measured once, from `json`
+   * where the caller knows the value's text (KnownJson).
+   */
+  output(value: unknown, json?: string): { value: unknown; bytes: number } {
+    return cutMeasured(this.masker.inPlace(value), this.limits.outputBytes, "output", bytesOf(json));
   }
 
-  input(value: unknown): unknown {
-    return cutValue(this.masker.inPlace(value), this.limits.inputBytes, "input");
+  /** The input as the record keeps it; measured from `json` where the caller knows its text (KnownJson). */
+  input(value: unknown, json?: string): unknown {
+    return cutMeasured(this.masker.inPlace(value), this.limits.inputBytes, "input", bytesOf(json)).value;
   }
 
   error(text: string): string {
@@ -165,3 +169,7 @@ function stateBytes(path: string, st: StepState, outputBytes?: number): number {
 }
 
 const OUTPUT_KEY_BYTES = ',"output":'.length;
+
+function bytesOf(json: string | undefined): number | undefined {
+  return json === undefined ? undefined : Buffer.byteLength(json);
+}

@@ -22,9 +22,17 @@ export function cutValue(value: unknown, maxBytes: number, what: string): unknow
   return cutMeasured(value, maxBytes, what).value;
 }
 
-/** cutValue, with the bytes of the kept value's JSON: a caller that needs them again need not serialise it again. */
-export function cutMeasured(value: unknown, maxBytes: number, what: string): { value: unknown; bytes: number } {
-  const bytes = jsonBytes(value);
+/**
+ * cutValue, with the bytes of the kept value's JSON: a caller that needs them again need not serialise it again.
+ * `known`: the bytes of `value`'s JSON, where the caller has them.
+ */
+export function cutMeasured(
+  value: unknown,
+  maxBytes: number,
+  what: string,
+  known?: number,
+): { value: unknown; bytes: number } {
+  const bytes = known ?? jsonBytes(value);
   if (bytes <= maxBytes) return { value, bytes };
   const advice = "write large results to WF_ARTIFACTS_DIR as artifacts";
   const kept =

@@ -1,4 +1,5 @@
 import type { CodeStep } from "@wf/shared/workflow";
+import { JsonText } from "../../code/index";
 import type { RunCommitter } from "../committer";
 import { LogBatcher } from "../log-batcher";
 import type { Scope } from "../scope";
@@ -21,8 +22,10 @@ export const codeStep: StepKind<CodeStep> = {
     const { committer, effects } = ctx;
     const snap = committer.snap;
     const input = edited ? edited.value : await renderInput(ctx, step, scope);
+    // An earlier step's output passed on whole is measured and sent as the text its runner wrote.
+    const inputText = committer.known.textOf(input);
     if (snap.enableMonitoring) {
-      st.input = committer.budget.input(input);
+      st.input = committer.budget.input(input, inputText);
       committer.budget.account(path, st);
     }
     // The attempt's start must be durable before its side effects begin. JavaScript and
@@ -36,7 +39,7 @@ export const codeStep: StepKind<CodeStep> = {
         ...(step.code === undefined ? {} : { code: step.code }),
         ...(step.command === undefined ? {} : { command: step.command }),
         vars: snap.vars,
-        input,
+        input: inputText === undefined ? input : new JsonText(inputText),
         ...(scope.item === undefined ? {} : { item: scope.item }),
         timeoutMs: (step.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
         network: step.network ?? false,
@@ -66,8 +69,9 @@ export const codeStep: StepKind<CodeStep> = {
         })),
       });
     }
-    if (res.ok) return { kind: "completed", output: res.output };
-    return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
+    if (!res.ok) return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
+    if (res.outputJson !== undefined) committer.known.keep(res.output, res.outputJson);
+    return { kind: "completed", output: res.output };
   },
 };
 
