@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deepFreeze } from "../deep-freeze";
+import { jsonTextOf, keepJsonText } from "../text/json-texts";
 import { SecretMasker, StreamMasker } from "./masker";
 
 function masker(...values: string[]): SecretMasker {
@@ -32,6 +33,16 @@ describe("SecretMasker", () => {
     expect(record.leaked).not.toBe(leaked);
     expect(record).toEqual({ clean, leaked: { steps: [{ name: "a", output: "x ***" }], "***": 1 }, own: "***" });
     expect(leaked.steps[0]!.output).toBe("x topsecret");
+  });
+
+  it("forgets the JSON text kept for each object or array it changes and for what holds it, and no other", () => {
+    const m = masker("topsecret");
+    const value = { outer: { inner: ["x topsecret"], clean: { a: 1 } }, other: { b: 2 }, keyed: { topsecret: 1 } };
+    const all = [value, value.outer, value.outer.inner, value.outer.clean, value.other, value.keyed];
+    for (const v of all) keepJsonText(v, JSON.stringify(v));
+    m.inPlace(value);
+    expect(all.map((v) => jsonTextOf(v) !== undefined)).toEqual([false, false, false, true, true, false]);
+    expect(jsonTextOf(value.other)).toBe('{"b":2}');
   });
 
   it("changes nothing while it knows no secret", () => {

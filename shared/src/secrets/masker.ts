@@ -1,3 +1,5 @@
+import { forgetJsonText } from "../text/json-texts";
+
 /** What a secret's value is replaced with wherever it would be stored or published. */
 export const MASK = "***";
 /** Shorter values would mask ordinary text everywhere; `secret set` refuses them. */
@@ -42,25 +44,45 @@ export class SecretMasker {
    */
   inPlace<T>(value: T): T {
     if (!this.active) return value;
+    this.#changed = false;
     return this.#walk(value) as T;
   }
 
+  /** Whether the walk changed anything since the object or array it is in began. */
+  #changed = false;
+
   #walk(value: unknown): unknown {
-    if (typeof value === "string") return this.text(value);
+    if (typeof value === "string") {
+      const masked = this.text(value);
+      if (masked !== value) this.#changed = true;
+      return masked;
+    }
     if (value === null || typeof value !== "object") return value;
     // Shared, and so never changed (an execution's definition, a parsed workflow's parts): a copy is masked instead.
-    if (Object.isFrozen(value)) return this.#holdsSecret(value) ? this.#walk(structuredClone(value)) : value;
+    if (Object.isFrozen(value)) {
+      if (!this.#holdsSecret(value)) return value;
+      this.#changed = true;
+      return this.#walk(structuredClone(value));
+    }
+    const outer = this.#changed;
+    this.#changed = false;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) value[i] = this.#walk(value[i]);
-      return value;
+    } else {
+      const obj = value as Record<string, unknown>;
+      for (const key of Object.keys(obj)) {
+        const masked = this.#walk(obj[key]);
+        const maskedKey = this.text(key);
+        if (maskedKey !== key) {
+          delete obj[key];
+          this.#changed = true;
+        }
+        obj[maskedKey] = masked;
+      }
     }
-    const obj = value as Record<string, unknown>;
-    for (const key of Object.keys(obj)) {
-      const masked = this.#walk(obj[key]);
-      const maskedKey = this.text(key);
-      if (maskedKey !== key) delete obj[key];
-      obj[maskedKey] = masked;
-    }
+    // A JSON text kept for it (json-texts.ts) no longer is its text, nor that of what holds it.
+    if (this.#changed) forgetJsonText(value);
+    this.#changed ||= outer;
     return value;
   }
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { useNatsConnection } from "@wf/testing/nats-connection";
 import { ExecutionSnapshot, newId, sharedDefinition } from "../execution";
+import { keepJsonText } from "../text/json-texts";
 import { NAME_WITHIN_MS } from "../nats/definition-keeping";
 import { ONE_REPLICA } from "../nats/placement";
 import { definitionRef, StoredDefinitions } from "../nats/stored-definitions";
@@ -55,6 +56,23 @@ describe("an execution record's JSON", () => {
     expect(read).toEqual(snapshot(definition));
     expect(text.endsWith(`,"definition":${JSON.stringify(definition)}}`)).toBe(true);
     expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(form.compact(stored(snap)))));
+  });
+
+  it("writes a step's output from the JSON text kept for it, and reads back the record it was", async () => {
+    const snap = snapshot(sharedDefinition(structuredClone(definition)));
+    const state = { name: "a", type: "code", status: "COMPLETED", attempts: 1, startedAt: 10, completedAt: 11 };
+    snap.steps = ExecutionSnapshot.shape.steps.parse({
+      a: { ...state, output: { rows: [{ id: 1, note: 'a "quoted" café' }] } },
+      b: { ...state, name: "b", output: [1, 2] },
+    });
+    // Spaced as no JSON.stringify writes it: what the record holds shows which text was written.
+    const text = '{ "rows": [{ "id": 1, "note": "a \\"quoted\\" café" }] }';
+    keepJsonText(snap.steps.a!.output, text);
+    const { text: record, read } = await written(snap);
+    expect(record).toContain(`"output":${text}}`);
+    expect(record).toContain('"output":[1,2]');
+    expect(JSON.parse(record)).toEqual(JSON.parse(JSON.stringify(form.compact(stored(snap)))));
+    expect(read).toEqual({ ...snap, definition });
   });
 
   it("writes a definition nobody shares as JSON.stringify does", async () => {

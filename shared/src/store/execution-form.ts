@@ -1,5 +1,6 @@
 import { definitionJson, isShared } from "../execution/parsed-definitions";
 import { definitionRef, type StoredDefinitions } from "../nats/stored-definitions";
+import { jsonTextOf } from "../text/json-texts";
 import { outboxForm } from "./outbox-form";
 import { isPlainObject, type RecordForm } from "./stored-form";
 
@@ -23,14 +24,45 @@ export function executionForm(definitions: StoredDefinitions): RecordForm {
       return definitions.get(definitionRef, owner).then((definition) => ({ ...rest, definition }));
     },
     stringify(compacted) {
-      if (!isPlainObject(compacted) || !isShared(compacted.definition)) return JSON.stringify(compacted);
+      if (!isPlainObject(compacted)) return JSON.stringify(compacted);
+      if (!isShared(compacted.definition)) return recordJson(compacted);
       const ref = definitions.storedRef(compacted.definition);
-      const rest = JSON.stringify({ ...compacted, definition: undefined });
+      const rest = recordJson({ ...compacted, definition: undefined });
       const field =
-        ref === undefined ? `"definition":${definitionJson(compacted.definition)}}` : `${namedDefinitionField(ref)}}`;
-      return rest === "{}" ? `{${field}` : `${rest.slice(0, -1)},${field}`;
+        ref === undefined ? `"definition":${definitionJson(compacted.definition)}` : namedDefinitionField(ref);
+      return withField(rest, field);
     },
   };
+}
+
+/**
+ * A record's JSON, each step's output written from the text its runner wrote where it is known (json-texts.ts), after
+ * the step's other fields: the record is written at each of the run's writes, and outputs are most of a large one.
+ */
+function recordJson(record: Record<string, unknown>): string {
+  const steps = record.steps;
+  if (!isPlainObject(steps) || !Object.values(steps).some((state) => outputText(state) !== undefined))
+    return JSON.stringify(record);
+  const fields: string[] = [];
+  for (const [path, state] of Object.entries(steps)) {
+    if (state === undefined) continue;
+    const text = outputText(state);
+    const json =
+      text === undefined
+        ? JSON.stringify(state)
+        : withField(JSON.stringify({ ...(state as object), output: undefined }), `"output":${text}`);
+    fields.push(`${JSON.stringify(path)}:${json}`);
+  }
+  return withField(JSON.stringify({ ...record, steps: undefined }), `"steps":{${fields.join(",")}}`);
+}
+
+function outputText(state: unknown): string | undefined {
+  return isPlainObject(state) ? jsonTextOf(state.output) : undefined;
+}
+
+/** An object's JSON with `field` (`"name":<JSON>`) added last. */
+function withField(json: string, field: string): string {
+  return json === "{}" ? `{${field}}` : `${json.slice(0, -1)},${field}}`;
 }
 
 /** A record's field naming its definition by reference, in place of `"definition":<its JSON>`. */

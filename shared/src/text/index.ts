@@ -1,1 +1,2 @@
 export { lineDiff } from "./line-diff";
+export { forgetJsonText, jsonTextOf, keepJsonText } from "./json-texts";

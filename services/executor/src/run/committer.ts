@@ -6,7 +6,6 @@ import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import { countCommitted } from "../ops/execution-metrics";
 import { RecordBudget } from "./record-budget";
-import { KnownJson } from "./known-json";
 import { jsonBytes } from "./result-limits";
 import { LostOwnershipError, StartTakenError } from "./signals";
 
@@ -28,8 +27,6 @@ export interface RunCommitter {
   readonly limits: ResultLimits;
   readonly masker: SecretMasker;
   readonly budget: RecordBudget;
-  /** Step outputs' JSON texts as their runners wrote them. */
-  readonly known: KnownJson;
   readonly outboxFull: boolean;
   /** How long the oldest change not yet written has waited (0 when none). */
   readonly unwrittenMs: number;
@@ -51,7 +48,6 @@ export class Committer implements RunCommitter {
   version: number;
   /** The values of the secrets this run reads: masked in everything written or published. */
   readonly masker = new SecretMasker();
-  readonly known = new KnownJson(this.masker);
   private pending: ExecutionEvent[] = [];
   private pendingBytes = 0;
   #budget: RecordBudget | undefined;

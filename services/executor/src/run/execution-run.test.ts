@@ -75,7 +75,7 @@ describe("a step's output as the JSON text its runner wrote", () => {
     expect(stateOf(t, "a").output).toEqual(output);
   });
 
-  it("goes on as its masked value where the run knows a secret, never as the text holding it", async () => {
+  it("goes on as its masked value where it holds a secret the run knows, never as the text holding it", async () => {
     const t = start(passOn);
     t.committer.masker.add(["s3cr3t-value"]);
     t.effects.code = () => ({ ...codeOk(structuredClone(output)), outputJson: text });
@@ -84,14 +84,28 @@ describe("a step's output as the JSON text its runner wrote", () => {
     expect(stateOf(t, "a").output).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
   });
 
-  it("goes on as its value once the run learns a secret after it came", async () => {
+  it("goes on as that text where the run knows secrets it does not hold", async () => {
+    const t = start(passOn);
+    t.committer.masker.add(["another-secret"]);
+    t.effects.code = (req) => (req.input instanceof JsonText ? codeOk(1) : { ...codeOk(output), outputJson: text });
+    expect(await t.run.run()).toBe("terminal");
+    const input = t.effects.codeCalls[1]!.input;
+    expect(input instanceof JsonText && input.text).toBe(text);
+  });
+
+  it("goes on as its masked value once a later step's masking rewrote it", async () => {
+    // b records its input (monitoring): the masking of that input, the same value as a's output, rewrites it.
     const t = start([...passOn, code("c", { language: "javascript", input: "{{ steps.a.output }}" })]);
-    t.effects.code = (req) => {
+    t.snap.enableMonitoring = true;
+    t.effects.code = () => {
+      if (t.effects.codeCalls.length === 1) return { ...codeOk(structuredClone(output)), outputJson: text };
       if (t.effects.codeCalls.length === 2) t.committer.masker.add(["s3cr3t-value"]);
-      return req.input instanceof JsonText ? codeOk(1) : { ...codeOk(structuredClone(output)), outputJson: text };
+      return codeOk(1);
     };
     expect(await t.run.run()).toBe("terminal");
-    expect(t.effects.codeCalls.map((req) => req.input instanceof JsonText)).toEqual([false, true, false]);
+    const [, b, c] = t.effects.codeCalls.map((req) => req.input);
+    expect(b instanceof JsonText && b.text).toBe(text);
+    expect(c).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
   });
 });
 

@@ -490,7 +490,7 @@ export class ExecutionRun {
   }
 
   private finishCompleted(step: Step, path: string, st: StepState, scope: Scope, output: unknown): Outcome {
-    const kept = this.committer.budget.output(output, this.committer.known.textOf(output));
+    const kept = this.committer.budget.output(output);
     st.output = kept.value;
     this.setStatus(st, "COMPLETED", Date.now());
     const refused = this.committer.budget.admit(path, st, "its result", kept.bytes);

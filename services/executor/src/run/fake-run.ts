@@ -13,7 +13,6 @@ import type { Artifact, CodeRequest, CodeResult } from "../code/index";
 import type { RunCommitter } from "./committer";
 import type { RunEffects } from "./effects";
 import { ExecutionRun } from "./execution-run";
-import { KnownJson } from "./known-json";
 import { RecordBudget } from "./record-budget";
 
 interface RecordedEvent {
@@ -26,7 +25,6 @@ interface RecordedEvent {
 export class MemoryCommitter implements RunCommitter {
   readonly limits = resultLimits(DEFAULT_MAX_PAYLOAD);
   readonly masker = new SecretMasker();
-  readonly known = new KnownJson(this.masker);
   readonly budget: RecordBudget;
   readonly outboxFull = false;
   /** What the run reads as the age of its unwritten changes: set by a test. */

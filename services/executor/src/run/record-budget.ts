@@ -6,6 +6,7 @@ import {
   type StepState,
 } from "@wf/shared/execution";
 import type { SecretMasker } from "@wf/shared/secrets";
+import { jsonTextOf } from "@wf/shared/text";
 import { cutLogs, cutMeasured, cutText, jsonBytes } from "./result-limits";
 
 /**
@@ -61,16 +62,22 @@ export class RecordBudget {
   }
 
   /**
-   * The output as the record keeps it, with its JSON's bytes for admit and the step's event: measured once, from `json`
-   * where the caller knows the value's text (KnownJson).
+   * The output as the record keeps it, with its JSON's bytes for admit and the step's event: measured once, from the
+   * text its runner wrote where it is known (json-texts.ts).
    */
-  output(value: unknown, json?: string): { value: unknown; bytes: number } {
-    return cutMeasured(this.masker.inPlace(value), this.limits.outputBytes, "output", bytesOf(json));
+  output(value: unknown): { value: unknown; bytes: number } {
+    return this.#cut(value, this.limits.outputBytes, "output");
   }
 
-  /** The input as the record keeps it; measured from `json` where the caller knows its text (KnownJson). */
-  input(value: unknown, json?: string): unknown {
-    return cutMeasured(this.masker.inPlace(value), this.limits.inputBytes, "input", bytesOf(json)).value;
+  input(value: unknown): unknown {
+    return this.#cut(value, this.limits.inputBytes, "input").value;
+  }
+
+  /** Masked first: masking forgets a text that no longer is the value's. */
+  #cut(value: unknown, maxBytes: number, what: string): { value: unknown; bytes: number } {
+    const masked = this.masker.inPlace(value);
+    const text = jsonTextOf(masked);
+    return cutMeasured(masked, maxBytes, what, text === undefined ? undefined : Buffer.byteLength(text));
   }
 
   error(text: string): string {
@@ -169,7 +176,3 @@ function stateBytes(path: string, st: StepState, outputBytes?: number): number {
 }
 
 const OUTPUT_KEY_BYTES = ',"output":'.length;
-
-function bytesOf(json: string | undefined): number | undefined {
-  return json === undefined ? undefined : Buffer.byteLength(json);
-}

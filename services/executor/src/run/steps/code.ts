@@ -1,3 +1,4 @@
+import { jsonTextOf, keepJsonText } from "@wf/shared/text";
 import type { CodeStep } from "@wf/shared/workflow";
 import { JsonText } from "../../code/index";
 import type { RunCommitter } from "../committer";
@@ -22,10 +23,8 @@ export const codeStep: StepKind<CodeStep> = {
     const { committer, effects } = ctx;
     const snap = committer.snap;
     const input = edited ? edited.value : await renderInput(ctx, step, scope);
-    // An earlier step's output passed on whole is measured and sent as the text its runner wrote.
-    const inputText = committer.known.textOf(input);
     if (snap.enableMonitoring) {
-      st.input = committer.budget.input(input, inputText);
+      st.input = committer.budget.input(input);
       committer.budget.account(path, st);
     }
     // The attempt's start must be durable before its side effects begin. JavaScript and
@@ -33,6 +32,8 @@ export const codeStep: StepKind<CodeStep> = {
     // with their result (writesResultOnly), and one cut short by a crash simply runs again.
     if (!writesResultOnly(step)) await committer.flush();
     const live = snap.enableMonitoring ? liveLog(committer, path, st.attempts) : undefined;
+    // An earlier step's output passed on whole goes as the text its runner wrote (json-texts.ts).
+    const inputText = jsonTextOf(input);
     const res = await effects.runCode(
       {
         language: step.language,
@@ -70,7 +71,7 @@ export const codeStep: StepKind<CodeStep> = {
       });
     }
     if (!res.ok) return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
-    if (res.outputJson !== undefined) committer.known.keep(res.output, res.outputJson);
+    if (res.outputJson !== undefined) keepJsonText(res.output, res.outputJson);
     return { kind: "completed", output: res.output };
   },
 };
