@@ -801,7 +801,8 @@ async function storePurgingMarkersAfter(
 
 describe("JetStream KV adapter: the delete markers of followed lists", () => {
   it("a removed approval's keys are marked deleted for followers, then purged after the delay; a key put again since stays", async () => {
-    const { namespace, store, subjects } = await storePurgingMarkersAfter(300);
+    // Long enough that the markers are still there when looked at below, on a machine busy with other test files.
+    const { namespace, store, subjects } = await storePurgingMarkersAfter(1_500);
     const ownerId = `user-${newId()}`;
     const gone = approval(ownerId, { createdAt: 100 });
     const back = approval(ownerId, { createdAt: 200 });
