@@ -7,6 +7,7 @@ import {
   renderTemplate,
   type ExpressionContext,
 } from "./index";
+import { keepJsonText } from "../text/json-texts";
 
 /** The execution's owner: the pool serves owners in turn (eval-pool.ts). */
 const OWNER = "u1";
@@ -32,6 +33,19 @@ describe("templates", () => {
     ).toBe("Ticket T-1 has 2 rows");
     expect(await renderTemplate("rows: {{ steps.fetch.output.rows }}", ctx(), OWNER)).toBe('rows: [{"id":1},{"id":2}]');
     expect(await renderTemplate("missing: [{{ vars.nope }}]", ctx(), OWNER)).toBe("missing: []");
+  });
+
+  it("interpolates a value kept with its JSON text as that text", async () => {
+    const output = { rows: [{ id: 1 }, { id: 2 }] };
+    // Spaced as no JSON.stringify writes it: the text shows which was used.
+    keepJsonText(output, '{ "rows": [{ "id": 1 }, { "id": 2 }] }');
+    const context = ctx({ steps: { fetch: { output, status: "COMPLETED" } } });
+    expect(await renderTemplate("got {{ steps.fetch.output }}", context, OWNER)).toBe(
+      'got { "rows": [{ "id": 1 }, { "id": 2 }] }',
+    );
+    expect(await renderTemplate("rows: {{ steps.fetch.output.rows }}", context, OWNER)).toBe(
+      'rows: [{"id":1},{"id":2}]',
+    );
   });
 
   it("renders nested objects and arrays, leaving plain values alone", async () => {

@@ -1,3 +1,4 @@
+import { jsonTextOf } from "../text/json-texts";
 import { evaluateExpression, type ExpressionContext } from "./evaluate";
 
 const WHOLE = /^\s*\{\{([\s\S]*?)\}\}\s*$/;
@@ -43,7 +44,8 @@ async function renderString(s: string, context: ExpressionContext, owner: string
 function asText(v: unknown): string {
   if (v === undefined || v === null) return "";
   if (typeof v === "string") return v;
-  return typeof v === "object" ? JSON.stringify(v) : String(v);
+  // A step's output in a prompt, say: as the text its runner wrote, where it is kept (json-texts.ts).
+  return typeof v === "object" ? (jsonTextOf(v) ?? JSON.stringify(v)) : String(v);
 }
 
 /** Does the value contain any template? Lets callers skip rendering plain data. */
