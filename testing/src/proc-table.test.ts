@@ -9,9 +9,12 @@ describe.runIf(process.platform === "linux")("/proc table", () => {
     const child = spawn("sh", ["-c", "sleep 30 & wait"], { stdio: "ignore" });
     let grandchild: number | undefined;
     try {
-      grandchild = await waitFor(() => [...procTable()].find(([, stat]) => stat.ppid === child.pid)?.[0], {
-        what: "sh to start sleep",
-      });
+      // Until it has exec'd, sh's forked child still shows sh's command line.
+      const sleeping = (pid: number): boolean => procCmdline(pid) === "sleep\u000030\u0000";
+      grandchild = await waitFor(
+        () => [...procTable()].find(([pid, stat]) => stat.ppid === child.pid && sleeping(pid))?.[0],
+        { what: "sh to start sleep" },
+      );
       const table = procTable();
       expect(table.get(process.pid)?.ppid).toBe(process.ppid);
       expect(table.get(child.pid!)?.ppid).toBe(process.pid);
