@@ -39,7 +39,7 @@ export const PAYLOAD_SIZES: PayloadSizes = {
   budgetMs: 3_000,
   timeoutMs: 30_000,
   workflowKilobytes: [1, 16, 180],
-  workflowN: 600,
+  workflowN: 1_500,
   workflowWarmupN: 60,
 };
 
