@@ -27,6 +27,7 @@ export {
   type StartRequestParsed,
 } from "./first-snapshot";
 export { definitionJson, parseDefinition, sharedDefinition, type ParsedDefinition } from "./parsed-definitions";
+export { eventJson } from "./event-json";
 export {
   planRerun,
   sourceInputs,

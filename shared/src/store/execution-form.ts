@@ -1,6 +1,7 @@
 import { definitionJson, isShared } from "../execution/parsed-definitions";
 import { definitionRef, type StoredDefinitions } from "../nats/stored-definitions";
-import { jsonTextOf } from "../text/json-texts";
+import { eventJson } from "../execution/event-json";
+import { jsonKeeping, jsonTextOf, withJsonField } from "../text/json-texts";
 import { outboxForm } from "./outbox-form";
 import { isPlainObject, type RecordForm } from "./stored-form";
 
@@ -28,41 +29,45 @@ export function executionForm(definitions: StoredDefinitions): RecordForm {
       if (!isShared(compacted.definition)) return recordJson(compacted);
       const ref = definitions.storedRef(compacted.definition);
       const rest = recordJson({ ...compacted, definition: undefined });
-      const field =
-        ref === undefined ? `"definition":${definitionJson(compacted.definition)}` : namedDefinitionField(ref);
-      return withField(rest, field);
+      return ref === undefined
+        ? withJsonField(rest, "definition", definitionJson(compacted.definition))
+        : withJsonField(rest, "definitionRef", `"${ref}"`);
     },
   };
 }
 
 /**
- * A record's JSON, each step's output written from the text its runner wrote where it is known (json-texts.ts), after
- * the step's other fields: the record is written at each of the run's writes, and outputs are most of a large one.
+ * A record's JSON, each output in it written from the text its runner wrote where it is kept (json-texts.ts): the
+ * steps', the events' of its outbox and its own, each after the other fields of what holds it. The record is written at
+ * each of the run's writes, and outputs are most of a large one.
  */
 function recordJson(record: Record<string, unknown>): string {
-  const steps = record.steps;
-  if (!isPlainObject(steps) || !Object.values(steps).some((state) => outputText(state) !== undefined))
-    return JSON.stringify(record);
+  const { steps, outbox } = record;
+  const fields: [string, string][] = [];
+  if (isPlainObject(steps) && Object.values(steps).some((state) => isPlainObject(state) && kept(state.output)))
+    fields.push(["steps", stepsJson(steps)]);
+  if (Array.isArray(outbox) && outbox.some((e) => isPlainObject(e) && isPlainObject(e.data) && kept(e.data.output)))
+    fields.push(["outbox", `[${outbox.map((e) => (isPlainObject(e) ? eventJson(e) : JSON.stringify(e))).join(",")}]`]);
+  const output = jsonTextOf(record.output);
+  if (output !== undefined) fields.push(["output", output]);
+  if (fields.length === 0) return JSON.stringify(record);
+  const rest = JSON.stringify({ ...record, ...Object.fromEntries(fields.map(([name]) => [name, undefined])) });
+  return fields.reduce((json, [name, value]) => withJsonField(json, name, value), rest);
+}
+
+function stepsJson(steps: Record<string, unknown>): string {
   const fields: string[] = [];
   for (const [path, state] of Object.entries(steps)) {
     if (state === undefined) continue;
-    const text = outputText(state);
-    const json =
-      text === undefined
-        ? JSON.stringify(state)
-        : withField(JSON.stringify({ ...(state as object), output: undefined }), `"output":${text}`);
-    fields.push(`${JSON.stringify(path)}:${json}`);
+    fields.push(
+      `${JSON.stringify(path)}:${isPlainObject(state) ? jsonKeeping(state, "output") : JSON.stringify(state)}`,
+    );
   }
-  return withField(JSON.stringify({ ...record, steps: undefined }), `"steps":{${fields.join(",")}}`);
+  return `{${fields.join(",")}}`;
 }
 
-function outputText(state: unknown): string | undefined {
-  return isPlainObject(state) ? jsonTextOf(state.output) : undefined;
-}
-
-/** An object's JSON with `field` (`"name":<JSON>`) added last. */
-function withField(json: string, field: string): string {
-  return json === "{}" ? `{${field}}` : `${json.slice(0, -1)},${field}}`;
+function kept(value: unknown): boolean {
+  return jsonTextOf(value) !== undefined;
 }
 
 /** A record's field naming its definition by reference, in place of `"definition":<its JSON>`. */

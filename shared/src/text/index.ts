@@ -1,2 +1,2 @@
 export { lineDiff } from "./line-diff";
-export { forgetJsonText, jsonTextOf, keepJsonText } from "./json-texts";
+export { forgetJsonText, jsonKeeping, jsonTextOf, keepJsonText, withJsonField } from "./json-texts";

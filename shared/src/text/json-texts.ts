@@ -22,3 +22,16 @@ export function jsonTextOf(value: unknown): string | undefined {
 export function forgetJsonText(value: object): void {
   texts.delete(value);
 }
+
+/** `json`, an object's JSON, with the field `name` added last, its value's JSON `fieldJson`. */
+export function withJsonField(json: string, name: string, fieldJson: string): string {
+  const field = `${JSON.stringify(name)}:${fieldJson}`;
+  return json === "{}" ? `{${field}}` : `${json.slice(0, -1)},${field}}`;
+}
+
+/** `value`'s JSON, its field `name` written last from the text kept for that field's value, where one is kept. */
+export function jsonKeeping(value: Record<string, unknown>, name: string): string {
+  const text = jsonTextOf(value[name]);
+  if (text === undefined) return JSON.stringify(value);
+  return withJsonField(JSON.stringify({ ...value, [name]: undefined }), name, text);
+}

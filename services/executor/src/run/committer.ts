@@ -1,6 +1,12 @@
 import type { JetStreamPublisher } from "@wf/shared/store";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import { sharedDefinition, type ExecutionEvent, type ExecutionSnapshot, type ResultLimits } from "@wf/shared/execution";
+import {
+  eventJson,
+  sharedDefinition,
+  type ExecutionEvent,
+  type ExecutionSnapshot,
+  type ResultLimits,
+} from "@wf/shared/execution";
 import { isTransient, retryTransient, subjects, toToken, TRANSIENT_RETRY_MS } from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
@@ -314,7 +320,7 @@ export class Committer implements RunCommitter {
     const acks = this.events.publishAll(
       events.map((e) => ({
         subject: this.subj.event(toToken(e.ownerId), toToken(e.workflowId), e.executionId, e.type),
-        data: JSON.stringify(e),
+        data: eventJson(e),
         opts: { msgID: e.id },
       })),
     );
