@@ -1,8 +1,9 @@
 /**
  * JSON texts known for values, by the values' identity: a value parsed from a text a JSON.stringify wrote (a code
  * step's output, as its runner sent it) serialises to that text again, byte for byte, for as long as nothing changes
- * it. Where such a value is measured, passed on or written in a record, its text is used rather than written again
- * (a JSON.stringify of 180 KiB of records takes about a millisecond). The only thing that changes such values in place
+ * it. Where such a value is measured, passed on as a step's input, put into a template's text or written in a record or
+ * an event, its text is used rather than written again (a JSON.stringify of 180 KiB of records takes about a
+ * millisecond). The only thing that changes such values in place
  * is the secret masker, which forgets the text of every object or array it changes (SecretMasker.inPlace); an edit
  * replaces a value. A text lives as long as its value.
  */
