@@ -103,8 +103,8 @@ export function payloadOf(kilobytes: number): { items: unknown[] } {
 }
 
 /**
- * Three JavaScript steps: the first makes `records` records as payloadOf does (the same JSON), the second passes them on, the third
- * answers 3 if all of them arrived (the throughput part's check of a workflow's output).
+ * Three JavaScript steps: the first makes `records` records as payloadOf does (the same JSON), the second passes them
+ * on, the third answers 3 if all of them arrived (the throughput part's check of a workflow's output).
  */
 export function payloadWorkflow(records: number): string {
   const record =
