@@ -10,7 +10,6 @@ export type {
   SandboxLimits,
 } from "./types";
 export { DEFAULT_LIMITS, UnsupportedLanguageError } from "./types";
-export { JsonText } from "./json-text";
 export type { CodeRunnerOptions } from "./runner";
 export { createCodeRunner } from "./runner";
 export { Sandbox } from "./sandbox";

@@ -1,3 +1,5 @@
+import { jsonTextOf } from "@wf/shared/text";
+
 /**
  * A step's input or output as its JSON text, where a process only carries it: the JavaScript host hands an input's text
  * to the isolate and an output's text back, and a runner relaying to its host passes both on, each without making the
@@ -8,9 +10,13 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-/** The JSON of `value` (null for undefined), its text as it came where it is one already. */
+/**
+ * The JSON of `value` (null for undefined): its text as it came where it is one already, or the text kept for it (an
+ * earlier step's output passed on whole: json-texts.ts).
+ */
 export function jsonOf(value: unknown): string {
-  return value instanceof JsonText ? value.text : (JSON.stringify(value ?? null) ?? "null");
+  if (value instanceof JsonText) return value.text;
+  return jsonTextOf(value) ?? JSON.stringify(value ?? null) ?? "null";
 }
 
 /** The value itself, parsed where it came as text. */

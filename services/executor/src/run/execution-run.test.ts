@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StepState } from "@wf/shared/execution";
-import { JsonText } from "../code/index";
+import { jsonOf } from "../code/json-text";
 import {
   FakeEffects,
   RunUnderTest,
@@ -59,53 +59,65 @@ describe("a sequence of steps", () => {
 
 describe("a step's output as the JSON text its runner wrote", () => {
   const output = { rows: [{ id: 1, note: "has s3cr3t-value in it" }] };
-  const text = JSON.stringify(output);
+  // Spaced as no JSON.stringify writes it: what a later step is sent shows which text it was.
+  const text = '{ "rows": [{ "id": 1, "note": "has s3cr3t-value in it" }] }';
+  const masked = { rows: [{ id: 1, note: "has *** in it" }] };
   const passOn = [
     code("a", { language: "javascript" }),
     code("b", { language: "javascript", input: "{{ steps.a.output }}" }),
   ];
 
+  /**
+   * Answers the first code step with `output` and its text, the others with 1, calling `before` first; returns the
+   * JSON each step's runner is sent as its input, taken as the runner connection takes it, at the call.
+   */
+  function answer(t: RunUnderTest, before: () => void = () => undefined): string[] {
+    const sent: string[] = [];
+    t.effects.code = (req) => {
+      before();
+      sent.push(jsonOf(req.input));
+      return sent.length === 1 ? { ...codeOk(structuredClone(output)), outputJson: text } : codeOk(1);
+    };
+    return sent;
+  }
+
   it("goes on as that text to a step taking it whole, and is recorded as its value", async () => {
     const t = start(passOn);
-    t.effects.code = (req) => (req.input instanceof JsonText ? codeOk(1) : { ...codeOk(output), outputJson: text });
+    const sent = answer(t);
     expect(await t.run.run()).toBe("terminal");
     expect(t.snap.status).toBe("COMPLETED");
-    const input = t.effects.codeCalls[1]!.input;
-    expect(input instanceof JsonText && input.text).toBe(text);
+    expect(sent[1]).toBe(text);
     expect(stateOf(t, "a").output).toEqual(output);
   });
 
   it("goes on as its masked value where it holds a secret the run knows, never as the text holding it", async () => {
     const t = start(passOn);
     t.committer.masker.add(["s3cr3t-value"]);
-    t.effects.code = () => ({ ...codeOk(structuredClone(output)), outputJson: text });
+    const sent = answer(t);
     expect(await t.run.run()).toBe("terminal");
-    expect(t.effects.codeCalls[1]!.input).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
-    expect(stateOf(t, "a").output).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
+    expect(t.effects.codeCalls[1]!.input).toEqual(masked);
+    expect(sent[1]).toBe(JSON.stringify(masked));
+    expect(stateOf(t, "a").output).toEqual(masked);
   });
 
   it("goes on as that text where the run knows secrets it does not hold", async () => {
     const t = start(passOn);
     t.committer.masker.add(["another-secret"]);
-    t.effects.code = (req) => (req.input instanceof JsonText ? codeOk(1) : { ...codeOk(output), outputJson: text });
+    const sent = answer(t);
     expect(await t.run.run()).toBe("terminal");
-    const input = t.effects.codeCalls[1]!.input;
-    expect(input instanceof JsonText && input.text).toBe(text);
+    expect(sent[1]).toBe(text);
   });
 
   it("goes on as its masked value once a later step's masking rewrote it", async () => {
     // b records its input (monitoring): the masking of that input, the same value as a's output, rewrites it.
     const t = start([...passOn, code("c", { language: "javascript", input: "{{ steps.a.output }}" })]);
     t.snap.enableMonitoring = true;
-    t.effects.code = () => {
-      if (t.effects.codeCalls.length === 1) return { ...codeOk(structuredClone(output)), outputJson: text };
+    const sent = answer(t, () => {
       if (t.effects.codeCalls.length === 2) t.committer.masker.add(["s3cr3t-value"]);
-      return codeOk(1);
-    };
+    });
     expect(await t.run.run()).toBe("terminal");
-    const [, b, c] = t.effects.codeCalls.map((req) => req.input);
-    expect(b instanceof JsonText && b.text).toBe(text);
-    expect(c).toEqual({ rows: [{ id: 1, note: "has *** in it" }] });
+    expect(sent.slice(1)).toEqual([text, JSON.stringify(masked)]);
+    expect(t.effects.codeCalls[2]!.input).toEqual(masked);
   });
 });
 

@@ -1,6 +1,5 @@
-import { jsonTextOf, keepJsonText } from "@wf/shared/text";
+import { keepJsonText } from "@wf/shared/text";
 import type { CodeStep } from "@wf/shared/workflow";
-import { JsonText } from "../../code/index";
 import type { RunCommitter } from "../committer";
 import { LogBatcher } from "../log-batcher";
 import type { Scope } from "../scope";
@@ -32,15 +31,13 @@ export const codeStep: StepKind<CodeStep> = {
     // with their result (writesResultOnly), and one cut short by a crash simply runs again.
     if (!writesResultOnly(step)) await committer.flush();
     const live = snap.enableMonitoring ? liveLog(committer, path, st.attempts) : undefined;
-    // An earlier step's output passed on whole goes as the text its runner wrote (json-texts.ts).
-    const inputText = jsonTextOf(input);
     const res = await effects.runCode(
       {
         language: step.language,
         ...(step.code === undefined ? {} : { code: step.code }),
         ...(step.command === undefined ? {} : { command: step.command }),
         vars: snap.vars,
-        input: inputText === undefined ? input : new JsonText(inputText),
+        input,
         ...(scope.item === undefined ? {} : { item: scope.item }),
         timeoutMs: (step.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
         network: step.network ?? false,
