@@ -5,10 +5,9 @@
  * work grows with the code: the CPU per workflow of each process and the bytes a workflow leaves stored say where.
  */
 import type { NatsServerHandle } from "@wf/testing";
-import { openClient } from "./context";
 import { cpuText } from "./render";
 import { median, round } from "./stats";
-import { withRuntime } from "./suite";
+import { withRuntimeAndClient } from "./suite";
 import { runThroughput, type ThroughputResult } from "./throughput";
 import { JS_STEP_CODE, threeStepWorkflowWith } from "./workflows";
 
@@ -63,25 +62,18 @@ export async function runCodeSize(
 ): Promise<CodeSizeResult> {
   const code = longStepCode(sizes.padChars);
   const yaml = threeStepWorkflowWith(code);
-  const client = await openClient(server.url);
-  const untrack = opts.track(() => client.close());
   const result: CodeSizeResult = { sizes, longCodeChars: code.length, light: [], long: [] };
-  try {
-    const env = { WF_EXEC_CONCURRENCY: String(sizes.concurrency) };
-    await withRuntime(server, client, env, opts.track, async (t) => {
-      const common = { kind: "javascript" as const, n: sizes.n, warmupN: sizes.warmupN, window: sizes.window };
-      for (let r = 1; r <= sizes.rounds; r++) {
-        const of = `round ${r} of ${sizes.rounds}`;
-        opts.progress(`code size: ${sizes.n} x 3-step JavaScript workflows, light steps (${of})`);
-        result.light.push(await runThroughput(t, { ...common, timeoutMs: sizes.timeoutMs }));
-        opts.progress(`code size: the same, ${code.length} characters of code per step (${of})`);
-        result.long.push(await runThroughput(t, { ...common, timeoutMs: sizes.timeoutMs, yaml }));
-      }
-    });
-  } finally {
-    untrack();
-    await client.close();
-  }
+  const env = { WF_EXEC_CONCURRENCY: String(sizes.concurrency) };
+  await withRuntimeAndClient(server, env, opts.track, async (t) => {
+    const common = { kind: "javascript" as const, n: sizes.n, warmupN: sizes.warmupN, window: sizes.window };
+    for (let r = 1; r <= sizes.rounds; r++) {
+      const of = `round ${r} of ${sizes.rounds}`;
+      opts.progress(`code size: ${sizes.n} x 3-step JavaScript workflows, light steps (${of})`);
+      result.light.push(await runThroughput(t, { ...common, timeoutMs: sizes.timeoutMs }));
+      opts.progress(`code size: the same, ${code.length} characters of code per step (${of})`);
+      result.long.push(await runThroughput(t, { ...common, timeoutMs: sizes.timeoutMs, yaml }));
+    }
+  });
   return result;
 }
 

@@ -9,11 +9,10 @@
 import { createCodeRunner, type CodeRequest, type CodeRunner } from "@wf/executor";
 import type { NatsServerHandle } from "@wf/testing";
 import { sample } from "./code-overhead";
-import { openClient } from "./context";
 import { cpuBetween, sampleProcesses } from "./cpu";
 import { cpuText } from "./render";
 import { round, summarize, type Summary } from "./stats";
-import { withRuntime } from "./suite";
+import { withRuntimeAndClient } from "./suite";
 import { runThroughput, type ThroughputResult } from "./throughput";
 
 export interface PayloadSizes {
@@ -162,29 +161,22 @@ async function runWorkflows(
   sizes: PayloadSizes,
   opts: { progress: (line: string) => void; track: (close: () => Promise<void>) => () => void },
 ): Promise<PayloadWorkflows[]> {
-  const client = await openClient(server.url);
-  const untrack = opts.track(() => client.close());
   const out: PayloadWorkflows[] = [];
-  try {
-    await withRuntime(server, client, { WF_EXEC_CONCURRENCY: "256" }, opts.track, async (t) => {
-      for (const kilobytes of sizes.workflowKilobytes) {
-        const records = payloadOf(kilobytes).items.length;
-        opts.progress(`payload: ${sizes.workflowN} x 3-step JavaScript workflows passing ${kilobytes} KiB of records`);
-        const run = await runThroughput(t, {
-          kind: "javascript",
-          n: sizes.workflowN,
-          warmupN: sizes.workflowWarmupN,
-          window: 64,
-          timeoutMs: 120_000,
-          yaml: payloadWorkflow(records),
-        });
-        out.push({ kilobytes, records, run });
-      }
-    });
-  } finally {
-    untrack();
-    await client.close();
-  }
+  await withRuntimeAndClient(server, { WF_EXEC_CONCURRENCY: "256" }, opts.track, async (t) => {
+    for (const kilobytes of sizes.workflowKilobytes) {
+      const records = payloadOf(kilobytes).items.length;
+      opts.progress(`payload: ${sizes.workflowN} x 3-step JavaScript workflows passing ${kilobytes} KiB of records`);
+      const run = await runThroughput(t, {
+        kind: "javascript",
+        n: sizes.workflowN,
+        warmupN: sizes.workflowWarmupN,
+        window: 64,
+        timeoutMs: 120_000,
+        yaml: payloadWorkflow(records),
+      });
+      out.push({ kilobytes, records, run });
+    }
+  });
   return out;
 }
 

@@ -204,6 +204,23 @@ async function rawRates(raw: RawNats, sizes: BenchSizes): Promise<RawRates> {
   };
 }
 
+/** withRuntime with a client of its own, closed after it. */
+export async function withRuntimeAndClient(
+  server: NatsServerHandle,
+  env: Record<string, string>,
+  track: (close: () => Promise<void>) => () => void,
+  body: (t: Target) => Promise<void>,
+): Promise<void> {
+  const client = await openClient(server.url);
+  const untrack = track(() => client.close());
+  try {
+    await withRuntime(server, client, env, track, body);
+  } finally {
+    untrack();
+    await client.close();
+  }
+}
+
 export async function withRuntime(
   server: NatsServerHandle,
   client: Client,
