@@ -13,6 +13,7 @@ import { QUICK_SIZES, type BenchSizes, type CodeOverheadSizes } from "./options"
 import { renderReadPathBench, runReadPathBench } from "./read-path";
 import { payloadOf, renderPayload, runPayload } from "./payload";
 import { renderPythonSteps, runPythonSteps } from "./python-steps";
+import { bareOperationsCpuMs } from "./raw-bound";
 import { analyse } from "./report";
 import { render } from "./render";
 import { runSuite } from "./suite";
@@ -111,7 +112,10 @@ describe("bench harness (smoke)", () => {
         publishPerSec: Math.round((result.raw.rounds[i]!.publishPerSec + after.publishPerSec) / 2),
         casPerSec: Math.round((result.raw.rounds[i]!.casPerSec + after.casPerSec) / 2),
       }));
-      expect(beside).toContainEqual(t!.raw);
+      expect(beside).toContainEqual({ publishPerSec: t!.raw.publishPerSec, casPerSec: t!.raw.casPerSec });
+      // What its writes and publishes cost made bare, by the raw runs' CPU per operation: nats-server's and the client's.
+      const bare = bareOperationsCpuMs(t!)!;
+      for (const figure of [bare.natsServer, bare.client]) expect(figure).toBeGreaterThanOrEqual(0);
       expect(t!.allCompleted).toBe(true);
       expect(t!.completed).toBe(TINY.throughputN);
       expect(t!.failed + t!.missing).toBe(0);
@@ -175,6 +179,9 @@ describe("bench harness (smoke)", () => {
       /NATS messages per workflow \(every client's, the bench's own included\): [\d.]+ to the server/,
     );
     expect(text).toContain("code steps (createCodeRunner().isolation()): processes");
+    expect(text).toMatch(
+      /its [\d.]+ writes and [\d.]+ publishes made bare, at the raw runs' CPU each: nats-server [\d.]+ ms/,
+    );
   }, 120_000);
 
   it("payload: steps of each input size and output shape answer their records' count or the records, next to a baseline", async () => {

@@ -1,7 +1,7 @@
 import { isolationText, renderCodeOverhead } from "./code-overhead";
-import { rawBoundOf, type RoundRun } from "./raw-bound";
+import { bareOperationsCpuMs, rawBoundOf, runCpuMs, type RoundRun } from "./raw-bound";
 import type { BenchResult } from "./report";
-import type { Summary } from "./stats";
+import { round, type Summary } from "./stats";
 
 const int = (x: number): string => Math.round(x).toLocaleString("en-US");
 const secs = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;
@@ -28,6 +28,22 @@ function cpuCeilingText(t: RoundRun, cpus: number): string[] {
   const share = Math.round((100 * ceiling) / rawBoundOf(t));
   return [
     `  with every core busy, ${total.toFixed(2)} ms of CPU per workflow allows ${int(ceiling)}/s (${share}% of its bound)`,
+  ];
+}
+
+/**
+ * The run's writes and publishes made bare (the raw runs' CPU per operation) beside the run's own CPU: what a workflow
+ * costs past its raw bound, told apart between nats-server and the rest.
+ */
+function bareOperationsText(t: RoundRun): string[] {
+  const bare = bareOperationsCpuMs(t);
+  if (bare === null) return [];
+  const own = runCpuMs(t);
+  const writes = round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 2);
+  const publishes = round(t.eventsPerWorkflow + 1, 2);
+  return [
+    `  its ${writes} writes and ${publishes} publishes made bare, at the raw runs' CPU each: nats-server ${bare.natsServer.toFixed(2)} ms, their client ${bare.client.toFixed(2)} ms; ` +
+      `this workflow: nats-server ${own.natsServer.toFixed(2)} ms, the service and its runners ${own.others.toFixed(2)} ms`,
   ];
 }
 
@@ -117,6 +133,7 @@ export function render(r: BenchResult): string {
       `  stored per workflow: its record ${int(t.recordBytesPerWorkflow)} B at rest, its events ${int(t.eventBytesPerWorkflow)} B (subjects and headers included)`,
       `  CPU ms per workflow (wall ${t.wallMsPerWorkflow} ms, so ${m.cpus} cores give ${(m.cpus * t.wallMsPerWorkflow).toFixed(2)}): ${cpuText(t.cpuMsPerWorkflow)}`,
       ...threadsText(t),
+      ...bareOperationsText(t),
       ...cpuCeilingText(t, m.cpus),
       "",
     );

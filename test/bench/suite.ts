@@ -7,7 +7,8 @@ import { openClient, openTarget, type Client, type Target } from "./context";
 import type { BenchSizes } from "./options";
 import { RawNats } from "./raw-nats";
 import { naiveChainMs, resolvePythonExecutable } from "./spawn-baseline";
-import { rawBoundOf, type RoundRun } from "./raw-bound";
+import { cpuBetween, sampleCpu } from "./cpu";
+import { rawBoundOf, type RawMeans, type RoundRun } from "./raw-bound";
 import { round, summarize, type Summary } from "./stats";
 import { runThroughput } from "./throughput";
 import type { ChainLanguage, ThroughputKind } from "./workflows";
@@ -18,6 +19,9 @@ export interface RawRates {
   publishMessages: number;
   casUpdates: number;
   casKeys: number;
+  /** CPU µs per publish and per CAS update of each process role (the bench's own client, nats-server); {} without /proc. */
+  cpuUsPerPublish: Record<string, number>;
+  cpuUsPerCas: Record<string, number>;
 }
 
 export interface Measurements {
@@ -38,7 +42,7 @@ export interface Measurements {
    * Raw rates measured before each throughput round and after each of its runs, in order; `publishPerSec` and
    * `casPerSec` are their means.
    */
-  raw: { rounds: RawRates[]; publishPerSec: number; casPerSec: number };
+  raw: { rounds: RawRates[] } & RawMeans;
   naiveSpawnMs: Record<ChainLanguage, Summary>;
   chains: Record<ChainLanguage, ChainResult>;
   /**
@@ -181,11 +185,21 @@ function medianRun(runs: RoundRun[]): RoundRun {
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
-function meanRates(rates: readonly RawRates[]): { publishPerSec: number; casPerSec: number } {
+function meanRates(rates: readonly RawRates[]): RawMeans {
   return {
     publishPerSec: Math.round(mean(rates.map((r) => r.publishPerSec))),
     casPerSec: Math.round(mean(rates.map((r) => r.casPerSec))),
+    cpuUsPerPublish: meanByRole(rates.map((r) => r.cpuUsPerPublish)),
+    cpuUsPerCas: meanByRole(rates.map((r) => r.cpuUsPerCas)),
   };
+}
+
+/** The mean of each role's figure over the samples that have it. */
+function meanByRole(samples: readonly Record<string, number>[]): Record<string, number> {
+  const roles = new Set(samples.flatMap((s) => Object.keys(s)));
+  return Object.fromEntries(
+    [...roles].map((role) => [role, round(mean(samples.flatMap((s) => (role in s ? [s[role]!] : []))), 2)]),
+  );
 }
 
 function mean(xs: number[]): number {
@@ -193,14 +207,20 @@ function mean(xs: number[]): number {
 }
 
 async function rawRates(raw: RawNats, sizes: BenchSizes): Promise<RawRates> {
+  const before = sampleCpu();
   const pub = await raw.publishRate(sizes.rawPublishN, sizes.publishWindow);
+  const between = sampleCpu();
   const cas = await raw.casRate(sizes.casKeys, sizes.casUpdatesPerKey);
+  const after = sampleCpu();
   return {
     publishPerSec: pub.perSec,
     casPerSec: cas.perSec,
     publishMessages: pub.messages,
     casUpdates: cas.updates,
     casKeys: cas.keys,
+    // Milliseconds per thousand operations: microseconds each.
+    cpuUsPerPublish: cpuBetween(before, between, pub.messages / 1000),
+    cpuUsPerCas: cpuBetween(between, after, cas.updates / 1000),
   };
 }
 
