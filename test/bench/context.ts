@@ -42,7 +42,7 @@ export interface Target {
 }
 
 export async function openTarget(client: Client, rt: InProcessRuntime, monitorUrl?: string): Promise<Target> {
-  const watcher = await CompletionWatcher.open(client.js, client.jsm, rt.ns);
+  const watcher = await CompletionWatcher.open(client.nc, rt.ns);
   return { client, rt, ns: rt.ns, watcher, monitorUrl };
 }
 

@@ -119,7 +119,7 @@ export async function runLlmOverhead(
       seconds: round((performance.now() - started) / 1000, 1),
     };
   } finally {
-    await t?.watcher.close();
+    t?.watcher.close();
     untrackClient();
     await client.close();
     untrackRt();

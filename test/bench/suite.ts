@@ -255,7 +255,7 @@ export async function withRuntime(
     target = await openTarget(client, rt, server.monitorUrl);
     await body(target);
   } finally {
-    await target?.watcher.close();
+    target?.watcher.close();
     untrack();
     await rt.stop();
   }

@@ -1,6 +1,5 @@
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ENV_SCHEMA, loadConfig } from "@wf/shared/config";
 import { newId, ownerLane } from "@wf/shared/execution";
@@ -328,7 +327,7 @@ export async function runAt(
 ): Promise<E2eMeasurement> {
   const { ns, pid: servicePid, url } = target;
   // Nobody waits on a given execution: every terminal event stays unclaimed, with when it came.
-  const watcher = await CompletionWatcher.open(jetstream(nc), await jetstreamManager(nc), ns);
+  const watcher = await CompletionWatcher.open(nc, ns);
   const cpu0 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const messages0 = await natsMessages(monitorUrl);
   const started = performance.now();
@@ -346,7 +345,7 @@ export async function runAt(
   while (mine().length < accepted && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const cpu1 = { split: serviceCpuMs(servicePid), nats: sampleCpu().get("nats-server") ?? null };
   const messages1 = await natsMessages(monitorUrl);
-  await watcher.close();
+  watcher.close();
   const completions = mine()
     .filter((c) => c.type === "exec_completed")
     .map((c) => c.seenAt);

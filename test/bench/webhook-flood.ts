@@ -1,4 +1,3 @@
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { ENV_SCHEMA } from "@wf/shared/config";
 import { EdgeLatency } from "@wf/shared/messages";
@@ -153,9 +152,7 @@ function quietOwner(
   drainMs: number,
 ): { start(): void; stop(): void; result(): Promise<QuietOwner> } {
   const { ownerId, path } = target.quiet!;
-  const watching = jetstreamManager(nc).then((jsm) =>
-    CompletionWatcher.open(jetstream(nc), jsm, target.ns, { ownerId }),
-  );
+  const watching = CompletionWatcher.open(nc, target.ns, { ownerId });
   const ends: Promise<number | null>[] = [];
   let triggered = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -188,7 +185,7 @@ function quietOwner(
     },
     async result() {
       const latencies = (await Promise.all(ends)).filter((ms): ms is number => ms !== null);
-      await (await watching).close();
+      (await watching).close();
       return {
         triggered,
         completed: latencies.length,
