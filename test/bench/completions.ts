@@ -23,8 +23,8 @@ const TERMINAL_TYPES = ["exec_completed", "exec_failed", "exec_cancelled", "exec
  * as nats-server 2.9 takes one filter each) cost nats-server about 0.035 ms per 3-step workflow, an eighth of its part
  * (2-vCPU PVM guest, 2026-12-06, three interleaved pairs of 3,000 transform workflows), where 32 idle consumers
  * filtered on other subjects added 1–2 µs per event stored: the cost is in delivering through them. That every event
- * was stored is counted on the stream (throughput.ts). Only terminal events are delivered, so observing costs the process under test one
- * small message per execution, not one per step.
+ * was stored is counted on the stream (throughput.ts). Only terminal events are delivered, so observing costs the
+ * process under test one small message per execution, not one per step.
  */
 export class CompletionWatcher {
   private readonly waiters = new Map<string, (c: Completion) => void>();

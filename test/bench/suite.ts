@@ -19,7 +19,7 @@ export interface RawRates {
   publishMessages: number;
   casUpdates: number;
   casKeys: number;
-  /** CPU µs per publish and per CAS update of each process role (the bench's own client, nats-server); {} without /proc. */
+  /** CPU µs per publish and per CAS update of each process role (the client, nats-server); {} without /proc. */
   cpuUsPerPublish: Record<string, number>;
   cpuUsPerCas: Record<string, number>;
 }
@@ -39,8 +39,8 @@ export interface Measurements {
     loadavgEnd: number[];
   };
   /**
-   * Raw rates measured before each throughput round and after each of its runs, in order; `publishPerSec` and
-   * `casPerSec` are their means.
+   * Raw rates measured before each throughput round and after each of its runs, in order, and their means (of the
+   * CPU per operation, each role's).
    */
   raw: { rounds: RawRates[] } & RawMeans;
   naiveSpawnMs: Record<ChainLanguage, Summary>;
