@@ -31,7 +31,7 @@ export function executionForm(definitions: StoredDefinitions): RecordForm {
       const rest = recordJson({ ...compacted, definition: undefined });
       return ref === undefined
         ? withJsonField(rest, "definition", definitionJson(compacted.definition))
-        : withJsonField(rest, "definitionRef", `"${ref}"`);
+        : withJsonField(rest, "definitionRef", namedDefinitionJson(ref));
     },
   };
 }
@@ -70,10 +70,14 @@ function kept(value: unknown): boolean {
   return jsonTextOf(value) !== undefined;
 }
 
-/** A record's field naming its definition by reference, in place of `"definition":<its JSON>`. */
-function namedDefinitionField(ref: string): string {
-  return `"definitionRef":"${ref}"`;
+/** The JSON of a record's `definitionRef`, the field naming its definition by reference in place of `definition`. */
+function namedDefinitionJson(ref: string): string {
+  return JSON.stringify(ref);
 }
 
-/** What naming a definition takes of a record: the field, and the comma before it (every reference is as long). */
-export const NAMED_DEFINITION_BYTES = `,${namedDefinitionField(definitionRef(""))}`.length;
+/**
+ * What naming a definition takes of a record: the field and the comma before it, as stringify adds them (every
+ * reference is as long).
+ */
+export const NAMED_DEFINITION_BYTES =
+  withJsonField('{"id":""}', "definitionRef", namedDefinitionJson(definitionRef(""))).length - '{"id":""}'.length;
