@@ -30,29 +30,27 @@ export function rawBoundOf(r: RoundRun): number {
 /** The role of nats-server in CPU samples (cpu.ts); every other role is a client's or the service's. */
 const NATS_SERVER = "nats-server";
 
+/** CPU by role (a run's per workflow, a raw run's per operation): nats-server's, and every other role's together. */
+export function natsServerAndOthers(sample: Record<string, number>): { natsServer: number; others: number } {
+  let natsServer = 0;
+  let others = 0;
+  for (const [role, cpu] of Object.entries(sample))
+    if (role === NATS_SERVER) natsServer += cpu;
+    else others += cpu;
+  return { natsServer, others };
+}
+
 /**
  * What a run's writes and publishes cost made bare, at the raw runs' CPU per operation (ms per workflow): nats-server's
  * and their client's (the bench's nats.js client). Beside the run's own CPU, it tells how much of what a workflow costs
  * past its bound is nats-server's and how much the service's. Null without /proc.
  */
 export function bareOperationsCpuMs(r: RoundRun): { natsServer: number; client: number } | null {
-  const { cpuUsPerPublish: pub, cpuUsPerCas: cas } = r.raw;
-  if (!(NATS_SERVER in pub) || !(NATS_SERVER in cas)) return null;
+  if (!(NATS_SERVER in r.raw.cpuUsPerPublish) || !(NATS_SERVER in r.raw.cpuUsPerCas)) return null;
+  const pub = natsServerAndOthers(r.raw.cpuUsPerPublish);
+  const cas = natsServerAndOthers(r.raw.cpuUsPerCas);
   const writes = r.snapshotWritesPerWorkflow + r.indexWritesPerWorkflow;
   const publishes = r.eventsPerWorkflow + 1;
-  const of = (role: (sample: Record<string, number>) => number): number =>
-    (writes * role(cas) + publishes * role(pub)) / 1000;
-  const others = (sample: Record<string, number>): number =>
-    Object.entries(sample).reduce((sum, [role, us]) => (role === NATS_SERVER ? sum : sum + us), 0);
-  return { natsServer: of((s) => s[NATS_SERVER]!), client: of(others) };
-}
-
-/** A run's own CPU per workflow (ms): nats-server's, and every other process's together. */
-export function runCpuMs(r: RoundRun): { natsServer: number; others: number } {
-  let natsServer = 0;
-  let others = 0;
-  for (const [role, ms] of Object.entries(r.cpuMsPerWorkflow))
-    if (role === NATS_SERVER) natsServer += ms;
-    else others += ms;
-  return { natsServer, others };
+  const of = (role: "natsServer" | "others"): number => (writes * cas[role] + publishes * pub[role]) / 1000;
+  return { natsServer: of("natsServer"), client: of("others") };
 }

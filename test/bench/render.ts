@@ -1,5 +1,5 @@
 import { isolationText, renderCodeOverhead } from "./code-overhead";
-import { bareOperationsCpuMs, rawBoundOf, runCpuMs, type RoundRun } from "./raw-bound";
+import { bareOperationsCpuMs, natsServerAndOthers, rawBoundOf, type RoundRun } from "./raw-bound";
 import type { BenchResult } from "./report";
 import { round, type Summary } from "./stats";
 
@@ -38,7 +38,7 @@ function cpuCeilingText(t: RoundRun, cpus: number): string[] {
 function bareOperationsText(t: RoundRun): string[] {
   const bare = bareOperationsCpuMs(t);
   if (bare === null) return [];
-  const own = runCpuMs(t);
+  const own = natsServerAndOthers(t.cpuMsPerWorkflow);
   const writes = round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 2);
   const publishes = round(t.eventsPerWorkflow + 1, 2);
   return [
