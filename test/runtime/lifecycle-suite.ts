@@ -147,11 +147,36 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         { what: "the execution to park" },
       );
       expect(parked.status).toBe("RUNNING");
+      expect(parked.currentStep).toBe("pause");
       expect(parked.steps.after).toBeUndefined();
       const done = await waitForStatus(rt.platform, id);
       expect(done.status).toBe("COMPLETED");
       expect(done.output).toBe(2);
       expect(Date.now()).toBeGreaterThanOrEqual(parked.steps.pause!.waitUntil!);
+    });
+
+    it("parked in one branch while the other ran on, the execution is at the step it waits on", async () => {
+      const id = await run(
+        rt.platform,
+        `
+  name: parked-branch
+  steps:
+    - name: group
+      type: parallel
+      branches:
+        a: [ { name: pause, type: wait, seconds: 0.6 } ]
+        b: [ { name: first, type: transform, output: 1 }, { name: second, type: transform, output: 2 } ]
+  `,
+      );
+      const parked = await waitFor(
+        async () => {
+          const v = await rt.platform.store.executions.get(id);
+          return v?.value.steps.second?.status === "COMPLETED" && v.value.holder === null ? v.value : undefined;
+        },
+        { what: "the execution to park with its other branch done" },
+      );
+      expect(parked).toMatchObject({ status: "RUNNING", currentStep: "pause" });
+      expect(await waitForStatus(rt.platform, id)).toMatchObject({ status: "COMPLETED", currentStep: null });
     });
 
     it("a retry backoff longer than the hold threshold parks too", async () => {
@@ -523,6 +548,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
       const id = await run(rt.platform, gated(fx));
       const approvalId = await pendingApproval(id);
       expect(fx.lines("runs")).toEqual([]);
+      expect((await rt.platform.store.executions.get(id))?.value.currentStep).toBe("apply");
       await decide(approvalId, "approve");
       const s = await waitForStatus(rt.platform, id);
       expect(s.status).toBe("COMPLETED");

@@ -112,10 +112,12 @@ export class ExecutionRun {
     const s = this.snap;
     const now = Date.now();
     if (outcome.kind === "parked") {
-      s.currentStep = this.debug?.pausedStep ?? null;
+      const waitingOn = this.parkedOn();
+      // Parked, the run is still at a step (a wait, a backoff, an approval, a child, a pause), not the last one started.
+      s.currentStep = this.debug?.pausedStep ?? waitingOn[0] ?? null;
       const awaiting = Object.values(s.steps).some((st) => st.status === "AWAITING_APPROVAL");
       if (awaiting) s.status = "AWAITING_APPROVAL";
-      this.committer.emit("exec_parked", undefined, { status: s.status, waitingOn: this.parkedOn() });
+      this.committer.emit("exec_parked", undefined, { status: s.status, waitingOn });
       return "parked";
     }
     // A parallel branch may still wait on an approval when another branch ends the run.
