@@ -8,7 +8,7 @@ import {
   type ExecutionSnapshot,
   type PauseRecord,
 } from "@wf/shared/execution";
-import { subjects } from "@wf/shared/nats";
+import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
 import { newId } from "@wf/shared/execution";
@@ -304,6 +304,39 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
         currentStep: null,
         debug: { pause: null },
       });
+    });
+
+    it("a command that claimed the pause before its idle timer was handled is carried out, not cancelled", async () => {
+      const p = rt.platform;
+      const idle = p.nc.subscribe(subjects(rt.ns).execDebug("*"));
+      await p.nc.flush();
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "b" }], 1) });
+      const paused = await pausedAt(p, id);
+      const claimed = await claimPause(p.store, id, paused.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
+      if (!claimed.ok) throw new Error(claimed.message);
+      // The timer's message, then two more deliveries of it (its handler ran at least twice): the pause held.
+      for await (const m of idle) {
+        const msg = m.json<{ executionId: string; command: string }>();
+        if (msg.executionId === id && msg.command === "idle") break;
+      }
+      idle.unsubscribe();
+      const delivered = async () =>
+        (await p.jsm.consumers.info(streamNames(rt.ns).cmd, consumerNames().executor)).delivered.consumer_seq;
+      const since = await delivered();
+      await waitFor(
+        async () => {
+          const s = (await p.store.executions.get(id))?.value;
+          if (s?.status === "CANCELLED") throw new Error(`cancelled under its claimed command: ${s.error}`);
+          return (await delivered()) >= since + 2 ? true : undefined;
+        },
+        { timeoutMs: 20_000, what: "the idle message to be handled again" },
+      );
+      await p.js.publish(subjects(rt.ns).execDebug(id), JSON.stringify(debugCommandOf(id, claimed.claim)));
+      expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 2 });
     });
   });
 }

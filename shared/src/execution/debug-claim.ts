@@ -8,7 +8,7 @@ import {
   type PauseRecord,
 } from "./debug";
 import { newId } from "./ids";
-import { TERMINAL_STATUSES } from "./snapshot";
+import { TERMINAL_STATUSES, type ExecutionSnapshot } from "./snapshot";
 
 export interface DebugCommandRequest {
   command: DebugCommandName;
@@ -69,8 +69,8 @@ export async function claimPause(
     if (pauseId !== undefined && pauseId !== pause.id) {
       return { ok: false, reason: "stale", message: `pause ${pauseId} is not the current one (${pause.id})` };
     }
-    const held = debug.claimed;
-    if (held && !(now() - held.at > ABANDONED_CLAIM_MS && snap.holder === null)) {
+    const held = standingClaim(snap, now());
+    if (held) {
       if (held.command === "set" && held.pauseId === pause.id && now() < waitUntil) {
         await new Promise((resolve) => setTimeout(resolve, SET_POLL_MS));
         continue;
@@ -102,6 +102,15 @@ export async function claimPause(
       if (!(err instanceof CasConflictError)) throw err;
     }
   }
+}
+
+/**
+ * The claim on the run's pause that a command won and that still stands: its command is on its way to the executor,
+ * which carries it out (or it is given up, releaseClaim); null when there is none, or it was abandoned.
+ */
+export function standingClaim(snap: ExecutionSnapshot, now: number): DebugClaim | null {
+  const held = snap.debug?.claimed;
+  return held && !(now - held.at > ABANDONED_CLAIM_MS && snap.holder === null) ? held : null;
 }
 
 /**

@@ -62,4 +62,11 @@ export {
   type BreakpointType,
   type DebugCommandName,
 } from "./debug";
-export { claimPause, releaseClaim, type ClaimResult, type ClaimOptions, type DebugCommandRequest } from "./debug-claim";
+export {
+  claimPause,
+  releaseClaim,
+  standingClaim,
+  type ClaimResult,
+  type ClaimOptions,
+  type DebugCommandRequest,
+} from "./debug-claim";

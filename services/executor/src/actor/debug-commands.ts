@@ -2,6 +2,7 @@ import { CasConflictError } from "@wf/shared/errors";
 import {
   idleDue,
   parseDefinition,
+  standingClaim,
   TERMINAL_STATUSES,
   withBreakpointIds,
   type DebugCommandName,
@@ -29,7 +30,7 @@ const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "st
  * again and decided again): a claimed command (claimPause) is carried out on the paused run's snapshot
  * only while it holds the claim (a run still held is being parked, and is waited for); `breakpoints`
  * replaces the breakpoints, held or not; `idle`, from a pause's idle timer, cancels the run if that
- * pause has waited idle that long (docs/debugger.md#exactly-one-command-per-pause).
+ * pause has waited idle that long with no command claiming it (docs/debugger.md#exactly-one-command-per-pause).
  */
 export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, busy: () => Handled): Promise<Handled> {
   const heldSince = Date.now();
@@ -51,7 +52,9 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
       const due = d.pause?.id === msg.pauseId ? idleDue(d) : null;
       // Answered meanwhile; or an edit moved the due time on, and armed the timer that will come then.
       if (due === null || Date.now() < due) return;
-      if (snap.holder !== null) return busy();
+      // A command that won the pause first is carried out, not cancelled under its sender, who was told it won: this
+      // comes back to find the pause ended by it, or its claim given up or abandoned.
+      if (snap.holder !== null || standingClaim(snap, Date.now())) return busy();
       await cancel(deps, c, idleError(d));
       then = () => notifyParent(deps.js, deps.ns, snap);
     } else {
