@@ -218,6 +218,20 @@ export const DebugState = z.object({
    */
   resumed: z.array(ResumedFrom).default([]),
   edits: z.array(DebugEdit).default([]),
+  /**
+   * Failures of steps in other branches that came while the run was paused: each waits at its failure (its attempt is
+   * not run again) until the run comes back there with no pause, and is judged against the breakpoints then.
+   */
+  held: z
+    .array(
+      z.object({
+        stepPath: z.string(),
+        occurrence: z.number().int().nonnegative(),
+        error: z.string(),
+        retryable: z.boolean(),
+      }),
+    )
+    .default([]),
   /** The command that won the current pause, until the executor has carried it out. */
   claimed: DebugClaim.nullable().default(null),
   /** The id of the last claim carried out: a redelivered command finds it here and changes nothing. */
@@ -259,6 +273,7 @@ export function newDebugState(req: DebugRequest): DebugState {
     mode: "run",
     resumed: [],
     edits: [],
+    held: [],
     claimed: null,
     appliedClaim: null,
     checkpoint: null,

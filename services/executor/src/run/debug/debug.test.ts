@@ -545,6 +545,41 @@ describe("concurrent branches: each point pauses once", () => {
     expect(s.snap.debug!.hits).toEqual({ bp1: 1, bp2: 5 });
   });
 
+  it("a failure in one item while another item is paused waits at its failure: on_error pauses at each, and skips rescue all", async () => {
+    const s = new Session(
+      [{ name: "each", type: "foreach", items: [1, 2, 3, 4], concurrency: 4, steps: [code("x")] }],
+      [{ type: "on_error", step: "each[*].x" }],
+    );
+    s.effects.code = () => codeFailed("boom");
+    const announced = await answerAll(s, "skip", 4);
+    expect(announced.sort()).toEqual([0, 1, 2, 3].map((i) => `bp1 error each[${i}].x 1`));
+    expect(s.effects.codeCalls).toHaveLength(4);
+    expect([0, 1, 2, 3].map((i) => s.step(`each[${i}].x`).status)).toEqual(Array(4).fill("SKIPPED"));
+    expect(s.snap.status).toBe("COMPLETED");
+  });
+
+  it("a branch's failure with no breakpoint waits too: the pause is kept, replays do not run the step again, and once resumed the failure ends the run", async () => {
+    const s = new Session(
+      [{ name: "both", type: "parallel", branches: { left: [code("l1")], right: [code("r1")] } }],
+      [{ type: "on_error", step: "l1" }],
+    );
+    s.effects.code = (req) => codeFailed(`${req.code} failed`);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ stepPath: "l1", phase: "error" });
+    expect(s.snap.debug!.held).toMatchObject([{ stepPath: "r1", occurrence: 1, error: "step `r1`: pass failed" }]);
+    expect(s.snap.status).toBe("RUNNING");
+    // Woken while still paused (a takeover replays the run): neither failed step runs again.
+    s.t = s.t.resumed();
+    expect(await s.run()).toBe("parked");
+    expect(s.effects.codeCalls).toHaveLength(2);
+    expect(await s.resume("skip")).toBe("terminal");
+    expect(s.effects.codeCalls).toHaveLength(2);
+    expect(s.snap.debug!.held).toEqual([]);
+    expect(s.snap).toMatchObject({ status: "FAILED" });
+    expect(s.step("l1").status).toBe("SKIPPED");
+    expect(s.step("r1")).toMatchObject({ status: "FAILED", error: expect.stringContaining("failed") });
+  });
+
   it("a skip is carried out where it was given, though another item paused before the run came back there", async () => {
     const s = new Session(doubling(code("double")), [{ type: "before_step", step: "each[*].double" }]);
     expect(await answerAll(s, "skip", 5)).toHaveLength(5);

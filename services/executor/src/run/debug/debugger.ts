@@ -147,6 +147,8 @@ export class Debugger {
     const pause = this.d.pause;
     if (pause && samePoint(pause, point))
       return { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false };
+    const held = this.heldAt(point);
+    if (held) return { error: held.error, retryable: held.retryable };
     const r = this.resumedAt(point);
     if (r && !r.passed) return { error: r.error ?? "failed", retryable: r.retryable ?? false };
     return null;
@@ -242,6 +244,7 @@ export class Debugger {
   ended(): void {
     const d = this.d;
     d.pause = null;
+    d.held = [];
     d.claimed = null;
     d.checkpoint = null;
   }
@@ -279,8 +282,10 @@ export class Debugger {
     if (d.pause && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
     const r = this.resumedAt(point);
     if (r) return r.passed ? GO : this.pass(r, point);
-    // Nothing of the step is left to hold here: it goes on, and the breakpoints it passes do not hit.
-    if (d.pause) return GO;
+    // A failure waits at its point for the pause to end. Past any other point nothing of the step is left to hold: it
+    // goes on, and the breakpoints it passes do not hit.
+    if (d.pause) return point.phase === "error" ? this.hold(point, await details()) : GO;
+    if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
     const hit = await evaluate();
     if (!hit) return GO;
     await writePause(
@@ -310,6 +315,22 @@ export class Debugger {
     if (command === "retry") return { kind: "retry" };
     const edited = point.phase === "tool_call" && r.pauseId ? editedArguments(d, r.pauseId) : undefined;
     return edited ? { kind: "go", edited } : GO;
+  }
+
+  /** A branch's failure while paused elsewhere: kept with its error, to be judged once the run comes back with no pause. */
+  private hold(point: Point, failure: Partial<PauseDetails>): Verdict {
+    if (!this.heldAt(point))
+      this.d.held.push({
+        stepPath: point.path,
+        occurrence: point.occurrence,
+        error: failure.error ?? "failed",
+        retryable: failure.retryable ?? false,
+      });
+    return PARK;
+  }
+
+  private heldAt(point: Point): DebugState["held"][number] | undefined {
+    return this.d.held.find((h) => heldHere(h, point));
   }
 
   /** The resumed pause at `point`, if one was. */
@@ -463,5 +484,10 @@ function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number 
  * flight).
  */
 export function heldByPause(snap: ExecutionSnapshot, path: string): boolean {
-  return snap.debug?.pause?.stepPath === path;
+  return snap.debug?.pause?.stepPath === path || (snap.debug?.held.some((h) => h.stepPath === path) ?? false);
+}
+
+/** Whether `held` is the failure at the error point `point`. */
+function heldHere(held: DebugState["held"][number], point: Point): boolean {
+  return point.phase === "error" && held.stepPath === point.path && held.occurrence === point.occurrence;
 }
