@@ -228,6 +228,24 @@ describe("approve and reject", () => {
       /no column `colour`/,
     ],
     [{ editedItems: { refunds: [{ amount: "ten" }] } }, "editedItems.refunds[0].amount", /must be a number/],
+    [
+      { editedItems: { refunds: [{ order: "A-9", amount: 10, ok: true }] } },
+      "editedItems.refunds[0].order",
+      /matches no row of group `refunds` left in its read-only columns \(order\)/,
+    ],
+    [{ editedItems: { refunds: [{ amount: 10, ok: true }] } }, "editedItems.refunds[0].order", /matches no row/],
+    [
+      {
+        editedItems: {
+          refunds: [
+            { order: "A-1", amount: 1 },
+            { order: "A-1", amount: 2 },
+          ],
+        },
+      },
+      "editedItems.refunds[1].order",
+      /rows are removed, not added or repeated/,
+    ],
     [{ editedItems: { refunds: {} } }, "editedItems.refunds", /expected array/],
     [{ comment: 5 }, "comment", /expected string/],
     [{ reason: "x" }, "reason", /unknown field/],
