@@ -159,6 +159,9 @@ describe("webhook management", () => {
     const id = body.id as string;
     expect(body.mode).toBe("api_key");
     expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { clearApiKeyId: true })).status).toBe(400);
+    // A boolean: false unbinds nothing.
+    const kept = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { clearApiKeyId: false, name: "k2" });
+    expect(kept.body).toMatchObject({ mode: "api_key", apiKeyId: o.keyId, name: "k2" });
     const back = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, {
       clearApiKeyId: true,
       secretKey: "a brand new shared secret",
@@ -168,6 +171,38 @@ describe("webhook management", () => {
       request(env, "POST", `/api/webhooks/${id}/trigger`, { body: "{}", headers: { "x-webhook-signature": sig } });
     expect((await trigger(hmacHex("a brand new shared secret", "{}"))).status).toBe(202);
     expect((await trigger(hmacHex(secret, "{}"))).status).toBe(401);
+  });
+
+  it("a variable mapping names variables the workflow declares, on create and on update", async () => {
+    const env = edge();
+    const o = await consoleOwner(env);
+    const wf = await storeWorkflow(env, o.user.id);
+    const refused = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "m",
+      variableMapping: { who: "user", nosuchvar: "x" },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details).toEqual([
+      {
+        in: "body",
+        field: "variableMapping.nosuchvar",
+        message: "the workflow declares no variable `nosuchvar`; its variables: who, n, flag",
+      },
+    ]);
+    const created = await consoleCall(env, o.session, "POST", "/api/webhooks", {
+      workflowId: wf.id,
+      name: "m",
+      variableMapping: { who: "user" },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const update = (variableMapping: Record<string, string>) =>
+      consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { variableMapping });
+    expect((await update({ whom: "user" })).body.details).toEqual([
+      expect.objectContaining({ field: "variableMapping.whom" }),
+    ]);
+    expect((await update({ n: "count" })).body).toMatchObject({ variableMapping: { n: "count" } });
   });
 
   it("the key must be the creator's own; the workflow must be editable by the creator", async () => {

@@ -80,11 +80,24 @@ describe("webhook trigger: modes", () => {
     expect((await trigger(env, id, body, { "x-webhook-signature": hmacHex(SECRET, body) })).status).toBe(401);
     const other = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WEBHOOK_TRIGGER"] });
     expect((await trigger(env, id, body, { authorization: `Bearer ${other.key}` })).status).toBe(401);
-    // The bound key itself, without the scope: rebinding to a key lacking WEBHOOK_TRIGGER.
+    // A key lacking WEBHOOK_TRIGGER, or expired, is refused as the webhook's key: no trigger could pass with it.
     const unscoped = await createApiKey(env.platform.store, { ownerId: o.user.id, scopes: ["WORKFLOW_READ"] });
-    expect(
-      (await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { apiKeyId: unscoped.record.id })).status,
-    ).toBe(200);
+    const expired = await createApiKey(
+      env.platform.store,
+      { ownerId: o.user.id, scopes: ["WEBHOOK_TRIGGER"], expiresAt: Date.now() - 1 },
+      Date.now() - 60_000,
+    );
+    for (const [key, message] of [
+      [unscoped, /lacks the WEBHOOK_TRIGGER scope/],
+      [expired, /has expired/],
+    ] as const) {
+      const rebind = await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { apiKeyId: key.record.id });
+      expect(rebind.status).toBe(400);
+      expect(rebind.body.details).toEqual([{ in: "body", field: "apiKeyId", message: expect.stringMatching(message) }]);
+    }
+    // Bound all the same (written to the store), the key without the scope triggers nothing.
+    const stored = (await env.platform.store.webhooks.get(id))!;
+    await env.platform.store.webhooks.update({ ...stored.value, apiKeyId: unscoped.record.id }, stored.version);
     expect((await trigger(env, id, body, { "x-api-key": unscoped.key })).status).toBe(401);
   });
 });

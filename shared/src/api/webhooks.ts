@@ -53,9 +53,12 @@ export const UpdateWebhookBody = z.strictObject({
   name: settable.name.optional(),
   apiKeyId: settable.apiKeyId.optional(),
   clearApiKeyId: z
-    .literal(true)
+    .boolean()
     .optional()
-    .describe("Unbind the API key; needs `secretKey` in the same request (a string for HMAC, null for open)."),
+    .describe(
+      "True unbinds the API key, and needs `secretKey` in the same request (a string for HMAC, null for open); " +
+        "false changes nothing.",
+    ),
   secretKey: SecretKey.nullable().optional().describe("Write-only. Null removes the secret."),
   variableMapping: settable.variableMapping.optional(),
   allowedSourceIps: settable.allowedSourceIps.optional(),

@@ -17,6 +17,7 @@ import type { ConsoleUser } from "../console/authenticate-session";
 import type { EdgeContext } from "../context";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
+import { mappingProblems } from "./variables";
 import { modeOf, webhookView } from "./view";
 
 /** Webhooks an account may have (docs/webhooks.md, Managing webhooks); null: no limit. */
@@ -41,9 +42,10 @@ export const webhookRoutes: Route[] = [
     },
     async handler({ body }, { ctx, consoleUser }) {
       const user = consoleUser();
-      const { role } = await visibleWorkflow(ctx.store, body.workflowId, user.userId);
+      const { role, workflow } = await visibleWorkflow(ctx.store, body.workflowId, user.userId);
       requireWriter(role, "creating a webhook");
-      if (body.apiKeyId !== undefined) await requireOwnKey(ctx.store, body.apiKeyId, user.userId);
+      requireDeclared(body.variableMapping, workflow.value.definition);
+      if (body.apiKeyId !== undefined) await requireUsableKey(ctx, body.apiKeyId, user.userId);
       await requireRoomFor(ctx.store, user);
       const now = ctx.clock();
       const id = newId(now);
@@ -130,7 +132,12 @@ export const webhookRoutes: Route[] = [
         ]);
       }
       const current = await ownWebhook(ctx, params.id, user);
-      if (body.apiKeyId !== undefined) await requireOwnKey(ctx.store, body.apiKeyId, user.userId);
+      if (body.apiKeyId !== undefined) await requireUsableKey(ctx, body.apiKeyId, user.userId);
+      if (body.variableMapping)
+        requireDeclared(
+          body.variableMapping,
+          (await ctx.store.workflows.get(current.value.workflowId))?.value.definition,
+        );
       const { clearApiKeyId, secretKey, ...fields } = body;
       const defined = Object.fromEntries(
         Object.entries(fields).filter(([, v]) => v !== undefined),
@@ -189,13 +196,23 @@ async function ownWebhook(ctx: EdgeContext, id: string, user: ConsoleUser) {
   return webhook;
 }
 
-async function requireOwnKey(store: Store, apiKeyId: string, userId: string): Promise<void> {
-  const key = await store.apiKeys.get(apiKeyId);
-  if (!key || key.value.ownerId !== userId || key.value.revokedAt !== null) {
-    throw validationError([
-      { in: "body", field: "apiKeyId", message: "must be one of your own API keys, not revoked" },
-    ]);
-  }
+function requireDeclared(mapping: Record<string, string> | null, definition: unknown): void {
+  const problems = mappingProblems(mapping, definition);
+  if (problems.length > 0) throw validationError(problems);
+}
+
+/** A key the webhook can be triggered with: the user's own, neither revoked nor expired, with WEBHOOK_TRIGGER. */
+async function requireUsableKey(ctx: EdgeContext, apiKeyId: string, userId: string): Promise<void> {
+  const key = (await ctx.store.apiKeys.get(apiKeyId))?.value;
+  const problem =
+    !key || key.ownerId !== userId || key.revokedAt !== null
+      ? "must be one of your own API keys, not revoked"
+      : key.expiresAt !== null && key.expiresAt <= ctx.clock()
+        ? "has expired: bind a key that has not"
+        : !key.scopes.includes("WEBHOOK_TRIGGER")
+          ? "lacks the WEBHOOK_TRIGGER scope, without which no trigger with it is accepted"
+          : null;
+  if (problem) throw validationError([{ in: "body", field: "apiKeyId", message: problem }]);
 }
 
 /** Counted before the write: two concurrent creates may both pass (at most one webhook over). */

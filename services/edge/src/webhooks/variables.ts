@@ -1,3 +1,4 @@
+import type { FieldProblem } from "@wf/shared/api";
 import { WorkflowSchema } from "@wf/shared/workflow";
 
 /**
@@ -41,4 +42,21 @@ export function webhookInputs(
     if (scalar && Object.hasOwn(declared, field)) inputs[field] = value;
   }
   return inputs;
+}
+
+/**
+ * A mapping's variables that the workflow does not declare: a trigger setting one is refused, with a 400 its sender
+ * cannot mend, so the webhook's owner hears of it when setting the mapping.
+ */
+export function mappingProblems(mapping: Record<string, string> | null, definition: unknown): FieldProblem[] {
+  if (mapping === null) return [];
+  const declared = Object.keys(declaredVariables(definition));
+  const known = declared.length ? `; its variables: ${declared.join(", ")}` : "; it declares none";
+  return Object.keys(mapping)
+    .filter((name) => !declared.includes(name))
+    .map((name) => ({
+      in: "body",
+      field: `variableMapping.${name}`,
+      message: `the workflow declares no variable \`${name}\`${known}`,
+    }));
 }
