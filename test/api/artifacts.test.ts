@@ -220,7 +220,8 @@ describe("artifacts", () => {
     for (const t of tampered) {
       const r = await fetch(t);
       expect(r.status, t).toBe(401);
-      expect(await r.json()).toEqual({ error: expect.any(String), code: "UNAUTHORIZED" });
+      // The URL takes no key: the answer speaks of the signature, not of an API key.
+      expect(await r.json()).toEqual({ error: expect.stringMatching(/signature is not valid/), code: "UNAUTHORIZED" });
     }
     api().clock.now = expires * 1000;
     const expired = await fetch(url);
@@ -231,7 +232,12 @@ describe("artifacts", () => {
     );
     expect(reasons.sort()).toEqual(["bad_signature", "bad_signature", "bad_signature", "url_expired"]);
 
-    expect((await fetch(`${base}/api/artifacts/${artifact!.id}/download`)).status).toBe(400);
+    const bare = await fetch(`${base}/api/artifacts/${artifact!.id}/download`);
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { details: unknown }).details).toEqual([
+      { in: "query", field: "expires", message: "is missing: use the artifact's downloadUrl as given" },
+      { in: "query", field: "sig", message: "is missing: use the artifact's downloadUrl as given" },
+    ]);
   });
 
   it("refuses, audited, a genuine URL whose expiry is further off than the URL lifetime and the clock skew", async () => {

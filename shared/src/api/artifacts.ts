@@ -21,8 +21,12 @@ export const ArtifactList = z.object({ artifacts: z.array(ArtifactView), total: 
 
 export const DownloadQuery = z.strictObject({
   expires: z
-    .string()
+    .string({ error: "is missing: use the artifact's downloadUrl as given" })
     .regex(/^\d{1,12}$/, "must be epoch seconds")
     .describe("Epoch seconds after which the URL is refused."),
-  sig: z.string().min(1).max(256).describe("Hex HMAC-SHA256 of `<id>.<expires>`."),
+  sig: z
+    .string({ error: "is missing: use the artifact's downloadUrl as given" })
+    .min(1)
+    .max(256)
+    .describe("Hex HMAC-SHA256 of `<id>.<expires>`."),
 });

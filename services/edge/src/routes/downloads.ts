@@ -6,6 +6,10 @@ import { refuse } from "../auth/authenticate";
 import { byteSlice, contentDisposition, parseRange } from "../downloads/range";
 import { defineRoute, type Route } from "./route";
 
+/** The one 401 of a download, whichever check failed: the URL takes no key, so the answer does not ask for one. */
+const DOWNLOAD_REFUSED =
+  "unauthorized: this download URL's signature is not valid or has expired; ask for the artifact again for a fresh downloadUrl";
+
 export const downloadRoutes: Route[] = [
   defineRoute({
     method: "GET",
@@ -26,7 +30,7 @@ export const downloadRoutes: Route[] = [
     async handler({ params, query }, { ctx, request, reply }) {
       const now = ctx.clock();
       const check = ctx.signer.check(params.id, Number(query.expires), query.sig, now);
-      if (check !== "ok") return refuse(ctx, request, check, null);
+      if (check !== "ok") return refuse(ctx, request, check, null, DOWNLOAD_REFUSED);
       const artifact = await ctx.store.artifacts.get(params.id);
       const file = artifact && (await ctx.files.open(artifact.value.storageKey));
       if (!artifact || !file) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
