@@ -273,6 +273,8 @@ steps:
     expect(again.text).toContain("Error code: <code>NOT_FOUND</code>");
     const shown = await http("GET", link);
     expect(shown.text).toContain("Status: <strong>APPROVED</strong>");
+    expect(shown.text).toContain("<title>Approval approved</title>");
+    expect(shown.text).not.toContain("Approval requested");
     expect(
       (await http("GET", `/api/webhook-trigger/approval/no-such/approve?api_key=${encodeURIComponent(me.key)}`)).status,
     ).toBe(404);

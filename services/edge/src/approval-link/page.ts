@@ -23,7 +23,9 @@ ${bodyOf(page)}</body></html>`;
 
 function titleOf(page: LinkPage): string {
   if (page.kind === "refused") return page.title;
-  return page.kind === "review" ? "Approval requested" : `Approval ${page.approval.status.toLowerCase()}`;
+  // A review of an approval handled meanwhile (or past its expiry) shows the outcome, so it is titled by it.
+  const status = page.approval.status;
+  return page.kind === "review" && status === "PENDING" ? "Approval requested" : `Approval ${status.toLowerCase()}`;
 }
 
 function bodyOf(page: LinkPage): string {
