@@ -1,5 +1,6 @@
 import { CasConflictError } from "../errors/index";
 import type { Store } from "../store/port";
+import { stepLineage } from "../workflow/index";
 import {
   DEBUG_EDIT_MAX_BYTES,
   type DebugClaim,
@@ -7,7 +8,9 @@ import {
   type DebugCommandName,
   type PauseRecord,
 } from "./debug";
+import { parseConversation } from "./conversation-input";
 import { newId } from "./ids";
+import { parseDefinition } from "./parsed-definitions";
 import { TERMINAL_STATUSES, type ExecutionSnapshot } from "./snapshot";
 
 export interface DebugCommandRequest {
@@ -84,7 +87,7 @@ export async function claimPause(
     const problem =
       req.command === "set" && debug.edits.length >= DEBUG_MAX_EDITS
         ? `a debug run keeps at most ${DEBUG_MAX_EDITS} edits`
-        : debugCommandProblem(pause, req.command, req.body);
+        : (debugCommandProblem(pause, req.command, req.body) ?? inputProblem(snap, pause, req.body));
     if (problem) return { ok: false, reason: "invalid", message: problem };
     const claim: DebugClaim = {
       id: newId(),
@@ -129,6 +132,24 @@ export async function releaseClaim(store: Store, executionId: string, claimId: s
       if (!(err instanceof CasConflictError)) throw err;
     }
   }
+}
+
+/**
+ * What is wrong with a `set` input for the paused step, or null: an llm or agent step's is the conversation it would
+ * send, and one of another shape would only fail the step once resumed.
+ */
+function inputProblem(snap: ExecutionSnapshot, pause: PauseRecord, body: DebugCommandBody): string | null {
+  if (body.input === undefined) return null;
+  const workflow = parseDefinition(snap.definition);
+  const step = workflow.success ? stepLineage(workflow.data.steps, lastStepName(pause.stepPath))?.step : undefined;
+  if (step?.type !== "llm" && step?.type !== "agent") return null;
+  const parsed = parseConversation(body.input);
+  return parsed.ok ? null : `the input of ${step.type} step \`${step.name}\` ${parsed.why}`;
+}
+
+/** The name of the step at a path (`loop[2].x` → `x`): names are unique in a workflow, nested ones included. */
+function lastStepName(path: string): string {
+  return path.slice(path.lastIndexOf(".") + 1);
 }
 
 /** What is wrong with `command` at `pause`, or null: each command applies at some phases only. */

@@ -62,6 +62,7 @@ export {
   type BreakpointType,
   type DebugCommandName,
 } from "./debug";
+export { ChatMessage, ConversationInput, parseConversation, ToolCall, ToolResult } from "./conversation-input";
 export {
   claimPause,
   releaseClaim,

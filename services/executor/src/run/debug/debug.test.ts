@@ -405,6 +405,13 @@ describe("agent tool calls and usage", () => {
       system: "be brief",
       messages: [{ role: "user", text: "hi Ada" }],
     });
+    // Refused at the claim, the pause still open: an input that is not a conversation would only fail the step.
+    expect(await s.send("set", { input: { messages: [{ role: "user", content: "hello" }] } })).toEqual({
+      ok: false,
+      reason: "invalid",
+      message:
+        "the input of llm step `ask` is not {system?, messages}: messages.0.text: Invalid input: expected string, received undefined",
+    });
     await s.send("set", { input: { system: "be terse", messages: [{ role: "user", text: "hello" }] } });
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.effects.llmCalls[0]).toMatchObject({ system: "be terse", messages: [{ role: "user", text: "hello" }] });

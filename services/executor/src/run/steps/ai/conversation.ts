@@ -1,31 +1,19 @@
 import { z } from "zod";
-import { Usage } from "@wf/shared/execution";
+import {
+  ChatMessage,
+  parseConversation,
+  ToolCall,
+  ToolResult,
+  Usage,
+  type ConversationInput,
+} from "@wf/shared/execution";
 import type { Attempt, StepAt } from "../step-kind";
 import { keepInput, type AiStepHost } from "./host";
 
 /**
- * An llm or agent step's conversation as the debugger sees it: what `set input` may give the
- * step at its before_step pause, and where an attempt stood when it paused inside (before an
- * LLM call or a tool call), kept in the snapshot so that it goes on from there.
+ * Where an attempt of an llm or agent step stood when it paused inside (before an LLM call or a tool call), kept in the
+ * snapshot so that it goes on from there.
  */
-const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
-const ToolResult = z.object({ callId: z.string(), content: z.string(), isError: z.boolean() });
-
-export const ChatMessage = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("user"), text: z.string() }),
-  z.object({ role: z.literal("assistant"), text: z.string(), toolCalls: z.array(ToolCall) }),
-  z.object({ role: z.literal("tool"), results: z.array(ToolResult) }),
-]);
-
-/** The input of an llm or agent step (its `model` is shown, not changed by an edit). */
-export const ConversationInput = z.object({
-  model: z.string().optional(),
-  system: z.string().optional(),
-  messages: z.array(ChatMessage).min(1),
-});
-export type ConversationInput = z.infer<typeof ConversationInput>;
-
-/** Where an attempt stood at a pause inside it. */
 export const Conversation = z.object({
   /** The agent's turn (1 for an llm step). */
   turn: z.number().int().positive(),
@@ -53,12 +41,11 @@ export interface Opening {
 
 /** A debugger's `set input`, checked: the conversation to start with, or what is wrong with it. */
 function editedConversation(stepName: string, edited: { value: unknown }): ConversationInput | Attempt {
-  const parsed = ConversationInput.safeParse(edited.value);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`);
+  const parsed = parseConversation(edited.value);
+  if (parsed.ok) return parsed.input;
   return {
     kind: "failed",
-    error: `step \`${stepName}\`: the input set in the debugger is not {system?, messages}: ${problems.join("; ")}`,
+    error: `step \`${stepName}\`: the input set in the debugger ${parsed.why}`,
     retryable: false,
   };
 }
