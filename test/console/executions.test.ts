@@ -94,6 +94,7 @@ describe("POST /api/console/workflows/{id}/executions", () => {
         edits: [],
         artifacts: [],
         approvalId: null,
+        childExecutionId: null,
       },
     });
   });

@@ -35,6 +35,10 @@ export const ConsoleStepView = z.object({
     .boolean()
     .describe("A step test took this step's output from its pin (it is `reused` too): it did not run here."),
   approvalId: z.string().nullable().describe("The approval a `manual_approval` step waits on, or was decided by."),
+  childExecutionId: z
+    .string()
+    .nullable()
+    .describe("The execution a `workflow` step started (a debug run of its own after `step_into`), once started."),
   artifacts: z.array(z.string()).describe("Ids of the artifacts the step wrote."),
   edits: z
     .array(DebugEdit)

@@ -53,6 +53,7 @@ function stepView(st: StepState, edits: DebugEdit[]): ConsoleStepView {
     pinned: st.pinned ?? false,
     artifacts: st.artifacts ?? [],
     approvalId: st.approvalId,
+    childExecutionId: st.childExecutionId,
     edits,
   };
 }

@@ -23,6 +23,13 @@ describe("an event applied to the view", () => {
     ...(stepPath ? { step: stepPath } : {}),
   });
 
+  it("names the child execution a workflow step started", () => {
+    const started = applyEvent(view, event("step_started", { attempt: 1 }, "call"));
+    expect(started.steps.call?.childExecutionId).toBeNull();
+    const child = applyEvent(started, event("step_child", { childExecutionId: "e2" }, "call"));
+    expect(child.steps.call).toMatchObject({ status: "RUNNING", childExecutionId: "e2" });
+  });
+
   it("turns a step running, then completed with its output, and ends the execution", () => {
     const started = applyEvent(view, event("step_started", { attempt: 1 }, "a"));
     expect(started.steps.a?.status).toBe("RUNNING");

@@ -43,6 +43,7 @@ const blankStep = (at: number): StepView => ({
   pinned: false,
   artifacts: [],
   approvalId: null,
+  childExecutionId: null,
   edits: [],
 });
 
@@ -59,6 +60,8 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
     };
   }
   if (e.type === "step_awaiting_approval") return { ...st, status: "AWAITING_APPROVAL" };
+  if (e.type === "step_child")
+    return typeof d.childExecutionId === "string" ? { ...st, childExecutionId: d.childExecutionId } : null;
   // Each LLM call's event carries the step's usage so far: tokens and cost count up while it runs.
   if (e.type === "step_usage") return isUsage(d.stepUsage) ? { ...st, usage: d.stepUsage } : null;
   if (typeof d.status !== "string" || !STEP_STATUSES.has(d.status)) return null;

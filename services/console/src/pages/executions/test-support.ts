@@ -15,6 +15,7 @@ export function stepView(status: StepStatus, more: Partial<StepView> = {}): Step
     pinned: false,
     artifacts: [],
     approvalId: null,
+    childExecutionId: null,
     edits: [],
     ...more,
   };
