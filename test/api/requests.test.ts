@@ -174,14 +174,16 @@ describe("error codes", () => {
     expect(tooLong.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
   });
 
-  it("a path that is not valid percent-encoding is a 400 VALIDATION_FAILED from the router", async () => {
-    const r = await call(api(), "GET", "/api/v1/workflows/%E0%A4%A");
+  it("a path that is not valid percent-encoding is a 400 VALIDATION_FAILED from the router, its URL not echoed", async () => {
+    const r = await call(api(), "GET", "/api/v1/workflows/%E0%A4%A?api_key=wfk_not_to_be_echoed");
     expect(r.statusCode).toBe(400);
     expect(r.json()).toEqual({
-      error: expect.stringContaining("not a valid url"),
+      error: expect.stringContaining("not valid percent-encoding"),
       code: "VALIDATION_FAILED",
       details: [{ in: "path", field: "", message: expect.any(String) }],
     });
+    expect(r.body).not.toContain("wfk_not_to_be_echoed");
+    expect(r.body).not.toContain("%E0");
   });
 
   it("an unexpected failure is a 500 INTERNAL that says nothing more", async () => {

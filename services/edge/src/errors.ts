@@ -33,6 +33,9 @@ const FRAMEWORK_ERRORS: Record<number, [ErrorCode, string]> = {
   415: ["UNSUPPORTED_MEDIA_TYPE", "unsupported content type: send the body as application/json"],
 };
 
+const BAD_URL =
+  "the URL is not valid percent-encoding: each % must be followed by two hexadecimal digits, encoding UTF-8";
+
 /**
  * Every error answer is `{error, code, details?}` (docs/errors.md); an AnswerError adds its own
  * fields. WfErrors answer with their catalogue status, NATS or MongoDB not answering is 503
@@ -49,7 +52,9 @@ export function errorAnswer(err: unknown): ErrorAnswer {
   }
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    const error = err instanceof Error ? err.message : "malformed request";
+    // The router's words for a bad URL quote it whole, query included, where an api_key may be.
+    const badUrl = status === 400 && err instanceof URIError;
+    const error = badUrl ? BAD_URL : err instanceof Error ? err.message : "malformed request";
     // A 400 is documented with `details` (one problem per field): the framework's names no field.
     const details =
       status === 400 ? { details: [{ in: err instanceof URIError ? "path" : "body", field: "", message: error }] } : {};
