@@ -61,6 +61,22 @@ describe("templates", () => {
     });
   });
 
+  it("a value's templates yield at most the expression results' bound in all, however often they repeat an output", async () => {
+    const big = "x".repeat(256 * 1024);
+    const bigObject = { text: big };
+    const at = ctx({
+      steps: { a: { output: big, status: "COMPLETED" }, o: { output: bigObject, status: "COMPLETED" } },
+    });
+    const times = Math.ceil(EXPRESSION_LIMITS.maxResultChars / big.length) + 1;
+    const refused = /the templates of this value would yield over 16,777,216 characters/;
+    // Interpolated into one text, and placed whole, again and again: both refused, as a failed expression.
+    await expect(renderTemplate("{{ steps.a.output }}".repeat(times), at, OWNER)).rejects.toThrow(refused);
+    await expect(renderTemplate(Array(times).fill("{{ steps.o.output }}"), at, OWNER)).rejects.toThrow(ExpressionError);
+    // Under the bound, the same templates render.
+    expect(await renderTemplate("{{ steps.a.output }}".repeat(4), at, OWNER)).toHaveLength(4 * big.length);
+    expect(await renderTemplate(Array(4).fill("{{ steps.o.output }}"), at, OWNER)).toEqual(Array(4).fill(bigObject));
+  });
+
   it("two templates in one string are text, not one expression", async () => {
     expect(await renderTemplate("{{ 1 }}{{ 2 }}", ctx(), OWNER)).toBe("12");
   });

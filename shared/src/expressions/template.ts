@@ -1,5 +1,5 @@
 import { jsonTextOf } from "../text/json-texts";
-import { evaluateExpression, type ExpressionContext } from "./evaluate";
+import { EXPRESSION_LIMITS, ExpressionError, evaluateExpression, type ExpressionContext } from "./evaluate";
 
 const WHOLE = /^\s*\{\{([\s\S]*?)\}\}\s*$/;
 const PART = /\{\{([\s\S]*?)\}\}/g;
@@ -10,35 +10,90 @@ const PART = /\{\{([\s\S]*?)\}\}/g;
  * expressions are evaluated for `owner` (evaluateExpression).
  */
 export async function renderTemplate(value: unknown, context: ExpressionContext, owner: string): Promise<unknown> {
-  if (typeof value === "string") return renderString(value, context, owner);
-  if (Array.isArray(value)) return Promise.all(value.map((v) => renderTemplate(v, context, owner)));
+  return render(value, context, owner, new RenderBudget());
+}
+
+/**
+ * What one value's templates may yield in all, in characters of text: each expression's result is bounded, but a
+ * template repeating a large output thousands of times would build a text (or a value whose JSON is) hundreds of
+ * megabytes long on the executor's thread, stalling every tenant's executions while it is made and measured.
+ */
+class RenderBudget {
+  private used = 0;
+  spend(chars: number, expression: string): void {
+    this.used += chars;
+    if (this.used > EXPRESSION_LIMITS.maxResultChars)
+      throw new ExpressionError(
+        expression,
+        `the templates of this value would yield over ${EXPRESSION_LIMITS.maxResultChars.toLocaleString("en")} characters`,
+      );
+  }
+}
+
+async function render(
+  value: unknown,
+  context: ExpressionContext,
+  owner: string,
+  budget: RenderBudget,
+): Promise<unknown> {
+  if (typeof value === "string") return renderString(value, context, owner, budget);
+  if (Array.isArray(value)) return Promise.all(value.map((v) => render(v, context, owner, budget)));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await renderTemplate(v, context, owner);
+    for (const [k, v] of Object.entries(value)) out[k] = await render(v, context, owner, budget);
     return out;
   }
   return value;
 }
 
-async function renderString(s: string, context: ExpressionContext, owner: string): Promise<unknown> {
+async function renderString(
+  s: string,
+  context: ExpressionContext,
+  owner: string,
+  budget: RenderBudget,
+): Promise<unknown> {
   if (!s.includes("{{")) return s;
   const whole = WHOLE.exec(s);
   if (whole && !whole[1]!.includes("}}") && s.indexOf("{{") === s.lastIndexOf("{{")) {
-    const v = await evaluateExpression(whole[1]!.trim(), context, owner);
+    const expression = whole[1]!.trim();
+    const v = await evaluateExpression(expression, context, owner);
+    budget.spend(textSize(v), expression);
     return v === undefined ? null : v;
   }
   const parts: Promise<string>[] = [];
+  const expressions: string[] = [];
   const literals: string[] = [];
   let last = 0;
   for (const m of s.matchAll(PART)) {
     literals.push(s.slice(last, m.index));
+    expressions.push(m[1]!.trim());
     parts.push(evaluateExpression(m[1]!.trim(), context, owner).then(asText));
     last = m.index! + m[0].length;
   }
   const texts = await Promise.all(parts);
   let out = "";
-  texts.forEach((t, i) => (out += literals[i] + t));
+  texts.forEach((t, i) => {
+    budget.spend(literals[i]!.length + t.length, expressions[i]!);
+    out += literals[i] + t;
+  });
   return out + s.slice(last);
+}
+
+/** Sizes of values' JSON by identity: one output placed a thousand times is measured once. */
+const jsonSizes = new WeakMap<object, number>();
+
+/** About the characters a value adds to what its template yields: its text, or its JSON's. */
+function textSize(v: unknown): number {
+  if (typeof v === "string") return v.length;
+  if (v === null || typeof v !== "object") return 8;
+  const kept = jsonTextOf(v);
+  if (kept !== undefined) return kept.length;
+  let size = jsonSizes.get(v);
+  if (size === undefined) {
+    size = JSON.stringify(v)?.length ?? 0;
+    jsonSizes.set(v, size);
+  }
+  return size;
 }
 
 function asText(v: unknown): string {
