@@ -20,6 +20,9 @@ steps:
     seconds: 0.4
 `;
 
+/** Holds a slot for 12 s: under this runtime's hold threshold, it stays in hand. */
+const LONG_HOLD = HOLDING.replace("seconds: 0.4", "seconds: 12");
+
 const QUICK = `
 name: quick
 steps:
@@ -39,7 +42,9 @@ describe("start lanes", () => {
   beforeAll(async () => {
     server = await startNatsServer();
     // Four executions at once: forty starts of 0.4 s make a backlog of about 4 s.
-    rt = await startRuntime(testConfig(server, { WF_EXEC_CONCURRENCY: "4", WF_EXEC_YIELD_CONCURRENCY: "0" }));
+    rt = await startRuntime(
+      testConfig(server, { WF_EXEC_CONCURRENCY: "4", WF_EXEC_YIELD_CONCURRENCY: "0", WF_HOLD_WAIT_MS: "30000" }),
+    );
   });
   afterAll(async () => {
     await rt?.stop();
@@ -76,5 +81,32 @@ describe("start lanes", () => {
     expect(after - before, "the backlog's executions that went first").toBeLessThan(12);
     expect(after, "the backlog was still under way").toBeLessThan(40);
     await waitFor(async () => (await ended()) === 40, { timeoutMs: 60_000, what: "the backlog to drain" });
+  });
+
+  it("takes another owner's start at once while one owner's executions hold every slot", async () => {
+    const holders = await Promise.all(Array.from({ length: 4 }, () => run(rt.platform, LONG_HOLD, { ownerId: FLOOD })));
+    const states = () => Promise.all(holders.map(async (id) => (await rt.platform.store.executions.get(id))?.value));
+    await waitFor(async () => ((await states()).every((s) => s?.steps.hold?.status === "RUNNING") ? true : undefined), {
+      what: "the four executions to hold the four slots",
+    });
+    // Past the quiet lane's last fetch, made while there was room and good for 5 s (command-consumer.ts): a full
+    // house then left that lane nothing to fetch with.
+    const held = Math.max(...(await states()).map((s) => s!.steps.hold!.startedAt!));
+    await waitFor(() => (Date.now() >= held + 5_500 ? true : undefined), {
+      timeoutMs: 10_000,
+      what: "the quiet lane's fetch from before to expire",
+    });
+    const quiet = await waitForStatus(
+      rt.platform,
+      await run(rt.platform, QUICK, { ownerId: QUIET }),
+      undefined,
+      60_000,
+    );
+    expect(quiet.status).toBe("COMPLETED");
+    // It did not wait for a slot to free: every holder was still holding its own.
+    expect((await states()).map((s) => s?.status)).toEqual(["RUNNING", "RUNNING", "RUNNING", "RUNNING"]);
+    await waitFor(async () => ((await states()).every((s) => s?.status === "COMPLETED") ? true : undefined), {
+      what: "the holders to end",
+    });
   });
 });

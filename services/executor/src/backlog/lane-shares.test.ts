@@ -27,8 +27,12 @@ describe("LaneShares", () => {
     const shares = new LaneShares(fixed(8), 8);
     const [a, b] = [shares.lane(), shares.lane()];
     a.observe!(8, 100);
-    // Full house: a newcomer lane waits for a free slot.
-    expect(b.current()).toBe(0);
+    // Full house: a lane holding nothing takes one past it, however long the others' executions last; then waits.
+    expect(b.current()).toBe(1);
+    b.observe!(1, 5);
+    expect(b.current()).toBe(1);
+    expect(shares.inHand()).toBe(9);
+    b.observe!(0, 5);
     a.observe!(7, undefined);
     expect(b.current()).toBe(1);
     b.observe!(1, 5);
@@ -100,7 +104,7 @@ describe("LaneShares", () => {
     expect(flooded.current()).toBe(1);
   });
 
-  it("keeps quiet lanes within the full bound while the others yield", () => {
+  it("keeps quiet lanes within the full bound while the others yield, but for one message of a lane holding none", () => {
     const bound = fixed(8);
     const shares = new LaneShares(bound, 8);
     const [flooded, quiet, other, idle] = [shares.lane(), shares.lane(), shares.lane(), shares.lane()];
@@ -117,8 +121,20 @@ describe("LaneShares", () => {
     // Only the two left, though three lanes would split the eight.
     expect(other.current()).toBe(2);
     expect(shares.inHand()).toBe(8);
-    expect(idle.current()).toBe(0);
-    quiet.observe!(3, 0);
     expect(idle.current()).toBe(1);
+    idle.observe!(1, 0);
+    expect(idle.current()).toBe(1);
+  });
+
+  it("gives a lane held to a yield no message past the full bound, though it holds none", () => {
+    const bound = fixed(8);
+    const shares = new LaneShares(bound, 8);
+    const [busy, flooded] = [shares.lane(), shares.lane()];
+    busy.observe!(8, 0);
+    bound.set(2);
+    flooded.observe!(0, 100);
+    expect(flooded.current()).toBe(0);
+    busy.observe!(7, 0);
+    expect(flooded.current()).toBe(1);
   });
 });

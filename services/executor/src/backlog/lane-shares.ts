@@ -16,7 +16,9 @@ interface Lane {
  * shared by the start lanes' consumers and the other commands', served in turn: lanes with messages
  * waiting split it evenly, and a lane over its share takes nothing until it is back under it
  * (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
- * slot fetch at once.
+ * slot fetch at once, and for a lane holding nothing, which may take one message past it (unless held to a yield):
+ * however long other owners' executions hold every slot, a start of an owner with nothing in hand is taken at once,
+ * and the bound is passed by at most one message per lane.
  *
  * A yield is for the owners whose starts flood in, not for the others: while the bound is under `full`, only lanes with
  * more than a few messages waiting (their even share of `full`) are held to it; a lane with no more than that is served
@@ -70,7 +72,8 @@ export class LaneShares {
   #bound(lane: Lane): number {
     const total = this.total.current();
     const fullRoom = this.full - this.inHand();
-    if (total >= this.full || lane.pending <= this.#few) return this.#share(lane, this.#lanes, this.full, fullRoom);
+    if (total >= this.full || lane.pending <= this.#few)
+      return Math.max(lane.inHand === 0 ? 1 : 0, this.#share(lane, this.#lanes, this.full, fullRoom));
     // Held to the yield, with the other lanes flooded: what they hold counts against it, and never past `full`.
     const held = this.#lanes.filter((l) => l.pending > this.#few);
     const room = total - held.reduce((sum, l) => sum + l.inHand, 0);
