@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
-import { openOwnerSecretsBox, openSecret } from "@wf/shared/secrets";
+import { MAX_SECRETS_PER_OWNER, openOwnerSecretsBox, openSecret } from "@wf/shared/secrets";
 import { secretId } from "@wf/shared/store";
 import { call, SIMPLE_YAML, storeWorkflow } from "../api/support";
 import { consoleSession, useConsole, type Session } from "./support";
@@ -169,6 +169,21 @@ describe("/api/console/secrets", () => {
     expect((await send(me, "DELETE", "/api/console/secrets/OPENAI_KEY")).status).toBe(204);
     expect((await send(me, "GET", "/api/console/secrets")).body.items).toEqual([]);
     expect((await send(me, "DELETE", "/api/console/secrets/OPENAI_KEY")).status).toBe(404);
+  });
+
+  it("keeps at most MAX_SECRETS_PER_OWNER secrets an account: past it a new name is a 409, a replacement still works", async () => {
+    const me = await consoleSession(env());
+    const put = (name: string) =>
+      send(me, "PUT", `/api/console/secrets/${name}`, { body: { value: `value-of-${name}` } });
+    for (let i = 0; i < MAX_SECRETS_PER_OWNER; i++) expect((await put(`S${i}`)).status).toBe(200);
+    const refused = await put("ONE_MORE");
+    expect([refused.status, refused.body.code]).toEqual([409, "CONFLICT"]);
+    expect(refused.body.error).toBe(
+      `an account keeps at most ${MAX_SECRETS_PER_OWNER} secrets: delete one it no longer needs first`,
+    );
+    expect((await put("S0")).status).toBe(200);
+    expect((await send(me, "DELETE", "/api/console/secrets/S1")).status).toBe(204);
+    expect((await put("ONE_MORE")).status).toBe(200);
   });
 
   it("answers 400 naming the field for a bad name or value", async () => {

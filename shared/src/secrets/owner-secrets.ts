@@ -4,6 +4,12 @@ import { MIN_SECRET_CHARS } from "./masker";
 import type { SecretBox } from "./secret-box";
 
 const MAX_SECRET_BYTES = 64 * 1024;
+/**
+ * Secrets one account keeps at most: a run that reads any secret masks every string of its results against each of
+ * the owner's values on the executor's thread, so their number bounds what one tenant's masking costs the others
+ * (5,000 secrets made a run's masking hold the thread for seconds).
+ */
+export const MAX_SECRETS_PER_OWNER = 100;
 
 /** What the owners' secrets look like from outside: never the value. */
 export interface SecretInfo {
@@ -45,6 +51,12 @@ export async function setSecret(
     const current = await store.secrets.get(id);
     try {
       if (current === null) {
+        // Counted before the write: two concurrent creates may both pass it by one.
+        if ((await store.secrets.listByOwner(ownerId)).length >= MAX_SECRETS_PER_OWNER)
+          throw new WfError(
+            "CONFLICT",
+            `an account keeps at most ${MAX_SECRETS_PER_OWNER} secrets: delete one it no longer needs first`,
+          );
         await store.secrets.create({ id, ownerId, name, sealed, createdAt: now, updatedAt: now });
         return { name, createdAt: now, updatedAt: now };
       }
