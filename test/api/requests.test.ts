@@ -174,6 +174,20 @@ describe("error codes", () => {
     expect(tooLong.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
   });
 
+  it("a query field a route does not take is a 400 naming it, on routes that take no query too; api_key is a credential", async () => {
+    const me = await account(api());
+    const workflow = await storeWorkflow(api(), me.user.id, SIMPLE_YAML);
+    const unknown = await call(api(), "GET", `/api/v1/workflows/${workflow.id}?foo=1`, { key: me.key });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().details).toEqual([{ in: "query", field: "foo", message: "unknown field" }]);
+    const byQueryKey = await call(
+      api(),
+      "GET",
+      `/api/v1/workflows/${workflow.id}?api_key=${encodeURIComponent(me.key)}`,
+    );
+    expect(byQueryKey.statusCode).toBe(200);
+  });
+
   it("a path that is not valid percent-encoding is a 400 VALIDATION_FAILED from the router, its URL not echoed", async () => {
     const r = await call(api(), "GET", "/api/v1/workflows/%E0%A4%A?api_key=wfk_not_to_be_echoed");
     expect(r.statusCode).toBe(400);

@@ -1,9 +1,12 @@
 import type { FastifyRequest } from "fastify";
-import type { z } from "zod";
+import { z } from "zod";
 import { MAX_JSON_DEPTH, tooDeepAt, type FieldProblem } from "@wf/shared/api";
 import { WfError } from "@wf/shared/errors";
 
 type Part = FieldProblem["in"];
+
+/** The query of a route that takes none: any field is unknown (docs/api.md, Requests). */
+const NO_QUERY = z.strictObject({});
 
 /** What parsing reads of a route (route.ts's Route has it): how it is authenticated, and its parts' schemas. */
 export interface RequestSchemas {
@@ -34,7 +37,7 @@ export function parseRequestParts(
   if (route.auth !== "signed-url") delete rawQuery.api_key;
   const parsed = {
     params: parse(route.params, request.params, "path"),
-    query: parse(route.query, rawQuery, "query"),
+    query: parse(route.query ?? NO_QUERY, rawQuery, "query"),
     // Only a missing body is `{}`: a JSON `null` is a body, and not an object.
     body: parse(route.body, request.body === undefined ? {} : request.body, "body"),
   };
