@@ -174,6 +174,24 @@ describe("error codes", () => {
     expect(tooLong.json()).toEqual({ error: expect.any(String), code: "VALIDATION_FAILED" });
   });
 
+  it("a repeated query parameter, and a path with an empty segment, are 400s that say so", async () => {
+    const me = await account(api());
+    const repeated = await call(api(), "GET", "/api/v1/workflows?size=2&size=3", { key: me.key });
+    expect(repeated.statusCode).toBe(400);
+    expect(repeated.json().details).toEqual([
+      { in: "query", field: "size", message: "given more than once: send it once" },
+    ]);
+    const trailing = await call(api(), "GET", "/api/v1/workflows/", { key: me.key });
+    expect(trailing.statusCode).toBe(400);
+    expect(trailing.json().details).toEqual([
+      {
+        in: "path",
+        field: "id",
+        message: "must not be empty: the path has an empty segment there (a trailing / or a //)",
+      },
+    ]);
+  });
+
   it("a query field a route does not take is a 400 naming it, on routes that take no query too; api_key is a credential", async () => {
     const me = await account(api());
     const workflow = await storeWorkflow(api(), me.user.id, SIMPLE_YAML);

@@ -35,6 +35,12 @@ export function parseRequestParts(
   };
   const rawQuery = { ...(request.query as Record<string, unknown>) };
   if (route.auth !== "signed-url") delete rawQuery.api_key;
+  for (const [key, value] of Object.entries(rawQuery)) {
+    if (!Array.isArray(value)) continue;
+    // The parser gathers a repeated parameter into a list, which no query schema takes: say so, not that it is no text.
+    problems.push({ in: "query", field: key, message: "given more than once: send it once" });
+    delete rawQuery[key];
+  }
   const parsed = {
     params: parse(route.params, request.params, "path"),
     query: parse(route.query ?? NO_QUERY, rawQuery, "query"),
@@ -68,6 +74,11 @@ function fieldProblems(issue: z.core.$ZodIssue, part: Part): FieldProblem[] {
   }
   if (issue.code === "invalid_type" && issue.path.length === 0 && part === "body") {
     return [{ in: part, field: "", message: "the body must be a JSON object" }];
+  }
+  if (issue.code === "too_small" && issue.origin === "string" && part === "path") {
+    // `/api/v1/workflows/` reaches the route of one workflow, with an empty id.
+    const message = `${issue.message}: the path has an empty segment there (a trailing / or a //)`;
+    return [{ in: part, field: fieldPath(issue.path), message }];
   }
   return [{ in: part, field: fieldPath(issue.path), message: issue.message }];
 }
