@@ -65,9 +65,10 @@ async function renderString(
   const literals: string[] = [];
   let last = 0;
   for (const m of s.matchAll(PART)) {
+    const expression = m[1]!.trim();
     literals.push(s.slice(last, m.index));
-    expressions.push(m[1]!.trim());
-    parts.push(evaluateExpression(m[1]!.trim(), context, owner).then(asText));
+    expressions.push(expression);
+    parts.push(evaluateExpression(expression, context, owner).then(asText));
     last = m.index! + m[0].length;
   }
   const texts = await Promise.all(parts);
