@@ -1,6 +1,6 @@
 import { CasConflictError } from "../errors/index";
 import type { Store } from "../store/port";
-import { stepLineage } from "../workflow/index";
+import { stepLineage, stepNameOf } from "../workflow/index";
 import {
   DEBUG_EDIT_MAX_BYTES,
   type DebugClaim,
@@ -141,15 +141,10 @@ export async function releaseClaim(store: Store, executionId: string, claimId: s
 function inputProblem(snap: ExecutionSnapshot, pause: PauseRecord, body: DebugCommandBody): string | null {
   if (body.input === undefined) return null;
   const workflow = parseDefinition(snap.definition);
-  const step = workflow.success ? stepLineage(workflow.data.steps, lastStepName(pause.stepPath))?.step : undefined;
+  const step = workflow.success ? stepLineage(workflow.data.steps, stepNameOf(pause.stepPath))?.step : undefined;
   if (step?.type !== "llm" && step?.type !== "agent") return null;
   const parsed = parseConversation(body.input);
   return parsed.ok ? null : `the input of ${step.type} step \`${step.name}\` ${parsed.why}`;
-}
-
-/** The name of the step at a path (`loop[2].x` → `x`): names are unique in a workflow, nested ones included. */
-function lastStepName(path: string): string {
-  return path.slice(path.lastIndexOf(".") + 1);
 }
 
 /** What is wrong with `command` at `pause`, or null: each command applies at some phases only. */

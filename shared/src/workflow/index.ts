@@ -66,7 +66,7 @@ export {
   type CoerceResult,
   type VariableError,
 } from "./variables";
-export { walkSteps, countSteps, stepLineage, type StepLineage } from "./walk";
+export { walkSteps, countSteps, stepLineage, stepNameOf, type StepLineage } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";
 export { compileError } from "./expressions-check";

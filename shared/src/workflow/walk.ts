@@ -29,6 +29,11 @@ export interface StepLineage {
   lists: readonly (readonly Step[])[];
 }
 
+/** The step's own name at the end of its recorded path (`loop[2].name` → `name`): names are unique in a file. */
+export function stepNameOf(path: string): string {
+  return path.slice(path.lastIndexOf(".") + 1);
+}
+
 /** The lineage of the step named `name` (names are unique in a file, nested ones included); null if none. */
 export function stepLineage(steps: readonly Step[], name: string): StepLineage | null {
   const find = (list: readonly Step[], ancestors: Step[], lists: (readonly Step[])[]): StepLineage | null => {

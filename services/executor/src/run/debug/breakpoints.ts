@@ -88,11 +88,6 @@ export function stepMatches(pattern: string, path: string): boolean {
   return re.test(path);
 }
 
-/** The step's own name at the end of its path (`loop[2].name` → `name`). */
-export function lastName(path: string): string {
-  return path.slice(path.lastIndexOf(".") + 1);
-}
-
 /** How deep each step sits: 0 at the top level, 1 inside a foreach or parallel, and so on. */
 export function stepDepths(workflow: Workflow): Map<string, number> {
   const depths = new Map<string, number>();

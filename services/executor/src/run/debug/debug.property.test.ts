@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DebugCommandName, PauseRecord } from "@wf/shared/execution";
+import { stepNameOf } from "@wf/shared/workflow";
 import { codeFailed, codeOk } from "../fake-run";
-import { lastName } from "./breakpoints";
 import { pick, seeded, type Random } from "@wf/shared/testing";
 import { AGENTS, generateCase, TOKENS_PER_CALL, type DebugCase } from "./testing/generate-case";
 import { modelRun, pointKey, stepDepths } from "./testing/run-model";
@@ -76,7 +76,7 @@ async function checkCase(seed: number): Promise<void> {
   const pauses: { pause: PauseRecord; level: number | null }[] = [];
   const segments: Segment[] = [];
   const depths = stepDepths(c.steps);
-  const depth = (path: string) => depths.get(lastName(path))!;
+  const depth = (path: string) => depths.get(stepNameOf(path))!;
   /** How deep a `step` pause may come, after the last command (null: none may). */
   let level: number | null = null;
 

@@ -10,13 +10,13 @@ import type {
   Usage,
 } from "@wf/shared/execution";
 import { evaluateCondition, evaluateExpression, ExpressionError } from "@wf/shared/expressions";
-import type { Step, Workflow } from "@wf/shared/workflow";
+import { stepNameOf, type Step, type Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
 import type { RunEffects } from "../effects";
 import { nestedPathTest } from "../nested-paths";
 import { cutValue } from "../result-limits";
 import { expressionContext, type Scope } from "../scope";
-import { lastName, matchesPoint, stepDepths, type Point } from "./breakpoints";
+import { matchesPoint, stepDepths, type Point } from "./breakpoints";
 import { editedArguments, editedInput } from "./commands";
 import { armIdleTimer, writePause, type PauseCause, type PauseDetails } from "./pause";
 
@@ -450,7 +450,7 @@ export class Debugger {
   }
 
   private depthOf(path: string): number {
-    return this.depths.get(lastName(path)) ?? 0;
+    return this.depths.get(stepNameOf(path)) ?? 0;
   }
 
   private async inputDetails(step: Step, path: string, scope: Scope): Promise<Partial<PauseDetails>> {
