@@ -56,8 +56,7 @@ export function errorAnswer(err: unknown): ErrorAnswer {
     const badUrl = status === 400 && err instanceof URIError;
     const error = badUrl ? BAD_URL : err instanceof Error ? err.message : "malformed request";
     // A 400 is documented with `details` (one problem per field): the framework's names no field.
-    const details =
-      status === 400 ? { details: [{ in: err instanceof URIError ? "path" : "body", field: "", message: error }] } : {};
+    const details = status === 400 ? { details: [{ in: badUrl ? "path" : "body", field: "", message: error }] } : {};
     return { status, body: { error, code: "VALIDATION_FAILED", ...details } };
   }
   return { status: 500, body: { error: "internal error", code: "INTERNAL" } };
