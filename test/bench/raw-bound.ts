@@ -1,13 +1,17 @@
 import type { ThroughputResult } from "./throughput";
 
+/** A workflow's raw operations as measured: its writes (record + index keys) and publishes (events + the start command). */
+export function rawOperations(t: ThroughputResult): { writes: number; publishes: number } {
+  return { writes: t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, publishes: t.eventsPerWorkflow + 1 };
+}
+
 /**
- * The throughput a single client could reach if each workflow cost only its measured writes
- * (record + index keys) at the raw CAS rate plus its publishes (events + the start command) at
- * the raw publish rate, one after the other: an upper bound, not a target the design promises.
+ * The throughput a single client could reach if each workflow cost only its raw operations, its writes at the raw CAS
+ * rate plus its publishes at the raw publish rate, one after the other: an upper bound, not a target the design
+ * promises.
  */
 export function rawBound(t: ThroughputResult, publishPerSec: number, casPerSec: number): number {
-  const writes = t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow;
-  const publishes = t.eventsPerWorkflow + 1;
+  const { writes, publishes } = rawOperations(t);
   return Math.round(1 / (writes / casPerSec + publishes / publishPerSec));
 }
 
@@ -49,8 +53,7 @@ export function bareOperationsCpuMs(r: RoundRun): { natsServer: number; client: 
   if (!(NATS_SERVER in r.raw.cpuUsPerPublish) || !(NATS_SERVER in r.raw.cpuUsPerCas)) return null;
   const pub = natsServerAndOthers(r.raw.cpuUsPerPublish);
   const cas = natsServerAndOthers(r.raw.cpuUsPerCas);
-  const writes = r.snapshotWritesPerWorkflow + r.indexWritesPerWorkflow;
-  const publishes = r.eventsPerWorkflow + 1;
+  const { writes, publishes } = rawOperations(r);
   const of = (role: "natsServer" | "others"): number => (writes * cas[role] + publishes * pub[role]) / 1000;
   return { natsServer: of("natsServer"), client: of("others") };
 }

@@ -1,5 +1,5 @@
 import { isolationText, renderCodeOverhead } from "./code-overhead";
-import { bareOperationsCpuMs, natsServerAndOthers, rawBoundOf, type RoundRun } from "./raw-bound";
+import { bareOperationsCpuMs, natsServerAndOthers, rawBoundOf, rawOperations, type RoundRun } from "./raw-bound";
 import type { BenchResult } from "./report";
 import { round, type Summary } from "./stats";
 
@@ -39,10 +39,9 @@ function bareOperationsText(t: RoundRun): string[] {
   const bare = bareOperationsCpuMs(t);
   if (bare === null) return [];
   const own = natsServerAndOthers(t.cpuMsPerWorkflow);
-  const writes = round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 2);
-  const publishes = round(t.eventsPerWorkflow + 1, 2);
+  const { writes, publishes } = rawOperations(t);
   return [
-    `  its ${writes} writes and ${publishes} publishes made bare, at the raw runs' CPU each: nats-server ${bare.natsServer.toFixed(2)} ms, their client ${bare.client.toFixed(2)} ms; ` +
+    `  its ${round(writes, 2)} writes and ${round(publishes, 2)} publishes made bare, at the raw runs' CPU each: nats-server ${bare.natsServer.toFixed(2)} ms, their client ${bare.client.toFixed(2)} ms; ` +
       `this workflow: nats-server ${own.natsServer.toFixed(2)} ms, the service and its runners ${own.others.toFixed(2)} ms`,
   ];
 }

@@ -1,7 +1,7 @@
 import { AIMS, PUBLISHED } from "./published";
 import { round } from "./stats";
 import type { Measurements } from "./suite";
-import { rawBoundOf } from "./raw-bound";
+import { rawBoundOf, rawOperations } from "./raw-bound";
 
 /** One figure of ours next to one reference. `ratio` is always ours / reference. */
 export interface Comparison {
@@ -96,8 +96,9 @@ export function analyse(m: Measurements): BenchResult {
       });
     };
     rate("aim", AIMS.workflowsPerSec, (r) => (r >= 1 ? "met" : "not met"));
+    const { writes, publishes } = rawOperations(t);
     rate(
-      `raw bound: ${round(t.snapshotWritesPerWorkflow + t.indexWritesPerWorkflow, 1)} writes + ${round(t.eventsPerWorkflow + 1, 1)} publishes per workflow`,
+      `raw bound: ${round(writes, 1)} writes + ${round(publishes, 1)} publishes per workflow`,
       bound[t.kind] ?? 0,
       (r) => `${Math.round(r * 100)}% of the bound`,
     );
