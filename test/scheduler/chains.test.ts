@@ -138,6 +138,38 @@ describe("chained triggers", () => {
     expect([...as, ...bs].every((e) => e.status === "COMPLETED")).toBe(true);
   });
 
+  it("a workflow chained three times after itself starts its owner's per-minute limit of runs, then stops", async () => {
+    const rt = await runtime({ LOG_LEVEL: "warn" });
+    const p = rt.platform;
+    const owner = await createOwner(p, "free");
+    const id = newId();
+    const self = `triggers:
+  - { type: DELAYED_COMPLETION, after: ${id}, delay: 0 }
+  - { type: DELAYED_COMPLETION, after: ${id}, delay: 0 }
+  - { type: DELAYED_COMPLETION, after: ${id}, delay: 0 }`;
+    const w = await storeWorkflow(p, owner.id, quick("fan", self), id);
+    const stderr = vi.spyOn(process.stderr, "write");
+    onTestFinished(() => stderr.mockRestore());
+    // The budget is a minute's: the burst (1, 3, 9, 27, 81… runs a generation) must not straddle two.
+    if (Date.now() % 60_000 > 40_000) await new Promise((r) => setTimeout(r, 60_500 - (Date.now() % 60_000)));
+    const minute = Math.floor(Date.now() / 60_000);
+
+    await startStored(p, w);
+    await waitFor(() => settled(p, [owner]), { timeoutMs: 30_000, what: "the fan-out to stop" });
+    expect(Math.floor(Date.now() / 60_000)).toBe(minute);
+
+    // A Free owner's plan allows one key 60 requests a minute: as many chained runs.
+    const runs = await executionsOf(p, w);
+    expect(runs.filter((e) => e.triggerSource === "chained")).toHaveLength(60);
+    expect(runs.every((e) => e.status === "COMPLETED")).toBe(true);
+    const skipped = stderr.mock.calls
+      .map(([chunk]) => String(chunk))
+      .filter((l) => l.includes("triggered runs skipped"));
+    expect(skipped.map((l) => JSON.parse(l) as unknown)).toEqual([
+      expect.objectContaining({ level: "warn", ownerId: owner.id, plan: "free", perMinute: 60, workflowId: w.id }),
+    ]);
+  });
+
   it("a step test of the workflow followed chains nothing; its next run does", async () => {
     const rt = await runtime();
     const p = rt.platform;

@@ -1,7 +1,8 @@
+import { newId } from "@wf/shared/execution";
 import { streamNames } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { WorkflowRecord } from "@wf/shared/store";
-import { scheduleExecutionId } from "@wf/scheduler";
+import { scheduleExecutionId, StartBudget } from "@wf/scheduler";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
@@ -168,5 +169,30 @@ describe("schedules", () => {
       },
     );
     expect(await p.store.workflows.listScheduled()).toEqual([]);
+  });
+
+  it("a tick past its owner's budget of triggered starts starts nothing, and the schedule goes on", async () => {
+    const rt = await startRuntime(testConfig(nats.server, { WF_SCHEDULE_SCAN_MS: "200" }));
+    onTestFinished(() => rt.stop());
+    const p = rt.platform;
+    const owner = await createOwner(p, "pro");
+    // The budget is a minute's: the test must not straddle two.
+    if (Date.now() % 60_000 > 40_000) await new Promise((r) => setTimeout(r, 60_500 - (Date.now() % 60_000)));
+    const minute = Math.floor(Date.now() / 60_000);
+    // The Pro plan's 300 triggered starts of this minute, spent as another replica would spend them.
+    const budget = await StartBudget.open(p, p.log);
+    onTestFinished(() => budget.close());
+    const spent = { workflowId: "elsewhere", trigger: "chained" };
+    expect((await Promise.all(Array.from({ length: 300 }, () => budget.allows(owner, newId(), spent)))).every(Boolean));
+
+    const since = Date.now();
+    const w = await storeWorkflow(p, owner.id, scheduled("every-second", "* * * * * *"));
+    const armed = await waitFor(() => armedTick(p, w), { timeoutMs: 10_000, what: "the schedule to be armed" });
+    await waitFor(async () => ((await armedTick(p, w)) ?? 0) >= armed + 3_000, {
+      timeoutMs: 15_000,
+      what: "three ticks to pass",
+    });
+    expect(Math.floor(Date.now() / 60_000)).toBe(minute);
+    expect(await ticksFired(p, w, since)).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { SessionStore } from "./console/sessions";
 import type { EdgeContext } from "./context";
 import { resolveSigningKey } from "./downloads/signing-key";
 import { UrlSigner } from "./downloads/url-signer";
-import { WindowCounters } from "./rate-limit/window-counters";
+import { WindowCounters } from "@wf/shared/rate-limit";
 import { ReplayGuard } from "./webhooks/replay-guard";
 import { openWebhookSecretBox } from "./webhooks/secret-box";
 import { WebhookStats } from "./webhooks/stats";

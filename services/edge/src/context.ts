@@ -12,7 +12,7 @@ import type { LoginThrottle } from "./console/login-throttle";
 import type { PasswordChecks } from "./console/password-checks";
 import type { SessionStore } from "./console/sessions";
 import type { UrlSigner } from "./downloads/url-signer";
-import type { WindowCounters } from "./rate-limit/window-counters";
+import type { WindowCounters } from "@wf/shared/rate-limit";
 import type { ReplayGuard } from "./webhooks/replay-guard";
 import type { WebhookStats } from "./webhooks/stats";
 

@@ -8,6 +8,7 @@ import type { Store, WorkflowRecord } from "@wf/shared/store";
 import type { COMPLETION_STATES } from "@wf/shared/workflow";
 import type { ChainFireCommand } from "./commands";
 import { chainExecutionId } from "./execution-ids";
+import type { StartBudget } from "./start-budget";
 import { startTriggered } from "./start-triggered";
 import { chainTriggers } from "./stored-triggers";
 
@@ -38,6 +39,7 @@ export class Chains {
 
   constructor(
     private readonly platform: Platform,
+    private readonly budget: StartBudget,
     private readonly log: Logger,
   ) {
     this.subj = subjects(platform.config.WF_NAMESPACE);
@@ -70,21 +72,20 @@ export class Chains {
     // The run is the owner's: it starts only if the owner may start the workflow now, as the API would let them.
     const owner = await this.platform.store.users.get(w.value.ownerId);
     const refusal = startRefusal(starterOf(w.value.ownerId, owner?.value ?? null), w.value.id, w.value);
-    if (refusal) {
+    if (refusal || !owner) {
       this.log.warn("chained run skipped: the workflow's owner may not start it", {
         workflowId: w.value.id,
         chainKey: cmd.chainKey,
         sourceExecutionId: cmd.sourceExecutionId,
-        reason: refusal.message,
+        reason: refusal?.message ?? `user ${w.value.ownerId} not found`,
       });
       return;
     }
-    await startTriggered(
-      this.platform,
-      w.value,
-      chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt, w.value.ownerId),
-      "chained",
-    );
+    const executionId = chainExecutionId(cmd.chainKey, cmd.sourceExecutionId, cmd.dueAt, w.value.ownerId);
+    const source = { workflowId: w.value.id, trigger: "chained", chainKey: cmd.chainKey };
+    if (await this.budget.allows(owner.value, executionId, source)) {
+      await startTriggered(this.platform, w.value, executionId, "chained");
+    }
   }
 
   private async arm(cmd: ChainFireCommand): Promise<void> {

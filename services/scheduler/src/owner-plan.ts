@@ -1,7 +1,7 @@
-import type { Store } from "@wf/shared/store";
+import type { Store, UserRecord } from "@wf/shared/store";
 
-/** Schedules run for active owners on Pro or higher (docs/scheduling.md). */
-export async function ownerMaySchedule(store: Store, ownerId: string): Promise<boolean> {
+/** The owner whose schedules run: active and on Pro or higher (docs/scheduling.md); null for another. */
+export async function schedulingOwner(store: Store, ownerId: string): Promise<UserRecord | null> {
   const owner = await store.users.get(ownerId);
-  return owner !== null && owner.value.plan !== "free" && owner.value.status === "active";
+  return owner !== null && owner.value.plan !== "free" && owner.value.status === "active" ? owner.value : null;
 }

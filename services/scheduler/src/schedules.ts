@@ -5,7 +5,8 @@ import type { Platform } from "@wf/shared/runtime";
 import type { WorkflowRecord } from "@wf/shared/store";
 import type { TickCommand } from "./commands";
 import { scheduleExecutionId } from "./execution-ids";
-import { ownerMaySchedule } from "./owner-plan";
+import { schedulingOwner } from "./owner-plan";
+import type { StartBudget } from "./start-budget";
 import { startTriggered } from "./start-triggered";
 import { nextTick, scheduleFingerprint, scheduleTriggers } from "./stored-triggers";
 
@@ -34,6 +35,7 @@ export class Schedules {
 
   constructor(
     private readonly platform: Platform,
+    private readonly budget: StartBudget,
     private readonly log: Logger,
   ) {
     this.subj = subjects(platform.config.WF_NAMESPACE);
@@ -56,8 +58,12 @@ export class Schedules {
     }
     // An edit replaced the schedule that armed this tick; the scan arms the new one.
     if (scheduleFingerprint(triggers) !== cmd.fingerprint) return;
-    if (!(await ownerMaySchedule(this.platform.store, w.value.ownerId))) return;
-    await startTriggered(this.platform, w.value, scheduleExecutionId(w.value, cmd.tickAt), "schedule");
+    const owner = await schedulingOwner(this.platform.store, w.value.ownerId);
+    if (!owner) return;
+    const executionId = scheduleExecutionId(w.value, cmd.tickAt);
+    // A tick past the owner's budget starts nothing, and the schedule goes on.
+    if (await this.budget.allows(owner, executionId, { workflowId: w.value.id, trigger: "schedule" }, now))
+      await startTriggered(this.platform, w.value, executionId, "schedule");
     const next = nextTick(triggers, Math.max(cmd.tickAt, now - CATCH_UP_MS));
     if (next !== null) await this.arm(w.value.id, cmd.fingerprint, next);
   }
@@ -68,7 +74,7 @@ export class Schedules {
     const fingerprint = scheduleFingerprint(triggers);
     const armed = await this.platform.store.schedules.get(w.id);
     if (armed?.value.fingerprint === fingerprint && armed.value.nextAt >= now - LOST_AFTER_MS) return;
-    if (!(await ownerMaySchedule(this.platform.store, w.ownerId))) return;
+    if (!(await schedulingOwner(this.platform.store, w.ownerId))) return;
     const next = nextTick(triggers, now);
     if (next !== null) await this.arm(w.id, fingerprint, next);
   }

@@ -16,6 +16,7 @@ import { startChainEnds } from "./chain-ends";
 import { Chains, END_EVENTS, type EndEventType } from "./chains";
 import { ChainFireCommand, TickCommand } from "./commands";
 import { Schedules } from "./schedules";
+import { StartBudget } from "./start-budget";
 
 /** A few store reads and writes per message; a message lost with a killed replica returns after this. */
 const ACK_WAIT_MS = 10_000;
@@ -32,8 +33,9 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
   const ns = p.config.WF_NAMESPACE;
   const streams = streamNames(ns);
   const names = consumerNames();
-  const schedules = new Schedules(p, log);
-  const chains = new Chains(p, log);
+  const budget = await StartBudget.open(p, log);
+  const schedules = new Schedules(p, budget, log);
+  const chains = new Chains(p, budget, log);
   const endTypes = Object.keys(END_EVENTS) as EndEventType[];
 
   await ensureConsumer(p.jsm, streams.cmd, {
@@ -112,6 +114,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     async stop() {
       await scan.stop();
       await Promise.all([commands.stop(), ends.stop()]);
+      await budget.close();
     },
   };
 }

@@ -316,6 +316,8 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .kv(`${ns}_definitions`, "write")
       .records("schedules", "write")
       .records("chain_runs", "write")
+      // Each owner's triggered starts a minute, counted beside the API keys' requests (start-budget.ts).
+      .kv(`${ns}_ratelimits`, "write")
       // Retention removes old executions with their approvals, artifacts and events.
       .records("approvals", "write")
       .records("artifacts", "write")

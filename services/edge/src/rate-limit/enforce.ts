@@ -2,7 +2,7 @@ import type { FastifyReply } from "fastify";
 import { PLAN_LIMITS, type Plan } from "@wf/shared/auth";
 import { AnswerError } from "../errors";
 import { judge } from "./limiter";
-import type { WindowCounts } from "./window-counters";
+import type { WindowCounts } from "@wf/shared/rate-limit";
 
 /**
  * Answers a counted request under its plan's windows: the X-RateLimit headers always, and past a

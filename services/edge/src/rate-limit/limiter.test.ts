@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "@wf/shared/auth";
 import { judge } from "./limiter";
-import { counterKey, secondsUntilReset } from "./windows";
+import { counterKey, secondsUntilReset } from "@wf/shared/rate-limit";
 
 const T = Date.UTC(2030, 5, 30, 23, 58, 30, 250);
 

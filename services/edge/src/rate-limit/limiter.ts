@@ -1,7 +1,6 @@
 import type { RateLimitWindow } from "@wf/shared/api";
 import type { PlanLimits } from "@wf/shared/auth";
-import type { WindowCounts } from "./window-counters";
-import { secondsUntilReset } from "./windows";
+import { secondsUntilReset, type WindowCounts } from "@wf/shared/rate-limit";
 
 export interface Verdict {
   /** The window the headers describe: the exceeded one, else the one with the least left. */

@@ -1,9 +1,9 @@
 import type { KV } from "@nats-io/kv";
-import { openKvBucket, type StreamPlacement } from "@wf/shared/nats";
+import { openKvBucket, type StreamPlacement } from "../nats";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
-import type { PlanLimits } from "@wf/shared/auth";
-import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
+import type { PlanLimits } from "../auth";
+import { isWrongLastSequence, type JetStreamPublisher } from "../store";
 import { counterKey, epochMinute } from "./windows";
 
 /** Long enough for a day's counter to outlive its UTC date whatever the clock skew. */
@@ -50,11 +50,11 @@ interface Queue {
 const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined, reject: () => undefined };
 
 /**
- * Per-key request counters shared by every edge replica, in the KV bucket `<ns>_ratelimits`: one
- * value per key and UTC date, `<keyId>.<yyyymmdd>` -> `{d, m, e}`, both windows in one write (the
- * minute restarts when the epoch minute `e` moves on). A key's requests during a write share its next
- * compare-and-set write; given limits, a count well within them is answered ahead of its write, which
- * replicas together can overrun only slightly (docs/webhooks.md#the-trigger).
+ * Request counters shared by every replica (an API key's in the edges, an owner's triggered starts in the schedulers),
+ * in the KV bucket `<ns>_ratelimits`: one value per id and UTC date, `<id>.<yyyymmdd>` -> `{d, m, e}`, both windows in
+ * one write (the minute restarts when the epoch minute `e` moves on). An id's requests during a write share its next
+ * compare-and-set write; given limits, a count well within them is answered ahead of its write, which replicas
+ * together can overrun only slightly (docs/webhooks.md#the-trigger).
  */
 export class WindowCounters {
   readonly #known = new Map<string, { value: Stored; revision: number }>();

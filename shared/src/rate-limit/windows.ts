@@ -1,4 +1,4 @@
-import type { RateLimitWindow } from "@wf/shared/api";
+import type { RateLimitWindow } from "../api";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

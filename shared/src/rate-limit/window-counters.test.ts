@@ -1,8 +1,8 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId } from "@wf/shared/execution";
-import { connectNats, ONE_REPLICA } from "@wf/shared/nats";
-import { JetStreamPublisher } from "@wf/shared/store";
+import { newId } from "../execution";
+import { connectNats, ONE_REPLICA } from "../nats";
+import { JetStreamPublisher } from "../store";
 import { Kvm } from "@nats-io/kv";
 import { startNatsServer, waitFor, type NatsServerHandle } from "@wf/testing";
 import { WindowCounters } from "./window-counters";

@@ -1,0 +1,2 @@
+export { WindowCounters, type WindowCounts } from "./window-counters";
+export { counterKey, epochMinute, secondsUntilReset } from "./windows";
