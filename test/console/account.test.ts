@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createApiKey, MAX_USABLE_KEYS_PER_USER } from "@wf/shared/auth";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
 import { MAX_SECRETS_PER_OWNER, openOwnerSecretsBox, openSecret } from "@wf/shared/secrets";
 import { secretId } from "@wf/shared/store";
@@ -134,6 +135,33 @@ describe("/api/console/keys", () => {
     expect([r.status, r.body.code]).toEqual([404, "NOT_FOUND"]);
     expect((await send(me, "GET", "/api/console/keys")).body.items).toEqual([]);
     expect((await call(env(), "GET", "/api/v1/workflows", { key: theirs.body.key as string })).statusCode).toBe(200);
+  });
+
+  it("holds at most MAX_USABLE_KEYS_PER_USER usable keys an account: past it a 409; revoked and expired ones do not count", async () => {
+    const me = await consoleSession(env());
+    const create = () => send(me, "POST", "/api/console/keys", { body: { name: "k", scopes: ["WORKFLOW_READ"] } });
+    // An expired key of the account's, made while it was valid.
+    const past = Date.now() - 86_400_000;
+    await createApiKey(
+      env().platform.store,
+      { ownerId: me.user.id, name: "old", scopes: ["WORKFLOW_READ"], expiresAt: past + 1 },
+      past,
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_USABLE_KEYS_PER_USER; i++) {
+      const r = await create();
+      expect(r.status).toBe(201);
+      ids.push(r.body.id as string);
+    }
+    const refused = await create();
+    expect([refused.status, refused.body.code, refused.body.error]).toEqual([
+      409,
+      "CONFLICT",
+      `an account holds at most ${MAX_USABLE_KEYS_PER_USER} usable API keys: revoke one it no longer needs first`,
+    ]);
+    expect((await send(me, "DELETE", `/api/console/keys/${ids[0]!}`)).status).toBe(200);
+    expect((await create()).status).toBe(201);
+    expect((await send(me, "GET", "/api/console/keys")).body.items).toHaveLength(MAX_USABLE_KEYS_PER_USER + 2);
   });
 });
 

@@ -91,6 +91,17 @@ export const NewApiKey = z.strictObject({
 });
 export type NewApiKey = z.input<typeof NewApiKey>;
 
+/**
+ * The usable (unrevoked, unexpired) keys a user may hold: each has its plan's whole quota (docs/api.md#rate-limits), so
+ * without a cap more keys were more requests and starts without end.
+ */
+export const MAX_USABLE_KEYS_PER_USER = 50;
+
+/** Whether a key is neither revoked nor expired at `now`. */
+export function keyUsable(key: Pick<ApiKeyRecord, "revokedAt" | "expiresAt">, now: number): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+}
+
 /** Creates a key for an existing user; the returned `key` is the only time the secret exists in clear. */
 export async function createApiKey(
   store: Store,
@@ -104,6 +115,13 @@ export async function createApiKey(
     ]);
   }
   if (!(await store.users.get(parsed.ownerId))) throw new WfError("NOT_FOUND", `no user with id ${parsed.ownerId}`);
+  // Counted before the write: two concurrent creates may both pass it by one.
+  const usable = (await store.apiKeys.listByOwner(parsed.ownerId)).filter((k) => keyUsable(k, now));
+  if (usable.length >= MAX_USABLE_KEYS_PER_USER)
+    throw new WfError(
+      "CONFLICT",
+      `an account holds at most ${MAX_USABLE_KEYS_PER_USER} usable API keys: revoke one it no longer needs first`,
+    );
   const generated = generateApiKey();
   const record: ApiKeyRecord = {
     id: generated.keyId,

@@ -15,6 +15,8 @@ export {
   createUser,
   updateUser,
   createApiKey,
+  MAX_USABLE_KEYS_PER_USER,
+  keyUsable,
   revokeApiKey,
   userView,
   NewUser,

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ApiKeyList, ApiKeyView, CreatedApiKey, CreateKeyBody, ErrorBody, IdParams } from "@wf/shared/api";
-import { createApiKey, revokeApiKey } from "@wf/shared/auth";
+import { createApiKey, MAX_USABLE_KEYS_PER_USER, revokeApiKey } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import type { ApiKeyRecord } from "@wf/shared/store";
 import { defineRoute, type Route } from "../routes/route";
@@ -32,7 +32,13 @@ export const consoleKeyRoutes: Route[] = [
     auth: "console",
     body: CreateKeyBody,
     status: 201,
-    responses: { 201: { description: "Created: `key` is shown here once, never again.", schema: CreatedApiKey } },
+    responses: {
+      201: { description: "Created: `key` is shown here once, never again.", schema: CreatedApiKey },
+      409: {
+        description: `You hold ${MAX_USABLE_KEYS_PER_USER} usable keys already (neither revoked nor expired): revoke one first.`,
+        schema: ErrorBody,
+      },
+    },
     async handler({ body }, { ctx, consoleUser }) {
       const now = ctx.clock();
       const expiresAt = body.expiresInDays === undefined ? null : now + body.expiresInDays * DAY_MS;

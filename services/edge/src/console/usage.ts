@@ -1,5 +1,5 @@
 import { UsageQuery, UsageView } from "@wf/shared/api";
-import { PLAN_LIMITS } from "@wf/shared/auth";
+import { keyUsable, MAX_USABLE_KEYS_PER_USER, PLAN_LIMITS } from "@wf/shared/auth";
 import type { ExecutionSnapshot, ExecutionStatus } from "@wf/shared/execution";
 import type { z } from "zod";
 import { defineRoute, type Route } from "../routes/route";
@@ -8,8 +8,6 @@ const DAY_MS = 86_400_000;
 /** One report reads at most this many executions (newest first); `truncated` says when the window holds more. */
 export const MAX_USAGE_EXECUTIONS = 2_000;
 const PAGE = 200;
-/** Keys whose counters one report reads (newest first). */
-const MAX_USAGE_KEYS = 50;
 
 type Spend = {
   executions: number;
@@ -79,7 +77,7 @@ export const consoleUsageRoutes: Route[] = [
       "Your tokens and cost by day and by workflow, executions by status, and each key's requests against your plan's limits",
     description:
       `Sums the \`usage\` of the executions you own created in the window, step tests included (the newest ${MAX_USAGE_EXECUTIONS} at most: \`truncated\` says when there were more). ` +
-      `Key counts are the rate limiter's for the current epoch minute and UTC date, for your ${MAX_USAGE_KEYS} newest keys that are neither revoked nor expired.`,
+      `Key counts are the rate limiter's for the current epoch minute and UTC date, for your ${MAX_USABLE_KEYS_PER_USER} newest keys that are neither revoked nor expired.`,
     tag: "account",
     auth: "console",
     query: UsageQuery,
@@ -113,9 +111,8 @@ export const consoleUsageRoutes: Route[] = [
       }
 
       const limits = PLAN_LIMITS[plan];
-      const live = keys
-        .filter((k) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now))
-        .slice(0, MAX_USAGE_KEYS);
+      // At most the cap's worth: two creates at once may have passed it by one.
+      const live = keys.filter((k) => keyUsable(k, now)).slice(0, MAX_USABLE_KEYS_PER_USER);
       const counts = await Promise.all(live.map((k) => ctx.counters.peek(k.id, now)));
 
       const { executions: _n, ...totalUsage } = rounded(total);
