@@ -125,6 +125,25 @@ describe("webhook trigger: rules", () => {
     expect(answer(await trigger(env, id, big))).toEqual([409, "CONFLICT"]);
   });
 
+  it("a trigger refused once counted (403, 400) carries the X-RateLimit headers and counts; one refused before does not", async () => {
+    const env = edge();
+    const { id, owner: o } = await webhook(env, { allowedSourceIps: ["10.0.0.0/8"] });
+    await waitFor(() => Date.now() % 60_000 < 50_000 || undefined, { timeoutMs: 15_000, what: "a fresh minute" });
+    const remaining = (r: Awaited<ReturnType<typeof trigger>>) =>
+      [r.status, r.headers.get("x-ratelimit-limit"), r.headers.get("x-ratelimit-window")].concat(
+        r.headers.get("x-ratelimit-remaining") ?? "none",
+      );
+    expect(remaining(await trigger(env, id, "{}"))).toEqual([403, "300", "minute", "299"]);
+    expect((await consoleCall(env, o.session, "PUT", `/api/webhooks/${id}`, { allowedSourceIps: [] })).status).toBe(
+      200,
+    );
+    expect(remaining(await trigger(env, id, "not json"))).toEqual([400, "300", "minute", "298"]);
+    // Too large: refused before it is authenticated, so neither counted nor told.
+    const big = JSON.stringify({ pad: "x".repeat(1024 * 1024) });
+    expect(remaining(await trigger(env, id, big))).toEqual([413, null, null, "none"]);
+    expect(remaining(await trigger(env, id, "{}"))).toEqual([202, "300", "minute", "297"]);
+  });
+
   it("an empty body is {} and the legacy path behaves the same", async () => {
     const env = edge();
     const { id } = await webhook(env);

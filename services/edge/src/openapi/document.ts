@@ -6,6 +6,9 @@ import type { ResponseDoc, RouteDoc } from "../routes/route";
 
 type JsonObject = Record<string, unknown>;
 
+/** A trigger's answers once counted, which carry the X-RateLimit headers (a disabled webhook's 409 is not counted). */
+const COUNTED_TRIGGER = new Set([202, 400, 403, 409]);
+
 const RATE_HEADERS = {
   "X-RateLimit-Limit": { description: "The limit of the window shown.", schema: { type: "integer" } },
   "X-RateLimit-Remaining": { description: "Requests left in that window.", schema: { type: "integer" } },
@@ -216,7 +219,7 @@ function response(doc: ResponseDoc, route: RouteDoc, status: number): JsonObject
       "Retry-After": { description: "Seconds until the window resets.", schema: { type: "integer" } },
       ...RATE_HEADERS,
     };
-  } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && status === 202)) {
+  } else if ((isScope(route.auth) && status !== 401) || (route.auth === "webhook" && COUNTED_TRIGGER.has(status))) {
     out.headers = RATE_HEADERS;
   }
   if (doc.headers) out.headers = { ...(out.headers as JsonObject | undefined), ...doc.headers };

@@ -15,12 +15,7 @@ export function enforcePlanLimit(
   now: number,
   what: string,
 ): void {
-  const verdict = judge(counts, PLAN_LIMITS[plan], now);
-  void reply.headers({
-    "x-ratelimit-limit": verdict.limit,
-    "x-ratelimit-remaining": verdict.remaining,
-    "x-ratelimit-window": verdict.window,
-  });
+  const verdict = rateHeaders(reply, counts, plan, now);
   if (verdict.retryAfterSeconds === null) return;
   void reply.header("retry-after", verdict.retryAfterSeconds);
   throw new AnswerError(
@@ -32,4 +27,15 @@ export function enforcePlanLimit(
       retryAfterSeconds: verdict.retryAfterSeconds,
     },
   );
+}
+
+/** Sets the X-RateLimit headers of a counted request; the verdict they describe. */
+export function rateHeaders(reply: FastifyReply, counts: WindowCounts, plan: Plan, now: number) {
+  const verdict = judge(counts, PLAN_LIMITS[plan], now);
+  void reply.headers({
+    "x-ratelimit-limit": verdict.limit,
+    "x-ratelimit-remaining": verdict.remaining,
+    "x-ratelimit-window": verdict.window,
+  });
+  return verdict;
 }

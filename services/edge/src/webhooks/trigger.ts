@@ -9,7 +9,7 @@ import { extractCredential } from "../auth/credentials";
 import { verifyKey } from "../auth/verify-key";
 import type { EdgeContext } from "../context";
 import { errorAnswer } from "../errors";
-import { enforcePlanLimit } from "../rate-limit/enforce";
+import { enforcePlanLimit, rateHeaders } from "../rate-limit/enforce";
 import { fastifyPath } from "../routes/route";
 import { depthError } from "../routes/validate";
 import { startStoredWorkflow } from "../start-execution";
@@ -90,36 +90,42 @@ async function trigger(ctx: EdgeContext, request: FastifyRequest, reply: Fastify
     () => ctx.counters.count(counterId, now),
   );
   counts.catch(() => undefined);
+  try {
+    if (!sourceAllowed(webhook.allowedSourceIps, request.ip)) {
+      throw new WfError("SOURCE_NOT_ALLOWED", "forbidden: this address may not trigger the webhook");
+    }
+    const payload = parsePayload(body);
 
-  if (!sourceAllowed(webhook.allowedSourceIps, request.ip)) {
-    throw new WfError("SOURCE_NOT_ALLOWED", "forbidden: this address may not trigger the webhook");
+    const user = await owner;
+    if (!user) throw new WfError("CONFLICT", `webhook ${webhook.id} has no owner any more`);
+    if (user.value.status !== "active")
+      throw new WfError("ACCOUNT_INACTIVE", `forbidden: the account that owns this webhook is ${user.value.status}`);
+    const plan = user.value.plan;
+    if (plan === "free")
+      throw new WfError(
+        "PLAN_LIMIT",
+        "forbidden: webhook triggers need the Pro plan or higher; the webhook owner's plan is free",
+      );
+    enforcePlanLimit(reply, await counts, plan, now, "triggers");
+
+    const stored = await workflow;
+    const role = stored && roleOn(stored.value, webhook.ownerId);
+    if (!stored || (role !== "owner" && role !== "editor")) {
+      throw new WfError("CONFLICT", `webhook ${webhook.id}: its workflow is gone or its creator may no longer edit it`);
+    }
+    const w = stored.value;
+    const executionId = await startStoredWorkflow(ctx, w, {
+      inputs: webhookInputs(payload, webhook.variableMapping, w.definition),
+      triggerSource: "webhook",
+    });
+    void reply.code(202);
+    return { executionId, webhookId: webhook.id, workflowId: w.id, status: "PENDING" as const, startedAt: now };
+  } catch (err) {
+    // Refused once counted: the answer still says where the quota stands, as every counted answer does.
+    const [user, settled] = await Promise.all([owner, counts]).catch(() => [null, null] as const);
+    if (user && settled && !reply.hasHeader("x-ratelimit-limit")) rateHeaders(reply, settled, user.value.plan, now);
+    throw err;
   }
-  const payload = parsePayload(body);
-
-  const user = await owner;
-  if (!user) throw new WfError("CONFLICT", `webhook ${webhook.id} has no owner any more`);
-  if (user.value.status !== "active")
-    throw new WfError("ACCOUNT_INACTIVE", `forbidden: the account that owns this webhook is ${user.value.status}`);
-  const plan = user.value.plan;
-  if (plan === "free")
-    throw new WfError(
-      "PLAN_LIMIT",
-      "forbidden: webhook triggers need the Pro plan or higher; the webhook owner's plan is free",
-    );
-  enforcePlanLimit(reply, await counts, plan, now, "triggers");
-
-  const stored = await workflow;
-  const role = stored && roleOn(stored.value, webhook.ownerId);
-  if (!stored || (role !== "owner" && role !== "editor")) {
-    throw new WfError("CONFLICT", `webhook ${webhook.id}: its workflow is gone or its creator may no longer edit it`);
-  }
-  const w = stored.value;
-  const executionId = await startStoredWorkflow(ctx, w, {
-    inputs: webhookInputs(payload, webhook.variableMapping, w.definition),
-    triggerSource: "webhook",
-  });
-  void reply.code(202);
-  return { executionId, webhookId: webhook.id, workflowId: w.id, status: "PENDING" as const, startedAt: now };
 }
 
 /**
