@@ -215,6 +215,42 @@ describeInBrowser("the console with a keyboard only", () => {
     await context.close();
   });
 
+  it("saves with Ctrl+S what a step's field holds unleft; undoes with Ctrl+Z a step deleted on the canvas", async () => {
+    const { context, page, errors } = await signedIn(service());
+    const id = await createWorkflow(
+      page,
+      `name: keys-save-${unique()}\nsteps:\n  - { name: first, type: transform, output: one }\n  - { name: second, type: transform, output: two }\n`,
+    );
+    const stored = async () =>
+      (await consoleApi<{ version: number; yaml: string }>(page, "GET", `/api/console/workflows/${id}`)).json;
+    await page.goto(`/console/workflows/${id}`);
+    const first = page.locator('.react-flow__node[data-id="first"]');
+    await first.waitFor();
+    await first.click();
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    const description = panel.getByLabel("description", { exact: true });
+    await description.click();
+    await page.keyboard.type("Shapes the data");
+    // Neither Enter nor leaving the field: the shortcut takes what it holds, and leaves the focus in it.
+    await page.keyboard.press("Control+s");
+    await poll(async () => (await stored()).version).toBe(2);
+    expect((await stored()).yaml).toContain("description: Shapes the data");
+    expect(await focused(page)).toMatch(/^input: description/);
+
+    const second = page.locator('.react-flow__node[data-id="second"]');
+    await second.click();
+    await page.keyboard.press("Delete");
+    await poll(() => editorText(page)).not.toContain("name: second");
+    // The deleted node had the focus: it is back on the canvas, where undo and redo are.
+    await poll(() => focused(page)).not.toBe("body");
+    await page.keyboard.press("Control+z");
+    await poll(() => editorText(page)).toContain("name: second");
+    await page.keyboard.press("Control+Shift+z");
+    await poll(() => editorText(page)).not.toContain("name: second");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("opens a step on the canvas with Enter: its panel, with the focus in it", async () => {
     const { context, page, errors } = await signedIn(service());
     const id = await createWorkflow(

@@ -48,6 +48,7 @@ import { outputCompletions, reopensAfter, workflowCompletions } from "./complete
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
+import { yamlIndent } from "./yaml-indent";
 
 export { checkWorkflow } from "./lint";
 export { describeWorkflow, type WorkflowOutline } from "./describe";
@@ -223,6 +224,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         EditorState.allowMultipleSelections.of(true),
         EditorState.tabSize.of(2),
         indentUnit.of("  "),
+        yamlIndent,
         indentOnInput(),
         bracketMatching(),
         closeBrackets(),

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, useRef, type KeyboardEvent, type ReactNode, type RefObject } from "react";
 import type { CanvasGraph, CanvasIssue, CanvasOperation } from "@wf/shared/canvas";
 import { Loading } from "../../ui/states";
 import type { Positions } from "./layout-positions";
@@ -61,6 +61,7 @@ export function CanvasPane({
     event.preventDefault();
   };
   const main = useRef<HTMLDivElement>(null);
+  useFocusKept(main, graph, selected);
   /**
    * Enter on a step: selected, and the focus in its panel (drawn in the next frame), so that Tab goes on to its fields.
    */
@@ -91,4 +92,31 @@ export function CanvasPane({
       </div>
     </section>
   );
+}
+
+/**
+ * A change that removes the focused element (a step deleted, by key or by its panel's button; a rename undone) leaves
+ * the focus on the page's body, where neither undo nor redo reaches: it goes back to the canvas. Focus the user moved
+ * elsewhere, or to nothing by a click on the page, stays where it went: the element it left is still there.
+ */
+function useFocusKept(main: RefObject<HTMLDivElement | null>, graph: CanvasGraph, selected: string | null) {
+  const left = useRef<Element | null>(null);
+  useEffect(() => {
+    const onIn = (e: FocusEvent) => {
+      left.current = e.target instanceof Element && main.current?.contains(e.target) ? e.target : null;
+    };
+    document.addEventListener("focusin", onIn);
+    return () => document.removeEventListener("focusin", onIn);
+  }, [main]);
+  useEffect(() => {
+    // Two frames on: xyflow removes a node in a render of its own, after the one that changed the graph.
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => {
+        const lost = document.activeElement === null || document.activeElement === document.body;
+        if (lost && left.current !== null && !left.current.isConnected)
+          main.current?.querySelector<HTMLElement>(".wf-canvas")?.focus({ preventScroll: true });
+      });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [main, graph, selected]);
 }

@@ -34,6 +34,13 @@ function DraftInput({
 }) {
   const shown = value === undefined || value === null ? "" : String(value);
   const [draft, setDraft] = useState(shown);
+  // The file's value changed (this field's commit, an undo, an edit in the YAML): the draft starts again from it, in
+  // the same element, so that the focus stays where it is.
+  const [from, setFrom] = useState(shown);
+  if (from !== shown) {
+    setFrom(shown);
+    setDraft(shown);
+  }
   const commit = () => {
     if (draft === shown) return;
     if (draft.trim() === "" && field.control !== "textarea") {
@@ -152,7 +159,6 @@ export function FieldControl({
         <label className="step-field" htmlFor={id}>
           {title}
           <DraftInput
-            key={JSON.stringify(value)}
             id={id}
             field={{ ...field, control: field.control }}
             value={value}

@@ -138,8 +138,22 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   }, []);
 
   const modal = runOutline !== null || flow.blocker.state === "blocked";
-  useShortcut("mod+s", () => void saveNow(), canEdit && !modal);
-  useShortcut("mod+Enter", () => void run(), canEdit && !modal);
+  useShortcut(
+    "mod+s",
+    () => {
+      leaveFieldAndReturn();
+      void saveNow();
+    },
+    canEdit && !modal,
+  );
+  useShortcut(
+    "mod+Enter",
+    () => {
+      leaveFieldAndReturn();
+      void run();
+    },
+    canEdit && !modal,
+  );
 
   const onChange = (text: string) => {
     flow.edited(text);
@@ -329,4 +343,15 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     </div>
   );
   return <InsertTargetsContext.Provider value={targets}>{page}</InsertTargetsContext.Provider>;
+}
+
+/**
+ * A step panel field keeps what is typed until it is left (FieldControl): a shortcut leaves it first, as a click on
+ * Save does, so that what it saves or runs includes it; the focus then comes back to the field.
+ */
+function leaveFieldAndReturn(): void {
+  const field = document.activeElement;
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
+  field.blur();
+  field.focus({ preventScroll: true });
 }
