@@ -540,7 +540,11 @@ export class ExecutionRun {
     const inner = new AbortController();
     const signal = AbortSignal.any([scope.signal, inner.signal]);
     const timer = setTimeout(
-      () => inner.abort(new StepTimeoutError(path, step.timeout!)),
+      () => {
+        // Time stops while paused: the resume moves the deadline on, and the run it wakes arms it again. Fired now, the
+        // timeout would be held as a branch's failure and fail the step the moment the pause ended.
+        if (!this.debug?.pausedStep) inner.abort(new StepTimeoutError(path, step.timeout!));
+      },
       Math.max(0, deadline - Date.now()),
     );
     try {

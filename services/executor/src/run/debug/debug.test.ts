@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { claimPause, idleDue } from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
 import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
@@ -499,6 +499,35 @@ describe("parallel branches", () => {
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.snap.status).toBe("COMPLETED");
     expect(s.effects.codeCalls.map((c) => c.code)).toHaveLength(4);
+  });
+});
+
+describe("deadlines while paused", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("a foreach's timeout that passes while a step inside it is paused, its wake replayed meanwhile, fails nothing", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const s = new Session(
+      [
+        {
+          name: "loop",
+          type: "foreach",
+          timeout: 3,
+          items: "{{ [1, 2] }}",
+          steps: [{ name: "s1", type: "transform", output: "{{ item }}" }],
+        },
+        { name: "fin", type: "transform", output: "done" },
+      ],
+      [{ type: "before_step", step: "loop[0].s1" }],
+    );
+    expect(await s.run()).toBe("parked");
+    // The foreach's wake at its deadline comes while the pause stands: the run replays and stays paused.
+    vi.setSystemTime(Date.now() + 4_000);
+    expect(await s.run()).toBe("parked");
+    expect(s.step("loop").status).toBe("RUNNING");
+    vi.setSystemTime(Date.now() + 1_000);
+    expect(await s.resume("continue")).toBe("terminal");
+    expect([s.snap.status, s.snap.error, s.step("fin").output]).toEqual(["COMPLETED", null, "done"]);
   });
 });
 
