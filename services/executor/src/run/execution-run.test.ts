@@ -431,6 +431,29 @@ describe("parallel", () => {
     expect(stateOf(t, "l1").status).toBe("COMPLETED");
     expect(t.snap.status).toBe("FAILED");
   });
+
+  it("a failing branch ends what another branch or item waits on: nothing under the failed step stays RUNNING", async () => {
+    const t = start([
+      {
+        name: "both",
+        type: "parallel",
+        branches: {
+          left: [code("l1")],
+          right: [{ name: "nap", type: "wait", seconds: 3600 }],
+          items: [
+            { name: "each", type: "foreach", items: [1, 2], steps: [{ name: "doze", type: "wait", seconds: 60 }] },
+          ],
+        },
+      },
+    ]);
+    t.effects.code = () => codeFailed("boom");
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.snap.status).toBe("FAILED");
+    const error = "step `both` branch left: step `l1`: boom";
+    for (const path of ["nap", "each[0].doze", "each"])
+      expect([path, stateOf(t, path).status, stateOf(t, path).error]).toEqual([path, "CANCELLED", error]);
+    expect(Object.values(t.snap.steps).filter((st) => st.status === "RUNNING")).toEqual([]);
+  });
 });
 
 describe("manual_approval", () => {

@@ -436,6 +436,9 @@ export class ExecutionRun {
         if (verdict.kind === "retry") continue;
         if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);
       }
+      // A container's failure ends what its other branches or items still wait on (a wait, a backoff, a child
+      // execution): nothing under a failed or retried step stays RUNNING.
+      this.cancelRunningUnder(step, path, scope, r.error);
       if (!(await this.backOff(step, path, st, r))) return this.finishFailed(path, st, r.error);
       retryArmed = false;
     }

@@ -616,6 +616,38 @@ describe("concurrent branches: each point pauses once", () => {
     expect(s.step("r1")).toMatchObject({ status: "FAILED", error: expect.stringContaining("failed") });
   });
 
+  it("a container whose branch failed waits for the pause in its other branch: that pause's continue, skip or retry is carried out", async () => {
+    const outcomes: Record<string, unknown> = {};
+    for (const command of ["continue", "skip", "retry"] as const) {
+      const s = new Session(
+        [
+          {
+            name: "par",
+            type: "parallel",
+            branches: { b1: [code("f1")], b2: [code("f2"), { name: "f3", type: "transform", output: 3 }] },
+          },
+        ],
+        [
+          { type: "on_error", step: "f1" },
+          { type: "on_error", step: "f2" },
+        ],
+      );
+      s.effects.code = () => (s.effects.codeCalls.length <= 2 ? codeFailed("boom") : codeOk("fixed"));
+      expect(await s.run()).toBe("parked");
+      expect(s.pause.stepPath).toBe("f1");
+      // f1 fails; par does not, while f2's failure waits at its pause.
+      expect(await s.resume("continue")).toBe("parked");
+      expect([s.pause.stepPath, s.step("f1").status, s.step("par").status]).toEqual(["f2", "FAILED", "RUNNING"]);
+      await s.resume(command);
+      outcomes[command] = [s.snap.status, s.step("f2").status, s.snap.steps.f3?.status ?? null];
+    }
+    expect(outcomes).toEqual({
+      continue: ["FAILED", "FAILED", null],
+      skip: ["FAILED", "SKIPPED", "COMPLETED"],
+      retry: ["FAILED", "COMPLETED", "COMPLETED"],
+    });
+  });
+
   it("a skip is carried out where it was given, though another item paused before the run came back there", async () => {
     const s = new Session(doubling(code("double")), [{ type: "before_step", step: "each[*].double" }]);
     expect(await answerAll(s, "skip", 5)).toHaveLength(5);

@@ -1,6 +1,6 @@
 import type { ForeachStep } from "@wf/shared/workflow";
 import { iterationScope, type Scope } from "../scope";
-import type { Outcome, StepContext, StepKind } from "./step-kind";
+import { waitsForPause, type Outcome, type StepContext, type StepKind } from "./step-kind";
 
 const PARKED: Outcome = { kind: "parked" };
 
@@ -33,7 +33,7 @@ export const foreachStep: StepKind<ForeachStep> = {
     const concurrency = Math.min(step.concurrency ?? 1, Math.max(items.length, 1));
     await Promise.all(Array.from({ length: concurrency }, worker));
     const firstFailure = results.findIndex((r) => r?.kind === "failed");
-    if (firstFailure >= 0) {
+    if (firstFailure >= 0 && !waitsForPause(ctx, results)) {
       const r = results[firstFailure] as { error: string };
       return { kind: "failed", error: `step \`${step.name}\` item ${firstFailure}: ${r.error}`, retryable: true };
     }

@@ -1,12 +1,12 @@
 import type { ParallelStep } from "@wf/shared/workflow";
-import type { StepKind } from "./step-kind";
+import { waitsForPause, type StepKind } from "./step-kind";
 
 export const parallelStep: StepKind<ParallelStep> = {
   async run(ctx, step, { scope }) {
     const branches = Object.entries(step.branches);
     const results = await Promise.all(branches.map(([, steps]) => ctx.runSequence(steps, scope)));
     const failedAt = results.findIndex((r) => r.kind === "failed");
-    if (failedAt >= 0) {
+    if (failedAt >= 0 && !waitsForPause(ctx, results)) {
       const r = results[failedAt] as { error: string };
       return {
         kind: "failed",
