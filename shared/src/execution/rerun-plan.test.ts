@@ -151,6 +151,22 @@ describe("planRerun", () => {
     });
   });
 
+  it("refuses to reuse a step the debugger skipped, or one holding such a step, though SKIPPED or COMPLETED", () => {
+    for (const [path, top] of [
+      ["maybe", "maybe"],
+      ["loop[1].polish", "loop"],
+      ["righty", "fan"],
+    ] as const) {
+      const steps = defaultSteps();
+      steps[path] = { ...steps[path]!, byDebugger: true };
+      const r = planRerun(source("FAILED", steps), "check");
+      expect(r).toMatchObject({ ok: false, problem: { kind: "not_reusable", step: top } });
+      expect(!r.ok && r.problem.message).toBe(
+        `step \`${path}\` was skipped in the debugger in execution src1, so \`${top}\` cannot be reused: rerun from \`${top}\` or an earlier step`,
+      );
+    }
+  });
+
   it("takes an edited workflow whose steps before fromStep are unchanged, whatever their key order", () => {
     const edited = workflow(
       YAML.replace(

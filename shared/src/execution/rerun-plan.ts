@@ -74,8 +74,19 @@ export function planRerun(source: ExecutionSnapshot, fromStep: string, workflow?
     }
   }
   const reused = target.steps.slice(0, at);
+  const recorded = Object.keys(source.steps);
   for (const step of reused) {
     const status = source.steps[step.name]?.status ?? null;
+    // A step the debugger skipped, or one holding such a step, did not run as its definition says.
+    const skipped = pathsOf([step], recorded).find((p) => source.steps[p]!.byDebugger);
+    if (skipped !== undefined) {
+      return fail({
+        kind: "not_reusable",
+        step: step.name,
+        status,
+        message: `step \`${skipped}\` was skipped in the debugger in execution ${source.id}, so \`${step.name}\` cannot be reused: rerun from \`${step.name}\` or an earlier step`,
+      });
+    }
     if (status === null || !REUSABLE.has(status)) {
       return fail({
         kind: "not_reusable",
@@ -85,7 +96,7 @@ export function planRerun(source: ExecutionSnapshot, fromStep: string, workflow?
       });
     }
   }
-  const reusedPaths = pathsOf(reused, Object.keys(source.steps));
+  const reusedPaths = pathsOf(reused, recorded);
   return {
     ok: true,
     plan: {

@@ -95,6 +95,8 @@ export const StepState = z.object({
   artifacts: z.array(z.string()).optional(),
   /** A rerun took this step's state from the execution it reruns: it did not run here. */
   reused: z.boolean().optional(),
+  /** A debugger's `skip` ended the step (SKIPPED, or COMPLETED with the output a person gave): it did not run. */
+  byDebugger: z.literal(true).optional(),
   /** A step test took this step's output from its pin (also `reused`): it did not run here. */
   pinned: z.boolean().optional(),
 });

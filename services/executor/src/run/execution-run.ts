@@ -432,7 +432,7 @@ export class ExecutionRun {
         return done;
       }
       if (this.debug) {
-        const verdict = await this.debug.error(path, st, scope, r);
+        const verdict = await this.debug.error(path, st, scope, { ...r, retryable: retriesAfter(step, st, r) });
         if (verdict.kind === "retry") continue;
         if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);
       }
@@ -459,6 +459,7 @@ export class ExecutionRun {
     const now = Date.now();
     const state = st ?? this.record(path, newState(step, "RUNNING", now));
     state.retryAt = null;
+    state.byDebugger = true;
     if (verdict.output) return this.finishCompleted(step, path, state, scope, verdict.output.value);
     this.setStatus(state, "SKIPPED", now);
     this.committer.budget.account(path, state);
@@ -521,9 +522,8 @@ export class ExecutionRun {
     st: StepState,
     failed: Extract<Attempt, { kind: "failed" }>,
   ): Promise<boolean> {
-    const retry = step.retry;
-    if (!failed.retryable || !retry || st.attempts >= retry.max_attempts) return false;
-    st.retryAt = Date.now() + backoffMs(retry, st.attempts);
+    if (!retriesAfter(step, st, failed)) return false;
+    st.retryAt = Date.now() + backoffMs(step.retry!, st.attempts);
     st.error = this.committer.budget.error(failed.error);
     this.committer.budget.account(path, st);
     this.committer.emit("step_retrying", path, { attempt: st.attempts, error: st.error, retryAt: st.retryAt });
@@ -637,6 +637,11 @@ function newState(step: Step, status: StepStatus, now: number): StepState {
     childExecutionId: null,
     approvalId: null,
   };
+}
+
+/** Whether the step's `retry` tries a failure of its attempt `st.attempts` again. */
+function retriesAfter(step: Step, st: StepState, failed: { retryable: boolean }): boolean {
+  return failed.retryable && step.retry !== undefined && st.attempts < step.retry.max_attempts;
 }
 
 /**

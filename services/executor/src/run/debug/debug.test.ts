@@ -150,7 +150,9 @@ describe("skip", () => {
     const s = new Session([code("a"), code("b")], [{ type: "before_step", step: "a" }]);
     await s.run();
     expect(await s.resume("skip")).toBe("terminal");
-    expect(s.step("a").status).toBe("SKIPPED");
+    // Marked, so that no rerun takes it for a step that ran (rerun-plan.ts).
+    expect(s.step("a")).toMatchObject({ status: "SKIPPED", byDebugger: true });
+    expect(s.step("b").byDebugger).toBeUndefined();
     expect(s.effects.codeCalls).toHaveLength(1);
     expect(s.snap.status).toBe("COMPLETED");
   });
@@ -162,7 +164,7 @@ describe("skip", () => {
     );
     await s.run();
     expect(await s.resume("skip", { output: "stub" })).toBe("terminal");
-    expect(s.step("a")).toMatchObject({ status: "COMPLETED", output: "stub", attempts: 0 });
+    expect(s.step("a")).toMatchObject({ status: "COMPLETED", output: "stub", attempts: 0, byDebugger: true });
     expect(s.effects.codeCalls).toHaveLength(0);
     expect(s.snap.output).toBe("stub");
     expect(s.snap.debug!.edits).toMatchObject([{ field: "output", after: "stub" }]);
@@ -180,7 +182,8 @@ describe("on_error and retry", () => {
       phase: "error",
       stepPath: "flaky",
       occurrence: 1,
-      context: { error: "step `flaky`: broken", attempt: 1, retryable: true },
+      // No `retry`: continue fails the step.
+      context: { error: "step `flaky`: broken", attempt: 1, retryable: false },
     });
     expect(s.step("flaky")).toMatchObject({ status: "RUNNING", attempts: 1 });
 
@@ -205,6 +208,23 @@ describe("on_error and retry", () => {
     expect(s.step("bad")).toMatchObject({ status: "FAILED", error: "step `bad`: no", attempts: 1 });
     expect(s.snap.status).toBe("FAILED");
     expect(s.effects.codeCalls).toHaveLength(1);
+  });
+
+  it("says at each failure whether the step's retry tries it again: not after its last attempt", async () => {
+    const s = new Session(
+      [code("flaky", { retry: { max_attempts: 3, backoff: "fixed", initial_delay: 0.001 } })],
+      [{ type: "on_error", step: "flaky" }],
+    );
+    s.effects.code = () => codeFailed("broken");
+    const seen: unknown[] = [];
+    for (let r = await s.run(); r === "parked"; r = await s.resume("continue"))
+      seen.push([s.pause.context.attempt, s.pause.context.retryable]);
+    expect(seen).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+    ]);
+    expect(s.step("flaky")).toMatchObject({ status: "FAILED", attempts: 3 });
   });
 
   it("on_retry pauses after the backoff, before the next attempt", async () => {
