@@ -150,6 +150,41 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       });
     });
 
+    it("abort while another branch still runs (a wait held in memory) cancels the run there, that step too", async () => {
+      const p = rt.platform;
+      const id = await run(
+        p,
+        `
+  name: abort-beside
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1: [{ name: nap, type: wait, seconds: 4 }]
+        b2: [{ name: q1, type: transform, output: 1 }]
+`,
+        { debug: debug([{ type: "before_step", step: "q1" }]) },
+      );
+      // Paused at q1 while the run is still held: nap waits in memory (under WF_HOLD_WAIT_MS).
+      const paused = await waitFor(
+        async () => {
+          const s = (await p.store.executions.get(id))?.value;
+          return s?.debug?.pause && s.holder !== null && s.steps.nap?.status === "RUNNING" ? s : undefined;
+        },
+        { what: "the pause at q1 beside the running wait" },
+      );
+      await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug!.pause!.id, {
+        command: "abort",
+        body: {},
+        by: "ada",
+      });
+      const ended = await waitForStatus(p, id);
+      expect([ended.status, ended.error]).toEqual(["CANCELLED", "execution aborted in the debugger by ada"]);
+      // Carried out at once, as a cancel is: the wait did not run to its end first.
+      expect(ended.steps.nap?.status).toBe("CANCELLED");
+      expect(ended.steps.q1).toBeUndefined();
+    });
+
     it("breakpoints replaced while paused take effect from there", async () => {
       const p = rt.platform;
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });

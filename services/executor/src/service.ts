@@ -11,6 +11,7 @@ import {
   subjects,
   type Subjects,
 } from "@wf/shared/nats";
+import { CancelCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
@@ -103,7 +104,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const cancelSub = nc.subscribe(subj.execCancelAll, {
     callback: (_err, msg) => {
       const id = msg.subject.split(".").pop();
-      if (id) actor.cancelLocal(id);
+      if (id) actor.cancelLocal(id, cancelReason(msg.data));
     },
   });
   const keeper = setInterval(() => {
@@ -269,4 +270,14 @@ async function consumeQueues(
     },
   };
   return { consumers, backlog, yieldTo };
+}
+
+/** The reason a cancel command gives (an abort in the debugger names who aborted), if its body says one. */
+function cancelReason(data: Uint8Array): string | undefined {
+  try {
+    const cmd = CancelCommand.safeParse(JSON.parse(new TextDecoder().decode(data)));
+    return cmd.success ? cmd.data.reason : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,7 @@ import {
   type DebugCommandName,
 } from "@wf/shared/execution";
 import type { DebugMessage, ResumeCommand } from "@wf/shared/messages";
+import { cancelExecution } from "@wf/shared/client";
 import { subjects, type Handled } from "@wf/shared/nats";
 import { Committer } from "../run/committer";
 import { applyClaimedCommand } from "../run/debug/commands";
@@ -64,6 +65,12 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
           await wake(deps, snap.id, msg.claimId);
         return;
       }
+      if (snap.holder !== null && msg.command === "abort") {
+        // An abort is a cancel: the holder stops the run now, where another branch (a code step running on) would
+        // otherwise keep it from parking, and the abort waiting, for as long as that takes.
+        await cancelExecution(deps.js, deps.ns, snap.id, abortError(msg.by));
+        return;
+      }
       if (snap.holder !== null) {
         // Still being parked, most often: a command sent as soon as its pause was announced
         // comes before the holder's last write, and is worth a few ms here rather than a redelivery.
@@ -74,7 +81,7 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
       const applied = applyClaimedCommand(c, msg.claimId, Date.now());
       if (applied === null) return;
       if (applied === "abort") {
-        await cancel(deps, c, `execution aborted in the debugger by ${msg.by}`);
+        await cancel(deps, c, abortError(msg.by));
         then = () => notifyParent(deps.js, deps.ns, snap);
       } else if (applied === "resume") {
         then = () => wake(deps, snap.id, msg.claimId);
@@ -93,6 +100,8 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
     return;
   }
 }
+
+const abortError = (by: string): string => `execution aborted in the debugger by ${by}`;
 
 /** Ends the parked run CANCELLED (as a cancel of a parked execution does), saying why. */
 async function cancel(deps: EffectDeps, c: Committer, error: string): Promise<void> {

@@ -89,8 +89,8 @@ export class ExecutorActor {
   }
 
   /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */
-  cancelLocal(executionId: string): void {
-    this.running.get(executionId)?.run.cancel();
+  cancelLocal(executionId: string, reason?: string): void {
+    this.running.get(executionId)?.run.cancel(reason);
   }
 
   /** The executor's commands, by the verb of their subject (`<ns>.cmd.exec.<verb>.<execId>`). */
@@ -98,7 +98,7 @@ export class ExecutorActor {
     return {
       start: command(StartCommand, (cmd, m) => this.exclusive(m, () => this.onStart(m, cmd))),
       resume: command(ResumeCommand, (cmd, m) => this.exclusive(m, () => this.onResume(m, cmd))),
-      cancel: command(CancelCommand, (cmd) => this.onCancel(cmd.executionId)),
+      cancel: command(CancelCommand, (cmd) => this.onCancel(cmd.executionId, cmd.reason)),
       fail: command(FailCommand, (cmd) => this.fail(cmd.executionId, cmd.reason)),
       debug: command(DebugMessage, (cmd, m) => this.onDebug(cmd, m)),
     };
@@ -397,8 +397,8 @@ export class ExecutorActor {
     }
   }
 
-  private async onCancel(executionId: string): Promise<void> {
-    this.cancelLocal(executionId);
+  private async onCancel(executionId: string, reason?: string): Promise<void> {
+    this.cancelLocal(executionId, reason);
     for (;;) {
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
@@ -408,7 +408,7 @@ export class ExecutorActor {
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
         const wf = parseDefinition(snap.definition);
-        if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.deps, snap)).finishCancelled();
+        if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.deps, snap)).finishCancelled(reason);
         else {
           snap.status = "CANCELLED";
           snap.completedAt = Date.now();

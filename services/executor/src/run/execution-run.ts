@@ -89,8 +89,8 @@ export class ExecutionRun {
       : this.runSequence([target.step], target.scope);
   }
 
-  cancel(): void {
-    this.abort.abort(new CancelledError());
+  cancel(reason?: string): void {
+    this.abort.abort(new CancelledError(reason));
   }
 
   async run(): Promise<"terminal" | "parked"> {
@@ -104,7 +104,7 @@ export class ExecutionRun {
     } catch (err) {
       if (err instanceof LostOwnershipError) throw err;
       if (err instanceof CancelledError) {
-        await this.finishCancelled();
+        await this.finishCancelled(err.message);
         return "terminal";
       }
       throw err;

@@ -1,7 +1,8 @@
 /** The run was cancelled (cancel command): unwind, mark running steps CANCELLED. */
 export class CancelledError extends Error {
-  constructor() {
-    super("execution cancelled");
+  /** `message`: the execution's error once cancelled (an abort in the debugger says who aborted it). */
+  constructor(message = "execution cancelled") {
+    super(message);
     this.name = "CancelledError";
   }
 }
