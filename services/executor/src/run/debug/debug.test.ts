@@ -279,6 +279,35 @@ describe("expression breakpoints", () => {
     });
   });
 
+  it("a watch whose value a step changed while another branch was paused takes that value, pausing at no later step for it", async () => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            b1: [
+              { name: "p1", type: "transform", output: 1 },
+              { name: "p2", type: "transform", output: 2 },
+            ],
+            b2: [{ name: "q1", type: "transform", output: 3 }],
+          },
+        },
+      ],
+      [
+        { type: "before_step", step: "q1" },
+        { type: "watch", expression: "steps.p1.output" },
+      ],
+    );
+    const pauses: string[] = [];
+    for (let r = await s.run(); r === "parked"; r = await s.resume("continue"))
+      pauses.push(`${s.pause.type} ${s.pause.stepPath}`);
+    // p1 completed while q1 was paused at: passed meanwhile, its change did not hit, and q1 did not take it over.
+    expect(pauses).toEqual(["before_step q1"]);
+    expect(s.snap.debug!.watched.bp2?.value).toBe(1);
+    expect(s.snap.status).toBe("COMPLETED");
+  });
+
   it("foreach_item pauses before the iteration of that index, or where its expression over the item holds", async () => {
     const s = new Session(
       [{ name: "loop", type: "foreach", items: [{ id: 1 }, { id: 2 }, { id: 3 }], steps: [code("x")] }],

@@ -284,7 +284,13 @@ export class Debugger {
     if (r) return r.passed ? GO : this.pass(r, point);
     // A failure waits at its point for the pause to end. Past any other point nothing of the step is left to hold: it
     // goes on, and the breakpoints it passes do not hit.
-    if (d.pause) return point.phase === "error" ? this.hold(point, await details()) : GO;
+    if (d.pause) {
+      if (point.phase === "error") return this.hold(point, await details());
+      // A step that completed meanwhile changed what the watches see: that is their value from here, so that no later
+      // step is paused at for its change.
+      if (point.phase === "after") await this.rememberWatches(scope);
+      return GO;
+    }
     if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
     const hit = await evaluate();
     if (!hit) return GO;
@@ -400,6 +406,11 @@ export class Debugger {
   private async initWatches(scope: Scope): Promise<void> {
     for (const bp of this.d.breakpoints)
       if (bp.type === "watch" && bp.enabled && !this.d.watched[bp.id!]) await this.remember(bp, scope);
+  }
+
+  /** Every watch takes the value it has now, without hitting. */
+  private async rememberWatches(scope: Scope): Promise<void> {
+    for (const bp of this.d.breakpoints) if (bp.type === "watch" && bp.enabled) await this.remember(bp, scope);
   }
 
   private async remember(
