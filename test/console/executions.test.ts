@@ -164,6 +164,25 @@ describe("POST /api/console/workflows/{id}/executions", () => {
     expect(total).toBe(0);
   });
 
+  it("starts only the version the caller shows when it sends one: another is a 409 naming the stored version", async () => {
+    const me = await consoleSession(env(), "free");
+    const wf = await storeWorkflow(env(), me.user.id, LOOP_YAML);
+    const saved = await consoleCall(env(), me, "PUT", `/api/console/workflows/${wf.id}`, {
+      body: { yaml: LOOP_YAML.replace("output: done", "output: finished"), baseVersion: 1 },
+    });
+    expect(saved.status).toBe(200);
+
+    const behind = await start(me, wf.id, { version: 1 });
+    expect(statusAndCode(behind)).toEqual([409, "CONFLICT"]);
+    expect(behind.body).toMatchObject({
+      currentVersion: 2,
+      error: `workflow ${wf.id} is at version 2, not 1: someone saved it since; reload version 2 and run that`,
+    });
+    expect((await env().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 10 })).total).toBe(0);
+    expect((await start(me, wf.id, { version: 2 })).status).toBe(202);
+    expect((await start(me, wf.id)).status).toBe(202);
+  });
+
   it("who may start: owner and editor 202, viewer 403 FORBIDDEN, anyone else 404; and who may read the execution", async () => {
     const [owner, editor, viewer, stranger] = await Promise.all([
       consoleSession(env(), "pro"),

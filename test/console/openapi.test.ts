@@ -93,7 +93,7 @@ describe("GET /api/console/openapi.json", () => {
     const doc = await consoleDoc();
     const start = doc.paths["/api/console/workflows/{id}/executions"]!.post!;
     const startBody = start.requestBody!.content["application/json"]!.schema;
-    expect(Object.keys(startBody.properties!).sort()).toEqual(["debug", "enableMonitoring", "inputs"]);
+    expect(Object.keys(startBody.properties!).sort()).toEqual(["debug", "enableMonitoring", "inputs", "version"]);
     expect(JSON.stringify(startBody.properties!.debug)).toContain("before_step");
     expect(start.responses["202"]!.content!["application/json"]!.schema.required).toEqual(
       expect.arrayContaining(["executionId", "status", "workflowId", "startedAt"]),

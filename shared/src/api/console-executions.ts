@@ -15,6 +15,13 @@ export const ConsoleStartBody = z.strictObject({
   debug: DebugRequest.optional().describe(
     "Run under the debugger: the execution pauses at these breakpoints and waits for a debug command (POST /api/console/executions/{id}/debug/{command}).",
   ),
+  version: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "The version the caller shows: when the stored workflow is at another, nothing starts and the answer is 409 CONFLICT with `currentVersion` (a tab left behind by a save elsewhere).",
+    ),
 });
 
 /** The v1 statuses, and PAUSED: a debug run waiting at a breakpoint (which v1 reports as RUNNING). */

@@ -6,6 +6,7 @@ import { validationError } from "../routes/validate";
 import { startRequested } from "../start-execution";
 import { consoleExecutionView } from "../views/console-execution";
 import { breakpointProblems } from "./breakpoint-problems";
+import { staleBase } from "./workflows";
 
 /** Starting and reading executions in the console: any plan may run and debug what it may edit. */
 export const consoleExecutionRoutes: Route[] = [
@@ -29,10 +30,16 @@ export const consoleExecutionRoutes: Route[] = [
         schema: ErrorBody,
       },
       404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
+      409: {
+        description: "`version` is not the stored one: someone saved the workflow since. Nothing started.",
+        schema: ErrorBody,
+      },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const w = (await startableWorkflow(ctx.store, params.id, consoleUser().userId)).value;
+      if (body.version !== undefined && body.version !== w.version)
+        throw staleBase(w.id, body.version, w.version, "run");
       if (body.debug) {
         const problems = breakpointProblems(w.definition, body.debug.breakpoints, "debug.breakpoints");
         if (problems.length > 0) throw validationError(problems);

@@ -290,10 +290,11 @@ function requireOwner(role: Role, what: string): void {
     );
 }
 
-function staleBase(id: string, base: number, current: number): AnswerError {
+/** A request made on a version of the workflow another save has replaced: `then` says what to do with the latest. */
+export function staleBase(id: string, base: number, current: number, then: "edit" | "run" = "edit"): AnswerError {
   return new AnswerError(
     "CONFLICT",
-    `workflow ${id} is at version ${current}, not ${base}: someone saved it since; reload version ${current} and edit that`,
+    `workflow ${id} is at version ${current}, not ${base}: someone saved it since; reload version ${current} and ${then} that`,
     {
       currentVersion: current,
     },

@@ -94,23 +94,38 @@ function inputErrors(error: unknown): Record<string, string> {
  */
 export function RunDialog({
   workflowId,
+  version,
   outline,
   open,
   onClose,
 }: {
   workflowId: string;
+  /** The version on screen: the service refuses the run (409) when another was saved since. */
+  version: number | null;
   outline: WorkflowOutline | null;
   open: boolean;
   onClose(): void;
 }) {
   return (
     <Modal open={open} title={`Run ${outline?.name ?? "workflow"}`} onClose={onClose}>
-      {outline ? <RunForm key={workflowId} workflowId={workflowId} outline={outline} onClose={onClose} /> : null}
+      {outline ? (
+        <RunForm key={workflowId} workflowId={workflowId} version={version} outline={outline} onClose={onClose} />
+      ) : null}
     </Modal>
   );
 }
 
-function RunForm({ workflowId, outline, onClose }: { workflowId: string; outline: WorkflowOutline; onClose(): void }) {
+function RunForm({
+  workflowId,
+  version,
+  outline,
+  onClose,
+}: {
+  workflowId: string;
+  version: number | null;
+  outline: WorkflowOutline;
+  onClose(): void;
+}) {
   const navigate = useNavigate();
   const variables = Object.entries(outline.variables);
   const [texts, setTexts] = useState<Record<string, string>>(() =>
@@ -140,7 +155,11 @@ function RunForm({ workflowId, outline, onClose }: { workflowId: string; outline
     setErrors(read.errors);
     if (Object.keys(read.errors).length > 0) return;
     const breakpoints = outline.firstStep === null ? [] : [{ type: "before_step" as const, step: outline.firstStep }];
-    start.mutate({ inputs: read.inputs, ...(debug ? { debug: { breakpoints } } : {}) });
+    start.mutate({
+      inputs: read.inputs,
+      ...(version === null ? {} : { version }),
+      ...(debug ? { debug: { breakpoints } } : {}),
+    });
   };
 
   return (

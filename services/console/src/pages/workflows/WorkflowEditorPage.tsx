@@ -325,6 +325,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
       {saved.id === null ? null : (
         <RunDialog
           workflowId={saved.id}
+          version={saved.version}
           outline={runOutline}
           open={runOutline !== null}
           onClose={() => setRunOutline(null)}
