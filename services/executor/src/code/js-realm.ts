@@ -3,9 +3,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import ivm from "isolated-vm";
 import type { ArtifactSet } from "./artifacts";
-import { artifactPath } from "./artifacts";
+import { artifactPath, describeBytes } from "./artifacts";
+import type { SandboxLimits } from "./types";
 import type { LogLines } from "./output";
-import { MAX_LOG_LINES } from "./output";
+import { MAX_LOG_LINE_CHARS, MAX_LOG_LINES } from "./output";
 
 /** SES (hardened JavaScript): `lockdown()` freezes every intrinsic of the realm it runs in. */
 const SES_SOURCE = readFileSync(
@@ -23,9 +24,11 @@ const LOCKDOWN = `lockdown({ errorTaming: "unsafe", stackFiltering: "verbose", c
 /**
  * Runs in every realm after lockdown, as source text (not a host function's toString(), which the
  * TypeScript loader may have rewritten). $0 sends a log line, $1 writes an artifact: user code
- * reaches them only through its own `console` and `artifacts`. It returns `begin(step)`, which returns
- * the step's scope, `settle` (the step's promise as "R" + output JSON or "E" + error) and the
- * terminator. How names resolve in a step (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
+ * reaches them only through its own `console` and `artifacts`. It returns `begin(step, bounds)`, which returns
+ * the step's scope, its `settle` (the step's promise as "R" + output JSON or "E" + error) and the
+ * terminator. What leaves the isolate is bounded inside it (StepBounds): a log line is cut, an output or artifact
+ * past the step's limits is refused there, so that no step makes the host copy more than its limits (a
+ * megabyte line a thousand times once took the host, and every step in it, down). How names resolve in a step (docs/sandbox.md#javascript-steps-a-fresh-realm-for-every-step).
  */
 const PRELUDE = `return (() => {
   const send = $0, writeArtifact = $1;
@@ -65,25 +68,37 @@ const PRELUDE = `return (() => {
       return "Uncaught exception";
     }
   };
-  // Frozen: every step of the realm reaches it (as $0[1]), and must not find a property another step left on it.
-  const settle = freeze((promise) => promise.then(
-    (value) => {
-      try { return "R" + (stringify(value === undefined ? null : value) ?? "null"); }
-      catch (error) { return "Eoutput is not JSON-serialisable: " + describe(error); }
-    },
-    (error) => "E" + describe(error),
-  ));
-  return (step) => {
+  const output = (value, bounds) => {
+    let json;
+    try { json = stringify(value === undefined ? null : value) ?? "null"; }
+    catch (error) { return "Eoutput is not JSON-serialisable: " + describe(error); }
+    // Longer in characters is longer in bytes: refused here; the host checks the bytes of what passes.
+    return json.length > bounds.outputBytes ? "E" + bounds.outputTooLarge : "R" + json;
+  };
+  return (step, boundsJson) => {
+    const bounds = JSON.parse(boundsJson);
+    // Frozen: it is the step's $0[1], and must hold nothing another step could change.
+    const settle = freeze((promise) => promise.then((value) => output(value, bounds), (error) => "E" + describe(error)));
     // Counted here too, so that a logging loop stops crossing into the host once nothing more is kept.
     let lines = 0;
-    const log = (...args) => { if (++lines <= ${MAX_LOG_LINES + 1}) send(step, args.map(text).join(" ")); };
+    const log = (...args) => {
+      if (++lines > ${MAX_LOG_LINES + 1}) return;
+      const line = args.map(text).join(" ");
+      send(step, line.length > ${MAX_LOG_LINE_CHARS} ? line.slice(0, ${MAX_LOG_LINE_CHARS}) : line, line.length);
+    };
     const console = freeze({ log, info: log, warn: log, error: log, debug: log, trace: log });
+    // At least the bytes written so far (a string's characters; its bytes may be more, which the host counts).
+    let written = 0;
     const artifacts = freeze({
       write(path, content) {
         if (typeof content !== "string" && !(content instanceof Uint8Array)) {
           throw new TypeError("artifacts.write(path, content): content must be a string or a Uint8Array");
         }
+        const size = typeof content === "string" ? content.length : content.byteLength;
+        if (size > bounds.artifactFileBytes) throw new RangeError("artifact " + String(path) + bounds.fileTooLarge);
+        if (written + size > bounds.artifactTotalBytes) throw new RangeError(bounds.filesTooLarge);
         writeArtifact(step, String(path), content);
+        written += size;
       },
     });
     const scope = create(shared);
@@ -92,6 +107,30 @@ const PRELUDE = `return (() => {
     return [scope, settle, terminator];
   };
 })();`;
+
+/** The limits a step's isolate enforces on what leaves it, with the host's words for each (a JSON text as `begin`'s). */
+export function stepBounds(limits: BoundedLimits): string {
+  const key = `${limits.outputBytes}:${limits.artifactFileBytes}:${limits.artifactTotalBytes}`;
+  let bounds = BOUNDS.get(key);
+  if (bounds === undefined) BOUNDS.set(key, (bounds = boundsText(limits)));
+  return bounds;
+}
+
+type BoundedLimits = Pick<SandboxLimits, "outputBytes" | "artifactFileBytes" | "artifactTotalBytes">;
+
+/** Made once per set of limits (a runner serves few): every step passes its own. */
+const BOUNDS = new Map<string, string>();
+
+function boundsText(limits: BoundedLimits): string {
+  return JSON.stringify({
+    outputBytes: limits.outputBytes,
+    outputTooLarge: `output exceeds ${describeBytes(limits.outputBytes)}`,
+    artifactFileBytes: limits.artifactFileBytes,
+    fileTooLarge: ` exceeds ${describeBytes(limits.artifactFileBytes)} (the limit per file)`,
+    artifactTotalBytes: limits.artifactTotalBytes,
+    filesTooLarge: `artifacts exceed ${describeBytes(limits.artifactTotalBytes)} in all (the limit per step)`,
+  });
+}
 
 /** What a step's host callbacks deliver to. */
 export interface StepSink {
@@ -118,7 +157,12 @@ export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
   const context = await isolate.createContext();
   const sinks = new Map<number, StepSink>();
   // A line or file from an earlier step (a callback it left behind) is dropped, never given to the next.
-  const send = new ivm.Callback((step: number, line: string) => sinks.get(step)?.logs.push(line), { ignored: true });
+  const send = new ivm.Callback(
+    (step: number, line: string, length: number) => sinks.get(step)?.logs.push(line, length),
+    {
+      ignored: true,
+    },
+  );
   const write = new ivm.Callback((step: number, path: string, content: string | Uint8Array) => {
     sinks.get(step)?.artifacts.add(artifactPath(path), Buffer.from(content));
   });
@@ -142,9 +186,9 @@ export async function makeRealm(isolate: ivm.Isolate): Promise<Realm> {
 const BATCH = `const begin = $0;
 return (...flat) => {
   const settled = [];
-  for (let i = 0; i < flat.length; i += 5) {
+  for (let i = 0; i < flat.length; i += 6) {
     try {
-      settled.push(flat[i](begin, flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4]));
+      settled.push(flat[i](begin, flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4], flat[i + 5]));
     } catch (error) {
       settled.push("E" + String(error));
     }
@@ -152,21 +196,21 @@ return (...flat) => {
   return Promise.all(settled);
 };`;
 
-/** The step's maker: stepSource as a function of its five arguments, evaluated to a reference. */
+/** The step's maker: stepSource as a function of its six arguments, evaluated to a reference. */
 export function stepMaker(fn: string): string {
-  return `(function ($0, $1, $2, $3, $4) { ${stepSource(fn)} })`;
+  return `(function ($0, $1, $2, $3, $4, $5) { ${stepSource(fn)} })`;
 }
 
 /**
  * The step's source: its code is the body of an async, strict function made inside
  * `with (terminator) with (scope)`, so that every name it does not declare resolves through its
- * own global object or the terminator, never past them (to the wrapper's $1…$4 or the realm's
+ * own global object or the terminator, never past them (to the wrapper's $1…$5 or the realm's
  * global); the one name the terminator lets through, $0, holds the step's own scope and function, and
  * the realm's settle and terminator, both frozen.
  * The function opens on the first line, so the step's lines are its own, one down.
  */
 function stepSource(fn: string): string {
-  return `return (($0) => { with ($0[2]) { with ($0[0]) { $0[3] = ${fn}; } } return $0[1]($0[3](JSON.parse($2), JSON.parse($3), $4 === undefined ? undefined : JSON.parse($4))); })($0($1));`;
+  return `return (($0) => { with ($0[2]) { with ($0[0]) { $0[3] = ${fn}; } } return $0[1]($0[3](JSON.parse($2), JSON.parse($3), $4 === undefined ? undefined : JSON.parse($4))); })($0($1, $5));`;
 }
 
 /** The step's function, before TypeScript's types are stripped from it. */

@@ -6,7 +6,7 @@ import { FairSlots } from "./fair-slots";
 import { AloneCodes } from "./js-alone-codes";
 import { CodeSources, sourceText } from "./js-code-sources";
 import { JsonText, jsonOf } from "./json-text";
-import { makeRealm, stepMaker, type Realm } from "./js-realm";
+import { makeRealm, stepBounds, stepMaker, type Realm } from "./js-realm";
 import { OwnerLru } from "@wf/shared/pools";
 import { LogLines, timeoutMessage } from "./output";
 import { JS_SHARES, MAX_IDLE_ISOLATES } from "./js-bounds";
@@ -253,7 +253,7 @@ export class JsSteps {
         if (maker.status === "fulfilled") {
           realm.sinks.set(s.step, s);
           ran.push(s);
-          args.push(maker.value.derefInto(), s.step, ...s.run.json);
+          args.push(maker.value.derefInto(), s.step, ...s.run.json, stepBounds(s.run.limits));
         } else if (shared) {
           // A code that does not compile fails alone, with its line.
           end(s, failure(maker.reason, undefined, undefined, s.run.req.timeoutMs));

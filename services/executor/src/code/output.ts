@@ -3,7 +3,7 @@ import type { LogListener, RunResult } from "./types";
 
 export const MAX_LOG_LINES = 1000;
 /** A log is for reading: longer lines are cut (the output itself is not). */
-const MAX_LOG_LINE_CHARS = 8192;
+export const MAX_LOG_LINE_CHARS = 8192;
 /** How much of stderr (or stdout) a failed step's error carries. */
 const ERROR_TAIL_CHARS = 2048;
 const NOT_KEPT = "[further lines not kept]";
@@ -31,10 +31,11 @@ export class LogLines {
 
   constructor(private readonly listener?: LogListener) {}
 
-  push(line: string): void {
+  /** `length`: the line's length before it was cut (a JavaScript step cuts its lines before they leave its isolate). */
+  push(line: string, length = line.length): void {
     this.count += 1;
     if (this.count > MAX_LOG_LINES + 1) return;
-    const kept = this.count > MAX_LOG_LINES ? NOT_KEPT : capLine(line);
+    const kept = this.count > MAX_LOG_LINES ? NOT_KEPT : capLine(line, length);
     if (this.count <= MAX_LOG_LINES) this.lines.push(kept);
     this.listener?.(kept);
   }
@@ -97,12 +98,12 @@ export function processResult(outcome: Outcome, timeoutMs: number): RunResult {
 function capLogs(logs: string[], notes: string[] = []): string[] {
   const room = MAX_LOG_LINES - notes.length;
   const kept = logs.length <= room ? logs : [...logs.slice(0, room - 1), NOT_KEPT];
-  return [...kept.map(capLine), ...notes];
+  return [...kept.map((line) => capLine(line)), ...notes];
 }
 
-function capLine(line: string): string {
-  return line.length > MAX_LOG_LINE_CHARS
-    ? `${line.slice(0, MAX_LOG_LINE_CHARS)}[${line.length - MAX_LOG_LINE_CHARS} more characters]`
+function capLine(line: string, length = line.length): string {
+  return length > MAX_LOG_LINE_CHARS
+    ? `${line.slice(0, MAX_LOG_LINE_CHARS)}[${length - MAX_LOG_LINE_CHARS} more characters]`
     : line;
 }
 
