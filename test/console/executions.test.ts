@@ -183,6 +183,27 @@ describe("POST /api/console/workflows/{id}/executions", () => {
     expect((await start(me, wf.id)).status).toBe(202);
   });
 
+  it("counts a user's console runs under the plan's windows: the 61st in a minute on Free is a 429", async () => {
+    const me = await consoleSession(env(), "free");
+    const wf = await storeWorkflow(env(), me.user.id, SIMPLE_YAML);
+    // The edge's clock pinned early in a minute: the 61 starts cannot straddle two.
+    env().clock.now = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
+    try {
+      const statuses = await Promise.all(Array.from({ length: 60 }, () => start(me, wf.id).then((r) => r.status)));
+      expect(statuses.every((s) => s === 202)).toBe(true);
+      const limited = await start(me, wf.id);
+      expect(statusAndCode(limited)).toEqual([429, "RATE_LIMITED"]);
+      expect(limited.body).toMatchObject({ window: "minute", limit: 60 });
+      expect(limited.body.error).toBe("rate limit exceeded: 60 console runs per minute (plan free)");
+      expect((await env().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 100 })).total).toBe(60);
+      // Another user's runs are their own.
+      const other = await consoleSession(env(), "free");
+      expect((await start(other, (await storeWorkflow(env(), other.user.id, SIMPLE_YAML)).id)).status).toBe(202);
+    } finally {
+      env().clock.now = null;
+    }
+  });
+
   it("who may start: owner and editor 202, viewer 403 FORBIDDEN, anyone else 404; and who may read the execution", async () => {
     const [owner, editor, viewer, stranger] = await Promise.all([
       consoleSession(env(), "pro"),

@@ -1,4 +1,11 @@
-import { ConsoleExecutionView, ConsoleStartBody, ErrorBody, IdParams, StartExecutionResponse } from "@wf/shared/api";
+import {
+  ConsoleExecutionView,
+  ConsoleStartBody,
+  ErrorBody,
+  IdParams,
+  RateLimitErrorBody,
+  StartExecutionResponse,
+} from "@wf/shared/api";
 import { startableWorkflow, visibleExecution } from "../access/roles";
 import { answerRevision, REVISION_DOC, revisionSeen } from "../routes/execution-revision";
 import { defineRoute, type Route } from "../routes/route";
@@ -6,6 +13,7 @@ import { validationError } from "../routes/validate";
 import { startRequested } from "../start-execution";
 import { consoleExecutionView } from "../views/console-execution";
 import { breakpointProblems } from "./breakpoint-problems";
+import { CONSOLE_RUNS_LIMITED, countConsoleRun } from "./console-runs";
 import { staleBase } from "./workflows";
 
 /** Starting and reading executions in the console: any plan may run and debug what it may edit. */
@@ -34,9 +42,11 @@ export const consoleExecutionRoutes: Route[] = [
         description: "`version` is not the stored one: someone saved the workflow since. Nothing started.",
         schema: ErrorBody,
       },
+      429: { description: CONSOLE_RUNS_LIMITED, schema: RateLimitErrorBody },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
-    async handler({ params, body }, { ctx, consoleUser }) {
+    async handler({ params, body }, { ctx, consoleUser, reply }) {
+      await countConsoleRun(ctx, reply, consoleUser());
       const w = (await startableWorkflow(ctx.store, params.id, consoleUser().userId)).value;
       if (body.version !== undefined && body.version !== w.version)
         throw staleBase(w.id, body.version, w.version, "run");

@@ -1,4 +1,12 @@
-import { ErrorBody, IdParams, RerunBody, RerunPlanView, RerunQuery, RerunResponse } from "@wf/shared/api";
+import {
+  ErrorBody,
+  IdParams,
+  RateLimitErrorBody,
+  RerunBody,
+  RerunPlanView,
+  RerunQuery,
+  RerunResponse,
+} from "@wf/shared/api";
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan } from "@wf/shared/execution";
@@ -9,6 +17,7 @@ import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { checkInputs, parseDefinition, type EditedDefinition } from "./checked-definition";
+import { CONSOLE_RUNS_LIMITED, countConsoleRun } from "./console-runs";
 import { versionsOf } from "./workflow-versions";
 
 /** Rerunning a finished execution from one of its steps (docs/rerun.md). */
@@ -55,6 +64,7 @@ export const rerunRoutes: Route[] = [
           "changes a step before fromStep (`step` names the first), or its workflow is no longer stored for the edit.",
         schema: ErrorBody,
       },
+      429: { description: CONSOLE_RUNS_LIMITED, schema: RateLimitErrorBody },
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, query, body }, { ctx, reply, consoleUser }) {
@@ -82,6 +92,7 @@ export const rerunRoutes: Route[] = [
         void reply.code(200);
         return { ...fields, rerunSteps: plan.rerunSteps };
       }
+      await countConsoleRun(ctx, reply, consoleUser());
       const version = edited
         ? await storeEditedVersion(ctx.store, source, edited)
         : (kept?.version ?? source.workflowVersion);
