@@ -105,7 +105,14 @@ steps:
     const tools = (reqs[0]!.body.tools as { function: { name: string; parameters: { properties: object } } }[])
       .map((t) => t.function.name)
       .sort();
-    expect(tools).toEqual(["crm__crm_down", "crm__escalate", "crm__lookup_ticket", "files__probe", "files__read_file"]);
+    expect(tools).toEqual([
+      "crm__crm_down",
+      "crm__escalate",
+      "crm__export_all",
+      "crm__lookup_ticket",
+      "files__probe",
+      "files__read_file",
+    ]);
     const second = reqs[1]!.body.messages as { role: string; content?: string; tool_call_id?: string }[];
     expect(second[0]).toEqual({ role: "system", content: "You triage support tickets." });
     expect(second[1]).toEqual({ role: "user", content: "Triage ticket 7" });
@@ -262,6 +269,39 @@ steps:
       .content[0]!;
     expect(unknown).toMatchObject({ is_error: true, content: "there is no tool named crm__no_such_tool" });
     expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, true]);
+  });
+
+  it("an MCP answer past 16 MiB is not taken: the call is an error result the model sees, and the next call connects again", async () => {
+    const m = model("claude");
+    env().anthropic.script(
+      m,
+      { toolCalls: [{ name: "crm__export_all", arguments: {} }] },
+      { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 7 } }] },
+      { text: "The export is too large; ticket 7 is high." },
+    );
+    const s = await runToEnd(
+      env(),
+      `
+name: agent-big-answer
+agents:
+  - { name: helper, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
+steps:
+  - { name: ask, type: agent, agent: helper, prompt: Export the CRM }
+`,
+    );
+    expect(s.status, s.error ?? "").toBe("COMPLETED");
+    const [, second, third] = env().anthropic.requests(m);
+    const lastResult = (request: typeof second) =>
+      (request!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
+    expect(lastResult(second)).toEqual(
+      expect.objectContaining({
+        is_error: true,
+        content:
+          "tool export_all failed: the MCP server's answer was not taken: the answer is larger than 16777216 bytes, the most taken of one answer from such a server",
+      }),
+    );
+    expect(lastResult(third)).toMatchObject({ content: expect.stringContaining('"priority":"high"') });
+    expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, false]);
   });
 
   it("streams an agent with monitoring (tool calls arrive in pieces) and stops at max_turns", async () => {

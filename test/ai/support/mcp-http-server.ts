@@ -107,6 +107,11 @@ export class McpHttpTestServer {
         return { content: [{ type: "text", text: `ticket ${args.id} escalated to ${args.team}` }] };
       },
     );
+    // Past what the executor takes of one MCP answer (MCP_MAX_RESPONSE_BYTES, 16 MiB).
+    mcp.registerTool("export_all", { description: "Every record, 17 MiB", inputSchema: {} }, async (args, extra) => {
+      seen("export_all", args, extra);
+      return { content: [{ type: "text", text: "r".repeat(17 * 1024 * 1024) }] };
+    });
     mcp.registerTool("crm_down", { description: "Always fails", inputSchema: {} }, async (args, extra) => {
       seen("crm_down", args, extra);
       throw new Error("the CRM is down for maintenance");

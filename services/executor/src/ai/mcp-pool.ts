@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { egressFetch, EgressRefusedError, type EgressPolicy } from "../egress";
+import { egressFetch, EgressRefusedError, tooLargeAnswer, type EgressPolicy } from "../egress";
 import type { SandboxedStdio } from "./sandboxed-stdio";
 import { MCP_STDIO_MAX_MS } from "./sandboxed-stdio";
 
@@ -48,12 +48,19 @@ export class McpConnectError extends Error {
 
 const CLIENT_INFO = { name: "wf-executor", version: "0.1.0" };
 const CLOSE_TIMEOUT_MS = 5_000;
+/**
+ * The most of one answer an MCP server given by URL may send (a tools list, a tool's result): parsed on the executor's
+ * thread, which every owner's runs share. A tools list of 200,000 tools (110 MB) held that thread 7 s.
+ */
+export const MCP_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 interface Connection {
   client: Client;
   transport: Transport;
   /** What the server's launch left behind (a stdio server's private directory). */
   release(): Promise<void>;
+  /** Why the connection was dropped under its calls (an answer too large), which they then fail with. */
+  dropped: string | null;
 }
 
 /**
@@ -76,12 +83,13 @@ export class McpPool {
   constructor(private readonly opts: { stdio: SandboxedStdio | null; egress: EgressPolicy; owner: string }) {}
 
   async tools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]> {
-    const { client } = await this.connection(server, signal);
+    const connection = await this.connection(server, signal);
+    const { client } = connection;
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal }).catch((err: unknown) => {
-        throw new McpConnectError(server, err);
+        throw new McpConnectError(server, connection.dropped === null ? err : new Error(connection.dropped));
       });
       for (const t of page.tools)
         tools.push({
@@ -101,13 +109,14 @@ export class McpPool {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<McpToolResult> {
+    let connection: Connection | undefined;
     try {
-      const { client } = await this.connection(server, signal);
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal });
+      connection = await this.connection(server, signal);
+      const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, { signal });
       return { text: resultText(result), isError: result.isError === true };
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      return { text: `tool ${tool} failed: ${causeText(err)}`, isError: true };
+      return { text: `tool ${tool} failed: ${connection?.dropped ?? causeText(err)}`, isError: true };
     }
   }
 
@@ -126,7 +135,7 @@ export class McpPool {
     const key = JSON.stringify([server.url ?? null, server.headers ?? null, server.command ?? null]);
     let connection = this.connections.get(key);
     if (!connection) {
-      connection = this.connect(server, signal);
+      connection = this.connect(server, signal, () => this.connections.delete(key));
       this.connections.set(key, connection);
       // A failed connection is not kept: the next attempt of the step tries again.
       connection.catch(() => this.connections.delete(key));
@@ -134,7 +143,8 @@ export class McpPool {
     return connection;
   }
 
-  private async connect(server: McpServerTarget, signal: AbortSignal): Promise<Connection> {
+  /** `forget`: the connection is dropped, and the next use connects again. */
+  private async connect(server: McpServerTarget, signal: AbortSignal, forget: () => void): Promise<Connection> {
     let transport: Transport;
     let release = async (): Promise<void> => undefined;
     if (server.url !== undefined) {
@@ -144,7 +154,7 @@ export class McpPool {
       } catch {
         throw new McpConnectError(server, new Error("`url` is not a URL"));
       }
-      const egress = egressFetch({ policy: this.opts.egress });
+      const egress = egressFetch({ policy: this.opts.egress, maxResponseBytes: MCP_MAX_RESPONSE_BYTES });
       transport = new StreamableHTTPClientTransport(url, {
         requestInit: { headers: server.headers ?? {} },
         fetch: egress.fetch,
@@ -175,7 +185,17 @@ export class McpPool {
       if (signal.aborted) throw signal.reason;
       throw new McpConnectError(server, err);
     }
-    return { client, transport, release };
+    const connection: Connection = { client, transport, release, dropped: null };
+    // An event stream that failed is only reported (the SDK's request would wait for its timeout): an answer too
+    // large drops the connection, which fails what waits on it.
+    client.onerror = (err) => {
+      const tooLarge = tooLargeAnswer(err);
+      if (tooLarge === null || connection.dropped !== null) return;
+      connection.dropped = `the MCP server's answer was not taken: ${tooLarge}`;
+      forget();
+      void end(connection).catch(() => undefined);
+    };
+    return connection;
   }
 }
 

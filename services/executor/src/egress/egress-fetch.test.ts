@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { loadConfig } from "@wf/shared/config";
-import { egressFetch, EgressRefusedError } from "./egress-fetch";
+import { egressFetch, EgressRefusedError, tooLargeAnswer } from "./egress-fetch";
 import { hostAddresses } from "./host-addresses";
 import { EgressPolicy } from "./policy";
 import { httpOrigin } from "./testing/origins";
@@ -30,6 +30,46 @@ describe("egressFetch", () => {
     expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(await res.text()).toBe(`origin ${origin.port} saw POST /tools`);
     expect(origin.seen[0]).toMatchObject({ body: '{"a":1}', headers: { "content-type": "application/json" } });
+  });
+
+  it("fails an answer's body past maxResponseBytes, told by its Content-Length or counted as it streams", async () => {
+    const server = createServer((req, res) => {
+      if (req.url === "/sized") {
+        res.writeHead(200, { "content-length": String(2_000_000) });
+        res.end("x".repeat(2_000_000));
+        return;
+      }
+      // An event stream without end, until the client goes.
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const chunk = `data: ${"y".repeat(64 * 1024)}\n\n`;
+      const timer = setInterval(() => res.write(chunk), 1);
+      res.on("close", () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const policy = new EgressPolicy({
+      allow: loadConfig({ WF_EGRESS_ALLOW: "127.0.0.1/32" }).WF_EGRESS_ALLOW ?? [],
+      hostAddresses: hostAddresses(),
+    });
+    const f = egressFetch({ policy, maxResponseBytes: 1_000_000 });
+    onTestFinished(() => f.close());
+    for (const path of ["/sized", "/stream"]) {
+      const res = await f.fetch(`http://127.0.0.1:${port}${path}`);
+      expect(res.status).toBe(200);
+      const failure = await res.text().then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect([path, tooLargeAnswer(failure)]).toEqual([
+        path,
+        "the answer is larger than 1000000 bytes, the most taken of one answer from such a server",
+      ]);
+    }
+    // Without a bound, the whole answer.
+    expect(await (await fetchUnder("127.0.0.1/32").fetch(`http://127.0.0.1:${port}/sized`)).text()).toHaveLength(
+      2_000_000,
+    );
   });
 
   it("throws the refusal before connecting to a refused address, a refused name or a literal in another notation", async () => {

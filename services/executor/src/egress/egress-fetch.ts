@@ -26,7 +26,7 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  * caller that follows one (the MCP SDK does, within the origin) comes through here again.
  * Connections are kept alive until `close`.
  */
-export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }): {
+export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup; maxResponseBytes?: number }): {
   fetch: EgressFetchFn;
   close(): void;
 } {
@@ -58,7 +58,7 @@ export function egressFetch(opts: { policy: EgressPolicy; lookup?: DnsLookup }):
       req.once("error", reject);
       req.once("response", (res) => {
         try {
-          resolve(toResponse(res, method));
+          resolve(toResponse(bounded(res, opts.maxResponseBytes), method));
         } catch (err) {
           res.destroy();
           reject(err);
@@ -81,6 +81,42 @@ function requestBody(body: RequestInit["body"]): string | Uint8Array | undefined
   if (typeof body === "string" || body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   throw new TypeError("only string and byte bodies are sent");
+}
+
+const TOO_LARGE = "the answer is larger than";
+
+/** An answer's body past what the caller takes (`maxResponseBytes`): its stream fails with this. */
+class ResponseTooLargeError extends Error {
+  constructor(maxBytes: number) {
+    super(`${TOO_LARGE} ${maxBytes} bytes, the most taken of one answer from such a server`);
+    this.name = "ResponseTooLargeError";
+  }
+}
+
+/** Why `err` (or what it says it came of: the MCP SDK reports a stream's failure as text) ended an answer too large. */
+export function tooLargeAnswer(err: unknown): string | null {
+  const text = err instanceof Error ? err.message : String(err);
+  const at = text.indexOf(TOO_LARGE);
+  return at < 0 ? null : text.slice(at);
+}
+
+/**
+ * The answer, its body failing once past `maxBytes` (at once when its Content-Length says so): a server the caller
+ * does not run cannot make it read and parse any size, on a thread it shares.
+ */
+function bounded(res: IncomingMessage, maxBytes: number | undefined): IncomingMessage {
+  if (maxBytes === undefined) return res;
+  const tooLarge = () => res.destroy(new ResponseTooLargeError(maxBytes));
+  if (Number(res.headers["content-length"] ?? 0) > maxBytes) {
+    tooLarge();
+    return res;
+  }
+  let seen = 0;
+  res.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) tooLarge();
+  });
+  return res;
 }
 
 function toResponse(res: IncomingMessage, method: string): Response {

@@ -10,4 +10,4 @@ export { EgressPolicy, narrowing, type EgressRefusal, type Narrowing } from "./p
 export { operatorPolicy } from "./operator-policy";
 export { checkDestination, systemLookup, type DnsLookup, type EgressVerdict } from "./check";
 export { parseDestination, type Destination } from "./destination";
-export { egressFetch, EgressRefusedError, type EgressFetchFn } from "./egress-fetch";
+export { egressFetch, EgressRefusedError, tooLargeAnswer, type EgressFetchFn } from "./egress-fetch";
