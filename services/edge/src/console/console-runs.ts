@@ -5,18 +5,19 @@ import { enforcePlanLimit } from "../rate-limit/enforce";
 import type { ConsoleUser } from "./authenticate-session";
 
 /**
- * Counts a run the console starts (a run, a debug run, a rerun) under the user's plan's windows, per user and apart
- * from the keys' and the step tests': past them the answer is a 429. Without it one session started 889 runs a second
- * (35,546 in 40 s, 670 MB of records), outside every limit the API keeps.
+ * Counts a run the console starts under the user's plan's windows, per user and per kind ("console runs": a run, a
+ * debug run, a rerun; "step tests"), apart from the keys': past them the answer is a 429. Without it one session
+ * started 889 runs a second (35,546 in 40 s, 670 MB of records), outside every limit the API keeps.
  */
 export async function countConsoleRun(
   ctx: EdgeContext,
   reply: FastifyReply,
   user: Pick<ConsoleUser, "userId" | "plan">,
+  what: "console runs" | "step tests" = "console runs",
 ): Promise<void> {
   const now = ctx.clock();
-  const counts = await ctx.counters.count(`console-runs-${user.userId}`, now, PLAN_LIMITS[user.plan]);
-  enforcePlanLimit(reply, counts, user.plan, now, "console runs");
+  const counts = await ctx.counters.count(`${what.replace(" ", "-")}-${user.userId}`, now, PLAN_LIMITS[user.plan]);
+  enforcePlanLimit(reply, counts, user.plan, now, what);
 }
 
 /** The 429 of a route that counts console runs. */

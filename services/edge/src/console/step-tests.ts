@@ -1,5 +1,4 @@
 import { ErrorBody, IdParams, RateLimitErrorBody, StepTestBody, StepTestResponse } from "@wf/shared/api";
-import { PLAN_LIMITS } from "@wf/shared/auth";
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planStepTest, sourceInputs, type ExecutionSnapshot, type StepTestPlan } from "@wf/shared/execution";
@@ -7,10 +6,10 @@ import type { Store, WorkflowRecord } from "@wf/shared/store";
 import { stepLineage, type Workflow } from "@wf/shared/workflow";
 import { startableWorkflow, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
-import { enforcePlanLimit } from "../rate-limit/enforce";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { checkInputs, parseDefinition } from "./checked-definition";
+import { countConsoleRun } from "./console-runs";
 
 /** Running one step of a workflow being edited, against what an earlier execution recorded (docs/rerun.md#testing-one-step). */
 export const stepTestRoutes: Route[] = [
@@ -61,16 +60,9 @@ export const stepTestRoutes: Route[] = [
       503: { description: "NATS or the store did not answer; nothing was started.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, consoleUser, reply }) {
-      const { userId, plan: accountPlan } = consoleUser();
-      const now = ctx.clock();
+      const { userId } = consoleUser();
       // Tests are runs like any other: counted under the plan's windows, per user, apart from the keys'.
-      enforcePlanLimit(
-        reply,
-        await ctx.counters.count(`step-tests-${userId}`, now, PLAN_LIMITS[accountPlan]),
-        accountPlan,
-        now,
-        "step tests",
-      );
+      await countConsoleRun(ctx, reply, consoleUser(), "step tests");
       // The right to start the workflow as it stands, as a console start needs it.
       const stored = (await startableWorkflow(ctx.store, params.id, userId)).value;
       const { workflow } = parseDefinition(body.yaml ?? stored.yaml, body.yaml === undefined ? "version" : "yaml");
