@@ -1,6 +1,7 @@
 import { CasConflictError } from "../errors/index";
 import type { Store } from "../store/port";
 import { stepLineage, stepNameOf } from "../workflow/index";
+import { describeValue, matchesVariableType, typeNoun } from "../workflow/value-types";
 import {
   DEBUG_EDIT_MAX_BYTES,
   type DebugClaim,
@@ -87,7 +88,9 @@ export async function claimPause(
     const problem =
       req.command === "set" && debug.edits.length >= DEBUG_MAX_EDITS
         ? `a debug run keeps at most ${DEBUG_MAX_EDITS} edits`
-        : (debugCommandProblem(pause, req.command, req.body) ?? inputProblem(snap, pause, req.body));
+        : (debugCommandProblem(pause, req.command, req.body) ??
+          inputProblem(snap, pause, req.body) ??
+          varsProblem(snap, req.body));
     if (problem) return { ok: false, reason: "invalid", message: problem };
     const claim: DebugClaim = {
       id: newId(),
@@ -145,6 +148,22 @@ function inputProblem(snap: ExecutionSnapshot, pause: PauseRecord, body: DebugCo
   if (step?.type !== "llm" && step?.type !== "agent") return null;
   const parsed = parseConversation(body.input);
   return parsed.ok ? null : `the input of ${step.type} step \`${step.name}\` ${parsed.why}`;
+}
+
+/**
+ * What is wrong with `set vars`, or null: a declared variable keeps its type. Another type would reach the steps as no
+ * input could, and a plain rerun, which takes the run's variables as its inputs, would be refused for it.
+ */
+function varsProblem(snap: ExecutionSnapshot, body: DebugCommandBody): string | null {
+  if (body.vars === undefined) return null;
+  const workflow = parseDefinition(snap.definition);
+  const declared = workflow.success ? (workflow.data.variables ?? {}) : {};
+  for (const [name, value] of Object.entries(body.vars)) {
+    const def = Object.hasOwn(declared, name) ? declared[name] : undefined;
+    if (def && !matchesVariableType(def.type, value))
+      return `set vars: \`${name}\` must be ${typeNoun(def.type)}, not ${describeValue(value)}`;
+  }
+  return null;
 }
 
 /** What is wrong with `command` at `pause`, or null: each command applies at some phases only. */

@@ -123,6 +123,24 @@ describe("after_step and set", () => {
     expect(s.effects.codeCalls).toHaveLength(1);
   });
 
+  it("set vars keeps a declared variable's type: another is refused at the claim, the pause still open", async () => {
+    const s = new Session([code("a")], [{ type: "before_step", step: "a" }], {
+      variables: { tag: { type: "string", default: "x" } },
+      vars: { tag: "x" },
+    });
+    await s.run();
+    expect(await s.send("set", { vars: { tag: 123 } })).toEqual({
+      ok: false,
+      reason: "invalid",
+      message: "set vars: `tag` must be a string, not the number 123",
+    });
+    expect(s.snap.debug!.edits).toEqual([]);
+    // Undeclared names stay free: a rerun takes only the declared ones.
+    expect(await s.send("set", { vars: { tag: "y", scratch: 1 } })).toMatchObject({ ok: true });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap.vars).toMatchObject({ tag: "y", scratch: 1 });
+  });
+
   it("set vars changes what the steps after see, and input replaces the paused step's rendered input", async () => {
     const s = new Session(
       [code("a", { input: { n: "{{ vars.n }}" } }), { name: "b", type: "transform", output: "{{ vars.n }}" }],

@@ -46,9 +46,14 @@ export class Session {
   constructor(
     steps: unknown[],
     breakpoints: BreakpointInput[],
-    opts: { vars?: Record<string, unknown>; agents?: unknown[]; idleTimeout?: number } = {},
+    opts: { vars?: Record<string, unknown>; variables?: unknown; agents?: unknown[]; idleTimeout?: number } = {},
   ) {
-    const workflow = workflowOf({ name: "t", steps, ...(opts.agents ? { agents: opts.agents } : {}) });
+    const workflow = workflowOf({
+      name: "t",
+      steps,
+      ...(opts.agents ? { agents: opts.agents } : {}),
+      ...(opts.variables ? { variables: opts.variables } : {}),
+    });
     const snap = snapshotOf(workflow, opts.vars ?? {});
     snap.debug = newDebugState(
       DebugRequest.parse({ breakpoints, ...(opts.idleTimeout ? { idleTimeout: opts.idleTimeout } : {}) }),
