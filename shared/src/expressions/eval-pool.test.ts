@@ -46,6 +46,22 @@ describe("expression pool", () => {
     await expect(other).resolves.toBe(42);
   });
 
+  it("jobs whose run is cancelled while they wait leave the queue, failing with its reason; what runs already ends", async () => {
+    const p = pool({ deadlineMs: 1_000 });
+    const runaway = p.evaluate(RUNAWAY, {}, OWNER);
+    const cancelled = new AbortController();
+    const waiting = Array.from({ length: 5 }, (_, i) => p.evaluate("x * 2", { x: i }, OWNER, cancelled.signal));
+    const other = p.evaluate("x * 2", { x: 21 }, OTHER);
+    const reason = new Error("execution cancelled");
+    cancelled.abort(reason);
+    // Rejected with the reason: had any been sent to the host, it would have answered its double.
+    for (const job of waiting) await expect(job).rejects.toBe(reason);
+    await expect(runaway).rejects.toEqual({ message: "took longer than 1000 ms" });
+    await expect(other).resolves.toBe(42);
+    // Given an aborted signal, a job never waits.
+    await expect(p.evaluate("1", {}, OWNER, cancelled.signal)).rejects.toBe(reason);
+  });
+
   it("jobs of other executions queued behind runaways all succeed: a replaced thread's end fails nothing on its successor", async () => {
     // A deadline a loaded machine's new thread (started after each runaway) meets with room to spare.
     const p = pool({ deadlineMs: 1_000 });

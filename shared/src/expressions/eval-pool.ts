@@ -79,8 +79,12 @@ export class EvalPool {
     this.allowance = new OwnerAllowance(opts.size, opts.size * MAX_JOBS_PER_HOST, SLOW_MS);
   }
 
-  /** Rejects with an EvalFailure. `context` must be cloneable (JSON data is). */
-  evaluate(expression: string, context: unknown, owner: string): Promise<unknown> {
+  /**
+   * Rejects with an EvalFailure, or with `signal`'s reason when it aborts while the job still waits (a cancelled run's
+   * expressions leave the queue, rather than keep every host busy for it). `context` must be cloneable (JSON data is).
+   */
+  evaluate(expression: string, context: unknown, owner: string, signal?: AbortSignal): Promise<unknown> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     let bytes: Buffer;
     try {
       bytes = serialize(context);
@@ -89,7 +93,18 @@ export class EvalPool {
     }
     return new Promise((resolve, reject) => {
       if (this.closed) return reject({ message: "expression pool closed" });
-      this.waiting.push(owner, { owner, expression, context: bytes, resolve, reject });
+      const leave = () => {
+        if (this.waiting.remove(owner, job)) reject(signal!.reason);
+      };
+      const settled =
+        <A>(then: (a: A) => void) =>
+        (a: A) => {
+          signal?.removeEventListener("abort", leave);
+          then(a);
+        };
+      const job: Job = { owner, expression, context: bytes, resolve: settled(resolve), reject: settled(reject) };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.waiting.push(owner, job);
       this.dispatch();
     });
   }

@@ -44,10 +44,12 @@ let pool: EvalPool | undefined;
  * else runs in the expression pool, stopped at the deadline, with only the part of the context it
  * can read, `owner` served in turn with the others (EvalPool) (docs/sandbox.md#expression-hosts).
  */
+/** `signal`: the run's; once it aborts, an evaluation still waiting for a host is dropped and its reason thrown. */
 export async function evaluateExpression(
   expression: string,
   context: ExpressionContext,
   owner: string,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   let plan: ExpressionPlan;
   try {
@@ -69,8 +71,9 @@ export async function evaluateExpression(
   }
   pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
   try {
-    return await pool.evaluate(expression, contextFor(plan.needs, context), owner);
+    return await pool.evaluate(expression, contextFor(plan.needs, context), owner, signal);
   } catch (err) {
+    if (signal?.aborted) throw signal.reason;
     throw new ExpressionError(expression, reasonOf(err));
   }
 }
@@ -88,7 +91,8 @@ export async function evaluateCondition(
   expression: string,
   context: ExpressionContext,
   owner: string,
+  signal?: AbortSignal,
 ): Promise<boolean> {
-  const v = await evaluateExpression(expression, context, owner);
+  const v = await evaluateExpression(expression, context, owner, signal);
   return v !== undefined && v !== null && v !== false && v !== 0 && v !== "";
 }

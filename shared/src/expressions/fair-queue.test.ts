@@ -21,6 +21,21 @@ describe("fair queue", () => {
     expect(q.size).toBe(0);
   });
 
+  it("removes an item still waiting, wherever its owner stands; one taken already is not there", () => {
+    const q = new FairQueue<string>();
+    for (const item of ["a1", "a2", "a3"]) q.push("a", item);
+    q.push("b", "b1");
+    expect(q.take(anyone)).toBe("a1");
+    expect([q.remove("a", "a1"), q.remove("a", "a3"), q.remove("b", "b1"), q.remove("b", "b1")]).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
+    expect(q.size).toBe(1);
+    expect(takeAll(q)).toEqual(["a2"]);
+  });
+
   it("an owner that starts waiting goes ahead of one already served with more waiting", () => {
     const q = new FairQueue<string>();
     q.push("a", "a1");

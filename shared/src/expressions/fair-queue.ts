@@ -46,6 +46,20 @@ export class FairQueue<T> {
     return undefined;
   }
 
+  /** Takes `item` out of its owner's queue; false when it is not waiting (taken already, or never put). */
+  remove(owner: string, item: T): boolean {
+    const queue = this.arrived.get(owner) ?? this.turns.get(owner);
+    const at = queue ? queue.indexOf(item) : -1;
+    if (!queue || at < 0) return false;
+    queue.splice(at, 1);
+    this.count--;
+    if (queue.length === 0) {
+      this.arrived.delete(owner);
+      this.turns.delete(owner);
+    }
+    return true;
+  }
+
   /** Every item, emptying the queue. */
   drain(): T[] {
     const items = [...this.arrived.values(), ...this.turns.values()].flat();

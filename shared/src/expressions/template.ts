@@ -9,8 +9,14 @@ const PART = /\{\{([\s\S]*?)\}\}/g;
  * typed value; otherwise values are interpolated as text (objects as JSON, missing as ""). The
  * expressions are evaluated for `owner` (evaluateExpression).
  */
-export async function renderTemplate(value: unknown, context: ExpressionContext, owner: string): Promise<unknown> {
-  return render(value, context, owner, new RenderBudget());
+/** `signal`: the run's (see evaluateExpression). */
+export async function renderTemplate(
+  value: unknown,
+  context: ExpressionContext,
+  owner: string,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  return render(value, context, owner, new RenderBudget(signal));
 }
 
 /**
@@ -20,6 +26,8 @@ export async function renderTemplate(value: unknown, context: ExpressionContext,
  */
 class RenderBudget {
   private used = 0;
+  /** The run's, which each evaluation of the value is dropped with. */
+  constructor(readonly signal?: AbortSignal) {}
   spend(chars: number, expression: string): void {
     this.used += chars;
     if (this.used > EXPRESSION_LIMITS.maxResultChars)
@@ -56,7 +64,7 @@ async function renderString(
   const whole = WHOLE.exec(s);
   if (whole && !whole[1]!.includes("}}") && s.indexOf("{{") === s.lastIndexOf("{{")) {
     const expression = whole[1]!.trim();
-    const v = await evaluateExpression(expression, context, owner);
+    const v = await evaluateExpression(expression, context, owner, budget.signal);
     budget.spend(textSize(v), expression);
     return v === undefined ? null : v;
   }
@@ -68,7 +76,7 @@ async function renderString(
     const expression = m[1]!.trim();
     literals.push(s.slice(last, m.index));
     expressions.push(expression);
-    parts.push(evaluateExpression(expression, context, owner).then(asText));
+    parts.push(evaluateExpression(expression, context, owner, budget.signal).then(asText));
     last = m.index! + m[0].length;
   }
   const texts = await Promise.all(parts);

@@ -274,8 +274,11 @@ export class ExecutionRun {
             step.condition,
             expressionContext(this.snap, this.names, scope),
             this.snap.ownerId,
+            scope.signal,
           );
         } catch (err) {
+          // Cancelled while the condition waited for an expression host: the run unwinds, the step does not fail.
+          throwIfAborted(scope.signal);
           return this.failNew(step, path, expressionFailure(step.name, err));
         }
         if (!go) {
@@ -580,7 +583,7 @@ export class ExecutionRun {
   }
 
   private render(value: unknown, scope: Scope): Promise<unknown> {
-    return renderTemplate(value, expressionContext(this.snap, this.names, scope), this.snap.ownerId);
+    return renderTemplate(value, expressionContext(this.snap, this.names, scope), this.snap.ownerId, scope.signal);
   }
 
   private failNew(step: Step, path: string, error: string): Outcome {
