@@ -231,13 +231,29 @@ export class StoredDefinitions {
     const entry = await retryTransient(() => kv.get(ref)).catch((err: unknown) =>
       isNotFound(err) ? null : Promise.reject(err),
     );
-    if (entry === null || entry.operation !== "PUT") return null;
-    const json = entry.string();
+    const found =
+      entry?.operation === "PUT" ? { json: entry.string(), at: entry.created.getTime() } : await this.#readLeader(ref);
     // Whatever wrote it, the definition is the one its reference names, or none.
-    if (definitionRef(json) !== ref) return null;
-    const definition = sharedDefinitionOfJson(json);
-    remember(this.#bucket, ref, owner, definition, json.length, entry.created.getTime());
+    if (found === null || definitionRef(found.json) !== ref) return null;
+    const definition = sharedDefinitionOfJson(found.json);
+    remember(this.#bucket, ref, owner, definition, found.json.length, found.at);
     return definition;
+  }
+
+  /**
+   * The entry as the bucket's leader holds it. A direct get may be answered by a replica that has not applied the put a
+   * start made just before it published its command (on a cluster, the chaos test's console start failed "the workflow
+   * definition the start command names is not stored" so): a miss there is asked again of the leader.
+   */
+  async #readLeader(ref: string): Promise<{ json: string; at: number } | null> {
+    const jsm = await jetstreamManager(this.nc);
+    const stream = `KV_${this.#bucket}`;
+    const m = await retryTransient(() =>
+      jsm.streams.getMessage(stream, { last_by_subj: `$KV.${this.#bucket}.${ref}` }),
+    ).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
+    const operation = m?.header?.get("KV-Operation");
+    if (!m || operation === "DEL" || operation === "PURGE") return null;
+    return { json: m.string(), at: m.time.getTime() };
   }
 
   #open(): Promise<KV> {
