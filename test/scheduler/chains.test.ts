@@ -8,6 +8,7 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import { startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 import { createOwner, executionsOf, settled, startStored, storeWorkflow } from "./support";
+import { minuteWithRoom } from "@wf/testing";
 import { useNatsServer } from "@wf/testing/nats-connection";
 
 /** Chained triggers (DELAYED_COMPLETION), against a real nats-server and the real executor. */
@@ -151,7 +152,7 @@ describe("chained triggers", () => {
     const stderr = vi.spyOn(process.stderr, "write");
     onTestFinished(() => stderr.mockRestore());
     // The budget is a minute's: the burst (1, 3, 9, 27, 81… runs a generation) must not straddle two.
-    if (Date.now() % 60_000 > 40_000) await new Promise((r) => setTimeout(r, 60_500 - (Date.now() % 60_000)));
+    await minuteWithRoom(20_000);
     const minute = Math.floor(Date.now() / 60_000);
 
     await startStored(p, w);

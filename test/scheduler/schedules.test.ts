@@ -14,6 +14,7 @@ import {
   type InProcessRuntime,
 } from "../support/runtime";
 import { createOwner, executionsOf, storeWorkflow } from "./support";
+import { minuteWithRoom } from "@wf/testing";
 import { useNatsServer } from "@wf/testing/nats-connection";
 
 /** Cron schedules, against a real nats-server, the real executor and scheduler processes. */
@@ -177,7 +178,7 @@ describe("schedules", () => {
     const p = rt.platform;
     const owner = await createOwner(p, "pro");
     // The budget is a minute's: the test must not straddle two.
-    if (Date.now() % 60_000 > 40_000) await new Promise((r) => setTimeout(r, 60_500 - (Date.now() % 60_000)));
+    await minuteWithRoom(20_000);
     const minute = Math.floor(Date.now() / 60_000);
     // The Pro plan's 300 triggered starts of this minute, spent as another replica would spend them.
     const budget = await StartBudget.open(p, p.log);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { waitFor } from "@wf/testing";
+import { minuteWithRoom, waitFor } from "@wf/testing";
 import { createApiKey } from "@wf/shared/auth";
 import { consoleCall, consoleOwner, hmacHex, request, storeWorkflow, useWebhookEdge, type WebhookEnv } from "./support";
 
@@ -128,7 +128,7 @@ describe("webhook trigger: rules", () => {
   it("a trigger refused once counted (403, 400) carries the X-RateLimit headers and counts; one refused before does not", async () => {
     const env = edge();
     const { id, owner: o } = await webhook(env, { allowedSourceIps: ["10.0.0.0/8"] });
-    await waitFor(() => Date.now() % 60_000 < 50_000 || undefined, { timeoutMs: 15_000, what: "a fresh minute" });
+    await minuteWithRoom(10_000);
     const remaining = (r: Awaited<ReturnType<typeof trigger>>) =>
       [r.status, r.headers.get("x-ratelimit-limit"), r.headers.get("x-ratelimit-window")].concat(
         r.headers.get("x-ratelimit-remaining") ?? "none",
@@ -246,7 +246,7 @@ describe("webhook trigger: rules", () => {
       name: "other",
     });
     // Fixed epoch-minute windows: start where 301 requests cannot straddle a boundary.
-    await waitFor(() => Date.now() % 60_000 < 40_000 || undefined, { timeoutMs: 25_000, what: "a fresh minute" });
+    await minuteWithRoom(20_000);
     const statuses: number[] = [];
     for (let i = 0; i < 300; i++) statuses.push((await trigger(env, id, "{}")).status);
     expect(statuses.every((s) => s === 202)).toBe(true);
@@ -270,7 +270,7 @@ describe("webhook trigger: rules", () => {
       apiKeyId: o.keyId,
     });
     const id = created.body.id as string;
-    await waitFor(() => Date.now() % 60_000 < 40_000 || undefined, { timeoutMs: 25_000, what: "a fresh minute" });
+    await minuteWithRoom(20_000);
     const auth = { authorization: `Bearer ${o.key}` };
     const first = await request(env, "GET", "/api/v1/workflows", { headers: auth });
     expect(first.headers.get("x-ratelimit-remaining")).toBe("299");

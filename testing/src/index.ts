@@ -5,7 +5,7 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from "./nats-server";
-export { waitFor, waitForProgress } from "./wait-for";
+export { minuteWithRoom, waitFor, waitForProgress } from "./wait-for";
 export { startCommandsIn } from "./start-commands";
 export { processesWithArg, sleepers, sleepMarker } from "./sleepers";
 export { testUser, testUserWithPassword } from "./users";

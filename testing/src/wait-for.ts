@@ -24,6 +24,18 @@ export async function waitFor<T>(
 }
 
 /**
+ * Waits, if need be, until at least `needMs` of the current epoch minute are left: for a test whose counts are a
+ * minute's (rate limits, start budgets), which must not straddle two.
+ */
+export function minuteWithRoom(needMs: number): Promise<true> {
+  return waitFor(() => 60_000 - (Date.now() % 60_000) >= needMs || undefined, {
+    timeoutMs: 65_000 - needMs,
+    intervalMs: 100,
+    what: `a minute with ${needMs} ms left`,
+  });
+}
+
+/**
  * Polls `progress` (a count that only grows) until it reaches `target`. Fails when it has not
  * grown for `stallMs` (something is lost or stuck) or after `timeoutMs` in all: a bound on how
  * long nothing happens rather than on the whole wait, so a slow machine that keeps working is
