@@ -263,7 +263,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       );
       const inChild = await pausedAt(p, childId);
       expect(inChild.debug.pause).toMatchObject({ stepPath: "c1", phase: "before", breakpointId: "step_into" });
-      expect(inChild.parent).toEqual({ executionId: id, stepPath: "call" });
+      expect(inChild.parent).toEqual({ executionId: id, stepPath: "call", depth: 1 });
       await sendDebugCommand(p.js, p.store, rt.ns, childId, inChild.debug.pause.id, {
         command: "continue",
         body: {},

@@ -550,7 +550,7 @@ export function stepSuite(env: Record<string, string> = {}): void {
       expect(s.steps.call!.output).toBe(49);
       expect(s.output).toBe(50);
       const childRun = await rt.platform.store.executions.get(s.steps.call!.childExecutionId!);
-      expect(childRun!.value.parent).toEqual({ executionId: s.id, stepPath: "call" });
+      expect(childRun!.value.parent).toEqual({ executionId: s.id, stepPath: "call", depth: 1 });
       expect(childRun!.value.status).toBe("COMPLETED");
     });
 

@@ -14,6 +14,7 @@ import {
 import { CancelCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
 import { platformHealth } from "@wf/shared/ops";
+import { OwnerMinuteBudget, WindowCounters } from "@wf/shared/rate-limit";
 import type { Platform } from "@wf/shared/runtime";
 import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { JetStreamPublisher } from "@wf/shared/store";
@@ -75,6 +76,13 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   // writes and the events' publishes then go through it side by side (docs/architecture.md#storage).
   const events = new JetStreamPublisher(await p.connectAgain("events"));
   const definitions = await StoredDefinitions.open(nc, ns, p.placement, log, config.WF_EXECUTION_RETENTION);
+  const counters = await WindowCounters.open(nc, ns, p.placement, events);
+  const subworkflowStarts = new OwnerMinuteBudget(
+    counters,
+    "subworkflow",
+    "sub-workflow starts wait: the owner's sub-workflow starts reached their plan's limit this minute",
+    log,
+  );
   const actorId = `executor-${newId()}`;
   let stopping = false;
   const actor = new ExecutorActor({
@@ -86,6 +94,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     timers: p.timers,
     codeRunner,
     ownerPlans: new OwnerPlans(p.store.users),
+    subworkflowStarts,
     llm,
     secretBox,
     mcpStdio,
@@ -136,6 +145,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       holdsSub.unsubscribe();
       secretsSub.unsubscribe();
       await codeRunner.close();
+      await counters.close();
       events.close();
     },
   };

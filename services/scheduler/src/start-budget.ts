@@ -1,11 +1,7 @@
-import { PLAN_LIMITS } from "@wf/shared/auth";
 import type { Logger } from "@wf/shared/log";
-import { WindowCounters } from "@wf/shared/rate-limit";
+import { OwnerMinuteBudget, WindowCounters } from "@wf/shared/rate-limit";
 import type { Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher, type UserRecord } from "@wf/shared/store";
-
-/** The counter of an owner's triggered starts, beside the API keys' own in the rate-limit bucket. */
-const counterId = (ownerId: string): string => `triggered-${ownerId}`;
 
 /**
  * Each owner's triggered starts (schedule ticks and chained runs) a minute, bounded by their plan's per-minute limit of
@@ -17,8 +13,8 @@ export class StartBudget {
   private constructor(
     private readonly platform: Platform,
     private readonly counters: WindowCounters,
+    private readonly budget: OwnerMinuteBudget,
     private readonly publisher: JetStreamPublisher,
-    private readonly log: Logger,
   ) {}
 
   static async open(platform: Platform, log: Logger): Promise<StartBudget> {
@@ -30,7 +26,13 @@ export class StartBudget {
         platform.placement,
         publisher,
       );
-      return new StartBudget(platform, counters, publisher, log);
+      const budget = new OwnerMinuteBudget(
+        counters,
+        "triggered",
+        "triggered runs skipped: the owner's triggered starts reached their plan's limit this minute",
+        log,
+      );
+      return new StartBudget(platform, counters, budget, publisher);
     } catch (err) {
       publisher.close();
       throw err;
@@ -39,22 +41,11 @@ export class StartBudget {
 
   /**
    * Whether `owner` may start the execution `executionId` that a trigger names now: one that exists already is a
-   * start delivered again, allowed uncounted; another counts against the minute. The first start past the limit in a
-   * minute is logged, those after it in the same minute are not.
+   * start delivered again, allowed uncounted; another counts against the minute.
    */
   async allows(owner: UserRecord, executionId: string, source: Record<string, string>, now = Date.now()) {
     if (await this.platform.store.executions.get(executionId)) return true;
-    const limit = PLAN_LIMITS[owner.plan].perMinute;
-    const { minute } = await this.counters.count(counterId(owner.id), now);
-    if (minute <= limit) return true;
-    if (minute === limit + 1)
-      this.log.warn("triggered runs skipped: the owner's triggered starts reached their plan's limit this minute", {
-        ownerId: owner.id,
-        plan: owner.plan,
-        perMinute: limit,
-        ...source,
-      });
-    return false;
+    return this.budget.allows(owner, source, now);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,9 @@ export {
   ExecutionSnapshot,
   StepTest,
   type StepTestRequest,
+  ParentRef,
+  MAX_CALL_DEPTH,
+  childDepth,
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
 export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";

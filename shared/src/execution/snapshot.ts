@@ -63,6 +63,28 @@ export const ToolCallRecord = z.object({
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
+/**
+ * The execution and `workflow` step that started this one. `depth`: how many sub-workflow calls deep it runs, 1 for a
+ * child of an execution started otherwise (absent in records made before it was kept: read as 1).
+ */
+export const ParentRef = z.object({
+  executionId: z.string(),
+  stepPath: z.string(),
+  depth: z.number().int().min(1).optional(),
+});
+export type ParentRef = z.infer<typeof ParentRef>;
+
+/**
+ * How many sub-workflow calls deep an execution may run: a workflow that calls itself without end fails there, naming
+ * the bound, instead of starting executions until cancelled (docs/workflow-format.md#sub-workflows).
+ */
+export const MAX_CALL_DEPTH = 32;
+
+/** The depth of a child of an execution whose parent is `parent`. */
+export function childDepth(parent: ParentRef | null): number {
+  return parent ? (parent.depth ?? 1) + 1 : 1;
+}
+
 /** One step's state, keyed in the snapshot by its path (`name`, or `loop[2].name` inside foreach). */
 export const StepState = z.object({
   name: z.string(),
@@ -163,7 +185,7 @@ export const ExecutionSnapshot = z.object({
   steps: z.record(z.string(), StepState).default({}),
   output: z.unknown().optional(),
   usage: Usage.default(ZERO_USAGE),
-  parent: z.object({ executionId: z.string(), stepPath: z.string() }).nullable().default(null),
+  parent: ParentRef.nullable().default(null),
   holder: Holder.nullable().default(null),
   cancelRequested: z.boolean().default(false),
   /** Number of events published so far: event ids are `<execId>.<n>`, stable across re-publishing. */

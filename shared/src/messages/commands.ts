@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Breakpoint, DEBUG_COMMANDS, DebugCommandBody, DebugRequest } from "../execution/debug";
-import { StepTest, TriggerSource } from "../execution/snapshot";
+import { ParentRef, StepTest, TriggerSource } from "../execution/snapshot";
 
 /**
  * `<ns>.cmd.start.<lane>.<execId>`: everything an executor needs, so it reads no other record;
@@ -28,7 +28,7 @@ export const StartCommand = z.object({
   inputs: z.record(z.string(), z.unknown()).default({}),
   triggerSource: TriggerSource,
   enableMonitoring: z.boolean().default(false),
-  parent: z.object({ executionId: z.string(), stepPath: z.string() }).nullable().default(null),
+  parent: ParentRef.nullable().default(null),
   requestedAt: z.number(),
   /** A debug run: its breakpoints and idle timeout. */
   debug: DebugRequest.optional(),

@@ -1,6 +1,13 @@
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
-import { newId, type DebugRequest, type ExecutionSnapshot, type ResultLimits } from "@wf/shared/execution";
+import {
+  childDepth,
+  MAX_CALL_DEPTH,
+  newId,
+  type DebugRequest,
+  type ExecutionSnapshot,
+  type ResultLimits,
+} from "@wf/shared/execution";
 import { startRefusal, starterOf, type Plan } from "@wf/shared/auth";
 import { AlreadyExistsError } from "@wf/shared/errors";
 import type {
@@ -11,11 +18,12 @@ import type {
   StartCommand,
 } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
+import { epochMinute, type OwnerMinuteBudget } from "@wf/shared/rate-limit";
 import { retryDelayMs, retryTransient, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRequest, CodeResult, CodeRunner, LogListener } from "../code/index";
 import type { EventPublisher } from "../run/committer";
-import type { RunEffects } from "../run/effects";
+import type { ChildStart, RunEffects } from "../run/effects";
 import { aiEffects, type AiDeps } from "./live-ai-effects";
 import type { OwnerPlans } from "./owner-plans";
 
@@ -33,6 +41,8 @@ export interface EffectDeps extends AiDeps {
   codeRunner: CodeRunner;
   /** Owners' plans: their steps' shares of the sandbox runners. */
   ownerPlans: OwnerPlans;
+  /** Each owner's sub-workflow starts a minute (docs/workflow-format.md#sub-workflows). */
+  subworkflowStarts: OwnerMinuteBudget;
   ns: string;
   holdMs: number;
   /** Whether the executor is stopping (WF_STOP_GRACE_MS). */
@@ -143,8 +153,12 @@ async function runOwnersCode(
   );
 }
 
+/** How far past the next minute's start a throttled sub-workflow start asks again: not all at one instant. */
+const THROTTLE_SPREAD_MS = 1_000;
+
 /**
- * Starts a child execution: its parent's owner starts it (it runs as theirs), with the right the API would ask of them.
+ * Starts a child execution: its parent's owner starts it (it runs as theirs), with the right the API would ask of them,
+ * within MAX_CALL_DEPTH calls of an execution started otherwise, and within the owner's sub-workflow starts this minute.
  */
 async function startChildExecution(
   deps: EffectDeps,
@@ -154,14 +168,22 @@ async function startChildExecution(
   stepPath: string,
   inputs: Record<string, unknown>,
   debug?: DebugRequest,
-): Promise<string | null> {
+): Promise<ChildStart> {
   const subj = subjects(deps.ns);
   const [wf, account] = await Promise.all([
     retryTransient(() => deps.store.workflows.get(workflowId)),
     retryTransient(() => deps.store.users.get(snap.ownerId)),
   ]);
-  const refusal = startRefusal(starterOf(snap.ownerId, account?.value ?? null), workflowId, wf?.value ?? null);
-  if (refusal) return refusal.message;
+  const owner = account?.value ?? null;
+  const refusal = startRefusal(starterOf(snap.ownerId, owner), workflowId, wf?.value ?? null);
+  if (refusal) return { kind: "refused", error: refusal.message };
+  const depth = childDepth(snap.parent);
+  if (depth > MAX_CALL_DEPTH) {
+    return {
+      kind: "refused",
+      error: `sub-workflows nest at most ${MAX_CALL_DEPTH} calls deep, and this execution runs ${depth - 1} deep; a workflow that calls itself needs a condition that ends the calls`,
+    };
+  }
   const child = wf!.value;
   const cmd: StartCommand = {
     executionId: childId,
@@ -175,7 +197,7 @@ async function startChildExecution(
     inputs,
     triggerSource: snap.triggerSource,
     enableMonitoring: snap.enableMonitoring,
-    parent: { executionId: snap.id, stepPath },
+    parent: { executionId: snap.id, stepPath, depth },
     requestedAt: Date.now(),
     // Stepped into from its parent's pause: a debug run that pauses before its first step.
     ...(debug ? { debug } : {}),
@@ -184,10 +206,21 @@ async function startChildExecution(
   const bytes = Buffer.byteLength(data);
   // NATS refuses the publish of a larger one, which would end the parent's run.
   if (bytes > deps.resultLimits.recordBytes) {
-    return `its start command (the sub-workflow's definition and inputs, ${bytes} bytes) is over the NATS server's max_payload of ${deps.resultLimits.recordBytes} bytes; pass smaller inputs`;
+    return {
+      kind: "refused",
+      error: `its start command (the sub-workflow's definition and inputs, ${bytes} bytes) is over the NATS server's max_payload of ${deps.resultLimits.recordBytes} bytes; pass smaller inputs`,
+    };
+  }
+  // An owner with no account (the operators' `wf run --owner`) has no plan to bound it.
+  const now = Date.now();
+  if (owner && !(await deps.subworkflowStarts.allows(owner, { executionId: snap.id, stepPath, workflowId }, now))) {
+    return {
+      kind: "throttled",
+      until: (epochMinute(now) + 1) * 60_000 + Math.floor(Math.random() * THROTTLE_SPREAD_MS),
+    };
   }
   await retryTransient(() => deps.js.publish(subj.execStart(childId), data, { msgID: childId }));
-  return null;
+  return { kind: "started" };
 }
 
 /**

@@ -3,6 +3,14 @@ import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
 import type { Artifact, CodeRequest, CodeResult, LogListener } from "../code/index";
 import type { AiEffects } from "./ai-effects";
 
+/** What asking for a child execution came to. */
+export type ChildStart =
+  | { kind: "started" }
+  /** It cannot start as asked (not found, not allowed, too deep, too large): the step fails with `error`. */
+  | { kind: "refused"; error: string }
+  /** The owner's sub-workflow starts reached their plan's limit this minute: ask again at `until`. */
+  | { kind: "throttled"; until: number };
+
 /**
  * Everything the orchestration does to the world, behind one interface: the orchestration in
  * this folder stays deterministic over the snapshot, and the side effects live in ../actor.
@@ -22,17 +30,14 @@ export interface RunEffects extends AiEffects {
   scheduleWake(stepPath: string, dueAt: number): Promise<void>;
   /** Arms the idle timer of a debug pause: at `dueAt` the execution is cancelled if that pause still waits, idle. */
   scheduleDebugIdle(pauseId: string, dueAt: number): Promise<void>;
-  /**
-   * Publishes the start command of a child execution (a debug run when `debug` is given); an error message when it
-   * cannot start.
-   */
+  /** Publishes the start command of a child execution (a debug run when `debug` is given), if it may start now. */
   startChild(
     workflowId: string,
     childId: string,
     stepPath: string,
     inputs: Record<string, unknown>,
     debug?: DebugRequest,
-  ): Promise<string | null>;
+  ): Promise<ChildStart>;
   loadExecution(id: string): Promise<ExecutionSnapshot | null>;
   /**
    * Cancels a child execution in the background, retrying a publish that fails for a while: a

@@ -688,6 +688,40 @@ describe("replay from the stored snapshot", () => {
     expect(stateOf(resumed, "child")).toMatchObject({ status: "COMPLETED", output: { sum: 8 } });
     expect(t.effects.startedChildren).toHaveLength(1);
   });
+
+  it("a sub-workflow start past the owner's budget waits, parked, and starts the child when woken", async () => {
+    const t = start([{ name: "child", type: "workflow", workflow: "other" }]);
+    const until = Date.now() + 30_000;
+    t.effects.childThrottles.push(until);
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.startedChildren).toEqual([]);
+    const waiting = stateOf(t, "child");
+    expect(waiting).toMatchObject({ status: "RUNNING", waitUntil: until });
+    expect(t.effects.wakes).toEqual([{ path: "child", dueAt: until }]);
+    const events = t.committer.events.filter((e) => e.step === "child" && e.type === "step_waiting");
+    expect(events.map((e) => e.data)).toEqual([{ until, reason: "subworkflow_budget" }]);
+
+    later(31_000);
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("parked");
+    const [started] = t.effects.startedChildren;
+    expect(started?.childId).toBe(waiting.childExecutionId);
+    expect(stateOf(resumed, "child")).toMatchObject({ status: "RUNNING", waitUntil: null });
+    Object.assign(t.effects.executions.get(started!.childId)!, { status: "COMPLETED", output: 1 });
+    const ended = t.resumed();
+    expect(await ended.run.run()).toBe("terminal");
+    expect(stateOf(ended, "child")).toMatchObject({ status: "COMPLETED", output: 1, attempts: 1 });
+  });
+
+  it("a short budget wait is held in memory, its timer armed, and the child starts in the same run", async () => {
+    const t = start([{ name: "child", type: "workflow", workflow: "other" }]);
+    const until = Date.now() + 20;
+    t.effects.childThrottles.push(until);
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.startedChildren).toHaveLength(1);
+    expect(t.effects.wakes).toEqual([{ path: "child", dueAt: until }]);
+    expect(Date.now()).toBeGreaterThanOrEqual(until);
+  });
 });
 
 describe("llm steps", () => {

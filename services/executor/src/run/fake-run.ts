@@ -11,7 +11,7 @@ import type { McpServerTarget, McpTool, McpToolResult } from "../ai/mcp-pool";
 import type { ChatRequest } from "../ai/providers/types";
 import type { Artifact, CodeRequest, CodeResult } from "../code/index";
 import type { RunCommitter } from "./committer";
-import type { RunEffects } from "./effects";
+import type { ChildStart, RunEffects } from "./effects";
 import { ExecutionRun } from "./execution-run";
 import { RecordBudget } from "./record-budget";
 
@@ -115,6 +115,8 @@ export class FakeEffects implements RunEffects {
     debug?: DebugRequest;
   }[] = [];
   readonly cancelledChildren: string[] = [];
+  /** Due times the next child starts are put off to, one each, as the owner's exhausted budget would. */
+  readonly childThrottles: number[] = [];
   readonly executions = new Map<string, ExecutionSnapshot>();
   readonly approvals = new Map<string, ApprovalRecord>();
   readonly openedApprovals: string[] = [];
@@ -163,13 +165,15 @@ export class FakeEffects implements RunEffects {
     path: string,
     inputs: Record<string, unknown>,
     debug?: DebugRequest,
-  ): Promise<string | null> {
+  ): Promise<ChildStart> {
+    const until = this.childThrottles.shift();
+    if (until !== undefined) return { kind: "throttled", until };
     this.startedChildren.push({ workflowId, childId, path, inputs, ...(debug ? { debug } : {}) });
     this.executions.set(
       childId,
       snapshotOf(workflowOf({ name: workflowId, steps: [{ name: "s", type: "wait", seconds: 0 }] }), {}, childId),
     );
-    return null;
+    return { kind: "started" };
   }
 
   async loadExecution(id: string): Promise<ExecutionSnapshot | null> {

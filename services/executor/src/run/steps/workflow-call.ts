@@ -1,12 +1,14 @@
 import { inOwnerLane, newId, TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowCallStep } from "@wf/shared/workflow";
 import type { Scope } from "../scope";
-import type { StepContext, StepKind } from "./step-kind";
+import { untilDue } from "../until-due";
+import type { Attempt, StepAt, StepContext, StepKind } from "./step-kind";
 
 /** A `workflow` step: its attempt starts a child execution and parks until the child ends. */
 export const workflowCallStep: StepKind<WorkflowCallStep> = {
   input: renderInputs,
-  async run(ctx, step, { path, state: st, scope, input }) {
+  async run(ctx, step, at) {
+    const { path, state: st, scope } = at;
     const { committer, effects } = ctx;
     if (st.childExecutionId === null) {
       // In the parent's owner's start lane: whoever fans out waits in their own lane.
@@ -15,22 +17,13 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
       // Recorded before the start is published: a crash in between re-publishes the same child.
       await committer.flush();
     }
-    const child = await effects.loadExecution(st.childExecutionId);
-    if (!child) {
-      const inputs = input ? input.value : await renderInputs(ctx, step, scope);
-      const error = await effects.startChild(
-        step.workflow,
-        st.childExecutionId,
-        path,
-        inputs as Record<string, unknown>,
-        ctx.debug?.childDebug(path),
-      );
-      if (error) {
-        st.childExecutionId = null;
-        return { kind: "failed", error: `step \`${step.name}\`: ${error}`, retryable: false };
-      }
-      return { kind: "parked" };
+    // Put off by the owner's sub-workflow starts this minute: the child is not started yet.
+    if (st.waitUntil !== null) {
+      if ((await untilDue(effects, path, st.waitUntil, scope.signal)) === "parked") return { kind: "parked" };
+      st.waitUntil = null;
     }
+    const child = await effects.loadExecution(st.childExecutionId);
+    if (!child) return startChild(ctx, step, at, st.childExecutionId);
     if (!TERMINAL_STATUSES.has(child.status)) return { kind: "parked" };
     if (child.status === "COMPLETED") return { kind: "completed", output: child.output ?? null };
     // A new attempt starts a new child execution.
@@ -42,6 +35,34 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     };
   },
 };
+
+/**
+ * Starts the child `childId`, or waits while the owner's sub-workflow starts this minute are spent and then asks again:
+ * a fan-out of sub-workflows starts at the owner's plan's pace, where failing would end a legitimate one.
+ */
+async function startChild(ctx: StepContext, step: WorkflowCallStep, at: StepAt, childId: string): Promise<Attempt> {
+  const { path, state: st, scope, input } = at;
+  const inputs = input ? input.value : await renderInputs(ctx, step, scope);
+  for (;;) {
+    const start = await ctx.effects.startChild(
+      step.workflow,
+      childId,
+      path,
+      inputs as Record<string, unknown>,
+      ctx.debug?.childDebug(path),
+    );
+    if (start.kind === "refused") {
+      st.childExecutionId = null;
+      return { kind: "failed", error: `step \`${step.name}\`: ${start.error}`, retryable: false };
+    }
+    if (start.kind === "started") return { kind: "parked" };
+    st.waitUntil = start.until;
+    ctx.committer.emit("step_waiting", path, { until: start.until, reason: "subworkflow_budget" });
+    await ctx.committer.flush();
+    if ((await untilDue(ctx.effects, path, start.until, scope.signal, false)) === "parked") return { kind: "parked" };
+    st.waitUntil = null;
+  }
+}
 
 /** The sub-workflow's inputs, templates evaluated. */
 function renderInputs(ctx: StepContext, step: WorkflowCallStep, scope: Scope): Promise<unknown> {
