@@ -185,6 +185,54 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect(ended.steps.q1).toBeUndefined();
     });
 
+    it("breakpoints replaced while paused with another branch running are announced once, in the run's numbering", async () => {
+      const p = rt.platform;
+      const id = await run(
+        p,
+        `
+  name: replace-beside
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1: [{ name: nap, type: wait, seconds: 2 }]
+        b2: [{ name: q1, type: transform, output: 1 }]
+`,
+        { debug: debug([{ type: "before_step", step: "q1" }]) },
+      );
+      const events: ExecutionEvent[] = [];
+      const tail = (async () => {
+        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
+          events.push(e);
+          if (e.type === "exec_cancelled") return;
+        }
+      })();
+      // Paused at q1 while the run is still held: nap waits in memory.
+      await waitFor(
+        async () => {
+          const s = (await p.store.executions.get(id))?.value;
+          return s?.debug?.pause && s.holder !== null && s.steps.nap?.status === "RUNNING" ? s : undefined;
+        },
+        { what: "the pause at q1 beside the running wait" },
+      );
+      await sendBreakpoints(p.js, rt.ns, id, [{ type: "after_step", step: "q1" }], "ada");
+      // The wait ends, and the run parks at the pause: its holder has taken the replacement up by then.
+      const parked = await pausedAt(p, id);
+      expect(parked.debug.breakpoints).toMatchObject([{ type: "after_step", step: "q1" }]);
+      await sendDebugCommand(p.js, p.store, rt.ns, id, parked.debug.pause.id, {
+        command: "abort",
+        body: {},
+        by: "ada",
+      });
+      await tail;
+      const announced = events.filter((e) => e.type === "debug_breakpoints");
+      expect(announced.map((e) => e.data)).toEqual([
+        { by: "ada", breakpoints: [expect.objectContaining({ type: "after_step", step: "q1" })] },
+      ]);
+      // One numbering: every event id once, in order, none skipped.
+      expect(events.map((e) => Number(e.id.split(".").pop()))).toEqual(events.map((_, i) => i + 1));
+    });
+
     it("breakpoints replaced while paused take effect from there", async () => {
       const p = rt.platform;
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });

@@ -205,6 +205,11 @@ export type ResumedFrom = z.infer<typeof ResumedFrom>;
 /** A debug run's state in its snapshot. */
 export const DebugState = z.object({
   breakpoints: z.array(Breakpoint),
+  /**
+   * Who last replaced the breakpoints: a replacement while the run is held is announced (`debug_breakpoints`) by its
+   * holder, which numbers the run's events, when it takes the replacement up.
+   */
+  breakpointsBy: z.string().nullable().default(null),
   idleTimeout: z.number().int().positive(),
   /** Hits per breakpoint id, for `hitCount`. */
   hits: z.record(z.string(), z.number().int().nonnegative()).default({}),
@@ -267,6 +272,7 @@ export function withBreakpointIds(breakpoints: readonly Breakpoint[]): Breakpoin
 export function newDebugState(req: DebugRequest): DebugState {
   return {
     breakpoints: withBreakpointIds(req.breakpoints),
+    breakpointsBy: null,
     idleTimeout: req.idleTimeout,
     hits: {},
     pause: null,

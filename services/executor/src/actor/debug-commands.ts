@@ -46,7 +46,9 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
       const breakpoints = withBreakpointIds(msg.breakpoints);
       if (JSON.stringify(breakpoints) === JSON.stringify(d.breakpoints)) return;
       d.breakpoints = breakpoints;
-      // A holder numbers the events it writes itself: one written beside it would share an id with its next.
+      d.breakpointsBy = msg.by;
+      // A holder numbers the events it writes itself (one written beside it would share an id with its next): it
+      // announces the change when it takes it up (Committer.adoptConcurrentChange).
       if (snap.holder === null) c.emit("debug_breakpoints", undefined, { by: msg.by, breakpoints });
       else c.touch();
     } else if (msg.command === "idle") {

@@ -115,6 +115,7 @@ describe("Committer: what others write beside the holder", () => {
       ...theirs.value.debug!,
       claimed: claim,
       breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }],
+      breakpointsBy: "ada",
     };
     await platform.store.executions.update(theirs.value, theirs.version);
 
@@ -123,6 +124,14 @@ describe("Committer: what others write beside the holder", () => {
     await c.settle();
     const stored = (await platform.store.executions.get(c.snap.id))!.value;
     expect(stored.debug).toMatchObject({ claimed: claim, breakpoints: [{ id: "bp9" }], hits: { bp1: 1 } });
-    expect(stored.outbox.map((e) => e.type)).toEqual(["debug_paused"]);
+    // The replacement is announced by the holder, numbered after its own event.
+    expect(stored.outbox.map((e) => [e.type, e.id, e.data])).toEqual([
+      ["debug_paused", `${c.snap.id}.2`, {}],
+      [
+        "debug_breakpoints",
+        `${c.snap.id}.3`,
+        { by: "ada", breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }] },
+      ],
+    ]);
   });
 });

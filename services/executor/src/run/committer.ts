@@ -114,6 +114,21 @@ export class Committer implements RunCommitter {
   emit(type: string, step?: string, data: Record<string, unknown> = {}, measured?: Record<string, number>): void {
     this.touch();
     const s = this.snap;
+    const { event, bytes } = this.numbered(type, step, data, measured);
+    this.pending.push(event);
+    // Counted from the values' sizes, measured as they were capped: the event is not serialised again to be counted.
+    this.pendingBytes += EVENT_FIELDS_BYTES + bytes + utf8Bytes(type) + utf8Bytes(step ?? "");
+    this.pendingBytes += 2 * s.id.length + utf8Bytes(s.workflowId) + utf8Bytes(s.ownerId);
+  }
+
+  /** The run's next event, its values capped; `bytes`: their size as capped. */
+  private numbered(
+    type: string,
+    step: string | undefined,
+    data: Record<string, unknown>,
+    measured?: Record<string, number>,
+  ): { event: ExecutionEvent; bytes: number } {
+    const s = this.snap;
     s.eventSeq += 1;
     const capped = capValues(data, this.limits.eventValueBytes, measured);
     const event: ExecutionEvent = {
@@ -126,10 +141,7 @@ export class Committer implements RunCommitter {
       ...(step === undefined ? {} : { step }),
       data: capped.data,
     };
-    this.pending.push(event);
-    // Counted from the values' sizes, measured as they were capped: the event is not serialised again to be counted.
-    this.pendingBytes += EVENT_FIELDS_BYTES + capped.bytes + utf8Bytes(type) + utf8Bytes(step ?? "");
-    this.pendingBytes += 2 * s.id.length + utf8Bytes(s.workflowId) + utf8Bytes(s.ownerId);
+    return { event, bytes: capped.bytes };
   }
 
   touch(): void {
@@ -247,6 +259,7 @@ export class Committer implements RunCommitter {
     this.masker.inPlace(this.snap);
     if (this.unstored) await this.createDeferred();
     else await this.update();
+    // `events` is the outbox written, with what an adopted change announced (adoptConcurrentChange).
     countCommitted(this.snap, events);
     this.publish(events);
   }
@@ -309,7 +322,15 @@ export class Committer implements RunCommitter {
     const theirs = current.value.debug;
     const ours = this.snap.debug;
     if (theirs && ours) {
+      // Replaced by a guest while held: announced here, in the write that takes the replacement up.
+      if (JSON.stringify(theirs.breakpoints) !== JSON.stringify(ours.breakpoints)) {
+        const by = theirs.breakpointsBy ?? "unknown";
+        this.snap.outbox.push(
+          this.numbered("debug_breakpoints", undefined, { by, breakpoints: theirs.breakpoints }).event,
+        );
+      }
       ours.breakpoints = theirs.breakpoints;
+      ours.breakpointsBy = theirs.breakpointsBy;
       ours.claimed = theirs.claimed;
     }
     this.version = current.version;
