@@ -110,6 +110,7 @@ steps:
       "crm__escalate",
       "crm__export_all",
       "crm__lookup_ticket",
+      "files__export_all",
       "files__probe",
       "files__read_file",
     ]);
@@ -302,6 +303,43 @@ steps:
     );
     expect(lastResult(third)).toMatchObject({ content: expect.stringContaining('"priority":"high"') });
     expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, false]);
+  });
+
+  it("a stdio MCP answer past 16 MiB is not taken: the server is stopped, the model sees why, and the next call starts it again", async () => {
+    const m = model("claude");
+    const name = `big-${newId()}`;
+    env().anthropic.script(
+      m,
+      { toolCalls: [{ name: "files__export_all", arguments: {} }] },
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "refunds.md" } }] },
+      { text: "Too large; refunds are 30 days." },
+    );
+    const s = await runToEnd(
+      env(),
+      `
+name: agent-big-stdio-answer
+agents:
+  - { name: helper, model: ${m}, mcp: [ { name: files, command: ${stdioCommand(name)} } ] }
+steps:
+  - { name: ask, type: agent, agent: helper, prompt: Export the files }
+`,
+    );
+    expect(s.status, s.error ?? "").toBe("COMPLETED");
+    const [, second, third] = env().anthropic.requests(m);
+    const lastResult = (request: typeof second) =>
+      (request!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
+    expect(lastResult(second)).toEqual(
+      expect.objectContaining({
+        is_error: true,
+        content:
+          "tool export_all failed: the MCP server's answer was not taken: the answer is larger than 16777216 bytes, the most taken of one answer from such a server",
+      }),
+    );
+    expect(lastResult(third)).toMatchObject({ content: expect.stringContaining("the refund policy is 30 days") });
+    // The connection was dropped for the answer: the next call started the server again.
+    const seen = collector.of(name);
+    expect(seen.filter((e) => e.started === true)).toHaveLength(2);
+    expect(seen.filter((e) => e.tool !== undefined).map((e) => e.tool)).toEqual(["export_all", "read_file"]);
   });
 
   it("streams an agent with monitoring (tool calls arrive in pieces) and stops at max_turns", async () => {

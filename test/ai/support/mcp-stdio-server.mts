@@ -59,6 +59,11 @@ mcp.registerTool(
   },
 );
 
+mcp.registerTool("export_all", { description: "Every file, 17 MiB on one line", inputSchema: {} }, async () => {
+  await log({ tool: "export_all" });
+  return { content: [{ type: "text", text: "r".repeat(17 * 1024 * 1024) }] };
+});
+
 const transport = new StdioServerTransport();
 transport.onclose = () => void log({ closed: true });
 process.stdin.on("end", () => void log({ closed: true }));

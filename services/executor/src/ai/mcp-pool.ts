@@ -49,8 +49,8 @@ export class McpConnectError extends Error {
 const CLIENT_INFO = { name: "wf-executor", version: "0.1.0" };
 const CLOSE_TIMEOUT_MS = 5_000;
 /**
- * The most of one answer an MCP server given by URL may send (a tools list, a tool's result): parsed on the executor's
- * thread, which every owner's runs share. A tools list of 200,000 tools (110 MB) held that thread 7 s.
+ * The most of one answer an MCP server may send (a tools list, a tool's result; over HTTP, or a line over stdio): parsed
+ * on the executor's thread, which every owner's runs share. A tools list of 200,000 tools (110 MB) held that thread 7 s.
  */
 export const MCP_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -172,6 +172,7 @@ export class McpPool {
       transport = this.opts.stdio.transport(server.command, {
         owner: this.opts.owner,
         timeoutMs: server.timeoutMs ?? MCP_STDIO_MAX_MS,
+        maxMessageBytes: MCP_MAX_RESPONSE_BYTES,
       });
     } else {
       throw new McpConnectError(server, new Error("neither `url` nor `command`"));

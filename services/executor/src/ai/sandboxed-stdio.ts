@@ -1,7 +1,8 @@
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { CodeRunner, InteractiveProcess } from "../code/index";
+import { MessageLines } from "./message-lines";
 
 /** How long a stdio MCP server may live when its agent step sets no `timeout`. */
 export const MCP_STDIO_MAX_MS = 3_600_000;
@@ -28,7 +29,8 @@ export class SandboxedStdio {
     return `\`${program ?? ""}\` is not a command this service starts stdio MCP servers with (WF_MCP_STDIO_ALLOW: ${listed})`;
   }
 
-  transport(command: string[], opts: { owner: string; timeoutMs: number }): Transport {
+  /** `maxMessageBytes`: past it a message is not read, and the client is told (an answer too large). */
+  transport(command: string[], opts: { owner: string; timeoutMs: number; maxMessageBytes: number }): Transport {
     return new SandboxedStdioTransport(this.runner, command, opts);
   }
 }
@@ -39,15 +41,17 @@ class SandboxedStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private process: InteractiveProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines: MessageLines;
   private closing = false;
   private closed = false;
 
   constructor(
     private readonly runner: CodeRunner,
     private readonly command: string[],
-    private readonly opts: { owner: string; timeoutMs: number },
-  ) {}
+    private readonly opts: { owner: string; timeoutMs: number; maxMessageBytes: number },
+  ) {
+    this.lines = new MessageLines(opts.maxMessageBytes);
+  }
 
   async start(): Promise<void> {
     const req = {
@@ -88,24 +92,13 @@ class SandboxedStdioTransport implements Transport {
   }
 
   private receive(chunk: string): void {
-    try {
-      this.buffer.append(Buffer.from(chunk, "utf8"));
-    } catch (err) {
-      // A line past the buffer's 10 MB: dropped, and the client told.
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-      return;
+    const { messages, tooLarge } = this.lines.push(chunk);
+    for (const message of messages) {
+      if (message instanceof Error) this.onerror?.(message);
+      else this.onmessage?.(message);
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (err) {
-        this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
+    // Told once: the client's pool drops the connection (McpPool), which stops the server.
+    if (tooLarge) this.onerror?.(tooLarge);
   }
 
   private finish(): void {

@@ -85,8 +85,8 @@ function requestBody(body: RequestInit["body"]): string | Uint8Array | undefined
 
 const TOO_LARGE = "the answer is larger than";
 
-/** An answer's body past what the caller takes (`maxResponseBytes`): its stream fails with this. */
-class ResponseTooLargeError extends Error {
+/** An answer past what the caller takes (`maxResponseBytes`, a stdio MCP message's bound): its stream fails with this. */
+export class ResponseTooLargeError extends Error {
   constructor(maxBytes: number) {
     super(`${TOO_LARGE} ${maxBytes} bytes, the most taken of one answer from such a server`);
     this.name = "ResponseTooLargeError";

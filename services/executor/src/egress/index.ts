@@ -10,4 +10,10 @@ export { EgressPolicy, narrowing, type EgressRefusal, type Narrowing } from "./p
 export { operatorPolicy } from "./operator-policy";
 export { checkDestination, systemLookup, type DnsLookup, type EgressVerdict } from "./check";
 export { parseDestination, type Destination } from "./destination";
-export { egressFetch, EgressRefusedError, tooLargeAnswer, type EgressFetchFn } from "./egress-fetch";
+export {
+  egressFetch,
+  EgressRefusedError,
+  ResponseTooLargeError,
+  tooLargeAnswer,
+  type EgressFetchFn,
+} from "./egress-fetch";
