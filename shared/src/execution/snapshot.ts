@@ -188,6 +188,8 @@ export const ExecutionSnapshot = z.object({
   parent: ParentRef.nullable().default(null),
   holder: Holder.nullable().default(null),
   cancelRequested: z.boolean().default(false),
+  /** Why, where the cancel said (a debugger's abort): the error the execution ends with. */
+  cancelReason: z.string().optional(),
   /** Number of events published so far: event ids are `<execId>.<n>`, stable across re-publishing. */
   eventSeq: z.number().int().nonnegative().default(0),
   /** Events of the last change, re-published after a crash (deduplicated by their ids). */

@@ -384,7 +384,8 @@ export class ExecutorActor {
       if (result === "terminal") await notifyParent(this.deps.js, this.deps.ns, c.snap);
       // A cancel written while the park was being written was adopted into it: held by nobody
       // now, the execution is cancelled again, to be finished as a parked one, not at its wake.
-      else if (c.snap.cancelRequested) await retryTransient(() => cancelExecution(this.deps.js, this.deps.ns, id));
+      else if (c.snap.cancelRequested)
+        await retryTransient(() => cancelExecution(this.deps.js, this.deps.ns, id, c.snap.cancelReason));
       // Parked because this process stops (or for a timer as well: the resume then finds it not due).
       else if (this.deps.stopping()) await handOver(this.deps.js, this.deps.ns, id);
     } catch (err) {
@@ -404,6 +405,8 @@ export class ExecutorActor {
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
       snap.cancelRequested = true;
+      // Kept for a holder that ends the run at its next write, or a cancel published again after a park.
+      if (reason !== undefined) snap.cancelReason ??= reason;
       const c = this.committer(snap, v.version, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.

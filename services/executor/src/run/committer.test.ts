@@ -106,6 +106,20 @@ describe("Committer: the events awaiting a write", () => {
 });
 
 describe("Committer: what others write beside the holder", () => {
+  it("a holder takes a cancel written beside it with its reason, which a run then ends with", async () => {
+    const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() } });
+    const theirs = (await platform.store.executions.get(c.snap.id))!;
+    theirs.value.cancelRequested = true;
+    theirs.value.cancelReason = "execution aborted in the debugger by ada";
+    await platform.store.executions.update(theirs.value, theirs.version);
+
+    c.emit("exec_parked", undefined, { status: "RUNNING" });
+    await c.settle();
+    expect(c.snap).toMatchObject({ cancelRequested: true, cancelReason: "execution aborted in the debugger by ada" });
+    const stored = (await platform.store.executions.get(c.snap.id))!.value;
+    expect(stored).toMatchObject({ cancelRequested: true, cancelReason: "execution aborted in the debugger by ada" });
+  });
+
   it("a debug run's holder takes a pause's claim and new breakpoints written beside it, and keeps its own changes", async () => {
     const debug = newDebugState(DebugRequest.parse({ breakpoints: [{ type: "before_step", step: "a" }] }));
     const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() }, debug });

@@ -298,7 +298,7 @@ export class Committer implements RunCommitter {
 
   /**
    * Only these writers touch a held execution: its holder; the cancel handler, which sets
-   * `cancelRequested`; and for a debug run, the breakpoints command, which replaces
+   * `cancelRequested` (and `cancelReason`); and for a debug run, the breakpoints command, which replaces
    * `debug.breakpoints`, and a debugger command's claim of a pause (claimPause) that the run
    * has just written, which sets `debug.claimed`. The holder writes none of these, so it takes
    * them as they are. Anything else means we lost the lease.
@@ -319,6 +319,7 @@ export class Committer implements RunCommitter {
       );
     }
     this.snap.cancelRequested = this.snap.cancelRequested || current.value.cancelRequested;
+    if (current.value.cancelReason !== undefined) this.snap.cancelReason ??= current.value.cancelReason;
     const theirs = current.value.debug;
     const ours = this.snap.debug;
     if (theirs && ours) {

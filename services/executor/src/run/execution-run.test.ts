@@ -636,6 +636,19 @@ describe("a stopping process", () => {
   });
 });
 
+describe("cancel", () => {
+  it("a run that finds its cancel requested ends CANCELLED with the cancel's reason, or the plain words without one", async () => {
+    for (const reason of ["execution aborted in the debugger by ada", undefined]) {
+      const t = start([code("a")]);
+      t.snap.cancelRequested = true;
+      if (reason !== undefined) t.snap.cancelReason = reason;
+      expect(await t.run.run()).toBe("terminal");
+      expect([t.snap.status, t.snap.error]).toEqual(["CANCELLED", reason ?? "execution cancelled"]);
+      expect(t.effects.codeCalls).toEqual([]);
+    }
+  });
+});
+
 describe("replay from the stored snapshot", () => {
   it("a run resumed after a park goes on from where it stopped: completed steps are not run again", async () => {
     const t = start([code("a"), { name: "pause", type: "wait", seconds: 60 }, code("b")]);

@@ -96,9 +96,9 @@ export class ExecutionRun {
   async run(): Promise<"terminal" | "parked"> {
     let outcome: Outcome;
     try {
-      if (this.snap.cancelRequested) throw new CancelledError();
+      if (this.snap.cancelRequested) throw new CancelledError(this.snap.cancelReason);
       outcome = await this.runTop(rootScope(this.abort.signal, this.effects.secrets));
-      if (this.snap.cancelRequested) throw new CancelledError();
+      if (this.snap.cancelRequested) throw new CancelledError(this.snap.cancelReason);
       // Replayed while paused after its last step (a wake that came meanwhile): the pause holds.
       if (this.debug?.pausedStep && outcome.kind !== "failed") outcome = { kind: "parked" };
     } catch (err) {
