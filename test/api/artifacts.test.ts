@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ArtifactList, ArtifactView, ExecutionStatusView } from "@wf/shared/api";
+import { PLAN_ARTIFACT_BYTES_PER_DAY } from "@wf/shared/auth";
 import { CLOCK_SKEW_S } from "@wf/edge";
+import { WindowCounters } from "@wf/shared/rate-limit";
+import { JetStreamPublisher } from "@wf/shared/store";
+import { waitFor } from "@wf/testing";
 import { account, call, ended, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 const api = useApi({ runtime: true });
@@ -159,6 +163,38 @@ describe("artifacts", () => {
       (await call(api(), "GET", `/api/v1/executions/${executionId}/artifacts/${other!.id}`, { key: me.key }))
         .statusCode,
     ).toBe(404);
+  });
+
+  it("stores an owner's artifacts up to their plan's bytes a UTC day; past it the step fails and stores none", async () => {
+    const env = api();
+    const [me, other] = [await account(env, { plan: "free" }), await account(env, { plan: "free" })];
+    const limit = PLAN_ARTIFACT_BYTES_PER_DAY.free;
+    // The count is a day's: this test must not straddle two.
+    await waitFor(() => 86_400_000 - (Date.now() % 86_400_000) >= 30_000 || undefined, {
+      timeoutMs: 35_000,
+      what: "a UTC day with 30 s left",
+    });
+    // The owner's steps stored all but 10 bytes of the day already (as counted by every executor).
+    const publisher = new JetStreamPublisher(env.platform.nc);
+    const counters = await WindowCounters.open(env.platform.nc, env.ns, env.platform.placement, publisher);
+    await counters.addAmount(`artifacts-${me.user.id}`, limit - 10, Date.now());
+    await counters.close();
+    publisher.close();
+
+    // "a note" is 6 bytes: the first fits, the second does not.
+    const fits = await completedExecution(env, me, NOTE_YAML);
+    expect(fits.stepResults.write!.output).toBe("written");
+    const w = await storeWorkflow(env, me.user.id, NOTE_YAML);
+    const started = await call(env, "POST", `/api/v1/workflows/${w.id}/executions`, { key: me.key, body: {} });
+    const refused = await ended(env, me, started.json<{ executionId: string }>().executionId);
+    expect(refused.status).toBe("FAILED");
+    expect(refused.error).toBe(
+      `step \`write\`: its artifacts (6 bytes) were not stored: with them the owner's artifacts of the UTC day come to ${limit + 2} bytes, past the free plan's ${limit}`,
+    );
+    const listed = await call(env, "GET", `/api/v1/executions/${refused.id}/artifacts`, { key: me.key });
+    expect(ArtifactList.parse(listed.json()).artifacts).toEqual([]);
+    // Another owner's day is their own.
+    expect((await completedExecution(env, other, NOTE_YAML)).stepResults.write!.output).toBe("written");
   });
 
   it("downloads through downloadUrl over HTTP, whole and by Range (206, 416); refuses a tampered or expired URL", async () => {

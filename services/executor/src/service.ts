@@ -26,6 +26,7 @@ import { EdgeLatencies, followEdgeLatencies } from "./backlog/edge-latencies";
 import { followBacklog, type BacklogFollowing } from "./backlog/follow-backlog";
 import { LaneShares } from "./backlog/lane-shares";
 import { describeIsolation } from "./code/describe-isolation";
+import { ArtifactBudget } from "./actor/artifact-budget";
 import { OwnerPlans } from "./actor/owner-plans";
 import { createCodeRunner, type CodeRunner, type Isolation } from "./code/index";
 import { sandboxSettings } from "./code/sandbox-settings";
@@ -77,6 +78,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const events = new JetStreamPublisher(await p.connectAgain("events"));
   const definitions = await StoredDefinitions.open(nc, ns, p.placement, log, config.WF_EXECUTION_RETENTION);
   const counters = await WindowCounters.open(nc, ns, p.placement, events);
+  const ownerPlans = new OwnerPlans(p.store.users);
   const subworkflowStarts = new OwnerMinuteBudget(
     counters,
     "subworkflow",
@@ -93,7 +95,8 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     store: p.store,
     timers: p.timers,
     codeRunner,
-    ownerPlans: new OwnerPlans(p.store.users),
+    ownerPlans,
+    artifactBudget: new ArtifactBudget(counters, ownerPlans),
     subworkflowStarts,
     llm,
     secretBox,

@@ -1,5 +1,13 @@
 export { SCOPES, Scope } from "./scopes";
-export { PLANS, Plan, PLAN_LIMITS, USER_STATUSES, UserStatus, type PlanLimits } from "./plans";
+export {
+  PLANS,
+  Plan,
+  PLAN_ARTIFACT_BYTES_PER_DAY,
+  PLAN_LIMITS,
+  USER_STATUSES,
+  UserStatus,
+  type PlanLimits,
+} from "./plans";
 export { AUDIT_REASONS, AuditReason } from "./audit-reasons";
 export {
   generateApiKey,

@@ -18,6 +18,20 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   enterprise: { perMinute: 6_000, perDay: null },
 };
 
+const GIB = 1024 ** 3;
+
+/**
+ * The artifact bytes an owner's steps may store each UTC day, by plan (docs/sandbox.md#artifacts): artifacts are kept
+ * as long as their executions (WF_EXECUTION_RETENTION), in the store every tenant shares, so a day's bound times the
+ * retention bounds what one owner keeps.
+ */
+export const PLAN_ARTIFACT_BYTES_PER_DAY: Record<Plan, number> = {
+  free: 1 * GIB,
+  pro: 20 * GIB,
+  team: 100 * GIB,
+  enterprise: 500 * GIB,
+};
+
 export const USER_STATUSES = ["active", "deactivated", "locked"] as const;
 export const UserStatus = z.enum(USER_STATUSES);
 export type UserStatus = z.infer<typeof UserStatus>;

@@ -265,7 +265,7 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
       .records("executions", "write")
       // Definitions named by reference in commands and records; those it runs, stored so that its records name them.
       .kv(`${ns}_definitions`, "write")
-      // Each owner's sub-workflow starts a minute, counted beside the API keys' requests.
+      // Each owner's sub-workflow starts a minute and artifact bytes a day, counted beside the API keys' requests.
       .kv(`${ns}_ratelimits`, "write")
       .records("approvals", "write")
       .records("artifacts", "write")

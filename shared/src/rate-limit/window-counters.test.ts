@@ -40,6 +40,20 @@ describe("window counters", () => {
     expect(await b.count("key2", T)).toEqual({ minute: 1, day: 1 });
   });
 
+  it("adds amounts of concurrent replicas, each resolving to a total with it, and requests beside them count one", async () => {
+    const ns = `c${newId().slice(-8)}`;
+    const [a, b] = await Promise.all([replica(ns), replica(ns)]);
+    const sizes = Array.from({ length: 40 }, (_, i) => 1_000 + i);
+    const totals = await Promise.all(sizes.map((n, i) => (i % 2 ? a : b).addAmount("bytes", n, T)));
+    const sum = sizes.reduce((x, y) => x + y, 0);
+    // Each total is what was counted up to it: all different, the last the whole sum.
+    expect(new Set(totals.map((t) => t.day)).size).toBe(sizes.length);
+    expect(Math.max(...totals.map((t) => t.day))).toBe(sum);
+    expect(await a.addAmount("bytes", 5, T)).toEqual({ minute: sum + 5, day: sum + 5 });
+    expect(await b.count("bytes", T)).toEqual({ minute: sum + 6, day: sum + 6 });
+    expect(await a.addAmount("bytes", 7, Date.UTC(2030, 0, 16, 0, 0, 1))).toEqual({ minute: 7, day: 7 });
+  });
+
   it("restarts the minute at each minute boundary and the day at 00:00 UTC", async () => {
     const ns = `c${newId().slice(-8)}`;
     const [a, b] = await Promise.all([replica(ns), replica(ns)]);

@@ -32,6 +32,8 @@ export interface WindowCounts {
 
 interface Waiter {
   now: number;
+  /** How much it counts: 1 for a request, a size for an amount (addAmount). */
+  n: number;
   resolve(counts: WindowCounts): void;
   reject(err: unknown): void;
 }
@@ -44,6 +46,11 @@ interface Queue {
   waiters: Waiter[];
   inFlight: number;
   linger: NodeJS.Timeout | null;
+}
+
+/** What a key's queue counts that is not written yet: its waiters' and the write in flight's. */
+function unwrittenOf(queue: Queue | undefined): number {
+  return queue ? queue.waiters.reduce((sum, w) => sum + w.n, 0) + queue.inFlight : 0;
 }
 
 /** Counted already: the write only has to carry it. A lost write loses its counts (see count()). */
@@ -91,10 +98,19 @@ export class WindowCounters {
     const key = counterKey(keyId, now);
     const prompt = limits && this.#estimate(key, now, limits);
     if (prompt) {
-      this.#enqueue(key, { now, ...ANSWERED }, true);
+      this.#enqueue(key, { now, n: 1, ...ANSWERED }, true);
       return Promise.resolve(prompt);
     }
-    return new Promise((resolve, reject) => this.#enqueue(key, { now, resolve, reject }, false));
+    return new Promise((resolve, reject) => this.#enqueue(key, { now, n: 1, resolve, reject }, false));
+  }
+
+  /**
+   * Counts `n` (an amount: bytes stored, say) for `keyId` at `now`, written before it resolves; resolves to the totals
+   * with it, in the minute and in the day.
+   */
+  addAmount(keyId: string, n: number, now: number): Promise<WindowCounts> {
+    const key = counterKey(keyId, now);
+    return new Promise((resolve, reject) => this.#enqueue(key, { now, n, resolve, reject }, false));
   }
 
   /**
@@ -125,7 +141,7 @@ export class WindowCounters {
     const value = stored && known ? (known.d > stored.d ? known : stored) : (stored ?? known);
     // Requests this process counted but has not written yet.
     const queue = this.#queues.get(key);
-    const unwritten = (queue?.waiters.length ?? 0) + (queue?.inFlight ?? 0);
+    const unwritten = unwrittenOf(queue);
     if (!value) return { minute: unwritten, day: unwritten };
     return { minute: (value.e >= epochMinute(now) ? value.m : 0) + unwritten, day: value.d + unwritten };
   }
@@ -135,7 +151,7 @@ export class WindowCounters {
     const known = this.#known.get(key);
     if (!known) return null;
     const queue = this.#queues.get(key);
-    const uncounted = (queue?.waiters.length ?? 0) + (queue?.inFlight ?? 0) + 1;
+    const uncounted = unwrittenOf(queue) + 1;
     if (uncounted > limits.perMinute * AHEAD_SHARE) return null;
     const minute = (known.value.e >= epochMinute(now) ? known.value.m : 0) + uncounted;
     const day = known.value.d + uncounted;
@@ -179,11 +195,15 @@ export class WindowCounters {
   async #drain(key: string, queue: Queue): Promise<void> {
     while (queue.waiters.length > 0) {
       const batch = queue.waiters.splice(0);
-      queue.inFlight = batch.length;
+      queue.inFlight = batch.reduce((sum, w) => sum + w.n, 0);
       const minute = epochMinute(Math.max(...batch.map((w) => w.now)));
       try {
-        const before = await this.#add(key, batch.length, minute);
-        batch.forEach((w, i) => w.resolve({ day: before.d + i + 1, minute: before.m + i + 1 }));
+        const before = await this.#add(key, queue.inFlight, minute);
+        let counted = 0;
+        for (const w of batch) {
+          counted += w.n;
+          w.resolve({ day: before.d + counted, minute: before.m + counted });
+        }
       } catch (err) {
         for (const w of batch) w.reject(err);
       }
@@ -192,7 +212,7 @@ export class WindowCounters {
     this.#queues.delete(key);
   }
 
-  /** Adds `n` requests at epoch minute `minute`; returns the counts before them. */
+  /** Adds `n` (requests, or an amount) at epoch minute `minute`; returns the counts before them. */
   async #add(key: string, n: number, minute: number): Promise<Stored> {
     for (let attempt = 1; ; attempt++) {
       const known = this.#known.get(key);

@@ -24,6 +24,7 @@ import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRequest, CodeResult, CodeRunner, LogListener } from "../code/index";
 import type { EventPublisher } from "../run/committer";
 import type { ChildStart, RunEffects } from "../run/effects";
+import type { ArtifactBudget } from "./artifact-budget";
 import { aiEffects, type AiDeps } from "./live-ai-effects";
 import type { OwnerPlans } from "./owner-plans";
 
@@ -41,6 +42,8 @@ export interface EffectDeps extends AiDeps {
   codeRunner: CodeRunner;
   /** Owners' plans: their steps' shares of the sandbox runners. */
   ownerPlans: OwnerPlans;
+  /** Each owner's artifact bytes a day (docs/sandbox.md#artifacts). */
+  artifactBudget: ArtifactBudget;
   /** Each owner's sub-workflow starts a minute (docs/workflow-format.md#sub-workflows). */
   subworkflowStarts: OwnerMinuteBudget;
   ns: string;
@@ -65,8 +68,17 @@ export function runEffects(
     // Reads and idempotent writes of a run under way go through transient failures (an election),
     // or the command fails, and its redelivery ends an API run INTERRUPTED though no executor died.
     runCode: (req, signal, onLog) => runOwnersCode(deps, snap, req, signal, onLog),
-    saveArtifacts: (stepPath, files) =>
-      deps.artifactFiles.save({ executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath }, files),
+    async saveArtifacts(stepPath, files) {
+      const bytes = files.reduce((sum, f) => sum + f.size, 0);
+      const refused = await deps.artifactBudget.refusal(snap.ownerId, bytes);
+      if (refused !== null) return { refused };
+      return {
+        saved: await deps.artifactFiles.save(
+          { executionId: snap.id, ownerId: snap.ownerId, stepName: stepPath },
+          files,
+        ),
+      };
+    },
     async scheduleWake(stepPath, dueAt) {
       const timerId = `${snap.id}-${toToken(stepPath)}-${newId()}`;
       const payload: ResumeCommand = { executionId: snap.id, reason: "timer", stepPath };

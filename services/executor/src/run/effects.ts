@@ -3,6 +3,9 @@ import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
 import type { Artifact, CodeRequest, CodeResult, LogListener } from "../code/index";
 import type { AiEffects } from "./ai-effects";
 
+/** What storing a step's artifacts came to: their records, or why none was stored. */
+export type SavedArtifacts = { saved: ArtifactRecord[] } | { refused: string };
+
 /** What asking for a child execution came to. */
 export type ChildStart =
   | { kind: "started" }
@@ -24,8 +27,8 @@ export interface RunEffects extends AiEffects {
    */
   handingBack(): boolean;
   runCode(req: CodeRequest, signal: AbortSignal, onLog?: LogListener): Promise<CodeResult>;
-  /** Stores the files a step wrote as the execution's artifacts. */
-  saveArtifacts(stepPath: string, files: Artifact[]): Promise<ArtifactRecord[]>;
+  /** Stores the files a step wrote as the execution's artifacts, unless the owner's artifacts of the day are spent. */
+  saveArtifacts(stepPath: string, files: Artifact[]): Promise<SavedArtifacts>;
   /** Arms a durable timer that resumes this execution at `dueAt`. */
   scheduleWake(stepPath: string, dueAt: number): Promise<void>;
   /** Arms the idle timer of a debug pause: at `dueAt` the execution is cancelled if that pause still waits, idle. */

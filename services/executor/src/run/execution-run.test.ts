@@ -636,6 +636,22 @@ describe("a stopping process", () => {
   });
 });
 
+describe("artifacts", () => {
+  it("a step whose artifacts the owner's day has no room for fails naming it, not retried, and records none", async () => {
+    const t = start([code("write", { retry: { max_attempts: 3, backoff: "fixed", initial_delay: 0.001 } })]);
+    t.effects.code = () => ({ ...codeOk(1), artifacts: [{ path: "a.txt", size: 3, content: Buffer.from("abc") }] });
+    t.effects.artifactRefusal = "its artifacts (3 bytes) were not stored: past the free plan's day";
+    expect(await t.run.run()).toBe("terminal");
+    expect(stateOf(t, "write")).toMatchObject({
+      status: "FAILED",
+      attempts: 1,
+      error: "step `write`: its artifacts (3 bytes) were not stored: past the free plan's day",
+    });
+    expect(stateOf(t, "write").artifacts).toBeUndefined();
+    expect(t.committer.eventsOf("write")).not.toContain("step_artifacts");
+  });
+});
+
 describe("cancel", () => {
   it("a run that finds its cancel requested ends CANCELLED with the cancel's reason, or the plain words without one", async () => {
     for (const reason of ["execution aborted in the debugger by ada", undefined]) {

@@ -4,14 +4,14 @@
  */
 import { DEFAULT_MAX_PAYLOAD, ExecutionSnapshot, resultLimits, type DebugRequest } from "@wf/shared/execution";
 import { SecretMasker } from "@wf/shared/secrets";
-import type { ApprovalRecord, ArtifactRecord } from "@wf/shared/store";
+import type { ApprovalRecord } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import type { LlmAnswer } from "../ai/gateway";
 import type { McpServerTarget, McpTool, McpToolResult } from "../ai/mcp-pool";
 import type { ChatRequest } from "../ai/providers/types";
 import type { Artifact, CodeRequest, CodeResult } from "../code/index";
 import type { RunCommitter } from "./committer";
-import type { ChildStart, RunEffects } from "./effects";
+import type { ChildStart, RunEffects, SavedArtifacts } from "./effects";
 import { ExecutionRun } from "./execution-run";
 import { RecordBudget } from "./record-budget";
 
@@ -115,6 +115,8 @@ export class FakeEffects implements RunEffects {
     debug?: DebugRequest;
   }[] = [];
   readonly cancelledChildren: string[] = [];
+  /** Why artifacts are not stored (the owner's day spent); null: they are. */
+  artifactRefusal: string | null = null;
   /** Due times the next child starts are put off to, one each, as the owner's exhausted budget would. */
   readonly childThrottles: number[] = [];
   readonly executions = new Map<string, ExecutionSnapshot>();
@@ -135,8 +137,9 @@ export class FakeEffects implements RunEffects {
     return this.code(req, signal);
   }
 
-  async saveArtifacts(stepPath: string, files: Artifact[]): Promise<ArtifactRecord[]> {
-    return files.map((f, i) => ({
+  async saveArtifacts(stepPath: string, files: Artifact[]): Promise<SavedArtifacts> {
+    if (this.artifactRefusal !== null) return { refused: this.artifactRefusal };
+    const saved = files.map((f, i) => ({
       id: `artifact-${i}`,
       executionId: "e",
       ownerId: "o",
@@ -149,6 +152,7 @@ export class FakeEffects implements RunEffects {
       previewable: false,
       createdAt: 0,
     }));
+    return { saved };
   }
 
   async scheduleWake(path: string, dueAt: number): Promise<void> {

@@ -55,7 +55,10 @@ export const codeStep: StepKind<CodeStep> = {
     for (const r of res.refused?.first ?? [])
       committer.emit("step_egress_refused", path, { attempt: st.attempts, ...r, total: res.refused?.total });
     if (res.artifacts.length) {
-      const saved = await effects.saveArtifacts(path, res.artifacts);
+      const stored = await effects.saveArtifacts(path, res.artifacts);
+      if ("refused" in stored)
+        return { kind: "failed", error: `step \`${step.name}\`: ${stored.refused}`, retryable: false };
+      const saved = stored.saved;
       st.artifacts = [...(st.artifacts ?? []), ...saved.map((a) => a.id)];
       committer.emit("step_artifacts", path, {
         artifacts: saved.map((a) => ({
