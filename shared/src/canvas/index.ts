@@ -12,9 +12,11 @@ export { renameStep, type RenameStepOp } from "./op-rename";
 export { wrapInForeach, wrapInParallel, unwrap, type WrapOp, type UnwrapOp } from "./op-wrap";
 export {
   setField,
+  setCollection,
   removeField,
   toggleModifier,
   type SetFieldOp,
+  type SetCollectionOp,
   type RemoveFieldOp,
   type ToggleModifierOp,
 } from "./op-fields";
@@ -22,6 +24,7 @@ export { applyOperation, type CanvasOperation } from "./operations";
 export { validated } from "./validation";
 export { isUnknownStepIssue } from "../workflow/semantic";
 export type { ScalarValue } from "./scalars";
+export type { CollectionValue } from "./collections";
 export {
   MODIFIERS,
   type Badge,

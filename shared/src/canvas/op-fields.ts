@@ -1,7 +1,9 @@
 import { isMap, isScalar, type Node, type YAMLMap } from "yaml";
 import type { PathSegment } from "../workflow/locate";
+import { collectionPair, readsCollection, replaceValue, type CollectionValue } from "./collections";
 import { runOperation, type Plan } from "./edits";
 import { pairEnd } from "./extent";
+import { seqIndent } from "./layout";
 import { addPair, removePair } from "./pairs";
 import { checkedEdit, scalarEdit, scalarText, type ScalarValue } from "./scalars";
 import type { Source } from "./source";
@@ -14,6 +16,12 @@ export interface SetFieldOp {
   /** A key of the step, or a path into one of its mappings, e.g. `["retry", "max_attempts"]`. */
   key: string | readonly string[];
   value: ScalarValue;
+}
+
+export interface SetCollectionOp {
+  id: string;
+  key: string | readonly string[];
+  value: CollectionValue;
 }
 
 export interface RemoveFieldOp {
@@ -86,6 +94,36 @@ function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string 
 
 export function setField(text: string, op: SetFieldOp): EditResult {
   return runOperation(text, (source, tree) => setPlan(source, tree, op));
+}
+
+function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp): Plan | string {
+  const field = findField(tree, op.id, op.key);
+  if (typeof field === "string") return field;
+  const { map, key, path } = field;
+  const pair = pairOf(map, key);
+  const inFlow = map.flow === true;
+  const indentSeq = seqIndent(source, tree) > 0;
+  const edits = pair
+    ? replaceValue(source.text, pair, op.value, inFlow, indentSeq)
+    : [
+        addPair(
+          source.text,
+          map,
+          (keyCol, flow) => collectionPair(scalarText(key, 0, flow), op.value, keyCol, flow, indentSeq),
+          BEFORE_LISTS,
+        ),
+      ];
+  if (!readsCollection(source.text, edits, path, op.value))
+    return `this list or mapping cannot be written as the value of \`${key}\``;
+  return { edits, id: field.site.id };
+}
+
+/**
+ * Sets a field to a list or a mapping, written anew in the style around it (see replaceValue); the rest of the text
+ * stays as it is. A scalar is setField's.
+ */
+export function setCollection(text: string, op: SetCollectionOp): EditResult {
+  return runOperation(text, (source, tree) => setCollectionPlan(source, tree, op));
 }
 
 function removePlan(source: Source, tree: StepTree, op: RemoveFieldOp): Plan | string {

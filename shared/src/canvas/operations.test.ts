@@ -9,6 +9,7 @@ import {
   moveStep,
   removeField,
   renameStep,
+  setCollection,
   setField,
   toggleModifier,
   unwrap,
@@ -400,6 +401,114 @@ describe("setField and removeField", () => {
     expect(removeField(SOURCE, { id: "l1", key: "type" })).toMatchObject({
       ok: false,
       error: "every step needs a `type`",
+    });
+  });
+});
+
+describe("setCollection", () => {
+  it("writes a list on block lines below the key, keeping the comment on the key's line", () => {
+    const text = SOURCE.replace('rows }}"\n', 'rows }}"   # the rows\n');
+    const result = ok(
+      setCollection(text, { id: "loop", key: "items", value: ["a", "{{ x }}", 12, "12", "two\nlines"] }),
+    );
+    expect(result.text).toBe(
+      text.replace(
+        '      items: "{{ steps.fetch.output.rows }}"   # the rows\n',
+        '      items:   # the rows\n        - a\n        - "{{ x }}"\n        - 12\n        - "12"\n        - |-\n          two\n          lines\n',
+      ),
+    );
+    expect(graph(result.text).nodes.map((n) => n.id)).toEqual(graph(SOURCE).nodes.map((n) => n.id));
+  });
+
+  it("adds a field holding a list or a mapping to a block step, above a container's steps", () => {
+    expect(ok(setCollection(SOURCE, { id: "loop", key: "input", value: { rows: [1, 2], by: "day" } })).text).toBe(
+      replaced(
+        'rows }}"\n      steps:\n',
+        'rows }}"\n      input:\n        rows:\n          - 1\n          - 2\n        by: day\n      steps:\n',
+      ),
+    );
+    // At the end of a text without a final newline, which it still lacks.
+    expect(ok(setCollection(SOURCE, { id: "done", key: "input", value: ["x"] })).text).toBe(
+      SOURCE + "\n      input:\n        - x",
+    );
+  });
+
+  it("writes one line of flow text in a step written in flow style", () => {
+    expect(ok(setCollection(SOURCE, { id: "l1", key: "output", value: ["a", { b: 1 }, "two\nlines"] })).text).toBe(
+      replaced(
+        '{ name: l1, type: transform, output: "{{ steps.classify.output }}" }',
+        '{ name: l1, type: transform, output: [ a, { b: 1 }, "two\\nlines" ] }',
+      ),
+    );
+    expect(ok(setCollection(SOURCE, { id: "l1", key: "input", value: { rows: [] } })).text).toBe(
+      replaced(
+        'output: "{{ steps.classify.output }}" }',
+        'output: "{{ steps.classify.output }}", input: { rows: [] } }',
+      ),
+    );
+  });
+
+  it("replaces a mapping in the style it is written in, and only its own lines", () => {
+    // Flow text with items stays one line of flow text, its comment after it.
+    expect(ok(setCollection(SOURCE, { id: "done", key: "output", value: { c: 1, d: [2, 3] } })).text).toBe(
+      replaced('output: { c: "{{ steps.classify.output }}" }  # end', "output: { c: 1, d: [ 2, 3 ] }  # end"),
+    );
+    const block = replaced(
+      '      output: { c: "{{ steps.classify.output }}" }  # end',
+      '      output:   # what it hands on\n        # the class\n        c: "{{ steps.classify.output }}"\n        n: 1   # one\n      # n is for later',
+    );
+    expect(ok(setCollection(block, { id: "done", key: "output", value: { rows: ["r"], note: "kept" } })).text).toBe(
+      block.replace(
+        '        c: "{{ steps.classify.output }}"\n        n: 1   # one\n',
+        "        rows:\n          - r\n        note: kept\n",
+      ),
+    );
+    expect(ok(setCollection(block, { id: "done", key: "output", value: {} })).text).toBe(
+      block.replace(
+        '      output:   # what it hands on\n        # the class\n        c: "{{ steps.classify.output }}"\n        n: 1   # one\n',
+        "      output: {}   # what it hands on\n        # the class\n",
+      ),
+    );
+  });
+
+  it("sets a list inside a modifier's mapping", () => {
+    const gated = ok(toggleModifier(SOURCE, { id: "fetch", modifier: "manual_approval" })).text;
+    const groups = [
+      {
+        name: "rows",
+        title: "Rows",
+        items: "{{ steps.fetch.output.rows }}",
+        columns: [{ key: "id", title: "Id", type: "string" }],
+      },
+    ];
+    expect(ok(setCollection(gated, { id: "fetch", key: ["manual_approval", "groups"], value: groups })).text).toBe(
+      gated.replace(
+        "        timeout: 3600\n",
+        '        timeout: 3600\n        groups:\n          - name: rows\n            title: Rows\n            items: "{{ steps.fetch.output.rows }}"\n            columns:\n              - key: id\n                title: Id\n                type: string\n',
+      ),
+    );
+  });
+
+  it("is undone by removeField, byte for byte, in block and flow text", () => {
+    for (const [id, key] of [
+      ["loop", "input"],
+      ["done", "input"],
+      ["l1", "input"],
+      ["classify", "input"],
+    ] as const) {
+      const set = ok(setCollection(SOURCE, { id, key, value: [{ a: 1 }, "b"] }));
+      expect(ok(removeField(set.text, { id, key })).text).toBe(SOURCE);
+    }
+  });
+
+  it("refuses what the schema does not allow, and the structure's keys", () => {
+    expect(setCollection(SOURCE, { id: "loop", key: "items", value: { a: 1 } })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/would leave the workflow invalid/),
+    });
+    expect(setCollection(SOURCE, { id: "loop", key: "steps", value: [] })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/`steps` is the foreach's list/),
     });
   });
 });

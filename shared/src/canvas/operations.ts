@@ -1,8 +1,10 @@
 import {
   removeField,
+  setCollection,
   setField,
   toggleModifier,
   type RemoveFieldOp,
+  type SetCollectionOp,
   type SetFieldOp,
   type ToggleModifierOp,
 } from "./op-fields";
@@ -21,6 +23,7 @@ export type CanvasOperation =
   | ({ kind: "wrapInParallel" } & WrapOp)
   | ({ kind: "unwrap" } & UnwrapOp)
   | ({ kind: "setField" } & SetFieldOp)
+  | ({ kind: "setCollection" } & SetCollectionOp)
   | ({ kind: "removeField" } & RemoveFieldOp)
   | ({ kind: "toggleModifier" } & ToggleModifierOp);
 
@@ -42,6 +45,8 @@ export function applyOperation(text: string, op: CanvasOperation): EditResult {
       return unwrap(text, op);
     case "setField":
       return setField(text, op);
+    case "setCollection":
+      return setCollection(text, op);
     case "removeField":
       return removeField(text, op);
     case "toggleModifier":

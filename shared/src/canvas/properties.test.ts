@@ -11,6 +11,7 @@ import {
   type CanvasGraph,
   type CanvasNode,
   type CanvasOperation,
+  type CollectionValue,
   type EditSuccess,
   type StepList,
 } from "./index";
@@ -151,6 +152,19 @@ function randomOperation(
       ];
       if (node.type === "llm") choices.push(["model", "gpt-5-mini"], ["prompt", "Again: {{ vars.who }}"]);
       if (node.type === "wait") choices.push(["seconds", 7]);
+      const [key, value] = pick(random, choices);
+      return { kind, id: node.id, key, value };
+    }
+    case "setCollection": {
+      const values: CollectionValue[] = [
+        ["a", "{{ item }}", 12, "12", true],
+        { a: 1, nested: ["x", { b: "two\nlines" }] },
+        [],
+        {},
+      ];
+      const choices: [string, CollectionValue][] = [["input", pick(random, values)]];
+      if (node.type === "foreach") choices.push(["items", pick(random, values.filter(Array.isArray))]);
+      if (node.type === "transform") choices.push(["output", pick(random, values)]);
       const [key, value] = pick(random, choices);
       return { kind, id: node.id, key, value };
     }
@@ -352,7 +366,8 @@ function checkGraph(before: string, g: CanvasGraph, op: CanvasOperation, result:
       expect(order.slice(container.index, container.index + children.length)).toEqual(children.map((n) => n.id));
       break;
     }
-    case "setField": {
+    case "setField":
+    case "setCollection": {
       expect(ids(after)).toEqual(ids(g));
       expect(rawStep(result.text, node(g, op.id)?.name as string)?.[op.key as string]).toEqual(op.value);
       break;
@@ -381,6 +396,7 @@ const KINDS: CanvasOperation["kind"][] = [
   "wrapInParallel",
   "unwrap",
   "setField",
+  "setCollection",
   "removeField",
   "toggleModifier",
 ];

@@ -1,0 +1,126 @@
+import { Document, Scalar, isCollection, parseDocument, visit, type Node, type Pair } from "yaml";
+import type { JsonValue } from "../workflow/schema-basics";
+import type { PathSegment } from "../workflow/locate";
+import { YAML_OPTIONS } from "../workflow/validate";
+import { applyEdits } from "./edits";
+import { contentEnd } from "./extent";
+import { column, lineEnd, lineStart, linesAt, removalStart, shiftLines } from "./text";
+import type { TextEdit } from "./types";
+
+/** A list or a mapping as plain data, the value a field is set to. */
+export type CollectionValue = readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+function isEmpty(value: CollectionValue): boolean {
+  return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
+}
+
+/** The value's new nodes, written out whole: no anchors for parts that happen to be the same object. */
+function documentOf(value: CollectionValue): Document {
+  return new Document(value, { aliasDuplicateObjects: false });
+}
+
+// No folding of long strings.
+const LINES = { lineWidth: 0, indent: 2 } as const;
+
+/** One line of flow text: `[ a, b ]`, `{ a: 1 }`; a string of several lines in double quotes, with `\n`. */
+function flowText(value: CollectionValue): string {
+  const doc = documentOf(value);
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === "string" && node.value.includes("\n")) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return doc
+    .toString({ ...LINES, collectionStyle: "flow", doubleQuotedMinMultiLineLength: Number.POSITIVE_INFINITY })
+    .trimEnd();
+}
+
+/** Block lines at column `col`, each ending in a newline; lists under keys indented by two, or flush with them. */
+function blockText(value: CollectionValue, col: number, indentSeq: boolean): string {
+  return shiftLines(documentOf(value).toString({ ...LINES, indentSeq }), col);
+}
+
+/** How deep below its key a block value goes: two columns, or none for a list in a file that writes them flush. */
+function depth(value: CollectionValue, indentSeq: boolean): number {
+  return Array.isArray(value) && !indentSeq ? 0 : 2;
+}
+
+/**
+ * `key: value` for a new pair with its key at `keyCol`, without that first indentation or a final newline: one line in
+ * a flow mapping or for an empty value, else the key's line and the value's block lines below it.
+ */
+export function collectionPair(
+  keyText: string,
+  value: CollectionValue,
+  keyCol: number,
+  inFlow: boolean,
+  indentSeq: boolean,
+): string {
+  if (inFlow || isEmpty(value)) return `${keyText}: ${flowText(value)}`;
+  return `${keyText}:\n${blockText(value, keyCol + depth(value, indentSeq), indentSeq).replace(/\n$/, "")}`;
+}
+
+/** `insert` in place of `[from, to)`, keeping a text that ends without a final newline so. */
+function replacing(text: string, from: number, to: number, insert: string): TextEdit {
+  return { from, to, insert: to === text.length && !text.endsWith("\n") ? insert.replace(/\n$/, "") : insert };
+}
+
+/**
+ * The edits that give an existing pair a new collection value, written anew where the old one was: the key, its line's
+ * comment and everything around the value stay. A value already written in flow style with items (`{ a: 1 }   # why`)
+ * stays one line of flow text, as does any value in a flow mapping; otherwise the value goes on block lines below the
+ * key, at the depth of the block value it replaces.
+ */
+export function replaceValue(
+  text: string,
+  pair: Pair,
+  value: CollectionValue,
+  inFlow: boolean,
+  indentSeq: boolean,
+): TextEdit[] {
+  const keyNode = pair.key as Node;
+  const old = pair.value as Node | null;
+  const keyCol = column(text, keyNode.range?.[0] ?? 0);
+  const colon = text.indexOf(":", keyNode.range?.[1] ?? 0) + 1;
+  const [start = colon, end = colon] = old?.range ?? [];
+  const inline = inFlow || isEmpty(value) || (isCollection(old) && old.flow === true && old.items.length > 0);
+  const below = (col: number): string => blockText(value, col, indentSeq);
+  if (isCollection(old) && !old.flow && old.items.length > 0) {
+    // A block value: its own lines, the comment after its last item included, are what is replaced (its first item
+    // starts a line of its own, below the key's line and the comment lines before it).
+    const to = lineEnd(text, contentEnd(old));
+    const from = lineStart(text, start);
+    if (inline)
+      return [
+        { from: colon, to: colon, insert: ` ${flowText(value)}` },
+        { from: removalStart(text, from, to), to, insert: "" },
+      ];
+    const at = column(text, start);
+    return [replacing(text, from, to, below(at > keyCol || Array.isArray(value) ? at : keyCol + 2))];
+  }
+  // A scalar (a block scalar's lines included), a flow collection, or nothing after the colon.
+  const to = end > start && text[end - 1] === "\n" ? end - 1 : end;
+  const written = to > start;
+  if (inline) {
+    const flow = flowText(value);
+    return [written ? { from: start, to, insert: flow } : { from: colon, to: colon, insert: ` ${flow}` }];
+  }
+  const at = lineEnd(text, written ? to : colon);
+  return [
+    ...(written ? [{ from: colon, to, insert: "" }] : []),
+    { from: at, to: at, insert: linesAt(text, at, below(keyCol + depth(value, indentSeq))) },
+  ];
+}
+
+/** Whether the text after `edits` holds `value` at `path` (the same data, read as JSON reads it). */
+export function readsCollection(
+  text: string,
+  edits: readonly TextEdit[],
+  path: readonly PathSegment[],
+  value: CollectionValue,
+): boolean {
+  const doc = parseDocument(applyEdits(text, edits).text, YAML_OPTIONS);
+  if (doc.errors.length > 0) return false;
+  const node: unknown = doc.getIn(path, true);
+  return isCollection(node) && JSON.stringify(node.toJS(doc)) === JSON.stringify(value);
+}
