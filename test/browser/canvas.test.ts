@@ -1,11 +1,14 @@
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
+import { axeAudit } from "./axe";
 import {
   consoleApi,
   createWorkflow,
   describeInBrowser,
   screenshot,
+  SCREENSHOTS,
   signedIn,
   useSharedConsoleService,
   whenCanvasStill,
@@ -329,6 +332,75 @@ describeInBrowser("the canvas beside the YAML", () => {
     expect(await editorText(page)).not.toContain("- name: fetch");
     await page.keyboard.press("ControlOrMeta+z");
     await poll(() => editorText(page)).toBe(beforeDelete);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("edits a new foreach's items in the side panel as YAML text, and keeps a mistake there until it is fixed", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`items-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+
+    // A foreach from the palette starts with no items, and is selected.
+    await page
+      .getByRole("button", { name: "Add a For each step" })
+      .dragTo(node(page, "each"), { targetPosition: { x: 60, y: 6 } });
+    await node(page, "step_6").waitFor();
+    await poll(() => editorText(page)).toContain("  - name: step_6\n    type: foreach\n    items: []\n");
+    const afterDrop = await editorText(page);
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await panel.getByRole("heading", { name: "step_6" }).waitFor();
+    const items = panel.getByRole("textbox", { name: "items" });
+    expect(await items.inputValue()).toBe("[]");
+
+    // A list typed there and committed is one change of the YAML, on block lines below the key; the canvas still
+    // draws the step, with its inner step.
+    await items.fill("- north\n- south  # and back");
+    await items.press("ControlOrMeta+Enter");
+    const listed = afterDrop.replace("    items: []\n", "    items:\n      - north\n      - south\n");
+    await poll(() => editorText(page)).toBe(listed);
+    await poll(() => items.inputValue()).toBe("- north\n- south");
+    // The keys that save and run the workflow elsewhere only commit the field here.
+    expect(await page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(1);
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    expect(await node(page, "step_6").count()).toBe(1);
+    expect(await node(page, "step_7").count()).toBe(1);
+    await poll(() => page.locator(".canvas-banner").count()).toBe(0);
+    expect(await items.getAttribute("aria-invalid")).toBeNull();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-field.png") });
+
+    // YAML that does not parse stays in the field, which says what is wrong; the text is left as it was.
+    await items.fill("- north\n- [south");
+    await items.press("Tab");
+    const problem = panel.getByRole("alert");
+    await poll(() => problem.textContent()).toMatch(/^Not valid YAML \(line 2\): /);
+    expect(await items.getAttribute("aria-invalid")).toBe("true");
+    expect(await items.getAttribute("aria-describedby")).toBe(await problem.getAttribute("id"));
+    expect(await items.inputValue()).toBe("- north\n- [south");
+    expect(await editorText(page)).toBe(listed);
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-field-error.png") });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // So does a mapping, which `items` cannot be; Escape takes the field back to what the file says.
+    await items.fill("north: 1");
+    await items.press("ControlOrMeta+Enter");
+    await poll(() => problem.textContent()).toBe("Write a string or a list here, not a mapping.");
+    await items.press("Escape");
+    await poll(() => problem.count()).toBe(0);
+    expect(await items.inputValue()).toBe("- north\n- south");
+    expect(await editorText(page)).toBe(listed);
+
+    // A template in place of the list, and back: each commit one step of the editor's undo history.
+    await items.fill("{{ steps.fetch.output.rows }}");
+    await items.press("ControlOrMeta+Enter");
+    await poll(() => editorText(page)).toBe(
+      afterDrop.replace("    items: []\n", '    items: "{{ steps.fetch.output.rows }}"\n'),
+    );
+    await editorContent(page).click();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(listed);
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(afterDrop);
     expect(errors).toEqual([]);
     await context.close();
   }, 120_000);

@@ -69,6 +69,6 @@ export {
 export { walkSteps, countSteps, stepLineage, stepNameOf, type StepLineage } from "./walk";
 export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";
-export { compileError } from "./expressions-check";
+export { compileError, isWholeTemplate } from "./expressions-check";
 export { isUnknownStepIssue } from "./semantic";
 export { STEP_REFERENCE, stepReferences } from "./step-references";

@@ -1,7 +1,9 @@
 import { useId, useState, type FocusEvent, type KeyboardEvent } from "react";
+import { FieldError } from "../../ui/fields";
 import type { FormField } from "./step-form";
 import type { FieldChange } from "./field-change";
 import { useInsertableField } from "./useInsertableField";
+import { readYamlText, yamlText } from "./yaml-field";
 
 type Draft = "text" | "textarea" | "number" | "integer";
 
@@ -91,6 +93,81 @@ function DraftInput({
   );
 }
 
+/**
+ * A list or a mapping (or a value that may be one) as YAML text, kept as typed until it is done (Ctrl/Cmd+Enter, or
+ * leaving the field): one change of the YAML per edit. Text that does not parse, or holds a kind of value the field does
+ * not take, stays for the person to fix, with the reason under it; nothing is written.
+ */
+function YamlInput({
+  id,
+  field,
+  value,
+  disabled,
+  change,
+}: {
+  id: string;
+  field: FormField;
+  value: unknown;
+  disabled: boolean;
+  change: FieldChange;
+}) {
+  const problemId = useId();
+  const shown = yamlText(value);
+  const [draft, setDraft] = useState(shown);
+  const [problem, setProblem] = useState<string | null>(null);
+  // As DraftInput: the file's value changed, so the draft starts again from it.
+  const [from, setFrom] = useState(shown);
+  if (from !== shown) {
+    setFrom(shown);
+    setDraft(shown);
+    setProblem(null);
+  }
+  const revert = () => {
+    setDraft(shown);
+    setProblem(null);
+  };
+  const commit = () => {
+    const next = draft === shown ? undefined : readYamlText(draft, field);
+    setProblem(next?.kind === "problem" ? next.message : null);
+    if (next === undefined || next.kind === "problem") return;
+    if (next.kind === "remove") {
+      if (value === undefined) revert();
+      else change.remove();
+    } else if (JSON.stringify(next.value) === JSON.stringify(value)) {
+      // The same value written another way: the file already says it.
+      revert();
+    } else change.set(next.value);
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      // Done with this field: not the page's Run, which the same keys are elsewhere.
+      event.preventDefault();
+      event.stopPropagation();
+      commit();
+    } else if (event.key === "Escape") revert();
+  };
+  return (
+    <>
+      <textarea
+        id={id}
+        className="step-field-yaml"
+        disabled={disabled}
+        value={draft}
+        rows={Math.min(10, Math.max(3, draft.split("\n").length))}
+        spellCheck={false}
+        required={field.required}
+        title={field.description}
+        aria-invalid={problem === null ? undefined : true}
+        aria-describedby={problem === null ? undefined : problemId}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={onKeyDown}
+      />
+      <FieldError id={problemId} message={problem} />
+    </>
+  );
+}
+
 /** One field of the side panel, built from its schema (step-form.ts); `value` is what the file says. */
 export function FieldControl({
   field,
@@ -146,12 +223,11 @@ export function FieldControl({
         </label>
       );
     case "yaml":
+      // The label holds the title only: the problem under the field describes it rather than naming it.
       return (
-        <div className="step-field">
-          {title}
-          <code className="step-field-yaml" title="A list or a mapping: edit it in the YAML">
-            {value === undefined ? "—" : JSON.stringify(value)}
-          </code>
+        <div className="step-field step-field-stack">
+          <label htmlFor={id}>{title}</label>
+          <YamlInput id={id} field={field} value={value} disabled={disabled} change={change} />
         </div>
       );
     default:

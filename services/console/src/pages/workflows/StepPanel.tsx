@@ -118,7 +118,12 @@ function StepFields({
       value={valueAt(values, field.path)}
       disabled={readOnly}
       change={{
-        set: (value) => onOperation({ kind: "setField", id: node.id, key: field.path, value }),
+        set: (value) =>
+          onOperation(
+            typeof value === "object" && value !== null
+              ? { kind: "setCollection", id: node.id, key: field.path, value }
+              : { kind: "setField", id: node.id, key: field.path, value },
+          ),
         remove: () => onOperation({ kind: "removeField", id: node.id, key: field.path }),
       }}
     />

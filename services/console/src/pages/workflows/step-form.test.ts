@@ -32,13 +32,24 @@ describe("stepForm", () => {
     expect(form.fields.find((f) => f.path[0] === "code")?.description).toMatch(/script/);
   });
 
+  it("gives a value that may be a template or a list YAML text, whichever it is now or when unset", () => {
+    for (const items of ["{{ vars.rows }}", [1, 2], undefined]) {
+      const form = stepForm(root, "foreach", items === undefined ? {} : { items });
+      expect(controls(form.fields)).toMatchObject({ items: "yaml", concurrency: "integer" });
+      expect(form.fields.find((f) => f.path[0] === "items")).toMatchObject({
+        kinds: ["string", "array"],
+        required: true,
+      });
+    }
+    const approval = stepForm(root, "wait", { manual_approval: { message: "OK?", timeout: 60 } }).modifiers[3]!;
+    expect(approval.fields.find((f) => f.path[1] === "groups")).toMatchObject({ control: "yaml", kinds: ["array"] });
+  });
+
   it("picks the control of a value that may be of several kinds by what it is now", () => {
-    expect(controls(stepForm(root, "foreach", { items: "{{ vars.rows }}" }).fields)).toMatchObject({
-      items: "text",
-      concurrency: "integer",
-    });
-    expect(controls(stepForm(root, "foreach", { items: [1, 2] }).fields)).toMatchObject({ items: "yaml" });
     expect(controls(stepForm(root, "transform", { output: { a: 1 } }).fields)).toMatchObject({ output: "yaml" });
+    expect(stepForm(root, "transform", { output: { a: 1 } }).fields.find((f) => f.path[0] === "output")).toMatchObject({
+      kinds: ["any"],
+    });
     expect(controls(stepForm(root, "transform", { output: "line 1\nline 2" }).fields)).toMatchObject({
       output: "textarea",
     });

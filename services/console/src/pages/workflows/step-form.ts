@@ -1,8 +1,11 @@
 import { MODIFIERS, type Modifier } from "@wf/shared/canvas";
 import { SchemaNav, type Schema } from "../../editor/schema-nav";
 
-/** How a field is edited: `yaml` when its value is a list or a mapping, which only the YAML holds well. */
+/** How a field is edited: `yaml` as YAML text, for a value that may be a list or a mapping. */
 export type Control = "text" | "textarea" | "number" | "integer" | "checkbox" | "select" | "yaml";
+
+/** A kind of value a field's schema allows; `any` allows every kind. */
+export type Kind = "string" | "number" | "integer" | "boolean" | "array" | "object" | "any";
 
 export interface FormField {
   /** The key in the step, or the path into one of its mappings (`["retry", "max_attempts"]`). */
@@ -10,6 +13,8 @@ export interface FormField {
   control: Control;
   /** A select's choices. */
   options?: string[];
+  /** What a `yaml` field's text may hold. */
+  kinds?: Kind[];
   required: boolean;
   description?: string;
 }
@@ -29,8 +34,6 @@ export interface StepForm {
 const NOT_FIELDS = new Set<string>(["name", "type", "steps", "branches", ...MODIFIERS]);
 /** Strings that are usually several lines, whatever they hold now. */
 const MULTILINE = new Set(["code", "prompt", "system", "instructions"]);
-
-type Kind = "string" | "number" | "integer" | "boolean" | "array" | "object" | "any";
 
 function kinds(nav: SchemaNav, schema: Schema): Kind[] {
   return nav
@@ -62,28 +65,35 @@ function scalarControl(kind: Kind, key: string, value: unknown): Control {
 }
 
 /**
- * The control for a value of `schema` as it stands: an enum is a select; a value that may be of
- * several kinds (`items`: a template or a list) gets the control of the kind it has now, or,
- * when unset, of the first scalar kind the schema allows.
+ * The control for a value of `schema` as it stands: an enum is a select; a value that may be a
+ * template or a list (`items`) is YAML text, which takes either, set or not, so that the panel can
+ * turn one into the other; a value that may be of several other kinds gets the control of the kind
+ * it has now, or, when unset, of the first scalar kind the schema allows.
  */
 function controlFor(
   nav: SchemaNav,
   schema: Schema,
   key: string,
   value: unknown,
-): Pick<FormField, "control" | "options"> {
+): Pick<FormField, "control" | "options" | "kinds"> {
   const options = nav.alternatives(schema).flatMap((s) => s.enum ?? []);
   if (options.length > 0) return { control: "select", options: options.map(String) };
   const allowed = kinds(nav, schema);
+  const yaml = { control: "yaml" as const, kinds: allowed };
+  const collection = allowed.includes("array") || allowed.includes("object");
+  if (collection && allowed.includes("string")) return yaml;
   const has = kindOf(value);
   if (has === undefined) {
     const first = allowed.find((k) => k !== "array" && k !== "object");
-    return { control: first === undefined ? "yaml" : scalarControl(first, key, value) };
+    return first === undefined ? yaml : { control: scalarControl(first, key, value) };
   }
-  if (allowed.includes(has) || allowed.includes("any")) return { control: scalarControl(has, key, value) };
+  if (allowed.includes(has) || allowed.includes("any")) {
+    const control = scalarControl(has, key, value);
+    return control === "yaml" ? yaml : { control };
+  }
   // A whole number where the schema says number.
   if (has === "integer" && allowed.includes("number")) return { control: "number" };
-  return { control: "yaml" };
+  return yaml;
 }
 
 function field(nav: SchemaNav, path: string[], schema: Schema, required: boolean, value: unknown): FormField {
