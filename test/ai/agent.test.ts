@@ -38,6 +38,46 @@ function stdioCommand(name: string): string {
   return JSON.stringify([process.execPath, "--import", TSX_LOADER, STDIO_SERVER, collector.url, name]);
 }
 
+/**
+ * An agent whose model calls `<server>__export_all` (a 17 MiB answer), then `next`: the run completes, the first
+ * call's result being the error the model sees; answers the run and the result of `next` as the model got it.
+ */
+async function afterTooLargeAnswer(
+  mcp: string,
+  server: string,
+  next: { name: string; arguments: Record<string, unknown> },
+) {
+  const m = model("claude");
+  env().anthropic.script(
+    m,
+    { toolCalls: [{ name: `${server}__export_all`, arguments: {} }] },
+    { toolCalls: [next] },
+    { text: "Too large; answered from the next call." },
+  );
+  const s = await runToEnd(
+    env(),
+    `
+name: agent-big-answer
+agents:
+  - { name: helper, model: ${m}, mcp: [ ${mcp} ] }
+steps:
+  - { name: ask, type: agent, agent: helper, prompt: Export everything }
+`,
+  );
+  expect(s.status, s.error ?? "").toBe("COMPLETED");
+  const [, second, third] = env().anthropic.requests(m);
+  const lastResult = (request: typeof second) =>
+    (request!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
+  expect(lastResult(second)).toEqual(
+    expect.objectContaining({
+      is_error: true,
+      content:
+        "tool export_all failed: the MCP server's answer was not taken: the answer is larger than 16777216 bytes, the most taken of one answer from such a server",
+    }),
+  );
+  return { s, next: lastResult(third) };
+}
+
 describe("agent step with MCP servers (streamable HTTP and stdio)", () => {
   it("discovers both servers' tools, calls them with the model's arguments, feeds results back, and records every call", async () => {
     const m = model();
@@ -273,69 +313,21 @@ steps:
   });
 
   it("an MCP answer past 16 MiB is not taken: the call is an error result the model sees, and the next call connects again", async () => {
-    const m = model("claude");
-    env().anthropic.script(
-      m,
-      { toolCalls: [{ name: "crm__export_all", arguments: {} }] },
-      { toolCalls: [{ name: "crm__lookup_ticket", arguments: { id: 7 } }] },
-      { text: "The export is too large; ticket 7 is high." },
-    );
-    const s = await runToEnd(
-      env(),
-      `
-name: agent-big-answer
-agents:
-  - { name: helper, model: ${m}, mcp: [ { name: crm, url: "${crm.url}" } ] }
-steps:
-  - { name: ask, type: agent, agent: helper, prompt: Export the CRM }
-`,
-    );
-    expect(s.status, s.error ?? "").toBe("COMPLETED");
-    const [, second, third] = env().anthropic.requests(m);
-    const lastResult = (request: typeof second) =>
-      (request!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
-    expect(lastResult(second)).toEqual(
-      expect.objectContaining({
-        is_error: true,
-        content:
-          "tool export_all failed: the MCP server's answer was not taken: the answer is larger than 16777216 bytes, the most taken of one answer from such a server",
-      }),
-    );
-    expect(lastResult(third)).toMatchObject({ content: expect.stringContaining('"priority":"high"') });
+    const { s, next } = await afterTooLargeAnswer(`{ name: crm, url: "${crm.url}" }`, "crm", {
+      name: "crm__lookup_ticket",
+      arguments: { id: 7 },
+    });
+    expect(next).toMatchObject({ content: expect.stringContaining('"priority":"high"') });
     expect(s.steps.ask!.toolCalls!.map((c) => c.isError)).toEqual([true, false]);
   });
 
   it("a stdio MCP answer past 16 MiB is not taken: the server is stopped, the model sees why, and the next call starts it again", async () => {
-    const m = model("claude");
     const name = `big-${newId()}`;
-    env().anthropic.script(
-      m,
-      { toolCalls: [{ name: "files__export_all", arguments: {} }] },
-      { toolCalls: [{ name: "files__read_file", arguments: { path: "refunds.md" } }] },
-      { text: "Too large; refunds are 30 days." },
-    );
-    const s = await runToEnd(
-      env(),
-      `
-name: agent-big-stdio-answer
-agents:
-  - { name: helper, model: ${m}, mcp: [ { name: files, command: ${stdioCommand(name)} } ] }
-steps:
-  - { name: ask, type: agent, agent: helper, prompt: Export the files }
-`,
-    );
-    expect(s.status, s.error ?? "").toBe("COMPLETED");
-    const [, second, third] = env().anthropic.requests(m);
-    const lastResult = (request: typeof second) =>
-      (request!.body.messages as { content: { is_error?: boolean; content?: string }[] }[]).at(-1)!.content[0]!;
-    expect(lastResult(second)).toEqual(
-      expect.objectContaining({
-        is_error: true,
-        content:
-          "tool export_all failed: the MCP server's answer was not taken: the answer is larger than 16777216 bytes, the most taken of one answer from such a server",
-      }),
-    );
-    expect(lastResult(third)).toMatchObject({ content: expect.stringContaining("the refund policy is 30 days") });
+    const { next } = await afterTooLargeAnswer(`{ name: files, command: ${stdioCommand(name)} }`, "files", {
+      name: "files__read_file",
+      arguments: { path: "refunds.md" },
+    });
+    expect(next).toMatchObject({ content: expect.stringContaining("the refund policy is 30 days") });
     // The connection was dropped for the answer: the next call started the server again.
     const seen = collector.of(name);
     expect(seen.filter((e) => e.started === true)).toHaveLength(2);

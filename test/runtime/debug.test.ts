@@ -70,6 +70,34 @@ async function pausedAt(
   return snap as ExecutionSnapshot & { debug: { pause: PauseRecord } };
 }
 
+/**
+ * A debug run paused before `q1` while the run is still held: its other branch, a `wait` of `seconds` (under
+ * WF_HOLD_WAIT_MS), waits in memory.
+ */
+async function pausedBesideWait(p: Platform, seconds: number): Promise<{ id: string; paused: ExecutionSnapshot }> {
+  const id = await run(
+    p,
+    `
+  name: beside-wait
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1: [{ name: nap, type: wait, seconds: ${seconds} }]
+        b2: [{ name: q1, type: transform, output: 1 }]
+`,
+    { debug: debug([{ type: "before_step", step: "q1" }]) },
+  );
+  const paused = await waitFor(
+    async () => {
+      const s = (await p.store.executions.get(id))?.value;
+      return s?.debug?.pause && s.holder !== null && s.steps.nap?.status === "RUNNING" ? s : undefined;
+    },
+    { what: "the pause at q1 beside the running wait" },
+  );
+  return { id, paused };
+}
+
 /** Commands are handled twice under WF_REDELIVER_ONCE: every outcome must be that of a plain run. */
 for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) {
   describe(`debug runs on nats-server${"WF_REDELIVER_ONCE" in env ? " (every command handled twice)" : ""}`, () => {
@@ -152,27 +180,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
 
     it("abort while another branch still runs (a wait held in memory) cancels the run there, that step too", async () => {
       const p = rt.platform;
-      const id = await run(
-        p,
-        `
-  name: abort-beside
-  steps:
-    - name: par
-      type: parallel
-      branches:
-        b1: [{ name: nap, type: wait, seconds: 4 }]
-        b2: [{ name: q1, type: transform, output: 1 }]
-`,
-        { debug: debug([{ type: "before_step", step: "q1" }]) },
-      );
-      // Paused at q1 while the run is still held: nap waits in memory (under WF_HOLD_WAIT_MS).
-      const paused = await waitFor(
-        async () => {
-          const s = (await p.store.executions.get(id))?.value;
-          return s?.debug?.pause && s.holder !== null && s.steps.nap?.status === "RUNNING" ? s : undefined;
-        },
-        { what: "the pause at q1 beside the running wait" },
-      );
+      const { id, paused } = await pausedBesideWait(p, 4);
       await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug!.pause!.id, {
         command: "abort",
         body: {},
@@ -187,19 +195,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
 
     it("breakpoints replaced while paused with another branch running are announced once, in the run's numbering", async () => {
       const p = rt.platform;
-      const id = await run(
-        p,
-        `
-  name: replace-beside
-  steps:
-    - name: par
-      type: parallel
-      branches:
-        b1: [{ name: nap, type: wait, seconds: 2 }]
-        b2: [{ name: q1, type: transform, output: 1 }]
-`,
-        { debug: debug([{ type: "before_step", step: "q1" }]) },
-      );
+      const { id } = await pausedBesideWait(p, 2);
       const events: ExecutionEvent[] = [];
       const tail = (async () => {
         for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
@@ -207,14 +203,6 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
           if (e.type === "exec_cancelled") return;
         }
       })();
-      // Paused at q1 while the run is still held: nap waits in memory.
-      await waitFor(
-        async () => {
-          const s = (await p.store.executions.get(id))?.value;
-          return s?.debug?.pause && s.holder !== null && s.steps.nap?.status === "RUNNING" ? s : undefined;
-        },
-        { what: "the pause at q1 beside the running wait" },
-      );
       await sendBreakpoints(p.js, rt.ns, id, [{ type: "after_step", step: "q1" }], "ada");
       // The wait ends, and the run parks at the pause: its holder has taken the replacement up by then.
       const parked = await pausedAt(p, id);
