@@ -439,6 +439,67 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 90_000);
 
+  it("marks the steps a problem is in on the last valid drawing: a duplicate name, a broken indentation", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`marks-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+    await whenCanvasStill(page);
+    const banner = page.locator(".canvas-banner");
+    const problems = page.getByRole("region", { name: "Problems" });
+    /** The mark on a step's node: its name says the problems. */
+    const mark = (name: string) => node(page, name).getByRole("img", { name: /^Problem: / });
+    /** The canvas in the light theme, then in the dark one. */
+    const shots = async (name: string) => {
+      await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+      await page.getByRole("button", { name: "Switch to dark theme" }).click();
+      await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, `${name}-dark.png`) });
+      expect(await axeAudit(page)).toEqual([]);
+      await page.getByRole("button", { name: "Switch to light theme" }).click();
+    };
+
+    // `pause` renamed `fetch` at once: its node and the first `fetch`'s are marked, and the list's problem selects it.
+    await endOfLine(page, "- name: pause");
+    await page.keyboard.press("ControlOrMeta+Shift+ArrowLeft");
+    await page.keyboard.insertText("fetch");
+    const duplicate = "line 16: duplicate step name `fetch`: the step at line 9 already uses it";
+    await poll(() => banner.textContent()).toContain(`The canvas shows the last valid version: ${duplicate}`);
+    await poll(() => mark("pause").getAttribute("aria-label")).toContain(duplicate);
+    expect(await mark("fetch").getAttribute("aria-label")).toContain(duplicate);
+    expect(await mark("each").count()).toBe(0);
+    await problems.getByRole("button", { name: /^line 16, column 11: steps\[1\]\.name: duplicate step name/ }).click();
+    await poll(() => node(page, "pause").getAttribute("class")).toContain("selected");
+    await shots("canvas-mark-duplicate-name");
+    expect(await axeAudit(page)).toEqual([]);
+    await editorContent(page).focus();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(original);
+    await poll(() => banner.count()).toBe(0);
+    expect(await page.locator(".wf-node-issue").count()).toBe(0);
+
+    // One space more before a field of `show`, nested in `each`: the text no longer parses; `show` is marked.
+    await page
+      .locator(".cm-line", { hasText: /^\s*type: transform$/ })
+      .first()
+      .click({ position: LINE_START });
+    await page.keyboard.type(" ");
+    await poll(() => banner.textContent()).toContain(
+      "The canvas shows the last valid version: line 25: YAML syntax error",
+    );
+    await poll(() => mark("show").getAttribute("aria-label")).toContain("line 25: YAML syntax error");
+    expect(await mark("each").count()).toBe(0);
+    expect(await node(page, "show").textContent()).toContain("Transform");
+    await shots("canvas-mark-broken-indentation");
+    expect(await axeAudit(page)).toEqual([]);
+    await editorContent(page).focus();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(original);
+    await poll(() => banner.count()).toBe(0);
+    expect(await page.locator(".wf-node-issue").count()).toBe(0);
+    await problems.getByText("No problems").waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   it("draws a 200-step workflow, and follows typing in it (measured, printed)", async () => {
     const { page, context, errors } = await signedIn(service());
     const name = `long-${unique()}`;

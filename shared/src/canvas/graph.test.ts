@@ -147,7 +147,7 @@ steps:
     expect(ids(g, "data")).toEqual(["first->my-step", "my-step->last"]);
   });
 
-  it("gives steps without a usable name their path, and ties issues to steps", () => {
+  it("gives steps without a usable name their path, and ties issues to steps (a duplicate name to both)", () => {
     const g = graph(`name: dupes
 steps:
   - name: a
@@ -160,10 +160,10 @@ steps:
     seconds: -1
 `);
     expect(g.nodes.map((n) => n.id)).toEqual(["a", "steps[1]", "steps[2]"]);
-    expect(g.issues.map((i) => [i.path, i.node])).toEqual([
-      ["steps[1].name", "steps[1]"],
-      ["steps[2].name", "steps[2]"],
-      ["steps[2].seconds", "steps[2]"],
+    expect(g.issues.map((i) => [i.path, i.node, i.other])).toEqual([
+      ["steps[1].name", "steps[1]", "a"],
+      ["steps[2].name", "steps[2]", undefined],
+      ["steps[2].seconds", "steps[2]", undefined],
     ]);
   });
 

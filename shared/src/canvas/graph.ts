@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from "yaml";
 import { formatPath } from "../workflow/locate";
+import { isDuplicateStepIssue } from "../workflow/semantic";
 import { contentEnd, pairEnd } from "./extent";
 import { findReferences } from "./references";
 import { readSource, sourceRange, type Source } from "./source";
@@ -161,13 +162,16 @@ export function innermostAt(nodes: readonly CanvasNode[], offset: number): Canva
   return best;
 }
 
-function issues(source: Source, nodes: readonly CanvasNode[]): CanvasIssue[] {
+/** `byName`: the node of the first step of each name. */
+function issues(source: Source, nodes: readonly CanvasNode[], byName: ReadonlyMap<string, string>): CanvasIssue[] {
   const result = validated(source.text, source);
   if (result.ok) return [];
   const lineStarts = source.lines.lineStarts;
   return result.errors.map((issue) => {
     const offset = (lineStarts[issue.line - 1] ?? 0) + issue.column - 1;
-    return { ...issue, node: innermostAt(nodes, offset)?.id };
+    const node = innermostAt(nodes, offset);
+    const first = isDuplicateStepIssue(issue) && node?.name !== undefined ? byName.get(node.name) : undefined;
+    return { ...issue, node: node?.id, other: first };
   });
 }
 
@@ -215,6 +219,6 @@ export function graph(text: string): CanvasGraph {
     groups: groups(source, tree),
     references,
     agents: agentNames(source),
-    issues: issues(source, nodes),
+    issues: issues(source, nodes, byName),
   };
 }

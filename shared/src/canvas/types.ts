@@ -99,6 +99,8 @@ export interface StepReference {
 export interface CanvasIssue extends WorkflowIssue {
   /** The innermost step the issue points into. */
   node: string | undefined;
+  /** For a duplicate step name, the step that has the name first: the mistake is as much there. */
+  other: string | undefined;
 }
 
 export interface CanvasGraph {

@@ -42,6 +42,17 @@ function templateFindings(value: unknown, path: PathSegment[], out: Finding[]): 
   }
 }
 
+/** The start of the message of a step's name that an earlier step already has. */
+const DUPLICATE_STEP = "duplicate step name `";
+
+/**
+ * Whether a problem is a step's name that an earlier step of the file already has. It is reported at the later step
+ * only; the canvas marks the earlier one too, as the two are one mistake.
+ */
+export function isDuplicateStepIssue(issue: { message: string }): boolean {
+  return issue.message.startsWith(DUPLICATE_STEP);
+}
+
 /**
  * The start of the message of a reference to a step the file does not have: `isUnknownStepIssue` tells such problems
  * from others.
@@ -120,7 +131,7 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
         findings.push({
           path: [...path, "name"],
           at: "value",
-          message: `duplicate step name \`${step.name}\`: the step at line ${lineOf(first)} already uses it; step names must be unique in the whole file, nested steps included`,
+          message: `${DUPLICATE_STEP}${step.name}\`: the step at line ${lineOf(first)} already uses it; step names must be unique in the whole file, nested steps included`,
         });
       } else stepNames.set(step.name, [...path, "name"]);
     }

@@ -33,6 +33,18 @@ describe("the elements xyflow draws", () => {
     expect(after.map((node, i) => node === before[i])).toEqual([true, false, true]);
   });
 
+  it("marks both steps of a duplicate name with the problem", () => {
+    const issues = nodesOf(TEXT.replace("name: done", "name: fetch")).map((node) =>
+      node.type === "step" ? [node.id, node.data.issues] : [],
+    );
+    const problem = "line 5: duplicate step name `fetch`: the step at line 3 already uses it;";
+    expect(issues).toEqual([
+      ["fetch", [expect.stringContaining(problem)]],
+      ["shape", []],
+      ["steps[2]", [expect.stringContaining(problem)]],
+    ]);
+  });
+
   it("keeps the object of each edge drawn before, by its id", () => {
     const before = flowEdges(graph(TEXT));
     const after = flowEdges(graph(TEXT.replace("name: done", "name: finish")), before);

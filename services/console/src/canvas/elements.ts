@@ -36,8 +36,10 @@ export interface NodeOptions {
 function issuesByNode(graph: CanvasGraph): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const issue of graph.issues) {
-    if (issue.node === undefined) continue;
-    out.set(issue.node, [...(out.get(issue.node) ?? []), `line ${issue.line}: ${issue.message}`]);
+    // One step of the last valid drawing may hold both ends of a duplicate name (see shownGraph): marked once.
+    for (const id of new Set([issue.node, issue.other])) {
+      if (id !== undefined) out.set(id, [...(out.get(id) ?? []), `line ${issue.line}: ${issue.message}`]);
+    }
   }
   return out;
 }

@@ -1,33 +1,109 @@
 import { describe, expect, it } from "vitest";
 import { graph } from "@wf/shared/canvas";
-import { shownGraph } from "./canvas-sync";
+import { shownGraph, shownNodeAt, type Read } from "./canvas-sync";
 
 const VALID = "name: x\nsteps:\n  - { name: a, type: wait, seconds: 1 }\n  - { name: b, type: wait, seconds: 1 }\n";
+
+const BLOCKS = `name: x
+steps:
+  - name: a
+    type: wait
+    seconds: 1
+  - name: b
+    type: wait
+    seconds: 1
+  - name: c
+    type: wait
+    seconds: 1
+`;
+
+/** `text` read after `good`, the last valid text. */
+function after(good: string, text: string): Read {
+  return { current: graph(text), text, good: { graph: graph(good), text: good } };
+}
+
+/** The steps of the last valid drawing that each problem of `text` is on: `[node, other]`. */
+function marks(good: string, text: string): (string | undefined)[][] {
+  const shown = shownGraph(after(good, text));
+  expect(shown.nodes.map((n) => n.id)).toEqual(graph(good).nodes.map((n) => n.id));
+  return shown.issues.map((issue) => [issue.node, issue.other]);
+}
 
 describe("shownGraph", () => {
   it("draws a valid text as it is", () => {
     const g = graph(VALID);
-    expect(shownGraph(g, g)).toBe(g);
+    expect(shownGraph({ current: g, text: VALID, good: { graph: g, text: VALID } })).toBe(g);
   });
 
   it("keeps the last valid graph while the text is not valid, with the problems on its steps", () => {
-    const good = graph(VALID);
-    const broken = graph(VALID.replace("name: b, type: wait", "name: b, type: wiat").replace("name: a,", "name: a2,"));
-    const shown = shownGraph(broken, good);
+    const broken = VALID.replace("name: b, type: wait", "name: b, type: wiat").replace("name: a,", "name: a2,");
+    const shown = shownGraph(after(VALID, broken));
     expect(shown.nodes.map((n) => n.id)).toEqual(["a", "b"]);
+    // Two lines edited: the problem's line does not tell the step, its step's id does.
     expect(shown.issues.map((i) => i.node)).toEqual(["b"]);
     expect(shown.issues[0]?.message).toMatch(/wiat/);
-    const renamed = graph(
-      VALID.replace("name: a,", "name: a2,").replace(
-        "type: wait, seconds: 1 }\n  - ",
-        "type: wiat, seconds: 1 }\n  - ",
-      ),
+    // One line edited: the step renamed there holds the problem.
+    const renamed = VALID.replace("name: a,", "name: a2,").replace(
+      "type: wait, seconds: 1 }\n  - ",
+      "type: wiat, seconds: 1 }\n  - ",
     );
-    expect(shownGraph(renamed, good).issues.map((i) => i.node)).toEqual([undefined]);
+    expect(shownGraph(after(VALID, renamed)).issues.map((i) => i.node)).toEqual(["a"]);
+  });
+
+  it("marks both steps of a duplicate name, as the last valid drawing has them", () => {
+    expect(marks(BLOCKS, BLOCKS.replace("name: b", "name: a"))).toEqual([["b", "a"]]);
+    // The earlier step renamed: it is `a` in the drawing, whatever its name now.
+    expect(marks(BLOCKS, BLOCKS.replace("name: a", "name: b"))).toEqual([["b", "a"]]);
+    // A step added with a taken name is not drawn yet: the step that has the name is marked.
+    expect(marks(BLOCKS, `${BLOCKS}  - name: b\n    type: wait\n    seconds: 2\n`)).toEqual([[undefined, "b"]]);
+  });
+
+  it("puts a YAML syntax error on the step that held its line in the last valid text", () => {
+    const inB = [["b", undefined]];
+    // A field indented deeper, or less deep, than the others of its step.
+    expect(marks(BLOCKS, BLOCKS.replace("    seconds: 1\n  - name: c", "      seconds: 1\n  - name: c"))).toEqual([
+      ...inB,
+      ...inB,
+    ]);
+    expect(marks(BLOCKS, BLOCKS.replace("  - name: b\n    type", "  - name: b\n   type"))).toEqual([
+      ...inB,
+      ...inB,
+      ...inB,
+    ]);
+    // A line added inside a step.
+    expect(marks(BLOCKS, BLOCKS.replace("    type: wait\n", "    type: wait\n      retry: 2\n"))).toEqual([
+      ["a", undefined],
+      ["a", undefined],
+    ]);
+    // Lines after the edit, moved by it: without its `- name:` line, `c`'s fields are `b`'s again.
+    expect(marks(BLOCKS, BLOCKS.replace("  - name: c\n", ""))).toEqual([
+      ["c", undefined],
+      ["c", undefined],
+    ]);
+  });
+
+  it("marks no step where the edit does not tell which one: lines added between two steps", () => {
+    const between = BLOCKS.replace("  - name: c", "  - name: d\n      type: wait\n  - name: c");
+    expect(marks(BLOCKS, between)).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
   });
 
   it("draws what it could read of a text that was never valid", () => {
-    const broken = graph("name: x\nsteps:\n  - { name: a, type: wiat }\n");
-    expect(shownGraph(broken, null)).toBe(broken);
+    const text = "name: x\nsteps:\n  - { name: a, type: wiat }\n";
+    const broken = graph(text);
+    expect(shownGraph({ current: broken, text, good: null })).toBe(broken);
+  });
+});
+
+describe("shownNodeAt", () => {
+  it("is the step drawn where the cursor is: in the last valid drawing while the text is not valid", () => {
+    const duplicate = BLOCKS.replace("name: b", "name: a");
+    const at = (text: string, before: string) => shownNodeAt(after(BLOCKS, text), text.indexOf(before));
+    expect(at(duplicate, "a\n    type: wait\n    seconds: 1\n  - name: c")).toBe("b");
+    expect(at(BLOCKS.replace("name: a", "name: b"), "b\n    type")).toBe("a");
+    const valid = BLOCKS.replace("seconds: 1\n  - name: c", "seconds: 2\n  - name: c");
+    expect(shownNodeAt({ current: graph(valid), text: valid, good: null }, valid.indexOf("seconds: 2"))).toBe("b");
   });
 });

@@ -1,8 +1,9 @@
 import { useMemo, useRef, useState, type RefObject } from "react";
-import { applyOperation, nodeAt, rangeOf, type CanvasGraph, type CanvasOperation } from "@wf/shared/canvas";
+import { applyOperation, rangeOf, type CanvasOperation } from "@wf/shared/canvas";
 import type { WorkflowEditor } from "../../editor";
 import { shortcutLabel } from "../../app/shortcuts";
 import { useToast } from "../../ui/toast";
+import { shownNodeAt, type Read } from "./canvas-sync";
 import type { Positions } from "./layout-positions";
 import { stepValues } from "./step-values";
 import { useLayoutPositions } from "./useLayoutPositions";
@@ -29,11 +30,11 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
 
   /**
    * The node under the cursor, once the graph is of the text the cursor is in (a rename typed there selects the renamed
-   * node).
+   * node; a problem picked in the list, the node it is marked on).
    */
-  const followCursor = (graph: CanvasGraph, read: string) => {
-    if (cursor.current === null || editor.current?.text() !== read) return;
-    setSelected(nodeAt(graph, read, cursor.current) ?? null);
+  const followCursor = (read: Read) => {
+    if (cursor.current === null || editor.current?.text() !== read.text) return;
+    setSelected(shownNodeAt(read, cursor.current) ?? null);
     cursor.current = null;
   };
   const sync = useWorkflowGraph(text, followCursor);
@@ -96,7 +97,7 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     onText: (now: string) => sync.update(now),
     onCursor: (offset: number) => {
       cursor.current = offset;
-      followCursor(sync.current, sync.text);
+      followCursor(sync);
     },
   };
 }

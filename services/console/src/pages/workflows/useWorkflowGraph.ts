@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { graph, isUnknownStepIssue, type CanvasGraph } from "@wf/shared/canvas";
-import { shownGraph } from "./canvas-sync";
+import { shownGraph, type Read } from "./canvas-sync";
 import { leadingThrottle } from "./leading-throttle";
 
 /**
@@ -10,14 +10,6 @@ import { leadingThrottle } from "./leading-throttle";
  * pause is read at once.
  */
 const REST_PER_READ = 3;
-
-interface Read {
-  /** The graph of `text`, problems and all. */
-  current: CanvasGraph;
-  text: string;
-  /** The last text that validated (or whose only problems are references to missing steps), and its graph. */
-  good: { graph: CanvasGraph; text: string } | null;
-}
 
 /**
  * Whether the canvas can draw a text as it is: it validates, or its only problems are references
@@ -45,26 +37,29 @@ export interface WorkflowGraph extends Read {
  * The editor's text as the canvas's graph, kept up with the typing. `onRead` hears of each text
  * read, in the same task: what it sets is drawn in the same render as the graph.
  */
-export function useWorkflowGraph(initial: string, onRead: (graph: CanvasGraph, text: string) => void): WorkflowGraph {
+export function useWorkflowGraph(initial: string, onRead: (read: Read) => void): WorkflowGraph {
   const cache = useRef<{ text: string; graph: CanvasGraph } | null>(null);
   const graphOf = useCallback((text: string) => {
     if (cache.current?.text !== text) cache.current = { text, graph: graph(text) };
     return cache.current.graph;
   }, []);
   const [state, setState] = useState(() => read(graphOf(initial), initial, null));
+  // The last read: `onRead` is given it in the task that reads it, before React makes it the state.
+  const latest = useRef(state);
   const heard = useRef(onRead);
   heard.current = onRead;
   const reads = useMemo(
     () =>
       leadingThrottle((text: string) => {
-        const next = graphOf(text);
-        setState((prev) => (prev.text === text ? prev : read(next, text, prev.good)));
-        heard.current(next, text);
+        const prev = latest.current;
+        if (prev.text !== text) latest.current = read(graphOf(text), text, prev.good);
+        setState(latest.current);
+        heard.current(latest.current);
       }, REST_PER_READ),
     [graphOf],
   );
   const update = useCallback((text: string, now = false) => (now ? reads.flush(text) : reads.push(text)), [reads]);
   useEffect(() => () => reads.cancel(), [reads]);
-  const shown = useMemo(() => shownGraph(state.current, state.good?.graph ?? null), [state]);
+  const shown = useMemo(() => shownGraph(state), [state]);
   return { ...state, shown, graphOf, update };
 }

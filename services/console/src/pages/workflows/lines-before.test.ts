@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { linesBefore } from "./lines-before";
+
+const BEFORE = "one\ntwo\nthree\nfour\n";
+
+describe("linesBefore", () => {
+  it("keeps the lines before an edit and moves those after it by the lines it added", () => {
+    const before = linesBefore(BEFORE, "one\ntwo\nnew\nnewer\nthree\nfour\n");
+    expect([1, 2, 5, 6].map(before)).toEqual([
+      { first: 1, last: 1 },
+      { first: 2, last: 2 },
+      { first: 3, last: 3 },
+      { first: 4, last: 4 },
+    ]);
+  });
+
+  it("gives a line the edit changed every line it replaced, and an added line the two lines around it", () => {
+    expect(linesBefore(BEFORE, "one\n  TWO\n THREE\nfour\n")(3)).toEqual({ first: 2, last: 3 });
+    expect(linesBefore(BEFORE, "one\ntwo\n  added\nthree\nfour\n")(3)).toEqual({ first: 2, last: 3 });
+    // Two edits apart: one edit from the first to the last.
+    expect(linesBefore(BEFORE, "ONE\ntwo\nthree\nFOUR\n")(2)).toEqual({ first: 1, last: 4 });
+  });
+
+  it("maps every line to itself when nothing changed, and lines after a deletion back over it", () => {
+    expect(linesBefore(BEFORE, BEFORE)(4)).toEqual({ first: 4, last: 4 });
+    expect(linesBefore(BEFORE, "one\nfour\n")(2)).toEqual({ first: 4, last: 4 });
+  });
+});
