@@ -225,7 +225,7 @@ export class ExecutorActor {
   private async onResume(m: JsMsg, cmd: z.output<typeof ResumeCommand>): Promise<Handled> {
     const v = await this.deps.store.executions.getForWrite(cmd.executionId);
     // Unknown: nothing to wake.
-    if (v) return this.acquireAndRun(m, v, cmd.from);
+    if (v) return this.acquireAndRun(m, v, cmd.from, cmd.reason === "timer" ? (cmd.stepPath ?? null) : null);
   }
 
   /**
@@ -240,6 +240,7 @@ export class ExecutorActor {
     m: JsMsg,
     first: Versioned<ExecutionSnapshot>,
     lostHolder?: { actor: string; seq: number },
+    wokenFor: string | null = null,
   ): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
@@ -315,7 +316,7 @@ export class ExecutorActor {
         await notifyParent(this.deps.js, this.deps.ns, snap);
         return;
       }
-      await this.drive(c, wf);
+      await this.drive(c, wf, wokenFor);
       return;
     }
   }
@@ -364,7 +365,7 @@ export class ExecutorActor {
   }
 
   /** Runs the execution while holding its command, then parks or finishes it. */
-  private async drive(c: Committer, wf: Workflow): Promise<void> {
+  private async drive(c: Committer, wf: Workflow, wokenFor: string | null = null): Promise<void> {
     const id = c.snap.id;
     const secrets = await loadRunSecrets(this.deps, c.snap);
     c.masker.add(Object.values(secrets));
@@ -373,7 +374,7 @@ export class ExecutorActor {
     // record that retention removes. One holding a secret's value is kept masked in the record, and stored nowhere.
     if (c.snap.workflowVersion !== null && !c.masker.holds(c.snap.definition))
       await this.deps.definitions.refOf(c.snap.definition, c.snap.ownerId);
-    const fx = runEffects(this.deps, c.snap, secrets);
+    const fx = runEffects(this.deps, c.snap, secrets, wokenFor);
     const run = new ExecutionRun(c, wf, fx);
     this.running.set(id, { run, record: c });
     try {

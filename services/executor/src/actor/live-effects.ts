@@ -59,11 +59,13 @@ export function runEffects(
   deps: EffectDeps,
   snap: ExecutionSnapshot,
   secrets?: Readonly<Record<string, string>>,
+  wokenFor: string | null = null,
 ): RunEffects {
   const subj = subjects(deps.ns);
   return {
     ...aiEffects(deps, snap, secrets),
     holdMs: deps.holdMs,
+    wokenFor,
     handingBack: deps.stopping,
     // Reads and idempotent writes of a run under way go through transient failures (an election),
     // or the command fails, and its redelivery ends an API run INTERRUPTED though no executor died.

@@ -742,6 +742,22 @@ describe("replay from the stored snapshot", () => {
     expect(stateOf(ended, "child")).toMatchObject({ status: "COMPLETED", output: 1, attempts: 1 });
   });
 
+  it("a budget wait's timer is armed once: replays for other reasons leave it, one it woke early arms it again", async () => {
+    const t = start([{ name: "child", type: "workflow", workflow: "other" }]);
+    const until = Date.now() + 30_000;
+    t.effects.childThrottles.push(until);
+    expect(await t.run.run()).toBe("parked");
+    for (let i = 0; i < 3; i++) expect(await t.resumed().run.run()).toBe("parked");
+    expect(t.effects.wakes).toEqual([{ path: "child", dueAt: until }]);
+    t.effects.wokenFor = "child";
+    expect(await t.resumed().run.run()).toBe("parked");
+    expect(t.effects.wakes).toEqual([
+      { path: "child", dueAt: until },
+      { path: "child", dueAt: until },
+    ]);
+    expect(t.effects.startedChildren).toEqual([]);
+  });
+
   it("a short budget wait is held in memory, its timer armed, and the child starts in the same run", async () => {
     const t = start([{ name: "child", type: "workflow", workflow: "other" }]);
     const until = Date.now() + 20;

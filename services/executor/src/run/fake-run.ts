@@ -94,6 +94,7 @@ export function answer(text: string): LlmAnswer {
 /** Effects that act on nothing: scripted results, and every call recorded. */
 export class FakeEffects implements RunEffects {
   holdMs = 50;
+  wokenFor: string | null = null;
   stopping = false;
   handingBack = (): boolean => this.stopping;
   readonly secrets: Readonly<Record<string, string>> = {};
