@@ -102,6 +102,8 @@ export const StepState = z.object({
   retryAt: z.number().nullable().default(null),
   /** Absolute deadline from the `timeout` modifier, for steps that may park. */
   deadline: z.number().nullable().default(null),
+  /** The deadline whose durable timer is armed, once the step has parked. */
+  deadlineArmed: z.number().optional(),
   childExecutionId: z.string().nullable().default(null),
   /** The approval record a `manual_approval` step waits on (or was decided by). */
   approvalId: z.string().nullable().default(null),

@@ -665,6 +665,48 @@ describe("cancel", () => {
   });
 });
 
+describe("durable timers", () => {
+  it("are armed once, when a wait, a backoff or a parked step's deadline begins: replays for other reasons arm none", async () => {
+    const t = start([
+      {
+        name: "par",
+        type: "parallel",
+        branches: {
+          w: [{ name: "nap", type: "wait", seconds: 60, timeout: 120 }],
+          r: [code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 60 } })],
+          c: [{ name: "child", type: "workflow", workflow: "other" }],
+        },
+      },
+    ]);
+    t.effects.code = () => codeFailed("boom");
+    expect(await t.run.run()).toBe("parked");
+    const armed = [...t.effects.wakes];
+    const nap = stateOf(t, "nap");
+    expect(armed).toEqual(
+      expect.arrayContaining([
+        { path: "nap", dueAt: nap.waitUntil },
+        { path: "nap", dueAt: nap.deadline },
+        { path: "flaky", dueAt: stateOf(t, "flaky").retryAt },
+      ]),
+    );
+    expect(armed).toHaveLength(3);
+    // The child's end (and two more resumes for it) replay the run: every wait is still early, nothing is armed again.
+    Object.assign(t.effects.executions.get(t.effects.startedChildren[0]!.childId)!, { status: "COMPLETED", output: 1 });
+    for (let i = 0; i < 3; i++) expect(await t.resumed().run.run()).toBe("parked");
+    expect(t.effects.wakes).toEqual(armed);
+    // Woken early by nap's timer (its host's clock ahead): nap's wait and deadline are armed again, not flaky's backoff.
+    t.effects.wokenFor = "nap";
+    expect(await t.resumed().run.run()).toBe("parked");
+    expect(t.effects.wakes.slice(armed.length)).toEqual(
+      expect.arrayContaining([
+        { path: "nap", dueAt: nap.waitUntil },
+        { path: "nap", dueAt: nap.deadline },
+      ]),
+    );
+    expect(t.effects.wakes).toHaveLength(armed.length + 2);
+  });
+});
+
 describe("replay from the stored snapshot", () => {
   it("a run resumed after a park goes on from where it stopped: completed steps are not run again", async () => {
     const t = start([code("a"), { name: "pause", type: "wait", seconds: 60 }, code("b")]);

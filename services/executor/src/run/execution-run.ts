@@ -397,12 +397,9 @@ export class ExecutionRun {
     // Replaying a step whose attempt had begun (a parked wait, a child, or an attempt in flight
     // when its actor died) continues that attempt under the same number.
     let continuing = st.attempts > 0 && st.retryAt === null;
-    // A backoff found in the snapshot had its timer armed; one begun here has none yet.
-    let retryArmed = true;
     for (;;) {
       if (st.retryAt !== null) {
-        const due = await untilDue(this.effects, path, st.retryAt, scope.signal, retryArmed);
-        retryArmed = true;
+        const due = await untilDue(this.effects, path, st.retryAt, scope.signal);
         if (due === "parked") return { kind: "parked" };
         if (this.debug) {
           const verdict = await this.debug.retry(path, st, scope);
@@ -424,8 +421,13 @@ export class ExecutionRun {
       const r: Attempt = held ? { kind: "failed", ...held } : await this.attempt(step, path, st, scope);
       throwIfAborted(scope.signal);
       if (r.kind === "parked") {
-        // A parked step with a timeout must wake at its deadline to fail, even if nothing else wakes it.
-        if (st.deadline !== null) await this.effects.scheduleWake(path, st.deadline);
+        // A parked step with a timeout must wake at its deadline to fail, even if nothing else wakes it: its timer is
+        // armed at the step's first park at that deadline (recorded by the park's write, after it) and again only
+        // when it woke the run early, not at every park of a run replayed for other reasons (see untilDue).
+        if (st.deadline !== null && (st.deadlineArmed !== st.deadline || this.effects.wokenFor === path)) {
+          await this.effects.scheduleWake(path, st.deadline);
+          st.deadlineArmed = st.deadline;
+        }
         return r;
       }
       if (r.kind === "completed") {
@@ -443,7 +445,6 @@ export class ExecutionRun {
       // execution): nothing under a failed or retried step stays RUNNING.
       this.cancelRunningUnder(step, path, scope, r.error);
       if (!(await this.backOff(step, path, st, r))) return this.finishFailed(path, st, r.error);
-      retryArmed = false;
     }
   }
 
@@ -516,8 +517,8 @@ export class ExecutionRun {
   }
 
   /**
-   * Sets the next attempt's time when the step's `retry` allows one more (its timer is armed as it is waited for); says
-   * whether it did.
+   * Sets the next attempt's time when the step's `retry` allows one more, its timer armed before it is recorded
+   * (untilDue); says whether it did.
    */
   private async backOff(
     step: Step,
@@ -526,7 +527,9 @@ export class ExecutionRun {
     failed: Extract<Attempt, { kind: "failed" }>,
   ): Promise<boolean> {
     if (!retriesAfter(step, st, failed)) return false;
-    st.retryAt = Date.now() + backoffMs(step.retry!, st.attempts);
+    const retryAt = Date.now() + backoffMs(step.retry!, st.attempts);
+    await this.effects.scheduleWake(path, retryAt);
+    st.retryAt = retryAt;
     st.error = this.committer.budget.error(failed.error);
     this.committer.budget.account(path, st);
     this.committer.emit("step_retrying", path, { attempt: st.attempts, error: st.error, retryAt: st.retryAt });

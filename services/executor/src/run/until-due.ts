@@ -2,26 +2,25 @@ import type { RunEffects } from "./effects";
 import { sleep } from "../sleep";
 
 /**
- * Waits for a durable timer's due time, that of a `wait` step or of a retry's next attempt.
- * Short waits stay in memory (the durable timer is there too, should this process die); longer
- * ones park the branch. A parked branch re-arms its timer, so a wake that came early (clock skew
- * between hosts) is not the last one. A stopping process parks every wait. `armed`: whether
- * the wait's durable timer was armed already (a replay); a new wait gets exactly one.
+ * Waits for a durable timer's due time: a `wait` step's, a retry's next attempt's, a sub-workflow start put off by its
+ * owner's budget. The timer is armed when the wait begins, before the wait is recorded (a crash in between leaves a
+ * wake for a run that begins it again). Short waits stay in memory (the timer is there too, should this process die);
+ * longer ones park the branch, as does a stopping process. A parked wait's timer is armed again only when it woke the
+ * run early (its host's clock ahead of this one's), so that that wake is not the last: a run replayed for another
+ * reason (each child of a wide foreach ending) armed every parked wait's timer again, a timer and later a resume per
+ * waiting step per replay.
  */
 export async function untilDue(
   effects: RunEffects,
   path: string,
   dueAt: number,
   signal: AbortSignal,
-  armed = true,
 ): Promise<"due" | "parked"> {
   let remaining = dueAt - Date.now();
   if (remaining > effects.holdMs || effects.handingBack()) {
-    await effects.scheduleWake(path, dueAt);
+    if (effects.wokenFor === path) await effects.scheduleWake(path, dueAt);
     return "parked";
   }
-  // Held in memory, and backed by a timer should this process die meanwhile.
-  if (!armed) await effects.scheduleWake(path, dueAt);
   // Timers may fire a millisecond early: a wait never ends before its due time.
   while (remaining > 0) {
     await sleep(remaining, signal);

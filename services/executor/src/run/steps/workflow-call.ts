@@ -1,7 +1,7 @@
 import { inOwnerLane, newId, TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowCallStep } from "@wf/shared/workflow";
 import type { Scope } from "../scope";
-import { sleep } from "../../sleep";
+import { untilDue } from "../until-due";
 import type { Attempt, StepAt, StepContext, StepKind } from "./step-kind";
 
 /** A `workflow` step: its attempt starts a child execution and parks until the child ends. */
@@ -19,7 +19,7 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     }
     // Put off by the owner's sub-workflow starts this minute: the child is not started yet.
     if (st.waitUntil !== null) {
-      if (!(await waitedOut(ctx, path, st.waitUntil, scope.signal))) return { kind: "parked" };
+      if ((await untilDue(effects, path, st.waitUntil, scope.signal)) === "parked") return { kind: "parked" };
       st.waitUntil = null;
     }
     const child = await effects.loadExecution(st.childExecutionId);
@@ -56,30 +56,14 @@ async function startChild(ctx: StepContext, step: WorkflowCallStep, at: StepAt, 
       return { kind: "failed", error: `step \`${step.name}\`: ${start.error}`, retryable: false };
     }
     if (start.kind === "started") return { kind: "parked" };
-    // Armed before the wait is recorded: a crash in between leaves a wake for a run that asks again.
+    // Armed before the wait is recorded (untilDue): a run woken after a crash in between asks again.
     await ctx.effects.scheduleWake(path, start.until);
     st.waitUntil = start.until;
     ctx.committer.emit("step_waiting", path, { until: start.until, reason: "subworkflow_budget" });
     await ctx.committer.flush();
-    if (!(await waitedOut(ctx, path, start.until, scope.signal))) return { kind: "parked" };
+    if ((await untilDue(ctx.effects, path, start.until, scope.signal)) === "parked") return { kind: "parked" };
     st.waitUntil = null;
   }
-}
-
-/**
- * Waits out a budget wait whose timer is armed: in memory when it is due within holdMs, else false (park). The timer is
- * armed again only when it woke the run early (its host's clock ahead of this one's): a parent replayed for other
- * reasons (each child of a wide foreach ending) re-arming every waiting step's timer made a timer, and later a resume,
- * per waiting step per replay.
- */
-async function waitedOut(ctx: StepContext, path: string, until: number, signal: AbortSignal): Promise<boolean> {
-  const { effects } = ctx;
-  if (until - Date.now() > effects.holdMs || effects.handingBack()) {
-    if (effects.wokenFor === path) await effects.scheduleWake(path, until);
-    return false;
-  }
-  for (let left = until - Date.now(); left > 0; left = until - Date.now()) await sleep(left, signal);
-  return true;
 }
 
 /** The sub-workflow's inputs, templates evaluated. */
