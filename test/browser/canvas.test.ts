@@ -456,6 +456,16 @@ describeInBrowser("the canvas beside the YAML", () => {
       expect(await axeAudit(page)).toEqual([]);
       await page.getByRole("button", { name: "Switch to light theme" }).click();
     };
+    /** Screenshots and axe with the marks shown, then the mistake undone: the text as it was, no banner, no mark. */
+    const markedThenUndone = async (name: string) => {
+      await shots(name);
+      expect(await axeAudit(page)).toEqual([]);
+      await editorContent(page).focus();
+      await page.keyboard.press("ControlOrMeta+z");
+      await poll(() => editorText(page)).toBe(original);
+      await poll(() => banner.count()).toBe(0);
+      expect(await page.locator(".wf-node-issue").count()).toBe(0);
+    };
 
     // `pause` renamed `fetch` at once: its node and the first `fetch`'s are marked, and the list's problem selects it.
     await endOfLine(page, "- name: pause");
@@ -468,13 +478,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     expect(await mark("each").count()).toBe(0);
     await problems.getByRole("button", { name: /^line 16, column 11: steps\[1\]\.name: duplicate step name/ }).click();
     await poll(() => node(page, "pause").getAttribute("class")).toContain("selected");
-    await shots("canvas-mark-duplicate-name");
-    expect(await axeAudit(page)).toEqual([]);
-    await editorContent(page).focus();
-    await page.keyboard.press("ControlOrMeta+z");
-    await poll(() => editorText(page)).toBe(original);
-    await poll(() => banner.count()).toBe(0);
-    expect(await page.locator(".wf-node-issue").count()).toBe(0);
+    await markedThenUndone("canvas-mark-duplicate-name");
 
     // One space more before a field of `show`, nested in `each`: the text no longer parses; `show` is marked.
     await page
@@ -488,13 +492,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(() => mark("show").getAttribute("aria-label")).toContain("line 25: YAML syntax error");
     expect(await mark("each").count()).toBe(0);
     expect(await node(page, "show").textContent()).toContain("Transform");
-    await shots("canvas-mark-broken-indentation");
-    expect(await axeAudit(page)).toEqual([]);
-    await editorContent(page).focus();
-    await page.keyboard.press("ControlOrMeta+z");
-    await poll(() => editorText(page)).toBe(original);
-    await poll(() => banner.count()).toBe(0);
-    expect(await page.locator(".wf-node-issue").count()).toBe(0);
+    await markedThenUndone("canvas-mark-broken-indentation");
     await problems.getByText("No problems").waitFor();
     expect(errors).toEqual([]);
     await context.close();
