@@ -3,6 +3,7 @@ import type { WorkflowCallStep } from "@wf/shared/workflow";
 import type { Scope } from "../scope";
 import { untilDue } from "../until-due";
 import type { Attempt, StepAt, StepContext, StepKind } from "./step-kind";
+import { beginWait } from "./wait";
 
 /** A `workflow` step: its attempt starts a child execution and parks until the child ends. */
 export const workflowCallStep: StepKind<WorkflowCallStep> = {
@@ -56,11 +57,8 @@ async function startChild(ctx: StepContext, step: WorkflowCallStep, at: StepAt, 
       return { kind: "failed", error: `step \`${step.name}\`: ${start.error}`, retryable: false };
     }
     if (start.kind === "started") return { kind: "parked" };
-    // Armed before the wait is recorded (untilDue): a run woken after a crash in between asks again.
-    await ctx.effects.scheduleWake(path, start.until);
-    st.waitUntil = start.until;
-    ctx.committer.emit("step_waiting", path, { until: start.until, reason: "subworkflow_budget" });
-    await ctx.committer.flush();
+    // A run woken after a crash before the wait was recorded asks again.
+    await beginWait(ctx, path, st, start.until, "subworkflow_budget");
     if ((await untilDue(ctx.effects, path, start.until, scope.signal)) === "parked") return { kind: "parked" };
     st.waitUntil = null;
   }
