@@ -91,6 +91,8 @@ describe("secrets in executions", () => {
       env().rt.platform,
       `
 name: secret-masking
+variables:
+  notes: { type: string }
 steps:
   - name: shown
     type: transform
@@ -116,8 +118,9 @@ steps:
       echo "refused: $WF_INPUT" >&2
       exit 3
 `,
-      // A saved workflow's version, whose definition the executor stores by reference unless it holds a secret.
-      { ownerId: user, monitoring: true, version: 1 },
+      // A saved workflow's version, whose definition the executor stores by reference unless it holds a secret; with
+      // variables large enough to be stored by reference, holding the secret's value too.
+      { ownerId: user, monitoring: true, version: 1, inputs: { notes: `${"n".repeat(20_000)} ${value}` } },
     );
     const s = await waitForStatus(env().rt.platform, id);
     expect(s.status).toBe("FAILED");
@@ -129,6 +132,7 @@ steps:
     // Pasted into the workflow itself: the execution's copy of its definition keeps it masked too.
     expect(s.steps.pasted!.output).toEqual({ as_typed: "pasted ***" });
     expect(JSON.stringify(s.definition)).toContain("pasted ***");
+    expect(s.vars.notes).toBe(`${"n".repeat(20_000)} ***`);
     // The provider got the real value: it is masked only in what the service keeps and publishes.
     expect((env().openai.requests(m)[0]!.body.messages as { content: string }[])[0]!.content).toBe(
       `Repeat the password ${value}`,
@@ -142,10 +146,15 @@ steps:
     expect(deltas).toBe("the password is ***, keep it safe");
     expect(events.some((e) => e.type === "step_log")).toBe(true);
     const stored = JSON.stringify((await env().rt.platform.store.executions.get(id))!.value);
-    // A definition holding a secret's value is not stored by reference: no unmasked copy of it rests there.
+    // A definition holding a secret's value is not stored by reference, nor are variables until masked: no unmasked
+    // copy of either rests there.
     const definitions = await new Kvm(env().rt.platform.nc).open(`${env().rt.ns}_definitions`);
     const storedDefinitions: string[] = [];
     for await (const key of await definitions.keys()) storedDefinitions.push((await definitions.get(key))!.string());
+    // The masked variables are stored by reference (the record's later writes name them).
+    expect(storedDefinitions.filter((json) => json.includes('"notes":'))).toEqual([
+      JSON.stringify({ notes: `${"n".repeat(20_000)} ***` }),
+    ]);
     for (const [what, text] of [
       ["snapshot", stored],
       ["events", JSON.stringify(events)],

@@ -1,6 +1,8 @@
+import { Kvm } from "@nats-io/kv";
 import type { Msg } from "@nats-io/nats-core";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { subjects } from "@wf/shared/nats";
+import { definitionsBucket, subjects } from "@wf/shared/nats";
+import { waitFor } from "../support/runtime";
 import { account, call, ended, storeWorkflow, useApi } from "./support";
 
 /**
@@ -91,5 +93,111 @@ describe("inputs too large for the execution's record", () => {
     expect(r.statusCode).toBe(202);
     const view = await ended(env, me, r.json<{ executionId: string }>().executionId);
     expect(view.status).toBe("COMPLETED");
+  });
+});
+
+/**
+ * A run that writes its record again (a step that acts outside, a park) names its large variables by reference from
+ * its second write on, rather than writing them whole at each: a foreach of such steps wrote them at every step.
+ */
+describe("large inputs of a run that writes its record more than once", () => {
+  const yaml = `name: many-writes
+variables:
+  text: { type: string }
+steps:
+  - name: each
+    type: foreach
+    items: [1, 2, 3]
+    steps:
+      - { name: count, type: code, language: bash, code: "echo \${#WF_VAR_text}" }
+  - { name: length, type: code, language: javascript, code: "return vars.text.length" }
+`;
+
+  it("are written whole once, then named, and read back whole", async () => {
+    const env = api();
+    const me = await account(env, { plan: "pro" });
+    const w = await storeWorkflow(env, me.user.id, yaml);
+    const records = seen(`$KV.${env.ns}_executions.>`);
+    // Under the kernel's 128 KiB for an environment variable, which a process step's WF_VAR_text is.
+    const text = "z".repeat(100 * 1024);
+    const r = await start(me.key, w.id, { inputs: { text } });
+    expect(r.statusCode).toBe(202);
+    const id = r.json<{ executionId: string }>().executionId;
+    const view = await ended(env, me, id);
+    expect({ status: view.status, error: view.error }).toEqual({ status: "COMPLETED", error: null });
+    const result = await call(env, "GET", `/api/v1/executions/${id}/result`, { key: me.key });
+    expect(result.json<{ output: unknown }>().output).toBe(text.length);
+    // Each step saw the variables whole.
+    const outputs = (await env.platform.store.executions.get(id))!.value.steps;
+    expect([0, 1, 2].map((i) => String(outputs[`each[${i}].count`]?.output).trim())).toEqual([
+      "102400",
+      "102400",
+      "102400",
+    ]);
+
+    const mine = records.filter((json) => json.includes(id));
+    // Three steps' starts, each carrying the result before it, and the end.
+    expect(mine.length).toBeGreaterThanOrEqual(4);
+    expect(mine[0]).toContain(text);
+    for (const later of mine.slice(1)) {
+      expect(later).toContain('"varsRef":');
+      expect(later).not.toContain(text);
+    }
+    // A reader of the record (another process's store) finds them by the reference.
+    const written = JSON.parse(mine.at(-1)!) as { varsRef: string };
+    const stored = await new Kvm(env.platform.nc).open(definitionsBucket(env.ns));
+    expect((await stored.get(written.varsRef))?.json()).toEqual({ text });
+  });
+
+  it("are read back by the reference when a run parked on an approval is resumed", async () => {
+    const env = api();
+    const me = await account(env, { plan: "pro" });
+    const w = await storeWorkflow(
+      env,
+      me.user.id,
+      `name: gated
+variables:
+  text: { type: string }
+steps:
+  - { name: gate, type: transform, output: go, manual_approval: { message: go?, timeout: 600 } }
+  - { name: length, type: code, language: javascript, code: "return vars.text.length" }
+`,
+    );
+    const records = seen(`$KV.${env.ns}_executions.>`);
+    const text = "g".repeat(300 * 1024);
+    const id = (await start(me.key, w.id, { inputs: { text } })).json<{ executionId: string }>().executionId;
+    const approvals = await waitFor(async () => {
+      const listed = await call(env, "GET", `/api/v1/approvals/execution/${id}`, { key: me.key });
+      return listed.json<{ approvals: { id: string }[] }>().approvals[0];
+    });
+    const parked = await waitFor(() =>
+      records
+        .map((json) => JSON.parse(json) as { id: string; status: string })
+        .find((r) => r.id === id && r.status === "AWAITING_APPROVAL"),
+    );
+    expect(parked).toMatchObject({ varsRef: expect.any(String) });
+    expect(parked).not.toHaveProperty("vars");
+    const approved = await call(env, "POST", `/api/v1/approvals/${approvals.id}/approve`, { key: me.key, body: {} });
+    expect(approved.statusCode).toBe(200);
+    expect((await ended(env, me, id)).status).toBe("COMPLETED");
+    const result = await call(env, "GET", `/api/v1/executions/${id}/result`, { key: me.key });
+    expect(result.json<{ output: unknown }>().output).toBe(text.length);
+  });
+
+  it("are written whole at every write while small", async () => {
+    const env = api();
+    const me = await account(env, { plan: "pro" });
+    const w = await storeWorkflow(env, me.user.id, yaml);
+    const records = seen(`$KV.${env.ns}_executions.>`);
+    const text = "s".repeat(1024);
+    const r = await start(me.key, w.id, { inputs: { text } });
+    const id = r.json<{ executionId: string }>().executionId;
+    expect((await ended(env, me, id)).status).toBe("COMPLETED");
+    const mine = records.filter((json) => json.includes(id));
+    expect(mine.length).toBeGreaterThanOrEqual(4);
+    for (const written of mine) {
+      expect(written).toContain(text);
+      expect(written).not.toContain('"varsRef":');
+    }
   });
 });

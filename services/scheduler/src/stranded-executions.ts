@@ -92,7 +92,7 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
 }
 
 /**
- * Puts again the definitions open executions' records name, where due (StoredDefinitions.refresh). A failure is
+ * Puts again the definitions (and variables) open executions' records name, where due (StoredDefinitions.refresh). A failure is
  * logged and tried again at the next pass: it must not keep the sweep from bringing executions back.
  */
 function keepDefinitions(p: Platform, log: Logger): (open: ExecutionSnapshot[], now: number) => Promise<void> {
@@ -102,7 +102,10 @@ function keepDefinitions(p: Platform, log: Logger): (open: ExecutionSnapshot[], 
     try {
       definitions ??= StoredDefinitions.open(p.nc, ns, p.placement, log, p.config.WF_EXECUTION_RETENTION);
       const stored = await definitions;
-      for (const e of open) await stored.refresh(e.definition, e.ownerId, now);
+      for (const e of open) {
+        await stored.refresh(e.definition, e.ownerId, now);
+        await stored.refresh(e.vars, e.ownerId, now);
+      }
     } catch (err) {
       definitions = null;
       log.warn("could not keep the definitions of open executions stored", { err });

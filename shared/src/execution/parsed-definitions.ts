@@ -47,10 +47,8 @@ export function sharedDefinition(definition: unknown): unknown {
 export function sharedDefinitionOfJson(json: string): unknown {
   const kept = byContent.get(json);
   if (kept !== undefined) return kept;
-  const copy = deepFreeze(JSON.parse(json) as unknown);
-  if (typeof copy !== "object" || copy === null) return copy;
-  byIdentity.set(copy, { json });
-  if (json.length > ONE_MAX_CHARS) return copy;
+  const copy = frozenOfJson(json);
+  if (typeof copy !== "object" || copy === null || json.length > ONE_MAX_CHARS) return copy;
   while (byContentChars + json.length > BY_CONTENT_MAX_CHARS) {
     const oldest = byContent.keys().next().value!;
     byContent.delete(oldest);
@@ -59,6 +57,25 @@ export function sharedDefinitionOfJson(json: string): unknown {
   byContent.set(json, copy);
   byContentChars += json.length;
   return copy;
+}
+
+/**
+ * A frozen copy of what `json` holds, its JSON kept with it (`definitionJson`), never kept in the table by content: a
+ * value read once, as an execution's variables named by reference are (stored-definitions.ts).
+ */
+export function frozenOfJson(json: string): unknown {
+  return sharedValueOf(JSON.parse(json) as unknown, json);
+}
+
+/**
+ * `value` itself, frozen in place with `json`, its JSON, kept for it: shared from now on (`isShared`), so that a record
+ * can name it by reference as it names a definition (an execution's large variables: execution-form.ts). Nothing may
+ * change it after.
+ */
+export function sharedValueOf<V>(value: V, json: string): V {
+  deepFreeze(value);
+  if (typeof value === "object" && value !== null) byIdentity.set(value, { json });
+  return value;
 }
 
 /**

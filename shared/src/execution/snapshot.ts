@@ -180,8 +180,14 @@ export const ExecutionSnapshot = z.object({
   createdAt: z.number(),
   startedAt: z.number().nullable().default(null),
   completedAt: z.number().nullable().default(null),
-  /** Resolved workflow variables (defaults applied, inputs validated). */
-  vars: z.record(z.string(), z.unknown()),
+  /**
+   * Resolved workflow variables (defaults applied, inputs validated). Taken as they are, not copied: large ones read
+   * by reference are frozen and known stored by their identity (ExecutionRepo.nameVariables).
+   */
+  vars: z.custom<Record<string, unknown>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+    "vars: expected an object",
+  ),
   /** The parsed workflow as it was when the execution started: a later edit does not change a run. */
   definition: z.unknown(),
   steps: z.record(z.string(), StepState).default({}),

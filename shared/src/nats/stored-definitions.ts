@@ -3,7 +3,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../log";
-import { definitionJson, isShared, sharedDefinitionOfJson } from "../execution/parsed-definitions";
+import { definitionJson, frozenOfJson, isShared, sharedDefinitionOfJson } from "../execution/parsed-definitions";
 import { OwnerLru } from "../pools/owner-lru";
 import { openKvBucket } from "./buckets";
 import { definitionsTtlMs, NAME_WITHIN_MS, REFRESH_AFTER_MS } from "./definition-keeping";
@@ -54,10 +54,20 @@ interface Writer {
   retentionMs: number | null;
 }
 
-/** A definition known stored in a bucket: its reference, and when it was last put there, at the latest (ms). */
+/**
+ * What a stored value is: a workflow definition, shared by every execution of it; or another value a record names by
+ * reference (an execution's large variables: execution-form.ts), read by one execution, kept out of the table above.
+ */
+export type Kind = "definition" | "value";
+
+/**
+ * A definition (or value) known stored in a bucket: its reference, when it was last put there, at the latest (ms), and
+ * what it is.
+ */
 interface Stored {
   ref: string;
   putAt: number;
+  kind: Kind;
 }
 
 /**
@@ -66,7 +76,15 @@ interface Stored {
  */
 const storedIn = new Map<string, WeakMap<object, Stored>>();
 
-function remember(bucket: string, ref: string, owner: string, definition: unknown, chars: number, putAt: number): void {
+function remember(
+  bucket: string,
+  ref: string,
+  owner: string,
+  definition: unknown,
+  chars: number,
+  putAt: number,
+  kind: Kind,
+): void {
   if (typeof definition === "object" && definition !== null) {
     let stored = storedIn.get(bucket);
     if (stored === undefined) {
@@ -74,9 +92,9 @@ function remember(bucket: string, ref: string, owner: string, definition: unknow
       storedIn.set(bucket, stored);
     }
     const known = stored.get(definition);
-    if (known === undefined || known.putAt < putAt) stored.set(definition, { ref, putAt });
+    if (known === undefined || known.putAt < putAt) stored.set(definition, { ref, putAt, kind });
   }
-  if (chars <= ONE_MAX_CHARS) byRef.set(ref, owner, definition, chars);
+  if (kind === "definition" && chars <= ONE_MAX_CHARS) byRef.set(ref, owner, definition, chars);
 }
 
 /**
@@ -89,6 +107,9 @@ function remember(bucket: string, ref: string, owner: string, definition: unknow
  * (definition-keeping.ts): a process puts a definition again before it names it once its last put is a day old, and
  * names only one put within two days; the scheduler puts again those of executions that wait for long. With retention
  * off, entries are kept for good, as the records are.
+ *
+ * An execution's large variables are kept here by the same rules (`kind` "value"), named by its record from its second
+ * write on (ExecutionRepo.nameVariables).
  */
 export class StoredDefinitions {
   readonly #bucket: string;
@@ -121,11 +142,11 @@ export class StoredDefinitions {
    * The reference of `owner`'s shared (frozen) definition, stored first (or put again: REFRESH_AFTER_MS); null for one
    * that is not shared, or when it could not be stored: the command then carries the definition, as before.
    */
-  refOf(definition: unknown, owner: string): Promise<string | null> {
+  refOf(definition: unknown, owner: string, kind: Kind = "definition"): Promise<string | null> {
     if (!isShared(definition)) return Promise.resolve(null);
     const known = this.#known(definition);
     if (known !== undefined && this.#clock() - known.putAt < REFRESH_AFTER_MS) return Promise.resolve(known.ref);
-    return this.#put(definition, owner, this.#clock());
+    return this.#put(definition, owner, this.#clock(), kind);
   }
 
   /**
@@ -134,7 +155,8 @@ export class StoredDefinitions {
    */
   async refresh(definition: unknown, owner: string, now: number): Promise<void> {
     const known = this.#known(definition);
-    if (known !== undefined && now - known.putAt >= REFRESH_AFTER_MS) await this.#put(definition as object, owner, now);
+    if (known !== undefined && now - known.putAt >= REFRESH_AFTER_MS)
+      await this.#put(definition as object, owner, now, known.kind);
   }
 
   /**
@@ -174,22 +196,27 @@ export class StoredDefinitions {
    * The definition `ref` names, shared (sharedDefinition); null when no definition is stored under it. `owner` is
    * whose execution it is for, whose share of the table it takes.
    */
-  async get(ref: string, owner: string): Promise<unknown> {
-    const known = byRef.get(ref);
-    if (known !== undefined) return known;
+  get(ref: string, owner: string, kind: Kind = "definition"): Promise<unknown> {
+    const known = kind === "definition" ? byRef.get(ref) : undefined;
+    if (known !== undefined) return Promise.resolve(known);
+    return this.#get(ref, owner, kind);
+  }
+
+  async #get(ref: string, owner: string, kind: Kind): Promise<unknown> {
     if (!REF.test(ref)) return null;
-    let reading = this.#reading.get(ref);
+    const key = `${kind}:${ref}`;
+    let reading = this.#reading.get(key);
     if (reading === undefined) {
-      reading = this.#read(ref, owner).finally(() => this.#reading.delete(ref));
-      this.#reading.set(ref, reading);
+      reading = this.#read(ref, owner, kind).finally(() => this.#reading.delete(key));
+      this.#reading.set(key, reading);
     }
     return reading;
   }
 
-  #put(definition: object, owner: string, now: number): Promise<string | null> {
+  #put(definition: object, owner: string, now: number, kind: Kind): Promise<string | null> {
     let putting = this.#putting.get(definition);
     if (putting === undefined) {
-      putting = this.#store(definition, owner, now).finally(() => this.#putting.delete(definition));
+      putting = this.#store(definition, owner, now, kind).finally(() => this.#putting.delete(definition));
       this.#putting.set(definition, putting);
     }
     return putting;
@@ -199,7 +226,7 @@ export class StoredDefinitions {
    * Stores `definition` unless an entry put within REFRESH_AFTER_MS of `now` holds it; null (and a warning) when it
    * cannot.
    */
-  async #store(definition: object, owner: string, now: number): Promise<string | null> {
+  async #store(definition: object, owner: string, now: number, kind: Kind): Promise<string | null> {
     const json = definitionJson(definition);
     const ref = definitionRef(json);
     let putAt = now;
@@ -218,14 +245,18 @@ export class StoredDefinitions {
       }
     } catch (err) {
       // Tried again at the next start: a bucket electing its leader is no reason to carry definitions for good.
-      this.#log?.warn("could not store a workflow definition: its start commands carry it", { err, ref });
+      const carried =
+        kind === "definition"
+          ? "could not store a workflow definition: its start commands carry it"
+          : "could not store an execution's variables: its record holds them";
+      this.#log?.warn(carried, { err, ref });
       return null;
     }
-    remember(this.#bucket, ref, owner, definition, json.length, putAt);
+    remember(this.#bucket, ref, owner, definition, json.length, putAt, kind);
     return ref;
   }
 
-  async #read(ref: string, owner: string): Promise<unknown> {
+  async #read(ref: string, owner: string, kind: Kind): Promise<unknown> {
     const kv = await this.#open();
     // No starter made the bucket yet: nothing is stored by reference.
     const entry = await retryTransient(() => kv.get(ref)).catch((err: unknown) =>
@@ -235,9 +266,9 @@ export class StoredDefinitions {
       entry?.operation === "PUT" ? { json: entry.string(), at: entry.created.getTime() } : await this.#readLeader(ref);
     // Whatever wrote it, the definition is the one its reference names, or none.
     if (found === null || definitionRef(found.json) !== ref) return null;
-    const definition = sharedDefinitionOfJson(found.json);
-    remember(this.#bucket, ref, owner, definition, found.json.length, found.at);
-    return definition;
+    const value = kind === "definition" ? sharedDefinitionOfJson(found.json) : frozenOfJson(found.json);
+    remember(this.#bucket, ref, owner, value, found.json.length, found.at, kind);
+    return value;
   }
 
   /**

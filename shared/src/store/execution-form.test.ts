@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { useNatsConnection } from "@wf/testing/nats-connection";
 import { ExecutionSnapshot, newId, sharedDefinition } from "../execution";
+import { sharedValueOf } from "../execution/parsed-definitions";
 import { keepJsonText } from "../text/json-texts";
 import { NAME_WITHIN_MS } from "../nats/definition-keeping";
 import { ONE_REPLICA } from "../nats/placement";
@@ -120,6 +121,32 @@ describe("an execution record's JSON", () => {
     const { text, read } = await written(snapshot(shared));
     expect(text.endsWith(`,"definition":${JSON.stringify(mine)}}`)).toBe(true);
     expect(read).toEqual(snapshot(mine));
+  });
+
+  it("names stored variables by their reference beside a named definition, and reads both back", async () => {
+    const mine = { ...definition, name: `with-vars-${newId()}` };
+    const shared = sharedDefinition(structuredClone(mine));
+    const defRef = (await definitions.refOf(shared, "o1"))!;
+    const vars = { text: `many ${newId()}` };
+    const named = sharedValueOf(structuredClone(vars), JSON.stringify(vars));
+    const varsRef = (await definitions.refOf(named, "o1", "value"))!;
+    const snap = { ...snapshot(shared), vars: named };
+    const { text, read } = await written(snap);
+    expect(text.endsWith(`,"definitionRef":"${defRef}","varsRef":"${varsRef}"}`)).toBe(true);
+    expect(text).not.toContain(vars.text);
+    expect(read).toEqual({ ...snapshot(mine), vars });
+    expect(Object.isFrozen(read.vars)).toBe(true);
+  });
+
+  it("reads a record naming variables stored nowhere, with none", async () => {
+    const text = JSON.stringify({
+      ...(form.compact(stored(snapshot({}))) as Record<string, unknown>),
+      vars: undefined,
+      varsRef: definitionRef('{"gone":true}'),
+    });
+    const read = ExecutionSnapshot.parse(await form.restore(JSON.parse(text)));
+    expect(read.vars).toEqual({});
+    expect(read.definition).toEqual({});
   });
 
   it("reads a record naming a definition stored nowhere, its definition null", async () => {

@@ -10,30 +10,43 @@ import { isPlainObject, type RecordForm } from "./stored-form";
  * named by reference where it is stored (stored-definitions.ts: the start command named it so), or else written from
  * the JSON kept for it. Every execution of a workflow version shares one frozen definition (parsed-definitions.ts),
  * often the record's largest part, its code and prompts: every write of the record would serialise it again, and every
- * record kept it at rest. A definition written whole comes last in the JSON; readers take fields by name.
+ * record kept it at rest. A definition written whole comes last in the JSON; readers take fields by name. Large
+ * variables frozen and stored the same way (ExecutionRepo.nameVariables) are named too, as `varsRef`.
  */
 export function executionForm(definitions: StoredDefinitions): RecordForm {
   return {
     compact: outboxForm.compact,
     restore(stored) {
       const restored = outboxForm.restore(stored);
-      if (!isPlainObject(restored) || typeof restored.definitionRef !== "string" || "definition" in restored)
-        return restored;
-      const { definitionRef, ...rest } = restored;
-      // A definition stored nowhere (its bucket removed by hand) leaves the record readable, its definition null.
+      if (!isPlainObject(restored)) return restored;
+      const { definitionRef, varsRef, ...rest } = restored;
+      const named = typeof definitionRef === "string" && !("definition" in restored);
+      const namedVars = typeof varsRef === "string" && !("vars" in restored);
+      if (!named && !namedVars) return restored;
       const owner = typeof rest.ownerId === "string" ? rest.ownerId : "";
-      return definitions.get(definitionRef, owner).then((definition) => ({ ...rest, definition }));
+      // A value stored nowhere (its bucket removed by hand) leaves the record readable: its definition null, no variables.
+      return Promise.all([
+        named ? definitions.get(definitionRef, owner) : rest.definition,
+        namedVars ? definitions.get(varsRef, owner, "value").then((vars) => vars ?? {}) : rest.vars,
+      ]).then(([definition, vars]) => ({ ...rest, definition, vars }));
     },
     stringify(compacted) {
       if (!isPlainObject(compacted)) return JSON.stringify(compacted);
-      if (!isShared(compacted.definition)) return recordJson(compacted);
-      const ref = definitions.storedRef(compacted.definition);
-      const rest = recordJson({ ...compacted, definition: undefined });
-      return ref === undefined
-        ? withJsonField(rest, "definition", definitionJson(compacted.definition))
-        : withJsonField(rest, "definitionRef", namedDefinitionJson(ref));
+      const varsRef = isShared(compacted.vars) ? definitions.storedRef(compacted.vars) : undefined;
+      const record = varsRef === undefined ? compacted : { ...compacted, vars: undefined };
+      const written = isShared(record.definition) ? definitionNamed(record, definitions) : recordJson(record);
+      return varsRef === undefined ? written : withJsonField(written, "varsRef", namedDefinitionJson(varsRef));
     },
   };
+}
+
+/** A record's JSON, its shared definition named by reference where it is stored, or else written from its kept JSON. */
+function definitionNamed(record: Record<string, unknown>, definitions: StoredDefinitions): string {
+  const ref = definitions.storedRef(record.definition);
+  const rest = recordJson({ ...record, definition: undefined });
+  return ref === undefined
+    ? withJsonField(rest, "definition", definitionJson(record.definition))
+    : withJsonField(rest, "definitionRef", namedDefinitionJson(ref));
 }
 
 /**

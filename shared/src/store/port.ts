@@ -102,6 +102,12 @@ export interface ExecutionRepo extends Repo<ExecutionSnapshot> {
    */
   namedDefinitionBytes(definition: unknown): number | null;
   /**
+   * The variables a record written again should hold (docs/architecture.md#variables-by-reference): KV freezes large
+   * ones in place and stores them in `<ns>_definitions`, and the record's writes from then on name them; the value
+   * returned is the one the snapshot keeps. Small ones, and every store that writes records whole, give them back.
+   */
+  nameVariables(vars: Record<string, unknown>, ownerId: string): Promise<Record<string, unknown>>;
+  /**
    * Undoes `announce` for a start whose announce or command publish failed, so that a failed start
    * leaves nothing behind: the KV adapter removes the command (if it was stored after all) and the
    * list entry; MongoDB deletes the record while it is PENDING and held by nobody. An execution an

@@ -79,13 +79,15 @@ export class ExecutorActor {
   }
 
   /**
-   * Puts again, where due at `now`, the stored definitions of the executions this process runs (StoredDefinitions
-   * refresh): a run may go on for days without a park or resume, and each of its writes names its definition while
+   * Puts again, where due at `now`, the stored definitions (and variables) of the executions this process runs
+   * (StoredDefinitions refresh): a run may go on for days without a park or resume, and each of its writes names its definition while
    * that was put within two days.
    */
   async keepDefinitions(now: number): Promise<void> {
-    for (const { record } of [...this.running.values()])
+    for (const { record } of [...this.running.values()]) {
       await this.deps.definitions.refresh(record.snap.definition, record.snap.ownerId, now);
+      await this.deps.definitions.refresh(record.snap.vars, record.snap.ownerId, now);
+    }
   }
 
   /** Cancel arrives on every replica through a plain subscription too: the holder acts at once. */

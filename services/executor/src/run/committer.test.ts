@@ -1,7 +1,8 @@
+import { Kvm } from "@nats-io/kv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@wf/shared/config";
 import { DebugRequest, ExecutionSnapshot, newDebugState, newId, resultLimits } from "@wf/shared/execution";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { definitionsBucket, ONE_REPLICA, StoredDefinitions, streamNames, subjects } from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
@@ -147,5 +148,41 @@ describe("Committer: what others write beside the holder", () => {
         { by: "ada", breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }] },
       ],
     ]);
+  });
+});
+
+describe("Committer: an execution's large variables", () => {
+  async function storedValues(): Promise<string[]> {
+    const kv = await new Kvm(platform.nc).open(definitionsBucket(ns));
+    const values: string[] = [];
+    for await (const key of await kv.keys()) values.push((await kv.get(key))!.string());
+    return values;
+  }
+
+  it("are named by reference from the record's second write, masked first", async () => {
+    // As the executor opens it before it runs anything.
+    await StoredDefinitions.open(platform.nc, ns, ONE_REPLICA, { warn: () => undefined }, null);
+    const secret = `pw-${newId()}`;
+    const c = await created();
+    c.masker.add([secret]);
+    // As a debugger's edit sets them, a secret's value pasted in.
+    const notes = `${"n".repeat(20_000)} ${secret} ${newId()}`;
+    c.snap.vars = { notes };
+    const written: string[] = [];
+    const sub = platform.nc.subscribe(`$KV.${ns}_executions.>`, {
+      callback: (_e, m) => {
+        written.push(m.string());
+      },
+    });
+    c.touch();
+    await c.flush();
+    await platform.nc.flush();
+    sub.unsubscribe();
+    expect(written.filter((json) => json.includes(c.snap.id))).toEqual([expect.stringContaining('"varsRef":')]);
+    const masked = JSON.stringify({ notes: notes.replace(secret, "***") });
+    expect((await storedValues()).filter((json) => json.includes('"notes":'))).toEqual([masked]);
+    expect((await storedValues()).join()).not.toContain(secret);
+    const read = (await platform.store.executions.get(c.snap.id))!.value;
+    expect(JSON.stringify(read.vars)).toBe(masked);
   });
 });

@@ -61,6 +61,8 @@ export class Committer implements RunCommitter {
   private dirtySince = 0;
   private inflight: Promise<void> | null = null;
   private acks: Promise<void>[] = [];
+  /** The variables last given to the store to name (nameVariables): only others are given again. */
+  private varsNamed: unknown;
   /** Set by deferCreate until the first write creates the record. */
   private unstored = false;
   /** Writes the record of a deferred start whose first pure steps run long (PURE_RUN_WRITE_MS). */
@@ -244,6 +246,8 @@ export class Committer implements RunCommitter {
   }
 
   private async write(): Promise<void> {
+    // Before the changes of this write are taken: what comes in meanwhile goes with their events in the next.
+    if (!this.unstored) await this.nameVariables();
     // The outbox being replaced must be safely in the stream first.
     await this.eventsStored();
     const events = this.pending;
@@ -262,6 +266,19 @@ export class Committer implements RunCommitter {
     // `events` is the outbox written, with what an adopted change announced (adoptConcurrentChange).
     countCommitted(this.snap, events);
     this.publish(events);
+  }
+
+  /**
+   * A record written once holds its variables; written again, it names large ones by reference instead of writing them
+   * each time (ExecutionRepo.nameVariables): a run of one write (most) pays no put for them.
+   */
+  private async nameVariables(): Promise<void> {
+    if (this.snap.vars === this.varsNamed) return;
+    // Masked first, as the write masks the record: what is stored apart is what the record would hold (a debugger's
+    // edit may have pasted a secret's value into them).
+    const vars = this.masker.inPlace(this.snap.vars);
+    this.snap.vars = await this.store.executions.nameVariables(vars, this.snap.ownerId);
+    this.varsNamed = this.snap.vars;
   }
 
   private async update(): Promise<void> {

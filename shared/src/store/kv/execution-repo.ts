@@ -1,3 +1,4 @@
+import { isShared, sharedValueOf } from "../../execution/parsed-definitions";
 import { EXECUTION_STATUSES, ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import { executionForm, NAMED_DEFINITION_BYTES } from "../execution-form";
 import { pageWindow } from "../paging";
@@ -16,6 +17,11 @@ import type { PendingStarts } from "./pending-starts";
 import type { StoredDefinitions } from "../../nats/stored-definitions";
 
 const UNFINISHED = EXECUTION_STATUSES.filter((s) => !TERMINAL_STATUSES.has(s));
+/**
+ * Variables whose JSON is shorter are written whole in every write of their record: a few kilobytes a write are not
+ * worth a put of their own and a read at each resume.
+ */
+export const VARIABLES_BY_REFERENCE_MIN_CHARS = 16 * 1024;
 
 export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements ExecutionRepo {
   readonly #index: ExecutionIndex;
@@ -51,6 +57,18 @@ export class KvExecutionRepo extends KvCollection<ExecutionSnapshot> implements 
 
   namedDefinitionBytes(definition: unknown): number | null {
     return this.definitions.storedRef(definition) === undefined ? null : NAMED_DEFINITION_BYTES;
+  }
+
+  async nameVariables(vars: Record<string, unknown>, ownerId: string): Promise<Record<string, unknown>> {
+    let shared = vars;
+    if (!isShared(vars)) {
+      const json = JSON.stringify(vars);
+      if (json.length < VARIABLES_BY_REFERENCE_MIN_CHARS) return vars;
+      shared = sharedValueOf(vars, json);
+    }
+    // Not stored (the bucket electing its leader): written whole, and tried again at the record's next write.
+    await this.definitions.refOf(shared, ownerId, "value");
+    return shared;
   }
 
   announce(pending: ExecutionSnapshot): Promise<void> {

@@ -114,6 +114,11 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
     return null;
   }
 
+  /** And its variables. */
+  nameVariables(vars: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return Promise.resolve(vars);
+  }
+
   async announce(pending: ExecutionSnapshot): Promise<void> {
     await this.create(pending);
   }

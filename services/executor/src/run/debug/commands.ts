@@ -104,7 +104,8 @@ function applyEdits(
   const { vars, output, input, arguments: args } = claim.body;
   if (vars !== undefined) {
     const before = Object.fromEntries(Object.keys(vars).map((k) => [k, snap.vars[k] ?? null]));
-    Object.assign(snap.vars, vars);
+    // Replaced, not changed: variables named by reference are frozen (ExecutionRepo.nameVariables).
+    snap.vars = { ...snap.vars, ...vars };
     pause.context.vars = { ...pause.context.vars, ...vars };
     made.push(record(d, pause, claim, now, "vars", before, vars));
   }
