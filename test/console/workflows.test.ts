@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConsoleWorkflowDetail, ConsoleWorkflowList } from "@wf/shared/api";
+import { createUser, MAX_SHAREES_PER_WORKFLOW } from "@wf/shared/auth";
+import { newId } from "@wf/shared/execution";
+import { testUserWithPassword } from "@wf/testing";
 import { SIMPLE_YAML, storeWorkflow } from "../api/support";
 import { consoleCall, consoleSession, statusAndCode, useConsole, type Answer, type Session } from "./support";
 
@@ -340,17 +343,7 @@ describe("sharing and deleting", () => {
       body: { userEmail: friend.user.email.toUpperCase(), role: "viewer" },
     });
     expect(shared.status, JSON.stringify(shared.body)).toBe(200);
-    expect(shared.body).toEqual({
-      id: w.id,
-      sharedWith: [{ userId: friend.user.id, email: friend.user.email, role: "viewer" }],
-    });
-    expect(
-      statusAndCode(
-        await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
-          body: { userEmail: "nobody@example.com", role: "viewer" },
-        }),
-      ),
-    ).toEqual([404, "NOT_FOUND"]);
+    expect(shared.body).toEqual({ id: w.id, sharedWith: [{ email: friend.user.email, role: "viewer" }] });
 
     const seen = await send(friend, "GET", `/api/console/workflows/${w.id}`);
     expect(seen.body).toMatchObject({ id: w.id, role: "viewer", sharedWith: null, yaml: yamlNamed("shared") });
@@ -388,6 +381,114 @@ describe("sharing and deleting", () => {
     expect(deleted.status).toBe(204);
     expect(statusAndCode(await send(owner, "GET", `/api/console/workflows/${w.id}`))).toEqual([404, "NOT_FOUND"]);
     expect(await env().platform.store.workflows.get(w.id)).toBeNull();
+  });
+});
+
+describe("sharing with an email that has no account", () => {
+  const password = "correct horse battery";
+
+  async function login(email: string): Promise<Session> {
+    const r = await fetch(`${env().base}/api/console/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(r.status).toBe(200);
+    const cookie = r.headers.getSetCookie()[0]!.split(";")[0]!;
+    const { csrfToken, user } = (await r.json()) as { csrfToken: string; user: { id: string } };
+    return { user: (await env().platform.store.users.get(user.id))!.value, cookie, csrf: csrfToken };
+  }
+
+  it("is answered as a share with an account is, and the account made for the email takes the share", async () => {
+    const owner = await consoleSession(env());
+    const friend = await consoleSession(env());
+    const w = await create(owner, yamlNamed("invited"));
+    const newcomer = `newcomer-${newId()}@example.com`;
+    const answers = [];
+    for (const [email, role] of [
+      [friend.user.email, "viewer"],
+      [newcomer.toUpperCase(), "editor"],
+    ] as const) {
+      const r = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+        body: { userEmail: email, role },
+      });
+      answers.push([r.status, r.body]);
+    }
+    expect(answers).toEqual([
+      [200, { id: w.id, sharedWith: [{ email: friend.user.email, role: "viewer" }] }],
+      [
+        200,
+        {
+          id: w.id,
+          sharedWith: [
+            { email: friend.user.email, role: "viewer" },
+            { email: newcomer, role: "editor" },
+          ],
+        },
+      ],
+    ]);
+
+    await createUser(env().platform.store, { email: newcomer, password, plan: "free" });
+    const them = await login(newcomer);
+    expect(ConsoleWorkflowDetail.parse((await send(them, "GET", `/api/console/workflows/${w.id}`)).body).role).toBe(
+      "editor",
+    );
+    const listed = ConsoleWorkflowList.parse((await send(them, "GET", "/api/console/workflows")).body);
+    expect(listed.items.map((i) => i.id)).toEqual([w.id]);
+    // The owner sees them as before; the record holds their account now, no invitation.
+    const detail = ConsoleWorkflowDetail.parse((await send(owner, "GET", `/api/console/workflows/${w.id}`)).body);
+    expect(detail.sharedWith).toEqual([
+      { email: friend.user.email, role: "viewer" },
+      { email: newcomer, role: "editor" },
+    ]);
+    expect((await env().platform.store.workflows.get(w.id))!.value.sharedWith).toEqual({
+      [friend.user.id]: "viewer",
+      [them.user.id]: "editor",
+    });
+  });
+
+  it("is withdrawn with `none`; one an account's making left behind is taken at its first login", async () => {
+    const owner = await consoleSession(env());
+    const kept = await create(owner, yamlNamed("invite-kept"));
+    const withdrawn = await create(owner, yamlNamed("invite-withdrawn"));
+    const email = `late-${newId()}@example.com`;
+    for (const [w, role] of [
+      [kept, "viewer"],
+      [withdrawn, "viewer"],
+      [withdrawn, "none"],
+    ] as const)
+      expect(
+        (await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, { body: { userEmail: email, role } }))
+          .status,
+      ).toBe(200);
+    // Written as a crash after the account's write would leave it: its invitations not taken.
+    await env().platform.store.users.create({ ...(await testUserWithPassword(password)), email });
+    const them = await login(email);
+    const listed = ConsoleWorkflowList.parse((await send(them, "GET", "/api/console/workflows")).body);
+    expect(listed.items.map((i) => [i.id, i.role])).toEqual([[kept.id, "viewer"]]);
+  });
+
+  it("is refused past the most people a workflow is shared with (409), naming the bound", async () => {
+    const owner = await consoleSession(env());
+    const w = await create(owner, yamlNamed("crowded"));
+    for (let i = 0; i < MAX_SHAREES_PER_WORKFLOW; i++) {
+      const r = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+        body: { userEmail: `guest-${i}@example.com`, role: "viewer" },
+      });
+      expect(r.status).toBe(200);
+    }
+    const past = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+      body: { userEmail: "one-more@example.com", role: "viewer" },
+    });
+    expect(statusAndCode(past)).toEqual([409, "CONFLICT"]);
+    expect(past.body.error).toBe(
+      `conflict: a workflow is shared with at most ${MAX_SHAREES_PER_WORKFLOW} people; stop sharing it with one first`,
+    );
+    // Changing the role of one already there is no one more.
+    const changed = await send(owner, "PUT", `/api/console/workflows/${w.id}/sharing`, {
+      body: { userEmail: "guest-0@example.com", role: "editor" },
+    });
+    expect(changed.status).toBe(200);
   });
 });
 

@@ -58,8 +58,11 @@ export const ConsoleWorkflowUpdateBody = z.strictObject({
     .describe("The version the edit started from: another version stored since is a 409, not an overwrite."),
 });
 
+/**
+ * Someone a workflow is shared with, by the email it was shared with: whether an account has it yet is not told
+ * (an email with none is an invitation). `email` is null for a user whose account was removed.
+ */
 export const ConsoleSharee = z.object({
-  userId: z.string(),
   email: z.string().nullable(),
   role: z.enum(["viewer", "editor"]),
 });

@@ -4,6 +4,7 @@ import { newId } from "../execution/ids";
 import type { Store } from "../store/port";
 import type { ApiKeyRecord, UserRecord } from "../store/records";
 import { generateApiKey } from "./api-key";
+import { claimInvitations } from "./invitations";
 import { hashPassword } from "./password";
 import { Plan, UserStatus } from "./plans";
 import { Scope } from "./scopes";
@@ -40,6 +41,7 @@ export async function createUser(store: Store, input: NewUser, now = Date.now())
     updatedAt: now,
   };
   await store.users.create(user);
+  await claimInvitations(store, user);
   return user;
 }
 

@@ -32,4 +32,5 @@ export {
   NewApiKey,
   type UserView,
 } from "./accounts";
+export { claimInvitations, invitationKey, invitedEmail, MAX_SHAREES_PER_WORKFLOW } from "./invitations";
 export { roleOn, startRefusal, starterOf, type Starter, type WorkflowRole } from "./start-right";

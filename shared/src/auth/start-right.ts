@@ -1,5 +1,6 @@
 import { WfError } from "../errors";
 import type { UserRecord, WorkflowRecord } from "../store/records";
+import { invitedEmail } from "./invitations";
 import type { UserStatus } from "./plans";
 
 export type WorkflowRole = "owner" | "editor" | "viewer";
@@ -10,6 +11,7 @@ export type WorkflowRole = "owner" | "editor" | "viewer";
  */
 export function roleOn(workflow: WorkflowRecord, userId: string): WorkflowRole | null {
   if (workflow.ownerId === userId) return "owner";
+  if (invitedEmail(userId) !== null) return null;
   return Object.hasOwn(workflow.sharedWith, userId) ? workflow.sharedWith[userId]! : null;
 }
 

@@ -1,4 +1,5 @@
 import { ErrorBody, LoginBody, LoginResponse, RetryAfterErrorBody } from "@wf/shared/api";
+import { claimInvitations } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import { defineRoute, type Route } from "../routes/route";
 import { csrfCookie, sessionCookie } from "./cookie";
@@ -35,6 +36,13 @@ export const consoleRoutes: Route[] = [
       });
       if (user.value.status !== "active")
         throw new WfError("ACCOUNT_INACTIVE", `forbidden: your account is ${user.value.status}`);
+      // Invitations its account's making did not take (a crash in between): taken now, before it lists its workflows.
+      await claimInvitations(ctx.store, user.value).catch((err: unknown) =>
+        ctx.log.warn("could not take the workflows shared with a user's email before its account", {
+          err,
+          userId: user.value.id,
+        }),
+      );
       const session = await ctx.sessions.create(user.value.id, ctx.clock());
       const secure = ctx.config.WF_SESSION_COOKIE_SECURE;
       void reply.header("set-cookie", [

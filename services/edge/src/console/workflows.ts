@@ -19,6 +19,7 @@ import {
   WorkflowInvalidBody,
   type ConsoleWorkflowItem,
 } from "@wf/shared/api";
+import { invitationKey, invitedEmail, MAX_SHAREES_PER_WORKFLOW } from "@wf/shared/auth";
 import { CasConflictError, WfError } from "@wf/shared/errors";
 import {
   newWorkflowRecord,
@@ -252,7 +253,9 @@ export const consoleWorkflowRoutes: Route[] = [
     method: "PUT",
     path: "/api/console/workflows/{id}/sharing",
     operationId: "consoleShareWorkflow",
-    summary: "Share a workflow you own with a user by email, as viewer or editor, or stop sharing (`none`)",
+    summary:
+      "Share a workflow you own with a user by email, as viewer or editor, or stop sharing (`none`); an email with no " +
+      "account yet is invited, and its account takes the share when it is made",
     tag: "workflows",
     auth: "console",
     params: IdParams,
@@ -262,19 +265,28 @@ export const consoleWorkflowRoutes: Route[] = [
       200: { description: "Who the workflow is shared with now.", schema: ConsoleSharingResponse },
       400: { description: "A bad body, or your own email.", schema: ValidationErrorBody },
       403: { description: "Only the owner may share (or X-CSRF-Token is wrong).", schema: ErrorBody },
-      404: { description: "No such workflow, or not visible to you; or no user with that email.", schema: ErrorBody },
+      404: { description: "No such workflow, or not visible to you.", schema: ErrorBody },
+      409: { description: "The workflow is shared with as many people as it may be.", schema: ErrorBody },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const me = consoleUser().userId;
       const { workflow, role } = await visibleWorkflow(ctx.store, params.id, me);
       requireOwner(role, "sharing a workflow");
-      const sharee = await ctx.store.users.getByEmail(body.userEmail.trim().toLowerCase());
-      if (!sharee) throw new WfError("NOT_FOUND", `no user with email ${body.userEmail}`);
-      if (sharee.value.id === me)
+      const email = body.userEmail.trim().toLowerCase();
+      const sharee = await ctx.store.users.getByEmail(email);
+      if (sharee?.value.id === me)
         throw validationError([{ in: "body", field: "userEmail", message: "is your own: the owner needs no sharing" }]);
+      // An email with no account is invited, answered as a share is: the answer tells nobody which emails have one.
+      const key = sharee?.value.id ?? invitationKey(email);
       const sharedWith = { ...workflow.value.sharedWith };
-      if (body.role === "none") delete sharedWith[sharee.value.id];
-      else sharedWith[sharee.value.id] = body.role;
+      delete sharedWith[invitationKey(email)];
+      if (body.role === "none") delete sharedWith[key];
+      else sharedWith[key] = body.role;
+      if (Object.keys(sharedWith).length > MAX_SHAREES_PER_WORKFLOW)
+        throw new WfError(
+          "CONFLICT",
+          `conflict: a workflow is shared with at most ${MAX_SHAREES_PER_WORKFLOW} people; stop sharing it with one first`,
+        );
       const next = { ...workflow.value, sharedWith };
       await ctx.store.workflows.update(next, workflow.version);
       return { id: next.id, sharedWith: await shareesOf(ctx.store, next) };
@@ -370,12 +382,14 @@ async function detailOf(store: Store, w: WorkflowRecord, role: Role) {
   };
 }
 
+/** By email, whether an account has it yet or not (an invitation): the owner is told no more than they gave. */
 async function shareesOf(store: Store, w: WorkflowRecord) {
   const entries = Object.entries(w.sharedWith);
-  const users = await Promise.all(entries.map(([userId]) => store.users.get(userId)));
-  return entries.map(([userId, role], i) => ({
-    userId,
-    email: (users[i] as Versioned<{ email: string }> | null)?.value.email ?? null,
+  const users = await Promise.all(
+    entries.map(([key]) => (invitedEmail(key) === null ? store.users.get(key) : Promise.resolve(null))),
+  );
+  return entries.map(([key, role], i) => ({
+    email: invitedEmail(key) ?? (users[i] as Versioned<{ email: string }> | null)?.value.email ?? null,
     role,
   }));
 }
