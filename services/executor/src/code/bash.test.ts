@@ -39,6 +39,29 @@ describe("Bash code steps", () => {
     });
   });
 
+  it("gets a value too long for the environment in a file that <NAME>_FILE names, and the rest as they are", async () => {
+    const long = "v".repeat(200 * 1024);
+    const code =
+      'printf \'%s|%s|%s|%s|%s\\n\' "${WF_VAR_long-unset}" "$(wc -c < "$WF_VAR_long_FILE")" ' +
+      '"$(head -c 3 "$WF_VAR_long_FILE")" "$(wc -c < "$WF_INPUT_FILE")" "$WF_VAR_short"';
+    const req = sh(code, { vars: { long, short: "s" }, input: { text: long } });
+    expect(await runner.run(req)).toMatchObject({
+      ok: true,
+      output: `unset|${long.length}|vvv|${JSON.stringify({ text: long }).length}|s`,
+    });
+    // Together past what exec takes (about 2 MiB), though each would fit alone: the largest go to files.
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`v${i}`, "a".repeat(100 * 1024)]));
+    const sum =
+      'files=0; total=0; for i in $(seq 0 19); do f="WF_VAR_v${i}_FILE"; v="WF_VAR_v${i}"; ' +
+      'if [ -n "${!f-}" ]; then files=$((files+1)); total=$((total+$(wc -c < "${!f}"))); ' +
+      'else val="${!v}"; total=$((total+${#val})); fi; done; echo "[$files, $total]"';
+    const summed = await runner.run(sh(sum, { vars: many }));
+    expect(summed).toMatchObject({ ok: true, output: [expect.any(Number), 20 * 100 * 1024] });
+    const [files] = (summed as { output: number[] }).output;
+    expect(files).toBeGreaterThan(0);
+    expect(files).toBeLessThan(20);
+  });
+
   it("takes the last stdout line as JSON output, the rest as logs", async () => {
     const code = "echo working; echo warn >&2; echo '{\"n\": 1}'";
     expect(await runner.run(sh(code))).toMatchObject({ ok: true, output: { n: 1 }, logs: ["warn", "working"] });

@@ -115,18 +115,45 @@ def read_line(fd):
     return data
 
 
+# The kernel's bound on one string of exec's environment, "NAME=value" and its NUL (MAX_ARG_STRLEN).
+MAX_ENV_STRING = 128 * 1024
+# What the environment may take in all before its largest values go to files: exec takes argv and the environment
+# together up to a quarter of the stack's rlimit (2 MiB at the usual 8 MiB), and a step's code is its argv.
+MAX_ENV_TOTAL = 1024 * 1024
+
+
+def spilled(env):
+    """`env` with each value exec could not pass (too long alone, or the largest while all together are too long)
+    written to a file in the step's home instead: `<NAME>_FILE` names it, and `<NAME>` is unset. A step's input or a
+    variable may be far longer than 128 KiB; Python steps, which run in this process, see every value whole."""
+    sizes = {name: len(name) + len(value.encode()) + 2 for name, value in env.items()}
+    total = sum(sizes.values())
+    out = dict(env)
+    for name in sorted(sizes, key=sizes.get, reverse=True):
+        if sizes[name] <= MAX_ENV_STRING and total <= MAX_ENV_TOTAL:
+            break
+        directory = os.path.join(env["HOME"], ".wf-env")
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        path = os.path.join(directory, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(out.pop(name))
+        out[name + "_FILE"] = path
+        total -= sizes[name]
+    return out
+
+
 def execute(argv, env):
     """Replaces this process with argv[0] (found on the step's PATH); returns only to fail."""
     # Python ignores these, and ignored signals stay ignored across exec: a program expects the default.
     for sig in (_signal.SIGPIPE, _signal.SIGXFSZ):
         _signal.signal(sig, _signal.SIG_DFL)  # as in run_step
     try:
-        os.execvpe(argv[0], argv, env)
+        os.execvpe(argv[0], argv, spilled(env))
     except FileNotFoundError:
         os.write(2, f"{argv[0]}: command not found\n".encode())
         os._exit(127)
     except OSError as e:
-        hint = " (the code, or a WF_ variable, exceeds the kernel's 128 KiB per argument)" if e.errno == 7 else ""
+        hint = " (the code exceeds the kernel's 128 KiB per argument)" if e.errno == 7 else ""
         os.write(2, f"{argv[0]}: {e.strerror}{hint}\n".encode())
         os._exit(126)
 
