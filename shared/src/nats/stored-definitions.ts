@@ -194,7 +194,8 @@ export class StoredDefinitions {
 
   /**
    * The definition `ref` names, shared (sharedDefinition); null when no definition is stored under it. `owner` is
-   * whose execution it is for, whose share of the table it takes.
+   * whose execution it is for, whose share of the table it takes. A value (`kind`) is read from the bucket each time,
+   * a frozen copy of its own (frozenOfJson), and never taken into the table.
    */
   get(ref: string, owner: string, kind: Kind = "definition"): Promise<unknown> {
     const known = kind === "definition" ? byRef.get(ref) : undefined;
