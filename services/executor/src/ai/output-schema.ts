@@ -1,10 +1,34 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type Options, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
+import { RE2JS } from "re2js";
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+/**
+ * A schema's `pattern` and `patternProperties` on RE2, in time linear in the answer, as expressions' regexes are: on
+ * JavaScript's engine, a workflow's `pattern: "^(a+)+$"` and a model's answer of 30 a's and a "!" held the executor's
+ * thread, every tenant's runs on it, for minutes. A pattern RE2 cannot run (a backreference, a lookaround) makes the
+ * schema invalid, saying why.
+ */
+const linearRegExp: NonNullable<NonNullable<Options["code"]>["regExp"]> = Object.assign(
+  (pattern: string, flags: string) => {
+    let program: RE2JS;
+    try {
+      program = RE2JS.compile(RE2JS.translateRegExp(new RegExp(pattern, flags)));
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `pattern /${pattern}/ cannot run on the linear-time engine (RE2: no backreferences, no lookaround): ${reason}`,
+      );
+    }
+    // Ajv keeps compiled patterns by this text.
+    return { test: (s: string) => program.matcher(s).find(), toString: () => `/${pattern}/${flags}` };
+  },
+  { code: "linearRegExp" },
+);
+
+const ajv = new Ajv({ allErrors: true, strict: false, code: { regExp: linearRegExp } });
 addFormats(ajv);
 
 const compiled = new Map<string, ValidateFunction>();
