@@ -1,8 +1,10 @@
 import { Kvm } from "@nats-io/kv";
 import { describe, expect, it } from "vitest";
-import { ExecutionList, StepTestResponse } from "@wf/shared/api";
+import { ApprovalList, ApprovalsOfExecution, ApprovalView, ExecutionList, StepTestResponse } from "@wf/shared/api";
+import type { ApprovalRecord } from "@wf/shared/store";
 import { createApiKey } from "@wf/shared/auth";
 import { ALL_SCOPES, call, storeWorkflow } from "../api/support";
+import { waitFor } from "../support/runtime";
 import { consoleCall, consoleSession, type Session, statusAndCode, stepTestCalls, useConsole } from "./support";
 
 const env = useConsole();
@@ -56,7 +58,26 @@ steps:
       - { name: add, type: transform, output: "{{ steps.prep.output + item }}" }
 `;
 
+/** A gated step: a step test of it opens an approval as a run does. */
+const GATED = `
+name: gated
+steps:
+  - { name: fetch, type: transform, output: 1 }
+  - name: apply
+    type: transform
+    output: 2
+    manual_approval: { message: "Apply it?", timeout: 3600 }
+`;
+
 const { stepTest, started, ended } = stepTestCalls(env);
+
+/** The approval an execution waits on, once its executor has opened it. */
+function approvalOf(executionId: string): Promise<ApprovalRecord> {
+  return waitFor(async () => (await env().platform.store.approvals.listByExecution(executionId))[0], {
+    timeoutMs: 30_000,
+    what: `the approval of execution ${executionId}`,
+  });
+}
 
 describe("POST /api/console/workflows/{id}/step-tests", () => {
   it("runs one edited step on the source's recorded outputs, and nothing after it; the source and the versions stay", async () => {
@@ -263,5 +284,46 @@ describe("POST /api/console/workflows/{id}/step-tests", () => {
     expect(await consoleIds("triggerSource=console")).toEqual([runId]);
     expect(await consoleIds("triggerSource=step_test")).toEqual([testId]);
     expect(await consoleIds(`workflowId=${wf.id}&triggerSource=step_test`)).toEqual([testId]);
+  });
+
+  it("marks a step test's approval and keeps it out of the approval lists unless asked for; a run's is listed", async () => {
+    const me = await consoleSession(env());
+    const { key } = await createApiKey(env().platform.store, { ownerId: me.user.id, scopes: ALL_SCOPES });
+    const wf = await storeWorkflow(env(), me.user.id, GATED);
+    const runId = await started(me, wf.id);
+    const run = await approvalOf(runId);
+    const testId = (await stepTest(me, wf.id, { step: "apply" })).body.executionId as string;
+    const test = await approvalOf(testId);
+    expect(run.stepTest).toBe(false);
+    expect(test).toMatchObject({ stepTest: true, status: "PENDING", executionId: testId, stepName: "apply" });
+
+    const v1 = async (path: string) => (await call(env(), "GET", `/api/v1/approvals${path}`, { key })).json();
+    const v1List = ApprovalList.parse(await v1(""));
+    expect(v1List.approvals.map((a) => a.id)).toEqual([run.id]);
+    expect(v1List.total).toBe(1);
+    expect(ApprovalList.parse(await v1("?status=PENDING")).approvals.map((a) => a.id)).toEqual([run.id]);
+    expect((await call(env(), "GET", "/api/v1/approvals?triggerSource=step_test", { key })).statusCode).toBe(400);
+    // Named by its id or its execution's, it is there, saying what it is; a run's answers as before.
+    expect(ApprovalView.parse(await v1(`/${test.id}`)).stepTest).toBe(true);
+    const ofTest = ApprovalsOfExecution.parse(await v1(`/execution/${testId}`));
+    expect(ofTest.approvals.map((a) => [a.id, a.stepTest])).toEqual([[test.id, true]]);
+    expect(Object.keys(await v1(`/${run.id}`))).not.toContain("stepTest");
+
+    const inbox = async (query: string) =>
+      ApprovalList.parse((await consoleCall(env(), me, "GET", `/api/console/approvals${query}`)).body);
+    expect((await inbox("")).approvals.map((a) => a.id)).toEqual([run.id]);
+    expect((await inbox("?status=PENDING")).total).toBe(1);
+    const tests = await inbox("?triggerSource=step_test");
+    expect(tests.approvals.map((a) => [a.id, a.stepTest])).toEqual([[test.id, true]]);
+    expect(tests.total).toBe(1);
+    expect((await inbox("?triggerSource=step_test&status=PENDING")).total).toBe(1);
+    expect((await consoleCall(env(), me, "GET", `/api/console/approvals/${test.id}`)).body.stepTest).toBe(true);
+
+    // Deciding it carries out the test as for any approval.
+    const decided = await consoleCall(env(), me, "POST", `/api/console/approvals/${test.id}/approve`, { body: {} });
+    expect(decided.status).toBe(200);
+    expect(await ended(testId)).toMatchObject({ status: "COMPLETED", output: 2 });
+    expect((await inbox("?triggerSource=step_test&status=APPROVED")).approvals.map((a) => a.id)).toEqual([test.id]);
+    expect((await inbox("?status=APPROVED")).total).toBe(0);
   });
 });

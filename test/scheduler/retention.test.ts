@@ -51,6 +51,7 @@ function approvalOf(e: ExecutionSnapshot): ApprovalRecord {
     decidedBy: e.ownerId,
     comment: null,
     editedItems: null,
+    stepTest: false,
   };
 }
 

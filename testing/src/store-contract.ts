@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { AlreadyExistsError, CasConflictError, WfError } from "@wf/shared/errors";
 import { ExecutionSnapshot, newId, type ExecutionStatus } from "@wf/shared/execution";
 import { startExecution, type CommandPublisher } from "@wf/shared/client";
-import type { ExecutionRepo, Repo, Store } from "@wf/shared/store";
+import type { ApprovalStatus, ExecutionRepo, Repo, Store } from "@wf/shared/store";
 import { waitFor } from "./wait-for";
 import {
   ApiKeyRecord,
@@ -1027,6 +1027,32 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
           items: [a0],
           total: 4,
         });
+      });
+
+      it("lists step tests' approvals apart: left out of every other list, alone with stepTests, status changes followed", async () => {
+        const store = await fresh();
+        const ownerId = owner();
+        const executionId = newId();
+        const run = approvalOf(ownerId, { createdAt: T0 });
+        const test = approvalOf(ownerId, { executionId, stepTest: true, createdAt: T0 + 1 });
+        const testVersion = await store.approvals.create(test);
+        await store.approvals.create(run);
+        const list = (q: { status?: ApprovalStatus; stepTests?: boolean }) =>
+          store.approvals.list({ ownerId, page: 1, size: 10, ...q });
+        expect(await list({})).toEqual({ items: [run], total: 1 });
+        expect(await list({ status: "PENDING" })).toEqual({ items: [run], total: 1 });
+        expect(await list({ stepTests: true })).toEqual({ items: [test], total: 1 });
+        expect(await list({ stepTests: true, status: "PENDING" })).toEqual({ items: [test], total: 1 });
+
+        const approved = { ...test, status: "APPROVED" as const, decidedAt: T0 + 10, decidedBy: "u1" };
+        await store.approvals.update(approved, testVersion);
+        expect(await list({ stepTests: true, status: "PENDING" })).toEqual({ items: [], total: 0 });
+        expect(await list({ stepTests: true, status: "APPROVED" })).toEqual({ items: [approved], total: 1 });
+        expect(await list({ status: "APPROVED" })).toEqual({ items: [], total: 0 });
+        // The caller names the execution: its approvals are all there, a step test's as any other.
+        expect(await store.approvals.listByExecution(executionId)).toEqual([approved]);
+        expect((await store.approvals.get(test.id))?.value.stepTest).toBe(true);
+        expect(run.stepTest).toBe(false);
       });
 
       it("listByExecution returns one execution's approvals oldest first", async () => {

@@ -5,6 +5,17 @@ import { PageFields, pageQuery } from "./pagination";
 
 export const ApprovalListQuery = z.strictObject({ status: ApprovalStatus.optional(), ...pageQuery(20) });
 
+/** The console's inbox: v1's list, and step tests' approvals on request, as its execution list lists step tests. */
+export const ConsoleApprovalListQuery = z.strictObject({
+  ...ApprovalListQuery.shape,
+  triggerSource: z
+    .enum(["step_test"], { error: "must be step_test" })
+    .optional()
+    .describe(
+      "`step_test`: list step tests' approvals, which are otherwise left out (docs/rerun.md#testing-one-step).",
+    ),
+});
+
 export const ExecutionIdParams = z.strictObject({ executionId: Id });
 
 const Row = z.record(z.string(), z.unknown());
@@ -32,6 +43,12 @@ export const ApprovalView = z.object({
   decidedBy: z.string().nullable().describe("The deciding user's id, or `timeout`."),
   comment: z.string().nullable(),
   editedItems: z.record(z.string(), z.array(Row)).nullable(),
+  stepTest: z
+    .literal(true)
+    .optional()
+    .describe(
+      "Only on an approval a step test opened (its execution's triggerSource is step_test): not a production request.",
+    ),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 

@@ -27,6 +27,7 @@ export {
 } from "./executions";
 export {
   ApprovalListQuery,
+  ConsoleApprovalListQuery,
   ExecutionIdParams,
   ReviewableGroup,
   ApprovalView,

@@ -9,6 +9,7 @@ export type {
   ExecutionRepo,
   ExecutionListQuery,
   OpenStatus,
+  ApprovalListQuery,
   ApprovalRepo,
   ArtifactRepo,
   WebhookRepo,

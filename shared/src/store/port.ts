@@ -184,11 +184,18 @@ export interface ExecutionListQuery extends PageQuery {
 
 export interface ApprovalRepo extends Repo<ApprovalRecord> {
   /** Newest first. */
-  list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>>;
+  list(query: ApprovalListQuery): Promise<Page<ApprovalRecord>>;
   /** All approvals of one execution, oldest first. */
   listByExecution(executionId: string): Promise<ApprovalRecord[]>;
   /** Prepares lists ahead of the first (KV: starts following the index); lists do it themselves. */
   startListing(): Promise<void>;
+}
+
+export interface ApprovalListQuery extends PageQuery {
+  ownerId: string;
+  status?: ApprovalStatus;
+  /** true: only step tests' approvals (`stepTest`); otherwise they are left out (docs/rerun.md#testing-one-step). */
+  stepTests?: boolean;
 }
 
 export interface ArtifactRepo extends Repo<ArtifactRecord> {

@@ -71,6 +71,11 @@ export const ApprovalRecord = z.object({
     .record(z.string(), z.array(z.record(z.string(), z.unknown())))
     .nullable()
     .default(null),
+  /**
+   * Opened by a step test's execution (triggerSource `step_test`): kept out of the owner's approval lists unless they
+   * ask for step tests (docs/rerun.md#testing-one-step). Records written before it was kept read as not one.
+   */
+  stepTest: z.boolean().default(false),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 

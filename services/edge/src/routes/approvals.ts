@@ -4,12 +4,15 @@ import {
   ApprovalsOfExecution,
   ApprovalView,
   ApproveBody,
+  ConsoleApprovalListQuery,
   ErrorBody,
   ExecutionIdParams,
   IdParams,
   RejectBody,
 } from "@wf/shared/api";
+import type { ApprovalListQuery as ApprovalPageQuery } from "@wf/shared/store";
 import { visibleApproval, visibleExecution } from "../access/roles";
+import type { EdgeContext } from "../context";
 import { decideAs } from "../decide-approval";
 import { approvalView } from "../views/approval";
 import { defineRoute, type Route } from "./route";
@@ -23,26 +26,44 @@ const notFound = {
   schema: ErrorBody,
 };
 
-const listApprovals = defineTwin({
+const listed = {
+  200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList },
+};
+
+/** One page of an owner's approvals, step tests' (`stepTest`) only when asked for, else none of them. */
+async function approvalPage(ctx: EdgeContext, query: ApprovalPageQuery) {
+  const { items, total } = await ctx.store.approvals.list(query);
+  return { approvals: items.map((a) => approvalView(a, "without-items")), total, page: query.page, size: query.size };
+}
+
+/** v1's list leaves step tests' approvals out, with no way to ask for them: v1 never lists step tests' work. */
+const listApprovals = defineRoute({
   method: "GET",
-  path: "/approvals",
+  path: "/api/v1/approvals",
   operationId: "listApprovals",
-  summary: {
-    v1: "List the key owner's approval records, newest first (rows left out)",
-    console: "Your approval records, newest first (rows left out, counted)",
-  },
+  summary: "List the key owner's approval records, newest first (rows left out)",
   tag: "approvals",
-  scope: "APPROVAL_RESPOND",
+  auth: "APPROVAL_RESPOND",
   query: ApprovalListQuery,
   status: 200,
-  responses: {
-    200: { description: "One page of approvals; each group's items is empty, itemsCount kept.", schema: ApprovalList },
-  },
-  async handler({ query }, { ctx, userId }) {
-    const { page, size, status } = query;
-    const { items, total } = await ctx.store.approvals.list({ ownerId: userId, status, page, size });
-    return { approvals: items.map((a) => approvalView(a, "without-items")), total, page, size };
-  },
+  responses: listed,
+  handler: ({ query }, { ctx, caller }) => approvalPage(ctx, { ...query, ownerId: caller().userId }),
+});
+
+/** The console's inbox, whose filter asks for step tests' approvals as its execution list asks for step tests. */
+const consoleListApprovals = defineRoute({
+  method: "GET",
+  path: "/api/console/approvals",
+  operationId: "consoleListApprovals",
+  summary:
+    "Your approval records, newest first (rows left out, counted); step tests' only with triggerSource=step_test",
+  tag: "approvals",
+  auth: "console",
+  query: ConsoleApprovalListQuery,
+  status: 200,
+  responses: listed,
+  handler: ({ query: { triggerSource, ...query } }, { ctx, consoleUser }) =>
+    approvalPage(ctx, { ...query, ownerId: consoleUser().userId, stepTests: triggerSource === "step_test" }),
 });
 
 const getApproval = defineTwin({
@@ -132,20 +153,14 @@ const reject = defineTwin({
     decideAs(ctx, params.id, userId, "reject", { comment: body.comment ?? null, editedItems: null }),
 });
 
-export const approvalRoutes: Route[] = [
-  listApprovals.v1,
-  getApproval.v1,
-  listApprovalsOfExecution,
-  approve.v1,
-  reject.v1,
-];
+export const approvalRoutes: Route[] = [listApprovals, getApproval.v1, listApprovalsOfExecution, approve.v1, reject.v1];
 
 /**
  * The console's approvals inbox: v1's approval routes under the session, but an execution's list (docs/api.md,
  * Approvals).
  */
 export const consoleApprovalRoutes: Route[] = [
-  listApprovals.console,
+  consoleListApprovals,
   getApproval.console,
   approve.console,
   reject.console,

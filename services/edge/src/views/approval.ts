@@ -1,7 +1,10 @@
 import type { ApprovalView } from "@wf/shared/api";
 import type { ApprovalRecord } from "@wf/shared/store";
 
-/** The full record (detail endpoint), or with each group's rows left out (lists: `items: []`). */
+/**
+ * The full record (detail endpoint), or with each group's rows left out (lists: `items: []`); `stepTest` only on a
+ * step test's approval.
+ */
 export function approvalView(a: ApprovalRecord, rows: "with-items" | "without-items"): ApprovalView {
   return {
     id: a.id,
@@ -24,5 +27,7 @@ export function approvalView(a: ApprovalRecord, rows: "with-items" | "without-it
     decidedBy: a.decidedBy,
     comment: a.comment,
     editedItems: a.editedItems,
+    // Only where it is one: every other approval answers as it did before step tests were told apart.
+    ...(a.stepTest ? { stepTest: true as const } : {}),
   };
 }

@@ -53,6 +53,8 @@ export function approvalRecord(
     decidedBy: null,
     comment: null,
     editedItems: null,
+    // A sub-workflow's child inherits its parent's trigger, so a step test's children mark theirs too.
+    stepTest: snap.triggerSource === "step_test",
   };
 }
 

@@ -21,6 +21,7 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  *               t.<owner>.<workflow>.<createdAt>.<id> = <status>   the same, of step tests (triggerSource step_test)
  *   approvals   o.<owner>.<createdAt>.<id>
  *               s.<owner>.<status>.<createdAt>.<id>
+ *               to.<owner>.<createdAt>.<id>, ts.<owner>.<status>.<createdAt>.<id>: the same, of step tests' approvals
  *               e.<execution>.<createdAt>.<id>
  *   artifacts   e.<execution>.<createdAt>.<id>
  *   webhooks    o.<owner>.<createdAt>.<id>
@@ -95,19 +96,28 @@ export const executionSortId = (e: { createdAt: number; id: string }): string =>
 /** Record types read by id only. */
 export const NO_INDEX: IndexLayout<unknown> = { keys: () => [] };
 
+/** Step tests' approvals have owner lists of their own (`to.`, `ts.`): the others' pages and totals leave them out. */
 export const approvalLayout: IndexLayout<ApprovalRecord> = {
   keys: (a) => {
     const tail = `${sortableNumber(a.createdAt)}.${t(a.id)}`;
-    return [`o.${t(a.ownerId)}.${tail}`, `s.${t(a.ownerId)}.${a.status}.${tail}`, `e.${t(a.executionId)}.${tail}`];
+    const family = a.stepTest ? "t" : "";
+    return [
+      `${family}o.${t(a.ownerId)}.${tail}`,
+      `${family}s.${t(a.ownerId)}.${a.status}.${tail}`,
+      `e.${t(a.executionId)}.${tail}`,
+    ];
   },
 };
 
-/** The approval lists the in-memory view holds: by owner, and by owner and status (not by execution). */
-export const approvalListed = (key: string): boolean => key.startsWith("o.") || key.startsWith("s.");
+/** The approval lists the in-memory view holds: by owner, and by owner and status, step tests apart. */
+export const approvalListed = (key: string): boolean =>
+  key.startsWith("o.") || key.startsWith("s.") || key.startsWith("to.") || key.startsWith("ts.");
 
-/** The group of the keys of an owner's approvals, or of those in one status. */
-export const approvalGroup = (q: { ownerId: string; status?: ApprovalStatus }): string =>
-  q.status === undefined ? `o.${t(q.ownerId)}` : `s.${t(q.ownerId)}.${q.status}`;
+/** The group of the keys of an owner's approvals, or of those in one status; of step tests' with `stepTests`. */
+export const approvalGroup = (q: { ownerId: string; status?: ApprovalStatus; stepTests?: boolean }): string => {
+  const family = q.stepTests === true ? "t" : "";
+  return q.status === undefined ? `${family}o.${t(q.ownerId)}` : `${family}s.${t(q.ownerId)}.${q.status}`;
+};
 
 export const artifactKeys = (a: ArtifactRecord): string[] => [
   `e.${t(a.executionId)}.${sortableNumber(a.createdAt)}.${t(a.id)}`,

@@ -1,5 +1,6 @@
 import type {
   ApiKeyRepo,
+  ApprovalListQuery,
   ApprovalRepo,
   ArtifactRepo,
   AuditRepo,
@@ -17,7 +18,6 @@ import {
   ApprovalRecord,
   ArtifactRecord,
   AuditRecord,
-  type ApprovalStatus,
   ChainRunsRecord,
   ScheduleRecord,
   SecretRecord,
@@ -142,7 +142,7 @@ export class KvApprovalRepo extends KvCollection<ApprovalRecord> implements Appr
     );
   }
 
-  async list(query: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
+  async list(query: ApprovalListQuery): Promise<Page<ApprovalRecord>> {
     const { skip, limit } = pageWindow(query);
     const { keys, total } = await this.#lists.page(approvalGroup(query), skip, limit);
     // A key whose record is gone or moved on (a write the view has not seen yet) is left out.

@@ -3,6 +3,7 @@ import { AlreadyExistsError } from "../../errors";
 import { ExecutionSnapshot, TERMINAL_STATUSES } from "../../execution/snapshot";
 import type {
   ApiKeyRepo,
+  ApprovalListQuery,
   ApprovalRepo,
   ArtifactRepo,
   AuditRepo,
@@ -27,7 +28,6 @@ import {
   ArtifactRecord,
   AuditRecord,
   AUDIT_RETENTION_MS,
-  type ApprovalStatus,
   ChainRunsRecord,
   ScheduleRecord,
   SecretRecord,
@@ -186,9 +186,10 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
 }
 
 export class MongoApprovalRepo extends MongoCollection<ApprovalRecord> implements ApprovalRepo {
+  /** Documents written before `stepTest` was stored lack it: indexed as null, they match `$ne: true`. */
   static readonly indexes: IndexDescription[] = [
-    { key: { ownerId: 1, ...NEWEST } },
-    { key: { ownerId: 1, status: 1, ...NEWEST } },
+    { key: { ownerId: 1, stepTest: 1, ...NEWEST } },
+    { key: { ownerId: 1, stepTest: 1, status: 1, ...NEWEST } },
     { key: { executionId: 1, ...OLDEST } },
   ];
 
@@ -198,15 +199,17 @@ export class MongoApprovalRepo extends MongoCollection<ApprovalRecord> implement
       status: a.status,
       executionId: a.executionId,
       createdAt: a.createdAt,
+      stepTest: a.stepTest,
     }));
   }
 
-  list({
-    ownerId,
-    status,
-    ...page
-  }: { ownerId: string; status?: ApprovalStatus } & PageQuery): Promise<Page<ApprovalRecord>> {
-    return this.page({ ownerId, ...(status === undefined ? {} : { status }) }, NEWEST, page);
+  list({ ownerId, status, stepTests, ...page }: ApprovalListQuery): Promise<Page<ApprovalRecord>> {
+    const filter = {
+      ownerId,
+      stepTest: stepTests === true ? true : { $ne: true },
+      ...(status === undefined ? {} : { status }),
+    };
+    return this.page(filter, NEWEST, page);
   }
 
   listByExecution(executionId: string): Promise<ApprovalRecord[]> {

@@ -15,6 +15,12 @@ export function ApprovalContext(props: {
   const expired = approval.expiresAt <= now;
   return (
     <section className="card stack" aria-label="Request">
+      {approval.stepTest ? (
+        <p className="muted">
+          A step test asks this: the step ran alone from the editor (Run this step), not in a production run. Deciding
+          it affects that test alone.
+        </p>
+      ) : null}
       {approval.approvalMessage ? (
         <p className="approval-message">{approval.approvalMessage}</p>
       ) : (

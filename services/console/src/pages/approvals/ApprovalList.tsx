@@ -5,6 +5,7 @@ import { StatusBadge } from "../../ui/StatusBadge";
 import { formatTime } from "../../ui/format";
 import { When } from "../../ui/When";
 import { useNarrow } from "./narrow";
+import { StepTestBadge } from "./StepTestBadge";
 import { formatRelative, useNow } from "./time";
 import { useWorkflowNames } from "./workflow-names";
 
@@ -45,7 +46,9 @@ export function ApprovalList({ approvals, history }: { approvals: ApprovalView[]
           <li key={a.id}>
             <Link className="card approval-card" to={`/approvals/${a.id}`}>
               <div className="row between">
-                <strong className="approval-card-title">{nameOf(a)}</strong>
+                <strong className="approval-card-title">
+                  {nameOf(a)} {a.stepTest ? <StepTestBadge /> : null}
+                </strong>
                 <StatusBadge status={a.status} />
               </div>
               <div className="muted small">
@@ -90,7 +93,7 @@ export function ApprovalList({ approvals, history }: { approvals: ApprovalView[]
           {approvals.map((a) => (
             <tr key={a.id}>
               <td>
-                <Link to={`/approvals/${a.id}`}>{nameOf(a)}</Link>
+                <Link to={`/approvals/${a.id}`}>{nameOf(a)}</Link> {a.stepTest ? <StepTestBadge /> : null}
               </td>
               <td>
                 <code>{a.stepName}</code>

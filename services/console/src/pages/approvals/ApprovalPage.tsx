@@ -16,6 +16,7 @@ import { detailKey, useDecision } from "./decide";
 import { REFETCH_MS, changesStatus } from "./live";
 import { useNow } from "./time";
 import { changesOf, draftOf, resetGroup, setCell, toggleRemoved, type Drafts } from "./rows";
+import { StepTestBadge } from "./StepTestBadge";
 import { useWorkflowNames } from "./workflow-names";
 import "./approvals.css";
 
@@ -98,6 +99,7 @@ function ApprovalDetail({ approval }: { approval: ApprovalView }) {
           {workflowName ?? "Approval"} <span className="muted">·</span> <code>{approval.stepName}</code>
         </h1>
         <StatusBadge status={approval.status === "PENDING" && expired ? "expired" : approval.status} />
+        {approval.stepTest ? <StepTestBadge /> : null}
       </div>
       <ApprovalContext approval={approval} workflowName={workflowName} execution={execution.data} now={now} />
       {approval.status === "PENDING" && expired ? (
