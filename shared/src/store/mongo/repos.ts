@@ -94,11 +94,14 @@ export class MongoExecutionRepo extends MongoCollection<ExecutionSnapshot> imple
   ];
 
   constructor(docs: Collection<StoredDoc>) {
+    // `triggerSource` is what lists keep step tests apart by; documents written before it was stored lack it, and are
+    // listed as runs until their next write.
     super(docs, "executions", ExecutionSnapshot, (e) => ({
       ownerId: e.ownerId,
       workflowId: e.workflowId,
       status: e.status,
       createdAt: e.createdAt,
+      triggerSource: e.triggerSource,
     }));
   }
 
