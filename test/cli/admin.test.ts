@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyPassword } from "@wf/shared/auth";
+import { PLAN_WORKFLOWS, verifyPassword } from "@wf/shared/auth";
+import { newWorkflowRecord } from "@wf/shared/store";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import type { NatsServerHandle } from "@wf/testing";
 import { buildEdge } from "@wf/edge";
@@ -331,5 +332,37 @@ describe("bad input: a clear message and a non-zero exit", () => {
     const other = await wf("workflow", "import", files.hello, "--user", "nobody");
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/no user with id nobody/);
+  });
+
+  it("refuses a new workflow past the plan's workflows, as the console does, and still stores new versions", async () => {
+    const user = await json<{ id: string }>(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "bounded@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "free",
+    );
+    const definition = { name: "seeded", steps: [] };
+    const seeded = Array.from({ length: PLAN_WORKFLOWS.free }, () =>
+      newWorkflowRecord({ ownerId: user.id, yaml: "name: seeded\nsteps: []\n", definition }),
+    );
+    await Promise.all(seeded.map((w) => platform.store.workflows.create(w)));
+    const refused = await wf("workflow", "import", files.hello, "--user", user.id);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/the free plan allows 100 workflows per account, and this account owns 100/);
+    const updated = await json<{ version: number }>(
+      "workflow",
+      "import",
+      files.hello,
+      "--user",
+      user.id,
+      "--id",
+      seeded[0]!.id,
+    );
+    expect(updated.version).toBe(2);
   });
 });

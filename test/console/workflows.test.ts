@@ -544,3 +544,36 @@ describe("PUT /api/console/workflows/{id}/layout", () => {
     });
   });
 });
+
+describe("console workflow routes: the plan's bound", () => {
+  it("refuses a create past the free plan's 100 workflows with PLAN_LIMIT, passes one of two at 99, and a delete frees a place", async () => {
+    const me = await consoleSession(env());
+    const other = await consoleSession(env());
+    // Shared with me, it counts for its owner only; stored straight into the store, mine count as any.
+    await storeWorkflow(env(), other.user.id, yamlNamed("theirs"), { sharedWith: { [me.user.id]: "editor" } });
+    const mine = await Promise.all(
+      Array.from({ length: 99 }, (_, i) => storeWorkflow(env(), me.user.id, yamlNamed(`w${i}`))),
+    );
+
+    const post = () => send(me, "POST", "/api/console/workflows", { body: { yaml: yamlNamed("one-more") } });
+    const raced = await Promise.all([post(), post()]);
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 403]);
+    const lost = raced.find((r) => r.status === 403)!;
+    expect(lost.body.code).toBe("PLAN_LIMIT");
+    expect(lost.body.error).toMatch(/^the free plan allows 100 workflows per account, and this account owns/);
+
+    const full = await post();
+    expect(statusAndCode(full)).toEqual([403, "PLAN_LIMIT"]);
+    expect(full.body.error).toBe(
+      "the free plan allows 100 workflows per account, and this account owns 100: delete workflows it no longer " +
+        "needs, or move it to a larger plan",
+    );
+    expect((await send(me, "DELETE", `/api/console/workflows/${mine[0]!.id}`)).status).toBe(204);
+    expect((await post()).status).toBe(201);
+    expect(statusAndCode(await post())).toEqual([403, "PLAN_LIMIT"]);
+    // The other account, with one of its own, has all its room but that one.
+    expect((await send(other, "POST", "/api/console/workflows", { body: { yaml: yamlNamed("mine") } })).status).toBe(
+      201,
+    );
+  });
+});

@@ -10,6 +10,8 @@ import {
   ArtifactRecord,
   AuditRecord,
   ChainRunsRecord,
+  CREATE_UNDER_WAY_MS,
+  createWithinBound,
   ScheduleRecord,
   SecretRecord,
   secretId,
@@ -1154,6 +1156,87 @@ export function runStoreContract(label: string, open: OpenTestStore): void {
         });
         await store.workflows.delete(renamed.id);
         expect(await store.workflows.listVisible(me, { page: 1, size: 10 })).toEqual({ items: [], total: 0 });
+      });
+    });
+
+    describe("workflows: an owner's bound", () => {
+      it("countOwned counts the workflows an owner owns, not those shared with them, from atLeast on", async () => {
+        const store = await fresh();
+        const me = emailOwner();
+        const other = owner();
+        const mine = [workflowOf(me), workflowOf(me), workflowOf(me, { sharedWith: { [other]: "editor" } })];
+        for (const w of [...mine, workflowOf(other, { sharedWith: { [me]: "editor" } })])
+          await store.workflows.create(w);
+        expect(await store.workflows.countOwned(me, 0)).toBe(3);
+        expect(await store.workflows.countOwned(me, 3)).toBe(3);
+        expect(await store.workflows.countOwned(me, 4)).toBeNull();
+        expect(await store.workflows.countOwned(other, 1)).toBe(1);
+        expect(await store.workflows.countOwned(owner(), 0)).toBe(0);
+        await store.workflows.delete(mine[0]!.id);
+        expect(await store.workflows.countOwned(me, 3)).toBeNull();
+        expect(await store.workflows.countOwned(me, 2)).toBe(2);
+      });
+
+      it("createsUnderWay keeps one value per owner by compare-and-set", async () => {
+        const cells = (await fresh()).workflows.createsUnderWay;
+        const me = emailOwner();
+        expect(await cells.read(me, {})).toEqual({ value: {}, version: 0 });
+        expect(await cells.write(me, { a: 1 }, 0)).toBe(true);
+        expect(await cells.write(me, { b: 1 }, 0)).toBe(false);
+        const first = await cells.read(me, {});
+        expect(first.value).toEqual({ a: 1 });
+        expect(await cells.write(me, {}, first.version)).toBe(true);
+        expect(await cells.write(me, { c: 1 }, first.version)).toBe(false);
+        expect((await cells.read(me, {})).value).toEqual({});
+        expect(await cells.read(owner(), { d: 2 })).toEqual({ value: { d: 2 }, version: 0 });
+      });
+
+      it("createWithinBound refuses at the bound, a delete frees a place, and of concurrent creates one short of it one passes", async () => {
+        const store = await fresh();
+        const me = emailOwner();
+        await store.workflows.create(workflowOf(owner(), { sharedWith: { [me]: "editor" } }));
+        for (let i = 0; i < 2; i++)
+          expect(await createWithinBound(store.workflows, workflowOf(me), 4)).toEqual({ created: true });
+
+        const racers = Array.from({ length: 4 }, () => workflowOf(me));
+        const raced = await Promise.all(racers.map((w) => createWithinBound(store.workflows, w, 3)));
+        expect(raced.filter((r) => r.created)).toHaveLength(1);
+        for (const r of raced) if (!r.created) expect(r.owned + r.underWay).toBeGreaterThanOrEqual(3);
+        expect(await store.workflows.countOwned(me, 0)).toBe(3);
+        expect(await createWithinBound(store.workflows, workflowOf(me), 3)).toEqual({
+          created: false,
+          owned: 3,
+          underWay: 0,
+        });
+
+        const kept = racers[raced.findIndex((r) => r.created)]!;
+        await store.workflows.delete(kept.id);
+        expect(await createWithinBound(store.workflows, workflowOf(me), 3)).toEqual({ created: true });
+        expect(await store.workflows.countOwned(me, 0)).toBe(3);
+        expect((await store.workflows.createsUnderWay.read(me, {})).value).toEqual({});
+      });
+
+      it("a failed create leaves no claim; one its creator left holds a place until it is old", async () => {
+        const store = await fresh();
+        const me = emailOwner();
+        const taken = workflowOf(me);
+        await store.workflows.create(taken);
+        await expect(createWithinBound(store.workflows, { ...taken, name: "again" }, 5)).rejects.toThrow(
+          AlreadyExistsError,
+        );
+        expect((await store.workflows.createsUnderWay.read(me, {})).value).toEqual({});
+
+        const cell = await store.workflows.createsUnderWay.read(me, {});
+        expect(await store.workflows.createsUnderWay.write(me, { [newId()]: T0 }, cell.version)).toBe(true);
+        const at = (ms: number) => () => T0 + ms;
+        expect(await createWithinBound(store.workflows, workflowOf(me), 2, at(1_000))).toEqual({
+          created: false,
+          owned: 1,
+          underWay: 1,
+        });
+        expect(await createWithinBound(store.workflows, workflowOf(me), 2, at(CREATE_UNDER_WAY_MS))).toEqual({
+          created: true,
+        });
       });
     });
 

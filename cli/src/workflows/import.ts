@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { Plan } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import {
   newWorkflowRecord,
@@ -19,8 +20,8 @@ Stores a workflow file for a user, so that the v1 API can list and run it. Print
 workflow's id. With --id, updates that workflow instead (its version goes up by one); the user
 must own it or be an editor of it.
 
-Exit codes: 0 stored; 1 the file has mistakes (printed as file:line:col), no such user, or no
-such workflow of that user; 2 usage error.`;
+Exit codes: 0 stored; 1 the file has mistakes (printed as file:line:col), no such user, no
+such workflow of that user, or a new one past the workflows the user's plan allows; 2 usage error.`;
 
 export async function importCommand(argv: string[]): Promise<number> {
   const flags = commandFlags(
@@ -51,9 +52,10 @@ export async function importCommand(argv: string[]): Promise<number> {
   }
   const definition = parsed.workflow;
   const record = await withStore(async (store) => {
-    if (!(await store.users.get(user))) throw new WfError("NOT_FOUND", `no user with id ${user}`);
+    const account = await store.users.get(user);
+    if (!account) throw new WfError("NOT_FOUND", `no user with id ${user}`);
     return values.id === undefined
-      ? create(store, { user, yaml, definition })
+      ? create(store, { user, yaml, definition }, account.value.plan)
       : update(store, values.id, { user, yaml, definition });
   });
   const { id, name, ownerId, version, createdAt, updatedAt } = record;
@@ -71,9 +73,10 @@ interface Source {
   definition: { name: string };
 }
 
-async function create(store: Store, { user, yaml, definition }: Source): Promise<WorkflowRecord> {
+/** Within the plan's workflows, as a console create is (PLAN_LIMIT past them: exit 1 with the message). */
+async function create(store: Store, { user, yaml, definition }: Source, plan: Plan): Promise<WorkflowRecord> {
   const record = newWorkflowRecord({ ownerId: user, yaml, definition });
-  await storeNewWorkflow(store, record);
+  await storeNewWorkflow(store, record, plan);
   return record;
 }
 

@@ -4,6 +4,7 @@ export {
   Plan,
   PLAN_ARTIFACT_BYTES_PER_DAY,
   PLAN_LIMITS,
+  PLAN_WORKFLOWS,
   USER_STATUSES,
   UserStatus,
   type PlanLimits,

@@ -32,6 +32,18 @@ export const PLAN_ARTIFACT_BYTES_PER_DAY: Record<Plan, number> = {
   enterprise: 500 * GIB,
 };
 
+/**
+ * The workflows an account may own, by plan (docs/api.md#workflows-in-the-console): each is a record of up to the NATS
+ * server's max_payload with its 50 kept versions, in the store every tenant shares, so without a bound one account
+ * could fill it. Shared workflows count for their owner only.
+ */
+export const PLAN_WORKFLOWS: Record<Plan, number> = {
+  free: 100,
+  pro: 1_000,
+  team: 5_000,
+  enterprise: 20_000,
+};
+
 export const USER_STATUSES = ["active", "deactivated", "locked"] as const;
 export const UserStatus = z.enum(USER_STATUSES);
 export type UserStatus = z.infer<typeof UserStatus>;

@@ -39,7 +39,7 @@ export const ERROR_CATALOGUE = {
   },
   PLAN_LIMIT: {
     status: 403,
-    doc: "The account's plan does not allow this: webhook triggers need Pro or higher, and each plan caps its webhooks (Free 0, Pro 3, Team 10); the message names the plan and the limit.",
+    doc: "The account's plan does not allow this: webhook triggers need Pro or higher, and each plan caps its webhooks (Free 0, Pro 3, Team 10) and the workflows an account owns (Free 100, Pro 1,000, Team 5,000, Enterprise 20,000: a new one past them is refused until some are deleted or the plan changes); the message names the plan, the limit and, for workflows, how many the account owns.",
   },
   SOURCE_NOT_ALLOWED: {
     status: 403,

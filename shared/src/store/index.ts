@@ -11,6 +11,7 @@ export type {
   OpenStatus,
   ApprovalListQuery,
   ApprovalRepo,
+  CasCells,
   ArtifactRepo,
   WebhookRepo,
   UserRepo,
@@ -35,6 +36,7 @@ export {
   SECRET_NAME_PATTERN,
   secretId,
   ChainRunsRecord,
+  CreatesUnderWay,
   ScheduleRecord,
   ExecutionStatus,
 } from "./records";
@@ -45,6 +47,7 @@ export { JetStreamPublisher, type PublishMessage, type PublishOptions } from "./
 export { newWorkflowRecord, nextWorkflowVersion } from "./new-workflow-record";
 export { storeNextVersion } from "./store-next-version";
 export { storeNewWorkflow, storeWorkflowUpdate } from "./workflow-writes";
+export { createWithinBound, CREATE_UNDER_WAY_MS, type BoundedCreate } from "./workflow-bound";
 export { settleApproval, type ApprovalSettlement } from "./settle-approval";
 /** The KV adapter's key layout, for tools that fill its buckets directly (the list benchmarks). */
 export { keyToken } from "./kv/key-codec";

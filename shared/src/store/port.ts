@@ -4,6 +4,7 @@ import type {
   ApprovalRecord,
   ApprovalStatus,
   ArtifactRecord,
+  CreatesUnderWay,
   AuditRecord,
   ChainRunsRecord,
   ScheduleRecord,
@@ -55,9 +56,25 @@ export interface Repo<T extends { id: string }> {
   delete(id: string): Promise<void>;
 }
 
+/** A value kept per key by compare-and-set; `version` 0 where the key has none yet. */
+export interface CasCells<T> {
+  /** As writes are checked against it (KV: at the leader; MongoDB: the primary); `fallback` where there is none. */
+  read(key: string, fallback: T): Promise<Versioned<T>>;
+  /** Writes `value` if the key is still at `expectedVersion` (0: has none); false when another writer moved first. */
+  write(key: string, value: T, expectedVersion: number): Promise<boolean>;
+}
+
 export interface WorkflowRepo extends Repo<WorkflowRecord> {
   /** Workflows owned by or shared with `userId`, ordered by name then id. */
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>>;
+  /**
+   * How many workflows `ownerId` owns (not those shared with them) when it is `atLeast` or more, else null. Counted as
+   * writes are checked (KV: the index at its leader and the records at theirs; MongoDB: the primary), so that every
+   * create that returned is counted; it may also count a create still under way.
+   */
+  countOwned(ownerId: string, atLeast: number): Promise<number | null>;
+  /** Per owner, the creates of their workflows under way (workflow-bound.ts), held by compare-and-set. */
+  readonly createsUnderWay: CasCells<CreatesUnderWay>;
   /** Workflows with a DELAYED_COMPLETION trigger whose `after` is `workflowId`, oldest first. */
   listChainedAfter(workflowId: string): Promise<WorkflowRecord[]>;
   /**

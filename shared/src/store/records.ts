@@ -34,6 +34,10 @@ export const WorkflowRecord = z.object({
 });
 export type WorkflowRecord = z.infer<typeof WorkflowRecord>;
 
+/** One owner's workflow creates under way: each workflow's id, to when its create began (epoch ms). */
+export const CreatesUnderWay = z.record(z.string(), z.number());
+export type CreatesUnderWay = z.infer<typeof CreatesUnderWay>;
+
 export const ApprovalStatus = z.enum(["PENDING", "APPROVED", "REJECTED", "EXPIRED", "CANCELLED"]);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 

@@ -1,14 +1,32 @@
+import { PLAN_WORKFLOWS, type Plan } from "../auth/plans";
 import { RecordTooLargeError, WfError } from "../errors/index";
 import type { Store } from "./port";
 import type { WorkflowRecord } from "./records";
+import { createWithinBound, type BoundedCreate } from "./workflow-bound";
 
-/** Stores a new workflow record; one too large for the store is refused as such (PAYLOAD_TOO_LARGE, 413). */
-export async function storeNewWorkflow(store: Store, record: WorkflowRecord): Promise<void> {
+/**
+ * Stores a new workflow record for its owner, whose account is on `plan`: past the plan's workflows it is refused
+ * (PLAN_LIMIT, 403), and one too large for the store as such (PAYLOAD_TOO_LARGE, 413).
+ */
+export async function storeNewWorkflow(store: Store, record: WorkflowRecord, plan: Plan): Promise<void> {
+  const limit = PLAN_WORKFLOWS[plan];
+  let stored: BoundedCreate;
   try {
-    await store.workflows.create(record);
+    stored = await createWithinBound(store.workflows, record, limit);
   } catch (err) {
     throw err instanceof RecordTooLargeError ? workflowTooLarge(err) : err;
   }
+  if (!stored.created) throw noRoom(plan, limit, stored);
+}
+
+/** The plan's bound reached, said with what to do about it. */
+function noRoom(plan: Plan, limit: number, refused: Extract<BoundedCreate, { created: false }>): WfError {
+  const underWay = refused.underWay > 0 ? ` (and ${refused.underWay} more being created)` : "";
+  return new WfError(
+    "PLAN_LIMIT",
+    `the ${plan} plan allows ${limit} workflows per account, and this account owns ${refused.owned}${underWay}: ` +
+      `delete workflows it no longer needs, or move it to a larger plan`,
+  );
 }
 
 /**

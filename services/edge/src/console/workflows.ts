@@ -95,6 +95,12 @@ export const consoleWorkflowRoutes: Route[] = [
     responses: {
       201: { description: "Stored; you own it.", schema: ConsoleWorkflowDetail },
       400: invalid,
+      403: {
+        description:
+          "`PLAN_LIMIT`: you own as many workflows as your plan allows (the message says how many): delete some, or " +
+          "change plan. Or the account is inactive, or X-CSRF-Token is wrong.",
+        schema: ErrorBody,
+      },
       413: tooLarge,
     },
     async handler({ body }, { ctx, consoleUser }) {
@@ -103,7 +109,7 @@ export const consoleWorkflowRoutes: Route[] = [
         { ownerId: consoleUser().userId, yaml: body.yaml, definition: workflow },
         ctx.clock(),
       );
-      await storeNewWorkflow(ctx.store, record);
+      await storeNewWorkflow(ctx.store, record, consoleUser().plan);
       return detailOf(ctx.store, record, "owner");
     },
   }),

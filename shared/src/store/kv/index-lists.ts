@@ -4,6 +4,7 @@ import { recordTokenOf } from "./index-keys";
 import { fromKeyToken } from "./key-codec";
 import type { KnownRecords, Loaded } from "./known-records";
 import type { KvBuckets } from "./kv-buckets";
+import type { ReadFrom } from "./record-bucket";
 
 /** Ascending or descending on the last two tokens of the index keys (sort field, then id). */
 export type KeyOrder = "asc" | "desc";
@@ -44,9 +45,12 @@ export class IndexLists<T extends { id: string }> {
     return (await this.resolve(await this.#sortedRows(filter, order))).map((r) => r.value);
   }
 
-  /** The records of index `keys` that still claim their key (and, with `valueIs`, still carry that value). */
-  async resolve(keys: readonly string[], valueIs?: string): Promise<Resolved<T>[]> {
-    const loaded = await Promise.all(keys.map((key) => this.known.load(recordTokenOf(key))));
+  /**
+   * The records of index `keys` that still claim their key (and, with `valueIs`, still carry that value); read `from`
+   * the records' leaders for a count that every write returned must be in.
+   */
+  async resolve(keys: readonly string[], valueIs?: string, from: ReadFrom = "any"): Promise<Resolved<T>[]> {
+    const loaded = await Promise.all(keys.map((key) => this.known.load(recordTokenOf(key), from)));
     return loaded.filter(
       (record, i): record is Loaded<T> =>
         !!record?.index.has(keys[i]!) && (valueIs === undefined || record.indexValue === valueIs),
@@ -67,7 +71,7 @@ export class IndexLists<T extends { id: string }> {
 
   async #sortedRows(filter: string, order: KeyOrder, from?: string): Promise<string[]> {
     const rows: { key: string; sort: string; id: string }[] = [];
-    for (const key of await this.#scanKeys(filter)) {
+    for (const key of await this.keys(filter)) {
       const tokens = key.split(".");
       const sort = fromKeyToken(tokens.at(-2)!);
       if (from === undefined || sort >= from) rows.push({ key, sort, id: fromKeyToken(tokens.at(-1)!) });
@@ -84,7 +88,7 @@ export class IndexLists<T extends { id: string }> {
    * key that exists; in a followed index a key removed in the last minute may still be held as its
    * marker, which its record no longer claims, so reads drop it.
    */
-  async #scanKeys(filter: string): Promise<string[]> {
+  async keys(filter: string): Promise<string[]> {
     const { jsm, indexBucket } = this.buckets;
     const prefix = `$KV.${indexBucket}.`;
     const info = await jsm.streams.info(`KV_${indexBucket}`, { subjects_filter: prefix + filter });

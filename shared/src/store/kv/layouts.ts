@@ -28,6 +28,7 @@ import { keyToken as t, sortableNumber } from "./key-codec";
  *   workflows   v.<user>.<name>.<id>, one per user who sees it: the owner and each sharedWith user
  *               c.<after>.<createdAt>.<id>, one per workflow its DELAYED_COMPLETION triggers name
  *               s.<createdAt>.<id>, when it has a schedule trigger
+ *               q.<owner> = {<workflow id>: <when>}: no list's key, the owner's creates under way (workflow-bound.ts)
  *   audit       t.<at>.<id>
  *   secrets     o.<owner>.<name>.<id>
  *   api keys    o.<owner>.<createdAt>.<id>
@@ -148,6 +149,8 @@ export const ALL_CHAINED = "c.>";
 /** The key token of the workflow a chain key (`c.<after>.…`) follows. */
 export const chainedAfterToken = (key: string): string => key.split(".")[1] ?? "";
 export const ALL_SCHEDULED = "s.>";
+/** The family of the workflows index's per-owner cells of creates under way, which no list's filter reaches. */
+export const CREATES_UNDER_WAY = "q";
 
 export const apiKeyKeys = (k: ApiKeyRecord): string[] => [
   `o.${t(k.ownerId)}.${sortableNumber(k.createdAt)}.${t(k.id)}`,

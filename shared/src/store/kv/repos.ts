@@ -2,6 +2,7 @@ import type {
   ApiKeyRepo,
   ApprovalListQuery,
   ApprovalRepo,
+  CasCells,
   ArtifactRepo,
   AuditRepo,
   ChainRunsRepo,
@@ -19,6 +20,7 @@ import {
   ArtifactRecord,
   AuditRecord,
   ChainRunsRecord,
+  CreatesUnderWay,
   ScheduleRecord,
   SecretRecord,
   WebhookRecord,
@@ -29,6 +31,7 @@ import { pageWindow } from "../paging";
 import { KeyGroupsView } from "./key-groups-view";
 import { keyToken, sortableNumber } from "./key-codec";
 import { foundAnswer, type FoundAnswer } from "./direct-reads";
+import { IndexCells } from "./index-cells";
 import { IndexLists } from "./index-lists";
 import { MarkedRemovals } from "./index-removals";
 import type { KnownRecords } from "./known-records";
@@ -50,6 +53,7 @@ import {
   ALL_CHAINED,
   chainedAfter,
   chainedAfterToken,
+  CREATES_UNDER_WAY,
   NO_INDEX,
   secretKeys,
   visibleTo,
@@ -65,12 +69,14 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
    */
   readonly #chained: RecentReads<boolean>;
   readonly #lists: IndexLists<WorkflowRecord>;
+  readonly createsUnderWay: CasCells<CreatesUnderWay>;
 
   constructor(buckets: KvBuckets) {
     const parts = kvParts(buckets, "workflows", WorkflowRecord, { keys: workflowKeys });
     super(parts);
     this.#lists = new IndexLists(buckets, parts.known);
     this.#chained = new RecentReads<boolean>(buckets.index, { key: ALL_CHAINED, tokenOf: chainedAfterToken });
+    this.createsUnderWay = new IndexCells(parts.keys, CREATES_UNDER_WAY, CreatesUnderWay);
   }
 
   override create(value: WorkflowRecord): Promise<number> {
@@ -101,6 +107,17 @@ export class KvWorkflowRepo extends KvCollection<WorkflowRecord> implements Work
 
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>> {
     return this.#lists.page(visibleTo(userId), "asc", page);
+  }
+
+  /**
+   * Every workflow the owner owns has a key among those they see, so fewer keys than `atLeast` answer without a read;
+   * else the records are read, at their leaders, to leave out those only shared with them.
+   */
+  async countOwned(ownerId: string, atLeast: number): Promise<number | null> {
+    const keys = await this.#lists.keys(visibleTo(ownerId));
+    if (keys.length < atLeast) return null;
+    const owned = (await this.#lists.resolve(keys, undefined, "leader")).filter((r) => r.value.ownerId === ownerId);
+    return owned.length >= atLeast ? owned.length : null;
   }
 
   async listChainedAfter(workflowId: string): Promise<WorkflowRecord[]> {

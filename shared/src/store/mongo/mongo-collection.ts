@@ -1,4 +1,4 @@
-import type { Collection, Filter, FindOptions, Sort } from "mongodb";
+import type { Collection, CountDocumentsOptions, Filter, FindOptions, Sort } from "mongodb";
 import type { z } from "zod";
 import { AlreadyExistsError, CasConflictError, WfError } from "../../errors";
 import { pageWindow } from "../paging";
@@ -24,7 +24,7 @@ const DUPLICATE_KEY = 11000;
  * The server's duplicate-key refusal, told by its code: the driver's error classes are not imported
  * here, so that loading the store does not load the driver (open-mongo-store.ts loads it on open).
  */
-function isDuplicateKey(err: unknown): boolean {
+export function isDuplicateKey(err: unknown): boolean {
   return err instanceof Error && err.name.startsWith("Mongo") && (err as { code?: unknown }).code === DUPLICATE_KEY;
 }
 
@@ -105,13 +105,13 @@ export class MongoCollection<T extends { id: string }> {
     return { items: docs.map((doc) => this.#parse(doc)), total };
   }
 
-  protected async all(filter: Filter<StoredDoc>, sort: Sort, limit = 0): Promise<T[]> {
-    const docs = await this.docs.find(filter).sort(sort).limit(limit).toArray();
+  protected async all(filter: Filter<StoredDoc>, sort: Sort, limit = 0, options?: FindOptions): Promise<T[]> {
+    const docs = await this.docs.find(filter, options).sort(sort).limit(limit).toArray();
     return docs.map((doc) => this.#parse(doc));
   }
 
-  protected count(filter: Filter<StoredDoc>): Promise<number> {
-    return this.docs.countDocuments(filter);
+  protected count(filter: Filter<StoredDoc>, options?: CountDocumentsOptions): Promise<number> {
+    return this.docs.countDocuments(filter, options);
   }
 
   #parse(doc: StoredDoc): T {

@@ -1,6 +1,7 @@
 import type { IndexDescription } from "mongodb";
 import { ConfigError } from "../../errors";
 import type { Store } from "../port";
+import type { CellDoc } from "./mongo-cells";
 import type { StoredDoc } from "./mongo-collection";
 import {
   MongoApiKeyRepo,
@@ -63,7 +64,7 @@ export async function openMongoStore(uri: string, database: string, namespace: s
     ]);
     return {
       kind: "mongodb",
-      workflows: new MongoWorkflowRepo(workflows),
+      workflows: new MongoWorkflowRepo(workflows, db.collection<CellDoc>(`${namespace}_workflow_creates`)),
       executions: new MongoExecutionRepo(executions),
       approvals: new MongoApprovalRepo(approvals),
       artifacts: new MongoArtifactRepo(artifacts),

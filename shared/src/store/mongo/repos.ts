@@ -5,6 +5,7 @@ import type {
   ApiKeyRepo,
   ApprovalListQuery,
   ApprovalRepo,
+  CasCells,
   ArtifactRepo,
   AuditRepo,
   ChainRunsRepo,
@@ -29,6 +30,7 @@ import {
   AuditRecord,
   AUDIT_RETENTION_MS,
   ChainRunsRecord,
+  CreatesUnderWay,
   ScheduleRecord,
   SecretRecord,
   UserRecord,
@@ -37,6 +39,7 @@ import {
 } from "../records";
 import { DECOY_API_KEY } from "../decoy-api-key";
 import { triggerFacts } from "../workflow-triggers";
+import { MongoCells, type CellDoc } from "./mongo-cells";
 import { MongoCollection, type StoredDoc } from "./mongo-collection";
 
 // Each repo lists the indexes its queries need, next to the queries; the store creates them at
@@ -55,17 +58,31 @@ export class MongoWorkflowRepo extends MongoCollection<WorkflowRecord> implement
     { key: { scheduled: 1, ...OLDEST } },
   ];
 
-  constructor(docs: Collection<StoredDoc>) {
+  readonly createsUnderWay: CasCells<CreatesUnderWay>;
+
+  constructor(docs: Collection<StoredDoc>, creates: Collection<CellDoc>) {
     super(docs, "workflows", WorkflowRecord, (w) => ({
       name: w.name,
       visibleTo: [...new Set([w.ownerId, ...Object.keys(w.sharedWith)])],
       createdAt: w.createdAt,
       ...triggerFacts(w.definition),
     }));
+    this.createsUnderWay = new MongoCells(creates, CreatesUnderWay);
   }
 
   listVisible(userId: string, page: PageQuery): Promise<Page<WorkflowRecord>> {
     return this.page({ visibleTo: userId }, { name: 1, _id: 1 }, page);
+  }
+
+  /**
+   * By `visibleTo`, which every document has (an owner field would be missing from those written before it): fewer
+   * than `atLeast` seen answers without reading them; else they are read to leave out those only shared.
+   */
+  async countOwned(ownerId: string, atLeast: number): Promise<number | null> {
+    const primary = { readPreference: "primary" } as const;
+    if ((await this.count({ visibleTo: ownerId }, primary)) < atLeast) return null;
+    const owned = (await this.all({ visibleTo: ownerId }, { _id: 1 }, 0, primary)).filter((w) => w.ownerId === ownerId);
+    return owned.length >= atLeast ? owned.length : null;
   }
 
   listChainedAfter(workflowId: string): Promise<WorkflowRecord[]> {
