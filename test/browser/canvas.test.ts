@@ -369,6 +369,22 @@ describeInBrowser("the canvas beside the YAML", () => {
     expect(await items.getAttribute("aria-invalid")).toBeNull();
     await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-field.png") });
 
+    // A comment the file has on an item stays when the panel adds another; both edits undo one at a time.
+    await endOfLine(page, "- north");
+    await page.keyboard.insertText("   # cold");
+    await poll(() => items.inputValue()).toBe("- north\n- south");
+    await items.fill("- north\n- south\n- east");
+    await items.press("ControlOrMeta+Enter");
+    await poll(() => editorText(page)).toBe(
+      listed.replace("      - north\n      - south\n", "      - north   # cold\n      - south\n      - east\n"),
+    );
+    await screenshot(page, "step-panel-yaml-field-comment-kept");
+    await editorContent(page).click();
+    await page.keyboard.press("ControlOrMeta+z");
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(listed);
+    await poll(() => items.inputValue()).toBe("- north\n- south");
+
     // YAML that does not parse stays in the field, which says what is wrong; the text is left as it was.
     await items.fill("- north\n- [south");
     await items.press("Tab");

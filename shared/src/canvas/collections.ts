@@ -4,6 +4,7 @@ import type { PathSegment } from "../workflow/locate";
 import { YAML_OPTIONS } from "../workflow/validate";
 import { applyEdits } from "./edits";
 import { contentEnd } from "./extent";
+import { keepsEntries, keptBlock } from "./kept-comments";
 import { column, lineEnd, lineStart, linesAt, removalStart, shiftLines } from "./text";
 import type { TextEdit } from "./types";
 
@@ -66,17 +67,20 @@ function replacing(text: string, from: number, to: number, insert: string): Text
 }
 
 /**
- * The edits that give an existing pair a new collection value, written anew where the old one was: the key, its line's
+ * The edits that give an existing pair a new collection value, written where the old one was: the key, its line's
  * comment and everything around the value stay. A value already written in flow style with items (`{ a: 1 }   # why`)
- * stays one line of flow text, as does any value in a flow mapping; otherwise the value goes on block lines below the
- * key, at the depth of the block value it replaces.
+ * stays one line of flow text, written anew, as does any value in a flow mapping; otherwise the value goes on block
+ * lines below the key, at the depth of the block value it replaces. A block list or mapping given a new one keeps its
+ * entries that stay with their comments (see keptBlock), unless `keep` is false: all is written anew.
  */
 export function replaceValue(
   text: string,
+  doc: Document,
   pair: Pair,
   value: CollectionValue,
   inFlow: boolean,
   indentSeq: boolean,
+  keep: boolean,
 ): TextEdit[] {
   const keyNode = pair.key as Node;
   const old = pair.value as Node | null;
@@ -96,7 +100,11 @@ export function replaceValue(
         { from: removalStart(text, from, to), to, insert: "" },
       ];
     const at = column(text, start);
-    return [replacing(text, from, to, below(at > keyCol || Array.isArray(value) ? at : keyCol + 2))];
+    const lines =
+      keep && keepsEntries(old, value)
+        ? keptBlock(text, doc, old, value, at, (part, col) => blockText(part, col, indentSeq))
+        : below(at > keyCol || Array.isArray(value) ? at : keyCol + 2);
+    return [replacing(text, from, to, lines)];
   }
   // A scalar (a block scalar's lines included), a flow collection, or nothing after the colon.
   const to = end > start && text[end - 1] === "\n" ? end - 1 : end;
@@ -122,5 +130,10 @@ export function readsCollection(
   const doc = parseDocument(applyEdits(text, edits).text, YAML_OPTIONS);
   if (doc.errors.length > 0) return false;
   const node: unknown = doc.getIn(path, true);
-  return isCollection(node) && JSON.stringify(node.toJS(doc)) === JSON.stringify(value);
+  try {
+    return isCollection(node) && JSON.stringify(node.toJS(doc)) === JSON.stringify(value);
+  } catch {
+    // An alias whose anchor is gone, or comes after it, is no error of the parse: it throws once read.
+    return false;
+  }
 }

@@ -9,7 +9,7 @@ import { checkedEdit, scalarEdit, scalarText, type ScalarValue } from "./scalars
 import type { Source } from "./source";
 import { pairOf, type StepSite, type StepTree } from "./steps";
 import { column } from "./text";
-import type { EditResult, Modifier } from "./types";
+import type { EditResult, Modifier, TextEdit } from "./types";
 
 export interface SetFieldOp {
   id: string;
@@ -103,18 +103,20 @@ function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp):
   const pair = pairOf(map, key);
   const inFlow = map.flow === true;
   const indentSeq = seqIndent(source, tree) > 0;
-  const edits = pair
-    ? replaceValue(source.text, pair, op.value, inFlow, indentSeq)
-    : [
-        addPair(
-          source.text,
-          map,
-          (keyCol, flow) => collectionPair(scalarText(key, 0, flow), op.value, keyCol, flow, indentSeq),
-          BEFORE_LISTS,
-        ),
-      ];
-  if (!readsCollection(source.text, edits, path, op.value))
-    return `this list or mapping cannot be written as the value of \`${key}\``;
+  const written = (keep: boolean): TextEdit[] =>
+    pair
+      ? replaceValue(source.text, source.doc, pair, op.value, inFlow, indentSeq, keep)
+      : [
+          addPair(
+            source.text,
+            map,
+            (keyCol, flow) => collectionPair(scalarText(key, 0, flow), op.value, keyCol, flow, indentSeq),
+            BEFORE_LISTS,
+          ),
+        ];
+  // Kept as written, an entry may hold an alias whose anchor went, or now comes after it: then it is all written anew.
+  const edits = [written(true), written(false)].find((each) => readsCollection(source.text, each, path, op.value));
+  if (!edits) return `this list or mapping cannot be written as the value of \`${key}\``;
   return { edits, id: field.site.id };
 }
 
