@@ -455,15 +455,19 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 90_000);
 
-  it("marks the steps a problem is in on the last valid drawing: a duplicate name, a broken indentation", async () => {
+  it("marks the steps a problem is in on the last valid drawing: a duplicate name, a broken indentation, new lines", async () => {
     const { page, context, errors } = await signedIn(service());
     const original = commented(`marks-${unique()}`);
     await openEditor(page, await createWorkflow(page, original));
     await whenCanvasStill(page);
     const banner = page.locator(".canvas-banner");
     const problems = page.getByRole("region", { name: "Problems" });
-    /** The mark on a step's node: its name says the problems. */
-    const mark = (name: string) => node(page, name).getByRole("img", { name: /^Problem: / });
+    /** The mark on a step's node: its name says the problems, and a click goes to the first. */
+    const mark = (name: string) => node(page, name).getByRole("button", { name: /^Problem: / });
+    /** The mark below a step's node, for a problem in a new step written after it. */
+    const after = (name: string) => node(page, name).getByRole("button", { name: /^Problem in a new step after / });
+    /** The line the editor's cursor is on. */
+    const cursorLine = () => page.locator(".cm-activeLine").textContent();
     /** The canvas in the light theme, then in the dark one. */
     const shots = async (name: string) => {
       await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
@@ -480,7 +484,7 @@ describeInBrowser("the canvas beside the YAML", () => {
       await page.keyboard.press("ControlOrMeta+z");
       await poll(() => editorText(page)).toBe(original);
       await poll(() => banner.count()).toBe(0);
-      expect(await page.locator(".wf-node-issue").count()).toBe(0);
+      expect(await page.locator(".wf-node-issue, .wf-node-issue-after").count()).toBe(0);
     };
 
     // `pause` renamed `fetch` at once: its node and the first `fetch`'s are marked, and the list's problem selects it.
@@ -509,6 +513,45 @@ describeInBrowser("the canvas beside the YAML", () => {
     expect(await mark("each").count()).toBe(0);
     expect(await node(page, "show").textContent()).toContain("Transform");
     await markedThenUndone("canvas-mark-broken-indentation");
+
+    // A field added after `pause`'s last one, deeper than its `-`, with a mistake: `pause` is marked, and its mark
+    // takes the cursor to the mistake, which selects `pause`.
+    await endOfLine(page, "seconds: 1");
+    await page.keyboard.insertText("\n    timeout: 5: 6");
+    await poll(() => mark("pause").getAttribute("aria-label")).toMatch(/^Problem: line 19: YAML syntax error/);
+    await editorContent(page).locator(".cm-line").first().click({ position: LINE_START });
+    await mark("pause").click();
+    await poll(cursorLine).toBe("    timeout: 5: 6");
+    await poll(() => node(page, "pause").getAttribute("class")).toContain("selected");
+    await markedThenUndone("canvas-mark-new-field");
+
+    // A new step written after `pause`, at the `-` of the steps: not drawn yet, its mistake is marked below `pause`,
+    // and both that mark and the banner take the cursor there, selecting no step.
+    await endOfLine(page, "seconds: 1");
+    await page.keyboard.insertText("\n  - name: later\n    type: wait: x");
+    const later = "line 20: YAML syntax error";
+    await poll(() => after("pause").getAttribute("aria-label")).toContain(`after pause: ${later}`);
+    expect(await after("pause").textContent()).toBe("! new step");
+    expect(await page.locator(".wf-node-issue").count()).toBe(0);
+    await poll(() => banner.textContent()).toContain(`The canvas shows the last valid version: ${later}`);
+    await after("pause").click();
+    await poll(cursorLine).toBe("    type: wait: x");
+    expect(await page.locator(".react-flow__node.selected").count()).toBe(0);
+    await endOfLine(page, "- name: fetch");
+    await banner.getByRole("button", { name: new RegExp(`^${later}`) }).click();
+    await poll(cursorLine).toBe("    type: wait: x");
+    await markedThenUndone("canvas-mark-new-step");
+
+    // A mistake outside the steps is on no step: the banner names it, and takes the cursor there.
+    const nameLine = original.split("\n")[1] ?? "";
+    await endOfLine(page, nameLine);
+    await page.keyboard.insertText(": y");
+    await poll(() => banner.textContent()).toContain("The canvas shows the last valid version: line 2: YAML syntax");
+    expect(await page.locator(".wf-node-issue, .wf-node-issue-after").count()).toBe(0);
+    await endOfLine(page, "- name: fetch");
+    await banner.getByRole("button", { name: /^line 2: / }).click();
+    await poll(cursorLine).toBe(`${nameLine}: y`);
+    await markedThenUndone("canvas-mark-outside-steps");
     await problems.getByText("No problems").waitFor();
     expect(errors).toEqual([]);
     await context.close();

@@ -101,6 +101,11 @@ export interface CanvasIssue extends WorkflowIssue {
   node: string | undefined;
   /** For a duplicate step name, the step that has the name first: the mistake is as much there. */
   other: string | undefined;
+  /**
+   * Set by the console on its last valid drawing only: the step after which the problem's lines start a new step,
+   * which the drawing does not have.
+   */
+  after?: string;
 }
 
 export interface CanvasGraph {

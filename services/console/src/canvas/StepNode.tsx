@@ -4,6 +4,7 @@ import type { Badge } from "@wf/shared/canvas";
 import type { StepFlowNode } from "./elements";
 import { Gutter } from "./Gutter";
 import { PinMark } from "./PinMark";
+import { ProblemMark } from "./ProblemMark";
 import { RunFacts } from "./RunFacts";
 import { stepLook } from "./step-types";
 
@@ -29,11 +30,12 @@ function BadgeChip({ badge }: { badge: Pick<Badge, "kind" | "label"> }) {
 
 /**
  * A step: its type's glyph, its name, its type and badges (modifiers, the workflow's triggers on
- * the first step), a red mark when a problem points into it, and a run's facts when there is one.
+ * the first step), a red mark when a problem points into it (and one below it for a problem in a new step being
+ * written after it), and a run's facts when there is one.
  * A container is the same header on a box that its steps are drawn in.
  */
 function StepNodeView({ id, data, selected }: NodeProps<StepFlowNode>) {
-  const { name, issues, overlay } = data;
+  const { name, issues, after, overlay } = data;
   const look = stepLook(data.type);
   return (
     <div className={classes(data, selected)} data-type={data.type} data-status={overlay?.status?.toLowerCase()}>
@@ -63,14 +65,9 @@ function StepNodeView({ id, data, selected }: NodeProps<StepFlowNode>) {
             <span className="wf-node-name">{name}</span>
             {data.pinned ? <PinMark /> : null}
             {issues.length > 0 ? (
-              <span
-                className="wf-node-issue"
-                role="img"
-                title={issues.join("\n")}
-                aria-label={`Problem: ${issues.join("; ")}`}
-              >
+              <ProblemMark issues={issues} label="Problem" className="wf-node-issue">
                 !
-              </span>
+              </ProblemMark>
             ) : null}
           </div>
           <div className="wf-node-meta">
@@ -82,6 +79,11 @@ function StepNodeView({ id, data, selected }: NodeProps<StepFlowNode>) {
           {overlay ? <RunFacts overlay={overlay} /> : null}
         </div>
       </div>
+      {after.length > 0 ? (
+        <ProblemMark issues={after} label={`Problem in a new step after ${name}`} className="wf-node-issue-after">
+          ! new step
+        </ProblemMark>
+      ) : null}
     </div>
   );
 }

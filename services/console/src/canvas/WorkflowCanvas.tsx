@@ -18,7 +18,7 @@ import { CanvasActionsContext, type CanvasActions } from "./actions";
 import { BranchNode } from "./BranchNode";
 import { DataEdge } from "./DataEdge";
 import { dragOutcome, dropTarget } from "./drop";
-import { flowEdges, type FlowNode } from "./elements";
+import { flowEdges, type FlowNode, type IssueMark } from "./elements";
 import type { Point } from "./layout";
 import type { NodeOverlay } from "./overlay";
 import { isStepType, Palette, STEP_MIME } from "./Palette";
@@ -42,6 +42,7 @@ export interface WorkflowCanvasProps {
    */
   onMove?(positions: Record<string, { x: number; y: number }>): void; // a person dragged nodes to places
   onGutterClick?(id: string, kind: "before" | "after" | "on_error"): void; // when given, each node shows a breakpoint gutter with three marks
+  onIssue?(issue: IssueMark): void; // when given, a problem's mark is a button that hands its problem here
   /**
    * A step kept in view as it changes (a run's running step), until a person moves the view; a button hands the view
    * back.
@@ -95,6 +96,7 @@ function CanvasFlow({
   onOperation,
   onMove,
   onGutterClick,
+  onIssue,
   onActivate,
   follow = null,
   className,
@@ -179,8 +181,8 @@ function CanvasFlow({
   };
 
   const actions = useMemo<CanvasActions>(
-    () => ({ selected, select: (id) => onSelect?.(id), gutterClick: onGutterClick }),
-    [selected, onSelect, onGutterClick],
+    () => ({ selected, select: (id) => onSelect?.(id), gutterClick: onGutterClick, issueClick: onIssue }),
+    [selected, onSelect, onGutterClick, onIssue],
   );
 
   return (

@@ -37,11 +37,26 @@ describe("the elements xyflow draws", () => {
     const issues = nodesOf(TEXT.replace("name: done", "name: fetch")).map((node) =>
       node.type === "step" ? [node.id, node.data.issues] : [],
     );
-    const problem = "line 5: duplicate step name `fetch`: the step at line 3 already uses it;";
+    const problem = {
+      line: 5,
+      column: 13,
+      message: expect.stringContaining("duplicate step name `fetch`: the step at line 3 already uses it;"),
+    };
     expect(issues).toEqual([
-      ["fetch", [expect.stringContaining(problem)]],
+      ["fetch", [problem]],
       ["shape", []],
-      ["steps[2]", [expect.stringContaining(problem)]],
+      ["steps[2]", [problem]],
+    ]);
+  });
+
+  it("puts a problem in a new step being written after a step below that step, apart from its own", () => {
+    const g = graph(TEXT);
+    const issue = { line: 4, column: 3, path: "", message: "YAML syntax error", node: undefined, other: undefined };
+    const nodes = flowNodes({ ...g, issues: [{ ...issue, after: "shape" }] }, layoutGraph(g), OPTIONS);
+    expect(nodes.map((node) => (node.type === "step" ? [node.id, node.data.issues, node.data.after] : []))).toEqual([
+      ["fetch", [], []],
+      ["shape", [], [{ line: 4, column: 3, message: "YAML syntax error" }]],
+      ["done", [], []],
     ]);
   });
 

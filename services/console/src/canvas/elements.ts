@@ -1,7 +1,10 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
-import type { Badge, CanvasGraph } from "@wf/shared/canvas";
+import type { Badge, CanvasGraph, CanvasIssue } from "@wf/shared/canvas";
 import type { CanvasLayout } from "./layout";
 import type { NodeOverlay } from "./overlay";
+
+/** A problem as a node shows it, and where in the text it is, to go there. */
+export type IssueMark = Pick<CanvasIssue, "line" | "column" | "message">;
 
 /**
  * Only what a node shows, so that an edit elsewhere in the text (which moves every offset after it) leaves it equal.
@@ -10,8 +13,10 @@ export type StepNodeData = {
   name: string;
   type: string | undefined;
   badges: Pick<Badge, "kind" | "label">[];
-  /** The messages of the problems found in the step. */
-  issues: string[];
+  /** The problems found in the step. */
+  issues: IssueMark[];
+  /** The problems in a new step being written after this one, which is not drawn (see CanvasIssue.after). */
+  after: IssueMark[];
   overlay: NodeOverlay | undefined;
   container: boolean;
   gutter: boolean;
@@ -33,13 +38,16 @@ export interface NodeOptions {
   gutter: boolean;
 }
 
-function issuesByNode(graph: CanvasGraph): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+/** The problems in each step (`in`) and after it (`after`), by node id. */
+function issuesByNode(graph: CanvasGraph): { in: Map<string, IssueMark[]>; after: Map<string, IssueMark[]> } {
+  const out = { in: new Map<string, IssueMark[]>(), after: new Map<string, IssueMark[]>() };
+  const add = (marks: Map<string, IssueMark[]>, id: string | undefined, { line, column, message }: CanvasIssue) => {
+    if (id !== undefined) marks.set(id, [...(marks.get(id) ?? []), { line, column, message }]);
+  };
   for (const issue of graph.issues) {
     // One step of the last valid drawing may hold both ends of a duplicate name (see shownGraph): marked once.
-    for (const id of new Set([issue.node, issue.other])) {
-      if (id !== undefined) out.set(id, [...(out.get(id) ?? []), `line ${issue.line}: ${issue.message}`]);
-    }
+    for (const id of new Set([issue.node, issue.other])) add(out.in, id, issue);
+    add(out.after, issue.after, issue);
   }
   return out;
 }
@@ -85,7 +93,8 @@ export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: Nod
           name: node.name ?? node.id,
           type: node.type,
           badges: node.badges.map(({ kind, label }) => ({ kind, label })),
-          issues: issues.get(box.id) ?? [],
+          issues: issues.in.get(box.id) ?? [],
+          after: issues.after.get(box.id) ?? [],
           overlay: options.overlay?.[box.id],
           container: box.kind === "container",
           gutter: options.gutter,

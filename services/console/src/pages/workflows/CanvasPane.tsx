@@ -8,8 +8,8 @@ const WorkflowCanvas = lazy(() => import("../../canvas/WorkflowCanvas"));
 
 interface Props {
   graph: CanvasGraph;
-  /** The text's problems while the canvas draws its last valid version; null while it draws the text as it is. */
-  stale: CanvasIssue[] | null;
+  /** Whether the canvas draws the last valid version of a text that is not valid, rather than the text as it is. */
+  stale: boolean;
   positions: Positions;
   /** Names of the top-level steps with a pinned output. */
   pinned: ReadonlySet<string>;
@@ -20,18 +20,32 @@ interface Props {
   onMove(moved: Positions): void;
   onUndo(): void;
   onRedo(): void;
+  /** A problem picked on the canvas: the editor's cursor goes to it. */
+  onIssue(issue: Pick<CanvasIssue, "line" | "column">): void;
   panel: ReactNode;
 }
 
-function Banner({ graph, stale }: { graph: CanvasGraph; stale: CanvasIssue[] | null }) {
-  const issues = stale ?? graph.issues;
-  const [first] = issues;
+/** Whether the canvas marks a problem on a step, or after one. */
+function marked(issue: CanvasIssue): boolean {
+  return issue.node !== undefined || issue.other !== undefined || issue.after !== undefined;
+}
+
+/**
+ * Why the canvas is not the text as it is, with a problem to go to: the first one no step is marked with, if any, which
+ * only the banner shows.
+ */
+function Banner({ graph, stale, onIssue }: { graph: CanvasGraph; stale: boolean; onIssue(issue: CanvasIssue): void }) {
+  const { issues } = graph;
+  const first = issues.find((issue) => !marked(issue)) ?? issues[0];
   if (!first) return null;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  // Spaces between the parts for the banner's text, which the flex layout does not draw.
+  const more = issues.length > 1 ? <span className="canvas-banner-more"> (and {issues.length - 1} more)</span> : null;
   return (
     <div className="canvas-banner" role="status">
       <strong>{stale ? "The canvas shows the last valid version:" : "The canvas shows what could be read:"}</strong>{" "}
-      line {first.line}: {first.message}
+      <button type="button" className="canvas-banner-issue" onClick={() => onIssue(first)}>
+        line {first.line}: {first.message}
+      </button>
       {more}
     </div>
   );
@@ -50,6 +64,7 @@ export function CanvasPane({
   onMove,
   onUndo,
   onRedo,
+  onIssue,
   panel,
 }: Props) {
   const onKeyDown = (event: KeyboardEvent) => {
@@ -71,7 +86,7 @@ export function CanvasPane({
   };
   return (
     <section className="canvas-pane" aria-label="Canvas">
-      <Banner graph={graph} stale={stale} />
+      <Banner graph={graph} stale={stale} onIssue={onIssue} />
       <div className="canvas-main" ref={main}>
         <div className="canvas-frame" onKeyDown={onKeyDown}>
           <Suspense fallback={<Loading what="Loading the canvas" />}>
@@ -85,6 +100,7 @@ export function CanvasPane({
               editable={editable}
               onOperation={onOperation}
               onMove={onMove}
+              onIssue={onIssue}
             />
           </Suspense>
         </div>

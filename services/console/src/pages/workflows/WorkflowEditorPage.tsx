@@ -277,6 +277,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
             onMove={canvas.move}
             onUndo={() => editor.current?.undo()}
             onRedo={() => editor.current?.redo()}
+            onIssue={(issue) => editor.current?.goTo(issue.line, issue.column)}
             panel={
               canvas.selectedNode ? (
                 <StepPanel

@@ -22,11 +22,14 @@ function after(good: string, text: string): Read {
   return { current: graph(text), text, good: { graph: graph(good), text: good } };
 }
 
-/** The steps of the last valid drawing that each problem of `text` is on: `[node, other]`. */
+/**
+ * The steps of the last valid drawing that each problem of `text` is on: `[node, other]`, the node `after <step>` for
+ * a problem in a new step after it.
+ */
 function marks(good: string, text: string): (string | undefined)[][] {
   const shown = shownGraph(after(good, text));
   expect(shown.nodes.map((n) => n.id)).toEqual(graph(good).nodes.map((n) => n.id));
-  return shown.issues.map((issue) => [issue.node, issue.other]);
+  return shown.issues.map((issue) => [issue.after === undefined ? issue.node : `after ${issue.after}`, issue.other]);
 }
 
 describe("shownGraph", () => {
@@ -54,8 +57,9 @@ describe("shownGraph", () => {
     expect(marks(BLOCKS, BLOCKS.replace("name: b", "name: a"))).toEqual([["b", "a"]]);
     // The earlier step renamed: it is `a` in the drawing, whatever its name now.
     expect(marks(BLOCKS, BLOCKS.replace("name: a", "name: b"))).toEqual([["b", "a"]]);
-    // A step added with a taken name is not drawn yet: the step that has the name is marked.
-    expect(marks(BLOCKS, `${BLOCKS}  - name: b\n    type: wait\n    seconds: 2\n`)).toEqual([[undefined, "b"]]);
+    // A step added with a taken name is not drawn yet: the problem is after the step it follows, and on the step that
+    // has the name.
+    expect(marks(BLOCKS, `${BLOCKS}  - name: b\n    type: wait\n    seconds: 2\n`)).toEqual([["after c", "b"]]);
   });
 
   it("puts a YAML syntax error on the step that held its line in the last valid text", () => {
@@ -82,11 +86,37 @@ describe("shownGraph", () => {
     ]);
   });
 
-  it("marks no step where the edit does not tell which one: lines added between two steps", () => {
-    const between = BLOCKS.replace("  - name: c", "  - name: d\n      type: wait\n  - name: c");
-    expect(marks(BLOCKS, between)).toEqual([
-      [undefined, undefined],
-      [undefined, undefined],
+  it("puts an error in lines added between two steps by their indentation: in the step above, or after it", () => {
+    const inB = [["b", undefined]];
+    const afterB = [["after b", undefined]];
+    const beforeC = (lines: string) => BLOCKS.replace("  - name: c", `${lines}  - name: c`);
+    // Deeper than the step's `-`: a field after its last one, the error on the added line or on the one above it.
+    expect(marks(BLOCKS, beforeC("    retry: 2: 3\n"))).toEqual(inB);
+    expect(marks(BLOCKS, beforeC("      retry: 2\n"))).toEqual([...inB, ...inB]);
+    // At the `-` of the steps: a new step, not drawn yet, however deep its own lines go.
+    expect(marks(BLOCKS, beforeC("  - name: d\n      type: wait\n"))).toEqual([...afterB, ...afterB]);
+    expect(marks(BLOCKS, beforeC("  - name: d\n    type wait: x: y\n"))).toEqual(afterB);
+    // Typed in a blank line between the steps.
+    expect(marks(BLOCKS.replace("  - name: c", "\n  - name: c"), beforeC("  - name: d: e\n"))).toEqual(afterB);
+    // At the end of the text, where an unclosed quote or bracket is reported: the last line written tells.
+    expect(marks(BLOCKS, `${BLOCKS}    retry: {\n`)).toEqual([["c", undefined]]);
+    expect(marks(BLOCKS, `${BLOCKS}  - name: "d\n`)).toEqual([["after c", undefined]]);
+    expect(marks(BLOCKS, `${BLOCKS}  - name: "d`)).toEqual([["after c", undefined]]);
+  });
+
+  it("goes out from the innermost step by indentation: a nested step, a new one beside it, its container", () => {
+    const nested = BLOCKS.replace(
+      "  - name: c\n",
+      '  - name: each\n    type: foreach\n    items: [1, 2]\n    steps:\n      - name: show\n        type: transform\n        output: "{{ item }}"\n  - name: c\n',
+    );
+    const beforeC = (line: string) => nested.replace("  - name: c", `${line}\n  - name: c`);
+    expect(marks(nested, beforeC("        timeout: 1: 2"))).toEqual([["show", undefined]]);
+    expect(marks(nested, beforeC("      - name: d: e"))).toEqual([["after show", undefined]]);
+    expect(marks(nested, beforeC("    timeout: 1: 2"))).toEqual([["each", undefined]]);
+    expect(marks(nested, beforeC("  - name: d: e"))).toEqual([["after each", undefined]]);
+    // An item at a step's `-` with its lines going on below: in it.
+    expect(marks(BLOCKS, BLOCKS.replace("    type: wait\n", "  - name: d: e\n    type: wait\n"))).toEqual([
+      ["a", undefined],
     ]);
   });
 
@@ -103,6 +133,11 @@ describe("shownNodeAt", () => {
     const at = (text: string, before: string) => shownNodeAt(after(BLOCKS, text), text.indexOf(before));
     expect(at(duplicate, "a\n    type: wait\n    seconds: 1\n  - name: c")).toBe("b");
     expect(at(BLOCKS.replace("name: a", "name: b"), "b\n    type")).toBe("a");
+    // In the lines of a new step, which is not drawn: none; in a field added after a step's last one: that step.
+    const added = BLOCKS.replace("  - name: c", "  - name: d\n    type: wait: x\n  - name: c");
+    expect(shownNodeAt(after(BLOCKS, added), added.indexOf("type: wait: x"))).toBeUndefined();
+    const field = BLOCKS.replace("  - name: c", "    retry: 2: 3\n  - name: c");
+    expect(shownNodeAt(after(BLOCKS, field), field.indexOf("retry"))).toBe("b");
     const valid = BLOCKS.replace("seconds: 1\n  - name: c", "seconds: 2\n  - name: c");
     expect(shownNodeAt({ current: graph(valid), text: valid, good: null }, valid.indexOf("seconds: 2"))).toBe("b");
   });

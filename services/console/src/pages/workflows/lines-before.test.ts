@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linesBefore } from "./lines-before";
+import { lineEdit, linesBefore } from "./lines-before";
 
 const BEFORE = "one\ntwo\nthree\nfour\n";
 
@@ -24,5 +24,11 @@ describe("linesBefore", () => {
   it("maps every line to itself when nothing changed, and lines after a deletion back over it", () => {
     expect(linesBefore(BEFORE, BEFORE)(4)).toEqual({ first: 4, last: 4 });
     expect(linesBefore(BEFORE, "one\nfour\n")(2)).toEqual({ first: 4, last: 4 });
+  });
+
+  it("takes the lines from the first that differs to the last as one edit, empty where lines were only added", () => {
+    const lines = (text: string) => text.split("\n");
+    expect(lineEdit(lines(BEFORE), lines("one\ntwo\nnew\nthree\nfour\n"))).toEqual({ from: 3, oldTo: 2, newTo: 3 });
+    expect(lineEdit(lines(BEFORE), lines("one\nTWO\nTHREE\nfour\n"))).toEqual({ from: 2, oldTo: 3, newTo: 3 });
   });
 });

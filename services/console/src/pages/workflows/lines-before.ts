@@ -5,14 +5,18 @@ export interface LineSpan {
 }
 
 /**
- * Where each line of `after` was in `before`, taking what differs between them as one edit: the run of lines from the
- * first that differs to the last. Outside it a line is the same line, moved by what the edit added or removed; inside
- * it, a line stands for every line the edit replaced, or, where the edit only added lines, for the two lines it added
- * them between. Two edits far apart are then one wide edit, inside which nothing is told apart.
+ * What differs between two texts, taken as one edit of whole lines: lines `from` to `oldTo` (1-based) of the text
+ * before became lines `from` to `newTo` of the text after. A run that ends before `from` is empty: lines only added, or
+ * only removed.
  */
-export function linesBefore(before: string, after: string): (line: number) => LineSpan {
-  const old = before.split("\n");
-  const now = after.split("\n");
+export interface LineEdit {
+  from: number;
+  oldTo: number;
+  newTo: number;
+}
+
+/** The run of lines from the first that differs between `old` and `now` to the last. */
+export function lineEdit(old: readonly string[], now: readonly string[]): LineEdit {
   let head = 0;
   while (head < old.length && head < now.length && old[head] === now[head]) head++;
   let tail = 0;
@@ -22,12 +26,22 @@ export function linesBefore(before: string, after: string): (line: number) => Li
     old[old.length - 1 - tail] === now[now.length - 1 - tail]
   )
     tail++;
-  const replaced: LineSpan =
-    old.length - tail > head ? { first: head + 1, last: old.length - tail } : { first: head, last: head + 1 };
+  return { from: head + 1, oldTo: old.length - tail, newTo: now.length - tail };
+}
+
+/**
+ * Where each line of `after` was in `before`, taking what differs between them as one edit (see lineEdit). Outside it a
+ * line is the same line, moved by what the edit added or removed; inside it, a line stands for every line the edit
+ * replaced, or, where the edit only added lines, for the two lines it added them between. Two edits far apart are then
+ * one wide edit, inside which nothing is told apart.
+ */
+export function linesBefore(before: string, after: string): (line: number) => LineSpan {
+  const { from, oldTo, newTo } = lineEdit(before.split("\n"), after.split("\n"));
+  const replaced: LineSpan = oldTo >= from ? { first: from, last: oldTo } : { first: from - 1, last: from };
   return (line) => {
-    if (line <= head) return { first: line, last: line };
-    if (line > now.length - tail) {
-      const moved = line - now.length + old.length;
+    if (line < from) return { first: line, last: line };
+    if (line > newTo) {
+      const moved = line - newTo + oldTo;
       return { first: moved, last: moved };
     }
     return replaced;

@@ -81,8 +81,8 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
 
   return {
     graph: sync.shown,
-    /** The text's problems while the canvas draws its last valid version. */
-    stale: sync.good && !valid ? sync.current.issues : null,
+    /** Whether the canvas draws the last valid version, the text's problems placed on it. */
+    stale: sync.good !== null && !valid,
     positions: layout.positions,
     move: layout.move,
     storeLayoutFor: layout.storeFor,
