@@ -423,8 +423,12 @@ export class ExecutionRun {
       if (r.kind === "parked") {
         // A parked step with a timeout must wake at its deadline to fail, even if nothing else wakes it: its timer is
         // armed at the step's first park at that deadline (recorded by the park's write, after it) and again only
-        // when it woke the run early, not at every park of a run replayed for other reasons (see untilDue).
-        if (st.deadline !== null && (st.deadlineArmed !== st.deadline || this.effects.wokenFor === path)) {
+        // when it woke the run early, not at every park of a run replayed for other reasons (see untilDue). Not while
+        // a debugger's pause stops the clock past it: a timer due already fired at once, woke the run, found the pause
+        // and was armed again, several times a second for as long as the pause lasted. The resume moves the deadline
+        // on, and the run it wakes arms that.
+        const stopped = (this.debug?.pausedStep ?? null) !== null && st.deadline !== null && st.deadline <= Date.now();
+        if (st.deadline !== null && !stopped && (st.deadlineArmed !== st.deadline || this.effects.wokenFor === path)) {
           await this.effects.scheduleWake(path, st.deadline);
           st.deadlineArmed = st.deadline;
         }

@@ -280,6 +280,11 @@ export class Debugger {
     }
     // Paused elsewhere: a branch waits at a boundary, a resumed one too (it comes back here).
     if (d.pause && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
+    // Paused inside this very attempt, at a later point, which a replay while paused (a wait in another branch ending,
+    // a timer) cannot take up where it stood (no conversation kept): the attempt waits at its first point for the
+    // resume, rather than paying the model again for the calls before the paused one at every such replay.
+    if (d.pause?.stepPath === point.path && INSIDE_AN_ATTEMPT.has(d.pause.phase) && INSIDE_AN_ATTEMPT.has(point.phase))
+      return PARK;
     const r = this.resumedAt(point);
     if (r) return r.passed ? GO : this.pass(r, point);
     // A failure waits at its point for the pause to end. Past any other point nothing of the step is left to hold: it
