@@ -61,10 +61,13 @@ export class Schedules {
     const owner = await schedulingOwner(this.platform.store, w.value.ownerId);
     if (!owner) return;
     const executionId = scheduleExecutionId(w.value, cmd.tickAt);
-    // A tick past the owner's budget starts nothing, and the schedule goes on.
-    if (await this.budget.allows(owner, executionId, { workflowId: w.value.id, trigger: "schedule" }, now))
-      await startTriggered(this.platform, w.value, executionId, "schedule");
-    const next = nextTick(triggers, Math.max(cmd.tickAt, now - CATCH_UP_MS));
+    // A tick past the owner's budget starts nothing, and the schedule goes on from the owner's next minute: its ticks
+    // until then would be refused too, each a few store operations and a write to the shared counters (a hundred
+    // per-second schedules of one owner ticked a hundred times a second to start nothing).
+    const allowed = await this.budget.allows(owner, executionId, { workflowId: w.value.id, trigger: "schedule" }, now);
+    if (allowed) await startTriggered(this.platform, w.value, executionId, "schedule");
+    const from = allowed ? Math.max(cmd.tickAt, now - CATCH_UP_MS) : nextMinute(now) - 1;
+    const next = nextTick(triggers, from);
     if (next !== null) await this.arm(w.value.id, cmd.fingerprint, next);
   }
 
@@ -108,4 +111,9 @@ export class Schedules {
       }
     }
   }
+}
+
+/** The start of the epoch minute after the one `now` is in: where an owner's budget of triggered starts renews. */
+function nextMinute(now: number): number {
+  return (Math.floor(now / 60_000) + 1) * 60_000;
 }
