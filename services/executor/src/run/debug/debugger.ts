@@ -447,7 +447,8 @@ export class Debugger {
    * pauses before its first step, with this run's idle timeout; undefined for any other start.
    */
   childDebug(path: string): DebugRequest | undefined {
-    if (this.d.mode !== "step_into" || this.d.resumed.at(-1)?.stepPath !== path) return undefined;
+    // As asked at the step's own pause: another branch may have paused (and set the run's mode anew) since.
+    if (this.d.resumed.findLast((r) => r.stepPath === path)?.command !== "step_into") return undefined;
     return {
       breakpoints: [{ id: STEP_INTO_CHILD, type: "conditional", expression: "true", hitCount: 1, enabled: true }],
       idleTimeout: this.d.idleTimeout,
