@@ -48,8 +48,10 @@ export type RunnerMessage =
    * `js`: what its JavaScript host runs at once (js-run-clock.ts); a peer that does not say is taken as this one's.
    * `codeRefs`: it holds codes sent once (code-refs.ts); a peer that does not say gets each run's code in the run.
    * `rawInput`: it takes a run's input on a line of its own; a peer that does not say gets it in the run.
+   * `processSteps`: the process steps it runs at once (WF_SANDBOX_STEPS); a peer that does not say is taken to run the
+   * default.
    */
-  | { t: "ready"; isolation: Isolation; js?: JsPool; codeRefs?: boolean; rawInput?: boolean }
+  | { t: "ready"; isolation: Isolation; js?: JsPool; codeRefs?: boolean; rawInput?: boolean; processSteps?: number }
   | { t: "log"; id: number; line: string }
   | { t: "out"; id: number; data: string }
   /** `follows`: the output comes on the next line, not in `result`. */

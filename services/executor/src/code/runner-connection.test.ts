@@ -51,7 +51,12 @@ function queuingPeer(): Promise<Peer> {
  */
 async function peer(
   onRun: (socket: Socket, msg: { id: number }) => void = () => undefined,
-  { js, codeRefs, rawInput }: { js?: JsPool; codeRefs?: boolean; rawInput?: boolean } = {},
+  {
+    js,
+    codeRefs,
+    rawInput,
+    processSteps,
+  }: { js?: JsPool; codeRefs?: boolean; rawInput?: boolean; processSteps?: number } = {},
 ): Promise<Peer> {
   const dir = await mkdtemp(join(tmpdir(), "wf-runner-connection-"));
   const path = join(dir, "peer.sock");
@@ -76,6 +81,7 @@ async function peer(
       ...(js ? { js } : {}),
       ...(codeRefs === undefined ? {} : { codeRefs }),
       ...(rawInput === undefined ? {} : { rawInput }),
+      ...(processSteps === undefined ? {} : { processSteps }),
     });
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
@@ -207,6 +213,85 @@ describe("a runner connection's JavaScript runs at once", () => {
     conn.fail(new Error("the test is over"));
     for (const result of await Promise.all(runs.slice(1)))
       expect(result).toMatchObject({ ok: false, error: "the test is over" });
+  });
+});
+
+describe("a runner connection's process runs at once", () => {
+  /** The characters of each run's message and input, by id, measured once. */
+  const sizes = new Map<number, number>();
+  /** Each run the peer holds: its owner, and the characters of its message and input. */
+  function held(host: Peer, answered: ReadonlySet<number>): { owner: string; chars: number }[] {
+    return host.messages.flatMap((m) => {
+      if (m.t !== "run" || answered.has(m.id)) return [];
+      let size = sizes.get(m.id);
+      if (size === undefined) sizes.set(m.id, (size = JSON.stringify(m).length + (host.inputs.get(m.id)?.length ?? 0)));
+      return [{ owner: m.req.owner ?? "", chars: size }];
+    });
+  }
+  const chars = (runs: { chars: number }[]): number => runs.reduce((sum, run) => sum + run.chars, 0);
+
+  it("sends a runner one owner's process runs as its process steps and their size allow, the rest in turn as runs end", async () => {
+    const host = await peer(undefined, { rawInput: true });
+    close = host.close;
+    const conn = new RunnerConnection(host.client, () => undefined);
+    // A foreach's Python steps, each given a 256 KB output as its input: two slots each of the 64 a runner of the
+    // default 32 process steps has. Before, all 200 (50 MB) were written to the runner at once.
+    const input = "x".repeat(256 * 1024);
+    const flood = Array.from({ length: 200 }, (_, i) =>
+      conn.run(step("python", "print(1)", { input, owner: "a", ownerPlan: "free" }), {} as never).then((r) => [i, r]),
+    );
+    await waitFor(() => host.runs.length === 32, { what: "32 runs at the runner" });
+    // Past the wait that lets a run go beyond the size: the owner holds its share, and nothing more goes.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const answered = new Set<number>();
+    const at = held(host, answered);
+    expect(at).toHaveLength(32);
+    console.log(`[process runs] one owner's 200 runs: 32 (${(chars(at) / 2 ** 20).toFixed(1)} MiB) at the runner`);
+    expect(chars(at)).toBeLessThanOrEqual(64 * 256 * 1024);
+
+    // Another owner's run is sent while the first owner's 168 wait.
+    const other = conn.run(step("bash", "echo 1", { owner: "b", ownerPlan: "free" }), {} as never);
+    await waitFor(() => held(host, answered).some((run) => run.owner === "b"), { what: "b's run at the runner" });
+    expect(host.runs).toHaveLength(33);
+
+    // As runs end, the next go, never more at once than the bound; every run completes.
+    let most = 0;
+    while (answered.size < 201) {
+      most = Math.max(most, chars(held(host, answered)));
+      const next = host.runs.find((id) => !answered.has(id));
+      if (next === undefined) {
+        await waitFor(() => host.runs.length > answered.size, { what: "the next run at the runner" });
+        continue;
+      }
+      answered.add(next);
+      host.answer(next, 1);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(most).toBeLessThanOrEqual(64 * 256 * 1024);
+    expect(await other).toMatchObject({ ok: true, output: 1 });
+    for (const [, result] of await Promise.all(flood)) expect(result).toMatchObject({ ok: true, output: 1 });
+  });
+
+  it("takes the process steps a runner says it runs at once, and lets other owners' runs past one owner's", async () => {
+    const host = await peer(undefined, { processSteps: 2 });
+    close = host.close;
+    const conn = new RunnerConnection(host.client, () => undefined);
+    const run = (owner: string) => conn.run(step("python", "print(1)", { owner, ownerPlan: "free" }), {} as never);
+    // Four slots, which one owner may hold: a's first four go, its other six wait here.
+    const flood = Array.from({ length: 10 }, () => run("a"));
+    await waitFor(() => host.runs.length === 4, { what: "4 runs at the runner" });
+    const others = [run("b"), run("c")];
+    // Runs that waited may take up to 8 slots, a free owner 4 of them: b's and c's go, none more of a's.
+    await waitFor(() => host.runs.length === 6, { what: "b's and c's runs at the runner" });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const owners = (): (string | undefined)[] => host.messages.flatMap((m) => (m.t === "run" ? [m.req.owner] : []));
+    expect(owners()).toEqual(["a", "a", "a", "a", "b", "c"]);
+    let answered = 0;
+    while (answered < 12) {
+      await waitFor(() => host.runs.length > answered, { what: "the next run at the runner" });
+      host.answer(host.runs[answered++]!, 1);
+    }
+    for (const result of await Promise.all([...flood, ...others])) expect(result).toMatchObject({ ok: true });
   });
 });
 

@@ -1,11 +1,11 @@
 import type { Duplex } from "node:stream";
-import { sandboxPool } from "../ops/sandbox-metrics";
 import { SentCodes } from "./code-refs";
-import { FairSlots } from "./fair-slots";
 import { JS_POOL } from "./js-bounds";
 import { JsRunClock, STUCK_GRACE_MS } from "./js-run-clock";
 import { timeoutMessage } from "./output";
-import { ownerOf, poolShares } from "./pool-shares";
+import { ownerOf } from "./pool-shares";
+import { RunAdmission } from "./run-admission";
+import { DEFAULT_SANDBOX_SETTINGS } from "./sandbox-settings";
 import { JsonText, jsonOf, valueOf } from "./json-text";
 import type { ClientMessage, RunnerMessage, TurnState, WireResult } from "./protocol";
 import { fitsOnALine, fromWire, messageLine, readMessages, writeFollowed, writeMessage } from "./protocol";
@@ -25,25 +25,24 @@ import {
  * isolates have the next runs at hand while the executor reads their results. With 8 at once, the executor wrote 5
  * runs to the host per write (3,500 writes for 6,000 3-step workflows), with 64 it wrote 20, and the sustained 3-step
  * JavaScript figure rose by two fifths (2,440/s to 3,400/s on 2 cores). The clock that finds a host stuck allows for
- * what a run waits there (js-run-clock.ts).
+ * what a run waits there (js-run-clock.ts). A large run takes slots as its size asks (run-admission.ts): 16 MB of
+ * requests wait at the host, 32 MB with runs that waited, where 128 requests of 1 MB would otherwise sit there parsed.
  */
 export const MAX_CONCURRENT_JS_RUNS = 64;
 /**
- * A JavaScript run takes a slot for each of these characters its request holds (its variables and input, mostly),
- * so that what waits at the host is bounded in size as well as in runs: 16 MB of requests, 32 MB with runs that
- * waited, where 128 requests of 1 MB would otherwise sit there parsed at once. A light run (a few hundred characters)
- * takes one.
+ * Process runs (every language but JavaScript and TypeScript) sent to one runner at once, per process step it runs at
+ * once (WF_SANDBOX_STEPS, as its "ready" says): as many again wait there for their owners' turns, so that a step that
+ * ends finds the next at hand; the rest wait here. Before, every process run went to the runner at once, which kept
+ * them all in memory behind its turns: a foreach of 3,000 Python steps with 256 KB inputs sent one runner 0.75 GB.
+ * With the default 32 steps, 64 slots of 256 KB: 16 MB of requests at a runner, 32 MB with runs that waited.
  */
-const JS_SLOT_CHARS = 256 * 1024;
+const PROCESS_RUNS_PER_STEP = 2;
 /**
- * A queued JavaScript run goes to the runner anyway after this long, while its owner is under its
- * share: the runs ahead of it are stuck (light steps take well under a millisecond, so a queue of
- * hundreds drains in tens), and steps in endless loops must not hold every other one back until
- * their timeouts.
+ * A queued run goes to the runner anyway after this long, while its owner is under its share: the runs ahead of it are
+ * stuck (light JavaScript steps take well under a millisecond, so a queue of hundreds drains in tens), and steps in
+ * endless loops must not hold every other one back until their timeouts.
  */
-const MAX_JS_QUEUE_MS = 250;
-/** Owners take turns at the runner's JavaScript runs, each up to its plan's share of what it runs at once. */
-const JS_SHARES = poolShares(MAX_CONCURRENT_JS_RUNS, 2 * MAX_CONCURRENT_JS_RUNS);
+const MAX_QUEUE_MS = 250;
 
 interface InFlight {
   onLog: LogListener | undefined;
@@ -62,11 +61,9 @@ interface InFlight {
 export class RunnerConnection {
   readonly ready: Promise<Isolation>;
   private readonly inFlight = new Map<number, InFlight>();
-  private readonly jsSlots = new FairSlots({
-    size: MAX_CONCURRENT_JS_RUNS,
-    maxWaitMs: MAX_JS_QUEUE_MS,
-    limit: JS_SHARES.limit,
-  });
+  private readonly jsRuns = new RunAdmission(MAX_CONCURRENT_JS_RUNS, MAX_QUEUE_MS);
+  /** Made once the runner says how many process steps it runs at once. */
+  private processRuns: RunAdmission | undefined;
   /** Made once the runner says how many JavaScript runs its host takes at once. */
   private jsClock: JsRunClock | undefined;
   private nextId = 1;
@@ -100,6 +97,8 @@ export class RunnerConnection {
     readMessages<RunnerMessage>(stream, (msg, follows) => {
       if (msg.t === "ready") {
         this.jsClock ??= new JsRunClock(msg.js ?? JS_POOL, (why) => this.stalled(why));
+        const steps = msg.processSteps ?? DEFAULT_SANDBOX_SETTINGS.processSteps.atOnce;
+        this.processRuns ??= new RunAdmission(PROCESS_RUNS_PER_STEP * steps, MAX_QUEUE_MS);
         if (msg.codeRefs === true) this.codes ??= new SentCodes();
         this.rawInput = msg.rawInput === true;
         this.onReady(msg.isolation);
@@ -126,7 +125,6 @@ export class RunnerConnection {
   async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
     this.pending += 1;
     const isolate = runsInIsolate(req.language);
-    const js = !this.relay && isolate;
     const id = this.nextId++;
     const codeId = this.codes?.idOf(req.code) ?? null;
     const live = onLog !== undefined;
@@ -143,30 +141,36 @@ export class RunnerConnection {
       rawOutput: true,
     });
     const line = messageLine(message(undefined, "input"));
-    // A large request takes slots as its size asks: what the host holds queued is bounded in bytes as well.
-    const weight = js ? Math.min(MAX_CONCURRENT_JS_RUNS, Math.ceil((line.length + input.length) / JS_SLOT_CHARS)) : 0;
+    let release: (() => void) | undefined;
     try {
-      const owner = ownerOf(req);
-      if (js) {
-        const share = JS_SHARES.share(req.ownerPlan);
-        const queued = this.jsSlots.wouldWait(owner, share, weight);
-        const since = queued ? performance.now() : 0;
-        if (!(await this.jsSlots.acquire(owner, share, signal, weight))) return failed("aborted");
-        if (queued) sandboxPool.waited((performance.now() - since) / 1000);
-      }
-      try {
-        await this.ready;
-        // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
-        const embedded = (): ClientMessage => message(valueOf(req.input));
-        return await this.send(id, { line, input, embedded }, isolate, req, signal, onLog, codeId);
-      } catch (err) {
-        return failed(err instanceof Error ? err.message : String(err));
-      } finally {
-        if (js) this.jsSlots.release(owner, weight);
-      }
+      release = await this.admit(req, isolate, line.length + input.length, signal);
+      if (!release) return failed("aborted");
+      await this.ready;
+      // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
+      const embedded = (): ClientMessage => message(valueOf(req.input));
+      return await this.send(id, { line, input, embedded }, isolate, req, signal, onLog, codeId);
+    } catch (err) {
+      return failed(err instanceof Error ? err.message : String(err));
     } finally {
+      release?.();
       this.pending -= 1;
     }
+  }
+
+  /**
+   * The run's turn to be sent (run-admission.ts), its request `chars` characters long: its release, or undefined when
+   * `signal` aborted first. A relay sends JavaScript runs at once: its client took turns at them already.
+   */
+  private async admit(
+    req: CodeRequest,
+    isolate: boolean,
+    chars: number,
+    signal: AbortSignal | undefined,
+  ): Promise<(() => void) | undefined> {
+    if (isolate) return this.relay ? () => undefined : this.jsRuns.admit(ownerOf(req), req.ownerPlan, chars, signal);
+    // Its runner says, when ready, how many process steps it runs at once.
+    await this.ready;
+    return this.processRuns!.admit(ownerOf(req), req.ownerPlan, chars, signal);
   }
 
   /**

@@ -12,6 +12,8 @@ export interface Served {
   readonly isolation: Isolation;
   /** What its JavaScript host takes at once (js-bounds.ts). */
   readonly jsPool: JsPool;
+  /** The process steps it runs at once (WF_SANDBOX_STEPS); none for a JavaScript host. */
+  readonly processSteps?: number;
   run(
     req: CodeRequest,
     limits: SandboxLimits,
@@ -96,6 +98,7 @@ export function serveConnection(stream: Duplex, sandbox: Served): void {
     t: "ready",
     isolation: sandbox.isolation,
     js: sandbox.jsPool,
+    ...(sandbox.processSteps === undefined ? {} : { processSteps: sandbox.processSteps }),
     codeRefs: true,
     rawInput: true,
   });

@@ -78,6 +78,7 @@ export class Sandbox implements Served {
     private readonly processes: Processes,
     private readonly js: JsRoute,
     private readonly uids: UidBlock | Error,
+    readonly processSteps: number,
   ) {}
 
   static async start(opts: SandboxOptions): Promise<Sandbox> {
@@ -97,7 +98,7 @@ export class Sandbox implements Served {
       isolates: true,
     };
     const js = opts.handOff ? handedOff(new JsHostHandOff(host, opts.handOff)) : relayed(new LocalRunner(host, true));
-    return new Sandbox(isolation, python, interpreters, processes, js, uids);
+    return new Sandbox(isolation, python, interpreters, processes, js, uids, opts.processSteps.atOnce);
   }
 
   /** Runs a step; `interactive`: a process whose stdin and stdout are the caller's (a `cli` request). */

@@ -14,7 +14,7 @@ const inFlight = new Gauge({
 
 const waits = new Histogram({
   name: "wf_sandbox_run_wait_seconds",
-  help: "How long code runs that found every slot of their runner taken (JavaScript and TypeScript runs: 8 at once per runner) waited for one; its count is the number of such waits.",
+  help: "How long code runs that found every slot of their runner taken (JavaScript and TypeScript runs: 64 per runner; process runs: twice the process steps it runs at once) waited for one; its count is the number of such waits.",
   buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
   registers: [],
 });
