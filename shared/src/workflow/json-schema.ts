@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CronSchema, McpServerSchema, VariableDefSchema, WorkflowSchema } from "./schema";
 import { JsonValueSchema, TemplateOrListSchema } from "./schema-basics";
-import { CodeStepSchema, STEP_TYPE_TABLE, WaitStepSchema } from "./step-types";
+import { MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "./fan-out-bounds";
+import { CodeStepSchema, ForeachStepSchema, ParallelStepSchema, STEP_TYPE_TABLE, WaitStepSchema } from "./step-types";
 import { VARIABLE_TYPES } from "./value-types";
 
 type JsonSchema = Record<string, unknown>;
@@ -37,6 +38,10 @@ function fixUp(schema: z.core.$ZodTypes, json: JsonSchema): void {
         { type: "string", pattern: "\\{\\{" },
       ],
     };
+  } else if (schema === ForeachStepSchema) {
+    (json.properties as Record<string, JsonSchema>).concurrency!.maximum = MAX_FOREACH_CONCURRENCY;
+  } else if (schema === ParallelStepSchema) {
+    (json.properties as Record<string, JsonSchema>).branches!.maxProperties = MAX_PARALLEL_BRANCHES;
   } else if (schema === McpServerSchema) {
     json.oneOf = [{ required: ["url"] }, { required: ["command"] }];
   } else if (schema === VariableDefSchema) {

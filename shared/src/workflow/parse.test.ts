@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatIssues, parseWorkflow, type WorkflowIssue } from "./index";
+import { parse } from "yaml";
+import {
+  formatIssues,
+  MAX_FOREACH_CONCURRENCY,
+  MAX_PARALLEL_BRANCHES,
+  parseWorkflow,
+  WorkflowSchema,
+  type WorkflowIssue,
+} from "./index";
 
 const example = readFileSync(new URL("./fixtures/example.yaml", import.meta.url), "utf8");
 
@@ -308,6 +316,22 @@ const MISTAKES: Mistake[] = [
     message: "has no value: give it a mapping",
   },
   {
+    title: "foreach concurrency past the bound",
+    yaml: `name: x\nsteps:\n  - name: each\n    type: foreach\n    items: [1, 2]\n    concurrency: 3000\n    steps:\n      - { name: a, type: wait, seconds: 1 }\n`,
+    line: 6,
+    column: 18,
+    path: "steps[0].concurrency",
+    message: "must be at most 100, not 3000: a foreach runs at most 100 items at once",
+  },
+  {
+    title: "parallel with more branches than the bound",
+    yaml: `name: x\nsteps:\n  - name: fan\n    type: parallel\n    branches:\n${Array.from({ length: 101 }, (_, i) => `      b${i}: [{ name: s${i}, type: wait, seconds: 1 }]\n`).join("")}`,
+    line: 5,
+    column: 5,
+    path: "steps[0].branches",
+    message: "a parallel step has at most 100 branches, not 101",
+  },
+  {
     title: "YAML syntax error",
     yaml: `name: x\nsteps:\n  - name: a\n    type: wait\n   seconds: 1\n`,
     line: 5,
@@ -371,6 +395,25 @@ describe("parseWorkflow on mistakes", () => {
     expect(issuesOf("")).toEqual([
       { path: "", line: 1, column: 1, message: "the file is empty: a workflow needs at least `name` and `steps`" },
     ]);
+  });
+});
+
+describe("the fan-out bounds", () => {
+  const foreach = (concurrency: number) =>
+    `name: x\nsteps:\n  - name: each\n    type: foreach\n    items: [1, 2]\n    concurrency: ${concurrency}\n    steps:\n      - { name: a, type: wait, seconds: 1 }\n`;
+  const parallel = (width: number) =>
+    `name: x\nsteps:\n  - name: fan\n    type: parallel\n    branches:\n${Array.from({ length: width }, (_, i) => `      b${i}: [{ name: s${i}, type: wait, seconds: 1 }]\n`).join("")}`;
+
+  it("takes a foreach of concurrency 100 and a parallel of 100 branches", () => {
+    expect(parseWorkflow(foreach(MAX_FOREACH_CONCURRENCY)).ok).toBe(true);
+    expect(parseWorkflow(parallel(MAX_PARALLEL_BRANCHES)).ok).toBe(true);
+  });
+
+  it("still reads a stored definition past them, as the executor does: it runs at the bound", () => {
+    for (const text of [foreach(3000), parallel(150)]) {
+      expect(parseWorkflow(text).ok).toBe(false);
+      expect(WorkflowSchema.safeParse(parse(text)).success).toBe(true);
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { conditionProblem, templateProblems } from "./expressions-check";
+import { fanOutFindings } from "./fan-out-bounds";
 import type { Finding } from "./issues";
 import type { PathSegment } from "./locate";
 import { stepReferences } from "./step-references";
@@ -96,7 +97,8 @@ function referenceFindings(
 /**
  * Checks that span more than one value: unique step and agent names, agent references, the
  * syntax of every `{{ }}` template and `condition`, and that each `steps.<name>` read in them
- * names a step of the file. `lineOf` names the line of an earlier duplicate.
+ * names a step of the file; and the bounds a stored definition may pass (fan-out-bounds.ts). `lineOf` names the line
+ * of an earlier duplicate.
  */
 export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) => number): Finding[] {
   if (!isPlainObject(data)) return [];
@@ -142,6 +144,7 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
           : `unknown agent \`${step.agent}\`${didYouMean(step.agent, agentNames.keys())}: define it under the top-level \`agents\` or use one of ${[...agentNames.keys()].join(", ")}`;
       findings.push({ path: [...path, "agent"], at: "value", message });
     }
+    findings.push(...fanOutFindings(step, path));
     const conditionMessage = typeof step.condition === "string" ? conditionProblem(step.condition) : undefined;
     if (conditionMessage !== undefined)
       findings.push({ path: [...path, "condition"], at: "value", message: conditionMessage });

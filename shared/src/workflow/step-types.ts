@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseEgressAllowEntry } from "../config/egress-allow";
+import { MAX_FOREACH_CONCURRENCY } from "./fan-out-bounds";
 import { JsonValueSchema, NAME_RULE, ON_ANY_MAPPING, STEP_NAME_PATTERN, TemplateOrListSchema } from "./schema-basics";
 import { stepCommon } from "./step-modifiers";
 
@@ -115,7 +116,7 @@ const ForeachStepHead = z.strictObject({
   ...stepCommon,
   type: z.literal("foreach"),
   items: TemplateOrListSchema,
-  concurrency: z.int().min(1).default(1),
+  concurrency: z.int().min(1).default(1).describe(`Items run at once, at most ${MAX_FOREACH_CONCURRENCY}.`),
 });
 export const ForeachStepSchema = ForeachStepHead.extend({
   get steps(): z.ZodArray<z.ZodType<Step>> {

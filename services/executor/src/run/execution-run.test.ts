@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StepState } from "@wf/shared/execution";
+import { MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "@wf/shared/workflow";
 import { jsonOf } from "../code/json-text";
 import {
   FakeEffects,
@@ -37,6 +38,27 @@ function later(ms: number): void {
 afterEach(() => {
   vi.useRealTimers();
 });
+
+/**
+ * Code steps that wait until `bound` of them run at once, and a while after for any more to start (as one past a bound
+ * would), then all end: `most` says how many ran at once.
+ */
+function holdAtOnce(bound: number): { code: FakeEffects["code"]; most: () => number } {
+  let running = 0;
+  let most = 0;
+  let open = (): void => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  return {
+    code: async () => {
+      most = Math.max(most, ++running);
+      if (running === bound) setTimeout(open, 50);
+      await gate;
+      running -= 1;
+      return codeOk(null);
+    },
+    most: () => most,
+  };
+}
 
 describe("a sequence of steps", () => {
   it("runs the steps in order, each seeing the outputs before it; the last output is the execution's", async () => {
@@ -378,6 +400,17 @@ describe("foreach", () => {
     expect(most).toBe(2);
   });
 
+  it("runs a stored workflow's concurrency past the bound at the bound", async () => {
+    const items = Array.from({ length: MAX_FOREACH_CONCURRENCY + 50 }, (_, i) => i);
+    const t = start([{ name: "each", type: "foreach", items, concurrency: 3000, steps: [code("work")] }]);
+    const held = holdAtOnce(MAX_FOREACH_CONCURRENCY);
+    t.effects.code = held.code;
+    await t.run.run();
+    expect(stateOf(t, "each").status).toBe("COMPLETED");
+    expect(t.effects.codeCalls).toHaveLength(items.length);
+    expect(held.most()).toBe(MAX_FOREACH_CONCURRENCY);
+  });
+
   it("an item that fails fails the foreach, naming the item, and no later item starts", async () => {
     const t = start([{ name: "each", type: "foreach", items: [1, 2, 3], steps: [code("work")] }]);
     t.effects.code = (req) => (req.item === 2 ? codeFailed("boom") : codeOk(req.item));
@@ -421,6 +454,18 @@ describe("parallel", () => {
     await t.run.run();
     expect(most).toBe(2);
     expect(stateOf(t, "both")).toMatchObject({ status: "COMPLETED", output: { left: "L-2", right: "R" } });
+  });
+
+  it("runs a stored workflow's branches past the bound at most that many at once, every one of them", async () => {
+    const width = MAX_PARALLEL_BRANCHES + 30;
+    const branches = Object.fromEntries(Array.from({ length: width }, (_, i) => [`b${i}`, [code(`s${i}`)]]));
+    const t = start([{ name: "fan", type: "parallel", branches }]);
+    const held = holdAtOnce(MAX_PARALLEL_BRANCHES);
+    t.effects.code = held.code;
+    await t.run.run();
+    expect(stateOf(t, "fan").status).toBe("COMPLETED");
+    expect(Object.keys(stateOf(t, "fan").output as object)).toHaveLength(width);
+    expect(held.most()).toBe(MAX_PARALLEL_BRANCHES);
   });
 
   it("a failing branch fails the parallel step, naming the branch", async () => {

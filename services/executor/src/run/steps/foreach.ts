@@ -1,4 +1,4 @@
-import type { ForeachStep } from "@wf/shared/workflow";
+import { MAX_FOREACH_CONCURRENCY, type ForeachStep } from "@wf/shared/workflow";
 import { iterationScope, type Scope } from "../scope";
 import { waitsForPause, type Outcome, type StepContext, type StepKind } from "./step-kind";
 
@@ -30,7 +30,8 @@ export const foreachStep: StepKind<ForeachStep> = {
         if (r.kind === "failed") failed = true;
       }
     };
-    const concurrency = Math.min(step.concurrency ?? 1, Math.max(items.length, 1));
+    // A workflow saved before the bound may ask for more: it runs at the bound (docs/workflow-format.md#steps).
+    const concurrency = Math.min(step.concurrency ?? 1, MAX_FOREACH_CONCURRENCY, Math.max(items.length, 1));
     await Promise.all(Array.from({ length: concurrency }, worker));
     const firstFailure = results.findIndex((r) => r?.kind === "failed");
     if (firstFailure >= 0 && !waitsForPause(ctx, results)) {
