@@ -1,15 +1,11 @@
 import { Document, Scalar, isCollection, parseDocument, visit, type Node, type Pair } from "yaml";
-import type { JsonValue } from "../workflow/schema-basics";
 import type { PathSegment } from "../workflow/locate";
 import { YAML_OPTIONS } from "../workflow/validate";
 import { applyEdits } from "./edits";
 import { contentEnd } from "./extent";
 import { keepsEntries, keptBlock } from "./kept-comments";
 import { column, lineEnd, lineStart, linesAt, removalStart, shiftLines } from "./text";
-import type { TextEdit } from "./types";
-
-/** A list or a mapping as plain data, the value a field is set to. */
-export type CollectionValue = readonly JsonValue[] | { readonly [key: string]: JsonValue };
+import type { CollectionValue, TextEdit } from "./types";
 
 function isEmpty(value: CollectionValue): boolean {
   return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;

@@ -24,7 +24,7 @@ export { applyOperation, type CanvasOperation } from "./operations";
 export { validated } from "./validation";
 export { isUnknownStepIssue } from "../workflow/semantic";
 export type { ScalarValue } from "./scalars";
-export type { CollectionValue } from "./collections";
+export type { CollectionValue } from "./types";
 export {
   MODIFIERS,
   type Badge,

@@ -11,7 +11,7 @@ import {
   type YAMLSeq,
 } from "yaml";
 import type { JsonValue } from "../workflow/schema-basics";
-import type { CollectionValue } from "./collections";
+import type { CollectionValue } from "./types";
 import { contentEnd, pairEnd } from "./extent";
 import { column, commentColumn, lineAt, lineEnd, lineStart } from "./text";
 

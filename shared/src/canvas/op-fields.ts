@@ -1,6 +1,6 @@
 import { isMap, isScalar, type Node, type YAMLMap } from "yaml";
 import type { PathSegment } from "../workflow/locate";
-import { collectionPair, readsCollection, replaceValue, type CollectionValue } from "./collections";
+import { collectionPair, readsCollection, replaceValue } from "./collections";
 import { runOperation, type Plan } from "./edits";
 import { pairEnd } from "./extent";
 import { seqIndent } from "./layout";
@@ -9,7 +9,7 @@ import { checkedEdit, scalarEdit, scalarText, type ScalarValue } from "./scalars
 import type { Source } from "./source";
 import { pairOf, type StepSite, type StepTree } from "./steps";
 import { column } from "./text";
-import type { EditResult, Modifier, TextEdit } from "./types";
+import type { CollectionValue, EditResult, Modifier, TextEdit } from "./types";
 
 export interface SetFieldOp {
   id: string;

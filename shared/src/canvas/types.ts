@@ -1,4 +1,5 @@
 import type { WorkflowIssue } from "../workflow/issues";
+import type { JsonValue } from "../workflow/schema-basics";
 
 /** A span of the workflow text: offsets `[start, end)` and the 1-based lines of its first and last character. */
 export interface SourceRange {
@@ -159,3 +160,6 @@ export interface EditFailure {
 }
 
 export type EditResult = EditSuccess | EditFailure;
+
+/** A list or a mapping as plain data, the value a field is set to. */
+export type CollectionValue = readonly JsonValue[] | { readonly [key: string]: JsonValue };
