@@ -20,6 +20,7 @@ import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
+import { ModelCalls } from "./ai/model-calls";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { BacklogYield } from "./backlog/backlog-yield";
 import { EdgeLatencies, followEdgeLatencies } from "./backlog/edge-latencies";
@@ -99,6 +100,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     artifactBudget: new ArtifactBudget(counters, ownerPlans),
     subworkflowStarts,
     llm,
+    modelCalls: new ModelCalls(config.WF_AI_CALLS, ownerPlans),
     secretBox,
     mcpStdio,
     egress: operatorPolicy(config),

@@ -423,6 +423,13 @@ export const ENV_SCHEMA = {
     default: undefined,
     doc: 'Price table turning tokens into cost: JSON `{"<model or pattern>": {"input": USD, "output": USD}}` per million tokens, inline or a file path. Unpriced models cost 0.',
   },
+  WF_AI_CALLS: {
+    schema: int(1, 100_000),
+    default: "64",
+    doc:
+      "Model calls (the requests of llm and agent steps, a call's retries included) one executor has in flight at once, on the providers' keys every owner's steps share. " +
+      "Owners take turns at free places, each with at most its plan's share (free 4, pro 16, team and enterprise 32, never more than this); a call waits for its place (its step's `timeout` and a cancel still end it), and its `step_usage` event says how long in `waitedMs` (docs/ai-steps.md#how-many-calls-at-once).",
+  },
   WF_SECRETS_KEY: {
     schema: z.string().min(32, "must have at least 32 characters").optional(),
     default: undefined,

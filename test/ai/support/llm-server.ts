@@ -39,6 +39,8 @@ export class LlmTestServer {
   readonly received: Received[] = [];
   private readonly scripts = new Map<string, Reply[]>();
   private readonly reported = new Map<string, { prompt: number; completion: number }>();
+  /** Requests being answered now and the most at once, per model and ("") of every model. */
+  private readonly open = new Map<string, { now: number; most: number }>();
 
   private constructor(
     private readonly server: Server,
@@ -71,6 +73,11 @@ export class LlmTestServer {
     return this.reported.get(model) ?? { prompt: 0, completion: 0 };
   }
 
+  /** Requests of `model` (of every model: none given) being answered now, and the most there were at once. */
+  inFlight(model = ""): { now: number; most: number } {
+    return { ...(this.open.get(model) ?? { now: 0, most: 0 }) };
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -81,6 +88,7 @@ export class LlmTestServer {
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
     this.received.push({ path: req.url ?? "", headers: req.headers, body });
+    this.count(String(body.model), res);
     const expected = this.protocol === "openai" ? "/v1/chat/completions" : "/v1/messages";
     if (!req.url?.startsWith(expected)) return this.error(res, 404, `no route ${req.url}`);
     const model = String(body.model);
@@ -96,6 +104,19 @@ export class LlmTestServer {
     if (this.protocol === "openai")
       return stream ? openAiStream(res, model, reply, usage) : openAiJson(res, model, reply, usage);
     return stream ? anthropicStream(res, model, reply, usage) : anthropicJson(res, model, reply, usage);
+  }
+
+  /** Counts the request in flight until its answer ends or its client leaves. */
+  private count(model: string, res: ServerResponse): void {
+    for (const key of ["", model]) {
+      const open = this.open.get(key) ?? { now: 0, most: 0 };
+      open.now++;
+      open.most = Math.max(open.most, open.now);
+      this.open.set(key, open);
+    }
+    res.once("close", () => {
+      for (const key of ["", model]) this.open.get(key)!.now--;
+    });
   }
 
   private error(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {

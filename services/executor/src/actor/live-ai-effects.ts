@@ -4,6 +4,7 @@ import { openSecret, openSecrets, type SecretBox } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import type { LlmGateway } from "../ai/gateway";
 import { McpPool } from "../ai/mcp-pool";
+import type { ModelCalls } from "../ai/model-calls";
 import type { SandboxedStdio } from "../ai/sandboxed-stdio";
 import type { EgressPolicy } from "../egress";
 import type { AiEffects } from "../run/ai-effects";
@@ -11,6 +12,8 @@ import type { AiEffects } from "../run/ai-effects";
 export interface AiDeps {
   store: Store;
   llm: LlmGateway;
+  /** The executor's places for model calls, which every owner's llm and agent steps take turns at. */
+  modelCalls: ModelCalls;
   secretBox: SecretBox;
   /** How stdio MCP servers are started; null: they are refused (WF_MCP_STDIO=0). */
   mcpStdio: SandboxedStdio | null;
@@ -31,12 +34,16 @@ export function aiEffects(
   const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress, owner: snap.ownerId }));
   return {
     secrets,
-    llm: (req, signal, onText) =>
-      deps.llm.chat(req, {
-        signal,
-        ...(onText ? { onText } : {}),
-        ownerSecret: (name) => openSecret(deps.store, deps.secretBox, snap.ownerId, name),
-      }),
+    async llm(req, signal, onText) {
+      const { value, waitedMs } = await deps.modelCalls.run(snap.ownerId, signal, () =>
+        deps.llm.chat(req, {
+          signal,
+          ...(onText ? { onText } : {}),
+          ownerSecret: (name) => openSecret(deps.store, deps.secretBox, snap.ownerId, name),
+        }),
+      );
+      return waitedMs > 0 ? { ...value, waitedMs } : value;
+    },
     llmPrice: (model) => deps.llm.price(model),
     mcpTools: (server, signal) => mcp().tools(server, signal),
     mcpCall: (server, tool, args, signal) => mcp().call(server, tool, args, signal),

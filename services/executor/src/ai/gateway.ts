@@ -10,6 +10,8 @@ import { costOf, priceOf } from "./pricing";
 export interface LlmAnswer extends ChatResponse {
   provider: string;
   costUsd: number;
+  /** How long the call waited for a place among the executor's model calls (ModelCalls), when it waited. */
+  waitedMs?: number;
 }
 
 export interface LlmCallOptions {

@@ -86,6 +86,7 @@ export class StepCalls {
       ...spent,
       stepUsage: st.usage,
       executionUsage: snap.usage,
+      ...(answer.waitedMs === undefined ? {} : { waitedMs: answer.waitedMs }),
     });
     return answer;
   }
