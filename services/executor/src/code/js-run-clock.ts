@@ -1,7 +1,9 @@
 import type { Plan } from "@wf/shared/auth";
 import { poolShares, type PoolShares } from "./pool-shares";
 
-/** How long past its timeout a run may go unanswered before its runner is deemed stuck. */
+/**
+ * How long past its timeout a run may go unanswered before it fails as timed out, its isolate or process deemed stuck.
+ */
 export const STUCK_GRACE_MS = 5000;
 
 /** A JavaScript host's isolates: `size` run at once, runs that waited go ahead up to `limit` (js-bounds.ts). */

@@ -203,6 +203,7 @@ export class JsSteps {
       queue.calls += 1;
       // While this call runs, the owner's next may take another of its share.
       this.admit(key, queue);
+      // Once its isolate came back: one running a V8 builtin on past its disposal counts against its owner till then.
       void this.call(queue, runs).finally(() => {
         queue.calls -= 1;
         this.slots.release(queue.owner);

@@ -6,6 +6,7 @@ import { waitFor } from "@wf/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsPool } from "./js-run-clock";
 import { SENT_MAX_CODES } from "./code-refs";
+import { JS_SHARES } from "./js-bounds";
 import { JsonText } from "./json-text";
 import {
   messageLine,
@@ -126,14 +127,59 @@ afterEach(async () => {
 });
 
 describe("a runner connection's stuck clock", () => {
-  it("is not stopped by a JavaScript host that says it queued a run: the run fails as timed out and the host is reported stuck", async () => {
+  it("is not stopped by a JavaScript host that says it queued a run: the run fails as timed out, its host kept", async () => {
     const peer = await queuingPeer();
     close = peer.close;
     const stuck: string[] = [];
     const conn = new RunnerConnection(peer.client, (why) => stuck.push(why));
     const result = await conn.run(step("javascript", "return 1", { timeoutMs: 100 }), {} as never);
-    expect(result).toMatchObject({ ok: false, timedOut: true });
-    expect(stuck).toHaveLength(1);
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 0.1 s" });
+    await waitFor(() => peer.cancels.length === 1, { what: "the run's cancel" });
+    expect(stuck).toEqual([]);
+  });
+
+  it("keeps a JavaScript run past its grace on its owner's slots until its host answers it", async () => {
+    const host = await peer(undefined, { js: { size: 1, limit: 2 } });
+    close = host.close;
+    const stuck: string[] = [];
+    const conn = new RunnerConnection(host.client, (why) => stuck.push(why));
+    // 64 slots, 128 past a wait: a free owner holds 64 at once, here one run of 64 slots' size (16 MB of input).
+    const big = { input: "x".repeat(16 * 1024 * 1024 - 4096) };
+    const over = await conn.run(step("javascript", "return 1", { timeoutMs: 100, owner: "a", ...big }), {} as never);
+    expect(over).toMatchObject({ ok: false, timedOut: true });
+    // Its isolate is still held at the host: the owner's next run waits for it here, another owner's does not.
+    const next = conn.run(step("javascript", "return 2", { owner: "a" }), {} as never);
+    const other = conn.run(step("javascript", "return 3", { owner: "b" }), {} as never);
+    await waitFor(() => host.runs.length === 2, { what: "the other owner's run at the host" });
+    host.answer(host.runs[1]!, 3);
+    expect(await other).toMatchObject({ ok: true, output: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(host.runs).toHaveLength(2);
+    // The host answers the stuck run at last: the owner's slots are free again.
+    host.answer(host.runs[0]!, 1);
+    await waitFor(() => host.runs.length === 3, { what: "the owner's next run at the host" });
+    host.answer(host.runs[2]!, 2);
+    expect(await next).toMatchObject({ ok: true, output: 2 });
+    expect(stuck).toEqual([]);
+  });
+
+  it("reports a JavaScript host stuck once more than half its isolates are, of more than one owner", async () => {
+    const peer = await queuingPeer();
+    close = peer.close;
+    const stuck: string[] = [];
+    const conn = new RunnerConnection(peer.client, (why) => stuck.push(why));
+    // A free owner's share of the host's isolates (2 to 8 at once, 4 times that at most): all stuck, host kept.
+    const share = JS_SHARES.share("free");
+    const run = (owner: string): Promise<RunResult> =>
+      conn.run(step("javascript", "return 1", { timeoutMs: 100, owner }), {} as never);
+    await Promise.all(Array.from({ length: share }, () => run("a")));
+    expect(stuck).toEqual([]);
+    // Other owners' runs stuck too, past half the isolates.
+    const others = JS_SHARES.limit / 2 - share + 1;
+    await Promise.all(Array.from({ length: others }, (_, i) => run(`b${i}`)));
+    expect(stuck).toEqual([
+      `${share + others} of its ${JS_SHARES.limit} isolates, of ${others + 1} owners, were still going 5 s after their runs' timeouts`,
+    ]);
   });
 
   it("starts a JavaScript run's clock only once its host must have started it, behind its owner's runs", async () => {
@@ -171,10 +217,11 @@ describe("a runner connection's stuck clock", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(5_300);
     // The first had the host's one isolate, and a clock of its own; the others waited for it.
     expect(results[0]).toMatchObject({ ok: false, timedOut: true, error: "timed out after 0.1 s" });
-    const why = "it ended none of its 2 JavaScript runs within the longest of their timeouts and 5 s";
+    // The first, past its grace, still holds its isolate there: only the host's silence has it killed.
+    const why = "it ended none of its 3 JavaScript runs within the longest of their timeouts and 5 s";
     for (const result of results.slice(1))
       expect(result).toMatchObject({ ok: false, timedOut: false, error: `the JavaScript host is stuck: ${why}` });
-    expect(stuck).toEqual(["a run was still going 5 s after its timeout", why]);
+    expect(stuck).toEqual([why]);
     // Each was cancelled at the host.
     await waitFor(() => host.cancels.length === 3, { what: "the runs' cancels" });
   });

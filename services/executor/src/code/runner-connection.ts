@@ -1,7 +1,7 @@
 import type { Duplex } from "node:stream";
 import { SentCodes } from "./code-refs";
 import { JS_POOL } from "./js-bounds";
-import { JsRunClock, STUCK_GRACE_MS } from "./js-run-clock";
+import { JsRunClock, STUCK_GRACE_MS, type JsPool } from "./js-run-clock";
 import { timeoutMessage } from "./output";
 import { ownerOf } from "./pool-shares";
 import { RunAdmission } from "./run-admission";
@@ -55,6 +55,12 @@ interface InFlight {
 }
 
 /**
+ * A JavaScript host is killed once more of its isolates than this fraction of its limit hold runs gone past their
+ * timeouts and grace, of more than one owner: one owner's stuck runs hold only its share there, and the others run on.
+ */
+const STUCK_HOST_FRACTION = 1 / 2;
+
+/**
  * The client end of one connection to a sandbox runner (see protocol.ts), local or remote. Its
  * owner reports the connection's end through fail(), with the best reason it knows.
  */
@@ -66,6 +72,12 @@ export class RunnerConnection {
   private processRuns: RunAdmission | undefined;
   /** Made once the runner says how many JavaScript runs its host takes at once. */
   private jsClock: JsRunClock | undefined;
+  private jsPool: JsPool = JS_POOL;
+  /**
+   * Isolate runs answered as timed out past their timeout and grace that their host has not answered, by id, with
+   * their owners: each still holds its isolate there, and its owner's slot here.
+   */
+  private readonly stuck = new Map<number, string>();
   private nextId = 1;
   private pending = 0;
   /** Set once the runner says it holds codes sent once: until then, and with one that does not, runs carry theirs. */
@@ -78,7 +90,10 @@ export class RunnerConnection {
 
   constructor(
     private readonly stream: Duplex,
-    /** Called when a run went unanswered long past its timeout. */
+    /**
+     * Called when a process step went unanswered long past its timeout, or too many JavaScript isolates did, or a
+     * JavaScript host answered none of its runs for too long: the runner (or its host) is stuck.
+     */
     private readonly onStuck: (why: string) => void,
     /**
      * A runner relaying its clients' JavaScript runs to its JavaScript host: owners took turns at them before, and
@@ -96,7 +111,8 @@ export class RunnerConnection {
     stream.on("error", () => undefined);
     readMessages<RunnerMessage>(stream, (msg, follows) => {
       if (msg.t === "ready") {
-        this.jsClock ??= new JsRunClock(msg.js ?? JS_POOL, (why) => this.stalled(why));
+        this.jsPool = msg.js ?? JS_POOL;
+        this.jsClock ??= new JsRunClock(this.jsPool, (why) => this.stalled(why));
         const steps = msg.processSteps ?? DEFAULT_SANDBOX_SETTINGS.processSteps.atOnce;
         this.processRuns ??= new RunAdmission(PROCESS_RUNS_PER_STEP * steps, MAX_QUEUE_MS);
         if (msg.codeRefs === true) this.codes ??= new SentCodes();
@@ -122,7 +138,22 @@ export class RunnerConnection {
     return this.failure === undefined;
   }
 
-  async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+  /**
+   * Runs `req`. A JavaScript or TypeScript run still going past its timeout and grace fails then as timed out, while
+   * its slot and its clock stay taken until its host answers it: its isolate is held there till then.
+   */
+  run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+    return new Promise((resolve) => void this.runHeld(req, limits, signal, onLog, resolve).then(resolve));
+  }
+
+  /** Runs `req`, ending when its host answered it; `answer`: its result given before, as it went past its grace. */
+  private async runHeld(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal | undefined,
+    onLog: LogListener | undefined,
+    answer: (result: RunResult) => void,
+  ): Promise<RunResult> {
     this.pending += 1;
     const isolate = runsInIsolate(req.language);
     const id = this.nextId++;
@@ -148,7 +179,8 @@ export class RunnerConnection {
       await this.ready;
       // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
       const embedded = (): ClientMessage => message(valueOf(req.input));
-      return await this.send(id, { line, input, embedded }, isolate, req, signal, onLog, codeId);
+      const run = { req, signal, onLog, answer };
+      return await this.send(id, { line, input, embedded }, isolate, run, codeId);
     } catch (err) {
       return failed(err instanceof Error ? err.message : String(err));
     } finally {
@@ -224,22 +256,27 @@ export class RunnerConnection {
     this.stream.destroy();
   }
 
-  /** Sends run `id`, whose message is `line`; `js`: a JavaScript or TypeScript run, clocked as such. */
+  /** Sends run `id`, whose message is `line`; `isolate`: a JavaScript or TypeScript run. */
   private send(
     id: number,
     request: { line: string; input: string; embedded: () => ClientMessage },
-    js: boolean,
-    req: CodeRequest,
-    signal: AbortSignal | undefined,
-    onLog: LogListener | undefined,
+    isolate: boolean,
+    run: {
+      req: CodeRequest;
+      signal: AbortSignal | undefined;
+      onLog: LogListener | undefined;
+      answer: (result: RunResult) => void;
+    },
     codeId: number | null,
   ): Promise<RunResult> {
     if (this.failure) return Promise.resolve(failed(this.failure.message));
+    const { req, signal, onLog } = run;
     return new Promise<RunResult>((resolve) => {
       let stuckTimer: NodeJS.Timeout | undefined;
       const finish = (result: RunResult, answered = false): void => {
         this.inFlight.delete(id);
-        if (js) this.jsClock?.end(id, answered);
+        this.stuck.delete(id);
+        if (isolate) this.jsClock?.end(id, answered);
         else clearTimeout(stuckTimer);
         signal?.removeEventListener("abort", onAbort);
         resolve(result);
@@ -250,30 +287,41 @@ export class RunnerConnection {
         writeMessage(this.stream, { t: "cancel", id });
       };
       const overdue = (): void => {
-        finish(failed(timeoutMessage(req.timeoutMs), true));
         writeMessage(this.stream, { t: "cancel", id });
-        this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
+        if (!isolate) {
+          finish(failed(timeoutMessage(req.timeoutMs), true));
+          this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
+          return;
+        }
+        // A V8 builtin (a sort of millions, say) runs on past its isolate's disposal: only its isolate is stuck.
+        signal?.removeEventListener("abort", onAbort);
+        flight.onLog = undefined;
+        run.answer(failed(timeoutMessage(req.timeoutMs), true));
+        this.stuck.set(id, ownerOf(req));
+        this.checkStuck();
       };
-      const run: InFlight = {
+      const flight: InFlight = {
         onLog,
         settle: (reply) => (reply instanceof Error ? finish(failed(reply.message)) : finish(reply, true)),
       };
-      if (js) {
-        run.giveUp = (why) => {
+      if (isolate) {
+        flight.giveUp = (why) => {
+          // One past its grace was cancelled then.
+          const cancelled = this.stuck.has(id);
           finish(failed(`the JavaScript host is stuck: ${why}`));
-          writeMessage(this.stream, { t: "cancel", id });
+          if (!cancelled) writeMessage(this.stream, { t: "cancel", id });
         };
         this.jsClock!.start(id, ownerOf(req), req.ownerPlan, req.timeoutMs, overdue);
       } else {
         const stuck = (): NodeJS.Timeout => setTimeout(overdue, req.timeoutMs + STUCK_GRACE_MS);
         stuckTimer = stuck();
         // Time queued at the runner for its owner's turn does not count against the run's timeout.
-        run.onTurn = (state) => {
+        flight.onTurn = (state) => {
           clearTimeout(stuckTimer);
           if (state === "started") stuckTimer = stuck();
         };
       }
-      this.inFlight.set(id, run);
+      this.inFlight.set(id, flight);
       signal?.addEventListener("abort", onAbort, { once: true });
       if (signal?.aborted) return onAbort();
       // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
@@ -297,6 +345,15 @@ export class RunnerConnection {
     } catch {
       return failed("the sandbox runner answered an output that is not JSON");
     }
+  }
+
+  /** Has the runner kill its JavaScript host once more of its isolates than STUCK_HOST_FRACTION are stuck. */
+  private checkStuck(): void {
+    const owners = new Set(this.stuck.values()).size;
+    if (owners < 2 || this.stuck.size <= this.jsPool.limit * STUCK_HOST_FRACTION) return;
+    this.onStuck(
+      `${this.stuck.size} of its ${this.jsPool.limit} isolates, of ${owners} owners, were still going ${STUCK_GRACE_MS / 1000} s after their runs' timeouts`,
+    );
   }
 
   /** No JavaScript run ended for too long: each is given up, and the runner told its host is stuck. */
