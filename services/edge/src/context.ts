@@ -9,6 +9,7 @@ import type { JetStreamPublisher, Store } from "@wf/shared/store";
 import type { AuditLog } from "./auth/audit-log";
 import type { LastUsed } from "./auth/last-used";
 import type { LoginThrottle } from "./console/login-throttle";
+import type { OpenStreams } from "./console/open-streams";
 import type { PasswordChecks } from "./console/password-checks";
 import type { SessionStore } from "./console/sessions";
 import type { UrlSigner } from "./downloads/url-signer";
@@ -37,6 +38,8 @@ export interface EdgeContext {
   loginThrottle: LoginThrottle;
   /** The scrypt jobs of this process, bounded. */
   passwordChecks: PasswordChecks;
+  /** Each user's console event streams open on this process, bounded. */
+  openStreams: OpenStreams;
   secretBox: SecretBox;
   /**
    * The service's NATS connection: the console's secret routes ask the executors over it (they alone hold the secrets

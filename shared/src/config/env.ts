@@ -412,6 +412,11 @@ export const ENV_SCHEMA = {
       "Keep it at WF_LOGIN_FAILURES_PER_ACCOUNT or more: one email from one address runs one check at a time, and those its budget admits should wait, not be refused. " +
       "Waiting checks are taken first from the client addresses, then the emails, that had the fewest started, so that one client's flood does not make another wait behind it (docs/webhooks.md, Login throttling).",
   },
+  WF_CONSOLE_EVENT_STREAMS: {
+    schema: int(1, 10_000),
+    default: "16",
+    doc: "Console event streams (an execution's or all of one's executions' events, Server-Sent Events) one user may have open at once on one edge process: each holds a consumer on the NATS server every tenant shares. Past it a stream is refused with 429 `EVENT_STREAMS_LIMIT`; closing one frees its place.",
+  },
   WF_LLM_PROVIDERS: {
     schema: jsonOrFile(z.array(LlmProviderConfig)).optional(),
     default: undefined,

@@ -70,6 +70,10 @@ export const ERROR_CATALOGUE = {
     status: 429,
     doc: "Console login: too many failed logins for this email from this client address, or from this address in all, within the window; the password was not checked. The body's `retryAfterSeconds` and `Retry-After` say when the window ends (docs/webhooks.md, Login throttling).",
   },
+  EVENT_STREAMS_LIMIT: {
+    status: 429,
+    doc: "Console: you have as many event streams (Server-Sent Events) open on this edge process as one user may (`WF_CONSOLE_EVENT_STREAMS`, 16); nothing was opened. Close one (another tab or client): its place is free at once (docs/api.md#following-events).",
+  },
   UNAVAILABLE: {
     status: 503,
     doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff.",

@@ -14,7 +14,7 @@ import type { EdgeContext } from "../context";
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 
-type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing">;
+type StreamContext = Pick<EdgeContext, "js" | "ns" | "store" | "log" | "closing" | "openStreams">;
 
 /**
  * How long after its end an execution whose end event is not on the stream is still followed: its events go out
@@ -52,14 +52,25 @@ export type EventScope = { executionId: string } | { ownerId: string };
  * Sends events after `afterSeq` as Server-Sent Events through one ordered consumer, so history and
  * live events meet with no gap and no repeat; a frame's id is the event's stream sequence. One
  * execution's stream ends after its end event, an owner's when the client leaves
- * (docs/api.md#following-events). Until the consumer is open a failure is the route's answer.
+ * (docs/api.md#following-events). Until the consumer is open a failure is the route's answer: past
+ * `userId`'s streams open on this process (OpenStreams), a 429.
  */
 export async function streamEvents(
   ctx: StreamContext,
   reply: FastifyReply,
   scope: EventScope,
   afterSeq: number,
+  userId: string,
 ): Promise<void> {
+  const release = ctx.openStreams.take(userId);
+  try {
+    await follow(ctx, reply, scope, afterSeq);
+  } finally {
+    release();
+  }
+}
+
+async function follow(ctx: StreamContext, reply: FastifyReply, scope: EventScope, afterSeq: number): Promise<void> {
   const forExecution = "executionId" in scope;
   const start =
     afterSeq > 0

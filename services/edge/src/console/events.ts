@@ -29,6 +29,11 @@ export const consoleEventRoutes: Route[] = [
           "The execution has ended, no event of it remains after lastEventId and none is on its way: nothing more will come (EventSource stops reconnecting).",
       },
       404: { description: "No such execution, or not visible to you.", schema: ErrorBody },
+      429: {
+        description:
+          "`EVENT_STREAMS_LIMIT`: you have as many event streams open on this server as one user may (WF_CONSOLE_EVENT_STREAMS); close one and retry.",
+        schema: ErrorBody,
+      },
     },
     async handler({ params, query }, { ctx, request, reply, consoleUser }) {
       const afterSeq = lastEventIdHeader(request) ?? query.lastEventId ?? 0;
@@ -37,7 +42,7 @@ export const consoleEventRoutes: Route[] = [
         void reply.code(204);
         return undefined;
       }
-      await streamEvents(ctx, reply, { executionId: params.id }, afterSeq);
+      await streamEvents(ctx, reply, { executionId: params.id }, afterSeq, consoleUser().userId);
       return undefined;
     },
   }),
@@ -56,10 +61,16 @@ export const consoleEventRoutes: Route[] = [
     status: 200,
     responses: {
       200: { description: "The events, as text/event-stream; each `data:` is one event.", eventStream: ExecutionEvent },
+      429: {
+        description:
+          "`EVENT_STREAMS_LIMIT`: you have as many event streams open on this server as one user may (WF_CONSOLE_EVENT_STREAMS); close one and retry.",
+        schema: ErrorBody,
+      },
     },
     async handler({ query }, { ctx, request, reply, consoleUser }) {
       const afterSeq = lastEventIdHeader(request) ?? query.lastEventId ?? 0;
-      await streamEvents(ctx, reply, { ownerId: consoleUser().userId }, afterSeq);
+      const { userId } = consoleUser();
+      await streamEvents(ctx, reply, { ownerId: userId }, afterSeq, userId);
       return undefined;
     },
   }),
