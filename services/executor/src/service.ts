@@ -20,6 +20,7 @@ import { openOwnerSecretsBox } from "@wf/shared/secrets";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { executionOfSubject, ExecutorActor } from "./actor/executor-actor";
 import { LlmGateway } from "./ai/gateway";
+import { McpPlaces } from "./ai/mcp-places";
 import { ModelCalls } from "./ai/model-calls";
 import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { BacklogYield } from "./backlog/backlog-yield";
@@ -103,6 +104,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     modelCalls: new ModelCalls(config.WF_AI_CALLS, ownerPlans),
     secretBox,
     mcpStdio,
+    mcpPlaces: new McpPlaces(config.WF_MCP_CONNECTIONS),
     egress: operatorPolicy(config),
     ns,
     actorId,

@@ -441,6 +441,11 @@ export const ENV_SCHEMA = {
     sensitive: true,
     doc: "Secret (32+ characters) that encrypts the owners' secrets (`wf admin secret set`, the console) at rest (AES-256-GCM); the same on every executor, every edge (the console sets secrets) and the wf CLI. Unset: the one in `<WF_DATA_DIR>/keys.json`, made at first start.",
   },
+  WF_MCP_CONNECTIONS: {
+    schema: int(1, 10_000),
+    default: "16",
+    doc: "MCP connections (an agent's servers: one per distinct URL and rendered headers, or command, in an execution) one owner may have open at once on one executor, all its executions together. Past it, a new connection first closes the owner's least recently used idle one (which its next use opens again), never another owner's, and waits while all of the owner's are in use (docs/ai-steps.md#how-many-calls-at-once).",
+  },
   WF_MCP_STDIO: {
     schema: flag,
     default: "1",

@@ -24,6 +24,8 @@ export class McpHttpTestServer {
   requests = 0;
   readonly sessionsOpened: string[] = [];
   readonly sessionsClosed: string[] = [];
+  /** The most sessions open at once (opened and not yet ended). */
+  mostOpen = 0;
   private readonly transports = new Map<string, StreamableHTTPServerTransport>();
 
   private constructor(
@@ -67,6 +69,7 @@ export class McpHttpTestServer {
         onsessioninitialized: (id) => {
           this.transports.set(id, created);
           this.sessionsOpened.push(id);
+          this.mostOpen = Math.max(this.mostOpen, this.sessionsOpened.length - this.sessionsClosed.length);
         },
         onsessionclosed: (id) => {
           this.transports.delete(id);

@@ -3,6 +3,7 @@ import type { Logger } from "@wf/shared/log";
 import { openSecret, openSecrets, type SecretBox } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import type { LlmGateway } from "../ai/gateway";
+import type { McpPlaces } from "../ai/mcp-places";
 import { McpPool } from "../ai/mcp-pool";
 import type { ModelCalls } from "../ai/model-calls";
 import type { SandboxedStdio } from "../ai/sandboxed-stdio";
@@ -17,6 +18,8 @@ export interface AiDeps {
   secretBox: SecretBox;
   /** How stdio MCP servers are started; null: they are refused (WF_MCP_STDIO=0). */
   mcpStdio: SandboxedStdio | null;
+  /** Each owner's MCP connections open on the executor, bounded (WF_MCP_CONNECTIONS). */
+  mcpPlaces: McpPlaces;
   /** The operator's egress policy (WF_EGRESS_ALLOW), which MCP `url:` servers must pass. */
   egress: EgressPolicy;
   log: Logger;
@@ -31,7 +34,8 @@ export function aiEffects(
   secrets: Readonly<Record<string, string>> = NO_SECRETS,
 ): AiEffects {
   let pool: McpPool | null = null;
-  const mcp = () => (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress, owner: snap.ownerId }));
+  const mcp = () =>
+    (pool ??= new McpPool({ stdio: deps.mcpStdio, egress: deps.egress, owner: snap.ownerId, places: deps.mcpPlaces }));
   return {
     secrets,
     async llm(req, signal, onText) {

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { egressFetch, EgressRefusedError, tooLargeAnswer, type EgressPolicy } from "../egress";
+import type { McpPlace, McpPlaces } from "./mcp-places";
 import type { SandboxedStdio } from "./sandboxed-stdio";
 import { MCP_STDIO_MAX_MS } from "./sandboxed-stdio";
 
@@ -63,43 +64,62 @@ interface Connection {
   dropped: string | null;
 }
 
+/** A connection of the pool, as its owner's places (McpPlaces) see it. */
+class Entry implements McpPlace {
+  /** Uses under way or waiting for the connection: counted before any wait, so an entry in use is never evicted. */
+  uses = 0;
+  connection!: Promise<Connection>;
+
+  constructor(readonly evict: () => void) {}
+
+  get busy(): boolean {
+    return this.uses > 0;
+  }
+}
+
 /**
  * The MCP connections of one execution run: one client per distinct server (its URL and rendered
  * headers, or its command), opened on first use, shared by every agent step of the run, and
- * closed with the run. Stdio servers are started by `stdio` in the code steps' sandbox, as the
- * execution's owner's, with a minimal environment: nothing of the service's own configuration
- * reaches them.
+ * closed with the run, or before when its owner needs the room (`places`: each owner's bound on
+ * an executor, past which its least recently used idle connection is closed). Stdio servers are
+ * started by `stdio` in the code steps' sandbox, as the execution's owner's, with a minimal
+ * environment: nothing of the service's own configuration reaches them.
  */
 export class McpPool {
-  private readonly connections = new Map<string, Promise<Connection>>();
+  private readonly entries = new Map<string, Entry>();
   private closed = false;
 
   /**
    * `stdio` null: stdio servers are refused (WF_MCP_STDIO=0). `egress`: the operator's policy,
    * which every connection to a `url:` server passes (resolved once, connected to a checked
    * address), so a workflow cannot make the executor reach loopback or the private network.
-   * `owner`: the execution's owner, whose zygote starts its stdio servers.
+   * `owner`: the execution's owner, whose zygote starts its stdio servers and whose places
+   * (WF_MCP_CONNECTIONS) the connections take.
    */
-  constructor(private readonly opts: { stdio: SandboxedStdio | null; egress: EgressPolicy; owner: string }) {}
+  constructor(
+    private readonly opts: { stdio: SandboxedStdio | null; egress: EgressPolicy; owner: string; places: McpPlaces },
+  ) {}
 
-  async tools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]> {
-    const connection = await this.connection(server, signal);
-    const { client } = connection;
-    const tools: McpTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal }).catch((err: unknown) => {
-        throw new McpConnectError(server, connection.dropped === null ? err : new Error(connection.dropped));
-      });
-      for (const t of page.tools)
-        tools.push({
-          name: t.name,
-          description: t.description ?? "",
-          inputSchema: t.inputSchema as Record<string, unknown>,
-        });
-      cursor = page.nextCursor;
-    } while (cursor);
-    return tools;
+  tools(server: McpServerTarget, signal: AbortSignal): Promise<McpTool[]> {
+    return this.using(server, signal, async (connection) => {
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await connection.client
+          .listTools(cursor === undefined ? {} : { cursor }, { signal })
+          .catch((err: unknown) => {
+            throw new McpConnectError(server, connection.dropped === null ? err : new Error(connection.dropped));
+          });
+        for (const t of page.tools)
+          tools.push({
+            name: t.name,
+            description: t.description ?? "",
+            inputSchema: t.inputSchema as Record<string, unknown>,
+          });
+        cursor = page.nextCursor;
+      } while (cursor);
+      return tools;
+    });
   }
 
   /** A failing tool is an error result for the model, never an exception. */
@@ -111,9 +131,11 @@ export class McpPool {
   ): Promise<McpToolResult> {
     let connection: Connection | undefined;
     try {
-      connection = await this.connection(server, signal);
-      const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, { signal });
-      return { text: resultText(result), isError: result.isError === true };
+      return await this.using(server, signal, async (c) => {
+        connection = c;
+        const result = await c.client.callTool({ name: tool, arguments: args }, undefined, { signal });
+        return { text: resultText(result), isError: result.isError === true };
+      });
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       return { text: `tool ${tool} failed: ${connection?.dropped ?? causeText(err)}`, isError: true };
@@ -122,25 +144,67 @@ export class McpPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const connections = [...this.connections.values()];
-    this.connections.clear();
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    for (const entry of entries) this.opts.places.give(this.opts.owner, entry);
     // Bounded: a server that does not answer must not hold the executor's slot.
     await Promise.all(
-      connections.map((c) => Promise.race([c.then(end).catch(() => undefined), delay(CLOSE_TIMEOUT_MS)])),
+      entries.map((e) => Promise.race([e.connection.then(end).catch(() => undefined), delay(CLOSE_TIMEOUT_MS)])),
     );
   }
 
-  private connection(server: McpServerTarget, signal: AbortSignal): Promise<Connection> {
+  /** Runs `work` on the server's connection, which counts as busy meanwhile and is then its owner's most recent. */
+  private async using<T>(
+    server: McpServerTarget,
+    signal: AbortSignal,
+    work: (connection: Connection) => Promise<T>,
+  ): Promise<T> {
+    const entry = this.entry(server, signal);
+    entry.uses++;
+    try {
+      const connection = await entry.connection;
+      this.opts.places.touch(this.opts.owner, entry);
+      return await work(connection);
+    } finally {
+      if (--entry.uses === 0) this.opts.places.idle(this.opts.owner);
+    }
+  }
+
+  private entry(server: McpServerTarget, signal: AbortSignal): Entry {
     if (this.closed) throw new Error("the run's MCP connections are closed");
     const key = JSON.stringify([server.url ?? null, server.headers ?? null, server.command ?? null]);
-    let connection = this.connections.get(key);
-    if (!connection) {
-      connection = this.connect(server, signal, () => this.connections.delete(key));
-      this.connections.set(key, connection);
-      // A failed connection is not kept: the next attempt of the step tries again.
-      connection.catch(() => this.connections.delete(key));
+    const held = this.entries.get(key);
+    if (held) return held;
+    const entry: Entry = new Entry(() => {
+      this.forget(key, entry);
+      void entry.connection.then(end).catch(() => undefined);
+    });
+    entry.connection = this.open(server, signal, entry, () => this.forget(key, entry));
+    this.entries.set(key, entry);
+    // A failed connection is not kept: the next attempt of the step tries again.
+    entry.connection.catch(() => this.forget(key, entry));
+    return entry;
+  }
+
+  /** Connects once the owner has a place for it (which may close the owner's least recently used idle connection). */
+  private async open(
+    server: McpServerTarget,
+    signal: AbortSignal,
+    entry: Entry,
+    forget: () => void,
+  ): Promise<Connection> {
+    await this.opts.places.take(this.opts.owner, entry, signal);
+    if (this.closed) {
+      this.opts.places.give(this.opts.owner, entry);
+      throw new Error("the run's MCP connections are closed");
     }
-    return connection;
+    return this.connect(server, signal, forget);
+  }
+
+  /** The connection is not used again, and its place is free. */
+  private forget(key: string, entry: Entry): void {
+    if (this.entries.get(key) === entry) this.entries.delete(key);
+    this.opts.places.give(this.opts.owner, entry);
   }
 
   /** `forget`: the connection is dropped, and the next use connects again. */
