@@ -254,6 +254,36 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       });
     });
 
+    it("a claimed command is carried out though a replica answers the record without its claim", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "b" }]) });
+      const paused = await pausedAt(p, id);
+      const lagging = (await p.store.executions.getForWrite(id))!;
+      const claimed = await claimPause(p.store, id, paused.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
+      if (!claimed.ok) throw new Error(claimed.message);
+      const executions = p.store.executions;
+      const get = executions.get.bind(executions);
+      // A replica behind the claim's write: the record as it was before the claim.
+      executions.get = (eid, atLeast) => (eid === id ? Promise.resolve(structuredClone(lagging)) : get(eid, atLeast));
+      try {
+        await p.js.publish(subjects(rt.ns).execDebug(id), JSON.stringify(debugCommandOf(id, claimed.claim)));
+        const done = await waitFor(
+          async () => {
+            const v = await executions.getForWrite(id);
+            return v?.value.status === "COMPLETED" ? v.value : undefined;
+          },
+          { timeoutMs: 20_000, what: `execution ${id} to complete` },
+        );
+        expect(done.output).toBe(2);
+      } finally {
+        executions.get = get;
+      }
+    });
+
     it("step_into at a workflow step runs its child as a debug run paused before its first step; the parent then pauses at its next step", async () => {
       const p = rt.platform;
       const childYaml = `

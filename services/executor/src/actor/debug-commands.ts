@@ -31,12 +31,14 @@ const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "st
  * again and decided again): a claimed command (claimPause) is carried out on the paused run's snapshot
  * only while it holds the claim (a run still held is being parked, and is waited for); `breakpoints`
  * replaces the breakpoints, held or not; `idle`, from a pause's idle timer, cancels the run if that
- * pause has waited idle that long with no command claiming it (docs/debugger.md#exactly-one-command-per-pause).
+ * pause has waited idle that long with no command claiming it (docs/debugger.md#exactly-one-command-per-pause). The
+ * record is read where writes are checked: a replica may answer it without the claim the command won, which would
+ * then be dropped.
  */
 export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, busy: () => Handled): Promise<Handled> {
   const heldSince = Date.now();
   for (;;) {
-    const v = await deps.store.executions.get(msg.executionId);
+    const v = await deps.store.executions.getForWrite(msg.executionId);
     if (!v || !v.value.debug || TERMINAL_STATUSES.has(v.value.status)) return;
     const snap = v.value;
     const d = v.value.debug;
