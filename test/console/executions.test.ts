@@ -422,7 +422,7 @@ steps:
     expect(["conflict", "no_pause"]).toContain(answers.find((a) => a.status === 409)!.body.reason);
   });
 
-  it("breakpoints are replaced while the run waits; checked against its workflow; refused for other runs and ended ones", async () => {
+  it("breakpoints are replaced while the run waits; checked against its workflow; refused when stale, for other runs and ended ones", async () => {
     const me = await consoleSession(env(), "free");
     const wf = await storeWorkflow(env(), me.user.id, TWO_STEPS);
     const id = (await start(me, wf.id, { debug: { breakpoints: [{ type: "before_step", step: "greet" }] } })).body
@@ -434,20 +434,28 @@ steps:
         ...(csrf === undefined ? {} : { csrf }),
       });
 
-    expect(statusAndCode(await put(id, { breakpoints: [] }, false))).toEqual([403, "CSRF_FAILED"]);
-    const bad = await put(id, { breakpoints: [{ type: "after_step", step: "nowhere" }] });
+    expect(statusAndCode(await put(id, { breakpoints: [], revision: 0 }, false))).toEqual([403, "CSRF_FAILED"]);
+    const bad = await put(id, { breakpoints: [{ type: "after_step", step: "nowhere" }], revision: 0 });
     expect(statusAndCode(bad)).toEqual([400, "VALIDATION_FAILED"]);
     expect(bad.body.details).toEqual([
       { in: "body", field: "breakpoints[0].step", message: expect.stringContaining("nowhere") },
     ]);
     expect(statusAndCode(await put(id, {}))).toEqual([400, "VALIDATION_FAILED"]);
+    expect(statusAndCode(await put(id, { breakpoints: [] }))).toEqual([400, "VALIDATION_FAILED"]);
 
-    const replaced = await put(id, { breakpoints: [{ type: "after_step", step: "shout" }] });
+    expect((await view(me, id)).breakpointsRevision).toBe(0);
+    const replaced = await put(id, { breakpoints: [{ type: "after_step", step: "shout" }], revision: 0 });
     expect(replaced.status).toBe(202);
     expect(replaced.body).toEqual({
       executionId: id,
-      breakpoints: [{ id: "bp1", type: "after_step", step: "shout", enabled: true }],
+      // bp1 (before greet) counted the pause's hit: the new breakpoint is another.
+      breakpoints: [{ id: "bp2", type: "after_step", step: "shout", enabled: true }],
+      revision: 1,
     });
+    // Made on the list before that change (another tab's): refused, for the console to make it again on the new one.
+    const stale = await put(id, { breakpoints: [], revision: 0 });
+    expect([...statusAndCode(stale), stale.body.reason]).toEqual([409, "CONFLICT", "stale"]);
+    expect((await view(me, id)).breakpointsRevision).toBe(1);
     await waitFor(
       async () => ((await view(me, id)).breakpoints as { type: string }[])[0]?.type === "after_step" || undefined,
       {
@@ -461,10 +469,10 @@ steps:
     await waitFor(async () => (await view(me, id)).status === "CANCELLED" || undefined, {
       what: "the aborted run to end",
     });
-    expect((await put(id, { breakpoints: [] })).body.reason).toBe("ended");
+    expect((await put(id, { breakpoints: [], revision: 1 })).body.reason).toBe("ended");
 
     const plain = (await start(me, wf.id)).body.executionId as string;
-    expect((await put(plain, { breakpoints: [] })).body.reason).toBe("not_debug");
+    expect((await put(plain, { breakpoints: [], revision: 0 })).body.reason).toBe("not_debug");
     expect((await command(me, plain, "continue")).body.reason).toBe("not_debug");
   });
 });

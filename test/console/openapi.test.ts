@@ -138,7 +138,7 @@ describe("GET /api/console/openapi.json", () => {
       expect.arrayContaining(["error", "code", "reason"]),
     );
     const breakpoints = doc.paths["/api/console/executions/{id}/debug/breakpoints"]!.put!;
-    expect(breakpoints.requestBody!.content["application/json"]!.schema.required).toEqual(["breakpoints"]);
+    expect(breakpoints.requestBody!.content["application/json"]!.schema.required).toEqual(["breakpoints", "revision"]);
   });
 
   it("every JSON error answer requires `error` and the catalogue's `code`", async () => {

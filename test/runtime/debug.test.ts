@@ -98,6 +98,26 @@ async function pausedBesideWait(p: Platform, seconds: number): Promise<{ id: str
   return { id, paused };
 }
 
+/** Replaces a debug run's breakpoints, made on the list as the run's record has it now; the change must be accepted. */
+async function replaced(rt: InProcessRuntime, id: string, breakpoints: BreakpointInput[], by = "ada"): Promise<number> {
+  const p = rt.platform;
+  const revision = (await p.store.executions.getForWrite(id))!.value.debug!.breakpointsRevision;
+  const changed = await sendBreakpoints(p.js, p.store, rt.ns, id, { breakpoints, revision, by });
+  if (!changed.ok) throw new Error(`breakpoints refused: ${changed.message}`);
+  return changed.revision;
+}
+
+/** Once the executor has handled (and acknowledged) every command up to the one at stream sequence `seq`. */
+async function handledUpTo(p: Platform, ns: string, seq: number): Promise<void> {
+  await waitFor(
+    async () => {
+      const info = await p.jsm.consumers.info(streamNames(ns).cmd, consumerNames().executor);
+      return info.ack_floor.stream_seq >= seq || undefined;
+    },
+    { what: `the commands up to ${seq} to be handled` },
+  );
+}
+
 /** Commands are handled twice under WF_REDELIVER_ONCE: every outcome must be that of a plain run. */
 for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) {
   describe(`debug runs on nats-server${"WF_REDELIVER_ONCE" in env ? " (every command handled twice)" : ""}`, () => {
@@ -203,7 +223,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
           if (e.type === "exec_cancelled") return;
         }
       })();
-      await sendBreakpoints(p.js, rt.ns, id, [{ type: "after_step", step: "q1" }], "ada");
+      await replaced(rt, id, [{ type: "after_step", step: "q1" }]);
       // The wait ends, and the run parks at the pause: its holder has taken the replacement up by then.
       const parked = await pausedAt(p, id);
       expect(parked.debug.breakpoints).toMatchObject([{ type: "after_step", step: "q1" }]);
@@ -225,11 +245,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       const p = rt.platform;
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
       const first = await pausedAt(p, id);
-      await sendBreakpoints(p.js, rt.ns, id, [{ type: "after_step", step: "b" }], "ada");
-      await waitFor(
-        async () => (await p.store.executions.get(id))?.value.debug?.breakpoints[0]?.type === "after_step",
-        { what: "the breakpoints to change" },
-      );
+      await replaced(rt, id, [{ type: "after_step", step: "b" }]);
       await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, {
         command: "continue",
         body: {},
@@ -237,7 +253,8 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       });
       const second = await pausedAt(p, id, first.debug.pause.id);
       expect(second.debug.pause).toMatchObject({
-        breakpointId: "bp1",
+        // A new breakpoint, not the one it replaced (bp1, which counted a hit): an id of its own, its hits from 0.
+        breakpointId: "bp2",
         type: "after_step",
         stepPath: "b",
         context: { output: 2 },
@@ -252,6 +269,87 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
         error: "execution aborted in the debugger by ada",
         debug: { pause: null },
       });
+    });
+
+    it("a breakpoints change delivered again after a later one, or made on a replaced list, changes nothing", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
+      const first = await pausedAt(p, id);
+      const events: ExecutionEvent[] = [];
+      const tail = (async () => {
+        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
+          events.push(e);
+          if (e.type === "exec_cancelled") return;
+        }
+      })();
+      const A: BreakpointInput[] = [{ id: "A", type: "after_step", step: "a" }];
+      const B: BreakpointInput[] = [{ id: "B", type: "before_step", step: "b" }];
+      expect(await replaced(rt, id, A, "ada")).toBe(1);
+      expect(await replaced(rt, id, B, "bob")).toBe(2);
+      // A's message again, as a redelivery carries it (its executor killed after handling it, before acking).
+      const again = { executionId: id, command: "breakpoints", revision: 1, by: "ada", at: Date.now() };
+      const seq = (await p.js.publish(subjects(rt.ns).execDebug(id), JSON.stringify(again))).seq;
+      // A change made on A's list (a tab that has not seen B yet) is refused, whoever hears of it.
+      const late = await sendBreakpoints(p.js, p.store, rt.ns, id, { breakpoints: A, revision: 1, by: "cy" });
+      expect(late).toMatchObject({ ok: false, reason: "stale", revision: 2 });
+      // Two changes made on one list at once (two tabs): one is accepted, the other refused, not lost in silence.
+      const racing = await Promise.all(
+        ["dan", "eve"].map((by) =>
+          sendBreakpoints(p.js, p.store, rt.ns, id, {
+            breakpoints: [{ id: by, type: "after_step", step: "b" }],
+            revision: 2,
+            by,
+          }),
+        ),
+      );
+      expect(racing.map((r) => (r.ok ? r.revision : r.reason)).sort()).toEqual([3, "stale"]);
+      const winner = racing.find((r) => r.ok)!;
+      await handledUpTo(p, rt.ns, seq);
+      const { debug: d } = (await p.store.executions.getForWrite(id))!.value;
+      expect({ breakpoints: d!.breakpoints, revision: d!.breakpointsRevision }).toEqual({
+        breakpoints: winner.ok ? winner.breakpoints : [],
+        revision: 3,
+      });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, { command: "abort", body: {}, by: "ada" });
+      await tail;
+      // Announced in the order made (changes that came together announced once, as the list then stood): A never again.
+      const announced = events
+        .filter((e) => e.type === "debug_breakpoints")
+        .map((e) => (e.data.breakpoints as { id: string }[])[0]!.id);
+      expect(announced.at(-1)).toBe(winner.ok ? winner.breakpoints[0]!.id : "");
+      expect(announced.indexOf("A")).toBeLessThanOrEqual(0);
+      expect(announced.filter((bp) => bp === "A").length).toBeLessThanOrEqual(1);
+    });
+
+    it("a breakpoint that replaces another starts from no hits, under an id of its own or under the old one's", async () => {
+      const p = rt.platform;
+      const THREE = `
+  name: three
+  steps:
+    - { name: a, type: transform, output: 1 }
+    - { name: b, type: transform, output: 2 }
+    - { name: c, type: transform, output: 3 }
+`;
+      for (const id of [undefined, "bp1"]) {
+        const exec = await run(p, THREE, { debug: debug([{ type: "before_step", step: "a" }]) });
+        const first = await pausedAt(p, exec);
+        expect(first.debug.hits).toEqual({ bp1: 1 });
+        // Its first hit pauses: bp1's hit, counted before, is not its own.
+        await replaced(rt, exec, [{ ...(id ? { id } : {}), type: "after_step", step: "b", hitCount: 1 }]);
+        await sendDebugCommand(p.js, p.store, rt.ns, exec, first.debug.pause.id, {
+          command: "continue",
+          body: {},
+          by: "ada",
+        });
+        const second = await pausedAt(p, exec, first.debug.pause.id);
+        expect(second.debug.pause).toMatchObject({ breakpointId: id ?? "bp2", stepPath: "b", phase: "after" });
+        await sendDebugCommand(p.js, p.store, rt.ns, exec, second.debug.pause.id, {
+          command: "abort",
+          body: {},
+          by: "ada",
+        });
+        await waitForStatus(p, exec);
+      }
     });
 
     it("a claimed command is carried out though a replica answers the record without its claim", async () => {

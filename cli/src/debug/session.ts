@@ -172,16 +172,32 @@ async function breakpoints(
   s: DebugSession,
   action: { op: "list" } | { op: "add"; breakpoint: BreakpointInput } | { op: "remove"; id: string },
 ): Promise<void> {
-  const current = (await s.store.executions.get(s.executionId))?.value.debug?.breakpoints ?? [];
-  if (action.op === "list") {
-    console.log(current.length ? current.map(formatBreakpoint).join("\n") : "no breakpoints");
-    return;
+  for (let tries = 1; ; tries++) {
+    const debug = (await s.store.executions.getForWrite(s.executionId))?.value.debug;
+    const current = debug?.breakpoints ?? [];
+    if (action.op === "list") {
+      console.log(current.length ? current.map(formatBreakpoint).join("\n") : "no breakpoints");
+      return;
+    }
+    const next = action.op === "add" ? [...current, action.breakpoint] : current.filter((b) => b.id !== action.id);
+    if (action.op === "remove" && next.length === current.length) {
+      console.log(`no breakpoint ${action.id}`);
+      return;
+    }
+    const ns = s.conn.config.WF_NAMESPACE;
+    const change = { breakpoints: next, revision: debug?.breakpointsRevision ?? 0, by: s.by };
+    const changed = await sendBreakpoints(s.conn.js, s.store, ns, s.executionId, change);
+    if (changed.ok) {
+      console.log(action.op === "add" ? "breakpoint added" : `breakpoint ${action.id} removed`);
+      return;
+    }
+    // Changed meanwhile (the console, another session): the edit is made again on the list as it stands now.
+    if (changed.reason !== "stale" || tries >= STALE_TRIES) {
+      console.log(`breakpoints not changed: ${changed.message}`);
+      return;
+    }
   }
-  const next = action.op === "add" ? [...current, action.breakpoint] : current.filter((b) => b.id !== action.id);
-  if (action.op === "remove" && next.length === current.length) {
-    console.log(`no breakpoint ${action.id}`);
-    return;
-  }
-  await sendBreakpoints(s.conn.js, s.conn.config.WF_NAMESPACE, s.executionId, next, s.by);
-  console.log(action.op === "add" ? "breakpoint added" : `breakpoint ${action.id} removed`);
 }
+
+/** How many times an edit is made again on the breakpoints read anew after another change came first. */
+const STALE_TRIES = 3;

@@ -16,11 +16,17 @@ export const BreakpointsBody = z.strictObject({
     .array(Breakpoint)
     .max(100)
     .describe("The debug run's breakpoints from now on, replacing the current ones ([] removes them all)."),
+  revision: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("The revision of the breakpoints this change was made on (the execution view's `breakpointsRevision`)."),
 });
 
 export const BreakpointsAccepted = z.object({
   executionId: z.string(),
   breakpoints: z.array(Breakpoint).describe("As sent, ids assigned where missing."),
+  revision: z.number().int().positive().describe("The breakpoints' revision now: the next change is made on it."),
 });
 
 /**

@@ -60,6 +60,11 @@ export const ConsoleExecutionView = ExecutionSummary.extend({
   debug: z.boolean().describe("A debug run: its breakpoints can be changed and its pauses answered."),
   pause: PauseRecord.nullable().describe("Where a debug run waits, and what it saw there; null when it does not wait."),
   breakpoints: z.array(Breakpoint).describe("A debug run's breakpoints, ids assigned; empty for other runs."),
+  breakpointsRevision: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("How many times the breakpoints were replaced: a change (PUT …/debug/breakpoints) is made on it."),
   edits: z.array(DebugEdit).describe("What `set` (or `skip` with an output) changed at the pauses, in order."),
   steps: z
     .record(z.string(), ConsoleStepView)

@@ -5,7 +5,12 @@ import {
   type ClaimResult,
   type DebugCommandRequest,
 } from "../execution/debug-claim";
-import type { BreakpointInput, DebugClaim } from "../execution/debug";
+import {
+  changeBreakpoints,
+  type BreakpointsChange,
+  type BreakpointsChangeResult,
+} from "../execution/debug-breakpoints";
+import type { DebugClaim } from "../execution/debug";
 import type { DebugBreakpointsCommand, DebugCommand } from "../messages/index";
 import { subjects } from "../nats/subjects";
 import type { Store } from "../store/port";
@@ -43,16 +48,30 @@ export async function sendDebugCommand(
   return claimed;
 }
 
-/** Replaces a debug run's breakpoints while it runs (or waits at a pause). */
+/**
+ * Replaces a debug run's breakpoints while it runs (or waits at a pause), if they are still at the revision the change
+ * was made on (changeBreakpoints), and tells the executor, which announces the change. The change is in effect once
+ * written: a publish that fails (thrown) leaves its announcement to the run's next write.
+ */
 export async function sendBreakpoints(
   js: CommandPublisher,
+  store: Store,
   ns: string,
   executionId: string,
-  breakpoints: BreakpointInput[],
-  by: string,
-): Promise<void> {
-  const cmd: DebugBreakpointsCommand = { executionId, command: "breakpoints", breakpoints, by, at: Date.now() };
+  change: BreakpointsChange,
+): Promise<BreakpointsChangeResult> {
+  const changed = await changeBreakpoints(store, executionId, change);
+  if (!changed.ok) return changed;
+  const cmd: DebugBreakpointsCommand = {
+    executionId,
+    command: "breakpoints",
+    revision: changed.revision,
+    by: change.by,
+    at: Date.now(),
+  };
+  // One message per revision: the record's compare-and-set gave this change its revision alone.
   await js.publish(subjects(ns).execDebug(executionId), JSON.stringify(cmd), {
-    msgID: `breakpoints:${executionId}:${cmd.at}`,
+    msgID: `breakpoints:${executionId}:${changed.revision}`,
   });
+  return changed;
 }

@@ -8,7 +8,7 @@ import { Usage } from "./usage";
  * `loop[*].name` for every item.
  */
 const common = {
-  /** Assigned when missing (`bp1`, `bp2`, … in list order). */
+  /** Assigned when missing (`bp1`, `bp2`, … in list order, never an id the run has counted hits or values for). */
   id: z.string().min(1).max(64).optional(),
   /** Pause on the n-th hit only (1: the first). */
   hitCount: z.number().int().positive().optional(),
@@ -210,6 +210,13 @@ export const DebugState = z.object({
    * holder, which numbers the run's events, when it takes the replacement up.
    */
   breakpointsBy: z.string().nullable().default(null),
+  /**
+   * How many times the breakpoints were replaced: each change is based on the revision it replaces and written by
+   * compare-and-set on the record (changeBreakpoints), so changes apply in one order and a stale one is refused.
+   */
+  breakpointsRevision: z.number().int().nonnegative().default(0),
+  /** The revision the last `debug_breakpoints` event announced: whoever writes the record next announces a later one. */
+  breakpointsAnnounced: z.number().int().nonnegative().default(0),
   idleTimeout: z.number().int().positive(),
   /** Hits per breakpoint id, for `hitCount`. */
   hits: z.record(z.string(), z.number().int().nonnegative()).default({}),
@@ -254,16 +261,20 @@ export const DebugState = z.object({
 });
 export type DebugState = z.infer<typeof DebugState>;
 
-/** Breakpoints as given, with ids assigned where missing (`bp1`, `bp2`, … by position, skipping ids taken). */
-export function withBreakpointIds(breakpoints: readonly Breakpoint[]): Breakpoint[] {
-  const taken = new Set(breakpoints.flatMap((b) => (b.id ? [b.id] : [])));
+/**
+ * Breakpoints as given, with ids assigned where missing (`bp1`, `bp2`, … by position, skipping ids the list gives and
+ * those in `taken`).
+ */
+export function withBreakpointIds(breakpoints: readonly Breakpoint[], taken: Iterable<string> = []): Breakpoint[] {
+  const given = breakpoints.flatMap((b) => (b.id ? [b.id] : []));
+  const used = new Set([...given, ...taken]);
   let n = 0;
   return breakpoints.map((b) => {
     if (b.id) return b;
     let id: string;
     do id = `bp${++n}`;
-    while (taken.has(id));
-    taken.add(id);
+    while (used.has(id));
+    used.add(id);
     return { ...b, id };
   });
 }
@@ -273,6 +284,8 @@ export function newDebugState(req: DebugRequest): DebugState {
   return {
     breakpoints: withBreakpointIds(req.breakpoints),
     breakpointsBy: null,
+    breakpointsRevision: 0,
+    breakpointsAnnounced: 0,
     idleTimeout: req.idleTimeout,
     hits: {},
     pause: null,

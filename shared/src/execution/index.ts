@@ -65,6 +65,13 @@ export {
   type BreakpointType,
   type DebugCommandName,
 } from "./debug";
+export {
+  adoptBreakpoints,
+  changeBreakpoints,
+  replaceBreakpoints,
+  type BreakpointsChange,
+  type BreakpointsChangeResult,
+} from "./debug-breakpoints";
 export { ChatMessage, ConversationInput, parseConversation, ToolCall, ToolResult } from "./conversation-input";
 export {
   claimPause,

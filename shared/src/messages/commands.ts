@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Breakpoint, DEBUG_COMMANDS, DebugCommandBody, DebugRequest } from "../execution/debug";
+import { DEBUG_COMMANDS, DebugCommandBody, DebugRequest } from "../execution/debug";
 import { ParentRef, StepTest, TriggerSource } from "../execution/snapshot";
 
 /**
@@ -93,11 +93,15 @@ export const DebugCommand = z.object({
 });
 export type DebugCommand = z.input<typeof DebugCommand>;
 
-/** `<ns>.cmd.exec.debug.<execId>`: replaces a debug run's breakpoints while it runs (ids assigned where missing). */
+/**
+ * `<ns>.cmd.exec.debug.<execId>`: the debug run's breakpoints were replaced on its record (changeBreakpoints), as
+ * `revision`: the executor announces the change (`debug_breakpoints`) if nobody did yet. It carries no list, so a late
+ * or repeated one changes nothing.
+ */
 export const DebugBreakpointsCommand = z.object({
   executionId: z.string(),
   command: z.literal("breakpoints"),
-  breakpoints: z.array(Breakpoint).max(100),
+  revision: z.number().int().positive(),
   by: z.string(),
   at: z.number(),
 });

@@ -10,7 +10,7 @@ import {
 } from "@wf/shared/api";
 import { sendBreakpoints, sendDebugCommand } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
-import { DebugCommandBody, TERMINAL_STATUSES, withBreakpointIds } from "@wf/shared/execution";
+import { DebugCommandBody, TERMINAL_STATUSES } from "@wf/shared/execution";
 import { requireWriter, visibleExecution } from "../access/roles";
 import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
@@ -76,6 +76,9 @@ export const consoleDebugRoutes: Route[] = [
     path: "/api/console/executions/{id}/debug/breakpoints",
     operationId: "consoleSetBreakpoints",
     summary: "Replace a debug run's breakpoints while it runs or waits at a pause",
+    description:
+      "The change is made on the list at `revision` (the execution view's `breakpointsRevision`), by compare-and-set on the " +
+      "execution's record: of changes made on one list exactly one is accepted, and the others are refused (409 `stale`).",
     tag: "debug",
     auth: "console",
     params: IdParams,
@@ -83,11 +86,22 @@ export const consoleDebugRoutes: Route[] = [
     status: 202,
     responses: {
       202: {
-        description: "The change is on its way to the executor, which applies it from its next breakpoint check on.",
+        description: "The change is made: the run applies it from its next breakpoint check on.",
         schema: BreakpointsAccepted,
       },
       ...responses,
-      409: { description: "`reason`: `not_debug` (no debug run) or `ended`.", schema: DebugRefusedBody },
+      409: {
+        description:
+          "`reason`: `not_debug` (no debug run), `ended`, or `stale` (the breakpoints were replaced since `revision`: " +
+          "read them again and make the change there).",
+        schema: DebugRefusedBody,
+      },
+      503: {
+        description:
+          "NATS or the store did not answer. The change may have been made (its announcement then comes with the run's " +
+          "next write): a retry at the same `revision` is refused as `stale` if it was.",
+        schema: ErrorBody,
+      },
     },
     async handler({ params, body }, { ctx, consoleUser }) {
       const user = consoleUser();
@@ -99,10 +113,14 @@ export const consoleDebugRoutes: Route[] = [
         throw refused("ended", `execution ${params.id} has ended (${snapshot.status})`);
       const problems = breakpointProblems(snapshot.definition, body.breakpoints, "breakpoints");
       if (problems.length > 0) throw validationError(problems);
-      // Ids assigned here, so that the answer names them as the run will.
-      const breakpoints = withBreakpointIds(body.breakpoints);
-      await sendBreakpoints(ctx.publisher, ctx.ns, params.id, breakpoints, user.userId);
-      return { executionId: params.id, breakpoints };
+      const changed = await sendBreakpoints(ctx.publisher, ctx.store, ctx.ns, params.id, {
+        breakpoints: body.breakpoints,
+        revision: body.revision,
+        by: user.userId,
+      });
+      if (changed.ok) return { executionId: params.id, breakpoints: changed.breakpoints, revision: changed.revision };
+      if (changed.reason === "not_found") throw new WfError("NOT_FOUND", changed.message);
+      throw refused(changed.reason, changed.message);
     },
   }),
 ];

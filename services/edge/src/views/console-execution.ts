@@ -12,6 +12,7 @@ export function consoleExecutionView(s: ExecutionSnapshot): ConsoleExecutionView
     debug: s.debug !== null,
     pause,
     breakpoints: s.debug?.breakpoints ?? [],
+    breakpointsRevision: s.debug?.breakpointsRevision ?? 0,
     edits: s.debug?.edits ?? [],
     steps: stepViews(s),
     rerunOf: s.rerunOf,

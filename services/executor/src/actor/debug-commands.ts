@@ -4,7 +4,6 @@ import {
   parseDefinition,
   standingClaim,
   TERMINAL_STATUSES,
-  withBreakpointIds,
   type DebugCommandName,
 } from "@wf/shared/execution";
 import type { DebugMessage, ResumeCommand } from "@wf/shared/messages";
@@ -30,10 +29,10 @@ const RESUMING: ReadonlySet<DebugCommandName> = new Set(["continue", "step", "st
  * `<ns>.cmd.exec.debug.<execId>`, by compare-and-set on the snapshot, as a guest (a lost write is read
  * again and decided again): a claimed command (claimPause) is carried out on the paused run's snapshot
  * only while it holds the claim (a run still held is being parked, and is waited for); `breakpoints`
- * replaces the breakpoints, held or not; `idle`, from a pause's idle timer, cancels the run if that
- * pause has waited idle that long with no command claiming it (docs/debugger.md#exactly-one-command-per-pause). The
- * record is read where writes are checked: a replica may answer it without the claim the command won, which would
- * then be dropped.
+ * announces breakpoints replaced on the record (changeBreakpoints) if nobody did yet; `idle`, from a pause's idle
+ * timer, cancels the run if that pause has waited idle that long with no command claiming it
+ * (docs/debugger.md#exactly-one-command-per-pause). The record is read where writes are checked: a replica may answer
+ * it without the claim the command won, which would then be dropped.
  */
 export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, busy: () => Handled): Promise<Handled> {
   const heldSince = Date.now();
@@ -45,14 +44,11 @@ export async function handleDebugMessage(deps: EffectDeps, msg: DebugMessage, bu
     const c = new Committer(snap, v.version, deps.store, deps.events, deps.ns, deps.resultLimits, "guest");
     let then: (() => Promise<void>) | null = null;
     if (msg.command === "breakpoints") {
-      const breakpoints = withBreakpointIds(msg.breakpoints);
-      if (JSON.stringify(breakpoints) === JSON.stringify(d.breakpoints)) return;
-      d.breakpoints = breakpoints;
-      d.breakpointsBy = msg.by;
-      // A holder numbers the events it writes itself (one written beside it would share an id with its next): it
-      // announces the change when it takes it up (Committer.adoptConcurrentChange).
-      if (snap.holder === null) c.emit("debug_breakpoints", undefined, { by: msg.by, breakpoints });
-      else c.touch();
+      // Announced already (by an earlier message, or by the run's holder at a write); or held: a holder numbers the
+      // events it writes itself (one written beside it would share an id with its next), and announces the change
+      // at its next write (Committer.announceBreakpoints).
+      if (d.breakpointsAnnounced >= msg.revision || snap.holder !== null) return;
+      c.touch();
     } else if (msg.command === "idle") {
       const due = d.pause?.id === msg.pauseId ? idleDue(d) : null;
       // Answered meanwhile; or an edit moved the due time on, and armed the timer that will come then.

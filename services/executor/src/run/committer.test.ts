@@ -122,30 +122,55 @@ describe("Committer: what others write beside the holder", () => {
   });
 
   it("a debug run's holder takes a pause's claim and new breakpoints written beside it, and keeps its own changes", async () => {
-    const debug = newDebugState(DebugRequest.parse({ breakpoints: [{ type: "before_step", step: "a" }] }));
+    const debug = newDebugState(
+      DebugRequest.parse({
+        breakpoints: [
+          { type: "before_step", step: "a" },
+          { id: "w", type: "watch", expression: "vars.x" },
+        ],
+      }),
+    );
     const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() }, debug });
     const theirs = (await platform.store.executions.get(c.snap.id))!;
     const claim = { id: "claim1", pauseId: "p1", command: "continue" as const, body: {}, by: "ada", at: Date.now() };
     theirs.value.debug = {
       ...theirs.value.debug!,
       claimed: claim,
-      breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }],
+      // `w` redefined: what the holder counted under it is not the new breakpoint's.
+      breakpoints: [
+        { id: "bp9", type: "after_step", step: "b", enabled: true },
+        { id: "w", type: "watch", expression: "vars.y", enabled: true },
+      ],
       breakpointsBy: "ada",
+      breakpointsRevision: 1,
     };
     await platform.store.executions.update(theirs.value, theirs.version);
 
-    c.snap.debug!.hits = { bp1: 1 };
+    c.snap.debug!.hits = { bp1: 1, w: 2 };
+    c.snap.debug!.watched = { w: { hash: "h", value: 1 } };
     c.emit("debug_paused", "a");
     await c.settle();
     const stored = (await platform.store.executions.get(c.snap.id))!.value;
-    expect(stored.debug).toMatchObject({ claimed: claim, breakpoints: [{ id: "bp9" }], hits: { bp1: 1 } });
+    expect(stored.debug).toMatchObject({
+      claimed: claim,
+      breakpoints: [{ id: "bp9" }, { id: "w" }],
+      breakpointsRevision: 1,
+      breakpointsAnnounced: 1,
+    });
+    expect([stored.debug!.hits, stored.debug!.watched]).toEqual([{ bp1: 1 }, {}]);
     // The replacement is announced by the holder, numbered after its own event.
     expect(stored.outbox.map((e) => [e.type, e.id, e.data])).toEqual([
       ["debug_paused", `${c.snap.id}.2`, {}],
       [
         "debug_breakpoints",
         `${c.snap.id}.3`,
-        { by: "ada", breakpoints: [{ id: "bp9", type: "after_step", step: "b", enabled: true }] },
+        {
+          by: "ada",
+          breakpoints: [
+            { id: "bp9", type: "after_step", step: "b", enabled: true },
+            { id: "w", type: "watch", expression: "vars.y", enabled: true },
+          ],
+        },
       ],
     ]);
   });

@@ -1,6 +1,7 @@
 import type { JetStreamPublisher } from "@wf/shared/store";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import {
+  adoptBreakpoints,
   eventJson,
   sharedDefinition,
   type ExecutionEvent,
@@ -250,6 +251,7 @@ export class Committer implements RunCommitter {
     if (!this.unstored) await this.nameVariables();
     // The outbox being replaced must be safely in the stream first.
     await this.eventsStored();
+    this.announceBreakpoints();
     const events = this.pending;
     // Runs write at step boundaries once their events pass outboxBytes; only branches that all
     // finish steps at once (a wide foreach) can pile up more, and their values then give way.
@@ -340,18 +342,33 @@ export class Committer implements RunCommitter {
     const theirs = current.value.debug;
     const ours = this.snap.debug;
     if (theirs && ours) {
-      // Replaced by a guest while held: announced here, in the write that takes the replacement up.
-      if (JSON.stringify(theirs.breakpoints) !== JSON.stringify(ours.breakpoints)) {
-        const by = theirs.breakpointsBy ?? "unknown";
-        this.snap.outbox.push(
-          this.numbered("debug_breakpoints", undefined, { by, breakpoints: theirs.breakpoints }).event,
-        );
-      }
-      ours.breakpoints = theirs.breakpoints;
-      ours.breakpointsBy = theirs.breakpointsBy;
+      adoptBreakpoints(ours, theirs);
+      // Replaced while held: announced here, in the write that takes the replacement up.
+      const announced = this.breakpointsAnnouncement();
+      if (announced) this.snap.outbox.push(announced);
       ours.claimed = theirs.claimed;
     }
     this.version = current.version;
+  }
+
+  /** Announces breakpoints replaced on the record (changeBreakpoints) that no write announced yet, in this one. */
+  private announceBreakpoints(): void {
+    const event = this.breakpointsAnnouncement();
+    if (event) this.pending.push(event);
+  }
+
+  /**
+   * The `debug_breakpoints` event of a replacement not announced yet, numbered, or null. The run's holder numbers its
+   * events, so a guest announces only a record nobody holds. Several replacements between two writes are one event: the
+   * list as it stands.
+   */
+  private breakpointsAnnouncement(): ExecutionEvent | null {
+    const d = this.snap.debug;
+    if (!d || d.breakpointsRevision <= d.breakpointsAnnounced) return null;
+    if (this.role === "guest" && this.snap.holder !== null) return null;
+    d.breakpointsAnnounced = d.breakpointsRevision;
+    const by = d.breakpointsBy ?? "unknown";
+    return this.numbered("debug_breakpoints", undefined, { by, breakpoints: d.breakpoints }).event;
   }
 
   private publish(events: ExecutionEvent[]): void {

@@ -51,7 +51,7 @@ export function BreakpointsPanel({
                     checked={bp.enabled}
                     disabled={ended || put.isPending}
                     onChange={() =>
-                      put.mutate(breakpoints.map((b, j) => (j === i ? { ...b, enabled: !b.enabled } : b)))
+                      put.mutate((current) => current.map((b) => (b.id === bp.id ? { ...b, enabled: !bp.enabled } : b)))
                     }
                   />
                 </td>
@@ -64,7 +64,7 @@ export function BreakpointsPanel({
                     className="ghost"
                     aria-label={`Remove breakpoint ${bp.id ?? i + 1}`}
                     disabled={ended || put.isPending}
-                    onClick={() => put.mutate(breakpoints.filter((_, j) => j !== i))}
+                    onClick={() => put.mutate((current) => current.filter((b) => b.id !== bp.id))}
                   >
                     ✕
                   </button>
@@ -77,7 +77,11 @@ export function BreakpointsPanel({
       {ended ? (
         <p className="muted small">The run has ended: its breakpoints no longer change.</p>
       ) : (
-        <AddBreakpoint busy={put.isPending} stepPaths={stepPaths} onAdd={(bp) => put.mutate([...breakpoints, bp])} />
+        <AddBreakpoint
+          busy={put.isPending}
+          stepPaths={stepPaths}
+          onAdd={(bp) => put.mutate((current) => [...current, bp])}
+        />
       )}
       <FormError error={error} refused="The breakpoints were not changed:" />
     </section>
