@@ -150,8 +150,21 @@ function selectedLines(page: Page): Promise<string[]> {
 /** Puts the editor's cursor at the end of the line that reads `text` (its indentation aside). */
 async function endOfLine(page: Page, text: string): Promise<void> {
   const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  await page.locator(".cm-line", { hasText: new RegExp(`^\\s*${escaped}$`) }).click({ position: LINE_START });
+  await lineAt(page, new RegExp(`^\\s*${escaped}$`));
   await page.keyboard.press("End");
+}
+
+/**
+ * Puts the editor's cursor on the first line that `pattern` matches, with the keyboard: a click on the line missed it
+ * on a loaded machine (the page's main area took the click while the editor's lines were being laid out again).
+ */
+async function lineAt(page: Page, pattern: RegExp): Promise<void> {
+  const index = (await editorText(page)).split("\n").findIndex((line) => pattern.test(line));
+  if (index < 0) throw new Error(`no line of the editor matches ${String(pattern)}`);
+  await editorContent(page).focus();
+  await page.keyboard.press("ControlOrMeta+Home");
+  for (let i = 0; i < index; i++) await page.keyboard.press("ArrowDown");
+  await poll(() => page.locator(".cm-activeLine").textContent()).toMatch(pattern);
 }
 
 async function openEditor(page: Page, workflowId: string): Promise<void> {
@@ -466,6 +479,11 @@ describeInBrowser("the canvas beside the YAML", () => {
     const mark = (name: string) => node(page, name).getByRole("button", { name: /^Problem: / });
     /** The mark below a step's node, for a problem in a new step written after it. */
     const after = (name: string) => node(page, name).getByRole("button", { name: /^Problem in a new step after / });
+    /**
+     * A mark's name, read without waiting long for the mark: a node drawn again meanwhile (the drawing follows each
+     * edit) is read again at the poll's next try rather than holding the whole poll.
+     */
+    const label = (marked: ReturnType<typeof mark>) => marked.getAttribute("aria-label", { timeout: 1_000 });
     /** The line the editor's cursor is on. */
     const cursorLine = () => page.locator(".cm-activeLine").textContent();
     /** The canvas in the light theme, then in the dark one. */
@@ -485,6 +503,8 @@ describeInBrowser("the canvas beside the YAML", () => {
       await poll(() => editorText(page)).toBe(original);
       await poll(() => banner.count()).toBe(0);
       expect(await page.locator(".wf-node-issue, .wf-node-issue-after").count()).toBe(0);
+      // The drawing of the text undone to may move the canvas: the next marks are clicked once it stands still.
+      await whenCanvasStill(page);
     };
 
     // `pause` renamed `fetch` at once: its node and the first `fetch`'s are marked, and the list's problem selects it.
@@ -493,7 +513,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     await page.keyboard.insertText("fetch");
     const duplicate = "line 16: duplicate step name `fetch`: the step at line 9 already uses it";
     await poll(() => banner.textContent()).toContain(`The canvas shows the last valid version: ${duplicate}`);
-    await poll(() => mark("pause").getAttribute("aria-label")).toContain(duplicate);
+    await poll(() => label(mark("pause"))).toContain(duplicate);
     expect(await mark("fetch").getAttribute("aria-label")).toContain(duplicate);
     expect(await mark("each").count()).toBe(0);
     await problems.getByRole("button", { name: /^line 16, column 11: steps\[1\]\.name: duplicate step name/ }).click();
@@ -501,15 +521,13 @@ describeInBrowser("the canvas beside the YAML", () => {
     await markedThenUndone("canvas-mark-duplicate-name");
 
     // One space more before a field of `show`, nested in `each`: the text no longer parses; `show` is marked.
-    await page
-      .locator(".cm-line", { hasText: /^\s*type: transform$/ })
-      .first()
-      .click({ position: LINE_START });
+    await lineAt(page, /^\s*type: transform$/);
+    await page.keyboard.press("Home");
     await page.keyboard.type(" ");
     await poll(() => banner.textContent()).toContain(
       "The canvas shows the last valid version: line 25: YAML syntax error",
     );
-    await poll(() => mark("show").getAttribute("aria-label")).toContain("line 25: YAML syntax error");
+    await poll(() => label(mark("show"))).toContain("line 25: YAML syntax error");
     expect(await mark("each").count()).toBe(0);
     expect(await node(page, "show").textContent()).toContain("Transform");
     await markedThenUndone("canvas-mark-broken-indentation");
@@ -518,8 +536,9 @@ describeInBrowser("the canvas beside the YAML", () => {
     // takes the cursor to the mistake, which selects `pause`.
     await endOfLine(page, "seconds: 1");
     await page.keyboard.insertText("\n    timeout: 5: 6");
-    await poll(() => mark("pause").getAttribute("aria-label")).toMatch(/^Problem: line 19: YAML syntax error/);
-    await editorContent(page).locator(".cm-line").first().click({ position: LINE_START });
+    await poll(() => label(mark("pause"))).toMatch(/^Problem: line 19: YAML syntax error/);
+    await editorContent(page).focus();
+    await page.keyboard.press("ControlOrMeta+Home");
     await mark("pause").click();
     await poll(cursorLine).toBe("    timeout: 5: 6");
     await poll(() => node(page, "pause").getAttribute("class")).toContain("selected");
@@ -530,7 +549,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     await endOfLine(page, "seconds: 1");
     await page.keyboard.insertText("\n  - name: later\n    type: wait: x");
     const later = "line 20: YAML syntax error";
-    await poll(() => after("pause").getAttribute("aria-label")).toContain(`after pause: ${later}`);
+    await poll(() => label(after("pause"))).toContain(`after pause: ${later}`);
     expect(await after("pause").textContent()).toBe("! new step");
     expect(await page.locator(".wf-node-issue").count()).toBe(0);
     await poll(() => banner.textContent()).toContain(`The canvas shows the last valid version: ${later}`);
