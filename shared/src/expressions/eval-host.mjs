@@ -1,11 +1,11 @@
 // An expression host: a child process of the service's expression pool (eval-pool.ts). It runs
 // the expressions it is sent in its thread (eval-thread.mjs), one at a time in the order they
 // came, and answers in that order; jobs come, and answers go, several to a message (one per turn
-// of either event loop). It enforces the deadline itself: a thread still evaluating at the
-// deadline is terminated and replaced here, failing that expression only, so a runaway costs the
-// service no process start. An expression that exhausts the thread's memory can abort this
-// process (Node's heap limits for threads are best effort), never the service. Plain JS: it runs
-// without tsx.
+// of either event loop). The pool may take back the jobs not started (`withdraw`). It enforces
+// the deadline itself: a thread still evaluating at the deadline is terminated and replaced here,
+// failing that expression only, so a runaway costs the service no process start. An expression
+// that exhausts the thread's memory can abort this process (Node's heap limits for threads are
+// best effort), never the service. Plain JS: it runs without tsx.
 import { Worker } from "node:worker_threads";
 
 const { deadlineMs, maxHeapMb, maxDepth, maxResultChars } = JSON.parse(process.argv[2]);
@@ -76,6 +76,7 @@ function reply(m) {
 }
 
 function sendAnswers() {
+  if (answers.length === 0) return;
   const sent = answers;
   answers = [];
   process.send({ answers: sent });
@@ -96,6 +97,13 @@ function replace(reason) {
 }
 
 process.on("message", (m) => {
+  if (m.withdraw) {
+    // The pool takes back every job not started, to queue them again in turn: another owner's job waits behind
+    // this host's current one only. The answers before are sent first: the pool reads both in order.
+    sendAnswers();
+    process.send({ withdrawn: jobs.splice(1).length });
+    return;
+  }
   jobs.push(...m.jobs);
   next();
 });

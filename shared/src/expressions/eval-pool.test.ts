@@ -160,6 +160,40 @@ describe("expression pool", () => {
     // The rest of the flood ends with the pool (afterEach).
   });
 
+  // 30: the flood fills both hosts' queues (16 each) and B's waits in the pool; 10: B's is queued in a host behind it.
+  it.each([30, 10])(
+    "an owner warmed up by light expressions, then flooding %i heavy ones, holds another's behind a job per host",
+    async (floodSize) => {
+      // Two hosts as on a 2-core machine; a deadline no loaded machine's heavy job meets: only the order is looked at.
+      const p = pool({ size: 2, deadlineMs: 20_000 });
+      const HEAVY = "$sum([1..2000000])";
+      // Both hosts started and ready, by two owners' heavy jobs at once, a few times: while a host starts, no job is
+      // queued behind another, and A's warm-up would hold one job at a time.
+      for (let round = 0; round < 3; round++)
+        await Promise.all([p.evaluate(HEAVY, {}, OWNER), p.evaluate(HEAVY, {}, OTHER)]);
+      // A keeps light expressions in flight: each quick answer lets it hold one more in the hosts (up to 16 per host).
+      let warming = true;
+      let warmAnswers = 0;
+      const warm = async () => {
+        while (warming) await p.evaluate("x + 1", { x: warmAnswers++ }, OWNER);
+      };
+      const loops = Array.from({ length: 16 }, warm);
+      await waitFor(() => warmAnswers >= 400, { timeoutMs: 30_000, what: "owner A's light expressions" });
+      // Then a foreach of heavy transforms at once, and B's light expression once A's light ones are answered (the
+      // flood has taken their places in the hosts by then).
+      warming = false;
+      const order: string[] = [];
+      const flood = Array.from({ length: floodSize }, () =>
+        p.evaluate(HEAVY, {}, OWNER).finally(() => order.push("A")),
+      );
+      await Promise.all(loops);
+      await p.evaluate("x * 2", { x: 21 }, OTHER).then(() => order.push("B"));
+      // Had the flood stayed where it was sent, B's answer would have come after most of it.
+      expect(order.indexOf("B"), "A's heavy expressions answered before B's light one").toBeLessThanOrEqual(2);
+      await Promise.all(flood);
+    },
+  );
+
   it("a lone owner has every host: its two runaways on two hosts run side by side", async () => {
     const p = pool({ size: 2, deadlineMs: 3_000 });
     // Both hosts started, by two owners' jobs at once.

@@ -44,6 +44,10 @@ interface Slot {
   headSince: number;
   /** Kills a host that stops answering; re-armed at each answer while it has jobs. */
   timer: NodeJS.Timeout | undefined;
+  /** Fires once the first job has run SLOW_MS: the jobs behind it may have to be taken back. */
+  slowTimer: NodeJS.Timeout | undefined;
+  /** The host was asked for the jobs it has not started: none is sent to it until it has answered. */
+  withdrawing: boolean;
 }
 
 /**
@@ -51,22 +55,23 @@ interface Slot {
  */
 type Answer = { ok: true; json?: string; ms: number } | { ok: false; message: string; position?: number; ms: number };
 /** Jobs go to a host, and answers come back, several to a message: one write and one read for a turn's worth. */
-type Message = { ready: true } | { answers: Answer[] };
+type Message = { ready: true } | { answers: Answer[] } | { withdrawn: number };
 
 const HOST = fileURLToPath(new URL("./eval-host.mjs", import.meta.url));
 /** Jobs queued in one host at most: enough to keep it busy between the service's turns. */
 const MAX_JOBS_PER_HOST = 16;
 /**
- * A host whose job has run this long gets no more jobs queued behind it until it answers; an
- * owner whose job ran this long is held to one job per host (OwnerAllowance).
+ * A host whose job has run this long gets no more jobs queued behind it until it answers, and gives back those queued
+ * while another owner waits; an owner whose job ran this long is held to one job per host (OwnerAllowance).
  */
 const SLOW_MS = 50;
 
 /**
  * Evaluates expressions in a few host processes (eval-host.mjs), each running its jobs one at a time,
  * in order, on a thread it replaces at the deadline (counted from the job's start, not the wait).
- * Owners take turns (FairQueue) and may hold only so many jobs in the hosts at once (OwnerAllowance),
- * since a job sent to a host cannot be taken back. How jobs are routed, and why processes around
+ * Owners take turns (FairQueue) and may hold only so many jobs in the hosts at once (OwnerAllowance). A host
+ * whose job has run SLOW_MS gives back the jobs queued behind it when another owner waits, so that no owner's
+ * burst holds another's job behind more than a job per host. How jobs are routed, and why processes around
  * threads (docs/sandbox.md#expression-hosts).
  */
 export class EvalPool {
@@ -120,7 +125,11 @@ export class EvalPool {
   private dispatch(): void {
     for (;;) {
       const host = this.hostForNext();
-      if (!host) return;
+      if (!host) {
+        const now = performance.now();
+        for (const slot of this.slots) this.giveBackIfSlow(slot, now);
+        return;
+      }
       const job = this.waiting.take((owner) => this.allowance.mayAdd(owner));
       if (!job) return;
       this.send(host, job);
@@ -147,6 +156,7 @@ export class EvalPool {
   /** Not behind a job that has run SLOW_MS already, nor behind one of an owner whose last job was that slow. */
   private mayQueueBehind(slot: Slot, now: number): boolean {
     return (
+      !slot.withdrawing &&
       slot.jobs.length < MAX_JOBS_PER_HOST &&
       now - slot.headSince < SLOW_MS &&
       !slot.jobs.some((j) => this.allowance.slow(j.owner))
@@ -163,7 +173,16 @@ export class EvalPool {
       serialization: "advanced",
       stdio: ["ignore", "ignore", "ignore", "ipc"],
     });
-    const slot: Slot = { child, ready: false, jobs: [], unsent: [], headSince: 0, timer: undefined };
+    const slot: Slot = {
+      child,
+      ready: false,
+      jobs: [],
+      unsent: [],
+      headSince: 0,
+      timer: undefined,
+      slowTimer: undefined,
+      withdrawing: false,
+    };
     child.on("message", (m: Message) => this.receive(slot, m));
     child.on("error", (err) => this.retire(slot, { message: `expression host failed: ${err.message}` }));
     child.on("exit", (code, signal) => {
@@ -205,6 +224,7 @@ export class EvalPool {
       idle(slot.child);
       return this.dispatch();
     }
+    if ("withdrawn" in m) return this.withdrawn(slot, m.withdrawn);
     for (const answer of m.answers) this.answered(slot, answer);
     this.dispatch();
   }
@@ -212,7 +232,7 @@ export class EvalPool {
   private answered(slot: Slot, m: Answer): void {
     const job = slot.jobs.shift()!;
     this.allowance.removed(job.owner, m.ms);
-    clearTimeout(slot.timer);
+    unwatch(slot);
     if (slot.jobs.length > 0) {
       slot.headSince = performance.now();
       this.watch(slot);
@@ -223,10 +243,42 @@ export class EvalPool {
     else job.reject({ message: m.message, ...(m.position === undefined ? {} : { position: m.position }) });
   }
 
-  /** The host answers each job by its deadline; this only catches a host that no longer does. */
+  /**
+   * The jobs queued behind a host's first, once it has run SLOW_MS, if another owner's job waits in the pool or among
+   * them: a burst sent while its owner's jobs were quick, and turned out heavy, then waits in turn with everyone's.
+   * A lone owner's queue stays (its jobs would wait for the same host), as does one already asked for.
+   */
+  private giveBackIfSlow(slot: Slot, now: number): void {
+    if (slot.withdrawing || slot.jobs.length < 2 || now - slot.headSince < SLOW_MS) return;
+    const owner = slot.jobs[0]!.owner;
+    if (!slot.jobs.some((j) => j.owner !== owner) && !this.waiting.hasOtherThan(owner)) return;
+    // The jobs not written yet go first, so that the host's queue is the pool's: it gives back the tail of `jobs`.
+    this.write(slot);
+    slot.withdrawing = true;
+    slot.child.send({ withdraw: true });
+  }
+
+  /** The last `count` jobs of the host's were not started: they wait again, ahead of their owners' others. */
+  private withdrawn(slot: Slot, count: number): void {
+    slot.withdrawing = false;
+    const back = slot.jobs.splice(slot.jobs.length - count, count);
+    for (const job of back) this.allowance.removed(job.owner, undefined);
+    for (const job of back.reverse()) this.waiting.putBack(job.owner, job);
+    this.dispatch();
+  }
+
+  /**
+   * The host answers each job by its deadline; the first timer only catches a host that no longer does. The second
+   * looks at the queue behind the job once it has run SLOW_MS.
+   */
   private watch(slot: Slot): void {
     const { deadlineMs } = this.opts;
     slot.timer = setTimeout(() => this.retire(slot, { message: `took longer than ${deadlineMs} ms` }), 2 * deadlineMs);
+    // By performance.now(), a timer may fire a fraction of a millisecond early.
+    slot.slowTimer = setTimeout(
+      () => this.giveBackIfSlow(slot, Math.max(performance.now(), slot.headSince + SLOW_MS)),
+      SLOW_MS,
+    );
   }
 
   /** Takes the host out of the pool and kills it: its running job fails, the others wait again. */
@@ -235,7 +287,7 @@ export class EvalPool {
     if (i < 0) return;
     this.slots.splice(i, 1);
     slot.unsent = [];
-    clearTimeout(slot.timer);
+    unwatch(slot);
     slot.child.kill("SIGKILL");
     const [running, ...queued] = slot.jobs;
     if (running) {
@@ -260,6 +312,11 @@ export class EvalPool {
     this.spawn();
     this.dispatch();
   }
+}
+
+function unwatch(slot: Slot): void {
+  clearTimeout(slot.timer);
+  clearTimeout(slot.slowTimer);
 }
 
 /** An idle host must not keep the service's process alive... */

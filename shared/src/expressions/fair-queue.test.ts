@@ -63,6 +63,20 @@ describe("fair queue", () => {
     expect(takeAll(q)).toEqual(["a1", "b1", "a2"]);
   });
 
+  it("tells whether an owner other than one has items waiting, in either order of arrival", () => {
+    const q = new FairQueue<string>();
+    expect(q.hasOtherThan("a")).toBe(false);
+    q.push("a", "a1");
+    q.push("a", "a2");
+    q.take(anyone);
+    expect(q.hasOtherThan("a")).toBe(false);
+    q.push("b", "b1");
+    expect(q.hasOtherThan("a")).toBe(true);
+    expect(q.hasOtherThan("b")).toBe(true);
+    q.remove("a", "a2");
+    expect(q.hasOtherThan("b")).toBe(false);
+  });
+
   it("drains every item", () => {
     const q = new FairQueue<string>();
     q.push("a", "a1");

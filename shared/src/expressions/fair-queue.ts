@@ -60,6 +60,12 @@ export class FairQueue<T> {
     return true;
   }
 
+  /** Whether an owner other than `owner` has an item waiting. */
+  hasOtherThan(owner: string): boolean {
+    for (const owners of [this.arrived, this.turns]) for (const o of owners.keys()) if (o !== owner) return true;
+    return false;
+  }
+
   /** Every item, emptying the queue. */
   drain(): T[] {
     const items = [...this.arrived.values(), ...this.turns.values()].flat();

@@ -1,9 +1,10 @@
 /**
  * What each owner's recent expressions say about how it may use the expression hosts. A job sent to
- * a host cannot be taken back, so an owner may have only so many there at once, running or queued:
- * one per host to start with, one more for each that ran quicker than `slowMs`, back to one per host
- * as soon as one ran that long, and none queued behind its jobs while its last was that slow. An
- * owner with nothing in the hosts is forgotten (docs/sandbox.md#what-tenants-share).
+ * a host is taken back only once the job ahead of it has run `slowMs` and another owner waits, so
+ * an owner may have only so many there at once, running or queued: one per host to start with, one
+ * more for each that ran quicker than `slowMs`, back to one per host as soon as one ran that long,
+ * and none queued behind its jobs while its last was that slow. An owner with nothing in the hosts
+ * is forgotten (docs/sandbox.md#what-tenants-share).
  */
 export class OwnerAllowance {
   private readonly owners = new Map<string, { inHosts: number; allowed: number; slow: boolean }>();
