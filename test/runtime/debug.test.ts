@@ -3,6 +3,7 @@ import { debugCommandOf, sendBreakpoints, sendDebugCommand, tailEvents } from "@
 import {
   claimPause,
   DebugRequest,
+  TERMINAL_STATUSES,
   type BreakpointInput,
   type ExecutionEvent,
   type ExecutionSnapshot,
@@ -536,6 +537,107 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       );
       await p.js.publish(subjects(rt.ns).execDebug(id), JSON.stringify(debugCommandOf(id, claimed.claim)));
       expect(await waitForStatus(p, id)).toMatchObject({ status: "COMPLETED", output: 2 });
+    });
+
+    it("a pause past a parked step's timeout: its deadline's timer wakes the run once, and the clock moves on", async () => {
+      const p = rt.platform;
+      const id = await run(
+        p,
+        `
+  name: timed-loop
+  steps:
+    - name: loop
+      type: foreach
+      timeout: 1
+      items: [1]
+      steps:
+        - { name: t, type: transform, output: "{{ item }}" }
+`,
+        { debug: debug([{ type: "before_step", step: "loop[*].t" }]) },
+      );
+      const events: ExecutionEvent[] = [];
+      const tail = (async () => {
+        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
+          events.push(e);
+          if (["exec_completed", "exec_failed", "exec_cancelled"].includes(e.type)) return;
+        }
+      })();
+      const paused = await pausedAt(p, id);
+      const deadline = paused.steps.loop!.deadline!;
+      // The deadline's timer fires while paused and wakes the run, which parks again.
+      const parksAfter = () => events.filter((e) => e.type === "exec_parked" && e.at >= deadline).length;
+      // Once, or twice where every command is handled twice.
+      const wakes = "WF_REDELIVER_ONCE" in env ? 2 : 1;
+      await waitFor(() => parksAfter() >= wakes || undefined, { what: "the deadline's wake to park the run again" });
+      // Armed again at the deadline already past, it fired at once, each wake arming it anew: several parks a second.
+      const window = Date.now() + 2_000;
+      await waitFor(() => (parksAfter() > wakes || Date.now() >= window ? true : undefined), { timeoutMs: 5_000 });
+      expect(parksAfter()).toBe(wakes);
+      await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
+      const end = await waitForStatus(p, id);
+      await tail;
+      expect([end.status, end.error]).toEqual(["COMPLETED", null]);
+    });
+
+    it("step_into at a workflow step, another branch pausing first: the child still pauses before its first step", async () => {
+      const p = rt.platform;
+      const childYaml = `
+  name: stepped-child-${newId()}
+  steps:
+    - { name: c1, type: transform, output: 20 }
+`;
+      const child = newWorkflowRecord({
+        id: `wf-${newId()}`,
+        ownerId: "owner1",
+        yaml: childYaml,
+        definition: definitionOf(childYaml),
+      });
+      await p.store.workflows.create(child);
+      const id = await run(
+        p,
+        `
+  name: par-step-into
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1: [{ name: call, type: workflow, workflow: ${child.id} }]
+        b2: [{ name: q, type: transform, output: 1 }]
+`,
+        {
+          debug: debug([
+            { type: "before_step", step: "call" },
+            { type: "before_step", step: "q" },
+          ]),
+        },
+      );
+      const first = await pausedAt(p, id);
+      expect(first.debug.pause.stepPath).toBe("call");
+      await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, {
+        command: "step_into",
+        body: {},
+        by: "ada",
+      });
+      // The other branch's breakpoint pauses the run next, before `call` starts its child.
+      const second = await pausedAt(p, id, first.debug.pause.id);
+      expect(second.debug.pause.stepPath).toBe("q");
+      const childId = await waitFor(
+        async () => (await p.store.executions.get(id))?.value.steps.call?.childExecutionId ?? undefined,
+      );
+      const stepped = await waitFor(async () => {
+        const c = (await p.store.executions.get(childId))?.value;
+        return c && (c.debug?.pause || TERMINAL_STATUSES.has(c.status)) ? c : undefined;
+      });
+      expect([stepped.status, stepped.debug?.pause?.stepPath]).toEqual(["RUNNING", "c1"]);
+      await sendDebugCommand(p.js, p.store, rt.ns, id, second.debug.pause.id, {
+        command: "abort",
+        body: {},
+        by: "ada",
+      });
     });
   });
 }
