@@ -214,6 +214,34 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect(ended.steps.q1).toBeUndefined();
     });
 
+    it("a command claimed while another branch holds the run still stands when the run parks a minute later", async () => {
+      const p = rt.platform;
+      const { id, paused } = await pausedBesideWait(p, 2);
+      // Claimed while held (its message, turned back meanwhile, is left out here: the claim alone stands).
+      const first = await claimPause(p.store, id, paused.debug!.pause!.id, {
+        command: "continue",
+        body: {},
+        by: "tab1",
+      });
+      if (!first.ok) throw new Error(`the first claim failed: ${first.reason}`);
+      const parked = await pausedAt(p, id);
+      expect(parked.debug.claimed?.id).toBe(first.claim.id);
+      // The park came 61 s after the claim (another branch held the run that long), as the clock of a second tab says.
+      const second = await claimPause(
+        p.store,
+        id,
+        parked.debug.pause.id,
+        { command: "step", body: {}, by: "tab2" },
+        { now: () => first.claim.at + 61_000, waitMs: 0 },
+      );
+      expect(second).toMatchObject({ ok: false });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, parked.debug.pause.id, {
+        command: "abort",
+        body: {},
+        by: "ada",
+      });
+    });
+
     it("breakpoints replaced while paused with another branch running are announced once, in the run's numbering", async () => {
       const p = rt.platform;
       const { id } = await pausedBesideWait(p, 2);

@@ -116,7 +116,9 @@ export async function claimPause(
  */
 export function standingClaim(snap: ExecutionSnapshot, now: number): DebugClaim | null {
   const held = snap.debug?.claimed;
-  return held && !(now - held.at > ABANDONED_CLAIM_MS && snap.holder === null) ? held : null;
+  // Aged from the run's park too: a claim made while another branch held the run for over a minute was not abandoned.
+  const since = held ? Math.max(held.at, held.releasedAt ?? 0) : 0;
+  return held && !(now - since > ABANDONED_CLAIM_MS && snap.holder === null) ? held : null;
 }
 
 /**

@@ -178,6 +178,11 @@ export const DebugClaim = z.object({
   body: DebugCommandBody,
   by: z.string(),
   at: z.number(),
+  /**
+   * When the run was last parked (held by nobody) while the claim stood: the claim's command, turned back while the run
+   * was held, comes then. A claim's age counts from the later of this and `at` (standingClaim).
+   */
+  releasedAt: z.number().optional(),
 });
 export type DebugClaim = z.infer<typeof DebugClaim>;
 

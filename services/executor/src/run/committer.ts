@@ -263,6 +263,7 @@ export class Committer implements RunCommitter {
     this.snap.outbox = events;
     // In place: what the run goes on with is what the store holds (the outbox travels in it).
     this.masker.inPlace(this.snap);
+    this.stampRelease();
     if (this.unstored) await this.createDeferred();
     else await this.update();
     // `events` is the outbox written, with what an adopted change announced (adoptConcurrentChange).
@@ -347,8 +348,15 @@ export class Committer implements RunCommitter {
       const announced = this.breakpointsAnnouncement();
       if (announced) this.snap.outbox.push(announced);
       ours.claimed = theirs.claimed;
+      this.stampRelease();
     }
     this.version = current.version;
+  }
+
+  /** A holder's write that parks the run stamps a standing claim with it (DebugClaim.releasedAt). */
+  private stampRelease(): void {
+    const claimed = this.snap.debug?.claimed;
+    if (this.role === "holder" && this.snap.holder === null && claimed) claimed.releasedAt = Date.now();
   }
 
   /** Announces breakpoints replaced on the record (changeBreakpoints) that no write announced yet, in this one. */
