@@ -71,6 +71,13 @@ async function pausedAt(
   return snap as ExecutionSnapshot & { debug: { pause: PauseRecord } };
 }
 
+/** A saved workflow of owner1's that a `workflow` step can call. */
+async function storedWorkflow(p: Platform, yaml: string): Promise<{ id: string }> {
+  const w = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml, definition: definitionOf(yaml) });
+  await p.store.workflows.create(w);
+  return w;
+}
+
 /**
  * A debug run paused before `q1` while the run is still held: its other branch, a `wait` of `seconds` (under
  * WF_HOLD_WAIT_MS), waits in memory.
@@ -419,13 +426,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
     - { name: c1, type: transform, output: 20 }
     - { name: c2, type: transform, output: "{{ steps.c1.output + 1 }}" }
 `;
-      const child = newWorkflowRecord({
-        id: `wf-${newId()}`,
-        ownerId: "owner1",
-        yaml: childYaml,
-        definition: definitionOf(childYaml),
-      });
-      await p.store.workflows.create(child);
+      const child = await storedWorkflow(p, childYaml);
       const id = await run(
         p,
         `
@@ -618,13 +619,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
   steps:
     - { name: c1, type: transform, output: 20 }
 `;
-      const child = newWorkflowRecord({
-        id: `wf-${newId()}`,
-        ownerId: "owner1",
-        yaml: childYaml,
-        definition: definitionOf(childYaml),
-      });
-      await p.store.workflows.create(child);
+      const child = await storedWorkflow(p, childYaml);
       const id = await run(
         p,
         `
