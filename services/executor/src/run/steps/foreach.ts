@@ -1,5 +1,6 @@
 import { MAX_FOREACH_CONCURRENCY, type ForeachStep } from "@wf/shared/workflow";
 import { iterationScope, type Scope } from "../scope";
+import { runBounded } from "./bounded-runs";
 import { waitsForPause, type Outcome, type StepContext, type StepKind } from "./step-kind";
 
 const PARKED: Outcome = { kind: "parked" };
@@ -15,24 +16,14 @@ export const foreachStep: StepKind<ForeachStep> = {
         retryable: false,
       };
     }
-    const results: Outcome[] = new Array(items.length);
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (!failed && next < items.length) {
-        const i = next++;
-        const iteration = iterationScope(scope, path, i, items[i], scope.signal);
-        const r =
-          ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park"
-            ? PARKED
-            : await ctx.runSequence(step.steps, iteration);
-        results[i] = r;
-        if (r.kind === "failed") failed = true;
-      }
-    };
     // A workflow saved before the bound may ask for more: it runs at the bound (docs/workflow-format.md#steps).
     const concurrency = Math.min(step.concurrency ?? 1, MAX_FOREACH_CONCURRENCY, Math.max(items.length, 1));
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    const results = await runBounded(items.length, concurrency, async (i) => {
+      const iteration = iterationScope(scope, path, i, items[i], scope.signal);
+      return ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park"
+        ? PARKED
+        : ctx.runSequence(step.steps, iteration);
+    });
     const firstFailure = results.findIndex((r) => r?.kind === "failed");
     if (firstFailure >= 0 && !waitsForPause(ctx, results)) {
       const r = results[firstFailure] as { error: string };

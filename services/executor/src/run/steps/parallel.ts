@@ -1,23 +1,14 @@
 import { MAX_PARALLEL_BRANCHES, type ParallelStep } from "@wf/shared/workflow";
-import { waitsForPause, type Outcome, type StepKind } from "./step-kind";
+import { runBounded } from "./bounded-runs";
+import { waitsForPause, type StepKind } from "./step-kind";
 
 export const parallelStep: StepKind<ParallelStep> = {
   async run(ctx, step, { scope }) {
     const branches = Object.entries(step.branches);
     // All at once, up to the bound a workflow saved before it may pass; past it, the next as one ends (none after a
     // failure, as in a foreach).
-    const results: Outcome[] = new Array(branches.length);
-    let next = 0;
-    let failed = false;
-    const worker = async (): Promise<void> => {
-      while (!failed && next < branches.length) {
-        const i = next++;
-        const r = await ctx.runSequence(branches[i]![1], scope);
-        results[i] = r;
-        if (r.kind === "failed") failed = true;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(branches.length, MAX_PARALLEL_BRANCHES) }, worker));
+    const width = Math.min(branches.length, MAX_PARALLEL_BRANCHES);
+    const results = await runBounded(branches.length, width, (i) => ctx.runSequence(branches[i]![1], scope));
     const failedAt = results.findIndex((r) => r?.kind === "failed");
     if (failedAt >= 0 && !waitsForPause(ctx, results)) {
       const r = results[failedAt] as { error: string };
