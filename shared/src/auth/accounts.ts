@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { CasConflictError, WfError } from "../errors";
+import { WfError } from "../errors";
 import { newId } from "../execution/ids";
 import type { Store } from "../store/port";
 import type { ApiKeyRecord, UserRecord } from "../store/records";
 import { generateApiKey } from "./api-key";
+import { retryOnConflict } from "../store/retry-on-conflict";
 import { claimInvitations } from "./invitations";
 import { hashPassword } from "./password";
 import { Plan, UserStatus } from "./plans";
@@ -161,15 +162,4 @@ function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S>
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** Read-modify-write that re-reads when a concurrent writer (a key's lastUsedAt, say) moved first. */
-async function retryOnConflict<T>(body: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await body();
-    } catch (err) {
-      if (!(err instanceof CasConflictError) || i >= attempts) throw err;
-    }
-  }
 }

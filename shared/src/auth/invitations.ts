@@ -1,5 +1,5 @@
-import { CasConflictError } from "../errors";
 import type { Store } from "../store/port";
+import { retryOnConflict } from "../store/retry-on-conflict";
 import type { WorkflowRecord } from "../store/records";
 
 /**
@@ -45,19 +45,15 @@ export async function claimInvitations(store: Store, user: { id: string; email: 
   }
 }
 
-async function claimOne(store: Store, workflowId: string, key: string, userId: string): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
+function claimOne(store: Store, workflowId: string, key: string, userId: string): Promise<boolean> {
+  // A save or another share moved first: read again.
+  return retryOnConflict(async () => {
     const current = await store.workflows.get(workflowId);
     const role = current?.value.sharedWith[key];
     if (!current || role === undefined) return false;
     const { [key]: _taken, ...rest } = current.value.sharedWith;
     const next: WorkflowRecord = { ...current.value, sharedWith: { ...rest, [userId]: rest[userId] ?? role } };
-    try {
-      await store.workflows.update(next, current.version);
-      return true;
-    } catch (err) {
-      // A save or another share moved first: read it again.
-      if (!(err instanceof CasConflictError) || attempt >= 5) throw err;
-    }
-  }
+    await store.workflows.update(next, current.version);
+    return true;
+  });
 }
