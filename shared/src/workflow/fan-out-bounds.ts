@@ -11,6 +11,12 @@ import { isPlainObject } from "./value-types";
  */
 export const MAX_FOREACH_CONCURRENCY = 100;
 export const MAX_PARALLEL_BRANCHES = 100;
+/**
+ * What one execution's containers run at once together, nested or side by side: a foreach of 100 items at once whose
+ * items each run a foreach of 100 would otherwise hold 10,000 steps in flight. Each container still runs one run at
+ * a time whatever the others hold, so that nested ones always move.
+ */
+export const MAX_EXECUTION_FAN_OUT = 100;
 
 /**
  * The bounds above, checked when a file is validated (saved, imported, run from the command line), not by the schema

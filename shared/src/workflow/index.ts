@@ -71,5 +71,5 @@ export { workflowJsonSchema } from "./json-schema";
 export { nextCronTime } from "./cron";
 export { compileError, isWholeTemplate } from "./expressions-check";
 export { isUnknownStepIssue } from "./semantic";
-export { MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "./fan-out-bounds";
+export { MAX_EXECUTION_FAN_OUT, MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "./fan-out-bounds";
 export { STEP_REFERENCE, stepReferences } from "./step-references";

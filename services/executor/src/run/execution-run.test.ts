@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StepState } from "@wf/shared/execution";
-import { MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "@wf/shared/workflow";
+import { MAX_EXECUTION_FAN_OUT, MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "@wf/shared/workflow";
 import { jsonOf } from "../code/json-text";
 import {
   FakeEffects,
@@ -409,6 +409,22 @@ describe("foreach", () => {
     expect(stateOf(t, "each").status).toBe("COMPLETED");
     expect(t.effects.codeCalls).toHaveLength(items.length);
     expect(held.most()).toBe(MAX_FOREACH_CONCURRENCY);
+  });
+
+  it("nested containers run at most the execution's fan-out at once together, every item of them", async () => {
+    const items = Array.from({ length: 20 }, (_, i) => i);
+    const inner = { name: "inner", type: "foreach", items, concurrency: 20, steps: [code("work")] };
+    const t = start([
+      { name: "outer", type: "foreach", items, concurrency: 20, steps: [inner] },
+      { name: "side", type: "parallel", branches: { a: [inner], b: [inner], c: [inner] } },
+    ]);
+    const held = holdAtOnce(MAX_EXECUTION_FAN_OUT);
+    t.effects.code = held.code;
+    await t.run.run();
+    expect(stateOf(t, "outer")).toMatchObject({ status: "COMPLETED", output: items.map(() => items.map(() => null)) });
+    expect(stateOf(t, "side").status).toBe("COMPLETED");
+    expect(t.effects.codeCalls).toHaveLength(items.length * items.length + 3 * items.length);
+    expect(held.most()).toBe(MAX_EXECUTION_FAN_OUT);
   });
 
   it("an item that fails fails the foreach, naming the item, and no later item starts", async () => {

@@ -1,7 +1,7 @@
 import { ExpressionError, evaluateCondition, renderTemplate } from "@wf/shared/expressions";
 import { newId, type ExecutionSnapshot, type StepState, type StepStatus, type StepTest } from "@wf/shared/execution";
 import type { ApprovalRecord } from "@wf/shared/store";
-import { STEP_TYPE_TABLE, walkSteps, type Step, type Workflow } from "@wf/shared/workflow";
+import { MAX_EXECUTION_FAN_OUT, STEP_TYPE_TABLE, walkSteps, type Step, type Workflow } from "@wf/shared/workflow";
 import { approvalRecord, approvedRows, closedGateError } from "./approval-gate";
 import { backoffMs } from "./backoff";
 import { PURE_RUN_WRITE_MS, type RunCommitter } from "./committer";
@@ -13,6 +13,7 @@ import { expressionContext, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
 import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
+import { FanOutBudget } from "./steps/bounded-runs";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
 import { actsOutside } from "./step-effects";
 import { untilDue } from "./until-due";
@@ -70,6 +71,7 @@ export class ExecutionRun {
       debug: this.debug,
       render: (value, scope) => this.render(value, scope),
       runSequence: (steps, scope) => this.runSequence(steps, scope),
+      fanOut: new FanOutBudget(MAX_EXECUTION_FAN_OUT - 1),
     };
   }
 

@@ -1,25 +1,76 @@
 import type { Outcome } from "./step-kind";
 
 /**
- * Runs `count` runs (a foreach's items, a parallel's branches), `width` at once, the next as one ends; none starts
- * after one failed (those under way run to their end). The outcomes by index: a run never started leaves a hole.
+ * What one execution's containers may run at once beyond one run each, shared by all of them, nested or side by side
+ * (MAX_EXECUTION_FAN_OUT): without it, a foreach of 100 items at once whose items each run a foreach of 100 would hold
+ * 10,000 steps in flight in the executor, all waiting in pools every owner shares.
  */
-export async function runBounded(
+export class FanOutBudget {
+  constructor(private free: number) {}
+
+  take(): boolean {
+    if (this.free <= 0) return false;
+    this.free -= 1;
+    return true;
+  }
+
+  give(): void {
+    this.free += 1;
+  }
+}
+
+/**
+ * Runs `count` runs (a foreach's items, a parallel's branches), up to `width` at once, the next as one ends; none
+ * starts after one failed (those under way run to their end). The first runs without asking, so that a nested
+ * container always moves; each further worker takes a unit of `budget` for as long as it runs, asked for whenever a run
+ * starts (units another container gave back are taken then). The outcomes by index: a run never started leaves a hole.
+ */
+export function runBounded(
   count: number,
   width: number,
+  budget: FanOutBudget,
   run: (index: number) => Promise<Outcome>,
 ): Promise<Outcome[]> {
   const results: Outcome[] = new Array(count);
   let next = 0;
   let failed = false;
-  const worker = async (): Promise<void> => {
-    while (!failed && next < count) {
-      const i = next++;
-      const r = await run(i);
-      results[i] = r;
-      if (r.kind === "failed") failed = true;
-    }
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-  return results;
+  let workers = 0;
+  return new Promise((resolve, reject) => {
+    const more = (): boolean => !failed && next < count;
+    const worker = async (): Promise<void> => {
+      while (more()) {
+        const i = next++;
+        const running = run(i);
+        grow();
+        const r = await running;
+        results[i] = r;
+        if (r.kind === "failed") failed = true;
+      }
+    };
+    const start = (extra: boolean): void => {
+      workers += 1;
+      const done = (): void => {
+        workers -= 1;
+        if (extra) budget.give();
+      };
+      worker().then(
+        () => {
+          done();
+          if (workers === 0) resolve(results);
+        },
+        (e: unknown) => {
+          // A run that throws (the execution cancelled, or no longer this process's) starts nothing more either.
+          failed = true;
+          done();
+          reject(e);
+        },
+      );
+    };
+    // Asked as each run starts, every worker busy then: one more worker if a run is left for it.
+    const grow = (): void => {
+      while (more() && workers < width && budget.take()) start(true);
+    };
+    if (count === 0) resolve(results);
+    else start(false);
+  });
 }

@@ -18,7 +18,7 @@ export const foreachStep: StepKind<ForeachStep> = {
     }
     // A workflow saved before the bound may ask for more: it runs at the bound (docs/workflow-format.md#steps).
     const concurrency = Math.min(step.concurrency ?? 1, MAX_FOREACH_CONCURRENCY, Math.max(items.length, 1));
-    const results = await runBounded(items.length, concurrency, async (i) => {
+    const results = await runBounded(items.length, concurrency, ctx.fanOut, async (i) => {
       const iteration = iterationScope(scope, path, i, items[i], scope.signal);
       return ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park"
         ? PARKED

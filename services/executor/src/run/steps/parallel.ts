@@ -8,7 +8,9 @@ export const parallelStep: StepKind<ParallelStep> = {
     // All at once, up to the bound a workflow saved before it may pass; past it, the next as one ends (none after a
     // failure, as in a foreach).
     const width = Math.min(branches.length, MAX_PARALLEL_BRANCHES);
-    const results = await runBounded(branches.length, width, (i) => ctx.runSequence(branches[i]![1], scope));
+    const results = await runBounded(branches.length, width, ctx.fanOut, (i) =>
+      ctx.runSequence(branches[i]![1], scope),
+    );
     const failedAt = results.findIndex((r) => r?.kind === "failed");
     if (failedAt >= 0 && !waitsForPause(ctx, results)) {
       const r = results[failedAt] as { error: string };

@@ -4,6 +4,7 @@ import type { RunCommitter } from "../committer";
 import type { Debugger } from "../debug/debugger";
 import type { RunEffects } from "../effects";
 import type { Scope } from "../scope";
+import type { FanOutBudget } from "./bounded-runs";
 
 /** What one attempt of a step comes to. */
 export type Attempt =
@@ -34,6 +35,8 @@ export interface StepContext {
   render(value: unknown, scope: Scope): Promise<unknown>;
   /** Runs steps in order as the run does the workflow's own (replay, conditions, retries…): a container's children. */
   runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome>;
+  /** What the execution's containers run at once beyond one run each, shared by them all. */
+  readonly fanOut: FanOutBudget;
 }
 
 /** Where an attempt runs: the step's path, its recorded state (which the attempt may add to) and its scope. */
