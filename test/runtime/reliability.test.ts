@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { TimeoutError } from "@nats-io/nats-core";
 import { cancelExecution, startExecution } from "@wf/shared/client";
-import { newId } from "@wf/shared/execution";
-import { subjects, type CommandDropped } from "@wf/shared/nats";
+import { laneOf, newId } from "@wf/shared/execution";
+import { consumerNames, subjects, type CommandDropped } from "@wf/shared/nats";
 import { newWorkflowRecord } from "@wf/shared/store";
 import type { NatsServerHandle } from "@wf/testing";
 import { sideEffects } from "../support/side-effects";
@@ -356,7 +356,7 @@ describe("commands that fail", () => {
       });
       expect(event).toMatchObject({
         reason: "command_dropped",
-        consumer: "executor",
+        consumer: consumerNames().executorResumeLane(laneOf(id)),
         subject: subjects(rt.ns).execResume(id),
       });
       expect(event.problem).toContain("malformed resume command");

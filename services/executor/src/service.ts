@@ -48,15 +48,19 @@ export interface RunningService {
 /** How often the executor puts again, where due, the stored definitions of the executions it runs. */
 const KEEP_DEFINITIONS_MS = 3_600_000;
 
-/** A command queue: a durable consumer of the command stream, and the subjects it takes. */
+/**
+ * A command queue: a durable consumer of the command stream, the subjects it takes, and the one command they carry (a
+ * lane's), or none: the command is then named by the subject (`<ns>.cmd.exec.<verb>.<execId>`).
+ */
 interface CommandQueue {
   durable: string;
   filter: string;
+  only?: "start" | "resume";
 }
 
 /**
- * Execution actors: pull commands from the shared durable consumers (the start lanes' and the
- * other commands'), at most WF_EXEC_CONCURRENCY in hand at a time, lanes in turn (LaneShares).
+ * Execution actors: pull commands from the shared durable consumers (the start lanes', the resume lanes' and the
+ * urgent commands'), at most WF_EXEC_CONCURRENCY in hand at a time, lanes in turn (LaneShares).
  */
 export async function startExecutor(p: Platform): Promise<RunningService & { actor: ExecutorActor }> {
   const { config, js, nc } = p;
@@ -158,13 +162,24 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   };
 }
 
-/** The other commands' queue, and one per start lane (docs/architecture.md#start-lanes). */
+/**
+ * The urgent commands' queue (cancels, fails, debugger commands), and one per start lane and per resume lane
+ * (docs/architecture.md#start-lanes).
+ */
 function commandQueues(subj: Subjects): CommandQueue[] {
+  const names = consumerNames();
+  const lanes = Array.from({ length: START_LANES }, (_, lane) => lane);
   return [
-    { durable: consumerNames().executor, filter: subj.execAll },
-    ...Array.from({ length: START_LANES }, (_, lane) => ({
-      durable: consumerNames().executorLane(lane),
+    { durable: names.executor, filter: subj.execAll },
+    ...lanes.map((lane) => ({
+      durable: names.executorLane(lane),
       filter: subj.execStartLane(lane),
+      only: "start" as const,
+    })),
+    ...lanes.map((lane) => ({
+      durable: names.executorResumeLane(lane),
+      filter: subj.execResumeLane(lane),
+      only: "resume" as const,
     })),
   ];
 }
@@ -244,7 +259,7 @@ async function consumeQueues(
   });
   const shares = new LaneShares(yieldTo, config.WF_EXEC_CONCURRENCY);
   const consumers = await Promise.all(
-    queues.map(({ durable }, i) =>
+    queues.map(({ durable, only }) =>
       consumeCommands({
         js,
         jsm,
@@ -252,9 +267,9 @@ async function consumeQueues(
         stream,
         durable,
         log,
-        // `<ns>.cmd.exec.<verb>.<execId>`; a lane's are `<ns>.cmd.start.<lane>.<execId>`.
-        commandOf: i === 0 ? (subject) => subject.split(".")[3] : () => "start",
-        commands: i === 0 ? commands : { start: commands.start },
+        // `<ns>.cmd.exec.<verb>.<execId>`; a lane's are `<ns>.cmd.<start|resume>.<lane>.<execId>`.
+        commandOf: only ? () => only : (subject) => subject.split(".")[3],
+        commands: only ? { [only]: commands[only] } : commands,
         executionOf: executionOfSubject,
         giveUp: (executionId, reason) => actor.fail(executionId, reason),
         concurrency: shares.lane(),

@@ -134,12 +134,13 @@ async function heldByTheDead(
 
 /**
  * Whether the command stored at `seq` is still there, or a rescued copy of it (orphans.ts) on the execution's start
- * or resume subject: the work queue keeps a command until it is acknowledged.
+ * or resume subject (or the resume's of a version before the resume lanes): the work queue keeps a command until it
+ * is acknowledged.
  */
 async function commandStored(jsm: JetStreamManager, ns: string, id: string, seq: number): Promise<boolean> {
   if ((await jsm.streams.getMessage(streamNames(ns).cmd, { seq })) !== null) return true;
   const s = subjects(ns);
-  for (const subject of [s.execStart(id), s.execResume(id)]) {
+  for (const subject of [s.execStart(id), s.execResume(id), s.execResumeBefore(id)]) {
     const last = await queuedCommand(jsm, ns, subject);
     if (last !== null && commandSeq({ seq: last.seq, headers: last.header }) === seq) return true;
   }

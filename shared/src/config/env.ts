@@ -104,14 +104,14 @@ export const ENV_SCHEMA = {
     doc:
       "Executions one executor process runs at once (parked ones do not count). Triggers and executions write to the same NATS server, which stores writes in the order they come: " +
       "when both are busy, fewer executions at once shorten the wait of a trigger's writes behind theirs, and so the webhook's tail, at the cost of executions per second (docs/operations.md). While the work queue grows fast, an executor takes fewer (WF_EXEC_YIELD_CONCURRENCY). " +
-      "An owner whose start lane holds nothing is never kept waiting behind others' executions: its lane takes one past this bound, so at most 17 more (16 start lanes and the other commands) when every slot is busy.",
+      "An owner whose start or resume lane holds nothing is never kept waiting behind others' executions: its lane takes one past this bound, so at most 33 more (16 start lanes, 16 resume lanes and the cancels' and debugger commands' queue) when every slot is busy.",
   },
   WF_EXEC_YIELD_CONCURRENCY: {
     schema: int(0, 10_000),
     default: "4",
     doc:
       "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more and an edge answers triggers slowly (WF_EXEC_YIELD_EDGE_P99_MS), triggers arrive faster than executions can be run anyway, and an executor takes " +
-      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks) from the start lanes with more than a few starts waiting (their even share of WF_EXEC_CONCURRENCY): the flooding owners', not a quiet owner's, " +
+      "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks) from the start and resume lanes with more than a few commands waiting (an even share of WF_EXEC_CONCURRENCY over 16 lanes): the flooding owners', not a quiet owner's, " +
       "so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the triggers stop or the queue stops growing. " +
       "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
   },

@@ -40,7 +40,7 @@ export const StartCommand = z.object({
 export type StartCommand = z.input<typeof StartCommand>;
 
 /**
- * `<ns>.cmd.exec.resume.<execId>`: wake a parked execution; the snapshot says what is due.
+ * `<ns>.cmd.resume.<lane>.<execId>` (start-lanes.ts): wake a parked execution; the snapshot says what is due.
  * `handover`: a stopping executor left it between two steps, for another replica to go on.
  * `takeover`: the scheduler found it held by `from`, whose command is no longer stored (so never delivered again);
  * an executor takes it over under this command once that holder, asked, does not say it still runs it.

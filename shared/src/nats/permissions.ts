@@ -276,6 +276,13 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
         streams.cmd,
         Array.from({ length: START_LANES }, (_, lane) => [consumers.executorLane(lane), subj.execStartLane(lane)]),
       )
+      .workQueues(
+        streams.cmd,
+        Array.from({ length: START_LANES }, (_, lane) => [
+          consumers.executorResumeLane(lane),
+          subj.execResumeLane(lane),
+        ]),
+      )
       .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll, subj.edgeLatency)
       // Whether another executor still runs an execution it holds, before taking it over.
       .publish(subj.holdsAll)
@@ -287,7 +294,7 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
         `${ns}.timersched.>`,
         subj.execStartAll,
         `${cmd}.exec.cancel.*`,
-        `${cmd}.exec.resume.*`,
+        subj.execResumeAll,
         dropped,
       )
       .build()
@@ -301,7 +308,7 @@ function approvalsPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .records("approvals", "write")
       .workQueue(streams.cmd, consumers.approvals, subj.approvalAll)
       // Executions woken, or failed when a command about their approval is given up.
-      .publish(`${cmd}.exec.resume.*`, `${cmd}.exec.fail.*`, dropped)
+      .publish(subj.execResumeAll, `${cmd}.exec.fail.*`, dropped)
       .build()
   );
 }
@@ -331,11 +338,12 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .publish(subj.holdsAll)
       // The execution ends the scheduler follows for chained triggers, one durable consumer each.
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
-      // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too), and
-      // the starts of schedules and chains.
+      // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too, and
+      // resumes on the subject of the version that armed them), and the starts of schedules and chains.
       .publish(
         `${ns}.timer.>`,
         `${ns}.timersched.>`,
+        subj.execResumeAll,
         `${cmd}.exec.resume.*`,
         `${cmd}.exec.debug.*`,
         `${cmd}.approval.expire.*`,

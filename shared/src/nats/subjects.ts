@@ -24,12 +24,21 @@ function subjectsOf(ns: string) {
     execStart: (execId: string) => `${ns}.cmd.start.${laneOf(execId)}.${execId}`,
     execStartLane: (lane: number) => `${ns}.cmd.start.${lane}.*`,
     execStartAll: `${ns}.cmd.start.*.*`,
-    execResume: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
+    /** A resume, in its execution's lane as a start is, outside `execAll` too: one owner's flood waits in its lane. */
+    execResume: (execId: string) => `${ns}.cmd.resume.${laneOf(execId)}.${execId}`,
+    execResumeLane: (lane: number) => `${ns}.cmd.resume.${lane}.*`,
+    execResumeAll: `${ns}.cmd.resume.*.*`,
+    /** A resume as versions before the resume lanes sent it: timers armed then still fire on it. */
+    execResumeBefore: (execId: string) => `${ns}.cmd.exec.resume.${execId}`,
     execCancel: (execId: string) => `${ns}.cmd.exec.cancel.${execId}`,
     execFail: (execId: string) => `${ns}.cmd.exec.fail.${execId}`,
     /** Debugger commands (claimed on the snapshot first), breakpoint changes and pauses' idle timers. */
     execDebug: (execId: string) => `${ns}.cmd.exec.debug.${execId}`,
     execCancelAll: `${ns}.cmd.exec.cancel.*`,
+    /**
+     * Cancels, fails and debugger commands, the executors' urgent ones, on a consumer of their own; and the starts and
+     * resumes that versions before the lanes stored here (`<ns>.cmd.exec.start|resume.<execId>`), until none is left.
+     */
     execAll: `${ns}.cmd.exec.>`,
     approval: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
     approvalAll: `${ns}.cmd.approval.>`,
@@ -71,6 +80,8 @@ export function consumerNames() {
     executor: "executor",
     /** The executors' consumer of one start lane. */
     executorLane: (lane: number) => `executor-start-${lane}`,
+    /** The executors' consumer of one resume lane. */
+    executorResumeLane: (lane: number) => `executor-resume-${lane}`,
     approvals: "approvals",
     timers: "timers",
     scheduler: "scheduler",

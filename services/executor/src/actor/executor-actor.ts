@@ -95,7 +95,7 @@ export class ExecutorActor {
     this.running.get(executionId)?.run.cancel(reason);
   }
 
-  /** The executor's commands, by the verb of their subject (`<ns>.cmd.exec.<verb>.<execId>`). */
+  /** The executor's commands, by the verb of their subject (`<ns>.cmd.exec.<verb>.<execId>`) or their lane's. */
   commands() {
     return {
       start: command(StartCommand, (cmd, m) => this.exclusive(m, () => this.onStart(m, cmd))),
@@ -436,7 +436,10 @@ export class ExecutorActor {
   }
 }
 
-/** The token of `<ns>.cmd.exec.<verb>.<execId>` that names the execution. */
+/**
+ * The token of `<ns>.cmd.exec.<verb>.<execId>`, or of a lane's `<ns>.cmd.<start|resume>.<lane>.<execId>`, that names the
+ * execution.
+ */
 export function executionOfSubject(subject: string): string {
   return subject.split(".")[4] ?? "";
 }

@@ -13,12 +13,12 @@ interface Lane {
 
 /**
  * One bound on the messages in hand (`total`: WF_EXEC_CONCURRENCY, less while the executor yields),
- * shared by the start lanes' consumers and the other commands', served in turn: lanes with messages
+ * shared by the start and resume lanes' consumers and the urgent commands', served in turn: lanes with messages
  * waiting split it evenly, and a lane over its share takes nothing until it is back under it
  * (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
  * slot fetch at once, and for a lane holding nothing, which may take one message past it (unless held to a yield):
- * however long other owners' executions hold every slot, a start of an owner with nothing in hand is taken at once,
- * and the bound is passed by at most one message per lane.
+ * however long other owners' executions hold every slot, a start or resume of an owner with nothing in hand (and a
+ * cancel) is taken at once, and the bound is passed by at most one message per lane.
  *
  * A yield is for the owners whose starts flood in, not for the others: while the bound is under `full`, only lanes with
  * more than a few messages waiting (their even share of `full`) are held to it; a lane with no more than that is served
