@@ -1,4 +1,4 @@
-export { subjects, streamNames, consumerNames, toToken, type Subjects } from "./subjects";
+export { subjects, streamNames, consumerNames, executorConsumers, toToken, type Subjects } from "./subjects";
 export { ensureStreams, isNotFound, DUPLICATE_WINDOW_MS, type StreamOptions } from "./streams";
 export { ensureConsumer } from "./consumers";
 export { connectNats } from "./connect";

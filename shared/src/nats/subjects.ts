@@ -1,4 +1,4 @@
-import { laneOf } from "../execution/start-lanes";
+import { laneOf, START_LANES } from "../execution/start-lanes";
 
 /**
  * Every subject and stream name the service uses, in one place (docs/architecture.md, Subjects
@@ -88,6 +88,16 @@ export function consumerNames() {
     /** The scheduler's consumer of one kind of execution end (`exec_completed`, …) on EVT. */
     chainEnds: (eventType: string) => `chains-${eventType}`,
   };
+}
+
+/**
+ * Every durable consumer the executors serve (their commands' queues, services/executor/src/service.ts): the urgent
+ * one, then each start lane's and each resume lane's. What scales the executors must read them all.
+ */
+export function executorConsumers(): string[] {
+  const names = consumerNames();
+  const lanes = Array.from({ length: START_LANES }, (_, lane) => lane);
+  return [names.executor, ...lanes.map(names.executorLane), ...lanes.map(names.executorResumeLane)];
 }
 
 /** Subject tokens cannot hold '.', '*', '>' or whitespace; map anything else to '_'. */
