@@ -29,6 +29,11 @@ steps:
   - name: greet
     type: transfrom
 `,
+  nightly: `
+name: nightly
+steps:
+  - { name: crunch, type: code, language: python, timeout: 3600, code: "print(1)" }
+`,
   // Stored with its parse beside it, about as large: more than the one NATS message (1 MB) a stored workflow takes.
   huge: `name: huge\nsteps:\n  - { name: greet, type: transform, output: "${"x".repeat(600 * 1024)}" }\n`,
 });
@@ -364,5 +369,31 @@ describe("bad input: a clear message and a non-zero exit", () => {
       seeded[0]!.id,
     );
     expect(updated.version).toBe(2);
+  });
+
+  it("refuses a code step's timeout over the owner's plan's, as the console does, and takes it on a larger plan", async () => {
+    const user = async (plan: string) =>
+      (
+        await json<{ id: string }>(
+          "admin",
+          "user",
+          "create",
+          "--email",
+          `${plan}-nightly@example.com`,
+          "--password",
+          "12345678",
+          "--plan",
+          plan,
+        )
+      ).id;
+    const refused = await wf("workflow", "import", files.nightly, "--user", await user("free"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /nightly\.yaml:4:\d+ {2}steps\[0\]\.timeout: step `crunch` asks for a timeout of 3600 s, over the 300 s \(5 min\) the free plan allows/,
+    );
+    expect(
+      (await json<{ version: number }>("workflow", "import", files.nightly, "--user", await user("enterprise")))
+        .version,
+    ).toBe(1);
   });
 });

@@ -577,3 +577,50 @@ describe("console workflow routes: the plan's bound", () => {
     );
   });
 });
+
+describe("console workflow routes: the plan's code step timeout", () => {
+  const longStep = (timeout: number) => `name: nightly
+steps:
+  - name: prepare
+    type: transform
+    output: 1
+  - name: crunch
+    type: code
+    language: python
+    timeout: ${timeout}
+    code: print(1)
+`;
+
+  it("refuses a code step's timeout over the owner's plan's with WORKFLOW_INVALID, naming the step, its place and the bound", async () => {
+    const free = await consoleSession(env(), "free");
+    const refused = await send(free, "POST", "/api/console/workflows", { body: { yaml: longStep(3600) } });
+    expect(statusAndCode(refused)).toEqual([400, "WORKFLOW_INVALID"]);
+    expect(refused.body.details).toEqual([
+      {
+        path: "steps[1].timeout",
+        line: 9,
+        column: 14,
+        message:
+          "step `crunch` asks for a timeout of 3600 s, over the 300 s (5 min) the free plan allows a code step: lower " +
+          "it, or move the account to a larger plan",
+      },
+    ]);
+    // At the bound it is stored; an edit past it is refused as a create is.
+    const stored = await create(free, longStep(300));
+    const edit = await send(free, "PUT", `/api/console/workflows/${stored.id}`, { body: { yaml: longStep(301) } });
+    expect(statusAndCode(edit)).toEqual([400, "WORKFLOW_INVALID"]);
+
+    // An enterprise owner's may run 6 h; its free editor saves within the owner's plan, not its own.
+    const enterprise = await consoleSession(env(), "enterprise");
+    const theirs = await create(enterprise, longStep(3600));
+    const shared = await send(enterprise, "PUT", `/api/console/workflows/${theirs.id}/sharing`, {
+      body: { userEmail: free.user.email, role: "editor" },
+    });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    const edited = await send(free, "PUT", `/api/console/workflows/${theirs.id}`, { body: { yaml: longStep(7200) } });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(
+      statusAndCode(await send(enterprise, "POST", "/api/console/workflows", { body: { yaml: longStep(21_601) } })),
+    ).toEqual([400, "WORKFLOW_INVALID"]);
+  });
+});

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArtifactFiles } from "@wf/shared/artifacts";
 import { newId } from "@wf/shared/execution";
 import { subjects } from "@wf/shared/nats";
+import { PLAN_CODE_TIMEOUT_SECONDS, type Plan } from "@wf/shared/auth";
 import { newWorkflowRecord } from "@wf/shared/store";
-import type { NatsServerHandle } from "@wf/testing";
+import { testUser, type NatsServerHandle } from "@wf/testing";
 import {
   definitionOf,
   run,
@@ -217,6 +218,36 @@ export function stepSuite(env: Record<string, string> = {}): void {
   `);
       expect(s.status).toBe("FAILED");
       expect(s.steps.slow!.error).toMatch(/timed out/);
+    });
+
+    it("runs a stored code step whose timeout is over its owner's plan's with the plan's, its log saying so", async () => {
+      // The step's CPU limit (its timeout and a second) is what its runner was given.
+      const yaml = `
+  name: c5
+  steps:
+    - name: long
+      type: code
+      language: bash
+      timeout: 86400
+      code: ulimit -t
+  `;
+      const ownerOn = async (plan: Plan): Promise<string> => {
+        const user = testUser({ plan });
+        await rt.platform.store.users.create(user);
+        return user.id;
+      };
+      const free = await runToEnd(yaml, { ownerId: await ownerOn("free"), monitoring: true });
+      expect(free.status).toBe("COMPLETED");
+      expect(free.steps.long!.output).toBe(PLAN_CODE_TIMEOUT_SECONDS.free + 1);
+      expect(free.steps.long!.logs).toContain(
+        "[timeout] the step asks for 86400 s; the free plan runs a code step for at most 300 s, so it runs with 300 s",
+      );
+      const enterprise = await runToEnd(yaml.replace("86400", "3600"), {
+        ownerId: await ownerOn("enterprise"),
+        monitoring: true,
+      });
+      expect(enterprise.steps.long!.output).toBe(3601);
+      expect(enterprise.steps.long!.logs ?? []).toEqual([]);
     });
   });
 

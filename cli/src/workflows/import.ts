@@ -7,6 +7,7 @@ import {
   storeNewWorkflow,
   storeWorkflowUpdate,
   type Store,
+  type Versioned,
   type WorkflowRecord,
 } from "@wf/shared/store";
 import { formatIssues, parseWorkflow } from "@wf/shared/workflow";
@@ -51,13 +52,26 @@ export async function importCommand(argv: string[]): Promise<number> {
     return EXIT.failed;
   }
   const definition = parsed.workflow;
-  const record = await withStore(async (store) => {
+  const stored = await withStore(async (store) => {
     const account = await store.users.get(user);
     if (!account) throw new WfError("NOT_FOUND", `no user with id ${user}`);
-    return values.id === undefined
-      ? create(store, { user, yaml, definition }, account.value.plan)
-      : update(store, values.id, { user, yaml, definition });
+    const current = values.id === undefined ? undefined : await editable(store, values.id, user);
+    // Its code steps' timeouts are the owner's plan's to bound, as a console save's are.
+    const owner = current ? (await store.users.get(current.value.ownerId))?.value : account.value;
+    const withinPlan = parseWorkflow(yaml, { plan: owner?.plan ?? "free" });
+    if (!withinPlan.ok) return withinPlan;
+    return {
+      ok: true as const,
+      record: current
+        ? await update(store, current, { user, yaml, definition })
+        : await create(store, { user, yaml, definition }, account.value.plan),
+    };
   });
+  if (!stored.ok) {
+    console.error(formatIssues(stored.errors, file));
+    return EXIT.failed;
+  }
+  const { record } = stored;
   const { id, name, ownerId, version, createdAt, updatedAt } = record;
   print(
     values.json,
@@ -80,11 +94,24 @@ async function create(store: Store, { user, yaml, definition }: Source, plan: Pl
   return record;
 }
 
-async function update(store: Store, id: string, { user, yaml, definition }: Source): Promise<WorkflowRecord> {
+/** The workflow `id` as stored, if `user` owns or edits it. */
+async function editable(store: Store, id: string, user: string): Promise<Versioned<WorkflowRecord>> {
   const current = await store.workflows.get(id);
   const w = current?.value;
   if (!current || !w || (w.ownerId !== user && w.sharedWith[user] !== "editor")) {
     throw new WfError("NOT_FOUND", `no workflow ${id} that user ${user} owns or edits`);
   }
-  return storeWorkflowUpdate(store, nextWorkflowVersion(w, { yaml, workflow: definition }), current.version);
+  return current;
+}
+
+async function update(
+  store: Store,
+  current: Versioned<WorkflowRecord>,
+  { yaml, definition }: Source,
+): Promise<WorkflowRecord> {
+  return storeWorkflowUpdate(
+    store,
+    nextWorkflowVersion(current.value, { yaml, workflow: definition }),
+    current.version,
+  );
 }

@@ -44,6 +44,21 @@ export const PLAN_WORKFLOWS: Record<Plan, number> = {
   enterprise: 20_000,
 };
 
+/**
+ * The longest timeout a code step of an owner on each plan may have, in seconds (docs/workflow-format.md#steps): a
+ * running step holds a slot of a runner's pools that every tenant shares, and an owner holding none waits, at worst,
+ * for one step of those holding the pool to end (docs/sandbox.md#what-tenants-share). A free owner's steps (30 s by
+ * default) hold a slot for 5 minutes at most; long batch work is a paid plan's, up to 6 hours (a night's job split in
+ * a few steps). A longer timeout is refused when the workflow is saved, and a stored one (or one whose owner moved to a
+ * smaller plan) runs with the plan's.
+ */
+export const PLAN_CODE_TIMEOUT_SECONDS: Record<Plan, number> = {
+  free: 5 * 60,
+  pro: 30 * 60,
+  team: 2 * 60 * 60,
+  enterprise: 6 * 60 * 60,
+};
+
 export const USER_STATUSES = ["active", "deactivated", "locked"] as const;
 export const UserStatus = z.enum(USER_STATUSES);
 export type UserStatus = z.infer<typeof UserStatus>;

@@ -1,3 +1,5 @@
+import type { Plan } from "../auth/plans";
+import { codeTimeoutFindings } from "./code-timeout-bound";
 import { conditionProblem, templateProblems } from "./expressions-check";
 import { fanOutFindings } from "./fan-out-bounds";
 import type { Finding } from "./issues";
@@ -97,10 +99,10 @@ function referenceFindings(
 /**
  * Checks that span more than one value: unique step and agent names, agent references, the
  * syntax of every `{{ }}` template and `condition`, and that each `steps.<name>` read in them
- * names a step of the file; and the bounds a stored definition may pass (fan-out-bounds.ts). `lineOf` names the line
- * of an earlier duplicate.
+ * names a step of the file; and the bounds a stored definition may pass (fan-out-bounds.ts; with the owner's `plan`,
+ * code-timeout-bound.ts). `lineOf` names the line of an earlier duplicate.
  */
-export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) => number): Finding[] {
+export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) => number, plan?: Plan): Finding[] {
   if (!isPlainObject(data)) return [];
   const findings: Finding[] = [];
 
@@ -145,6 +147,7 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
       findings.push({ path: [...path, "agent"], at: "value", message });
     }
     findings.push(...fanOutFindings(step, path));
+    if (plan !== undefined) findings.push(...codeTimeoutFindings(step, path, plan));
     const conditionMessage = typeof step.condition === "string" ? conditionProblem(step.condition) : undefined;
     if (conditionMessage !== undefined)
       findings.push({ path: [...path, "condition"], at: "value", message: conditionMessage });

@@ -1,3 +1,4 @@
+import type { Plan } from "../auth/plans";
 import { LineCounter, isScalar, parseDocument, type Document } from "yaml";
 import type { Finding, WorkflowIssue } from "./issues";
 import { formatPath, locate, offsetInScalar, pathAtOffset, pointedNode, type PathSegment } from "./locate";
@@ -52,13 +53,19 @@ function place(doc: Document.Parsed, text: string, finding: Finding): { offset: 
   return { offset: start, end };
 }
 
+/** What a validation knows of the workflow's owner, where it is saved for one. */
+export interface OwnerBounds {
+  /** The owner's plan: its code steps' timeouts are checked against it (code-timeout-bound.ts). */
+  plan?: Plan;
+}
+
 /**
  * Parses and validates workflow text. On failure every problem is reported at once, each with
  * the line and column of the node to fix.
  */
-export function validateWorkflowText(text: string): ValidationResult {
+export function validateWorkflowText(text: string, owner: OwnerBounds = {}): ValidationResult {
   const lineCounter = new LineCounter();
-  return validateParsedWorkflow(text, parseDocument(text, { ...YAML_OPTIONS, lineCounter }), lineCounter);
+  return validateParsedWorkflow(text, parseDocument(text, { ...YAML_OPTIONS, lineCounter }), lineCounter, owner);
 }
 
 /**
@@ -66,7 +73,12 @@ export function validateWorkflowText(text: string): ValidationResult {
  * `lineCounter` (the canvas parses each text once, for its picture and for this): the parse is
  * most of the cost of validating a long workflow.
  */
-export function validateParsedWorkflow(text: string, doc: Document.Parsed, lineCounter: LineCounter): ValidationResult {
+export function validateParsedWorkflow(
+  text: string,
+  doc: Document.Parsed,
+  lineCounter: LineCounter,
+  owner: OwnerBounds = {},
+): ValidationResult {
   const syntax = syntaxIssues(doc, lineCounter);
   if (doc.contents === null) {
     const empty = {
@@ -96,7 +108,7 @@ export function validateParsedWorkflow(text: string, doc: Document.Parsed, lineC
   };
   const findings = [
     ...(parsed.success ? [] : findingsFromZod(parsed.error, data, WorkflowSchema)),
-    ...semanticFindings(data, lineOf),
+    ...semanticFindings(data, lineOf, owner.plan),
   ];
   if (parsed.success && findings.length === 0 && syntax.length === 0) {
     return { ok: true, workflow: parsed.data, yaml: doc };

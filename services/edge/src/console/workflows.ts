@@ -19,7 +19,7 @@ import {
   WorkflowInvalidBody,
   type ConsoleWorkflowItem,
 } from "@wf/shared/api";
-import { invitationKey, invitedEmail, MAX_SHAREES_PER_WORKFLOW } from "@wf/shared/auth";
+import { invitationKey, invitedEmail, MAX_SHAREES_PER_WORKFLOW, type Plan } from "@wf/shared/auth";
 import { CasConflictError, WfError } from "@wf/shared/errors";
 import {
   newWorkflowRecord,
@@ -41,7 +41,9 @@ import { versionsOf } from "./workflow-versions";
 
 const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };
 const invalid = {
-  description: "The YAML has mistakes: `details` lists each with its path, line and column.",
+  description:
+    "The YAML has mistakes: `details` lists each with its path, line and column; a code step's `timeout` over what " +
+    "the owner's plan allows is one.",
   schema: WorkflowInvalidBody,
 };
 const tooLarge = {
@@ -104,7 +106,7 @@ export const consoleWorkflowRoutes: Route[] = [
       413: tooLarge,
     },
     async handler({ body }, { ctx, consoleUser }) {
-      const workflow = parseYaml(body.yaml);
+      const workflow = parseYaml(body.yaml, consoleUser().plan);
       const record = newWorkflowRecord(
         { ownerId: consoleUser().userId, yaml: body.yaml, definition: workflow },
         ctx.clock(),
@@ -156,8 +158,8 @@ export const consoleWorkflowRoutes: Route[] = [
     async handler({ params, body }, { ctx, consoleUser }) {
       const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
       requireWriter(role, "editing a workflow");
-      const parsed = parseYaml(body.yaml);
       const current = workflow.value;
+      const parsed = parseYaml(body.yaml, await ownerPlan(ctx.store, current, consoleUser()));
       if (body.baseVersion !== undefined && body.baseVersion !== current.version)
         throw staleBase(current.id, body.baseVersion, current.version);
       if (current.yaml === body.yaml) return detailOf(ctx.store, current, role);
@@ -319,9 +321,18 @@ export function staleBase(id: string, base: number, current: number, then: "edit
   );
 }
 
-/** Parsed as `wf validate` parses a file: every mistake with its path, line and column. */
-function parseYaml(yaml: string): Workflow {
-  const parsed = parseWorkflow(yaml);
+/**
+ * The plan of the workflow's owner, whose bounds its steps run within (an editor's save is checked against them): the
+ * caller's own, or read. An owner's account gone counts as `free`, as its steps would run.
+ */
+async function ownerPlan(store: Store, w: WorkflowRecord, caller: { userId: string; plan: Plan }): Promise<Plan> {
+  if (w.ownerId === caller.userId) return caller.plan;
+  return (await store.users.get(w.ownerId))?.value.plan ?? "free";
+}
+
+/** Parsed as `wf validate` parses a file: every mistake with its path, line and column; within the owner's `plan`. */
+function parseYaml(yaml: string, plan: Plan): Workflow {
+  const parsed = parseWorkflow(yaml, { plan });
   if (parsed.ok) return parsed.workflow;
   const details = parsed.errors.map(({ path, line, column, message }) => ({ path, line, column, message }));
   throw new WfError(

@@ -25,6 +25,7 @@ import type { CodeRequest, CodeResult, CodeRunner, LogListener } from "../code/i
 import type { EventPublisher } from "../run/committer";
 import type { ChildStart, RunEffects } from "../run/effects";
 import type { ArtifactBudget } from "./artifact-budget";
+import { withinPlanTimeout } from "./code-timeout";
 import { aiEffects, type AiDeps } from "./live-ai-effects";
 import type { OwnerPlans } from "./owner-plans";
 
@@ -140,7 +141,7 @@ export function runEffects(
 
 /**
  * Runs a code step: one that may connect is narrowed by its owner's list too, read as it starts (a change holds from
- * the next step on).
+ * the next step on); its timeout is held to its owner's plan's bound, its log saying so when cut.
  */
 async function runOwnersCode(
   deps: EffectDeps,
@@ -160,11 +161,14 @@ async function runOwnersCode(
   } else {
     ownerPlan = await deps.ownerPlans.of(snap.ownerId);
   }
-  return deps.codeRunner.run(
-    { ...req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) },
+  const bounded = withinPlanTimeout(req, ownerPlan);
+  if (bounded.note !== undefined) onLog?.(bounded.note);
+  const result = await deps.codeRunner.run(
+    { ...bounded.req, ...(ownerAllow ? { ownerAllow } : {}), ...(ownerPlan ? { ownerPlan } : {}) },
     signal,
     onLog,
   );
+  return bounded.note === undefined ? result : { ...result, logs: [bounded.note, ...result.logs] };
 }
 
 /** How far past the next minute's start a throttled sub-workflow start asks again: not all at one instant. */
