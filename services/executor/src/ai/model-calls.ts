@@ -23,7 +23,13 @@ export class ModelCalls {
     readonly total: number,
     private readonly plans: Pick<OwnerPlans, "of">,
   ) {
-    this.slots = new FairSlots({ size: total, limit: total, maxWaitMs: NEVER_OVERDUE_MS });
+    this.slots = new FairSlots({
+      size: total,
+      limit: total,
+      maxWaitMs: NEVER_OVERDUE_MS,
+      // No reserve: a model call ends within its provider's timeout, not an owner's code step's.
+      reserve: 0,
+    });
   }
 
   share(plan: Plan | undefined): number {

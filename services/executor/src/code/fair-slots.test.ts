@@ -11,7 +11,7 @@ function taker(slots: FairSlots, order: string[], shares: Record<string, number>
 
 describe("FairSlots", () => {
   it("serves waiting owners in turn, not in arrival order", async () => {
-    const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1 });
+    const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1, reserve: 0 });
     const order: string[] = [];
     const take = taker(slots, order);
     await take("a");
@@ -25,7 +25,7 @@ describe("FairSlots", () => {
   });
 
   it("holds an owner to its share while another owner's waiter takes the free slot", async () => {
-    const slots = new FairSlots({ size: 4, maxWaitMs: never, limit: 4 });
+    const slots = new FairSlots({ size: 4, maxWaitMs: never, limit: 4, reserve: 0 });
     const order: string[] = [];
     const take = taker(slots, order, { free: 1, pro: 4 });
     await take("free");
@@ -45,7 +45,7 @@ describe("FairSlots", () => {
   });
 
   it("lets an overdue waiter past the size, never past the limit or its owner's share", async () => {
-    const slots = new FairSlots({ size: 1, maxWaitMs: 20, limit: 3 });
+    const slots = new FairSlots({ size: 1, maxWaitMs: 20, limit: 3, reserve: 0 });
     const order: string[] = [];
     const take = taker(slots, order, { a: 2, b: 3, c: 3 });
     await take("a");
@@ -62,7 +62,7 @@ describe("FairSlots", () => {
   });
 
   it("grants a weighed acquire once that many slots are free, and past the size once overdue", async () => {
-    const slots = new FairSlots({ size: 4, maxWaitMs: 30, limit: 8 });
+    const slots = new FairSlots({ size: 4, maxWaitMs: 30, limit: 8, reserve: 0 });
     await slots.acquire("a", 8, undefined, 3);
     // Two more do not fit the size of 4: it waits until a's three come back, or it is overdue.
     let heavy = false;
@@ -80,7 +80,7 @@ describe("FairSlots", () => {
   });
 
   it("drops an aborted waiter, and its place no longer holds back the ones behind it", async () => {
-    const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1 });
+    const slots = new FairSlots({ size: 1, maxWaitMs: never, limit: 1, reserve: 0 });
     const order: string[] = [];
     const take = taker(slots, order);
     await take("a");
@@ -93,5 +93,33 @@ describe("FairSlots", () => {
     await next;
     expect(order).toEqual(["a", "c"]);
     expect(await slots.acquire("d", 1, AbortSignal.abort())).toBe(false);
+  });
+
+  it("keeps the reserve for an owner holding none, whatever the others' shares add up to", async () => {
+    // Two owners whose shares (3 each) add up to more than the limit (4), as two Team owners' do.
+    const slots = new FairSlots({ size: 4, maxWaitMs: never, limit: 4, reserve: 1 });
+    const order: string[] = [];
+    const take = taker(slots, order, { a: 3, b: 3, c: 3, d: 3 });
+    await take("a");
+    await take("a");
+    await take("b");
+    // Taking a fourth would leave nothing for a newcomer: b, holding one, waits.
+    let bSecond = false;
+    const bWaits = take("b").then(() => (bSecond = true));
+    await Promise.resolve();
+    expect([order, bSecond]).toEqual([["a", "a", "b"], false]);
+    await take("c");
+    // Full: the next newcomer waits for one slot to come back, and has it before b's second.
+    const dWaits = take("d");
+    slots.release("a");
+    await dWaits;
+    expect([order, bSecond]).toEqual([["a", "a", "b", "c", "d"], false]);
+    // a, b and d hold one each: b's second would leave nothing free; a second slot back, it goes.
+    slots.release("c");
+    await Promise.resolve();
+    expect(bSecond).toBe(false);
+    slots.release("d");
+    await bWaits;
+    expect(order.at(-1)).toBe("b");
   });
 });

@@ -5,6 +5,11 @@ export interface FairSlotsOptions {
   maxWaitMs: number;
   /** Slots held at once, at most, whatever the waits: the bound on what the holders can take together. */
   limit: number;
+  /**
+   * Slots of the limit that only an owner holding none may take: owners already holding slots leave them free, so
+   * that however long their steps run (their capped timeouts), a new owner's first take finds room (pool-shares.ts).
+   */
+  reserve: number;
 }
 
 interface Waiter {
@@ -22,7 +27,9 @@ interface Waiter {
  * (as many as a waiter weighs) goes to the owners in turn (the one served longest ago first), each
  * up to its share (given with each acquire). Waiters can give up (an aborted run leaves its queue);
  * one that waited `maxWaitMs` goes past `size` up to `limit`, so holders stuck for long hold the
- * others back by no more than that (docs/sandbox.md#what-tenants-share).
+ * others back by no more than that, and the last `reserve` slots of the limit go only to owners
+ * holding none: whatever the holders' shares add up to, a new owner waits for its first slot at
+ * most until one holder's step ends, within its capped timeout (docs/sandbox.md#what-tenants-share).
  */
 export class FairSlots {
   private held = 0;
@@ -34,7 +41,7 @@ export class FairSlots {
 
   /** Whether an acquire by `owner` with `share` (of `weight` slots) now would wait. */
   wouldWait(owner: string, share: number, weight = 1): boolean {
-    return !this.fits(weight, false) || !this.underShare(owner, share, weight) || this.queues.size > 0;
+    return !this.fits(owner, weight, false) || !this.underShare(owner, share, weight) || this.queues.size > 0;
   }
 
   /**
@@ -102,9 +109,14 @@ export class FairSlots {
     return (this.heldBy.get(owner) ?? 0) + weight <= share;
   }
 
-  /** Whether `weight` more slots fit: within the size, or the limit for an overdue waiter. */
-  private fits(weight: number, overdue: boolean): boolean {
-    return this.held + weight <= this.opts.size || (overdue && this.held + weight <= this.opts.limit);
+  /**
+   * Whether `weight` more slots fit `owner`: within the size, or the limit for an overdue waiter; and, for an owner
+   * holding some already, with the reserve left free.
+   */
+  private fits(owner: string, weight: number, overdue: boolean): boolean {
+    const after = this.held + weight;
+    const bound = this.heldBy.has(owner) ? this.opts.limit - this.opts.reserve : this.opts.limit;
+    return after <= bound && (after <= this.opts.size || overdue);
   }
 
   /** Grants slots while some owner's first waiter may take one, owners in turn. */
@@ -113,7 +125,8 @@ export class FairSlots {
       granted = false;
       for (const [owner, queue] of this.queues) {
         const first = queue[0]!;
-        if (!this.fits(first.weight, first.overdue) || !this.underShare(owner, first.share, first.weight)) continue;
+        if (!this.fits(owner, first.weight, first.overdue) || !this.underShare(owner, first.share, first.weight))
+          continue;
         first.grant();
         // To the back of the turn, if it still waits.
         if (this.queues.delete(owner) && queue.length > 0) this.queues.set(owner, queue);

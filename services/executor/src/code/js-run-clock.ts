@@ -27,11 +27,12 @@ interface Tracked {
  * exploit's, and a "queued" it sent would stop any clock.
  *
  * A host holds each owner's runs to its share of the isolates, in the order sent, and the rest of its runs to its
- * limit. Runs queue there behind their owner's, which may each take their whole timeout, so a run's own clock (its
- * timeout and STUCK_GRACE_MS) starts only once fewer of its owner's runs sent before it are unanswered than the
- * owner's share, and fewer of all others than the limit: a host that works has started it then, within the 100 ms a
- * run waits there before it may go past the host's size. Until then one clock stands for them all: a host with runs
- * unanswered ends one within the longest of their timeouts and STUCK_GRACE_MS of the last it ended.
+ * limit, whose last (the reserve) only an owner holding none may take. Runs queue there behind their owner's, which
+ * may each take their whole timeout, so a run's own clock (its timeout and STUCK_GRACE_MS) starts only once fewer of
+ * its owner's runs sent before it are unanswered than the owner's share, and fewer of all others than the limit (than
+ * the limit less the reserve, unless none of its owner's is ahead): a host that works has started it then, within the
+ * 100 ms a run waits there before it may go past the host's size. Until then one clock stands for them all: a host
+ * with runs unanswered ends one within the longest of their timeouts and STUCK_GRACE_MS of the last it ended.
  */
 export class JsRunClock {
   private readonly shares: PoolShares;
@@ -96,7 +97,9 @@ export class JsRunClock {
       // Fewer of its owner's runs than its share are ahead of it.
       for (const [ahead, id] of ids.entries()) {
         const run = this.runs.get(id)!;
-        if (run.timer || ahead >= run.share) continue;
+        // An owner's first run may take the reserve; the others, only what the reserve leaves.
+        const room = ahead === 0 ? this.pool.limit : this.pool.limit - this.shares.reserve;
+        if (run.timer || ahead >= run.share || this.runs.size > room) continue;
         run.timer = setTimeout(run.overdue, run.timeoutMs + STUCK_GRACE_MS);
         this.unclocked -= 1;
       }

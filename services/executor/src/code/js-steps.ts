@@ -128,7 +128,12 @@ export class JsSteps {
   private nextStep = 1;
 
   constructor(readonly shares: PoolShares = JS_SHARES) {
-    this.slots = new FairSlots({ size: MAX_IDLE_ISOLATES, maxWaitMs: SLOT_WAIT_MS, limit: shares.limit });
+    this.slots = new FairSlots({
+      size: MAX_IDLE_ISOLATES,
+      maxWaitMs: SLOT_WAIT_MS,
+      limit: shares.limit,
+      reserve: shares.reserve,
+    });
     setFlagsFromString(`--wasm-max-mem-pages=${WASM_MAX_PAGES}`);
     // Loading the TypeScript stripper costs ~70 ms (and ~20 MB): pay it before the first step, not in it.
     stripTypeScriptTypes("let warm: number;", { mode: "strip" });

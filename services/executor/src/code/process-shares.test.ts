@@ -57,9 +57,10 @@ describe("process steps: owners' turns and a memory bound for all of a runner's 
     const starts = (await Promise.all([...flood, run("bystander")])).sort((a, b) => a.startedAt - b.startedAt);
     const before = starts.findIndex((s) => s.owner === "bystander");
     console.log(`[process shares] the bystander's step started after ${before} of the flooder's 16`);
-    // In turn: a slot of the second wave is its (after 4 or 5 on a quiet machine); in one queue it starts after all 16.
-    // On a loaded machine it was seen as late as the third wave (10): it must start before the last.
-    expect(before).toBeGreaterThanOrEqual(4);
+    // In turn: a slot of the second wave is its (after 4 or 5 on a quiet machine), or the reserve the flooder leaves
+    // free (after its first 3); in one queue it starts after all 16. On a loaded machine it was seen as late as the
+    // third wave (10): it must start before the last.
+    expect(before).toBeGreaterThanOrEqual(3);
     expect(before).toBeLessThanOrEqual(12);
   });
 

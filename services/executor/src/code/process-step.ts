@@ -61,7 +61,12 @@ export class ProcessSteps {
   private nextId = 1;
 
   constructor(private readonly ctx: ProcessStepContext) {
-    this.turns = new FairSlots({ size: ctx.size, maxWaitMs: SLOT_WAIT_MS, limit: ctx.shares.limit });
+    this.turns = new FairSlots({
+      size: ctx.size,
+      maxWaitMs: SLOT_WAIT_MS,
+      limit: ctx.shares.limit,
+      reserve: ctx.shares.reserve,
+    });
   }
 
   /**

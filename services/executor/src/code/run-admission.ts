@@ -8,6 +8,11 @@ import { poolShares, type PoolShares } from "./pool-shares";
  * waits at a runner is bounded in size as well as in runs. A light run (a few hundred characters) takes one.
  */
 export const SLOT_CHARS = 256 * 1024;
+/**
+ * The slots owners holding some leave free for an owner holding none (FairSlots): a new owner's first run of up to
+ * 1 MB of request goes to the runner at once however long the others' runs take there; a larger one waits for room.
+ */
+const RESERVE_SLOTS = 4;
 
 /**
  * Which runs a connection sends its runner (or JavaScript host) now: owners take turns at `size` slots, each up to its
@@ -22,8 +27,8 @@ export class RunAdmission {
     private readonly size: number,
     maxWaitMs: number,
   ) {
-    this.shares = poolShares(size, 2 * size);
-    this.slots = new FairSlots({ size, maxWaitMs, limit: this.shares.limit });
+    this.shares = poolShares(size, 2 * size, RESERVE_SLOTS);
+    this.slots = new FairSlots({ size, maxWaitMs, limit: this.shares.limit, reserve: RESERVE_SLOTS });
   }
 
   /** The slots a run whose request holds `chars` characters takes: at most the size, so that it always fits. */

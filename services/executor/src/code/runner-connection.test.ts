@@ -202,6 +202,26 @@ describe("a runner connection's stuck clock", () => {
     expect(stuck).toEqual([]);
   });
 
+  it("starts the clock of an owner's second run only once its host must have started it, the reserve kept free", async () => {
+    // Four isolates, the last for an owner holding none: two Team owners (a share of 3 each) hold 3 of them together.
+    const host = await peer(undefined, { js: { size: 2, limit: 4 } });
+    close = host.close;
+    const stuck: string[] = [];
+    const conn = new RunnerConnection(host.client, (why) => stuck.push(why));
+    const run = (owner: string, output: number) =>
+      conn.run(step("javascript", `return ${output}`, { timeoutMs: 100, owner, ownerPlan: "team" }), {} as never);
+    const runs = [run("a", 1), run("b", 2), run("a", 3), run("b", 4)];
+    await waitFor(() => host.runs.length === 4, { what: "the runs to reach the host" });
+    // Within the 100 ms and 5 s of grace of the three its host started; b's second waits for the reserve to stay free.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    for (const id of host.runs.slice(0, 3)) host.answer(id, 0);
+    // Past the 5.1 s a clock started as b's second was sent would have given it.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    host.answer(host.runs[3]!, 4);
+    expect(await Promise.all(runs)).toMatchObject([0, 0, 0, 4].map((output) => ({ ok: true, output })));
+    expect(stuck).toEqual([]);
+  });
+
   it("gives up every JavaScript run of a host that ends none within the longest timeout and 5 s", async () => {
     // Past the host's limit no run has a clock of its own: the host holds some back whoever sent them.
     const host = await peer(undefined, { js: { size: 1, limit: 1 } });
