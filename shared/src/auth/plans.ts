@@ -45,7 +45,7 @@ export const PLAN_WORKFLOWS: Record<Plan, number> = {
 };
 
 /**
- * The longest timeout a code step of an owner on each plan may have, in seconds (docs/workflow-format.md#steps): a
+ * The longest timeout a code step of an owner on each plan may have, in seconds (docs/workflow-format.md#modifiers): a
  * running step holds a slot of a runner's pools that every tenant shares, and an owner holding none waits, at worst,
  * for one step of those holding the pool to end (docs/sandbox.md#what-tenants-share). A free owner's steps (30 s by
  * default) hold a slot for 5 minutes at most; long batch work is a paid plan's, up to 6 hours (a night's job split in

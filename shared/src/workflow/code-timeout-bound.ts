@@ -5,7 +5,7 @@ import type { PathSegment } from "./locate";
 /**
  * A code step's `timeout` past its owner's plan's bound (PLAN_CODE_TIMEOUT_SECONDS), checked where the owner's plan is
  * known (a save, an import), not by the schema that reads a stored definition: a workflow saved before, or whose owner
- * moved to a smaller plan, still parses, and its steps run with the plan's bound (docs/workflow-format.md#steps).
+ * moved to a smaller plan, still parses, and its steps run with the plan's bound (docs/workflow-format.md#modifiers).
  */
 export function codeTimeoutFindings(step: Record<string, unknown>, path: PathSegment[], plan: Plan): Finding[] {
   const most = PLAN_CODE_TIMEOUT_SECONDS[plan];
