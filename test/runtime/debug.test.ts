@@ -612,6 +612,64 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect([end.status, end.error]).toEqual(["COMPLETED", null]);
     });
 
+    // A code step times itself (its runner kills it); a container is timed by the run, in memory.
+    for (const [shape, branch, failed, cancelled] of [
+      ["a code step", `[{ name: slow, type: code, language: bash, timeout: 1, code: "sleep 20" }]`, "slow", null],
+      [
+        "a parallel of a code step",
+        `
+          - name: inner
+            type: parallel
+            timeout: 1
+            branches:
+              x: [{ name: slow, type: code, language: bash, timeout: 60, code: "sleep 30" }]`,
+        "inner",
+        "slow",
+      ],
+    ] as const) {
+      it(`${shape} running beside a pause keeps its timeout: it fails while the pause stands, which then resumes`, async () => {
+        const p = rt.platform;
+        const id = await run(
+          p,
+          `
+  name: timeout-beside-pause
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1: ${branch}
+        b2:
+          - { name: nap, type: wait, seconds: 0.5 }
+          - { name: q, type: transform, output: 1 }
+`,
+          { debug: debug([{ type: "before_step", step: "q" }]) },
+        );
+        // Parked once every other branch came to a stop: the timed-out step failed, and its failure is not held.
+        const paused = await pausedAt(p, id);
+        expect(paused.debug.pause.stepPath).toBe("q");
+        expect(paused.debug.held).toEqual([]);
+        expect(paused.steps[failed]).toMatchObject({
+          status: "FAILED",
+          error: expect.stringMatching(/timed out after 1 s/),
+        });
+        if (cancelled) expect(paused.steps[cancelled]?.status).toBe("CANCELLED");
+        expect(paused.steps.q).toBeUndefined();
+        const sent = await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, {
+          command: "continue",
+          body: {},
+          by: "ada",
+        });
+        expect(sent.ok).toBe(true);
+        const end = await waitForStatus(p, id);
+        expect(end).toMatchObject({
+          status: "FAILED",
+          debug: { pause: null },
+          steps: { q: { status: "COMPLETED", output: 1 }, par: { status: "FAILED" }, [failed]: { status: "FAILED" } },
+        });
+        expect(end.error).toMatch(/timed out after 1 s/);
+      });
+    }
+
     it("step_into at a workflow step, another branch pausing first: the child still pauses before its first step", async () => {
       const p = rt.platform;
       const childYaml = `

@@ -500,7 +500,7 @@ export class ExecutionRun {
       if (err instanceof ExpressionError)
         return { kind: "failed", error: expressionFailure(step.name, err), retryable: false };
       if (err instanceof StepTimeoutError && err.path === path)
-        return { kind: "failed", error: err.message, retryable: true };
+        return { kind: "failed", error: err.message, retryable: true, timedOut: true };
       throw err;
     }
   }
@@ -556,9 +556,9 @@ export class ExecutionRun {
     const signal = AbortSignal.any([scope.signal, inner.signal]);
     const timer = setTimeout(
       () => {
-        // Time stops while paused: the resume moves the deadline on, and the run it wakes arms it again. Fired now, the
-        // timeout would be held as a branch's failure and fail the step the moment the pause ended.
-        if (!this.debug?.pausedStep) inner.abort(new StepTimeoutError(path, step.timeout!));
+        // Time stops for a step holding a debugger's pause: the resume moves its deadline on, and the run it wakes arms
+        // it again. A step running beside the pause (another branch's) holds real resources: it times out as it would.
+        if (!this.debug?.holdsPause(step, path, scope)) inner.abort(new StepTimeoutError(path, step.timeout!));
       },
       Math.max(0, deadline - Date.now()),
     );

@@ -95,6 +95,15 @@ export class Debugger {
     return this.d.pause?.stepPath ?? null;
   }
 
+  /**
+   * Whether the pause stands at the step at `path` or inside it: its time stops. A step running beside the pause (in
+   * another branch) holds a runner and real resources, and keeps its own timeout.
+   */
+  holdsPause(step: Step, path: string, scope: Scope): boolean {
+    const at = this.pausedStep;
+    return at !== null && (at === path || nestedPathTest(step, path, scope.prefix)(at));
+  }
+
   /** Whether the execution is paused after the step at `path` completed. */
   pausedAfter(path: string): boolean {
     const pause = this.d.pause;
@@ -126,14 +135,24 @@ export class Debugger {
     );
   }
 
-  /** A step's attempt failed, before its retry or its failure is handled: on_error. */
-  error(path: string, st: StepState, scope: Scope, failure: { error: string; retryable: boolean }): Promise<Verdict> {
+  /**
+   * A step's attempt failed, before its retry or its failure is handled: on_error. `timedOut`: it ran out of its step's
+   * timeout, which is handled at once even while another branch is paused (its retry, or the failure), not held.
+   */
+  error(
+    path: string,
+    st: StepState,
+    scope: Scope,
+    failure: { error: string; retryable: boolean; timedOut?: true },
+  ): Promise<Verdict> {
     const point: Point = { phase: "error", path, occurrence: st.attempts };
     return this.check(
       point,
       scope,
       () => this.hits(point, scope),
       async () => ({ error: failure.error, attempt: st.attempts, retryable: failure.retryable }),
+      undefined,
+      failure.timedOut !== true,
     );
   }
 
@@ -259,8 +278,9 @@ export class Debugger {
     evaluate: () => Promise<Hit | null>,
     details: () => Promise<Partial<PauseDetails>>,
     checkpoint?: () => { attempt: number; state: unknown },
+    holdsFailure = true,
   ): Promise<Verdict> {
-    const decided = this.deciding.then(() => this.decide(point, scope, evaluate, details, checkpoint));
+    const decided = this.deciding.then(() => this.decide(point, scope, evaluate, details, checkpoint, holdsFailure));
     this.deciding = decided.catch(() => undefined);
     return decided;
   }
@@ -270,7 +290,8 @@ export class Debugger {
     scope: Scope,
     evaluate: () => Promise<Hit | null>,
     details: () => Promise<Partial<PauseDetails>>,
-    checkpoint?: () => { attempt: number; state: unknown },
+    checkpoint: (() => { attempt: number; state: unknown }) | undefined,
+    holdsFailure: boolean,
   ): Promise<Verdict> {
     const d = this.d;
     if (d.pause && samePoint(d.pause, point)) {
@@ -287,10 +308,11 @@ export class Debugger {
       return PARK;
     const r = this.resumedAt(point);
     if (r) return r.passed ? GO : this.pass(r, point);
-    // A failure waits at its point for the pause to end. Past any other point nothing of the step is left to hold: it
-    // goes on, and the breakpoints it passes do not hit.
+    // A failure waits at its point for the pause to end, but a timeout: the step ran out of its time while the pause
+    // stood, and fails (or retries) now, as a breakpoint passed meanwhile does not hit. Past any other point nothing
+    // of the step is left to hold: it goes on, and the breakpoints it passes do not hit.
     if (d.pause) {
-      if (point.phase === "error") return this.hold(point, await details());
+      if (point.phase === "error") return holdsFailure ? this.hold(point, await details()) : GO;
       // A step that completed meanwhile changed what the watches see: that is their value from here, so that no later
       // step is paused at for its change.
       if (point.phase === "after") await this.rememberWatches(scope);

@@ -70,7 +70,13 @@ export const codeStep: StepKind<CodeStep> = {
         })),
       });
     }
-    if (!res.ok) return { kind: "failed", error: `step \`${step.name}\`: ${res.error}`, retryable: true };
+    if (!res.ok)
+      return {
+        kind: "failed",
+        error: `step \`${step.name}\`: ${res.error}`,
+        retryable: true,
+        ...(res.timedOut ? { timedOut: true as const } : {}),
+      };
     if (res.outputJson !== undefined) keepJsonText(res.output, res.outputJson);
     return { kind: "completed", output: res.output };
   },

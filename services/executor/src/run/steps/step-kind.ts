@@ -11,8 +11,9 @@ export type Attempt =
   | { kind: "completed"; output: unknown }
   /**
    * `retryable`: whether the step's `retry` may try again (false for what cannot pass, such as an expression error).
+   * `timedOut`: the attempt ran out of the step's `timeout`.
    */
-  | { kind: "failed"; error: string; retryable: boolean }
+  | { kind: "failed"; error: string; retryable: boolean; timedOut?: true }
   /** Waiting on a durable timer or another execution: the run resumes it when woken. */
   | { kind: "parked" };
 
