@@ -2,7 +2,14 @@ import { Kvm } from "@nats-io/kv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@wf/shared/config";
 import { DebugRequest, ExecutionSnapshot, newDebugState, newId, resultLimits } from "@wf/shared/execution";
-import { definitionsBucket, ONE_REPLICA, StoredDefinitions, streamNames, subjects } from "@wf/shared/nats";
+import {
+  definitionsBucket,
+  DUPLICATE_WINDOW_MS,
+  ONE_REPLICA,
+  StoredDefinitions,
+  streamNames,
+  subjects,
+} from "@wf/shared/nats";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
@@ -173,6 +180,63 @@ describe("Committer: what others write beside the holder", () => {
         },
       ],
     ]);
+  });
+});
+
+describe("Committer: the outbox a guest's write replaces", () => {
+  /** The ids of the execution's events in the stream, in its order, each as often as it is stored. */
+  async function storedIds(id: string): Promise<string[]> {
+    const ids: string[] = [];
+    const filter = subjects(ns).eventFilter({ executionId: id });
+    for (let seq = 1; ;) {
+      // nats.js types `next_by_subj` for direct gets only; STREAM.MSG.GET takes it (event-stream.ts).
+      const query = { seq, next_by_subj: filter };
+      const m = await platform.jsm.streams.getMessage(streamNames(ns).evt, query);
+      if (!m) return ids;
+      ids.push(m.json<{ id: string }>().id);
+      seq = m.seq + 1;
+    }
+  }
+
+  it("publishes the events its holder wrote and died before publishing, and nothing twice", async () => {
+    const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() } });
+    await c.settle();
+    // The holder parks the run: its write lands, then it dies before its events go out (they go nowhere).
+    const read = (await platform.store.executions.getForWrite(c.snap.id))!;
+    const dying = new Committer(read.value, read.version, platform.store, { publishAll: async () => {} }, ns, c.limits);
+    dying.snap.holder = null;
+    dying.emit("step_completed", "a", { status: "COMPLETED", output: 1 });
+    dying.emit("exec_parked", undefined, { status: "RUNNING" });
+    await dying.flush();
+
+    // Two guests' writes (a debugger's command, a cancel) follow, each on the record it reads.
+    for (const type of ["debug_edited", "exec_cancelled"]) {
+      const v = (await platform.store.executions.getForWrite(c.snap.id))!;
+      const guest = new Committer(v.value, v.version, platform.store, events, ns, c.limits, "guest");
+      guest.emit(type);
+      await guest.settle();
+    }
+    const id = c.snap.id;
+    expect(await storedIds(id)).toEqual([1, 2, 3, 4, 5].map((n) => `${id}.${n}`));
+  });
+
+  it("takes an outbox written past half the stream's duplicate window as published: sent again, it could be stored twice", async () => {
+    const c = await created();
+    c.emit("exec_parked", undefined, { status: "RUNNING" });
+    await c.settle();
+    const v = (await platform.store.executions.getForWrite(c.snap.id))!;
+    for (const e of v.value.outbox) e.at -= DUPLICATE_WINDOW_MS / 2;
+    const sent: string[] = [];
+    const spy = {
+      publishAll: (messages: Parameters<JetStreamPublisher["publishAll"]>[0]) => {
+        sent.push(...messages.map((m) => m.opts!.msgID!));
+        return events.publishAll(messages);
+      },
+    };
+    const guest = new Committer(v.value, v.version, platform.store, spy, ns, c.limits, "guest");
+    guest.emit("exec_cancelled");
+    await guest.settle();
+    expect(sent).toEqual([`${c.snap.id}.3`]);
   });
 });
 

@@ -8,7 +8,14 @@ import {
   type ExecutionSnapshot,
   type ResultLimits,
 } from "@wf/shared/execution";
-import { isTransient, retryTransient, subjects, toToken, TRANSIENT_RETRY_MS } from "@wf/shared/nats";
+import {
+  DUPLICATE_WINDOW_MS,
+  isTransient,
+  retryTransient,
+  subjects,
+  toToken,
+  TRANSIENT_RETRY_MS,
+} from "@wf/shared/nats";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { Store } from "@wf/shared/store";
 import { countCommitted } from "../ops/execution-metrics";
@@ -73,6 +80,11 @@ export class Committer implements RunCommitter {
   private readonly subj;
   /** Who we are: kept apart from `snap.holder`, which the final write of a run clears. */
   private readonly holder: ExecutionSnapshot["holder"];
+  /**
+   * A guest's: the outbox of the record it read, until its first write replaces it. Its writer (a holder that died
+   * between its write and its publish) may not have published it.
+   */
+  private inherited: ExecutionEvent[];
 
   /**
    * `holder`: a lost compare-and-set means the cancel handler set its flag: adopt it and write
@@ -94,6 +106,7 @@ export class Committer implements RunCommitter {
     this.version = version;
     this.holder = snap.holder;
     this.subj = subjects(ns);
+    this.inherited = role === "guest" ? snap.outbox : [];
   }
 
   /** The size accounting of the run's record; made on first use (a cancel or a give-up needs none). */
@@ -243,13 +256,15 @@ export class Committer implements RunCommitter {
 
   /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
   republishOutbox(): void {
+    this.inherited = [];
     this.publish(this.snap.outbox);
   }
 
   private async write(): Promise<void> {
     // Before the changes of this write are taken: what comes in meanwhile goes with their events in the next.
     if (!this.unstored) await this.nameVariables();
-    // The outbox being replaced must be safely in the stream first.
+    // The outbox being replaced must be safely in the stream first: ours, and one a guest found in the record.
+    this.publishInherited();
     await this.eventsStored();
     this.announceBreakpoints();
     const events = this.pending;
@@ -269,6 +284,20 @@ export class Committer implements RunCommitter {
     // `events` is the outbox written, with what an adopted change announced (adoptConcurrentChange).
     countCommitted(this.snap, events);
     this.publish(events);
+  }
+
+  /**
+   * A guest publishes the outbox it found again before its write replaces it: its writer may have died before
+   * publishing it, and a guest's write (a cancel, a debugger's command) lands where nobody would publish it again. The
+   * stream drops the events it has by id, within its duplicate window: an outbox written longer ago than half of it
+   * (a margin for the writers' clocks) is taken as published, since published again it could be stored twice.
+   */
+  private publishInherited(): void {
+    const events = this.inherited;
+    if (events.length === 0) return;
+    this.inherited = [];
+    const newest = Math.max(...events.map((e) => e.at));
+    if (Date.now() - newest < DUPLICATE_WINDOW_MS / 2) this.publish(events);
   }
 
   /**
