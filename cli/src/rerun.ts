@@ -33,7 +33,7 @@ Options:
                      the reuse saves; start nothing
   --timeout SECONDS  stop waiting after this long; the execution goes on in the service
   --json             print a line {"type":"rerun","executionId","rerunOf","fromStep",
-                     "reusedSteps","savedUsage"}, then the raw events and the result as
+                     "reusedSteps","savedUsage","editedSteps"}, then the raw events and the result as
                      wf run --json does; with --plan, the plan as one JSON document
   -h, --help         this help
 
@@ -132,24 +132,27 @@ function rerunAndFollow(
     });
   };
   const started = () => {
-    const { rerunOf, fromStep, reusedSteps, savedUsage } = plan;
+    const { rerunOf, fromStep, reusedSteps, savedUsage, editedSteps } = plan;
     if (opts.json)
-      console.log(JSON.stringify({ type: "rerun", executionId, rerunOf, fromStep, reusedSteps, savedUsage }));
+      console.log(
+        JSON.stringify({ type: "rerun", executionId, rerunOf, fromStep, reusedSteps, savedUsage, editedSteps }),
+      );
     else console.log(`execution ${executionId} reruns ${rerunOf} from step ${fromStep}${reused(plan)}`);
   };
   return startAndFollow(conn, executionId, start, started, opts);
 }
 
 function printPlan(plan: RerunPlan, json: boolean): void {
-  const { rerunOf, fromStep, reusedSteps, rerunSteps, savedUsage } = plan;
+  const { rerunOf, fromStep, reusedSteps, rerunSteps, savedUsage, editedSteps } = plan;
   if (json) {
-    console.log(JSON.stringify({ rerunOf, fromStep, reusedSteps, rerunSteps, savedUsage }, null, 2));
+    console.log(JSON.stringify({ rerunOf, fromStep, reusedSteps, rerunSteps, savedUsage, editedSteps }, null, 2));
     return;
   }
   console.log(
     [
       `rerun of execution ${rerunOf} from step ${fromStep}`,
       `  reused: ${reusedSteps.join(", ") || "(none)"}`,
+      ...(editedSteps.length ? [`  edited: ${editedSteps.join(", ")} (reused as the debugger's set left them)`] : []),
       `  run:    ${rerunSteps.join(", ")}`,
       `  saves:  ${usageText(savedUsage)}`,
     ].join("\n"),

@@ -4,7 +4,7 @@ import { endedStatus, ZERO_USAGE, type ExecutionEvent } from "@wf/shared/executi
 import { subjects } from "@wf/shared/nats";
 import { LlmTestServer } from "../ai/support/llm-server";
 import { LOOPBACK_ALLOWANCE, PRICES, model, priced } from "../ai/support/ai-env";
-import { waitForStatus } from "../support/runtime";
+import { waitFor, waitForStatus } from "../support/runtime";
 import {
   call,
   consoleAccount,
@@ -94,6 +94,15 @@ steps:
     code: throw new Error("three fails")
 `;
 
+/** Three steps, each on the one before: a debugger's edit of `one` shows in what follows. */
+const EDITED_YAML = `
+name: rerun-edited
+steps:
+  - { name: one, type: transform, output: 1 }
+  - { name: two, type: transform, output: "{{ steps.one.output + 1 }}" }
+  - { name: three, type: transform, output: "{{ steps.two.output * 10 }}" }
+`;
+
 describe("POST /api/console/executions/{id}/rerun", () => {
   it("reruns from the failed code step with a fixed definition: no LLM call, the reused steps' usage saved to the token", async () => {
     const me = await consoleAccount(api());
@@ -127,6 +136,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       fromStep: "check",
       reusedSteps: ["draft", "summary"],
       savedUsage: source.usage,
+      editedSteps: [],
     });
 
     const view = await ended(api(), me, answer.executionId);
@@ -294,6 +304,7 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       reusedSteps: ["one", "two"],
       rerunSteps: ["three"],
       savedUsage: ZERO_USAGE,
+      editedSteps: [],
     });
     expect((await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 50 })).total).toBe(
       executionsBefore,
@@ -310,6 +321,64 @@ describe("POST /api/console/executions/{id}/rerun", () => {
       stepResults: { one: { reused: true, output: 1 }, two: { output: 2 } },
     });
     expect(view.stepResults.two).not.toHaveProperty("reused");
+  });
+
+  it("reuses an output a debugger's set edited as edited, and says so in the dry run, the answer and the reused step", async () => {
+    const me = await consoleAccount(api());
+    const w = await storeWorkflow(api(), me.user.id, EDITED_YAML);
+    const session = { cookie: me.cookie, "x-csrf-token": me.csrf };
+    const consoleCall = (method: "GET" | "POST", url: string, body?: unknown) =>
+      call(api(), method, url, { headers: session, ...(body === undefined ? {} : { body }) });
+    const started = await consoleCall("POST", `/api/console/workflows/${w.id}/executions`, {
+      debug: { breakpoints: [{ type: "after_step", step: "one" }] },
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const sourceId = (started.json() as { executionId: string }).executionId;
+    const view = () => consoleCall("GET", `/api/console/executions/${sourceId}`).then((r) => r.json());
+    const pause = await waitFor(async () => {
+      const v = await view();
+      return v.status === "PAUSED" ? (v.pause as { id: string }) : undefined;
+    });
+    const set = await consoleCall("POST", `/api/console/executions/${sourceId}/debug/set`, {
+      pauseId: pause.id,
+      output: 5,
+    });
+    expect(set.statusCode, set.body).toBe(202);
+    await waitFor(async () => ((await view()).edits.length === 1 ? true : undefined));
+    const cont = await consoleCall("POST", `/api/console/executions/${sourceId}/debug/continue`, { pauseId: pause.id });
+    expect(cont.statusCode, cont.body).toBe(202);
+    const source = await ended(api(), me, sourceId);
+    // The later steps saw the edit; the record keeps what the step gave before it.
+    expect(source).toMatchObject({
+      status: "COMPLETED",
+      stepResults: { one: { output: 5 }, two: { output: 6 }, three: { output: 60 } },
+    });
+    expect((await view()).steps.one.edits).toMatchObject([{ field: "output", before: 1, after: 5 }]);
+
+    const dry = await rerun(api(), me, sourceId, { fromStep: "three" }, "?dryRun=true");
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(RerunPlanView.parse(dry.json())).toMatchObject({ reusedSteps: ["one", "two"], editedSteps: ["one"] });
+    const r = await rerun(api(), me, sourceId, { fromStep: "three" });
+    expect(r.statusCode, r.body).toBe(202);
+    const answer = RerunResponse.parse(r.json());
+    expect(answer.editedSteps).toEqual(["one"]);
+    const done = await ended(api(), me, answer.executionId);
+    // The rerun reproduces its source from the edit, and each reused step says whether it stands on one.
+    expect(done).toMatchObject({ status: "COMPLETED", stepResults: { three: { output: 60 } } });
+    expect(done.stepResults.one).toMatchObject({ output: 5, reused: true, edited: true });
+    expect(done.stepResults.two).toMatchObject({ output: 6, reused: true });
+    expect(done.stepResults.two).not.toHaveProperty("edited");
+    const rerunView = await consoleCall("GET", `/api/console/executions/${answer.executionId}`).then((v) => v.json());
+    expect([rerunView.steps.one.edited, rerunView.steps.two.edited, rerunView.steps.three.edited]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    const reusedEvents = (await eventsOf(api(), answer.executionId)).filter((e) => e.type === "step_reused");
+    expect(reusedEvents.map((e) => [e.step, e.data.edited])).toEqual([
+      ["one", true],
+      ["two", undefined],
+    ]);
   });
 
   it("reruns a stored version named by `version`, the latest saved one: nothing new is stored, and the execution says the version that ran", async () => {

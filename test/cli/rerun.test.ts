@@ -49,6 +49,7 @@ describe("wf rerun", () => {
       fromStep: "second",
       reusedSteps: ["first"],
       savedUsage: ZERO_USAGE,
+      editedSteps: [],
     });
     const executionId = String(lines[0]!.executionId);
     expect(lines.find((l) => l.type === "step_reused")).toMatchObject({
@@ -92,6 +93,7 @@ describe("wf rerun", () => {
       reusedSteps: ["first"],
       rerunSteps: ["second"],
       savedUsage: ZERO_USAGE,
+      editedSteps: [],
     });
     expect(await stored()).toBe(before);
 

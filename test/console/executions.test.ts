@@ -90,6 +90,7 @@ describe("POST /api/console/workflows/{id}/executions", () => {
         completedAt: expect.any(Number),
         usage: null,
         reused: false,
+        edited: false,
         pinned: false,
         edits: [],
         artifacts: [],

@@ -38,6 +38,9 @@ export const ConsoleStepView = z.object({
   completedAt: Timestamp.nullable(),
   usage: Usage.nullable().describe("Tokens and cost of an `llm` or `agent` step's calls, every attempt included."),
   reused: z.boolean().describe("A rerun took this step's result from the execution it reruns: it did not run here."),
+  edited: z
+    .boolean()
+    .describe("A reused result that a debugger's `set` edited in the execution rerun (here or in a step in it)."),
   pinned: z
     .boolean()
     .describe("A step test took this step's output from its pin (it is `reused` too): it did not run here."),

@@ -72,6 +72,7 @@ export const ConsoleStepDetail = z.object({
   toolCalls: z.array(ToolCallRecord).describe("An `agent` step's tool calls in its latest attempt; otherwise empty."),
   artifacts: z.array(ArtifactView).describe("The files the step wrote, each with a signed downloadUrl."),
   reused: z.boolean(),
+  edited: z.boolean().describe("A reused result that a debugger's `set` edited in the execution rerun."),
   pinned: z.boolean().describe("A step test took this step's output from its pin (it is `reused` too)."),
 });
 export type ConsoleStepDetail = z.infer<typeof ConsoleStepDetail>;

@@ -58,6 +58,12 @@ export const StepResult = z.object({
     .literal(true)
     .optional()
     .describe("A rerun took this step's result from the execution it reruns: the step did not run here."),
+  edited: z
+    .literal(true)
+    .optional()
+    .describe(
+      "A reused result that a debugger's `set` edited in the execution rerun (at this step or a step in it): reused as edited.",
+    ),
 });
 export type StepResult = z.infer<typeof StepResult>;
 

@@ -49,6 +49,11 @@ const RerunFields = {
       "Top-level steps before fromStep, in order: their states are the source's, marked reused; none of them runs.",
     ),
   savedUsage: Usage.describe("Tokens and cost of the reused steps' LLM calls: what the rerun does not spend again."),
+  editedSteps: z
+    .array(z.string())
+    .describe(
+      "Reused steps that stand on a debugger's edit in the execution (a `set` of the output of the step or of a step in it, or of the input or a tool call's arguments it ran with): reused as edited, their states marked `edited`.",
+    ),
 };
 
 export const RerunPlanView = z.object({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseWorkflow, type Workflow } from "../workflow/index";
 import { planRerun, sourceInputs, stepHash } from "./rerun-plan";
+import { DebugRequest, newDebugState } from "./debug";
 import { ExecutionSnapshot, type ExecutionStatus, type StepState } from "./snapshot";
 
 const YAML = `
@@ -165,6 +166,34 @@ describe("planRerun", () => {
         `step \`${path}\` was skipped in the debugger in execution src1, so \`${top}\` cannot be reused: rerun from \`${top}\` or an earlier step`,
       );
     }
+  });
+
+  it("reuses outputs a debugger's set edited as edited, and names the steps standing on such an edit", () => {
+    const src = source();
+    const edit = (stepPath: string, field: "output" | "input" | "arguments" | "vars") => ({
+      pauseId: `p-${stepPath}`,
+      stepPath,
+      by: "ada",
+      at: 1,
+      field,
+      before: "recorded",
+      after: "edited",
+    });
+    src.debug = {
+      ...newDebugState(DebugRequest.parse({ breakpoints: [] })),
+      edits: [
+        edit("loop[1].polish", "output"),
+        edit("righty", "input"),
+        edit("draft", "vars"),
+        edit("check", "output"),
+      ],
+    };
+    const r = planRerun(src, "check");
+    expect(r.ok && [r.plan.editedSteps, r.plan.editedPaths]).toEqual([
+      ["loop", "fan"],
+      ["loop[1].polish", "righty"],
+    ]);
+    expect(planRerun(source(), "check")).toMatchObject({ ok: true, plan: { editedSteps: [], editedPaths: [] } });
   });
 
   it("takes an edited workflow whose steps before fromStep are unchanged, whatever their key order", () => {

@@ -15,6 +15,13 @@ export interface RerunPlan {
   rerunSteps: string[];
   /** Every recorded path of the reused steps, the ones nested in them included (`loop[0].x`). */
   reusedPaths: string[];
+  /**
+   * Reused top-level steps that stand on a debugger's edit in the source: a `set` changed the output of the step or of
+   * a step in it, or the input or a tool call's arguments it ran with. They are reused as edited, and marked so.
+   */
+  editedSteps: string[];
+  /** The reused paths such an edit was made at. */
+  editedPaths: string[];
   /** What the reused steps' LLM calls cost the source. */
   savedUsage: Usage;
 }
@@ -97,6 +104,7 @@ export function planRerun(source: ExecutionSnapshot, fromStep: string, workflow?
     }
   }
   const reusedPaths = pathsOf(reused, recorded);
+  const editedPaths = editedAt(source, reusedPaths);
   return {
     ok: true,
     plan: {
@@ -106,9 +114,20 @@ export function planRerun(source: ExecutionSnapshot, fromStep: string, workflow?
       reusedSteps: reused.map((s) => s.name),
       rerunSteps: names.slice(at),
       reusedPaths,
+      editedSteps: reused.filter((step) => pathsOf([step], editedPaths).length > 0).map((s) => s.name),
+      editedPaths,
       savedUsage: sumUsage(reusedPaths.map((p) => source.steps[p]!.usage ?? ZERO_USAGE)),
     },
   };
+}
+
+/** Debugger's edits that change what a step gave the later steps; `vars` belong to no step. */
+const STEP_EDITS: ReadonlySet<string> = new Set(["output", "input", "arguments"]);
+
+/** The paths among `paths` where the source's debugger edited what the step gave (in the order of `paths`). */
+function editedAt(source: ExecutionSnapshot, paths: readonly string[]): string[] {
+  const edited = new Set((source.debug?.edits ?? []).filter((e) => STEP_EDITS.has(e.field)).map((e) => e.stepPath));
+  return paths.filter((p) => edited.has(p));
 }
 
 /**

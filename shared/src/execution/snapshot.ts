@@ -119,6 +119,11 @@ export const StepState = z.object({
   artifacts: z.array(z.string()).optional(),
   /** A rerun took this step's state from the execution it reruns: it did not run here. */
   reused: z.boolean().optional(),
+  /**
+   * A rerun reused this step's result as a debugger's `set` left it in the source: its output (or the input or a tool
+   * call's arguments it ran with) was edited there, at this step or at a step in it.
+   */
+  edited: z.literal(true).optional(),
   /** A debugger's `skip` ended the step (SKIPPED, or COMPLETED with the output a person gave): it did not run. */
   byDebugger: z.literal(true).optional(),
   /** A step test took this step's output from its pin (also `reused`): it did not run here. */

@@ -78,6 +78,7 @@ export const consoleExecutionListRoutes: Route[] = [
         toolCalls: st.toolCalls ?? [],
         artifacts: artifacts.map((a) => artifactView(a, ctx.signer.downloadUrl(a.id, now))),
         reused: st.reused ?? false,
+        edited: st.edited ?? false,
         pinned: st.pinned ?? false,
       };
     },

@@ -87,6 +87,7 @@ export const rerunRoutes: Route[] = [
         fromStep: plan.fromStep,
         reusedSteps: plan.reusedSteps,
         savedUsage: plan.savedUsage,
+        editedSteps: plan.editedSteps,
       };
       if (query.dryRun) {
         void reply.code(200);

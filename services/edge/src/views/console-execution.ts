@@ -51,6 +51,7 @@ function stepView(st: StepState, edits: DebugEdit[]): ConsoleStepView {
     completedAt: st.completedAt,
     usage: st.usage ?? null,
     reused: st.reused ?? false,
+    edited: st.edited ?? false,
     pinned: st.pinned ?? false,
     artifacts: st.artifacts ?? [],
     approvalId: st.approvalId,

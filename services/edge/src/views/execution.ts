@@ -65,6 +65,7 @@ function stepResult(st: StepState, monitored: boolean): StepResult {
   };
   if (st.toolCalls !== undefined) result.toolCalls = st.toolCalls;
   if (st.reused === true) result.reused = true;
+  if (st.edited === true) result.edited = true;
   if (monitored) {
     if (st.input !== undefined) result.input = st.input;
     if (st.logs !== undefined) result.logs = st.logs;

@@ -34,9 +34,12 @@ export async function reuseSourceSteps(
     return false;
   }
   const { plan } = planned;
+  // Reused as the later steps saw them, edits included (the source then reproduces), and marked as standing on an edit.
+  const edited = new Set([...plan.editedPaths, ...plan.editedSteps]);
   for (const path of plan.reusedPaths) {
     const st: StepState = structuredClone(source.value.steps[path]!);
     st.reused = true;
+    if (edited.has(path)) st.edited = true;
     if (st.artifacts !== undefined) st.artifacts = await shareArtifacts(store.artifacts, s, st.artifacts);
     s.steps[path] = st;
   }
@@ -50,6 +53,7 @@ export async function reuseSourceSteps(
       usage: st.usage,
       rerunOf: plan.rerunOf,
       savedUsage: plan.savedUsage,
+      ...(st.edited ? { edited: true } : {}),
     });
   }
   return true;

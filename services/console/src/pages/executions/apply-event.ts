@@ -40,6 +40,7 @@ const blankStep = (at: number): StepView => ({
   completedAt: null,
   usage: null,
   reused: false,
+  edited: false,
   pinned: false,
   artifacts: [],
   approvalId: null,

@@ -17,6 +17,7 @@ const answer: RerunResponse = {
   fromStep: "check",
   reusedSteps: ["ask"],
   savedUsage: usage(1_500, 0.0048),
+  editedSteps: [],
 };
 
 describe("what a rerun saved", () => {

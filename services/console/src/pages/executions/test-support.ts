@@ -12,6 +12,7 @@ export function stepView(status: StepStatus, more: Partial<StepView> = {}): Step
     completedAt: null,
     usage: null,
     reused: false,
+    edited: false,
     pinned: false,
     artifacts: [],
     approvalId: null,
