@@ -670,6 +670,50 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       });
     }
 
+    it("a step timing out beside a pause retries as its retry says: the retry waits for the pause, then runs", async () => {
+      const p = rt.platform;
+      const id = await run(
+        p,
+        `
+  name: retry-beside-pause
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1:
+          - name: slow
+            type: code
+            language: bash
+            timeout: 1
+            retry: { max_attempts: 2, backoff: fixed, initial_delay: 0.2 }
+            code: "sleep 20"
+        b2:
+          - { name: nap, type: wait, seconds: 0.5 }
+          - { name: q, type: transform, output: 1 }
+`,
+        { debug: debug([{ type: "before_step", step: "q" }]) },
+      );
+      // Its first attempt timed out and its retry is due, but waits at its boundary for the pause to end.
+      const paused = await pausedAt(p, id);
+      expect(paused.debug.held).toEqual([]);
+      expect(paused.steps.slow).toMatchObject({
+        status: "RUNNING",
+        attempts: 1,
+        retryAt: expect.any(Number),
+        error: expect.stringMatching(/timed out after 1 s/),
+      });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
+      const end = await waitForStatus(p, id);
+      expect(end).toMatchObject({
+        status: "FAILED",
+        steps: { slow: { status: "FAILED", attempts: 2 }, q: { output: 1 } },
+      });
+    });
+
     it("step_into at a workflow step, another branch pausing first: the child still pauses before its first step", async () => {
       const p = rt.platform;
       const childYaml = `
