@@ -714,6 +714,55 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       });
     });
 
+    it("a container beside a pause, stopped at a boundary by it: its deadline passing during the pause fails nothing", async () => {
+      const p = rt.platform;
+      const id = await run(
+        p,
+        `
+  name: stopped-beside-pause
+  steps:
+    - name: par
+      type: parallel
+      branches:
+        b1:
+          - name: inner
+            type: parallel
+            timeout: 1
+            branches:
+              x: [{ name: nap, type: wait, seconds: 0.5 }, { name: x2, type: transform, output: 2 }]
+        b2:
+          - { name: nap2, type: wait, seconds: 0.2 }
+          - { name: q, type: transform, output: 1 }
+`,
+        { debug: debug([{ type: "before_step", step: "q" }]) },
+      );
+      const events: ExecutionEvent[] = [];
+      const tail = (async () => {
+        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
+          events.push(e);
+          if (["exec_completed", "exec_failed", "exec_cancelled"].includes(e.type)) return;
+        }
+      })();
+      const paused = await pausedAt(p, id);
+      const deadline = paused.steps.inner!.deadline!;
+      // `inner` waits before x2 for the pause: its deadline's timer wakes the run, which replays it and parks again.
+      const wakes = "WF_REDELIVER_ONCE" in env ? 2 : 1;
+      await waitFor(
+        () => events.filter((e) => e.type === "exec_parked" && e.at >= deadline).length >= wakes || undefined,
+        { what: "the deadline's wake to park the run again" },
+      );
+      const woken = (await p.store.executions.get(id))!.value;
+      expect([woken.steps.inner?.status, woken.steps.inner?.error]).toEqual(["RUNNING", null]);
+      await sendDebugCommand(p.js, p.store, rt.ns, id, paused.debug.pause.id, {
+        command: "continue",
+        body: {},
+        by: "ada",
+      });
+      const end = await waitForStatus(p, id);
+      await tail;
+      expect([end.status, end.error, end.steps.x2?.output]).toEqual(["COMPLETED", null, 2]);
+    });
+
     it("step_into at a workflow step, another branch pausing first: the child still pauses before its first step", async () => {
       const p = rt.platform;
       const childYaml = `

@@ -554,11 +554,14 @@ export class ExecutionRun {
     if (step.timeout === undefined || deadline === null) return body(scope);
     const inner = new AbortController();
     const signal = AbortSignal.any([scope.signal, inner.signal]);
+    // Armed while a debugger's pause stands, the step is replayed where it waited (nothing runs while paused): its time
+    // stopped with the pause, and the resume moves its deadline on. Armed before, the step runs beside the pause, holds
+    // real resources, and times out as it would, unless the pause came inside it: then its time stops too.
+    const running = !this.debug?.pausedStep;
     const timer = setTimeout(
       () => {
-        // Time stops for a step holding a debugger's pause: the resume moves its deadline on, and the run it wakes arms
-        // it again. A step running beside the pause (another branch's) holds real resources: it times out as it would.
-        if (!this.debug?.holdsPause(step, path, scope)) inner.abort(new StepTimeoutError(path, step.timeout!));
+        if (running && !this.debug?.holdsPause(step, path, scope))
+          inner.abort(new StepTimeoutError(path, step.timeout!));
       },
       Math.max(0, deadline - Date.now()),
     );
