@@ -23,12 +23,16 @@ export interface EvalFailure {
   position?: number;
 }
 
+/**
+ * What a host's thread is sent: an expression and its context, serialised once (v8: the host hands these bytes to its
+ * thread as they are), and the owner's, for the thread's compiled expressions (one owner's many push out its own).
+ */
+type Task = { owner: string; expression: string; context: Buffer };
+
 interface Job {
-  /** Whose expression it is: owners are served in turn, each within its allowance of hosts. */
+  /** Whose it is: owners are served in turn, each within its allowance of hosts. */
   owner: string;
-  expression: string;
-  /** The context, serialised once (v8): the host hands these bytes to its thread as they are. */
-  context: Buffer;
+  task: Task;
   resolve(value: unknown): void;
   reject(failure: EvalFailure): void;
 }
@@ -39,7 +43,7 @@ interface Slot {
   /** Jobs sent to the host and not answered yet, in its order: the first is the one it runs. */
   jobs: Job[];
   /** Jobs of `jobs` not written to the host yet: they go together at the end of this turn of the event loop. */
-  unsent: { expression: string; context: Buffer }[];
+  unsent: Task[];
   /** When the first job started running, about (performance.now()). */
   headSince: number;
   /** Kills a host that stops answering; re-armed at each answer while it has jobs. */
@@ -96,6 +100,12 @@ export class EvalPool {
     } catch (err) {
       return Promise.reject({ message: err instanceof Error ? err.message : String(err) });
     }
+    return this.run({ owner, expression, context: bytes }, signal);
+  }
+
+  private run(task: Task, signal: AbortSignal | undefined): Promise<unknown> {
+    const owner = task.owner;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       if (this.closed) return reject({ message: "expression pool closed" });
       const leave = () => {
@@ -107,7 +117,7 @@ export class EvalPool {
           signal?.removeEventListener("abort", leave);
           then(a);
         };
-      const job: Job = { owner, expression, context: bytes, resolve: settled(resolve), reject: settled(reject) };
+      const job: Job = { owner, task, resolve: settled(resolve), reject: settled(reject) };
       signal?.addEventListener("abort", leave, { once: true });
       this.waiting.push(owner, job);
       this.dispatch();
@@ -198,7 +208,7 @@ export class EvalPool {
 
   private send(slot: Slot, job: Job): void {
     if (slot.unsent.length === 0) setImmediate(() => this.write(slot));
-    slot.unsent.push({ expression: job.expression, context: job.context });
+    slot.unsent.push(job.task);
     slot.jobs.push(job);
     this.allowance.added(job.owner);
     if (slot.jobs.length === 1) {

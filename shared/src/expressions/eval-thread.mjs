@@ -3,26 +3,9 @@
 // lambda's loop, a single built-in call). Plain JS: it runs without tsx.
 import { parentPort, workerData } from "node:worker_threads";
 import { deserialize } from "node:v8";
-import jsonata from "jsonata";
-import { LinearRegExp } from "./linear-regex.mjs";
+import { compiledExpression } from "./compiled-expressions.mjs";
 
 const { maxDepth, maxResultChars } = workerData;
-const MAX_COMPILED = 512;
-/**
- * Compiled expressions by text. Reusing one is safe because this thread evaluates one expression
- * at a time (the host sends the next only after the previous answer).
- */
-const compiled = new Map();
-
-function compile(expression) {
-  let expr = compiled.get(expression);
-  if (expr === undefined) {
-    expr = jsonata(expression, { RegexEngine: LinearRegExp, stack: maxDepth });
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value);
-    compiled.set(expression, expr);
-  }
-  return expr;
-}
 
 /** JSONata functions are objects (a lambda holds its environment, a cycle): dropped, as JSON drops JS functions. */
 function withoutFunctions(_key, value) {
@@ -33,9 +16,10 @@ function withoutFunctions(_key, value) {
     : value;
 }
 
-parentPort.on("message", async ({ expression, context }) => {
+/** A job: an expression to evaluate on its context, for its owner (whose many expressions push out its own). */
+parentPort.on("message", async ({ expression, context, owner }) => {
   try {
-    const value = await compile(expression).evaluate(deserialize(context));
+    const value = await compiledExpression(expression, owner, maxDepth).evaluate(deserialize(context));
     // JSON text, parsed once by the service: the result is plain data (no functions, no JSONata
     // sequence markers), and its size is known before the service's main thread takes it in.
     const json = value === undefined ? undefined : JSON.stringify(value, withoutFunctions);

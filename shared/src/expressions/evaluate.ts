@@ -53,7 +53,7 @@ export async function evaluateExpression(
 ): Promise<unknown> {
   let plan: ExpressionPlan;
   try {
-    plan = planFor(expression);
+    plan = planFor(expression, owner);
   } catch (err) {
     throw new ExpressionError(expression, reasonOf(err));
   }

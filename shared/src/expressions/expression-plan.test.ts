@@ -1,10 +1,11 @@
 import jsonata from "jsonata";
 import { describe, expect, it } from "vitest";
-import { contextFor, planFor, readNamePath, type ContextNeeds } from "./expression-plan";
+import { compiledExpression, expressionsKept } from "./compiled-expressions.mjs";
+import { contextFor, planFor, plansKept, readNamePath, type ContextNeeds } from "./expression-plan";
 
 /** Needs as plain data, for toEqual. */
 function needs(expression: string): "all" | Record<string, "whole" | string[]> {
-  const n: ContextNeeds = planFor(expression).needs;
+  const n: ContextNeeds = planFor(expression, "test").needs;
   if (n === "all") return "all";
   return Object.fromEntries([...n].map(([name, need]) => [name, need === "whole" ? "whole" : [...need].sort()]));
 }
@@ -93,7 +94,7 @@ describe("what an expression reads of its context", () => {
       "$string(steps)",
     ];
     for (const expression of expressions) {
-      const part = contextFor(planFor(expression).needs, context);
+      const part = contextFor(planFor(expression, "test").needs, context);
       const compiled = jsonata(expression);
       expect(JSON.stringify(await compiled.evaluate(part)), expression).toBe(
         JSON.stringify(await compiled.evaluate(context)),
@@ -102,17 +103,19 @@ describe("what an expression reads of its context", () => {
   });
 
   it("only what is read is sent", () => {
-    expect(contextFor(planFor("steps.fetch.output").needs, context)).toEqual({ steps: { fetch: context.steps.fetch } });
+    expect(contextFor(planFor("steps.fetch.output", "test").needs, context)).toEqual({
+      steps: { fetch: context.steps.fetch },
+    });
     // An array is not cut by key: `item.id` maps over its items.
-    expect(contextFor(planFor("item.id").needs, context)).toEqual({ item: context.item });
-    expect(contextFor(planFor("$").needs, context)).toBe(context);
+    expect(contextFor(planFor("item.id", "test").needs, context)).toEqual({ item: context.item });
+    expect(contextFor(planFor("$", "test").needs, context)).toBe(context);
   });
 });
 
 describe("bare paths of names", () => {
   it("are recognised only without predicates, bindings or anything else", () => {
-    expect(planFor("steps.fetch.output").namePath).toEqual(["steps", "fetch", "output"]);
-    expect(planFor("`vars`.ticket").namePath).toEqual(["vars", "ticket"]);
+    expect(planFor("steps.fetch.output", "test").namePath).toEqual(["steps", "fetch", "output"]);
+    expect(planFor("`vars`.ticket", "test").namePath).toEqual(["vars", "ticket"]);
     for (const expression of [
       "steps.fetch.output[0]",
       "steps.fetch.output[]",
@@ -121,7 +124,7 @@ describe("bare paths of names", () => {
       "vars.ticket & ''",
       "steps.*",
     ]) {
-      expect(planFor(expression).namePath, expression).toBeNull();
+      expect(planFor(expression, "test").namePath, expression).toBeNull();
     }
   });
 
@@ -144,5 +147,28 @@ describe("bare paths of names", () => {
     expect(readNamePath(data, ["a", "list", "x"])).toBeNull();
     // Own properties only, as JSONata.
     expect(readNamePath({ o: {} }, ["o", "constructor"])).toEqual({ value: undefined });
+  });
+});
+
+describe("kept plans", () => {
+  it("stay within their characters, and one owner's many large expressions push out its own, not another's", () => {
+    const warm = planFor("vars.ticket = 'T-1'", "quiet");
+    // More distinct expressions than plans are kept, 5 MB of text in all: more than their room.
+    const pad = `'${"x".repeat(5 * 1024)}'`;
+    for (let i = 0; i < 1_001; i++) planFor(`vars.n = ${i} and vars.ticket != ${pad}`, "flood");
+    // Kept, not parsed again: the very same plan.
+    expect(planFor("vars.ticket = 'T-1'", "quiet")).toBe(warm);
+    expect(plansKept().chars).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+});
+
+describe("compiled expressions of a host's thread", () => {
+  it("stay within their characters, and one owner's many large expressions push out its own, not another's", () => {
+    compiledExpression("vars.ticket = 'T-1'", "quiet", 500);
+    // More distinct expressions than are kept, 2.5 MB of text in all: more than their room.
+    const pad = `'${"x".repeat(5 * 1024)}'`;
+    for (let i = 0; i < 513; i++) compiledExpression(`vars.n = ${i} and vars.ticket != ${pad}`, "flood", 500);
+    expect(expressionsKept().has("vars.ticket = 'T-1'")).toBe(true);
+    expect(expressionsKept().chars).toBeLessThanOrEqual(2 * 1024 * 1024);
   });
 });

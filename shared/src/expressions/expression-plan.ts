@@ -1,4 +1,5 @@
 import jsonata from "jsonata";
+import { OwnerLru } from "../pools/owner-lru.mjs";
 import { inlineCalcOf, type InlineCalc } from "./inline-arithmetic";
 import { bareNames, onlyFields, type AstNode } from "./jsonata-ast";
 import { inlineComparisonOf, type InlineTest } from "./inline-comparison";
@@ -21,15 +22,21 @@ export interface ExpressionPlan {
   needs: ContextNeeds;
 }
 
+/**
+ * Plans kept: every tenant's expressions share them, so they are bounded in characters of expression text as well as
+ * in count (a plan is a fraction of its text; its key is the text), and one owner's many distinct expressions push out
+ * its own least recently used plans, not those of owners holding less (OwnerLru).
+ */
 const MAX_PLANS = 1_000;
-const plans = new Map<string, ExpressionPlan>();
+const MAX_PLAN_CHARS = 4 * 1024 * 1024;
+const plans = new OwnerLru<string, ExpressionPlan>(MAX_PLANS, MAX_PLAN_CHARS);
 
 /**
  * Parses an expression (throwing JSONata's syntax error) and says how to evaluate it. Parsing is
  * a single pass over the text the workflow's author wrote; nothing here evaluates anything.
- * Plans are cached: the same templates are evaluated for every execution.
+ * Plans are cached, for `owner` (whose expression it is): the same templates are evaluated for every execution.
  */
-export function planFor(expression: string): ExpressionPlan {
+export function planFor(expression: string, owner: string): ExpressionPlan {
   const cached = plans.get(expression);
   if (cached) return cached;
   const ast = jsonata(expression).ast() as unknown as AstNode;
@@ -39,9 +46,13 @@ export function planFor(expression: string): ExpressionPlan {
     calc: inlineCalcOf(ast),
     needs: needsOf(ast),
   };
-  if (plans.size >= MAX_PLANS) plans.delete(plans.keys().next().value!);
-  plans.set(expression, plan);
+  plans.set(expression, owner, plan, expression.length);
   return plan;
+}
+
+/** How many plans are kept, and their expressions' characters. */
+export function plansKept(): { count: number; chars: number } {
+  return { count: plans.count, chars: plans.size };
 }
 
 /** The part of `context` that an expression with these needs can read. */

@@ -58,7 +58,7 @@ async function jsonataValue(expression: string, context: object): Promise<{ valu
 
 describe("arithmetic and joins evaluated on the calling thread", () => {
   it.each(INLINE)("%s gives what JSONata gives, in every context where it is decided here", async (expression) => {
-    const plan = planFor(expression);
+    const plan = planFor(expression, "test");
     expect(plan.calc).not.toBeNull();
     let decided = 0;
     for (const context of CONTEXTS) {
@@ -71,7 +71,7 @@ describe("arithmetic and joins evaluated on the calling thread", () => {
   });
 
   it.each(DEFERRED)("%s is left to JSONata in context %i", (expression, at) => {
-    const plan = planFor(expression);
+    const plan = planFor(expression, "test");
     expect(plan.calc).not.toBeNull();
     expect(evaluateCalc(plan.calc!, CONTEXTS[at]!)).toBeNull();
   });
@@ -79,7 +79,7 @@ describe("arithmetic and joins evaluated on the calling thread", () => {
   it.each(["vars.n", "-vars.n + 1", "$string(vars.n) & 'x'", "vars.arr[0] + 1", "vars.n > 1", "vars.b + true"])(
     "%s has no inline form",
     (expression) => {
-      expect(planFor(expression).calc).toBeNull();
+      expect(planFor(expression, "test").calc).toBeNull();
     },
   );
 });

@@ -45,7 +45,7 @@ async function jsonataValue(expression: string, context: object): Promise<{ valu
 
 describe("comparisons evaluated on the calling thread", () => {
   it.each(INLINE)("%s gives what JSONata gives, in every context where it is decided here", async (expression) => {
-    const plan = planFor(expression);
+    const plan = planFor(expression, "test");
     expect(plan.comparison).not.toBeNull();
     let decided = 0;
     for (const context of CONTEXTS) {
@@ -60,7 +60,7 @@ describe("comparisons evaluated on the calling thread", () => {
   it.each(DEFERRED)(
     "%s is left to JSONata where a value is an object, an array or of another type",
     async (expression) => {
-      const plan = planFor(expression);
+      const plan = planFor(expression, "test");
       expect(plan.comparison).not.toBeNull();
       // The first context holds the object, the array and the mixed types.
       expect(evaluateInline(plan.comparison!, CONTEXTS[0]!)).toBeNull();
@@ -75,6 +75,6 @@ describe("comparisons evaluated on the calling thread", () => {
     "vars.arr[0] = 1",
     "vars.n",
   ])("%s has no inline form", (expression) => {
-    expect(planFor(expression).comparison).toBeNull();
+    expect(planFor(expression, "test").comparison).toBeNull();
   });
 });

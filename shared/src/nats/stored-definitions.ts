@@ -4,7 +4,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../log";
 import { definitionJson, frozenOfJson, isShared, sharedDefinitionOfJson } from "../execution/parsed-definitions";
-import { OwnerLru } from "../pools/owner-lru";
+import { OwnerLru } from "../pools/owner-lru.mjs";
 import { openKvBucket } from "./buckets";
 import { definitionsTtlMs, NAME_WITHIN_MS, REFRESH_AFTER_MS } from "./definition-keeping";
 import type { StreamPlacement } from "./placement";

@@ -1,1 +1,1 @@
-export { OwnerLru } from "./owner-lru";
+export { OwnerLru } from "./owner-lru.mjs";

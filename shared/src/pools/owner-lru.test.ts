@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OwnerLru } from "./owner-lru";
+import { OwnerLru } from "./owner-lru.mjs";
 
 describe("OwnerLru", () => {
   it("alone, an owner has all the room, and gives up its least recently used entry past it", () => {

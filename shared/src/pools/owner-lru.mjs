@@ -1,8 +1,5 @@
-interface OwnerEntries<K, V> {
-  /** Least recently used first. */
-  entries: Map<K, { value: V; size: number }>;
-  size: number;
-}
+// Plain JS, its types in owner-lru.d.mts: the expression hosts' thread (eval-thread.mjs) runs it as it is, without
+// tsx (Node stripping a .ts file's types took each new thread 0.3-0.7 s on a loaded 2-core machine).
 
 /**
  * Entries that several owners share room for, bounded in count and in size. Past either bound, the owner holding the
@@ -10,42 +7,46 @@ interface OwnerEntries<K, V> {
  * through many entries pushes out its own, not those of owners that hold their share or less, and an owner alone
  * has all the room.
  */
-export class OwnerLru<K, V> {
-  readonly #owners = new Map<string, OwnerEntries<K, V>>();
-  readonly #ownerOf = new Map<K, string>();
+export class OwnerLru {
+  /** By owner: `entries` (key → { value, size }, least recently used first) and their `size`. */
+  #owners = new Map();
+  /** Each key's owner. */
+  #ownerOf = new Map();
+  #maxCount;
+  #maxSize;
   #size = 0;
 
-  constructor(
-    private readonly maxCount: number,
-    private readonly maxSize: number,
-  ) {}
+  constructor(maxCount, maxSize) {
+    this.#maxCount = maxCount;
+    this.#maxSize = maxSize;
+  }
 
-  get count(): number {
+  get count() {
     return this.#ownerOf.size;
   }
 
-  get size(): number {
+  get size() {
     return this.#size;
   }
 
   /** The entry's value, now its owner's most recently used; undefined when not held. */
-  get(key: K): V | undefined {
+  get(key) {
     const owner = this.#ownerOf.get(key);
     if (owner === undefined) return undefined;
-    const entries = this.#owners.get(owner)!.entries;
-    const entry = entries.get(key)!;
+    const entries = this.#owners.get(owner).entries;
+    const entry = entries.get(key);
     entries.delete(key);
     entries.set(key, entry);
     return entry.value;
   }
 
   /** Whether `key` is held; its place is left as it was. */
-  has(key: K): boolean {
+  has(key) {
     return this.#ownerOf.has(key);
   }
 
   /** Holds `value` for `owner` (in place of what `key` held); returns the entries it pushed out, never `key`'s. */
-  set(key: K, owner: string, value: V, size: number): Array<[K, V]> {
+  set(key, owner, value, size) {
     this.delete(key);
     let held = this.#owners.get(owner);
     if (held === undefined) {
@@ -56,21 +57,21 @@ export class OwnerLru<K, V> {
     held.size += size;
     this.#size += size;
     this.#ownerOf.set(key, owner);
-    const out: Array<[K, V]> = [];
-    while (this.count > this.maxCount || this.#size > this.maxSize) {
+    const out = [];
+    while (this.count > this.#maxCount || this.#size > this.#maxSize) {
       const victim = this.#heaviest(key);
       if (victim === undefined) break;
-      out.push([victim, this.#owners.get(this.#ownerOf.get(victim)!)!.entries.get(victim)!.value]);
+      out.push([victim, this.#owners.get(this.#ownerOf.get(victim)).entries.get(victim).value]);
       this.delete(victim);
     }
     return out;
   }
 
-  delete(key: K): void {
+  delete(key) {
     const owner = this.#ownerOf.get(key);
     if (owner === undefined) return;
-    const held = this.#owners.get(owner)!;
-    const entry = held.entries.get(key)!;
+    const held = this.#owners.get(owner);
+    const entry = held.entries.get(key);
     held.entries.delete(key);
     held.size -= entry.size;
     this.#size -= entry.size;
@@ -79,11 +80,11 @@ export class OwnerLru<K, V> {
   }
 
   /** The least recently used entry of the owner holding the most, other than `keep`. */
-  #heaviest(keep: K): K | undefined {
-    let victim: K | undefined;
+  #heaviest(keep) {
+    let victim;
     let most = -1;
     for (const held of this.#owners.values()) {
-      const weight = held.entries.size / this.maxCount + held.size / this.maxSize;
+      const weight = held.entries.size / this.#maxCount + held.size / this.#maxSize;
       if (weight <= most) continue;
       for (const key of held.entries.keys()) {
         if (key === keep) continue;
