@@ -31,9 +31,11 @@ export function entries(root: string): Entry[] {
     { source: "services/all-in-one/src/executor-thread.ts", out: "executor-thread.js" },
     { source: "services/executor/src/code/sandbox-process.ts", out: "sandbox-process.js" },
     { source: "services/executor/src/code/js-host-process.ts", out: "js-host-process.js" },
-    // The expression pool's host process and its thread (eval-pool.ts, eval-host.mjs).
+    // The expression pool's host process, its thread, and what the thread loads at its first output schema
+    // (eval-pool.ts, eval-host.mjs, eval-thread.mjs).
     { source: "shared/src/expressions/eval-host.mjs", out: "eval-host.mjs" },
     { source: "shared/src/expressions/eval-thread.mjs", out: "eval-thread.mjs" },
+    { source: "shared/src/expressions/output-schemas.mjs", out: "output-schemas.mjs" },
     // Split: each command's modules load when that command runs.
     { source: "cli/src/main.ts", out: "wf.js", split: true },
   ];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ANTHROPIC_KEY, OPENAI_KEY, eventsOf, model, priced, runToEnd, useAiEnv } from "./support/ai-env";
-import { run, waitForStatus } from "../support/runtime";
+import { startExecution } from "@wf/shared/client";
+import { MAX_OUTPUT_SCHEMA_CHARS } from "@wf/shared/workflow";
+import { definitionOf, run, waitForStatus } from "../support/runtime";
 
 const env = useAiEnv();
 
@@ -228,6 +230,29 @@ steps:
       /^step `classify`: the answer does not satisfy `output_schema` after one repair attempt: \/category must be string/,
     );
     expect(env().openai.requests(m)).toHaveLength(2);
+  });
+
+  it("a schema past the bound, in a definition stored before it, fails the step without a call", async () => {
+    const m = model();
+    const definition = definitionOf(`
+name: llm-schema-large
+steps:
+  - { name: classify, type: llm, model: ${m}, prompt: Classify the ticket, output_schema: { type: object } }
+`);
+    const step = definition.steps[0] as { output_schema: Record<string, unknown> };
+    step.output_schema = { type: "object", description: "d".repeat(MAX_OUTPUT_SCHEMA_CHARS) };
+    const id = await startExecution(env().rt.platform.js, env().rt.platform.config.WF_NAMESPACE, {
+      workflow: { id: "wf-llm-schema-large", name: definition.name, ownerId: "owner1", version: null, definition },
+      inputs: {},
+      triggerSource: "console",
+      enableMonitoring: false,
+    });
+    const s = await waitForStatus(env().rt.platform, id);
+    expect(s.status).toBe("FAILED");
+    expect(s.error).toBe(
+      "step `classify`: `output_schema` is 16,418 characters of JSON, more than the 16,384 allowed: describe the answer with a smaller schema",
+    );
+    expect(env().openai.requests(m)).toHaveLength(0);
   });
 });
 

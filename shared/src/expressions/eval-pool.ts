@@ -25,9 +25,10 @@ export interface EvalFailure {
 
 /**
  * What a host's thread is sent: an expression and its context, serialised once (v8: the host hands these bytes to its
- * thread as they are), and the owner's, for the thread's compiled expressions (one owner's many push out its own).
+ * thread as they are); or a step's `output_schema` as JSON, to compile and check an answer by (output-schemas.mjs).
+ * The owner's, for the thread's caches (one owner's many entries push out its own).
  */
-type Task = { owner: string; expression: string; context: Buffer };
+type Task = { owner: string } & ({ expression: string; context: Buffer } | { schema: string; answer?: string });
 
 interface Job {
   /** Whose it is: owners are served in turn, each within its allowance of hosts. */
@@ -101,6 +102,16 @@ export class EvalPool {
       return Promise.reject({ message: err instanceof Error ? err.message : String(err) });
     }
     return this.run({ owner, expression, context: bytes }, signal);
+  }
+
+  /**
+   * Compiles `schema` (a step's `output_schema`, as JSON) and, given an `answer`, checks it by the schema: resolves
+   * `{ ok: true }` for a schema alone, `{ ok: true, value }` or `{ ok: false, problems }` for an answer; rejects with
+   * an EvalFailure when the schema is not a valid JSON Schema or takes longer than the deadline to compile, or as
+   * `evaluate` does.
+   */
+  checkBySchema(schema: string, answer: string | undefined, owner: string, signal?: AbortSignal): Promise<unknown> {
+    return this.run({ owner, schema, ...(answer === undefined ? {} : { answer }) }, signal);
   }
 
   private run(task: Task, signal: AbortSignal | undefined): Promise<unknown> {

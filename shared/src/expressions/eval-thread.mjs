@@ -1,11 +1,28 @@
-// The thread of an expression host (eval-host.mjs) that evaluates JSONata expressions, one at a
-// time. The host terminates it at an expression's deadline, wherever it is stuck (a recursive
-// lambda's loop, a single built-in call). Plain JS: it runs without tsx.
+// The thread of an expression host (eval-host.mjs) that evaluates JSONata expressions, and checks answers by steps'
+// `output_schema`s (output-schemas.mjs), one at a time. The host terminates it at a job's deadline, wherever it is
+// stuck (a recursive lambda's loop, a single built-in call, a schema's compile). Plain JS: it runs without tsx.
 import { parentPort, workerData } from "node:worker_threads";
 import { deserialize } from "node:v8";
 import { compiledExpression } from "./compiled-expressions.mjs";
 
 const { maxDepth, maxResultChars } = workerData;
+
+/**
+ * Ajv, for steps' output schemas, loaded at the thread's first schema: loading it and compiling its meta-schema took a
+ * new thread 0.15-0.75 s on a busy 2-core machine, which every thread would pay at its start (most check no schema),
+ * and which slowed the expressions other threads ran meanwhile. The host counts that job's deadline from the end of the
+ * load (`loaded`). By its URL, so that a build leaves it a module of its own (scripts/build/entries.ts).
+ */
+const OUTPUT_SCHEMAS = new URL("./output-schemas.mjs", import.meta.url).href;
+let outputSchemas;
+
+async function checkBySchema(job) {
+  if (outputSchemas === undefined) {
+    outputSchemas = await import(OUTPUT_SCHEMAS);
+    parentPort.postMessage({ loaded: true });
+  }
+  return outputSchemas.checkBySchema(job);
+}
 
 /** JSONata functions are objects (a lambda holds its environment, a cycle): dropped, as JSON drops JS functions. */
 function withoutFunctions(_key, value) {
@@ -16,10 +33,13 @@ function withoutFunctions(_key, value) {
     : value;
 }
 
-/** A job: an expression to evaluate on its context, for its owner (whose many expressions push out its own). */
-parentPort.on("message", async ({ expression, context, owner }) => {
+/** A job: an expression to evaluate on its context, or an `output_schema` to compile and check an answer by. */
+parentPort.on("message", async (job) => {
   try {
-    const value = await compiledExpression(expression, owner, maxDepth).evaluate(deserialize(context));
+    const value =
+      job.schema === undefined
+        ? await compiledExpression(job.expression, job.owner, maxDepth).evaluate(deserialize(job.context))
+        : await checkBySchema(job);
     // JSON text, parsed once by the service: the result is plain data (no functions, no JSONata
     // sequence markers), and its size is known before the service's main thread takes it in.
     const json = value === undefined ? undefined : JSON.stringify(value, withoutFunctions);

@@ -69,13 +69,18 @@ export async function evaluateExpression(
     const calculated = evaluateCalc(plan.calc, context);
     if (calculated) return calculated.value;
   }
-  pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
   try {
-    return await pool.evaluate(expression, contextFor(plan.needs, context), owner, signal);
+    return await expressionHosts().evaluate(expression, contextFor(plan.needs, context), owner, signal);
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     throw new ExpressionError(expression, reasonOf(err));
   }
+}
+
+/** The process's expression hosts, started on first need: expressions, and answers checked by `output_schema`s. */
+export function expressionHosts(): EvalPool {
+  pool ??= new EvalPool({ size: POOL_SIZE, ...EXPRESSION_LIMITS });
+  return pool;
 }
 
 function reasonOf(err: unknown): string {

@@ -6,3 +6,4 @@ export {
   type ExpressionContext,
 } from "./evaluate";
 export { renderTemplate, hasTemplate } from "./template";
+export { OutputSchema, type SchemaCheck } from "./output-schema";

@@ -72,4 +72,5 @@ export { nextCronTime } from "./cron";
 export { compileError, isWholeTemplate } from "./expressions-check";
 export { isUnknownStepIssue } from "./semantic";
 export { MAX_EXECUTION_FAN_OUT, MAX_FOREACH_CONCURRENCY, MAX_PARALLEL_BRANCHES } from "./fan-out-bounds";
+export { MAX_OUTPUT_SCHEMA_CHARS, outputSchemaSizeProblem } from "./output-schema-bounds";
 export { STEP_REFERENCE, stepReferences } from "./step-references";

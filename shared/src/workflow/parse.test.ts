@@ -4,6 +4,7 @@ import { parse } from "yaml";
 import {
   formatIssues,
   MAX_FOREACH_CONCURRENCY,
+  MAX_OUTPUT_SCHEMA_CHARS,
   MAX_PARALLEL_BRANCHES,
   parseWorkflow,
   WorkflowSchema,
@@ -414,6 +415,28 @@ describe("the fan-out bounds", () => {
       expect(parseWorkflow(text).ok).toBe(false);
       expect(WorkflowSchema.safeParse(parse(text)).success).toBe(true);
     }
+  });
+});
+
+describe("the output_schema bound", () => {
+  // A schema whose JSON is `chars` long: one property, its description padded.
+  const llm = (chars: number) => {
+    const schema = { type: "object", properties: { n: { type: "integer", description: "" } } };
+    schema.properties.n.description = "d".repeat(chars - JSON.stringify(schema).length);
+    return `name: x\nsteps:\n  - name: classify\n    type: llm\n    model: m\n    prompt: p\n    output_schema: ${JSON.stringify(schema)}\n`;
+  };
+
+  it("takes a schema of the longest allowed, and refuses a longer one naming the step and the limit", () => {
+    expect(parseWorkflow(llm(MAX_OUTPUT_SCHEMA_CHARS)).ok).toBe(true);
+    expect(issuesOf(llm(MAX_OUTPUT_SCHEMA_CHARS + 1))).toEqual([
+      {
+        path: "steps[0].output_schema",
+        line: 7,
+        column: 5,
+        message:
+          "step `classify`: `output_schema` is 16,385 characters of JSON, more than the 16,384 allowed: describe the answer with a smaller schema",
+      },
+    ]);
   });
 });
 

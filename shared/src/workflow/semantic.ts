@@ -4,6 +4,7 @@ import { conditionProblem, templateProblems } from "./expressions-check";
 import { fanOutFindings } from "./fan-out-bounds";
 import type { Finding } from "./issues";
 import type { PathSegment } from "./locate";
+import { outputSchemaFindings } from "./output-schema-bounds";
 import { stepReferences } from "./step-references";
 import { didYouMean } from "./suggest";
 import { isPlainObject } from "./value-types";
@@ -99,8 +100,8 @@ function referenceFindings(
 /**
  * Checks that span more than one value: unique step and agent names, agent references, the
  * syntax of every `{{ }}` template and `condition`, and that each `steps.<name>` read in them
- * names a step of the file; and the bounds a stored definition may pass (fan-out-bounds.ts; with the owner's `plan`,
- * code-timeout-bound.ts). `lineOf` names the line of an earlier duplicate.
+ * names a step of the file; and the bounds a stored definition may pass (fan-out-bounds.ts, output-schema-bounds.ts;
+ * with the owner's `plan`, code-timeout-bound.ts). `lineOf` names the line of an earlier duplicate.
  */
 export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) => number, plan?: Plan): Finding[] {
   if (!isPlainObject(data)) return [];
@@ -146,7 +147,7 @@ export function semanticFindings(data: unknown, lineOf: (path: PathSegment[]) =>
           : `unknown agent \`${step.agent}\`${didYouMean(step.agent, agentNames.keys())}: define it under the top-level \`agents\` or use one of ${[...agentNames.keys()].join(", ")}`;
       findings.push({ path: [...path, "agent"], at: "value", message });
     }
-    findings.push(...fanOutFindings(step, path));
+    findings.push(...fanOutFindings(step, path), ...outputSchemaFindings(step, path));
     if (plan !== undefined) findings.push(...codeTimeoutFindings(step, path, plan));
     const conditionMessage = typeof step.condition === "string" ? conditionProblem(step.condition) : undefined;
     if (conditionMessage !== undefined)

@@ -1,5 +1,5 @@
+import { OutputSchema } from "@wf/shared/expressions";
 import type { LlmStep } from "@wf/shared/workflow";
-import { checkAnswer, compileOutputSchema } from "../../../ai/output-schema";
 import type { ChatRequest } from "../../../ai/providers/types";
 import type { Attempt, StepAt } from "../step-kind";
 import { editedOpening, resumedConversation, type Opening } from "./conversation";
@@ -11,14 +11,15 @@ import { StepCalls } from "./step-calls";
 export async function runLlm(host: AiStepHost, step: LlmStep, at: StepAt): Promise<Attempt> {
   const opening = await llmOpening(host, step, at);
   if ("kind" in opening) return opening;
-  let validate: ReturnType<typeof compileOutputSchema> | null = null;
+  let schema: OutputSchema | null = null;
   if (step.output_schema !== undefined) {
     try {
-      validate = compileOutputSchema(step.output_schema);
+      schema = await OutputSchema.compile(step.output_schema, host.committer.snap.ownerId, at.scope.signal);
     } catch (err) {
+      if (at.scope.signal.aborted) throw err;
       return {
         kind: "failed",
-        error: `step \`${step.name}\`: \`output_schema\` is not a valid JSON Schema: ${(err as Error).message}`,
+        error: `step \`${step.name}\`: ${(err as Error).message}`,
         retryable: false,
       };
     }
@@ -39,8 +40,8 @@ export async function runLlm(host: AiStepHost, step: LlmStep, at: StepAt): Promi
   for (;;) {
     const sent = messages;
     const answer = await calls.call({ ...request, messages }, () => ({ turn: 1, messages: sent, pending: null }));
-    if (validate === null) return { kind: "completed", output: answer.text };
-    const checked = checkAnswer(answer.text, validate);
+    if (schema === null) return { kind: "completed", output: answer.text };
+    const checked = await schema.check(answer.text, at.scope.signal);
     if (checked.ok) return { kind: "completed", output: checked.value };
     if (calls.count >= 2) {
       return {
