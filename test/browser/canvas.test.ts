@@ -366,13 +366,14 @@ describeInBrowser("the canvas beside the YAML", () => {
     const items = panel.getByRole("textbox", { name: "items" });
     expect(await items.inputValue()).toBe("[]");
 
-    // A list typed there and committed is one change of the YAML, on block lines below the key; the canvas still
-    // draws the step, with its inner step.
-    await items.fill("- north\n- south  # and back");
+    // A list typed there and committed is one change of the YAML, on block lines below the key, written as typed
+    // with its comment; the canvas still draws the step, with its inner step.
+    const typed = "- north\n- south  # and back";
+    await items.fill(typed);
     await items.press("ControlOrMeta+Enter");
-    const listed = afterDrop.replace("    items: []\n", "    items:\n      - north\n      - south\n");
+    const listed = afterDrop.replace("    items: []\n", "    items:\n      - north\n      - south  # and back\n");
     await poll(() => editorText(page)).toBe(listed);
-    await poll(() => items.inputValue()).toBe("- north\n- south");
+    await poll(() => items.inputValue()).toBe(typed);
     // The keys that save and run the workflow elsewhere only commit the field here.
     expect(await page.getByRole("status").filter({ hasText: "unsaved" }).count()).toBe(1);
     expect(await page.getByRole("dialog").count()).toBe(0);
@@ -382,21 +383,33 @@ describeInBrowser("the canvas beside the YAML", () => {
     expect(await items.getAttribute("aria-invalid")).toBeNull();
     await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-field.png") });
 
-    // A comment the file has on an item stays when the panel adds another; both edits undo one at a time.
+    // A comment written in the file shows in the field, where it is edited like the rest: a comment changed, one
+    // added above the items and an item added are one change of the YAML; both edits undo one at a time.
     await endOfLine(page, "- north");
     await page.keyboard.insertText("   # cold");
-    await poll(() => items.inputValue()).toBe("- north\n- south");
-    await items.fill("- north\n- south\n- east");
+    await poll(() => items.inputValue()).toBe("- north   # cold\n- south  # and back");
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-comments.png") });
+    await items.fill("# where to\n- north   # very cold\n- south  # and back\n- east");
     await items.press("ControlOrMeta+Enter");
     await poll(() => editorText(page)).toBe(
-      listed.replace("      - north\n      - south\n", "      - north   # cold\n      - south\n      - east\n"),
+      listed
+        .replace("      - north\n", "      # where to\n      - north   # very cold\n")
+        .replace("# and back\n", "# and back\n      - east\n"),
     );
-    await screenshot(page, "step-panel-yaml-field-comment-kept");
+    await poll(() => items.inputValue()).toBe("# where to\n- north   # very cold\n- south  # and back\n- east");
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-comments-edited.png") });
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-comments-edited-dark.png") });
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    // A comment changed alone is written too.
+    await items.fill("# where to go\n- north   # very cold\n- south  # and back\n- east");
+    await items.press("Tab");
+    await poll(() => editorText(page)).toContain("      # where to go\n      - north   # very cold\n");
     await editorContent(page).click();
-    await page.keyboard.press("ControlOrMeta+z");
-    await page.keyboard.press("ControlOrMeta+z");
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ControlOrMeta+z");
     await poll(() => editorText(page)).toBe(listed);
-    await poll(() => items.inputValue()).toBe("- north\n- south");
+    await poll(() => items.inputValue()).toBe(typed);
 
     // YAML that does not parse stays in the field, which says what is wrong; the text is left as it was.
     await items.fill("- north\n- [south");
@@ -416,7 +429,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(() => problem.textContent()).toBe("Write a string or a list here, not a mapping.");
     await items.press("Escape");
     await poll(() => problem.count()).toBe(0);
-    expect(await items.inputValue()).toBe("- north\n- south");
+    expect(await items.inputValue()).toBe(typed);
     expect(await editorText(page)).toBe(listed);
 
     // A template in place of the list, and back: each commit one step of the editor's undo history.

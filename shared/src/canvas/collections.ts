@@ -3,6 +3,7 @@ import type { PathSegment } from "../workflow/locate";
 import { YAML_OPTIONS } from "../workflow/validate";
 import { applyEdits } from "./edits";
 import { contentEnd } from "./extent";
+import { blockLines } from "./field-text";
 import { keepsEntries, keptBlock } from "./kept-comments";
 import { column, lineEnd, lineStart, linesAt, removalStart, shiftLines } from "./text";
 import type { CollectionValue, TextEdit } from "./types";
@@ -43,6 +44,18 @@ function depth(value: CollectionValue, indentSeq: boolean): number {
 }
 
 /**
+ * How a block value is written: anew from the value (`fresh`), keeping the entries that stay with their comments
+ * (`kept`, see keptBlock), or as the person typed it (`typed`: its lines flush left, see typedBlock), which must read
+ * as the value.
+ */
+export type Writing = { kind: "fresh" } | { kind: "kept" } | { kind: "typed"; lines: string };
+
+/** The value's block lines at a column, as `writing` says (an existing value's entries are kept by replaceValue). */
+function linesOf(value: CollectionValue, writing: Writing, indentSeq: boolean): (col: number) => string {
+  return writing.kind === "typed" ? (col) => shiftLines(writing.lines, col) : (col) => blockText(value, col, indentSeq);
+}
+
+/**
  * `key: value` for a new pair with its key at `keyCol`, without that first indentation or a final newline: one line in
  * a flow mapping or for an empty value, else the key's line and the value's block lines below it.
  */
@@ -52,9 +65,11 @@ export function collectionPair(
   keyCol: number,
   inFlow: boolean,
   indentSeq: boolean,
+  writing: Writing,
 ): string {
   if (inFlow || isEmpty(value)) return `${keyText}: ${flowText(value)}`;
-  return `${keyText}:\n${blockText(value, keyCol + depth(value, indentSeq), indentSeq).replace(/\n$/, "")}`;
+  const lines = linesOf(value, writing, indentSeq)(keyCol + depth(value, indentSeq));
+  return `${keyText}:\n${lines.replace(/\n$/, "")}`;
 }
 
 /** `insert` in place of `[from, to)`, keeping a text that ends without a final newline so. */
@@ -67,7 +82,8 @@ function replacing(text: string, from: number, to: number, insert: string): Text
  * comment and everything around the value stay. A value already written in flow style with items (`{ a: 1 }   # why`)
  * stays one line of flow text, written anew, as does any value in a flow mapping; otherwise the value goes on block
  * lines below the key, at the depth of the block value it replaces. A block list or mapping given a new one keeps its
- * entries that stay with their comments (see keptBlock), unless `keep` is false: all is written anew.
+ * entries that stay with their comments (see keptBlock) when `writing` is `kept`; typed lines are written as they are,
+ * on block lines in place of the old value and the comment lines shown above its first entry.
  */
 export function replaceValue(
   text: string,
@@ -76,20 +92,24 @@ export function replaceValue(
   value: CollectionValue,
   inFlow: boolean,
   indentSeq: boolean,
-  keep: boolean,
+  writing: Writing,
 ): TextEdit[] {
   const keyNode = pair.key as Node;
   const old = pair.value as Node | null;
   const keyCol = column(text, keyNode.range?.[0] ?? 0);
   const colon = text.indexOf(":", keyNode.range?.[1] ?? 0) + 1;
   const [start = colon, end = colon] = old?.range ?? [];
-  const inline = inFlow || isEmpty(value) || (isCollection(old) && old.flow === true && old.items.length > 0);
-  const below = (col: number): string => blockText(value, col, indentSeq);
+  const typed = writing.kind === "typed";
+  // Typed block lines stay block lines, whatever the value was written as before.
+  const inline =
+    inFlow || (!typed && (isEmpty(value) || (isCollection(old) && old.flow === true && old.items.length > 0)));
+  const below = linesOf(value, writing, indentSeq);
   if (isCollection(old) && !old.flow && old.items.length > 0) {
     // A block value: its own lines, the comment after its last item included, are what is replaced (its first item
-    // starts a line of its own, below the key's line and the comment lines before it).
+    // starts a line of its own, below the key's line and the comment lines before it, which typed lines replace too:
+    // they were shown with it).
     const to = lineEnd(text, contentEnd(old));
-    const from = lineStart(text, start);
+    const from = (typed ? blockLines(text, pair)?.from : undefined) ?? lineStart(text, start);
     if (inline)
       return [
         { from: colon, to: colon, insert: ` ${flowText(value)}` },
@@ -97,7 +117,7 @@ export function replaceValue(
       ];
     const at = column(text, start);
     const lines =
-      keep && keepsEntries(old, value)
+      writing.kind === "kept" && keepsEntries(old, value)
         ? keptBlock(text, doc, old, value, at, (part, col) => blockText(part, col, indentSeq))
         : below(at > keyCol || Array.isArray(value) ? at : keyCol + 2);
     return [replacing(text, from, to, lines)];

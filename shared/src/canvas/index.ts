@@ -21,6 +21,7 @@ export {
   type ToggleModifierOp,
 } from "./op-fields";
 export { applyOperation, type CanvasOperation } from "./operations";
+export { writtenFields } from "./written-fields";
 export { validated } from "./validation";
 export { isUnknownStepIssue } from "../workflow/semantic";
 export type { ScalarValue } from "./scalars";

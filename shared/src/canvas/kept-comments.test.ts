@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateWorkflowText } from "../workflow/validate";
-import { setCollection, type EditResult } from "./index";
+import { setCollection, setField, type EditResult } from "./index";
 
 const LOOP = `name: regions   # by hand
 steps:
@@ -80,6 +80,16 @@ describe("setCollection keeps the comments of the entries that stay", () => {
         "      limit: 5   # rows per page\n      # the day to read\n      day: today  # or a date\n      rows:\n        - id: 1   # the first\n          # kept with it: deeper than the items\n",
         "      rows:\n",
       ).replace("        - id: 2\n", "        - id: 2\n      page: 1\n"),
+    );
+  });
+
+  it("takes all of a list's comments with it when a template replaces it, the one on its last line too", () => {
+    expect(text(setField(LOOP, { id: "loop", key: "items", value: "{{ vars.rows }}" }))).toBe(
+      LOOP.replace(/items: {3}# the regions\n(?: {6}.*\n|\n)+/, 'items: "{{ vars.rows }}"\n'),
+    );
+    const last = LOOP.replace("      - south\n", "      - south   # warm\n");
+    expect(text(setField(last, { id: "loop", key: "items", value: "{{ vars.rows }}" }))).toBe(
+      LOOP.replace(/items: {3}# the regions\n(?: {6}.*\n|\n)+/, 'items: "{{ vars.rows }}"\n'),
     );
   });
 

@@ -1,14 +1,15 @@
-import { isMap, isScalar, type Node, type YAMLMap } from "yaml";
+import { isCollection, isMap, isScalar, type Node, type YAMLMap } from "yaml";
 import type { PathSegment } from "../workflow/locate";
-import { collectionPair, readsCollection, replaceValue } from "./collections";
+import { collectionPair, readsCollection, replaceValue, type Writing } from "./collections";
 import { runOperation, type Plan } from "./edits";
+import { typedBlock } from "./field-text";
 import { pairEnd } from "./extent";
 import { seqIndent } from "./layout";
 import { addPair, removePair } from "./pairs";
 import { checkedEdit, scalarEdit, scalarText, type ScalarValue } from "./scalars";
 import type { Source } from "./source";
 import { pairOf, type StepSite, type StepTree } from "./steps";
-import { column } from "./text";
+import { column, lineEnd } from "./text";
 import type { CollectionValue, EditResult, Modifier, TextEdit } from "./types";
 
 export interface SetFieldOp {
@@ -22,6 +23,11 @@ export interface SetCollectionOp {
   id: string;
   key: string | readonly string[];
   value: CollectionValue;
+  /**
+   * The value as the person typed it, comments and all: written as it is when it is a block list or mapping (see
+   * typedBlock) and reads as `value`; else `value` is written.
+   */
+  text?: string;
 }
 
 export interface RemoveFieldOp {
@@ -44,14 +50,15 @@ const NOT_FIELDS: Readonly<Record<string, string>> = {
 /** New keys go above a container's lists, so its header stays together. */
 const BEFORE_LISTS = ["steps", "branches"];
 
-interface Field {
+export interface Field {
   site: StepSite;
   map: YAMLMap;
   key: string;
   path: PathSegment[];
 }
 
-function findField(tree: StepTree, id: string, key: string | readonly string[]): Field | string {
+/** The mapping a step's field is in, and its key there; or why there is none to change. */
+export function findField(tree: StepTree, id: string, key: string | readonly string[]): Field | string {
   const site = tree.byId.get(id);
   if (!site) return `no step \`${id}\``;
   const keys = typeof key === "string" ? [key] : [...key];
@@ -82,9 +89,10 @@ function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string 
           const render = (keyCol: number, flow: boolean): string =>
             `${keyText}: ${scalarText(op.value, keyCol, flow, force)}`;
           if (!pair) return addPair(source.text, map, render, BEFORE_LISTS);
-          // A collection or empty value is written anew from the key on; the lines around it stay.
+          // A collection or empty value is written anew from the key on; the lines around it stay. A block value's
+          // last line goes whole: the comment at its end was about it, as those on its other lines were.
           const from = (pair.key as Node).range?.[0] ?? 0;
-          let to = pairEnd(pair);
+          let to = isCollection(pair.value) && !pair.value.flow ? lineEnd(source.text, pairEnd(pair)) : pairEnd(pair);
           if (source.text[to - 1] === "\n") to--;
           return { from, to, insert: render(column(source.text, from), inFlow) };
         });
@@ -103,26 +111,34 @@ function setCollectionPlan(source: Source, tree: StepTree, op: SetCollectionOp):
   const pair = pairOf(map, key);
   const inFlow = map.flow === true;
   const indentSeq = seqIndent(source, tree) > 0;
-  const written = (keep: boolean): TextEdit[] =>
+  const written = (writing: Writing): TextEdit[] =>
     pair
-      ? replaceValue(source.text, source.doc, pair, op.value, inFlow, indentSeq, keep)
+      ? replaceValue(source.text, source.doc, pair, op.value, inFlow, indentSeq, writing)
       : [
           addPair(
             source.text,
             map,
-            (keyCol, flow) => collectionPair(scalarText(key, 0, flow), op.value, keyCol, flow, indentSeq),
+            (keyCol, flow) => collectionPair(scalarText(key, 0, flow), op.value, keyCol, flow, indentSeq, writing),
             BEFORE_LISTS,
           ),
         ];
-  // Kept as written, an entry may hold an alias whose anchor went, or now comes after it: then it is all written anew.
-  const edits = [written(true), written(false)].find((each) => readsCollection(source.text, each, path, op.value));
+  const lines = op.text === undefined ? undefined : typedBlock(op.text);
+  const ways: Writing[] = [
+    ...(lines === undefined ? [] : [{ kind: "typed", lines } as const]),
+    { kind: "kept" },
+    { kind: "fresh" },
+  ];
+  // Typed text may not read as the value where it goes (an alias of an anchor elsewhere); kept as written, an entry may
+  // hold an alias whose anchor went, or now comes after it: then the value is written anew.
+  const edits = ways.map(written).find((each) => readsCollection(source.text, each, path, op.value));
   if (!edits) return `this list or mapping cannot be written as the value of \`${key}\``;
-  return { edits, id: field.site.id };
+  // Text that says what the file says (a comment's spaces aside) changes nothing: no step in the undo history.
+  return { edits: edits.filter((edit) => source.text.slice(edit.from, edit.to) !== edit.insert), id: field.site.id };
 }
 
 /**
- * Sets a field to a list or a mapping, written anew in the style around it (see replaceValue); the rest of the text
- * stays as it is. A scalar is setField's.
+ * Sets a field to a list or a mapping: as typed (`text`), or written in the style around it (see replaceValue); the
+ * rest of the text stays as it is. A scalar is setField's.
  */
 export function setCollection(text: string, op: SetCollectionOp): EditResult {
   return runOperation(text, (source, tree) => setCollectionPlan(source, tree, op));

@@ -102,17 +102,20 @@ function YamlInput({
   id,
   field,
   value,
+  written,
   disabled,
   change,
 }: {
   id: string;
   field: FormField;
   value: unknown;
+  written: string | undefined;
   disabled: boolean;
   change: FieldChange;
 }) {
   const problemId = useId();
-  const shown = yamlText(value);
+  // A block list or mapping as the file writes it, so that its comments can be read and edited here.
+  const shown = written ?? yamlText(value);
   const [draft, setDraft] = useState(shown);
   const [problem, setProblem] = useState<string | null>(null);
   // As DraftInput: the file's value changed, so the draft starts again from it.
@@ -133,10 +136,13 @@ function YamlInput({
     if (next.kind === "remove") {
       if (value === undefined) revert();
       else change.remove();
-    } else if (JSON.stringify(next.value) === JSON.stringify(value)) {
-      // The same value written another way: the file already says it.
-      revert();
-    } else change.set(next.value);
+    } else if (typeof next.value !== "object" || next.value === null) change.set(next.value);
+    else {
+      change.set(next.value, draft);
+      // The same value: what the file says, unless the text is written as typed (a comment changed), which the file's
+      // new text then shows.
+      if (JSON.stringify(next.value) === JSON.stringify(value)) revert();
+    }
   };
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -172,11 +178,14 @@ function YamlInput({
 export function FieldControl({
   field,
   value,
+  written,
   disabled,
   change,
 }: {
   field: FormField;
   value: unknown;
+  /** A `yaml` field's list or mapping as the file writes it, comments included (writtenFields). */
+  written?: string;
   disabled: boolean;
   change: FieldChange;
 }) {
@@ -227,7 +236,7 @@ export function FieldControl({
       return (
         <div className="step-field step-field-stack">
           <label htmlFor={id}>{title}</label>
-          <YamlInput id={id} field={field} value={value} disabled={disabled} change={change} />
+          <YamlInput id={id} field={field} value={value} written={written} disabled={disabled} change={change} />
         </div>
       );
     default:

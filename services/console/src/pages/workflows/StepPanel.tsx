@@ -1,5 +1,5 @@
 import { useMemo, type ReactNode } from "react";
-import type { CanvasNode, CanvasOperation, Modifier } from "@wf/shared/canvas";
+import { writtenFields, type CanvasNode, type CanvasOperation, type Modifier } from "@wf/shared/canvas";
 import schema from "@wf/shared/schema/workflow.schema.json";
 import type { Schema } from "../../editor/schema-nav";
 import { FieldControl } from "./FieldControl";
@@ -25,6 +25,8 @@ interface Props {
   node: CanvasNode;
   /** The step as the file writes it; undefined while the text does not validate. */
   values: Record<string, unknown> | undefined;
+  /** The file's text, which `values` were read from. */
+  text: string;
   agents: readonly string[];
   container: boolean;
   readOnly: boolean;
@@ -37,7 +39,18 @@ interface Props {
 }
 
 /** The selected step's fields as a form built from the JSON Schema; each change is one canvas operation on the text. */
-export function StepPanel({ node, values, agents, container, readOnly, onOperation, onClose, test, outputs }: Props) {
+export function StepPanel({
+  node,
+  values,
+  text,
+  agents,
+  container,
+  readOnly,
+  onOperation,
+  onClose,
+  test,
+  outputs,
+}: Props) {
   return (
     <aside className="step-panel" aria-label="Selected step" tabIndex={-1}>
       <div className="step-panel-head">
@@ -57,7 +70,14 @@ export function StepPanel({ node, values, agents, container, readOnly, onOperati
       {values === undefined ? (
         <p className="muted small">Fix the problems in the YAML to edit this step here.</p>
       ) : (
-        <StepFields node={node} values={values} agents={agents} readOnly={readOnly} onOperation={onOperation} />
+        <StepFields
+          node={node}
+          values={values}
+          text={text}
+          agents={agents}
+          readOnly={readOnly}
+          onOperation={onOperation}
+        />
       )}
       {outputs}
       {test}
@@ -105,23 +125,40 @@ const NAME_FIELD: FormField = {
 function StepFields({
   node,
   values,
+  text,
   agents,
   readOnly,
   onOperation,
 }: Omit<Props, "values" | "container" | "onClose" | "test" | "outputs"> & { values: Record<string, unknown> }) {
   const type = node.type ?? "";
   const form = useMemo(() => stepForm(root, type, values, agents), [type, values, agents]);
+  const written = useMemo(() => {
+    const yaml = [...form.fields, ...form.modifiers.flatMap((m) => m.fields)].filter((f) => f.control === "yaml");
+    const texts = writtenFields(
+      text,
+      node.id,
+      yaml.map((f) => f.path),
+    );
+    return new Map(yaml.map((f, i) => [f.path.join("."), texts[i]]));
+  }, [text, node.id, form]);
   const control = (field: FormField) => (
     <FieldControl
       key={field.path.join(".")}
       field={field}
       value={valueAt(values, field.path)}
+      written={written.get(field.path.join("."))}
       disabled={readOnly}
       change={{
-        set: (value) =>
+        set: (value, typed) =>
           onOperation(
             typeof value === "object" && value !== null
-              ? { kind: "setCollection", id: node.id, key: field.path, value }
+              ? {
+                  kind: "setCollection",
+                  id: node.id,
+                  key: field.path,
+                  value,
+                  ...(typed === undefined ? {} : { text: typed }),
+                }
               : { kind: "setField", id: node.id, key: field.path, value },
           ),
         remove: () => onOperation({ kind: "removeField", id: node.id, key: field.path }),

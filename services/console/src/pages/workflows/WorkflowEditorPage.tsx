@@ -283,6 +283,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                 <StepPanel
                   node={canvas.selectedNode}
                   values={canvas.selectedValues}
+                  text={canvas.text}
                   agents={canvas.graph.agents}
                   container={canvas.graph.groups.some((group) => group.owner === canvas.selectedNode?.id)}
                   readOnly={!canEdit}

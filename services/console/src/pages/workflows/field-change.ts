@@ -5,6 +5,7 @@ export type FieldValue = ScalarValue | CollectionValue;
 
 /** How a step panel field writes its value back into the YAML. */
 export interface FieldChange {
-  set(value: FieldValue): void;
+  /** `typed`: a list or mapping as the person wrote it, comments and all, to write as it is where it can be. */
+  set(value: FieldValue, typed?: string): void;
   remove(): void;
 }

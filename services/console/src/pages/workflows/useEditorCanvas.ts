@@ -88,6 +88,8 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     storeLayoutFor: layout.storeFor,
     selected,
     selectedNode,
+    /** The text the graph and the selected step's values were read from. */
+    text: sync.text,
     /** The selected step as the file writes it; undefined while the text does not validate. */
     selectedValues: selectedNode ? values?.get(selectedNode.id) : undefined,
     select,

@@ -1,0 +1,53 @@
+import { isCollection, parseDocument, type Node, type Pair } from "yaml";
+import { contentEnd } from "./extent";
+import { column, commentColumn, lineAt, lineEnd, lineStart, shiftLines } from "./text";
+
+/**
+ * The lines a block list or mapping with entries is written on, below its key: `[from, to)` from the first comment line
+ * between the key's line and the first entry (or the first entry's line) to the end of the last entry's line, its
+ * entries at column `col`. The lines after the last entry belong to what follows, as in replaceValue.
+ */
+export interface BlockLines {
+  from: number;
+  to: number;
+  col: number;
+}
+
+export function blockLines(text: string, pair: Pair): BlockLines | undefined {
+  const value = pair.value;
+  if (!isCollection(value) || value.flow === true || value.items.length === 0) return undefined;
+  const start = value.range?.[0] ?? 0;
+  const first = lineStart(text, start);
+  let from = lineEnd(text, (pair.key as Node | null)?.range?.[1] ?? 0);
+  // Blank lines under the key are the layout's; a line other than a comment there (a tag, an anchor) is the value's
+  // own, and the value is not shown as lines.
+  while (from < first && lineAt(text, from).trim() === "") from = lineEnd(text, from + 1);
+  for (let at = from; at < first; at = lineEnd(text, at + 1)) {
+    const line = lineAt(text, at);
+    if (line.trim() !== "" && commentColumn(line) < 0) return undefined;
+  }
+  return { from, to: lineEnd(text, contentEnd(value)), col: column(text, start) };
+}
+
+/** The block's lines as a person reads them on their own: flush left, without the final newline. */
+export function linesText(text: string, lines: BlockLines): string {
+  return shiftLines(text.slice(lines.from, lines.to), -lines.col).replace(/\n$/, "");
+}
+
+/**
+ * A field's text typed as a block list or mapping (`- a  # why`), as whole lines flush left: blank lines at its start
+ * and end, and the indentation all its lines share, go. Undefined for any other text (flow `[a, b]`, a scalar, nothing,
+ * text that does not parse), which is written from its value.
+ */
+export function typedBlock(typed: string): string | undefined {
+  const doc = parseDocument(typed, { logLevel: "silent" });
+  const value = doc.contents;
+  if (doc.errors.length > 0 || !isCollection(value) || value.flow === true || value.items.length === 0)
+    return undefined;
+  const lines = typed
+    .replace(/\s+$/, "")
+    .replace(/^(?:[ \t]*\n)+/, "")
+    .split("\n");
+  const indent = Math.min(...lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length));
+  return `${lines.map((l) => (l.trim() === "" ? "" : l.slice(indent))).join("\n")}\n`;
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { validateWorkflowText } from "../workflow/validate";
+import { setCollection, writtenFields, type EditResult } from "./index";
+
+const LOOP = `name: regions
+steps:
+  - name: loop
+    type: foreach
+    items:   # the regions
+      - north   # cold
+      # the middle one
+      - middle
+
+      - south
+    steps:
+      - name: show
+        type: transform
+        output: "{{ item }}"
+  - name: sub
+    type: workflow
+    workflow: other
+    inputs:
+
+      # how many
+      limit: 5   # rows per page
+      rows:
+        - id: 1   # the first
+          # kept with it: deeper than the items
+        - id: 2
+      # last
+  - name: bare
+    type: workflow
+    workflow: other
+`;
+
+function text(result: EditResult): string {
+  if (!result.ok) throw new Error(result.error);
+  expect(validateWorkflowText(result.text).ok).toBe(true);
+  return result.text;
+}
+
+describe("writtenFields", () => {
+  it("shows a block list or mapping as the file writes it, its comments included, flush left", () => {
+    expect(writtenFields(LOOP, "loop", [["items"], ["steps"], ["type"]])).toEqual([
+      "- north   # cold\n# the middle one\n- middle\n\n- south",
+      // `steps` is no field to edit; a scalar is shown from its value.
+      undefined,
+      undefined,
+    ]);
+    expect(writtenFields(LOOP, "sub", [["inputs"]])).toEqual([
+      "# how many\nlimit: 5   # rows per page\nrows:\n  - id: 1   # the first\n    # kept with it: deeper than the items\n  - id: 2",
+    ]);
+    expect(writtenFields(LOOP, "bare", [["inputs"]])).toEqual([undefined]);
+    expect(writtenFields(LOOP.replace("items:   # the regions\n", "items: [a, b]\n"), "loop", [["items"]])).toEqual([
+      undefined,
+    ]);
+    expect(writtenFields(`${LOOP}  - [`, "loop", [["items"]])).toEqual([undefined]);
+  });
+});
+
+describe("setCollection with the text typed", () => {
+  it("writes a block list as typed in place of the lines shown, comments and blank lines too", () => {
+    const typed = "# from the map\n- north   # very cold\n- middle\n\n- south\n- east  # new";
+    const after = text(
+      setCollection(LOOP, { id: "loop", key: "items", value: ["north", "middle", "south", "east"], text: typed }),
+    );
+    expect(after).toBe(
+      LOOP.replace(
+        "      - north   # cold\n      # the middle one\n      - middle\n\n      - south\n",
+        "      # from the map\n      - north   # very cold\n      - middle\n\n      - south\n      - east  # new\n",
+      ),
+    );
+    // Shown again as it was typed.
+    expect(writtenFields(after, "loop", [["items"]])).toEqual([typed]);
+  });
+
+  it("writes a comment changed alone, and nothing for text that says what the file says", () => {
+    const shown = writtenFields(LOOP, "sub", [["inputs"]])[0]!;
+    const value = { limit: 5, rows: [{ id: 1 }, { id: 2 }] };
+    expect(
+      text(setCollection(LOOP, { id: "sub", key: "inputs", value, text: shown.replace("# how many", "# per page") })),
+    ).toBe(LOOP.replace("      # how many\n", "      # per page\n"));
+    const same = setCollection(LOOP, {
+      id: "sub",
+      key: "inputs",
+      value,
+      text: `  ${shown.replaceAll("\n", "\n  ")}\n\n`,
+    });
+    expect(same.ok && same.edits).toEqual([]);
+  });
+
+  it("writes typed lines below the key in place of an empty or flow value, and for a field not there yet", () => {
+    const empty = LOOP.replace(/ {4}items: {3}# the regions\n(?: {6}.*\n|\n)+/, "    items: []   # none yet\n");
+    expect(text(setCollection(empty, { id: "loop", key: "items", value: ["a"], text: "- a  # the first" }))).toBe(
+      empty.replace("    items: []   # none yet\n", "    items:   # none yet\n      - a  # the first\n"),
+    );
+    expect(text(setCollection(LOOP, { id: "bare", key: "inputs", value: { day: "x" }, text: "# when\nday: x" }))).toBe(
+      `${LOOP}    inputs:\n      # when\n      day: x\n`,
+    );
+  });
+
+  it("writes the value as before for typed flow text, or typed text that would not read as the value", () => {
+    expect(
+      text(
+        setCollection(LOOP, {
+          id: "loop",
+          key: "items",
+          value: ["north", "middle", "south", "east"],
+          text: "[north, middle, south, east]",
+        }),
+      ),
+    ).toBe(LOOP.replace("      - south\n", "      - south\n      - east\n"));
+    // The panel reads a typed `{{ }}` as a string; written into the file as typed it would be a mapping.
+    expect(
+      text(
+        setCollection(LOOP, {
+          id: "sub",
+          key: "inputs",
+          value: { day: "{{ vars.day }}" },
+          text: "day: {{ vars.day }}",
+        }),
+      ),
+    ).toBe(
+      LOOP.replace(
+        /( {6}# how many\n)(?: {6}.*\n| {8}.*\n| {10}.*\n)+/,
+        '$1      day: "{{ vars.day }}"\n      # last\n',
+      ),
+    );
+  });
+});
