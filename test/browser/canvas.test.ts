@@ -470,7 +470,8 @@ describeInBrowser("the canvas beside the YAML", () => {
     await endOfLine(page, "type: wait");
     await page.keyboard.type("x");
     const banner = page.locator(".canvas-banner");
-    await poll(() => banner.textContent()).toContain("The canvas shows the last valid version: line 17");
+    await poll(() => banner.textContent()).toContain("The canvas shows the last valid version. 1 problem in the YAML:");
+    await banner.getByRole("button", { name: /^line 17:\d+ / }).waitFor();
     await poll(() => node(page, "pause").locator(".wf-node-issue").getAttribute("title")).toContain("waitx");
     expect(await node(page, "pause").textContent()).toContain("Wait");
     await screenshot(page, "canvas-editor-dark");
@@ -525,7 +526,7 @@ describeInBrowser("the canvas beside the YAML", () => {
     await page.keyboard.press("ControlOrMeta+Shift+ArrowLeft");
     await page.keyboard.insertText("fetch");
     const duplicate = "line 16: duplicate step name `fetch`: the step at line 9 already uses it";
-    await poll(() => banner.textContent()).toContain(`The canvas shows the last valid version: ${duplicate}`);
+    await banner.getByRole("button", { name: /^line 16:11 duplicate step name `fetch`/ }).waitFor();
     await poll(() => label(mark("pause"))).toContain(duplicate);
     expect(await mark("fetch").getAttribute("aria-label")).toContain(duplicate);
     expect(await mark("each").count()).toBe(0);
@@ -537,9 +538,11 @@ describeInBrowser("the canvas beside the YAML", () => {
     await lineAt(page, /^\s*type: transform$/);
     await page.keyboard.press("Home");
     await page.keyboard.type(" ");
-    await poll(() => banner.textContent()).toContain(
-      "The canvas shows the last valid version: line 25: YAML syntax error",
-    );
+    // The text reads wrong from there on: the banner lists each error the parser found.
+    await banner
+      .getByRole("button", { name: /^line 25:\d+ YAML syntax error/ })
+      .first()
+      .waitFor();
     await poll(() => label(mark("show"))).toContain("line 25: YAML syntax error");
     expect(await mark("each").count()).toBe(0);
     expect(await node(page, "show").textContent()).toContain("Transform");
@@ -565,12 +568,12 @@ describeInBrowser("the canvas beside the YAML", () => {
     await poll(() => label(after("pause"))).toContain(`after pause: ${later}`);
     expect(await after("pause").textContent()).toBe("! new step");
     expect(await page.locator(".wf-node-issue").count()).toBe(0);
-    await poll(() => banner.textContent()).toContain(`The canvas shows the last valid version: ${later}`);
+    await banner.getByRole("button", { name: /^line 20:\d+ YAML syntax error/ }).waitFor();
     await after("pause").click();
     await poll(cursorLine).toBe("    type: wait: x");
     expect(await page.locator(".react-flow__node.selected").count()).toBe(0);
     await endOfLine(page, "- name: fetch");
-    await banner.getByRole("button", { name: new RegExp(`^${later}`) }).click();
+    await banner.getByRole("button", { name: /^line 20:\d+ YAML syntax error/ }).click();
     await poll(cursorLine).toBe("    type: wait: x");
     await markedThenUndone("canvas-mark-new-step");
 
@@ -578,13 +581,71 @@ describeInBrowser("the canvas beside the YAML", () => {
     const nameLine = original.split("\n")[1] ?? "";
     await endOfLine(page, nameLine);
     await page.keyboard.insertText(": y");
-    await poll(() => banner.textContent()).toContain("The canvas shows the last valid version: line 2: YAML syntax");
+    await banner.getByRole("button", { name: /^line 2:\d+ YAML syntax error/ }).waitFor();
     expect(await page.locator(".wf-node-issue, .wf-node-issue-after").count()).toBe(0);
     await endOfLine(page, "- name: fetch");
-    await banner.getByRole("button", { name: /^line 2: / }).click();
+    await banner.getByRole("button", { name: /^line 2:\d+ / }).click();
     await poll(cursorLine).toBe(`${nameLine}: y`);
     await markedThenUndone("canvas-mark-outside-steps");
     await problems.getByText("No problems").waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("lists every problem in the banner, each going to its line by click or keyboard, in both themes", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`problems-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+    await whenCanvasStill(page);
+    const banner = page.locator(".canvas-banner");
+    const list = banner.getByRole("list", { name: /^The canvas shows the last valid version\./ });
+    const cursorLine = () => page.locator(".cm-activeLine").textContent();
+
+    // Three mistakes in three steps: `pause` renamed `fetch` at once, and a letter more in two types.
+    await endOfLine(page, "- name: pause");
+    await page.keyboard.press("ControlOrMeta+Shift+ArrowLeft");
+    await page.keyboard.insertText("fetch");
+    await endOfLine(page, "type: wait");
+    await page.keyboard.insertText("x");
+    await endOfLine(page, "type: transform");
+    await page.keyboard.insertText("x");
+    await poll(() => banner.getByRole("status").textContent()).toBe(
+      "The canvas shows the last valid version. 3 problems in the YAML:",
+    );
+    // Each with its line and column, in the order of the text.
+    const names = await list.getByRole("button").allTextContents();
+    expect(names.map((name) => name.slice(0, name.indexOf(" ", 5)))).toEqual([
+      "line 16:11",
+      "line 17:11",
+      "line 26:15",
+    ]);
+    expect(names[0]).toContain("duplicate step name `fetch`");
+    expect(names[1]).toContain("unknown type `waitx`");
+    expect(names[2]).toContain("unknown type `transformx`");
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-banner-problems.png") });
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-banner-problems-dark.png") });
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+
+    // A click goes to its problem; so does Enter on one reached with Tab from the one before it.
+    await list.getByRole("button", { name: /^line 26:15 / }).click();
+    await poll(cursorLine).toBe("        type: transformx");
+    await list.getByRole("button", { name: /^line 16:11 / }).focus();
+    await page.keyboard.press("Tab");
+    expect(await list.locator("button:focus").textContent()).toMatch(/^line 17:11 /);
+    await page.keyboard.press("Enter");
+    await poll(cursorLine).toBe("    type: waitx");
+
+    // One fixed, the list follows; the others undone, the banner goes.
+    await page.keyboard.press("End");
+    await page.keyboard.press("Backspace");
+    await poll(() => banner.getByRole("status").textContent()).toContain("2 problems in the YAML");
+    expect(await list.getByRole("button").count()).toBe(2);
+    for (let i = 0; i < 4; i++) await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(original);
+    await poll(() => banner.count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useRef, type KeyboardEvent, type ReactNode, type RefObject } from "react";
 import type { CanvasGraph, CanvasIssue, CanvasOperation } from "@wf/shared/canvas";
 import { Loading } from "../../ui/states";
+import { CanvasBanner } from "./CanvasBanner";
 import type { Positions } from "./layout-positions";
 
 // Only the editor and the execution pages draw workflows: xyflow loads with the first of them.
@@ -23,32 +24,6 @@ interface Props {
   /** A problem picked on the canvas: the editor's cursor goes to it. */
   onIssue(issue: Pick<CanvasIssue, "line" | "column">): void;
   panel: ReactNode;
-}
-
-/** Whether the canvas marks a problem on a step, or after one. */
-function marked(issue: CanvasIssue): boolean {
-  return issue.node !== undefined || issue.other !== undefined || issue.after !== undefined;
-}
-
-/**
- * Why the canvas is not the text as it is, with a problem to go to: the first one no step is marked with, if any, which
- * only the banner shows.
- */
-function Banner({ graph, stale, onIssue }: { graph: CanvasGraph; stale: boolean; onIssue(issue: CanvasIssue): void }) {
-  const { issues } = graph;
-  const first = issues.find((issue) => !marked(issue)) ?? issues[0];
-  if (!first) return null;
-  // Spaces between the parts for the banner's text, which the flex layout does not draw.
-  const more = issues.length > 1 ? <span className="canvas-banner-more"> (and {issues.length - 1} more)</span> : null;
-  return (
-    <div className="canvas-banner" role="status">
-      <strong>{stale ? "The canvas shows the last valid version:" : "The canvas shows what could be read:"}</strong>{" "}
-      <button type="button" className="canvas-banner-issue" onClick={() => onIssue(first)}>
-        line {first.line}: {first.message}
-      </button>
-      {more}
-    </div>
-  );
 }
 
 /** The canvas beside the editor, with the selected step's panel; undo and redo pressed on it are the editor's. */
@@ -86,7 +61,7 @@ export function CanvasPane({
   };
   return (
     <section className="canvas-pane" aria-label="Canvas">
-      <Banner graph={graph} stale={stale} onIssue={onIssue} />
+      <CanvasBanner graph={graph} stale={stale} onIssue={onIssue} />
       <div className="canvas-main" ref={main}>
         <div className="canvas-frame" onKeyDown={onKeyDown}>
           <Suspense fallback={<Loading what="Loading the canvas" />}>
