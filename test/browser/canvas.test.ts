@@ -650,6 +650,46 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 90_000);
 
+  it("builds a parallel of two branches: one from the palette, one more from its panel", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`branches-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+
+    // A parallel from the palette has one branch, and is selected; its panel adds a second, with a step in it.
+    await page.getByRole("button", { name: "Add a Parallel step" }).click();
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await panel.getByRole("heading", { name: "step_6" }).waitFor();
+    const added = await editorText(page);
+    const addBranch = panel.getByRole("button", { name: "Add a branch" });
+    await addBranch.scrollIntoViewIfNeeded();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-add-branch.png") });
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-add-branch-dark.png") });
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    await addBranch.click();
+    await poll(() => editorText(page)).toBe(
+      added.replace(
+        "          output: {}\n",
+        "          output: {}\n      branch_2:\n        - name: step_8\n          type: transform\n          output: {}\n",
+      ),
+    );
+    await node(page, "step_8").waitFor();
+    await panel.getByRole("heading", { name: "step_8" }).waitFor();
+    expect(await page.locator('.react-flow__node[data-id="step_6/branch_2"]').count()).toBe(1);
+    await whenCanvasStill(page);
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-add-branch.png") });
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-add-branch-dark.png") });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // One step of the undo history.
+    await editorContent(page).focus();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(added);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   it("draws a 200-step workflow, and follows typing in it (measured, printed)", async () => {
     const { page, context, errors } = await signedIn(service());
     const name = `long-${unique()}`;

@@ -8,6 +8,7 @@
 export { graph } from "./graph";
 export { nodeAt, rangeOf } from "./cursor";
 export { addStep, deleteStep, moveStep, type AddStepOp, type DeleteStepOp, type MoveStepOp } from "./op-steps";
+export { addBranch, type AddBranchOp } from "./op-branch";
 export { renameStep, type RenameStepOp } from "./op-rename";
 export { wrapInForeach, wrapInParallel, unwrap, type WrapOp, type UnwrapOp } from "./op-wrap";
 export {

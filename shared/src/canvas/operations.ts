@@ -8,6 +8,7 @@ import {
   type SetFieldOp,
   type ToggleModifierOp,
 } from "./op-fields";
+import { addBranch, type AddBranchOp } from "./op-branch";
 import { renameStep, type RenameStepOp } from "./op-rename";
 import { addStep, deleteStep, moveStep, type AddStepOp, type DeleteStepOp, type MoveStepOp } from "./op-steps";
 import { unwrap, wrapInForeach, wrapInParallel, type UnwrapOp, type WrapOp } from "./op-wrap";
@@ -22,6 +23,7 @@ export type CanvasOperation =
   | ({ kind: "wrapInForeach" } & WrapOp)
   | ({ kind: "wrapInParallel" } & WrapOp)
   | ({ kind: "unwrap" } & UnwrapOp)
+  | ({ kind: "addBranch" } & AddBranchOp)
   | ({ kind: "setField" } & SetFieldOp)
   | ({ kind: "setCollection" } & SetCollectionOp)
   | ({ kind: "removeField" } & RemoveFieldOp)
@@ -43,6 +45,8 @@ export function applyOperation(text: string, op: CanvasOperation): EditResult {
       return wrapInParallel(text, op);
     case "unwrap":
       return unwrap(text, op);
+    case "addBranch":
+      return addBranch(text, op);
     case "setField":
       return setField(text, op);
     case "setCollection":

@@ -96,6 +96,16 @@ export function StepPanel({
         >
           Wrap in parallel
         </button>
+        {node.type === "parallel" ? (
+          <button
+            type="button"
+            disabled={readOnly}
+            title="A new branch after the last, with a step to start from"
+            onClick={() => onOperation({ kind: "addBranch", id: node.id })}
+          >
+            Add a branch
+          </button>
+        ) : null}
         {container ? (
           <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "unwrap", id: node.id })}>
             Unwrap
