@@ -106,10 +106,11 @@ export function replaceValue(
   const below = linesOf(value, writing, indentSeq);
   if (isCollection(old) && !old.flow && old.items.length > 0) {
     // A block value: its own lines, the comment after its last item included, are what is replaced (its first item
-    // starts a line of its own, below the key's line and the comment lines before it, which typed lines replace too:
-    // they were shown with it).
-    const to = lineEnd(text, contentEnd(old));
-    const from = (typed ? blockLines(text, pair)?.from : undefined) ?? lineStart(text, start);
+    // starts a line of its own, below the key's line and the comment lines before it; typed lines replace the lines
+    // shown with it, see blockLines).
+    const shown = typed ? blockLines(text, pair) : undefined;
+    const to = shown?.to ?? lineEnd(text, contentEnd(old));
+    const from = shown?.from ?? lineStart(text, start);
     if (inline)
       return [
         { from: colon, to: colon, insert: ` ${flowText(value)}` },

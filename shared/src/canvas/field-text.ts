@@ -4,8 +4,8 @@ import { column, commentColumn, lineAt, lineEnd, lineStart, shiftLines } from ".
 
 /**
  * The lines a block list or mapping with entries is written on, below its key: `[from, to)` from the first comment line
- * between the key's line and the first entry (or the first entry's line) to the end of the last entry's line, its
- * entries at column `col`. The lines after the last entry belong to what follows, as in replaceValue.
+ * between the key's line and the first entry (or the first entry's line) to the end of the last entry's line and the
+ * comment lines right after it at the entries' column or deeper, its entries at column `col`.
  */
 export interface BlockLines {
   from: number;
@@ -26,7 +26,13 @@ export function blockLines(text: string, pair: Pair): BlockLines | undefined {
     const line = lineAt(text, at);
     if (line.trim() !== "" && commentColumn(line) < 0) return undefined;
   }
-  return { from, to: lineEnd(text, contentEnd(value)), col: column(text, start) };
+  const col = column(text, start);
+  let to = lineEnd(text, contentEnd(value));
+  // Comment lines right after the last entry, at its column or deeper, are the value's when its entries are deeper
+  // than the key (the next key's comments are at the key's column): a comment typed at the end stays in view.
+  if (col > column(text, (pair.key as Node | null)?.range?.[0] ?? 0))
+    while (to < text.length && commentColumn(lineAt(text, to)) >= col) to = lineEnd(text, to + 1);
+  return { from, to, col };
 }
 
 /** The block's lines as a person reads them on their own: flush left, without the final newline. */

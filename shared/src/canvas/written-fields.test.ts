@@ -48,7 +48,7 @@ describe("writtenFields", () => {
       undefined,
     ]);
     expect(writtenFields(LOOP, "sub", [["inputs"]])).toEqual([
-      "# how many\nlimit: 5   # rows per page\nrows:\n  - id: 1   # the first\n    # kept with it: deeper than the items\n  - id: 2",
+      "# how many\nlimit: 5   # rows per page\nrows:\n  - id: 1   # the first\n    # kept with it: deeper than the items\n  - id: 2\n# last",
     ]);
     expect(writtenFields(LOOP, "bare", [["inputs"]])).toEqual([undefined]);
     expect(writtenFields(LOOP.replace("items:   # the regions\n", "items: [a, b]\n"), "loop", [["items"]])).toEqual([
@@ -70,8 +70,15 @@ describe("setCollection with the text typed", () => {
         "      # from the map\n      - north   # very cold\n      - middle\n\n      - south\n      - east  # new\n",
       ),
     );
-    // Shown again as it was typed.
+    // Shown again as it was typed; a comment typed after the last item too, and written in its place next time.
     expect(writtenFields(after, "loop", [["items"]])).toEqual([typed]);
+    const ended = text(
+      setCollection(after, { id: "loop", key: "items", value: ["north"], text: "- north\n# no more" }),
+    );
+    expect(writtenFields(ended, "loop", [["items"]])).toEqual(["- north\n# no more"]);
+    expect(text(setCollection(ended, { id: "loop", key: "items", value: ["north"], text: "- north" }))).toBe(
+      after.replace(/ {6}# from the map\n(?: {6}.*\n|\n)+/, "      - north\n"),
+    );
   });
 
   it("writes a comment changed alone, and nothing for text that says what the file says", () => {
