@@ -180,10 +180,17 @@ function PlanView({ plan }: { plan: RerunPlan }) {
                 <li key={s}>
                   <span aria-hidden="true">↺ </span>
                   <code>{s}</code>
+                  {plan.editedSteps.includes(s) ? (
+                    <>
+                      {" "}
+                      <span className="badge edited">edited</span>
+                    </>
+                  ) : null}
                 </li>
               ))}
             </ul>
           )}
+          {plan.editedSteps.length > 0 ? <EditedNote steps={plan.editedSteps} /> : null}
         </div>
         <div>
           <h3>Run ({plan.rerunSteps.length})</h3>
@@ -211,5 +218,21 @@ function PlanView({ plan }: { plan: RerunPlan }) {
         )}
       </div>
     </div>
+  );
+}
+
+/** The reused steps that stand on a debugger's edit: the rerun goes on from the edited value, not the step's own. */
+function EditedNote({ steps }: { steps: string[] }) {
+  return (
+    <p className="edited-note" role="note" aria-label="Edited in the debugger">
+      {steps.map((s, i) => (
+        <span key={s}>
+          {i > 0 ? ", " : null}
+          <code>{s}</code>
+        </span>
+      ))}
+      : reused as edited in the debugger. The steps after {steps.length === 1 ? "it" : "them"} see the value set at the
+      pause, not what the step gave.
+    </p>
   );
 }

@@ -15,13 +15,7 @@ export function RerunSavingNote({ saving }: { saving: RerunSaving }) {
       ) : (
         <>
           Reused {reused.length === 1 ? "1 step" : `${reused.length} steps`} (
-          {reused.map((s, i) => (
-            <span key={s}>
-              {i > 0 ? ", " : null}
-              <code>{s}</code>
-            </span>
-          ))}
-          )
+          <Steps names={reused} />)
           {saving.fromStep ? (
             <>
               {" "}
@@ -37,8 +31,24 @@ export function RerunSavingNote({ saving }: { saving: RerunSaving }) {
           ) : (
             <>no tokens or cost saved (the reused steps made no LLM calls).</>
           )}
+          {saving.edited.length > 0 ? (
+            <>
+              {" "}
+              <Steps names={saving.edited} /> {saving.edited.length === 1 ? "was" : "were"} reused as edited in the
+              debugger.
+            </>
+          ) : null}
         </>
       )}
     </div>
   );
+}
+
+function Steps({ names }: { names: string[] }) {
+  return names.map((s, i) => (
+    <span key={s}>
+      {i > 0 ? ", " : null}
+      <code>{s}</code>
+    </span>
+  ));
 }

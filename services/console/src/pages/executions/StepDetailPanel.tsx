@@ -92,9 +92,17 @@ function StepBody({
           <StatusBadge status={step.status} />
           <span className="muted">{step.type}</span>
           {step.reused ? <span className="badge reused">{step.pinned ? "pinned" : "reused"}</span> : null}
+          {step.edited ? <span className="badge edited">edited</span> : null}
         </div>
         {actions}
       </div>
+      {step.edited ? (
+        <p className="edited-note" role="note" aria-label="Edited in the debugger">
+          Reused as edited in the debugger: in the execution this one reruns, a <code>set</code> at a pause changed what
+          this step (or a step in it) gave the steps after it. The rerun went on from that value, not from what the step
+          gave.
+        </p>
+      ) : null}
       <dl className="facts">
         <div>
           <dt>Attempts</dt>

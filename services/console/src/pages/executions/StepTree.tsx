@@ -91,6 +91,14 @@ export function StepTree({
                   reused
                 </span>
               ) : null}
+              {st?.edited ? (
+                <span
+                  className="badge edited"
+                  title="Reused as a debugger's set left it in the execution this one reruns: the step did not give it"
+                >
+                  edited
+                </span>
+              ) : null}
               {pausedAt === node.path ? <span className="badge status-paused">paused here</span> : null}
             </div>
           </td>

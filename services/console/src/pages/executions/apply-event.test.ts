@@ -62,8 +62,16 @@ describe("an event applied to the view", () => {
     ).toMatchObject({
       status: "COMPLETED",
       reused: true,
+      edited: false,
       usage: spent,
     });
+  });
+
+  it("marks a reused step edited when its event says it stands on a debugger's edit", () => {
+    const reused = (data: Record<string, unknown>) =>
+      applyEvent(view, event("step_reused", { status: "COMPLETED", output: 5, ...data }, "one")).steps.one;
+    expect(reused({ edited: true })).toMatchObject({ status: "COMPLETED", output: 5, reused: true, edited: true });
+    expect(reused({})).toMatchObject({ reused: true, edited: false });
   });
 
   it("says PAUSED while a debug run waits, even when the executor reports it RUNNING as it parks", () => {

@@ -76,7 +76,12 @@ function nextStep(st: StepView, e: ExecutionEvent): StepView | null {
     ...(typeof d.duration === "number" ? { duration: d.duration } : {}),
     ...(typeof d.attempts === "number" ? { attempts: d.attempts } : {}),
     ...(e.type === "step_reused"
-      ? { reused: true, pinned: d.pinned === true, ...(isUsage(d.usage) ? { usage: d.usage } : {}) }
+      ? {
+          reused: true,
+          pinned: d.pinned === true,
+          edited: d.edited === true,
+          ...(isUsage(d.usage) ? { usage: d.usage } : {}),
+        }
       : {}),
   };
 }

@@ -10,6 +10,7 @@ const usage = (totalTokens: number, costUsd: number) => ({
 });
 const zero = usage(0, 0);
 const reused = { status: "COMPLETED", reused: true } as StepView;
+const edited = { status: "COMPLETED", reused: true, edited: true } as StepView;
 const ran = { status: "COMPLETED", reused: false } as StepView;
 const answer: RerunResponse = {
   executionId: "e2",
@@ -17,7 +18,7 @@ const answer: RerunResponse = {
   fromStep: "check",
   reusedSteps: ["ask"],
   savedUsage: usage(1_500, 0.0048),
-  editedSteps: [],
+  editedSteps: ["ask"],
 };
 
 describe("what a rerun saved", () => {
@@ -38,22 +39,24 @@ describe("what a rerun saved", () => {
       of: "e1",
       fromStep: "check",
       reused: ["ask"],
+      edited: ["ask"],
       saved: usage(1_500, 0.0048),
     });
   });
 
-  it("is what the rerun's record says once built: its reused steps, the step it ran from, its saved usage", () => {
+  it("is what the rerun's record says once built: its reused steps, those edited in the debugger, the step it ran from, its saved usage", () => {
     const view = {
       id: "e2",
       status: "RUNNING" as const,
       rerunOf: "e1",
-      steps: { ask: reused, plan: reused, check: ran },
+      steps: { ask: reused, plan: edited, check: ran },
       savedUsage: usage(1_800, 0.006),
     };
     expect(rerunSaving(view, ["ask", "plan", "check", "last"], null)).toEqual({
       of: "e1",
       fromStep: "check",
       reused: ["ask", "plan"],
+      edited: ["plan"],
       saved: usage(1_800, 0.006),
     });
     // Another rerun's answer says nothing of this one.

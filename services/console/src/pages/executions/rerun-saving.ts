@@ -5,6 +5,8 @@ export interface RerunSaving {
   fromStep: string | null;
   /** Top-level steps taken from the execution rerun, in order. */
   reused: string[];
+  /** The reused steps that stand on a debugger's edit in the execution rerun. */
+  edited: string[];
   saved: Usage;
 }
 
@@ -26,11 +28,13 @@ export function rerunSaving(
         of: view.rerunOf,
         fromStep: planned.fromStep,
         reused: planned.reusedSteps,
+        edited: planned.editedSteps,
         saved: planned.savedUsage,
       }
     );
   const reused = topLevel.filter((p) => view.steps[p]?.reused);
   const fromStep =
     planned?.fromStep ?? (reused.length > 0 ? (topLevel.find((p) => !view.steps[p]?.reused) ?? null) : null);
-  return { of: view.rerunOf, fromStep, reused, saved: view.savedUsage };
+  const edited = reused.filter((p) => view.steps[p]?.edited);
+  return { of: view.rerunOf, fromStep, reused, edited, saved: view.savedUsage };
 }
