@@ -58,10 +58,12 @@ export function formatEvent(e: ExecutionEvent, opts: FormatOptions = {}): string
     }
     case "step_failed":
       return [`✗ ${step} failed${error ? `: ${error}` : ""}`];
-    case "step_reused":
+    case "step_reused": {
+      const edited = d.edited === true ? ", edited in the debugger" : "";
       return [
-        `↺ ${step} reused from execution ${text(d.rerunOf) ?? "?"} (${text(d.status) ?? "?"}) → ${preview(d.output)}`,
+        `↺ ${step} reused from execution ${text(d.rerunOf) ?? "?"} (${text(d.status) ?? "?"}${edited}) → ${preview(d.output)}`,
       ];
+    }
     case "step_skipped":
       return [`↷ ${step} skipped${d.reason === "condition" ? " (condition false)" : ""}`];
     case "step_retrying": {

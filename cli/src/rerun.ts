@@ -137,7 +137,12 @@ function rerunAndFollow(
       console.log(
         JSON.stringify({ type: "rerun", executionId, rerunOf, fromStep, reusedSteps, savedUsage, editedSteps }),
       );
-    else console.log(`execution ${executionId} reruns ${rerunOf} from step ${fromStep}${reused(plan)}`);
+    else
+      console.log(
+        [`execution ${executionId} reruns ${rerunOf} from step ${fromStep}${reused(plan)}`, ...editedLine(plan)].join(
+          "\n",
+        ),
+      );
   };
   return startAndFollow(conn, executionId, start, started, opts);
 }
@@ -152,11 +157,18 @@ function printPlan(plan: RerunPlan, json: boolean): void {
     [
       `rerun of execution ${rerunOf} from step ${fromStep}`,
       `  reused: ${reusedSteps.join(", ") || "(none)"}`,
-      ...(editedSteps.length ? [`  edited: ${editedSteps.join(", ")} (reused as the debugger's set left them)`] : []),
+      ...editedLine(plan),
       `  run:    ${rerunSteps.join(", ")}`,
       `  saves:  ${usageText(savedUsage)}`,
     ].join("\n"),
   );
+}
+
+/** The reused steps standing on a debugger's edit, when there are some: their outputs are not what they gave. */
+function editedLine(plan: RerunPlan): string[] {
+  return plan.editedSteps.length === 0
+    ? []
+    : [`  edited: ${plan.editedSteps.join(", ")} (reused as the debugger's set left them)`];
 }
 
 function reused(plan: RerunPlan): string {

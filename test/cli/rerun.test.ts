@@ -4,7 +4,7 @@ import { startExecution } from "@wf/shared/client";
 import { ZERO_USAGE } from "@wf/shared/execution";
 import { newWorkflowRecord } from "@wf/shared/store";
 import { definitionOf, waitForStatus } from "../support/runtime";
-import { jsonLines, runCli, useTestService, workflowFiles } from "./cli-process";
+import { jsonLines, runCli, startCli, useTestService, workflowFiles } from "./cli-process";
 
 const FAILING = `
 name: rerun demo
@@ -106,6 +106,48 @@ describe("wf rerun", () => {
     );
     expect(human.stdout).toMatch(new RegExp(`↺ step first reused from execution ${sourceId} \\(COMPLETED\\) → 40`));
     expect(human.stdout).toMatch(/✗ step second failed: .*boom at the second step/);
+  });
+
+  it("says which reused steps stand on a debugger's edit, in --plan and as the rerun starts and reuses them", async () => {
+    const debug = startCli(["debug", files.failing, "--var", "n=20", "--break", "after_step:first"], service().env, {
+      stdin: true,
+    });
+    await debug.waitForOutput("⏸ paused at first (after_step bp1");
+    await debug.waitForOutput("(help lists the commands)");
+    const sourceId = /debugging execution (\w+)/.exec(debug.stdout())![1]!;
+    debug.send("set output=7");
+    await debug.waitForOutput("set: recorded");
+    debug.send("c");
+    expect((await debug.exited).code).toBe(1);
+
+    const plan = await runCli(["rerun", sourceId, "--from", "second", "--plan"], service().env);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toBe(
+      [
+        `rerun of execution ${sourceId} from step second`,
+        "  reused: first",
+        "  edited: first (reused as the debugger's set left them)",
+        "  run:    second",
+        "  saves:  0 prompt + 0 completion tokens",
+        "",
+      ].join("\n"),
+    );
+    const planJson = await runCli(["rerun", sourceId, "--from", "second", "--plan", "--json"], service().env);
+    expect(JSON.parse(planJson.stdout)).toMatchObject({ reusedSteps: ["first"], editedSteps: ["first"] });
+
+    // The rerun goes on from the edited output (7 + 1), not the one the step gave (40).
+    const human = await runCli(["rerun", sourceId, "--from", "second", "--file", files.fixed], service().env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^execution \\w+ reruns ${sourceId} from step second \\(reusing first; saves 0 prompt \\+ 0 completion tokens\\)\n` +
+          "  edited: first \\(reused as the debugger's set left them\\)\n",
+      ),
+    );
+    expect(human.stdout).toContain(
+      `↺ step first reused from execution ${sourceId} (COMPLETED, edited in the debugger) → 7`,
+    );
+    expect(human.stdout).toMatch(/\b8\n$/);
   });
 
   it("--file gives a stored workflow its next version, which the rerun runs", async () => {
