@@ -25,6 +25,10 @@ const headerStatus = (page: Page) => word(page.locator(".page-head .badge").firs
 const marks = (page: Page, path: string) =>
   page.locator(`.steps-table tr[data-step-path="${path}"] .step-name .badge`).allTextContents();
 
+/** The marks on a step's canvas node. */
+const nodeMarks = (page: Page, name: string) =>
+  page.locator(`.react-flow__node[data-id="${name}"] .wf-node-run .badge`).allTextContents();
+
 /** Three steps, each on the one before: a debugger's edit of `one` shows in what follows. */
 const CHAIN = `
 steps:
@@ -46,7 +50,7 @@ async function inBothThemes(page: Page, name: string): Promise<void> {
 }
 
 describeInBrowser("a rerun standing on a debugger's edit", () => {
-  it("says so in the rerun dialog's plan, and marks the reused step edited in the rerun's steps", async () => {
+  it("says so in the rerun dialog's plan, and marks the reused step edited on the rerun's canvas, list and step panel", async () => {
     const { page, context, errors } = await signedIn(service());
     const workflowId = await createWorkflow(page, `name: edited-${unique()}${CHAIN}`);
     const id = await startExecution(page, workflowId, {
@@ -79,6 +83,10 @@ describeInBrowser("a rerun standing on a debugger's edit", () => {
     expect(await page.getByRole("note", { name: "Saving" }).textContent()).toContain(
       "one was reused as edited in the debugger.",
     );
+    // The canvas, the page's first view of the steps, marks the node as the list does.
+    await poll(() => nodeMarks(page, "one")).toEqual(["reused", "edited"]);
+    expect(await nodeMarks(page, "two")).toEqual(["reused"]);
+    await inBothThemes(page, "rerun-edited-canvas");
     await page.getByRole("button", { name: "List", exact: true }).click();
     // The list view draws its rows after the switch: the marks are waited for, not read at once.
     await poll(() => marks(page, "one")).toEqual(["reused", "edited"]);

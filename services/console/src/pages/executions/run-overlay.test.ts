@@ -141,11 +141,11 @@ describe("the run on the canvas", () => {
     expect(overlay.note?.status).toBe("RUNNING");
   });
 
-  it("says a step a rerun took over, nested steps included, was reused rather than how it ran", () => {
+  it("says a step a rerun took over, nested steps included, was reused rather than how it ran, and edited if it was", () => {
     const steps = {
       ask: step("COMPLETED", { reused: true, usage: usage(1_500, 0.0048) }),
-      each: step("COMPLETED", { reused: true }),
-      "each[0].double": step("COMPLETED", { reused: true }),
+      each: step("COMPLETED", { reused: true, edited: true }),
+      "each[0].double": step("COMPLETED", { reused: true, edited: true }),
       last: step("COMPLETED"),
     };
     const overlay = runOverlay(nested, { steps }, 0);
@@ -154,6 +154,12 @@ describe("the run on the canvas", () => {
       "REUSED",
       "REUSED",
       "COMPLETED",
+    ]);
+    expect([overlay.ask?.edited, overlay.each?.edited, overlay.double?.edited, overlay.last?.edited]).toEqual([
+      undefined,
+      true,
+      true,
+      undefined,
     ]);
   });
 

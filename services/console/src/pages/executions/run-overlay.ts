@@ -122,7 +122,10 @@ export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): R
       overlay.items = paths.map((p) => ({ label: itemLabel(p), status: steps[p]!.status, path: p }));
     }
     // Taken over from the execution rerun, it did not run here: what it says is the other run's.
-    if (paths.length > 0 && paths.every((p) => steps[p]!.reused)) overlay.status = "REUSED";
+    if (paths.length > 0 && paths.every((p) => steps[p]!.reused)) {
+      overlay.status = "REUSED";
+      if (paths.some((p) => steps[p]!.edited)) overlay.edited = true;
+    }
     if (node.id === paused) overlay.paused = true;
     const marks = run.marks?.[node.id];
     if (marks) overlay.breakpoints = marks;
