@@ -16,7 +16,6 @@ import { cancelExecution } from "@wf/shared/client";
 import {
   command,
   commandSeq,
-  DUPLICATE_WINDOW_MS,
   ORPHAN_OF_HEADER,
   retryTransient,
   startDefinition,
@@ -31,6 +30,7 @@ import { ExecutionRun } from "../run/execution-run";
 import { mayHaveActed } from "../run/step-effects";
 import { LostOwnershipError, StartTakenError } from "../run/signals";
 import { handleDebugMessage } from "./debug-commands";
+import { PublishedOutboxes } from "./published-outboxes";
 import { loadRunSecrets } from "./live-ai-effects";
 import { handOver, notifyParent, runEffects, type EffectDeps } from "./live-effects";
 import { reuseSourceSteps } from "./rerun-snapshot";
@@ -66,6 +66,8 @@ export class ExecutorActor {
   private readonly running = new Map<string, { run: ExecutionRun; record: Committer }>();
   /** Executions a start or resume command is being handled for in this process. */
   private readonly claimed = new Set<string>();
+  /** The parks this process wrote whose events the stream acknowledged: resumed here, they are not published again. */
+  private readonly published = new PublishedOutboxes();
 
   constructor(private readonly deps: ExecutorActorDeps) {}
 
@@ -270,10 +272,11 @@ export class ExecutorActor {
       const wf = storedWorkflow(snap);
       snap.holder = { actor: this.deps.actorId, seq: commandSeq(m), since: Date.now() };
       const c = this.committer(snap, v.version);
+      // The events of the record's last write may never have reached the stream (its writer died before publishing
+      // them): the first write publishes them first (Committer.publishInherited), unless this process wrote them.
+      if (this.published.take(snap)) c.outboxPublished();
       c.touch();
       if (takeover) {
-        // The events of the last change may never have reached the stream.
-        c.republishOutbox();
         // A step a debugger's pause holds (paused at its failure or inside its attempt) is not running.
         const inFlight = Object.entries(snap.steps).filter(
           ([path, st]) => mayHaveActed(wf, st) && !heldByPause(snap, path),
@@ -332,11 +335,9 @@ export class ExecutorActor {
    */
   private async finishEnding(v: Versioned<ExecutionSnapshot>): Promise<void> {
     const snap = v.value;
-    if (Date.now() - (snap.completedAt ?? 0) < DUPLICATE_WINDOW_MS / 2) {
-      const c = this.committer(snap, v.version, "guest");
-      c.republishOutbox();
-      await c.settle();
-    }
+    const c = this.committer(snap, v.version, "guest");
+    c.publishInherited();
+    await c.settle();
     await retryTransient(() => this.deps.store.executions.relist(snap.id));
     await notifyParent(this.deps.js, this.deps.ns, snap);
   }
@@ -384,6 +385,7 @@ export class ExecutorActor {
       c.snap.holder = null;
       c.touch();
       await c.settle();
+      if (result === "parked") this.published.note(c.snap);
       if (result === "terminal") await notifyParent(this.deps.js, this.deps.ns, c.snap);
       // A cancel written while the park was being written was adopted into it: held by nobody
       // now, the execution is cancelled again, to be finished as a parked one, not at its wake.

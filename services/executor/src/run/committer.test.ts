@@ -183,7 +183,7 @@ describe("Committer: what others write beside the holder", () => {
   });
 });
 
-describe("Committer: the outbox a guest's write replaces", () => {
+describe("Committer: the outbox a guest's or a resume's write replaces", () => {
   /** The ids of the execution's events in the stream, in its order, each as often as it is stored. */
   async function storedIds(id: string): Promise<string[]> {
     const ids: string[] = [];
@@ -220,24 +220,50 @@ describe("Committer: the outbox a guest's write replaces", () => {
     expect(await storedIds(id)).toEqual([1, 2, 3, 4, 5].map((n) => `${id}.${n}`));
   });
 
-  it("takes an outbox written past half the stream's duplicate window as published: sent again, it could be stored twice", async () => {
-    const c = await created();
-    c.emit("exec_parked", undefined, { status: "RUNNING" });
+  it("a resume's first write publishes the events its parking holder died before publishing, and nothing twice", async () => {
+    const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() } });
     await c.settle();
+    const read = (await platform.store.executions.getForWrite(c.snap.id))!;
+    const dying = new Committer(read.value, read.version, platform.store, { publishAll: async () => {} }, ns, c.limits);
+    dying.snap.holder = null;
+    dying.emit("step_waiting", "a", { until: Date.now() + 60_000 });
+    dying.emit("exec_parked", undefined, { status: "RUNNING" });
+    await dying.flush();
+
+    // Another executor takes the parked execution up (its timer fired) and writes its hold.
     const v = (await platform.store.executions.getForWrite(c.snap.id))!;
-    for (const e of v.value.outbox) e.at -= DUPLICATE_WINDOW_MS / 2;
-    const sent: string[] = [];
-    const spy = {
-      publishAll: (messages: Parameters<JetStreamPublisher["publishAll"]>[0]) => {
-        sent.push(...messages.map((m) => m.opts!.msgID!));
-        return events.publishAll(messages);
-      },
-    };
-    const guest = new Committer(v.value, v.version, platform.store, spy, ns, c.limits, "guest");
-    guest.emit("exec_cancelled");
-    await guest.settle();
-    expect(sent).toEqual([`${c.snap.id}.3`]);
+    const resumed = new Committer(v.value, v.version, platform.store, events, ns, c.limits);
+    resumed.snap.holder = { actor: "other", seq: 2, since: Date.now() };
+    resumed.emit("step_started", "b");
+    await resumed.settle();
+    const id = c.snap.id;
+    expect(await storedIds(id)).toEqual([1, 2, 3, 4].map((n) => `${id}.${n}`));
   });
+
+  it.each([
+    ["a guest's write", "guest", "exec_cancelled"],
+    ["a resume's or a takeover's first write", "holder", "step_started"],
+  ] as const)(
+    "%s takes an outbox written past half the stream's duplicate window as published: sent again, it could be stored twice",
+    async (_, role, type) => {
+      const c = await created();
+      c.emit("exec_parked", undefined, { status: "RUNNING" });
+      await c.settle();
+      const v = (await platform.store.executions.getForWrite(c.snap.id))!;
+      for (const e of v.value.outbox) e.at -= DUPLICATE_WINDOW_MS / 2;
+      const sent: string[] = [];
+      const spy = {
+        publishAll: (messages: Parameters<JetStreamPublisher["publishAll"]>[0]) => {
+          sent.push(...messages.map((m) => m.opts!.msgID!));
+          return events.publishAll(messages);
+        },
+      };
+      const next = new Committer(v.value, v.version, platform.store, spy, ns, c.limits, role);
+      next.emit(type);
+      await next.settle();
+      expect(sent).toEqual([`${c.snap.id}.3`]);
+    },
+  );
 });
 
 describe("Committer: an execution's large variables", () => {

@@ -81,8 +81,8 @@ export class Committer implements RunCommitter {
   /** Who we are: kept apart from `snap.holder`, which the final write of a run clears. */
   private readonly holder: ExecutionSnapshot["holder"];
   /**
-   * A guest's: the outbox of the record it read, until its first write replaces it. Its writer (a holder that died
-   * between its write and its publish) may not have published it.
+   * The outbox of the record read, until the first write replaces it: its writer (a holder that died between its
+   * write and its publish) may not have published it.
    */
   private inherited: ExecutionEvent[];
 
@@ -106,7 +106,7 @@ export class Committer implements RunCommitter {
     this.version = version;
     this.holder = snap.holder;
     this.subj = subjects(ns);
-    this.inherited = role === "guest" ? snap.outbox : [];
+    this.inherited = snap.outbox;
   }
 
   /** The size accounting of the run's record; made on first use (a cancel or a give-up needs none). */
@@ -254,16 +254,15 @@ export class Committer implements RunCommitter {
     ]);
   }
 
-  /** Publishes a snapshot's outbox again after a takeover (duplicates are dropped by msg id). */
-  republishOutbox(): void {
+  /** The outbox of the record read is known to be in the stream (its writer was this process): not published again. */
+  outboxPublished(): void {
     this.inherited = [];
-    this.publish(this.snap.outbox);
   }
 
   private async write(): Promise<void> {
     // Before the changes of this write are taken: what comes in meanwhile goes with their events in the next.
     if (!this.unstored) await this.nameVariables();
-    // The outbox being replaced must be safely in the stream first: ours, and one a guest found in the record.
+    // The outbox being replaced must be safely in the stream first: ours, and the one found in the record read.
     this.publishInherited();
     await this.eventsStored();
     this.announceBreakpoints();
@@ -287,12 +286,13 @@ export class Committer implements RunCommitter {
   }
 
   /**
-   * A guest publishes the outbox it found again before its write replaces it: its writer may have died before
-   * publishing it, and a guest's write (a cancel, a debugger's command) lands where nobody would publish it again. The
-   * stream drops the events it has by id, within its duplicate window: an outbox written longer ago than half of it
-   * (a margin for the writers' clocks) is taken as published, since published again it could be stored twice.
+   * Publishes the outbox found in the record read, once, before a write replaces it (or at once, for an ending finished
+   * again): its writer may have died before publishing it, and nobody publishes an outbox after its replacement. So do
+   * a guest's write (a cancel, a debugger's command) and a resume's or a takeover's first. The stream drops the events
+   * it has by id, within its duplicate window: an outbox written longer ago than half of it (a margin for the writers'
+   * clocks) is taken as published, since published again it could be stored twice.
    */
-  private publishInherited(): void {
+  publishInherited(): void {
     const events = this.inherited;
     if (events.length === 0) return;
     this.inherited = [];
