@@ -171,7 +171,7 @@ export const ENV_SCHEMA = {
   WF_EXEC_LEASE_MS: {
     schema: int(1_000, 600_000),
     default: "30000",
-    doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it.",
+    doc: "In-flight lease (JetStream AckWait) of a running execution; a crashed executor's work is taken over after it. Above 60 s, the events a crashed executor wrote but had not published when it died are not sent at the takeover (docs/architecture.md, Snapshots first, then events).",
   },
   WF_EXEC_MAX_DELIVER: {
     schema: int(2, 1_000),
