@@ -1,4 +1,5 @@
 import { useContext, useState } from "react";
+import { EditedBadge } from "../ui/EditedBadge";
 import { formatCost, formatDuration, formatNumber } from "../ui/format";
 import { CanvasActionsContext } from "./actions";
 import type { NodeOverlay } from "./overlay";
@@ -25,14 +26,7 @@ export function RunFacts({ overlay }: { overlay: NodeOverlay }) {
   return (
     <div className="wf-node-run">
       {overlay.status ? <span className={statusClass(overlay.status)}>{statusWord(overlay.status)}</span> : null}
-      {overlay.edited ? (
-        <span
-          className="badge edited"
-          title="Reused as a debugger's set left it in the execution this one reruns: the step did not give it"
-        >
-          edited
-        </span>
-      ) : null}
+      {overlay.edited ? <EditedBadge /> : null}
       {overlay.paused ? <span className="badge status-paused">paused here</span> : null}
       <span className="wf-node-facts">{facts.join(" · ")}</span>
       {overlay.items && overlay.items.length > 0 ? <ItemList items={overlay.items} /> : null}

@@ -4,6 +4,7 @@ import { Link } from "react-router";
 import { ApiError } from "../../api/client";
 import type { ArtifactView, StepDetail, ToolCallRecord } from "../../api/types";
 import { ActionsHeader } from "../../ui/ActionsHeader";
+import { EditedBadge } from "../../ui/EditedBadge";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration, formatTime, prettyJson } from "../../ui/format";
 import { Empty, ErrorState, Loading } from "../../ui/states";
@@ -92,7 +93,7 @@ function StepBody({
           <StatusBadge status={step.status} />
           <span className="muted">{step.type}</span>
           {step.reused ? <span className="badge reused">{step.pinned ? "pinned" : "reused"}</span> : null}
-          {step.edited ? <span className="badge edited">edited</span> : null}
+          {step.edited ? <EditedBadge /> : null}
         </div>
         {actions}
       </div>

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from "react";
 import type { StepStatus, StepView } from "../../api/types";
+import { EditedBadge } from "../../ui/EditedBadge";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration } from "../../ui/format";
 import { groupStatus, stepDuration, type TreeNode } from "./step-tree";
@@ -91,14 +92,7 @@ export function StepTree({
                   reused
                 </span>
               ) : null}
-              {st?.edited ? (
-                <span
-                  className="badge edited"
-                  title="Reused as a debugger's set left it in the execution this one reruns: the step did not give it"
-                >
-                  edited
-                </span>
-              ) : null}
+              {st?.edited ? <EditedBadge /> : null}
               {pausedAt === node.path ? <span className="badge status-paused">paused here</span> : null}
             </div>
           </td>
