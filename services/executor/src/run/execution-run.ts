@@ -13,7 +13,7 @@ import { expressionContext, rootScope, type Scope } from "./scope";
 import { CancelledError, LostOwnershipError, throwIfAborted } from "./signals";
 import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
-import { FanOutBudget } from "./steps/bounded-runs";
+import { FanOutBudget } from "./steps/fan-out-budget";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
 import { actsOutside } from "./step-effects";
 import { untilDue } from "./until-due";

@@ -4,7 +4,7 @@ import type { RunCommitter } from "../committer";
 import type { Debugger } from "../debug/debugger";
 import type { RunEffects } from "../effects";
 import type { Scope } from "../scope";
-import type { FanOutBudget } from "./bounded-runs";
+import type { FanOutBudget } from "./fan-out-budget";
 
 /** What one attempt of a step comes to. */
 export type Attempt =
