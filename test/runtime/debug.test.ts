@@ -126,6 +126,23 @@ async function handledUpTo(p: Platform, ns: string, seq: number): Promise<void> 
   );
 }
 
+/** An execution's events from its start, as they come, until one of the types `until` (the tail then ends). */
+function eventsOf(
+  js: Platform["js"],
+  ns: string,
+  id: string,
+  until: readonly string[],
+): { events: ExecutionEvent[]; ended: Promise<void> } {
+  const events: ExecutionEvent[] = [];
+  const ended = (async () => {
+    for await (const e of tailEvents(js, ns, { executionId: id, since: 0 })) {
+      events.push(e);
+      if (until.includes(e.type)) return;
+    }
+  })();
+  return { events, ended };
+}
+
 /** Commands are handled twice under WF_REDELIVER_ONCE: every outcome must be that of a plain run. */
 for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) {
   describe(`debug runs on nats-server${"WF_REDELIVER_ONCE" in env ? " (every command handled twice)" : ""}`, () => {
@@ -144,13 +161,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
     it("pauses before a step (debug_paused); a claimed and published set, then continue, resume it to its end (debug_resumed)", async () => {
       const p = rt.platform;
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "b" }]) });
-      const events: ExecutionEvent[] = [];
-      const tail = (async () => {
-        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
-          events.push(e);
-          if (e.type === "exec_completed") return;
-        }
-      })();
+      const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_completed"]);
       const paused = await pausedAt(p, id);
       expect(paused).toMatchObject({
         status: "RUNNING",
@@ -252,13 +263,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
     it("breakpoints replaced while paused with another branch running are announced once, in the run's numbering", async () => {
       const p = rt.platform;
       const { id } = await pausedBesideWait(p, 2);
-      const events: ExecutionEvent[] = [];
-      const tail = (async () => {
-        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
-          events.push(e);
-          if (e.type === "exec_cancelled") return;
-        }
-      })();
+      const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_cancelled"]);
       await replaced(rt, id, [{ type: "after_step", step: "q1" }]);
       // The wait ends, and the run parks at the pause: its holder has taken the replacement up by then.
       const parked = await pausedAt(p, id);
@@ -311,13 +316,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       const p = rt.platform;
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
       const first = await pausedAt(p, id);
-      const events: ExecutionEvent[] = [];
-      const tail = (async () => {
-        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
-          events.push(e);
-          if (e.type === "exec_cancelled") return;
-        }
-      })();
+      const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_cancelled"]);
       const A: BreakpointInput[] = [{ id: "A", type: "after_step", step: "a" }];
       const B: BreakpointInput[] = [{ id: "B", type: "before_step", step: "b" }];
       expect(await replaced(rt, id, A, "ada")).toBe(1);
@@ -584,13 +583,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
 `,
         { debug: debug([{ type: "before_step", step: "loop[*].t" }]) },
       );
-      const events: ExecutionEvent[] = [];
-      const tail = (async () => {
-        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
-          events.push(e);
-          if (["exec_completed", "exec_failed", "exec_cancelled"].includes(e.type)) return;
-        }
-      })();
+      const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_completed", "exec_failed", "exec_cancelled"]);
       const paused = await pausedAt(p, id);
       const deadline = paused.steps.loop!.deadline!;
       // The deadline's timer fires while paused and wakes the run, which parks again.
@@ -736,13 +729,7 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
 `,
         { debug: debug([{ type: "before_step", step: "q" }]) },
       );
-      const events: ExecutionEvent[] = [];
-      const tail = (async () => {
-        for await (const e of tailEvents(p.js, rt.ns, { executionId: id, since: 0 })) {
-          events.push(e);
-          if (["exec_completed", "exec_failed", "exec_cancelled"].includes(e.type)) return;
-        }
-      })();
+      const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_completed", "exec_failed", "exec_cancelled"]);
       const paused = await pausedAt(p, id);
       const deadline = paused.steps.inner!.deadline!;
       // `inner` waits before x2 for the pause: its deadline's timer wakes the run, which replays it and parks again.
