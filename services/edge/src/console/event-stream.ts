@@ -40,9 +40,11 @@ export async function nothingMoreComes(
     const query = { seq, next_by_subj: subjects(ctx.ns).eventFilter({ executionId: execution.id, type }) };
     return jsm.streams.getMessage(streamNames(ctx.ns).evt, query);
   };
+  // The end event first: its events come in order, so once it is on the stream every other is. Asked second, it could
+  // arrive between the two reads with the rest, and an execution whose events were all to come read as done (a 204).
+  const endOnStream = (await first(1, endEventType(execution.status))) !== null;
   if ((await first(afterSeq + 1)) !== null) return false;
-  if ((await first(1, endEventType(execution.status))) !== null) return true;
-  return Date.now() - (execution.completedAt ?? 0) > END_EVENT_WAIT_MS;
+  return endOnStream || Date.now() - (execution.completedAt ?? 0) > END_EVENT_WAIT_MS;
 }
 
 /** What one event stream follows: one execution to its end, or all of an owner's executions from now on. */
