@@ -3,7 +3,7 @@ import { posix } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { ENV_SCHEMA } from "@wf/shared/config";
-import { ADMIN_USER, executorConsumers, passwordVariable, SERVICE_USERS, streamNames } from "@wf/shared/nats";
+import { ADMIN_USER, executorQueues, passwordVariable, SERVICE_USERS, streamNames } from "@wf/shared/nats";
 import { entries } from "../../scripts/build/entries";
 import { ROOT } from "./built-process";
 import { schemaErrors, unknownFields } from "./kube-schema";
@@ -234,13 +234,14 @@ describe("deploy/kubernetes", () => {
     expect(scaler!.metadata.namespace).toBe(deployment("executor").metadata.namespace);
     expect(scaler!.spec.scaleTargetRef.name).toBe("executor");
     expect(scaler!.spec.minReplicaCount).toBeGreaterThanOrEqual(2);
-    const stream = streamNames(
-      deployment("executor").spec.template.spec.containers[0]!.env!.find((e) => e.name === "WF_NAMESPACE")!.value!,
-    ).cmd;
+    const ns = deployment("executor").spec.template.spec.containers[0]!.env!.find(
+      (e) => e.name === "WF_NAMESPACE",
+    )!.value!;
+    const stream = streamNames(ns).cmd;
     // A consumer left out is a backlog the scaler never sees: since starts and resumes have lanes, `executor` alone
     // holds only cancels, fails and debugger commands.
     expect(scaler!.spec.triggers).toMatchObject(
-      executorConsumers().map((consumer) => ({ type: "nats-jetstream", metadata: { stream, consumer } })),
+      executorQueues(ns).map((q) => ({ type: "nats-jetstream", metadata: { stream, consumer: q.durable } })),
     );
     // The HPA owns the count: a `replicas` here would be reset by every apply.
     expect(deployment("executor").spec.replicas).toBeUndefined();

@@ -1,15 +1,15 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
-import { DEFAULT_MAX_PAYLOAD, newId, resultLimits, START_LANES } from "@wf/shared/execution";
+import { DEFAULT_MAX_PAYLOAD, newId, resultLimits } from "@wf/shared/execution";
 import {
   answerHolds,
   consumeCommands,
-  consumerNames,
   ensureConsumer,
+  executorQueues,
   holderAlive,
   StoredDefinitions,
   streamNames,
   subjects,
-  type Subjects,
+  type ExecutorQueue,
 } from "@wf/shared/nats";
 import { CancelCommand } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
@@ -49,16 +49,6 @@ export interface RunningService {
 const KEEP_DEFINITIONS_MS = 3_600_000;
 
 /**
- * A command queue: a durable consumer of the command stream, the subjects it takes, and the one command they carry (a
- * lane's), or none: the command is then named by the subject (`<ns>.cmd.exec.<verb>.<execId>`).
- */
-interface CommandQueue {
-  durable: string;
-  filter: string;
-  only?: "start" | "resume";
-}
-
-/**
  * Execution actors: pull commands from the shared durable consumers (the start lanes', the resume lanes' and the
  * urgent commands'), at most WF_EXEC_CONCURRENCY in hand at a time, lanes in turn (LaneShares).
  */
@@ -71,7 +61,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   const ns = config.WF_NAMESPACE;
   const subj = subjects(ns);
   const stream = streamNames(ns).cmd;
-  const queues = commandQueues(subj);
+  const queues = executorQueues(ns);
   await ensureQueues(p, stream, queues);
   const log = p.log.child({ component: "executor" });
   const codeRunner = await startCodeRunner(p, log);
@@ -162,30 +152,12 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
   };
 }
 
-/**
- * The urgent commands' queue (cancels, fails, debugger commands), and one per start lane and per resume lane
- * (docs/architecture.md#start-lanes).
- */
-function commandQueues(subj: Subjects): CommandQueue[] {
-  const names = consumerNames();
-  const lanes = Array.from({ length: START_LANES }, (_, lane) => lane);
-  return [
-    { durable: names.executor, filter: subj.execAll },
-    ...lanes.map((lane) => ({
-      durable: names.executorLane(lane),
-      filter: subj.execStartLane(lane),
-      only: "start" as const,
-    })),
-    ...lanes.map((lane) => ({
-      durable: names.executorResumeLane(lane),
-      filter: subj.execResumeLane(lane),
-      only: "resume" as const,
-    })),
-  ];
-}
-
 /** Creates or updates the queues' durable consumers, shared by every executor. */
-async function ensureQueues({ config, jsm }: Platform, stream: string, queues: readonly CommandQueue[]): Promise<void> {
+async function ensureQueues(
+  { config, jsm }: Platform,
+  stream: string,
+  queues: readonly ExecutorQueue[],
+): Promise<void> {
   await Promise.all(
     queues.map((q) =>
       ensureConsumer(jsm, stream, {
@@ -245,7 +217,7 @@ async function consumeQueues(
   log: Logger,
   actor: ExecutorActor,
   stream: string,
-  queues: readonly CommandQueue[],
+  queues: readonly ExecutorQueue[],
 ) {
   const { config, js, jsm } = p;
   const commands = actor.commands();

@@ -1,4 +1,12 @@
-export { subjects, streamNames, consumerNames, executorConsumers, toToken, type Subjects } from "./subjects";
+export {
+  subjects,
+  streamNames,
+  consumerNames,
+  executorQueues,
+  toToken,
+  type ExecutorQueue,
+  type Subjects,
+} from "./subjects";
 export { ensureStreams, isNotFound, DUPLICATE_WINDOW_MS, type StreamOptions } from "./streams";
 export { ensureConsumer } from "./consumers";
 export { connectNats } from "./connect";

@@ -1,6 +1,5 @@
 import { END_EVENT_TYPES } from "../execution/snapshot";
-import { START_LANES } from "../execution/start-lanes";
-import { consumerNames, streamNames, subjects } from "./subjects";
+import { consumerNames, executorQueues, streamNames, subjects } from "./subjects";
 
 /**
  * What each service may do on NATS, granted by what its code touches (subjects, durable
@@ -252,7 +251,7 @@ function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
   );
 }
 
-function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Names): Permissions {
+function executorPermissions({ ns, subj, streams, cmd, dropped }: Names): Permissions {
   return (
     new Grants(ns)
       .base("executor")
@@ -271,17 +270,9 @@ function executorPermissions({ ns, subj, streams, consumers, cmd, dropped }: Nam
       .records("artifacts", "write")
       .objects(`${ns}_artifacts`, "write")
       .serverKeys(OWNER_SECRETS)
-      .workQueue(streams.cmd, consumers.executor, subj.execAll)
       .workQueues(
         streams.cmd,
-        Array.from({ length: START_LANES }, (_, lane) => [consumers.executorLane(lane), subj.execStartLane(lane)]),
-      )
-      .workQueues(
-        streams.cmd,
-        Array.from({ length: START_LANES }, (_, lane) => [
-          consumers.executorResumeLane(lane),
-          subj.execResumeLane(lane),
-        ]),
+        executorQueues(ns).map((q) => [q.durable, q.filter]),
       )
       .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll, subj.edgeLatency)
       // Whether another executor still runs an execution it holds, before taking it over.

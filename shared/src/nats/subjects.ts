@@ -91,13 +91,37 @@ export function consumerNames() {
 }
 
 /**
- * Every durable consumer the executors serve (their commands' queues, services/executor/src/service.ts): the urgent
- * one, then each start lane's and each resume lane's. What scales the executors must read them all.
+ * A queue of the executors' commands: a durable consumer of the command stream, the subjects it takes, and the one
+ * command they carry (a lane's), or none: the command is then named by the subject (`<ns>.cmd.exec.<verb>.<execId>`).
  */
-export function executorConsumers(): string[] {
+export interface ExecutorQueue {
+  durable: string;
+  filter: string;
+  only?: "start" | "resume";
+}
+
+/**
+ * Every queue the executors serve (docs/architecture.md#start-lanes): the urgent commands' (cancels, fails, debugger
+ * commands), then one per start lane and one per resume lane. What serves them, what may consume them (permissions.ts)
+ * and what scales the executors on them (deploy/kubernetes) all read this list.
+ */
+export function executorQueues(ns: string): ExecutorQueue[] {
+  const subj = subjects(ns);
   const names = consumerNames();
   const lanes = Array.from({ length: START_LANES }, (_, lane) => lane);
-  return [names.executor, ...lanes.map(names.executorLane), ...lanes.map(names.executorResumeLane)];
+  return [
+    { durable: names.executor, filter: subj.execAll },
+    ...lanes.map((lane) => ({
+      durable: names.executorLane(lane),
+      filter: subj.execStartLane(lane),
+      only: "start" as const,
+    })),
+    ...lanes.map((lane) => ({
+      durable: names.executorResumeLane(lane),
+      filter: subj.execResumeLane(lane),
+      only: "resume" as const,
+    })),
+  ];
 }
 
 /** Subject tokens cannot hold '.', '*', '>' or whitespace; map anything else to '_'. */
