@@ -28,7 +28,7 @@ export class RunAdmission {
     maxWaitMs: number,
   ) {
     this.shares = poolShares(size, 2 * size, RESERVE_SLOTS);
-    this.slots = new FairSlots({ size, maxWaitMs, limit: this.shares.limit, reserve: RESERVE_SLOTS });
+    this.slots = new FairSlots({ size, maxWaitMs, limit: this.shares.limit, reserve: this.shares.reserve });
   }
 
   /** The slots a run whose request holds `chars` characters takes: at most the size, so that it always fits. */
