@@ -1,1 +1,2 @@
+export { Lru } from "./lru";
 export { OwnerLru } from "./owner-lru.mjs";

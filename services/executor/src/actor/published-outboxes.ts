@@ -1,4 +1,5 @@
 import type { ExecutionSnapshot } from "@wf/shared/execution";
+import { Lru } from "@wf/shared/pools";
 
 /** Parks remembered: about 100 bytes each. */
 const REMEMBERED = 10_000;
@@ -10,15 +11,12 @@ const REMEMBERED = 10_000;
  * publishes it. An outbox is known by its last event's id: any later write that carries events numbers them after it.
  */
 export class PublishedOutboxes {
-  private readonly lastIds = new Map<string, string>();
+  private readonly lastIds = new Lru<string, string>(REMEMBERED);
 
   /** `snap` was written, and its outbox's events acknowledged. */
   note(snap: ExecutionSnapshot): void {
     const last = snap.outbox.at(-1);
-    if (!last) return;
-    this.lastIds.delete(snap.id);
-    this.lastIds.set(snap.id, last.id);
-    if (this.lastIds.size > REMEMBERED) this.lastIds.delete(this.lastIds.keys().next().value!);
+    if (last) this.lastIds.set(snap.id, last.id);
   }
 
   /** Whether the outbox of `snap` (as read) is one noted: known to be in the stream. Forgotten once asked. */

@@ -2,7 +2,7 @@ import type { Versioned } from "../port";
 import { decodeFound, type FoundAnswer, type StoredEntry } from "./direct-reads";
 import { fromKeyToken, keyToken } from "./key-codec";
 import type { IndexLayout } from "./layouts";
-import { Lru } from "./lru";
+import { Lru } from "../../pools/lru";
 import type { ReadFrom, RecordBucket } from "./record-bucket";
 
 /**
