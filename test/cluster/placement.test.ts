@@ -6,7 +6,7 @@ import { loadConfig } from "@wf/shared/config";
 import { newId } from "@wf/shared/execution";
 import { connectNats, ensureStreams, openKvBucket, streamNames, streamPlacement } from "@wf/shared/nats";
 import { openPlatform } from "@wf/shared/runtime";
-import { startNatsCluster, type NatsClusterHandle } from "@wf/testing";
+import { startNatsCluster, waitFor, type NatsClusterHandle } from "@wf/testing";
 import { useNatsServer } from "@wf/testing/nats-connection";
 
 describe("streams and buckets follow the cluster", () => {
@@ -49,11 +49,15 @@ describe("streams and buckets follow the cluster", () => {
         const info = await jsm.streams.info(name);
         expect({ name, replicas: info.config.num_replicas }).toEqual({ name, replicas: 3 });
         // The leader and its followers (a stream just made may not have elected its leader yet: all three are then
-        // followers).
-        const copies = new Set(
-          [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter(Boolean),
-        );
-        expect({ name, copies: copies.size }).toEqual({ name, copies: 3 });
+        // followers), as the cluster reports them: a follower just made may be missing from the first report.
+        const copiesOf = async (): Promise<number> => {
+          const { cluster } = await jsm.streams.info(name);
+          return new Set([cluster?.leader, ...(cluster?.replicas ?? []).map((r) => r.name)].filter(Boolean)).size;
+        };
+        const copies = await waitFor(async () => ((await copiesOf()) === 3 ? 3 : undefined), {
+          what: `three copies of ${name}`,
+        }).catch(copiesOf);
+        expect({ name, copies }).toEqual({ name, copies: 3 });
       }
     } finally {
       await platform.close();
