@@ -2,6 +2,7 @@ import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from 
 import type { z } from "zod";
 import { TerminalError } from "../errors";
 import type { Logger } from "../log";
+import { Lru } from "../pools/lru";
 import { ORPHAN_GRACE_MS, OrphanRescue } from "./orphans";
 import { subjects } from "./subjects";
 import { isTransient } from "./transient";
@@ -93,14 +94,12 @@ export function retryDelayMs(failures: number): number {
 /** Messages whose handler failed here, by stream sequence, until they are settled. */
 class FailureCounts {
   private static readonly KEPT = 10_000;
-  private readonly counts = new Map<number, number>();
+  // Taken by another process and settled there: the oldest are forgotten.
+  private readonly counts = new Lru<number, number>(FailureCounts.KEPT);
 
   add(seq: number): number {
     const n = (this.counts.get(seq) ?? 0) + 1;
-    this.counts.delete(seq);
     this.counts.set(seq, n);
-    // Taken by another process and settled there: the oldest are forgotten.
-    if (this.counts.size > FailureCounts.KEPT) this.counts.delete(this.counts.keys().next().value!);
     return n;
   }
 

@@ -26,4 +26,12 @@ export class Lru<K, V> {
   delete(key: K): void {
     this.#map.delete(key);
   }
+
+  clear(): void {
+    this.#map.clear();
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { PlanLimits } from "../auth";
 import { isWrongLastSequence, type JetStreamPublisher } from "../store";
 import { counterKey, epochMinute } from "./windows";
+import { Lru } from "../pools/lru";
 
 /** Long enough for a day's counter to outlive its UTC date whatever the clock skew. */
 const MAX_AGE_MS = 2 * 86_400_000;
@@ -64,9 +65,10 @@ const ANSWERED: Pick<Waiter, "resolve" | "reject"> = { resolve: () => undefined,
  * together can overrun only slightly (docs/webhooks.md#the-trigger).
  */
 export class WindowCounters {
-  readonly #known = new Map<string, { value: Stored; revision: number }>();
+  // Yesterday's keys are never read or written again: they go first.
+  readonly #known = new Lru<string, { value: Stored; revision: number }>(REMEMBERED_KEYS);
   /** The limits each quota was last judged by: a count made before its owner's plan is read may go ahead by them. */
-  readonly #limits = new Map<string, PlanLimits>();
+  readonly #limits = new Lru<string, PlanLimits>(REMEMBERED_KEYS);
   readonly #queues = new Map<string, Queue>();
   readonly #draining = new Set<Promise<void>>();
 
@@ -124,9 +126,7 @@ export class WindowCounters {
   /** Notes the limits `keyId`'s quota was judged by, for its next `countAsLastJudged`. */
   judgedBy(keyId: string, limits: PlanLimits): void {
     if (this.#limits.get(keyId) === limits) return;
-    this.#limits.delete(keyId);
     this.#limits.set(keyId, limits);
-    if (this.#limits.size > REMEMBERED_KEYS) this.#limits.delete(this.#limits.keys().next().value!);
   }
 
   /**
@@ -241,9 +241,6 @@ export class WindowCounters {
   }
 
   #remember(key: string, value: Stored, revision: number): void {
-    this.#known.delete(key);
     this.#known.set(key, { value, revision });
-    // Yesterday's keys are never written again: the oldest entries go first.
-    if (this.#known.size > REMEMBERED_KEYS) this.#known.delete(this.#known.keys().next().value!);
   }
 }

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { Lru } from "../pools/lru";
 
 const VERSION = "v1";
 /** Opened secrets remembered (by context and sealed text), so a hot path costs no decryption. */
@@ -11,7 +12,7 @@ const REMEMBERED = 10_000;
  * another record does not decrypt.
  */
 export class SecretBox {
-  readonly #opened = new Map<string, Buffer>();
+  readonly #opened = new Lru<string, Buffer>(REMEMBERED);
 
   /** `key`: 32 bytes (serverKey). */
   constructor(private readonly key: Buffer) {}
@@ -32,7 +33,6 @@ export class SecretBox {
     if (known) return known;
     const secret = this.#decrypt(sealedText, context);
     this.#opened.set(memo, secret);
-    if (this.#opened.size > REMEMBERED) this.#opened.delete(this.#opened.keys().next().value!);
     return secret;
   }
 

@@ -1,5 +1,6 @@
 import { CasConflictError } from "@wf/shared/errors";
 import type { Logger } from "@wf/shared/log";
+import { Lru } from "@wf/shared/pools";
 import type { ApiKeyRecord, Store, Versioned } from "@wf/shared/store";
 
 const INTERVAL_MS = 60_000;
@@ -11,7 +12,7 @@ const REMEMBERED_KEYS = 10_000;
  * written meanwhile wins; this touch is then dropped).
  */
 export class LastUsed {
-  readonly #written = new Map<string, number>();
+  readonly #written = new Lru<string, number>(REMEMBERED_KEYS);
 
   constructor(
     private readonly store: Store,
@@ -22,9 +23,7 @@ export class LastUsed {
     const { id, lastUsedAt } = key.value;
     const last = Math.max(this.#written.get(id) ?? 0, lastUsedAt ?? 0);
     if (now - last < INTERVAL_MS) return;
-    this.#written.delete(id);
     this.#written.set(id, now);
-    if (this.#written.size > REMEMBERED_KEYS) this.#written.delete(this.#written.keys().next().value!);
     this.store.apiKeys.update({ ...key.value, lastUsedAt: now }, key.version).catch((err: unknown) => {
       if (!(err instanceof CasConflictError)) this.log.warn("lastUsedAt not written", { keyId: id, err });
     });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { Lru } from "@wf/shared/pools";
 import { addressGroup } from "./address-group";
 
 /**
@@ -47,7 +48,7 @@ export type Admission = { admitted: true; attempt: LoginAttempt } | { admitted: 
  * count as known ones (docs/webhooks.md#login-throttling).
  */
 export class LoginThrottle {
-  readonly #usage = new Map<string, Usage>();
+  readonly #usage = new Lru<string, Usage>(MAX_BUDGETS);
 
   constructor(private readonly budgets: LoginBudgets) {}
 
@@ -92,8 +93,6 @@ export class LoginThrottle {
   #current(key: string, now: number): Usage | undefined {
     const usage = this.#usage.get(key);
     if (usage === undefined) return undefined;
-    this.#usage.delete(key);
-    this.#usage.set(key, usage);
     if (usage.start + this.budgets.windowMs <= now) {
       usage.start = now;
       usage.failures = 0;
@@ -105,7 +104,6 @@ export class LoginThrottle {
     let usage = this.#current(key, now);
     if (usage === undefined) {
       this.#usage.set(key, (usage = { start: now, failures: 0, pending: 0 }));
-      if (this.#usage.size > MAX_BUDGETS) this.#usage.delete(this.#usage.keys().next().value!);
     }
     usage.pending += 1;
     return usage;

@@ -4,6 +4,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { z } from "zod";
 import type { WebhookStatsView } from "@wf/shared/api";
 import type { Logger } from "@wf/shared/log";
+import { Lru } from "@wf/shared/pools";
 import { isWrongLastSequence, type JetStreamPublisher } from "@wf/shared/store";
 
 const MAX_ATTEMPTS = 50;
@@ -44,7 +45,7 @@ export class WebhookStats {
   readonly #writing = new Map<string, Promise<void>>();
   #closing = false;
   /** The value and revision this process last wrote or read, per webhook. */
-  readonly #known = new Map<string, { value: Stored; revision: number }>();
+  readonly #known = new Lru<string, { value: Stored; revision: number }>(REMEMBERED);
 
   private constructor(
     private readonly kv: KV,
@@ -157,9 +158,7 @@ export class WebhookStats {
   }
 
   #remember(webhookId: string, known: { value: Stored; revision: number }): void {
-    this.#known.delete(webhookId);
     this.#known.set(webhookId, known);
-    if (this.#known.size > REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
   }
 }
 

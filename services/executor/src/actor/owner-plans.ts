@@ -1,6 +1,7 @@
 import type { Plan } from "@wf/shared/auth";
 import { retryTransient } from "@wf/shared/nats";
 import type { UserRepo } from "@wf/shared/store";
+import { Lru } from "@wf/shared/pools";
 
 /** A plan read is used this long: a plan's change reaches the JavaScript runners' shares within it. */
 const PLAN_TTL_MS = 30_000;
@@ -12,7 +13,7 @@ const MAX_OWNERS = 10_000;
  * most once per owner per PLAN_TTL_MS, so that a JavaScript step does not cost a store read.
  */
 export class OwnerPlans {
-  private readonly known = new Map<string, { plan: Promise<Plan | undefined>; at: number }>();
+  private readonly known = new Lru<string, { plan: Promise<Plan | undefined>; at: number }>(MAX_OWNERS);
 
   constructor(private readonly users: Pick<UserRepo, "get">) {}
 
@@ -38,8 +39,6 @@ export class OwnerPlans {
   }
 
   private remember(ownerId: string, plan: Promise<Plan | undefined>, at: number): void {
-    this.known.delete(ownerId);
     this.known.set(ownerId, { plan, at });
-    if (this.known.size > MAX_OWNERS) this.known.delete(this.known.keys().next().value!);
   }
 }

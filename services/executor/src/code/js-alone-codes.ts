@@ -1,12 +1,13 @@
 import { hash } from "node:crypto";
+import { Lru } from "@wf/shared/pools";
 
 /** A run alone at or over this is heavy: in a call with others it would hold them for as long. */
 export const HEAVY_MS = 2;
 /** Runs alone a code makes, once found heavy or in a call that failed, before it shares calls again. */
 export const ALONE_RUNS = 20;
-/** Codes remembered per owner; past this the owner's code found longest ago is forgotten, and shares calls again. */
+/** Codes remembered per owner; past this the owner's code used longest ago is forgotten, and shares calls again. */
 export const CODES_PER_OWNER = 64;
-/** Owners remembered; past this the owner whose code was found longest ago is forgotten. */
+/** Owners remembered; past this the owner whose codes were used longest ago is forgotten. */
 const MAX_OWNERS = 1_024;
 
 /**
@@ -17,11 +18,11 @@ const MAX_OWNERS = 1_024;
  * owner's many codes push out only its own.
  */
 export class AloneCodes {
-  /** Runs alone left, per owner and code (its codeKey); owners in the order a code of theirs was last found. */
-  private readonly owners = new Map<string, Map<string, number>>();
+  /** Runs alone left, per owner and code (its codeKey). */
+  private readonly owners = new Lru<string, Lru<string, number>>(MAX_OWNERS);
 
   alone(owner: string, key: string): boolean {
-    return this.owners.get(owner)?.has(key) ?? false;
+    return this.owners.get(owner)?.get(key) !== undefined;
   }
 
   /** A call that held the code with others failed. */
@@ -41,13 +42,9 @@ export class AloneCodes {
   }
 
   private set(owner: string, key: string): void {
-    const codes = this.owners.get(owner) ?? new Map<string, number>();
-    this.owners.delete(owner);
+    const codes = this.owners.get(owner) ?? new Lru<string, number>(CODES_PER_OWNER);
     this.owners.set(owner, codes);
-    if (this.owners.size > MAX_OWNERS) this.owners.delete(this.owners.keys().next().value!);
-    codes.delete(key);
     codes.set(key, ALONE_RUNS);
-    if (codes.size > CODES_PER_OWNER) codes.delete(codes.keys().next().value!);
   }
 }
 

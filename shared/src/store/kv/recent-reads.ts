@@ -2,6 +2,7 @@ import { KvWatchInclude, type KV, type KvWatchEntry } from "@nats-io/kv";
 import type { QueuedIterator } from "@nats-io/nats-core";
 import type { Versioned } from "../port";
 import { deepFreeze } from "../../deep-freeze";
+import { Lru } from "../../pools/lru";
 
 /** Past this age an entry is read again, even if the watch never reported a change. */
 export const RECENT_MAX_AGE_MS = 2_000;
@@ -26,7 +27,7 @@ const RETRY_MS = 1_000;
  * are deep-frozen: every caller shares them (docs/architecture.md#storage).
  */
 export class RecentReads<T> {
-  readonly #entries = new Map<string, { entry: Versioned<T>; at: number }>();
+  readonly #entries = new Lru<string, { entry: Versioned<T>; at: number }>(CAPACITY);
   #watch: QueuedIterator<KvWatchEntry> | null = null;
   #starting = false;
   #retryAt = 0;
@@ -83,9 +84,7 @@ export class RecentReads<T> {
   }
 
   #keep(token: string, entry: Versioned<T>): void {
-    this.#entries.delete(token);
     this.#entries.set(token, { entry, at: Date.now() });
-    if (this.#entries.size > CAPACITY) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
   forget(token: string): void {
