@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { laneOf, ownerLane, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { laneOf, ownerLane, ownerLanes, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { followLaneBacklog, LANE_MARGIN, LaneBacklog } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import {
   run,
@@ -34,6 +35,10 @@ steps:
 /** Two owners whose starts go to different lanes. */
 const FLOOD = "owner-flood";
 const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(FLOOD))!;
+/** An owner whose first lane is the flooding owner's, and whose second lane is neither of the flooding owner's. */
+const SHARING = Array.from({ length: 4096 }, (_, i) => `owner-sharing-${i}`).find(
+  (o) => ownerLane(o) === ownerLane(FLOOD) && !ownerLanes(FLOOD).includes(ownerLanes(o)[1]),
+)!;
 
 describe("start lanes", () => {
   let server: NatsServerHandle;
@@ -81,6 +86,36 @@ describe("start lanes", () => {
     expect(after - before, "the backlog's executions that went first").toBeLessThan(12);
     expect(after, "the backlog was still under way").toBeLessThan(40);
     await waitFor(async () => (await ended()) === 40, { timeoutMs: 60_000, what: "the backlog to drain" });
+  });
+
+  // The sharing owner's start is judged on the executors' reports alone: this LaneBacklog sent none of the flood.
+  it("starts an owner sharing a flooded first lane in its second lane, beside the backlog", async () => {
+    const heard = new LaneBacklog();
+    const unfollow = followLaneBacklog(rt.platform.nc, rt.platform.config.WF_NAMESPACE, heard);
+    try {
+      const flood = await Promise.all(Array.from({ length: 40 }, () => run(rt.platform, HOLDING, { ownerId: FLOOD })));
+      expect(new Set(flood.map(laneOf))).toEqual(new Set([ownerLane(FLOOD)]));
+      const ended = async () => {
+        const states = await Promise.all(flood.map((id) => rt.platform.store.executions.get(id)));
+        return states.filter((v) => v && TERMINAL_STATUSES.has(v.value.status)).length;
+      };
+      await waitFor(() => (heard.busy(ownerLane(FLOOD)) > LANE_MARGIN ? true : undefined), {
+        timeoutMs: 10_000,
+        what: "an executor to report the flooded lane's backlog",
+      });
+      const before = await ended();
+      const id = await run(rt.platform, QUICK, { ownerId: SHARING, lanes: heard });
+      expect(laneOf(id)).toBe(ownerLanes(SHARING)[1]);
+      const sharing = await waitForStatus(rt.platform, id, undefined, 60_000);
+      const after = await ended();
+      expect(sharing.status).toBe("COMPLETED");
+      console.log(`sharing owner's workflow: ${after - before} of the backlog's executions ended meanwhile`);
+      expect(after - before, "the backlog's executions that went first").toBeLessThan(12);
+      expect(after, "the backlog was still under way").toBeLessThan(40);
+      await waitFor(async () => (await ended()) === 40, { timeoutMs: 60_000, what: "the backlog to drain" });
+    } finally {
+      unfollow();
+    }
   });
 
   it("takes another owner's start at once while one owner's executions hold every slot", async () => {

@@ -7,7 +7,7 @@ import {
   type ExecutionEvent,
   type ExecutionSnapshot,
 } from "@wf/shared/execution";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { streamNames, subjects, type LaneChoice } from "@wf/shared/nats";
 import { startExecution } from "@wf/shared/client";
 import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { startNatsServer, TEST_BUILD_ENV, waitFor, type NatsServerHandle } from "@wf/testing";
@@ -119,23 +119,30 @@ export async function run(
     stepTest?: string;
     /** As a saved workflow's version is started (a cron tick's), not an inline run. */
     version?: number;
+    /** Which of the owner's lanes the start goes to, as an edge's is; without it, the owner's first. */
+    lanes?: LaneChoice;
   } = {},
 ): Promise<string> {
   const definition = definitionOf(yaml);
-  return startExecution(p.js, p.config.WF_NAMESPACE, {
-    workflow: {
-      id: `wf-${definition.name}`,
-      name: definition.name,
-      ownerId: opts.ownerId ?? "owner1",
-      version: opts.version ?? null,
-      definition,
+  return startExecution(
+    p.js,
+    p.config.WF_NAMESPACE,
+    {
+      workflow: {
+        id: `wf-${definition.name}`,
+        name: definition.name,
+        ownerId: opts.ownerId ?? "owner1",
+        version: opts.version ?? null,
+        definition,
+      },
+      inputs: opts.inputs ?? {},
+      triggerSource: opts.triggerSource ?? "console",
+      enableMonitoring: opts.monitoring ?? false,
+      ...(opts.debug === undefined ? {} : { debug: opts.debug }),
+      ...(opts.stepTest === undefined ? {} : { stepTest: { step: opts.stepTest, contextFrom: null } }),
     },
-    inputs: opts.inputs ?? {},
-    triggerSource: opts.triggerSource ?? "console",
-    enableMonitoring: opts.monitoring ?? false,
-    ...(opts.debug === undefined ? {} : { debug: opts.debug }),
-    ...(opts.stepTest === undefined ? {} : { stepTest: { step: opts.stepTest, contextFrom: null } }),
-  });
+    opts.lanes === undefined ? {} : { lanes: opts.lanes },
+  );
 }
 
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"]);

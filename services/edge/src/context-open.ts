@@ -1,5 +1,5 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
-import { StoredDefinitions } from "@wf/shared/nats";
+import { LaneBacklog, StoredDefinitions } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { AuditLog } from "./auth/audit-log";
@@ -50,6 +50,7 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
     js: p.js,
     publisher,
     definitions,
+    lanes: new LaneBacklog(),
     log,
     files,
     signer: new UrlSigner(signingKey, p.config.WF_DOWNLOAD_URL_TTL_S),

@@ -3,7 +3,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import type { Config } from "@wf/shared/config";
 import type { Logger } from "@wf/shared/log";
-import type { StoredDefinitions } from "@wf/shared/nats";
+import type { LaneBacklog, StoredDefinitions } from "@wf/shared/nats";
 import type { SecretBox } from "@wf/shared/secrets";
 import type { JetStreamPublisher, Store } from "@wf/shared/store";
 import type { AuditLog } from "./auth/audit-log";
@@ -27,6 +27,8 @@ export interface EdgeContext {
   publisher: JetStreamPublisher;
   /** Where the definitions of stored workflows are kept once, their start commands naming them. */
   definitions: StoredDefinitions;
+  /** The start lanes' backlogs, which the executors report: new starts go to their owner's less busy lane. */
+  lanes: LaneBacklog;
   log: Logger;
   files: ArtifactFiles;
   signer: UrlSigner;

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { whileStarting } from "@wf/shared/nats";
+import { followLaneBacklog, whileStarting } from "@wf/shared/nats";
 import { SCOPES, type Scope } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import { platformHealth, readyAnswer } from "@wf/shared/ops";
@@ -88,11 +88,13 @@ export async function buildEdge(p: Platform, opts: EdgeOptions = {}): Promise<Fa
 
   app.addHook("preClose", async () => ctx.closing.abort());
   app.addHook("onClose", async () => {
+    unfollowLanes();
     await Promise.all([ctx.counters.close(), ctx.webhookStats.close(), ctx.audit.close()]);
     ctx.publisher.close();
   });
   observeRequests(app);
   reportTriggerLatency(app, p.nc, ctx.ns);
+  const unfollowLanes = followLaneBacklog(p.nc, ctx.ns, ctx.lanes);
   app.get("/healthz", async () => ({
     status: "ok",
     nats: p.nc.isClosed() ? "closed" : "connected",

@@ -20,7 +20,7 @@ interface StartRequest {
  * Resolves the execution's id.
  */
 export function startStoredWorkflow(
-  ctx: Pick<EdgeContext, "publisher" | "definitions" | "ns" | "store" | "log">,
+  ctx: Pick<EdgeContext, "publisher" | "definitions" | "lanes" | "ns" | "store" | "log">,
   w: WorkflowRecord,
   req: StartRequest,
 ): Promise<string> {
@@ -34,7 +34,13 @@ export function startStoredWorkflow(
       ...(req.enableMonitoring === undefined ? {} : { enableMonitoring: req.enableMonitoring }),
       ...(req.debug === undefined ? {} : { debug: req.debug }),
     },
-    { store: ctx.store, log: ctx.log, definitions: ctx.definitions, maxPayload: ctx.publisher.maxPayload },
+    {
+      store: ctx.store,
+      log: ctx.log,
+      definitions: ctx.definitions,
+      maxPayload: ctx.publisher.maxPayload,
+      lanes: ctx.lanes,
+    },
   );
 }
 

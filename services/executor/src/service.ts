@@ -1,14 +1,18 @@
 import { ArtifactFiles } from "@wf/shared/artifacts";
-import { DEFAULT_MAX_PAYLOAD, newId, resultLimits } from "@wf/shared/execution";
+import { DEFAULT_MAX_PAYLOAD, newId, resultLimits, START_LANES } from "@wf/shared/execution";
 import {
   answerHolds,
   consumeCommands,
   ensureConsumer,
   executorQueues,
+  followLaneBacklog,
   holderAlive,
+  LaneBacklog,
+  reportLaneBacklog,
   StoredDefinitions,
   streamNames,
   subjects,
+  type ConcurrencyBound,
   type ExecutorQueue,
 } from "@wf/shared/nats";
 import { CancelCommand } from "@wf/shared/messages";
@@ -82,6 +86,8 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     log,
   );
   const actorId = `executor-${newId()}`;
+  const lanes = new LaneBacklog();
+  const unfollowLanes = followLaneBacklog(nc, ns, lanes);
   let stopping = false;
   const actor = new ExecutorActor({
     stopping: () => stopping,
@@ -94,6 +100,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     ownerPlans,
     artifactBudget: new ArtifactBudget(counters, ownerPlans),
     subworkflowStarts,
+    lanes,
     llm,
     modelCalls: new ModelCalls(config.WF_AI_CALLS, ownerPlans),
     secretBox,
@@ -145,6 +152,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
       cancelSub.unsubscribe();
       holdsSub.unsubscribe();
       secretsSub.unsubscribe();
+      unfollowLanes();
       await codeRunner.close();
       await counters.close();
       events.close();
@@ -230,8 +238,9 @@ async function consumeQueues(
     edgeP99Ms: config.WF_EXEC_YIELD_EDGE_P99_MS,
   });
   const shares = new LaneShares(yieldTo, config.WF_EXEC_CONCURRENCY);
+  const startsWaiting = new Array<number>(START_LANES).fill(0);
   const consumers = await Promise.all(
-    queues.map(({ durable, only }) =>
+    queues.map(({ durable, only, lane }) =>
       consumeCommands({
         js,
         jsm,
@@ -244,7 +253,8 @@ async function consumeQueues(
         commands: only ? { [only]: commands[only] } : commands,
         executionOf: executionOfSubject,
         giveUp: (executionId, reason) => actor.fail(executionId, reason),
-        concurrency: shares.lane(),
+        concurrency:
+          only === "start" && lane !== undefined ? reporting(shares.lane(), startsWaiting, lane) : shares.lane(),
         ackWaitMs: config.WF_EXEC_LEASE_MS,
         maxDeliver: config.WF_EXEC_MAX_DELIVER,
         redeliverOnce: config.WF_REDELIVER_ONCE,
@@ -267,13 +277,26 @@ async function consumeQueues(
     intervalMs: BACKLOG_SAMPLE_MS,
     log,
   });
+  const unreport = reportLaneBacklog(p.nc, config.WF_NAMESPACE, () => startsWaiting);
   const backlog: BacklogFollowing = {
     stop() {
       following.stop();
       unfollowEdges();
+      unreport();
     },
   };
   return { consumers, backlog, yieldTo };
+}
+
+/** `bound`, keeping what its lane's consumer says is waiting in `waiting[lane]`, for reportLaneBacklog. */
+function reporting(bound: ConcurrencyBound, waiting: number[], lane: number): ConcurrencyBound {
+  return {
+    ...bound,
+    observe(inHand, pending) {
+      if (pending !== undefined) waiting[lane] = pending;
+      bound.observe?.(inHand, pending);
+    },
+  };
 }
 
 /** The reason a cancel command gives (an abort in the debugger names who aborted), if its body says one. */

@@ -4,8 +4,9 @@ import {
   checkStart,
   definitionJson,
   firstSnapshot,
-  inOwnerLane,
+  inLane,
   newId,
+  ownerLane,
   recordRoom,
   resultLimits,
   type DebugRequest,
@@ -14,6 +15,7 @@ import {
 } from "../execution/index";
 import { isShared, sharedDefinition } from "../execution/parsed-definitions";
 import { StartCommand, type CancelCommand } from "../messages/index";
+import type { LaneChoice } from "../nats/lane-backlog";
 import type { StoredDefinitions } from "../nats/stored-definitions";
 import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
@@ -94,9 +96,11 @@ export async function startExecution(
      * large) is refused (leavesRoom).
      */
     maxPayload?: number;
+    /** Which of its owner's lanes a new id goes to; without it, the owner's first. */
+    lanes?: LaneChoice;
   } = {},
 ): Promise<string> {
-  const executionId = req.executionId ?? inOwnerLane(newId(), req.workflow.ownerId);
+  const executionId = req.executionId ?? newExecutionId(req.workflow.ownerId, opts.lanes);
   const cmd: StartCommand = {
     executionId,
     workflow: req.workflow,
@@ -159,6 +163,12 @@ export async function startExecution(
     opts.log?.error("an execution whose start failed could not be withdrawn", { executionId, err: e }),
   );
   throw failed.reason;
+}
+
+function newExecutionId(ownerId: string, lanes: LaneChoice | undefined): string {
+  const lane = lanes?.choose(ownerId) ?? ownerLane(ownerId);
+  lanes?.sent(lane);
+  return inLane(newId(), lane);
 }
 
 /**

@@ -21,7 +21,7 @@ export {
   childDepth,
 } from "./snapshot";
 export { newId, derivedId, isSubjectToken } from "./ids";
-export { START_LANES, laneOf, ownerLane, inOwnerLane } from "./start-lanes";
+export { START_LANES, laneOf, ownerLane, ownerLanes, inOwnerLane, inLane } from "./start-lanes";
 export {
   checkStart,
   firstSnapshot,

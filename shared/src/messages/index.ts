@@ -11,3 +11,4 @@ export {
 } from "./commands";
 export { SecretsRequest, SecretsReply } from "./secrets";
 export { EdgeLatency } from "./edge-latency";
+export { LaneBacklogReport } from "./lane-backlog";

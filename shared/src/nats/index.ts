@@ -43,3 +43,11 @@ export { answerHolds, holderAlive } from "./holders";
 export { queuedCommand } from "./queued-commands";
 export { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";
 export { definitionsTtlMs } from "./definition-keeping";
+export {
+  LaneBacklog,
+  followLaneBacklog,
+  reportLaneBacklog,
+  LANE_BACKLOG_REPORT_MS,
+  LANE_MARGIN,
+  type LaneChoice,
+} from "./lane-backlog";

@@ -245,6 +245,8 @@ function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
       .publish(`${cmd}.exec.debug.*`)
       // How slowly it answers triggers: the executors yield to them while it is slow.
       .publish(subj.edgeLatency)
+      // The start lanes' backlogs, which the executors report: a start goes to its owner's less busy lane.
+      .subscribe(subj.laneBacklog)
       // The console's event streams: an ordered consumer each, and a get that finds an execution's next event.
       .read(streams.evt)
       .build()
@@ -277,6 +279,9 @@ function executorPermissions({ ns, subj, streams, cmd, dropped }: Names): Permis
       .subscribe(subj.execCancelAll, subj.secrets, subj.holdsAll, subj.edgeLatency)
       // Whether another executor still runs an execution it holds, before taking it over.
       .publish(subj.holdsAll)
+      // The start lanes' backlogs, which it reports and reads: a sub-workflow starts in its owner's less busy lane.
+      .publish(subj.laneBacklog)
+      .subscribe(subj.laneBacklog)
       .respond()
       // Events; timers (waits, retries, approval timeouts); sub-workflows started, cancelled, and their parents woken.
       .publish(

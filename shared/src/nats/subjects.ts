@@ -62,6 +62,8 @@ function subjectsOf(ns: string) {
     holdsAll: `${ns}.svc.holds.*`,
     /** Each edge's trigger latency (EdgeLatency), core NATS: what the executors' yield to triggers judges. */
     edgeLatency: `${ns}.edge.latency`,
+    /** Each executor's view of the start lanes' backlogs (LaneBacklogReport), core NATS: where new starts go. */
+    laneBacklog: `${ns}.lanes.backlog`,
   };
 }
 export type Subjects = Readonly<ReturnType<typeof subjectsOf>>;
@@ -98,6 +100,8 @@ export interface ExecutorQueue {
   durable: string;
   filter: string;
   only?: "start" | "resume";
+  /** A lane's queue: its lane. */
+  lane?: number;
 }
 
 /**
@@ -115,11 +119,13 @@ export function executorQueues(ns: string): ExecutorQueue[] {
       durable: names.executorLane(lane),
       filter: subj.execStartLane(lane),
       only: "start" as const,
+      lane,
     })),
     ...lanes.map((lane) => ({
       durable: names.executorResumeLane(lane),
       filter: subj.execResumeLane(lane),
       only: "resume" as const,
+      lane,
     })),
   ];
 }

@@ -113,7 +113,7 @@ export const rerunRoutes: Route[] = [
           enableMonitoring: source.enableMonitoring,
           rerun: { of: source.id, fromStep: plan.fromStep },
         },
-        { store: ctx.store, log: ctx.log },
+        { store: ctx.store, log: ctx.log, lanes: ctx.lanes },
       );
       return { executionId, ...fields };
     },

@@ -2,6 +2,7 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import {
   childDepth,
+  inLane,
   MAX_CALL_DEPTH,
   newId,
   type DebugRequest,
@@ -19,7 +20,15 @@ import type {
 } from "@wf/shared/messages";
 import type { Logger } from "@wf/shared/log";
 import { epochMinute, type OwnerMinuteBudget } from "@wf/shared/rate-limit";
-import { retryDelayMs, retryTransient, subjects, toToken, type Timers, type TimerSpec } from "@wf/shared/nats";
+import {
+  retryDelayMs,
+  retryTransient,
+  subjects,
+  toToken,
+  type LaneChoice,
+  type Timers,
+  type TimerSpec,
+} from "@wf/shared/nats";
 import { settleApproval, type Store } from "@wf/shared/store";
 import type { CodeRequest, CodeResult, CodeRunner, LogListener } from "../code/index";
 import type { EventPublisher } from "../run/committer";
@@ -47,6 +56,8 @@ export interface EffectDeps extends AiDeps {
   artifactBudget: ArtifactBudget;
   /** Each owner's sub-workflow starts a minute (docs/workflow-format.md#sub-workflows). */
   subworkflowStarts: OwnerMinuteBudget;
+  /** The start lanes' backlogs: a child starts in the less busy of its owner's lanes. */
+  lanes: LaneChoice;
   ns: string;
   holdMs: number;
   /** Whether the executor is stopping (WF_STOP_GRACE_MS). */
@@ -93,6 +104,11 @@ export function runEffects(
       });
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
+    newChildId() {
+      const lane = deps.lanes.choose(snap.ownerId);
+      deps.lanes.sent(lane);
+      return inLane(newId(), lane);
+    },
     startChild: (workflowId, childId, stepPath, inputs, debug) =>
       startChildExecution(deps, snap, workflowId, childId, stepPath, inputs, debug),
     async loadExecution(id) {

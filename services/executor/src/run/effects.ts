@@ -35,6 +35,8 @@ export interface RunEffects extends AiEffects {
   scheduleWake(stepPath: string, dueAt: number): Promise<void>;
   /** Arms the idle timer of a debug pause: at `dueAt` the execution is cancelled if that pause still waits, idle. */
   scheduleDebugIdle(pauseId: string, dueAt: number): Promise<void>;
+  /** The id of a new child execution, in the less busy of its owner's (this execution's owner's) start lanes. */
+  newChildId(): string;
   /** Publishes the start command of a child execution (a debug run when `debug` is given), if it may start now. */
   startChild(
     workflowId: string,

@@ -2,7 +2,7 @@
  * In-memory stand-ins for what a run writes to and acts on (its committer and its effects), so
  * that the run loop's unit tests (execution-run.test.ts) need no NATS server and no process.
  */
-import { DEFAULT_MAX_PAYLOAD, ExecutionSnapshot, resultLimits, type DebugRequest } from "@wf/shared/execution";
+import { DEFAULT_MAX_PAYLOAD, ExecutionSnapshot, newId, resultLimits, type DebugRequest } from "@wf/shared/execution";
 import { SecretMasker } from "@wf/shared/secrets";
 import type { ApprovalRecord } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
@@ -162,6 +162,10 @@ export class FakeEffects implements RunEffects {
 
   async scheduleDebugIdle(pauseId: string, dueAt: number): Promise<void> {
     this.idleTimers.push({ pauseId, dueAt });
+  }
+
+  newChildId(): string {
+    return newId();
   }
 
   async startChild(

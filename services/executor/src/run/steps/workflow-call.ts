@@ -1,4 +1,4 @@
-import { inOwnerLane, newId, TERMINAL_STATUSES } from "@wf/shared/execution";
+import { TERMINAL_STATUSES } from "@wf/shared/execution";
 import type { WorkflowCallStep } from "@wf/shared/workflow";
 import type { Scope } from "../scope";
 import { untilDue } from "../until-due";
@@ -12,8 +12,8 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     const { path, state: st, scope } = at;
     const { committer, effects } = ctx;
     if (st.childExecutionId === null) {
-      // In the parent's owner's start lane: whoever fans out waits in their own lane.
-      st.childExecutionId = inOwnerLane(newId(), committer.snap.ownerId);
+      // In one of the parent's owner's start lanes: whoever fans out waits in their own lanes.
+      st.childExecutionId = effects.newChildId();
       committer.emit("step_child", path, { childExecutionId: st.childExecutionId, workflowId: step.workflow });
       // Recorded before the start is published: a crash in between re-publishes the same child.
       await committer.flush();

@@ -1,0 +1,125 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { randomUUID } from "node:crypto";
+import { ownerLanes, START_LANES } from "../execution/start-lanes";
+import { LaneBacklogReport } from "../messages/lane-backlog";
+import { subjects } from "./subjects";
+
+/** How often an executor with a backlog in some start lane reports them. */
+export const LANE_BACKLOG_REPORT_MS = 500;
+/** A report counts this long: an executor whose lanes are all empty says so once, then nothing. */
+const HEARD_MS = 3 * LANE_BACKLOG_REPORT_MS;
+/** Reporters remembered at once; reports from more (a fleet past any real one) are not kept. */
+const MAX_REPORTERS = 256;
+/**
+ * A start leaves its owner's first lane only for a second lane this many starts less busy: a few waiting is no wait
+ * (the executors serve the lanes in turn), and an owner's starts stay in one lane while nobody floods.
+ */
+export const LANE_MARGIN = 8;
+
+/** Where starts go: in their owner's less busy lane, as this process knows it. */
+export interface LaneChoice {
+  choose(ownerId: string): number;
+  /** A start was published to `lane`: it counts there until the executors' reports include it. */
+  sent(lane: number): void;
+}
+
+/**
+ * The start lanes' backlogs, as the executors report them on `<ns>.lanes.backlog` plus the starts this process sent
+ * in the last second (which the next reports will hold): a start goes to its owner's second lane when the first is
+ * LANE_MARGIN busier. Owners hashed to the same first lane (one in 16 for any two) then part where one of them floods
+ * it: the other's starts take its second lane, which is another's first lane with probability 1 in 15 only, and both
+ * of its lanes flooded by the same owner in 1 of 120 (docs/architecture.md#start-lanes). A report that does not
+ * parse is dropped.
+ */
+export class LaneBacklog implements LaneChoice {
+  readonly #reports = new Map<string, { pending: readonly number[]; at: number }>();
+  /** Starts sent here by lane, in the half second since `#since` and in the one before. */
+  #current = noStarts();
+  #previous = noStarts();
+  #since = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  heard(data: Uint8Array | string): void {
+    let report: LaneBacklogReport;
+    try {
+      const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+      report = LaneBacklogReport.parse(JSON.parse(text));
+    } catch {
+      return;
+    }
+    const at = this.now();
+    if (!this.#reports.has(report.executor) && this.#reports.size >= MAX_REPORTERS) {
+      this.#forgetSilent(at);
+      if (this.#reports.size >= MAX_REPORTERS) return;
+    }
+    this.#reports.set(report.executor, { pending: report.pending, at });
+  }
+
+  choose(ownerId: string): number {
+    const [first, second] = ownerLanes(ownerId);
+    return this.busy(first) > this.busy(second) + LANE_MARGIN ? second : first;
+  }
+
+  sent(lane: number): void {
+    this.#turn(this.now());
+    this.#current[lane]! += 1;
+  }
+
+  /** Starts known to wait in `lane`: the most any executor heard within HEARD_MS reported, and this process's. */
+  busy(lane: number): number {
+    const at = this.now();
+    this.#turn(at);
+    let reported = 0;
+    for (const [executor, report] of this.#reports) {
+      if (at - report.at > HEARD_MS) this.#reports.delete(executor);
+      else reported = Math.max(reported, report.pending[lane] ?? 0);
+    }
+    return reported + this.#current[lane]! + this.#previous[lane]!;
+  }
+
+  #turn(at: number): void {
+    if (at - this.#since < LANE_BACKLOG_REPORT_MS) return;
+    this.#previous = at - this.#since < 2 * LANE_BACKLOG_REPORT_MS ? this.#current : noStarts();
+    this.#current = noStarts();
+    this.#since = at;
+  }
+
+  #forgetSilent(at: number): void {
+    for (const [executor, report] of this.#reports) if (at - report.at > HEARD_MS) this.#reports.delete(executor);
+  }
+}
+
+function noStarts(): number[] {
+  return new Array<number>(START_LANES).fill(0);
+}
+
+/** Follows the executors' reports until the returned function is called. */
+export function followLaneBacklog(nc: NatsConnection, ns: string, backlog: LaneBacklog): () => void {
+  const sub = nc.subscribe(subjects(ns).laneBacklog, {
+    callback: (err, msg) => {
+      if (!err) backlog.heard(msg.data);
+    },
+  });
+  return () => sub.unsubscribe();
+}
+
+/**
+ * Reports `pending()` (starts waiting by lane) every LANE_BACKLOG_REPORT_MS while some lane has any, and once when
+ * none has, until the returned function is called.
+ */
+export function reportLaneBacklog(nc: NatsConnection, ns: string, pending: () => readonly number[]): () => void {
+  const subject = subjects(ns).laneBacklog;
+  const executor = randomUUID();
+  let reported = false;
+  const timer = setInterval(() => {
+    const now = pending();
+    const any = now.some((n) => n > 0);
+    if (!any && !reported) return;
+    reported = any;
+    const report: LaneBacklogReport = { executor, pending: [...now] };
+    nc.publish(subject, JSON.stringify(report));
+  }, LANE_BACKLOG_REPORT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
