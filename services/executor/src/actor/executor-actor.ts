@@ -30,6 +30,7 @@ import { ExecutionRun } from "../run/execution-run";
 import { mayHaveActed } from "../run/step-effects";
 import { LostOwnershipError, StartTakenError } from "../run/signals";
 import { handleDebugMessage } from "./debug-commands";
+import { FinishedEndings } from "./finished-endings";
 import { PublishedOutboxes } from "./published-outboxes";
 import { loadRunSecrets } from "./live-ai-effects";
 import { handOver, notifyParent, runEffects, type EffectDeps } from "./live-effects";
@@ -68,6 +69,8 @@ export class ExecutorActor {
   private readonly claimed = new Set<string>();
   /** The parks this process wrote whose events the stream acknowledged: resumed here, they are not published again. */
   private readonly published = new PublishedOutboxes();
+  /** The endings this process wrote and saw through: a command delivered again after one does not finish it again. */
+  private readonly ended = new FinishedEndings();
 
   constructor(private readonly deps: ExecutorActorDeps) {}
 
@@ -250,7 +253,7 @@ export class ExecutorActor {
     for (;;) {
       if (!v) return;
       if (TERMINAL_STATUSES.has(v.value.status)) {
-        if (deliveredAgain(m)) await this.finishEnding(v);
+        if (deliveredAgain(m) && !this.ended.has(v.value.id, v.version)) await this.finishEnding(v);
         return;
       }
       const snap = v.value;
@@ -386,7 +389,10 @@ export class ExecutorActor {
       c.touch();
       await c.settle();
       if (result === "parked") this.published.note(c.snap);
-      if (result === "terminal") await notifyParent(this.deps.js, this.deps.ns, c.snap);
+      if (result === "terminal") {
+        await notifyParent(this.deps.js, this.deps.ns, c.snap);
+        this.ended.note(id, c.version);
+      }
       // A cancel written while the park was being written was adopted into it: held by nobody
       // now, the execution is cancelled again, to be finished as a parked one, not at its wake.
       else if (c.snap.cancelRequested)
