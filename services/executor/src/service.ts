@@ -8,6 +8,7 @@ import {
   followLaneBacklog,
   holderAlive,
   LaneBacklog,
+  LaneShares,
   reportLaneBacklog,
   StoredDefinitions,
   streamNames,
@@ -30,7 +31,6 @@ import { SandboxedStdio } from "./ai/sandboxed-stdio";
 import { BacklogYield } from "./backlog/backlog-yield";
 import { EdgeLatencies, followEdgeLatencies } from "./backlog/edge-latencies";
 import { followBacklog, type BacklogFollowing } from "./backlog/follow-backlog";
-import { LaneShares } from "./backlog/lane-shares";
 import { describeIsolation } from "./code/describe-isolation";
 import { ArtifactBudget } from "./actor/artifact-budget";
 import { OwnerPlans } from "./actor/owner-plans";

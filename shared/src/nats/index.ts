@@ -9,6 +9,7 @@ export {
 } from "./subjects";
 export { ensureStreams, isNotFound, DUPLICATE_WINDOW_MS, type StreamOptions } from "./streams";
 export { ensureConsumer } from "./consumers";
+export { LaneShares } from "./lane-shares";
 export { connectNats } from "./connect";
 export { natsTargetFromEnv, type NatsTarget } from "./credentials";
 export { inboxPrefix, SERVICE_USERS, type ServiceUser } from "./permissions";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConcurrencyBound } from "@wf/shared/nats";
+import type { ConcurrencyBound } from "./command-consumer";
 import { LaneShares } from "./lane-shares";
 
 function fixed(n: number): ConcurrencyBound & { set(n: number): void } {

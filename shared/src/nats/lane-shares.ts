@@ -1,5 +1,5 @@
-import { START_LANES } from "@wf/shared/execution";
-import type { ConcurrencyBound } from "@wf/shared/nats";
+import { START_LANES } from "../execution/start-lanes";
+import type { ConcurrencyBound } from "./command-consumer";
 
 /** What one consumer reports of itself to its bound (consumeCommands' `observe`). */
 interface Lane {
