@@ -57,7 +57,7 @@ describe("an approval whose publish acknowledgement is lost", () => {
 
   it("one lost ack: the request publishes again, finds its command landed, and the execution goes on", async () => {
     const { me, executionId, approvalId } = await awaitingApproval();
-    const injected = loseAcks(api().platform.js, subjects(api().ns).approval("approve", approvalId), 1);
+    const injected = loseAcks(api().platform.js, subjects(api().ns).approval("approve", approvalId, executionId), 1);
 
     const r = await call(api(), "POST", `/api/v1/approvals/${approvalId}/approve`, { key: me.key });
 
@@ -70,7 +70,11 @@ describe("an approval whose publish acknowledgement is lost", () => {
 
   it("every ack lost: 503 and the approval still PENDING (the command goes before the record); the client's retry then takes effect", async () => {
     const { me, executionId, approvalId } = await awaitingApproval();
-    loseAcks(api().platform.js, subjects(api().ns).approval("approve", approvalId), Number.POSITIVE_INFINITY);
+    loseAcks(
+      api().platform.js,
+      subjects(api().ns).approval("approve", approvalId, executionId),
+      Number.POSITIVE_INFINITY,
+    );
     const failed = await call(api(), "POST", `/api/v1/approvals/${approvalId}/approve`, { key: me.key });
     expect(failed.statusCode).toBe(503);
     expect((await api().platform.store.approvals.get(approvalId))!.value.status).toBe("PENDING");

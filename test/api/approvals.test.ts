@@ -70,9 +70,9 @@ async function approvalFor(env: ApiEnv, owner: Account, over: Partial<ApprovalRe
   return record;
 }
 
-async function lastCommand(env: ApiEnv, verb: string, approvalId: string): Promise<ApprovalDecision> {
+async function lastCommand(env: ApiEnv, verb: string, a: ApprovalRecord): Promise<ApprovalDecision> {
   const msg = await env.platform.jsm.streams.getMessage(streamNames(env.ns).cmd, {
-    last_by_subj: subjects(env.ns).approval(verb, approvalId),
+    last_by_subj: subjects(env.ns).approval(verb, a.id, a.executionId),
   });
   return ApprovalDecision.parse(msg!.json());
 }
@@ -158,7 +158,7 @@ describe("approve and reject", () => {
       decidedAt: expect.any(Number),
     });
     expect((await api().platform.store.approvals.get(a.id))!.value.status).toBe("APPROVED");
-    expect(await lastCommand(api(), "approve", a.id)).toEqual({
+    expect(await lastCommand(api(), "approve", a)).toEqual({
       approvalId: a.id,
       executionId: a.executionId,
       verb: "approve",
@@ -189,7 +189,7 @@ describe("approve and reject", () => {
     });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ status: "REJECTED", comment: "wrong amounts", decidedBy: me.user.id });
-    expect(await lastCommand(api(), "reject", a.id)).toMatchObject({
+    expect(await lastCommand(api(), "reject", a)).toMatchObject({
       verb: "reject",
       comment: "wrong amounts",
       editedItems: null,

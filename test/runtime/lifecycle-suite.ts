@@ -519,7 +519,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         comment,
         editedItems: null,
       };
-      await rt.platform.js.publish(subjects(rt.ns).approval(verb, approvalId), JSON.stringify(cmd), {
+      await rt.platform.js.publish(subjects(rt.ns).approval(verb, approvalId, cmd.executionId), JSON.stringify(cmd), {
         msgID: `${approvalId}.${verb}`,
       });
     }

@@ -315,7 +315,7 @@ describe("commands that fail", () => {
 
     // As the approval's timeout timer fires it.
     await rt.platform.js.publish(
-      subjects(rt.ns).approval("expire", approval!.id),
+      subjects(rt.ns).approval("expire", approval!.id, id),
       JSON.stringify({ approvalId: approval!.id, executionId: id }),
     );
 

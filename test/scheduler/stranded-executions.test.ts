@@ -156,7 +156,7 @@ describe("the stranded execution sweep", () => {
             [
               name,
               {
-                expiry: await lastOn(p, subjects(ns).approval("expire", a.id)),
+                expiry: await lastOn(p, subjects(ns).approval("expire", a.id, a.executionId)),
                 resume: await resumeOf(p, e.id),
               },
             ] as const,

@@ -1,47 +1,43 @@
-import { consumeCommands, consumerNames, ensureConsumer, streamNames, subjects } from "@wf/shared/nats";
+import { approvalQueues, consumeLanes, streamNames } from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { ApprovalActor } from "./approval-actor";
 
-/** Approval commands handled at once: a burst of timeouts due together is not handled one by one. */
+/** Approval commands handled at once, all lanes together: a burst of timeouts due together is not handled one by one. */
 const CONCURRENCY = 64;
 const ACK_WAIT_MS = 30_000;
 
 /**
- * Approval actors: one durable consumer of `<ns>.cmd.approval.>` shared by every replica.
- * Decisions (approve, reject from the edge; expire from the timeout timer; cancel from the
- * executor) are settled on the approval record and wake the execution.
+ * Approval actors: durable consumers of `<ns>.cmd.approvals.<lane>.<verb>.<approvalId>`, one per lane, and of the
+ * commands stored before the lanes (`<ns>.cmd.approval.>`), shared by every replica and served in turn under one
+ * bound (docs/architecture.md#start-lanes). Decisions (approve, reject from the edge; expire from the timeout timer;
+ * cancel from the executor) are settled on the approval record and wake the execution.
  */
 export async function startApprovals(p: Platform): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;
   const stream = streamNames(ns).cmd;
-  const durable = consumerNames().approvals;
-  await ensureConsumer(p.jsm, stream, {
-    durable,
-    filter: subjects(ns).approvalAll,
-    ackWaitMs: ACK_WAIT_MS,
-    maxDeliver: -1,
-    maxAckPending: 10_000,
-  });
+  const queues = approvalQueues(ns);
   const log = p.log.child({ component: "approvals" });
   const actor = new ApprovalActor({ js: p.js, store: p.store, ns, log });
-  const consumer = await consumeCommands({
+  const consumer = await consumeLanes({
     js: p.js,
     jsm: p.jsm,
     ns,
     stream,
-    durable,
+    queues,
     log,
-    commandOf: (subject) => subject.split(".")[3],
+    // `<ns>.cmd.approvals.<lane>.<verb>.<approvalId>`, or before the lanes `<ns>.cmd.approval.<verb>.<approvalId>`.
+    commandOf: (subject) => subject.split(".").at(-2),
     commands: actor.commands(),
     executionOf: (_subject, body) => executionNamedIn(body),
     giveUp: (executionId, reason) => actor.failExecution(executionId, reason),
     concurrency: CONCURRENCY,
     ackWaitMs: ACK_WAIT_MS,
+    maxAckPending: 10_000,
     maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: p.config.WF_REDELIVER_ONCE,
   });
-  platformHealth(p).watchConsumer(stream, durable);
+  for (const { durable } of queues) platformHealth(p).watchConsumer(stream, durable);
   log.info("approvals ready");
   return consumer;
 }

@@ -25,7 +25,7 @@ export async function decideAs(
 }
 
 /**
- * Publishes the decision's command (`<ns>.cmd.approval.<verb>.<id>`), then records it on the
+ * Publishes the decision's command (`<ns>.cmd.approvals.<lane>.<verb>.<id>`), then records it on the
  * approval record by compare-and-set: of two concurrent decisions one wins, the other finds it
  * handled. The command goes first so that a recorded decision always has one, whatever process
  * dies when; the approvals actor wakes the execution once the record shows this very decision,
@@ -57,7 +57,7 @@ export async function decide(
     };
     await publishDecision(
       ctx,
-      subjects(ctx.ns).approval(verb, pending.id),
+      subjects(ctx.ns).approval(verb, pending.id, pending.executionId),
       JSON.stringify(command),
       `${pending.id}.${verb}.${approval.version}.${now}`,
     );

@@ -217,7 +217,7 @@ async function approvalSettled(
     if (a.status === "PENDING") {
       if (a.expiresAt >= before) continue;
       const payload: ApprovalExpireCommand = { approvalId: a.id, executionId: a.executionId };
-      const subject = s.approval("expire", a.id);
+      const subject = s.approval("expire", a.id, a.executionId);
       return { command: "approval_expiry", subject, payload, msgId: `expire:${a.id}`, unlessQueued: true };
     }
     if ((a.decidedAt ?? before) >= before) continue;

@@ -3,13 +3,16 @@ export {
   streamNames,
   consumerNames,
   executorQueues,
+  approvalQueues,
   toToken,
   type ExecutorQueue,
+  type WorkQueue,
   type Subjects,
 } from "./subjects";
 export { ensureStreams, isNotFound, DUPLICATE_WINDOW_MS, type StreamOptions } from "./streams";
 export { ensureConsumer } from "./consumers";
 export { LaneShares } from "./lane-shares";
+export { consumeLanes, type LaneQueuesOptions } from "./lane-queues";
 export { connectNats } from "./connect";
 export { natsTargetFromEnv, type NatsTarget } from "./credentials";
 export { inboxPrefix, SERVICE_USERS, type ServiceUser } from "./permissions";

@@ -12,10 +12,10 @@ interface Lane {
 }
 
 /**
- * One bound on the messages in hand (`total`: WF_EXEC_CONCURRENCY, less while the executor yields),
- * shared by the start and resume lanes' consumers and the urgent commands', served in turn: lanes with messages
- * waiting split it evenly, and a lane over its share takes nothing until it is back under it
- * (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
+ * One bound on the messages in hand (`total`: the executor's WF_EXEC_CONCURRENCY, less while it yields; the approvals'
+ * fixed bound), shared by a service's lanes' consumers and the one of the commands in no lane, served
+ * in turn: lanes with messages waiting split it evenly, and a lane over its share takes nothing until it is back under
+ * it (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
  * slot fetch at once, and for a lane holding nothing, which may take one message past it (unless held to a yield):
  * however long other owners' executions hold every slot, a start or resume of an owner with nothing in hand (and a
  * cancel) is taken at once, and the bound is passed by at most one message per lane.
@@ -38,6 +38,11 @@ export class LaneShares {
   ) {
     this.#few = Math.ceil(full / START_LANES);
     total.onChange(() => this.#changed());
+  }
+
+  /** Lanes sharing `bound`, which never changes (nobody yields). */
+  static fixed(bound: number): LaneShares {
+    return new LaneShares({ current: () => bound, onChange: () => () => undefined }, bound);
   }
 
   /** The bound of one more consumer. */

@@ -1,5 +1,5 @@
 import { END_EVENT_TYPES } from "../execution/snapshot";
-import { consumerNames, executorQueues, streamNames, subjects } from "./subjects";
+import { approvalQueues, consumerNames, executorQueues, streamNames, subjects } from "./subjects";
 
 /**
  * What each service may do on NATS, granted by what its code touches (subjects, durable
@@ -237,8 +237,8 @@ function edgePermissions({ ns, subj, streams, cmd }: Names): Permissions {
       .publish(
         subj.execStartAll,
         `${cmd}.exec.cancel.*`,
-        `${cmd}.approval.approve.*`,
-        `${cmd}.approval.reject.*`,
+        `${cmd}.approvals.*.approve.*`,
+        `${cmd}.approvals.*.reject.*`,
         `${ns}.audit.>`,
       )
       // Debugger commands, claimed on the execution's record first.
@@ -297,12 +297,15 @@ function executorPermissions({ ns, subj, streams, cmd, dropped }: Names): Permis
   );
 }
 
-function approvalsPermissions({ ns, subj, streams, consumers, cmd, dropped }: Names): Permissions {
+function approvalsPermissions({ ns, subj, streams, cmd, dropped }: Names): Permissions {
   return (
     new Grants(ns)
       .base("approvals")
       .records("approvals", "write")
-      .workQueue(streams.cmd, consumers.approvals, subj.approvalAll)
+      .workQueues(
+        streams.cmd,
+        approvalQueues(ns).map((q) => [q.durable, q.filter]),
+      )
       // Executions woken, or failed when a command about their approval is given up.
       .publish(subj.execResumeAll, `${cmd}.exec.fail.*`, dropped)
       .build()
@@ -335,13 +338,15 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       // The execution ends the scheduler follows for chained triggers, one durable consumer each.
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too, and
-      // resumes on the subject of the version that armed them), and the starts of schedules and chains.
+      // resumes and approvals' expiries on the subjects of the version that armed them), and the starts of schedules
+      // and chains.
       .publish(
         `${ns}.timer.>`,
         `${ns}.timersched.>`,
         subj.execResumeAll,
         `${cmd}.exec.resume.*`,
         `${cmd}.exec.debug.*`,
+        `${cmd}.approvals.*.expire.*`,
         `${cmd}.approval.expire.*`,
         `${cmd}.sched.>`,
         subj.execStartAll,

@@ -40,8 +40,16 @@ function subjectsOf(ns: string) {
      * resumes that versions before the lanes stored here (`<ns>.cmd.exec.start|resume.<execId>`), until none is left.
      */
     execAll: `${ns}.cmd.exec.>`,
-    approval: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
-    approvalAll: `${ns}.cmd.approval.>`,
+    /**
+     * An approval's command (approve, reject, expire), in the lane of the execution it gates (start-lanes.ts): one
+     * owner's flood of expiries waits in its lane, not ahead of another owner's decision.
+     */
+    approval: (verb: string, approvalId: string, executionId: string) =>
+      `${ns}.cmd.approvals.${laneOf(executionId)}.${verb}.${approvalId}`,
+    approvalLane: (lane: number) => `${ns}.cmd.approvals.${lane}.*.*`,
+    /** An approval's command as versions before the approval lanes sent it: timers armed then still fire on it. */
+    approvalBefore: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
+    approvalBeforeAll: `${ns}.cmd.approval.>`,
     /** The scheduler's own commands, sent by its timers: a schedule's tick, a chain's fire. */
     schedTick: (workflowToken: string) => `${ns}.cmd.sched.tick.${workflowToken}`,
     schedChain: (fireToken: string) => `${ns}.cmd.sched.chain.${fireToken}`,
@@ -84,7 +92,10 @@ export function consumerNames() {
     executorLane: (lane: number) => `executor-start-${lane}`,
     /** The executors' consumer of one resume lane. */
     executorResumeLane: (lane: number) => `executor-resume-${lane}`,
+    /** The approvals' consumer of the commands stored before the approval lanes. */
     approvals: "approvals",
+    /** The approvals' consumer of one lane. */
+    approvalsLane: (lane: number) => `approvals-${lane}`,
     timers: "timers",
     scheduler: "scheduler",
     /** The scheduler's consumer of one kind of execution end (`exec_completed`, …) on EVT. */
@@ -92,13 +103,17 @@ export function consumerNames() {
   };
 }
 
+/** A work queue: a durable consumer and the subjects it takes. */
+export interface WorkQueue {
+  durable: string;
+  filter: string;
+}
+
 /**
  * A queue of the executors' commands: a durable consumer of the command stream, the subjects it takes, and the one
  * command they carry (a lane's), or none: the command is then named by the subject (`<ns>.cmd.exec.<verb>.<execId>`).
  */
-export interface ExecutorQueue {
-  durable: string;
-  filter: string;
+export interface ExecutorQueue extends WorkQueue {
   only?: "start" | "resume";
   /** A lane's queue: its lane. */
   lane?: number;
@@ -112,16 +127,15 @@ export interface ExecutorQueue {
 export function executorQueues(ns: string): ExecutorQueue[] {
   const subj = subjects(ns);
   const names = consumerNames();
-  const lanes = Array.from({ length: START_LANES }, (_, lane) => lane);
   return [
     { durable: names.executor, filter: subj.execAll },
-    ...lanes.map((lane) => ({
+    ...lanes().map((lane) => ({
       durable: names.executorLane(lane),
       filter: subj.execStartLane(lane),
       only: "start" as const,
       lane,
     })),
-    ...lanes.map((lane) => ({
+    ...lanes().map((lane) => ({
       durable: names.executorResumeLane(lane),
       filter: subj.execResumeLane(lane),
       only: "resume" as const,
@@ -129,6 +143,21 @@ export function executorQueues(ns: string): ExecutorQueue[] {
     })),
   ];
 }
+
+/**
+ * The approvals' queues (docs/architecture.md#start-lanes): the commands stored before the lanes, then one per lane.
+ * What serves them and what may consume them (permissions.ts) read this list.
+ */
+export function approvalQueues(ns: string): WorkQueue[] {
+  const subj = subjects(ns);
+  const names = consumerNames();
+  return [
+    { durable: names.approvals, filter: subj.approvalBeforeAll },
+    ...lanes().map((lane) => ({ durable: names.approvalsLane(lane), filter: subj.approvalLane(lane) })),
+  ];
+}
+
+const lanes = (): number[] => Array.from({ length: START_LANES }, (_, lane) => lane);
 
 /** Subject tokens cannot hold '.', '*', '>' or whitespace; map anything else to '_'. */
 export function toToken(s: string): string {

@@ -137,7 +137,11 @@ export function runEffects(
         kind: "approval",
         id: record.id,
         dueAt: record.expiresAt,
-        fire: { subject: subj.approval("expire", record.id), payload, msgId: `expire:${record.id}` },
+        fire: {
+          subject: subj.approval("expire", record.id, record.executionId),
+          payload,
+          msgId: `expire:${record.id}`,
+        },
       });
     },
     async loadApproval(id) {
