@@ -1,4 +1,5 @@
 import { RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { START_LANES } from "@wf/shared/execution";
 import type { NatsServerHandle } from "@wf/testing";
 import { waitFor } from "@wf/testing";
 import { startRuntime, testConfig } from "../support/runtime";
@@ -79,6 +80,7 @@ export async function runTimerBench(server: NatsServerHandle, sizes: TimerBenchS
       timers.schedule({
         kind: "bench",
         id: `t${i}`,
+        lane: i % START_LANES,
         dueAt,
         fire: { subject: `${subject}.${i}`, payload: { i }, msgId: `benchtimer:${ns}:${i}` },
       }),

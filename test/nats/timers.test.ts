@@ -42,6 +42,7 @@ describe("timers", () => {
         rt.platform.timers.schedule({
           kind: "test",
           id: `t${i}-${newId()}`,
+          lane: i,
           dueAt,
           fire: { subject: `${subject}.${i}`, payload: { i }, msgId: `testtimer:${rt.ns}:${i}` },
         }),

@@ -1,6 +1,6 @@
 import { startRefusal, starterOf } from "@wf/shared/auth";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import type { ExecutionEvent } from "@wf/shared/execution";
+import { ownerLane, type ExecutionEvent } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import { subjects, toToken } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
@@ -60,7 +60,14 @@ export class Chains {
         if (trigger.after !== event.workflowId || !trigger.on.includes(state)) continue;
         if (!(await countRun(this.platform.store, key, w.id, event.executionId, trigger.max_runs))) continue;
         const dueAt = event.at + trigger.delay * 1_000;
-        await this.arm({ kind: "chain", workflowId: w.id, chainKey: key, sourceExecutionId: event.executionId, dueAt });
+        const cmd: ChainFireCommand = {
+          kind: "chain",
+          workflowId: w.id,
+          chainKey: key,
+          sourceExecutionId: event.executionId,
+          dueAt,
+        };
+        await this.arm(cmd, w.ownerId);
       }
     }
   }
@@ -88,10 +95,12 @@ export class Chains {
     }
   }
 
-  private async arm(cmd: ChainFireCommand): Promise<void> {
+  /** In the lane of `ownerId`, the owner of the workflow it starts. */
+  private async arm(cmd: ChainFireCommand, ownerId: string): Promise<void> {
     await this.platform.timers.schedule({
       kind: "chain",
       id: `${cmd.chainKey}.${cmd.sourceExecutionId}`,
+      lane: ownerLane(ownerId),
       dueAt: cmd.dueAt,
       fire: {
         subject: this.subj.schedChain(toToken(cmd.workflowId)),

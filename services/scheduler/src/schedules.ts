@@ -1,4 +1,5 @@
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
+import { ownerLane } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
 import { subjects, toToken } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
@@ -68,7 +69,7 @@ export class Schedules {
     if (allowed) await startTriggered(this.platform, w.value, executionId, "schedule");
     const from = allowed ? Math.max(cmd.tickAt, now - CATCH_UP_MS) : nextMinute(now) - 1;
     const next = nextTick(triggers, from);
-    if (next !== null) await this.arm(w.value.id, cmd.fingerprint, next);
+    if (next !== null) await this.arm(w.value, cmd.fingerprint, next);
   }
 
   private async armIfNeeded(w: WorkflowRecord, now: number): Promise<void> {
@@ -79,15 +80,17 @@ export class Schedules {
     if (armed?.value.fingerprint === fingerprint && armed.value.nextAt >= now - LOST_AFTER_MS) return;
     if (!(await schedulingOwner(this.platform.store, w.ownerId))) return;
     const next = nextTick(triggers, now);
-    if (next !== null) await this.arm(w.id, fingerprint, next);
+    if (next !== null) await this.arm(w, fingerprint, next);
   }
 
   /** Arms the timer first, then records it: a crash between the two leaves a timer, never a record of none. */
-  private async arm(workflowId: string, fingerprint: string, tickAt: number): Promise<void> {
+  private async arm(w: WorkflowRecord, fingerprint: string, tickAt: number): Promise<void> {
+    const workflowId = w.id;
     const cmd: TickCommand = { kind: "tick", workflowId, tickAt, fingerprint };
     await this.platform.timers.schedule({
       kind: "tick",
       id: `${workflowId}.${tickAt}`,
+      lane: ownerLane(w.ownerId),
       dueAt: tickAt,
       fire: { subject: this.subj.schedTick(toToken(workflowId)), payload: cmd, msgId: `tick:${workflowId}:${tickAt}` },
     });

@@ -1,12 +1,4 @@
-import {
-  command,
-  consumeCommands,
-  consumerNames,
-  ensureConsumer,
-  fireTimer,
-  streamNames,
-  TimerMessage,
-} from "@wf/shared/nats";
+import { command, consumeLanes, fireTimer, streamNames, TimerMessage, timerQueues } from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startRetention } from "./retention";
@@ -16,11 +8,11 @@ import { timerFired } from "./timer-metrics";
 import { startTriggers } from "./triggers";
 
 const ACK_WAIT_MS = 5_000;
-/** Timers handled at once: each holds its message for under a second (TIMER_HOLD_MS) at most. */
+/** Timers handled at once, all lanes together: each holds its message for under a second (TIMER_HOLD_MS) at most. */
 const TIMERS_AT_ONCE = 1_000;
 
 /**
- * Durable timers: every timer is a message on the TIMER stream that this consumer holds back until
+ * Durable timers: every timer is a message on the TIMER stream that these consumers hold back until
  * due, then fires (publishes its command) and acknowledges, so a timer outlives any process, the
  * NATS server included. Schedules and chained triggers (`triggers.ts`), retention (`retention.ts`),
  * the repair of failed starts and cut-short writes (`stale-executions.ts`) and the return of executions whose
@@ -29,25 +21,17 @@ const TIMERS_AT_ONCE = 1_000;
 export async function startScheduler(p: Platform): Promise<{ stop(): Promise<void> }> {
   const ns = p.config.WF_NAMESPACE;
   const stream = streamNames(ns).timer;
-  const durable = consumerNames().timers;
-  await ensureConsumer(p.jsm, stream, {
-    durable,
-    filter: `${ns}.timer.>`,
-    // Handling a delivery is short (a nak, or under a second's wait, a publish and an ack). A
-    // delivery lost with a killed replica comes back after this: it bounds how late a crash makes a timer.
-    ackWaitMs: ACK_WAIT_MS,
-    maxDeliver: -1,
-    // Every pending timer is an unacknowledged message: the limit bounds how many can wait.
-    maxAckPending: 1_000_000,
-  });
+  const queues = timerQueues(ns);
   const log = p.log.child({ component: "scheduler" });
   const triggers = await startTriggers(p, log);
-  const timers = await consumeCommands({
+  // One consumer per owner lane (`<ns>.timer.<lane>.<kind>.<id>`) and one of the timers armed before the lanes,
+  // served in turn (docs/architecture.md#start-lanes): one owner's timers due together wait in their lane.
+  const timers = await consumeLanes({
     js: p.js,
     jsm: p.jsm,
     ns,
     stream,
-    durable,
+    queues,
     log,
     commandOf: () => "timer",
     commands: {
@@ -59,13 +43,17 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
     },
     // Every pending timer is held unacknowledged, most of them waiting (`nak`ed) on the server.
     concurrency: TIMERS_AT_ONCE,
+    // Handling a delivery is short (a nak, or under a second's wait, a publish and an ack). A
+    // delivery lost with a killed replica comes back after this: it bounds how late a crash makes a timer.
     ackWaitMs: ACK_WAIT_MS,
+    // Every pending timer is an unacknowledged message: the limit bounds how many can wait in a lane.
+    maxAckPending: 1_000_000,
     // Never given up: a due timer's command not published means NATS is unwell, and a lost timer
     // leaves an execution parked or an approval open for good.
     maxDeliver: Number.POSITIVE_INFINITY,
     redeliverOnce: false,
   });
-  platformHealth(p).watchConsumer(stream, durable);
+  for (const { durable } of queues) platformHealth(p).watchConsumer(stream, durable);
   const retention = startRetention(p, log);
   const staleRepair = startStaleRepair(p, log);
   const stranded = startStrandedSweep(p, log);

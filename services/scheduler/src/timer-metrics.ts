@@ -23,7 +23,10 @@ export type StrandedCommand = "takeover" | "timer" | "child" | "debug_idle" | "a
 
 export const countStranded = (command: StrandedCommand): void => stranded.inc({ command });
 
-/** The kinds of timers the services arm (`<ns>.timer.<kind>.<id>`); anything else is `other`. */
+/**
+ * The kinds of timers the services arm (`<ns>.timer.<lane>.<kind>.<id>`, before the lanes `<ns>.timer.<kind>.<id>`);
+ * anything else is `other`.
+ */
 const KINDS: ReadonlySet<string> = new Set(["exec", "approval", "debug", "tick", "chain"]);
 
 /**
@@ -31,6 +34,6 @@ const KINDS: ReadonlySet<string> = new Set(["exec", "approval", "debug", "tick",
  * steps.
  */
 export function timerFired(subject: string, dueAt: number): void {
-  const kind = subject.split(".")[2] ?? "";
+  const kind = subject.split(".").at(-2) ?? "";
   lateness.observe({ kind: KINDS.has(kind) ? kind : "other" }, Math.max(0, Date.now() - dueAt) / 1000);
 }

@@ -4,6 +4,7 @@ export {
   consumerNames,
   executorQueues,
   approvalQueues,
+  timerQueues,
   toToken,
   type ExecutorQueue,
   type WorkQueue,

@@ -13,7 +13,7 @@ interface Lane {
 
 /**
  * One bound on the messages in hand (`total`: the executor's WF_EXEC_CONCURRENCY, less while it yields; the approvals'
- * fixed bound), shared by a service's lanes' consumers and the one of the commands in no lane, served
+ * and the timers' fixed bound), shared by a service's lanes' consumers and the one of the commands in no lane, served
  * in turn: lanes with messages waiting split it evenly, and a lane over its share takes nothing until it is back under
  * it (docs/architecture.md#start-lanes). The bound holds, but for the moment lanes woken by one free
  * slot fetch at once, and for a lane holding nothing, which may take one message past it (unless held to a yield):

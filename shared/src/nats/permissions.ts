@@ -1,5 +1,5 @@
 import { END_EVENT_TYPES } from "../execution/snapshot";
-import { approvalQueues, consumerNames, executorQueues, streamNames, subjects } from "./subjects";
+import { approvalQueues, consumerNames, executorQueues, streamNames, subjects, timerQueues } from "./subjects";
 
 /**
  * What each service may do on NATS, granted by what its code touches (subjects, durable
@@ -331,7 +331,10 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       .records("artifacts", "write")
       .objects(`${ns}_artifacts`, "write")
       .publish(`$JS.API.STREAM.PURGE.${streams.evt}`)
-      .workQueue(streams.timer, consumers.timers, `${ns}.timer.>`)
+      .workQueues(
+        streams.timer,
+        timerQueues(ns).map((q) => [q.durable, q.filter]),
+      )
       .workQueue(streams.cmd, consumers.scheduler, subj.schedAll)
       // Whether an executor still runs an execution whose command is gone, before it is handed on (stranded-executions.ts).
       .publish(subj.holdsAll)

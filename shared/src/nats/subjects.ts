@@ -59,7 +59,14 @@ function subjectsOf(ns: string) {
     /** Filter for tailing: any part left undefined matches everything. */
     eventFilter: (f: { ownerId?: string; workflowId?: string; executionId?: string; type?: string } = {}) =>
       `${ns}.evt.${f.ownerId ?? "*"}.${f.workflowId ?? "*"}.${f.executionId ?? "*"}.${f.type ?? "*"}`,
-    timer: (kind: string, id: string) => `${ns}.timer.${kind}.${id}`,
+    /** A durable timer, in its owner's lane (timers.ts): one owner's timers due together wait in their lane. */
+    timer: (lane: number, kind: string, id: string) => `${ns}.timer.${lane}.${kind}.${id}`,
+    timerLane: (lane: number) => `${ns}.timer.${lane}.*.*`,
+    /**
+     * Timers as versions before the timer lanes armed them (`<ns>.timer.<kind>.<id>`), still fired until none is left;
+     * a token fewer than a lane's, so that the two filters never overlap on the work queue.
+     */
+    timerBeforeAll: `${ns}.timer.*.*`,
     /** A timer held by the server until due (message schedules, nats-server 2.12+): it then publishes `timer`. */
     timerSchedule: (kind: string, id: string) => `${ns}.timersched.${kind}.${id}`,
     audit: (reason: string) => `${ns}.audit.${reason}`,
@@ -96,7 +103,10 @@ export function consumerNames() {
     approvals: "approvals",
     /** The approvals' consumer of one lane. */
     approvalsLane: (lane: number) => `approvals-${lane}`,
+    /** The scheduler's consumer of the timers armed before the timer lanes. */
     timers: "timers",
+    /** The scheduler's consumer of one timer lane. */
+    timersLane: (lane: number) => `timers-${lane}`,
     scheduler: "scheduler",
     /** The scheduler's consumer of one kind of execution end (`exec_completed`, …) on EVT. */
     chainEnds: (eventType: string) => `chains-${eventType}`,
@@ -154,6 +164,19 @@ export function approvalQueues(ns: string): WorkQueue[] {
   return [
     { durable: names.approvals, filter: subj.approvalBeforeAll },
     ...lanes().map((lane) => ({ durable: names.approvalsLane(lane), filter: subj.approvalLane(lane) })),
+  ];
+}
+
+/**
+ * The scheduler's timer queues on the TIMER stream (docs/architecture.md#start-lanes): the timers armed before the
+ * lanes, then one per lane. What serves them and what may consume them (permissions.ts) read this list.
+ */
+export function timerQueues(ns: string): WorkQueue[] {
+  const subj = subjects(ns);
+  const names = consumerNames();
+  return [
+    { durable: names.timers, filter: subj.timerBeforeAll },
+    ...lanes().map((lane) => ({ durable: names.timersLane(lane), filter: subj.timerLane(lane) })),
   ];
 }
 

@@ -16,11 +16,16 @@ export type TimerMessage = z.infer<typeof TimerMessage>;
 export interface TimerSpec extends TimerMessage {
   kind: string;
   id: string;
+  /**
+   * Its owner's lane (start-lanes.ts): `laneOf` the execution it is about, or `ownerLane` of the workflow's owner. One
+   * owner's timers due together then wait in their lane, not ahead of another owner's.
+   */
+  lane: number;
 }
 
 /**
- * Durable timers: a message on the TIMER stream (`<ns>.timer.<kind>.<id>`) that the timer consumer
- * fires when due, put there one of two ways: `schedules` (nats-server 2.12+), a message schedule
+ * Durable timers: a message on the TIMER stream (`<ns>.timer.<lane>.<kind>.<id>`) that the timer consumer
+ * of its lane fires when due, put there one of two ways: `schedules` (nats-server 2.12+), a message schedule
  * (`<ns>.timersched.<kind>.<id>`) that the server publishes as the timer when due, re-arming replacing
  * it; or `nak` (every server), published at once and `nak`ed until due
  * (docs/architecture.md#parked-executions).
@@ -42,10 +47,11 @@ export function jetStreamTimers(js: JetStreamClient, ns: string, mode: TimerMode
     schedule(t) {
       const body = JSON.stringify({ dueAt: t.dueAt, fire: t.fire } satisfies TimerMessage);
       const [kind, id] = [toToken(t.kind), toToken(t.id)];
+      const subject = subj.timer(t.lane, kind, id);
       // Decided once: a publish tried again goes the same way, under the same message id, so one
       // that timed out but landed is not stored twice.
       if (mode === "nak" || t.dueAt - Date.now() < SCHEDULE_AFTER_MS) {
-        return retryTransient(() => js.publish(subj.timer(kind, id), body, { msgID: `timer:${t.kind}:${t.id}` })).then(
+        return retryTransient(() => js.publish(subject, body, { msgID: `timer:${t.kind}:${t.id}` })).then(
           () => undefined,
         );
       }
@@ -53,7 +59,7 @@ export function jetStreamTimers(js: JetStreamClient, ns: string, mode: TimerMode
       // Released a little early, as redelivered timers are: the consumer holds the rest in memory,
       // since the server's schedules fire up to ~100 ms late when many fall due at once.
       h.set("Nats-Schedule", `@at ${new Date(t.dueAt - TIMER_HOLD_MS / 2).toISOString()}`);
-      h.set("Nats-Schedule-Target", subj.timer(kind, id));
+      h.set("Nats-Schedule-Target", subject);
       return retryTransient(() =>
         js.publish(subj.timerSchedule(kind, id), body, { msgID: `timersched:${t.kind}:${t.id}`, headers: h }),
       ).then(() => undefined);

@@ -3,6 +3,7 @@ import type { ArtifactFiles } from "@wf/shared/artifacts";
 import {
   childDepth,
   inLane,
+  laneOf,
   MAX_CALL_DEPTH,
   newId,
   type DebugRequest,
@@ -99,6 +100,7 @@ export function runEffects(
       await deps.timers.schedule({
         kind: "exec",
         id: timerId,
+        lane: laneOf(snap.id),
         dueAt,
         fire: { subject: subj.execResume(snap.id), payload, msgId: `wake:${timerId}` },
       });
@@ -136,6 +138,7 @@ export function runEffects(
       await deps.timers.schedule({
         kind: "approval",
         id: record.id,
+        lane: laneOf(record.executionId),
         dueAt: record.expiresAt,
         fire: {
           subject: subj.approval("expire", record.id, record.executionId),
@@ -272,6 +275,7 @@ export function debugIdleTimer(ns: string, executionId: string, pauseId: string,
   return {
     kind: "debug",
     id,
+    lane: laneOf(executionId),
     dueAt,
     fire: { subject: subjects(ns).execDebug(executionId), payload, msgId: `idle:${id}` },
   };
