@@ -53,7 +53,7 @@ export async function openTarget(client: Client, rt: InProcessRuntime, monitorUr
 export function starter(t: Target, yaml: string): (executionId: string) => Promise<string> {
   const parsed = definitionOf(yaml);
   const { name } = parsed;
-  const definition = sharedDefinition(parsed);
+  const definition = sharedDefinition(parsed, "bench");
   const workflow = { id: `wf-${name}`, name, ownerId: "bench", version: null, definition };
   // As the edge opens it: the bucket kept as the runtime's retention says.
   const definitions = new StoredDefinitions(t.client.nc, t.ns, {

@@ -256,6 +256,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
   variables:
     n: { type: number, required: true }
   `),
+        "owner1",
       );
       const workflow = { id: "wf-by-ref", name: "by-reference", ownerId: "owner1", version: 2, definition };
       const start = (n: number) =>
@@ -313,6 +314,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
     - { name: d, type: transform, output: "{{ $pad('', 120000, 'd') }}" }
     - { name: e, type: transform, output: 5 }
   `),
+        "owner1",
       );
       const workflow = { id: "wf-large", name: "large-definition", ownerId: "owner1", version: 1, definition };
       const id = await startExecution(
@@ -379,7 +381,7 @@ export function lifecycleSuite(env: Record<string, string> = {}): void {
         },
         { what: "the executor to find the command without its snapshot" },
       );
-      const checked = checkStart(cmd.workflow.definition, cmd.inputs);
+      const checked = checkStart(cmd.workflow.definition, cmd.inputs, cmd.workflow.ownerId);
       if (!checked.ok) throw new Error(checked.error);
       await rt.platform.store.executions.create(firstSnapshot(cmd, checked, "PENDING", null));
       const s = await waitForStatus(rt.platform, executionId);

@@ -38,7 +38,7 @@ describe("a start whose record a replica answers as a write the store never took
     ["parked, held by nobody", "nobody"],
   ] as const)("runs from the leader's version when the phantom is %s", async (_label, whose) => {
     const { cmd, executionId, publish } = pendingStart(rt.platform, `phantom-${whose}`, 41, "open_api");
-    const checked = checkStart(cmd.workflow.definition, cmd.inputs);
+    const checked = checkStart(cmd.workflow.definition, cmd.inputs, cmd.workflow.ownerId);
     if (!checked.ok) throw new Error(checked.error);
     const pending = firstSnapshot(cmd, checked, "PENDING", null);
     const executions = rt.platform.store.executions;

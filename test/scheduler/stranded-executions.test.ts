@@ -210,8 +210,8 @@ steps:
     onTestFinished(() => p.close());
     const ns = p.config.WF_NAMESPACE;
     const stored = await StoredDefinitions.open(p.nc, ns, p.placement, p.log, p.config.WF_EXECUTION_RETENTION);
-    const open = sharedDefinition({ name: `open-${newId()}`, steps: [] });
-    const done = sharedDefinition({ name: `done-${newId()}`, steps: [] });
+    const open = sharedDefinition({ name: `open-${newId()}`, steps: [] }, "owner-open");
+    const done = sharedDefinition({ name: `done-${newId()}`, steps: [] }, "owner-open");
     const kv = await new Kvm(p.nc).open(definitionsBucket(ns));
     const revisions = async () =>
       Promise.all([open, done].map(async (d) => (await kv.get((await stored.refOf(d, "owner-open"))!))?.revision));

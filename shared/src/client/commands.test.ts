@@ -24,7 +24,7 @@ function command(def: unknown): StartCommand {
 
 describe("startCommandJson", () => {
   it("splices a shared definition's kept JSON into the command, which reads back as the command", () => {
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     for (const cmd of [command(shared), { ...command(shared), pending: true }]) {
       const text = startCommandJson(cmd);
       expect(text).toContain(`"definition":${definitionJson(shared)}`);

@@ -121,7 +121,7 @@ export async function startExecution(
     return executionId;
   }
   const parsed = StartCommand.parse(cmd);
-  const checked = checkStart(parsed.workflow.definition, parsed.inputs);
+  const checked = checkStart(parsed.workflow.definition, parsed.inputs, parsed.workflow.ownerId);
   if (!checked.ok) throw new WfError("VALIDATION_FAILED", checked.error);
   const pending = firstSnapshot(parsed, checked, "PENDING", null);
   if (req.executionId !== undefined) {
@@ -198,7 +198,7 @@ async function carriedWorkflow(
   definitions: StoredDefinitions | undefined,
 ): Promise<StartCommand["workflow"]> {
   if (!definitions) return workflow;
-  const definition = sharedDefinition(workflow.definition);
+  const definition = sharedDefinition(workflow.definition, workflow.ownerId);
   const ref = await definitions.refOf(definition, workflow.ownerId);
   const { definition: _carried, ...described } = workflow;
   return ref === null ? { ...described, definition } : { ...described, definitionRef: ref };

@@ -145,7 +145,7 @@ export async function releaseClaim(store: Store, executionId: string, claimId: s
  */
 function inputProblem(snap: ExecutionSnapshot, pause: PauseRecord, body: DebugCommandBody): string | null {
   if (body.input === undefined) return null;
-  const workflow = parseDefinition(snap.definition);
+  const workflow = parseDefinition(snap.definition, snap.ownerId);
   const step = workflow.success ? stepLineage(workflow.data.steps, stepNameOf(pause.stepPath))?.step : undefined;
   if (step?.type !== "llm" && step?.type !== "agent") return null;
   const parsed = parseConversation(body.input);
@@ -158,7 +158,7 @@ function inputProblem(snap: ExecutionSnapshot, pause: PauseRecord, body: DebugCo
  */
 function varsProblem(snap: ExecutionSnapshot, body: DebugCommandBody): string | null {
   if (body.vars === undefined) return null;
-  const workflow = parseDefinition(snap.definition);
+  const workflow = parseDefinition(snap.definition, snap.ownerId);
   const declared = workflow.success ? (workflow.data.variables ?? {}) : {};
   for (const [name, value] of Object.entries(body.vars)) {
     const def = Object.hasOwn(declared, name) ? declared[name] : undefined;

@@ -15,10 +15,11 @@ export type CheckedStart =
 /**
  * Validates what a start carries: the definition, and the inputs against its variables. The
  * workflow returned may be shared with other starts of the same definition: read it, never change it.
+ * `owner`: whose workflow it is (sharedDefinition).
  */
-export function checkStart(given: unknown, inputs: Record<string, unknown>): CheckedStart {
-  const definition = sharedDefinition(given);
-  const wf = parseDefinition(definition);
+export function checkStart(given: unknown, inputs: Record<string, unknown>, owner: string): CheckedStart {
+  const definition = sharedDefinition(given, owner);
+  const wf = parseDefinition(definition, owner);
   if (!wf.success) {
     return {
       ok: false,

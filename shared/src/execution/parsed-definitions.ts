@@ -1,5 +1,6 @@
 import { WorkflowSchema } from "../workflow/index";
 import { deepFreeze } from "../deep-freeze";
+import { OwnerLru } from "../pools/owner-lru.mjs";
 
 export type ParsedDefinition = ReturnType<typeof WorkflowSchema.safeParse>;
 
@@ -20,23 +21,24 @@ const byIdentity = new WeakMap<object, Known>();
  * one, and the executor parsed it twice per start (about 4% of its CPU at a few hundred starts a second), and wrote it
  * out again to size its record and to look for secrets; serializing it costs a fraction of parsing it. Each maps to
  * a frozen copy of the first such definition seen: the caller's own object is left as it was.
- */
-const byContent = new Map<string, object>();
-/**
- * Bounded by the JSON kept, not by count: a definition may be as large as a NATS message (and a
- * parse is a few times its JSON). One larger than the limit is shared by its holders, not kept for the next.
+ *
+ * Bounded by the JSON kept, not by count: a definition may be as large as a NATS message (and a parse is a few times
+ * its JSON). Every tenant's definitions share the room (OwnerLru): one owner's flood of distinct definitions pushes out
+ * its own least recently used, not those of owners holding less. One larger than ONE_MAX_CHARS is shared by its
+ * holders, not kept for the next.
  */
 const BY_CONTENT_MAX_CHARS = 4 * 1024 * 1024;
 const ONE_MAX_CHARS = 256 * 1024;
-let byContentChars = 0;
+const byContent = new OwnerLru<string, object>(Number.POSITIVE_INFINITY, BY_CONTENT_MAX_CHARS);
 
 /**
  * A definition with the same JSON as `definition` that every holder of it shares, frozen, so that its parse and its
- * JSON are computed once (`parseDefinition`, `definitionJson`). A frozen definition is returned as it is.
+ * JSON are computed once (`parseDefinition`, `definitionJson`). A frozen definition is returned as it is. `owner`:
+ * whose workflow it is, whose share of the table a new entry takes.
  */
-export function sharedDefinition(definition: unknown): unknown {
+export function sharedDefinition(definition: unknown, owner: string): unknown {
   if (typeof definition !== "object" || definition === null || isShared(definition)) return definition;
-  return sharedDefinitionOfJson(JSON.stringify(definition));
+  return sharedDefinitionOfJson(JSON.stringify(definition), owner);
 }
 
 /**
@@ -44,19 +46,18 @@ export function sharedDefinition(definition: unknown): unknown {
  * ONE_MAX_CHARS is a frozen copy of its own, not kept here: frozen all the same, so that its records and commands can
  * name it by reference (stored-definitions.ts) rather than carry it whole at every write.
  */
-export function sharedDefinitionOfJson(json: string): unknown {
+export function sharedDefinitionOfJson(json: string, owner: string): unknown {
   const kept = byContent.get(json);
   if (kept !== undefined) return kept;
   const copy = frozenOfJson(json);
   if (typeof copy !== "object" || copy === null || json.length > ONE_MAX_CHARS) return copy;
-  while (byContentChars + json.length > BY_CONTENT_MAX_CHARS) {
-    const oldest = byContent.keys().next().value!;
-    byContent.delete(oldest);
-    byContentChars -= oldest.length;
-  }
-  byContent.set(json, copy);
-  byContentChars += json.length;
+  byContent.set(json, owner, copy, json.length);
   return copy;
+}
+
+/** How many definitions are kept by content, and their JSON's characters. */
+export function definitionsKept(): { count: number; chars: number } {
+  return { count: byContent.count, chars: byContent.size };
 }
 
 /**
@@ -80,10 +81,10 @@ export function sharedValueOf<V>(value: V, json: string): V {
 
 /**
  * A workflow definition parsed with WorkflowSchema. The result is shared with every other parse
- * of the same definition, its workflow deeply frozen: read it, never change it.
+ * of the same definition, its workflow deeply frozen: read it, never change it. `owner` as for sharedDefinition.
  */
-export function parseDefinition(definition: unknown): ParsedDefinition {
-  const shared = sharedDefinition(definition);
+export function parseDefinition(definition: unknown, owner: string): ParsedDefinition {
+  const shared = sharedDefinition(definition, owner);
   if (!isShared(shared)) return frozenParse(shared);
   const known = knownOf(shared);
   known.parsed ??= frozenParse(shared);

@@ -38,7 +38,7 @@ async function starter(): Promise<{ ns: string; stored: StoredDefinitions; write
 describe("StoredDefinitions", () => {
   it("stores a shared definition once, under the SHA-256 of its JSON, and names it by that", async () => {
     const { ns, stored, writes } = await starter();
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     const json = definitionJson(shared);
     const ref = await stored.refOf(shared, "o1");
     expect(ref).toBe(definitionRef(json));
@@ -49,7 +49,7 @@ describe("StoredDefinitions", () => {
     expect((await kv.get(ref!))?.string()).toBe(json);
     // Another starter (another edge) finds it stored: nothing is written again.
     const other = await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, null);
-    expect(await other.refOf(sharedDefinition(JSON.parse(json)), "o2")).toBe(ref);
+    expect(await other.refOf(sharedDefinition(JSON.parse(json), "o2"), "o2")).toBe(ref);
     expect(await writes()).toBe(1);
   });
 
@@ -88,7 +88,7 @@ describe("StoredDefinitions", () => {
     const mine = await reader.get(ref, "quiet");
     // Read from here on only if still held: its entry in the bucket is gone.
     await kv.purge(ref);
-    for (let i = 0; i < 1_100; i++) await stored.refOf(sharedDefinition(definition()), "busy");
+    for (let i = 0; i < 1_100; i++) await stored.refOf(sharedDefinition(definition(), "o1"), "busy");
     expect(await reader.get(ref, "quiet")).toBe(mine);
   });
 
@@ -105,7 +105,7 @@ describe("StoredDefinitions", () => {
       log: { warn: (message) => warnings.push(message) },
     });
     await closed.close();
-    expect(await stored.refOf(sharedDefinition(definition()), "o1")).toBeNull();
+    expect(await stored.refOf(sharedDefinition(definition(), "o1"), "o1")).toBeNull();
     expect(warnings).toEqual(["could not store a workflow definition: its start commands carry it"]);
   });
 });
@@ -113,7 +113,7 @@ describe("StoredDefinitions", () => {
 describe("StoredDefinitions, kept while named", () => {
   it("puts a definition again before naming it once its last put is a day old, and not before", async () => {
     const { ns, stored, writes } = await starter();
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     const ref = await stored.refOf(shared, "o1");
     expect(await writes()).toBe(1);
     const at = (ms: number) =>
@@ -130,7 +130,7 @@ describe("StoredDefinitions, kept while named", () => {
 
   it("lets a record name a definition only while its last put is under two days old", async () => {
     const { ns, stored } = await starter();
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     const ref = await stored.refOf(shared, "o1");
     const reader = (ms: number) => new StoredDefinitions(nats.nc, ns, { clock: later(ms) });
     expect(reader(NAME_WITHIN_MS - HOUR_MS).storedRef(shared)).toBe(ref);
@@ -139,10 +139,10 @@ describe("StoredDefinitions, kept while named", () => {
 
   it("refreshes only a definition it knows stored, once its last put is a day old", async () => {
     const { stored, writes } = await starter();
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     await stored.refOf(shared, "o1");
     await stored.refresh(shared, "o1", Date.now() + REFRESH_AFTER_MS - HOUR_MS);
-    await stored.refresh(sharedDefinition(definition()), "o1", Date.now() + 2 * DAY_MS);
+    await stored.refresh(sharedDefinition(definition(), "o1"), "o1", Date.now() + 2 * DAY_MS);
     await stored.refresh(definition(), "o1", Date.now() + 2 * DAY_MS);
     expect(await writes()).toBe(1);
     await stored.refresh(shared, "o1", Date.now() + REFRESH_AFTER_MS + HOUR_MS);
@@ -162,9 +162,9 @@ describe("StoredDefinitions, kept while named", () => {
 
   it("puts every entry again before a bucket that kept them for good starts to expire them", async () => {
     const { ns, stored, writes } = await starter();
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     const ref = (await stored.refOf(shared, "o1"))!;
-    await stored.refOf(sharedDefinition(definition()), "o1");
+    await stored.refOf(sharedDefinition(definition(), "o1"), "o1");
     expect(await writes()).toBe(2);
     await StoredDefinitions.open(nats.nc, ns, ONE_REPLICA, { warn: () => undefined }, 7 * DAY_MS);
     expect(await writes()).toBe(4);
@@ -179,7 +179,7 @@ describe("StoredDefinitions, kept while named", () => {
 describe("startDefinition", () => {
   it("is the definition a command carries, the one it names, or none when it has neither", async () => {
     const { stored } = await starter();
-    const shared = sharedDefinition(definition());
+    const shared = sharedDefinition(definition(), "o1");
     const ref = (await stored.refOf(shared, "o1"))!;
     const carried = definition();
     expect(await startDefinition({ ownerId: "o1", definition: carried }, stored)).toBe(carried);

@@ -267,7 +267,7 @@ export class StoredDefinitions {
       entry?.operation === "PUT" ? { json: entry.string(), at: entry.created.getTime() } : await this.#readLeader(ref);
     // Whatever wrote it, the definition is the one its reference names, or none.
     if (found === null || definitionRef(found.json) !== ref) return null;
-    const value = kind === "definition" ? sharedDefinitionOfJson(found.json) : frozenOfJson(found.json);
+    const value = kind === "definition" ? sharedDefinitionOfJson(found.json, owner) : frozenOfJson(found.json);
     remember(this.#bucket, ref, owner, value, found.json.length, found.at, kind);
     return value;
   }

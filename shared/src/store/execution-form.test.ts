@@ -52,7 +52,7 @@ describe("an execution record's JSON", () => {
   const definition = { name: "form", description: 'a "quoted" café', steps: [{ name: "a", type: "transform" }] };
 
   it("writes a shared definition from its kept JSON, and reads back the record it was", async () => {
-    const snap = snapshot(sharedDefinition(structuredClone(definition)));
+    const snap = snapshot(sharedDefinition(structuredClone(definition), "o1"));
     const { text, read } = await written(snap);
     expect(read).toEqual(snapshot(definition));
     expect(text.endsWith(`,"definition":${JSON.stringify(definition)}}`)).toBe(true);
@@ -60,7 +60,7 @@ describe("an execution record's JSON", () => {
   });
 
   it("writes an output from the JSON text kept for it, in its step, its event and the record's own, and reads back the record it was", async () => {
-    const snap = snapshot(sharedDefinition(structuredClone(definition)));
+    const snap = snapshot(sharedDefinition(structuredClone(definition), "o1"));
     const state = { name: "a", type: "code", status: "COMPLETED", attempts: 1, startedAt: 10, completedAt: 11 };
     const output = { rows: [{ id: 1, note: 'a "quoted" café' }] };
     snap.steps = ExecutionSnapshot.shape.steps.parse({ a: { ...state }, b: { ...state, name: "b", output: [1, 2] } });
@@ -87,7 +87,7 @@ describe("an execution record's JSON", () => {
 
   it("names a stored definition by its reference, and reads it back from where it is stored", async () => {
     const mine = { ...definition, name: `stored-${newId()}` };
-    const shared = sharedDefinition(structuredClone(mine));
+    const shared = sharedDefinition(structuredClone(mine), "o1");
     const ref = (await definitions.refOf(shared, "o1"))!;
     const snap = snapshot(shared);
     const { text, read } = await written(snap);
@@ -99,7 +99,7 @@ describe("an execution record's JSON", () => {
 
   it("writes whole a stored definition last put two days ago: it may expire before the record", async () => {
     const mine = { ...definition, name: `put-long-ago-${newId()}` };
-    const shared = sharedDefinition(structuredClone(mine));
+    const shared = sharedDefinition(structuredClone(mine), "o1");
     expect(await definitions.refOf(shared, "o1")).not.toBeNull();
     const twoDaysOn = executionForm(new StoredDefinitions(nats.nc, ns, { clock: () => Date.now() + NAME_WITHIN_MS }));
     const { text, read } = await written(snapshot(shared), twoDaysOn);
@@ -116,7 +116,7 @@ describe("an execution record's JSON", () => {
       null,
     );
     const mine = { ...definition, name: `elsewhere-${newId()}` };
-    const shared = sharedDefinition(structuredClone(mine));
+    const shared = sharedDefinition(structuredClone(mine), "o1");
     expect(await elsewhere.refOf(shared, "o1")).not.toBeNull();
     const { text, read } = await written(snapshot(shared));
     expect(text.endsWith(`,"definition":${JSON.stringify(mine)}}`)).toBe(true);
@@ -125,7 +125,7 @@ describe("an execution record's JSON", () => {
 
   it("names stored variables by their reference beside a named definition, and reads both back", async () => {
     const mine = { ...definition, name: `with-vars-${newId()}` };
-    const shared = sharedDefinition(structuredClone(mine));
+    const shared = sharedDefinition(structuredClone(mine), "o1");
     const defRef = (await definitions.refOf(shared, "o1"))!;
     const vars = { text: `many ${newId()}` };
     const named = sharedValueOf(structuredClone(vars), JSON.stringify(vars));

@@ -311,7 +311,10 @@ describe("JetStream KV adapter", () => {
     const { store, namespace, starts, cleanup } = await freshStore();
     onTestFinished(cleanup);
     const definitions = await StoredDefinitions.open(nc, namespace, ONE_REPLICA, { warn: () => undefined }, null);
-    const definition = sharedDefinition({ name: "by-ref", steps: [{ name: "a", type: "transform", output: "1" }] });
+    const definition = sharedDefinition(
+      { name: "by-ref", steps: [{ name: "a", type: "transform", output: "1" }] },
+      "o1",
+    );
     const workflow = { id: "wf-ref", name: "by-ref", ownerId: `user-${newId()}`, version: 1, definition };
     const id = await startExecution(
       starts.publisher,

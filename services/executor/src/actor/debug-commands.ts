@@ -107,7 +107,7 @@ const abortError = (by: string): string => `execution aborted in the debugger by
 async function cancel(deps: EffectDeps, c: Committer, error: string): Promise<void> {
   const snap = c.snap;
   snap.cancelRequested = true;
-  const wf = parseDefinition(snap.definition);
+  const wf = parseDefinition(snap.definition, snap.ownerId);
   if (wf.success) {
     await new ExecutionRun(c, wf.data, runEffects(deps, snap)).finishCancelled(error);
     return;

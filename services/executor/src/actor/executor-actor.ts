@@ -191,7 +191,7 @@ export class ExecutorActor {
     const checked =
       definition === null && cmd.workflow.definitionRef !== undefined
         ? unstoredDefinition(cmd.workflow.definitionRef)
-        : checkStart(definition, cmd.inputs);
+        : checkStart(definition, cmd.inputs, cmd.workflow.ownerId);
     const snap = firstSnapshot(
       cmd,
       checked,
@@ -421,7 +421,7 @@ export class ExecutorActor {
       const c = this.committer(snap, v.version, "guest");
       if (snap.holder === null) {
         // Parked or pending: nobody runs it, so the cancel finishes it here.
-        const wf = parseDefinition(snap.definition);
+        const wf = parseDefinition(snap.definition, snap.ownerId);
         if (wf.success) await new ExecutionRun(c, wf.data, runEffects(this.deps, snap)).finishCancelled(reason);
         else {
           snap.status = "CANCELLED";
@@ -458,8 +458,8 @@ export function executionOfSubject(subject: string): string {
  */
 function storedWorkflow(snap: ExecutionSnapshot): Workflow {
   // Shared here, before its committer is made (which shares it too): the definition is serialised once, not twice.
-  snap.definition = sharedDefinition(snap.definition);
-  const wf = parseDefinition(snap.definition);
+  snap.definition = sharedDefinition(snap.definition, snap.ownerId);
+  const wf = parseDefinition(snap.definition, snap.ownerId);
   if (wf.success) return wf.data;
   const problems = wf.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(definition)"}: ${i.message}`);
   throw new TerminalError(`the execution's stored workflow definition no longer parses (${problems.join("; ")})`);

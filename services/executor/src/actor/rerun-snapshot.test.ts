@@ -92,7 +92,7 @@ function rerunSnapshot(fromStep: string): {
   };
   const snap = firstSnapshot(
     cmd,
-    checkStart(cmd.workflow.definition, {}),
+    checkStart(cmd.workflow.definition, {}, cmd.workflow.ownerId),
     "RUNNING",
     { actor: "a", seq: 1, since: 10 },
     10,

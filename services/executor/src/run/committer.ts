@@ -101,7 +101,7 @@ export class Committer implements RunCommitter {
     private readonly role: "holder" | "guest" = "holder",
   ) {
     // Shared with every other execution of the definition: its parse and its JSON are made once (parsed-definitions.ts).
-    snap.definition = sharedDefinition(snap.definition);
+    snap.definition = sharedDefinition(snap.definition, snap.ownerId);
     this.snap = snap;
     this.version = version;
     this.holder = snap.holder;

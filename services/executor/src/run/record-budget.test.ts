@@ -79,11 +79,14 @@ describe("RecordBudget", () => {
 
   it("counts a shared definition from its kept JSON, to the byte, whatever its characters", () => {
     const snap = snapshot();
-    snap.definition = sharedDefinition({
-      name: "w",
-      description: "café ✓ 数",
-      steps: [{ name: "a", type: "transform" }],
-    });
+    snap.definition = sharedDefinition(
+      {
+        name: "w",
+        description: "café ✓ 数",
+        steps: [{ name: "a", type: "transform" }],
+      },
+      snap.ownerId,
+    );
     expect(Object.isFrozen(snap.definition)).toBe(true);
     const budget = new RecordBudget(snap, LIMITS, new SecretMasker());
     expect(budget.used).toBe(jsonBytes({ ...snap, output: undefined, outbox: [] }));
@@ -91,7 +94,10 @@ describe("RecordBudget", () => {
 
   it("counts a definition the store names by reference at what naming it takes, and whole once it holds a secret", () => {
     const snap = snapshot();
-    snap.definition = sharedDefinition({ name: "w", description: "the key is k3y-v4lue", steps: [{ name: "a" }] });
+    snap.definition = sharedDefinition(
+      { name: "w", description: "the key is k3y-v4lue", steps: [{ name: "a" }] },
+      snap.ownerId,
+    );
     const masker = new SecretMasker();
     const budget = new RecordBudget(snap, LIMITS, masker, () => 62);
     const rest = jsonBytes({ ...snap, definition: undefined, output: undefined, outbox: [] });

@@ -44,7 +44,13 @@ export class PendingStarts {
     // Commands of earlier versions, and of starts that wrote the record first, leave the definition out.
     const definition = await startDefinition(cmd.data.workflow, this.definitions);
     if (definition === undefined || definition === null) return null;
-    return firstSnapshot(cmd.data, checkStart(definition, cmd.data.inputs), "PENDING", null, cmd.data.requestedAt);
+    return firstSnapshot(
+      cmd.data,
+      checkStart(definition, cmd.data.inputs, cmd.data.workflow.ownerId),
+      "PENDING",
+      null,
+      cmd.data.requestedAt,
+    );
   }
 
   /** Removes the start command of `id`, if one is stored; one an executor holds may still run. */
