@@ -9,7 +9,7 @@ import {
   type Usage,
 } from "@wf/shared/execution";
 import { storeNextVersion } from "@wf/shared/store";
-import { resolveVariables, type Workflow } from "@wf/shared/workflow";
+import { formatIssues, parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
 import type { ServiceConnection } from "./connection";
 import { parseTimeout, startAndFollow } from "./follow-execution";
 import { required } from "./flags";
@@ -77,6 +77,15 @@ export async function rerunCommand(argv: string[]): Promise<number> {
   return withStore(async (store, conn) => {
     const source = await store.executions.get(executionId);
     if (!source) throw new WfError("NOT_FOUND", `no execution ${executionId}`);
+    // An edited file is a save (it becomes the next version), held to the owner's plan as `wf workflow import` is.
+    if (edited && values.file !== undefined) {
+      const owner = (await store.users.get(source.value.ownerId))?.value;
+      const withinPlan = parseWorkflow(edited.text, { plan: owner?.plan ?? "free" });
+      if (!withinPlan.ok) {
+        console.error(formatIssues(withinPlan.errors, values.file));
+        return EXIT.failed;
+      }
+    }
     const plan = planOrRefuse(source.value, from, edited?.workflow);
     if (values.plan) {
       printPlan(plan, values.json);

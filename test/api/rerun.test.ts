@@ -323,6 +323,47 @@ describe("POST /api/console/executions/{id}/rerun", () => {
     expect(view.stepResults.two).not.toHaveProperty("reused");
   });
 
+  it("refuses an edited definition whose code step's timeout is over the owner's plan's, as a save is: nothing stored or run", async () => {
+    const me = await consoleAccount(api());
+    const w = await storeWorkflow(api(), me.user.id, PLAIN_YAML);
+    const sourceId = await startV1(api(), me, w);
+    expect((await ended(api(), me, sourceId)).status).toBe("FAILED");
+    const withTimeout = (seconds: number) =>
+      PLAIN_YAML.replace("language: javascript\n", `language: javascript\n    timeout: ${seconds}\n`);
+    const executions = async () =>
+      (await api().platform.store.executions.list({ ownerId: me.user.id, page: 1, size: 50 })).total;
+    const executionsBefore = await executions();
+
+    const overBound = {
+      code: "WORKFLOW_INVALID",
+      details: [
+        {
+          in: "body",
+          field: "definition",
+          message:
+            "9:14 steps[2].timeout: step `three` asks for a timeout of 3600 s, over the 1800 s (30 min) the pro plan " +
+            "allows a code step: lower it, or move the account to a larger plan",
+        },
+      ],
+    };
+    for (const query of ["", "?dryRun=true"]) {
+      const refused = await rerun(api(), me, sourceId, { fromStep: "three", definition: withTimeout(3600) }, query);
+      expect(refused.statusCode, refused.body).toBe(400);
+      expect(refused.json()).toMatchObject(overBound);
+    }
+    expect(await executions()).toBe(executionsBefore);
+    expect((await api().platform.store.workflows.get(w.id))?.value.version).toBe(1);
+    // At the plan's bound it is taken.
+    const atBound = await rerun(
+      api(),
+      me,
+      sourceId,
+      { fromStep: "three", definition: withTimeout(1800) },
+      "?dryRun=true",
+    );
+    expect(atBound.statusCode, atBound.body).toBe(200);
+  });
+
   it("reuses an output a debugger's set edited as edited, and says so in the dry run, the answer and the reused step", async () => {
     const me = await consoleAccount(api());
     const w = await storeWorkflow(api(), me.user.id, EDITED_YAML);

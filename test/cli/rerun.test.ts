@@ -25,6 +25,8 @@ const files = await workflowFiles({
   fixed: FAILING.replace('throw new Error("boom at the second step");', "return input.doubled + 1;"),
   changed: FAILING.replace('output: "{{ vars.n * 2 }}"', 'output: "{{ vars.n * 3 }}"'),
   broken: "name: broken\nsteps: 3\n",
+  // 3,600 s: over the 300 s the free plan allows a code step (`wf run`'s executions are an account-less owner's).
+  longer: FAILING.replace("language: javascript\n", "language: javascript\n    timeout: 3600\n"),
 });
 
 const service = useTestService();
@@ -173,6 +175,17 @@ describe("wf rerun", () => {
       version: 2,
       yaml: await readFile(files.fixed, "utf8"),
     });
+  });
+
+  it("exits 1 for a --file whose code step's timeout is over the owner's plan's, as wf workflow import does", async () => {
+    const sourceId = await failedExecution();
+    for (const plan of [[], ["--plan"]]) {
+      const r = await runCli(["rerun", sourceId, "--from", "second", "--file", files.longer, ...plan], service().env);
+      expect(r.code, r.stdout).toBe(1);
+      expect(r.stderr).toContain(
+        `${files.longer}:10:14  steps[1].timeout: step \`second\` asks for a timeout of 3600 s, over the 300 s (5 min)`,
+      );
+    }
   });
 
   it("exits 2 naming the top-level steps for an unknown --from, and 1 for a changed step, a missing execution or mistakes in --file", async () => {

@@ -1,4 +1,5 @@
 import type { FieldProblem } from "@wf/shared/api";
+import type { Plan } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import { parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
 import { validationError } from "../routes/validate";
@@ -8,9 +9,12 @@ export interface EditedDefinition {
   workflow: Workflow;
 }
 
-/** A workflow's YAML, checked as `wf validate` checks a file: every mistake with its line and column, under `field`. */
-export function parseDefinition(yaml: string, field: string): EditedDefinition {
-  const parsed = parseWorkflow(yaml);
+/**
+ * A workflow's YAML, checked as `wf validate` checks a file: every mistake with its line and column, under `field`;
+ * with the owner's `plan` where it is submitted to run as it stands (code-timeout-bound.ts), as a save is.
+ */
+export function parseDefinition(yaml: string, field: string, plan?: Plan): EditedDefinition {
+  const parsed = parseWorkflow(yaml, plan === undefined ? {} : { plan });
   if (!parsed.ok) {
     const details: FieldProblem[] = parsed.errors.map((e) => ({
       in: "body",

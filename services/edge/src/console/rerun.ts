@@ -18,6 +18,7 @@ import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { checkInputs, parseDefinition, type EditedDefinition } from "./checked-definition";
 import { CONSOLE_RUNS_LIMITED, countConsoleRun } from "./console-runs";
+import { ownerPlan } from "./owner-plan";
 import { versionsOf } from "./workflow-versions";
 
 /** Rerunning a finished execution from one of its steps (docs/rerun.md). */
@@ -77,7 +78,11 @@ export const rerunRoutes: Route[] = [
       if (body.version !== undefined && body.definition !== undefined) {
         throw validationError([{ in: "body", field: "version", message: "send `version` or `definition`, not both" }]);
       }
-      const edited = body.definition === undefined ? null : parseDefinition(body.definition, "definition");
+      // An edited definition is a save (it becomes the next version), held to the owner's plan as one.
+      const edited =
+        body.definition === undefined
+          ? null
+          : parseDefinition(body.definition, "definition", await ownerPlan(ctx.store, source.ownerId, consoleUser()));
       const kept = body.version === undefined ? null : keptVersion(stored.value, body.version);
       const plan = planOrRefuse(source, body.fromStep, (edited ?? kept)?.workflow);
       const inputs = body.inputs ?? sourceInputs(source, plan.workflow);

@@ -37,6 +37,7 @@ import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { lineDiff } from "@wf/shared/text";
+import { ownerPlan } from "./owner-plan";
 import { versionsOf } from "./workflow-versions";
 
 const notVisible = { description: "No such workflow, or not visible to you.", schema: ErrorBody };
@@ -159,7 +160,7 @@ export const consoleWorkflowRoutes: Route[] = [
       const { workflow, role } = await visibleWorkflow(ctx.store, params.id, consoleUser().userId);
       requireWriter(role, "editing a workflow");
       const current = workflow.value;
-      const parsed = parseYaml(body.yaml, await ownerPlan(ctx.store, current, consoleUser()));
+      const parsed = parseYaml(body.yaml, await ownerPlan(ctx.store, current.ownerId, consoleUser()));
       if (body.baseVersion !== undefined && body.baseVersion !== current.version)
         throw staleBase(current.id, body.baseVersion, current.version);
       if (current.yaml === body.yaml) return detailOf(ctx.store, current, role);
@@ -319,15 +320,6 @@ export function staleBase(id: string, base: number, current: number, then: "edit
       currentVersion: current,
     },
   );
-}
-
-/**
- * The plan of the workflow's owner, whose bounds its steps run within (an editor's save is checked against them): the
- * caller's own, or read. An owner's account gone counts as `free`, as its steps would run.
- */
-async function ownerPlan(store: Store, w: WorkflowRecord, caller: { userId: string; plan: Plan }): Promise<Plan> {
-  if (w.ownerId === caller.userId) return caller.plan;
-  return (await store.users.get(w.ownerId))?.value.plan ?? "free";
 }
 
 /** Parsed as `wf validate` parses a file: every mistake with its path, line and column; within the owner's `plan`. */
