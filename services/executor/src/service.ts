@@ -105,7 +105,7 @@ export async function startExecutor(p: Platform): Promise<RunningService & { act
     modelCalls: new ModelCalls(config.WF_AI_CALLS, ownerPlans),
     secretBox,
     mcpStdio,
-    mcpPlaces: new McpPlaces(config.WF_MCP_CONNECTIONS),
+    mcpPlaces: new McpPlaces(config.WF_MCP_CONNECTIONS, ownerPlans),
     egress: operatorPolicy(config),
     ns,
     actorId,

@@ -443,8 +443,8 @@ export const ENV_SCHEMA = {
   },
   WF_MCP_CONNECTIONS: {
     schema: int(1, 10_000),
-    default: "16",
-    doc: "MCP connections (an agent's servers: one per distinct URL and rendered headers, or command, in an execution) one owner may have open at once on one executor, all its executions together. Past it, a new connection first closes the owner's least recently used idle one (which its next use opens again), never another owner's, and waits while all of the owner's are in use (docs/ai-steps.md#how-many-calls-at-once).",
+    default: "32",
+    doc: "The most MCP connections (an agent's servers: one per distinct URL and rendered headers, or command, in an execution) any owner may have open at once on one executor, all its executions together. Each owner has its plan's share (free 4, pro 16, team and enterprise 32), never more than this. Past its share, a new connection first closes the owner's least recently used idle one (which its next use opens again), never another owner's, and waits while all of the owner's are in use (docs/ai-steps.md#how-many-calls-at-once).",
   },
   WF_MCP_STDIO: {
     schema: flag,

@@ -18,7 +18,7 @@ export interface AiDeps {
   secretBox: SecretBox;
   /** How stdio MCP servers are started; null: they are refused (WF_MCP_STDIO=0). */
   mcpStdio: SandboxedStdio | null;
-  /** Each owner's MCP connections open on the executor, bounded (WF_MCP_CONNECTIONS). */
+  /** Each owner's MCP connections open on the executor, bounded by its plan (PLAN_MCP_CONNECTIONS, WF_MCP_CONNECTIONS). */
   mcpPlaces: McpPlaces;
   /** The operator's egress policy (WF_EGRESS_ALLOW), which MCP `url:` servers must pass. */
   egress: EgressPolicy;

@@ -1,3 +1,13 @@
+import type { Plan } from "@wf/shared/auth";
+import type { OwnerPlans } from "../actor/owner-plans";
+
+/**
+ * The MCP connections one owner may have open on an executor, by plan (never more than WF_MCP_CONNECTIONS): each holds
+ * a socket and a session on the executor, or a stdio server in the sandbox every tenant shares. As model calls are
+ * (PLAN_MODEL_CALLS), since an agent's tool calls go between its model calls.
+ */
+export const PLAN_MCP_CONNECTIONS: Record<Plan, number> = { free: 4, pro: 16, team: 32, enterprise: 32 };
+
 /** One MCP connection as its owner's places see it. */
 export interface McpPlace {
   /** Some agent step is using it (connecting, listing tools, calling one): it is not taken away then. */
@@ -16,19 +26,30 @@ interface OwnerPlaces {
 /**
  * The MCP connections each owner may have open on an executor, all its executions together: every connection holds a
  * socket and a session (or a stdio server in the sandbox), and one agent in a foreach whose headers differ by item
- * would otherwise open one per item for the length of the run. Past `perOwner`, a new connection closes the owner's
- * least recently used idle one, never another owner's; while all are busy it waits for one.
+ * would otherwise open one per item for the length of the run. Past the owner's share (its plan's, at most `ceiling`:
+ * `share`), a new connection closes the owner's least recently used idle one, never another owner's; while all are
+ * busy it waits for one.
  */
 export class McpPlaces {
   readonly #owners = new Map<string, OwnerPlaces>();
 
-  constructor(readonly perOwner: number) {}
+  constructor(
+    readonly ceiling: number,
+    private readonly plans: Pick<OwnerPlans, "of">,
+  ) {}
+
+  /** The connections an owner on `plan` may have open; one of no known plan counts as `free`. */
+  share(plan: Plan | undefined): number {
+    return Math.min(this.ceiling, PLAN_MCP_CONNECTIONS[plan ?? "free"]);
+  }
 
   /** Holds a place for `place`; rejects with the signal's reason if `signal` aborts while it waits. */
   async take(owner: string, place: McpPlace, signal: AbortSignal): Promise<void> {
-    // The owner's entry is read again each time: giving a place back may have dropped it.
+    const share = this.share(await this.plans.of(owner));
+    // The owner's entry is read again each time: giving a place back may have dropped it. An owner now on a smaller
+    // plan closes its idle ones until it holds less than its share.
     for (let mine = this.#of(owner); ; mine = this.#of(owner)) {
-      if (mine.held.size < this.perOwner) {
+      if (mine.held.size < share) {
         mine.held.add(place);
         return;
       }

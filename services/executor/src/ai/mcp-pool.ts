@@ -94,7 +94,7 @@ export class McpPool {
    * which every connection to a `url:` server passes (resolved once, connected to a checked
    * address), so a workflow cannot make the executor reach loopback or the private network.
    * `owner`: the execution's owner, whose zygote starts its stdio servers and whose places
-   * (WF_MCP_CONNECTIONS) the connections take.
+   * (its plan's share: PLAN_MCP_CONNECTIONS, at most WF_MCP_CONNECTIONS) the connections take.
    */
   constructor(
     private readonly opts: { stdio: SandboxedStdio | null; egress: EgressPolicy; owner: string; places: McpPlaces },
