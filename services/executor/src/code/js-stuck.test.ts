@@ -1,10 +1,16 @@
-import { runnerBundles } from "@wf/testing";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runnerBundles, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CodeRequest, CodeRunner } from "./index";
-import { createCodeRunner } from "./index";
+import { createCodeRunner, DEFAULT_LIMITS } from "./index";
 import { JS_SHARES } from "./js-bounds";
 import { STUCK_GRACE_MS } from "./js-run-clock";
+import { RunnerConnection } from "./runner-connection";
 import { descendants, JS_HOST_PROCESS, step } from "./testing/processes";
+import { standaloneRunner } from "./testing/standalone-runner";
 
 function js(code: string, extra: Partial<CodeRequest> = {}): CodeRequest {
   return step("javascript", code, extra);
@@ -66,4 +72,35 @@ describe("a JavaScript run that goes on past its timeout and grace", () => {
     // One host all along: it was never killed.
     expect(descendants(process.pid, JS_HOST_PROCESS)).toEqual([host]);
   }, 60_000);
+});
+
+describe("a JavaScript run stuck past its timeout and grace on a standalone runner", () => {
+  let scratch: string;
+  let sandbox: Awaited<ReturnType<typeof standaloneRunner>>;
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), "wf-js-stuck-"));
+    sandbox = await standaloneRunner(scratch, "stuck");
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it("keeps its slot in the executor until the runner's isolate comes back, as with a runner of its own", async () => {
+    const conn = new RunnerConnection(createConnection(sandbox.socket), () => undefined);
+    try {
+      await conn.ready;
+      const limits = { ...DEFAULT_LIMITS, jsMemoryMb: 128 };
+      const result = await conn.run(js(SORT, { owner: "a", timeoutMs: SORT_TIMEOUT_MS }), limits);
+      expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 6 s" });
+      // Sent after the stuck run's cancel and answered by the host, so after anything the runner said of the cancel.
+      expect(await conn.run(js("return 'b'", { owner: "b" }), limits)).toMatchObject({ ok: true, output: "b" });
+      // The sort goes on for tens of seconds: its run still holds its slot here.
+      expect(conn.busy).toBe(1);
+      // Freed once the runner's host answers it, its isolate back.
+      await waitFor(() => conn.busy === 0, { what: "the sort's isolate to come back", timeoutMs: 120_000 });
+    } finally {
+      conn.fail(new Error("the test is over"));
+    }
+  }, 180_000);
 });

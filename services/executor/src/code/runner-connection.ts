@@ -281,10 +281,13 @@ export class RunnerConnection {
         signal?.removeEventListener("abort", onAbort);
         resolve(result);
       };
-      // Resolved at once: the runner kills the run's processes as it receives the cancel.
+      // A relay's JavaScript run is answered by its host alone, stuck or not: its client holds the run's slot until
+      // then, which its isolate, stuck in a builtin past the cancel, still takes. Elsewhere it is resolved at once: the
+      // runner kills the run's processes as it receives the cancel.
+      const held = this.relay && isolate;
       const onAbort = (): void => {
-        finish(failed("aborted"));
         writeMessage(this.stream, { t: "cancel", id });
+        if (!held) finish(failed("aborted"));
       };
       const overdue = (): void => {
         writeMessage(this.stream, { t: "cancel", id });
@@ -296,7 +299,8 @@ export class RunnerConnection {
         // A V8 builtin (a sort of millions, say) runs on past its isolate's disposal: only its isolate is stuck.
         signal?.removeEventListener("abort", onAbort);
         flight.onLog = undefined;
-        run.answer(failed(timeoutMessage(req.timeoutMs), true));
+        // The client's own clock answers its caller: a relay's answer is the host's, the run's slot held till then.
+        if (!this.relay) run.answer(failed(timeoutMessage(req.timeoutMs), true));
         this.stuck.set(id, ownerOf(req));
         this.checkStuck();
       };
@@ -321,9 +325,10 @@ export class RunnerConnection {
           if (state === "started") stuckTimer = stuck();
         };
       }
+      // Aborted before it was sent: nothing holds it anywhere.
+      if (signal?.aborted) return finish(failed("aborted"));
       this.inFlight.set(id, flight);
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) return onAbort();
       // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
       if (codeId !== null)
         for (const msg of this.codes!.before(codeId, req.code!, ownerOf(req))) writeMessage(this.stream, msg);

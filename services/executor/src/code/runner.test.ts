@@ -1,16 +1,13 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { sleepers, sleepMarker, TEST_BUILD_ENV, waitFor } from "@wf/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodeRunner } from "./index";
 import { resolvePython } from "./languages";
 import { allGone, descendants, isAlive, JS_HOST_PROCESS, RUNNER_PROCESS, step, zygotes } from "./testing/processes";
-
-const SANDBOX_MAIN = fileURLToPath(new URL("../sandbox-main.ts", import.meta.url));
+import { standaloneRunner as startStandalone } from "./testing/standalone-runner";
 
 describe("createCodeRunner", () => {
   let scratch: string;
@@ -202,38 +199,8 @@ describe("createCodeRunner", () => {
     await expect(runner.run({ ...base, language: "javascript", code: "return 1" })).rejects.toThrow(/closed/);
   });
 
-  /** A standalone runner on its own socket, started under `prefix` (a command that it runs in) with `env`. */
-  async function standaloneRunner(
-    name: string,
-    prefix: string[] = [],
-    env: Record<string, string> = {},
-  ): Promise<{ socket: string; stop(): Promise<void> }> {
-    const socket = join(scratch, `${name}.sock`);
-    const [file, ...args] = [...prefix, process.execPath, "--import", "tsx", "--no-node-snapshot", SANDBOX_MAIN];
-    const proc = spawn(file!, args, {
-      env: { PATH: process.env.PATH ?? "", WF_SANDBOX_SOCKET: socket, WF_OPS_PORT: "off", ...env },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let log = "";
-    let stopping = false;
-    proc.stderr?.setEncoding("utf8").on("data", (text: string) => (log += text));
-    const exited = new Promise<void>((resolve) =>
-      proc.once("exit", (code, signal) => {
-        // What it said before it went: a runner that dies under a test is otherwise only a closed connection.
-        if (!stopping) console.error(`the standalone runner ${name} exited (${code ?? signal}) unasked:\n${log}`);
-        resolve();
-      }),
-    );
-    await waitFor(() => log.includes("ready on"), { what: `the sandbox runner to listen (${log})`, timeoutMs: 20_000 });
-    return {
-      socket,
-      async stop() {
-        stopping = true;
-        proc.kill("SIGTERM");
-        await exited;
-      },
-    };
-  }
+  const standaloneRunner = (name: string, prefix: string[] = [], env: Record<string, string> = {}) =>
+    startStandalone(scratch, name, prefix, env);
 
   describe("with a standalone sandbox runner", () => {
     let sandbox: Awaited<ReturnType<typeof standaloneRunner>>;
