@@ -91,14 +91,21 @@ describe("a JavaScript run stuck past its timeout and grace on a standalone runn
     try {
       await conn.ready;
       const limits = { ...DEFAULT_LIMITS, jsMemoryMb: 128 };
+      // Beside it, another owner's sort cancelled once it logs: in the sort, which V8 cannot stop part-way.
+      const cancel = new AbortController();
+      const sorting = SORT.replace("a.sort()", "console.log('sorting'); a.sort()");
+      const cancelled = conn.run(js(sorting, { owner: "c", timeoutMs: 120_000 }), limits, cancel.signal, (line) => {
+        if (line.includes("sorting")) cancel.abort();
+      });
       const result = await conn.run(js(SORT, { owner: "a", timeoutMs: SORT_TIMEOUT_MS }), limits);
       expect(result).toMatchObject({ ok: false, timedOut: true, error: "timed out after 6 s" });
+      expect(await cancelled).toMatchObject({ ok: false, error: "aborted" });
       // Sent after the stuck run's cancel and answered by the host, so after anything the runner said of the cancel.
       expect(await conn.run(js("return 'b'", { owner: "b" }), limits)).toMatchObject({ ok: true, output: "b" });
-      // The sort goes on for tens of seconds: its run still holds its slot here.
-      expect(conn.busy).toBe(1);
-      // Freed once the runner's host answers it, its isolate back.
-      await waitFor(() => conn.busy === 0, { what: "the sort's isolate to come back", timeoutMs: 120_000 });
+      // The sorts go on for tens of seconds: the timed-out run and the cancelled one still hold their slots here.
+      expect(conn.busy).toBe(2);
+      // Freed once the runner's host answers them, their isolates back.
+      await waitFor(() => conn.busy === 0, { what: "the sorts' isolates to come back", timeoutMs: 120_000 });
     } finally {
       conn.fail(new Error("the test is over"));
     }

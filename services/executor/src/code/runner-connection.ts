@@ -281,13 +281,13 @@ export class RunnerConnection {
         signal?.removeEventListener("abort", onAbort);
         resolve(result);
       };
-      // A relay's JavaScript run is answered by its host alone, stuck or not: its client holds the run's slot until
-      // then, which its isolate, stuck in a builtin past the cancel, still takes. Elsewhere it is resolved at once: the
-      // runner kills the run's processes as it receives the cancel.
-      const held = this.relay && isolate;
+      // A process run ends at once: the runner kills its processes as it receives the cancel. A JavaScript run keeps
+      // its slot and its clock until its host answers it, as past its grace: its isolate, stuck in a builtin past the
+      // cancel, is still taken. Its caller hears now, but for a relay's, which hears the host's answer.
       const onAbort = (): void => {
         writeMessage(this.stream, { t: "cancel", id });
-        if (!held) finish(failed("aborted"));
+        if (!isolate) finish(failed("aborted"));
+        else if (!this.relay) run.answer(failed("aborted"));
       };
       const overdue = (): void => {
         writeMessage(this.stream, { t: "cancel", id });
