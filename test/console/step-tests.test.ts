@@ -105,6 +105,21 @@ describe("POST /api/console/workflows/{id}/step-tests", () => {
     });
   });
 
+  it("refuses edited text whose code step's timeout is over the owner's plan's, as a save does; the stored runs", async () => {
+    const me = await consoleSession(env());
+    const wf = await storeWorkflow(env(), me.user.id, CODE);
+    const edited = CODE.replace("language: javascript\n", "language: javascript\n    timeout: 86400\n");
+    const r = await stepTest(me, wf.id, { step: "say", yaml: edited });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({
+      code: "WORKFLOW_INVALID",
+      details: [
+        { in: "body", field: "yaml", message: expect.stringContaining("asks for a timeout of 86400 s, over the") },
+      ],
+    });
+    expect((await stepTest(me, wf.id, { step: "say" })).status).toBe(202);
+  });
+
   it("without fromExecution, runs the latest saved step on variables alone, no step before it", async () => {
     const me = await consoleSession(env());
     const wf = await storeWorkflow(env(), me.user.id, PIPELINE);

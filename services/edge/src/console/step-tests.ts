@@ -9,6 +9,7 @@ import { AnswerError } from "../errors";
 import { defineRoute, type Route } from "../routes/route";
 import { validationError } from "../routes/validate";
 import { checkInputs, parseDefinition } from "./checked-definition";
+import { ownerPlan } from "./owner-plan";
 import { countConsoleRun } from "./console-runs";
 
 /** Running one step of a workflow being edited, against what an earlier execution recorded (docs/rerun.md#testing-one-step). */
@@ -65,7 +66,11 @@ export const stepTestRoutes: Route[] = [
       await countConsoleRun(ctx, reply, consoleUser(), "step tests");
       // The right to start the workflow as it stands, as a console start needs it.
       const stored = (await startableWorkflow(ctx.store, params.id, userId)).value;
-      const { workflow } = parseDefinition(body.yaml ?? stored.yaml, body.yaml === undefined ? "version" : "yaml");
+      // Unsaved text runs as it stands, within the owner's plan's bounds as a save is; a stored version is clamped.
+      const { workflow } =
+        body.yaml === undefined
+          ? parseDefinition(stored.yaml, "version")
+          : parseDefinition(body.yaml, "yaml", await ownerPlan(ctx.store, stored.ownerId, consoleUser()));
       const source =
         body.fromExecution === undefined ? null : await contextOf(ctx.store, stored, body.fromExecution, userId);
       // Taken now: a later pin or unpin does not change a test that has started.
@@ -105,7 +110,7 @@ export const stepTestRoutes: Route[] = [
               : { pinned: Object.fromEntries(plan.pinnedSteps.map((n) => [n, pinned[n]])) }),
           },
         },
-        { store: ctx.store, log: ctx.log },
+        { store: ctx.store, log: ctx.log, lanes: ctx.lanes },
       );
       return {
         executionId,
