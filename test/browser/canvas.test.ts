@@ -447,6 +447,47 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 120_000);
 
+  it("shows the comment on a list's key line first in the panel's box, and writes it back on that line", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`key-comment-${unique()}`).replace(
+      '    items: "{{ steps.fetch.output.rows }}"\n',
+      "    items:   # the rows\n      - 1\n      - 2\n",
+    );
+    await openEditor(page, await createWorkflow(page, original));
+    await node(page, "each").click();
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await panel.getByRole("heading", { name: "each" }).waitFor();
+    const items = panel.getByRole("textbox", { name: "items" });
+    await poll(() => items.inputValue()).toBe("# the rows\n- 1\n- 2");
+    await items.scrollIntoViewIfNeeded();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-key-comment.png") });
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-yaml-key-comment-dark.png") });
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+
+    // The first line edited goes back to the key's line, an item added below it: one change of the YAML.
+    await items.fill("# the row ids\n- 1\n- 2\n- 3");
+    await items.press("ControlOrMeta+Enter");
+    const edited = original
+      .replace("items:   # the rows\n", "items:   # the row ids\n")
+      .replace("- 2\n", "- 2\n      - 3\n");
+    await poll(() => editorText(page)).toBe(edited);
+    await poll(() => items.inputValue()).toBe("# the row ids\n- 1\n- 2\n- 3");
+
+    // A template typed under it in place of the list: the key's line keeps the comment the box still shows.
+    await items.fill("# the row ids\n{{ steps.fetch.output.rows }}");
+    await items.press("ControlOrMeta+Enter");
+    await poll(() => editorText(page)).toBe(
+      original.replace(
+        "items:   # the rows\n      - 1\n      - 2\n",
+        'items: "{{ steps.fetch.output.rows }}"   # the row ids\n',
+      ),
+    );
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   it("moves a step into a foreach by dragging it there, and keeps the last valid drawing while the YAML has a mistake (dark theme)", async () => {
     const { page, context, errors } = await signedIn(service(), { colorScheme: "dark" });
     const original = commented(`dark-${unique()}`);

@@ -3,7 +3,7 @@ import type { PathSegment } from "../workflow/locate";
 import { YAML_OPTIONS } from "../workflow/validate";
 import { applyEdits } from "./edits";
 import { contentEnd } from "./extent";
-import { blockLines } from "./field-text";
+import { blockLines, keyComment, splitKeyComment } from "./field-text";
 import { keepsEntries, keptBlock } from "./kept-comments";
 import { column, lineEnd, lineStart, linesAt, removalStart, shiftLines } from "./text";
 import type { CollectionValue, TextEdit } from "./types";
@@ -86,6 +86,27 @@ function replacing(text: string, from: number, to: number, insert: string): Text
  * on block lines in place of the old value and the comment lines shown above its first entry.
  */
 export function replaceValue(
+  text: string,
+  doc: Document,
+  pair: Pair,
+  value: CollectionValue,
+  inFlow: boolean,
+  indentSeq: boolean,
+  writing: Writing,
+): TextEdit[] {
+  // The box showed the comment at the end of the key's line as its first line (see writtenFields): that line, typed,
+  // goes back there (a first line that is no comment leaves the key's line without one), the rest below the key.
+  const comment = writing.kind === "typed" ? keyComment(text, pair) : undefined;
+  if (!comment || writing.kind !== "typed") return valueEdits(text, doc, pair, value, inFlow, indentSeq, writing);
+  const split = splitKeyComment(writing.lines);
+  const edit: TextEdit =
+    split.comment === undefined
+      ? { from: comment.start, to: comment.to, insert: "" }
+      : { from: comment.from, to: comment.to, insert: split.comment };
+  return [edit, ...valueEdits(text, doc, pair, value, inFlow, indentSeq, { kind: "typed", lines: split.below })];
+}
+
+function valueEdits(
   text: string,
   doc: Document,
   pair: Pair,

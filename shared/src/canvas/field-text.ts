@@ -57,3 +57,35 @@ export function typedBlock(typed: string): string | undefined {
   const indent = Math.min(...lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length));
   return `${lines.map((l) => (l.trim() === "" ? "" : l.slice(indent))).join("\n")}\n`;
 }
+
+/**
+ * The comment at the end of the key's line of a block list or mapping with entries (`items:   # why`): `[from, to)`
+ * from the `#` to the line's end, and from the end of what precedes it (`start`, so the spaces before it go with it).
+ */
+export interface KeyComment {
+  start: number;
+  from: number;
+  to: number;
+}
+
+export function keyComment(text: string, pair: Pair): KeyComment | undefined {
+  if (!blockLines(text, pair)) return undefined;
+  const colon = text.indexOf(":", (pair.key as Node | null)?.range?.[1] ?? 0) + 1;
+  const end = lineEnd(text, colon);
+  const to = text[end - 1] === "\n" ? end - 1 : end;
+  const rest = text.slice(colon, to);
+  // Only a comment after the colon: a tag or an anchor there is the value's.
+  if (!rest.trimStart().startsWith("#")) return undefined;
+  return { start: colon, from: colon + rest.indexOf("#"), to };
+}
+
+/**
+ * Typed block lines as the comment they give the key's line (their first line, when it is a comment alone) and the lines
+ * below the key: how the box that showed the key's comment as its first line (see writtenFields) is written back.
+ */
+export function splitKeyComment(lines: string): { comment: string | undefined; below: string } {
+  const newline = lines.indexOf("\n");
+  const first = newline < 0 ? lines : lines.slice(0, newline);
+  if (commentColumn(first) < 0) return { comment: undefined, below: lines };
+  return { comment: first.trim(), below: lines.slice(newline + 1) };
+}

@@ -22,6 +22,7 @@ export {
   type ToggleModifierOp,
 } from "./op-fields";
 export { applyOperation, type CanvasOperation } from "./operations";
+export { splitKeyComment } from "./field-text";
 export { writtenFields } from "./written-fields";
 export { validated } from "./validation";
 export { isUnknownStepIssue } from "../workflow/semantic";

@@ -2,7 +2,7 @@ import { isCollection, isMap, isScalar, type Node, type YAMLMap } from "yaml";
 import type { PathSegment } from "../workflow/locate";
 import { collectionPair, readsCollection, replaceValue, type Writing } from "./collections";
 import { runOperation, type Plan } from "./edits";
-import { typedBlock } from "./field-text";
+import { keyComment, typedBlock } from "./field-text";
 import { pairEnd } from "./extent";
 import { seqIndent } from "./layout";
 import { addPair, removePair } from "./pairs";
@@ -17,6 +17,11 @@ export interface SetFieldOp {
   /** A key of the step, or a path into one of its mappings, e.g. `["retry", "max_attempts"]`. */
   key: string | readonly string[];
   value: ScalarValue;
+  /**
+   * The comment to keep at the end of the key's line when the value replaces a block list or mapping whose key's line
+   * has one (the first line of the panel's box, which showed it there, see writtenFields); without it, it goes too.
+   */
+  comment?: string;
 }
 
 export interface SetCollectionOp {
@@ -94,7 +99,15 @@ function setPlan(source: Source, tree: StepTree, op: SetFieldOp): Plan | string 
           const from = (pair.key as Node).range?.[0] ?? 0;
           let to = isCollection(pair.value) && !pair.value.flow ? lineEnd(source.text, pairEnd(pair)) : pairEnd(pair);
           if (source.text[to - 1] === "\n") to--;
-          return { from, to, insert: render(column(source.text, from), inFlow) };
+          const insert = render(column(source.text, from), inFlow);
+          // The comment asked for goes at the end of the key's line, after the value's first line, where that line can
+          // end in one: a value on one line, or a block scalar's header.
+          const [first = "", ...rest] = insert.split("\n");
+          const comment = op.comment === undefined ? undefined : keyComment(source.text, pair);
+          const ends = comment && (rest.length === 0 || /^[|>]/.test(first.slice(keyText.length + 1).trim()));
+          if (!comment || !ends) return { from, to, insert };
+          const spaces = source.text.slice(comment.start, comment.from);
+          return { from, to, insert: [`${first}${spaces}${op.comment}`, ...rest].join("\n") };
         });
   if (!edit) return `\`${String(op.value)}\` cannot be written as the value of \`${key}\``;
   return { edits: [edit], id: field.site.id };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validateWorkflowText } from "../workflow/validate";
-import { setCollection, writtenFields, type EditResult } from "./index";
+import { setCollection, setField, writtenFields, type EditResult } from "./index";
 
 const LOOP = `name: regions
 steps:
@@ -42,7 +42,7 @@ function text(result: EditResult): string {
 describe("writtenFields", () => {
   it("shows a block list or mapping as the file writes it, its comments included, flush left", () => {
     expect(writtenFields(LOOP, "loop", [["items"], ["steps"], ["type"]])).toEqual([
-      "- north   # cold\n# the middle one\n- middle\n\n- south",
+      "# the regions\n- north   # cold\n# the middle one\n- middle\n\n- south",
       // `steps` is no field to edit; a scalar is shown from its value.
       undefined,
       undefined,
@@ -60,7 +60,7 @@ describe("writtenFields", () => {
 
 describe("setCollection with the text typed", () => {
   it("writes a block list as typed in place of the lines shown, comments and blank lines too", () => {
-    const typed = "# from the map\n- north   # very cold\n- middle\n\n- south\n- east  # new";
+    const typed = "# the regions\n# from the map\n- north   # very cold\n- middle\n\n- south\n- east  # new";
     const after = text(
       setCollection(LOOP, { id: "loop", key: "items", value: ["north", "middle", "south", "east"], text: typed }),
     );
@@ -73,11 +73,30 @@ describe("setCollection with the text typed", () => {
     // Shown again as it was typed; a comment typed after the last item too, and written in its place next time.
     expect(writtenFields(after, "loop", [["items"]])).toEqual([typed]);
     const ended = text(
-      setCollection(after, { id: "loop", key: "items", value: ["north"], text: "- north\n# no more" }),
+      setCollection(after, { id: "loop", key: "items", value: ["north"], text: "# the regions\n- north\n# no more" }),
     );
-    expect(writtenFields(ended, "loop", [["items"]])).toEqual(["- north\n# no more"]);
-    expect(text(setCollection(ended, { id: "loop", key: "items", value: ["north"], text: "- north" }))).toBe(
-      after.replace(/ {6}# from the map\n(?: {6}.*\n|\n)+/, "      - north\n"),
+    expect(writtenFields(ended, "loop", [["items"]])).toEqual(["# the regions\n- north\n# no more"]);
+    expect(
+      text(setCollection(ended, { id: "loop", key: "items", value: ["north"], text: "# the regions\n- north" })),
+    ).toBe(after.replace(/ {6}# from the map\n(?: {6}.*\n|\n)+/, "      - north\n"));
+  });
+
+  it("writes the box's first line back at the end of the key's line, where the file has its comment", () => {
+    const items = "- north   # cold\n# the middle one\n- middle\n\n- south";
+    const value = ["north", "middle", "south"];
+    // As shown: nothing to write.
+    const same = setCollection(LOOP, { id: "loop", key: "items", value, text: `# the regions\n${items}` });
+    expect(same.ok && same.edits).toEqual([]);
+    const changed = text(setCollection(LOOP, { id: "loop", key: "items", value, text: `# the places\n${items}` }));
+    expect(changed).toBe(LOOP.replace("items:   # the regions\n", "items:   # the places\n"));
+    expect(writtenFields(changed, "loop", [["items"]])).toEqual([`# the places\n${items}`]);
+    // The first line taken out of the box: the key's line has no comment left, and nothing else moves.
+    const gone = text(setCollection(LOOP, { id: "loop", key: "items", value, text: items }));
+    expect(gone).toBe(LOOP.replace("items:   # the regions\n", "items:\n"));
+    // A template typed under the box's first line in place of the list: the key's line keeps that comment.
+    const template = { id: "loop", key: "items", value: "{{ vars.regions }}", comment: "# the regions" };
+    expect(text(setField(LOOP, template))).toBe(
+      LOOP.replace(/items: {3}# the regions\n(?: {6}.*\n|\n)+/, 'items: "{{ vars.regions }}"   # the regions\n'),
     );
   });
 

@@ -136,7 +136,7 @@ function YamlInput({
     if (next.kind === "remove") {
       if (value === undefined) revert();
       else change.remove();
-    } else if (typeof next.value !== "object" || next.value === null) change.set(next.value);
+    } else if (typeof next.value !== "object" || next.value === null) change.set(next.value, draft);
     else {
       change.set(next.value, draft);
       // The same value: what the file says, unless the text is written as typed (a comment changed), which the file's

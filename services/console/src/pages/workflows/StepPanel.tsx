@@ -1,5 +1,11 @@
 import { useMemo, type ReactNode } from "react";
-import { writtenFields, type CanvasNode, type CanvasOperation, type Modifier } from "@wf/shared/canvas";
+import {
+  splitKeyComment,
+  writtenFields,
+  type CanvasNode,
+  type CanvasOperation,
+  type Modifier,
+} from "@wf/shared/canvas";
 import schema from "@wf/shared/schema/workflow.schema.json";
 import type { Schema } from "../../editor/schema-nav";
 import { FieldControl } from "./FieldControl";
@@ -132,6 +138,12 @@ const NAME_FIELD: FormField = {
   description: "Unique in the whole file; renaming also renames the references to it.",
 };
 
+/** The comment on the first line of a box's text, to keep on the key's line (the box showed it there). */
+function leadingComment(typed: string | undefined): { comment?: string } {
+  const comment = typed === undefined ? undefined : splitKeyComment(typed.trim()).comment;
+  return comment === undefined ? {} : { comment };
+}
+
 function StepFields({
   node,
   values,
@@ -169,7 +181,7 @@ function StepFields({
                   value,
                   ...(typed === undefined ? {} : { text: typed }),
                 }
-              : { kind: "setField", id: node.id, key: field.path, value },
+              : { kind: "setField", id: node.id, key: field.path, value, ...leadingComment(typed) },
           ),
         remove: () => onOperation({ kind: "removeField", id: node.id, key: field.path }),
       }}

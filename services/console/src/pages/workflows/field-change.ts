@@ -5,7 +5,10 @@ export type FieldValue = ScalarValue | CollectionValue;
 
 /** How a step panel field writes its value back into the YAML. */
 export interface FieldChange {
-  /** `typed`: a list or mapping as the person wrote it, comments and all, to write as it is where it can be. */
+  /**
+   * `typed`: the value as the person wrote it, comments and all: a list or mapping to write as it is where it can be; a
+   * single value after a comment line keeps that comment on the key's line (see SetFieldOp's `comment`).
+   */
   set(value: FieldValue, typed?: string): void;
   remove(): void;
 }

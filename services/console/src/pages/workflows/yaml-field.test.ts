@@ -32,6 +32,11 @@ describe("readYamlText", () => {
       kind: "set",
       value: "{{ steps.fetch.output.rows }}",
     });
+    // Under the comment the box shows from the key's line.
+    expect(readYamlText("# the rows\n\n{{ steps.fetch.output.rows }}", items)).toEqual({
+      kind: "set",
+      value: "{{ steps.fetch.output.rows }}",
+    });
     expect(readYamlText("day: today\nlimit: 5", inputs)).toEqual({
       kind: "set",
       value: { day: "today", limit: 5 },

@@ -45,7 +45,8 @@ function described(kinds: readonly Kind[]): string {
 
 /**
  * Reads a YAML field's text on commit: parsed with `yaml`, and checked against the kinds the field's schema allows.
- * Emptied, an optional field goes; a required one asks for a value. A bare `{{ }}` template is taken as the string.
+ * Emptied, an optional field goes; a required one asks for a value. A bare `{{ }}` template, after comment lines or
+ * not, is taken as the string.
  */
 export function readYamlText(draft: string, field: Pick<FormField, "kinds" | "required">): YamlCommit {
   const kinds = field.kinds ?? ["any"];
@@ -53,7 +54,9 @@ export function readYamlText(draft: string, field: Pick<FormField, "kinds" | "re
     return field.required
       ? { kind: "problem", message: "This field is required: write a value, or press Escape to go back." }
       : { kind: "remove" };
-  if (isWholeTemplate(draft) && allows(kinds, "string")) return { kind: "set", value: draft.trim() };
+  // Under comment lines too: the box shows the comment at the end of the key's line as its first line.
+  const bare = draft.replace(/^(?:[ \t]*(?:#.*)?\n)+/, "");
+  if (isWholeTemplate(bare) && allows(kinds, "string")) return { kind: "set", value: bare.trim() };
   // Silent: a warning (a mapping's key that is itself a collection) is the kind check's to answer.
   const doc = parseDocument(draft, { prettyErrors: false, logLevel: "silent" });
   const error = doc.errors[0];
