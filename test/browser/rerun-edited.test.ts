@@ -50,7 +50,7 @@ async function inBothThemes(page: Page, name: string): Promise<void> {
 }
 
 describeInBrowser("a rerun standing on a debugger's edit", () => {
-  it("says so in the rerun dialog's plan, and marks the reused step edited on the rerun's canvas, list and step panel", async () => {
+  it("says so in the rerun dialog's plan, and marks the reused step edited on the rerun's canvas, list, step panel, timeline and comparison", async () => {
     const { page, context, errors } = await signedIn(service());
     const workflowId = await createWorkflow(page, `name: edited-${unique()}${CHAIN}`);
     const id = await startExecution(page, workflowId, {
@@ -98,6 +98,27 @@ describeInBrowser("a rerun standing on a debugger's edit", () => {
     expect(await step.locator(".badge").allTextContents()).toEqual(expect.arrayContaining(["reused", "edited"]));
     expect(await step.locator("pre.step-output").textContent()).toBe("5");
     await inBothThemes(page, "rerun-edited-step");
+
+    // The timeline marks it beside the step's name, and says so in the name's label.
+    const rerun = new URL(page.url()).pathname.split("/").pop()!;
+    await page.goto(`/console/executions/${rerun}?steps=timeline`);
+    const row = (name: string) => page.locator(`.timeline-row[data-key] .timeline-label`).filter({ hasText: name });
+    await poll(() => row("one").locator(".badge").allTextContents()).toEqual(["edited"]);
+    expect(await row("two").locator(".badge").count()).toBe(0);
+    expect(
+      await page
+        .getByRole("button", { name: "one: reused from the execution this one reruns, as edited in the debugger" })
+        .count(),
+    ).toBe(1);
+    await inBothThemes(page, "rerun-edited-timeline");
+
+    // So does the comparison of the two runs, in the rerun's column (B, the newer).
+    await page.goto(`/console/executions/compare?a=${id}&b=${rerun}`);
+    const compared = async (path: string) =>
+      (await page.locator(`tr[data-step-path="${path}"] td .badge`).allTextContents()).map((t) => t.toLowerCase());
+    await poll(() => compared("one")).toEqual(["completed", "completed", "edited"]);
+    expect(await compared("two")).toEqual(["completed", "completed"]);
+    await inBothThemes(page, "rerun-edited-compare");
     expect(unexpectedErrors(errors)).toEqual([]);
     await context.close();
   });

@@ -1,5 +1,6 @@
 import { Fragment, useState } from "react";
 import type { StepView } from "../../api/types";
+import { EditedBadge } from "../../ui/EditedBadge";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration } from "../../ui/format";
 import { DiffView } from "../workflows/DiffView";
@@ -9,7 +10,13 @@ import { formatTokens, formatUsageCost } from "./usage-format";
 const COLUMNS = 10;
 
 function Status({ step, run }: { step: StepView | null; run: "A" | "B" }) {
-  return step === null ? <span className="not-run">not run in {run}</span> : <StatusBadge status={step.status} />;
+  if (step === null) return <span className="not-run">not run in {run}</span>;
+  return (
+    <span className="compare-status">
+      <StatusBadge status={step.status} />
+      {step.edited ? <EditedBadge /> : null}
+    </span>
+  );
 }
 
 function change(ms: number | null): string {

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { StepView } from "../../api/types";
+import { EditedBadge } from "../../ui/EditedBadge";
 import { formatDuration } from "../../ui/format";
 import { axisTicks, buildTimeline, opensByDefault, type Bar, type TimelineRow } from "./timeline";
 import type { TreeNode } from "./step-tree";
@@ -128,7 +129,7 @@ function insideWords(row: TimelineRow): string {
 
 /** A bar's facts in words, for its title and the row's label. */
 function barWords(bar: Bar): string {
-  if (bar.reused) return "reused from the execution this one reruns";
+  if (bar.reused) return `reused from the execution this one reruns${bar.edited ? ", as edited in the debugger" : ""}`;
   const attempts = bar.attempts > 1 ? `, ${bar.attempts} attempts` : "";
   return `${bar.status.toLowerCase().replaceAll("_", " ")}, ${formatDuration(bar.end - bar.start)}${attempts}`;
 }
@@ -169,6 +170,7 @@ function Row({ row, span, selected, onSelect, onToggle }: RowProps) {
         ) : (
           <span className="muted">{row.label}</span>
         )}
+        {own?.edited ? <EditedBadge /> : null}
       </div>
       <div className="timeline-track" aria-hidden="true">
         {row.bars.map((bar) => (

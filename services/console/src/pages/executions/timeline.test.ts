@@ -98,7 +98,13 @@ describe("the run's timeline", () => {
       gate: at(0, 40),
     };
     const timeline = buildTimeline(buildStepTree(definition, rerun), rerun, T + 100, open);
-    expect(timeline.rows[0]!.bars[0]).toMatchObject({ reused: true, start: 0, end: 0 });
+    expect(timeline.rows[0]!.bars[0]).toMatchObject({ reused: true, edited: false, start: 0, end: 0 });
+    // One a debugger's edit changed is marked so.
+    const edited = { ...rerun, fetch: { ...rerun.fetch, edited: true } };
+    expect(buildTimeline(buildStepTree(definition, edited), edited, T + 100, open).rows[0]!.bars[0]).toMatchObject({
+      reused: true,
+      edited: true,
+    });
     expect(timeline.span).toBe(40);
     expect(timeline.rows.find((r) => r.label === "loop")!.bars).toEqual([]);
   });

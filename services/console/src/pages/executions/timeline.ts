@@ -11,6 +11,8 @@ export interface Bar {
   attempts: number;
   /** Taken from the execution a rerun reruns: drawn as a mark at the start, not as time spent here. */
   reused: boolean;
+  /** Reused as a debugger's `set` left it in the execution rerun: the step did not give it. */
+  edited: boolean;
   /** Time waited, not worked: an approval awaited, or a `wait` step. */
   waiting: boolean;
 }
@@ -83,7 +85,17 @@ export function buildTimeline(
     const st = steps[path];
     if (!st || (st.startedAt === null && !st.reused)) return null;
     if (st.reused)
-      return { path, name, status: st.status, start: 0, end: 0, attempts: st.attempts, reused: true, waiting: false };
+      return {
+        path,
+        name,
+        status: st.status,
+        start: 0,
+        end: 0,
+        attempts: st.attempts,
+        reused: true,
+        edited: st.edited === true,
+        waiting: false,
+      };
     const start = st.startedAt! - origin;
     return {
       path,
@@ -93,6 +105,7 @@ export function buildTimeline(
       end: Math.max(start, endOf(st, now) - origin),
       attempts: st.attempts,
       reused: false,
+      edited: false,
       waiting: st.status === "AWAITING_APPROVAL" || (type === "wait" && st.status === "RUNNING"),
     };
   };
