@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { Locator, Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { ExecutionSnapshot, newId } from "@wf/shared/execution";
+import { axeAudit } from "./axe";
 import {
   consoleApi,
   createWorkflow,
@@ -494,6 +495,62 @@ steps:
     expect(firstPages.length).toBeGreaterThan(0);
     await rows.nth(50).scrollIntoViewIfNeeded();
     await screenshot(page, "executions-load-more");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('shows "Rerun started" over no control: the last row\'s button under it takes a click', async () => {
+    const { page, context, errors } = await signedIn(service());
+    const workflowId = await createWorkflow(
+      page,
+      `
+name: toast-${unique()}
+steps:
+  - { name: a, type: transform, output: 1 }
+  - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
+  - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
+`,
+    );
+    const id = await startExecution(page, workflowId);
+    await page.goto(`/console/executions/${id}?steps=list`);
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    await page.locator('tr[data-step-path="b"]').getByRole("button", { name: "Rerun from this step" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rerun from b" });
+    await poll(() => dialog.getByRole("button", { name: "Rerun from b" }).isEnabled()).toBe(true);
+    await dialog.getByRole("button", { name: "Rerun from b" }).click();
+    await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
+    const toast = page.locator(".toast", { hasText: "Rerun started from b" });
+    await toast.waitFor();
+    // A laptop's height: the page scrolls.
+    await page.setViewportSize({ width: 1280, height: 640 });
+    await page.getByRole("button", { name: "List", exact: true }).click();
+
+    // The last row's button scrolled to where the toast is, as a page of its length puts it: under the toast.
+    const last = page.locator('tr[data-step-path="c"]').getByRole("button", { name: "Rerun from this step" });
+    await last.waitFor();
+    const toastBox = (await toast.boundingBox())!;
+    const before = (await last.boundingBox())!;
+    // boundingBox is relative to the viewport: the scroll brings the button's middle to the toast's.
+    await page.evaluate(`window.scrollBy(0, ${before.y + before.height / 2 - (toastBox.y + toastBox.height / 2)})`);
+    const box = (await last.boundingBox())!;
+    // Where playwright clicks it: its middle.
+    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+    const covered =
+      toastBox.x < x && x < toastBox.x + toastBox.width && toastBox.y < y && y < toastBox.y + toastBox.height;
+    expect(covered, JSON.stringify({ box, toastBox: await toast.boundingBox() })).toBe(true);
+    // A click where the button is, as a person's (playwright's own click scrolls the button out from under the toast
+    // and clicks it there): the button takes it, and opens its dialog.
+    expect(await toast.isVisible()).toBe(true);
+    await page.mouse.click(x, y);
+    await screenshot(page, "rerun-toast-over-list");
+    await page.getByRole("dialog", { name: "Rerun from c" }).waitFor({ timeout: 2_000 });
+    await page.getByRole("dialog", { name: "Rerun from c" }).getByRole("button", { name: "Cancel" }).click();
+    // At the top, as the page opens: scrolled, the sticky header overlaps the summary's links, which axe counts.
+    await page.evaluate("window.scrollTo(0, 0)");
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate(`document.documentElement.dataset.theme = "${theme}"`);
+      expect(await axeAudit(page), theme).toEqual([]);
+    }
     expect(errors).toEqual([]);
     await context.close();
   });
