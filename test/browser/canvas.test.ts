@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
+import { applyOperation } from "@wf/shared/canvas";
 import { newId } from "@wf/shared/execution";
 import { axeAudit } from "./axe";
 import {
@@ -484,6 +485,56 @@ describeInBrowser("the canvas beside the YAML", () => {
         'items: "{{ steps.fetch.output.rows }}"   # the row ids\n',
       ),
     );
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("wraps several adjacent steps, selected by shift-click or Shift+Enter, in one parallel of a branch each", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`wrap-several-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+    const wrapped = applyOperation(original, { kind: "wrapInParallel", ids: ["fetch", "pause"] });
+    if (!wrapped.ok) throw new Error(wrapped.error);
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+
+    // A click, then a shift-click: both selected, said in their names and the panel.
+    await node(page, "fetch").click();
+    await panel.getByRole("heading", { name: "fetch" }).waitFor();
+    await node(page, "pause").click({ modifiers: ["Shift"] });
+    const selectedNote = panel.getByText("2 steps selected: fetch, pause");
+    await selectedNote.waitFor();
+    expect(await node(page, "fetch").getAttribute("aria-label")).toBe("Step fetch, selected");
+    expect(await node(page, "pause").getAttribute("aria-label")).toBe("Step pause, selected");
+    expect(await node(page, "each").getAttribute("aria-label")).toBe("Step each");
+    await whenCanvasStill(page);
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-several-selected.png") });
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-several-selected-dark.png") });
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+
+    // One parallel, a branch each: one change of the YAML, undone in one step.
+    await panel.getByRole("button", { name: "Wrap 2 steps in parallel" }).click();
+    await poll(() => editorText(page)).toBe(wrapped.text);
+    await node(page, `${wrapped.id}/fetch`).waitFor();
+    await node(page, `${wrapped.id}/pause`).waitFor();
+    await whenCanvasStill(page);
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-several-wrapped.png") });
+    await editorContent(page).focus();
+    await page.keyboard.press("ControlOrMeta+z");
+    await poll(() => editorText(page)).toBe(original);
+
+    // With the keyboard: Enter on a step, Shift+Enter on the next, then the panel's button.
+    await node(page, "fetch").waitFor();
+    await node(page, "fetch").focus();
+    await page.keyboard.press("Enter");
+    await panel.getByRole("heading", { name: "fetch" }).waitFor();
+    await node(page, "pause").focus();
+    await page.keyboard.press("Shift+Enter");
+    await selectedNote.waitFor();
+    await panel.getByRole("button", { name: "Wrap 2 steps in parallel" }).focus();
+    await page.keyboard.press("Enter");
+    await poll(() => editorText(page)).toBe(wrapped.text);
     expect(errors).toEqual([]);
     await context.close();
   }, 90_000);

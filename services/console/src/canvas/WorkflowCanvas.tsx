@@ -32,6 +32,13 @@ export interface WorkflowCanvasProps {
   positions?: Record<string, { x: number; y: number }>; // manual positions by node id (= step name)
   selected?: string | null;
   onSelect?(id: string | null): void;
+  /** Steps selected besides `selected`, for an operation on several (wrapping adjacent steps). */
+  also?: readonly string[];
+  /**
+   * A step shift-, ctrl- or ⌘-clicked, or Shift+Enter (Shift+Space) on a focused one: added to the selection, or taken
+   * out of it. Without it, those select the step alone.
+   */
+  onExtend?(id: string): void;
   pinned?: ReadonlySet<string>; // names of the top-level steps with a pinned output: each shows a pin mark
   overlay?: Record<string, NodeOverlay>; // run / debug state per node id: status colour, duration, attempts, tokens, cost, paused highlight, foreach items (expandable list on the node)
   editable?: boolean; // palette, drag to reorder/nest, Delete key, node drag to place
@@ -90,6 +97,8 @@ function CanvasFlow({
   positions,
   selected = null,
   onSelect,
+  also,
+  onExtend,
   pinned,
   overlay,
   editable = false,
@@ -104,6 +113,7 @@ function CanvasFlow({
   const flow = useReactFlow<FlowNode>();
   const { layout, nodes, onNodesChange, settle } = useFlowNodes(graph, positions, {
     selected,
+    ...(also ? { also } : {}),
     overlay,
     pinned,
     editable,
@@ -132,9 +142,11 @@ function CanvasFlow({
     if (!pane.current?.contains(document.activeElement)) pane.current?.focus({ preventScroll: true });
   };
 
-  const onNodeClick = useSteadyHandler<NodeMouseHandler<FlowNode>>((_event, node) => {
+  const onNodeClick = useSteadyHandler<NodeMouseHandler<FlowNode>>((event, node) => {
     focusCanvas();
-    onSelect?.(node.type === "branch" ? (node.parentId ?? null) : node.id);
+    const id = node.type === "branch" ? (node.parentId ?? null) : node.id;
+    if (id !== null && onExtend && (event.shiftKey || event.ctrlKey || event.metaKey)) onExtend(id);
+    else onSelect?.(id);
   });
 
   const onPaneClick = useSteadyHandler(() => {
@@ -167,7 +179,8 @@ function CanvasFlow({
       if (id !== undefined) {
         event.preventDefault();
         event.stopPropagation();
-        if (onActivate) onActivate(id);
+        if (event.shiftKey && onExtend) onExtend(id);
+        else if (onActivate) onActivate(id);
         else onSelect?.(id);
         return;
       }

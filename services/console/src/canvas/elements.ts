@@ -32,6 +32,8 @@ export type FlowNode = StepFlowNode | BranchFlowNode;
 
 export interface NodeOptions {
   selected: string | null;
+  /** Steps selected with it (shift/ctrl-click, Shift+Enter), for an operation on several. */
+  also?: readonly string[];
   overlay: Readonly<Record<string, NodeOverlay>> | undefined;
   pinned?: ReadonlySet<string>;
   editable: boolean;
@@ -50,6 +52,10 @@ function issuesByNode(graph: CanvasGraph): { in: Map<string, IssueMark[]>; after
     add(out.after, issue.after, issue);
   }
   return out;
+}
+
+function selectedOfSeveral(id: string, options: NodeOptions): boolean {
+  return (options.also?.length ?? 0) > 0 && (id === options.selected || (options.also?.includes(id) ?? false));
 }
 
 /**
@@ -100,10 +106,11 @@ export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: Nod
           gutter: options.gutter,
           pinned: node.group === undefined && node.name !== undefined && (options.pinned?.has(node.name) ?? false),
         },
-        selected: box.id === options.selected,
+        selected: box.id === options.selected || (options.also?.includes(box.id) ?? false),
         draggable: options.editable,
         ...(options.overlay?.[box.id]?.paused ? { className: "is-paused" } : {}),
-        ariaLabel: `Step ${node.name ?? node.id}`,
+        // xyflow's node is a group, which takes no aria-selected: its name says it, while several are selected.
+        ariaLabel: `Step ${node.name ?? node.id}${selectedOfSeveral(box.id, options) ? ", selected" : ""}`,
       },
     ];
   });
@@ -120,6 +127,7 @@ function sameNode(a: FlowNode, b: FlowNode): boolean {
     a.selected === b.selected &&
     a.draggable === b.draggable &&
     a.className === b.className &&
+    a.ariaLabel === b.ariaLabel &&
     JSON.stringify(a.data) === JSON.stringify(b.data)
   );
 }

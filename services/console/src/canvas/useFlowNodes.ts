@@ -16,7 +16,7 @@ export function useFlowNodes(
   positions: LayoutOptions["positions"],
   options: NodeOptions & { overlaid: boolean },
 ) {
-  const { selected, overlay, pinned, editable, gutter, overlaid } = options;
+  const { selected, also, overlay, pinned, editable, gutter, overlaid } = options;
   const structure = structureKey(graph);
   const layout: CanvasLayout = useMemo(
     () => layoutGraph(graph, { positions, overlay: overlaid, gutter }),
@@ -26,10 +26,10 @@ export function useFlowNodes(
   const derived = useMemo(() => {
     previous.current = keepUnchanged(
       previous.current,
-      flowNodes(graph, layout, { selected, overlay, pinned, editable, gutter }),
+      flowNodes(graph, layout, { selected, also, overlay, pinned, editable, gutter }),
     );
     return previous.current;
-  }, [graph, layout, selected, overlay, pinned, editable, gutter]);
+  }, [graph, layout, selected, also, overlay, pinned, editable, gutter]);
 
   const [local, setLocal] = useState({ from: derived, nodes: derived });
   const nodes = local.from === derived ? local.nodes : derived;

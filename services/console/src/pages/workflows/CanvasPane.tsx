@@ -15,8 +15,11 @@ interface Props {
   /** Names of the top-level steps with a pinned output. */
   pinned: ReadonlySet<string>;
   selected: string | null;
+  /** Steps selected besides `selected` (see WorkflowCanvas). */
+  also: readonly string[];
   editable: boolean;
   onSelect(id: string | null): void;
+  onExtend(id: string): void;
   onOperation(op: CanvasOperation): void;
   onMove(moved: Positions): void;
   onUndo(): void;
@@ -33,8 +36,10 @@ export function CanvasPane({
   positions,
   pinned,
   selected,
+  also,
   editable,
   onSelect,
+  onExtend,
   onOperation,
   onMove,
   onUndo,
@@ -71,6 +76,8 @@ export function CanvasPane({
               pinned={pinned}
               selected={selected}
               onSelect={onSelect}
+              also={also}
+              onExtend={onExtend}
               onActivate={activate}
               editable={editable}
               onOperation={onOperation}

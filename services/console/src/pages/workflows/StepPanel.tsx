@@ -35,6 +35,8 @@ interface Props {
   text: string;
   agents: readonly string[];
   container: boolean;
+  /** Every selected step, this one first: wrapping takes them all (they must be next to each other in one list). */
+  group: readonly string[];
   readOnly: boolean;
   onOperation(op: CanvasOperation): void;
   onClose(): void;
@@ -51,12 +53,15 @@ export function StepPanel({
   text,
   agents,
   container,
+  group,
   readOnly,
   onOperation,
   onClose,
   test,
   outputs,
 }: Props) {
+  const ids = group.length > 1 ? group : [node.id];
+  const several = ids.length > 1 ? ` ${ids.length} steps` : "";
   return (
     <aside className="step-panel" aria-label="Selected step" tabIndex={-1}>
       <div className="step-panel-head">
@@ -73,6 +78,12 @@ export function StepPanel({
           ×
         </button>
       </div>
+      {group.length > 1 ? (
+        <p className="muted small" role="status">
+          {group.length} steps selected: {group.join(", ")} (shift- or ctrl-click, or Shift+Enter, to add or take one
+          out)
+        </p>
+      ) : null}
       {values === undefined ? (
         <p className="muted small">Fix the problems in the YAML to edit this step here.</p>
       ) : (
@@ -88,19 +99,16 @@ export function StepPanel({
       {outputs}
       {test}
       <div className="step-panel-actions">
-        <button
-          type="button"
-          disabled={readOnly}
-          onClick={() => onOperation({ kind: "wrapInForeach", ids: [node.id] })}
-        >
-          Wrap in foreach
+        <button type="button" disabled={readOnly} onClick={() => onOperation({ kind: "wrapInForeach", ids })}>
+          Wrap{several} in foreach
         </button>
         <button
           type="button"
           disabled={readOnly}
-          onClick={() => onOperation({ kind: "wrapInParallel", ids: [node.id] })}
+          title={several ? "One parallel step, a branch for each" : undefined}
+          onClick={() => onOperation({ kind: "wrapInParallel", ids })}
         >
-          Wrap in parallel
+          Wrap{several} in parallel
         </button>
         {node.type === "parallel" ? (
           <button
@@ -151,7 +159,9 @@ function StepFields({
   agents,
   readOnly,
   onOperation,
-}: Omit<Props, "values" | "container" | "onClose" | "test" | "outputs"> & { values: Record<string, unknown> }) {
+}: Omit<Props, "values" | "container" | "group" | "onClose" | "test" | "outputs"> & {
+  values: Record<string, unknown>;
+}) {
   const type = node.type ?? "";
   const form = useMemo(() => stepForm(root, type, values, agents), [type, values, agents]);
   const written = useMemo(() => {

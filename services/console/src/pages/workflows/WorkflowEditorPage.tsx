@@ -271,8 +271,10 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
             positions={canvas.positions}
             pinned={pinned}
             selected={canvas.selected}
+            also={canvas.also}
             editable={canEdit}
             onSelect={canvas.select}
+            onExtend={canvas.extend}
             onOperation={canvas.operate}
             onMove={canvas.move}
             onUndo={() => editor.current?.undo()}
@@ -286,6 +288,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   text={canvas.text}
                   agents={canvas.graph.agents}
                   container={canvas.graph.groups.some((group) => group.owner === canvas.selectedNode?.id)}
+                  group={canvas.group}
                   readOnly={!canEdit}
                   onOperation={canvas.operate}
                   onClose={canvas.deselect}

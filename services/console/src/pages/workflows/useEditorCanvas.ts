@@ -25,6 +25,8 @@ interface Options {
 export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }: Options) {
   const toast = useToast();
   const [selected, setSelected] = useState<string | null>(null);
+  // Steps selected besides it (shift/ctrl-click, Shift+Enter), for wrapping several at once.
+  const [also, setAlso] = useState<readonly string[]>([]);
   // Where the person put the cursor, until the graph of the text they typed is read.
   const cursor = useRef<number | null>(null);
 
@@ -35,6 +37,7 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
   const followCursor = (read: Read) => {
     if (cursor.current === null || editor.current?.text() !== read.text) return;
     setSelected(shownNodeAt(read, cursor.current) ?? null);
+    setAlso([]);
     cursor.current = null;
   };
   const sync = useWorkflowGraph(text, followCursor);
@@ -43,6 +46,7 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
   /** Selecting on the canvas selects the step's lines in the editor. */
   const select = (id: string | null) => {
     setSelected(id);
+    setAlso([]);
     const now = editor.current?.text();
     const range = id === null || now === undefined ? undefined : rangeOf(sync.graphOf(now), id);
     // The step's last line, not the start of the next one.
@@ -71,7 +75,18 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     select(op.kind === "deleteStep" || op.kind === "unwrap" ? null : (result.id ?? selected));
   };
 
+  /** A step added to the selection, or taken out of it; the first selected stays the one the panel shows. */
+  const extend = (id: string) => {
+    if (selected === null) select(id);
+    else if (id !== selected) setAlso((now) => (now.includes(id) ? now.filter((each) => each !== id) : [...now, id]));
+  };
+
   const selectedNode = sync.shown.nodes.find((node) => node.id === selected);
+  // The selection that is still drawn: a step deleted or renamed in the text drops out of it.
+  const alsoDrawn = useMemo(() => {
+    const drawn = new Set(sync.shown.nodes.map((node) => node.id));
+    return also.filter((id) => drawn.has(id));
+  }, [also, sync.shown]);
   // The panel edits what the text says, so only while the text validates (the canvas then draws it as it is).
   const valid = sync.good !== null && sync.current === sync.good.graph;
   const values = useMemo(
@@ -87,13 +102,17 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     move: layout.move,
     storeLayoutFor: layout.storeFor,
     selected,
+    also: alsoDrawn,
+    /** Every selected step, the panel's first. */
+    group: selected === null ? [] : [selected, ...alsoDrawn],
+    extend,
     selectedNode,
     /** The text the graph and the selected step's values were read from. */
     text: sync.text,
     /** The selected step as the file writes it; undefined while the text does not validate. */
     selectedValues: selectedNode ? values?.get(selectedNode.id) : undefined,
     select,
-    deselect: () => setSelected(null),
+    deselect: () => select(null),
     operate,
     /** Every change of the editor's text. */
     onText: (now: string) => sync.update(now),
