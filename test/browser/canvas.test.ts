@@ -684,6 +684,30 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 90_000);
 
+  it("marks each of several mistakes made since the last valid text, a new step's among them", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`several-marks-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+    await whenCanvasStill(page);
+    // A new step written after `pause`, its type misspelt, then a field `report` does not take: two edits apart.
+    await endOfLine(page, "seconds: 1");
+    await page.keyboard.insertText("\n  - name: extra\n    type: wiat");
+    await endOfLine(page, 'output: { rows: "{{ steps.fetch.output.rows }}" }   # the end');
+    await page.keyboard.insertText("\n    bogus: 1");
+    // Both read: the canvas follows typing a little behind, and marked the first edit alone before.
+    await poll(() => page.locator(".canvas-banner").textContent()).toContain("2 problems in the YAML");
+    const after = node(page, "pause").getByRole("button", { name: /^Problem in a new step after / });
+    const onReport = node(page, "report").getByRole("button", { name: /^Problem: / });
+    await poll(async () => [await after.count(), await onReport.count()]).toEqual([1, 1]);
+    await whenCanvasStill(page);
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-several-marks.png") });
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await page.locator(".canvas-pane").screenshot({ path: join(SCREENSHOTS, "canvas-several-marks-dark.png") });
+    expect(await axeAudit(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   it("lists every problem in the banner, each going to its line by click or keyboard, in both themes", async () => {
     const { page, context, errors } = await signedIn(service());
     const original = commented(`problems-${unique()}`);

@@ -120,6 +120,19 @@ describe("shownGraph", () => {
     ]);
   });
 
+  it("marks each mistake made in several places since the last valid text, each by its own edit", () => {
+    // A new step written after `a`, its type misspelt, and `c`'s misspelt too, `b` between them unchanged: the new
+    // step's lines, only added, go by their indentation (after `a`); `c`'s by its line.
+    const both = BLOCKS.replace("  - name: b\n", "  - name: d\n    type: wiat\n    seconds: 1\n  - name: b\n").replace(
+      "name: c\n    type: wait",
+      "name: c\n    type: wiat",
+    );
+    expect(marks(BLOCKS, both)).toEqual([
+      ["after a", undefined],
+      ["c", undefined],
+    ]);
+  });
+
   it("draws what it could read of a text that was never valid", () => {
     const text = "name: x\nsteps:\n  - { name: a, type: wiat }\n";
     const broken = graph(text);

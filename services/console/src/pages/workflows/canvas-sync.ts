@@ -1,5 +1,5 @@
 import { nodeAt, type CanvasGraph, type CanvasNode } from "@wf/shared/canvas";
-import { lineEdit, linesBefore, type LineSpan } from "./lines-before";
+import { lineEdits, linesBefore, type LineSpan } from "./lines-before";
 import { isContent, placeWritten, type Place } from "./written-lines";
 
 /** A text and its graph. */
@@ -30,20 +30,25 @@ function stepOver(graph: CanvasGraph, span: LineSpan): string | undefined {
 
 /**
  * Where a line of the text is on the last valid drawing, given the step `id` the text's own graph finds there. Lines
- * the edit since wrote between what was there go by their indentation (see placeWritten). Other lines go by the line
+ * an edit since wrote between what was there go by their indentation (see placeWritten). Other lines go by the line
  * first: a text that does not parse has no trustworthy steps of its own, while the valid text's steps still hold its
- * lines, across the edit (see linesBefore). Where the edit is too wide to tell, by the id, if the drawing has it.
+ * lines, across the edits (see linesBefore), each edit on its own: mistakes made in several steps mark each. Where an
+ * edit is too wide to tell, by the id, if the drawing has it.
  */
 function placeOnGood(good: Version, text: string) {
-  const before = linesBefore(good.text, text);
   const old = good.text.split("\n");
   const now = text.split("\n");
-  const edit = lineEdit(old, now);
+  const edits = lineEdits(old, now);
+  const before = linesBefore(good.text, text, edits);
   const drawn = new Set(good.graph.nodes.map((node) => node.id));
-  return (line: number, id: string | undefined): Place =>
-    placeWritten(good.graph, old, now, edit, line) ?? {
-      node: stepOver(good.graph, before(line)) ?? (id !== undefined && drawn.has(id) ? id : undefined),
-    };
+  return (line: number, id: string | undefined): Place => {
+    const edit = edits.find((each) => each.from <= line && line <= each.newTo);
+    return (
+      (edit && placeWritten(good.graph, old, now, edit, line)) ?? {
+        node: stepOver(good.graph, before(line)) ?? (id !== undefined && drawn.has(id) ? id : undefined),
+      }
+    );
+  };
 }
 
 /**

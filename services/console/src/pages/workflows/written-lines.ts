@@ -39,7 +39,7 @@ export function placeWritten(
   edit: LineEdit,
   line: number,
 ): Place | undefined {
-  if (line < edit.from || line > edit.newTo || before.slice(edit.from - 1, edit.oldTo).some(isContent))
+  if (line < edit.from || line > edit.newTo || before.slice(edit.oldFrom - 1, edit.oldTo).some(isContent))
     return undefined;
   const outer = lines
     .slice(edit.from - 1, line)
@@ -49,7 +49,7 @@ export function placeWritten(
       undefined,
     );
   if (outer === undefined) return undefined;
-  let above = edit.from - 1;
+  let above = edit.oldFrom - 1;
   while (above > 0 && !isContent(before[above - 1])) above--;
   const holders = graph.nodes
     .filter((node) => node.range.startLine <= above && above <= node.range.endLine)
