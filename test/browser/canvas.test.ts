@@ -455,7 +455,7 @@ describeInBrowser("the canvas beside the YAML", () => {
       "    items:   # the rows\n      - 1\n      - 2\n",
     );
     await openEditor(page, await createWorkflow(page, original));
-    await node(page, "each").click();
+    await node(page, "each").click({ position: { x: 40, y: 20 } });
     const panel = page.getByRole("complementary", { name: "Selected step" });
     await panel.getByRole("heading", { name: "each" }).waitFor();
     const items = panel.getByRole("textbox", { name: "items" });
