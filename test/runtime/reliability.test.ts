@@ -154,7 +154,9 @@ describe("commands that fail", () => {
     const executions = rt.platform.store.executions;
     const update = executions.update.bind(executions);
     let raced = false;
-    // The park's write (held by nobody, the wait's wake due) loses to a cancel's write made just before it.
+    // The park's write (held by nobody, the wait's wake due) loses to a cancel's write made just before it. The step
+    // before the wait writes the record first (it acts outside): a wait that parks has no write of its own before the
+    // park's, which would otherwise create the record.
     executions.update = async (value, version) => {
       if (
         !raced &&
@@ -176,6 +178,7 @@ describe("commands that fail", () => {
       `
   name: cancel-while-parking
   steps:
+    - { name: first, type: code, language: bash, code: "echo 1" }
     - { name: pause, type: wait, seconds: 600 }
     - { name: never, type: transform, output: 1 }
   `,

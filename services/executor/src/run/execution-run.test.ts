@@ -197,6 +197,31 @@ describe("what is written when", () => {
     expect(t.committer.flushes).toBe(2);
   });
 
+  it("a wait of the workflow's sequence that parks is written by the park alone; any other is written first", async () => {
+    const parks = start([{ name: "nap", type: "wait", seconds: 60 }]);
+    expect(await parks.run.run()).toBe("parked");
+    expect(parks.committer.flushes).toBe(0);
+    expect(parks.committer.eventsOf("nap")).toEqual(["step_started", "step_waiting"]);
+    // In a branch, beside steps that may run on past its due time.
+    const branch = start([
+      { name: "par", type: "parallel", branches: { a: [{ name: "nap", type: "wait", seconds: 60 }] } },
+    ]);
+    expect(await branch.run.run()).toBe("parked");
+    expect(branch.committer.flushes).toBe(1);
+    expect(branch.committer.stored.steps.nap?.waitUntil).toEqual(expect.any(Number));
+    const held = start([{ name: "short", type: "wait", seconds: 0.01 }]);
+    expect(await held.run.run()).toBe("terminal");
+    expect(held.committer.flushes).toBe(1);
+    expect(held.committer.stored.steps.short?.waitUntil).toEqual(expect.any(Number));
+  });
+
+  it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
+    const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
+    t.effects.wokenFor = "nap";
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.wakes).toEqual([{ path: "nap", dueAt: stateOf(t, "nap").waitUntil }]);
+  });
+
   it("the workflow's last step, outside or pure, leaves its result to the end write that follows it", async () => {
     const t = start([code("a"), code("b")]);
     const stored = storedAtEachCall(t);

@@ -9,18 +9,25 @@ import { sleep } from "../sleep";
  * run early (its host's clock ahead of this one's), so that that wake is not the last: a run replayed for another
  * reason (each child of a wide foreach ending) armed every parked wait's timer again, a timer and later a resume per
  * waiting step per replay.
+ *
+ * `begun`: the wait began just now (beginWait), its timer armed and its change not written: called, with whether it
+ * parks, before it parks or is waited out in memory. Its timer is not armed again.
  */
 export async function untilDue(
   effects: RunEffects,
   path: string,
   dueAt: number,
   signal: AbortSignal,
+  begun?: (parks: boolean) => Promise<void>,
 ): Promise<"due" | "parked"> {
   let remaining = dueAt - Date.now();
   if (remaining > effects.holdMs || effects.handingBack()) {
-    if (effects.wokenFor === path) await effects.scheduleWake(path, dueAt);
+    if (begun) await begun(true);
+    else if (effects.wokenFor === path) await effects.scheduleWake(path, dueAt);
     return "parked";
   }
+  await begun?.(false);
+  remaining = dueAt - Date.now();
   // Timers may fire a millisecond early: a wait never ends before its due time.
   while (remaining > 0) {
     await sleep(remaining, signal);

@@ -58,8 +58,7 @@ async function startChild(ctx: StepContext, step: WorkflowCallStep, at: StepAt, 
     }
     if (start.kind === "started") return { kind: "parked" };
     // A run woken after a crash before the wait was recorded asks again.
-    await beginWait(ctx, path, st, start.until, "subworkflow_budget");
-    if ((await untilDue(ctx.effects, path, start.until, scope.signal)) === "parked") return { kind: "parked" };
+    if ((await beginWait(ctx, step, at, start.until, "subworkflow_budget")) === "parked") return { kind: "parked" };
     st.waitUntil = null;
   }
 }

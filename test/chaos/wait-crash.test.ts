@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { NatsServerHandle } from "@wf/testing";
+import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import type { ResumeCommand } from "@wf/shared/messages";
+import { subjects } from "@wf/shared/nats";
+import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
+import {
+  run,
+  startNatsServer,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
+import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
+import { sideEffects, type SideEffects } from "../support/side-effects";
+
+/**
+ * An executor killed by SIGKILL where a wait writes less than it did: a wait that parks has no write of its own before
+ * the park's (docs/architecture.md, "Parked executions").
+ * Nothing is lost, no effect runs twice.
+ */
+let server: NatsServerHandle;
+
+beforeAll(async () => {
+  server = await startNatsServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Starts executions, reads records and fires timers (its scheduler); runs no executor. */
+async function client(ns: string): Promise<InProcessRuntime> {
+  return startRuntime(testConfig(server, { WF_NAMESPACE: ns }), { executor: false, approvals: false });
+}
+
+const startExecutorProcess = (ns: string) =>
+  startServiceProcess(
+    ENTRIES.executor,
+    {
+      NATS_URL: server.url,
+      WF_NAMESPACE: ns,
+      WF_EXEC_LEASE_MS: "1000",
+      // Waits over 0.1 s park.
+      WF_HOLD_WAIT_MS: "100",
+      PORT: "0",
+      ...EGRESS_TEST_ALLOWANCE,
+    },
+    ["executor ready"],
+  );
+
+/** A Python step that tells the sink under `key` that it ran. */
+const recorded = (fx: SideEffects, name: string, key: string) => `
+  - name: ${name}
+    type: code
+    language: python
+    network: { allow: ["${fx.allow}"] }
+    code: |
+      import urllib.request
+      urllib.request.urlopen(urllib.request.Request("${fx.url}/${key}", data=b"run", method="POST")).read()
+      print('1')`;
+
+/** A pure JavaScript step that keeps the run (and the execution's hold) busy for `ms`, writing nothing. */
+const spin = (name: string, ms: number) => `
+  - name: ${name}
+    type: code
+    language: javascript
+    code: |
+      const end = Date.now() + ${ms};
+      while (Date.now() < end) {}
+      return 1;`;
+
+/**
+ * Runs `yaml` from the API on an executor killed once `atKill` finds the record as it wants, then (after `afterKill`)
+ * lets a second executor finish it: returns the record at the kill and the ended one.
+ */
+async function killedOnce(
+  name: string,
+  yaml: string,
+  atKill: (snap: ExecutionSnapshot) => boolean,
+  afterKill?: (c: InProcessRuntime, id: string) => Promise<void>,
+): Promise<{ killed: ExecutionSnapshot; ended: ExecutionSnapshot }> {
+  const ns = `${name}${Date.now() % 100000}`;
+  const c = await client(ns);
+  let first: ServiceProcess | null = await startExecutorProcess(ns);
+  try {
+    const id = await run(c.platform, yaml, { triggerSource: "open_api" });
+    const killed = await waitFor(
+      async () => {
+        const snap = (await c.platform.store.executions.get(id))?.value;
+        return snap && atKill(snap) ? snap : undefined;
+      },
+      { what: "the point to kill at" },
+    );
+    await first.kill();
+    first = null;
+    await afterKill?.(c, id);
+    const second = await startExecutorProcess(ns);
+    try {
+      return { killed, ended: await waitForStatus(c.platform, id, undefined, 30_000) };
+    } finally {
+      await second.kill();
+    }
+  } finally {
+    await first?.kill();
+    await c.stop();
+  }
+}
+
+describe("executor killed between a parking wait's timer and the park's write", () => {
+  it("begins the wait again on the next executor: the effects before and after it run once", async () => {
+    const fx = await sideEffects();
+    let armed = 0;
+    const { killed, ended } = await killedOnce(
+      "crashwaitpark",
+      `
+name: effect-spin-nap
+steps:${recorded(fx, "effect", "effects")}${spin("busy", 4000)}
+  - { name: nap, type: wait, seconds: 3 }${recorded(fx, "after", "afters")}
+`,
+      (snap) => snap.steps.effect?.status === "COMPLETED",
+      // Killed while `busy` spins, nothing written since the effect's result, and `nap`'s timer armed as its run arms
+      // it before the park's write: what a kill between the two leaves, `busy`'s result being as lost as it is.
+      async (c, id) => {
+        armed = Date.now() + 2_000;
+        const payload: ResumeCommand = { executionId: id, reason: "timer", stepPath: "nap" };
+        const timerId = `${id}-nap-${newId()}`;
+        await c.platform.timers.schedule({
+          kind: "exec",
+          id: timerId,
+          dueAt: armed,
+          fire: { subject: subjects(c.ns).execResume(id), payload, msgId: `wake:${timerId}` },
+        });
+      },
+    );
+    expect(killed.steps.nap).toBeUndefined();
+    expect(ended.status).toBe("COMPLETED");
+    expect(fx.lines("effects")).toHaveLength(1);
+    expect(fx.lines("afters")).toHaveLength(1);
+    // Begun again after the kill under a timer of its own, and waited out in full; the one armed before is let go.
+    const nap = ended.steps.nap!;
+    expect(nap.waitUntil!).not.toBe(armed);
+    expect(nap.completedAt!).toBeGreaterThanOrEqual(nap.waitUntil!);
+    expect(nap.completedAt! - nap.startedAt!).toBeGreaterThanOrEqual(3_000);
+  });
+});

@@ -1,0 +1,94 @@
+import type { Msg } from "@nats-io/nats-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { streamNames } from "@wf/shared/nats";
+import { useNatsServer } from "@wf/testing/nats-connection";
+import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+
+/**
+ * How often a course of waits writes its execution's record (docs/architecture.md#durability-by-effect), counted on the
+ * records bucket's subjects as a NATS subscriber sees every write: a wait that parks is written by its park alone.
+ */
+const nats = useNatsServer();
+let rt: InProcessRuntime;
+/** Each write of each execution: its status, whether it names a holder, and the steps it records waiting. */
+const writes = new Map<string, { status: string; held: boolean; waiting: string[] }[]>();
+
+/** Executions run at once (WF_TEST_WAIT_WRITES, to measure with more). */
+const EXECUTIONS = Number(process.env.WF_TEST_WAIT_WRITES ?? 5);
+const TIMEOUT_MS = 60_000 + EXECUTIONS * 500;
+
+interface WrittenRecord {
+  id: string;
+  status: string;
+  holder?: unknown;
+  steps: Record<string, { status: string; waitUntil: number | null }>;
+}
+
+beforeAll(async () => {
+  // Waits over a second park and wake by their timer; shorter ones stay in memory, their timer armed all the same.
+  rt = await startRuntime(testConfig(nats.server, { WF_HOLD_WAIT_MS: "1000" }), { approvals: false });
+  rt.platform.nc.subscribe(`$KV.${rt.ns}_executions.>`, {
+    callback: (_err: unknown, m: Msg) => {
+      if (m.data.length === 0) return;
+      const r = m.json<WrittenRecord>();
+      const waiting = Object.entries(r.steps)
+        .filter(([, st]) => st.status === "RUNNING" && st.waitUntil !== null)
+        .map(([path]) => path);
+      writes.set(r.id, [...(writes.get(r.id) ?? []), { status: r.status, held: Boolean(r.holder), waiting }]);
+    },
+  });
+  await rt.platform.nc.flush();
+});
+afterAll(async () => {
+  await rt?.stop();
+});
+
+/** Commands not yet handled for good: not delivered yet, or delivered and not acknowledged (put back with a delay). */
+async function commandsOpen(): Promise<number> {
+  let open = 0;
+  for await (const c of rt.platform.jsm.consumers.list(streamNames(rt.ns).cmd))
+    open += c.num_pending + c.num_ack_pending;
+  return open;
+}
+
+/** Runs `yaml` EXECUTIONS times at once; once all have ended and every timer's wake was handled, each one's writes. */
+async function writesOfRuns(yaml: string, wakes: number) {
+  const ids = await Promise.all(Array.from({ length: EXECUTIONS }, () => run(rt.platform, yaml)));
+  const ended = await Promise.all(ids.map((id) => waitForStatus(rt.platform, id, undefined, TIMEOUT_MS)));
+  expect(ended.map((s) => s.status)).toEqual(ids.map(() => "COMPLETED"));
+  // Every wait's timer fired and its wake was handled: a late one would have written by now.
+  await waitFor(
+    async () => {
+      const timers = await rt.platform.jsm.streams.info(streamNames(rt.ns).timer);
+      return timers.state.messages === 0 && (await commandsOpen()) === 0;
+    },
+    { what: `every timer fired (${wakes} an execution) and every command handled`, timeoutMs: TIMEOUT_MS },
+  );
+  await rt.platform.nc.flush();
+  return ids.map((id) => writes.get(id) ?? []);
+}
+
+describe("the writes of waits", () => {
+  it(
+    "a wait that parks is written once, by its park: no write of its own before it",
+    async () => {
+      const all = await writesOfRuns(
+        `
+name: parks-twice
+steps:
+  - { name: nap1, type: wait, seconds: 1.2 }
+  - { name: nap2, type: wait, seconds: 1.2 }
+`,
+        2,
+      );
+      const total = all.reduce((n, w) => n + w.length, 0);
+      for (const w of all)
+        expect(w, `${total} writes over ${EXECUTIONS} executions`).toEqual([
+          { status: "RUNNING", held: false, waiting: ["nap1"] },
+          { status: "RUNNING", held: false, waiting: ["nap2"] },
+          { status: "COMPLETED", held: false, waiting: [] },
+        ]);
+    },
+    TIMEOUT_MS,
+  );
+});
