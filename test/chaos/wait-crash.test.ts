@@ -18,7 +18,7 @@ import { sideEffects, type SideEffects } from "../support/side-effects";
 
 /**
  * An executor killed by SIGKILL where a wait writes less than it did: a wait that parks has no write of its own before
- * the park's (docs/architecture.md, "Parked executions").
+ * the park's, and a timer's wake that finds its step past writes nothing (docs/architecture.md, "Parked executions").
  * Nothing is lost, no effect runs twice.
  */
 let server: NatsServerHandle;
@@ -143,5 +143,26 @@ steps:${recorded(fx, "effect", "effects")}${spin("busy", 4000)}
     expect(nap.waitUntil!).not.toBe(armed);
     expect(nap.completedAt!).toBeGreaterThanOrEqual(nap.waitUntil!);
     expect(nap.completedAt! - nap.startedAt!).toBeGreaterThanOrEqual(3_000);
+  });
+});
+
+describe("executor killed in a run that a timer's wake took up", () => {
+  it("is taken over by that wake delivered again, though its wait is recorded past: the effect runs once", async () => {
+    const fx = await sideEffects();
+    const { killed, ended } = await killedOnce(
+      "crashwakeheld",
+      `
+name: wake-then-spin
+steps:
+  - { name: nap, type: wait, seconds: 1 }${recorded(fx, "effect", "effects")}${spin("busy", 4000)}${recorded(fx, "after", "afters")}
+`,
+      (snap) => snap.steps.effect?.status === "COMPLETED",
+    );
+    // The record names the wake's command as holder, its wait COMPLETED: only that command's next delivery takes over.
+    expect(killed.steps.nap?.status).toBe("COMPLETED");
+    expect(killed.holder).not.toBeNull();
+    expect(ended.status).toBe("COMPLETED");
+    expect(fx.lines("effects")).toHaveLength(1);
+    expect(fx.lines("afters")).toHaveLength(1);
   });
 });

@@ -6,7 +6,9 @@ import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRu
 
 /**
  * How often a course of waits writes its execution's record (docs/architecture.md#durability-by-effect), counted on the
- * records bucket's subjects as a NATS subscriber sees every write: a wait that parks is written by its park alone.
+ * records bucket's subjects as a NATS subscriber sees every write: a wait that parks is written by its park alone, and
+ * a wake that comes after its step has passed (a short wait's timer put back while the run held the execution) writes
+ * nothing.
  */
 const nats = useNatsServer();
 let rt: InProcessRuntime;
@@ -86,6 +88,32 @@ steps:
         expect(w, `${total} writes over ${EXECUTIONS} executions`).toEqual([
           { status: "RUNNING", held: false, waiting: ["nap1"] },
           { status: "RUNNING", held: false, waiting: ["nap2"] },
+          { status: "COMPLETED", held: false, waiting: [] },
+        ]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "a wake that comes after its wait passed in memory, the execution parked at a later one, writes nothing",
+    async () => {
+      // The timer of `short` fires as the run leaves it for `nap`: put back while the run holds the execution, it comes
+      // again once the execution is parked at `nap`, its own step recorded COMPLETED by that park.
+      const all = await writesOfRuns(
+        `
+name: late-wake
+steps:
+  - { name: short, type: wait, seconds: 0.3 }
+  - { name: nap, type: wait, seconds: 2 }
+`,
+        2,
+      );
+      const total = all.reduce((n, w) => n + w.length, 0);
+      for (const w of all)
+        expect(w, `${total} writes over ${EXECUTIONS} executions`).toEqual([
+          // The in-memory wait, written before it is waited out.
+          { status: "RUNNING", held: true, waiting: ["short"] },
+          { status: "RUNNING", held: false, waiting: ["nap"] },
           { status: "COMPLETED", held: false, waiting: [] },
         ]);
     },

@@ -22,6 +22,7 @@ export {
   jetStreamTimers,
   fireTimer,
   serverHasSchedules,
+  TIMER_DUE_HEADER,
   TimerMessage,
   type Timers,
   type TimerMode,

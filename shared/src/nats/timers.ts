@@ -80,6 +80,9 @@ export function serverHasSchedules(version: string | undefined): boolean {
  */
 const TIMER_HOLD_MS = 1_000;
 
+/** The header of a fired timer's command that carries the timer's due time (ms since the epoch). */
+export const TIMER_DUE_HEADER = "Wf-Timer-Due";
+
 /** A due timer fires (publishes its command); one not due yet asks to come back when it is. */
 export async function fireTimer(js: JetStreamClient, timer: TimerMessage, now = Date.now()): Promise<Handled> {
   const { dueAt, fire } = timer;
@@ -88,6 +91,6 @@ export async function fireTimer(js: JetStreamClient, timer: TimerMessage, now = 
   // A clock step backwards may leave a little more to wait: never fire before the due time.
   for (let rest = left; rest > 0; rest = dueAt - Date.now()) await new Promise((r) => setTimeout(r, rest));
   const h = headers();
-  h.set("Wf-Timer-Due", String(dueAt));
+  h.set(TIMER_DUE_HEADER, String(dueAt));
   await js.publish(fire.subject, JSON.stringify(fire.payload), { msgID: fire.msgId, headers: h });
 }

@@ -19,6 +19,7 @@ import {
   ORPHAN_OF_HEADER,
   retryTransient,
   startDefinition,
+  TIMER_DUE_HEADER,
   type Handled,
   type StoredDefinitions,
 } from "@wf/shared/nats";
@@ -232,7 +233,9 @@ export class ExecutorActor {
   private async onResume(m: JsMsg, cmd: z.output<typeof ResumeCommand>): Promise<Handled> {
     const v = await this.deps.store.executions.getForWrite(cmd.executionId);
     // Unknown: nothing to wake.
-    if (v) return this.acquireAndRun(m, v, cmd.from, cmd.reason === "timer" ? (cmd.stepPath ?? null) : null);
+    if (!v) return;
+    if (cmd.reason !== "timer" || cmd.stepPath === undefined) return this.acquireAndRun(m, v, cmd.from);
+    return this.acquireAndRun(m, v, cmd.from, { path: cmd.stepPath, dueAt: timerDue(m) });
   }
 
   /**
@@ -242,12 +245,14 @@ export class ExecutorActor {
    *
    * `lostHolder`: a takeover command names the holder whose own command is gone; that holder is taken over under
    * this command as under its own redelivered one, and any other holder is left alone.
+   *
+   * `wake`: the step whose durable timer fired this command, and the timer's due time where the command says it.
    */
   private async acquireAndRun(
     m: JsMsg,
     first: Versioned<ExecutionSnapshot>,
     lostHolder?: { actor: string; seq: number },
-    wokenFor: string | null = null,
+    wake?: TimerWake,
   ): Promise<Handled> {
     let v: Versioned<ExecutionSnapshot> | null = first;
     for (;;) {
@@ -257,6 +262,9 @@ export class ExecutorActor {
         return;
       }
       const snap = v.value;
+      // A late wake (its step recorded past the wait it fired for) has nothing to do: taking the execution up would
+      // only park it again, a write. Unless the record is held under this very command: its run died, and this takes over.
+      if (wake && !heldUnder(snap, m) && wakeIsStale(snap.steps[wake.path], wake.dueAt)) return;
       const lost = lostHolder !== undefined && snap.holder !== null && sameCommand(snap.holder, lostHolder);
       // A takeover whose holder moved on (parked, ended, or taken over under a command of its own) has nothing to do.
       if (lostHolder && !lost) return;
@@ -324,7 +332,7 @@ export class ExecutorActor {
         await notifyParent(this.deps.js, this.deps.ns, snap);
         return;
       }
-      await this.drive(c, wf, wokenFor);
+      await this.drive(c, wf, wake?.path ?? null);
       return;
     }
   }
@@ -468,6 +476,47 @@ function storedWorkflow(snap: ExecutionSnapshot): Workflow {
 function sameCommand(a: { actor: string; seq: number }, b: { actor: string; seq: number }): boolean {
   return a.actor === b.actor && a.seq === b.seq;
 }
+
+/** What a timer's resume command wakes: its step, and the timer's due time (null where the message does not say). */
+interface TimerWake {
+  path: string;
+  dueAt: number | null;
+}
+
+/** The due time a fired timer's command carries (fireTimer), or null. */
+function timerDue(m: JsMsg): number | null {
+  const due = Number(m.headers?.get(TIMER_DUE_HEADER) || Number.NaN);
+  return Number.isFinite(due) ? due : null;
+}
+
+/** Whether the record is held under `m` (or the command `m` is a rescued copy of). */
+function heldUnder(snap: ExecutionSnapshot, m: JsMsg): boolean {
+  return snap.holder !== null && snap.holder.seq === commandSeq(m);
+}
+
+/**
+ * Whether a timer's wake comes after what it was armed for, by the step's record: the step ended (a short wait that
+ * passed in memory while its timer was put back), or it waits, recorded, until times that are none of the timer's (an
+ * earlier attempt's backoff or deadline, a wait begun again after a crash under a timer of its own). A step not recorded
+ * (or cleared for a container's new attempt), or recorded as begun without its time, is woken: a wait begun and not
+ * written yet is begun again by that wake.
+ */
+function wakeIsStale(st: StepState | undefined, dueAt: number | null): boolean {
+  if (st === undefined) return false;
+  if (PAST_STEP.has(st.status)) return true;
+  if (dueAt === null || st.status !== "RUNNING" || (st.waitUntil === null && st.retryAt === null)) return false;
+  return st.waitUntil !== dueAt && st.retryAt !== dueAt && st.deadline !== dueAt;
+}
+
+/** A step in one of these has no timer left to wait for: it does not run again unless a container's retry clears it. */
+const PAST_STEP: ReadonlySet<StepState["status"]> = new Set([
+  "COMPLETED",
+  "SKIPPED",
+  "FAILED",
+  "CANCELLED",
+  "REJECTED",
+  "EXPIRED",
+]);
 
 /** Whether `m` was delivered before (or is a rescued copy of a command delivered before). */
 function deliveredAgain(m: JsMsg): boolean {
