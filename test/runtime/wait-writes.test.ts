@@ -1,6 +1,7 @@
-import type { Msg } from "@nats-io/nats-core";
+import { headers, type Msg } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamNames } from "@wf/shared/nats";
+import type { ResumeCommand } from "@wf/shared/messages";
+import { streamNames, subjects, TIMER_DUE_HEADER } from "@wf/shared/nats";
 import { useNatsServer } from "@wf/testing/nats-connection";
 import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
 
@@ -116,6 +117,34 @@ steps:
           { status: "RUNNING", held: false, waiting: ["nap"] },
           { status: "COMPLETED", held: false, waiting: [] },
         ]);
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    "a wake due at none of its step's times writes nothing; one due at the step's time takes the execution up",
+    async () => {
+      const id = await run(rt.platform, "name: long\nsteps:\n  - { name: nap, type: wait, seconds: 3600 }\n");
+      const parked = await waitFor(
+        async () => {
+          const v = (await rt.platform.store.executions.get(id))?.value;
+          return v?.holder === null && v.steps.nap?.waitUntil ? v : undefined;
+        },
+        { what: "the wait to park" },
+      );
+      const wake = async (dueAt: number) => {
+        const h = headers();
+        h.set(TIMER_DUE_HEADER, String(dueAt));
+        const cmd: ResumeCommand = { executionId: id, reason: "timer", stepPath: "nap" };
+        await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify(cmd), { headers: h });
+        await waitFor(async () => (await commandsOpen()) === 0, { what: "the wake handled" });
+        await rt.platform.nc.flush();
+        return writes.get(id)?.length;
+      };
+      const before = writes.get(id)!.length;
+      // An earlier timer of the step's (a wait begun again after a crash, an earlier attempt's backoff).
+      expect(await wake(parked.steps.nap!.waitUntil! - 60_000)).toBe(before);
+      // Its own timer, early by this host's clock: taken up, found early, parked again.
+      expect(await wake(parked.steps.nap!.waitUntil!)).toBe(before + 1);
     },
     TIMEOUT_MS,
   );
