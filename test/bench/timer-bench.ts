@@ -1,5 +1,6 @@
 import { RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { START_LANES } from "@wf/shared/execution";
+import { TIMER_DUE_HEADER } from "@wf/shared/nats";
 import type { NatsServerHandle } from "@wf/testing";
 import { waitFor } from "@wf/testing";
 import { startRuntime, testConfig } from "../support/runtime";
@@ -67,7 +68,7 @@ export async function runTimerBench(server: NatsServerHandle, sizes: TimerBenchS
     const arrivals = new Map<string, number[]>();
     const sub = platform.nc.subscribe(`${subject}.>`, {
       callback: (_err, msg) => {
-        const due = Number(msg.headers?.get("Wf-Timer-Due"));
+        const due = Number(msg.headers?.get(TIMER_DUE_HEADER));
         const late = Date.now() - due;
         arrivals.set(msg.subject, [...(arrivals.get(msg.subject) ?? []), late]);
       },

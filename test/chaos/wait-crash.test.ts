@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsServerHandle } from "@wf/testing";
-import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
+import { laneOf, newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { ResumeCommand } from "@wf/shared/messages";
 import { subjects } from "@wf/shared/nats";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
@@ -129,6 +129,7 @@ steps:${recorded(fx, "effect", "effects")}${spin("busy", 4000)}
         await c.platform.timers.schedule({
           kind: "exec",
           id: timerId,
+          lane: laneOf(id),
           dueAt: armed,
           fire: { subject: subjects(c.ns).execResume(id), payload, msgId: `wake:${timerId}` },
         });
