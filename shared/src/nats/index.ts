@@ -49,6 +49,7 @@ export { answerHolds, holderAlive } from "./holders";
 export { queuedCommand } from "./queued-commands";
 export { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } from "./stored-definitions";
 export { definitionsTtlMs } from "./definition-keeping";
+export { LatestReports } from "./latest-reports";
 export {
   LaneBacklog,
   followLaneBacklog,

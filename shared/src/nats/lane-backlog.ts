@@ -2,6 +2,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { randomUUID } from "node:crypto";
 import { ownerLanes, START_LANES } from "../execution/start-lanes";
 import { LaneBacklogReport } from "../messages/lane-backlog";
+import { LatestReports } from "./latest-reports";
 import { subjects } from "./subjects";
 
 /** How often an executor with a backlog in some start lane reports them. */
@@ -32,28 +33,18 @@ export interface LaneChoice {
  * parse is dropped.
  */
 export class LaneBacklog implements LaneChoice {
-  readonly #reports = new Map<string, { pending: readonly number[]; at: number }>();
+  readonly #reports: LatestReports<LaneBacklogReport>;
   /** Starts sent here by lane, in the half second since `#since` and in the one before. */
   #current = noStarts();
   #previous = noStarts();
   #since = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    this.#reports = new LatestReports(LaneBacklogReport, (r) => r.executor, HEARD_MS, MAX_REPORTERS, now);
+  }
 
   heard(data: Uint8Array | string): void {
-    let report: LaneBacklogReport;
-    try {
-      const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
-      report = LaneBacklogReport.parse(JSON.parse(text));
-    } catch {
-      return;
-    }
-    const at = this.now();
-    if (!this.#reports.has(report.executor) && this.#reports.size >= MAX_REPORTERS) {
-      this.#forgetSilent(at);
-      if (this.#reports.size >= MAX_REPORTERS) return;
-    }
-    this.#reports.set(report.executor, { pending: report.pending, at });
+    this.#reports.heard(data);
   }
 
   choose(ownerId: string): number {
@@ -68,13 +59,9 @@ export class LaneBacklog implements LaneChoice {
 
   /** Starts known to wait in `lane`: the most any executor heard within HEARD_MS reported, and this process's. */
   busy(lane: number): number {
-    const at = this.now();
-    this.#turn(at);
+    this.#turn(this.now());
     let reported = 0;
-    for (const [executor, report] of this.#reports) {
-      if (at - report.at > HEARD_MS) this.#reports.delete(executor);
-      else reported = Math.max(reported, report.pending[lane] ?? 0);
-    }
+    for (const report of this.#reports.current()) reported = Math.max(reported, report.pending[lane] ?? 0);
     return reported + this.#current[lane]! + this.#previous[lane]!;
   }
 
@@ -83,10 +70,6 @@ export class LaneBacklog implements LaneChoice {
     this.#previous = at - this.#since < 2 * LANE_BACKLOG_REPORT_MS ? this.#current : noStarts();
     this.#current = noStarts();
     this.#since = at;
-  }
-
-  #forgetSilent(at: number): void {
-    for (const [executor, report] of this.#reports) if (at - report.at > HEARD_MS) this.#reports.delete(executor);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { EdgeLatency } from "@wf/shared/messages";
-import { subjects } from "@wf/shared/nats";
+import { LatestReports, subjects } from "@wf/shared/nats";
 
 /** An edge's report counts this long: an edge that answers no triggers says nothing, and is then not slow. */
 const HEARD_MS = 1_500;
@@ -15,37 +15,21 @@ const MAX_EDGES = 1_024;
  * (docs/operations.md#triggers-first-the-executors-yield). A report that does not parse is dropped.
  */
 export class EdgeLatencies {
-  readonly #latest = new Map<string, { p99Ms: number; at: number }>();
+  readonly #latest: LatestReports<EdgeLatency>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.#latest = new LatestReports(EdgeLatency, (r) => r.edge, HEARD_MS, MAX_EDGES, now);
+  }
 
   heard(data: Uint8Array | string): void {
-    let report: EdgeLatency;
-    try {
-      const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
-      report = EdgeLatency.parse(JSON.parse(text));
-    } catch {
-      return;
-    }
-    const at = this.now();
-    if (!this.#latest.has(report.edge) && this.#latest.size >= MAX_EDGES) {
-      this.#forgetSilent(at);
-      if (this.#latest.size >= MAX_EDGES) return;
-    }
-    this.#latest.set(report.edge, { p99Ms: report.p99Ms, at });
+    this.#latest.heard(data);
   }
 
   /** The highest 99th percentile of the edges heard from within HEARD_MS; null when none was. */
   slowest(): number | null {
-    const at = this.now();
-    this.#forgetSilent(at);
     let slowest: number | null = null;
-    for (const { p99Ms } of this.#latest.values()) slowest = Math.max(slowest ?? 0, p99Ms);
+    for (const { p99Ms } of this.#latest.current()) slowest = Math.max(slowest ?? 0, p99Ms);
     return slowest;
-  }
-
-  #forgetSilent(at: number): void {
-    for (const [edge, heard] of this.#latest) if (at - heard.at > HEARD_MS) this.#latest.delete(edge);
   }
 }
 
