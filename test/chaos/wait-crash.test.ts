@@ -14,7 +14,7 @@ import {
   type InProcessRuntime,
 } from "../support/runtime";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
-import { sideEffects, type SideEffects } from "../support/side-effects";
+import { sideEffects, slowRecordedStep, type SideEffects } from "../support/side-effects";
 
 /**
  * An executor killed by SIGKILL where a wait writes less than it did: a wait that parks has no write of its own before
@@ -50,16 +50,8 @@ const startExecutorProcess = (ns: string) =>
     ["executor ready"],
   );
 
-/** A Python step that tells the sink under `key` that it ran. */
-const recorded = (fx: SideEffects, name: string, key: string) => `
-  - name: ${name}
-    type: code
-    language: python
-    network: { allow: ["${fx.allow}"] }
-    code: |
-      import urllib.request
-      urllib.request.urlopen(urllib.request.Request("${fx.url}/${key}", data=b"run", method="POST")).read()
-      print('1')`;
+/** A Python step that tells the sink under `key` that it ran, on a line of its own. */
+const recorded = (fx: SideEffects, name: string, key: string) => `\n${slowRecordedStep(fx, name, key, "1", 0)}`;
 
 /** A pure JavaScript step that keeps the run (and the execution's hold) busy for `ms`, writing nothing. */
 const spin = (name: string, ms: number) => `

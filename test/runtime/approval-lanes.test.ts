@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { inOwnerLane, laneOf, newId, ownerLane } from "@wf/shared/execution";
+import { inOwnerLane, laneOf, newId } from "@wf/shared/execution";
 import type { ApprovalExpireCommand, ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
@@ -9,6 +9,7 @@ import { startApprovals } from "@wf/approvals";
 import type { NatsServerHandle } from "@wf/testing";
 import { runBounded } from "../bench/bounded";
 import { startNatsServer, startRuntime, testConfig, waitFor } from "../support/runtime";
+import { FLOOD, quietOwner } from "../support/lane-owners";
 
 /**
  * Owner A's approvals expiring together (a foreach of gates timing out at once): each expiry is cheap (a write of
@@ -19,8 +20,7 @@ const BACKLOG = Number(process.env.WF_TEST_APPROVAL_BACKLOG ?? 2_000);
 /** The approvals' bound (services/approvals): what one round in hand, all lanes together, holds at most. */
 const IN_HAND = 64;
 const TIMEOUT_MS = 60_000 + BACKLOG * 20;
-const FLOOD = "owner-flood";
-const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(FLOOD))!;
+const QUIET = quietOwner();
 
 /** Commands are handled twice under WF_REDELIVER_ONCE: the wake-ups must come once all the same. */
 for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) {

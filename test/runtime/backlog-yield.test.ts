@@ -13,6 +13,7 @@ import {
   type InProcessRuntime,
 } from "../support/runtime";
 import type { NatsServerHandle } from "@wf/testing";
+import { quietOwner } from "../support/lane-owners";
 
 /**
  * Triggers first: an executor whose work queue grows fast while an edge answers triggers slowly takes fewer executions
@@ -58,9 +59,7 @@ steps:
 `;
 
 /** An owner whose starts go to another lane than the flood's (`run`'s default owner's). */
-const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find(
-  (o) => ownerLane(o) !== ownerLane("owner1"),
-)!;
+const QUIET = quietOwner("owner1");
 
 async function gauge(name: string): Promise<number> {
   const metric = executorMetrics.find((m) => (m as { name?: string }).name === name)!;

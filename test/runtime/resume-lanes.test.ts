@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { laneOf, ownerLane, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
+import { laneOf, type ExecutionEvent, type ExecutionSnapshot } from "@wf/shared/execution";
 import { cancelExecution } from "@wf/shared/client";
 import type { ResumeCommand } from "@wf/shared/messages";
 import { consumerNames, streamNames, subjects } from "@wf/shared/nats";
@@ -14,6 +14,7 @@ import {
   waitForStatus,
   type InProcessRuntime,
 } from "../support/runtime";
+import { FLOOD, quietOwner } from "../support/lane-owners";
 
 /**
  * Owner A's waits that all end at `at`, each then holding an executor's slot for 0.4 s without CPU (a wait under the
@@ -37,8 +38,7 @@ steps:
 const BACKLOG = Number(process.env.WF_TEST_RESUME_BACKLOG ?? 60);
 /** A backlog drains at 10 resumes a second; the default leaves most of this unused. */
 const TIMEOUT_MS = 60_000 + BACKLOG * 500;
-const FLOOD = "owner-flood";
-const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(FLOOD))!;
+const QUIET = quietOwner();
 
 /** Commands are handled twice under WF_REDELIVER_ONCE: no step may run twice for it. */
 for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) {

@@ -11,6 +11,7 @@ import {
   waitForStatus,
   type InProcessRuntime,
 } from "../support/runtime";
+import { FLOOD, quietOwner } from "../support/lane-owners";
 
 /** Holds an executor's slot for 0.4 s without CPU: a wait under the hold threshold stays in hand. */
 const HOLDING = `
@@ -33,8 +34,7 @@ steps:
 `;
 
 /** Two owners whose starts go to different lanes. */
-const FLOOD = "owner-flood";
-const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(FLOOD))!;
+const QUIET = quietOwner();
 /** An owner whose first lane is the flooding owner's, and whose second lane is neither of the flooding owner's. */
 const SHARING = Array.from({ length: 4096 }, (_, i) => `owner-sharing-${i}`).find(
   (o) => ownerLane(o) === ownerLane(FLOOD) && !ownerLanes(FLOOD).includes(ownerLanes(o)[1]),

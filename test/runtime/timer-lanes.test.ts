@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inOwnerLane, laneOf, newId, ownerLane } from "@wf/shared/execution";
+import { inOwnerLane, laneOf, newId } from "@wf/shared/execution";
 import type { ResumeCommand } from "@wf/shared/messages";
 import { consumerNames, ensureConsumer, streamNames, subjects, type TimerMessage } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
@@ -7,6 +7,7 @@ import { startScheduler } from "@wf/scheduler";
 import type { NatsServerHandle } from "@wf/testing";
 import { runBounded } from "../bench/bounded";
 import { startNatsServer, startRuntime, testConfig, waitFor } from "../support/runtime";
+import { FLOOD, quietOwner } from "../support/lane-owners";
 
 /**
  * Owner A's timers due together (waits armed for the same minute): each firing is cheap (a publish and an ack), so the
@@ -17,8 +18,7 @@ const BACKLOG = Number(process.env.WF_TEST_TIMER_BACKLOG ?? 10_000);
 /** The scheduler's bound (services/scheduler): what one round in hand, all lanes together, holds at most. */
 const IN_HAND = 1_000;
 const TIMEOUT_MS = 60_000 + BACKLOG * 5;
-const FLOOD = "owner-flood";
-const QUIET = Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(FLOOD))!;
+const QUIET = quietOwner();
 
 describe("timer lanes", () => {
   let server: NatsServerHandle;

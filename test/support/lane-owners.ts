@@ -1,0 +1,9 @@
+import { ownerLane } from "@wf/shared/execution";
+
+/** The owner whose backlog the lane tests queue. */
+export const FLOOD = "owner-flood";
+
+/** An owner whose first lane is not `flooding`'s: its commands wait in a lane apart. */
+export function quietOwner(flooding: string = FLOOD): string {
+  return Array.from({ length: 64 }, (_, i) => `owner-quiet-${i}`).find((o) => ownerLane(o) !== ownerLane(flooding))!;
+}
