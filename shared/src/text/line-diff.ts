@@ -1,4 +1,5 @@
 import type { DiffLine } from "../api/console-workflows";
+import { commonLines } from "./common-lines";
 
 /** Beyond this many cells the middle (after common head and tail) is shown as removed then added. */
 const MAX_LCS_CELLS = 4_000_000;
@@ -21,17 +22,7 @@ export function lineDiff(fromText: string, toText: string): DiffLine[] {
       ...y.map((line): DiffLine => ({ op: "add", line })),
     );
   } else {
-    // lcs[i][j]: the longest common subsequence of x[i..] and y[j..]
-    const width = y.length + 1;
-    const lcs = new Uint32Array((x.length + 1) * width);
-    for (let i = x.length - 1; i >= 0; i--) {
-      for (let j = y.length - 1; j >= 0; j--) {
-        lcs[i * width + j] =
-          x[i] === y[j]
-            ? lcs[(i + 1) * width + j + 1]! + 1
-            : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
-      }
-    }
+    const kept = commonLines(x, y);
     let i = 0;
     let j = 0;
     while (i < x.length && j < y.length) {
@@ -39,7 +30,7 @@ export function lineDiff(fromText: string, toText: string): DiffLine[] {
         middle.push(same(x[i]!));
         i++;
         j++;
-      } else if (lcs[(i + 1) * width + j]! >= lcs[i * width + j + 1]!) middle.push({ op: "remove", line: x[i++]! });
+      } else if (kept(i + 1, j) >= kept(i, j + 1)) middle.push({ op: "remove", line: x[i++]! });
       else middle.push({ op: "add", line: y[j++]! });
     }
     while (i < x.length) middle.push({ op: "remove", line: x[i++]! });

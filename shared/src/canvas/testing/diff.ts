@@ -1,19 +1,12 @@
+import { commonLines } from "../../text/common-lines";
+
 /**
  * Which lines a change removed from `before` and added to `after` (0-based), by a longest common subsequence of lines.
  */
 export function lineDiff(before: string, after: string): { removed: number[]; added: number[] } {
   const a = before.split("\n");
   const b = after.split("\n");
-  const width = b.length + 1;
-  const lcs = new Uint32Array((a.length + 1) * width);
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) {
-      lcs[i * width + j] =
-        a[i] === b[j]
-          ? (lcs[(i + 1) * width + j + 1] as number) + 1
-          : Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number);
-    }
-  }
+  const kept = commonLines(a, b);
   const removed: number[] = [];
   const added: number[] = [];
   let i = 0;
@@ -22,11 +15,7 @@ export function lineDiff(before: string, after: string): { removed: number[]; ad
     if (i < a.length && j < b.length && a[i] === b[j]) {
       i++;
       j++;
-    } else if (
-      j < b.length &&
-      (i === a.length || (lcs[i * width + j + 1] as number) >= (lcs[(i + 1) * width + j] as number))
-    )
-      added.push(j++);
+    } else if (j < b.length && (i === a.length || kept(i, j + 1) >= kept(i + 1, j))) added.push(j++);
     else removed.push(i++);
   }
   return { removed, added };

@@ -1,3 +1,5 @@
+import { commonLines } from "@wf/shared/text";
+
 /** Lines `first` to `last` (1-based) of a text. */
 export interface LineSpan {
   first: number;
@@ -48,13 +50,7 @@ export function lineEdits(old: readonly string[], now: readonly string[]): LineE
   const b = now.slice(head, whole.newTo);
   if (a.length === 0 && b.length === 0) return [];
   if (a.length === 0 || b.length === 0 || a.length * b.length > MAX_PAIRS) return [whole];
-  // kept[i * w + j]: how many lines a[i..] and b[j..] keep in common at most.
-  const w = b.length + 1;
-  const kept = new Uint32Array((a.length + 1) * w);
-  for (let i = a.length - 1; i >= 0; i--)
-    for (let j = b.length - 1; j >= 0; j--)
-      kept[i * w + j] =
-        a[i] === b[j] ? kept[(i + 1) * w + j + 1]! + 1 : Math.max(kept[(i + 1) * w + j]!, kept[i * w + j + 1]!);
+  const kept = commonLines(a, b);
   const edits: LineEdit[] = [];
   let open: LineEdit | undefined;
   const close = () => {
@@ -71,7 +67,7 @@ export function lineEdits(old: readonly string[], now: readonly string[]): LineE
       continue;
     }
     open ??= { oldFrom: head + i + 1, from: head + j + 1, oldTo: head + i, newTo: head + j };
-    if (j < b.length && (i === a.length || kept[i * w + j + 1]! >= kept[(i + 1) * w + j]!)) open.newTo = head + ++j;
+    if (j < b.length && (i === a.length || kept(i, j + 1) >= kept(i + 1, j))) open.newTo = head + ++j;
     else open.oldTo = head + ++i;
   }
   close();
