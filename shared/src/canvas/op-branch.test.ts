@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateWorkflowText } from "../workflow/validate";
-import { addBranch, graph, type EditResult } from "./index";
+import { addBranch, graph } from "./index";
+import { editedText } from "./testing/edited";
 
 const FANOUT = `name: fanout
 steps:
@@ -20,23 +20,17 @@ steps:
     output: {}
 `;
 
-function text(result: EditResult): string {
-  if (!result.ok) throw new Error(result.error);
-  expect(validateWorkflowText(result.text).ok).toBe(true);
-  return result.text;
-}
-
 describe("addBranch", () => {
   it("adds a branch after the last, named as no other, with a step to start from, selected", () => {
     const result = addBranch(FANOUT, { id: "both" });
-    expect(text(result)).toBe(
+    expect(editedText(result)).toBe(
       FANOUT.replace(
         "  - name: after\n",
         "      branch_3:\n        - name: step_5\n          type: transform\n          output: {}\n  - name: after\n",
       ),
     );
     expect(result.ok && result.id).toBe("step_5");
-    expect(graph(text(result)).groups.find((g) => g.id === "both")?.branches).toEqual([
+    expect(graph(editedText(result)).groups.find((g) => g.id === "both")?.branches).toEqual([
       "both/left",
       "both/branch_2",
       "both/branch_3",
@@ -46,7 +40,9 @@ describe("addBranch", () => {
   it("writes a branch of a parallel written in flow style in flow style", () => {
     const flow =
       "name: f\nsteps:\n  - { name: p, type: parallel, branches: { x: [ { name: s, type: wait, seconds: 1 } ] } }\n";
-    expect(text(addBranch(flow, { id: "p" }))).toContain("x: [ { name: s, type: wait, seconds: 1 } ], branch_2: [");
+    expect(editedText(addBranch(flow, { id: "p" }))).toContain(
+      "x: [ { name: s, type: wait, seconds: 1 } ], branch_2: [",
+    );
   });
 
   it("is refused for a step that is not a parallel", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { validateWorkflowText } from "../workflow/validate";
-import { setCollection, setField, writtenFields, type EditResult } from "./index";
+import { setCollection, setField, writtenFields } from "./index";
+import { editedText } from "./testing/edited";
 
 const LOOP = `name: regions
 steps:
@@ -33,12 +33,6 @@ steps:
     workflow: other
 `;
 
-function text(result: EditResult): string {
-  if (!result.ok) throw new Error(result.error);
-  expect(validateWorkflowText(result.text).ok).toBe(true);
-  return result.text;
-}
-
 describe("writtenFields", () => {
   it("shows a block list or mapping as the file writes it, its comments included, flush left", () => {
     expect(writtenFields(LOOP, "loop", [["items"], ["steps"], ["type"]])).toEqual([
@@ -61,7 +55,7 @@ describe("writtenFields", () => {
 describe("setCollection with the text typed", () => {
   it("writes a block list as typed in place of the lines shown, comments and blank lines too", () => {
     const typed = "# the regions\n# from the map\n- north   # very cold\n- middle\n\n- south\n- east  # new";
-    const after = text(
+    const after = editedText(
       setCollection(LOOP, { id: "loop", key: "items", value: ["north", "middle", "south", "east"], text: typed }),
     );
     expect(after).toBe(
@@ -72,12 +66,12 @@ describe("setCollection with the text typed", () => {
     );
     // Shown again as it was typed; a comment typed after the last item too, and written in its place next time.
     expect(writtenFields(after, "loop", [["items"]])).toEqual([typed]);
-    const ended = text(
+    const ended = editedText(
       setCollection(after, { id: "loop", key: "items", value: ["north"], text: "# the regions\n- north\n# no more" }),
     );
     expect(writtenFields(ended, "loop", [["items"]])).toEqual(["# the regions\n- north\n# no more"]);
     expect(
-      text(setCollection(ended, { id: "loop", key: "items", value: ["north"], text: "# the regions\n- north" })),
+      editedText(setCollection(ended, { id: "loop", key: "items", value: ["north"], text: "# the regions\n- north" })),
     ).toBe(after.replace(/ {6}# from the map\n(?: {6}.*\n|\n)+/, "      - north\n"));
   });
 
@@ -87,15 +81,17 @@ describe("setCollection with the text typed", () => {
     // As shown: nothing to write.
     const same = setCollection(LOOP, { id: "loop", key: "items", value, text: `# the regions\n${items}` });
     expect(same.ok && same.edits).toEqual([]);
-    const changed = text(setCollection(LOOP, { id: "loop", key: "items", value, text: `# the places\n${items}` }));
+    const changed = editedText(
+      setCollection(LOOP, { id: "loop", key: "items", value, text: `# the places\n${items}` }),
+    );
     expect(changed).toBe(LOOP.replace("items:   # the regions\n", "items:   # the places\n"));
     expect(writtenFields(changed, "loop", [["items"]])).toEqual([`# the places\n${items}`]);
     // The first line taken out of the box: the key's line has no comment left, and nothing else moves.
-    const gone = text(setCollection(LOOP, { id: "loop", key: "items", value, text: items }));
+    const gone = editedText(setCollection(LOOP, { id: "loop", key: "items", value, text: items }));
     expect(gone).toBe(LOOP.replace("items:   # the regions\n", "items:\n"));
     // A template typed under the box's first line in place of the list: the key's line keeps that comment.
     const template = { id: "loop", key: "items", value: "{{ vars.regions }}", comment: "# the regions" };
-    expect(text(setField(LOOP, template))).toBe(
+    expect(editedText(setField(LOOP, template))).toBe(
       LOOP.replace(/items: {3}# the regions\n(?: {6}.*\n|\n)+/, 'items: "{{ vars.regions }}"   # the regions\n'),
     );
   });
@@ -104,7 +100,9 @@ describe("setCollection with the text typed", () => {
     const shown = writtenFields(LOOP, "sub", [["inputs"]])[0]!;
     const value = { limit: 5, rows: [{ id: 1 }, { id: 2 }] };
     expect(
-      text(setCollection(LOOP, { id: "sub", key: "inputs", value, text: shown.replace("# how many", "# per page") })),
+      editedText(
+        setCollection(LOOP, { id: "sub", key: "inputs", value, text: shown.replace("# how many", "# per page") }),
+      ),
     ).toBe(LOOP.replace("      # how many\n", "      # per page\n"));
     const same = setCollection(LOOP, {
       id: "sub",
@@ -117,17 +115,17 @@ describe("setCollection with the text typed", () => {
 
   it("writes typed lines below the key in place of an empty or flow value, and for a field not there yet", () => {
     const empty = LOOP.replace(/ {4}items: {3}# the regions\n(?: {6}.*\n|\n)+/, "    items: []   # none yet\n");
-    expect(text(setCollection(empty, { id: "loop", key: "items", value: ["a"], text: "- a  # the first" }))).toBe(
+    expect(editedText(setCollection(empty, { id: "loop", key: "items", value: ["a"], text: "- a  # the first" }))).toBe(
       empty.replace("    items: []   # none yet\n", "    items:   # none yet\n      - a  # the first\n"),
     );
-    expect(text(setCollection(LOOP, { id: "bare", key: "inputs", value: { day: "x" }, text: "# when\nday: x" }))).toBe(
-      `${LOOP}    inputs:\n      # when\n      day: x\n`,
-    );
+    expect(
+      editedText(setCollection(LOOP, { id: "bare", key: "inputs", value: { day: "x" }, text: "# when\nday: x" })),
+    ).toBe(`${LOOP}    inputs:\n      # when\n      day: x\n`);
   });
 
   it("writes the value as before for typed flow text, or typed text that would not read as the value", () => {
     expect(
-      text(
+      editedText(
         setCollection(LOOP, {
           id: "loop",
           key: "items",
@@ -138,7 +136,7 @@ describe("setCollection with the text typed", () => {
     ).toBe(LOOP.replace("      - south\n", "      - south\n      - east\n"));
     // The panel reads a typed `{{ }}` as a string; written into the file as typed it would be a mapping.
     expect(
-      text(
+      editedText(
         setCollection(LOOP, {
           id: "sub",
           key: "inputs",
