@@ -8,7 +8,7 @@ import {
   type RerunPlan,
   type Usage,
 } from "@wf/shared/execution";
-import { storeNextVersion } from "@wf/shared/store";
+import { ownerPlan, storeNextVersion } from "@wf/shared/store";
 import { formatIssues, parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
 import type { ServiceConnection } from "./connection";
 import { parseTimeout, startAndFollow } from "./follow-execution";
@@ -79,8 +79,7 @@ export async function rerunCommand(argv: string[]): Promise<number> {
     if (!source) throw new WfError("NOT_FOUND", `no execution ${executionId}`);
     // An edited file is a save (it becomes the next version), held to the owner's plan as `wf workflow import` is.
     if (edited && values.file !== undefined) {
-      const owner = (await store.users.get(source.value.ownerId))?.value;
-      const withinPlan = parseWorkflow(edited.text, { plan: owner?.plan ?? "free" });
+      const withinPlan = parseWorkflow(edited.text, { plan: await ownerPlan(store.users, source.value.ownerId) });
       if (!withinPlan.ok) {
         console.error(formatIssues(withinPlan.errors, values.file));
         return EXIT.failed;

@@ -4,6 +4,7 @@ import { WfError } from "@wf/shared/errors";
 import {
   newWorkflowRecord,
   nextWorkflowVersion,
+  ownerPlan,
   storeNewWorkflow,
   storeWorkflowUpdate,
   type Store,
@@ -57,8 +58,8 @@ export async function importCommand(argv: string[]): Promise<number> {
     if (!account) throw new WfError("NOT_FOUND", `no user with id ${user}`);
     const current = values.id === undefined ? undefined : await editable(store, values.id, user);
     // Its code steps' timeouts are the owner's plan's to bound, as a console save's are.
-    const owner = current ? (await store.users.get(current.value.ownerId))?.value : account.value;
-    const withinPlan = parseWorkflow(yaml, { plan: owner?.plan ?? "free" });
+    const plan = current ? await ownerPlan(store.users, current.value.ownerId) : account.value.plan;
+    const withinPlan = parseWorkflow(yaml, { plan });
     if (!withinPlan.ok) return withinPlan;
     return {
       ok: true as const,

@@ -49,6 +49,7 @@ export { storeNextVersion } from "./store-next-version";
 export { storeNewWorkflow, storeWorkflowUpdate } from "./workflow-writes";
 export { createWithinBound, CREATE_UNDER_WAY_MS, type BoundedCreate } from "./workflow-bound";
 export { settleApproval, type ApprovalSettlement } from "./settle-approval";
+export { ownerPlan } from "./owner-plan";
 /** The KV adapter's key layout, for tools that fill its buckets directly (the list benchmarks). */
 export { keyToken } from "./kv/key-codec";
 export { executionLayout } from "./kv/layouts";
