@@ -1,5 +1,7 @@
 import type { Completion, CompletionContext, CompletionResult } from "@codemirror/autocomplete";
 import type { SchemaNav } from "./schema-nav";
+import { expressionNamesAt } from "./expression-names";
+import { expressionScopeAt } from "./expression-scope";
 import { outputFieldsAt } from "./output-paths";
 import { contextAt } from "./yaml-context";
 
@@ -76,6 +78,32 @@ export function outputCompletions(known: () => Readonly<Record<string, unknown>>
         type: "property",
       })),
       validFor: /^[\w`]*$/,
+    };
+  };
+}
+
+/**
+ * Completion of the names an expression reads, inside `{{ … }}` or a `condition`: its roots (`vars`, `steps`, `item`
+ * in a foreach…), the variables, the steps that run before it, a step's result fields, the execution's fields, the
+ * owner's secrets (`secretNames`, asked at each completion: they arrive later) and JSONata's `$` functions.
+ */
+export function expressionCompletions(secretNames: () => readonly string[]) {
+  return (context: CompletionContext): CompletionResult | null => {
+    const line = context.state.doc.lineAt(context.pos);
+    const before = line.text.slice(0, context.pos - line.from);
+    const scope = () => expressionScopeAt(context.state.doc.toString(), context.pos);
+    const at = expressionNamesAt(before, scope, secretNames(), context.explicit);
+    if (!at) return null;
+    return {
+      from: line.from + at.from,
+      options: at.options.map((o): Completion => ({
+        label: o.label,
+        apply: o.apply,
+        type: o.label.startsWith("$") ? "function" : "variable",
+        ...(o.detail ? { detail: o.detail } : {}),
+        ...(o.info ? { info: o.info } : {}),
+      })),
+      validFor: /^[\w$`]*$/,
     };
   };
 }

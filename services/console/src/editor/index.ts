@@ -44,7 +44,7 @@ import {
 } from "@codemirror/view";
 import type { WorkflowIssue } from "@wf/shared/workflow";
 import schema from "@wf/shared/schema/workflow.schema.json";
-import { outputCompletions, reopensAfter, workflowCompletions } from "./complete";
+import { expressionCompletions, outputCompletions, reopensAfter, workflowCompletions } from "./complete";
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
@@ -69,6 +69,8 @@ export interface WorkflowEditorOptions {
   onFocus?(): void;
   /** The known output of each step by name, for completion after `steps.<name>.output.`. */
   knownOutputs?(): Readonly<Record<string, unknown>>;
+  /** The names of the secrets the workflow's runs read, for completion after `secrets.`; none when not given. */
+  secretNames?(): readonly string[];
 }
 
 /** A replacement of `[from, to)` in the document as it was before the change. */
@@ -229,7 +231,11 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         bracketMatching(),
         closeBrackets(),
         autocompletion({
-          override: [outputCompletions(options.knownOutputs ?? (() => ({}))), workflowCompletions(nav)],
+          override: [
+            outputCompletions(options.knownOutputs ?? (() => ({}))),
+            expressionCompletions(options.secretNames ?? (() => [])),
+            workflowCompletions(nav),
+          ],
           activateOnCompletion: reopensAfter,
           icons: false,
         }),

@@ -10,7 +10,7 @@ export type PathSegment = string | number;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** How `name` is written after a dot: bare, or in backticks; null when neither can hold it. */
-function written(name: string): string | null {
+export function written(name: string): string | null {
   if (IDENTIFIER.test(name)) return name;
   return name.includes("`") ? null : `\`${name}\``;
 }
@@ -65,11 +65,12 @@ export interface FieldCompletion {
   options: FieldOption[];
 }
 
-const NAME = "(?:[A-Za-z_][A-Za-z0-9_-]*|`[^`]*`)";
+/** A name in a path: bare (step names may hold `-`), or in backticks. */
+export const NAME = "(?:[A-Za-z_][A-Za-z0-9_-]*|`[^`]*`)";
 const AFTER_OUTPUT = new RegExp(`steps\\.(${NAME})\\.output((?:\\.${NAME}|\\[\\d+\\])*)\\.([A-Za-z0-9_]*|\`[^\`]*)$`);
 const SEGMENT = new RegExp(`\\.(${NAME})|\\[(\\d+)\\]`, "g");
 
-const unquote = (name: string) => (name.startsWith("`") ? name.slice(1, -1) : name);
+export const unquote = (name: string) => (name.startsWith("`") ? name.slice(1, -1) : name);
 
 function hint(value: unknown): string {
   if (Array.isArray(value)) return `list of ${value.length}`;
@@ -79,13 +80,23 @@ function hint(value: unknown): string {
 }
 
 /**
- * The fields to offer where `before` (the text up to the cursor) ends inside `{{ … }}` with
+ * The expression the cursor is in, up to the cursor, where `before` is its line up to the cursor: inside `{{ … }}`,
+ * or a `condition`'s value (a bare expression); `at` is the column it starts at. Null outside one.
+ */
+export function expressionBefore(before: string): { text: string; at: number } | null {
+  const open = before.lastIndexOf("{{");
+  if (open >= 0 && before.indexOf("}}", open) < 0) return { text: before.slice(open + 2), at: open + 2 };
+  const condition = /^\s*(?:-\s+)*condition:\s*["']?/.exec(before);
+  return condition ? { text: before.slice(condition[0].length), at: condition[0].length } : null;
+}
+
+/**
+ * The fields to offer where `before` (the text up to the cursor) ends in an expression with
  * `steps.<name>.output.<path>.<word>`, from the known outputs by step name; null elsewhere.
  */
 export function outputFieldsAt(before: string, known: Readonly<Record<string, unknown>>): FieldCompletion | null {
-  const open = before.lastIndexOf("{{");
-  if (open < 0 || before.indexOf("}}", open) >= 0) return null;
-  const match = AFTER_OUTPUT.exec(before.slice(open + 2));
+  const expression = expressionBefore(before);
+  const match = expression && AFTER_OUTPUT.exec(expression.text);
   if (!match) return null;
   const step = unquote(match[1]!);
   if (!Object.hasOwn(known, step)) return null;

@@ -1,15 +1,14 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../api/client";
-import type { SecretList, SecretView } from "../../api/types";
+import type { SecretView } from "../../api/types";
 import { ConfirmDialog, Modal } from "../../ui/confirm";
 import { Empty, ErrorState, FormError, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { SecretForm } from "./SecretForm";
 import { SecretTable } from "./SecretTable";
+import { secretsQuery } from "./queries";
 import "./secrets.css";
-
-const SECRETS = ["secrets"];
 
 /** The user's secrets, read by their workflows as {{ secrets.<name> }}: set, listed by name, replaced, deleted. */
 export default function SecretsPage() {
@@ -17,22 +16,19 @@ export default function SecretsPage() {
   const toast = useToast();
   const [replacing, setReplacing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
-  const secrets = useQuery({
-    queryKey: SECRETS,
-    queryFn: ({ signal }) => api<SecretList>("GET", "/api/console/secrets", undefined, signal),
-  });
+  const secrets = useQuery(secretsQuery);
   const remove = useMutation({
     mutationFn: (name: string) => api<void>("DELETE", `/api/console/secrets/${encodeURIComponent(name)}`),
     onSuccess: (_none, name) => {
       setDeleting(null);
       toast(`Secret ${name} deleted.`);
-      void queries.invalidateQueries({ queryKey: SECRETS });
+      void queries.invalidateQueries({ queryKey: secretsQuery.queryKey });
     },
   });
   const saved = (secret: SecretView) => {
     setReplacing(null);
     toast(`Secret ${secret.name} saved.`);
-    void queries.invalidateQueries({ queryKey: SECRETS });
+    void queries.invalidateQueries({ queryKey: secretsQuery.queryKey });
   };
   const names = secrets.data?.items.map((s) => s.name) ?? [];
 

@@ -20,10 +20,11 @@ import { StepPanel } from "./StepPanel";
 import { foreachLineage } from "./foreach-lineage";
 import { StepPinPanel } from "./StepPinPanel";
 import { StepTestPanel } from "./StepTestPanel";
-import { stepsBefore } from "./steps-before";
+import { stepsBefore } from "../../canvas/steps-before";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
 import { useKnownOutputs } from "./useKnownOutputs";
+import { secretsQuery } from "../secrets/queries";
 import { usePins } from "./usePins";
 import { useWorkflowSave } from "./useWorkflowSave";
 import { YamlEditor } from "./YamlEditor";
@@ -106,6 +107,10 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const known = useKnownOutputs(saved.id, pins);
   const knownNow = useRef(known.outputs);
   knownNow.current = known.outputs;
+  // Runs read their owner's secrets: their names are offered to the owner only, who can list them anyway.
+  const secrets = useQuery({ ...secretsQuery, enabled: saved.role === "owner" });
+  const secretNames = useRef<readonly string[]>([]);
+  secretNames.current = saved.role === "owner" ? (secrets.data?.items.map((s) => s.name) ?? []) : [];
   // Where a picked output field goes: the YAML editor or a field of the step panel, whichever was focused last.
   const [targets] = useState(() => new InsertTargets());
   const yamlTarget = useMemo<InsertTarget>(
@@ -251,6 +256,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                 onCursor={canvas.onCursor}
                 onFocus={() => targets.remember(yamlTarget)}
                 knownOutputs={() => knownNow.current}
+                secretNames={() => secretNames.current}
                 onIssues={(found) => {
                   setIssues(found);
                   setIssuesFromService(false);

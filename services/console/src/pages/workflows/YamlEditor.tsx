@@ -17,6 +17,7 @@ export function YamlEditor(props: {
   onCursor(offset: number): void;
   onFocus?(): void;
   knownOutputs?(): Readonly<Record<string, unknown>>;
+  secretNames?(): readonly string[];
 }) {
   const host = useRef<HTMLDivElement>(null);
   const latest = useRef(props);
@@ -33,6 +34,7 @@ export function YamlEditor(props: {
       onCursor: (offset) => latest.current.onCursor(offset),
       onFocus: () => latest.current.onFocus?.(),
       knownOutputs: () => latest.current.knownOutputs?.() ?? {},
+      secretNames: () => latest.current.secretNames?.() ?? [],
     });
     editor.current = view;
     return () => {

@@ -1,0 +1,97 @@
+import { isMap, isScalar, isSeq, parseDocument, visit, type Document } from "yaml";
+import { graph, nodeAt, type CanvasGraph, type CanvasNode } from "@wf/shared/canvas";
+import { readableSteps } from "../canvas/steps-before";
+
+/** A name an expression can read, with what completion shows beside it. */
+export interface ScopeName {
+  name: string;
+  detail?: string;
+  info?: string;
+}
+
+/** What an expression written at one place of a workflow can read (docs/workflow-format.md#expressions). */
+export interface ExpressionScope {
+  variables: ScopeName[];
+  /** The steps that run before the expression's step, outermost first: `steps.<name>`. */
+  steps: ScopeName[];
+  /** Inside a foreach's steps: `item` is its current item. */
+  inForeach: boolean;
+  /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
+  approvalGroups: string[] | null;
+}
+
+const text = (value: unknown): string | undefined => (isScalar(value) ? String(value.value) : undefined);
+
+function variablesOf(doc: Document): ScopeName[] {
+  const variables = doc.get("variables");
+  if (!isMap(variables)) return [];
+  return variables.items.flatMap((pair): ScopeName[] => {
+    const name = text(pair.key);
+    if (name === undefined) return [];
+    const def = pair.value;
+    if (!isMap(def)) return [{ name }];
+    const type = text(def.get("type", true));
+    const required = text(def.get("required", true)) === "true";
+    const description = text(def.get("description", true));
+    return [
+      {
+        name,
+        ...(type === undefined ? {} : { detail: required ? `${type}, required` : type }),
+        ...(description === undefined ? {} : { info: description }),
+      },
+    ];
+  });
+}
+
+/** The group names of the `manual_approval` whose key starts at `offset`. */
+function approvalGroupsAt(doc: Document, offset: number): string[] {
+  let groups: string[] = [];
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key) || pair.key.value !== "manual_approval" || pair.key.range?.[0] !== offset) return;
+      const list = isMap(pair.value) ? pair.value.get("groups") : undefined;
+      if (isSeq(list))
+        groups = list.items.flatMap((group) => {
+          const name = isMap(group) ? text(group.get("name", true)) : undefined;
+          return name === undefined ? [] : [name];
+        });
+      return visit.BREAK;
+    },
+  });
+  return groups;
+}
+
+/** The steps holding `node`, innermost first, `node` included. */
+function holders(g: CanvasGraph, node: CanvasNode): CanvasNode[] {
+  const out = [node];
+  for (let at = node; at.group !== undefined && out.length <= g.nodes.length;) {
+    const owner = g.groups.find((group) => group.id === at.group)?.owner;
+    const next = g.nodes.find((n) => n.id === owner);
+    if (next === undefined) break;
+    out.push(next);
+    at = next;
+  }
+  return out;
+}
+
+/**
+ * What an expression at `offset` of the workflow `source` can read. Read from the text as it is, which may hold a
+ * mistake elsewhere: the steps the canvas's reading finds, and the YAML's variables.
+ */
+export function expressionScopeAt(source: string, offset: number): ExpressionScope {
+  const g = graph(source);
+  const doc = parseDocument(source, { keepSourceTokens: false });
+  const id = nodeAt(g, source, offset);
+  const node = g.nodes.find((n) => n.id === id);
+  const around = node === undefined ? [] : holders(g, node);
+  const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
+  return {
+    variables: variablesOf(doc),
+    steps:
+      node === undefined
+        ? []
+        : readableSteps(g, node).map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
+    inForeach: around.slice(1).some((n) => n.type === "foreach"),
+    approvalGroups: gate === undefined ? null : approvalGroupsAt(doc, gate.range.start),
+  };
+}
