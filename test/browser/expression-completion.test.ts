@@ -1,7 +1,14 @@
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { axeAudit } from "./axe";
-import { consoleApi, describeInBrowser, screenshot, signedIn, useSharedConsoleService } from "./support";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  useSharedConsoleService,
+} from "./support";
 
 const { service } = useSharedConsoleService();
 
@@ -79,6 +86,52 @@ describeInBrowser("completing the names an expression reads", () => {
     await expect.poll(offered).toEqual(["execution", "secrets", "steps", "vars"]);
     await screenshot(page, "expression-completion-secrets-dark");
 
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("shows the known value of a step output's path on hover, up to the segment pointed at", async () => {
+    const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
+    const workflowId = await createWorkflow(
+      page,
+      `name: hover-${Date.now()}
+steps:
+  - { name: fetch, type: transform, output: 1 }
+  - name: use
+    type: transform
+    output: "{{ steps.fetch.output.rows[1].title }}"
+`,
+    );
+    const rows = [{ title: "first" }, { title: "second", tags: Array.from({ length: 30 }, (_, i) => i) }];
+    expect(
+      (await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}/pins/fetch`, { output: { rows } })).status,
+    ).toBe(200);
+    await page.goto(`/console/workflows/${workflowId}`);
+    const line = page.locator(".cm-line", { hasText: "steps.fetch.output.rows" });
+    const hovered = page.locator(".cm-known-value");
+
+    // The pointer goes where the cursor is drawn after the needle's first character: the text's own geometry.
+    const text = (await line.textContent())!;
+    const pointAt = async (needle: string) => {
+      await line.click();
+      await page.keyboard.press("End");
+      for (let i = text.length - text.indexOf(needle) - 1; i > 0; i--) await page.keyboard.press("ArrowLeft");
+      const cursor = (await page.locator(".cm-cursor-primary").boundingBox())!;
+      await page.mouse.move(cursor.x + 2, cursor.y + cursor.height / 2);
+    };
+
+    await pointAt("title");
+    await expect.poll(() => hovered.locator("pre").textContent()).toBe('"second"');
+    expect(await hovered.locator(".cm-known-value-title").textContent()).toBe(
+      "steps.fetch.output.rows[1].title, as last known",
+    );
+    await page.mouse.move(0, 0);
+    await hovered.waitFor({ state: "detached" });
+    await pointAt("rows");
+    await expect.poll(() => hovered.locator("pre").textContent()).toMatch(/^\[\n {2}\{\n {4}"title": "first"/);
+    expect(await hovered.locator("pre").textContent()).toMatch(/\n… \d+ more lines$/);
+    await screenshot(page, "expression-hover-light");
+    expect(await axeAudit(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   });

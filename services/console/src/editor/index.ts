@@ -46,6 +46,7 @@ import type { WorkflowIssue } from "@wf/shared/workflow";
 import schema from "@wf/shared/schema/workflow.schema.json";
 import { expressionCompletions, outputCompletions, reopensAfter, workflowCompletions } from "./complete";
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
+import { outputHover } from "./output-hover";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
 import { yamlIndent } from "./yaml-indent";
@@ -67,7 +68,7 @@ export interface WorkflowEditorOptions {
   onCursor?(offset: number): void;
   /** The editor got the focus: it is where a picked output field goes (`insert`). */
   onFocus?(): void;
-  /** The known output of each step by name, for completion after `steps.<name>.output.`. */
+  /** The known output of each step by name, for completion after `steps.<name>.output.` and its value on hover. */
   knownOutputs?(): Readonly<Record<string, unknown>>;
   /** The names of the secrets the workflow's runs read, for completion after `secrets.`; none when not given. */
   secretNames?(): readonly string[];
@@ -197,6 +198,7 @@ function tabKeys(): { extensions: Extension; destroy(): void } {
 
 export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEditorOptions): WorkflowEditor {
   const readOnly = new Compartment();
+  const known = options.knownOutputs ?? (() => ({}));
   let standing: StandingIssues | null = null;
   const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
   const tab = tabKeys();
@@ -232,13 +234,14 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         closeBrackets(),
         autocompletion({
           override: [
-            outputCompletions(options.knownOutputs ?? (() => ({}))),
+            outputCompletions(known),
             expressionCompletions(options.secretNames ?? (() => [])),
             workflowCompletions(nav),
           ],
           activateOnCompletion: reopensAfter,
           icons: false,
         }),
+        outputHover(known),
         rectangularSelection(),
         crosshairCursor(),
         highlightActiveLine(),

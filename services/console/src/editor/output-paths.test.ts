@@ -1,6 +1,6 @@
 import jsonata from "jsonata";
 import { describe, expect, it } from "vitest";
-import { outputExpression, outputFieldsAt, outputTemplate } from "./output-paths";
+import { outputExpression, outputFieldsAt, outputPathAt, outputTemplate } from "./output-paths";
 
 const OUTPUT = {
   items: [
@@ -68,5 +68,25 @@ describe("outputFieldsAt, completion after steps.<name>.output.", () => {
     expect(labels("{{ steps.other.output.")).toBeUndefined();
     expect(labels("{{ steps.flat.output.")).toBeUndefined();
     expect(labels("{{ steps.fetch.output.count.")).toBeUndefined();
+  });
+});
+
+describe("outputPathAt, the output path under the pointer", () => {
+  const line = '    input: "{{ steps.fetch.output.items[0].`my key` }} and steps.fetch.output.count"';
+  const at = (text: string) => outputPathAt(line, line.indexOf(text));
+
+  it("cuts the path after the segment pointed at", () => {
+    expect(at("items")).toMatchObject({ step: "fetch", path: ["items"] });
+    expect(at("[0]")).toMatchObject({ path: ["items", 0] });
+    expect(at("`my key`")).toMatchObject({ path: ["items", 0, "my key"] });
+    expect(at("fetch.output.items")).toMatchObject({ step: "fetch", path: [] });
+    const found = at("items")!;
+    expect(line.slice(found.from, found.to)).toBe("steps.fetch.output.items");
+  });
+
+  it("reads only paths inside an expression", () => {
+    expect(at("steps.fetch.output.count")).toBeNull();
+    expect(outputPathAt("    condition: steps.f.output.ok = true", 30)).toMatchObject({ step: "f", path: ["ok"] });
+    expect(at(" and ")).toBeNull();
   });
 });

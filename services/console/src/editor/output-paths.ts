@@ -112,3 +112,37 @@ export function outputFieldsAt(before: string, known: Readonly<Record<string, un
   });
   return options.length === 0 ? null : { word: match[3]!, options };
 }
+
+/** A step's output path as written in an expression: `steps.<name>.output` and what follows it. */
+const OUTPUT_PATH = new RegExp(`(?<![\\w$.\`])steps\\.(${NAME})\\.output((?:\\.${NAME}|\\[\\d+\\])*)`, "g");
+
+export interface OutputPathAt {
+  step: string;
+  path: PathSegment[];
+  /** Columns of the path in the line, `[from, to)`. */
+  from: number;
+  to: number;
+}
+
+/**
+ * The `steps.<name>.output…` path of an expression under `column` of `line`, cut after the segment the column is on
+ * (over `items` of `steps.f.output.items[0].id`, the path to `items`); null elsewhere.
+ */
+export function outputPathAt(line: string, column: number): OutputPathAt | null {
+  for (const match of line.matchAll(OUTPUT_PATH)) {
+    const to = match.index + match[0].length;
+    if (column < match.index || column > to) continue;
+    const before = line.slice(0, match.index);
+    if (expressionBefore(before + match[0]) === null) return null;
+    const head = match.index + match[0].length - match[2]!.length;
+    const path: PathSegment[] = [];
+    let end = head;
+    for (const segment of match[2]!.matchAll(SEGMENT)) {
+      if (column < head + segment.index) break;
+      path.push(segment[2] === undefined ? unquote(segment[1]!) : Number(segment[2]));
+      end = head + segment.index + segment[0].length;
+    }
+    return { step: unquote(match[1]!), path, from: match.index, to: end };
+  }
+  return null;
+}

@@ -58,6 +58,10 @@ const chrome = EditorView.theme({
   ".cm-completionDetail": { color: "var(--muted)", fontStyle: "normal", marginLeft: "1em" },
   "li[aria-selected] .cm-completionDetail": { color: "inherit", opacity: "0.85" },
   ".cm-completionInfo": { padding: "6px 8px", maxWidth: "360px", whiteSpace: "normal" },
+  // A step output's value on hover (output-hover.ts): short enough never to scroll.
+  ".cm-known-value": { padding: "6px 8px", maxWidth: "min(640px, 80vw)" },
+  ".cm-known-value-title": { fontSize: "12px", color: "var(--muted)", marginBottom: "4px" },
+  ".cm-known-value pre": { margin: 0, fontSize: "12px", whiteSpace: "pre", overflow: "hidden" },
   ".cm-diagnostic": { padding: "4px 8px" },
   ".cm-diagnostic-error": { borderLeft: "4px solid var(--danger)" },
   ".cm-lint-marker": { width: "0.9em", height: "0.9em" },
