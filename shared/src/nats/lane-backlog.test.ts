@@ -69,6 +69,18 @@ describe("LaneBacklog", () => {
     expect(lanes.busy(SECOND)).toBe(0);
   });
 
+  it("judges both of an owner's lanes on one read of the reports", () => {
+    // A clock that moves on at every look, chosen around the time the report is forgotten: it counts for both lanes
+    // or for neither, never for the first alone.
+    for (let late = -10; late <= 10; late++) {
+      let now = 1_000;
+      const lanes = new LaneBacklog(() => now++);
+      lanes.heard(report("x", { [FIRST]: 20, [SECOND]: 20 }));
+      now += 3 * LANE_BACKLOG_REPORT_MS + late;
+      expect(lanes.choose(OWNER), `${late} ms from the report's end`).toBe(FIRST);
+    }
+  });
+
   it("drops a report that does not parse", () => {
     const lanes = new LaneBacklog(() => 1_000);
     lanes.heard("not json");

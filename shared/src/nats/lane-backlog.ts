@@ -48,8 +48,10 @@ export class LaneBacklog implements LaneChoice {
   }
 
   choose(ownerId: string): number {
-    const [first, second] = ownerLanes(ownerId);
-    return this.busy(first) > this.busy(second) + LANE_MARGIN ? second : first;
+    const lanes = ownerLanes(ownerId);
+    // Both lanes judged on one read of the reports: one read per lane could see a report count for one and not the other.
+    const [first, second] = this.#busy(lanes);
+    return first! > second! + LANE_MARGIN ? lanes[1] : lanes[0];
   }
 
   sent(lane: number): void {
@@ -59,10 +61,17 @@ export class LaneBacklog implements LaneChoice {
 
   /** Starts known to wait in `lane`: the most any executor heard within HEARD_MS reported, and this process's. */
   busy(lane: number): number {
-    this.#turn(this.now());
-    let reported = 0;
-    for (const report of this.#reports.current()) reported = Math.max(reported, report.pending[lane] ?? 0);
-    return reported + this.#current[lane]! + this.#previous[lane]!;
+    return this.#busy([lane])[0]!;
+  }
+
+  /** `busy` of each of `lanes`, read at one time. */
+  #busy(lanes: readonly number[]): number[] {
+    const at = this.now();
+    this.#turn(at);
+    const reported = lanes.map(() => 0);
+    for (const report of this.#reports.current(at))
+      lanes.forEach((lane, i) => (reported[i] = Math.max(reported[i]!, report.pending[lane] ?? 0)));
+    return lanes.map((lane, i) => reported[i]! + this.#current[lane]! + this.#previous[lane]!);
   }
 
   #turn(at: number): void {

@@ -35,9 +35,8 @@ export class LatestReports<T> {
     this.#latest.set(reporter, { report, at });
   }
 
-  /** The reports heard within `heardMs`. */
-  *current(): IterableIterator<T> {
-    const at = this.now();
+  /** The reports heard within `heardMs` of `at`. */
+  *current(at = this.now()): IterableIterator<T> {
     this.#forgetSilent(at);
     for (const { report } of this.#latest.values()) yield report;
   }
