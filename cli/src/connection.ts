@@ -19,6 +19,7 @@ export interface ServiceConnection {
   url: string;
   nc: NatsConnection;
   js: JetStreamClient;
+  jsm: JetStreamManager;
   close(): Promise<void>;
 }
 
@@ -51,8 +52,9 @@ export async function connectToService(env: NodeJS.ProcessEnv = process.env): Pr
   } catch (err) {
     throw new UsageError(`cannot reach NATS at ${url} (${(err as Error).message}).\n${start}`);
   }
+  let jsm: JetStreamManager;
   try {
-    await ensureServiceStreams(nc, config);
+    jsm = await ensureServiceStreams(nc, config);
   } catch (err) {
     await nc.close();
     throw err;
@@ -62,6 +64,7 @@ export async function connectToService(env: NodeJS.ProcessEnv = process.env): Pr
     url,
     nc,
     js: jetstream(nc),
+    jsm,
     async close() {
       await nc.drain().catch(() => nc.close());
     },
@@ -71,9 +74,9 @@ export async function connectToService(env: NodeJS.ProcessEnv = process.env): Pr
 /**
  * Creates the streams when this namespace has none yet, as the service would at start: a start
  * command then waits durably for an executor, and a tail can begin before the service does.
- * Existing streams are left as they are, so the CLI's environment never reconfigures them.
+ * Existing streams are left as they are, so the CLI's environment never reconfigures them. Returns the manager.
  */
-async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise<void> {
+async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise<JetStreamManager> {
   const ns = config.WF_NAMESPACE;
   let jsm: JetStreamManager;
   try {
@@ -85,7 +88,7 @@ async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise
   }
   try {
     await jsm.streams.info(streamNames(ns).evt);
-    return;
+    return jsm;
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
@@ -96,4 +99,5 @@ async function ensureServiceStreams(nc: NatsConnection, config: Config): Promise
   console.error(
     `wf: created the streams of namespace \`${ns}\`: the service has not run with WF_NAMESPACE=${ns} on this NATS yet`,
   );
+  return jsm;
 }

@@ -1,18 +1,12 @@
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
-import {
-  newId,
-  planRerun,
-  sourceInputs,
-  type ExecutionSnapshot,
-  type RerunPlan,
-  type Usage,
-} from "@wf/shared/execution";
+import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan, type Usage } from "@wf/shared/execution";
 import { ownerPlan, storeNextVersion } from "@wf/shared/store";
 import { formatIssues, parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
 import type { ServiceConnection } from "./connection";
 import { parseTimeout, startAndFollow } from "./follow-execution";
 import { required } from "./flags";
+import { newStartId } from "./start-id";
 import { withStore } from "./store-connection";
 import { EXIT, UsageError, commandFlags } from "./usage";
 import { loadWorkflowFile } from "./workflow-file";
@@ -108,7 +102,7 @@ function planOrRefuse(source: ExecutionSnapshot, fromStep: string, workflow: Wor
   throw new WfError("CONFLICT", planned.problem.message);
 }
 
-function rerunAndFollow(
+async function rerunAndFollow(
   conn: ServiceConnection,
   source: ExecutionSnapshot,
   plan: RerunPlan,
@@ -122,7 +116,7 @@ function rerunAndFollow(
       "VALIDATION_FAILED",
       `the workflow to run does not take the execution's variables: ${resolved.errors.map((e) => e.message).join("; ")}`,
     );
-  const executionId = newId();
+  const executionId = await newStartId(conn, source.ownerId);
   const start = async () => {
     await startExecution(conn.js, conn.config.WF_NAMESPACE, {
       executionId,

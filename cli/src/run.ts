@@ -1,9 +1,10 @@
 import { startExecution } from "@wf/shared/client";
-import { isSubjectToken, newId } from "@wf/shared/execution";
+import { isSubjectToken } from "@wf/shared/execution";
 import type { Workflow } from "@wf/shared/workflow";
 import { connectToService, type ServiceConnection } from "./connection";
 import { parseTimeout, startAndFollow } from "./follow-execution";
 import { collectInputs } from "./run-inputs";
+import { newStartId } from "./start-id";
 import { stepTestCommand } from "./step-test";
 import { EXIT, UsageError, commandFlags } from "./usage";
 import { loadWorkflowFile } from "./workflow-file";
@@ -118,14 +119,14 @@ interface RunOptions {
   timeoutMs: number | undefined;
 }
 
-function runAndFollow(
+async function runAndFollow(
   conn: ServiceConnection,
   workflow: Workflow,
   inputs: Record<string, unknown>,
   opts: RunOptions,
 ): Promise<number> {
   const ns = conn.config.WF_NAMESPACE;
-  const executionId = newId();
+  const executionId = await newStartId(conn, opts.ownerId);
   const workflowId = cliWorkflowId(workflow.name);
   const start = async () => {
     await startExecution(conn.js, ns, {

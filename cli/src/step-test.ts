@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
-import { newId, planStepTest, sourceInputs, type ExecutionSnapshot, type StepTestPlan } from "@wf/shared/execution";
+import { planStepTest, sourceInputs, type ExecutionSnapshot, type StepTestPlan } from "@wf/shared/execution";
 import type { Store } from "@wf/shared/store";
 import { parseWorkflow, type Workflow } from "@wf/shared/workflow";
 import { parseTimeout, startAndFollow } from "./follow-execution";
 import { collectInputs } from "./run-inputs";
+import { newStartId } from "./start-id";
 import { withStore } from "./store-connection";
 import { EXIT, UsageError } from "./usage";
 import { cliWorkflowId } from "./workflow-id";
@@ -52,7 +53,7 @@ export async function stepTestCommand(target: string, opts: StepTestOptions): Pr
       opts.vars.length === 0 && source
         ? sourceInputs(source, tested.workflow)
         : collectInputs(tested.workflow, opts.vars);
-    const executionId = newId();
+    const executionId = await newStartId(conn, tested.ownerId);
     const start = async () => {
       await startExecution(conn.js, conn.config.WF_NAMESPACE, {
         executionId,

@@ -104,12 +104,12 @@ export interface TestService {
   env: Record<string, string>;
 }
 
-/** Starts one service for the file (beforeAll) and stops it after (afterAll); read it in tests. */
-export function useTestService(): () => TestService {
+/** Starts one service for the file (beforeAll), configured by `env`, and stops it after (afterAll); read it in tests. */
+export function useTestService(env: Record<string, string> = {}): () => TestService {
   let svc: TestService | undefined;
   beforeAll(async () => {
     const server = await startNatsServer();
-    const rt = await startRuntime(testConfig(server));
+    const rt = await startRuntime(testConfig(server, env));
     svc = { server, rt, env: { NATS_URL: server.url, WF_NAMESPACE: rt.ns } };
   });
   afterAll(async () => {

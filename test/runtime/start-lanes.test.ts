@@ -11,7 +11,7 @@ import {
   waitForStatus,
   type InProcessRuntime,
 } from "../support/runtime";
-import { FLOOD, quietOwner } from "../support/lane-owners";
+import { FLOOD, quietOwner, sharingOwner } from "../support/lane-owners";
 
 /** Holds an executor's slot for 0.4 s without CPU: a wait under the hold threshold stays in hand. */
 const HOLDING = `
@@ -36,9 +36,7 @@ steps:
 /** Two owners whose starts go to different lanes. */
 const QUIET = quietOwner();
 /** An owner whose first lane is the flooding owner's, and whose second lane is neither of the flooding owner's. */
-const SHARING = Array.from({ length: 4096 }, (_, i) => `owner-sharing-${i}`).find(
-  (o) => ownerLane(o) === ownerLane(FLOOD) && !ownerLanes(FLOOD).includes(ownerLanes(o)[1]),
-)!;
+const SHARING = sharingOwner();
 
 describe("start lanes", () => {
   let server: NatsServerHandle;

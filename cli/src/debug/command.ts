@@ -1,9 +1,10 @@
 import { startExecution } from "@wf/shared/client";
-import { DEBUG_IDLE_MAX_S, DebugRequest, isSubjectToken, newId } from "@wf/shared/execution";
+import { DEBUG_IDLE_MAX_S, DebugRequest, isSubjectToken } from "@wf/shared/execution";
 import { openConfiguredStore, type Store } from "@wf/shared/store";
 import { WorkflowSchema, type Workflow } from "@wf/shared/workflow";
 import { connectToService, type ServiceConnection } from "../connection";
 import { collectInputs } from "../run-inputs";
+import { newStartId } from "../start-id";
 import { commandFlags, EXIT, UsageError } from "../usage";
 import { loadWorkflowFile } from "../workflow-file";
 import { BREAK_SPEC_HELP, parseBreakSpec } from "./break-spec";
@@ -86,14 +87,15 @@ export async function debugCommand(argv: string[]): Promise<number> {
           version: null,
         }
       : await storedWorkflow(store, values.workflow ?? "");
-    const executionId = newId();
+    const ownerId = values.owner ?? target.ownerId;
+    const executionId = await newStartId(conn, ownerId);
     const since = Date.now();
     await startExecution(conn.js, conn.config.WF_NAMESPACE, {
       executionId,
       workflow: {
         id: target.id,
         name: target.workflow.name,
-        ownerId: values.owner ?? target.ownerId,
+        ownerId,
         version: target.version,
         definition: target.workflow,
       },

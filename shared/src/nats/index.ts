@@ -51,6 +51,7 @@ export { definitionRef, definitionsBucket, startDefinition, StoredDefinitions } 
 export { definitionsTtlMs } from "./definition-keeping";
 export { LatestReports } from "./latest-reports";
 export {
+  askedLane,
   LaneBacklog,
   followLaneBacklog,
   reportLaneBacklog,

@@ -1,9 +1,11 @@
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { randomUUID } from "node:crypto";
 import { ownerLanes, START_LANES } from "../execution/start-lanes";
 import { LaneBacklogReport } from "../messages/lane-backlog";
 import { LatestReports } from "./latest-reports";
-import { subjects } from "./subjects";
+import { isNotFound } from "./streams";
+import { consumerNames, streamNames, subjects } from "./subjects";
 
 /** How often an executor with a backlog in some start lane reports them. */
 export const LANE_BACKLOG_REPORT_MS = 500;
@@ -50,8 +52,7 @@ export class LaneBacklog implements LaneChoice {
   choose(ownerId: string): number {
     const lanes = ownerLanes(ownerId);
     // Both lanes judged on one read of the reports: one read per lane could see a report count for one and not the other.
-    const [first, second] = this.#busy(lanes);
-    return first! > second! + LANE_MARGIN ? lanes[1] : lanes[0];
+    return lessBusy(lanes, this.#busy(lanes));
   }
 
   sent(lane: number): void {
@@ -80,6 +81,33 @@ export class LaneBacklog implements LaneChoice {
     this.#current = noStarts();
     this.#since = at;
   }
+}
+
+/** Of an owner's two lanes (ownerLanes) and the starts waiting in each, the one its next start goes to. */
+function lessBusy(lanes: readonly [number, number], waiting: readonly number[]): number {
+  return waiting[0]! > waiting[1]! + LANE_MARGIN ? lanes[1] : lanes[0];
+}
+
+/**
+ * The lane of `ownerId`'s next start for a process that follows no reports (the `wf` CLI, which starts one execution
+ * and ends): it asks the server what each of the owner's two start lanes' consumers holds undelivered, what the
+ * executors' reports say of them, and chooses as LaneBacklog does. One round trip, where waiting for a report would
+ * take up to its interval, and none comes while no lane has a backlog. A consumer not made yet (no executor of this
+ * version has run) holds nothing.
+ */
+export async function askedLane(jsm: JetStreamManager, ns: string, ownerId: string): Promise<number> {
+  const lanes = ownerLanes(ownerId);
+  const waiting = await Promise.all(
+    lanes.map(async (lane) => {
+      try {
+        return (await jsm.consumers.info(streamNames(ns).cmd, consumerNames().executorLane(lane))).num_pending;
+      } catch (err) {
+        if (isNotFound(err)) return 0;
+        throw err;
+      }
+    }),
+  );
+  return lessBusy(lanes, waiting);
 }
 
 function noStarts(): number[] {
