@@ -6,6 +6,8 @@ import { ApprovalActor } from "./approval-actor";
 /** Approval commands handled at once, all lanes together: a burst of timeouts due together is not handled one by one. */
 const CONCURRENCY = 64;
 const ACK_WAIT_MS = 30_000;
+/** Approval commands delivered and not acknowledged yet, all lanes together (588 a consumer). */
+const MAX_ACK_PENDING = 10_000;
 
 /**
  * Approval actors: durable consumers of `<ns>.cmd.approvals.<lane>.<verb>.<approvalId>`, one per lane, and of the
@@ -33,7 +35,7 @@ export async function startApprovals(p: Platform): Promise<{ stop(): Promise<voi
     giveUp: (executionId, reason) => actor.failExecution(executionId, reason),
     concurrency: CONCURRENCY,
     ackWaitMs: ACK_WAIT_MS,
-    maxAckPending: 10_000,
+    maxAckPending: MAX_ACK_PENDING,
     maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
     redeliverOnce: p.config.WF_REDELIVER_ONCE,
   });

@@ -46,7 +46,8 @@ export async function startScheduler(p: Platform): Promise<{ stop(): Promise<voi
     // Handling a delivery is short (a nak, or under a second's wait, a publish and an ack). A
     // delivery lost with a killed replica comes back after this: it bounds how late a crash makes a timer.
     ackWaitMs: ACK_WAIT_MS,
-    // Every pending timer is an unacknowledged message: the limit bounds how many can wait in a lane.
+    // Every timer published and not fired yet is an unacknowledged message, all of them on servers without message
+    // schedules: a lane holds at most 58,823 (1,000,000 over the 17 queues), one owner's past that waiting undelivered.
     maxAckPending: 1_000_000,
     // Never given up: a due timer's command not published means NATS is unwell, and a lost timer
     // leaves an execution parked or an approval open for good.

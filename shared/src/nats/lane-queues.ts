@@ -10,7 +10,9 @@ export interface LaneQueuesOptions extends Omit<CommandConsumerOptions, "durable
   queues: readonly WorkQueue[];
   /** Messages in hand, all queues together, served in turn (LaneShares). */
   concurrency: number;
-  /** Each consumer's unacknowledged messages at most. */
+  /**
+   * Unacknowledged messages at most, all queues together: each queue's consumer has an even share (queueAckPending).
+   */
   maxAckPending: number;
 }
 
@@ -28,7 +30,7 @@ export async function consumeLanes(opts: LaneQueuesOptions): Promise<CommandCons
       ackWaitMs: opts.ackWaitMs,
       // Failed attempts are counted per process (consumeCommands' maxDeliver).
       maxDeliver: -1,
-      maxAckPending,
+      maxAckPending: queueAckPending(maxAckPending, queues.length, concurrency),
     });
   const shares = LaneShares.fixed(concurrency);
   const consumers = await Promise.all(
@@ -39,4 +41,13 @@ export async function consumeLanes(opts: LaneQueuesOptions): Promise<CommandCons
       await Promise.all(consumers.map((c) => c.stop(graceMs)));
     },
   };
+}
+
+/**
+ * One queue's share of a service's bound on unacknowledged messages (`total`, split evenly over its `queues`), so that
+ * one owner's flood fills its lane's share, not the whole: each lane kept the single queue's bound before
+ * (docs/architecture.md#start-lanes). Never under `concurrency`, what one lane alone may have in hand.
+ */
+function queueAckPending(total: number, queues: number, concurrency: number): number {
+  return Math.max(concurrency, Math.floor(total / queues));
 }
