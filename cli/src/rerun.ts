@@ -2,7 +2,7 @@ import { startExecution } from "@wf/shared/client";
 import { WfError } from "@wf/shared/errors";
 import { planRerun, sourceInputs, type ExecutionSnapshot, type RerunPlan, type Usage } from "@wf/shared/execution";
 import { ownerPlan, storeNextVersion } from "@wf/shared/store";
-import { formatIssues, parseWorkflow, resolveVariables, type Workflow } from "@wf/shared/workflow";
+import { resolveVariables, type Workflow } from "@wf/shared/workflow";
 import type { ServiceConnection } from "./connection";
 import { parseTimeout, startAndFollow } from "./follow-execution";
 import { required } from "./flags";
@@ -72,10 +72,10 @@ export async function rerunCommand(argv: string[]): Promise<number> {
     const source = await store.executions.get(executionId);
     if (!source) throw new WfError("NOT_FOUND", `no execution ${executionId}`);
     // An edited file is a save (it becomes the next version), held to the owner's plan as `wf workflow import` is.
-    if (edited && values.file !== undefined) {
-      const withinPlan = parseWorkflow(edited.text, { plan: await ownerPlan(store.users, source.value.ownerId) });
-      if (!withinPlan.ok) {
-        console.error(formatIssues(withinPlan.errors, values.file));
+    if (edited) {
+      const mistakes = edited.mistakesFor(await ownerPlan(store.users, source.value.ownerId));
+      if (mistakes !== null) {
+        console.error(mistakes);
         return EXIT.failed;
       }
     }

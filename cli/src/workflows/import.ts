@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { Plan } from "@wf/shared/auth";
 import { WfError } from "@wf/shared/errors";
 import {
@@ -11,10 +10,10 @@ import {
   type Versioned,
   type WorkflowRecord,
 } from "@wf/shared/store";
-import { formatIssues, parseWorkflow } from "@wf/shared/workflow";
 import { print, required } from "../flags";
 import { withStore } from "../store-connection";
 import { EXIT, UsageError, commandFlags } from "../usage";
+import { loadWorkflowFile } from "../workflow-file";
 
 export const IMPORT_HELP = `Usage: wf workflow import <file> --user U [--id W] [--json]
 
@@ -44,23 +43,21 @@ export async function importCommand(argv: string[]): Promise<number> {
     throw new UsageError("wf workflow import needs a workflow file\nsee: wf workflow import --help");
   if (extra.length > 0) throw new UsageError(`wf workflow import takes one file; unexpected: ${extra.join(" ")}`);
   const { user } = required("workflow import", values, "user");
-  const yaml = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read workflow file ${file}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
-  });
-  const parsed = parseWorkflow(yaml);
-  if (!parsed.ok) {
-    console.error(formatIssues(parsed.errors, file));
+  const loaded = await loadWorkflowFile(file);
+  if (!loaded.ok) {
+    console.error(loaded.report);
     return EXIT.failed;
   }
-  const definition = parsed.workflow;
+  const { text: yaml, workflow: definition } = loaded;
   const stored = await withStore(async (store) => {
     const account = await store.users.get(user);
     if (!account) throw new WfError("NOT_FOUND", `no user with id ${user}`);
     const current = values.id === undefined ? undefined : await editable(store, values.id, user);
     // Its code steps' timeouts are the owner's plan's to bound, as a console save's are.
-    const plan = current ? await ownerPlan(store.users, current.value.ownerId) : account.value.plan;
-    const withinPlan = parseWorkflow(yaml, { plan });
-    if (!withinPlan.ok) return withinPlan;
+    const mistakes = loaded.mistakesFor(
+      current ? await ownerPlan(store.users, current.value.ownerId) : account.value.plan,
+    );
+    if (mistakes !== null) return { ok: false as const, mistakes };
     return {
       ok: true as const,
       record: current
@@ -69,7 +66,7 @@ export async function importCommand(argv: string[]): Promise<number> {
     };
   });
   if (!stored.ok) {
-    console.error(formatIssues(stored.errors, file));
+    console.error(stored.mistakes);
     return EXIT.failed;
   }
   const { record } = stored;

@@ -56,7 +56,7 @@ export {
 } from "./step-types";
 export { VARIABLE_TYPES, type VariableType } from "./value-types";
 export { parseWorkflow, type ParseResult } from "./parse";
-export { validateWorkflowText, type OwnerBounds, type ValidationResult } from "./validate";
+export { validateWorkflowText, workflowTextValidation, type OwnerBounds, type ValidationResult } from "./validate";
 export { formatIssues, type WorkflowIssue } from "./issues";
 export { WorkflowDocument, type InsertPosition } from "./document";
 export {

@@ -8,6 +8,7 @@ import {
   MAX_PARALLEL_BRANCHES,
   parseWorkflow,
   WorkflowSchema,
+  workflowTextValidation,
   type WorkflowIssue,
 } from "./index";
 
@@ -450,5 +451,23 @@ describe("formatIssues", () => {
       "triage.yaml:4:11  steps[0].type: unknown type `cod`\ntriage.yaml:1:1  the file is empty",
     );
     expect(formatIssues(issues.slice(0, 1))).toBe("workflow.yaml:4:11  steps[0].type: unknown type `cod`");
+  });
+});
+
+describe("workflowTextValidation", () => {
+  const text =
+    "name: long\nsteps:\n  - name: crunch\n    type: code\n    language: javascript\n    timeout: 3600\n    code: return 1\n";
+
+  it("validates one parse of a text on its own and for each owner's plan", () => {
+    const validated = workflowTextValidation(text);
+    const alone = validated();
+    const team = validated({ plan: "team" });
+    if (!alone.ok || !team.ok) throw new Error("expected the workflow to be valid on its own and on the team plan");
+    expect(team.yaml).toBe(alone.yaml);
+    expect(team.workflow).toEqual(alone.workflow);
+    const free = validated({ plan: "free" });
+    expect(free.ok ? [] : free.errors).toEqual([
+      expect.objectContaining({ path: "steps[0].timeout", line: 6, message: expect.stringContaining("300 s") }),
+    ]);
   });
 });

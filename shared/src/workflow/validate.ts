@@ -64,8 +64,17 @@ export interface OwnerBounds {
  * the line and column of the node to fix.
  */
 export function validateWorkflowText(text: string, owner: OwnerBounds = {}): ValidationResult {
+  return workflowTextValidation(text)(owner);
+}
+
+/**
+ * `text` parsed once, to be validated for an owner's bounds each time it is asked: a file is checked on its own first,
+ * then for its owner's plan once the store names it (`wf workflow import`, `wf rerun --file`).
+ */
+export function workflowTextValidation(text: string): (owner?: OwnerBounds) => ValidationResult {
   const lineCounter = new LineCounter();
-  return validateParsedWorkflow(text, parseDocument(text, { ...YAML_OPTIONS, lineCounter }), lineCounter, owner);
+  const doc = parseDocument(text, { ...YAML_OPTIONS, lineCounter });
+  return (owner = {}) => validateParsedWorkflow(text, doc, lineCounter, owner);
 }
 
 /**
