@@ -1,0 +1,3 @@
+import { rerunRaceSuite } from "./rerun-races-suite";
+
+rerunRaceSuite();
