@@ -1,0 +1,3 @@
+import { debugRaceSuite } from "./debug-races-suite";
+
+debugRaceSuite();
