@@ -4,9 +4,8 @@ import {
   checkStart,
   definitionJson,
   firstSnapshot,
-  inLane,
+  inOwnerLane,
   newId,
-  ownerLane,
   recordRoom,
   resultLimits,
   type DebugRequest,
@@ -15,7 +14,7 @@ import {
 } from "../execution/index";
 import { isShared, sharedDefinition } from "../execution/parsed-definitions";
 import { StartCommand, type CancelCommand } from "../messages/index";
-import type { LaneChoice } from "../nats/lane-backlog";
+import { newIdInLane, type LaneChoice } from "../nats/lane-backlog";
 import type { StoredDefinitions } from "../nats/stored-definitions";
 import { subjects, type Subjects } from "../nats/subjects";
 import { retryTransient } from "../nats/transient";
@@ -166,9 +165,7 @@ export async function startExecution(
 }
 
 function newExecutionId(ownerId: string, lanes: LaneChoice | undefined): string {
-  const lane = lanes?.choose(ownerId) ?? ownerLane(ownerId);
-  lanes?.sent(lane);
-  return inLane(newId(), lane);
+  return lanes ? newIdInLane(lanes, ownerId) : inOwnerLane(newId(), ownerId);
 }
 
 /**

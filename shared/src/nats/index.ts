@@ -57,5 +57,6 @@ export {
   reportLaneBacklog,
   LANE_BACKLOG_REPORT_MS,
   LANE_MARGIN,
+  newIdInLane,
   type LaneChoice,
 } from "./lane-backlog";

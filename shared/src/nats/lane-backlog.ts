@@ -1,7 +1,8 @@
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { randomUUID } from "node:crypto";
-import { ownerLanes, START_LANES } from "../execution/start-lanes";
+import { newId } from "../execution/ids";
+import { inLane, ownerLanes, START_LANES } from "../execution/start-lanes";
 import { LaneBacklogReport } from "../messages/lane-backlog";
 import { LatestReports } from "./latest-reports";
 import { isNotFound } from "./streams";
@@ -24,6 +25,13 @@ export interface LaneChoice {
   choose(ownerId: string): number;
   /** A start was published to `lane`: it counts there until the executors' reports include it. */
   sent(lane: number): void;
+}
+
+/** A new execution's id for a start of `ownerId`'s, in the lane `lanes` chooses, where it then counts as sent. */
+export function newIdInLane(lanes: LaneChoice, ownerId: string): string {
+  const lane = lanes.choose(ownerId);
+  lanes.sent(lane);
+  return inLane(newId(), lane);
 }
 
 /**

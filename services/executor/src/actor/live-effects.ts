@@ -2,7 +2,6 @@ import type { JetStreamClient } from "@nats-io/jetstream";
 import type { ArtifactFiles } from "@wf/shared/artifacts";
 import {
   childDepth,
-  inLane,
   laneOf,
   MAX_CALL_DEPTH,
   newId,
@@ -22,6 +21,7 @@ import type {
 import type { Logger } from "@wf/shared/log";
 import { epochMinute, type OwnerMinuteBudget } from "@wf/shared/rate-limit";
 import {
+  newIdInLane,
   retryDelayMs,
   retryTransient,
   subjects,
@@ -106,11 +106,7 @@ export function runEffects(
       });
     },
     scheduleDebugIdle: (pauseId, dueAt) => deps.timers.schedule(debugIdleTimer(deps.ns, snap.id, pauseId, dueAt)),
-    newChildId() {
-      const lane = deps.lanes.choose(snap.ownerId);
-      deps.lanes.sent(lane);
-      return inLane(newId(), lane);
-    },
+    newChildId: () => newIdInLane(deps.lanes, snap.ownerId),
     startChild: (workflowId, childId, stepPath, inputs, debug) =>
       startChildExecution(deps, snap, workflowId, childId, stepPath, inputs, debug),
     async loadExecution(id) {
