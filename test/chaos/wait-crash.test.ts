@@ -5,6 +5,7 @@ import type { ResumeCommand } from "@wf/shared/messages";
 import { subjects } from "@wf/shared/nats";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
+  commandsInHand,
   run,
   startNatsServer,
   startRuntime,
@@ -17,8 +18,9 @@ import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { sideEffects, slowRecordedStep, type SideEffects } from "../support/side-effects";
 
 /**
- * An executor killed by SIGKILL where a wait writes less than it did: a wait that parks has no write of its own before
- * the park's, and a timer's wake that finds its step past writes nothing (docs/architecture.md, "Parked executions").
+ * An executor killed by SIGKILL where a wait writes less than it did: a wait (or a retry's backoff) that parks has no
+ * write of its own before the park's, and a timer's wake that finds its step past writes nothing (docs/architecture.md,
+ * "Parked executions").
  * Nothing is lost, no effect runs twice.
  */
 let server: NatsServerHandle;
@@ -70,7 +72,7 @@ const spin = (name: string, ms: number) => `
 async function killedOnce(
   name: string,
   yaml: string,
-  atKill: (snap: ExecutionSnapshot) => boolean,
+  atKill: (snap: ExecutionSnapshot, c: InProcessRuntime) => boolean | Promise<boolean>,
   afterKill?: (c: InProcessRuntime, id: string) => Promise<void>,
 ): Promise<{ killed: ExecutionSnapshot; ended: ExecutionSnapshot }> {
   const ns = `${name}${Date.now() % 100000}`;
@@ -81,7 +83,7 @@ async function killedOnce(
     const killed = await waitFor(
       async () => {
         const snap = (await c.platform.store.executions.get(id))?.value;
-        return snap && atKill(snap) ? snap : undefined;
+        return snap && (await atKill(snap, c)) ? snap : undefined;
       },
       { what: "the point to kill at" },
     );
@@ -100,6 +102,19 @@ async function killedOnce(
   }
 }
 
+/** Arms the timer of `path` in execution `id` as its run does (RunEffects.scheduleWake): its resume is due at `dueAt`. */
+async function armWake(c: InProcessRuntime, id: string, path: string, dueAt: number): Promise<void> {
+  const payload: ResumeCommand = { executionId: id, reason: "timer", stepPath: path };
+  const timerId = `${id}-${path}-${newId()}`;
+  await c.platform.timers.schedule({
+    kind: "exec",
+    id: timerId,
+    lane: laneOf(id),
+    dueAt,
+    fire: { subject: subjects(c.ns).execResume(id), payload, msgId: `wake:${timerId}` },
+  });
+}
+
 describe("executor killed between a parking wait's timer and the park's write", () => {
   it("begins the wait again on the next executor: the effects before and after it run once", async () => {
     const fx = await sideEffects();
@@ -116,15 +131,7 @@ steps:${recorded(fx, "effect", "effects")}${spin("busy", 4000)}
       // it before the park's write: what a kill between the two leaves, `busy`'s result being as lost as it is.
       async (c, id) => {
         armed = Date.now() + 2_000;
-        const payload: ResumeCommand = { executionId: id, reason: "timer", stepPath: "nap" };
-        const timerId = `${id}-nap-${newId()}`;
-        await c.platform.timers.schedule({
-          kind: "exec",
-          id: timerId,
-          lane: laneOf(id),
-          dueAt: armed,
-          fire: { subject: subjects(c.ns).execResume(id), payload, msgId: `wake:${timerId}` },
-        });
+        await armWake(c, id, "nap", armed);
       },
     );
     expect(killed.steps.nap).toBeUndefined();
@@ -155,6 +162,51 @@ steps:
     expect(killed.steps.nap?.status).toBe("COMPLETED");
     expect(killed.holder).not.toBeNull();
     expect(ended.status).toBe("COMPLETED");
+    expect(fx.lines("effects")).toHaveLength(1);
+    expect(fx.lines("afters")).toHaveLength(1);
+  });
+});
+
+describe("executor killed between a failed attempt and its backoff's park", () => {
+  it("runs the attempt again from the record's earlier backoff, under its wake: each attempt counted once", async () => {
+    const fx = await sideEffects();
+    // Attempt 1 fails at once, attempt 2 after 4 s, attempt 3 passes: told apart by the error the record keeps.
+    const { killed, ended } = await killedOnce(
+      "crashbackoffpark",
+      `
+name: effect-flaky
+steps:${recorded(fx, "effect", "effects")}
+  - name: flaky
+    type: code
+    language: javascript
+    input: { failed: "{{ steps.flaky.error }}" }
+    retry: { max_attempts: 3, backoff: fixed, initial_delay: 1.5 }
+    code: |
+      if (!input.failed) throw new Error("attempt 1");
+      if (input.failed.includes("attempt 2")) return 1;
+      const end = Date.now() + 4000;
+      while (Date.now() < end) {}
+      throw new Error("attempt 2");${recorded(fx, "after", "afters")}
+`,
+      // Killed while attempt 2 runs, attempt 1's backoff's wake in hand, the record at that backoff (naming the wake's
+      // command as holder, or nobody): what a kill after attempt 2 failed and before its park's write leaves, with
+      // attempt 2's backoff timer armed (below).
+      async (snap, c) =>
+        snap.steps.flaky?.retryAt !== null &&
+        snap.steps.flaky?.retryAt !== undefined &&
+        Date.now() > snap.steps.flaky.retryAt + 500 &&
+        (await commandsInHand(c.platform.jsm, c.ns)) > 0,
+      (c, id) => armWake(c, id, "flaky", Date.now() + 1_000),
+    );
+    expect(killed.steps.flaky).toMatchObject({
+      status: "RUNNING",
+      attempts: 1,
+      error: expect.stringContaining("attempt 1"),
+    });
+    // The wake delivered again runs attempt 2 again; the timer armed for its lost backoff finds the record at attempt
+    // 1's backoff (due at another time) and is let go, with no write.
+    expect(ended.status).toBe("COMPLETED");
+    expect(ended.steps.flaky).toMatchObject({ status: "COMPLETED", attempts: 3 });
     expect(fx.lines("effects")).toHaveLength(1);
     expect(fx.lines("afters")).toHaveLength(1);
   });

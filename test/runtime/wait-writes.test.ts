@@ -7,13 +7,13 @@ import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRu
 
 /**
  * How often a course of waits writes its execution's record (docs/architecture.md#durability-by-effect), counted on the
- * records bucket's subjects as a NATS subscriber sees every write: a wait that parks is written by its park alone, and
- * a wake that comes after its step has passed (a short wait's timer put back while the run held the execution) writes
- * nothing.
+ * records bucket's subjects as a NATS subscriber sees every write: a wait or a retry's backoff that parks is written by
+ * its park alone, and a wake that comes after its step has passed (a short wait's timer put back while the run held the
+ * execution) writes nothing.
  */
 const nats = useNatsServer();
 let rt: InProcessRuntime;
-/** Each write of each execution: its status, whether it names a holder, and the steps it records waiting. */
+/** Each write of each execution: its status, whether it names a holder, and the steps it records waiting (or backing off). */
 const writes = new Map<string, { status: string; held: boolean; waiting: string[] }[]>();
 
 /** Executions run at once (WF_TEST_WAIT_WRITES, to measure with more). */
@@ -24,7 +24,7 @@ interface WrittenRecord {
   id: string;
   status: string;
   holder?: unknown;
-  steps: Record<string, { status: string; waitUntil: number | null }>;
+  steps: Record<string, { status: string; waitUntil?: number | null; retryAt?: number | null }>;
 }
 
 beforeAll(async () => {
@@ -35,7 +35,7 @@ beforeAll(async () => {
       if (m.data.length === 0) return;
       const r = m.json<WrittenRecord>();
       const waiting = Object.entries(r.steps)
-        .filter(([, st]) => st.status === "RUNNING" && st.waitUntil !== null)
+        .filter(([, st]) => st.status === "RUNNING" && Boolean(st.waitUntil || st.retryAt))
         .map(([path]) => path);
       writes.set(r.id, [...(writes.get(r.id) ?? []), { status: r.status, held: Boolean(r.holder), waiting }]);
     },
@@ -89,6 +89,54 @@ steps:
         expect(w, `${total} writes over ${EXECUTIONS} executions`).toEqual([
           { status: "RUNNING", held: false, waiting: ["nap1"] },
           { status: "RUNNING", held: false, waiting: ["nap2"] },
+          { status: "COMPLETED", held: false, waiting: [] },
+        ]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "a retry's backoff that parks is written once, by its park: a pure step's, and an outside step's after its start",
+    async () => {
+      // The sandbox's runner started first: a first JavaScript step that waits for it past a second is written meanwhile.
+      const warm = await run(
+        rt.platform,
+        "name: warm\nsteps:\n  - { name: js, type: code, language: javascript, code: return 1 }\n",
+      );
+      expect((await waitForStatus(rt.platform, warm, undefined, TIMEOUT_MS)).status).toBe("COMPLETED");
+      // Each fails its first attempt (its own error is not recorded yet) and passes its second.
+      const all = await writesOfRuns(
+        `
+name: backs-off-twice
+steps:
+  - name: pure
+    type: code
+    language: javascript
+    input: { failed: "{{ steps.pure.error }}" }
+    retry: { max_attempts: 2, backoff: fixed, initial_delay: 1.2 }
+    code: |
+      if (!input.failed) throw new Error("first attempt");
+      return 1;
+  - name: outside
+    type: code
+    language: python
+    input: { failed: "{{ steps.outside.error }}" }
+    retry: { max_attempts: 2, backoff: fixed, initial_delay: 1.2 }
+    code: |
+      import json, os
+      if not json.loads(os.environ["WF_INPUT"])["failed"]: raise SystemExit("first attempt")
+      print(1)
+`,
+        2,
+      );
+      const total = all.reduce((n, w) => n + w.length, 0);
+      for (const w of all)
+        expect(w, `${total} writes over ${EXECUTIONS} executions`).toEqual([
+          { status: "RUNNING", held: false, waiting: ["pure"] },
+          // Each attempt of a step that acts outside is written as it starts.
+          { status: "RUNNING", held: true, waiting: [] },
+          { status: "RUNNING", held: false, waiting: ["outside"] },
+          { status: "RUNNING", held: true, waiting: [] },
           { status: "COMPLETED", held: false, waiting: [] },
         ]);
     },

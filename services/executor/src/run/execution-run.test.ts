@@ -297,6 +297,43 @@ describe("retries", () => {
     expect(t.effects.wakes.map((w) => w.dueAt)).toEqual(retrying.map((e) => e.data.retryAt));
   });
 
+  it("a backoff of the workflow's sequence that parks is written by the park alone; any other is written first", async () => {
+    const retry = { max_attempts: 2, backoff: "fixed", initial_delay: 60 };
+    // Pure: nothing written before the park. Acting outside: its start alone.
+    for (const [language, flushes] of [
+      ["javascript", 0],
+      ["python", 1],
+    ] as const) {
+      const parks = start([code("flaky", { language, retry })]);
+      parks.effects.code = () => codeFailed("boom");
+      expect(await parks.run.run()).toBe("parked");
+      expect(parks.committer.flushes).toBe(flushes);
+      expect(parks.committer.eventsOf("flaky")).toEqual(["step_started", "step_retrying"]);
+      expect(stateOf(parks, "flaky")).toMatchObject({ attempts: 1, error: "step `flaky`: boom" });
+    }
+    // In a branch, beside steps that may run on past its due time.
+    const branch = start([
+      { name: "par", type: "parallel", branches: { a: [code("flaky", { language: "javascript", retry })] } },
+    ]);
+    branch.effects.code = () => codeFailed("boom");
+    expect(await branch.run.run()).toBe("parked");
+    expect(branch.committer.flushes).toBe(1);
+    expect(branch.committer.stored.steps.flaky?.retryAt).toEqual(expect.any(Number));
+    const held = start([code("flaky", { language: "javascript", retry: { ...retry, initial_delay: 0.01 } })]);
+    held.effects.code = () => (held.effects.codeCalls.length === 1 ? codeFailed("boom") : codeOk(2));
+    expect(await held.run.run()).toBe("terminal");
+    expect(held.committer.flushes).toBe(1);
+    expect(held.committer.stored.steps.flaky?.retryAt).toEqual(expect.any(Number));
+  });
+
+  it("a backoff begun by a run its own timer woke arms one timer, not two", async () => {
+    const t = start([code("flaky", { retry: { max_attempts: 3, backoff: "fixed", initial_delay: 60 } })]);
+    t.effects.code = () => codeFailed("boom");
+    t.effects.wokenFor = "flaky";
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.wakes).toEqual([{ path: "flaky", dueAt: stateOf(t, "flaky").retryAt }]);
+  });
+
   it("gives up after max_attempts with the last attempt's error", async () => {
     const t = start([code("flaky", { retry: { max_attempts: 2, backoff: "fixed", initial_delay: 0.001 } })]);
     t.effects.code = () => codeFailed(`boom ${t.effects.codeCalls.length}`);

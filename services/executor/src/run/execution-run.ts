@@ -16,7 +16,7 @@ import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps"
 import { FanOutBudget } from "./steps/fan-out-budget";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
 import { actsOutside } from "./step-effects";
-import { untilDue } from "./until-due";
+import { untilDue, writeBegunWait } from "./until-due";
 
 /**
  * A running step reached its deadline: its attempt fails, and a container's running children are cancelled with this
@@ -399,9 +399,12 @@ export class ExecutionRun {
     // Replaying a step whose attempt had begun (a parked wait, a child, or an attempt in flight
     // when its actor died) continues that attempt under the same number.
     let continuing = st.attempts > 0 && st.retryAt === null;
+    // A backoff begun just now (backOff), its change not written yet: by the park's write where it parks the run.
+    let begun: ((parks: boolean) => Promise<void>) | undefined;
     for (;;) {
       if (st.retryAt !== null) {
-        const due = await untilDue(this.effects, path, st.retryAt, scope.signal);
+        const due = await untilDue(this.effects, path, st.retryAt, scope.signal, begun);
+        begun = undefined;
         if (due === "parked") return { kind: "parked" };
         if (this.debug) {
           const verdict = await this.debug.retry(path, st, scope);
@@ -451,6 +454,7 @@ export class ExecutionRun {
       // execution): nothing under a failed or retried step stays RUNNING.
       this.cancelRunningUnder(step, path, scope, r.error);
       if (!(await this.backOff(step, path, st, r))) return this.finishFailed(path, st, r.error);
+      begun = writeBegunWait(this.committer, this.workflow, step);
     }
   }
 
@@ -523,8 +527,10 @@ export class ExecutionRun {
   }
 
   /**
-   * Sets the next attempt's time when the step's `retry` allows one more, its timer armed before it is recorded
-   * (untilDue); says whether it did.
+   * Sets the next attempt's time when the step's `retry` allows one more, its timer armed before it is recorded: by the
+   * park's write where the backoff parks the run, else by its own (writeBegunWait). Says whether it did. Recorded by
+   * the park alone, the failed attempt is still written by the first write after it, with nothing run in between, as
+   * its own write was: a crash before it finds the attempt in flight as a crash a moment earlier would.
    */
   private async backOff(
     step: Step,
@@ -539,7 +545,6 @@ export class ExecutionRun {
     st.error = this.committer.budget.error(failed.error);
     this.committer.budget.account(path, st);
     this.committer.emit("step_retrying", path, { attempt: st.attempts, error: st.error, retryAt: st.retryAt });
-    await this.committer.flush();
     return true;
   }
 

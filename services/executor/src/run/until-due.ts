@@ -1,3 +1,5 @@
+import type { Step, Workflow } from "@wf/shared/workflow";
+import type { RunCommitter } from "./committer";
 import type { RunEffects } from "./effects";
 import { sleep } from "../sleep";
 
@@ -10,8 +12,8 @@ import { sleep } from "../sleep";
  * reason (each child of a wide foreach ending) armed every parked wait's timer again, a timer and later a resume per
  * waiting step per replay.
  *
- * `begun`: the wait began just now (beginWait), its timer armed and its change not written: called, with whether it
- * parks, before it parks or is waited out in memory. Its timer is not armed again.
+ * `begun`: the wait began just now (beginWait, a retry's backoff), its timer armed and its change not written: called,
+ * with whether it parks, before it parks or is waited out in memory (writeBegunWait). Its timer is not armed again.
  */
 export async function untilDue(
   effects: RunEffects,
@@ -34,4 +36,22 @@ export async function untilDue(
     remaining = dueAt - Date.now();
   }
   return "due";
+}
+
+/**
+ * untilDue's `begun` for `step`'s wait begun just now (a `wait` step's, a sub-workflow start put off, a retry's backoff).
+ * A step of the workflow's own sequence that parks is recorded by the park's write, which follows at once with nothing
+ * run in between, not by one of its own before it: a crash between the two leaves the record as it was, and the timer's
+ * wake (or the command's next delivery) begins the wait again. Anywhere else (a branch of a `parallel`, an item of a
+ * `foreach`) other steps may run on past its due time, and it is written first: its timer's wake, put off while the run
+ * holds the execution, then finds it held (or made), not taken up beside the run or dropped as unknown. So is a wait
+ * waited out in memory.
+ */
+export function writeBegunWait(
+  committer: Pick<RunCommitter, "flush">,
+  workflow: Workflow,
+  step: Step,
+): (parks: boolean) => Promise<void> {
+  const parksTheRun = workflow.steps.includes(step);
+  return (parks) => (parks && parksTheRun ? Promise.resolve() : committer.flush());
 }
