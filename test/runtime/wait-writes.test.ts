@@ -1,9 +1,19 @@
 import { headers, type Msg } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { ResumeCommand } from "@wf/shared/messages";
 import { streamNames, subjects, TIMER_DUE_HEADER } from "@wf/shared/nats";
+import { newWorkflowRecord } from "@wf/shared/store";
 import { useNatsServer } from "@wf/testing/nats-connection";
-import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import {
+  definitionOf,
+  run,
+  startRuntime,
+  testConfig,
+  waitFor,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
 
 /**
  * How often a course of waits writes its execution's record (docs/architecture.md#durability-by-effect), counted on the
@@ -70,6 +80,31 @@ async function writesOfRuns(yaml: string, wakes: number) {
   await rt.platform.nc.flush();
   return ids.map((id) => writes.get(id) ?? []);
 }
+
+/** The record of execution `id` once it is parked (held by nobody) as `at` says. */
+async function parkedAt(id: string, at: (v: ExecutionSnapshot) => boolean) {
+  return waitFor(
+    async () => {
+      const v = (await rt.platform.store.executions.get(id))?.value;
+      return v?.holder === null && at(v) ? v : undefined;
+    },
+    { what: "the execution to park" },
+  );
+}
+
+/** Sends the resume a timer of `path` due at `dueAt` sends; once it is handled, the execution's writes so far. */
+async function wakeOf(id: string, path: string, dueAt: number): Promise<number | undefined> {
+  const h = headers();
+  h.set(TIMER_DUE_HEADER, String(dueAt));
+  const cmd: ResumeCommand = { executionId: id, reason: "timer", stepPath: path };
+  await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify(cmd), { headers: h });
+  await waitFor(async () => (await commandsOpen()) === 0, { what: "the wake handled" });
+  await rt.platform.nc.flush();
+  return writes.get(id)?.length;
+}
+
+/** A child that waits an hour. */
+const LONG = "name: long\nsteps:\n  - { name: nap, type: wait, seconds: 3600 }\n";
 
 describe("the writes of waits", () => {
   it(
@@ -172,27 +207,37 @@ steps:
     "a wake due at none of its step's times writes nothing; one due at the step's time takes the execution up",
     async () => {
       const id = await run(rt.platform, "name: long\nsteps:\n  - { name: nap, type: wait, seconds: 3600 }\n");
-      const parked = await waitFor(
-        async () => {
-          const v = (await rt.platform.store.executions.get(id))?.value;
-          return v?.holder === null && v.steps.nap?.waitUntil ? v : undefined;
-        },
-        { what: "the wait to park" },
-      );
-      const wake = async (dueAt: number) => {
-        const h = headers();
-        h.set(TIMER_DUE_HEADER, String(dueAt));
-        const cmd: ResumeCommand = { executionId: id, reason: "timer", stepPath: "nap" };
-        await rt.platform.js.publish(subjects(rt.ns).execResume(id), JSON.stringify(cmd), { headers: h });
-        await waitFor(async () => (await commandsOpen()) === 0, { what: "the wake handled" });
-        await rt.platform.nc.flush();
-        return writes.get(id)?.length;
-      };
+      const parked = await parkedAt(id, (v) => Boolean(v.steps.nap?.waitUntil));
+      const wake = (dueAt: number) => wakeOf(id, "nap", dueAt);
       const before = writes.get(id)!.length;
       // An earlier timer of the step's (a wait begun again after a crash, an earlier attempt's backoff).
       expect(await wake(parked.steps.nap!.waitUntil! - 60_000)).toBe(before);
       // Its own timer, early by this host's clock: taken up, found early, parked again.
       expect(await wake(parked.steps.nap!.waitUntil!)).toBe(before + 1);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "a wake of a sub-workflow step whose child has started (its start no longer put off) writes nothing",
+    async () => {
+      const child = newWorkflowRecord({
+        id: `wf-${newId()}`,
+        ownerId: "owner1",
+        yaml: LONG,
+        definition: definitionOf(LONG),
+      });
+      await rt.platform.store.workflows.create(child);
+      const id = await run(
+        rt.platform,
+        `name: calls\nsteps:\n  - { name: call, type: workflow, workflow: ${child.id}, timeout: 7200 }\n`,
+      );
+      const parked = await parkedAt(id, (v) => Boolean(v.steps.call?.childExecutionId));
+      const before = writes.get(id)!.length;
+      // The timer of a start put off by the owner's budget, come late: the step cleared its time once the child started.
+      expect(await wakeOf(id, "call", parked.steps.call!.startedAt! + 1_000)).toBe(before);
+      // Its deadline's timer, early by this host's clock: taken up, found early, parked again.
+      expect(await wakeOf(id, "call", parked.steps.call!.deadline!)).toBe(before + 1);
     },
     TIMEOUT_MS,
   );

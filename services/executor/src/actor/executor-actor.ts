@@ -497,14 +497,17 @@ function heldUnder(snap: ExecutionSnapshot, m: JsMsg): boolean {
 /**
  * Whether a timer's wake comes after what it was armed for, by the step's record: the step ended (a short wait that
  * passed in memory while its timer was put back), or it waits, recorded, until times that are none of the timer's (an
- * earlier attempt's backoff or deadline, a wait begun again after a crash under a timer of its own). A step not recorded
- * (or cleared for a container's new attempt), or recorded as begun without its time, is woken: a wait begun and not
+ * earlier attempt's backoff or deadline, a wait begun again after a crash under a timer of its own), or it has its child
+ * execution and no time of its own but its deadline (a sub-workflow start put off by the owner's budget clears its time
+ * once the child starts; a child named and not started yet is its holder's to start). A step not recorded (or cleared
+ * for a container's new attempt), or recorded as begun without its time or a child, is woken: a wait begun and not
  * written yet is begun again by that wake.
  */
 function wakeIsStale(st: StepState | undefined, dueAt: number | null): boolean {
   if (st === undefined) return false;
   if (PAST_STEP.has(st.status)) return true;
-  if (dueAt === null || st.status !== "RUNNING" || (st.waitUntil === null && st.retryAt === null)) return false;
+  if (dueAt === null || st.status !== "RUNNING") return false;
+  if (st.waitUntil === null && st.retryAt === null && st.childExecutionId === null) return false;
   return st.waitUntil !== dueAt && st.retryAt !== dueAt && st.deadline !== dueAt;
 }
 
