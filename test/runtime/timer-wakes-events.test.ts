@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionEvent } from "@wf/shared/execution";
 import { ResumeCommand } from "@wf/shared/messages";
+import { cancelExecution } from "@wf/shared/client";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { useNatsServer } from "@wf/testing/nats-connection";
 import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
@@ -42,6 +43,27 @@ steps:
 `;
 const WAITS = 6;
 
+/** A wait that parks for an hour. */
+const PARKS_AN_HOUR = "name: parks\nsteps:\n  - { name: nap, type: wait, seconds: 3600 }\n";
+
+/** Counts every publish on the event subjects, before the stream's deduplication: each event's id, as often as sent. */
+async function eventsSent(): Promise<{ sent: Map<string, number>; stop: () => void }> {
+  const sent = new Map<string, number>();
+  const sub = rt.platform.nc.subscribe(`${rt.ns}.evt.>`, {
+    callback: (_err, m) => {
+      const id = m.json<ExecutionEvent>().id;
+      sent.set(id, (sent.get(id) ?? 0) + 1);
+    },
+  });
+  await rt.platform.nc.flush();
+  return { sent, stop: () => sub.unsubscribe() };
+}
+
+/** The events sent more than once: each time after its first. */
+function sentAgain(sent: Map<string, number>): number {
+  return [...sent.values()].reduce((n, times) => n + times - 1, 0);
+}
+
 /** The ids of the execution's events in the stream, in its order, each as often as it is stored. */
 async function storedIds(id: string): Promise<string[]> {
   const ids: string[] = [];
@@ -67,14 +89,7 @@ describe("events of executions woken by timers, without a crash or a takeover", 
     "are each published once: no resume or late wake sends the park's or the ending's events again",
     async () => {
       const { nc } = rt.platform;
-      // Every publish on the event subjects, before the stream's deduplication: each event's id, as often as it is sent.
-      const sent = new Map<string, number>();
-      const events = nc.subscribe(`${rt.ns}.evt.>`, {
-        callback: (_err, m) => {
-          const id = m.json<ExecutionEvent>().id;
-          sent.set(id, (sent.get(id) ?? 0) + 1);
-        },
-      });
+      const { sent, stop } = await eventsSent();
       // The waits whose timer fired, by execution and step (a timer fired again is one wake).
       const wakes = new Set<string>();
       const resumes = nc.subscribe(subjects(rt.ns).execResumeAll, {
@@ -101,15 +116,45 @@ describe("events of executions woken by timers, without a crash or a takeover", 
         for (const s of ended)
           expect(await storedIds(s.id)).toEqual(Array.from({ length: s.eventSeq }, (_, i) => `${s.id}.${i + 1}`));
         await nc.flush();
-        const again = [...sent.values()].reduce((n, times) => n + times - 1, 0);
+        const again = sentAgain(sent);
         expect(
           again,
           `${again} events sent again over ${EXECUTIONS * WAITS} timer wakes (${EXECUTIONS * 2} parks resumed)`,
         ).toBe(0);
         expect(sent.size).toBe(ended.reduce((n, s) => n + s.eventSeq, 0));
       } finally {
-        events.unsubscribe();
+        stop();
         resumes.unsubscribe();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "are each published once when an execution parked here is cancelled: the cancel does not send the park's again",
+    async () => {
+      const { sent, stop } = await eventsSent();
+      try {
+        const ids = await Promise.all(Array.from({ length: EXECUTIONS }, () => run(rt.platform, PARKS_AN_HOUR)));
+        for (const id of ids) {
+          await waitFor(async () => (await rt.platform.store.executions.get(id))?.value.steps.nap?.waitUntil, {
+            what: "the execution to park at nap",
+            timeoutMs: TIMEOUT_MS,
+          });
+          await cancelExecution(rt.platform.js, rt.ns, id);
+        }
+        const ended = await Promise.all(ids.map((id) => waitForStatus(rt.platform, id, undefined, TIMEOUT_MS)));
+        expect(ended.map((s) => s.status)).toEqual(ids.map(() => "CANCELLED"));
+        await waitFor(async () => (await commandsOpen()) === 0, {
+          what: "every command handled",
+          timeoutMs: TIMEOUT_MS,
+        });
+        await rt.platform.nc.flush();
+        const again = sentAgain(sent);
+        expect(again, `${again} events sent again over ${EXECUTIONS} cancels of parked executions`).toBe(0);
+        expect(sent.size).toBe(ended.reduce((n, s) => n + s.eventSeq, 0));
+      } finally {
+        stop();
       }
     },
     TIMEOUT_MS,

@@ -283,9 +283,6 @@ export class ExecutorActor {
       const wf = storedWorkflow(snap);
       snap.holder = { actor: this.deps.actorId, seq: commandSeq(m), since: Date.now() };
       const c = this.committer(snap, v.version);
-      // The events of the record's last write may never have reached the stream (its writer died before publishing
-      // them): the first write publishes them first (Committer.publishInherited), unless this process wrote them.
-      if (this.published.take(snap)) c.outboxPublished();
       c.touch();
       if (takeover) {
         // A step a debugger's pause holds (paused at its failure or inside its attempt) is not running.
@@ -353,10 +350,16 @@ export class ExecutorActor {
     await notifyParent(this.deps.js, this.deps.ns, snap);
   }
 
-  /** The single writer of `snap` at `version` through this actor's store and event publisher. */
+  /**
+   * The single writer of `snap` at `version` through this actor's store and event publisher. The events of the record's
+   * last write may never have reached the stream (its writer died before publishing them): its first write publishes
+   * them first (Committer.publishInherited), a resume's as a cancel's or a fail's, unless this process parked it so.
+   */
   private committer(snap: ExecutionSnapshot, version: number, role?: "guest"): Committer {
     const { store, events, ns, resultLimits } = this.deps;
-    return new Committer(snap, version, store, events, ns, resultLimits, role);
+    const c = new Committer(snap, version, store, events, ns, resultLimits, role);
+    if (this.published.take(snap)) c.outboxPublished();
+    return c;
   }
 
   private interrupt(c: Committer, inFlight: [string, StepState][]): void {
