@@ -46,6 +46,21 @@ const WAITS = 6;
 /** A wait that parks for an hour. */
 const PARKS_AN_HOUR = "name: parks\nsteps:\n  - { name: nap, type: wait, seconds: 3600 }\n";
 
+/** A short wait passed in memory, a pure step that holds the run for 2.5 s, a wait that parks for an hour. */
+const CANCELLED_PARKED = `
+name: cancelled-parked
+steps:
+  - { name: short, type: wait, seconds: 0.3 }
+  - name: busy
+    type: code
+    language: javascript
+    code: |
+      const end = Date.now() + 2500;
+      while (Date.now() < end) {}
+      return 1;
+  - { name: nap, type: wait, seconds: 3600 }
+`;
+
 /** Counts every publish on the event subjects, before the stream's deduplication: each event's id, as often as sent. */
 async function eventsSent(): Promise<{ sent: Map<string, number>; stop: () => void }> {
   const sent = new Map<string, number>();
@@ -155,6 +170,57 @@ describe("events of executions woken by timers, without a crash or a takeover", 
         expect(sent.size).toBe(ended.reduce((n, s) => n + s.eventSeq, 0));
       } finally {
         stop();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "are each published once when a parked execution is cancelled: a late wake does not finish the cancel again",
+    async () => {
+      const { sent, stop } = await eventsSent();
+      const wakes = new Set<string>();
+      const resumes = rt.platform.nc.subscribe(subjects(rt.ns).execResumeAll, {
+        callback: (_err, m) => {
+          const cmd = ResumeCommand.parse(m.json());
+          if (cmd.stepPath === "short") wakes.add(cmd.executionId);
+        },
+      });
+      await rt.platform.nc.flush();
+      try {
+        // The timer of `short` fires while the run holds the execution (spinning in `busy`): it is put back, up to a
+        // second at a time, and comes again once the execution is parked at `nap`, and cancelled there at once.
+        const ids = await Promise.all(
+          Array.from({ length: EXECUTIONS }, async () => {
+            const id = await run(rt.platform, CANCELLED_PARKED);
+            await waitFor(
+              async () => {
+                const v = (await rt.platform.store.executions.get(id))?.value;
+                return v?.holder === null && Boolean(v.steps.nap?.waitUntil);
+              },
+              { what: "the execution to park at nap", timeoutMs: TIMEOUT_MS, intervalMs: 5 },
+            );
+            await cancelExecution(rt.platform.js, rt.ns, id);
+            return id;
+          }),
+        );
+        const ended = await Promise.all(ids.map((id) => waitForStatus(rt.platform, id, undefined, TIMEOUT_MS)));
+        expect(ended.map((s) => s.status)).toEqual(ids.map(() => "CANCELLED"));
+        await waitFor(() => wakes.size === EXECUTIONS, {
+          what: "every short wait's timer to fire",
+          timeoutMs: TIMEOUT_MS,
+        });
+        await waitFor(async () => (await commandsOpen()) === 0, {
+          what: "every command handled",
+          timeoutMs: TIMEOUT_MS,
+        });
+        await rt.platform.nc.flush();
+        const again = sentAgain(sent);
+        expect(again, `${again} events sent again over ${EXECUTIONS} late wakes of cancelled executions`).toBe(0);
+        expect(sent.size).toBe(ended.reduce((n, s) => n + s.eventSeq, 0));
+      } finally {
+        stop();
+        resumes.unsubscribe();
       }
     },
     TIMEOUT_MS,

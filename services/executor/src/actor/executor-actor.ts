@@ -124,16 +124,37 @@ export class ExecutorActor {
   private async exclusive(m: JsMsg, handle: () => Promise<Handled>): Promise<Handled> {
     const executionId = executionOfSubject(m.subject);
     if (this.claimed.has(executionId)) return this.retryLater(m);
-    this.claimed.add(executionId);
     try {
-      return await handle();
+      return await this.claiming(executionId, handle);
     } catch (err) {
       if (!(err instanceof LostOwnershipError)) throw err;
       this.deps.log.warn("lost an execution to another actor", { subject: m.subject, err });
       return "unacked";
+    }
+  }
+
+  /**
+   * Runs `handle` with the execution claimed in this process, unless something here claims it already: a start or
+   * resume for it meanwhile is put back (exclusive). An ending written outside a run (a cancel, a fail) is so remembered
+   * (endingSeenThrough) before such a command reads it: one read between its write and its note would finish it again.
+   */
+  private async claiming<T>(executionId: string, handle: () => Promise<T>): Promise<T> {
+    if (this.claimed.has(executionId)) return handle();
+    this.claimed.add(executionId);
+    try {
+      return await handle();
     } finally {
       this.claimed.delete(executionId);
     }
+  }
+
+  /**
+   * The rest of an ending this process wrote (`c` settled): its parent told. It is then seen through, and remembered:
+   * a command delivered again for it (a late wake) does nothing here.
+   */
+  private async endingSeenThrough(c: Committer): Promise<void> {
+    await notifyParent(this.deps.js, this.deps.ns, c.snap);
+    this.ended.note(c.snap.id, c.version);
   }
 
   /** Held elsewhere (or here, under another message): come back soon (jittered), then less often. */
@@ -146,25 +167,27 @@ export class ExecutorActor {
    * The give-up hook of the executor's commands, and the `fail` command of other services': the
    * execution ends FAILED, saying why, unless it has ended already.
    */
-  async fail(executionId: string, reason: string): Promise<void> {
-    for (;;) {
-      const v = await this.deps.store.executions.get(executionId);
-      if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
-      const c = this.committer(v.value, v.version, "guest");
-      const s = c.snap;
-      s.status = "FAILED";
-      s.error = reason;
-      s.completedAt = Date.now();
-      s.holder = null;
-      c.emit("exec_failed", undefined, { status: s.status, error: s.error });
-      try {
-        await c.settle();
-        await notifyParent(this.deps.js, this.deps.ns, s);
-        return;
-      } catch (e) {
-        if (!(e instanceof CasConflictError)) throw e;
+  fail(executionId: string, reason: string): Promise<void> {
+    return this.claiming(executionId, async () => {
+      for (;;) {
+        const v = await this.deps.store.executions.get(executionId);
+        if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
+        const c = this.committer(v.value, v.version, "guest");
+        const s = c.snap;
+        s.status = "FAILED";
+        s.error = reason;
+        s.completedAt = Date.now();
+        s.holder = null;
+        c.emit("exec_failed", undefined, { status: s.status, error: s.error });
+        try {
+          await c.settle();
+        } catch (e) {
+          if (!(e instanceof CasConflictError)) throw e;
+          continue;
+        }
+        return this.endingSeenThrough(c);
       }
-    }
+    });
   }
 
   private async onStart(m: JsMsg, cmd: z.output<typeof StartCommand>): Promise<Handled> {
@@ -212,8 +235,7 @@ export class ExecutorActor {
       if (!runnable) {
         await c.create();
         await c.settle();
-        await notifyParent(this.deps.js, this.deps.ns, snap);
-        return;
+        return await this.endingSeenThrough(c);
       }
       c.deferCreate();
       await this.drive(c, checked.workflow);
@@ -300,8 +322,7 @@ export class ExecutorActor {
             }
             throw err;
           }
-          await notifyParent(this.deps.js, this.deps.ns, c.snap);
-          return;
+          return this.endingSeenThrough(c);
         }
         if (inFlight.length) c.emit("exec_resumed", undefined, { rerunning: inFlight.map(([p]) => p) });
       }
@@ -326,8 +347,7 @@ export class ExecutorActor {
       // A rerun or a step test that could not be made has ended.
       if (TERMINAL_STATUSES.has(snap.status)) {
         await c.settle();
-        await notifyParent(this.deps.js, this.deps.ns, snap);
-        return;
+        return this.endingSeenThrough(c);
       }
       await this.drive(c, wf, wake?.path ?? null);
       return;
@@ -347,7 +367,7 @@ export class ExecutorActor {
     c.publishInherited();
     await c.settle();
     await retryTransient(() => this.deps.store.executions.relist(snap.id));
-    await notifyParent(this.deps.js, this.deps.ns, snap);
+    await this.endingSeenThrough(c);
   }
 
   /**
@@ -400,10 +420,7 @@ export class ExecutorActor {
       c.touch();
       await c.settle();
       if (result === "parked") this.published.note(c.snap);
-      if (result === "terminal") {
-        await notifyParent(this.deps.js, this.deps.ns, c.snap);
-        this.ended.note(id, c.version);
-      }
+      if (result === "terminal") await this.endingSeenThrough(c);
       // A cancel written while the park was being written was adopted into it: held by nobody
       // now, the execution is cancelled again, to be finished as a parked one, not at its wake.
       else if (c.snap.cancelRequested)
@@ -422,6 +439,11 @@ export class ExecutorActor {
 
   private async onCancel(executionId: string, reason?: string): Promise<void> {
     this.cancelLocal(executionId, reason);
+    await this.claiming(executionId, () => this.cancelRecord(executionId, reason));
+  }
+
+  /** Flags the record cancelled: its holder ends the run; one held by nobody (parked, pending) is ended here. */
+  private async cancelRecord(executionId: string, reason?: string): Promise<void> {
     for (;;) {
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
@@ -449,7 +471,7 @@ export class ExecutorActor {
         if (err instanceof LostOwnershipError || err instanceof CasConflictError) continue;
         throw err;
       }
-      if (snap.status === "CANCELLED") await notifyParent(this.deps.js, this.deps.ns, snap);
+      if (snap.status === "CANCELLED") await this.endingSeenThrough(c);
       return;
     }
   }

@@ -5,7 +5,8 @@ const REMEMBERED = 10_000;
 
 /**
  * The endings this process wrote and saw through (the final events acknowledged, the parent told), by execution: the
- * version of the ended record. A command delivered again for an ended execution finishes its ending again, in case its
+ * version of the ended record. A run's end, and those written outside a run: a cancel or a fail of an execution nobody
+ * holds, an interruption on a takeover, a start that could not run, an ending finished again. A command delivered again for an ended execution finishes its ending again, in case its
  * holder died before the rest of it (ExecutorActor.finishEnding); one for an ending remembered here has nothing to do.
  * Those come on the normal path: a short wait's timer, armed in case the process dies, fires while the run still holds
  * the execution, is put back, and comes again once the run has ended. Each would publish the final events again (the
