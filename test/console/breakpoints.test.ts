@@ -6,7 +6,15 @@ import { LlmTestServer } from "../ai/support/llm-server";
 import { McpHttpTestServer } from "../ai/support/mcp-http-server";
 import { storeWorkflow } from "../api/support";
 import { sideEffects } from "../support/side-effects";
-import { consoleCall, consoleSession, statusAndCode, useConsole, type Answer, type Session } from "./support";
+import {
+  consoleCall,
+  consoleSession,
+  debugRunPolls,
+  statusAndCode,
+  useConsole,
+  type Answer,
+  type Session,
+} from "./support";
 
 /**
  * One test per breakpoint type, each over real HTTP (the console API) against the edge and the
@@ -56,8 +64,6 @@ interface Pause {
   context: Record<string, unknown>;
 }
 
-const TERMINAL = ["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"];
-
 /** A user with a stored workflow, starting debug runs of it and driving them over HTTP. */
 async function debugging(yaml: string) {
   const me = await consoleSession(env(), "free");
@@ -67,6 +73,7 @@ async function debugging(yaml: string) {
     if (r.status !== 200) throw new Error(`GET ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body as View;
   };
+  const polls = debugRunPolls(view);
   return {
     me,
     wf,
@@ -80,24 +87,10 @@ async function debugging(yaml: string) {
     },
     /** Polls (bounded) until the run waits at a pause other than `after`; an end meanwhile fails the test. */
     async paused(id: string, after?: string): Promise<{ pause: Pause; view: View }> {
-      return waitFor(
-        async () => {
-          const v = await view(id);
-          if (TERMINAL.includes(v.status)) throw new Error(`ended ${v.status} (${v.error}) instead of pausing`);
-          return v.status === "PAUSED" && v.pause && v.pause.id !== after ? { pause: v.pause, view: v } : undefined;
-        },
-        { timeoutMs: 15_000, what: `execution ${id} to pause` },
-      );
+      const v = await polls.paused(id, after);
+      return { pause: v.pause, view: v };
     },
-    async ended(id: string): Promise<View> {
-      return waitFor(
-        async () => {
-          const v = await view(id);
-          return TERMINAL.includes(v.status) ? v : undefined;
-        },
-        { timeoutMs: 15_000, what: `execution ${id} to end` },
-      );
-    },
+    ended: polls.ended,
     command(id: string, name: string, body: Record<string, unknown> = {}, who: Session = me): Promise<Answer> {
       return consoleCall(env(), who, "POST", `/api/console/executions/${id}/debug/${name}`, { body });
     },

@@ -3,6 +3,7 @@ import { endedStatus, type ExecutionEvent } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { call, consoleAccount, storeWorkflow, useApi, type ApiEnv, type ConsoleAccount } from "../api/support";
 import { waitFor } from "../support/runtime";
+import { debugRunPolls, type Answer } from "./support";
 
 /**
  * The debugger under concurrency, over the console API against the edge and the executor on a real nats-server:
@@ -27,11 +28,6 @@ interface View {
   breakpointsRevision: number;
   breakpoints: { id: string; type: string; step?: string }[];
 }
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
 const TERMINAL = ["COMPLETED", "FAILED", "CANCELLED", "INTERRUPTED"];
 
 /** Three branches that come to their first steps at one moment, each with two steps. */
@@ -137,6 +133,7 @@ async function debugging(env: ApiEnv, yaml: string, child?: string) {
     if (r.status !== 200) throw new Error(`GET ${id}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body as unknown as View;
   };
+  const polls = debugRunPolls(view);
   return {
     me,
     view,
@@ -152,26 +149,8 @@ async function debugging(env: ApiEnv, yaml: string, child?: string) {
       return { id, events: () => settledEvents(env, id) };
     },
     /** Polls (bounded) until the run waits at a pause other than `after`; an end meanwhile fails the test. */
-    async paused(id: string, after?: string): Promise<Pause> {
-      return waitFor(
-        async () => {
-          const v = await view(id);
-          if (TERMINAL.includes(v.status)) throw new Error(`ended ${v.status} (${v.error}) instead of pausing`);
-          return v.status === "PAUSED" && v.pause && v.pause.id !== after ? v.pause : undefined;
-        },
-        { timeoutMs: 15_000, what: `execution ${id} to pause` },
-      );
-    },
-    /** The run once it ended. */
-    async ended(id: string): Promise<View> {
-      return waitFor(
-        async () => {
-          const v = await view(id);
-          return TERMINAL.includes(v.status) ? v : undefined;
-        },
-        { timeoutMs: 15_000, what: `execution ${id} to end` },
-      );
-    },
+    paused: async (id: string, after?: string): Promise<Pause> => (await polls.paused(id, after)).pause,
+    ended: polls.ended,
     /** The run once it ended, or once it waits at a pause other than `after`. */
     async settled(id: string, after: string): Promise<View> {
       return waitFor(

@@ -153,3 +153,44 @@ export function stepTestCalls(env: () => ConsoleEnv): {
       ),
   };
 }
+
+/** What the debug-run polls read of a console execution view. */
+interface DebugRunView {
+  status: string;
+  error: string | null;
+  pause: { id: string } | null;
+}
+
+/**
+ * Bounded polls of a debug run through `view` (its console execution view): `paused` until the run waits at a pause
+ * other than `after` (an end meanwhile fails the test), `ended` until it ended.
+ */
+export function debugRunPolls<V extends DebugRunView>(
+  view: (id: string) => Promise<V>,
+): {
+  paused(id: string, after?: string): Promise<V & { pause: NonNullable<V["pause"]> }>;
+  ended(id: string): Promise<V>;
+} {
+  const ended = (v: V) => TERMINAL_STATUSES.has(v.status as ExecutionSnapshot["status"]);
+  return {
+    paused: (id, after) =>
+      waitFor(
+        async () => {
+          const v = await view(id);
+          if (ended(v)) throw new Error(`ended ${v.status} (${v.error}) instead of pausing`);
+          return v.status === "PAUSED" && v.pause && v.pause.id !== after
+            ? (v as V & { pause: NonNullable<V["pause"]> })
+            : undefined;
+        },
+        { timeoutMs: 15_000, what: `execution ${id} to pause` },
+      ),
+    ended: (id) =>
+      waitFor(
+        async () => {
+          const v = await view(id);
+          return ended(v) ? v : undefined;
+        },
+        { timeoutMs: 15_000, what: `execution ${id} to end` },
+      ),
+  };
+}
