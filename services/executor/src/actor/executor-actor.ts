@@ -170,6 +170,7 @@ export class ExecutorActor {
   fail(executionId: string, reason: string): Promise<void> {
     return this.claiming(executionId, async () => {
       for (;;) {
+        await this.published.settled(executionId);
         const v = await this.deps.store.executions.get(executionId);
         if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
         const c = this.committer(v.value, v.version, "guest");
@@ -418,8 +419,8 @@ export class ExecutorActor {
       const result = await run.run();
       c.snap.holder = null;
       c.touch();
-      await c.settle();
-      if (result === "parked") this.published.note(c.snap);
+      if (result === "parked") await this.published.park(c.snap, c.settle());
+      else await c.settle();
       if (result === "terminal") await this.endingSeenThrough(c);
       // A cancel written while the park was being written was adopted into it: held by nobody
       // now, the execution is cancelled again, to be finished as a parked one, not at its wake.
@@ -445,6 +446,7 @@ export class ExecutorActor {
   /** Flags the record cancelled: its holder ends the run; one held by nobody (parked, pending) is ended here. */
   private async cancelRecord(executionId: string, reason?: string): Promise<void> {
     for (;;) {
+      await this.published.settled(executionId);
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;

@@ -12,6 +12,31 @@ const REMEMBERED = 10_000;
  */
 export class PublishedOutboxes {
   private readonly lastIds = new Lru<string, string>(REMEMBERED);
+  /** Parks being written and published here, by execution. */
+  private readonly settling = new Map<string, Promise<unknown>>();
+
+  /**
+   * `settle` writes and publishes `snap`, a park; its outbox is then noted. Until it is, `settled` waits for it: a
+   * cancel handled here beside the run (which it does not wait for) reads the park once it is noted, not between its
+   * write and its note, and does not publish its events again.
+   */
+  async park(snap: ExecutionSnapshot, settle: Promise<void>): Promise<void> {
+    this.settling.set(
+      snap.id,
+      settle.catch(() => undefined),
+    );
+    try {
+      await settle;
+      this.note(snap);
+    } finally {
+      this.settling.delete(snap.id);
+    }
+  }
+
+  /** Resolves once the park of `executionId` being settled here (park), if any, is. */
+  async settled(executionId: string): Promise<void> {
+    await this.settling.get(executionId);
+  }
 
   /** `snap` was written, and its outbox's events acknowledged. */
   note(snap: ExecutionSnapshot): void {
