@@ -32,6 +32,8 @@ const poll = <T>(read: () => T | Promise<T>, timeout = 10_000) => expect.poll(re
 const word = async (badge: Locator) => (await badge.textContent())?.toLowerCase().replaceAll("_", " ");
 const stepStatus = (page: Page, path: string) =>
   word(page.locator(`.steps-table tr[data-step-path="${path}"] .badge`).first());
+/** Whether the element has the page's focus. */
+const isFocused = (element: Locator) => element.evaluate((el) => el === el.ownerDocument.activeElement);
 const headerStatus = (page: Page) => word(page.locator(".page-head .badge").first());
 /** A figure of the execution page's summary, by its label. */
 const fact = (page: Page, label: string) =>
@@ -501,47 +503,10 @@ steps:
 
   it('shows "Rerun started" over no control: the last row\'s button under it takes a click', async () => {
     const { page, context, errors } = await signedIn(service());
-    const workflowId = await createWorkflow(
-      page,
-      `
-name: toast-${unique()}
-steps:
-  - { name: a, type: transform, output: 1 }
-  - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
-  - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
-`,
-    );
-    const id = await startExecution(page, workflowId);
-    await page.goto(`/console/executions/${id}?steps=list`);
-    await poll(() => headerStatus(page), 20_000).toBe("completed");
-    await page.locator('tr[data-step-path="b"]').getByRole("button", { name: "Rerun from this step" }).click();
-    const dialog = page.getByRole("dialog", { name: "Rerun from b" });
-    await poll(() => dialog.getByRole("button", { name: "Rerun from b" }).isEnabled()).toBe(true);
-    await dialog.getByRole("button", { name: "Rerun from b" }).click();
-    await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
-    const toast = page.locator(".toast", { hasText: "Rerun started from b" });
-    await toast.waitFor();
-    // A laptop's height: the page scrolls.
-    await page.setViewportSize({ width: 1280, height: 640 });
-    await page.getByRole("button", { name: "List", exact: true }).click();
-
-    // The last row's button scrolled to where the toast is, as a page of its length puts it: under the toast.
-    const last = page.locator('tr[data-step-path="c"]').getByRole("button", { name: "Rerun from this step" });
-    await last.waitFor();
-    const toastBox = (await toast.boundingBox())!;
-    const before = (await last.boundingBox())!;
-    // boundingBox is relative to the viewport: the scroll brings the button's middle to the toast's.
-    await page.evaluate(`window.scrollBy(0, ${before.y + before.height / 2 - (toastBox.y + toastBox.height / 2)})`);
-    const box = (await last.boundingBox())!;
-    // Where playwright clicks it: its middle.
-    const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-    const covered =
-      toastBox.x < x && x < toastBox.x + toastBox.width && toastBox.y < y && y < toastBox.y + toastBox.height;
-    expect(covered, JSON.stringify({ box, toastBox: await toast.boundingBox() })).toBe(true);
+    const { centre } = await lastButtonUnderRerunToast(page);
     // A click where the button is, as a person's (playwright's own click scrolls the button out from under the toast
     // and clicks it there): the button takes it, and opens its dialog.
-    expect(await toast.isVisible()).toBe(true);
-    await page.mouse.click(x, y);
+    await page.mouse.click(centre.x, centre.y);
     await screenshot(page, "rerun-toast-over-list");
     await page.getByRole("dialog", { name: "Rerun from c" }).waitFor({ timeout: 2_000 });
     await page.getByRole("dialog", { name: "Rerun from c" }).getByRole("button", { name: "Cancel" }).click();
@@ -554,7 +519,102 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('moves "Rerun started" off the last row\'s button when Tab reaches it, and reads it out', async () => {
+    const { page, context, errors } = await signedIn(service());
+    const { toast, last } = await lastButtonUnderRerunToast(page);
+    // Announced: the notice is in a polite live region, there before the notice came.
+    const region = page.getByRole("status").filter({ has: toast });
+    expect(await region.getAttribute("aria-live")).toBe("polite");
+    // By keyboard, from the row above: Tab until the button has the focus (the row's own controls come first).
+    await page
+      .locator('tr[data-step-path="b"]')
+      .getByRole("button", { name: "Rerun from this step" })
+      .evaluate((b) => b.focus({ preventScroll: true }));
+    for (let tabs = 0; tabs < 6 && !(await isFocused(last)); tabs++) await page.keyboard.press("Tab");
+    expect(await isFocused(last)).toBe(true);
+    // The notice still shows, over none of the button and its focus ring (3 px around it).
+    expect(await toast.isVisible()).toBe(true);
+    const [button, notice] = [(await last.boundingBox())!, (await toast.boundingBox())!];
+    const clear =
+      notice.x >= button.x + button.width + 3 ||
+      notice.x + notice.width <= button.x - 3 ||
+      notice.y >= button.y + button.height + 3 ||
+      notice.y + notice.height <= button.y - 3;
+    expect(clear, JSON.stringify({ button, notice })).toBe(true);
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate(`document.documentElement.dataset.theme = "${theme}"`);
+      await screenshot(page, `rerun-toast-keyboard-${theme}`, { fullPage: false });
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
+
+/**
+ * A rerun of a three-step run from b, started from its page's list, then the new run's list at a laptop's height
+ * (1280x640, the page scrolls) scrolled so that the middle of its last row's "Rerun from this step" is under the
+ * "Rerun started from b" notice, as a page of its length puts it (asserted, with the notice still showing).
+ */
+async function lastButtonUnderRerunToast(page: Page) {
+  const workflowId = await createWorkflow(
+    page,
+    `
+name: toast-${unique()}
+steps:
+  - { name: a, type: transform, output: 1 }
+  - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
+  - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
+`,
+  );
+  const id = await startExecution(page, workflowId);
+  await page.goto(`/console/executions/${id}?steps=list`);
+  await poll(() => headerStatus(page), 20_000).toBe("completed");
+  await page.locator('tr[data-step-path="b"]').getByRole("button", { name: "Rerun from this step" }).click();
+  const dialog = page.getByRole("dialog", { name: "Rerun from b" });
+  await poll(() => dialog.getByRole("button", { name: "Rerun from b" }).isEnabled()).toBe(true);
+  await dialog.getByRole("button", { name: "Rerun from b" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
+  const toast = page.locator(".toast", { hasText: "Rerun started from b" });
+  await toast.waitFor();
+  // A laptop's height: the page scrolls.
+  await page.setViewportSize({ width: 1280, height: 640 });
+  await page.getByRole("button", { name: "List", exact: true }).click();
+
+  const last = page.locator('tr[data-step-path="c"]').getByRole("button", { name: "Rerun from this step" });
+  await last.waitFor();
+  // boundingBox is relative to the viewport: a scroll brings the button's middle to the toast's, again while the new
+  // run's page grows (its output, its events), and the toast comes back to its corner if the List button, focused by
+  // its click, had sent it to another one until scrolled out of view.
+  const middle = (box: { x: number; y: number; width: number; height: number }) => ({
+    x: box.x + box.width / 2,
+    y: box.y + box.height / 2,
+  });
+  // Drawn in full first: "Compare with…" comes into the page's head once the workflow's runs are read, the events
+  // once their stream has ended.
+  await page.getByRole("link", { name: "Compare", exact: true }).waitFor();
+  await page.getByRole("region", { name: "Events" }).getByText("All events received").waitFor();
+  let centre = { x: 0, y: 0 };
+  let height = 0;
+  await poll(async () => {
+    const off = middle((await last.boundingBox())!).y - middle((await toast.boundingBox())!).y;
+    const was = height;
+    height = await page.evaluate<number>("document.documentElement.scrollHeight");
+    // Still where the last scroll put it, as long as a poll before: the page has stopped moving.
+    if (Math.abs(off) >= 1 || height !== was) return page.evaluate(`window.scrollBy(0, ${off}), "scrolled by ${off}"`);
+    // Where playwright clicks it: its middle.
+    centre = middle((await last.boundingBox())!);
+    const notice = (await toast.boundingBox())!;
+    const covered =
+      notice.x < centre.x &&
+      centre.x < notice.x + notice.width &&
+      notice.y < centre.y &&
+      centre.y < notice.y + notice.height;
+    return covered || JSON.stringify({ centre, notice });
+  }, 3_000).toBe(true);
+  expect(await toast.isVisible()).toBe(true);
+  return { toast, last, centre };
+}
 
 /** Page script (plain JavaScript: this program has no DOM types) noting when the list's first row is first painted. */
 const FIRST_ROW_WATCH = `

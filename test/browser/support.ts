@@ -366,9 +366,12 @@ export async function whenCanvasStill(page: Page): Promise<void> {
     .toBe(true);
 }
 
-/** Writes `.tmp/screenshots/<name>.png`. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/**
+ * Writes `.tmp/screenshots/<name>.png`: the whole page, or the window only (`fullPage: false`), where what is fixed to
+ * the window (a notice) is drawn where a person sees it.
+ */
+export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: opts.fullPage ?? true });
 }
 
 /**
