@@ -12,6 +12,7 @@ import {
   screenshot,
   signedIn,
   startExecution,
+  whenCanvasStill,
   TEST_LLM_PRICE,
   useSharedConsoleService,
   type ConsoleService,
@@ -549,6 +550,55 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("opens a rerun's page with its steps shown as where it was started: the list from a row, the canvas from a node", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const workflowId = await createWorkflow(
+      page,
+      `
+name: rerun-view-${unique()}
+steps:
+  - { name: a, type: transform, output: 1 }
+  - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
+  - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
+`,
+    );
+    const id = await startExecution(page, workflowId);
+    await page.goto(`/console/executions/${id}?steps=list`);
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    const rerun = async (from: string, was: string) => {
+      const dialog = page.getByRole("dialog", { name: `Rerun from ${from}` });
+      await poll(() => dialog.getByRole("button", { name: `Rerun from ${from}` }).isEnabled()).toBe(true);
+      await dialog.getByRole("button", { name: `Rerun from ${from}` }).click();
+      await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(was));
+      return new URL(page.url());
+    };
+
+    // From a row of the list: the new run's list, its status and its events, its reused steps marked.
+    await page.locator('tr[data-step-path="b"]').getByRole("button", { name: "Rerun from this step" }).click();
+    const first = await rerun("b", id);
+    expect(first.search).toBe("?steps=list");
+    await page.getByRole("button", { name: "List", exact: true, pressed: true }).waitFor();
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    await poll(() => stepStatus(page, "c")).toBe("completed");
+    expect(await page.locator('tr[data-step-path="a"] .badge.reused').count()).toBe(1);
+    await page.getByRole("region", { name: "Events" }).getByText("All events received").waitFor();
+    await screenshot(page, "rerun-opens-list");
+
+    // From a step selected on the canvas: the new run's canvas, as before.
+    await page.getByRole("button", { name: "Canvas", exact: true }).click();
+    await page.locator('.react-flow__node[data-id="c"]').waitFor();
+    await whenCanvasStill(page);
+    await page.locator('.react-flow__node[data-id="c"]').click();
+    await page.getByRole("region", { name: "Step c" }).getByRole("button", { name: "Rerun from this step" }).click();
+    const second = await rerun("c", first.pathname.split("/").pop()!);
+    expect(second.search).toBe("");
+    await page.getByRole("button", { name: "Canvas", exact: true, pressed: true }).waitFor();
+    await page.locator('.react-flow__node[data-id="c"]').waitFor();
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 /**
@@ -577,15 +627,13 @@ steps:
   await page.waitForURL((url) => url.pathname.startsWith("/console/executions/") && !url.pathname.endsWith(id));
   const toast = page.locator(".toast", { hasText: "Rerun started from b" });
   await toast.waitFor();
-  // A laptop's height: the page scrolls.
+  // A laptop's height: the page scrolls. Started from the list, the rerun's page shows its steps as a list too.
   await page.setViewportSize({ width: 1280, height: 640 });
-  await page.getByRole("button", { name: "List", exact: true }).click();
 
   const last = page.locator('tr[data-step-path="c"]').getByRole("button", { name: "Rerun from this step" });
   await last.waitFor();
   // boundingBox is relative to the viewport: a scroll brings the button's middle to the toast's, again while the new
-  // run's page grows (its output, its events), and the toast comes back to its corner if the List button, focused by
-  // its click, had sent it to another one until scrolled out of view.
+  // run's page grows (its output, its events).
   const middle = (box: { x: number; y: number; width: number; height: number }) => ({
     x: box.x + box.width / 2,
     y: box.y + box.height / 2,

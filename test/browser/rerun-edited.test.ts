@@ -83,15 +83,17 @@ describeInBrowser("a rerun standing on a debugger's edit", () => {
     expect(await page.getByRole("note", { name: "Saving" }).textContent()).toContain(
       "one was reused as edited in the debugger.",
     );
-    // The canvas, the page's first view of the steps, marks the node as the list does.
+    // Started from a row of the list, the rerun's page shows its steps as a list; the marks are waited for.
+    await page.getByRole("button", { name: "List", exact: true, pressed: true }).waitFor();
+    await poll(() => marks(page, "one")).toEqual(["reused", "edited"]);
+    expect(await marks(page, "two")).toEqual(["reused"]);
+    expect(await marks(page, "three")).toEqual([]);
+    // The canvas marks the node as the list does.
+    await page.getByRole("button", { name: "Canvas", exact: true }).click();
     await poll(() => nodeMarks(page, "one")).toEqual(["reused", "edited"]);
     expect(await nodeMarks(page, "two")).toEqual(["reused"]);
     await inBothThemes(page, "rerun-edited-canvas");
     await page.getByRole("button", { name: "List", exact: true }).click();
-    // The list view draws its rows after the switch: the marks are waited for, not read at once.
-    await poll(() => marks(page, "one")).toEqual(["reused", "edited"]);
-    expect(await marks(page, "two")).toEqual(["reused"]);
-    expect(await marks(page, "three")).toEqual([]);
     await page.getByRole("button", { name: "one", exact: true }).click();
     const step = page.getByRole("region", { name: "Step one" });
     await poll(() => step.getByRole("note", { name: "Edited in the debugger" }).count()).toBe(1);

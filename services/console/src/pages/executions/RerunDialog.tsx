@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useNavigate } from "react-router";
+import { useNavigate, useSearchParams } from "react-router";
 import { api } from "../../api/client";
 import type { ExecutionView, RerunBody, RerunPlan, RerunResponse } from "../../api/types";
 import { Modal } from "../../ui/confirm";
@@ -10,6 +10,7 @@ import { useToast } from "../../ui/toast";
 import { fetchWorkflow, workflowKeys } from "../workflows/queries";
 import { JsonField, parseJson } from "./JsonField";
 import { executionPath, keys } from "./queries";
+import { stepsViewSearch } from "./RunSteps";
 import { VersionChanges } from "./VersionChanges";
 import { VersionChoice, type Choice } from "./VersionChoice";
 
@@ -65,6 +66,7 @@ function usePlan(executionId: string, body: RerunBody, enabled: boolean) {
 
 function RerunForm({ execution, fromStep, onClose }: { execution: RerunSource; fromStep: string; onClose(): void }) {
   const navigate = useNavigate();
+  const [params] = useSearchParams();
   const toast = useToast();
   const queries = useQueryClient();
   const [text, setText] = useState("");
@@ -101,8 +103,12 @@ function RerunForm({ execution, fromStep, onClose }: { execution: RerunSource; f
       // A rerun never saves a version, but the choice above was made against this one: read it afresh next time.
       void queries.invalidateQueries({ queryKey: workflowKeys.detail(execution.workflowId) });
       onClose();
-      // The new page shows the planned saving from this answer until an executor has built the rerun.
-      void navigate(executionPath(answer.executionId), { state: { rerun: answer } });
+      // The new page shows the planned saving from this answer until an executor has built the rerun, and its steps
+      // in the view the rerun was started from (the list's row, or a step selected on the canvas or timeline).
+      void navigate(
+        { pathname: executionPath(answer.executionId), search: stepsViewSearch(params) },
+        { state: { rerun: answer } },
+      );
     },
   });
   const dirty = text.trim() !== checked.trim();

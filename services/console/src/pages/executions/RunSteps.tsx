@@ -111,6 +111,15 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
 
 const VIEW_NAMES: Record<StepsView, string> = { canvas: "Canvas", list: "List", timeline: "Timeline" };
 
+/**
+ * The address's choice of view (`?steps=list`, or none for the canvas) as a search for another run's page: a run
+ * started from this one (a rerun) opens with its steps shown as the person was looking at them.
+ */
+export function stepsViewSearch(params: URLSearchParams): string {
+  const steps = params.get("steps");
+  return steps === null ? "" : `?${new URLSearchParams({ steps }).toString()}`;
+}
+
 interface CanvasProps {
   view: ExecutionView;
   drawn: NonNullable<ReturnType<typeof runGraph>>;
