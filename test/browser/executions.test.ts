@@ -599,6 +599,48 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("brings a summary link under the sticky top bar out from under it when Tab reaches it: axe passes", async () => {
+    const { page, context, errors } = await signedIn(service(), { viewport: { width: 1280, height: 640 } });
+    const workflowId = await createWorkflow(
+      page,
+      `name: summary-${unique()}\nsteps:\n  - { name: a, type: transform, output: 1 }\n  - { name: b, type: transform, output: 2 }\n`,
+    );
+    const id = await startExecution(page, workflowId);
+    await page.goto(`/console/executions/${id}`);
+    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    // Drawn in full (the canvas is loaded apart), so that the page's length is final before it is scrolled.
+    await page.getByRole("region", { name: "Events" }).getByText("All events received").waitFor();
+    await page.locator('.react-flow__node[data-id="b"]').waitFor();
+    const summary = page.getByRole("region", { name: "Summary" });
+    const workflow = summary.getByRole("link", { name: /^summary-/ });
+    // Whether a click at the link's middle lands on it (not on the bar drawn over it).
+    const onTop = async () => {
+      const box = (await workflow.boundingBox())!;
+      const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+      return workflow.evaluate((a, [x, y]) => a.contains(a.ownerDocument.elementFromPoint(x, y)), [x, y]);
+    };
+    // Scrolled by a person: the workflow's link (16 px high) under the bar, but a sliver of it, where axe finds its
+    // target cut by the bar's links (target-size, both of the summary's links).
+    const bar = (await page.locator(".topbar").boundingBox())!;
+    await page.evaluate(`window.scrollBy(0, ${(await workflow.boundingBox())!.y - (bar.y + bar.height) + 15})`);
+    expect(await onTop()).toBe(false);
+
+    // Back to it from the version's link beside it, by keyboard: the page scrolls it out from under the bar.
+    await summary.getByRole("link", { name: "v1" }).evaluate((v) => v.focus({ preventScroll: true }));
+    await page.keyboard.press("Shift+Tab");
+    expect(await isFocused(workflow)).toBe(true);
+    const box = (await workflow.boundingBox())!;
+    expect(box.y, JSON.stringify({ box, bar })).toBeGreaterThanOrEqual(bar.y + bar.height);
+    expect(await onTop()).toBe(true);
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate(`document.documentElement.dataset.theme = "${theme}"`);
+      await screenshot(page, `summary-link-focused-${theme}`, { fullPage: false });
+      expect(await axeAudit(page), theme).toEqual([]);
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 /**
