@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
+import { axeAudit } from "./axe";
 import {
   consoleApi,
   createWorkflow,
@@ -344,4 +345,47 @@ describeInBrowser("approvals in the console", () => {
       await context.close();
     },
   );
+
+  it("keeps a step test's badge drawn on its hovered row in the inbox, readable in both themes", async () => {
+    const { context, page, errors } = await signedIn(service());
+    // A gated step tested alone: its approval is a step test's.
+    const name = `gated-${randomBytes(4).toString("hex")}`;
+    const workflowId = await createWorkflow(
+      page,
+      `name: ${name}
+steps:
+  - { name: fetch, type: transform, output: 1 }
+  - name: apply
+    type: transform
+    output: 2
+    manual_approval: { message: "Apply it?", timeout: 3600 }
+`,
+    );
+    const started = await consoleApi<{ executionId: string }>(
+      page,
+      "POST",
+      `/api/console/workflows/${workflowId}/step-tests`,
+      { step: "apply" },
+    );
+    expect(started.status, JSON.stringify(started.json)).toBe(202);
+    await page.goto("/console/approvals?triggerSource=step_test");
+    const row = page.locator("tbody tr", { hasText: name });
+    const badge = row.locator(".badge", { hasText: "step test" });
+    await badge.waitFor({ timeout: 20_000 });
+    // The pointer on the row's step cell, away from its link: the row is drawn hovered.
+    await row.getByText("apply", { exact: true }).hover();
+    const fill = (el: typeof row) =>
+      el.evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).backgroundColor);
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate(`document.documentElement.dataset.theme = "${theme}"`);
+      await screenshot(page, `approvals-step-test-hover-${theme}`, { fullPage: false });
+      // The badge's own fill differs from the hovered row's: its pill stays drawn.
+      await expect
+        .poll(async () => [await fill(row), await fill(badge)], { timeout: 5_000 })
+        .toSatisfy(([r, b]) => r !== b);
+      expect(await axeAudit(page), theme).toEqual([]);
+    }
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await context.close();
+  });
 });
