@@ -627,7 +627,7 @@ steps:
     expect(await onTop()).toBe(false);
 
     // Back to it from the version's link beside it, by keyboard: the page scrolls it out from under the bar.
-    await summary.getByRole("link", { name: "v1" }).evaluate((v) => v.focus({ preventScroll: true }));
+    await summary.getByRole("link", { name: "v1", exact: true }).evaluate((v) => v.focus({ preventScroll: true }));
     await page.keyboard.press("Shift+Tab");
     expect(await isFocused(workflow)).toBe(true);
     const box = (await workflow.boundingBox())!;
