@@ -3,6 +3,8 @@ import type { NatsServerHandle } from "@wf/testing";
 import type { ExecutionSnapshot } from "@wf/shared/execution";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { startStrandedSweep, STALE_AFTER_MS } from "@wf/scheduler";
+import { buildEdge } from "@wf/edge";
+import { account, call, startV1, storeWorkflow } from "../api/support";
 import { ENTRIES, startServiceProcess, type ServiceProcess } from "../support/processes";
 import {
   commandsInHand,
@@ -94,6 +96,41 @@ describe("executor killed mid-step", () => {
       }
     } finally {
       await first?.kill();
+      await c.stop();
+    }
+  });
+});
+
+describe("executor killed mid-step, then cancelled", () => {
+  it("an API execution whose cancel answered 200 ends CANCELLED, not INTERRUPTED, and runs nothing more", async () => {
+    const ns = `crashcancel${Date.now() % 100000}`;
+    const c = await client(ns);
+    const app = await buildEdge(c.platform);
+    const env = { server, platform: c.platform, app, ns, clock: { now: null }, runtime: null };
+    const fx = await sideEffects();
+    let first: ServiceProcess | null = await startExecutorProcess(ns);
+    try {
+      const me = await account(env);
+      const id = await startV1(env, me, await storeWorkflow(env, me.user.id, SLOW_STEP(fx)));
+      await waitFor(() => fx.lines("runs").length === 1, { what: "the slow step to start" });
+      await first.kill();
+      first = null;
+      // Answered while nobody runs it: the record, still held by the dead executor, keeps the cancel.
+      const cancel = await call(env, "POST", `/api/v1/executions/${id}/cancel`, { key: me.key });
+      expect(cancel.statusCode).toBe(200);
+      const second = await startExecutorProcess(ns);
+      try {
+        const s = await waitForStatus(c.platform, id, undefined, 30_000);
+        expect(s.status).toBe("CANCELLED");
+        expect(s.steps.slow!.status).toBe("CANCELLED");
+        expect(s.steps.last).toBeUndefined();
+        expect(fx.lines("runs")).toHaveLength(1);
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await first?.kill();
+      await app.close();
       await c.stop();
     }
   });

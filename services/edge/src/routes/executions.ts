@@ -38,12 +38,15 @@ export const cancelExecution = defineTwin({
   body: CancelBody,
   status: 200,
   responses: {
-    200: { description: "The cancel command is durable; the execution ends CANCELLED.", schema: CancelResponse },
+    200: {
+      description: "The cancel is recorded on the execution, which ends CANCELLED, whatever its run was doing.",
+      schema: CancelResponse,
+    },
     403: viewerForbidden,
     404: {
       description: {
-        v1: "No such execution, not visible, or already finished.",
-        console: "No such execution, not visible to you, or already finished.",
+        v1: "No such execution, not visible, or already finished (before the cancel could be recorded).",
+        console: "No such execution, not visible to you, or already finished (before the cancel could be recorded).",
       },
       schema: ErrorBody,
     },

@@ -12,7 +12,6 @@ import {
   type StepState,
 } from "@wf/shared/execution";
 import { CancelCommand, DebugMessage, FailCommand, ResumeCommand, StartCommand } from "@wf/shared/messages";
-import { cancelExecution } from "@wf/shared/client";
 import {
   command,
   commandSeq,
@@ -29,7 +28,7 @@ import { Committer } from "../run/committer";
 import { heldByPause } from "../run/debug/debugger";
 import { ExecutionRun } from "../run/execution-run";
 import { mayHaveActed } from "../run/step-effects";
-import { LostOwnershipError, StartTakenError } from "../run/signals";
+import { CancelledError, LostOwnershipError, StartTakenError } from "../run/signals";
 import { handleDebugMessage } from "./debug-commands";
 import { FinishedEndings } from "./finished-endings";
 import { PublishedOutboxes } from "./published-outboxes";
@@ -55,6 +54,8 @@ const BUSY_RETRY_MS = 100;
 const BUSY_MAX_MS = 1_000;
 /** Deliveries of a `pending` start that may find no snapshot before it is dropped: about 6 s of backoff. */
 const PENDING_READ_ATTEMPTS = 10;
+/** The events of a run's end or park, taken back when a cancel recorded meanwhile overrides it (drive). */
+const OVERRIDDEN_BY_CANCEL: ReadonlySet<string> = new Set(["exec_completed", "exec_failed", "exec_parked"]);
 
 /**
  * Handles execution commands. One execution is run by at most one actor at a time: the holder
@@ -175,11 +176,15 @@ export class ExecutorActor {
         if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
         const c = this.committer(v.value, v.version, "guest");
         const s = c.snap;
-        s.status = "FAILED";
-        s.error = reason;
+        // A cancel answered already (its flag recorded) is kept to: the execution ends as it was told.
+        s.status = s.cancelRequested ? "CANCELLED" : "FAILED";
+        s.error = s.cancelRequested ? (s.cancelReason ?? "execution cancelled") : reason;
         s.completedAt = Date.now();
         s.holder = null;
-        c.emit("exec_failed", undefined, { status: s.status, error: s.error });
+        c.emit(s.status === "CANCELLED" ? "exec_cancelled" : "exec_failed", undefined, {
+          status: s.status,
+          error: s.error,
+        });
         try {
           await c.settle();
         } catch (e) {
@@ -312,12 +317,13 @@ export class ExecutorActor {
         const inFlight = Object.entries(snap.steps).filter(
           ([path, st]) => mayHaveActed(wf, st) && !heldByPause(snap, path),
         );
-        if (inFlight.length && NOT_REPLAYED.has(snap.triggerSource)) {
+        // A cancel recorded is kept to: the run ends CANCELLED (run()), not INTERRUPTED.
+        if (inFlight.length && NOT_REPLAYED.has(snap.triggerSource) && !snap.cancelRequested) {
           this.interrupt(c, inFlight);
           try {
             await c.settle();
           } catch (err) {
-            if (err instanceof LostOwnershipError) {
+            if (err instanceof LostOwnershipError || err instanceof CancelledError) {
               v = await this.deps.store.executions.getForWrite(snap.id);
               continue;
             }
@@ -340,7 +346,9 @@ export class ExecutorActor {
         try {
           await c.flush();
         } catch (err) {
-          if (!(err instanceof LostOwnershipError || err instanceof CasConflictError)) throw err;
+          // A cancel recorded meanwhile is read with the record, and decides.
+          if (!(err instanceof LostOwnershipError || err instanceof CasConflictError || err instanceof CancelledError))
+            throw err;
           v = await this.deps.store.executions.getForWrite(snap.id);
           continue;
         }
@@ -416,16 +424,23 @@ export class ExecutorActor {
     const run = new ExecutionRun(c, wf, fx);
     this.running.set(id, { run, record: c });
     try {
-      const result = await run.run();
+      let result = await run.run();
       c.snap.holder = null;
       c.touch();
-      if (result === "parked") await this.published.park(c.snap, c.settle());
-      else await c.settle();
+      try {
+        if (result === "parked") await this.published.park(c.snap, c.settle());
+        else await c.settle();
+      } catch (err) {
+        if (!(err instanceof CancelledError)) throw err;
+        // Cancelled while this end or park was being written (a cancel answered 200 flagged the record first): the
+        // execution ends CANCELLED instead, as a cancel ends a parked one; its end is not announced.
+        c.withdraw(OVERRIDDEN_BY_CANCEL);
+        c.snap.output = null;
+        await run.finishCancelled(err.message);
+        result = "terminal";
+        await c.settle();
+      }
       if (result === "terminal") await this.endingSeenThrough(c);
-      // A cancel written while the park was being written was adopted into it: held by nobody
-      // now, the execution is cancelled again, to be finished as a parked one, not at its wake.
-      else if (c.snap.cancelRequested)
-        await retryTransient(() => cancelExecution(this.deps.js, this.deps.ns, id, c.snap.cancelReason));
       // Parked because this process stops (or for a timer as well: the resume then finds it not due).
       else if (this.deps.stopping()) await handOver(this.deps.js, this.deps.ns, id);
     } catch (err) {
@@ -450,8 +465,12 @@ export class ExecutorActor {
       const v = await this.deps.store.executions.get(executionId);
       if (!v || TERMINAL_STATUSES.has(v.value.status)) return;
       const snap = v.value;
+      // Held, and flagged already (the edge flags it before answering): the holder stops at once (cancelLocal), or
+      // at its next write; a write here would add nothing.
+      if (snap.holder !== null && snap.cancelRequested && (reason === undefined || snap.cancelReason !== undefined))
+        return;
       snap.cancelRequested = true;
-      // Kept for a holder that ends the run at its next write, or a cancel published again after a park.
+      // Kept for the holder, which ends the run with it at its next write, or for an executor that takes it over.
       if (reason !== undefined) snap.cancelReason ??= reason;
       const c = this.committer(snap, v.version, "guest");
       if (snap.holder === null) {

@@ -14,6 +14,7 @@ import { openPlatform, type Platform } from "@wf/shared/runtime";
 import { JetStreamPublisher } from "@wf/shared/store";
 import { startNatsServer, type NatsServerHandle } from "@wf/testing";
 import { Committer } from "./committer";
+import { CancelledError } from "./signals";
 
 let server: NatsServerHandle;
 let platform: Platform;
@@ -114,18 +115,31 @@ describe("Committer: the events awaiting a write", () => {
 });
 
 describe("Committer: what others write beside the holder", () => {
-  it("a holder takes a cancel written beside it with its reason, which a run then ends with", async () => {
+  it("a holder's write that finds a cancel written beside it is not made: the cancel is thrown, with its reason", async () => {
     const c = await created({ holder: { actor: "me", seq: 1, since: Date.now() } });
     const theirs = (await platform.store.executions.get(c.snap.id))!;
     theirs.value.cancelRequested = true;
     theirs.value.cancelReason = "execution aborted in the debugger by ada";
-    await platform.store.executions.update(theirs.value, theirs.version);
+    const flagged = await platform.store.executions.update(theirs.value, theirs.version);
 
-    c.emit("exec_parked", undefined, { status: "RUNNING" });
-    await c.settle();
+    c.emit("step_completed", "a", { status: "COMPLETED" });
+    c.emit("exec_completed", undefined, { status: "COMPLETED" });
+    c.snap.status = "COMPLETED";
+    const thrown = await c.settle().catch((err: unknown) => err);
+    expect(thrown).toBeInstanceOf(CancelledError);
+    expect((thrown as Error).message).toBe("execution aborted in the debugger by ada");
     expect(c.snap).toMatchObject({ cancelRequested: true, cancelReason: "execution aborted in the debugger by ada" });
+    // Nothing written over the cancel: the record is as the cancel left it.
+    expect((await platform.store.executions.get(c.snap.id))!.version).toBe(flagged);
+
+    // The end it would have written is taken back; its other events go with the cancel's write.
+    c.withdraw(new Set(["exec_completed"]));
+    c.snap.status = "CANCELLED";
+    c.emit("exec_cancelled", undefined, { status: "CANCELLED" });
+    await c.settle();
     const stored = (await platform.store.executions.get(c.snap.id))!.value;
-    expect(stored).toMatchObject({ cancelRequested: true, cancelReason: "execution aborted in the debugger by ada" });
+    expect(stored).toMatchObject({ status: "CANCELLED", cancelRequested: true });
+    expect(stored.outbox.map((e) => e.type)).toEqual(["step_completed", "exec_cancelled"]);
   });
 
   it("a debug run's holder takes a pause's claim and new breakpoints written beside it, and keeps its own changes", async () => {

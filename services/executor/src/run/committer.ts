@@ -21,7 +21,7 @@ import type { Store } from "@wf/shared/store";
 import { countCommitted } from "../ops/execution-metrics";
 import { RecordBudget } from "./record-budget";
 import { jsonBytes } from "./result-limits";
-import { LostOwnershipError, StartTakenError } from "./signals";
+import { CancelledError, LostOwnershipError, StartTakenError } from "./signals";
 
 /**
  * How long the results of pure steps may wait in memory for a write: what a crash makes run
@@ -87,8 +87,9 @@ export class Committer implements RunCommitter {
   private inherited: ExecutionEvent[];
 
   /**
-   * `holder`: a lost compare-and-set means the cancel handler set its flag: adopt it and write
-   * again. `guest` (the cancel handler itself): a lost compare-and-set is thrown, to re-read.
+   * `holder`: a lost compare-and-set means a guest wrote the record (adoptConcurrentChange): adopt what it changed
+   * and write again, unless it is a cancel (CancelledError). `guest` (the cancel handler, a debugger's command, a
+   * give-up): a lost compare-and-set is thrown, to re-read.
    */
   constructor(
     snap: ExecutionSnapshot,
@@ -267,10 +268,10 @@ export class Committer implements RunCommitter {
     await this.eventsStored();
     this.announceBreakpoints();
     const events = this.pending;
+    const bytes = this.pendingBytes;
     // Runs write at step boundaries once their events pass outboxBytes; only branches that all
     // finish steps at once (a wide foreach) can pile up more, and their values then give way.
-    if (this.pendingBytes > 2 * this.limits.outboxBytes)
-      for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES).data;
+    if (bytes > 2 * this.limits.outboxBytes) for (const e of events) e.data = capValues(e.data, SLIM_VALUE_BYTES).data;
     this.pending = [];
     this.pendingBytes = 0;
     this.dirty = false;
@@ -278,8 +279,14 @@ export class Committer implements RunCommitter {
     // In place: what the run goes on with is what the store holds (the outbox travels in it).
     this.masker.inPlace(this.snap);
     this.stampRelease();
-    if (this.unstored) await this.createDeferred();
-    else await this.update();
+    try {
+      if (this.unstored) await this.createDeferred();
+      else await this.update();
+    } catch (err) {
+      // Not written: its events go with the write that records the cancel.
+      if (err instanceof CancelledError) this.keepUnwritten(events, bytes);
+      throw err;
+    }
     // `events` is the outbox written, with what an adopted change announced (adoptConcurrentChange).
     countCommitted(this.snap, events);
     this.publish(events);
@@ -322,9 +329,29 @@ export class Committer implements RunCommitter {
         return;
       } catch (err) {
         if (!(err instanceof CasConflictError) || this.role === "guest") throw err;
+        const asked = this.snap.cancelRequested;
         await retryTransient(() => this.adoptConcurrentChange());
+        // A cancel recorded meanwhile (the edge flags the record before it answers) overrides what this write says:
+        // it is not written, and the run ends CANCELLED instead, before the step it starts acts or the end it records.
+        if (!asked && this.snap.cancelRequested && this.snap.status !== "CANCELLED")
+          throw new CancelledError(this.snap.cancelReason);
       }
     }
+  }
+
+  /** Puts the events of a write that was not made back ahead of those emitted since. */
+  private keepUnwritten(events: ExecutionEvent[], bytes: number): void {
+    this.pending = [...events, ...this.pending];
+    this.pendingBytes += bytes;
+    this.touch();
+  }
+
+  /**
+   * Takes back the events of `types` not written yet: the end or park of a run that a cancel recorded meanwhile
+   * overrides (CancelledError from a write) is not announced beside the cancel.
+   */
+  withdraw(types: ReadonlySet<string>): void {
+    this.pending = this.pending.filter((e) => !types.has(e.type));
   }
 
   /**
@@ -346,8 +373,8 @@ export class Committer implements RunCommitter {
   }
 
   /**
-   * Only these writers touch a held execution: its holder; the cancel handler, which sets
-   * `cancelRequested` (and `cancelReason`); and for a debug run, the breakpoints command, which replaces
+   * Only these writers touch a held execution: its holder; a cancel (the edge's, before it answers, and the cancel
+   * handler's), which sets `cancelRequested` (and `cancelReason`); and for a debug run, the breakpoints command, which replaces
    * `debug.breakpoints`, and a debugger command's claim of a pause (claimPause) that the run
    * has just written, which sets `debug.claimed`. The holder writes none of these, so it takes
    * them as they are. Anything else means we lost the lease.

@@ -106,6 +106,8 @@ export class ExecutionRun {
     } catch (err) {
       if (err instanceof LostOwnershipError) throw err;
       if (err instanceof CancelledError) {
+        // Thrown by a write that found the cancel recorded: branches still running stop as at a cancel command.
+        this.abort.abort(err);
         await this.finishCancelled(err.message);
         return "terminal";
       }
