@@ -14,7 +14,13 @@ import {
   waitFor,
   type InProcessRuntime,
 } from "../support/runtime";
-import { testUser, testUserWithPassword, type NatsServerHandle } from "@wf/testing";
+import {
+  startNatsCluster,
+  testUser,
+  testUserWithPassword,
+  type NatsClusterHandle,
+  type NatsServerHandle,
+} from "@wf/testing";
 
 export const ALL_SCOPES: Scope[] = [...SCOPES];
 
@@ -30,12 +36,17 @@ export interface ApiEnv {
   runtime: InProcessRuntime | null;
 }
 
-/** Starts the environment before the file's tests and stops it after; read it inside tests. */
-export function useApi(opts: { runtime?: boolean; env?: Record<string, string> } = {}): () => ApiEnv {
+/**
+ * Starts the environment before the file's tests and stops it after; read it inside tests. `cluster`: on that many
+ * clustered nats-servers (every stream and bucket replicated on three), `server` being the first.
+ */
+export function useApi(opts: { runtime?: boolean; env?: Record<string, string>; cluster?: number } = {}): () => ApiEnv {
   let env: ApiEnv | undefined;
+  let cluster: NatsClusterHandle | undefined;
   beforeAll(async () => {
-    const server = await startNatsServer();
-    const config = testConfig(server, opts.env);
+    cluster = opts.cluster === undefined ? undefined : await startNatsCluster(opts.cluster, `api-${newId().slice(-6)}`);
+    const server = cluster ? cluster.servers[0]! : await startNatsServer();
+    const config = testConfig(cluster ?? server, opts.env);
     const runtime = opts.runtime ? await startRuntime(config) : null;
     const platform = runtime?.platform ?? (await openPlatform(config, "edge-test"));
     const clock: ApiEnv["clock"] = { now: null };
@@ -46,7 +57,7 @@ export function useApi(opts: { runtime?: boolean; env?: Record<string, string> }
     await env?.app.close();
     if (env?.runtime) await env.runtime.stop();
     else await env?.platform.close();
-    await env?.server.stop();
+    await (cluster ?? env?.server)?.stop();
   });
   return () => {
     if (!env) throw new Error("the API environment is not started yet");

@@ -25,8 +25,8 @@ export function uniqueNamespace(): string {
   return `t${newId().slice(-12)}`;
 }
 
-/** Steps may reach the tests' SideEffects servers. */
-export function testConfig(server: NatsServerHandle, env: Record<string, string> = {}): Config {
+/** Steps may reach the tests' SideEffects servers. `server`: a nats-server, or a cluster (its members' URLs). */
+export function testConfig(server: Pick<NatsServerHandle, "url">, env: Record<string, string> = {}): Config {
   return loadConfig({
     NATS_URL: server.url,
     WF_NAMESPACE: uniqueNamespace(),
