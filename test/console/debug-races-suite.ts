@@ -264,10 +264,11 @@ export function debugRaceSuite(env: Record<string, string> = {}): void {
 
     it("branches hitting breakpoints at one moment pause one at a time, each point once, under distinct pause ids", async () => {
       const d = await debugging(api(), THREE_BRANCHES);
-      const { id, events } = await d.start(
-        // Boundary points only: an after_step passed while another branch is paused does not hit (docs/debugger.md).
-        ["x1", "x2", "x3", "y1", "y2", "y3"].map((step) => ({ type: "before_step", step })),
-      );
+      // The three x steps complete at one moment: each after_step hit waits its turn behind the others' pauses.
+      const { id, events } = await d.start([
+        ...["x1", "x2", "x3"].map((step) => ({ type: "after_step", step })),
+        ...["y1", "y2", "y3"].map((step) => ({ type: "before_step", step })),
+      ]);
       const points: string[] = [];
       const ids = new Set<string>();
       let last: string | undefined;
@@ -278,14 +279,20 @@ export function debugRaceSuite(env: Record<string, string> = {}): void {
         expect(points.length, points.join(", ")).toBeLessThan(6);
         points.push(`${v.pause.phase} ${v.pause.stepPath}`);
         ids.add(v.pause.id);
+        // An output set after x<n> is what y<n> reads: 100 n in place of n.
+        if (v.pause.phase === "after") {
+          const n = Number(v.pause.stepPath.slice(1));
+          const set = await d.command(id, "set", { pauseId: v.pause.id, output: 100 * n });
+          expect(set.status, JSON.stringify(set.body)).toBe(202);
+        }
         const sent = await d.command(id, "continue", { pauseId: v.pause.id });
         expect(sent.status, JSON.stringify(sent.body)).toBe(202);
         last = v.pause.id;
       }
-      expect(points.sort()).toEqual(["before x1", "before x2", "before x3", "before y1", "before y2", "before y3"]);
+      expect(points.sort()).toEqual(["after x1", "after x2", "after x3", "before y1", "before y2", "before y3"]);
       expect(ids.size).toBe(6);
       const done = await d.view(id);
-      expect([done.status, done.output]).toEqual(["COMPLETED", 36]);
+      expect([done.status, done.output, done.edits.length]).toEqual(["COMPLETED", 630, 3]);
       const all = await events();
       expect(startsOf(all)).toEqual(once("par", "x1", "x2", "x3", "y1", "y2", "y3", "sum"));
       expect(all.filter((e) => e.type === "debug_paused")).toHaveLength(6);

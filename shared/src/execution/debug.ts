@@ -249,6 +249,14 @@ export const DebugState = z.object({
       }),
     )
     .default([]),
+  /**
+   * Points other branches came to while the run was paused where a breakpoint matches (after a step): each waits there
+   * (the step's result kept, nothing after it run) until the run comes back with no pause, and is judged then, so that
+   * the hit pauses in its turn rather than being passed.
+   */
+  waiting: z
+    .array(z.object({ stepPath: z.string(), phase: PausePhase, occurrence: z.number().int().nonnegative() }))
+    .default([]),
   /** The command that won the current pause, until the executor has carried it out. */
   claimed: DebugClaim.nullable().default(null),
   /** The id of the last claim carried out: a redelivered command finds it here and changes nothing. */
@@ -298,6 +306,7 @@ export function newDebugState(req: DebugRequest): DebugState {
     resumed: [],
     edits: [],
     held: [],
+    waiting: [],
     claimed: null,
     appliedClaim: null,
     checkpoint: null,

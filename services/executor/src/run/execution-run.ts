@@ -263,6 +263,9 @@ export class ExecutionRun {
     if (st && DONE.has(st.status)) {
       // Paused after it (a wake while paused): what holds it must not complete past the pause.
       if (this.debug?.pausedAfter(path)) return { kind: "parked" };
+      // Completed while another branch was paused, a breakpoint matching after it: judged now, in its turn.
+      if (this.debug?.waitsAfter(path) && (await this.debug.after(path, st, scope)).kind === "park")
+        return { kind: "parked" };
       return st.status === "SKIPPED" ? { kind: "skipped" } : { kind: "completed", output: st.output };
     }
     if (st && st.status === "FAILED") return { kind: "failed", error: st.error ?? "failed" };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { claimPause, idleDue } from "@wf/shared/execution";
+import { claimPause, idleDue, type ExecutionSnapshot } from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
 import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
 import { stepMatches } from "./breakpoints";
@@ -633,6 +633,84 @@ describe("concurrent branches: each point pauses once", () => {
       if (outcome === "terminal" || announced.length > bound) return announced;
     }
   }
+
+  /** Three branches, each a code step `s<n>` with an after_step breakpoint, then a transform `t<n>` reading its output. */
+  const threeBranches = () => {
+    const branch = (n: number) => [
+      code(`s${n}`),
+      { name: `t${n}`, type: "transform", output: `{{ steps.s${n}.output }}` },
+    ];
+    const s = new Session(
+      [{ name: "par", type: "parallel", branches: { b1: branch(1), b2: branch(2), b3: branch(3) } }],
+      [1, 2, 3].map((n) => ({ type: "after_step" as const, step: `s${n}` })),
+    );
+    s.effects.code = (req) => codeOk(`${req.code} ran`);
+    return s;
+  };
+
+  it("three branches with an after_step each pause in turn, each once: an output set at a pause is what its branch's next step reads", async () => {
+    const s = threeBranches();
+    const paused: string[] = [];
+    for (let r = await s.run(); r === "parked";) {
+      expect(paused.length).toBeLessThan(3);
+      const { stepPath, phase, context } = s.pause;
+      paused.push(`${phase} ${stepPath}`);
+      // Stopped right after its step: nothing after it in the branch ran yet.
+      expect(context.output).toBe("pass ran");
+      expect(s.snap.steps[`t${stepPath.slice(1)}`]).toBeUndefined();
+      // Woken again while paused (a takeover replays the run): it stays at this pause, writing no other.
+      s.t = s.t.resumed();
+      expect(await s.run()).toBe("parked");
+      expect(s.pause.stepPath).toBe(stepPath);
+      expect((await s.send("set", { output: `edited at ${stepPath}` })).ok).toBe(true);
+      r = await s.resume("continue");
+    }
+    expect(paused.sort()).toEqual(["after s1", "after s2", "after s3"]);
+    expect(s.snap.status).toBe("COMPLETED");
+    expect(s.snap.debug!.hits).toEqual({ bp1: 1, bp2: 1, bp3: 1 });
+    expect(s.snap.debug!.waiting).toEqual([]);
+    expect(s.effects.codeCalls).toHaveLength(3);
+    expect([1, 2, 3].map((n) => s.step(`t${n}`).output)).toEqual([1, 2, 3].map((n) => `edited at s${n}`));
+  });
+
+  it("taken over from any write the run made (a crash), branches waiting after their step still pause there, each step run once", async () => {
+    // Every write of the first run, up to its first pause: what a crash at that moment leaves in the store.
+    const first = threeBranches();
+    const writes: ExecutionSnapshot[] = [];
+    const flush = first.t.committer.flush.bind(first.t.committer);
+    first.t.committer.flush = async () => {
+      await flush();
+      writes.push(structuredClone(first.t.committer.stored));
+    };
+    expect(await first.run()).toBe("parked");
+    expect(writes.length).toBeGreaterThan(0);
+    for (const stored of writes.filter((w) => w.debug!.pause !== null)) {
+      const s = threeBranches();
+      s.t = s.t.resumed(stored);
+      const paused: string[] = [];
+      for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+        expect(paused.length).toBeLessThan(3);
+        paused.push(s.pause.stepPath);
+      }
+      // The step the crash found completed is not run again: the three ran once between the two runs.
+      const completedBefore = [1, 2, 3].filter((n) => stored.steps[`s${n}`]?.status === "COMPLETED").length;
+      expect(s.effects.codeCalls).toHaveLength(3 - completedBefore);
+      expect(paused.sort()).toEqual(["s1", "s2", "s3"]);
+      expect(s.snap).toMatchObject({ status: "COMPLETED" });
+    }
+  });
+
+  it("abort at a pause while other branches wait after their steps cancels the run; none of them pauses", async () => {
+    const s = threeBranches();
+    expect(await s.run()).toBe("parked");
+    const waiting = s.snap.debug!.waiting.map((w) => `${w.phase} ${w.stepPath}`);
+    expect([`${s.pause.phase} ${s.pause.stepPath}`, ...waiting].sort()).toEqual(["after s1", "after s2", "after s3"]);
+    await s.send("abort");
+    expect(s.snap).toMatchObject({ status: "CANCELLED", error: "execution aborted in the debugger by ada" });
+    expect(s.snap.debug).toMatchObject({ pause: null, waiting: [] });
+    expect(s.t.committer.events.filter((e) => e.type === "debug_paused")).toEqual([]);
+    expect(s.effects.codeCalls).toHaveLength(3);
+  });
 
   it("a foreach of concurrency 2 with a foreach_item and a before_step breakpoint: Continue until the end pauses 6 times, once at each point", async () => {
     const s = new Session(doubling({ name: "double", type: "transform", output: "{{ item * 2 }}" }), [

@@ -37,7 +37,8 @@ const PARK: Verdict = { kind: "park" };
 /**
  * Phases where a branch stops when another branch has paused the execution: nothing of the
  * step is under way there. Elsewhere (a step that completed or failed, a call inside an
- * attempt) the branch goes on to its next step boundary and stops there.
+ * attempt) the branch goes on to its next step boundary and stops there, unless a breakpoint
+ * matches where it is (it waits its turn: debug.waiting) or it failed (held).
  */
 const STOPS_FOR_OTHERS: ReadonlySet<PausePhase> = new Set(["before", "item", "retry"]);
 
@@ -110,6 +111,11 @@ export class Debugger {
     return pause?.phase === "after" && pause.stepPath === path;
   }
 
+  /** Whether the step at `path` completed while another branch was paused, and waits after it for its breakpoint. */
+  waitsAfter(path: string): boolean {
+    return this.d.waiting.some((w) => w.phase === "after" && w.stepPath === path);
+  }
+
   /** Before a step starts (its condition passed): before_step, conditional, and the `step` commands' boundary. */
   before(step: Step, path: string, scope: Scope): Promise<Verdict> {
     const point: Point = { phase: "before", path, occurrence: 0 };
@@ -127,6 +133,9 @@ export class Debugger {
   /** After a step completed, before anything after it runs: after_step, watch. */
   after(path: string, st: StepState, scope: Scope): Promise<Verdict> {
     const point: Point = { phase: "after", path, occurrence: 0 };
+    // Marked with the completion, before the decision's turn: a write between them (another branch's pause) must not
+    // record the step completed and its breakpoint gone past, for a takeover to find.
+    if (this.mayHit(point)) this.markWaiting(point);
     return this.check(
       point,
       scope,
@@ -255,8 +264,10 @@ export class Debugger {
    */
   attemptStarted(step: Step, path: string, scope: Scope): void {
     const nested = nestedPathTest(step, path, scope.prefix);
-    const inside = (r: ResumedFrom) => (r.stepPath === path ? INSIDE_AN_ATTEMPT.has(r.phase) : nested(r.stepPath));
+    const inside = (r: Pick<ResumedFrom, "stepPath" | "phase">) =>
+      r.stepPath === path ? INSIDE_AN_ATTEMPT.has(r.phase) : nested(r.stepPath);
     this.d.resumed = this.d.resumed.filter((r) => !inside(r));
+    this.d.waiting = this.d.waiting.filter((w) => !inside(w));
   }
 
   /** The run ended (completed, failed, cancelled): a pause still recorded (another branch's) is over. */
@@ -264,6 +275,7 @@ export class Debugger {
     const d = this.d;
     d.pause = null;
     d.held = [];
+    d.waiting = [];
     d.claimed = null;
     d.checkpoint = null;
   }
@@ -307,18 +319,24 @@ export class Debugger {
     if (d.pause?.stepPath === point.path && INSIDE_AN_ATTEMPT.has(d.pause.phase) && INSIDE_AN_ATTEMPT.has(point.phase))
       return PARK;
     const r = this.resumedAt(point);
-    if (r) return r.passed ? GO : this.pass(r, point);
+    if (r) {
+      this.judged(point);
+      return r.passed ? GO : this.pass(r, point);
+    }
     // A failure waits at its point for the pause to end, but a timeout: the step ran out of its time while the pause
-    // stood, and fails (or retries) now, as a breakpoint passed meanwhile does not hit. Past any other point nothing
-    // of the step is left to hold: it goes on, and the breakpoints it passes do not hit.
+    // stood, and fails (or retries) now, as a breakpoint passed meanwhile does not hit. A point where a breakpoint
+    // matches waits its turn: it is judged (its hit counted, its pause written) once the run comes back with no pause.
+    // Past any other point nothing of the step is left to hold: it goes on.
     if (d.pause) {
       if (point.phase === "error") return holdsFailure ? this.hold(point, await details()) : GO;
+      if (this.waitingAt(point)) return PARK;
       // A step that completed meanwhile changed what the watches see: that is their value from here, so that no later
       // step is paused at for its change.
       if (point.phase === "after") await this.rememberWatches(scope);
       return GO;
     }
     if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
+    this.judged(point);
     const hit = await evaluate();
     if (!hit) return GO;
     await writePause(
@@ -360,6 +378,29 @@ export class Debugger {
         retryable: failure.retryable ?? false,
       });
     return PARK;
+  }
+
+  /** A point where a breakpoint matches: it waits there until judged, in its turn (no other branch's pause standing). */
+  private markWaiting(point: Point): void {
+    if (!this.waitingAt(point))
+      this.d.waiting.push({ stepPath: point.path, phase: point.phase, occurrence: point.occurrence });
+  }
+
+  /** The point's turn came: it waits no more. */
+  private judged(point: Point): void {
+    if (this.waitingAt(point)) this.d.waiting = this.d.waiting.filter((w) => !samePoint(w, point));
+  }
+
+  private waitingAt(point: Point): DebugState["waiting"][number] | undefined {
+    return this.d.waiting.find((w) => samePoint(w, point));
+  }
+
+  /**
+   * Whether an enabled breakpoint matches `point` by what the point alone says, counting nothing: the hit is counted,
+   * and its `hitCount` judged, in the point's turn.
+   */
+  private mayHit(point: Point): boolean {
+    return this.d.breakpoints.some((bp) => bp.enabled && matchesPoint(bp, point));
   }
 
   private heldAt(point: Point): DebugState["held"][number] | undefined {
