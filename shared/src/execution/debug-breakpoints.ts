@@ -96,6 +96,7 @@ function forgetRedefined(debug: DebugState, before: readonly Breakpoint[], after
     if (!b.id || was.get(b.id) === definitionOf(b)) continue;
     delete debug.hits[b.id];
     delete debug.watched[b.id];
+    for (const w of debug.waiting) delete w.watches?.[b.id];
   }
 }
 

@@ -207,6 +207,9 @@ export const ResumedFrom = z.object({
 });
 export type ResumedFrom = z.infer<typeof ResumedFrom>;
 
+/** A watch's value as the snapshot keeps it: a hash to compare, and the value, cut. */
+const Watched = z.object({ hash: z.string(), value: z.unknown() });
+
 /** A debug run's state in its snapshot. */
 export const DebugState = z.object({
   breakpoints: z.array(Breakpoint),
@@ -255,7 +258,18 @@ export const DebugState = z.object({
    * the hit pauses in its turn rather than being passed.
    */
   waiting: z
-    .array(z.object({ stepPath: z.string(), phase: PausePhase, occurrence: z.number().int().nonnegative() }))
+    .array(
+      z.object({
+        stepPath: z.string(),
+        phase: PausePhase,
+        occurrence: z.number().int().nonnegative(),
+        /**
+         * The watches (by breakpoint id) whose value the step's completion changed, from and to: `watched` moved on
+         * to the new value at once, so that no other step takes the change as its own.
+         */
+        watches: z.record(z.string(), z.object({ before: Watched, after: Watched })).optional(),
+      }),
+    )
     .default([]),
   /** The command that won the current pause, until the executor has carried it out. */
   claimed: DebugClaim.nullable().default(null),
@@ -270,7 +284,7 @@ export const DebugState = z.object({
     .nullable()
     .default(null),
   /** The last value of each `watch` breakpoint's expression (a hash to compare, and the value, cut). */
-  watched: z.record(z.string(), z.object({ hash: z.string(), value: z.unknown() })).default({}),
+  watched: z.record(z.string(), Watched).default({}),
 });
 export type DebugState = z.infer<typeof DebugState>;
 

@@ -1,4 +1,5 @@
-import type { Breakpoint, PausePhase, Usage } from "@wf/shared/execution";
+import type { Breakpoint, DebugState, PausePhase, Usage } from "@wf/shared/execution";
+import type { ExpressionContext } from "@wf/shared/expressions";
 import { walkSteps, type Workflow } from "@wf/shared/workflow";
 
 /**
@@ -13,6 +14,13 @@ export interface Point {
   toolCall?: { server: string; tool: string };
   /** llm_call: the execution's totals so far, and what the call about to be made is expected to add. */
   usage?: { totals: Usage; estimate: Usage };
+  /** after: the watches the step changed while another branch was paused, judged in the point's turn. */
+  watches?: DebugState["waiting"][number]["watches"];
+  /**
+   * after, with watches: what expressions saw as the step completed, for its watches to be judged on, not on what
+   * steps of other branches that completed before the point's turn changed.
+   */
+  seen?: ExpressionContext;
 }
 
 /** The breakpoint type each phase evaluates without an expression. */

@@ -297,7 +297,7 @@ describe("expression breakpoints", () => {
     });
   });
 
-  it("a watch whose value a step changed while another branch was paused takes that value, pausing at no later step for it", async () => {
+  it("a watch whose value a step changed while another branch was paused pauses after that step in its turn, once", async () => {
     const s = new Session(
       [
         {
@@ -318,12 +318,49 @@ describe("expression breakpoints", () => {
       ],
     );
     const pauses: string[] = [];
-    for (let r = await s.run(); r === "parked"; r = await s.resume("continue"))
+    for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+      expect(pauses.length).toBeLessThan(2);
       pauses.push(`${s.pause.type} ${s.pause.stepPath}`);
-    // p1 completed while q1 was paused at: passed meanwhile, its change did not hit, and q1 did not take it over.
-    expect(pauses).toEqual(["before_step q1"]);
+      // Stopped after p1: p2 waits for the watch's pause.
+      expect(s.snap.steps.p2).toBeUndefined();
+    }
+    // p1 completed while q1 was paused at: its change pauses after it once q1's pause is over, and at no later step.
+    expect(pauses).toEqual(["before_step q1", "watch p1"]);
+    expect(s.snap.debug!.hits).toEqual({ bp1: 1, bp2: 1 });
     expect(s.snap.debug!.watched.bp2?.value).toBe(1);
     expect(s.snap.status).toBe("COMPLETED");
+  });
+
+  it("a watch three branches change at one moment pauses after each of their steps in turn, each change once", async () => {
+    const branch = (n: number) => [
+      code(`s${n}`),
+      { name: `t${n}`, type: "transform", output: `{{ steps.s${n}.output }}` },
+    ];
+    const s = new Session(
+      [{ name: "par", type: "parallel", branches: { b1: branch(1), b2: branch(2), b3: branch(3) } }],
+      [{ type: "watch", expression: '$count([steps.s1, steps.s2, steps.s3][status = "COMPLETED"])' }],
+    );
+    s.effects.code = (req) => codeOk(`${req.code} ran`);
+    const paused: string[] = [];
+    const changes: string[] = [];
+    for (let r = await s.run(); r === "parked";) {
+      expect(paused.length).toBeLessThan(3);
+      const { stepPath, context } = s.pause;
+      paused.push(stepPath);
+      changes.push(`${context.watch!.before} -> ${context.watch!.after}`);
+      expect(s.snap.steps[`t${stepPath.slice(1)}`]).toBeUndefined();
+      // Woken again while paused (a takeover replays the run): it stays at this pause, writing no other.
+      s.t = s.t.resumed();
+      expect(await s.run()).toBe("parked");
+      expect(s.pause.stepPath).toBe(stepPath);
+      expect((await s.send("set", { output: `edited at ${stepPath}` })).ok).toBe(true);
+      r = await s.resume("continue");
+    }
+    expect(paused.sort()).toEqual(["s1", "s2", "s3"]);
+    expect(changes.sort()).toEqual(["0 -> 1", "1 -> 2", "2 -> 3"]);
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [] } });
+    expect(s.effects.codeCalls).toHaveLength(3);
+    expect([1, 2, 3].map((n) => s.step(`t${n}`).output)).toEqual([1, 2, 3].map((n) => `edited at s${n}`));
   });
 
   it("foreach_item pauses before the iteration of that index, or where its expression over the item holds", async () => {

@@ -9,7 +9,7 @@ import type {
   StepState,
   Usage,
 } from "@wf/shared/execution";
-import { evaluateCondition, evaluateExpression, ExpressionError } from "@wf/shared/expressions";
+import { evaluateCondition, evaluateExpression, ExpressionError, type ExpressionContext } from "@wf/shared/expressions";
 import { stepNameOf, type Step, type Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
 import type { RunEffects } from "../effects";
@@ -134,8 +134,10 @@ export class Debugger {
   after(path: string, st: StepState, scope: Scope): Promise<Verdict> {
     const point: Point = { phase: "after", path, occurrence: 0 };
     // Marked with the completion, before the decision's turn: a write between them (another branch's pause) must not
-    // record the step completed and its breakpoint gone past, for a takeover to find.
-    if (this.mayHit(point)) this.markWaiting(point);
+    // record the step completed and its breakpoint gone past, for a takeover to find. A watch may have changed.
+    const watching = this.d.breakpoints.some((bp) => bp.type === "watch" && bp.enabled);
+    if (watching) point.seen = expressionContext(this.snap, this.host.names, scope);
+    if (watching || this.mayHit(point)) this.markWaiting(point);
     return this.check(
       point,
       scope,
@@ -329,14 +331,16 @@ export class Debugger {
     // Past any other point nothing of the step is left to hold: it goes on.
     if (d.pause) {
       if (point.phase === "error") return holdsFailure ? this.hold(point, await details()) : GO;
-      if (this.waitingAt(point)) return PARK;
-      // A step that completed meanwhile changed what the watches see: that is their value from here, so that no later
-      // step is paused at for its change.
-      if (point.phase === "after") await this.rememberWatches(scope);
+      const waiting = this.waitingAt(point);
+      if (waiting && (await this.waitsItsTurn(waiting, point))) return PARK;
+      this.judged(point);
+      // No breakpoint for this step's completion: what it changed the watches see is their value from here.
+      if (point.phase === "after") await this.rememberWatches(this.seenAt(point, scope));
       return GO;
     }
     if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
-    this.judged(point);
+    const watches = this.judged(point)?.watches;
+    if (watches) point.watches = watches;
     const hit = await evaluate();
     if (!hit) return GO;
     await writePause(
@@ -386,9 +390,27 @@ export class Debugger {
       this.d.waiting.push({ stepPath: point.path, phase: point.phase, occurrence: point.occurrence });
   }
 
-  /** The point's turn came: it waits no more. */
-  private judged(point: Point): void {
-    if (this.waitingAt(point)) this.d.waiting = this.d.waiting.filter((w) => !samePoint(w, point));
+  /** The point's turn came: it waits no more. Returns how it waited, if it did. */
+  private judged(point: Point): DebugState["waiting"][number] | undefined {
+    const waiting = this.waitingAt(point);
+    if (waiting) this.d.waiting = this.d.waiting.filter((w) => w !== waiting);
+    return waiting;
+  }
+
+  /**
+   * Whether a point marked waiting, another branch's pause standing, waits for its turn: a breakpoint matches it, or
+   * (after a step) the step changed a watch's value, which is recorded with the point and taken as the watch's value
+   * at once, so that no other step takes the change as its own.
+   */
+  private async waitsItsTurn(waiting: DebugState["waiting"][number], point: Point): Promise<boolean> {
+    if (point.seen)
+      for (const bp of this.d.breakpoints) {
+        if (bp.type !== "watch" || !bp.enabled) continue;
+        const before = this.d.watched[bp.id!];
+        const after = await this.remember(bp, point.seen);
+        if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = { before, after };
+      }
+    return Object.keys(waiting.watches ?? {}).length > 0 || this.mayHit(point);
   }
 
   private waitingAt(point: Point): DebugState["waiting"][number] | undefined {
@@ -434,7 +456,10 @@ export class Debugger {
       case "conditional":
         return point.phase === "before" ? this.truthy(bp.expression, scope) : null;
       case "watch":
-        return point.phase === "after" ? this.watchChanged(bp, scope) : null;
+        if (point.phase !== "after") return null;
+        return point.watches?.[bp.id!]
+          ? this.changedMeanwhile(bp, point.watches[bp.id!]!)
+          : this.watchChanged(bp, this.seenAt(point, scope));
       case "foreach_item":
         if (!matchesPoint(bp, point)) return null;
         return bp.expression === undefined ? {} : this.truthy(bp.expression, scope);
@@ -462,37 +487,49 @@ export class Debugger {
   /** A watch hits after the step whose completion changed its value; the value is remembered in the snapshot. */
   private async watchChanged(
     bp: Extract<Breakpoint, { type: "watch" }>,
-    scope: Scope,
+    seen: ExpressionContext,
   ): Promise<Partial<PauseDetails> | null> {
     const before = this.d.watched[bp.id!];
-    const after = await this.remember(bp, scope);
+    const after = await this.remember(bp, seen);
     if (!before || before.hash === after.hash) return null;
     return { watch: { expression: bp.expression, before: before.value, after: after.value } };
+  }
+
+  /**
+   * A watch the step changed while another branch was paused: it hits for that change, `watched` already past it (a
+   * later step's change is that step's own).
+   */
+  private changedMeanwhile(
+    bp: Extract<Breakpoint, { type: "watch" }>,
+    change: { before: { value: unknown }; after: { value: unknown } },
+  ): Partial<PauseDetails> {
+    return { watch: { expression: bp.expression, before: change.before.value, after: change.after.value } };
   }
 
   /** Watches not evaluated yet take their first value before the step that may change it. */
   private async initWatches(scope: Scope): Promise<void> {
     for (const bp of this.d.breakpoints)
-      if (bp.type === "watch" && bp.enabled && !this.d.watched[bp.id!]) await this.remember(bp, scope);
+      if (bp.type === "watch" && bp.enabled && !this.d.watched[bp.id!])
+        await this.remember(bp, expressionContext(this.snap, this.host.names, scope));
   }
 
-  /** Every watch takes the value it has now, without hitting. */
-  private async rememberWatches(scope: Scope): Promise<void> {
-    for (const bp of this.d.breakpoints) if (bp.type === "watch" && bp.enabled) await this.remember(bp, scope);
+  /** Every watch takes the value it has in `seen`, without hitting. */
+  private async rememberWatches(seen: ExpressionContext): Promise<void> {
+    for (const bp of this.d.breakpoints) if (bp.type === "watch" && bp.enabled) await this.remember(bp, seen);
+  }
+
+  /** What the watches at `point` are judged on: what was seen as its step completed, else what is seen now. */
+  private seenAt(point: Point, scope: Scope): ExpressionContext {
+    return point.seen ?? expressionContext(this.snap, this.host.names, scope);
   }
 
   private async remember(
     bp: Extract<Breakpoint, { type: "watch" }>,
-    scope: Scope,
+    seen: ExpressionContext,
   ): Promise<{ hash: string; value: unknown }> {
     let value: unknown;
     try {
-      value =
-        (await evaluateExpression(
-          bp.expression,
-          expressionContext(this.snap, this.host.names, scope),
-          this.snap.ownerId,
-        )) ?? null;
+      value = (await evaluateExpression(bp.expression, seen, this.snap.ownerId)) ?? null;
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       value = { error: err.message };
