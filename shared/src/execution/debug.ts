@@ -253,7 +253,8 @@ export const DebugState = z.object({
     )
     .default([]),
   /**
-   * Points other branches came to while the run was paused where a breakpoint matches (after a step): each waits there
+   * Points other branches came to while the run was paused where a breakpoint matches (after a step, before a tool or
+   * LLM call): each waits there
    * (the step's result kept, nothing after it run) until the run comes back with no pause, and is judged then, so that
    * the hit pauses in its turn rather than being passed.
    */
@@ -268,6 +269,8 @@ export const DebugState = z.object({
          * to the new value at once, so that no other step takes the change as its own.
          */
         watches: z.record(z.string(), z.object({ before: Watched, after: Watched })).optional(),
+        /** Before a tool or LLM call: the attempt's conversation so far, as a pause's `checkpoint` keeps it. */
+        checkpoint: z.object({ attempt: z.number().int().nonnegative(), state: z.unknown() }).optional(),
       }),
     )
     .default([]),

@@ -23,7 +23,7 @@ const PAUSES_BOUND = 400;
  * The phases a branch goes past, not evaluating breakpoints, while another branch's pause holds the run
  * (docs/debugger.md, Durability).
  */
-const GONE_PAST_WHILE_PAUSED: ReadonlySet<string> = new Set(["error", "tool_call", "llm_call"]);
+const GONE_PAST_WHILE_PAUSED: ReadonlySet<string> = new Set(["error"]);
 
 interface Segment {
   /** One wake of the run: what it wrote, and the pause it parked at (null: it ended). */

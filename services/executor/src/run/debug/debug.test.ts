@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { claimPause, idleDue, type ExecutionSnapshot } from "@wf/shared/execution";
+import {
+  claimPause,
+  idleDue,
+  type BreakpointInput,
+  type DebugCommandBody,
+  type ExecutionSnapshot,
+  type PauseRecord,
+} from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
 import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
 import { stepMatches } from "./breakpoints";
@@ -455,6 +462,72 @@ describe("agent tool calls and usage", () => {
     });
     expect(s.step("ask").toolCalls).toMatchObject([{ tool: "lookup", arguments: { id: 2 }, result: '{"id":2}' }]);
     expect(s.snap.debug!.checkpoint).toBeNull();
+  });
+
+  /** Three branches, each an agent step `a<n>` that calls crm's lookup once, then answers (5 tokens a call). */
+  const threeAgents = (breakpoints: BreakpointInput[]) => {
+    const branch = (n: number) => [{ name: `a${n}`, type: "agent", agent: "helper", prompt: `look up ${n}` }];
+    const s = new Session(
+      [{ name: "par", type: "parallel", branches: { b1: branch(1), b2: branch(2), b3: branch(3) } }],
+      breakpoints,
+      { agents },
+    );
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    s.effects.llmScript = (req) => {
+      const last = req.messages.at(-1)!;
+      if (last.role !== "user") return usageAnswer("done", 5);
+      const id = Number(last.text.split(" ").at(-1));
+      return usageAnswer("", 5, [{ id: `c${id}`, name: "crm__lookup", arguments: JSON.stringify({ id }) }]);
+    };
+    return s;
+  };
+
+  /** Answers every pause with continue (a set first, if given), woken twice at each; the pauses, as `phase path n`. */
+  async function eachInTurn(s: Session, bound: number, set?: (pause: PauseRecord) => DebugCommandBody) {
+    const paused: string[] = [];
+    for (let r = await s.run(); r === "parked";) {
+      expect(paused.length).toBeLessThan(bound);
+      const { id, phase, stepPath, occurrence } = s.pause;
+      paused.push(`${phase} ${stepPath} ${occurrence}`);
+      // Woken again while paused (a takeover replays the run): it stays at this pause, calling no model meanwhile.
+      const calls = s.effects.llmCalls.length;
+      s.t = s.t.resumed();
+      expect(await s.run()).toBe("parked");
+      expect([s.pause.id, s.effects.llmCalls.length]).toEqual([id, calls]);
+      if (set) expect((await s.send("set", set(s.pause))).ok).toBe(true);
+      r = await s.resume("continue");
+    }
+    return paused.sort();
+  }
+
+  it("three agents reaching a tool_call at one moment pause before each call in turn: its arguments set there are used, the model called once a turn", async () => {
+    const s = threeAgents([{ type: "tool_call", tool: "lookup" }]);
+    const paused = await eachInTurn(s, 3, (p) => ({ arguments: { id: 100 + Number(p.stepPath.slice(1)) } }));
+    expect(paused).toEqual(["tool_call a1 1", "tool_call a2 1", "tool_call a3 1"]);
+    expect(s.effects.toolCalls.map((c) => (c.args as { id: number }).id).sort()).toEqual([101, 102, 103]);
+    // Each conversation went on from where it waited: two calls per agent, none made again.
+    expect(s.effects.llmCalls).toHaveLength(6);
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [], checkpoint: null } });
+  });
+
+  it("three agents passing a usage threshold at one moment pause before each one's next LLM call in turn", async () => {
+    // The first calls (0 so far) pass under it; each second call (15 so far, 5 expected) reaches it.
+    const s = threeAgents([{ type: "usage", tokens: 16 }]);
+    // The first calls answer together, once all three are made: no agent goes on alone to its second call.
+    const script = s.effects.llmScript!;
+    const held: (() => void)[] = [];
+    s.effects.llmScript = async (req, signal) => {
+      if (req.messages.length === 1 && s.effects.llmCalls.length <= 3) {
+        const answered = new Promise<void>((resolve) => held.push(resolve));
+        if (held.length === 3) held.forEach((release) => release());
+        await answered;
+      }
+      return script(req, signal);
+    };
+    expect(await eachInTurn(s, 3)).toEqual(["llm_call a1 2", "llm_call a2 2", "llm_call a3 2"]);
+    expect(s.effects.llmCalls).toHaveLength(6);
+    expect(s.effects.toolCalls).toHaveLength(3);
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [] } });
   });
 
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {

@@ -14,7 +14,7 @@ import { stepNameOf, type Step, type Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
 import type { RunEffects } from "../effects";
 import { nestedPathTest } from "../nested-paths";
-import { cutValue } from "../result-limits";
+import { cutValue, jsonBytes } from "../result-limits";
 import { expressionContext, type Scope } from "../scope";
 import { matchesPoint, stepDepths, type Point } from "./breakpoints";
 import { editedArguments, editedInput } from "./commands";
@@ -219,6 +219,7 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "tool_call", path, occurrence, toolCall: call };
+    if (this.mayHit(point)) this.markWaiting(point);
     return this.check(
       point,
       scope,
@@ -238,6 +239,7 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "llm_call", path, occurrence, usage: { totals: this.snap.usage, estimate } };
+    if (this.mayHit(point)) this.markWaiting(point);
     return this.check(
       point,
       scope,
@@ -252,7 +254,8 @@ export class Debugger {
    */
   conversation(path: string, attempt: number): unknown {
     const c = this.d.checkpoint;
-    return c && c.stepPath === path && c.attempt === attempt ? c.state : undefined;
+    if (c && c.stepPath === path && c.attempt === attempt) return c.state;
+    return this.d.waiting.find((w) => w.stepPath === path && w.checkpoint?.attempt === attempt)?.checkpoint?.state;
   }
 
   /** The input a `set` gave the step at `path` at its before_step pause, if any. */
@@ -318,21 +321,24 @@ export class Debugger {
     // Paused inside this very attempt, at a later point, which a replay while paused (a wait in another branch ending,
     // a timer) cannot take up where it stood (no conversation kept): the attempt waits at its first point for the
     // resume, rather than paying the model again for the calls before the paused one at every such replay.
-    if (d.pause?.stepPath === point.path && INSIDE_AN_ATTEMPT.has(d.pause.phase) && INSIDE_AN_ATTEMPT.has(point.phase))
-      return PARK;
+    // So too for a point of the attempt waiting its turn, once its conversation was not kept.
+    if (d.pause && INSIDE_AN_ATTEMPT.has(point.phase) && this.stoppedInAttempt(point)) return PARK;
     const r = this.resumedAt(point);
     if (r) {
       this.judged(point);
       return r.passed ? GO : this.pass(r, point);
     }
     // A failure waits at its point for the pause to end, but a timeout: the step ran out of its time while the pause
-    // stood, and fails (or retries) now, as a breakpoint passed meanwhile does not hit. A point where a breakpoint
-    // matches waits its turn: it is judged (its hit counted, its pause written) once the run comes back with no pause.
-    // Past any other point nothing of the step is left to hold: it goes on.
+    // stood, and fails (or retries) now, no on_error hitting for it. A point where a breakpoint matches waits its turn:
+    // it is judged (its hit counted, its pause written) once the run comes back with no pause. Past any other point
+    // nothing of the step is left to hold: it goes on.
     if (d.pause) {
       if (point.phase === "error") return holdsFailure ? this.hold(point, await details()) : GO;
       const waiting = this.waitingAt(point);
-      if (waiting && (await this.waitsItsTurn(waiting, point))) return PARK;
+      if (waiting && (await this.waitsItsTurn(waiting, point))) {
+        if (checkpoint && !waiting.checkpoint) waiting.checkpoint = this.keptCheckpoint(checkpoint());
+        return PARK;
+      }
       this.judged(point);
       // No breakpoint for this step's completion: what it changed the watches see is their value from here.
       if (point.phase === "after") await this.rememberWatches(this.seenAt(point, scope));
@@ -411,6 +417,25 @@ export class Debugger {
         if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = { before, after };
       }
     return Object.keys(waiting.watches ?? {}).length > 0 || this.mayHit(point);
+  }
+
+  /** Whether the attempt `point` is in stands at another of its points: paused there, or waiting its turn. */
+  private stoppedInAttempt(point: Point): boolean {
+    const pause = this.d.pause;
+    if (pause?.stepPath === point.path && INSIDE_AN_ATTEMPT.has(pause.phase)) return true;
+    return this.d.waiting.some(
+      (w) => w.stepPath === point.path && INSIDE_AN_ATTEMPT.has(w.phase) && !samePoint(w, point),
+    );
+  }
+
+  /**
+   * A waiting attempt's conversation, kept if it fits beside the others' (their sum within a pause's own share of the
+   * record): one not kept starts its attempt over when its turn comes.
+   */
+  private keptCheckpoint(c: { attempt: number; state: unknown }): { attempt: number; state: unknown } | undefined {
+    const room = this.host.committer.limits.toolCallBytes;
+    const taken = this.d.waiting.reduce((sum, w) => sum + (w.checkpoint ? jsonBytes(w.checkpoint.state) : 0), 0);
+    return taken + jsonBytes(c.state) <= room ? { attempt: c.attempt, state: structuredClone(c.state) } : undefined;
   }
 
   private waitingAt(point: Point): DebugState["waiting"][number] | undefined {
@@ -601,7 +626,11 @@ function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number 
  * flight).
  */
 export function heldByPause(snap: ExecutionSnapshot, path: string): boolean {
-  return snap.debug?.pause?.stepPath === path || (snap.debug?.held.some((h) => h.stepPath === path) ?? false);
+  const d = snap.debug;
+  if (!d) return false;
+  return (
+    d.pause?.stepPath === path || d.held.some((h) => h.stepPath === path) || d.waiting.some((w) => w.stepPath === path)
+  );
 }
 
 /** Whether `held` is the failure at the error point `point`. */
