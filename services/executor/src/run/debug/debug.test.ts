@@ -9,6 +9,7 @@ import {
 } from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
 import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
+import { jsonBytes } from "../result-limits";
 import { stepMatches } from "./breakpoints";
 import { applyClaimedCommand } from "./commands";
 import { formatIdle, idleError } from "./idle";
@@ -368,6 +369,34 @@ describe("expression breakpoints", () => {
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [] } });
     expect(s.effects.codeCalls).toHaveLength(3);
     expect([1, 2, 3].map((n) => s.step(`t${n}`).output)).toEqual([1, 2, 3].map((n) => `edited at s${n}`));
+  });
+
+  it("many items changing a watch behind a pause keep their changes within a pause's share of the record, each pausing in turn", async () => {
+    const items = Array.from({ length: 40 }, (_, i) => i);
+    const s = new Session(
+      [{ name: "each", type: "foreach", items, concurrency: 40, steps: [code("s")] }],
+      [
+        { type: "after_step", step: "each[0].s" },
+        { type: "watch", expression: "steps.s.output" },
+      ],
+    );
+    s.effects.code = (req) => codeOk(`${"x".repeat(3_000)} ${String(req.item)}`);
+    expect(await s.run()).toBe("parked");
+    const waiting = s.snap.debug!.waiting;
+    expect(waiting).toHaveLength(39);
+    // Each change is 6 KB of values: 39 kept whole would be four times the share.
+    const share = s.t.committer.limits.toolCallBytes;
+    expect(jsonBytes(waiting)).toBeLessThan(share + 39 * 1024);
+    const paused = [`${s.pause.breakpointId} ${s.pause.stepPath}`];
+    for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+      expect(paused.length).toBeLessThan(41);
+      paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
+    }
+    // Each item's own change, in turn; then the foreach's, where `steps.s` names no step of its scope.
+    expect(paused.sort()).toEqual(
+      ["bp1 each[0].s", ...items.slice(1).map((i) => `bp2 each[${i}].s`), "bp2 each"].sort(),
+    );
+    expect([s.snap.status, s.snap.debug!.hits]).toEqual(["COMPLETED", { bp1: 1, bp2: 41 }]);
   });
 
   it("foreach_item pauses before the iteration of that index, or where its expression over the item holds", async () => {

@@ -47,6 +47,10 @@ const INSIDE_AN_ATTEMPT: ReadonlySet<PausePhase> = new Set(["item", "tool_call",
 
 /** A watch's value is kept this small in the snapshot (a hash decides whether it changed). */
 const WATCH_VALUE_BYTES = 4 * 1024;
+/** A waiting step's watch change, once the waiting points' share of the record is full, keeps values this small. */
+const WATCH_SLIM_BYTES = 64;
+
+type Watched = DebugState["watched"][string];
 
 interface Hit {
   cause: PauseCause;
@@ -414,7 +418,7 @@ export class Debugger {
         if (bp.type !== "watch" || !bp.enabled) continue;
         const before = this.d.watched[bp.id!];
         const after = await this.remember(bp, point.seen);
-        if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = { before, after };
+        if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = this.keptChange(before, after);
       }
     return Object.keys(waiting.watches ?? {}).length > 0 || this.mayHit(point);
   }
@@ -433,9 +437,27 @@ export class Debugger {
    * record): one not kept starts its attempt over when its turn comes.
    */
   private keptCheckpoint(c: { attempt: number; state: unknown }): { attempt: number; state: unknown } | undefined {
-    const room = this.host.committer.limits.toolCallBytes;
-    const taken = this.d.waiting.reduce((sum, w) => sum + (w.checkpoint ? jsonBytes(w.checkpoint.state) : 0), 0);
-    return taken + jsonBytes(c.state) <= room ? { attempt: c.attempt, state: structuredClone(c.state) } : undefined;
+    return this.waitingFits(jsonBytes(c.state)) ? { attempt: c.attempt, state: structuredClone(c.state) } : undefined;
+  }
+
+  /**
+   * A watch's change kept with a waiting step: its values as `watched` keeps them while they fit beside what the other
+   * waiting points keep, else only their hashes and a note (as many branches may wait as a foreach runs items).
+   */
+  private keptChange(before: Watched, after: Watched): { before: Watched; after: Watched } {
+    const change = { before, after };
+    if (this.waitingFits(jsonBytes(change))) return change;
+    const slim = (w: Watched) => ({ hash: w.hash, value: cutValue(w.value, WATCH_SLIM_BYTES, "value") });
+    return { before: slim(before), after: slim(after) };
+  }
+
+  /** Whether `bytes` more fit in what the waiting points keep: a pause's own share of the record, for all of them. */
+  private waitingFits(bytes: number): boolean {
+    const kept = this.d.waiting.reduce(
+      (sum, w) => sum + (w.checkpoint ? jsonBytes(w.checkpoint.state) : 0) + (w.watches ? jsonBytes(w.watches) : 0),
+      0,
+    );
+    return kept + bytes <= this.host.committer.limits.toolCallBytes;
   }
 
   private waitingAt(point: Point): DebugState["waiting"][number] | undefined {
