@@ -41,7 +41,7 @@ export {
 } from "./command-consumer";
 export { streamPlacement, placementConfig, reconcileStream, ONE_REPLICA, type StreamPlacement } from "./placement";
 export { serverHasCompression, type StoreCompression } from "./compression";
-export { serverAtLeast } from "./server-version";
+export { clusterCasWarning, serverAtLeast } from "./server-version";
 export { openKvBucket, openObjectBucket, type KvBucketSpec } from "./buckets";
 export { whileStarting } from "./while-starting";
 export { isTransient, retryTransient, TRANSIENT_RETRY_MS } from "./transient";

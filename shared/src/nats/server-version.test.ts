@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serverAtLeast } from "./server-version";
+import { clusterCasWarning, serverAtLeast } from "./server-version";
 
 describe("serverAtLeast", () => {
   it("compares major then minor, with or without a leading v, and takes an unknown version as too old", () => {
@@ -14,5 +14,16 @@ describe("serverAtLeast", () => {
       false,
       false,
     ]);
+  });
+});
+
+describe("clusterCasWarning", () => {
+  it("warns of a cluster older than 2.10 only", () => {
+    expect(clusterCasWarning({ version: "2.9.10", cluster: "wf" })).toMatch(
+      /^nats-server 2\.9\.10 in cluster wf lets two compare-and-set writes/,
+    );
+    expect(clusterCasWarning({ version: "2.10.0", cluster: "wf" })).toBeNull();
+    expect(clusterCasWarning({ version: "2.9.10" })).toBeNull();
+    expect(clusterCasWarning(undefined)).toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import { connectNats } from "../nats/connect";
 import type { NatsTarget } from "../nats/credentials";
 import { inboxPrefix } from "../nats/permissions";
 import { streamPlacement, type StreamPlacement } from "../nats/placement";
+import { clusterCasWarning } from "../nats/server-version";
 import { ensureStreams } from "../nats/streams";
 import { whileStarting } from "../nats/while-starting";
 import { jetStreamTimers, serverHasSchedules, type TimerMode, type Timers } from "../nats/timers";
@@ -49,6 +50,8 @@ export async function openPlatform(config: Config, name: string): Promise<Platfo
         "Give it users (docs/operations.md) and set NATS_USER and NATS_PASSWORD",
     );
   }
+  const clusterWarning = clusterCasWarning(nc.info);
+  if (clusterWarning !== null) log.warn(clusterWarning);
   const jsm = await whileStarting(() => jetstreamManager(nc));
   const js = jetstream(nc);
   const placement = streamPlacement(config, nc);
