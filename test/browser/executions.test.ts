@@ -553,19 +553,7 @@ steps:
 
   it("opens a rerun's page with its steps shown as where it was started: the list from a row, the canvas from a node", async () => {
     const { page, context, errors } = await signedIn(service());
-    const workflowId = await createWorkflow(
-      page,
-      `
-name: rerun-view-${unique()}
-steps:
-  - { name: a, type: transform, output: 1 }
-  - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
-  - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
-`,
-    );
-    const id = await startExecution(page, workflowId);
-    await page.goto(`/console/executions/${id}?steps=list`);
-    await poll(() => headerStatus(page), 20_000).toBe("completed");
+    const id = await completedChainAsList(page, "rerun-view");
     const rerun = async (from: string, was: string) => {
       const dialog = page.getByRole("dialog", { name: `Rerun from ${from}` });
       await poll(() => dialog.getByRole("button", { name: `Rerun from ${from}` }).isEnabled()).toBe(true);
@@ -644,15 +632,14 @@ steps:
 });
 
 /**
- * A rerun of a three-step run from b, started from its page's list, then the new run's list at a laptop's height
- * (1280x640, the page scrolls) scrolled so that the middle of its last row's "Rerun from this step" is under the
- * "Rerun started from b" notice, as a page of its length puts it (asserted, with the notice still showing).
+ * A run of three transforms a → b → c of a new workflow named `<prefix>-<id>`, its page open on the list, completed:
+ * its id.
  */
-async function lastButtonUnderRerunToast(page: Page) {
+async function completedChainAsList(page: Page, prefix: string): Promise<string> {
   const workflowId = await createWorkflow(
     page,
     `
-name: toast-${unique()}
+name: ${prefix}-${unique()}
 steps:
   - { name: a, type: transform, output: 1 }
   - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
@@ -662,6 +649,16 @@ steps:
   const id = await startExecution(page, workflowId);
   await page.goto(`/console/executions/${id}?steps=list`);
   await poll(() => headerStatus(page), 20_000).toBe("completed");
+  return id;
+}
+
+/**
+ * A rerun of a three-step run from b, started from its page's list, then the new run's list at a laptop's height
+ * (1280x640, the page scrolls) scrolled so that the middle of its last row's "Rerun from this step" is under the
+ * "Rerun started from b" notice, as a page of its length puts it (asserted, with the notice still showing).
+ */
+async function lastButtonUnderRerunToast(page: Page) {
+  const id = await completedChainAsList(page, "toast");
   await page.locator('tr[data-step-path="b"]').getByRole("button", { name: "Rerun from this step" }).click();
   const dialog = page.getByRole("dialog", { name: "Rerun from b" });
   await poll(() => dialog.getByRole("button", { name: "Rerun from b" }).isEnabled()).toBe(true);
