@@ -337,7 +337,10 @@ export class ExecutorActor {
         snap.status = "RUNNING";
         snap.startedAt = Date.now();
         c.emit("exec_started", undefined, { status: "RUNNING", triggerSource: snap.triggerSource });
-        if (await reuseSourceSteps(c, wf, this.deps.store)) await takeStepTestContext(c, wf, this.deps.store);
+        // A cancel recorded before the start was taken (answered 200 already) ends it CANCELLED before its first step
+        // (run()): nothing to take from a source, and no source missing to end it FAILED instead.
+        if (!snap.cancelRequested && (await reuseSourceSteps(c, wf, this.deps.store)))
+          await takeStepTestContext(c, wf, this.deps.store);
       }
       // Taking hold is written by the run's first write, as a start from the API is: a second runner
       // meanwhile loses that compare-and-set before anything acts outside (docs/architecture.md#durability-by-effect).
