@@ -178,10 +178,10 @@ function issues(source: Source, nodes: readonly CanvasNode[], byName: ReadonlyMa
 /**
  * The canvas's picture of a workflow text, which stays the source of truth. Text that does not
  * parse or validate still yields every step the parser could read, with the problems in `issues`:
- * this never throws.
+ * this never throws. Given the text already read (readSource), it reads it from that, not again.
  */
-export function graph(text: string): CanvasGraph {
-  const source = readSource(text);
+export function graph(text: string | Source): CanvasGraph {
+  const source = typeof text === "string" ? readSource(text) : text;
   const tree = collectSteps(source);
   const triggers = triggerBadges(source);
   const nodes: CanvasNode[] = tree.steps.map((site) => ({

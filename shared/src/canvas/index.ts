@@ -6,6 +6,7 @@
  * leaves warnings (`isUnknownStepIssue`); any other operation that would make a valid file invalid is refused.
  */
 export { graph } from "./graph";
+export { readSource, type Source } from "./source";
 export { nodeAt, rangeOf } from "./cursor";
 export { addStep, deleteStep, moveStep, type AddStepOp, type DeleteStepOp, type MoveStepOp } from "./op-steps";
 export { addBranch, type AddBranchOp } from "./op-branch";

@@ -1,5 +1,5 @@
-import { isMap, isScalar, isSeq, parseDocument, visit, type Document } from "yaml";
-import { graph, nodeAt, type CanvasGraph, type CanvasNode } from "@wf/shared/canvas";
+import { isMap, isScalar, isSeq, visit, type Document } from "yaml";
+import { graph, nodeAt, readSource, type CanvasGraph, type CanvasNode } from "@wf/shared/canvas";
 import { readableSteps } from "../canvas/steps-before";
 
 /** A name an expression can read, with what completion shows beside it. */
@@ -79,8 +79,9 @@ function holders(g: CanvasGraph, node: CanvasNode): CanvasNode[] {
  * mistake elsewhere: the steps the canvas's reading finds, and the YAML's variables.
  */
 export function expressionScopeAt(source: string, offset: number): ExpressionScope {
-  const g = graph(source);
-  const doc = parseDocument(source, { keepSourceTokens: false });
+  const read = readSource(source);
+  const g = graph(read);
+  const { doc } = read;
   const id = nodeAt(g, source, offset);
   const node = g.nodes.find((n) => n.id === id);
   const around = node === undefined ? [] : holders(g, node);
