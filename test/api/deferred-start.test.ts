@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ExecutionStatusView } from "@wf/shared/api";
 import { commandsInHand, endedEventTypes, waitFor } from "../support/runtime";
+import { spinStep } from "../support/spin-step";
 import { account, call, statusReached, storeWorkflow, useApi, type Account, type ApiEnv } from "./support";
 
 /**
@@ -9,16 +10,6 @@ import { account, call, statusReached, storeWorkflow, useApi, type Account, type
  * after a second for a long one, and never over a record another writer made meanwhile.
  */
 const api = useApi({ runtime: true });
-
-/** A JavaScript step that keeps its isolate busy for `ms`, then returns 1. */
-const spin = (name: string, ms: number) => `
-  - name: ${name}
-    type: code
-    language: javascript
-    code: |
-      const end = Date.now() + ${ms};
-      while (Date.now() < end) {}
-      return 1;`;
 
 async function started(who: Account, yaml: string): Promise<string> {
   const w = await storeWorkflow(api(), who.user.id, yaml);
@@ -70,7 +61,7 @@ steps:
 
   it("reads RUNNING, its step running, once the second has passed, though the step has not ended", async () => {
     const me = await account(api());
-    const id = await started(me, `name: long-pure\nsteps:${spin("spin", 4_000)}\n`);
+    const id = await started(me, `name: long-pure\nsteps:${spinStep("spin", 4_000)}\n`);
     const midway = await reached(me, id, ["RUNNING", "COMPLETED"]);
     expect(midway.status).toBe("RUNNING");
     expect(midway.currentStep).toBe("spin");
@@ -81,7 +72,7 @@ steps:
     const me = await account(api());
     const id = await started(
       me,
-      `name: cancelled-pure\nsteps:${spin("spin", 3_000)}\n  - { name: after, type: transform, output: 1 }\n`,
+      `name: cancelled-pure\nsteps:${spinStep("spin", 3_000)}\n  - { name: after, type: transform, output: 1 }\n`,
     );
     await waitFor(async () => (await commandsInHand(api().platform.jsm, api().ns)) > 0, {
       what: "the start to be taken",

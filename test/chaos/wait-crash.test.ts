@@ -16,6 +16,7 @@ import {
 } from "../support/runtime";
 import { EGRESS_TEST_ALLOWANCE } from "../support/egress-allowance";
 import { sideEffects, slowRecordedStep, type SideEffects } from "../support/side-effects";
+import { spinStep } from "../support/spin-step";
 
 /**
  * An executor killed by SIGKILL where a wait writes less than it did: a wait (or a retry's backoff) that parks has no
@@ -54,16 +55,6 @@ const startExecutorProcess = (ns: string) =>
 
 /** A Python step that tells the sink under `key` that it ran, on a line of its own. */
 const recorded = (fx: SideEffects, name: string, key: string) => `\n${slowRecordedStep(fx, name, key, "1", 0)}`;
-
-/** A pure JavaScript step that keeps the run (and the execution's hold) busy for `ms`, writing nothing. */
-const spin = (name: string, ms: number) => `
-  - name: ${name}
-    type: code
-    language: javascript
-    code: |
-      const end = Date.now() + ${ms};
-      while (Date.now() < end) {}
-      return 1;`;
 
 /**
  * Runs `yaml` from the API on an executor killed once `atKill` finds the record as it wants, then (after `afterKill`)
@@ -123,7 +114,7 @@ describe("executor killed between a parking wait's timer and the park's write", 
       "crashwaitpark",
       `
 name: effect-spin-nap
-steps:${recorded(fx, "effect", "effects")}${spin("busy", 4000)}
+steps:${recorded(fx, "effect", "effects")}${spinStep("busy", 4000)}
   - { name: nap, type: wait, seconds: 3 }${recorded(fx, "after", "afters")}
 `,
       (snap) => snap.steps.effect?.status === "COMPLETED",
@@ -154,7 +145,7 @@ describe("executor killed in a run that a timer's wake took up", () => {
       `
 name: wake-then-spin
 steps:
-  - { name: nap, type: wait, seconds: 1 }${recorded(fx, "effect", "effects")}${spin("busy", 4000)}${recorded(fx, "after", "afters")}
+  - { name: nap, type: wait, seconds: 1 }${recorded(fx, "effect", "effects")}${spinStep("busy", 4000)}${recorded(fx, "after", "afters")}
 `,
       (snap) => snap.steps.effect?.status === "COMPLETED",
     );

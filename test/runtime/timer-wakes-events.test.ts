@@ -5,6 +5,7 @@ import { cancelExecution } from "@wf/shared/client";
 import { streamNames, subjects } from "@wf/shared/nats";
 import { useNatsServer } from "@wf/testing/nats-connection";
 import { run, startRuntime, testConfig, waitFor, waitForStatus, type InProcessRuntime } from "../support/runtime";
+import { spinStep } from "../support/spin-step";
 
 /**
  * On the normal path (no crash, no takeover) every event is published once: a resume by timer, and the wakes of short
@@ -50,14 +51,7 @@ const PARKS_AN_HOUR = "name: parks\nsteps:\n  - { name: nap, type: wait, seconds
 const CANCELLED_PARKED = `
 name: cancelled-parked
 steps:
-  - { name: short, type: wait, seconds: 0.3 }
-  - name: busy
-    type: code
-    language: javascript
-    code: |
-      const end = Date.now() + 2500;
-      while (Date.now() < end) {}
-      return 1;
+  - { name: short, type: wait, seconds: 0.3 }${spinStep("busy", 2500)}
   - { name: nap, type: wait, seconds: 3600 }
 `;
 
