@@ -504,8 +504,10 @@ export class Debugger {
         return point.phase === "before" ? this.truthy(bp.expression, scope) : null;
       case "watch":
         if (point.phase !== "after") return null;
+        // A change the step made while another branch was paused hits for it, `watched` already past it (a later
+        // step's change is that step's own).
         return point.watches?.[bp.id!]
-          ? this.changedMeanwhile(bp, point.watches[bp.id!]!)
+          ? watchDetails(bp, point.watches[bp.id!]!)
           : this.watchChanged(bp, this.seenAt(point, scope));
       case "foreach_item":
         if (!matchesPoint(bp, point)) return null;
@@ -539,18 +541,7 @@ export class Debugger {
     const before = this.d.watched[bp.id!];
     const after = await this.remember(bp, seen);
     if (!before || before.hash === after.hash) return null;
-    return { watch: { expression: bp.expression, before: before.value, after: after.value } };
-  }
-
-  /**
-   * A watch the step changed while another branch was paused: it hits for that change, `watched` already past it (a
-   * later step's change is that step's own).
-   */
-  private changedMeanwhile(
-    bp: Extract<Breakpoint, { type: "watch" }>,
-    change: { before: { value: unknown }; after: { value: unknown } },
-  ): Partial<PauseDetails> {
-    return { watch: { expression: bp.expression, before: change.before.value, after: change.after.value } };
+    return watchDetails(bp, { before, after });
   }
 
   /** Watches not evaluated yet take their first value before the step that may change it. */
@@ -653,6 +644,14 @@ export function heldByPause(snap: ExecutionSnapshot, path: string): boolean {
   return (
     d.pause?.stepPath === path || d.held.some((h) => h.stepPath === path) || d.waiting.some((w) => w.stepPath === path)
   );
+}
+
+/** What a watch's pause says of its change. */
+function watchDetails(
+  bp: Extract<Breakpoint, { type: "watch" }>,
+  change: { before: { value: unknown }; after: { value: unknown } },
+): Partial<PauseDetails> {
+  return { watch: { expression: bp.expression, before: change.before.value, after: change.after.value } };
 }
 
 /** Whether `held` is the failure at the error point `point`. */
