@@ -70,7 +70,9 @@ export function cancelRaceSuite(
   // nats-server 2.9 accepts on a cluster two compare-and-set writes made at once at the same version (300 pairs of
   // 300, measured; 2.15.1 none): a run's end then overwrites the cancel's flag (docs/architecture.md#executions).
   if (cluster !== undefined && !serverAtLeast(binaryVersion(), 2, 10)) {
-    describe.skip(`cancel racing the run's end, ${what}: needs nats-server 2.10+ (${binaryVersion()})`, () => {
+    const skipped = `cancel racing the run's end, ${what} (skipped: needs nats-server 2.10+, this is ${binaryVersion()})`;
+    console.warn(skipped);
+    describe.skip(skipped, () => {
       it("is skipped", () => undefined);
     });
     return;
