@@ -6,6 +6,7 @@ import { formatTime } from "../../ui/format";
 import { ErrorState, FormError, Loading } from "../../ui/states";
 import { useToast } from "../../ui/toast";
 import { fetchVersion, updateWorkflow, workflowKeys } from "./queries";
+import { downloadText, yamlFileName } from "./workflow-file";
 
 /** One version's YAML; an older one can be restored, stored as the next version (nothing is lost). */
 export function VersionDialog({
@@ -58,6 +59,9 @@ function VersionBody({ workflow, version, onClose }: { workflow: WorkflowDetail;
       <FormError error={restore.error} />
       <div className="row end">
         <CopyButton text={shown.data.yaml} label="Copy YAML" />
+        <button type="button" onClick={() => downloadText(yamlFileName(workflow.name, version), shown.data.yaml)}>
+          Download
+        </button>
         {current || workflow.role === "viewer" ? null : (
           <button
             type="button"

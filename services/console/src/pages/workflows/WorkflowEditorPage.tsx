@@ -8,7 +8,7 @@ import { ConfirmDialog } from "../../ui/confirm";
 import { InsertTargets, InsertTargetsContext, type InsertTarget } from "../../ui/insert-target";
 import { ErrorState, Loading } from "../../ui/states";
 import { CanvasPane } from "./CanvasPane";
-import { fromDetail, type Arrival, type Start } from "./editor-start";
+import { copyArrival, fromDetail, newStart, type Arrival, type Start } from "./editor-start";
 import { templateByKey } from "./examples";
 import { KnownOutputsPanel } from "./KnownOutputsPanel";
 import { ProblemsPanel } from "./ProblemsPanel";
@@ -28,6 +28,7 @@ import { secretsQuery } from "../secrets/queries";
 import { usePins } from "./usePins";
 import { useWorkflowSave } from "./useWorkflowSave";
 import { YamlEditor } from "./YamlEditor";
+import { downloadText, nameIn, yamlFileName } from "./workflow-file";
 import "./workflows.css";
 
 /**
@@ -44,31 +45,28 @@ function WorkflowEditorLoader({ id }: { id: string | undefined }) {
   const location = useLocation();
   const [search] = useSearchParams();
   const { module, error: moduleError } = useEditorModule();
+  // `/workflows/new?copyOf=<id>` (a list's Duplicate) opens a copy of that workflow's current version.
+  const copied = id === undefined ? search.get("copyOf") : null;
+  const read = id ?? copied;
   const detail = useQuery({
-    queryKey: workflowKeys.detail(id ?? ""),
-    queryFn: ({ signal }) => fetchWorkflow(id!, signal),
-    enabled: id !== undefined,
+    queryKey: workflowKeys.detail(read ?? ""),
+    queryFn: ({ signal }) => fetchWorkflow(read!, signal),
+    enabled: read !== null,
   });
   // The editor keeps what it opened with: a later refetch of the detail must not replace the person's text.
   const [start, setStart] = useState<Start | null>(null);
 
   useEffect(() => {
     if (start) return;
-    if (id === undefined) {
-      const arrival = (location.state ?? {}) as Arrival;
-      const template = templateByKey(search.get("example"));
-      const yaml = arrival.yaml ?? template.yaml;
-      setStart({
-        id: null,
-        name: arrival.fileName ?? "New workflow",
-        yaml,
-        version: null,
-        role: "owner",
-        pristine: arrival.yaml === undefined ? yaml : "",
-        positions: {},
-      });
-    } else if (detail.data) setStart(fromDetail(detail.data));
-  }, [id, detail.data, start, location.state, search]);
+    const template = templateByKey(search.get("example"));
+    if (read === null) setStart(newStart((location.state ?? {}) as Arrival, template));
+    else if (!detail.data) return;
+    else if (id !== undefined) setStart(fromDetail(detail.data));
+    else {
+      const { yaml, name, layout } = detail.data;
+      setStart(newStart(copyArrival(yaml, name, layout.positions), template));
+    }
+  }, [id, read, detail.data, start, location.state, search]);
 
   if (moduleError) return <ErrorState error={moduleError} retry={() => window.location.reload()} />;
   if (detail.isError && !start) return <ErrorState error={detail.error} retry={() => void detail.refetch()} />;
@@ -160,6 +158,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     canEdit && !modal,
   );
 
+  const currentText = () => editor.current?.text() ?? start.yaml;
+
   const onChange = (text: string) => {
     flow.edited(text);
     setIssuesFromService(false);
@@ -200,6 +200,24 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
           >
             Versions
           </Link>
+        )}
+        <button
+          type="button"
+          onClick={() => downloadText(yamlFileName(nameIn(currentText()) ?? saved.name), currentText())}
+          title="Save the YAML as it is in the editor as a file"
+        >
+          Download
+        </button>
+        {saved.id === null ? null : (
+          <button
+            type="button"
+            onClick={() =>
+              void navigate("/workflows/new", { state: copyArrival(currentText(), saved.name, canvas.positions) })
+            }
+            title="A new workflow with this one's YAML as it is in the editor, not saved until you save it"
+          >
+            Duplicate
+          </button>
         )}
         <button
           type="button"

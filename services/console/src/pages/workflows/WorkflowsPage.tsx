@@ -109,6 +109,13 @@ export default function WorkflowsPage() {
                       <Link to={`${editorPath(w.id)}/versions`} className="button">
                         Versions
                       </Link>
+                      <Link
+                        to={`/workflows/new?copyOf=${encodeURIComponent(w.id)}`}
+                        className="button"
+                        aria-label={`Duplicate ${w.name}`}
+                      >
+                        Duplicate
+                      </Link>
                       {w.role === "owner" ? (
                         <button
                           type="button"

@@ -1,5 +1,6 @@
 import type { WorkflowDetail, WorkflowRole } from "../../api/types";
 import type { Positions } from "./layout-positions";
+import { copyName, nameIn, withName } from "./workflow-file";
 
 /** What the editor opens with: a stored workflow, or (id null) a new one that is not stored yet. */
 export interface Start {
@@ -14,11 +15,40 @@ export interface Start {
   positions: Positions;
 }
 
-/** What navigating here may carry: an imported file with mistakes, or "open the run form" after a first save. */
+/**
+ * What navigating here may carry: an imported file with mistakes, a copy of a workflow, or "open the run form" after a
+ * first save.
+ */
 export interface Arrival {
   yaml?: string;
   fileName?: string;
+  /** A copy's name, as its text now says. */
+  name?: string;
+  positions?: Positions;
   openRun?: boolean;
+}
+
+/** A new workflow's start: what the navigation carried, else the example picked (which counts as nothing to save). */
+export function newStart(arrival: Arrival, template: { yaml: string }): Start {
+  const yaml = arrival.yaml ?? template.yaml;
+  return {
+    id: null,
+    name: arrival.name ?? arrival.fileName ?? "New workflow",
+    yaml,
+    version: null,
+    role: "owner",
+    pristine: arrival.yaml === undefined ? yaml : "",
+    positions: arrival.positions ?? {},
+  };
+}
+
+/**
+ * What a copy of a workflow opens with, unsaved: its text named as a copy (the copy is a workflow of its own; runs,
+ * versions, pins and sharing stay with the original), its steps where they were placed on the canvas.
+ */
+export function copyArrival(yaml: string, fallbackName: string, positions: Positions): Arrival {
+  const name = copyName(nameIn(yaml) ?? fallbackName);
+  return { yaml: withName(yaml, name), name, positions };
 }
 
 export const fromDetail = (w: WorkflowDetail): Start => ({
