@@ -1,3 +1,6 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLAN_WORKFLOWS, verifyPassword } from "@wf/shared/auth";
@@ -174,6 +177,51 @@ describe("wf admin and wf workflow, end to end with the API", () => {
       "10m",
     );
     expect(audit[0]).toMatchObject({ reason: "revoked", keyId: key.id, path: "/api/v1/workflows" });
+  });
+
+  it("exports a stored workflow's YAML as saved, the current version or an earlier one, and imports it back", async () => {
+    const user = await json<{ id: string }>(
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "exporter@example.com",
+      "--password",
+      "12345678",
+      "--plan",
+      "pro",
+    );
+    const first = await json<{ id: string }>("workflow", "import", files.hello, "--user", user.id);
+    await json("workflow", "import", files.hello2, "--user", user.id, "--id", first.id);
+    const [hello, hello2] = await Promise.all([readFile(files.hello, "utf8"), readFile(files.hello2, "utf8")]);
+
+    const current = await wf("workflow", "export", "--id", first.id);
+    expect(current).toMatchObject({ code: 0, stdout: hello2 });
+    expect((await wf("workflow", "export", "--id", first.id, "--version", "1")).stdout).toBe(hello);
+    expect(await json("workflow", "export", "--id", first.id, "--version", "1")).toEqual({
+      id: first.id,
+      name: "hello api",
+      version: 1,
+      yaml: hello,
+    });
+
+    const out = join(await mkdtemp(join(tmpdir(), "wf-export-")), "hello.yaml");
+    const written = await wf("workflow", "export", "--id", first.id, "--version", "1", "--out", out);
+    expect(written).toMatchObject({ code: 0, stdout: "" });
+    expect(written.stderr).toContain(`workflow ${first.id} version 1 written to ${out}`);
+    expect(await readFile(out, "utf8")).toBe(hello);
+    // What it wrote imports again, as a new workflow with the same text.
+    const again = await json<{ id: string; name: string }>("workflow", "import", out, "--user", user.id);
+    expect(again.name).toBe("hello api");
+    expect((await wf("workflow", "export", "--id", again.id)).stdout).toBe(hello);
+
+    const missing = await wf("workflow", "export", "--id", first.id, "--version", "7");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`workflow ${first.id} has no version 7 (its versions: 1-2)`);
+    expect((await wf("workflow", "export", "--id", "nope")).code).toBe(1);
+    const bad = await wf("workflow", "export", "--id", first.id, "--version", "two");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--version two: use a version number");
   });
 
   it("plan and status changes take effect on the next request", async () => {
