@@ -8,7 +8,8 @@ import type { WorkflowOutline } from "../../editor";
 import { Modal } from "../../ui/confirm";
 import { FormError } from "../../ui/states";
 import { startExecution } from "./queries";
-import { initialText, readInputs } from "./run-inputs";
+import { FillFromRun } from "./FillFromRun";
+import { initialText, readInputs, textsFromRun } from "./run-inputs";
 
 function Field({
   name,
@@ -167,6 +168,17 @@ function RunForm({
       {variables.length === 0 ? (
         <p className="muted">This workflow takes no inputs.</p>
       ) : (
+        <FillFromRun
+          workflowId={workflowId}
+          onFill={(ran) => {
+            const filled = textsFromRun(outline.variables, texts, ran);
+            setTexts(filled.texts);
+            setErrors({});
+            return filled.undeclared;
+          }}
+        />
+      )}
+      {variables.length === 0 ? null : (
         <div className="run-fields">
           {variables.map(([name, def]) => (
             <Field

@@ -2,12 +2,34 @@ import type { VariableDef } from "@wf/shared/workflow";
 
 /** A variable as the run form shows it: every field holds text, read into its type on submit. */
 export function initialText(def: VariableDef): string {
-  if (def.default === undefined) return "";
-  if (def.type === "object" || def.type === "array") {
-    const compact = JSON.stringify(def.default);
-    return compact.length <= 60 ? compact : JSON.stringify(def.default, null, 2);
-  }
-  return String(def.default);
+  return def.default === undefined ? "" : textOf(def, def.default);
+}
+
+/**
+ * `value` as the field of a variable of `def`'s type holds it. A value that is not of that type (the variable's type
+ * changed since a run) is shown as it is, for the check on submit to name.
+ */
+function textOf(def: VariableDef, value: unknown): string {
+  if (def.type === "string" && typeof value === "string") return value;
+  if ((def.type === "number" || def.type === "boolean") && typeof value !== "object") return String(value);
+  const compact = JSON.stringify(value) ?? "";
+  return compact.length <= 60 ? compact : JSON.stringify(value, null, 2);
+}
+
+/**
+ * The form's texts filled from the variables an earlier run ran with: each variable the workflow declares now takes
+ * the run's value (one the run had none for keeps its text); `undeclared` names the run's variables this version
+ * no longer has.
+ */
+export function textsFromRun(
+  variables: Record<string, VariableDef>,
+  texts: Record<string, string>,
+  ran: Record<string, unknown>,
+): { texts: Record<string, string>; undeclared: string[] } {
+  const filled = { ...texts };
+  for (const [name, def] of Object.entries(variables))
+    if (Object.hasOwn(ran, name) && ran[name] !== undefined) filled[name] = textOf(def, ran[name]);
+  return { texts: filled, undeclared: Object.keys(ran).filter((name) => !Object.hasOwn(variables, name)) };
 }
 
 type Read = { value: unknown } | { error: string } | { unset: true };
