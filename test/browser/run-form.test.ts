@@ -15,7 +15,7 @@ import {
 const { service } = useSharedConsoleService();
 
 describeInBrowser("the run form", () => {
-  it("fills its fields from an earlier run's variables and runs with them again", async () => {
+  it("fills its fields from an earlier run's variables, runs with them again, and lists the workflow's runs", async () => {
     for (const colorScheme of ["light", "dark"] as const) {
       const { page, errors, context } = await signedIn(service(), { colorScheme });
       try {
@@ -60,6 +60,15 @@ describeInBrowser("the run form", () => {
         await expect
           .poll(async () => (await consoleApi(page, "GET", `/api/console/executions/${second}`)).json)
           .toMatchObject({ status: "COMPLETED", variables: { who: "Grace", count: 7, order } });
+
+        // The editor's Runs lists this workflow's executions, and only those.
+        await page.goto(`/console/workflows/${id}`);
+        await page.getByRole("button", { name: "More" }).click();
+        await page.getByRole("link", { name: "Runs", exact: true }).click();
+        await page.waitForURL(/\/console\/executions\?workflowId=/);
+        await page.getByRole("link", { name: second }).waitFor();
+        expect(await page.getByRole("link", { name: first }).count()).toBe(1);
+        expect(await page.locator("tbody tr").count()).toBe(2);
         expect(unexpectedErrors(errors)).toEqual([]);
       } finally {
         await context.close();

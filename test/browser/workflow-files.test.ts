@@ -50,12 +50,26 @@ describeInBrowser("workflow files in the console", () => {
       await page.keyboard.press("ControlOrMeta+End");
       await page.keyboard.insertText("# typed, not saved\n");
       await page.getByRole("status").filter({ hasText: "unsaved" }).waitFor();
-      const fromEditor = await downloaded(page, () => page.getByRole("button", { name: "Download" }).click());
-      expect(fromEditor).toEqual({ name: `${name.replace(" ", "-")}.yaml`, text: `${yaml}# typed, not saved\n` });
+      // Less used than Run and Save, these wait behind More.
+      await page.getByRole("button", { name: "More" }).click();
+      expect(await page.getByRole("button", { name: "More" }).getAttribute("aria-expanded")).toBe("true");
       expect(await axeAudit(page)).toEqual([]);
       await screenshot(page, "workflow-files-editor", { fullPage: false });
+      const fromEditor = await downloaded(page, () => page.getByRole("button", { name: "Download" }).click());
+      // An action taken closes the menu.
+      expect(await page.getByRole("button", { name: "Download" }).count()).toBe(0);
+      // By keyboard: Enter opens it, Tab goes through its actions, Escape closes it with the focus back on More.
+      await page.getByRole("button", { name: "More" }).focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate<string | null>("document.activeElement?.textContent ?? null")).toBe("Runs");
+      await page.keyboard.press("Escape");
+      expect(await page.getByRole("link", { name: "Runs", exact: true }).count()).toBe(0);
+      expect(await page.evaluate<string | null>("document.activeElement?.textContent ?? null")).toContain("More");
+      expect(fromEditor).toEqual({ name: `${name.replace(" ", "-")}.yaml`, text: `${yaml}# typed, not saved\n` });
 
       // Duplicate opens the text, unsaved changes included, as a new workflow named as a copy: nothing stored yet.
+      await page.getByRole("button", { name: "More" }).click();
       await page.getByRole("button", { name: "Duplicate" }).click();
       // Its unsaved changes go into the copy, not into it: leaving asks first, as any way out of the editor does.
       await page.getByRole("dialog", { name: "Leave without saving?" }).getByRole("button", { name: "Leave" }).click();

@@ -128,7 +128,7 @@ describeInBrowser("workflows in the console", () => {
     await screenshot(page, "workflows-list");
 
     // Run from the editor with the keyboard: the form is built from `variables`.
-    await row.getByRole("link", { name }).click();
+    await row.getByRole("link", { name, exact: true }).click();
     await editorText(page).waitFor();
     await editorText(page).click();
     await page.keyboard.press("ControlOrMeta+Enter");

@@ -6,6 +6,7 @@ import type { WorkflowEditor, WorkflowOutline } from "../../editor";
 import { shortcutLabel, useShortcut } from "../../app/shortcuts";
 import { ConfirmDialog } from "../../ui/confirm";
 import { InsertTargets, InsertTargetsContext, type InsertTarget } from "../../ui/insert-target";
+import { MoreMenu } from "../../ui/MoreMenu";
 import { ErrorState, Loading } from "../../ui/states";
 import { CanvasPane } from "./CanvasPane";
 import { copyArrival, fromDetail, newStart, type Arrival, type Start } from "./editor-start";
@@ -201,24 +202,35 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
             Versions
           </Link>
         )}
-        <button
-          type="button"
-          onClick={() => downloadText(yamlFileName(nameIn(currentText()) ?? saved.name), currentText())}
-          title="Save the YAML as it is in the editor as a file"
-        >
-          Download
-        </button>
-        {saved.id === null ? null : (
+        <MoreMenu label="More">
+          {saved.id === null ? null : (
+            <Link
+              to={`/executions?workflowId=${encodeURIComponent(saved.id)}`}
+              className="button"
+              title="This workflow's executions, newest first"
+            >
+              Runs
+            </Link>
+          )}
           <button
             type="button"
-            onClick={() =>
-              void navigate("/workflows/new", { state: copyArrival(currentText(), saved.name, canvas.positions) })
-            }
-            title="A new workflow with this one's YAML as it is in the editor, not saved until you save it"
+            onClick={() => downloadText(yamlFileName(nameIn(currentText()) ?? saved.name), currentText())}
+            title="Save the YAML as it is in the editor as a file"
           >
-            Duplicate
+            Download
           </button>
-        )}
+          {saved.id === null ? null : (
+            <button
+              type="button"
+              onClick={() =>
+                void navigate("/workflows/new", { state: copyArrival(currentText(), saved.name, canvas.positions) })
+              }
+              title="A new workflow with this one's YAML as it is in the editor, not saved until you save it"
+            >
+              Duplicate
+            </button>
+          )}
+        </MoreMenu>
         <button
           type="button"
           onClick={() => void run()}

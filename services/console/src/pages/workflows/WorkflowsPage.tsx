@@ -106,6 +106,13 @@ export default function WorkflowsPage() {
                       <RoleBadge role={w.role} />
                     </td>
                     <td className="row-actions">
+                      <Link
+                        to={`/executions?workflowId=${encodeURIComponent(w.id)}`}
+                        className="button"
+                        aria-label={`Runs of ${w.name}`}
+                      >
+                        Runs
+                      </Link>
                       <Link to={`${editorPath(w.id)}/versions`} className="button">
                         Versions
                       </Link>
