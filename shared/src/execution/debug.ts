@@ -342,3 +342,22 @@ export function idleDue(debug: DebugState): number | null {
   for (const e of debug.edits) if (e.pauseId === pause.id && e.at > last) last = e.at;
   return last + debug.idleTimeout * 1000;
 }
+
+/** Patterns with `[*]`, compiled once (bounded: breakpoints come and go with debug runs). */
+const compiled = new Map<string, RegExp>();
+const COMPILED_MAX = 1_000;
+
+/**
+ * Whether a breakpoint's step path names the step at `path`: the path as the run records it
+ * (`name`, `loop[2].name` inside a foreach), where `[*]` stands for any iteration.
+ */
+export function stepMatches(pattern: string, path: string): boolean {
+  if (!pattern.includes("[*]")) return pattern === path;
+  let re = compiled.get(pattern);
+  if (re === undefined) {
+    re = new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\[\\*\\]", "\\[\\d+\\]")}$`);
+    if (compiled.size >= COMPILED_MAX) compiled.clear();
+    compiled.set(pattern, re);
+  }
+  return re.test(path);
+}

@@ -60,6 +60,7 @@ export {
   ResumedFrom,
   idleDue,
   newDebugState,
+  stepMatches,
   withBreakpointIds,
   type BreakpointInput,
   type BreakpointType,

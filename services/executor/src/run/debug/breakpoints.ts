@@ -1,4 +1,4 @@
-import type { Breakpoint, DebugState, PausePhase, Usage } from "@wf/shared/execution";
+import { stepMatches, type Breakpoint, type DebugState, type PausePhase, type Usage } from "@wf/shared/execution";
 import type { ExpressionContext } from "@wf/shared/expressions";
 import { walkSteps, type Workflow } from "@wf/shared/workflow";
 
@@ -75,25 +75,6 @@ export function matchesPoint(bp: Breakpoint, point: Point): boolean {
 function usageReached(bp: Extract<Breakpoint, { type: "usage" }>, totals: Usage, estimate: Usage): boolean {
   if (bp.tokens !== undefined && totals.totalTokens + estimate.totalTokens >= bp.tokens) return true;
   return bp.costUsd !== undefined && totals.costUsd + estimate.costUsd >= bp.costUsd;
-}
-
-/** Patterns with `[*]`, compiled once (bounded: breakpoints come and go with debug runs). */
-const compiled = new Map<string, RegExp>();
-const COMPILED_MAX = 1_000;
-
-/**
- * Whether a breakpoint's step path names the step at `path`: the path as the run records it
- * (`name`, `loop[2].name` inside a foreach), where `[*]` stands for any iteration.
- */
-export function stepMatches(pattern: string, path: string): boolean {
-  if (!pattern.includes("[*]")) return pattern === path;
-  let re = compiled.get(pattern);
-  if (re === undefined) {
-    re = new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\[\\*\\]", "\\[\\d+\\]")}$`);
-    if (compiled.size >= COMPILED_MAX) compiled.clear();
-    compiled.set(pattern, re);
-  }
-  return re.test(path);
 }
 
 /** How deep each step sits: 0 at the top level, 1 inside a foreach or parallel, and so on. */

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   claimPause,
   idleDue,
+  stepMatches,
   type BreakpointInput,
   type DebugCommandBody,
   type ExecutionSnapshot,
@@ -10,7 +11,6 @@ import {
 import type { LlmAnswer } from "../../ai/gateway";
 import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
 import { jsonBytes } from "../result-limits";
-import { stepMatches } from "./breakpoints";
 import { applyClaimedCommand } from "./commands";
 import { formatIdle, idleError } from "./idle";
 import { Session, storeHolding } from "./testing/session";

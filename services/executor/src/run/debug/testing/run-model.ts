@@ -1,5 +1,4 @@
-import type { Breakpoint, DebugCommandName, PausePhase } from "@wf/shared/execution";
-import { stepMatches } from "../breakpoints";
+import { stepMatches, type Breakpoint, type DebugCommandName, type PausePhase } from "@wf/shared/execution";
 import { TOKENS_PER_CALL, type CaseStep, type DebugCase } from "./generate-case";
 
 /** A point of the run as docs/debugger.md names it: a phase of a step, and which time it comes there. */
