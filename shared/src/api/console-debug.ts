@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Breakpoint, DEBUG_COMMANDS } from "../execution/debug";
+import { BREAKPOINT_TYPES, Breakpoint, DEBUG_COMMANDS, PausePhase } from "../execution/debug";
 import { Id } from "./common";
 import { ErrorBody } from "./errors";
 
@@ -38,3 +38,37 @@ export const DebugRefusal = z.enum(["not_debug", "ended", "no_pause", "stale", "
 export type DebugRefusal = z.infer<typeof DebugRefusal>;
 
 export const DebugRefusedBody = ErrorBody.extend({ reason: DebugRefusal });
+
+/**
+ * A point a branch came to while another branch was paused, where it waits its turn (`debug.waiting`), or a failure
+ * held there (`debug.held`): what the console shows of it, never the conversation or the watched values the record
+ * keeps with it.
+ */
+export const DebugWaitingPoint = z.object({
+  stepPath: z.string().describe("The step's path: `name`, or `loop[2].name` inside a foreach."),
+  phase: PausePhase.describe(
+    "Where in the step: `after` it completed, before a `tool_call` or an `llm_call`, or at its failure (`error`).",
+  ),
+  occurrence: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe(
+      "Which time the phase comes there: the attempt that failed, the tool call's or LLM call's number; 0 otherwise.",
+    ),
+  items: z
+    .array(z.number().int().nonnegative())
+    .describe(
+      "The foreach items the step runs in, outermost first (`outer[1].inner[0].x`: [1, 0]); empty outside one.",
+    ),
+  branch: z.string().nullable().describe("The branch of the innermost `parallel` holding the step; null outside one."),
+  breakpoints: z
+    .array(z.object({ id: z.string(), type: z.enum(BREAKPOINT_TYPES) }))
+    .describe(
+      "The enabled breakpoints that may pause there in its turn: those that match the point now, and the watches whose " +
+        "value its step changed. Empty: it goes on, or its failure is handled, without pausing. A `hitCount`, or a " +
+        "tool call's server and tool (not recorded with the point), may still let it go on.",
+    ),
+  reason: z.string().describe("Why it waits, in a few words: the breakpoints, or the failure's error, cut."),
+});
+export type DebugWaitingPoint = z.infer<typeof DebugWaitingPoint>;

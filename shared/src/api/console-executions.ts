@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Breakpoint, DebugEdit, DebugRequest, PauseRecord } from "../execution/debug";
 import { EXECUTION_STATUSES, StepStatus, Usage } from "../execution/snapshot";
 import { Timestamp } from "./common";
+import { DebugWaitingPoint } from "./console-debug";
 import { ExecutionSummary, StartExecutionBody } from "./executions";
 
 export const ConsoleStartBody = z.strictObject({
@@ -62,6 +63,18 @@ export const ConsoleExecutionView = ExecutionSummary.extend({
   status: ConsoleExecutionStatus,
   debug: z.boolean().describe("A debug run: its breakpoints can be changed and its pauses answered."),
   pause: PauseRecord.nullable().describe("Where a debug run waits, and what it saw there; null when it does not wait."),
+  waiting: z
+    .array(DebugWaitingPoint)
+    .describe(
+      "While paused: the points other branches came to where a breakpoint may pause them, each waiting its turn once " +
+        "the pause is answered, in the order they came. Empty when not paused.",
+    ),
+  held: z
+    .array(DebugWaitingPoint)
+    .describe(
+      "While paused: other branches' failures, each held at its point (phase `error`) until the pause is answered, " +
+        "then paused at by an `on_error` breakpoint or handled as without a debugger. Empty when not paused.",
+    ),
   breakpoints: z.array(Breakpoint).describe("A debug run's breakpoints, ids assigned; empty for other runs."),
   breakpointsRevision: z
     .number()

@@ -66,6 +66,7 @@ export {
   BreakpointsAccepted,
   DebugRefusal,
   DebugRefusedBody,
+  DebugWaitingPoint,
 } from "./console-debug";
 export {
   ConsoleWorkflowRole,

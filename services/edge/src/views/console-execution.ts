@@ -1,5 +1,6 @@
 import type { ConsoleExecutionView, ConsoleStepView } from "@wf/shared/api";
 import { TERMINAL_STATUSES, type DebugEdit, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
+import { waitingPoints } from "./debug-waiting";
 import { executionSummary } from "./execution";
 
 /** GET /api/console/executions/{id} (docs/api.md, Console API). */
@@ -11,6 +12,7 @@ export function consoleExecutionView(s: ExecutionSnapshot): ConsoleExecutionView
     status: pause !== null && !TERMINAL_STATUSES.has(s.status) ? "PAUSED" : s.status,
     debug: s.debug !== null,
     pause,
+    ...waitingPoints(s),
     breakpoints: s.debug?.breakpoints ?? [],
     breakpointsRevision: s.debug?.breakpointsRevision ?? 0,
     edits: s.debug?.edits ?? [],

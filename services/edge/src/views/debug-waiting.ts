@@ -1,0 +1,122 @@
+import type { DebugWaitingPoint } from "@wf/shared/api";
+import {
+  stepMatches,
+  TERMINAL_STATUSES,
+  type Breakpoint,
+  type BreakpointType,
+  type DebugState,
+  type ExecutionSnapshot,
+  type PausePhase,
+} from "@wf/shared/execution";
+import { stepLineage, stepNameOf, WorkflowSchema, type Step } from "@wf/shared/workflow";
+
+/** A failure's error in a held point's reason: enough to recognise it, the step's detail has the rest. */
+const ERROR_CHARS = 160;
+
+const LABELS: Record<BreakpointType, string> = {
+  before_step: "Before step",
+  after_step: "After step",
+  on_error: "On error",
+  conditional: "Conditional",
+  watch: "Watch",
+  foreach_item: "Foreach item",
+  on_retry: "On retry",
+  tool_call: "Tool call",
+  usage: "Usage",
+};
+
+/** The breakpoint type a phase evaluates by its step alone, as the executor's matchesPoint reads it. */
+const TYPE_AT: Partial<Record<PausePhase, BreakpointType>> = {
+  after: "after_step",
+  error: "on_error",
+  tool_call: "tool_call",
+  llm_call: "usage",
+};
+
+type Waiting = DebugState["waiting"][number];
+
+/**
+ * What a paused debug run's other branches wait with (docs/debugger.md#durability): the points where a breakpoint may
+ * pause them in turn, and their failures held. Only while a pause stands: a point is also marked with its step's
+ * completion before it is judged, and one the run has no pause for is judged at once.
+ */
+export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition" | "debug">): {
+  waiting: DebugWaitingPoint[];
+  held: DebugWaitingPoint[];
+} {
+  const d = s.debug;
+  const pause = d?.pause ?? null;
+  if (!d || !pause || TERMINAL_STATUSES.has(s.status)) return { waiting: [], held: [] };
+  const branchOf = branches(s.definition);
+  const shown = (stepPath: string, phase: PausePhase, occurrence: number) => ({
+    stepPath,
+    phase,
+    occurrence,
+    items: [...stepPath.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])),
+    branch: branchOf(stepPath),
+  });
+  const waiting = d.waiting.flatMap((w) => {
+    const hits = mayPause(d.breakpoints, w.stepPath, w.phase, w.watches);
+    // None: its breakpoints were removed since (it goes on in its turn), or it was marked with its step's completion
+    // for a watch its step did not change.
+    return hits.length === 0
+      ? []
+      : [{ ...shown(w.stepPath, w.phase, w.occurrence), breakpoints: hits, reason: hitWords(hits) }];
+  });
+  const held = d.held.map((h) => {
+    const hits = mayPause(d.breakpoints, h.stepPath, "error", undefined);
+    return { ...shown(h.stepPath, "error", h.occurrence), breakpoints: hits, reason: failureWords(h) };
+  });
+  return { waiting, held };
+}
+
+/**
+ * The enabled breakpoints that may pause at the point: of the phase's type on its step, and the watches its step
+ * changed. A tool call's server and tool are not recorded with the point, so a tool_call breakpoint naming them counts.
+ */
+function mayPause(
+  breakpoints: readonly Breakpoint[],
+  path: string,
+  phase: PausePhase,
+  watches: Waiting["watches"],
+): DebugWaitingPoint["breakpoints"] {
+  return breakpoints.flatMap((bp) => {
+    if (!bp.enabled) return [];
+    const hits =
+      bp.type === "watch"
+        ? watches?.[bp.id!] !== undefined
+        : TYPE_AT[phase] === bp.type && (!("step" in bp) || bp.step === undefined || stepMatches(bp.step, path));
+    return hits ? [{ id: bp.id!, type: bp.type }] : [];
+  });
+}
+
+function hitWords(hits: DebugWaitingPoint["breakpoints"]): string {
+  return hits
+    .map((h) =>
+      h.type === "watch" ? `Watch ${h.id}: its step changed the value` : `${LABELS[h.type]} breakpoint ${h.id}`,
+    )
+    .join("; ");
+}
+
+function failureWords(h: DebugState["held"][number]): string {
+  const error = h.error.replace(/\s+/g, " ").trim();
+  const cut = error.length > ERROR_CHARS ? `${error.slice(0, ERROR_CHARS - 1)}…` : error;
+  return `Attempt ${h.occurrence} failed: ${cut}`;
+}
+
+/** The branch of the innermost parallel holding a step path's step, by the workflow the run started with. */
+function branches(definition: unknown): (path: string) => string | null {
+  let steps: readonly Step[] | undefined;
+  return (path) => {
+    steps ??= WorkflowSchema.safeParse(definition).data?.steps ?? [];
+    const lineage = stepLineage(steps, stepNameOf(path));
+    if (!lineage) return null;
+    for (let k = lineage.ancestors.length - 1; k >= 0; k--) {
+      const parent = lineage.ancestors[k]!;
+      if (parent.type !== "parallel") continue;
+      const list = lineage.lists[k + 1];
+      return Object.entries(parent.branches).find(([, branch]) => branch === list)?.[0] ?? null;
+    }
+    return null;
+  };
+}
