@@ -1,14 +1,18 @@
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
+import { axeAudit } from "./axe";
 import {
   createWorkflow,
   describeInBrowser,
   screenshot,
+  SCREENSHOTS,
   signedIn,
   startExecution,
   unexpectedErrors,
   useSharedConsoleService,
+  whenCanvasStill,
 } from "./support";
 
 const { service } = useSharedConsoleService();
@@ -46,6 +50,18 @@ steps:
     steps:
       - { name: double, type: transform, output: "{{ item * 2 }}" }
   - { name: last, type: transform, output: done }
+`;
+
+/** Three branches whose x steps complete at one moment: behind the first after_step pause, two wait their turn. */
+const THREE_BRANCHES = `
+steps:
+  - name: par
+    type: parallel
+    branches:
+      b1: [{ name: x1, type: transform, output: 1 }]
+      b2: [{ name: x2, type: transform, output: 2 }]
+      b3: [{ name: x3, type: transform, output: 3 }]
+  - { name: sum, type: transform, output: "{{ steps.x1.output + steps.x2.output + steps.x3.output }}" }
 `;
 
 describeInBrowser("the debugger in the console", () => {
@@ -135,6 +151,83 @@ describeInBrowser("the debugger in the console", () => {
     expect(await stepStatus(page, "each")).toBe("cancelled");
     expect(await stepStatus(page, "flaky")).toBe("completed");
     await screenshot(page, "debugger-aborted");
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await context.close();
+  });
+
+  it("lists the branches waiting their turn behind the pause and marks them on the canvas, until each has paused", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const workflowId = await createWorkflow(page, `name: turns-${unique()}${THREE_BRANCHES}`);
+    const id = await startExecution(page, workflowId, {
+      debug: { breakpoints: ["x1", "x2", "x3"].map((step) => ({ type: "after_step", step })) },
+    });
+    await page.goto(`/console/executions/${id}/debug`);
+    const pause = page.getByRole("region", { name: "Pause", exact: true });
+    const turns = page.getByRole("region", { name: "Waiting their turn" });
+    const node = (name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
+    const pausedAt = async () => /Paused at (x\d)/.exec((await pause.textContent()) ?? "")?.[1];
+    const waitingOnList = async () =>
+      (await turns.count()) === 0 ? [] : (await turns.locator("li button").allTextContents()).sort();
+
+    await poll(waitingOnList).toHaveLength(2);
+    const first = (await pausedAt())!;
+    const behind = ["x1", "x2", "x3"].filter((x) => x !== first);
+    expect(await waitingOnList()).toEqual(behind);
+    for (const x of behind) {
+      const n = x.slice(1);
+      expect(await turns.locator("li", { hasText: x }).textContent()).toContain(
+        `branch b${n}Waits after ${x} completed: After step breakpoint bp${n}.`,
+      );
+      // Told apart from the paused step not by colour alone: in the node's name and its badge's words.
+      await poll(() => node(x).getAttribute("aria-label")).toBe(`Step ${x}, waiting its turn`);
+      expect(await node(x).getAttribute("class")).toContain("is-waiting");
+      expect(await node(x).locator(".badge.status-waiting").textContent()).toBe("waiting");
+    }
+    expect(await node(first).getAttribute("aria-label")).toBe(`Step ${first}, paused here`);
+    expect(await node(first).locator(".badge.status-waiting").count()).toBe(0);
+    expect(await page.locator(".command-bar").textContent()).toContain("2 more waiting their turn");
+
+    // A waiting point selects its step: its detail opens, its node is selected on the canvas.
+    await turns.getByRole("button", { name: behind[1] }).click();
+    await page.getByRole("region", { name: `Step ${behind[1]}` }).waitFor();
+    await poll(() => node(behind[1]!).getAttribute("class")).toContain("selected");
+    // Bringing the selected node into view panned the paused one out of it: the whole workflow, for the pictures.
+    await page.getByRole("button", { name: "Fit View" }).click();
+    await whenCanvasStill(page);
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate(`document.documentElement.dataset.theme = "${theme}"`);
+      await page.evaluate("window.scrollTo(0, 0)");
+      await screenshot(page, `debugger-waiting-${theme}`);
+      await page.locator(".run-canvas").screenshot({ path: join(SCREENSHOTS, `debugger-waiting-canvas-${theme}.png`) });
+      expect(await axeAudit(page), theme).toEqual([]);
+    }
+    await page.evaluate(`document.documentElement.dataset.theme = "light"`);
+
+    // The list step view marks them too.
+    await page.getByRole("button", { name: "List", exact: true }).click();
+    for (const x of behind)
+      expect(await page.locator(`.steps-table tr[data-step-path="${x}"] .badge.status-waiting`).textContent()).toBe(
+        "waiting its turn",
+      );
+    await screenshot(page, "debugger-waiting-list-light");
+    await page.getByRole("button", { name: "Canvas", exact: true }).click();
+
+    // Each continue lets one of them pause: the list shortens live, and is gone with the last.
+    const seen = [first];
+    for (const left of [1, 0]) {
+      await page.keyboard.press("F8");
+      await poll(async () => {
+        const at = await pausedAt();
+        return at !== undefined && !seen.includes(at);
+      }).toBe(true);
+      seen.push((await pausedAt())!);
+      await poll(async () => (await waitingOnList()).length).toBe(left);
+      await poll(() => page.locator(".react-flow__node.is-waiting").count()).toBe(left);
+    }
+    expect(seen.sort()).toEqual(["x1", "x2", "x3"]);
+    expect(await turns.count()).toBe(0);
+    await page.keyboard.press("F8");
+    await poll(() => page.locator(".page-head .badge").first().textContent()).toMatch(/completed/i);
     expect(unexpectedErrors(errors)).toEqual([]);
     await context.close();
   });

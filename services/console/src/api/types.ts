@@ -66,6 +66,7 @@ export type TriggerSource = ExecutionSummary["triggerSource"];
 export type StepStatus = StepView["status"];
 export type Usage = ExecutionSummary["usage"];
 export type PauseRecord = NonNullable<ExecutionView["pause"]>;
+export type WaitingPoint = ExecutionView["waiting"][number];
 export type Breakpoint = ExecutionView["breakpoints"][number];
 export type BreakpointInput = BreakpointsBody["breakpoints"][number];
 export type BreakpointType = Breakpoint["type"];

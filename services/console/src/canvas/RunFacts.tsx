@@ -1,5 +1,6 @@
 import { useContext, useState } from "react";
 import { EditedBadge } from "../ui/EditedBadge";
+import { WaitingBadge } from "../ui/WaitingBadge";
 import { formatCost, formatDuration, formatNumber } from "../ui/format";
 import { CanvasActionsContext } from "./actions";
 import type { NodeOverlay } from "./overlay";
@@ -28,6 +29,7 @@ export function RunFacts({ overlay }: { overlay: NodeOverlay }) {
       {overlay.status ? <span className={statusClass(overlay.status)}>{statusWord(overlay.status)}</span> : null}
       {overlay.edited ? <EditedBadge /> : null}
       {overlay.paused ? <span className="badge status-paused">paused here</span> : null}
+      {overlay.waiting ? <WaitingBadge count={overlay.waiting} short /> : null}
       <span className="wf-node-facts">{facts.join(" · ")}</span>
       {overlay.items && overlay.items.length > 0 ? <ItemList items={overlay.items} /> : null}
     </div>

@@ -108,12 +108,23 @@ export function flowNodes(graph: CanvasGraph, layout: CanvasLayout, options: Nod
         },
         selected: box.id === options.selected || (options.also?.includes(box.id) ?? false),
         draggable: options.editable,
-        ...(options.overlay?.[box.id]?.paused ? { className: "is-paused" } : {}),
+        ...(debugClass(options.overlay?.[box.id]) ?? {}),
         // xyflow's node is a group, which takes no aria-selected: its name says it, while several are selected.
-        ariaLabel: `Step ${node.name ?? node.id}${selectedOfSeveral(box.id, options) ? ", selected" : ""}`,
+        ariaLabel: `Step ${node.name ?? node.id}${debugWords(options.overlay?.[box.id])}${selectedOfSeveral(box.id, options) ? ", selected" : ""}`,
       },
     ];
   });
+}
+
+/** A debug run's pause, or a branch waiting its turn behind it, lights the node: the pause the brighter. */
+function debugClass(overlay: NodeOverlay | undefined): { className: string } | null {
+  if (overlay?.paused) return { className: "is-paused" };
+  return overlay?.waiting ? { className: "is-waiting" } : null;
+}
+
+/** What the node's light means, in its name: a screen reader hears it as the badges on the node say it. */
+function debugWords(overlay: NodeOverlay | undefined): string {
+  return `${overlay?.paused ? ", paused here" : ""}${overlay?.waiting ? ", waiting its turn" : ""}`;
 }
 
 function sameNode(a: FlowNode, b: FlowNode): boolean {

@@ -14,6 +14,8 @@ export interface NodeOverlay {
   tokens?: number | null;
   costUsd?: number | null;
   paused?: boolean;
+  /** How many points of the step (its items') wait their turn behind a debug run's pause elsewhere. */
+  waiting?: number;
   /** Reused as a debugger's `set` left it in the run rerun (the step or a step in it): not what the step gave. */
   edited?: boolean;
   breakpoints?: ("before" | "after" | "on_error")[];

@@ -30,6 +30,8 @@ import { RunSteps } from "./RunSteps";
 import { useBreakpointMarks, useBreakpointsUpdate } from "./useBreakpoints";
 import { useFollowExecution } from "./useFollowExecution";
 import { useNow } from "./useNow";
+import { waitingTurns } from "./waiting-turns";
+import { WaitingTurns } from "./WaitingTurns";
 import "./executions.css";
 
 /**
@@ -79,6 +81,7 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
   const { marks, onGutterClick } = useBreakpointMarks(view, put);
   const [skipping, setSkipping] = useState(false);
   const [aborting, setAborting] = useState(false);
+  const waiting = useMemo(() => (ended ? [] : waitingTurns(view)), [ended, view]);
 
   const command = useMutation({
     mutationFn: ({ name, body }: { name: DebugCommandName; body: DebugCommandBody }) =>
@@ -137,7 +140,7 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
           <div className="spacer" />
           <span className="muted small">
             {pause
-              ? `Paused ${formatAgo(pause.pausedAt, now)}`
+              ? `Paused ${formatAgo(pause.pausedAt, now)}${waiting.length > 0 ? `; ${waiting.length} more waiting their turn` : ""}`
               : ended
                 ? `Ended ${view.status.toLowerCase()}`
                 : "Running: waiting for the next pause"}
@@ -166,6 +169,7 @@ function Debugger({ view, childRuns }: { view: ExecutionView; childRuns: Readonl
           {pause ? (
             <>
               <PauseCard pause={pause} />
+              {waiting.length > 0 ? <WaitingTurns points={waiting} selected={selected} onSelect={setSelected} /> : null}
               <PauseEditors key={pause.id} pause={pause} busy={command.isPending} onSet={(body) => send("set", body)} />
               <StepOutputs outputs={pause.context.outputs} />
             </>

@@ -12,6 +12,7 @@ import { EventsPanel } from "./EventsPanel";
 import { executionDuration, hasEnded } from "./execution-status";
 import { LiveIndicator } from "../../ui/LiveIndicator";
 import { PauseBanner } from "./PauseBanner";
+import { waitingTurns } from "./waiting-turns";
 import { executionPath, fetchExecution, keys } from "./queries";
 import { RerunDialog } from "./RerunDialog";
 import { RunInputsOutput } from "./RunInputsOutput";
@@ -88,7 +89,7 @@ function ExecutionDetail({ view, followed }: { view: ExecutionView; followed: Re
         {!ended ? <CancelExecution executionId={view.id} /> : null}
       </div>
 
-      {view.pause ? <PauseBanner executionId={view.id} pause={view.pause} /> : null}
+      {view.pause ? <PauseBanner executionId={view.id} pause={view.pause} waiting={waitingTurns(view).length} /> : null}
       <ApprovalWaits view={view} />
 
       <section className="card" aria-label="Summary">

@@ -10,6 +10,7 @@ import { runGraph } from "./run-graph";
 import { followedNode, runOverlay } from "./run-overlay";
 import { unreachedStatus, type TreeNode } from "./step-tree";
 import { StepTree } from "./StepTree";
+import { waitingTurns } from "./waiting-turns";
 import { RunTimeline } from "./RunTimeline";
 
 /** The canvas is the page's largest download: loaded only when a run is shown on it. */
@@ -43,6 +44,7 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
   const asked = params.get("steps");
   const shown: StepsView = asked === "timeline" ? "timeline" : drawn !== null && asked !== "list" ? "canvas" : "list";
   const pausedAt = view.pause?.stepPath ?? null;
+  const waitingAt = useMemo(() => new Set(waitingTurns(view).map((w) => w.stepPath)), [view]);
   const choose = (steps: StepsView) =>
     setParams(
       (current) => {
@@ -80,6 +82,7 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
           now={now}
           selected={selected}
           onSelect={(clicked) => onSelect(clicked === null ? null : stepToOpen(clicked, view.steps, pausedAt))}
+          waitingAt={waitingAt}
           marks={marks}
           onGutterClick={onGutterClick}
         />
@@ -100,6 +103,7 @@ export function RunSteps({ view, tree, now, selected, onSelect, actions, compact
           selected={selected}
           onSelect={onSelect}
           pausedAt={pausedAt}
+          waitingAt={waitingAt}
           actions={actions}
           compact={compact}
           unreached={unreachedStatus(view.status)}
@@ -126,11 +130,13 @@ interface CanvasProps {
   now: number;
   selected: string | null;
   onSelect(clicked: string | null): void;
+  /** The step paths of the points other branches wait at behind the pause. */
+  waitingAt: ReadonlySet<string>;
   marks?: Record<string, BreakpointKind[]>;
   onGutterClick?(node: string, kind: BreakpointKind): void;
 }
 
-function RunCanvas({ view, drawn, now, selected, onSelect, marks, onGutterClick }: CanvasProps) {
+function RunCanvas({ view, drawn, now, selected, onSelect, waitingAt, marks, onGutterClick }: CanvasProps) {
   // Where the workflow's author placed the steps; a deleted workflow's run is laid out afresh.
   const layout = useQuery({
     queryKey: workflowKeys.detail(view.workflowId),
@@ -142,10 +148,16 @@ function RunCanvas({ view, drawn, now, selected, onSelect, marks, onGutterClick 
     () =>
       runOverlay(
         drawn,
-        { steps: view.steps, pausedAt: view.pause?.stepPath ?? null, marks, unreached: unreachedStatus(view.status) },
+        {
+          steps: view.steps,
+          pausedAt: view.pause?.stepPath ?? null,
+          waitingAt,
+          marks,
+          unreached: unreachedStatus(view.status),
+        },
         now,
       ),
-    [drawn, view.steps, view.pause, view.status, marks, now],
+    [drawn, view.steps, view.pause, waitingAt, view.status, marks, now],
   );
   const follow = useMemo(
     () => followedNode(view.steps, view.pause?.stepPath ?? null, view.status === "RUNNING"),

@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from "react";
 import type { StepStatus, StepView } from "../../api/types";
 import { EditedBadge } from "../../ui/EditedBadge";
+import { WaitingBadge } from "../../ui/WaitingBadge";
 import { StatusBadge } from "../../ui/StatusBadge";
 import { formatDuration } from "../../ui/format";
 import { groupStatus, stepDuration, type TreeNode } from "./step-tree";
@@ -14,6 +15,8 @@ interface Props {
   onSelect(path: string): void;
   /** The step a debug run waits at: marked in the tree. */
   pausedAt?: string | null;
+  /** The steps other branches wait at, behind the pause, for their turn: marked in the tree. */
+  waitingAt?: ReadonlySet<string>;
   /** What a step's row offers besides selecting it (rerun from a top-level step). */
   actions?: (path: string, topLevel: boolean) => ReactNode;
   /** Status and duration only, for a narrow column (the debugger's). */
@@ -33,6 +36,7 @@ export function StepTree({
   selected,
   onSelect,
   pausedAt,
+  waitingAt,
   actions,
   compact = false,
   unreached = "PENDING",
@@ -69,7 +73,7 @@ export function StepTree({
         <tr
           key={node.key}
           data-step-path={node.path}
-          className={`step-row${selected === node.path ? " selected" : ""}${pausedAt === node.path ? " paused-here" : ""}`}
+          className={`step-row${selected === node.path ? " selected" : ""}${pausedAt === node.path ? " paused-here" : waitingAt?.has(node.path) ? " waiting-here" : ""}`}
         >
           <td>
             <div className="step-name" style={{ paddingLeft: depth * 18 }}>
@@ -93,7 +97,11 @@ export function StepTree({
                 </span>
               ) : null}
               {st?.edited ? <EditedBadge /> : null}
-              {pausedAt === node.path ? <span className="badge status-paused">paused here</span> : null}
+              {pausedAt === node.path ? (
+                <span className="badge status-paused">paused here</span>
+              ) : waitingAt?.has(node.path) ? (
+                <WaitingBadge />
+              ) : null}
             </div>
           </td>
           <td className="muted">{node.type}</td>

@@ -5,7 +5,11 @@ import { breakpointLabel } from "./breakpoints";
 const STEP_INTO_CHILD = "step_into";
 
 /** Where in the step the run waits, after "paused": `before item 2 of the foreach each`. */
-export function pausePoint(pause: Pick<PauseRecord, "phase" | "stepPath" | "occurrence" | "context">): string {
+export function pausePoint(
+  pause: Pick<PauseRecord, "phase" | "stepPath" | "occurrence"> & {
+    context?: Pick<PauseRecord["context"], "toolCall">;
+  },
+): string {
   const step = pause.stepPath;
   const n = pause.occurrence;
   switch (pause.phase) {
@@ -20,7 +24,7 @@ export function pausePoint(pause: Pick<PauseRecord, "phase" | "stepPath" | "occu
     case "item":
       return `before item ${n} of the foreach ${step}`;
     case "tool_call": {
-      const call = pause.context.toolCall;
+      const call = pause.context?.toolCall;
       return `before ${step} calls ${call ? `the tool ${call.server}/${call.tool}` : "a tool"} (its tool call ${n})`;
     }
     case "llm_call":

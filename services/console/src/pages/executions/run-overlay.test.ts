@@ -178,6 +178,29 @@ describe("the run on the canvas", () => {
     expect(overlay.each?.paused).toBeUndefined();
   });
 
+  it("marks the nodes where other branches wait their turn behind the pause, counting a foreach's items", () => {
+    const overlay = runOverlay(
+      nested,
+      {
+        steps: {
+          "each[0].double": step("COMPLETED"),
+          "each[1].double": step("COMPLETED"),
+          "each[2].double": step("COMPLETED"),
+          left_one: step("COMPLETED"),
+          right_one: step("COMPLETED"),
+        },
+        pausedAt: "each[0].double",
+        waitingAt: new Set(["each[1].double", "each[2].double", "right_one"]),
+      },
+      0,
+    );
+    expect(overlay.double).toMatchObject({ paused: true, waiting: 2 });
+    expect(overlay.right_one).toMatchObject({ waiting: 1 });
+    expect(overlay.right_one?.paused).toBeUndefined();
+    expect(overlay.left_one?.waiting).toBeUndefined();
+    expect(overlay.each?.waiting).toBeUndefined();
+  });
+
   it("labels the items of a foreach inside a foreach by both indexes", () => {
     const twice = graph(`
 name: twice

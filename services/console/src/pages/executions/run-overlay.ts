@@ -89,6 +89,8 @@ export interface RunOnCanvas {
   steps: Record<string, StepView>;
   /** The step path a debug run waits at. */
   pausedAt?: string | null;
+  /** The step paths other branches wait at, behind the pause, for their turn. */
+  waitingAt?: ReadonlySet<string>;
   /** The breakpoints marked on each node (canvas-breakpoints.ts). */
   marks?: Record<string, BreakpointKind[]>;
   /** What a node the run has no record of shows (unreachedStatus); pending when not given. */
@@ -106,6 +108,7 @@ export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): R
   const { steps } = run;
   const byNode = pathsByNode(steps);
   const paused = run.pausedAt ? nodeOfPath(run.pausedAt) : null;
+  const waitingNodes = [...(run.waitingAt ?? [])].map(nodeOfPath);
   const out: Record<string, NodeOverlay> = {};
   for (const node of graph.nodes) {
     const paths = byNode.get(node.id) ?? [];
@@ -127,6 +130,8 @@ export function runOverlay(graph: CanvasGraph, run: RunOnCanvas, now: number): R
       if (paths.some((p) => steps[p]!.edited)) overlay.edited = true;
     }
     if (node.id === paused) overlay.paused = true;
+    const waiting = waitingNodes.filter((id) => id === node.id).length;
+    if (waiting > 0) overlay.waiting = waiting;
     const marks = run.marks?.[node.id];
     if (marks) overlay.breakpoints = marks;
     out[node.id] = overlay;
