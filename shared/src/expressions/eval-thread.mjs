@@ -4,6 +4,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { deserialize } from "node:v8";
 import { compiledExpression } from "./compiled-expressions.mjs";
+import { resultJson } from "./result-json.mjs";
 
 const { maxDepth, maxResultChars } = workerData;
 
@@ -24,15 +25,6 @@ async function checkBySchema(job) {
   return outputSchemas.checkBySchema(job);
 }
 
-/** JSONata functions are objects (a lambda holds its environment, a cycle): dropped, as JSON drops JS functions. */
-function withoutFunctions(_key, value) {
-  return value !== null &&
-    typeof value === "object" &&
-    (value._jsonata_lambda === true || value._jsonata_function === true)
-    ? undefined
-    : value;
-}
-
 /** A job: an expression to evaluate on its context, or an `output_schema` to compile and check an answer by. */
 parentPort.on("message", async (job) => {
   try {
@@ -40,13 +32,8 @@ parentPort.on("message", async (job) => {
       job.schema === undefined
         ? await compiledExpression(job.expression, job.owner, maxDepth).evaluate(deserialize(job.context))
         : await checkBySchema(job);
-    // JSON text, parsed once by the service: the result is plain data (no functions, no JSONata
-    // sequence markers), and its size is known before the service's main thread takes it in.
-    const json = value === undefined ? undefined : JSON.stringify(value, withoutFunctions);
-    if (json !== undefined && json.length > maxResultChars) {
-      throw new Error(`its result is ${json.length} characters of JSON, more than the ${maxResultChars} allowed`);
-    }
-    parentPort.postMessage({ ok: true, json });
+    // JSON text, parsed once by the service's main thread.
+    parentPort.postMessage({ ok: true, json: resultJson(value, maxResultChars) });
   } catch (err) {
     const e = err && typeof err === "object" ? err : { message: String(err) };
     parentPort.postMessage({ ok: false, message: String(e.message), position: e.position });
