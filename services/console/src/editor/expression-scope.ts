@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, visit, type Document } from "yaml";
-import { graph, nodeAt, readSource, type CanvasGraph, type CanvasNode } from "@wf/shared/canvas";
+import { graph, nodeAt, readSource, type CanvasGraph, type CanvasNode, type Source } from "@wf/shared/canvas";
 import { readableSteps } from "../canvas/steps-before";
 
 /** A name an expression can read, with what completion shows beside it. */
@@ -75,14 +75,14 @@ function holders(g: CanvasGraph, node: CanvasNode): CanvasNode[] {
 }
 
 /**
- * What an expression at `offset` of the workflow `source` can read. Read from the text as it is, which may hold a
- * mistake elsewhere: the steps the canvas's reading finds, and the YAML's variables.
+ * What an expression at `offset` of the workflow `source` (its text, or that text read already) can read. Read from
+ * the text as it is, which may hold a mistake elsewhere: the steps the canvas's reading finds, and the YAML's variables.
  */
-export function expressionScopeAt(source: string, offset: number): ExpressionScope {
-  const read = readSource(source);
+export function expressionScopeAt(source: string | Source, offset: number): ExpressionScope {
+  const read = typeof source === "string" ? readSource(source) : source;
   const g = graph(read);
   const { doc } = read;
-  const id = nodeAt(g, source, offset);
+  const id = nodeAt(g, read.text, offset);
   const node = g.nodes.find((n) => n.id === id);
   const around = node === undefined ? [] : holders(g, node);
   const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);

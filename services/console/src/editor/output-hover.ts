@@ -1,19 +1,6 @@
 import { hoverTooltip } from "@codemirror/view";
+import { glance } from "./glance";
 import { outputExpression, outputPathAt, valueAt } from "./output-paths";
-
-/** What a value shown on hover holds at most: a glance at the data, not a viewer (the step's page has it whole). */
-const SHOWN_LINES = 16;
-const SHOWN_LINE_CHARS = 100;
-
-/** The value as indented JSON, cut to SHOWN_LINES lines of SHOWN_LINE_CHARS, saying what was left out. */
-export function glance(value: unknown): string {
-  const lines = (JSON.stringify(value, null, 2) ?? "undefined").split("\n");
-  const shown = lines
-    .slice(0, SHOWN_LINES)
-    .map((line) => (line.length > SHOWN_LINE_CHARS ? `${line.slice(0, SHOWN_LINE_CHARS - 1)}…` : line));
-  const left = lines.length - shown.length;
-  return left > 0 ? `${shown.join("\n")}\n… ${left} more line${left === 1 ? "" : "s"}` : shown.join("\n");
-}
 
 /**
  * Hovering a `steps.<name>.output…` path in an expression shows the known value there (the latest run's, a pin's or a

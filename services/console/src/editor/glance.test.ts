@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { glance } from "./output-hover";
+import { glance } from "./glance";
 
 describe("glance, a value shown on hover", () => {
   it("is the value as indented JSON when short", () => {

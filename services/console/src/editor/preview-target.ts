@@ -1,0 +1,43 @@
+import { isPair, isScalar, visit } from "yaml";
+import type { Source } from "@wf/shared/canvas";
+
+/** A template as the service finds them in a value: `{{`, then the shortest text up to `}}`. */
+const TEMPLATE = /\{\{([\s\S]*?)\}\}/g;
+
+/** The expression to preview where the cursor is. */
+export interface PreviewTarget {
+  /** As the service evaluates it: a template's text trimmed, or a `condition`'s whole value. */
+  expression: string;
+  /** A `condition`'s value: whether it holds decides if the step runs. */
+  condition: boolean;
+}
+
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+/**
+ * The expression the cursor at `offset` is in: the `{{ … }}` of a YAML string value, or a `condition`'s value. Read
+ * from the value YAML gives (unquoted, unescaped, folded), as the service reads it, not from the characters on screen.
+ */
+export function previewTarget(source: Source, offset: number): PreviewTarget | null {
+  let found: PreviewTarget | null = null;
+  visit(source.doc, {
+    Scalar(_, node, path) {
+      const [start, end] = node.range ?? [-1, -1];
+      if (offset < start || offset > end || typeof node.value !== "string") return undefined;
+      const parent = path.at(-1);
+      if (isPair(parent) && parent.key === node) return visit.BREAK;
+      if (isPair(parent) && isScalar(parent.key) && parent.key.value === "condition") {
+        found = { expression: node.value, condition: true };
+        return visit.BREAK;
+      }
+      // The n-th `{{` before the cursor opens the n-th template of the value: quoting does not make or hide one.
+      const before = source.text.slice(start, offset);
+      const nth = count(before, "{{");
+      const template = [...node.value.matchAll(TEMPLATE)][nth - 1];
+      if (nth > 0 && template !== undefined && count(before.slice(before.lastIndexOf("{{")), "}}") === 0)
+        found = { expression: template[1]!.trim(), condition: false };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
