@@ -46,13 +46,16 @@ import type { WorkflowIssue } from "@wf/shared/workflow";
 import schema from "@wf/shared/schema/workflow.schema.json";
 import { expressionCompletions, outputCompletions, reopensAfter, workflowCompletions } from "./complete";
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
+import { expressionPreview } from "./expression-preview";
 import { outputHover } from "./output-hover";
+import { NOTHING_KNOWN, type KnownData } from "./preview-context";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
 import { yamlIndent } from "./yaml-indent";
 
 export { checkWorkflow } from "./lint";
 export { describeWorkflow, type WorkflowOutline } from "./describe";
+export type { KnownData, KnownStep } from "./preview-context";
 
 export interface WorkflowEditorOptions {
   text: string;
@@ -70,6 +73,8 @@ export interface WorkflowEditorOptions {
   onFocus?(): void;
   /** The known output of each step by name, for completion after `steps.<name>.output.` and its value on hover. */
   knownOutputs?(): Readonly<Record<string, unknown>>;
+  /** What an expression at the cursor is previewed on: the steps' known results, the latest run's variables. */
+  knownData?(): KnownData;
   /** The names of the secrets the workflow's runs read, for completion after `secrets.`; none when not given. */
   secretNames?(): readonly string[];
 }
@@ -242,6 +247,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
           icons: false,
         }),
         outputHover(known),
+        expressionPreview(options.knownData ?? (() => NOTHING_KNOWN)),
         rectangularSelection(),
         crosshairCursor(),
         highlightActiveLine(),

@@ -62,6 +62,17 @@ const chrome = EditorView.theme({
   ".cm-known-value": { padding: "6px 8px", maxWidth: "min(640px, 80vw)" },
   ".cm-known-value-title": { fontSize: "12px", color: "var(--muted)", marginBottom: "4px" },
   ".cm-known-value pre": { margin: 0, fontSize: "12px", whiteSpace: "pre", overflow: "hidden" },
+  // The expression at the cursor's result (expression-preview.ts): a few lines under it, marked by what it is.
+  ".cm-expression-preview": {
+    padding: "6px 8px",
+    maxWidth: "min(640px, 80vw)",
+    borderLeft: "4px solid var(--accent)",
+  },
+  ".cm-expression-preview[data-kind=error]": { borderLeftColor: "var(--danger)" },
+  ".cm-expression-preview[data-kind=unknown], .cm-expression-preview[data-kind=secret], .cm-expression-preview[data-kind=timeout]":
+    { borderLeftColor: "var(--warn)" },
+  ".cm-expression-preview-title": { fontSize: "12px", color: "var(--muted)", marginBottom: "4px" },
+  ".cm-expression-preview pre": { margin: 0, fontSize: "12px", whiteSpace: "pre-wrap", overflowWrap: "anywhere" },
   ".cm-diagnostic": { padding: "4px 8px" },
   ".cm-diagnostic-error": { borderLeft: "4px solid var(--danger)" },
   ".cm-lint-marker": { width: "0.9em", height: "0.9em" },

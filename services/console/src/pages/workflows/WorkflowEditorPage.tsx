@@ -106,6 +106,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const known = useKnownOutputs(saved.id, pins);
   const knownNow = useRef(known.outputs);
   knownNow.current = known.outputs;
+  const knownData = useRef(known.data);
+  knownData.current = known.data;
   // Runs read their owner's secrets: their names are offered to the owner only, who can list them anyway.
   const secrets = useQuery({ ...secretsQuery, enabled: saved.role === "owner" });
   const secretNames = useRef<readonly string[]>([]);
@@ -286,6 +288,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                 onCursor={canvas.onCursor}
                 onFocus={() => targets.remember(yamlTarget)}
                 knownOutputs={() => knownNow.current}
+                knownData={() => knownData.current}
                 secretNames={() => secretNames.current}
                 onIssues={(found) => {
                   setIssues(found);

@@ -1,6 +1,6 @@
 import { useEffect, useRef, type RefObject } from "react";
 import type { WorkflowIssue } from "../../api/types";
-import type { WorkflowEditor } from "../../editor";
+import type { KnownData, WorkflowEditor } from "../../editor";
 import type { EditorModule } from "./useEditorModule";
 
 /**
@@ -17,6 +17,7 @@ export function YamlEditor(props: {
   onCursor(offset: number): void;
   onFocus?(): void;
   knownOutputs?(): Readonly<Record<string, unknown>>;
+  knownData?(): KnownData;
   secretNames?(): readonly string[];
 }) {
   const host = useRef<HTMLDivElement>(null);
@@ -34,6 +35,7 @@ export function YamlEditor(props: {
       onCursor: (offset) => latest.current.onCursor(offset),
       onFocus: () => latest.current.onFocus?.(),
       knownOutputs: () => latest.current.knownOutputs?.() ?? {},
+      knownData: () => latest.current.knownData?.() ?? { steps: {}, vars: null, execution: null },
       secretNames: () => latest.current.secretNames?.() ?? [],
     });
     editor.current = view;

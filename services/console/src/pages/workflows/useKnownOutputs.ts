@@ -2,12 +2,16 @@ import { useCallback, useMemo, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, query } from "../../api/client";
 import type { ExecutionList } from "../../api/types";
+import type { KnownData } from "../../editor";
 import { hasEnded } from "../executions/execution-status";
 import { fetchExecution, keys } from "../executions/queries";
+import { knownData } from "./known-data";
 
 export interface KnownOutputs {
   /** The output of each top-level step by name: a step test's of this session, over its pin, over the latest run's. */
   outputs: Readonly<Record<string, unknown>>;
+  /** What expressions are previewed on: each step's result (a pin or a test stands as COMPLETED), the run's variables. */
+  data: KnownData;
   /** A step test of `step` completed with `output`. */
   tested(step: string, output: unknown): void;
 }
@@ -47,5 +51,6 @@ export function useKnownOutputs(
     for (const [name, pin] of Object.entries(pins)) known[name] = pin.output;
     return { ...known, ...tests };
   }, [run.data, pins, tests]);
-  return { outputs, tested };
+  const data = useMemo(() => knownData(run.data, outputs), [run.data, outputs]);
+  return { outputs, data, tested };
 }

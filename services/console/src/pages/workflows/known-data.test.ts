@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import type { ExecutionView } from "../../api/types";
+import { stepView } from "../executions/test-support";
+import { knownData } from "./known-data";
+
+const fetched = { rows: [1, 2] };
+const view = {
+  id: "e1",
+  workflowId: "w1",
+  triggerSource: "open_api",
+  startAt: 1796648400000,
+  definition: { name: "greet" },
+  variables: { who: "Ada" },
+  steps: {
+    fetch: stepView("COMPLETED", { output: fetched, duration: 12 }),
+    check: stepView("FAILED", { error: "boom", duration: 3 }),
+    "loop[0].inner": stepView("COMPLETED", { output: 1 }),
+  },
+} as unknown as ExecutionView;
+
+describe("knownData, what expressions are previewed on", () => {
+  it("takes the latest run's top-level results, variables and execution fields", () => {
+    expect(knownData(view, { fetch: fetched })).toEqual({
+      steps: {
+        fetch: { output: fetched, status: "COMPLETED", duration: 12, error: null },
+        check: { output: null, status: "FAILED", duration: 3, error: "boom" },
+      },
+      vars: { who: "Ada" },
+      execution: {
+        id: "e1",
+        workflowId: "w1",
+        workflowName: "greet",
+        triggerSource: "open_api",
+        startedAt: 1796648400000,
+      },
+    });
+  });
+
+  it("puts a pin's or a test's output in place of the run's, as a completed step of no known duration", () => {
+    expect(knownData(view, { fetch: { rows: [] }, check: "fixed" }).steps).toEqual({
+      fetch: { output: { rows: [] }, status: "COMPLETED", duration: null, error: null },
+      check: { output: "fixed", status: "COMPLETED", duration: null, error: null },
+    });
+    expect(knownData(undefined, { fetch: 1 })).toEqual({
+      steps: { fetch: { output: 1, status: "COMPLETED", duration: null, error: null } },
+      vars: null,
+      execution: null,
+    });
+  });
+});

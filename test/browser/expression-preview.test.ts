@@ -1,0 +1,125 @@
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
+import { axeAudit } from "./axe";
+import {
+  consoleApi,
+  createWorkflow,
+  describeInBrowser,
+  screenshot,
+  signedIn,
+  startExecution,
+  useSharedConsoleService,
+} from "./support";
+
+const { service } = useSharedConsoleService();
+
+const WORKFLOW = (name: string) => `name: ${name}
+variables:
+  who: { type: string, default: nobody }
+steps:
+  - name: fetch
+    type: transform
+    output: { rows: [{ title: first }, { title: second }] }
+  - name: use
+    type: transform
+    condition: "vars.who = 'Bob'"
+    output:
+      title: "{{ 1 }}"
+      bad: "{{ $error('no title here') }}"
+      runaway: "{{ ($f := function($n) { $f($n + 1) }; $f(0)) }}"
+      token: "{{ secrets.api_key }}"
+`;
+
+/** Puts the cursor on the line holding `needle`, `back` characters before its end. */
+async function cursorIn(page: Page, needle: string, back: number): Promise<void> {
+  await page.locator(".cm-line", { hasText: needle }).click();
+  await page.keyboard.press("End");
+  for (let i = 0; i < back; i++) await page.keyboard.press("ArrowLeft");
+}
+
+/** Whether the preview is drawn right under the cursor's line, inside the window (a tooltip out of view is moved off). */
+async function underCursor(page: Page): Promise<boolean> {
+  const cursor = await page.locator(".cm-cursor-primary").boundingBox();
+  const preview = await page.locator(".cm-expression-preview").boundingBox();
+  if (!cursor || !preview) return false;
+  const below = preview.y - (cursor.y + cursor.height);
+  return (
+    below >= -2 &&
+    below < 12 &&
+    preview.x >= 0 &&
+    preview.x + preview.width <= 1280 &&
+    preview.y + preview.height <= 800
+  );
+}
+
+describeInBrowser("previewing an expression's result as it is written", () => {
+  it("shows the value on the latest run's data, an error, the bound on a runaway and no secret, in both themes", async () => {
+    const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
+    const workflowId = await createWorkflow(page, WORKFLOW(`preview-${Date.now()}`));
+    const executionId = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
+    await expect
+      .poll(
+        async () =>
+          (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
+        { timeout: 30_000 },
+      )
+      .toBe("COMPLETED");
+    await page.goto(`/console/workflows/${workflowId}`);
+    const preview = page.locator(".cm-expression-preview");
+    const shown = async () => [
+      await preview.locator(".cm-expression-preview-title").textContent(),
+      await preview.locator("pre").textContent(),
+    ];
+
+    // Typed between the braces: the run's output and variables, as the run would have read them.
+    await cursorIn(page, 'title: "{{', 4);
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type("steps.fetch.output.rows[1].title & ' for ' & vars.who");
+    await page.keyboard.press("Escape");
+    await expect.poll(shown, { timeout: 10_000 }).toEqual(["Result on the known data", '"second for Ada"']);
+    expect(await preview.getByRole("status").count()).toBe(1);
+    expect(await underCursor(page)).toBe(true);
+    await screenshot(page, "expression-preview-value-light", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // A condition says whether its step runs: the run skipped this one (its failing templates never ran).
+    await cursorIn(page, "condition:", 3);
+    await expect.poll(shown).toEqual(["Result on the known data", "false\n→ the step is skipped"]);
+
+    await cursorIn(page, "bad:", 5);
+    await expect.poll(shown).toEqual(["Error", "no title here (at character 7)"]);
+    await screenshot(page, "expression-preview-error-light", { fullPage: false });
+
+    // Stopped at the bound, the page still answering: the next expression is previewed by a new worker.
+    await cursorIn(page, "runaway:", 5);
+    await expect.poll(shown).toEqual(["Took too long", "It took longer than 200 ms here, and was stopped."]);
+    expect(await underCursor(page)).toBe(true);
+    await screenshot(page, "expression-preview-runaway-light", { fullPage: false });
+    await cursorIn(page, "token:", 5);
+    await expect
+      .poll(shown)
+      .toEqual([
+        "Not previewed",
+        "It reads secrets, which are not previewed: the console never receives their values.",
+      ]);
+    await cursorIn(page, 'title: "{{', 5);
+    await expect.poll(shown).toEqual(["Result on the known data", '"second for Ada"']);
+
+    // Leaving the expression takes the preview away.
+    await cursorIn(page, "name: use", 0);
+    await preview.waitFor({ state: "detached" });
+
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await cursorIn(page, "bad:", 5);
+    await expect.poll(shown).toEqual(["Error", "no title here (at character 7)"]);
+    await screenshot(page, "expression-preview-error-dark", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+    await cursorIn(page, 'title: "{{', 5);
+    await expect.poll(shown).toEqual(["Result on the known data", '"second for Ada"']);
+    await screenshot(page, "expression-preview-value-dark", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+});
