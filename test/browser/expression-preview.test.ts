@@ -79,6 +79,15 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await expect.poll(shown, { timeout: 10_000 }).toEqual(["Result on the known data", '"second for Ada"']);
     expect(await preview.getByRole("status").count()).toBe(1);
     expect(await underCursor(page)).toBe(true);
+    // What it covers beside the editor still takes a click: the editor's shadow root finds no preview under a point.
+    const box = (await preview.boundingBox())!;
+    const hit = await page
+      .locator(".yaml-editor")
+      .evaluate(
+        (host, [x, y]) => host.shadowRoot!.elementFromPoint(x!, y!)?.closest(".cm-tooltip") != null,
+        [box.x + box.width / 2, box.y + box.height / 2],
+      );
+    expect(hit).toBe(false);
     await screenshot(page, "expression-preview-value-light", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
 

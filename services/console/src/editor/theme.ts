@@ -62,10 +62,12 @@ const chrome = EditorView.theme({
   ".cm-known-value": { padding: "6px 8px", maxWidth: "min(640px, 80vw)" },
   ".cm-known-value-title": { fontSize: "12px", color: "var(--muted)", marginBottom: "4px" },
   ".cm-known-value pre": { margin: 0, fontSize: "12px", whiteSpace: "pre", overflow: "hidden" },
-  // The expression at the cursor's result (expression-preview.ts): a few lines under it, marked by what it is.
+  // The expression at the cursor's result (expression-preview.ts): a few lines under it, marked by what it is. It may
+  // lie over the canvas or the step panel beside the editor: a click there goes through to what it covers.
   ".cm-expression-preview": {
+    pointerEvents: "none",
     padding: "6px 8px",
-    maxWidth: "min(640px, 80vw)",
+    maxWidth: "min(560px, 70vw)",
     borderLeft: "4px solid var(--accent)",
   },
   ".cm-expression-preview[data-kind=error]": { borderLeftColor: "var(--danger)" },
