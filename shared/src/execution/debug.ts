@@ -253,8 +253,8 @@ export const DebugState = z.object({
     )
     .default([]),
   /**
-   * Points other branches came to while the run was paused where a breakpoint matches (after a step, before a tool or
-   * LLM call): each waits there
+   * Points other branches came to while the run was paused where a breakpoint's hit pauses (after a step, before a tool
+   * or LLM call): each waits there
    * (the step's result kept, nothing after it run) until the run comes back with no pause, and is judged then, so that
    * the hit pauses in its turn rather than being passed.
    */
@@ -271,6 +271,11 @@ export const DebugState = z.object({
         watches: z.record(z.string(), z.object({ before: Watched, after: Watched })).optional(),
         /** Before a tool or LLM call: the attempt's conversation so far, as a pause's `checkpoint` keeps it. */
         checkpoint: z.object({ attempt: z.number().int().nonnegative(), state: z.unknown() }).optional(),
+        /**
+         * The number each breakpoint (by id) gave this hit, counted as the branch came here behind the pause: its
+         * `hitCount` is judged on it in the point's turn, and it is not counted again.
+         */
+        hits: z.record(z.string(), z.number().int().positive()).optional(),
       }),
     )
     .default([]),

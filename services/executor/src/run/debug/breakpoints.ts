@@ -14,6 +14,8 @@ export interface Point {
   toolCall?: { server: string; tool: string };
   /** llm_call: the execution's totals so far, and what the call about to be made is expected to add. */
   usage?: { totals: Usage; estimate: Usage };
+  /** The hits counted as the branch came here while another branch was paused (by breakpoint id): not counted again. */
+  counted?: DebugState["waiting"][number]["hits"];
   /** after: the watches the step changed while another branch was paused, judged in the point's turn. */
   watches?: DebugState["waiting"][number]["watches"];
   /**

@@ -539,6 +539,30 @@ describe("agent tool calls and usage", () => {
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [], checkpoint: null } });
   });
 
+  it("a tool call behind another agent's pause that its hitCount does not pause is made at once, its hit written first", async () => {
+    const s = threeAgents([{ type: "tool_call", tool: "lookup", hitCount: 2 }]);
+    // What a crash at each call would leave in the store: the hits counted, and the points waiting.
+    const stored: string[] = [];
+    const call = s.effects.mcpCall.bind(s.effects);
+    s.effects.mcpCall = async (server, tool, args) => {
+      const d = s.t.committer.stored.debug!;
+      stored.push(`a${String(args.id)}: ${d.hits.bp1 ?? 0} hits, waiting ${d.waiting.map((w) => w.stepPath).join()}`);
+      return call(server, tool, args);
+    };
+    expect(await s.run()).toBe("parked");
+    const second = s.pause.stepPath;
+    expect(s.pause).toMatchObject({ breakpointId: "bp1", phase: "tool_call" });
+    // The first and third calls were made, the third behind the second's pause, with its hit in the store.
+    expect(s.effects.toolCalls).toHaveLength(2);
+    expect(s.snap.debug).toMatchObject({ hits: { bp1: 3 }, waiting: [] });
+    const third = stored[1]!;
+    expect(third).toMatch(/^a\d: 3 hits, waiting $/);
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(stored.at(-1)).toMatch(new RegExp(`^${second}: `));
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [] } });
+    expect(s.effects.toolCalls).toHaveLength(3);
+  });
+
   it("three agents passing a usage threshold at one moment pause before each one's next LLM call in turn", async () => {
     // The first calls (0 so far) pass under it; each second call (15 so far, 5 expected) reaches it.
     const s = threeAgents([{ type: "usage", tokens: 16 }]);
@@ -836,6 +860,98 @@ describe("concurrent branches: each point pauses once", () => {
       expect(s.effects.codeCalls).toHaveLength(3 - completedBefore);
       expect(paused.sort()).toEqual(["s1", "s2", "s3"]);
       expect(s.snap).toMatchObject({ status: "COMPLETED" });
+    }
+  });
+
+  /**
+   * A parallel: `a` (an after_step breakpoint, bp1) beside a foreach of 20 concurrent items, each a code step `x` with
+   * an after_step (bp2) of `hitCount`.
+   */
+  const behindAPause = (hitCount: number) => {
+    const items = Array.from({ length: 20 }, (_, i) => i);
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a", { code: "a" })],
+            right: [{ name: "each", type: "foreach", items, concurrency: 20, steps: [code("x", { code: "x" })] }],
+          },
+        },
+      ],
+      [
+        { type: "after_step", step: "a" },
+        { type: "after_step", step: "each[*].x", hitCount },
+      ],
+    );
+    // a completes once every x runs, and the x complete once a's pause is written.
+    let started = () => {};
+    const allStarted = new Promise<void>((resolve) => (started = resolve));
+    let open = () => {};
+    const paused = new Promise<void>((resolve) => (open = resolve));
+    const flush = s.t.committer.flush.bind(s.t.committer);
+    s.t.committer.flush = async () => {
+      await flush();
+      if (s.t.committer.stored.debug!.pause) open();
+    };
+    s.effects.code = async (req) => {
+      if (req.code === "a") await allStarted;
+      else if (s.effects.codeCalls.length === items.length + 1) started();
+      if (req.code === "x") await paused;
+      return codeOk(req.item ?? null);
+    };
+    return s;
+  };
+
+  it("behind another branch's pause only the hit that its hitCount pauses waits; the others go on, counted once", async () => {
+    const s = behindAPause(5);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "bp1", stepPath: "a" });
+    // Every x came to its breakpoint behind a's pause: each hit counted as it came, the 5th waiting for its turn alone.
+    const d = s.snap.debug!;
+    expect(d.hits).toEqual({ bp1: 1, bp2: 20 });
+    expect(d.waiting).toHaveLength(1);
+    const fifth = d.waiting[0]!;
+    expect(fifth).toMatchObject({ phase: "after", hits: { bp2: 5 } });
+    // Woken again while paused: nothing is counted again, the 5th still waits.
+    s.t = s.t.resumed();
+    expect(await s.run()).toBe("parked");
+    expect(s.snap.debug).toMatchObject({ hits: { bp1: 1, bp2: 20 }, waiting: [fifth] });
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "bp2", stepPath: fifth.stepPath, phase: "after" });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 1, bp2: 20 }, waiting: [] } });
+    expect(s.effects.codeCalls).toHaveLength(21);
+  });
+
+  it("taken over from any write behind the pause (a crash), each x's hit is counted once and the 5th pauses", async () => {
+    const first = behindAPause(5);
+    const writes: ExecutionSnapshot[] = [];
+    const flush = first.t.committer.flush.bind(first.t.committer);
+    first.t.committer.flush = async () => {
+      await flush();
+      writes.push(structuredClone(first.t.committer.stored));
+    };
+    expect(await first.run()).toBe("parked");
+    const behind = writes.filter((w) => w.debug!.pause !== null);
+    expect(behind.length).toBeGreaterThan(0);
+    for (const stored of behind) {
+      const s = behindAPause(5);
+      s.effects.code = (req) => codeOk(req.item ?? null);
+      s.t = s.t.resumed(stored);
+      const paused: string[] = [];
+      for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+        expect(paused.length).toBeLessThan(3);
+        paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
+      }
+      expect(paused.filter((p) => p.startsWith("bp2"))).toHaveLength(1);
+      expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 1, bp2: 20 }, waiting: [] } });
+      // Each x ran once between the two runs: the ones the crash found completed are not run again.
+      const completedBefore = Object.keys(stored.steps).filter(
+        (p) => p.endsWith("].x") && stored.steps[p]!.status === "COMPLETED",
+      ).length;
+      expect(s.effects.codeCalls).toHaveLength(20 - completedBefore);
     }
   });
 

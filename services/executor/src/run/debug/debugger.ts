@@ -339,18 +339,22 @@ export class Debugger {
     if (d.pause) {
       if (point.phase === "error") return holdsFailure ? this.hold(point, await details()) : GO;
       const waiting = this.waitingAt(point);
-      if (waiting && (await this.waitsItsTurn(waiting, point))) {
+      if (waiting && (await this.waitsItsTurn(waiting, point, scope))) {
         if (checkpoint && !waiting.checkpoint) waiting.checkpoint = this.keptCheckpoint(checkpoint());
         return PARK;
       }
-      this.judged(point);
-      // No breakpoint for this step's completion: what it changed the watches see is their value from here.
+      const counted = this.judged(point)?.hits !== undefined;
+      // No pause for this step's completion: what it changed the watches see is their value from here.
       if (point.phase === "after") await this.rememberWatches(this.seenAt(point, scope));
+      // Before a call, the count and the point no longer waiting are written before the call is made: a takeover must
+      // not find the step waiting before a call it may have made (not in flight), nor the hit uncounted.
+      else if (counted) await this.host.committer.flush();
       return GO;
     }
     if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
-    const watches = this.judged(point)?.watches;
-    if (watches) point.watches = watches;
+    const waited = this.judged(point);
+    if (waited?.watches) point.watches = waited.watches;
+    if (waited?.hits) point.counted = waited.hits;
     const hit = await evaluate();
     if (!hit) return GO;
     await writePause(
@@ -408,11 +412,13 @@ export class Debugger {
   }
 
   /**
-   * Whether a point marked waiting, another branch's pause standing, waits for its turn: a breakpoint matches it, or
-   * (after a step) the step changed a watch's value, which is recorded with the point and taken as the watch's value
-   * at once, so that no other step takes the change as its own.
+   * Whether a point marked waiting, another branch's pause standing, waits for its turn: a breakpoint's hit there
+   * pauses. Each hit is counted as the branch comes here (once: its number is recorded with the point), so that one
+   * whose `hitCount` it is not goes on at once rather than waiting only to be counted. A change of a watch's value
+   * (after a step) is recorded with the point and taken as the watch's value at once, so that no other step takes
+   * the change as its own.
    */
-  private async waitsItsTurn(waiting: DebugState["waiting"][number], point: Point): Promise<boolean> {
+  private async waitsItsTurn(waiting: DebugState["waiting"][number], point: Point, scope: Scope): Promise<boolean> {
     if (point.seen)
       for (const bp of this.d.breakpoints) {
         if (bp.type !== "watch" || !bp.enabled) continue;
@@ -420,7 +426,21 @@ export class Debugger {
         const after = await this.remember(bp, point.seen);
         if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = this.keptChange(before, after);
       }
-    return Object.keys(waiting.watches ?? {}).length > 0 || this.mayHit(point);
+    const at: Point = { ...point, watches: waiting.watches ?? {} };
+    let pauses = false;
+    for (const bp of this.d.breakpoints) {
+      if (!bp.enabled) continue;
+      const id = bp.id!;
+      let n = waiting.hits?.[id];
+      if (n === undefined) {
+        if ((await this.hitOf(bp, at, scope)) === null) continue;
+        n = (this.d.hits[id] ?? 0) + 1;
+        this.d.hits[id] = n;
+        (waiting.hits ??= {})[id] = n;
+      }
+      if (bp.hitCount === undefined || n === bp.hitCount) pauses = true;
+    }
+    return pauses;
   }
 
   /** Whether the attempt `point` is in stands at another of its points: paused there, or waiting its turn. */
@@ -465,8 +485,8 @@ export class Debugger {
   }
 
   /**
-   * Whether an enabled breakpoint matches `point` by what the point alone says, counting nothing: the hit is counted,
-   * and its `hitCount` judged, in the point's turn.
+   * Whether an enabled breakpoint matches `point` by what the point alone says, counting nothing: the point is marked
+   * waiting before its decision, which counts the hit (waitsItsTurn, behind another branch's pause; else hits).
    */
   private mayHit(point: Point): boolean {
     return this.d.breakpoints.some((bp) => bp.enabled && matchesPoint(bp, point));
@@ -481,7 +501,10 @@ export class Debugger {
     return this.d.resumed.find((r) => samePoint(r, point));
   }
 
-  /** Every enabled breakpoint that hits at `point` counts the hit; the first whose `hitCount` it is pauses. */
+  /**
+   * Every enabled breakpoint that hits at `point` counts the hit (unless counted as its branch came here behind another
+   * pause); the first whose `hitCount` it is pauses.
+   */
   private async hits(point: Point, scope: Scope): Promise<Hit | null> {
     let first: Hit | null = null;
     for (const bp of this.d.breakpoints) {
@@ -489,8 +512,11 @@ export class Debugger {
       const details = await this.hitOf(bp, point, scope);
       if (details === null) continue;
       const id = bp.id!;
-      const n = (this.d.hits[id] ?? 0) + 1;
-      this.d.hits[id] = n;
+      let n = point.counted?.[id];
+      if (n === undefined) {
+        n = (this.d.hits[id] ?? 0) + 1;
+        this.d.hits[id] = n;
+      }
       if (!first && (bp.hitCount === undefined || n === bp.hitCount))
         first = { cause: { breakpointId: id, type: bp.type }, details };
     }
