@@ -96,7 +96,10 @@ function forgetRedefined(debug: DebugState, before: readonly Breakpoint[], after
     if (!b.id || was.get(b.id) === definitionOf(b)) continue;
     delete debug.hits[b.id];
     delete debug.watched[b.id];
-    for (const w of debug.waiting) delete w.watches?.[b.id];
+    for (const w of debug.waiting) {
+      delete w.watches?.[b.id];
+      delete w.hits?.[b.id];
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   claimPause,
   idleDue,
+  replaceBreakpoints,
   stepMatches,
   type BreakpointInput,
   type DebugCommandBody,
@@ -923,6 +924,23 @@ describe("concurrent branches: each point pauses once", () => {
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 1, bp2: 20 }, waiting: [] } });
     expect(s.effects.codeCalls).toHaveLength(21);
+  });
+
+  it("a breakpoint redefined while a hit it counted waits is counted anew there, in the hit's turn", async () => {
+    const s = behindAPause(5);
+    expect(await s.run()).toBe("parked");
+    const fifth = s.snap.debug!.waiting[0]!.stepPath;
+    replaceBreakpoints(
+      s.snap.debug!,
+      [
+        { id: "bp1", type: "after_step", step: "a", enabled: true },
+        { id: "bp2", type: "after_step", step: "each[*].x", hitCount: 1, enabled: true },
+      ],
+      "ada",
+    );
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "bp2", stepPath: fifth });
+    expect(s.snap.debug!.hits).toEqual({ bp1: 1, bp2: 1 });
   });
 
   it("taken over from any write behind the pause (a crash), each x's hit is counted once and the 5th pauses", async () => {
