@@ -276,6 +276,12 @@ export const DebugState = z.object({
          * `hitCount` is judged on it in the point's turn, and it is not counted again.
          */
         hits: z.record(z.string(), z.number().int().positive()).optional(),
+        /**
+         * After a step, watches enabled, until the point is first judged: the steps (by name) its expressions saw not
+         * completed as the step completed (null: no state), so that a replay judges its watches on what the step gave,
+         * not on steps of other branches that completed since.
+         */
+        unfinished: z.record(z.string(), z.unknown()).optional(),
       }),
     )
     .default([]),

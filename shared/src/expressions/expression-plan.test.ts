@@ -1,7 +1,7 @@
 import jsonata from "jsonata";
 import { describe, expect, it } from "vitest";
 import { compiledExpression, expressionsKept } from "./compiled-expressions.mjs";
-import { contextFor, planFor, plansKept, readNamePath, type ContextNeeds } from "./expression-plan";
+import { contextFor, keysRead, planFor, plansKept, readNamePath, type ContextNeeds } from "./expression-plan";
 
 /** Needs as plain data, for toEqual. */
 function needs(expression: string): "all" | Record<string, "whole" | string[]> {
@@ -109,6 +109,16 @@ describe("what an expression reads of its context", () => {
     // An array is not cut by key: `item.id` maps over its items.
     expect(contextFor(planFor("item.id", "test").needs, context)).toEqual({ item: context.item });
     expect(contextFor(planFor("$", "test").needs, context)).toBe(context);
+  });
+
+  it("says which keys of one name it reads: some, all, or none (nor does an expression that does not parse)", () => {
+    expect(keysRead('$count([steps.s1, steps.s2][status = "COMPLETED"])', "test", "steps")).toEqual(
+      new Set(["s1", "s2"]),
+    );
+    expect(keysRead("steps.*.status", "test", "steps")).toBe("all");
+    expect(keysRead("$", "test", "steps")).toBe("all");
+    expect(keysRead("vars.n", "test", "steps")).toEqual(new Set());
+    expect(keysRead("steps.(", "test", "steps")).toEqual(new Set());
   });
 });
 

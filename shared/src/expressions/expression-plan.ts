@@ -50,6 +50,21 @@ export function planFor(expression: string, owner: string): ExpressionPlan {
   return plan;
 }
 
+/**
+ * The keys of the context's `name` (`steps`: step names) an expression can read: "all", or some. An expression that
+ * does not parse reads none: it evaluates to its syntax error whatever the context holds.
+ */
+export function keysRead(expression: string, owner: string, name: string): "all" | ReadonlySet<string> {
+  let needs: ContextNeeds;
+  try {
+    needs = planFor(expression, owner).needs;
+  } catch {
+    return new Set();
+  }
+  const need = needs === "all" ? "whole" : needs.get(name);
+  return need === "whole" ? "all" : (need ?? new Set());
+}
+
 /** How many plans are kept, and their expressions' characters. */
 export function plansKept(): { count: number; chars: number } {
   return { count: plans.count, chars: plans.size };

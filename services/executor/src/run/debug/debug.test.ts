@@ -372,6 +372,42 @@ describe("expression breakpoints", () => {
     expect([1, 2, 3].map((n) => s.step(`t${n}`).output)).toEqual([1, 2, 3].map((n) => `edited at s${n}`));
   });
 
+  it("taken over from any write (a crash), a watch three branches change at one moment pauses at each change once", async () => {
+    const threeChanging = () => {
+      const branch = (n: number) => [code(`s${n}`)];
+      const s = new Session(
+        [{ name: "par", type: "parallel", branches: { b1: branch(1), b2: branch(2), b3: branch(3) } }],
+        [{ type: "watch", expression: '$count([steps.s1, steps.s2, steps.s3][status = "COMPLETED"])' }],
+      );
+      s.effects.code = (req) => codeOk(`${req.code} ran`);
+      return s;
+    };
+    const first = threeChanging();
+    const writes: ExecutionSnapshot[] = [];
+    const flush = first.t.committer.flush.bind(first.t.committer);
+    first.t.committer.flush = async () => {
+      await flush();
+      writes.push(structuredClone(first.t.committer.stored));
+    };
+    expect(await first.run()).toBe("parked");
+    // Among them, writes that caught a step's completion marked waiting before its watch was judged.
+    expect(writes.some((w) => w.debug!.waiting.some((x) => x.unfinished !== undefined))).toBe(true);
+    for (const stored of writes) {
+      const s = threeChanging();
+      s.t = s.t.resumed(stored);
+      const changes: string[] = [];
+      for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+        expect(changes.length).toBeLessThan(3);
+        changes.push(`${s.pause.context.watch!.before} -> ${s.pause.context.watch!.after}`);
+      }
+      const at = `taken over with ${stored.debug!.waiting.map((w) => w.stepPath).join() || "none"} waiting`;
+      expect(changes.sort(), at).toEqual(["0 -> 1", "1 -> 2", "2 -> 3"]);
+      expect(s.snap.debug, at).toMatchObject({ hits: { bp1: 3 }, waiting: [] });
+      const completedBefore = [1, 2, 3].filter((n) => stored.steps[`s${n}`]?.status === "COMPLETED").length;
+      expect(s.effects.codeCalls, at).toHaveLength(3 - completedBefore);
+    }
+  });
+
   it("many items changing a watch behind a pause keep their changes within a pause's share of the record, each pausing in turn", async () => {
     const items = Array.from({ length: 40 }, (_, i) => i);
     const s = new Session(

@@ -9,7 +9,13 @@ import type {
   StepState,
   Usage,
 } from "@wf/shared/execution";
-import { evaluateCondition, evaluateExpression, ExpressionError, type ExpressionContext } from "@wf/shared/expressions";
+import {
+  evaluateCondition,
+  evaluateExpression,
+  ExpressionError,
+  keysRead,
+  type ExpressionContext,
+} from "@wf/shared/expressions";
 import { stepNameOf, type Step, type Workflow } from "@wf/shared/workflow";
 import type { RunCommitter } from "../committer";
 import type { RunEffects } from "../effects";
@@ -141,7 +147,13 @@ export class Debugger {
     // record the step completed and its breakpoint gone past, for a takeover to find. A watch may have changed.
     const watching = this.d.breakpoints.some((bp) => bp.type === "watch" && bp.enabled);
     if (watching) point.seen = expressionContext(this.snap, this.host.names, scope);
-    if (watching || this.mayHit(point)) this.markWaiting(point);
+    if (watching || this.mayHit(point)) {
+      const marked = this.waitingAt(point);
+      // A replay before the point was judged (a crash after the mark was written): what the step saw, not what steps
+      // of other branches that completed since give.
+      if (marked?.unfinished && point.seen) point.seen = asSeen(point.seen, marked.unfinished);
+      else if (!marked) this.markWaiting(point, point.seen && unfinishedIn(point.seen, this.watchedSteps()));
+    }
     return this.check(
       point,
       scope,
@@ -343,7 +355,7 @@ export class Debugger {
         if (checkpoint && !waiting.checkpoint) waiting.checkpoint = this.keptCheckpoint(checkpoint());
         return PARK;
       }
-      const counted = this.judged(point)?.hits !== undefined;
+      const counted = Object.keys(this.judged(point)?.hits ?? {}).length > 0;
       // No pause for this step's completion: what it changed the watches see is their value from here.
       if (point.phase === "after") await this.rememberWatches(this.seenAt(point, scope));
       // Before a call, the count and the point no longer waiting are written before the call is made: a takeover must
@@ -352,10 +364,17 @@ export class Debugger {
       return GO;
     }
     if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
-    const waited = this.judged(point);
-    if (waited?.watches) point.watches = waited.watches;
-    if (waited?.hits) point.counted = waited.hits;
+    // A point waiting (marked with its step's completion, or before its call) is judged into its mark first, each hit
+    // and watch change recorded there as it is taken, and waits no more only then: a write meanwhile (another branch's)
+    // must not find it gone past with its hits or its watches' change not recorded, for a takeover to lose or redo.
+    const waited = this.waitingAt(point);
+    if (waited) {
+      await this.waitsItsTurn(waited, point, scope);
+      if (waited.watches) point.watches = waited.watches;
+      point.counted = waited.hits;
+    }
     const hit = await evaluate();
+    this.judged(point);
     if (!hit) return GO;
     await writePause(
       this.host.committer,
@@ -399,9 +418,26 @@ export class Debugger {
   }
 
   /** A point where a breakpoint matches: it waits there until judged, in its turn (no other branch's pause standing). */
-  private markWaiting(point: Point): void {
+  private markWaiting(point: Point, unfinished?: Record<string, unknown>): void {
     if (!this.waitingAt(point))
-      this.d.waiting.push({ stepPath: point.path, phase: point.phase, occurrence: point.occurrence });
+      this.d.waiting.push({
+        stepPath: point.path,
+        phase: point.phase,
+        occurrence: point.occurrence,
+        ...(unfinished ? { unfinished } : {}),
+      });
+  }
+
+  /** The step names the enabled watches' expressions can read: few, but all when one reads `steps` whole. */
+  private watchedSteps(): readonly string[] {
+    const names = new Set<string>();
+    for (const bp of this.d.breakpoints) {
+      if (bp.type !== "watch" || !bp.enabled) continue;
+      const read = keysRead(bp.expression, this.snap.ownerId, "steps");
+      if (read === "all") return this.host.names;
+      for (const name of read) names.add(name);
+    }
+    return [...names];
   }
 
   /** The point's turn came: it waits no more. Returns how it waited, if it did. */
@@ -412,20 +448,25 @@ export class Debugger {
   }
 
   /**
-   * Whether a point marked waiting, another branch's pause standing, waits for its turn: a breakpoint's hit there
-   * pauses. Each hit is counted as the branch comes here (once: its number is recorded with the point), so that one
-   * whose `hitCount` it is not goes on at once rather than waiting only to be counted. A change of a watch's value
-   * (after a step) is recorded with the point and taken as the watch's value at once, so that no other step takes
-   * the change as its own.
+   * Judges a point marked waiting into its mark, and says whether a breakpoint's hit there pauses (behind another
+   * branch's pause: whether it waits for its turn). Each hit is counted as the branch comes here (once: its number is
+   * recorded with the point), so that one whose `hitCount` it is not goes on at once rather than waiting only to be
+   * counted. A change of a watch's value (after a step) is recorded with the point and taken as the watch's value at
+   * once, so that no other step takes the change as its own.
    */
   private async waitsItsTurn(waiting: DebugState["waiting"][number], point: Point, scope: Scope): Promise<boolean> {
-    if (point.seen)
+    // Judged once: a replay's context may hold other branches' changes since, which are theirs.
+    const judgedBefore = waiting.hits !== undefined || waiting.watches !== undefined;
+    if (point.seen && !judgedBefore)
       for (const bp of this.d.breakpoints) {
         if (bp.type !== "watch" || !bp.enabled) continue;
         const before = this.d.watched[bp.id!];
         const after = await this.remember(bp, point.seen);
         if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = this.keptChange(before, after);
       }
+    // The changes are recorded: from here the point counts as judged (its hits follow, each recorded as counted).
+    waiting.hits ??= {};
+    delete waiting.unfinished;
     const at: Point = { ...point, watches: waiting.watches ?? {} };
     let pauses = false;
     for (const bp of this.d.breakpoints) {
@@ -436,7 +477,7 @@ export class Debugger {
         if ((await this.hitOf(bp, at, scope)) === null) continue;
         n = (this.d.hits[id] ?? 0) + 1;
         this.d.hits[id] = n;
-        (waiting.hits ??= {})[id] = n;
+        waiting.hits[id] = n;
       }
       if (bp.hitCount === undefined || n === bp.hitCount) pauses = true;
     }
@@ -670,6 +711,30 @@ export function heldByPause(snap: ExecutionSnapshot, path: string): boolean {
   return (
     d.pause?.stepPath === path || d.held.some((h) => h.stepPath === path) || d.waiting.some((w) => w.stepPath === path)
   );
+}
+
+/**
+ * The steps of `names` (those the watches read) that `seen` does not show completed (null: no state): all that other
+ * branches may change before a replay (a completed step's output changes only at a pause, which a held run's replay
+ * never comes after).
+ */
+function unfinishedIn(seen: ExpressionContext, names: readonly string[]): Record<string, unknown> {
+  const unfinished: Record<string, unknown> = {};
+  for (const name of names) {
+    const st = seen.steps[name] as { status?: string } | undefined;
+    if (st?.status !== "COMPLETED") unfinished[name] = st ?? null;
+  }
+  return unfinished;
+}
+
+/** `seen` with the steps that were not completed as they were (`unfinished`), absent ones absent. */
+function asSeen(seen: ExpressionContext, unfinished: Record<string, unknown>): ExpressionContext {
+  const steps = { ...seen.steps };
+  for (const [name, st] of Object.entries(unfinished)) {
+    if (st === null) delete steps[name];
+    else steps[name] = st;
+  }
+  return { ...seen, steps };
 }
 
 /** What a watch's pause says of its change. */
