@@ -120,6 +120,21 @@ describe("waitingPoints", () => {
     expect(held[0]!.reason.length).toBeLessThan(200);
   });
 
+  it("leaves out a breakpoint whose hitCount the number given to the point's hit is not", () => {
+    const counted = [
+      { id: "five", type: "after_step", step: "each[*].work", hitCount: 5, enabled: true },
+      { id: "two", type: "after_step", step: "each[*].work", hitCount: 2, enabled: true },
+      { id: "fresh", type: "after_step", step: "each[*].work", hitCount: 3, enabled: true },
+    ] satisfies Breakpoint[];
+    const { waiting } = waitingPoints(
+      paused(counted, {
+        waiting: [{ stepPath: "each[0].work", phase: "after", occurrence: 0, hits: { five: 2, two: 2 } }],
+      }),
+    );
+    // `fresh` gave this hit no number yet (added since): it counts it in the point's turn, and may pause.
+    expect(waiting.map((w) => w.breakpoints.map((b) => b.id))).toEqual([["two", "fresh"]]);
+  });
+
   it("shows nothing while no pause stands, or once the run has ended", () => {
     const record = paused(breakpoints, { waiting: [{ stepPath: "each[0].work", phase: "after", occurrence: 0 }] });
     expect(waitingPoints({ ...record, debug: { ...record.debug, pause: null } })).toEqual({ waiting: [], held: [] });

@@ -56,7 +56,7 @@ export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition"
     branch: branchOf(stepPath),
   });
   const waiting = d.waiting.flatMap((w) => {
-    const hits = mayPause(d.breakpoints, w.stepPath, w.phase, w.watches);
+    const hits = mayPause(d.breakpoints, w.stepPath, w.phase, w.watches, w.hits);
     // None: its breakpoints were removed since (it goes on in its turn), or it was marked with its step's completion
     // for a watch its step did not change.
     return hits.length === 0
@@ -72,16 +72,20 @@ export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition"
 
 /**
  * The enabled breakpoints that may pause at the point: of the phase's type on its step, and the watches its step
- * changed. A tool call's server and tool are not recorded with the point, so a tool_call breakpoint naming them counts.
+ * changed, but for one whose `hitCount` the number it gave the hit (`counted`) is not. A tool call's server and tool are
+ * not recorded with the point, so a tool_call breakpoint naming them counts.
  */
 function mayPause(
   breakpoints: readonly Breakpoint[],
   path: string,
   phase: PausePhase,
   watches: Waiting["watches"],
+  counted?: Waiting["hits"],
 ): DebugWaitingPoint["breakpoints"] {
   return breakpoints.flatMap((bp) => {
     if (!bp.enabled) return [];
+    const number = counted?.[bp.id!];
+    if (bp.hitCount !== undefined && number !== undefined && number !== bp.hitCount) return [];
     const hits =
       bp.type === "watch"
         ? watches?.[bp.id!] !== undefined
