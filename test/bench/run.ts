@@ -145,14 +145,14 @@ async function main(): Promise<void> {
   const consoleBundle = parts.has("console") ? await runConsoleBundle() : undefined;
   const rates = e2eRatesFromEnv();
   const withRates = <T extends { rates: number[] }>(sizes: T): T => (rates ? { ...sizes, rates } : sizes);
-  // The listing service's run only when its rate is among those picked; the unyielding executor's at
+  // The listing service's run only when its rate is among those picked; the yielding executor's at
   // the highest picked, when the executor could fall behind there (above the end-to-end aim's rate).
   const extraRunsAtRates = (sizes: WebhookE2eSizes, picked: number[] | undefined): WebhookE2eSizes => {
     if (!picked) return sizes;
     const highest = Math.max(...picked);
-    const unyielding = sizes.unyielding && highest > E2E_AIM.completedPerSec ? { ratePerSec: highest } : undefined;
+    const yielding = sizes.yielding && highest > E2E_AIM.completedPerSec ? { ratePerSec: highest } : undefined;
     const listing = sizes.listing && picked.includes(sizes.listing.ratePerSec) ? sizes.listing : undefined;
-    return { ...sizes, unyielding, listing };
+    return { ...sizes, yielding, listing };
   };
   const e2e = parts.has("e2e")
     ? await runWebhookE2e(

@@ -108,12 +108,12 @@ export const ENV_SCHEMA = {
   },
   WF_EXEC_YIELD_CONCURRENCY: {
     schema: int(0, 10_000),
-    default: "4",
+    default: "0",
     doc:
-      "Triggers first: while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more and an edge answers triggers slowly (WF_EXEC_YIELD_EDGE_P99_MS), triggers arrive faster than executions can be run anyway, and an executor takes " +
+      "Triggers first, off by default (0): under a flood the yield kept under half the executors' drain rate on every machine measured, where not yielding kept half or more at a like webhook p99 (docs/operations.md). Set (4, say): while the executors' work queue grows by WF_EXEC_YIELD_GROWTH commands a second or more and an edge answers triggers slowly (WF_EXEC_YIELD_EDGE_P99_MS), triggers arrive faster than executions can be run anyway, and an executor takes " +
       "this many executions at once (more as WF_EXEC_YIELD_DRAIN_SHARE asks) from the start and resume lanes with more than a few commands waiting (an even share of WF_EXEC_CONCURRENCY over 16 lanes): the flooding owners', not a quiet owner's, " +
       "so that their writes do not hold up the triggers' on the shared NATS server; it takes WF_EXEC_CONCURRENCY again once the triggers stop or the queue stops growing. " +
-      "On 2 cores at 5,000 triggers/s this is what keeps the webhook's tail low while executions run (docs/operations.md). 0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
+      "0, or a value not below WF_EXEC_CONCURRENCY, never yields.",
   },
   WF_EXEC_YIELD_GROWTH: {
     schema: int(1, 10_000_000),
