@@ -20,6 +20,17 @@ function code(name: string, extra: Record<string, unknown> = {}): Record<string,
   return { name, type: "code", language: "python", code: "pass", ...extra };
 }
 
+/** Every record the session writes from now on, as the store held it after each write: where a crash could leave it. */
+function everyWrite(s: Session): ExecutionSnapshot[] {
+  const writes: ExecutionSnapshot[] = [];
+  const flush = s.t.committer.flush.bind(s.t.committer);
+  s.t.committer.flush = async () => {
+    await flush();
+    writes.push(structuredClone(s.t.committer.stored));
+  };
+  return writes;
+}
+
 function usageAnswer(text: string, tokens: number, toolCalls: LlmAnswer["toolCalls"] = []): LlmAnswer {
   return { ...answer(text), toolCalls, usage: { promptTokens: tokens, completionTokens: 0, totalTokens: tokens } };
 }
@@ -383,12 +394,7 @@ describe("expression breakpoints", () => {
       return s;
     };
     const first = threeChanging();
-    const writes: ExecutionSnapshot[] = [];
-    const flush = first.t.committer.flush.bind(first.t.committer);
-    first.t.committer.flush = async () => {
-      await flush();
-      writes.push(structuredClone(first.t.committer.stored));
-    };
+    const writes = everyWrite(first);
     expect(await first.run()).toBe("parked");
     // Among them, writes that caught a step's completion marked waiting before its watch was judged.
     expect(writes.some((w) => w.debug!.waiting.some((x) => x.unfinished !== undefined))).toBe(true);
@@ -876,12 +882,7 @@ describe("concurrent branches: each point pauses once", () => {
   it("taken over from any write the run made (a crash), branches waiting after their step still pause there, each step run once", async () => {
     // Every write of the first run, up to its first pause: what a crash at that moment leaves in the store.
     const first = threeBranches();
-    const writes: ExecutionSnapshot[] = [];
-    const flush = first.t.committer.flush.bind(first.t.committer);
-    first.t.committer.flush = async () => {
-      await flush();
-      writes.push(structuredClone(first.t.committer.stored));
-    };
+    const writes = everyWrite(first);
     expect(await first.run()).toBe("parked");
     expect(writes.length).toBeGreaterThan(0);
     for (const stored of writes.filter((w) => w.debug!.pause !== null)) {
@@ -981,12 +982,7 @@ describe("concurrent branches: each point pauses once", () => {
 
   it("taken over from any write behind the pause (a crash), each x's hit is counted once and the 5th pauses", async () => {
     const first = behindAPause(5);
-    const writes: ExecutionSnapshot[] = [];
-    const flush = first.t.committer.flush.bind(first.t.committer);
-    first.t.committer.flush = async () => {
-      await flush();
-      writes.push(structuredClone(first.t.committer.stored));
-    };
+    const writes = everyWrite(first);
     expect(await first.run()).toBe("parked");
     const behind = writes.filter((w) => w.debug!.pause !== null);
     expect(behind.length).toBeGreaterThan(0);
