@@ -1,8 +1,8 @@
 import { jsonTextOf } from "../text/json-texts";
 import { EXPRESSION_LIMITS, ExpressionError, evaluateExpression, type ExpressionContext } from "./evaluate";
+import { TEMPLATE_PART } from "./template-syntax";
 
 const WHOLE = /^\s*\{\{([\s\S]*?)\}\}\s*$/;
-const PART = /\{\{([\s\S]*?)\}\}/g;
 
 /**
  * Renders `{{ … }}` templates inside any value. A string that is one whole template yields the
@@ -72,7 +72,7 @@ async function renderString(
   const expressions: string[] = [];
   const literals: string[] = [];
   let last = 0;
-  for (const m of s.matchAll(PART)) {
+  for (const m of s.matchAll(TEMPLATE_PART)) {
     const expression = m[1]!.trim();
     literals.push(s.slice(last, m.index));
     expressions.push(expression);

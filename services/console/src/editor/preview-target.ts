@@ -1,8 +1,6 @@
 import { isPair, isScalar, visit } from "yaml";
 import type { Source } from "@wf/shared/canvas";
-
-/** A template as the service finds them in a value: `{{`, then the shortest text up to `}}`. */
-const TEMPLATE = /\{\{([\s\S]*?)\}\}/g;
+import { TEMPLATE_PART } from "@wf/shared/expressions/template-syntax";
 
 /** The expression to preview where the cursor is. */
 export interface PreviewTarget {
@@ -33,7 +31,7 @@ export function previewTarget(source: Source, offset: number): PreviewTarget | n
       // The n-th `{{` before the cursor opens the n-th template of the value: quoting does not make or hide one.
       const before = source.text.slice(start, offset);
       const nth = count(before, "{{");
-      const template = [...node.value.matchAll(TEMPLATE)][nth - 1];
+      const template = [...node.value.matchAll(TEMPLATE_PART)][nth - 1];
       if (nth > 0 && template !== undefined && count(before.slice(before.lastIndexOf("{{")), "}}") === 0)
         found = { expression: template[1]!.trim(), condition: false };
       return visit.BREAK;
