@@ -1,10 +1,9 @@
 import { useMemo, useState } from "react";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import type { ExecutionView } from "../../api/types";
 import { formatTime } from "../../ui/format";
 import { hasEnded } from "./execution-status";
-import { comparePath, fetchExecutionPage, keys } from "./queries";
+import { comparePath, useRunsOf } from "./queries";
 import "./compare.css";
 
 /**
@@ -12,10 +11,7 @@ import "./compare.css";
  * before this run at first; the older of the two is A.
  */
 export function CompareWith({ view }: { view: ExecutionView }) {
-  const runs = useQuery({
-    queryKey: keys.runsOf(view.workflowId),
-    queryFn: ({ signal }) => fetchExecutionPage({ workflowId: view.workflowId }, undefined, signal),
-  });
+  const runs = useRunsOf(view.workflowId);
   const others = useMemo(
     () => (runs.data?.items ?? []).filter((e) => e.id !== view.id && hasEnded(e.status)),
     [runs.data, view.id],

@@ -1,3 +1,4 @@
+import { useQuery } from "@tanstack/react-query";
 import { api, apiGet, query } from "../../api/client";
 import type { ExecutionList, ExecutionView, StepDetail, WorkflowList } from "../../api/types";
 import type { ListFilters } from "./list-filters";
@@ -26,6 +27,14 @@ export function fetchExecutionPage(
     undefined,
     signal,
   );
+}
+
+/** The newest page of a workflow's runs (step tests left out), as "Compare with…" and the run form offer them. */
+export function useRunsOf(workflowId: string) {
+  return useQuery({
+    queryKey: keys.runsOf(workflowId),
+    queryFn: ({ signal }) => fetchExecutionPage({ workflowId }, undefined, signal),
+  });
 }
 
 const REVISION_HEADER = "x-execution-revision";

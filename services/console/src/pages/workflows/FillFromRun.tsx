@@ -1,8 +1,8 @@
 import { useState } from "react";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { formatTime } from "../../ui/format";
 import { FormError } from "../../ui/states";
-import { fetchExecution, fetchExecutionPage, keys } from "../executions/queries";
+import { fetchExecution, useRunsOf } from "../executions/queries";
 
 /** How many of the workflow's newest runs the choice offers. */
 const OFFERED = 20;
@@ -19,10 +19,7 @@ export function FillFromRun({
   /** The chosen run's variables; answers what the form could not take (variables this version no longer has). */
   onFill(variables: Record<string, unknown>): string[];
 }) {
-  const runs = useQuery({
-    queryKey: keys.runsOf(workflowId),
-    queryFn: ({ signal }) => fetchExecutionPage({ workflowId }, undefined, signal),
-  });
+  const runs = useRunsOf(workflowId);
   const [chosen, setChosen] = useState("");
   const [said, setSaid] = useState("");
   const fill = useMutation({
