@@ -320,6 +320,11 @@ export function withBreakpointIds(breakpoints: readonly Breakpoint[], taken: Ite
   });
 }
 
+/** Whether the `n`-th hit of `bp` pauses: every hit without a `hitCount`, else the `hitCount`-th only. */
+export function hitPauses(bp: Pick<Breakpoint, "hitCount">, n: number): boolean {
+  return bp.hitCount === undefined || n === bp.hitCount;
+}
+
 /** The debug state a start asks for, before anything ran. */
 export function newDebugState(req: DebugRequest): DebugState {
   return {

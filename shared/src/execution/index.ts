@@ -60,6 +60,7 @@ export {
   ResumedFrom,
   idleDue,
   newDebugState,
+  hitPauses,
   stepMatches,
   withBreakpointIds,
   type BreakpointInput,

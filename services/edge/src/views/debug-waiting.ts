@@ -1,5 +1,6 @@
 import type { DebugWaitingPoint } from "@wf/shared/api";
 import {
+  hitPauses,
   stepMatches,
   TERMINAL_STATUSES,
   type Breakpoint,
@@ -85,7 +86,7 @@ function mayPause(
   return breakpoints.flatMap((bp) => {
     if (!bp.enabled) return [];
     const number = counted?.[bp.id!];
-    if (bp.hitCount !== undefined && number !== undefined && number !== bp.hitCount) return [];
+    if (number !== undefined && !hitPauses(bp, number)) return [];
     const hits =
       bp.type === "watch"
         ? watches?.[bp.id!] !== undefined

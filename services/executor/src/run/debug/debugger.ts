@@ -9,6 +9,7 @@ import type {
   StepState,
   Usage,
 } from "@wf/shared/execution";
+import { hitPauses } from "@wf/shared/execution";
 import {
   evaluateCondition,
   evaluateExpression,
@@ -472,14 +473,13 @@ export class Debugger {
     for (const bp of this.d.breakpoints) {
       if (!bp.enabled) continue;
       const id = bp.id!;
-      let n = waiting.hits?.[id];
+      let n = waiting.hits[id];
       if (n === undefined) {
         if ((await this.hitOf(bp, at, scope)) === null) continue;
-        n = (this.d.hits[id] ?? 0) + 1;
-        this.d.hits[id] = n;
+        n = this.countHit(id);
         waiting.hits[id] = n;
       }
-      if (bp.hitCount === undefined || n === bp.hitCount) pauses = true;
+      if (hitPauses(bp, n)) pauses = true;
     }
     return pauses;
   }
@@ -542,6 +542,13 @@ export class Debugger {
     return this.d.resumed.find((r) => samePoint(r, point));
   }
 
+  /** Counts a hit of breakpoint `id`: its number. */
+  private countHit(id: string): number {
+    const n = (this.d.hits[id] ?? 0) + 1;
+    this.d.hits[id] = n;
+    return n;
+  }
+
   /**
    * Every enabled breakpoint that hits at `point` counts the hit (unless counted as its branch came here behind another
    * pause); the first whose `hitCount` it is pauses.
@@ -553,13 +560,8 @@ export class Debugger {
       const details = await this.hitOf(bp, point, scope);
       if (details === null) continue;
       const id = bp.id!;
-      let n = point.counted?.[id];
-      if (n === undefined) {
-        n = (this.d.hits[id] ?? 0) + 1;
-        this.d.hits[id] = n;
-      }
-      if (!first && (bp.hitCount === undefined || n === bp.hitCount))
-        first = { cause: { breakpointId: id, type: bp.type }, details };
+      const n = point.counted?.[id] ?? this.countHit(id);
+      if (!first && hitPauses(bp, n)) first = { cause: { breakpointId: id, type: bp.type }, details };
     }
     return first;
   }
