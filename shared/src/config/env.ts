@@ -103,7 +103,7 @@ export const ENV_SCHEMA = {
     default: "64",
     doc:
       "Executions one executor process runs at once (parked ones do not count). Triggers and executions write to the same NATS server, which stores writes in the order they come: " +
-      "when both are busy, fewer executions at once shorten the wait of a trigger's writes behind theirs, and so the webhook's tail, at the cost of executions per second (docs/operations.md). While the work queue grows fast, an executor takes fewer (WF_EXEC_YIELD_CONCURRENCY). " +
+      "when both are busy, fewer executions at once shorten the wait of a trigger's writes behind theirs, and so the webhook's tail, at the cost of executions per second (docs/operations.md). Where the operator turns the yield on (WF_EXEC_YIELD_CONCURRENCY), an executor takes fewer while the work queue grows fast. " +
       "An owner whose start or resume lane holds nothing is never kept waiting behind others' executions: its lane takes one past this bound, so at most 33 more (16 start lanes, 16 resume lanes and the cancels' and debugger commands' queue) when every slot is busy.",
   },
   WF_EXEC_YIELD_CONCURRENCY: {
