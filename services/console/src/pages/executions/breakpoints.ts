@@ -1,3 +1,4 @@
+import { BREAKPOINT_LABELS } from "@wf/shared/execution/breakpoint-labels";
 import type { Breakpoint, BreakpointInput, BreakpointType } from "../../api/types";
 
 export type BreakpointField = "step" | "expression" | "index" | "attempt" | "server" | "tool" | "tokens" | "costUsd";
@@ -22,44 +23,48 @@ const opt = (name: BreakpointField): FieldSpec => ({ name, required: false });
  * described.
  */
 export const BREAKPOINT_SPECS: Record<BreakpointType, BreakpointSpec> = {
-  before_step: { label: "Before step", pauses: "before the step starts, its input rendered", fields: [req("step")] },
+  before_step: {
+    label: BREAKPOINT_LABELS.before_step,
+    pauses: "before the step starts, its input rendered",
+    fields: [req("step")],
+  },
   after_step: {
-    label: "After step",
+    label: BREAKPOINT_LABELS.after_step,
     pauses: "after the step completes, before a later step reads its output",
     fields: [req("step")],
   },
   on_error: {
-    label: "On error",
+    label: BREAKPOINT_LABELS.on_error,
     pauses: "when an attempt fails, before its retry (every step when none is named)",
     fields: [opt("step")],
   },
   conditional: {
-    label: "Conditional",
+    label: BREAKPOINT_LABELS.conditional,
     pauses: "before any step where the JSONata expression over vars, steps and item is truthy",
     fields: [req("expression")],
   },
   watch: {
-    label: "Watch",
+    label: BREAKPOINT_LABELS.watch,
     pauses: "after the step whose completion changed the expression's value",
     fields: [req("expression")],
   },
   foreach_item: {
-    label: "Foreach item",
+    label: BREAKPOINT_LABELS.foreach_item,
     pauses: "before an item of the foreach: item `index`, or where the expression over `item` is truthy, or every item",
     fields: [req("step"), opt("index"), opt("expression")],
   },
   on_retry: {
-    label: "On retry",
+    label: BREAKPOINT_LABELS.on_retry,
     pauses: "after a retry's backoff, before attempt `attempt` (any retry when left out)",
     fields: [opt("step"), opt("attempt")],
   },
   tool_call: {
-    label: "Tool call",
+    label: BREAKPOINT_LABELS.tool_call,
     pauses: "before an agent calls an MCP tool (its arguments editable)",
     fields: [opt("step"), opt("server"), opt("tool")],
   },
   usage: {
-    label: "Usage",
+    label: BREAKPOINT_LABELS.usage,
     pauses: "before the LLM call after which the execution's totals would reach the tokens or the cost",
     fields: [opt("tokens"), opt("costUsd")],
   },
