@@ -74,6 +74,7 @@ export {
   type BreakpointsChange,
   type BreakpointsChangeResult,
 } from "./debug-breakpoints";
+export { waitingPoints, type WaitingPoints } from "./debug-waiting";
 export { ChatMessage, ConversationInput, parseConversation, ToolCall, ToolResult } from "./conversation-input";
 export {
   claimPause,

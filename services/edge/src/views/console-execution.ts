@@ -1,6 +1,11 @@
 import type { ConsoleExecutionView, ConsoleStepView } from "@wf/shared/api";
-import { TERMINAL_STATUSES, type DebugEdit, type ExecutionSnapshot, type StepState } from "@wf/shared/execution";
-import { waitingPoints } from "./debug-waiting";
+import {
+  TERMINAL_STATUSES,
+  waitingPoints,
+  type DebugEdit,
+  type ExecutionSnapshot,
+  type StepState,
+} from "@wf/shared/execution";
 import { executionSummary } from "./execution";
 
 /** GET /api/console/executions/{id} (docs/api.md, Console API). */

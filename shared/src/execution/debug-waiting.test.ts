@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newDebugState, type Breakpoint, type DebugState, type PauseRecord } from "@wf/shared/execution";
+import { newDebugState, type Breakpoint, type DebugState, type PauseRecord } from "./debug";
 import { waitingPoints } from "./debug-waiting";
 
 /** A parallel whose branch `b` holds a foreach, and an agent step in branch `c`. */

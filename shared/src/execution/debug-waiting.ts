@@ -1,30 +1,18 @@
-import type { DebugWaitingPoint } from "@wf/shared/api";
+import type { DebugWaitingPoint } from "../api/console-debug";
+import { stepLineage, stepNameOf, WorkflowSchema, type Step } from "../workflow/index";
+import { BREAKPOINT_LABELS } from "./breakpoint-labels";
 import {
   hitPauses,
   stepMatches,
-  TERMINAL_STATUSES,
   type Breakpoint,
   type BreakpointType,
   type DebugState,
-  type ExecutionSnapshot,
   type PausePhase,
-} from "@wf/shared/execution";
-import { stepLineage, stepNameOf, WorkflowSchema, type Step } from "@wf/shared/workflow";
+} from "./debug";
+import { TERMINAL_STATUSES, type ExecutionSnapshot } from "./snapshot";
 
 /** A failure's error in a held point's reason: enough to recognise it, the step's detail has the rest. */
 const ERROR_CHARS = 160;
-
-const LABELS: Record<BreakpointType, string> = {
-  before_step: "Before step",
-  after_step: "After step",
-  on_error: "On error",
-  conditional: "Conditional",
-  watch: "Watch",
-  foreach_item: "Foreach item",
-  on_retry: "On retry",
-  tool_call: "Tool call",
-  usage: "Usage",
-};
 
 /** The breakpoint type a phase evaluates by its step alone, as the executor's matchesPoint reads it. */
 const TYPE_AT: Partial<Record<PausePhase, BreakpointType>> = {
@@ -36,15 +24,18 @@ const TYPE_AT: Partial<Record<PausePhase, BreakpointType>> = {
 
 type Waiting = DebugState["waiting"][number];
 
+/** What waits behind a pause, each in the order the branches came to it. */
+export interface WaitingPoints {
+  waiting: DebugWaitingPoint[];
+  held: DebugWaitingPoint[];
+}
+
 /**
  * What a paused debug run's other branches wait with (docs/debugger.md#durability): the points where a breakpoint may
  * pause them in turn, and their failures held. Only while a pause stands: a point is also marked with its step's
  * completion before it is judged, and one the run has no pause for is judged at once.
  */
-export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition" | "debug">): {
-  waiting: DebugWaitingPoint[];
-  held: DebugWaitingPoint[];
-} {
+export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition" | "debug">): WaitingPoints {
   const d = s.debug;
   const pause = d?.pause ?? null;
   if (!d || !pause || TERMINAL_STATUSES.has(s.status)) return { waiting: [], held: [] };
@@ -98,7 +89,9 @@ function mayPause(
 function hitWords(hits: DebugWaitingPoint["breakpoints"]): string {
   return hits
     .map((h) =>
-      h.type === "watch" ? `Watch ${h.id}: its step changed the value` : `${LABELS[h.type]} breakpoint ${h.id}`,
+      h.type === "watch"
+        ? `Watch ${h.id}: its step changed the value`
+        : `${BREAKPOINT_LABELS[h.type]} breakpoint ${h.id}`,
     )
     .join("; ");
 }
