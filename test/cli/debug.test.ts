@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { newId } from "@wf/shared/execution";
 import { newWorkflowRecord } from "@wf/shared/store";
-import { definitionOf } from "../support/runtime";
+import { definitionOf, waitFor } from "../support/runtime";
 import { startCli, useTestService, workflowFiles } from "./cli-process";
 
 const service = useTestService();
@@ -18,6 +18,15 @@ steps:
   - { name: a, type: transform, output: "{{ vars.n * 10 }}" }
   - { name: b, type: transform, output: "{{ steps.a.output + 1 }}" }
   - { name: c, type: transform, output: "{{ steps.b.output + 1 }}" }
+`,
+  branches: `
+name: debugged-branches
+steps:
+  - name: par
+    type: parallel
+    branches:
+      b1: [{ name: x1, type: transform, output: 1 }]
+      b2: [{ name: x2, type: transform, output: 2 }]
 `,
 });
 
@@ -102,6 +111,44 @@ describe("wf debug at a prompt", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("says what waits behind a pause: with `waiting`, and after the pause when it is shown again", async () => {
+    const args = ["debug", files.branches, "--break", "after_step:x1", "--break", "after_step:x2"];
+    const first = startCli(args, service().env, { stdin: true });
+    await first.waitForOutput("⏸ paused at x");
+    await first.waitForOutput("(help lists the commands)");
+    const executionId = /debugging execution (\w+)/.exec(first.stdout())![1]!;
+    const paused = /⏸ paused at (x\d)/.exec(first.stdout())![1]!;
+    const other = paused === "x1" ? 2 : 1;
+    // The other branch comes to its point while the pause stands, maybe after the pause was printed: polled for.
+    await waitFor(
+      async () =>
+        (await service().rt.platform.store.executions.get(executionId))?.value.debug?.waiting.length === 1 || undefined,
+      { what: `x${other} to wait behind the pause of execution ${executionId}` },
+    );
+    const point = `    x${other} after: After step breakpoint bp${other}`;
+    first.send("help");
+    await first.waitForOutput("  waiting              list what waits behind the pause");
+    first.send("waiting");
+    // The transcript shows the command typed after its prompt, then what it printed.
+    await first.waitForOutput(`(wf debug) waiting\n  waiting their turn (1):\n${point}\n(wf debug) `);
+    first.send("q");
+    expect((await first.exited).code).toBe(0);
+
+    const again = startCli(["debug", "--attach", executionId], service().env, { stdin: true });
+    await again.waitForOutput("(help lists the commands)");
+    expect(again.stdout()).toContain(`⏸ paused at ${paused} `);
+    expect(again.stdout()).toContain(`  waiting their turn (1):\n${point}\n  (help lists the commands)`);
+    expect(again.stdout()).not.toContain("held failures");
+    again.send("c");
+    await again.waitForOutput(`⏸ paused at x${other} `);
+    again.send("waiting");
+    await again.waitForOutput("(wf debug) waiting\nnothing waits behind this pause\n");
+    expect(again.stdout().split(`⏸ paused at x${other} `)[1]).not.toContain("waiting their turn");
+    again.send("c");
+    const r = await again.exited;
+    expect(r.code, r.stderr).toBe(0);
   });
 
   it("refuses a bad --break before starting anything", async () => {

@@ -17,9 +17,9 @@ export const DEBUG_HELP = `Usage: wf debug <file> [options] --break SPEC...
        wf debug --attach EXECUTION_ID
 
 Runs a workflow (a file, or a stored workflow with --workflow) in the service with breakpoints,
-prints its events, and at each pause prints where and why and reads commands at a prompt. The
-pause is kept by the service: detaching (q, or the end of the input) leaves the run paused, and
---attach comes back to it, from any terminal.
+prints its events, and at each pause prints where and why, what other branches wait with behind
+it, and reads commands at a prompt. The pause is kept by the service: detaching (q, or the end
+of the input) leaves the run paused, and --attach comes back to it, from any terminal.
 
 Options:
   --break SPEC       a breakpoint, once per breakpoint (see below)

@@ -16,6 +16,7 @@ export const PROMPT_HELP = `commands at a pause:
   b                    list the breakpoints; b add SPEC, b rm ID
   p EXPR               evaluate a JSONata expression against the pause (vars, steps, item)
   ctx                  print the pause again
+  waiting              list what waits behind the pause: other branches' points and failures held
   q                    detach: the execution stays paused (wf debug --attach ID)`;
 
 export type PromptAction =
@@ -25,6 +26,7 @@ export type PromptAction =
   | { kind: "breakpoints"; op: "remove"; id: string }
   | { kind: "print"; expression: string }
   | { kind: "context" }
+  | { kind: "waiting" }
   | { kind: "help" }
   | { kind: "detach" }
   | { kind: "none" };
@@ -70,6 +72,8 @@ export function parsePromptLine(line: string): PromptAction {
       return { kind: "print", expression: rest };
     case "ctx":
       return { kind: "context" };
+    case "waiting":
+      return { kind: "waiting" };
     case "help":
     case "h":
     case "?":

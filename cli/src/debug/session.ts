@@ -1,4 +1,11 @@
-import { endedStatus, type BreakpointInput, type ExecutionEvent, type PauseRecord } from "@wf/shared/execution";
+import {
+  endedStatus,
+  waitingPoints,
+  type BreakpointInput,
+  type ExecutionEvent,
+  type PauseRecord,
+  type WaitingPoints,
+} from "@wf/shared/execution";
 import { evaluateExpression } from "@wf/shared/expressions";
 import { sendBreakpoints, sendDebugCommand } from "@wf/shared/client";
 import type { Store } from "@wf/shared/store";
@@ -9,7 +16,7 @@ import { formatEvent } from "../format-event";
 import { EXIT, UsageError } from "../usage";
 import { formatBreakpoint } from "./break-spec";
 import type { LineReader } from "./line-reader";
-import { formatPause } from "./pause-view";
+import { formatBehind, formatPause } from "./pause-view";
 import { parsePromptLine, PROMPT_HELP } from "./prompt";
 
 /** How long a paused run's record may lag its `debug_paused` event before the event's own record is used. */
@@ -100,7 +107,10 @@ async function currentPause(s: DebugSession, e: ExecutionEvent): Promise<PauseRe
 
 /** Reads commands at a pause until one resumes the run ("resumed") or the user detaches. */
 async function promptAt(s: DebugSession, pause: PauseRecord): Promise<"resumed" | "detach"> {
-  for (const line of formatPause(pause)) console.log(line);
+  const show = async (): Promise<void> => {
+    for (const line of formatPause(pause, await behind(s, pause))) console.log(line);
+  };
+  await show();
   for (;;) {
     const line = await s.reader.next("(wf debug) ");
     if (line === null) return "detach";
@@ -119,8 +129,13 @@ async function promptAt(s: DebugSession, pause: PauseRecord): Promise<"resumed" 
         console.log(PROMPT_HELP);
         continue;
       case "context":
-        for (const l of formatPause(pause)) console.log(l);
+        await show();
         continue;
+      case "waiting": {
+        const lines = formatBehind(await behind(s, pause));
+        console.log(lines.length > 0 ? lines.join("\n") : "nothing waits behind this pause");
+        continue;
+      }
       case "detach":
         return "detach";
       case "print":
@@ -150,6 +165,15 @@ async function promptAt(s: DebugSession, pause: PauseRecord): Promise<"resumed" 
       }
     }
   }
+}
+
+/**
+ * What waits behind the pause as the record holds it now: other branches come to their points while it stands. Nothing
+ * once the record has moved on from this pause (its list would be another pause's).
+ */
+async function behind(s: DebugSession, pause: PauseRecord): Promise<WaitingPoints> {
+  const snap = (await s.store.executions.get(s.executionId))?.value;
+  return snap?.debug?.pause?.id === pause.id ? waitingPoints(snap) : { waiting: [], held: [] };
 }
 
 async function evaluateAt(pause: PauseRecord, expression: string): Promise<string> {
