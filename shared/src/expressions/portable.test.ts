@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { evaluateExpression, ExpressionError, type ExpressionContext } from "./index";
-import { evaluateHere } from "./portable";
+import { evaluateExpression, ExpressionError, renderTemplate, type ExpressionContext } from "./index";
+import { evaluateHere, renderHere } from "./portable";
 
 const OWNER = "u1";
 
@@ -57,5 +57,20 @@ describe("evaluating without the expression hosts (the console's preview)", () =
   it.each(expressions)("gives what a run gives: %s", async (expression) => {
     const run = await outcome(() => evaluateExpression(expression, context, OWNER));
     expect(await outcome(() => evaluateHere(expression, context, OWNER))).toEqual(run);
+  });
+});
+
+describe("rendering a templated value without the expression hosts (the console's preview)", () => {
+  const values = [
+    "Hi {{ vars.who }}, you owe {{ vars.limit * 10 }} for {{ steps.fetch.output.rows }}",
+    "  {{ steps.fetch.output.rows[0] }} ",
+    "{{ steps.fetch.output.nothing }} and {{ $count(steps.fetch.output.rows) }}",
+    { to: "{{ vars.who }}", list: ["#{{ vars.limit }}", "{{ vars.limit }}"] },
+    "fails in {{ $error('the second') }}",
+  ];
+
+  it.each(values)("gives what a run gives: %j", async (value) => {
+    const run = await outcome(() => renderTemplate(value, context, OWNER));
+    expect(await outcome(() => renderHere(value, context, OWNER))).toEqual(run);
   });
 });

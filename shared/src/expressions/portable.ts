@@ -1,5 +1,6 @@
 import { EXPRESSION_LIMITS, evaluateExpressionWith, type ExpressionContext } from "./evaluation";
 import { evaluateToJson } from "./result-json.mjs";
+import { renderTemplateWith } from "./template-render";
 
 /**
  * The service's expression evaluation with no Node module in it, for a browser: the console previews an expression
@@ -29,4 +30,9 @@ export function evaluateHere(expression: string, context: ExpressionContext, own
     context,
     owner,
   );
+}
+
+/** renderTemplate's result, each expression evaluated as evaluateHere does: a value rendered as a run renders it. */
+export function renderHere(value: unknown, context: ExpressionContext, owner: string): Promise<unknown> {
+  return renderTemplateWith(evaluateHere, value, context, owner);
 }
