@@ -4,8 +4,8 @@ import { EditorView, ViewPlugin, showTooltip, type TooltipView, type ViewUpdate 
 import { readSource } from "@wf/shared/canvas";
 import { expressionScopeAt } from "./expression-scope";
 import { expressionBefore } from "./output-paths";
-import { previewContext, type KnownData } from "./preview-context";
-import type { PreviewAnswer, PreviewKind } from "./preview-job";
+import { previewContext, previewItems, type KnownData } from "./preview-context";
+import type { PreviewAnswer, PreviewKind, PreviewLine } from "./preview-job";
 import { PreviewRunner } from "./preview-runner";
 import { previewTarget } from "./preview-target";
 
@@ -28,6 +28,10 @@ const TITLES: Record<PreviewKind, string> = {
   secret: "Not previewed",
   timeout: "Took too long",
 };
+
+/** The field's line: its rendered text, or what a title says of it otherwise. */
+const fieldLine = ({ kind, text }: PreviewLine) =>
+  kind === "value" ? `field: ${text}` : `field (${TITLES[kind].toLowerCase()}): ${text}`;
 
 const show = StateEffect.define<Shown | null>();
 
@@ -59,13 +63,22 @@ function preview(view: EditorView): TooltipView {
   const title = document.createElement("div");
   title.className = "cm-expression-preview-title";
   const body = document.createElement("pre");
-  region.append(title, body);
+  const item = document.createElement("div");
+  item.className = "cm-expression-preview-item";
+  const field = document.createElement("pre");
+  field.className = "cm-expression-preview-field";
+  region.append(title, body, item, field);
   dom.append(region);
   const fill = (at: Shown | null) => {
     if (at === null) return;
-    dom.dataset.kind = at.answer.kind;
-    title.textContent = TITLES[at.answer.kind];
-    body.textContent = at.answer.text;
+    const { answer } = at;
+    dom.dataset.kind = answer.kind;
+    title.textContent = TITLES[answer.kind];
+    body.textContent = answer.text;
+    item.hidden = answer.item === undefined;
+    item.textContent = answer.item === undefined ? "" : `item: ${answer.item}`;
+    field.hidden = answer.field === undefined;
+    field.textContent = answer.field === undefined ? "" : fieldLine(answer.field);
   };
   return {
     dom,
@@ -82,7 +95,8 @@ function preview(view: EditorView): TooltipView {
  * Previews the expression the cursor is in (a `{{ … }}`, a `condition`'s value) under its line, after a pause: its
  * value on the known data (`known`, asked at each preview), evaluated in a Web Worker by the service's own code, cut
  * to a few lines; its error; or why it is not previewed (a secret, a name with no known value); or that it took too
- * long. The page's thread only finds the expression and the data it reads.
+ * long. Under it, what the whole field renders to when text or other templates surround the expression, and where
+ * `item` comes from. The page's thread only finds the expression and the data it reads.
  */
 export function expressionPreview(known: () => KnownData): Extension {
   const plugin = ViewPlugin.fromClass(
@@ -125,8 +139,13 @@ export function expressionPreview(known: () => KnownData): Extension {
         const source = readSource(state.doc.toString());
         const target = previewTarget(source, offset);
         if (target === null) return this.clear();
-        const context = previewContext(expressionScopeAt(source, offset), known());
-        const answer = await this.runner.preview({ ...target, context });
+        const scope = expressionScopeAt(source, offset);
+        const data = known();
+        const answer = await this.runner.preview({
+          ...target,
+          context: previewContext(scope, data),
+          items: previewItems(scope, data),
+        });
         if (answer === null || asked !== this.asked) return;
         this.view.dispatch({ effects: show.of({ pos: offset, answer }) });
       }

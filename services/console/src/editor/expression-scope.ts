@@ -16,6 +16,8 @@ export interface ExpressionScope {
   steps: ScopeName[];
   /** Inside a foreach's steps: `item` is its current item. */
   inForeach: boolean;
+  /** The name of the innermost foreach holding the expression's step, whose item `item` is; null without one or a name. */
+  foreach: string | null;
   /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
   approvalGroups: string[] | null;
 }
@@ -85,6 +87,7 @@ export function expressionScopeAt(source: string | Source, offset: number): Expr
   const id = nodeAt(g, read.text, offset);
   const node = g.nodes.find((n) => n.id === id);
   const around = node === undefined ? [] : holders(g, node);
+  const foreach = around.slice(1).find((n) => n.type === "foreach");
   const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
   return {
     variables: variablesOf(doc),
@@ -92,7 +95,8 @@ export function expressionScopeAt(source: string | Source, offset: number): Expr
       node === undefined
         ? []
         : readableSteps(g, node).map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
-    inForeach: around.slice(1).some((n) => n.type === "foreach"),
+    inForeach: foreach !== undefined,
+    foreach: foreach?.name ?? null,
     approvalGroups: gate === undefined ? null : approvalGroupsAt(doc, gate.range.start),
   };
 }

@@ -55,7 +55,7 @@ import { yamlIndent } from "./yaml-indent";
 
 export { checkWorkflow } from "./lint";
 export { describeWorkflow, type WorkflowOutline } from "./describe";
-export type { KnownData, KnownStep } from "./preview-context";
+export type { KnownData, KnownItems, KnownStep } from "./preview-context";
 
 export interface WorkflowEditorOptions {
   text: string;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { KnownItems } from "./preview-context";
 import { PREVIEW_LINES, previewOf, SECRETS_NOT_PREVIEWED } from "./preview-job";
 
 const context = {
@@ -13,7 +14,11 @@ const context = {
   vars: { who: "Ada" },
   execution: { id: "e1", workflowName: "greet" },
 };
-const preview = (expression: string, condition = false) => previewOf({ expression, condition, context });
+const preview = (expression: string, condition = false) =>
+  previewOf({ expression, condition, field: null, context, items: null });
+/** The preview of the expression at `expression` in the field `field`, inside a foreach of `items` when given. */
+const inField = (field: string, expression: string, items: KnownItems | null = null) =>
+  previewOf({ expression, condition: false, field, context, items });
 
 describe("previewOf, an expression's result on the known data", () => {
   it("gives the value as the service evaluates it", async () => {
@@ -66,9 +71,69 @@ describe("previewOf, an expression's result on the known data", () => {
     });
     expect(await preview("vars.limit * 2")).toEqual({ kind: "unknown", text: "vars.limit has no known value" });
     expect(await preview("item.id")).toEqual({ kind: "unknown", text: "item.id has no known value" });
-    expect(await previewOf({ expression: "vars.who", condition: false, context: { steps: {} } })).toEqual({
+    expect(
+      await previewOf({ expression: "vars.who", condition: false, field: null, context: { steps: {} }, items: null }),
+    ).toEqual({
       kind: "unknown",
       text: "vars.who has no known value",
     });
+  });
+});
+
+describe("previewOf, the whole field the expression is a template of", () => {
+  it("renders the field as the service does, text and every template in it", async () => {
+    expect(await inField("Hi {{ vars.who }}, you owe {{ $count(steps.fetch.output.rows) }}", "vars.who")).toEqual({
+      kind: "value",
+      text: '"Ada"',
+      field: { kind: "value", text: '"Hi Ada, you owe 40"' },
+    });
+    // Nothing renders as no text, an object as its JSON.
+    expect(
+      (await inField("[{{ steps.fetch.output.missing }}] {{ steps.fetch.output.rows[0] }}", "vars.who")).field,
+    ).toEqual({
+      kind: "value",
+      text: '"[] {\\"id\\":0,\\"title\\":\\"row 0\\"}"',
+    });
+  });
+
+  it("says why the field is not rendered: an error, an unknown name or a secret in any of its templates", async () => {
+    expect(await inField("Hi {{ vars.who }} {{ $error('no') }}", "vars.who")).toMatchObject({
+      kind: "value",
+      field: { kind: "error", text: "no (at character 7)" },
+    });
+    expect((await inField("Hi {{ vars.who }} {{ steps.later.output }}", "vars.who")).field).toEqual({
+      kind: "unknown",
+      text: "steps.later has no known output",
+    });
+    expect((await inField("Hi {{ vars.who }} {{ secrets.api_key }}", "vars.who")).field).toEqual(SECRETS_NOT_PREVIEWED);
+    expect((await inField("Hi {{ vars.who }} {{ $$.secrets }}", "vars.who")).field).toEqual(SECRETS_NOT_PREVIEWED);
+  });
+});
+
+describe("previewOf, `item` inside a foreach", () => {
+  const run = { steps: { list: { output: [{ name: "Bob" }, { name: "Cy" }], status: "COMPLETED" } }, vars: {} };
+
+  it("is the first item of the latest run: its list, or its template rendered on what the run rendered it on", async () => {
+    const rendered = { items: "{{ steps.list.output }}", context: run };
+    expect(await inField("Dear {{ item.name }} from {{ vars.who }}", "item.name", rendered)).toEqual({
+      kind: "value",
+      text: '"Bob"',
+      field: { kind: "value", text: '"Dear Bob from Ada"' },
+      item: "item 0 of the latest run",
+    });
+    expect(await inField("{{ item }} of 2", "item", { items: [7, 8], context: {} })).toMatchObject({
+      text: "7",
+      field: { text: '"7 of 2"' },
+      item: "item 0 of the latest run",
+    });
+    // Said only where the expression or its field reads it.
+    expect(await inField("{{ vars.who }}!", "vars.who", rendered)).not.toHaveProperty("item");
+  });
+
+  it("stays unknown when the run's items are not known here: secrets, a name not known, none at all", async () => {
+    const unknown = { kind: "unknown", text: "item.name has no known value" };
+    for (const items of ["{{ secrets.rows }}", "{{ steps.nothing.output }}", "{{ [] }}", "{{ $error('x') }}", 3])
+      expect(await inField("{{ item.name }}!", "item.name", { items, context: run })).toMatchObject(unknown);
+    expect(await inField("{{ item.name }}!", "item.name")).toMatchObject(unknown);
   });
 });

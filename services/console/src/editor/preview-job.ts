@@ -3,24 +3,38 @@ import {
   evaluateHere,
   holds,
   planFor,
+  renderHere,
   type ContextNeeds,
   type ExpressionContext,
 } from "@wf/shared/expressions/portable";
+import { TEMPLATE_PART } from "@wf/shared/expressions/template-syntax";
 import { glance } from "./glance";
+import type { KnownItems } from "./preview-context";
 
 /** One expression to preview, on the context previewContext made. */
 export interface PreviewRequest {
   expression: string;
   condition: boolean;
+  /** The whole field holding the expression, rendered too when it is more than the expression (PreviewTarget). */
+  field: string | null;
   context: Record<string, unknown>;
+  /** The foreach's items whose first the expression's `item` is (previewItems); null when not known. */
+  items: KnownItems | null;
 }
 
 export type PreviewKind = "value" | "error" | "unknown" | "secret" | "timeout";
 
-export interface PreviewAnswer {
+/** What one preview says: the value cut to a few lines, or why there is none. */
+export interface PreviewLine {
   kind: PreviewKind;
-  /** What the preview says: the value cut to a few lines, or why there is none. */
   text: string;
+}
+
+export interface PreviewAnswer extends PreviewLine {
+  /** What the whole field renders to, when it is more than the expression. */
+  field?: PreviewLine;
+  /** Where the value of `item` that it read comes from. */
+  item?: string;
 }
 
 /** A few lines: the preview sits over the text being written. */
@@ -29,7 +43,7 @@ const PREVIEW_LINE_CHARS = 100;
 /** The owner the shared code's caches count a preview's expressions for: the worker is this person's alone. */
 const OWNER = "preview";
 
-export const SECRETS_NOT_PREVIEWED: PreviewAnswer = {
+export const SECRETS_NOT_PREVIEWED: PreviewLine = {
   kind: "secret",
   text: "It reads secrets, which are not previewed: the console never receives their values.",
 };
@@ -38,7 +52,7 @@ export const SECRETS_NOT_PREVIEWED: PreviewAnswer = {
 const KNOWABLE = new Set(["vars", "steps", "execution", "item", "approval"]);
 
 /** Why the expression is not evaluated here: it reads a secret, or a name whose value is not known; null otherwise. */
-export function withheld(expression: string, context: Record<string, unknown>): PreviewAnswer | null {
+export function withheld(expression: string, context: Record<string, unknown>): PreviewLine | null {
   let needs: ContextNeeds;
   try {
     needs = planFor(expression, OWNER).needs;
@@ -67,22 +81,94 @@ export function withheld(expression: string, context: Record<string, unknown>): 
   return null;
 }
 
-/**
- * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
- * PREVIEW_LINES lines; or its error, or why it is not evaluated. Runs in the preview's worker, which is stopped when it
- * takes too long (preview-runner.ts).
- */
-export async function previewOf({ expression, condition, context }: PreviewRequest): Promise<PreviewAnswer> {
-  const held = withheld(expression, context);
-  if (held) return held;
-  let value: unknown;
+/** The expressions of a value's templates. */
+const templatesOf = (text: string) => [...text.matchAll(TEMPLATE_PART)].map((m) => m[1]!.trim());
+
+/** Whether `expression` reads the name `root` (or may: it reads the whole context). */
+function reads(expression: string, root: string): boolean {
   try {
-    // The names left out stay out: an expression reading them was withheld above, or reads the whole context.
-    value = await evaluateHere(expression, context as unknown as ExpressionContext, OWNER);
+    const { needs } = planFor(expression, OWNER);
+    return needs === "all" || needs.has(root);
+  } catch {
+    return false;
+  }
+}
+
+/** `evaluate`'s result, shown; or the error a run would fail with. */
+async function shownOrError(evaluate: () => Promise<unknown>): Promise<PreviewLine & { value?: unknown }> {
+  try {
+    const value = await evaluate();
+    return {
+      kind: "value",
+      text: value === undefined ? "nothing" : glance(value, PREVIEW_LINES, PREVIEW_LINE_CHARS),
+      value,
+    };
   } catch (err) {
     return { kind: "error", text: err instanceof ExpressionError ? err.reason : String(err) };
   }
-  const shown = value === undefined ? "nothing" : glance(value, PREVIEW_LINES, PREVIEW_LINE_CHARS);
-  if (!condition) return { kind: "value", text: shown };
-  return { kind: "value", text: `${shown}\n${holds(value) ? "→ the step runs" : "→ the step is skipped"}` };
+}
+
+/**
+ * The first of a foreach's items as the latest run had them: its definition's list, or its template rendered on what
+ * the run rendered it on; none when they read what is not known here (secrets never are), fail, or hold no item.
+ */
+async function firstItem(known: KnownItems | null): Promise<{ value: unknown } | null> {
+  if (known === null) return null;
+  const { items, context } = known;
+  if (typeof items === "string" && templatesOf(items).some((expression) => withheld(expression, context) !== null))
+    return null;
+  try {
+    const list =
+      typeof items === "string" ? await renderHere(items, context as unknown as ExpressionContext, OWNER) : items;
+    return Array.isArray(list) && list.length > 0 ? { value: list[0] } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a field whose templates the expression is one of renders to, as a run renders it; or why it is not shown. */
+async function fieldPreview(field: string, context: Record<string, unknown>): Promise<PreviewLine> {
+  for (const expression of templatesOf(field)) {
+    const held = withheld(expression, context);
+    if (held) return held;
+  }
+  const { kind, text } = await shownOrError(() => renderHere(field, context as unknown as ExpressionContext, OWNER));
+  return { kind, text };
+}
+
+/** The preview of the expression alone (with, for a `condition`, whether its step runs). */
+async function expressionPreview(
+  expression: string,
+  condition: boolean,
+  context: Record<string, unknown>,
+): Promise<PreviewLine> {
+  const held = withheld(expression, context);
+  if (held) return held;
+  // The names left out stay out: an expression reading them was withheld above, or reads the whole context.
+  const { kind, text, value } = await shownOrError(() =>
+    evaluateHere(expression, context as unknown as ExpressionContext, OWNER),
+  );
+  if (!condition || kind === "error") return { kind, text };
+  return { kind, text: `${text}\n${holds(value) ? "→ the step runs" : "→ the step is skipped"}` };
+}
+
+/**
+ * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
+ * PREVIEW_LINES lines; or its error, or why it is not evaluated. With it, what its whole field renders to, and where
+ * the `item` it reads comes from. Runs in the preview's worker, which is stopped when it takes too long
+ * (preview-runner.ts).
+ */
+export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer> {
+  const item = await firstItem(request.items);
+  const context = item === null ? request.context : { ...request.context, item: item.value };
+  const answer = await expressionPreview(request.expression, request.condition, context);
+  const field = request.field === null ? null : await fieldPreview(request.field, context);
+  const readItem = [request.expression, ...(request.field === null ? [] : templatesOf(request.field))].some((e) =>
+    reads(e, "item"),
+  );
+  return {
+    ...answer,
+    ...(field === null ? {} : { field }),
+    ...(item !== null && readItem ? { item: "item 0 of the latest run" } : {}),
+  };
 }

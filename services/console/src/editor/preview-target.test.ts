@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSource } from "@wf/shared/canvas";
 import { expressionScopeAt } from "./expression-scope";
-import { previewContext, type KnownData } from "./preview-context";
+import { previewContext, previewItems, type KnownData } from "./preview-context";
 import { previewTarget } from "./preview-target";
 
 const TEXT = `name: x
@@ -12,24 +12,52 @@ steps:
     condition: 'vars.who != "nobody"'
     output: "Hi {{ vars.who & \\"!\\" }} and {{ steps.fetch.output }}"
   - { name: later, type: transform, output: "{{ steps.greet.output }}" }
+  - name: each
+    type: foreach
+    items: "{{ steps.fetch.output }}"
+    steps:
+      - name: remind
+        type: transform
+        output:
+          message: >-
+            Dear {{ item.name }},
+            you owe {{ item.owed }}
 `;
 const source = readSource(TEXT);
 /** The cursor just after the first occurrence of `marker`. */
 const after = (marker: string) => TEXT.indexOf(marker) + marker.length;
 
 describe("previewTarget, the expression at the cursor", () => {
-  it("is the template the cursor is in, read as YAML reads the value", () => {
+  it("is the template the cursor is in, read as YAML reads the value, with the whole field it is part of", () => {
     expect(previewTarget(source, after("vars.who &"))).toEqual({
       expression: 'vars.who & "!"',
       condition: false,
+      field: 'Hi {{ vars.who & "!" }} and {{ steps.fetch.output }}',
     });
     expect(previewTarget(source, after("steps.fetch.out"))).toMatchObject({ expression: "steps.fetch.output" });
+  });
+
+  it("reads the field of a folded block as the service does: its lines joined by a space", () => {
+    expect(previewTarget(source, after("you owe {{ item"))).toEqual({
+      expression: "item.owed",
+      condition: false,
+      field: "Dear {{ item.name }}, you owe {{ item.owed }}",
+    });
+  });
+
+  it("has no field of its own when the value is the one template: it renders to the expression's value", () => {
+    expect(previewTarget(source, after("{{ steps.greet"))).toEqual({
+      expression: "steps.greet.output",
+      condition: false,
+      field: null,
+    });
   });
 
   it("is a condition's whole value", () => {
     expect(previewTarget(source, after("vars.who !="))).toEqual({
       expression: 'vars.who != "nobody"',
       condition: true,
+      field: null,
     });
   });
 
@@ -48,6 +76,7 @@ describe("previewContext, what an expression is previewed on", () => {
     },
     vars: { who: "Ada" },
     execution: null,
+    foreach: { each: { items: "{{ steps.fetch.output }}", context: { steps: {} } } },
   };
 
   it("holds the known results of the steps before the expression's step only, and what a run is known to have", () => {
@@ -56,5 +85,11 @@ describe("previewContext, what an expression is previewed on", () => {
       vars: { who: "Ada" },
     });
     expect(previewContext(expressionScopeAt(source, after("steps.greet.out")), known).steps).toEqual(known.steps);
+  });
+
+  it("gives the items of the foreach holding the expression's step, for its `item`, and none outside one", () => {
+    expect(previewItems(expressionScopeAt(source, after("{{ item.na")), known)).toBe(known.foreach.each);
+    expect(previewItems(expressionScopeAt(source, after("{{ item.na")), { ...known, foreach: {} })).toBeNull();
+    expect(previewItems(expressionScopeAt(source, after("steps.greet.out")), known)).toBeNull();
   });
 });

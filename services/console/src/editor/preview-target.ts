@@ -1,6 +1,6 @@
 import { isPair, isScalar, visit } from "yaml";
 import type { Source } from "@wf/shared/canvas";
-import { TEMPLATE_PART } from "@wf/shared/expressions/template-syntax";
+import { TEMPLATE_PART, wholeTemplate } from "@wf/shared/expressions/template-syntax";
 
 /** The expression to preview where the cursor is. */
 export interface PreviewTarget {
@@ -8,6 +8,11 @@ export interface PreviewTarget {
   expression: string;
   /** A `condition`'s value: whether it holds decides if the step runs. */
   condition: boolean;
+  /**
+   * The whole string value holding the template, as the service reads it, when it renders to a text of its own (text
+   * or other templates around the expression); null when the value is the expression's alone.
+   */
+  field: string | null;
 }
 
 const count = (text: string, part: string) => text.split(part).length - 1;
@@ -25,7 +30,7 @@ export function previewTarget(source: Source, offset: number): PreviewTarget | n
       const parent = path.at(-1);
       if (isPair(parent) && parent.key === node) return visit.BREAK;
       if (isPair(parent) && isScalar(parent.key) && parent.key.value === "condition") {
-        found = { expression: node.value, condition: true };
+        found = { expression: node.value, condition: true, field: null };
         return visit.BREAK;
       }
       // The n-th `{{` before the cursor opens the n-th template of the value: quoting does not make or hide one.
@@ -33,7 +38,11 @@ export function previewTarget(source: Source, offset: number): PreviewTarget | n
       const nth = count(before, "{{");
       const template = [...node.value.matchAll(TEMPLATE_PART)][nth - 1];
       if (nth > 0 && template !== undefined && count(before.slice(before.lastIndexOf("{{")), "}}") === 0)
-        found = { expression: template[1]!.trim(), condition: false };
+        found = {
+          expression: template[1]!.trim(),
+          condition: false,
+          field: wholeTemplate(node.value) === null ? node.value : null,
+        };
       return visit.BREAK;
     },
   });

@@ -75,6 +75,13 @@ const chrome = EditorView.theme({
     { borderLeftColor: "var(--warn)" },
   ".cm-expression-preview-title": { fontSize: "12px", color: "var(--muted)", marginBottom: "4px" },
   ".cm-expression-preview pre": { margin: 0, fontSize: "12px", whiteSpace: "pre-wrap", overflowWrap: "anywhere" },
+  ".cm-expression-preview-item": { fontSize: "12px", color: "var(--muted)", marginTop: "4px" },
+  // The field's rendering, apart from the expression's result above it.
+  ".cm-expression-preview .cm-expression-preview-field": {
+    marginTop: "4px",
+    paddingTop: "4px",
+    borderTop: "1px solid var(--border)",
+  },
   ".cm-diagnostic": { padding: "4px 8px" },
   ".cm-diagnostic-error": { borderLeft: "4px solid var(--danger)" },
   ".cm-lint-marker": { width: "0.9em", height: "0.9em" },

@@ -35,7 +35,7 @@ export function YamlEditor(props: {
       onCursor: (offset) => latest.current.onCursor(offset),
       onFocus: () => latest.current.onFocus?.(),
       knownOutputs: () => latest.current.knownOutputs?.() ?? {},
-      knownData: () => latest.current.knownData?.() ?? { steps: {}, vars: null, execution: null },
+      knownData: () => latest.current.knownData?.() ?? { steps: {}, vars: null, execution: null, foreach: {} },
       secretNames: () => latest.current.secretNames?.() ?? [],
     });
     editor.current = view;

@@ -33,6 +33,7 @@ describe("knownData, what expressions are previewed on", () => {
         triggerSource: "open_api",
         startedAt: 1796648400000,
       },
+      foreach: {},
     });
   });
 
@@ -45,6 +46,43 @@ describe("knownData, what expressions are previewed on", () => {
       steps: { fetch: { output: 1, status: "COMPLETED", duration: null, error: null } },
       vars: null,
       execution: null,
+      foreach: {},
+    });
+  });
+
+  it("gives the items of each top-level foreach that ran its first item, and what the run rendered them on", () => {
+    const definition = {
+      name: "greet",
+      steps: [
+        { name: "fetch", type: "transform", output: fetched },
+        { name: "check", type: "transform", output: 1 },
+        { name: "loop", type: "foreach", items: "{{ steps.fetch.output.rows }}", steps: [{ name: "inner" }] },
+        { name: "idle", type: "foreach", items: [], steps: [{ name: "never" }] },
+        { name: "listed", type: "foreach", items: [{ id: 1 }], steps: [{ name: "shape" }] },
+      ],
+    };
+    const ran = {
+      ...view,
+      definition,
+      steps: { ...view.steps, loop: stepView("COMPLETED", { output: [1, 2] }), "listed[0].shape": stepView("FAILED") },
+    } as ExecutionView;
+    const known = knownData(ran, { fetch: { rows: ["pinned"] } });
+    const { vars, execution } = known;
+    // The run's results, not the pin: the items are the run's.
+    const before = {
+      fetch: { output: fetched, status: "COMPLETED", duration: 12, error: null },
+      check: { output: null, status: "FAILED", duration: 3, error: "boom" },
+    };
+    expect(known.foreach).toEqual({
+      loop: { items: "{{ steps.fetch.output.rows }}", context: { steps: before, vars, execution } },
+      listed: {
+        items: [{ id: 1 }],
+        context: {
+          steps: { ...before, loop: { output: [1, 2], status: "COMPLETED", duration: null, error: null } },
+          vars,
+          execution,
+        },
+      },
     });
   });
 });
