@@ -28,6 +28,18 @@ steps:
       bad: "{{ $error('no title here') }}"
       runaway: "{{ ($f := function($n) { $f($n + 1) }; $f(0)) }}"
       token: "{{ secrets.api_key }}"
+  - name: each
+    type: foreach
+    items: "{{ steps.fetch.output.rows }}"
+    steps:
+      - name: note
+        type: transform
+        output:
+          line: "{{ item.title }} for {{ vars.who }}"
+          message: >-
+            Hi {{ vars.who }},
+            you owe {{ $count(steps.fetch.output.rows) }}
+          secret: "{{ vars.who }} uses {{ secrets.api_key }}"
 `;
 
 /** Puts the cursor on the line holding `needle`, `back` characters before its end. */
@@ -53,7 +65,7 @@ async function underCursor(page: Page): Promise<boolean> {
 }
 
 describeInBrowser("previewing an expression's result as it is written", () => {
-  it("shows the value on the latest run's data, an error, the bound on a runaway and no secret, in both themes", async () => {
+  it("shows the value on the latest run's data, a field's text, an item, an error, the bound on a runaway and no secret, in both themes", async () => {
     const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
     const workflowId = await createWorkflow(page, WORKFLOW(`preview-${Date.now()}`));
     const executionId = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
@@ -68,8 +80,15 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     const preview = page.locator(".cm-expression-preview");
     const shown = async () => [
       await preview.locator(".cm-expression-preview-title").textContent(),
-      await preview.locator("pre").textContent(),
+      await preview.locator(".cm-expression-preview-body").textContent(),
     ];
+    /** The lines under the result: where `item` comes from, and what the whole field renders to; null when not shown. */
+    const under = () =>
+      Promise.all(
+        [".cm-expression-preview-item", ".cm-expression-preview-field"].map(async (line) =>
+          (await preview.locator(line).isVisible()) ? preview.locator(line).textContent() : null,
+        ),
+      );
 
     // Typed between the braces: the run's output and variables, as the run would have read them.
     await cursorIn(page, 'title: "{{', 4);
@@ -77,6 +96,8 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await page.keyboard.type("steps.fetch.output.rows[1].title & ' for ' & vars.who");
     await page.keyboard.press("Escape");
     await expect.poll(shown, { timeout: 10_000 }).toEqual(["Result on the known data", '"second for Ada"']);
+    // The field is this template alone: its value is the expression's, said once.
+    expect(await under()).toEqual([null, null]);
     expect(await preview.getByRole("status").count()).toBe(1);
     expect(await underCursor(page)).toBe(true);
     // What it covers beside the editor still takes a click: the editor's shadow root finds no preview under a point.
@@ -114,6 +135,25 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await cursorIn(page, 'title: "{{', 5);
     await expect.poll(shown).toEqual(["Result on the known data", '"second for Ada"']);
 
+    // Text around the template: what the whole field renders to as well, read as YAML folds the lines.
+    await cursorIn(page, "you owe", 6);
+    await expect.poll(shown).toEqual(["Result on the known data", "2"]);
+    expect(await under()).toEqual([null, 'field: "Hi Ada, you owe 2"']);
+    expect(await underCursor(page)).toBe(true);
+    // Inside the foreach, `item` is the run's first, rendered from its `items` as the run rendered them.
+    await cursorIn(page, 'line: "{{ item', 26);
+    await expect.poll(shown).toEqual(["Result on the known data", '"first"']);
+    expect(await under()).toEqual(["item: item 0 of the latest run", 'field: "first for Ada"']);
+    await screenshot(page, "expression-preview-field-light", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+    // A secret elsewhere in the field keeps the whole field from being previewed.
+    await cursorIn(page, "uses {{", 32);
+    await expect.poll(shown).toEqual(["Result on the known data", '"Ada"']);
+    expect(await under()).toEqual([
+      null,
+      "field (not previewed): It reads secrets, which are not previewed: the console never receives their values.",
+    ]);
+
     // Leaving the expression takes the preview away.
     await cursorIn(page, "name: use", 0);
     await preview.waitFor({ state: "detached" });
@@ -126,6 +166,10 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await cursorIn(page, 'title: "{{', 5);
     await expect.poll(shown).toEqual(["Result on the known data", '"second for Ada"']);
     await screenshot(page, "expression-preview-value-dark", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+    await cursorIn(page, 'line: "{{ item', 26);
+    await expect.poll(under).toEqual(["item: item 0 of the latest run", 'field: "first for Ada"']);
+    await screenshot(page, "expression-preview-field-dark", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
 
     expect(errors).toEqual([]);

@@ -63,6 +63,7 @@ function preview(view: EditorView): TooltipView {
   const title = document.createElement("div");
   title.className = "cm-expression-preview-title";
   const body = document.createElement("pre");
+  body.className = "cm-expression-preview-body";
   const item = document.createElement("div");
   item.className = "cm-expression-preview-item";
   const field = document.createElement("pre");
