@@ -107,6 +107,13 @@ describe("previewOf, the whole field the expression is a template of", () => {
     });
     expect((await inField("Hi {{ vars.who }} {{ secrets.api_key }}", "vars.who")).field).toEqual(SECRETS_NOT_PREVIEWED);
     expect((await inField("Hi {{ vars.who }} {{ $$.secrets }}", "vars.who")).field).toEqual(SECRETS_NOT_PREVIEWED);
+
+    // What the expression's own preview says already is said once.
+    expect(await inField("Hi {{ secrets.api_key }}", "secrets.api_key")).toEqual(SECRETS_NOT_PREVIEWED);
+    expect(await inField("Hi {{ $error('no') }}", "$error('no')")).toEqual({
+      kind: "error",
+      text: "no (at character 7)",
+    });
   });
 });
 

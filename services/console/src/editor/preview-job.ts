@@ -159,16 +159,19 @@ async function expressionPreview(
  * (preview-runner.ts).
  */
 export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer> {
-  const item = await firstItem(request.items);
+  const { expression, condition, field } = request;
+  const templates = field === null ? [] : templatesOf(field);
+  // Only what reads `item` waits for the items: a slow `items` template does not hold up the other previews.
+  const readItem = [expression, ...templates].some((e) => reads(e, "item"));
+  const item = readItem ? await firstItem(request.items) : null;
   const context = item === null ? request.context : { ...request.context, item: item.value };
-  const answer = await expressionPreview(request.expression, request.condition, context);
-  const field = request.field === null ? null : await fieldPreview(request.field, context);
-  const readItem = [request.expression, ...(request.field === null ? [] : templatesOf(request.field))].some((e) =>
-    reads(e, "item"),
-  );
+  const answer = await expressionPreview(expression, condition, context);
+  const rendered = field === null ? null : await fieldPreview(field, context);
+  // A field whose preview says what the expression's does (the same error, the same secret) is said once.
+  const same = rendered !== null && rendered.kind === answer.kind && rendered.text === answer.text;
   return {
     ...answer,
-    ...(field === null ? {} : { field }),
-    ...(item !== null && readItem ? { item: "item 0 of the latest run" } : {}),
+    ...(rendered === null || same ? {} : { field: rendered }),
+    ...(item === null ? {} : { item: "item 0 of the latest run" }),
   };
 }
