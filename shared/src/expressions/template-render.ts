@@ -14,8 +14,8 @@ export type TemplateEvaluator = (
  * Renders `{{ … }}` templates inside any value, each expression evaluated by `evaluate`. A string that is one whole
  * template yields the typed value; otherwise values are interpolated as text (objects as JSON, missing as ""). No Node
  * module in it, so that the console's preview renders a value as a run does (docs/console.md#the-build-loop).
+ * `signal`: the run's (see evaluateExpression).
  */
-/** `signal`: the run's (see evaluateExpression). */
 export async function renderTemplateWith(
   evaluate: TemplateEvaluator,
   value: unknown,

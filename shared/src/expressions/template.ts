@@ -3,9 +3,8 @@ import { renderTemplateWith } from "./template-render";
 
 /**
  * Renders `{{ … }}` templates inside any value (renderTemplateWith), the expressions evaluated for `owner` by the
- * expression hosts (evaluateExpression).
+ * expression hosts (evaluateExpression). `signal`: the run's (see evaluateExpression).
  */
-/** `signal`: the run's (see evaluateExpression). */
 export function renderTemplate(
   value: unknown,
   context: ExpressionContext,
