@@ -1,28 +1,11 @@
 import type { DebugWaitingPoint } from "../api/console-debug";
 import { stepLineage, stepNameOf, WorkflowSchema, type Step } from "../workflow/index";
 import { BREAKPOINT_LABELS } from "./breakpoint-labels";
-import {
-  hitPauses,
-  stepMatches,
-  type Breakpoint,
-  type BreakpointType,
-  type DebugState,
-  type PausePhase,
-} from "./debug";
+import { mayPauseAt, type DebugState, type PausePhase } from "./debug";
 import { TERMINAL_STATUSES, type ExecutionSnapshot } from "./snapshot";
 
 /** A failure's error in a held point's reason: enough to recognise it, the step's detail has the rest. */
 const ERROR_CHARS = 160;
-
-/** The breakpoint type a phase evaluates by its step alone, as the executor's matchesPoint reads it. */
-const TYPE_AT: Partial<Record<PausePhase, BreakpointType>> = {
-  after: "after_step",
-  error: "on_error",
-  tool_call: "tool_call",
-  llm_call: "usage",
-};
-
-type Waiting = DebugState["waiting"][number];
 
 /** What waits behind a pause, each in the order the branches came to it. */
 export interface WaitingPoints {
@@ -48,7 +31,7 @@ export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition"
     branch: branchOf(stepPath),
   });
   const waiting = d.waiting.flatMap((w) => {
-    const hits = mayPause(d.breakpoints, w.stepPath, w.phase, w.watches, w.hits);
+    const hits = mayPauseAt(d.breakpoints, w);
     // None: its breakpoints were removed since (it goes on in its turn), or it was marked with its step's completion
     // for a watch its step did not change.
     return hits.length === 0
@@ -56,34 +39,10 @@ export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition"
       : [{ ...shown(w.stepPath, w.phase, w.occurrence), breakpoints: hits, reason: hitWords(hits) }];
   });
   const held = d.held.map((h) => {
-    const hits = mayPause(d.breakpoints, h.stepPath, "error", undefined);
+    const hits = mayPauseAt(d.breakpoints, { stepPath: h.stepPath, phase: "error" });
     return { ...shown(h.stepPath, "error", h.occurrence), breakpoints: hits, reason: failureWords(h) };
   });
   return { waiting, held };
-}
-
-/**
- * The enabled breakpoints that may pause at the point: of the phase's type on its step, and the watches its step
- * changed, but for one whose `hitCount` the number it gave the hit (`counted`) is not. A tool call's server and tool are
- * not recorded with the point, so a tool_call breakpoint naming them counts.
- */
-function mayPause(
-  breakpoints: readonly Breakpoint[],
-  path: string,
-  phase: PausePhase,
-  watches: Waiting["watches"],
-  counted?: Waiting["hits"],
-): DebugWaitingPoint["breakpoints"] {
-  return breakpoints.flatMap((bp) => {
-    if (!bp.enabled) return [];
-    const number = counted?.[bp.id!];
-    if (number !== undefined && !hitPauses(bp, number)) return [];
-    const hits =
-      bp.type === "watch"
-        ? watches?.[bp.id!] !== undefined
-        : TYPE_AT[phase] === bp.type && (!("step" in bp) || bp.step === undefined || stepMatches(bp.step, path));
-    return hits ? [{ id: bp.id!, type: bp.type }] : [];
-  });
 }
 
 function hitWords(hits: DebugWaitingPoint["breakpoints"]): string {

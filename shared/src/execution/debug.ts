@@ -254,9 +254,10 @@ export const DebugState = z.object({
     .default([]),
   /**
    * Points other branches came to while the run was paused where a breakpoint's hit pauses (after a step, before a tool
-   * or LLM call): each waits there
-   * (the step's result kept, nothing after it run) until the run comes back with no pause, and is judged then, so that
-   * the hit pauses in its turn rather than being passed.
+   * or LLM call), in the order they came: each waits there (the step's result kept, nothing after it run) until the run
+   * comes back with no pause, and is judged then, so that the hit pauses in its turn rather than being passed. The
+   * turns go in this order: a point whose hit pauses waits on while one before it that still pauses (mayPauseAt) has
+   * not had its turn, unless the run cannot come back to that one.
    */
   waiting: z
     .array(
@@ -323,6 +324,39 @@ export function withBreakpointIds(breakpoints: readonly Breakpoint[], taken: Ite
 /** Whether the `n`-th hit of `bp` pauses: every hit without a `hitCount`, else the `hitCount`-th only. */
 export function hitPauses(bp: Pick<Breakpoint, "hitCount">, n: number): boolean {
   return bp.hitCount === undefined || n === bp.hitCount;
+}
+
+/** The breakpoint type a waiting or held point's phase is judged by on its step alone (as the executor matches it). */
+const TYPE_AT_WAITING: Partial<Record<PausePhase, BreakpointType>> = {
+  after: "after_step",
+  error: "on_error",
+  tool_call: "tool_call",
+  llm_call: "usage",
+};
+
+type WaitingPoint = DebugState["waiting"][number];
+
+/**
+ * The enabled breakpoints that may pause at a point waiting its turn (or a failure held): of the phase's type on its
+ * step, and the watches its step changed, but for one whose `hitCount` the number it gave the hit (`hits`) is not. A
+ * tool call's server and tool are not recorded with the point, so a tool_call breakpoint naming them counts. What the
+ * console lists as waiting, and what holds later points back until it has had its turn.
+ */
+export function mayPauseAt(
+  breakpoints: readonly Breakpoint[],
+  point: Pick<WaitingPoint, "stepPath" | "phase" | "watches" | "hits">,
+): { id: string; type: BreakpointType }[] {
+  return breakpoints.flatMap((bp) => {
+    if (!bp.enabled) return [];
+    const number = point.hits?.[bp.id!];
+    if (number !== undefined && !hitPauses(bp, number)) return [];
+    const hits =
+      bp.type === "watch"
+        ? point.watches?.[bp.id!] !== undefined
+        : TYPE_AT_WAITING[point.phase] === bp.type &&
+          (!("step" in bp) || bp.step === undefined || stepMatches(bp.step, point.stepPath));
+    return hits ? [{ id: bp.id!, type: bp.type }] : [];
+  });
 }
 
 /** The debug state a start asks for, before anything ran. */

@@ -61,6 +61,7 @@ export {
   idleDue,
   newDebugState,
   hitPauses,
+  mayPauseAt,
   stepMatches,
   withBreakpointIds,
   type BreakpointInput,
