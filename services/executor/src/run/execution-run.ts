@@ -99,7 +99,10 @@ export class ExecutionRun {
     let outcome: Outcome;
     try {
       if (this.snap.cancelRequested) throw new CancelledError(this.snap.cancelReason);
-      outcome = await this.runTop(rootScope(this.abort.signal, this.effects.secrets));
+      const scope = rootScope(this.abort.signal, this.effects.secrets);
+      outcome = await this.runTop(scope);
+      // A point kept waiting for an earlier one's turn, which this pass never came to: the run passes over it again.
+      while (outcome.kind === "parked" && this.debug?.passAgain()) outcome = await this.runTop(scope);
       if (this.snap.cancelRequested) throw new CancelledError(this.snap.cancelReason);
       // Replayed while paused after its last step (a wake that came meanwhile): the pause holds.
       if (this.debug?.pausedStep && outcome.kind !== "failed") outcome = { kind: "parked" };

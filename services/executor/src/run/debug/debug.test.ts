@@ -1005,6 +1005,151 @@ describe("concurrent branches: each point pauses once", () => {
     }
   });
 
+  /**
+   * A parallel: `a` (an after_step breakpoint, bp1) beside a foreach of 4 concurrent items, each a code step `x` with an
+   * after_step breakpoint of its own (`x<i>` for item i). a completes once every x runs, and the x complete behind a's
+   * pause one at a time in the order `arrival`: each once the one before it waits its turn.
+   */
+  const arrivingIn = (arrival: number[]) => {
+    const items = [0, 1, 2, 3];
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a", { code: "a" })],
+            right: [{ name: "each", type: "foreach", items, concurrency: 4, steps: [code("x", { code: "x" })] }],
+          },
+        },
+      ],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        ...items.map((i) => ({ id: `x${i}`, type: "after_step" as const, step: `each[${i}].x` })),
+      ],
+    );
+    /** Polls (a bounded number of turns of the event loop) until the item's x waits its turn. */
+    const waits = async (item: number) => {
+      for (let turn = 0; turn < 1_000; turn++) {
+        if (s.snap.debug!.waiting.some((w) => w.stepPath === `each[${item}].x`)) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      throw new Error(`each[${item}].x never came to wait its turn`);
+    };
+    let started = () => {};
+    const allStarted = new Promise<void>((resolve) => (started = resolve));
+    s.effects.code = async (req) => {
+      if (req.code === "a") await allStarted;
+      else {
+        if (s.effects.codeCalls.length === items.length + 1) started();
+        const before = arrival.indexOf(req.item as number) - 1;
+        if (before < 0) while (!s.snap.debug!.pause) await new Promise((resolve) => setImmediate(resolve));
+        else await waits(arrival[before]!);
+      }
+      return codeOk(req.item ?? null);
+    };
+    return s;
+  };
+
+  it("points waiting behind a pause pause in the order their branches came to them, not the order the run comes back", async () => {
+    const arrival = [2, 0, 3, 1];
+    const s = arrivingIn(arrival);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "a", stepPath: "a" });
+    // Listed in the order the branches came, which is the order the pauses come in: one at a time.
+    expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(arrival.map((i) => `each[${i}].x`));
+    const paused: string[] = [];
+    for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+      expect(paused.length).toBeLessThan(4);
+      // The pause is at the first of the points listed as waiting before it, and the others still wait in their order.
+      paused.push(s.pause.stepPath);
+      const rest = arrival.slice(paused.length).map((i) => `each[${i}].x`);
+      expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(rest);
+      // Woken again while paused: the same pause, the others still waiting.
+      s.t = s.t.resumed();
+      expect(await s.run()).toBe("parked");
+      expect(s.pause.stepPath).toBe(paused.at(-1));
+    }
+    expect(paused).toEqual(arrival.map((i) => `each[${i}].x`));
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { waiting: [] } });
+    expect(s.effects.codeCalls).toHaveLength(5);
+  });
+
+  it("taken over from any write of a run resumed from a pause (a crash), the waiting points pause in the order they came", async () => {
+    const arrival = [3, 1, 2, 0];
+    const order = arrival.map((i) => `each[${i}].x`);
+    const first = arrivingIn(arrival);
+    expect(await first.run()).toBe("parked");
+    // Every write of each run a continue wakes: where a crash in it could leave the record.
+    const writes: ExecutionSnapshot[] = [];
+    for (let r = "parked"; r === "parked";) {
+      expect((await first.send("continue")).ok).toBe(true);
+      const during = everyWrite(first);
+      r = await first.run();
+      writes.push(...during);
+    }
+    expect(writes.length).toBeGreaterThan(arrival.length);
+    for (const stored of writes) {
+      const s = arrivingIn(arrival);
+      s.t = s.t.resumed(stored);
+      // Those already paused at (each once) come before, in the order they came.
+      const paused = stored.debug!.resumed.map((r) => r.stepPath).filter((p) => p !== "a");
+      if (stored.debug!.pause) paused.push(stored.debug!.pause.stepPath);
+      let r = await s.run();
+      // Taken over at a pause, the run finds it there; else it pauses at the next.
+      if (r === "parked" && s.pause.id !== stored.debug!.pause?.id) paused.push(s.pause.stepPath);
+      while (r === "parked") {
+        expect(paused.length).toBeLessThanOrEqual(4);
+        r = await s.resume("continue");
+        if (r === "parked") paused.push(s.pause.stepPath);
+      }
+      expect(paused).toEqual(order);
+      expect(s.snap.status).toBe("COMPLETED");
+    }
+  });
+
+  it("a waiting point whose breakpoint is removed or disabled while the pause stands holds no one back", async () => {
+    for (const change of ["removed", "disabled"] as const) {
+      const arrival = [2, 3, 0, 1];
+      const s = arrivingIn(arrival);
+      expect(await s.run()).toBe("parked");
+      const d = s.snap.debug!;
+      const next = d.breakpoints.flatMap((bp) => {
+        if (bp.id !== "x2") return [bp];
+        return change === "removed" ? [] : [{ ...bp, enabled: false }];
+      });
+      replaceBreakpoints(d, next, "ada");
+      // The first that came (item 2) goes on in its turn without pausing; the next that came pauses first.
+      const paused: string[] = [];
+      for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+        expect(paused.length).toBeLessThan(3);
+        paused.push(s.pause.stepPath);
+      }
+      expect(paused, change).toEqual([3, 0, 1].map((i) => `each[${i}].x`));
+      expect(s.snap.status).toBe("COMPLETED");
+    }
+  });
+
+  it("a point that came first but whose redefined breakpoint does not pause holds the others back until the run passes it", async () => {
+    const arrival = [3, 2, 0, 1];
+    const s = arrivingIn(arrival);
+    expect(await s.run()).toBe("parked");
+    const d = s.snap.debug!;
+    // Counted anew in its turn, its hit is x3's first: not its second, so it goes on. The run comes back to it last.
+    replaceBreakpoints(
+      d,
+      d.breakpoints.map((bp) => (bp.id === "x3" ? { ...bp, hitCount: 2 } : bp)),
+      "ada",
+    );
+    const paused: string[] = [];
+    for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+      expect(paused.length).toBeLessThan(3);
+      paused.push(s.pause.stepPath);
+    }
+    expect(paused).toEqual([2, 0, 1].map((i) => `each[${i}].x`));
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { x3: 1 }, waiting: [] } });
+  });
+
   it("abort at a pause while other branches wait after their steps cancels the run; none of them pauses", async () => {
     const s = threeBranches();
     expect(await s.run()).toBe("parked");

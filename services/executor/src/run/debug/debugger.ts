@@ -9,7 +9,7 @@ import type {
   StepState,
   Usage,
 } from "@wf/shared/execution";
-import { hitPauses } from "@wf/shared/execution";
+import { hitPauses, mayPauseAt } from "@wf/shared/execution";
 import {
   evaluateCondition,
   evaluateExpression,
@@ -89,9 +89,20 @@ export class Debugger {
   private readonly depths: Map<string, number>;
   /** The last point's decision in progress: the next one waits for it. */
   private deciding: Promise<unknown> = Promise.resolve();
+  /**
+   * This pass over the run (its replay, in memory): whether a point kept waiting for an earlier one's turn, and the
+   * waiting points it came to. A pass that kept one waiting yet wrote no pause never came to the earlier ones
+   * (passAgain): those are `unreachable` for the run's next pass, which holds no one back for them.
+   */
+  private deferred = false;
+  private readonly reached = new Set<string>();
+  private readonly unreachable = new Set<string>();
+  /** The waiting points as the pass began: one gone from them since is judged, the run past it. */
+  private waitingAtStart: Set<string>;
 
   constructor(private readonly host: DebugHost) {
     this.depths = stepDepths(host.workflow);
+    this.waitingAtStart = new Set(this.d.waiting.map(waitingKey));
   }
 
   private get snap(): ExecutionSnapshot {
@@ -114,6 +125,14 @@ export class Debugger {
   holdsPause(step: Step, path: string, scope: Scope): boolean {
     const at = this.pausedStep;
     return at !== null && (at === path || nestedPathTest(step, path, scope.prefix)(at));
+  }
+
+  /**
+   * Whether a pause stands, or comes in this pass over the run: a point waiting its turn keeps waiting for an earlier
+   * one's, which pauses when the run comes to it. Either way the run is held as behind a pause.
+   */
+  get pausing(): boolean {
+    return this.d.pause !== null || this.deferred;
   }
 
   /** Whether the execution is paused after the step at `path` completed. */
@@ -292,6 +311,28 @@ export class Debugger {
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
   }
 
+  /**
+   * The pass over the run ended parked: whether to pass over it again, now. So only when a point kept waiting for an
+   * earlier one's turn and no pause came: the earlier ones the pass never came to (a branch that could not get there:
+   * its container ended or waits on a timer, its step skipped) hold no one back in the next pass, which pauses at the
+   * first the run comes to. Each such pass judges a waiting point or finds one unreachable, so they are few.
+   */
+  passAgain(): boolean {
+    const again = this.deferred && this.d.pause === null && !this.host.effects.handingBack();
+    if (again) {
+      const before = this.unreachable.size;
+      const current = this.d.waiting.map(waitingKey);
+      for (const key of current) if (!this.reached.has(key)) this.unreachable.add(key);
+      // None judged nor newly unreachable (which the rule above should not let happen): none holds another back.
+      const judged = [...this.waitingAtStart].some((key) => !current.includes(key));
+      if (this.unreachable.size === before && !judged) for (const key of current) this.unreachable.add(key);
+    }
+    this.deferred = false;
+    this.reached.clear();
+    this.waitingAtStart = new Set(this.d.waiting.map(waitingKey));
+    return again;
+  }
+
   /** The run ended (completed, failed, cancelled): a pause still recorded (another branch's) is over. */
   ended(): void {
     const d = this.d;
@@ -328,13 +369,15 @@ export class Debugger {
     holdsFailure: boolean,
   ): Promise<Verdict> {
     const d = this.d;
+    this.reached.add(waitingKey({ ...point, stepPath: point.path }));
     if (d.pause && samePoint(d.pause, point)) {
       // Back at its own pause (a wake while paused, a takeover): its idle timer may never have been armed.
       await armIdleTimer(this.snap, this.host.effects);
       return PARK;
     }
-    // Paused elsewhere: a branch waits at a boundary, a resumed one too (it comes back here).
-    if (d.pause && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
+    // Paused elsewhere, or a pause to come at a point waiting before one kept waiting for it: a branch waits at a
+    // boundary, a resumed one too (it comes back here).
+    if (this.pausing && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
     // Paused inside this very attempt, at a later point, which a replay while paused (a wait in another branch ending,
     // a timer) cannot take up where it stood (no conversation kept): the attempt waits at its first point for the
     // resume, rather than paying the model again for the calls before the paused one at every such replay.
@@ -353,7 +396,7 @@ export class Debugger {
       if (point.phase === "error") return holdsFailure ? this.hold(point, await details()) : GO;
       const waiting = this.waitingAt(point);
       if (waiting && (await this.waitsItsTurn(waiting, point, scope))) {
-        if (checkpoint && !waiting.checkpoint) waiting.checkpoint = this.keptCheckpoint(checkpoint());
+        this.keepCheckpoint(waiting, checkpoint);
         return PARK;
       }
       const counted = Object.keys(this.judged(point)?.hits ?? {}).length > 0;
@@ -364,13 +407,22 @@ export class Debugger {
       else if (counted) await this.host.committer.flush();
       return GO;
     }
-    if (point.phase === "error") d.held = d.held.filter((h) => !heldHere(h, point));
+    if (point.phase === "error") {
+      if (this.deferred && holdsFailure) return this.hold(point, await details());
+      d.held = d.held.filter((h) => !heldHere(h, point));
+    }
     // A point waiting (marked with its step's completion, or before its call) is judged into its mark first, each hit
     // and watch change recorded there as it is taken, and waits no more only then: a write meanwhile (another branch's)
     // must not find it gone past with its hits or its watches' change not recorded, for a takeover to lose or redo.
     const waited = this.waitingAt(point);
     if (waited) {
-      await this.waitsItsTurn(waited, point, scope);
+      // Its hit pauses, but a point that came before it and pauses too has not had its turn: that one pauses first,
+      // when the run comes to it, in this pass (passAgain), and this one is judged again once that pause is resumed.
+      if ((await this.waitsItsTurn(waited, point, scope)) && this.waitsBehind(waited)) {
+        this.keepCheckpoint(waited, checkpoint);
+        this.deferred = true;
+        return PARK;
+      }
       if (waited.watches) point.watches = waited.watches;
       point.counted = waited.hits;
     }
@@ -494,11 +546,32 @@ export class Debugger {
   }
 
   /**
-   * A waiting attempt's conversation, kept if it fits beside the others' (their sum within a pause's own share of the
-   * record): one not kept starts its attempt over when its turn comes.
+   * A waiting attempt's conversation (before a call), kept once if it fits beside the others' (their sum within a
+   * pause's own share of the record): one not kept starts its attempt over when its turn comes.
    */
-  private keptCheckpoint(c: { attempt: number; state: unknown }): { attempt: number; state: unknown } | undefined {
-    return this.waitingFits(jsonBytes(c.state)) ? { attempt: c.attempt, state: structuredClone(c.state) } : undefined;
+  private keepCheckpoint(
+    waiting: DebugState["waiting"][number],
+    checkpoint: (() => { attempt: number; state: unknown }) | undefined,
+  ): void {
+    if (!checkpoint || waiting.checkpoint) return;
+    const c = checkpoint();
+    if (this.waitingFits(jsonBytes(c.state)))
+      waiting.checkpoint = { attempt: c.attempt, state: structuredClone(c.state) };
+  }
+
+  /**
+   * Whether a point that came before `waiting` (debug.waiting is in the order the branches came) still pauses in its
+   * turn, as the console lists it, and the run can come back to it: not one the last pass never came to, nor one
+   * inside an attempt whose conversation was not kept (the attempt starts over, and its calls may go otherwise).
+   */
+  private waitsBehind(waiting: DebugState["waiting"][number]): boolean {
+    const earlier = this.d.waiting.slice(0, this.d.waiting.indexOf(waiting));
+    return earlier.some(
+      (w) =>
+        !this.unreachable.has(waitingKey(w)) &&
+        !(INSIDE_AN_ATTEMPT.has(w.phase) && !w.checkpoint) &&
+        mayPauseAt(this.d.breakpoints, w).length > 0,
+    );
   }
 
   /**
@@ -697,6 +770,11 @@ export class Debugger {
     for (const p of Object.keys(this.snap.steps)) if (p.startsWith(prefix)) return true;
     return false;
   }
+}
+
+/** A waiting point's key, among the points of one run. */
+function waitingKey(w: { stepPath: string; phase: PausePhase; occurrence: number }): string {
+  return `${w.phase} ${w.stepPath} ${w.occurrence}`;
 }
 
 function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number }, p: Point): boolean {

@@ -67,10 +67,11 @@ export interface StepKind<S extends Step> {
 
 /**
  * Whether a container whose branch or item failed while others parked waits before it fails: while the debugger is
- * paused, a parked branch may be the paused one, whose command is still to be carried out (a continue, skip or retry
- * at a failure there), so the container's failure is concluded when the run comes back with no pause. Otherwise the
- * failure ends the container at once, and what its other branches wait on is cancelled.
+ * paused (or a pause is to come, a point waiting for an earlier one's turn), a parked branch may be the paused one,
+ * whose command is still to be carried out (a continue, skip or retry at a failure there), or one waiting its turn, so
+ * the container's failure is concluded when the run comes back with no pause. Otherwise the failure ends the container
+ * at once, and what its other branches wait on is cancelled.
  */
 export function waitsForPause(ctx: StepContext, results: readonly (Outcome | undefined)[]): boolean {
-  return ctx.debug?.pausedStep != null && results.some((r) => r?.kind === "parked");
+  return ctx.debug?.pausing === true && results.some((r) => r?.kind === "parked");
 }
