@@ -141,6 +141,8 @@ describe("a debug pause outlives every process", () => {
         Array(3).fill(["COMPLETED", undefined]),
       );
       const completedAt = [1, 2, 3].map((n) => before.steps[`x${n}`]!.completedAt);
+      // The order they pause in after the crash too: the one paused at, then those waiting in the order they came.
+      const order = [first.stepPath, ...before.debug!.waiting.map((w) => w.stepPath)];
       expect(completedAt.every((at) => at !== null)).toBe(true);
 
       [client, procs] = await crash(ns, client, procs);
@@ -169,7 +171,8 @@ describe("a debug pause outlives every process", () => {
           { timeoutMs: 30_000, what: "the next pause or the end" },
         );
         if (next.status === "COMPLETED") {
-          expect(points.sort()).toEqual(["x1", "x2", "x3"]);
+          expect(points).toEqual(order);
+          expect(points.toSorted()).toEqual(["x1", "x2", "x3"]);
           // 11 + 21 + 31; each code step completed once, before the crash.
           expect(next.output).toBe(63);
           expect([1, 2, 3].map((n) => next.steps[`x${n}`]!.completedAt)).toEqual(completedAt);

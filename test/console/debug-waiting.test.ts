@@ -39,7 +39,7 @@ const waitingAfter = (n: number) => ({
 describe("the console's execution view of a debug run", () => {
   const api = useApi({ runtime: true });
 
-  it("lists the branches waiting their turn behind the pause, one fewer with each pause answered", async () => {
+  it("lists the branches waiting their turn behind the pause in the order they pause, one fewer with each answered", async () => {
     const me = await consoleAccount(api());
     const wf = await storeWorkflow(api(), me.user.id, THREE_BRANCHES);
     const headers = { cookie: me.cookie, "x-csrf-token": me.csrf };
@@ -67,9 +67,13 @@ describe("the console's execution view of a debug run", () => {
 
     const pausedAt: string[] = [];
     let last = "";
+    let listed: string[] = [];
     for (const behind of [2, 1, 0]) {
       const v = await pausedWith(last, behind);
       pausedAt.push(v.pause!.stepPath);
+      // The pauses come in the order the view lists the points waiting: the first listed pauses next.
+      if (listed.length > 0) expect(v.pause!.stepPath).toBe(listed[0]);
+      listed = v.waiting.map((w) => w.stepPath);
       // Those still to pause, each under its own breakpoint; none the paused step, none paused at before.
       const left = [1, 2, 3].filter((n) => !pausedAt.includes(`x${n}`));
       expect(v.waiting.toSorted((a, b) => a.stepPath.localeCompare(b.stepPath))).toEqual(left.map(waitingAfter));
