@@ -10,7 +10,7 @@ import {
   type PauseRecord,
 } from "@wf/shared/execution";
 import type { LlmAnswer } from "../../ai/gateway";
-import { MemoryCommitter, answer, codeFailed, codeOk } from "../fake-run";
+import { MemoryCommitter, answer, codeFailed, codeOk, untilAborted } from "../fake-run";
 import { jsonBytes } from "../result-limits";
 import { applyClaimedCommand } from "./commands";
 import { formatIdle, idleError } from "./idle";
@@ -29,6 +29,15 @@ function everyWrite(s: Session): ExecutionSnapshot[] {
     writes.push(structuredClone(s.t.committer.stored));
   };
   return writes;
+}
+
+/** Polls, a bounded number of turns of the event loop, until `holds`: what a branch's step waits for to complete. */
+async function until(what: string, holds: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1_000; turn++) {
+    if (holds()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`never ${what}`);
 }
 
 function usageAnswer(text: string, tokens: number, toolCalls: LlmAnswer["toolCalls"] = []): LlmAnswer {
@@ -1028,14 +1037,8 @@ describe("concurrent branches: each point pauses once", () => {
         ...items.map((i) => ({ id: `x${i}`, type: "after_step" as const, step: `each[${i}].x` })),
       ],
     );
-    /** Polls (a bounded number of turns of the event loop) until the item's x waits its turn. */
-    const waits = async (item: number) => {
-      for (let turn = 0; turn < 1_000; turn++) {
-        if (s.snap.debug!.waiting.some((w) => w.stepPath === `each[${item}].x`)) return;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      throw new Error(`each[${item}].x never came to wait its turn`);
-    };
+    const waits = (item: number) =>
+      until(`each[${item}].x waiting`, () => s.snap.debug!.waiting.some((w) => w.stepPath === `each[${item}].x`));
     let started = () => {};
     const allStarted = new Promise<void>((resolve) => (started = resolve));
     s.effects.code = async (req) => {
@@ -1043,8 +1046,7 @@ describe("concurrent branches: each point pauses once", () => {
       else {
         if (s.effects.codeCalls.length === items.length + 1) started();
         const before = arrival.indexOf(req.item as number) - 1;
-        if (before < 0) while (!s.snap.debug!.pause) await new Promise((resolve) => setImmediate(resolve));
-        else await waits(arrival[before]!);
+        await (before < 0 ? until("paused", () => s.snap.debug!.pause !== null) : waits(arrival[before]!));
       }
       return codeOk(req.item ?? null);
     };
@@ -1148,6 +1150,46 @@ describe("concurrent branches: each point pauses once", () => {
     }
     expect(paused).toEqual([2, 0, 1].map((i) => `each[${i}].x`));
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { x3: 1 }, waiting: [] } });
+  });
+
+  it("a point that came first in a container that timed out behind the pause holds no one back: the run never comes to it", async () => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a", { code: "a" })],
+            mid: [{ name: "loop", type: "foreach", items: [0, 1], concurrency: 2, timeout: 0.5, steps: [code("x")] }],
+            right: [code("b", { code: "b" })],
+          },
+        },
+      ],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        { id: "e", type: "after_step", step: "loop[0].x" },
+        { id: "p", type: "after_step", step: "b" },
+      ],
+    );
+    const waiting = (path: string) => () => s.snap.debug!.waiting.some((w) => w.stepPath === path);
+    // a pauses once the others run; loop[0].x then completes behind the pause, b after it; loop[1].x runs on until its
+    // foreach times out, which ends the foreach (no retry) with loop[0].x waiting in it.
+    s.effects.code = async (req, signal) => {
+      if (req.code === "a") await until("all started", () => s.effects.codeCalls.length === 4);
+      else if (req.code === "b") await until("loop[0].x waiting", waiting("loop[0].x"));
+      else if (req.item === 0) await until("paused", () => s.snap.debug!.pause !== null);
+      else return untilAborted(signal);
+      return codeOk(req.code);
+    };
+    expect(await s.run()).toBe("parked");
+    expect(s.pause.stepPath).toBe("a");
+    expect(s.step("loop")).toMatchObject({ status: "FAILED", error: expect.stringContaining("timed out") });
+    expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(["loop[0].x", "b"]);
+    // b came after loop[0].x, whose turn never comes: b pauses, and the foreach's failure then ends the run.
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "p", stepPath: "b" });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap.status).toBe("FAILED");
   });
 
   it("abort at a pause while other branches wait after their steps cancels the run; none of them pauses", async () => {
