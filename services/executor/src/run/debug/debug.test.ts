@@ -31,6 +31,12 @@ function everyWrite(s: Session): ExecutionSnapshot[] {
   return writes;
 }
 
+/** Every order of `items`. */
+function orders(items: readonly number[]): number[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((first, k) => orders(items.filter((_, j) => j !== k)).map((rest) => [first, ...rest]));
+}
+
 /** Polls, a bounded number of turns of the event loop, until `holds`: what a branch's step waits for to complete. */
 async function until(what: string, holds: () => boolean): Promise<void> {
   for (let turn = 0; turn < 1_000; turn++) {
@@ -1054,27 +1060,28 @@ describe("concurrent branches: each point pauses once", () => {
   };
 
   it("points waiting behind a pause pause in the order their branches came to them, not the order the run comes back", async () => {
-    const arrival = [2, 0, 3, 1];
-    const s = arrivingIn(arrival);
-    expect(await s.run()).toBe("parked");
-    expect(s.pause).toMatchObject({ breakpointId: "a", stepPath: "a" });
-    // Listed in the order the branches came, which is the order the pauses come in: one at a time.
-    expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(arrival.map((i) => `each[${i}].x`));
-    const paused: string[] = [];
-    for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
-      expect(paused.length).toBeLessThan(4);
-      // The pause is at the first of the points listed as waiting before it, and the others still wait in their order.
-      paused.push(s.pause.stepPath);
-      const rest = arrival.slice(paused.length).map((i) => `each[${i}].x`);
-      expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(rest);
-      // Woken again while paused: the same pause, the others still waiting.
-      s.t = s.t.resumed();
+    for (const arrival of orders([0, 1, 2, 3])) {
+      const s = arrivingIn(arrival);
       expect(await s.run()).toBe("parked");
-      expect(s.pause.stepPath).toBe(paused.at(-1));
+      expect(s.pause).toMatchObject({ breakpointId: "a", stepPath: "a" });
+      // Listed in the order the branches came, which is the order the pauses come in: one at a time.
+      expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(arrival.map((i) => `each[${i}].x`));
+      const paused: string[] = [];
+      for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+        expect(paused.length).toBeLessThan(4);
+        // The pause is at the first point listed as waiting before it, and the others still wait in their order.
+        paused.push(s.pause.stepPath);
+        const rest = arrival.slice(paused.length).map((i) => `each[${i}].x`);
+        expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(rest);
+        // Woken again while paused: the same pause, the others still waiting.
+        s.t = s.t.resumed();
+        expect(await s.run()).toBe("parked");
+        expect(s.pause.stepPath).toBe(paused.at(-1));
+      }
+      expect(paused, `arrival ${arrival.join(", ")}`).toEqual(arrival.map((i) => `each[${i}].x`));
+      expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { waiting: [] } });
+      expect(s.effects.codeCalls).toHaveLength(5);
     }
-    expect(paused).toEqual(arrival.map((i) => `each[${i}].x`));
-    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { waiting: [] } });
-    expect(s.effects.codeCalls).toHaveLength(5);
   });
 
   it("taken over from any write of a run resumed from a pause (a crash), the waiting points pause in the order they came", async () => {
