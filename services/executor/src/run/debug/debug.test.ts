@@ -569,7 +569,10 @@ describe("agent tool calls and usage", () => {
     return s;
   };
 
-  /** Answers every pause with continue (a set first, if given), woken twice at each; the pauses, as `phase path n`. */
+  /**
+   * Answers every pause with continue (a set first, if given), woken twice at each; the pauses in the order they came,
+   * as `phase path n`.
+   */
   async function eachInTurn(s: Session, bound: number, set?: (pause: PauseRecord) => DebugCommandBody) {
     const paused: string[] = [];
     for (let r = await s.run(); r === "parked";) {
@@ -584,14 +587,38 @@ describe("agent tool calls and usage", () => {
       if (set) expect((await s.send("set", set(s.pause))).ok).toBe(true);
       r = await s.resume("continue");
     }
-    return paused.sort();
+    return paused;
   }
 
   it("three agents reaching a tool_call at one moment pause before each call in turn: its arguments set there are used, the model called once a turn", async () => {
     const s = threeAgents([{ type: "tool_call", tool: "lookup" }]);
     const paused = await eachInTurn(s, 3, (p) => ({ arguments: { id: 100 + Number(p.stepPath.slice(1)) } }));
-    expect(paused).toEqual(["tool_call a1 1", "tool_call a2 1", "tool_call a3 1"]);
+    expect(paused.sort()).toEqual(["tool_call a1 1", "tool_call a2 1", "tool_call a3 1"]);
     expect(s.effects.toolCalls.map((c) => (c.args as { id: number }).id).sort()).toEqual([101, 102, 103]);
+    // Each conversation went on from where it waited: two calls per agent, none made again.
+    expect(s.effects.llmCalls).toHaveLength(6);
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [], checkpoint: null } });
+  });
+
+  it("agents reaching a tool_call behind another's pause pause before their calls in the order they came", async () => {
+    const arrival = [1, 3, 2];
+    const s = threeAgents([{ type: "tool_call", tool: "lookup" }]);
+    const script = s.effects.llmScript;
+    // Each agent's first answer (its tool call) comes once the agent before it in `arrival` paused or waits its turn.
+    s.effects.llmScript = async (req, signal) => {
+      const last = req.messages.at(-1)!;
+      const before =
+        last.role === "user" ? arrival[arrival.indexOf(Number(last.text.split(" ").at(-1))) - 1] : undefined;
+      if (before !== undefined) {
+        const at = `a${before}`;
+        await until(`${at} stopped before its call`, () => {
+          const d = s.snap.debug!;
+          return d.pause?.stepPath === at || d.waiting.some((w) => w.stepPath === at);
+        });
+      }
+      return script(req, signal);
+    };
+    expect(await eachInTurn(s, 3)).toEqual(arrival.map((n) => `tool_call a${n} 1`));
     // Each conversation went on from where it waited: two calls per agent, none made again.
     expect(s.effects.llmCalls).toHaveLength(6);
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [], checkpoint: null } });
@@ -635,7 +662,7 @@ describe("agent tool calls and usage", () => {
       }
       return script(req, signal);
     };
-    expect(await eachInTurn(s, 3)).toEqual(["llm_call a1 2", "llm_call a2 2", "llm_call a3 2"]);
+    expect((await eachInTurn(s, 3)).sort()).toEqual(["llm_call a1 2", "llm_call a2 2", "llm_call a3 2"]);
     expect(s.effects.llmCalls).toHaveLength(6);
     expect(s.effects.toolCalls).toHaveLength(3);
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [] } });
