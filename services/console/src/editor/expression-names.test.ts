@@ -6,7 +6,7 @@ const scope: ExpressionScope = {
   variables: [{ name: "ticket_id", detail: "string, required", info: "The ticket" }, { name: "dry-run" }],
   steps: [{ name: "fetch", detail: "javascript" }, { name: "order-id" }],
   inForeach: false,
-  foreach: null,
+  foreach: [],
   approvalGroups: null,
 };
 const at = (before: string, s: Partial<ExpressionScope> = {}, explicit = false) =>

@@ -4,7 +4,7 @@ import { EditorView, ViewPlugin, showTooltip, type TooltipView, type ViewUpdate 
 import { readSource } from "@wf/shared/canvas";
 import { expressionScopeAt } from "./expression-scope";
 import { expressionBefore } from "./output-paths";
-import { previewContext, previewItems, type KnownData } from "./preview-context";
+import { previewData, type KnownData } from "./preview-context";
 import type { PreviewAnswer, PreviewKind, PreviewLine } from "./preview-job";
 import { PreviewRunner } from "./preview-runner";
 import { previewTarget } from "./preview-target";
@@ -76,8 +76,8 @@ function preview(view: EditorView): TooltipView {
     dom.dataset.kind = answer.kind;
     title.textContent = TITLES[answer.kind];
     body.textContent = answer.text;
-    item.hidden = answer.item === undefined;
-    item.textContent = answer.item === undefined ? "" : `item: ${answer.item}`;
+    item.hidden = answer.fromItem === undefined;
+    item.textContent = answer.fromItem ?? "";
     field.hidden = answer.field === undefined;
     field.textContent = answer.field === undefined ? "" : fieldLine(answer.field);
   };
@@ -96,8 +96,8 @@ function preview(view: EditorView): TooltipView {
  * Previews the expression the cursor is in (a `{{ … }}`, a `condition`'s value) under its line, after a pause: its
  * value on the known data (`known`, asked at each preview), evaluated in a Web Worker by the service's own code, cut
  * to a few lines; its error; or why it is not previewed (a secret, a name with no known value); or that it took too
- * long. Under it, what the whole field renders to when text or other templates surround the expression, and where
- * `item` comes from. The page's thread only finds the expression and the data it reads.
+ * long. Under it, what the whole field renders to when text or other templates surround the expression, and what it
+ * read of a foreach's first item in the latest run (`item`, a step run in that item). The page's thread only finds the expression and the data it reads.
  */
 export function expressionPreview(known: () => KnownData): Extension {
   const plugin = ViewPlugin.fromClass(
@@ -141,12 +141,7 @@ export function expressionPreview(known: () => KnownData): Extension {
         const target = previewTarget(source, offset);
         if (target === null) return this.clear();
         const scope = expressionScopeAt(source, offset);
-        const data = known();
-        const answer = await this.runner.preview({
-          ...target,
-          context: previewContext(scope, data),
-          items: previewItems(scope, data),
-        });
+        const answer = await this.runner.preview({ ...target, ...previewData(scope, known()) });
         if (answer === null || asked !== this.asked) return;
         this.view.dispatch({ effects: show.of({ pos: offset, answer }) });
       }

@@ -39,9 +39,17 @@ describe("expressionScopeAt, what an expression at a place of the workflow reads
   });
 
   it("knows item inside a foreach and the approval groups of a gated step", () => {
-    expect(at("{{ item }}")).toMatchObject({ inForeach: true, foreach: "each", approvalGroups: null });
-    expect(at("{{ approval.rows")).toMatchObject({ inForeach: true, foreach: "each", approvalGroups: ["rows"] });
-    expect(at("{{ steps.fetch")).toMatchObject({ inForeach: false, foreach: null, approvalGroups: null });
+    expect(at("{{ item }}")).toMatchObject({
+      inForeach: true,
+      foreach: [{ name: "each", steps: [] }],
+      approvalGroups: null,
+    });
+    expect(at("{{ approval.rows")).toMatchObject({
+      inForeach: true,
+      foreach: [{ name: "each", steps: ["shape"] }],
+      approvalGroups: ["rows"],
+    });
+    expect(at("{{ steps.fetch")).toMatchObject({ inForeach: false, foreach: [], approvalGroups: null });
   });
 
   it("still reads a text with a mistake elsewhere", () => {

@@ -9,6 +9,13 @@ export interface ScopeName {
   info?: string;
 }
 
+/** A foreach holding an expression's step. */
+export interface ScopeForeach {
+  name: string;
+  /** Of the steps the expression can read, those run in the same item of this foreach (and no inner one). */
+  steps: string[];
+}
+
 /** What an expression written at one place of a workflow can read (docs/workflow-format.md#expressions). */
 export interface ExpressionScope {
   variables: ScopeName[];
@@ -16,8 +23,11 @@ export interface ExpressionScope {
   steps: ScopeName[];
   /** Inside a foreach's steps: `item` is its current item. */
   inForeach: boolean;
-  /** The name of the innermost foreach holding the expression's step, whose item `item` is; null without one or a name. */
-  foreach: string | null;
+  /**
+   * The foreach steps holding the expression's step, outermost first: `item` is the last one's current item. Empty
+   * outside a foreach, or in one held by a foreach with no name.
+   */
+  foreach: ScopeForeach[];
   /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
   approvalGroups: string[] | null;
 }
@@ -87,16 +97,26 @@ export function expressionScopeAt(source: string | Source, offset: number): Expr
   const id = nodeAt(g, read.text, offset);
   const node = g.nodes.find((n) => n.id === id);
   const around = node === undefined ? [] : holders(g, node);
-  const foreach = around.slice(1).find((n) => n.type === "foreach");
+  const readable = node === undefined ? [] : readableSteps(g, node);
+  const innermostForeach = (n: CanvasNode) =>
+    holders(g, n)
+      .slice(1)
+      .find((h) => h.type === "foreach");
+  const loops = around
+    .slice(1)
+    .filter((n) => n.type === "foreach")
+    .reverse();
   const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
   return {
     variables: variablesOf(doc),
-    steps:
-      node === undefined
-        ? []
-        : readableSteps(g, node).map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
-    inForeach: foreach !== undefined,
-    foreach: foreach?.name ?? null,
+    steps: readable.map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
+    inForeach: loops.length > 0,
+    foreach: loops.some((loop) => loop.name === undefined)
+      ? []
+      : loops.map((loop) => ({
+          name: loop.name!,
+          steps: readable.filter((n) => innermostForeach(n) === loop).map((n) => n.name!),
+        })),
     approvalGroups: gate === undefined ? null : approvalGroupsAt(doc, gate.range.start),
   };
 }

@@ -12,8 +12,13 @@ export interface KnownStep {
 export interface KnownItems {
   /** Its `items` as that run's definition wrote them: a list, or a template the preview renders as the run did. */
   items: unknown;
-  /** What that run rendered them on: its results of the steps before the foreach, its variables and `execution`. */
+  /**
+   * What that run rendered them on: its results of the steps before the foreach, its variables and `execution`; in a
+   * foreach nested in another, the outer one's first item too, which the preview gives it.
+   */
   context: Record<string, unknown>;
+  /** The results of the steps of its first item in that run, by name (kept under `<foreach path>[0].<name>`). */
+  steps: Readonly<Record<string, KnownStep>>;
 }
 
 /** What the editor knows of a run of its workflow, to preview expressions on (docs/console.md#the-build-loop). */
@@ -24,27 +29,66 @@ export interface KnownData {
   vars: Readonly<Record<string, unknown>> | null;
   /** The latest finished run's `execution` fields; null without one. */
   execution: Readonly<Record<string, unknown>> | null;
-  /** By name, the top-level foreach steps whose first item the latest finished run ran. */
+  /**
+   * The foreach steps whose first item the latest finished run ran, by their path in item 0 of each foreach holding
+   * them: `outer` at the top level or in a parallel's branch, `outer[0].inner` in the first item of `outer`.
+   */
   foreach: Readonly<Record<string, KnownItems>>;
 }
 
 export const NOTHING_KNOWN: KnownData = { steps: {}, vars: null, execution: null, foreach: {} };
 
-/**
- * The context an expression in `scope` is previewed on: the known results of the steps that run before it, and the
- * variables and `execution` when a run is known. A name left out is unknown; `secrets` is never in it.
- */
-export function previewContext(scope: ExpressionScope, known: KnownData): Record<string, unknown> {
-  const steps: Record<string, KnownStep> = {};
-  for (const { name } of scope.steps) if (Object.hasOwn(known.steps, name)) steps[name] = known.steps[name]!;
-  return {
-    steps,
-    ...(known.vars === null ? {} : { vars: known.vars }),
-    ...(known.execution === null ? {} : { execution: known.execution }),
-  };
+/** What one expression is previewed on. */
+export interface PreviewData {
+  /**
+   * The known results of the steps that run before the expression's step, and the variables and `execution` when a run
+   * is known. A name left out is unknown; `secrets` is never in it.
+   */
+  context: Record<string, unknown>;
+  /** The steps of `context` whose result is their run in item 0 of a foreach holding the expression's step. */
+  itemSteps: string[];
+  /**
+   * The items of the foreach steps holding the expression's step, outermost first, as the latest finished run had
+   * them: `item` is the first of the last; empty when that one's are not known.
+   */
+  items: KnownItems[];
 }
 
-/** The items whose first is `item` for an expression in `scope`: null outside a foreach, or with no run of it known. */
-export function previewItems(scope: ExpressionScope, known: KnownData): KnownItems | null {
-  return scope.foreach !== null && Object.hasOwn(known.foreach, scope.foreach) ? known.foreach[scope.foreach]! : null;
+/** The paths of the foreach steps holding an expression in `scope`, outermost first, in item 0 of each. */
+const foreachPaths = (scope: ExpressionScope) =>
+  scope.foreach.map((_, i) =>
+    scope.foreach
+      .slice(0, i + 1)
+      .map((f) => f.name)
+      .join("[0]."),
+  );
+
+/**
+ * What an expression in `scope` is previewed on, as item 0 of each foreach holding it in the latest finished run. A
+ * step is read as that run resolves `steps.<name>` in an item: the innermost item's own run of it first, outward to the
+ * top level; a step inside a foreach has no pin or step test, so only its run in item 0 is known.
+ */
+export function previewData(scope: ExpressionScope, known: KnownData): PreviewData {
+  const items = foreachPaths(scope).flatMap((path) =>
+    Object.hasOwn(known.foreach, path) ? [known.foreach[path]!] : [],
+  );
+  const inItem = new Set(scope.foreach.flatMap((f) => f.steps));
+  const innermostFirst = items.map((i) => i.steps).reverse();
+  const steps: Record<string, KnownStep> = {};
+  const itemSteps: string[] = [];
+  for (const { name } of scope.steps) {
+    const found = innermostFirst.find((results) => Object.hasOwn(results, name));
+    if (found !== undefined) itemSteps.push(name);
+    const results = found ?? (inItem.has(name) ? undefined : known.steps);
+    if (results !== undefined && Object.hasOwn(results, name)) steps[name] = results[name]!;
+  }
+  return {
+    context: {
+      steps,
+      ...(known.vars === null ? {} : { vars: known.vars }),
+      ...(known.execution === null ? {} : { execution: known.execution }),
+    },
+    itemSteps,
+    items: items.length === scope.foreach.length ? items : [],
+  };
 }

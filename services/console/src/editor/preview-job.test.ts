@@ -15,10 +15,10 @@ const context = {
   execution: { id: "e1", workflowName: "greet" },
 };
 const preview = (expression: string, condition = false) =>
-  previewOf({ expression, condition, field: null, context, items: null });
-/** The preview of the expression at `expression` in the field `field`, inside a foreach of `items` when given. */
-const inField = (field: string, expression: string, items: KnownItems | null = null) =>
-  previewOf({ expression, condition: false, field, context, items });
+  previewOf({ expression, condition, field: null, context, itemSteps: [], items: [] });
+/** The preview of the expression at `expression` in the field `field`, inside the foreach steps of `items` if given. */
+const inField = (field: string, expression: string, ...items: KnownItems[]) =>
+  previewOf({ expression, condition: false, field, context, itemSteps: [], items });
 
 describe("previewOf, an expression's result on the known data", () => {
   it("gives the value as the service evaluates it", async () => {
@@ -72,7 +72,14 @@ describe("previewOf, an expression's result on the known data", () => {
     expect(await preview("vars.limit * 2")).toEqual({ kind: "unknown", text: "vars.limit has no known value" });
     expect(await preview("item.id")).toEqual({ kind: "unknown", text: "item.id has no known value" });
     expect(
-      await previewOf({ expression: "vars.who", condition: false, field: null, context: { steps: {} }, items: null }),
+      await previewOf({
+        expression: "vars.who",
+        condition: false,
+        field: null,
+        context: { steps: {} },
+        itemSteps: [],
+        items: [],
+      }),
     ).toEqual({
       kind: "unknown",
       text: "vars.who has no known value",
@@ -121,26 +128,77 @@ describe("previewOf, `item` inside a foreach", () => {
   const run = { steps: { list: { output: [{ name: "Bob" }, { name: "Cy" }], status: "COMPLETED" } }, vars: {} };
 
   it("is the first item of the latest run: its list, or its template rendered on what the run rendered it on", async () => {
-    const rendered = { items: "{{ steps.list.output }}", context: run };
+    const rendered = { items: "{{ steps.list.output }}", context: run, steps: {} };
     expect(await inField("Dear {{ item.name }} from {{ vars.who }}", "item.name", rendered)).toEqual({
       kind: "value",
       text: '"Bob"',
       field: { kind: "value", text: '"Dear Bob from Ada"' },
-      item: "item 0 of the latest run",
+      fromItem: "item: item 0 of the latest run",
     });
-    expect(await inField("{{ item }} of 2", "item", { items: [7, 8], context: {} })).toMatchObject({
+    expect(await inField("{{ item }} of 2", "item", { items: [7, 8], context: {}, steps: {} })).toMatchObject({
       text: "7",
       field: { text: '"7 of 2"' },
-      item: "item 0 of the latest run",
+      fromItem: "item: item 0 of the latest run",
     });
     // Said only where the expression or its field reads it.
-    expect(await inField("{{ vars.who }}!", "vars.who", rendered)).not.toHaveProperty("item");
+    expect(await inField("{{ vars.who }}!", "vars.who", rendered)).not.toHaveProperty("fromItem");
   });
 
   it("stays unknown when the run's items are not known here: secrets, a name not known, none at all", async () => {
     const unknown = { kind: "unknown", text: "item.name has no known value" };
     for (const items of ["{{ secrets.rows }}", "{{ steps.nothing.output }}", "{{ [] }}", "{{ $error('x') }}", 3])
-      expect(await inField("{{ item.name }}!", "item.name", { items, context: run })).toMatchObject(unknown);
+      expect(await inField("{{ item.name }}!", "item.name", { items, context: run, steps: {} })).toMatchObject(unknown);
     expect(await inField("{{ item.name }}!", "item.name")).toMatchObject(unknown);
+  });
+
+  it("in a foreach nested in another, is the first item of the items rendered on the outer one's first", async () => {
+    const outer = { items: [{ rows: ["a", "b"] }, { rows: ["c"] }], context: {}, steps: {} };
+    const inner = { items: "{{ item.rows }}", context: run, steps: {} };
+    expect(await inField("{{ item }}!", "item", outer, inner)).toMatchObject({
+      text: '"a"',
+      fromItem: "item: item 0 of the latest run",
+    });
+    const unknownOuter = { ...outer, items: "{{ secrets.rows }}" };
+    expect(await inField("{{ item }}!", "item", unknownOuter, inner)).toMatchObject({ kind: "unknown" });
+    // An inner foreach whose items do not read `item` needs no outer one's.
+    const own = { ...inner, items: "{{ steps.list.output }}" };
+    expect(await inField("{{ item.name }}!", "item.name", unknownOuter, own)).toMatchObject({ text: '"Bob"' });
+  });
+});
+
+describe("previewOf, a step run in the same foreach item", () => {
+  const inItem = {
+    ...context,
+    steps: { ...context.steps, shape: { output: { total: 5 }, status: "COMPLETED", duration: 2, error: null } },
+  };
+  const ask = (expression: string, field: string | null = null) =>
+    previewOf({ expression, condition: false, field, context: inItem, itemSteps: ["shape"], items: [] });
+
+  it("is its run in item 0 of the latest run, and says so where the expression or its field reads it", async () => {
+    expect(await ask("steps.shape.output.total * 2")).toEqual({
+      kind: "value",
+      text: "10",
+      fromItem: "steps.shape: item 0 of the latest run",
+    });
+    expect(await ask("vars.who", "{{ vars.who }} owes {{ steps.shape.output.total }}")).toEqual({
+      kind: "value",
+      text: '"Ada"',
+      field: { kind: "value", text: '"Ada owes 5"' },
+      fromItem: "steps.shape: item 0 of the latest run",
+    });
+    expect(await ask("$count($keys(steps))")).toMatchObject({ fromItem: "steps.shape: item 0 of the latest run" });
+    expect(await ask("steps.fetch.output.note")).not.toHaveProperty("fromItem");
+  });
+
+  it("is said with the item when both are read", async () => {
+    const answer = await previewOf({
+      expression: "item & steps.shape.output.total",
+      condition: false,
+      field: null,
+      context: inItem,
+      itemSteps: ["shape"],
+      items: [{ items: ["x"], context: {}, steps: {} }],
+    });
+    expect(answer).toEqual({ kind: "value", text: '"x5"', fromItem: "item, steps.shape: item 0 of the latest run" });
   });
 });

@@ -9,17 +9,14 @@ import {
 } from "@wf/shared/expressions/portable";
 import { TEMPLATE_PART } from "@wf/shared/expressions/template-syntax";
 import { glance } from "./glance";
-import type { KnownItems } from "./preview-context";
+import type { KnownItems, PreviewData } from "./preview-context";
 
-/** One expression to preview, on the context previewContext made. */
-export interface PreviewRequest {
+/** One expression to preview, on the data previewData gave. */
+export interface PreviewRequest extends PreviewData {
   expression: string;
   condition: boolean;
   /** The whole field holding the expression, rendered too when it is more than the expression (PreviewTarget). */
   field: string | null;
-  context: Record<string, unknown>;
-  /** The foreach's items whose first the expression's `item` is (previewItems); null when not known. */
-  items: KnownItems | null;
 }
 
 export type PreviewKind = "value" | "error" | "unknown" | "secret" | "timeout";
@@ -33,8 +30,8 @@ export interface PreviewLine {
 export interface PreviewAnswer extends PreviewLine {
   /** What the whole field renders to, when it is more than the expression. */
   field?: PreviewLine;
-  /** Where the value of `item` that it read comes from. */
-  item?: string;
+  /** What it read of a foreach's first item in the latest run (`item`, a step run in it), and that it is. */
+  fromItem?: string;
 }
 
 /** A few lines: the preview sits over the text being written. */
@@ -84,11 +81,13 @@ export function withheld(expression: string, context: Record<string, unknown>): 
 /** The expressions of a value's templates. */
 const templatesOf = (text: string) => [...text.matchAll(TEMPLATE_PART)].map((m) => m[1]!.trim());
 
-/** Whether `expression` reads the name `root` (or may: it reads the whole context). */
-function reads(expression: string, root: string): boolean {
+/** Whether `expression` reads the name `root`, or its field `key` (or may: it reads the whole of either). */
+function reads(expression: string, root: string, key?: string): boolean {
   try {
     const { needs } = planFor(expression, OWNER);
-    return needs === "all" || needs.has(root);
+    if (needs === "all") return true;
+    const need = needs.get(root);
+    return need !== undefined && (key === undefined || need === "whole" || need.has(key));
   } catch {
     return false;
   }
@@ -109,14 +108,18 @@ async function shownOrError(evaluate: () => Promise<unknown>): Promise<PreviewLi
 }
 
 /**
- * The first of a foreach's items as the latest run had them: its definition's list, or its template rendered on what
- * the run rendered it on; none when they read what is not known here (secrets never are), fail, or hold no item.
+ * The first of the items of the last of nested foreach steps (`levels`, outermost first) as the latest run had them:
+ * its definition's list, or its template rendered on what the run rendered it on (in an inner foreach, with the outer
+ * one's first item); none when they read what is not known here (secrets never are), fail, or hold no item.
  */
-async function firstItem(known: KnownItems | null): Promise<{ value: unknown } | null> {
-  if (known === null) return null;
-  const { items, context } = known;
-  if (typeof items === "string" && templatesOf(items).some((expression) => withheld(expression, context) !== null))
-    return null;
+async function firstItem(levels: readonly KnownItems[]): Promise<{ value: unknown } | null> {
+  const known = levels.at(-1);
+  if (known === undefined) return null;
+  const { items } = known;
+  const templates = typeof items === "string" ? templatesOf(items) : [];
+  const outer = templates.some((e) => reads(e, "item")) ? await firstItem(levels.slice(0, -1)) : null;
+  const context = outer === null ? known.context : { ...known.context, item: outer.value };
+  if (templates.some((expression) => withheld(expression, context) !== null)) return null;
   try {
     const list =
       typeof items === "string" ? await renderHere(items, context as unknown as ExpressionContext, OWNER) : items;
@@ -154,24 +157,28 @@ async function expressionPreview(
 
 /**
  * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
- * PREVIEW_LINES lines; or its error, or why it is not evaluated. With it, what its whole field renders to, and where
- * the `item` it reads comes from. Runs in the preview's worker, which is stopped when it takes too long
+ * PREVIEW_LINES lines; or its error, or why it is not evaluated. With it, what its whole field renders to, and what
+ * it read of a foreach's first item in the latest run. Runs in the preview's worker, which is stopped when it takes too long
  * (preview-runner.ts).
  */
 export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer> {
   const { expression, condition, field } = request;
   const templates = field === null ? [] : templatesOf(field);
   // Only what reads `item` waits for the items: a slow `items` template does not hold up the other previews.
-  const readItem = [expression, ...templates].some((e) => reads(e, "item"));
-  const item = readItem ? await firstItem(request.items) : null;
+  const all = [expression, ...templates];
+  const item = all.some((e) => reads(e, "item")) ? await firstItem(request.items) : null;
   const context = item === null ? request.context : { ...request.context, item: item.value };
   const answer = await expressionPreview(expression, condition, context);
   const rendered = field === null ? null : await fieldPreview(field, context);
   // A field whose preview says what the expression's does (the same error, the same secret) is said once.
   const same = rendered !== null && rendered.kind === answer.kind && rendered.text === answer.text;
+  const fromItem = [
+    ...(item === null ? [] : ["item"]),
+    ...request.itemSteps.filter((name) => all.some((e) => reads(e, "steps", name))).map((name) => `steps.${name}`),
+  ];
   return {
     ...answer,
     ...(rendered === null || same ? {} : { field: rendered }),
-    ...(item === null ? {} : { item: "item 0 of the latest run" }),
+    ...(fromItem.length === 0 ? {} : { fromItem: `${fromItem.join(", ")}: item 0 of the latest run` }),
   };
 }

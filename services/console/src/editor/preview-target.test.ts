@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { readSource } from "@wf/shared/canvas";
-import { expressionScopeAt } from "./expression-scope";
-import { previewContext, previewItems, type KnownData } from "./preview-context";
 import { previewTarget } from "./preview-target";
 
 const TEXT = `name: x
@@ -65,31 +63,5 @@ describe("previewTarget, the expression at the cursor", () => {
     expect(previewTarget(source, after("}} an"))).toBeNull();
     expect(previewTarget(source, after("Hi"))).toBeNull();
     expect(previewTarget(source, after("conditi"))).toBeNull();
-  });
-});
-
-describe("previewContext, what an expression is previewed on", () => {
-  const known: KnownData = {
-    steps: {
-      fetch: { output: 1, status: "COMPLETED", duration: 3, error: null },
-      greet: { output: "hi", status: "COMPLETED", duration: 4, error: null },
-    },
-    vars: { who: "Ada" },
-    execution: null,
-    foreach: { each: { items: "{{ steps.fetch.output }}", context: { steps: {} } } },
-  };
-
-  it("holds the known results of the steps before the expression's step only, and what a run is known to have", () => {
-    expect(previewContext(expressionScopeAt(source, after("steps.fetch.out")), known)).toEqual({
-      steps: { fetch: known.steps.fetch },
-      vars: { who: "Ada" },
-    });
-    expect(previewContext(expressionScopeAt(source, after("steps.greet.out")), known).steps).toEqual(known.steps);
-  });
-
-  it("gives the items of the foreach holding the expression's step, for its `item`, and none outside one", () => {
-    expect(previewItems(expressionScopeAt(source, after("{{ item.na")), known)).toBe(known.foreach.each);
-    expect(previewItems(expressionScopeAt(source, after("{{ item.na")), { ...known, foreach: {} })).toBeNull();
-    expect(previewItems(expressionScopeAt(source, after("steps.greet.out")), known)).toBeNull();
   });
 });

@@ -74,7 +74,11 @@ describe("knownData, what expressions are previewed on", () => {
       check: { output: null, status: "FAILED", duration: 3, error: "boom" },
     };
     expect(known.foreach).toEqual({
-      loop: { items: "{{ steps.fetch.output.rows }}", context: { steps: before, vars, execution } },
+      loop: {
+        items: "{{ steps.fetch.output.rows }}",
+        context: { steps: before, vars, execution },
+        steps: { inner: { output: 1, status: "COMPLETED", duration: null, error: null } },
+      },
       listed: {
         items: [{ id: 1 }],
         context: {
@@ -82,7 +86,76 @@ describe("knownData, what expressions are previewed on", () => {
           vars,
           execution,
         },
+        steps: { shape: { output: null, status: "FAILED", duration: null, error: null } },
       },
+    });
+  });
+
+  it("gives a foreach in a parallel's branch, and one in another's first item, by its path in item 0", () => {
+    const definition = {
+      name: "greet",
+      steps: [
+        { name: "fetch", type: "transform", output: fetched },
+        {
+          name: "fan",
+          type: "parallel",
+          branches: {
+            left: [
+              { name: "pre", type: "transform", output: 2 },
+              { name: "branched", type: "foreach", items: [1], steps: [{ name: "b" }] },
+            ],
+            right: [{ name: "other", type: "transform", output: 3 }],
+          },
+        },
+        {
+          name: "outer",
+          type: "foreach",
+          items: "{{ steps.fetch.output.rows }}",
+          steps: [
+            { name: "shape", type: "transform" },
+            { name: "inner", type: "foreach", items: "{{ item.rows }}", steps: [{ name: "deep" }] },
+          ],
+        },
+      ],
+    };
+    const done = (output: unknown) => stepView("COMPLETED", { output });
+    const ran = {
+      ...view,
+      definition,
+      steps: {
+        fetch: view.steps.fetch,
+        pre: done(2),
+        other: done(3),
+        "branched[0].b": done("b0"),
+        "branched[1].b": done("b1"),
+        fan: done({}),
+        "outer[0].shape": done("s0"),
+        "outer[1].shape": done("s1"),
+        "outer[0].inner[0].deep": done("d00"),
+        "outer[0].inner[1].deep": done("d01"),
+        "outer[1].inner[0].deep": done("d10"),
+      },
+    } as unknown as ExecutionView;
+    const { foreach, vars, execution } = knownData(ran, {});
+    const result = (output: unknown) => ({ output, status: "COMPLETED", duration: null, error: null });
+    const fetchedResult = { output: fetched, status: "COMPLETED", duration: 12, error: null };
+    expect(Object.keys(foreach)).toEqual(["branched", "outer", "outer[0].inner"]);
+    // In its branch, after the steps before the parallel and before it in the branch (kept beside the parallel).
+    expect(foreach.branched).toEqual({
+      items: [1],
+      context: { steps: { fetch: fetchedResult, pre: result(2) }, vars, execution },
+      steps: { b: result("b0") },
+    });
+    expect(foreach.outer).toEqual({
+      items: "{{ steps.fetch.output.rows }}",
+      context: { steps: { fetch: fetchedResult, fan: result({}) }, vars, execution },
+      steps: { shape: result("s0") },
+    });
+    // Rendered in the outer's first item: its steps before the inner (the preview gives the outer's first item).
+    expect(foreach["outer[0].inner"]).toEqual({
+      items: "{{ item.rows }}",
+      context: { steps: { fetch: fetchedResult, fan: result({}), shape: result("s0") }, vars, execution },
+      steps: { deep: result("d00") },
     });
   });
 });

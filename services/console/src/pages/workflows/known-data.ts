@@ -12,22 +12,46 @@ const resultOf = (step: ExecutionView["steps"][string]): KnownStep => ({
 const fieldsOf = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
+/** The results the run `view` kept under `prefix` (`each[0].` for a foreach's first item), by step name. */
+function resultsUnder(view: ExecutionView, prefix: string): Record<string, KnownStep> {
+  const results: Record<string, KnownStep> = {};
+  for (const [path, step] of Object.entries(view.steps)) {
+    const name = path.slice(prefix.length);
+    if (path.startsWith(prefix) && !/[[.]/.test(name)) results[name] = resultOf(step);
+  }
+  return results;
+}
+
 /**
- * The items of each top-level foreach of the run `view` that ran its first item (its steps' results are kept under
- * `<foreach>[0].`): the run does not keep the items themselves, so they are its definition's `items`, which the preview
- * renders (a template) on what the run rendered them on: its results of the steps before the foreach, and `rest`.
+ * The items of each foreach of the run `view` that ran its first item (its steps' results are kept under
+ * `<foreach path>[0].`), by its path in item 0 of each foreach holding it: at the top level, in a parallel's branch
+ * (whose steps a run keeps beside the parallel), in the first item of another foreach. The run does not keep the items
+ * themselves, so they are its definition's `items`, which the preview renders (a template) on what the run rendered
+ * them on: its results of the steps before the foreach, and `rest`.
  */
 function foreachItems(view: ExecutionView, rest: Record<string, unknown>): Record<string, KnownItems> {
-  const listed = fieldsOf(view.definition).steps;
   const foreach: Record<string, KnownItems> = {};
-  const before: Record<string, KnownStep> = {};
-  for (const step of Array.isArray(listed) ? listed.map(fieldsOf) : []) {
-    const { name, type, items } = step;
-    if (typeof name !== "string") continue;
-    const ran = Object.keys(view.steps).some((path) => path.startsWith(`${name}[0].`));
-    if (type === "foreach" && ran) foreach[name] = { items, context: { steps: { ...before }, ...rest } };
-    if (Object.hasOwn(view.steps, name)) before[name] = resultOf(view.steps[name]!);
-  }
+  /** Goes through the definition's steps `list`, run under `prefix` after the steps of `before` (which it adds to). */
+  const walk = (list: unknown, prefix: string, before: Record<string, KnownStep>) => {
+    for (const step of Array.isArray(list) ? list.map(fieldsOf) : []) {
+      const { name, type } = step;
+      if (typeof name !== "string") continue;
+      const path = prefix + name;
+      const item = `${path}[0].`;
+      if (type === "parallel")
+        for (const branch of Object.values(fieldsOf(step.branches))) walk(branch, prefix, { ...before });
+      if (type === "foreach" && Object.keys(view.steps).some((p) => p.startsWith(item))) {
+        foreach[path] = {
+          items: step.items,
+          context: { steps: { ...before }, ...rest },
+          steps: resultsUnder(view, item),
+        };
+        walk(step.steps, item, { ...before });
+      }
+      if (Object.hasOwn(view.steps, path)) before[name] = resultOf(view.steps[path]!);
+    }
+  };
+  walk(fieldsOf(view.definition).steps, "", {});
   return foreach;
 }
 
@@ -37,8 +61,7 @@ function foreachItems(view: ExecutionView, rest: Record<string, unknown>): Recor
  * output, that run's variables and `execution` fields, and the items of its foreach steps.
  */
 export function knownData(view: ExecutionView | undefined, outputs: Readonly<Record<string, unknown>>): KnownData {
-  const steps: Record<string, KnownStep> = {};
-  for (const [path, step] of Object.entries(view?.steps ?? {})) if (!/[[.]/.test(path)) steps[path] = resultOf(step);
+  const steps = view ? resultsUnder(view, "") : {};
   // A pin or a test's output is what the steps after it read: COMPLETED, how long it took not known here.
   for (const [name, output] of Object.entries(outputs))
     if (!(view?.steps[name]?.status === "COMPLETED" && view.steps[name].output === output))
