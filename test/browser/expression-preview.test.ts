@@ -32,14 +32,36 @@ steps:
     type: foreach
     items: "{{ steps.fetch.output.rows }}"
     steps:
+      - name: shape
+        type: transform
+        output: { upper: "{{ $uppercase(item.title) }}" }
       - name: note
         type: transform
         output:
           line: "{{ item.title }} for {{ vars.who }}"
+          shaped: "{{ steps.shape.output.upper }} by {{ item.title }}"
           message: >-
             Hi {{ vars.who }},
             you owe {{ $count(steps.fetch.output.rows) }}
           secret: "{{ vars.who }} uses {{ secrets.api_key }}"
+      - name: inner
+        type: foreach
+        items: "{{ [item.title, 'x'] }}"
+        steps:
+          - name: deep
+            type: transform
+            output: { letters: "{{ item & ' of ' & steps.shape.output.upper }}" }
+  - name: fan
+    type: parallel
+    branches:
+      left:
+        - name: branched
+          type: foreach
+          items: [10, 20]
+          steps:
+            - name: twice
+              type: transform
+              output: { doubled: "{{ item * 2 }}" }
 `;
 
 /** Puts the cursor on the line holding `needle`, `back` characters before its end. */
@@ -65,7 +87,7 @@ async function underCursor(page: Page): Promise<boolean> {
 }
 
 describeInBrowser("previewing an expression's result as it is written", () => {
-  it("shows the value on the latest run's data, a field's text, an item, an error, the bound on a runaway and no secret, in both themes", async () => {
+  it("shows the value on the latest run's data, a field's text, an item and its steps, an error, the bound on a runaway and no secret, in both themes", async () => {
     const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
     const workflowId = await createWorkflow(page, WORKFLOW(`preview-${Date.now()}`));
     const executionId = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
@@ -146,6 +168,19 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     expect(await under()).toEqual(["item: item 0 of the latest run", 'field: "first for Ada"']);
     await screenshot(page, "expression-preview-field-light", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
+    // A step before it in the same item is that item's run of it, as the run read it there.
+    await cursorIn(page, 'shaped: "{{', 24);
+    await expect.poll(shown).toEqual(["Result on the known data", '"FIRST"']);
+    expect(await under()).toEqual(["item, steps.shape: item 0 of the latest run", 'field: "FIRST by first"']);
+    await screenshot(page, "expression-preview-item-step-light", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+    // In a foreach nested in the first item, and in a parallel's branch: item 0 of each.
+    await cursorIn(page, "letters:", 5);
+    await expect.poll(shown).toEqual(["Result on the known data", '"first of FIRST"']);
+    expect(await under()).toEqual(["item, steps.shape: item 0 of the latest run", null]);
+    await cursorIn(page, "doubled:", 5);
+    await expect.poll(shown).toEqual(["Result on the known data", "20"]);
+    expect(await under()).toEqual(["item: item 0 of the latest run", null]);
     // A secret elsewhere in the field keeps the whole field from being previewed.
     await cursorIn(page, "uses {{", 32);
     await expect.poll(shown).toEqual(["Result on the known data", '"Ada"']);
@@ -170,6 +205,10 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await cursorIn(page, 'line: "{{ item', 26);
     await expect.poll(under).toEqual(["item: item 0 of the latest run", 'field: "first for Ada"']);
     await screenshot(page, "expression-preview-field-dark", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+    await cursorIn(page, 'shaped: "{{', 24);
+    await expect.poll(under).toEqual(["item, steps.shape: item 0 of the latest run", 'field: "FIRST by first"']);
+    await screenshot(page, "expression-preview-item-step-dark", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
 
     expect(errors).toEqual([]);
