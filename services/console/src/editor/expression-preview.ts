@@ -97,7 +97,8 @@ function preview(view: EditorView): TooltipView {
  * value on the known data (`known`, asked at each preview), evaluated in a Web Worker by the service's own code, cut
  * to a few lines; its error; or why it is not previewed (a secret, a name with no known value); or that it took too
  * long. Under it, what the whole field renders to when text or other templates surround the expression, and what it
- * read of a foreach's first item in the latest run (`item`, a step run in that item). The page's thread only finds the expression and the data it reads.
+ * read of a foreach's first item in the latest run (`item`, a step run in that item). The page's thread only finds
+ * the expression and the data it reads.
  */
 export function expressionPreview(known: () => KnownData): Extension {
   const plugin = ViewPlugin.fromClass(

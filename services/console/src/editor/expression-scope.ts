@@ -25,7 +25,7 @@ export interface ExpressionScope {
   inForeach: boolean;
   /**
    * The foreach steps holding the expression's step, outermost first: `item` is the last one's current item. Empty
-   * outside a foreach, or in one held by a foreach with no name.
+   * outside a foreach, or when one of them has no name.
    */
   foreach: ScopeForeach[];
   /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */

@@ -30,7 +30,7 @@ export interface PreviewLine {
 export interface PreviewAnswer extends PreviewLine {
   /** What the whole field renders to, when it is more than the expression. */
   field?: PreviewLine;
-  /** What it read of a foreach's first item in the latest run (`item`, a step run in it), and that it is. */
+  /** The names it read of a foreach's first item in the latest run: `item, steps.shape: item 0 of the latest run`. */
   fromItem?: string;
 }
 
@@ -158,8 +158,8 @@ async function expressionPreview(
 /**
  * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
  * PREVIEW_LINES lines; or its error, or why it is not evaluated. With it, what its whole field renders to, and what
- * it read of a foreach's first item in the latest run. Runs in the preview's worker, which is stopped when it takes too long
- * (preview-runner.ts).
+ * it read of a foreach's first item in the latest run. Runs in the preview's worker, which is stopped when it takes
+ * too long (preview-runner.ts).
  */
 export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer> {
   const { expression, condition, field } = request;
