@@ -425,6 +425,7 @@ export class ExecutionRun {
       if (st.deadline !== null && Date.now() >= st.deadline && !this.debug?.pausedStep) {
         const reason = `step \`${step.name}\` timed out after ${step.timeout} s`;
         this.cancelRunningUnder(step, path, scope, reason);
+        this.debug?.attemptEnded(step, path, scope);
         return this.finishFailed(path, st, reason);
       }
       // An on_error pause holds its failure: the attempt is not run again.
@@ -454,6 +455,7 @@ export class ExecutionRun {
         return done;
       }
       if (this.debug) {
+        this.debug.attemptEnded(step, path, scope);
         const verdict = await this.debug.error(path, st, scope, { ...r, retryable: retriesAfter(step, st, r) });
         if (verdict.kind === "retry") continue;
         if (verdict.kind === "park" || verdict.kind === "skip") return this.byDebugger(step, path, st, scope, verdict);

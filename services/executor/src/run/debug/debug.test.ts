@@ -4,6 +4,7 @@ import {
   idleDue,
   replaceBreakpoints,
   stepMatches,
+  waitingPoints,
   type BreakpointInput,
   type DebugCommandBody,
   type ExecutionSnapshot,
@@ -1186,7 +1187,12 @@ describe("concurrent branches: each point pauses once", () => {
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { x3: 1 }, waiting: [] } });
   });
 
-  it("a point that came first in a container that timed out behind the pause holds no one back: the run never comes to it", async () => {
+  /**
+   * A pauses once the others run; loop[0].x then completes behind the pause, b after it; loop[1].x runs on until its
+   * foreach times out, which ends the foreach's attempt with loop[0].x waiting in it: `retry` backs off for an hour.
+   */
+  async function timedOutBehindThePause(retry?: Record<string, unknown>): Promise<Session> {
+    const loop = { name: "loop", type: "foreach", items: [0, 1], concurrency: 2, timeout: 0.5, steps: [code("x")] };
     const s = new Session(
       [
         {
@@ -1194,7 +1200,7 @@ describe("concurrent branches: each point pauses once", () => {
           type: "parallel",
           branches: {
             left: [code("a", { code: "a" })],
-            mid: [{ name: "loop", type: "foreach", items: [0, 1], concurrency: 2, timeout: 0.5, steps: [code("x")] }],
+            mid: [retry ? { ...loop, retry } : loop],
             right: [code("b", { code: "b" })],
           },
         },
@@ -1206,8 +1212,6 @@ describe("concurrent branches: each point pauses once", () => {
       ],
     );
     const waiting = (path: string) => () => s.snap.debug!.waiting.some((w) => w.stepPath === path);
-    // a pauses once the others run; loop[0].x then completes behind the pause, b after it; loop[1].x runs on until its
-    // foreach times out, which ends the foreach (no retry) with loop[0].x waiting in it.
     s.effects.code = async (req, signal) => {
       if (req.code === "a") await until("all started", () => s.effects.codeCalls.length === 4);
       else if (req.code === "b") await until("loop[0].x waiting", waiting("loop[0].x"));
@@ -1215,15 +1219,40 @@ describe("concurrent branches: each point pauses once", () => {
       else return untilAborted(signal);
       return codeOk(req.code);
     };
+    const writes = everyWrite(s);
     expect(await s.run()).toBe("parked");
     expect(s.pause.stepPath).toBe("a");
+    // A takeover from a write that records the foreach's attempt ended finds none of its points waiting.
+    for (const w of writes.filter((w) => w.steps.loop?.status === "FAILED" || w.steps.loop?.retryAt))
+      expect(w.debug!.waiting.map((p) => p.stepPath)).not.toContain("loop[0].x");
+    return s;
+  }
+
+  /** The points the record (as the park writes it) and the console's list hold as waiting their turn. */
+  function listedWaiting(s: Session): { record: string[]; listed: string[] } {
+    return {
+      record: s.snap.debug!.waiting.map((w) => w.stepPath),
+      listed: waitingPoints(s.snap).waiting.map((w) => w.stepPath),
+    };
+  }
+
+  it("a point that came first in a container that timed out behind the pause leaves the list with the timeout", async () => {
+    const s = await timedOutBehindThePause();
     expect(s.step("loop")).toMatchObject({ status: "FAILED", error: expect.stringContaining("timed out") });
-    expect(s.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(["loop[0].x", "b"]);
+    expect(listedWaiting(s)).toEqual({ record: ["b"], listed: ["b"] });
     // b came after loop[0].x, whose turn never comes: b pauses, and the foreach's failure then ends the run.
     expect(await s.resume("continue")).toBe("parked");
     expect(s.pause).toMatchObject({ breakpointId: "p", stepPath: "b" });
     expect(await s.resume("continue")).toBe("terminal");
     expect(s.snap.status).toBe("FAILED");
+  });
+
+  it("a point in a container's attempt that timed out behind the pause, its retry backing off, leaves the list", async () => {
+    const s = await timedOutBehindThePause({ max_attempts: 2, backoff: "fixed", initial_delay: 3600 });
+    expect(s.step("loop")).toMatchObject({ status: "RUNNING", attempts: 1, retryAt: expect.any(Number) });
+    expect(listedWaiting(s)).toEqual({ record: ["b"], listed: ["b"] });
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "p", stepPath: "b" });
   });
 
   it("abort at a pause while other branches wait after their steps cancels the run; none of them pauses", async () => {

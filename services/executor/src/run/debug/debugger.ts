@@ -304,18 +304,27 @@ export class Debugger {
    * tool and LLM calls, a container's items and steps) are passed anew, so they may pause again.
    */
   attemptStarted(step: Step, path: string, scope: Scope): void {
-    const nested = nestedPathTest(step, path, scope.prefix);
-    const inside = (r: Pick<ResumedFrom, "stepPath" | "phase">) =>
-      r.stepPath === path ? INSIDE_AN_ATTEMPT.has(r.phase) : nested(r.stepPath);
+    const inside = insideAttempt(step, path, scope);
     this.d.resumed = this.d.resumed.filter((r) => !inside(r));
+    this.attemptEnded(step, path, scope);
+  }
+
+  /**
+   * An attempt of the step at `path` failed (a timeout too), whatever comes of it: the run never comes back to the
+   * points inside it (its items, steps and calls end with it, and a new attempt passes them anew), so those waiting
+   * their turn leave the list now, with the write that records the failure, rather than being listed as pausing.
+   */
+  attemptEnded(step: Step, path: string, scope: Scope): void {
+    const inside = insideAttempt(step, path, scope);
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
   }
 
   /**
    * The pass over the run ended parked: whether to pass over it again, now. So only when a point kept waiting for an
    * earlier one's turn and no pause came: the earlier ones the pass never came to (a branch that could not get there:
-   * its container ended or waits on a timer, its step skipped) hold no one back in the next pass, which pauses at the
-   * first the run comes to. Each such pass judges a waiting point or finds one unreachable, so they are few.
+   * its container waits on a timer, say; one whose container's attempt ended left the list then) hold no one back in
+   * the next pass, which pauses at the first the run comes to. Each such pass judges a waiting point or finds one
+   * unreachable, so they are few.
    */
   passAgain(): boolean {
     const again = this.deferred && this.d.pause === null && !this.host.effects.handingBack();
@@ -770,6 +779,16 @@ export class Debugger {
     for (const p of Object.keys(this.snap.steps)) if (p.startsWith(prefix)) return true;
     return false;
   }
+}
+
+/** Whether a point is inside an attempt of the step at `path`: its own calls and items, or a step it holds. */
+function insideAttempt(
+  step: Step,
+  path: string,
+  scope: Scope,
+): (point: Pick<ResumedFrom, "stepPath" | "phase">) => boolean {
+  const nested = nestedPathTest(step, path, scope.prefix);
+  return (p) => (p.stepPath === path ? INSIDE_AN_ATTEMPT.has(p.phase) : nested(p.stepPath));
 }
 
 /** A waiting point's key, among the points of one run. */
