@@ -286,6 +286,21 @@ export const DebugState = z.object({
       }),
     )
     .default([]),
+  /**
+   * Per llm or agent step under way and kind of call: the last call of attempt `attempt` (its number) where a
+   * breakpoint's hit was counted and the run went on. A takeover runs an attempt that was in flight again: it passes
+   * those calls, and the ones before them, without counting hits again. Dropped when the attempt ends.
+   */
+  callsPassed: z
+    .array(
+      z.object({
+        stepPath: z.string(),
+        phase: z.enum(["tool_call", "llm_call"]),
+        attempt: z.number().int().nonnegative(),
+        occurrence: z.number().int().positive(),
+      }),
+    )
+    .default([]),
   /** The command that won the current pause, until the executor has carried it out. */
   claimed: DebugClaim.nullable().default(null),
   /** The id of the last claim carried out: a redelivered command finds it here and changes nothing. */
@@ -374,6 +389,7 @@ export function newDebugState(req: DebugRequest): DebugState {
     edits: [],
     held: [],
     waiting: [],
+    callsPassed: [],
     claimed: null,
     appliedClaim: null,
     checkpoint: null,

@@ -649,6 +649,66 @@ describe("agent tool calls and usage", () => {
     expect(s.effects.toolCalls).toHaveLength(3);
   });
 
+  /**
+   * A parallel: `a` (an after_step breakpoint, which pauses) beside an agent step `ask` whose model asks for the tool
+   * three times, one call a turn, then answers; its first LLM call comes once a has paused, so its calls come behind
+   * that pause, each written before it is made.
+   */
+  const callsBehindAPause = (breakpoints: BreakpointInput[]) => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a")],
+            right: [{ name: "ask", type: "agent", agent: "helper", prompt: "look up" }],
+          },
+        },
+      ],
+      [{ id: "a", type: "after_step", step: "a" }, ...breakpoints],
+      { agents },
+    );
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    s.effects.llmScript = async (req) => {
+      await until("a paused", () => s.snap.debug!.hits.a === 1);
+      const id = req.messages.filter((m) => m.role === "tool").length + 1;
+      return id > 3
+        ? usageAnswer("done", 5)
+        : usageAnswer("", 5, [{ id: `c${id}`, name: "crm__lookup", arguments: JSON.stringify({ id }) }]);
+    };
+    return s;
+  };
+
+  // The usage breakpoint hits from the second LLM call on (the first has spent nothing before it): its 2nd hit is at 3.
+  it.each([
+    ["tool_call", 2, { type: "tool_call", tool: "lookup", hitCount: 2 }],
+    ["llm_call", 3, { type: "usage", tokens: 1, hitCount: 2 }],
+  ] as const)(
+    "taken over from any write mid-attempt (a crash), a %s hit is counted once: hitCount 2 pauses at call %i",
+    async (phase, call, bp) => {
+      const first = callsBehindAPause([{ id: "c", ...bp }]);
+      const writes = everyWrite(first);
+      expect(await first.run()).toBe("parked");
+      // The first call's hit is counted, and written, before the call is made; the second waits its turn.
+      const midAttempt = writes.filter((w) => w.steps.ask?.status === "RUNNING" && w.debug!.hits.c === 1);
+      expect(midAttempt.length).toBeGreaterThan(0);
+      for (const stored of [first.t.committer.stored, ...midAttempt]) {
+        const s = callsBehindAPause([{ id: "c", ...bp }]);
+        s.t = s.t.resumed(stored);
+        const paused: string[] = [];
+        for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+          expect(paused.length).toBeLessThan(3);
+          paused.push(`${s.pause.breakpointId} ${s.pause.phase} ${s.pause.occurrence}`);
+        }
+        expect(paused).toContain(`c ${phase} ${call}`);
+        expect(paused.filter((p) => p.startsWith("c "))).toHaveLength(1);
+        // What kept the count once is gone with the step.
+        expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { waiting: [], callsPassed: [] } });
+      }
+    },
+  );
+
   it("three agents passing a usage threshold at one moment pause before each one's next LLM call in turn", async () => {
     // The first calls (0 so far) pass under it; each second call (15 so far, 5 expected) reaches it.
     const s = threeAgents([{ type: "usage", tokens: 16 }]);

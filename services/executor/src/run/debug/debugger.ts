@@ -163,6 +163,7 @@ export class Debugger {
   /** After a step completed, before anything after it runs: after_step, watch. */
   after(path: string, st: StepState, scope: Scope): Promise<Verdict> {
     const point: Point = { phase: "after", path, occurrence: 0 };
+    this.d.callsPassed = this.d.callsPassed.filter((c) => c.stepPath !== path);
     // Marked with the completion, before the decision's turn: a write between them (another branch's pause) must not
     // record the step completed and its breakpoint gone past, for a takeover to find. A watch may have changed.
     const watching = this.d.breakpoints.some((bp) => bp.type === "watch" && bp.enabled);
@@ -255,7 +256,7 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "tool_call", path, occurrence, toolCall: call };
-    if (this.mayHit(point)) this.markWaiting(point);
+    if (this.mayHit(point) && !this.callPassed(point)) this.markWaiting(point);
     return this.check(
       point,
       scope,
@@ -275,7 +276,7 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "llm_call", path, occurrence, usage: { totals: this.snap.usage, estimate } };
-    if (this.mayHit(point)) this.markWaiting(point);
+    if (this.mayHit(point) && !this.callPassed(point)) this.markWaiting(point);
     return this.check(
       point,
       scope,
@@ -317,6 +318,7 @@ export class Debugger {
   attemptEnded(step: Step, path: string, scope: Scope): void {
     const inside = insideAttempt(step, path, scope);
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
+    this.d.callsPassed = this.d.callsPassed.filter((c) => !inside(c));
   }
 
   /**
@@ -348,6 +350,7 @@ export class Debugger {
     d.pause = null;
     d.held = [];
     d.waiting = [];
+    d.callsPassed = [];
     d.claimed = null;
     d.checkpoint = null;
   }
@@ -397,6 +400,8 @@ export class Debugger {
       this.judged(point);
       return r.passed ? GO : this.pass(r, point);
     }
+    // A call the attempt went past, its hits counted (and maybe written), before a takeover ran the attempt again.
+    if (this.callPassed(point)) return GO;
     // A failure waits at its point for the pause to end, but a timeout: the step ran out of its time while the pause
     // stood, and fails (or retries) now, no on_error hitting for it. A point where a breakpoint matches waits its turn:
     // it is judged (its hit counted, its pause written) once the run comes back with no pause. Past any other point
@@ -413,7 +418,10 @@ export class Debugger {
       if (point.phase === "after") await this.rememberWatches(this.seenAt(point, scope));
       // Before a call, the count and the point no longer waiting are written before the call is made: a takeover must
       // not find the step waiting before a call it may have made (not in flight), nor the hit uncounted.
-      else if (counted) await this.host.committer.flush();
+      else if (counted) {
+        this.passCall(point);
+        await this.host.committer.flush();
+      }
       return GO;
     }
     if (point.phase === "error") {
@@ -437,7 +445,11 @@ export class Debugger {
     }
     const hit = await evaluate();
     this.judged(point);
-    if (!hit) return GO;
+    if (!hit) {
+      // Its hits counted (a call's point is marked waiting only where a breakpoint hits): the next write may take them.
+      if (waited) this.passCall(point);
+      return GO;
+    }
     await writePause(
       this.host.committer,
       this.host.effects,
@@ -622,6 +634,30 @@ export class Debugger {
   /** The resumed pause at `point`, if one was. */
   private resumedAt(point: Point): ResumedFrom | undefined {
     return this.d.resumed.find((r) => samePoint(r, point));
+  }
+
+  /**
+   * The run goes on past a call where hits were counted: the attempt's last such call (of its kind), which a takeover
+   * running the attempt again passes, with those before it, without counting them again.
+   */
+  private passCall(point: Point): void {
+    const { path, phase, occurrence } = point;
+    if (phase !== "tool_call" && phase !== "llm_call") return;
+    const attempt = this.snap.steps[path]?.attempts ?? 0;
+    const others = this.d.callsPassed.filter((c) => c.stepPath !== path || c.phase !== phase);
+    this.d.callsPassed = [...others, { stepPath: path, phase, attempt, occurrence }];
+  }
+
+  /** Whether the run went past the call `point` in this attempt of its step: see passCall. */
+  private callPassed(point: Point): boolean {
+    const attempt = this.snap.steps[point.path]?.attempts;
+    return this.d.callsPassed.some(
+      (c) =>
+        c.stepPath === point.path &&
+        c.phase === point.phase &&
+        c.attempt === attempt &&
+        point.occurrence <= c.occurrence,
+    );
   }
 
   /** Counts a hit of breakpoint `id`: its number. */
