@@ -21,8 +21,12 @@ export type ChildStart =
 export interface RunEffects extends AiEffects {
   /** Waits shorter than this stay in memory; longer ones park the execution. */
   readonly holdMs: number;
-  /** The step whose durable timer's resume this run handles, if one's did: a wait it finds early re-arms its timer. */
-  readonly wokenFor: string | null;
+  /**
+   * The step whose durable timer's resume this run handles, if one's did: a wait it finds early re-arms its timer. The
+   * run clears it once it has passed over the steps: a second pass in the same wake (passAgain) comes to that wait
+   * again, and each timer it arms is a message of its own.
+   */
+  wokenFor: string | null;
   /**
    * The process is stopping: the run parks at the next step it would start and at any wait, to
    * be handed to another replica, rather than run on past the stop's grace period.

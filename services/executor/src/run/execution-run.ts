@@ -102,7 +102,11 @@ export class ExecutionRun {
       const scope = rootScope(this.abort.signal, this.effects.secrets);
       outcome = await this.runTop(scope);
       // A point kept waiting for an earlier one's turn, which this pass never came to: the run passes over it again.
-      while (outcome.kind === "parked" && this.debug?.passAgain()) outcome = await this.runTop(scope);
+      // What woke it was handled by the first pass, which armed again the timer that woke it early.
+      while (outcome.kind === "parked" && this.debug?.passAgain()) {
+        this.effects.wokenFor = null;
+        outcome = await this.runTop(scope);
+      }
       if (this.snap.cancelRequested) throw new CancelledError(this.snap.cancelReason);
       // Replayed while paused after its last step (a wake that came meanwhile): the pause holds.
       if (this.debug?.pausedStep && outcome.kind !== "failed") outcome = { kind: "parked" };

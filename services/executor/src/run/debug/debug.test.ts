@@ -1113,7 +1113,7 @@ describe("concurrent branches: each point pauses once", () => {
    * after_step breakpoint of its own (`x<i>` for item i). a completes once every x runs, and the x complete behind a's
    * pause one at a time in the order `arrival`: each once the one before it waits its turn.
    */
-  const arrivingIn = (arrival: number[]) => {
+  const arrivingIn = (arrival: number[], more: Record<string, unknown[]> = {}) => {
     const items = [0, 1, 2, 3];
     const s = new Session(
       [
@@ -1123,6 +1123,7 @@ describe("concurrent branches: each point pauses once", () => {
           branches: {
             left: [code("a", { code: "a" })],
             right: [{ name: "each", type: "foreach", items, concurrency: 4, steps: [code("x", { code: "x" })] }],
+            ...more,
           },
         },
       ],
@@ -1245,6 +1246,29 @@ describe("concurrent branches: each point pauses once", () => {
     }
     expect(paused).toEqual([2, 0, 1].map((i) => `each[${i}].x`));
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { x3: 1 }, waiting: [] } });
+  });
+
+  it("a wait's timer that woke the run early is armed again once, however many passes the run makes", async () => {
+    const s = arrivingIn([3, 2, 0, 1], { slow: [{ name: "nap", type: "wait", seconds: 3600 }] });
+    expect(await s.run()).toBe("parked");
+    const d = s.snap.debug!;
+    // x3 came first but goes on in its turn, which the run comes to last: a second pass pauses at x2.
+    replaceBreakpoints(
+      d,
+      d.breakpoints.map((bp) => (bp.id === "x3" ? { ...bp, hitCount: 2 } : bp)),
+      "ada",
+    );
+    expect(s.effects.wakes.filter((w) => w.path === "nap")).toHaveLength(1);
+    // The wake comes from nap's timer, early: the run arms it again.
+    s.effects.wokenFor = "nap";
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause.stepPath).toBe("each[2].x");
+    const due = s.step("nap").waitUntil;
+    // Two timers in all: the one its wait armed, and the one the early wake armed again; not one per pass.
+    expect(s.effects.wakes.filter((w) => w.path === "nap")).toEqual([
+      { path: "nap", dueAt: due },
+      { path: "nap", dueAt: due },
+    ]);
   });
 
   /**
