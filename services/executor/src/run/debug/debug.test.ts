@@ -1339,6 +1339,37 @@ describe("concurrent branches: each point pauses once", () => {
     expect(s.pause).toMatchObject({ breakpointId: "p", stepPath: "b" });
   });
 
+  it("a failure held in a container that timed out behind the pause leaves the held list", async () => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a", { code: "a" })],
+            mid: [{ name: "loop", type: "foreach", items: [0, 1], concurrency: 2, timeout: 0.5, steps: [code("x")] }],
+          },
+        },
+      ],
+      [{ id: "a", type: "after_step", step: "a" }],
+    );
+    // a pauses once both items run; item 0 then fails behind the pause (held), item 1 runs on until the timeout.
+    s.effects.code = async (req, signal) => {
+      if (req.code === "a") await until("all started", () => s.effects.codeCalls.length === 3);
+      else if (req.item === 0) {
+        await until("paused", () => s.snap.debug!.pause !== null);
+        return codeFailed("boom");
+      } else return untilAborted(signal);
+      return codeOk(req.code);
+    };
+    expect(await s.run()).toBe("parked");
+    expect(s.pause.stepPath).toBe("a");
+    expect(s.step("loop")).toMatchObject({ status: "FAILED", error: expect.stringContaining("timed out") });
+    expect({ record: s.snap.debug!.held, listed: waitingPoints(s.snap).held }).toEqual({ record: [], listed: [] });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.snap.status).toBe("FAILED");
+  });
+
   it("abort at a pause while other branches wait after their steps cancels the run; none of them pauses", async () => {
     const s = threeBranches();
     expect(await s.run()).toBe("parked");

@@ -313,11 +313,13 @@ export class Debugger {
   /**
    * An attempt of the step at `path` failed (a timeout too), whatever comes of it: the run never comes back to the
    * points inside it (its items, steps and calls end with it, and a new attempt passes them anew), so those waiting
-   * their turn leave the list now, with the write that records the failure, rather than being listed as pausing.
+   * their turn and the failures held there leave the lists now, with the write that records the failure, rather than
+   * being listed behind the pause.
    */
   attemptEnded(step: Step, path: string, scope: Scope): void {
     const inside = insideAttempt(step, path, scope);
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
+    this.d.held = this.d.held.filter((h) => !inside({ stepPath: h.stepPath, phase: "error" }));
     this.d.callsPassed = this.d.callsPassed.filter((c) => !inside(c));
   }
 
