@@ -163,6 +163,7 @@ export class Debugger {
   /** After a step completed, before anything after it runs: after_step, watch. */
   after(path: string, st: StepState, scope: Scope): Promise<Verdict> {
     const point: Point = { phase: "after", path, occurrence: 0 };
+    // Its attempt is over: no takeover runs its calls again.
     this.d.callsPassed = this.d.callsPassed.filter((c) => c.stepPath !== path);
     // Marked with the completion, before the decision's turn: a write between them (another branch's pause) must not
     // record the step completed and its breakpoint gone past, for a takeover to find. A watch may have changed.
@@ -314,7 +315,7 @@ export class Debugger {
    * An attempt of the step at `path` failed (a timeout too), whatever comes of it: the run never comes back to the
    * points inside it (its items, steps and calls end with it, and a new attempt passes them anew), so those waiting
    * their turn and the failures held there leave the lists now, with the write that records the failure, rather than
-   * being listed behind the pause.
+   * being listed behind the pause; what kept its calls' hits counted once (passCall) goes too.
    */
   attemptEnded(step: Step, path: string, scope: Scope): void {
     const inside = insideAttempt(step, path, scope);
