@@ -2,7 +2,8 @@ import type { Completion, CompletionContext, CompletionResult } from "@codemirro
 import type { SchemaNav } from "./schema-nav";
 import { expressionNamesAt } from "./expression-names";
 import { expressionScopeAt } from "./expression-scope";
-import { outputFieldsAt } from "./output-paths";
+import { expressionBefore, outputFieldsAt } from "./output-paths";
+import type { OutputsAt } from "./preview-context";
 import { contextAt } from "./yaml-context";
 
 /** Keys whose values are a short list: choosing one opens the list of its values at once. */
@@ -61,13 +62,17 @@ export function workflowCompletions(nav: SchemaNav) {
 }
 
 /**
- * Completion of the fields of a step's known output (the latest run's, or a step test's) after
- * `steps.<name>.output.` inside `{{ … }}`. `known` is asked at each completion: outputs arrive later.
+ * Completion of the fields of a step's known output (the latest run's, or a step test's; in a foreach, item 0's run of
+ * a step of its item) after `steps.<name>.output.` inside `{{ … }}`. `known` is asked at each completion: outputs
+ * arrive later.
  */
-export function outputCompletions(known: () => Readonly<Record<string, unknown>>) {
+export function outputCompletions(known: OutputsAt) {
   return (context: CompletionContext): CompletionResult | null => {
     const line = context.state.doc.lineAt(context.pos);
-    const at = outputFieldsAt(line.text.slice(0, context.pos - line.from), known());
+    const before = line.text.slice(0, context.pos - line.from);
+    // Only inside an expression is the workflow read for what the cursor's step can read.
+    if (expressionBefore(before) === null) return null;
+    const at = outputFieldsAt(before, known(context.state.doc.toString(), context.pos).outputs);
     if (!at) return null;
     return {
       from: context.pos - at.word.length,

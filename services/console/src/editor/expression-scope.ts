@@ -16,9 +16,8 @@ export interface ScopeForeach {
   steps: string[];
 }
 
-/** What an expression written at one place of a workflow can read (docs/workflow-format.md#expressions). */
-export interface ExpressionScope {
-  variables: ScopeName[];
+/** Of what an expression can read, what its step's place among the steps gives it. */
+export interface StepScope {
   /** The steps that run before the expression's step, outermost first: `steps.<name>`. */
   steps: ScopeName[];
   /** Inside a foreach's steps: `item` is its current item. */
@@ -28,6 +27,11 @@ export interface ExpressionScope {
    * outside a foreach, or when one of them has no name.
    */
   foreach: ScopeForeach[];
+}
+
+/** What an expression written at one place of a workflow can read (docs/workflow-format.md#expressions). */
+export interface ExpressionScope extends StepScope {
+  variables: ScopeName[];
   /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
   approvalGroups: string[] | null;
 }
@@ -86,6 +90,30 @@ function holders(g: CanvasGraph, node: CanvasNode): CanvasNode[] {
   return out;
 }
 
+/** What the steps `node` (one of the canvas graph `g`'s, or none) can read: the steps before it, its foreach items. */
+export function stepScopeOf(g: CanvasGraph, node: CanvasNode | undefined): StepScope {
+  const around = node === undefined ? [] : holders(g, node);
+  const readable = node === undefined ? [] : readableSteps(g, node);
+  const innermostForeach = (n: CanvasNode) =>
+    holders(g, n)
+      .slice(1)
+      .find((h) => h.type === "foreach");
+  const loops = around
+    .slice(1)
+    .filter((n) => n.type === "foreach")
+    .reverse();
+  return {
+    steps: readable.map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
+    inForeach: loops.length > 0,
+    foreach: loops.some((loop) => loop.name === undefined)
+      ? []
+      : loops.map((loop) => ({
+          name: loop.name!,
+          steps: readable.filter((n) => innermostForeach(n) === loop).map((n) => n.name!),
+        })),
+  };
+}
+
 /**
  * What an expression at `offset` of the workflow `source` (its text, or that text read already) can read. Read from
  * the text as it is, which may hold a mistake elsewhere: the steps the canvas's reading finds, and the YAML's variables.
@@ -97,26 +125,10 @@ export function expressionScopeAt(source: string | Source, offset: number): Expr
   const id = nodeAt(g, read.text, offset);
   const node = g.nodes.find((n) => n.id === id);
   const around = node === undefined ? [] : holders(g, node);
-  const readable = node === undefined ? [] : readableSteps(g, node);
-  const innermostForeach = (n: CanvasNode) =>
-    holders(g, n)
-      .slice(1)
-      .find((h) => h.type === "foreach");
-  const loops = around
-    .slice(1)
-    .filter((n) => n.type === "foreach")
-    .reverse();
   const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
   return {
     variables: variablesOf(doc),
-    steps: readable.map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
-    inForeach: loops.length > 0,
-    foreach: loops.some((loop) => loop.name === undefined)
-      ? []
-      : loops.map((loop) => ({
-          name: loop.name!,
-          steps: readable.filter((n) => innermostForeach(n) === loop).map((n) => n.name!),
-        })),
+    ...stepScopeOf(g, node),
     approvalGroups: gate === undefined ? null : approvalGroupsAt(doc, gate.range.start),
   };
 }

@@ -48,7 +48,9 @@ import { expressionCompletions, outputCompletions, reopensAfter, workflowComplet
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { expressionPreview } from "./expression-preview";
 import { outputHover } from "./output-hover";
-import { NOTHING_KNOWN, type KnownData } from "./preview-context";
+import { expressionScopeAt } from "./expression-scope";
+import { NOTHING_KNOWN, readableOutputs, type KnownData, type KnownItems, type OutputsAt } from "./preview-context";
+import { PreviewRunner } from "./preview-runner";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
 import { yamlIndent } from "./yaml-indent";
@@ -71,7 +73,10 @@ export interface WorkflowEditorOptions {
   onCursor?(offset: number): void;
   /** The editor got the focus: it is where a picked output field goes (`insert`). */
   onFocus?(): void;
-  /** The known output of each step by name, for completion after `steps.<name>.output.` and its value on hover. */
+  /**
+   * The known output of each top-level step by name, for completion after `steps.<name>.output.` and its value on
+   * hover; inside a foreach, `knownData`'s item-0 results of the steps of its item stand over them.
+   */
   knownOutputs?(): Readonly<Record<string, unknown>>;
   /** What an expression at the cursor is previewed on: the steps' known results, the latest run's variables. */
   knownData?(): KnownData;
@@ -203,7 +208,10 @@ function tabKeys(): { extensions: Extension; destroy(): void } {
 
 export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEditorOptions): WorkflowEditor {
   const readOnly = new Compartment();
-  const known = options.knownOutputs ?? (() => ({}));
+  const knownOutputs = options.knownOutputs ?? (() => ({}));
+  const knownData = options.knownData ?? (() => NOTHING_KNOWN);
+  const known: OutputsAt = (text, offset) =>
+    readableOutputs(expressionScopeAt(text, offset), knownData(), knownOutputs());
   let standing: StandingIssues | null = null;
   const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
   const tab = tabKeys();
@@ -247,7 +255,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
           icons: false,
         }),
         outputHover(known),
-        expressionPreview(options.knownData ?? (() => NOTHING_KNOWN)),
+        expressionPreview(knownData),
         rectangularSelection(),
         crosshairCursor(),
         highlightActiveLine(),
@@ -351,4 +359,23 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
       view.destroy();
     },
   };
+}
+
+export { PreviewRunner };
+
+/**
+ * Item 0 of the innermost of nested foreach steps (their `items` outermost first, as readableOutputs gives them) in the
+ * latest run, rendered as the preview renders it, in `runner`'s worker; null when not known.
+ */
+export async function firstItemOf(runner: PreviewRunner, items: KnownItems[]): Promise<{ value: unknown } | null> {
+  if (items.length === 0) return null;
+  const answer = await runner.preview({
+    expression: "item",
+    condition: false,
+    field: null,
+    context: {},
+    itemSteps: [],
+    items,
+  });
+  return answer?.item ?? null;
 }

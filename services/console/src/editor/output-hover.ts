@@ -1,17 +1,21 @@
 import { hoverTooltip } from "@codemirror/view";
 import { glance } from "./glance";
 import { outputExpression, outputPathAt, valueAt } from "./output-paths";
+import type { OutputsAt } from "./preview-context";
 
 /**
  * Hovering a `steps.<name>.output…` path in an expression shows the known value there (the latest run's, a pin's or a
- * step test's: `known`, asked at each hover), up to the segment under the pointer.
+ * step test's; in a foreach, item 0's run of a step of its item: `known`, asked at each hover), up to the segment under
+ * the pointer.
  */
-export function outputHover(known: () => Readonly<Record<string, unknown>>) {
+export function outputHover(known: OutputsAt) {
   return hoverTooltip((view, pos) => {
     const line = view.state.doc.lineAt(pos);
     const at = outputPathAt(line.text, pos - line.from);
-    const outputs = known();
-    if (!at || !Object.hasOwn(outputs, at.step)) return null;
+    if (!at) return null;
+    const { outputs, itemSteps } = known(view.state.doc.toString(), pos);
+    if (!Object.hasOwn(outputs, at.step)) return null;
+    const whose = itemSteps.includes(at.step) ? "item 0 of the latest run" : "as last known";
     const value = valueAt(outputs[at.step], at.path);
     return {
       pos: line.from + at.from,
@@ -22,7 +26,7 @@ export function outputHover(known: () => Readonly<Record<string, unknown>>) {
         dom.className = "cm-known-value";
         const title = document.createElement("div");
         title.className = "cm-known-value-title";
-        title.textContent = `${outputExpression(at.step, at.path)}, as last known`;
+        title.textContent = `${outputExpression(at.step, at.path)}, ${whose}`;
         const body = document.createElement("pre");
         body.textContent = value === undefined ? "not in the known output" : glance(value);
         dom.append(title, body);

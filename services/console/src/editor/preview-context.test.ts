@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSource } from "@wf/shared/canvas";
 import { expressionScopeAt } from "./expression-scope";
-import { previewData, type KnownData, type KnownStep } from "./preview-context";
+import { previewData, readableOutputs, type KnownData, type KnownStep } from "./preview-context";
 
 const TEXT = `name: x
 steps:
@@ -101,5 +101,41 @@ describe("previewData, what an expression is previewed on", () => {
       items: [],
     });
     expect(at("{{ item }} {{ steps.pre", { ...known, foreach: {} }).items).toEqual([]);
+  });
+});
+
+describe("readableOutputs, the outputs a step's fields read as steps.<name>.output", () => {
+  /** The top-level steps' known outputs: the latest run's, over which the pins and step tests. */
+  const outputs = { fetch: 1, greet: "hi", shape: "top", pre: 2, later: "after" };
+  const of = (marker: string, data = known) =>
+    readableOutputs(expressionScopeAt(source, TEXT.indexOf(marker) + 2), data, outputs);
+
+  it("outside a foreach, are the known outputs as they are", () => {
+    expect(of("{{ steps.fetch")).toEqual({ outputs, itemSteps: [], items: [] });
+  });
+
+  it("inside one, are the item's earlier steps as item 0 of the latest run ran them, over a top-level one", () => {
+    expect(of('{{ steps.shape.output }}" }\n  - name: fan')).toEqual({
+      outputs: { fetch: 1, greet: "hi", pre: 2, later: "after", shape: "item 0", inner: [] },
+      itemSteps: ["shape", "inner"],
+      items: [known.foreach.each],
+    });
+  });
+
+  it("in a nested foreach, are those of each enclosing item too; a failed or missing item run is unknown", () => {
+    const failed = { ...known.foreach["each[0].inner"]!, steps: { deep: { ...done(null), status: "FAILED" } } };
+    expect(of("{{ steps.deep")).toMatchObject({
+      outputs: { shape: "item 0", deep: "deep 0" },
+      itemSteps: ["shape", "deep"],
+    });
+    const ranNot = of("{{ steps.deep", { ...known, foreach: { ...known.foreach, "each[0].inner": failed } });
+    expect(ranNot.outputs).not.toHaveProperty("deep");
+    expect(ranNot.itemSteps).toEqual(["shape"]);
+    const none = of('{{ steps.shape.output }}" }\n  - name: fan', { ...known, foreach: {} });
+    expect(none).toEqual({ outputs: { fetch: 1, greet: "hi", pre: 2, later: "after" }, itemSteps: [], items: [] });
+  });
+
+  it("in a foreach in a parallel's branch, are the top level's, with that foreach's items", () => {
+    expect(of("{{ item }} {{ steps.pre")).toEqual({ outputs, itemSteps: [], items: [known.foreach.branched] });
   });
 });

@@ -1,4 +1,4 @@
-import type { ExpressionScope } from "./expression-scope";
+import type { StepScope } from "./expression-scope";
 
 /** A step's result as an expression reads it: `steps.<name>`. */
 export interface KnownStep {
@@ -55,7 +55,7 @@ export interface PreviewData {
 }
 
 /** The paths of the foreach steps holding an expression in `scope`, outermost first, in item 0 of each. */
-const foreachPaths = (scope: ExpressionScope) =>
+const foreachPaths = (scope: StepScope) =>
   scope.foreach.map((_, i) =>
     scope.foreach
       .slice(0, i + 1)
@@ -68,7 +68,7 @@ const foreachPaths = (scope: ExpressionScope) =>
  * step is read as that run resolves `steps.<name>` in an item: the innermost item's own run of it first, outward to the
  * top level; a step inside a foreach has no pin or step test, so only its run in item 0 is known.
  */
-export function previewData(scope: ExpressionScope, known: KnownData): PreviewData {
+export function previewData(scope: StepScope, known: KnownData): PreviewData {
   const items = foreachPaths(scope).flatMap((path) =>
     Object.hasOwn(known.foreach, path) ? [known.foreach[path]!] : [],
   );
@@ -91,4 +91,37 @@ export function previewData(scope: ExpressionScope, known: KnownData): PreviewDa
     itemSteps,
     items: items.length === scope.foreach.length ? items : [],
   };
+}
+
+/** The outputs an expression at one place of a workflow reads as `steps.<name>.output`, for picking and completion. */
+export interface ReadableOutputs {
+  /** Each step's known output by name (a step left out is unknown there). */
+  outputs: Readonly<Record<string, unknown>>;
+  /** The steps of `outputs` whose output is their run in item 0 of a foreach holding the place. */
+  itemSteps: string[];
+  /** The items of the foreach steps holding the place, as previewData has them: `item` is the first of the last. */
+  items: KnownItems[];
+}
+
+/** What an expression at `offset` of the workflow `text` reads as `steps.<name>.output`. */
+export type OutputsAt = (text: string, offset: number) => ReadableOutputs;
+
+/**
+ * The outputs an expression in `scope` reads, as its preview reads them: outside a foreach, the known `outputs` of the
+ * top-level steps (the latest run's, a pin's or a step test's) as they are; inside one, the steps of its item (and of
+ * each enclosing item) are their completed run in item 0 of the latest run, over those, and unknown without it.
+ */
+export function readableOutputs(
+  scope: StepScope,
+  known: KnownData,
+  outputs: Readonly<Record<string, unknown>>,
+): ReadableOutputs {
+  if (scope.foreach.length === 0) return { outputs, itemSteps: [], items: [] };
+  const { context, itemSteps, items } = previewData(scope, known);
+  const inItem = new Set(scope.foreach.flatMap((f) => f.steps).concat(itemSteps));
+  const readable = Object.fromEntries(Object.entries(outputs).filter(([name]) => !inItem.has(name)));
+  const steps = context.steps as Readonly<Record<string, KnownStep>>;
+  const completed = itemSteps.filter((name) => steps[name]!.status === "COMPLETED");
+  for (const name of completed) readable[name] = steps[name]!.output;
+  return { outputs: readable, itemSteps: completed, items };
 }

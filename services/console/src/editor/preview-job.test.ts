@@ -134,14 +134,19 @@ describe("previewOf, `item` inside a foreach", () => {
       text: '"Bob"',
       field: { kind: "value", text: '"Dear Bob from Ada"' },
       fromItem: "item: item 0 of the latest run",
+      // Whole, for the step panel's tree of it.
+      item: { value: { name: "Bob" } },
     });
     expect(await inField("{{ item }} of 2", "item", { items: [7, 8], context: {}, steps: {} })).toMatchObject({
       text: "7",
+      item: { value: 7 },
       field: { text: '"7 of 2"' },
       fromItem: "item: item 0 of the latest run",
     });
     // Said only where the expression or its field reads it.
-    expect(await inField("{{ vars.who }}!", "vars.who", rendered)).not.toHaveProperty("fromItem");
+    const unread = await inField("{{ vars.who }}!", "vars.who", rendered);
+    expect(unread).not.toHaveProperty("fromItem");
+    expect(unread).not.toHaveProperty("item");
   });
 
   it("stays unknown when the run's items are not known here: secrets, a name not known, none at all", async () => {
@@ -199,6 +204,11 @@ describe("previewOf, a step run in the same foreach item", () => {
       itemSteps: ["shape"],
       items: [{ items: ["x"], context: {}, steps: {} }],
     });
-    expect(answer).toEqual({ kind: "value", text: '"x5"', fromItem: "item, steps.shape: item 0 of the latest run" });
+    expect(answer).toEqual({
+      kind: "value",
+      text: '"x5"',
+      fromItem: "item, steps.shape: item 0 of the latest run",
+      item: { value: "x" },
+    });
   });
 });

@@ -32,6 +32,8 @@ export interface PreviewAnswer extends PreviewLine {
   field?: PreviewLine;
   /** The names it read of a foreach's first item in the latest run: `item, steps.shape: item 0 of the latest run`. */
   fromItem?: string;
+  /** The item it read as `item` (item 0 of the latest run), whole: the step panel shows it as a tree. */
+  item?: { value: unknown };
 }
 
 /** A few lines: the preview sits over the text being written. */
@@ -180,5 +182,6 @@ export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer>
     ...answer,
     ...(rendered === null || same ? {} : { field: rendered }),
     ...(fromItem.length === 0 ? {} : { fromItem: `${fromItem.join(", ")}: item 0 of the latest run` }),
+    ...(item === null ? {} : { item }),
   };
 }
