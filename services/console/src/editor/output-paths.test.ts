@@ -26,6 +26,12 @@ describe("outputExpression, the expression reading one field of a step's output"
     expect(outputExpression("fetch", ["$meta"])).toBe("steps.fetch.output.`$meta`");
   });
 
+  it("reads a foreach's current item for no step", async () => {
+    expect(outputTemplate(null, ["rows", 0, "my key"])).toBe("{{ item.rows[0].`my key` }}");
+    expect(outputExpression(null, [])).toBe("item");
+    expect(await jsonata(outputExpression(null, ["items", 1, "tags", 0])).evaluate({ item: OUTPUT })).toBe("red");
+  });
+
   it("gives expressions that JSONata reads as the field they name", async () => {
     const data = { steps: { fetch: { output: OUTPUT }, "fetch-data": { output: OUTPUT } } };
     const cases: Array<[string, Array<string | number>, unknown]> = [

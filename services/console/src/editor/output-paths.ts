@@ -15,9 +15,12 @@ export function written(name: string): string | null {
   return name.includes("`") ? null : `\`${name}\``;
 }
 
-/** The expression reading `path` of step `step`'s output, e.g. `steps.fetch.output.items[0].id`. */
-export function outputExpression(step: string, path: readonly PathSegment[]): string {
-  let text = `steps.${written(step) ?? step}.output`;
+/**
+ * The expression reading `path` of step `step`'s output, e.g. `steps.fetch.output.items[0].id`; of a foreach's current
+ * item for a `step` of null, e.g. `item.title`.
+ */
+export function outputExpression(step: string | null, path: readonly PathSegment[]): string {
+  let text = step === null ? "item" : `steps.${written(step) ?? step}.output`;
   for (const segment of path) {
     if (typeof segment === "number") text += `[${segment}]`;
     else {
@@ -29,7 +32,7 @@ export function outputExpression(step: string, path: readonly PathSegment[]): st
 }
 
 /** The template that puts the value of `path` in a text: `{{ steps.fetch.output.items[0].id }}`. */
-export function outputTemplate(step: string, path: readonly PathSegment[]): string {
+export function outputTemplate(step: string | null, path: readonly PathSegment[]): string {
   return `{{ ${outputExpression(step, path)} }}`;
 }
 

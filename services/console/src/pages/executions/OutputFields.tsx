@@ -6,8 +6,8 @@ const MAX_DEPTH = 6;
 const MAX_TEXT = 80;
 
 interface Props {
-  /** The step whose output it is: the expressions read `steps.<step>.output…`. */
-  step: string;
+  /** The step whose output it is: the expressions read `steps.<step>.output…`; null for a foreach's item, `item…`. */
+  step: string | null;
   value: unknown;
   /** A field was picked: its template (`{{ steps.fetch.output.items[0].id }}`) and its path. */
   onPick(template: string, path: readonly PathSegment[]): void;
@@ -21,8 +21,15 @@ interface Props {
  */
 export function OutputFields({ step, value, onPick, action = "Insert" }: Props) {
   return (
-    <ul className="output-fields" aria-label={`Fields of ${step}'s output`}>
-      <Field step={step} name="output" path={[]} value={value} onPick={onPick} action={action} />
+    <ul className="output-fields" aria-label={step === null ? "Fields of item" : `Fields of ${step}'s output`}>
+      <Field
+        step={step}
+        name={step === null ? "item" : "output"}
+        path={[]}
+        value={value}
+        onPick={onPick}
+        action={action}
+      />
     </ul>
   );
 }

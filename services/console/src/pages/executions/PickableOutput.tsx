@@ -3,10 +3,10 @@ import { useInsertTargets } from "../../ui/insert-target";
 import { OutputFields } from "./OutputFields";
 
 /**
- * A step's output whose fields go, when pressed, into the input focused last (on the editor page),
- * or to the clipboard (where there is none); a line says which.
+ * A step's output (or, for a `step` of null, a foreach's item) whose fields go, when pressed, into the input focused
+ * last (on the editor page), or to the clipboard (where there is none); a line says which.
  */
-export function PickableOutput({ step, value }: { step: string; value: unknown }) {
+export function PickableOutput({ step, value }: { step: string | null; value: unknown }) {
   const targets = useInsertTargets();
   const [said, setSaid] = useState("");
   const pick = (template: string) => {

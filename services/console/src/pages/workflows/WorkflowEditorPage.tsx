@@ -22,8 +22,11 @@ import { foreachLineage } from "./foreach-lineage";
 import { StepPinPanel } from "./StepPinPanel";
 import { StepTestPanel } from "./StepTestPanel";
 import { stepsBefore } from "../../canvas/steps-before";
+import { stepScopeOf } from "../../editor/expression-scope";
+import { readableOutputs, type KnownItems } from "../../editor/preview-context";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
+import { useFirstItem } from "./useFirstItem";
 import { useKnownOutputs } from "./useKnownOutputs";
 import { secretsQuery } from "../secrets/queries";
 import { usePins } from "./usePins";
@@ -31,6 +34,9 @@ import { useWorkflowSave } from "./useWorkflowSave";
 import { YamlEditor } from "./YamlEditor";
 import { downloadText, nameIn, yamlFileName } from "./workflow-file";
 import "./workflows.css";
+
+/** No foreach around the selected step: a list that stays the same across renders. */
+const NO_ITEMS: readonly KnownItems[] = [];
 
 /**
  * `/workflows/new` and `/workflows/:id`: the YAML editor, with save, run and versions. Both routes
@@ -104,6 +110,15 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const pins = usePins(saved.id);
   const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);
   const known = useKnownOutputs(saved.id, pins);
+  // What the selected step reads: inside a foreach, the steps of its item as item 0 of the latest run ran them.
+  const readable = useMemo(
+    () =>
+      canvas.selectedNode === undefined
+        ? null
+        : readableOutputs(stepScopeOf(canvas.graph, canvas.selectedNode), known.data, known.outputs),
+    [canvas.graph, canvas.selectedNode, known.data, known.outputs],
+  );
+  const firstItem = useFirstItem(module, readable?.items ?? NO_ITEMS);
   const knownNow = useRef(known.outputs);
   knownNow.current = known.outputs;
   const knownData = useRef(known.data);
@@ -333,8 +348,10 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   onClose={canvas.deselect}
                   outputs={
                     <KnownOutputsPanel
-                      outputs={known.outputs}
+                      outputs={readable?.outputs ?? known.outputs}
                       before={stepsBefore(canvas.graph, canvas.selectedNode)}
+                      itemSteps={readable?.itemSteps}
+                      item={firstItem}
                     />
                   }
                   test={
