@@ -7,7 +7,9 @@ import {
   describeInBrowser,
   screenshot,
   signedIn,
+  startExecution,
   useSharedConsoleService,
+  whenCanvasStill,
 } from "./support";
 
 const { service } = useSharedConsoleService();
@@ -132,6 +134,126 @@ steps:
     expect(await hovered.locator("pre").textContent()).toMatch(/\n… \d+ more lines$/);
     await screenshot(page, "expression-hover-light");
     expect(await axeAudit(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("inside a foreach, completes, shows and maps the item's earlier steps and item as item 0 of the latest run", async () => {
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+    const workflowId = await createWorkflow(
+      page,
+      `name: loop-${Date.now()}
+steps:
+  - { name: fetch, type: transform, output: { rows: [{ title: first, tags: [a] }, { title: second, tags: [] }] } }
+  - name: each
+    type: foreach
+    items: "{{ steps.fetch.output.rows }}"
+    steps:
+      - { name: shape, type: transform, output: { upper: "{{ $uppercase(item.title) }}" } }
+      - name: inner
+        type: foreach
+        items: "{{ item.tags }}"
+        steps:
+          - { name: tagged, type: transform, output: { tag: "{{ item }}" } }
+          - { name: deep, type: transform, output: "deep" }
+      - { name: note, type: transform, output: "Note:" }
+  - { name: after, type: transform, output: "done" }
+`,
+    );
+    const executionId = await startExecution(page, workflowId);
+    await expect
+      .poll(
+        async () =>
+          (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
+        { timeout: 30_000 },
+      )
+      .toBe("COMPLETED");
+    await page.goto(`/console/workflows/${workflowId}`);
+    const node = (name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
+    await node("note").waitFor();
+    await whenCanvasStill(page);
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    const known = panel.getByRole("region", { name: "Outputs of earlier steps" });
+    const listed = () => known.locator("summary").allTextContents();
+    const open = (name: string) => known.locator("summary", { hasText: new RegExp(`^${name}\\b`) }).click();
+
+    // In the YAML, in the nested item: completion and hover read each item's run of its steps.
+    const line = page.locator(".cm-line", { hasText: "name: deep" });
+    await line.click();
+    await page.keyboard.press("End");
+    for (let i = '" }'.length; i > 0; i--) await page.keyboard.press("ArrowLeft");
+    await page.keyboard.type(" {{ steps.tagged.output.");
+    const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
+    await expect.poll(() => options.allTextContents()).toEqual(["tag"]);
+    await options.getByText("tag", { exact: true }).click();
+    await page.keyboard.type(" }} {{ steps.shape.output.upper }}");
+    expect(await line.textContent()).toContain(
+      'output: "deep {{ steps.tagged.output.tag }} {{ steps.shape.output.upper }}"',
+    );
+    const hovered = page.locator(".cm-known-value");
+    for (let i = "r }}".length; i > 0; i--) await page.keyboard.press("ArrowLeft");
+    const cursor = (await page.locator(".cm-cursor-primary").boundingBox())!;
+    // Moved a pixel at each try: a hover shows once the pointer rests, and the preview opening may close it.
+    let nudge = 0;
+    await expect
+      .poll(
+        async () => {
+          await page.mouse.move(cursor.x + 2 + (nudge = 1 - nudge), cursor.y + cursor.height / 2);
+          return (await hovered.count()) > 0 ? hovered.locator("pre").textContent() : null;
+        },
+        { timeout: 10_000, interval: 500 },
+      )
+      .toBe('"FIRST"');
+    expect(await hovered.locator(".cm-known-value-title").textContent()).toBe(
+      "steps.shape.output.upper, item 0 of the latest run",
+    );
+    await screenshot(page, "expression-completion-foreach-hover");
+    expect(await axeAudit(page)).toEqual([]);
+    await page.mouse.move(0, 0);
+    await hovered.waitFor({ state: "detached" });
+
+    // A step of the item: its earlier steps there and `item` as the run had them in item 0, the top level's as before.
+    await node("note").click();
+    await panel.getByRole("heading", { name: "note" }).waitFor();
+    await expect
+      .poll(listed, { timeout: 10_000 })
+      .toEqual([
+        "item (item 0 of the latest run)",
+        "fetch",
+        "shape (item 0 of the latest run)",
+        "inner (item 0 of the latest run)",
+      ]);
+    const output = panel.getByRole("textbox", { name: /^output/ });
+    await output.click();
+    await output.press("End");
+    await open("shape");
+    await known.getByRole("button", { name: "Insert steps.shape.output.upper", exact: true }).click();
+    await open("item");
+    await known.getByRole("button", { name: "Insert item.title", exact: true }).click();
+    await expect.poll(() => output.inputValue()).toBe("Note:{{ steps.shape.output.upper }}{{ item.title }}");
+    await known.scrollIntoViewIfNeeded();
+    await screenshot(page, "expression-completion-foreach-panel");
+    expect(await axeAudit(page)).toEqual([]);
+
+    // Nested: the outer item's steps and the inner item's, and the inner `item`, each at item 0.
+    await node("deep").click();
+    await panel.getByRole("heading", { name: "deep" }).waitFor();
+    await expect
+      .poll(listed)
+      .toEqual([
+        "item (item 0 of the latest run)",
+        "fetch",
+        "shape (item 0 of the latest run)",
+        "tagged (item 0 of the latest run)",
+      ]);
+    await open("item");
+    expect(await known.getByRole("button", { name: "Insert item", exact: true }).textContent()).toBe("item");
+    expect(await known.locator(".field-value").first().textContent()).toBe('"a"');
+    // After the foreach, nothing of its items: the top-level steps' outputs only.
+    await node("after").click();
+    await panel.getByRole("heading", { name: "after" }).waitFor();
+    await expect.poll(listed).toEqual(["fetch", "each"]);
+
     expect(errors).toEqual([]);
     await context.close();
   });
