@@ -9,6 +9,7 @@ import {
   signedIn,
   startExecution,
   unexpectedErrors,
+  untilStatus,
   useSharedConsoleService,
 } from "./support";
 
@@ -39,15 +40,6 @@ steps:
   - { name: publish, type: transform, output: "{{ steps.greet.output.text }}" }
 `;
 
-async function ended(page: Page, id: string, status: string): Promise<void> {
-  await expect
-    .poll(
-      async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status,
-      { timeout: 30_000 },
-    )
-    .toBe(status);
-}
-
 /** The visible step rows, each as "path: status A | status B". */
 async function rowsShown(page: Page): Promise<string[]> {
   const rows = page.getByRole("table", { name: "Steps compared" }).locator("tbody tr[data-step-path]");
@@ -68,9 +60,9 @@ describeInBrowser("comparing two runs", () => {
       const name = `compare-${Date.now()}`;
       const workflowId = await createWorkflow(page, WORKFLOW(name));
       const a = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
-      await ended(page, a, "COMPLETED");
+      await untilStatus(page, a, "COMPLETED");
       const b = await startExecution(page, workflowId, { inputs: { who: "Grace", fail: true } });
-      await ended(page, b, "FAILED");
+      await untilStatus(page, b, "FAILED");
 
       // From B's page: the run before it is offered first.
       await page.goto(`/console/executions/${b}`);
@@ -143,7 +135,7 @@ describeInBrowser("comparing two runs", () => {
       const v2 = WORKFLOW(name).replace("the same in both", "changed in v2");
       expect((await consoleApi(page, "PUT", `/api/console/workflows/${workflowId}`, { yaml: v2 })).status).toBe(200);
       const c = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
-      await ended(page, c, "COMPLETED");
+      await untilStatus(page, c, "COMPLETED");
       await page.goto(`/console/executions/compare?a=${a}&b=${c}`);
       const versions = page.getByRole("note").filter({ hasText: "A ran v1, B ran v2" });
       await versions.waitFor();
@@ -155,7 +147,7 @@ describeInBrowser("comparing two runs", () => {
       // A run of another workflow is refused in words; an unknown id is the usual not-found state.
       const otherId = await createWorkflow(page, WORKFLOW(`compare-other-${Date.now()}`));
       const other = await startExecution(page, otherId, { inputs: {} });
-      await ended(page, other, "COMPLETED");
+      await untilStatus(page, other, "COMPLETED");
       await page.goto(`/console/executions/compare?a=${a}&b=${other}`);
       await page.getByRole("alert").getByText("These runs cannot be compared").waitFor();
       await page

@@ -2,12 +2,12 @@ import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { axeAudit } from "./axe";
 import {
-  consoleApi,
   createWorkflow,
   describeInBrowser,
   screenshot,
   signedIn,
   startExecution,
+  untilStatus,
   useSharedConsoleService,
 } from "./support";
 
@@ -91,13 +91,7 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
     const workflowId = await createWorkflow(page, WORKFLOW(`preview-${Date.now()}`));
     const executionId = await startExecution(page, workflowId, { inputs: { who: "Ada" } });
-    await expect
-      .poll(
-        async () =>
-          (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
-        { timeout: 30_000 },
-      )
-      .toBe("COMPLETED");
+    await untilStatus(page, executionId, "COMPLETED");
     await page.goto(`/console/workflows/${workflowId}`);
     const preview = page.locator(".cm-expression-preview");
     const shown = async () => [

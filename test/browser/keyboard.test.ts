@@ -8,6 +8,7 @@ import {
   screenshot,
   signedIn,
   startExecution,
+  untilStatus,
   useSharedConsoleService,
 } from "./support";
 
@@ -133,10 +134,7 @@ describeInBrowser("the console with a keyboard only", () => {
       await page.keyboard.press("Enter");
       await page.waitForURL(/\/console\/executions\/[^/]+$/);
       const id = new URL(page.url()).pathname.split("/").pop()!;
-      await poll(
-        async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status,
-        20_000,
-      ).toBe("COMPLETED");
+      await untilStatus(page, id, "COMPLETED", 20_000);
       console.log(`[keyboard] running a workflow from the list took ${tabs} Tabs:\n  ${trail.join("\n  ")}`);
       expect(tabs).toBeLessThanOrEqual(14);
       expect(errors).toEqual([]);
@@ -167,11 +165,7 @@ describeInBrowser("the console with a keyboard only", () => {
     await page.getByRole("heading", { name: "Approved" }).waitFor();
     console.log(`[keyboard] approving a request from the inbox took ${tabs} Tabs:\n  ${trail.join("\n  ")}`);
     expect(tabs).toBeLessThanOrEqual(10);
-    await poll(
-      async () =>
-        (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
-      20_000,
-    ).toBe("COMPLETED");
+    await untilStatus(page, executionId, "COMPLETED", 20_000);
     expect(errors).toEqual([]);
     await context.close();
   });

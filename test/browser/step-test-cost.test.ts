@@ -8,6 +8,7 @@ import {
   signedIn,
   startExecution,
   TEST_LLM_PRICE,
+  untilStatus,
   useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
@@ -38,13 +39,7 @@ describeInBrowser("the cost of an llm step's test", () => {
       const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
       const workflowId = await createWorkflow(page, WORKFLOW(`step-cost-${Date.now()}`, model));
       const runId = await startExecution(page, workflowId);
-      await expect
-        .poll(
-          async () =>
-            (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${runId}`)).json.status,
-          { timeout: 30_000 },
-        )
-        .toBe("COMPLETED");
+      await untilStatus(page, runId, "COMPLETED");
       expect(llm().requests(model)).toHaveLength(1);
 
       await page.goto(`/console/workflows/${workflowId}`);

@@ -7,6 +7,7 @@ import {
   screenshot,
   signedIn,
   startExecution,
+  untilStatus,
   useSharedConsoleService,
   whenCanvasStill,
 } from "./support";
@@ -35,15 +36,7 @@ describeInBrowser("running one step from the editor", () => {
       const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
       const workflowId = await createWorkflow(page, PIPELINE(`step-test-${Date.now()}`));
       const runId = await startExecution(page, workflowId);
-      await expect
-        .poll(
-          async () =>
-            (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${runId}`)).json.status,
-          {
-            timeout: 30_000,
-          },
-        )
-        .toBe("COMPLETED");
+      await untilStatus(page, runId, "COMPLETED");
 
       await page.goto(`/console/workflows/${workflowId}`);
       await page.locator('.react-flow__node[data-id="double"]').waitFor();

@@ -475,6 +475,17 @@ export async function startExecution(
   return started.json.executionId;
 }
 
+/** Polls the console's view of the execution until its status is `status`, for at most `timeoutMs`. */
+export async function untilStatus(page: Page, executionId: string, status: string, timeoutMs = 30_000): Promise<void> {
+  await expect
+    .poll(
+      async () =>
+        (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
+      { timeout: timeoutMs, interval: 250 },
+    )
+    .toBe(status);
+}
+
 /**
  * A workflow that fails for a rerun to mend: `ask`, an llm step on a model of its own scripted to
  * use 1,500 tokens, then `check`, a JavaScript step that throws while the variable `fail` is true

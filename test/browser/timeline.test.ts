@@ -9,6 +9,7 @@ import {
   screenshot,
   signedIn,
   startExecution,
+  untilStatus,
   useSharedConsoleService,
 } from "./support";
 
@@ -60,15 +61,6 @@ ${before.join("")}  - name: loop
 ${after.join("")}`;
 }
 
-async function waitForStatus(page: Page, id: string, status: string): Promise<void> {
-  await expect
-    .poll(
-      async () => (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${id}`)).json.status,
-      { timeout: 90_000, interval: 250 },
-    )
-    .toBe(status);
-}
-
 /** The running step's bar, and whether all of it is inside the timeline's scrolled box. */
 async function runningInView(page: Page): Promise<{ running: string | null; inView: boolean }> {
   return page.evaluate<{ running: string | null; inView: boolean }>(`(() => {
@@ -89,7 +81,7 @@ describeInBrowser("a run as a timeline", () => {
       const { context, page, errors } = await signedIn(service(), { viewport: { width: 1280, height: 900 } });
       const workflowId = await createWorkflow(page, wideWorkflow(`timeline-${Date.now()}`));
       const id = await startExecution(page, workflowId);
-      await waitForStatus(page, id, "COMPLETED");
+      await untilStatus(page, id, "COMPLETED", 90_000);
       await page.goto(`/console/executions/${id}?steps=list`);
       await page.getByRole("table", { name: "Steps" }).waitFor();
 

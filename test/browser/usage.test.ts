@@ -10,6 +10,7 @@ import {
   screenshot,
   signedIn,
   startExecution,
+  untilStatus,
   useConsoleService,
 } from "./support";
 
@@ -55,16 +56,7 @@ describeInBrowser("the usage page", () => {
     const name = `usage-${uniqueNamespace()}`;
     const yaml = `name: ${name}\nsteps:\n  - { name: summary, type: llm, model: ${m}, prompt: summarise }\n`;
     const executionId = await startExecution(page, await createWorkflow(page, yaml));
-    await expect
-      .poll(
-        async () =>
-          (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
-        {
-          timeout: 20_000,
-          interval: 200,
-        },
-      )
-      .toBe("COMPLETED");
+    await untilStatus(page, executionId, "COMPLETED", 20_000);
     const reported = openai.usage(m);
     expect(reported).toEqual({ prompt: 1234, completion: 56 });
     const cost = priced("oa", reported);
