@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { graph as canvasGraph } from "@wf/shared/canvas";
-import { readableSteps, stepsBefore } from "./steps-before";
+import { readableSteps } from "./steps-before";
 
 const graph = canvasGraph(`name: x
 steps:
@@ -22,24 +22,6 @@ steps:
         - { name: righty, type: transform, output: 4 }
   - { name: last, type: transform, output: 5 }
 `);
-const before = (id: string) =>
-  stepsBefore(
-    graph,
-    graph.nodes.find((n) => n.id === id)!,
-  );
-
-describe("stepsBefore, the steps whose outputs a step can read", () => {
-  it("lists the top-level steps before it, in order", () => {
-    expect(before("fetch")).toEqual([]);
-    expect(before("last")).toEqual(["fetch", "shape", "each", "both"]);
-  });
-
-  it("lists, for a step in a foreach or a parallel's branch, those before its container", () => {
-    expect(before("inner")).toEqual(["fetch", "shape"]);
-    expect(before("lefty")).toEqual(["fetch", "shape", "each"]);
-  });
-});
-
 describe("readableSteps, every step a step can read by name", () => {
   const names = (id: string) =>
     readableSteps(

@@ -17,13 +17,3 @@ export function readableSteps(graph: Pick<CanvasGraph, "nodes" | "groups">, node
   }
   return [];
 }
-
-/**
- * The names of the top-level steps that run before `node` (before the top-level step holding it,
- * for one inside a foreach or a parallel): the outputs a run records by name.
- */
-export function stepsBefore(graph: Pick<CanvasGraph, "nodes" | "groups">, node: CanvasNode): string[] {
-  return readableSteps(graph, node)
-    .filter((n) => n.group === undefined)
-    .map((n) => n.name!);
-}

@@ -31,6 +31,9 @@ steps:
           items: [1]
           steps:
             - { name: bstep, type: transform, output: "{{ item }} {{ steps.pre.output }}" }
+      right:
+        - { name: first, type: transform, output: 3 }
+        - { name: second, type: transform, output: "{{ steps.first.output }}" }
 `;
 const source = readSource(TEXT);
 /** What an expression just after the first occurrence of `marker` is previewed on. */
@@ -111,11 +114,12 @@ describe("readableOutputs, the outputs a step's fields read as steps.<name>.outp
     readableOutputs(expressionScopeAt(source, TEXT.indexOf(marker) + 2), data, outputs);
 
   it("outside a foreach, are the known outputs as they are", () => {
-    expect(of("{{ steps.fetch")).toEqual({ outputs, itemSteps: [], items: [] });
+    expect(of("{{ steps.fetch")).toEqual({ before: ["fetch"], outputs, itemSteps: [], items: [] });
   });
 
   it("inside one, are the item's earlier steps as item 0 of the latest run ran them, over a top-level one", () => {
     expect(of('{{ steps.shape.output }}" }\n  - name: fan')).toEqual({
+      before: ["fetch", "greet", "shape", "inner"],
       outputs: { fetch: 1, greet: "hi", pre: 2, later: "after", shape: "item 0", inner: [] },
       itemSteps: ["shape", "inner"],
       items: [known.foreach.each],
@@ -132,10 +136,28 @@ describe("readableOutputs, the outputs a step's fields read as steps.<name>.outp
     expect(ranNot.outputs).not.toHaveProperty("deep");
     expect(ranNot.itemSteps).toEqual(["shape"]);
     const none = of('{{ steps.shape.output }}" }\n  - name: fan', { ...known, foreach: {} });
-    expect(none).toEqual({ outputs: { fetch: 1, greet: "hi", pre: 2, later: "after" }, itemSteps: [], items: [] });
+    expect(none).toMatchObject({
+      outputs: { fetch: 1, greet: "hi", pre: 2, later: "after" },
+      itemSteps: [],
+      items: [],
+    });
   });
 
   it("in a foreach in a parallel's branch, are the top level's, with that foreach's items", () => {
-    expect(of("{{ item }} {{ steps.pre")).toEqual({ outputs, itemSteps: [], items: [known.foreach.branched] });
+    expect(of("{{ item }} {{ steps.pre")).toEqual({
+      before: ["fetch", "greet", "each", "pre"],
+      outputs,
+      itemSteps: [],
+      items: [known.foreach.branched],
+    });
+  });
+
+  it("in a parallel's branch, are read by the steps before it in that branch, and no other branch's", () => {
+    expect(of("{{ steps.first")).toEqual({
+      before: ["fetch", "greet", "each", "first"],
+      outputs,
+      itemSteps: [],
+      items: [],
+    });
   });
 });

@@ -95,6 +95,12 @@ export function previewData(scope: StepScope, known: KnownData): PreviewData {
 
 /** The outputs an expression at one place of a workflow reads as `steps.<name>.output`, for picking and completion. */
 export interface ReadableOutputs {
+  /**
+   * The steps the place reads, in their order (StepScope's): those before it in its own foreach item or parallel
+   * branch, then those before each step holding it, outermost first; never another branch's, which a run may or may
+   * not have reached by then.
+   */
+  before: string[];
   /** Each step's known output by name (a step left out is unknown there). */
   outputs: Readonly<Record<string, unknown>>;
   /** The steps of `outputs` whose output is their run in item 0 of a foreach holding the place. */
@@ -116,12 +122,13 @@ export function readableOutputs(
   known: KnownData,
   outputs: Readonly<Record<string, unknown>>,
 ): ReadableOutputs {
-  if (scope.foreach.length === 0) return { outputs, itemSteps: [], items: [] };
+  const before = scope.steps.map((step) => step.name);
+  if (scope.foreach.length === 0) return { before, outputs, itemSteps: [], items: [] };
   const { context, itemSteps, items } = previewData(scope, known);
   const inItem = new Set(scope.foreach.flatMap((f) => f.steps).concat(itemSteps));
   const readable = Object.fromEntries(Object.entries(outputs).filter(([name]) => !inItem.has(name)));
   const steps = context.steps as Readonly<Record<string, KnownStep>>;
   const completed = itemSteps.filter((name) => steps[name]!.status === "COMPLETED");
   for (const name of completed) readable[name] = steps[name]!.output;
-  return { outputs: readable, itemSteps: completed, items };
+  return { before, outputs: readable, itemSteps: completed, items };
 }

@@ -4,9 +4,10 @@ import { PickableOutput } from "../executions/PickableOutput";
 const ITEM_0 = "item 0 of the latest run";
 
 /**
- * In the selected step's panel: the known outputs (the latest run's, a pin, or a step test's) of the
- * steps before it, whose fields go into this step's fields or the YAML when pressed. Inside a foreach, the steps
- * before it in its item (and in each enclosing item) are their run in item 0 of the latest run, and so is `item`.
+ * In the selected step's panel: the known outputs (the latest run's, a pin, or a step test's) of the steps before it
+ * (in a parallel's branch, its own branch's too, never another's), whose fields go into this step's fields or the YAML
+ * when pressed. Inside a foreach, the steps before it in its item (and in each enclosing item) are their run in item 0
+ * of the latest run, and so is `item`.
  */
 export function KnownOutputsPanel({
   outputs,
@@ -15,7 +16,7 @@ export function KnownOutputsPanel({
   item = null,
 }: {
   outputs: Readonly<Record<string, unknown>>;
-  /** The top-level steps that run before the selected one, in order (stepsBefore). */
+  /** The steps the selected one reads, in order (readableOutputs' `before`): in a branch, its own earlier ones too. */
   before: readonly string[];
   /** The steps of `outputs` whose output is their run in item 0 of a foreach holding the selected step. */
   itemSteps?: readonly string[];

@@ -21,7 +21,6 @@ import { StepPanel } from "./StepPanel";
 import { foreachLineage } from "./foreach-lineage";
 import { StepPinPanel } from "./StepPinPanel";
 import { StepTestPanel } from "./StepTestPanel";
-import { stepsBefore } from "../../canvas/steps-before";
 import { stepScopeOf } from "../../editor/expression-scope";
 import { readableOutputs, type KnownItems } from "../../editor/preview-context";
 import { useEditorCanvas } from "./useEditorCanvas";
@@ -110,7 +109,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const pins = usePins(saved.id);
   const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);
   const known = useKnownOutputs(saved.id, pins);
-  // What the selected step reads: inside a foreach, the steps of its item as item 0 of the latest run ran them.
+  // What the selected step reads: the steps before it in its own branch too; inside a foreach, the steps of its item as
+  // item 0 of the latest run ran them.
   const readable = useMemo(
     () =>
       canvas.selectedNode === undefined
@@ -349,7 +349,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                   outputs={
                     <KnownOutputsPanel
                       outputs={readable?.outputs ?? known.outputs}
-                      before={stepsBefore(canvas.graph, canvas.selectedNode)}
+                      before={readable?.before ?? []}
                       itemSteps={readable?.itemSteps}
                       item={firstItem}
                     />
