@@ -22,6 +22,15 @@ async function newLine(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text);
 }
 
+/**
+ * Presses Enter in a completion list seen open: CodeMirror ignores Enter for its first 75 ms (its interactionDelay), so
+ * that Enter typed just as a list appears starts a new line; pressed at once after the list is seen, it often did that.
+ */
+async function acceptWithEnter(page: Page): Promise<void> {
+  await page.waitForTimeout(100);
+  await page.keyboard.press("Enter");
+}
+
 const WORKFLOW = `name: completion
 variables:
   ticket_id: { type: string, required: true, description: The ticket to classify }
@@ -185,7 +194,7 @@ steps:
     await page.keyboard.type(" {{ steps.tagged.output.");
     const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
     await expect.poll(() => options.allTextContents()).toEqual(["tag"]);
-    await options.getByText("tag", { exact: true }).click();
+    await acceptWithEnter(page);
     await page.keyboard.type(" }} {{ steps.shape.output.upper }}");
     expect(await line.textContent()).toContain(
       'output: "deep {{ steps.tagged.output.tag }} {{ steps.shape.output.upper }}"',
