@@ -266,4 +266,97 @@ steps:
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("in a parallel's branch, completes, shows and maps its own earlier steps, and no other branch's", async () => {
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+    const workflowId = await createWorkflow(
+      page,
+      `name: branch-${Date.now()}
+steps:
+  - { name: fetch, type: transform, output: { id: 7 } }
+  - name: fan
+    type: parallel
+    branches:
+      left:
+        - { name: lookup, type: transform, output: { city: Oslo } }
+        - { name: greet, type: transform, output: "Hi" }
+      right:
+        - { name: count, type: transform, output: { n: 3 } }
+  - { name: after, type: transform, output: "done" }
+`,
+    );
+    const executionId = await startExecution(page, workflowId);
+    await expect
+      .poll(
+        async () =>
+          (await consoleApi<{ status: string }>(page, "GET", `/api/console/executions/${executionId}`)).json.status,
+        { timeout: 30_000 },
+      )
+      .toBe("COMPLETED");
+    await page.goto(`/console/workflows/${workflowId}`);
+    const node = (name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
+    await node("greet").waitFor();
+    await whenCanvasStill(page);
+
+    // In the YAML, in the branch's second step: completion, the preview and the hover read the branch's first step.
+    const line = page.locator(".cm-line", { hasText: "name: greet" });
+    await line.click();
+    await page.keyboard.press("End");
+    for (let i = '" }'.length; i > 0; i--) await page.keyboard.press("ArrowLeft");
+    await page.keyboard.type(" {{ steps.lookup.output.");
+    const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
+    await expect.poll(() => options.allTextContents()).toEqual(["city"]);
+    await acceptWithEnter(page);
+    await expect.poll(() => line.textContent()).toContain('output: "Hi {{ steps.lookup.output.city"');
+    await page.keyboard.type(" }}");
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.press("ArrowLeft");
+    const preview = page.locator(".cm-expression-preview-body");
+    await expect.poll(() => preview.textContent(), { timeout: 10_000 }).toBe('"Oslo"');
+    const hovered = page.locator(".cm-known-value");
+    const cursor = (await page.locator(".cm-cursor-primary").boundingBox())!;
+    // Moved a pixel at each try: a hover shows once the pointer rests, and the preview opening may close it.
+    let nudge = 0;
+    await expect
+      .poll(
+        async () => {
+          await page.mouse.move(cursor.x - 8 + (nudge = 1 - nudge), cursor.y + cursor.height / 2);
+          return (await hovered.count()) > 0 ? hovered.locator("pre").textContent() : null;
+        },
+        { timeout: 10_000, interval: 500 },
+      )
+      .toBe('"Oslo"');
+    expect(await hovered.locator(".cm-known-value-title").textContent()).toBe(
+      "steps.lookup.output.city, as last known",
+    );
+    await page.mouse.move(0, 0);
+    await hovered.waitFor({ state: "detached" });
+
+    // The panel of a step of the branch: the steps before the parallel, then its branch's; never the other branch's.
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    const known = panel.getByRole("region", { name: "Outputs of earlier steps" });
+    const listed = () => known.locator("summary").allTextContents();
+    await node("greet").click();
+    await panel.getByRole("heading", { name: "greet" }).waitFor();
+    await expect.poll(listed, { timeout: 10_000 }).toEqual(["fetch", "lookup"]);
+    const output = panel.getByRole("textbox", { name: /^output/ });
+    await output.click();
+    await output.press("End");
+    await known.locator("summary", { hasText: /^lookup/ }).click();
+    await known.getByRole("button", { name: "Insert steps.lookup.output.city", exact: true }).click();
+    await expect.poll(() => output.inputValue()).toMatch(/\{\{ steps\.lookup\.output\.city \}\}$/);
+    await known.scrollIntoViewIfNeeded();
+    await screenshot(page, "expression-completion-branch-panel");
+    expect(await axeAudit(page)).toEqual([]);
+    await node("count").click();
+    await panel.getByRole("heading", { name: "count" }).waitFor();
+    await expect.poll(listed).toEqual(["fetch"]);
+    await node("after").click();
+    await panel.getByRole("heading", { name: "after" }).waitFor();
+    await expect.poll(listed).toEqual(["fetch", "fan"]);
+
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
