@@ -1271,6 +1271,55 @@ describe("concurrent branches: each point pauses once", () => {
     ]);
   });
 
+  it("a branch stopped at a boundary behind a pause pauses there after the points listed as waiting", async () => {
+    // Whichever of b1 and c completes first, and however many steps before c the run passes over to come back to it.
+    for (const first of ["b1", "c"])
+      for (const lead of [0, 1, 2]) {
+        const leading = Array.from({ length: lead }, (_, i) => code(`c${i}`, { code: `c${i}` }));
+        // a pauses; b1 and c complete behind its pause: b stops before b2, c waits after its step.
+        const s = new Session(
+          [
+            {
+              name: "par",
+              type: "parallel",
+              branches: {
+                left: [code("a", { code: "a" })],
+                middle: [code("b1", { code: "b1" }), code("b2", { code: "b2" })],
+                right: [...leading, code("c", { code: "c" })],
+              },
+            },
+          ],
+          [
+            { id: "a", type: "after_step", step: "a" },
+            { id: "b2", type: "before_step", step: "b2" },
+            { id: "c", type: "after_step", step: "c" },
+          ],
+        );
+        const started = (step: string) => s.effects.codeCalls.some((c) => c.code === step);
+        s.effects.code = async (req) => {
+          if (req.code === "a") await until("b1 and c started", () => started("b1") && started("c"));
+          else if (req.code === "b1" || req.code === "c") {
+            await until("paused", () => s.snap.debug!.pause !== null);
+            if (req.code !== first) await until(`${first} done`, () => s.snap.steps[first]?.status === "COMPLETED");
+          }
+          return codeOk(null);
+        };
+        expect(await s.run()).toBe("parked");
+        expect(s.pause.stepPath).toBe("a");
+        expect(s.snap.steps.b1?.status).toBe("COMPLETED");
+        expect(s.snap.steps.b2).toBeUndefined();
+        // What the console lists as coming next: c alone (b, stopped at a boundary, is not listed).
+        expect(waitingPoints(s.snap).waiting.map((w) => w.stepPath)).toEqual(["c"]);
+        const paused: string[] = [];
+        for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+          expect(paused.length).toBeLessThan(2);
+          paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
+        }
+        expect(paused, `${first} first, ${lead} before c`).toEqual(["c c", "b2 b2"]);
+        expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { waiting: [] } });
+      }
+  });
+
   /**
    * A pauses once the others run; loop[0].x then completes behind the pause, b after it; loop[1].x runs on until its
    * foreach times out, which ends the foreach's attempt with loop[0].x waiting in it: `retry` backs off for an hour.

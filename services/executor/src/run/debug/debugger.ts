@@ -90,9 +90,10 @@ export class Debugger {
   /** The last point's decision in progress: the next one waits for it. */
   private deciding: Promise<unknown> = Promise.resolve();
   /**
-   * This pass over the run (its replay, in memory): whether a point kept waiting for an earlier one's turn, and the
-   * waiting points it came to. A pass that kept one waiting yet wrote no pause never came to the earlier ones
-   * (passAgain): those are `unreachable` for the run's next pass, which holds no one back for them.
+   * This pass over the run (its replay, in memory): whether a point kept waiting for an earlier one's turn (a waiting
+   * point's, or a listed one's for a boundary or a failure), and the waiting points it came to. A pass that kept one
+   * waiting yet wrote no pause never came to the earlier ones (passAgain): those are `unreachable` for the run's next
+   * pass, which holds no one back for them.
    */
   private deferred = false;
   private readonly reached = new Set<string>();
@@ -428,6 +429,14 @@ export class Debugger {
       }
       return GO;
     }
+    const waited = this.waitingAt(point);
+    // No pause stands, but a point listed as waiting when the pass began still pauses and has not had its turn: it
+    // pauses next (as the console listed it), so a point that would pause without being listed first (a boundary, a
+    // failure) waits as behind a pause until the run comes to it, in this pass or the next (passAgain). A listed point
+    // waits behind those before it (below). One marked in this pass is only in its decision, not listed behind a pause.
+    if (!waited && (STOPS_FOR_OTHERS.has(point.phase) || (point.phase === "error" && holdsFailure)))
+      this.deferred ||= this.d.waiting.some((w) => this.waitingAtStart.has(waitingKey(w)) && this.stillPauses(w));
+    if (this.deferred && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
     if (point.phase === "error") {
       if (this.deferred && holdsFailure) return this.hold(point, await details());
       d.held = d.held.filter((h) => !heldHere(h, point));
@@ -435,7 +444,6 @@ export class Debugger {
     // A point waiting (marked with its step's completion, or before its call) is judged into its mark first, each hit
     // and watch change recorded there as it is taken, and waits no more only then: a write meanwhile (another branch's)
     // must not find it gone past with its hits or its watches' change not recorded, for a takeover to lose or redo.
-    const waited = this.waitingAt(point);
     if (waited) {
       // Its hit pauses, but a point that came before it and pauses too has not had its turn: that one pauses first,
       // when the run comes to it, in this pass (passAgain), and this one is judged again once that pause is resumed.
@@ -590,12 +598,15 @@ export class Debugger {
    * inside an attempt whose conversation was not kept (the attempt starts over, and its calls may go otherwise).
    */
   private waitsBehind(waiting: DebugState["waiting"][number]): boolean {
-    const earlier = this.d.waiting.slice(0, this.d.waiting.indexOf(waiting));
-    return earlier.some(
-      (w) =>
-        !this.unreachable.has(waitingKey(w)) &&
-        !(INSIDE_AN_ATTEMPT.has(w.phase) && !w.checkpoint) &&
-        mayPauseAt(this.d.breakpoints, w).length > 0,
+    return this.d.waiting.slice(0, this.d.waiting.indexOf(waiting)).some((w) => this.stillPauses(w));
+  }
+
+  /** Whether a waiting point pauses in its turn, and the run can come back to it (waitsBehind). */
+  private stillPauses(w: DebugState["waiting"][number]): boolean {
+    return (
+      !this.unreachable.has(waitingKey(w)) &&
+      !(INSIDE_AN_ATTEMPT.has(w.phase) && !w.checkpoint) &&
+      mayPauseAt(this.d.breakpoints, w).length > 0
     );
   }
 
