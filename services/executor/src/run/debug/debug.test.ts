@@ -1271,53 +1271,76 @@ describe("concurrent branches: each point pauses once", () => {
     ]);
   });
 
+  /**
+   * A parallel: a pauses (after_step); behind its pause b1 and c complete, `first` first, after `lead` steps before c:
+   * b stops before b2 (a before_step breakpoint there), or b1 fails (`failing`: an on_error one), and c waits its turn.
+   * Whatever the arrival, the pauses after a's.
+   */
+  async function pausesBehindTheListed(first: string, lead: number, failing: boolean): Promise<string[]> {
+    const leading = Array.from({ length: lead }, (_, i) => code(`c${i}`, { code: `c${i}` }));
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a", { code: "a" })],
+            middle: [code("b1", { code: "b1" }), code("b2", { code: "b2" })],
+            right: [...leading, code("c", { code: "c" })],
+          },
+        },
+      ],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        failing ? { id: "b", type: "on_error", step: "b1" } : { id: "b", type: "before_step", step: "b2" },
+        { id: "c", type: "after_step", step: "c" },
+      ],
+    );
+    const started = (step: string) => s.effects.codeCalls.some((c) => c.code === step);
+    // Completed, or its failure held.
+    const done = (step: string) =>
+      s.snap.steps[step]?.status === "COMPLETED" || s.snap.debug!.held.some((h) => h.stepPath === step);
+    s.effects.code = async (req) => {
+      if (req.code === "a") await until("b1 and c started", () => started("b1") && started("c"));
+      else if (req.code === "b1" || req.code === "c") {
+        await until("paused", () => s.snap.debug!.pause !== null);
+        if (req.code !== first) await until(`${first} done`, () => done(first));
+      }
+      return failing && req.code === "b1" ? codeFailed("b1 broke") : codeOk(null);
+    };
+    expect(await s.run()).toBe("parked");
+    expect(s.pause.stepPath).toBe("a");
+    expect(s.snap.steps.b2).toBeUndefined();
+    // What the console lists: c alone waits its turn; b, stopped at a boundary, is not listed, its failure held.
+    const listed = waitingPoints(s.snap);
+    expect(listed.waiting.map((w) => w.stepPath)).toEqual(["c"]);
+    expect(listed.held.map((h) => h.stepPath)).toEqual(failing ? ["b1"] : []);
+    const paused: string[] = [];
+    for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
+      expect(paused.length).toBeLessThan(2);
+      paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
+    }
+    expect(s.snap).toMatchObject({ status: failing ? "FAILED" : "COMPLETED", debug: { waiting: [], held: [] } });
+    return paused;
+  }
+
   it("a branch stopped at a boundary behind a pause pauses there after the points listed as waiting", async () => {
     // Whichever of b1 and c completes first, and however many steps before c the run passes over to come back to it.
     for (const first of ["b1", "c"])
-      for (const lead of [0, 1, 2]) {
-        const leading = Array.from({ length: lead }, (_, i) => code(`c${i}`, { code: `c${i}` }));
-        // a pauses; b1 and c complete behind its pause: b stops before b2, c waits after its step.
-        const s = new Session(
-          [
-            {
-              name: "par",
-              type: "parallel",
-              branches: {
-                left: [code("a", { code: "a" })],
-                middle: [code("b1", { code: "b1" }), code("b2", { code: "b2" })],
-                right: [...leading, code("c", { code: "c" })],
-              },
-            },
-          ],
-          [
-            { id: "a", type: "after_step", step: "a" },
-            { id: "b2", type: "before_step", step: "b2" },
-            { id: "c", type: "after_step", step: "c" },
-          ],
-        );
-        const started = (step: string) => s.effects.codeCalls.some((c) => c.code === step);
-        s.effects.code = async (req) => {
-          if (req.code === "a") await until("b1 and c started", () => started("b1") && started("c"));
-          else if (req.code === "b1" || req.code === "c") {
-            await until("paused", () => s.snap.debug!.pause !== null);
-            if (req.code !== first) await until(`${first} done`, () => s.snap.steps[first]?.status === "COMPLETED");
-          }
-          return codeOk(null);
-        };
-        expect(await s.run()).toBe("parked");
-        expect(s.pause.stepPath).toBe("a");
-        expect(s.snap.steps.b1?.status).toBe("COMPLETED");
-        expect(s.snap.steps.b2).toBeUndefined();
-        // What the console lists as coming next: c alone (b, stopped at a boundary, is not listed).
-        expect(waitingPoints(s.snap).waiting.map((w) => w.stepPath)).toEqual(["c"]);
-        const paused: string[] = [];
-        for (let r = await s.resume("continue"); r === "parked"; r = await s.resume("continue")) {
-          expect(paused.length).toBeLessThan(2);
-          paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
-        }
-        expect(paused, `${first} first, ${lead} before c`).toEqual(["c c", "b2 b2"]);
-        expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { waiting: [] } });
-      }
+      for (const lead of [0, 1, 2])
+        expect(await pausesBehindTheListed(first, lead, false), `${first} first, ${lead} before c`).toEqual([
+          "c c",
+          "b b2",
+        ]);
+  });
+
+  it("a failure held behind a pause pauses at its on_error after the points listed as waiting", async () => {
+    for (const first of ["b1", "c"])
+      for (const lead of [0, 1, 2])
+        expect(await pausesBehindTheListed(first, lead, true), `${first} first, ${lead} before c`).toEqual([
+          "c c",
+          "b b1",
+        ]);
   });
 
   /**
