@@ -1276,7 +1276,7 @@ describe("concurrent branches: each point pauses once", () => {
    * b stops before b2 (a before_step breakpoint there), or b1 fails (`failing`: an on_error one), and c waits its turn.
    * Whatever the arrival, the pauses after a's.
    */
-  async function pausesBehindTheListed(first: string, lead: number, failing: boolean): Promise<string[]> {
+  function listedAheadOfB(first: string, lead: number, failing: boolean): Session {
     const leading = Array.from({ length: lead }, (_, i) => code(`c${i}`, { code: `c${i}` }));
     const s = new Session(
       [
@@ -1302,12 +1302,18 @@ describe("concurrent branches: each point pauses once", () => {
       s.snap.steps[step]?.status === "COMPLETED" || s.snap.debug!.held.some((h) => h.stepPath === step);
     s.effects.code = async (req) => {
       if (req.code === "a") await until("b1 and c started", () => started("b1") && started("c"));
-      else if (req.code === "b1" || req.code === "c") {
+      // Behind a's pause; a takeover that runs b1's attempt again (found in flight) runs it at once.
+      else if ((req.code === "b1" || req.code === "c") && s.snap.debug!.resumed.length === 0) {
         await until("paused", () => s.snap.debug!.pause !== null);
         if (req.code !== first) await until(`${first} done`, () => done(first));
       }
       return failing && req.code === "b1" ? codeFailed("b1 broke") : codeOk(null);
     };
+    return s;
+  }
+
+  async function pausesBehindTheListed(first: string, lead: number, failing: boolean): Promise<string[]> {
+    const s = listedAheadOfB(first, lead, failing);
     expect(await s.run()).toBe("parked");
     expect(s.pause.stepPath).toBe("a");
     expect(s.snap.steps.b2).toBeUndefined();
@@ -1332,6 +1338,37 @@ describe("concurrent branches: each point pauses once", () => {
           "c c",
           "b b2",
         ]);
+  });
+
+  it("taken over from any write of the resumed runs (a crash), b still pauses after the listed point", async () => {
+    for (const failing of [false, true]) {
+      const first = listedAheadOfB("b1", 1, failing);
+      expect(await first.run()).toBe("parked");
+      // Every write of each run a continue wakes: where a crash in it could leave the record.
+      const writes: ExecutionSnapshot[] = [];
+      for (let r = "parked"; r === "parked";) {
+        expect((await first.send("continue")).ok).toBe(true);
+        const during = everyWrite(first);
+        r = await first.run();
+        writes.push(...during);
+      }
+      expect(writes.length).toBeGreaterThan(2);
+      for (const stored of writes) {
+        const s = listedAheadOfB("b1", 1, failing);
+        s.t = s.t.resumed(stored);
+        // Those already paused at (each once) come before, in the order they came.
+        const paused = stored.debug!.resumed.map((r) => r.stepPath);
+        if (stored.debug!.pause) paused.push(stored.debug!.pause.stepPath);
+        let r = await s.run();
+        if (r === "parked" && s.pause.id !== stored.debug!.pause?.id) paused.push(s.pause.stepPath);
+        while (r === "parked") {
+          expect(paused.length).toBeLessThanOrEqual(3);
+          r = await s.resume("continue");
+          if (r === "parked") paused.push(s.pause.stepPath);
+        }
+        expect(paused).toEqual(["a", "c", failing ? "b1" : "b2"]);
+      }
+    }
   });
 
   it("a failure held behind a pause pauses at its on_error after the points listed as waiting", async () => {
