@@ -488,6 +488,7 @@ export class ExecutionRun {
     const state = st ?? this.record(path, newState(step, "RUNNING", now));
     state.retryAt = null;
     state.byDebugger = true;
+    this.debug?.failureHandled(path, state.attempts);
     if (verdict.output) return this.finishCompleted(step, path, state, scope, verdict.output.value);
     this.setStatus(state, "SKIPPED", now);
     this.committer.budget.account(path, state);
@@ -496,6 +497,8 @@ export class ExecutionRun {
   }
 
   private startAttempt(step: Step, path: string, st: StepState, scope: Scope): void {
+    // On_error's `retry`: the failure it held is let go as its new attempt is recorded.
+    this.debug?.failureHandled(path, st.attempts);
     st.attempts += 1;
     if (step.timeout !== undefined && keepsDeadline(step)) st.deadline = Date.now() + step.timeout * 1000;
     // A container's new attempt runs its steps afresh; a debugger's pauses inside the last one may come again.
@@ -556,6 +559,7 @@ export class ExecutionRun {
     const retryAt = Date.now() + backoffMs(step.retry!, st.attempts);
     await this.effects.scheduleWake(path, retryAt);
     st.retryAt = retryAt;
+    this.debug?.failureHandled(path, st.attempts);
     st.error = this.committer.budget.error(failed.error);
     this.committer.budget.account(path, st);
     this.committer.emit("step_retrying", path, { attempt: st.attempts, error: st.error, retryAt: st.retryAt });
@@ -626,6 +630,7 @@ export class ExecutionRun {
     st.error = this.committer.budget.error(error);
     st.retryAt = null;
     this.setStatus(st, "FAILED", Date.now());
+    this.debug?.failureHandled(path, st.attempts);
     if (this.committer.budget.admitFailed(path, st)) {
       st.error = this.committer.budget.error(
         `${st.error} (what else it recorded was not kept: the execution's record is full)`,

@@ -1302,8 +1302,7 @@ describe("concurrent branches: each point pauses once", () => {
       s.snap.steps[step]?.status === "COMPLETED" || s.snap.debug!.held.some((h) => h.stepPath === step);
     s.effects.code = async (req) => {
       if (req.code === "a") await until("b1 and c started", () => started("b1") && started("c"));
-      // Behind a's pause; a takeover that runs b1's attempt again (found in flight) runs it at once.
-      else if ((req.code === "b1" || req.code === "c") && s.snap.debug!.resumed.length === 0) {
+      else if (req.code === "b1" || req.code === "c") {
         await until("paused", () => s.snap.debug!.pause !== null);
         if (req.code !== first) await until(`${first} done`, () => done(first));
       }
@@ -1368,6 +1367,84 @@ describe("concurrent branches: each point pauses once", () => {
         }
         expect(paused).toEqual(["a", "c", failing ? "b1" : "b2"]);
       }
+    }
+  });
+
+  /**
+   * A parallel: a pauses (after_step); behind its pause b fails (`behind`: once a's pause stands; else at once), its
+   * failure held, with an on_error breakpoint there, while c's steps go on (each completed one written).
+   */
+  function failureHeldBehindA(behind: boolean): Session {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a", { code: "a" })],
+            middle: [code("b", { code: "b" })],
+            right: [code("c1", { code: "c1" }), code("c2", { code: "c2" }), code("c3", { code: "c3" })],
+          },
+        },
+      ],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        // Its first hit pauses: one counted again by a takeover would not.
+        { id: "b", type: "on_error", step: "b", hitCount: 1 },
+      ],
+    );
+    s.effects.code = async (req) => {
+      if (req.code === "a") await until("b started", () => s.effects.codeCalls.some((c) => c.code === "b"));
+      else if (req.code === "b" && behind) await until("paused", () => s.snap.debug!.pause !== null);
+      return req.code === "b" ? codeFailed("b broke") : codeOk(null);
+    };
+    return s;
+  }
+
+  it("taken over from any write of the run resumed (a crash), a held failure pauses at its on_error, not run again", async () => {
+    const first = failureHeldBehindA(true);
+    expect(await first.run()).toBe("parked");
+    expect(first.pause.stepPath).toBe("a");
+    expect(first.snap.debug!.held.map((h) => h.stepPath)).toEqual(["b"]);
+    expect((await first.send("continue")).ok).toBe(true);
+    const writes = everyWrite(first);
+    expect(await first.run()).toBe("parked");
+    expect(first.pause).toMatchObject({ stepPath: "b", phase: "error", occurrence: 1 });
+    expect(first.effects.codeCalls.filter((c) => c.code === "b")).toHaveLength(1);
+    expect(writes.length).toBeGreaterThan(1);
+    for (const stored of writes) {
+      const s = failureHeldBehindA(false);
+      s.t = s.t.resumed(stored);
+      // Found held, or paused at: its attempt is not run again, and its pause comes there (or stands already).
+      expect(await s.run()).toBe("parked");
+      expect(s.effects.codeCalls.filter((c) => c.code === "b")).toHaveLength(0);
+      expect(s.pause).toMatchObject({
+        stepPath: "b",
+        phase: "error",
+        occurrence: 1,
+        context: { error: "step `b`: b broke" },
+      });
+      expect(s.step("b").attempts).toBe(1);
+    }
+  });
+
+  it("taken over from any write of the run a held failure's continue wakes (a crash), it fails, not run again", async () => {
+    const first = failureHeldBehindA(true);
+    expect(await first.run()).toBe("parked");
+    expect(await first.resume("continue")).toBe("parked");
+    expect(first.pause).toMatchObject({ stepPath: "b", phase: "error" });
+    expect((await first.send("continue")).ok).toBe(true);
+    const writes = everyWrite(first);
+    expect(await first.run()).toBe("terminal");
+    expect(first.snap.status).toBe("FAILED");
+    expect(writes.length).toBeGreaterThan(1);
+    for (const stored of writes) {
+      const s = failureHeldBehindA(false);
+      s.t = s.t.resumed(stored);
+      expect(await s.run()).toBe("terminal");
+      expect(s.effects.codeCalls.filter((c) => c.code === "b")).toHaveLength(0);
+      expect(s.snap.status).toBe("FAILED");
+      expect(s.step("b")).toMatchObject({ status: "FAILED", attempts: 1, error: "step `b`: b broke" });
     }
   });
 

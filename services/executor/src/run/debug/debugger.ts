@@ -223,6 +223,18 @@ export class Debugger {
     return null;
   }
 
+  /**
+   * The failure of attempt `attempt` of the step at `path` is handled (its retry, skip or failure recorded, or its
+   * pause set): held until now (in `held`, or by its resumed pause), it is let go in the same change, so that no write
+   * finds it neither held nor handled, for a takeover to run the failed attempt again.
+   */
+  failureHandled(path: string, attempt: number): void {
+    const point: Point = { phase: "error", path, occurrence: attempt };
+    this.d.held = this.d.held.filter((h) => !heldHere(h, point));
+    const r = this.resumedAt(point);
+    if (r && !r.passed) markPassed(r);
+  }
+
   /** After a retry's backoff, before its attempt starts: on_retry. */
   retry(path: string, st: StepState, scope: Scope): Promise<Verdict> {
     const point: Point = { phase: "retry", path, occurrence: st.attempts + 1 };
@@ -437,10 +449,10 @@ export class Debugger {
     if (!waited && (STOPS_FOR_OTHERS.has(point.phase) || (point.phase === "error" && holdsFailure)))
       this.deferred ||= this.d.waiting.some((w) => this.waitingAtStart.has(waitingKey(w)) && this.stillPauses(w));
     if (this.deferred && STOPS_FOR_OTHERS.has(point.phase)) return PARK;
-    if (point.phase === "error") {
-      if (this.deferred && holdsFailure) return this.hold(point, await details());
-      d.held = d.held.filter((h) => !heldHere(h, point));
-    }
+    // A failure held here stays held until its decision is written: its pause (below), or its retry or failure
+    // (failureHandled): a write meanwhile (another branch's) must not find its step in flight, for a takeover to run
+    // the failed attempt again.
+    if (point.phase === "error" && this.deferred && holdsFailure) return this.hold(point, await details());
     // A point waiting (marked with its step's completion, or before its call) is judged into its mark first, each hit
     // and watch change recorded there as it is taken, and waits no more only then: a write meanwhile (another branch's)
     // must not find it gone past with its hits or its watches' change not recorded, for a takeover to lose or redo.
@@ -462,15 +474,10 @@ export class Debugger {
       if (waited) this.passCall(point);
       return GO;
     }
-    await writePause(
-      this.host.committer,
-      this.host.effects,
-      point,
-      hit.cause,
-      scope,
-      { ...(await details()), ...hit.details },
-      checkpoint?.(),
-    );
+    const shown = { ...(await details()), ...hit.details };
+    // With the pause set, in one change (writePause sets it before it writes): the pause holds the failure now.
+    if (point.phase === "error") this.failureHandled(point.path, point.occurrence);
+    await writePause(this.host.committer, this.host.effects, point, hit.cause, scope, shown, checkpoint?.());
     return PARK;
   }
 
@@ -478,11 +485,9 @@ export class Debugger {
   private pass(r: ResumedFrom, point: Point): Verdict {
     const d = this.d;
     const { command, output } = r;
-    // Done with: a passed point is kept only to say that it paused.
-    r.passed = true;
-    delete r.output;
-    delete r.error;
-    delete r.retryable;
+    // A failure's pause stays unpassed, its failure held there, until what its command asked is recorded
+    // (failureHandled): a write meanwhile must not find its step in flight.
+    if (point.phase !== "error") markPassed(r);
     if (d.checkpoint?.stepPath === point.path) d.checkpoint = null;
     if (command === "skip")
       return output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: output } };
@@ -893,6 +898,14 @@ function watchDetails(
   change: { before: { value: unknown }; after: { value: unknown } },
 ): Partial<PauseDetails> {
   return { watch: { expression: bp.expression, before: change.before.value, after: change.after.value } };
+}
+
+/** Done with: a passed point is kept only to say that it paused. */
+function markPassed(r: ResumedFrom): void {
+  r.passed = true;
+  delete r.output;
+  delete r.error;
+  delete r.retryable;
 }
 
 /** Whether `held` is the failure at the error point `point`. */
