@@ -341,10 +341,16 @@ export function hitPauses(bp: Pick<Breakpoint, "hitCount">, n: number): boolean 
   return bp.hitCount === undefined || n === bp.hitCount;
 }
 
-/** The breakpoint type a waiting or held point's phase is judged by on its step alone (as the executor matches it). */
-const TYPE_AT_WAITING: Partial<Record<PausePhase, BreakpointType>> = {
+/**
+ * The breakpoint type each phase evaluates without an expression: how the executor matches a point, and how a point
+ * waiting its turn (or a failure held) is listed.
+ */
+export const BREAKPOINT_TYPE_AT: Partial<Record<PausePhase, BreakpointType>> = {
+  before: "before_step",
   after: "after_step",
   error: "on_error",
+  retry: "on_retry",
+  item: "foreach_item",
   tool_call: "tool_call",
   llm_call: "usage",
 };
@@ -368,7 +374,7 @@ export function mayPauseAt(
     const hits =
       bp.type === "watch"
         ? point.watches?.[bp.id!] !== undefined
-        : TYPE_AT_WAITING[point.phase] === bp.type &&
+        : BREAKPOINT_TYPE_AT[point.phase] === bp.type &&
           (!("step" in bp) || bp.step === undefined || stepMatches(bp.step, point.stepPath));
     return hits ? [{ id: bp.id!, type: bp.type }] : [];
   });

@@ -52,6 +52,7 @@ export {
   DebugClaim,
   DebugCommandBody,
   DebugEdit,
+  BREAKPOINT_TYPE_AT,
   DebugRequest,
   DebugState,
   PauseContext,

@@ -1,4 +1,11 @@
-import { stepMatches, type Breakpoint, type DebugState, type PausePhase, type Usage } from "@wf/shared/execution";
+import {
+  BREAKPOINT_TYPE_AT,
+  stepMatches,
+  type Breakpoint,
+  type DebugState,
+  type PausePhase,
+  type Usage,
+} from "@wf/shared/execution";
 import type { ExpressionContext } from "@wf/shared/expressions";
 import { walkSteps, type Workflow } from "@wf/shared/workflow";
 
@@ -25,24 +32,13 @@ export interface Point {
   seen?: ExpressionContext;
 }
 
-/** The breakpoint type each phase evaluates without an expression. */
-const TYPE_AT: Partial<Record<PausePhase, Breakpoint["type"]>> = {
-  before: "before_step",
-  after: "after_step",
-  error: "on_error",
-  retry: "on_retry",
-  item: "foreach_item",
-  tool_call: "tool_call",
-  llm_call: "usage",
-};
-
 /**
  * Whether `bp` hits at `point` by what the point alone says: its type, step path and filters.
  * Expression breakpoints (conditional, watch, and a foreach_item's `expression`) are evaluated
  * by the caller on top of this.
  */
 export function matchesPoint(bp: Breakpoint, point: Point): boolean {
-  if (TYPE_AT[point.phase] !== bp.type) return false;
+  if (BREAKPOINT_TYPE_AT[point.phase] !== bp.type) return false;
   switch (bp.type) {
     case "before_step":
     case "after_step":
