@@ -1005,42 +1005,53 @@ describe("concurrent branches: each point pauses once", () => {
   });
 
   /**
-   * A parallel: `a` (an after_step breakpoint, bp1) beside a foreach of 20 concurrent items, each a code step `x` with
-   * an after_step (bp2) of `hitCount`.
+   * A parallel: `a` beside a foreach of `items` (all at once), each a code step `x`, and the branches `more`, under
+   * `breakpoints`. `a` completes once every x runs; each x completes once `xWaits` for its item resolves.
+   */
+  const aBesideEach = (
+    items: number[],
+    breakpoints: BreakpointInput[],
+    xWaits: (item: number) => Promise<unknown>,
+    more: Record<string, unknown[]> = {},
+  ) => {
+    const each = { name: "each", type: "foreach", items, concurrency: items.length, steps: [code("x", { code: "x" })] };
+    const s = new Session(
+      [{ name: "par", type: "parallel", branches: { left: [code("a", { code: "a" })], right: [each], ...more } }],
+      breakpoints,
+    );
+    let started = () => {};
+    const allStarted = new Promise<void>((resolve) => (started = resolve));
+    s.effects.code = async (req) => {
+      if (req.code === "a") await allStarted;
+      else {
+        if (s.effects.codeCalls.length === items.length + 1) started();
+        await xWaits(req.item as number);
+      }
+      return codeOk(req.item ?? null);
+    };
+    return s;
+  };
+
+  /**
+   * aBesideEach of 20 items: `a` with an after_step breakpoint (bp1), each `x` one (bp2) of `hitCount`; the x complete
+   * once a's pause is written.
    */
   const behindAPause = (hitCount: number) => {
+    let open = () => {};
+    const paused = new Promise<void>((resolve) => (open = resolve));
     const items = Array.from({ length: 20 }, (_, i) => i);
-    const s = new Session(
-      [
-        {
-          name: "par",
-          type: "parallel",
-          branches: {
-            left: [code("a", { code: "a" })],
-            right: [{ name: "each", type: "foreach", items, concurrency: 20, steps: [code("x", { code: "x" })] }],
-          },
-        },
-      ],
+    const s = aBesideEach(
+      items,
       [
         { type: "after_step", step: "a" },
         { type: "after_step", step: "each[*].x", hitCount },
       ],
+      () => paused,
     );
-    // a completes once every x runs, and the x complete once a's pause is written.
-    let started = () => {};
-    const allStarted = new Promise<void>((resolve) => (started = resolve));
-    let open = () => {};
-    const paused = new Promise<void>((resolve) => (open = resolve));
     const flush = s.t.committer.flush.bind(s.t.committer);
     s.t.committer.flush = async () => {
       await flush();
       if (s.t.committer.stored.debug!.pause) open();
-    };
-    s.effects.code = async (req) => {
-      if (req.code === "a") await allStarted;
-      else if (s.effects.codeCalls.length === items.length + 1) started();
-      if (req.code === "x") await paused;
-      return codeOk(req.item ?? null);
     };
     return s;
   };
@@ -1109,42 +1120,25 @@ describe("concurrent branches: each point pauses once", () => {
   });
 
   /**
-   * A parallel: `a` (an after_step breakpoint, bp1) beside a foreach of 4 concurrent items, each a code step `x` with an
-   * after_step breakpoint of its own (`x<i>` for item i). a completes once every x runs, and the x complete behind a's
-   * pause one at a time in the order `arrival`: each once the one before it waits its turn.
+   * aBesideEach of 4 items: `a` with an after_step breakpoint (id `a`), each `x` one of its own (`x<i>` for item i); the
+   * x complete behind a's pause one at a time in the order `arrival`: each once the one before it waits its turn.
    */
   const arrivingIn = (arrival: number[], more: Record<string, unknown[]> = {}) => {
     const items = [0, 1, 2, 3];
-    const s = new Session(
-      [
-        {
-          name: "par",
-          type: "parallel",
-          branches: {
-            left: [code("a", { code: "a" })],
-            right: [{ name: "each", type: "foreach", items, concurrency: 4, steps: [code("x", { code: "x" })] }],
-            ...more,
-          },
-        },
-      ],
+    const waits = (item: number) =>
+      until(`each[${item}].x waiting`, () => s.snap.debug!.waiting.some((w) => w.stepPath === `each[${item}].x`));
+    const s = aBesideEach(
+      items,
       [
         { id: "a", type: "after_step", step: "a" },
         ...items.map((i) => ({ id: `x${i}`, type: "after_step" as const, step: `each[${i}].x` })),
       ],
+      (item) => {
+        const before = arrival.indexOf(item) - 1;
+        return before < 0 ? until("paused", () => s.snap.debug!.pause !== null) : waits(arrival[before]!);
+      },
+      more,
     );
-    const waits = (item: number) =>
-      until(`each[${item}].x waiting`, () => s.snap.debug!.waiting.some((w) => w.stepPath === `each[${item}].x`));
-    let started = () => {};
-    const allStarted = new Promise<void>((resolve) => (started = resolve));
-    s.effects.code = async (req) => {
-      if (req.code === "a") await allStarted;
-      else {
-        if (s.effects.codeCalls.length === items.length + 1) started();
-        const before = arrival.indexOf(req.item as number) - 1;
-        await (before < 0 ? until("paused", () => s.snap.debug!.pause !== null) : waits(arrival[before]!));
-      }
-      return codeOk(req.item ?? null);
-    };
     return s;
   };
 
