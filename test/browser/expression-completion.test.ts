@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { axeAudit } from "./axe";
 import {
@@ -14,6 +14,29 @@ import {
 } from "./support";
 
 const { service } = useSharedConsoleService();
+
+/**
+ * Runs the stored workflow to its end, then opens it in the editor, its canvas drawn (`step` shown) and still; answers
+ * a step's node on the canvas.
+ */
+async function editedAfterARun(page: Page, workflowId: string, step: string): Promise<(name: string) => Locator> {
+  await untilStatus(page, await startExecution(page, workflowId), "COMPLETED");
+  await page.goto(`/console/workflows/${workflowId}`);
+  const node = (name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
+  await node(step).waitFor();
+  await whenCanvasStill(page);
+  return node;
+}
+
+/** Types `text` at the end of the flow-mapping step on the YAML line holding `hasText`, before its `" }`. */
+async function typeInStepLine(page: Page, hasText: string, text: string): Promise<Locator> {
+  const line = page.locator(".cm-line", { hasText });
+  await line.click();
+  await page.keyboard.press("End");
+  for (let i = '" }'.length; i > 0; i--) await page.keyboard.press("ArrowLeft");
+  await page.keyboard.type(text);
+  return line;
+}
 
 /** Types `text` on a new line after the cursor's, as written: the indentation the editor gives a new line replaced. */
 async function newLine(page: Page, text: string): Promise<void> {
@@ -161,23 +184,14 @@ steps:
   - { name: after, type: transform, output: "done" }
 `,
     );
-    const executionId = await startExecution(page, workflowId);
-    await untilStatus(page, executionId, "COMPLETED");
-    await page.goto(`/console/workflows/${workflowId}`);
-    const node = (name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
-    await node("note").waitFor();
-    await whenCanvasStill(page);
+    const node = await editedAfterARun(page, workflowId, "note");
     const panel = page.getByRole("complementary", { name: "Selected step" });
     const known = panel.getByRole("region", { name: "Outputs of earlier steps" });
     const listed = () => known.locator("summary").allTextContents();
     const open = (name: string) => known.locator("summary", { hasText: new RegExp(`^${name}\\b`) }).click();
 
     // In the YAML, in the nested item: completion and hover read each item's run of its steps.
-    const line = page.locator(".cm-line", { hasText: "name: deep" });
-    await line.click();
-    await page.keyboard.press("End");
-    for (let i = '" }'.length; i > 0; i--) await page.keyboard.press("ArrowLeft");
-    await page.keyboard.type(" {{ steps.tagged.output.");
+    const line = await typeInStepLine(page, "name: deep", " {{ steps.tagged.output.");
     const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
     await expect.poll(() => options.allTextContents()).toEqual(["tag"]);
     // A click, not Enter: for its first 75 ms a list lets Enter through as a new line (docs/console.md), and nothing on
@@ -273,19 +287,10 @@ steps:
   - { name: after, type: transform, output: "done" }
 `,
     );
-    const executionId = await startExecution(page, workflowId);
-    await untilStatus(page, executionId, "COMPLETED");
-    await page.goto(`/console/workflows/${workflowId}`);
-    const node = (name: string) => page.locator(`.react-flow__node[data-id="${name}"]`);
-    await node("greet").waitFor();
-    await whenCanvasStill(page);
+    const node = await editedAfterARun(page, workflowId, "greet");
 
     // In the YAML, in the branch's second step: completion, the preview and the hover read the branch's first step.
-    const line = page.locator(".cm-line", { hasText: "name: greet" });
-    await line.click();
-    await page.keyboard.press("End");
-    for (let i = '" }'.length; i > 0; i--) await page.keyboard.press("ArrowLeft");
-    await page.keyboard.type(" {{ steps.lookup.output.");
+    const line = await typeInStepLine(page, "name: greet", " {{ steps.lookup.output.");
     const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
     await expect.poll(() => options.allTextContents()).toEqual(["city"]);
     await options.getByText("city", { exact: true }).click();
