@@ -5,6 +5,7 @@ import type { ExpressionScope } from "./expression-scope";
 const scope: ExpressionScope = {
   variables: [{ name: "ticket_id", detail: "string, required", info: "The ticket" }, { name: "dry-run" }],
   steps: [{ name: "fetch", detail: "javascript" }, { name: "order-id" }],
+  inStep: true,
   inForeach: false,
   foreach: [],
   approvalGroups: null,

@@ -18,6 +18,11 @@ export interface ScopeForeach {
 
 /** Of what an expression can read, what its step's place among the steps gives it. */
 export interface StepScope {
+  /**
+   * In a step: false in text outside every step (an agent's `instructions`), which each step using it renders in its
+   * own place, so that any step's output may be what it reads.
+   */
+  inStep: boolean;
   /** The steps that run before the expression's step, outermost first: `steps.<name>`. */
   steps: ScopeName[];
   /** Inside a foreach's steps: `item` is its current item. */
@@ -103,6 +108,7 @@ export function stepScopeOf(g: CanvasGraph, node: CanvasNode | undefined): StepS
     .filter((n) => n.type === "foreach")
     .reverse();
   return {
+    inStep: node !== undefined,
     steps: readable.map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
     inForeach: loops.length > 0,
     foreach: loops.some((loop) => loop.name === undefined)

@@ -48,8 +48,7 @@ import { expressionCompletions, outputCompletions, reopensAfter, workflowComplet
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { expressionPreview } from "./expression-preview";
 import { outputHover } from "./output-hover";
-import { expressionScopeAt } from "./expression-scope";
-import { NOTHING_KNOWN, readableOutputs, type KnownData, type KnownItems, type OutputsAt } from "./preview-context";
+import { NOTHING_KNOWN, outputsAt, type KnownData, type KnownItems } from "./preview-context";
 import { PreviewRunner } from "./preview-runner";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
@@ -75,7 +74,8 @@ export interface WorkflowEditorOptions {
   onFocus?(): void;
   /**
    * The known output of each top-level step by name, for completion after `steps.<name>.output.` and its value on
-   * hover; inside a foreach, `knownData`'s item-0 results of the steps of its item stand over them.
+   * hover, of the steps before the cursor's step only; inside a foreach, `knownData`'s item-0 results of the steps of
+   * its item stand over them.
    */
   knownOutputs?(): Readonly<Record<string, unknown>>;
   /** What an expression at the cursor is previewed on: the steps' known results, the latest run's variables. */
@@ -210,8 +210,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
   const readOnly = new Compartment();
   const knownOutputs = options.knownOutputs ?? (() => ({}));
   const knownData = options.knownData ?? (() => NOTHING_KNOWN);
-  const known: OutputsAt = (text, offset) =>
-    readableOutputs(expressionScopeAt(text, offset), knownData(), knownOutputs());
+  const known = outputsAt(knownData, knownOutputs);
   let standing: StandingIssues | null = null;
   const readOnlyExtensions = (on: boolean) => [EditorState.readOnly.of(on), EditorView.editable.of(!on)];
   const tab = tabKeys();

@@ -34,6 +34,9 @@ steps:
       right:
         - { name: first, type: transform, output: 3 }
         - { name: second, type: transform, output: "{{ steps.first.output }}" }
+  - { name: last, type: transform, output: "{{ steps.fan.output }}" }
+agents:
+  - { name: helper, model: m, instructions: "{{ steps.last.output }}" }
 `;
 const source = readSource(TEXT);
 /** What an expression just after the first occurrence of `marker` is previewed on. */
@@ -108,19 +111,32 @@ describe("previewData, what an expression is previewed on", () => {
 });
 
 describe("readableOutputs, the outputs a step's fields read as steps.<name>.output", () => {
-  /** The top-level steps' known outputs: the latest run's, over which the pins and step tests. */
-  const outputs = { fetch: 1, greet: "hi", shape: "top", pre: 2, later: "after" };
+  /**
+   * The top-level steps' known outputs: the latest run's (a branch's steps by name), over which the pins and step
+   * tests; `shape` a pin of a name a step inside the foreach has now.
+   */
+  const outputs = { fetch: 1, greet: "hi", shape: "top", fan: {}, pre: 2, first: 3, second: 4, last: "after" };
   const of = (marker: string, data = known) =>
     readableOutputs(expressionScopeAt(source, TEXT.indexOf(marker) + 2), data, outputs);
 
-  it("outside a foreach, are the known outputs as they are", () => {
-    expect(of("{{ steps.fetch")).toEqual({ before: ["fetch"], outputs, itemSteps: [], items: [] });
+  it("at the top level, are the known outputs of the steps before it: no later one's, nor an item's or a branch's", () => {
+    expect(of("{{ steps.fetch")).toEqual({ before: ["fetch"], outputs: { fetch: 1 }, itemSteps: [], items: [] });
+    expect(of("{{ steps.fan")).toEqual({
+      before: ["fetch", "greet", "each", "fan"],
+      outputs: { fetch: 1, greet: "hi", fan: {} },
+      itemSteps: [],
+      items: [],
+    });
+  });
+
+  it("outside every step (an agent's instructions, which each step using it renders), are every known output", () => {
+    expect(of("{{ steps.last")).toEqual({ before: [], outputs, itemSteps: [], items: [] });
   });
 
   it("inside one, are the item's earlier steps as item 0 of the latest run ran them, over a top-level one", () => {
     expect(of('{{ steps.shape.output }}" }\n  - name: fan')).toEqual({
       before: ["fetch", "greet", "shape", "inner"],
-      outputs: { fetch: 1, greet: "hi", pre: 2, later: "after", shape: "item 0", inner: [] },
+      outputs: { fetch: 1, greet: "hi", shape: "item 0", inner: [] },
       itemSteps: ["shape", "inner"],
       items: [known.foreach.each],
     });
@@ -136,17 +152,14 @@ describe("readableOutputs, the outputs a step's fields read as steps.<name>.outp
     expect(ranNot.outputs).not.toHaveProperty("deep");
     expect(ranNot.itemSteps).toEqual(["shape"]);
     const none = of('{{ steps.shape.output }}" }\n  - name: fan', { ...known, foreach: {} });
-    expect(none).toMatchObject({
-      outputs: { fetch: 1, greet: "hi", pre: 2, later: "after" },
-      itemSteps: [],
-      items: [],
-    });
+    expect(none).toMatchObject({ outputs: { fetch: 1, greet: "hi" }, itemSteps: [], items: [] });
+    expect(Object.keys(none.outputs)).toEqual(["fetch", "greet"]);
   });
 
-  it("in a foreach in a parallel's branch, are the top level's, with that foreach's items", () => {
+  it("in a foreach in a parallel's branch, are those before it, with that foreach's items", () => {
     expect(of("{{ item }} {{ steps.pre")).toEqual({
       before: ["fetch", "greet", "each", "pre"],
-      outputs,
+      outputs: { fetch: 1, greet: "hi", pre: 2 },
       itemSteps: [],
       items: [known.foreach.branched],
     });
@@ -155,7 +168,7 @@ describe("readableOutputs, the outputs a step's fields read as steps.<name>.outp
   it("in a parallel's branch, are read by the steps before it in that branch, and no other branch's", () => {
     expect(of("{{ steps.first")).toEqual({
       before: ["fetch", "greet", "each", "first"],
-      outputs,
+      outputs: { fetch: 1, greet: "hi", first: 3 },
       itemSteps: [],
       items: [],
     });

@@ -1,4 +1,4 @@
-import type { StepScope } from "./expression-scope";
+import { expressionScopeAt, type StepScope } from "./expression-scope";
 
 /** A step's result as an expression reads it: `steps.<name>`. */
 export interface KnownStep {
@@ -101,7 +101,10 @@ export interface ReadableOutputs {
    * not have reached by then.
    */
   before: string[];
-  /** Each step's known output by name (a step left out is unknown there). */
+  /**
+   * The known output of each step of `before` by name (a step left out is unknown there, or not read); outside every
+   * step, of every step.
+   */
   outputs: Readonly<Record<string, unknown>>;
   /** The steps of `outputs` whose output is their run in item 0 of a foreach holding the place. */
   itemSteps: string[];
@@ -113,9 +116,10 @@ export interface ReadableOutputs {
 export type OutputsAt = (text: string, offset: number) => ReadableOutputs;
 
 /**
- * The outputs an expression in `scope` reads, as its preview reads them: outside a foreach, the known `outputs` of the
- * top-level steps (the latest run's, a pin's or a step test's) as they are; inside one, the steps of its item (and of
- * each enclosing item) are their completed run in item 0 of the latest run, over those, and unknown without it.
+ * The outputs an expression in `scope` reads, as its preview and the step panel read them: those of the steps before
+ * its step only (StepScope's, never a later one's nor another branch's), as they are known (the latest run's, a pin's
+ * or a step test's); in a foreach, the steps of its item (and of each enclosing item) as their completed run in item 0
+ * of the latest run, and unknown without it. Outside every step, each known output.
  */
 export function readableOutputs(
   scope: StepScope,
@@ -123,12 +127,20 @@ export function readableOutputs(
   outputs: Readonly<Record<string, unknown>>,
 ): ReadableOutputs {
   const before = scope.steps.map((step) => step.name);
-  if (scope.foreach.length === 0) return { before, outputs, itemSteps: [], items: [] };
+  if (!scope.inStep) return { before, outputs, itemSteps: [], items: [] };
   const { context, itemSteps, items } = previewData(scope, known);
   const inItem = new Set(scope.foreach.flatMap((f) => f.steps).concat(itemSteps));
-  const readable = Object.fromEntries(Object.entries(outputs).filter(([name]) => !inItem.has(name)));
+  const readable = Object.fromEntries(
+    before.filter((name) => !inItem.has(name) && Object.hasOwn(outputs, name)).map((name) => [name, outputs[name]]),
+  );
   const steps = context.steps as Readonly<Record<string, KnownStep>>;
   const completed = itemSteps.filter((name) => steps[name]!.status === "COMPLETED");
   for (const name of completed) readable[name] = steps[name]!.output;
   return { before, outputs: readable, itemSteps: completed, items };
 }
+
+/** What completion and the hover read at each place of a workflow's text: its readableOutputs, on what is known then. */
+export const outputsAt =
+  (known: () => KnownData, outputs: () => Readonly<Record<string, unknown>>): OutputsAt =>
+  (text, offset) =>
+    readableOutputs(expressionScopeAt(text, offset), known(), outputs());
