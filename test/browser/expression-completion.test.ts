@@ -162,6 +162,62 @@ steps:
     await context.close();
   });
 
+  it("at the top level, completes the outputs of the steps before the step only, as its panel and preview read", async () => {
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+    const workflowId = await createWorkflow(
+      page,
+      `name: top-${Date.now()}
+steps:
+  - { name: fetch, type: transform, output: { id: 7 } }
+  - { name: use, type: transform, output: "Use" }
+  - name: fan
+    type: parallel
+    branches:
+      left:
+        - { name: lookup, type: transform, output: { city: Oslo } }
+      right:
+        - { name: count, type: transform, output: { n: 3 } }
+  - { name: later, type: transform, output: { done: true } }
+`,
+    );
+    const node = await editedAfterARun(page, workflowId, "later");
+    const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
+    const line = await typeInStepLine(page, "name: use", " {{ steps.fetch.output.");
+    await expect.poll(() => options.allTextContents()).toEqual(["id"]);
+    await screenshot(page, "expression-completion-top-level");
+    await options.getByText("id", { exact: true }).click();
+    await page.keyboard.type(" }}");
+    await expect.poll(() => line.textContent()).toContain('output: "Use {{ steps.fetch.output.id }}"');
+
+    // A later step and a branch's step: the preview says the step has no known output, and a `.` after it opens no
+    // list (the preview, which gives way to an open list, shows its syntax error instead).
+    const preview = page.locator(".cm-expression-preview");
+    for (const step of ["later", "lookup"]) {
+      await page.keyboard.type(` {{ steps.${step}.output }}`);
+      for (let i = " }}".length; i > 0; i--) await page.keyboard.press("ArrowLeft");
+      await expect
+        .poll(() => preview.locator(".cm-expression-preview-body").textContent(), { timeout: 10_000 })
+        .toBe(`steps.${step} has no known output`);
+      await page.keyboard.type(".");
+      await expect
+        .poll(async () => ((await preview.count()) > 0 ? preview.getAttribute("data-kind") : null), { timeout: 10_000 })
+        .toBe("error");
+      expect(await options.count()).toBe(0);
+      await page.keyboard.press("Backspace");
+      await page.keyboard.press("End");
+      for (let i = '" }'.length; i > 0; i--) await page.keyboard.press("ArrowLeft");
+    }
+
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await node("use").click();
+    await panel.getByRole("heading", { name: "use" }).waitFor();
+    const known = panel.getByRole("region", { name: "Outputs of earlier steps" });
+    await expect.poll(() => known.locator("summary").allTextContents(), { timeout: 10_000 }).toEqual(["fetch"]);
+
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("inside a foreach, completes, shows and maps the item's earlier steps and item as item 0 of the latest run", async () => {
     const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
     const workflowId = await createWorkflow(
