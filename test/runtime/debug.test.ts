@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { debugCommandOf, sendBreakpoints, sendDebugCommand, tailEvents } from "@wf/shared/client";
 import {
+  changeBreakpoints,
   claimPause,
   DebugRequest,
   TERMINAL_STATUSES,
@@ -345,6 +346,8 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
         breakpoints: winner.ok ? winner.breakpoints : [],
         revision: 3,
       });
+      // The winner's message may still be on its way, or be handled beside the abort: the abort's write then announces
+      // the change, ahead of the end the tail stops at (the test below forces that).
       await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, { command: "abort", body: {}, by: "ada" });
       await tail;
       // Announced in the order made (changes that came together announced once, as the list then stood): A never again.
@@ -354,6 +357,22 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       expect(announced.at(-1)).toBe(winner.ok ? winner.breakpoints[0]!.id : "");
       expect(announced.indexOf("A")).toBeLessThanOrEqual(0);
       expect(announced.filter((bp) => bp === "A").length).toBeLessThanOrEqual(1);
+    });
+
+    it("breakpoints replaced before an abort, their message not handled yet, are announced ahead of the run's end", async () => {
+      const p = rt.platform;
+      const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
+      const first = await pausedAt(p, id);
+      const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_cancelled"]);
+      // Written as the edge writes it; its message left out, as when its publish fails (a 503), or comes after the abort.
+      const breakpoints = [{ id: "late", type: "after_step" as const, step: "b" }];
+      expect(await changeBreakpoints(p.store, id, { breakpoints, revision: 0, by: "bob" })).toMatchObject({ ok: true });
+      await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, { command: "abort", body: {}, by: "ada" });
+      // A follower stops at the end event (the console's stream ends there): the change must come before it.
+      await tail;
+      const announced = events.filter((e) => e.type === "debug_breakpoints");
+      expect(announced.map((e) => e.data)).toMatchObject([{ by: "bob", breakpoints: [{ id: "late" }] }]);
+      expect((await waitForStatus(p, id)).eventSeq).toBe(Number(events.at(-1)!.id.split(".").pop()));
     });
 
     it("a breakpoint that replaces another starts from no hits, under an id of its own or under the old one's", async () => {

@@ -1,7 +1,14 @@
 import { Kvm } from "@nats-io/kv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@wf/shared/config";
-import { DebugRequest, ExecutionSnapshot, newDebugState, newId, resultLimits } from "@wf/shared/execution";
+import {
+  changeBreakpoints,
+  DebugRequest,
+  ExecutionSnapshot,
+  newDebugState,
+  newId,
+  resultLimits,
+} from "@wf/shared/execution";
 import {
   definitionsBucket,
   DUPLICATE_WINDOW_MS,
@@ -195,6 +202,36 @@ describe("Committer: what others write beside the holder", () => {
       ],
     ]);
   });
+  it.each([
+    ["a holder's last write, which finds them beside it", "holder", "step_completed", "exec_completed"],
+    ["a guest's write that ends the parked run (an abort)", "guest", "debug_resumed", "exec_cancelled"],
+  ] as const)(
+    "breakpoints replaced before %s are announced ahead of its end: followers stop at the end event",
+    async (_, role, event, end) => {
+      const debug = newDebugState(DebugRequest.parse({ breakpoints: [{ type: "before_step", step: "a" }] }));
+      const holder = role === "holder" ? { actor: "me", seq: 1, since: Date.now() } : null;
+      const c = await created({ holder, debug });
+      // Replaced on the record, its message not handled yet (or never published: a 503 after the write).
+      const breakpoints = [{ id: "new", type: "after_step" as const, step: "b" }];
+      expect(await changeBreakpoints(platform.store, c.snap.id, { breakpoints, revision: 0, by: "ada" })).toMatchObject({
+        ok: true,
+      });
+      const read = (await platform.store.executions.getForWrite(c.snap.id))!;
+      const last = role === "holder" ? c : new Committer(read.value, read.version, platform.store, events, ns, c.limits, role);
+      last.emit(event, "a");
+      last.snap.status = end === "exec_completed" ? "COMPLETED" : "CANCELLED";
+      last.snap.holder = null;
+      last.emit(end);
+      await last.settle();
+      const id = c.snap.id;
+      expect((await platform.store.executions.get(id))!.value.outbox.map((e) => [e.type, e.id])).toEqual([
+        [event, `${id}.2`],
+        ["debug_breakpoints", `${id}.3`],
+        [end, `${id}.4`],
+      ]);
+      expect((await lastEvent(c, "debug_breakpoints")).data).toMatchObject({ by: "ada", breakpoints: [{ id: "new" }] });
+    },
+  );
 });
 
 describe("Committer: the outbox a guest's or a resume's write replaces", () => {

@@ -2,6 +2,7 @@ import type { JetStreamPublisher } from "@wf/shared/store";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
 import {
   adoptBreakpoints,
+  endedStatus,
   eventJson,
   sharedDefinition,
   type ExecutionEvent,
@@ -402,7 +403,7 @@ export class Committer implements RunCommitter {
       adoptBreakpoints(ours, theirs);
       // Replaced while held: announced here, in the write that takes the replacement up.
       const announced = this.breakpointsAnnouncement();
-      if (announced) this.snap.outbox.push(announced);
+      if (announced) announceAhead(this.snap.outbox, announced);
       ours.claimed = theirs.claimed;
       this.stampRelease();
     }
@@ -418,7 +419,7 @@ export class Committer implements RunCommitter {
   /** Announces breakpoints replaced on the record (changeBreakpoints) that no write announced yet, in this one. */
   private announceBreakpoints(): void {
     const event = this.breakpointsAnnouncement();
-    if (event) this.pending.push(event);
+    if (event) announceAhead(this.pending, event);
   }
 
   /**
@@ -451,6 +452,23 @@ export class Committer implements RunCommitter {
 }
 
 export type EventPublisher = Pick<JetStreamPublisher, "publishAll">;
+
+/**
+ * Adds `announcement`, numbered last, to `events`, one write's (numbered, not published yet): last, or ahead of the end
+ * event among them, whose number it takes, the end's and those after it moving on by one. An execution's end event is
+ * its last: its followers (the edge's event stream, the console) stop there, and a change written before the end would
+ * never be seen announced after it.
+ */
+function announceAhead(events: ExecutionEvent[], announcement: ExecutionEvent): void {
+  const end = events.findIndex((e) => endedStatus(e.type) !== undefined);
+  if (end < 0) {
+    events.push(announcement);
+    return;
+  }
+  const ids = [...events.slice(end).map((e) => e.id), announcement.id];
+  events.splice(end, 0, announcement);
+  for (let i = end; i < events.length; i++) events[i]!.id = ids[i - end]!;
+}
 
 function sameHolder(a: ExecutionSnapshot["holder"], b: ExecutionSnapshot["holder"]): boolean {
   return a !== null && b !== null && a.actor === b.actor && a.seq === b.seq;
