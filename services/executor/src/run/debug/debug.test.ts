@@ -1442,6 +1442,84 @@ describe("concurrent branches: each point pauses once", () => {
     }
   });
 
+  /**
+   * Every write of the session's run from now on, as the store took it; its `nth` (from 0) takes the record `ticks`
+   * turns of the microtask queue after it was asked for, as a store's write takes it once the events ahead of it are
+   * acknowledged, while the other branches go on: swept over both, a write lands at every point of another branch's
+   * decision.
+   */
+  function lateWrite(s: Session, nth: number, ticks: number): ExecutionSnapshot[] {
+    const writes: ExecutionSnapshot[] = [];
+    const committer = s.t.committer;
+    let calls = 0;
+    committer.flush = async () => {
+      if (calls++ === nth) for (let t = 0; t < ticks; t++) await Promise.resolve();
+      writes.push(structuredClone(committer.snap));
+    };
+    return writes;
+  }
+
+  /**
+   * A parallel: a pauses (after_step); behind its pause (`behind`; else at once) b comes to the breakpoint `b`: it
+   * waits after its step, stops before it (c, before it, completing behind the pause), or fails (its first two
+   * attempts, of three).
+   */
+  function bBehindA(b: BreakpointInput, behind: boolean): Session {
+    const fails = b.type === "on_error";
+    const retry = { max_attempts: 3, backoff: "fixed", initial_delay: 0.001 };
+    const right = [code("b", { code: "b", ...(fails ? { retry } : {}) })];
+    if (b.type === "before_step") right.unshift(code("c", { code: "c" }));
+    const s = new Session(
+      [{ name: "par", type: "parallel", branches: { left: [code("a", { code: "a" })], right } }],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        { id: "b", ...b },
+      ],
+    );
+    let first = behind;
+    s.effects.code = async (req) => {
+      if (req.code === right[0]!.code && first) {
+        first = false;
+        await until("paused", () => s.snap.debug!.pause !== null);
+      }
+      return req.code === "b" && fails && s.step("b").attempts <= 2 ? codeFailed("b broke") : codeOk(null);
+    };
+    return s;
+  }
+
+  it("taken over from a write landing anywhere in the run resumed (a crash), b pauses once where its hit is, counted once", async () => {
+    const cases: [BreakpointInput, Partial<PauseRecord>, number][] = [
+      // Waiting its turn after its step: judged once a's pause is over.
+      [{ type: "after_step", step: "b" }, { phase: "after", occurrence: 0 }, 1],
+      // Stopped at its boundary: judged there once a's pause is over.
+      [{ type: "before_step", step: "b" }, { phase: "before", occurrence: 0 }, 1],
+      // Its failure held: its first hit pauses there.
+      [{ type: "on_error", step: "b", hitCount: 1 }, { phase: "error", occurrence: 1 }, 1],
+    ];
+    for (const [breakpoint, at, hits] of cases)
+      for (let nth = 0; nth < 3; nth++)
+        for (let ticks = 0; ticks < 20; ticks++) {
+          const first = bBehindA(breakpoint, true);
+          expect(await first.run()).toBe("parked");
+          expect(first.pause.stepPath).toBe("a");
+          expect((await first.send("continue")).ok).toBe(true);
+          const writes = lateWrite(first, nth, ticks);
+          expect(await first.run()).toBe("parked");
+          expect(first.pause).toMatchObject({ stepPath: "b", ...at });
+          for (const stored of writes) {
+            const s = bBehindA(breakpoint, false);
+            s.t = s.t.resumed(stored);
+            const where = `${breakpoint.type} ${breakpoint.hitCount ?? 1}, write ${nth} taken ${ticks} ticks late`;
+            expect(await s.run(), where).toBe("parked");
+            expect(s.pause, where).toMatchObject({ breakpointId: "b", stepPath: "b", ...at });
+            expect(s.snap.debug!.hits, where).toEqual({ a: 1, b: hits });
+            // Once: nothing pauses after it.
+            expect(await s.resume("continue"), where).toBe("terminal");
+            expect(s.snap.status).toBe("COMPLETED");
+          }
+        }
+  });
+
   it("a failure held behind a pause pauses at its on_error after the points listed as waiting", async () => {
     for (const first of ["b1", "c"])
       for (const lead of [0, 1, 2])

@@ -64,6 +64,15 @@ interface Hit {
   details: Partial<PauseDetails>;
 }
 
+/**
+ * What the breakpoints make of a point, its hits not counted yet (count): those that hit there, with what each adds
+ * to a pause's context, and before a step the `step` commands' boundary, which pauses there if none of them does.
+ */
+interface Evaluated {
+  hits: { bp: Breakpoint; details: Partial<PauseDetails> }[];
+  boundary?: Hit | null;
+}
+
 /** What the debugger needs of the run it watches. */
 export interface DebugHost {
   readonly committer: RunCommitter;
@@ -155,7 +164,7 @@ export class Debugger {
       scope,
       async () => {
         await this.initWatches(scope);
-        return (await this.hits(point, scope)) ?? this.stepBoundary(path);
+        return { ...(await this.hits(point, scope)), boundary: this.stepBoundary(path) };
       },
       () => this.inputDetails(step, path, scope),
     );
@@ -379,7 +388,7 @@ export class Debugger {
   private check(
     point: Point,
     scope: Scope,
-    evaluate: () => Promise<Hit | null>,
+    evaluate: () => Promise<Evaluated>,
     details: () => Promise<Partial<PauseDetails>>,
     checkpoint?: () => { attempt: number; state: unknown },
     holdsFailure = true,
@@ -392,7 +401,7 @@ export class Debugger {
   private async decide(
     point: Point,
     scope: Scope,
-    evaluate: () => Promise<Hit | null>,
+    evaluate: () => Promise<Evaluated>,
     details: () => Promise<Partial<PauseDetails>>,
     checkpoint: (() => { attempt: number; state: unknown }) | undefined,
     holdsFailure: boolean,
@@ -467,17 +476,23 @@ export class Debugger {
       if (waited.watches) point.watches = waited.watches;
       point.counted = waited.hits;
     }
-    const hit = await evaluate();
+    const evaluated = await evaluate();
+    // What its pause would show is taken first: from the hits' count to the pause set (writePause sets it before it
+    // writes) or the verdict, all is one change, with no await in it. A write between (another branch's) must not find
+    // the hits counted, or the point no longer waiting or held, with no pause there, for a takeover to count them again
+    // or to lose the pause.
+    const shown = this.pausesAt(point, evaluated) ? await details() : {};
+    const pause = this.count(point, evaluated);
     this.judged(point);
-    if (!hit) {
+    if (!pause) {
       // Its hits counted (a call's point is marked waiting only where a breakpoint hits): the next write may take them.
       if (waited) this.passCall(point);
       return GO;
     }
-    const shown = { ...(await details()), ...hit.details };
-    // With the pause set, in one change (writePause sets it before it writes): the pause holds the failure now.
+    // With the pause set, in one change: the pause holds the failure now.
     if (point.phase === "error") this.failureHandled(point.path, point.occurrence);
-    await writePause(this.host.committer, this.host.effects, point, hit.cause, scope, shown, checkpoint?.());
+    const context = { ...shown, ...pause.details };
+    await writePause(this.host.committer, this.host.effects, point, pause.cause, scope, context, checkpoint?.());
     return PARK;
   }
 
@@ -687,21 +702,35 @@ export class Debugger {
     return n;
   }
 
-  /**
-   * Every enabled breakpoint that hits at `point` counts the hit (unless counted as its branch came here behind another
-   * pause); the first whose `hitCount` it is pauses.
-   */
-  private async hits(point: Point, scope: Scope): Promise<Hit | null> {
-    let first: Hit | null = null;
+  /** The enabled breakpoints that hit at `point`, their hits not counted yet (count). */
+  private async hits(point: Point, scope: Scope): Promise<Evaluated> {
+    const hits: Evaluated["hits"] = [];
     for (const bp of this.d.breakpoints) {
       if (!bp.enabled) continue;
       const details = await this.hitOf(bp, point, scope);
-      if (details === null) continue;
+      if (details !== null) hits.push({ bp, details });
+    }
+    return { hits };
+  }
+
+  /** Whether counting the hits of `evaluated` at `point` now would pause there (count). */
+  private pausesAt(point: Point, evaluated: Evaluated): boolean {
+    const next = (id: string) => point.counted?.[id] ?? (this.d.hits[id] ?? 0) + 1;
+    return !!evaluated.boundary || evaluated.hits.some(({ bp }) => hitPauses(bp, next(bp.id!)));
+  }
+
+  /**
+   * Each hit at `point` counts (unless counted as its branch came here behind another pause): the first whose
+   * `hitCount` it is pauses, else the boundary.
+   */
+  private count(point: Point, evaluated: Evaluated): Hit | null {
+    let pause: Hit | null = null;
+    for (const { bp, details } of evaluated.hits) {
       const id = bp.id!;
       const n = point.counted?.[id] ?? this.countHit(id);
-      if (!first && hitPauses(bp, n)) first = { cause: { breakpointId: id, type: bp.type }, details };
+      if (!pause && hitPauses(bp, n)) pause = { cause: { breakpointId: id, type: bp.type }, details };
     }
-    return first;
+    return pause ?? evaluated.boundary ?? null;
   }
 
   /** Whether `bp` hits at `point`: null if not, else what it adds to the pause's context. */
