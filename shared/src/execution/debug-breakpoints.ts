@@ -100,6 +100,7 @@ function forgetRedefined(debug: DebugState, before: readonly Breakpoint[], after
       delete w.watches?.[b.id];
       delete w.hits?.[b.id];
     }
+    for (const h of debug.held) delete h.hits?.[b.id];
   }
 }
 

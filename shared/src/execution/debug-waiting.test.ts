@@ -125,14 +125,18 @@ describe("waitingPoints", () => {
       { id: "five", type: "after_step", step: "each[*].work", hitCount: 5, enabled: true },
       { id: "two", type: "after_step", step: "each[*].work", hitCount: 2, enabled: true },
       { id: "fresh", type: "after_step", step: "each[*].work", hitCount: 3, enabled: true },
+      { id: "err", type: "on_error", step: "last", hitCount: 2, enabled: true },
     ] satisfies Breakpoint[];
-    const { waiting } = waitingPoints(
+    const { waiting, held } = waitingPoints(
       paused(counted, {
         waiting: [{ stepPath: "each[0].work", phase: "after", occurrence: 0, hits: { five: 2, two: 2 } }],
+        // Judged, its hit numbered 1, as the pause came: held until its retry is recorded, its on_error not pausing.
+        held: [{ stepPath: "last", occurrence: 1, error: "boom", retryable: true, hits: { err: 1 } }],
       }),
     );
     // `fresh` gave this hit no number yet (added since): it counts it in the point's turn, and may pause.
     expect(waiting.map((w) => w.breakpoints.map((b) => b.id))).toEqual([["two", "fresh"]]);
+    expect(held.map((h) => h.breakpoints)).toEqual([[]]);
   });
 
   it("shows nothing while no pause stands, or once the run has ended", () => {

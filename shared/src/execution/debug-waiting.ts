@@ -39,7 +39,7 @@ export function waitingPoints(s: Pick<ExecutionSnapshot, "status" | "definition"
       : [{ ...shown(w.stepPath, w.phase, w.occurrence), breakpoints: hits, reason: hitWords(hits) }];
   });
   const held = d.held.map((h) => {
-    const hits = mayPauseAt(d.breakpoints, { stepPath: h.stepPath, phase: "error" });
+    const hits = mayPauseAt(d.breakpoints, { stepPath: h.stepPath, phase: "error", hits: h.hits });
     return { ...shown(h.stepPath, "error", h.occurrence), breakpoints: hits, reason: failureWords(h) };
   });
   return { waiting, held };

@@ -249,6 +249,11 @@ export const DebugState = z.object({
         occurrence: z.number().int().nonnegative(),
         error: z.string(),
         retryable: z.boolean(),
+        /**
+         * Judged with no pause there, its retry or its failure not recorded yet: the number each breakpoint (by id)
+         * gave its hit, not counted again.
+         */
+        hits: z.record(z.string(), z.number().int().positive()).optional(),
       }),
     )
     .default([]),

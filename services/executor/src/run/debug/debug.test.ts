@@ -1493,8 +1493,9 @@ describe("concurrent branches: each point pauses once", () => {
       [{ type: "after_step", step: "b" }, { phase: "after", occurrence: 0 }, 1],
       // Stopped at its boundary: judged there once a's pause is over.
       [{ type: "before_step", step: "b" }, { phase: "before", occurrence: 0 }, 1],
-      // Its failure held: its first hit pauses there.
+      // Its failure held: its first hit pauses there; or, counted there without pausing, its retry's failure pauses.
       [{ type: "on_error", step: "b", hitCount: 1 }, { phase: "error", occurrence: 1 }, 1],
+      [{ type: "on_error", step: "b", hitCount: 2 }, { phase: "error", occurrence: 2 }, 2],
     ];
     for (const [breakpoint, at, hits] of cases)
       for (let nth = 0; nth < 3; nth++)
@@ -1518,6 +1519,30 @@ describe("concurrent branches: each point pauses once", () => {
             expect(s.snap.status).toBe("COMPLETED");
           }
         }
+  });
+
+  it("a breakpoint redefined while a failure's hit it counted is held is counted anew there, by a takeover", async () => {
+    const breakpoint: BreakpointInput = { type: "on_error", step: "b", hitCount: 2 };
+    // A write of the run resumed that finds b's first failure judged, its hit numbered, its retry not recorded yet.
+    let stored: ExecutionSnapshot | undefined;
+    for (let ticks = 0; !stored; ticks++) {
+      expect(ticks).toBeLessThan(20);
+      const first = bBehindA(breakpoint, true);
+      expect(await first.run()).toBe("parked");
+      expect((await first.send("continue")).ok).toBe(true);
+      const writes = lateWrite(first, 0, ticks);
+      expect(await first.run()).toBe("parked");
+      stored = writes.find((w) => w.debug!.held[0]?.hits);
+    }
+    expect(stored.debug!.held).toMatchObject([{ stepPath: "b", occurrence: 1, hits: { b: 1 } }]);
+    const [a, b] = stored.debug!.breakpoints;
+    replaceBreakpoints(stored.debug!, [a!, { ...b!, hitCount: 1 }], "ada");
+    const s = bBehindA(breakpoint, false);
+    s.t = s.t.resumed(stored);
+    expect(await s.run()).toBe("parked");
+    expect(s.pause).toMatchObject({ breakpointId: "b", stepPath: "b", phase: "error", occurrence: 1 });
+    expect(s.snap.debug!.hits).toEqual({ a: 1, b: 1 });
+    expect(s.effects.codeCalls).toHaveLength(0);
   });
 
   it("a failure held behind a pause pauses at its on_error after the points listed as waiting", async () => {

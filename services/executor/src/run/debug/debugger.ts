@@ -476,17 +476,23 @@ export class Debugger {
       if (waited.watches) point.watches = waited.watches;
       point.counted = waited.hits;
     }
+    // A failure counted before (its hits kept with it, held): not counted again.
+    if (point.phase === "error") point.counted ??= this.heldAt(point)?.hits;
     const evaluated = await evaluate();
-    // What its pause would show is taken first: from the hits' count to the pause set (writePause sets it before it
-    // writes) or the verdict, all is one change, with no await in it. A write between (another branch's) must not find
-    // the hits counted, or the point no longer waiting or held, with no pause there, for a takeover to count them again
-    // or to lose the pause.
-    const shown = this.pausesAt(point, evaluated) ? await details() : {};
-    const pause = this.count(point, evaluated);
+    // What its pause would show (a failure's error: what holds it) is taken first: from the hits' count to the pause
+    // set (writePause sets it before it writes) or the verdict, all is one change, with no await in it. A write between
+    // (another branch's) must not find the hits counted, or the point no longer waiting or held, with no pause there,
+    // for a takeover to count them again or to lose the pause.
+    const failure = point.phase === "error" && holdsFailure;
+    const shown = failure || this.pausesAt(point, evaluated) ? await details() : {};
+    const { pause, numbers } = this.count(point, evaluated);
     this.judged(point);
     if (!pause) {
       // Its hits counted (a call's point is marked waiting only where a breakpoint hits): the next write may take them.
       if (waited) this.passCall(point);
+      // A failure's are kept with it, held until its retry or its failure is recorded (failureHandled): a takeover from
+      // a write meanwhile takes the failure as counted, neither running its attempt again nor counting its hits twice.
+      if (failure && Object.keys(numbers).length > 0) this.keepFailure(point, shown).hits = numbers;
       return GO;
     }
     // With the pause set, in one change: the pause holds the failure now.
@@ -513,14 +519,23 @@ export class Debugger {
 
   /** A branch's failure while paused elsewhere: kept with its error, to be judged once the run comes back with no pause. */
   private hold(point: Point, failure: Partial<PauseDetails>): Verdict {
-    if (!this.heldAt(point))
-      this.d.held.push({
+    this.keepFailure(point, failure);
+    return PARK;
+  }
+
+  /** The failure at the error point `point`, held (with `failure`'s error) if it was not. */
+  private keepFailure(point: Point, failure: Partial<PauseDetails>): DebugState["held"][number] {
+    let held = this.heldAt(point);
+    if (!held) {
+      held = {
         stepPath: point.path,
         occurrence: point.occurrence,
         error: failure.error ?? "failed",
         retryable: failure.retryable ?? false,
-      });
-    return PARK;
+      };
+      this.d.held.push(held);
+    }
+    return held;
   }
 
   /** A point where a breakpoint matches: it waits there until judged, in its turn (no other branch's pause standing). */
@@ -721,16 +736,17 @@ export class Debugger {
 
   /**
    * Each hit at `point` counts (unless counted as its branch came here behind another pause): the first whose
-   * `hitCount` it is pauses, else the boundary.
+   * `hitCount` it is pauses, else the boundary. `numbers`: the number each breakpoint (by id) gave the hit.
    */
-  private count(point: Point, evaluated: Evaluated): Hit | null {
+  private count(point: Point, evaluated: Evaluated): { pause: Hit | null; numbers: Record<string, number> } {
     let pause: Hit | null = null;
+    const numbers: Record<string, number> = {};
     for (const { bp, details } of evaluated.hits) {
       const id = bp.id!;
-      const n = point.counted?.[id] ?? this.countHit(id);
+      const n = (numbers[id] = point.counted?.[id] ?? this.countHit(id));
       if (!pause && hitPauses(bp, n)) pause = { cause: { breakpointId: id, type: bp.type }, details };
     }
-    return pause ?? evaluated.boundary ?? null;
+    return { pause: pause ?? evaluated.boundary ?? null, numbers };
   }
 
   /** Whether `bp` hits at `point`: null if not, else what it adds to the pause's context. */
