@@ -101,6 +101,7 @@ function forgetRedefined(debug: DebugState, before: readonly Breakpoint[], after
       delete w.hits?.[b.id];
     }
     for (const h of debug.held) delete h.hits?.[b.id];
+    for (const p of debug.boundariesPassing) delete p.hits[b.id];
   }
 }
 

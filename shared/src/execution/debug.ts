@@ -306,6 +306,21 @@ export const DebugState = z.object({
       }),
     )
     .default([]),
+  /**
+   * Step boundaries (before a step, an item or a retry's attempt) where breakpoints' hits were counted and the run goes
+   * on, until it records going past (the step's state, the item's first step's, the attempt's start): the number each
+   * breakpoint (by id) gave its hit, so that a takeover from a write between the two does not count them again.
+   */
+  boundariesPassing: z
+    .array(
+      z.object({
+        stepPath: z.string(),
+        phase: z.enum(["before", "item", "retry"]),
+        occurrence: z.number().int().nonnegative(),
+        hits: z.record(z.string(), z.number().int().positive()),
+      }),
+    )
+    .default([]),
   /** The command that won the current pause, until the executor has carried it out. */
   claimed: DebugClaim.nullable().default(null),
   /** The id of the last claim carried out: a redelivered command finds it here and changes nothing. */
@@ -401,6 +416,7 @@ export function newDebugState(req: DebugRequest): DebugState {
     held: [],
     waiting: [],
     callsPassed: [],
+    boundariesPassing: [],
     claimed: null,
     appliedClaim: null,
     checkpoint: null,

@@ -650,6 +650,8 @@ export class ExecutionRun {
   private record(path: string, st: StepState): StepState {
     this.snap.steps[path] = st;
     this.committer.budget.account(path, st);
+    // With the state, in one change: a boundary whose hits were counted is past.
+    this.debug?.stepRecorded(path);
     return st;
   }
 

@@ -1545,6 +1545,52 @@ describe("concurrent branches: each point pauses once", () => {
     expect(s.effects.codeCalls).toHaveLength(0);
   });
 
+  it("taken over from a write landing anywhere (a crash), a boundary's hit that did not pause is not counted again", async () => {
+    /** `a` beside a foreach of two items, one at a time, each a step x: the second hit of `breakpoint` pauses. */
+    const make = (breakpoint: BreakpointInput) =>
+      new Session(
+        [
+          {
+            name: "par",
+            type: "parallel",
+            branches: {
+              left: [code("a")],
+              right: [{ name: "each", type: "foreach", items: [0, 1], concurrency: 1, steps: [code("x")] }],
+            },
+          },
+        ],
+        [{ id: "b", ...breakpoint, hitCount: 2 }],
+      );
+    const cases: [BreakpointInput, Partial<PauseRecord>][] = [
+      [
+        { type: "before_step", step: "each[*].x" },
+        { stepPath: "each[1].x", phase: "before" },
+      ],
+      [
+        { type: "foreach_item", step: "each" },
+        { stepPath: "each", phase: "item", occurrence: 1 },
+      ],
+    ];
+    for (const [breakpoint, at] of cases)
+      for (let nth = 0; nth < 3; nth++)
+        for (let ticks = 0; ticks < 30; ticks++) {
+          const first = make(breakpoint);
+          const writes = lateWrite(first, nth, ticks);
+          expect(await first.run()).toBe("parked");
+          expect(first.pause).toMatchObject(at);
+          for (const stored of writes) {
+            const s = make(breakpoint);
+            s.t = s.t.resumed(stored);
+            const where = `${breakpoint.type}, write ${nth} taken ${ticks} ticks late`;
+            expect(await s.run(), where).toBe("parked");
+            expect(s.pause, where).toMatchObject({ breakpointId: "b", ...at });
+            expect(s.snap.debug!.hits, where).toEqual({ b: 2 });
+            // Each is let go with the state that records the run past it.
+            expect(s.snap.debug!.boundariesPassing, where).toEqual([]);
+          }
+        }
+  });
+
   it("a failure held behind a pause pauses at its on_error after the points listed as waiting", async () => {
     for (const first of ["b1", "c"])
       for (const lead of [0, 1, 2])

@@ -330,6 +330,7 @@ export class Debugger {
   attemptStarted(step: Step, path: string, scope: Scope): void {
     const inside = insideAttempt(step, path, scope);
     this.d.resumed = this.d.resumed.filter((r) => !inside(r));
+    this.d.boundariesPassing = this.d.boundariesPassing.filter((b) => b.phase !== "retry" || b.stepPath !== path);
     this.attemptEnded(step, path, scope);
   }
 
@@ -344,6 +345,21 @@ export class Debugger {
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
     this.d.held = this.d.held.filter((h) => !inside({ stepPath: h.stepPath, phase: "error" }));
     this.d.callsPassed = this.d.callsPassed.filter((c) => !inside(c));
+    this.d.boundariesPassing = this.d.boundariesPassing.filter((b) => !inside(b));
+  }
+
+  /**
+   * The step at `path` has a state recorded: the run is past the boundary before it, and the item it is the first
+   * step of (see boundariesPassing).
+   */
+  stepRecorded(path: string): void {
+    const passing = this.d.boundariesPassing;
+    if (passing.length === 0) return;
+    this.d.boundariesPassing = passing.filter((b) =>
+      b.phase === "before"
+        ? b.stepPath !== path
+        : !(b.phase === "item" && path.startsWith(`${b.stepPath}[${b.occurrence}].`)),
+    );
   }
 
   /**
@@ -377,6 +393,7 @@ export class Debugger {
     d.held = [];
     d.waiting = [];
     d.callsPassed = [];
+    d.boundariesPassing = [];
     d.claimed = null;
     d.checkpoint = null;
   }
@@ -476,8 +493,8 @@ export class Debugger {
       if (waited.watches) point.watches = waited.watches;
       point.counted = waited.hits;
     }
-    // A failure counted before (its hits kept with it, held): not counted again.
-    if (point.phase === "error") point.counted ??= this.heldAt(point)?.hits;
+    // A failure counted before (its hits kept with it, held), or a boundary the run was going past: not counted again.
+    point.counted ??= point.phase === "error" ? this.heldAt(point)?.hits : this.passingAt(point)?.hits;
     const evaluated = await evaluate();
     // What its pause would show (a failure's error: what holds it) is taken first: from the hits' count to the pause
     // set (writePause sets it before it writes) or the verdict, all is one change, with no await in it. A write between
@@ -492,7 +509,10 @@ export class Debugger {
       if (waited) this.passCall(point);
       // A failure's are kept with it, held until its retry or its failure is recorded (failureHandled): a takeover from
       // a write meanwhile takes the failure as counted, neither running its attempt again nor counting its hits twice.
-      if (failure && Object.keys(numbers).length > 0) this.keepFailure(point, shown).hits = numbers;
+      const counted = Object.keys(numbers).length > 0;
+      if (counted && failure) this.keepFailure(point, shown).hits = numbers;
+      // A boundary's too, until the run records going past it (stepRecorded, attemptStarted).
+      if (counted) this.passing(point, numbers);
       return GO;
     }
     // With the pause set, in one change: the pause holds the failure now.
@@ -675,6 +695,21 @@ export class Debugger {
    */
   private mayHit(point: Point): boolean {
     return this.d.breakpoints.some((bp) => bp.enabled && matchesPoint(bp, point));
+  }
+
+  /** A boundary where the run went on with hits counted, not yet recorded past (boundariesPassing). */
+  private passingAt(point: Point): DebugState["boundariesPassing"][number] | undefined {
+    return this.d.boundariesPassing.find((b) => samePoint(b, point));
+  }
+
+  /** At a boundary, the run goes on past `point`, its hits numbered `hits`: kept until it records going past. */
+  private passing(point: Point, hits: Record<string, number>): void {
+    if (point.phase !== "before" && point.phase !== "item" && point.phase !== "retry") return;
+    const others = this.d.boundariesPassing.filter((b) => !samePoint(b, point));
+    this.d.boundariesPassing = [
+      ...others,
+      { stepPath: point.path, phase: point.phase, occurrence: point.occurrence, hits },
+    ];
   }
 
   private heldAt(point: Point): DebugState["held"][number] | undefined {
