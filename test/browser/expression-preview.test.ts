@@ -64,6 +64,30 @@ steps:
               output: { doubled: "{{ item * 2 }}" }
 `;
 
+/** A foreach whose items differ at each evaluation: a run keeps no items, so item 0 here is evaluated again. */
+const DRAWN = (name: string) => `name: ${name}
+steps:
+  - name: draw
+    type: foreach
+    items: "{{ [$random(), $random()] }}"
+    steps:
+      - name: keep
+        type: transform
+        output: { drawn: "{{ item }}" }
+`;
+
+/** Names the page's Web Workers as they are made, in `window.workersMade`: for `addInitScript`. */
+const COUNT_WORKERS = `(() => {
+  const Made = window.Worker;
+  window.workersMade = [];
+  window.Worker = class extends Made {
+    constructor(url, options) {
+      super(url, options);
+      window.workersMade.push(options?.name ?? "");
+    }
+  };
+})()`;
+
 /** Puts the cursor on the line holding `needle`, `back` characters before its end. */
 async function cursorIn(page: Page, needle: string, back: number): Promise<void> {
   await page.locator(".cm-line", { hasText: needle }).click();
@@ -204,6 +228,49 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await expect.poll(under).toEqual(["item, steps.shape: item 0 of the latest run", 'field: "FIRST by first"']);
     await screenshot(page, "expression-preview-item-step-dark", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
+
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("evaluates a foreach's item 0 once, in the one worker of the preview and the step panel, and says it may not be the run's", async () => {
+    const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
+    await page.addInitScript(COUNT_WORKERS);
+    const workflowId = await createWorkflow(page, DRAWN(`preview-drawn-${Date.now()}`));
+    const executionId = await startExecution(page, workflowId);
+    await untilStatus(page, executionId, "COMPLETED");
+    await page.goto(`/console/workflows/${workflowId}`);
+    const preview = page.locator(".cm-expression-preview");
+    const body = () => preview.locator(".cm-expression-preview-body").textContent();
+
+    // Each time the cursor comes back, the same item 0: its items are not evaluated again.
+    const drawn: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      await cursorIn(page, "drawn:", 5);
+      await expect.poll(body, { timeout: 10_000 }).toMatch(/^0\.\d+$/);
+      drawn.push(await body());
+      await cursorIn(page, "name: draw", 0);
+      await preview.waitFor({ state: "detached" });
+    }
+    expect(new Set(drawn).size).toBe(1);
+    await cursorIn(page, "drawn:", 5);
+    await expect
+      .poll(() => preview.locator(".cm-expression-preview-item").textContent())
+      .toBe(
+        "item: item 0 of the latest run; item is evaluated again here from items calling $random(): " +
+          "it may not be the run's",
+      );
+    expect(await body()).toBe(drawn[0]);
+    await screenshot(page, "expression-preview-drawn-item", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // The step panel's `item` is the same item 0, from the same worker: one for the page.
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await page.locator('.react-flow__node[data-id="keep"]').click();
+    await panel.getByRole("heading", { name: "keep" }).waitFor();
+    const known = panel.getByRole("region", { name: "Outputs of earlier steps" });
+    await expect.poll(() => known.locator(".field-value").first().textContent(), { timeout: 10_000 }).toBe(drawn[0]);
+    expect(await page.evaluate("window.workersMade")).toEqual(["expression preview"]);
 
     expect(errors).toEqual([]);
     await context.close();

@@ -36,6 +36,8 @@ const known: KnownData = {
   execution: null,
   foreach: {
     each: {
+      run: "r1",
+      path: "each",
       items: [1],
       context: {},
       steps: { shape: { output: { "shape in item 0": 1 }, status: "COMPLETED", duration: 1, error: null } },

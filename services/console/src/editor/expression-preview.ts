@@ -6,7 +6,7 @@ import { expressionScopeAt } from "./expression-scope";
 import { expressionBefore } from "./output-paths";
 import { previewData, type KnownData } from "./preview-context";
 import type { PreviewAnswer, PreviewKind, PreviewLine } from "./preview-job";
-import { PreviewRunner } from "./preview-runner";
+import type { PreviewRunner } from "./preview-runner";
 import { previewTarget } from "./preview-target";
 
 /** A pause in typing or moving this long previews the expression at the cursor. */
@@ -98,12 +98,11 @@ function preview(view: EditorView): TooltipView {
  * to a few lines; its error; or why it is not previewed (a secret, a name with no known value); or that it took too
  * long. Under it, what the whole field renders to when text or other templates surround the expression, and what it
  * read of a foreach's first item in the latest run (`item`, a step run in that item). The page's thread only finds
- * the expression and the data it reads.
+ * the expression and the data it reads; `runner`, the page's, evaluates it.
  */
-export function expressionPreview(known: () => KnownData): Extension {
+export function expressionPreview(known: () => KnownData, runner: PreviewRunner): Extension {
   const plugin = ViewPlugin.fromClass(
     class {
-      private readonly runner = new PreviewRunner();
       private timer = 0;
       /** Counts the requests: an answer to one that another followed is not shown. */
       private asked = 0;
@@ -117,7 +116,6 @@ export function expressionPreview(known: () => KnownData): Extension {
       destroy() {
         clearTimeout(this.timer);
         this.asked++;
-        this.runner.destroy();
       }
 
       private schedule() {
@@ -142,7 +140,7 @@ export function expressionPreview(known: () => KnownData): Extension {
         const target = previewTarget(source, offset);
         if (target === null) return this.clear();
         const scope = expressionScopeAt(source, offset);
-        const answer = await this.runner.preview({ ...target, ...previewData(scope, known()) });
+        const answer = await runner.preview({ ...target, ...previewData(scope, known()) });
         if (answer === null || asked !== this.asked) return;
         this.view.dispatch({ effects: show.of({ pos: offset, answer }) });
       }

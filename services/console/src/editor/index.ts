@@ -48,7 +48,7 @@ import { expressionCompletions, outputCompletions, reopensAfter, workflowComplet
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
 import { expressionPreview } from "./expression-preview";
 import { outputHover } from "./output-hover";
-import { NOTHING_KNOWN, outputsAt, type KnownData, type KnownItems } from "./preview-context";
+import { NOTHING_KNOWN, outputsAt, type KnownData } from "./preview-context";
 import { PreviewRunner } from "./preview-runner";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
@@ -80,6 +80,8 @@ export interface WorkflowEditorOptions {
   knownOutputs?(): Readonly<Record<string, unknown>>;
   /** What an expression at the cursor is previewed on: the steps' known results, the latest run's variables. */
   knownData?(): KnownData;
+  /** Evaluates the previews: the page's, whose step panel asks it for a foreach's item 0 too (one worker for both). */
+  previews: PreviewRunner;
   /** The names of the secrets the workflow's runs read, for completion after `secrets.`; none when not given. */
   secretNames?(): readonly string[];
 }
@@ -254,7 +256,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
           icons: false,
         }),
         outputHover(known),
-        expressionPreview(knownData),
+        expressionPreview(knownData, options.previews),
         rectangularSelection(),
         crosshairCursor(),
         highlightActiveLine(),
@@ -361,20 +363,3 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
 }
 
 export { PreviewRunner };
-
-/**
- * Item 0 of the innermost of nested foreach steps (their `items` outermost first, as readableOutputs gives them) in the
- * latest run, rendered as the preview renders it, in `runner`'s worker; null when not known.
- */
-export async function firstItemOf(runner: PreviewRunner, items: KnownItems[]): Promise<{ value: unknown } | null> {
-  if (items.length === 0) return null;
-  const answer = await runner.preview({
-    expression: "item",
-    condition: false,
-    field: null,
-    context: {},
-    itemSteps: [],
-    items,
-  });
-  return answer?.item ?? null;
-}

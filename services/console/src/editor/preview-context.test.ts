@@ -50,9 +50,21 @@ const known: KnownData = {
   vars: { who: "Ada" },
   execution: null,
   foreach: {
-    each: { items: "{{ steps.fetch.output }}", context: {}, steps: { shape: done("item 0"), inner: done([]) } },
-    "each[0].inner": { items: "{{ item.rows }}", context: {}, steps: { deep: done("deep 0") } },
-    branched: { items: [1], context: {}, steps: { bstep: done("b") } },
+    each: {
+      run: "r1",
+      path: "each",
+      items: "{{ steps.fetch.output }}",
+      context: {},
+      steps: { shape: done("item 0"), inner: done([]) },
+    },
+    "each[0].inner": {
+      run: "r1",
+      path: "each[0].inner",
+      items: "{{ item.rows }}",
+      context: {},
+      steps: { deep: done("deep 0") },
+    },
+    branched: { run: "r1", path: "branched", items: [1], context: {}, steps: { bstep: done("b") } },
   },
 };
 

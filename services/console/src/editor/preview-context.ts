@@ -10,6 +10,10 @@ export interface KnownStep {
 
 /** A foreach's items as the latest finished run had them: a preview reads `item` inside it as their first. */
 export interface KnownItems {
+  /** The id of that run: with `path` and `items`, what item 0 is evaluated once for (preview-job.ts's FirstItems). */
+  run: string;
+  /** The foreach's path in item 0 of each foreach holding it: its key in KnownData.foreach. */
+  path: string;
   /** Its `items` as that run's definition wrote them: a list, or a template the preview renders as the run did. */
   items: unknown;
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KnownItems } from "./preview-context";
-import { PREVIEW_LINES, previewOf, SECRETS_NOT_PREVIEWED } from "./preview-job";
+import { FirstItems, PREVIEW_LINES, previewOf, SECRETS_NOT_PREVIEWED } from "./preview-job";
 
 const context = {
   steps: {
@@ -15,10 +15,10 @@ const context = {
   execution: { id: "e1", workflowName: "greet" },
 };
 const preview = (expression: string, condition = false) =>
-  previewOf({ expression, condition, field: null, context, itemSteps: [], items: [] });
+  previewOf({ expression, condition, field: null, context, itemSteps: [], items: [] }, new FirstItems());
 /** The preview of the expression at `expression` in the field `field`, inside the foreach steps of `items` if given. */
 const inField = (field: string, expression: string, ...items: KnownItems[]) =>
-  previewOf({ expression, condition: false, field, context, itemSteps: [], items });
+  previewOf({ expression, condition: false, field, context, itemSteps: [], items }, new FirstItems());
 
 describe("previewOf, an expression's result on the known data", () => {
   it("gives the value as the service evaluates it", async () => {
@@ -72,14 +72,17 @@ describe("previewOf, an expression's result on the known data", () => {
     expect(await preview("vars.limit * 2")).toEqual({ kind: "unknown", text: "vars.limit has no known value" });
     expect(await preview("item.id")).toEqual({ kind: "unknown", text: "item.id has no known value" });
     expect(
-      await previewOf({
-        expression: "vars.who",
-        condition: false,
-        field: null,
-        context: { steps: {} },
-        itemSteps: [],
-        items: [],
-      }),
+      await previewOf(
+        {
+          expression: "vars.who",
+          condition: false,
+          field: null,
+          context: { steps: {} },
+          itemSteps: [],
+          items: [],
+        },
+        new FirstItems(),
+      ),
     ).toEqual({
       kind: "unknown",
       text: "vars.who has no known value",
@@ -128,7 +131,7 @@ describe("previewOf, `item` inside a foreach", () => {
   const run = { steps: { list: { output: [{ name: "Bob" }, { name: "Cy" }], status: "COMPLETED" } }, vars: {} };
 
   it("is the first item of the latest run: its list, or its template rendered on what the run rendered it on", async () => {
-    const rendered = { items: "{{ steps.list.output }}", context: run, steps: {} };
+    const rendered = { run: "r1", path: "each", items: "{{ steps.list.output }}", context: run, steps: {} };
     expect(await inField("Dear {{ item.name }} from {{ vars.who }}", "item.name", rendered)).toEqual({
       kind: "value",
       text: '"Bob"',
@@ -137,7 +140,9 @@ describe("previewOf, `item` inside a foreach", () => {
       // Whole, for the step panel's tree of it.
       item: { value: { name: "Bob" } },
     });
-    expect(await inField("{{ item }} of 2", "item", { items: [7, 8], context: {}, steps: {} })).toMatchObject({
+    expect(
+      await inField("{{ item }} of 2", "item", { run: "r1", path: "each", items: [7, 8], context: {}, steps: {} }),
+    ).toMatchObject({
       text: "7",
       item: { value: 7 },
       field: { text: '"7 of 2"' },
@@ -152,13 +157,15 @@ describe("previewOf, `item` inside a foreach", () => {
   it("stays unknown when the run's items are not known here: secrets, a name not known, none at all", async () => {
     const unknown = { kind: "unknown", text: "item.name has no known value" };
     for (const items of ["{{ secrets.rows }}", "{{ steps.nothing.output }}", "{{ [] }}", "{{ $error('x') }}", 3])
-      expect(await inField("{{ item.name }}!", "item.name", { items, context: run, steps: {} })).toMatchObject(unknown);
+      expect(
+        await inField("{{ item.name }}!", "item.name", { run: "r1", path: "each", items, context: run, steps: {} }),
+      ).toMatchObject(unknown);
     expect(await inField("{{ item.name }}!", "item.name")).toMatchObject(unknown);
   });
 
   it("in a foreach nested in another, is the first item of the items rendered on the outer one's first", async () => {
-    const outer = { items: [{ rows: ["a", "b"] }, { rows: ["c"] }], context: {}, steps: {} };
-    const inner = { items: "{{ item.rows }}", context: run, steps: {} };
+    const outer = { run: "r1", path: "outer", items: [{ rows: ["a", "b"] }, { rows: ["c"] }], context: {}, steps: {} };
+    const inner = { run: "r1", path: "outer[0].inner", items: "{{ item.rows }}", context: run, steps: {} };
     expect(await inField("{{ item }}!", "item", outer, inner)).toMatchObject({
       text: '"a"',
       fromItem: "item: item 0 of the latest run",
@@ -171,13 +178,48 @@ describe("previewOf, `item` inside a foreach", () => {
   });
 });
 
+describe("previewOf, `item` evaluated once per run, foreach and items", () => {
+  const run = { steps: { list: { output: [{ name: "Bob" }, { name: "Cy" }], status: "COMPLETED" } }, vars: {} };
+  const drawn = { run: "r1", path: "each", items: "{{ [$random(), $random()] }}", context: run, steps: {} };
+  const ask = (firstItems: FirstItems, ...items: KnownItems[]) =>
+    previewOf({ expression: "item", condition: false, field: null, context, itemSteps: [], items }, firstItems);
+
+  it("gives every preview of the same run's foreach the same item 0, even of items that differ at each evaluation", async () => {
+    const firstItems = new FirstItems();
+    const first = await ask(firstItems, drawn);
+    expect(first.item).toEqual({ value: expect.any(Number) });
+    for (let i = 0; i < 5; i++) expect((await ask(firstItems, { ...drawn })).item).toEqual(first.item);
+    // An inner foreach reads the outer one's kept item 0.
+    const inner = { ...drawn, path: "each[0].inner", items: "{{ [item * 10] }}" };
+    expect((await ask(firstItems, drawn, inner)).item).toEqual({ value: (first.item!.value as number) * 10 });
+    // Another run, or other items, are evaluated anew.
+    expect((await ask(firstItems, { ...drawn, run: "r2" })).item).not.toEqual(first.item);
+    expect((await ask(firstItems, { ...drawn, run: "r2", items: "{{ [7] }}" })).item).toEqual({ value: 7 });
+  });
+
+  it("says that an item 0 evaluated from items calling $now(), $random() may not be the run's", async () => {
+    const shown = await inField("{{ item }} at {{ vars.who }}", "item", drawn);
+    expect(shown.fromItem).toBe(
+      "item: item 0 of the latest run; item is evaluated again here from items calling $random(): it may not be the run's",
+    );
+    const stamped = { ...drawn, items: "{{ [$millis()] }}" };
+    const inner = { ...drawn, path: "each[0].inner", items: "{{ [item] }}" };
+    expect((await inField("{{ item }}!", "item", stamped, inner)).fromItem).toMatch(/calling \$millis\(\): it may not/);
+    const listed = { ...drawn, items: "{{ steps.list.output }}" };
+    expect((await inField("{{ item.name }}!", "item.name", listed)).fromItem).toBe("item: item 0 of the latest run");
+  });
+});
+
 describe("previewOf, a step run in the same foreach item", () => {
   const inItem = {
     ...context,
     steps: { ...context.steps, shape: { output: { total: 5 }, status: "COMPLETED", duration: 2, error: null } },
   };
   const ask = (expression: string, field: string | null = null) =>
-    previewOf({ expression, condition: false, field, context: inItem, itemSteps: ["shape"], items: [] });
+    previewOf(
+      { expression, condition: false, field, context: inItem, itemSteps: ["shape"], items: [] },
+      new FirstItems(),
+    );
 
   it("is its run in item 0 of the latest run, and says so where the expression or its field reads it", async () => {
     expect(await ask("steps.shape.output.total * 2")).toEqual({
@@ -196,14 +238,17 @@ describe("previewOf, a step run in the same foreach item", () => {
   });
 
   it("is said with the item when both are read", async () => {
-    const answer = await previewOf({
-      expression: "item & steps.shape.output.total",
-      condition: false,
-      field: null,
-      context: inItem,
-      itemSteps: ["shape"],
-      items: [{ items: ["x"], context: {}, steps: {} }],
-    });
+    const answer = await previewOf(
+      {
+        expression: "item & steps.shape.output.total",
+        condition: false,
+        field: null,
+        context: inItem,
+        itemSteps: ["shape"],
+        items: [{ run: "r1", path: "each", items: ["x"], context: {}, steps: {} }],
+      },
+      new FirstItems(),
+    );
     expect(answer).toEqual({
       kind: "value",
       text: '"x5"',

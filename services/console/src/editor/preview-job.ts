@@ -109,25 +109,62 @@ async function shownOrError(evaluate: () => Promise<unknown>): Promise<PreviewLi
   }
 }
 
+/** JSONata's functions that may give another value at each call: `items` calling them may not give the run's again. */
+const VARYING = /\$(now|millis|random|shuffle)\b/;
+
+/** A foreach's first item as evaluated here, and what may have made it another than the run's: `$random()`. */
+interface FirstItem {
+  value: unknown;
+  varies: string | null;
+}
+
 /**
  * The first of the items of the last of nested foreach steps (`levels`, outermost first) as the latest run had them:
  * its definition's list, or its template rendered on what the run rendered it on (in an inner foreach, with the outer
  * one's first item); none when they read what is not known here (secrets never are), fail, or hold no item.
  */
-async function firstItem(levels: readonly KnownItems[]): Promise<{ value: unknown } | null> {
-  const known = levels.at(-1);
-  if (known === undefined) return null;
+async function firstItem(levels: readonly KnownItems[], firstItems: FirstItems): Promise<FirstItem | null> {
+  const known = levels.at(-1)!;
   const { items } = known;
   const templates = typeof items === "string" ? templatesOf(items) : [];
-  const outer = templates.some((e) => reads(e, "item")) ? await firstItem(levels.slice(0, -1)) : null;
+  const outer = templates.some((e) => reads(e, "item")) ? await firstItems.of(levels.slice(0, -1)) : null;
   const context = outer === null ? known.context : { ...known.context, item: outer.value };
   if (templates.some((expression) => withheld(expression, context) !== null)) return null;
+  // The text is what there is to go by: a call hidden in `$eval` is not seen, one in a string literal is said anyway.
+  const called = templates.map((expression) => VARYING.exec(expression)?.[1]).find((name) => name !== undefined);
+  const varies = called === undefined ? (outer?.varies ?? null) : `$${called}()`;
   try {
     const list =
       typeof items === "string" ? await renderHere(items, context as unknown as ExpressionContext, OWNER) : items;
-    return Array.isArray(list) && list.length > 0 ? { value: list[0] } : null;
+    return Array.isArray(list) && list.length > 0 ? { value: list[0], varies } : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Item 0 of foreach steps' items, evaluated once per run, foreach and `items` text, then kept: the previews inside a
+ * foreach and the step panel's `item` all read the same item 0 (of items calling `$random()` too) without evaluating
+ * the items again. The latest run's only are kept, as the editor knows no other; they go with the worker when a
+ * preview that took too long has it replaced.
+ */
+export class FirstItems {
+  private run: string | null = null;
+  private readonly kept = new Map<string, Promise<FirstItem | null>>();
+
+  /** Item 0 of the last of `levels` (nested foreach steps, outermost first); null when not known. */
+  of(levels: readonly KnownItems[]): Promise<FirstItem | null> {
+    const known = levels.at(-1);
+    if (known === undefined) return Promise.resolve(null);
+    if (known.run !== this.run) {
+      this.kept.clear();
+      this.run = known.run;
+    }
+    // The outer levels are part of it: an inner foreach's items may read the outer one's item.
+    const key = JSON.stringify(levels.map(({ path, items }) => [path, items]));
+    const kept = this.kept.get(key) ?? firstItem(levels, this);
+    this.kept.set(key, kept);
+    return kept;
   }
 }
 
@@ -157,18 +194,22 @@ async function expressionPreview(
   return { kind, text: `${text}\n${holds(value) ? "→ the step runs" : "→ the step is skipped"}` };
 }
 
+/** Why item 0 here may not be the run's: a run keeps no items, and its `items` give another at each evaluation. */
+const mayDiffer = (item: FirstItem | null) =>
+  item?.varies ? `; item is evaluated again here from items calling ${item.varies}: it may not be the run's` : "";
+
 /**
  * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
  * PREVIEW_LINES lines; or its error, or why it is not evaluated. With it, what its whole field renders to, and what
- * it read of a foreach's first item in the latest run. Runs in the preview's worker, which is stopped when it takes
- * too long (preview-runner.ts).
+ * it read of a foreach's first item in the latest run, taken from `firstItems`. Runs in the preview's worker, which is
+ * stopped when it takes too long (preview-runner.ts).
  */
-export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer> {
+export async function previewOf(request: PreviewRequest, firstItems: FirstItems): Promise<PreviewAnswer> {
   const { expression, condition, field } = request;
   const templates = field === null ? [] : templatesOf(field);
   // Only what reads `item` waits for the items: a slow `items` template does not hold up the other previews.
   const all = [expression, ...templates];
-  const item = all.some((e) => reads(e, "item")) ? await firstItem(request.items) : null;
+  const item = all.some((e) => reads(e, "item")) ? await firstItems.of(request.items) : null;
   const context = item === null ? request.context : { ...request.context, item: item.value };
   const answer = await expressionPreview(expression, condition, context);
   const rendered = field === null ? null : await fieldPreview(field, context);
@@ -181,7 +222,9 @@ export async function previewOf(request: PreviewRequest): Promise<PreviewAnswer>
   return {
     ...answer,
     ...(rendered === null || same ? {} : { field: rendered }),
-    ...(fromItem.length === 0 ? {} : { fromItem: `${fromItem.join(", ")}: item 0 of the latest run` }),
-    ...(item === null ? {} : { item }),
+    ...(fromItem.length === 0
+      ? {}
+      : { fromItem: `${fromItem.join(", ")}: item 0 of the latest run${mayDiffer(item)}` }),
+    ...(item === null ? {} : { item: { value: item.value } }),
   };
 }

@@ -1,3 +1,4 @@
+import type { KnownItems } from "./preview-context";
 import type { PreviewAnswer, PreviewRequest } from "./preview-job";
 
 /**
@@ -8,45 +9,75 @@ export const PREVIEW_BOUND_MS = 200;
 
 type Answered = (answer: PreviewAnswer | null) => void;
 
+/** Who asks: the preview at the editor's cursor, or the step panel for its `item`. */
+type Lane = "cursor" | "item";
+
 /**
- * Runs previews in a Web Worker of their own (preview-worker.ts), one at a time, the latest request first: a request
- * not started when another comes answers null. One still running at PREVIEW_BOUND_MS (counted from its start, not
- * from the worker's load) is answered "took too long", and the worker terminated, wherever it is stuck: the page's
- * thread never evaluates an expression. The worker starts at the first request.
+ * Runs an editor's previews in one Web Worker (preview-worker.ts), one at a time, the latest request first: a request
+ * not started when another comes in its lane answers null (the cursor's preview and the step panel's item do not
+ * displace each other). One still running at PREVIEW_BOUND_MS (counted from its start, not from the worker's load)
+ * is answered "took too long", and the worker terminated, wherever it is stuck: the page's thread never evaluates an
+ * expression. The worker starts at the first request; sharing it, the preview and the panel read the same item 0 of
+ * a foreach, which it evaluates once (preview-job.ts's FirstItems).
  */
 export class PreviewRunner {
   private worker: Worker | null = null;
   private ready = false;
   private running: { answered: Answered; timer: number } | null = null;
-  private waiting: { request: PreviewRequest; answered: Answered } | null = null;
-  private closed = false;
+  /** At most one request of each lane, the newest last. */
+  private waiting: { lane: Lane; request: PreviewRequest; answered: Answered }[] = [];
 
+  /** The preview of the expression at the cursor; null when another followed it before it started. */
   preview(request: PreviewRequest): Promise<PreviewAnswer | null> {
-    if (this.closed) return Promise.resolve(null);
-    return new Promise((answered) => {
-      this.waiting?.answered(null);
-      this.waiting = { request, answered };
-      this.next();
-    });
+    return this.ask("cursor", request);
   }
 
-  destroy(): void {
-    this.closed = true;
+  /**
+   * Item 0 of the innermost of nested foreach steps (their `items` outermost first, as readableOutputs gives them) in
+   * the latest run, as the preview has it; null when not known, or when another was asked before it started.
+   */
+  async firstItem(items: readonly KnownItems[]): Promise<{ value: unknown } | null> {
+    if (items.length === 0) return null;
+    const request = {
+      expression: "item",
+      condition: false,
+      field: null,
+      context: {},
+      itemSteps: [],
+      items: [...items],
+    };
+    return (await this.ask("item", request))?.item ?? null;
+  }
+
+  /** Terminates the worker, answering null what it runs and what waits; a later request starts another. */
+  stop(): void {
     this.worker?.terminate();
     this.worker = null;
-    this.waiting?.answered(null);
-    this.waiting = null;
+    this.ready = false;
+    this.answerWaiting(null);
     if (this.running) clearTimeout(this.running.timer);
     this.running?.answered(null);
     this.running = null;
   }
 
+  private ask(lane: Lane, request: PreviewRequest): Promise<PreviewAnswer | null> {
+    return new Promise((answered) => {
+      this.waiting.find((w) => w.lane === lane)?.answered(null);
+      this.waiting = [...this.waiting.filter((w) => w.lane !== lane), { lane, request, answered }];
+      this.next();
+    });
+  }
+
+  private answerWaiting(answer: PreviewAnswer | null): void {
+    for (const { answered } of this.waiting) answered(answer);
+    this.waiting = [];
+  }
+
   private next(): void {
-    if (this.closed || this.running || !this.waiting) return;
+    if (this.running || this.waiting.length === 0) return;
     if (this.worker === null) this.start();
     if (!this.ready) return;
-    const { request, answered } = this.waiting;
-    this.waiting = null;
+    const { request, answered } = this.waiting.pop()!;
     const timer = window.setTimeout(
       () =>
         this.replace({ kind: "timeout", text: `It took longer than ${PREVIEW_BOUND_MS} ms here, and was stopped.` }),
@@ -75,11 +106,10 @@ export class PreviewRunner {
       if (worker !== this.worker) return;
       const failed: PreviewAnswer = { kind: "error", text: "The preview could not run here." };
       if (this.ready) return this.replace(failed);
-      // It did not load: the request waiting for it fails, and only the next one tries again.
+      // It did not load: the requests waiting for it fail, and only the next one tries again.
       worker.terminate();
       this.worker = null;
-      this.waiting?.answered(failed);
-      this.waiting = null;
+      this.answerWaiting(failed);
     });
   }
 

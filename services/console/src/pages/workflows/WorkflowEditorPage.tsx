@@ -118,7 +118,10 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
         : readableOutputs(stepScopeOf(canvas.graph, canvas.selectedNode), known.data, known.outputs),
     [canvas.graph, canvas.selectedNode, known.data, known.outputs],
   );
-  const firstItem = useFirstItem(module, readable?.items ?? NO_ITEMS);
+  // One worker evaluates the editor's previews and the panel's `item`, which it evaluates once for both.
+  const [previews] = useState(() => new module.PreviewRunner());
+  useEffect(() => () => previews.stop(), [previews]);
+  const firstItem = useFirstItem(previews, readable?.items ?? NO_ITEMS);
   const knownNow = useRef(known.outputs);
   knownNow.current = known.outputs;
   const knownData = useRef(known.data);
@@ -296,6 +299,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
             <div className="editor-frame">
               <YamlEditor
                 module={module}
+                previews={previews}
                 text={start.yaml}
                 readOnly={!canEdit}
                 editor={editor}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, type RefObject } from "react";
 import type { WorkflowIssue } from "../../api/types";
-import type { KnownData, WorkflowEditor } from "../../editor";
+import type { KnownData, PreviewRunner, WorkflowEditor } from "../../editor";
 import type { EditorModule } from "./useEditorModule";
 
 /**
@@ -18,6 +18,8 @@ export function YamlEditor(props: {
   onFocus?(): void;
   knownOutputs?(): Readonly<Record<string, unknown>>;
   knownData?(): KnownData;
+  /** Evaluates the editor's previews (the page's, shared with the step panel). */
+  previews: PreviewRunner;
   secretNames?(): readonly string[];
 }) {
   const host = useRef<HTMLDivElement>(null);
@@ -26,7 +28,7 @@ export function YamlEditor(props: {
 
   useEffect(() => {
     if (!host.current) return;
-    const { module, text, readOnly, editor } = latest.current;
+    const { module, text, readOnly, editor, previews } = latest.current;
     const view = module.createWorkflowEditor(host.current, {
       text,
       readOnly,
@@ -37,6 +39,7 @@ export function YamlEditor(props: {
       knownOutputs: () => latest.current.knownOutputs?.() ?? {},
       knownData: () => latest.current.knownData?.() ?? { steps: {}, vars: null, execution: null, foreach: {} },
       secretNames: () => latest.current.secretNames?.() ?? [],
+      previews,
     });
     editor.current = view;
     return () => {

@@ -75,11 +75,15 @@ describe("knownData, what expressions are previewed on", () => {
     };
     expect(known.foreach).toEqual({
       loop: {
+        run: "e1",
+        path: "loop",
         items: "{{ steps.fetch.output.rows }}",
         context: { steps: before, vars, execution },
         steps: { inner: { output: 1, status: "COMPLETED", duration: null, error: null } },
       },
       listed: {
+        run: "e1",
+        path: "listed",
         items: [{ id: 1 }],
         context: {
           steps: { ...before, loop: { output: [1, 2], status: "COMPLETED", duration: null, error: null } },
@@ -142,17 +146,23 @@ describe("knownData, what expressions are previewed on", () => {
     expect(Object.keys(foreach)).toEqual(["branched", "outer", "outer[0].inner"]);
     // In its branch, after the steps before the parallel and before it in the branch (kept beside the parallel).
     expect(foreach.branched).toEqual({
+      run: "e1",
+      path: "branched",
       items: [1],
       context: { steps: { fetch: fetchedResult, pre: result(2) }, vars, execution },
       steps: { b: result("b0") },
     });
     expect(foreach.outer).toEqual({
+      run: "e1",
+      path: "outer",
       items: "{{ steps.fetch.output.rows }}",
       context: { steps: { fetch: fetchedResult, fan: result({}) }, vars, execution },
       steps: { shape: result("s0") },
     });
     // Rendered in the outer's first item: its steps before the inner (the preview gives the outer's first item).
     expect(foreach["outer[0].inner"]).toEqual({
+      run: "e1",
+      path: "outer[0].inner",
       items: "{{ item.rows }}",
       context: { steps: { fetch: fetchedResult, fan: result({}), shape: result("s0") }, vars, execution },
       steps: { deep: result("d00") },

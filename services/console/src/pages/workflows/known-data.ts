@@ -42,6 +42,8 @@ function foreachItems(view: ExecutionView, rest: Record<string, unknown>): Recor
         for (const branch of Object.values(fieldsOf(step.branches))) walk(branch, prefix, { ...before });
       if (type === "foreach" && Object.keys(view.steps).some((p) => p.startsWith(item))) {
         foreach[path] = {
+          run: view.id,
+          path,
           items: step.items,
           context: { steps: { ...before }, ...rest },
           steps: resultsUnder(view, item),

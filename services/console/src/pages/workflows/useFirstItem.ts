@@ -1,6 +1,5 @@
 import { useEffect, useState } from "react";
-import type { KnownItems } from "../../editor";
-import type { EditorModule } from "./useEditorModule";
+import type { KnownItems, PreviewRunner } from "../../editor";
 
 type Levels = readonly KnownItems[];
 
@@ -9,28 +8,21 @@ const same = (a: Levels, b: Levels) => a.length === b.length && a.every((level, 
 
 /**
  * Item 0 of the innermost of nested foreach steps (their `items`, outermost first) in the latest run, as the preview
- * has it: rendered in a worker of the editor `module`'s, since the page's thread never evaluates an expression. Null
- * while not known, or outside a foreach (`items` empty); the worker starts at the first foreach. Asked again only when
+ * has it: from the editor's own preview worker (`previews`), which the page's thread leaves every expression to, and
+ * which evaluates it once for both. Null while not known, or outside a foreach (`items` empty). Asked again only when
  * the items change, not at each edit of the text around them.
  */
-export function useFirstItem(module: EditorModule | null, items: Levels): { value: unknown } | null {
-  const [runner, setRunner] = useState<InstanceType<EditorModule["PreviewRunner"]> | null>(null);
+export function useFirstItem(previews: PreviewRunner, items: Levels): { value: unknown } | null {
   const [levels, setLevels] = useState(items);
   const [first, setFirst] = useState<{ of: Levels; item: { value: unknown } | null } | null>(null);
   if (!same(levels, items)) setLevels(items);
   useEffect(() => {
-    if (module === null) return;
-    const made = new module.PreviewRunner();
-    setRunner(made);
-    return () => made.destroy();
-  }, [module]);
-  useEffect(() => {
-    if (module === null || runner === null || levels.length === 0) return;
+    if (levels.length === 0) return;
     let live = true;
-    void module.firstItemOf(runner, [...levels]).then((item) => live && setFirst({ of: levels, item }));
+    void previews.firstItem(levels).then((item) => live && setFirst({ of: levels, item }));
     return () => {
       live = false;
     };
-  }, [module, runner, levels]);
+  }, [previews, levels]);
   return first !== null && same(first.of, items) ? first.item : null;
 }
