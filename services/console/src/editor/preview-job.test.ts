@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KnownItems } from "./preview-context";
-import { FirstItems, PREVIEW_LINES, previewOf, SECRETS_NOT_PREVIEWED } from "./preview-job";
+import { FirstItems, KEPT_ITEMS, PREVIEW_LINES, previewOf, SECRETS_NOT_PREVIEWED } from "./preview-job";
 
 const context = {
   steps: {
@@ -195,6 +195,21 @@ describe("previewOf, `item` evaluated once per run, foreach and items", () => {
     // Another run, or other items, are evaluated anew.
     expect((await ask(firstItems, { ...drawn, run: "r2" })).item).not.toEqual(first.item);
     expect((await ask(firstItems, { ...drawn, run: "r2", items: "{{ [7] }}" })).item).toEqual({ value: 7 });
+  });
+
+  it("keeps the item 0s used last, at most KEPT_ITEMS of them", async () => {
+    const firstItems = new FirstItems();
+    const first = await ask(firstItems, drawn);
+    // Edits of the items' text, each evaluated once; the first is asked again half way, so it stays.
+    const edit = (i: number) => ({ ...drawn, items: `{{ [$random(), ${i}] }}` });
+    const oldest = (await ask(firstItems, edit(0))).item;
+    for (let i = 1; i < KEPT_ITEMS; i++) {
+      await ask(firstItems, edit(i));
+      if (i === KEPT_ITEMS / 2) expect((await ask(firstItems, drawn)).item).toEqual(first.item);
+    }
+    expect((await ask(firstItems, drawn)).item).toEqual(first.item);
+    // The one used least recently went: evaluated anew, it is another draw.
+    expect((await ask(firstItems, edit(0))).item).not.toEqual(oldest);
   });
 
   it("says that an item 0 evaluated from items calling $now(), $random() may not be the run's", async () => {

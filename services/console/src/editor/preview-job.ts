@@ -148,6 +148,9 @@ async function firstItem(levels: readonly KnownItems[], firstItems: FirstItems):
  * the items again. The latest run's only are kept, as the editor knows no other; they go with the worker when a
  * preview that took too long has it replaced.
  */
+/** The item 0s a worker keeps: more than the foreach steps of a workflow, beside some edits of their `items`. */
+export const KEPT_ITEMS = 64;
+
 export class FirstItems {
   private run: string | null = null;
   private readonly kept = new Map<string, Promise<FirstItem | null>>();
@@ -163,7 +166,10 @@ export class FirstItems {
     // The outer levels are part of it: an inner foreach's items may read the outer one's item.
     const key = JSON.stringify(levels.map(({ path, items }) => [path, items]));
     const kept = this.kept.get(key) ?? firstItem(levels, this);
+    // Last used last: each edit of an `items` text makes a key of its own, and only the most recent are kept.
+    this.kept.delete(key);
     this.kept.set(key, kept);
+    if (this.kept.size > KEPT_ITEMS) this.kept.delete(this.kept.keys().next().value!);
     return kept;
   }
 }
