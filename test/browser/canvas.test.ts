@@ -766,6 +766,68 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 90_000);
 
+  it("lists the problems the banner counts under the editor too, in the same frame, as an expression is typed", async () => {
+    const { page, context, errors } = await signedIn(service());
+    await openEditor(page, await createWorkflow(page, commented(`agree-${unique()}`)));
+    await whenCanvasStill(page);
+    /**
+     * The banner's head and the list under the editor, read in the first frame drawn with the banner shown (or gone):
+     * watched frame by frame from before the keys are typed, so that a list a check behind the banner is caught.
+     */
+    const firstFrame = async (banner: boolean, type: () => Promise<void>): Promise<string[]> => {
+      await page.evaluate((shown) => {
+        // Runs in the page; the tests' tsconfig has no DOM types.
+        const win = globalThis as unknown as {
+          document: { querySelector(selector: string): { textContent: string | null } | null };
+          requestAnimationFrame(callback: () => void): number;
+          firstFrame?: Promise<string[]>;
+        };
+        const until = Date.now() + 10_000;
+        win.firstFrame = new Promise((resolve, reject) => {
+          const look = () => {
+            const head = win.document.querySelector(".canvas-banner-head");
+            const problems = win.document.querySelector("section.problems")?.textContent ?? "";
+            if ((head !== null) === shown) resolve([head?.textContent ?? "", problems]);
+            else if (Date.now() > until) reject(new Error(`no frame with the banner ${shown ? "shown" : "gone"}`));
+            else win.requestAnimationFrame(look);
+          };
+          look();
+        });
+      }, banner);
+      await type();
+      return page.evaluate(() => (globalThis as unknown as { firstFrame: Promise<string[]> }).firstFrame);
+    };
+
+    // An expression typed, its `{{` not closed yet: the text has a problem in both places at once.
+    await lineAt(page, /output: "\{\{ item \}\}"$/);
+    await page.keyboard.press("End");
+    await page.keyboard.press("ArrowLeft");
+    const open = await firstFrame(true, () => page.keyboard.type(" {{ item."));
+    expect(open[0]).toBe("The canvas shows the last valid version. 1 problem in the YAML:");
+    expect(open[1]).toContain("line 27, column 29: steps[2].steps[0].output: `{{` is never closed");
+    const listed = page.getByRole("region", { name: "Problems" }).getByRole("button");
+    expect(await listed.count()).toBe(1);
+    await page
+      .locator(".canvas-banner")
+      .getByRole("button", { name: /^line 27:29 `\{\{` is never closed/ })
+      .waitFor();
+    await screenshot(page, "editor-problems-agree");
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to light theme" }).click();
+    await listed.click();
+    await poll(() => page.locator(".cm-activeLine").textContent()).toBe('        output: "{{ item }} {{ item."');
+
+    // Closed: no problem in either, in the same frame.
+    await page.keyboard.press("End");
+    await page.keyboard.press("ArrowLeft");
+    const closed = await firstFrame(false, () => page.keyboard.type("title }}"));
+    expect(closed[1]).toContain("No problems");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("builds a parallel of two branches: one from the palette, one more from its panel", async () => {
     const { page, context, errors } = await signedIn(service());
     const original = commented(`branches-${unique()}`);

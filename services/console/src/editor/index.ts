@@ -63,8 +63,6 @@ export interface WorkflowEditorOptions {
   readOnly: boolean;
   /** Every change of the text. */
   onChange(text: string): void;
-  /** The mistakes found after each pause in typing (an empty list once there are none). */
-  onIssues(issues: WorkflowIssue[]): void;
   /**
    * The person moved the cursor (by clicking, typing, undoing): its offset. Not called for the page's own `select` and
    * edits.
@@ -273,7 +271,7 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         tab.extensions,
         yaml(),
         lintGutter(),
-        workflowLinter(options.onIssues, () => standing),
+        workflowLinter(() => standing),
         consoleTheme,
         readOnly.of(readOnlyExtensions(options.readOnly)),
         // tabindex: the text is a Tab stop (it is, being editable), said so for tools that look for a focusable element

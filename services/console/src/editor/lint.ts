@@ -46,17 +46,16 @@ export interface StandingIssues {
 }
 
 /**
- * Validates as the person types (after a pause of 250 ms), underlining each mistake and telling
- * `onIssues`; while the document is the one `standing()` holds issues for, those stay.
+ * Validates as the person types (after a pause of 250 ms), underlining each mistake; while the document is the one
+ * `standing()` holds issues for, those stay. The page lists the mistakes from the canvas's reading of the text, which
+ * follows the typing at once (shownProblems).
  */
-export function workflowLinter(onIssues: (issues: WorkflowIssue[]) => void, standing: () => StandingIssues | null) {
+export function workflowLinter(standing: () => StandingIssues | null) {
   return linter(
     (view) => {
       const held = standing();
       if (held !== null && held.doc === view.state.doc) return toDiagnostics(view.state.doc, held.issues);
-      const issues = checkWorkflow(view.state.doc.toString());
-      onIssues(issues);
-      return toDiagnostics(view.state.doc, issues);
+      return toDiagnostics(view.state.doc, checkWorkflow(view.state.doc.toString()));
     },
     { delay: 250 },
   );

@@ -1,23 +1,22 @@
 import { useId } from "react";
-import type { CanvasGraph, CanvasIssue } from "@wf/shared/canvas";
-import { bannerProblems, problemCount } from "./banner-problems";
+import type { WorkflowIssue } from "../../api/types";
+import { problemCount } from "./problems";
 
 /**
  * Why the canvas is not the text as it is: how many problems the text has, and each of them (line:column and message)
- * as a button that puts the editor's cursor on it, as a step's mark does. Only the count is announced as it changes:
+ * as a button that puts the editor's cursor on it, as a step's mark does: the list under the editor (shownProblems). Only the count is announced as it changes:
  * the list is read where the author goes to it.
  */
 export function CanvasBanner({
-  graph,
+  problems,
   stale,
   onIssue,
 }: {
-  graph: CanvasGraph;
+  problems: readonly WorkflowIssue[];
   stale: boolean;
-  onIssue(issue: CanvasIssue): void;
+  onIssue(issue: WorkflowIssue): void;
 }) {
   const headId = useId();
-  const problems = bannerProblems(graph.issues);
   if (problems.length === 0) return null;
   return (
     <div className="canvas-banner">

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, type KeyboardEvent, type ReactNode, type RefObject } from "react";
 import type { CanvasGraph, CanvasIssue, CanvasOperation } from "@wf/shared/canvas";
+import type { WorkflowIssue } from "../../api/types";
 import { Loading } from "../../ui/states";
 import { CanvasBanner } from "./CanvasBanner";
 import type { Positions } from "./layout-positions";
@@ -9,6 +10,8 @@ const WorkflowCanvas = lazy(() => import("../../canvas/WorkflowCanvas"));
 
 interface Props {
   graph: CanvasGraph;
+  /** The text's problems, as the list under the editor has them. */
+  problems: readonly WorkflowIssue[];
   /** Whether the canvas draws the last valid version of a text that is not valid, rather than the text as it is. */
   stale: boolean;
   positions: Positions;
@@ -32,6 +35,7 @@ interface Props {
 /** The canvas beside the editor, with the selected step's panel; undo and redo pressed on it are the editor's. */
 export function CanvasPane({
   graph,
+  problems,
   stale,
   positions,
   pinned,
@@ -66,7 +70,7 @@ export function CanvasPane({
   };
   return (
     <section className="canvas-pane" aria-label="Canvas">
-      <CanvasBanner graph={graph} stale={stale} onIssue={onIssue} />
+      <CanvasBanner problems={problems} stale={stale} onIssue={onIssue} />
       <div className="canvas-main" ref={main}>
         <div className="canvas-frame" onKeyDown={onKeyDown}>
           <Suspense fallback={<Loading what="Loading the canvas" />}>

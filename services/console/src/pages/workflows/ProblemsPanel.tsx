@@ -6,15 +6,15 @@ export function describeIssue(issue: WorkflowIssue): string {
 }
 
 /**
- * The mistakes under the editor, each a button that puts the cursor on it. `issues` is null
- * until the first check has run; `fromService` marks those the service answered a save with.
+ * The mistakes under the editor, each a button that puts the cursor on it (the banner above the canvas lists the same,
+ * shownProblems); `fromService` marks those the service answered a save with.
  */
 export function ProblemsPanel({
   issues,
   fromService,
   onPick,
 }: {
-  issues: WorkflowIssue[] | null;
+  issues: readonly WorkflowIssue[];
   fromService: boolean;
   onPick(issue: WorkflowIssue): void;
 }) {
@@ -22,12 +22,10 @@ export function ProblemsPanel({
     <section className="problems" aria-label="Problems">
       <div className="problems-head">
         <h2>Problems</h2>
-        {issues && issues.length > 0 ? <span className="badge status-failed">{issues.length}</span> : null}
+        {issues.length > 0 ? <span className="badge status-failed">{issues.length}</span> : null}
         {fromService ? <span className="muted small">found by the service when you saved</span> : null}
       </div>
-      {issues === null ? (
-        <p className="muted small">Checking…</p>
-      ) : issues.length === 0 ? (
+      {issues.length === 0 ? (
         <p className="muted small problems-ok">No problems: the workflow is valid.</p>
       ) : (
         <ul>

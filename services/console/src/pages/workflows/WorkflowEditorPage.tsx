@@ -1,7 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";
 import { useQuery } from "@tanstack/react-query";
-import type { WorkflowIssue } from "../../api/types";
 import type { WorkflowEditor, WorkflowOutline } from "../../editor";
 import { shortcutLabel, useShortcut } from "../../app/shortcuts";
 import { ConfirmDialog } from "../../ui/confirm";
@@ -13,6 +12,7 @@ import { copyArrival, fromDetail, newStart, type Arrival, type Start } from "./e
 import { templateByKey } from "./examples";
 import { KnownOutputsPanel } from "./KnownOutputsPanel";
 import { ProblemsPanel } from "./ProblemsPanel";
+import { shownProblems, type ServiceIssues } from "./problems";
 import { editorPath, fetchWorkflow, workflowKeys } from "./queries";
 import { RoleBadge } from "./RoleBadge";
 import { RunDialog } from "./RunDialog";
@@ -84,18 +84,14 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
   const navigate = useNavigate();
   const location = useLocation();
   const editor = useRef<WorkflowEditor | null>(null);
-  const [issues, setIssues] = useState<WorkflowIssue[] | null>(null);
-  const [issuesFromService, setIssuesFromService] = useState(false);
+  const [serviceIssues, setServiceIssues] = useState<ServiceIssues | null>(null);
   const [runOutline, setRunOutline] = useState<WorkflowOutline | null>(null);
   const flow = useWorkflowSave({
     start,
     editor,
     // Called after this render, once `canvas` below exists.
     onCreated: (id) => canvas.storeLayoutFor(id),
-    onServiceIssues: (found) => {
-      setIssues(found);
-      setIssuesFromService(true);
-    },
+    onServiceIssues: setServiceIssues,
   });
   const { saved, dirty, canEdit, saveNow } = flow;
   const canvas = useEditorCanvas({
@@ -105,6 +101,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     workflowId: saved.id,
     canEdit,
   });
+  const problems = shownProblems(canvas.text, canvas.graph.issues, serviceIssues);
   const [canvasOpen, setCanvasOpen] = useState(true);
   const pins = usePins(saved.id);
   const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);
@@ -183,7 +180,8 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
 
   const onChange = (text: string) => {
     flow.edited(text);
-    setIssuesFromService(false);
+    // The service's answer was about the text before this edit, even should an undo bring that text back.
+    setServiceIssues(null);
     canvas.onText(text);
   };
 
@@ -309,15 +307,11 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                 knownOutputs={() => knownNow.current}
                 knownData={() => knownData.current}
                 secretNames={() => secretNames.current}
-                onIssues={(found) => {
-                  setIssues(found);
-                  setIssuesFromService(false);
-                }}
               />
             </div>
             <ProblemsPanel
-              issues={issues}
-              fromService={issuesFromService}
+              issues={problems.issues}
+              fromService={problems.fromService}
               onPick={(issue) => editor.current?.goTo(issue.line, issue.column)}
             />
           </div>
@@ -325,6 +319,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
         right={
           <CanvasPane
             graph={canvas.graph}
+            problems={problems.issues}
             stale={canvas.stale}
             positions={canvas.positions}
             pinned={pinned}

@@ -1,5 +1,4 @@
 import { useEffect, useRef, type RefObject } from "react";
-import type { WorkflowIssue } from "../../api/types";
 import type { KnownData, PreviewRunner, WorkflowEditor } from "../../editor";
 import type { EditorModule } from "./useEditorModule";
 
@@ -13,7 +12,6 @@ export function YamlEditor(props: {
   readOnly: boolean;
   editor: RefObject<WorkflowEditor | null>;
   onChange(text: string): void;
-  onIssues(issues: WorkflowIssue[]): void;
   onCursor(offset: number): void;
   onFocus?(): void;
   knownOutputs?(): Readonly<Record<string, unknown>>;
@@ -33,7 +31,6 @@ export function YamlEditor(props: {
       text,
       readOnly,
       onChange: (t) => latest.current.onChange(t),
-      onIssues: (issues) => latest.current.onIssues(issues),
       onCursor: (offset) => latest.current.onCursor(offset),
       onFocus: () => latest.current.onFocus?.(),
       knownOutputs: () => latest.current.knownOutputs?.() ?? {},

@@ -3,6 +3,7 @@ import { useNavigate } from "react-router";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { ApiError } from "../../api/client";
 import type { WorkflowDetail, WorkflowIssue } from "../../api/types";
+import type { ServiceIssues } from "./problems";
 import type { WorkflowEditor } from "../../editor";
 import { useToast } from "../../ui/toast";
 import { createWorkflow, editorPath, fetchWorkflow, updateWorkflow, workflowKeys } from "./queries";
@@ -15,7 +16,7 @@ interface Options {
   /** Before a new workflow's first save moves the page to its id: store what goes with it (the canvas layout). */
   onCreated(id: string): Promise<void>;
   /** The service found mistakes in the text it was sent, which is still the editor's. */
-  onServiceIssues(found: WorkflowIssue[]): void;
+  onServiceIssues(answer: ServiceIssues): void;
 }
 
 /**
@@ -63,7 +64,7 @@ export function useWorkflowSave({ start, editor, onCreated, onServiceIssues }: O
           toast(`Not saved: the text you saved had ${mistakes}; it has changed since, save again`, "error");
           return;
         }
-        onServiceIssues(found);
+        onServiceIssues({ text: yaml, issues: found });
         toast(`Not saved: the workflow has ${mistakes}, listed under the editor`, "error");
       } else if (err instanceof ApiError && err.status === 409 && typeof err.body.currentVersion === "number") {
         setConflict(err.body.currentVersion);
