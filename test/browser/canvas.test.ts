@@ -138,11 +138,11 @@ function selectedLines(page: Page): Promise<string[]> {
     const drawn = [...host.shadowRoot.querySelectorAll(".cm-selectionBackground")]
       .map((el) => el.getBoundingClientRect())
       .filter((r) => r.width > 0);
+    // A line is selected where the drawn selection overlaps it: the middle of a line wrapped in two rows is their edge.
     return [...host.shadowRoot.querySelectorAll(".cm-line")]
       .filter((line) => {
         const r = line.getBoundingClientRect();
-        const middle = (r.top + r.bottom) / 2;
-        return drawn.some((box) => box.top <= middle && middle <= box.bottom);
+        return drawn.some((box) => Math.min(box.bottom, r.bottom) - Math.max(box.top, r.top) > 2);
       })
       .map((line) => line.textContent ?? "");
   });

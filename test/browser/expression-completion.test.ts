@@ -95,7 +95,9 @@ describeInBrowser("completing the names an expression reads", () => {
     await page.keyboard.type("output + it");
     await expect.poll(offered).toEqual(["item"]);
 
-    // At the top level, after the foreach: no item; the owner's secrets; a function.
+    // At the top level, after the foreach: no item; the owner's secrets; a function. The list, over the lines under
+    // the cursor, is closed first.
+    await page.keyboard.press("Escape");
     await page.locator(".cm-line", { hasText: "name: later" }).click();
     await newLine(page, '  - { name: last, type: transform, output: "{{ steps.');
     await expect.poll(offered).toEqual(["each", "fetch", "later"]);
@@ -157,6 +159,58 @@ steps:
     await expect.poll(() => hovered.locator("pre").textContent()).toMatch(/^\[\n {2}\{\n {4}"title": "first"/);
     expect(await hovered.locator("pre").textContent()).toMatch(/\n… \d+ more lines$/);
     await screenshot(page, "expression-hover-light");
+    expect(await axeAudit(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("wraps a long line in the editor beside the canvas, its start in view, and keeps the list in the editor", async () => {
+    const { context, page, errors } = await signedIn(service(), { viewport: { width: 1440, height: 1000 } });
+    const workflowId = await createWorkflow(
+      page,
+      `name: wide-${Date.now()}
+variables:
+  ticket_id: { type: string, required: true, description: The ticket to classify }
+steps:
+  - { name: fetch, type: transform, output: { id: 7 } }
+  - { name: use, type: transform, output: "Use what fetch found about the ticket" }
+`,
+    );
+    await page.goto(`/console/workflows/${workflowId}`);
+    await page.locator('.react-flow__node[data-id="use"]').waitFor();
+    await whenCanvasStill(page);
+    // At the end of the step's line, longer than the editor is wide once typed into: the selected step's panel is open.
+    await typeInStepLine(page, "name: use", ". Ask {{ vars.");
+    const options = page.locator(".cm-tooltip-autocomplete li .cm-completionLabel");
+    await expect.poll(() => options.allTextContents()).toEqual(["ticket_id"]);
+    await page.getByRole("complementary", { name: "Selected step" }).getByRole("heading", { name: "use" }).waitFor();
+    await screenshot(page, "editor-long-line", { fullPage: false });
+
+    // The text is not scrolled sideways: the starts of the lines, their indentation, stay in view.
+    const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+    const scroller = await box(".cm-scroller");
+    const content = await box(".cm-content");
+    expect(content.x).toBeGreaterThanOrEqual(scroller.x);
+    expect(content.x + content.width).toBeLessThanOrEqual(scroller.x + scroller.width);
+    // The list is within the editor's width, off the canvas's palette beside it.
+    const list = await box(".cm-tooltip-autocomplete");
+    const editor = await box(".yaml-editor");
+    expect(list.x + list.width).toBeLessThanOrEqual(editor.x + editor.width);
+    expect(list.x + list.width).toBeLessThan((await box(".wf-palette")).x);
+    expect(await axeAudit(page)).toEqual([]);
+
+    // The rest of the line wraps under its start, indented past its dash.
+    await options.getByText("ticket_id", { exact: true }).click();
+    await page.keyboard.type(" }}");
+    const line = page.locator(".cm-line", { hasText: "name: use" });
+    const lineBox = (await line.boundingBox())!;
+    const rowHeight = (await page.locator(".cm-line", { hasText: "name: fetch" }).boundingBox())!.height;
+    expect(lineBox.height).toBeGreaterThan(1.5 * rowHeight);
+    expect(await line.textContent()).toBe(
+      '  - { name: use, type: transform, output: "Use what fetch found about the ticket. Ask {{ vars.ticket_id }}" }',
+    );
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await screenshot(page, "editor-long-line-dark", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();

@@ -88,9 +88,25 @@ const COUNT_WORKERS = `(() => {
   };
 })()`;
 
-/** Puts the cursor on the line holding `needle`, `back` characters before its end. */
+/**
+ * Puts the cursor on the line holding `needle`, `back` characters before its end. The editor draws only the lines near
+ * its view: it is scrolled down from the top until it draws that one.
+ */
 async function cursorIn(page: Page, needle: string, back: number): Promise<void> {
-  await page.locator(".cm-line", { hasText: needle }).click();
+  const line = page.locator(".cm-line", { hasText: needle });
+  const scroller = page.locator(".cm-scroller");
+  await scroller.evaluate((el) => (el.scrollTop = 0));
+  await expect
+    .poll(
+      async () => {
+        if ((await line.count()) > 0) return true;
+        await scroller.evaluate((el) => (el.scrollTop += el.clientHeight / 2));
+        return false;
+      },
+      { timeout: 10_000, interval: 50, message: `the editor to draw the line holding ${needle}` },
+    )
+    .toBe(true);
+  await line.click();
   await page.keyboard.press("End");
   for (let i = 0; i < back; i++) await page.keyboard.press("ArrowLeft");
 }

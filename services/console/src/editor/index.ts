@@ -40,6 +40,7 @@ import {
   lineNumbers,
   rectangularSelection,
   showPanel,
+  tooltips,
   type Panel,
 } from "@codemirror/view";
 import type { WorkflowIssue } from "@wf/shared/workflow";
@@ -52,6 +53,7 @@ import { NOTHING_KNOWN, outputsAt, type KnownData } from "./preview-context";
 import { PreviewRunner } from "./preview-runner";
 import { SchemaNav, type Schema } from "./schema-nav";
 import { consoleTheme } from "./theme";
+import { wrapLines } from "./wrap-indent";
 import { yamlIndent } from "./yaml-indent";
 
 export { checkWorkflow } from "./lint";
@@ -125,6 +127,12 @@ export interface WorkflowEditor {
   showIssues(issues: readonly WorkflowIssue[], text: string): boolean;
   setReadOnly(readOnly: boolean): void;
   destroy(): void;
+}
+
+/** The window's height, and the editor's width. */
+function inEditorsWidth(view: EditorView): { top: number; bottom: number; left: number; right: number } {
+  const { left, right } = view.dom.getBoundingClientRect();
+  return { top: 0, bottom: window.innerHeight, left, right };
 }
 
 /** Marks the page's own changes, which are not the person moving the cursor. */
@@ -259,6 +267,10 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
         crosshairCursor(),
         highlightActiveLine(),
         highlightSelectionMatches(),
+        wrapLines,
+        // Lists and boxes at the cursor stay within the editor's width where they fit: the canvas's palette is just
+        // beyond its right edge, and a completion list over it hid it.
+        tooltips({ tooltipSpace: inEditorsWidth }),
         keymap.of([
           ...closeBracketsKeymap,
           ...defaultKeymap,
