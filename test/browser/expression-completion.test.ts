@@ -209,6 +209,15 @@ steps:
     expect(await line.textContent()).toBe(
       '  - { name: use, type: transform, output: "Use what fetch found about the ticket. Ask {{ vars.ticket_id }}" }',
     );
+    // End goes to the end of the row, and pressed again there to the end of the line.
+    await line.getByText("name", { exact: true }).click();
+    await page.keyboard.press("End");
+    const cursorTop = async () => (await page.locator(".cm-cursor-primary").boundingBox())?.y;
+    await expect.poll(cursorTop).toBeLessThan(lineBox.y + rowHeight);
+    await page.keyboard.press("End");
+    await expect.poll(cursorTop).toBeGreaterThan(lineBox.y + rowHeight);
+    await page.keyboard.type(" # asked");
+    await expect.poll(() => line.textContent()).toMatch(/\{\{ vars\.ticket_id \}\}" \} # asked$/);
     await page.getByRole("button", { name: "Switch to dark theme" }).click();
     await screenshot(page, "editor-long-line-dark", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
