@@ -729,6 +729,28 @@ describe("agent tool calls and usage", () => {
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { bp1: 3 }, waiting: [] } });
   });
 
+  it.each([
+    ["tool_call", { type: "tool_call" }],
+    ["llm_call", { type: "usage", tokens: 1 }],
+  ] as const)(
+    "woken again while paused at a %s, the run does not list that call as waiting its turn",
+    async (phase, bp) => {
+      const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [bp], { agents });
+      s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+      s.effects.llmScript = () =>
+        s.effects.llmCalls.length === 1
+          ? usageAnswer("", 1, [{ id: "c1", name: "crm__lookup", arguments: "{}" }])
+          : usageAnswer("ok", 1);
+      expect(await s.run()).toBe("parked");
+      const { id } = s.pause;
+      s.t = s.t.resumed();
+      expect(await s.run()).toBe("parked");
+      expect(s.pause).toMatchObject({ id, phase, stepPath: "ask" });
+      // It has its turn: the console lists nothing behind the pause.
+      expect([s.snap.debug!.waiting, waitingPoints(s.snap).waiting]).toEqual([[], []]);
+    },
+  );
+
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
     const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
       agents,

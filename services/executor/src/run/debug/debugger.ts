@@ -560,6 +560,9 @@ export class Debugger {
 
   /** A point where a breakpoint matches: it waits there until judged, in its turn (no other branch's pause standing). */
   private markWaiting(point: Point, unfinished?: Record<string, unknown>): void {
+    // Not the paused point (a replay while paused at a call comes back to it): it has its turn.
+    const pause = this.d.pause;
+    if (pause && samePoint(pause, point)) return;
     if (!this.waitingAt(point))
       this.d.waiting.push({
         stepPath: point.path,
