@@ -3,17 +3,20 @@ import type { DebugCommandName, PauseRecord } from "@wf/shared/execution";
 import { stepNameOf } from "@wf/shared/workflow";
 import { codeFailed, codeOk } from "../fake-run";
 import { pick, seeded, type Random } from "@wf/shared/testing";
-import { AGENTS, generateCase, TOKENS_PER_CALL, type DebugCase } from "./testing/generate-case";
-import { modelRun, pointKey, stepDepths } from "./testing/run-model";
+import { AGENTS, generateCase, TOKENS_PER_CALL, type CaseStep, type DebugCase } from "./testing/generate-case";
+import { modelRun, nextInTurn, pointKey, stepDepths } from "./testing/run-model";
 import { Session } from "./testing/session";
 
 /**
  * Generated debug runs against a model of the run (testing/run-model.ts): nested foreach and
  * parallel steps with concurrency, the nine breakpoint types, random Continue, Step, Step into,
- * Skip, Retry and Set at each pause, each command handled twice and some runs woken twice.
+ * Skip, Retry and Set at each pause, each command handled twice and some runs woken twice. Code
+ * steps take each item its own time, so branches come to their points behind a pause out of the
+ * order the run comes back to them: those pause in the order they came.
  * `DEBUG_SEED` replays the cases from that seed, `DEBUG_CASES` says how many.
  */
-const CASES = Number(process.env.DEBUG_CASES ?? 300);
+// Cases whose branches wait their turn out of order take longer: 250 take about what 300 took before they came.
+const CASES = Number(process.env.DEBUG_CASES ?? 250);
 const FIRST_SEED = Number(process.env.DEBUG_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 /** More pauses than any generated case has points: a run that gets here pauses again where it paused. */
@@ -40,21 +43,23 @@ function command(random: Random, pause: PauseRecord): DebugCommandName {
 }
 
 function scriptEffects(s: Session, c: DebugCase): void {
-  const fails = new Map<string, number>();
+  const codes = new Map<string, Extract<CaseStep, { kind: "code" }>>();
   const visit = (steps: DebugCase["steps"]) =>
     steps.forEach((st) => {
-      if (st.kind === "code") fails.set(st.name, st.fails);
+      if (st.kind === "code") codes.set(st.name, st);
       if (st.kind === "foreach") visit(st.steps);
       if (st.kind === "parallel") st.branches.forEach(visit);
     });
   visit(c.steps);
   // Items are unique in a generated workflow: a step's name and its item name its path.
   const calls = new Map<string, number>();
-  s.effects.code = (req) => {
+  s.effects.code = async (req) => {
     const key = `${req.code} ${JSON.stringify(req.item ?? null)}`;
     const n = (calls.get(key) ?? 0) + 1;
     calls.set(key, n);
-    return n <= fails.get(req.code!)! ? codeFailed(`attempt ${n} failed`) : codeOk(n);
+    const code = codes.get(req.code!)!;
+    for (let tick = code.ticks[String(req.item ?? null)]!; tick > 0; tick--) await Promise.resolve();
+    return n <= code.fails ? codeFailed(`attempt ${n} failed`) : codeOk(n);
   };
   const usage = { promptTokens: TOKENS_PER_CALL, completionTokens: 0, totalTokens: TOKENS_PER_CALL };
   s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
@@ -73,7 +78,8 @@ async function checkCase(seed: number): Promise<void> {
   s.redeliver = true;
   scriptEffects(s, c);
   const commands = new Map<string, DebugCommandName>();
-  const pauses: { pause: PauseRecord; level: number | null }[] = [];
+  /** Each pause, how deep it may come, and the points listed as waiting their turn behind it (keys, as listed). */
+  const pauses: { pause: PauseRecord; level: number | null; listed: string[] }[] = [];
   const segments: Segment[] = [];
   const depths = stepDepths(c.steps);
   const depth = (path: string) => depths.get(stepNameOf(path))!;
@@ -90,7 +96,8 @@ async function checkCase(seed: number): Promise<void> {
     // One pause per wake, the one the run parks at: none written over by another branch's.
     expect(announced.map((p) => p.id)).toEqual([s.pause.id]);
     const pause = s.pause;
-    pauses.push({ pause, level });
+    const listed: string[] = [];
+    pauses.push({ pause, level, listed });
     expect(pauses.length, `pauses: ${pauses.map((p) => pointKey(p.pause)).join(", ")}`).toBeLessThan(PAUSES_BOUND);
 
     if (random() < 0.3) {
@@ -103,6 +110,8 @@ async function checkCase(seed: number): Promise<void> {
       s.t = again;
     }
     if (random() < 0.2) expect(await s.send("set", { vars: { touched: pauses.length } })).toMatchObject({ ok: true });
+    listed.push(...s.snap.debug!.waiting.map(pointKey));
+    expect(listed, "the paused point waits no turn").not.toContain(pointKey(pause));
     const next = command(random, pause);
     commands.set(pointKey(pause), next);
     level =
@@ -127,6 +136,19 @@ async function checkCase(seed: number): Promise<void> {
     expect(pause.phase).toBe("before");
     expect(allowed, `a step pause at ${pointKey(pause)} that no Step asked for`).not.toBeNull();
     expect(depth(pause.stepPath)).toBeLessThanOrEqual(allowed!);
+  }
+  // Points waiting behind a pause pause in the order their branches came to them, before any other.
+  pauses.forEach(({ listed }, i) => {
+    const next = nextInTurn(listed, expected);
+    if (next) expect(keys[i + 1], `after ${keys[i]}, waiting: ${listed.join(", ")}`).toBe(next);
+  });
+  // Listed in that order: a step's completion is its branch coming to the point after it.
+  const completed = segments.flatMap((seg) => seg.events.filter((e) => e.type === "step_completed").map((e) => e.step));
+  for (const { listed } of pauses) {
+    const after = listed.filter((key) => key.startsWith("after "));
+    const came = after.map((key) => completed.indexOf(key.split(" ")[1]));
+    expect(came, `waiting: ${after.join(", ")}`).not.toContain(-1);
+    expect(came, `waiting: ${after.join(", ")}`).toEqual([...came].sort((a, b) => a - b));
   }
   const paused = new Set(keys);
   for (const [key, { point }] of expected) {
@@ -159,7 +181,8 @@ function passes(e: Segment["events"][number], point: { phase: string; path: stri
 }
 
 describe("the debugger over generated workflows", () => {
-  it(`pauses once at each point where a breakpoint hits, never twice, whatever the commands (${CASES} cases)`, async () => {
+  const name = `pauses once at each point a breakpoint hits, those waiting in the order they came (${CASES} cases)`;
+  it(name, { timeout: Math.max(60_000, CASES * 100) }, async () => {
     for (let i = 0; i < CASES; i++) {
       const seed = FIRST_SEED + i;
       try {

@@ -107,6 +107,15 @@ export function modelRun(c: DebugCase, commands: ReadonlyMap<string, DebugComman
   return { expected, steps };
 }
 
+/**
+ * The point paused at next after a pause at which the points `listed` waited their turn (debug.waiting, keys in the
+ * order their branches came to them), whatever command answered it: the first of them where a breakpoint pauses
+ * (docs/debugger.md#waiting-their-turn), not the first the run comes back to. Undefined: the rule says nothing.
+ */
+export function nextInTurn(listed: readonly string[], expected: ModelRun["expected"]): string | undefined {
+  return listed.find((key) => expected.has(key));
+}
+
 /** How deep each step sits (by name): 0 at the top level, one more inside each foreach or parallel. */
 export function stepDepths(list: CaseStep[], depth = 0, into = new Map<string, number>()): Map<string, number> {
   for (const step of list) {
