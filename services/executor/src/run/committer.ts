@@ -48,6 +48,13 @@ export interface RunCommitter {
   /** `measured`: the bytes of some of `data`'s values' JSON, where the caller has them. */
   emit(type: string, step?: string, data?: Record<string, unknown>, measured?: Record<string, number>): void;
   flush(): Promise<void>;
+  /**
+   * Leaves the result of a step that acted outside to the run's next write, where what the run does next writes it
+   * (a step acting outside, with its start): `writeOwed` writes it before anything else runs.
+   */
+  oweWrite(): void;
+  /** Writes what `oweWrite` left, unless a write took it since. */
+  writeOwed(): Promise<void>;
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void;
 }
 
@@ -68,6 +75,8 @@ export class Committer implements RunCommitter {
   #budget: RecordBudget | undefined;
   private dirty = false;
   private dirtySince = 0;
+  /** A change left by oweWrite that no write has taken yet. */
+  private owed = false;
   private inflight: Promise<void> | null = null;
   private acks: Promise<void>[] = [];
   /** The variables last given to the store to name (nameVariables): only others are given again. */
@@ -181,6 +190,18 @@ export class Committer implements RunCommitter {
     }
   }
 
+  oweWrite(): void {
+    this.owed = true;
+  }
+
+  async writeOwed(): Promise<void> {
+    // Nothing owed, nothing awaited: a pure step does not wait for another branch's write in flight.
+    if (!this.owed) return;
+    // A write in flight may have taken it: only once it is done is it known whether another is owed.
+    while (this.inflight) await this.inflight;
+    if (this.owed) await this.flush();
+  }
+
   /** Waits until JetStream has acknowledged every event published so far. */
   async settle(): Promise<void> {
     await this.flush();
@@ -237,6 +258,7 @@ export class Committer implements RunCommitter {
     this.pending = [];
     this.pendingBytes = 0;
     this.dirty = false;
+    this.owed = false;
     this.snap.outbox = events;
     this.masker.inPlace(this.snap);
     this.version = await this.store.executions.create(this.snap);
@@ -276,6 +298,7 @@ export class Committer implements RunCommitter {
     this.pending = [];
     this.pendingBytes = 0;
     this.dirty = false;
+    this.owed = false;
     this.snap.outbox = events;
     // In place: what the run goes on with is what the store holds (the outbox travels in it).
     this.masker.inPlace(this.snap);

@@ -240,6 +240,44 @@ describe("what is written when", () => {
     expect(stored).toEqual([{ each: "RUNNING", "each[0].inner": "RUNNING" }]);
     expect(t.committer.stored.steps["each[0].inner"]?.status).toBe("COMPLETED");
   });
+
+  it("a foreach item's last result from outside is written by the next item's start, or before a pure step runs", async () => {
+    const t = start([
+      { name: "each", type: "foreach", items: [1, 2, 3], steps: [code("py")] },
+      { name: "mixed", type: "foreach", items: [1, 2], steps: [code("js", { language: "javascript" }), code("py2")] },
+    ]);
+    const stored = storedAtEachCall(t);
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored.slice(0, 3)).toEqual([
+      { each: "RUNNING", "each[0].py": "RUNNING" },
+      { each: "RUNNING", "each[0].py": "COMPLETED", "each[1].py": "RUNNING" },
+      { each: "RUNNING", "each[0].py": "COMPLETED", "each[1].py": "COMPLETED", "each[2].py": "RUNNING" },
+    ]);
+    // The last item's, as its worker stopped.
+    expect(stored[3]).toMatchObject({ "each[2].py": "COMPLETED" });
+    expect(stored[4]).toMatchObject({ "mixed[0].js": "COMPLETED", "mixed[0].py2": "RUNNING" });
+    // The next item begins with a pure step: the result is written before it runs.
+    expect(stored[5]).toMatchObject({ "mixed[0].py2": "COMPLETED", "mixed[1].js": "RUNNING" });
+    expect(stored[6]).toMatchObject({ "mixed[1].js": "COMPLETED", "mixed[1].py2": "RUNNING" });
+    expect(t.committer.stored.steps["mixed[1].py2"]?.status).toBe("COMPLETED");
+    // Three item starts, the stop after the third, the second foreach's two starts, its pure step's, its stop.
+    expect(t.committer.flushes).toBe(8);
+  });
+
+  it("a foreach item's last result waits for no other item's long step: its worker, finding no item left, writes it", async () => {
+    let release = (): void => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const t = start([{ name: "each", type: "foreach", items: ["slow", "quick"], concurrency: 2, steps: [code("py")] }]);
+    t.effects.code = async (req) => {
+      if (req.item === "slow") await slow;
+      return codeOk(1);
+    };
+    const ran = t.run.run();
+    await vi.waitFor(() => expect(t.committer.stored.steps["each[1].py"]?.status).toBe("COMPLETED"));
+    expect(t.committer.stored.steps["each[0].py"]?.status).toBe("RUNNING");
+    release();
+    expect(await ran).toBe("terminal");
+  });
 });
 
 describe("conditions", () => {

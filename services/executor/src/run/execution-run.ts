@@ -15,7 +15,7 @@ import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
 import { FanOutBudget } from "./steps/fan-out-budget";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
-import { actsOutside } from "./step-effects";
+import { actsOutside, carriesOwedWrite } from "./step-effects";
 import { untilDue, writeBegunWait } from "./until-due";
 
 /**
@@ -70,7 +70,7 @@ export class ExecutionRun {
       workflow,
       debug: this.debug,
       render: (value, scope) => this.render(value, scope),
-      runSequence: (steps, scope) => this.runSequence(steps, scope),
+      runSequence: (steps, scope, opts) => this.runSequence(steps, scope, opts),
       fanOut: new FanOutBudget(MAX_EXECUTION_FAN_OUT - 1),
     };
   }
@@ -234,14 +234,24 @@ export class ExecutionRun {
     return paused && !on.includes(paused) ? [...on, paused] : on;
   }
 
-  private async runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome> {
+  private async runSequence(
+    steps: readonly Step[],
+    scope: Scope,
+    opts: { lastWrittenAfter?: boolean } = {},
+  ): Promise<Outcome> {
     let last: Outcome = { kind: "skipped" };
     for (const [i, step] of steps.entries()) {
       // Stopping: what is left is handed over (the actor asks another replica to resume it).
       if (this.effects.handingBack()) return { kind: "parked" };
       const r = await this.runStep(step, scope);
       const endsRun = steps === this.workflow.steps && i === steps.length - 1;
-      if (this.committer.outboxFull || this.writesAfter(step, r, steps[i + 1], endsRun)) await this.committer.flush();
+      const next = steps[i + 1];
+      if (this.committer.outboxFull) await this.committer.flush();
+      else if (this.writesAfter(step, r, next, endsRun)) {
+        if (next === undefined && opts.lastWrittenAfter && actsOutside(step) && this.debug === null)
+          this.committer.oweWrite();
+        else await this.committer.flush();
+      }
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
       if (r.kind === "completed") last = r;
@@ -251,7 +261,8 @@ export class ExecutionRun {
 
   /**
    * Durability by effect (docs/architecture.md#durability-by-effect): a step that acted outside
-   * the service has its result written at once, unless the next step's start write carries it;
+   * the service has its result written at once, unless the next step's start write carries it (or
+   * a foreach item's next one, see runSequence's `lastWrittenAfter`);
    * pure steps' results wait for the next write, or for PURE_RUN_WRITE_MS to have passed. The
    * workflow's last step leaves its result to the end write, which follows with nothing acting in
    * between, unless a gate left open has to be closed first.
@@ -434,6 +445,8 @@ export class ExecutionRun {
       }
       // An on_error pause holds its failure: the attempt is not run again.
       const held = continuing ? (this.debug?.heldFailure(path, st.attempts) ?? null) : null;
+      // An outside step's result left to what runs next (oweWrite) is written before a step that writes no start.
+      if (!carriesOwedWrite(step)) await this.committer.writeOwed();
       if (!continuing) this.startAttempt(step, path, st, scope);
       continuing = false;
       const r: Attempt = held ? { kind: "failed", ...held } : await this.attempt(step, path, st, scope);

@@ -47,7 +47,18 @@ export class MemoryCommitter implements RunCommitter {
 
   async flush(): Promise<void> {
     this.flushes += 1;
+    this.owed = false;
     this.stored = structuredClone(this.snap);
+  }
+
+  private owed = false;
+
+  oweWrite(): void {
+    this.owed = true;
+  }
+
+  async writeOwed(): Promise<void> {
+    if (this.owed) await this.flush();
   }
 
   publishLive(type: string, step: string, _id: string, data: Record<string, unknown>): void {

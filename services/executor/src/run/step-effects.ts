@@ -1,4 +1,4 @@
-import { stepLineage, stepTypeSpec, type Step, type Workflow } from "@wf/shared/workflow";
+import { childSteps, stepLineage, stepTypeSpec, type Step, type Workflow } from "@wf/shared/workflow";
 import type { StepState } from "@wf/shared/execution";
 import { writesResultOnly } from "./steps/code";
 
@@ -9,6 +9,14 @@ import { writesResultOnly } from "./steps/code";
  */
 export function actsOutside(step: Step): boolean {
   return (stepTypeSpec(step.type)?.externalEffects ?? false) && !writesResultOnly(step);
+}
+
+/**
+ * Whether a step may start with an outside step's result still unwritten (RunCommitter.oweWrite): one that acts
+ * outside writes it with its start, before it acts; a container leaves it to its own steps.
+ */
+export function carriesOwedWrite(step: Step): boolean {
+  return actsOutside(step) || childSteps(step).length > 0;
 }
 
 /**

@@ -6,12 +6,14 @@ import type { Outcome } from "./step-kind";
  * starts after one failed (those under way run to their end). The first runs without asking, so that a nested
  * container always moves; each further worker takes a unit of `budget` for as long as it runs, asked for whenever a run
  * starts (units another container gave back are taken then). The outcomes by index: a run never started leaves a hole.
+ * `stopped`: awaited by each worker as it finds no run left to start, before it ends.
  */
 export function runBounded(
   count: number,
   width: number,
   budget: FanOutBudget,
   run: (index: number) => Promise<Outcome>,
+  stopped?: () => Promise<void>,
 ): Promise<Outcome[]> {
   const results: Outcome[] = new Array(count);
   let next = 0;
@@ -28,6 +30,7 @@ export function runBounded(
         results[i] = r;
         if (r.kind === "failed") failed = true;
       }
+      await stopped?.();
     };
     const start = (extra: boolean): void => {
       workers += 1;

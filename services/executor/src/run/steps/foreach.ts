@@ -18,12 +18,20 @@ export const foreachStep: StepKind<ForeachStep> = {
     }
     // A workflow saved before the bound may ask for more: it runs at the bound (docs/workflow-format.md#steps).
     const concurrency = Math.min(step.concurrency ?? 1, MAX_FOREACH_CONCURRENCY, Math.max(items.length, 1));
-    const results = await runBounded(items.length, concurrency, ctx.fanOut, async (i) => {
-      const iteration = iterationScope(scope, path, i, items[i], scope.signal);
-      return ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park"
-        ? PARKED
-        : ctx.runSequence(step.steps, iteration);
-    });
+    // An item's last result, when its step acted outside, is written by its worker's next item (by the start of its
+    // first step, when that acts outside too), or as the worker stops: not twice back to back.
+    const results = await runBounded(
+      items.length,
+      concurrency,
+      ctx.fanOut,
+      async (i) => {
+        const iteration = iterationScope(scope, path, i, items[i], scope.signal);
+        return ctx.debug && (await ctx.debug.item(path, i, iteration)).kind === "park"
+          ? PARKED
+          : ctx.runSequence(step.steps, iteration, { lastWrittenAfter: true });
+      },
+      () => ctx.committer.writeOwed(),
+    );
     const firstFailure = results.findIndex((r) => r?.kind === "failed");
     if (firstFailure >= 0 && !waitsForPause(ctx, results)) {
       const r = results[firstFailure] as { error: string };

@@ -34,8 +34,12 @@ export interface StepContext {
   readonly debug: Debugger | null;
   /** Evaluates the `{{ }}` templates in `value` where the step runs. */
   render(value: unknown, scope: Scope): Promise<unknown>;
-  /** Runs steps in order as the run does the workflow's own (replay, conditions, retries…): a container's children. */
-  runSequence(steps: readonly Step[], scope: Scope): Promise<Outcome>;
+  /**
+   * Runs steps in order as the run does the workflow's own (replay, conditions, retries…): a container's children.
+   * `lastWrittenAfter`: the last step's result, where it acted outside, is owed (RunCommitter.oweWrite) rather than
+   * written at once: the caller runs on and writes it.
+   */
+  runSequence(steps: readonly Step[], scope: Scope, opts?: { lastWrittenAfter?: boolean }): Promise<Outcome>;
   /** What the execution's containers run at once beyond one run each, shared by them all. */
   readonly fanOut: FanOutBudget;
 }

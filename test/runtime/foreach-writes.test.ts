@@ -1,0 +1,76 @@
+import type { Msg } from "@nats-io/nats-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { streamNames } from "@wf/shared/nats";
+import { useNatsServer } from "@wf/testing/nats-connection";
+import { endedEventTypes, run, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
+import { lastSeq } from "../bench/context";
+
+/**
+ * How often a foreach of steps that act outside writes its execution's record
+ * (docs/architecture.md#durability-by-effect), counted as test/bench/throughput.ts counts: by the sequences of the
+ * records bucket's stream, the index bucket's and the events'.
+ */
+const nats = useNatsServer();
+let rt: InProcessRuntime;
+/** Each write of the record: the status of each item's step. */
+const written: Record<string, string>[] = [];
+
+beforeAll(async () => {
+  rt = await startRuntime(testConfig(nats.server), { approvals: false, scheduler: false });
+  rt.platform.nc.subscribe(`$KV.${rt.ns}_executions.>`, {
+    callback: (_err: unknown, m: Msg) => {
+      if (m.data.length === 0) return;
+      const steps = m.json<{ steps: Record<string, { status: string }> }>().steps;
+      written.push(Object.fromEntries(Object.entries(steps).map(([path, st]) => [path, st.status])));
+    },
+  });
+  await rt.platform.nc.flush();
+});
+afterAll(async () => {
+  await rt?.stop();
+});
+
+const ITEMS = 10;
+
+describe("the writes of a foreach of Python steps", () => {
+  it("writes each item's result with the next item's start: a write an item, and the end", async () => {
+    // The sandbox's runner started first, so that nothing else is written while it starts.
+    const warm = await run(rt.platform, "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n");
+    await endedEventTypes(rt.platform.jsm, rt.ns, warm);
+    await rt.platform.nc.flush();
+    const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];
+    const before = await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)));
+    written.length = 0;
+
+    const id = await run(
+      rt.platform,
+      `
+name: each-python
+steps:
+  - name: each
+    type: foreach
+    items: [${Array.from({ length: ITEMS }, (_, i) => i).join(", ")}]
+    steps:
+      - { name: py, type: code, language: python, code: "print(2)" }
+`,
+    );
+    const events = await endedEventTypes(rt.platform.jsm, rt.ns, id);
+    expect(events.at(-1)).toBe("exec_completed");
+    await rt.platform.nc.flush();
+    const [records, index, published] = (await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)))).map(
+      (seq, i) => seq - before[i]!,
+    );
+
+    // Each item's start (the one before it carried along), the last item's result as its worker stops, and the end:
+    // before, each item's result was written on its own too, 2 × 10 + 1 = 21 writes.
+    expect({ records, index, published }).toEqual({ records: ITEMS + 2, index: 2, published: 4 + 2 * ITEMS });
+    // No item's program starts while an earlier item's result is unwritten: each write that starts item i records
+    // item i - 1 COMPLETED.
+    const item = (w: Record<string, string>, i: number) => w[`each[${i}].py`];
+    for (const [n, w] of written.slice(0, ITEMS).entries()) {
+      expect(item(w, n)).toBe("RUNNING");
+      if (n > 0) expect(item(w, n - 1)).toBe("COMPLETED");
+    }
+    expect(item(written[ITEMS]!, ITEMS - 1)).toBe("COMPLETED");
+  }, 60_000);
+});
