@@ -35,7 +35,10 @@ const ITEMS = 10;
 describe("the writes of a foreach of Python steps", () => {
   it("writes each item's result with the next item's start: a write an item, and the end", async () => {
     // The sandbox's runner started first, so that nothing else is written while it starts.
-    const warm = await run(rt.platform, "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n");
+    const warm = await run(
+      rt.platform,
+      "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n",
+    );
     await endedEventTypes(rt.platform.jsm, rt.ns, warm);
     await rt.platform.nc.flush();
     const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];

@@ -213,11 +213,14 @@ describe("Committer: what others write beside the holder", () => {
       const c = await created({ holder, debug });
       // Replaced on the record, its message not handled yet (or never published: a 503 after the write).
       const breakpoints = [{ id: "new", type: "after_step" as const, step: "b" }];
-      expect(await changeBreakpoints(platform.store, c.snap.id, { breakpoints, revision: 0, by: "ada" })).toMatchObject({
-        ok: true,
-      });
+      expect(await changeBreakpoints(platform.store, c.snap.id, { breakpoints, revision: 0, by: "ada" })).toMatchObject(
+        {
+          ok: true,
+        },
+      );
       const read = (await platform.store.executions.getForWrite(c.snap.id))!;
-      const last = role === "holder" ? c : new Committer(read.value, read.version, platform.store, events, ns, c.limits, role);
+      const last =
+        role === "holder" ? c : new Committer(read.value, read.version, platform.store, events, ns, c.limits, role);
       last.emit(event, "a");
       last.snap.status = end === "exec_completed" ? "COMPLETED" : "CANCELLED";
       last.snap.holder = null;
