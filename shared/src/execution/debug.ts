@@ -186,6 +186,9 @@ export const DebugClaim = z.object({
 });
 export type DebugClaim = z.infer<typeof DebugClaim>;
 
+/** Where an llm or agent step's attempt (its number) stood before a tool or LLM call: its conversation so far. */
+const AttemptCheckpoint = z.object({ attempt: z.number().int().nonnegative(), state: z.unknown() });
+
 /**
  * A point a pause was resumed from, and what the command that resumed it asked for there: done
  * the first time the run comes back to the point, though another branch may pause before that.
@@ -202,6 +205,11 @@ export const ResumedFrom = z.object({
   /** on_error: the failure the pause held, handled as the command says. */
   error: z.string().optional(),
   retryable: z.boolean().optional(),
+  /**
+   * Before a tool or LLM call: the pause's `checkpoint`, moved here by the command if it fits beside what the waiting
+   * points keep, so that a pause written before the run comes back to the call does not take it. Dropped there.
+   */
+  checkpoint: AttemptCheckpoint.optional(),
   /** The run went past the point, doing what the command asked: it never pauses there again. */
   passed: z.boolean().default(false),
 });
@@ -276,7 +284,7 @@ export const DebugState = z.object({
          */
         watches: z.record(z.string(), z.object({ before: Watched, after: Watched })).optional(),
         /** Before a tool or LLM call: the attempt's conversation so far, as a pause's `checkpoint` keeps it. */
-        checkpoint: z.object({ attempt: z.number().int().nonnegative(), state: z.unknown() }).optional(),
+        checkpoint: AttemptCheckpoint.optional(),
         /**
          * The number each breakpoint (by id) gave this hit, counted as the branch came here behind the pause: its
          * `hitCount` is judged on it in the point's turn, and it is not counted again.
@@ -327,12 +335,10 @@ export const DebugState = z.object({
   appliedClaim: z.string().nullable().default(null),
   /**
    * Where an llm or agent step's attempt stood when it paused before a tool call or an LLM call
-   * (its conversation so far), so that it goes on from there rather than calling again.
+   * (its conversation so far), so that it goes on from there rather than calling again. The command
+   * that resumes the pause moves it to its resumed point where it fits (ResumedFrom.checkpoint).
    */
-  checkpoint: z
-    .object({ stepPath: z.string(), attempt: z.number().int().nonnegative(), state: z.unknown() })
-    .nullable()
-    .default(null),
+  checkpoint: AttemptCheckpoint.extend({ stepPath: z.string() }).nullable().default(null),
   /** The last value of each `watch` breakpoint's expression (a hash to compare, and the value, cut). */
   watched: z.record(z.string(), Watched).default({}),
 });

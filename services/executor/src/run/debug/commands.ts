@@ -6,8 +6,9 @@ import type {
   PauseRecord,
   ResumedFrom,
 } from "@wf/shared/execution";
-import { cutValue } from "../result-limits";
+import { cutValue, jsonBytes } from "../result-limits";
 import type { RunCommitter } from "../committer";
+import { keptBytes } from "./pause";
 
 /** What carrying out a claimed command asks of the caller next. */
 export type Applied =
@@ -30,7 +31,7 @@ const RECORDED_EDIT_BYTES = 1024;
  * earlier delivery, or given up). The run itself does what a resume asks at the paused point.
  */
 export function applyClaimedCommand(
-  committer: Pick<RunCommitter, "snap" | "emit">,
+  committer: Pick<RunCommitter, "snap" | "emit" | "limits">,
   claimId: string,
   now: number,
 ): Applied | null {
@@ -59,6 +60,12 @@ export function applyClaimedCommand(
     d.checkpoint = null;
     return "abort";
   }
+  // The pause's conversation goes with its resumed point until the run comes back to the call, so that a pause written
+  // before that (another branch's) does not take it. One the points the run comes back to have no room for stays in
+  // the pause's slot, which only such a pause takes (its attempt then starts over).
+  const checkpoint = d.checkpoint;
+  const moved = checkpoint !== null && keptBytes(d) + jsonBytes(checkpoint.state) <= committer.limits.toolCallBytes;
+  if (moved) d.checkpoint = null;
   d.mode = claim.command === "step" ? "step" : claim.command === "step_into" ? "step_into" : "run";
   remember(d, {
     breakpointId: pause.breakpointId,
@@ -71,6 +78,7 @@ export function applyClaimedCommand(
     ...(pause.phase === "error"
       ? { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false }
       : {}),
+    ...(moved ? { checkpoint: { attempt: checkpoint.attempt, state: checkpoint.state } } : {}),
     passed: false,
   });
   // Time stops while paused: the deadlines of the steps under way move on by the pause.

@@ -751,6 +751,78 @@ describe("agent tool calls and usage", () => {
     },
   );
 
+  /**
+   * `a` beside an agent `ask` that calls crm's lookup once, then answers; breakpoints: after `a` (id `a`), and `bp` (id
+   * `c`). `a` completes once ask paused before its call: it waits its turn behind that pause.
+   */
+  const askBesideA = (bp: BreakpointInput) => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: { left: [code("a")], right: [{ name: "ask", type: "agent", agent: "helper", prompt: "p" }] },
+        },
+      ],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        { id: "c", ...bp },
+      ],
+      { agents },
+    );
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    s.effects.llmScript = (req) =>
+      req.messages.at(-1)?.role === "user"
+        ? usageAnswer("", 1, [{ id: "c1", name: "crm__lookup", arguments: '{"id":1}' }])
+        : usageAnswer("ok", 1);
+    s.effects.code = async () => {
+      await until("ask paused", () => s.snap.debug!.hits.c === 1);
+      return codeOk(1);
+    };
+    return s;
+  };
+
+  // The usage breakpoint hits from the second LLM call on (the first has spent nothing before it).
+  it.each([
+    ["tool_call", { type: "tool_call" }, { id: 2 }],
+    ["llm_call", { type: "usage", tokens: 1 }, { id: 1 }],
+  ] as const)(
+    "resumed at a %s, a pause written before the run comes back there leaves the attempt to go on from its own, taken over from any write too",
+    async (phase, bp, args) => {
+      const first = askBesideA(bp);
+      expect(await first.run()).toBe("parked");
+      expect(first.pause).toMatchObject({ breakpointId: "c", stepPath: "ask", phase });
+      expect(first.snap.debug!.waiting.map((w) => w.stepPath)).toEqual(["a"]);
+      if (phase === "tool_call") expect((await first.send("set", { arguments: args })).ok).toBe(true);
+      expect((await first.send("continue")).ok).toBe(true);
+      // Where a crash could leave the record, from the command on: `a`, listed first, pauses before ask's call.
+      const records = [first.t.committer.stored];
+      const writes = everyWrite(first);
+      expect(await first.run()).toBe("parked");
+      expect(first.pause).toMatchObject({ breakpointId: "a", stepPath: "a" });
+      records.push(...writes);
+      expect(records.some((w) => w.debug!.pause?.stepPath === "a" && w.steps.ask!.status === "RUNNING")).toBe(true);
+      expect(await first.resume("continue")).toBe("terminal");
+      // The model was called before the pause and once after it: the attempt went on from where it paused.
+      expect(first.effects.llmCalls).toHaveLength(2);
+      expect(first.step("ask").toolCalls).toMatchObject([{ arguments: args }]);
+      for (const [n, stored] of records.entries()) {
+        const at = `taken over from write ${n}: ask ${stored.steps.ask?.status}`;
+        const s = askBesideA(bp);
+        s.t = s.t.resumed(stored);
+        let pauses = 0;
+        for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+          expect(s.pause, at).toMatchObject({ breakpointId: "a" });
+          expect(++pauses, at).toBe(1);
+        }
+        const made = stored.steps.ask?.status === "COMPLETED" ? 2 : 1;
+        expect(made + s.effects.llmCalls.length, at).toBe(2);
+        expect(s.step("ask").toolCalls, at).toMatchObject([{ arguments: args }]);
+        expect(s.snap, at).toMatchObject({ status: "COMPLETED", debug: { waiting: [], checkpoint: null } });
+      }
+    },
+  );
+
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
     const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
       agents,

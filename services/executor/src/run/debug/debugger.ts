@@ -25,7 +25,7 @@ import { cutValue, jsonBytes } from "../result-limits";
 import { expressionContext, type Scope } from "../scope";
 import { matchesPoint, stepDepths, type Point } from "./breakpoints";
 import { editedArguments, editedInput } from "./commands";
-import { armIdleTimer, writePause, type PauseCause, type PauseDetails } from "./pause";
+import { armIdleTimer, keptBytes, writePause, type PauseCause, type PauseDetails } from "./pause";
 
 /** What the run does at a point after the debugger has looked at it. */
 export type Verdict =
@@ -315,7 +315,9 @@ export class Debugger {
   conversation(path: string, attempt: number): unknown {
     const c = this.d.checkpoint;
     if (c && c.stepPath === path && c.attempt === attempt) return c.state;
-    return this.d.waiting.find((w) => w.stepPath === path && w.checkpoint?.attempt === attempt)?.checkpoint?.state;
+    const at = (p: { stepPath: string; checkpoint?: { attempt: number } }) =>
+      p.stepPath === path && p.checkpoint?.attempt === attempt;
+    return (this.d.resumed.find(at) ?? this.d.waiting.find(at))?.checkpoint?.state;
   }
 
   /** The input a `set` gave the step at `path` at its before_step pause, if any. */
@@ -343,6 +345,7 @@ export class Debugger {
   attemptEnded(step: Step, path: string, scope: Scope): void {
     const inside = insideAttempt(step, path, scope);
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
+    for (const r of this.d.resumed) if (inside(r)) delete r.checkpoint;
     this.d.held = this.d.held.filter((h) => !inside({ stepPath: h.stepPath, phase: "error" }));
     this.d.callsPassed = this.d.callsPassed.filter((c) => !inside(c));
     this.d.boundariesPassing = this.d.boundariesPassing.filter((b) => !inside(b));
@@ -396,6 +399,7 @@ export class Debugger {
     d.boundariesPassing = [];
     d.claimed = null;
     d.checkpoint = null;
+    for (const r of d.resumed) delete r.checkpoint;
   }
 
   /**
@@ -529,6 +533,7 @@ export class Debugger {
     // A failure's pause stays unpassed, its failure held there, until what its command asked is recorded
     // (failureHandled): a write meanwhile must not find its step in flight.
     if (point.phase !== "error") markPassed(r);
+    // Its conversation is done with: kept with it (markPassed drops it), or in the pause's slot when it had no room.
     if (d.checkpoint?.stepPath === point.path) d.checkpoint = null;
     if (command === "skip")
       return output === undefined ? { kind: "skip" } : { kind: "skip", output: { value: output } };
@@ -679,13 +684,9 @@ export class Debugger {
     return { before: slim(before), after: slim(after) };
   }
 
-  /** Whether `bytes` more fit in what the waiting points keep: a pause's own share of the record, for all of them. */
+  /** Whether `bytes` more fit in what the points the run comes back to keep: a pause's own share (keptBytes). */
   private waitingFits(bytes: number): boolean {
-    const kept = this.d.waiting.reduce(
-      (sum, w) => sum + (w.checkpoint ? jsonBytes(w.checkpoint.state) : 0) + (w.watches ? jsonBytes(w.watches) : 0),
-      0,
-    );
-    return kept + bytes <= this.host.committer.limits.toolCallBytes;
+    return keptBytes(this.d) + bytes <= this.host.committer.limits.toolCallBytes;
   }
 
   private waitingAt(point: Point): DebugState["waiting"][number] | undefined {
@@ -986,6 +987,7 @@ function watchDetails(
 /** Done with: a passed point is kept only to say that it paused. */
 function markPassed(r: ResumedFrom): void {
   r.passed = true;
+  delete r.checkpoint;
   delete r.output;
   delete r.error;
   delete r.retryable;

@@ -2,6 +2,7 @@ import {
   idleDue,
   newId,
   type Breakpoint,
+  type DebugState,
   type ExecutionSnapshot,
   type PauseContext,
   type PauseRecord,
@@ -56,6 +57,20 @@ export async function writePause(
   await committer.flush();
   await armIdleTimer(snap, effects);
   return pause;
+}
+
+/**
+ * What the points the run is to come back to keep in the record: the waiting points' conversations and watch changes,
+ * and the conversations of the calls resumed from. All of them share a pause's own share of the record
+ * (limits.toolCallBytes), beside the pause's own checkpoint: one that does not fit is not kept, and its attempt starts
+ * over when the run comes back to it.
+ */
+export function keptBytes(d: DebugState): number {
+  let sum = 0;
+  for (const w of d.waiting)
+    sum += (w.checkpoint ? jsonBytes(w.checkpoint.state) : 0) + (w.watches ? jsonBytes(w.watches) : 0);
+  for (const r of d.resumed) if (r.checkpoint) sum += jsonBytes(r.checkpoint.state);
+  return sum;
 }
 
 /** Arms (again: the timer's id makes a second arming of the same due time a no-op) the current pause's idle timer. */
