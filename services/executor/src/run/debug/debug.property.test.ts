@@ -122,7 +122,7 @@ async function checkCase(seed: number): Promise<void> {
     outcome = await s.run();
   }
 
-  const { expected, steps } = modelRun(c, commands);
+  const { expected, steps, llmCalls } = modelRun(c, commands);
   const keys = pauses.map((p) => pointKey(p.pause));
   expect(new Set(keys).size, `a point paused twice: ${keys.join(", ")}`).toBe(keys.length);
   for (const { pause, level: allowed } of pauses) {
@@ -160,6 +160,7 @@ async function checkCase(seed: number): Promise<void> {
     expect(during!.parkedAt).not.toBe(key);
   }
   expect(s.snap.status).toBe("COMPLETED");
+  expect(s.effects.llmCalls.length, "LLM calls: an attempt resumed from a pause goes on from there").toBe(llmCalls);
   expect(Object.fromEntries(Object.entries(s.snap.steps).map(([path, st]) => [path, st.status]))).toEqual(
     Object.fromEntries(steps),
   );

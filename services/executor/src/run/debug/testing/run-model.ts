@@ -18,6 +18,11 @@ export interface ModelRun {
   expected: Map<string, { point: ModelPoint; breakpointId: string }>;
   /** Every step's path, and whether the debugger skipped it. */
   steps: Map<string, "COMPLETED" | "SKIPPED">;
+  /**
+   * The LLM calls the run makes: one per llm step, two per agent step (its tool call, then its answer), none made again
+   * (an attempt resumed from a pause inside it goes on from there).
+   */
+  llmCalls: number;
 }
 
 /**
@@ -104,7 +109,7 @@ export function modelRun(c: DebugCase, commands: ReadonlyMap<string, DebugComman
   };
 
   walk(c.steps, "", undefined, 0);
-  return { expected, steps };
+  return { expected, steps, llmCalls: calls };
 }
 
 /**
