@@ -200,7 +200,10 @@ export const ResumedFrom = z.object({
   pauseId: z.string().optional(),
   occurrence: z.number().int().nonnegative().default(0),
   command: z.enum(DEBUG_COMMANDS).optional(),
-  /** skip: the output the step ends COMPLETED with (absent: SKIPPED). */
+  /**
+   * skip: the output the step ends COMPLETED with (absent: SKIPPED); at a tool or LLM call, what the call gives the
+   * model instead, kept once passed until the attempt ends (a takeover runs it again, coming back to the call).
+   */
   output: z.unknown().optional(),
   /** on_error: the failure the pause held, handled as the command says. */
   error: z.string().optional(),
@@ -210,7 +213,10 @@ export const ResumedFrom = z.object({
    * points keep, so that a pause written before the run comes back to the call does not take it. Dropped there.
    */
   checkpoint: AttemptCheckpoint.optional(),
-  /** The run went past the point, doing what the command asked: it never pauses there again. */
+  /**
+   * The run went past the point, doing what the command asked: it never pauses there again. A call's attempt run again
+   * (by a takeover, or from its start at a later pause's resume) does there what the command asked again.
+   */
   passed: z.boolean().default(false),
 });
 export type ResumedFrom = z.infer<typeof ResumedFrom>;

@@ -823,6 +823,120 @@ describe("agent tool calls and usage", () => {
     },
   );
 
+  /**
+   * `w` then `a` beside an agent `ask` that calls crm's lookup once, then answers; a tool_call breakpoint (id `c`). `w`
+   * completes once ask paused: `a` waits at its boundary. Resumed, `a` runs once ask went past its call, and ask's
+   * answer waits for `a` to complete: the writes `a` makes come between passing the call and the attempt's end.
+   */
+  const askPastItsCall = () => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("w", { code: "w" }), code("a", { code: "a" })],
+            right: [{ name: "ask", type: "agent", agent: "helper", prompt: "p" }],
+          },
+        },
+      ],
+      [{ id: "c", type: "tool_call" }],
+      { agents },
+    );
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    s.effects.llmScript = async (req) => {
+      if (req.messages.at(-1)?.role === "user")
+        return usageAnswer("", 1, [{ id: "c1", name: "crm__lookup", arguments: '{"id":1}' }]);
+      await until("a completed", () => s.snap.steps.a?.status === "COMPLETED");
+      return usageAnswer("ok", 1);
+    };
+    s.effects.code = async (req) => {
+      if (req.code === "w") await until("ask paused", () => s.snap.debug!.hits.c === 1);
+      else await until("ask past its call", () => s.snap.debug!.resumed.some((r) => r.passed));
+      return codeOk(1);
+    };
+    return s;
+  };
+
+  // The arguments `set` gave the call, and continue; or skip with an output: what the tool server then receives.
+  it.each([
+    [
+      "its arguments set",
+      { arguments: { id: 2 } },
+      "continue",
+      {},
+      [{ server: "crm", tool: "lookup", args: { id: 2 } }],
+    ],
+    ["skip", null, "skip", { output: { mocked: true } }, []],
+  ] as const)(
+    "taken over from every write between passing a tool call and its attempt's end, the call goes with %s",
+    async (_, set, command, body, toolCalls) => {
+      const first = askPastItsCall();
+      expect(await first.run()).toBe("parked");
+      expect(first.pause).toMatchObject({ breakpointId: "c", stepPath: "ask", phase: "tool_call" });
+      if (set) expect((await first.send("set", set)).ok).toBe(true);
+      expect((await first.send(command, body)).ok).toBe(true);
+      const writes = everyWrite(first);
+      expect(await first.run()).toBe("terminal");
+      expect(first.effects.llmCalls).toHaveLength(2);
+      expect(first.effects.toolCalls).toEqual(toolCalls);
+      expect(first.snap.debug!.resumed).toEqual([expect.not.objectContaining({ output: expect.anything() })]);
+      const between = writes.filter((w) => w.steps.ask?.status === "RUNNING" && w.debug!.resumed[0]?.passed);
+      expect(between.length).toBeGreaterThan(0);
+      for (const [n, stored] of between.entries()) {
+        const at = `taken over from write ${n}: a ${stored.steps.a?.status}`;
+        const s = askPastItsCall();
+        s.t = s.t.resumed(stored);
+        expect(await s.run(), at).toBe("terminal");
+        // Its conversation dropped as it went past the call, the attempt starts over: the model asks for the call again,
+        // which goes as the command said, never pausing there again, and answers.
+        expect(s.effects.llmCalls, at).toHaveLength(2);
+        expect(s.effects.toolCalls, at).toEqual(toolCalls);
+        expect(s.step("ask").toolCalls, at).toHaveLength(1);
+        expect(s.snap, at).toMatchObject({ status: "COMPLETED", debug: { pause: null, waiting: [], hits: { c: 1 } } });
+        // Done with once the attempt ended: the call is kept only to say that it paused.
+        expect(s.snap.debug!.resumed, at).toEqual([
+          {
+            breakpointId: "c",
+            stepPath: "ask",
+            phase: "tool_call",
+            pauseId: expect.any(String),
+            occurrence: 1,
+            command,
+            passed: true,
+          },
+        ]);
+      }
+    },
+  );
+
+  it("resumed at a later call whose conversation was not kept, the attempt starts over and sends an earlier call's set arguments again", async () => {
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
+      agents,
+    });
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    // The second answer is over a pause's share of the record: the pause before its call keeps no conversation.
+    const long = "x".repeat(s.t.committer.limits.toolCallBytes);
+    s.effects.llmScript = (req) => {
+      const results = req.messages.filter((m) => m.role === "tool").length;
+      if (results === 2) return usageAnswer("ok", 1);
+      const id = results === 0 ? 1 : 3;
+      return usageAnswer(results === 0 ? "" : long, 1, [
+        { id: `c${id}`, name: "crm__lookup", arguments: `{"id":${id}}` },
+      ]);
+    };
+    expect(await s.run()).toBe("parked");
+    expect((await s.send("set", { arguments: { id: 9 } })).ok).toBe(true);
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ phase: "tool_call", occurrence: 2 });
+    expect(s.snap.debug!.checkpoint).toBeNull();
+    expect(await s.resume("continue")).toBe("terminal");
+    // The first call went past its pause twice: both times with the arguments set there.
+    expect(s.effects.toolCalls.map((c) => c.args)).toEqual([{ id: 9 }, { id: 9 }, { id: 3 }]);
+    expect(s.effects.llmCalls).toHaveLength(5);
+    expect(s.step("ask").toolCalls).toMatchObject([{ arguments: { id: 9 } }, { arguments: { id: 3 } }]);
+  });
+
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
     const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
       agents,

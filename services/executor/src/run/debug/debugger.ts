@@ -52,6 +52,12 @@ const STOPS_FOR_OTHERS: ReadonlySet<PausePhase> = new Set(["before", "item", "re
 /** Phases that come again with each attempt of their step: within it, or (a foreach's items) of what it runs. */
 const INSIDE_AN_ATTEMPT: ReadonlySet<PausePhase> = new Set(["item", "tool_call", "llm_call"]);
 
+/**
+ * An llm or agent step's calls: a takeover runs an attempt in flight again from its start, coming back to calls it went
+ * past, where what a command asked must hold again (its arguments set, its skip): kept until the attempt ends.
+ */
+const CALLS: ReadonlySet<PausePhase> = new Set(["tool_call", "llm_call"]);
+
 /** A watch's value is kept this small in the snapshot (a hash decides whether it changed). */
 const WATCH_VALUE_BYTES = 4 * 1024;
 /** A waiting step's watch change, once the waiting points' share of the record is full, keeps values this small. */
@@ -175,6 +181,7 @@ export class Debugger {
     const point: Point = { phase: "after", path, occurrence: 0 };
     // Its attempt is over: no takeover runs its calls again.
     this.d.callsPassed = this.d.callsPassed.filter((c) => c.stepPath !== path);
+    for (const r of this.d.resumed) if (r.stepPath === path) attemptOver(r);
     // Marked with the completion, before the decision's turn: a write between them (another branch's pause) must not
     // record the step completed and its breakpoint gone past, for a takeover to find. A watch may have changed.
     const watching = this.d.breakpoints.some((bp) => bp.type === "watch" && bp.enabled);
@@ -345,7 +352,7 @@ export class Debugger {
   attemptEnded(step: Step, path: string, scope: Scope): void {
     const inside = insideAttempt(step, path, scope);
     this.d.waiting = this.d.waiting.filter((w) => !inside(w));
-    for (const r of this.d.resumed) if (inside(r)) delete r.checkpoint;
+    for (const r of this.d.resumed) if (inside(r)) attemptOver(r);
     this.d.held = this.d.held.filter((h) => !inside({ stepPath: h.stepPath, phase: "error" }));
     this.d.callsPassed = this.d.callsPassed.filter((c) => !inside(c));
     this.d.boundariesPassing = this.d.boundariesPassing.filter((b) => !inside(b));
@@ -399,7 +406,7 @@ export class Debugger {
     d.boundariesPassing = [];
     d.claimed = null;
     d.checkpoint = null;
-    for (const r of d.resumed) delete r.checkpoint;
+    for (const r of d.resumed) attemptOver(r);
   }
 
   /**
@@ -445,7 +452,9 @@ export class Debugger {
     const r = this.resumedAt(point);
     if (r) {
       this.judged(point);
-      return r.passed ? GO : this.pass(r, point);
+      // A call went past in this attempt (a new one drops it: attemptStarted) comes again only in a takeover's run of
+      // the attempt, which does as the command asked once more: the arguments set are the ones sent, a skip skips.
+      return r.passed && !CALLS.has(point.phase) ? GO : this.pass(r, point);
     }
     // A call the attempt went past, its hits counted (and maybe written), before a takeover ran the attempt again.
     if (this.callPassed(point)) return GO;
@@ -984,13 +993,22 @@ function watchDetails(
   return { watch: { expression: bp.expression, before: change.before.value, after: change.after.value } };
 }
 
-/** Done with: a passed point is kept only to say that it paused. */
+/**
+ * Done with: a passed point is kept only to say that it paused. But a call's skip output is kept until its attempt ends
+ * (attemptOver), as its edited arguments are (debug.edits): a takeover runs an attempt in flight again (CALLS).
+ */
 function markPassed(r: ResumedFrom): void {
   r.passed = true;
   delete r.checkpoint;
-  delete r.output;
   delete r.error;
   delete r.retryable;
+  if (!CALLS.has(r.phase)) delete r.output;
+}
+
+/** The attempt the point `r` is in is over (or the run): no takeover runs it again, nor comes back to `r`. */
+function attemptOver(r: ResumedFrom): void {
+  delete r.checkpoint;
+  if (r.passed) delete r.output;
 }
 
 /** Whether `held` is the failure at the error point `point`. */
