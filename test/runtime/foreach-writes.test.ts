@@ -6,7 +6,7 @@ import { endedEventTypes, run, startRuntime, testConfig, type InProcessRuntime }
 import { lastSeq } from "../bench/context";
 
 /**
- * How often a foreach of steps that act outside writes its execution's record
+ * How often a foreach or a parallel of steps that act outside writes its execution's record
  * (docs/architecture.md#durability-by-effect), counted as test/bench/throughput.ts counts: by the sequences of the
  * records bucket's stream, the index bucket's and the events'.
  */
@@ -32,22 +32,36 @@ afterAll(async () => {
 
 const ITEMS = 10;
 
+/** The sandbox's runner started first, so that nothing else is written while it starts; then the streams' sequences. */
+async function warmSequences(): Promise<{ streams: string[]; before: number[] }> {
+  const warm = await run(
+    rt.platform,
+    "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n",
+  );
+  await endedEventTypes(rt.platform.jsm, rt.ns, warm);
+  await rt.platform.nc.flush();
+  const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];
+  const before = await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)));
+  written.length = 0;
+  return { streams, before };
+}
+
+/** Runs `yaml` to its end: what it wrote to the records, index and event streams. */
+async function writesOf(yaml: string): Promise<{ records: number; index: number; published: number }> {
+  const { streams, before } = await warmSequences();
+  const id = await run(rt.platform, yaml);
+  const events = await endedEventTypes(rt.platform.jsm, rt.ns, id);
+  expect(events.at(-1)).toBe("exec_completed");
+  await rt.platform.nc.flush();
+  const [records, index, published] = (await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)))).map(
+    (seq, i) => seq - before[i]!,
+  );
+  return { records: records!, index: index!, published: published! };
+}
+
 describe("the writes of a foreach of Python steps", () => {
   it("writes each item's result with the next item's start: a write an item, and the end", async () => {
-    // The sandbox's runner started first, so that nothing else is written while it starts.
-    const warm = await run(
-      rt.platform,
-      "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n",
-    );
-    await endedEventTypes(rt.platform.jsm, rt.ns, warm);
-    await rt.platform.nc.flush();
-    const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];
-    const before = await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)));
-    written.length = 0;
-
-    const id = await run(
-      rt.platform,
-      `
+    const writes = await writesOf(`
 name: each-python
 steps:
   - name: each
@@ -55,18 +69,11 @@ steps:
     items: [${Array.from({ length: ITEMS }, (_, i) => i).join(", ")}]
     steps:
       - { name: py, type: code, language: python, code: "print(2)" }
-`,
-    );
-    const events = await endedEventTypes(rt.platform.jsm, rt.ns, id);
-    expect(events.at(-1)).toBe("exec_completed");
-    await rt.platform.nc.flush();
-    const [records, index, published] = (await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)))).map(
-      (seq, i) => seq - before[i]!,
-    );
-
-    // Each item's start (the one before it carried along), the last item's result as its worker stops, and the end:
-    // before, each item's result was written on its own too, 2 × 10 + 1 = 21 writes.
-    expect({ records, index, published }).toEqual({ records: ITEMS + 2, index: 2, published: 4 + 2 * ITEMS });
+`);
+    // Each item's start (the one before it carried along), and the end, which carries the last item's result (the
+    // foreach is the workflow's last step). Before, each item's result was written on its own too, 2 × 10 + 1 = 21
+    // writes; then the last one's still was, as its worker stopped, 10 + 2 = 12.
+    expect(writes).toEqual({ records: ITEMS + 1, index: 2, published: 4 + 2 * ITEMS });
     // No item's program starts while an earlier item's result is unwritten: each write that starts item i records
     // item i - 1 COMPLETED.
     const item = (w: Record<string, string>, i: number) => w[`each[${i}].py`];
@@ -75,5 +82,30 @@ steps:
       if (n > 0) expect(item(w, n - 1)).toBe("COMPLETED");
     }
     expect(item(written[ITEMS]!, ITEMS - 1)).toBe("COMPLETED");
+  }, 60_000);
+});
+
+describe("the writes of a parallel's branches of Python steps", () => {
+  it("writes a branch's last result with the next step's start", async () => {
+    const writes = await writesOf(`
+name: branch-python
+steps:
+  - name: both
+    type: parallel
+    branches:
+      only:
+        - { name: first, type: code, language: python, code: "print(1)" }
+        - { name: second, type: code, language: python, code: "print(2)" }
+  - { name: after, type: code, language: python, code: "print(3)" }
+`);
+    // The three steps' starts (each carrying the result before it) and the end: before, the branch's last result was
+    // written on its own, 5 writes.
+    expect(writes).toMatchObject({ records: 4, index: 2 });
+    expect(written.map((w) => [w.first, w.second, w.after])).toEqual([
+      ["RUNNING", undefined, undefined],
+      ["COMPLETED", "RUNNING", undefined],
+      ["COMPLETED", "COMPLETED", "RUNNING"],
+      ["COMPLETED", "COMPLETED", "COMPLETED"],
+    ]);
   }, 60_000);
 });

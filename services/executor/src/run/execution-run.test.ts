@@ -233,12 +233,21 @@ describe("what is written when", () => {
     expect(t.snap).toMatchObject({ status: "COMPLETED", output: 1 });
   });
 
-  it("a last step inside a container still has its result written at once: the container's own course follows", async () => {
-    const t = start([{ name: "each", type: "foreach", items: [1], steps: [code("inner")] }]);
-    const stored = storedAtEachCall(t);
-    expect(await t.run.run()).toBe("terminal");
-    expect(stored).toEqual([{ each: "RUNNING", "each[0].inner": "RUNNING" }]);
-    expect(t.committer.stored.steps["each[0].inner"]?.status).toBe("COMPLETED");
+  it("a container's last result from outside goes with what follows the container: here the end write", async () => {
+    // A parallel's branches run at its own prefix.
+    for (const [container, inner] of [
+      [{ name: "c", type: "foreach", items: [1], steps: [code("inner")] }, "c[0].inner"],
+      [{ name: "c", type: "parallel", branches: { a: [code("inner")] } }, "inner"],
+    ] as const) {
+      const t = start([container]);
+      const stored = storedAtEachCall(t);
+      expect(await t.run.run()).toBe("terminal");
+      expect(stored).toEqual([{ c: "RUNNING", [inner]: "RUNNING" }]);
+      // Nothing runs between the result and the end write that records it.
+      expect(t.committer.flushes).toBe(1);
+      expect(t.committer.stored.steps[inner]?.status).toBe("RUNNING");
+      expect(t.snap.steps[inner]?.status).toBe("COMPLETED");
+    }
   });
 
   it("a foreach item's last result from outside is written by the next item's start, or before a pure step runs", async () => {
@@ -259,9 +268,11 @@ describe("what is written when", () => {
     // The next item begins with a pure step: the result is written before it runs.
     expect(stored[5]).toMatchObject({ "mixed[0].py2": "COMPLETED", "mixed[1].js": "RUNNING" });
     expect(stored[6]).toMatchObject({ "mixed[1].js": "COMPLETED", "mixed[1].py2": "RUNNING" });
-    expect(t.committer.stored.steps["mixed[1].py2"]?.status).toBe("COMPLETED");
-    // Three item starts, the stop after the third, the second foreach's two starts, its pure step's, its stop.
-    expect(t.committer.flushes).toBe(8);
+    // The workflow's last: left to the end write.
+    expect(t.committer.stored.steps["mixed[1].py2"]?.status).toBe("RUNNING");
+    // Three item starts, the third's result before the pure step after it, the second foreach's two starts and its
+    // pure step's.
+    expect(t.committer.flushes).toBe(7);
   });
 
   it("a foreach item's last result waits for no other item's long step: its worker, finding no item left, writes it", async () => {
@@ -277,6 +288,50 @@ describe("what is written when", () => {
     expect(t.committer.stored.steps["each[0].py"]?.status).toBe("RUNNING");
     release();
     expect(await ran).toBe("terminal");
+  });
+
+  it("a branch's last result from outside is written as it ends beside a running branch; the last one's by the next step's start", async () => {
+    let release = (): void => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const t = start([
+      { name: "par", type: "parallel", branches: { a: [code("quick")], b: [code("slow", { code: "slow" })] } },
+      code("after"),
+    ]);
+    t.effects.code = async (req) => {
+      if (req.code === "slow") await slow;
+      return codeOk(1);
+    };
+    const ran = t.run.run();
+    // The quick branch's result waits for no other branch's long step.
+    await vi.waitFor(() => expect(t.committer.stored.steps.quick?.status).toBe("COMPLETED"));
+    expect(t.committer.stored.steps.slow?.status).toBe("RUNNING");
+    const before = t.committer.flushes;
+    release();
+    expect(await ran).toBe("terminal");
+    // The slow branch's result is carried by the next step's start: one write, not two.
+    expect(t.committer.flushes - before).toBe(1);
+    expect(t.committer.stored.steps).toMatchObject({ slow: { status: "COMPLETED" }, after: { status: "RUNNING" } });
+  });
+
+  it("a branch's last result is written before a pure step after the parallel, or a condition's skip, runs", async () => {
+    const t = start(
+      [
+        { name: "par", type: "parallel", branches: { a: [code("py")] } },
+        { name: "skipped", type: "transform", output: 1, condition: "vars.off" },
+        code("js", { language: "javascript" }),
+        code("last"),
+      ],
+      { off: false },
+    );
+    const stored = storedAtEachCall(t);
+    expect(await t.run.run()).toBe("terminal");
+    expect(stored).toEqual([
+      { par: "RUNNING", py: "RUNNING" },
+      { par: "COMPLETED", py: "COMPLETED", skipped: "SKIPPED", js: "RUNNING" },
+      { par: "COMPLETED", py: "COMPLETED", skipped: "SKIPPED", js: "COMPLETED", last: "RUNNING" },
+    ]);
+    // The branch's start, its result before the pure step, the last step's start.
+    expect(t.committer.flushes).toBe(3);
   });
 });
 
@@ -676,6 +731,35 @@ describe("manual_approval", () => {
     expect(t.effects.openedApprovals).toEqual([id, id]);
     expect([...t.effects.approvals.keys()]).toEqual([id]);
     expect(t.effects.codeCalls).toHaveLength(0);
+  });
+
+  it("a run ending beside an open approval writes a branch's last result before it closes the approval", async () => {
+    const t = start([
+      {
+        name: "both",
+        type: "parallel",
+        branches: {
+          gate: [code("ship", { manual_approval: { message: "Ship?", timeout: 3600 } })],
+          bad: [code("boom", { code: "boom" })],
+          good: [code("py", { code: "last" })],
+        },
+      },
+    ]);
+    t.effects.code = async (req) => {
+      if (req.code === "boom") return codeFailed("boom");
+      // The last branch to end: the others have parked and failed.
+      await vi.waitFor(() => expect(stateOf(t, "boom").status).toBe("FAILED"));
+      return codeOk(1);
+    };
+    let written: string | undefined;
+    const cancel = t.effects.cancelApproval.bind(t.effects);
+    t.effects.cancelApproval = (id, reason) => {
+      written = t.committer.stored.steps.py?.status;
+      return cancel(id, reason);
+    };
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.effects.cancelledApprovals).toEqual([stateOf(t, "ship").approvalId]);
+    expect(written).toBe("COMPLETED");
   });
 
   it.each([

@@ -196,6 +196,8 @@ export class ExecutionRun {
   private async closeOpenGates(now: number, reason: string): Promise<void> {
     for (const [path, st] of Object.entries(this.snap.steps)) {
       if (st.status !== "AWAITING_APPROVAL") continue;
+      // Closing acts on the approval's record: a result left to the end's write (a container's last) is written first.
+      await this.committer.writeOwed();
       const record = st.approvalId === null ? null : await this.effects.cancelApproval(st.approvalId, reason);
       if (record && (record.status === "REJECTED" || record.status === "EXPIRED")) {
         this.closeGate(path, st, record, record.status, now);
@@ -261,8 +263,8 @@ export class ExecutionRun {
 
   /**
    * Durability by effect (docs/architecture.md#durability-by-effect): a step that acted outside
-   * the service has its result written at once, unless the next step's start write carries it (or
-   * a foreach item's next one, see runSequence's `lastWrittenAfter`);
+   * the service has its result written at once, unless the next step's start write carries it (or,
+   * ending a foreach item or a parallel branch, what its worker does next: runSequence's `lastWrittenAfter`);
    * pure steps' results wait for the next write, or for PURE_RUN_WRITE_MS to have passed. The
    * workflow's last step leaves its result to the end write, which follows with nothing acting in
    * between, unless a gate left open has to be closed first.

@@ -6,7 +6,8 @@ import type { Outcome } from "./step-kind";
  * starts after one failed (those under way run to their end). The first runs without asking, so that a nested
  * container always moves; each further worker takes a unit of `budget` for as long as it runs, asked for whenever a run
  * starts (units another container gave back are taken then). The outcomes by index: a run never started leaves a hole.
- * `stopped`: awaited by each worker as it finds no run left to start, before it ends.
+ * `stopped`: awaited by each worker as it finds no run left to start while another worker still runs, before it ends;
+ * the last worker leaves what it would do to the caller, which goes on at once with the runs' end.
  */
 export function runBounded(
   count: number,
@@ -30,7 +31,7 @@ export function runBounded(
         results[i] = r;
         if (r.kind === "failed") failed = true;
       }
-      await stopped?.();
+      if (workers > 1) await stopped?.();
     };
     const start = (extra: boolean): void => {
       workers += 1;
