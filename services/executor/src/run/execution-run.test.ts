@@ -313,6 +313,30 @@ describe("what is written when", () => {
     expect(t.committer.stored.steps).toMatchObject({ slow: { status: "COMPLETED" }, after: { status: "RUNNING" } });
   });
 
+  it("a nested foreach's last result, left to its branch, waits for no other branch's long step either", async () => {
+    let release = (): void => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const t = start([
+      {
+        name: "par",
+        type: "parallel",
+        branches: {
+          a: [{ name: "each", type: "foreach", items: [1, 2], steps: [code("py")] }],
+          b: [code("slow", { code: "slow" })],
+        },
+      },
+    ]);
+    t.effects.code = async (req) => {
+      if (req.code === "slow") await slow;
+      return codeOk(1);
+    };
+    const ran = t.run.run();
+    await vi.waitFor(() => expect(t.committer.stored.steps["each[1].py"]?.status).toBe("COMPLETED"));
+    expect(t.committer.stored.steps.slow?.status).toBe("RUNNING");
+    release();
+    expect(await ran).toBe("terminal");
+  });
+
   it("a branch's last result is written before a pure step after the parallel, or a condition's skip, runs", async () => {
     const t = start(
       [
