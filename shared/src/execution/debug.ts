@@ -209,6 +209,11 @@ export const ResumedFrom = z.object({
   error: z.string().optional(),
   retryable: z.boolean().optional(),
   /**
+   * tool_call: the tool the paused call asked for. An attempt run again may ask for another tool at that call (the
+   * model answers anew): that one is a call of its own, which the command does not touch.
+   */
+  tool: z.object({ server: z.string(), tool: z.string() }).optional(),
+  /**
    * Before a tool or LLM call: the pause's `checkpoint`, moved here by the command if it fits beside what the waiting
    * points keep, so that a pause written before the run comes back to the call does not take it. Dropped there.
    */
@@ -248,7 +253,7 @@ export const DebugState = z.object({
   /**
    * The points pauses were resumed from, oldest first (the last one's command sets `mode`): the
    * run never pauses at one of them again, until a new attempt of its step (or of a step holding
-   * it) passes there anew. The oldest passed ones give way past a hundred.
+   * it) passes there anew. The oldest passed ones give way past a hundred, but for the calls of a step still running.
    */
   resumed: z.array(ResumedFrom).default([]),
   edits: z.array(DebugEdit).default([]),

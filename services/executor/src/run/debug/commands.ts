@@ -3,6 +3,7 @@ import type {
   DebugEdit,
   DebugState,
   ExecutionSnapshot,
+  PausePhase,
   PauseRecord,
   ResumedFrom,
 } from "@wf/shared/execution";
@@ -21,6 +22,12 @@ export type Applied =
 
 /** How many resumed points a debug run keeps (see remember). */
 const RESUMED_KEPT = 100;
+
+/**
+ * An llm or agent step's calls: a takeover runs an attempt in flight again from its start, coming back to calls it went
+ * past, where what a command asked must hold again (its arguments set, its skip): kept until the attempt ends.
+ */
+export const CALLS: ReadonlySet<PausePhase> = new Set(["tool_call", "llm_call"]);
 
 /** Values an edit only records (the snapshot holds the live ones) are kept this small in `debug.edits`. */
 const RECORDED_EDIT_BYTES = 1024;
@@ -67,7 +74,7 @@ export function applyClaimedCommand(
   const moved = checkpoint !== null && keptBytes(d) + jsonBytes(checkpoint.state) <= committer.limits.toolCallBytes;
   if (moved) d.checkpoint = null;
   d.mode = claim.command === "step" ? "step" : claim.command === "step_into" ? "step_into" : "run";
-  remember(d, {
+  remember(snap, d, {
     breakpointId: pause.breakpointId,
     stepPath: pause.stepPath,
     phase: pause.phase,
@@ -77,6 +84,9 @@ export function applyClaimedCommand(
     ...(claim.command === "skip" && claim.body.output !== undefined ? { output: claim.body.output } : {}),
     ...(pause.phase === "error"
       ? { error: pause.context.error ?? "failed", retryable: pause.context.retryable ?? false }
+      : {}),
+    ...(pause.phase === "tool_call" && pause.context.toolCall
+      ? { tool: { server: pause.context.toolCall.server, tool: pause.context.toolCall.tool } }
       : {}),
     ...(moved ? { checkpoint: { attempt: checkpoint.attempt, state: checkpoint.state } } : {}),
     passed: false,
@@ -91,11 +101,17 @@ export function applyClaimedCommand(
 /**
  * Adds a resumed point to `debug.resumed`. Past RESUMED_KEPT the oldest the run is past give way:
  * a person answered each pause, so only a long session gets there, and its oldest points lie far behind the run.
+ * But not a call of a step still running: a takeover runs its attempt again and must do there what the command asked
+ * (CALLS). Those kept past the bound are calls paused at in the attempts in flight, each answered by a person: an
+ * attempt makes at most its agent's max_turns LLM calls and the tool calls they ask for, and the attempts in flight are
+ * the steps running at once (a parallel's branches, a foreach's concurrency). They go once their attempt ends.
  */
-function remember(d: DebugState, resumed: ResumedFrom): void {
+function remember(snap: ExecutionSnapshot, d: DebugState, resumed: ResumedFrom): void {
   d.resumed.push(resumed);
+  const inFlight = (r: ResumedFrom) => CALLS.has(r.phase) && snap.steps[r.stepPath]?.status === "RUNNING";
   for (let i = 0; d.resumed.length > RESUMED_KEPT && i < d.resumed.length;) {
-    if (d.resumed[i]!.passed) d.resumed.splice(i, 1);
+    const r = d.resumed[i]!;
+    if (r.passed && !inFlight(r)) d.resumed.splice(i, 1);
     else i++;
   }
 }

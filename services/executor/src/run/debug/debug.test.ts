@@ -903,6 +903,7 @@ describe("agent tool calls and usage", () => {
             pauseId: expect.any(String),
             occurrence: 1,
             command,
+            tool: { server: "crm", tool: "lookup" },
             passed: true,
           },
         ]);
@@ -935,6 +936,77 @@ describe("agent tool calls and usage", () => {
     expect(s.effects.toolCalls.map((c) => c.args)).toEqual([{ id: 9 }, { id: 9 }, { id: 3 }]);
     expect(s.effects.llmCalls).toHaveLength(5);
     expect(s.step("ask").toolCalls).toMatchObject([{ arguments: { id: 9 } }, { arguments: { id: 3 } }]);
+  });
+
+  it("over a hundred pauses in one attempt, its first call's set arguments are kept for the attempt started over", async () => {
+    const calls = 102;
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
+      agents: [{ ...agents[0]!, max_turns: calls + 1 }],
+    });
+    s.effects.tools = [{ name: "lookup", description: "", inputSchema: {} }];
+    // The answer before the last call is over a pause's share of the record: its resume starts the attempt over.
+    const long = "x".repeat(s.t.committer.limits.toolCallBytes);
+    s.effects.llmScript = (req) => {
+      const results = req.messages.filter((m) => m.role === "tool").length;
+      if (results === calls) return usageAnswer("ok", 1);
+      const id = results + 1;
+      return usageAnswer(id === calls ? long : "", 1, [
+        { id: `c${id}`, name: "crm__lookup", arguments: `{"id":${id}}` },
+      ]);
+    };
+    expect(await s.run()).toBe("parked");
+    expect((await s.send("set", { arguments: { id: 1000 } })).ok).toBe(true);
+    for (let n = 1; n < calls; n++) {
+      expect(await s.resume("continue")).toBe("parked");
+      expect(s.pause).toMatchObject({ phase: "tool_call", occurrence: n + 1 });
+    }
+    expect(s.snap.debug!.checkpoint).toBeNull();
+    // Past the hundred points kept (a hundred and one resumed), none of the attempt's calls gave way (it is still
+    // running): started over, the first call goes with the arguments set there, without pausing again, and each call
+    // after it as before.
+    expect(await s.resume("continue")).toBe("terminal");
+    const sent = s.effects.toolCalls.map((c) => c.args);
+    const once = Array.from({ length: calls }, (_, n) => ({ id: n === 0 ? 1000 : n + 1 }));
+    expect(sent).toEqual([...once.slice(0, -1), ...once]);
+  });
+
+  it("an attempt started over that asks for another tool at a call paused at makes it a call of its own", async () => {
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
+      agents,
+    });
+    s.effects.tools = [
+      { name: "lookup", description: "", inputSchema: {} },
+      { name: "other", description: "", inputSchema: {} },
+    ];
+    // As in the test above, the second pause keeps no conversation: its resume starts the attempt over, where the model
+    // now asks for `other` first.
+    const long = "x".repeat(s.t.committer.limits.toolCallBytes);
+    let firsts = 0;
+    s.effects.llmScript = (req) => {
+      const results = req.messages.filter((m) => m.role === "tool").length;
+      if (results === 2) return usageAnswer("ok", 1);
+      if (results === 1) return usageAnswer(long, 1, [{ id: "c3", name: "crm__lookup", arguments: '{"id":3}' }]);
+      firsts += 1;
+      const call = firsts === 1 ? { name: "crm__lookup", id: 1 } : { name: "crm__other", id: 5 };
+      return usageAnswer("", 1, [{ id: `c${call.id}`, name: call.name, arguments: `{"id":${call.id}}` }]);
+    };
+    expect(await s.run()).toBe("parked");
+    expect((await s.send("set", { arguments: { id: 9 } })).ok).toBe(true);
+    expect(await s.resume("continue")).toBe("parked");
+    expect(s.pause).toMatchObject({ phase: "tool_call", occurrence: 2 });
+    expect(await s.resume("continue")).toBe("parked");
+    // Not lookup's set arguments: a new call, which its breakpoint pauses at.
+    expect(s.pause).toMatchObject({
+      phase: "tool_call",
+      occurrence: 1,
+      context: { toolCall: { server: "crm", tool: "other", arguments: { id: 5 } } },
+    });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.toolCalls).toEqual([
+      { server: "crm", tool: "lookup", args: { id: 9 } },
+      { server: "crm", tool: "other", args: { id: 5 } },
+      { server: "crm", tool: "lookup", args: { id: 3 } },
+    ]);
   });
 
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {

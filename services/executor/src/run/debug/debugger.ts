@@ -24,7 +24,7 @@ import { nestedPathTest } from "../nested-paths";
 import { cutValue, jsonBytes } from "../result-limits";
 import { expressionContext, type Scope } from "../scope";
 import { matchesPoint, stepDepths, type Point } from "./breakpoints";
-import { editedArguments, editedInput } from "./commands";
+import { CALLS, editedArguments, editedInput } from "./commands";
 import { armIdleTimer, keptBytes, writePause, type PauseCause, type PauseDetails } from "./pause";
 
 /** What the run does at a point after the debugger has looked at it. */
@@ -51,12 +51,6 @@ const STOPS_FOR_OTHERS: ReadonlySet<PausePhase> = new Set(["before", "item", "re
 
 /** Phases that come again with each attempt of their step: within it, or (a foreach's items) of what it runs. */
 const INSIDE_AN_ATTEMPT: ReadonlySet<PausePhase> = new Set(["item", "tool_call", "llm_call"]);
-
-/**
- * An llm or agent step's calls: a takeover runs an attempt in flight again from its start, coming back to calls it went
- * past, where what a command asked must hold again (its arguments set, its skip): kept until the attempt ends.
- */
-const CALLS: ReadonlySet<PausePhase> = new Set(["tool_call", "llm_call"]);
 
 /** A watch's value is kept this small in the snapshot (a hash decides whether it changed). */
 const WATCH_VALUE_BYTES = 4 * 1024;
@@ -729,9 +723,9 @@ export class Debugger {
     return this.d.held.find((h) => heldHere(h, point));
   }
 
-  /** The resumed pause at `point`, if one was. */
+  /** The resumed pause at `point`, if one was (at a tool call, one of the same tool: sameTool). */
   private resumedAt(point: Point): ResumedFrom | undefined {
-    return this.d.resumed.find((r) => samePoint(r, point));
+    return this.d.resumed.find((r) => samePoint(r, point) && sameTool(r, point));
   }
 
   /**
@@ -947,6 +941,15 @@ function waitingKey(w: { stepPath: string; phase: PausePhase; occurrence: number
 
 function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number }, p: Point): boolean {
   return a.stepPath === p.path && a.phase === p.phase && a.occurrence === p.occurrence;
+}
+
+/**
+ * Whether the call at `p` asks for the tool the pause `r` was resumed at: an attempt run again (by a takeover, or from
+ * its start) may ask for another there, a new call, to which the command given for the first does not apply. An entry
+ * recorded before tools were (or at an LLM call) names none.
+ */
+function sameTool(r: ResumedFrom, p: Point): boolean {
+  return !r.tool || !p.toolCall || (r.tool.server === p.toolCall.server && r.tool.tool === p.toolCall.tool);
 }
 
 /**
