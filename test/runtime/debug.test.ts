@@ -364,7 +364,8 @@ for (const env of [{}, { WF_REDELIVER_ONCE: "1" }] as Record<string, string>[]) 
       const id = await run(p, TWO_STEPS, { debug: debug([{ type: "before_step", step: "a" }]) });
       const first = await pausedAt(p, id);
       const { events, ended: tail } = eventsOf(p.js, rt.ns, id, ["exec_cancelled"]);
-      // Written as the edge writes it; its message left out, as when its publish fails (a 503), or comes after the abort.
+      // Written as the edge writes it; its message left out, as when its publish fails (a 503), or comes after the
+      // abort.
       const breakpoints = [{ id: "late", type: "after_step" as const, step: "b" }];
       expect(await changeBreakpoints(p.store, id, { breakpoints, revision: 0, by: "bob" })).toMatchObject({ ok: true });
       await sendDebugCommand(p.js, p.store, rt.ns, id, first.debug.pause.id, { command: "abort", body: {}, by: "ada" });

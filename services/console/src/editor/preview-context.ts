@@ -143,7 +143,7 @@ export function readableOutputs(
   return { before, outputs: readable, itemSteps: completed, items };
 }
 
-/** What completion and the hover read at each place of a workflow's text: its readableOutputs, on what is known then. */
+/** What completion and the hover read at each place of a workflow's text: its readableOutputs, on what is known. */
 export const outputsAt =
   (known: () => KnownData, outputs: () => Readonly<Record<string, unknown>>): OutputsAt =>
   (text, offset) =>

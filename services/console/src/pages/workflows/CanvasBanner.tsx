@@ -4,8 +4,8 @@ import { problemCount } from "./problems";
 
 /**
  * Why the canvas is not the text as it is: how many problems the text has, and each of them (line:column and message)
- * as a button that puts the editor's cursor on it, as a step's mark does: the list under the editor (shownProblems). Only the count is announced as it changes:
- * the list is read where the author goes to it.
+ * as a button that puts the editor's cursor on it, as a step's mark does: the list under the editor (shownProblems).
+ * Only the count is announced as it changes: the list is read where the author goes to it.
  */
 export function CanvasBanner({
   problems,

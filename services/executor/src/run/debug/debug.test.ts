@@ -888,8 +888,8 @@ describe("agent tool calls and usage", () => {
         const s = askPastItsCall();
         s.t = s.t.resumed(stored);
         expect(await s.run(), at).toBe("terminal");
-        // Its conversation dropped as it went past the call, the attempt starts over: the model asks for the call again,
-        // which goes as the command said, never pausing there again, and answers.
+        // Its conversation dropped as it went past the call, the attempt starts over: the model asks for the call
+        // again, which goes as the command said, never pausing there again, and answers.
         expect(s.effects.llmCalls, at).toHaveLength(2);
         expect(s.effects.toolCalls, at).toEqual(toolCalls);
         expect(s.step("ask").toolCalls, at).toHaveLength(1);
@@ -1400,8 +1400,9 @@ describe("concurrent branches: each point pauses once", () => {
   });
 
   /**
-   * aBesideEach of 4 items: `a` with an after_step breakpoint (id `a`), each `x` one of its own (`x<i>` for item i); the
-   * x complete behind a's pause one at a time in the order `arrival`: each once the one before it waits its turn.
+   * aBesideEach of 4 items: `a` with an after_step breakpoint (id `a`), each `x` one of its own (`x<i>` for item
+   * i); the x complete behind a's pause one at a time in the order `arrival`: each once the one before it waits its
+   * turn.
    */
   const arrivingIn = (arrival: number[], more: Record<string, unknown[]> = {}) => {
     const items = [0, 1, 2, 3];
