@@ -53,6 +53,8 @@ export interface RunCommitter {
    * (a step acting outside, with its start): `writeOwed` writes it before anything else runs.
    */
   oweWrite(): void;
+  /** Whether `oweWrite` left a change that no write has taken yet. */
+  readonly owes: boolean;
   /** Writes what `oweWrite` left, unless a write took it since. */
   writeOwed(): Promise<void>;
   publishLive(type: string, step: string, id: string, data: Record<string, unknown>): void;
@@ -192,6 +194,10 @@ export class Committer implements RunCommitter {
 
   oweWrite(): void {
     this.owed = true;
+  }
+
+  get owes(): boolean {
+    return this.owed;
   }
 
   async writeOwed(): Promise<void> {

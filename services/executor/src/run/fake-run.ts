@@ -57,6 +57,10 @@ export class MemoryCommitter implements RunCommitter {
     this.owed = true;
   }
 
+  get owes(): boolean {
+    return this.owed;
+  }
+
   async writeOwed(): Promise<void> {
     if (this.owed) await this.flush();
   }
