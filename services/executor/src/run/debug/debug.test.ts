@@ -32,6 +32,45 @@ function everyWrite(s: Session): ExecutionSnapshot[] {
   return writes;
 }
 
+/**
+ * Every write of each run a `continue` wakes, from the pause `s` stands at to the run's end: where a crash could leave
+ * the record.
+ */
+async function writesOfContinues(s: Session): Promise<ExecutionSnapshot[]> {
+  const writes: ExecutionSnapshot[] = [];
+  for (let r = "parked"; r === "parked";) {
+    expect((await s.send("continue")).ok).toBe(true);
+    const during = everyWrite(s);
+    r = await s.run();
+    writes.push(...during);
+  }
+  return writes;
+}
+
+/**
+ * The pauses of a run taken over from `stored` (`s` resumed from it), each answered `continue`, to the run's end: first
+ * those `stored` records (`before`, the points it was resumed from that count, then its standing pause), each once; at
+ * most `most` in all.
+ */
+async function pausesTakenOverFrom(
+  s: Session,
+  stored: ExecutionSnapshot,
+  before: string[],
+  most: number,
+): Promise<string[]> {
+  const paused = [...before];
+  if (stored.debug!.pause) paused.push(stored.debug!.pause.stepPath);
+  let r = await s.run();
+  // Taken over at a pause, the run finds it there; else it pauses at the next.
+  if (r === "parked" && s.pause.id !== stored.debug!.pause?.id) paused.push(s.pause.stepPath);
+  while (r === "parked") {
+    expect(paused.length).toBeLessThanOrEqual(most);
+    r = await s.resume("continue");
+    if (r === "parked") paused.push(s.pause.stepPath);
+  }
+  return paused;
+}
+
 /** Every order of `items`. */
 function orders(items: readonly number[]): number[][] {
   if (items.length <= 1) return [[...items]];
@@ -1453,30 +1492,14 @@ describe("concurrent branches: each point pauses once", () => {
     const order = arrival.map((i) => `each[${i}].x`);
     const first = arrivingIn(arrival);
     expect(await first.run()).toBe("parked");
-    // Every write of each run a continue wakes: where a crash in it could leave the record.
-    const writes: ExecutionSnapshot[] = [];
-    for (let r = "parked"; r === "parked";) {
-      expect((await first.send("continue")).ok).toBe(true);
-      const during = everyWrite(first);
-      r = await first.run();
-      writes.push(...during);
-    }
+    const writes = await writesOfContinues(first);
     expect(writes.length).toBeGreaterThan(arrival.length);
     for (const stored of writes) {
       const s = arrivingIn(arrival);
       s.t = s.t.resumed(stored);
       // Those already paused at (each once) come before, in the order they came.
-      const paused = stored.debug!.resumed.map((r) => r.stepPath).filter((p) => p !== "a");
-      if (stored.debug!.pause) paused.push(stored.debug!.pause.stepPath);
-      let r = await s.run();
-      // Taken over at a pause, the run finds it there; else it pauses at the next.
-      if (r === "parked" && s.pause.id !== stored.debug!.pause?.id) paused.push(s.pause.stepPath);
-      while (r === "parked") {
-        expect(paused.length).toBeLessThanOrEqual(4);
-        r = await s.resume("continue");
-        if (r === "parked") paused.push(s.pause.stepPath);
-      }
-      expect(paused).toEqual(order);
+      const before = stored.debug!.resumed.map((r) => r.stepPath).filter((p) => p !== "a");
+      expect(await pausesTakenOverFrom(s, stored, before, 4)).toEqual(order);
       expect(s.snap.status).toBe("COMPLETED");
     }
   });
@@ -1618,29 +1641,14 @@ describe("concurrent branches: each point pauses once", () => {
     for (const failing of [false, true]) {
       const first = listedAheadOfB("b1", 1, failing);
       expect(await first.run()).toBe("parked");
-      // Every write of each run a continue wakes: where a crash in it could leave the record.
-      const writes: ExecutionSnapshot[] = [];
-      for (let r = "parked"; r === "parked";) {
-        expect((await first.send("continue")).ok).toBe(true);
-        const during = everyWrite(first);
-        r = await first.run();
-        writes.push(...during);
-      }
+      const writes = await writesOfContinues(first);
       expect(writes.length).toBeGreaterThan(2);
       for (const stored of writes) {
         const s = listedAheadOfB("b1", 1, failing);
         s.t = s.t.resumed(stored);
         // Those already paused at (each once) come before, in the order they came.
-        const paused = stored.debug!.resumed.map((r) => r.stepPath);
-        if (stored.debug!.pause) paused.push(stored.debug!.pause.stepPath);
-        let r = await s.run();
-        if (r === "parked" && s.pause.id !== stored.debug!.pause?.id) paused.push(s.pause.stepPath);
-        while (r === "parked") {
-          expect(paused.length).toBeLessThanOrEqual(3);
-          r = await s.resume("continue");
-          if (r === "parked") paused.push(s.pause.stepPath);
-        }
-        expect(paused).toEqual(["a", "c", failing ? "b1" : "b2"]);
+        const before = stored.debug!.resumed.map((r) => r.stepPath);
+        expect(await pausesTakenOverFrom(s, stored, before, 3)).toEqual(["a", "c", failing ? "b1" : "b2"]);
       }
     }
   });
