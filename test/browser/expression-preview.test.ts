@@ -286,6 +286,16 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await panel.getByRole("heading", { name: "keep" }).waitFor();
     const known = panel.getByRole("region", { name: "Outputs of earlier steps" });
     await expect.poll(() => known.locator(".field-value").first().textContent(), { timeout: 10_000 }).toBe(drawn[0]);
+    // With what the preview says of it: it may not be the run's.
+    expect(await known.locator(".item-may-differ").textContent()).toBe(
+      "item is evaluated again here from items calling $random(): it may not be the run's",
+    );
+    await known.scrollIntoViewIfNeeded();
+    await screenshot(page, "step-panel-drawn-item", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+    await page.getByRole("button", { name: "Switch to dark theme" }).click();
+    await screenshot(page, "step-panel-drawn-item-dark", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
     expect(await page.evaluate("window.workersMade")).toEqual(["expression preview"]);
 
     expect(errors).toEqual([]);

@@ -15,6 +15,7 @@ export {
   type OffThreadEvaluator,
 } from "./evaluation";
 export { planFor, type ContextNeeds } from "./expression-plan";
+export { varyingCall } from "./varying-calls";
 
 /**
  * evaluateExpression's result, with what the service gives an expression host's thread done on this one, JSON and all:

@@ -59,6 +59,7 @@ import { yamlIndent } from "./yaml-indent";
 export { checkWorkflow } from "./lint";
 export { describeWorkflow, type WorkflowOutline } from "./describe";
 export type { KnownData, KnownItems, KnownStep } from "./preview-context";
+export type { ShownItem } from "./preview-job";
 
 export interface WorkflowEditorOptions {
   text: string;

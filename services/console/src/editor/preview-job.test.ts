@@ -187,11 +187,11 @@ describe("previewOf, `item` evaluated once per run, foreach and items", () => {
   it("gives every preview of the same run's foreach the same item 0, even of items that differ at each evaluation", async () => {
     const firstItems = new FirstItems();
     const first = await ask(firstItems, drawn);
-    expect(first.item).toEqual({ value: expect.any(Number) });
+    expect(first.item).toEqual({ value: expect.any(Number), mayDiffer: expect.stringMatching(/\$random\(\)/) });
     for (let i = 0; i < 5; i++) expect((await ask(firstItems, { ...drawn })).item).toEqual(first.item);
     // An inner foreach reads the outer one's kept item 0.
     const inner = { ...drawn, path: "each[0].inner", items: "{{ [item * 10] }}" };
-    expect((await ask(firstItems, drawn, inner)).item).toEqual({ value: (first.item!.value as number) * 10 });
+    expect((await ask(firstItems, drawn, inner)).item?.value).toBe((first.item!.value as number) * 10);
     // Another run, or other items, are evaluated anew.
     expect((await ask(firstItems, { ...drawn, run: "r2" })).item).not.toEqual(first.item);
     expect((await ask(firstItems, { ...drawn, run: "r2", items: "{{ [7] }}" })).item).toEqual({ value: 7 });
@@ -217,11 +217,21 @@ describe("previewOf, `item` evaluated once per run, foreach and items", () => {
     expect(shown.fromItem).toBe(
       "item: item 0 of the latest run; item is evaluated again here from items calling $random(): it may not be the run's",
     );
+    // The step panel's `item` says it too.
+    expect(shown.item).toEqual({
+      value: expect.any(Number),
+      mayDiffer: "item is evaluated again here from items calling $random(): it may not be the run's",
+    });
     const stamped = { ...drawn, items: "{{ [$millis()] }}" };
     const inner = { ...drawn, path: "each[0].inner", items: "{{ [item] }}" };
     expect((await inField("{{ item }}!", "item", stamped, inner)).fromItem).toMatch(/calling \$millis\(\): it may not/);
+    // Only a call counts, not a string that names one.
+    const quoted = { ...drawn, items: "{{ steps.list.output[name != '$now()'] }}" };
+    expect((await inField("{{ item.name }}!", "item.name", quoted)).fromItem).toBe("item: item 0 of the latest run");
     const listed = { ...drawn, items: "{{ steps.list.output }}" };
-    expect((await inField("{{ item.name }}!", "item.name", listed)).fromItem).toBe("item: item 0 of the latest run");
+    const plain = await inField("{{ item.name }}!", "item.name", listed);
+    expect(plain.fromItem).toBe("item: item 0 of the latest run");
+    expect(plain.item).toEqual({ value: { name: "Bob" } });
   });
 });
 

@@ -5,6 +5,7 @@ import {
   planFor,
   renderHere,
   type ContextNeeds,
+  varyingCall,
   type ExpressionContext,
 } from "@wf/shared/expressions/portable";
 import { TEMPLATE_PART } from "@wf/shared/expressions/template-syntax";
@@ -33,7 +34,14 @@ export interface PreviewAnswer extends PreviewLine {
   /** The names it read of a foreach's first item in the latest run: `item, steps.shape: item 0 of the latest run`. */
   fromItem?: string;
   /** The item it read as `item` (item 0 of the latest run), whole: the step panel shows it as a tree. */
-  item?: { value: unknown };
+  item?: ShownItem;
+}
+
+/** A foreach's item 0 as the preview and the step panel show it. */
+export interface ShownItem {
+  value: unknown;
+  /** Why it may not be the run's item 0 (mayDiffer): said in the preview's box and the step panel alike. */
+  mayDiffer?: string;
 }
 
 /** A few lines: the preview sits over the text being written. */
@@ -109,9 +117,6 @@ async function shownOrError(evaluate: () => Promise<unknown>): Promise<PreviewLi
   }
 }
 
-/** JSONata's functions that may give another value at each call: `items` calling them may not give the run's again. */
-const VARYING = /\$(now|millis|random|shuffle)\b/;
-
 /** A foreach's first item as evaluated here, and what may have made it another than the run's: `$random()`. */
 interface FirstItem {
   value: unknown;
@@ -130,9 +135,9 @@ async function firstItem(levels: readonly KnownItems[], firstItems: FirstItems):
   const outer = templates.some((e) => reads(e, "item")) ? await firstItems.of(levels.slice(0, -1)) : null;
   const context = outer === null ? known.context : { ...known.context, item: outer.value };
   if (templates.some((expression) => withheld(expression, context) !== null)) return null;
-  // The text is what there is to go by: a call hidden in `$eval` is not seen, one in a string literal is said anyway.
-  const called = templates.map((expression) => VARYING.exec(expression)?.[1]).find((name) => name !== undefined);
-  const varies = called === undefined ? (outer?.varies ?? null) : `$${called}()`;
+  // `items` calling `$random()` may not give the run's again.
+  const called = templates.map(varyingCall).find((name) => name !== null);
+  const varies = called ?? outer?.varies ?? null;
   try {
     const list =
       typeof items === "string" ? await renderHere(items, context as unknown as ExpressionContext, OWNER) : items;
@@ -200,9 +205,20 @@ async function expressionPreview(
   return { kind, text: `${text}\n${holds(value) ? "→ the step runs" : "→ the step is skipped"}` };
 }
 
-/** Why item 0 here may not be the run's: a run keeps no items, and its `items` give another at each evaluation. */
-const mayDiffer = (item: FirstItem | null) =>
-  item?.varies ? `; item is evaluated again here from items calling ${item.varies}: it may not be the run's` : "";
+/**
+ * Why item 0 here may not be the run's: a run keeps no items, and its `items` give another at each evaluation. The
+ * preview's box and the step panel both say it.
+ */
+const mayDiffer = (item: FirstItem): string | undefined =>
+  item.varies === null
+    ? undefined
+    : `item is evaluated again here from items calling ${item.varies}: it may not be the run's`;
+
+/** Item 0 as shown, with why it may not be the run's. */
+const shownItem = (item: FirstItem): ShownItem => {
+  const differs = mayDiffer(item);
+  return differs === undefined ? { value: item.value } : { value: item.value, mayDiffer: differs };
+};
 
 /**
  * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
@@ -225,12 +241,12 @@ export async function previewOf(request: PreviewRequest, firstItems: FirstItems)
     ...(item === null ? [] : ["item"]),
     ...request.itemSteps.filter((name) => all.some((e) => reads(e, "steps", name))).map((name) => `steps.${name}`),
   ];
+  const shown = item === null ? null : shownItem(item);
+  const differs = shown?.mayDiffer === undefined ? "" : `; ${shown.mayDiffer}`;
   return {
     ...answer,
     ...(rendered === null || same ? {} : { field: rendered }),
-    ...(fromItem.length === 0
-      ? {}
-      : { fromItem: `${fromItem.join(", ")}: item 0 of the latest run${mayDiffer(item)}` }),
-    ...(item === null ? {} : { item: { value: item.value } }),
+    ...(fromItem.length === 0 ? {} : { fromItem: `${fromItem.join(", ")}: item 0 of the latest run${differs}` }),
+    ...(shown === null ? {} : { item: shown }),
   };
 }

@@ -1,5 +1,5 @@
 import type { KnownItems } from "./preview-context";
-import type { PreviewAnswer, PreviewRequest } from "./preview-job";
+import type { PreviewAnswer, PreviewRequest, ShownItem } from "./preview-job";
 
 /**
  * How long one preview may run before its worker is terminated and replaced: long enough for what a person reads in
@@ -34,9 +34,10 @@ export class PreviewRunner {
 
   /**
    * Item 0 of the innermost of nested foreach steps (their `items` outermost first, as readableOutputs gives them) in
-   * the latest run, as the preview has it; null when not known, or when another was asked before it started.
+   * the latest run, as the preview has it (with why it may not be the run's); null when not known, or when another was
+   * asked before it started.
    */
-  async firstItem(items: readonly KnownItems[]): Promise<{ value: unknown } | null> {
+  async firstItem(items: readonly KnownItems[]): Promise<ShownItem | null> {
     if (items.length === 0) return null;
     const request = {
       expression: "item",

@@ -1,3 +1,4 @@
+import type { ShownItem } from "../../editor";
 import { PickableOutput } from "../executions/PickableOutput";
 
 /** What a step of a foreach item, or `item`, shows it is: the latest run's, in item 0 of each foreach around. */
@@ -20,8 +21,11 @@ export function KnownOutputsPanel({
   before: readonly string[];
   /** The steps of `outputs` whose output is their run in item 0 of a foreach holding the selected step. */
   itemSteps?: readonly string[];
-  /** The selected step's `item`, as item 0 of the latest run had it; null when not known or outside a foreach. */
-  item?: { value: unknown } | null;
+  /**
+   * The selected step's `item`, as item 0 of the latest run had it, and why it may not be that one, as the preview says
+   * it; null when not known or outside a foreach.
+   */
+  item?: ShownItem | null;
 }) {
   if (before.length === 0 && itemSteps.length === 0 && item === null) return null;
   // An item's own run of a name stands over a top-level step's, as in the run: listed once, after the top level's.
@@ -43,6 +47,7 @@ export function KnownOutputsPanel({
               <summary>
                 item <span className="muted small">({ITEM_0})</span>
               </summary>
+              {item.mayDiffer === undefined ? null : <p className="small item-may-differ">{item.mayDiffer}</p>}
               <PickableOutput step={null} value={item.value} />
             </details>
           )}

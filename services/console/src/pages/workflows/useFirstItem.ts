@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { KnownItems, PreviewRunner } from "../../editor";
+import type { KnownItems, PreviewRunner, ShownItem } from "../../editor";
 
 type Levels = readonly KnownItems[];
 
@@ -12,9 +12,9 @@ const same = (a: Levels, b: Levels) => a.length === b.length && a.every((level, 
  * which evaluates it once for both. Null while not known, or outside a foreach (`items` empty). Asked again only when
  * the items change, not at each edit of the text around them.
  */
-export function useFirstItem(previews: PreviewRunner, items: Levels): { value: unknown } | null {
+export function useFirstItem(previews: PreviewRunner, items: Levels): ShownItem | null {
   const [levels, setLevels] = useState(items);
-  const [first, setFirst] = useState<{ of: Levels; item: { value: unknown } | null } | null>(null);
+  const [first, setFirst] = useState<{ of: Levels; item: ShownItem | null } | null>(null);
   if (!same(levels, items)) setLevels(items);
   useEffect(() => {
     if (levels.length === 0) return;
