@@ -76,6 +76,19 @@ steps:
         output: { drawn: "{{ item }}" }
 `;
 
+/** An agent's text, which each step using the agent renders in its own place; and an agent no step uses. */
+const AGENTS = (name: string) => `name: ${name}
+agents:
+  - name: helper
+    model: gpt-4o-mini
+    instructions: "Help with {{ steps.fetch.output.topic }}"
+  - { name: idle, model: gpt-4o-mini, instructions: "Idle {{ steps.fetch.output.topic }}" }
+steps:
+  - { name: fetch, type: transform, output: { topic: billing } }
+  - { name: ask, type: agent, agent: helper, condition: "false", prompt: Hello }
+  - { name: later, type: agent, agent: helper, condition: "false", prompt: Hello }
+`;
+
 /** Names the page's Web Workers as they are made, in `window.workersMade`: for `addInitScript`. */
 const COUNT_WORKERS = `(() => {
   const Made = window.Worker;
@@ -243,6 +256,42 @@ describeInBrowser("previewing an expression's result as it is written", () => {
     await cursorIn(page, 'shaped: "{{', 24);
     await expect.poll(under).toEqual(["item, steps.shape: item 0 of the latest run", 'field: "FIRST by first"']);
     await screenshot(page, "expression-preview-item-step-dark", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("previews an agent's text as at the first step using it, and says why there is none where no step does", async () => {
+    const { context, page, errors } = await signedIn(service(), { colorScheme: "light" });
+    const workflowId = await createWorkflow(page, AGENTS(`preview-agents-${Date.now()}`));
+    const executionId = await startExecution(page, workflowId);
+    await untilStatus(page, executionId, "COMPLETED");
+    await page.goto(`/console/workflows/${workflowId}`);
+    const preview = page.locator(".cm-expression-preview");
+    const shown = async () => [
+      await preview.locator(".cm-expression-preview-title").textContent(),
+      await preview.locator(".cm-expression-preview-body").textContent(),
+      await preview.locator(".cm-expression-preview-where").textContent(),
+    ];
+
+    await cursorIn(page, 'instructions: "Help with', 4);
+    await expect
+      .poll(shown, { timeout: 10_000 })
+      .toEqual([
+        "Result on the known data",
+        '"billing"',
+        "As at ask, the first of the 2 steps using the agent helper, on what each of them reads.",
+      ]);
+    expect(await underCursor(page)).toBe(true);
+    await screenshot(page, "expression-preview-agent", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+
+    await cursorIn(page, "name: idle", 6);
+    await expect
+      .poll(shown, { timeout: 10_000 })
+      .toEqual(["Unknown", "No step uses the agent idle: its text is rendered where a step using it runs.", ""]);
+    await screenshot(page, "expression-preview-agent-unused", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
 
     expect(errors).toEqual([]);

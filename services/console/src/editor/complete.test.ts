@@ -46,8 +46,11 @@ const known: KnownData = {
 };
 const steps = ["fetch", "use", "each", "shape", "tell", "fan", "lookup", "greet", "count", "later"];
 
-/** The fields completion offers after `steps.<name>.output.` of every step, typed in place of `marker`. */
-function offered(marker: string): string[] {
+/** The fields completion offers after `steps.<name>.output.` of every step, typed in place of `marker` in `TEXT`. */
+const offered = (marker: string) => offeredIn(TEXT, marker);
+
+/** The fields completion offers after `steps.<name>.output.` of every step, typed in place of `marker` in `base`. */
+function offeredIn(base: string, marker: string): string[] {
   const complete = outputCompletions(
     outputsAt(
       () => known,
@@ -56,7 +59,7 @@ function offered(marker: string): string[] {
   );
   return steps.flatMap((name) => {
     const typed = `{{ steps.${name}.output.`;
-    const text = TEXT.replace(marker, typed);
+    const text = base.replace(marker, typed);
     const at = text.indexOf(typed) + typed.length;
     const result = complete(new CompletionContext(EditorState.create({ doc: text }), at, true));
     return result?.options.map((option) => option.label) ?? [];
@@ -74,7 +77,12 @@ describe("outputCompletions, the fields of the outputs an expression reads", () 
     expect(offered("GREET")).toEqual(["fetch", "use", "each", "lookup"]);
   });
 
-  it("outside every step, are every step's known output", () => {
-    expect(offered("AGENT")).toEqual(["fetch", "use", "each", "fan", "lookup", "greet", "count", "later"]);
+  it("in an agent's text, are those every step using the agent reads: none when no step uses it", () => {
+    expect(offered("AGENT")).toEqual([]);
+    const used = TEXT.replace(
+      "  - { name: later",
+      "  - { name: ask, type: agent, agent: helper, prompt: hi }\n  - { name: later",
+    );
+    expect(offeredIn(used, "AGENT")).toEqual(["fetch", "use", "each", "fan"]);
   });
 });

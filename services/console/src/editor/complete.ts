@@ -63,8 +63,8 @@ export function workflowCompletions(nav: SchemaNav) {
 
 /**
  * Completion of the fields of a step's known output (the latest run's, or a step test's; in a foreach, item 0's run of
- * a step of its item) after `steps.<name>.output.` inside `{{ … }}`, for a step that runs before the cursor's (any
- * step outside every step). `known` is asked at each completion: outputs arrive later.
+ * a step of its item) after `steps.<name>.output.` inside `{{ … }}`, for a step that runs before the cursor's (in an
+ * agent's text, before every step using the agent). `known` is asked at each completion: outputs arrive later.
  */
 export function outputCompletions(known: OutputsAt) {
   return (context: CompletionContext): CompletionResult | null => {

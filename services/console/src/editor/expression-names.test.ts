@@ -5,10 +5,10 @@ import type { ExpressionScope } from "./expression-scope";
 const scope: ExpressionScope = {
   variables: [{ name: "ticket_id", detail: "string, required", info: "The ticket" }, { name: "dry-run" }],
   steps: [{ name: "fetch", detail: "javascript" }, { name: "order-id" }],
-  inStep: true,
   inForeach: false,
   foreach: [],
   approvalGroups: null,
+  shared: null,
 };
 const at = (before: string, s: Partial<ExpressionScope> = {}, explicit = false) =>
   expressionNamesAt(before, () => ({ ...scope, ...s }), ["crm_token"], explicit);

@@ -8,6 +8,7 @@ import { previewData, type KnownData } from "./preview-context";
 import type { PreviewAnswer, PreviewKind, PreviewLine } from "./preview-job";
 import type { PreviewRunner } from "./preview-runner";
 import { previewTarget } from "./preview-target";
+import { sharedTextNote } from "./shared-text";
 
 /** A pause in typing or moving this long previews the expression at the cursor. */
 const DEBOUNCE_MS = 250;
@@ -19,6 +20,8 @@ const DEBOUNCE_MS = 250;
 interface Shown {
   pos: number;
   answer: PreviewAnswer;
+  /** In an agent's text, at which of the steps using it the data are read (sharedTextNote). */
+  where?: string;
 }
 
 const TITLES: Record<PreviewKind, string> = {
@@ -68,7 +71,9 @@ function preview(view: EditorView): TooltipView {
   item.className = "cm-expression-preview-item";
   const field = document.createElement("pre");
   field.className = "cm-expression-preview-field";
-  region.append(title, body, item, field);
+  const where = document.createElement("div");
+  where.className = "cm-expression-preview-where";
+  region.append(title, body, item, where, field);
   dom.append(region);
   const fill = (at: Shown | null) => {
     if (at === null) return;
@@ -80,6 +85,8 @@ function preview(view: EditorView): TooltipView {
     item.textContent = answer.fromItem ?? "";
     field.hidden = answer.field === undefined;
     field.textContent = answer.field === undefined ? "" : fieldLine(answer.field);
+    where.hidden = at.where === undefined;
+    where.textContent = at.where ?? "";
   };
   return {
     dom,
@@ -97,7 +104,9 @@ function preview(view: EditorView): TooltipView {
  * value on the known data (`known`, asked at each preview), evaluated in a Web Worker by the service's own code, cut
  * to a few lines; its error; or why it is not previewed (a secret, a name with no known value); or that it took too
  * long. Under it, what the whole field renders to when text or other templates surround the expression, and what it
- * read of a foreach's first item in the latest run (`item`, a step run in that item). The page's thread only finds
+ * read of a foreach's first item in the latest run (`item`, a step run in that item). An agent's text is previewed as
+ * at the first step using the agent, on what every step using it reads; with no such step, the box says there is no
+ * data. The page's thread only finds
  * the expression and the data it reads; `runner`, the page's, evaluates it.
  */
 export function expressionPreview(known: () => KnownData, runner: PreviewRunner): Extension {
@@ -140,9 +149,14 @@ export function expressionPreview(known: () => KnownData, runner: PreviewRunner)
         const target = previewTarget(source, offset);
         if (target === null) return this.clear();
         const scope = expressionScopeAt(source, offset);
+        const note = scope.shared === null ? null : sharedTextNote(scope.shared);
+        if (note !== null && "none" in note)
+          return this.view.dispatch({
+            effects: show.of({ pos: offset, answer: { kind: "unknown", text: note.none } }),
+          });
         const answer = await runner.preview({ ...target, ...previewData(scope, known()) });
         if (answer === null || asked !== this.asked) return;
-        this.view.dispatch({ effects: show.of({ pos: offset, answer }) });
+        this.view.dispatch({ effects: show.of({ pos: offset, answer, ...(note === null ? {} : note) }) });
       }
     },
   );

@@ -1,6 +1,7 @@
 import { isMap, isScalar, isSeq, visit, type Document } from "yaml";
 import { graph, nodeAt, readSource, type CanvasGraph, type CanvasNode, type Source } from "@wf/shared/canvas";
 import { readableSteps } from "../canvas/steps-before";
+import { commonScope, sharedTextAt, type SharedText } from "./shared-text";
 
 /** A name an expression can read, with what completion shows beside it. */
 export interface ScopeName {
@@ -18,11 +19,6 @@ export interface ScopeForeach {
 
 /** Of what an expression can read, what its step's place among the steps gives it. */
 export interface StepScope {
-  /**
-   * In a step: false in text outside every step (an agent's `instructions`), which each step using it renders in its
-   * own place, so that any step's output may be what it reads.
-   */
-  inStep: boolean;
   /** The steps that run before the expression's step, outermost first: `steps.<name>`. */
   steps: ScopeName[];
   /** Inside a foreach's steps: `item` is its current item. */
@@ -37,6 +33,11 @@ export interface StepScope {
 /** What an expression written at one place of a workflow can read (docs/workflow-format.md#expressions). */
 export interface ExpressionScope extends StepScope {
   variables: ScopeName[];
+  /**
+   * Outside every step, the steps rendering the text (an agent's, by each step using it), of whose places the scope is
+   * what all of them read (commonScope); null in a step.
+   */
+  shared: SharedText | null;
   /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
   approvalGroups: string[] | null;
 }
@@ -108,7 +109,6 @@ export function stepScopeOf(g: CanvasGraph, node: CanvasNode | undefined): StepS
     .filter((n) => n.type === "foreach")
     .reverse();
   return {
-    inStep: node !== undefined,
     steps: readable.map((n) => ({ name: n.name!, ...(n.type === undefined ? {} : { detail: n.type }) })),
     inForeach: loops.length > 0,
     foreach: loops.some((loop) => loop.name === undefined)
@@ -132,9 +132,11 @@ export function expressionScopeAt(source: string | Source, offset: number): Expr
   const node = g.nodes.find((n) => n.id === id);
   const around = node === undefined ? [] : holders(g, node);
   const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
+  const shared = node === undefined ? sharedTextAt(read, g, offset) : null;
   return {
     variables: variablesOf(doc),
-    ...stepScopeOf(g, node),
+    ...(shared === null ? stepScopeOf(g, node) : commonScope(shared.users.map((user) => stepScopeOf(g, user)))),
+    shared,
     approvalGroups: gate === undefined ? null : approvalGroupsAt(doc, gate.range.start),
   };
 }

@@ -6,7 +6,7 @@ import type { OutputsAt } from "./preview-context";
 /**
  * Hovering a `steps.<name>.output…` path in an expression shows the known value there (the latest run's, a pin's or a
  * step test's; in a foreach, item 0's run of a step of its item: `known`, asked at each hover), up to the segment under
- * the pointer, when the step runs before the expression's (any step, outside every step).
+ * the pointer, when the step runs before the expression's (in an agent's text, before every step using the agent).
  */
 export function outputHover(known: OutputsAt) {
   return hoverTooltip((view, pos) => {

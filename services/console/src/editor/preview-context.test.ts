@@ -141,8 +141,8 @@ describe("readableOutputs, the outputs a step's fields read as steps.<name>.outp
     });
   });
 
-  it("outside every step (an agent's instructions, which each step using it renders), are every known output", () => {
-    expect(of("{{ steps.last")).toEqual({ before: [], outputs, itemSteps: [], items: [] });
+  it("outside every step, in the text of an agent no step uses, are none", () => {
+    expect(of("{{ steps.last")).toEqual({ before: [], outputs: {}, itemSteps: [], items: [] });
   });
 
   it("inside one, are the item's earlier steps as item 0 of the latest run ran them, over a top-level one", () => {

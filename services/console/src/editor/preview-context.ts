@@ -105,10 +105,7 @@ export interface ReadableOutputs {
    * not have reached by then.
    */
   before: string[];
-  /**
-   * The known output of each step of `before` by name (a step left out is unknown there, or not read); outside every
-   * step, of every step.
-   */
+  /** The known output of each step of `before` by name (a step left out is unknown there, or not read). */
   outputs: Readonly<Record<string, unknown>>;
   /** The steps of `outputs` whose output is their run in item 0 of a foreach holding the place. */
   itemSteps: string[];
@@ -123,7 +120,7 @@ export type OutputsAt = (text: string, offset: number) => ReadableOutputs;
  * The outputs an expression in `scope` reads, as its preview and the step panel read them: those of the steps before
  * its step only (StepScope's, never a later one's nor another branch's), as they are known (the latest run's, a pin's
  * or a step test's); in a foreach, the steps of its item (and of each enclosing item) as their completed run in item 0
- * of the latest run, and unknown without it. Outside every step, each known output.
+ * of the latest run, and unknown without it. Outside every step (an agent's text), what every step rendering it reads.
  */
 export function readableOutputs(
   scope: StepScope,
@@ -131,7 +128,6 @@ export function readableOutputs(
   outputs: Readonly<Record<string, unknown>>,
 ): ReadableOutputs {
   const before = scope.steps.map((step) => step.name);
-  if (!scope.inStep) return { before, outputs, itemSteps: [], items: [] };
   const { context, itemSteps, items } = previewData(scope, known);
   const inItem = new Set(scope.foreach.flatMap((f) => f.steps).concat(itemSteps));
   const readable = Object.fromEntries(

@@ -76,6 +76,7 @@ const chrome = EditorView.theme({
   ".cm-expression-preview-title": { fontSize: "12px", color: "var(--muted)", marginBottom: "4px" },
   ".cm-expression-preview pre": { margin: 0, fontSize: "12px", whiteSpace: "pre-wrap", overflowWrap: "anywhere" },
   ".cm-expression-preview-item": { fontSize: "12px", color: "var(--muted)", marginTop: "4px" },
+  ".cm-expression-preview-where": { fontSize: "12px", color: "var(--muted)", marginTop: "4px" },
   // The field's rendering, apart from the expression's result above it.
   ".cm-expression-preview .cm-expression-preview-field": {
     marginTop: "4px",

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { readSource } from "@wf/shared/canvas";
+import { expressionScopeAt } from "./expression-scope";
+import { previewData, readableOutputs, type KnownData, type KnownStep } from "./preview-context";
+import { sharedTextNote } from "./shared-text";
+
+const TEXT = `name: x
+agents:
+  - name: helper
+    model: m
+    instructions: "HELPER {{ steps.fetch.output }}"
+  - { name: looper, model: m, instructions: "LOOPER" }
+  - { name: idle, model: m, instructions: "IDLE" }
+steps:
+  - { name: fetch, type: transform, output: 1 }
+  - { name: ask, type: agent, agent: helper, prompt: hi }
+  - name: each
+    type: foreach
+    items: [1]
+    steps:
+      - { name: shape, type: transform, output: 2 }
+      - { name: again, type: agent, agent: helper, prompt: hi }
+      - { name: loop1, type: agent, agent: looper, prompt: hi }
+      - { name: loop2, type: agent, agent: looper, prompt: "{{ 'agent: idle' }}" }
+  - { name: later, type: agent, agent: helper, prompt: hi }
+`;
+const source = readSource(TEXT);
+const scopeAt = (marker: string) => expressionScopeAt(source, TEXT.indexOf(marker));
+const done = (output: unknown): KnownStep => ({ output, status: "COMPLETED", duration: 3, error: null });
+const known: KnownData = {
+  steps: { fetch: done("f"), ask: done("a"), each: done([]) },
+  vars: null,
+  execution: null,
+  foreach: {
+    each: { run: "r1", path: "each", items: [1], context: {}, steps: { shape: done("s0"), again: done("g0") } },
+  },
+};
+const outputs = { fetch: "f", ask: "a", each: [], later: "l" };
+
+describe("text outside every step: an agent's, read as every step using the agent reads", () => {
+  it("reads only the steps every step using the agent reads, as at the first of them", () => {
+    const scope = scopeAt("HELPER");
+    expect(scope.shared?.users.map((user) => user.name)).toEqual(["ask", "again", "later"]);
+    expect(scope.steps.map((step) => step.name)).toEqual(["fetch"]);
+    expect(scope.inForeach).toBe(false);
+    expect(readableOutputs(scope, known, outputs).outputs).toEqual({ fetch: "f" });
+    expect(previewData(scope, known).context).toEqual({ steps: { fetch: known.steps.fetch } });
+    expect(sharedTextNote(scope.shared!)).toEqual({
+      where: "As at ask, the first of the 3 steps using the agent helper, on what each of them reads.",
+    });
+  });
+
+  it("in one foreach's item, reads that item's earlier steps and item as item 0 of the latest run", () => {
+    const scope = scopeAt("LOOPER");
+    expect(scope.steps.map((step) => step.name)).toEqual(["fetch", "ask", "shape", "again"]);
+    expect(scope.foreach).toEqual([{ name: "each", steps: ["shape", "again"] }]);
+    expect(readableOutputs(scope, known, outputs)).toMatchObject({
+      outputs: { fetch: "f", ask: "a", shape: "s0", again: "g0" },
+      itemSteps: ["shape", "again"],
+      items: [known.foreach.each],
+    });
+  });
+
+  it("reads nothing when no step uses the agent, and says why there is no value", () => {
+    const scope = scopeAt("IDLE");
+    expect(scope.shared?.users).toEqual([]);
+    expect(readableOutputs(scope, known, outputs).outputs).toEqual({});
+    expect(sharedTextNote(scope.shared!)).toEqual({
+      none: "No step uses the agent idle: its text is rendered where a step using it runs.",
+    });
+  });
+
+  it("is none of a step's own text", () => {
+    expect(scopeAt("'agent: idle'").shared).toBeNull();
+  });
+});
