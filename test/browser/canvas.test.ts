@@ -771,14 +771,20 @@ describeInBrowser("the canvas beside the YAML", () => {
     await openEditor(page, await createWorkflow(page, commented(`agree-${unique()}`)));
     await whenCanvasStill(page);
     /**
-     * The banner's head and the list under the editor, read in the first frame drawn with the banner shown (or gone):
-     * watched frame by frame from before the keys are typed, so that a list a check behind the banner is caught.
+     * The banner's head, the list under the editor and how many underlines the editor draws, read in the first frame
+     * drawn with the banner shown (or gone): watched frame by frame from before the keys are typed, so that a list (or
+     * an underline) a check behind the banner is caught.
      */
     const firstFrame = async (banner: boolean, type: () => Promise<void>): Promise<string[]> => {
       await page.evaluate((shown) => {
         // Runs in the page; the tests' tsconfig has no DOM types.
         const win = globalThis as unknown as {
-          document: { querySelector(selector: string): { textContent: string | null } | null };
+          document: {
+            querySelector(selector: string): {
+              textContent: string | null;
+              shadowRoot?: { querySelectorAll(selector: string): { length: number } } | null;
+            } | null;
+          };
           requestAnimationFrame(callback: () => void): number;
           firstFrame?: Promise<string[]>;
         };
@@ -787,7 +793,10 @@ describeInBrowser("the canvas beside the YAML", () => {
           const look = () => {
             const head = win.document.querySelector(".canvas-banner-head");
             const problems = win.document.querySelector("section.problems")?.textContent ?? "";
-            if ((head !== null) === shown) resolve([head?.textContent ?? "", problems]);
+            // The editor draws in a shadow root of its own.
+            const editor = win.document.querySelector(".yaml-editor")?.shadowRoot;
+            const underlines = String(editor?.querySelectorAll(".cm-lintRange-error").length);
+            if ((head !== null) === shown) resolve([head?.textContent ?? "", problems, underlines]);
             else if (Date.now() > until) reject(new Error(`no frame with the banner ${shown ? "shown" : "gone"}`));
             else win.requestAnimationFrame(look);
           };
@@ -819,11 +828,16 @@ describeInBrowser("the canvas beside the YAML", () => {
     await listed.click();
     await poll(() => page.locator(".cm-activeLine").textContent()).toBe('        output: "{{ item }} {{ item."');
 
-    // Closed: no problem in either, in the same frame.
+    // Closed: no problem in either, and no underline left of it, in the same frame.
+    await page.locator(".cm-lintRange-error").waitFor();
+    await screenshot(page, "editor-problems-underlined", { fullPage: false });
     await page.keyboard.press("End");
     await page.keyboard.press("ArrowLeft");
     const closed = await firstFrame(false, () => page.keyboard.type("title }}"));
     expect(closed[1]).toContain("No problems");
+    expect(closed[2]).toBe("0");
+    await screenshot(page, "editor-problems-closed", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -47,6 +47,7 @@ import type { WorkflowIssue } from "@wf/shared/workflow";
 import schema from "@wf/shared/schema/workflow.schema.json";
 import { expressionCompletions, outputCompletions, reopensAfter, workflowCompletions } from "./complete";
 import { offsetOf, toDiagnostics, workflowLinter, type StandingIssues } from "./lint";
+import { unlistedUnderlinesGone } from "./listed-underlines";
 import { expressionPreview } from "./expression-preview";
 import { outputHover } from "./output-hover";
 import { NOTHING_KNOWN, outputsAt, type KnownData } from "./preview-context";
@@ -126,6 +127,11 @@ export interface WorkflowEditor {
    * of what it holds, already made or pending, is the answer about it.
    */
   showIssues(issues: readonly WorkflowIssue[], text: string): boolean;
+  /**
+   * The problems the page lists now (shownProblems): an underline of one it no longer lists is taken away at once,
+   * rather than at the linter's next check, a pause after the typing.
+   */
+  listProblems(issues: readonly WorkflowIssue[]): void;
   setReadOnly(readOnly: boolean): void;
   destroy(): void;
 }
@@ -362,6 +368,10 @@ export function createWorkflowEditor(parent: HTMLElement, options: WorkflowEdito
       standing = { doc: view.state.doc, issues };
       view.dispatch(setDiagnostics(view.state, toDiagnostics(view.state.doc, issues)));
       return true;
+    },
+    listProblems(issues) {
+      const gone = unlistedUnderlinesGone(view.state, issues);
+      if (gone !== null) view.dispatch(gone);
     },
     setReadOnly(on) {
       view.dispatch({ effects: readOnly.reconfigure(readOnlyExtensions(on)) });

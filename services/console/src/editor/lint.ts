@@ -27,12 +27,16 @@ export function issueRange(doc: Text, issue: WorkflowIssue): { from: number; to:
   return start < line.to ? { from: start, to: line.to } : { from, to: from };
 }
 
+/** What an underline of `issue` says: where in the workflow (its path), and what is wrong. */
+export const issueMessage = (issue: WorkflowIssue): string =>
+  issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`;
+
 export function toDiagnostics(doc: Text, issues: readonly WorkflowIssue[]): Diagnostic[] {
   return issues.map((issue) => ({
     ...issueRange(doc, issue),
     severity: "error",
     source: "wf",
-    message: issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`,
+    message: issueMessage(issue),
   }));
 }
 
@@ -48,7 +52,7 @@ export interface StandingIssues {
 /**
  * Validates as the person types (after a pause of 250 ms), underlining each mistake; while the document is the one
  * `standing()` holds issues for, those stay. The page lists the mistakes from the canvas's reading of the text, which
- * follows the typing at once (shownProblems).
+ * follows the typing at once (shownProblems): an underline of one it no longer lists goes then (listed-underlines.ts).
  */
 export function workflowLinter(standing: () => StandingIssues | null) {
   return linter(

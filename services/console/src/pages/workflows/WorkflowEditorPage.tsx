@@ -12,7 +12,7 @@ import { copyArrival, fromDetail, newStart, type Arrival, type Start } from "./e
 import { templateByKey } from "./examples";
 import { KnownOutputsPanel } from "./KnownOutputsPanel";
 import { ProblemsPanel } from "./ProblemsPanel";
-import { shownProblems, type ServiceIssues } from "./problems";
+import type { ServiceIssues } from "./problems";
 import { editorPath, fetchWorkflow, workflowKeys } from "./queries";
 import { RoleBadge } from "./RoleBadge";
 import { RunDialog } from "./RunDialog";
@@ -26,6 +26,7 @@ import { readableOutputs, type KnownItems } from "../../editor/preview-context";
 import { useEditorCanvas } from "./useEditorCanvas";
 import { useEditorModule, type EditorModule } from "./useEditorModule";
 import { useFirstItem } from "./useFirstItem";
+import { useProblemList } from "./useProblemList";
 import { useKnownOutputs } from "./useKnownOutputs";
 import { secretsQuery } from "../secrets/queries";
 import { usePins } from "./usePins";
@@ -101,7 +102,7 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
     workflowId: saved.id,
     canEdit,
   });
-  const problems = shownProblems(canvas.text, canvas.graph.issues, serviceIssues);
+  const problems = useProblemList(editor, canvas.text, canvas.graph.issues, serviceIssues);
   const [canvasOpen, setCanvasOpen] = useState(true);
   const pins = usePins(saved.id);
   const pinned = useMemo(() => new Set(Object.keys(pins)), [pins]);

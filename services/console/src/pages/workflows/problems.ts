@@ -26,7 +26,7 @@ export function inTextOrder<T extends WorkflowIssue>(issues: readonly T[]): T[] 
  * The one list of problems the editor's page shows, under the editor and above the canvas, for `text` as the canvas
  * read it (`found`, its graph's issues): the service's answer while it is about that very text, else what the canvas
  * found. Both places show this list, so they never disagree; it follows the typing as the canvas does, where the
- * editor's underlines wait for a pause.
+ * editor's underlines wait for a pause to appear (and go as soon as it no longer lists theirs: useProblemList).
  */
 export function shownProblems(
   text: string,
