@@ -11,6 +11,7 @@ agents:
     instructions: "HELPER {{ steps.fetch.output }}"
   - { name: looper, model: m, instructions: "LOOPER" }
   - { name: idle, model: m, instructions: "IDLE" }
+  - { name: nested, model: m, instructions: "NESTED" }
 steps:
   - { name: fetch, type: transform, output: 1 }
   - { name: ask, type: agent, agent: helper, prompt: hi }
@@ -22,6 +23,12 @@ steps:
       - { name: again, type: agent, agent: helper, prompt: hi }
       - { name: loop1, type: agent, agent: looper, prompt: hi }
       - { name: loop2, type: agent, agent: looper, prompt: "{{ 'agent: idle' }}" }
+      - { name: near, type: agent, agent: nested, prompt: hi }
+      - name: inner
+        type: foreach
+        items: [2]
+        steps:
+          - { name: deep, type: agent, agent: nested, prompt: hi }
   - { name: later, type: agent, agent: helper, prompt: hi }
 `;
 const source = readSource(TEXT);
@@ -59,6 +66,15 @@ describe("text outside every step: an agent's, read as every step using the agen
       itemSteps: ["shape", "again"],
       items: [known.foreach.each],
     });
+  });
+
+  it("used in a foreach's item and in one nested in it, reads no item: `item` is another item in each", () => {
+    const scope = scopeAt("NESTED");
+    expect(scope.shared?.users.map((user) => user.name)).toEqual(["near", "deep"]);
+    expect(scope.steps.map((step) => step.name)).toEqual(["fetch", "ask"]);
+    expect(scope.foreach).toEqual([]);
+    expect(scope.inForeach).toBe(true);
+    expect(previewData(scope, known).items).toEqual([]);
   });
 
   it("reads nothing when no step uses the agent, and says why there is no value", () => {

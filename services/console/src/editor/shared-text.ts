@@ -45,20 +45,25 @@ export function sharedTextAt(source: Source, g: CanvasGraph, offset: number): Sh
   return { agent, users };
 }
 
+/** Whether two places are in the same foreach steps: `item` (and a step of an item) is then the same for both. */
+const sameLoops = (a: StepScope, b: StepScope) =>
+  a.foreach.length === b.foreach.length && a.foreach.every((loop, i) => loop.name === b.foreach[i]!.name);
+
 /**
- * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads, and the
- * foreach steps holding them all, outermost first, each with the steps of its item they all read. Nothing when there
- * are none.
+ * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads, and,
+ * when all are in the same foreach steps, those foreach steps, each with the steps of its item they all read; in
+ * different ones, no step of an item, whose `item` is another at each. Nothing when there are none.
  */
 export function commonScope(scopes: readonly StepScope[]): StepScope {
   const [first, ...rest] = scopes;
   if (first === undefined) return { steps: [], inForeach: false, foreach: [] };
-  const everywhere = (name: string) => rest.every((scope) => scope.steps.some((step) => step.name === name));
-  const foreach: ScopeForeach[] = [];
-  for (const [i, loop] of first.foreach.entries()) {
-    if (!rest.every((scope) => scope.foreach[i]?.name === loop.name)) break;
-    foreach.push({ name: loop.name, steps: loop.steps.filter(everywhere) });
-  }
+  const same = rest.every((scope) => sameLoops(first, scope));
+  const inItems = new Set(first.foreach.flatMap((loop) => loop.steps));
+  const everywhere = (name: string) =>
+    (same || !inItems.has(name)) && rest.every((scope) => scope.steps.some((step) => step.name === name));
+  const foreach: ScopeForeach[] = same
+    ? first.foreach.map((loop) => ({ name: loop.name, steps: loop.steps.filter(everywhere) }))
+    : [];
   return {
     steps: first.steps.filter((step) => everywhere(step.name)),
     inForeach: scopes.every((scope) => scope.inForeach),
