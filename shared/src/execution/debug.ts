@@ -214,6 +214,12 @@ export const ResumedFrom = z.object({
    */
   tool: z.object({ server: z.string(), tool: z.string() }).optional(),
   /**
+   * tool_call: the attempt, run again, asked for another tool at this call, so the call paused at is not made in it:
+   * the command is done with, and applies at no later run of the attempt either (one asking for `tool` there again
+   * makes a new call). Kept, passed, only to say that it paused.
+   */
+  replaced: z.literal(true).optional(),
+  /**
    * Before a tool or LLM call: the pause's `checkpoint`, moved here by the command if it fits beside what the waiting
    * points keep, so that a pause written before the run comes back to the call does not take it. Dropped there.
    */

@@ -101,17 +101,18 @@ export function applyClaimedCommand(
 /**
  * Adds a resumed point to `debug.resumed`. Past RESUMED_KEPT the oldest the run is past give way:
  * a person answered each pause, so only a long session gets there, and its oldest points lie far behind the run.
- * But not a call of a step still running: a takeover runs its attempt again and must do there what the command asked
- * (CALLS). Those kept past the bound are calls paused at in the attempts in flight, each answered by a person: an
- * attempt makes at most its agent's max_turns LLM calls and the tool calls they ask for, and the attempts in flight are
- * the steps running at once (a parallel's branches, a foreach's concurrency). They go once their attempt ends.
+ * But not a call of a step still running (unless replaced, by another tool's call there): a takeover runs its attempt
+ * again and must do there what the command asked (CALLS). Those kept past the bound are calls paused at in the
+ * attempts in flight, each answered by a person: an attempt makes at most its agent's max_turns LLM calls and the tool
+ * calls they ask for, and the attempts in flight are the steps running at once (a parallel's branches, a foreach's
+ * concurrency). They go once their attempt ends.
  */
 function remember(snap: ExecutionSnapshot, d: DebugState, resumed: ResumedFrom): void {
   d.resumed.push(resumed);
   const inFlight = (r: ResumedFrom) => CALLS.has(r.phase) && snap.steps[r.stepPath]?.status === "RUNNING";
   for (let i = 0; d.resumed.length > RESUMED_KEPT && i < d.resumed.length;) {
     const r = d.resumed[i]!;
-    if (r.passed && !inFlight(r)) d.resumed.splice(i, 1);
+    if (r.passed && (r.replaced || !inFlight(r))) d.resumed.splice(i, 1);
     else i++;
   }
 }

@@ -1048,6 +1048,60 @@ describe("agent tool calls and usage", () => {
     ]);
   });
 
+  it("a call paused at that an attempt started over replaces with another tool's is done with: its command applies no more", async () => {
+    const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
+      agents,
+    });
+    s.effects.tools = ["lookup", "other", "third"].map((name) => ({ name, description: "", inputSchema: {} }));
+    // Each answer before a second call is over a pause's share of the record: a pause there starts the attempt over.
+    // The attempt's first answer asks for lookup, then other, then lookup again; after other, its second call is third.
+    const long = "x".repeat(s.t.committer.limits.toolCallBytes);
+    const firsts = [
+      { name: "crm__lookup", id: 1 },
+      { name: "crm__other", id: 5 },
+    ];
+    let first = { name: "", id: 0 };
+    s.effects.llmScript = (req) => {
+      const results = req.messages.filter((m) => m.role === "tool").length;
+      if (results === 2) return usageAnswer("ok", 1);
+      if (results === 1) {
+        const second = first.name === "crm__other" ? { name: "crm__third", id: 4 } : { name: "crm__lookup", id: 3 };
+        return usageAnswer(long, 1, [{ id: `c${second.id}`, name: second.name, arguments: `{"id":${second.id}}` }]);
+      }
+      first = firsts.shift() ?? { name: "crm__lookup", id: 7 };
+      return usageAnswer("", 1, [{ id: `c${first.id}`, name: first.name, arguments: `{"id":${first.id}}` }]);
+    };
+    const at = () => `${s.pause.context.toolCall!.tool} ${s.pause.occurrence}`;
+    expect(await s.run()).toBe("parked");
+    expect(at()).toBe("lookup 1");
+    expect((await s.send("set", { arguments: { id: 9 } })).ok).toBe(true);
+    expect(await s.resume("continue")).toBe("parked");
+    expect(at()).toBe("lookup 2");
+    // Started over: other where lookup was, and third where lookup's second call was, each a call of its own.
+    expect(await s.resume("continue")).toBe("parked");
+    expect(at()).toBe("other 1");
+    expect(await s.resume("continue")).toBe("parked");
+    expect(at()).toBe("third 2");
+    // Started over again, the model asks for lookup first once more: a new call, not the one lookup's set was for, nor
+    // is its second call the one paused at first.
+    expect(await s.resume("continue")).toBe("parked");
+    expect([at(), s.pause.context.toolCall!.arguments]).toEqual(["lookup 1", { id: 7 }]);
+    expect(await s.resume("continue")).toBe("parked");
+    expect(at()).toBe("lookup 2");
+    // Started over at last, the attempt asks for the calls its last pauses were at: each goes as its command said.
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.toolCalls.map((c) => `${c.tool} ${JSON.stringify(c.args)}`)).toEqual([
+      'lookup {"id":9}',
+      'other {"id":5}',
+      'lookup {"id":7}',
+      'lookup {"id":7}',
+      'lookup {"id":3}',
+    ]);
+    expect(s.snap.status).toBe("COMPLETED");
+    // Each command done with: none kept waiting for a call the attempt will not make.
+    expect(s.snap.debug!.resumed.filter((r) => !r.passed || r.output !== undefined)).toEqual([]);
+  });
+
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
     const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
       agents,

@@ -443,6 +443,7 @@ export class Debugger {
     // resume, rather than paying the model again for the calls before the paused one at every such replay.
     // So too for a point of the attempt waiting its turn, once its conversation was not kept.
     if (d.pause && INSIDE_AN_ATTEMPT.has(point.phase) && this.stoppedInAttempt(point)) return PARK;
+    this.replaceCalls(point);
     const r = this.resumedAt(point);
     if (r) {
       this.judged(point);
@@ -723,9 +724,26 @@ export class Debugger {
     return this.d.held.find((h) => heldHere(h, point));
   }
 
-  /** The resumed pause at `point`, if one was (at a tool call, one of the same tool: sameTool). */
+  /** The resumed pause at `point`, if one was (at a tool call, one of the same tool: sameTool), not replaced since. */
   private resumedAt(point: Point): ResumedFrom | undefined {
-    return this.d.resumed.find((r) => samePoint(r, point) && sameTool(r, point));
+    return this.d.resumed.find((r) => samePoint(r, point) && !r.replaced && sameTool(r, point));
+  }
+
+  /**
+   * The attempt, run again (a takeover, or from its start at a later pause's resume), is judged at a call of another
+   * tool than a pause there was resumed at: that call is not made in this run, and a later run (a takeover from a write
+   * of this one) asking for its tool there again makes a new call, which the command, given for the first, must not
+   * touch. So it is done with, in the change that goes on from here (no write of its own): were it left, it would
+   * apply there, its skip output and conversation kept in the record until the run's end.
+   */
+  private replaceCalls(point: Point): void {
+    if (point.phase !== "tool_call") return;
+    for (const r of this.d.resumed)
+      if (samePoint(r, point) && !r.replaced && !sameTool(r, point)) {
+        markPassed(r);
+        attemptOver(r);
+        r.replaced = true;
+      }
   }
 
   /**
