@@ -328,6 +328,12 @@ export const DebugState = z.object({
         phase: z.enum(["tool_call", "llm_call"]),
         attempt: z.number().int().nonnegative(),
         occurrence: z.number().int().positive(),
+        /**
+         * tool_call: the tool each of those calls asked for, by number (the first at 0; null: not known, as for a call
+         * the debugger was not asked about). The attempt run again may ask for another tool at one: that is a new call,
+         * whose hits count, as a resumed call's command applies to its own tool only.
+         */
+        tools: z.array(z.object({ server: z.string(), tool: z.string() }).nullable()).optional(),
       }),
     )
     .default([]),

@@ -748,6 +748,60 @@ describe("agent tool calls and usage", () => {
     },
   );
 
+  /** callsBehindAPause, but the model asks for `tools` (of crm), one call a turn, then answers. */
+  const toolsBehindAPause = (breakpoint: BreakpointInput, tools: readonly string[]) => {
+    const s = callsBehindAPause([{ id: "c", ...breakpoint }]);
+    s.effects.tools = ["lookup", "other"].map((name) => ({ name, description: "", inputSchema: {} }));
+    s.effects.llmScript = async (req) => {
+      await until("a paused", () => s.snap.debug!.hits.a === 1);
+      const n = req.messages.filter((m) => m.role === "tool").length;
+      const tool = tools[n];
+      return tool === undefined
+        ? usageAnswer("done", 5)
+        : usageAnswer("", 5, [{ id: `c${n + 1}`, name: `crm__${tool}`, arguments: JSON.stringify({ id: n + 1 }) }]);
+    };
+    return s;
+  };
+
+  // First the calls of the attempt a crash cuts short, then those the model asks for when a takeover runs it again; the
+  // call the second hit pauses at then (its number, its tool): a call of another tool where one was passed is new.
+  it.each([
+    ["the same calls", {}, ["lookup", "lookup", "lookup"], ["lookup", "lookup", "lookup"], "2 lookup"],
+    ["another tool at the call passed", {}, ["lookup", "lookup"], ["other", "lookup"], "1 other"],
+    [
+      "a filtered tool before the call passed",
+      { tool: "lookup" },
+      ["other", "lookup", "lookup"],
+      ["lookup"],
+      "1 lookup",
+    ],
+  ] as const)(
+    "taken over from any write mid-attempt (a crash), asked for %s, a tool_call's second hit pauses at the second call",
+    async (_, filter, before, after, call) => {
+      const breakpoint: BreakpointInput = { type: "tool_call", hitCount: 2, ...filter };
+      const first = toolsBehindAPause(breakpoint, before);
+      const writes = everyWrite(first);
+      expect(await first.run()).toBe("parked");
+      const midAttempt = writes.filter((w) => w.steps.ask?.status === "RUNNING" && w.debug!.hits.c === 1);
+      expect(midAttempt.length).toBeGreaterThan(0);
+      for (const [n, stored] of midAttempt.entries()) {
+        const s = toolsBehindAPause(breakpoint, after);
+        s.t = s.t.resumed(stored);
+        const paused: string[] = [];
+        for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+          expect(paused.length, `write ${n}`).toBeLessThan(3);
+          const { breakpointId, occurrence, context } = s.pause;
+          paused.push(`${breakpointId} ${occurrence} ${context.toolCall?.tool ?? ""}`.trim());
+        }
+        expect(
+          paused.filter((p) => p.startsWith("c ")),
+          `write ${n}`,
+        ).toEqual([`c ${call}`]);
+        expect(s.snap, `write ${n}`).toMatchObject({ status: "COMPLETED", debug: { callsPassed: [] } });
+      }
+    },
+  );
+
   it("three agents passing a usage threshold at one moment pause before each one's next LLM call in turn", async () => {
     // The first calls (0 so far) pass under it; each second call (15 so far, 5 expected) reaches it.
     const s = threeAgents([{ type: "usage", tokens: 16 }]);

@@ -59,6 +59,9 @@ const WATCH_SLIM_BYTES = 64;
 
 type Watched = DebugState["watched"][string];
 
+/** The tool a tool call asks for. */
+type CalledTool = { server: string; tool: string };
+
 interface Hit {
   cause: PauseCause;
   details: Partial<PauseDetails>;
@@ -109,6 +112,11 @@ export class Debugger {
   private readonly unreachable = new Set<string>();
   /** The waiting points as the pass began: one gone from them since is judged, the run past it. */
   private waitingAtStart: Set<string>;
+  /**
+   * Per attempt of an agent step (`path attempt`): the tool each of its calls asked for in this run of it, by number
+   * (the first at 0), kept with the calls passed (passCall).
+   */
+  private readonly toolsAsked = new Map<string, (CalledTool | null)[]>();
 
   constructor(private readonly host: DebugHost) {
     this.depths = stepDepths(host.workflow);
@@ -280,6 +288,7 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "tool_call", path, occurrence, toolCall: call };
+    this.asked(point, { server: call.server, tool: call.tool });
     if (this.mayHit(point) && !this.callPassed(point)) this.markWaiting(point);
     return this.check(
       point,
@@ -748,17 +757,30 @@ export class Debugger {
 
   /**
    * The run goes on past a call where hits were counted: the attempt's last such call (of its kind), which a takeover
-   * running the attempt again passes, with those before it, without counting them again.
+   * running the attempt again passes, with those before it, without counting them again; a tool call, where it asks
+   * for the tool each of them did. A call counted where the attempt, run again, asked for another tool than one passed
+   * leaves the later calls passed (those asking for their tools again), the tools up to it as this run asked for them.
    */
   private passCall(point: Point): void {
     const { path, phase, occurrence } = point;
     if (phase !== "tool_call" && phase !== "llm_call") return;
     const attempt = this.snap.steps[path]?.attempts ?? 0;
-    const others = this.d.callsPassed.filter((c) => c.stepPath !== path || c.phase !== phase);
-    this.d.callsPassed = [...others, { stepPath: path, phase, attempt, occurrence }];
+    const mine = (c: DebugState["callsPassed"][number]) => c.stepPath === path && c.phase === phase;
+    const before = this.d.callsPassed.find((c) => mine(c) && c.attempt === attempt);
+    const last = Math.max(occurrence, before?.occurrence ?? 0);
+    const passed: DebugState["callsPassed"][number] = { stepPath: path, phase, attempt, occurrence: last };
+    if (phase === "tool_call") {
+      const asked = this.toolsAsked.get(`${path} ${attempt}`) ?? [];
+      const tools = Array.from({ length: occurrence }, (_, n) => asked[n] ?? before?.tools?.[n] ?? null);
+      passed.tools = [...tools, ...(before?.tools?.slice(occurrence, last) ?? [])];
+    }
+    this.d.callsPassed = [...this.d.callsPassed.filter((c) => !mine(c)), passed];
   }
 
-  /** Whether the run went past the call `point` in this attempt of its step: see passCall. */
+  /**
+   * Whether the run went past the call `point` in this attempt of its step: see passCall. Not a call of another tool
+   * than the one passed there: the attempt run again asked anew, and that call is one of its own.
+   */
   private callPassed(point: Point): boolean {
     const attempt = this.snap.steps[point.path]?.attempts;
     return this.d.callsPassed.some(
@@ -766,8 +788,18 @@ export class Debugger {
         c.stepPath === point.path &&
         c.phase === point.phase &&
         c.attempt === attempt &&
-        point.occurrence <= c.occurrence,
+        point.occurrence <= c.occurrence &&
+        sameTool({ tool: c.tools?.[point.occurrence - 1] }, point),
     );
+  }
+
+  /** The tool call `point` asks for `tool`, in this run of its attempt (toolsAsked): those after it come anew. */
+  private asked(point: Point, tool: CalledTool): void {
+    const key = `${point.path} ${this.snap.steps[point.path]?.attempts ?? 0}`;
+    const asked = this.toolsAsked.get(key) ?? [];
+    asked.length = point.occurrence - 1;
+    asked.push(tool);
+    this.toolsAsked.set(key, asked);
   }
 
   /** Counts a hit of breakpoint `id`: its number. */
@@ -962,11 +994,11 @@ function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number 
 }
 
 /**
- * Whether the call at `p` asks for the tool the pause `r` was resumed at: an attempt run again (by a takeover, or from
- * its start) may ask for another there, a new call, to which the command given for the first does not apply. An entry
- * recorded before tools were (or at an LLM call) names none.
+ * Whether the call at `p` asks for the tool the pause `r` was resumed at (or a call passed there asked for): an attempt
+ * run again (by a takeover, or from its start) may ask for another there, a new call, to which the command given for
+ * the first does not apply, and whose hits count. An entry recorded before tools were (or at an LLM call) names none.
  */
-function sameTool(r: ResumedFrom, p: Point): boolean {
+function sameTool(r: { tool?: CalledTool | null }, p: Point): boolean {
   return !r.tool || !p.toolCall || (r.tool.server === p.toolCall.server && r.tool.tool === p.toolCall.tool);
 }
 
