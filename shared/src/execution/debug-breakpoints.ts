@@ -105,6 +105,14 @@ function forgetRedefined(debug: DebugState, before: readonly Breakpoint[], after
   }
 }
 
+/**
+ * Whether `a` and `b` are one breakpoint, defined alike (enabled or not): what one counted is the other's. A run
+ * judging a point with `a` takes its hit as `b`'s only then.
+ */
+export function sameBreakpoint(a: Breakpoint, b: Breakpoint): boolean {
+  return a.id === b.id && definitionOf(a) === definitionOf(b);
+}
+
 /** What a breakpoint pauses on, comparable: enabling or disabling one keeps its count. */
 function definitionOf(b: Breakpoint): string {
   const { enabled: _enabled, ...rest } = b;

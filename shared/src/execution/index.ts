@@ -73,6 +73,7 @@ export {
   adoptBreakpoints,
   changeBreakpoints,
   replaceBreakpoints,
+  sameBreakpoint,
   type BreakpointsChange,
   type BreakpointsChangeResult,
 } from "./debug-breakpoints";

@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
+  adoptBreakpoints,
+  Breakpoint,
   claimPause,
   idleDue,
   replaceBreakpoints,
   stepMatches,
   waitingPoints,
+  withBreakpointIds,
   type BreakpointInput,
   type DebugCommandBody,
   type ExecutionSnapshot,
@@ -77,11 +80,14 @@ function orders(items: readonly number[]): number[][] {
   return items.flatMap((first, k) => orders(items.filter((_, j) => j !== k)).map((rest) => [first, ...rest]));
 }
 
-/** Polls, a bounded number of turns of the event loop, until `holds`: what a branch's step waits for to complete. */
-async function until(what: string, holds: () => boolean): Promise<void> {
+/**
+ * Polls, a bounded number of turns of the event loop (`microtasks`: of the microtask queue, so that nothing that waits
+ * for the event loop, a store's write say, comes between), until `holds`: what a branch's step waits for to complete.
+ */
+async function until(what: string, holds: () => boolean, microtasks = false): Promise<void> {
   for (let turn = 0; turn < 1_000; turn++) {
     if (holds()) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await (microtasks ? Promise.resolve() : new Promise((resolve) => setImmediate(resolve)));
   }
   throw new Error(`never ${what}`);
 }
@@ -1632,6 +1638,112 @@ describe("concurrent branches: each point pauses once", () => {
       expect(paused, change).toEqual([3, 0, 1].map((i) => `each[${i}].x`));
       expect(s.snap.status).toBe("COMPLETED");
     }
+  });
+
+  it("breakpoints another branch's write takes up while a point is judged: the point is judged on them as they stand", async () => {
+    // b, beside a, stops before its step at breakpoint `b`; the change: `b` removed, redefined to match nowhere, or so
+    // redefined beside a new `n` on b.
+    const changes: [string, BreakpointInput[], string[]][] = [
+      ["removed", [], []],
+      ["redefined", [{ id: "b", type: "before_step", step: "z" }], []],
+      [
+        "redefined beside a new one",
+        [
+          { id: "b", type: "before_step", step: "z" },
+          { id: "n", type: "before_step", step: "b" },
+        ],
+        ["n b"],
+      ],
+    ];
+    const seen = new Set<string>();
+    for (const [what, next, after] of changes)
+      for (let nth = 0; nth < 3; nth++)
+        for (let ticks = 0; ticks < 30; ticks++) {
+          const s = new Session(
+            [{ name: "par", type: "parallel", branches: { left: [code("a")], right: [code("b")] } }],
+            [{ id: "b", type: "before_step", step: "b" }],
+          );
+          // The run's `nth` write finds the record changed `ticks` turns later (a lost compare-and-set), and takes the
+          // change up there: b's point may be judged by then (its pause set), or not reached, or in its decision.
+          const committer = s.t.committer;
+          let writes = 0;
+          let judged: boolean | undefined;
+          committer.flush = async () => {
+            if (writes++ !== nth) return;
+            for (let t = 0; t < ticks; t++) await Promise.resolve();
+            const theirs = structuredClone(committer.snap.debug!);
+            replaceBreakpoints(theirs, withBreakpointIds(next.map((b) => Breakpoint.parse(b))), "ada");
+            judged = committer.snap.debug!.pause?.stepPath === "b";
+            adoptBreakpoints(committer.snap.debug!, theirs);
+          };
+          const paused: string[] = [];
+          for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+            expect(paused.length).toBeLessThan(2);
+            paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
+          }
+          const where = `${what}, write ${nth} taken ${ticks} ticks late`;
+          if (judged === undefined) continue;
+          seen.add(`${judged}`);
+          // Judged before the change: b paused; else on the list as changed, its hit of `b` not counted.
+          expect(paused, where).toEqual(judged ? ["b b"] : after);
+          if (!judged) expect(s.snap.debug!.hits.b, where).toBeUndefined();
+          expect(s.snap.status, where).toBe("COMPLETED");
+        }
+    // The sweep lands the change both before and after b's point was judged.
+    expect([...seen].sort()).toEqual(["false", "true"]);
+  });
+
+  it("breakpoints another branch's write takes up while a point behind a pause is counted: it waits on them as they stand", async () => {
+    // b completes behind a's pause, its hit of `b` (or the change of the watch `w` it makes) counted as it comes,
+    // beside c, whose completion's write takes the change up: `b` removed, redefined to match nowhere, or so redefined
+    // beside a new `n` after b; `w` redefined to watch what does not change. Whenever the change comes, b pauses only
+    // at `n`, in its turn.
+    const a: BreakpointInput = { id: "a", type: "after_step", step: "a" };
+    const b: BreakpointInput = { id: "b", type: "after_step", step: "b" };
+    const nowhere: BreakpointInput = { id: "b", type: "after_step", step: "z" };
+    const changes: [string, BreakpointInput[], BreakpointInput[], string[]][] = [
+      ["removed", [a, b], [a], []],
+      ["redefined", [a, b], [a, nowhere], []],
+      ["redefined beside a new one", [a, b], [a, nowhere, { id: "n", type: "after_step", step: "b" }], ["n b"]],
+      [
+        "a watch redefined",
+        [a, { id: "w", type: "watch", expression: "steps.b.output" }],
+        [a, { id: "w", type: "watch", expression: "steps.c.output" }],
+        [],
+      ],
+    ];
+    for (const [what, before, next, after] of changes)
+      for (let nth = 0; nth < 6; nth++)
+        for (let ticks = 0; ticks < 30; ticks++) {
+          const branches = { left: [code("a", { code: "a" })], right: [code("b", { code: "b" })], third: [code("c")] };
+          const s = new Session([{ name: "par", type: "parallel", branches }], before);
+          // b and c complete as a's pause is set, not waiting for the event loop: c's writes come as b's is judged.
+          s.effects.code = async (req) => {
+            if (req.code !== "a") await until("a paused", () => s.snap.debug!.pause !== null, true);
+            return codeOk(req.code === "b" ? 1 : null);
+          };
+          const committer = s.t.committer;
+          let writes = 0;
+          let changed = false;
+          committer.flush = async () => {
+            if (writes++ !== nth) return;
+            for (let t = 0; t < ticks; t++) await Promise.resolve();
+            const theirs = structuredClone(committer.snap.debug!);
+            replaceBreakpoints(theirs, withBreakpointIds(next.map((bp) => Breakpoint.parse(bp))), "ada");
+            adoptBreakpoints(committer.snap.debug!, theirs);
+            changed = true;
+          };
+          const paused: string[] = [];
+          for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+            expect(paused.length).toBeLessThan(3);
+            paused.push(`${s.pause.breakpointId} ${s.pause.stepPath}`);
+          }
+          if (!changed) continue;
+          const where = `${what}, write ${nth} taken ${ticks} ticks late`;
+          expect(paused, where).toEqual(["a a", ...after]);
+          if (what.startsWith("redefined")) expect(s.snap.debug!.hits.b, where).toBeUndefined();
+          expect(s.snap.status, where).toBe("COMPLETED");
+        }
   });
 
   it("a point that came first but whose redefined breakpoint does not pause holds the others back until the run passes it", async () => {

@@ -9,7 +9,7 @@ import type {
   StepState,
   Usage,
 } from "@wf/shared/execution";
-import { hitPauses, mayPauseAt } from "@wf/shared/execution";
+import { hitPauses, mayPauseAt, sameBreakpoint } from "@wf/shared/execution";
 import {
   evaluateCondition,
   evaluateExpression,
@@ -73,6 +73,8 @@ interface Hit {
  */
 interface Evaluated {
   hits: { bp: Breakpoint; details: Partial<PauseDetails> }[];
+  /** The enabled breakpoints judged, as they stood: those changed since are judged again (standing). */
+  breakpoints: readonly Breakpoint[];
   boundary?: Hit | null;
 }
 
@@ -512,13 +514,25 @@ export class Debugger {
     }
     // A failure counted before (its hits kept with it, held), or a boundary the run was going past: not counted again.
     point.counted ??= point.phase === "error" ? this.heldAt(point)?.hits : this.passingAt(point)?.hits;
-    const evaluated = await evaluate();
+    let revision = d.breakpointsRevision;
+    let evaluated = await evaluate();
     // What its pause would show (a failure's error: what holds it) is taken first: from the hits' count to the pause
     // set (writePause sets it before it writes) or the verdict, all is one change, with no await in it. A write between
     // (another branch's) must not find the hits counted, or the point no longer waiting or held, with no pause there,
     // for a takeover to count them again or to lose the pause.
     const failure = point.phase === "error" && holdsFailure;
-    const shown = failure || this.pausesAt(point, evaluated) ? await details() : {};
+    let shown: Partial<PauseDetails> | undefined;
+    // Breakpoints another branch's write took up meanwhile (changed on the record) judge the point as they stand when
+    // its hits are counted: one removed, disabled or redefined since neither counts nor pauses here, and one added (or
+    // redefined) is judged here, the run not past the point yet; the others keep what they made of it.
+    for (;;) {
+      if (revision !== d.breakpointsRevision) {
+        revision = d.breakpointsRevision;
+        evaluated = await this.standing(evaluated, point, scope);
+      } else if (!shown && (failure || this.pausesAt(point, evaluated))) shown = await details();
+      else break;
+    }
+    shown ??= {};
     const { pause, numbers } = this.count(point, evaluated);
     this.judged(point);
     if (!pause) {
@@ -624,23 +638,32 @@ export class Debugger {
         if (bp.type !== "watch" || !bp.enabled) continue;
         const before = this.d.watched[bp.id!];
         const after = await this.remember(bp, point.seen);
-        if (before && before.hash !== after.hash) (waiting.watches ??= {})[bp.id!] = this.keptChange(before, after);
+        // Not a change of a watch redefined (or removed) meanwhile: that one starts from no value.
+        if (before && before.hash !== after.hash && this.stands(bp))
+          (waiting.watches ??= {})[bp.id!] = this.keptChange(before, after);
       }
     // The changes are recorded: from here the point counts as judged (its hits follow, each recorded as counted).
     waiting.hits ??= {};
     delete waiting.unfinished;
     const at: Point = { ...point, watches: waiting.watches ?? {} };
+    const hits = waiting.hits;
+    // Judged on the breakpoints as they stand once all are (another branch's write may take a change up meanwhile):
+    // one changed since is not counted, and the list is gone over again, the numbers given kept.
     let pauses = false;
-    for (const bp of this.d.breakpoints) {
-      if (!bp.enabled) continue;
-      const id = bp.id!;
-      let n = waiting.hits[id];
-      if (n === undefined) {
-        if ((await this.hitOf(bp, at, scope)) === null) continue;
-        n = this.countHit(id);
-        waiting.hits[id] = n;
+    for (let revision = -1; revision !== this.d.breakpointsRevision;) {
+      revision = this.d.breakpointsRevision;
+      pauses = false;
+      for (const bp of this.d.breakpoints) {
+        if (!bp.enabled) continue;
+        const id = bp.id!;
+        let n = hits[id];
+        if (n === undefined) {
+          if ((await this.hitOf(bp, at, scope)) === null || !this.stands(bp)) continue;
+          n = this.countHit(id);
+          hits[id] = n;
+        }
+        if (hitPauses(bp, n)) pauses = true;
       }
-      if (hitPauses(bp, n)) pauses = true;
     }
     return pauses;
   }
@@ -812,12 +835,34 @@ export class Debugger {
   /** The enabled breakpoints that hit at `point`, their hits not counted yet (count). */
   private async hits(point: Point, scope: Scope): Promise<Evaluated> {
     const hits: Evaluated["hits"] = [];
-    for (const bp of this.d.breakpoints) {
-      if (!bp.enabled) continue;
+    const breakpoints = this.d.breakpoints.filter((bp) => bp.enabled);
+    for (const bp of breakpoints) {
       const details = await this.hitOf(bp, point, scope);
       if (details !== null) hits.push({ bp, details });
     }
-    return { hits };
+    return { hits, breakpoints };
+  }
+
+  /**
+   * What the breakpoints standing now make of `point`, judged on others before (`evaluated`): a breakpoint judged then
+   * and not changed since keeps what it made of it, any other is judged now.
+   */
+  private async standing(evaluated: Evaluated, point: Point, scope: Scope): Promise<Evaluated> {
+    const hits: Evaluated["hits"] = [];
+    const breakpoints = this.d.breakpoints.filter((bp) => bp.enabled);
+    for (const bp of breakpoints) {
+      const judged = evaluated.breakpoints.find((was) => sameBreakpoint(was, bp));
+      const details = judged
+        ? (evaluated.hits.find((h) => h.bp === judged)?.details ?? null)
+        : await this.hitOf(bp, point, scope);
+      if (details !== null) hits.push({ bp, details });
+    }
+    return { ...evaluated, hits, breakpoints };
+  }
+
+  /** Whether `bp` is still a breakpoint of the run, as defined (judging a point may await a breakpoints change). */
+  private stands(bp: Breakpoint): boolean {
+    return this.d.breakpoints.some((b) => sameBreakpoint(b, bp));
   }
 
   /** Whether counting the hits of `evaluated` at `point` now would pause there (count). */
@@ -920,7 +965,8 @@ export class Debugger {
       hash: createHash("sha256").update(JSON.stringify(value)).digest("base64url"),
       value: cutValue(value, WATCH_VALUE_BYTES, "value"),
     };
-    this.d.watched[bp.id!] = entry;
+    // Not the value of a watch redefined (or removed) while it was taken: the new one starts from no value.
+    if (this.stands(bp)) this.d.watched[bp.id!] = entry;
     return entry;
   }
 
