@@ -115,10 +115,10 @@ export class Debugger {
   /** The waiting points as the pass began: one gone from them since is judged, the run past it. */
   private waitingAtStart: Set<string>;
   /**
-   * Per attempt of an agent step (`path attempt`): the tool each of its calls asked for in this run of it, by number
-   * (the first at 0), kept with the calls passed (passCall).
+   * Per agent step, for its latest attempt only (an older one's calls are never passed again): the tool each of its
+   * calls asked for in this run of it, by number (the first at 0), kept with the calls passed (passCall).
    */
-  private readonly toolsAsked = new Map<string, (CalledTool | null)[]>();
+  private readonly toolsAsked = new Map<string, { attempt: number; tools: (CalledTool | null)[] }>();
 
   constructor(private readonly host: DebugHost) {
     this.depths = stepDepths(host.workflow);
@@ -793,7 +793,8 @@ export class Debugger {
     const last = Math.max(occurrence, before?.occurrence ?? 0);
     const passed: DebugState["callsPassed"][number] = { stepPath: path, phase, attempt, occurrence: last };
     if (phase === "tool_call") {
-      const asked = this.toolsAsked.get(`${path} ${attempt}`) ?? [];
+      const mineAsked = this.toolsAsked.get(path);
+      const asked = mineAsked?.attempt === attempt ? mineAsked.tools : [];
       const tools = Array.from({ length: occurrence }, (_, n) => asked[n] ?? before?.tools?.[n] ?? null);
       passed.tools = [...tools, ...(before?.tools?.slice(occurrence, last) ?? [])];
     }
@@ -818,11 +819,12 @@ export class Debugger {
 
   /** The tool call `point` asks for `tool`, in this run of its attempt (toolsAsked): those after it come anew. */
   private asked(point: Point, tool: CalledTool): void {
-    const key = `${point.path} ${this.snap.steps[point.path]?.attempts ?? 0}`;
-    const asked = this.toolsAsked.get(key) ?? [];
-    asked.length = point.occurrence - 1;
-    asked.push(tool);
-    this.toolsAsked.set(key, asked);
+    const attempt = this.snap.steps[point.path]?.attempts ?? 0;
+    const kept = this.toolsAsked.get(point.path);
+    const tools = kept?.attempt === attempt ? kept.tools : [];
+    tools.length = point.occurrence - 1;
+    tools.push(tool);
+    this.toolsAsked.set(point.path, { attempt, tools });
   }
 
   /** Counts a hit of breakpoint `id`: its number. */
