@@ -127,7 +127,7 @@ describe("the stranded execution sweep", () => {
     expect(cmd.state.messages).toBe(5);
   });
 
-  it("expires an approval two minutes past its expiry, and wakes an execution whose approval was decided as long ago", async () => {
+  it("expires an approval two minutes past its expiry, wakes an execution whose approval was decided as long ago, and takes one over from a dead holder", async () => {
     const p = await openPlatform(testConfig(nats.server), "stranded-test");
     onTestFinished(() => p.close());
     const now = Date.now();
@@ -144,10 +144,21 @@ describe("the stranded execution sweep", () => {
       await p.store.executions.create(e);
       await p.store.approvals.create(a);
     }
+    // Held still awaiting (a resumed debug run writes its hold at once) by a run that died, its command lost: its
+    // approval is pending, and its dead holder is what keeps it.
+    const [orphaned, pending] = awaitingApproval(T0, (e) => approvalOf(e, { expiresAt: now + 60_000 }));
+    orphaned.holder = { actor: "a-dead-one", seq: 7, since: T0 };
+    await p.store.executions.create(orphaned);
+    await p.store.approvals.create(pending);
 
     const sweep = startStrandedSweep(p, p.log);
     onTestFinished(() => sweep.stop());
-    expect(await sweep.sweep(now)).toBe(2);
+    expect(await sweep.sweep(now)).toBe(3);
+    expect(await resumeOf(p, orphaned.id)).toEqual({
+      executionId: orphaned.id,
+      reason: "takeover",
+      from: { actor: "a-dead-one", seq: 7 },
+    });
     const ns = p.config.WF_NAMESPACE;
     const sent = Object.fromEntries(
       await Promise.all(

@@ -38,8 +38,8 @@ interface Missing {
  * (docs/architecture.md#restarts): a command or a timer lost (purged by hand, or with a server's disk) leaves them
  * open for good. Two minutes after it should have come, each gets the command it lacks:
  *
- * - one held by a process whose command is no longer stored and which does not say it still runs it: a takeover
- *   command naming that holder;
+ * - one held (RUNNING, or AWAITING_APPROVAL as a resumed debug run's first write leaves it) by a process whose
+ *   command is no longer stored and which does not say it still runs it: a takeover command naming that holder;
  * - one parked whose step's wait, retry backoff or deadline is that long overdue: the resume its timer would have
  *   sent; one parked on a sub-workflow that ended that long ago: the resume the child's end would have sent; one
  *   paused by a debugger that long past its idle timeout: the idle command its timer would have sent;
@@ -75,6 +75,12 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
       if (found) missing.push(found);
     }
     for (const e of await open("AWAITING_APPROVAL", before, now)) {
+      // Held: a resume's run wrote its hold before the approval's decision moved the status on (a debug run's, or a
+      // takeover's, first write), then died. Taken over as a RUNNING one is.
+      if (e.holder !== null) {
+        if (await heldByTheDead(p, e.id, e.holder, before, silent)) missing.push(takeover(ns, e.id, e.holder));
+        continue;
+      }
       const found = await approvalSettled(p, e, before);
       if (found) missing.push(found);
     }
