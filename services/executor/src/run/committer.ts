@@ -47,6 +47,8 @@ export interface RunCommitter {
   readonly unwrittenMs: number;
   /** `measured`: the bytes of some of `data`'s values' JSON, where the caller has them. */
   emit(type: string, step?: string, data?: Record<string, unknown>, measured?: Record<string, number>): void;
+  /** Records that `snap` changed where no event describes the change (an approval's id): the next flush writes it. */
+  touch(): void;
   flush(): Promise<void>;
   /**
    * Leaves the result of a step that acted outside to the run's next write, where what the run does next writes it

@@ -245,11 +245,15 @@ export class ExecutionRun {
     for (const [i, step] of steps.entries()) {
       // Stopping: what is left is handed over (the actor asks another replica to resume it).
       if (this.effects.handingBack()) return { kind: "parked" };
+      // Replayed, a step ended before this pass is in the record already: passing over it is no reason to write (but
+      // in a debug run, where passing over it may judge a breakpoint after it).
+      const recorded = this.snap.steps[scope.prefix + step.name];
+      const replayed = this.debug === null && recorded !== undefined && DONE.has(recorded.status);
       const r = await this.runStep(step, scope);
       const endsRun = steps === this.workflow.steps && i === steps.length - 1;
       const next = steps[i + 1];
       if (this.committer.outboxFull) await this.committer.flush();
-      else if (this.writesAfter(step, r, next, endsRun)) {
+      else if (!replayed && this.writesAfter(step, r, next, endsRun)) {
         if (next === undefined && opts.lastWrittenAfter && actsOutside(step) && this.debug === null)
           this.committer.oweWrite();
         else await this.committer.flush();
@@ -273,7 +277,9 @@ export class ExecutionRun {
     if (r.kind !== "completed") return false;
     if (endsRun && this.debug === null && !this.gateOpen()) return false;
     if (!actsOutside(step)) return this.committer.unwrittenMs >= PURE_RUN_WRITE_MS;
-    const nextWritesItsStart = next !== undefined && actsOutside(next) && next.condition === undefined;
+    // A gated step writes its approval's id before it opens the approval, whatever it is (awaitApproval).
+    const startWritten = next !== undefined && (actsOutside(next) || next.manual_approval !== undefined);
+    const nextWritesItsStart = startWritten && next.condition === undefined;
     return !nextWritesItsStart || this.debug !== null;
   }
 
@@ -338,6 +344,9 @@ export class ExecutionRun {
     const spec = step.manual_approval!;
     if (st.approvalId === null) {
       st.approvalId = newId();
+      // Written even when nothing else changed since the last write (an outside step's result written at once). The
+      // execution's status stays RUNNING in it: it says AWAITING_APPROVAL only once the approval is there to find.
+      this.committer.touch();
       await this.committer.flush();
     }
     let record = await this.effects.loadApproval(st.approvalId);

@@ -42,6 +42,8 @@ export class MemoryCommitter implements RunCommitter {
     this.events.push({ type, ...(step === undefined ? {} : { step }), data });
   }
 
+  touch(): void {}
+
   /** Writes made by the run itself; its end write is its actor's, after `run()` returns. */
   flushes = 0;
 

@@ -1,0 +1,159 @@
+import type { Msg } from "@nats-io/nats-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApprovalDecision } from "@wf/shared/api";
+import { streamNames, subjects } from "@wf/shared/nats";
+import { settleApproval } from "@wf/shared/store";
+import { useNatsServer } from "@wf/testing/nats-connection";
+import {
+  endedEventTypes,
+  run,
+  startRuntime,
+  testConfig,
+  waitForStatus,
+  type InProcessRuntime,
+} from "../support/runtime";
+import { lastSeq } from "../bench/context";
+
+/**
+ * How often an approval, and a wait after a step that acts outside, write their execution's record and its index key
+ * (docs/architecture.md#durability-by-effect), counted as foreach-writes.test.ts counts: by the sequences of the
+ * records bucket's stream, the index bucket's and the events'. The puts of records and approvals are watched in the
+ * order the server took them, to check what each write holds when the approval is put.
+ */
+const nats = useNatsServer();
+let rt: InProcessRuntime;
+/** The record puts and the approvals' first puts, in order. */
+const puts: ({ kind: "record"; status: string; approvalIds: string[] } | { kind: "approval"; id: string })[] = [];
+
+beforeAll(async () => {
+  // Waits over a second park and wake by their timer.
+  rt = await startRuntime(testConfig(nats.server, { WF_HOLD_WAIT_MS: "1000" }));
+  const nc = rt.platform.nc;
+  nc.subscribe(`$KV.${rt.ns}_executions.>`, {
+    callback: (_err: unknown, m: Msg) => {
+      if (m.data.length === 0) return;
+      const r = m.json<{ status: string; steps: Record<string, { approvalId?: string | null }> }>();
+      const approvalIds = Object.values(r.steps).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
+      puts.push({ kind: "record", status: r.status, approvalIds });
+    },
+  });
+  nc.subscribe(`$KV.${rt.ns}_approvals.>`, {
+    callback: (_err: unknown, m: Msg) => {
+      if (m.data.length === 0) return;
+      const id = m.json<{ id: string }>().id;
+      if (!puts.some((p) => p.kind === "approval" && p.id === id)) puts.push({ kind: "approval", id });
+    },
+  });
+  await nc.flush();
+});
+afterAll(async () => {
+  await rt?.stop();
+});
+
+/** The sandbox's runner started first, so that nothing else is written while it starts; then the streams' sequences. */
+async function warmSequences(): Promise<{ streams: string[]; before: number[] }> {
+  const warm = await run(
+    rt.platform,
+    "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n",
+  );
+  await endedEventTypes(rt.platform.jsm, rt.ns, warm);
+  await rt.platform.nc.flush();
+  const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];
+  const before = await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)));
+  puts.length = 0;
+  return { streams, before };
+}
+
+/** Approves execution `id`'s approval once it awaits it, as the edge does: the decision, then its command. */
+async function approve(id: string): Promise<void> {
+  await waitForStatus(rt.platform, id, ["AWAITING_APPROVAL"]);
+  const [a] = await rt.platform.store.approvals.listByExecution(id);
+  const decidedAt = Date.now();
+  const decision = { decidedAt, decidedBy: "reviewer", comment: null };
+  const settled = await settleApproval(rt.platform.store, a!.id, (x) => ({ ...x, status: "APPROVED", ...decision }));
+  expect(settled.won).toBe(true);
+  const cmd: ApprovalDecision = { approvalId: a!.id, executionId: id, verb: "approve", ...decision, editedItems: null };
+  await rt.platform.js.publish(subjects(rt.ns).approval("approve", a!.id, id), JSON.stringify(cmd), {
+    msgID: `${a!.id}.approve`,
+  });
+}
+
+/** Runs `yaml` to its end, approving what it awaits: what it wrote to the records, index and event streams. */
+async function writesOf(
+  yaml: string,
+  approves: boolean,
+): Promise<{ records: number; index: number; published: number }> {
+  const { streams, before } = await warmSequences();
+  const id = await run(rt.platform, yaml);
+  if (approves) await approve(id);
+  const events = await endedEventTypes(rt.platform.jsm, rt.ns, id);
+  expect(events.at(-1)).toBe("exec_completed");
+  await rt.platform.nc.flush();
+  const [records, index, published] = (await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)))).map(
+    (seq, i) => seq - before[i]!,
+  );
+  return { records: records!, index: index!, published: published! };
+}
+
+/**
+ * The crash rule at an approval: its id is in a stored record before the approval is put (a replay finds it, and opens
+ * no second one), and the execution says AWAITING_APPROVAL only once the approval is there to find
+ * (docs/architecture.md#approvals).
+ */
+function expectApprovalOrder(): void {
+  const at = puts.findIndex((p) => p.kind === "approval");
+  expect(at).toBeGreaterThan(0);
+  const approval = puts[at] as { id: string };
+  const before = puts.slice(0, at).flatMap((p) => (p.kind === "record" ? [p] : []));
+  expect(before.some((p) => p.approvalIds.includes(approval.id))).toBe(true);
+  expect(before.map((p) => p.status)).not.toContain("AWAITING_APPROVAL");
+}
+
+const GATE = "{ name: gate, type: transform, output: 1, manual_approval: { message: go?, timeout: 600 } }";
+const PYTHON = "{ name: py, type: code, language: python, code: print(1) }";
+
+describe("the writes of an approval", () => {
+  it("first step: its id with the record's create (RUNNING), the park, the end", async () => {
+    const writes = await writesOf(`name: gate-first\nsteps:\n  - ${GATE}\n`, true);
+    // The index key is put by each: the create must put it, and the park's AWAITING_APPROVAL must wait for the
+    // approval to be there, so neither carries the other's status.
+    expect(writes).toEqual({ records: 3, index: 3, published: 7 });
+    expectApprovalOrder();
+  }, 60_000);
+
+  it("after a Python step: its id with the step's result, the park, the end", async () => {
+    const writes = await writesOf(`name: gate-after-python\nsteps:\n  - ${PYTHON}\n  - ${GATE}\n`, true);
+    // The Python step's start (RUNNING), its result with the approval's id, the park (AWAITING_APPROVAL), the end.
+    // Before, the result was written on its own, the id with nothing (the write found nothing changed, and the
+    // approval was put before any record named it), and the resume wrote its hold on passing the Python step again
+    // (5 record writes).
+    expect(writes).toEqual({ records: 4, index: 3, published: 9 });
+    expectApprovalOrder();
+  }, 60_000);
+
+  it("after a Python step, behind a condition: the step's result at once, then its id on its own", async () => {
+    const gate = GATE.replace("output: 1,", 'output: 1, condition: "true",');
+    const writes = await writesOf(`name: gate-on-condition\nsteps:\n  - ${PYTHON}\n  - ${gate}\n`, true);
+    // The condition runs between the two, so the result does not wait for the approval's id. Before, the id's write
+    // found nothing changed and was not made: the approval was put before any record named it.
+    expect(writes).toEqual({ records: 5, index: 3, published: 9 });
+    expectApprovalOrder();
+  }, 60_000);
+});
+
+describe("the writes of a wait after a Python step", () => {
+  it("writes the step's start, its result, the park and the end: the resume passing over the step writes nothing", async () => {
+    const writes = await writesOf(
+      `name: wait-after-python\nsteps:\n  - ${PYTHON}\n  - { name: pause, type: wait, seconds: 1.2 }\n`,
+      false,
+    );
+    // Before, the resume wrote its hold as it passed over the Python step (5 record writes).
+    expect(writes).toEqual({ records: 4, index: 2, published: 8 });
+    expect(puts.filter((p) => p.kind === "record").map((p) => p.status)).toEqual([
+      "RUNNING",
+      "RUNNING",
+      "RUNNING",
+      "COMPLETED",
+    ]);
+  }, 60_000);
+});
