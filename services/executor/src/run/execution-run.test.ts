@@ -215,6 +215,23 @@ describe("what is written when", () => {
     expect(held.committer.stored.steps.short?.waitUntil).toEqual(expect.any(Number));
   });
 
+  it("a gate writes its approval's id with the result before it; its resume passing over that step writes nothing", async () => {
+    const t = start([
+      code("a"),
+      { name: "g", type: "transform", output: 1, manual_approval: { message: "ok?", timeout: 60 } },
+    ]);
+    expect(await t.run.run()).toBe("parked");
+    // a's start, then its result with g's approval id, before the approval is opened (the park's write is the actor's).
+    expect(t.committer.flushes).toBe(2);
+    expect(t.committer.stored.steps.a?.status).toBe("COMPLETED");
+    expect(t.committer.stored.steps.g?.approvalId).toBe(t.effects.openedApprovals[0]);
+    t.effects.decide("APPROVED", { decidedBy: "ann" });
+    const resumed = t.resumed();
+    expect(await resumed.run.run()).toBe("terminal");
+    // Nothing acts outside before the end write, which takes the hold along.
+    expect(resumed.committer.flushes).toBe(0);
+  });
+
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
     const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
     t.effects.wokenFor = "nap";
