@@ -40,6 +40,9 @@ const testHelpers = {
     "Test helpers are for tests: production code never imports them (test support lives in a `testing/` folder).",
 };
 
+const SHADOW_MESSAGE =
+  "The editor's elements are in `.yaml-editor`'s shadow root: use a locator, or query that shadowRoot in the page.";
+
 export default tseslint.config(
   {
     ignores: [
@@ -81,6 +84,25 @@ export default tseslint.config(
   {
     files: TEST_FILES,
     rules: { "no-restricted-imports": ["error", { patterns: deepImports }] },
+  },
+  {
+    // The YAML editor draws in a shadow root (services/console/src/editor/index.ts): the document's querySelector never
+    // finds a CodeMirror element there, so a check for none of them passes without looking. Playwright's locators
+    // pierce the root; page code reads it through `.yaml-editor`'s shadowRoot.
+    files: ["test/browser/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...[
+          "CallExpression[callee.property.name=/^querySelector(All)?$/][callee.object.name='document']",
+          "CallExpression[callee.property.name=/^querySelector(All)?$/][callee.object.property.name='document']",
+        ].map((call) => ({ selector: `${call}[arguments.0.value=/\\.cm-/]`, message: SHADOW_MESSAGE })),
+        ...["Literal[value", "TemplateElement[value.raw"].map((text) => ({
+          selector: `${text}=/document\\.querySelector(All)?\\(\\s*["'\\x60][^"'\\x60]*\\.cm-/]`,
+          message: SHADOW_MESSAGE,
+        })),
+      ],
+    },
   },
   {
     // The console app runs in the browser.
