@@ -93,10 +93,12 @@ export default tseslint.config(
     rules: {
       "no-restricted-syntax": [
         "error",
-        ...[
-          "CallExpression[callee.property.name=/^querySelector(All)?$/][callee.object.name='document']",
-          "CallExpression[callee.property.name=/^querySelector(All)?$/][callee.object.property.name='document']",
-        ].map((call) => ({ selector: `${call}[arguments.0.value=/\\.cm-/]`, message: SHADOW_MESSAGE })),
+        ...["[callee.object.name='document']", "[callee.object.property.name=/^(document|ownerDocument)$/]"].map(
+          (on) => ({
+            selector: `CallExpression[callee.property.name=/^querySelector(All)?$/]${on}[arguments.0.value=/\\.cm-/]`,
+            message: SHADOW_MESSAGE,
+          }),
+        ),
         ...["Literal[value", "TemplateElement[value.raw"].map((text) => ({
           selector: `${text}=/document\\.querySelector(All)?\\(\\s*["'\\x60][^"'\\x60]*\\.cm-/]`,
           message: SHADOW_MESSAGE,
