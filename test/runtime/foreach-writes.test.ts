@@ -1,9 +1,8 @@
 import type { Msg } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { streamNames } from "@wf/shared/nats";
 import { useNatsServer } from "@wf/testing/nats-connection";
 import { endedEventTypes, run, startRuntime, testConfig, type InProcessRuntime } from "../support/runtime";
-import { lastSeq } from "../bench/context";
+import { countWrites, type WriteCounts } from "../support/write-counts";
 
 /**
  * How often a foreach or a parallel of steps that act outside writes its execution's record
@@ -32,31 +31,16 @@ afterAll(async () => {
 
 const ITEMS = 10;
 
-/** The sandbox's runner started first, so that nothing else is written while it starts; then the streams' sequences. */
-async function warmSequences(): Promise<{ streams: string[]; before: number[] }> {
-  const warm = await run(
-    rt.platform,
-    "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n",
-  );
-  await endedEventTypes(rt.platform.jsm, rt.ns, warm);
-  await rt.platform.nc.flush();
-  const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];
-  const before = await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)));
-  written.length = 0;
-  return { streams, before };
-}
-
 /** Runs `yaml` to its end: what it wrote to the records, index and event streams. */
-async function writesOf(yaml: string): Promise<{ records: number; index: number; published: number }> {
-  const { streams, before } = await warmSequences();
-  const id = await run(rt.platform, yaml);
-  const events = await endedEventTypes(rt.platform.jsm, rt.ns, id);
-  expect(events.at(-1)).toBe("exec_completed");
-  await rt.platform.nc.flush();
-  const [records, index, published] = (await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)))).map(
-    (seq, i) => seq - before[i]!,
+function writesOf(yaml: string): Promise<WriteCounts> {
+  return countWrites(
+    rt,
+    () => (written.length = 0),
+    async () => {
+      const id = await run(rt.platform, yaml);
+      expect((await endedEventTypes(rt.platform.jsm, rt.ns, id)).at(-1)).toBe("exec_completed");
+    },
   );
-  return { records: records!, index: index!, published: published! };
 }
 
 describe("the writes of a foreach of Python steps", () => {

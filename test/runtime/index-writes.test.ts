@@ -1,7 +1,7 @@
 import type { Msg } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "@wf/shared/api";
-import { streamNames, subjects } from "@wf/shared/nats";
+import { subjects } from "@wf/shared/nats";
 import { settleApproval } from "@wf/shared/store";
 import { useNatsServer } from "@wf/testing/nats-connection";
 import {
@@ -12,7 +12,7 @@ import {
   waitForStatus,
   type InProcessRuntime,
 } from "../support/runtime";
-import { lastSeq } from "../bench/context";
+import { countWrites, type WriteCounts } from "../support/write-counts";
 
 /**
  * How often an approval, and a wait after a step that acts outside, write their execution's record and its index key
@@ -50,20 +50,6 @@ afterAll(async () => {
   await rt?.stop();
 });
 
-/** The sandbox's runner started first, so that nothing else is written while it starts; then the streams' sequences. */
-async function warmSequences(): Promise<{ streams: string[]; before: number[] }> {
-  const warm = await run(
-    rt.platform,
-    "name: warm\nsteps:\n  - { name: py, type: code, language: python, code: print(1) }\n",
-  );
-  await endedEventTypes(rt.platform.jsm, rt.ns, warm);
-  await rt.platform.nc.flush();
-  const streams = [`KV_${rt.ns}_executions`, `KV_${rt.ns}_executions_idx`, streamNames(rt.ns).evt];
-  const before = await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)));
-  puts.length = 0;
-  return { streams, before };
-}
-
 /** Approves execution `id`'s approval once it awaits it, as the edge does: the decision, then its command. */
 async function approve(id: string): Promise<void> {
   await waitForStatus(rt.platform, id, ["AWAITING_APPROVAL"]);
@@ -79,20 +65,16 @@ async function approve(id: string): Promise<void> {
 }
 
 /** Runs `yaml` to its end, approving what it awaits: what it wrote to the records, index and event streams. */
-async function writesOf(
-  yaml: string,
-  approves: boolean,
-): Promise<{ records: number; index: number; published: number }> {
-  const { streams, before } = await warmSequences();
-  const id = await run(rt.platform, yaml);
-  if (approves) await approve(id);
-  const events = await endedEventTypes(rt.platform.jsm, rt.ns, id);
-  expect(events.at(-1)).toBe("exec_completed");
-  await rt.platform.nc.flush();
-  const [records, index, published] = (await Promise.all(streams.map((s) => lastSeq(rt.platform.jsm, s)))).map(
-    (seq, i) => seq - before[i]!,
+function writesOf(yaml: string, approves: boolean): Promise<WriteCounts> {
+  return countWrites(
+    rt,
+    () => (puts.length = 0),
+    async () => {
+      const id = await run(rt.platform, yaml);
+      if (approves) await approve(id);
+      expect((await endedEventTypes(rt.platform.jsm, rt.ns, id)).at(-1)).toBe("exec_completed");
+    },
   );
-  return { records: records!, index: index!, published: published! };
 }
 
 /**
