@@ -1,7 +1,7 @@
 import { isMap, isScalar, isSeq, visit, type Document } from "yaml";
 import { graph, nodeAt, readSource, type CanvasGraph, type CanvasNode, type Source } from "@wf/shared/canvas";
 import { readableSteps } from "../canvas/steps-before";
-import { commonScope, sharedTextAt, type SharedText } from "./shared-text";
+import { sharedTextAt, type SharedText } from "./shared-text";
 
 /** A name an expression can read, with what completion shows beside it. */
 export interface ScopeName {
@@ -40,6 +40,32 @@ export interface ExpressionScope extends StepScope {
   shared: SharedText | null;
   /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
   approvalGroups: string[] | null;
+}
+
+/** Whether two places are in the same foreach steps: `item` (and a step of an item) is then the same for both. */
+const sameLoops = (a: StepScope, b: StepScope) =>
+  a.foreach.length === b.foreach.length && a.foreach.every((loop, i) => loop.name === b.foreach[i]!.name);
+
+/**
+ * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads, and,
+ * when all are in the same foreach steps, those foreach steps, each with the steps of its item they all read; in
+ * different ones, no step of an item, whose `item` is another at each. Nothing when there are none.
+ */
+export function commonScope(scopes: readonly StepScope[]): StepScope {
+  const [first, ...rest] = scopes;
+  if (first === undefined) return { steps: [], inForeach: false, foreach: [] };
+  const same = rest.every((scope) => sameLoops(first, scope));
+  const inItems = new Set(first.foreach.flatMap((loop) => loop.steps));
+  const everywhere = (name: string) =>
+    (same || !inItems.has(name)) && rest.every((scope) => scope.steps.some((step) => step.name === name));
+  const foreach: ScopeForeach[] = same
+    ? first.foreach.map((loop) => ({ name: loop.name, steps: loop.steps.filter(everywhere) }))
+    : [];
+  return {
+    steps: first.steps.filter((step) => everywhere(step.name)),
+    inForeach: scopes.every((scope) => scope.inForeach),
+    foreach,
+  };
 }
 
 const text = (value: unknown): string | undefined => (isScalar(value) ? String(value.value) : undefined);

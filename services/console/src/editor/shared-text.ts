@@ -1,6 +1,5 @@
 import { isMap, isScalar, isSeq, visit, type YAMLMap } from "yaml";
 import { nodeAt, type CanvasGraph, type CanvasNode, type Source } from "@wf/shared/canvas";
-import type { ScopeForeach, StepScope } from "./expression-scope";
 
 /**
  * Text outside every step: an agent's definition (its `instructions`, its MCP servers' `url` and `headers`), which
@@ -43,32 +42,6 @@ export function sharedTextAt(source: Source, g: CanvasGraph, offset: number): Sh
     },
   });
   return { agent, users };
-}
-
-/** Whether two places are in the same foreach steps: `item` (and a step of an item) is then the same for both. */
-const sameLoops = (a: StepScope, b: StepScope) =>
-  a.foreach.length === b.foreach.length && a.foreach.every((loop, i) => loop.name === b.foreach[i]!.name);
-
-/**
- * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads, and,
- * when all are in the same foreach steps, those foreach steps, each with the steps of its item they all read; in
- * different ones, no step of an item, whose `item` is another at each. Nothing when there are none.
- */
-export function commonScope(scopes: readonly StepScope[]): StepScope {
-  const [first, ...rest] = scopes;
-  if (first === undefined) return { steps: [], inForeach: false, foreach: [] };
-  const same = rest.every((scope) => sameLoops(first, scope));
-  const inItems = new Set(first.foreach.flatMap((loop) => loop.steps));
-  const everywhere = (name: string) =>
-    (same || !inItems.has(name)) && rest.every((scope) => scope.steps.some((step) => step.name === name));
-  const foreach: ScopeForeach[] = same
-    ? first.foreach.map((loop) => ({ name: loop.name, steps: loop.steps.filter(everywhere) }))
-    : [];
-  return {
-    steps: first.steps.filter((step) => everywhere(step.name)),
-    inForeach: scopes.every((scope) => scope.inForeach),
-    foreach,
-  };
 }
 
 /**
