@@ -140,19 +140,23 @@ describeInBrowser("the build loop, as a newcomer goes through it", () => {
       await screenshot(page, "newcomer-5-run-copied");
       expect(await axeAudit(page)).toEqual([]);
 
-      // The editor completes the fields of the known output after `steps.fetch.output.`.
+      // The editor completes the fields of the known output after `steps.fetch.output.`, in a step that reads fetch:
+      // here a new field of announce, the last step (text outside every step reads no step).
       await page.goto(`/console/workflows/${workflowId}`);
       const yaml = page.getByRole("textbox", { name: "Workflow YAML" });
       await yaml.click();
       await page.keyboard.press("Control+End");
-      await page.keyboard.type("\n# {{ steps.fetch.output.items[0].");
+      await page.keyboard.press("Enter");
+      // Whatever indentation the new line was given, the field's own.
+      await page.keyboard.press("Shift+Home");
+      await page.keyboard.type("    description: x {{ steps.fetch.output.items[0].");
       const options = page.locator(".cm-tooltip-autocomplete li");
       await expect
         .poll(() => options.allTextContents())
         .toEqual([expect.stringContaining("id"), expect.stringContaining("title")]);
       await screenshot(page, "newcomer-6-completion");
       await page.keyboard.press("Enter");
-      expect(await yaml.textContent()).toContain("# {{ steps.fetch.output.items[0].id");
+      expect(await yaml.textContent()).toContain("description: x {{ steps.fetch.output.items[0].id");
 
       // A field goes into the YAML at the person's cursor too: here, before the closing quote of announce's output.
       await page.locator(".cm-line", { hasText: "output: " }).click();
