@@ -835,14 +835,8 @@ export class Debugger {
   }
 
   /** The enabled breakpoints that hit at `point`, their hits not counted yet (count). */
-  private async hits(point: Point, scope: Scope): Promise<Evaluated> {
-    const hits: Evaluated["hits"] = [];
-    const breakpoints = this.d.breakpoints.filter((bp) => bp.enabled);
-    for (const bp of breakpoints) {
-      const details = await this.hitOf(bp, point, scope);
-      if (details !== null) hits.push({ bp, details });
-    }
-    return { hits, breakpoints };
+  private hits(point: Point, scope: Scope): Promise<Evaluated> {
+    return this.standing({ hits: [], breakpoints: [] }, point, scope);
   }
 
   /**
