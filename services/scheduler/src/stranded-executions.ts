@@ -66,24 +66,20 @@ export function startStrandedSweep(p: Platform, log: Logger, batch = OPEN_BATCH)
     // A dead process holding many executions is asked once a pass: each unanswered question waits seconds.
     const silent = new Set<string>();
     const missing: Missing[] = [];
-    for (const e of await open("RUNNING", before, now)) {
-      if (e.holder !== null) {
-        if (await heldByTheDead(p, e.id, e.holder, before, silent)) missing.push(takeover(ns, e.id, e.holder));
-        continue;
+    for (const status of ["RUNNING", "AWAITING_APPROVAL"] as const)
+      for (const e of await open(status, before, now)) {
+        // Held (AWAITING_APPROVAL too: a resume's run wrote its hold before the approval's decision moved the status
+        // on, as a debug run's or a takeover's first write does, then died): taken over.
+        if (e.holder !== null) {
+          if (await heldByTheDead(p, e.id, e.holder, before, silent)) missing.push(takeover(ns, e.id, e.holder));
+          continue;
+        }
+        const found =
+          status === "RUNNING"
+            ? (idle(ns, e, before) ?? overdue(ns, e, before) ?? (await childEnded(p, e, before)))
+            : await approvalSettled(p, e, before);
+        if (found) missing.push(found);
       }
-      const found = idle(ns, e, before) ?? overdue(ns, e, before) ?? (await childEnded(p, e, before));
-      if (found) missing.push(found);
-    }
-    for (const e of await open("AWAITING_APPROVAL", before, now)) {
-      // Held: a resume's run wrote its hold before the approval's decision moved the status on (a debug run's, or a
-      // takeover's, first write), then died. Taken over as a RUNNING one is.
-      if (e.holder !== null) {
-        if (await heldByTheDead(p, e.id, e.holder, before, silent)) missing.push(takeover(ns, e.id, e.holder));
-        continue;
-      }
-      const found = await approvalSettled(p, e, before);
-      if (found) missing.push(found);
-    }
     const sent: string[] = [];
     for (const m of missing) {
       if (m.unlessQueued && (await queuedCommand(p.jsm, ns, m.subject)) !== null) continue;
