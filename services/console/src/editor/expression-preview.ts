@@ -106,8 +106,7 @@ function preview(view: EditorView): TooltipView {
  * long. Under it, what the whole field renders to when text or other templates surround the expression, and what it
  * read of a foreach's first item in the latest run (`item`, a step run in that item). An agent's text is previewed as
  * at the first step using the agent, on what every step using it reads; with no such step, the box says there is no
- * data. The page's thread only finds
- * the expression and the data it reads; `runner`, the page's, evaluates it.
+ * data. The page's thread only finds the expression and the data it reads; `runner`, the page's, evaluates it.
  */
 export function expressionPreview(known: () => KnownData, runner: PreviewRunner): Extension {
   const plugin = ViewPlugin.fromClass(

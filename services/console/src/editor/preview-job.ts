@@ -40,7 +40,7 @@ export interface PreviewAnswer extends PreviewLine {
 /** A foreach's item 0 as the preview and the step panel show it. */
 export interface ShownItem {
   value: unknown;
-  /** Why it may not be the run's item 0 (mayDiffer): said in the preview's box and the step panel alike. */
+  /** Why it may not be the run's item 0: said in the preview's box and the step panel alike. */
   mayDiffer?: string;
 }
 
@@ -206,19 +206,16 @@ async function expressionPreview(
 }
 
 /**
- * Why item 0 here may not be the run's: a run keeps no items, and its `items` give another at each evaluation. The
- * preview's box and the step panel both say it.
+ * Item 0 as shown, with why it may not be the run's: a run keeps no items, and its `items` give another at each
+ * evaluation. The preview's box and the step panel both say it.
  */
-const mayDiffer = (item: FirstItem): string | undefined =>
+const shownItem = (item: FirstItem): ShownItem =>
   item.varies === null
-    ? undefined
-    : `item is evaluated again here from items calling ${item.varies}: it may not be the run's`;
-
-/** Item 0 as shown, with why it may not be the run's. */
-const shownItem = (item: FirstItem): ShownItem => {
-  const differs = mayDiffer(item);
-  return differs === undefined ? { value: item.value } : { value: item.value, mayDiffer: differs };
-};
+    ? { value: item.value }
+    : {
+        value: item.value,
+        mayDiffer: `item is evaluated again here from items calling ${item.varies}: it may not be the run's`,
+      };
 
 /**
  * The preview of one expression: its value on the known data, evaluated by the service's own code, cut to
