@@ -30,16 +30,20 @@ export interface StepScope {
   foreach: ScopeForeach[];
 }
 
+/** Of what an expression can read, what its step's place gives it: StepScope, and the approval gating the step. */
+export interface PlaceScope extends StepScope {
+  /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
+  approvalGroups: string[] | null;
+}
+
 /** What an expression written at one place of a workflow can read (docs/workflow-format.md#expressions). */
-export interface ExpressionScope extends StepScope {
+export interface ExpressionScope extends PlaceScope {
   variables: ScopeName[];
   /**
    * Outside every step, the steps rendering the text (an agent's, by each step using it), of whose places the scope is
    * what all of them read (commonScope); null in a step.
    */
   shared: SharedText | null;
-  /** The groups of the `manual_approval` gating the expression's step (`approval.<group>`); null without one. */
-  approvalGroups: string[] | null;
 }
 
 /** Whether two places are in the same foreach steps: `item` (and a step of an item) is then the same for both. */
@@ -49,11 +53,12 @@ const sameLoops = (a: StepScope, b: StepScope) =>
 /**
  * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads, and,
  * when all are in the same foreach steps, those foreach steps, each with the steps of its item they all read; in
- * different ones, no step of an item, whose `item` is another at each. Nothing when there are none.
+ * different ones, no step of an item, whose `item` is another at each. `approval` when every one is gated, with the
+ * groups all the gates have. Nothing when there are none.
  */
-export function commonScope(scopes: readonly StepScope[]): StepScope {
+export function commonScope(scopes: readonly PlaceScope[]): PlaceScope {
   const [first, ...rest] = scopes;
-  if (first === undefined) return { steps: [], inForeach: false, foreach: [] };
+  if (first === undefined) return { steps: [], inForeach: false, foreach: [], approvalGroups: null };
   const same = rest.every((scope) => sameLoops(first, scope));
   const inItems = new Set(first.foreach.flatMap((loop) => loop.steps));
   const everywhere = (name: string) =>
@@ -65,6 +70,9 @@ export function commonScope(scopes: readonly StepScope[]): StepScope {
     steps: first.steps.filter((step) => everywhere(step.name)),
     inForeach: scopes.every((scope) => scope.inForeach),
     foreach,
+    approvalGroups: scopes.every((scope) => scope.approvalGroups !== null)
+      ? first.approvalGroups!.filter((name) => rest.every((scope) => scope.approvalGroups!.includes(name)))
+      : null,
   };
 }
 
@@ -146,6 +154,17 @@ export function stepScopeOf(g: CanvasGraph, node: CanvasNode | undefined): StepS
   };
 }
 
+/** What the step `node` (of `g`, the graph of `source`; or none) gives an expression in it: stepScopeOf, its gate. */
+function placeScopeOf(source: Source, g: CanvasGraph, node: CanvasNode | undefined): PlaceScope {
+  const around = node === undefined ? [] : holders(g, node);
+  // The innermost gate's rows: a run gives a step the approval of the nearest gated step holding it.
+  const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
+  return {
+    ...stepScopeOf(g, node),
+    approvalGroups: gate === undefined ? null : approvalGroupsAt(source.doc, gate.range.start),
+  };
+}
+
 /**
  * What an expression at `offset` of the workflow `source` (its text, or that text read already) can read. Read from
  * the text as it is, which may hold a mistake elsewhere: the steps the canvas's reading finds, and the YAML's variables.
@@ -153,16 +172,14 @@ export function stepScopeOf(g: CanvasGraph, node: CanvasNode | undefined): StepS
 export function expressionScopeAt(source: string | Source, offset: number): ExpressionScope {
   const read = typeof source === "string" ? readSource(source) : source;
   const g = graph(read);
-  const { doc } = read;
   const id = nodeAt(g, read.text, offset);
   const node = g.nodes.find((n) => n.id === id);
-  const around = node === undefined ? [] : holders(g, node);
-  const gate = around.map((n) => n.badges.find((b) => b.kind === "manual_approval")).find((b) => b !== undefined);
   const shared = node === undefined ? sharedTextAt(read, g, offset) : null;
   return {
-    variables: variablesOf(doc),
-    ...(shared === null ? stepScopeOf(g, node) : commonScope(shared.users.map((user) => stepScopeOf(g, user)))),
+    variables: variablesOf(read.doc),
+    ...(shared === null
+      ? placeScopeOf(read, g, node)
+      : commonScope(shared.users.map((user) => placeScopeOf(read, g, user)))),
     shared,
-    approvalGroups: gate === undefined ? null : approvalGroupsAt(doc, gate.range.start),
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readSource } from "@wf/shared/canvas";
+import { expressionNamesAt } from "./expression-names";
 import { expressionScopeAt } from "./expression-scope";
 import { previewData, readableOutputs, type KnownData, type KnownStep } from "./preview-context";
 import { sharedTextNote } from "./shared-text";
@@ -12,6 +13,8 @@ agents:
   - { name: looper, model: m, instructions: "LOOPER" }
   - { name: idle, model: m, instructions: "IDLE" }
   - { name: nested, model: m, instructions: "NESTED" }
+  - { name: gated, model: m, instructions: "GATED" }
+  - { name: mixed, model: m, instructions: "MIXED" }
 steps:
   - { name: fetch, type: transform, output: 1 }
   - { name: ask, type: agent, agent: helper, prompt: hi }
@@ -30,6 +33,27 @@ steps:
         steps:
           - { name: deep, type: agent, agent: nested, prompt: hi }
   - { name: later, type: agent, agent: helper, prompt: hi }
+  - name: check
+    type: agent
+    agent: gated
+    prompt: hi
+    manual_approval:
+      message: ok?
+      timeout: 60
+      groups:
+        - { name: rows, title: Rows, items: [], columns: [] }
+        - { name: notes, title: Notes, items: [], columns: [] }
+  - name: approved
+    type: foreach
+    items: [1]
+    manual_approval:
+      message: ok?
+      timeout: 60
+      groups: [{ name: rows, title: Rows, items: [], columns: [] }]
+    steps:
+      - { name: recheck, type: agent, agent: gated, prompt: hi }
+  - { name: once, type: agent, agent: mixed, prompt: hi, manual_approval: { message: ok?, timeout: 60 } }
+  - { name: free, type: agent, agent: mixed, prompt: hi }
 `;
 const source = readSource(TEXT);
 const scopeAt = (marker: string) => expressionScopeAt(source, TEXT.indexOf(marker));
@@ -75,6 +99,18 @@ describe("text outside every step: an agent's, read as every step using the agen
     expect(scope.foreach).toEqual([]);
     expect(scope.inForeach).toBe(true);
     expect(previewData(scope, known).items).toEqual([]);
+  });
+
+  it("when every step using the agent is gated, reads `approval`: the groups every one of the gates has", () => {
+    const gated = scopeAt("GATED");
+    expect(gated.shared?.users.map((user) => user.name)).toEqual(["check", "recheck"]);
+    expect(gated.approvalGroups).toEqual(["rows"]);
+    const offered = (typed: string) =>
+      expressionNamesAt(`    instructions: "{{ ${typed}`, () => gated, [], true)?.options.map((o) => o.label);
+    expect(offered("a")).toContain("approval");
+    expect(offered("approval.")).toEqual(["rows"]);
+    expect(scopeAt("MIXED").approvalGroups).toBeNull();
+    expect(scopeAt("HELPER").approvalGroups).toBeNull();
   });
 
   it("reads nothing when no step uses the agent, and says why there is no value", () => {
