@@ -76,17 +76,32 @@ steps:
         output: { drawn: "{{ item }}" }
 `;
 
-/** An agent's text, which each step using the agent renders in its own place; and an agent no step uses. */
+/**
+ * An agent's text, which each step using the agent renders in its own place; an agent no step uses; and one used in a
+ * foreach's item and in a foreach inside it, where `item` is another item.
+ */
 const AGENTS = (name: string) => `name: ${name}
 agents:
   - name: helper
     model: gpt-4o-mini
     instructions: "Help with {{ steps.fetch.output.topic }}"
   - { name: idle, model: gpt-4o-mini, instructions: "Idle {{ steps.fetch.output.topic }}" }
+  - { name: nested, model: gpt-4o-mini, instructions: "Shaped {{ steps.shape.output.upper }} of {{ item }}" }
 steps:
   - { name: fetch, type: transform, output: { topic: billing } }
   - { name: ask, type: agent, agent: helper, condition: "false", prompt: Hello }
   - { name: later, type: agent, agent: helper, condition: "false", prompt: Hello }
+  - name: each
+    type: foreach
+    items: [{ title: first }]
+    steps:
+      - { name: shape, type: transform, output: { upper: "{{ $uppercase(item.title) }}" } }
+      - { name: near, type: agent, agent: nested, condition: "false", prompt: Hello }
+      - name: inner
+        type: foreach
+        items: [x]
+        steps:
+          - { name: deep, type: agent, agent: nested, condition: "false", prompt: Hello }
 `;
 
 /** Names the page's Web Workers as they are made, in `window.workersMade`: for `addInitScript`. */
@@ -292,6 +307,25 @@ describeInBrowser("previewing an expression's result as it is written", () => {
       .poll(shown, { timeout: 10_000 })
       .toEqual(["Unknown", "No step uses the agent idle: its text is rendered where a step using it runs.", ""]);
     await screenshot(page, "expression-preview-agent-unused", { fullPage: false });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // Used in a foreach's item and in one inside it: the outer item's step is the same run at both, `item` is not.
+    await cursorIn(page, "name: nested", 22);
+    const nested = async () => [
+      ...(await shown()),
+      await preview.locator(".cm-expression-preview-item").textContent(),
+      await preview.locator(".cm-expression-preview-field").textContent(),
+    ];
+    await expect
+      .poll(nested, { timeout: 10_000 })
+      .toEqual([
+        "Result on the known data",
+        '"FIRST"',
+        "As at near, the first of the 2 steps using the agent nested, on what each of them reads.",
+        "steps.shape: item 0 of the latest run",
+        "field (unknown): item has no known value",
+      ]);
+    await screenshot(page, "expression-preview-agent-nested", { fullPage: false });
     expect(await axeAudit(page)).toEqual([]);
 
     expect(errors).toEqual([]);

@@ -7,6 +7,7 @@ const scope: ExpressionScope = {
   steps: [{ name: "fetch", detail: "javascript" }, { name: "order-id" }],
   inForeach: false,
   foreach: [],
+  deeper: false,
   approvalGroups: null,
   shared: null,
 };

@@ -24,10 +24,15 @@ export interface StepScope {
   /** Inside a foreach's steps: `item` is its current item. */
   inForeach: boolean;
   /**
-   * The foreach steps holding the expression's step, outermost first: `item` is the last one's current item. Empty
-   * outside a foreach, or when one of them has no name.
+   * The foreach steps holding the expression's step, outermost first: `item` is the last one's current item, unless
+   * `deeper`. Empty outside a foreach, or when one of them has no name.
    */
   foreach: ScopeForeach[];
+  /**
+   * Of places joined by commonScope, whether some are in a foreach that not all are in, inside those of `foreach`:
+   * `item` is then another item at each, while the steps of `foreach`'s items are the same runs.
+   */
+  deeper: boolean;
 }
 
 /** Of what an expression can read, what its step's place gives it: StepScope, and the approval gating the step. */
@@ -46,30 +51,23 @@ export interface ExpressionScope extends PlaceScope {
   shared: SharedText | null;
 }
 
-/** Whether two places are in the same foreach steps: `item` (and a step of an item) is then the same for both. */
-const sameLoops = (a: StepScope, b: StepScope) =>
-  a.foreach.length === b.foreach.length && a.foreach.every((loop, i) => loop.name === b.foreach[i]!.name);
-
 /**
- * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads, and,
- * when all are in the same foreach steps, those foreach steps, each with the steps of its item they all read; in
- * different ones, no step of an item, whose `item` is another at each. `approval` when every one is gated, with the
- * groups all the gates have. Nothing when there are none.
+ * What every one of some steps' places can read (`scopes`, the first one's order kept): the steps each reads; the
+ * foreach steps holding them all, each with the steps of its item they all read (at each place, the same item's run of
+ * them), `item` being the last one's only when none of the places is in a foreach inside it; and `approval` when every
+ * one is gated, with the groups all the gates have. Nothing when there are none.
  */
 export function commonScope(scopes: readonly PlaceScope[]): PlaceScope {
   const [first, ...rest] = scopes;
-  if (first === undefined) return { steps: [], inForeach: false, foreach: [], approvalGroups: null };
-  const same = rest.every((scope) => sameLoops(first, scope));
-  const inItems = new Set(first.foreach.flatMap((loop) => loop.steps));
-  const everywhere = (name: string) =>
-    (same || !inItems.has(name)) && rest.every((scope) => scope.steps.some((step) => step.name === name));
-  const foreach: ScopeForeach[] = same
-    ? first.foreach.map((loop) => ({ name: loop.name, steps: loop.steps.filter(everywhere) }))
-    : [];
+  if (first === undefined) return { steps: [], inForeach: false, foreach: [], deeper: false, approvalGroups: null };
+  const differ = first.foreach.findIndex((loop, i) => rest.some((scope) => scope.foreach[i]?.name !== loop.name));
+  const loops = differ === -1 ? first.foreach : first.foreach.slice(0, differ);
+  const everywhere = (name: string) => rest.every((scope) => scope.steps.some((step) => step.name === name));
   return {
     steps: first.steps.filter((step) => everywhere(step.name)),
     inForeach: scopes.every((scope) => scope.inForeach),
-    foreach,
+    foreach: loops.map((loop) => ({ name: loop.name, steps: loop.steps.filter(everywhere) })),
+    deeper: scopes.some((scope) => scope.deeper || scope.foreach.length > loops.length),
     approvalGroups: scopes.every((scope) => scope.approvalGroups !== null)
       ? first.approvalGroups!.filter((name) => rest.every((scope) => scope.approvalGroups!.includes(name)))
       : null,
@@ -151,6 +149,7 @@ export function stepScopeOf(g: CanvasGraph, node: CanvasNode | undefined): StepS
           name: loop.name!,
           steps: readable.filter((n) => innermostForeach(n) === loop).map((n) => n.name!),
         })),
+    deeper: false,
   };
 }
 

@@ -53,7 +53,7 @@ export interface PreviewData {
   itemSteps: string[];
   /**
    * The items of the foreach steps holding the expression's step, outermost first, as the latest finished run had
-   * them: `item` is the first of the last; empty when that one's are not known.
+   * them: `item` is the first of the last; empty when that one's are not known, or `item` is another's (`deeper`).
    */
   items: KnownItems[];
 }
@@ -93,7 +93,7 @@ export function previewData(scope: StepScope, known: KnownData): PreviewData {
       ...(known.execution === null ? {} : { execution: known.execution }),
     },
     itemSteps,
-    items: items.length === scope.foreach.length ? items : [],
+    items: items.length === scope.foreach.length && !scope.deeper ? items : [],
   };
 }
 

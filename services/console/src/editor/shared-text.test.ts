@@ -92,13 +92,17 @@ describe("text outside every step: an agent's, read as every step using the agen
     });
   });
 
-  it("used in a foreach's item and in one nested in it, reads no item: `item` is another item in each", () => {
+  it("used in a foreach's item and in one nested in it, reads the outer item's steps, but no `item`: another at each", () => {
     const scope = scopeAt("NESTED");
     expect(scope.shared?.users.map((user) => user.name)).toEqual(["near", "deep"]);
-    expect(scope.steps.map((step) => step.name)).toEqual(["fetch", "ask"]);
-    expect(scope.foreach).toEqual([]);
+    expect(scope.steps.map((step) => step.name)).toEqual(["fetch", "ask", "shape", "again", "loop1", "loop2"]);
+    expect(scope.foreach).toEqual([{ name: "each", steps: ["shape", "again", "loop1", "loop2"] }]);
     expect(scope.inForeach).toBe(true);
-    expect(previewData(scope, known).items).toEqual([]);
+    expect(previewData(scope, known)).toMatchObject({
+      context: { steps: { fetch: done("f"), ask: done("a"), shape: done("s0"), again: done("g0") } },
+      itemSteps: ["shape", "again"],
+      items: [],
+    });
   });
 
   it("when every step using the agent is gated, reads `approval`: the groups every one of the gates has", () => {
