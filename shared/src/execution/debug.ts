@@ -329,9 +329,9 @@ export const DebugState = z.object({
         attempt: z.number().int().nonnegative(),
         occurrence: z.number().int().positive(),
         /**
-         * tool_call: the tool each of those calls asked for, by number (the first at 0; null: not known, as for a call
-         * the debugger was not asked about). The attempt run again may ask for another tool at one: that is a new call,
-         * whose hits count, as a resumed call's command applies to its own tool only.
+         * tool_call: the tool each of those calls asked for, by number (the first at 0; null: not known, in a record
+         * written before the step's calls were read for it). The attempt run again may ask for another tool at one:
+         * that is a new call, whose hits count, as a resumed call's command applies to its own tool only.
          */
         tools: z.array(z.object({ server: z.string(), tool: z.string() }).nullable()).optional(),
       }),

@@ -1162,6 +1162,42 @@ describe("agent tool calls and usage", () => {
     expect(s.snap.debug!.resumed.filter((r) => !r.passed || r.output !== undefined)).toEqual([]);
   });
 
+  it("a call counted after a resume from a kept conversation knows the calls' tools before the pause: another tool at one, run again, is new", async () => {
+    const s = new Session(
+      [{ name: "ask", type: "agent", agent: "helper", prompt: "p" }],
+      [
+        { id: "p", type: "tool_call", tool: "lookup", hitCount: 1 },
+        { id: "c", type: "tool_call", tool: "lookup", hitCount: 3 },
+        { id: "t", type: "tool_call", tool: "third" },
+      ],
+      { agents },
+    );
+    s.effects.tools = ["lookup", "other", "third"].map((name) => ({ name, description: "", inputSchema: {} }));
+    // The attempt asks for other, lookup (p pauses: its conversation is kept, and the resume goes on from it), lookup
+    // (c's second hit, counted) and third, after an answer over a pause's share of the record: its pause keeps no
+    // conversation, and its resume starts the attempt over, where the model asks for lookup first instead of other.
+    const long = "x".repeat(s.t.committer.limits.toolCallBytes);
+    let runs = 0;
+    s.effects.llmScript = (req) => {
+      const n = req.messages.filter((m) => m.role === "tool").length;
+      if (n === 0) runs += 1;
+      const tool = [runs === 1 ? "other" : "lookup", "lookup", "lookup", "third"][n];
+      return tool === undefined
+        ? usageAnswer("done", 1)
+        : usageAnswer(tool === "third" ? long : "", 1, [
+            { id: `c${n + 1}`, name: `crm__${tool}`, arguments: JSON.stringify({ id: n + 1 }) },
+          ]);
+    };
+    const paused: string[] = [];
+    for (let r = await s.run(); r === "parked"; r = await s.resume("continue")) {
+      expect(paused.length).toBeLessThan(4);
+      paused.push(`${s.pause.breakpointId} ${s.pause.occurrence} ${s.pause.context.toolCall!.tool}`);
+    }
+    // lookup where other was is a call of its own: c's third hit, which pauses there. The calls after it were passed.
+    expect(paused).toEqual(["p 2 lookup", "t 4 third", "c 1 lookup"]);
+    expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { p: 3, c: 3, t: 1 }, callsPassed: [] } });
+  });
+
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
     const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
       agents,

@@ -114,11 +114,6 @@ export class Debugger {
   private readonly unreachable = new Set<string>();
   /** The waiting points as the pass began: one gone from them since is judged, the run past it. */
   private waitingAtStart: Set<string>;
-  /**
-   * Per agent step, for its latest attempt only (an older one's calls are never passed again): the tool each of its
-   * calls asked for in this run of it, by number (the first at 0), kept with the calls passed (passCall).
-   */
-  private readonly toolsAsked = new Map<string, { attempt: number; tools: (CalledTool | null)[] }>();
 
   constructor(private readonly host: DebugHost) {
     this.depths = stepDepths(host.workflow);
@@ -290,7 +285,6 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "tool_call", path, occurrence, toolCall: call };
-    this.asked(point, { server: call.server, tool: call.tool });
     if (this.mayHit(point) && !this.callPassed(point)) this.markWaiting(point);
     return this.check(
       point,
@@ -793,9 +787,11 @@ export class Debugger {
     const last = Math.max(occurrence, before?.occurrence ?? 0);
     const passed: DebugState["callsPassed"][number] = { stepPath: path, phase, attempt, occurrence: last };
     if (phase === "tool_call") {
-      const mineAsked = this.toolsAsked.get(path);
-      const asked = mineAsked?.attempt === attempt ? mineAsked.tools : [];
-      const tools = Array.from({ length: occurrence }, (_, n) => asked[n] ?? before?.tools?.[n] ?? null);
+      // This call, not made yet, and those before it as the step records them in this run of the attempt: those before
+      // a pause whose conversation it went on from too, which it never asked the debugger about.
+      const made = this.snap.steps[path]?.toolCalls ?? [];
+      const asked = (n: number) => calledTool(n === occurrence - 1 ? point.toolCall : made[n]);
+      const tools = Array.from({ length: occurrence }, (_, n) => asked(n) ?? before?.tools?.[n] ?? null);
       passed.tools = [...tools, ...(before?.tools?.slice(occurrence, last) ?? [])];
     }
     this.d.callsPassed = [...this.d.callsPassed.filter((c) => !mine(c)), passed];
@@ -815,16 +811,6 @@ export class Debugger {
         point.occurrence <= c.occurrence &&
         sameTool({ tool: c.tools?.[point.occurrence - 1] }, point),
     );
-  }
-
-  /** The tool call `point` asks for `tool`, in this run of its attempt (toolsAsked): those after it come anew. */
-  private asked(point: Point, tool: CalledTool): void {
-    const attempt = this.snap.steps[point.path]?.attempts ?? 0;
-    const kept = this.toolsAsked.get(point.path);
-    const tools = kept?.attempt === attempt ? kept.tools : [];
-    tools.length = point.occurrence - 1;
-    tools.push(tool);
-    this.toolsAsked.set(point.path, { attempt, tools });
   }
 
   /** Counts a hit of breakpoint `id`: its number. */
@@ -1042,6 +1028,11 @@ function samePoint(a: { stepPath: string; phase: PausePhase; occurrence: number 
  */
 function sameTool(r: { tool?: CalledTool | null }, p: Point): boolean {
   return !r.tool || !p.toolCall || (r.tool.server === p.toolCall.server && r.tool.tool === p.toolCall.tool);
+}
+
+/** The tool a call the step recorded asked for. */
+function calledTool(made: { server: string; tool: string } | undefined): CalledTool | undefined {
+  return made && { server: made.server, tool: made.tool };
 }
 
 /**
