@@ -296,6 +296,12 @@ export const DebugState = z.object({
         phase: PausePhase,
         occurrence: z.number().int().nonnegative(),
         /**
+         * tool_call: the tool the call asks for. The attempt run again (a takeover, its conversation not kept) may ask
+         * for another tool there: that is a new call, judged anew, and this one, never made, waits no more. Absent in
+         * records written before it was kept: taken as any tool.
+         */
+        tool: z.object({ server: z.string(), tool: z.string() }).optional(),
+        /**
          * The watches (by breakpoint id) whose value the step's completion changed, from and to: `watched` moved on
          * to the new value at once, so that no other step takes the change as its own.
          */

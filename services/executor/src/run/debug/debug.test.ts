@@ -1198,6 +1198,65 @@ describe("agent tool calls and usage", () => {
     expect(s.snap).toMatchObject({ status: "COMPLETED", debug: { hits: { p: 3, c: 3, t: 1 }, callsPassed: [] } });
   });
 
+  /**
+   * A parallel: `a` (an after_step breakpoint, which pauses) beside an agent step `ask` whose model, once a has paused,
+   * asks for `tool` (lookup in an answer over a pause's share of the record), then answers. Two tool_call breakpoints
+   * hit at every call: c pauses at its first hit, d at its second.
+   */
+  const callWaitingBehindAPause = (tool: string) => {
+    const s = new Session(
+      [
+        {
+          name: "par",
+          type: "parallel",
+          branches: {
+            left: [code("a")],
+            right: [{ name: "ask", type: "agent", agent: "helper", prompt: "look up" }],
+          },
+        },
+      ],
+      [
+        { id: "a", type: "after_step", step: "a" },
+        { id: "c", type: "tool_call", hitCount: 1 },
+        { id: "d", type: "tool_call", hitCount: 2 },
+      ],
+      { agents },
+    );
+    s.effects.tools = ["lookup", "other"].map((name) => ({ name, description: "", inputSchema: {} }));
+    const long = "x".repeat(s.t.committer.limits.toolCallBytes);
+    s.effects.llmScript = async (req) => {
+      await until("a paused", () => s.snap.debug!.hits.a === 1);
+      if (req.messages.some((m) => m.role === "tool")) return usageAnswer("done", 1);
+      return usageAnswer(tool === "lookup" ? long : "", 1, [{ id: "c1", name: `crm__${tool}`, arguments: "{}" }]);
+    };
+    return s;
+  };
+
+  it("a call waiting behind a pause, its conversation not kept, that the attempt run again by a takeover replaces with another tool's is a new call: its hits count anew", async () => {
+    const first = callWaitingBehindAPause("lookup");
+    expect(await first.run()).toBe("parked");
+    expect(first.pause.breakpointId).toBe("a");
+    // lookup's call waits its turn, its hits counted (c's first, which pauses, and d's), keeping no conversation: the
+    // attempt starts over when the pause is resumed.
+    expect(first.snap.debug!.waiting).toEqual([
+      expect.objectContaining({ stepPath: "ask", phase: "tool_call", occurrence: 1, hits: { c: 1, d: 1 } }),
+    ]);
+    expect(first.snap.debug!.waiting[0]!.checkpoint).toBeUndefined();
+    // Taken over from the park's write, where the model asks for other instead.
+    const s = callWaitingBehindAPause("other");
+    s.t = s.t.resumed(structuredClone(first.snap));
+    expect(await s.run()).toBe("parked");
+    expect(s.pause.id).toBe(first.pause.id);
+    // Not lookup's call: other's hits are c's second and d's, which pauses.
+    expect(await s.resume("continue")).toBe("parked");
+    const { breakpointId, occurrence, context } = s.pause;
+    expect([breakpointId, occurrence, context.toolCall?.tool]).toEqual(["d", 1, "other"]);
+    expect(s.snap.debug).toMatchObject({ hits: { a: 1, c: 2, d: 2 }, waiting: [] });
+    expect(await s.resume("continue")).toBe("terminal");
+    expect(s.effects.toolCalls.map((c) => c.tool)).toEqual(["other"]);
+    expect(s.snap.status).toBe("COMPLETED");
+  });
+
   it("skip at a tool call gives the model the output instead of calling the tool", async () => {
     const s = new Session([{ name: "ask", type: "agent", agent: "helper", prompt: "p" }], [{ type: "tool_call" }], {
       agents,

@@ -285,6 +285,9 @@ export class Debugger {
     checkpoint: () => { attempt: number; state: unknown },
   ): Promise<Verdict> {
     const point: Point = { phase: "tool_call", path, occurrence, toolCall: call };
+    // A call of another tool waiting here is one the attempt, run again (its conversation not kept), does not make:
+    // this is a new call, whose hits count, and that one waits no more.
+    this.d.waiting = this.d.waiting.filter((w) => !samePoint(w, point) || sameTool(w, point));
     if (this.mayHit(point) && !this.callPassed(point)) this.markWaiting(point);
     return this.check(
       point,
@@ -594,6 +597,7 @@ export class Debugger {
         stepPath: point.path,
         phase: point.phase,
         occurrence: point.occurrence,
+        ...(point.toolCall ? { tool: { server: point.toolCall.server, tool: point.toolCall.tool } } : {}),
         ...(unfinished ? { unfinished } : {}),
       });
   }
