@@ -66,8 +66,8 @@ export const DebugWaitingPoint = z.object({
     .array(z.object({ id: z.string(), type: z.enum(BREAKPOINT_TYPES) }))
     .describe(
       "The enabled breakpoints that may pause there in its turn: those that match the point now, and the watches whose " +
-        "value its step changed. Empty: it goes on, or its failure is handled, without pausing. A `hitCount`, or a " +
-        "tool call's server and tool (not recorded with the point), may still let it go on.",
+        "value its step changed. Empty: it goes on, or its failure is handled, without pausing. A `hitCount` may " +
+        "still let it go on, as may a tool call's server and tool in a record written before points recorded them.",
     ),
   reason: z.string().describe("Why it waits, in a few words: the breakpoints, or the failure's error, cut."),
 });

@@ -139,6 +139,30 @@ describe("waitingPoints", () => {
     expect(held.map((h) => h.breakpoints)).toEqual([[]]);
   });
 
+  it("lists a waiting tool call under the tool_call breakpoints of the tool it asks for, or of any when not recorded", () => {
+    const tools = [
+      { id: "any", type: "tool_call", enabled: true },
+      { id: "search", type: "tool_call", tool: "search", enabled: true },
+      { id: "crm", type: "tool_call", server: "crm", enabled: true },
+    ] satisfies Breakpoint[];
+    const call = (occurrence: number, tool?: { server: string; tool: string }) => ({
+      stepPath: "ask",
+      phase: "tool_call" as const,
+      occurrence,
+      ...(tool ? { tool } : {}),
+    });
+    const { waiting } = waitingPoints(
+      paused(tools, {
+        waiting: [call(1, { server: "crm", tool: "lookup" }), call(2, { server: "web", tool: "search" }), call(3)],
+      }),
+    );
+    expect(waiting.map((w) => [w.occurrence, w.breakpoints.map((b) => b.id)])).toEqual([
+      [1, ["any", "crm"]],
+      [2, ["any", "search"]],
+      [3, ["any", "search", "crm"]],
+    ]);
+  });
+
   it("shows nothing while no pause stands, or once the run has ended", () => {
     const record = paused(breakpoints, { waiting: [{ stepPath: "each[0].work", phase: "after", occurrence: 0 }] });
     expect(waitingPoints({ ...record, debug: { ...record.debug, pause: null } })).toEqual({ waiting: [], held: [] });

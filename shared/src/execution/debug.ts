@@ -414,13 +414,14 @@ type WaitingPoint = DebugState["waiting"][number];
 
 /**
  * The enabled breakpoints that may pause at a point waiting its turn (or a failure held): of the phase's type on its
- * step, and the watches its step changed, but for one whose `hitCount` the number it gave the hit (`hits`) is not. A
- * tool call's server and tool are not recorded with the point, so a tool_call breakpoint naming them counts. What the
- * console lists as waiting, and what holds later points back until it has had its turn.
+ * step (and a tool call's tool), and the watches its step changed, but for one whose `hitCount` the number it gave the
+ * hit (`hits`) is not. A point recorded before tool calls' tools were has none: a tool_call breakpoint naming a server
+ * or a tool counts there. What the console lists as waiting, and what holds later points back until it has had its
+ * turn.
  */
 export function mayPauseAt(
   breakpoints: readonly Breakpoint[],
-  point: Pick<WaitingPoint, "stepPath" | "phase" | "watches" | "hits">,
+  point: Pick<WaitingPoint, "stepPath" | "phase" | "watches" | "hits" | "tool">,
 ): { id: string; type: BreakpointType }[] {
   return breakpoints.flatMap((bp) => {
     if (!bp.enabled) return [];
@@ -430,9 +431,15 @@ export function mayPauseAt(
       bp.type === "watch"
         ? point.watches?.[bp.id!] !== undefined
         : BREAKPOINT_TYPE_AT[point.phase] === bp.type &&
-          (!("step" in bp) || bp.step === undefined || stepMatches(bp.step, point.stepPath));
+          (!("step" in bp) || bp.step === undefined || stepMatches(bp.step, point.stepPath)) &&
+          (bp.type !== "tool_call" || !point.tool || ofTool(bp, point.tool));
     return hits ? [{ id: bp.id!, type: bp.type }] : [];
   });
+}
+
+/** Whether a tool_call breakpoint's server and tool (when it names them) are those of `tool`. */
+function ofTool(bp: { server?: string; tool?: string }, tool: { server: string; tool: string }): boolean {
+  return (bp.server === undefined || bp.server === tool.server) && (bp.tool === undefined || bp.tool === tool.tool);
 }
 
 /** The debug state a start asks for, before anything ran. */

@@ -378,9 +378,10 @@ export class Debugger {
    * The pass over the run ended parked: whether to pass over it again, now. So only when a point kept waiting for an
    * earlier one's turn and no pause came: the earlier one was judged and did not pause after all (its breakpoints
    * changed while it waited: one redefined counts its hit anew, and of tool_call ones left, one naming another tool
-   * than its call's, which the point does not record), or the pass never came to it (a branch that could not get
-   * there; one whose container's attempt ended left the list then). Those hold no one back in the next pass, which
-   * pauses at the first the run comes to. Each such pass judges a waiting point or finds one unreachable: they are few.
+   * than its call's, which a point of an older record does not name), or the pass never came to it (a branch that could
+   * not get there; one whose container's attempt ended left the list then). Those hold no one back in the next pass,
+   * which pauses at the first the run comes to. Each such pass judges a waiting point or finds one unreachable: they are
+   * few.
    */
   passAgain(): boolean {
     const again = this.deferred && this.d.pause === null && !this.host.effects.handingBack();
