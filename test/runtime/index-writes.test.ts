@@ -2,9 +2,11 @@ import type { Msg } from "@nats-io/nats-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "@wf/shared/api";
 import { subjects } from "@wf/shared/nats";
-import { settleApproval } from "@wf/shared/store";
+import { newId } from "@wf/shared/execution";
+import { newWorkflowRecord, settleApproval } from "@wf/shared/store";
 import { useNatsServer } from "@wf/testing/nats-connection";
 import {
+  definitionOf,
   endedEventTypes,
   run,
   startRuntime,
@@ -22,8 +24,11 @@ import { countWrites, type WriteCounts } from "../support/write-counts";
  */
 const nats = useNatsServer();
 let rt: InProcessRuntime;
-/** The record puts and the approvals' first puts, in order. */
-const puts: ({ kind: "record"; status: string; approvalIds: string[] } | { kind: "approval"; id: string })[] = [];
+/** The record puts (of the execution `id`) and the approvals' first puts, in order. */
+const puts: (
+  | { kind: "record"; id: string; status: string; approvalIds: string[]; steps: Record<string, string> }
+  | { kind: "approval"; id: string }
+)[] = [];
 
 beforeAll(async () => {
   // Waits over a second park and wake by their timer.
@@ -32,9 +37,14 @@ beforeAll(async () => {
   nc.subscribe(`$KV.${rt.ns}_executions.>`, {
     callback: (_err: unknown, m: Msg) => {
       if (m.data.length === 0) return;
-      const r = m.json<{ status: string; steps: Record<string, { approvalId?: string | null }> }>();
+      const r = m.json<{
+        id: string;
+        status: string;
+        steps: Record<string, { status: string; approvalId?: string | null }>;
+      }>();
       const approvalIds = Object.values(r.steps).flatMap((st) => (st.approvalId ? [st.approvalId] : []));
-      puts.push({ kind: "record", status: r.status, approvalIds });
+      const steps = Object.fromEntries(Object.entries(r.steps).map(([path, st]) => [path, st.status]));
+      puts.push({ kind: "record", id: r.id, status: r.status, approvalIds, steps });
     },
   });
   nc.subscribe(`$KV.${rt.ns}_approvals.>`, {
@@ -65,12 +75,13 @@ async function approve(id: string): Promise<void> {
 }
 
 /** Runs `yaml` to its end, approving what it awaits: what it wrote to the records, index and event streams. */
-function writesOf(yaml: string, approves: boolean): Promise<WriteCounts> {
+function writesOf(yaml: string, approves: boolean, started?: (id: string) => void): Promise<WriteCounts> {
   return countWrites(
     rt,
     () => (puts.length = 0),
     async () => {
       const id = await run(rt.platform, yaml);
+      started?.(id);
       if (approves) await approve(id);
       expect((await endedEventTypes(rt.platform.jsm, rt.ns, id)).at(-1)).toBe("exec_completed");
     },
@@ -131,11 +142,39 @@ describe("the writes of a wait after a Python step", () => {
     );
     // Before, the resume wrote its hold as it passed over the Python step (5 record writes).
     expect(writes).toEqual({ records: 4, index: 2, published: 8 });
-    expect(puts.filter((p) => p.kind === "record").map((p) => p.status)).toEqual([
-      "RUNNING",
-      "RUNNING",
-      "RUNNING",
-      "COMPLETED",
+    // The step's result is written before the wait begins, not by the park's write: the wait's timer is armed before
+    // that write, and a crash between the two would find the step in flight after it ended, to run it again.
+    expect(puts.flatMap((p) => (p.kind === "record" ? [[p.status, p.steps]] : []))).toEqual([
+      ["RUNNING", { py: "RUNNING" }],
+      ["RUNNING", { py: "COMPLETED" }],
+      ["RUNNING", { py: "COMPLETED", pause: "RUNNING" }],
+      ["COMPLETED", { py: "COMPLETED", pause: "COMPLETED" }],
     ]);
+  }, 60_000);
+});
+
+describe("the writes of a sub-workflow after a Python step", () => {
+  it("writes the step's start, its result with the child's id, the park and the end", async () => {
+    const yaml = "name: child\nsteps:\n  - { name: t, type: transform, output: 1 }\n";
+    const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml, definition: definitionOf(yaml) });
+    await rt.platform.store.workflows.create(child);
+    let parent = "";
+    const writes = await writesOf(
+      `name: call-after-python\nsteps:\n  - ${PYTHON}\n  - { name: call, type: workflow, workflow: ${child.id} }\n`,
+      false,
+      (id) => (parent = id),
+    );
+    // The child's one write (its end) among them. Before, the Python step's result was written on its own, then the
+    // child's id (6 record writes, 5 the parent's).
+    expect(writes).toEqual({ records: 5, index: 3, published: 12 });
+    const records = puts.flatMap((p) => (p.kind === "record" ? [p] : []));
+    expect(records.filter((p) => p.id === parent).map((p) => p.steps)).toEqual([
+      { py: "RUNNING" },
+      { py: "COMPLETED", call: "RUNNING" },
+      { py: "COMPLETED", call: "RUNNING" },
+      { py: "COMPLETED", call: "COMPLETED" },
+    ]);
+    // The child's id is stored, with the result before it, before the child is started.
+    expect(records.findIndex((p) => p.id !== parent)).toBeGreaterThan(1);
   }, 60_000);
 });

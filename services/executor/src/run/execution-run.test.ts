@@ -232,6 +232,38 @@ describe("what is written when", () => {
     expect(resumed.committer.flushes).toBe(0);
   });
 
+  it("a sub-workflow step writes its child's id with the result before it, and only then starts the child", async () => {
+    const t = start([code("a"), { name: "call", type: "workflow", workflow: "other" }]);
+    const startChild = t.effects.startChild.bind(t.effects);
+    let atStart: Record<string, unknown> | undefined;
+    t.effects.startChild = (...args) => {
+      atStart = structuredClone(t.committer.stored.steps);
+      return startChild(...args);
+    };
+    expect(await t.run.run()).toBe("parked");
+    // a's start, then its result with the child's id (the park's write is the actor's).
+    expect(t.committer.flushes).toBe(2);
+    expect(atStart).toMatchObject({
+      a: { status: "COMPLETED" },
+      call: { status: "RUNNING", childExecutionId: t.effects.startedChildren[0]!.childId },
+    });
+  });
+
+  it("a wait after a step that acted outside has that result written before the wait's timer is armed", async () => {
+    const t = start([code("a"), { name: "nap", type: "wait", seconds: 60 }]);
+    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
+    let atWake: Record<string, unknown> | undefined;
+    t.effects.scheduleWake = (path, dueAt) => {
+      atWake = structuredClone(t.committer.stored.steps);
+      return scheduleWake(path, dueAt);
+    };
+    expect(await t.run.run()).toBe("parked");
+    // Left to the park's write, a's result would follow the timer: a crash between the two finds a in flight, run
+    // again (or the execution INTERRUPTED) after it ended.
+    expect(t.committer.flushes).toBe(2);
+    expect(atWake).toEqual({ a: expect.objectContaining({ status: "COMPLETED" }) });
+  });
+
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
     const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
     t.effects.wokenFor = "nap";

@@ -15,7 +15,7 @@ import { stepTestTarget } from "./step-test-target";
 import { stepKind, type Attempt, type Outcome, type StepContext } from "./steps";
 import { FanOutBudget } from "./steps/fan-out-budget";
 import { estimateStepCost } from "./steps/ai/cost-estimate";
-import { actsOutside, carriesOwedWrite } from "./step-effects";
+import { actsOutside, carriesOwedWrite, writesBeforeActing } from "./step-effects";
 import { untilDue, writeBegunWait } from "./until-due";
 
 /**
@@ -277,9 +277,8 @@ export class ExecutionRun {
     if (r.kind !== "completed") return false;
     if (endsRun && this.debug === null && !this.gateOpen()) return false;
     if (!actsOutside(step)) return this.committer.unwrittenMs >= PURE_RUN_WRITE_MS;
-    // A gated step writes its approval's id before it opens the approval, whatever it is (awaitApproval).
-    const startWritten = next !== undefined && (actsOutside(next) || next.manual_approval !== undefined);
-    const nextWritesItsStart = startWritten && next.condition === undefined;
+    // A condition runs before that write, and may skip the step, which then writes nothing.
+    const nextWritesItsStart = next !== undefined && writesBeforeActing(next) && next.condition === undefined;
     return !nextWritesItsStart || this.debug !== null;
   }
 

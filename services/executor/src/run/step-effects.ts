@@ -12,6 +12,16 @@ export function actsOutside(step: Step): boolean {
 }
 
 /**
+ * Whether a step's run writes the record before anything it does outlives this process: one that acts outside writes
+ * its start, a gate its approval's id, a `workflow` step its child's id (its start published after). That write
+ * carries the result of an outside step just before it, nothing durable done in between. A `wait` is not one: its
+ * timer is armed before the park's write, and a crash between the two would find the outside step in flight.
+ */
+export function writesBeforeActing(step: Step): boolean {
+  return actsOutside(step) || step.manual_approval !== undefined || step.type === "workflow";
+}
+
+/**
  * Whether a step may start with an outside step's result still unwritten (RunCommitter.oweWrite): one that acts
  * outside writes it with its start, before it acts; a container leaves it to its own steps.
  */
