@@ -264,6 +264,82 @@ describe("what is written when", () => {
     expect(atWake).toEqual({ a: expect.objectContaining({ status: "COMPLETED" }) });
   });
 
+  it("a container parking with a branch's last result from outside left to it has that written before its deadline's timer", async () => {
+    const t = start([
+      {
+        name: "par",
+        type: "parallel",
+        timeout: 600,
+        branches: { a: [{ name: "nap", type: "wait", seconds: 60 }], b: [code("py")] },
+      },
+    ]);
+    // py ends once branch a has parked: its worker is the last, and leaves its result to what follows it.
+    t.effects.code = async () => {
+      await vi.waitFor(() => expect(t.committer.stored.steps.nap?.waitUntil).toEqual(expect.any(Number)));
+      // What branch a's worker does after that write (it ends) is done before the next turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      return codeOk(1);
+    };
+    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
+    let atDeadline: Record<string, unknown> | undefined;
+    t.effects.scheduleWake = (path, dueAt) => {
+      if (path === "par") atDeadline = structuredClone(t.committer.stored.steps);
+      return scheduleWake(path, dueAt);
+    };
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.wakes.map((w) => w.path)).toEqual(["nap", "par"]);
+    // Left to the park's write, py's result would follow the timer: a crash between the two finds py in flight after
+    // it ended.
+    expect(atDeadline).toMatchObject({ py: { status: "COMPLETED" } });
+  });
+
+  it("a container failing with a branch's last result from outside left to it has that written before its retry's timer", async () => {
+    const t = start([
+      {
+        name: "par",
+        type: "parallel",
+        retry: { max_attempts: 2, backoff: "fixed", initial_delay: 60 },
+        branches: { a: [code("bad", { language: "javascript" })], b: [code("py")] },
+      },
+    ]);
+    // py ends once branch a has failed: its worker is the last, and leaves its result to what follows it.
+    t.effects.code = async (req) => {
+      if (req.language === "javascript") return codeFailed("no");
+      await vi.waitFor(() => expect(t.committer.eventsOf("bad")).toContain("step_failed"));
+      await new Promise((resolve) => setImmediate(resolve));
+      return codeOk(1);
+    };
+    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
+    let atRetry: Record<string, unknown> | undefined;
+    t.effects.scheduleWake = (path, dueAt) => {
+      atRetry = structuredClone(t.committer.stored.steps);
+      return scheduleWake(path, dueAt);
+    };
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.wakes.map((w) => w.path)).toEqual(["par"]);
+    expect(atRetry).toMatchObject({ py: { status: "COMPLETED" } });
+  });
+
+  it("a gate replayed with its approval's id writes a result owed to it before it puts an approval its crash lost", async () => {
+    const gate = { name: "g", type: "transform", output: 1, manual_approval: { message: "ok?", timeout: 60 } };
+    const t = start([{ name: "each", type: "foreach", items: [1, 2], steps: [gate, code("py")] }]);
+    expect(await t.run.run()).toBe("parked");
+    const [first, second] = t.effects.openedApprovals;
+    Object.assign(t.effects.approvals.get(first!)!, { status: "APPROVED", decidedAt: Date.now(), decidedBy: "ann" });
+    // A crash between the write of the second gate's id and its approval's put.
+    t.effects.approvals.delete(second!);
+    const resumed = t.resumed();
+    const openApproval = t.effects.openApproval.bind(t.effects);
+    let atOpen: Record<string, unknown> | undefined;
+    t.effects.openApproval = (record) => {
+      atOpen = structuredClone(resumed.committer.stored.steps);
+      return openApproval(record);
+    };
+    expect(await resumed.run.run()).toBe("parked");
+    expect(t.effects.openedApprovals.slice(2)).toEqual([second]);
+    expect(atOpen).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+  });
+
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
     const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
     t.effects.wokenFor = "nap";

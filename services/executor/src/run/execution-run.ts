@@ -372,6 +372,10 @@ export class ExecutionRun {
         return this.finishFailed(path, st, `step \`${step.name}\`: ${error}`);
       }
       record = built;
+      // Replayed after a crash before the approval was put, the step wrote nothing first: a result of an outside step
+      // left to it (a foreach item's last) is written before the approval is. (Found pending, it is put again as it
+      // was, an act already made: the park's write that follows carries that result.)
+      await this.committer.writeOwed();
       await this.effects.openApproval(record);
       this.committer.emit("step_awaiting_approval", path, {
         status: st.status,
@@ -468,9 +472,12 @@ export class ExecutionRun {
         // when it woke the run early, not at every park of a run replayed for other reasons (see untilDue). Not while
         // a debugger's pause stops the clock past it: a timer due already fired at once, woke the run, found the pause
         // and was armed again, several times a second for as long as the pause lasted. The resume moves the deadline
-        // on, and the run it wakes arms that.
+        // on, and the run it wakes arms that. A result of an outside step left to what follows (a container's last
+        // item's or branch's) is written first, as before a wait's timer: left to the park's write, a crash between the
+        // two would find that step in flight after it ended.
         const stopped = (this.debug?.pausedStep ?? null) !== null && st.deadline !== null && st.deadline <= Date.now();
         if (st.deadline !== null && !stopped && (st.deadlineArmed !== st.deadline || this.effects.wokenFor === path)) {
+          await this.committer.writeOwed();
           await this.effects.scheduleWake(path, st.deadline);
           st.deadlineArmed = st.deadline;
         }
@@ -581,6 +588,8 @@ export class ExecutionRun {
   ): Promise<boolean> {
     if (!retriesAfter(step, st, failed)) return false;
     const retryAt = Date.now() + backoffMs(step.retry!, st.attempts);
+    // A container's last item's or branch's result from outside left to what follows it is written before the timer.
+    await this.committer.writeOwed();
     await this.effects.scheduleWake(path, retryAt);
     st.retryAt = retryAt;
     this.debug?.failureHandled(path, st.attempts);
