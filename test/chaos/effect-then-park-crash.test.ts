@@ -102,12 +102,30 @@ async function killedAt(
   }
 }
 
-describe("executor killed around a sub-workflow's start, after a Python step", () => {
-  it.each(["its child's id", "its child's start"] as const)(
-    "killed at %s: the Python step ran once, one child ran once, the execution completes",
-    async (at) => {
+/** What runs before the sub-workflow: its steps, how many times its Python step runs, the last run's path. */
+const beforeCall = {
+  "a Python step": { steps: (fx: SideEffects) => recorded(fx, "effect", "effects", "1"), runs: 1, last: "effect" },
+  // The last item's result is left to what follows the foreach: the child's id's write.
+  "a foreach of Python steps": {
+    steps: (fx: SideEffects) =>
+      "  - name: each\n    type: foreach\n    items: [1, 2]\n    steps:\n" +
+      recorded(fx, "effect", "effects", "1").replace(/^/gm, "    "),
+    runs: 2,
+    last: "each[1].effect",
+  },
+} as const;
+
+describe("executor killed around a sub-workflow's start, after a step that acted outside", () => {
+  it.each(
+    (["a Python step", "a foreach of Python steps"] as const).flatMap((shape) =>
+      (["its child's id", "its child's start"] as const).map((at) => [shape, at] as const),
+    ),
+  )(
+    "after %s, killed at %s: each Python run ran once, one child ran once, the execution completes",
+    async (shape, at) => {
+      const before = beforeCall[shape];
       const c = await startRuntime(
-        testConfig(server, { WF_NAMESPACE: `crashcall${at.length}${Date.now() % 100000}` }),
+        testConfig(server, { WF_NAMESPACE: `crashcall${before.runs}${at.length}${Date.now() % 100000}` }),
         {
           executor: false,
           approvals: false,
@@ -129,7 +147,7 @@ describe("executor killed around a sub-workflow's start, after a Python step", (
           `
 name: effect-then-call
 steps:
-${recorded(fx, "effect", "effects", "1")}
+${before.steps(fx)}
   - { name: call, type: workflow, workflow: ${child.id} }
   - { name: last, type: transform, output: "{{ steps.call.output }}" }
 `,
@@ -140,16 +158,18 @@ ${recorded(fx, "effect", "effects", "1")}
               : // The child's: the one start command with a parent.
                 snap === null && Boolean(m.json<{ parent?: unknown }>().parent),
         );
-        // The write that named the child carried the Python step's result: no write of its own before it.
+        // The write that named the child carried the last Python run's result: no write of its own before it, the
+        // writes before being the Python runs' starts.
         const named = written.findIndex((s) => s.steps.call?.childExecutionId);
-        expect(named).toBe(1);
-        expect(written[named]!.steps.effect?.status).toBe("COMPLETED");
+        expect(named).toBe(before.runs);
+        expect(written[named - 1]!.steps[before.last]?.status).toBe("RUNNING");
+        expect(written[named]!.steps[before.last]?.status).toBe("COMPLETED");
         const childId = written[named]!.steps.call!.childExecutionId!;
         expect(ended.status).toBe("COMPLETED");
         expect(ended.output).toBe(2);
         expect(ended.steps.call?.childExecutionId).toBe(childId);
         expect((await c.platform.store.executions.get(childId))?.value.status).toBe("COMPLETED");
-        expect(fx.lines("effects")).toHaveLength(1);
+        expect(fx.lines("effects")).toHaveLength(before.runs);
         expect(fx.lines("children")).toHaveLength(1);
       } finally {
         await c.stop();

@@ -178,3 +178,31 @@ describe("the writes of a sub-workflow after a Python step", () => {
     expect(records.findIndex((p) => p.id !== parent)).toBeGreaterThan(1);
   }, 60_000);
 });
+
+describe("the writes of a sub-workflow after a foreach of Python steps", () => {
+  it("writes the items' starts, the last item's result with the child's id, the park and the end", async () => {
+    const yaml = "name: child\nsteps:\n  - { name: t, type: transform, output: 1 }\n";
+    const child = newWorkflowRecord({ id: `wf-${newId()}`, ownerId: "owner1", yaml, definition: definitionOf(yaml) });
+    await rt.platform.store.workflows.create(child);
+    let parent = "";
+    const writes = await writesOf(
+      `name: call-after-foreach\nsteps:\n  - { name: each, type: foreach, items: [1, 2], steps: [${PYTHON}] }\n` +
+        `  - { name: call, type: workflow, workflow: ${child.id} }\n`,
+      false,
+      (id) => (parent = id),
+    );
+    // The child's one write (its end) among them. Before, the last item's result was written on its own, then the
+    // child's id (7 record writes, 6 the parent's).
+    expect(writes).toEqual({ records: 6, index: 3, published: 16 });
+    const records = puts.flatMap((p) => (p.kind === "record" ? [p] : []));
+    expect(records.filter((p) => p.id === parent).map((p) => p.steps)).toEqual([
+      { each: "RUNNING", "each[0].py": "RUNNING" },
+      { each: "RUNNING", "each[0].py": "COMPLETED", "each[1].py": "RUNNING" },
+      { each: "COMPLETED", "each[0].py": "COMPLETED", "each[1].py": "COMPLETED", call: "RUNNING" },
+      { each: "COMPLETED", "each[0].py": "COMPLETED", "each[1].py": "COMPLETED", call: "RUNNING" },
+      { each: "COMPLETED", "each[0].py": "COMPLETED", "each[1].py": "COMPLETED", call: "COMPLETED" },
+    ]);
+    // The child's id is stored, with the result before it, before the child is started.
+    expect(records.findIndex((p) => p.id !== parent)).toBeGreaterThan(2);
+  }, 60_000);
+});

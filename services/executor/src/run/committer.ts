@@ -52,7 +52,8 @@ export interface RunCommitter {
   flush(): Promise<void>;
   /**
    * Leaves the result of a step that acted outside to the run's next write, where what the run does next writes it
-   * (a step acting outside, with its start): `writeOwed` writes it before anything else runs.
+   * (a step acting outside, with its start; a `workflow` step, with its child's id): `writeOwed` writes it before
+   * anything else runs.
    */
   oweWrite(): void;
   /** Whether `oweWrite` left a change that no write has taken yet. */

@@ -249,6 +249,121 @@ describe("what is written when", () => {
     });
   });
 
+  it("a foreach item's last result from outside is carried by a sub-workflow step's child-id write after it", async () => {
+    const call = { name: "call", type: "workflow", workflow: "other" };
+    // The shape; the Python step whose result the child's id goes with; the `workflow` step; the run's writes (before:
+    // one more, that result written on its own first).
+    for (const [shape, last, called, writes] of [
+      // After the foreach: the last item's result, left to what follows the container. Two Python starts (the second
+      // with the first's result), then the child's id.
+      [[{ name: "each", type: "foreach", items: [1, 2], steps: [code("py")] }, call], "each[1].py", "call", 3],
+      // The next item's first step: the item before ended with a Python step (the first item skips the call).
+      [
+        [{ name: "each", type: "foreach", items: [1, 2], steps: [{ ...call, condition: "item > 1" }, code("py")] }],
+        "each[0].py",
+        "each[1].call",
+        2,
+      ],
+    ] as const) {
+      const t = start([...shape]);
+      const startChild = t.effects.startChild.bind(t.effects);
+      let atStart: Record<string, StepState> | undefined;
+      t.effects.startChild = (...args) => {
+        atStart = structuredClone(t.committer.stored.steps);
+        return startChild(...args);
+      };
+      expect(await t.run.run()).toBe("parked");
+      expect(t.committer.flushes).toBe(writes);
+      expect(atStart).toMatchObject({
+        [last]: { status: "COMPLETED" },
+        [called]: { status: "RUNNING", childExecutionId: t.effects.startedChildren[0]!.childId },
+      });
+    }
+  });
+
+  it("a sub-workflow step replayed with its child's id writes a result owed to it before it starts that child again", async () => {
+    const t = start([
+      {
+        name: "each",
+        type: "foreach",
+        items: [1, 2],
+        steps: [{ name: "call", type: "workflow", workflow: "other" }, code("py")],
+      },
+    ]);
+    expect(await t.run.run()).toBe("parked");
+    const [first, second] = t.effects.startedChildren;
+    Object.assign(t.effects.executions.get(first!.childId)!, { status: "COMPLETED", output: 1 });
+    // The second child still running: item 0's Python step runs, and its result waits for the park's write, nothing
+    // being started or armed in between. Before, it was written on its own first.
+    const parks = t.resumed();
+    expect(await parks.run.run()).toBe("parked");
+    expect(parks.committer.flushes).toBe(1);
+    expect(parks.committer.stored.steps["each[0].py"]?.status).toBe("RUNNING");
+    expect(parks.snap.steps["each[0].py"]?.status).toBe("COMPLETED");
+    // The second child's start never published (a crash between its id's write and its start): the result is written
+    // before the same child is started again.
+    t.effects.executions.delete(second!.childId);
+    const starts = t.resumed();
+    const startChild = t.effects.startChild.bind(t.effects);
+    let atStart: Record<string, unknown> | undefined;
+    t.effects.startChild = (...args) => {
+      atStart = structuredClone(starts.committer.stored.steps);
+      return startChild(...args);
+    };
+    expect(await starts.run.run()).toBe("parked");
+    expect(t.effects.startedChildren.slice(2)).toEqual([expect.objectContaining({ childId: second!.childId })]);
+    expect(atStart).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(starts.committer.flushes).toBe(2);
+  });
+
+  it("a sub-workflow step replayed by its deadline's early wake writes a result owed to it before re-arming that", async () => {
+    const call = { name: "call", type: "workflow", workflow: "other", timeout: 600 };
+    const t = start([{ name: "each", type: "foreach", items: [1, 2], steps: [call, code("py")] }]);
+    expect(await t.run.run()).toBe("parked");
+    Object.assign(t.effects.executions.get(t.effects.startedChildren[0]!.childId)!, { status: "COMPLETED", output: 1 });
+    t.effects.wokenFor = "each[1].call";
+    const woken = t.resumed();
+    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
+    let atWake: Record<string, unknown> | undefined;
+    t.effects.scheduleWake = (path, dueAt) => {
+      atWake = structuredClone(woken.committer.stored.steps);
+      return scheduleWake(path, dueAt);
+    };
+    expect(await woken.run.run()).toBe("parked");
+    expect(t.effects.wakes.at(-1)).toEqual({ path: "each[1].call", dueAt: stateOf(t, "each[1].call").deadline });
+    expect(atWake).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+  });
+
+  it("a sub-workflow start put off, replayed by its timer's early wake, writes a result owed to it before re-arming", async () => {
+    const t = start([
+      {
+        name: "each",
+        type: "foreach",
+        items: [1, 2],
+        steps: [{ name: "call", type: "workflow", workflow: "other" }, code("py")],
+      },
+    ]);
+    // The second item's child is put off by the owner's budget, past what is waited in memory.
+    const startChild = t.effects.startChild.bind(t.effects);
+    t.effects.startChild = (workflowId, childId, path, ...rest) =>
+      path === "each[1].call" && t.snap.steps[path]?.waitUntil === null
+        ? Promise.resolve({ kind: "throttled", until: Date.now() + 60_000 })
+        : startChild(workflowId, childId, path, ...rest);
+    expect(await t.run.run()).toBe("parked");
+    expect(stateOf(t, "each[1].call").waitUntil).toEqual(expect.any(Number));
+    Object.assign(t.effects.executions.get(t.effects.startedChildren[0]!.childId)!, { status: "COMPLETED", output: 1 });
+    t.effects.wokenFor = "each[1].call";
+    const woken = t.resumed();
+    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
+    let atWake: Record<string, unknown> | undefined;
+    t.effects.scheduleWake = (path, dueAt) => {
+      atWake = structuredClone(woken.committer.stored.steps);
+      return scheduleWake(path, dueAt);
+    };
+    expect(await woken.run.run()).toBe("parked");
+    expect(atWake).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+  });
+
   it("a wait after a step that acted outside has that result written before the wait's timer is armed", async () => {
     const t = start([code("a"), { name: "nap", type: "wait", seconds: 60 }]);
     const scheduleWake = t.effects.scheduleWake.bind(t.effects);

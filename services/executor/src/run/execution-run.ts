@@ -459,8 +459,9 @@ export class ExecutionRun {
       }
       // An on_error pause holds its failure: the attempt is not run again.
       const held = continuing ? (this.debug?.heldFailure(path, st.attempts) ?? null) : null;
-      // An outside step's result left to what runs next (oweWrite) is written before a step that writes no start. Asked
-      // first whether one is owed: this runs before every attempt of every step.
+      // An outside step's result left to what runs next (oweWrite) is written before a step whose attempt writes
+      // nothing first (carriesOwedWrite). Asked first whether one is owed: this runs before every attempt of every
+      // step.
       if (this.committer.owes && !carriesOwedWrite(step)) await this.committer.writeOwed();
       if (!continuing) this.startAttempt(step, path, st, scope);
       continuing = false;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StepState } from "@wf/shared/execution";
 import { workflowOf } from "./fake-run";
-import { actsOutside, mayHaveActed } from "./step-effects";
+import { actsOutside, carriesOwedWrite, mayHaveActed, writesBeforeActing } from "./step-effects";
 
 const workflow = workflowOf({
   name: "t",
@@ -50,5 +50,23 @@ describe("what a step's effects reach", () => {
     expect(mayHaveActed(workflow, running("py", "code", { retryAt: 5 }))).toBe(false);
     expect(mayHaveActed(workflow, running("py", "code", { status: "COMPLETED" }))).toBe(false);
     expect(mayHaveActed(workflow, running("gone", "transform"))).toBe(true);
+  });
+
+  it("lets a step whose attempt writes first carry an owed result, a gate only before its attempt, never a wait", () => {
+    const steps = workflowOf({
+      name: "t",
+      steps: [
+        { name: "py", type: "code", language: "python", code: "pass" },
+        { name: "call", type: "workflow", workflow: "other" },
+        { name: "gate", type: "transform", output: 1, manual_approval: { message: "ok?", timeout: 60 } },
+        { name: "nap", type: "wait", seconds: 60 },
+        { name: "js", type: "code", language: "javascript", code: "return 1" },
+        { name: "each", type: "foreach", items: [1], steps: [{ name: "t", type: "transform", output: 1 }] },
+      ],
+    }).steps;
+    const by = (rule: (step: (typeof steps)[number]) => boolean) =>
+      Object.fromEntries(steps.map((step) => [step.name, rule(step)]));
+    expect(by(writesBeforeActing)).toEqual({ py: true, call: true, gate: true, nap: false, js: false, each: false });
+    expect(by(carriesOwedWrite)).toEqual({ py: true, call: true, gate: false, nap: false, js: false, each: true });
   });
 });

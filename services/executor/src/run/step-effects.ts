@@ -12,21 +12,32 @@ export function actsOutside(step: Step): boolean {
 }
 
 /**
- * Whether a step's run writes the record before anything it does outlives this process: one that acts outside writes
- * its start, a gate its approval's id, a `workflow` step its child's id (its start published after). That write
- * carries the result of an outside step just before it, nothing durable done in between. A `wait` is not one: its
- * timer is armed before the park's write, and a crash between the two would find the outside step in flight.
+ * Whether a step's attempt writes the record before anything it does outlives this process: one that acts outside
+ * writes its start, a `workflow` step its child's id (its start published after). A `workflow` step replayed with its
+ * child's id writes nothing first: it writes a result owed to it (RunCommitter.writeOwed) before it starts that child
+ * again or waits out its put-off start again.
  */
-export function writesBeforeActing(step: Step): boolean {
-  return actsOutside(step) || step.manual_approval !== undefined || step.type === "workflow";
+function attemptWritesFirst(step: Step): boolean {
+  return actsOutside(step) || step.type === "workflow";
 }
 
 /**
- * Whether a step may start with an outside step's result still unwritten (RunCommitter.oweWrite): one that acts
- * outside writes it with its start, before it acts; a container leaves it to its own steps.
+ * Whether a step's run writes the record before anything it does outlives this process: its attempt does
+ * (attemptWritesFirst), or its gate, the approval's id. That write carries the result of an outside step just before
+ * it, nothing durable done in between. A `wait` is not one: its timer is armed before the park's write, and a crash
+ * between the two would find the outside step in flight.
+ */
+export function writesBeforeActing(step: Step): boolean {
+  return attemptWritesFirst(step) || step.manual_approval !== undefined;
+}
+
+/**
+ * Whether a step's attempt may start with an outside step's result still unwritten (RunCommitter.oweWrite): one whose
+ * attempt writes the record first (attemptWritesFirst) writes it there, before it acts; a container leaves it to its
+ * own steps. A gate, passed before the attempt, writes it with its approval's id.
  */
 export function carriesOwedWrite(step: Step): boolean {
-  return actsOutside(step) || childSteps(step).length > 0;
+  return attemptWritesFirst(step) || childSteps(step).length > 0;
 }
 
 /**

@@ -18,9 +18,9 @@ export const foreachStep: StepKind<ForeachStep> = {
     }
     // A workflow saved before the bound may ask for more: it runs at the bound (docs/workflow-format.md#steps).
     const concurrency = Math.min(step.concurrency ?? 1, MAX_FOREACH_CONCURRENCY, Math.max(items.length, 1));
-    // An item's last result, when its step acted outside, is written by its worker's next item (by the start of its
-    // first step, when that acts outside too), or as the worker stops while others run on (the last one's is left to
-    // what follows the foreach, as a step's own): not twice back to back.
+    // An item's last result, when its step acted outside, is written by its worker's next item (by the first write of
+    // its first step, when that writes before acting: carriesOwedWrite), or as the worker stops while others run on
+    // (the last one's is left to what follows the foreach, as a step's own): not twice back to back.
     const results = await runBounded(
       items.length,
       concurrency,

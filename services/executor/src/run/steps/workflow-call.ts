@@ -20,11 +20,19 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     }
     // Put off by the owner's sub-workflow starts this minute: the child is not started yet.
     if (st.waitUntil !== null) {
+      // Replayed, the step wrote nothing first: a result owed to it (oweWrite) is written before it waits again (in
+      // memory, or parked with its timer armed again).
+      await committer.writeOwed();
       if ((await untilDue(effects, path, st.waitUntil, scope.signal)) === "parked") return { kind: "parked" };
       st.waitUntil = null;
     }
     const child = await effects.loadExecution(st.childExecutionId);
-    if (!child) return startChild(ctx, step, at, st.childExecutionId);
+    if (!child) {
+      // Its start not published (a crash after its id's write, on a replay that wrote nothing first): a result owed to
+      // the step is written before that child is started.
+      await committer.writeOwed();
+      return startChild(ctx, step, at, st.childExecutionId);
+    }
     if (!TERMINAL_STATUSES.has(child.status)) return { kind: "parked" };
     if (child.status === "COMPLETED") return { kind: "completed", output: child.output ?? null };
     // A new attempt starts a new child execution.
