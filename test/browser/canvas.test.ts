@@ -448,6 +448,41 @@ describeInBrowser("the canvas beside the YAML", () => {
     await context.close();
   }, 120_000);
 
+  it("keeps a condition the workflow would refuse in its field, saying why, until it is fixed", async () => {
+    const { page, context, errors } = await signedIn(service());
+    const original = commented(`refused-${unique()}`);
+    await openEditor(page, await createWorkflow(page, original));
+    await node(page, "report").click();
+    const panel = page.getByRole("complementary", { name: "Selected step" });
+    await panel.getByRole("heading", { name: "report" }).waitFor();
+    await panel.getByRole("checkbox", { name: "Condition" }).check();
+    await poll(() => editorText(page)).toContain('    condition: "true"');
+    const gated = await editorText(page);
+
+    // A condition that does not parse is not written; the field keeps it, says why, and is marked, so that nobody
+    // takes the step for gated by it.
+    const condition = panel.getByRole("textbox", { name: /^condition/ });
+    await condition.fill("$count(steps.fetch.output.rows > 0");
+    await condition.press("Tab");
+    const problem = panel.getByRole("alert");
+    await poll(() => problem.textContent()).toMatch(/^Not changed: .*invalid condition .*Expected "\)"/);
+    expect(await condition.getAttribute("aria-invalid")).toBe("true");
+    expect(await condition.getAttribute("aria-describedby")).toBe(await problem.getAttribute("id"));
+    expect(await condition.inputValue()).toBe("$count(steps.fetch.output.rows > 0");
+    expect(await editorText(page)).toBe(gated);
+    await panel.screenshot({ path: join(SCREENSHOTS, "step-panel-refused-condition.png") });
+    expect(await axeAudit(page)).toEqual([]);
+
+    // Fixed there, it is written, and the mark goes.
+    await condition.fill("$count(steps.fetch.output.rows) > 0");
+    await condition.press("Tab");
+    await poll(() => editorText(page)).toContain('    condition: "$count(steps.fetch.output.rows) > 0"');
+    await poll(() => problem.count()).toBe(0);
+    expect(await condition.getAttribute("aria-invalid")).toBeNull();
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
   it("shows the comment on a list's key line first in the panel's box, and writes it back on that line", async () => {
     const { page, context, errors } = await signedIn(service());
     const original = commented(`key-comment-${unique()}`).replace(

@@ -16,7 +16,9 @@ function parsed(control: Draft, draft: string): string | number | undefined {
 
 /**
  * A text or number kept as typed until it is done (Enter, or leaving the field): one change of
- * the YAML per edit, not per key. Emptied, an optional field is removed from the step.
+ * the YAML per edit, not per key. Emptied, an optional field is removed from the step. A value the
+ * workflow would refuse (a condition that does not parse) stays for the person to fix, with the
+ * reason under it: the file, and so the canvas, still says what it said.
  */
 function DraftInput({
   id,
@@ -34,31 +36,38 @@ function DraftInput({
   /** A text field takes picked output fields (useInsertableField). */
   insertable?: ReturnType<typeof useInsertableField>;
 }) {
+  const problemId = useId();
   const shown = value === undefined || value === null ? "" : String(value);
   const [draft, setDraft] = useState(shown);
+  const [problem, setProblem] = useState<string | null>(null);
   // The file's value changed (this field's commit, an undo, an edit in the YAML): the draft starts again from it, in
   // the same element, so that the focus stays where it is.
   const [from, setFrom] = useState(shown);
   if (from !== shown) {
     setFrom(shown);
     setDraft(shown);
+    setProblem(null);
   }
+  const revert = () => {
+    setDraft(shown);
+    setProblem(null);
+  };
   const commit = () => {
-    if (draft === shown) return;
+    if (draft === shown) return setProblem(null);
     if (draft.trim() === "" && field.control !== "textarea") {
-      if (!field.required && value !== undefined) change.remove();
-      else setDraft(shown);
+      if (!field.required && value !== undefined) setProblem(change.remove() ?? null);
+      else revert();
       return;
     }
     const next = parsed(field.control, draft);
-    if (next === undefined) setDraft(shown);
-    else change.set(next);
+    if (next === undefined) revert();
+    else setProblem(change.set(next) ?? null);
   };
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && field.control !== "textarea") {
       event.preventDefault();
       commit();
-    } else if (event.key === "Escape") setDraft(shown);
+    } else if (event.key === "Escape") revert();
   };
   const common = {
     id,
@@ -73,30 +82,36 @@ function DraftInput({
     onKeyDown,
     required: field.required,
     title: field.description,
+    "aria-invalid": problem === null ? undefined : true,
+    "aria-describedby": problem === null ? undefined : problemId,
   };
-  if (field.control === "textarea")
-    return (
-      <textarea
-        {...common}
-        rows={Math.min(8, Math.max(3, draft.split("\n").length))}
-        onChange={(e) => setDraft(e.target.value)}
-      />
-    );
   const numeric = field.control !== "text";
   return (
-    <input
-      {...common}
-      type={numeric ? "number" : "text"}
-      step={field.control === "integer" ? 1 : "any"}
-      onChange={(e) => setDraft(e.target.value)}
-    />
+    <>
+      {field.control === "textarea" ? (
+        <textarea
+          {...common}
+          rows={Math.min(8, Math.max(3, draft.split("\n").length))}
+          onChange={(e) => setDraft(e.target.value)}
+        />
+      ) : (
+        <input
+          {...common}
+          type={numeric ? "number" : "text"}
+          step={field.control === "integer" ? 1 : "any"}
+          onChange={(e) => setDraft(e.target.value)}
+        />
+      )}
+      <FieldError id={problemId} message={problem} />
+    </>
   );
 }
 
 /**
  * A list or a mapping (or a value that may be one) as YAML text, kept as typed until it is done (Ctrl/Cmd+Enter, or
- * leaving the field): one change of the YAML per edit. Text that does not parse, or holds a kind of value the field does
- * not take, stays for the person to fix, with the reason under it; nothing is written.
+ * leaving the field): one change of the YAML per edit. Text that does not parse, holds a kind of value the field does
+ * not take, or a value the workflow would refuse, stays for the person to fix, with the reason under it; nothing is
+ * written.
  */
 function YamlInput({
   id,
@@ -135,13 +150,14 @@ function YamlInput({
     if (next === undefined || next.kind === "problem") return;
     if (next.kind === "remove") {
       if (value === undefined) revert();
-      else change.remove();
-    } else if (typeof next.value !== "object" || next.value === null) change.set(next.value, draft);
+      else setProblem(change.remove() ?? null);
+    } else if (typeof next.value !== "object" || next.value === null) setProblem(change.set(next.value, draft) ?? null);
     else {
-      change.set(next.value, draft);
+      const refused = change.set(next.value, draft);
       // The same value: what the file says, unless the text is written as typed (a comment changed), which the file's
       // new text then shows.
-      if (JSON.stringify(next.value) === JSON.stringify(value)) revert();
+      if (refused !== undefined) setProblem(refused);
+      else if (JSON.stringify(next.value) === JSON.stringify(value)) revert();
     }
   };
   const onKeyDown = (event: KeyboardEvent) => {
@@ -240,9 +256,10 @@ export function FieldControl({
         </div>
       );
     default:
+      // As a yaml field: the label holds the title only, so that a problem under the field does not name it.
       return (
-        <label className="step-field" htmlFor={id}>
-          {title}
+        <div className="step-field step-field-stack">
+          <label htmlFor={id}>{title}</label>
           <DraftInput
             id={id}
             field={{ ...field, control: field.control }}
@@ -251,7 +268,7 @@ export function FieldControl({
             change={change}
             insertable={field.control === "text" || field.control === "textarea" ? insertable : undefined}
           />
-        </label>
+        </div>
       );
   }
 }

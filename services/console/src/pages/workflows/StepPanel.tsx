@@ -38,7 +38,8 @@ interface Props {
   /** Every selected step, this one first: wrapping takes them all (they must be next to each other in one list). */
   group: readonly string[];
   readOnly: boolean;
-  onOperation(op: CanvasOperation): void;
+  /** Answers why the text was left as it was, when the change was refused. */
+  onOperation(op: CanvasOperation): string | undefined;
   onClose(): void;
   /** Running the step alone (StepTestPanel), where it can be. */
   test?: ReactNode;
@@ -208,7 +209,7 @@ function StepFields({
             // A name is required: emptied, the field goes back to it rather than removing it.
             change={{
               set: (value) => onOperation({ kind: "renameStep", id: node.id, name: String(value) }),
-              remove: () => {},
+              remove: () => undefined,
             }}
           />
         )}

@@ -53,15 +53,17 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
     if (range) editor.current?.select(range.start, now?.[range.end - 1] === "\n" ? range.end - 1 : range.end);
   };
 
-  const operate = (op: CanvasOperation) => {
+  /** Applies `op` to the text; answers why the text was left as it was, if it was refused. */
+  const operate = (op: CanvasOperation): string | undefined => {
     const view = editor.current;
-    if (!view || !canEdit) return;
+    if (!view || !canEdit) return undefined;
     const result = applyOperation(view.text(), op);
     if (!result.ok) {
-      toast(`Not changed: ${result.error}`, "error");
-      return;
+      const why = `Not changed: ${result.error}`;
+      toast(why, "error");
+      return why;
     }
-    if (result.edits.length === 0) return;
+    if (result.edits.length === 0) return undefined;
     const drawn = sync.shown;
     view.applyEdits(result.edits);
     sync.update(result.text, true);
@@ -73,6 +75,7 @@ export function useEditorCanvas({ editor, text, positions, workflowId, canEdit }
       );
     }
     select(op.kind === "deleteStep" || op.kind === "unwrap" ? null : (result.id ?? selected));
+    return undefined;
   };
 
   /** A step added to the selection, or taken out of it; the first selected stays the one the panel shows. */
