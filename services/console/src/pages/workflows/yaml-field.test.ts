@@ -64,6 +64,40 @@ describe("readYamlText", () => {
     });
   });
 
+  it("asks for quotes around text holding a template, which YAML reads as mappings or cannot read", () => {
+    const any: Field = { kinds: ["any"], required: true };
+    // Valid YAML, but its braces are mappings: `{"Big orders": {"{ steps.a.output }": null}}`.
+    expect(readYamlText("Big orders: {{ steps.a.output }}", any)).toEqual({
+      kind: "problem",
+      message:
+        'Put text holding a {{ }} template in quotes, or YAML reads its braces as a mapping: "Big orders: {{ steps.a.output }}".',
+    });
+    expect(readYamlText("- {{ item }}", items)).toEqual({
+      kind: "problem",
+      message: expect.stringContaining('as a mapping: total: "{{ steps.fetch.output.total }}".'),
+    });
+    expect(readYamlText("day: today\nlimit: {{ vars.limit }}", inputs)).toEqual({
+      kind: "problem",
+      message: expect.stringContaining('as a mapping: total: "{{ steps.fetch.output.total }}".'),
+    });
+    // Not YAML at all: the parser's reason, then the same advice.
+    expect(readYamlText("{{ item.id }} costs {{ item.total }}", any)).toEqual({
+      kind: "problem",
+      message: expect.stringMatching(
+        /^Not valid YAML \(line 1\): .+\. Put text holding a \{\{ \}\} template in quotes, .*: "\{\{ item\.id \}\} costs \{\{ item\.total \}\}"\.$/,
+      ),
+    });
+    // Quoted, or alone, a template is read as the string it is.
+    expect(readYamlText('"Big orders: {{ steps.a.output }}"', any)).toEqual({
+      kind: "set",
+      value: "Big orders: {{ steps.a.output }}",
+    });
+    expect(readYamlText('day: today\nlimit: "{{ vars.limit }}"', inputs)).toEqual({
+      kind: "set",
+      value: { day: "today", limit: "{{ vars.limit }}" },
+    });
+  });
+
   it("removes an emptied optional field, and asks for a required one", () => {
     expect(readYamlText("  \n", inputs)).toEqual({ kind: "remove" });
     expect(readYamlText("", items)).toEqual({

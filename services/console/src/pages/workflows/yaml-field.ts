@@ -1,4 +1,4 @@
-import { parseDocument, stringify } from "yaml";
+import { isMap, parseDocument, stringify, visit, type Document } from "yaml";
 import { isWholeTemplate } from "@wf/shared/workflow";
 import type { FieldValue } from "./field-change";
 import type { FormField, Kind } from "./step-form";
@@ -44,9 +44,36 @@ function described(kinds: readonly Kind[]): string {
 }
 
 /**
+ * Whether YAML read a `{{ }}` template's braces as mappings (`total: {{ x }}` as `{total: {{x: null}: null}}`): a
+ * mapping whose key is itself a mapping, which nobody writes on purpose in a step's field.
+ */
+function bracesReadAsMapping(doc: Document): boolean {
+  let found = false;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isMap(pair.key)) return undefined;
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * How to write a template in YAML text: the text itself quoted, when it is one line that may be a string (not a list's
+ * item); otherwise a mapping's value quoted.
+ */
+function quoteTemplates(bare: string, kinds: readonly Kind[]): string {
+  const line = bare.trim();
+  const text = !line.includes("\n") && !line.startsWith("- ") && allows(kinds, "string");
+  const example = text ? JSON.stringify(line) : 'total: "{{ steps.fetch.output.total }}"';
+  return `Put text holding a {{ }} template in quotes, or YAML reads its braces as a mapping: ${example}.`;
+}
+
+/**
  * Reads a YAML field's text on commit: parsed with `yaml`, and checked against the kinds the field's schema allows.
  * Emptied, an optional field goes; a required one asks for a value. A bare `{{ }}` template, after comment lines or
- * not, is taken as the string.
+ * not, is taken as the string; one among other text must be quoted, which a problem says with the text to write.
  */
 export function readYamlText(draft: string, field: Pick<FormField, "kinds" | "required">): YamlCommit {
   const kinds = field.kinds ?? ["any"];
@@ -59,11 +86,14 @@ export function readYamlText(draft: string, field: Pick<FormField, "kinds" | "re
   if (isWholeTemplate(bare) && allows(kinds, "string")) return { kind: "set", value: bare.trim() };
   // Silent: a warning (a mapping's key that is itself a collection) is the kind check's to answer.
   const doc = parseDocument(draft, { prettyErrors: false, logLevel: "silent" });
+  const template = draft.includes("{{");
   const error = doc.errors[0];
   if (error) {
     const line = draft.slice(0, error.pos[0]).split("\n").length;
-    return { kind: "problem", message: `Not valid YAML (line ${line}): ${error.message}` };
+    const hint = template ? `. ${quoteTemplates(bare, kinds)}` : "";
+    return { kind: "problem", message: `Not valid YAML (line ${line}): ${error.message}${hint}` };
   }
+  if (template && bracesReadAsMapping(doc)) return { kind: "problem", message: quoteTemplates(bare, kinds) };
   const value: unknown = doc.toJS();
   const kind = kindOf(value);
   if (!allows(kinds, kind))
