@@ -91,4 +91,45 @@ describeInBrowser("running one step from the editor", () => {
       await context.close();
     },
   );
+
+  it(
+    "says which step it reads the test had no output of, and how to give it one: here a pin",
+    { timeout: 120_000 },
+    async () => {
+      const { context, page, errors } = await signedIn(service(), { viewport: { width: 1280, height: 800 } });
+      const workflowId = await createWorkflow(page, PIPELINE(`step-test-unread-${Date.now()}`));
+      await page.goto(`/console/workflows/${workflowId}`);
+      await page.locator('.react-flow__node[data-id="double"]').waitFor();
+      await whenCanvasStill(page);
+      const panel = page.getByRole("complementary", { name: "Selected step" });
+
+      // No run yet: double reads fetch, which the test does not run, so it has nothing to read.
+      await page.locator('.react-flow__node[data-id="double"]').click();
+      const test = panel.getByRole("region", { name: "Test this step" });
+      expect(await test.getByLabel("Earlier outputs from").inputValue()).toBe("");
+      await test.getByRole("button", { name: "Run this step" }).click();
+      const result = test.getByRole("status", { name: "Step test result" });
+      const unread = result.getByText(/^This test had no output of fetch to give double: /);
+      await unread.waitFor({ timeout: 30_000 });
+      expect(await unread.textContent()).toContain("or pin its output (Pin this output under a test of it).");
+      await result.scrollIntoViewIfNeeded();
+      await screenshot(page, "step-test-unread");
+      expect(await axeAudit(page)).toEqual([]);
+
+      // fetch tested and its output pinned, double's test takes the pin, and says nothing more.
+      await page.locator('.react-flow__node[data-id="fetch"]').click();
+      const fetchTest = panel.getByRole("region", { name: "Test this step" });
+      await fetchTest.getByRole("button", { name: "Run this step" }).click();
+      await fetchTest.getByRole("button", { name: "Pin this output" }).click({ timeout: 30_000 });
+      await panel.getByRole("button", { name: "Unpin" }).waitFor();
+      await page.locator('.react-flow__node[data-id="double"]').click();
+      await panel.getByRole("heading", { name: "double" }).waitFor();
+      await test.getByRole("button", { name: "Run this step" }).click();
+      await expect.poll(() => result.getByLabel("Output of double").textContent(), { timeout: 30_000 }).toBe("21");
+      expect(await result.getByText("Took the pinned output of fetch.").count()).toBe(1);
+      expect(await unread.count()).toBe(0);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 });

@@ -29,6 +29,8 @@ interface Props {
   topLevel: boolean;
   /** An llm or agent step: what its call costs is shown first (CostCheckedRun). */
   priced: boolean;
+  /** The steps it reads (`steps.<name>` in its fields): a test that gives one no output says so. */
+  reads: readonly string[];
   /** The editor's text now: the test runs it, saved or not. */
   text(): string;
   /** A test completed with this output (the editor then knows it, for mapping and completion). */
@@ -61,6 +63,7 @@ function StepTest({
   foreaches,
   topLevel,
   priced,
+  reads,
   text,
   onOutput,
 }: Omit<Props, "workflowId" | "step"> & { workflowId: string; step: string }) {
@@ -95,6 +98,13 @@ function StepTest({
   const ran = path === undefined ? undefined : result?.steps[path];
   const ended = result !== undefined && ENDED.has(result.status);
   const completed = ended && ran?.status === "COMPLETED";
+  // A step the test neither took from the run nor from a pin gave it no output, which a test of the step alone does
+  // not run: what read it got nothing, and failed or gave what it gives on nothing.
+  const given = new Set([
+    ...(start.data?.reusedSteps ?? []).map((path) => path.slice(path.lastIndexOf(".") + 1)),
+    ...(start.data?.pinnedSteps ?? []),
+  ]);
+  const unread = ended ? [...new Set(reads)].filter((name) => name !== step && !given.has(name)) : [];
   useEffect(() => {
     // Another item's output is no output of the step's to map from.
     if (completed && path === step) onOutput?.(step, ran.output);
@@ -144,6 +154,13 @@ function StepTest({
           </div>
           {start.data?.pinnedSteps.length ? (
             <p className="muted small">Took the pinned output of {start.data.pinnedSteps.join(", ")}.</p>
+          ) : null}
+          {unread.length > 0 ? (
+            <p className="small">
+              This test had no output of {unread.join(", ")} to give {step}: run the workflow once and pick that run
+              under Earlier outputs from, or pin {unread.length > 1 ? "their outputs" : "its output"} (Pin this output
+              under a test of {unread.length > 1 ? "each" : "it"}).
+            </p>
           ) : null}
           {ran?.error ? <p className="step-error">{ran.error}</p> : null}
           {ended ? (

@@ -371,6 +371,9 @@ function EditorScreen({ start, module }: { start: Start; module: EditorModule })
                         foreaches={foreachLineage(canvas.graph, canvas.selectedNode.id)}
                         topLevel={canvas.selectedNode.group === undefined}
                         priced={canvas.selectedNode.type === "llm" || canvas.selectedNode.type === "agent"}
+                        reads={canvas.graph.references.flatMap((ref) =>
+                          ref.holder === canvas.selectedNode?.id && ref.target !== undefined ? [ref.name] : [],
+                        )}
                         text={() => editor.current?.text() ?? ""}
                         onOutput={known.tested}
                       />
