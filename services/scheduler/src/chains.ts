@@ -1,8 +1,7 @@
 import { startRefusal, starterOf } from "@wf/shared/auth";
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import { ownerLane, type ExecutionEvent } from "@wf/shared/execution";
+import type { ExecutionEvent } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import { subjects, toToken } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { Store, WorkflowRecord } from "@wf/shared/store";
 import type { COMPLETION_STATES } from "@wf/shared/workflow";
@@ -11,6 +10,7 @@ import { chainExecutionId } from "./execution-ids";
 import type { StartBudget } from "./start-budget";
 import { startTriggered } from "./start-triggered";
 import { chainTriggers } from "./stored-triggers";
+import { chainTimer } from "./trigger-timers";
 
 /** The events that end an execution, with the end state a trigger's `on` names. */
 export const END_EVENTS = {
@@ -35,15 +35,11 @@ const REMEMBERED_SOURCES = 64;
  * (A → B → A) stops when a counter reaches its cap.
  */
 export class Chains {
-  private readonly subj;
-
   constructor(
     private readonly platform: Platform,
     private readonly budget: StartBudget,
     private readonly log: Logger,
-  ) {
-    this.subj = subjects(platform.config.WF_NAMESPACE);
-  }
+  ) {}
 
   async ended(event: ExecutionEvent, type: EndEventType): Promise<void> {
     const state = END_EVENTS[type];
@@ -67,7 +63,7 @@ export class Chains {
           sourceExecutionId: event.executionId,
           dueAt,
         };
-        await this.arm(cmd, w.ownerId);
+        await this.platform.timers.schedule(chainTimer(this.platform.config.WF_NAMESPACE, w.ownerId, cmd));
       }
     }
   }
@@ -93,21 +89,6 @@ export class Chains {
     if (await this.budget.allows(owner.value, executionId, source)) {
       await startTriggered(this.platform, w.value, executionId, "chained");
     }
-  }
-
-  /** In the lane of `ownerId`, the owner of the workflow it starts. */
-  private async arm(cmd: ChainFireCommand, ownerId: string): Promise<void> {
-    await this.platform.timers.schedule({
-      kind: "chain",
-      id: `${cmd.chainKey}.${cmd.sourceExecutionId}`,
-      lane: ownerLane(ownerId),
-      dueAt: cmd.dueAt,
-      fire: {
-        subject: this.subj.schedChain(toToken(cmd.workflowId)),
-        payload: cmd,
-        msgId: `chain:${cmd.chainKey}:${cmd.sourceExecutionId}`,
-      },
-    });
   }
 }
 

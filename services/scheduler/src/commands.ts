@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * `<ns>.cmd.sched.tick.<workflow>`: a schedule's tick is due. `fingerprint` names the schedule
+ * `<ns>.cmd.triggers.<lane>.tick.<workflow>`: a schedule's tick is due. `fingerprint` names the schedule
  * that armed it, so a tick armed before an edit of the workflow's schedule is recognised as stale.
  */
 export const TickCommand = z.object({
@@ -12,7 +12,7 @@ export const TickCommand = z.object({
 });
 export type TickCommand = z.infer<typeof TickCommand>;
 
-/** `<ns>.cmd.sched.chain.<workflow>`: the delay of a chained trigger is over; start its workflow. */
+/** `<ns>.cmd.triggers.<lane>.chain.<workflow>`: the delay of a chained trigger is over; start its workflow. */
 export const ChainFireCommand = z.object({
   kind: z.literal("chain"),
   workflowId: z.string().min(1),

@@ -5,3 +5,4 @@ export { startQueued, startStaleRepair, STALE_AFTER_MS } from "./stale-execution
 export { startRetention } from "./retention";
 export { startStrandedSweep } from "./stranded-executions";
 export { StartBudget } from "./start-budget";
+export { chainTimer } from "./trigger-timers";

@@ -1,7 +1,5 @@
 import { AlreadyExistsError, CasConflictError } from "@wf/shared/errors";
-import { ownerLane } from "@wf/shared/execution";
 import type { Logger } from "@wf/shared/log";
-import { subjects, toToken } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { WorkflowRecord } from "@wf/shared/store";
 import type { TickCommand } from "./commands";
@@ -10,6 +8,7 @@ import { schedulingOwner } from "./owner-plan";
 import type { StartBudget } from "./start-budget";
 import { startTriggered } from "./start-triggered";
 import { nextTick, scheduleFingerprint, scheduleTriggers } from "./stored-triggers";
+import { tickTimer } from "./trigger-timers";
 
 /**
  * When a tick is handled late (no scheduler ran when it fell due, or its delivery was lost with
@@ -32,15 +31,11 @@ const LOST_AFTER_MS = 30_000;
  * have ids derived from the workflow and the tick, so the doubles collide and one survives.
  */
 export class Schedules {
-  private readonly subj;
-
   constructor(
     private readonly platform: Platform,
     private readonly budget: StartBudget,
     private readonly log: Logger,
-  ) {
-    this.subj = subjects(platform.config.WF_NAMESPACE);
-  }
+  ) {}
 
   async scan(now = Date.now()): Promise<void> {
     for (const w of await this.platform.store.workflows.listScheduled()) {
@@ -87,13 +82,7 @@ export class Schedules {
   private async arm(w: WorkflowRecord, fingerprint: string, tickAt: number): Promise<void> {
     const workflowId = w.id;
     const cmd: TickCommand = { kind: "tick", workflowId, tickAt, fingerprint };
-    await this.platform.timers.schedule({
-      kind: "tick",
-      id: `${workflowId}.${tickAt}`,
-      lane: ownerLane(w.ownerId),
-      dueAt: tickAt,
-      fire: { subject: this.subj.schedTick(toToken(workflowId)), payload: cmd, msgId: `tick:${workflowId}:${tickAt}` },
-    });
+    await this.platform.timers.schedule(tickTimer(this.platform.config.WF_NAMESPACE, w.ownerId, cmd));
     await this.record(workflowId, fingerprint, tickAt);
   }
 

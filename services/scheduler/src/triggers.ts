@@ -3,11 +3,13 @@ import type { Logger } from "@wf/shared/log";
 import {
   command,
   consumeCommands,
+  consumeLanes,
   consumerNames,
   ensureConsumer,
   isNotFound,
   streamNames,
   subjects,
+  triggerQueues,
   type CommandConsumerOptions,
 } from "@wf/shared/nats";
 import { platformHealth } from "@wf/shared/ops";
@@ -20,11 +22,11 @@ import { StartBudget } from "./start-budget";
 
 /** A few store reads and writes per message; a message lost with a killed replica returns after this. */
 const ACK_WAIT_MS = 10_000;
-/** Messages each consumer handles at once. */
+/** Messages handled at once by each consumer of execution ends, and by the trigger lanes' consumers together. */
 const CONCURRENCY = 256;
 
 /**
- * Schedules and chained triggers: the consumer of the scheduler's own commands (`cmd.sched.>`,
+ * Schedules and chained triggers: the consumers of the scheduler's own commands (`cmd.triggers.<lane>.>`,
  * sent by its timers), one consumer per kind of execution end on EVT once a workflow has a
  * chained trigger (chain-ends.ts), and the schedule scan. Every replica runs all of them; the
  * consumers are shared, so each message is handled once.
@@ -38,13 +40,6 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
   const chains = new Chains(p, budget, log);
   const endTypes = Object.keys(END_EVENTS) as EndEventType[];
 
-  await ensureConsumer(p.jsm, streams.cmd, {
-    durable: names.scheduler,
-    filter: subjects(ns).schedAll,
-    ackWaitMs: ACK_WAIT_MS,
-    maxDeliver: -1,
-    maxAckPending: 10_000,
-  });
   const consume = async (
     stream: string,
     durable: string,
@@ -68,10 +63,30 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     platformHealth(p).watchConsumer(stream, durable);
     return consumer;
   };
-  const commands = await consume(streams.cmd, names.scheduler, (subject) => subject.split(".")[3], {
-    tick: command(TickCommand, (cmd) => schedules.tick(cmd)),
-    chain: command(ChainFireCommand, (cmd) => chains.fire(cmd)),
+  // One consumer per owner lane (`<ns>.cmd.triggers.<lane>.<tick|chain>.<workflow>`) and one of the commands stored
+  // before the lanes, served in turn (docs/architecture.md#start-lanes): one owner's ticks and chained runs due
+  // together wait in their lane, as their timers did.
+  const queues = triggerQueues(ns);
+  const commands = await consumeLanes({
+    js: p.js,
+    jsm: p.jsm,
+    ns,
+    stream: streams.cmd,
+    queues,
+    log,
+    commandOf: (subject) => subject.split(".").at(-2),
+    commands: {
+      tick: command(TickCommand, (cmd) => schedules.tick(cmd)),
+      chain: command(ChainFireCommand, (cmd) => chains.fire(cmd)),
+    },
+    concurrency: CONCURRENCY,
+    ackWaitMs: ACK_WAIT_MS,
+    // What the single consumer had before the lanes, split among them.
+    maxAckPending: 10_000,
+    maxDeliver: p.config.WF_EXEC_MAX_DELIVER,
+    redeliverOnce: p.config.WF_REDELIVER_ONCE,
   });
+  for (const { durable } of queues) platformHealth(p).watchConsumer(streams.cmd, durable);
 
   const ends = startChainEnds({
     log,

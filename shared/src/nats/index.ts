@@ -5,6 +5,7 @@ export {
   executorQueues,
   approvalQueues,
   timerQueues,
+  triggerQueues,
   toToken,
   type ExecutorQueue,
   type WorkQueue,

@@ -1,5 +1,13 @@
 import { END_EVENT_TYPES } from "../execution/snapshot";
-import { approvalQueues, consumerNames, executorQueues, streamNames, subjects, timerQueues } from "./subjects";
+import {
+  approvalQueues,
+  consumerNames,
+  executorQueues,
+  streamNames,
+  subjects,
+  timerQueues,
+  triggerQueues,
+} from "./subjects";
 
 /**
  * What each service may do on NATS, granted by what its code touches (subjects, durable
@@ -335,14 +343,17 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
         streams.timer,
         timerQueues(ns).map((q) => [q.durable, q.filter]),
       )
-      .workQueue(streams.cmd, consumers.scheduler, subj.schedAll)
+      .workQueues(
+        streams.cmd,
+        triggerQueues(ns).map((q) => [q.durable, q.filter]),
+      )
       // Whether an executor still runs an execution whose command is gone, before it is handed on (stranded-executions.ts).
       .publish(subj.holdsAll)
       // The execution ends the scheduler follows for chained triggers, one durable consumer each.
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too, and
-      // resumes and approvals' expiries on the subjects of the version that armed them), and the starts of schedules
-      // and chains.
+      // resumes, approvals' expiries and its own commands on the subjects of the version that armed them), and the
+      // starts of schedules and chains.
       .publish(
         `${ns}.timer.>`,
         `${ns}.timersched.>`,
@@ -351,6 +362,7 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
         `${cmd}.exec.debug.*`,
         `${cmd}.approvals.*.expire.*`,
         `${cmd}.approval.expire.*`,
+        `${cmd}.triggers.*.*.*`,
         `${cmd}.sched.>`,
         subj.execStartAll,
         dropped,

@@ -50,10 +50,16 @@ function subjectsOf(ns: string) {
     /** An approval's command as versions before the approval lanes sent it: timers armed then still fire on it. */
     approvalBefore: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
     approvalBeforeAll: `${ns}.cmd.approval.>`,
-    /** The scheduler's own commands, sent by its timers: a schedule's tick, a chain's fire. */
-    schedTick: (workflowToken: string) => `${ns}.cmd.sched.tick.${workflowToken}`,
-    schedChain: (fireToken: string) => `${ns}.cmd.sched.chain.${fireToken}`,
-    schedAll: `${ns}.cmd.sched.>`,
+    /**
+     * The scheduler's own commands, sent by its timers (a schedule's tick, a chained run's fire), in the lane of the
+     * owner of the workflow they start (start-lanes.ts): one owner's flood of them waits in its lane, not ahead of
+     * another owner's.
+     */
+    trigger: (lane: number, kind: "tick" | "chain", workflowToken: string) =>
+      `${ns}.cmd.triggers.${lane}.${kind}.${workflowToken}`,
+    triggerLane: (lane: number) => `${ns}.cmd.triggers.${lane}.*.*`,
+    /** The scheduler's commands as versions before the trigger lanes sent them: timers armed then still fire on them. */
+    triggerBeforeAll: `${ns}.cmd.sched.>`,
     event: (ownerId: string, workflowId: string, execId: string, type: string) =>
       `${ns}.evt.${ownerId}.${workflowId}.${execId}.${type}`,
     /** Filter for tailing: any part left undefined matches everything. */
@@ -107,7 +113,10 @@ export function consumerNames() {
     timers: "timers",
     /** The scheduler's consumer of one timer lane. */
     timersLane: (lane: number) => `timers-${lane}`,
+    /** The scheduler's consumer of its commands stored before the trigger lanes. */
     scheduler: "scheduler",
+    /** The scheduler's consumer of one trigger lane. */
+    triggersLane: (lane: number) => `triggers-${lane}`,
     /** The scheduler's consumer of one kind of execution end (`exec_completed`, …) on EVT. */
     chainEnds: (eventType: string) => `chains-${eventType}`,
   };
@@ -177,6 +186,20 @@ export function timerQueues(ns: string): WorkQueue[] {
   return [
     { durable: names.timers, filter: subj.timerBeforeAll },
     ...lanes().map((lane) => ({ durable: names.timersLane(lane), filter: subj.timerLane(lane) })),
+  ];
+}
+
+/**
+ * The scheduler's queues of its own commands on the command stream (docs/architecture.md#start-lanes): those stored
+ * before the trigger lanes, then one per lane. What serves them and what may consume them (permissions.ts) read this
+ * list.
+ */
+export function triggerQueues(ns: string): WorkQueue[] {
+  const subj = subjects(ns);
+  const names = consumerNames();
+  return [
+    { durable: names.scheduler, filter: subj.triggerBeforeAll },
+    ...lanes().map((lane) => ({ durable: names.triggersLane(lane), filter: subj.triggerLane(lane) })),
   ];
 }
 
