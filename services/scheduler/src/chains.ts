@@ -7,6 +7,7 @@ import type { Store, WorkflowRecord } from "@wf/shared/store";
 import type { COMPLETION_STATES } from "@wf/shared/workflow";
 import type { ChainFireCommand } from "./commands";
 import { chainExecutionId } from "./execution-ids";
+import { KeyTurns } from "./key-turns";
 import type { StartBudget } from "./start-budget";
 import { startTriggered } from "./start-triggered";
 import { chainTriggers } from "./stored-triggers";
@@ -35,6 +36,12 @@ const REMEMBERED_SOURCES = 64;
  * (A → B → A) stops when a counter reaches its cap.
  */
 export class Chains {
+  /**
+   * A trigger's counter is written by every end of its `after`: of the ends this process counts at once (up to 256),
+   * each retried its compare-and-set until the others had written, and 2,000 ends of one `after` took a minute.
+   */
+  readonly #counting = new KeyTurns();
+
   constructor(
     private readonly platform: Platform,
     private readonly budget: StartBudget,
@@ -54,7 +61,8 @@ export class Chains {
       if (!source || !visibleTo(source.value, w.ownerId)) continue;
       for (const { key, trigger } of chainTriggers(w.id, w.definition)) {
         if (trigger.after !== event.workflowId || !trigger.on.includes(state)) continue;
-        if (!(await countRun(this.platform.store, key, w.id, event.executionId, trigger.max_runs))) continue;
+        const counted = () => countRun(this.platform.store, key, w.id, event.executionId, trigger.max_runs);
+        if (!(await this.#counting.run(key, counted))) continue;
         const dueAt = event.at + trigger.delay * 1_000;
         const cmd: ChainFireCommand = {
           kind: "chain",
