@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newId, ownerLane } from "@wf/shared/execution";
+import { newId, ownerLane, type ExecutionEvent } from "@wf/shared/execution";
 import { fireTimer, streamNames, subjects, toToken } from "@wf/shared/nats";
 import type { Platform } from "@wf/shared/runtime";
 import type { UserRecord, WorkflowRecord } from "@wf/shared/store";
@@ -20,6 +20,8 @@ const BACKLOG = Number(process.env.WF_TEST_TRIGGER_BACKLOG ?? 2_000);
 const IN_HAND = 256;
 const TIMEOUT_MS = 60_000 + BACKLOG * 20;
 const QUIET = quietOwner();
+/** The chained triggers' delay: an hour, so that nothing but the test fires their runs. */
+const DELAY_S = 3_600;
 
 describe("trigger lanes", () => {
   let server: NatsServerHandle;
@@ -87,6 +89,46 @@ describe("trigger lanes", () => {
     TIMEOUT_MS,
   );
 
+  // Judged by order, not by the clock: the timers of the chained runs land on the timer stream in the order the
+  // scheduler counted and armed them. Taken in the order the ends came, B's would be armed after nearly all of A's.
+  it(
+    "arms another owner's chained run beside one owner's backlog of ends, not after it",
+    async () => {
+      const rt = await startRuntime(testConfig(server), { executor: false, scheduler: false, approvals: false });
+      const p = rt.platform;
+      try {
+        const a = await chained(p, await owner(p, FLOOD, "enterprise"));
+        const b = await chained(p, await owner(p, QUIET, "pro"));
+        // A's source ended many times over (runs of a quick workflow), then B's, as the executors publish the ends:
+        // the backlog is queued when B's comes, as when A's runs end faster than the scheduler counts them.
+        await runBounded(BACKLOG, 256, () => end(p, a));
+        const quiet = await end(p, b);
+        const timers = streamNames(rt.ns).timer;
+        const started = Date.now();
+        const scheduler = await startScheduler(p);
+        try {
+          const armed = await waitFor(() => timerOf(p, b, quiet), {
+            timeoutMs: TIMEOUT_MS - 30_000,
+            what: "the timer of B's chained run",
+          });
+          // The timer stream holds only the chained runs' timers (an hour off): those before B's are A's.
+          const { first_seq } = (await p.jsm.streams.info(timers)).state;
+          const before = armed.seq - first_seq;
+          console.log(
+            `${before} of owner A's ${BACKLOG} chained runs were armed before owner B's ` +
+              `(B's after ${armed.time.getTime() - started} ms)`,
+          );
+          expect(before, "A's runs armed first").toBeLessThan(Math.min(IN_HAND * 2, BACKLOG / 2));
+        } finally {
+          await scheduler.stop();
+        }
+      } finally {
+        await rt.stop();
+      }
+    },
+    TIMEOUT_MS,
+  );
+
   // A command a version before the trigger lanes stored (or a timer it armed fires) on the subject it used.
   it("starts a chained run whose command was stored on the earlier subject before an upgrade", async () => {
     const rt = await startRuntime(testConfig(server), { executor: false, approvals: false });
@@ -118,7 +160,9 @@ describe("trigger lanes", () => {
 interface Chained {
   owner: UserRecord;
   workflow: WorkflowRecord;
-  /** The key of its trigger, chained after a workflow of the same owner's. */
+  /** The workflow it is chained after, of the same owner's. */
+  after: string;
+  /** The key of its trigger. */
   chainKey: string;
 }
 
@@ -128,12 +172,41 @@ async function owner(p: Platform, id: string, plan: UserRecord["plan"]): Promise
   return user;
 }
 
-/** A workflow of `o`'s chained after another of theirs. */
+/** A workflow of `o`'s chained an hour after another of theirs: its runs are armed, and started only when fired. */
 async function chained(p: Platform, o: UserRecord): Promise<Chained> {
   const after = await storeWorkflow(p, o.id, quick("source"));
-  const yaml = quick("chained", `triggers:\n  - { type: DELAYED_COMPLETION, after: ${after.id}, delay: 0 }`);
+  const yaml = quick("chained", `triggers:\n  - { type: DELAYED_COMPLETION, after: ${after.id}, delay: ${DELAY_S} }`);
   const workflow = await storeWorkflow(p, o.id, yaml);
-  return { owner: o, workflow, chainKey: `${workflow.id}:${after.id}:0` };
+  return { owner: o, workflow, after: after.id, chainKey: `${workflow.id}:${after.id}:0` };
+}
+
+/** The end of a run of the workflow `c` is chained after, as its executor publishes it. */
+async function end(p: Platform, c: Chained): Promise<ExecutionEvent> {
+  const executionId = newId();
+  const event: ExecutionEvent = {
+    type: "exec_completed",
+    executionId,
+    workflowId: c.after,
+    ownerId: c.owner.id,
+    at: Date.now(),
+    id: newId(),
+    data: {},
+  };
+  const subject = subjects(p.config.WF_NAMESPACE).event(c.owner.id, c.after, executionId, event.type);
+  await p.js.publish(subject, JSON.stringify(event), { msgID: event.id });
+  return event;
+}
+
+/** The stored timer of the run of `c` chained after `source`, as the server holds it (a message schedule or not). */
+async function timerOf(p: Platform, c: Chained, source: ExecutionEvent) {
+  const cmd = { kind: "chain" as const, workflowId: c.workflow.id, chainKey: c.chainKey, dueAt: source.at };
+  const t = chainTimer(p.config.WF_NAMESPACE, c.owner.id, { ...cmd, sourceExecutionId: source.executionId });
+  const subj = subjects(p.config.WF_NAMESPACE);
+  for (const subject of [subj.timer(t.lane, t.kind, toToken(t.id)), subj.timerSchedule(t.kind, toToken(t.id))]) {
+    const stored = await p.jsm.streams.getMessage(streamNames(p.config.WF_NAMESPACE).timer, { last_by_subj: subject });
+    if (stored) return stored;
+  }
+  return undefined;
 }
 
 /** The command the timer of a run of `c` chained after a source execution that ended at `dueAt` fires; its source. */

@@ -1,4 +1,6 @@
+import { ExecutionEvent } from "@wf/shared/execution";
 import { z } from "zod";
+import type { COMPLETION_STATES } from "@wf/shared/workflow";
 
 /**
  * `<ns>.cmd.triggers.<lane>.tick.<workflow>`: a schedule's tick is due. `fingerprint` names the schedule
@@ -21,3 +23,19 @@ export const ChainFireCommand = z.object({
   dueAt: z.number(),
 });
 export type ChainFireCommand = z.infer<typeof ChainFireCommand>;
+
+/** The events that end an execution, with the end state a trigger's `on` names. */
+export const END_EVENTS = {
+  exec_completed: "COMPLETED",
+  exec_failed: "FAILED",
+  exec_cancelled: "CANCELLED",
+  exec_interrupted: "INTERRUPTED",
+} as const satisfies Record<string, (typeof COMPLETION_STATES)[number]>;
+export type EndEventType = keyof typeof END_EVENTS;
+
+/**
+ * `<ns>.cmd.triggers.<lane>.end.<execution>`: an execution ended that a workflow is chained after, handed on from the
+ * events' stream to the lane of its owner (chains.ts).
+ */
+export const ChainEndCommand = ExecutionEvent.extend({ type: z.enum(Object.keys(END_EVENTS) as [EndEventType]) });
+export type ChainEndCommand = z.infer<typeof ChainEndCommand>;

@@ -15,8 +15,8 @@ import {
 import { platformHealth } from "@wf/shared/ops";
 import type { Platform } from "@wf/shared/runtime";
 import { startChainEnds } from "./chain-ends";
-import { Chains, END_EVENTS, type EndEventType } from "./chains";
-import { ChainFireCommand, TickCommand } from "./commands";
+import { Chains } from "./chains";
+import { ChainEndCommand, ChainFireCommand, END_EVENTS, TickCommand, type EndEventType } from "./commands";
 import { Schedules } from "./schedules";
 import { StartBudget } from "./start-budget";
 
@@ -78,6 +78,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
     commands: {
       tick: command(TickCommand, (cmd) => schedules.tick(cmd)),
       chain: command(ChainFireCommand, (cmd) => chains.fire(cmd)),
+      end: command(ChainEndCommand, (e) => chains.ended(e)),
     },
     concurrency: CONCURRENCY,
     ackWaitMs: ACK_WAIT_MS,
@@ -110,7 +111,7 @@ export async function startTriggers(p: Platform, log: Logger): Promise<{ stop():
       const started = await Promise.allSettled(
         endTypes.map((type) =>
           consume(streams.evt, names.chainEnds(type), () => "end", {
-            end: command(ExecutionEvent, (e) => chains.ended(e, type)),
+            end: command(ExecutionEvent, (e) => chains.seen(e)),
           }),
         ),
       );

@@ -352,8 +352,8 @@ function schedulerPermissions({ ns, subj, streams, consumers, cmd, dropped }: Na
       // The execution ends the scheduler follows for chained triggers, one durable consumer each.
       .durables(streams.evt, END_EVENT_TYPES.map(consumers.chainEnds))
       // Timers it arms (ticks, chains), what due timers fire (whoever armed them: debug pauses' idle timers too, and
-      // resumes, approvals' expiries and its own commands on the subjects of the version that armed them), and the
-      // starts of schedules and chains.
+      // resumes, approvals' expiries and its own commands on the subjects of the version that armed them), the ends it
+      // hands on to its trigger lanes, and the starts of schedules and chains.
       .publish(
         `${ns}.timer.>`,
         `${ns}.timersched.>`,

@@ -51,12 +51,13 @@ function subjectsOf(ns: string) {
     approvalBefore: (verb: string, approvalId: string) => `${ns}.cmd.approval.${verb}.${approvalId}`,
     approvalBeforeAll: `${ns}.cmd.approval.>`,
     /**
-     * The scheduler's own commands, sent by its timers (a schedule's tick, a chained run's fire), in the lane of the
-     * owner of the workflow they start (start-lanes.ts): one owner's flood of them waits in its lane, not ahead of
-     * another owner's.
+     * The scheduler's own commands (a schedule's tick and a chained run's start, sent by their timers; an end that a
+     * workflow is chained after, handed on from the events), in the lane of the owner of the workflow they start or of
+     * the execution that ended (start-lanes.ts): one owner's flood of them waits in its lane, not ahead of another
+     * owner's.
      */
-    trigger: (lane: number, kind: "tick" | "chain", workflowToken: string) =>
-      `${ns}.cmd.triggers.${lane}.${kind}.${workflowToken}`,
+    trigger: (lane: number, kind: "tick" | "chain" | "end", token: string) =>
+      `${ns}.cmd.triggers.${lane}.${kind}.${token}`,
     triggerLane: (lane: number) => `${ns}.cmd.triggers.${lane}.*.*`,
     /** The scheduler's commands as versions before the trigger lanes sent them: timers armed then still fire on them. */
     triggerBeforeAll: `${ns}.cmd.sched.>`,
