@@ -5,7 +5,8 @@ import { JetStreamPublisher } from "@wf/shared/store";
 import { AuditLog } from "./auth/audit-log";
 import { LastUsed } from "./auth/last-used";
 import { LoginThrottle } from "./console/login-throttle";
-import { OpenStreams } from "./console/open-streams";
+import { openStreams } from "./console/open-streams";
+import { openDownloads } from "./downloads/open-downloads";
 import { PasswordChecks } from "./console/password-checks";
 import { SessionStore } from "./console/sessions";
 import type { EdgeContext } from "./context";
@@ -71,7 +72,8 @@ export async function openEdgeContext(p: Platform, opts: EdgeOptions = {}): Prom
       windowMs: p.config.WF_LOGIN_THROTTLE_WINDOW_S * 1000,
     }),
     passwordChecks: new PasswordChecks(p.config.WF_PASSWORD_HASH_CONCURRENCY, p.config.WF_PASSWORD_HASH_QUEUE),
-    openStreams: new OpenStreams(p.config.WF_CONSOLE_EVENT_STREAMS),
+    openStreams: openStreams(p.config.WF_CONSOLE_EVENT_STREAMS),
+    openDownloads: openDownloads(p.config.WF_ARTIFACT_DOWNLOADS),
     secretBox,
     nc: p.nc,
     webhookStats,

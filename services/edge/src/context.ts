@@ -9,10 +9,10 @@ import type { JetStreamPublisher, Store } from "@wf/shared/store";
 import type { AuditLog } from "./auth/audit-log";
 import type { LastUsed } from "./auth/last-used";
 import type { LoginThrottle } from "./console/login-throttle";
-import type { OpenStreams } from "./console/open-streams";
 import type { PasswordChecks } from "./console/password-checks";
 import type { SessionStore } from "./console/sessions";
 import type { UrlSigner } from "./downloads/url-signer";
+import type { Places } from "./places";
 import type { WindowCounters } from "@wf/shared/rate-limit";
 import type { ReplayGuard } from "./webhooks/replay-guard";
 import type { WebhookStats } from "./webhooks/stats";
@@ -41,7 +41,9 @@ export interface EdgeContext {
   /** The scrypt jobs of this process, bounded. */
   passwordChecks: PasswordChecks;
   /** Each user's console event streams open on this process, bounded. */
-  openStreams: OpenStreams;
+  openStreams: Places;
+  /** The downloads of each owner's artifacts this process serves, bounded. */
+  openDownloads: Places;
   secretBox: SecretBox;
   /**
    * The service's NATS connection: the console's secret routes ask the executors over it (they alone hold the secrets

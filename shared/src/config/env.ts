@@ -417,6 +417,11 @@ export const ENV_SCHEMA = {
     default: "16",
     doc: "Console event streams (an execution's or all of one's executions' events, Server-Sent Events) one user may have open at once on one edge process: each holds a consumer on the NATS server every tenant shares. Past it a stream is refused with 429 `EVENT_STREAMS_LIMIT`; closing one frees its place.",
   },
+  WF_ARTIFACT_DOWNLOADS: {
+    schema: int(1, 10_000),
+    default: "16",
+    doc: "Artifact downloads of one owner's files one edge process serves at once, whoever holds their signed URLs: each holds its whole file (up to 10 MB) in the edge's memory as NATS delivers it, however slowly its client reads. Past it a download is refused with 429 `DOWNLOADS_LIMIT`; one that ends frees its place.",
+  },
   WF_LLM_PROVIDERS: {
     schema: jsonOrFile(z.array(LlmProviderConfig)).optional(),
     default: undefined,

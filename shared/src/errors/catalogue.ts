@@ -74,6 +74,10 @@ export const ERROR_CATALOGUE = {
     status: 429,
     doc: "Console: you have as many event streams (Server-Sent Events) open on this edge process as one user may (`WF_CONSOLE_EVENT_STREAMS`, 16); nothing was opened. Close one (another tab or client): its place is free at once (docs/api.md#following-events).",
   },
+  DOWNLOADS_LIMIT: {
+    status: 429,
+    doc: "Download: as many downloads of the artifact owner's files are in progress on this edge process as one owner's may be (`WF_ARTIFACT_DOWNLOADS`, 16), whoever holds their URLs; nothing was sent. Retry once one has finished (docs/api.md#artifacts-and-downloads).",
+  },
   UNAVAILABLE: {
     status: 503,
     doc: "NATS or the store did not answer in time; nothing was started. Retry with backoff.",

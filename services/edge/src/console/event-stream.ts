@@ -55,7 +55,7 @@ export type EventScope = { executionId: string } | { ownerId: string };
  * live events meet with no gap and no repeat; a frame's id is the event's stream sequence. One
  * execution's stream ends after its end event, an owner's when the client leaves
  * (docs/api.md#following-events). Until the consumer is open a failure is the route's answer: past
- * `userId`'s streams open on this process (OpenStreams), a 429.
+ * `userId`'s streams open on this process (openStreams), a 429.
  */
 export async function streamEvents(
   ctx: StreamContext,

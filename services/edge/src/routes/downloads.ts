@@ -26,14 +26,24 @@ export const downloadRoutes: Route[] = [
       206: { description: "The requested byte range (Content-Range).", binary: true },
       404: { description: "The artifact or its file is gone.", schema: ErrorBody },
       416: { description: "The range lies outside the file (Content-Range: bytes */<size>).", schema: ErrorBody },
+      429: {
+        description:
+          "As many downloads of the artifact owner's files are in progress on this server as one owner's may be.",
+        schema: ErrorBody,
+      },
     },
     async handler({ params, query }, { ctx, request, reply }) {
       const now = ctx.clock();
       const check = ctx.signer.check(params.id, Number(query.expires), query.sig, now);
       if (check !== "ok") return refuse(ctx, request, check, null, DOWNLOAD_REFUSED);
       const artifact = await ctx.store.artifacts.get(params.id);
-      const file = artifact && (await ctx.files.open(artifact.value.storageKey));
-      if (!artifact || !file) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
+      if (!artifact) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
+      // Before the file is opened, which reads all of it into memory whether or not the client reads: given back when
+      // the answer has ended, sent or broken off.
+      const release = ctx.openDownloads.take(artifact.value.ownerId);
+      reply.raw.once("close", release).once("finish", release);
+      const file = await ctx.files.open(artifact.value.storageKey);
+      if (!file) throw new WfError("NOT_FOUND", `artifact ${params.id} not found`);
       const { size, contentType, name } = artifact.value;
       const range = parseRange(single(request.headers.range), size);
       if (range.kind === "unsatisfiable") {
