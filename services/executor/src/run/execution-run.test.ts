@@ -455,6 +455,47 @@ describe("what is written when", () => {
     expect(atOpen).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
   });
 
+  it("a backoff replayed by its timer's early wake writes a result owed to it before re-arming that", async () => {
+    const retry = { max_attempts: 2, backoff: "fixed", initial_delay: 60 };
+    const t = start([
+      {
+        name: "each",
+        type: "foreach",
+        items: [1, 2],
+        steps: [{ name: "nap", type: "wait", seconds: 30, condition: "item < 2" }, code("py", { retry })],
+      },
+    ]);
+    // Item 0 parks on its wait; item 1's Python step fails and backs off, parked too.
+    t.effects.code = () => (t.effects.codeCalls.length === 1 ? codeFailed("boom") : codeOk(1));
+    expect(await t.run.run()).toBe("parked");
+    const stored = t.snap;
+    later(31_000);
+    /** A replay of `stored`, item 0's wait due: its Python step ends, its result owed, before item 1 is reached. */
+    const replay = async (wokenFor: string): Promise<{ run: RunUnderTest; atWake?: Record<string, StepState> }> => {
+      t.effects.wokenFor = wokenFor;
+      const run = t.resumed(stored);
+      const scheduleWake = FakeEffects.prototype.scheduleWake.bind(t.effects);
+      const out: { run: RunUnderTest; atWake?: Record<string, StepState> } = { run };
+      t.effects.scheduleWake = (path, dueAt) => {
+        if (path === "each[1].py") out.atWake = structuredClone(run.committer.stored.steps);
+        return scheduleWake(path, dueAt);
+      };
+      expect(await run.run.run()).toBe("parked");
+      expect(run.snap.steps["each[0].py"]?.status).toBe("COMPLETED");
+      return out;
+    };
+    // Woken by item 0's wait: the backoff arms nothing, and the park's write carries the result (py's start alone
+    // written before it).
+    const byNap = await replay("each[0].nap");
+    expect(byNap.atWake).toBeUndefined();
+    expect(byNap.run.committer.flushes).toBe(1);
+    // Woken early by the backoff's timer: armed again, after the result is written. Before, the park's write carried
+    // it, and a crash between the two found py in flight after it ended.
+    const early = await replay("each[1].py");
+    expect(early.atWake).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(early.run.committer.flushes).toBe(2);
+  });
+
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
     const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
     t.effects.wokenFor = "nap";

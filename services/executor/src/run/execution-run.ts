@@ -440,7 +440,7 @@ export class ExecutionRun {
     let begun: ((parks: boolean) => Promise<void>) | undefined;
     for (;;) {
       if (st.retryAt !== null) {
-        const due = await untilDue(this.effects, path, st.retryAt, scope.signal, begun);
+        const due = await untilDue(this.effects, this.committer, path, st.retryAt, scope.signal, begun);
         begun = undefined;
         if (due === "parked") return { kind: "parked" };
         if (this.debug) {

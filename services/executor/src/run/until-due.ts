@@ -14,9 +14,13 @@ import { sleep } from "../sleep";
  *
  * `begun`: the wait began just now (beginWait, a retry's backoff), its timer armed and its change not written: called,
  * with whether it parks, before it parks or is waited out in memory (writeBegunWait). Its timer is not armed again.
+ * Armed again, it follows a result of an outside step left to what runs next (RunCommitter.oweWrite), written first: a
+ * wait replayed writes nothing before (a retry's backoff is reached before its step's start write, which would carry
+ * it), and left to the park's write, a crash between the two would find that step in flight after it ended.
  */
 export async function untilDue(
   effects: RunEffects,
+  committer: Pick<RunCommitter, "writeOwed">,
   path: string,
   dueAt: number,
   signal: AbortSignal,
@@ -25,7 +29,10 @@ export async function untilDue(
   let remaining = dueAt - Date.now();
   if (remaining > effects.holdMs || effects.handingBack()) {
     if (begun) await begun(true);
-    else if (effects.wokenFor === path) await effects.scheduleWake(path, dueAt);
+    else if (effects.wokenFor === path) {
+      await committer.writeOwed();
+      await effects.scheduleWake(path, dueAt);
+    }
     return "parked";
   }
   await begun?.(false);

@@ -18,7 +18,14 @@ export async function beginWait(
   await ctx.effects.scheduleWake(path, until);
   st.waitUntil = until;
   ctx.committer.emit("step_waiting", path, reason === undefined ? { until } : { until, reason });
-  return untilDue(ctx.effects, path, until, scope.signal, writeBegunWait(ctx.committer, ctx.workflow, step));
+  return untilDue(
+    ctx.effects,
+    ctx.committer,
+    path,
+    until,
+    scope.signal,
+    writeBegunWait(ctx.committer, ctx.workflow, step),
+  );
 }
 
 export const waitStep: StepKind<WaitStep> = {
@@ -35,7 +42,7 @@ export const waitStep: StepKind<WaitStep> = {
         return { kind: "failed", error: `step \`${step.name}\`: \`until\` is not an ISO-8601 time`, retryable: false };
       }
       due = await beginWait(ctx, step, at, until);
-    } else due = await untilDue(ctx.effects, path, until, scope.signal);
+    } else due = await untilDue(ctx.effects, ctx.committer, path, until, scope.signal);
     if (due === "parked") return { kind: "parked" };
     return { kind: "completed", output: { waitedUntil: until } };
   },

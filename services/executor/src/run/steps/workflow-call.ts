@@ -23,7 +23,8 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
       // Replayed, the step wrote nothing first: a result owed to it (oweWrite) is written before it waits again (in
       // memory, or parked with its timer armed again).
       await committer.writeOwed();
-      if ((await untilDue(effects, path, st.waitUntil, scope.signal)) === "parked") return { kind: "parked" };
+      if ((await untilDue(effects, committer, path, st.waitUntil, scope.signal)) === "parked")
+        return { kind: "parked" };
       st.waitUntil = null;
     }
     const child = await effects.loadExecution(st.childExecutionId);
