@@ -496,6 +496,42 @@ describe("what is written when", () => {
     expect(early.run.committer.flushes).toBe(2);
   });
 
+  it("a container failing with a result from outside owed to what follows it writes that before it cancels a child", async () => {
+    const t = start([
+      {
+        name: "par",
+        type: "parallel",
+        branches: {
+          a: [{ name: "call", type: "workflow", workflow: "other" }],
+          b: [code("bad", { language: "javascript" })],
+          c: [code("py")],
+        },
+      },
+    ]);
+    // py ends once branch a has parked on its child and branch b has failed: its worker is the last, and leaves its
+    // result to what follows the parallel.
+    t.effects.code = async (req) => {
+      if (req.language === "javascript") return codeFailed("no");
+      await vi.waitFor(() => {
+        expect(t.effects.startedChildren).toHaveLength(1);
+        expect(t.committer.eventsOf("bad")).toContain("step_failed");
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      return codeOk(1);
+    };
+    let atCancel: Record<string, StepState> | undefined;
+    t.effects.cancelChild = (id) => {
+      atCancel = structuredClone(t.committer.stored.steps);
+      t.effects.cancelledChildren.push(id);
+    };
+    expect(await t.run.run()).toBe("terminal");
+    expect(t.snap.status).toBe("FAILED");
+    expect(t.effects.cancelledChildren).toEqual([t.effects.startedChildren[0]!.childId]);
+    // Left to the end's write, py's result would follow the child's cancel: a crash between the two finds py in
+    // flight after it ended. The child's step is still RUNNING in that write: its cancel comes after it.
+    expect(atCancel).toMatchObject({ py: { status: "COMPLETED" }, call: { status: "RUNNING" } });
+  });
+
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
     const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
     t.effects.wokenFor = "nap";

@@ -453,7 +453,7 @@ export class ExecutionRun {
       // A debugger's pause stops the clock: a deadline that passed while paused does not fail the step.
       if (st.deadline !== null && Date.now() >= st.deadline && !this.debug?.pausedStep) {
         const reason = `step \`${step.name}\` timed out after ${step.timeout} s`;
-        this.cancelRunningUnder(step, path, scope, reason);
+        await this.cancelRunningUnder(step, path, scope, reason);
         this.debug?.attemptEnded(step, path, scope);
         return this.finishFailed(path, st, reason);
       }
@@ -498,7 +498,7 @@ export class ExecutionRun {
       }
       // A container's failure ends what its other branches or items still wait on (a wait, a backoff, a child
       // execution): nothing under a failed or retried step stays RUNNING.
-      this.cancelRunningUnder(step, path, scope, r.error);
+      await this.cancelRunningUnder(step, path, scope, r.error);
       if (!(await this.backOff(step, path, st, r))) return this.finishFailed(path, st, r.error);
       begun = writeBegunWait(this.committer, this.workflow, step);
     }
@@ -625,18 +625,25 @@ export class ExecutionRun {
     try {
       return await body({ ...scope, signal });
     } catch (err) {
-      if (err instanceof StepTimeoutError && err.path === path) this.cancelRunningUnder(step, path, scope, err.message);
+      if (err instanceof StepTimeoutError && err.path === path)
+        await this.cancelRunningUnder(step, path, scope, err.message);
       throw err;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private cancelRunningUnder(step: Step, path: string, scope: Scope, reason: string): void {
+  private async cancelRunningUnder(step: Step, path: string, scope: Scope, reason: string): Promise<void> {
+    const running = nestedPaths(this.snap, step, path, scope.prefix).filter(
+      (p) => this.snap.steps[p]!.status === "RUNNING",
+    );
+    // A child's cancel is an act outside, as a timer is: a result of an outside step left to what follows (a branch's
+    // or an item's last) is written before it, the steps still RUNNING. Left to the next write, a crash between the two
+    // would find that step in flight after it ended.
+    if (running.some((p) => this.snap.steps[p]!.childExecutionId !== null)) await this.committer.writeOwed();
     const now = Date.now();
-    for (const nestedPath of nestedPaths(this.snap, step, path, scope.prefix)) {
+    for (const nestedPath of running) {
       const st = this.snap.steps[nestedPath]!;
-      if (st.status !== "RUNNING") continue;
       st.error = reason;
       this.setStatus(st, "CANCELLED", now);
       if (st.childExecutionId) this.effects.cancelChild(st.childExecutionId);
