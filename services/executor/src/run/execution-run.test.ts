@@ -532,6 +532,65 @@ describe("what is written when", () => {
     expect(atCancel).toMatchObject({ py: { status: "COMPLETED" }, call: { status: "RUNNING" } });
   });
 
+  it("a result left to the next step's start write is written first by a timer another branch arms meanwhile", async () => {
+    const t = start([
+      {
+        name: "par",
+        type: "parallel",
+        branches: {
+          // py2's input is rendered by an expression host before its start write: the other branch runs meanwhile.
+          a: [code("py1"), code("py2", { input: "{{ $string(steps.py1.output) }}" })],
+          b: [code("js", { language: "javascript" }), { name: "nap", type: "wait", seconds: 60 }],
+        },
+      },
+    ]);
+    t.effects.code = async (req) => {
+      if (req.language !== "javascript") return codeOk(1);
+      // Until py1 has ended, in microtasks alone: py2's rendering, off this thread, cannot end in between.
+      for (let i = 0; t.snap.steps.py1?.status !== "COMPLETED"; i++) {
+        if (i > 100_000) throw new Error("py1 did not end");
+        await Promise.resolve();
+      }
+      return codeOk(1);
+    };
+    const scheduleWake = t.effects.scheduleWake.bind(t.effects);
+    let atWake: Record<string, StepState> | undefined;
+    let ranAtWake = 0;
+    t.effects.scheduleWake = (path, dueAt) => {
+      atWake = structuredClone(t.committer.stored.steps);
+      ranAtWake = t.effects.codeCalls.length;
+      return scheduleWake(path, dueAt);
+    };
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.codeCalls.map((req) => req.input)).toEqual([{}, {}, "1"]);
+    // The timer was armed after py1 and js ran, before py2 did.
+    expect(ranAtWake).toBe(2);
+    // Before, py1's result was not owed (left to py2's start write): the timer was armed before any write carried it.
+    expect(atWake).toMatchObject({ py1: { status: "COMPLETED" } });
+  });
+
+  it("a result left to the next step's first write is owed: a step recorded already that acts first writes it", async () => {
+    // A record no run is known to write (the step after a's is recorded only by a write carrying a's result): a's
+    // result is left to call's child-id write, which a call recorded with its child's id does not make.
+    const first = start([code("a"), { name: "call", type: "workflow", workflow: "other" }]);
+    const recorded = structuredClone(first.snap);
+    recorded.steps.call = {
+      ...{ name: "call", type: "workflow", status: "RUNNING", error: null, attempts: 1, startedAt: Date.now() },
+      ...{ completedAt: null, duration: null, waitUntil: null, retryAt: null, deadline: null, approvalId: null },
+      childExecutionId: "lost",
+    };
+    const t = first.resumed(recorded);
+    const startChild = t.effects.startChild.bind(t.effects);
+    let atStart: Record<string, StepState> | undefined;
+    t.effects.startChild = (...args) => {
+      atStart = structuredClone(t.committer.stored.steps);
+      return startChild(...args);
+    };
+    expect(await t.run.run()).toBe("parked");
+    expect(t.effects.startedChildren.map((c) => c.childId)).toEqual(["lost"]);
+    expect(atStart).toMatchObject({ a: { status: "COMPLETED" } });
+  });
+
   it("a wait begun by its own timer's wake (a crash before its park's write) arms one timer, not two", async () => {
     const t = start([{ name: "nap", type: "wait", seconds: 60 }]);
     t.effects.wokenFor = "nap";

@@ -253,10 +253,10 @@ export class ExecutionRun {
       const endsRun = steps === this.workflow.steps && i === steps.length - 1;
       const next = steps[i + 1];
       if (this.committer.outboxFull) await this.committer.flush();
-      else if (!replayed && this.writesAfter(step, r, next, endsRun)) {
-        if (next === undefined && opts.lastWrittenAfter && actsOutside(step) && this.debug === null)
-          this.committer.oweWrite();
-        else await this.committer.flush();
+      else if (!replayed) {
+        const after = this.writesAfter(step, r, next, endsRun, opts.lastWrittenAfter ?? false);
+        if (after === "now") await this.committer.flush();
+        else if (after === "owed") this.committer.oweWrite();
       }
       if (r.kind === "failed" && r.gateClosed) this.skipUnreached(steps.slice(i + 1), scope.prefix);
       if (r.kind === "failed" || r.kind === "parked") return r;
@@ -271,15 +271,25 @@ export class ExecutionRun {
    * ending a foreach item or a parallel branch, what its worker does next: runSequence's `lastWrittenAfter`);
    * pure steps' results wait for the next write, or for PURE_RUN_WRITE_MS to have passed. The
    * workflow's last step leaves its result to the end write, which follows with nothing acting in
-   * between, unless a gate left open has to be closed first.
+   * between, unless a gate left open has to be closed first. "owed": left to what runs next
+   * (RunCommitter.oweWrite), whatever else acts before that write writes it first (another branch arming a timer while
+   * the next step renders its input; a next step the record holds already, which may write nothing first). "no": left
+   * to whatever write comes next.
    */
-  private writesAfter(step: Step, r: Outcome, next: Step | undefined, endsRun: boolean): boolean {
-    if (r.kind !== "completed") return false;
-    if (endsRun && this.debug === null && !this.gateOpen()) return false;
-    if (!actsOutside(step)) return this.committer.unwrittenMs >= PURE_RUN_WRITE_MS;
+  private writesAfter(
+    step: Step,
+    r: Outcome,
+    next: Step | undefined,
+    endsRun: boolean,
+    lastWrittenAfter: boolean,
+  ): "now" | "owed" | "no" {
+    if (r.kind !== "completed") return "no";
+    if (endsRun && this.debug === null && !this.gateOpen()) return "no";
+    if (!actsOutside(step)) return this.committer.unwrittenMs >= PURE_RUN_WRITE_MS ? "now" : "no";
+    if (this.debug !== null) return "now";
     // A condition runs before that write, and may skip the step, which then writes nothing.
     const nextWritesItsStart = next !== undefined && writesBeforeActing(next) && next.condition === undefined;
-    return !nextWritesItsStart || this.debug !== null;
+    return nextWritesItsStart || (next === undefined && lastWrittenAfter) ? "owed" : "now";
   }
 
   private async runStep(step: Step, scope: Scope): Promise<Outcome> {
