@@ -352,6 +352,13 @@ describe("what is written when", () => {
     expect(await t.run.run()).toBe("parked");
     expect(stateOf(t, "each[1].call").waitUntil).toEqual(expect.any(Number));
     Object.assign(t.effects.executions.get(t.effects.startedChildren[0]!.childId)!, { status: "COMPLETED", output: 1 });
+    // Replayed by the first child's end: item 0's Python step runs, and item 1's start, still put off, parks again
+    // arming nothing. The park's write carries the result (before, it was written on its own first).
+    const byChild = t.resumed();
+    expect(await byChild.run.run()).toBe("parked");
+    expect(t.effects.wakes).toHaveLength(1);
+    expect(byChild.committer.flushes).toBe(1);
+    expect(byChild.committer.stored.steps["each[0].py"]?.status).toBe("RUNNING");
     t.effects.wokenFor = "each[1].call";
     const woken = t.resumed();
     const scheduleWake = t.effects.scheduleWake.bind(t.effects);
@@ -362,6 +369,7 @@ describe("what is written when", () => {
     };
     expect(await woken.run.run()).toBe("parked");
     expect(atWake).toMatchObject({ "each[0].py": { status: "COMPLETED" } });
+    expect(woken.committer.flushes).toBe(2);
   });
 
   it("a wait after a step that acted outside has that result written before the wait's timer is armed", async () => {

@@ -15,7 +15,7 @@ export function actsOutside(step: Step): boolean {
  * Whether a step's attempt writes the record before anything it does outlives this process: one that acts outside
  * writes its start, a `workflow` step its child's id (its start published after). A `workflow` step replayed with its
  * child's id writes nothing first: it writes a result owed to it (RunCommitter.writeOwed) before it starts that child
- * again or waits out its put-off start again.
+ * again or arms again the timer of its put-off start.
  */
 function attemptWritesFirst(step: Step): boolean {
   return actsOutside(step) || step.type === "workflow";

@@ -20,9 +20,8 @@ export const workflowCallStep: StepKind<WorkflowCallStep> = {
     }
     // Put off by the owner's sub-workflow starts this minute: the child is not started yet.
     if (st.waitUntil !== null) {
-      // Replayed, the step wrote nothing first: a result owed to it (oweWrite) is written before it waits again (in
-      // memory, or parked with its timer armed again).
-      await committer.writeOwed();
+      // Replayed, the step wrote nothing first: a result owed to it (oweWrite) is written before its timer is armed
+      // again (untilDue), or before that child is started (below), and else by the park's write.
       if ((await untilDue(effects, committer, path, st.waitUntil, scope.signal)) === "parked")
         return { kind: "parked" };
       st.waitUntil = null;
