@@ -50,10 +50,7 @@ export class FairSlots {
    */
   acquire(owner: string, share: number, signal?: AbortSignal, weight = 1): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
-    if (!this.wouldWait(owner, share, weight)) {
-      this.take(owner, weight);
-      return Promise.resolve(true);
-    }
+    if (this.tryAcquire(owner, share, weight)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const leave = (): void => {
         clearTimeout(timer);
@@ -89,6 +86,13 @@ export class FairSlots {
       this.queues.set(owner, queue);
       this.serve();
     });
+  }
+
+  /** Holds `weight` slots for `owner` where it would not wait for them (wouldWait); whether it does. */
+  tryAcquire(owner: string, share: number, weight = 1): boolean {
+    if (this.wouldWait(owner, share, weight)) return false;
+    this.take(owner, weight);
+    return true;
   }
 
   /** Gives back `weight` slots `owner` took in one acquire. */

@@ -36,6 +36,13 @@ export class RunAdmission {
     return Math.min(this.size, Math.max(1, Math.ceil(chars / SLOT_CHARS)));
   }
 
+  /** The release of `owner`'s run of `chars` characters where it may go now, with no wait; else undefined. */
+  admitNow(owner: string, plan: Plan | undefined, chars: number): (() => void) | undefined {
+    const weight = this.weightOf(chars);
+    if (!this.slots.tryAcquire(owner, this.shares.share(plan), weight)) return undefined;
+    return () => this.slots.release(owner, weight);
+  }
+
   /**
    * Resolves with the release once `owner`'s run of `chars` characters may go, or undefined when `signal` aborted
    * first. A run that waited is counted in wf_sandbox_run_wait_seconds.

@@ -44,15 +44,46 @@ const PROCESS_RUNS_PER_STEP = 2;
  */
 const MAX_QUEUE_MS = 250;
 
-interface InFlight {
+/** A run from run() until its runner answered it, or it was given up. */
+interface Run {
+  id: number;
+  req: CodeRequest;
+  /** A JavaScript or TypeScript run. */
+  isolate: boolean;
+  signal: AbortSignal | undefined;
+  /** Dropped once a JavaScript run went past its timeout and grace: its isolate's later lines go nowhere. */
   onLog: LogListener | undefined;
-  /** The runner queued the run (its timeout's clock stops), or started it (the clock starts again). */
-  onTurn?: (state: TurnState) => void;
-  onStdout?: (data: string) => void;
-  settle: (reply: RunResult | Error) => void;
-  /** A JavaScript run given up with the other runs of a host found stuck. */
-  giveUp?: (why: string) => void;
+  /** Resolves its caller's promise: with its result, or before, as it went past its grace (the first one counts). */
+  answer: (result: RunResult) => void;
+  /** Its slots (run-admission.ts), once it took them. */
+  release: (() => void) | undefined;
+  /** A process run's clock: its timeout and grace, stopped while it waits for its owner's turn at the runner. */
+  timer: NodeJS.Timeout | undefined;
+  /** The listener on its signal. */
+  onAbort: () => void;
+  /** It went past its own clock. */
+  overdue: () => void;
 }
+
+/** A run's message, made before it waits for its turn (its size is what the turn weighs), and what remakes it. */
+interface RunRequest {
+  /** The message, its input on the line after it. */
+  line: string;
+  /** The input's JSON text. */
+  input: string;
+  limits: SandboxLimits;
+  live: boolean;
+  codeId: number | null;
+}
+
+/** An interactive process (open()), until it ended. */
+interface Opened {
+  onStdout: (data: string) => void;
+  settle: (reply: RunResult | Error) => void;
+}
+
+/** The release of a relay's JavaScript run: it holds no slots here (its client took turns at them). */
+const NOTHING_HELD = (): void => undefined;
 
 /**
  * A JavaScript host is killed once more of its isolates than this fraction of its limit hold runs gone past their
@@ -66,7 +97,10 @@ const STUCK_HOST_FRACTION = 1 / 2;
  */
 export class RunnerConnection {
   readonly ready: Promise<Isolation>;
-  private readonly inFlight = new Map<number, InFlight>();
+  private readonly runs = new Map<number, Run>();
+  private readonly opened = new Map<number, Opened>();
+  /** Set once the runner said it is ready: runs go at once from then, where their turns let them. */
+  private isReady = false;
   private readonly jsRuns = new RunAdmission(MAX_CONCURRENT_JS_RUNS, MAX_QUEUE_MS);
   /** Made once the runner says how many process steps it runs at once. */
   private processRuns: RunAdmission | undefined;
@@ -117,15 +151,15 @@ export class RunnerConnection {
         this.processRuns ??= new RunAdmission(PROCESS_RUNS_PER_STEP * steps, MAX_QUEUE_MS);
         if (msg.codeRefs === true) this.codes ??= new SentCodes();
         this.rawInput = msg.rawInput === true;
+        this.isReady = true;
         this.onReady(msg.isolation);
-      } else if (msg.t === "log") this.inFlight.get(msg.id)?.onLog?.(msg.line);
-      else if (msg.t === "out") this.inFlight.get(msg.id)?.onStdout?.(msg.data);
-      // Only a sandbox runner's process steps wait for turns they are told of: a JavaScript run's clock hears nothing.
-      else if (msg.t === "queued" || msg.t === "started") this.inFlight.get(msg.id)?.onTurn?.(msg.t);
-      else
-        this.inFlight
-          .get(msg.id)
-          ?.settle(msg.follows === "output" ? this.withOutput(msg.result, follows) : fromWire(msg.result));
+      } else if (msg.t === "log") this.runs.get(msg.id)?.onLog?.(msg.line);
+      else if (msg.t === "out") this.opened.get(msg.id)?.onStdout(msg.data);
+      else if (msg.t === "queued" || msg.t === "started") {
+        const run = this.runs.get(msg.id);
+        // Only a sandbox runner's process steps wait for turns they are told of: a JavaScript run's clock hears nothing.
+        if (run && !run.isolate) this.turn(run, msg.t);
+      } else this.answered(msg, follows);
     });
   }
 
@@ -143,50 +177,67 @@ export class RunnerConnection {
    * its slot and its clock stay taken until its host answers it: its isolate is held there till then.
    */
   run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
-    return new Promise((resolve) => void this.runHeld(req, limits, signal, onLog, resolve).then(resolve));
+    return new Promise((answer) => this.start(req, limits, signal, onLog, answer));
   }
 
-  /** Runs `req`, ending when its host answered it; `answer`: its result given before, as it went past its grace. */
-  private async runHeld(
+  /**
+   * Starts run() of `req`: sent now where its turn lets it and the runner is ready, else once they do. The run's
+   * message is made here, and its state kept in one object: with 64 runs at once, what a run holds till it ends
+   * outlives young-generation collections.
+   */
+  private start(
     req: CodeRequest,
     limits: SandboxLimits,
     signal: AbortSignal | undefined,
     onLog: LogListener | undefined,
     answer: (result: RunResult) => void,
-  ): Promise<RunResult> {
+  ): void {
     this.pending += 1;
-    const isolate = runsInIsolate(req.language);
-    const id = this.nextId++;
+    const run: Run = {
+      id: this.nextId++,
+      req,
+      isolate: runsInIsolate(req.language),
+      signal,
+      onLog,
+      answer,
+      release: undefined,
+      timer: undefined,
+      onAbort: () => this.aborted(run),
+      overdue: () => this.overdue(run),
+    };
     const codeId = this.codes?.idOf(req.code) ?? null;
     const live = onLog !== undefined;
     const input = jsonOf(req.input);
-    /** The run's message: its input in `req`, or (`follows`) on the line after it. */
-    const message = (inRequest: unknown, follows?: "input"): ClientMessage => ({
-      t: "run",
-      id,
-      req: { ...req, input: inRequest, ...(codeId === null ? {} : { code: undefined }) },
-      limits,
-      live,
-      ...(codeId === null ? {} : { codeId }),
-      ...(follows === undefined ? {} : { follows }),
-      rawOutput: true,
-    });
-    const line = messageLine(message(undefined, "input"));
-    let release: (() => void) | undefined;
-    try {
-      release = await this.admit(req, isolate, line.length + input.length, signal);
-      if (!release) return failed("aborted");
-      await this.ready;
-      // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
-      const embedded = (): ClientMessage => message(valueOf(req.input));
-      const run = { req, signal, onLog, answer };
-      return await this.send(id, { line, input, embedded }, isolate, run, codeId);
-    } catch (err) {
-      return failed(err instanceof Error ? err.message : String(err));
-    } finally {
-      release?.();
-      this.pending -= 1;
+    const line = messageLine(runMessage(run.id, req, limits, live, codeId, undefined, "input"));
+    const request: RunRequest = { line, input, limits, live, codeId };
+    const release =
+      this.isReady && !signal?.aborted ? this.admitNow(req, run.isolate, line.length + input.length) : undefined;
+    if (release === undefined) {
+      void this.sendInTurn(run, request);
+      return;
     }
+    run.release = release;
+    this.send(run, request);
+  }
+
+  /** Sends `run` once its turn came and the runner is ready; it ends as aborted where its signal aborts first. */
+  private async sendInTurn(run: Run, request: RunRequest): Promise<void> {
+    try {
+      run.release = await this.admit(run.req, run.isolate, request.line.length + request.input.length, run.signal);
+      if (!run.release) return this.end(run, failed("aborted"));
+      await this.ready;
+      this.send(run, request);
+    } catch (err) {
+      this.end(run, failed(err instanceof Error ? err.message : String(err)));
+    }
+  }
+
+  /**
+   * The run's release if its turn lets it go now (the runner is ready), else undefined: it waits for its turn (admit).
+   */
+  private admitNow(req: CodeRequest, isolate: boolean, chars: number): (() => void) | undefined {
+    if (isolate) return this.relay ? NOTHING_HELD : this.jsRuns.admitNow(ownerOf(req), req.ownerPlan, chars);
+    return this.processRuns!.admitNow(ownerOf(req), req.ownerPlan, chars);
   }
 
   /**
@@ -199,7 +250,7 @@ export class RunnerConnection {
     chars: number,
     signal: AbortSignal | undefined,
   ): Promise<(() => void) | undefined> {
-    if (isolate) return this.relay ? () => undefined : this.jsRuns.admit(ownerOf(req), req.ownerPlan, chars, signal);
+    if (isolate) return this.relay ? NOTHING_HELD : this.jsRuns.admit(ownerOf(req), req.ownerPlan, chars, signal);
     // Its runner says, when ready, how many process steps it runs at once.
     await this.ready;
     return this.processRuns!.admit(ownerOf(req), req.ownerPlan, chars, signal);
@@ -219,12 +270,12 @@ export class RunnerConnection {
     let ended = false;
     const result = new Promise<RunResult>((resolve) => {
       const settle = (reply: RunResult | Error): void => {
-        this.inFlight.delete(id);
+        this.opened.delete(id);
         this.pending -= 1;
         ended = true;
         resolve(reply instanceof Error ? failed(reply.message) : reply);
       };
-      this.inFlight.set(id, { onLog: undefined, onStdout, settle });
+      this.opened.set(id, { onStdout, settle });
       if (this.failure) return settle(this.failure);
       this.ready.then(
         () => writeMessage(this.stream, { t: "open", id, req, limits }),
@@ -252,89 +303,95 @@ export class RunnerConnection {
     if (this.failure) return;
     this.failure = err;
     this.onFailed(err);
-    for (const run of this.inFlight.values()) run.settle(err);
+    for (const run of this.runs.values()) this.end(run, failed(err.message));
+    for (const proc of this.opened.values()) proc.settle(err);
     this.stream.destroy();
   }
 
-  /** Sends run `id`, whose message is `line`; `isolate`: a JavaScript or TypeScript run. */
-  private send(
-    id: number,
-    request: { line: string; input: string; embedded: () => ClientMessage },
-    isolate: boolean,
-    run: {
-      req: CodeRequest;
-      signal: AbortSignal | undefined;
-      onLog: LogListener | undefined;
-      answer: (result: RunResult) => void;
-    },
-    codeId: number | null,
-  ): Promise<RunResult> {
-    if (this.failure) return Promise.resolve(failed(this.failure.message));
-    const { req, signal, onLog } = run;
-    return new Promise<RunResult>((resolve) => {
-      let stuckTimer: NodeJS.Timeout | undefined;
-      const finish = (result: RunResult, answered = false): void => {
-        this.inFlight.delete(id);
-        this.stuck.delete(id);
-        if (isolate) this.jsClock?.end(id, answered);
-        else clearTimeout(stuckTimer);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(result);
-      };
-      // A process run ends at once: the runner kills its processes as it receives the cancel. A JavaScript run keeps
-      // its slot and its clock until its host answers it, as past its grace: its isolate, stuck in a builtin past the
-      // cancel, is still taken. Its caller hears now, but for a relay's, which hears the host's answer.
-      const onAbort = (): void => {
-        writeMessage(this.stream, { t: "cancel", id });
-        if (!isolate) finish(failed("aborted"));
-        else if (!this.relay) run.answer(failed("aborted"));
-      };
-      const overdue = (): void => {
-        writeMessage(this.stream, { t: "cancel", id });
-        if (!isolate) {
-          finish(failed(timeoutMessage(req.timeoutMs), true));
-          this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
-          return;
-        }
-        // A V8 builtin (a sort of millions, say) runs on past its isolate's disposal: only its isolate is stuck.
-        signal?.removeEventListener("abort", onAbort);
-        flight.onLog = undefined;
-        // The client's own clock answers its caller: a relay's answer is the host's, the run's slot held till then.
-        if (!this.relay) run.answer(failed(timeoutMessage(req.timeoutMs), true));
-        this.stuck.set(id, ownerOf(req));
-        this.checkStuck();
-      };
-      const flight: InFlight = {
-        onLog,
-        settle: (reply) => (reply instanceof Error ? finish(failed(reply.message)) : finish(reply, true)),
-      };
-      if (isolate) {
-        flight.giveUp = (why) => {
-          // One past its grace was cancelled then.
-          const cancelled = this.stuck.has(id);
-          finish(failed(`the JavaScript host is stuck: ${why}`));
-          if (!cancelled) writeMessage(this.stream, { t: "cancel", id });
-        };
-        this.jsClock!.start(id, ownerOf(req), req.ownerPlan, req.timeoutMs, overdue);
-      } else {
-        const stuck = (): NodeJS.Timeout => setTimeout(overdue, req.timeoutMs + STUCK_GRACE_MS);
-        stuckTimer = stuck();
-        // Time queued at the runner for its owner's turn does not count against the run's timeout.
-        flight.onTurn = (state) => {
-          clearTimeout(stuckTimer);
-          if (state === "started") stuckTimer = stuck();
-        };
-      }
-      // Aborted before it was sent: nothing holds it anywhere.
-      if (signal?.aborted) return finish(failed("aborted"));
-      this.inFlight.set(id, flight);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
-      if (codeId !== null)
-        for (const msg of this.codes!.before(codeId, req.code!, ownerOf(req))) writeMessage(this.stream, msg);
-      if (this.rawInput && fitsOnALine(request.input)) writeFollowed(this.stream, request.line, request.input);
-      else writeMessage(this.stream, request.embedded());
-    });
+  /** Sends `run`, which took its turn, with its message `request`. */
+  private send(run: Run, request: RunRequest): void {
+    if (this.failure) return this.end(run, failed(this.failure.message));
+    const { id, req, signal } = run;
+    // Aborted before it was sent: nothing holds it anywhere.
+    if (signal?.aborted) return this.end(run, failed("aborted"));
+    this.runs.set(id, run);
+    if (run.isolate) this.jsClock!.start(id, ownerOf(req), req.ownerPlan, req.timeoutMs, run.overdue);
+    else run.timer = setTimeout(run.overdue, req.timeoutMs + STUCK_GRACE_MS);
+    signal?.addEventListener("abort", run.onAbort, { once: true });
+    // Its code first, where the runner does not hold it (any more): messages of a turn leave in the order written.
+    const { codeId } = request;
+    if (codeId !== null)
+      for (const msg of this.codes!.before(codeId, req.code!, ownerOf(req))) writeMessage(this.stream, msg);
+    if (this.rawInput && fitsOnALine(request.input)) writeFollowed(this.stream, request.line, request.input);
+    // To a runner that does not say it takes inputs on their own line (or an input text holding one), as before.
+    else writeMessage(this.stream, runMessage(id, req, request.limits, request.live, codeId, valueOf(req.input)));
+  }
+
+  /**
+   * Ends `run` with `result` (`answered`: its runner's); a JavaScript run answered before, as it went past its grace,
+   * keeps that answer.
+   */
+  private end(run: Run, result: RunResult, answered = false): void {
+    this.runs.delete(run.id);
+    this.stuck.delete(run.id);
+    if (run.isolate) this.jsClock?.end(run.id, answered);
+    else clearTimeout(run.timer);
+    run.signal?.removeEventListener("abort", run.onAbort);
+    run.release?.();
+    this.pending -= 1;
+    run.answer(result);
+  }
+
+  /**
+   * A process run ends at once: the runner kills its processes as it receives the cancel. A JavaScript run keeps its
+   * slot and its clock until its host answers it, as past its grace: its isolate, stuck in a builtin past the cancel,
+   * is still taken. Its caller hears now, but for a relay's, which hears the host's answer.
+   */
+  private aborted(run: Run): void {
+    writeMessage(this.stream, { t: "cancel", id: run.id });
+    if (!run.isolate) this.end(run, failed("aborted"));
+    else if (!this.relay) run.answer(failed("aborted"));
+  }
+
+  private overdue(run: Run): void {
+    const { id, req } = run;
+    writeMessage(this.stream, { t: "cancel", id });
+    if (!run.isolate) {
+      this.end(run, failed(timeoutMessage(req.timeoutMs), true));
+      this.onStuck(`a run was still going ${STUCK_GRACE_MS / 1000} s after its timeout`);
+      return;
+    }
+    // A V8 builtin (a sort of millions, say) runs on past its isolate's disposal: only its isolate is stuck.
+    run.signal?.removeEventListener("abort", run.onAbort);
+    run.onLog = undefined;
+    // The client's own clock answers its caller: a relay's answer is the host's, the run's slot held till then.
+    if (!this.relay) run.answer(failed(timeoutMessage(req.timeoutMs), true));
+    this.stuck.set(id, ownerOf(req));
+    this.checkStuck();
+  }
+
+  /** Time a process run waits at the runner for its owner's turn does not count against its timeout. */
+  private turn(run: Run, state: TurnState): void {
+    clearTimeout(run.timer);
+    if (state === "started") run.timer = setTimeout(run.overdue, run.req.timeoutMs + STUCK_GRACE_MS);
+  }
+
+  /** A JavaScript run given up with the other runs of a host found stuck. */
+  private giveUp(run: Run, why: string): void {
+    // One past its grace was cancelled then.
+    const cancelled = this.stuck.has(run.id);
+    this.end(run, failed(`the JavaScript host is stuck: ${why}`));
+    if (!cancelled) writeMessage(this.stream, { t: "cancel", id: run.id });
+  }
+
+  /** The runner's result of a run or a process, the text of its output with it where that came on its own line. */
+  private answered(msg: Extract<RunnerMessage, { t: "result" }>, follows: string | undefined): void {
+    const run = this.runs.get(msg.id);
+    const proc = run ? undefined : this.opened.get(msg.id);
+    if (!run && !proc) return;
+    const result = msg.follows === "output" ? this.withOutput(msg.result, follows) : fromWire(msg.result);
+    if (run) this.end(run, result, true);
+    else proc!.settle(result);
   }
 
   /**
@@ -363,9 +420,31 @@ export class RunnerConnection {
 
   /** No JavaScript run ended for too long: each is given up, and the runner told its host is stuck. */
   private stalled(why: string): void {
-    for (const run of [...this.inFlight.values()]) run.giveUp?.(why);
+    for (const run of [...this.runs.values()]) if (run.isolate) this.giveUp(run, why);
     this.onStuck(why);
   }
+}
+
+/** Run `id`'s message: its input in its request (`input`), or on the line after it (`follows`). */
+function runMessage(
+  id: number,
+  req: CodeRequest,
+  limits: SandboxLimits,
+  live: boolean,
+  codeId: number | null,
+  input: unknown,
+  follows?: "input",
+): ClientMessage {
+  return {
+    t: "run",
+    id,
+    req: { ...req, input, ...(codeId === null ? {} : { code: undefined }) },
+    limits,
+    live,
+    ...(codeId === null ? {} : { codeId }),
+    ...(follows === undefined ? {} : { follows }),
+    rawOutput: true,
+  };
 }
 
 function failed(error: string, timedOut = false): RunResult {
