@@ -30,7 +30,20 @@ export class JsHostLink {
     return this.current?.conn.alive ? this.current.conn.busy : 0;
   }
 
-  async run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+  run(req: CodeRequest, limits: SandboxLimits, signal?: AbortSignal, onLog?: LogListener): Promise<RunResult> {
+    const conn = this.current?.conn;
+    // The host at hand, as for nearly every run: sent now, with no turn of the event loop waited for it.
+    if (this.failure === undefined && conn?.alive) return conn.run(req, limits, signal, onLog);
+    return this.runOnNext(req, limits, signal, onLog);
+  }
+
+  /** Runs `req` on the host the runner hands over next, or fails it with why none came. */
+  private async runOnNext(
+    req: CodeRequest,
+    limits: SandboxLimits,
+    signal: AbortSignal | undefined,
+    onLog: LogListener | undefined,
+  ): Promise<RunResult> {
     let conn: RunnerConnection;
     try {
       conn = await this.connection();

@@ -438,7 +438,7 @@ function runMessage(
   return {
     t: "run",
     id,
-    req: { ...req, input, ...(codeId === null ? {} : { code: undefined }) },
+    req: { ...req, input, code: codeId === null ? req.code : undefined },
     limits,
     live,
     ...(codeId === null ? {} : { codeId }),
