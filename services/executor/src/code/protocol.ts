@@ -83,9 +83,14 @@ export function readMessages<T>(stream: Duplex, onMessage: (msg: T, follows?: st
   stream.on("data", (chunk: Buffer) => {
     let start = 0;
     for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-      pending.push(chunk.subarray(start, nl));
-      const line = (pending.length === 1 ? pending[0]! : Buffer.concat(pending)).toString("utf8");
-      pending = [];
+      // A line begun in earlier chunks is joined with them; one within this chunk is read from it as it is.
+      let line: string;
+      if (pending.length === 0) line = chunk.toString("utf8", start, nl);
+      else {
+        pending.push(chunk.subarray(start, nl));
+        line = Buffer.concat(pending).toString("utf8");
+        pending = [];
+      }
       start = nl + 1;
       if (waiting !== undefined) {
         const msg = waiting;
