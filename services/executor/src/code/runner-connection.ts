@@ -225,7 +225,7 @@ export class RunnerConnection {
     try {
       run.release = await this.admit(run.req, run.isolate, request.line.length + request.input.length, run.signal);
       if (!run.release) return this.end(run, failed("aborted"));
-      await this.ready;
+      if (!this.isReady) await this.ready;
       this.send(run, request);
     } catch (err) {
       this.end(run, failed(err instanceof Error ? err.message : String(err)));
