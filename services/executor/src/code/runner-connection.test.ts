@@ -431,6 +431,17 @@ describe("a runner connection's inputs and outputs as JSON text", () => {
       });
       writeFollowed(socket, line, text);
     };
+  it("fails the call of a run whose input has no JSON, leaving nothing counted busy", async () => {
+    const host = await peer(answerEach, { rawInput: true });
+    close = host.close;
+    const conn = new RunnerConnection(host.client, () => undefined);
+    await conn.ready;
+    await expect(conn.run(step("javascript", "return 1", { input: { n: 1n } }), {} as never)).rejects.toThrow(/BigInt/);
+    expect(conn.busy).toBe(0);
+    expect(await conn.run(step("javascript", "return 1", { input }), {} as never)).toMatchObject({ ok: true });
+    expect(host.runs).toHaveLength(1);
+  });
+
   it("sends a run's input on a line of its own to a runner that takes it so, and in the run to one that does not", async () => {
     const raw = await peer(answerEach, { rawInput: true });
     const conn = new RunnerConnection(raw.client, () => undefined);

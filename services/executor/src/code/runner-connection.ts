@@ -65,7 +65,10 @@ interface Run {
   overdue: () => void;
 }
 
-/** A run's message, made before it waits for its turn (its size is what the turn weighs), and what remakes it. */
+/**
+ * A run's message, made before it waits for its turn (its size is what the turn weighs), and what makes it again with
+ * its input in it, for a runner that does not take inputs on a line of their own.
+ */
 interface RunRequest {
   /** The message, its input on the line after it. */
   line: string;
@@ -192,7 +195,6 @@ export class RunnerConnection {
     onLog: LogListener | undefined,
     answer: (result: RunResult) => void,
   ): void {
-    this.pending += 1;
     const run: Run = {
       id: this.nextId++,
       req,
@@ -210,6 +212,8 @@ export class RunnerConnection {
     const input = jsonOf(req.input);
     const line = messageLine(runMessage(run.id, req, limits, live, codeId, undefined, "input"));
     const request: RunRequest = { line, input, limits, live, codeId };
+    // Counted once its message is made: an input that is no JSON (a BigInt, a cycle) fails the call with nothing held.
+    this.pending += 1;
     const release =
       this.isReady && !signal?.aborted ? this.admitNow(req, run.isolate, line.length + input.length) : undefined;
     if (release === undefined) {
